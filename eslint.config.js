@@ -1,0 +1,16 @@
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["dist/", "node_modules/", "coverage/", "src/lisp/generated/"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { console: "readonly", process: "readonly", performance: "readonly", setTimeout: "readonly", clearTimeout: "readonly", URL: "readonly", AbortController: "readonly", AbortSignal: "readonly", globalThis: "readonly" } },
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-explicit-any": "error",
+      "no-constant-condition": ["error", { checkLoops: false }],
+    },
+  },
+);

@@ -1,0 +1,288 @@
+// The analyzer (resolver): forms to nodes. Resolves every symbol (local slot, capture,
+// global, builtin, context key, tool), expands special forms, checks arity and tail
+// position, and performs every sandbox check before anything runs.
+import { arityText, Builtin, lookupBuiltin, lookupQualified, NAMESPACE_ALIASES, namespaceNames } from "../core/registry.js";
+import { LispError, type ErrorKind, type SourceLoc } from "../errors.js";
+import { describeForm, type Form } from "../forms.js";
+import { keyword, LFloat, LMap, LSet, type Value } from "../values.js";
+import { Vec } from "../vector.js";
+import { compileRegex } from "../regex.js";
+import { hashValue } from "../equality.js";
+import { suggest } from "./suggest.js";
+import type { LocalRef, Node } from "./nodes.js";
+import { FnScope, Scope } from "./scope.js";
+import { SPECIAL_FORMS } from "./specials/index.js";
+import { CLOJURE_HABITS } from "./habits.js";
+
+export type ListForm = Extract<Form, { type: "list" }>;
+
+export interface RecurTarget {
+  readonly targets: LocalRef[];
+  readonly what: "loop" | "fn";
+  used: boolean;
+}
+
+/** Where a form is being analyzed: its lexical scope, whether it is in tail position, and the recur target. */
+export interface Ctx {
+  readonly scope: Scope;
+  readonly tail: boolean;
+  readonly recur: RecurTarget | null;
+}
+
+/** What the analyzer may know about the host. */
+export interface AnalyzeEnv {
+  readonly source: string;
+  /** Names defined in memory or anywhere in this program. */
+  readonly globals: Set<string>;
+  readonly tools: { has(name: string): boolean; names(): string[] } | null;
+  readonly data: { has(key: string): boolean; keys(): string[] } | null;
+  readonly maxRegexPatternLength: number;
+}
+
+const CONSTANTS: Record<string, Value> = {
+  "Double/POSITIVE_INFINITY": Infinity,
+  "Double/NEGATIVE_INFINITY": -Infinity,
+  "Double/NaN": NaN,
+  "Double/MAX_VALUE": Number.MAX_VALUE,
+  "Double/MIN_VALUE": Number.MIN_VALUE,
+  "Math/PI": Math.PI,
+  "Math/E": Math.E,
+  "Long/MAX_VALUE": Number.MAX_SAFE_INTEGER,
+  "Long/MIN_VALUE": Number.MIN_SAFE_INTEGER,
+  "Integer/MAX_VALUE": 2147483647,
+  "Integer/MIN_VALUE": -2147483648,
+};
+
+export class Analyzer {
+  constructor(readonly env: AnalyzeEnv) {}
+
+  isSpecial(name: string): boolean {
+    return Object.hasOwn(SPECIAL_FORMS, name) && !name.startsWith("#");
+  }
+
+  /** A builtin the analyzer's expansions call (seq, first, some?, ...). */
+  builtin(name: string): Builtin {
+    const b = lookupBuiltin(name);
+    if (!b) throw new LispError("internal_error", `missing builtin ${name}`);
+    return b;
+  }
+
+  error(kind: ErrorKind, message: string, at: Form | SourceLoc, hint?: string): LispError {
+    const loc = "loc" in at ? at.loc : at;
+    return new LispError(kind, message, loc, hint, "analysis");
+  }
+
+  /** Analyzes one top-level form in a fresh function scope (the top-level frame). */
+  analyzeTop(form: Form): { node: Node; scope: FnScope } {
+    const fn = new FnScope(null);
+    const node = this.analyze(form, { scope: new Scope(null, fn), tail: false, recur: null });
+    return { node, scope: fn };
+  }
+
+  analyze(form: Form, ctx: Ctx): Node {
+    const loc = form.loc;
+    switch (form.type) {
+      case "nil":
+        return { op: "const", value: null, loc };
+      case "boolean":
+        return { op: "const", value: form.value, loc };
+      case "int":
+        return { op: "const", value: form.value, loc };
+      case "float":
+        return { op: "const", value: Number.isInteger(form.value) ? new LFloat(form.value) : form.value, loc };
+      case "string":
+      case "char":
+        return { op: "const", value: form.value, loc };
+      case "keyword":
+        return { op: "const", value: keyword(form.name), loc };
+      case "regex":
+        return { op: "const", value: this.regex(form.source, loc), loc };
+      case "symbol":
+        return this.symbol(form.name, loc, ctx);
+      case "vector":
+        return this.collection("vector", form.items, loc, ctx);
+      case "set":
+        return this.collection("set", form.items, loc, ctx);
+      case "map":
+        return this.collection("map", form.items, loc, ctx);
+      case "fnlit":
+        return SPECIAL_FORMS["#fn"].analyze(this, { type: "list", items: form.items, loc }, ctx);
+      case "list":
+        return this.list(form, ctx);
+    }
+  }
+
+  /** Analyzes `forms` as an implicit do; the last form inherits the tail position. */
+  body(forms: Form[], ctx: Ctx, loc: SourceLoc): Node {
+    if (forms.length === 0) return { op: "const", value: null, loc };
+    if (forms.length === 1) return this.analyze(forms[0], ctx);
+    const inner = notTail(ctx);
+    const body = forms.map((f, i) => this.analyze(f, i === forms.length - 1 ? ctx : inner));
+    return { op: "do", body, loc };
+  }
+
+  private regex(source: string, loc: SourceLoc): Value {
+    if (source.length > this.env.maxRegexPatternLength) {
+      throw new LispError("regex_limit_exceeded", `regex pattern of ${source.length} characters exceeds the limit of ${this.env.maxRegexPatternLength}`, loc, undefined, "analysis");
+    }
+    try {
+      return compileRegex(source);
+    } catch (e) {
+      if (e instanceof LispError) {
+        e.loc = loc;
+        e.phase = "analysis";
+      }
+      throw e;
+    }
+  }
+
+  private collection(kind: "vector" | "set" | "map", items: Form[], loc: SourceLoc, ctx: Ctx): Node {
+    const inner = notTail(ctx);
+    const nodes = items.map((f) => this.analyze(f, inner));
+    if (kind === "map" || kind === "set") this.checkDuplicateKeys(kind, items, nodes);
+    if (nodes.every((n) => n.op === "const")) {
+      const values = nodes.map((n) => (n as { value: Value }).value);
+      if (kind === "vector") return { op: "const", value: Vec.fromArray(values), loc };
+      if (kind === "set") return { op: "const", value: LSet<Value>(values), loc };
+      return {
+        op: "const",
+        value: LMap<Value, Value>().withMutations((m) => {
+          for (let i = 0; i < values.length; i += 2) m.set(values[i], values[i + 1]);
+        }),
+        loc,
+      };
+    }
+    return { op: kind, items: nodes, loc };
+  }
+
+  private checkDuplicateKeys(kind: "map" | "set", forms: Form[], nodes: Node[]): void {
+    const seen = new Map<number, Value[]>();
+    const step = kind === "map" ? 2 : 1;
+    for (let i = 0; i < nodes.length; i += step) {
+      const n = nodes[i];
+      if (n.op !== "const") continue;
+      const h = hashValue(n.value);
+      const bucket = seen.get(h) ?? [];
+      if (bucket.some((v) => LSet<Value>([v]).has(n.value))) {
+        throw this.error("invalid_form", `duplicate ${kind === "map" ? "key" : "element"} ${describeForm(forms[i])} in ${kind} literal`, forms[i], "each key may appear only once");
+      }
+      bucket.push(n.value);
+      seen.set(h, bucket);
+    }
+  }
+
+  symbol(name: string, loc: SourceLoc, ctx: Ctx): Node {
+    const local = ctx.scope.find(name);
+    if (local) return { op: "local", ref: ctx.scope.fn.refTo(local), name, loc };
+    const slash = name.indexOf("/");
+    if (slash > 0 && slash < name.length - 1) return this.qualified(name.slice(0, slash), name.slice(slash + 1), loc);
+    if (this.env.globals.has(name)) return { op: "global", name, loc };
+    const b = lookupBuiltin(name);
+    if (b) return { op: "const", value: b, loc };
+    if (this.isSpecial(name)) {
+      throw this.error("invalid_form", `${name} is a special form and cannot be used as a value`, loc, `call it directly, e.g. (${name} ...), or wrap it in a fn`);
+    }
+    throw this.unbound(name, loc, ctx);
+  }
+
+  unbound(name: string, loc: SourceLoc, ctx: Ctx): LispError {
+    const habit = Object.hasOwn(CLOJURE_HABITS, name) ? CLOJURE_HABITS[name] : undefined;
+    if (habit) return this.error("unbound_var", `${name} is not available in PTC-Lisp`, loc, habit);
+    if (name.startsWith(".")) {
+      const methods = namespaceNamesDot();
+      return this.error("unbound_var", `unknown method ${name}`, loc, `supported interop methods: ${methods.join(", ")}`);
+    }
+    const candidates = [...ctx.scope.visibleNames(), ...this.env.globals, ...allUnqualified()];
+    const near = suggest(name, candidates);
+    return this.error("unbound_var", `undefined symbol: ${name}`, loc, near.length ? `did you mean ${near.join(" or ")}?` : "define it first with def or let");
+  }
+
+  private qualified(ns: string, name: string, loc: SourceLoc): Node {
+    if (ns === "data" || ns === "ctx") {
+      const data = this.env.data;
+      if (data && !data.has(name)) {
+        const keys = data.keys();
+        const near = suggest(name, keys);
+        throw this.error(
+          "unbound_var",
+          `data/${name} is not in the context`,
+          loc,
+          keys.length === 0 ? "no context data was provided" : `${near.length ? `did you mean data/${near[0]}? ` : ""}available: ${keys.map((k) => "data/" + k).join(", ")}`,
+        );
+      }
+      return { op: "data", key: name, loc };
+    }
+    if (ns === "tool") {
+      this.checkTool(name, loc);
+      return { op: "tool-ref", name, loc };
+    }
+    const full = `${ns}/${name}`;
+    if (Object.hasOwn(CONSTANTS, full)) return { op: "const", value: CONSTANTS[full], loc };
+    const target = Object.hasOwn(NAMESPACE_ALIASES, ns) ? NAMESPACE_ALIASES[ns] : undefined;
+    if (target === undefined) {
+      throw this.error("unbound_var", `unknown namespace ${ns} in ${full}`, loc, `PTC-Lisp has no namespaces of its own; known aliases: clojure.string (str), clojure.set (set), clojure.core, clojure.walk, Math`);
+    }
+    const b = lookupQualified(target, name);
+    if (b) return { op: "const", value: b, loc };
+    throw this.error("unbound_var", `${full} is not available`, loc, `${target} functions: ${namespaceNames(target).join(", ")}`);
+  }
+
+  checkTool(name: string, loc: SourceLoc): void {
+    const tools = this.env.tools;
+    if (tools && tools.has(name)) return;
+    const names = tools ? tools.names() : [];
+    const near = suggest(name, names);
+    throw new LispError(
+      "unknown_tool",
+      `unknown tool: tool/${name}`,
+      loc,
+      names.length === 0 ? "no tools are available to this program" : `${near.length ? `did you mean tool/${near[0]}? ` : ""}available tools: ${names.map((n) => "tool/" + n).join(", ")}`,
+      "analysis",
+    );
+  }
+
+  private list(form: ListForm, ctx: Ctx): Node {
+    const loc = form.loc;
+    if (form.items.length === 0) throw this.error("invalid_form", "an empty list () is not a valid expression", loc, "use [] for an empty vector");
+    const head = form.items[0];
+    const args = form.items.slice(1);
+    if (head.type === "symbol" && !ctx.scope.find(head.name)) {
+      const special = this.isSpecial(head.name) ? SPECIAL_FORMS[head.name] : undefined;
+      if (special) return special.analyze(this, form, ctx);
+      if (head.name.startsWith("tool/") && head.name.length > 5) {
+        const name = head.name.slice(5);
+        this.checkTool(name, head.loc);
+        const inner = notTail(ctx);
+        return { op: "tool", name, args: args.map((a) => this.analyze(a, inner)), loc };
+      }
+    }
+    if (head.type === "int" || head.type === "float" || head.type === "string" || head.type === "nil" || head.type === "boolean" || head.type === "char") {
+      throw this.error("not_callable", `${describeForm(head)} is not a function and cannot be called`, head, "the first element of a list is called as a function; use a vector [..] for data");
+    }
+    const inner = notTail(ctx);
+    const fn = this.analyze(head, inner);
+    const argNodes = args.map((a) => this.analyze(a, inner));
+    if (fn.op === "const" && fn.value instanceof Builtin) {
+      const b = fn.value;
+      const [min, max] = b.def.arity;
+      if (argNodes.length < min || argNodes.length > max) {
+        throw this.error("arity_error", `${b.name} expects ${arityText(b.def.arity)}, got ${argNodes.length}`, loc, `usage: (${b.name} ${b.def.params.split("] [")[0].replace(/^\[|\]$/g, "")})`);
+      }
+      return { op: "builtin-call", builtin: b, args: argNodes, loc };
+    }
+    return { op: "call", fn, args: argNodes, loc };
+  }
+}
+
+export function notTail(ctx: Ctx): Ctx {
+  return ctx.tail ? { scope: ctx.scope, tail: false, recur: ctx.recur } : ctx;
+}
+
+function allUnqualified(): string[] {
+  return [...Object.keys(SPECIAL_FORMS).filter((k) => !k.startsWith("#")), ...namespaceNames("clojure.core")];
+}
+
+function namespaceNamesDot(): string[] {
+  return namespaceNames("clojure.core").filter((n) => n.startsWith(".") || n.endsWith("."));
+}
+

@@ -1,0 +1,49 @@
+// Argument checks shared by builtins: each failure is a type_error that names the builtin,
+// what it expected and what it got (with a short rendering of the value).
+import { typeErr } from "../errors.js";
+import { isSeqable } from "../seq.js";
+import { Fn, isNumber, Keyword, LFloat, type Value, typeName, isMap, isSet } from "../values.js";
+import { Vec } from "../vector.js";
+import { prStr } from "../printer.js";
+
+/** `integer 42`, `string "abc"`, `vector [1 2 ...]`: a value as an error message shows it. */
+export function describe(v: Value): string {
+  const t = typeName(v);
+  if (v === null) return "nil";
+  if (typeof v === "string") return `string ${JSON.stringify(v.length > 24 ? v.slice(0, 24) + "…" : v)}`;
+  if (typeof v === "number" || typeof v === "boolean" || v instanceof LFloat || v instanceof Keyword) return `${t} ${prStr(v)}`;
+  if (v instanceof Vec || isMap(v) || isSet(v)) {
+    const s = prStr(v);
+    return `${t} ${s.length > 30 ? s.slice(0, 30) + "…" : s}`;
+  }
+  return t;
+}
+
+export function expectNumber(who: string, x: Value, hint?: string): number {
+  if (typeof x === "number") return x;
+  if (x instanceof LFloat) return x.v;
+  throw typeErr(`${who} expects a number, got ${describe(x)}`, hint);
+}
+
+export function expectInt(who: string, x: Value): number {
+  if (typeof x === "number" && Number.isInteger(x)) return x;
+  if (x instanceof LFloat) return x.v;
+  throw typeErr(`${who} expects an integer, got ${describe(x)}`);
+}
+
+export function expectString(who: string, x: Value): string {
+  if (typeof x === "string") return x;
+  throw typeErr(`${who} expects a string, got ${describe(x)}`, x instanceof Keyword ? "use (name k) to turn a keyword into a string" : undefined);
+}
+
+export function expectFn(who: string, x: Value): Value {
+  if (x instanceof Fn || x instanceof Keyword || isMap(x) || isSet(x)) return x;
+  throw typeErr(`${who} expects a function, got ${describe(x)}`, isSeqable(x) ? "check the argument order: the function comes first, e.g. (map f coll)" : undefined);
+}
+
+export function expectColl(who: string, x: Value): Value {
+  if (isSeqable(x)) return x;
+  throw typeErr(`${who} expects a collection, got ${describe(x)}`);
+}
+
+export { isNumber };

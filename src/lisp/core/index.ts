@@ -1,0 +1,38 @@
+// Registers every builtin area in the one registry. Importing this module is what makes
+// the core library available to the analyzer.
+import { AGGREGATES } from "./aggregates.js";
+import { ARITHMETIC } from "./arithmetic.js";
+import { COLLECTIONS } from "./collections.js";
+import { COMPARISON } from "./comparison.js";
+import { EXCEPTIONS } from "./exceptions.js";
+import { FUNCTIONS } from "./functions.js";
+import { IO } from "./io.js";
+import { MAPS } from "./maps.js";
+import { METHODS } from "./methods.js";
+import { PARALLEL } from "./parallel.js";
+import { PREDICATES } from "./predicates.js";
+import { defineBuiltins } from "./registry.js";
+import { REGEX } from "./regex.js";
+import { SEQUENCES } from "./sequences.js";
+import { SETS } from "./sets.js";
+import { STRINGS } from "./strings.js";
+import { TREES } from "./trees.js";
+
+defineBuiltins([
+  ...ARITHMETIC,
+  ...COMPARISON,
+  ...COLLECTIONS,
+  ...SEQUENCES,
+  ...MAPS,
+  ...SETS,
+  ...STRINGS,
+  ...REGEX,
+  ...METHODS,
+  ...FUNCTIONS,
+  ...PREDICATES,
+  ...AGGREGATES,
+  ...TREES,
+  ...PARALLEL,
+  ...EXCEPTIONS,
+  ...IO,
+]);

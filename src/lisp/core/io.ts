@@ -1,0 +1,48 @@
+// Output: println and friends write to the run's bounded output buffer, which the agent
+// turns into feedback. pr-str returns the printed text instead.
+import { PrintOverflow, printChecked } from "../printer.js";
+import { checkStringLength, run } from "../runtime.js";
+import type { Value } from "../values.js";
+import type { BuiltinDef } from "./registry.js";
+
+/** Prints one value the way println shows it: strings raw, nil as "nil", data as EDN. */
+export function display(v: Value, readably: boolean): string {
+  if (v === null) return "nil";
+  const limits = run.limits;
+  try {
+    return printChecked(v, readably, limits.maxStringLength, limits.maxNestingDepth);
+  } catch (e) {
+    if (e instanceof PrintOverflow) checkStringLength(e.length);
+    throw e;
+  }
+}
+
+function joined(args: Value[], readably: boolean): string {
+  let s = "";
+  for (let i = 0; i < args.length; i++) {
+    if (i > 0) s += " ";
+    s += display(args[i], readably);
+    if (s.length > run.limits.maxStringLength) checkStringLength(s.length);
+  }
+  return s;
+}
+
+function emit(text: string, newline: boolean): null {
+  const r = run;
+  const pending = r.pendingLine + text;
+  if (!newline) {
+    r.pendingLine = pending;
+    return null;
+  }
+  r.pendingLine = "";
+  for (const line of pending.split("\n")) r.out.push(line);
+  return null;
+}
+
+export const IO: BuiltinDef[] = [
+  { name: "println", area: "io", arity: [0, Infinity], params: "[& xs]", doc: "Prints the values separated by spaces, then a newline; the output is what you see next turn.", examples: [['(println "total:" 42)', "nil"]], fn: (a) => emit(joined(a, false), true) },
+  { name: "print", area: "io", arity: [0, Infinity], params: "[& xs]", doc: "Like println without the newline.", fn: (a) => emit(joined(a, false), false) },
+  { name: "prn", area: "io", arity: [0, Infinity], params: "[& xs]", doc: "Prints the values readably (strings quoted), then a newline.", fn: (a) => emit(joined(a, true), true) },
+  { name: "pr-str", area: "io", arity: [0, Infinity], params: "[& xs]", doc: "The values printed readably (EDN), as a string.", examples: [['(pr-str "a" :b [1])', '"\\"a\\" :b [1]"']], fn: (a) => joined(a, true) },
+  { name: "prn-str", area: "io", arity: [0, Infinity], params: "[& xs]", doc: "Like pr-str with a trailing newline.", fn: (a) => joined(a, true) + "\n" },
+];

@@ -1,0 +1,4 @@
+// Placeholder: this area's builtins are being written.
+import type { BuiltinDef } from "./registry.js";
+
+export const SEQUENCES: BuiltinDef[] = [];

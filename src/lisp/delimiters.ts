@@ -1,0 +1,102 @@
+// A pre-scan of the source before parsing: finds unbalanced or mismatched delimiters
+// and unterminated strings (with the position of the opener), and enforces the nesting
+// limit so the generated parser can never recurse deeply.
+import { LispError } from "./errors.js";
+
+const CLOSER: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
+const NAMES: Record<string, string> = { "(": "parentheses", "[": "brackets", "{": "braces" };
+
+interface Open {
+  ch: string;
+  line: number;
+  column: number;
+  offset: number;
+}
+
+function at(kind: "parse_error" | "nesting_too_deep", message: string, line: number, column: number, offset: number, hint?: string): LispError {
+  const e = new LispError(kind, message, { line, column, offset, end: offset + 1 }, hint, "read");
+  return e;
+}
+
+export function checkDelimiters(src: string, maxDepth: number): void {
+  const stack: Open[] = [];
+  let line = 1;
+  let col = 1;
+  let i = 0;
+  const n = src.length;
+  const advance = (): void => {
+    if (src.charCodeAt(i) === 10) {
+      line++;
+      col = 1;
+    } else {
+      col++;
+    }
+    i++;
+  };
+  while (i < n) {
+    const c = src[i];
+    if (c === ";") {
+      while (i < n && src[i] !== "\n") advance();
+      continue;
+    }
+    if (c === "\\") {
+      // A character literal: the next character is data, even if it is a delimiter.
+      advance();
+      if (i < n) advance();
+      continue;
+    }
+    if (c === '"' || (c === "#" && src[i + 1] === '"')) {
+      const sLine = line;
+      const sCol = col;
+      const sOff = i;
+      if (c === "#") advance();
+      advance();
+      while (i < n && src[i] !== '"') {
+        if (src[i] === "\\") advance();
+        if (i < n) advance();
+      }
+      if (i >= n) throw at("parse_error", "unterminated string: missing closing \"", sLine, sCol, sOff, 'close the string with "');
+      advance();
+      continue;
+    }
+    if (c === "(" || c === "[" || c === "{") {
+      stack.push({ ch: c, line, column: col, offset: i });
+      if (stack.length > maxDepth) {
+        throw at("nesting_too_deep", `forms nested deeper than ${maxDepth} levels`, line, col, i, "flatten the program: use let bindings or ->> threading");
+      }
+      advance();
+      continue;
+    }
+    if (c === ")" || c === "]" || c === "}") {
+      const open = stack.pop();
+      if (!open) throw at("parse_error", `unexpected '${c}' with no matching opener`, line, col, i, `remove the extra '${c}'`);
+      if (CLOSER[open.ch] !== c) {
+        throw at(
+          "parse_error",
+          `mismatched delimiter: '${open.ch}' opened at line ${open.line}, column ${open.column} is closed by '${c}'`,
+          line,
+          col,
+          i,
+          `close it with '${CLOSER[open.ch]}'`,
+        );
+      }
+      advance();
+      continue;
+    }
+    advance();
+  }
+  if (stack.length > 0) {
+    const counts = new Map<string, number>();
+    for (const o of stack) counts.set(o.ch, (counts.get(o.ch) ?? 0) + 1);
+    const last = stack[stack.length - 1];
+    const parts = [...counts].map(([ch, k]) => `${k} unclosed '${ch}'`);
+    throw at(
+      "parse_error",
+      `unbalanced ${NAMES[last.ch]}: ${parts.join(", ")} (the innermost opened at line ${last.line}, column ${last.column})`,
+      last.line,
+      last.column,
+      last.offset,
+      `add the missing '${CLOSER[last.ch]}'`,
+    );
+  }
+}

@@ -1,0 +1,144 @@
+// Every failure a program can meet is a LispError: our own record with a kind, a message
+// written for an LLM reader, a source position and an optional hint. It deliberately does
+// not extend Error, so no host stack trace is ever captured or shown.
+
+export type Phase = "read" | "analysis" | "runtime";
+
+/** Limit kinds: the sandbox stopped the program. Program code can neither catch nor raise these. */
+export const LIMIT_KINDS = [
+  "timeout",
+  "fuel_exhausted",
+  "loop_limit_exceeded",
+  "depth_exceeded",
+  "collection_too_large",
+  "string_too_large",
+  "output_limit_exceeded",
+  "regex_limit_exceeded",
+  "nesting_too_deep",
+  "tool_limit_exceeded",
+] as const;
+export type LimitKind = (typeof LIMIT_KINDS)[number];
+
+export type ErrorKind =
+  | "parse_error"
+  | "invalid_form"
+  | "arity_error"
+  | "type_error"
+  | "unbound_var"
+  | "not_callable"
+  | "arithmetic_error"
+  | "destructure_error"
+  | "cannot_shadow_builtin"
+  | "index_out_of_bounds"
+  | "unknown_tool"
+  | "tool_error"
+  | "regex_error"
+  | "value_error"
+  | "exception"
+  | "aborted"
+  | "internal_error"
+  | LimitKind;
+
+const limitKinds: ReadonlySet<string> = new Set(LIMIT_KINDS);
+export const isLimitKind = (k: string): k is LimitKind => limitKinds.has(k);
+
+export interface SourceLoc {
+  /** 1-based line. */
+  line: number;
+  /** 1-based column. */
+  column: number;
+  /** 0-based offset of the first character. */
+  offset: number;
+  /** 0-based offset just past the form. */
+  end: number;
+}
+
+export class LispError {
+  loc: SourceLoc | undefined;
+  /** Names of the user functions the error passed through, innermost first. */
+  readonly fnTrace: string[] = [];
+  /** The value given to (throw ...), or ex-info data. */
+  data: unknown = null;
+
+  constructor(
+    readonly kind: ErrorKind,
+    readonly message: string,
+    loc?: SourceLoc,
+    readonly hint?: string,
+    public phase: Phase = "runtime",
+  ) {
+    this.loc = loc;
+  }
+
+  get isLimit(): boolean {
+    return isLimitKind(this.kind);
+  }
+}
+
+/** Attaches a position to an error that does not have one yet (the innermost position wins). */
+export function withLoc<E>(e: E, loc: SourceLoc | undefined): E {
+  if (e instanceof LispError && e.loc === undefined) e.loc = loc;
+  return e;
+}
+
+export function err(kind: ErrorKind, message: string, hint?: string): LispError {
+  return new LispError(kind, message, undefined, hint);
+}
+
+export function typeErr(message: string, hint?: string): LispError {
+  return new LispError("type_error", message, undefined, hint);
+}
+
+/** The public, JSON-friendly shape of an error. */
+export interface ErrorInfo {
+  kind: ErrorKind;
+  message: string;
+  phase: Phase;
+  line?: number;
+  column?: number;
+  hint?: string;
+  /** The offending source line with a caret under the column. */
+  excerpt?: string;
+  /** User functions the error passed through, innermost first. */
+  trace?: string[];
+}
+
+export function toErrorInfo(e: LispError, source?: string): ErrorInfo {
+  const info: ErrorInfo = { kind: e.kind, message: e.message, phase: e.phase };
+  if (e.loc) {
+    info.line = e.loc.line;
+    info.column = e.loc.column;
+    if (source !== undefined) info.excerpt = excerpt(source, e.loc.line, e.loc.column);
+  }
+  if (e.hint) info.hint = e.hint;
+  if (e.fnTrace.length > 0) info.trace = e.fnTrace.slice(0, 8);
+  return info;
+}
+
+const MAX_EXCERPT_LINE = 160;
+
+/** `  3 | (+ "a" 1)` and a caret line under the column. Long lines are windowed around the column. */
+export function excerpt(source: string, line: number, column: number): string | undefined {
+  const lines = source.split("\n");
+  let text = lines[line - 1];
+  if (text === undefined) return undefined;
+  let col = Math.max(1, column);
+  if (text.length > MAX_EXCERPT_LINE) {
+    const start = Math.max(0, col - 1 - MAX_EXCERPT_LINE / 2);
+    text = (start > 0 ? "…" : "") + text.slice(start, start + MAX_EXCERPT_LINE) + (start + MAX_EXCERPT_LINE < text.length ? "…" : "");
+    col = col - start + (start > 0 ? 1 : 0);
+  }
+  const gutter = String(line);
+  const pad = " ".repeat(gutter.length);
+  return `${gutter} | ${text}\n${pad} | ${" ".repeat(col - 1)}^`;
+}
+
+/** Renders an error the way the CLI and the agent feedback show it. */
+export function formatError(info: ErrorInfo): string {
+  const where = info.line !== undefined ? ` (line ${info.line}, column ${info.column})` : "";
+  let out = `${info.kind}: ${info.message}${where}`;
+  if (info.excerpt) out += "\n" + info.excerpt;
+  if (info.trace && info.trace.length > 0) out += `\nin: ${info.trace.join(" <- ")}`;
+  if (info.hint) out += `\nhint: ${info.hint}`;
+  return out;
+}

@@ -1,0 +1,190 @@
+// Function values and the call protocol. A user function is a Closure over a compiled
+// template: its arities' bodies are closures over a flat frame (captured values first,
+// then parameters, then locals), so calling one allocates exactly one array.
+import { LispError, type SourceLoc } from "./errors.js";
+import { charge, chargeLoop, depthExceeded, run } from "./runtime.js";
+import { lookup } from "./lookup.js";
+import { Fn, Keyword, typeName, type Value, isMap, isSet } from "./values.js";
+import { Vec } from "./vector.js";
+
+export type Frame = Value[];
+export type Code = (frame: Frame) => Value;
+
+/** Returned (never thrown) by `recur`; loops and recurring functions spin on it. */
+export const RECUR = Object.freeze({ recur: true }) as unknown as Value;
+
+export interface Arity {
+  /** Fixed parameters. */
+  readonly required: number;
+  /** Whether a `& rest` parameter follows. */
+  readonly variadic: boolean;
+  readonly frameSize: number;
+  readonly body: Code;
+  /** True when the body recurs to this function (the call then loops). */
+  readonly loops: boolean;
+  /** Parameter vector as written, for printing. */
+  readonly params: string;
+}
+
+export interface FnTemplate {
+  readonly name: string | null;
+  /** Fixed arities indexed by parameter count. */
+  readonly fixed: ReadonlyArray<Arity | undefined>;
+  readonly variadic: Arity | null;
+  /** Number of captured values copied to the front of every frame. */
+  readonly captures: number;
+  /** Index of the function itself among its captures (named fns), or -1. */
+  readonly selfIndex: number;
+  readonly loc: SourceLoc | undefined;
+}
+
+export class Closure extends Fn {
+  constructor(
+    readonly t: FnTemplate,
+    readonly env: Value[],
+  ) {
+    super();
+  }
+
+  get name(): string {
+    return this.t.name ?? "fn";
+  }
+
+  override label(): string {
+    const a = this.t.fixed.find((x) => x !== undefined) ?? this.t.variadic;
+    const params = a ? a.params.replace(/^\[|\]$/g, "") : "";
+    return this.t.name ? this.t.name : params;
+  }
+
+  private arityError(n: number): LispError {
+    const counts: string[] = [];
+    this.t.fixed.forEach((a, i) => a && counts.push(String(i)));
+    if (this.t.variadic) counts.push(`${this.t.variadic.required}+`);
+    return new LispError(
+      "arity_error",
+      `${this.t.name ?? "anonymous fn"} expects ${counts.join(" or ")} argument${counts.length === 1 && counts[0] === "1" ? "" : "s"}, got ${n}`,
+    );
+  }
+
+  private frame(a: Arity): Frame {
+    const f: Frame = new Array(a.frameSize);
+    const env = this.env;
+    for (let i = 0; i < env.length; i++) f[i] = env[i];
+    return f;
+  }
+
+  call(args: Value[]): Value {
+    const n = args.length;
+    let a = this.t.fixed[n];
+    if (a === undefined) {
+      a = this.t.variadic ?? undefined;
+      if (a === undefined || n < a.required) throw this.arityError(n);
+      const f = this.frame(a);
+      const k = this.t.captures;
+      for (let i = 0; i < a.required; i++) f[k + i] = args[i];
+      f[k + a.required] = n > a.required ? Vec.fromArray(args.slice(a.required)) : null;
+      return invoke(this, a, f);
+    }
+    const f = this.frame(a);
+    const k = this.t.captures;
+    for (let i = 0; i < n; i++) f[k + i] = args[i];
+    return invoke(this, a, f);
+  }
+
+  override call1(x: Value): Value {
+    const a = this.t.fixed[1];
+    if (a === undefined) return this.call([x]);
+    const f = this.frame(a);
+    f[this.t.captures] = x;
+    return invoke(this, a, f);
+  }
+
+  override call2(x: Value, y: Value): Value {
+    const a = this.t.fixed[2];
+    if (a === undefined) return this.call([x, y]);
+    const f = this.frame(a);
+    const k = this.t.captures;
+    f[k] = x;
+    f[k + 1] = y;
+    return invoke(this, a, f);
+  }
+}
+
+function invoke(c: Closure, a: Arity, f: Frame): Value {
+  const r = run;
+  if (++r.depth > r.limits.maxCallDepth) throw depthExceeded();
+  charge(1);
+  let v: Value;
+  try {
+    v = a.body(f);
+    if (a.loops) {
+      while (v === RECUR) {
+        chargeLoop();
+        v = a.body(f);
+      }
+    }
+  } catch (e) {
+    if (e instanceof LispError && e.fnTrace.length < 16) e.fnTrace.push(c.name);
+    throw e;
+  }
+  r.depth--;
+  return v;
+}
+
+/** A function made by a builtin (partial, comp, juxt, ...). */
+export class NativeFn extends Fn {
+  constructor(
+    readonly name: string,
+    private readonly impl: (args: Value[]) => Value,
+  ) {
+    super();
+  }
+  call(args: Value[]): Value {
+    return this.impl(args);
+  }
+}
+
+function notCallable(f: Value): LispError {
+  const shown = typeof f === "string" ? JSON.stringify(f.length > 20 ? f.slice(0, 20) + "…" : f) : typeName(f);
+  return new LispError(
+    "not_callable",
+    `${shown} is not a function (a ${typeName(f)} cannot be called)`,
+    undefined,
+    typeof f === "number" || typeof f === "string" ? "the first element of a list is called as a function; use a vector [..] for data" : undefined,
+  );
+}
+
+/** Calls any callable value: functions, keywords, maps, sets and vectors. */
+export function callValue(f: Value, args: Value[]): Value {
+  if (f instanceof Fn) return f.call(args);
+  const n = args.length;
+  if (f instanceof Keyword) {
+    if (n === 1 || n === 2) return lookup(args[0], f, n === 2 ? args[1] : null);
+    throw new LispError("arity_error", `keyword :${f.name} used as a function expects 1 or 2 arguments (a map and an optional default), got ${n}`);
+  }
+  if (isMap(f)) {
+    if (n === 1 || n === 2) return lookup(f, args[0], n === 2 ? args[1] : null);
+    throw new LispError("arity_error", `a map used as a function expects 1 or 2 arguments, got ${n}`);
+  }
+  if (isSet(f)) {
+    if (n === 1) return f.has(args[0]) ? args[0] : null;
+    throw new LispError("arity_error", `a set used as a function expects 1 argument, got ${n}`);
+  }
+  if (f instanceof Vec) {
+    if (n === 1) {
+      const i = args[0];
+      if (typeof i === "number" && Number.isInteger(i) && i >= 0 && i < f.size) return f.get(i) as Value;
+      throw new LispError("index_out_of_bounds", `index ${typeName(i) === "integer" ? String(i) : typeName(i)} is out of bounds for a vector of ${f.size}`);
+    }
+    throw new LispError("arity_error", `a vector used as a function expects 1 argument, got ${n}`);
+  }
+  throw notCallable(f);
+}
+
+export function call1(f: Value, a: Value): Value {
+  return f instanceof Fn ? f.call1(a) : callValue(f, [a]);
+}
+
+export function call2(f: Value, a: Value, b: Value): Value {
+  return f instanceof Fn ? f.call2(a, b) : callValue(f, [a, b]);
+}

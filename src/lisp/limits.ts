@@ -1,0 +1,59 @@
+// The sandbox's resource limits. Every limit is enforced inside the interpreter,
+// deterministically (except the wall clock), and each has its own error kind.
+import { LispError } from "./errors.js";
+
+export interface Limits {
+  /** Wall-clock budget for evaluating one program (tool waits excluded), in ms. */
+  timeoutMs: number;
+  /** Evaluation steps: one per function call and loop iteration, plus one per element a builtin touches. */
+  maxFuel: number;
+  /** Total `recur` iterations (loop, fn recursion through recur, dotimes/doseq/for steps). */
+  maxLoopIterations: number;
+  /** Nested function calls (our own counter; the host stack is never the limit). */
+  maxCallDepth: number;
+  /** Elements in any one collection a program builds. */
+  maxCollectionSize: number;
+  /** Characters in any one string a program builds. */
+  maxStringLength: number;
+  /** Total characters of `println` output kept (head and tail, with a marker between). */
+  maxOutputChars: number;
+  /** Characters in a regex pattern. */
+  maxRegexPatternLength: number;
+  /** Characters of input a regex may scan. */
+  maxRegexInputLength: number;
+  /** Nesting depth of source forms (reader) and of data that is printed, compared or converted. */
+  maxNestingDepth: number;
+  /** Tool calls one program may make. */
+  maxToolCalls: number;
+}
+
+export const defaultLimits: Readonly<Limits> = Object.freeze({
+  timeoutMs: 1_000,
+  maxFuel: 20_000_000,
+  maxLoopIterations: 1_000_000,
+  maxCallDepth: 1_000,
+  maxCollectionSize: 1_000_000,
+  maxStringLength: 1_000_000,
+  maxOutputChars: 20_000,
+  maxRegexPatternLength: 1_000,
+  maxRegexInputLength: 1_000_000,
+  maxNestingDepth: 256,
+  maxToolCalls: 200,
+});
+
+/** Merges overrides onto the defaults, rejecting anything that is not a positive number. */
+export function resolveLimits(overrides?: Partial<Limits>): Limits {
+  const out: Limits = { ...defaultLimits };
+  if (!overrides) return out;
+  for (const [key, value] of Object.entries(overrides)) {
+    if (!Object.prototype.hasOwnProperty.call(defaultLimits, key)) {
+      throw new LispError("value_error", `unknown limit '${key}'; known limits: ${Object.keys(defaultLimits).join(", ")}`);
+    }
+    if (value === undefined) continue;
+    if (typeof value !== "number" || !(value > 0)) {
+      throw new LispError("value_error", `limit '${key}' must be a positive number, got ${String(value)}`);
+    }
+    out[key as keyof Limits] = value;
+  }
+  return out;
+}

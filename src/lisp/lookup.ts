@@ -1,0 +1,45 @@
+// Key lookup shared by `get`, keyword and map invocation, and destructuring.
+// Keyword and string keys fall back to each other (exact type first), because host data
+// often arrives with string keys while programs use keywords.
+import { Keyword, keyword, type Value, isMap, isSet } from "./values.js";
+import { Vec } from "./vector.js";
+
+const MISSING = Symbol("missing");
+
+function mapGet(m: Map<Value, Value> | { get(k: Value, d: unknown): unknown }, k: Value): Value | typeof MISSING {
+  return (m as { get(k: Value, d: unknown): Value | typeof MISSING }).get(k, MISSING);
+}
+
+export function lookup(coll: Value, key: Value, dflt: Value): Value {
+  if (isMap(coll)) {
+    let v = mapGet(coll, key);
+    if (v !== MISSING) return v;
+    if (key instanceof Keyword) v = mapGet(coll, key.name);
+    else if (typeof key === "string") v = mapGet(coll, keyword(key));
+    return v === MISSING ? dflt : v;
+  }
+  if (coll instanceof Vec) {
+    if (typeof key === "number" && Number.isInteger(key) && key >= 0 && key < coll.size) return coll.get(key) as Value;
+    return dflt;
+  }
+  if (isSet(coll)) return coll.has(key) ? key : dflt;
+  if (typeof coll === "string") {
+    if (typeof key === "number" && Number.isInteger(key) && key >= 0 && key < coll.length) return coll[key];
+    return dflt;
+  }
+  return dflt;
+}
+
+/** Whether a key is present (with the same keyword/string fallback as lookup). */
+export function hasKey(coll: Value, key: Value): boolean {
+  if (isMap(coll)) {
+    if (coll.has(key)) return true;
+    if (key instanceof Keyword) return coll.has(key.name);
+    if (typeof key === "string") return coll.has(keyword(key));
+    return false;
+  }
+  if (coll instanceof Vec) return typeof key === "number" && Number.isInteger(key) && key >= 0 && key < coll.size;
+  if (isSet(coll)) return coll.has(key);
+  if (typeof coll === "string") return typeof key === "number" && Number.isInteger(key) && key >= 0 && key < coll.length;
+  return false;
+}

@@ -1,0 +1,205 @@
+// EDN printing with Clojure's `pr-str` and `str` rules, plus a bounded sample printer
+// (at most N items per collection and M characters overall, saying what was cut).
+import { Map as IMap, Set as ISet } from "immutable";
+import { Fn, Keyword, LFloat, Regex, Var, type Value, isMap, isSet } from "./values.js";
+import { Vec } from "./vector.js";
+
+export interface PrintOptions {
+  /** Strings quoted and escaped (pr-str) or raw at the top level (str). Default true. */
+  readably?: boolean;
+  /** Items shown per collection before `...`. */
+  maxItems?: number;
+  /** Characters before the output is cut with `...`. */
+  maxChars?: number;
+  /** Collection nesting shown before `...`. */
+  maxDepth?: number;
+}
+
+/** Thrown by `printChecked` when output would exceed its hard limit. */
+export class PrintOverflow {
+  constructor(readonly length: number) {}
+}
+
+export function formatNumber(x: number | LFloat): string {
+  if (typeof x !== "number") return formatFloat(x.v);
+  if (Number.isInteger(x)) return String(x);
+  return formatFloat(x);
+}
+
+export function formatFloat(x: number): string {
+  if (Number.isNaN(x)) return "##NaN";
+  if (x === Infinity) return "##Inf";
+  if (x === -Infinity) return "##-Inf";
+  if (Object.is(x, -0)) return "-0.0";
+  const s = String(x);
+  if (s.includes(".")) return s;
+  const e = s.indexOf("e");
+  if (e >= 0) return s.slice(0, e) + ".0" + s.slice(e);
+  return s + ".0";
+}
+
+const ESCAPES: Record<string, string> = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f" };
+
+export function quoteString(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return '"' + s.replace(/["\\\u0000-\u001f\u007f]/g, (c) => ESCAPES[c] ?? "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0")) + '"';
+}
+
+class Writer {
+  private parts: string[] = [];
+  len = 0;
+  cut = false;
+  constructor(
+    private readonly maxChars: number,
+    private readonly hard: boolean,
+  ) {}
+
+  write(s: string): boolean {
+    if (this.cut) return false;
+    if (this.len + s.length > this.maxChars) {
+      if (this.hard) throw new PrintOverflow(this.len + s.length);
+      const room = this.maxChars - this.len;
+      if (room > 0) this.parts.push(s.slice(0, room));
+      this.parts.push("...");
+      this.len = this.maxChars;
+      this.cut = true;
+      return false;
+    }
+    this.parts.push(s);
+    this.len += s.length;
+    return true;
+  }
+
+  toString(): string {
+    return this.parts.join("");
+  }
+}
+
+interface Ctx {
+  w: Writer;
+  readably: boolean;
+  maxItems: number;
+  maxDepth: number;
+  itemsCut: boolean;
+}
+
+function printValue(v: Value, c: Ctx, depth: number, top: boolean): void {
+  const w = c.w;
+  if (w.cut) return;
+  if (v === null) {
+    w.write("nil");
+    return;
+  }
+  switch (typeof v) {
+    case "boolean":
+      w.write(v ? "true" : "false");
+      return;
+    case "number":
+      w.write(formatNumber(v));
+      return;
+    case "string":
+      w.write(c.readably || !top ? quoteString(v) : v);
+      return;
+  }
+  if (v instanceof LFloat) {
+    w.write(formatFloat(v.v));
+    return;
+  }
+  if (v instanceof Keyword) {
+    w.write(":" + v.name);
+    return;
+  }
+  if (v instanceof Vec || isMap(v) || isSet(v)) {
+    if (depth >= c.maxDepth) {
+      w.write("...");
+      c.itemsCut = true;
+      return;
+    }
+    printColl(v, c, depth);
+    return;
+  }
+  if (v instanceof Fn) {
+    w.write(`#fn[${v.label()}]`);
+    return;
+  }
+  if (v instanceof Regex) {
+    w.write('#"' + v.source.replace(/"/g, '\\"') + '"');
+    return;
+  }
+  if (v instanceof Var) {
+    w.write("#'" + v.name);
+    return;
+  }
+  w.write("#unknown");
+}
+
+function printColl(v: Vec<Value> | IMap<Value, Value> | ISet<Value>, c: Ctx, depth: number): void {
+  const w = c.w;
+  const mapLike = isMap(v);
+  w.write(v instanceof Vec ? "[" : mapLike ? "{" : "#{");
+  let i = 0;
+  for (const item of v as Iterable<Value | [Value, Value]>) {
+    if (w.cut) return;
+    if (i > 0) w.write(" ");
+    if (i >= c.maxItems) {
+      w.write("...");
+      c.itemsCut = true;
+      break;
+    }
+    if (mapLike) {
+      const [k, val] = item as [Value, Value];
+      printValue(k, c, depth + 1, false);
+      w.write(" ");
+      printValue(val, c, depth + 1, false);
+    } else {
+      printValue(item as Value, c, depth + 1, false);
+    }
+    i++;
+  }
+  w.write(v instanceof Vec ? "]" : "}");
+}
+
+/** pr-str: readable EDN. Unbounded; use `printChecked` inside evaluation. */
+export function prStr(v: Value): string {
+  const c: Ctx = { w: new Writer(Infinity, false), readably: true, maxItems: Infinity, maxDepth: Infinity, itemsCut: false };
+  printValue(v, c, 0, true);
+  return c.w.toString();
+}
+
+/** str semantics: nil is "", strings are raw at the top level, everything else as pr-str. */
+export function strOf(v: Value): string {
+  if (v === null) return "";
+  if (typeof v === "string") return v;
+  return prStr(v);
+}
+
+/**
+ * Prints with hard limits: throws PrintOverflow past `maxChars`, and prints `...`
+ * past `maxDepth` (the nesting limit the evaluator enforces on printing).
+ */
+export function printChecked(v: Value, readably: boolean, maxChars: number, maxDepth: number): string {
+  if (!readably && typeof v === "string") return v;
+  if (v === null && !readably) return "";
+  const c: Ctx = { w: new Writer(maxChars, true), readably, maxItems: Infinity, maxDepth, itemsCut: false };
+  printValue(v, c, 0, true);
+  return c.w.toString();
+}
+
+export interface Sample {
+  text: string;
+  /** True when items, depth or characters were cut. */
+  truncated: boolean;
+}
+
+/** A bounded, always-valid-looking preview of a value for prompts and summaries. */
+export function printSample(v: Value, opts: PrintOptions = {}): Sample {
+  const c: Ctx = {
+    w: new Writer(opts.maxChars ?? 120, false),
+    readably: opts.readably ?? true,
+    maxItems: opts.maxItems ?? 3,
+    maxDepth: opts.maxDepth ?? 4,
+    itemsCut: false,
+  };
+  printValue(v, c, 0, true);
+  return { text: c.w.toString(), truncated: c.w.cut || c.itemsCut };
+}

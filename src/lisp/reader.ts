@@ -1,0 +1,103 @@
+// The reader: source text to forms. The Peggy grammar does the parsing; this module
+// checks delimiters first, then turns the raw parse into forms and reports unsupported
+// Clojure syntax with a hint.
+import { checkDelimiters } from "./delimiters.js";
+import { LispError, type SourceLoc } from "./errors.js";
+import type { Form } from "./forms.js";
+import { parse, SyntaxError as PeggySyntaxError } from "./generated/parser.js";
+
+interface RawForm {
+  type: string;
+  loc: SourceLoc;
+  items?: RawForm[];
+  name?: string;
+  syntax?: string;
+  text?: string;
+  tag?: string;
+  value?: unknown;
+}
+
+const UNSUPPORTED: Record<string, [string, string]> = {
+  quote: ["quote syntax ('expr) is not supported", "use a vector [1 2 3] for literal data; there are no lists or symbols as values"],
+  deref: ["deref syntax (@x) is not supported: there are no atoms or refs", "keep changing state in loop/recur bindings, or def a new value"],
+  "syntax-quote": ["syntax-quote (`) is not supported: there are no macros", "write the code directly"],
+  unquote: ["unquote (~) is not supported: there are no macros", "write the code directly"],
+  "unquote-splicing": ["unquote-splicing (~@) is not supported: there are no macros", "write the code directly"],
+  metadata: ["metadata (^) is not supported", "remove the type hint or metadata"],
+  "var-quote": ["var-quote (#'x) is not supported", "refer to the name directly: x"],
+  "reader-conditional": ["reader conditionals (#?) are not supported", "write the code for PTC-Lisp only"],
+  ratio: ["ratio literals are not supported", "write (/ 1 2) or 0.5"],
+  "auto-keyword": ["namespaced keywords (::k) are not supported", "use a plain keyword :k"],
+};
+
+export const MAX_SAFE_INT = Number.MAX_SAFE_INTEGER;
+
+function convert(raw: RawForm, fnlitDepth: number): Form | null {
+  const loc = raw.loc;
+  switch (raw.type) {
+    case "discard":
+      return null;
+    case "unsupported": {
+      if (raw.syntax === "tagged-literal") {
+        throw new LispError("parse_error", `tagged literal #${raw.tag} is not supported`, loc, "PTC-Lisp reads plain EDN data: nil, booleans, numbers, strings, keywords, vectors, maps and sets", "read");
+      }
+      const [msg, hint] = UNSUPPORTED[raw.syntax ?? ""] ?? ["unsupported syntax", "use plain PTC-Lisp forms"];
+      throw new LispError("parse_error", msg, loc, hint, "read");
+    }
+    case "symbol":
+      if (raw.name === "nil") return { type: "nil", loc };
+      if (raw.name === "true" || raw.name === "false") return { type: "boolean", value: raw.name === "true", loc };
+      return { type: "symbol", name: raw.name as string, loc };
+    case "int": {
+      const v = raw.value as number;
+      if (!Number.isSafeInteger(v)) {
+        throw new LispError("parse_error", `integer ${raw.text} is out of range (integers are limited to ±${MAX_SAFE_INT})`, loc, "write it as a float, e.g. 1.5e20", "read");
+      }
+      return { type: "int", value: v, text: raw.text as string, loc };
+    }
+    case "list":
+    case "vector":
+    case "map":
+    case "set":
+    case "fnlit": {
+      if (raw.type === "fnlit" && fnlitDepth > 0) {
+        throw new LispError("parse_error", "nested #() function literals are not allowed", loc, "use (fn [x] ...) for the inner function", "read");
+      }
+      const items: Form[] = [];
+      const inner = raw.type === "fnlit" ? fnlitDepth + 1 : fnlitDepth;
+      for (const r of raw.items as RawForm[]) {
+        const f = convert(r, inner);
+        if (f) items.push(f);
+      }
+      if (raw.type === "map" && items.length % 2 !== 0) {
+        throw new LispError("parse_error", `a map literal needs an even number of forms (key value pairs), got ${items.length}`, loc, "every key needs a value", "read");
+      }
+      return { type: raw.type, items, loc } as Form;
+    }
+    default:
+      return raw as unknown as Form;
+  }
+}
+
+/** Reads a whole program into top-level forms. Throws a LispError (phase "read") on bad input. */
+export function read(source: string, maxDepth: number): Form[] {
+  checkDelimiters(source, maxDepth);
+  let raw: RawForm[];
+  try {
+    raw = parse(source) as RawForm[];
+  } catch (e) {
+    if (e instanceof PeggySyntaxError) {
+      const l = e.location.start;
+      const found = e.found === null ? "end of input" : JSON.stringify(e.found);
+      const message = e.expected ? `unexpected ${found}` : e.message;
+      throw new LispError("parse_error", message, { line: l.line, column: l.column, offset: l.offset, end: e.location.end.offset }, undefined, "read");
+    }
+    throw e;
+  }
+  const forms: Form[] = [];
+  for (const r of raw) {
+    const f = convert(r, 0);
+    if (f) forms.push(f);
+  }
+  return forms;
+}

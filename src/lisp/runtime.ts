@@ -1,0 +1,194 @@
+// The state of one evaluation pass: budgets, output, globals, and the host's tools and data.
+// Closures and builtins reach it through the module-level `run`, which `activate` swaps;
+// a pass is synchronous, so two evaluations never interleave inside one.
+import { LispError, type LimitKind, type SourceLoc } from "./errors.js";
+import type { Limits } from "./limits.js";
+import { OutputBuffer } from "./output.js";
+import type { Value } from "./values.js";
+
+/** A global definition: what `def` binds and what memory carries between evaluations. */
+export class Cell {
+  value: Value = null;
+  bound = false;
+  doc: string | undefined;
+  /** Source text of the defining form, kept so functions can be shown and re-created. */
+  source: string | undefined;
+  constructor(readonly name: string) {}
+}
+
+export class GlobalEnv {
+  readonly cells = new Map<string, Cell>();
+  /** Names defined by the current program, in order (re-definitions move to the end). */
+  readonly defined: string[] = [];
+
+  cell(name: string): Cell {
+    let c = this.cells.get(name);
+    if (c === undefined) {
+      c = new Cell(name);
+      this.cells.set(name, c);
+    }
+    return c;
+  }
+
+  define(name: string, value: Value, doc: string | undefined, source: string | undefined): Cell {
+    const c = this.cell(name);
+    c.value = value;
+    c.bound = true;
+    c.doc = doc;
+    c.source = source;
+    const i = this.defined.indexOf(name);
+    if (i >= 0) this.defined.splice(i, 1);
+    this.defined.push(name);
+    return c;
+  }
+}
+
+/** How the interpreter reaches the host's tools. Calls are synchronous; see ToolSuspend. */
+export interface ToolHost {
+  has(name: string): boolean;
+  names(): string[];
+  call(name: string, args: Value, loc: SourceLoc | undefined): Value;
+}
+
+/** How the interpreter reads `data/key` context. */
+export interface DataHost {
+  has(key: string): boolean;
+  get(key: string): Value;
+  keys(): string[];
+}
+
+/**
+ * Thrown when a tool result is not known yet. The driver performs the pending calls
+ * (concurrently when they came from pmap branches) and runs the program again with
+ * the results cached. Never visible to program code: there is no catch in the language.
+ */
+export class ToolSuspend {
+  constructor(readonly pending: PendingToolCall[]) {}
+}
+
+export interface PendingToolCall {
+  key: string;
+  name: string;
+  args: Value;
+  loc: SourceLoc | undefined;
+}
+
+// How often (in fuel units) the slow path looks at the clock and the abort signal.
+const CHECK_INTERVAL = 10_000;
+
+export class RunState {
+  fuel: number;
+  checkAt: number;
+  readonly deadline: number;
+  depth = 0;
+  loopsLeft: number;
+  toolCalls = 0;
+  readonly out: OutputBuffer;
+  /** Text written by `print` that no newline has ended yet. */
+  pendingLine = "";
+  /** Identifies the current pmap branch, so tool calls keep stable keys across passes. */
+  branch = "";
+  private readonly seqByBranch = new Map<string, number>();
+
+  constructor(
+    readonly limits: Limits,
+    readonly env: GlobalEnv,
+    readonly tools: ToolHost | null,
+    readonly data: DataHost | null,
+    readonly signal: AbortSignal | undefined,
+  ) {
+    this.fuel = limits.maxFuel;
+    this.checkAt = limits.maxFuel - CHECK_INTERVAL;
+    this.deadline = performance.now() + limits.timeoutMs;
+    this.loopsLeft = limits.maxLoopIterations;
+    this.out = new OutputBuffer(limits.maxOutputChars);
+  }
+
+  /** Next stable key for a call site in the current branch. */
+  nextCallKey(): string {
+    const n = this.seqByBranch.get(this.branch) ?? 0;
+    this.seqByBranch.set(this.branch, n + 1);
+    return `${this.branch}#${n}`;
+  }
+}
+
+export let run: RunState;
+
+/** Makes `s` the current state and returns the previous one (to restore afterwards). */
+export function activate(s: RunState): RunState {
+  const prev = run;
+  run = s;
+  return prev;
+}
+
+export function limitError(kind: LimitKind, message: string, hint?: string): LispError {
+  return new LispError(kind, message, undefined, hint);
+}
+
+/** Charges `n` evaluation steps. */
+export function charge(n: number): void {
+  const r = run;
+  r.fuel -= n;
+  if (r.fuel < r.checkAt) slowCheck(r);
+}
+
+function slowCheck(r: RunState): void {
+  if (r.fuel < 0) {
+    throw limitError(
+      "fuel_exhausted",
+      `the program used up its budget of ${r.limits.maxFuel} evaluation steps`,
+      "do less work per program: narrow the data first, and use a map lookup or group-by instead of nested scans",
+    );
+  }
+  if (performance.now() > r.deadline) {
+    throw limitError(
+      "timeout",
+      `the program ran longer than ${r.limits.timeoutMs} ms`,
+      "look for a loop that never ends, or process less data per program",
+    );
+  }
+  if (r.signal?.aborted) throw new LispError("aborted", "the evaluation was aborted by the host");
+  r.checkAt = r.fuel - CHECK_INTERVAL;
+}
+
+/** One loop iteration (recur, dotimes, doseq, for). */
+export function chargeLoop(): void {
+  const r = run;
+  if (--r.loopsLeft < 0) {
+    throw limitError(
+      "loop_limit_exceeded",
+      `more than ${r.limits.maxLoopIterations} loop iterations`,
+      "make sure every loop moves toward its exit condition",
+    );
+  }
+  r.fuel -= 1;
+  if (r.fuel < r.checkAt) slowCheck(r);
+}
+
+export function depthExceeded(): LispError {
+  return limitError(
+    "depth_exceeded",
+    `function calls nested deeper than ${run.limits.maxCallDepth}`,
+    "use loop/recur (or reduce) instead of deep recursion",
+  );
+}
+
+export function checkCollectionSize(n: number): void {
+  if (n > run.limits.maxCollectionSize) {
+    throw limitError(
+      "collection_too_large",
+      `a collection of ${n} elements exceeds the limit of ${run.limits.maxCollectionSize}`,
+      "work on a smaller slice of the data (take, filter first)",
+    );
+  }
+}
+
+export function checkStringLength(n: number): void {
+  if (n > run.limits.maxStringLength) {
+    throw limitError(
+      "string_too_large",
+      `a string of ${n} characters exceeds the limit of ${run.limits.maxStringLength}`,
+      "build smaller strings; print a summary instead of the whole data",
+    );
+  }
+}

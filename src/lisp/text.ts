@@ -1,0 +1,24 @@
+// Characters of a string as PTC-Lisp sees them: grapheme clusters (so "é" or an emoji
+// counts as one character), with a fast path for text without combining marks or surrogates.
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+// Below U+0300 every code unit is a whole character.
+// eslint-disable-next-line no-control-regex
+const SIMPLE = /^[\u0000-\u02ff]*$/;
+
+export function isSimpleText(s: string): boolean {
+  return SIMPLE.test(s);
+}
+
+export function chars(s: string): string[] {
+  if (SIMPLE.test(s)) return s.split("");
+  return Array.from(segmenter.segment(s), (x) => x.segment);
+}
+
+export function charCount(s: string): number {
+  if (SIMPLE.test(s)) return s.length;
+  let n = 0;
+  for (const _ of segmenter.segment(s)) n++;
+  return n;
+}

@@ -1,0 +1,157 @@
+// Runtime values of PTC-Lisp. Everything a program can hold is one of these;
+// no host object ever appears here (the interop boundary converts plain data only).
+import { hash, Map as IMap, Set as ISet } from "immutable";
+import { Vec } from "./vector.js";
+
+export { Vec };
+export type LMap = IMap<Value, Value>;
+export type LSet = ISet<Value>;
+export const LMap = IMap;
+export const LSet = ISet;
+
+/**
+ * nil is `null`; booleans and strings are JS primitives (a char is a 1-char string);
+ * integers are integral JS numbers; floats are non-integral JS numbers (including
+ * ±Infinity and NaN) or, when their value is integral, an `LFloat` box so `5.0` stays a float.
+ */
+export type Value =
+  | null
+  | boolean
+  | number
+  | string
+  | LFloat
+  | Keyword
+  | Vec<Value>
+  | LMap
+  | LSet
+  | Fn
+  | Regex
+  | Var;
+
+/** A float whose value happens to be integral (`5.0`, `-0.0`). */
+export class LFloat {
+  constructor(readonly v: number) {}
+  valueOf(): number {
+    return this.v;
+  }
+}
+
+/** Keywords compare by name; literal keywords are interned so most comparisons are identity. */
+export class Keyword {
+  private readonly h: number;
+  constructor(readonly name: string) {
+    this.h = hash(":" + name);
+  }
+  hashCode(): number {
+    return this.h;
+  }
+  equals(o: unknown): boolean {
+    return o === this || (o instanceof Keyword && o.name === this.name);
+  }
+  toString(): string {
+    return ":" + this.name;
+  }
+}
+
+const KEYWORD_INTERN_CAP = 100_000;
+const keywords = new Map<string, Keyword>();
+
+export function keyword(name: string): Keyword {
+  let k = keywords.get(name);
+  if (k === undefined) {
+    k = new Keyword(name);
+    // Past the cap keywords are still correct (equality is by name), just not shared.
+    if (keywords.size < KEYWORD_INTERN_CAP) keywords.set(name, k);
+  }
+  return k;
+}
+
+/** Anything callable from PTC-Lisp: builtins, user closures, and composed functions. */
+export abstract class Fn {
+  abstract readonly name: string;
+  abstract call(args: Value[]): Value;
+  call1(a: Value): Value {
+    return this.call([a]);
+  }
+  call2(a: Value, b: Value): Value {
+    return this.call([a, b]);
+  }
+  /** How the printer shows the function: `#fn[label]`. */
+  label(): string {
+    return this.name;
+  }
+}
+
+/** A compiled regular expression (RE2 semantics: linear time, no backreferences). */
+export class Regex {
+  constructor(
+    readonly source: string,
+    readonly compiled: unknown,
+  ) {}
+}
+
+/** What `def` returns: `#'name`. */
+export class Var {
+  constructor(readonly name: string) {}
+}
+
+export const isFloatBox = (x: unknown): x is LFloat => x instanceof LFloat;
+
+export function isNumber(x: Value): x is number | LFloat {
+  return typeof x === "number" || x instanceof LFloat;
+}
+
+export function isInteger(x: Value): x is number {
+  return typeof x === "number" && Number.isInteger(x);
+}
+
+export function isFloat(x: Value): boolean {
+  return x instanceof LFloat || (typeof x === "number" && !Number.isInteger(x));
+}
+
+/** The numeric value of a number (int or float). */
+export function num(x: number | LFloat): number {
+  return typeof x === "number" ? x : x.v;
+}
+
+/** Wraps a JS number as a PTC-Lisp float. */
+export function mkFloat(n: number): number | LFloat {
+  return Number.isInteger(n) ? new LFloat(n) : n;
+}
+
+export const isVec = (x: unknown): x is Vec<Value> => x instanceof Vec;
+export const isMap = (x: unknown): x is LMap => x instanceof IMap;
+export const isSet = (x: unknown): x is LSet => x instanceof ISet;
+export const isKeyword = (x: unknown): x is Keyword => x instanceof Keyword;
+export const isFn = (x: unknown): x is Fn => x instanceof Fn;
+export const isColl = (x: unknown): boolean => x instanceof Vec || x instanceof IMap || x instanceof ISet;
+
+export function truthy(x: Value): boolean {
+  return x !== null && x !== false;
+}
+
+/** Type names as the LLM reads them in errors and summaries. */
+export function typeName(x: Value): string {
+  if (x === null) return "nil";
+  switch (typeof x) {
+    case "boolean":
+      return "boolean";
+    case "number":
+      return Number.isInteger(x) ? "integer" : "float";
+    case "string":
+      return "string";
+  }
+  if (x instanceof LFloat) return "float";
+  if (x instanceof Keyword) return "keyword";
+  if (x instanceof Vec) return "vector";
+  if (x instanceof IMap) return "map";
+  if (x instanceof ISet) return "set";
+  if (x instanceof Fn) return "function";
+  if (x instanceof Regex) return "regex";
+  if (x instanceof Var) return "var";
+  return "unknown";
+}
+
+export const EMPTY_VEC: Vec<Value> = Vec.empty<Value>();
+export const EMPTY_MAP: LMap = IMap<Value, Value>();
+export const EMPTY_SET: LSet = ISet<Value>();

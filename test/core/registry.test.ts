@@ -1,0 +1,31 @@
+// Every builtin and special form documents itself with examples; each example runs here,
+// so the generated language reference can never show a result the runtime does not give.
+import { describe, expect, it } from "vitest";
+import { DOCUMENTED_SPECIAL_FORMS } from "../../src/lisp/analyzer/specials/index.js";
+import { allBuiltins } from "../../src/lisp/core/registry.js";
+import { evaluate, print } from "../../src/lisp/evaluate.js";
+
+const builtins = allBuiltins();
+
+describe("builtin registry", () => {
+  it("every public builtin has a doc line and valid arity", () => {
+    for (const b of builtins) {
+      if (b.name.startsWith("%")) continue;
+      expect(b.doc.length, `${b.name} doc`).toBeGreaterThan(5);
+      expect(b.arity[0] <= b.arity[1], `${b.name} arity`).toBe(true);
+      if (b.f1) expect(b.arity[0] <= 1 && b.arity[1] >= 1, `${b.name} f1 outside its arity`).toBe(true);
+      if (b.f2) expect(b.arity[0] <= 2 && b.arity[1] >= 2, `${b.name} f2 outside its arity`).toBe(true);
+    }
+  });
+
+  const examples = [
+    ...builtins.flatMap((b) => (b.examples ?? []).map(([src, want]) => ({ who: b.name, src, want }))),
+    ...Object.entries(DOCUMENTED_SPECIAL_FORMS).flatMap(([name, s]) => (s.examples ?? []).map(([src, want]) => ({ who: name, src, want }))),
+  ];
+  for (const { who, src, want } of examples) {
+    it(`${who}: ${src} => ${want}`, async () => {
+      const r = await evaluate(src);
+      expect(r.ok ? print(r.lisp) : `${r.error.kind}: ${r.error.message}`).toBe(want);
+    });
+  }
+});
