@@ -1,0 +1,91 @@
+// The full trace of a run: every turn as it happened. It is the debugging view, never
+// shrinks, serializes to JSON, and is the input from which prompt views are built.
+import type { ErrorInfo } from "../lisp/errors.js";
+
+export type Role = "system" | "user" | "assistant";
+
+export interface TraceMessage {
+  role: Role;
+  content: string;
+}
+
+export interface ToolCallTrace {
+  name: string;
+  /** Arguments as the tool received them (plain JSON). */
+  args: unknown;
+  /** The result as plain JSON, when the call succeeded. */
+  result?: unknown;
+  error?: string;
+  durationMs: number;
+}
+
+/** A definition (def/defn) as recorded for summaries and resume. */
+export interface DefinitionTrace {
+  name: string;
+  doc?: string;
+  kind: "function" | "value";
+  /** Parameter vector(s) of a function, e.g. "[x y]". */
+  params?: string;
+  /** Type label: vector, map, set, string, integer, float, boolean, keyword, nil, function. */
+  type: string;
+  /** Element count of a collection, character count of a string. */
+  size?: number;
+  /** Bounded EDN preview of the value (the interpreter's sample printer). */
+  sample: string;
+  /** Full EDN of a data value when it fits the trace's size budget (for resume). */
+  edn?: string;
+  /** Source of the defining form (functions are re-created from it on resume). */
+  source?: string;
+}
+
+export type TurnStatus =
+  | "ok" // the program ran and did not return
+  | "error" // the program failed (parse, analysis or runtime error)
+  | "no_code" // the reply had no usable program
+  | "invalid_return" // (return v) failed the output schema
+  | "returned" // (return v) passed validation: the run ends
+  | "failed"; // (fail reason): the run ends
+
+export interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  /** Time waiting for the LLM. */
+  llmMs: number;
+  /** Time running the program (tools included). */
+  execMs: number;
+}
+
+export interface Turn {
+  /** 1-based. */
+  number: number;
+  /** Exactly what the LLM was sent for this turn. */
+  messages: TraceMessage[];
+  /** The LLM's raw reply. */
+  reply: string;
+  /** The program extracted from the reply, or null. */
+  program: string | null;
+  status: TurnStatus;
+  /** EDN of the program's value (returned value for "returned"), when it ran. */
+  value?: string;
+  error?: ErrorInfo;
+  /** println output lines (bounded by the interpreter, with a marker when cut). */
+  prints: string[];
+  toolCalls: ToolCallTrace[];
+  /** Definitions made by this turn (empty when it failed: failed turns roll back). */
+  definitions: DefinitionTrace[];
+  /** Every name in memory after the turn, with its latest definition. */
+  memory: DefinitionTrace[];
+  /** The user message fed back to the LLM after this turn (absent on the final turn). */
+  feedback?: string;
+  usage: TurnUsage;
+}
+
+export interface RunTrace {
+  version: 1;
+  /** The system prompt (byte-stable across turns). */
+  system: string;
+  /** The first user message: the task. */
+  task: string;
+  turns: Turn[];
+}

@@ -1,0 +1,18 @@
+// The full-history view: system, task, then every turn's reply and feedback verbatim.
+import type { ChatMessage } from "../agent/llm/types.js";
+import type { PromptView } from "./view.js";
+
+export const fullView: PromptView = (input) => {
+  const messages: ChatMessage[] = [
+    { role: "system", content: input.system },
+    { role: "user", content: input.task },
+  ];
+  for (const t of input.turns) {
+    messages.push({ role: "assistant", content: t.reply });
+    if (t.feedback !== undefined) messages.push({ role: "user", content: t.feedback });
+  }
+  return {
+    messages,
+    stats: { turnsCompressed: 0, turnsFull: [], definitionsShown: 0, printlnShown: 0, printlnDropped: 0, toolCallsShown: 0 },
+  };
+};
