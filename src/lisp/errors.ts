@@ -111,8 +111,21 @@ export function toErrorInfo(e: LispError, source?: string): ErrorInfo {
     if (source !== undefined) info.excerpt = excerpt(source, e.loc.line, e.loc.column);
   }
   if (e.hint) info.hint = e.hint;
-  if (e.fnTrace.length > 0) info.trace = e.fnTrace.slice(0, 8);
+  if (e.fnTrace.length > 0) info.trace = collapse(e.fnTrace);
   return info;
+}
+
+// Recursion repeats one name many times: `f` ×12 reads better than twelve `f`s.
+function collapse(names: readonly string[]): string[] {
+  const out: string[] = [];
+  let i = 0;
+  while (i < names.length && out.length < 8) {
+    let j = i;
+    while (j < names.length && names[j] === names[i]) j++;
+    out.push(j - i > 1 ? `${names[i]} ×${j - i}` : names[i]);
+    i = j;
+  }
+  return out;
 }
 
 const MAX_EXCERPT_LINE = 160;

@@ -1,0 +1,50 @@
+// Hostile source text: deep nesting, huge literals, unterminated input. The reader rejects
+// it with a position instead of recursing into the host stack.
+import { describe, expect, it } from "vitest";
+import { failure, timed } from "../support/run.js";
+
+describe("limits: source text", () => {
+  it("100k nested vectors in source are rejected by the nesting limit", async () => {
+    const src = "[".repeat(100_000) + "]".repeat(100_000);
+    const [e, ms] = await timed(() => failure(src));
+    expect(e.error.kind).toBe("nesting_too_deep");
+    expect(e.error.line).toBe(1);
+    expect(ms).toBeLessThan(2_000);
+  });
+
+  it("deeply nested calls are rejected too", async () => {
+    const e = await failure("(inc ".repeat(5_000) + "0" + ")".repeat(5_000));
+    expect(e.error.kind).toBe("nesting_too_deep");
+  });
+
+  it("nesting within the limit is fine", async () => {
+    const e = await failure("[".repeat(300) + "]".repeat(300), { limits: { maxNestingDepth: 100 } });
+    expect(e.error.kind).toBe("nesting_too_deep");
+  });
+
+  it("unbalanced input reports the unclosed opener", async () => {
+    const e = await failure("(defn f [x]\n  (+ x 1)");
+    expect(e.error.kind).toBe("parse_error");
+    expect(e.error.message).toMatch(/1 unclosed '\('/);
+    expect(e.error.line).toBe(1);
+    expect(e.error.hint).toMatch(/\)/);
+  });
+
+  it("a stray closer is reported where it is", async () => {
+    const e = await failure("(+ 1 2))");
+    expect(e.error.kind).toBe("parse_error");
+    expect(e.error.column).toBe(8);
+  });
+
+  it("mismatched delimiters name both sides", async () => {
+    const e = await failure("(let [x 1) x)");
+    expect(e.error.message).toMatch(/'\[' opened at line 1, column 6 is closed by '\)'/);
+  });
+
+  it("a megabyte of source parses or fails without hanging", async () => {
+    const src = "[" + "1 ".repeat(500_000) + "]";
+    const [r, ms] = await timed(() => failure("(count " + src + " extra)"));
+    expect(r.error.kind).toBeDefined();
+    expect(ms).toBeLessThan(10_000);
+  });
+});

@@ -1,0 +1,83 @@
+// No host object is reachable from a program: JS globals, prototypes, constructors and
+// Function are not names, not keys, not methods. Each attempt fails with our own error.
+import { describe, expect, it } from "vitest";
+import { evaluate } from "../../src/lisp/evaluate.js";
+import { edn, failure } from "../support/run.js";
+
+const HOST_NAMES = ["constructor", "__proto__", "prototype", "toString", "valueOf", "hasOwnProperty", "globalThis", "process", "require", "eval", "Function", "Object", "window", "this", "js/process", "js/globalThis"];
+
+describe("security: host objects", () => {
+  for (const name of HOST_NAMES) {
+    it(`the symbol ${name} does not resolve to anything of the host`, async () => {
+      const e = await failure(name);
+      expect(["unbound_var", "invalid_form"]).toContain(e.error.kind);
+    });
+  }
+
+  it("namespaced lookups of prototype members are unknown", async () => {
+    for (const src of ["Math/constructor", "(Math/constructor)", "Double/__proto__", "clojure.core/constructor", "(clojure.string/constructor \"x\")", "str/__proto__"]) {
+      const e = await failure(src);
+      expect(e.error.kind, src).toBe("unbound_var");
+    }
+  });
+
+  it("interop syntax cannot reach constructors", async () => {
+    for (const src of ['(.constructor "")', '(. "" constructor)', '(.-constructor "")', "(new Object)", '(js/eval "1")']) {
+      const e = await failure(src);
+      expect(["unbound_var", "invalid_form"], src).toContain(e.error.kind);
+    }
+  });
+
+  it("data/ keys that are prototype members are not in the context", async () => {
+    for (const k of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      const e = await failure(`data/${k}`, { ctx: { a: 1 } });
+      expect(e.error.kind).toBe("unbound_var");
+    }
+  });
+
+  it("tool names that are prototype members are unknown tools", async () => {
+    const e = await failure("(tool/constructor {})", { tools: { search: () => [] } });
+    expect(e.error.kind).toBe("unknown_tool");
+  });
+
+  it("special-form lookups are not fooled by prototype names", async () => {
+    expect(await edn("(def constructor 1) (def toString 2) (+ constructor toString)")).toBe("3");
+  });
+
+  it("a tool result's functions and class instances do not become callable values", async () => {
+    class Secret {
+      hidden = "field";
+      method(): string {
+        return "nope";
+      }
+    }
+    const r = await evaluate("(let [r (tool/leak {})] [(get r :f) (get-in r [:obj :hidden]) (count (keys r))])", {
+      tools: { leak: () => ({ f: () => "host function", obj: new Secret() }) },
+    });
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.value).toEqual([null, "field", 2]);
+  });
+
+  it("errors never carry host stack traces", async () => {
+    const r = await evaluate("(defn f [x] (+ x :k)) (f 1)");
+    expect(r.ok).toBe(false);
+    const text = JSON.stringify(r);
+    expect(text).not.toMatch(/\bat [\w.<>]+ \(|node:internal|\.ts:\d+|\.js:\d+/);
+  });
+
+  it("a tool that throws a host Error surfaces only its message", async () => {
+    const r = await evaluate("(tool/boom {})", {
+      tools: {
+        boom: () => {
+          throw new TypeError("database unavailable");
+        },
+      },
+    });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error.kind).toBe("tool_error");
+      expect(r.error.message).toContain("database unavailable");
+      expect(JSON.stringify(r)).not.toMatch(/TypeError|\.js:\d+/);
+    }
+  });
+});
