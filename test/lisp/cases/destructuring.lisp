@@ -1,0 +1,51 @@
+;; Destructuring in let, fn, loop, for, doseq.
+(let [[a b] [1 2]] (+ a b))
+;=> 3
+(let [[a b c] [1]] [a b c])
+;=> [1 nil nil]
+(let [[a & r :as all] [1 2 3]] [a r all])
+;=> [1 [2 3] [1 2 3]]
+(let [[_ second] [1 2]] second)
+;=> 2
+(let [[[a b] c] [[1 2] 3]] [a b c])
+;=> [1 2 3]
+(let [[a b] "hi"] [a b])
+;=> ["h" "i"]
+(let [[a b] nil] [a b])
+;=> [nil nil]
+(let [[a] 42] a)
+;!! destructure_error: vector
+(let [{:keys [a b]} {:a 1 :b 2}] (+ a b))
+;=> 3
+(let [{:keys [a b] :or {b 10}} {:a 1}] [a b])
+;=> [1 10]
+(let [{:keys [a] :or {a 10}} {:a nil}] a)
+;=> nil
+(let [{:strs [name]} {"name" "Ann"}] name)
+;=> "Ann"
+(let [{n :name, :as p} {:name "Bo" :age 3}] [n (:age p)])
+;=> ["Bo" 3]
+(let [{:keys [name]} {"name" "fallback"}] name)
+;=> "fallback"
+(let [{[x y] :point} {:point [3 4]}] (+ x y))
+;=> 7
+(let [{:keys [a]} nil] a)
+;=> nil
+(let [{:keys [a]} [1 2]] a)
+;!! destructure_error: map
+((fn [{:keys [x y]} [a b]] [x y a b]) {:x 1 :y 2} [3 4])
+;=> [1 2 3 4]
+((fn [a & {:keys [k]}] [a k]) 1 {:k 2})
+;!! destructure_error
+(for [[k v] {:a 1 :b 2}] [v k])
+;=> [[1 :a] [2 :b]]
+(doseq [{:keys [id]} [{:id 1} {:id 2}]] (println id))
+;>> 1
+;>> 2
+;=> nil
+(let [[a :as] [1]] a)
+;!! invalid_form: :as
+(let [{:keys a} {}] a)
+;!! invalid_form: vector of names
+(let [5 1] 5)
+;!! invalid_form: binding form

@@ -1,0 +1,65 @@
+;; Errors carry kinds, positions and hints.
+(+ 1 "a")
+;!! type_error: (str a b)
+;@ 1:1
+(let [x 1]
+  (+ x nil))
+;!! type_error: nil
+;@ 2:3
+undefined-name
+;!! unbound_var: undefined symbol
+(fo 1)
+;!! unbound_var: did you mean
+(atom 1)
+;!! unbound_var: no atoms
+(42 1)
+;!! not_callable
+("str" 1)
+;!! not_callable
+(let [f 5] (f 1))
+;!! not_callable
+()
+;!! invalid_form: empty list
+(call "search" {})
+;!! invalid_form: tool/name
+(. "s" length)
+;!! invalid_form: .method
+(ns my.app)
+;!! invalid_form: namespaces
+(while true 1)
+;!! invalid_form: loop
+data/missing
+;!! unbound_var: available
+(tool/search {:q 1})
+;!! unknown_tool: no tools
+(clojure.string/no-such "x")
+;!! unbound_var: clojure.string functions
+(foo.bar/baz 1)
+;!! unbound_var: unknown namespace
+(/ 1 0)
+;!! arithmetic_error: division by zero
+(defn f [x] (g x))
+;!! unbound_var: g
+(def a (b))
+(defn b [] 1)
+;!! unbound_var: before it is defined
+(map)
+;!! arity_error: map expects
+(if)
+;!! invalid_form: (if test then else?)
+(try (throw (ex-info "boom" {:code 7})) (catch e (ex-data e)))
+;=> {:code 7}
+(try (+ 1 :a) (catch e (:kind e)))
+;=> :type_error
+(try 1 (finally (println "done")))
+;>> done
+;=> 1
+(try (throw (ex-info "nope" {})) (catch e (ex-message e)) (finally (println "f")))
+;>> f
+;=> "nope"
+(throw (ex-info "bad input" {:field :age}))
+;!! exception: bad input
+(return 1 2)
+;!! invalid_form: (return value)
+(fail)
+;!! invalid_form: (fail

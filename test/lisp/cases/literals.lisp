@@ -1,0 +1,73 @@
+;; Reader: literals and their printed forms.
+nil
+;=> nil
+true
+;=> true
+42
+;=> 42
+-17
+;=> -17
+3.14
+;=> 3.14
+5.0
+;=> 5.0
+1e3
+;=> 1000.0
+0x1F
+;=> 31
+##Inf
+;=> ##Inf
+##-Inf
+;=> ##-Inf
+##NaN
+;=> ##NaN
+"line\nbreak \"quoted\" \\ \u0041"
+;=> "line\nbreak \"quoted\" \\ A"
+"multi
+line"
+;=> "multi\nline"
+\a
+;=> "a"
+\newline
+;=> "\n"
+:keyword
+;=> :keyword
+[1 "two" :three [4]]
+;=> [1 "two" :three [4]]
+{:a 1, :b 2}
+;=> {:a 1 :b 2}
+#{1}
+;=> #{1}
+#"\d+"
+;=> #"\d+"
+[1 #_ 2 3]
+;=> [1 3]
+; a comment
+7 ; trailing comment
+;=> 7
+,,, 8 ,,,
+;=> 8
+'(1 2 3)
+;!! parse_error: use a vector
+@x
+;!! parse_error: no atoms
+1/2
+;!! parse_error: (/ 1 2)
+::kw
+;!! parse_error: plain keyword
+#inst "2024"
+;!! parse_error: tagged literal
+^String x
+;!! parse_error: metadata
+"bad \q escape"
+;!! parse_error: unsupported string escape
+99999999999999999999
+;!! parse_error: out of range
+{:a 1 :b}
+;!! parse_error: even number
+{:a 1 :a 2}
+;!! invalid_form: duplicate key
+#{1 1}
+;!! invalid_form: duplicate element
+#(+ % #(inc %))
+;!! parse_error: nested

@@ -1,0 +1,137 @@
+;; Special forms.
+(if true 1 2)
+;=> 1
+(if nil 1)
+;=> nil
+(if false 1 2 3)
+;!! invalid_form: cond
+(if-not false :a :b)
+;=> :a
+(when true (println "side") :done)
+;>> side
+;=> :done
+(when-not true :x)
+;=> nil
+(cond false 1 nil 2 :else 3)
+;=> 3
+(cond false 1)
+;=> nil
+(cond true)
+;!! invalid_form: pairs
+(condp = 3 1 :one 3 :three :other)
+;=> :three
+(condp > 5 1 :small 10 :big)
+;=> :big
+(condp = 9 1 :one)
+;!! value_error: no clause
+(case "b" "a" 1 "b" 2 3)
+;=> 2
+(case 7 (1 2 3) :low (7 8) :high :none)
+;=> :high
+(case :z :a 1)
+;!! value_error: no clause
+(case 1 y 1)
+;!! invalid_form: literals
+(do)
+;=> nil
+(do 1 2 3)
+;=> 3
+(and)
+;=> true
+(and 1 2)
+;=> 2
+(and 1 false 3)
+;=> false
+(or)
+;=> nil
+(or nil false)
+;=> false
+(or nil 5)
+;=> 5
+(let [x 1 y (+ x 1)] [x y])
+;=> [1 2]
+(let [x 1] (let [x 2] x))
+;=> 2
+(let [x] x)
+;!! invalid_form: pairs
+(let x 1)
+;!! invalid_form: vector
+(loop [i 0 acc []] (if (< i 3) (recur (inc i) (conj acc i)) acc))
+;=> [0 1 2]
+(loop [[x & more] [1 2 3] sum 0] (if x (recur more (+ sum x)) sum))
+;=> 6
+(loop [i 0] (+ 1 (recur i)))
+;!! invalid_form: tail position
+(recur 1)
+;!! invalid_form: outside
+(loop [a 1 b 2] (recur 1))
+;!! arity_error: recur expects 2
+((fn [n acc] (if (zero? n) acc (recur (dec n) (* acc n)))) 5 1)
+;=> 120
+(def x 10)
+(defn add-x "adds x" [y] (+ x y))
+(add-x 5)
+;=> 15
+(defn f ([a] (f a 10)) ([a b] (+ a b)))
+[(f 1) (f 1 2)]
+;=> [11 3]
+(defn g [a & more] [a more])
+[(g 1) (g 1 2 3)]
+;=> [[1 nil] [1 [2 3]]]
+(defn h [a b] a)
+(h 1)
+;!! arity_error: expects 2
+(defn map [x] x)
+;!! cannot_shadow_builtin
+(def if 1)
+;!! cannot_shadow_builtin
+(defn k [x] {:pre [(pos? x)]} x)
+;!! invalid_form: pre/post
+(defonce once 1)
+(defonce once 2)
+once
+;=> 1
+((fn fact [n] (if (zero? n) 1 (* n (fact (dec n))))) 5)
+;=> 120
+(#(* % %2) 3 4)
+;=> 12
+(#(vector %1 %&) 1 2 3)
+;=> [1 [2 3]]
+(#(identity 5))
+;=> 5
+(-> 5 (- 2) (* 10))
+;=> 30
+(->> 5 (- 2) (* 10))
+;=> -30
+(-> {:a {:b 1}} :a :b)
+;=> 1
+(as-> 1 v (+ v 1) (* v 10) [v])
+;=> [20]
+(cond-> 1 true inc false (* 100) true (* 2))
+;=> 4
+(cond->> 1 true (- 10))
+;=> 9
+(some-> {:a 1} :a inc)
+;=> 2
+(some-> {:a 1} :b inc)
+;=> nil
+(some->> 5 (- 10))
+;=> 5
+(if-let [x nil] :yes :no)
+;=> :no
+(if-let [[a b] [1 2]] (+ a b) :no)
+;=> 3
+(when-let [x 5] (println x) (* x 2))
+;>> 5
+;=> 10
+(if-some [x false] [x] :none)
+;=> [false]
+(when-some [x nil] :never)
+;=> nil
+(dotimes [i 3] (println "i" i))
+;>> i 0
+;>> i 1
+;>> i 2
+;=> nil
+(comment (undefined-thing))
+;=> nil
