@@ -13,6 +13,8 @@ export interface PrintOptions {
   maxChars?: number;
   /** Collection nesting shown before `...`. */
   maxDepth?: number;
+  /** Append "(N items, showing first K)" when a top-level collection is cut. Default true. */
+  note?: boolean;
 }
 
 /** Thrown by `printChecked` when output would exceed its hard limit. */
@@ -47,6 +49,8 @@ export function quoteString(s: string): string {
 
 class Writer {
   private parts: string[] = [];
+  /** Closers of the collections being printed, so a cut preview still balances. */
+  private readonly closers: string[] = [];
   len = 0;
   cut = false;
   constructor(
@@ -54,13 +58,18 @@ class Writer {
     private readonly hard: boolean,
   ) {}
 
+  /** Characters left before the cut (Infinity for hard writers, which throw instead). */
+  get room(): number {
+    return this.hard ? Infinity : this.maxChars - this.len;
+  }
+
   write(s: string): boolean {
     if (this.cut) return false;
     if (this.len + s.length > this.maxChars) {
       if (this.hard) throw new PrintOverflow(this.len + s.length);
       const room = this.maxChars - this.len;
       if (room > 0) this.parts.push(s.slice(0, room));
-      this.parts.push("...");
+      this.parts.push("...", ...this.closers.slice().reverse());
       this.len = this.maxChars;
       this.cut = true;
       return false;
@@ -68,6 +77,16 @@ class Writer {
     this.parts.push(s);
     this.len += s.length;
     return true;
+  }
+
+  open(opener: string, closer: string): void {
+    this.write(opener);
+    this.closers.push(closer);
+  }
+
+  close(): void {
+    const closer = this.closers.pop() as string;
+    this.write(closer);
   }
 
   toString(): string {
@@ -97,9 +116,18 @@ function printValue(v: Value, c: Ctx, depth: number, top: boolean): void {
     case "number":
       w.write(formatNumber(v));
       return;
-    case "string":
-      w.write(c.readably || !top ? quoteString(v) : v);
+    case "string": {
+      const text = c.readably || !top ? quoteString(v) : v;
+      // A long string in a sample is cut inside its quotes, so the preview stays well formed.
+      if (text.length > w.room && w.room >= 8 && text.startsWith('"')) {
+        const kept = quoteString(v.slice(0, w.room - 5));
+        w.write(kept.slice(0, Math.min(kept.length - 1, w.room - 4)) + '..."');
+        c.itemsCut = true;
+        return;
+      }
+      w.write(text);
       return;
+    }
   }
   if (v instanceof LFloat) {
     w.write(formatFloat(v.v));
@@ -136,7 +164,7 @@ function printValue(v: Value, c: Ctx, depth: number, top: boolean): void {
 function printColl(v: Vec<Value> | IMap<Value, Value> | ISet<Value>, c: Ctx, depth: number): void {
   const w = c.w;
   const mapLike = isMap(v);
-  w.write(v instanceof Vec ? "[" : mapLike ? "{" : "#{");
+  w.open(v instanceof Vec ? "[" : mapLike ? "{" : "#{", v instanceof Vec ? "]" : "}");
   let i = 0;
   for (const item of v as Iterable<Value | [Value, Value]>) {
     if (w.cut) return;
@@ -156,7 +184,7 @@ function printColl(v: Vec<Value> | IMap<Value, Value> | ISet<Value>, c: Ctx, dep
     }
     i++;
   }
-  w.write(v instanceof Vec ? "]" : "}");
+  w.close();
 }
 
 /** pr-str: readable EDN. Unbounded; use `printChecked` inside evaluation. */
@@ -191,6 +219,10 @@ export interface Sample {
   truncated: boolean;
 }
 
+function sizeOf(v: Value): number | null {
+  return v instanceof Vec || isMap(v) || isSet(v) ? v.size : null;
+}
+
 /** A bounded, always-valid-looking preview of a value for prompts and summaries. */
 export function printSample(v: Value, opts: PrintOptions = {}): Sample {
   const c: Ctx = {
@@ -201,5 +233,9 @@ export function printSample(v: Value, opts: PrintOptions = {}): Sample {
     itemsCut: false,
   };
   printValue(v, c, 0, true);
-  return { text: c.w.toString(), truncated: c.w.cut || c.itemsCut };
+  let text = c.w.toString();
+  const n = sizeOf(v);
+  // Say what was cut, so a reader never mistakes a preview for the whole value.
+  if (n !== null && n > c.maxItems && opts.note !== false) text += ` (${n} items, showing first ${c.maxItems})`;
+  return { text, truncated: c.w.cut || c.itemsCut };
 }

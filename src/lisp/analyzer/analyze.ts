@@ -1,7 +1,7 @@
 // The analyzer (resolver): forms to nodes. Resolves every symbol (local slot, capture,
 // global, builtin, context key, tool), expands special forms, checks arity and tail
 // position, and performs every sandbox check before anything runs.
-import { arityText, Builtin, lookupBuiltin, lookupQualified, NAMESPACE_ALIASES, namespaceNames } from "../core/registry.js";
+import { allBuiltins, arityText, Builtin, lookupBuiltin, lookupQualified, NAMESPACE_ALIASES, namespaceNames } from "../core/registry.js";
 import { LispError, type ErrorKind, type SourceLoc } from "../errors.js";
 import { describeForm, type Form } from "../forms.js";
 import { keyword, LFloat, LMap, LSet, type Value } from "../values.js";
@@ -194,7 +194,12 @@ export class Analyzer {
     }
     const candidates = [...ctx.scope.visibleNames(), ...this.env.globals, ...allUnqualified()];
     const near = suggest(name, candidates);
-    return this.error("unbound_var", `undefined symbol: ${name}`, loc, near.length ? `did you mean ${near.join(" or ")}?` : "define it first with def or let");
+    if (near.length === 0) return this.error("unbound_var", `undefined symbol: ${name}`, loc, "define it first with def or let");
+    // When the nearest name is a builtin, list its whole area: the LLM may want a sibling.
+    const area = lookupBuiltin(near[0])?.def.area;
+    const siblings = area ? areaNames(area) : [];
+    const listing = siblings.length > 1 ? ` ${area} functions: ${siblings.join(", ")}` : "";
+    return this.error("unbound_var", `undefined symbol: ${name}`, loc, `did you mean ${near.join(" or ")}?${listing}`);
   }
 
   private qualified(ns: string, name: string, loc: SourceLoc): Node {
@@ -276,6 +281,12 @@ export class Analyzer {
 
 export function notTail(ctx: Ctx): Ctx {
   return ctx.tail ? { scope: ctx.scope, tail: false, recur: ctx.recur } : ctx;
+}
+
+function areaNames(area: string): string[] {
+  return allBuiltins()
+    .filter((d) => d.area === area && d.unqualified !== false && !d.name.startsWith("%"))
+    .map((d) => d.name);
 }
 
 function allUnqualified(): string[] {
