@@ -1,0 +1,69 @@
+// The one error every LLM client throws. The agent loop turns it into an `llm_error` (or
+// `aborted`) ending; `kind` says what went wrong without parsing the message.
+
+export type LlmErrorKind =
+  /** Missing model, key or base URL, or a bad option. */
+  | "config"
+  /** HTTP 429 after the retries ran out (or a retry-after beyond the cap). */
+  | "rate_limit"
+  /** HTTP 5xx after the retries ran out. */
+  | "server"
+  /** Any other HTTP error status (400, 401, 404 ...): not retried. */
+  | "http"
+  /** The server could not be reached. */
+  | "connection"
+  /** No reply within `timeoutMs`, after the retries ran out. */
+  | "timeout"
+  /** The caller's AbortSignal fired. */
+  | "aborted"
+  /** The server answered, but not with a usable chat completion. */
+  | "malformed"
+  /** A scripted or replayed client has no reply left for this request. */
+  | "exhausted"
+  /** A replayed run sent a request different from the recorded one. */
+  | "diverged";
+
+export interface LlmErrorDetails {
+  /** HTTP status, when the server answered with an error. */
+  status?: number;
+  /** Attempts made, when there were retries. */
+  attempts?: number;
+  /** The delay the server asked for (`retry-after`, `retry-after-ms`). */
+  retryAfterMs?: number;
+}
+
+export class LlmError extends Error {
+  override readonly name = "LlmError";
+
+  constructor(
+    readonly kind: LlmErrorKind,
+    message: string,
+    readonly details: LlmErrorDetails = {},
+  ) {
+    super(message);
+  }
+}
+
+/** The error to throw when `signal` has fired: the caller's reason when it is an LlmError. */
+export function abortError(signal: AbortSignal, who: string): LlmError {
+  const reason: unknown = signal.reason;
+  if (reason instanceof LlmError) return reason;
+  const why = reason instanceof Error && reason.name !== "AbortError" ? `: ${reason.message}` : "";
+  return new LlmError("aborted", `${who}: request aborted${why}`);
+}
+
+/** Waits `ms`, or rejects with an `aborted` LlmError as soon as `signal` fires. */
+export function sleep(ms: number, signal: AbortSignal | undefined, who: string): Promise<void> {
+  if (signal?.aborted) return Promise.reject(abortError(signal, who));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortError(signal as AbortSignal, who));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

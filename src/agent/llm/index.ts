@@ -1,0 +1,7 @@
+// The LLM clients: one real (any OpenAI-compatible server) and three offline ones.
+export type { ChatMessage, Llm, LlmRequest, LlmResponse, LlmUsage } from "./types.js";
+export { LlmError, type LlmErrorKind, type LlmErrorDetails } from "./errors.js";
+export { openaiLlm, type OpenAiLlmOptions, type RetryInfo } from "./openai.js";
+export { scriptedLlm, estimateTokens, type ScriptedLlm, type ScriptedLlmOptions, type ScriptedReply } from "./scripted.js";
+export { recordingLlm, type RecordedCall, type RecordingOptions } from "./recorder.js";
+export { replayLlm, loadRecording, type ReplayLlm, type ReplayOptions } from "./replay.js";

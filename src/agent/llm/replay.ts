@@ -1,0 +1,114 @@
+// Replays a recording made by `recordingLlm`: the recorded replies are served in order, and
+// every request is compared with the recorded one, so a run that drifts from the recording
+// (a changed prompt, tool or interpreter) stops with the first difference instead of
+// silently feeding the model's old replies to a different conversation.
+import { readFileSync } from "node:fs";
+import { abortError, LlmError, type LlmErrorKind } from "./errors.js";
+import type { RecordedCall } from "./recorder.js";
+import type { ChatMessage, Llm } from "./types.js";
+
+export interface ReplayOptions {
+  name?: string;
+  /** Compare each request's messages with the recording. Default true. */
+  checkRequests?: boolean;
+}
+
+export interface ReplayLlm extends Llm {
+  /** Recorded calls not served yet. */
+  readonly remaining: number;
+}
+
+/** Loads a JSONL recording (or takes recorded calls directly). Bad files fail here, with the line. */
+export function replayLlm(source: string | readonly RecordedCall[], options: ReplayOptions = {}): ReplayLlm {
+  const calls = typeof source === "string" ? loadRecording(source) : source;
+  const name = options.name ?? (typeof source === "string" ? `replay:${source}` : "replay");
+  const check = options.checkRequests ?? true;
+  let next = 0;
+
+  return {
+    name,
+    get remaining() {
+      return calls.length - next;
+    },
+    async complete(request) {
+      if (request.signal?.aborted) throw abortError(request.signal, name);
+      const index = next;
+      const call = calls[index];
+      if (call === undefined) {
+        throw new LlmError("exhausted", `${name}: the recording has ${calls.length} call${calls.length === 1 ? "" : "s"}; request ${index + 1} has no recorded reply`);
+      }
+      if (check) {
+        const difference = firstDifference(call.request.messages, request.messages);
+        if (difference) throw new LlmError("diverged", `${name}: request ${index + 1} differs from the recording: ${difference}`);
+      }
+      next++;
+      if (call.error) throw new LlmError(call.error.kind === "unknown" ? "malformed" : call.error.kind, `(replayed) ${call.error.message}`);
+      return call.response as NonNullable<RecordedCall["response"]>;
+    },
+  };
+}
+
+/** Reads and validates a recording; every problem names the file and line. */
+export function loadRecording(file: string): RecordedCall[] {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new LlmError("config", `replay: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  const calls: RecordedCall[] = [];
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (line === "") continue;
+    let entry: unknown;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      throw new LlmError("config", `replay: ${file}:${i + 1}: not valid JSON`);
+    }
+    const problem = checkCall(entry);
+    if (problem) throw new LlmError("config", `replay: ${file}:${i + 1}: ${problem}`);
+    calls.push(entry as RecordedCall);
+  }
+  return calls;
+}
+
+const ROLES = new Set(["system", "user", "assistant"]);
+const KINDS: ReadonlySet<string> = new Set<LlmErrorKind | "unknown">(["config", "rate_limit", "server", "http", "connection", "timeout", "aborted", "malformed", "exhausted", "diverged", "unknown"]);
+
+function checkCall(v: unknown): string | undefined {
+  if (typeof v !== "object" || v === null) return "expected an object with request and response";
+  const { request, response, error } = v as Partial<Record<keyof RecordedCall, unknown>>;
+  const messages = (request as { messages?: unknown } | undefined)?.messages;
+  if (!Array.isArray(messages)) return "request.messages is missing";
+  for (const m of messages as unknown[]) {
+    const { role, content } = (m ?? {}) as { role?: unknown; content?: unknown };
+    if (typeof role !== "string" || !ROLES.has(role) || typeof content !== "string") return "request.messages holds a message without a valid role and text content";
+  }
+  if (error !== undefined) {
+    const { kind, message } = error as { kind?: unknown; message?: unknown };
+    return typeof kind === "string" && KINDS.has(kind) && typeof message === "string" ? undefined : "error needs a known kind and a message";
+  }
+  if (typeof (response as { content?: unknown } | undefined)?.content !== "string") return "response.content is missing";
+  return undefined;
+}
+
+/** Describes the first place where two message lists differ, or returns undefined. */
+function firstDifference(recorded: readonly ChatMessage[], sent: readonly ChatMessage[]): string | undefined {
+  const n = Math.max(recorded.length, sent.length);
+  for (let i = 0; i < n; i++) {
+    const r = recorded[i];
+    const s = sent[i];
+    if (r === undefined) return `message ${i + 1} (${s.role}) was sent but not recorded (recorded ${recorded.length} messages, sent ${sent.length})`;
+    if (s === undefined) return `message ${i + 1} (${r.role}) was recorded but not sent (recorded ${recorded.length} messages, sent ${sent.length})`;
+    if (r.role !== s.role) return `message ${i + 1} has role ${s.role}, recorded ${r.role}`;
+    if (r.content !== s.content) {
+      let at = 0;
+      while (at < r.content.length && r.content.charCodeAt(at) === s.content.charCodeAt(at)) at++;
+      const excerpt = (t: string) => JSON.stringify(t.slice(Math.max(0, at - 20), at + 40));
+      return `message ${i + 1} (${r.role}) differs at character ${at + 1}: recorded ${excerpt(r.content)}, sent ${excerpt(s.content)}`;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,316 @@
+// openaiLlm against a fake OpenAI-compatible server on 127.0.0.1: real HTTP, real SDK.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { LlmError, openaiLlm, recordingLlm, replayLlm, type ChatMessage, type OpenAiLlmOptions, type RetryInfo } from "../../src/agent/llm/index.js";
+
+/** What the fake server does with one request. */
+type Behaviour =
+  | { reply: string; usage?: Record<string, unknown>; model?: string }
+  | { status: number; headers?: Record<string, string>; body?: unknown }
+  | { json: unknown }
+  | { raw: string; contentType?: string }
+  | { hang: "headers" | "body" };
+
+interface Received {
+  url: string;
+  headers: IncomingMessage["headers"];
+  body: { model: string; messages: ChatMessage[]; temperature?: number; max_tokens?: number };
+}
+
+let server: Server;
+let baseURL: string;
+let script: Behaviour[] = [];
+let received: Received[] = [];
+
+function completion(content: string, usage?: Record<string, unknown>, model = "fake-model") {
+  return {
+    id: "chatcmpl-1",
+    object: "chat.completion",
+    created: 0,
+    model,
+    choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+    ...(usage ? { usage } : {}),
+  };
+}
+
+function handle(req: IncomingMessage, res: ServerResponse): void {
+  let text = "";
+  req.setEncoding("utf8");
+  req.on("data", (chunk: string) => (text += chunk));
+  req.on("end", () => {
+    if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
+      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
+      return;
+    }
+    received.push({ url: req.url, headers: req.headers, body: JSON.parse(text) as Received["body"] });
+    const b = script.shift() ?? { status: 500, body: { error: { message: "fake server: script exhausted" } } };
+    if ("reply" in b) {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(completion(b.reply, b.usage, b.model)));
+    } else if ("status" in b) {
+      res.writeHead(b.status, { "content-type": "application/json", ...b.headers }).end(JSON.stringify(b.body ?? { error: { message: `fake failure ${b.status}` } }));
+    } else if ("json" in b) {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(b.json));
+    } else if ("raw" in b) {
+      res.writeHead(200, { "content-type": b.contentType ?? "application/json" }).end(b.raw);
+    } else if (b.hang === "body") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"id":"chatcmpl-1","choices":[');
+    }
+    // hang === "headers": never answer; the client's timeout or abort must end it.
+  });
+}
+
+beforeAll(async () => {
+  server = createServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+});
+
+afterEach(() => {
+  server.closeAllConnections();
+  script = [];
+  received = [];
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+const messages: ChatMessage[] = [
+  { role: "system", content: "You write PTC-Lisp." },
+  { role: "user", content: "Count the orders." },
+];
+
+const client = (o: OpenAiLlmOptions = {}) => openaiLlm({ model: "fake-model", baseURL, apiKey: "sk-test", retryBaseMs: 10, env: {}, ...o });
+
+async function failure(p: Promise<unknown>): Promise<LlmError> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(LlmError);
+    return e as LlmError;
+  }
+  throw new Error("expected the call to fail");
+}
+
+describe("openaiLlm: requests and replies", () => {
+  it("sends the model, messages and sampling options, and maps the reply and usage", async () => {
+    script = [{ reply: "```clojure\n(count data/orders)\n```", usage: { prompt_tokens: 120, completion_tokens: 9, total_tokens: 129, prompt_tokens_details: { cached_tokens: 64 } }, model: "fake-model-2026" }];
+    const llm = client({ temperature: 0.2, maxTokens: 500 });
+    const r = await llm.complete({ messages, turn: 1 });
+    expect(r).toEqual({ content: "```clojure\n(count data/orders)\n```", usage: { inputTokens: 120, outputTokens: 9, cachedTokens: 64 }, model: "fake-model-2026" });
+    expect(llm.name).toBe("openai:fake-model");
+    expect(received).toHaveLength(1);
+    expect(received[0].body).toEqual({ model: "fake-model", messages, temperature: 0.2, max_tokens: 500 });
+    expect(received[0].headers.authorization).toBe("Bearer sk-test");
+  });
+
+  it("leaves temperature and max_tokens out when not given, and usage undefined when the server reports none", async () => {
+    script = [{ reply: "(+ 1 2)" }];
+    const r = await client().complete({ messages });
+    expect(received[0].body).not.toHaveProperty("temperature");
+    expect(received[0].body).not.toHaveProperty("max_tokens");
+    expect(r.usage).toBeUndefined();
+  });
+
+  it("reads cached tokens under DeepSeek's field name too, and zero when absent", async () => {
+    script = [
+      { reply: "a", usage: { prompt_tokens: 50, completion_tokens: 2, prompt_cache_hit_tokens: 32 } },
+      { reply: "b", usage: { prompt_tokens: 50, completion_tokens: 2 } },
+    ];
+    const llm = client();
+    expect((await llm.complete({ messages })).usage).toEqual({ inputTokens: 50, outputTokens: 2, cachedTokens: 32 });
+    expect((await llm.complete({ messages })).usage).toEqual({ inputTokens: 50, outputTokens: 2, cachedTokens: 0 });
+  });
+
+  it("takes model, base URL and key from the environment", async () => {
+    script = [{ reply: "(println 1)" }];
+    const llm = openaiLlm({ env: { OPENAI_MODEL: "env-model", OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: "sk-env" } });
+    expect(llm.name).toBe("openai:env-model");
+    await llm.complete({ messages });
+    expect(received[0].body.model).toBe("env-model");
+    expect(received[0].headers.authorization).toBe("Bearer sk-env");
+  });
+
+  it("rejects a missing model, a missing key without a base URL, and bad numbers, before any request", () => {
+    expect(() => openaiLlm({ env: {}, baseURL })).toThrow(/no model given/);
+    expect(() => openaiLlm({ env: {}, model: "m" })).toThrow(/no API key/);
+    expect(() => openaiLlm({ env: {}, model: "m", baseURL, timeoutMs: -1 })).toThrow(/timeoutMs must be a non-negative number/);
+    expect(received).toHaveLength(0);
+  });
+
+  it("works without a key against a server that needs none", async () => {
+    script = [{ reply: "ok" }];
+    const r = await openaiLlm({ env: {}, model: "local", baseURL }).complete({ messages });
+    expect(r.content).toBe("ok");
+  });
+});
+
+describe("openaiLlm: retries", () => {
+  it("retries a 429 after the delay the server asks for, then succeeds", async () => {
+    script = [{ status: 429, headers: { "retry-after-ms": "150" } }, { reply: "(return 1)" }];
+    const retries: RetryInfo[] = [];
+    const started = performance.now();
+    const r = await client({ onRetry: (i) => retries.push(i) }).complete({ messages });
+    expect(r.content).toBe("(return 1)");
+    expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+    expect(received).toHaveLength(2);
+    expect(retries).toHaveLength(1);
+    expect(retries[0]).toMatchObject({ attempt: 1, delayMs: 150 });
+    expect(retries[0].error.kind).toBe("rate_limit");
+  });
+
+  it("reads retry-after in seconds, and fails at once when it exceeds the cap", async () => {
+    script = [{ status: 429, headers: { "retry-after": "30" } }, { reply: "never sent" }];
+    const e = await failure(client({ retryMaxMs: 1000 }).complete({ messages }));
+    expect(e.kind).toBe("rate_limit");
+    expect(e.message).toMatch(/retry after 30 s, beyond the 1 s cap/);
+    expect(e.details.status).toBe(429);
+    expect(received).toHaveLength(1);
+  });
+
+  it("backs off exponentially on 5xx and gives up after maxRetries with the attempt count", async () => {
+    script = [{ status: 500 }, { status: 502 }, { status: 503 }];
+    const retries: RetryInfo[] = [];
+    const e = await failure(client({ maxRetries: 2, retryBaseMs: 40, onRetry: (i) => retries.push(i) }).complete({ messages }));
+    expect(e.kind).toBe("server");
+    expect(e.details).toMatchObject({ status: 503, attempts: 3 });
+    expect(e.message).toMatch(/HTTP 503.*after 3 attempts/);
+    expect(received).toHaveLength(3);
+    // 40 ms then 80 ms, each with up to 25% jitter taken off.
+    expect(retries.map((r) => r.attempt)).toEqual([1, 2]);
+    expect(retries[0].delayMs).toBeGreaterThanOrEqual(30);
+    expect(retries[0].delayMs).toBeLessThanOrEqual(40);
+    expect(retries[1].delayMs).toBeGreaterThanOrEqual(60);
+    expect(retries[1].delayMs).toBeLessThanOrEqual(80);
+  });
+
+  it("does not retry client errors such as 400 and 401", async () => {
+    script = [{ status: 400, body: { error: { message: "messages: too long" } } }];
+    const e = await failure(client().complete({ messages }));
+    expect(e.kind).toBe("http");
+    expect(e.details.status).toBe(400);
+    expect(e.message).toMatch(/too long/);
+    expect(received).toHaveLength(1);
+  });
+
+  it("reports a server it cannot reach as a connection error", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const e = await failure(client({ baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 1 }).complete({ messages }));
+    expect(e.kind).toBe("connection");
+    expect(e.details.attempts).toBe(2);
+  });
+});
+
+describe("openaiLlm: timeouts and abort", () => {
+  it("times out a server that never answers, retrying once", async () => {
+    script = [{ hang: "headers" }, { hang: "headers" }];
+    const started = performance.now();
+    const e = await failure(client({ timeoutMs: 150, maxRetries: 1 }).complete({ messages }));
+    const elapsed = performance.now() - started;
+    expect(e.kind).toBe("timeout");
+    expect(e.message).toMatch(/no reply within 150 ms.*after 2 attempts/);
+    expect(received).toHaveLength(2);
+    expect(elapsed).toBeGreaterThanOrEqual(290);
+    expect(elapsed).toBeLessThan(3000);
+  });
+
+  it("times out a reply whose body stops half-way", async () => {
+    script = [{ hang: "body" }];
+    const e = await failure(client({ timeoutMs: 150, maxRetries: 0 }).complete({ messages }));
+    expect(e.kind).toBe("timeout");
+  });
+
+  it("aborts an in-flight request when the signal fires, without retrying", async () => {
+    script = [{ hang: "headers" }, { reply: "never sent" }];
+    const ctl = new AbortController();
+    setTimeout(() => ctl.abort(), 50);
+    const started = performance.now();
+    const e = await failure(client({ timeoutMs: 10_000 }).complete({ messages, signal: ctl.signal }));
+    expect(e.kind).toBe("aborted");
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(received).toHaveLength(1);
+  });
+
+  it("aborts during a backoff wait", async () => {
+    script = [{ status: 429, headers: { "retry-after-ms": "5000" } }, { reply: "never sent" }];
+    const ctl = new AbortController();
+    const e = await failure(client({ onRetry: () => setTimeout(() => ctl.abort(), 30) }).complete({ messages, signal: ctl.signal }));
+    expect(e.kind).toBe("aborted");
+    expect(received).toHaveLength(1);
+  });
+
+  it("does not send anything when the signal has already fired", async () => {
+    const ctl = new AbortController();
+    ctl.abort();
+    const e = await failure(client().complete({ messages, signal: ctl.signal }));
+    expect(e.kind).toBe("aborted");
+    expect(received).toHaveLength(0);
+  });
+});
+
+describe("openaiLlm: malformed replies", () => {
+  it("reports a body that is not JSON", async () => {
+    script = [{ raw: '{"id": "chatcmpl-1", "choices": [' }];
+    const e = await failure(client().complete({ messages }));
+    expect(e.kind).toBe("malformed");
+    expect(e.message).toMatch(/not valid JSON/);
+  });
+
+  it("reports a reply that is plain text", async () => {
+    script = [{ raw: "Service temporarily unavailable", contentType: "text/plain" }];
+    const e = await failure(client().complete({ messages }));
+    expect(e.kind).toBe("malformed");
+    expect(e.message).toMatch(/not a chat completion.*Service temporarily/);
+  });
+
+  it("reports a reply with no choices", async () => {
+    script = [{ json: { id: "x", object: "chat.completion", choices: [] } }];
+    const e = await failure(client().complete({ messages }));
+    expect(e.kind).toBe("malformed");
+    expect(e.message).toMatch(/no choices/);
+  });
+
+  it("reports empty content, with the finish reason or the refusal", async () => {
+    script = [
+      { json: { choices: [{ index: 0, message: { role: "assistant", content: "" }, finish_reason: "length" }] } },
+      { json: { choices: [{ index: 0, message: { role: "assistant", content: null, refusal: "I cannot help with that." }, finish_reason: "stop" }] } },
+    ];
+    const llm = client();
+    const e1 = await failure(llm.complete({ messages }));
+    expect(e1.kind).toBe("malformed");
+    expect(e1.message).toMatch(/no text content \(finish_reason: length\)/);
+    const e2 = await failure(llm.complete({ messages }));
+    expect(e2.message).toMatch(/refused: I cannot help with that/);
+  });
+});
+
+describe("recording a real client and replaying it", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ptc-llm-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("replays an HTTP run exactly, errors included, without the server", async () => {
+    const file = join(dir, "run.jsonl");
+    script = [{ reply: "(def n 1)", usage: { prompt_tokens: 10, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 0 } } }, { status: 400 }];
+    const live = recordingLlm(client(), file, { fresh: true });
+    const second: ChatMessage[] = [...messages, { role: "assistant", content: "(def n 1)" }, { role: "user", content: "Turn 2 of 5" }];
+    const first = await live.complete({ messages, turn: 1 });
+    const liveError = await failure(live.complete({ messages: second, turn: 2 }));
+    expect(readFileSync(file, "utf8").trim().split("\n")).toHaveLength(2);
+
+    const replay = replayLlm(file);
+    expect(await replay.complete({ messages, turn: 1 })).toEqual(first);
+    const replayed = await failure(replay.complete({ messages: second, turn: 2 }));
+    expect(replayed.kind).toBe(liveError.kind);
+    expect(replayed.message).toContain(liveError.message);
+    expect(received).toHaveLength(2);
+  });
+});

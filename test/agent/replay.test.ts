@@ -1,0 +1,233 @@
+// The offline clients: scriptedLlm, the JSONL recorder, and replayLlm.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { LlmError, loadRecording, recordingLlm, replayLlm, scriptedLlm, type ChatMessage, type Llm, type RecordedCall } from "../../src/agent/llm/index.js";
+
+const dir = mkdtempSync(join(tmpdir(), "ptc-replay-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const system: ChatMessage = { role: "system", content: "You write PTC-Lisp programs. ".repeat(20) };
+const task: ChatMessage = { role: "user", content: "Find the top customer." };
+const turn = (n: number, reply: string, feedback: string): ChatMessage[] => [
+  { role: "assistant", content: reply },
+  { role: "user", content: `${feedback}\nTurn ${n + 1} of 5` },
+];
+
+async function failure(p: Promise<unknown>): Promise<LlmError> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(LlmError);
+    return e as LlmError;
+  }
+  throw new Error("expected the call to fail");
+}
+
+describe("scriptedLlm", () => {
+  it("serves replies in order and records what it was asked", async () => {
+    const llm = scriptedLlm(["(def a 1)", { content: "(return a)", usage: { inputTokens: 7, outputTokens: 3, cachedTokens: 1 } }]);
+    expect(llm.remaining).toBe(2);
+    const r1 = await llm.complete({ messages: [system, task], turn: 1 });
+    const r2 = await llm.complete({ messages: [system, task, ...turn(1, "(def a 1)", "Stored: a")], turn: 2 });
+    expect(r1.content).toBe("(def a 1)");
+    expect(r2).toEqual({ content: "(return a)", usage: { inputTokens: 7, outputTokens: 3, cachedTokens: 1 }, model: "scripted" });
+    expect(llm.remaining).toBe(0);
+    expect(llm.requests.map((r) => [r.turn, r.messages.length])).toEqual([
+      [1, 2],
+      [2, 4],
+    ]);
+  });
+
+  it("fails clearly when the script runs out", async () => {
+    const llm = scriptedLlm(["(+ 1 2)"], { name: "demo-script" });
+    await llm.complete({ messages: [system, task] });
+    const e = await failure(llm.complete({ messages: [system, task] }));
+    expect(e.kind).toBe("exhausted");
+    expect(e.message).toBe("demo-script: no reply scripted for request 2 (the script has 1)");
+  });
+
+  it("estimates usage, counting the prefix shared with the previous request as cached", async () => {
+    const llm = scriptedLlm(["(def a 1)", "(return a)"]);
+    const first = await llm.complete({ messages: [system, task] });
+    const chars1 = system.content.length + task.content.length;
+    expect(first.usage).toEqual({ inputTokens: Math.ceil(chars1 / 4), outputTokens: Math.ceil("(def a 1)".length / 4), cachedTokens: 0 });
+    const next = [system, task, ...turn(1, "(def a 1)", "Stored: a")];
+    const second = await llm.complete({ messages: next });
+    const chars2 = next.reduce((n, m) => n + m.content.length, 0);
+    expect(second.usage?.inputTokens).toBe(Math.ceil(chars2 / 4));
+    // The whole first prompt is a prefix of the second.
+    expect(second.usage?.cachedTokens).toBe(Math.floor(chars1 / 4));
+  });
+
+  it("stops counting the cached prefix at the first changed character", async () => {
+    const llm = scriptedLlm(["a", "b"]);
+    await llm.complete({ messages: [system, { role: "user", content: "abcdefgh" }] });
+    const r = await llm.complete({ messages: [system, { role: "user", content: "abcdXXXX" }, { role: "assistant", content: "more" }] });
+    expect(r.usage?.cachedTokens).toBe(Math.floor((system.content.length + 4) / 4));
+  });
+
+  it("reports no usage when asked not to", async () => {
+    const r = await scriptedLlm(["x"], { usage: "none" }).complete({ messages: [task] });
+    expect(r.usage).toBeUndefined();
+  });
+
+  it("lets a reply be computed from the request", async () => {
+    const llm = scriptedLlm([(req) => `(return ${req.messages.length})`]);
+    expect((await llm.complete({ messages: [system, task] })).content).toBe("(return 2)");
+  });
+
+  it("honours the abort signal, before and during a simulated delay", async () => {
+    const done = new AbortController();
+    done.abort();
+    expect((await failure(scriptedLlm(["x"]).complete({ messages: [task], signal: done.signal }))).kind).toBe("aborted");
+    const ctl = new AbortController();
+    setTimeout(() => ctl.abort(), 20);
+    const started = performance.now();
+    const e = await failure(scriptedLlm(["x"], { delayMs: 5000 }).complete({ messages: [task], signal: ctl.signal }));
+    expect(e.kind).toBe("aborted");
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe("recordingLlm and replayLlm", () => {
+  const conversation = (): Array<{ messages: ChatMessage[]; turn: number }> => [
+    { messages: [system, task], turn: 1 },
+    { messages: [system, task, ...turn(1, "(def rows (tool/orders))", "Stored: rows")], turn: 2 },
+  ];
+
+  async function record(file: string, llm: Llm = scriptedLlm(["(def rows (tool/orders))", "(return (count rows))"])) {
+    const rec = recordingLlm(llm, file, { fresh: true });
+    const replies = [];
+    for (const r of conversation()) replies.push(await rec.complete(r));
+    return replies;
+  }
+
+  it("writes one JSON line per call with the request, the reply and the time", async () => {
+    const file = join(dir, "nested", "rec.jsonl");
+    await record(file);
+    const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as RecordedCall);
+    expect(lines).toHaveLength(2);
+    expect(lines[0].request).toEqual({ turn: 1, messages: [system, task] });
+    expect(lines[1].response?.content).toBe("(return (count rows))");
+    expect(lines[1].response?.usage?.inputTokens).toBeGreaterThan(0);
+    expect(typeof lines[0].ms).toBe("number");
+  });
+
+  it("appends to an existing recording unless told to start fresh", async () => {
+    const file = join(dir, "append.jsonl");
+    await record(file);
+    const again = recordingLlm(scriptedLlm(["(return 3)"]), file);
+    await again.complete({ messages: [task] });
+    expect(loadRecording(file)).toHaveLength(3);
+    await record(file);
+    expect(loadRecording(file)).toHaveLength(2);
+  });
+
+  it("replays the recorded replies in order, usage and model included", async () => {
+    const file = join(dir, "replay.jsonl");
+    const live = await record(file);
+    const replay = replayLlm(file);
+    expect(replay.remaining).toBe(2);
+    const replies = [];
+    for (const r of conversation()) replies.push(await replay.complete(r));
+    expect(replies).toEqual(live);
+    expect(replay.remaining).toBe(0);
+  });
+
+  it("fails with the first difference when the requests diverge", async () => {
+    const file = join(dir, "diverge.jsonl");
+    await record(file);
+    const replay = replayLlm(file);
+    await replay.complete(conversation()[0]);
+    const changed = conversation()[1];
+    changed.messages[3] = { role: "user", content: "Stored: rows, total\nTurn 2 of 5" };
+    const e = await failure(replay.complete(changed));
+    expect(e.kind).toBe("diverged");
+    expect(e.message).toMatch(/request 2 differs from the recording: message 4 \(user\) differs at character 13: recorded "Stored: rows\\nTurn 2 of 5", sent "Stored: rows, total/);
+  });
+
+  it("names a missing or extra message", async () => {
+    const file = join(dir, "count.jsonl");
+    await record(file);
+    const e = await failure(replayLlm(file).complete({ messages: [system] }));
+    expect(e.message).toMatch(/message 2 \(user\) was recorded but not sent \(recorded 2 messages, sent 1\)/);
+  });
+
+  it("can skip the request check", async () => {
+    const file = join(dir, "nocheck.jsonl");
+    await record(file);
+    const r = await replayLlm(file, { checkRequests: false }).complete({ messages: [task] });
+    expect(r.content).toBe("(def rows (tool/orders))");
+  });
+
+  it("fails clearly when the recording runs out", async () => {
+    const calls: RecordedCall[] = [{ request: { messages: [task] }, response: { content: "(return 1)" }, ms: 1 }];
+    const replay = replayLlm(calls);
+    await replay.complete({ messages: [task] });
+    const e = await failure(replay.complete({ messages: [task] }));
+    expect(e.kind).toBe("exhausted");
+    expect(e.message).toBe("replay: the recording has 1 call; request 2 has no recorded reply");
+  });
+
+  it("records a failed call and replays the same failure", async () => {
+    const file = join(dir, "error.jsonl");
+    const failing: Llm = {
+      name: "flaky",
+      complete: async () => {
+        throw new LlmError("rate_limit", "flaky: HTTP 429: slow down");
+      },
+    };
+    const rec = recordingLlm(failing, file, { fresh: true });
+    expect((await failure(rec.complete({ messages: [task] }))).kind).toBe("rate_limit");
+    const [line] = loadRecording(file);
+    expect(line.error).toEqual({ kind: "rate_limit", message: "flaky: HTTP 429: slow down" });
+    const e = await failure(replayLlm(file).complete({ messages: [task] }));
+    expect(e.kind).toBe("rate_limit");
+    expect(e.message).toBe("(replayed) flaky: HTTP 429: slow down");
+  });
+
+  it("reports a recording it cannot write, keeping the original failure", async () => {
+    const blocker = join(dir, "blocker");
+    writeFileSync(blocker, "a file, not a directory");
+    const ok = recordingLlm(scriptedLlm(["x"]), join(blocker, "rec.jsonl"));
+    const e1 = await failure(ok.complete({ messages: [task] }));
+    expect(e1.kind).toBe("config");
+    expect(e1.message).toMatch(/recorder: cannot write .*blocker/);
+    const bad = recordingLlm(scriptedLlm([]), join(blocker, "rec.jsonl"));
+    const e2 = await failure(bad.complete({ messages: [task] }));
+    expect(e2.kind).toBe("exhausted");
+    expect(e2.message).toMatch(/no reply scripted.*; and recorder: cannot write/);
+  });
+});
+
+describe("loadRecording: bad files", () => {
+  const write = (name: string, text: string) => {
+    const file = join(dir, name);
+    writeFileSync(file, text);
+    return file;
+  };
+
+  it("names a missing file", () => {
+    expect(() => replayLlm(join(dir, "absent.jsonl"))).toThrow(/replay: cannot read .*absent\.jsonl \(ENOENT\)/);
+  });
+
+  it("names the line that is not JSON", () => {
+    const file = write("bad-json.jsonl", `${JSON.stringify({ request: { messages: [] }, response: { content: "x" } })}\n\n{oops\n`);
+    expect(() => loadRecording(file)).toThrow(/bad-json\.jsonl:3: not valid JSON/);
+  });
+
+  it("names a line without the expected fields", () => {
+    expect(() => loadRecording(write("no-msgs.jsonl", '{"response":{"content":"x"}}\n'))).toThrow(/no-msgs\.jsonl:1: request\.messages is missing/);
+    expect(() => loadRecording(write("bad-role.jsonl", '{"request":{"messages":[{"role":"tool","content":"x"}]},"response":{"content":"x"}}\n'))).toThrow(/without a valid role/);
+    expect(() => loadRecording(write("no-reply.jsonl", '{"request":{"messages":[]},"response":{}}\n'))).toThrow(/response\.content is missing/);
+    expect(() => loadRecording(write("bad-err.jsonl", '{"request":{"messages":[]},"error":{"kind":"boom","message":"x"}}\n'))).toThrow(/error needs a known kind/);
+  });
+
+  it("accepts an empty recording, which then has nothing to serve", async () => {
+    const replay = replayLlm(write("empty.jsonl", ""));
+    expect(replay.remaining).toBe(0);
+    expect((await failure(replay.complete({ messages: [task] }))).kind).toBe("exhausted");
+  });
+});
