@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", "coverage/", "src/lisp/generated/"] },
+  { ignores: ["dist/", "node_modules/", "coverage/", "src/lisp/generated/", "scratch/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,0 +1,144 @@
+// The interpreter benchmark (`npm run bench`): runs each program in bench/programs with
+// ptc-lisp and with nbb (SCI on Node) in this one process, with SCI's JIT switched off so
+// that interpreter is compared with interpreter. Each engine gets warm-up runs, then the
+// median of timed runs is reported with the ratio ptc-lisp / nbb against the target.
+// Not a test: timings depend on the machine, so nothing here fails a build.
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { evaluate, print } from "../src/lisp/evaluate.js";
+import { read } from "../src/lisp/reader.js";
+
+interface Program {
+  file: string;
+  label: string;
+  /** Target for ptc-lisp time / nbb time; or an absolute ceiling in ms when `ceilingMs` is set. */
+  maxRatio?: number;
+  ceilingMs?: number;
+  warmup: number;
+  runs: number;
+  /** What to time for ptc-lisp: the whole evaluation, or reading alone. */
+  phase?: "read";
+}
+
+const PROGRAMS: Program[] = [
+  { file: "fib-25.clj", label: "fib 25", maxRatio: 1, warmup: 5, runs: 15 },
+  { file: "loop-recur-1m.clj", label: "loop/recur 1M", maxRatio: 1, warmup: 5, runs: 15 },
+  { file: "map-filter-reduce-100k.clj", label: "map/filter/reduce 100k", maxRatio: 1.5, warmup: 5, runs: 15 },
+  { file: "build-map-10k.clj", label: "build 10k-entry map", maxRatio: 1.5, warmup: 5, runs: 15 },
+  { file: "string-join-10k.clj", label: "string join 10k", maxRatio: 1.5, warmup: 5, runs: 15 },
+  { file: "analyze-5kb.clj", label: "read 5 KB program", ceilingMs: 2, warmup: 30, runs: 100, phase: "read" },
+  { file: "analyze-5kb.clj", label: "read+analyze+compile 5 KB", ceilingMs: 2, warmup: 30, runs: 100 },
+];
+
+// The limits bound work; they do not change its cost. Raised so no program hits them.
+const LIMITS = { timeoutMs: 120_000, maxFuel: 1e9, maxLoopIterations: 1e8 };
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+type Outcome = { ok: true; ms: number; result: string } | { ok: false; error: string };
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/**
+ * Warm-up, then the median of timed runs. No collection is forced between runs: a full GC
+ * throws away optimized code that embedded the previous run's closures, so forcing one
+ * would measure a cold start every time rather than the steady state.
+ */
+async function measure(p: Program, once: () => Promise<string>): Promise<Outcome> {
+  let result = "";
+  try {
+    for (let i = 0; i < p.warmup; i++) result = await once();
+    const times: number[] = [];
+    for (let i = 0; i < p.runs; i++) {
+      const t0 = performance.now();
+      result = await once();
+      times.push(performance.now() - t0);
+    }
+    return { ok: true, ms: median(times), result };
+  } catch (e) {
+    return { ok: false, error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+function ptcRunner(p: Program, source: string): () => Promise<string> {
+  if (p.phase === "read") return async () => `${read(source, 256).length} forms`;
+  return async () => {
+    const r = await evaluate(source, { limits: LIMITS });
+    if (!r.ok) throw new Error(`${r.error.kind}: ${r.error.message}`);
+    return print(r.lisp);
+  };
+}
+
+interface Nbb {
+  loadString(source: string): Promise<unknown>;
+}
+
+async function loadNbb(): Promise<Nbb> {
+  // Must be set before SCI loads: it decides once whether fn bodies are compiled to JS.
+  (globalThis as { SCI_DISABLE_JIT?: boolean }).SCI_DISABLE_JIT = true;
+  const specifier = "nbb";
+  return (await import(specifier)) as Nbb;
+}
+
+function nbbRunner(nbb: Nbb, source: string): () => Promise<string> {
+  return async () => {
+    const v = await nbb.loadString(source);
+    return typeof v === "number" ? String(v) : "(not a number)";
+  };
+}
+
+const pad = (s: string, n: number): string => (s.length >= n ? s : s + " ".repeat(n - s.length));
+const lpad = (s: string, n: number): string => (s.length >= n ? s : " ".repeat(n - s.length) + s);
+const fmt = (ms: number): string => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1));
+
+async function main(): Promise<void> {
+  const nbb = await loadNbb();
+  const rows: string[][] = [["program", "ptc-lisp ms", "nbb ms", "ratio", "target", "met"]];
+  const notes: string[] = [];
+  for (const p of PROGRAMS) {
+    const source = readFileSync(join(here, "programs", p.file), "utf8");
+    const ours = await measure(p, ptcRunner(p, source));
+    const theirs = p.phase === "read" ? null : await measure(p, nbbRunner(nbb, source));
+    if (!ours.ok) notes.push(`${p.label}: ptc-lisp failed: ${ours.error}`);
+    if (theirs && !theirs.ok) notes.push(`${p.label}: nbb failed: ${theirs.error}`);
+    if (ours.ok && theirs?.ok && theirs.result !== "(not a number)" && ours.result !== theirs.result) {
+      notes.push(`${p.label}: results differ: ptc-lisp ${ours.result}, nbb ${theirs.result}`);
+    }
+    const ratio = ours.ok && theirs?.ok ? ours.ms / theirs.ms : null;
+    const target = p.ceilingMs !== undefined ? `< ${p.ceilingMs} ms` : `<= ${p.maxRatio}x`;
+    let met = "-";
+    if (ours.ok && p.ceilingMs !== undefined) met = ours.ms < p.ceilingMs ? "yes" : "NO";
+    else if (ratio !== null && p.maxRatio !== undefined) met = ratio <= p.maxRatio ? "yes" : "NO";
+    rows.push([
+      p.label,
+      ours.ok ? fmt(ours.ms) : "error",
+      theirs === null ? "-" : theirs.ok ? fmt(theirs.ms) : "error",
+      ratio === null ? "-" : `${ratio.toFixed(2)}x`,
+      target,
+      met,
+    ]);
+  }
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  const line = (r: string[]): string => "| " + r.map((cell, c) => (c === 0 ? pad(cell, widths[c]) : lpad(cell, widths[c]))).join(" | ") + " |";
+  console.log(`ptc-lisp vs nbb ${nbbVersion()} (SCI, JIT off), Node ${process.version}, median ms after warm-up\n`);
+  console.log(line(rows[0]));
+  console.log("|" + widths.map((w, c) => (c === 0 ? "-".repeat(w + 2) : "-".repeat(w + 1) + ":")).join("|") + "|");
+  for (const r of rows.slice(1)) console.log(line(r));
+  if (notes.length > 0) console.log("\n" + notes.join("\n"));
+}
+
+function nbbVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(join(here, "../node_modules/nbb/package.json"), "utf8")) as { version: string };
+    return pkg.version;
+  } catch {
+    return "(unknown version)";
+  }
+}
+
+await main();

@@ -1,0 +1,160 @@
+// `ptc eval`: runs one PTC-Lisp program from an argument, a file or stdin and prints the
+// result. Exit codes: 0 for a value, 1 when the program failed (an error or `(fail ...)`),
+// 2 when the command line itself is wrong (so scripts can tell the two apart).
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { evaluate, print, type EvalResult } from "../lisp/evaluate.js";
+import { formatError } from "../lisp/errors.js";
+import { defaultLimits, type Limits } from "../lisp/limits.js";
+
+/** Where a command writes; the CLI passes the process streams, tests can pass buffers. */
+export interface Io {
+  stdin: NodeJS.ReadableStream;
+  stdout: { write(s: string): unknown };
+  stderr: { write(s: string): unknown };
+}
+
+export const processIo = (): Io => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+
+/** A command-line mistake: reported as `ptc <command>: <message>` with exit code 2. */
+export class UsageError extends Error {}
+
+export const EVAL_USAGE = `Usage: ptc eval [options] (-e SOURCE | FILE | -)
+
+Runs a PTC-Lisp program and prints its result as EDN on stdout.
+
+  -e, --expr SOURCE     the program text
+  FILE                  read the program from a file
+  -                     read the program from stdin
+      --ctx JSON        context data (a JSON object), readable as data/key or ctx/key
+      --ctx-file FILE   context data from a JSON file
+      --limit NAME=N    override a sandbox limit, e.g. --limit timeoutMs=5000 (repeatable)
+      --json            print the result as JSON (println output then goes to stderr)
+  -h, --help            show this help
+
+Exit status: 0 on a value, 1 when the program fails (error or (fail ...)), 2 on a usage error.
+Errors are printed on stderr as "<kind>: <message> (line L, column C)" with the source line.
+`;
+
+/** Options shared by `ptc eval` and `ptc repl`. */
+export const SANDBOX_OPTIONS = {
+  ctx: { type: "string" },
+  "ctx-file": { type: "string" },
+  limit: { type: "string", multiple: true },
+} as const;
+
+/** Reads --ctx / --ctx-file into a context object (undefined when neither is given). */
+export function loadCtx(ctx: string | undefined, ctxFile: string | undefined): Record<string, unknown> | undefined {
+  if (ctx !== undefined && ctxFile !== undefined) throw new UsageError("give either --ctx or --ctx-file, not both");
+  let text: string;
+  let what: string;
+  if (ctx !== undefined) {
+    text = ctx;
+    what = "--ctx";
+  } else if (ctxFile !== undefined) {
+    text = readInput(ctxFile, "--ctx-file");
+    what = `--ctx-file ${ctxFile}`;
+  } else {
+    return undefined;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`${what} is not valid JSON: ${(e as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new UsageError(`${what} must be a JSON object such as {"orders": [...]}, got ${Array.isArray(parsed) ? "an array" : JSON.stringify(parsed)}`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** Parses repeated `--limit name=value` flags, checking names and values before anything runs. */
+export function parseLimits(flags: readonly string[] | undefined): Partial<Limits> {
+  const out: Partial<Limits> = {};
+  for (const flag of flags ?? []) {
+    const eq = flag.indexOf("=");
+    const name = eq < 0 ? flag : flag.slice(0, eq);
+    if (eq < 0) throw new UsageError(`--limit expects NAME=VALUE, e.g. --limit timeoutMs=5000, got '${flag}'`);
+    if (!Object.hasOwn(defaultLimits, name)) {
+      throw new UsageError(`unknown limit '${name}'; known limits: ${Object.keys(defaultLimits).join(", ")}`);
+    }
+    // Underscores as digit separators, as in the README's tables (1_000_000).
+    const value = Number(flag.slice(eq + 1).replaceAll("_", ""));
+    if (!(value > 0) || !Number.isFinite(value)) throw new UsageError(`limit '${name}' must be a positive number, got '${flag.slice(eq + 1)}'`);
+    out[name as keyof Limits] = value;
+  }
+  return out;
+}
+
+function readInput(path: string, what: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read ${what} '${path}'${code === "ENOENT" ? ": no such file" : code ? ` (${code})` : ""}`);
+  }
+}
+
+export async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * Writes what a program printed and its result. Shared with the REPL so both show results
+ * the same way. Returns the exit code.
+ */
+export function report(r: EvalResult, io: Io, json = false): number {
+  const printed = json ? io.stderr : io.stdout;
+  for (const line of r.prints) printed.write(line + "\n");
+  if (!r.ok) {
+    io.stderr.write(formatError(r.error) + "\n");
+    return 1;
+  }
+  const text = json ? JSON.stringify(r.value ?? null) : print(r.lisp);
+  if (r.outcome === "fail") {
+    io.stderr.write(`fail: ${text}\n`);
+    return 1;
+  }
+  io.stdout.write(text + "\n");
+  return 0;
+}
+
+export async function runEvalCommand(args: string[], io: Io = processIo()): Promise<number> {
+  try {
+    const { values, positionals } = parseArgs({
+      args,
+      options: { expr: { type: "string", short: "e" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" }, ...SANDBOX_OPTIONS },
+      allowPositionals: true,
+    });
+    if (values.help) {
+      io.stdout.write(EVAL_USAGE);
+      return 0;
+    }
+    const sources = (values.expr !== undefined ? 1 : 0) + positionals.length;
+    if (sources !== 1) {
+      throw new UsageError(sources === 0 ? "no program given: use -e SOURCE, a FILE, or - for stdin" : "give exactly one program: -e SOURCE, a FILE, or -");
+    }
+    const limits = parseLimits(values.limit);
+    const ctx = loadCtx(values.ctx, values["ctx-file"]);
+    const file = positionals[0];
+    const source = values.expr ?? (file === "-" ? await readStream(io.stdin) : readInput(file, "file"));
+    const result = await evaluate(source, { ctx, limits });
+    return report(result, io, values.json === true);
+  } catch (e) {
+    return usageFailure("eval", e, io);
+  }
+}
+
+/** Reports a usage mistake (or parseArgs' own complaint) and returns exit code 2. */
+export function usageFailure(command: string, e: unknown, io: Io): number {
+  // parseArgs reports unknown or malformed options as TypeErrors with an ERR_PARSE_ARGS_* code.
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  const parseArgsError = typeof code === "string" && code.startsWith("ERR_PARSE_ARGS");
+  if (!(e instanceof UsageError) && !parseArgsError) throw e;
+  const name = command === "" ? "ptc" : `ptc ${command}`;
+  io.stderr.write(`${name}: ${(e as Error).message}\nRun '${name} --help' for usage.\n`);
+  return 2;
+}

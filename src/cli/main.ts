@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+// The `ptc` command: dispatches to the subcommands. Each subcommand parses its own options
+// and returns an exit code; the code is set on the process rather than calling
+// process.exit(), so output still being written to a pipe is not cut off.
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { runDemoCommand } from "./demo.js";
+import { processIo, runEvalCommand, usageFailure } from "./eval.js";
+import { runReplCommand } from "./repl.js";
+import { runTraceCommand } from "./trace.js";
+
+const USAGE = `Usage: ptc <command> [options]
+
+Commands:
+  eval     run a PTC-Lisp program: ptc eval -e '(+ 1 2)', ptc eval FILE, ptc eval -
+  repl     interactive PTC-Lisp session
+  demo     run the offline scripted agent demo
+  trace    inspect a recorded agent run (ptc trace show FILE)
+
+Options:
+  -h, --help       show this help (ptc <command> --help for a command's options)
+  -v, --version    print the version
+`;
+
+const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
+  eval: (args) => runEvalCommand(args),
+  repl: (args) => runReplCommand(args),
+  demo: runDemoCommand,
+  trace: runTraceCommand,
+};
+
+/** The package version, found by walking up from this file (src/cli or dist/src/cli). */
+function version(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const file = join(dir, "package.json");
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
+      if (pkg.name === "ptc-lisp") return pkg.version ?? "unknown";
+    }
+    const up = dirname(dir);
+    if (up === dir) return "unknown";
+    dir = up;
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first !== undefined && Object.hasOwn(COMMANDS, first)) return COMMANDS[first](rest);
+  const io = processIo();
+  if (first === "help") {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+  if (first === undefined) {
+    io.stderr.write(USAGE);
+    return 2;
+  }
+  if (!first.startsWith("-")) {
+    io.stderr.write(`ptc: unknown command '${first}'; the commands are ${Object.keys(COMMANDS).join(", ")}\nRun 'ptc --help' for usage.\n`);
+    return 2;
+  }
+  try {
+    const { values } = parseArgs({ args: argv, options: { help: { type: "boolean", short: "h" }, version: { type: "boolean", short: "v" } } });
+    if (values.version) io.stdout.write(`ptc-lisp ${version()}\n`);
+    else io.stdout.write(USAGE);
+    return 0;
+  } catch (e) {
+    return usageFailure("", e, io);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.stderr.write(`ptc: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exitCode = 1;
+  },
+);

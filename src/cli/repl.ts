@@ -1,0 +1,129 @@
+// `ptc repl`: an interactive loop. An entry may span several lines: input is collected until
+// its delimiters balance. Definitions persist from one entry to the next through the same
+// `memory` the agent runtime uses, so the REPL behaves like successive agent turns.
+import { createInterface } from "node:readline";
+import { parseArgs } from "node:util";
+import { evaluate, type Memory } from "../lisp/evaluate.js";
+import { loadCtx, parseLimits, processIo, report, SANDBOX_OPTIONS, usageFailure, type Io } from "./eval.js";
+
+export const REPL_USAGE = `Usage: ptc repl [--ctx JSON | --ctx-file FILE] [--limit NAME=N ...]
+
+An interactive PTC-Lisp session. Definitions (def, defn) persist between entries;
+an entry may span several lines until its brackets balance.
+`;
+
+const REPL_HELP = `Type a PTC-Lisp expression, e.g. (+ 1 2) or (defn sq [x] (* x x)).
+An entry can span several lines; it runs once its brackets balance.
+Definitions stay available for later entries; a failed entry changes nothing.
+Commands:
+  :help    show this help
+  :defs    list the definitions made so far
+  :quit    leave (Ctrl-D works too; Ctrl-C clears a half-typed entry)
+`;
+
+const COMMANDS = new Set([":help", ":defs", ":quit", ":q", ":exit"]);
+
+/**
+ * Whether `text` still needs more lines: an unclosed (, [ or { or an unterminated string.
+ * A stray closer counts as complete so that the reader reports it.
+ */
+export function needsMore(text: string): boolean {
+  let depth = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text[i];
+    if (c === ";") {
+      while (i < n && text[i] !== "\n") i++;
+    } else if (c === "\\") {
+      i++; // a character literal such as \( is data, not a delimiter
+    } else if (c === '"') {
+      i++;
+      while (i < n && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+      if (i >= n) return true;
+    } else if (c === "(" || c === "[" || c === "{") {
+      depth++;
+    } else if (c === ")" || c === "]" || c === "}") {
+      if (--depth < 0) return false;
+    }
+  }
+  return depth > 0;
+}
+
+/** True when the text holds no form at all (only whitespace, commas and comments). */
+function isBlank(text: string): boolean {
+  return text.replace(/;[^\n]*/g, "").replace(/[\s,]+/g, "") === "";
+}
+
+export async function runReplCommand(args: string[], io: Io = processIo()): Promise<number> {
+  let ctx: Record<string, unknown> | undefined;
+  let limits;
+  try {
+    const { values } = parseArgs({ args, options: { help: { type: "boolean", short: "h" }, ...SANDBOX_OPTIONS } });
+    if (values.help) {
+      io.stdout.write(REPL_USAGE);
+      return 0;
+    }
+    limits = parseLimits(values.limit);
+    ctx = loadCtx(values.ctx, values["ctx-file"]);
+  } catch (e) {
+    return usageFailure("repl", e, io);
+  }
+
+  // Prompts only make sense for a person at a terminal; piped input gets just the results.
+  const interactive = (io.stdin as { isTTY?: boolean }).isTTY === true;
+  const rl = createInterface({ input: io.stdin, output: interactive ? (io.stdout as NodeJS.WritableStream) : undefined, terminal: interactive });
+  let memory: Memory = new Map();
+  let buffer = "";
+  const prompt = (): void => {
+    if (!interactive) return;
+    rl.setPrompt(buffer === "" ? "ptc> " : "...> ");
+    rl.prompt();
+  };
+  rl.on("SIGINT", () => {
+    if (buffer !== "") {
+      buffer = "";
+      io.stdout.write("\n(entry cleared)\n");
+    } else {
+      io.stdout.write("\n(type :quit or press Ctrl-D to leave)\n");
+    }
+    prompt();
+  });
+
+  const run = async (source: string): Promise<void> => {
+    const r = await evaluate(source, { ctx, limits, memory });
+    report(r, io);
+    memory = r.memory;
+  };
+
+  if (interactive) io.stdout.write("PTC-Lisp REPL. Type :help for help, :quit to leave.\n");
+  prompt();
+  for await (const line of rl) {
+    const command = line.trim();
+    if (buffer === "" && COMMANDS.has(command)) {
+      if (command === ":help") io.stdout.write(REPL_HELP);
+      else if (command === ":defs") io.stdout.write(listDefs(memory));
+      else break;
+      prompt();
+      continue;
+    }
+    buffer = buffer === "" ? line : buffer + "\n" + line;
+    if (!needsMore(buffer)) {
+      const source = buffer;
+      buffer = "";
+      if (!isBlank(source)) await run(source);
+    }
+    prompt();
+  }
+  rl.close();
+  // Input ended halfway through an entry: run it anyway so the reader explains what is missing.
+  if (!isBlank(buffer)) await run(buffer);
+  if (interactive) io.stdout.write("\n");
+  return 0;
+}
+
+function listDefs(memory: Memory): string {
+  if (memory.size === 0) return "(no definitions yet)\n";
+  let out = "";
+  for (const [name, entry] of memory) out += entry.doc ? `${name} — ${entry.doc}\n` : `${name}\n`;
+  return out;
+}

@@ -1,0 +1,258 @@
+// The `ptc` CLI as users run it: the built bin, spawned as a process. `npm test` builds
+// first (pretest); a missing build is made here so the file also runs on its own.
+import { execFileSync, spawn } from "node:child_process";
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadCtx, parseLimits, UsageError } from "../src/cli/eval.js";
+import { needsMore } from "../src/cli/repl.js";
+import { evaluate, print } from "../src/lisp/evaluate.js";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { bin: Record<string, string>; version: string };
+const BIN = join(root, pkg.bin.ptc);
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI with the given arguments and stdin, with a hard time limit. */
+function ptc(args: string[], input = "", opts: { direct?: boolean } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = opts.direct ? spawn(BIN, args, { cwd: root }) : spawn(process.execPath, [BIN, ...args], { cwd: root });
+    let stdout = "";
+    let stderr = "";
+    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(input);
+  });
+}
+
+/** How the interpreter prints a literal, so expectations do not hard-code printer details. */
+async function edn(source: string): Promise<string> {
+  const r = await evaluate(source);
+  if (!r.ok) throw new Error(r.error.message);
+  return print(r.lisp);
+}
+
+let tmp: string;
+
+beforeAll(() => {
+  if (!existsSync(BIN)) execFileSync("npm", ["run", "build"], { cwd: root, stdio: "ignore" });
+  tmp = mkdtempSync(join(tmpdir(), "ptc-cli-"));
+});
+
+afterAll(() => {
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe("ptc eval", () => {
+  it("evaluates -e and prints EDN on stdout, keeping floats as floats", async () => {
+    const r = await ptc(["eval", "-e", "(/ 10 4)"]);
+    expect(r).toEqual({ code: 0, stdout: "2.5\n", stderr: "" });
+    const f = await ptc(["eval", "--expr", "(* 2.0 3)"]);
+    expect(f.stdout).toBe("6.0\n");
+  });
+
+  it("reads a program from a file", async () => {
+    const file = join(tmp, "prog.clj");
+    writeFileSync(file, "(defn sq [x] (* x x))\n(sq 12)\n");
+    const r = await ptc(["eval", file]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("144\n");
+  });
+
+  it("reads a program from stdin with -", async () => {
+    const r = await ptc(["eval", "-"], "(def n 6)\n(* n 7)");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("42\n");
+  });
+
+  it("passes --ctx as data/ keys, keywordizing object keys", async () => {
+    const r = await ptc(["eval", "-e", "data/order", "--ctx", '{"order": {"id": 7, "total": 2.5, "tags": ["a"]}}']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe((await edn('{:id 7 :total 2.5 :tags ["a"]}')) + "\n");
+  });
+
+  it("reads --ctx-file", async () => {
+    const file = join(tmp, "ctx.json");
+    writeFileSync(file, JSON.stringify({ n: 41 }));
+    const r = await ptc(["eval", "-e", "(inc data/n)", "--ctx-file", file]);
+    expect(r.stdout).toBe("42\n");
+  });
+
+  it("prints plain JSON with --json, and println output on stderr then", async () => {
+    const r = await ptc(["eval", "--json", "-e", '(println "note") data/x', "--ctx", '{"x": {"a": [1, 2.5]}}']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ a: [1, 2.5] });
+    expect(r.stderr).toBe("note\n");
+  });
+
+  it("prints println output on stdout before the value", async () => {
+    const r = await ptc(["eval", "-e", '(println "a" 1) (println "b") :done']);
+    expect(r.stdout).toBe("a 1\nb\n:done\n");
+  });
+
+  it("reports a program error on stderr with kind, position and caret, exit 1", async () => {
+    const r = await ptc(["eval", "-e", '(let [x 1]\n  (+ x "a"))']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    const lines = r.stderr.split("\n");
+    expect(lines[0]).toMatch(/^type_error: .*\(line 2, column 3\)$/);
+    expect(lines[1]).toBe('2 |   (+ x "a"))');
+    expect(lines[2]).toBe("  |   ^");
+  });
+
+  it("reports a read error with the opener's position", async () => {
+    const r = await ptc(["eval", "-"], "(+ 1\n   (* 2 3)");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^parse_error: .*\(line 1, column 1\)\n1 \| \(\+ 1\n {2}\| \^/);
+  });
+
+  it("exits 1 with the reason on stderr when the program ends with (fail ...)", async () => {
+    const r = await ptc(["eval", "-e", '(fail {:reason "no data"})']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('fail: {:reason "no data"}\n');
+  });
+
+  it("applies --limit overrides", async () => {
+    const r = await ptc(["eval", "-e", "(loop [i 0] (if (< i 100) (recur (inc i)) i))", "--limit", "maxLoopIterations=10"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^loop_limit_exceeded: /);
+    const ok = await ptc(["eval", "-e", "(loop [i 0] (if (< i 100) (recur (inc i)) i))", "--limit", "maxLoopIterations=1_000"]);
+    expect(ok.stdout).toBe("100\n");
+  });
+
+  it("rejects bad JSON, a non-object ctx, unknown limits and missing files with exit 2", async () => {
+    const bad = await ptc(["eval", "-e", "1", "--ctx", "{oops"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^ptc eval: --ctx is not valid JSON/);
+    const arr = await ptc(["eval", "-e", "1", "--ctx", "[1]"]);
+    expect(arr.code).toBe(2);
+    expect(arr.stderr).toMatch(/must be a JSON object/);
+    const limit = await ptc(["eval", "-e", "1", "--limit", "fuel=1"]);
+    expect(limit.code).toBe(2);
+    expect(limit.stderr).toMatch(/unknown limit 'fuel'; known limits: timeoutMs/);
+    const missing = await ptc(["eval", join(tmp, "nope.clj")]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/no such file/);
+  });
+
+  it("needs exactly one program", async () => {
+    const none = await ptc(["eval"]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/no program given/);
+    const two = await ptc(["eval", "-e", "1", "file.clj"]);
+    expect(two.code).toBe(2);
+    const unknown = await ptc(["eval", "--bogus"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/Unknown option '--bogus'/);
+  });
+});
+
+describe("ptc repl", () => {
+  it("keeps definitions between entries and joins multi-line entries", async () => {
+    const r = await ptc(["repl"], "(defn sq [x]\n  (* x x))\n(sq 7)\n\n(def xs [1\n2])\n(sq (+ 1 (sq 2)))\nxs\n");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("#'sq\n49\n#'xs\n25\n[1 2]\n");
+  });
+
+  it("shows errors with the caret and keeps going; a failed entry defines nothing", async () => {
+    const r = await ptc(["repl"], '(def a 1) (+ a "x")\n(def b 2)\nb\na\n');
+    expect(r.stdout).toBe("#'b\n2\n");
+    expect(r.stderr).toMatch(/^type_error: .*\n1 \| \(def a 1\) \(\+ a "x"\)\n {2}\| {11}\^/);
+    expect(r.stderr).toMatch(/unbound_var/);
+  });
+
+  it("answers :help and :defs, evaluates other keywords, stops at :quit", async () => {
+    const r = await ptc(["repl"], ":help\n(def k 1)\n:defs\n:k\n:quit\n(def never 1)\n");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(":quit");
+    expect(r.stdout).toContain("#'k\nk\n:k\n");
+    expect(r.stdout).not.toContain("never");
+  });
+
+  it("reports an entry left unfinished at end of input", async () => {
+    const r = await ptc(["repl"], "(+ 1\n");
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^parse_error: unbalanced/);
+  });
+
+  it("accepts --ctx", async () => {
+    const r = await ptc(["repl", "--ctx", '{"n": 2}'], "(* data/n 21)\n");
+    expect(r.stdout).toBe("42\n");
+  });
+});
+
+describe("ptc", () => {
+  it("prints the version and help", async () => {
+    const v = await ptc(["--version"]);
+    expect(v).toEqual({ code: 0, stdout: `ptc-lisp ${pkg.version}\n`, stderr: "" });
+    const h = await ptc(["--help"]);
+    expect(h.code).toBe(0);
+    expect(h.stdout).toMatch(/^Usage: ptc <command>/);
+    const e = await ptc(["eval", "--help"]);
+    expect(e.stdout).toMatch(/^Usage: ptc eval/);
+  });
+
+  it("rejects unknown commands and no command with exit 2", async () => {
+    const r = await ptc(["evl"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown command 'evl'/);
+    expect((await ptc([])).code).toBe(2);
+  });
+
+  it("is an executable bin with a shebang", async () => {
+    accessSync(BIN, constants.X_OK);
+    const r = await ptc(["eval", "-e", "(+ 40 2)"], "", { direct: true });
+    expect(r.stdout).toBe("42\n");
+  });
+});
+
+describe("the package", () => {
+  it("resolves import { evaluate } from \"ptc-lisp\" inside the checkout (self-reference through exports)", () => {
+    const script = 'import { evaluate, print } from "ptc-lisp"; const r = await evaluate("(+ 1 2 3)"); process.stdout.write(r.ok ? print(r.lisp) : "error " + r.error.kind);';
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: join(root, "test"), encoding: "utf8" });
+    expect(out).toBe("6");
+  });
+});
+
+describe("CLI helpers", () => {
+  it("needsMore waits for closers, ignoring brackets in strings, comments and char literals", () => {
+    expect(needsMore("(+ 1")).toBe(true);
+    expect(needsMore("(+ 1 2)")).toBe(false);
+    expect(needsMore('(str "(")')).toBe(false);
+    expect(needsMore('(str "abc')).toBe(true);
+    expect(needsMore('(str "a\\"")')).toBe(false);
+    expect(needsMore("(str \\( 1)")).toBe(false);
+    expect(needsMore("(+ 1 ; )\n")).toBe(true);
+    expect(needsMore("{:a [1 #{2}]}")).toBe(false);
+    expect(needsMore(")")).toBe(false);
+    expect(needsMore('#"[a-z"')).toBe(false);
+  });
+
+  it("parseLimits checks names and values", () => {
+    expect(parseLimits(["timeoutMs=5000", "maxFuel=1e6"])).toEqual({ timeoutMs: 5000, maxFuel: 1e6 });
+    expect(() => parseLimits(["timeoutMs"])).toThrow(UsageError);
+    expect(() => parseLimits(["timeoutMs=-1"])).toThrow(/positive number/);
+    expect(() => parseLimits(["timeoutMs=abc"])).toThrow(/positive number/);
+    expect(() => parseLimits(["__proto__=1"])).toThrow(/unknown limit/);
+  });
+
+  it("loadCtx accepts objects only and not both sources", () => {
+    expect(loadCtx('{"a": 1}', undefined)).toEqual({ a: 1 });
+    expect(loadCtx(undefined, undefined)).toBeUndefined();
+    expect(() => loadCtx("null", undefined)).toThrow(/must be a JSON object/);
+    expect(() => loadCtx("{}", "f.json")).toThrow(/not both/);
+  });
+});
