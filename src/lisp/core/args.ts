@@ -4,7 +4,7 @@ import { typeErr } from "../errors.js";
 import { isSeqable } from "../seq.js";
 import { Fn, isNumber, Keyword, LFloat, type Value, typeName, isMap, isSet } from "../values.js";
 import { Vec } from "../vector.js";
-import { prStr } from "../printer.js";
+import { printSample, prStr } from "../printer.js";
 
 /** `integer 42`, `string "abc"`, `vector [1 2 ...]`: a value as an error message shows it. */
 export function describe(v: Value): string {
@@ -12,10 +12,8 @@ export function describe(v: Value): string {
   if (v === null) return "nil";
   if (typeof v === "string") return `string ${JSON.stringify(v.length > 24 ? v.slice(0, 24) + "…" : v)}`;
   if (typeof v === "number" || typeof v === "boolean" || v instanceof LFloat || v instanceof Keyword) return `${t} ${prStr(v)}`;
-  if (v instanceof Vec || isMap(v) || isSet(v)) {
-    const s = prStr(v);
-    return `${t} ${s.length > 30 ? s.slice(0, 30) + "…" : s}`;
-  }
+  // A bounded preview: describing a huge collection must not print all of it.
+  if (v instanceof Vec || isMap(v) || isSet(v)) return `${t} ${printSample(v, { maxItems: 4, maxChars: 40 }).text}`;
   return t;
 }
 
@@ -37,7 +35,7 @@ export function expectString(who: string, x: Value): string {
 }
 
 export function expectFn(who: string, x: Value): Value {
-  if (x instanceof Fn || x instanceof Keyword || isMap(x) || isSet(x)) return x;
+  if (x instanceof Fn || x instanceof Keyword || isMap(x) || isSet(x) || x instanceof Vec) return x;
   throw typeErr(`${who} expects a function, got ${describe(x)}`, isSeqable(x) ? "check the argument order: the function comes first, e.g. (map f coll)" : undefined);
 }
 

@@ -75,6 +75,8 @@ function fold(op: string, f: (a: Value, b: Value) => Value, identity: Value) {
     if (args.length === 0) return identity;
     let acc = args[0];
     if (args.length === 1) {
+      // Clojure's one-argument + and * return their argument unchecked when it is nil.
+      if (acc === null && (op === "+" || op === "*")) return null;
       numOf(op, acc);
       return acc;
     }

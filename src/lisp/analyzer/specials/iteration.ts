@@ -40,6 +40,9 @@ function comprehension(collect: boolean): SpecialForm["analyze"] {
         }
         continue;
       }
+      if (val.type === "int" || val.type === "float" || val.type === "keyword" || val.type === "boolean") {
+        throw a.error("invalid_form", `${name} binding ${describeForm(key)} expects a collection, got ${describeForm(val)}`, val, `(${name} [x [1 2 3]] ...)`);
+      }
       const coll = a.analyze(val, inner);
       scope = new Scope(scope, scope.fn);
       const prelude: Bind[] = [];
