@@ -18,3 +18,34 @@ export function compileRegex(source: string): Regex {
 export function compiled(r: Regex): RE2JS {
   return r.compiled as RE2JS;
 }
+
+// Programs often pass the same pattern string on every iteration (extract in a map over
+// lines), so compiled patterns are kept. Bounded, oldest entry evicted first; a Map keeps
+// insertion order, and a hit is re-inserted so frequently used patterns stay.
+const CACHE_SIZE = 256;
+const cache = new Map<string, Regex>();
+
+/**
+ * The compiled regex for a pattern built at run time, rejecting patterns longer than
+ * `maxLength` before compiling them (regex_limit_exceeded) and invalid ones (regex_error).
+ */
+export function regexFromString(source: string, maxLength: number, who: string): Regex {
+  if (source.length > maxLength) {
+    throw new LispError(
+      "regex_limit_exceeded",
+      `${who}: a regex pattern of ${source.length} characters exceeds the limit of ${maxLength}`,
+      undefined,
+      "use a shorter pattern, or plain string functions (includes?, index-of, split) for literal text",
+    );
+  }
+  const hit = cache.get(source);
+  if (hit !== undefined) {
+    cache.delete(source);
+    cache.set(source, hit);
+    return hit;
+  }
+  const re = compileRegex(source);
+  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  cache.set(source, re);
+  return re;
+}

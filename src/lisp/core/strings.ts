@@ -1,4 +1,788 @@
-// Placeholder: this area's builtins are being written.
+// Strings: str, subs, join, split, the clojure.string functions, format, and parsing.
+// Strings are indexed by grapheme (what a reader calls a character), so positions from
+// index-of agree with subs and count for accented text and emoji; text made only of
+// code points below U+0300 takes the plain code-unit fast path.
+import { Map as IMap } from "immutable";
+import { LispError, typeErr } from "../errors.js";
+import { call1 } from "../fn.js";
+import { formatFloat, PrintOverflow, printChecked } from "../printer.js";
+import { charge, checkCollectionSize, checkStringLength, run } from "../runtime.js";
+import { seqArray } from "../seq.js";
+import { charCount, chars, isSimpleText } from "../text.js";
+import { Fn, Keyword, keyword, LFloat, mkFloat, Regex, type Value, isMap, isSet } from "../values.js";
+import { Vec } from "../vector.js";
+import { describe } from "./args.js";
+import { regexInput, regexReplace, regexSplit } from "./regex.js";
 import type { BuiltinDef } from "./registry.js";
 
-export const STRINGS: BuiltinDef[] = [];
+const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/**
+ * Fuel for native string scans: one unit per 64 characters. A builtin's native loop is
+ * far cheaper per character than an interpreter step, but a program that scans a long
+ * text over and over must still run out of budget.
+ */
+export function chargeScan(length: number): void {
+  charge(1 + (length >>> 6));
+}
+
+/** Code-unit offset where character (grapheme) `index` starts, clamped to [0, s.length]. */
+export function charOffset(s: string, index: number): number {
+  if (index <= 0) return 0;
+  if (isSimpleText(s)) return Math.min(index, s.length);
+  let i = 0;
+  for (const seg of segmenter.segment(s)) {
+    if (i === index) return seg.index;
+    i++;
+  }
+  return s.length;
+}
+
+/** The character (grapheme) index of code-unit offset `offset`: the characters starting before it. */
+export function charIndex(s: string, offset: number): number {
+  if (isSimpleText(s)) return offset;
+  let n = 0;
+  for (const seg of segmenter.segment(s)) {
+    if (seg.index >= offset) break;
+    n++;
+  }
+  return n;
+}
+
+const NIL_HINT = "a nil usually means a missing key or an empty result; check it first, e.g. (if s ... ) or (or s \"\")";
+
+function argHint(x: Value): string | undefined {
+  if (x === null) return NIL_HINT;
+  if (x instanceof Keyword) return "use (name k) to turn a keyword into a string";
+  if (typeof x === "number" || x instanceof LFloat) return "use (str x) to turn a number into a string";
+  if (x instanceof Vec) return "to apply it to every string of a collection, use map, e.g. (map clojure.string/trim xs)";
+  return undefined;
+}
+
+/** A string argument, or a type_error naming the builtin, with a hint for nil and keywords. */
+export function expectText(who: string, x: Value, what = "a string", hint = argHint(x)): string {
+  if (typeof x === "string") return x;
+  throw typeErr(`${who} expects ${what}, got ${describe(x)}`, hint);
+}
+
+function expectIndex(who: string, x: Value, what: string): number {
+  if (typeof x === "number" && Number.isInteger(x)) return x;
+  if (x instanceof LFloat && Number.isFinite(x.v)) return x.v;
+  throw typeErr(`${who} expects an integer ${what}, got ${describe(x)}`, x === null ? NIL_HINT : undefined);
+}
+
+// ---------------------------------------------------------------------------------------
+// str
+
+/** A top-level value as str shows it: nil is "", strings raw, everything else printed. */
+function strPart(v: Value, room: number): string {
+  if (typeof v === "string") return v;
+  if (v === null) return "";
+  if (typeof v === "number") return Number.isInteger(v) ? String(v) : floatText(v);
+  if (v instanceof LFloat) return floatText(v.v);
+  if (typeof v === "boolean") return v ? "true" : "false";
+  if (v instanceof Keyword) return ":" + v.name;
+  if (v instanceof Regex) return v.source;
+  const limits = run.limits;
+  try {
+    const s = printChecked(v, false, Math.max(0, room), limits.maxNestingDepth);
+    charge(s.length >>> 4);
+    return s;
+  } catch (e) {
+    if (e instanceof PrintOverflow) checkStringLength(limits.maxStringLength - room + e.length);
+    throw e;
+  }
+}
+
+// Clojure's str shows the IEEE specials as Java does; inside collections they stay EDN.
+function floatText(x: number): string {
+  if (Number.isNaN(x)) return "NaN";
+  if (x === Infinity) return "Infinity";
+  if (x === -Infinity) return "-Infinity";
+  return formatFloat(x);
+}
+
+/** str semantics for one value, within the string limit. */
+export function strValue(v: Value): string {
+  return strPart(v, run.limits.maxStringLength);
+}
+
+function str(args: Value[]): string {
+  charge(args.length);
+  const max = run.limits.maxStringLength;
+  let out = "";
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    out += typeof a === "string" ? a : strPart(a, max - out.length);
+    if (out.length > max) checkStringLength(out.length);
+  }
+  return out;
+}
+
+function str2(a: Value, b: Value): string {
+  const max = run.limits.maxStringLength;
+  const left = strPart(a, max);
+  const out = left + strPart(b, max - left.length);
+  if (out.length > max) checkStringLength(out.length);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// subs, join, split
+
+function subs(args: Value[]): string {
+  const s = expectText("subs", args[0]);
+  const start = expectIndex("subs", args[1], "start index");
+  const hasEnd = args.length > 2;
+  const end = hasEnd ? expectIndex("subs", args[2], "end index") : 0;
+  // Out-of-range indices are clamped (as the reference does) rather than thrown.
+  if (isSimpleText(s)) {
+    charge(1);
+    const a = Math.min(Math.max(start, 0), s.length);
+    return s.slice(a, hasEnd ? Math.min(Math.max(end, a), s.length) : s.length);
+  }
+  chargeScan(s.length);
+  const a = charOffset(s, start);
+  return s.slice(a, hasEnd ? (end <= start ? a : charOffset(s, end)) : s.length);
+}
+
+function joinSeparator(sep: Value, coll: Value): string {
+  if (sep instanceof Vec || isMap(sep) || isSet(sep)) {
+    throw typeErr(
+      `join expects (join separator coll), got ${describe(sep)} as the separator`,
+      typeof coll === "string" ? `the separator comes first: (join ${JSON.stringify(coll)} coll)` : "the separator comes first, e.g. (join \", \" coll)",
+    );
+  }
+  return strValue(sep);
+}
+
+function join(args: Value[]): string {
+  const sep = args.length > 1 ? joinSeparator(args[0], args[1]) : "";
+  const items = seqArray(args[args.length - 1], "join");
+  charge(items.length);
+  const max = run.limits.maxStringLength;
+  let out = "";
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) out += sep;
+    const x = items[i];
+    out += typeof x === "string" ? x : strPart(x, max - out.length);
+    if (out.length > max) checkStringLength(out.length);
+  }
+  return out;
+}
+
+function splitLiteral(s: string, sep: string, limit: number): string[] {
+  if (sep === "") {
+    const cs = chars(s);
+    if (limit > 0 && cs.length > limit) return [...cs.slice(0, limit - 1), cs.slice(limit - 1).join("")];
+    return cs;
+  }
+  const parts = s.split(sep);
+  if (limit > 0 && parts.length > limit) return [...parts.slice(0, limit - 1), parts.slice(limit - 1).join(sep)];
+  return parts;
+}
+
+function split(args: Value[]): Value {
+  const s = expectText("split", args[0]);
+  const sep = args[1];
+  const limit = args.length > 2 ? expectIndex("split", args[2], "limit") : 0;
+  let parts: string[];
+  if (sep instanceof Regex) {
+    regexInput("split", s);
+    parts = regexSplit(sep, s, limit, false);
+  } else if (typeof sep === "string") {
+    chargeScan(s.length);
+    parts = splitLiteral(s, sep, limit);
+  } else {
+    throw typeErr(`split expects a separator string or regex, got ${describe(sep)}`, "e.g. (split s \",\") or (split s #\"\\s+\")");
+  }
+  checkCollectionSize(parts.length);
+  return Vec.fromArray<Value>(parts);
+}
+
+function splitLines(s: string): Value {
+  chargeScan(s.length);
+  const lines = s.split(/\r?\n/);
+  while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  checkCollectionSize(lines.length);
+  return Vec.fromArray<Value>(lines);
+}
+
+// ---------------------------------------------------------------------------------------
+// replace
+
+/** clojure.core/replace: (replace smap coll) swaps elements found as keys of smap. */
+function replaceInColl(smap: Value, coll: Value): Value {
+  if (!isMap(smap)) throw typeErr(`replace expects (replace s match replacement) or (replace smap coll), got ${describe(smap)} as the first of two arguments`);
+  const items = seqArray(coll, "replace");
+  charge(items.length);
+  const m = smap as IMap<Value, Value>;
+  return Vec.fromArray(items.map((x) => (m.has(x) ? (m.get(x) as Value) : x)));
+}
+
+function replaceLiteral(who: string, s: string, match: string, rep: Value, all: boolean): string {
+  chargeScan(s.length);
+  // A function replacement is called with the matched text; for the empty match its
+  // result is the same everywhere, so it is computed once.
+  if (rep instanceof Fn && match !== "") return replaceWithFn(s, match, () => strValue(call1(rep, match)), all);
+  const r = rep instanceof Fn ? strValue(call1(rep, match)) : expectText(who, rep, "a replacement string (or a function) for a string match");
+  if (match === "") {
+    const cs = chars(s);
+    if (!all) return r + s;
+    checkStringLength(s.length + r.length * (cs.length + 1));
+    return r + cs.join(r) + r;
+  }
+  if (!all) {
+    const i = s.indexOf(match);
+    return i < 0 ? s : s.slice(0, i) + r + s.slice(i + match.length);
+  }
+  const parts = s.split(match);
+  checkStringLength(s.length + (parts.length - 1) * (r.length - match.length));
+  return parts.join(r);
+}
+
+function replaceWithFn(s: string, match: string, f: () => string, all: boolean): string {
+  const max = run.limits.maxStringLength;
+  let out = "";
+  let last = 0;
+  for (let i = s.indexOf(match); i >= 0; i = s.indexOf(match, last)) {
+    charge(1);
+    out += s.slice(last, i) + f();
+    if (out.length > max) checkStringLength(out.length);
+    last = i + match.length;
+    if (!all) break;
+  }
+  out += s.slice(last);
+  checkStringLength(out.length);
+  return out;
+}
+
+function replace(who: string, all: boolean) {
+  return (args: Value[]): Value => {
+    if (args.length === 2) return replaceInColl(args[0], args[1]);
+    const s = expectText(who, args[0]);
+    const match = args[1];
+    if (match instanceof Regex) return regexReplace(who, match, regexInput(who, s), args[2], all);
+    if (typeof match === "string") return replaceLiteral(who, s, match, args[2], all);
+    throw typeErr(`${who} expects a string or regex to match, got ${describe(match)}`, "e.g. (replace s \"old\" \"new\") or (replace s #\"\\d+\" \"#\")");
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// searching
+
+function indexOf(who: string, last: boolean, missing: Value) {
+  return (args: Value[]): Value => {
+    const s = expectText(who, args[0]);
+    const sub = expectText(who, args[1], "a string (or character) to look for");
+    chargeScan(s.length);
+    const simple = isSimpleText(s);
+    let r: number;
+    if (!last) {
+      const from = args.length > 2 ? expectIndex(who, args[2], "start index") : 0;
+      r = s.indexOf(sub, simple ? Math.max(from, 0) : charOffset(s, from));
+    } else if (args.length > 2) {
+      const from = expectIndex(who, args[2], "start index");
+      // Java's lastIndexOf finds nothing before a negative start; JS would clamp it to 0.
+      r = from < 0 ? -1 : s.lastIndexOf(sub, simple ? from : charOffset(s, from));
+    } else {
+      r = s.lastIndexOf(sub);
+    }
+    if (r < 0) return missing;
+    return simple ? r : charIndex(s, r);
+  };
+}
+
+const MEMBER_HINT = "to test whether a collection holds a value use (some #{x} coll), or (contains? set x) for a set";
+
+function predicate2(who: string, test: (s: string, x: string) => boolean) {
+  return (args: Value[]): Value => {
+    const s = expectText(who, args[0], "a string", who === "includes?" && (args[0] instanceof Vec || isSet(args[0])) ? MEMBER_HINT : argHint(args[0]));
+    const x = expectText(who, args[1], "a string (or character) as its second argument");
+    chargeScan(s.length);
+    return test(s, x);
+  };
+}
+
+function textFn(who: string, f: (s: string) => Value): BuiltinDef["fn"] {
+  return (args) => {
+    const s = expectText(who, args[0]);
+    chargeScan(s.length);
+    return f(s);
+  };
+}
+
+function capitalize(s: string): string {
+  if (s === "") return s;
+  const first = isSimpleText(s) ? 1 : charOffset(s, 1);
+  const out = s.slice(0, first).toUpperCase() + s.slice(first).toLowerCase();
+  checkStringLength(out.length);
+  return out;
+}
+
+function cased(s: string, upper: boolean): string {
+  const out = upper ? s.toUpperCase() : s.toLowerCase();
+  if (out.length > s.length) checkStringLength(out.length);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// format: a safe subset of Java's Formatter
+
+const DIRECTIVE = /([-#+ 0,(]*)(\d+)?(?:\.(\d+))?([a-zA-Z%])/y;
+const FORMAT_HINT = "supported: %s %d %f %.2f %e %x %X %n %% with optional flags (- 0 + space ,) and width, e.g. %-10s %05d %,.2f";
+
+function formatErr(message: string, hint = FORMAT_HINT): LispError {
+  return new LispError("value_error", `format: ${message}`, undefined, hint);
+}
+
+interface Spec {
+  flags: string;
+  width: number;
+  precision: number;
+  conv: string;
+}
+
+function groupThousands(digits: string): string {
+  return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+/** x rounded half-up to p decimals from its shortest decimal form, as Java prints %.pf. */
+export function fixedHalfUp(x: number, p: number): string {
+  const neg = x < 0 || Object.is(x, -0);
+  const [mant, expText] = Math.abs(x).toExponential().split("e");
+  const digits = BigInt(mant.replace(".", ""));
+  const scale = Number(expText) - (mant.length - (mant.includes(".") ? 2 : 1)) + p;
+  let n: bigint;
+  if (scale >= 0) n = digits * 10n ** BigInt(scale);
+  else {
+    const unit = 10n ** BigInt(-scale);
+    n = digits / unit + ((digits % unit) * 2n >= unit ? 1n : 0n);
+  }
+  let s = n.toString().padStart(p + 1, "0");
+  if (p > 0) s = s.slice(0, s.length - p) + "." + s.slice(s.length - p);
+  return (neg ? "-" : "") + s;
+}
+
+function numberArg(conv: string, v: Value, integral: boolean): number {
+  const hint = typeof v === "string" ? "turn text into a number first with parse-long or parse-double" : v === null ? NIL_HINT : undefined;
+  if (typeof v === "number") {
+    if (integral && !Number.isInteger(v)) throw formatErr(`%${conv} expects an integer, got ${describe(v)}`, "use %.0f or %.2f for floats, or round the value first with (round x)");
+    return v;
+  }
+  if (v instanceof LFloat) return v.v;
+  throw formatErr(`%${conv} expects a number, got ${describe(v)}`, hint);
+}
+
+function signed(spec: Spec, neg: boolean, body: string): string {
+  const sign = neg ? "-" : spec.flags.includes("+") ? "+" : spec.flags.includes(" ") ? " " : "";
+  if (spec.flags.includes("0") && !spec.flags.includes("-") && sign.length + body.length < spec.width) {
+    return sign + body.padStart(spec.width - sign.length, "0");
+  }
+  return sign + body;
+}
+
+function formatOne(spec: Spec, v: Value): string {
+  switch (spec.conv) {
+    case "s":
+    case "S": {
+      let s = v === null ? "nil" : strValue(v);
+      if (spec.precision >= 0) s = isSimpleText(s) ? s.slice(0, spec.precision) : chars(s).slice(0, spec.precision).join("");
+      return spec.conv === "S" ? s.toUpperCase() : s;
+    }
+    case "d": {
+      const n = numberArg("d", v, true);
+      const digits = String(Math.abs(n));
+      return signed(spec, n < 0, spec.flags.includes(",") ? groupThousands(digits) : digits);
+    }
+    case "f":
+    case "e":
+    case "E": {
+      const x = numberArg(spec.conv, v, false);
+      if (!Number.isFinite(x)) return signed({ ...spec, flags: spec.flags.replace("0", "") }, x < 0, Number.isNaN(x) ? "NaN" : "Infinity");
+      const p = spec.precision >= 0 ? spec.precision : 6;
+      if (spec.conv === "f") {
+        const s = fixedHalfUp(x, p);
+        const neg = s.startsWith("-");
+        const body = neg ? s.slice(1) : s;
+        if (!spec.flags.includes(",")) return signed(spec, neg, body);
+        const dot = body.indexOf(".");
+        return signed(spec, neg, dot < 0 ? groupThousands(body) : groupThousands(body.slice(0, dot)) + body.slice(dot));
+      }
+      const [m, e] = Math.abs(x).toExponential(Math.min(p, 100)).split("e");
+      const exp = (e.startsWith("-") ? "-" : "+") + e.replace(/^[+-]/, "").padStart(2, "0");
+      const out = signed(spec, x < 0 || Object.is(x, -0), m + "e" + exp);
+      return spec.conv === "E" ? out.toUpperCase() : out;
+    }
+    case "x":
+    case "X": {
+      const n = numberArg(spec.conv, v, true);
+      if (!Number.isInteger(n)) throw formatErr(`%${spec.conv} expects an integer, got ${describe(v)}`);
+      const hex = n < 0 ? BigInt.asUintN(64, BigInt(n)).toString(16) : n.toString(16);
+      const out = spec.flags.includes("0") && !spec.flags.includes("-") ? hex.padStart(spec.width, "0") : hex;
+      return spec.conv === "X" ? out.toUpperCase() : out;
+    }
+  }
+  throw formatErr(`unsupported conversion %${spec.conv}`);
+}
+
+function format(args: Value[]): string {
+  const fmt = expectText("format", args[0], "a format string as its first argument");
+  charge(args.length + (fmt.length >>> 4));
+  const max = run.limits.maxStringLength;
+  let out = "";
+  let next = 1;
+  let i = 0;
+  while (i < fmt.length) {
+    const pct = fmt.indexOf("%", i);
+    if (pct < 0) {
+      out += fmt.slice(i);
+      break;
+    }
+    out += fmt.slice(i, pct);
+    DIRECTIVE.lastIndex = pct + 1;
+    const m = DIRECTIVE.exec(fmt);
+    if (m === null || !"sSdfeExXn%".includes(m[4])) {
+      const shown = JSON.stringify(fmt.slice(pct, pct + 6));
+      if (/^%\d+\$/.test(fmt.slice(pct))) throw formatErr(`argument positions such as ${shown} are not supported`, "pass the values in the order the directives use them");
+      throw formatErr(m === null ? `cannot read the directive at ${shown}` : `unsupported directive %${m[0]}`);
+    }
+    const spec: Spec = { flags: m[1], width: m[2] === undefined ? 0 : Number(m[2]), precision: m[3] === undefined ? -1 : Number(m[3]), conv: m[4] };
+    i = DIRECTIVE.lastIndex;
+    if (spec.width > max) checkStringLength(spec.width);
+    let piece: string;
+    if (spec.conv === "%") piece = "%";
+    else if (spec.conv === "n") piece = "\n";
+    else {
+      if (next >= args.length) {
+        throw formatErr(`the format string has more directives than the ${args.length - 1} value${args.length === 2 ? "" : "s"} given`, "pass one value per directive (write %% for a literal percent sign)");
+      }
+      piece = formatOne(spec, args[next++]);
+    }
+    const shortBy = spec.width - (isSimpleText(piece) ? piece.length : charCount(piece));
+    if (shortBy > 0) piece = spec.flags.includes("-") ? piece + " ".repeat(shortBy) : " ".repeat(shortBy) + piece;
+    out += piece;
+    if (out.length > max) checkStringLength(out.length);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// names, keywords and parsing
+
+function name(x: Value): Value {
+  if (typeof x === "string") return x;
+  if (x instanceof Keyword) return x.name;
+  throw typeErr(`name expects a keyword or string, got ${describe(x)}`, x === null ? NIL_HINT : typeof x === "number" ? "use (str x) to turn a number into a string" : undefined);
+}
+
+function toKeyword(x: Value): Value {
+  if (x instanceof Keyword) return x;
+  if (typeof x === "string") return keyword(x);
+  // Clojure's keyword returns nil for anything it cannot name.
+  return null;
+}
+
+const LONG = /^[+-]?\d+$/;
+// Clojure's parse-double grammar (Java's Double.valueOf without hex floats), which allows
+// surrounding control characters and spaces.
+// eslint-disable-next-line no-control-regex
+const DOUBLE = /^[\x00-\x20]*[+-]?(?:NaN|Infinity|(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)[fFdD]?)[\x00-\x20]*$/;
+
+function parseLongAs(who: string) {
+  return (x: Value): Value => {
+    if (typeof x !== "string" || !LONG.test(x)) return null;
+    const n = Number(x);
+    if (!Number.isSafeInteger(n)) {
+      throw new LispError("arithmetic_error", `${who}: ${x} is outside the integer range ±${Number.MAX_SAFE_INTEGER}`, undefined, "use parse-double for very large numbers, or keep ids as strings");
+    }
+    return n === 0 ? 0 : n;
+  };
+}
+
+const parseLongValue = parseLongAs("parse-long");
+const parseIntValue = parseLongAs("parse-int");
+
+function parseDouble(x: Value): Value {
+  if (typeof x !== "string" || !DOUBLE.test(x)) return null;
+  return mkFloat(Number(x.trim().replace(/[fFdD]$/, "")));
+}
+
+// ---------------------------------------------------------------------------------------
+
+const STR_NS = ["clojure.string"] as const;
+
+export const STRINGS: BuiltinDef[] = [
+  {
+    name: "str",
+    area: "strings",
+    arity: [0, Infinity],
+    params: "[& xs]",
+    doc: "Concatenates the values as text: nil is \"\", keywords keep their colon, collections print as EDN.",
+    examples: [
+      ['(str "a" 1 nil :k 2.0)', '"a1:k2.0"'],
+      ["(str [1 \"x\"])", '"[1 \\"x\\"]"'],
+      ["(str)", '""'],
+    ],
+    fn: str,
+    f1: (a) => (typeof a === "string" ? a : strValue(a)),
+    f2: str2,
+  },
+  {
+    name: "subs",
+    area: "strings",
+    arity: [2, 3],
+    params: "[s start] [s start end]",
+    doc: "The characters of s from start (inclusive) to end (exclusive, default the end); indices out of range are clamped.",
+    examples: [
+      ['(subs "hello" 1 4)', '"ell"'],
+      ['(subs "hello" 2)', '"llo"'],
+      ['(subs "héllo" 1 2)', '"é"'],
+    ],
+    fn: subs,
+  },
+  {
+    name: "join",
+    area: "strings",
+    arity: [1, 2],
+    params: "[coll] [separator coll]",
+    doc: "The elements of coll as text (as str shows them), with separator between them.",
+    examples: [
+      ['(join ", " ["a" "b" "c"])', '"a, b, c"'],
+      ["(join [1 2 3])", '"123"'],
+    ],
+    ns: STR_NS,
+    fn: join,
+  },
+  {
+    name: "split",
+    area: "strings",
+    arity: [2, 3],
+    params: "[s separator] [s separator limit]",
+    doc: "Splits s at each occurrence of separator (a literal string or a regex), keeping empty pieces; \"\" splits into characters.",
+    examples: [
+      ['(split "a,b,,c" ",")', '["a" "b" "" "c"]'],
+      ['(split "a  b c" #"\\s+")', '["a" "b" "c"]'],
+      ['(split "a=b=c" "=" 2)', '["a" "b=c"]'],
+    ],
+    ns: STR_NS,
+    fn: split,
+  },
+  {
+    name: "split-lines",
+    area: "strings",
+    arity: [1, 1],
+    params: "[s]",
+    doc: "Splits s into lines at \\n or \\r\\n, dropping trailing empty lines.",
+    examples: [['(split-lines "a\\nb\\r\\nc\\n\\n")', '["a" "b" "c"]']],
+    ns: STR_NS,
+    fn: textFn("split-lines", splitLines),
+  },
+  { name: "trim", area: "strings", arity: [1, 1], params: "[s]", doc: "s without leading and trailing whitespace.", examples: [['(trim "  hi \\n")', '"hi"']], ns: STR_NS, fn: textFn("trim", (s) => s.trim()) },
+  { name: "triml", area: "strings", arity: [1, 1], params: "[s]", doc: "s without leading whitespace.", examples: [['(clojure.string/triml "  hi ")', '"hi "']], ns: STR_NS, unqualified: false, fn: textFn("triml", (s) => s.trimStart()) },
+  { name: "trimr", area: "strings", arity: [1, 1], params: "[s]", doc: "s without trailing whitespace.", examples: [['(str/trimr "  hi ")', '"  hi"']], ns: STR_NS, unqualified: false, fn: textFn("trimr", (s) => s.trimEnd()) },
+  {
+    name: "replace",
+    area: "strings",
+    arity: [2, 3],
+    params: "[s match replacement] [smap coll]",
+    doc: "Replaces every match in s: a string match is literal; a regex match may use $1 group references in the replacement, or a function of the match. (replace smap coll) swaps collection elements found in smap.",
+    examples: [
+      ['(replace "a-b-c" "-" "+")', '"a+b+c"'],
+      ['(replace "2024-01-15" #"(\\d+)-(\\d+)-(\\d+)" "$3/$2/$1")', '"15/01/2024"'],
+      ['(replace "a1b22" #"\\d+" (fn [m] (str (count m))))', '"a1b2"'],
+      ["(replace {1 :one} [1 2 1])", "[:one 2 :one]"],
+    ],
+    ns: STR_NS,
+    fn: replace("replace", true),
+  },
+  {
+    name: "replace-first",
+    area: "strings",
+    arity: [3, 3],
+    params: "[s match replacement]",
+    doc: "Like replace, for the first match only.",
+    examples: [['(str/replace-first "a-b-c" "-" "+")', '"a+b-c"']],
+    ns: STR_NS,
+    unqualified: false,
+    fn: replace("replace-first", false),
+  },
+  { name: "upcase", area: "strings", arity: [1, 1], params: "[s]", doc: "s in upper case.", examples: [['(upcase "Hello")', '"HELLO"']], ns: STR_NS, aliases: ["upper-case"], fn: textFn("upcase", (s) => cased(s, true)) },
+  { name: "downcase", area: "strings", arity: [1, 1], params: "[s]", doc: "s in lower case.", examples: [['(lower-case "Hello")', '"hello"']], ns: STR_NS, aliases: ["lower-case"], fn: textFn("downcase", (s) => cased(s, false)) },
+  {
+    name: "capitalize",
+    area: "strings",
+    arity: [1, 1],
+    params: "[s]",
+    doc: "s with its first character in upper case and the rest in lower case.",
+    examples: [['(clojure.string/capitalize "hELLO")', '"Hello"']],
+    ns: STR_NS,
+    unqualified: false,
+    fn: textFn("capitalize", capitalize),
+  },
+  {
+    name: "starts-with?",
+    area: "strings",
+    arity: [2, 2],
+    params: "[s prefix]",
+    doc: "True if s begins with prefix.",
+    examples: [['(starts-with? "hello" "he")', "true"]],
+    ns: STR_NS,
+    fn: predicate2("starts-with?", (s, x) => s.startsWith(x)),
+  },
+  {
+    name: "ends-with?",
+    area: "strings",
+    arity: [2, 2],
+    params: "[s suffix]",
+    doc: "True if s ends with suffix.",
+    examples: [['(ends-with? "hello" "lo")', "true"]],
+    ns: STR_NS,
+    fn: predicate2("ends-with?", (s, x) => s.endsWith(x)),
+  },
+  {
+    name: "includes?",
+    area: "strings",
+    arity: [2, 2],
+    params: "[s substr]",
+    doc: "True if s contains substr.",
+    examples: [['(includes? "hello" "ell")', "true"]],
+    ns: STR_NS,
+    fn: predicate2("includes?", (s, x) => s.includes(x)),
+  },
+  {
+    name: "index-of",
+    area: "strings",
+    arity: [2, 3],
+    params: "[s value] [s value from]",
+    doc: "The character index of the first occurrence of value in s (at or after from), or nil.",
+    examples: [
+      ['(index-of "hello" "l")', "2"],
+      ['(index-of "hello" "l" 3)', "3"],
+      ['(index-of "hello" "x")', "nil"],
+    ],
+    ns: STR_NS,
+    fn: indexOf("index-of", false, null),
+  },
+  {
+    name: "last-index-of",
+    area: "strings",
+    arity: [2, 3],
+    params: "[s value] [s value from]",
+    doc: "The character index of the last occurrence of value in s (starting at or before from), or nil.",
+    examples: [
+      ['(last-index-of "hello" "l")', "3"],
+      ['(last-index-of "hello" "l" 2)', "2"],
+    ],
+    ns: STR_NS,
+    fn: indexOf("last-index-of", true, null),
+  },
+  {
+    name: "blank?",
+    area: "strings",
+    arity: [1, 1],
+    params: "[s]",
+    doc: "True if s is nil, empty or only whitespace.",
+    examples: [
+      ['(str/blank? "  ")', "true"],
+      ["(str/blank? nil)", "true"],
+      ['(str/blank? " a ")', "false"],
+    ],
+    ns: STR_NS,
+    unqualified: false,
+    fn: (a) => {
+      if (a[0] === null) return true;
+      const s = expectText("blank?", a[0], "a string or nil");
+      chargeScan(s.length);
+      return s.trim() === "";
+    },
+  },
+  {
+    name: "reverse",
+    area: "strings",
+    arity: [1, 1],
+    params: "[s]",
+    doc: "s with its characters in reverse order (the unqualified reverse reverses a collection).",
+    examples: [['(clojure.string/reverse "abc")', '"cba"']],
+    ns: STR_NS,
+    unqualified: false,
+    fn: textFn("reverse", (s) => chars(s).reverse().join("")),
+  },
+  {
+    name: "format",
+    area: "strings",
+    arity: [1, Infinity],
+    params: "[fmt & args]",
+    doc: "Java-style formatting, a safe subset: %s %d %f %.2f %e %x %n %% with flags - 0 + , and a width.",
+    examples: [
+      ['(format "%s has %d items" "cart" 3)', '"cart has 3 items"'],
+      ['(format "%.2f" 2.345)', '"2.35"'],
+      ['(format "%-5s|%05d|%,d" "ab" 42 1234567)', '"ab   |00042|1,234,567"'],
+    ],
+    fn: format,
+  },
+  {
+    name: "name",
+    area: "strings",
+    arity: [1, 1],
+    params: "[x]",
+    doc: "The name of a keyword without its colon; a string is returned as is.",
+    examples: [
+      ["(name :status)", '"status"'],
+      ['(name "x")', '"x"'],
+    ],
+    fn: (a) => name(a[0]),
+    f1: name,
+  },
+  {
+    name: "keyword",
+    area: "strings",
+    arity: [1, 1],
+    params: "[name]",
+    doc: "The keyword with the given name (a string); a keyword is returned as is; nil for anything else.",
+    examples: [
+      ['(keyword "status")', ":status"],
+      ["(keyword nil)", "nil"],
+    ],
+    fn: (a) => toKeyword(a[0]),
+    f1: toKeyword,
+  },
+  {
+    name: "parse-long",
+    area: "strings",
+    arity: [1, 1],
+    params: "[s]",
+    doc: "The integer written in s (optional sign, digits only), or nil if s is not one (or not a string).",
+    examples: [
+      ['(parse-long "-17")', "-17"],
+      ['(parse-long "4.2")', "nil"],
+      ["(parse-long nil)", "nil"],
+    ],
+    fn: (a) => parseLongValue(a[0]),
+    f1: parseLongValue,
+  },
+  {
+    name: "parse-int",
+    area: "strings",
+    arity: [1, 1],
+    params: "[s]",
+    doc: "Same as parse-long.",
+    examples: [['(parse-int "42")', "42"]],
+    fn: (a) => parseIntValue(a[0]),
+    f1: parseIntValue,
+  },
+  {
+    name: "parse-double",
+    area: "strings",
+    arity: [1, 1],
+    params: "[s]",
+    doc: "The float written in s (e.g. \"3.14\", \"1e3\", \"-Infinity\"), or nil if s is not one (or not a string).",
+    examples: [
+      ['(parse-double "3.14")', "3.14"],
+      ['(parse-double "2")', "2.0"],
+      ['(parse-double "abc")', "nil"],
+    ],
+    fn: (a) => parseDouble(a[0]),
+    f1: parseDouble,
+  },
+];

@@ -1,0 +1,145 @@
+// Regex builtins on RE2: match shapes (string or [whole groups...]), pattern strings,
+// invalid patterns, the pattern and input limits, and extract / extract-int.
+import { describe, expect, it } from "vitest";
+import { evaluate, print, type EvaluateOptions } from "../../src/lisp/evaluate.js";
+import { regexFromString } from "../../src/lisp/regex.js";
+
+async function value(src: string, options: EvaluateOptions = {}): Promise<string> {
+  const r = await evaluate(src, options);
+  if (!r.ok) throw new Error(`${src} failed with ${r.error.kind}: ${r.error.message}`);
+  return print(r.lisp);
+}
+
+async function failure(src: string, options: EvaluateOptions = {}) {
+  const r = await evaluate(src, options);
+  if (r.ok) throw new Error(`${src} should fail, got ${print(r.lisp)}`);
+  return r.error;
+}
+
+function cases(table: ReadonlyArray<readonly [string, string]>) {
+  it.each(table)("%s => %s", async (src, want) => {
+    expect(await value(src)).toBe(want);
+  });
+}
+
+describe("re-find, re-matches, re-seq", () => {
+  cases([
+    ['(re-find (re-pattern "\\\\d+") "v12")', '"12"'],
+    ['(re-find #"\\d+" "none")', "nil"],
+    ['(re-find #"(\\d+)-(\\d+)" "10-20")', '["10-20" "10" "20"]'],
+    ['(re-find #"(a)|(b)" "b")', '["b" nil "b"]'],
+    ['(re-find "\\\\w+" "  hi")', '"hi"'],
+    ['(re-find #"(?i)abc" "xABC")', '"ABC"'],
+    ['(re-find #"\\p{L}+" "héllo wörld")', '"héllo"'],
+    ['(re-find #"b" "🍎b")', '"b"'],
+    ['(re-matches #"\\d+" "123")', '"123"'],
+    ['(re-matches #"\\d+" "123a")', "nil"],
+    ['(re-matches #"(\\w+)@(\\w+)" "me@host")', '["me@host" "me" "host"]'],
+    ['(re-seq #"\\d+" "a1b22c333")', '["1" "22" "333"]'],
+    ['(re-seq #"\\d+" "abc")', "[]"],
+    ['(re-seq #"(\\d)(\\w)" "1a2b")', '[["1a" "1" "a"] ["2b" "2" "b"]]'],
+    ['(re-seq #"" "ab")', '["" "" ""]'],
+    ['(re-split #"\\s*,\\s*" "a , b,c")', '["a" "b" "c"]'],
+    ['(re-split (re-pattern "\\\\r?\\\\n") "l1\\nl2\\r\\nl3")', '["l1" "l2" "l3"]'],
+    ['(re-split #"," "a,,b,")', '["a" "" "b" ""]'],
+    ['(re-split #"," "a,b,c" 2)', '["a" "b,c"]'],
+    ['(re-split #"x" "")', '[""]'],
+    ['(regex? #"a")', "true"],
+    ['(regex? (re-pattern "a"))', "true"],
+    ['(regex? "a")', "false"],
+    ['(re-find (re-pattern #"a+") "baa")', '"aa"'],
+  ]);
+
+  it("runs pathological patterns in linear time", async () => {
+    const r = await evaluate('(re-find #"(a+)+$" data/s)', { ctx: { s: "a".repeat(50_000) + "b" } });
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(print(r.lisp)).toBe("nil");
+  });
+
+  it("rejects invalid patterns with the RE2 hint", async () => {
+    for (const src of ['(re-pattern "(a")', '(re-pattern "(?=a)b")', '(re-find "(a)\\\\1" "aa")', '(extract "[" "x")']) {
+      const e = await failure(src);
+      expect(e.kind, src).toBe("regex_error");
+      expect(e.hint, src).toContain("RE2");
+    }
+  });
+
+  it("rejects non-regex patterns and non-string inputs, naming the function", async () => {
+    const e = await failure('(re-find 1 "a")');
+    expect(e.kind).toBe("type_error");
+    expect(e.message).toMatch(/^re-find expects a regex/);
+    const n = await failure('(re-seq #"a" nil)');
+    expect(n.kind).toBe("type_error");
+    expect(n.message).toMatch(/^re-seq expects a string/);
+    expect(n.hint).toContain("nil");
+    expect((await failure('(re-matches #"a" [1])')).kind).toBe("type_error");
+    expect((await failure('(re-split #"a" "b" "2")')).kind).toBe("type_error");
+  });
+});
+
+describe("limits", () => {
+  it("limits the length of patterns built at run time", async () => {
+    const opts = { ctx: { p: "a".repeat(30) }, limits: { maxRegexPatternLength: 20 } };
+    for (const src of ["(re-pattern data/p)", '(re-find data/p "aaa")', '(extract data/p "a")', '(.split "a" data/p)']) {
+      const e = await failure(src, opts);
+      expect(e.kind, src).toBe("regex_limit_exceeded");
+    }
+    expect(await value('(re-find (re-pattern (subs data/p 0 20)) "x")', opts)).toBe("nil");
+  });
+
+  it("limits the input a regex scans", async () => {
+    const opts = { ctx: { s: "b".repeat(100) }, limits: { maxRegexInputLength: 50 } };
+    for (const src of ['(re-find #"a" data/s)', '(re-seq #"a" data/s)', '(re-matches #"b+" data/s)', '(split data/s #"a")', '(replace data/s #"b" "c")', '(extract-int #"(\\d)" data/s)', '(.split data/s "a")']) {
+      const e = await failure(src, opts);
+      expect(e.kind, src).toBe("regex_limit_exceeded");
+      expect(e.message, src).toContain("50");
+    }
+    expect(await value('(re-find #"b+" (subs data/s 0 50))', opts)).toBe(`"${"b".repeat(50)}"`);
+  });
+
+  it("limits the number of matches collected", async () => {
+    const opts = { ctx: { s: "a".repeat(200) }, limits: { maxCollectionSize: 100 } };
+    expect((await failure('(re-seq #"a" data/s)', opts)).kind).toBe("collection_too_large");
+    expect((await failure('(re-split #"a" data/s)', opts)).kind).toBe("collection_too_large");
+  });
+
+  it("charges fuel for scanning", async () => {
+    const e = await failure('(dotimes [_ 1000] (re-find #"x" data/s))', { ctx: { s: "a".repeat(10_000) }, limits: { maxFuel: 1_000_000 } });
+    expect(e.kind).toBe("fuel_exhausted");
+  });
+
+  it("caches compiled pattern strings", () => {
+    const a = regexFromString("id=(\\d+)", 100, "test");
+    expect(regexFromString("id=(\\d+)", 100, "test")).toBe(a);
+    expect(regexFromString("id=(\\d*)", 100, "test")).not.toBe(a);
+  });
+});
+
+describe("extract and extract-int", () => {
+  cases([
+    ['(extract "ID:(\\\\d+)" "ID:42")', '"42"'],
+    ['(extract "ID:(\\\\d+)" "ID:42" 0)', '"ID:42"'],
+    ['(extract #"x=(\\d+)\\s+y=(\\d+)" "x=10 y=20" 2)', '"20"'],
+    ['(extract #"ID:(\\d+)" "no match")', "nil"],
+    ['(extract #"ID:(\\d+)" "ID:42" 5)', "nil"],
+    ['(extract #"ID:(\\d+)" "ID:42" -1)', "nil"],
+    ['(extract #"ID:\\d+" "ID:42")', "nil"],
+    ['(extract #"(a)|(b)" "b" 1)', "nil"],
+    ['(->> "Profile ID:99" (extract "ID:(\\\\d+)"))', '"99"'],
+    ['(extract-int "age=(\\\\d+)" "age=25")', "25"],
+    ['(extract-int #"age=(\\d+)" "none")', "nil"],
+    ['(extract-int #"age=(\\d+)" "none" 1 0)', "0"],
+    ['(extract-int #"x=(\\d+) y=(\\d+)" "x=10 y=20" 2 0)', "20"],
+    ['(extract-int #"x=(\\d+)" "x=10" 5 -1)', "-1"],
+    ['(extract-int #"v=(\\w+)" "v=abc" 1 0)', "0"],
+    ['(extract-int #"v=(-?\\d+)" "v=-7")', "-7"],
+    ['(extract-int #"v=(\\d+)" "v=99999999999999999999" 1 0)', "0"],
+    ['(map #(extract-int "ID:(\\\\d+)" %) ["ID:1" "ID:2"])', "[1 2]"],
+  ]);
+
+  it("rejects a non-integer group", async () => {
+    const e = await failure('(extract #"(a)" "a" "1")');
+    expect(e.kind).toBe("type_error");
+    expect(e.message).toContain("extract expects a group number");
+  });
+});

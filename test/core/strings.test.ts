@@ -1,0 +1,388 @@
+// Strings: str, subs, join, split, the clojure.string functions, format and parsing,
+// including grapheme indexing, argument errors and the string/collection limits.
+import { describe, expect, it } from "vitest";
+import { evaluate, print, type EvaluateOptions } from "../../src/lisp/evaluate.js";
+import { fixedHalfUp } from "../../src/lisp/core/strings.js";
+
+async function value(src: string, options: EvaluateOptions = {}): Promise<string> {
+  const r = await evaluate(src, options);
+  if (!r.ok) throw new Error(`${src} failed with ${r.error.kind}: ${r.error.message}`);
+  return print(r.lisp);
+}
+
+async function failure(src: string, options: EvaluateOptions = {}) {
+  const r = await evaluate(src, options);
+  if (r.ok) throw new Error(`${src} should fail, got ${print(r.lisp)}`);
+  return r.error;
+}
+
+function cases(table: ReadonlyArray<readonly [string, string]>) {
+  it.each(table)("%s => %s", async (src, want) => {
+    expect(await value(src)).toBe(want);
+  });
+}
+
+describe("str", () => {
+  cases([
+    ["(str)", '""'],
+    ["(str nil)", '""'],
+    ['(str "a" nil "b")', '"ab"'],
+    ["(str :k)", '":k"'],
+    ["(str 1 2.0 -0.5)", '"12.0-0.5"'],
+    ["(str true false)", '"truefalse"'],
+    ['(str [1 "x" nil])', '"[1 \\"x\\" nil]"'],
+    ["(str {:a 1})", '"{:a 1}"'],
+    ["(str #{})", '"#{}"'],
+    ["(str ##Inf ##-Inf)", '"Infinity-Infinity"'],
+    ["(str [##Inf])", '"[##Inf]"'],
+    ['(str #"a+")', '"a+"'],
+    ["(str \\a \\b)", '"ab"'],
+    ['(apply str ["a" "b" "c"])', '"abc"'],
+    ['(str "é" "🍎")', '"é🍎"'],
+  ]);
+
+  it("fails fast with string_too_large instead of building a huge string", async () => {
+    const e = await failure('(apply str (repeat 1000000 "xx"))');
+    expect(e.kind).toBe("string_too_large");
+    expect((await failure('(apply str (repeat 600 "xx"))', { limits: { maxStringLength: 1000 } })).kind).toBe("string_too_large");
+    expect((await failure('(str "x" (vec (range 900)))', { limits: { maxStringLength: 1000 } })).kind).toBe("string_too_large");
+    expect((await failure('(str (vec (range 900)) "x")', { limits: { maxStringLength: 1000 } })).kind).toBe("string_too_large");
+  });
+
+  it("stays within the limit when the result fits", async () => {
+    expect(await value('(count (apply str (repeat 500 "xx")))', { limits: { maxStringLength: 1000 } })).toBe("1000");
+  });
+});
+
+describe("subs", () => {
+  cases([
+    ['(subs "hello" 1)', '"ello"'],
+    ['(subs "hello" 1 4)', '"ell"'],
+    ['(subs "hello" 0 0)', '""'],
+    ['(subs "hello" 3 10)', '"lo"'],
+    ['(subs "hello" -2 2)', '"he"'],
+    ['(subs "hello" 4 2)', '""'],
+    ['(subs "hello" 9)', '""'],
+    ['(subs "🍎🍊🍋fruit" 3)', '"fruit"'],
+    ['(subs "a🍎b" 1 2)', '"🍎"'],
+    ['(subs "ne\u0301e" 1 2)', '"e\u0301"'],
+    ['(subs "hello" 1.0 3)', '"el"'],
+  ]);
+
+  it("rejects non-strings and non-integer indices, naming subs", async () => {
+    const e = await failure("(subs nil 1)");
+    expect(e.kind).toBe("type_error");
+    expect(e.message).toContain("subs");
+    expect(e.hint).toContain("nil");
+    const f = await failure('(subs "abc" "1")');
+    expect(f.kind).toBe("type_error");
+    expect(f.message).toMatch(/subs expects an integer start index, got string/);
+    expect((await failure("(subs [1 2 3] 1)")).kind).toBe("type_error");
+  });
+});
+
+describe("join", () => {
+  cases([
+    ['(join ["a" "b" "c"])', '"abc"'],
+    ['(join ", " ["a" "b"])', '"a, b"'],
+    ['(join "-" [1 nil :k 2.5])', '"1--:k-2.5"'],
+    ['(join "," [])', '""'],
+    ['(join "," nil)', '""'],
+    ['(join "," "abc")', '"a,b,c"'],
+    ['(join ";" {:a 1})', '"[:a 1]"'],
+    ['(join "," #{1})', '"1"'],
+    ['(clojure.string/join "," ["a" "b"])', '"a,b"'],
+    ['(str/join "," ["a" "b"])', '"a,b"'],
+    ['(->> ["a" "b"] (interpose "-") (join))', '"a-b"'],
+  ]);
+
+  it("explains a swapped separator", async () => {
+    const e = await failure('(join ["a" "b"] ",")');
+    expect(e.kind).toBe("type_error");
+    expect(e.message).toContain("join");
+    expect(e.hint).toContain('(join "," coll)');
+  });
+
+  it("rejects a non-collection and enforces the string limit", async () => {
+    expect((await failure('(join "," 5)')).kind).toBe("type_error");
+    expect((await failure('(join "," (repeat 400 "abc"))', { limits: { maxStringLength: 1000 } })).kind).toBe("string_too_large");
+  });
+});
+
+describe("split and split-lines", () => {
+  cases([
+    ['(split "a,b,c" ",")', '["a" "b" "c"]'],
+    ['(split "a,,b," ",")', '["a" "" "b" ""]'],
+    ['(split "" ",")', '[""]'],
+    ['(split "abc" "")', '["a" "b" "c"]'],
+    ['(split "a🍎b" "")', '["a" "🍎" "b"]'],
+    ['(split "a.b" ".")', '["a" "b"]'],
+    ['(split "a  b   c" #"\\s+")', '["a" "b" "c"]'],
+    ['(split "abc" #"")', '["a" "b" "c"]'],
+    ['(split "a=b=c" "=" 2)', '["a" "b=c"]'],
+    ['(split "a1b2c3" #"\\d" 2)', '["a" "b2c3"]'],
+    ['(split "abc" "" 2)', '["a" "bc"]'],
+    ['(str/split "a,b" ",")', '["a" "b"]'],
+    ['(split-lines "a\\nb\\r\\nc")', '["a" "b" "c"]'],
+    ['(split-lines "\\na\\n\\n")', '["" "a"]'],
+    ['(split-lines "")', "[]"],
+  ]);
+
+  it("rejects a bad separator or input", async () => {
+    const e = await failure('(split "a,b" 1)');
+    expect(e.kind).toBe("type_error");
+    expect(e.message).toContain("split expects a separator string or regex");
+    expect((await failure('(split nil ",")')).kind).toBe("type_error");
+    expect((await failure("(split-lines :a)")).hint).toContain("(name k)");
+  });
+
+  it("enforces the collection limit", async () => {
+    expect((await failure("(split data/s \",\")", { ctx: { s: ",".repeat(200) }, limits: { maxCollectionSize: 100 } })).kind).toBe("collection_too_large");
+  });
+});
+
+describe("trim, case and predicates", () => {
+  cases([
+    ['(trim "  a b \\n\\t")', '"a b"'],
+    ['(clojure.string/triml "  a ")', '"a "'],
+    ['(str/trimr "  a ")', '"  a"'],
+    ['(upcase "abc")', '"ABC"'],
+    ['(upper-case "straße")', '"STRASSE"'],
+    ['(downcase "ÀB")', '"àb"'],
+    ['(lower-case "AB")', '"ab"'],
+    ['(clojure.string/upper-case "a")', '"A"'],
+    ['(str/lower-case "A")', '"a"'],
+    ['(clojure.string/capitalize "hELLO wORLD")', '"Hello world"'],
+    ['(str/capitalize "")', '""'],
+    ['(str/capitalize "éa")', '"Éa"'],
+    ['(starts-with? "hello" "he")', "true"],
+    ['(starts-with? "hello" "")', "true"],
+    ['(ends-with? "hello" "x")', "false"],
+    ['(includes? "hello" "ll")', "true"],
+    ['(includes? "hello" \\z)', "false"],
+    ['(str/includes? "a**b" "**")', "true"],
+    ['(str/blank? nil)', "true"],
+    ['(str/blank? " \\t\\n")', "true"],
+    ['(str/blank? "x")', "false"],
+    ['(clojure.string/reverse "a🍎b")', '"b🍎a"'],
+    ['(reverse "ab")', '["b" "a"]'],
+  ]);
+
+  it("keeps clojure.string-only names qualified", async () => {
+    for (const src of ['(capitalize "a")', '(blank? "")', '(triml " a")', '(replace-first "a" "a" "b")']) {
+      expect((await failure(src)).kind).toBe("unbound_var");
+    }
+  });
+
+  it("points to membership tests when includes? gets a collection", async () => {
+    const e = await failure('(includes? ["a" "b"] "a")');
+    expect(e.kind).toBe("type_error");
+    expect(e.message).toContain("includes?");
+    expect(e.hint).toContain("some");
+  });
+
+  it("names the function in argument errors", async () => {
+    for (const [src, who] of [
+      ["(upcase nil)", "upcase"],
+      ['(starts-with? "a" nil)', "starts-with?"],
+      ["(ends-with? 1 \"a\")", "ends-with?"],
+      ["(trim [\" a\"])", "trim"],
+      ["(str/blank? 5)", "blank?"],
+    ] as const) {
+      const e = await failure(src);
+      expect(e.kind).toBe("type_error");
+      expect(e.message.startsWith(who)).toBe(true);
+    }
+  });
+});
+
+describe("replace", () => {
+  cases([
+    ['(replace "hello" "l" "L")', '"heLLo"'],
+    ['(replace "a.b.c" "." "$1")', '"a$1b$1c"'],
+    ['(replace "abc" "" "-")', '"-a-b-c-"'],
+    ['(replace "abc" "x" "y")', '"abc"'],
+    ['(replace "2024-01-15" #"(\\d+)-(\\d+)-(\\d+)" "$3.$2.$1")', '"15.01.2024"'],
+    ['(replace "a1" #"(?P<d>\\d)" "<${d}>")', '"a<1>"'],
+    ['(replace "a1" #"\\d" "\\\\$")', '"a$"'],
+    ['(replace "abc" #"x*" "-")', '"-a-b-c-"'],
+    ['(replace "a1b22" #"\\d+" (fn [m] (str "<" m ">")))', '"a<1>b<22>"'],
+    ['(replace "k=v" #"(\\w)=(\\w)" (fn [[_ k v]] (str v "=" k)))', '"v=k"'],
+    ['(replace "aaa" "a" (fn [m] (upcase m)))', '"AAA"'],
+    ['(replace "a-b" #"-" 1)', "type_error"],
+    ['(clojure.string/replace-first "a-b-c" "-" "+")', '"a+b-c"'],
+    ['(str/replace-first "a1b2" #"\\d" "#")', '"a#b2"'],
+    ['(str/replace-first "ab" "x" "y")', '"ab"'],
+    ["(replace {1 :one 3 :three} [1 2 3])", "[:one 2 :three]"],
+    ['(str/replace "a" "a" "b")', '"b"'],
+  ].filter(([, w]) => w !== "type_error") as Array<[string, string]>);
+
+  it("reports bad replacements and matches as errors", async () => {
+    const e = await failure('(replace "ab" #"(a)" "$2")');
+    expect(e.kind).toBe("regex_error");
+    expect(e.message).toContain("no group 2");
+    expect((await failure('(replace "ab" #"a" "$x")')).kind).toBe("regex_error");
+    expect((await failure('(replace "a-b" #"-" 1)')).kind).toBe("type_error");
+    const m = await failure('(replace "a" 1 "b")');
+    expect(m.kind).toBe("type_error");
+    expect(m.message).toContain("replace expects a string or regex to match");
+    expect((await failure("(replace 1 [1])")).kind).toBe("type_error");
+  });
+
+  it("enforces the string limit while replacing", async () => {
+    const opts = { ctx: { s: "a".repeat(100) }, limits: { maxStringLength: 1000 } };
+    expect((await failure('(replace data/s "a" "0123456789xx")', opts)).kind).toBe("string_too_large");
+    expect((await failure('(replace data/s #"a" "0123456789xx")', opts)).kind).toBe("string_too_large");
+    expect((await failure('(replace data/s "" "0123456789xx")', opts)).kind).toBe("string_too_large");
+    expect(await value('(count (replace data/s "a" "0123456789"))', opts)).toBe("1000");
+  });
+});
+
+describe("index-of and last-index-of", () => {
+  cases([
+    ['(index-of "hello" "ll")', "2"],
+    ['(index-of "hello" "x")', "nil"],
+    ['(index-of "hello" "")', "0"],
+    ['(index-of "hello" "l" 3)', "3"],
+    ['(index-of "hello" "l" 10)', "nil"],
+    ['(index-of "hello" "h" -3)', "0"],
+    ['(index-of "héllo" "l")', "2"],
+    ['(index-of "🍎🍊x" "x")', "2"],
+    ['(index-of "🍎a🍎a" "a" 2)', "3"],
+    ['(index-of "hello" \\e)', "1"],
+    ['(str/index-of "hello" "ll")', "2"],
+    ['(last-index-of "hello" "l")', "3"],
+    ['(last-index-of "hello" "")', "5"],
+    ['(last-index-of "hello" "l" 2)', "2"],
+    ['(last-index-of "hello" "h" -1)', "nil"],
+    ['(last-index-of "aaaa" "aa")', "2"],
+    ['(last-index-of "x🍎x🍎" "x")', "2"],
+    ['(last-index-of "x🍎x🍎x" "x" 3)', "2"],
+    ['(clojure.string/last-index-of "hello" "l")', "3"],
+  ]);
+
+  it("agrees with subs on non-ASCII text", async () => {
+    expect(await value('(let [s "🍎🍊 fruit"] (subs s (index-of s "fruit")))')).toBe('"fruit"');
+  });
+
+  it("rejects a non-string value", async () => {
+    const e = await failure('(index-of "abc" 1)');
+    expect(e.kind).toBe("type_error");
+    expect(e.message).toContain("index-of");
+    expect((await failure('(last-index-of "abc" "a" "1")')).kind).toBe("type_error");
+  });
+});
+
+describe("format", () => {
+  cases([
+    ['(format "%s=%d" "x" 42)', '"x=42"'],
+    ['(format "%s %s %s" nil :k [1 "a"])', '"nil :k [1 \\"a\\"]"'],
+    ['(format "%.2f" 3.14159)', '"3.14"'],
+    ['(format "%.2f" 1.005)', '"1.01"'],
+    ['(format "%.2f" 10)', '"10.00"'],
+    ['(format "%f" 1.5)', '"1.500000"'],
+    ['(format "%.0f" 2.5)', '"3"'],
+    ['(format "%.1f" -0.04)', '"-0.0"'],
+    ['(format "%,.2f" 1234567.891)', '"1,234,567.89"'],
+    ['(format "%,d" -1234567)', '"-1,234,567"'],
+    ['(format "%5d|%-5d|%05d" 42 42 -42)', '"   42|42   |-0042"'],
+    ['(format "%+d % d" 5 5)', '"+5  5"'],
+    ['(format "%8.3f" 3.14159)', '"   3.142"'],
+    ['(format "%-6s|%6s" "ab" "🍎")', '"ab    |     🍎"'],
+    ['(format "%.3s" "abcdef")', '"abc"'],
+    ['(format "%S" "abc")', '"ABC"'],
+    ['(format "%x %X %x" 255 255 -1)', '"ff FF ffffffffffffffff"'],
+    ['(format "%04x" 10)', '"000a"'],
+    ['(format "%e" 12345.678)', '"1.234568e+04"'],
+    ['(format "%.2e" 0.000123)', '"1.23e-04"'],
+    ['(format "%d" (/ 10 2))', '"5"'],
+    ['(format "%f" ##Inf)', '"Infinity"'],
+    ['(format "100%% done%n")', '"100% done\\n"'],
+    ['(format "no directives" 1 2)', '"no directives"'],
+  ]);
+
+  it("gives clear errors for unsupported directives and bad values", async () => {
+    const cases2: Array<[string, RegExp]> = [
+      ['(format "%d" 1.5)', /%d expects an integer, got float 1.5/],
+      ['(format "%d" "5")', /%d expects a number, got string/],
+      ['(format "%s %s" 1)', /more directives than the 1 value given/],
+      ['(format "%q" 1)', /unsupported directive %q/],
+      ['(format "%1$s" 1)', /argument positions/],
+      ['(format "50%")', /cannot read the directive/],
+      ['(format "%tY" 1)', /unsupported directive/],
+    ];
+    for (const [src, msg] of cases2) {
+      const e = await failure(src);
+      expect(e.kind, src).toBe("value_error");
+      expect(e.message, src).toMatch(/^format: /);
+      expect(e.message, src).toMatch(msg);
+      expect(e.hint, src).toBeTruthy();
+    }
+    expect((await failure("(format nil)")).kind).toBe("type_error");
+  });
+
+  it("refuses a width beyond the string limit", async () => {
+    expect((await failure('(format "%5000s" "a")', { limits: { maxStringLength: 1000 } })).kind).toBe("string_too_large");
+  });
+
+  it("rounds half-up from the shortest decimal form", () => {
+    expect(fixedHalfUp(0.125, 2)).toBe("0.13");
+    expect(fixedHalfUp(2.675, 2)).toBe("2.68");
+    expect(fixedHalfUp(9.995, 2)).toBe("10.00");
+    expect(fixedHalfUp(1e-7, 3)).toBe("0.000");
+    expect(fixedHalfUp(123, 0)).toBe("123");
+    expect(fixedHalfUp(-1.5, 0)).toBe("-2");
+  });
+});
+
+describe("name, keyword and parsing", () => {
+  cases([
+    ["(name :abc)", '"abc"'],
+    ['(name "abc")', '"abc"'],
+    ['(keyword "abc")', ":abc"],
+    ["(keyword :abc)", ":abc"],
+    ["(keyword nil)", "nil"],
+    ["(keyword 5)", "nil"],
+    ['(= (keyword "a") :a)', "true"],
+    ['(parse-long "42")', "42"],
+    ['(parse-long "+5")', "5"],
+    ['(parse-long "-0")', "0"],
+    ['(parse-long "007")', "7"],
+    ['(parse-long " 42")', "nil"],
+    ['(parse-long "4.2")', "nil"],
+    ['(parse-long "")', "nil"],
+    ["(parse-long nil)", "nil"],
+    ["(parse-long 42)", "nil"],
+    ['(parse-int "12")', "12"],
+    ['(parse-double "3.14")', "3.14"],
+    ['(parse-double "3")', "3.0"],
+    ['(parse-double "-0.5")', "-0.5"],
+    ['(parse-double "1e3")', "1000.0"],
+    ['(parse-double ".5")', "0.5"],
+    ['(parse-double "5.")', "5.0"],
+    ['(parse-double " 2.5 ")', "2.5"],
+    ['(parse-double "+Infinity")', "##Inf"],
+    ['(parse-double "-Infinity")', "##-Inf"],
+    ['(parse-double "NaN")', "##NaN"],
+    ['(parse-double "1.5d")', "1.5"],
+    ['(parse-double "1,5")', "nil"],
+    ['(parse-double "abc")', "nil"],
+    ['(parse-double "")', "nil"],
+    ["(parse-double nil)", "nil"],
+    ["(parse-double 1.5)", "nil"],
+    ['(map parse-long ["1" "x"])', "[1 nil]"],
+  ]);
+
+  it("fails loudly for integers beyond the safe range", async () => {
+    const e = await failure('(parse-long "123456789012345678901")');
+    expect(e.kind).toBe("arithmetic_error");
+    expect(e.message).toContain("parse-long");
+  });
+
+  it("rejects names of non-names", async () => {
+    const e = await failure("(name nil)");
+    expect(e.kind).toBe("type_error");
+    expect(e.message).toContain("name expects a keyword or string");
+    expect((await failure("(name 5)")).hint).toContain("str");
+  });
+});
