@@ -22,8 +22,8 @@ function unary(who: string, f: Value): Unary {
   if (f instanceof Keyword) return (x) => lookup(x, f, null);
   if (isMap(f)) return (x) => lookup(f, x, null);
   if (isSet(f)) return (x) => (f.has(x) ? x : null);
-  expectFn(who, f);
-  return (x) => callValue(f, [x]);
+  if (f instanceof Vec) return (x) => callValue(f, [x]);
+  throw typeErr(`${who} expects a function, got ${describe(f)}`, isSeqable(f) ? "check the argument order: the function comes first, e.g. (map f coll)" : undefined);
 }
 
 /** Key functions (sort-by, group-by, pluck, ...) also accept a string key, as the reference does. */
