@@ -1,4 +1,260 @@
-// Placeholder: this area's builtins are being written.
+// Set builtins: constructors, disj, and the clojure.set operations (also reachable as
+// set/union and unqualified). The operations accept vectors as well as sets, since an LLM
+// often has a vector of ids at hand; the result is always a set.
+import { OrderedSet } from "immutable";
+import { typeErr } from "../errors.js";
+import { call1 } from "../fn.js";
+import { charge, checkCollectionSize } from "../runtime.js";
+import { seqArray } from "../seq.js";
+import { EMPTY_SET, isMap, isSet, LSet, truthy, type Value } from "../values.js";
+import { Vec } from "../vector.js";
+import { describe } from "./args.js";
+import { isCallable, sortForBuiltin } from "./maps.js";
 import type { BuiltinDef } from "./registry.js";
 
-export const SETS: BuiltinDef[] = [];
+// immutable's Set keeps insertion order only up to this many elements (then hash order).
+const ORDERED_UP_TO = 8;
+
+function setOf(x: Value): Value {
+  if (isSet(x)) return x;
+  const xs = seqArray(x, "set");
+  charge(xs.length);
+  checkCollectionSize(xs.length);
+  return LSet<Value>(xs);
+}
+
+function hashSet(xs: Value[]): Value {
+  charge(xs.length);
+  checkCollectionSize(xs.length);
+  return LSet<Value>(xs);
+}
+
+function sortedSet(xs: Value[]): Value {
+  charge(xs.length);
+  checkCollectionSize(xs.length);
+  const sorted = sortForBuiltin("sorted-set", xs.slice(), (x) => x);
+  // A plain set keeps insertion order only while small; beyond that an ordered set keeps the
+  // sorted order. Small ones stay plain so they hash like any other set (as set elements or
+  // map keys); an empty one is ordered so (into (sorted-set) (sort xs)) keeps the order at any size.
+  return sorted.length > 0 && sorted.length <= ORDERED_UP_TO ? LSet<Value>(sorted) : OrderedSet<Value>(sorted);
+}
+
+function disj(args: Value[]): Value {
+  const s = args[0];
+  if (s === null) return null;
+  if (!isSet(s)) {
+    throw typeErr(`disj expects a set, got ${describe(s)}`, isMap(s) ? "use dissoc to remove keys from a map" : s instanceof Vec ? "to drop elements of a vector use remove or filter" : undefined);
+  }
+  if (args.length === 1) return s;
+  charge(args.length - 1);
+  return withoutElements(s, args.slice(1));
+}
+
+/**
+ * s without the given elements. immutable's remove moves the last element of a small set into
+ * the gap, so small sets (which print in insertion order) are filtered instead to keep their order.
+ */
+function withoutElements(s: LSet, xs: Iterable<Value>): LSet {
+  if (s.size <= ORDERED_UP_TO) {
+    const drop = LSet<Value>(xs);
+    return drop.size === 0 ? s : s.filter((x) => !drop.has(x));
+  }
+  return s.withMutations((out) => {
+    for (const x of xs) out.remove(x);
+  });
+}
+
+/** A set argument of a set operation: sets as they are, nil as empty, vectors converted. */
+function setArg(who: string, x: Value, pos: number): LSet {
+  if (isSet(x)) return x;
+  if (x === null) return EMPTY_SET;
+  if (x instanceof Vec) {
+    charge(x.size);
+    checkCollectionSize(x.size);
+    return LSet<Value>(x.toArray());
+  }
+  throw typeErr(`${who} expects sets, argument ${pos} is ${describe(x)}`, isMap(x) ? "use merge to combine maps, or (set (keys m)) for a map's keys" : "make a set with (set coll) or #{...}");
+}
+
+function setArgs(who: string, args: Value[]): LSet[] {
+  const out = new Array<LSet>(args.length);
+  for (let i = 0; i < args.length; i++) out[i] = setArg(who, args[i], i + 1);
+  return out;
+}
+
+function union(args: Value[]): Value {
+  if (args.length === 0) return EMPTY_SET;
+  const base = setArg("union", args[0], 1);
+  // Vectors are added as they are (not turned into sets first) so their order survives.
+  const parts = new Array<LSet | Vec<Value>>(args.length - 1);
+  let total = 0;
+  for (let i = 1; i < args.length; i++) {
+    const x = args[i];
+    const part = x instanceof Vec ? x : setArg("union", x, i + 1);
+    parts[i - 1] = part;
+    total += part.size;
+  }
+  if (total === 0) return base;
+  charge(total);
+  // Adding into the first set (rather than the largest) keeps its order, which reads naturally,
+  // and an ordered (sorted-set) first argument keeps the order of what is added.
+  return base.withMutations((out) => {
+    for (const part of parts) {
+      for (const x of part) out.add(x);
+      checkCollectionSize(out.size);
+    }
+  });
+}
+
+function intersection(args: Value[]): Value {
+  const sets = setArgs("intersection", args);
+  const first = sets[0];
+  if (sets.length === 1) return first;
+  // Filtering the first set (rather than the smallest) keeps its order, which reads naturally.
+  charge(first.size * (sets.length - 1));
+  return first.filter((x) => {
+    for (let i = 1; i < sets.length; i++) if (!sets[i].has(x)) return false;
+    return true;
+  });
+}
+
+function difference(args: Value[]): Value {
+  const sets = setArgs("difference", args);
+  let out = sets[0];
+  for (let i = 1; i < sets.length && out.size > 0; i++) {
+    const other = sets[i];
+    if (other.size <= out.size) {
+      charge(other.size);
+      out = withoutElements(out, other);
+    } else {
+      charge(out.size);
+      out = out.filter((x) => !other.has(x));
+    }
+  }
+  return out;
+}
+
+/** Whether every element of args[inner] is in args[outer]. */
+function contained(who: string, args: readonly [Value, Value], inner: 0 | 1): boolean {
+  const x = setArg(who, args[inner], inner + 1);
+  const y = setArg(who, args[1 - inner], 2 - inner);
+  if (x.size > y.size) return false;
+  charge(x.size);
+  for (const v of x) if (!y.has(v)) return false;
+  return true;
+}
+
+function select(pred: Value, s: Value): Value {
+  if (!isCallable(pred)) {
+    throw typeErr(`select expects a predicate as its first argument, got ${describe(pred)}`, isSet(pred) ? "the predicate comes first: (select pred s)" : undefined);
+  }
+  const xs = setArg("select", s, 2);
+  charge(xs.size);
+  return xs.filter((x) => truthy(call1(pred, x)));
+}
+
+export const SETS: BuiltinDef[] = [
+  {
+    name: "set",
+    area: "sets",
+    arity: [1, 1],
+    params: "[coll]",
+    doc: "A set of the elements of coll (a map gives its [k v] entries, a string its characters).",
+    examples: [
+      ["(set [1 2 1])", "#{1 2}"],
+      ["(set nil)", "#{}"],
+    ],
+    fn: (a) => setOf(a[0]),
+    f1: setOf,
+  },
+  {
+    name: "hash-set",
+    area: "sets",
+    arity: [0, Infinity],
+    params: "[& xs]",
+    doc: "A set of the arguments.",
+    examples: [["(hash-set 1 2 2)", "#{1 2}"]],
+    fn: hashSet,
+  },
+  {
+    name: "sorted-set",
+    area: "sets",
+    arity: [0, Infinity],
+    params: "[& xs]",
+    doc: "A set of the arguments in sorted order. It does not stay sorted: elements added later by conj go at the end (or in hash order).",
+    examples: [["(sorted-set 3 1 2)", "#{1 2 3}"]],
+    fn: sortedSet,
+  },
+  {
+    name: "disj",
+    area: "sets",
+    arity: [1, Infinity],
+    params: "[s & xs]",
+    doc: "s without the given elements.",
+    examples: [["(disj #{1 2 3} 1 3)", "#{2}"]],
+    fn: disj,
+  },
+  {
+    name: "union",
+    area: "sets",
+    arity: [0, Infinity],
+    params: "[& sets]",
+    doc: "The elements found in any of the sets (vectors are taken as sets); (union) is #{}.",
+    examples: [["(clojure.set/union #{1 2} #{2 3})", "#{1 2 3}"]],
+    ns: ["clojure.set"],
+    fn: union,
+  },
+  {
+    name: "intersection",
+    area: "sets",
+    arity: [1, Infinity],
+    params: "[s & sets]",
+    doc: "The elements found in every one of the sets.",
+    examples: [["(set/intersection #{1 2 3} #{2 3 4} [3 2])", "#{2 3}"]],
+    ns: ["clojure.set"],
+    fn: intersection,
+  },
+  {
+    name: "difference",
+    area: "sets",
+    arity: [1, Infinity],
+    params: "[s & sets]",
+    doc: "The elements of s found in none of the other sets.",
+    examples: [["(difference #{1 2 3} #{2} #{3})", "#{1}"]],
+    ns: ["clojure.set"],
+    fn: difference,
+  },
+  {
+    name: "subset?",
+    area: "sets",
+    arity: [2, 2],
+    params: "[a b]",
+    doc: "True if every element of a is in b.",
+    examples: [["(subset? #{1} #{1 2})", "true"]],
+    ns: ["clojure.set"],
+    fn: (a) => contained("subset?", [a[0], a[1]], 0),
+    f2: (a, b) => contained("subset?", [a, b], 0),
+  },
+  {
+    name: "superset?",
+    area: "sets",
+    arity: [2, 2],
+    params: "[a b]",
+    doc: "True if every element of b is in a.",
+    examples: [["(superset? #{1 2} #{2})", "true"]],
+    ns: ["clojure.set"],
+    fn: (a) => contained("superset?", [a[0], a[1]], 1),
+    f2: (a, b) => contained("superset?", [a, b], 1),
+  },
+  {
+    name: "select",
+    area: "sets",
+    arity: [2, 2],
+    params: "[pred s]",
+    doc: "The set of elements of s for which (pred x) is truthy.",
+    examples: [["(clojure.set/select odd? #{1 2 3})", "#{1 3}"]],
+    ns: ["clojure.set"],
+    fn: (a) => select(a[0], a[1]),
+    f2: select,
+  },
+];
