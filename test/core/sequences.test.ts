@@ -67,6 +67,8 @@ describe("filter, remove, some, every?", () => {
 
   it("some returns the first truthy result; every?, not-any?, not-every? return booleans", async () => {
     expect(await edn('[(some even? [1 3]) (some #{:b} [:a :b]) (some :x [{} {:x 0}]) (some even? nil) (some #(when (> % 1) (* % 10)) [1 2 3])]')).toBe("[nil :b 0 nil 20]");
+    // 0 and "" are truthy: not-any? must not read them as JS falsy values, even through apply.
+    expect(await edn('[(not-any? :x [{:x 0}]) (apply not-any? [:x [{:x ""}]]) (not-any? :x [{:x false}])]')).toBe("[false false true]");
     expect(await edn("[(every? odd? []) (every? odd? [1 3]) (every? #{1 2} [1 3]) (not-any? odd? [2]) (not-any? odd? [1]) (not-every? odd? [1 2]) (not-every? odd? nil)]")).toBe("[true true false true false true false]");
   });
 });

@@ -50,7 +50,7 @@ export function ordered(who: string, x: Value): Value[] {
 export function countArg(who: string, x: Value, round: (n: number) => number = Math.trunc): number {
   const n = typeof x === "number" ? x : x instanceof LFloat ? x.v : NaN;
   if (Number.isNaN(n)) {
-    throw typeErr(`${who} expects a number for its count or index, got ${describe(x)}`, x !== null && typeof x === "object" ? `check the argument order, e.g. (${who} n coll)` : undefined);
+    throw typeErr(`${who} expects a number for its count or index, got ${describe(x)}`, x !== null && typeof x === "object" ? "check the argument order" : undefined);
   }
   return round(n);
 }

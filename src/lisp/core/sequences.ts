@@ -32,6 +32,13 @@ function keyFn(who: string, f: Value): Unary {
   return unary(who, f);
 }
 
+/** The length of the shortest array: several collections are walked in step and stop there. */
+function shortest(colls: Value[][]): number {
+  let n = Infinity;
+  for (const c of colls) n = Math.min(n, c.length);
+  return n;
+}
+
 function callN(f: Value, args: Value[]): Value {
   return f instanceof Fn ? f.call(args) : callValue(f, args);
 }
@@ -64,8 +71,7 @@ function mapN(who: string, args: Value[]): Value {
   if (args.length === 2) return map1(who, f, args[1]);
   if (!(f instanceof Fn)) expectFn(who, f);
   const colls = args.slice(1).map((c) => items(who, c));
-  let n = Infinity;
-  for (const c of colls) n = Math.min(n, c.length);
+  const n = shortest(colls);
   charge(n * colls.length);
   const out = new Array<Value>(n);
   if (colls.length === 2) {
@@ -119,8 +125,7 @@ function mapcat(args: Value[]): Value {
   }
   expectFn("mapcat", f);
   const colls = args.slice(1).map((c) => items("mapcat", c));
-  let n = Infinity;
-  for (const c of colls) n = Math.min(n, c.length);
+  const n = shortest(colls);
   charge(n * colls.length);
   for (let i = 0; i < n; i++) appendAll("mapcat", out, callN(f, colls.map((c) => c[i])));
   return Vec.fromArray(out);
@@ -445,8 +450,7 @@ function flatten(x: Value): Value {
 function interleave(args: Value[]): Value {
   if (args.length === 0) return EMPTY_VEC;
   const colls = args.map((c) => items("interleave", c));
-  let n = Infinity;
-  for (const c of colls) n = Math.min(n, c.length);
+  const n = shortest(colls);
   const total = n * colls.length;
   checkCollectionSize(total);
   charge(total);
@@ -473,8 +477,7 @@ function interpose(sep: Value, coll: Value): Value {
 
 function zip(args: Value[]): Value {
   const colls = args.map((c) => items("zip", c));
-  let n = Infinity;
-  for (const c of colls) n = Math.min(n, c.length);
+  const n = shortest(colls);
   charge(n * colls.length);
   const out = new Array<Value>(n);
   for (let i = 0; i < n; i++) out[i] = Vec.fromArray(colls.map((c) => c[i]));
@@ -876,7 +879,7 @@ export const SEQUENCES: BuiltinDef[] = [
     { fn: (a) => some(a[0], a[1]), f2: some },
   ),
   d("every?", [2, 2], "[pred coll]", "True if pred is truthy for every element (true for an empty collection).", [["(every? pos? [1 2])", "true"]], { fn: (a) => every("every?", a[0], a[1]), f2: (p, c) => every("every?", p, c) }),
-  d("not-any?", [2, 2], "[pred coll]", "True if pred is falsy for every element.", [["(not-any? neg? [1 2])", "true"]], { fn: (a) => !some(a[0], a[1]), f2: (p, c) => some(p, c) === null }),
+  d("not-any?", [2, 2], "[pred coll]", "True if pred is falsy for every element.", [["(not-any? neg? [1 2])", "true"]], { fn: (a) => some(a[0], a[1]) === null, f2: (p, c) => some(p, c) === null }),
   d("not-every?", [2, 2], "[pred coll]", "True if pred is falsy for at least one element.", [["(not-every? pos? [1 -2])", "true"]], {
     fn: (a) => !every("not-every?", a[0], a[1]),
     f2: (p, c) => !every("not-every?", p, c),
