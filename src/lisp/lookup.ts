@@ -1,6 +1,7 @@
 // Key lookup shared by `get`, keyword and map invocation, and destructuring.
 // Keyword and string keys fall back to each other (exact type first), because host data
 // often arrives with string keys while programs use keywords.
+import { charCount, chars, isSimpleText } from "./text.js";
 import { Keyword, keyword, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 
@@ -24,8 +25,10 @@ export function lookup(coll: Value, key: Value, dflt: Value): Value {
   }
   if (isSet(coll)) return coll.has(key) ? key : dflt;
   if (typeof coll === "string") {
-    if (typeof key === "number" && Number.isInteger(key) && key >= 0 && key < coll.length) return coll[key];
-    return dflt;
+    if (typeof key !== "number" || !Number.isInteger(key) || key < 0) return dflt;
+    if (isSimpleText(coll)) return key < coll.length ? coll[key] : dflt;
+    const cs = chars(coll);
+    return key < cs.length ? cs[key] : dflt;
   }
   return dflt;
 }
@@ -40,6 +43,6 @@ export function hasKey(coll: Value, key: Value): boolean {
   }
   if (coll instanceof Vec) return typeof key === "number" && Number.isInteger(key) && key >= 0 && key < coll.size;
   if (isSet(coll)) return coll.has(key);
-  if (typeof coll === "string") return typeof key === "number" && Number.isInteger(key) && key >= 0 && key < coll.length;
+  if (typeof coll === "string") return typeof key === "number" && Number.isInteger(key) && key >= 0 && key < charCount(coll);
   return false;
 }

@@ -98,7 +98,7 @@ export class RunState {
     readonly signal: AbortSignal | undefined,
   ) {
     this.fuel = limits.maxFuel;
-    this.checkAt = limits.maxFuel - CHECK_INTERVAL;
+    this.checkAt = Math.max(0, limits.maxFuel - CHECK_INTERVAL);
     this.deadline = performance.now() + limits.timeoutMs;
     this.loopsLeft = limits.maxLoopIterations;
     this.out = new OutputBuffer(limits.maxOutputChars);
@@ -148,7 +148,8 @@ function slowCheck(r: RunState): void {
     );
   }
   if (r.signal?.aborted) throw new LispError("aborted", "the evaluation was aborted by the host");
-  r.checkAt = r.fuel - CHECK_INTERVAL;
+  // Never below zero: running out of fuel must always reach this check.
+  r.checkAt = Math.max(0, r.fuel - CHECK_INTERVAL);
 }
 
 /** One loop iteration (recur, dotimes, doseq, for). */
