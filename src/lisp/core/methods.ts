@@ -4,15 +4,15 @@
 // in characters (graphemes) like every other string function. There are no host
 // objects: a date is its ISO-8601 string ("2024-01-15T10:30:00.000Z").
 import { LispError, typeErr } from "../errors.js";
-import { limitError, run, type RunState } from "../runtime.js";
+import { regexFromString } from "../regex.js";
+import { run, type RunState } from "../runtime.js";
 import { chars, charCount, isSimpleText } from "../text.js";
 import { LFloat, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe } from "./args.js";
-import { regexSplit } from "./regex.js";
+import { regexInput, regexSplit } from "./regex.js";
 import { charIndex, charOffset, chargeScan, expectText } from "./strings.js";
 import type { BuiltinDef } from "./registry.js";
-import { regexFromString } from "../regex.js";
 
 function methodTarget(who: string, x: Value): string {
   if (typeof x === "string") return x;
@@ -109,13 +109,8 @@ function split(args: Value[]): Value {
   const s = methodTarget(who, args[0]);
   const pattern = expectText(who, args[1], "a regex pattern string");
   const limit = args.length > 2 ? intArg(who, args[2], "limit") : 0;
-  const limits = run.limits;
-  if (s.length > limits.maxRegexInputLength) {
-    throw limitError("regex_limit_exceeded", `${who}: a regex may scan at most ${limits.maxRegexInputLength} characters, got a string of ${s.length}`);
-  }
-  chargeScan(s.length);
-  const re = regexFromString(pattern, limits.maxRegexPatternLength, who);
-  return Vec.fromArray<Value>(regexSplit(re, s, limit, limit === 0));
+  const re = regexFromString(pattern, run.limits.maxRegexPatternLength, who);
+  return Vec.fromArray<Value>(regexSplit(re, regexInput(who, s), limit, limit === 0));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -288,7 +283,7 @@ export const METHODS: BuiltinDef[] = [
     area: "interop",
     arity: [0, 0],
     params: "[]",
-    doc: "System/currentTimeMillis: the current time in ms since the epoch, fixed for the whole run.",
+    doc: "The current time in ms since the epoch, fixed for the whole run.",
     examples: [["(= (System/currentTimeMillis) (.getTime (java.util.Date.)))", "true"]],
     ns: ["System"],
     unqualified: false,

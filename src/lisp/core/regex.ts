@@ -165,10 +165,10 @@ function groupIndex(who: string, x: Value): number {
   throw typeErr(`${who} expects a group number (0 for the whole match), got ${describe(x)}`);
 }
 
-function extract(pattern: Value, s: Value, group: Value): Value {
-  const re = toRegex("extract", pattern);
-  const text = regexInput("extract", s);
-  const g = groupIndex("extract", group);
+function extract(who: string, pattern: Value, s: Value, group: Value): Value {
+  const re = toRegex(who, pattern);
+  const text = regexInput(who, s);
+  const g = groupIndex(who, group);
   const m = compiled(re).matcher(text);
   if (!m.find() || g < 0 || g > m.groupCount()) return null;
   return m.group(g);
@@ -178,7 +178,7 @@ const INTEGER = /^[+-]?\d+$/;
 
 function extractInt(args: Value[]): Value {
   const dflt = args.length > 3 ? args[3] : null;
-  const text = extract(args[0], args[1], args.length > 2 ? args[2] : 1);
+  const text = extract("extract-int", args[0], args[1], args.length > 2 ? args[2] : 1);
   if (typeof text !== "string" || !INTEGER.test(text)) return dflt;
   const n = Number(text);
   return Number.isSafeInteger(n) ? n || 0 : dflt;
@@ -275,7 +275,7 @@ export const REGEX: BuiltinDef[] = [
       ['(extract #"x=(\\d+) y=(\\d+)" "x=10 y=20" 2)', '"20"'],
       ['(extract #"ID:(\\d+)" "none")', "nil"],
     ],
-    fn: (a) => extract(a[0], a[1], a.length > 2 ? a[2] : 1),
+    fn: (a) => extract("extract", a[0], a[1], a.length > 2 ? a[2] : 1),
   },
   {
     name: "extract-int",

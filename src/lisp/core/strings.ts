@@ -353,13 +353,14 @@ export function fixedHalfUp(x: number, p: number): string {
   const [mant, expText] = Math.abs(x).toExponential().split("e");
   const digits = BigInt(mant.replace(".", ""));
   const scale = Number(expText) - (mant.length - (mant.includes(".") ? 2 : 1)) + p;
-  let n: bigint;
-  if (scale >= 0) n = digits * 10n ** BigInt(scale);
+  let s: string;
+  if (scale >= 0) s = digits.toString() + "0".repeat(scale);
   else {
+    // -scale is at most about 340: the shortest form has 17 digits and exponents reach -324.
     const unit = 10n ** BigInt(-scale);
-    n = digits / unit + ((digits % unit) * 2n >= unit ? 1n : 0n);
+    s = (digits / unit + ((digits % unit) * 2n >= unit ? 1n : 0n)).toString();
   }
-  let s = n.toString().padStart(p + 1, "0");
+  s = s.padStart(p + 1, "0");
   if (p > 0) s = s.slice(0, s.length - p) + "." + s.slice(s.length - p);
   return (neg ? "-" : "") + s;
 }
@@ -401,6 +402,7 @@ function formatOne(spec: Spec, v: Value): string {
       const x = numberArg(spec.conv, v, false);
       if (!Number.isFinite(x)) return signed({ ...spec, flags: spec.flags.replace("0", "") }, x < 0, Number.isNaN(x) ? "NaN" : "Infinity");
       const p = spec.precision >= 0 ? spec.precision : 6;
+      if (p > run.limits.maxStringLength) checkStringLength(p);
       if (spec.conv === "f") {
         const s = fixedHalfUp(x, p);
         const neg = s.startsWith("-");
