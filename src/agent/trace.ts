@@ -1,6 +1,7 @@
 // The full trace of a run: every turn as it happened. It is the debugging view, never
 // shrinks, serializes to JSON, and is the input from which prompt views are built.
 import type { ErrorInfo } from "../lisp/errors.js";
+import type { ViewStats } from "../history/view.js";
 
 export type Role = "system" | "user" | "assistant";
 
@@ -79,6 +80,20 @@ export interface Turn {
   /** The user message fed back to the LLM after this turn (absent on the final turn). */
   feedback?: string;
   usage: TurnUsage;
+  /** What sanitising changed in the program before it ran (smart quotes, invisible characters). */
+  notes?: string[];
+  /** Statistics of the prompt view that built this turn's messages. */
+  view?: ViewStats;
+  /** Runs of nested agents (SubAgent.asTool) called by this turn's program, in call order. */
+  nested?: NestedRunTrace[];
+}
+
+/** A nested agent's run, called as a tool. */
+export interface NestedRunTrace {
+  /** The tool name the parent called it by. */
+  tool: string;
+  ok: boolean;
+  trace: RunTrace;
 }
 
 export interface RunTrace {

@@ -1,0 +1,83 @@
+// The user message after a turn: what the program printed (bounded), what went wrong
+// (line:column, caret excerpt, hint), the names now in memory, and where the run stands.
+// Pure, so prompt views can re-render it (the compressed view leaves the prints out).
+import type { ErrorInfo } from "../lisp/errors.js";
+import type { Turn } from "./trace.js";
+
+export interface FeedbackInfo {
+  maxTurns: number;
+  /** The run withdraws its tools on the final turn (it has tools and more than one turn). */
+  toolsWithdrawn?: boolean;
+}
+
+export interface FeedbackOptions {
+  /** Include the println output. Views that show output elsewhere pass false. */
+  prints: boolean;
+  /** Characters of println output shown before it is cut (default 4000). */
+  maxPrintChars?: number;
+}
+
+export const DEFAULT_MAX_PRINT_CHARS = 4000;
+const MAX_STORED_NAMES = 60;
+
+/** The println section: `Output:` and the lines, cut at `maxChars` with a note saying so. */
+export function renderPrints(prints: readonly string[], maxChars: number = DEFAULT_MAX_PRINT_CHARS): string {
+  let total = 0;
+  for (const l of prints) total += l.length + 1;
+  total = Math.max(0, total - 1);
+  const text = prints.join("\n");
+  if (total <= maxChars) return `Output:\n${text}`;
+  const cut = text.lastIndexOf("\n", maxChars);
+  const shown = cut > maxChars / 2 ? text.slice(0, cut) : text.slice(0, maxChars);
+  return `Output:\n${shown}\n[output cut: showing ${shown.length} of ${total} characters; print less, e.g. counts, (take 3 xs) or selected keys]`;
+}
+
+/** An error as the LLM reads it: position, kind and message, caret excerpt, call trail, hint. */
+export function renderError(e: ErrorInfo): string {
+  const where = e.line !== undefined ? ` at line ${e.line}, column ${e.column ?? 1}` : "";
+  const lines = [`Error${where}: ${e.kind}: ${e.message}`];
+  if (e.excerpt) lines.push(e.excerpt);
+  if (e.trace && e.trace.length > 0) lines.push(`in: ${e.trace.join(" <- ")}`);
+  if (e.hint) lines.push(`Hint: ${e.hint}`);
+  return lines.join("\n");
+}
+
+/** `Stored: a, b, c`: every name in memory after the turn, sorted. */
+export function renderStored(names: readonly string[]): string {
+  const sorted = [...names].sort();
+  const shown = sorted.slice(0, MAX_STORED_NAMES).join(", ");
+  return `Stored: ${shown}${sorted.length > MAX_STORED_NAMES ? `, ... (${sorted.length - MAX_STORED_NAMES} more)` : ""}`;
+}
+
+/** `Turn N of M.` for the coming turn, with the warning before the last turn and the final-turn notice. */
+export function renderTurnLine(next: number, info: FeedbackInfo): string {
+  const line = `Turn ${next} of ${info.maxTurns}.`;
+  if (next === info.maxTurns) {
+    return info.toolsWithdrawn
+      ? `${line} This is your LAST turn and tools are now withdrawn (tool calls fail): finish with (return value) or (fail "why") using what you already have.`
+      : `${line} This is your LAST turn: finish with (return value) or (fail "why").`;
+  }
+  if (next === info.maxTurns - 1) {
+    return info.toolsWithdrawn
+      ? `${line} Next turn is your last and tools will be withdrawn then: make the tool calls you still need now.`
+      : `${line} Next turn is your last: get ready to (return ...).`;
+  }
+  return line;
+}
+
+/** The feedback message after `turn`. */
+export function renderFeedback(turn: Turn, info: FeedbackInfo, opts: FeedbackOptions): string {
+  const parts: string[] = [];
+  if (turn.notes && turn.notes.length > 0) parts.push(`Note: your program was repaired before it ran: ${turn.notes.join("; ")}.`);
+  if (opts.prints) {
+    if (turn.prints.length > 0) parts.push(renderPrints(turn.prints, opts.maxPrintChars));
+    else if (turn.status === "ok") parts.push("No output: only println output is shown to you, not the program's value.");
+  }
+  if (turn.error !== undefined) {
+    parts.push(renderError(turn.error));
+    if (turn.status === "error") parts.push("Nothing from this program was stored.");
+  }
+  if (turn.memory.length > 0) parts.push(renderStored(turn.memory.map((d) => d.name)));
+  if (turn.number < info.maxTurns) parts.push(renderTurnLine(turn.number + 1, info));
+  return parts.join("\n\n");
+}

@@ -1,0 +1,18 @@
+// Context keys → prompt lines: `data/products ; vector[7], sample: [{:name "Laptop" ...} ...]`.
+// Keys starting with `_` are readable by programs but never shown to the LLM.
+import { toLisp } from "../../lisp/interop.js";
+import { describeValue, typeLabel, type RecordOptions } from "../record.js";
+
+/** True for keys programs may read but prompts must not show. */
+export const isHiddenKey = (key: string): boolean => key.startsWith("_");
+
+/** One line per visible context key, in the context's key order. Throws a LispError for data that cannot cross (cyclic, too deep). */
+export function contextLines(context: Readonly<Record<string, unknown>>, opts: Pick<RecordOptions, "sampleItems" | "sampleChars">, maxDepth: number): string[] {
+  const lines: string[] = [];
+  for (const key of Object.keys(context)) {
+    if (isHiddenKey(key)) continue;
+    const summary = describeValue(toLisp(context[key], maxDepth), opts);
+    lines.push(`data/${key} ; ${typeLabel(summary)}, sample: ${summary.sample}`);
+  }
+  return lines;
+}

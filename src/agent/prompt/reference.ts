@@ -1,0 +1,82 @@
+// The language reference of the system prompt, generated from the special-form table and
+// the builtin registry (names, parameter lists, one-line docs), so it cannot drift from
+// the runtime: a builtin exists in the prompt exactly when it exists in the interpreter.
+import { DOCUMENTED_SPECIAL_FORMS } from "../../lisp/analyzer/specials/index.js";
+import "../../lisp/core/index.js";
+import { allBuiltins, type Area, type BuiltinDef, type Namespace } from "../../lisp/core/registry.js";
+
+const AREA_TITLES: Readonly<Record<Area, string>> = {
+  arithmetic: "Arithmetic",
+  comparison: "Comparison",
+  logic: "Logic",
+  predicates: "Predicates",
+  collections: "Collections",
+  sequences: "Sequences",
+  maps: "Maps",
+  sets: "Sets",
+  strings: "Strings",
+  regex: "Regular expressions",
+  functions: "Functions",
+  aggregates: "Aggregates",
+  trees: "Trees",
+  io: "Output",
+  interop: "Interop",
+  parallel: "Parallel tool calls",
+};
+
+/** How a builtin reachable only through a namespace is written. */
+const NS_PREFIX: Readonly<Record<Namespace, string>> = {
+  "clojure.core": "",
+  "clojure.string": "str/",
+  "clojure.set": "set/",
+  "clojure.walk": "walk/",
+  Math: "Math/",
+  Double: "Double/",
+  System: "System/",
+};
+
+const firstLine = (s: string): string => {
+  const i = s.indexOf("\n");
+  return i < 0 ? s : s.slice(0, i);
+};
+
+/** Internal helpers the compiler calls (named with a leading %) are not part of the language. */
+export const isDocumented = (d: BuiltinDef): boolean => !d.name.startsWith("%");
+
+/** The name a program uses for a builtin: `upcase`, or `Math/exp` when only reachable qualified. */
+export function referenceName(d: BuiltinDef): string {
+  return d.unqualified === false ? NS_PREFIX[d.ns?.[0] ?? "clojure.core"] + d.name : d.name;
+}
+
+function builtinLine(d: BuiltinDef): string {
+  const aliases = d.aliases && d.aliases.length > 0 ? ` (also ${d.aliases.join(", ")})` : "";
+  return `${referenceName(d)} ${d.params}${aliases} - ${firstLine(d.doc)}`;
+}
+
+function generate(builtins: readonly BuiltinDef[]): string {
+  const out: string[] = ["## Special forms"];
+  for (const form of Object.values(DOCUMENTED_SPECIAL_FORMS)) out.push(`${form.syntax} - ${firstLine(form.doc)}`);
+  const byArea = new Map<Area, BuiltinDef[]>();
+  for (const d of builtins) {
+    if (!isDocumented(d)) continue;
+    let list = byArea.get(d.area);
+    if (list === undefined) byArea.set(d.area, (list = []));
+    list.push(d);
+  }
+  for (const area of Object.keys(AREA_TITLES) as Area[]) {
+    const list = byArea.get(area);
+    if (list === undefined) continue;
+    out.push("", `## ${AREA_TITLES[area]}`);
+    for (const d of list) out.push(builtinLine(d));
+  }
+  return out.join("\n");
+}
+
+let cached: { count: number; text: string } | null = null;
+
+/** The generated reference. The registry only grows, so its size identifies its content. */
+export function languageReference(): string {
+  const builtins = allBuiltins();
+  if (cached === null || cached.count !== builtins.length) cached = { count: builtins.length, text: generate(builtins) };
+  return cached.text;
+}

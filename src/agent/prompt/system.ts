@@ -1,0 +1,60 @@
+// The system prompt: the static part first (role and rules, the generated language
+// reference, common mistakes, turn rules), identical for every agent with the same turn
+// mode, then the agent's tools and expected output. Nothing in it changes between turns,
+// so providers can cache it whole; per-turn news goes into the user messages.
+import type { z } from "zod";
+import type { Tool } from "../tools.js";
+import { languageReference } from "./reference.js";
+import { shapeOf } from "./shape.js";
+import { fill, template } from "./templates.js";
+
+/** The part of an agent the system prompt depends on. */
+export interface PromptAgent {
+  readonly tools: Readonly<Record<string, Tool>>;
+  readonly output?: z.ZodType;
+  readonly maxTurns: number;
+}
+
+/** The agent-independent prefix: role, rules, language reference, mistakes, turn rules. */
+export function staticPrompt(multiTurn: boolean): string {
+  return [
+    template("role"),
+    fill(template("language"), { reference: languageReference() }),
+    template("mistakes"),
+    template(multiTurn ? "multi-turn" : "single-turn"),
+  ].join("\n\n");
+}
+
+function indent(lines: readonly string[]): string {
+  return lines.map((l) => "  " + l).join("\n");
+}
+
+/** One entry per tool: signature line, description, described arguments, call cap. */
+export function toolsSection(tools: Readonly<Record<string, Tool>>): string {
+  const entries = Object.entries(tools);
+  if (entries.length === 0) return "No tools are available: work with the input data only.";
+  return entries
+    .map(([name, t]) => {
+      const args = shapeOf(t.input);
+      const result = t.output !== undefined ? shapeOf(t.output).text : "any";
+      const notes = [...t.description.trim().split("\n"), ...args.fields];
+      if (t.maxCalls !== undefined) notes.push(`At most ${t.maxCalls} call${t.maxCalls === 1 ? "" : "s"} per run.`);
+      return `tool/${name} ${args.text} -> ${result}\n${indent(notes)}`;
+    })
+    .join("\n\n");
+}
+
+/** What (return ...) must satisfy: the shape, its described fields, and an example. */
+export function outputSection(output: z.ZodType | undefined): string {
+  if (output === undefined) return "Finish with `(return value)`; any value is accepted.";
+  const shape = shapeOf(output);
+  const lines = ["Finish with `(return value)` where the value has this shape:", shape.text];
+  if (shape.description !== undefined) lines.push(shape.description);
+  lines.push(...shape.fields, `For example: (return ${shape.example})`);
+  return lines.join("\n");
+}
+
+/** The whole system prompt of an agent. Pure: the same agent always gives the same bytes. */
+export function systemPrompt(agent: PromptAgent): string {
+  return staticPrompt(agent.maxTurns > 1) + "\n\n" + fill(template("agent"), { tools: toolsSection(agent.tools), output: outputSection(agent.output) });
+}

@@ -1,0 +1,52 @@
+// The first user message: the run's visible input data and the mission, whose
+// {{placeholders}} are filled from the context. Hidden (`_`) keys never appear in it.
+import { print } from "../../lisp/evaluate.js";
+import type { RecordOptions } from "../record.js";
+import { contextLines, isHiddenKey } from "./context.js";
+import { fill, template } from "./templates.js";
+
+export type MissionResult = { ok: true; text: string } | { ok: false; message: string };
+
+const PLACEHOLDER = /\{\{\s*([^{}\s]+)\s*\}\}/g;
+
+/** Names used as {{placeholders}} in a mission, in order of first use. */
+export function placeholders(prompt: string): string[] {
+  return [...new Set(Array.from(prompt.matchAll(PLACEHOLDER), (m) => m[1]))];
+}
+
+/** Fills {{key}} from the context: strings as they are, other values as EDN. */
+export function expandMission(prompt: string, context: Readonly<Record<string, unknown>>): MissionResult {
+  for (const key of placeholders(prompt)) {
+    if (isHiddenKey(key)) return { ok: false, message: `the prompt uses {{${key}}}, but context keys starting with _ are hidden from prompts; read it in the program as data/${key}` };
+    if (!Object.hasOwn(context, key) || context[key] === undefined) return { ok: false, message: `the prompt uses {{${key}}}, but the context has no key "${key}"` };
+  }
+  try {
+    return { ok: true, text: prompt.replace(PLACEHOLDER, (_, key: string) => (typeof context[key] === "string" ? (context[key] as string) : print(context[key]))) };
+  } catch (e) {
+    return { ok: false, message: `a context value used in the prompt cannot be shown: ${(e as { message?: string }).message ?? String(e)}` };
+  }
+}
+
+/** "Turn 1 of 5." or, for a single-turn run, a reminder that there is only one. */
+export function firstTurnLine(maxTurns: number): string {
+  return maxTurns === 1 ? "This is your only turn: end the program with (return ...) or (fail ...)." : `Turn 1 of ${maxTurns}.`;
+}
+
+export interface TaskInput {
+  mission: string;
+  context: Readonly<Record<string, unknown>>;
+  maxTurns: number;
+  sample: Pick<RecordOptions, "sampleItems" | "sampleChars">;
+  /** Nesting depth data may have (the interpreter's limit). */
+  maxDepth: number;
+}
+
+/** The task message. Throws a LispError when a context value cannot cross into the program. */
+export function taskMessage(input: TaskInput): string {
+  const lines = contextLines(input.context, input.sample, input.maxDepth);
+  return fill(template("task"), {
+    data: lines.length > 0 ? lines.join("\n") : "(none)",
+    mission: input.mission.trim(),
+    turn: firstTurnLine(input.maxTurns),
+  });
+}

@@ -1,0 +1,113 @@
+// Evaluation results → turn records: what a turn printed, called and defined, and the
+// memory after it, with every value rendered as type, size, bounded sample and (when
+// small enough) full EDN. Values themselves stay in the interpreter's Memory.
+import type { EvalResult, Memory, MemoryEntry } from "../lisp/evaluate.js";
+import { Builtin } from "../lisp/core/registry.js";
+import { Closure } from "../lisp/fn.js";
+import { printSample } from "../lisp/printer.js";
+import { Fn, isMap, isSet, typeName, type Value } from "../lisp/values.js";
+import { Vec } from "../lisp/vector.js";
+import type { DefinitionTrace, ToolCallTrace, Turn } from "./trace.js";
+
+export interface RecordOptions {
+  /** Items per collection in a sample. */
+  sampleItems: number;
+  /** Characters of a sample. */
+  sampleChars: number;
+  /** Largest EDN kept whole in a definition (`edn`) or a turn's value; larger values are cut. */
+  ednBudget: number;
+}
+
+export const defaultRecordOptions: Readonly<RecordOptions> = Object.freeze({ sampleItems: 3, sampleChars: 80, ednBudget: 4096 });
+
+export interface ValueSummary {
+  type: string;
+  size?: number;
+  sample: string;
+}
+
+/** Element count of a collection, character count of a string. */
+export function sizeOf(v: Value): number | undefined {
+  if (typeof v === "string") return v.length;
+  if (v instanceof Vec || isMap(v) || isSet(v)) return v.size;
+  return undefined;
+}
+
+/** Type label, size and bounded sample of a value: how prompts and summaries show data. */
+export function describeValue(v: Value, opts: Pick<RecordOptions, "sampleItems" | "sampleChars">): ValueSummary {
+  const out: ValueSummary = { type: typeName(v), sample: printSample(v, { maxItems: opts.sampleItems, maxChars: opts.sampleChars }).text };
+  const size = sizeOf(v);
+  if (size !== undefined) out.size = size;
+  return out;
+}
+
+/** `vector[5]`, `string[120]`, `integer`: the type label with the size when there is one. */
+export function typeLabel(s: Pick<ValueSummary, "type" | "size">): string {
+  return s.size === undefined ? s.type : `${s.type}[${s.size}]`;
+}
+
+function paramsOf(f: Fn): string | undefined {
+  if (f instanceof Closure) {
+    const lists: string[] = [];
+    for (const a of f.t.fixed) if (a !== undefined) lists.push(a.params);
+    if (f.t.variadic) lists.push(f.t.variadic.params);
+    return lists.join(" ");
+  }
+  if (f instanceof Builtin) return f.def.params;
+  return undefined;
+}
+
+/** The turn fields that come from running the program. */
+export type EvaluationRecord = Pick<Turn, "prints" | "toolCalls" | "definitions" | "memory" | "error"> & { value?: string };
+
+/**
+ * Renders definitions for one run. A memory entry's rendering is computed once and shared
+ * by every later snapshot that still holds it (entries are immutable and carried by identity).
+ */
+export class Recorder {
+  private readonly cache = new WeakMap<MemoryEntry, DefinitionTrace>();
+
+  constructor(readonly options: Readonly<RecordOptions> = defaultRecordOptions) {}
+
+  definition(name: string, entry: MemoryEntry): DefinitionTrace {
+    const cached = this.cache.get(entry);
+    if (cached !== undefined && cached.name === name) return cached;
+    const v = entry.value;
+    const d: DefinitionTrace = { name, kind: v instanceof Fn ? "function" : "value", ...describeValue(v, this.options) };
+    if (entry.doc !== undefined) d.doc = entry.doc;
+    if (v instanceof Fn) {
+      const params = paramsOf(v);
+      if (params !== undefined) d.params = params;
+    } else {
+      const full = printSample(v, { maxItems: Infinity, maxChars: this.options.ednBudget, maxDepth: Infinity });
+      if (!full.truncated) d.edn = full.text;
+    }
+    if (entry.source !== undefined) d.source = entry.source;
+    this.cache.set(entry, d);
+    return d;
+  }
+
+  /** Every name in memory, in definition order. */
+  memory(memory: Memory): DefinitionTrace[] {
+    const out: DefinitionTrace[] = [];
+    for (const [name, entry] of memory) out.push(this.definition(name, entry));
+    return out;
+  }
+
+  /** EDN of a program's value, cut at the EDN budget. */
+  value(v: Value): string {
+    return printSample(v, { maxItems: Infinity, maxChars: this.options.ednBudget, maxDepth: 64 }).text;
+  }
+
+  /** What the program did: prints, tool calls, and (when it succeeded) its definitions. A failure defines nothing. */
+  evaluation(result: EvalResult): EvaluationRecord {
+    const toolCalls: ToolCallTrace[] = result.toolCalls.map((c) => ({ ...c }));
+    const memory = this.memory(result.memory);
+    if (!result.ok) return { prints: result.prints, toolCalls, definitions: [], memory, error: result.error };
+    const definitions = result.defs.map((d) => {
+      const entry = result.memory.get(d.name);
+      return entry !== undefined ? this.definition(d.name, entry) : this.definition(d.name, { value: d.value, doc: d.doc, source: d.source });
+    });
+    return { prints: result.prints, toolCalls, definitions, memory, value: this.value(result.lisp) };
+  }
+}

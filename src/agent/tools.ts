@@ -1,0 +1,179 @@
+// Host tools for agents: `tool()` declares one with zod input (and optional output) schemas;
+// a ToolSession adapts a run's tools to the interpreter, adding argument validation that
+// names the failing field, per-call timeouts, per-run call caps, abort, and withdrawal.
+import { z } from "zod";
+import type { ToolSpec } from "../lisp/evaluate.js";
+import { AgentDefinitionError, describeIssues } from "./errors.js";
+import type { RunScope } from "./subagent.js";
+
+/** The zod object a tool's argument map is validated with. */
+export type ToolInput = z.ZodObject;
+
+/** What a tool's `run` receives besides its arguments. Plain tools ignore it. */
+export interface ToolRunContext {
+  /** The name the program called the tool by. */
+  readonly name: string;
+  /** The calling run, so nested agents (SubAgent.asTool) inherit its options. */
+  readonly scope: RunScope;
+}
+
+export interface ToolDefinition<I extends ToolInput = ToolInput, O extends z.ZodType | undefined = z.ZodType | undefined> {
+  /** One or two sentences for the prompt: what the tool does and when to use it. */
+  description: string;
+  /** The argument map. Its keys, in order, are also the positional parameters: (tool/x a b). */
+  input?: I;
+  /** The result's shape, shown in the prompt and checked after each call. */
+  output?: O;
+  /** Receives the validated arguments and an AbortSignal that fires on timeout or abort. */
+  run: (args: z.output<I>, signal: AbortSignal, ctx: ToolRunContext) => unknown;
+  /** Per-call timeout in ms (default: the run's `toolTimeoutMs`). `Infinity` for none. */
+  timeoutMs?: number;
+  /** Calls allowed per run (all turns together). Default: unlimited. */
+  maxCalls?: number;
+}
+
+const TOOL = Symbol("ptc-lisp.tool");
+
+export interface Tool<I extends ToolInput = ToolInput, O extends z.ZodType | undefined = z.ZodType | undefined> extends Readonly<ToolDefinition<I, O>> {
+  readonly input: I;
+  readonly [TOOL]: true;
+}
+
+export function isTool(x: unknown): x is Tool {
+  return typeof x === "object" && x !== null && (x as Partial<Tool>)[TOOL] === true;
+}
+
+function positive(name: string, v: number | undefined, allowInfinity: boolean): void {
+  if (v === undefined) return;
+  if (typeof v !== "number" || !(v > 0) || (!allowInfinity && !Number.isFinite(v))) {
+    throw new AgentDefinitionError(`${name} must be a positive number${allowInfinity ? " (or Infinity)" : ""}, got ${String(v)}`);
+  }
+}
+
+/** Declares a tool. Its result crosses into the program as plain data (maps get keyword keys). */
+export function tool<I extends ToolInput = z.ZodObject<Record<never, never>>, O extends z.ZodType | undefined = undefined>(def: ToolDefinition<I, O>): Tool<I, O> {
+  if (typeof def !== "object" || def === null) throw new AgentDefinitionError("tool() expects a definition object");
+  if (typeof def.description !== "string" || def.description.trim() === "") throw new AgentDefinitionError("a tool needs a description (what it does, for the prompt)");
+  if (typeof def.run !== "function") throw new AgentDefinitionError("a tool needs a run(args, signal) function");
+  if (def.input !== undefined && !(def.input instanceof z.ZodObject)) throw new AgentDefinitionError("a tool's input must be a z.object({...}) schema");
+  if (def.output !== undefined && !(def.output instanceof z.ZodType)) throw new AgentDefinitionError("a tool's output must be a zod schema");
+  positive("timeoutMs", def.timeoutMs, true);
+  if (def.maxCalls !== undefined && !(Number.isInteger(def.maxCalls) && def.maxCalls > 0)) throw new AgentDefinitionError(`maxCalls must be a positive integer, got ${String(def.maxCalls)}`);
+  return Object.freeze({ ...def, input: (def.input ?? z.object({})) as I, [TOOL]: true as const });
+}
+
+/** Tool names are read as `tool/<name>` symbols, so they must be symbol-shaped. */
+export const TOOL_NAME = /^[a-zA-Z][a-zA-Z0-9_\-?!]*$/;
+
+export interface ToolSessionOptions {
+  /** Per-call timeout for tools that do not set their own. */
+  defaultTimeoutMs: number;
+  scope: RunScope;
+}
+
+const MAX_ERROR_CHARS = 500;
+
+// A failure the program sees as `tool/x failed: <message>`.
+class ToolFailure extends Error {}
+
+function messageOf(e: unknown): string {
+  const m = e instanceof Error ? e.message : typeof e === "string" ? e : "the tool failed";
+  return m.length > MAX_ERROR_CHARS ? m.slice(0, MAX_ERROR_CHARS) + "…" : m;
+}
+
+/**
+ * One run's view of its tools: call counts persist across turns; `specs(withdrawn)` gives
+ * the interpreter's ToolSpecs for a turn. Withdrawn tools stay known to the analyzer (so
+ * the program compiles) but every call fails with a message saying why.
+ */
+export class ToolSession {
+  private readonly calls = new Map<string, number>();
+  private readonly open: Record<string, ToolSpec>;
+  private readonly closed: Record<string, ToolSpec>;
+
+  constructor(
+    private readonly tools: Readonly<Record<string, Tool>>,
+    private readonly options: ToolSessionOptions,
+  ) {
+    this.open = {};
+    this.closed = {};
+    for (const [name, t] of Object.entries(tools)) {
+      const params = Object.keys(t.input.shape);
+      this.open[name] = { params, run: (args, signal) => this.call(name, t, args, signal) };
+      this.closed[name] = {
+        params,
+        run: () => {
+          throw new ToolFailure("tools are withdrawn on the final turn; finish with (return ...) or (fail ...) using what you already have");
+        },
+      };
+    }
+  }
+
+  get size(): number {
+    return Object.keys(this.tools).length;
+  }
+
+  specs(withdrawn: boolean): Record<string, ToolSpec> {
+    return withdrawn ? this.closed : this.open;
+  }
+
+  /** Calls made to `name` so far in this run. */
+  callCount(name: string): number {
+    return this.calls.get(name) ?? 0;
+  }
+
+  private async call(name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+    if (signal.aborted) throw new ToolFailure("aborted");
+    const used = this.callCount(name);
+    if (t.maxCalls !== undefined && used >= t.maxCalls) {
+      throw new ToolFailure(`call limit reached: tool/${name} may be called at most ${t.maxCalls} time${t.maxCalls === 1 ? "" : "s"} per run; use the results you already have`);
+    }
+    const parsed = t.input.safeParse(raw);
+    if (!parsed.success) throw new ToolFailure(`invalid arguments: ${describeIssues(parsed.error, raw).join("; ")}`);
+    this.calls.set(name, used + 1);
+    const result = await this.withTimeout(t, (s) => t.run(parsed.data, s, { name, scope: this.options.scope }), signal);
+    if (t.output === undefined) return result;
+    const checked = t.output.safeParse(result);
+    if (!checked.success) throw new ToolFailure(`the tool returned a result that does not match its declared output: ${describeIssues(checked.error, result).join("; ")}`);
+    return checked.data;
+  }
+
+  // Races the call against its timeout and the run's signal, so a tool that ignores its
+  // signal can never hold the run; the tool's own signal fires in both cases.
+  private withTimeout(t: Tool, run: (signal: AbortSignal) => unknown, outer: AbortSignal): Promise<unknown> {
+    const timeoutMs = t.timeoutMs ?? this.options.defaultTimeoutMs;
+    const ac = new AbortController();
+    return new Promise<unknown>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const finish = (): void => {
+        if (timer !== undefined) clearTimeout(timer);
+        outer.removeEventListener("abort", onAbort);
+      };
+      const onAbort = (): void => {
+        finish();
+        ac.abort();
+        reject(new ToolFailure("aborted"));
+      };
+      outer.addEventListener("abort", onAbort, { once: true });
+      if (Number.isFinite(timeoutMs)) {
+        timer = setTimeout(() => {
+          finish();
+          ac.abort();
+          reject(new ToolFailure(`timed out after ${timeoutMs} ms`));
+        }, timeoutMs);
+      }
+      Promise.resolve()
+        .then(() => run(ac.signal))
+        .then(
+          (v) => {
+            finish();
+            resolve(v);
+          },
+          (e: unknown) => {
+            finish();
+            reject(new ToolFailure(messageOf(e)));
+          },
+        );
+    });
+  }
+}
