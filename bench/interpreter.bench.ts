@@ -45,24 +45,35 @@ function median(xs: number[]): number {
 }
 
 /**
- * Warm-up, then the median of timed runs. No collection is forced between runs: a full GC
- * throws away optimized code that embedded the previous run's closures, so forcing one
- * would measure a cold start every time rather than the steady state.
+ * Warm-up, then timed runs of the engines in turn (ours, theirs, ours, ...) so that load from
+ * other processes on a shared machine falls on both alike; the median of each is reported.
+ * No collection is forced between runs: a full GC throws away optimized code that embedded
+ * the previous run's closures, so forcing one would measure a cold start every time rather
+ * than the steady state.
  */
-async function measure(p: Program, once: () => Promise<string>): Promise<Outcome> {
-  let result = "";
-  try {
-    for (let i = 0; i < p.warmup; i++) result = await once();
-    const times: number[] = [];
-    for (let i = 0; i < p.runs; i++) {
-      const t0 = performance.now();
-      result = await once();
-      times.push(performance.now() - t0);
+async function measure(p: Program, engines: ReadonlyArray<() => Promise<string>>): Promise<Outcome[]> {
+  const out: Outcome[] = [];
+  const times: number[][] = engines.map(() => []);
+  const results: string[] = engines.map(() => "");
+  const failed: (string | null)[] = engines.map(() => null);
+  const once = async (e: number): Promise<number> => {
+    const t0 = performance.now();
+    try {
+      results[e] = await engines[e]();
+    } catch (err) {
+      failed[e] = err instanceof Error ? err.message : String(err);
     }
-    return { ok: true, ms: median(times), result };
-  } catch (e) {
-    return { ok: false, error: e instanceof Error ? e.message : String(e) };
+    return performance.now() - t0;
+  };
+  for (let i = 0; i < p.warmup; i++) for (let e = 0; e < engines.length; e++) if (failed[e] === null) await once(e);
+  for (let i = 0; i < p.runs; i++) {
+    for (let e = 0; e < engines.length; e++) if (failed[e] === null) times[e].push(await once(e));
   }
+  for (let e = 0; e < engines.length; e++) {
+    const error = failed[e];
+    out.push(error === null ? { ok: true, ms: median(times[e]), result: results[e] } : { ok: false, error });
+  }
+  return out;
 }
 
 function ptcRunner(p: Program, source: string): () => Promise<string> {
@@ -102,8 +113,8 @@ async function main(): Promise<void> {
   const notes: string[] = [];
   for (const p of PROGRAMS) {
     const source = readFileSync(join(here, "programs", p.file), "utf8");
-    const ours = await measure(p, ptcRunner(p, source));
-    const theirs = p.phase === "read" ? null : await measure(p, nbbRunner(nbb, source));
+    const engines = p.phase === "read" ? [ptcRunner(p, source)] : [ptcRunner(p, source), nbbRunner(nbb, source)];
+    const [ours, theirs = null] = await measure(p, engines);
     if (!ours.ok) notes.push(`${p.label}: ptc-lisp failed: ${ours.error}`);
     if (theirs && !theirs.ok) notes.push(`${p.label}: nbb failed: ${theirs.error}`);
     if (ours.ok && theirs?.ok && theirs.result !== "(not a number)" && ours.result !== theirs.result) {

@@ -1,5 +1,6 @@
 // After tsc: copy the generated parser (plain JS, which tsc does not emit) into dist and
-// make the CLI executable.
+// make the CLI executable. It also runs when tsc reported type errors (tsc still emits),
+// so dist/ stays runnable while the build itself is reported as failed.
 import { chmodSync, cpSync, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -56,7 +56,7 @@ afterAll(() => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-describe("ptc eval", () => {
+describe.concurrent("ptc eval", () => {
   it("evaluates -e and prints EDN on stdout, keeping floats as floats", async () => {
     const r = await ptc(["eval", "-e", "(/ 10 4)"]);
     expect(r).toEqual({ code: 0, stdout: "2.5\n", stderr: "" });
@@ -160,7 +160,7 @@ describe("ptc eval", () => {
   });
 });
 
-describe("ptc repl", () => {
+describe.concurrent("ptc repl", () => {
   it("keeps definitions between entries and joins multi-line entries", async () => {
     const r = await ptc(["repl"], "(defn sq [x]\n  (* x x))\n(sq 7)\n\n(def xs [1\n2])\n(sq (+ 1 (sq 2)))\nxs\n");
     expect(r.code).toBe(0);
@@ -194,7 +194,7 @@ describe("ptc repl", () => {
   });
 });
 
-describe("ptc", () => {
+describe.concurrent("ptc", () => {
   it("prints the version and help", async () => {
     const v = await ptc(["--version"]);
     expect(v).toEqual({ code: 0, stdout: `ptc-lisp ${pkg.version}\n`, stderr: "" });
