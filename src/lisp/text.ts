@@ -3,9 +3,10 @@
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
-// Below U+0300 every code unit is a whole character.
+// Below U+0300 every code unit is a whole character, except CR, which joins a following LF
+// into one grapheme: strings with CR take the segmenter path so counts stay consistent.
 // eslint-disable-next-line no-control-regex
-const SIMPLE = /^[\u0000-\u02ff]*$/;
+const SIMPLE = /^[\u0000-\u000c\u000e-\u02ff]*$/;
 
 export function isSimpleText(s: string): boolean {
   return SIMPLE.test(s);

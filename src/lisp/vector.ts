@@ -1,4 +1,5 @@
-// Persistent vector: a 32-way trie plus a tail, as in Clojure's PersistentVector.
+// Persistent vector: a 32-way trie plus a tail, as in Clojure's PersistentVector, with an
+// offset so that slices (rest, subvec, drop) share the trie in O(1) instead of copying.
 // Our own implementation because building from an array (what every `map`/`filter`
 // result does) must be O(n) with little overhead, and immutable's List is ~10x slower there.
 import { hash, is } from "immutable";
@@ -14,14 +15,20 @@ const EMPTY_NODE: Node = [];
 export class Vec<T = unknown> implements Iterable<T> {
   private hashCache: number | undefined;
 
+  /**
+   * `size` elements starting at physical index `off` of a trie holding `cnt` elements.
+   * Unsliced vectors have off 0 and cnt === size.
+   */
   private constructor(
     readonly size: number,
+    private readonly off: number,
+    private readonly cnt: number,
     private readonly shift: number,
     private readonly root: Node,
     private readonly tail: T[],
   ) {}
 
-  static readonly EMPTY: Vec<never> = new Vec<never>(0, BITS, EMPTY_NODE, []);
+  static readonly EMPTY: Vec<never> = new Vec<never>(0, 0, 0, BITS, EMPTY_NODE, []);
 
   static empty<T>(): Vec<T> {
     return Vec.EMPTY as Vec<T>;
@@ -31,7 +38,7 @@ export class Vec<T = unknown> implements Iterable<T> {
   static fromArray<T>(arr: T[]): Vec<T> {
     const n = arr.length;
     if (n === 0) return Vec.EMPTY as Vec<T>;
-    if (n <= WIDTH) return new Vec<T>(n, BITS, EMPTY_NODE, arr);
+    if (n <= WIDTH) return new Vec<T>(n, 0, n, BITS, EMPTY_NODE, arr);
     const tailOff = ((n - 1) >>> BITS) << BITS;
     let nodes: Node[] = [];
     for (let i = 0; i < tailOff; i += WIDTH) nodes.push(arr.slice(i, i + WIDTH));
@@ -42,7 +49,7 @@ export class Vec<T = unknown> implements Iterable<T> {
       nodes = parents;
       shift += BITS;
     }
-    return new Vec<T>(n, shift, nodes, arr.slice(tailOff));
+    return new Vec<T>(n, 0, n, shift, nodes, arr.slice(tailOff));
   }
 
   static of<T>(...items: T[]): Vec<T> {
@@ -50,28 +57,36 @@ export class Vec<T = unknown> implements Iterable<T> {
   }
 
   private tailOffset(): number {
-    return this.size < WIDTH ? 0 : ((this.size - 1) >>> BITS) << BITS;
+    return this.cnt < WIDTH ? 0 : ((this.cnt - 1) >>> BITS) << BITS;
   }
 
-  private leafFor(i: number): T[] {
-    if (i >= this.tailOffset()) return this.tail;
+  /** The leaf array holding physical index p. */
+  private leafFor(p: number): T[] {
+    if (p >= this.tailOffset()) return this.tail;
     let node = this.root;
-    for (let level = this.shift; level > 0; level -= BITS) node = node[(i >>> level) & MASK] as Node;
+    for (let level = this.shift; level > 0; level -= BITS) node = node[(p >>> level) & MASK] as Node;
     return node as T[];
   }
 
   /** Element at `i`, or undefined when out of range. */
   get(i: number): T | undefined {
     if (i < 0 || i >= this.size || !Number.isInteger(i)) return undefined;
-    return this.leafFor(i)[i & MASK];
+    const p = i + this.off;
+    return this.leafFor(p)[p & MASK];
+  }
+
+  private with(size: number, cnt: number, shift: number, root: Node, tail: T[]): Vec<T> {
+    return new Vec<T>(size, this.off, cnt, shift, root, tail);
   }
 
   conj(v: T): Vec<T> {
-    const n = this.size;
+    // A slice that ends before the trie does overwrites the next physical slot instead.
+    if (this.off + this.size < this.cnt) return this.physicalAssoc(this.off + this.size, v, this.size + 1);
+    const n = this.cnt;
     if (n - this.tailOffset() < WIDTH) {
       const tail = this.tail.slice();
       tail.push(v);
-      return new Vec<T>(n + 1, this.shift, this.root, tail);
+      return this.with(this.size + 1, n + 1, this.shift, this.root, tail);
     }
     let root: Node;
     let shift = this.shift;
@@ -81,24 +96,30 @@ export class Vec<T = unknown> implements Iterable<T> {
     } else {
       root = pushTail(n, this.shift, this.root, this.tail);
     }
-    return new Vec<T>(n + 1, shift, root, [v]);
+    return this.with(this.size + 1, n + 1, shift, root, [v]);
   }
 
   assoc(i: number, v: T): Vec<T> {
     if (i === this.size) return this.conj(v);
     if (i < 0 || i > this.size) throw new RangeError("index out of bounds");
-    if (i >= this.tailOffset()) {
+    return this.physicalAssoc(i + this.off, v, this.size);
+  }
+
+  private physicalAssoc(p: number, v: T, size: number): Vec<T> {
+    if (p >= this.tailOffset()) {
       const tail = this.tail.slice();
-      tail[i & MASK] = v;
-      return new Vec<T>(this.size, this.shift, this.root, tail);
+      tail[p & MASK] = v;
+      return this.with(size, this.cnt, this.shift, this.root, tail);
     }
-    return new Vec<T>(this.size, this.shift, assocIn(this.shift, this.root, i, v), this.tail);
+    return this.with(size, this.cnt, this.shift, assocIn(this.shift, this.root, p, v), this.tail);
   }
 
   pop(): Vec<T> {
-    const n = this.size;
-    if (n <= 1) return Vec.EMPTY as Vec<T>;
-    if (n - this.tailOffset() > 1) return new Vec<T>(n - 1, this.shift, this.root, this.tail.slice(0, -1));
+    if (this.size <= 1) return Vec.EMPTY as Vec<T>;
+    // A slice that ends before the trie does just gets shorter.
+    if (this.off + this.size < this.cnt) return this.with(this.size - 1, this.cnt, this.shift, this.root, this.tail);
+    const n = this.cnt;
+    if (n - this.tailOffset() > 1) return this.with(this.size - 1, n - 1, this.shift, this.root, this.tail.slice(0, -1));
     const newTail = this.leafFor(n - 2);
     let root = popTail(n, this.shift, this.root) ?? EMPTY_NODE;
     let shift = this.shift;
@@ -106,35 +127,45 @@ export class Vec<T = unknown> implements Iterable<T> {
       root = root[0] as Node;
       shift -= BITS;
     }
-    return new Vec<T>(n - 1, shift, root, newTail);
+    return this.with(this.size - 1, n - 1, shift, root, newTail);
+  }
+
+  /** Calls `f` with consecutive runs of elements (a leaf array and a range in it). */
+  private eachChunk(f: (leaf: T[], from: number, to: number) => void): void {
+    let p = this.off;
+    const end = this.off + this.size;
+    while (p < end) {
+      const leaf = this.leafFor(p);
+      const from = p & MASK;
+      const to = Math.min(leaf.length, from + (end - p));
+      f(leaf, from, to);
+      p += to - from;
+    }
   }
 
   /** A fresh array with the elements in order. */
   toArray(): T[] {
     const out = new Array<T>(this.size);
     let k = 0;
-    const walk = (node: Node, level: number): void => {
-      if (level === 0) {
-        for (let i = 0; i < node.length; i++) out[k++] = node[i] as T;
-        return;
-      }
-      for (let i = 0; i < node.length; i++) walk(node[i] as Node, level - BITS);
-    };
-    if (this.size > WIDTH || this.tailOffset() > 0) walk(this.root, this.shift);
-    for (let i = 0; i < this.tail.length; i++) out[k++] = this.tail[i];
+    this.eachChunk((leaf, from, to) => {
+      for (let j = from; j < to; j++) out[k++] = leaf[j];
+    });
     return out;
   }
 
+  /** Elements start..end-1 in O(1): the slice shares this vector's trie. */
   slice(start: number, end: number = this.size): Vec<T> {
-    if (start <= 0 && end >= this.size) return this;
-    return Vec.fromArray(this.toArray().slice(start, end));
+    const a = Math.max(0, Math.min(start, this.size));
+    const b = Math.max(a, Math.min(end, this.size));
+    if (a === 0 && b === this.size) return this;
+    // Small slices are copied so they do not keep a large trie alive.
+    if (b - a <= WIDTH) return Vec.fromArray(this.toArray().slice(a, b));
+    return new Vec<T>(b - a, this.off + a, this.cnt, this.shift, this.root, this.tail);
   }
 
   *[Symbol.iterator](): Iterator<T> {
-    for (let i = 0; i < this.size; i += WIDTH) {
-      const leaf = this.leafFor(i);
-      for (let j = 0; j < leaf.length; j++) yield leaf[j];
-    }
+    const arr = this.toArray();
+    for (let i = 0; i < arr.length; i++) yield arr[i];
   }
 
   /** Value equality, element-wise, used by immutable's maps and sets for keys. */
@@ -142,21 +173,18 @@ export class Vec<T = unknown> implements Iterable<T> {
     if (other === this) return true;
     if (!(other instanceof Vec) || other.size !== this.size) return false;
     if (this.hashCache !== undefined && other.hashCache !== undefined && this.hashCache !== other.hashCache) return false;
-    for (let i = 0; i < this.size; i += WIDTH) {
-      const a = this.leafFor(i);
-      const b = other.leafFor(i);
-      for (let j = 0; j < a.length; j++) if (!is(a[j], b[j])) return false;
-    }
+    const a = this.toArray();
+    const b = other.toArray();
+    for (let i = 0; i < a.length; i++) if (!is(a[i], b[i])) return false;
     return true;
   }
 
   hashCode(): number {
     if (this.hashCache !== undefined) return this.hashCache;
     let h = 1;
-    for (let i = 0; i < this.size; i += WIDTH) {
-      const leaf = this.leafFor(i);
-      for (let j = 0; j < leaf.length; j++) h = (Math.imul(31, h) + hash(leaf[j])) | 0;
-    }
+    this.eachChunk((leaf, from, to) => {
+      for (let j = from; j < to; j++) h = (Math.imul(31, h) + hash(leaf[j])) | 0;
+    });
     this.hashCache = h;
     return h;
   }

@@ -1,7 +1,7 @@
 // The analyzer (resolver): forms to nodes. Resolves every symbol (local slot, capture,
 // global, builtin, context key, tool), expands special forms, checks arity and tail
 // position, and performs every sandbox check before anything runs.
-import { allBuiltins, arityText, Builtin, lookupBuiltin, lookupQualified, NAMESPACE_ALIASES, namespaceNames } from "../core/registry.js";
+import { allBuiltins, arityText, Builtin, lookupBuiltin, lookupQualified, NAMESPACE_ALIASES, namespaceNames, type Namespace } from "../core/registry.js";
 import { LispError, type ErrorKind, type SourceLoc } from "../errors.js";
 import { describeForm, type Form } from "../forms.js";
 import { keyword, LFloat, LMap, LSet, type Value } from "../values.js";
@@ -192,6 +192,9 @@ export class Analyzer {
       const methods = namespaceNamesDot();
       return this.error("unbound_var", `unknown method ${name}`, loc, `supported interop methods: ${methods.join(", ")}`);
     }
+    for (const [alias, ns] of QUALIFIED_HOMES) {
+      if (lookupQualified(ns, name)) return this.error("unbound_var", `${name} is only available qualified`, loc, `write ${alias}/${name}`);
+    }
     const candidates = [...ctx.scope.visibleNames(), ...this.env.globals, ...allUnqualified()];
     const near = suggest(name, candidates);
     if (near.length === 0) return this.error("unbound_var", `undefined symbol: ${name}`, loc, "define it first with def or let");
@@ -282,6 +285,14 @@ export class Analyzer {
 export function notTail(ctx: Ctx): Ctx {
   return ctx.tail ? { scope: ctx.scope, tail: false, recur: ctx.recur } : ctx;
 }
+
+/** Where a name that is not unqualified may live, with the alias to suggest. */
+const QUALIFIED_HOMES: ReadonlyArray<readonly [string, Namespace]> = [
+  ["str", "clojure.string"],
+  ["set", "clojure.set"],
+  ["walk", "clojure.walk"],
+  ["Math", "Math"],
+];
 
 function areaNames(area: string): string[] {
   return allBuiltins()

@@ -270,10 +270,9 @@ function take(n: Value, coll: Value): Value {
   if (coll instanceof Vec) {
     if (k >= coll.size) return coll;
     if (k <= 0) return EMPTY_VEC;
-    charge(k);
-    const out = new Array<Value>(k);
-    for (let i = 0; i < k; i++) out[i] = coll.get(i) as Value;
-    return Vec.fromArray(out);
+    // Slices share the trie, so take and drop on vectors cost O(1).
+    charge(1);
+    return coll.slice(0, k);
   }
   const xs = ordered("take", coll);
   charge(Math.min(Math.max(k, 0), xs.length));
@@ -282,7 +281,10 @@ function take(n: Value, coll: Value): Value {
 
 function drop(n: Value, coll: Value): Value {
   const k = Math.max(0, countArg("drop", n, Math.ceil));
-  if (coll instanceof Vec && k === 0) return coll;
+  if (coll instanceof Vec) {
+    charge(1);
+    return coll.slice(k);
+  }
   const xs = ordered("drop", coll);
   charge(Math.max(xs.length - k, 0));
   return Vec.fromArray(k === 0 ? xs : xs.slice(k));
