@@ -1,5 +1,145 @@
-// Placeholder: `ptc demo` is being written.
+// `ptc demo [name]`: runs an example scenario as an agent and prints each turn (program,
+// tool calls, output, errors), the answer and the token use. Offline by default (the
+// example's scripted transcript); `--live` asks a real model on an OpenAI-compatible server,
+// `--record`/`--replay` capture and repeat a run exactly.
+import { writeFileSync } from "node:fs";
+import { isDeepStrictEqual, parseArgs } from "node:util";
+import { LlmError } from "../agent/llm/errors.js";
+import { openaiLlm } from "../agent/llm/openai.js";
+import { recordingLlm } from "../agent/llm/recorder.js";
+import { replayLlm } from "../agent/llm/replay.js";
+import type { Llm } from "../agent/llm/types.js";
+import { renderRun, renderTokens } from "./trace.js";
+
+const USAGE = `usage: ptc demo [name] [options]
+
+Runs an example agent and prints its turns, its answer and its token use.
+Offline by default: the model's replies come from the example's scripted transcript.
+
+  name               the example to run (default: the first; --list shows them)
+  --list             list the examples
+  --live             ask a real model: OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL
+                     (any OpenAI-compatible server)
+  --model NAME       the model for --live (instead of OPENAI_MODEL)
+  --record FILE      write every LLM request and reply to FILE (JSONL)
+  --replay FILE      take the replies from a recording instead of the script
+  --compress         build prompts with the compressed history view
+  --trace-out FILE   write the run's trace as JSON (read it with ptc trace show FILE)
+  --full             print every output line and tool call, uncut
+`;
+
+/** Plain-data comparison: key order and null-prototype objects do not matter. */
+const sameData = (a: unknown, b: unknown): boolean => isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? null)), JSON.parse(JSON.stringify(b ?? null)));
+
+/** Tells the user which turn the (slow) live model is on. */
+function announcing(llm: Llm): Llm {
+  return {
+    name: llm.name,
+    complete(request) {
+      process.stderr.write(`… turn ${request.turn ?? "?"}: waiting for ${llm.name}\n`);
+      return llm.complete(request);
+    },
+  };
+}
+
+/** `ptc demo [name] [--list] [--live] [--model M] [--record F] [--replay F] [--compress] [--trace-out F] [--full]`. */
 export async function runDemoCommand(args: string[]): Promise<number> {
-  process.stderr.write(`ptc demo: not available yet (${args.join(" ")})\n`);
-  return 2;
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        list: { type: "boolean" },
+        live: { type: "boolean" },
+        model: { type: "string" },
+        record: { type: "string" },
+        replay: { type: "string" },
+        compress: { type: "boolean" },
+        "trace-out": { type: "string" },
+        full: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (e) {
+    process.stderr.write(`ptc demo: ${(e as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  // Loaded on demand so other ptc commands do not pay for the examples' data.
+  const { examples, findExample } = await import("../../examples/index.js");
+  const { runExample } = await import("../../examples/run.js");
+  if (values.list) {
+    const width = Math.max(...examples.map((e) => e.name.length));
+    process.stdout.write(examples.map((e) => `${e.name.padEnd(width)}  ${e.title} (${e.replies.length} scripted turns)\n  ${" ".repeat(width)}${e.summary}\n`).join(""));
+    return 0;
+  }
+  if (positionals.length > 1) {
+    process.stderr.write(`ptc demo: expected at most one example name, got ${positionals.join(" ")}\n`);
+    return 2;
+  }
+  const example = positionals.length === 0 ? examples[0] : findExample(positionals[0]);
+  if (!example) {
+    process.stderr.write(`ptc demo: no example "${positionals[0]}". Examples: ${examples.map((e) => e.name).join(", ")}\n`);
+    return 2;
+  }
+  if (values.live && values.replay !== undefined) {
+    process.stderr.write("ptc demo: --live and --replay exclude each other (a replay needs no model)\n");
+    return 2;
+  }
+  if (values.model !== undefined && !values.live) {
+    process.stderr.write("ptc demo: --model applies to --live runs only\n");
+    return 2;
+  }
+
+  let llm: Llm | undefined;
+  try {
+    if (values.live) llm = announcing(openaiLlm(values.model === undefined ? {} : { model: values.model }));
+    else if (values.replay !== undefined) llm = replayLlm(values.replay);
+  } catch (e) {
+    if (!(e instanceof LlmError)) throw e;
+    const hint = values.live ? "\nSet OPENAI_BASE_URL (e.g. http://localhost:11434/v1), OPENAI_API_KEY and OPENAI_MODEL, or pass --model." : "";
+    process.stderr.write(`ptc demo: ${e.message}${hint}\n`);
+    return 2;
+  }
+  if (values.record !== undefined) {
+    const { scriptedLlm } = await import("../agent/llm/scripted.js");
+    llm = recordingLlm(llm ?? scriptedLlm(example.replies, { name: `scripted:${example.name}` }), values.record, { fresh: true });
+  }
+
+  const out = process.stdout;
+  const mode = values.live ? "live" : values.replay !== undefined ? `replaying ${values.replay}` : "offline, scripted replies";
+  out.write(`Example: ${example.name}: ${example.title}\n${example.summary}\nLLM: ${llm?.name ?? `scripted:${example.name}`} (${mode})${values.compress ? " · compressed history" : ""}\nMission: ${example.prompt}\n\n`);
+
+  const step = await runExample(example, { ...(llm ? { llm } : {}), ...(values.compress ? { compressHistory: true } : {}) });
+  out.write(`${renderRun(step.trace, { full: values.full ?? false, task: false })}\n\n`);
+
+  let code = 0;
+  if (step.ok) {
+    out.write(`Answer: ${JSON.stringify(step.value)}\n`);
+    const matches = sameData(step.value, example.expected);
+    out.write(matches ? "Matches the expected answer.\n" : `Differs from the expected answer: ${JSON.stringify(example.expected)}\n`);
+    if (!matches) code = 1;
+  } else {
+    out.write(`No answer: ${step.fail.reason}: ${step.fail.message}\n`);
+    code = 1;
+  }
+  const u = step.usage;
+  out.write(`Tokens: ${renderTokens(u)} over ${u.llmRequests} LLM request${u.llmRequests === 1 ? "" : "s"}${values.live || values.replay !== undefined ? "" : " (estimated: about 4 characters a token)"}\n`);
+  if (values.record !== undefined) out.write(`Recording written to ${values.record} (replay it with ptc demo ${example.name} --replay ${values.record})\n`);
+  if (values["trace-out"] !== undefined) {
+    const file = values["trace-out"];
+    try {
+      writeFileSync(file, `${JSON.stringify(step.trace, null, 2)}\n`);
+      out.write(`Trace written to ${file} (ptc trace show ${file})\n`);
+    } catch (e) {
+      process.stderr.write(`ptc demo: cannot write the trace to ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`);
+      return 1;
+    }
+  }
+  return code;
 }

@@ -1,5 +1,250 @@
-// Placeholder: `ptc trace show` is being written.
+// `ptc trace show FILE`: a run, turn by turn (program, tool calls, output, definitions,
+// errors, tokens); `--turn N` for one turn with the model's raw reply, `--messages` for
+// exactly what the LLM was sent. The renderers are pure and also print the demo's turns.
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../agent/trace.js";
+import { renderError } from "../agent/feedback.js";
+
+export interface RenderOptions {
+  /** Show every output line and tool call instead of the first few. */
+  full?: boolean;
+  /** Show the task message in the run's header. Default true. */
+  task?: boolean;
+}
+
+const MAX_PRINT_LINES = 30;
+const MAX_TOOL_CALLS = 12;
+const MAX_INLINE = 120;
+
+const USAGE = `usage: ptc trace show FILE [--turn N] [--messages] [--full]
+
+  FILE          a run trace as JSON (ptc demo --trace-out FILE writes one)
+  --turn N      only turn N, with the model's raw reply
+  --messages    with --turn: the messages the LLM was sent for that turn
+  --full        every output line and tool call, uncut
+`;
+
+const fmt = (n: number): string => n.toLocaleString("en-US");
+const indent = (text: string, pad = "  "): string => text.replace(/^/gm, pad);
+const cut = (s: string, max = MAX_INLINE): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+
+function json(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
+/** `12,345 in (8,000 cached) / 456 out`. */
+export function renderTokens(u: { inputTokens: number; outputTokens: number; cachedTokens: number }): string {
+  return `${fmt(u.inputTokens)} in (${fmt(u.cachedTokens)} cached) / ${fmt(u.outputTokens)} out`;
+}
+
+function renderToolCall(c: ToolCallTrace): string {
+  const outcome = c.error !== undefined ? `error: ${c.error}` : `→ ${json(c.result)}`;
+  return `${c.name} ${json(c.args)} ${cut(outcome, MAX_INLINE)} (${Math.round(c.durationMs)} ms)`;
+}
+
+function renderDefinition(d: DefinitionTrace): string {
+  const doc = d.doc ? ` "${cut(d.doc, 80)}"` : "";
+  if (d.kind === "function") return `(${d.name}${d.params ? ` ${d.params}` : ""})${doc}`;
+  const size = d.size === undefined ? "" : `[${d.size}]`;
+  // The sample printer already bounds the sample (and says what it cut).
+  return `${d.name}${doc} = ${d.type}${size} ${d.sample}`;
+}
+
+const STATUS: Record<Turn["status"], string> = {
+  ok: "ok",
+  error: "error",
+  no_code: "no program in the reply",
+  invalid_return: "return rejected by the output schema",
+  returned: "returned",
+  failed: "failed",
+};
+
+/** One turn: status and usage, then program, tool calls, output, definitions, error, value. */
+export function renderTurn(turn: Turn, options: RenderOptions = {}): string {
+  const u = turn.usage;
+  const out = [`── Turn ${turn.number}: ${STATUS[turn.status] ?? turn.status} · ${renderTokens(u)} · llm ${fmt(Math.round(u.llmMs))} ms · run ${fmt(Math.round(u.execMs))} ms`];
+  if (turn.program !== null) out.push("Program:", indent(turn.program.trimEnd()));
+  else out.push("Reply (no program found):", indent(cut(turn.reply.trim(), 400)));
+  const calls = turn.toolCalls ?? [];
+  if (calls.length > 0) {
+    const shown = options.full ? calls : calls.slice(0, MAX_TOOL_CALLS);
+    out.push(`Tool calls (${calls.length}):`, ...shown.map((c) => indent(renderToolCall(c))));
+    if (shown.length < calls.length) out.push(`  … ${calls.length - shown.length} more (--full)`);
+  }
+  const prints = turn.prints ?? [];
+  if (prints.length > 0) {
+    const lines = prints.join("\n").split("\n");
+    const shown = options.full ? lines : lines.slice(0, MAX_PRINT_LINES);
+    out.push("Output:", indent(shown.join("\n")));
+    if (shown.length < lines.length) out.push(`  … ${lines.length - shown.length} more lines (--full)`);
+  }
+  const defs = turn.definitions ?? [];
+  if (defs.length > 0) out.push("Defined:", ...defs.map((d) => indent(renderDefinition(d))));
+  if (turn.error) out.push(renderError(turn.error));
+  if (turn.status === "returned" && turn.value !== undefined) out.push(`Returned: ${turn.value}`);
+  if (turn.status === "failed" && turn.value !== undefined) out.push(`Failed: ${turn.value}`);
+  return out.join("\n");
+}
+
+/** Totals over the turns. */
+export function runTotals(trace: RunTrace) {
+  const t = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmMs: 0, execMs: 0, toolCalls: 0 };
+  for (const turn of trace.turns) {
+    t.inputTokens += turn.usage.inputTokens;
+    t.outputTokens += turn.usage.outputTokens;
+    t.cachedTokens += turn.usage.cachedTokens;
+    t.llmMs += turn.usage.llmMs;
+    t.execMs += turn.usage.execMs;
+    t.toolCalls += turn.toolCalls?.length ?? 0;
+  }
+  return t;
+}
+
+/** How the run ended, from its last turn. */
+export function runOutcome(trace: RunTrace): string {
+  const last = trace.turns.at(-1);
+  if (!last) return "no turns";
+  if (last.status === "returned") return `returned ${cut(last.value ?? "nil", 300)}`;
+  if (last.status === "failed") return `failed: ${cut(last.value ?? "", 300)}`;
+  return `ended after turn ${last.number} without a return (${STATUS[last.status] ?? last.status})`;
+}
+
+/** The whole run: a header with the task and totals, then every turn. */
+export function renderRun(trace: RunTrace, options: RenderOptions = {}): string {
+  const t = runTotals(trace);
+  const head = [
+    ...(options.task === false ? [] : ["Task:", indent(trace.task.trim())]),
+    `Turns: ${trace.turns.length} · ${runOutcome(trace)}`,
+    `Tokens: ${renderTokens(t)} · tool calls: ${t.toolCalls} · llm ${fmt(Math.round(t.llmMs))} ms · run ${fmt(Math.round(t.execMs))} ms`,
+  ];
+  return [head.join("\n"), ...trace.turns.map((turn) => renderTurn(turn, options))].join("\n\n");
+}
+
+/** Exactly what the LLM was sent for one turn, message by message. */
+export function renderMessages(turn: Turn): string {
+  const n = turn.messages.length;
+  return turn.messages.map((m, i) => `=== message ${i + 1} of ${n}: ${m.role} (${fmt(m.content.length)} chars) ===\n${m.content}`).join("\n\n");
+}
+
+export class TraceFileError extends Error {
+  override readonly name = "TraceFileError";
+}
+
+/**
+ * Reads a run trace: a RunTrace, or any object carrying one under `trace` (a serialized
+ * run or step). Checks what the renderers rely on, so a wrong file fails with a reason.
+ */
+export function loadTrace(file: string): RunTrace {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new TraceFileError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new TraceFileError(`${file} is not valid JSON (${(e as Error).message})`);
+  }
+  const trace = findTrace(data);
+  if (!trace) throw new TraceFileError(`${file} is not a run trace (expected an object with "turns", or with "trace": {"turns": ...})`);
+  const problem = checkTrace(trace);
+  if (problem) throw new TraceFileError(`${file}: ${problem}`);
+  return trace;
+}
+
+function findTrace(data: unknown): RunTrace | undefined {
+  if (typeof data !== "object" || data === null) return undefined;
+  if (Array.isArray((data as { turns?: unknown }).turns)) return data as RunTrace;
+  const inner = (data as { trace?: unknown }).trace;
+  return typeof inner === "object" && inner !== null && Array.isArray((inner as { turns?: unknown }).turns) ? (inner as RunTrace) : undefined;
+}
+
+function checkTrace(t: RunTrace): string | undefined {
+  if (typeof t.task !== "string") return `"task" is missing`;
+  for (let i = 0; i < t.turns.length; i++) {
+    const turn = t.turns[i] as Partial<Turn> | null;
+    const at = `turn ${i + 1}`;
+    if (typeof turn !== "object" || turn === null) return `${at} is not an object`;
+    if (typeof turn.number !== "number" || typeof turn.status !== "string") return `${at} has no number or status`;
+    if (typeof turn.reply !== "string" || !(turn.program === null || typeof turn.program === "string")) return `${at} has no reply or program`;
+    if (!Array.isArray(turn.messages) || !Array.isArray(turn.prints)) return `${at} has no messages or prints`;
+    const u = turn.usage;
+    if (typeof u !== "object" || u === null || typeof u.inputTokens !== "number" || typeof u.outputTokens !== "number") return `${at} has no token usage`;
+  }
+  return undefined;
+}
+
+/** `ptc trace show FILE [--turn N] [--messages] [--full]`. Returns the exit code. */
 export async function runTraceCommand(args: string[]): Promise<number> {
-  process.stderr.write(`ptc trace: not available yet (${args.join(" ")})\n`);
-  return 2;
+  const [sub, ...rest] = args;
+  if (sub === undefined || sub === "--help" || sub === "-h" || sub === "help") {
+    (sub === undefined ? process.stderr : process.stdout).write(USAGE);
+    return sub === undefined ? 2 : 0;
+  }
+  if (sub !== "show") {
+    process.stderr.write(`ptc trace: unknown command "${sub}"\n${USAGE}`);
+    return 2;
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: { turn: { type: "string" }, messages: { type: "boolean" }, full: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    });
+  } catch (e) {
+    process.stderr.write(`ptc trace show: ${(e as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    process.stderr.write(`ptc trace show: expected one trace file, got ${positionals.length}\n${USAGE}`);
+    return 2;
+  }
+  let turnNumber: number | undefined;
+  if (values.turn !== undefined) {
+    turnNumber = Number(values.turn);
+    if (!Number.isInteger(turnNumber) || turnNumber < 1) {
+      process.stderr.write(`ptc trace show: --turn expects a turn number (1, 2, ...), got "${values.turn}"\n`);
+      return 2;
+    }
+  } else if (values.messages) {
+    process.stderr.write("ptc trace show: --messages needs --turn N (the turn whose messages to print)\n");
+    return 2;
+  }
+  let trace: RunTrace;
+  try {
+    trace = loadTrace(positionals[0]);
+  } catch (e) {
+    if (!(e instanceof TraceFileError)) throw e;
+    process.stderr.write(`ptc trace show: ${e.message}\n`);
+    return 1;
+  }
+  const options: RenderOptions = { full: values.full ?? false };
+  if (turnNumber === undefined) {
+    process.stdout.write(`${renderRun(trace, options)}\n`);
+    return 0;
+  }
+  const turn = trace.turns.find((t) => t.number === turnNumber);
+  if (!turn) {
+    process.stderr.write(`ptc trace show: no turn ${turnNumber} (the run has ${trace.turns.length} turn${trace.turns.length === 1 ? "" : "s"})\n`);
+    return 1;
+  }
+  if (values.messages) {
+    process.stdout.write(`${renderMessages(turn)}\n`);
+    return 0;
+  }
+  process.stdout.write(`${renderTurn(turn, { full: true })}\n\nReply:\n${indent(turn.reply.trimEnd())}\n${turn.feedback ? `\nFeedback:\n${indent(turn.feedback)}\n` : ""}`);
+  return 0;
 }

@@ -1,0 +1,17 @@
+// Every example scenario, in the order `ptc demo --list` shows them. The first is the default.
+import { codeSearch } from "./code-search.js";
+import { expenseAnalytics } from "./expenses.js";
+import { exploration } from "./exploration.js";
+import { fanout } from "./fanout.js";
+import { policySearch } from "./policy-search.js";
+import { recovery } from "./recovery.js";
+import { reviews } from "./reviews.js";
+import type { Example } from "./types.js";
+
+export type { Example } from "./types.js";
+export { codeSearch, expenseAnalytics, exploration, fanout, policySearch, recovery, reviews };
+
+export const examples: readonly Example[] = [reviews, policySearch, expenseAnalytics, recovery, fanout, exploration, codeSearch];
+
+/** The example called `name`, or undefined. */
+export const findExample = (name: string): Example | undefined => examples.find((e) => e.name === name);

@@ -1,0 +1,251 @@
+// `ptc demo` and `ptc trace show`: the main job offline, live against a fake
+// OpenAI-compatible server, recorded and replayed, and its trace read back turn by turn.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { examples, findExample, type Example } from "../examples/index.js";
+import type { RunTrace } from "../src/agent/trace.js";
+import { runDemoCommand } from "../src/cli/demo.js";
+import { runTraceCommand } from "../src/cli/trace.js";
+
+const dir = mkdtempSync(join(tmpdir(), "ptc-cli-trace-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => vi.unstubAllEnvs());
+
+async function capture(run: () => Promise<number>): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const o = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
+  const e = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
+  try {
+    const code = await run();
+    return { code, out, err };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+  }
+}
+
+const reviews = findExample("reviews") as Example;
+const recovery = findExample("recovery") as Example;
+
+describe("ptc demo", () => {
+  it("runs the first example offline and shows the turns, the answer and the token use", async () => {
+    const { code, out } = await capture(() => runDemoCommand([]));
+    expect(code).toBe(0);
+    expect(out).toContain(`Example: ${reviews.name}: ${reviews.title}`);
+    expect(out).toContain("(offline, scripted replies)");
+    expect(out.match(/^── Turn \d+: /gm)).toHaveLength(reviews.replies.length);
+    expect(out).toContain("(def reviews (tool/search-reviews {:category data/category}))");
+    expect(out).toMatch(/Tool calls \(2\):\n {2}search-reviews \{"category":"Electronics"\} → "Customer Review Summary/);
+    expect(out).toContain("  - Monitor: Average rating 4.7/5");
+    expect(out).toContain(`Answer: ${JSON.stringify(reviews.expected)}`);
+    expect(out).toContain("Matches the expected answer.");
+    expect(out).toMatch(/^Tokens: [\d,]+ in \([\d,]+ cached\) \/ [\d,]+ out over 3 LLM requests \(estimated/m);
+  });
+
+  it("shows the failing turn's error and the recovery", async () => {
+    const { code, out } = await capture(() => runDemoCommand(["recovery"]));
+    expect(code).toBe(0);
+    expect(out).toMatch(/── Turn 2: error/);
+    expect(out).toMatch(/Error at line 2, column \d+: type_error: \+ expects numbers/);
+    expect(out).toContain(`Answer: ${JSON.stringify(recovery.expected)}`);
+  });
+
+  it("lists the examples", async () => {
+    const { code, out } = await capture(() => runDemoCommand(["--list"]));
+    expect(code).toBe(0);
+    for (const e of examples) expect(out).toContain(`${e.name}`);
+    expect(out).toContain(`${examples.length > 0 ? examples[0].title : ""}`);
+  });
+
+  it("rejects an unknown example, unknown flags, and contradictory flags", async () => {
+    const unknown = await capture(() => runDemoCommand(["nope"]));
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toContain(`no example "nope". Examples: ${examples.map((e) => e.name).join(", ")}`);
+    const flag = await capture(() => runDemoCommand(["--bogus"]));
+    expect(flag.code).toBe(2);
+    expect(flag.err).toMatch(/Unknown option '--bogus'/);
+    const both = await capture(() => runDemoCommand(["--live", "--replay", "x.jsonl"]));
+    expect(both.code).toBe(2);
+    expect(both.err).toMatch(/exclude each other/);
+  });
+
+  it("explains what to set when --live has no model configured", async () => {
+    vi.stubEnv("OPENAI_MODEL", "");
+    vi.stubEnv("OPENAI_API_KEY", "");
+    vi.stubEnv("OPENAI_BASE_URL", "");
+    const { code, err } = await capture(() => runDemoCommand(["--live"]));
+    expect(code).toBe(2);
+    expect(err).toMatch(/no model given/);
+    expect(err).toMatch(/Set OPENAI_BASE_URL .*OPENAI_API_KEY and OPENAI_MODEL/);
+  });
+
+  it("records a run and replays it to the same answer", async () => {
+    const file = join(dir, "reviews.jsonl");
+    const rec = await capture(() => runDemoCommand(["reviews", "--record", file]));
+    expect(rec.code).toBe(0);
+    expect(rec.out).toContain(`Recording written to ${file}`);
+    expect(readFileSync(file, "utf8").trim().split("\n")).toHaveLength(reviews.replies.length);
+    const rep = await capture(() => runDemoCommand(["reviews", "--replay", file]));
+    expect(rep.code).toBe(0);
+    expect(rep.out).toContain(`(replaying ${file})`);
+    expect(rep.out).toContain("Matches the expected answer.");
+    const tokens = (s: string) => s.match(/^Tokens: .* over \d+ LLM requests/m)?.[0];
+    expect(tokens(rec.out)).toMatch(/over 3 LLM requests$/);
+    expect(tokens(rep.out)).toBe(tokens(rec.out));
+  });
+
+  it("fails with a clear message when a replay does not match the example", async () => {
+    const file = join(dir, "other.jsonl");
+    await capture(() => runDemoCommand(["expenses", "--record", file]));
+    const { code, out } = await capture(() => runDemoCommand(["reviews", "--replay", file]));
+    expect(code).toBe(1);
+    expect(out).toMatch(/No answer: llm_error: .*request 1 differs from the recording/);
+  });
+});
+
+describe("ptc demo --live against an OpenAI-compatible server", () => {
+  let server: Server;
+  const bodies: Array<{ model: string; messages: Array<{ role: string; content: string }> }> = [];
+  beforeAll(async () => {
+    let next = 0;
+    server = createServer((req, res) => {
+      let text = "";
+      req.on("data", (c: Buffer) => (text += c.toString("utf8")));
+      req.on("end", () => {
+        bodies.push(JSON.parse(text) as (typeof bodies)[number]);
+        const content = reviews.replies[next++] ?? "(fail \"script over\")";
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            id: `c${next}`,
+            object: "chat.completion",
+            created: 0,
+            model: "fake-live",
+            choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+            usage: { prompt_tokens: 1000 * next, completion_tokens: 50, prompt_tokens_details: { cached_tokens: 500 } },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it("asks the server each turn and reports the server's token counts", async () => {
+    vi.stubEnv("OPENAI_BASE_URL", `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+    vi.stubEnv("OPENAI_API_KEY", "sk-local");
+    vi.stubEnv("OPENAI_MODEL", "");
+    const { code, out, err } = await capture(() => runDemoCommand(["reviews", "--live", "--model", "fake-live"]));
+    expect(code).toBe(0);
+    expect(out).toContain("LLM: openai:fake-live (live)");
+    expect(err).toContain("… turn 1: waiting for openai:fake-live");
+    expect(bodies).toHaveLength(3);
+    expect(bodies.every((b) => b.model === "fake-live")).toBe(true);
+    expect(bodies[2].messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "user", "assistant", "user"]);
+    expect(out).toContain("Tokens: 6,000 in (1,500 cached) / 150 out over 3 LLM requests\n");
+    expect(out).toContain("Matches the expected answer.");
+  });
+});
+
+describe("ptc trace show", () => {
+  let file: string;
+  let trace: RunTrace;
+  beforeAll(async () => {
+    file = join(dir, "recovery.json");
+    const { code } = await capture(() => runDemoCommand(["recovery", "--trace-out", file]));
+    expect(code).toBe(0);
+    trace = JSON.parse(readFileSync(file, "utf8")) as RunTrace;
+  });
+
+  it("prints the run turn by turn: programs, tool calls, output, errors, definitions and tokens", async () => {
+    const { code, out } = await capture(() => runTraceCommand(["show", file]));
+    expect(code).toBe(0);
+    expect(out).toContain("Task:\n  # ");
+    expect(out).toContain(`Turns: ${trace.turns.length} · returned {:orders 9`);
+    for (const t of trace.turns) {
+      expect(out).toContain(`── Turn ${t.number}: `);
+      expect(out).toContain((t.program ?? "").split("\n")[0]);
+    }
+    expect(out).toMatch(/Tool calls \(1\):\n {2}list-orders \{"status":"shipped"\} → \[/);
+    expect(out).toMatch(/── Turn 2: error[\s\S]*Error at line 2, column \d+: type_error/);
+    expect(out).toMatch(/Defined:\n {2}\(amount \[s\]\) "Parses a formatted total/);
+    const inTotal = trace.turns.reduce((s, t) => s + t.usage.inputTokens, 0);
+    expect(out).toContain(`Tokens: ${inTotal.toLocaleString("en-US")} in (`);
+    expect(out).toContain("Returned: {:orders 9");
+  });
+
+  it("prints exactly the messages the LLM saw for one turn", async () => {
+    const { code, out } = await capture(() => runTraceCommand(["show", file, "--turn", "3", "--messages"]));
+    expect(code).toBe(0);
+    const messages = trace.turns[2].messages;
+    expect(messages.length).toBe(6);
+    expect(out.match(/^=== message \d+ of 6: (system|user|assistant) \([\d,]+ chars\) ===$/gm)).toHaveLength(6);
+    for (const m of messages) expect(out).toContain(m.content);
+    // The third turn's prompt holds the second turn's failing program and its error feedback.
+    expect(out).toContain(trace.turns[1].reply);
+    expect(out).toContain(trace.turns[1].feedback as string);
+  });
+
+  it("prints one turn with the raw reply and the feedback", async () => {
+    const { code, out } = await capture(() => runTraceCommand(["show", file, "--turn", "2"]));
+    expect(code).toBe(0);
+    expect(out).toContain("── Turn 2: error");
+    expect(out).toContain("Reply:\n  Now I'll keep the February orders");
+    expect(out).toMatch(/Feedback:\n {2}Error at line 2/);
+  });
+
+  it("rejects a missing turn, --messages without --turn, and bad turn numbers", async () => {
+    const missing = await capture(() => runTraceCommand(["show", file, "--turn", "9"]));
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain(`no turn 9 (the run has ${trace.turns.length} turns)`);
+    const noTurn = await capture(() => runTraceCommand(["show", file, "--messages"]));
+    expect(noTurn.code).toBe(2);
+    expect(noTurn.err).toMatch(/--messages needs --turn N/);
+    const bad = await capture(() => runTraceCommand(["show", file, "--turn", "two"]));
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--turn expects a turn number/);
+  });
+
+  it("explains files it cannot use", async () => {
+    const write = (name: string, text: string) => {
+      const f = join(dir, name);
+      writeFileSync(f, text);
+      return f;
+    };
+    const cases: Array<[string, RegExp]> = [
+      [join(dir, "absent.json"), /cannot read .*absent\.json \(ENOENT\)/],
+      [write("broken.json", "{ turns: "), /broken\.json is not valid JSON/],
+      [write("other.json", '{"hello": 1}'), /other\.json is not a run trace/],
+      [write("no-usage.json", JSON.stringify({ ...trace, turns: [{ ...trace.turns[0], usage: undefined }] })), /no-usage\.json: turn 1 has no token usage/],
+    ];
+    for (const [f, message] of cases) {
+      const r = await capture(() => runTraceCommand(["show", f]));
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(message);
+    }
+  });
+
+  it("reads a trace nested in a larger object, as serialized runs carry it", async () => {
+    const f = join(dir, "wrapped.json");
+    writeFileSync(f, JSON.stringify({ version: 1, trace }));
+    const { code, out } = await capture(() => runTraceCommand(["show", f]));
+    expect(code).toBe(0);
+    expect(out).toContain("── Turn 4: returned");
+  });
+
+  it("prints usage for no arguments or an unknown subcommand", async () => {
+    const none = await capture(() => runTraceCommand([]));
+    expect(none.code).toBe(2);
+    expect(none.err).toMatch(/usage: ptc trace show FILE/);
+    const other = await capture(() => runTraceCommand(["list", file]));
+    expect(other.code).toBe(2);
+    expect(other.err).toMatch(/unknown command "list"/);
+  });
+});

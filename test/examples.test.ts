@@ -1,0 +1,119 @@
+// Every example runs offline on its scripted transcript and reaches its expected answer,
+// which the example computes from its data in TypeScript, independently of the programs.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { examples, findExample, type Example } from "../examples/index.js";
+import { runExample } from "../examples/run.js";
+import { extractProgram } from "../src/agent/extract.js";
+import { recordingLlm, replayLlm, scriptedLlm } from "../src/agent/llm/index.js";
+
+const plain = (v: unknown): unknown => JSON.parse(JSON.stringify(v ?? null));
+
+describe.each(examples.map((e) => [e.name, e] as const))("example %s", (_name, example: Example) => {
+  it("reaches the expected answer offline, using every scripted reply", async () => {
+    const llm = scriptedLlm(example.replies);
+    const step = await runExample(example, { llm });
+    expect(step.fail).toBeUndefined();
+    expect(step.ok).toBe(true);
+    expect(plain(step.value)).toEqual(plain(example.expected));
+    expect(llm.remaining).toBe(0);
+    expect(step.turns).toHaveLength(example.replies.length);
+    expect(step.turns.at(-1)?.status).toBe("returned");
+  });
+
+  it("has a well-formed definition: the expected answer fits the output schema, one program per reply, within the turn budget", () => {
+    expect(example.output.safeParse(example.expected).success).toBe(true);
+    expect(example.replies.length).toBeLessThanOrEqual(example.maxTurns);
+    expect(Object.keys(example.tools).length).toBeGreaterThan(0);
+    for (const reply of example.replies) {
+      expect(reply.match(/```clojure\n/g)).toHaveLength(1);
+      expect(extractProgram(reply).ok).toBe(true);
+    }
+  });
+
+  it("calls its tools, and explores before it returns", async () => {
+    const step = await runExample(example);
+    expect(step.turns.flatMap((t) => t.toolCalls).length).toBeGreaterThan(0);
+    expect(step.turns.length).toBeGreaterThanOrEqual(3);
+    // Earlier turns print what the model needs to see next.
+    expect(step.turns[0].prints.length).toBeGreaterThan(0);
+  });
+
+  it("reaches the same answer with compressed history", async () => {
+    const step = await runExample(example, { compressHistory: true });
+    expect(step.ok).toBe(true);
+    expect(plain(step.value)).toEqual(plain(example.expected));
+  });
+});
+
+describe("examples as a set", () => {
+  it("has at least six scenarios with unique names, and finds them by name", () => {
+    expect(examples.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(examples.map((e) => e.name)).size).toBe(examples.length);
+    for (const e of examples) expect(findExample(e.name)).toBe(e);
+    expect(findExample("nope")).toBeUndefined();
+  });
+
+  it("fails the run when the transcript is wrong, so the tests above can fail", async () => {
+    const reviews = findExample("reviews") as Example;
+    const step = await runExample(reviews, { llm: scriptedLlm([...reviews.replies.slice(0, 2), '```clojure\n(return {:products ["Mouse"]})\n```']) });
+    expect(step.ok).toBe(true);
+    expect(plain(step.value)).not.toEqual(plain(reviews.expected));
+  });
+});
+
+describe("recovery: an error in turn 2", () => {
+  it("fails turn 2 with a type error, rolls back its definitions, and recovers in turn 3", async () => {
+    const step = await runExample(findExample("recovery") as Example);
+    const [t1, t2, t3] = step.turns;
+    expect(t1.status).toBe("ok");
+    expect(t2.status).toBe("error");
+    expect(t2.error?.kind).toBe("type_error");
+    expect(t2.definitions).toEqual([]);
+    expect(t2.feedback).toMatch(/type_error/);
+    expect(t2.memory.map((d) => d.name)).not.toContain("feb");
+    expect(t3.status).toBe("ok");
+    expect(t3.definitions.map((d) => d.name)).toEqual(expect.arrayContaining(["amount", "feb", "feb-total", "by-customer"]));
+  });
+});
+
+describe("fanout: parallel tool calls", () => {
+  it("runs the seven health checks of one pmap concurrently", async () => {
+    const step = await runExample(findExample("fanout") as Example);
+    const calls = step.turns[1].toolCalls;
+    expect(calls.map((c) => c.name)).toEqual(Array(7).fill("service-health"));
+    const sequential = calls.reduce((s, c) => s + c.durationMs, 0);
+    expect(sequential).toBeGreaterThanOrEqual(7 * 35);
+    // Concurrent calls overlap: the turn takes far less than the calls one after another.
+    expect(step.turns[1].usage.execMs).toBeLessThan(sequential * 0.6);
+  });
+});
+
+describe("a recorded example replays exactly", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ptc-examples-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("records the policy search and replays it to the same trace", async () => {
+    const example = findExample("policy-search") as Example;
+    const file = join(dir, "policy.jsonl");
+    const live = await runExample(example, { llm: recordingLlm(scriptedLlm(example.replies), file, { fresh: true }) });
+    const replay = replayLlm(file);
+    const again = await runExample(example, { llm: replay });
+    expect(replay.remaining).toBe(0);
+    expect(again.value).toEqual(live.value);
+    expect(again.turns.map((t) => [t.program, t.prints, t.usage.inputTokens])).toEqual(live.turns.map((t) => [t.program, t.prints, t.usage.inputTokens]));
+  });
+
+  it("stops with a clear divergence when the run no longer matches the recording", async () => {
+    const example = findExample("policy-search") as Example;
+    const file = join(dir, "diverge.jsonl");
+    await runExample(example, { llm: recordingLlm(scriptedLlm(example.replies), file, { fresh: true }) });
+    // Same recording, different data: the second prompt (with the first turn's output) differs.
+    const step = await runExample(example, { llm: replayLlm(file), context: { extra: 1 } });
+    expect(step.ok).toBe(false);
+    expect(step.fail?.reason).toBe("llm_error");
+    expect(step.fail?.message).toMatch(/request 1 differs from the recording: message 2 \(user\)/);
+  });
+});
