@@ -7,7 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { examples, findExample, type Example } from "../examples/index.js";
+import { runToJson, traceToJson, type SavedRun } from "../src/agent/serialize.js";
 import type { RunTrace } from "../src/agent/trace.js";
+import { runExample } from "../examples/run.js";
+import { scriptedLlm } from "../src/agent/llm/index.js";
 import { runDemoCommand } from "../src/cli/demo.js";
 import { runTraceCommand } from "../src/cli/trace.js";
 
@@ -161,7 +164,7 @@ describe("ptc trace show", () => {
     file = join(dir, "recovery.json");
     const { code } = await capture(() => runDemoCommand(["recovery", "--trace-out", file]));
     expect(code).toBe(0);
-    trace = JSON.parse(readFileSync(file, "utf8")) as RunTrace;
+    trace = (JSON.parse(readFileSync(file, "utf8")) as SavedRun).trace;
   });
 
   it("prints the run turn by turn: programs, tool calls, output, errors, definitions and tokens", async () => {
@@ -222,8 +225,9 @@ describe("ptc trace show", () => {
     const cases: Array<[string, RegExp]> = [
       [join(dir, "absent.json"), /cannot read .*absent\.json \(ENOENT\)/],
       [write("broken.json", "{ turns: "), /broken\.json is not valid JSON/],
-      [write("other.json", '{"hello": 1}'), /other\.json is not a run trace/],
-      [write("no-usage.json", JSON.stringify({ ...trace, turns: [{ ...trace.turns[0], usage: undefined }] })), /no-usage\.json: turn 1 has no token usage/],
+      [write("other.json", '{"hello": 1}'), /other\.json: not a ptc-lisp trace/],
+      [write("no-usage.json", JSON.stringify({ ...trace, turns: [{ ...trace.turns[0], usage: undefined }] })), /no-usage\.json: not a ptc-lisp trace: at turns\.0\.usage/],
+      [write("bad-run.json", JSON.stringify({ version: 1, trace })), /bad-run\.json: not a saved ptc-lisp run/],
     ];
     for (const [f, message] of cases) {
       const r = await capture(() => runTraceCommand(["show", f]));
@@ -232,12 +236,22 @@ describe("ptc trace show", () => {
     }
   });
 
-  it("reads a trace nested in a larger object, as serialized runs carry it", async () => {
-    const f = join(dir, "wrapped.json");
-    writeFileSync(f, JSON.stringify({ version: 1, trace }));
+  it("reads a bare trace as well as a saved run", async () => {
+    const f = join(dir, "bare.json");
+    writeFileSync(f, traceToJson(trace));
     const { code, out } = await capture(() => runTraceCommand(["show", f]));
     expect(code).toBe(0);
+    expect(out).toContain(`Turns: 4 · returned {:orders 9`);
     expect(out).toContain("── Turn 4: returned");
+  });
+
+  it("says why a saved run ended without an answer", async () => {
+    const stuck = await runExample(reviews, { llm: scriptedLlm(Array(reviews.maxTurns).fill(reviews.replies[0])) });
+    const f = join(dir, "stuck.json");
+    writeFileSync(f, runToJson(stuck));
+    const { code, out } = await capture(() => runTraceCommand(["show", f]));
+    expect(code).toBe(0);
+    expect(out).toContain(`Turns: ${reviews.maxTurns} · no answer: max_turns_exceeded`);
   });
 
   it("prints usage for no arguments or an unknown subcommand", async () => {

@@ -9,6 +9,7 @@ import { openaiLlm } from "../agent/llm/openai.js";
 import { recordingLlm } from "../agent/llm/recorder.js";
 import { replayLlm } from "../agent/llm/replay.js";
 import type { Llm } from "../agent/llm/types.js";
+import { runToJson } from "../agent/serialize.js";
 import { renderRun, renderTokens } from "./trace.js";
 
 const USAGE = `usage: ptc demo [name] [options]
@@ -116,7 +117,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   out.write(`Example: ${example.name}: ${example.title}\n${example.summary}\nLLM: ${llm?.name ?? `scripted:${example.name}`} (${mode})${values.compress ? " · compressed history" : ""}\nMission: ${example.prompt}\n\n`);
 
   const step = await runExample(example, { ...(llm ? { llm } : {}), ...(values.compress ? { compressHistory: true } : {}) });
-  out.write(`${renderRun(step.trace, { full: values.full ?? false, task: false })}\n\n`);
+  out.write(`${renderRun(step.trace, { full: values.full ?? false, task: false }, step)}\n\n`);
 
   let code = 0;
   if (step.ok) {
@@ -134,7 +135,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   if (values["trace-out"] !== undefined) {
     const file = values["trace-out"];
     try {
-      writeFileSync(file, `${JSON.stringify(step.trace, null, 2)}\n`);
+      writeFileSync(file, `${runToJson(step, 2)}\n`);
       out.write(`Trace written to ${file} (ptc trace show ${file})\n`);
     } catch (e) {
       process.stderr.write(`ptc demo: cannot write the trace to ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`);

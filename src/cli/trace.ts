@@ -3,8 +3,9 @@
 // exactly what the LLM was sent. The renderers are pure and also print the demo's turns.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../agent/trace.js";
 import { renderError } from "../agent/feedback.js";
+import { runFromJson, traceFromJson, TraceFormatError, type SavedRun } from "../agent/serialize.js";
+import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../agent/trace.js";
 
 export interface RenderOptions {
   /** Show every output line and tool call instead of the first few. */
@@ -105,8 +106,9 @@ export function runTotals(trace: RunTrace) {
   return t;
 }
 
-/** How the run ended, from its last turn. */
-export function runOutcome(trace: RunTrace): string {
+/** How the run ended: from the saved outcome when there is one, else from the last turn. */
+export function runOutcome(trace: RunTrace, saved?: Pick<SavedRun, "ok" | "fail">): string {
+  if (saved && !saved.ok && saved.fail) return `no answer: ${saved.fail.reason}: ${cut(saved.fail.message, 300)}`;
   const last = trace.turns.at(-1);
   if (!last) return "no turns";
   if (last.status === "returned") return `returned ${cut(last.value ?? "nil", 300)}`;
@@ -114,12 +116,12 @@ export function runOutcome(trace: RunTrace): string {
   return `ended after turn ${last.number} without a return (${STATUS[last.status] ?? last.status})`;
 }
 
-/** The whole run: a header with the task and totals, then every turn. */
-export function renderRun(trace: RunTrace, options: RenderOptions = {}): string {
+/** The whole run: a header with the task, outcome and totals, then every turn. */
+export function renderRun(trace: RunTrace, options: RenderOptions = {}, saved?: Pick<SavedRun, "ok" | "fail">): string {
   const t = runTotals(trace);
   const head = [
     ...(options.task === false ? [] : ["Task:", indent(trace.task.trim())]),
-    `Turns: ${trace.turns.length} · ${runOutcome(trace)}`,
+    `Turns: ${trace.turns.length} · ${runOutcome(trace, saved)}`,
     `Tokens: ${renderTokens(t)} · tool calls: ${t.toolCalls} · llm ${fmt(Math.round(t.llmMs))} ms · run ${fmt(Math.round(t.execMs))} ms`,
   ];
   return [head.join("\n"), ...trace.turns.map((turn) => renderTurn(turn, options))].join("\n\n");
@@ -135,50 +137,36 @@ export class TraceFileError extends Error {
   override readonly name = "TraceFileError";
 }
 
-/**
- * Reads a run trace: a RunTrace, or any object carrying one under `trace` (a serialized
- * run or step). Checks what the renderers rely on, so a wrong file fails with a reason.
- */
-export function loadTrace(file: string): RunTrace {
+/** A loaded file: the trace, and the run's outcome and usage when the file is a saved run. */
+export interface LoadedRun {
+  trace: RunTrace;
+  saved?: SavedRun;
+}
+
+/** Reads a saved run (`runToJson`, what `ptc demo --trace-out` writes) or a bare trace (`traceToJson`). */
+export function loadRun(file: string): LoadedRun {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (e) {
     throw new TraceFileError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
-  let data: unknown;
+  let raw: unknown;
   try {
-    data = JSON.parse(text);
+    raw = JSON.parse(text);
   } catch (e) {
     throw new TraceFileError(`${file} is not valid JSON (${(e as Error).message})`);
   }
-  const trace = findTrace(data);
-  if (!trace) throw new TraceFileError(`${file} is not a run trace (expected an object with "turns", or with "trace": {"turns": ...})`);
-  const problem = checkTrace(trace);
-  if (problem) throw new TraceFileError(`${file}: ${problem}`);
-  return trace;
-}
-
-function findTrace(data: unknown): RunTrace | undefined {
-  if (typeof data !== "object" || data === null) return undefined;
-  if (Array.isArray((data as { turns?: unknown }).turns)) return data as RunTrace;
-  const inner = (data as { trace?: unknown }).trace;
-  return typeof inner === "object" && inner !== null && Array.isArray((inner as { turns?: unknown }).turns) ? (inner as RunTrace) : undefined;
-}
-
-function checkTrace(t: RunTrace): string | undefined {
-  if (typeof t.task !== "string") return `"task" is missing`;
-  for (let i = 0; i < t.turns.length; i++) {
-    const turn = t.turns[i] as Partial<Turn> | null;
-    const at = `turn ${i + 1}`;
-    if (typeof turn !== "object" || turn === null) return `${at} is not an object`;
-    if (typeof turn.number !== "number" || typeof turn.status !== "string") return `${at} has no number or status`;
-    if (typeof turn.reply !== "string" || !(turn.program === null || typeof turn.program === "string")) return `${at} has no reply or program`;
-    if (!Array.isArray(turn.messages) || !Array.isArray(turn.prints)) return `${at} has no messages or prints`;
-    const u = turn.usage;
-    if (typeof u !== "object" || u === null || typeof u.inputTokens !== "number" || typeof u.outputTokens !== "number") return `${at} has no token usage`;
+  try {
+    if (typeof raw === "object" && raw !== null && "trace" in raw) {
+      const saved = runFromJson(text);
+      return { trace: saved.trace, saved };
+    }
+    return { trace: traceFromJson(text) };
+  } catch (e) {
+    if (e instanceof TraceFormatError) throw new TraceFileError(`${file}: ${e.message}`);
+    throw e;
   }
-  return undefined;
 }
 
 /** `ptc trace show FILE [--turn N] [--messages] [--full]`. Returns the exit code. */
@@ -223,17 +211,18 @@ export async function runTraceCommand(args: string[]): Promise<number> {
     process.stderr.write("ptc trace show: --messages needs --turn N (the turn whose messages to print)\n");
     return 2;
   }
-  let trace: RunTrace;
+  let loaded: LoadedRun;
   try {
-    trace = loadTrace(positionals[0]);
+    loaded = loadRun(positionals[0]);
   } catch (e) {
     if (!(e instanceof TraceFileError)) throw e;
     process.stderr.write(`ptc trace show: ${e.message}\n`);
     return 1;
   }
+  const { trace, saved } = loaded;
   const options: RenderOptions = { full: values.full ?? false };
   if (turnNumber === undefined) {
-    process.stdout.write(`${renderRun(trace, options)}\n`);
+    process.stdout.write(`${renderRun(trace, options, saved)}\n`);
     return 0;
   }
   const turn = trace.turns.find((t) => t.number === turnNumber);
