@@ -225,6 +225,11 @@ describe("loadRecording: bad files", () => {
     expect(() => loadRecording(write("bad-err.jsonl", '{"request":{"messages":[]},"error":{"kind":"boom","message":"x"}}\n'))).toThrow(/error needs a known kind/);
   });
 
+  it("checks recorded calls given directly, too", () => {
+    const calls = [{ request: { messages: [task] }, response: { content: "x" }, ms: 1 }, { request: { messages: [task] }, ms: 1 }] as RecordedCall[];
+    expect(() => replayLlm(calls)).toThrow(/replay: call 2: response\.content is missing/);
+  });
+
   it("accepts an empty recording, which then has nothing to serve", async () => {
     const replay = replayLlm(write("empty.jsonl", ""));
     expect(replay.remaining).toBe(0);

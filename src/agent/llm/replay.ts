@@ -20,7 +20,7 @@ export interface ReplayLlm extends Llm {
 
 /** Loads a JSONL recording (or takes recorded calls directly). Bad files fail here, with the line. */
 export function replayLlm(source: string | readonly RecordedCall[], options: ReplayOptions = {}): ReplayLlm {
-  const calls = typeof source === "string" ? loadRecording(source) : source;
+  const calls = typeof source === "string" ? loadRecording(source) : checkCalls(source);
   const name = options.name ?? (typeof source === "string" ? `replay:${source}` : "replay");
   const check = options.checkRequests ?? true;
   let next = 0;
@@ -71,6 +71,14 @@ export function loadRecording(file: string): RecordedCall[] {
     if (problem) throw new LlmError("config", `replay: ${file}:${i + 1}: ${problem}`);
     calls.push(entry as RecordedCall);
   }
+  return calls;
+}
+
+function checkCalls(calls: readonly RecordedCall[]): readonly RecordedCall[] {
+  calls.forEach((c, i) => {
+    const problem = checkCall(c);
+    if (problem) throw new LlmError("config", `replay: call ${i + 1}: ${problem}`);
+  });
   return calls;
 }
 
