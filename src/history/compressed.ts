@@ -1,5 +1,176 @@
-// Placeholder until interpreter-aware compression lands: behaves as the full view.
+// Interpreter-aware history compression: old successful turns are shown as summaries of
+// what they defined, called and printed (built from the trace, never from the model's
+// recollection); the system prompt, the task, the latest turn, errored turns and the
+// turns just before an error stay in full. The view is a pure function of the trace and
+// the options, rendered canonically, so a prompt shares as long a prefix with the
+// previous one as the design allows. Compression happens here, when the next prompt is
+// built; the trace keeps every program.
+import type { ChatMessage } from "../agent/llm/types.js";
+import type { Turn } from "../agent/trace.js";
+import { renderFeedback, type FeedbackInfo } from "../agent/feedback.js";
 import { fullView } from "./full.js";
-import type { PromptView } from "./view.js";
+import { renderSummary, type SummaryOptions } from "./summary.js";
+import { countTokens } from "./tokens.js";
+import { resolveViewOptions, type FullReason, type PromptView, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
 
-export const compressedView: PromptView = (input, options) => fullView(input, options);
+/** How one turn is rendered in the compressed view. */
+export interface TurnPlan {
+  /** Why the turn is kept in full, or null when it is summarized. */
+  full: FullReason | null;
+  /** The turn's println lines shown (its most recent ones). */
+  printsShown: number;
+  /** Names it defined that a later turn redefines (default mode only). */
+  superseded: ReadonlySet<string> | undefined;
+}
+
+/** A turn that did not succeed: its program stays visible so the model can fix it. */
+export function isErrored(t: Turn): boolean {
+  return t.status === "error" || t.status === "no_code" || t.status === "invalid_return";
+}
+
+/**
+ * Decides, for every turn, whether it is kept full and why, how many println lines it
+ * shows, and which of its definitions are superseded. Exported for statistics and tests.
+ */
+export function planTurns(input: ViewInput, options: ViewOptions): TurnPlan[] {
+  const turns = input.turns;
+  const n = turns.length;
+  const plans: TurnPlan[] = new Array(n);
+  for (let i = 0; i < n; i++) plans[i] = { full: isErrored(turns[i]) ? "error" : null, printsShown: turns[i].prints.length, superseded: undefined };
+  const context = Math.max(0, options.errorContextTurns);
+  for (let i = 0; i < n; i++) {
+    if (plans[i].full !== "error") continue;
+    for (let j = i - 1; j >= 0 && j >= i - context; j--) if (plans[j].full === null) plans[j].full = "error-context";
+  }
+  if (n > 0) plans[n - 1].full = input.maxTurns <= 1 ? "single" : "latest";
+  if (!options.strictPrefix) markSuperseded(turns, plans);
+  limitPrints(turns, plans, options);
+  return plans;
+}
+
+function markSuperseded(turns: readonly Turn[], plans: TurnPlan[]): void {
+  const last = new Map<string, number>();
+  for (let i = 0; i < turns.length; i++) for (const d of turns[i].definitions) last.set(d.name, i);
+  for (let i = 0; i < turns.length; i++) {
+    let set: Set<string> | undefined;
+    for (const d of turns[i].definitions) {
+      if ((last.get(d.name) as number) > i) (set ??= new Set()).add(d.name);
+    }
+    plans[i].superseded = set;
+  }
+}
+
+/**
+ * Keeps the most recent `printlnHistoryLimit` println lines of the turns before the
+ * latest one (the latest turn's output is what the model is answering, always shown).
+ * In strict-prefix mode lines are dropped in batches of the limit, so the shown count
+ * stays between N and 2N and earlier summaries change once per N new lines, not on
+ * every turn.
+ */
+function limitPrints(turns: readonly Turn[], plans: TurnPlan[], options: ViewOptions): void {
+  const limit = Math.max(0, Math.floor(options.printlnHistoryLimit));
+  const last = turns.length - 1;
+  let total = 0;
+  for (let i = 0; i < last; i++) total += turns[i].prints.length;
+  let cut: number;
+  if (total <= limit) cut = 0;
+  else if (!options.strictPrefix || limit === 0) cut = total - limit;
+  else cut = Math.floor((total - limit) / limit) * limit;
+  let offset = 0;
+  for (let i = 0; i < last && offset < cut; i++) {
+    const len = turns[i].prints.length;
+    plans[i].printsShown = len - Math.min(len, cut - offset);
+    offset += len;
+  }
+}
+
+/** The compressed prompt view (with `compressHistory: false` it is the full view). */
+export const compressedView: PromptView = (input, rawOptions) => {
+  const options = resolveViewOptions(rawOptions);
+  if (!options.compressHistory) return fullView(input, options);
+  const plans = planTurns(input, options);
+  const summaryOptions: SummaryOptions = { sampleItems: options.sampleItems, sampleChars: options.sampleChars, toolCallsPerTurn: options.toolCallsPerTurn, maxPrintChars: input.maxPrintChars };
+  const messages: ChatMessage[] = [
+    { role: "system", content: input.system },
+    { role: "user", content: input.task },
+  ];
+  const stats: ViewStats = { turnsCompressed: 0, turnsFull: [], definitionsShown: 0, printlnShown: 0, printlnDropped: 0, toolCallsShown: 0, definitionsSuperseded: 0, toolCallsDropped: 0 };
+  const last = input.turns.length - 1;
+  for (let i = 0; i <= last; i++) {
+    const turn = input.turns[i];
+    const plan = plans[i];
+    const dropped = turn.prints.length - plan.printsShown;
+    stats.printlnShown += plan.printsShown;
+    stats.printlnDropped += dropped;
+    let reply: string;
+    let feedback: string | undefined;
+    let full = plan.full;
+    if (full === null) {
+      reply = summaryOf(turn, plan, summaryOptions);
+      feedback = turn.feedback === undefined ? undefined : renderFeedback(turn, feedbackInfo(input), { prints: false, maxPrintChars: input.maxPrintChars });
+      const fullFeedback = windowedFeedback(input, turn, plan, i === last);
+      // A summary never costs more than the turn it replaces (terse programs stay as written).
+      if (!fits(reply, feedback, turn.reply, fullFeedback)) {
+        full = "short";
+        reply = turn.reply;
+        feedback = fullFeedback;
+      }
+    } else {
+      reply = turn.reply;
+      feedback = windowedFeedback(input, turn, plan, i === last);
+    }
+    if (full === null) {
+      stats.turnsCompressed++;
+      const superseded = plan.superseded?.size ?? 0;
+      stats.definitionsShown += turn.definitions.length - superseded;
+      stats.definitionsSuperseded = (stats.definitionsSuperseded ?? 0) + superseded;
+      const listed = Math.min(turn.toolCalls.length, options.toolCallsPerTurn);
+      stats.toolCallsShown += listed;
+      stats.toolCallsDropped = (stats.toolCallsDropped ?? 0) + turn.toolCalls.length - listed;
+    } else {
+      stats.turnsFull.push({ turn: turn.number, reason: full });
+    }
+    messages.push({ role: "assistant", content: reply });
+    if (feedback !== undefined) messages.push({ role: "user", content: feedback });
+  }
+  return { messages, stats };
+};
+
+/** The feedback context the loop rendered a turn's feedback with. */
+function feedbackInfo(input: ViewInput): FeedbackInfo {
+  return { maxTurns: input.maxTurns, toolsWithdrawn: input.toolsWithdrawn ?? false };
+}
+
+/**
+ * The feedback of a turn shown in full: verbatim while all its println lines are inside
+ * the history limit, otherwise re-rendered with only the lines still inside it (or none,
+ * should the shorter output render longer because the feedback cuts long output).
+ */
+function windowedFeedback(input: ViewInput, turn: Turn, plan: TurnPlan, latest: boolean): string | undefined {
+  if (turn.feedback === undefined || latest || plan.printsShown === turn.prints.length) return turn.feedback;
+  const info = feedbackInfo(input);
+  const without = renderFeedback(turn, info, { prints: false, maxPrintChars: input.maxPrintChars });
+  if (plan.printsShown === 0) return without;
+  const shown = renderFeedback({ ...turn, prints: turn.prints.slice(turn.prints.length - plan.printsShown) }, info, { prints: true, maxPrintChars: input.maxPrintChars });
+  return fits(shown, undefined, turn.feedback, undefined) ? shown : without;
+}
+
+/** Whether `a + a2` is no larger than `b + b2`, in characters and in tokens. */
+function fits(a: string, a2: string | undefined, b: string, b2: string | undefined): boolean {
+  if (a.length + (a2?.length ?? 0) > b.length + (b2?.length ?? 0)) return false;
+  return countTokens(a) + (a2 === undefined ? 0 : countTokens(a2)) <= countTokens(b) + (b2 === undefined ? 0 : countTokens(b2));
+}
+
+// Summaries are memoized per turn record: a turn's summary is rebuilt only when what it
+// depends on changes (a definition superseded, println lines dropped, other options).
+const summaries = new WeakMap<Turn, { key: string; text: string }>();
+
+function summaryOf(turn: Turn, plan: TurnPlan, options: SummaryOptions): string {
+  let key = `${plan.printsShown}/${options.sampleItems}/${options.sampleChars}/${options.toolCallsPerTurn}/${options.maxPrintChars}`;
+  if (plan.superseded !== undefined) for (const name of plan.superseded) key += "/" + name;
+  const hit = summaries.get(turn);
+  if (hit !== undefined && hit.key === key) return hit.text;
+  const text = renderSummary(turn, { superseded: plan.superseded, printsShown: plan.printsShown }, options);
+  summaries.set(turn, { key, text });
+  return text;
+}

@@ -12,6 +12,10 @@ export interface ViewInput {
   turns: readonly Turn[];
   /** Turn budget of the run (for turn lines such as "Turn 3 of 5"). */
   maxTurns: number;
+  /** The run withdraws its tools on the final turn (re-rendered feedback says so, as the loop's did). */
+  toolsWithdrawn?: boolean;
+  /** Characters of println output the loop's feedback shows (default: the feedback's own). */
+  maxPrintChars?: number;
 }
 
 export interface ViewOptions {
@@ -24,8 +28,13 @@ export interface ViewOptions {
   /** Items and characters of data samples in summaries. */
   sampleItems: number;
   sampleChars: number;
-  /** Never rewrite an earlier summary, even when a definition it shows is superseded. */
+  /**
+   * Never rewrite an earlier summary for a superseded definition, and drop old println
+   * lines in batches of `printlnHistoryLimit`: a longer prompt, a more stable prefix.
+   */
   strictPrefix: boolean;
+  /** Tool calls listed one per line in a summary; the rest are counted by tool (default 10). */
+  toolCallsPerTurn?: number;
 }
 
 export const defaultViewOptions: Readonly<ViewOptions> = Object.freeze({
@@ -35,17 +44,33 @@ export const defaultViewOptions: Readonly<ViewOptions> = Object.freeze({
   sampleItems: 3,
   sampleChars: 80,
   strictPrefix: false,
+  toolCallsPerTurn: 10,
 });
+
+/** Options with every optional field filled in from the defaults. */
+export function resolveViewOptions(options: ViewOptions): Required<ViewOptions> {
+  return options.toolCallsPerTurn === undefined ? { ...options, toolCallsPerTurn: defaultViewOptions.toolCallsPerTurn as number } : (options as Required<ViewOptions>);
+}
+
+/**
+ * Why a turn is kept in full: the latest turn, an errored turn, a turn just before an
+ * error, the only turn of a single-shot run, or a program shorter than its summary.
+ */
+export type FullReason = "latest" | "error" | "error-context" | "single" | "short";
 
 /** Per-view statistics (compression fills these in; the full view reports zeros). */
 export interface ViewStats {
   turnsCompressed: number;
-  /** Turn numbers kept in full, with why: latest, error, error-context. */
-  turnsFull: Array<{ turn: number; reason: "latest" | "error" | "error-context" | "single" }>;
+  /** Turn numbers kept in full, with why. */
+  turnsFull: Array<{ turn: number; reason: FullReason }>;
   definitionsShown: number;
   printlnShown: number;
   printlnDropped: number;
   toolCallsShown: number;
+  /** Definitions shown only as "redefined later" markers. */
+  definitionsSuperseded?: number;
+  /** Tool calls counted but not listed (past `toolCallsPerTurn`). */
+  toolCallsDropped?: number;
 }
 
 export interface View {

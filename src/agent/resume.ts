@@ -1,0 +1,307 @@
+// Saving a run and resuming it later. The saved state is the trace (every turn as it
+// happened), the memory (data as EDN, functions as their defining source) and the
+// compressed summaries, so either prompt view can be rebuilt without the interpreter.
+// Resuming replays the saved turns through the ordinary loop — the saved replies stand in
+// for the LLM and the recorded results for the tools, so nothing runs twice outside the
+// sandbox — checks at each step that the replay reproduces what was saved, then goes on
+// with the live LLM.
+import { z } from "zod";
+import { compressedView } from "../history/compressed.js";
+import { fullView } from "../history/full.js";
+import { defaultViewOptions, type View, type ViewOptions } from "../history/view.js";
+import { evaluate, print, type Memory } from "../lisp/evaluate.js";
+import { Fn } from "../lisp/values.js";
+import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "./feedback.js";
+import type { Llm, LlmRequest, LlmResponse } from "./llm/types.js";
+import { firstTurnLine } from "./prompt/task.js";
+import { traceFromJson, traceToJson } from "./serialize.js";
+import { SubAgent, type Agent, type RunOptions, type Step } from "./subagent.js";
+import { tool, type Tool } from "./tools.js";
+import type { RunTrace, ToolCallTrace, Turn } from "./trace.js";
+
+export const RUN_STATE_FORMAT = "ptc-lisp.run-state";
+export const RUN_STATE_VERSION = 1;
+
+/** One name in memory: data as EDN, a function as the source of its defining form. */
+export interface SavedDefinition {
+  name: string;
+  kind: "value" | "function";
+  doc?: string;
+  edn?: string;
+  source?: string;
+}
+
+/** A run as saved for resuming: trace, memory and summaries, with the settings they were made with. */
+export interface RunState {
+  format: typeof RUN_STATE_FORMAT;
+  version: typeof RUN_STATE_VERSION;
+  /** The agent's turn budget when the run was saved. */
+  maxTurns: number;
+  /** The prompt-view options the run used. */
+  view: ViewOptions;
+  /** Whether the run withdrew its tools on the final turn (it had tools and more than one turn). */
+  toolsWithdrawn: boolean;
+  maxPrintChars: number;
+  /** How the run ended, if it did: resuming a run that returned or failed is refused. */
+  outcome: { ok: true; value?: unknown } | { ok: false; reason: string; message: string };
+  trace: RunTrace;
+  memory: SavedDefinition[];
+  /** The compressed view's summary of every summarized turn, as the next prompt would show it. */
+  summaries: Array<{ turn: number; text: string }>;
+}
+
+/** Thrown when a run state cannot be read or resumed; the message says why. */
+export class ResumeError extends Error {
+  override readonly name = "ResumeError";
+}
+
+/** Settings that shaped the saved prompts and feedback (the agent's, merged with the run's). */
+export interface SaveOptions {
+  compressHistory?: boolean;
+  printlnHistoryLimit?: number;
+  view?: Partial<ViewOptions>;
+  maxPrintChars?: number;
+}
+
+function viewOptionsOf(agent: Agent, options: SaveOptions): ViewOptions {
+  const merged = { ...agent.options, ...options, view: { ...agent.options.view, ...options.view } };
+  return {
+    ...defaultViewOptions,
+    ...merged.view,
+    compressHistory: merged.compressHistory ?? defaultViewOptions.compressHistory,
+    printlnHistoryLimit: merged.printlnHistoryLimit ?? defaultViewOptions.printlnHistoryLimit,
+  };
+}
+
+const withdraws = (agent: Agent): boolean => Object.keys(agent.tools).length > 0 && agent.maxTurns > 1;
+
+/** The memory as saved: data as EDN, functions as their defining source. */
+export function saveMemory(memory: Memory): SavedDefinition[] {
+  const out: SavedDefinition[] = [];
+  for (const [name, entry] of memory) {
+    const d: SavedDefinition = { name, kind: entry.value instanceof Fn ? "function" : "value" };
+    if (entry.doc !== undefined) d.doc = entry.doc;
+    if (d.kind === "value") d.edn = print(entry.value);
+    if (entry.source !== undefined) d.source = entry.source;
+    out.push(d);
+  }
+  return out;
+}
+
+/** Captures a run (finished or stopped) so it can be stored and resumed. */
+export function saveRun(step: Step, agent: Agent, options: SaveOptions = {}): RunState {
+  const view = viewOptionsOf(agent, options);
+  const maxPrintChars = options.maxPrintChars ?? agent.options.maxPrintChars ?? DEFAULT_MAX_PRINT_CHARS;
+  const trace = step.trace;
+  const input = { system: trace.system, task: trace.task, turns: trace.turns, maxTurns: agent.maxTurns, toolsWithdrawn: withdraws(agent), maxPrintChars };
+  const compressed = compressedView(input, { ...view, compressHistory: true });
+  const full = new Set(compressed.stats.turnsFull.map((f) => f.turn));
+  const summaries = trace.turns.filter((t) => !full.has(t.number)).map((t) => ({ turn: t.number, text: compressed.messages[2 + 2 * (t.number - 1)].content }));
+  return {
+    format: RUN_STATE_FORMAT,
+    version: RUN_STATE_VERSION,
+    maxTurns: agent.maxTurns,
+    view,
+    toolsWithdrawn: withdraws(agent),
+    maxPrintChars,
+    outcome: step.ok ? { ok: true, value: step.value } : { ok: false, reason: step.fail.reason, message: step.fail.message },
+    trace,
+    memory: saveMemory(step.memory),
+    summaries,
+  };
+}
+
+const savedDefinition = z.object({
+  name: z.string(),
+  kind: z.enum(["value", "function"]),
+  doc: z.string().optional(),
+  edn: z.string().optional(),
+  source: z.string().optional(),
+});
+
+const runStateSchema = z.object({
+  format: z.literal(RUN_STATE_FORMAT),
+  version: z.literal(RUN_STATE_VERSION),
+  maxTurns: z.number().int().positive(),
+  view: z.object({
+    compressHistory: z.boolean(),
+    printlnHistoryLimit: z.number().int().nonnegative(),
+    errorContextTurns: z.number().int().nonnegative(),
+    sampleItems: z.number().int().positive(),
+    sampleChars: z.number().int().positive(),
+    strictPrefix: z.boolean(),
+    toolCallsPerTurn: z.number().int().positive().optional(),
+  }),
+  toolsWithdrawn: z.boolean(),
+  maxPrintChars: z.number().positive(),
+  outcome: z.union([z.object({ ok: z.literal(true), value: z.unknown().optional() }), z.object({ ok: z.literal(false), reason: z.string(), message: z.string() })]),
+  trace: z.unknown(),
+  memory: z.array(savedDefinition),
+  summaries: z.array(z.object({ turn: z.number().int().positive(), text: z.string() })),
+});
+
+/** The state as JSON (the trace keeps non-finite numbers, as traceToJson does). */
+export function runStateToJson(state: RunState, indent?: number): string {
+  const { trace, ...rest } = state;
+  const head = JSON.stringify({ ...rest, trace: null }, null, indent);
+  // Splice the trace in with the trace serializer, which tags non-finite numbers.
+  return head.replace(/"trace": ?null/, `"trace": ${traceToJson(trace, indent)}`);
+}
+
+/** Reads a state written by runStateToJson; throws ResumeError saying what is wrong and where. */
+export function runStateFromJson(text: string): RunState {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new ResumeError(`not a ptc-lisp run state: invalid JSON (${(e as Error).message})`);
+  }
+  const checked = runStateSchema.safeParse(raw);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    throw new ResumeError(`not a ptc-lisp run state: at ${issue.path.join(".") || "(top level)"}: ${issue.message}`);
+  }
+  let trace: RunTrace;
+  try {
+    trace = traceFromJson(JSON.stringify(checked.data.trace));
+  } catch (e) {
+    throw new ResumeError(`not a ptc-lisp run state: ${(e as Error).message}`);
+  }
+  return { ...(checked.data as Omit<RunState, "trace">), trace };
+}
+
+/** Rebuilds the prompt that would follow the saved turns, under either view. */
+export function stateView(state: RunState, which: "full" | "compressed"): View {
+  const input = { system: state.trace.system, task: state.trace.task, turns: state.trace.turns, maxTurns: state.maxTurns, toolsWithdrawn: state.toolsWithdrawn, maxPrintChars: state.maxPrintChars };
+  return which === "full" ? fullView(input, state.view) : compressedView(input, { ...state.view, compressHistory: true });
+}
+
+/**
+ * Re-creates the saved memory in the interpreter: data from its EDN, then functions from
+ * their source (in saved order, so a function defined from another finds it).
+ */
+export async function restoreMemory(saved: readonly SavedDefinition[]): Promise<Memory> {
+  const values = saved.filter((d) => d.kind === "value");
+  const functions = saved.filter((d) => d.kind === "function");
+  let memory: Memory = new Map();
+  for (const d of values) {
+    if (d.edn === undefined) throw new ResumeError(`cannot restore ${d.name}: its value was not saved`);
+    const program = `(def ${d.name} ${d.doc === undefined ? "" : JSON.stringify(d.doc) + " "}${d.edn})`;
+    memory = await step(program, memory, d.name);
+  }
+  for (const d of functions) {
+    if (d.source === undefined) throw new ResumeError(`cannot restore function ${d.name}: its source was not saved`);
+    memory = await step(d.source, memory, d.name);
+  }
+  return memory;
+}
+
+async function step(program: string, memory: Memory, name: string): Promise<Memory> {
+  const result = await evaluate(program, { memory });
+  if (!result.ok) throw new ResumeError(`cannot restore ${name}: ${result.error.message}`);
+  if (!result.memory.has(name)) throw new ResumeError(`cannot restore ${name}: its saved form does not define it`);
+  return result.memory;
+}
+
+/** Options of a resumed run: the usual run options; `llm` serves the turns after the saved ones. */
+export type ResumeOptions = RunOptions;
+
+/**
+ * Continues a saved run with the same agent (its turn budget may be larger) and the same
+ * context. The saved turns are replayed — their replies instead of LLM calls, their
+ * recorded results instead of tool calls — and each replayed turn's feedback must match
+ * the saved one, so a changed context or agent is caught before a live turn is spent.
+ */
+export async function resumeRun(agent: Agent, state: RunState, options: ResumeOptions): Promise<Step> {
+  if (state.outcome.ok) throw new ResumeError("the saved run already returned a value; there is nothing to resume");
+  if (state.outcome.reason === "failed") throw new ResumeError(`the saved run ended with (fail ...): ${state.outcome.message}`);
+  const saved = state.trace.turns;
+  if (saved.length >= agent.maxTurns) throw new ResumeError(`the saved run used ${saved.length} of the agent's ${agent.maxTurns} turns; resume with an agent that allows more`);
+  const live = options.llm ?? agent.options.llm;
+  if (live === undefined) throw new ResumeError("no llm: pass { llm } to serve the turns after the saved ones");
+  const replay = new Replay(saved, state, agent, options, live);
+  const replaying = SubAgent.create({
+    prompt: agent.prompt,
+    tools: replay.tools(agent.tools),
+    maxTurns: agent.maxTurns,
+    ...agent.options,
+    ...(agent.output !== undefined ? { output: agent.output } : {}),
+    ...(agent.description !== undefined ? { description: agent.description } : {}),
+  });
+  const step = await SubAgent.run(replaying, { ...options, llm: replay.llm });
+  // Nested agents' traces of replayed turns were not re-run: carry the saved ones over.
+  for (let i = 0; i < Math.min(saved.length, step.turns.length); i++) if (saved[i].nested !== undefined) step.turns[i].nested = saved[i].nested;
+  return step;
+}
+
+/** The replay of saved turns: an LLM and tools that answer from the trace, then hand over. */
+class Replay {
+  /** The saved turn being replayed (1-based). */
+  private current = 0;
+  /** Set once the saved turns are replayed: from then on everything is live. */
+  private isLive = false;
+  private readonly used = new Map<string, number>();
+
+  constructor(
+    private readonly saved: readonly Turn[],
+    private readonly state: RunState,
+    private readonly agent: Agent,
+    private readonly options: ResumeOptions,
+    private readonly liveLlm: Llm,
+  ) {}
+
+  readonly llm: Llm = {
+    name: "resume",
+    complete: (request: LlmRequest): Promise<LlmResponse> => this.complete(request),
+  };
+
+  // Only the resumed run's own requests arrive while replaying (replayed tool calls start
+  // no nested agents); once live, every request (nested agents' too) goes to the live LLM.
+  private async complete(request: LlmRequest): Promise<LlmResponse> {
+    if (this.isLive) return this.liveLlm.complete(request);
+    const n = request.turn ?? 1;
+    this.check(request, n);
+    if (n > this.saved.length) {
+      this.isLive = true;
+      return this.liveLlm.complete(request);
+    }
+    this.current = n;
+    const t = this.saved[n - 1];
+    return { content: t.reply, usage: { inputTokens: t.usage.inputTokens, outputTokens: t.usage.outputTokens, cachedTokens: t.usage.cachedTokens } };
+  }
+
+  /** The replayed run must show the LLM what the saved run showed it: the same task and feedback. */
+  private check(request: LlmRequest, n: number): void {
+    const messages = request.messages;
+    if (n === 1) {
+      const task = this.state.trace.task.replace(firstTurnLine(this.state.maxTurns), firstTurnLine(this.agent.maxTurns));
+      if (messages[1]?.content !== task) throw new ResumeError("resume: the task message differs from the saved run's (a different mission or context?)");
+      return;
+    }
+    const before = this.saved[n - 2];
+    const maxPrintChars = this.options.maxPrintChars ?? this.agent.options.maxPrintChars ?? this.state.maxPrintChars;
+    const expected = renderFeedback(before, { maxTurns: this.agent.maxTurns, toolsWithdrawn: withdraws(this.agent) }, { prints: true, maxPrintChars });
+    if (messages.at(-1)?.content !== expected) throw new ResumeError(`resume: replaying turn ${n - 1} did not reproduce the saved run (a different context, agent or tool?)`);
+  }
+
+  /** The agent's tools, answering from the recorded calls while a saved turn replays. */
+  tools(tools: Readonly<Record<string, Tool>>): Record<string, Tool> {
+    const out: Record<string, Tool> = {};
+    for (const [name, t] of Object.entries(tools)) {
+      out[name] = tool({ ...t, run: (args, signal, ctx) => (this.isLive ? t.run(args, signal, ctx) : this.recorded(name)) });
+    }
+    return out;
+  }
+
+  /** The next recorded call of `name` in the replayed turn: its result, or its error again. */
+  private recorded(name: string): unknown {
+    const key = `${this.current}/${name}`;
+    const k = this.used.get(key) ?? 0;
+    this.used.set(key, k + 1);
+    const calls: ToolCallTrace[] = this.saved[this.current - 1].toolCalls.filter((c) => c.name === name);
+    const call = calls[k];
+    if (call === undefined) throw new Error(`resume: turn ${this.current} calls tool/${name} more often than the saved run did`);
+    if (call.error !== undefined) throw new Error(call.error);
+    return call.result;
+  }
+}

@@ -1,0 +1,108 @@
+// The full and the compressed prompt of one turn side by side, for `ptc trace show
+// FILE --compressed`: message by message (both views have the same message layout),
+// identical messages once, then the per-prompt compression figures of the whole run.
+import type { ChatMessage } from "../agent/llm/types.js";
+import type { RunTrace } from "../agent/trace.js";
+import { compressedView } from "./compressed.js";
+import { fullView } from "./full.js";
+import { compressionUsage } from "./stats.js";
+import { messageTokens, promptTokens } from "./tokens.js";
+import { defaultViewOptions, type ViewOptions } from "./view.js";
+
+export interface CompareOptions {
+  /** The turn whose prompt is shown (1-based); default: the prompt after the last turn. */
+  turn?: number;
+  /** Total width of the side-by-side layout. */
+  width?: number;
+  /** Lines shown of a message both views share (the system prompt, the task); default 6. */
+  sharedLines?: number;
+}
+
+const DEFAULT_WIDTH = 160;
+const GUTTER = " | ";
+
+/**
+ * Renders the prompt a turn was (or would be) sent under both views, and the run's
+ * compression figures. `options.compressHistory` is forced on for the right-hand column.
+ */
+export function renderComparison(trace: Pick<RunTrace, "system" | "task" | "turns">, maxTurns: number, options: ViewOptions = defaultViewOptions, compare: CompareOptions = {}): string {
+  const view: ViewOptions = { ...options, compressHistory: true };
+  const upto = compare.turn === undefined ? trace.turns.length : Math.max(0, Math.min(trace.turns.length, compare.turn - 1));
+  const input = { system: trace.system, task: trace.task, turns: trace.turns.slice(0, upto), maxTurns };
+  const full = fullView(input, view).messages;
+  const built = compressedView(input, view);
+  const width = Math.max(40, compare.width ?? DEFAULT_WIDTH);
+  const col = Math.floor((width - GUTTER.length) / 2);
+  const out: string[] = [];
+  const ft = promptTokens(full);
+  const ct = promptTokens(built.messages);
+  out.push(`Prompt for turn ${upto + 1}: full ${ft} tokens, compressed ${ct} tokens (${percent(ft, ct)} fewer)`);
+  const kept = new Map(built.stats.turnsFull.map((f) => [f.turn, f.reason]));
+  for (let i = 0; i < full.length; i++) {
+    const a = full[i];
+    const b = built.messages[i];
+    const turn = i < 2 ? undefined : Math.floor((i - 2) / 2) + 1;
+    out.push("");
+    out.push(rule(`${a.role}${turn === undefined ? "" : ` (turn ${turn})`}${turn !== undefined && kept.has(turn) ? ` kept full: ${kept.get(turn)}` : ""}`, a, b, width));
+    if (a.content === b.content) {
+      const lines = a.content.split("\n");
+      const shown = i < 2 ? (compare.sharedLines ?? 6) : lines.length;
+      for (const line of lines.slice(0, shown)) out.push(clip(line, width));
+      if (lines.length > shown) out.push(`... (${lines.length - shown} more lines, same in both views)`);
+      continue;
+    }
+    const left = wrap(a.content, col);
+    const right = wrap(b.content, col);
+    for (let k = 0; k < Math.max(left.length, right.length); k++) out.push((left[k] ?? "").padEnd(col) + GUTTER + (right[k] ?? ""));
+  }
+  out.push("", figures(trace, maxTurns, view));
+  return out.join("\n");
+}
+
+function rule(title: string, a: ChatMessage, b: ChatMessage, width: number): string {
+  const ta = messageTokens(a);
+  const tb = messageTokens(b);
+  const head = `-- ${title}: ${ta === tb && a.content === b.content ? `${ta} tokens, same in both` : `full ${ta} tokens | compressed ${tb} tokens`} `;
+  return head.padEnd(width, "-");
+}
+
+function percent(full: number, view: number): string {
+  return full === 0 ? "0%" : `${Math.round((1 - view / full) * 100)}%`;
+}
+
+function clip(line: string, width: number): string {
+  return line.length > width ? line.slice(0, width - 3) + "..." : line;
+}
+
+function wrap(text: string, width: number): string[] {
+  const out: string[] = [];
+  for (const line of text.split("\n")) {
+    if (line.length <= width) out.push(line);
+    else for (let i = 0; i < line.length; i += width) out.push(line.slice(i, i + width));
+  }
+  return out;
+}
+
+/** One row per prompt of the run: tokens under both views, cacheable prefix, turns kept full. */
+function figures(trace: Pick<RunTrace, "system" | "task" | "turns">, maxTurns: number, options: ViewOptions): string {
+  const usage = compressionUsage(trace, maxTurns, options);
+  const rows = [["turn", "full", "compressed", "saved", "cached prefix", "compressed turns", "kept full", "println shown/dropped"]];
+  for (const p of usage.prompts) {
+    rows.push([
+      String(p.turn),
+      String(p.fullTokens),
+      String(p.viewTokens),
+      percent(p.fullTokens, p.viewTokens),
+      String(p.prefixTokens),
+      String(p.turnsCompressed),
+      p.turnsFull.map((f) => `${f.turn}:${f.reason}`).join(" ") || "-",
+      `${p.printlnShown}/${p.printlnDropped}`,
+    ]);
+  }
+  const t = usage.totals;
+  rows.push(["total", String(t.fullTokens), String(t.viewTokens), percent(t.fullTokens, t.viewTokens), "", "", "", ""]);
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  const lines = rows.map((r) => r.map((cell, c) => (c === 6 || c === 7 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join("  ").trimEnd());
+  lines.push(`cost with a prefix cache (cached tokens at 0.1x): full ${t.fullCachedCost.toFixed(0)}, compressed ${t.viewCachedCost.toFixed(0)} token-equivalents`);
+  return ["Compression per prompt", ...lines].join("\n");
+}

@@ -1,0 +1,10 @@
+// Prompt views over the run trace: the full history and interpreter-aware compression,
+// with their statistics, token counts and the side-by-side comparison for the CLI.
+export { defaultViewOptions, resolveViewOptions, type FullReason, type PromptView, type View, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
+export { fullView } from "./full.js";
+export { compressedView, planTurns, isErrored, type TurnPlan } from "./compressed.js";
+export { renderSummary, definitionLine, definitionSample, toolLine, resultShape, ednValue, type SummaryOptions, type SummaryContext } from "./summary.js";
+export { compressionUsage, measurePrompt, totalsOf, cachedCost, CACHED_TOKEN_PRICE, type CompressionUsage, type CompressionTotals, type PromptCompression } from "./stats.js";
+export { sharedPrefix, type SharedPrefix } from "./prefix.js";
+export { countTokens, messageTokens, promptTokens, TOKENS_PER_MESSAGE, TOKENS_PER_REPLY } from "./tokens.js";
+export { renderComparison, type CompareOptions } from "./compare.js";

@@ -1,0 +1,116 @@
+// Compression statistics for a run: for every prompt sent, what the compressed view
+// kept and dropped, its size against the full view in real tokens, and how much of it
+// a prefix cache could serve (the part identical to the previous prompt). Pure: they
+// are rebuilt from the trace, so a stored run reports the same figures later.
+import type { ChatMessage } from "../agent/llm/types.js";
+import type { RunTrace, Turn } from "../agent/trace.js";
+import { compressedView } from "./compressed.js";
+import { fullView } from "./full.js";
+import { sharedPrefix } from "./prefix.js";
+import { promptTokens } from "./tokens.js";
+import type { ViewInput, ViewOptions, ViewStats } from "./view.js";
+
+/** Price of a cached prompt token relative to an uncached one (providers bill about a tenth). */
+export const CACHED_TOKEN_PRICE = 0.1;
+
+/** One prompt: the view's statistics and its token figures. */
+export interface PromptCompression extends ViewStats {
+  /** The turn this prompt was sent for (1-based). */
+  turn: number;
+  /** Tokens of the full-history prompt for the same turn. */
+  fullTokens: number;
+  /** Tokens of the prompt as built with the run's options. */
+  viewTokens: number;
+  /** Tokens of `viewTokens` identical to the previous prompt's start (cacheable). */
+  prefixTokens: number;
+  /** The same for the full-history prompt. */
+  fullPrefixTokens: number;
+}
+
+export interface CompressionTotals {
+  prompts: number;
+  /** Input tokens summed over all prompts. */
+  fullTokens: number;
+  viewTokens: number;
+  /** The largest single prompt. */
+  fullPeak: number;
+  viewPeak: number;
+  /** Cost in uncached-token units with a prefix cache (cached tokens at `CACHED_TOKEN_PRICE`). */
+  fullCachedCost: number;
+  viewCachedCost: number;
+  /** 1 - view/full over summed input tokens. */
+  saved: number;
+}
+
+/** `step.usage.compression`: the options in force, one entry per prompt, and totals. */
+export interface CompressionUsage {
+  enabled: boolean;
+  strictPrefix: boolean;
+  printlnHistoryLimit: number;
+  errorContextTurns: number;
+  prompts: PromptCompression[];
+  totals: CompressionTotals;
+}
+
+/** Cost of a prompt of `tokens` tokens whose first `cached` come from the prefix cache. */
+export function cachedCost(tokens: number, cached: number): number {
+  return tokens - cached + cached * CACHED_TOKEN_PRICE;
+}
+
+/**
+ * Measures the prompt for the turn after `input.turns`, given the prompts sent for the
+ * turn before (both views), or none for the first turn.
+ */
+export function measurePrompt(
+  input: ViewInput,
+  options: ViewOptions,
+  previous?: { view: readonly ChatMessage[]; full: readonly ChatMessage[] },
+): { stats: PromptCompression; view: ChatMessage[]; full: ChatMessage[] } {
+  const fullBuilt = fullView(input, options);
+  const full = fullBuilt.messages;
+  const built = options.compressHistory ? compressedView(input, options) : fullBuilt;
+  const stats: PromptCompression = {
+    ...built.stats,
+    turn: input.turns.length + 1,
+    fullTokens: promptTokens(full),
+    viewTokens: promptTokens(built.messages),
+    prefixTokens: previous === undefined ? 0 : sharedPrefix(previous.view, built.messages).tokens,
+    fullPrefixTokens: previous === undefined ? 0 : sharedPrefix(previous.full, full).tokens,
+  };
+  return { stats, view: built.messages, full };
+}
+
+/** Statistics of every prompt of a run, rebuilt from its trace. */
+export function compressionUsage(trace: Pick<RunTrace, "system" | "task" | "turns">, maxTurns: number, options: ViewOptions): CompressionUsage {
+  const prompts: PromptCompression[] = [];
+  let previous: { view: ChatMessage[]; full: ChatMessage[] } | undefined;
+  for (let k = 0; k < trace.turns.length; k++) {
+    const turns: readonly Turn[] = trace.turns.slice(0, k);
+    const m = measurePrompt({ system: trace.system, task: trace.task, turns, maxTurns }, options, previous);
+    prompts.push(m.stats);
+    previous = { view: m.view, full: m.full };
+  }
+  return {
+    enabled: options.compressHistory,
+    strictPrefix: options.strictPrefix,
+    printlnHistoryLimit: options.printlnHistoryLimit,
+    errorContextTurns: options.errorContextTurns,
+    prompts,
+    totals: totalsOf(prompts),
+  };
+}
+
+/** Sums per-prompt figures (also used to total several runs). */
+export function totalsOf(prompts: readonly PromptCompression[]): CompressionTotals {
+  const t: CompressionTotals = { prompts: prompts.length, fullTokens: 0, viewTokens: 0, fullPeak: 0, viewPeak: 0, fullCachedCost: 0, viewCachedCost: 0, saved: 0 };
+  for (const p of prompts) {
+    t.fullTokens += p.fullTokens;
+    t.viewTokens += p.viewTokens;
+    t.fullPeak = Math.max(t.fullPeak, p.fullTokens);
+    t.viewPeak = Math.max(t.viewPeak, p.viewTokens);
+    t.fullCachedCost += cachedCost(p.fullTokens, p.fullPrefixTokens);
+    t.viewCachedCost += cachedCost(p.viewTokens, p.prefixTokens);
+  }
+  t.saved = t.fullTokens === 0 ? 0 : 1 - t.viewTokens / t.fullTokens;
+  return t;
+}

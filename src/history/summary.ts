@@ -1,0 +1,221 @@
+// One compressed turn, rendered from its trace record: what the program defined, which
+// tools it called (with arguments and the shape of each result) and what it printed.
+// The text depends only on the turn, the sample bounds and two facts supplied by the
+// view (which of its definitions were superseded later, how many of its println lines
+// are still inside the history limit), so it is byte-stable from one prompt to the next.
+import { renderPrints } from "../agent/feedback.js";
+import { typeLabel } from "../agent/record.js";
+import type { DefinitionTrace, ToolCallTrace, Turn } from "../agent/trace.js";
+import type { Form } from "../lisp/forms.js";
+import { toLisp } from "../lisp/interop.js";
+import { printSample, quoteString } from "../lisp/printer.js";
+import { read } from "../lisp/reader.js";
+import { keyword, LFloat, LMap, LSet, type Value } from "../lisp/values.js";
+import { Vec } from "../lisp/vector.js";
+
+export interface SummaryOptions {
+  /** Items shown per collection in samples and tool arguments. */
+  sampleItems: number;
+  /** Characters of one sample, tool argument list or result shape. */
+  sampleChars: number;
+  /** Tool calls listed one per line; the rest are counted by tool name. */
+  toolCallsPerTurn: number;
+  /** Characters of println output shown, cut as the loop's feedback cuts it. */
+  maxPrintChars?: number;
+}
+
+export interface SummaryContext {
+  /** Names this turn defined that a later turn redefines: rendered as a one-line marker. */
+  superseded?: ReadonlySet<string>;
+  /** How many of the turn's println lines (the most recent ones) are shown; the rest are counted as dropped. */
+  printsShown: number;
+}
+
+/** Longest docstring shown; docstrings are the model's own notes and usually short. */
+const MAX_DOC = 200;
+/** Nesting read back from a definition's EDN for its sample (deeper levels print as `...`). */
+const SAMPLE_DEPTH = 4;
+
+/** Renders the summary that replaces a successful turn's program in the compressed view. */
+export function renderSummary(turn: Turn, ctx: SummaryContext, options: SummaryOptions): string {
+  const lines = [`; Turn ${turn.number} summary (program omitted)`];
+  const printed = turn.prints.length > 0;
+  // Functions first, then data, each in the order the program defined them.
+  for (const d of turn.definitions) if (d.kind === "function") lines.push(definitionLine(d, ctx.superseded?.has(d.name) ?? false, false, options));
+  for (const d of turn.definitions) if (d.kind !== "function") lines.push(definitionLine(d, ctx.superseded?.has(d.name) ?? false, !printed, options));
+  toolLines(turn.toolCalls, options, lines);
+  if (printed) lines.push(outputBlock(turn.prints, ctx.printsShown, options.maxPrintChars));
+  if (lines.length === 1) lines.push("; (no definitions, tool calls or output)");
+  return lines.join("\n");
+}
+
+/**
+ * `; Function: name [params] - "doc"` or `; Defined: name - "doc" = type[size], sample: ...`;
+ * a superseded definition is only named, so the newer one is the only value shown.
+ */
+export function definitionLine(d: DefinitionTrace, superseded: boolean, withSample: boolean, options: SummaryOptions): string {
+  const label = d.kind === "function" ? "; Function: " : "; Defined: ";
+  if (superseded) return `${label}${d.name} (redefined later)`;
+  let s = label + d.name;
+  if (d.kind === "function" && d.params) s += " " + d.params;
+  if (d.doc) s += " - " + quoteString(d.doc.length > MAX_DOC ? d.doc.slice(0, MAX_DOC) + "..." : d.doc);
+  if (d.kind === "function") return s;
+  s += " = " + typeLabel(d);
+  if (withSample) s += ", sample: " + definitionSample(d, options);
+  return s;
+}
+
+const sampleCache = new WeakMap<DefinitionTrace, { key: string; text: string }>();
+
+/**
+ * A bounded sample of a data definition, printed by the interpreter's sample printer
+ * with the view's bounds from the value read back from its EDN. A value too big for the
+ * trace's EDN budget keeps the sample recorded with it.
+ */
+export function definitionSample(d: DefinitionTrace, options: SummaryOptions): string {
+  const key = `${options.sampleItems}/${options.sampleChars}`;
+  const hit = sampleCache.get(d);
+  if (hit !== undefined && hit.key === key) return hit.text;
+  const value = d.edn === undefined ? undefined : ednValue(d.edn);
+  const text = value === undefined ? d.sample : printSample(value, { maxItems: options.sampleItems, maxChars: options.sampleChars, maxDepth: SAMPLE_DEPTH }).text;
+  sampleCache.set(d, { key, text });
+  return text;
+}
+
+/** Reads EDN data back into a value; undefined when it is not plain data (then the recorded sample is used). */
+export function ednValue(edn: string): Value | undefined {
+  try {
+    const forms = read(edn, 256);
+    return forms.length === 1 ? formValue(forms[0]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function formValue(f: Form): Value | undefined {
+  switch (f.type) {
+    case "nil":
+      return null;
+    case "boolean":
+    case "string":
+    case "char":
+      return f.value;
+    case "int":
+      return f.value;
+    case "float":
+      return Number.isInteger(f.value) ? new LFloat(f.value) : f.value;
+    case "keyword":
+      return keyword(f.name);
+    case "vector":
+    case "set": {
+      const items: Value[] = [];
+      for (const x of f.items) {
+        const v = formValue(x);
+        if (v === undefined) return undefined;
+        items.push(v);
+      }
+      return f.type === "vector" ? Vec.fromArray(items) : LSet(items);
+    }
+    case "map": {
+      const entries: Array<[Value, Value]> = [];
+      for (let i = 0; i < f.items.length; i += 2) {
+        const k = formValue(f.items[i]);
+        const v = formValue(f.items[i + 1]);
+        if (k === undefined || v === undefined) return undefined;
+        entries.push([k, v]);
+      }
+      return LMap(entries);
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** `; Tool: name {args} -> shape`, one per call up to the limit, then the rest counted by name. */
+function toolLines(calls: readonly ToolCallTrace[], options: SummaryOptions, out: string[]): void {
+  const listed = Math.min(calls.length, options.toolCallsPerTurn);
+  for (let i = 0; i < listed; i++) out.push(toolLine(calls[i], options));
+  if (listed === calls.length) return;
+  const counts = new Map<string, number>();
+  for (let i = listed; i < calls.length; i++) counts.set(calls[i].name, (counts.get(calls[i].name) ?? 0) + 1);
+  const parts = [...counts].map(([name, n]) => `${name} x${n}`);
+  out.push(`; Tool calls not listed: ${calls.length - listed} (${parts.join(", ")})`);
+}
+
+export function toolLine(call: ToolCallTrace, options: SummaryOptions): string {
+  const args = argsText(call.args, options);
+  const head = `; Tool: ${call.name}${args === "" ? "" : " " + args} -> `;
+  if (call.error !== undefined) return head + "error: " + cut(call.error.replace(/\s+/g, " "), options.sampleChars);
+  return head + resultShape(call.result, options.sampleChars * 2);
+}
+
+function argsText(args: unknown, options: SummaryOptions): string {
+  if (args === undefined || args === null) return "";
+  if (typeof args === "object" && !Array.isArray(args) && Object.keys(args).length === 0) return "";
+  try {
+    return printSample(toLisp(args, SAMPLE_DEPTH + 2), { maxItems: options.sampleItems, maxChars: options.sampleChars, maxDepth: SAMPLE_DEPTH, note: false }).text;
+  } catch {
+    return "...";
+  }
+}
+
+function cut(s: string, max: number): string {
+  return s.length > max ? s.slice(0, max) + "..." : s;
+}
+
+/** Keys of a map shown in a shape; more are summarized as `...`. */
+const SHAPE_KEYS = 8;
+/** Strings up to this length are shown whole in a shape. */
+const SHAPE_STRING = 40;
+
+/**
+ * The shape of a tool result (plain JSON as the trace holds it): scalars as values,
+ * collections as type and size with the shape of their first element, maps with their
+ * keys. `vector[12] of {:id integer, :title string}` tells the model what came back and
+ * how to reach into it, at a fraction of a sample's size.
+ */
+export function resultShape(result: unknown, maxChars: number): string {
+  return cut(shape(result, 0), maxChars);
+}
+
+function shape(x: unknown, depth: number): string {
+  if (x === null || x === undefined) return "nil";
+  switch (typeof x) {
+    case "boolean":
+      return depth === 0 ? String(x) : "boolean";
+    case "number":
+      if (depth === 0) return Number.isFinite(x) ? String(x) : "float";
+      return Number.isInteger(x) ? "integer" : "float";
+    case "string":
+      if (depth > 0) return "string";
+      return x.length <= SHAPE_STRING ? quoteString(x) : `string[${x.length}]`;
+    case "object":
+      break;
+    default:
+      return "nil";
+  }
+  if (Array.isArray(x)) {
+    const head = `vector[${x.length}]`;
+    return x.length === 0 || depth >= 2 ? head : `${head} of ${shape(x[0], depth + 1)}`;
+  }
+  const keys = Object.keys(x);
+  if (depth >= 2) return `map[${keys.length}]`;
+  const parts = keys.slice(0, SHAPE_KEYS).map((k) => `:${k} ${shape((x as Record<string, unknown>)[k], depth + 1)}`);
+  if (keys.length > SHAPE_KEYS) parts.push(`... ${keys.length - SHAPE_KEYS} more`);
+  return `{${parts.join(", ")}}`;
+}
+
+/**
+ * The turn's println output: its most recent `shown` lines, cut at the same character
+ * bound as the feedback that first showed them, with a count of older lines dropped.
+ */
+function outputBlock(prints: readonly string[], shown: number, maxChars: number | undefined): string {
+  const dropped = prints.length - Math.max(0, Math.min(shown, prints.length));
+  const older = `${dropped} older line${dropped === 1 ? "" : "s"} dropped`;
+  if (dropped === prints.length) return `; Output: (${older})`;
+  // renderPrints starts with "Output:"; the summary's header replaces it.
+  const body = renderPrints(dropped === 0 ? prints : prints.slice(dropped), maxChars).slice(PRINTS_HEADER.length);
+  return (dropped === 0 ? "; Output:" : `; Output (${older}):`) + body;
+}
+
+const PRINTS_HEADER = "Output:";

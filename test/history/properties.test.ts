@@ -1,0 +1,250 @@
+// Properties of the compressed view over generated multi-turn traces.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { typeLabel } from "../../src/agent/record.js";
+import type { RunTrace, Turn } from "../../src/agent/trace.js";
+import { compressedView, isErrored, planTurns } from "../../src/history/compressed.js";
+import { fullView } from "../../src/history/full.js";
+import { promptTokens } from "../../src/history/tokens.js";
+import { defaultViewOptions, type ViewInput, type ViewOptions } from "../../src/history/view.js";
+import { buildTrace, turnSpecs } from "./traces.js";
+
+const RUNS = 150;
+const MAX_TURNS = 30;
+
+const optionsArb: fc.Arbitrary<ViewOptions> = fc.record({
+  compressHistory: fc.constant(true),
+  printlnHistoryLimit: fc.integer({ min: 0, max: 20 }),
+  errorContextTurns: fc.integer({ min: 0, max: 3 }),
+  sampleItems: fc.integer({ min: 1, max: 5 }),
+  sampleChars: fc.integer({ min: 10, max: 120 }),
+  strictPrefix: fc.boolean(),
+  toolCallsPerTurn: fc.integer({ min: 1, max: 12 }),
+});
+
+const inputOf = (trace: RunTrace, turns: readonly Turn[] = trace.turns): ViewInput => ({ system: trace.system, task: trace.task, turns, maxTurns: MAX_TURNS });
+
+/** The assistant message of turn index i (every turn but a finished run's last has feedback). */
+const assistantAt = (i: number): number => 2 + 2 * i;
+
+const SUMMARY = /^; Turn (\d+) summary \(program omitted\)\n/;
+
+/** Current (not superseded) definition lines of a summary: name -> line. */
+function currentDefinitions(summary: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of summary.split("\n")) {
+    if (line.startsWith("; Output")) break;
+    const m = /^; (?:Defined|Function): (\S+)/.exec(line);
+    if (m && !line.endsWith("(redefined later)")) {
+      expect(out.has(m[1]), `${m[1]} listed twice in one summary`).toBe(false);
+      out.set(m[1], line);
+    }
+  }
+  return out;
+}
+
+describe("compressed view properties", () => {
+  it("lists every live name once, with its latest type (default mode)", () => {
+    fc.assert(
+      fc.property(turnSpecs(), optionsArb, (specs, options) => {
+        const opts = { ...options, strictPrefix: false };
+        const trace = buildTrace(specs, MAX_TURNS);
+        const { messages } = compressedView(inputOf(trace), opts);
+        const lastDef = new Map<string, number>();
+        trace.turns.forEach((t, i) => t.definitions.forEach((d) => lastDef.set(d.name, i)));
+        const seen = new Map<string, number[]>();
+        trace.turns.forEach((t, i) => {
+          const content = messages[assistantAt(i)].content;
+          if (!SUMMARY.test(content)) return;
+          for (const name of currentDefinitions(content).keys()) seen.set(name, [...(seen.get(name) ?? []), i]);
+        });
+        const memory = trace.turns.at(-1)?.memory ?? [];
+        for (const d of memory) {
+          const i = lastDef.get(d.name) as number;
+          const summarized = SUMMARY.test(messages[assistantAt(i)].content);
+          expect(seen.get(d.name) ?? []).toEqual(summarized ? [i] : []);
+          if (summarized) {
+            const line = currentDefinitions(messages[assistantAt(i)].content).get(d.name) as string;
+            expect(line).toContain(d.kind === "function" ? `; Function: ${d.name}` : ` = ${typeLabel(d)}`);
+          } else {
+            expect(messages[assistantAt(i)].content).toBe(trace.turns[i].reply);
+          }
+        }
+        expect([...seen.keys()].every((n) => memory.some((d) => d.name === n))).toBe(true);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("shows the latest definition of every live name in strict-prefix mode too", () => {
+    fc.assert(
+      fc.property(turnSpecs(), optionsArb, (specs, options) => {
+        const opts = { ...options, strictPrefix: true };
+        const trace = buildTrace(specs, MAX_TURNS);
+        const { messages } = compressedView(inputOf(trace), opts);
+        for (const d of trace.turns.at(-1)?.memory ?? []) {
+          const i = trace.turns.findLastIndex((t) => t.definitions.some((x) => x.name === d.name));
+          const content = messages[assistantAt(i)].content;
+          if (SUMMARY.test(content)) expect(currentDefinitions(content).get(d.name)).toContain(d.kind === "function" ? `; Function: ${d.name}` : ` = ${typeLabel(d)}`);
+          else expect(content).toBe(trace.turns[i].reply);
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("keeps errored turns, the turns before them and the latest turn in full", () => {
+    fc.assert(
+      fc.property(turnSpecs(), optionsArb, (specs, options) => {
+        const trace = buildTrace(specs, MAX_TURNS);
+        const view = compressedView(inputOf(trace), options);
+        const n = trace.turns.length;
+        trace.turns.forEach((t, i) => {
+          const errorAhead = trace.turns.slice(i + 1, i + 1 + options.errorContextTurns).some(isErrored);
+          if (isErrored(t) || errorAhead || i === n - 1) expect(view.messages[assistantAt(i)].content).toBe(t.reply);
+        });
+        expect(view.messages[assistantAt(n - 1)].content).toBe(trace.turns[n - 1].reply);
+        expect(view.messages[assistantAt(n - 1) + 1].content).toBe(trace.turns[n - 1].feedback);
+        const full = view.stats.turnsFull.map((f) => f.turn);
+        expect(full).toContain(n);
+        expect(view.stats.turnsCompressed + full.length).toBe(n);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("shows exactly the most recent println lines of history (and all of the latest turn's)", () => {
+    fc.assert(
+      fc.property(turnSpecs(), optionsArb, (specs, options) => {
+        const opts = { ...options, strictPrefix: false };
+        const trace = buildTrace(specs, MAX_TURNS);
+        const { messages } = compressedView(inputOf(trace), opts);
+        // Printed lines can only be observed in feedback and summaries (full programs hold their println calls).
+        const observed = messages.filter((m, i) => i >= 2 && (m.role === "user" || SUMMARY.test(m.content))).map((m) => m.content).join("\n");
+        const history = trace.turns.slice(0, -1).flatMap((t) => t.prints.map((_, k) => `out t${t.number} line ${k}:`));
+        const kept = new Set(history.slice(Math.max(0, history.length - opts.printlnHistoryLimit)));
+        for (const line of history) expect(observed.includes(line), line).toBe(kept.has(line));
+        const latest = trace.turns.at(-1) as Turn;
+        latest.prints.forEach((_, k) => expect(observed).toContain(`out t${latest.number} line ${k}:`));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("keeps between N and 2N history lines in strict-prefix mode, the most recent ones", () => {
+    fc.assert(
+      fc.property(turnSpecs(), optionsArb, (specs, options) => {
+        const opts = { ...options, strictPrefix: true, printlnHistoryLimit: Math.max(1, options.printlnHistoryLimit) };
+        const trace = buildTrace(specs, MAX_TURNS);
+        const plans = planTurns(inputOf(trace), opts);
+        const total = trace.turns.slice(0, -1).reduce((s, t) => s + t.prints.length, 0);
+        const shown = plans.slice(0, -1).reduce((s, p) => s + p.printsShown, 0);
+        // Lines go in batches of N: N + (total - N) mod N of them stay once there are more than N.
+        const n = opts.printlnHistoryLimit;
+        expect(shown).toBe(total <= n ? total : n + ((total - n) % n));
+        // Shown lines are a suffix of the history stream.
+        let seenShown = false;
+        plans.slice(0, -1).forEach((p, i) => {
+          const len = trace.turns[i].prints.length;
+          if (seenShown) expect(p.printsShown).toBe(len);
+          if (p.printsShown > 0) seenShown = true;
+        });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("is never larger than the full view", () => {
+    fc.assert(
+      fc.property(turnSpecs(), optionsArb, fc.boolean(), (specs, options, finished) => {
+        const trace = buildTrace(specs, MAX_TURNS, finished);
+        const input = inputOf(trace);
+        const compressed = compressedView(input, options).messages;
+        const full = fullView(input, options).messages;
+        expect(compressed).toHaveLength(full.length);
+        const chars = (ms: typeof full): number => ms.reduce((s, m) => s + m.content.length, 0);
+        expect(chars(compressed)).toBeLessThanOrEqual(chars(full));
+        expect(promptTokens(compressed)).toBeLessThanOrEqual(promptTokens(full));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("is a pure function that leaves the trace alone", () => {
+    fc.assert(
+      fc.property(turnSpecs(), optionsArb, (specs, options) => {
+        const trace = buildTrace(specs, MAX_TURNS);
+        const before = JSON.stringify(trace);
+        const a = compressedView(inputOf(trace), options);
+        const b = compressedView(inputOf(trace), options);
+        const clone = JSON.parse(before) as RunTrace;
+        const c = compressedView(inputOf(clone), options);
+        expect(JSON.stringify(trace)).toBe(before);
+        expect(b).toEqual(a);
+        expect(c).toEqual(a);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("is the full view when compression is off", () => {
+    fc.assert(
+      fc.property(turnSpecs(), (specs) => {
+        const trace = buildTrace(specs, MAX_TURNS);
+        expect(compressedView(inputOf(trace), defaultViewOptions)).toEqual(fullView(inputOf(trace), defaultViewOptions));
+      }),
+      { numRuns: 30 },
+    );
+  });
+});
+
+describe("prefix stability", () => {
+  /** Indexes of messages that differ between two consecutive prompts, before the previous latest turn. */
+  function changedBefore(prev: { content: string }[], next: { content: string }[], limit: number): number[] {
+    const out: number[] = [];
+    for (let i = 0; i < limit; i++) if (prev[i].content !== next[i].content) out.push(i);
+    return out;
+  }
+
+  it("strict mode: a prompt repeats the previous one up to the previous latest turn, except when println lines are dropped", () => {
+    fc.assert(
+      fc.property(turnSpecs(2, 14), optionsArb, (specs, options) => {
+        const opts = { ...options, strictPrefix: true, errorContextTurns: Math.min(1, options.errorContextTurns) };
+        const trace = buildTrace(specs, MAX_TURNS);
+        for (let k = 1; k < trace.turns.length; k++) {
+          const before = inputOf(trace, trace.turns.slice(0, k));
+          const after = inputOf(trace, trace.turns.slice(0, k + 1));
+          const prevShown = planTurns(before, opts).map((p) => p.printsShown);
+          const nextShown = planTurns(after, opts).map((p) => p.printsShown);
+          const epoch = prevShown.slice(0, k - 1).some((s, i) => s !== nextShown[i]);
+          if (epoch) continue;
+          const changed = changedBefore(compressedView(before, opts).messages, compressedView(after, opts).messages, assistantAt(k - 1));
+          expect(changed).toEqual([]);
+        }
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  it("default mode: only summaries whose definitions were superseded or whose lines were dropped change", () => {
+    fc.assert(
+      fc.property(turnSpecs(2, 14), optionsArb, (specs, options) => {
+        const opts = { ...options, strictPrefix: false, errorContextTurns: Math.min(1, options.errorContextTurns) };
+        const trace = buildTrace(specs, MAX_TURNS);
+        for (let k = 1; k < trace.turns.length; k++) {
+          const before = inputOf(trace, trace.turns.slice(0, k));
+          const after = inputOf(trace, trace.turns.slice(0, k + 1));
+          const p0 = planTurns(before, opts);
+          const p1 = planTurns(after, opts);
+          const changed = changedBefore(compressedView(before, opts).messages, compressedView(after, opts).messages, assistantAt(k - 1));
+          for (const idx of changed) {
+            const i = Math.floor((idx - 2) / 2);
+            const why = p0[i].printsShown !== p1[i].printsShown || (p0[i].superseded?.size ?? 0) !== (p1[i].superseded?.size ?? 0);
+            expect(why, `message ${idx} (turn ${i + 1}) changed`).toBe(true);
+          }
+        }
+      }),
+      { numRuns: 80 },
+    );
+  });
+});

@@ -1,0 +1,173 @@
+// Saving a run (trace, memory, summaries) and resuming it: round trips, view rebuilding,
+// memory restoration, and replay that catches a changed context.
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { scriptedLlm } from "../../src/agent/llm/scripted.js";
+import { restoreMemory, resumeRun, ResumeError, runStateFromJson, runStateToJson, saveMemory, saveRun, stateView } from "../../src/agent/resume.js";
+import { SubAgent } from "../../src/agent/subagent.js";
+import { tool } from "../../src/agent/tools.js";
+import { compressedView } from "../../src/history/compressed.js";
+import { fullView } from "../../src/history/full.js";
+import { print } from "../../src/lisp/evaluate.js";
+
+const clj = (prose: string, code: string): string => `${prose} Keeping the program short and printing only what I need.\n\n\`\`\`clojure\n${code}\n\`\`\``;
+
+const orders = [
+  { id: 1, customer: "acme", total: 120.5 },
+  { id: 2, customer: "globex", total: 80 },
+  { id: 3, customer: "acme", total: 42.25 },
+];
+
+function setup() {
+  const calls: string[] = [];
+  const tools = {
+    "customer-info": tool({
+      description: "Customer record by id.",
+      input: z.object({ id: z.string() }),
+      run: ({ id }) => {
+        calls.push(id);
+        if (id === "nobody") throw new Error("no such customer");
+        return { id, tier: id === "acme" ? "gold" : "silver", since: 2019 };
+      },
+    }),
+  };
+  const make = (maxTurns: number) => SubAgent.create({ prompt: "Total order value per customer tier", tools, output: z.record(z.string(), z.number()), maxTurns });
+  const replies = [
+    clj("Look at the orders.", `(def by-customer "Order totals per customer" (reduce (fn [m o] (update m (:customer o) (fnil + 0) (:total o))) {} data/orders))\n(println by-customer)`),
+    clj(
+      "Fetch the customers.",
+      `(def info (into {} (map (fn [c] [c (tool/customer-info {:id c})]) (keys by-customer))))
+(def missing (try (tool/customer-info {:id "nobody"}) (catch e (str "failed: " (ex-message e)))))
+(defn tier-of "Tier of a customer" [c] (get-in info [c :tier]))
+(println (count info) missing)`,
+    ),
+    clj("Group by tier.", `(def by-tier (reduce (fn [m [c t]] (update m (tier-of c) (fnil + 0) t)) {} by-customer))\n(println by-tier)`),
+    clj("Return it.", "(return by-tier)"),
+  ];
+  return { calls, make, replies, context: { orders } };
+}
+
+describe("run state", () => {
+  it("saves trace, memory and summaries, and reads them back", async () => {
+    const { make, replies, context } = setup();
+    const agent = make(3);
+    const step = await SubAgent.run(agent, { llm: scriptedLlm(replies.slice(0, 3)), context, compressHistory: true });
+    expect(step.ok).toBe(false);
+    expect(step.fail?.reason).toBe("max_turns_exceeded");
+    const state = saveRun(step, agent, { compressHistory: true });
+    expect(state.memory.map((d) => d.name)).toEqual(["by-customer", "info", "missing", "tier-of", "by-tier"]);
+    expect(state.memory.find((d) => d.name === "tier-of")).toMatchObject({ kind: "function", doc: "Tier of a customer" });
+    expect(state.memory.find((d) => d.name === "tier-of")?.source).toMatch(/^\(defn tier-of/);
+    expect(state.summaries.map((s) => s.turn)).toEqual([1, 2]);
+    expect(state.summaries[0].text).toMatch(/^; Turn 1 summary/);
+    // Tool results may hold non-finite numbers; they survive the trip.
+    const odd = structuredClone(state);
+    odd.trace.turns[1].toolCalls[0].result = { score: Infinity, low: -Infinity };
+    expect(runStateFromJson(runStateToJson(odd)).trace.turns[1].toolCalls[0].result).toEqual({ score: Infinity, low: -Infinity });
+    const back = runStateFromJson(runStateToJson(state, 2));
+    expect(back.trace).toEqual(state.trace);
+    expect(back.memory).toEqual(state.memory);
+    expect(back.summaries).toEqual(state.summaries);
+    expect(back.view).toEqual(state.view);
+    expect(stateView(back, "full")).toEqual(fullView({ system: step.trace.system, task: step.trace.task, turns: step.turns, maxTurns: 3, toolsWithdrawn: true, maxPrintChars: 4000 }, state.view));
+    const compressed = stateView(back, "compressed");
+    expect(compressed.messages[2].content).toBe(state.summaries[0].text);
+    expect(compressed).toEqual(compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns, maxTurns: 3, toolsWithdrawn: true, maxPrintChars: 4000 }, state.view));
+  });
+
+  it("rejects what is not a run state, saying where", () => {
+    const state = {
+      format: "ptc-lisp.run-state",
+      version: 1,
+      maxTurns: 2,
+      view: { compressHistory: true, printlnHistoryLimit: 15, errorContextTurns: 1, sampleItems: 3, sampleChars: 80, strictPrefix: false },
+      toolsWithdrawn: false,
+      maxPrintChars: 4000,
+      outcome: { ok: false, reason: "aborted", message: "stop" },
+      trace: { version: 1, system: "s", task: "t", turns: [] },
+      memory: [],
+      summaries: [],
+    } as const;
+    expect(() => runStateFromJson("{")).toThrow(ResumeError);
+    expect(() => runStateFromJson(JSON.stringify({ ...state, maxTurns: 0 }))).toThrow(/at maxTurns/);
+    expect(() => runStateFromJson(JSON.stringify({ ...state, trace: { version: 1, system: 1 } }))).toThrow(/system/);
+  });
+
+  it("restores memory from EDN and source", async () => {
+    const { evaluate } = await import("../../src/lisp/evaluate.js");
+    const run = await evaluate(`(def xs "numbers" [1 2.5 {:a #{:k}} "s" nil true])
+(def inf [##Inf 1.0])
+(defn twice "double" [x] (* 2 x))
+(defn sum-xs [] (reduce + (map twice [1 2])))`);
+    expect(run.ok).toBe(true);
+    if (!run.ok) return;
+    const saved = saveMemory(run.memory);
+    const memory = await restoreMemory(JSON.parse(JSON.stringify(saved)));
+    expect([...memory.keys()].sort()).toEqual(["inf", "sum-xs", "twice", "xs"]);
+    expect(print(memory.get("xs")?.value)).toBe(print(run.memory.get("xs")?.value));
+    expect(memory.get("xs")?.doc).toBe("numbers");
+    const check = await evaluate("(sum-xs)", { memory });
+    expect(check.ok && check.value).toBe(6);
+    await expect(restoreMemory([{ name: "f", kind: "function" }])).rejects.toThrow(/source was not saved/);
+    await expect(restoreMemory([{ name: "x", kind: "value", edn: "(+ 1" }])).rejects.toThrow(ResumeError);
+  });
+});
+
+describe("resumeRun", () => {
+  it("continues a stopped run without calling the tools of saved turns again", async () => {
+    const { calls, make, replies, context } = setup();
+    const first = make(3);
+    const stopped = await SubAgent.run(first, { llm: scriptedLlm(replies.slice(0, 3)), context, compressHistory: true });
+    expect(calls).toEqual(["acme", "globex", "nobody"]);
+    const state = runStateFromJson(runStateToJson(saveRun(stopped, first, { compressHistory: true })));
+    const live = scriptedLlm(replies.slice(3));
+    const step = await resumeRun(make(6), state, { llm: live, context, compressHistory: true });
+    expect(step.ok, JSON.stringify(step.fail)).toBe(true);
+    expect(step.value).toEqual({ gold: 162.75, silver: 80 });
+    expect(calls).toEqual(["acme", "globex", "nobody"]);
+    expect(step.turns.map((t) => t.program)).toEqual(stopped.turns.map((t) => t.program).concat(["(return by-tier)"]));
+    expect(step.turns.slice(0, 3).map((t) => t.prints)).toEqual(stopped.turns.map((t) => t.prints));
+    // The live LLM saw the compressed history of the replayed turns.
+    expect(live.requests).toHaveLength(1);
+    const sent = live.requests[0].messages;
+    expect(sent[2].content).toMatch(/^; Turn 1 summary/);
+    expect(sent[4].content).toMatch(/^; Turn 2 summary/);
+    expect(sent[4].content).toContain('; Tool: customer-info {:id "nobody"} -> error: no such customer');
+    expect(sent[6].content).toBe(replies[2]);
+  });
+
+  it("refuses a changed context before any live turn", async () => {
+    const { make, replies, context } = setup();
+    const agent = make(3);
+    const stopped = await SubAgent.run(agent, { llm: scriptedLlm(replies.slice(0, 3)), context });
+    const state = saveRun(stopped, agent);
+    const live = scriptedLlm(replies.slice(3));
+    const step = await resumeRun(make(6), state, { llm: live, context: { orders: orders.slice(1) } });
+    expect(step.ok).toBe(false);
+    expect(step.fail?.message).toMatch(/resume: the task message differs/);
+    expect(live.requests).toHaveLength(0);
+  });
+
+  it("detects a replay that does not reproduce the saved turns", async () => {
+    const { make, replies, context } = setup();
+    const agent = make(3);
+    const stopped = await SubAgent.run(agent, { llm: scriptedLlm(replies.slice(0, 3)), context });
+    const state = saveRun(stopped, agent);
+    state.trace.turns[0].prints = ["something else"];
+    state.trace.turns[0].feedback = "tampered";
+    const step = await resumeRun(make(6), state, { llm: scriptedLlm(replies.slice(3)), context });
+    expect(step.ok).toBe(false);
+    expect(step.fail?.message).toMatch(/replaying turn 1 did not reproduce/);
+  });
+
+  it("refuses runs that ended, and agents without turns left", async () => {
+    const { make, replies, context } = setup();
+    const agent = make(4);
+    const done = await SubAgent.run(agent, { llm: scriptedLlm(replies), context });
+    expect(done.ok).toBe(true);
+    await expect(resumeRun(agent, saveRun(done, agent), { llm: scriptedLlm([]), context })).rejects.toThrow(/already returned/);
+    const short = make(3);
+    const stopped = await SubAgent.run(short, { llm: scriptedLlm(replies.slice(0, 3)), context });
+    await expect(resumeRun(short, saveRun(stopped, short), { llm: scriptedLlm([]), context })).rejects.toThrow(/allows more/);
+  });
+});

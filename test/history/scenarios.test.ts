@@ -1,0 +1,186 @@
+// The reference design's four scenarios, run end to end through SubAgent.run with scripted
+// LLMs: what the LLM is sent each turn under compression, and what the trace keeps.
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { scriptedLlm } from "../../src/agent/llm/scripted.js";
+import { SubAgent } from "../../src/agent/subagent.js";
+import { tool } from "../../src/agent/tools.js";
+import { compressionUsage } from "../../src/history/stats.js";
+import { defaultViewOptions } from "../../src/history/view.js";
+
+// Replies as models write them: a few sentences of reasoning, then the program.
+const clj = (prose: string, code: string): string => `${prose} I will keep the program short, print only what I need to see next, and define names for everything I want to reuse in later turns.\n\n\`\`\`clojure\n${code}\n\`\`\``;
+
+const products = [
+  { name: "Laptop", price: 1200, category: "Electronics" },
+  { name: "Mouse", price: 25, category: "Electronics" },
+  { name: "Monitor", price: 300, category: "Electronics" },
+  { name: "Desk", price: 250, category: "Furniture" },
+];
+
+let reviewCalls = 0;
+const tools = {
+  "search-reviews": tool({
+    description: "Review summary for a category, as text.",
+    input: z.object({ category: z.string() }),
+    run: ({ category }) => {
+      reviewCalls++;
+      return `Customer Review Summary for ${category}:\n- Laptop: Average rating 4.5/5\n- Mouse: Average rating 3.2/5\n- Monitor: Average rating 4.7/5`;
+    },
+  }),
+  "get-inventory": tool({
+    description: "Inventory report as text.",
+    run: () => "Warehouse Inventory Report:\nLaptop - 23 units in stock\nMouse - OUT OF STOCK\nMonitor - 8 units in stock",
+  }),
+};
+
+const agent = SubAgent.create({
+  prompt: "Find well-reviewed products in stock",
+  tools,
+  output: z.object({ products: z.array(z.string()) }),
+  maxTurns: 5,
+});
+
+/** Roles and kinds of the messages sent for one turn: summary, full code, feedback. */
+function shape(messages: ReadonlyArray<{ role: string; content: string }>): string[] {
+  return messages.map((m, i) => {
+    if (i === 0) return "system";
+    if (i === 1) return "user";
+    if (m.role === "user") return "feedback";
+    return /^; Turn \d+ summary/.test(m.content) ? "summary" : "full";
+  });
+}
+
+describe("scenario: successful multi-turn", () => {
+  it("summarizes every assistant turn but the latest, and keeps the trace whole", async () => {
+    const replies = [
+      clj(
+        "Let me look at the products.",
+        `(def electronics "Electronics products" (filterv #(= (:category %) "Electronics") data/products))
+(println "count:" (count electronics))`,
+      ),
+      clj(
+        "Now the reports.",
+        `(defn rated "Names with rating of at least 4" [text] (mapv second (filter #(>= (parse-double (nth % 2)) 4.0) (re-seq #"- (.+?): Average rating ([0-9.]+)/5" text))))
+(def reviews (tool/search-reviews {:category "Electronics"}))
+(def inventory (tool/get-inventory))`,
+      ),
+      clj("Compute the answer.", `(def good (rated reviews))\n(println "good:" good)`),
+      clj("Done.", `(return {:products (filterv #(not (re-find (re-pattern (str % " - OUT OF STOCK")) inventory)) good)})`),
+    ];
+    const llm = scriptedLlm(replies);
+    const step = await SubAgent.run(agent, { llm, context: { products }, compressHistory: true });
+    expect(step.ok, JSON.stringify(step.fail)).toBe(true);
+    expect(step.value).toEqual({ products: ["Laptop", "Monitor"] });
+    const sent = llm.requests.map((r) => shape(r.messages));
+    expect(sent[0]).toEqual(["system", "user"]);
+    expect(sent[1]).toEqual(["system", "user", "full", "feedback"]);
+    expect(sent[2]).toEqual(["system", "user", "summary", "feedback", "full", "feedback"]);
+    expect(sent[3]).toEqual(["system", "user", "summary", "feedback", "summary", "feedback", "full", "feedback"]);
+    const last = llm.requests[3].messages;
+    // Turn 1 printed: its output moved into the summary, without samples; its feedback kept the turn line.
+    expect(last[2].content).toBe('; Turn 1 summary (program omitted)\n; Defined: electronics - "Electronics products" = vector[3]\n; Output:\ncount: 3');
+    expect(last[3].content).not.toContain("count: 3");
+    expect(last[3].content).toContain("Turn 2 of 5.");
+    // Turn 2 did not print: samples, the function with its docstring, and both tool calls with result shapes.
+    expect(last[4].content).toContain('; Function: rated [text] - "Names with rating of at least 4"');
+    expect(last[4].content).toMatch(/; Defined: reviews = string\[\d+\], sample: "Customer Review Summary/);
+    expect(last[4].content).toContain('; Tool: search-reviews {:category "Electronics"} -> string[');
+    expect(last[4].content).toContain("; Tool: get-inventory -> string[");
+    // The trace keeps every full program and the exact messages sent.
+    expect(step.turns.map((t) => t.program)).toEqual(replies.map((r) => r.split("```clojure\n")[1].split("\n```")[0]));
+    expect(step.turns[3].messages).toEqual(last);
+    expect(step.turns[3].view?.turnsCompressed).toBe(2);
+  });
+});
+
+describe("scenario: error recovery", () => {
+  it("keeps the failing turn and the turn before it in full", async () => {
+    const replies = [
+      clj("Explore.", `(def names (mapv :name data/products))\n(println names)`),
+      clj("Prices.", `(def prices (into {} (map (juxt :name :price) data/products)))\n(println (count prices))`),
+      clj("Oops.", `(def total (reduce + (map :cost data/products)))\n(println total)`),
+      clj("Fix the key.", `(def total (reduce + (map :price data/products)))\n(println total)`),
+      clj("Done.", `(return {:products (filterv #(> (get prices %) 100) names)})`),
+    ];
+    const llm = scriptedLlm(replies);
+    const step = await SubAgent.run(agent, { llm, context: { products }, compressHistory: true });
+    expect(step.ok, JSON.stringify(step.fail)).toBe(true);
+    expect(step.turns[2].status).toBe("error");
+    expect(shape(llm.requests[3].messages)).toEqual(["system", "user", "summary", "feedback", "full", "feedback", "full", "feedback"]);
+    expect(shape(llm.requests[4].messages)).toEqual(["system", "user", "summary", "feedback", "full", "feedback", "full", "feedback", "full", "feedback"]);
+    const errored = llm.requests[4].messages[6];
+    expect(errored.content).toBe(replies[2]);
+    expect(llm.requests[4].messages[7].content).toMatch(/Error/);
+    expect(step.turns[4].view?.turnsFull).toEqual([
+      { turn: 2, reason: "error-context" },
+      { turn: 3, reason: "error" },
+      { turn: 4, reason: "latest" },
+    ]);
+  });
+});
+
+describe("scenario: tool-heavy workflow", () => {
+  it("shows the tool output in the summary and keeps the processing turn full", async () => {
+    reviewCalls = 0;
+    const replies = [
+      clj(
+        "Fetch and print both reports.",
+        `(def reviews (tool/search-reviews {:category "Electronics"}))
+(def inventory (tool/get-inventory))
+(println "Reviews:" reviews)
+(println "Inventory:" inventory)`,
+      ),
+      clj("Answer from what I saw.", `(return {:products ["Laptop" "Monitor"]})`),
+    ];
+    const llm = scriptedLlm(replies);
+    const step = await SubAgent.run(agent, { llm, context: { products }, compressHistory: true });
+    expect(step.ok).toBe(true);
+    expect(reviewCalls).toBe(1);
+    expect(shape(llm.requests[1].messages)).toEqual(["system", "user", "full", "feedback"]);
+    // The run ended on turn 2; the next prompt (as a resumed run or a trace viewer builds it) summarizes turn 1.
+    const usage = compressionUsage(step.trace, agent.maxTurns, { ...defaultViewOptions, compressHistory: true });
+    expect(usage.prompts).toHaveLength(2);
+    const { compressedView } = await import("../../src/history/compressed.js");
+    const next = compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns, maxTurns: 5, toolsWithdrawn: true }, { ...defaultViewOptions, compressHistory: true });
+    const summary = next.messages[2].content;
+    expect(summary).toContain("Reviews: Customer Review Summary for Electronics:");
+    expect(summary).toContain("Inventory: Warehouse Inventory Report:");
+    expect(summary).toContain("; Defined: reviews = string[");
+    expect(summary).not.toContain("sample:");
+    expect(summary).toContain('; Tool: search-reviews {:category "Electronics"} -> string[');
+    expect(next.messages[3].content).not.toContain("Customer Review Summary");
+    expect(next.messages[4].content).toBe(replies[1]);
+  });
+});
+
+describe("scenario: single-shot", () => {
+  it("sends only the system prompt and the task", async () => {
+    const single = SubAgent.create({ prompt: "Count the products", output: z.number(), maxTurns: 1 });
+    const llm = scriptedLlm([clj("Count.", "(return (count data/products))")]);
+    const step = await SubAgent.run(single, { llm, context: { products }, compressHistory: true });
+    expect(step.ok).toBe(true);
+    expect(step.value).toBe(4);
+    expect(shape(llm.requests[0].messages)).toEqual(["system", "user"]);
+    expect(step.turns[0].view?.turnsCompressed).toBe(0);
+  });
+});
+
+describe("inheritance", () => {
+  it("a nested agent compresses its history when its caller does", async () => {
+    const child = SubAgent.create({ prompt: "Look up {{item}}", output: z.string(), maxTurns: 3 });
+    const parent = SubAgent.create({ prompt: "Ask the helper", tools: { helper: SubAgent.asTool(child) }, output: z.string(), maxTurns: 2 });
+    const replies = [
+      clj("Ask.", `(def r (tool/helper {:item "x"}))\n(return r)`),
+      clj("Child looks.", `(def a 1)\n(println "a is" a)`),
+      clj("Child looks more.", `(def b 2)\n(println "b is" b)`),
+      clj("Child answers.", `(return (str "x=" (+ a b)))`),
+    ];
+    const llm = scriptedLlm(replies);
+    const step = await SubAgent.run(parent, { llm, compressHistory: true });
+    expect(step.ok, JSON.stringify(step.fail)).toBe(true);
+    expect(step.value).toBe("x=3");
+    // The child's third request: its turn 1 is summarized.
+    expect(shape(llm.requests[3].messages)).toEqual(["system", "user", "summary", "feedback", "full", "feedback"]);
+  });
+});

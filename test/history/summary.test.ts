@@ -1,0 +1,176 @@
+import { describe, expect, it } from "vitest";
+import { Recorder } from "../../src/agent/record.js";
+import type { DefinitionTrace, ToolCallTrace, Turn } from "../../src/agent/trace.js";
+import { definitionLine, definitionSample, ednValue, renderSummary, resultShape, toolLine, type SummaryOptions } from "../../src/history/summary.js";
+import { toLisp } from "../../src/lisp/interop.js";
+import { prStr } from "../../src/lisp/printer.js";
+
+const opts: SummaryOptions = { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 };
+const recorder = new Recorder();
+
+function data(name: string, value: unknown, doc?: string): DefinitionTrace {
+  return recorder.definition(name, { value: toLisp(value), doc });
+}
+
+function fn(name: string, params: string, doc?: string): DefinitionTrace {
+  const d: DefinitionTrace = { name, kind: "function", type: "function", sample: `#fn[${name}]`, params, source: `(defn ${name} ${params} nil)` };
+  if (doc !== undefined) d.doc = doc;
+  return d;
+}
+
+function turn(partial: Partial<Turn>): Turn {
+  return {
+    number: 1,
+    messages: [],
+    reply: "",
+    program: null,
+    status: "ok",
+    prints: [],
+    toolCalls: [],
+    definitions: [],
+    memory: [],
+    usage: { inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmMs: 0, execMs: 0 },
+    ...partial,
+  };
+}
+
+const users = [
+  { name: "Alice", email: "alice@example.com", role: "admin" },
+  { name: "Bob", email: "bob@example.com", role: "user" },
+  { name: "Carol", email: "carol@example.com", role: "user" },
+  { name: "Dan", email: "dan@example.com", role: "user" },
+  { name: "Eve", email: "eve@example.com", role: "admin" },
+];
+
+describe("definition lines", () => {
+  it("lists a function with its parameters and docstring", () => {
+    expect(definitionLine(fn("fetch-users", "[category]", "Fetches users by category"), false, true, opts)).toBe('; Function: fetch-users [category] - "Fetches users by category"');
+    expect(definitionLine(fn("helper", "[x y]"), false, true, opts)).toBe("; Function: helper [x y]");
+  });
+
+  it("lists data with docstring, type, size and a bounded sample", () => {
+    const line = definitionLine(data("users", users, "Active users from API"), false, true, opts);
+    expect(line.startsWith('; Defined: users - "Active users from API" = vector[5], sample: [{:name "Alice"')).toBe(true);
+    expect(line).toContain("(5 items, showing first 3)");
+    expect(line.length).toBeLessThan(200);
+  });
+
+  it("leaves the sample out when the turn printed", () => {
+    expect(definitionLine(data("users", users, "Active users from API"), false, false, opts)).toBe('; Defined: users - "Active users from API" = vector[5]');
+    expect(definitionLine(data("n", 42), false, false, opts)).toBe("; Defined: n = integer");
+  });
+
+  it("names a superseded definition without its value", () => {
+    expect(definitionLine(data("users", users), true, true, opts)).toBe("; Defined: users (redefined later)");
+    expect(definitionLine(fn("f", "[x]", "doc"), true, true, opts)).toBe("; Function: f (redefined later)");
+  });
+
+  it("samples with the view's item and character bounds, read back from the EDN", () => {
+    const d = data("xs", Array.from({ length: 20 }, (_, i) => i));
+    expect(definitionSample(d, opts)).toBe("[0 1 2 ...] (20 items, showing first 3)");
+    expect(definitionSample(d, { ...opts, sampleItems: 5 })).toBe("[0 1 2 3 4 ...] (20 items, showing first 5)");
+    const s = data("s", "x".repeat(500));
+    expect(definitionSample(s, { ...opts, sampleChars: 20 }).length).toBeLessThan(30);
+    expect(definitionSample(s, { ...opts, sampleChars: 200 }).length).toBeGreaterThan(190);
+  });
+
+  it("falls back to the recorded sample when the value had no EDN", () => {
+    const d: DefinitionTrace = { name: "big", kind: "value", type: "vector", size: 100000, sample: "[1 2 3 ...]" };
+    expect(definitionSample(d, opts)).toBe("[1 2 3 ...]");
+  });
+
+  it("reads EDN data back, and refuses anything that is not data", () => {
+    const v = { a: [1, 2.5, "x", null, true], b: { c: "d" } };
+    expect(prStr(ednValue(prStr(toLisp(v))) as never)).toBe(prStr(toLisp(v)));
+    expect(prStr(ednValue("#{:a 1.0}") as never)).toMatch(/#\{(:a 1\.0|1\.0 :a)\}/);
+    expect(ednValue("(+ 1 2)")).toBeUndefined();
+    expect(ednValue("[1 x]")).toBeUndefined();
+    expect(ednValue("[1 2")).toBeUndefined();
+    expect(ednValue("1 2")).toBeUndefined();
+  });
+});
+
+describe("tool lines", () => {
+  const call = (args: unknown, result: unknown, error?: string): ToolCallTrace => ({ name: "search", args, result, error, durationMs: 1 });
+
+  it("shows the arguments and the shape of the result", () => {
+    const hits = [
+      { id: 1, title: "Laptop review", score: 0.9, tags: ["a"] },
+      { id: 2, title: "Mouse review", score: 0.4, tags: [] },
+    ];
+    expect(toolLine(call({ query: "laptops", limit: 10 }, hits), opts)).toBe('; Tool: search {:query "laptops" :limit 10} -> vector[2] of {:id integer, :title string, :score float, :tags vector[1]}');
+    expect(toolLine(call({}, []), opts)).toBe("; Tool: search -> vector[0]");
+    expect(toolLine(call({ q: "x" }, 42), opts)).toBe('; Tool: search {:q "x"} -> 42');
+    expect(toolLine(call({ q: "x" }, "short"), opts)).toBe('; Tool: search {:q "x"} -> "short"');
+    expect(toolLine(call({ q: "x" }, "long ".repeat(100)), opts)).toBe('; Tool: search {:q "x"} -> string[500]');
+    expect(toolLine(call({ q: "x" }, null), opts)).toBe('; Tool: search {:q "x"} -> nil');
+  });
+
+  it("shows a failed call with its error", () => {
+    expect(toolLine(call({ q: "x" }, undefined, "timeout\nafter 5s"), opts)).toBe('; Tool: search {:q "x"} -> error: timeout after 5s');
+  });
+
+  it("bounds a shape with many keys and deep nesting", () => {
+    const wide = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, { deep: { deeper: [1] } }]));
+    const s = resultShape(wide, 1000);
+    expect(s).toContain("... 12 more");
+    expect(s).toContain(":k0 {:deep map[1]}");
+    expect(resultShape(wide, 30).length).toBe(33);
+  });
+});
+
+describe("turn summaries", () => {
+  it("renders the reference design's example", () => {
+    const t = turn({
+      number: 2,
+      definitions: [data("users", users, "Active users from API"), fn("fetch-users", "[category]", "Fetches users by category")],
+      prints: ["Found 5 users"],
+    });
+    expect(renderSummary(t, { printsShown: 1 }, opts)).toBe(
+      [
+        "; Turn 2 summary (program omitted)",
+        '; Function: fetch-users [category] - "Fetches users by category"',
+        '; Defined: users - "Active users from API" = vector[5]',
+        "; Output:",
+        "Found 5 users",
+      ].join("\n"),
+    );
+  });
+
+  it("shows samples when the turn did not print", () => {
+    const t = turn({ definitions: [data("reviews", "Customer Review Summary for Electronics: Laptop 4.5/5, Mouse 3.2/5, Monitor 4.8/5, lots more text here")] });
+    const s = renderSummary(t, { printsShown: 0 }, opts);
+    expect(s).toContain('; Defined: reviews = string[102], sample: "Customer Review Summary');
+    expect(s).not.toContain("; Output");
+  });
+
+  it("lists tool calls up to the limit and counts the rest by tool", () => {
+    const calls: ToolCallTrace[] = Array.from({ length: 14 }, (_, i) => ({ name: i % 2 === 0 ? "fetch" : "lookup", args: { id: i }, result: { ok: true }, durationMs: 1 }));
+    const s = renderSummary(turn({ toolCalls: calls }), { printsShown: 0 }, { ...opts, toolCallsPerTurn: 4 });
+    expect(s.split("\n").filter((l) => l.startsWith("; Tool: "))).toHaveLength(4);
+    expect(s).toContain("; Tool calls not listed: 10 (fetch x5, lookup x5)");
+  });
+
+  it("keeps the most recent println lines and says how many were dropped", () => {
+    const t = turn({ prints: ["one", "two", "three", "four"] });
+    expect(renderSummary(t, { printsShown: 2 }, opts)).toBe("; Turn 1 summary (program omitted)\n; Output (2 older lines dropped):\nthree\nfour");
+    expect(renderSummary(t, { printsShown: 0 }, opts)).toBe("; Turn 1 summary (program omitted)\n; Output: (4 older lines dropped)");
+  });
+
+  it("says when a turn did nothing visible", () => {
+    expect(renderSummary(turn({}), { printsShown: 0 }, opts)).toBe("; Turn 1 summary (program omitted)\n; (no definitions, tool calls or output)");
+  });
+
+  it("marks superseded definitions and keeps the others", () => {
+    const t = turn({ definitions: [data("a", 1), data("b", [1, 2])] });
+    const s = renderSummary(t, { printsShown: 0, superseded: new Set(["a"]) }, opts);
+    expect(s).toContain("; Defined: a (redefined later)");
+    expect(s).toContain("; Defined: b = vector[2], sample: [1 2]");
+  });
+
+  it("is the same text for the same turn, whatever object holds it", () => {
+    const t = turn({ definitions: [data("users", users)], toolCalls: [{ name: "q", args: { a: 1 }, result: [1], durationMs: 3 }], prints: ["x"] });
+    const clone = JSON.parse(JSON.stringify(t)) as Turn;
+    expect(renderSummary(clone, { printsShown: 1 }, opts)).toBe(renderSummary(t, { printsShown: 1 }, opts));
+  });
+});
