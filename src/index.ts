@@ -28,3 +28,27 @@ export {
   type ReplayLlm,
   type ReplayOptions,
 } from "./agent/llm/index.js";
+// The agent layer: SubAgent and its tools, prompts, feedback, and traces.
+export {
+  SubAgent,
+  type Agent,
+  type AgentDefinition,
+  type AsToolOptions,
+  type InheritableOptions,
+  type RunOptions,
+  type RunScope,
+  type Step,
+  type OutputOf,
+  type RunUsage,
+  type UsageTotals,
+  type CompressionUsage,
+} from "./agent/subagent.js";
+export { tool, isTool, type Tool, type ToolDefinition, type ToolInput, type ToolRunContext } from "./agent/tools.js";
+export { AgentDefinitionError, type AgentFailure, type FailReason } from "./agent/errors.js";
+export { extractProgram, sanitizeProgram, type Extraction, type ExtractionProblem } from "./agent/extract.js";
+export { renderFeedback, type FeedbackInfo, type FeedbackOptions } from "./agent/feedback.js";
+export { systemPrompt, staticPrompt } from "./agent/prompt/system.js";
+export { languageReference } from "./agent/prompt/reference.js";
+export { shapeOf, type Shape } from "./agent/prompt/shape.js";
+export { traceToJson, traceFromJson, runToJson, runFromJson, TraceFormatError, TRACE_VERSION, type SavedRun } from "./agent/serialize.js";
+export type { RunTrace, Turn, TurnStatus, TurnUsage, DefinitionTrace, ToolCallTrace, TraceMessage, NestedRunTrace } from "./agent/trace.js";

@@ -118,7 +118,8 @@ function parse<T>(text: string, schema: z.ZodType, what: string): T {
     const where = issue.path.length > 0 ? issue.path.join(".") : "(top level)";
     throw new TraceFormatError(`not a ${what}: at ${where}: ${issue.message}`);
   }
-  return checked.data as T;
+  // The checked input itself, not zod's copy, so key order (and the bytes) survive a round trip.
+  return raw as T;
 }
 
 export function traceToJson(trace: RunTrace, indent?: number): string {

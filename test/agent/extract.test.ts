@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import { extractProgram, sanitizeProgram } from "../../src/agent/extract.js";
+import { evaluate } from "../../src/lisp/evaluate.js";
+
+const fence = (tag: string, body: string): string => "```" + tag + "\n" + body + "\n```";
+
+describe("extractProgram", () => {
+  it("takes the one clojure block and ignores the prose around it", () => {
+    const r = extractProgram(`I will count.\n\n${fence("clojure", "(println (+ 1 2))")}\n\nThat should work.`);
+    expect(r).toEqual({ ok: true, program: "(println (+ 1 2))", notes: [] });
+  });
+
+  it.each(["lisp", "clj", "Clojure", "ptc-lisp"])("accepts a block tagged %s", (tag) => {
+    expect(extractProgram(fence(tag, "(+ 1 2)")).program).toBe("(+ 1 2)");
+  });
+
+  it("accepts an untagged block of code, and a bare form", () => {
+    expect(extractProgram(fence("", "(def x 1)\n(println x)")).program).toBe("(def x 1)\n(println x)");
+    expect(extractProgram("  (return {:a 1})\n").program).toBe("  (return {:a 1})\n");
+  });
+
+  it("prefers tagged blocks over untagged ones (output examples are not programs)", () => {
+    const r = extractProgram(`${fence("", "(this is sample output)")}\n${fence("clojure", "(+ 1 2)")}`);
+    expect(r.program).toBe("(+ 1 2)");
+  });
+
+  it("normalises CRLF line ends", () => {
+    expect(extractProgram("```clojure\r\n(def x 1)\r\n(println x)\r\n```").program).toBe("(def x 1)\n(println x)");
+  });
+
+  it("rejects several program blocks, saying how many and why", () => {
+    const r = extractProgram(`${fence("clojure", "(def a 1)")}\nthen\n${fence("clojure", "(println a)")}`);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.problem).toBe("multiple_blocks");
+    expect(r.message).toContain("2 code blocks");
+    expect(r.message).toContain("not shared");
+    expect(r.hint).toContain("one");
+  });
+
+  it("reports a reply without code", () => {
+    const r = extractProgram("I think the answer is 42.");
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.problem).toBe("no_code");
+    expect(r.hint).toContain("```clojure");
+  });
+
+  it("names the tag of a block in another language", () => {
+    const r = extractProgram(fence("python", "print(1)"));
+    expect(r.ok || r.message).toContain("'python'");
+  });
+
+  it("reports an empty block", () => {
+    const r = extractProgram(fence("clojure", "  \n"));
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.problem).toBe("empty");
+  });
+
+  it("takes an unclosed fence to the end of the reply (a reply cut off mid-program)", () => {
+    expect(extractProgram("```clojure\n(def x 1)\n(println x").program).toBe("(def x 1)\n(println x");
+  });
+
+  it("does not end a block at a shorter inner fence", () => {
+    const body = '(println "```")';
+    expect(extractProgram("````clojure\n" + body + "\n```\n(more)\n````").program).toBe(body + "\n```\n(more)");
+  });
+});
+
+describe("sanitizeProgram", () => {
+  it("turns smart-quoted strings into ASCII strings and says so", async () => {
+    const r = sanitizeProgram("(println \u201Chello world\u201D)");
+    expect(r.text).toBe('(println "hello world")');
+    expect(r.notes).toEqual(["replaced 2 smart quotes with ASCII quotes"]);
+    const run = await evaluate(r.text);
+    expect(run.ok && run.prints).toEqual(["hello world"]);
+  });
+
+  it("leaves smart quotes inside ASCII strings and comments alone", () => {
+    const src = '(println "He said \u201Chi\u201D") ; \u201Cquoted\u201D';
+    expect(sanitizeProgram(src)).toEqual({ text: src, notes: [] });
+  });
+
+  it("escapes ASCII quotes inside a smart-quoted string", async () => {
+    const r = sanitizeProgram('(count \u201Csay "x"\u201D)');
+    expect(r.text).toBe('(count "say \\"x\\"")');
+    const run = await evaluate(r.text);
+    expect(run.ok && run.value).toBe(7);
+  });
+
+  it("keeps escaped quotes and character literals intact", () => {
+    const src = '(str "a\\"b" \\" \\a)';
+    expect(sanitizeProgram(src).text).toBe(src);
+  });
+
+  it("removes invisible characters and replaces odd spaces outside strings", async () => {
+    const r = sanitizeProgram("(+\u00A01\u200B 2)\uFEFF");
+    expect(r.text).toBe("(+ 1 2)");
+    expect(r.notes).toEqual(["removed 2 invisible characters", "replaced 1 non-ASCII space with plain spaces"]);
+    const run = await evaluate(r.text);
+    expect(run.ok && run.value).toBe(3);
+  });
+
+  it("keeps a non-breaking space inside a string (it is data there)", () => {
+    expect(sanitizeProgram('(str "a\u00A0b")').text).toBe('(str "a\u00A0b")');
+  });
+
+  it("feeds its notes through extractProgram", () => {
+    const r = extractProgram(fence("clojure", "(println \u2018x)"));
+    expect(r.ok && r.notes).toEqual(["replaced 1 smart quote with ASCII quotes"]);
+    expect(r.program).toBe("(println 'x)");
+  });
+});

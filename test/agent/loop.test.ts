@@ -1,0 +1,629 @@
+// The SubAgent turn loop end to end, with scripted LLMs.
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { AgentDefinitionError } from "../../src/agent/errors.js";
+import { renderFeedback, renderPrints } from "../../src/agent/feedback.js";
+import { scriptedLlm, type ScriptedReply } from "../../src/agent/llm/scripted.js";
+import type { Llm } from "../../src/agent/llm/types.js";
+import { SubAgent, type AgentDefinition, type RunOptions } from "../../src/agent/subagent.js";
+import { tool } from "../../src/agent/tools.js";
+import type { Turn } from "../../src/agent/trace.js";
+
+const code = (body: string): string => "```clojure\n" + body + "\n```";
+
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(t);
+      reject(new Error("stopped"));
+    });
+  });
+
+const REVIEWS = [
+  { product: "Laptop", rating: 4.5 },
+  { product: "Mouse", rating: 3.2 },
+  { product: "Monitor", rating: 4.8 },
+];
+
+const searchReviews = tool({
+  description: "Review summaries for a category.",
+  input: z.object({ category: z.string() }),
+  output: z.array(z.object({ product: z.string(), rating: z.number() })),
+  run: async ({ category }) => (category === "Electronics" ? REVIEWS : []),
+});
+
+const products = z.object({ products: z.array(z.string()) });
+
+function agentWith(def: Partial<AgentDefinition<typeof products>> = {}) {
+  return SubAgent.create({
+    prompt: "Find well-reviewed products in stock among data/products",
+    tools: { "search-reviews": searchReviews },
+    output: products,
+    maxTurns: 5,
+    ...def,
+  });
+}
+
+async function run(replies: ScriptedReply[], def: Partial<AgentDefinition<typeof products>> = {}, options: Partial<RunOptions> = {}) {
+  const llm = scriptedLlm(replies);
+  const step = await SubAgent.run(agentWith(def), { llm, context: { products: ["Laptop", "Monitor", "Keyboard"] }, ...options });
+  return { step, llm };
+}
+
+describe("a successful run", () => {
+  it("explores, stores definitions, then returns a validated value", async () => {
+    const { step, llm } = await run([
+      code('(def reviews "Electronics reviews" (tool/search-reviews {:category "Electronics"}))\n(println (count reviews) (first reviews))'),
+      code("(defn good? \"rated above 4\" [r] (> (:rating r) 4))\n(return {:products (filterv #(contains? (set data/products) %) (map :product (filter good? reviews)))})"),
+    ]);
+    expect(step.fail).toBeUndefined();
+    expect(step.ok).toBe(true);
+    expect(step.value).toEqual({ products: ["Laptop", "Monitor"] });
+    expect(step.turns.map((t) => t.status)).toEqual(["ok", "returned"]);
+    expect(llm.remaining).toBe(0);
+
+    const [t1, t2] = step.turns;
+    expect(t1.program).toContain("(def reviews");
+    expect(t1.prints).toEqual(['3 {:product "Laptop" :rating 4.5}']);
+    expect(t1.toolCalls).toMatchObject([{ name: "search-reviews", args: { category: "Electronics" }, result: REVIEWS }]);
+    expect(t1.definitions).toMatchObject([{ name: "reviews", doc: "Electronics reviews", kind: "value", type: "vector", size: 3 }]);
+    expect(t1.definitions[0].edn).toBe('[{:product "Laptop" :rating 4.5} {:product "Mouse" :rating 3.2} {:product "Monitor" :rating 4.8}]');
+    expect(t1.definitions[0].source).toContain("(def reviews");
+    expect(t1.feedback).toBe('Output:\n3 {:product "Laptop" :rating 4.5}\n\nStored: reviews\n\nTurn 2 of 5.');
+    expect(t2.feedback).toBeUndefined();
+    expect(t2.definitions).toMatchObject([{ name: "good?", kind: "function", params: "[r]", doc: "rated above 4" }]);
+    expect(t2.memory.map((d) => d.name)).toEqual(["reviews", "good?"]);
+    expect(t2.value).toBe('{:products ["Laptop" "Monitor"]}');
+
+    expect([...step.memory.keys()]).toEqual(["reviews", "good?"]);
+    expect(step.memory.get("good?")?.doc).toBe("rated above 4");
+  });
+
+  it("sends the full history: system, task, then each reply and its feedback", async () => {
+    const { step, llm } = await run([code("(println 1)"), code("(println 2)"), code('(return {:products ["Laptop"]})')]);
+    expect(step.ok).toBe(true);
+    const m3 = step.messages[2];
+    expect(m3.map((m) => m.role)).toEqual(["system", "user", "assistant", "user", "assistant", "user"]);
+    expect(m3[2].content).toBe(code("(println 1)"));
+    expect(m3[3].content).toContain("Output:\n1");
+    expect(m3[5].content).toContain("Turn 3 of 5.");
+    expect(step.messages).toEqual(step.turns.map((t) => t.messages));
+    expect(llm.requests.map((r) => r.messages)).toEqual(step.messages);
+  });
+
+  it("keeps the system prompt and task byte-identical across turns", async () => {
+    const { step } = await run([code("(println 1)"), code("(println 2)"), code('(return {:products []})')]);
+    const systems = step.messages.map((m) => m[0].content);
+    expect(new Set(systems).size).toBe(1);
+    expect(systems[0]).toBe(step.trace.system);
+    expect(new Set(step.messages.map((m) => m[1].content)).size).toBe(1);
+    expect(step.messages[1][1].content).toBe(step.trace.task);
+    expect(step.trace.task).toContain("Find well-reviewed products in stock");
+  });
+
+  it("adds up usage per turn and in total", async () => {
+    const usage = (i: number) => ({ inputTokens: 100 * i, outputTokens: 10 * i, cachedTokens: 5 * i });
+    const { step } = await run([
+      { content: code("(println 1)"), usage: usage(1) },
+      { content: code('(return {:products []})'), usage: usage(2) },
+    ]);
+    expect(step.usage).toMatchObject({ inputTokens: 300, outputTokens: 30, cachedTokens: 15, totalTokens: 330, llmRequests: 2 });
+    expect(step.usage.perTurn.map((u) => [u.turn, u.inputTokens, u.outputTokens, u.cachedTokens])).toEqual([
+      [1, 100, 10, 5],
+      [2, 200, 20, 10],
+    ]);
+    expect(step.usage.durationMs).toBeGreaterThanOrEqual(step.usage.llmMs + step.usage.execMs - 1);
+    expect(step.usage.compression).toMatchObject({ enabled: false, latest: { turnsCompressed: 0 } });
+  });
+
+  it("accepts any value without an output schema, and returns zod's parsed output with one", async () => {
+    const free = await SubAgent.run(SubAgent.create({ prompt: "Anything" }), { llm: scriptedLlm([code("(return [1 :a nil])")]) });
+    expect(free.value).toEqual([1, "a", null]);
+    const coerced = await SubAgent.run(SubAgent.create({ prompt: "Count", output: z.object({ n: z.coerce.number() }) }), { llm: scriptedLlm([code('(return {:n "42"})')]) });
+    expect(coerced.value).toEqual({ n: 42 });
+  });
+});
+
+describe("recovery from mistakes", () => {
+  it("feeds an error back with line:column, caret excerpt and hint, and the next turn fixes it", async () => {
+    const { step } = await run([code('(def a 1)\n(println (+ a "2"))'), code('(return {:products [(str 1)]})')]);
+    expect(step.ok).toBe(true);
+    const t1 = step.turns[0];
+    expect(t1.status).toBe("error");
+    expect(t1.error).toMatchObject({ kind: "type_error", line: 2, column: 10 });
+    const fb = t1.feedback as string;
+    expect(fb).toContain("Error at line 2, column 10: type_error:");
+    expect(fb).toContain('2 | (println (+ a "2"))\n  |          ^');
+    expect(fb).toContain("Hint: ");
+    expect(fb).toContain("Nothing from this program was stored.");
+    expect(fb).toContain("Turn 2 of 5.");
+    expect(step.turns[1].status).toBe("returned");
+    expect(step.value).toEqual({ products: ["1"] });
+  });
+
+  it("rolls back a failed turn's definitions", async () => {
+    const { step } = await run([code("(def a 1)"), code("(def b 2)\n(def c (/ b 0))"), code("(println b)"), code('(return {:products [(str a)]})')]);
+    const [t1, t2, t3] = step.turns;
+    expect(t1.memory.map((d) => d.name)).toEqual(["a"]);
+    expect(t2.status).toBe("error");
+    expect(t2.definitions).toEqual([]);
+    expect(t2.memory.map((d) => d.name)).toEqual(["a"]);
+    expect(t3.status).toBe("error");
+    expect(t3.error?.kind).toBe("unbound_var");
+    expect(t2.feedback).toContain("Stored: a");
+    expect([...step.memory.keys()]).toEqual(["a"]);
+    expect(step.ok).toBe(true);
+  });
+
+  it("feeds back a return that fails the output schema, naming the field, and lets the next turn retry", async () => {
+    const { step } = await run([code('(return {:products ["Laptop" 42]})'), code('(return {:products ["Laptop" "42"]})')]);
+    const t1 = step.turns[0];
+    expect(t1.status).toBe("invalid_return");
+    expect(t1.error?.kind).toBe("value_error");
+    expect(t1.feedback).toContain("does not match the expected output");
+    expect(t1.feedback).toContain("[:products 1]: expected string, received number");
+    expect(t1.feedback).toContain("Turn 2 of 5.");
+    expect(step.ok && step.value).toEqual({ products: ["Laptop", "42"] });
+  });
+
+  it("names a missing key of the returned map", async () => {
+    const { step } = await run([code("(return {:items []})"), code("(return {:products []})")]);
+    expect(step.turns[0].feedback).toContain("missing :products (expected array)");
+    expect(step.ok).toBe(true);
+  });
+
+  it("answers a reply without code, and the run goes on", async () => {
+    const { step } = await run(["The products are Laptop and Monitor.", code('(return {:products ["Laptop"]})')]);
+    const t1 = step.turns[0];
+    expect(t1.status).toBe("no_code");
+    expect(t1.program).toBeNull();
+    expect(t1.feedback).toContain("no PTC-Lisp program found");
+    expect(t1.feedback).toContain("```clojure");
+    expect(step.ok).toBe(true);
+  });
+
+  it("rejects a reply with several code blocks, running none of them", async () => {
+    const reply = `${code('(def x (tool/search-reviews "Electronics"))')}\nand then\n${code("(println x)")}`;
+    const { step } = await run([reply, code('(return {:products ["x"]})')]);
+    const t1 = step.turns[0];
+    expect(t1.status).toBe("no_code");
+    expect(t1.toolCalls).toEqual([]);
+    expect(t1.feedback).toContain("2 code blocks");
+    expect(step.ok).toBe(true);
+  });
+
+  it("repairs smart quotes and invisible characters, runs the program, and says so", async () => {
+    const { step } = await run([code("(println \u201Cchecked\u201D\u200B)"), code('(return {:products []})')]);
+    const t1 = step.turns[0];
+    expect(t1.status).toBe("ok");
+    expect(t1.prints).toEqual(["checked"]);
+    expect(t1.notes).toEqual(["replaced 2 smart quotes with ASCII quotes", "removed 1 invisible character"]);
+    expect(t1.feedback).toContain("Note: your program was repaired before it ran: replaced 2 smart quotes");
+  });
+
+  it("says when nothing was printed", async () => {
+    const { step } = await run([code("(+ 1 2)"), code('(return {:products []})')]);
+    expect(step.turns[0].feedback).toContain("No output");
+  });
+
+  it("bounds println output in feedback and says it was cut", async () => {
+    const { step } = await run([code('(dotimes [i 200] (println "line" i (apply str (repeat 40 "x"))))'), code('(return {:products []})')], {}, { maxPrintChars: 1000 });
+    const fb = step.turns[0].feedback as string;
+    expect(fb.length).toBeLessThan(1400);
+    expect(fb).toMatch(/\[output cut: showing \d+ of \d+ characters/);
+    expect(step.turns[0].prints.length).toBe(200);
+  });
+});
+
+describe("tools in the loop", () => {
+  it("feeds back a tool's error", async () => {
+    const flaky = tool({ description: "Fails.", run: () => Promise.reject(new Error("service unavailable")) });
+    const { step } = await run([code("(tool/flaky)"), code('(return {:products []})')], { tools: { flaky } });
+    expect(step.turns[0].toolCalls).toMatchObject([{ name: "flaky", error: "service unavailable" }]);
+    expect(step.turns[0].feedback).toContain("tool/flaky failed: service unavailable");
+  });
+
+  it("feeds back a tool timeout", async () => {
+    const slow = tool({ description: "Slow.", timeoutMs: 20, run: (_a, signal) => sleep(5000, signal) });
+    const { step } = await run([code("(tool/slow)"), code('(return {:products []})')], { tools: { slow } });
+    expect(step.turns[0].feedback).toContain("tool/slow failed: timed out after 20 ms");
+    expect(step.ok).toBe(true);
+  });
+
+  it("uses the run's toolTimeoutMs for tools without their own", async () => {
+    const slow = tool({ description: "Slow.", run: (_a, signal) => sleep(5000, signal) });
+    const { step } = await run([code("(tool/slow)"), code('(return {:products []})')], { tools: { slow } }, { toolTimeoutMs: 15 });
+    expect(step.turns[0].feedback).toContain("timed out after 15 ms");
+  });
+
+  it("feeds back invalid tool arguments naming the field", async () => {
+    const { step } = await run([code("(tool/search-reviews {:category 7})"), code('(tool/search-reviews {:categry "x"})'), code('(return {:products []})')]);
+    expect(step.turns[0].feedback).toContain("invalid arguments: :category: expected string, received number");
+    expect(step.turns[1].feedback).toContain("missing :category");
+  });
+
+  it("enforces a per-run call cap across turns", async () => {
+    let calls = 0;
+    const lookup = tool({ description: "Looks up.", maxCalls: 2, run: () => ++calls });
+    const { step } = await run([code("(println (tool/lookup))"), code("(println (tool/lookup))"), code("(println (tool/lookup))"), code('(return {:products []})')], { tools: { lookup } });
+    expect(calls).toBe(2);
+    expect(step.turns[2].feedback).toContain("call limit reached: tool/lookup may be called at most 2 times per run");
+  });
+
+  it("withdraws tools on the final turn, warning the turn before, with the system prompt unchanged", async () => {
+    let calls = 0;
+    const fetcher = tool({ description: "Fetches.", run: () => ++calls });
+    const { step } = await run([code("(println (tool/fetcher))"), code("(println (tool/fetcher))"), code("(return {:products [(str (tool/fetcher))]})")], { tools: { fetcher }, maxTurns: 3 });
+    expect(calls).toBe(2);
+    expect(step.turns[0].feedback).toContain("Turn 2 of 3. Next turn is your last and tools will be withdrawn then");
+    expect(step.turns[1].feedback).toContain("Turn 3 of 3. This is your LAST turn and tools are now withdrawn");
+    const last = step.turns[2];
+    expect(last.status).toBe("error");
+    expect(last.error?.message).toContain("tools are withdrawn on the final turn");
+    expect(step.fail?.reason).toBe("max_turns_exceeded");
+    expect(new Set(step.messages.map((m) => m[0].content)).size).toBe(1);
+  });
+
+  it("keeps tools on a single-turn run", async () => {
+    const { step } = await run([code('(return {:products (mapv :product (tool/search-reviews "Electronics"))})')], { maxTurns: 1 });
+    expect(step.ok && step.value).toEqual({ products: ["Laptop", "Mouse", "Monitor"] });
+    expect(step.trace.system).toContain("# One turn");
+  });
+
+  it("runs independent tool calls in pmap concurrently", async () => {
+    let active = 0;
+    let peak = 0;
+    const wait = tool({
+      description: "Waits.",
+      input: z.object({ id: z.string() }),
+      run: async ({ id }) => {
+        peak = Math.max(peak, ++active);
+        await sleep(50);
+        active--;
+        return id;
+      },
+    });
+    const { step } = await run([code('(return {:products (pmap #(tool/wait %) ["a" "b" "c"])})')], { tools: { wait } });
+    expect(step.value).toEqual({ products: ["a", "b", "c"] });
+    expect(peak).toBe(3);
+    expect(step.turns[0].toolCalls).toHaveLength(3);
+  });
+});
+
+describe("context", () => {
+  it("makes _ keys readable as data/_key but never shows them in any prompt", async () => {
+    const llm = scriptedLlm([code("(println (count data/_token))"), code("(return {:products [data/_token]})")]);
+    const step = await SubAgent.run(agentWith(), { llm, context: { products: ["Laptop"], _token: "sk-very-secret" } });
+    expect(step.ok && step.value).toEqual({ products: ["sk-very-secret"] });
+    expect(step.turns[0].prints).toEqual(["14"]);
+    // The model's own replies mention data/_token, as it wrote them; nothing else may.
+    const sent = JSON.stringify(llm.requests.flatMap((r) => r.messages.filter((m) => m.role !== "assistant")));
+    expect(sent).toContain("data/products");
+    expect(sent).not.toContain("_token");
+    expect(sent).not.toContain("sk-very-secret");
+  });
+
+  it("fills the mission's {{placeholders}} from the context", async () => {
+    const agent = SubAgent.create({ prompt: "Find {{category}} products rated above {{min}}", maxTurns: 1 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(return 1)")]), context: { category: "Electronics", min: 4 } });
+    expect(step.trace.task).toContain("Find Electronics products rated above 4");
+  });
+});
+
+describe("endings", () => {
+  it("ends with the program's (fail reason)", async () => {
+    const { step } = await run([code('(fail "no products in stock")')]);
+    expect(step.ok).toBe(false);
+    expect(step.fail).toEqual({ reason: "failed", message: "no products in stock", details: "no products in stock" });
+    expect(step.turns).toHaveLength(1);
+    expect(step.turns[0].status).toBe("failed");
+  });
+
+  it("ends with max_turns_exceeded, keeping every turn", async () => {
+    const { step } = await run([code("(println 1)"), code("(println 2)")], { maxTurns: 2 });
+    expect(step.fail?.reason).toBe("max_turns_exceeded");
+    expect(step.turns).toHaveLength(2);
+    expect(step.turns[1].feedback).toBeUndefined();
+    expect(step.turns[0].feedback).toContain("This is your LAST turn");
+  });
+
+  it("ends with deadline_exceeded when the LLM is too slow", async () => {
+    const t0 = performance.now();
+    const llm = scriptedLlm([code("(println 1)"), code("(return {:products []})")], { delayMs: 300 });
+    const step = await SubAgent.run(agentWith(), { llm, context: {}, deadlineMs: 450 });
+    expect(performance.now() - t0).toBeLessThan(1500);
+    expect(step.fail?.reason).toBe("deadline_exceeded");
+    expect(step.turns).toHaveLength(1);
+    expect(step.turns[0].status).toBe("ok");
+  });
+
+  it("ends with deadline_exceeded while a tool runs, recording the interrupted turn", async () => {
+    const slow = tool({ description: "Slow.", timeoutMs: Infinity, run: () => new Promise(() => undefined) });
+    const { step } = await run([code("(tool/slow)")], { tools: { slow } }, { deadlineMs: 100 });
+    expect(step.fail?.reason).toBe("deadline_exceeded");
+    expect(step.turns).toHaveLength(1);
+    expect(step.turns[0].toolCalls).toMatchObject([{ name: "slow", error: "aborted" }]);
+  });
+
+  it("cuts a busy program's time limit to what is left of the deadline", async () => {
+    const t0 = performance.now();
+    const { step } = await run([code("(loop [i 0] (recur (inc i)))")], {}, { deadlineMs: 150, limits: { timeoutMs: 10_000, maxFuel: 1e12, maxLoopIterations: 1e12 } });
+    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(step.fail?.reason).toBe("deadline_exceeded");
+  });
+
+  it("ends with token_budget_exceeded once usage reaches the budget", async () => {
+    const big = { inputTokens: 800, outputTokens: 100, cachedTokens: 0 };
+    const { step, llm } = await run(
+      [
+        { content: code("(println 1)"), usage: big },
+        { content: code("(println 2)"), usage: big },
+        { content: code("(return {:products []})"), usage: big },
+      ],
+      {},
+      { tokenBudget: 1500 },
+    );
+    expect(step.fail?.reason).toBe("token_budget_exceeded");
+    expect(step.fail?.message).toContain("1800");
+    expect(step.turns).toHaveLength(2);
+    expect(step.turns[1].prints).toEqual(["2"]);
+    expect(llm.remaining).toBe(1);
+  });
+
+  it("ends with aborted when the signal fires during the LLM call", async () => {
+    const ac = new AbortController();
+    const llm = scriptedLlm([code("(println 1)"), code("(return {:products []})")], { delayMs: 5000 });
+    setTimeout(() => ac.abort(), 50);
+    const t0 = performance.now();
+    const step = await SubAgent.run(agentWith(), { llm, signal: ac.signal });
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(step.fail?.reason).toBe("aborted");
+    expect(step.turns).toEqual([]);
+    expect(step.trace.system.length).toBeGreaterThan(0);
+  });
+
+  it("stops waiting for an LLM client that ignores the signal", async () => {
+    const ac = new AbortController();
+    const deaf: Llm = { name: "deaf", complete: () => new Promise(() => undefined) };
+    setTimeout(() => ac.abort(), 30);
+    const step = await SubAgent.run(agentWith(), { llm: deaf, signal: ac.signal });
+    expect(step.fail?.reason).toBe("aborted");
+  });
+
+  it("ends with aborted mid-tool, aborting the tool and keeping the earlier turns", async () => {
+    const ac = new AbortController();
+    let toolAborted = false;
+    const slow = tool({
+      description: "Slow.",
+      timeoutMs: Infinity,
+      run: async (_a, signal) => {
+        signal.addEventListener("abort", () => (toolAborted = true));
+        setTimeout(() => ac.abort(), 20);
+        await sleep(5000, signal);
+      },
+    });
+    const { step } = await run([code("(def a 1)"), code("(def b (tool/slow))"), code("(return {:products []})")], { tools: { slow } }, { signal: ac.signal });
+    expect(step.fail?.reason).toBe("aborted");
+    expect(toolAborted).toBe(true);
+    expect(step.turns.map((t) => t.status)).toEqual(["ok", "error"]);
+    expect(step.turns[1].error?.kind).toBe("aborted");
+    expect([...step.memory.keys()]).toEqual(["a"]);
+  });
+
+  it("returns at once for a signal aborted before the run", async () => {
+    const llm = scriptedLlm([code("(return {:products []})")]);
+    const step = await SubAgent.run(agentWith(), { llm, signal: AbortSignal.abort() });
+    expect(step.fail?.reason).toBe("aborted");
+    expect(llm.requests).toHaveLength(0);
+  });
+
+  it("ends with llm_error when the client fails, keeping the trace", async () => {
+    const { step } = await run([code("(println 1)")]);
+    expect(step.fail?.reason).toBe("llm_error");
+    expect(step.fail?.message).toContain("turn 2");
+    expect(step.turns).toHaveLength(1);
+  });
+
+  it.each([
+    [{ llm: undefined }, "no llm"],
+    [{ context: [1, 2] as unknown as Record<string, unknown> }, "plain object"],
+    [{ deadlineMs: -5 }, "deadlineMs"],
+    [{ tokenBudget: 0 }, "tokenBudget"],
+    [{ limits: { timeoutMs: -1 } }, "timeoutMs"],
+    [{ limits: { bogus: 1 } as never }, "unknown limit"],
+    [{ context: { loop: null as unknown } }, ""],
+  ])("fails a run with invalid input %# with invalid_input, not an exception", async (options, word) => {
+    const o = options as Partial<RunOptions>;
+    if ("loop" in (o.context ?? {})) {
+      const cyclic: Record<string, unknown> = {};
+      cyclic.self = cyclic;
+      o.context = { loop: cyclic };
+    }
+    const llm = scriptedLlm([code("(return {:products []})")]);
+    const step = await SubAgent.run(agentWith(), { llm, ...o });
+    expect(step.ok).toBe(false);
+    expect(step.fail?.reason).toBe("invalid_input");
+    expect(step.fail?.message).toContain(word);
+    expect(llm.requests).toHaveLength(0);
+  });
+
+  it("fails a mission whose placeholder is missing from the context", async () => {
+    const step = await SubAgent.run(SubAgent.create({ prompt: "Find {{category}}" }), { llm: scriptedLlm([]) });
+    expect(step.fail).toMatchObject({ reason: "invalid_input", message: expect.stringContaining("{{category}}") });
+  });
+});
+
+describe("prompt views", () => {
+  it("builds prompts with the compressed view when compressHistory is on, recording its stats", async () => {
+    const { step } = await run([code('(def r (tool/search-reviews "Electronics"))\n(println (count r))'), code("(println 2)"), code("(return {:products []})")], {}, { compressHistory: true });
+    expect(step.ok).toBe(true);
+    expect(step.usage.compression.enabled).toBe(true);
+    expect(step.turns.every((t) => t.view !== undefined)).toBe(true);
+    expect(step.usage.compression.latest).toEqual(step.turns[2].view);
+    const sum = step.turns.reduce((n, t) => n + (t.view?.turnsCompressed ?? 0), 0);
+    expect(step.usage.compression.totals.turnsCompressed).toBe(sum);
+    // The trace never shrinks: every reply is there in full.
+    expect(step.turns[0].reply).toContain("(def r (tool/search-reviews");
+  });
+});
+
+describe("nested agents", () => {
+  const rate = SubAgent.create({
+    prompt: "Rate the product {{product}}",
+    output: z.object({ score: z.number() }),
+    maxTurns: 2,
+    description: "Rates one product from 0 to 5.",
+  });
+
+  it("runs an agent as a tool, inheriting the llm, recording its trace and usage", async () => {
+    const parent = SubAgent.create({ prompt: "Rate the laptop", tools: { rate: SubAgent.asTool(rate) }, maxTurns: 3 });
+    const llm = scriptedLlm([
+      { content: code('(def s (tool/rate {:product "Laptop"}))\n(println s)'), usage: { inputTokens: 10, outputTokens: 1, cachedTokens: 0 } },
+      { content: code("(return {:score 4.5})"), usage: { inputTokens: 100, outputTokens: 10, cachedTokens: 0 } },
+      { content: code("(return (:score s))"), usage: { inputTokens: 10, outputTokens: 1, cachedTokens: 0 } },
+    ]);
+    const step = await SubAgent.run(parent, { llm });
+    expect(step.ok && step.value).toBe(4.5);
+    const t1 = step.turns[0];
+    expect(t1.prints).toEqual(["{:score 4.5}"]);
+    expect(t1.nested).toHaveLength(1);
+    expect(t1.nested?.[0]).toMatchObject({ tool: "rate", ok: true });
+    expect(t1.nested?.[0].trace.task).toContain("Rate the product Laptop");
+    expect(step.usage.nested).toEqual({ inputTokens: 100, outputTokens: 10, cachedTokens: 0, llmRequests: 1, runs: 1 });
+    expect(step.usage.inputTokens).toBe(20);
+    expect(step.trace.system).toContain("tool/rate {:product string} -> {:score number}\n  Rates one product from 0 to 5.");
+  });
+
+  it("lets the nested agent's own llm win over the inherited one", async () => {
+    const own = scriptedLlm([code("(return {:score 1})")]);
+    const child = SubAgent.create({ prompt: "Rate {{product}}", output: z.object({ score: z.number() }), llm: own });
+    const parent = SubAgent.create({ prompt: "Go", tools: { rate: SubAgent.asTool(child) } });
+    const llm = scriptedLlm([code('(return (tool/rate "X"))')]);
+    const step = await SubAgent.run(parent, { llm });
+    expect(step.value).toEqual({ score: 1 });
+    expect(own.requests).toHaveLength(1);
+    expect(llm.requests).toHaveLength(1);
+  });
+
+  it("turns a nested failure into a tool error the parent can see", async () => {
+    const parent = SubAgent.create({ prompt: "Go", tools: { rate: SubAgent.asTool(rate) }, maxTurns: 2 });
+    const llm = scriptedLlm([code('(tool/rate "X")'), code('(fail "cannot rate")'), code('(return "gave up")')]);
+    const step = await SubAgent.run(parent, { llm });
+    expect(step.turns[0].feedback).toContain("tool/rate failed: failed: cannot rate");
+    expect(step.turns[0].nested?.[0].ok).toBe(false);
+    expect(step.value).toBe("gave up");
+  });
+
+  it("limits nesting depth", async () => {
+    const leaf = SubAgent.create({ prompt: "Leaf", maxTurns: 1 });
+    const middle = SubAgent.create({ prompt: "Middle", tools: { leaf: SubAgent.asTool(leaf) }, maxTurns: 1 });
+    const top = SubAgent.create({ prompt: "Top", tools: { middle: SubAgent.asTool(middle) }, maxTurns: 2 });
+    const llm = scriptedLlm([code("(return (tool/middle))"), code("(return (tool/leaf))"), code('(return "done")')]);
+    const step = await SubAgent.run(top, { llm, maxDepth: 1 });
+    const middleRun = step.turns[0].nested?.[0];
+    expect(middleRun?.ok).toBe(false);
+    expect(middleRun?.trace.turns[0].error?.message).toContain("tool/leaf failed: max_depth_exceeded: agents may nest at most 1 levels deep");
+    expect(middleRun?.trace.turns[0].nested).toBeUndefined();
+    expect(step.turns[0].error?.message).toContain("max_depth_exceeded");
+    expect(step.value).toBe("done");
+  });
+
+  it("gives a nested run the parent's remaining token budget", async () => {
+    const parent = SubAgent.create({ prompt: "Go", tools: { rate: SubAgent.asTool(rate) }, maxTurns: 2 });
+    const u = (n: number) => ({ inputTokens: n, outputTokens: 0, cachedTokens: 0 });
+    const llm = scriptedLlm([
+      { content: code('(tool/rate "X")'), usage: u(60) },
+      { content: code("(println 1)"), usage: u(50) },
+      { content: code("(return {:score 2})"), usage: u(10) },
+    ]);
+    const step = await SubAgent.run(parent, { llm, tokenBudget: 100 });
+    expect(step.turns[0].nested?.[0].ok).toBe(false);
+    expect(step.turns[0].error?.message).toContain("token_budget_exceeded");
+    expect(step.fail?.reason).toBe("token_budget_exceeded");
+  });
+});
+
+describe("SubAgent.create", () => {
+  it.each([
+    [{ prompt: "" }, "prompt"],
+    [{ prompt: "x", maxTurns: 0 }, "maxTurns"],
+    [{ prompt: "x", tools: { "bad name": searchReviews } }, "bad name"],
+    [{ prompt: "x", tools: { f: () => 1 } }, "tool({"],
+    [{ prompt: "x", output: { parse: () => 1 } }, "zod"],
+    [{ prompt: "x", limits: { nope: 1 } }, "unknown limit"],
+    [{ prompt: "x", llm: {} }, "complete"],
+  ])("rejects an invalid definition %#", (def, word) => {
+    expect(() => SubAgent.create(def as never)).toThrow(AgentDefinitionError);
+    expect(() => SubAgent.create(def as never)).toThrow(word);
+  });
+
+  it("freezes the agent", () => {
+    const a = agentWith();
+    expect(Object.isFrozen(a)).toBe(true);
+    expect(Object.isFrozen(a.tools)).toBe(true);
+    expect(a.maxTurns).toBe(5);
+  });
+});
+
+describe("renderFeedback", () => {
+  const base: Turn = {
+    number: 2,
+    messages: [],
+    reply: "",
+    program: '(def a 1)\n(println "hi")',
+    status: "ok",
+    prints: ["hi", "there"],
+    toolCalls: [],
+    definitions: [],
+    memory: [
+      { name: "zeta", kind: "value", type: "integer", sample: "1" },
+      { name: "alpha", kind: "value", type: "integer", sample: "2" },
+    ],
+    usage: { inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmMs: 0, execMs: 0 },
+  };
+
+  it("renders output, sorted stored names and the next turn", () => {
+    expect(renderFeedback(base, { maxTurns: 6 }, { prints: true })).toBe("Output:\nhi\nthere\n\nStored: alpha, zeta\n\nTurn 3 of 6.");
+  });
+
+  it("leaves the println output out when asked, as a separable part", () => {
+    const without = renderFeedback(base, { maxTurns: 6 }, { prints: false });
+    expect(without).toBe("Stored: alpha, zeta\n\nTurn 3 of 6.");
+    expect(renderFeedback(base, { maxTurns: 6 }, { prints: true })).toBe(`${renderPrints(base.prints)}\n\n${without}`);
+  });
+
+  it("warns the turn before the last, and announces the last turn, with or without tool withdrawal", () => {
+    expect(renderFeedback(base, { maxTurns: 4 }, { prints: false })).toContain("Turn 3 of 4. Next turn is your last: get ready to (return ...).");
+    expect(renderFeedback(base, { maxTurns: 4, toolsWithdrawn: true }, { prints: false })).toContain("tools will be withdrawn then");
+    expect(renderFeedback(base, { maxTurns: 3 }, { prints: false })).toContain("Turn 3 of 3. This is your LAST turn: finish with (return value)");
+    expect(renderFeedback(base, { maxTurns: 3, toolsWithdrawn: true }, { prints: false })).toContain("tools are now withdrawn (tool calls fail)");
+    expect(renderFeedback(base, { maxTurns: 2 }, { prints: false })).not.toContain("Turn");
+  });
+
+  it("renders an error with position, excerpt, call trail and hint", () => {
+    const turn: Turn = {
+      ...base,
+      status: "error",
+      prints: [],
+      error: { kind: "type_error", message: "+ expects numbers", phase: "runtime", line: 3, column: 5, excerpt: "3 | (+ 1 x)\n  |     ^", trace: ["f", "g"], hint: "use str" },
+    };
+    expect(renderFeedback(turn, { maxTurns: 5 }, { prints: true })).toBe(
+      "Error at line 3, column 5: type_error: + expects numbers\n3 | (+ 1 x)\n  |     ^\nin: f <- g\nHint: use str\n\nNothing from this program was stored.\n\nStored: alpha, zeta\n\nTurn 3 of 5.",
+    );
+  });
+
+  it("cuts long output on a line boundary and says how much was shown", () => {
+    const text = renderPrints(Array.from({ length: 100 }, (_, i) => `line ${i} ${"x".repeat(30)}`), 500);
+    const shown = text.split("\n").slice(1, -1);
+    expect(shown.length).toBeGreaterThan(5);
+    expect(shown.every((l) => /^line \d+ x{30}$/.test(l))).toBe(true);
+    expect(text).toMatch(/\[output cut: showing \d+ of 3889 characters/);
+  });
+
+  it("caps a very long list of stored names", () => {
+    const memory = Array.from({ length: 100 }, (_, i) => ({ name: `n${String(i).padStart(3, "0")}`, kind: "value" as const, type: "integer", sample: "1" }));
+    const text = renderFeedback({ ...base, prints: [], memory }, { maxTurns: 5 }, { prints: false });
+    expect(text).toContain("n059, ... (40 more)");
+  });
+});

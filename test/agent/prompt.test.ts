@@ -1,0 +1,221 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { contextLines } from "../../src/agent/prompt/context.js";
+import { isDocumented, languageReference, referenceName } from "../../src/agent/prompt/reference.js";
+import { shapeOf } from "../../src/agent/prompt/shape.js";
+import { outputSection, staticPrompt, systemPrompt, toolsSection } from "../../src/agent/prompt/system.js";
+import { expandMission, placeholders, taskMessage } from "../../src/agent/prompt/task.js";
+import { fill } from "../../src/agent/prompt/templates.js";
+import { tool } from "../../src/agent/tools.js";
+import { DOCUMENTED_SPECIAL_FORMS } from "../../src/lisp/analyzer/specials/index.js";
+import { allBuiltins } from "../../src/lisp/core/registry.js";
+import { evaluate } from "../../src/lisp/evaluate.js";
+
+const search = tool({
+  description: "Searches product reviews.",
+  input: z.object({ category: z.string().describe("a product category"), limit: z.number().int().optional() }),
+  output: z.array(z.object({ product: z.string(), rating: z.number() })),
+  maxCalls: 3,
+  run: () => [],
+});
+
+describe("language reference", () => {
+  const reference = languageReference();
+  const lines = new Set(reference.split("\n"));
+
+  it("lists every documented builtin of the registry with its parameters and one-line doc", () => {
+    const builtins = allBuiltins().filter(isDocumented);
+    expect(builtins.length).toBeGreaterThan(100);
+    for (const d of builtins) {
+      const line = [...lines].find((l) => l.startsWith(`${referenceName(d)} ${d.params}`));
+      expect(line, `missing ${d.name}`).toBeDefined();
+      expect(line).toContain(d.doc.split("\n")[0]);
+    }
+  });
+
+  it("lists every documented special form", () => {
+    for (const form of Object.values(DOCUMENTED_SPECIAL_FORMS)) expect(reference).toContain(`${form.syntax} - `);
+  });
+
+  it("shows namespace-only builtins qualified and leaves compiler internals out", () => {
+    const qualifiedOnly = allBuiltins().find((d) => d.unqualified === false);
+    if (qualifiedOnly !== undefined) expect(referenceName(qualifiedOnly)).toMatch(/\//);
+    expect(reference).not.toMatch(/^%/m);
+  });
+
+  it("is the same text every time (cached by registry size)", () => {
+    expect(languageReference()).toBe(reference);
+  });
+});
+
+describe("system prompt", () => {
+  const agent = { tools: { "search-reviews": search }, output: z.object({ products: z.array(z.string()).describe("names of in-stock products") }), maxTurns: 5 };
+
+  it("assembles role, language, mistakes and turn rules first, then tools and output", () => {
+    const s = systemPrompt(agent);
+    const order = ["# Role", "# PTC-Lisp", "## Special forms", "# Common mistakes", "# Working over several turns", "# Tools", "# Expected output"].map((h) => s.indexOf(h));
+    expect(order.every((i) => i >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(s).not.toContain("{{");
+    expect(s).not.toContain("<!--");
+  });
+
+  it("starts with the agent-independent static part, so providers can cache it across agents", () => {
+    const other = systemPrompt({ tools: {}, maxTurns: 3 });
+    const prefix = staticPrompt(true);
+    expect(systemPrompt(agent).startsWith(prefix)).toBe(true);
+    expect(other.startsWith(prefix)).toBe(true);
+    expect(systemPrompt({ tools: {}, maxTurns: 1 }).startsWith(staticPrompt(false))).toBe(true);
+    expect(staticPrompt(false)).toContain("# One turn");
+  });
+
+  it("is byte-identical for the same agent", () => {
+    expect(systemPrompt(agent)).toBe(systemPrompt({ ...agent }));
+  });
+
+  it("describes each tool: signature with argument and result shapes, description, field docs, call cap", () => {
+    expect(toolsSection({ "search-reviews": search })).toBe(
+      [
+        "tool/search-reviews {:category string, :limit int (optional)} -> [{:product string, :rating number}]",
+        "  Searches product reviews.",
+        "  :category - a product category",
+        "  At most 3 calls per run.",
+      ].join("\n"),
+    );
+    expect(toolsSection({})).toContain("No tools");
+  });
+
+  it("states the expected output with its shape, field docs and an example", () => {
+    const text = outputSection(agent.output);
+    expect(text).toContain("{:products [string]}");
+    expect(text).toContain(":products - names of in-stock products");
+    expect(text).toContain('For example: (return {:products ["..."]})');
+    expect(outputSection(undefined)).toContain("any value is accepted");
+  });
+});
+
+describe("shapeOf", () => {
+  it.each([
+    [z.string(), "string"],
+    [z.number().int(), "int"],
+    [z.boolean().nullable(), "boolean | nil"],
+    [z.enum(["low", "high"]), '"low" | "high"'],
+    [z.array(z.object({ id: z.number() })), "[{:id number}]"],
+    [z.record(z.string(), z.number()), "{string number}"],
+    [z.tuple([z.string(), z.number()]), "[string number]"],
+    [z.union([z.string(), z.number()]), "string | number"],
+    [z.literal("x"), '"x"'],
+    [z.object({}), "{}"],
+    [z.unknown(), "any"],
+  ])("renders %# as %s", (schema, text) => {
+    expect(shapeOf(schema).text).toBe(text);
+  });
+
+  it("names recursion instead of expanding it forever", () => {
+    const node: z.ZodType = z.lazy(() => z.object({ value: z.number(), children: z.array(node) }));
+    expect(shapeOf(node).text).toMatch(/^\{:value number, :children \[\w+\]\}$/);
+  });
+
+  it("collects described fields with their paths, and the schema's own description", () => {
+    const s = shapeOf(z.object({ items: z.array(z.object({ sku: z.string().describe("stock unit") })) }).describe("the order"));
+    expect(s.fields).toEqual(["[:items * :sku] - stock unit"]);
+    expect(s.description).toBe("the order");
+  });
+
+  it("gives an example that satisfies the schema when read back as data", async () => {
+    const schema = z.object({ name: z.string(), n: z.number().int(), tags: z.array(z.string()), kind: z.enum(["a", "b"]), note: z.string().optional() });
+    const r = await evaluate(shapeOf(schema).example);
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(schema.safeParse(r.value).success).toBe(true);
+  });
+});
+
+describe("task message and context", () => {
+  const sample = { sampleItems: 3, sampleChars: 80 };
+
+  it("shows each visible context key with its type, size and a sample", () => {
+    const lines = contextLines({ products: [{ name: "Laptop", price: 1200 }, { name: "Mouse", price: 25 }], limit: 5, query: "laptops" }, sample, 256);
+    expect(lines).toEqual([
+      'data/products ; vector[2], sample: [{:name "Laptop" :price 1200} {:name "Mouse" :price 25}]',
+      "data/limit ; integer, sample: 5",
+      'data/query ; string[7], sample: "laptops"',
+    ]);
+  });
+
+  it("never shows keys starting with _ (their values neither)", () => {
+    const text = taskMessage({ mission: "Do it.", context: { visible: 1, _secret: "hunter2-token", _key: [1] }, maxTurns: 3, sample, maxDepth: 256 });
+    expect(text).toContain("data/visible");
+    expect(text).not.toContain("_secret");
+    expect(text).not.toContain("hunter2");
+    expect(text).not.toContain("_key");
+  });
+
+  it("bounds samples of large values", () => {
+    const [line] = contextLines({ big: Array.from({ length: 1000 }, (_, i) => ({ id: i, text: "x".repeat(100) })) }, sample, 256);
+    expect(line.length).toBeLessThan(200);
+    expect(line).toContain("vector[1000]");
+  });
+
+  it("says (none) without data, and the turn count", () => {
+    const text = taskMessage({ mission: "Say hi.", context: {}, maxTurns: 4, sample, maxDepth: 256 });
+    expect(text).toBe("# Input data\n\n(none)\n\n# Mission\n\nSay hi.\n\nTurn 1 of 4.");
+    expect(taskMessage({ mission: "x", context: {}, maxTurns: 1, sample, maxDepth: 256 })).toContain("only turn");
+  });
+
+  it("fills {{placeholders}} from the context: strings as text, other values as EDN", () => {
+    expect(placeholders("Find {{category}} under {{ max }} ({{category}})")).toEqual(["category", "max"]);
+    expect(expandMission("Find {{category}} under {{ max }} in {{tags}}", { category: "laptops", max: 500, tags: ["a"] })).toEqual({ ok: true, text: 'Find laptops under 500 in ["a"]' });
+  });
+
+  it("refuses a placeholder that is missing or names a hidden key", () => {
+    const missing = expandMission("Find {{category}}", {});
+    expect(!missing.ok && missing.message).toContain('no key "category"');
+    const hidden = expandMission("Use {{_token}}", { _token: "secret" });
+    expect(hidden.ok).toBe(false);
+    expect(!hidden.ok && hidden.message).toContain("hidden from prompts");
+    expect(!hidden.ok && hidden.message).not.toContain("secret\"");
+  });
+});
+
+describe("templates", () => {
+  it("fills placeholders and throws for one without a value", () => {
+    expect(fill("a {{x}} b", { x: "1" })).toBe("a 1 b");
+    expect(fill("$& {{x}}", { x: "$1" })).toBe("$& $1");
+    expect(() => fill("{{y}}", {})).toThrow("{{y}}");
+  });
+});
+
+describe("common mistakes section", () => {
+  const text = readFileSync(new URL("../../prompts/mistakes.md", import.meta.url), "utf8");
+  // Each pair: what the section says fails, and what it says to write instead.
+  const pairs: Array<[string, string]> = [
+    ["(1 2 3)", "[1 2 3]"],
+    ["'(a b)", "[:a :b]"],
+    ['(search "x")', '(tool/search {:query "x"})'],
+    ['(call "search" ...)', '(tool/search {:query "x"})'],
+    ["(get data :products)", "data/products"],
+    ["(def count 3)", "(def n-items 3)"],
+    ["(range)", "(range 10)"],
+    ["(println (count xs) (take 3 xs))", "(println (count xs) (take 3 xs))"],
+  ];
+  const tools = { search: { run: () => [], params: ["query"] } };
+
+  it.each(pairs)("says %s fails and %s works, and the runtime agrees", async (wrong, right) => {
+    expect(text).toContain("`" + wrong + "`");
+    expect(text).toContain("`" + right + "`");
+    const ctx = { products: [1, 2] };
+    if (wrong !== right) {
+      const bad = await evaluate(wrong.replace("...", "{}"), { tools, ctx });
+      expect(bad.ok).toBe(false);
+    }
+    const good = await evaluate(`(def xs [1 2 3 4]) ${right}`, { tools, ctx });
+    expect(good.ok).toBe(true);
+  });
+
+  it("says atoms and iterate are unavailable, and they are", async () => {
+    expect(text).toContain("`atom`");
+    expect(text).toContain("`iterate`");
+    for (const src of ["(atom 1)", "(swap! a inc)", "(iterate inc 1)"]) expect((await evaluate(src)).ok).toBe(false);
+  });
+});

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { scriptedLlm } from "../../src/agent/llm/scripted.js";
+import { runFromJson, runToJson, traceFromJson, traceToJson, TraceFormatError } from "../../src/agent/serialize.js";
+import { SubAgent } from "../../src/agent/subagent.js";
+import { tool } from "../../src/agent/tools.js";
+
+const code = (body: string): string => "```clojure\n" + body + "\n```";
+
+async function sampleRun() {
+  const stats = tool({ description: "Odd numbers.", run: () => ({ mean: 2.5, spread: Infinity, missing: NaN, list: [1, -Infinity] }) });
+  const child = SubAgent.create({ prompt: "Echo {{word}}", maxTurns: 1, llm: scriptedLlm([code('(return (str "echo " data/word))')]) });
+  const agent = SubAgent.create({
+    prompt: "Summarise",
+    tools: { stats, echo: SubAgent.asTool(child) },
+    output: z.object({ mean: z.number() }),
+    maxTurns: 4,
+  });
+  const llm = scriptedLlm([
+    code('(def s "the stats" (tool/stats))\n(defn half [x] (/ x 2))\n(println (:mean s) (tool/echo "hi"))'),
+    code('(println (+ 1 "x"))'),
+    "no code here",
+    code("(return {:mean (:mean s)})"),
+  ]);
+  return SubAgent.run(agent, { llm, context: { n: 3, _hidden: "x" } });
+}
+
+describe("trace JSON", () => {
+  it("round-trips a run's trace exactly, non-finite numbers, nested runs and errors included", async () => {
+    const step = await sampleRun();
+    expect(step.ok).toBe(true);
+    expect(step.turns.map((t) => t.status)).toEqual(["ok", "error", "no_code", "returned"]);
+    const json = traceToJson(step.trace);
+    const back = traceFromJson(json);
+    expect(back).toEqual(step.trace);
+    expect(back.turns[0].toolCalls[0].result).toEqual({ mean: 2.5, spread: Infinity, missing: NaN, list: [1, -Infinity] });
+    expect(back.turns[0].nested?.[0].trace.task).toContain("Echo hi");
+    expect(back.turns[0].definitions.map((d) => d.name)).toEqual(["s", "half"]);
+    expect(back.turns[1].error?.line).toBe(1);
+    expect(traceToJson(back)).toBe(json);
+  });
+
+  it("pretty-prints on request", async () => {
+    const step = await sampleRun();
+    expect(traceToJson(step.trace, 2)).toContain('\n  "version": 1');
+  });
+
+  it("keeps fields it does not know (written by newer code)", () => {
+    const trace = { version: 1, system: "s", task: "t", turns: [], extra: { a: 1 } };
+    expect(traceFromJson(JSON.stringify(trace))).toEqual(trace);
+  });
+
+  it.each([
+    ["{not json", "invalid JSON"],
+    ["[]", "not a ptc-lisp trace"],
+    [JSON.stringify({ version: 2, system: "", task: "", turns: [] }), "unsupported ptc-lisp trace version 2"],
+    [JSON.stringify({ version: 1, system: "", turns: [] }), "at task"],
+    [JSON.stringify({ version: 1, system: "", task: "", turns: [{ number: 1 }] }), "at turns.0.messages"],
+  ])("rejects %s with a clear error", (text, message) => {
+    expect(() => traceFromJson(text)).toThrow(TraceFormatError);
+    expect(() => traceFromJson(text)).toThrow(message);
+  });
+
+  it("rejects a turn with an unknown status, naming where", async () => {
+    const step = await sampleRun();
+    const raw = JSON.parse(traceToJson(step.trace));
+    raw.turns[2].status = "weird";
+    expect(() => traceFromJson(JSON.stringify(raw))).toThrow(/at turns\.2\.status/);
+  });
+});
+
+describe("saved runs", () => {
+  it("saves the outcome, usage and trace, and loads them back", async () => {
+    const step = await sampleRun();
+    const saved = runFromJson(runToJson(step));
+    expect(saved.ok).toBe(true);
+    expect(saved.value).toEqual({ mean: 2.5 });
+    expect(saved.trace).toEqual(step.trace);
+    expect(saved.usage).toEqual(JSON.parse(JSON.stringify(step.usage)));
+  });
+
+  it("saves a failure with its reason", async () => {
+    const agent = SubAgent.create({ prompt: "x", maxTurns: 1 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(fail {:why "no data"})')]) });
+    const saved = runFromJson(runToJson(step));
+    expect(saved.ok).toBe(false);
+    expect(saved.fail).toEqual({ reason: "failed", message: '{:why "no data"}', details: { why: "no data" } });
+    expect(saved.value).toBeUndefined();
+  });
+
+  it("keeps the definitions needed to rebuild memory: EDN for data, source for functions", async () => {
+    const step = await sampleRun();
+    const memory = runFromJson(runToJson(step)).trace.turns.at(-1)?.memory ?? [];
+    const s = memory.find((d) => d.name === "s");
+    const half = memory.find((d) => d.name === "half");
+    expect(s).toMatchObject({ doc: "the stats", kind: "value", type: "map" });
+    expect(s?.edn).toContain(":mean 2.5");
+    expect(half).toMatchObject({ kind: "function", params: "[x]", source: "(defn half [x] (/ x 2))" });
+    expect(half?.edn).toBeUndefined();
+  });
+});

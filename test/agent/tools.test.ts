@@ -1,0 +1,183 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { AgentDefinitionError } from "../../src/agent/errors.js";
+import type { RunScope } from "../../src/agent/subagent.js";
+import { isTool, tool, ToolSession, type Tool } from "../../src/agent/tools.js";
+import { evaluate } from "../../src/lisp/evaluate.js";
+
+const scope: RunScope = { depth: 0, options: {}, deadlineAt: undefined, tokensLeft: () => Infinity, addNested: () => undefined };
+
+function session(tools: Record<string, Tool>, defaultTimeoutMs = 1000): ToolSession {
+  return new ToolSession(tools, { defaultTimeoutMs, scope });
+}
+
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(t);
+      reject(new Error("stopped"));
+    });
+  });
+
+const search = tool({
+  description: "Searches.",
+  input: z.object({ query: z.string(), limit: z.number().int().positive().optional() }),
+  run: async ({ query, limit }) => ({ query, limit: limit ?? 10 }),
+});
+
+describe("tool()", () => {
+  it("makes a frozen tool with an empty input object by default", () => {
+    const t = tool({ description: "Now.", run: () => 1 });
+    expect(isTool(t)).toBe(true);
+    expect(Object.keys(t.input.shape)).toEqual([]);
+    expect(Object.isFrozen(t)).toBe(true);
+    expect(isTool({ description: "x", run: () => 1 })).toBe(false);
+  });
+
+  const one = (): number => 1;
+  it.each<[unknown, string]>([
+    [{ description: "", run: one }, "description"],
+    [{ description: "x" }, "run"],
+    [{ description: "x", run: one, input: z.string() }, "z.object"],
+    [{ description: "x", run: one, timeoutMs: -1 }, "timeoutMs"],
+    [{ description: "x", run: one, maxCalls: 1.5 }, "maxCalls"],
+  ])("rejects an invalid definition %#", (def, word) => {
+    expect(() => tool(def as never)).toThrow(AgentDefinitionError);
+    expect(() => tool(def as never)).toThrow(word);
+  });
+});
+
+describe("ToolSession", () => {
+  it("passes validated arguments, by map, keywords or position (the input's key order)", async () => {
+    const specs = session({ search }).specs(false);
+    expect(specs.search.params).toEqual(["query", "limit"]);
+    const r = await evaluate('[(tool/search {:query "a"}) (tool/search :query "b" :limit 2) (tool/search "c" 3)]', { tools: specs });
+    expect(r.ok && r.value).toEqual([
+      { query: "a", limit: 10 },
+      { query: "b", limit: 2 },
+      { query: "c", limit: 3 },
+    ]);
+  });
+
+  it("rejects invalid arguments with an error naming the field", async () => {
+    const specs = session({ search }).specs(false);
+    const wrongType = await evaluate("(tool/search {:query 5})", { tools: specs });
+    expect(wrongType.ok).toBe(false);
+    if (wrongType.ok) return;
+    expect(wrongType.error.kind).toBe("tool_error");
+    expect(wrongType.error.message).toContain("tool/search failed: invalid arguments: :query: expected string, received number");
+
+    const missing = await evaluate("(tool/search {:limit 3})", { tools: specs });
+    expect(!missing.ok && missing.error.message).toContain("missing :query (expected string)");
+
+    const nested = tool({ description: "x", input: z.object({ filter: z.object({ tags: z.array(z.string()) }) }), run: () => 1 });
+    const deep = await evaluate('(tool/f {:filter {:tags ["a" 2]}})', { tools: session({ f: nested }).specs(false) });
+    expect(!deep.ok && deep.error.message).toContain("[:filter :tags 1]: expected string");
+  });
+
+  it("records calls with plain-data arguments and results, errors and durations", async () => {
+    const boom = tool({ description: "Fails.", run: () => Promise.reject(new Error("backend down")) });
+    const r = await evaluate('(def a (tool/search "x")) (try (tool/boom) (catch e (:message e)))', { tools: session({ search, boom }).specs(false) });
+    expect(r.ok && r.value).toBe("tool/boom failed: backend down");
+    expect(r.toolCalls.map((c) => [c.name, c.args, c.result, c.error])).toEqual([
+      ["search", { query: "x" }, { query: "x", limit: 10 }, undefined],
+      ["boom", {}, undefined, "backend down"],
+    ]);
+    expect(r.toolCalls.every((c) => c.durationMs >= 0)).toBe(true);
+  });
+
+  it("converts results to plain data: Dates become ISO strings, Maps become maps, functions nil", async () => {
+    const odd = tool({ description: "Odd data.", run: () => ({ when: new Date(Date.UTC(2024, 0, 2)), m: new Map([["k", 1]]), f: () => 1 }) });
+    const r = await evaluate("(tool/odd)", { tools: session({ odd }).specs(false) });
+    expect(r.ok && r.value).toEqual({ when: "2024-01-02T00:00:00.000Z", m: { k: 1 }, f: null });
+  });
+
+  it("times a slow call out, and aborts the tool's own signal", async () => {
+    let aborted = false;
+    const slow = tool({
+      description: "Slow.",
+      timeoutMs: 30,
+      run: async (_args, signal) => {
+        signal.addEventListener("abort", () => (aborted = true));
+        await new Promise(() => undefined);
+      },
+    });
+    const t0 = performance.now();
+    const r = await evaluate("(tool/slow)", { tools: session({ slow }).specs(false) });
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(!r.ok && r.error.message).toBe("tool/slow failed: timed out after 30 ms");
+    expect(aborted).toBe(true);
+  });
+
+  it("uses the session's default timeout for tools without one", async () => {
+    const slow = tool({ description: "Slow.", run: (_a, signal) => sleep(5000, signal) });
+    const r = await evaluate("(tool/slow)", { tools: session({ slow }, 20).specs(false) });
+    expect(!r.ok && r.error.message).toContain("timed out after 20 ms");
+  });
+
+  it("caps calls per session, across evaluations, without counting rejected arguments", async () => {
+    const capped = tool({ description: "Capped.", maxCalls: 2, input: z.object({ n: z.number() }), run: ({ n }) => n });
+    const s = session({ capped });
+    const bad = await evaluate('(tool/capped "x")', { tools: s.specs(false) });
+    expect(bad.ok).toBe(false);
+    expect(s.callCount("capped")).toBe(0);
+    const first = await evaluate("(tool/capped 1)", { tools: s.specs(false) });
+    expect(first.ok && first.value).toBe(1);
+    const second = await evaluate("[(tool/capped 2) (try (tool/capped 3) (catch e (:message e)))]", { tools: s.specs(false) });
+    expect(second.ok && second.value).toEqual([2, "tool/capped failed: call limit reached: tool/capped may be called at most 2 times per run; use the results you already have"]);
+    expect(s.callCount("capped")).toBe(2);
+  });
+
+  it("checks results against the declared output", async () => {
+    const liar = tool({ description: "Lies.", output: z.array(z.object({ id: z.number() })), run: () => [{ id: "7" }] });
+    const r = await evaluate("(tool/liar)", { tools: session({ liar }).specs(false) });
+    expect(!r.ok && r.error.message).toContain("does not match its declared output: [0 :id]: expected number, received string");
+  });
+
+  it("withdraws tools: the program still compiles, every call fails saying why", async () => {
+    const s = session({ search });
+    const r = await evaluate('(tool/search "x")', { tools: s.specs(true) });
+    expect(!r.ok && r.error.message).toContain("tools are withdrawn on the final turn");
+    expect(s.callCount("search")).toBe(0);
+  });
+
+  it("runs independent calls in pmap concurrently", async () => {
+    let active = 0;
+    let peak = 0;
+    const wait = tool({
+      description: "Waits.",
+      input: z.object({ ms: z.number() }),
+      run: async ({ ms }) => {
+        active++;
+        peak = Math.max(peak, active);
+        await sleep(ms);
+        active--;
+        return ms;
+      },
+    });
+    const t0 = performance.now();
+    const r = await evaluate("(pmap (fn [ms] (tool/wait ms)) [60 60 60 60])", { tools: session({ wait }).specs(false) });
+    const elapsed = performance.now() - t0;
+    expect(r.ok && r.value).toEqual([60, 60, 60, 60]);
+    expect(peak).toBe(4);
+    expect(elapsed).toBeLessThan(200);
+  });
+
+  it("stops waiting at once when the run is aborted, even for a tool that ignores its signal", async () => {
+    const stubborn = tool({ description: "Ignores signals.", timeoutMs: Infinity, run: () => new Promise(() => undefined) });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 30);
+    const t0 = performance.now();
+    const r = await evaluate("(tool/stubborn)", { tools: session({ stubborn }).specs(false), signal: ac.signal });
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.error.kind).toBe("aborted");
+  });
+
+  it("cuts very long error messages from tools", async () => {
+    const verbose = tool({ description: "Verbose.", run: () => Promise.reject(new Error("x".repeat(5000))) });
+    const r = await evaluate("(tool/verbose)", { tools: session({ verbose }).specs(false) });
+    expect(!r.ok && r.error.message.length).toBeLessThan(600);
+  });
+});
