@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { evaluate, print } from "../src/lisp/evaluate.js";
+import { Analyzer } from "../src/lisp/analyzer/analyze.js";
 import { read } from "../src/lisp/reader.js";
 
 interface Program {
@@ -17,8 +18,8 @@ interface Program {
   ceilingMs?: number;
   warmup: number;
   runs: number;
-  /** What to time for ptc-lisp: the whole evaluation, or reading alone. */
-  phase?: "read";
+  /** What to time for ptc-lisp: the whole evaluation (default), reading alone, or reading and analysis. */
+  phase?: "read" | "analyze";
 }
 
 const PROGRAMS: Program[] = [
@@ -27,14 +28,18 @@ const PROGRAMS: Program[] = [
   { file: "map-filter-reduce-100k.clj", label: "map/filter/reduce 100k", maxRatio: 1.5, warmup: 5, runs: 15 },
   { file: "build-map-10k.clj", label: "build 10k-entry map", maxRatio: 1.5, warmup: 5, runs: 15 },
   { file: "string-join-10k.clj", label: "string join 10k", maxRatio: 1.5, warmup: 5, runs: 15 },
-  { file: "analyze-5kb.clj", label: "read 5 KB program", ceilingMs: 2, warmup: 30, runs: 100, phase: "read" },
-  { file: "analyze-5kb.clj", label: "read+analyze+compile 5 KB", ceilingMs: 2, warmup: 30, runs: 100 },
+  { file: "analyze-5kb.clj", label: "read 5 KB program", warmup: 30, runs: 100, phase: "read" },
+  { file: "analyze-5kb.clj", label: "read+analyze 5 KB program", ceilingMs: 2, warmup: 30, runs: 100, phase: "analyze" },
+  { file: "analyze-5kb.clj", label: "evaluate 5 KB (defs only)", warmup: 30, runs: 100 },
 ];
 
 // The limits bound work; they do not change its cost. Raised so no program hits them.
 const LIMITS = { timeoutMs: 120_000, maxFuel: 1e9, maxLoopIterations: 1e8 };
 
 const here = dirname(fileURLToPath(import.meta.url));
+// Present when node runs with --expose-gc (npm run bench does).
+const exposedGc = (globalThis as { gc?: (options: { type: "minor" | "major" }) => void }).gc;
+const minorGc = exposedGc ? (): void => exposedGc({ type: "minor" }) : undefined;
 
 type Outcome = { ok: true; ms: number; result: string } | { ok: false; error: string };
 
@@ -47,9 +52,10 @@ function median(xs: number[]): number {
 /**
  * Warm-up, then timed runs of the engines in turn (ours, theirs, ours, ...) so that load from
  * other processes on a shared machine falls on both alike; the median of each is reported.
- * No collection is forced between runs: a full GC throws away optimized code that embedded
- * the previous run's closures, so forcing one would measure a cold start every time rather
- * than the steady state.
+ * Before each run a young-generation collection clears the garbage the previous run left,
+ * so neither engine pays for the other's allocations. Only a minor one: a full GC throws
+ * away optimized code that embedded the previous run's closures, so forcing it would measure
+ * a cold start every time rather than the steady state.
  */
 async function measure(p: Program, engines: ReadonlyArray<() => Promise<string>>): Promise<Outcome[]> {
   const out: Outcome[] = [];
@@ -57,6 +63,7 @@ async function measure(p: Program, engines: ReadonlyArray<() => Promise<string>>
   const results: string[] = engines.map(() => "");
   const failed: (string | null)[] = engines.map(() => null);
   const once = async (e: number): Promise<number> => {
+    minorGc?.();
     const t0 = performance.now();
     try {
       results[e] = await engines[e]();
@@ -76,8 +83,23 @@ async function measure(p: Program, engines: ReadonlyArray<() => Promise<string>>
   return out;
 }
 
+/** Reads and analyzes every top-level form, as evaluate does before it compiles anything. */
+function analyzeOnly(source: string): string {
+  const forms = read(source, 256);
+  // The names the program defines, so forward references resolve (evaluate collects these too).
+  const globals = new Set<string>();
+  for (const f of forms) {
+    if (f.type === "list" && f.items[0]?.type === "symbol" && /^def/.test(f.items[0].name) && f.items[1]?.type === "symbol") globals.add(f.items[1].name);
+  }
+  const analyzer = new Analyzer({ source, globals, tools: null, data: null, maxRegexPatternLength: 1_000 });
+  let nodes = 0;
+  for (const f of forms) if (analyzer.analyzeTop(f).node) nodes++;
+  return `${nodes} forms`;
+}
+
 function ptcRunner(p: Program, source: string): () => Promise<string> {
   if (p.phase === "read") return async () => `${read(source, 256).length} forms`;
+  if (p.phase === "analyze") return async () => analyzeOnly(source);
   return async () => {
     const r = await evaluate(source, { limits: LIMITS });
     if (!r.ok) throw new Error(`${r.error.kind}: ${r.error.message}`);
@@ -108,12 +130,13 @@ const lpad = (s: string, n: number): string => (s.length >= n ? s : " ".repeat(n
 const fmt = (ms: number): string => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1));
 
 async function main(): Promise<void> {
+  if (!minorGc) console.log("(run with node --expose-gc, as npm run bench does, so each run starts with a clean young generation)\n");
   const nbb = await loadNbb();
   const rows: string[][] = [["program", "ptc-lisp ms", "nbb ms", "ratio", "target", "met"]];
   const notes: string[] = [];
   for (const p of PROGRAMS) {
     const source = readFileSync(join(here, "programs", p.file), "utf8");
-    const engines = p.phase === "read" ? [ptcRunner(p, source)] : [ptcRunner(p, source), nbbRunner(nbb, source)];
+    const engines = p.phase !== undefined ? [ptcRunner(p, source)] : [ptcRunner(p, source), nbbRunner(nbb, source)];
     const [ours, theirs = null] = await measure(p, engines);
     if (!ours.ok) notes.push(`${p.label}: ptc-lisp failed: ${ours.error}`);
     if (theirs && !theirs.ok) notes.push(`${p.label}: nbb failed: ${theirs.error}`);
@@ -121,7 +144,7 @@ async function main(): Promise<void> {
       notes.push(`${p.label}: results differ: ptc-lisp ${ours.result}, nbb ${theirs.result}`);
     }
     const ratio = ours.ok && theirs?.ok ? ours.ms / theirs.ms : null;
-    const target = p.ceilingMs !== undefined ? `< ${p.ceilingMs} ms` : `<= ${p.maxRatio}x`;
+    const target = p.ceilingMs !== undefined ? `< ${p.ceilingMs} ms` : p.maxRatio !== undefined ? `<= ${p.maxRatio}x` : "-";
     let met = "-";
     if (ours.ok && p.ceilingMs !== undefined) met = ours.ms < p.ceilingMs ? "yes" : "NO";
     else if (ratio !== null && p.maxRatio !== undefined) met = ratio <= p.maxRatio ? "yes" : "NO";
