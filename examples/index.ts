@@ -1,4 +1,5 @@
 // Every example scenario, in the order `ptc demo --list` shows them. The first is the default.
+import { budgetAlert } from "./budget-alert.js";
 import { codeSearch } from "./code-search.js";
 import { expenseAnalytics } from "./expenses.js";
 import { exploration } from "./exploration.js";
@@ -9,9 +10,9 @@ import { reviews } from "./reviews.js";
 import type { Example } from "./types.js";
 
 export type { Example } from "./types.js";
-export { codeSearch, expenseAnalytics, exploration, fanout, policySearch, recovery, reviews };
+export { budgetAlert, codeSearch, expenseAnalytics, exploration, fanout, policySearch, recovery, reviews };
 
-export const examples: readonly Example[] = [reviews, policySearch, expenseAnalytics, recovery, fanout, exploration, codeSearch];
+export const examples: readonly Example[] = [reviews, policySearch, expenseAnalytics, recovery, fanout, exploration, codeSearch, budgetAlert];
 
 /** The example called `name`, or undefined. */
 export const findExample = (name: string): Example | undefined => examples.find((e) => e.name === name);

@@ -254,6 +254,18 @@ describe("ptc trace show", () => {
     expect(out).toContain(`Turns: ${reviews.maxTurns} · no answer: max_turns_exceeded`);
   });
 
+  it("shows a nested agent's turns inside the turn that called it", async () => {
+    const f = join(dir, "budget.json");
+    const demo = await capture(() => runDemoCommand(["budget-alert", "--trace-out", f]));
+    expect(demo.code).toBe(0);
+    expect(demo.out).toMatch(/^Nested agents: 1 run, [\d,]+ in \([\d,]+ cached\) \/ [\d,]+ out over 2 LLM requests$/m);
+    const { code, out } = await capture(() => runTraceCommand(["show", f]));
+    expect(code).toBe(0);
+    expect(out).toMatch(/── Turn 1: ok[\s\S]*Nested agent category-analyst \(answered\):\n {2}│ Turns: 2 · returned/);
+    expect(out).toContain("  │   (def rows (tool/list-expenses {:month data/month}))");
+    expect(out).toMatch(/ {2}│ ── Turn 2: returned[\s\S]*── Turn 2: returned/);
+  });
+
   it("prints usage for no arguments or an unknown subcommand", async () => {
     const none = await capture(() => runTraceCommand([]));
     expect(none.code).toBe(2);

@@ -8,8 +8,12 @@ import { examples, findExample, type Example } from "../examples/index.js";
 import { runExample } from "../examples/run.js";
 import { extractProgram } from "../src/agent/extract.js";
 import { recordingLlm, replayLlm, scriptedLlm } from "../src/agent/llm/index.js";
+import type { Turn } from "../src/agent/trace.js";
 
 const plain = (v: unknown): unknown => JSON.parse(JSON.stringify(v ?? null));
+
+/** Turns of a run, nested agents' turns included: each took one scripted reply. */
+const allTurns = (turns: readonly Turn[]): number => turns.reduce((n, t) => n + 1 + (t.nested ?? []).reduce((m, x) => m + allTurns(x.trace.turns), 0), 0);
 
 describe.each(examples.map((e) => [e.name, e] as const))("example %s", (_name, example: Example) => {
   it("reaches the expected answer offline, using every scripted reply", async () => {
@@ -19,7 +23,7 @@ describe.each(examples.map((e) => [e.name, e] as const))("example %s", (_name, e
     expect(step.ok).toBe(true);
     expect(plain(step.value)).toEqual(plain(example.expected));
     expect(llm.remaining).toBe(0);
-    expect(step.turns).toHaveLength(example.replies.length);
+    expect(allTurns(step.turns)).toBe(example.replies.length);
     expect(step.turns.at(-1)?.status).toBe("returned");
   });
 
@@ -36,7 +40,7 @@ describe.each(examples.map((e) => [e.name, e] as const))("example %s", (_name, e
   it("calls its tools, and explores before it returns", async () => {
     const step = await runExample(example);
     expect(step.turns.flatMap((t) => t.toolCalls).length).toBeGreaterThan(0);
-    expect(step.turns.length).toBeGreaterThanOrEqual(3);
+    expect(allTurns(step.turns)).toBeGreaterThanOrEqual(3);
     // Earlier turns print what the model needs to see next.
     expect(step.turns[0].prints.length).toBeGreaterThan(0);
   });
@@ -88,6 +92,25 @@ describe("fanout: parallel tool calls", () => {
     expect(sequential).toBeGreaterThanOrEqual(7 * 35);
     // Concurrent calls overlap: the turn takes far less than the calls one after another.
     expect(step.turns[1].usage.execMs).toBeLessThan(sequential * 0.6);
+  });
+});
+
+describe("budget-alert: a nested agent", () => {
+  it("runs the analyst inside the first turn, with the caller's LLM, and records its run", async () => {
+    const example = findExample("budget-alert") as Example;
+    const llm = scriptedLlm(example.replies);
+    const step = await runExample(example, { llm });
+    expect(step.turns).toHaveLength(2);
+    const [nested] = step.turns[0].nested ?? [];
+    expect(nested.tool).toBe("category-analyst");
+    expect(nested.ok).toBe(true);
+    expect(nested.trace.turns.map((t) => t.status)).toEqual(["ok", "returned"]);
+    expect(nested.trace.turns[0].toolCalls.map((c) => c.name)).toEqual(["list-expenses", "fx-rates"]);
+    // One client served both agents, in call order.
+    const asker = (m: string) => (m.includes("Total the approved expenses of 2026-03") ? "analyst" : m.includes("went over their monthly budget") ? "parent" : "?");
+    expect(llm.requests.map((r) => asker(r.messages[1].content))).toEqual(["parent", "analyst", "analyst", "parent"]);
+    expect(step.usage.nested.runs).toBe(1);
+    expect(step.usage.nested.llmRequests).toBe(2);
   });
 });
 

@@ -131,6 +131,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   }
   const u = step.usage;
   out.write(`Tokens: ${renderTokens(u)} over ${u.llmRequests} LLM request${u.llmRequests === 1 ? "" : "s"}${values.live || values.replay !== undefined ? "" : " (estimated: about 4 characters a token)"}\n`);
+  if (u.nested.runs > 0) out.write(`Nested agents: ${u.nested.runs} run${u.nested.runs === 1 ? "" : "s"}, ${renderTokens(u.nested)} over ${u.nested.llmRequests} LLM requests\n`);
   if (values.record !== undefined) out.write(`Recording written to ${values.record} (replay it with ptc demo ${example.name} --replay ${values.record})\n`);
   if (values["trace-out"] !== undefined) {
     const file = values["trace-out"];

@@ -20,7 +20,7 @@ const MAX_INLINE = 120;
 
 const USAGE = `usage: ptc trace show FILE [--turn N] [--messages] [--full]
 
-  FILE          a run trace as JSON (ptc demo --trace-out FILE writes one)
+  FILE          a saved run or a bare trace as JSON (ptc demo --trace-out FILE writes one)
   --turn N      only turn N, with the model's raw reply
   --messages    with --turn: the messages the LLM was sent for that turn
   --full        every output line and tool call, uncut
@@ -45,7 +45,7 @@ export function renderTokens(u: { inputTokens: number; outputTokens: number; cac
 
 function renderToolCall(c: ToolCallTrace): string {
   const outcome = c.error !== undefined ? `error: ${c.error}` : `→ ${json(c.result)}`;
-  return `${c.name} ${json(c.args)} ${cut(outcome, MAX_INLINE)} (${Math.round(c.durationMs)} ms)`;
+  return `${c.name} ${cut(json(c.args), MAX_INLINE)} ${cut(outcome, MAX_INLINE)} (${Math.round(c.durationMs)} ms)`;
 }
 
 function renderDefinition(d: DefinitionTrace): string {
@@ -69,6 +69,7 @@ const STATUS: Record<Turn["status"], string> = {
 export function renderTurn(turn: Turn, options: RenderOptions = {}): string {
   const u = turn.usage;
   const out = [`── Turn ${turn.number}: ${STATUS[turn.status] ?? turn.status} · ${renderTokens(u)} · llm ${fmt(Math.round(u.llmMs))} ms · run ${fmt(Math.round(u.execMs))} ms`];
+  if (turn.notes && turn.notes.length > 0) out.push(`Repaired before running: ${turn.notes.join("; ")}`);
   if (turn.program !== null) out.push("Program:", indent(turn.program.trimEnd()));
   else out.push("Reply (no program found):", indent(cut(turn.reply.trim(), 400)));
   const calls = turn.toolCalls ?? [];
@@ -76,6 +77,10 @@ export function renderTurn(turn: Turn, options: RenderOptions = {}): string {
     const shown = options.full ? calls : calls.slice(0, MAX_TOOL_CALLS);
     out.push(`Tool calls (${calls.length}):`, ...shown.map((c) => indent(renderToolCall(c))));
     if (shown.length < calls.length) out.push(`  … ${calls.length - shown.length} more (--full)`);
+  }
+  // Nested agents (called as tools) ran inside this turn: their turns, indented.
+  for (const n of turn.nested ?? []) {
+    out.push(`Nested agent ${n.tool} (${n.ok ? "answered" : "no answer"}):`, indent(renderRun(n.trace, { ...options, task: false }), "  │ "));
   }
   const prints = turn.prints ?? [];
   if (prints.length > 0) {
