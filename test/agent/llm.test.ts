@@ -140,7 +140,8 @@ describe("openaiLlm: requests and replies", () => {
   it("rejects a missing model, a missing key without a base URL, and bad numbers, before any request", () => {
     expect(() => openaiLlm({ env: {}, baseURL })).toThrow(/no model given/);
     expect(() => openaiLlm({ env: {}, model: "m" })).toThrow(/no API key/);
-    expect(() => openaiLlm({ env: {}, model: "m", baseURL, timeoutMs: -1 })).toThrow(/timeoutMs must be a non-negative number/);
+    expect(() => openaiLlm({ env: {}, model: "m", baseURL, timeoutMs: 0 })).toThrow(/timeoutMs must be a positive number/);
+    expect(() => openaiLlm({ env: {}, model: "m", baseURL, maxRetries: -1 })).toThrow(/maxRetries must be a non-negative number/);
     expect(received).toHaveLength(0);
   });
 

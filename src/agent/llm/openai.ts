@@ -64,9 +64,10 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
   const timeoutMs = options.timeoutMs ?? 120_000;
   const retryBaseMs = options.retryBaseMs ?? 500;
   const retryMaxMs = options.retryMaxMs ?? 30_000;
-  for (const [k, v] of [["maxRetries", maxRetries], ["timeoutMs", timeoutMs], ["retryBaseMs", retryBaseMs], ["retryMaxMs", retryMaxMs]] as const) {
+  for (const [k, v] of [["maxRetries", maxRetries], ["retryBaseMs", retryBaseMs], ["retryMaxMs", retryMaxMs]] as const) {
     if (!Number.isFinite(v) || v < 0) throw new LlmError("config", `openaiLlm: ${k} must be a non-negative number, got ${v}`);
   }
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new LlmError("config", `openaiLlm: timeoutMs must be a positive number, got ${timeoutMs}`);
   const name = `openai:${model}`;
   // Local servers ignore the key, but the SDK insists on one.
   const client = new OpenAI({ apiKey: apiKey || "unused", baseURL, maxRetries: 0, timeout: timeoutMs });
