@@ -113,6 +113,7 @@ describe("ptc demo", () => {
 
 describe("ptc demo --live against an OpenAI-compatible server", () => {
   let server: Server;
+  let hang = false;
   const bodies: Array<{ model: string; messages: Array<{ role: string; content: string }> }> = [];
   beforeAll(async () => {
     let next = 0;
@@ -120,6 +121,7 @@ describe("ptc demo --live against an OpenAI-compatible server", () => {
       let text = "";
       req.on("data", (c: Buffer) => (text += c.toString("utf8")));
       req.on("end", () => {
+        if (hang) return;
         bodies.push(JSON.parse(text) as (typeof bodies)[number]);
         const content = reviews.replies[next++] ?? "(fail \"script over\")";
         res.writeHead(200, { "content-type": "application/json" }).end(
@@ -154,6 +156,22 @@ describe("ptc demo --live against an OpenAI-compatible server", () => {
     expect(bodies[2].messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "user", "assistant", "user"]);
     expect(out).toContain("Tokens: 6,000 in (1,500 cached) / 150 out over 3 LLM requests\n");
     expect(out).toContain("Matches the expected answer.");
+  });
+
+  it("ends a live run on Ctrl-C as aborted, still writing the trace", async () => {
+    vi.stubEnv("OPENAI_BASE_URL", `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+    vi.stubEnv("OPENAI_API_KEY", "sk-local");
+    vi.stubEnv("OPENAI_MODEL", "fake-live");
+    hang = true;
+    const f = join(dir, "aborted.json");
+    const listeners = process.listenerCount("SIGINT");
+    setTimeout(() => process.emit("SIGINT"), 200);
+    const { code, out } = await capture(() => runDemoCommand(["reviews", "--live", "--trace-out", f]));
+    hang = false;
+    expect(code).toBe(1);
+    expect(out).toMatch(/No answer: aborted/);
+    expect(process.listenerCount("SIGINT")).toBe(listeners);
+    expect((JSON.parse(readFileSync(f, "utf8")) as SavedRun).fail?.reason).toBe("aborted");
   });
 });
 

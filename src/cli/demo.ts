@@ -8,6 +8,7 @@ import { LlmError } from "../agent/llm/errors.js";
 import { openaiLlm } from "../agent/llm/openai.js";
 import { recordingLlm } from "../agent/llm/recorder.js";
 import { replayLlm } from "../agent/llm/replay.js";
+import { scriptedLlm } from "../agent/llm/scripted.js";
 import type { Llm } from "../agent/llm/types.js";
 import { runToJson } from "../agent/serialize.js";
 import { renderRun, renderTokens } from "./trace.js";
@@ -108,7 +109,6 @@ export async function runDemoCommand(args: string[]): Promise<number> {
     return 2;
   }
   if (values.record !== undefined) {
-    const { scriptedLlm } = await import("../agent/llm/scripted.js");
     llm = recordingLlm(llm ?? scriptedLlm(example.replies, { name: `scripted:${example.name}` }), values.record, { fresh: true });
   }
 
@@ -116,7 +116,13 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   const mode = values.live ? "live" : values.replay !== undefined ? `replaying ${values.replay}` : "offline, scripted replies";
   out.write(`Example: ${example.name}: ${example.title}\n${example.summary}\nLLM: ${llm?.name ?? `scripted:${example.name}`} (${mode})${values.compress ? " · compressed history" : ""}\nMission: ${example.prompt}\n\n`);
 
-  const step = await runExample(example, { ...(llm ? { llm } : {}), ...(values.compress ? { compressHistory: true } : {}) });
+  // Ctrl-C ends a (slow, live) run as "aborted", keeping its trace for --trace-out.
+  const stop = new AbortController();
+  const onInterrupt = () => stop.abort();
+  process.once("SIGINT", onInterrupt);
+  const step = await runExample(example, { ...(llm ? { llm } : {}), ...(values.compress ? { compressHistory: true } : {}), signal: stop.signal }).finally(() =>
+    process.off("SIGINT", onInterrupt),
+  );
   out.write(`${renderRun(step.trace, { full: values.full ?? false, task: false }, step)}\n\n`);
 
   let code = 0;
