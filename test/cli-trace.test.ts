@@ -7,12 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { examples, findExample, type Example } from "../examples/index.js";
-import { runToJson, traceToJson, type SavedRun } from "../src/agent/serialize.js";
+import { runFromJson, runToJson, traceToJson, type SavedRun } from "../src/agent/serialize.js";
 import type { RunTrace } from "../src/agent/trace.js";
 import { runExample } from "../examples/run.js";
 import { scriptedLlm } from "../src/agent/llm/index.js";
 import { runDemoCommand } from "../src/cli/demo.js";
-import { runTraceCommand } from "../src/cli/trace.js";
+import { runTraceCommand, turnBudget } from "../src/cli/trace.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ptc-cli-trace-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -182,7 +182,7 @@ describe("ptc trace show", () => {
     file = join(dir, "recovery.json");
     const { code } = await capture(() => runDemoCommand(["recovery", "--trace-out", file]));
     expect(code).toBe(0);
-    trace = (JSON.parse(readFileSync(file, "utf8")) as SavedRun).trace;
+    trace = runFromJson(readFileSync(file, "utf8")).trace;
   });
 
   it("prints the run turn by turn: programs, tool calls, output, errors, definitions and tokens", async () => {
@@ -231,7 +231,7 @@ describe("ptc trace show", () => {
     expect(noTurn.err).toMatch(/--messages needs --turn N/);
     const bad = await capture(() => runTraceCommand(["show", file, "--turn", "two"]));
     expect(bad.code).toBe(2);
-    expect(bad.err).toMatch(/--turn expects a turn number/);
+    expect(bad.err).toMatch(/--turn expects a positive whole number/);
   });
 
   it("explains files it cannot use", async () => {
@@ -282,6 +282,29 @@ describe("ptc trace show", () => {
     expect(out).toMatch(/── Turn 1: ok[\s\S]*Nested agent category-analyst \(answered\):\n {2}│ Turns: 2 · returned/);
     expect(out).toContain("  │   (def rows (tool/list-expenses {:month data/month}))");
     expect(out).toMatch(/ {2}│ ── Turn 2: returned[\s\S]*── Turn 2: returned/);
+  });
+
+  it("compares the full and the compressed prompt, with the compression figures", async () => {
+    const { code, out } = await capture(() => runTraceCommand(["show", file, "--compressed", "--turn", "3"]));
+    expect(code).toBe(0);
+    expect(out).toMatch(/^Prompt for turn 3: full \d+ tokens, compressed \d+ tokens/);
+    expect(out).toMatch(/^Compression per prompt$/m);
+    expect(out.match(/^ +\d+ +\d+ +\d+ +-?\d+%/gm)).toHaveLength(trace.turns.length);
+    const last = await capture(() => runTraceCommand(["show", file, "--compressed"]));
+    expect(last.out).toMatch(/^Prompt for turn 5: /);
+  });
+
+  it("reads the turn budget from the task message, and checks --compressed's flags", async () => {
+    expect(turnBudget(trace)).toBe(recovery.maxTurns);
+    expect(turnBudget({ ...trace, task: "no turn line" })).toBe(trace.turns.length);
+    const far = await capture(() => runTraceCommand(["show", file, "--compressed", "--turn", "9"]));
+    expect(far.code).toBe(1);
+    expect(far.err).toMatch(/no prompt for turn 9/);
+    const bad = await capture(() => runTraceCommand(["show", file, "--compressed", "--max-turns", "0"]));
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--max-turns expects a positive whole number/);
+    const both = await capture(() => runTraceCommand(["show", file, "--turn", "2", "--messages", "--compressed"]));
+    expect(both.code).toBe(2);
   });
 
   it("prints usage for no arguments or an unknown subcommand", async () => {

@@ -6,6 +6,8 @@ import { parseArgs } from "node:util";
 import { renderError } from "../agent/feedback.js";
 import { runFromJson, traceFromJson, TraceFormatError, type SavedRun } from "../agent/serialize.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../agent/trace.js";
+import { renderComparison } from "../history/compare.js";
+import { defaultViewOptions } from "../history/view.js";
 
 export interface RenderOptions {
   /** Show every output line and tool call instead of the first few. */
@@ -18,12 +20,15 @@ const MAX_PRINT_LINES = 30;
 const MAX_TOOL_CALLS = 12;
 const MAX_INLINE = 120;
 
-const USAGE = `usage: ptc trace show FILE [--turn N] [--messages] [--full]
+const USAGE = `usage: ptc trace show FILE [--turn N] [--messages | --compressed] [--full]
 
-  FILE          a saved run or a bare trace as JSON (ptc demo --trace-out FILE writes one)
-  --turn N      only turn N, with the model's raw reply
-  --messages    with --turn: the messages the LLM was sent for that turn
-  --full        every output line and tool call, uncut
+  FILE            a saved run or a bare trace as JSON (ptc demo --trace-out FILE writes one)
+  --turn N        only turn N, with the model's raw reply
+  --messages      with --turn: the messages the LLM was sent for that turn
+  --compressed    the full and the compressed prompt side by side (of turn N with --turn,
+                  else of the turn after the last), then the compression figures per prompt
+  --max-turns N   the run's turn budget for --compressed (default: read from the task message)
+  --full          every output line and tool call, uncut
 `;
 
 const fmt = (n: number): string => n.toLocaleString("en-US");
@@ -174,6 +179,22 @@ export function loadRun(file: string): LoadedRun {
   }
 }
 
+/** A flag's positive integer; undefined when absent, null (after saying why) when malformed. */
+function positiveInt(raw: string | undefined, flag: string): number | undefined | null {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (Number.isInteger(n) && n >= 1) return n;
+  process.stderr.write(`ptc trace show: ${flag} expects a positive whole number, got "${raw}"\n`);
+  return null;
+}
+
+/** The run's turn budget, read from the task message's turn line ("Turn 1 of 5."); else the turns taken. */
+export function turnBudget(trace: RunTrace): number {
+  if (/This is your only turn/.test(trace.task)) return 1;
+  const m = /Turn 1 of (\d+)\./.exec(trace.task);
+  return m ? Number(m[1]) : Math.max(1, trace.turns.length);
+}
+
 /** `ptc trace show FILE [--turn N] [--messages] [--full]`. Returns the exit code. */
 export async function runTraceCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
@@ -190,7 +211,14 @@ export async function runTraceCommand(args: string[]): Promise<number> {
     parsed = parseArgs({
       args: rest,
       allowPositionals: true,
-      options: { turn: { type: "string" }, messages: { type: "boolean" }, full: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      options: {
+        turn: { type: "string" },
+        messages: { type: "boolean" },
+        compressed: { type: "boolean" },
+        "max-turns": { type: "string" },
+        full: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
     });
   } catch (e) {
     process.stderr.write(`ptc trace show: ${(e as Error).message}\n${USAGE}`);
@@ -205,15 +233,15 @@ export async function runTraceCommand(args: string[]): Promise<number> {
     process.stderr.write(`ptc trace show: expected one trace file, got ${positionals.length}\n${USAGE}`);
     return 2;
   }
-  let turnNumber: number | undefined;
-  if (values.turn !== undefined) {
-    turnNumber = Number(values.turn);
-    if (!Number.isInteger(turnNumber) || turnNumber < 1) {
-      process.stderr.write(`ptc trace show: --turn expects a turn number (1, 2, ...), got "${values.turn}"\n`);
-      return 2;
-    }
-  } else if (values.messages) {
+  const turnNumber = positiveInt(values.turn, "--turn");
+  const maxTurns = positiveInt(values["max-turns"], "--max-turns");
+  if (turnNumber === null || maxTurns === null) return 2;
+  if (values.messages && turnNumber === undefined) {
     process.stderr.write("ptc trace show: --messages needs --turn N (the turn whose messages to print)\n");
+    return 2;
+  }
+  if (values.messages && values.compressed) {
+    process.stderr.write("ptc trace show: --messages and --compressed exclude each other (--compressed shows both prompts)\n");
     return 2;
   }
   let loaded: LoadedRun;
@@ -225,6 +253,15 @@ export async function runTraceCommand(args: string[]): Promise<number> {
     return 1;
   }
   const { trace, saved } = loaded;
+  if (values.compressed) {
+    const budget = maxTurns ?? turnBudget(trace);
+    if (turnNumber !== undefined && turnNumber > trace.turns.length + 1) {
+      process.stderr.write(`ptc trace show: no prompt for turn ${turnNumber} (the run has ${trace.turns.length} turns)\n`);
+      return 1;
+    }
+    process.stdout.write(`${renderComparison(trace, budget, defaultViewOptions, turnNumber === undefined ? {} : { turn: turnNumber })}\n`);
+    return 0;
+  }
   const options: RenderOptions = { full: values.full ?? false };
   if (turnNumber === undefined) {
     process.stdout.write(`${renderRun(trace, options, saved)}\n`);
