@@ -1,6 +1,9 @@
 // Traces and finished runs to JSON and back. Loading validates the whole structure and
 // says where it is wrong; fields this version does not know are kept, so traces written by
 // newer code still load. Non-finite numbers (tool results may hold them) survive the trip.
+// Each turn records every message it sent, so consecutive turns repeat long prefixes (the
+// system prompt above all); on disk a turn's messages start with a `{"$ptc:reuse": k}`
+// marker standing for the first k messages of the turn before, and are expanded on load.
 import { z } from "zod";
 import type { AgentFailure } from "./errors.js";
 import type { RunUsage, Step } from "./subagent.js";
@@ -90,6 +93,56 @@ export interface SavedRun {
 }
 
 const NUMBER_TAG = "$ptc:number";
+const REUSE_TAG = "$ptc:reuse";
+
+type Message = { role: string; content: string };
+
+function sharedPrefix(a: readonly Message[], b: readonly Message[]): number {
+  const n = Math.min(a.length, b.length);
+  let k = 0;
+  while (k < n && a[k].role === b[k].role && a[k].content === b[k].content) k++;
+  return k;
+}
+
+/** The trace with each turn's messages written as a reuse marker plus the new messages. */
+function encodeTrace(trace: RunTrace): unknown {
+  let previous: readonly Message[] = [
+    { role: "system", content: trace.system },
+    { role: "user", content: trace.task },
+  ];
+  const turns = trace.turns.map((t) => {
+    const k = sharedPrefix(previous, t.messages);
+    previous = t.messages;
+    const encoded: Record<string, unknown> = { ...t, messages: k > 0 ? [{ [REUSE_TAG]: k }, ...t.messages.slice(k)] : t.messages };
+    if (t.nested) encoded.nested = t.nested.map((n) => ({ ...n, trace: encodeTrace(n.trace) }));
+    return encoded;
+  });
+  return { ...trace, turns };
+}
+
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+
+/** Expands reuse markers in place; leaves anything malformed for validation to report. */
+function decodeTrace(raw: unknown, path: string): void {
+  if (!isRecord(raw) || !Array.isArray(raw.turns)) return;
+  let previous: unknown[] = [
+    { role: "system", content: raw.system },
+    { role: "user", content: raw.task },
+  ];
+  raw.turns.forEach((t: unknown, i) => {
+    if (!isRecord(t) || !Array.isArray(t.messages)) return;
+    const head: unknown = t.messages[0];
+    if (isRecord(head) && Object.hasOwn(head, REUSE_TAG)) {
+      const k = head[REUSE_TAG];
+      if (typeof k !== "number" || !Number.isInteger(k) || k < 1 || k > previous.length) {
+        throw new TraceFormatError(`not a ptc-lisp trace: at ${path}turns.${i}.messages: reuses ${String(k)} messages of a turn that sent ${previous.length}`);
+      }
+      t.messages = [...previous.slice(0, k), ...t.messages.slice(1)];
+    }
+    previous = t.messages as unknown[];
+    if (Array.isArray(t.nested)) t.nested.forEach((n: unknown, j) => isRecord(n) && decodeTrace(n.trace, `${path}turns.${i}.nested.${j}.trace.`));
+  });
+}
 
 function replacer(_key: string, v: unknown): unknown {
   return typeof v === "number" && !Number.isFinite(v) ? { [NUMBER_TAG]: String(v) } : v;
@@ -103,15 +156,16 @@ function reviver(_key: string, v: unknown): unknown {
   return v;
 }
 
-function parse<T>(text: string, schema: z.ZodType, what: string): T {
+function parse<T>(text: string, schema: z.ZodType, what: string, trace: (raw: Record<string, unknown>) => unknown, prefix: string): T {
   let raw: unknown;
   try {
     raw = JSON.parse(text, reviver);
   } catch (e) {
     throw new TraceFormatError(`not a ${what}: invalid JSON (${(e as Error).message})`);
   }
-  const version = typeof raw === "object" && raw !== null ? (raw as { version?: unknown }).version : undefined;
+  const version = isRecord(raw) ? raw.version : undefined;
   if (version !== undefined && version !== TRACE_VERSION) throw new TraceFormatError(`unsupported ${what} version ${String(version)}; this library reads version ${TRACE_VERSION}`);
+  if (isRecord(raw)) decodeTrace(trace(raw), prefix);
   const checked = schema.safeParse(raw);
   if (!checked.success) {
     const issue = checked.error.issues[0];
@@ -123,22 +177,24 @@ function parse<T>(text: string, schema: z.ZodType, what: string): T {
 }
 
 export function traceToJson(trace: RunTrace, indent?: number): string {
-  return JSON.stringify(trace, replacer, indent);
+  return JSON.stringify(encodeTrace(trace), replacer, indent);
 }
 
 /** Loads a trace; throws TraceFormatError naming the first problem and where it is. */
 export function traceFromJson(text: string): RunTrace {
-  return parse<RunTrace>(text, runTrace, "ptc-lisp trace");
+  return parse<RunTrace>(text, runTrace, "ptc-lisp trace", (raw) => raw, "");
 }
 
 /** A finished run as JSON. Live memory values are not saved: the trace's definitions carry their EDN and source. */
 export function runToJson(step: Step, indent?: number): string {
-  const saved: SavedRun = { version: TRACE_VERSION, ok: step.ok, usage: step.usage, trace: step.trace };
+  const saved: Record<string, unknown> = { version: TRACE_VERSION, ok: step.ok };
   if (step.ok) saved.value = step.value;
   else saved.fail = step.fail;
+  saved.usage = step.usage;
+  saved.trace = encodeTrace(step.trace);
   return JSON.stringify(saved, replacer, indent);
 }
 
 export function runFromJson(text: string): SavedRun {
-  return parse<SavedRun>(text, savedRun, "saved ptc-lisp run");
+  return parse<SavedRun>(text, savedRun, "saved ptc-lisp run", (raw) => raw.trace, "trace.");
 }

@@ -608,7 +608,8 @@ function asTool<O extends z.ZodType | undefined>(agent: Agent<O>, opts: AsToolOp
     input,
     run,
     timeoutMs: opts.timeoutMs ?? Infinity,
-    ...(agent.output !== undefined ? { output: agent.output } : {}),
+    // The nested run already validated its value against the output schema.
+    ...(agent.output !== undefined ? { output: agent.output, checkOutput: false } : {}),
     ...(opts.maxCalls !== undefined ? { maxCalls: opts.maxCalls } : {}),
   }) as Tool<z.ZodObject, O>;
 }

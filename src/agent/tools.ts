@@ -22,8 +22,10 @@ export interface ToolDefinition<I extends ToolInput = ToolInput, O extends z.Zod
   description: string;
   /** The argument map. Its keys, in order, are also the positional parameters: (tool/x a b). */
   input?: I;
-  /** The result's shape, shown in the prompt and checked after each call. */
+  /** The result's shape, shown in the prompt and (unless `checkOutput` is false) checked after each call. */
   output?: O;
+  /** Check results against `output` (default true). Off for a run that returns already-validated values, such as a nested agent. */
+  checkOutput?: boolean;
   /** Receives the validated arguments and an AbortSignal that fires on timeout or abort. */
   run: (args: z.output<I>, signal: AbortSignal, ctx: ToolRunContext) => unknown;
   /** Per-call timeout in ms (default: the run's `toolTimeoutMs`). `Infinity` for none. */
@@ -132,7 +134,7 @@ export class ToolSession {
     if (!parsed.success) throw new ToolFailure(`invalid arguments: ${describeIssues(parsed.error, raw).join("; ")}`);
     this.calls.set(name, used + 1);
     const result = await this.withTimeout(t, (s) => t.run(parsed.data, s, { name, scope: this.options.scope }), signal);
-    if (t.output === undefined) return result;
+    if (t.output === undefined || t.checkOutput === false) return result;
     const checked = t.output.safeParse(result);
     if (!checked.success) throw new ToolFailure(`the tool returned a result that does not match its declared output: ${describeIssues(checked.error, result).join("; ")}`);
     return checked.data;

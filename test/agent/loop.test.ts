@@ -506,6 +506,16 @@ describe("nested agents", () => {
     expect(llm.requests).toHaveLength(1);
   });
 
+  it("hands the parent the nested run's parsed value, described by its output type", async () => {
+    const scorer = SubAgent.create({ prompt: "Score {{product}}", output: z.object({ score: z.number() }).transform((o) => o.score * 2), maxTurns: 1 });
+    const parent = SubAgent.create({ prompt: "Go", tools: { score: SubAgent.asTool(scorer) } });
+    const llm = scriptedLlm([code('(return (tool/score "X"))'), code("(return {:score 2})")]);
+    const step = await SubAgent.run(parent, { llm });
+    expect(step.value).toBe(4);
+    // A transform's result type is unknown to zod, so the prompt says any rather than guess.
+    expect(step.trace.system).toContain("tool/score {:product string} -> any");
+  });
+
   it("turns a nested failure into a tool error the parent can see", async () => {
     const parent = SubAgent.create({ prompt: "Go", tools: { rate: SubAgent.asTool(rate) }, maxTurns: 2 });
     const llm = scriptedLlm([code('(tool/rate "X")'), code('(fail "cannot rate")'), code('(return "gave up")')]);

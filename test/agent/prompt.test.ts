@@ -219,3 +219,11 @@ describe("common mistakes section", () => {
     for (const src of ["(atom 1)", "(swap! a inc)", "(iterate inc 1)"]) expect((await evaluate(src)).ok).toBe(false);
   });
 });
+
+describe("shapes of tool results", () => {
+  it("shows what the program receives (zod output), and what it must write (zod input)", () => {
+    const schema = z.object({ n: z.string().transform((s) => s.length).pipe(z.number()) });
+    expect(shapeOf(schema).text).toBe("{:n string}");
+    expect(shapeOf(schema, "output").text).toBe("{:n number}");
+  });
+});

@@ -40,6 +40,28 @@ describe("trace JSON", () => {
     expect(traceToJson(back)).toBe(json);
   });
 
+  it("writes the messages a turn shares with the turn before only once", async () => {
+    const step = await sampleRun();
+    const json = traceToJson(step.trace);
+    const system = JSON.stringify(step.trace.system);
+    expect(json.split(system).length - 1).toBe(1);
+    expect(json.length).toBeLessThan(JSON.stringify(step.trace).length / 2);
+    expect(JSON.parse(json).turns[3].messages[0]).toEqual({ "$ptc:reuse": 6 });
+  });
+
+  it("round-trips traces built with the compressed view, whose prefixes differ", async () => {
+    const agent = SubAgent.create({ prompt: "Sum", maxTurns: 4 });
+    const llm = scriptedLlm([code("(def a 1)\n(println a)"), code("(def b 2)\n(println b)"), code("(return (+ a b))")]);
+    const step = await SubAgent.run(agent, { llm, compressHistory: true });
+    expect(step.value).toBe(3);
+    expect(traceFromJson(traceToJson(step.trace))).toEqual(step.trace);
+  });
+
+  it("rejects a reuse marker that points past the previous turn", () => {
+    const text = JSON.stringify({ version: 1, system: "s", task: "t", turns: [{ messages: [{ "$ptc:reuse": 3 }] }] });
+    expect(() => traceFromJson(text)).toThrow("at turns.0.messages: reuses 3 messages of a turn that sent 2");
+  });
+
   it("pretty-prints on request", async () => {
     const step = await sampleRun();
     expect(traceToJson(step.trace, 2)).toContain('\n  "version": 1');

@@ -181,3 +181,17 @@ describe("ToolSession", () => {
     expect(!r.ok && r.error.message.length).toBeLessThan(600);
   });
 });
+
+describe("tool results and transforms", () => {
+  it("passes the parsed output into the program, and describes it as parsed", async () => {
+    const t = tool({ description: "Lengths.", output: z.array(z.string()).transform((xs) => xs.length), run: () => ["a", "b"] });
+    const r = await evaluate("(tool/t)", { tools: session({ t }).specs(false) });
+    expect(r.ok && r.value).toBe(2);
+  });
+
+  it("can skip checking results that are already valid", async () => {
+    const t = tool({ description: "Trusted.", output: z.number(), checkOutput: false, run: () => "not a number" });
+    const r = await evaluate("(tool/t)", { tools: session({ t }).specs(false) });
+    expect(r.ok && r.value).toBe("not a number");
+  });
+});

@@ -18,9 +18,9 @@ export interface Shape {
 
 const MAX_DEPTH = 8;
 
-function jsonSchema(schema: z.ZodType): Json {
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Json {
   try {
-    return z.toJSONSchema(schema, { io: "input", unrepresentable: "any", cycles: "ref", reused: "inline" }) as Json;
+    return z.toJSONSchema(schema, { io, unrepresentable: "any", cycles: "ref", reused: "inline" }) as Json;
   } catch {
     return {};
   }
@@ -145,9 +145,13 @@ function literal(v: unknown): string {
   return typeof v === "object" ? JSON.stringify(v) : String(v);
 }
 
-/** The shape of a zod schema as the program sees the data (keyword keys, vectors, nil). */
-export function shapeOf(schema: z.ZodType): Shape {
-  const root = jsonSchema(schema);
+/**
+ * The shape of a zod schema as the program sees the data (keyword keys, vectors, nil):
+ * of what the program must write (`io: "input"`, the default: arguments, return values)
+ * or of what it receives after parsing (`"output"`: tool results).
+ */
+export function shapeOf(schema: z.ZodType, io: "input" | "output" = "input"): Shape {
+  const root = jsonSchema(schema, io);
   const r = new Renderer(root);
   const text = r.text(root, [], 0);
   const shape: Shape = { text, fields: r.fields, example: r.example(root, 0) };

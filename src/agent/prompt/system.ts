@@ -36,7 +36,7 @@ export function toolsSection(tools: Readonly<Record<string, Tool>>): string {
   return entries
     .map(([name, t]) => {
       const args = shapeOf(t.input);
-      const result = t.output !== undefined ? shapeOf(t.output).text : "any";
+      const result = t.output !== undefined ? shapeOf(t.output, "output").text : "any";
       const notes = [...t.description.trim().split("\n"), ...args.fields];
       if (t.maxCalls !== undefined) notes.push(`At most ${t.maxCalls} call${t.maxCalls === 1 ? "" : "s"} per run.`);
       return `tool/${name} ${args.text} -> ${result}\n${indent(notes)}`;
