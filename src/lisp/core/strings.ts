@@ -179,6 +179,9 @@ function splitLiteral(s: string, sep: string, limit: number): string[] {
   }
   const parts = s.split(sep);
   if (limit > 0 && parts.length > limit) return [...parts.slice(0, limit - 1), parts.slice(limit - 1).join(sep)];
+  // As Java's split (which Clojure's uses): without a limit, trailing empty pieces are dropped,
+  // but a text with no separator at all comes back whole, even when empty.
+  if (limit === 0 && parts.length > 1) while (parts.length > 0 && parts[parts.length - 1] === "") parts.pop();
   return parts;
 }
 
@@ -189,7 +192,7 @@ function split(args: Value[]): Value {
   let parts: string[];
   if (sep instanceof Regex) {
     regexInput("split", s);
-    parts = regexSplit(sep, s, limit, false);
+    parts = regexSplit(sep, s, limit, limit === 0);
   } else if (typeof sep === "string") {
     chargeScan(s.length);
     parts = splitLiteral(s, sep, limit);
@@ -561,9 +564,10 @@ export const STRINGS: BuiltinDef[] = [
     area: "strings",
     arity: [2, 3],
     params: "[s separator] [s separator limit]",
-    doc: "Splits s at each occurrence of separator (a literal string or a regex), keeping empty pieces; \"\" splits into characters.",
+    doc: "Splits s at each occurrence of separator (a literal string or a regex); empty pieces are kept except trailing ones, as in Clojure; \"\" splits into characters.",
     examples: [
       ['(split "a,b,,c" ",")', '["a" "b" "" "c"]'],
+      ['(split "a,b,," #",")', '["a" "b"]'],
       ['(split "a  b c" #"\\s+")', '["a" "b" "c"]'],
       ['(split "a=b=c" "=" 2)', '["a" "b=c"]'],
     ],

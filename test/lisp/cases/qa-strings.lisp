@@ -1,0 +1,261 @@
+;; QA: string processing as LLM agents write it.
+(clojure.string/split "a,b,,c" #",")
+;=> ["a" "b" "" "c"]
+(str/split "a,b,c," #",")
+;=> ["a" "b" "c"]
+(str/split "a,b,c,," ",")
+;=> ["a" "b" "c"]
+(count (str/split "x\ny\n\n" #"\n"))
+;=> 2
+(str/split ",," #",")
+;=> []
+(str/split "" #",")
+;=> [""]
+(str/split "a,," #"," -1)
+;=> ["a" "" ""]
+(str/split "a b  c" #"\s+")
+;=> ["a" "b" "c"]
+(str/split "k=v=w" #"=" 2)
+;=> ["k" "v=w"]
+(clojure.string/split "a,b" ",")
+;=> ["a" "b"]
+(str/split-lines "l1\nl2\r\nl3\n")
+;=> ["l1" "l2" "l3"]
+(str/join ", " ["a" "b" "c"])
+;=> "a, b, c"
+(str/join ["a" "b"])
+;=> "ab"
+(str/join "-" [1 :k nil "s"])
+;=> "1-:k--s"
+(clojure.string/join "," (map :id data/orders))
+;=> "1,2"
+(str/upper-case "hello")
+;=> "HELLO"
+(clojure.string/lower-case "HeLLo")
+;=> "hello"
+(str/capitalize "hELLO world")
+;=> "Hello world"
+(str/trim "  x y \n")
+;=> "x y"
+(str/triml "  x ")
+;=> "x "
+(str/trimr "  x ")
+;=> "  x"
+(str/blank? "  ")
+;=> true
+(str/blank? nil)
+;=> true
+(str/includes? "hello world" "o w")
+;=> true
+(str/starts-with? "hello" "he")
+;=> true
+(str/ends-with? "file.json" ".json")
+;=> true
+(str/replace "a-b-c" "-" "_")
+;=> "a_b_c"
+(str/replace "a1b22c" #"\d+" "#")
+;=> "a#b#c"
+(str/replace "John Smith" #"(\w+) (\w+)" "$2, $1")
+;=> "Smith, John"
+(str/replace-first "aaa" "a" "b")
+;=> "baa"
+(str/replace "hello" #"l" (fn [m] (str/upper-case m)))
+;=> "heLLo"
+(str/reverse "abc")
+;=> "cba"
+(apply str (reverse "abc"))
+;=> "cba"
+(str/index-of "hello" "l")
+;=> 2
+(str/index-of "hello" "z")
+;=> nil
+(str/last-index-of "hello" "l")
+;=> 3
+(subs "hello world" 6)
+;=> "world"
+(subs "hello" 1 3)
+;=> "el"
+(str "a" 1 nil :k 2.5 [1 2] {:a 1})
+;=> "a1:k2.5[1 2]{:a 1}"
+(str)
+;=> ""
+(str nil)
+;=> ""
+(pr-str "a" nil)
+;=> "\"a\" nil"
+(count "hello")
+;=> 5
+(format "%s has %d items" "cart" 3)
+;=> "cart has 3 items"
+(format "%.2f" 3.14159)
+;=> "3.14"
+(format "%05d" 42)
+;=> "00042"
+(format "%-5s|" "ab")
+;=> "ab   |"
+(format "%5.1f%%" 12.345)
+;=> " 12.3%"
+(format "%x" 255)
+;=> "ff"
+(format "%,d" 1234567)
+;=> "1,234,567"
+(format "Total: $%.2f" (/ 35 2))
+;=> "Total: $17.50"
+(name :foo)
+;=> "foo"
+(name "s")
+;=> "s"
+(keyword "abc")
+;=> :abc
+(keyword "with space")
+;=> :with space
+(parse-long "42")
+;=> 42
+(parse-long "4.2")
+;=> nil
+(parse-long " 42")
+;=> nil
+(parse-double "4.5")
+;=> 4.5
+(parse-double "1e3")
+;=> 1000.0
+(parse-long nil)
+;=> nil
+(re-find #"\d+" "abc 123 def 45")
+;=> "123"
+(re-find #"(\w+)@(\w+)\.com" "mail bob@site.com now")
+;=> ["bob@site.com" "bob" "site"]
+(re-find #"x" "abc")
+;=> nil
+(re-seq #"\d+" "a1 b22 c333")
+;=> ["1" "22" "333"]
+(map parse-long (re-seq #"\d+" "a1 b22"))
+;=> [1 22]
+(re-seq #"(\w)=(\d)" "a=1 b=2")
+;=> [["a=1" "a" "1"] ["b=2" "b" "2"]]
+(re-matches #"\d{3}-\d{4}" "555-1234")
+;=> "555-1234"
+(re-matches #"\d+" "12a")
+;=> nil
+(re-matches #"(\d+)-(\d+)" "10-20")
+;=> ["10-20" "10" "20"]
+(re-find (re-pattern (str "(?i)" "HELLO")) "say hello")
+;=> "hello"
+(re-find #"(?i)error" "An ERROR occurred")
+;=> "ERROR"
+(count (re-seq #"\w+" "the quick brown fox"))
+;=> 4
+(->> (str/split "the cat the dog the end" #" ") frequencies (sort-by val >) first key)
+;=> "the"
+(->> "Hello World" (filter #(re-matches #"[A-Z]" %)) (apply str))
+;=> "HW"
+(->> "hello world" (re-seq #"\w+") (map str/capitalize) (str/join " "))
+;=> "Hello World"
+(str/join "," (map #(format "%s=%s" (name (key %)) (val %)) {:a 1 :b 2}))
+;=> "a=1,b=2"
+(seq "abc")
+;=> ["a" "b" "c"]
+(first "abc")
+;=> "a"
+(vec "ab")
+;=> ["a" "b"]
+(set "aab")
+;=> #{"a" "b"}
+(frequencies (str/lower-case "AaB"))
+;=> {"a" 2 "b" 1}
+(let [s "2024-01-15"] (map parse-long (str/split s #"-")))
+;=> [2024 1 15]
+(let [[_ y m d] (re-matches #"(\d{4})-(\d{2})-(\d{2})" "2024-01-15")] [y m d])
+;=> ["2024" "01" "15"]
+(let [line "name: Ann, age: 31"] (into {} (map (fn [kv] (let [[k v] (str/split kv #": ")] [(keyword k) v])) (str/split line #", "))))
+;=> {:name "Ann" :age "31"}
+(str/includes? (str/lower-case "Error: Disk Full") "error")
+;=> true
+(filter #(str/includes? % "an") ["banana" "apple" "mango"])
+;=> ["banana" "mango"]
+(str/join "\n" ["a" "b"])
+;=> "a\nb"
+(str (subs "abcdefghij" 0 5) "...")
+;=> "abcde..."
+(subs "abc" 0 10)
+;=> "abc"
+(apply str (take 5 "abcdefgh"))
+;=> "abcde"
+(.toUpperCase "abc")
+;=> "ABC"
+(.length "abc")
+;=> 3
+(.contains "abc" "b")
+;=> true
+(.split "a,b" ",")
+;=> ["a" "b"]
+(.substring "hello" 1 3)
+;=> "el"
+(.indexOf "hello" "l")
+;=> 2
+(.startsWith "hello" "h")
+;=> true
+(.trim " x ")
+;=> "x"
+(.charAt "abc" 1)
+;=> "b"
+(.toLowerCase "ABC")
+;=> "abc"
+(.endsWith "abc" "c")
+;=> true
+(str/upper-case nil)
+;!! type_error
+(str/trim nil)
+;!! type_error
+(str/split nil #",")
+;!! type_error
+(int "5")
+;!! type_error
+(re-find #"(\d+)" "no digits")
+;=> nil
+(second (re-find #"id=(\d+)" "x id=42 y"))
+;=> "42"
+(some-> (re-find #"id=(\d+)" "x id=42") second parse-long)
+;=> 42
+(some-> (re-find #"id=(\d+)" "nothing") second parse-long)
+;=> nil
+(let [words (str/split "a bb ccc" #" ")] (apply max-key count words))
+;=> "ccc"
+(str/join ", " (sort (map name #{:b :a})))
+;=> "a, b"
+(str "count: " (count data/orders))
+;=> "count: 2"
+(str 1.0)
+;=> "1.0"
+(str (/ 10 4))
+;=> "2.5"
+(str (/ 10 2))
+;=> "5.0"
+(str 'sym)
+;!! parse_error: quote
+(str/starts-with? nil "a")
+;!! type_error
+(char? \a)
+;=> true
+(= \a "a")
+;=> true
+(str \a \b)
+;=> "ab"
+(compare "apple" "banana")
+;=> -1
+(sort-by str/lower-case ["b" "A" "c"])
+;=> ["A" "b" "c"]
+(str/join " " (map str/trim (str/split " a , b " #",")))
+;=> "a b"
+(format "%d%%" 50)
+;=> "50%"
+(format "%s" nil)
+;=> "nil"
+(format "%s" [1 2])
+;=> "[1 2]"
+(format "%d" 3.5)
+;!! value_error: %.2f
+(format "%.1f" 2)
+;=> "2.0"
+(format "%8.3f|" 3.14159)
+;=> "   3.142|"
