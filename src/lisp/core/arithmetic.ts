@@ -13,11 +13,18 @@ function overflow(op: string): LispError {
 }
 
 function notNumber(op: string, a: Value, b?: Value): LispError {
-  const bad = typeof a === "number" || a instanceof LFloat ? b : a;
-  return typeErr(
-    `${op} expects numbers, got ${describe(bad as Value)}`,
-    op === "+" && (typeof a === "string" || typeof b === "string") ? "use (str a b) to join strings" : bad === null ? "a nil usually means a missing key or an empty result; check it with (if x ...) or use (or x 0)" : undefined,
-  );
+  const bad = (typeof a === "number" || a instanceof LFloat ? b : a) as Value;
+  return typeErr(`${op} expects numbers, got ${describe(bad)}`, numberHint(op, bad));
+}
+
+function numberHint(op: string, bad: Value): string | undefined {
+  if (bad === null) return "a nil usually means a missing key or an empty result; check it with (if x ...) or use (or x 0)";
+  if (typeof bad !== "string") return undefined;
+  // "$1,897.83" or "42": text that holds a number needs parsing, not string joining.
+  if (/^\s*[-+]?\d+\s*$/.test(bad)) return "parse it first: (parse-long s)";
+  if (/^\s*[-+]?\d*\.\d+\s*$/.test(bad)) return "parse it first: (parse-double s)";
+  if (/^\s*[-+$€£]?\s*[\d,]*\.?\d+\s*%?\s*$/.test(bad)) return 'parse it first: (parse-double (str/replace s #"[^0-9.-]" ""))';
+  return op === "+" ? "use (str a b) to join strings" : undefined;
 }
 
 /** The float or integer value, and whether it is a float. Throws for non-numbers. */
