@@ -156,6 +156,17 @@ function checkInheritable(o: InheritableOptions, fail: (message: string) => neve
     if (o[key] !== undefined && !positiveNumber(o[key])) fail(`${key} must be a positive number, got ${String(o[key])}`);
   }
   if (o.maxDepth !== undefined && !(Number.isInteger(o.maxDepth) && o.maxDepth >= 0)) fail(`maxDepth must be a non-negative integer, got ${String(o.maxDepth)}`);
+  if (o.view !== undefined) {
+    if (!isPlainObject(o.view)) fail("view must be an object of prompt-view options");
+    const defaults = defaultViewOptions as Readonly<Record<string, unknown>>;
+    for (const [k, v] of Object.entries(o.view)) {
+      if (!Object.hasOwn(defaults, k)) fail(`unknown view option '${k}'; known: ${Object.keys(defaults).join(", ")}`);
+      const d = defaults[k];
+      if (v !== undefined && (typeof v !== typeof d || (typeof v === "number" && !(Number.isInteger(v) && v >= 0)))) {
+        fail(`view.${k} must be ${typeof d === "number" ? "a non-negative integer" : `a ${typeof d}`}, got ${String(v)}`);
+      }
+    }
+  }
 }
 
 const INHERITABLE_KEYS = ["llm", "limits", "compressHistory", "printlnHistoryLimit", "view", "toolTimeoutMs", "maxDepth", "maxPrintChars", "ednBudget"] as const;
@@ -394,7 +405,14 @@ class AgentRun {
     const mission = expandMission(this.agent.prompt, context);
     if (!mission.ok) return mission.message;
     try {
-      this.task = taskMessage({ mission: mission.text, context, maxTurns: this.agent.maxTurns, sample: this.recorder.options, maxDepth: resolveLimits(this.options.limits).maxNestingDepth });
+      this.task = taskMessage({
+        mission: mission.text,
+        context,
+        maxTurns: this.agent.maxTurns,
+        toolsWithdrawn: this.withdraws,
+        sample: this.recorder.options,
+        maxDepth: resolveLimits(this.options.limits).maxNestingDepth,
+      });
     } catch (e) {
       return `the context cannot be passed to the program: ${errorText(e)}`;
     }

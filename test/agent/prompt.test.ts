@@ -161,6 +161,7 @@ describe("task message and context", () => {
     const text = taskMessage({ mission: "Say hi.", context: {}, maxTurns: 4, sample, maxDepth: 256 });
     expect(text).toBe("# Input data\n\n(none)\n\n# Mission\n\nSay hi.\n\nTurn 1 of 4.");
     expect(taskMessage({ mission: "x", context: {}, maxTurns: 1, sample, maxDepth: 256 })).toContain("only turn");
+    expect(taskMessage({ mission: "x", context: {}, maxTurns: 2, toolsWithdrawn: true, sample, maxDepth: 256 })).toContain("Turn 1 of 2. Next turn is your last and tools will be withdrawn then");
   });
 
   it("fills {{placeholders}} from the context: strings as text, other values as EDN", () => {

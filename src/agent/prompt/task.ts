@@ -1,6 +1,7 @@
 // The first user message: the run's visible input data and the mission, whose
 // {{placeholders}} are filled from the context. Hidden (`_`) keys never appear in it.
 import { print } from "../../lisp/evaluate.js";
+import { renderTurnLine } from "../feedback.js";
 import type { RecordOptions } from "../record.js";
 import { contextLines, isHiddenKey } from "./context.js";
 import { fill, template } from "./templates.js";
@@ -27,15 +28,17 @@ export function expandMission(prompt: string, context: Readonly<Record<string, u
   }
 }
 
-/** "Turn 1 of 5." or, for a single-turn run, a reminder that there is only one. */
-export function firstTurnLine(maxTurns: number): string {
-  return maxTurns === 1 ? "This is your only turn: end the program with (return ...) or (fail ...)." : `Turn 1 of ${maxTurns}.`;
+/** "Turn 1 of 5." (with the feedback's warnings when the run is that short), or the single-turn reminder. */
+export function firstTurnLine(maxTurns: number, toolsWithdrawn = false): string {
+  return maxTurns === 1 ? "This is your only turn: end the program with (return ...) or (fail ...)." : renderTurnLine(1, { maxTurns, toolsWithdrawn });
 }
 
 export interface TaskInput {
   mission: string;
   context: Readonly<Record<string, unknown>>;
   maxTurns: number;
+  /** The run withdraws its tools on the final turn. */
+  toolsWithdrawn?: boolean;
   sample: Pick<RecordOptions, "sampleItems" | "sampleChars">;
   /** Nesting depth data may have (the interpreter's limit). */
   maxDepth: number;
@@ -47,6 +50,6 @@ export function taskMessage(input: TaskInput): string {
   return fill(template("task"), {
     data: lines.length > 0 ? lines.join("\n") : "(none)",
     mission: input.mission.trim(),
-    turn: firstTurnLine(input.maxTurns),
+    turn: firstTurnLine(input.maxTurns, input.toolsWithdrawn),
   });
 }
