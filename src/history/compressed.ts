@@ -9,7 +9,7 @@ import type { ChatMessage } from "../agent/llm/types.js";
 import type { Turn } from "../agent/trace.js";
 import { renderFeedback, type FeedbackInfo } from "../agent/feedback.js";
 import { fullView } from "./full.js";
-import { renderSummary, type SummaryOptions } from "./summary.js";
+import { renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
 import { countTokens } from "./tokens.js";
 import { resolveViewOptions, type FullReason, type PromptView, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
 
@@ -63,19 +63,20 @@ function markSuperseded(turns: readonly Turn[], plans: TurnPlan[]): void {
 /**
  * Keeps the most recent `printlnHistoryLimit` println lines of the turns before the
  * latest one (the latest turn's output is what the model is answering, always shown).
- * In strict-prefix mode lines are dropped in batches of the limit, so the shown count
- * stays between N and 2N and earlier summaries change once per N new lines, not on
- * every turn.
+ * In strict-prefix mode the limit applies when a turn is first summarized — it keeps
+ * its own last N lines — and a written summary never changes afterwards, so the output
+ * of many turns can add up: size traded for a prefix that only grows.
  */
 function limitPrints(turns: readonly Turn[], plans: TurnPlan[], options: ViewOptions): void {
   const limit = Math.max(0, Math.floor(options.printlnHistoryLimit));
   const last = turns.length - 1;
+  if (options.strictPrefix) {
+    for (let i = 0; i < last; i++) plans[i].printsShown = Math.min(limit, turns[i].prints.length);
+    return;
+  }
   let total = 0;
   for (let i = 0; i < last; i++) total += turns[i].prints.length;
-  let cut: number;
-  if (total <= limit) cut = 0;
-  else if (!options.strictPrefix || limit === 0) cut = total - limit;
-  else cut = Math.floor((total - limit) / limit) * limit;
+  const cut = total - limit;
   let offset = 0;
   for (let i = 0; i < last && offset < cut; i++) {
     const len = turns[i].prints.length;
@@ -102,33 +103,31 @@ export const compressedView: PromptView = (input, rawOptions) => {
     const dropped = turn.prints.length - plan.printsShown;
     stats.printlnShown += plan.printsShown;
     stats.printlnDropped += dropped;
-    let reply: string;
-    let feedback: string | undefined;
+    const latest = i === last;
+    let reply = turn.reply;
+    let feedback = latest ? turn.feedback : historyFeedback(input, turn, plan, false);
     let full = plan.full;
+    let summary: RenderedSummary | undefined;
     if (full === null) {
-      reply = summaryOf(turn, plan, summaryOptions);
-      feedback = turn.feedback === undefined ? undefined : renderFeedback(turn, feedbackInfo(input), { prints: false, maxPrintChars: input.maxPrintChars });
-      const fullFeedback = windowedFeedback(input, turn, plan, i === last);
-      // A summary never costs more than the turn it replaces (terse programs stay as written).
-      if (!fits(reply, feedback, turn.reply, fullFeedback)) {
+      summary = summaryOf(turn, plan, summaryOptions);
+      const shortFeedback = historyFeedback(input, turn, plan, true);
+      // A summary never costs more than the turn it replaces in the full view (terse programs stay as written).
+      if (fits(summary.text, shortFeedback, turn.reply, turn.feedback)) {
+        reply = summary.text;
+        feedback = shortFeedback;
+      } else {
         full = "short";
-        reply = turn.reply;
-        feedback = fullFeedback;
       }
-    } else {
-      reply = turn.reply;
-      feedback = windowedFeedback(input, turn, plan, i === last);
     }
-    if (full === null) {
+    if (full === null && summary !== undefined) {
       stats.turnsCompressed++;
       const superseded = plan.superseded?.size ?? 0;
       stats.definitionsShown += turn.definitions.length - superseded;
       stats.definitionsSuperseded = (stats.definitionsSuperseded ?? 0) + superseded;
-      const listed = Math.min(turn.toolCalls.length, options.toolCallsPerTurn);
-      stats.toolCallsShown += listed;
-      stats.toolCallsDropped = (stats.toolCallsDropped ?? 0) + turn.toolCalls.length - listed;
+      stats.toolCallsShown += summary.toolCallsListed;
+      stats.toolCallsDropped = (stats.toolCallsDropped ?? 0) + turn.toolCalls.length - summary.toolCallsListed;
     } else {
-      stats.turnsFull.push({ turn: turn.number, reason: full });
+      stats.turnsFull.push({ turn: turn.number, reason: full ?? "short" });
     }
     messages.push({ role: "assistant", content: reply });
     if (feedback !== undefined) messages.push({ role: "user", content: feedback });
@@ -142,18 +141,35 @@ function feedbackInfo(input: ViewInput): FeedbackInfo {
 }
 
 /**
- * The feedback of a turn shown in full: verbatim while all its println lines are inside
- * the history limit, otherwise re-rendered with only the lines still inside it (or none,
- * should the shorter output render longer because the feedback cuts long output).
+ * The feedback after an earlier turn. The latest turn's is shown as the loop wrote it;
+ * an earlier one keeps its notes, errors and turn line, and its println lines still
+ * inside the history limit (a summarized turn shows them in its summary instead). The
+ * names in memory are left out: summaries and the latest feedback list them, and
+ * repeating them after every turn would grow the prompt quadratically.
  */
-function windowedFeedback(input: ViewInput, turn: Turn, plan: TurnPlan, latest: boolean): string | undefined {
-  if (turn.feedback === undefined || latest || plan.printsShown === turn.prints.length) return turn.feedback;
-  const info = feedbackInfo(input);
-  const without = renderFeedback(turn, info, { prints: false, maxPrintChars: input.maxPrintChars });
-  if (plan.printsShown === 0) return without;
-  const shown = renderFeedback({ ...turn, prints: turn.prints.slice(turn.prints.length - plan.printsShown) }, info, { prints: true, maxPrintChars: input.maxPrintChars });
-  return fits(shown, undefined, turn.feedback, undefined) ? shown : without;
+function historyFeedback(input: ViewInput, turn: Turn, plan: TurnPlan, summarized: boolean): string | undefined {
+  if (turn.feedback === undefined) return undefined;
+  const withdrawn = input.toolsWithdrawn ?? false;
+  const shown = summarized ? 0 : plan.printsShown;
+  const key = `${summarized}/${shown}/${input.maxTurns}/${withdrawn}/${input.maxPrintChars}`;
+  let memo = feedbacks.get(turn);
+  if (memo === undefined) feedbacks.set(turn, (memo = new Map()));
+  let text = memo.get(key);
+  if (text !== undefined) return text;
+  const info: FeedbackInfo = { maxTurns: input.maxTurns, toolsWithdrawn: withdrawn };
+  const bare: Turn = { ...turn, memory: [] };
+  text = renderFeedback(bare, info, { prints: false });
+  if (shown > 0) {
+    const withPrints = renderFeedback({ ...bare, prints: turn.prints.slice(turn.prints.length - shown) }, info, { prints: true, maxPrintChars: input.maxPrintChars });
+    // Feedback cuts long output, so fewer lines can render longer: then none are shown.
+    if (fits(withPrints, undefined, turn.feedback, undefined)) text = withPrints;
+  }
+  memo.set(key, text);
+  return text;
 }
+
+// Per turn record: a few renderings at most (summarized or not, lines shown, run settings).
+const feedbacks = new WeakMap<Turn, Map<string, string>>();
 
 /** Whether `a + a2` is no larger than `b + b2`, in characters and in tokens. */
 function fits(a: string, a2: string | undefined, b: string, b2: string | undefined): boolean {
@@ -163,14 +179,14 @@ function fits(a: string, a2: string | undefined, b: string, b2: string | undefin
 
 // Summaries are memoized per turn record: a turn's summary is rebuilt only when what it
 // depends on changes (a definition superseded, println lines dropped, other options).
-const summaries = new WeakMap<Turn, { key: string; text: string }>();
+const summaries = new WeakMap<Turn, { key: string; summary: RenderedSummary }>();
 
-function summaryOf(turn: Turn, plan: TurnPlan, options: SummaryOptions): string {
+function summaryOf(turn: Turn, plan: TurnPlan, options: SummaryOptions): RenderedSummary {
   let key = `${plan.printsShown}/${options.sampleItems}/${options.sampleChars}/${options.toolCallsPerTurn}/${options.maxPrintChars}`;
   if (plan.superseded !== undefined) for (const name of plan.superseded) key += "/" + name;
   const hit = summaries.get(turn);
-  if (hit !== undefined && hit.key === key) return hit.text;
-  const text = renderSummary(turn, { superseded: plan.superseded, printsShown: plan.printsShown }, options);
-  summaries.set(turn, { key, text });
-  return text;
+  if (hit !== undefined && hit.key === key) return hit.summary;
+  const summary = renderSummary(turn, { superseded: plan.superseded, printsShown: plan.printsShown }, options);
+  summaries.set(turn, { key, summary });
+  return summary;
 }

@@ -36,17 +36,25 @@ const MAX_DOC = 200;
 /** Nesting read back from a definition's EDN for its sample (deeper levels print as `...`). */
 const SAMPLE_DEPTH = 4;
 
+export interface RenderedSummary {
+  text: string;
+  /** Tool calls the summary lists (the rest are only counted). */
+  toolCallsListed: number;
+}
+
 /** Renders the summary that replaces a successful turn's program in the compressed view. */
-export function renderSummary(turn: Turn, ctx: SummaryContext, options: SummaryOptions): string {
+export function renderSummary(turn: Turn, ctx: SummaryContext, options: SummaryOptions): RenderedSummary {
   const lines = [`; Turn ${turn.number} summary (program omitted)`];
-  const printed = turn.prints.length > 0;
+  // Samples or output, not both: a turn that printed shows its output, unless all of it
+  // has been dropped, and then its data shows samples again.
+  const printed = turn.prints.length > 0 && ctx.printsShown > 0;
   // Functions first, then data, each in the order the program defined them.
   for (const d of turn.definitions) if (d.kind === "function") lines.push(definitionLine(d, ctx.superseded?.has(d.name) ?? false, false, options));
   for (const d of turn.definitions) if (d.kind !== "function") lines.push(definitionLine(d, ctx.superseded?.has(d.name) ?? false, !printed, options));
-  toolLines(turn.toolCalls, options, lines);
-  if (printed) lines.push(outputBlock(turn.prints, ctx.printsShown, options.maxPrintChars));
+  const toolCallsListed = toolLines(turn.toolCalls, options, lines);
+  if (turn.prints.length > 0) lines.push(outputBlock(turn.prints, ctx.printsShown, options.maxPrintChars));
   if (lines.length === 1) lines.push("; (no definitions, tool calls or output)");
-  return lines.join("\n");
+  return { text: lines.join("\n"), toolCallsListed };
 }
 
 /**
@@ -131,22 +139,71 @@ function formValue(f: Form): Value | undefined {
   }
 }
 
-/** `; Tool: name {args} -> shape`, one per call up to the limit, then the rest counted by name. */
-function toolLines(calls: readonly ToolCallTrace[], options: SummaryOptions, out: string[]): void {
-  const listed = Math.min(calls.length, options.toolCallsPerTurn);
-  for (let i = 0; i < listed; i++) out.push(toolLine(calls[i], options));
-  if (listed === calls.length) return;
-  const counts = new Map<string, number>();
-  for (let i = listed; i < calls.length; i++) counts.set(calls[i].name, (counts.get(calls[i].name) ?? 0) + 1);
-  const parts = [...counts].map(([name, n]) => `${name} x${n}`);
-  out.push(`; Tool calls not listed: ${calls.length - listed} (${parts.join(", ")})`);
+/**
+ * Tool calls, grouped by tool and outcome in order of first call: one call is
+ * `; Tool: name {args} -> shape`; several with the same outcome share a line whose
+ * arguments list each distinct value (`{:service "payments" :hour 14|15|16}`), so a
+ * fan-out over many items still says exactly what was asked. Groups past the limit are
+ * counted by tool. Returns the number of calls listed.
+ */
+function toolLines(calls: readonly ToolCallTrace[], options: SummaryOptions, out: string[]): number {
+  const groups = new Map<string, { name: string; outcome: string; args: unknown[] }>();
+  for (const c of calls) {
+    const outcome = outcomeOf(c, options);
+    const key = c.name + "\u0000" + outcome;
+    const g = groups.get(key);
+    if (g === undefined) groups.set(key, { name: c.name, outcome, args: [c.args] });
+    else g.args.push(c.args);
+  }
+  let listed = 0;
+  let lines = 0;
+  const rest = new Map<string, number>();
+  for (const g of groups.values()) {
+    if (lines < options.toolCallsPerTurn) {
+      out.push(groupLine(g.name, g.args, g.outcome, options));
+      listed += g.args.length;
+      lines++;
+    } else {
+      rest.set(g.name, (rest.get(g.name) ?? 0) + g.args.length);
+    }
+  }
+  if (rest.size > 0) out.push(`; Tool calls not listed: ${calls.length - listed} (${[...rest].map(([name, n]) => `${name} x${n}`).join(", ")})`);
+  return listed;
 }
 
+/** One tool call's line. */
 export function toolLine(call: ToolCallTrace, options: SummaryOptions): string {
-  const args = argsText(call.args, options);
-  const head = `; Tool: ${call.name}${args === "" ? "" : " " + args} -> `;
-  if (call.error !== undefined) return head + "error: " + cut(call.error.replace(/\s+/g, " "), options.sampleChars);
-  return head + resultShape(call.result, options.sampleChars * 2);
+  return groupLine(call.name, [call.args], outcomeOf(call, options), options);
+}
+
+function outcomeOf(call: ToolCallTrace, options: SummaryOptions): string {
+  if (call.error !== undefined) return "error: " + cut(call.error.replace(/\s+/g, " "), options.sampleChars);
+  return resultShape(call.result, options.sampleChars * 2);
+}
+
+function groupLine(name: string, args: readonly unknown[], outcome: string, options: SummaryOptions): string {
+  const text = args.length === 1 ? argsText(args[0], options) : mergedArgs(args, options);
+  return `; Tool: ${name}${args.length === 1 ? "" : ` x${args.length}`}${text === "" ? "" : " " + text} -> ${outcome}`;
+}
+
+/** Distinct values listed per argument before the rest are counted. */
+const MAX_VARIANTS = 12;
+
+/** The arguments of several calls as one map: a shared value once, differing values joined by `|`. */
+function mergedArgs(args: readonly unknown[], options: SummaryOptions): string {
+  const plain = args.every((a) => typeof a === "object" && a !== null && !Array.isArray(a));
+  const variants = (texts: string[]): string => {
+    const distinct = [...new Set(texts)];
+    const shown = distinct.slice(0, MAX_VARIANTS).join("|");
+    return distinct.length > MAX_VARIANTS ? `${shown}|...(${distinct.length - MAX_VARIANTS} more)` : shown;
+  };
+  if (!plain) return variants(args.map((a) => argsText(a, options)));
+  const keys: string[] = [];
+  for (const a of args) for (const k of Object.keys(a as object)) if (!keys.includes(k)) keys.push(k);
+  if (keys.length === 0) return "";
+  const valueOptions = { ...options, sampleChars: Math.max(10, Math.floor(options.sampleChars / 2)) };
+  const parts = keys.map((k) => `:${k} ${variants(args.map((a) => argsText((a as Record<string, unknown>)[k] ?? null, valueOptions) || "nil"))}`);
+  return `{${parts.join(" ")}}`;
 }
 
 function argsText(args: unknown, options: SummaryOptions): string {

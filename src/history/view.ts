@@ -29,8 +29,9 @@ export interface ViewOptions {
   sampleItems: number;
   sampleChars: number;
   /**
-   * Never rewrite an earlier summary for a superseded definition, and drop old println
-   * lines in batches of `printlnHistoryLimit`: a longer prompt, a more stable prefix.
+   * Never rewrite a summary once written: a superseded definition stays as it was shown,
+   * and the println limit applies per turn when the turn is summarized (its last N
+   * lines) instead of over the whole history. A larger prompt, a prefix that only grows.
    */
   strictPrefix: boolean;
   /** Tool calls listed one per line in a summary; the rest are counted by tool (default 10). */

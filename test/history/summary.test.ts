@@ -126,7 +126,7 @@ describe("turn summaries", () => {
       definitions: [data("users", users, "Active users from API"), fn("fetch-users", "[category]", "Fetches users by category")],
       prints: ["Found 5 users"],
     });
-    expect(renderSummary(t, { printsShown: 1 }, opts)).toBe(
+    expect(renderSummary(t, { printsShown: 1 }, opts).text).toBe(
       [
         "; Turn 2 summary (program omitted)",
         '; Function: fetch-users [category] - "Fetches users by category"',
@@ -139,31 +139,45 @@ describe("turn summaries", () => {
 
   it("shows samples when the turn did not print", () => {
     const t = turn({ definitions: [data("reviews", "Customer Review Summary for Electronics: Laptop 4.5/5, Mouse 3.2/5, Monitor 4.8/5, lots more text here")] });
-    const s = renderSummary(t, { printsShown: 0 }, opts);
+    const s = renderSummary(t, { printsShown: 0 }, opts).text;
     expect(s).toContain('; Defined: reviews = string[102], sample: "Customer Review Summary');
     expect(s).not.toContain("; Output");
   });
 
-  it("lists tool calls up to the limit and counts the rest by tool", () => {
-    const calls: ToolCallTrace[] = Array.from({ length: 14 }, (_, i) => ({ name: i % 2 === 0 ? "fetch" : "lookup", args: { id: i }, result: { ok: true }, durationMs: 1 }));
-    const s = renderSummary(turn({ toolCalls: calls }), { printsShown: 0 }, { ...opts, toolCallsPerTurn: 4 });
-    expect(s.split("\n").filter((l) => l.startsWith("; Tool: "))).toHaveLength(4);
-    expect(s).toContain("; Tool calls not listed: 10 (fetch x5, lookup x5)");
+  it("groups calls of one tool with the same outcome, listing each distinct argument", () => {
+    const calls: ToolCallTrace[] = [14, 15, 16].map((hour) => ({ name: "fetch-logs", args: { service: "payments", hour }, result: ["a", "b"], durationMs: 1 }));
+    calls.push({ name: "fetch-logs", args: { service: "payments", hour: 17 }, error: "timeout", durationMs: 1 });
+    const r = renderSummary(turn({ toolCalls: calls }), { printsShown: 0 }, opts);
+    expect(r.text.split("\n").slice(1)).toEqual(['; Tool: fetch-logs x3 {:service "payments" :hour 14|15|16} -> vector[2] of string', '; Tool: fetch-logs {:service "payments" :hour 17} -> error: timeout']);
+    expect(r.toolCallsListed).toBe(4);
+  });
+
+  it("lists tool call groups up to the limit and counts the rest by tool", () => {
+    const calls: ToolCallTrace[] = Array.from({ length: 14 }, (_, i) => ({ name: i % 2 === 0 ? "fetch" : "lookup", args: { id: i }, result: Array.from({ length: i }), durationMs: 1 }));
+    const r = renderSummary(turn({ toolCalls: calls }), { printsShown: 0 }, { ...opts, toolCallsPerTurn: 4 });
+    expect(r.text.split("\n").filter((l) => l.startsWith("; Tool: "))).toHaveLength(4);
+    expect(r.text).toContain("; Tool calls not listed: 10 (fetch x5, lookup x5)");
+    expect(r.toolCallsListed).toBe(4);
+  });
+
+  it("bounds the distinct values listed for one argument", () => {
+    const calls: ToolCallTrace[] = Array.from({ length: 20 }, (_, i) => ({ name: "get", args: { id: i }, result: 1, durationMs: 1 }));
+    expect(renderSummary(turn({ toolCalls: calls }), { printsShown: 0 }, opts).text).toContain("; Tool: get x20 {:id 0|1|2|3|4|5|6|7|8|9|10|11|...(8 more)} -> 1");
   });
 
   it("keeps the most recent println lines and says how many were dropped", () => {
     const t = turn({ prints: ["one", "two", "three", "four"] });
-    expect(renderSummary(t, { printsShown: 2 }, opts)).toBe("; Turn 1 summary (program omitted)\n; Output (2 older lines dropped):\nthree\nfour");
-    expect(renderSummary(t, { printsShown: 0 }, opts)).toBe("; Turn 1 summary (program omitted)\n; Output: (4 older lines dropped)");
+    expect(renderSummary(t, { printsShown: 2 }, opts).text).toBe("; Turn 1 summary (program omitted)\n; Output (2 older lines dropped):\nthree\nfour");
+    expect(renderSummary(t, { printsShown: 0 }, opts).text).toBe("; Turn 1 summary (program omitted)\n; Output: (4 older lines dropped)");
   });
 
   it("says when a turn did nothing visible", () => {
-    expect(renderSummary(turn({}), { printsShown: 0 }, opts)).toBe("; Turn 1 summary (program omitted)\n; (no definitions, tool calls or output)");
+    expect(renderSummary(turn({}), { printsShown: 0 }, opts).text).toBe("; Turn 1 summary (program omitted)\n; (no definitions, tool calls or output)");
   });
 
   it("marks superseded definitions and keeps the others", () => {
     const t = turn({ definitions: [data("a", 1), data("b", [1, 2])] });
-    const s = renderSummary(t, { printsShown: 0, superseded: new Set(["a"]) }, opts);
+    const s = renderSummary(t, { printsShown: 0, superseded: new Set(["a"]) }, opts).text;
     expect(s).toContain("; Defined: a (redefined later)");
     expect(s).toContain("; Defined: b = vector[2], sample: [1 2]");
   });
@@ -171,6 +185,6 @@ describe("turn summaries", () => {
   it("is the same text for the same turn, whatever object holds it", () => {
     const t = turn({ definitions: [data("users", users)], toolCalls: [{ name: "q", args: { a: 1 }, result: [1], durationMs: 3 }], prints: ["x"] });
     const clone = JSON.parse(JSON.stringify(t)) as Turn;
-    expect(renderSummary(clone, { printsShown: 1 }, opts)).toBe(renderSummary(t, { printsShown: 1 }, opts));
+    expect(renderSummary(clone, { printsShown: 1 }, opts).text).toBe(renderSummary(t, { printsShown: 1 }, opts).text);
   });
 });
