@@ -135,11 +135,6 @@ export const compressedView: PromptView = (input, rawOptions) => {
   return { messages, stats };
 };
 
-/** The feedback context the loop rendered a turn's feedback with. */
-function feedbackInfo(input: ViewInput): FeedbackInfo {
-  return { maxTurns: input.maxTurns, toolsWithdrawn: input.toolsWithdrawn ?? false };
-}
-
 /**
  * The feedback after an earlier turn. The latest turn's is shown as the loop wrote it;
  * an earlier one keeps its notes, errors and turn line, and its println lines still
