@@ -486,16 +486,19 @@ class AgentRun {
     }
     const program = extraction.program;
     this.pendingNested = [];
+    const { limits, deadlineCut } = this.limits();
     const t1 = performance.now();
     const result = await evaluate(program, {
       ctx: this.run.context ?? {},
       tools: this.session.specs(withdrawn),
       memory: this.memory,
-      limits: this.limits(),
+      limits,
       signal: this.controller.signal,
     });
     base.usage.execMs = performance.now() - t1;
     this.execMs += base.usage.execMs;
+    // A program stopped by a time limit that was the deadline's cut has met the deadline.
+    if (!result.ok && result.error.kind === "timeout" && deadlineCut) this.stop("deadline_exceeded");
     const record = this.recorder.evaluation(result);
     let status: TurnStatus = "error";
     if (result.ok) {
@@ -508,14 +511,14 @@ class AgentRun {
     return turn;
   }
 
-  /** The program's limits, with the time limit cut to what is left of the deadline. */
-  private limits(): Partial<Limits> {
+  /** The program's limits, with the time limit cut to what is left of the deadline (and whether it was cut). */
+  private limits(): { limits: Partial<Limits>; deadlineCut: boolean } {
     const limits = { ...this.options.limits };
-    if (this.deadlineAt !== undefined) {
-      const left = Math.max(1, this.deadlineAt - Date.now());
-      limits.timeoutMs = Math.min(limits.timeoutMs ?? resolveLimits().timeoutMs, left);
-    }
-    return limits;
+    if (this.deadlineAt === undefined) return { limits, deadlineCut: false };
+    const own = limits.timeoutMs ?? resolveLimits().timeoutMs;
+    const left = Math.max(1, this.deadlineAt - Date.now());
+    limits.timeoutMs = Math.min(own, left);
+    return { limits, deadlineCut: left < own };
   }
 
   private validate(value: unknown, record: { error?: ErrorInfo }): TurnStatus {

@@ -331,7 +331,7 @@ describe("endings", () => {
   it("ends with deadline_exceeded when the LLM is too slow", async () => {
     const t0 = performance.now();
     const llm = scriptedLlm([code("(println 1)"), code("(return {:products []})")], { delayMs: 300 });
-    const step = await SubAgent.run(agentWith(), { llm, context: {}, deadlineMs: 450 });
+    const step = await SubAgent.run(agentWith(), { llm, context: {}, deadlineMs: 500 });
     expect(performance.now() - t0).toBeLessThan(1500);
     expect(step.fail?.reason).toBe("deadline_exceeded");
     expect(step.turns).toHaveLength(1);
@@ -351,6 +351,8 @@ describe("endings", () => {
     const { step } = await run([code("(loop [i 0] (recur (inc i)))")], {}, { deadlineMs: 150, limits: { timeoutMs: 10_000, maxFuel: 1e12, maxLoopIterations: 1e12 } });
     expect(performance.now() - t0).toBeLessThan(2000);
     expect(step.fail?.reason).toBe("deadline_exceeded");
+    expect(step.turns).toHaveLength(1);
+    expect(step.turns[0].error?.kind).toBe("timeout");
   });
 
   it("ends with token_budget_exceeded once usage reaches the budget", async () => {
