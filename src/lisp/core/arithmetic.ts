@@ -2,7 +2,8 @@
 // (and fail loudly past ±2^53 instead of losing precision); anything touching a float
 // is a float; `/` always gives a float.
 import { LispError, typeErr } from "../errors.js";
-import { LFloat, mkFloat, type Value } from "../values.js";
+import { isSet, LFloat, mkFloat, type Value } from "../values.js";
+import { Vec } from "../vector.js";
 import { describe, expectNumber } from "./args.js";
 import type { BuiltinDef } from "./registry.js";
 
@@ -121,9 +122,14 @@ const mod = intOp("mod", (x, y) => {
   return m !== 0 && m < 0 !== y < 0 ? m + y : m;
 });
 
+/** Hint for a conversion given text: reading a number from text is a separate function. */
+function parseHint(x: Value, parser: string): string | undefined {
+  return typeof x === "string" ? `to read a number from text use (${parser} s)` : undefined;
+}
+
 function toInt(name: string) {
   return (x: Value): Value => {
-    const n = expectNumber(name, x);
+    const n = expectNumber(name, x, parseHint(x, "parse-long"));
     if (!Number.isFinite(n)) throw new LispError("arithmetic_error", `cannot convert ${Number.isNaN(n) ? "NaN" : n > 0 ? "Infinity" : "-Infinity"} to integer`);
     return rounding(name, n);
   };
@@ -157,15 +163,15 @@ function roundingFn(name: "floor" | "ceil" | "round" | "trunc") {
 }
 
 function toFloat(name: string) {
-  return (x: Value): Value => mkFloat(expectNumber(name, x));
+  return (x: Value): Value => mkFloat(expectNumber(name, x, parseHint(x, "parse-double")));
 }
 
 function extremum(name: "max" | "min") {
   return (args: Value[]): Value => {
     let best = args[0];
-    let bv = numOf(name, best);
+    let bv = extremumArg(name, best);
     for (let i = 1; i < args.length; i++) {
-      const v = numOf(name, args[i]);
+      const v = extremumArg(name, args[i]);
       if (Number.isNaN(v) || (name === "max" ? v > bv : v < bv)) {
         best = args[i];
         bv = v;
@@ -175,12 +181,27 @@ function extremum(name: "max" | "min") {
   };
 }
 
+function extremumArg(name: "max" | "min", x: Value): number {
+  if (typeof x === "number") return x;
+  if (x instanceof LFloat) return x.v;
+  if (x instanceof Vec || isSet(x)) throw typeErr(`${name} expects numbers, got ${describe(x)}`, `for the ${name === "max" ? "largest" : "smallest"} element of a collection use (apply ${name} coll), or (${name}-by f coll) for maps`);
+  throw notNumber(name, x);
+}
+
 function math1(name: string, f: (x: number) => number) {
   return (x: Value): Value => mkFloat(f(expectNumber(name, x)));
 }
 
-const inc = (x: Value): Value => add(x, 1);
-const dec = (x: Value): Value => sub(x, 1);
+/** inc and dec do their arithmetic through + and -, but name themselves in type errors. */
+function step(name: "inc" | "dec", f: (a: Value, b: Value) => Value) {
+  return (x: Value): Value => {
+    if (typeof x !== "number" && !(x instanceof LFloat)) throw typeErr(`${name} expects a number, got ${describe(x)}`, numberHint(name, x));
+    return f(x, 1);
+  };
+}
+
+const inc = step("inc", add);
+const dec = step("dec", sub);
 const abs = (x: Value): Value => {
   if (typeof x === "number") return Math.abs(x);
   if (x instanceof LFloat) return new LFloat(Math.abs(x.v));

@@ -16,7 +16,15 @@ import type { BuiltinDef } from "./registry.js";
 const ARG_ORDER_HINT = "check the argument order: the function comes first and the collection last, e.g. (map f coll)";
 
 function notColl(who: string, x: Value): LispError {
-  return typeErr(`${who} expects a collection, got ${describe(x)}`, x instanceof Fn ? ARG_ORDER_HINT : typeof x === "number" || x instanceof LFloat ? "check the argument order: the collection comes last" : undefined);
+  return typeErr(`${who} expects a collection, got ${describe(x)}`, notCollHint(x));
+}
+
+function notCollHint(x: Value): string | undefined {
+  // A function in the collection's place usually comes from (-> coll (filter f)), which threads
+  // the collection in first.
+  if (x instanceof Fn) return `${ARG_ORDER_HINT}; in a -> pipeline, sequence functions need ->>`;
+  if (x instanceof Keyword) return `a keyword is a function here: check the argument order, e.g. (map :${x.name} coll)`;
+  return typeof x === "number" || x instanceof LFloat ? "check the argument order: the collection comes last" : undefined;
 }
 
 /**
