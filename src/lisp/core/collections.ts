@@ -2,6 +2,7 @@
 // Sequence results are vectors; strings read as their characters and maps as [k v] entries.
 // Sets are unordered, so positional access on them is a type error (as in the reference)
 // rather than an arbitrary element; sorting or converting first makes the order explicit.
+import { OrderedMap, OrderedSet } from "immutable";
 import { LispError, typeErr } from "../errors.js";
 import { hasKey } from "../lookup.js";
 import { charge, checkCollectionSize, run } from "../runtime.js";
@@ -11,7 +12,9 @@ import { EMPTY_MAP, EMPTY_SET, EMPTY_VEC, Fn, Keyword, keyword, LFloat, truthy, 
 import { call1 } from "../fn.js";
 import { Vec } from "../vector.js";
 import { describe, expectFn } from "./args.js";
+import { sortedMapOf } from "./maps.js";
 import type { BuiltinDef } from "./registry.js";
+import { sortedSetOf } from "./sets.js";
 
 const ARG_ORDER_HINT = "check the argument order: the function comes first and the collection last, e.g. (map f coll)";
 
@@ -242,14 +245,26 @@ function into(args: Value[]): Value {
   if (args.length === 1) return to;
   if (args.length === 3) throw typeErr("into does not take a transducer: there are no transducers", "pass the transformed collection instead: (into [] (map f coll))");
   const from = args[1];
+  let out: Value;
   if (isMap(to) && isMap(from)) {
     charge(from.size);
-    const out = to.merge(from);
+    out = to.merge(from);
     checkGrow(out.size);
-    return out;
+  } else {
+    if (to !== null && !(to instanceof Vec) && !isMap(to) && !isSet(to)) throw notTarget("into", to);
+    out = conjAll("into", to, items("into", from), 0);
   }
-  if (to !== null && !(to instanceof Vec) && !isMap(to) && !isSet(to)) throw notTarget("into", to);
-  return conjAll("into", to, items("into", from), 0);
+  // Only (sorted-map) and (sorted-set) make ordered collections (empty or large ones), so
+  // (into (sorted-map) m), the usual way to sort a map, gives its entries in key order.
+  if (OrderedMap.isOrderedMap(to) && isMap(out)) {
+    charge(out.size);
+    return sortedMapOf("into", [...out.entries()]);
+  }
+  if (OrderedSet.isOrderedSet(to) && isSet(out)) {
+    charge(out.size);
+    return sortedSetOf("into", out.toArray());
+  }
+  return out;
 }
 
 function cons(x: Value, coll: Value): Value {
@@ -441,7 +456,7 @@ export const COLLECTIONS: BuiltinDef[] = [
     arity: [0, 3],
     params: "[to from]",
     doc: "Adds every element of from to the collection to: a vector, a map (from [k v] pairs or maps) or a set.",
-    examples: [["(into [1] [2 3])", "[1 2 3]"], ["(into {} [[:a 1] [:b 2]])", "{:a 1 :b 2}"], ["(into #{} [1 1 2])", "#{1 2}"]],
+    examples: [["(into [1] [2 3])", "[1 2 3]"], ["(into {} [[:a 1] [:b 2]])", "{:a 1 :b 2}"], ["(into #{} [1 1 2])", "#{1 2}"], ["(into (sorted-map) {:b 1 :a 2})", "{:a 2 :b 1}"]],
     fn: into,
     f2: (to, from) => into([to, from]),
   },

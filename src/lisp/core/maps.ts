@@ -338,6 +338,9 @@ function selectKeys(m: Value, ks: Value): Value {
 
 function keysOrVals(who: "keys" | "vals", m: Value): Value {
   if (m === null) return null;
+  // Map entries that went through a sequence function, as in (keys (sort-by val > m)) or
+  // (vals (filter pred m)), are [k v] vectors: Clojure takes keys and vals of those too.
+  if (m instanceof Vec && isEntries(m)) return entryParts(who, m);
   if (!isMap(m)) {
     throw notAMap(who, m, m instanceof Vec ? (who === "keys" ? "a vector has positions, not keys: use (range (count v))" : "a vector's elements are already its values") : undefined);
   }
@@ -348,6 +351,18 @@ function keysOrVals(who: "keys" | "vals", m: Value): Value {
   if (who === "keys") for (const k of m.keys()) out[i++] = k;
   else for (const v of m.values()) out[i++] = v;
   return Vec.fromArray(out);
+}
+
+function isEntries(v: Vec<Value>): boolean {
+  charge(v.size);
+  for (const e of v) if (!(e instanceof Vec && e.size === 2)) return false;
+  return true;
+}
+
+function entryParts(who: "keys" | "vals", v: Vec<Value>): Value {
+  if (v.size === 0) return null;
+  const i = who === "keys" ? 0 : 1;
+  return Vec.fromArray(v.toArray().map((e) => (e as Vec<Value>).get(i) as Value));
 }
 
 function entryPart(who: "key" | "val", e: Value): Value {
@@ -428,7 +443,12 @@ function sortedMap(args: Value[]): Value {
   pairsOf("sorted-map", args);
   const pairs: [Value, Value][] = [];
   for (let i = 0; i < args.length; i += 2) pairs.push([args[i], args[i + 1]]);
-  sortForBuiltin("sorted-map", pairs, (p) => p[0]);
+  return sortedMapOf("sorted-map", pairs);
+}
+
+/** A sorted map of distinct-key pairs (sorted here, in place), built as sorted-map builds it. */
+export function sortedMapOf(who: string, pairs: [Value, Value][]): LMap {
+  sortForBuiltin(who, pairs, (p) => p[0]);
   // A plain map keeps insertion order only while small; beyond that an ordered map keeps the
   // sorted order. Small ones stay plain so they hash like any other map (as set elements or
   // map keys); an empty one is ordered so (into (sorted-map) (sort m)) keeps the order at any size.
@@ -590,10 +610,11 @@ export const MAPS: BuiltinDef[] = [
     area: "maps",
     arity: [1, 1],
     params: "[m]",
-    doc: "A vector of the map's keys (in the map's order), nil for an empty map or nil.",
+    doc: "A vector of the map's keys (in the map's order), nil for an empty map or nil. Also takes the [k v] entries a sequence function made of a map.",
     examples: [
       ["(keys {:a 1 :b 2})", "[:a :b]"],
       ["(keys {})", "nil"],
+      ["(keys (sort-by val > {:a 1 :b 2}))", "[:b :a]"],
     ],
     fn: (a) => keysOrVals("keys", a[0]),
     f1: (m) => keysOrVals("keys", m),
@@ -603,8 +624,11 @@ export const MAPS: BuiltinDef[] = [
     area: "maps",
     arity: [1, 1],
     params: "[m]",
-    doc: "A vector of the map's values, in the same order as keys; nil for an empty map or nil.",
-    examples: [["(vals {:a 1 :b 2})", "[1 2]"]],
+    doc: "A vector of the map's values, in the same order as keys; nil for an empty map or nil. Also takes [k v] entries, as keys does.",
+    examples: [
+      ["(vals {:a 1 :b 2})", "[1 2]"],
+      ["(vals (filter (fn [[k v]] (odd? v)) {:a 1 :b 2}))", "[1]"],
+    ],
     fn: (a) => keysOrVals("vals", a[0]),
     f1: (m) => keysOrVals("vals", m),
   },
@@ -682,7 +706,7 @@ export const MAPS: BuiltinDef[] = [
     area: "maps",
     arity: [0, Infinity],
     params: "[& kvs]",
-    doc: "A map from alternating keys and values, with its entries in key order. It does not stay sorted: keys added later by assoc or merge go at the end (or in hash order), so sort again after changing it; (into (sorted-map) (sort m)) gives a sorted copy of m.",
+    doc: "A map from alternating keys and values, with its entries in key order. It does not stay sorted: keys added later by assoc or merge go at the end (or in hash order), so sort again after changing it; (into (sorted-map) m) gives a sorted copy of m.",
     examples: [
       ["(sorted-map :c 3 :a 1 :b 2)", "{:a 1 :b 2 :c 3}"],
       ["(assoc (sorted-map :b 2 :c 3) :a 1)", "{:b 2 :c 3 :a 1}"],

@@ -32,7 +32,12 @@ function hashSet(xs: Value[]): Value {
 function sortedSet(xs: Value[]): Value {
   charge(xs.length);
   checkCollectionSize(xs.length);
-  const sorted = sortForBuiltin("sorted-set", xs.slice(), (x) => x);
+  return sortedSetOf("sorted-set", xs.slice());
+}
+
+/** A sorted set of the elements (sorted here, in place), built as sorted-set builds it. */
+export function sortedSetOf(who: string, xs: Value[]): Value {
+  const sorted = sortForBuiltin(who, xs, (x) => x);
   // A plain set keeps insertion order only while small; beyond that an ordered set keeps the
   // sorted order. Small ones stay plain so they hash like any other set (as set elements or
   // map keys); an empty one is ordered so (into (sorted-set) (sort xs)) keeps the order at any size.
@@ -181,7 +186,7 @@ export const SETS: BuiltinDef[] = [
     area: "sets",
     arity: [0, Infinity],
     params: "[& xs]",
-    doc: "A set of the arguments in sorted order. It does not stay sorted: elements added later by conj go at the end (or in hash order).",
+    doc: "A set of the arguments in sorted order. It does not stay sorted: elements added later by conj go at the end (or in hash order); (into (sorted-set) xs) gives a sorted set of xs.",
     examples: [["(sorted-set 3 1 2)", "#{1 2 3}"]],
     fn: sortedSet,
   },
