@@ -240,7 +240,6 @@ function numArg(who: string, x: Value): number {
 function range(args: Value[]): Value {
   const nums = args.map((a) => numArg("range", a));
   const [start, end, step] = nums.length === 1 ? [0, nums[0], 1] : [nums[0], nums[1], nums.length > 2 ? nums[2] : 1];
-  const floats = args.some(isFloat);
   if (step === 0) {
     if (start === end) return EMPTY_VEC;
     throw new LispError("value_error", "range with step 0 would never end", undefined, "use (repeat n x) for n copies of a value");
@@ -249,9 +248,17 @@ function range(args: Value[]): Value {
   const n = span > 0 ? span : 0;
   checkCollectionSize(n);
   charge(n);
-  const out = new Array<Value>(n);
-  if (floats) for (let i = 0; i < n; i++) out[i] = mkFloat(start + i * step);
-  else for (let i = 0; i < n; i++) out[i] = start + i * step;
+  // As in Clojure, the elements take the type of start and step, not of end: (range (/ n 2))
+  // counts in integers. A float start or step adds up step by step, as Clojure does.
+  if (!(nums.length > 1 && isFloat(args[0])) && !(nums.length > 2 && isFloat(args[2]))) {
+    const out = new Array<Value>(n);
+    for (let i = 0; i < n; i++) out[i] = start + i * step;
+    return Vec.fromArray(out);
+  }
+  const out: Value[] = [];
+  if (n > 0) out.push(args[0]);
+  // The running sum may land one step beyond the estimate n, hence the bound n + 1.
+  for (let x = start + step; (step > 0 ? x < end : x > end) && out.length <= n; x += step) out.push(mkFloat(x));
   return Vec.fromArray(out);
 }
 
@@ -793,11 +800,12 @@ export const SEQUENCES: BuiltinDef[] = [
     "range",
     [1, 3],
     "[end] [start end] [start end step]",
-    "Numbers from start (default 0) up to but not including end, by step (default 1). Always bounded: (range) with no end is not available.",
+    "Numbers from start (default 0) up to but not including end, by step (default 1); integers unless start or step is a float. Always bounded: (range) with no end is not available.",
     [
       ["(range 4)", "[0 1 2 3]"],
       ["(range 10 0 -3)", "[10 7 4 1]"],
-      ["(range 0 1 0.25)", "[0.0 0.25 0.5 0.75]"],
+      ["(range 0 1 0.25)", "[0 0.25 0.5 0.75]"],
+      ["(range (/ 6 2))", "[0 1 2]"],
     ],
     { fn: range, f1: (e) => range([e]), f2: (s, e) => range([s, e]) },
   ),
