@@ -75,6 +75,18 @@ function exMessage(x: Value): Value {
   return isException(x) ? messageOf(x) : null;
 }
 
+// LLMs write Clojure's Java habits, (throw (Exception. "msg")) and (.getMessage e): both map
+// onto ex-info values, so the habit works instead of failing as an unknown symbol.
+function exception(args: Value[]): Value {
+  if (typeof args[0] !== "string") throw typeErr(`Exception. expects a message string, got ${describe(args[0])}`, '(throw (ex-info "what went wrong" {:key value}))');
+  return exInfo([args[0], EMPTY_MAP, args[1] ?? null]);
+}
+
+function getMessage(x: Value): Value {
+  if (!isException(x)) throw typeErr(`.getMessage expects an exception (what catch binds, or an ex-info), got ${describe(x)}`, "(try ... (catch Exception e (ex-message e)))");
+  return messageOf(x);
+}
+
 function exData(x: Value): Value {
   return isException(x) ? ((x.get(K_DATA) as Value | undefined) ?? null) : null;
 }
@@ -121,5 +133,24 @@ export const EXCEPTIONS: BuiltinDef[] = [
     examples: [['(try (throw (ex-info "x" {:code 42})) (catch e (:code (ex-data e))))', "42"]],
     fn: (a) => exData(a[0]),
     f1: exData,
+  },
+  {
+    name: "Exception.",
+    area: "interop",
+    arity: [1, 2],
+    params: "[msg] [msg cause]",
+    doc: "Java-style constructor kept for habit: the same as (ex-info msg {}).",
+    examples: [['(try (throw (Exception. "boom")) (catch Exception e (ex-message e)))', '"boom"']],
+    fn: exception,
+  },
+  {
+    name: ".getMessage",
+    area: "interop",
+    arity: [1, 1],
+    params: "[e]",
+    doc: "The message of a caught error or an ex-info, like ex-message.",
+    examples: [['(try (/ 1 0) (catch Exception e (.getMessage e)))', '"division by zero"']],
+    fn: (a) => getMessage(a[0]),
+    f1: getMessage,
   },
 ];
