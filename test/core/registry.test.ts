@@ -29,3 +29,11 @@ describe("builtin registry", () => {
     });
   }
 });
+
+describe("standard Clojure list", () => {
+  it("names only registered builtins", async () => {
+    const { STANDARD_CLOJURE } = await import("../../src/lisp/core/standard.js");
+    const names = new Set(builtins.map((b) => b.name));
+    for (const n of STANDARD_CLOJURE) expect(names.has(n), `${n} is listed as standard but not registered`).toBe(true);
+  });
+});

@@ -1,9 +1,10 @@
 // The language reference of the system prompt, generated from the special-form table and
-// the builtin registry (names, parameter lists, one-line docs), so it cannot drift from
-// the runtime: a builtin exists in the prompt exactly when it exists in the interpreter.
+// the builtin registry, so it cannot drift from the runtime: a builtin exists in the prompt
+// exactly when it exists in the interpreter.
 import { DOCUMENTED_SPECIAL_FORMS } from "../../lisp/analyzer/specials/index.js";
 import "../../lisp/core/index.js";
 import { allBuiltins, type Area, type BuiltinDef, type Namespace } from "../../lisp/core/registry.js";
+import { STANDARD_CLOJURE, STANDARD_FORMS } from "../../lisp/core/standard.js";
 
 const AREA_TITLES: Readonly<Record<Area, string>> = {
   arithmetic: "Arithmetic",
@@ -53,9 +54,24 @@ function builtinLine(d: BuiltinDef): string {
   return `${referenceName(d)} ${d.params}${aliases} - ${firstLine(d.doc)}`;
 }
 
+function shortName(d: BuiltinDef): string {
+  const aliases = d.aliases && d.aliases.length > 0 ? `/${d.aliases.join("/")}` : "";
+  return referenceName(d) + aliases;
+}
+
+/**
+ * Builtins that behave as in Clojure are listed by name only (a model knows them); forms
+ * and functions that are PTC-Lisp's own, or differ from Clojure, get their parameters and
+ * one-line doc. This keeps the static prompt small without hiding anything that exists.
+ */
 function generate(builtins: readonly BuiltinDef[]): string {
-  const out: string[] = ["## Special forms"];
-  for (const form of Object.values(DOCUMENTED_SPECIAL_FORMS)) out.push(`${form.syntax} - ${firstLine(form.doc)}`);
+  const forms = Object.entries(DOCUMENTED_SPECIAL_FORMS);
+  const out: string[] = [
+    "## Special forms",
+    `As in Clojure: ${forms.filter(([n]) => STANDARD_FORMS.has(n)).map(([n]) => (n === "#fn" ? "#(... % %2 %&)" : n)).join(" ")}`,
+    "for and doseq are eager and take :let, :when and :while; defn and def keep docstrings; multi-arity and & rest work.",
+  ];
+  for (const [name, form] of forms) if (!STANDARD_FORMS.has(name)) out.push(`${form.syntax} - ${firstLine(form.doc)}`);
   const byArea = new Map<Area, BuiltinDef[]>();
   for (const d of builtins) {
     if (!isDocumented(d)) continue;
@@ -63,12 +79,17 @@ function generate(builtins: readonly BuiltinDef[]): string {
     if (list === undefined) byArea.set(d.area, (list = []));
     list.push(d);
   }
+  out.push("", "## Functions that work as in Clojure (sequence results are vectors)");
+  const special: BuiltinDef[] = [];
   for (const area of Object.keys(AREA_TITLES) as Area[]) {
     const list = byArea.get(area);
     if (list === undefined) continue;
-    out.push("", `## ${AREA_TITLES[area]}`);
-    for (const d of list) out.push(builtinLine(d));
+    const standard = list.filter((d) => STANDARD_CLOJURE.has(d.name));
+    if (standard.length > 0) out.push(`${AREA_TITLES[area]}: ${standard.map(shortName).join(" ")}`);
+    special.push(...list.filter((d) => !STANDARD_CLOJURE.has(d.name)));
   }
+  out.push("", "## PTC-Lisp functions, and those that differ from Clojure");
+  for (const d of special) out.push(builtinLine(d));
   return out.join("\n");
 }
 
