@@ -113,7 +113,7 @@ export class Closure extends Fn {
 function invoke(c: Closure, a: Arity, f: Frame): Value {
   const r = run;
   if (++r.depth > r.limits.maxCallDepth) throw depthExceeded();
-  charge(1);
+  if (--r.fuel < r.checkAt) charge(0);
   let v: Value;
   try {
     v = a.body(f);
