@@ -5,7 +5,7 @@ import type { ChatMessage } from "../agent/llm/types.js";
 import type { RunTrace } from "../agent/trace.js";
 import { compressedView } from "./compressed.js";
 import { fullView } from "./full.js";
-import { compressionUsage } from "./stats.js";
+import { compressionUsage, type RunSettings } from "./stats.js";
 import { messageTokens, promptTokens } from "./tokens.js";
 import { defaultViewOptions, type ViewOptions } from "./view.js";
 
@@ -25,10 +25,10 @@ const GUTTER = " | ";
  * Renders the prompt a turn was (or would be) sent under both views, and the run's
  * compression figures. `options.compressHistory` is forced on for the right-hand column.
  */
-export function renderComparison(trace: Pick<RunTrace, "system" | "task" | "turns">, maxTurns: number, options: ViewOptions = defaultViewOptions, compare: CompareOptions = {}): string {
+export function renderComparison(trace: Pick<RunTrace, "system" | "task" | "turns">, run: RunSettings, options: ViewOptions = defaultViewOptions, compare: CompareOptions = {}): string {
   const view: ViewOptions = { ...options, compressHistory: true };
   const upto = compare.turn === undefined ? trace.turns.length : Math.max(0, Math.min(trace.turns.length, compare.turn - 1));
-  const input = { system: trace.system, task: trace.task, turns: trace.turns.slice(0, upto), maxTurns };
+  const input = { ...run, system: trace.system, task: trace.task, turns: trace.turns.slice(0, upto) };
   const full = fullView(input, view).messages;
   const built = compressedView(input, view);
   const width = Math.max(40, compare.width ?? DEFAULT_WIDTH);
@@ -55,7 +55,7 @@ export function renderComparison(trace: Pick<RunTrace, "system" | "task" | "turn
     const right = wrap(b.content, col);
     for (let k = 0; k < Math.max(left.length, right.length); k++) out.push((left[k] ?? "").padEnd(col) + GUTTER + (right[k] ?? ""));
   }
-  out.push("", figures(trace, maxTurns, view));
+  out.push("", figures(trace, run, view));
   return out.join("\n");
 }
 
@@ -84,8 +84,8 @@ function wrap(text: string, width: number): string[] {
 }
 
 /** One row per prompt of the run: tokens under both views, cacheable prefix, turns kept full. */
-function figures(trace: Pick<RunTrace, "system" | "task" | "turns">, maxTurns: number, options: ViewOptions): string {
-  const usage = compressionUsage(trace, maxTurns, options);
+function figures(trace: Pick<RunTrace, "system" | "task" | "turns">, run: RunSettings, options: ViewOptions): string {
+  const usage = compressionUsage(trace, run, options);
   const rows = [["turn", "full", "compressed", "saved", "cached prefix", "compressed turns", "kept full", "println shown/dropped"]];
   for (const p of usage.prompts) {
     rows.push([

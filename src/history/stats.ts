@@ -80,13 +80,16 @@ export function measurePrompt(
   return { stats, view: built.messages, full };
 }
 
+/** The run settings prompts depend on besides the trace (as the loop passes them to the view). */
+export type RunSettings = Pick<ViewInput, "maxTurns" | "toolsWithdrawn" | "maxPrintChars">;
+
 /** Statistics of every prompt of a run, rebuilt from its trace. */
-export function compressionUsage(trace: Pick<RunTrace, "system" | "task" | "turns">, maxTurns: number, options: ViewOptions): CompressionUsage {
+export function compressionUsage(trace: Pick<RunTrace, "system" | "task" | "turns">, run: RunSettings, options: ViewOptions): CompressionUsage {
   const prompts: PromptCompression[] = [];
   let previous: { view: ChatMessage[]; full: ChatMessage[] } | undefined;
   for (let k = 0; k < trace.turns.length; k++) {
     const turns: readonly Turn[] = trace.turns.slice(0, k);
-    const m = measurePrompt({ system: trace.system, task: trace.task, turns, maxTurns }, options, previous);
+    const m = measurePrompt({ ...run, system: trace.system, task: trace.task, turns }, options, previous);
     prompts.push(m.stats);
     previous = { view: m.view, full: m.full };
   }

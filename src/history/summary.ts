@@ -45,14 +45,14 @@ export interface RenderedSummary {
 /** Renders the summary that replaces a successful turn's program in the compressed view. */
 export function renderSummary(turn: Turn, ctx: SummaryContext, options: SummaryOptions): RenderedSummary {
   const lines = [`; Turn ${turn.number} summary (program omitted)`];
-  // Samples or output, not both: a turn that printed shows its output, unless all of it
-  // has been dropped, and then its data shows samples again.
-  const printed = turn.prints.length > 0 && ctx.printsShown > 0;
+  // Samples or output, not both: a turn that printed shows its output (what is left of it
+  // under the history limit) and its data without samples.
+  const printed = turn.prints.length > 0;
   // Functions first, then data, each in the order the program defined them.
   for (const d of turn.definitions) if (d.kind === "function") lines.push(definitionLine(d, ctx.superseded?.has(d.name) ?? false, false, options));
   for (const d of turn.definitions) if (d.kind !== "function") lines.push(definitionLine(d, ctx.superseded?.has(d.name) ?? false, !printed, options));
   const toolCallsListed = toolLines(turn.toolCalls, options, lines);
-  if (turn.prints.length > 0) lines.push(outputBlock(turn.prints, ctx.printsShown, options.maxPrintChars));
+  if (printed) lines.push(outputBlock(turn.prints, ctx.printsShown, options.maxPrintChars));
   if (lines.length === 1) lines.push("; (no definitions, tool calls or output)");
   return { text: lines.join("\n"), toolCallsListed };
 }

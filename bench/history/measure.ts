@@ -1,0 +1,104 @@
+// Runs a session through SubAgent.run with its scripted replies and measures every prompt
+// of the run under the full view, the compressed view, and the strict-prefix compressed
+// view, and checks that compression lost nothing live.
+import { scriptedLlm } from "../../src/agent/llm/scripted.js";
+import { SubAgent, type Step } from "../../src/agent/subagent.js";
+import { typeLabel } from "../../src/agent/record.js";
+import type { RunTrace } from "../../src/agent/trace.js";
+import { compressedView } from "../../src/history/compressed.js";
+import { compressionUsage, type CompressionTotals, type RunSettings } from "../../src/history/stats.js";
+import { promptTokens } from "../../src/history/tokens.js";
+import { defaultViewOptions, type ViewInput, type ViewOptions } from "../../src/history/view.js";
+import type { Session } from "./session.js";
+
+export interface SessionResult {
+  name: string;
+  kind: Session["kind"];
+  turns: number;
+  ok: boolean;
+  /** Totals under the compressed view (default mode) and the strict-prefix mode; both carry the full view's figures. */
+  compressed: CompressionTotals;
+  strict: CompressionTotals;
+  /** Input tokens of the history alone (everything after the task message), summed over prompts. */
+  history: { full: number; compressed: number; strict: number };
+  /** Problems found by the no-loss check (empty when nothing live was lost). */
+  lost: string[];
+}
+
+const options = (strictPrefix: boolean): ViewOptions => ({ ...defaultViewOptions, compressHistory: true, strictPrefix });
+
+/** Runs the session; throws when the transcript does not run as written. */
+export async function runSession(session: Session): Promise<Step> {
+  const agent = SubAgent.create({
+    prompt: session.prompt,
+    tools: { ...session.tools },
+    maxTurns: session.replies.length,
+    ...(session.output !== undefined ? { output: session.output } : {}),
+  });
+  const step = await SubAgent.run(agent, { llm: scriptedLlm(session.replies), context: session.context });
+  const failing = new Set(session.failingTurns ?? []);
+  for (const t of step.turns) {
+    const failed = t.status === "error" || t.status === "no_code" || t.status === "invalid_return";
+    if (failed !== failing.has(t.number)) throw new Error(`${session.name}: turn ${t.number} ${failed ? `failed unexpectedly: ${t.error?.message}` : "was meant to fail but succeeded"}`);
+  }
+  if (!step.ok) throw new Error(`${session.name}: the run did not return: ${step.fail.reason}: ${step.fail.message}`);
+  return step;
+}
+
+export async function measureSession(session: Session): Promise<SessionResult> {
+  const step = await runSession(session);
+  const trace = step.trace;
+  const run: RunSettings = { maxTurns: session.replies.length, toolsWithdrawn: Object.keys(session.tools).length > 0 && session.replies.length > 1 };
+  const compressed = compressionUsage(trace, run, options(false));
+  const strict = compressionUsage(trace, run, options(true));
+  return {
+    name: session.name,
+    kind: session.kind,
+    turns: trace.turns.length,
+    ok: step.ok,
+    compressed: compressed.totals,
+    strict: strict.totals,
+    history: historyTokens(trace, run),
+    lost: [...lostLive(trace, run, options(false)), ...lostLive(trace, run, options(true))],
+  };
+}
+
+/** Tokens after the system prompt and the task, summed over every prompt of the run. */
+function historyTokens(trace: RunTrace, run: RunSettings): SessionResult["history"] {
+  const out = { full: 0, compressed: 0, strict: 0 };
+  for (let k = 0; k < trace.turns.length; k++) {
+    const input: ViewInput = { ...run, system: trace.system, task: trace.task, turns: trace.turns.slice(0, k) };
+    const head = promptTokens([
+      { role: "system", content: trace.system },
+      { role: "user", content: trace.task },
+    ]);
+    out.full += promptTokens(compressedView(input, { ...options(false), compressHistory: false }).messages) - head;
+    out.compressed += promptTokens(compressedView(input, options(false)).messages) - head;
+    out.strict += promptTokens(compressedView(input, options(true)).messages) - head;
+  }
+  return out;
+}
+
+/**
+ * The last prompt a further turn would get: every live name must be shown with its latest
+ * type (in a summary, or in the full program that defined it) and the most recent println
+ * lines of history must be in it.
+ */
+function lostLive(trace: RunTrace, run: RunSettings, opts: ViewOptions): string[] {
+  const turns = trace.turns;
+  const view = compressedView({ ...run, system: trace.system, task: trace.task, turns }, opts);
+  const problems: string[] = [];
+  const assistant = (i: number): string => view.messages[2 + 2 * i].content;
+  for (const d of turns.at(-1)?.memory ?? []) {
+    const i = turns.findLastIndex((t) => t.definitions.some((x) => x.name === d.name));
+    const text = assistant(i);
+    const shown = text === turns[i].reply || text.includes(d.kind === "function" ? `; Function: ${d.name}` : `; Defined: ${d.name}`);
+    const typed = d.kind === "function" || text === turns[i].reply || text.includes(`= ${typeLabel(d)}`);
+    if (!shown || !typed) problems.push(`${opts.strictPrefix ? "strict" : "default"}: ${d.name} (turn ${i + 1}) not shown with its latest type`);
+  }
+  const text = view.messages.map((m) => m.content).join("\n");
+  const lines = turns.slice(0, -1).flatMap((t) => t.prints);
+  const recent = opts.strictPrefix ? [] : lines.slice(Math.max(0, lines.length - opts.printlnHistoryLimit));
+  for (const line of recent) if (!text.includes(line.slice(0, 200))) problems.push(`println line missing: ${line.slice(0, 60)}`);
+  return problems;
+}
