@@ -73,7 +73,7 @@ describe("string methods", () => {
   it("rejects non-string targets, naming the method", async () => {
     for (const [src, who] of [
       ['(.indexOf 123 "x")', ".indexOf"],
-      ['(.lastIndexOf [] "x")', ".lastIndexOf"],
+      ['(.lastIndexOf {} "x")', ".lastIndexOf"],
       ["(.length nil)", ".length"],
       ['(.contains "a" 1)', ".contains"],
       ['(.substring "abc" "1")', ".substring"],

@@ -5,7 +5,8 @@
 // objects: a date is its ISO-8601 string ("2024-01-15T10:30:00.000Z").
 import { LispError, typeErr } from "../errors.js";
 import { regexFromString } from "../regex.js";
-import { run, type RunState } from "../runtime.js";
+import { equals } from "../equality.js";
+import { charge, run, type RunState } from "../runtime.js";
 import { chars, charCount, isSimpleText } from "../text.js";
 import { LFloat, type Value } from "../values.js";
 import { Vec } from "../vector.js";
@@ -49,8 +50,21 @@ function stringTest(who: string, test: (s: string, x: string) => boolean): Built
   };
 }
 
+/** Java's List.indexOf / lastIndexOf on a vector: the position of an equal element, or -1. */
+function vectorIndexOf(v: Vec<Value>, x: Value, last: boolean): number {
+  charge(v.size);
+  const xs = v.toArray();
+  if (last) {
+    for (let i = xs.length - 1; i >= 0; i--) if (equals(xs[i], x)) return i;
+  } else {
+    for (let i = 0; i < xs.length; i++) if (equals(xs[i], x)) return i;
+  }
+  return -1;
+}
+
 function indexOf(args: Value[]): Value {
   const who = ".indexOf";
+  if (args[0] instanceof Vec && args.length === 2) return vectorIndexOf(args[0], args[1], false);
   const s = methodTarget(who, args[0]);
   const sub = expectText(who, args[1], "a string (or character) to look for");
   const from = args.length > 2 ? intArg(who, args[2], "start index") : 0;
@@ -62,6 +76,7 @@ function indexOf(args: Value[]): Value {
 
 function lastIndexOf(args: Value[]): Value {
   const who = ".lastIndexOf";
+  if (args[0] instanceof Vec && args.length === 2) return vectorIndexOf(args[0], args[1], true);
   const s = methodTarget(who, args[0]);
   const sub = expectText(who, args[1], "a string (or character) to look for");
   chargeScan(s.length);
@@ -205,11 +220,12 @@ export const METHODS: BuiltinDef[] = [
     name: ".indexOf",
     area: "interop",
     arity: [2, 3],
-    params: "[s sub] [s sub from]",
-    doc: "Java's String.indexOf: the character index of sub in s (at or after from), or -1.",
+    params: "[s sub] [s sub from] [v x]",
+    doc: "Java's String.indexOf: the character index of sub in s (at or after from), or -1. On a vector, the index of the first element equal to x, or -1.",
     examples: [
       ['(.indexOf "hello" "ll")', "2"],
       ['(.indexOf "hello" "x")', "-1"],
+      ['(.indexOf [:a :b :c] :b)', "1"],
     ],
     fn: indexOf,
   },
@@ -217,9 +233,12 @@ export const METHODS: BuiltinDef[] = [
     name: ".lastIndexOf",
     area: "interop",
     arity: [2, 3],
-    params: "[s sub] [s sub from]",
-    doc: "Java's String.lastIndexOf: the character index of the last sub in s (at or before from), or -1.",
-    examples: [['(.lastIndexOf "hello" "l")', "3"]],
+    params: "[s sub] [s sub from] [v x]",
+    doc: "Java's String.lastIndexOf: the character index of the last sub in s (at or before from), or -1. On a vector, the index of the last element equal to x.",
+    examples: [
+      ['(.lastIndexOf "hello" "l")', "3"],
+      ['(.lastIndexOf [1 2 1] 1)', "2"],
+    ],
     fn: lastIndexOf,
   },
   { name: ".toUpperCase", area: "interop", arity: [1, 1], params: "[s]", doc: "s in upper case.", examples: [['(.toUpperCase "abc")', '"ABC"']], fn: stringMethod(".toUpperCase", (s) => s.toUpperCase()) },
