@@ -206,6 +206,7 @@ function compileDef(node: Extract<Node, { op: "def" }>): Code {
 }
 
 function compileLoop(node: Extract<Node, { op: "loop" }>): Code {
+  const loc = node.loc;
   const raws = node.raws.map(slot);
   const inits = node.inits.map(compile);
   const preludes = node.preludes.map((p) => (p.length === 0 ? null : compileBinds(p)));
@@ -221,7 +222,7 @@ function compileLoop(node: Extract<Node, { op: "loop" }>): Code {
     for (;;) {
       const v = body(fr);
       if (v !== RECUR) return v;
-      chargeLoop();
+      chargeLoop(loc);
       if (hasPrelude) {
         for (let i = 0; i < n; i++) {
           const p = preludes[i];
@@ -475,7 +476,7 @@ function compileFor(clauseNodes: ForClause[], body: Code, collect: boolean): Cod
           throw withLoc(e, locs[i]);
         }
         for (let k = 0; k < items.length; k++) {
-          chargeLoop();
+          chargeLoop(locs[i]);
           fr[c.raw] = items[k];
           if (c.prelude !== null) c.prelude(fr);
           if (!step(fr, i + 1, out)) break;
@@ -510,7 +511,7 @@ function compileDotimes(i: number, count: Code, body: Code, loc: SourceLoc): Cod
     if (!isNumber(n)) throw new LispError("type_error", `dotimes expects a number of times, got ${typeName(n)}`, loc);
     const limit = num(n);
     for (let k = 0; k < limit; k++) {
-      chargeLoop();
+      chargeLoop(loc);
       fr[i] = k;
       body(fr);
     }

@@ -12,7 +12,6 @@ export const LIMIT_KINDS = [
   "depth_exceeded",
   "collection_too_large",
   "string_too_large",
-  "output_limit_exceeded",
   "regex_limit_exceeded",
   "nesting_too_deep",
   "tool_limit_exceeded",
@@ -51,6 +50,8 @@ export interface SourceLoc {
   offset: number;
   /** 0-based offset just past the form. */
   end: number;
+  /** The program text the position refers to. */
+  source?: string;
 }
 
 export class LispError {
@@ -108,7 +109,9 @@ export function toErrorInfo(e: LispError, source?: string): ErrorInfo {
   if (e.loc) {
     info.line = e.loc.line;
     info.column = e.loc.column;
-    if (source !== undefined) info.excerpt = excerpt(source, e.loc.line, e.loc.column);
+    const text = e.loc.source ?? source;
+    if (text !== undefined) info.excerpt = excerpt(text, e.loc.line, e.loc.column);
+    if (source !== undefined && e.loc.source !== undefined && e.loc.source !== source) info.message += " (in code defined by an earlier program)";
   }
   if (e.hint) info.hint = e.hint;
   if (e.fnTrace.length > 0) info.trace = collapse(e.fnTrace);

@@ -119,7 +119,7 @@ function invoke(c: Closure, a: Arity, f: Frame): Value {
     v = a.body(f);
     if (a.loops) {
       while (v === RECUR) {
-        chargeLoop();
+        chargeLoop(c.t.loc);
         v = a.body(f);
       }
     }

@@ -1,7 +1,7 @@
 // The state of one evaluation pass: budgets, output, globals, and the host's tools and data.
 // Closures and builtins reach it through the module-level `run`, which `activate` swaps;
 // a pass is synchronous, so two evaluations never interleave inside one.
-import { LispError, type LimitKind, type SourceLoc } from "./errors.js";
+import { LispError, withLoc, type LimitKind, type SourceLoc } from "./errors.js";
 import type { Limits } from "./limits.js";
 import { OutputBuffer } from "./output.js";
 import type { Value } from "./values.js";
@@ -152,18 +152,22 @@ function slowCheck(r: RunState): void {
   r.checkAt = Math.max(0, r.fuel - CHECK_INTERVAL);
 }
 
-/** One loop iteration (recur, dotimes, doseq, for). */
-export function chargeLoop(): void {
+/** One loop iteration (recur, dotimes, doseq, for); `loc` is the loop's, for the error. */
+export function chargeLoop(loc: SourceLoc | undefined): void {
   const r = run;
   if (--r.loopsLeft < 0) {
-    throw limitError(
-      "loop_limit_exceeded",
-      `more than ${r.limits.maxLoopIterations} loop iterations`,
-      "make sure every loop moves toward its exit condition",
-    );
+    const e = limitError("loop_limit_exceeded", `more than ${r.limits.maxLoopIterations} loop iterations`, "make sure every loop moves toward its exit condition");
+    e.loc = loc;
+    throw e;
   }
   r.fuel -= 1;
-  if (r.fuel < r.checkAt) slowCheck(r);
+  if (r.fuel < r.checkAt) {
+    try {
+      slowCheck(r);
+    } catch (e) {
+      throw withLoc(e, loc);
+    }
+  }
 }
 
 export function depthExceeded(): LispError {

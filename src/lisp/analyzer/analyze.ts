@@ -208,7 +208,8 @@ export class Analyzer {
   private qualified(ns: string, name: string, loc: SourceLoc): Node {
     if (ns === "data" || ns === "ctx") {
       const data = this.env.data;
-      if (data && !data.has(name)) {
+      if (!data) throw this.error("unbound_var", `data/${name} is not available`, loc, "no context data was given to this program");
+      if (!data.has(name)) {
         const keys = data.keys();
         const near = suggest(name, keys);
         throw this.error(
