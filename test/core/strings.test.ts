@@ -185,7 +185,8 @@ describe("trim, case and predicates", () => {
 
   it("names the function in argument errors", async () => {
     for (const [src, who] of [
-      ["(upcase nil)", "upcase"],
+      ["(upcase nil)", "upper-case"],
+      ["(str/lower-case 1)", "lower-case"],
       ['(starts-with? "a" nil)', "starts-with?"],
       ["(ends-with? 1 \"a\")", "ends-with?"],
       ["(trim [\" a\"])", "trim"],

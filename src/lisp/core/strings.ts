@@ -613,8 +613,10 @@ export const STRINGS: BuiltinDef[] = [
     unqualified: false,
     fn: replace("replace-first", false),
   },
-  { name: "upcase", area: "strings", arity: [1, 1], params: "[s]", doc: "s in upper case.", examples: [['(upcase "Hello")', '"HELLO"']], ns: STR_NS, aliases: ["upper-case"], fn: textFn("upcase", (s) => cased(s, true)) },
-  { name: "downcase", area: "strings", arity: [1, 1], params: "[s]", doc: "s in lower case.", examples: [['(lower-case "Hello")', '"hello"']], ns: STR_NS, aliases: ["lower-case"], fn: textFn("downcase", (s) => cased(s, false)) },
+  // Named as in Clojure, so errors name what the program wrote (str/upper-case); upcase and
+  // downcase are the reference's names.
+  { name: "upper-case", area: "strings", arity: [1, 1], params: "[s]", doc: "s in upper case.", examples: [['(upcase "Hello")', '"HELLO"']], ns: STR_NS, aliases: ["upcase"], fn: textFn("upper-case", (s) => cased(s, true)) },
+  { name: "lower-case", area: "strings", arity: [1, 1], params: "[s]", doc: "s in lower case.", examples: [['(lower-case "Hello")', '"hello"']], ns: STR_NS, aliases: ["downcase"], fn: textFn("lower-case", (s) => cased(s, false)) },
   {
     name: "capitalize",
     area: "strings",

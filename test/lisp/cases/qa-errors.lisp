@@ -222,3 +222,7 @@
 (-> data/orders (map :total))
 ;!! type_error: argument order
 ;@ 1:17
+(map #(str/upper-case %) [1 2])
+;!! type_error: upper-case expects a string, got integer 1
+(str/lower-case nil)
+;!! type_error: lower-case expects a string, got nil
