@@ -1,7 +1,7 @@
 // The full trace of a run: every turn as it happened. It is the debugging view, never
 // shrinks, serializes to JSON, and is the input from which prompt views are built.
 import type { ErrorInfo } from "../lisp/errors.js";
-import type { ViewStats } from "../history/view.js";
+import type { ViewOptions, ViewStats } from "../history/view.js";
 
 export type Role = "system" | "user" | "assistant";
 
@@ -103,4 +103,16 @@ export interface RunTrace {
   /** The first user message: the task. */
   task: string;
   turns: Turn[];
+  /** What the run's prompts were built with, so a stored trace can rebuild either view. */
+  settings?: TraceSettings;
+}
+
+/** The run settings prompt views depend on besides the turns. */
+export interface TraceSettings {
+  maxTurns: number;
+  /** The run withdrew its tools on the final turn. */
+  toolsWithdrawn: boolean;
+  /** Characters of println output its feedback showed. */
+  maxPrintChars: number;
+  view: ViewOptions;
 }

@@ -22,13 +22,17 @@ const DEFAULT_WIDTH = 160;
 const GUTTER = " | ";
 
 /**
- * Renders the prompt a turn was (or would be) sent under both views, and the run's
- * compression figures. `options.compressHistory` is forced on for the right-hand column.
+ * Renders the prompt a turn was (or would be) sent under both views, side by side, and
+ * the compression figures of every prompt of the run. For `ptc trace show --compressed`.
+ * `run` is the turn budget or the run settings (default: the trace's settings); `options`
+ * the view options of the compressed side (default: the trace's; compression is forced on).
  */
-export function renderComparison(trace: Pick<RunTrace, "system" | "task" | "turns">, run: RunSettings, options: ViewOptions = defaultViewOptions, compare: CompareOptions = {}): string {
-  const view: ViewOptions = { ...options, compressHistory: true };
+export function renderComparison(trace: Pick<RunTrace, "system" | "task" | "turns" | "settings">, run?: number | RunSettings, options?: ViewOptions, compare: CompareOptions = {}): string {
+  const view: ViewOptions = { ...(options ?? trace.settings?.view ?? defaultViewOptions), compressHistory: true };
+  const base: RunSettings = trace.settings ?? { maxTurns: Math.max(1, trace.turns.length) };
+  const settings: RunSettings = run === undefined ? base : typeof run === "number" ? { ...base, maxTurns: run } : run;
   const upto = compare.turn === undefined ? trace.turns.length : Math.max(0, Math.min(trace.turns.length, compare.turn - 1));
-  const input = { ...run, system: trace.system, task: trace.task, turns: trace.turns.slice(0, upto) };
+  const input = { ...settings, system: trace.system, task: trace.task, turns: trace.turns.slice(0, upto) };
   const full = fullView(input, view).messages;
   const built = compressedView(input, view);
   const width = Math.max(40, compare.width ?? DEFAULT_WIDTH);
@@ -55,7 +59,7 @@ export function renderComparison(trace: Pick<RunTrace, "system" | "task" | "turn
     const right = wrap(b.content, col);
     for (let k = 0; k < Math.max(left.length, right.length); k++) out.push((left[k] ?? "").padEnd(col) + GUTTER + (right[k] ?? ""));
   }
-  out.push("", figures(trace, run, view));
+  out.push("", figures(trace, settings, view));
   return out.join("\n");
 }
 

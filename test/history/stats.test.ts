@@ -1,0 +1,127 @@
+// Token counting, shared prefixes, per-prompt statistics and the side-by-side comparison.
+import { describe, expect, it } from "vitest";
+import { renderComparison } from "../../src/history/compare.js";
+import { compressedView } from "../../src/history/compressed.js";
+import { fullView } from "../../src/history/full.js";
+import { sharedPrefix } from "../../src/history/prefix.js";
+import { cachedCost, compressionUsage, totalsOf } from "../../src/history/stats.js";
+import { countTokens, messageTokens, promptTokens, TOKENS_PER_MESSAGE, TOKENS_PER_REPLY } from "../../src/history/tokens.js";
+import { defaultViewOptions, type ViewOptions } from "../../src/history/view.js";
+import { buildTrace, type TurnSpec } from "./traces.js";
+
+const on: ViewOptions = { ...defaultViewOptions, compressHistory: true };
+
+const spec = (over: Partial<TurnSpec>): TurnSpec => ({ status: "ok", defs: [], prints: 2, tools: [], prose: 200, ...over });
+const specs: TurnSpec[] = [
+  spec({ defs: [{ name: "users", fn: false, value: [{ name: "Ann", id: 1 }, { name: "Bo", id: 2 }], doc: "Users" }] }),
+  spec({ tools: [{ name: "search", args: { query: "x" }, result: [1, 2, 3] }], prints: 3 }),
+  spec({ status: "error", prints: 0 }),
+  spec({ defs: [{ name: "users", fn: false, value: "redefined" }] }),
+  spec({ prints: 1 }),
+];
+const trace = buildTrace(specs, 8);
+const run = { maxTurns: 8, toolsWithdrawn: true };
+
+describe("tokens", () => {
+  it("counts with the o200k_base encoding, framing included", () => {
+    expect(countTokens("hello world")).toBe(2);
+    expect(countTokens("")).toBe(0);
+    expect(messageTokens({ role: "user", content: "hello world" })).toBe(2 + TOKENS_PER_MESSAGE);
+    expect(promptTokens([{ role: "user", content: "hello world" }])).toBe(2 + TOKENS_PER_MESSAGE + TOKENS_PER_REPLY);
+  });
+
+  it("counts special-token text as ordinary text", () => {
+    expect(countTokens("a <|endoftext|> b")).toBeGreaterThan(3);
+  });
+});
+
+describe("shared prefix", () => {
+  const a = [
+    { role: "system" as const, content: "sys" },
+    { role: "user" as const, content: "task" },
+    { role: "assistant" as const, content: "the same start, then one ending" },
+  ];
+
+  it("covers identical messages and the common start of the first differing one", () => {
+    expect(sharedPrefix([], a)).toEqual({ messages: 0, chars: 0, tokens: 0 });
+    const same = sharedPrefix(a, a);
+    expect(same.messages).toBe(3);
+    expect(same.tokens).toBe(promptTokens(a) - TOKENS_PER_REPLY);
+    const b = [...a.slice(0, 2), { role: "assistant" as const, content: "the same start, then another ending" }];
+    const p = sharedPrefix(a, b);
+    expect(p.messages).toBe(2);
+    expect(p.chars).toBe("systask".length + "the same start, then ".length);
+    expect(p.tokens).toBeGreaterThan(messageTokens(a[0]) + messageTokens(a[1]));
+    expect(p.tokens).toBeLessThan(promptTokens(b));
+    const c = [...a.slice(0, 2), { role: "user" as const, content: a[2].content }];
+    expect(sharedPrefix(a, c).tokens).toBe(messageTokens(a[0]) + messageTokens(a[1]));
+  });
+});
+
+describe("compression usage", () => {
+  const usage = compressionUsage(trace, run, on);
+
+  it("measures every prompt of the run against the full view", () => {
+    expect(usage.prompts.map((p) => p.turn)).toEqual([1, 2, 3, 4, 5]);
+    trace.turns.forEach((_, k) => {
+      const input = { ...run, system: trace.system, task: trace.task, turns: trace.turns.slice(0, k) };
+      expect(usage.prompts[k].viewTokens).toBe(promptTokens(compressedView(input, on).messages));
+      expect(usage.prompts[k].fullTokens).toBe(promptTokens(fullView(input, on).messages));
+      expect(usage.prompts[k].viewTokens).toBeLessThanOrEqual(usage.prompts[k].fullTokens);
+    });
+    expect(usage.prompts[4].turnsCompressed).toBe(1);
+    expect(usage.prompts[4].turnsFull).toEqual([
+      { turn: 2, reason: "error-context" },
+      { turn: 3, reason: "error" },
+      { turn: 4, reason: "latest" },
+    ]);
+    expect(usage.prompts[4].definitionsSuperseded).toBe(1);
+  });
+
+  it("finds the full view append-only: each prompt caches all of the previous one", () => {
+    for (let k = 1; k < usage.prompts.length; k++) expect(usage.prompts[k].fullPrefixTokens).toBe(usage.prompts[k - 1].fullTokens - TOKENS_PER_REPLY);
+    expect(usage.prompts[0].prefixTokens).toBe(0);
+    for (const p of usage.prompts) expect(p.prefixTokens).toBeLessThanOrEqual(p.viewTokens);
+  });
+
+  it("totals tokens, peaks and cached cost", () => {
+    const t = usage.totals;
+    expect(t.prompts).toBe(5);
+    expect(t.fullTokens).toBe(usage.prompts.reduce((s, p) => s + p.fullTokens, 0));
+    expect(t.viewPeak).toBe(Math.max(...usage.prompts.map((p) => p.viewTokens)));
+    expect(t.viewCachedCost).toBeCloseTo(usage.prompts.reduce((s, p) => s + cachedCost(p.viewTokens, p.prefixTokens), 0));
+    expect(t.saved).toBeCloseTo(1 - t.viewTokens / t.fullTokens);
+    expect(cachedCost(1000, 800)).toBeCloseTo(280);
+    expect(totalsOf([]).saved).toBe(0);
+    expect(usage.enabled).toBe(true);
+  });
+
+  it("reports the full view's figures when compression is off", () => {
+    const off = compressionUsage(trace, run, defaultViewOptions);
+    for (const p of off.prompts) {
+      expect(p.viewTokens).toBe(p.fullTokens);
+      expect(p.turnsCompressed).toBe(0);
+    }
+  });
+});
+
+describe("side-by-side comparison", () => {
+  it("shows both prompts message by message, then the figures of every prompt", () => {
+    const text = renderComparison(trace, run, on, { width: 120 });
+    expect(text).toMatch(/^Prompt for turn 6: full \d+ tokens, compressed \d+ tokens \(\d+% fewer\)/);
+    expect(text).toContain("-- system: ");
+    expect(text).toContain("same in both");
+    expect(text).toContain("-- assistant (turn 1): full ");
+    expect(text).toMatch(/\| ; Turn 1 summary \(program omitted\)/);
+    expect(text).toContain("kept full: error");
+    expect(text).toContain("Compression per prompt");
+    expect(text).toMatch(/\n\s*total\s+\d+\s+\d+/);
+    for (const line of text.split("\n")) expect(line.length).toBeLessThanOrEqual(Math.max(120, 200));
+  });
+
+  it("shows the prompt of a chosen turn", () => {
+    const text = renderComparison({ ...trace, settings: { ...run, maxPrintChars: 4000, view: on } }, undefined, undefined, { turn: 2 });
+    expect(text).toMatch(/^Prompt for turn 2:/);
+    expect(text).not.toContain("(turn 2)");
+  });
+});
