@@ -6,7 +6,7 @@ import { SubAgent, type Step } from "../../src/agent/subagent.js";
 import { typeLabel } from "../../src/agent/record.js";
 import type { RunTrace } from "../../src/agent/trace.js";
 import { compressedView } from "../../src/history/compressed.js";
-import { compressionUsage, type CompressionTotals, type RunSettings } from "../../src/history/stats.js";
+import { compressionReport, type CompressionTotals, type RunSettings } from "../../src/history/stats.js";
 import { promptTokens } from "../../src/history/tokens.js";
 import { defaultViewOptions, type ViewInput, type ViewOptions } from "../../src/history/view.js";
 import type { Session } from "./session.js";
@@ -49,8 +49,8 @@ export async function measureSession(session: Session): Promise<SessionResult> {
   const step = await runSession(session);
   const trace = step.trace;
   const run: RunSettings = { maxTurns: session.replies.length, toolsWithdrawn: Object.keys(session.tools).length > 0 && session.replies.length > 1 };
-  const compressed = compressionUsage(trace, run, options(false));
-  const strict = compressionUsage(trace, run, options(true));
+  const compressed = compressionReport(trace, run, options(false));
+  const strict = compressionReport(trace, run, options(true));
   return {
     name: session.name,
     kind: session.kind,

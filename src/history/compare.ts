@@ -5,7 +5,7 @@ import type { ChatMessage } from "../agent/llm/types.js";
 import type { RunTrace } from "../agent/trace.js";
 import { compressedView } from "./compressed.js";
 import { fullView } from "./full.js";
-import { compressionUsage, type RunSettings } from "./stats.js";
+import { compressionReport, type RunSettings } from "./stats.js";
 import { messageTokens, promptTokens } from "./tokens.js";
 import { defaultViewOptions, type ViewOptions } from "./view.js";
 
@@ -89,7 +89,7 @@ function wrap(text: string, width: number): string[] {
 
 /** One row per prompt of the run: tokens under both views, cacheable prefix, turns kept full. */
 function figures(trace: Pick<RunTrace, "system" | "task" | "turns">, run: RunSettings, options: ViewOptions): string {
-  const usage = compressionUsage(trace, run, options);
+  const usage = compressionReport(trace, run, options);
   const rows = [["turn", "full", "compressed", "saved", "cached prefix", "compressed turns", "kept full", "println shown/dropped"]];
   for (const p of usage.prompts) {
     rows.push([

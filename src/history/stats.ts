@@ -42,8 +42,8 @@ export interface CompressionTotals {
   saved: number;
 }
 
-/** `step.usage.compression`: the options in force, one entry per prompt, and totals. */
-export interface CompressionUsage {
+/** Compression figures of a run (for `step.usage.compression`): the options in force, one entry per prompt, and totals. */
+export interface CompressionReport {
   enabled: boolean;
   strictPrefix: boolean;
   printlnHistoryLimit: number;
@@ -84,7 +84,7 @@ export function measurePrompt(
 export type RunSettings = Pick<ViewInput, "maxTurns" | "toolsWithdrawn" | "maxPrintChars">;
 
 /** Statistics of every prompt of a run, rebuilt from its trace. */
-export function compressionUsage(trace: Pick<RunTrace, "system" | "task" | "turns">, run: RunSettings, options: ViewOptions): CompressionUsage {
+export function compressionReport(trace: Pick<RunTrace, "system" | "task" | "turns">, run: RunSettings, options: ViewOptions): CompressionReport {
   const prompts: PromptCompression[] = [];
   let previous: { view: ChatMessage[]; full: ChatMessage[] } | undefined;
   for (let k = 0; k < trace.turns.length; k++) {

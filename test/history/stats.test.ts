@@ -4,7 +4,7 @@ import { renderComparison } from "../../src/history/compare.js";
 import { compressedView } from "../../src/history/compressed.js";
 import { fullView } from "../../src/history/full.js";
 import { sharedPrefix } from "../../src/history/prefix.js";
-import { cachedCost, compressionUsage, totalsOf } from "../../src/history/stats.js";
+import { cachedCost, compressionReport, totalsOf } from "../../src/history/stats.js";
 import { countTokens, messageTokens, promptTokens, TOKENS_PER_MESSAGE, TOKENS_PER_REPLY } from "../../src/history/tokens.js";
 import { defaultViewOptions, type ViewOptions } from "../../src/history/view.js";
 import { buildTrace, type TurnSpec } from "./traces.js";
@@ -59,7 +59,7 @@ describe("shared prefix", () => {
 });
 
 describe("compression usage", () => {
-  const usage = compressionUsage(trace, run, on);
+  const usage = compressionReport(trace, run, on);
 
   it("measures every prompt of the run against the full view", () => {
     expect(usage.prompts.map((p) => p.turn)).toEqual([1, 2, 3, 4, 5]);
@@ -97,7 +97,7 @@ describe("compression usage", () => {
   });
 
   it("reports the full view's figures when compression is off", () => {
-    const off = compressionUsage(trace, run, defaultViewOptions);
+    const off = compressionReport(trace, run, defaultViewOptions);
     for (const p of off.prompts) {
       expect(p.viewTokens).toBe(p.fullTokens);
       expect(p.turnsCompressed).toBe(0);
