@@ -168,6 +168,11 @@ function toFloat(name: string) {
 
 function extremum(name: "max" | "min") {
   return (args: Value[]): Value => {
+    // No arguments almost always means (apply max xs) or (reduce max xs) over an empty result;
+    // the arity is [0, Infinity] so this message, not the generic one, explains it.
+    if (args.length === 0) {
+      throw new LispError("arity_error", `${name} expects at least 1 argument, got 0`, undefined, `(apply ${name} xs) fails when xs is empty: check first, e.g. (if (seq xs) (apply ${name} xs) 0)`);
+    }
     let best = args[0];
     let bv = extremumArg(name, best);
     for (let i = 1; i < args.length; i++) {
@@ -251,8 +256,8 @@ export const ARITHMETIC: BuiltinDef[] = [
   { name: "inc", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "x + 1.", examples: [["(inc 1)", "2"]], fn: (a) => inc(a[0]), f1: inc },
   { name: "dec", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "x - 1.", examples: [["(dec 1)", "0"]], fn: (a) => dec(a[0]), f1: dec },
   { name: "abs", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "Absolute value.", examples: [["(abs -5)", "5"]], ns: ["Math"], fn: (a) => abs(a[0]), f1: abs },
-  { name: "max", area: "arithmetic", arity: [1, Infinity], params: "[x & more]", doc: "The largest number.", examples: [["(max 1 5 3)", "5"]], ns: ["Math"], fn: extremum("max") },
-  { name: "min", area: "arithmetic", arity: [1, Infinity], params: "[x & more]", doc: "The smallest number.", examples: [["(min 1 5 3)", "1"]], ns: ["Math"], fn: extremum("min") },
+  { name: "max", area: "arithmetic", arity: [0, Infinity], params: "[x & more]", doc: "The largest number.", examples: [["(max 1 5 3)", "5"]], ns: ["Math"], fn: extremum("max") },
+  { name: "min", area: "arithmetic", arity: [0, Infinity], params: "[x & more]", doc: "The smallest number.", examples: [["(min 1 5 3)", "1"]], ns: ["Math"], fn: extremum("min") },
   { name: "floor", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "Largest integer <= x (an integer).", examples: [["(floor 3.7)", "3"]], ns: ["Math"], fn: (a) => roundingFn("floor")(a[0]), f1: roundingFn("floor") },
   { name: "ceil", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "Smallest integer >= x (an integer).", examples: [["(ceil 3.2)", "4"]], ns: ["Math"], fn: (a) => roundingFn("ceil")(a[0]), f1: roundingFn("ceil") },
   { name: "round", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "Nearest integer, halves away from zero.", examples: [["(round 3.5)", "4"]], ns: ["Math"], fn: (a) => roundingFn("round")(a[0]), f1: roundingFn("round") },

@@ -226,3 +226,10 @@
 ;!! type_error: upper-case expects a string, got integer 1
 (str/lower-case nil)
 ;!! type_error: lower-case expects a string, got nil
+(apply max (map :score []))
+;!! arity_error: fails when xs is empty
+(reduce min [])
+;!! arity_error: (if (seq xs) (apply min xs) 0)
+(let [scores (keep :score [{:a 1}])]
+  (if (seq scores) (apply max scores) 0))
+;=> 0
