@@ -513,6 +513,13 @@ function parseDouble(x: Value): Value {
   return mkFloat(Number(x.trim().replace(/[fFdD]$/, "")));
 }
 
+/** Java's Double/parseDouble: like parse-double, but bad text is an error a catch can handle. */
+function javaParseDouble(x: Value): Value {
+  const r = parseDouble(x);
+  if (r !== null) return r;
+  throw new LispError("value_error", `Double/parseDouble cannot read a number from ${describe(x)}`, undefined, "parse-double returns nil instead of failing: (or (parse-double s) 0.0)");
+}
+
 // ---------------------------------------------------------------------------------------
 
 const STR_NS = ["clojure.string"] as const;
@@ -792,5 +799,17 @@ export const STRINGS: BuiltinDef[] = [
     ],
     fn: (a) => parseDouble(a[0]),
     f1: parseDouble,
+  },
+  {
+    name: "parseDouble",
+    area: "strings",
+    arity: [1, 1],
+    params: "[s]",
+    doc: "Java's Double/parseDouble: the float written in s; unlike parse-double, text that is not a number is an error.",
+    examples: [['(Double/parseDouble "2.5")', "2.5"]],
+    ns: ["Double"],
+    unqualified: false,
+    fn: (a) => javaParseDouble(a[0]),
+    f1: javaParseDouble,
   },
 ];

@@ -259,3 +259,9 @@
 ;=> "2.0"
 (format "%8.3f|" 3.14159)
 ;=> "   3.142|"
+(Double/parseDouble "1.5")
+;=> 1.5
+(map #(try (Double/parseDouble %) (catch NumberFormatException e 0.0)) ["2" "n/a"])
+;=> [2.0 0.0]
+(Double/parseDouble "n/a")
+;!! value_error: parse-double returns nil
