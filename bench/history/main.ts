@@ -7,6 +7,11 @@ import { sessions } from "./sessions/index.js";
 
 const pct = (full: number, view: number): string => (full === 0 ? "-" : `${Math.round((1 - view / full) * 100)}%`);
 const num = (n: number): string => Math.round(n).toLocaleString("en-US");
+/** "12% lower" or "3% higher": the change from the full view's cost. */
+const change = (full: number, view: number): string => {
+  const d = Math.round((1 - view / full) * 100);
+  return d >= 0 ? `${d}% lower` : `${-d}% higher`;
+};
 
 function table(results: readonly SessionResult[]): string {
   const head = ["session", "kind", "turns", "full in", "compr. in", "saved", "history full", "history compr.", "saved", "strict", "saved", "peak full", "peak compr.", "cached cost full", "compr.", "strict"];
@@ -25,8 +30,8 @@ function table(results: readonly SessionResult[]): string {
     num(r.compressed.fullPeak),
     num(r.compressed.viewPeak),
     num(r.compressed.fullCachedCost),
-    `${num(r.compressed.viewCachedCost)} (${pct(r.compressed.fullCachedCost, r.compressed.viewCachedCost)})`,
-    `${num(r.strict.viewCachedCost)} (${pct(r.strict.fullCachedCost, r.strict.viewCachedCost)})`,
+    `${num(r.compressed.viewCachedCost)} (${change(r.compressed.fullCachedCost, r.compressed.viewCachedCost)})`,
+    `${num(r.strict.viewCachedCost)} (${change(r.strict.fullCachedCost, r.strict.viewCachedCost)})`,
   ]);
   const lines = [head, head.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`);
   return lines.join("\n");
@@ -48,7 +53,7 @@ function total(label: string, results: readonly SessionResult[]): string {
     `  input tokens       full ${num(full)}  compressed ${num(compressed)} (${pct(full, compressed)} fewer)  strict ${num(strict)} (${pct(full, strict)} fewer)`,
     `  history tokens     full ${num(hFull)}  compressed ${num(hCompressed)} (${pct(hFull, hCompressed)} fewer)  strict ${num(hStrict)} (${pct(hFull, hStrict)} fewer)`,
     `  peak prompt        full ${num(Math.max(...results.map((r) => r.compressed.fullPeak)))}  compressed ${num(Math.max(...results.map((r) => r.compressed.viewPeak)))}  strict ${num(Math.max(...results.map((r) => r.strict.viewPeak)))}`,
-    `  cached cost        full ${num(cFull)}  compressed ${num(cCompressed)} (${pct(cFull, cCompressed)} lower)  strict ${num(cStrict)} (${pct(cFull, cStrict)} lower)`,
+    `  cached cost        full ${num(cFull)}  compressed ${num(cCompressed)} (${change(cFull, cCompressed)})  strict ${num(cStrict)} (${change(cFull, cStrict)})`,
   ].join("\n");
 }
 

@@ -5,7 +5,7 @@ import { scriptedLlm } from "../../src/agent/llm/scripted.js";
 import { SubAgent, type Step } from "../../src/agent/subagent.js";
 import { typeLabel } from "../../src/agent/record.js";
 import type { RunTrace } from "../../src/agent/trace.js";
-import { compressedView } from "../../src/history/compressed.js";
+import { compressedView, dropped } from "../../src/history/compressed.js";
 import { compressionReport, type CompressionTotals, type RunSettings } from "../../src/history/stats.js";
 import { promptTokens } from "../../src/history/tokens.js";
 import { defaultViewOptions, type ViewInput, type ViewOptions } from "../../src/history/view.js";
@@ -98,7 +98,7 @@ function lostLive(trace: RunTrace, run: RunSettings, opts: ViewOptions): string[
   }
   const text = view.messages.map((m) => m.content).join("\n");
   const lines = turns.slice(0, -1).flatMap((t) => t.prints);
-  const recent = opts.strictPrefix ? [] : lines.slice(Math.max(0, lines.length - opts.printlnHistoryLimit));
+  const recent = opts.strictPrefix ? [] : lines.slice(dropped(lines.length, opts.printlnHistoryLimit));
   for (const line of recent) if (!text.includes(line.slice(0, 200))) problems.push(`println line missing: ${line.slice(0, 60)}`);
   return problems;
 }

@@ -61,11 +61,13 @@ function markSuperseded(turns: readonly Turn[], plans: TurnPlan[]): void {
 }
 
 /**
- * Keeps the most recent `printlnHistoryLimit` println lines of the turns before the
- * latest one (the latest turn's output is what the model is answering, always shown).
- * In strict-prefix mode the limit applies when a turn is first summarized — it keeps
- * its own last N lines — and a written summary never changes afterwards, so the output
- * of many turns can add up: size traded for a prefix that only grows.
+ * Keeps at most `printlnHistoryLimit` println lines of the turns before the latest one,
+ * the most recent ones (the latest turn's output is what the model is answering, always
+ * shown). Old lines are dropped in batches of half the limit, so between N/2 and N lines
+ * stay and an earlier summary is rewritten once per N/2 new lines rather than on every
+ * turn that prints. In strict-prefix mode the limit applies per turn when the turn is
+ * first summarized (its own last N lines) and a written summary never changes: size
+ * traded for a prefix that only grows.
  */
 function limitPrints(turns: readonly Turn[], plans: TurnPlan[], options: ViewOptions): void {
   const limit = Math.max(0, Math.floor(options.printlnHistoryLimit));
@@ -76,13 +78,21 @@ function limitPrints(turns: readonly Turn[], plans: TurnPlan[], options: ViewOpt
   }
   let total = 0;
   for (let i = 0; i < last; i++) total += turns[i].prints.length;
-  const cut = total - limit;
+  const cut = dropped(total, limit);
   let offset = 0;
   for (let i = 0; i < last && offset < cut; i++) {
     const len = turns[i].prints.length;
     plans[i].printsShown = len - Math.min(len, cut - offset);
     offset += len;
   }
+}
+
+/** History println lines dropped out of `total` under `limit`: whole batches of half the limit. */
+export function dropped(total: number, limit: number): number {
+  if (total <= limit) return 0;
+  if (limit === 0) return total;
+  const batch = Math.ceil(limit / 2);
+  return Math.ceil((total - limit) / batch) * batch;
 }
 
 /** The compressed prompt view (with `compressHistory: false` it is the full view). */
