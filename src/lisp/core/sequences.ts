@@ -680,6 +680,15 @@ function some(pred: Value, coll: Value): Value {
   return null;
 }
 
+/** run!: f for its side effects (println, say) on each element; nil. */
+function runBang(f: Value, coll: Value): Value {
+  const g = unary("run!", f);
+  const xs = items("run!", coll);
+  charge(xs.length);
+  for (let i = 0; i < xs.length; i++) g(xs[i]);
+  return null;
+}
+
 function every(who: string, pred: Value, coll: Value): boolean {
   const g = unary(who, pred);
   const xs = items(who, coll);
@@ -906,4 +915,5 @@ export const SEQUENCES: BuiltinDef[] = [
   d("zip", [1, Infinity], "[coll & colls]", "Vectors of the elements at the same position, stopping at the shortest collection.", [["(zip [1 2 3] [:a :b])", "[[1 :a] [2 :b]]"]], { fn: zip }),
   d("doall", [1, 2], "[coll] [n coll]", "Returns coll (sequences are already eager; kept for Clojure habits).", [["(doall (map inc [1]))", "[2]"]], { fn: (a) => a[a.length - 1], f1: (c) => c }),
   d("dorun", [1, 2], "[coll] [n coll]", "Returns nil (sequences are already eager; kept for Clojure habits).", [["(dorun (map inc [1]))", "nil"]], { fn: () => null, f1: () => null }),
+  d("run!", [2, 2], "[f coll]", "Calls f on each element for its side effects (e.g. println); returns nil.", [["(run! println [1 2])", "nil"]], { fn: (a) => runBang(a[0], a[1]), f2: runBang }),
 ];

@@ -269,3 +269,11 @@ counter
 ;!! unbound_var: infinite
 (take 3 (cycle [1 2]))
 ;!! unbound_var: infinite
+(run! #(println "order" (:id %) (:total %)) data/orders)
+;>> order 1 10
+;>> order 2 25
+;=> nil
+(run! println (sort (keys {:b 1 :a 2})))
+;>> :a
+;>> :b
+;=> nil
