@@ -23,7 +23,9 @@ export function toRegex(who: string, x: Value): Regex {
 
 /** The text a regex will scan: a string within the input limit, charged per character. */
 export function regexInput(who: string, x: Value): string {
-  if (typeof x !== "string") throw typeErr(`${who} expects a string to search, got ${describe(x)}`, x === null ? NIL_HINT : undefined);
+  if (typeof x !== "string") {
+    throw typeErr(`${who} expects a string to search, got ${describe(x)}`, x === null ? NIL_HINT : x instanceof Regex ? `the regex comes first: (${who} #"..." s)` : undefined);
+  }
   const max = run.limits.maxRegexInputLength;
   if (x.length > max) {
     throw limitError("regex_limit_exceeded", `${who}: a regex may scan at most ${max} characters, got a string of ${x.length}`, "split the text first (split-lines, subs) and match the pieces");

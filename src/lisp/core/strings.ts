@@ -51,16 +51,18 @@ export function charIndex(s: string, offset: number): number {
 
 const NIL_HINT = "a nil usually means a missing key or an empty result; check it first, e.g. (if s ... ) or (or s \"\")";
 
-function argHint(x: Value): string | undefined {
+function argHint(x: Value, who?: string): string | undefined {
   if (x === null) return NIL_HINT;
   if (x instanceof Keyword) return "use (name k) to turn a keyword into a string";
   if (typeof x === "number" || x instanceof LFloat) return "use (str x) to turn a number into a string";
   if (x instanceof Vec) return "to apply it to every string of a collection, use map, e.g. (map clojure.string/trim xs)";
+  // (->> s (str/split #",")) puts the regex first.
+  if (x instanceof Regex && who !== undefined) return `the string comes first: (${who} s #"..." ...); in a ->> pipeline, string functions need ->`;
   return undefined;
 }
 
 /** A string argument, or a type_error naming the builtin, with a hint for nil and keywords. */
-export function expectText(who: string, x: Value, what = "a string", hint = argHint(x)): string {
+export function expectText(who: string, x: Value, what = "a string", hint = argHint(x, who)): string {
   if (typeof x === "string") return x;
   throw typeErr(`${who} expects ${what}, got ${describe(x)}`, hint);
 }
@@ -300,7 +302,7 @@ const MEMBER_HINT = "to test whether a collection holds a value use (some #{x} c
 
 function predicate2(who: string, test: (s: string, x: string) => boolean) {
   return (args: Value[]): Value => {
-    const s = expectText(who, args[0], "a string", who === "includes?" && (args[0] instanceof Vec || isSet(args[0])) ? MEMBER_HINT : argHint(args[0]));
+    const s = expectText(who, args[0], "a string", who === "includes?" && (args[0] instanceof Vec || isSet(args[0])) ? MEMBER_HINT : argHint(args[0], who));
     const x = expectText(who, args[1], "a string (or character) as its second argument");
     chargeScan(s.length);
     return test(s, x);

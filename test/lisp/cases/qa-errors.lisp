@@ -233,3 +233,10 @@
 (let [scores (keep :score [{:a 1}])]
   (if (seq scores) (apply max scores) 0))
 ;=> 0
+(->> "a,b" (str/split #","))
+;!! type_error: the string comes first: (split s
+;@ 1:12
+(->> "a-b" (str/replace #"-" "+"))
+;!! type_error: in a ->> pipeline, string functions need ->
+(re-find "abc 123" #"\d+")
+;!! type_error: the regex comes first: (re-find #"..." s)
