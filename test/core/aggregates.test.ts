@@ -1,20 +1,7 @@
 // sum, avg, median, the *-by aggregators, max-key/min-key and distinct-by: empty and nil
 // inputs, key forms, nil skipping, error messages and budgets.
 import { describe, expect, it } from "vitest";
-import { evaluate, print, type EvaluateOptions } from "../../src/lisp/evaluate.js";
-import type { ErrorInfo } from "../../src/lisp/errors.js";
-
-async function ok(src: string, opts: EvaluateOptions = {}): Promise<string> {
-  const r = await evaluate(src, opts);
-  if (!r.ok) throw new Error(`${src} failed: ${r.error.kind}: ${r.error.message}`);
-  return print(r.lisp);
-}
-
-async function fails(src: string, opts: EvaluateOptions = {}): Promise<ErrorInfo> {
-  const r = await evaluate(src, opts);
-  if (r.ok) throw new Error(`${src} should fail, got ${print(r.lisp)}`);
-  return r.error;
-}
+import { edn as ok, errorOf as fails } from "../support/run.js";
 
 describe("sum and avg", () => {
   it("sum keeps integers exact and turns float when any element is a float", async () => {

@@ -1,20 +1,8 @@
 // throw, ex-info, ex-message, ex-data, and how they meet try/catch: what catch sees, and
 // that limit errors can neither be caught nor forged.
 import { describe, expect, it } from "vitest";
-import { evaluate, print, type EvaluateOptions } from "../../src/lisp/evaluate.js";
-import type { ErrorInfo } from "../../src/lisp/errors.js";
-
-async function ok(src: string, opts: EvaluateOptions = {}): Promise<string> {
-  const r = await evaluate(src, opts);
-  if (!r.ok) throw new Error(`${src} failed: ${r.error.kind}: ${r.error.message}`);
-  return print(r.lisp);
-}
-
-async function fails(src: string, opts: EvaluateOptions = {}): Promise<ErrorInfo> {
-  const r = await evaluate(src, opts);
-  if (r.ok) throw new Error(`${src} should fail, got ${print(r.lisp)}`);
-  return r.error;
-}
+import { edn as ok, errorOf as fails } from "../support/run.js";
+import { evaluate } from "../../src/lisp/evaluate.js";
 
 describe("throw", () => {
   it("an uncaught ex-info fails the program with kind exception and its message", async () => {

@@ -1,26 +1,8 @@
 // Higher-order builtins: comp, partial, juxt, complement, fnil, some-fn, every-pred, apply,
 // memoize, the all-of/any-of/none-of combinators and condp's no-match error.
 import { describe, expect, it } from "vitest";
-import { evaluate, print, type EvaluateOptions } from "../../src/lisp/evaluate.js";
-import type { ErrorInfo } from "../../src/lisp/errors.js";
-
-async function ok(src: string, opts: EvaluateOptions = {}): Promise<string> {
-  const r = await evaluate(src, opts);
-  if (!r.ok) throw new Error(`${src} failed: ${r.error.kind}: ${r.error.message}`);
-  return print(r.lisp);
-}
-
-async function fails(src: string, opts: EvaluateOptions = {}): Promise<ErrorInfo> {
-  const r = await evaluate(src, opts);
-  if (r.ok) throw new Error(`${src} should fail, got ${print(r.lisp)}`);
-  return r.error;
-}
-
-async function prints(src: string): Promise<string[]> {
-  const r = await evaluate(src);
-  if (!r.ok) throw new Error(`${src} failed: ${r.error.message}`);
-  return r.prints;
-}
+import { edn as ok, errorOf as fails, printsOf as prints } from "../support/run.js";
+import { evaluate, print } from "../../src/lisp/evaluate.js";
 
 describe("identity and constantly", () => {
   it("identity returns its argument, nil included", async () => {

@@ -1,26 +1,9 @@
 // Java-style interop builtins: string methods with Java conventions (-1, index errors,
 // String.split dropping trailing empties) counted in characters, and dates as ISO strings.
 import { describe, expect, it } from "vitest";
-import { evaluate, print, type EvaluateOptions } from "../../src/lisp/evaluate.js";
+import { edn as value, errorOf as failure, cases } from "../support/run.js";
+import { evaluate } from "../../src/lisp/evaluate.js";
 import { parseDate } from "../../src/lisp/core/methods.js";
-
-async function value(src: string, options: EvaluateOptions = {}): Promise<string> {
-  const r = await evaluate(src, options);
-  if (!r.ok) throw new Error(`${src} failed with ${r.error.kind}: ${r.error.message}`);
-  return print(r.lisp);
-}
-
-async function failure(src: string, options: EvaluateOptions = {}) {
-  const r = await evaluate(src, options);
-  if (r.ok) throw new Error(`${src} should fail, got ${print(r.lisp)}`);
-  return r.error;
-}
-
-function cases(table: ReadonlyArray<readonly [string, string]>) {
-  it.each(table)("%s => %s", async (src, want) => {
-    expect(await value(src)).toBe(want);
-  });
-}
 
 describe("string methods", () => {
   cases([

@@ -1,12 +1,7 @@
 // Type predicates over every kind of value, plus type, distinct?, identical? and any?.
 import { describe, expect, it } from "vitest";
-import { evaluate, print } from "../../src/lisp/evaluate.js";
-
-async function ok(src: string): Promise<string> {
-  const r = await evaluate(src);
-  if (!r.ok) throw new Error(`${src} failed: ${r.error.kind}: ${r.error.message}`);
-  return print(r.lisp);
-}
+import { edn as ok } from "../support/run.js";
+import { evaluate } from "../../src/lisp/evaluate.js";
 
 // One sample of each kind of value, in a fixed order.
 const SAMPLES: ReadonlyArray<readonly [string, string]> = [

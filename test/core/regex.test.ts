@@ -1,26 +1,9 @@
 // Regex builtins on RE2: match shapes (string or [whole groups...]), pattern strings,
 // invalid patterns, the pattern and input limits, and extract / extract-int.
 import { describe, expect, it } from "vitest";
-import { evaluate, print, type EvaluateOptions } from "../../src/lisp/evaluate.js";
+import { edn as value, errorOf as failure, cases } from "../support/run.js";
+import { evaluate, print } from "../../src/lisp/evaluate.js";
 import { regexFromString } from "../../src/lisp/regex.js";
-
-async function value(src: string, options: EvaluateOptions = {}): Promise<string> {
-  const r = await evaluate(src, options);
-  if (!r.ok) throw new Error(`${src} failed with ${r.error.kind}: ${r.error.message}`);
-  return print(r.lisp);
-}
-
-async function failure(src: string, options: EvaluateOptions = {}) {
-  const r = await evaluate(src, options);
-  if (r.ok) throw new Error(`${src} should fail, got ${print(r.lisp)}`);
-  return r.error;
-}
-
-function cases(table: ReadonlyArray<readonly [string, string]>) {
-  it.each(table)("%s => %s", async (src, want) => {
-    expect(await value(src)).toBe(want);
-  });
-}
 
 describe("re-find, re-matches, re-seq", () => {
   cases([

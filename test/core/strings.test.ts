@@ -1,26 +1,8 @@
 // Strings: str, subs, join, split, the clojure.string functions, format and parsing,
 // including grapheme indexing, argument errors and the string/collection limits.
 import { describe, expect, it } from "vitest";
-import { evaluate, print, type EvaluateOptions } from "../../src/lisp/evaluate.js";
+import { edn as value, errorOf as failure, cases } from "../support/run.js";
 import { fixedHalfUp } from "../../src/lisp/core/strings.js";
-
-async function value(src: string, options: EvaluateOptions = {}): Promise<string> {
-  const r = await evaluate(src, options);
-  if (!r.ok) throw new Error(`${src} failed with ${r.error.kind}: ${r.error.message}`);
-  return print(r.lisp);
-}
-
-async function failure(src: string, options: EvaluateOptions = {}) {
-  const r = await evaluate(src, options);
-  if (r.ok) throw new Error(`${src} should fail, got ${print(r.lisp)}`);
-  return r.error;
-}
-
-function cases(table: ReadonlyArray<readonly [string, string]>) {
-  it.each(table)("%s => %s", async (src, want) => {
-    expect(await value(src)).toBe(want);
-  });
-}
 
 describe("str", () => {
   cases([

@@ -1,26 +1,7 @@
 // walk, prewalk, postwalk, the key and replace helpers, and tree-seq: visiting order, map
 // entries, rebuilding each kind of collection, errors, and the depth and size budgets.
 import { describe, expect, it } from "vitest";
-import { evaluate, print, type EvaluateOptions } from "../../src/lisp/evaluate.js";
-import type { ErrorInfo } from "../../src/lisp/errors.js";
-
-async function ok(src: string, opts: EvaluateOptions = {}): Promise<string> {
-  const r = await evaluate(src, opts);
-  if (!r.ok) throw new Error(`${src} failed: ${r.error.kind}: ${r.error.message}`);
-  return print(r.lisp);
-}
-
-async function fails(src: string, opts: EvaluateOptions = {}): Promise<ErrorInfo> {
-  const r = await evaluate(src, opts);
-  if (r.ok) throw new Error(`${src} should fail, got ${print(r.lisp)}`);
-  return r.error;
-}
-
-async function prints(src: string): Promise<string[]> {
-  const r = await evaluate(src);
-  if (!r.ok) throw new Error(`${src} failed: ${r.error.message}`);
-  return r.prints;
-}
+import { edn as ok, errorOf as fails, printsOf as prints } from "../support/run.js";
 
 // A vector nested n levels deep, built by the program itself: [[[...[1]...]]].
 const nested = (n: number): string => `(loop [i 0 v 1] (if (< i ${n}) (recur (inc i) [v]) v))`;
