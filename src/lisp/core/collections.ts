@@ -27,7 +27,7 @@ function notCollHint(x: Value): string | undefined {
   // the collection in first.
   if (x instanceof Fn) return `${ARG_ORDER_HINT}; in a -> pipeline, sequence functions need ->>`;
   if (x instanceof Keyword) return `a keyword is a function here: check the argument order, e.g. (map :${x.name} coll)`;
-  return typeof x === "number" || x instanceof LFloat ? "check the argument order: the collection comes last" : undefined;
+  return typeof x === "number" || x instanceof LFloat ? "check the argument order: the collection comes last; in a -> pipeline, sequence functions need ->>" : undefined;
 }
 
 /**
@@ -61,7 +61,8 @@ export function ordered(who: string, x: Value): Value[] {
 export function countArg(who: string, x: Value, round: (n: number) => number = Math.trunc): number {
   const n = typeof x === "number" ? x : x instanceof LFloat ? x.v : NaN;
   if (Number.isNaN(n)) {
-    throw typeErr(`${who} expects a number for its count or index, got ${describe(x)}`, x !== null && typeof x === "object" ? "check the argument order" : undefined);
+    const coll = x instanceof Vec || isMap(x) || isSet(x);
+    throw typeErr(`${who} expects a number for its count or index, got ${describe(x)}`, coll ? "check the argument order; in a -> pipeline, sequence functions need ->>" : x !== null && typeof x === "object" ? "check the argument order" : undefined);
   }
   return round(n);
 }

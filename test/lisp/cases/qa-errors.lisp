@@ -240,3 +240,9 @@
 ;!! type_error: in a ->> pipeline, string functions need ->
 (re-find "abc 123" #"\d+")
 ;!! type_error: the regex comes first: (re-find #"..." s)
+(-> (map :total data/orders) (reduce + 0))
+;!! type_error: in a -> pipeline, sequence functions need ->>
+(-> data/orders (take 1))
+;!! type_error: take expects a number for its count or index, got vector
+(->> (map :total data/orders) (reduce + 0))
+;=> 35
