@@ -149,14 +149,13 @@ export class ToolSession {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const finish = (): void => {
         if (timer !== undefined) clearTimeout(timer);
-        outer.removeEventListener("abort", onAbort);
+        unsubscribe();
       };
-      const onAbort = (): void => {
+      const unsubscribe = onAbort(outer, () => {
         finish();
         ac.abort();
         reject(new ToolFailure("aborted"));
-      };
-      outer.addEventListener("abort", onAbort, { once: true });
+      });
       if (Number.isFinite(timeoutMs)) {
         timer = setTimeout(() => {
           finish();
@@ -178,4 +177,31 @@ export class ToolSession {
         );
     });
   }
+}
+
+// Calls in flight per signal. A fan-out (pmap over many items) runs its calls under one
+// signal; one listener per signal serves them all, so Node never warns of a listener leak
+// however wide the fan-out.
+const waiting = new WeakMap<AbortSignal, { callbacks: Set<() => void>; listener: () => void }>();
+
+/** Calls `f` once when `signal` aborts; returns the unsubscribe. The signal must not have aborted yet. */
+function onAbort(signal: AbortSignal, f: () => void): () => void {
+  let entry = waiting.get(signal);
+  if (entry === undefined) {
+    const callbacks = new Set<() => void>();
+    const listener = (): void => {
+      waiting.delete(signal);
+      for (const g of callbacks) g();
+    };
+    waiting.set(signal, (entry = { callbacks, listener }));
+    signal.addEventListener("abort", listener, { once: true });
+  }
+  const current = entry;
+  const { callbacks, listener } = current;
+  callbacks.add(f);
+  return () => {
+    if (!callbacks.delete(f) || callbacks.size > 0 || waiting.get(signal) !== current) return;
+    waiting.delete(signal);
+    signal.removeEventListener("abort", listener);
+  };
 }

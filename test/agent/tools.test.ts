@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AgentDefinitionError } from "../../src/agent/errors.js";
@@ -173,6 +174,42 @@ describe("ToolSession", () => {
     expect(performance.now() - t0).toBeLessThan(1000);
     expect(r.ok).toBe(false);
     expect(!r.ok && r.error.kind).toBe("aborted");
+  });
+
+  it("serves a wide fan-out with one abort listener on the run's signal, removed when the calls settle", async () => {
+    const gate: Array<() => void> = [];
+    const held = tool({ description: "Waits for the gate.", input: z.object({ i: z.number() }), run: ({ i }) => new Promise((resolve) => gate.push(() => resolve(i))) });
+    const spec = session({ held }).specs(false).held;
+    const ac = new AbortController();
+    const calls = Array.from({ length: 30 }, (_, i) => spec.run({ i }, ac.signal));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(gate).toHaveLength(30);
+    expect(getEventListeners(ac.signal, "abort")).toHaveLength(1);
+    for (const open of gate) open();
+    expect(await Promise.all(calls)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(getEventListeners(ac.signal, "abort")).toHaveLength(0);
+  });
+
+  it("aborts every call of a wide fan-out, without a listener-leak warning", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      const stubborn = tool({ description: "Ignores signals.", input: z.object({ i: z.number() }), timeoutMs: Infinity, run: () => new Promise(() => undefined) });
+      const ac = new AbortController();
+      setTimeout(() => ac.abort(), 30);
+      const t0 = performance.now();
+      const r = await evaluate("(pmap (fn [i] (tool/stubborn i)) (range 25))", { tools: session({ stubborn }).specs(false), signal: ac.signal });
+      expect(performance.now() - t0).toBeLessThan(1000);
+      expect(!r.ok && r.error.kind).toBe("aborted");
+      const quick = tool({ description: "Quick.", input: z.object({ i: z.number() }), run: async ({ i }) => i * 2 });
+      const ok = await evaluate("(pmap (fn [i] (tool/quick i)) (range 25))", { tools: session({ quick }).specs(false), signal: new AbortController().signal });
+      expect(ok.ok && (ok.value as number[]).length).toBe(25);
+      await new Promise((r) => setTimeout(r, 10));
+      expect(warnings).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      process.off("warning", onWarning);
+    }
   });
 
   it("cuts very long error messages from tools", async () => {
