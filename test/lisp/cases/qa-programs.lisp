@@ -425,3 +425,16 @@ r
 ;!! cannot_shadow_builtin: pick another name
 (let [pairs [[:a 1]] sum 3] [(count pairs) sum])
 ;=> [1 3]
+;; Agent forms: where predicates, pluck, early return and fail.
+(filter (all-of (where :total > 5) (where :id = 1)) data/orders)
+;=> [{:id 1 :total 10}]
+(filter (where :name includes "nn") [{:name "Ann"} {:name "Bob"}])
+;=> [{:name "Ann"}]
+(filter (where [:a :b] = 1) [{:a {:b 1}} {:a {:b 2}}])
+;=> [{:a {:b 1}}]
+(if (empty? data/orders) (fail "no orders") (return {:n (count data/orders) :ids (pluck :id data/orders)}))
+;=> {:n 2 :ids [1 2]}
+(defn check [o] (when (> (:total o) 20) (return {:big (:id o)})) o)
+(map check data/orders)
+:unreached
+;=> {:big 2}
