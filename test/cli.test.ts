@@ -219,6 +219,15 @@ describe.concurrent("ptc", () => {
   });
 });
 
+describe("ptc reference", () => {
+  it("prints the language reference generated from the registry", async () => {
+    const r = await ptc(["reference"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("## Special forms");
+    for (const name of ["sum-by", "pmap", "where", "extract-int"]) expect(r.stdout).toContain(name);
+  });
+});
+
 describe("the package", () => {
   it("resolves import { evaluate } from \"ptc-lisp\" inside the checkout (self-reference through exports)", () => {
     const script = 'import { evaluate, print } from "ptc-lisp"; const r = await evaluate("(+ 1 2 3)"); process.stdout.write(r.ok ? print(r.lisp) : "error " + r.error.kind);';

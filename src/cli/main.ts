@@ -10,6 +10,7 @@ import { runDemoCommand } from "./demo.js";
 import { processIo, runEvalCommand, usageFailure } from "./eval.js";
 import { runReplCommand } from "./repl.js";
 import { runTraceCommand } from "./trace.js";
+import { languageReference } from "../agent/prompt/reference.js";
 
 const USAGE = `Usage: ptc <command> [options]
 
@@ -18,6 +19,7 @@ Commands:
   repl     interactive PTC-Lisp session
   demo     run the offline scripted agent demo
   trace    inspect a recorded agent run (ptc trace show FILE)
+  reference  print the language reference (generated from the builtin registry)
 
 Options:
   -h, --help       show this help (ptc <command> --help for a command's options)
@@ -29,6 +31,10 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   repl: (args) => runReplCommand(args),
   demo: runDemoCommand,
   trace: runTraceCommand,
+  reference: async () => {
+    processIo().stdout.write(languageReference() + "\n");
+    return 0;
+  },
 };
 
 /** The package version, found by walking up from this file (src/cli or dist/src/cli). */
