@@ -608,28 +608,31 @@ export function errorValue(e: LispError): Value {
 
 function compileTry(node: Extract<Node, { op: "try" }>): Code {
   const body = compile(node.body);
-  const handler = node.handler ? compile(node.handler) : null;
-  const target = node.slot ? slot(node.slot) : -1;
+  const catches = node.catches.map((c) => ({ kinds: c.kinds, slot: slot(c.slot), handler: compile(c.handler) }));
   const fin = node.finally ? compile(node.finally) : null;
+  // finally runs for values, catchable errors, return and fail; never while a limit error
+  // or a tool suspension propagates (the program is being stopped or replayed).
+  const runsFinally = (e: unknown): boolean => CATCHABLE(e) || e instanceof ReturnSignal || e instanceof FailSignal;
   return (fr) => {
     const depth = run.depth;
     let result: Value;
     try {
       result = body(fr);
     } catch (e) {
-      if (handler === null || !CATCHABLE(e)) {
-        if (fin !== null && (CATCHABLE(e) || e instanceof ReturnSignal || e instanceof FailSignal)) {
+      const c = CATCHABLE(e) ? catches.find((k) => k.kinds === null || k.kinds.includes(e.kind)) : undefined;
+      if (c === undefined) {
+        if (fin !== null && runsFinally(e)) {
           run.depth = depth;
           fin(fr);
         }
         throw e;
       }
       run.depth = depth;
-      fr[target] = errorValue(e);
+      fr[c.slot] = errorValue(e as LispError);
       try {
-        result = handler(fr);
+        result = c.handler(fr);
       } catch (inner) {
-        if (fin !== null && (CATCHABLE(inner) || inner instanceof ReturnSignal || inner instanceof FailSignal)) fin(fr);
+        if (fin !== null && runsFinally(inner)) fin(fr);
         throw inner;
       }
     }
@@ -674,9 +677,20 @@ function compileDestructure(node: Extract<Node, { op: "destructure" }>): Code {
     }
     case "map": {
       const init = compile(node.init);
+      const restArgs = node.restArgs;
       return (fr) => {
         const v = init(fr);
         if (v === null || isMap(v)) return v;
+        // Keyword arguments: (f 1 :k 2) or (f 1 {:k 2}) against [a & {:keys [k]}], as in Clojure 1.11.
+        if (restArgs && v instanceof Vec) {
+          if (v.size === 1 && isMap(v.get(0))) return v.get(0) as Value;
+          if (v.size % 2 === 0) {
+            const xs = v.toArray();
+            return IMap<Value, Value>().withMutations((m) => {
+              for (let i = 0; i < xs.length; i += 2) m.set(xs[i], xs[i + 1]);
+            });
+          }
+        }
         throw destructureError("a map", v, loc);
       };
     }

@@ -145,12 +145,16 @@ export class NativeFn extends Fn {
 }
 
 function notCallable(f: Value): LispError {
-  const shown = typeof f === "string" ? JSON.stringify(f.length > 20 ? f.slice(0, 20) + "…" : f) : typeName(f);
+  const t = typeName(f);
+  const article = /^[aeiou]/.test(t) ? "an" : "a";
+  const shown = typeof f === "string" ? ` ${JSON.stringify(f.length > 20 ? f.slice(0, 20) + "…" : f)}` : typeof f === "number" || typeof f === "boolean" ? ` ${String(f)}` : "";
   return new LispError(
     "not_callable",
-    `${shown} is not a function (a ${typeName(f)} cannot be called)`,
+    `${article} ${t}${shown} is not a function and cannot be called`,
     undefined,
-    typeof f === "number" || typeof f === "string" ? "the first element of a list is called as a function; use a vector [..] for data" : undefined,
+    f === null || typeof f === "number" || typeof f === "string" || typeof f === "boolean"
+      ? "the first element of a list is called as a function: check the parentheses, and use a vector [..] for data"
+      : undefined,
   );
 }
 

@@ -90,7 +90,9 @@ export function read(source: string, maxDepth: number): Form[] {
       const l = e.location.start;
       const found = e.found === null ? "end of input" : JSON.stringify(e.found);
       const message = e.expected ? `unexpected ${found}` : e.message;
-      throw new LispError("parse_error", message, { line: l.line, column: l.column, offset: l.offset, end: e.location.end.offset }, undefined, "read");
+      // `{"name": "x"}`: a colon ending a key is JSON, not EDN.
+      const hint = source[l.offset - 1] === ":" ? 'this looks like JSON: write {"name" "x"} or {:name "x"} (no colon after a key; commas are optional)' : undefined;
+      throw new LispError("parse_error", message, { line: l.line, column: l.column, offset: l.offset, end: e.location.end.offset, source }, hint, "read");
     }
     throw e;
   }

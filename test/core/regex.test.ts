@@ -19,7 +19,7 @@ describe("re-find, re-matches, re-seq", () => {
     ['(re-matches #"\\d+" "123a")', "nil"],
     ['(re-matches #"(\\w+)@(\\w+)" "me@host")', '["me@host" "me" "host"]'],
     ['(re-seq #"\\d+" "a1b22c333")', '["1" "22" "333"]'],
-    ['(re-seq #"\\d+" "abc")', "[]"],
+    ['(re-seq #"\\d+" "abc")', "nil"],
     ['(re-seq #"(\\d)(\\w)" "1a2b")', '[["1a" "1" "a"] ["2b" "2" "b"]]'],
     ['(re-seq #"" "ab")', '["" "" ""]'],
     ['(re-split #"\\s*,\\s*" "a , b,c")', '["a" "b" "c"]'],

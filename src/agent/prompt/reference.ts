@@ -33,6 +33,8 @@ const NS_PREFIX: Readonly<Record<Namespace, string>> = {
   "clojure.walk": "walk/",
   Math: "Math/",
   Double: "Double/",
+  Integer: "Integer/",
+  Long: "Long/",
   System: "System/",
 };
 

@@ -202,7 +202,7 @@ export class Analyzer {
     const area = lookupBuiltin(near[0])?.def.area;
     const siblings = area ? areaNames(area) : [];
     const listing = siblings.length > 1 ? ` ${area} functions: ${siblings.join(", ")}` : "";
-    return this.error("unbound_var", `undefined symbol: ${name}`, loc, `did you mean ${near.join(" or ")}?${listing}`);
+    return this.error("unbound_var", `undefined symbol: ${name}`, loc, `did you mean ${near.map((n) => "`" + n + "`").join(" or ")}?${listing}`);
   }
 
   private qualified(ns: string, name: string, loc: SourceLoc): Node {

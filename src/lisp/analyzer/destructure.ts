@@ -20,8 +20,12 @@ function local(ref: LocalRef, loc: SourceLoc): Node {
   return { op: "local", ref, name: "", loc };
 }
 
-/** Declares the names in `pattern` in `scope`, appending assignments from `init` to `out`. */
-export function bindPattern(a: Analyzer, pattern: Form, init: Node, scope: Scope, out: Bind[]): void {
+/**
+ * Declares the names in `pattern` in `scope`, appending assignments from `init` to `out`.
+ * `restArgs` marks a pattern bound to rest arguments, where a map pattern takes keyword
+ * arguments: [a & {:keys [k]}] accepts (f 1 :k 2) and (f 1 {:k 2}).
+ */
+export function bindPattern(a: Analyzer, pattern: Form, init: Node, scope: Scope, out: Bind[], restArgs = false): void {
   switch (pattern.type) {
     case "symbol": {
       if (pattern.name === "&") throw a.error("invalid_form", "& must be followed by one binding for the rest", pattern);
@@ -35,7 +39,7 @@ export function bindPattern(a: Analyzer, pattern: Form, init: Node, scope: Scope
       bindVector(a, pattern.items, pattern.loc, init, scope, out);
       return;
     case "map":
-      bindMap(a, pattern.items, pattern.loc, init, scope, out);
+      bindMap(a, pattern.items, pattern.loc, init, scope, out, restArgs);
       return;
     default:
       throw a.error(
@@ -56,7 +60,7 @@ function bindVector(a: Analyzer, items: Form[], loc: SourceLoc, init: Node, scop
     if (isSym(item, "&")) {
       const rest = items[k + 1];
       if (!rest || (rest.type === "keyword" && rest.name === "as")) throw a.error("invalid_form", "& must be followed by a binding for the rest", item);
-      bindPattern(a, rest, { op: "destructure", kind: "rest", src, index, loc: rest.loc }, scope, out);
+      bindPattern(a, rest, { op: "destructure", kind: "rest", src, index, loc: rest.loc }, scope, out, true);
       k++;
       continue;
     }
@@ -91,9 +95,9 @@ function keyValue(a: Analyzer, f: Form): Value {
   }
 }
 
-function bindMap(a: Analyzer, items: Form[], loc: SourceLoc, init: Node, scope: Scope, out: Bind[]): void {
+function bindMap(a: Analyzer, items: Form[], loc: SourceLoc, init: Node, scope: Scope, out: Bind[], restArgs: boolean): void {
   const src = scope.declare(hiddenName("m"));
-  out.push({ target: src, init: { op: "destructure", kind: "map", init, loc } });
+  out.push({ target: src, init: { op: "destructure", kind: "map", init, restArgs, loc } });
   const defaults = new Map<string, Form>();
   for (let k = 0; k < items.length; k += 2) {
     const key = items[k];

@@ -30,6 +30,13 @@ export interface FnArityNode {
   readonly paramText: string;
 }
 
+/** A catch clause: the error kinds it catches (null: every catchable error), the binding, the handler. */
+export interface CatchClause {
+  readonly kinds: readonly string[] | null;
+  readonly slot: LocalRef;
+  readonly handler: Node;
+}
+
 export type ForClause =
   | { readonly kind: "bind"; readonly coll: Node; readonly raw: LocalRef; readonly prelude: Bind[]; readonly loc: SourceLoc }
   | { readonly kind: "let"; readonly binds: Bind[] }
@@ -63,11 +70,11 @@ export type Node =
   | { op: "for"; clauses: ForClause[]; body: Node; collect: boolean; loc: SourceLoc }
   | { op: "dotimes"; slot: LocalRef; count: Node; body: Node; loc: SourceLoc }
   | { op: "where"; path: Value[]; cmp: string | null; value: Node | null; loc: SourceLoc }
-  | { op: "try"; body: Node; slot: LocalRef | null; handler: Node | null; finally: Node | null; loc: SourceLoc }
+  | { op: "try"; body: Node; catches: CatchClause[]; finally: Node | null; loc: SourceLoc }
   | { op: "destructure"; kind: "nth"; src: LocalRef; index: number; loc: SourceLoc }
   | { op: "destructure"; kind: "rest"; src: LocalRef; index: number; loc: SourceLoc }
   | { op: "destructure"; kind: "key"; src: LocalRef; key: Value; dflt: Node | null; loc: SourceLoc }
-  | { op: "destructure"; kind: "map"; init: Node; loc: SourceLoc }
+  | { op: "destructure"; kind: "map"; init: Node; restArgs: boolean; loc: SourceLoc }
   | { op: "destructure"; kind: "seq"; init: Node; loc: SourceLoc };
 
 export type Op = Node["op"];

@@ -234,7 +234,11 @@ export const REGEX: BuiltinDef[] = [
       ['(re-seq #"\\d+" "a1b22c333")', '["1" "22" "333"]'],
       ['(re-seq #"(\\w)=(\\d)" "a=1 b=2")', '[["a=1" "a" "1"] ["b=2" "b" "2"]]'],
     ],
-    fn: (a) => Vec.fromArray(allMatches(toRegex("re-seq", a[0]), regexInput("re-seq", a[1]))),
+    // nil when nothing matches, as in Clojure, so (if-let [ms (re-seq ...)] ...) works.
+    fn: (a) => {
+      const matches = allMatches(toRegex("re-seq", a[0]), regexInput("re-seq", a[1]));
+      return matches.length === 0 ? null : Vec.fromArray(matches);
+    },
   },
   {
     name: "re-split",

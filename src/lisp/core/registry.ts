@@ -24,7 +24,7 @@ export type Area =
   | "parallel";
 
 /** Clojure namespaces a builtin can be reached through by a qualified name. */
-export type Namespace = "clojure.core" | "clojure.string" | "clojure.set" | "clojure.walk" | "Math" | "Double" | "System";
+export type Namespace = "clojure.core" | "clojure.string" | "clojure.set" | "clojure.walk" | "Math" | "Double" | "Integer" | "Long" | "System";
 
 export interface BuiltinDef {
   name: string;
@@ -142,6 +142,8 @@ export const NAMESPACE_ALIASES: Readonly<Record<string, Namespace>> = {
   math: "Math",
   "java.lang.Math": "Math",
   Double: "Double",
+  Integer: "Integer",
+  Long: "Long",
   System: "System",
 };
 

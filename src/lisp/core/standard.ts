@@ -12,13 +12,13 @@ export const STANDARD_CLOJURE: ReadonlySet<string> = new Set([
   "map", "mapv", "map-indexed", "mapcat", "filter", "filterv", "remove", "keep", "keep-indexed", "reduce", "reduce-kv",
   "reductions", "take", "drop", "take-while", "drop-while", "take-last", "drop-last", "split-at", "split-with", "take-nth",
   "distinct", "dedupe", "concat", "flatten", "interleave", "interpose", "partition", "partition-all", "partition-by",
-  "reverse", "sort", "sort-by", "group-by", "frequencies", "some", "every?", "not-any?", "not-every?", "doall", "dorun",
+  "reverse", "sort", "sort-by", "group-by", "frequencies", "some", "every?", "not-any?", "not-every?", "doall", "dorun", "run!",
   // maps and sets
   "get", "get-in", "assoc", "assoc-in", "update", "update-in", "dissoc", "merge", "merge-with", "select-keys", "keys", "vals",
   "key", "val", "update-vals", "update-keys", "zipmap", "hash-map", "rename-keys", "map-invert", "set", "hash-set", "disj",
   "union", "intersection", "difference", "subset?", "superset?", "select",
   // strings and regex
-  "str", "subs", "join", "split-lines", "trim", "triml", "trimr", "replace-first", "capitalize", "starts-with?", "ends-with?",
+  "str", "subs", "join", "split", "split-lines", "upper-case", "lower-case", "trim", "triml", "trimr", "replace-first", "capitalize", "starts-with?", "ends-with?",
   "includes?", "index-of", "last-index-of", "blank?", "name", "keyword", "parse-long", "parse-double",
   "re-pattern", "re-find", "re-matches", "re-seq",
   // functions and predicates

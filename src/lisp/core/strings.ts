@@ -515,6 +515,16 @@ function parseDouble(x: Value): Value {
   return mkFloat(Number(x.trim().replace(/[fFdD]$/, "")));
 }
 
+/** Java's Integer/parseInt and Long/parseLong: like parse-long, but bad text is an error. */
+function javaParseLong(who: string) {
+  const parse = parseLongAs(who);
+  return (x: Value): Value => {
+    const r = parse(x);
+    if (r !== null) return r;
+    throw new LispError("value_error", `${who} cannot read an integer from ${describe(x)}`, undefined, "parse-long returns nil instead of failing: (or (parse-long s) 0)");
+  };
+}
+
 /** Java's Double/parseDouble: like parse-double, but bad text is an error a catch can handle. */
 function javaParseDouble(x: Value): Value {
   const r = parseDouble(x);
@@ -801,6 +811,28 @@ export const STRINGS: BuiltinDef[] = [
     ],
     fn: (a) => parseDouble(a[0]),
     f1: parseDouble,
+  },
+  {
+    name: "parseInt",
+    area: "strings",
+    arity: [1, 1],
+    params: "[s]",
+    doc: "Java's Integer/parseInt: the integer written in s; unlike parse-long, text that is not an integer is an error.",
+    examples: [['(Integer/parseInt "42")', "42"]],
+    ns: ["Integer"],
+    unqualified: false,
+    fn: (a) => javaParseLong("Integer/parseInt")(a[0]),
+  },
+  {
+    name: "parseLong",
+    area: "strings",
+    arity: [1, 1],
+    params: "[s]",
+    doc: "Java's Long/parseLong: the integer written in s; unlike parse-long, text that is not an integer is an error.",
+    examples: [['(Long/parseLong "-7")', "-7"]],
+    ns: ["Long"],
+    unqualified: false,
+    fn: (a) => javaParseLong("Long/parseLong")(a[0]),
   },
   {
     name: "parseDouble",

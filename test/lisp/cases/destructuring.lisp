@@ -36,6 +36,11 @@
 ((fn [{:keys [x y]} [a b]] [x y a b]) {:x 1 :y 2} [3 4])
 ;=> [1 2 3 4]
 ((fn [a & {:keys [k]}] [a k]) 1 {:k 2})
+;=> [1 2]
+(defn opts [a & {:keys [limit sort] :or {limit 10}}] [a limit sort])
+[(opts 1) (opts 1 :sort :asc) (opts 1 :limit 3 :sort :desc)]
+;=> [[1 10 nil] [1 10 :asc] [1 3 :desc]]
+((fn [& {:keys [k]}] k) :k)
 ;!! destructure_error
 (for [[k v] {:a 1 :b 2}] [v k])
 ;=> [[1 :a] [2 :b]]

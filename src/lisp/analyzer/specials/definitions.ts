@@ -170,7 +170,7 @@ function analyzeArity(a: Analyzer, c: Clause, fixed: Form[], rest: Form | null, 
     }
   });
   const prelude: Bind[] = [];
-  for (const [p, ref] of patterns) bindPattern(a, p, { op: "local", ref, name: "", loc: p.loc }, scope, prelude);
+  for (const [p, ref] of patterns) bindPattern(a, p, { op: "local", ref, name: "", loc: p.loc }, scope, prelude, p === rest);
   const recur: RecurTarget = { targets: params, what: "fn", used: false };
   if (c.body.length > 1 && c.body[0].type === "map" && c.body[0].items.some((k) => k.type === "keyword" && (k.name === "pre" || k.name === "post"))) {
     throw a.error("invalid_form", "pre/post condition maps are not supported", c.body[0], "check arguments in the body, e.g. (when-not (pos? x) (fail \"x must be positive\"))");
