@@ -148,6 +148,9 @@ function toolArgs(name: string, args: Value, spec: ToolSpec): Record<string, unk
     for (let i = 0; i < list.length; i += 2) Object.defineProperty(o, (list[i] as Keyword).name, { value: toHost(list[i + 1]), enumerable: true, writable: true, configurable: true });
     return o;
   }
+  if (list.some((v) => isMap(v))) {
+    throw new LispError("type_error", `tool/${name} takes one map of arguments, got ${list.length} arguments including a map`, undefined, `merge them into one map: (tool/${name} {:a 1 :b 2})`);
+  }
   const params = spec.params ?? [];
   if (list.length > params.length) {
     throw new LispError(
