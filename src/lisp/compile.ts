@@ -157,7 +157,11 @@ export function compile(node: Node): Code {
 function callTool(name: string, args: Value[], loc: SourceLoc): Value {
   const tools = run.tools;
   if (tools === null) throw new LispError("unknown_tool", `tool/${name} is not available: no tools were provided`, loc);
-  return tools.call(name, args.length === 1 ? args[0] : Vec.fromArray(args), loc);
+  try {
+    return tools.call(name, args.length === 1 ? args[0] : Vec.fromArray(args), loc);
+  } catch (e) {
+    throw withLoc(e, loc);
+  }
 }
 
 function compileBinds(binds: Bind[]): (fr: Frame) => void {

@@ -208,7 +208,8 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
       if (++state.toolCalls + cache.size > limits.maxToolCalls) {
         throw new LispError("tool_limit_exceeded", `more than ${limits.maxToolCalls} tool calls in one program`, loc, "call tools for fewer items per program");
       }
-      throw new ToolSuspend([{ key, name, args, loc }]);
+      // Argument shape mistakes are the program's own errors, reported where the call is.
+      throw new ToolSuspend([{ key, name, args: toolArgs(name, args, tools.get(name) as ToolSpec), loc }]);
     },
   };
 
@@ -300,9 +301,8 @@ async function runTools(
       pending.map(async (p): Promise<ToolCallRecord> => {
         const spec = tools.get(p.name) as ToolSpec;
         const t0 = performance.now();
-        let args: Record<string, unknown> = {};
+        const args = p.args;
         try {
-          args = toolArgs(p.name, p.args, spec);
           const raw = await spec.run(args, ac.signal);
           const value = toLisp(raw, maxDepth);
           cache.set(p.key, { ok: true, value });

@@ -69,7 +69,8 @@ export class ToolSuspend {
 export interface PendingToolCall {
   key: string;
   name: string;
-  args: Value;
+  /** The arguments as the host receives them (a plain object). */
+  args: Record<string, unknown>;
   loc: SourceLoc | undefined;
 }
 
