@@ -13,6 +13,8 @@ import { runExample } from "../examples/run.js";
 import { scriptedLlm } from "../src/agent/llm/index.js";
 import { runDemoCommand } from "../src/cli/demo.js";
 import { runTraceCommand, turnBudget } from "../src/cli/trace.js";
+import { renderComparison } from "../src/history/compare.js";
+import { defaultViewOptions } from "../src/history/view.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ptc-cli-trace-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -287,11 +289,33 @@ describe("ptc trace show", () => {
   it("compares the full and the compressed prompt, with the compression figures", async () => {
     const { code, out } = await capture(() => runTraceCommand(["show", file, "--compressed", "--turn", "3"]));
     expect(code).toBe(0);
-    expect(out).toMatch(/^Prompt for turn 3: full \d+ tokens, compressed \d+ tokens/);
+    expect(out).toMatch(/^Settings recorded in the trace: 5 turns, printlnHistoryLimit 15, errorContextTurns 1, samples 3 items \/ 80 chars\nPrompt for turn 3: full \d+ tokens, compressed \d+ tokens/);
     expect(out).toMatch(/^Compression per prompt$/m);
     expect(out.match(/^ +\d+ +\d+ +\d+ +-?\d+%/gm)).toHaveLength(trace.turns.length);
     const last = await capture(() => runTraceCommand(["show", file, "--compressed"]));
-    expect(last.out).toMatch(/^Prompt for turn 5: /);
+    expect(last.out).toMatch(/\nPrompt for turn 5: /);
+  });
+
+  it("rebuilds the compressed view with the settings the trace recorded, and says where they came from", async () => {
+    const settings = trace.settings as NonNullable<RunTrace["settings"]>;
+    expect(settings).toEqual({ maxTurns: recovery.maxTurns, toolsWithdrawn: true, maxPrintChars: 4000, view: { ...defaultViewOptions } });
+    const tight = { ...settings, view: { ...settings.view, printlnHistoryLimit: 1, errorContextTurns: 0, strictPrefix: true } };
+    const f = join(dir, "tight.json");
+    writeFileSync(f, traceToJson({ ...trace, settings: tight }));
+    const { code, out } = await capture(() => runTraceCommand(["show", f, "--compressed"]));
+    expect(code).toBe(0);
+    const run = { maxTurns: tight.maxTurns, toolsWithdrawn: tight.toolsWithdrawn, maxPrintChars: tight.maxPrintChars };
+    expect(out).toBe(`Settings recorded in the trace: ${recovery.maxTurns} turns, printlnHistoryLimit 1, errorContextTurns 0, samples 3 items / 80 chars, strict prefix\n${renderComparison(trace, run, tight.view)}\n`);
+    expect(out).not.toContain(renderComparison(trace, run, defaultViewOptions));
+    const bare = join(dir, "bare.json");
+    writeFileSync(bare, traceToJson({ ...trace, settings: undefined }));
+    const old = await capture(() => runTraceCommand(["show", bare, "--compressed", "--max-turns", "7"]));
+    expect(old.out).toMatch(/^Settings defaults \(the trace records none\): 7 turns, printlnHistoryLimit 15/);
+    const broken = join(dir, "broken.json");
+    writeFileSync(broken, traceToJson({ ...trace, settings: { ...settings, view: { ...settings.view, sampleItems: -2 } } }));
+    const bad = await capture(() => runTraceCommand(["show", broken, "--compressed"]));
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/broken\.json: invalid trace settings at settings\.view\.sampleItems: /);
   });
 
   it("reads the turn budget from the task message, and checks --compressed's flags", async () => {

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { compressedView } from "../history/compressed.js";
 import { fullView } from "../history/full.js";
+import { viewOptionsSchema } from "../history/settings.js";
 import { defaultViewOptions, type View, type ViewOptions } from "../history/view.js";
 import { evaluate, print, type Memory } from "../lisp/evaluate.js";
 import { Fn } from "../lisp/values.js";
@@ -73,6 +74,13 @@ function viewOptionsOf(agent: Agent, options: SaveOptions): ViewOptions {
   };
 }
 
+function overrideView(view: ViewOptions, options: SaveOptions): ViewOptions {
+  const out: ViewOptions = { ...view, ...options.view };
+  if (options.compressHistory !== undefined) out.compressHistory = options.compressHistory;
+  if (options.printlnHistoryLimit !== undefined) out.printlnHistoryLimit = options.printlnHistoryLimit;
+  return out;
+}
+
 const withdraws = (agent: Agent): boolean => Object.keys(agent.tools).length > 0 && agent.maxTurns > 1;
 
 /** The memory as saved: data as EDN, functions as their defining source. */
@@ -88,12 +96,18 @@ export function saveMemory(memory: Memory): SavedDefinition[] {
   return out;
 }
 
-/** Captures a run (finished or stopped) so it can be stored and resumed. */
+/**
+ * Captures a run (finished or stopped) so it can be stored and resumed. The prompt settings
+ * are the ones the run recorded in its trace; `options` overrides them (and stands in for
+ * them for a trace written without settings).
+ */
 export function saveRun(step: Step, agent: Agent, options: SaveOptions = {}): RunState {
-  const view = viewOptionsOf(agent, options);
-  const maxPrintChars = options.maxPrintChars ?? agent.options.maxPrintChars ?? DEFAULT_MAX_PRINT_CHARS;
   const trace = step.trace;
-  const input = { system: trace.system, task: trace.task, turns: trace.turns, maxTurns: agent.maxTurns, toolsWithdrawn: withdraws(agent), maxPrintChars };
+  const recorded = trace.settings;
+  const view = recorded === undefined ? viewOptionsOf(agent, options) : overrideView(recorded.view, options);
+  const maxPrintChars = options.maxPrintChars ?? recorded?.maxPrintChars ?? agent.options.maxPrintChars ?? DEFAULT_MAX_PRINT_CHARS;
+  const toolsWithdrawn = recorded?.toolsWithdrawn ?? withdraws(agent);
+  const input = { system: trace.system, task: trace.task, turns: trace.turns, maxTurns: agent.maxTurns, toolsWithdrawn, maxPrintChars };
   const compressed = compressedView(input, { ...view, compressHistory: true });
   const full = new Set(compressed.stats.turnsFull.map((f) => f.turn));
   const summaries = trace.turns.filter((t) => !full.has(t.number)).map((t) => ({ turn: t.number, text: compressed.messages[2 + 2 * (t.number - 1)].content }));
@@ -102,7 +116,7 @@ export function saveRun(step: Step, agent: Agent, options: SaveOptions = {}): Ru
     version: RUN_STATE_VERSION,
     maxTurns: agent.maxTurns,
     view,
-    toolsWithdrawn: withdraws(agent),
+    toolsWithdrawn,
     maxPrintChars,
     outcome: step.ok ? { ok: true, value: step.value } : { ok: false, reason: step.fail.reason, message: step.fail.message },
     trace,
@@ -123,15 +137,7 @@ const runStateSchema = z.object({
   format: z.literal(RUN_STATE_FORMAT),
   version: z.literal(RUN_STATE_VERSION),
   maxTurns: z.number().int().positive(),
-  view: z.object({
-    compressHistory: z.boolean(),
-    printlnHistoryLimit: z.number().int().nonnegative(),
-    errorContextTurns: z.number().int().nonnegative(),
-    sampleItems: z.number().int().positive(),
-    sampleChars: z.number().int().positive(),
-    strictPrefix: z.boolean(),
-    toolCallsPerTurn: z.number().int().positive().optional(),
-  }),
+  view: viewOptionsSchema,
   toolsWithdrawn: z.boolean(),
   maxPrintChars: z.number().positive(),
   outcome: z.union([z.object({ ok: z.literal(true), value: z.unknown().optional() }), z.object({ ok: z.literal(false), reason: z.string(), message: z.string() })]),
@@ -208,7 +214,8 @@ export type ResumeOptions = RunOptions;
 
 /**
  * Continues a saved run with the same agent (its turn budget may be larger) and the same
- * context. The saved turns are replayed — their replies instead of LLM calls, their
+ * context, with the saved run's prompt settings (compression, println limit, view
+ * options, print cap) unless `options` sets them. Also `SubAgent.resume`. The saved turns are replayed — their replies instead of LLM calls, their
  * recorded results instead of tool calls — and each replayed turn's feedback must match
  * the saved one, so a changed context or agent is caught before a live turn is spent.
  */
@@ -219,7 +226,10 @@ export async function resumeRun(agent: Agent, state: RunState, options: ResumeOp
   if (saved.length >= agent.maxTurns) throw new ResumeError(`the saved run used ${saved.length} of the agent's ${agent.maxTurns} turns; resume with an agent that allows more`);
   const live = options.llm ?? agent.options.llm;
   if (live === undefined) throw new ResumeError("no llm: pass { llm } to serve the turns after the saved ones");
-  const replay = new Replay(saved, state, agent, options, live);
+  // The saved run's prompt settings carry over unless the options say otherwise.
+  const { compressHistory, printlnHistoryLimit, ...view } = state.view;
+  const run: ResumeOptions = { compressHistory, printlnHistoryLimit, maxPrintChars: state.maxPrintChars, ...options, view: { ...view, ...options.view } };
+  const replay = new Replay(saved, state, agent, run, live);
   const replaying = SubAgent.create({
     prompt: agent.prompt,
     tools: replay.tools(agent.tools),
@@ -228,7 +238,7 @@ export async function resumeRun(agent: Agent, state: RunState, options: ResumeOp
     ...(agent.output !== undefined ? { output: agent.output } : {}),
     ...(agent.description !== undefined ? { description: agent.description } : {}),
   });
-  const step = await SubAgent.run(replaying, { ...options, llm: replay.llm });
+  const step = await SubAgent.run(replaying, { ...run, llm: replay.llm });
   // Nested agents' traces of replayed turns were not re-run: carry the saved ones over.
   for (let i = 0; i < Math.min(saved.length, step.turns.length); i++) if (saved[i].nested !== undefined) step.turns[i].nested = saved[i].nested;
   return step;

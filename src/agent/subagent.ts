@@ -5,7 +5,8 @@
 import { z } from "zod";
 import { compressedView } from "../history/compressed.js";
 import { fullView } from "../history/full.js";
-import { defaultViewOptions, type PromptView, type ViewOptions, type ViewStats } from "../history/view.js";
+import { measureView, totalsOf, type CompressionTotals, type PromptCompression, type PromptPair } from "../history/stats.js";
+import { defaultViewOptions, type PromptView, type ViewInput, type ViewOptions, type ViewStats } from "../history/view.js";
 import type { ErrorInfo } from "../lisp/errors.js";
 import { evaluate, print, type Memory } from "../lisp/evaluate.js";
 import { resolveLimits, type Limits } from "../lisp/limits.js";
@@ -16,8 +17,9 @@ import type { ChatMessage, Llm, LlmUsage } from "./llm/types.js";
 import { systemPrompt } from "./prompt/system.js";
 import { expandMission, placeholders, taskMessage } from "./prompt/task.js";
 import { Recorder } from "./record.js";
+import type { ResumeOptions, RunState } from "./resume.js";
 import { isTool, tool, TOOL_NAME, ToolSession, type Tool, type ToolRunContext } from "./tools.js";
-import type { NestedRunTrace, RunTrace, Turn, TurnStatus, TurnUsage } from "./trace.js";
+import type { NestedRunTrace, RunTrace, TraceSettings, Turn, TurnStatus, TurnUsage } from "./trace.js";
 
 /** Options a nested agent inherits from the run that calls it, unless it sets its own. */
 export interface InheritableOptions {
@@ -89,6 +91,13 @@ export interface CompressionUsage {
   latest: ViewStats | null;
   /** Sums over every prompt built in the run. */
   totals: Pick<ViewStats, "turnsCompressed" | "definitionsShown" | "printlnShown" | "printlnDropped" | "toolCallsShown">;
+  /**
+   * Per prompt (with compression on): the view's stats with the prompt's tokens under the
+   * full and the compressed view and the tokens shared with the previous prompt (o200k_base).
+   */
+  perTurn: PromptCompression[];
+  /** Token totals over `perTurn`: summed and peak prompts, prefix-cached cost of both views. Null with compression off. */
+  tokens: CompressionTotals | null;
 }
 
 export interface RunUsage extends UsageTotals {
@@ -272,6 +281,13 @@ function errorText(e: unknown): string {
   return String(e);
 }
 
+/** The keys of `o` whose value is not undefined (an explicit undefined leaves the default in place). */
+function definedOnly<T extends object>(o: T | undefined): Partial<T> {
+  const out: Partial<T> = {};
+  if (o !== undefined) for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}
+
 function isPlainObject(x: unknown): x is Record<string, unknown> {
   if (typeof x !== "object" || x === null || Array.isArray(x)) return false;
   const proto = Object.getPrototypeOf(x);
@@ -297,7 +313,10 @@ class AgentRun {
   private readonly nested: UsageTotals & { runs: number } = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmRequests: 0, runs: 0 };
   private llmMs = 0;
   private execMs = 0;
-  private compression: CompressionUsage;
+  private compression: Omit<CompressionUsage, "perTurn" | "tokens">;
+  /** Per-prompt token figures (compression on), and the prompts they were measured on. */
+  private readonly measured: PromptCompression[] = [];
+  private prompts: PromptPair | undefined;
   private readonly controller = new AbortController();
   private readonly started = performance.now();
   private readonly view: PromptView;
@@ -328,7 +347,7 @@ class AgentRun {
   ) {
     this.viewOptions = {
       ...defaultViewOptions,
-      ...options.view,
+      ...definedOnly(options.view),
       compressHistory: options.compressHistory ?? defaultViewOptions.compressHistory,
       printlnHistoryLimit: options.printlnHistoryLimit ?? defaultViewOptions.printlnHistoryLimit,
     };
@@ -454,8 +473,14 @@ class AgentRun {
 
   /** One turn: prompt, LLM call, extraction, evaluation, record. Null when the LLM call failed. */
   private async turn(n: number, withdrawn: boolean): Promise<Turn | null> {
-    const view = this.view({ system: this.system, task: this.task, turns: this.turns, maxTurns: this.agent.maxTurns, toolsWithdrawn: this.withdraws, maxPrintChars: this.maxPrintChars }, this.viewOptions);
+    const input: ViewInput = { system: this.system, task: this.task, turns: this.turns, maxTurns: this.agent.maxTurns, toolsWithdrawn: this.withdraws, maxPrintChars: this.maxPrintChars };
+    const view = this.view(input, this.viewOptions);
     this.noteView(view.stats);
+    if (this.viewOptions.compressHistory) {
+      const m = measureView(input, view, this.prompts);
+      this.measured.push(m.stats);
+      this.prompts = m.prompts;
+    }
     const llm = this.options.llm as Llm;
     const t0 = performance.now();
     this.totals.llmRequests++;
@@ -553,12 +578,17 @@ class AgentRun {
     for (const k of Object.keys(t) as Array<keyof typeof t>) t[k] += stats[k];
   }
 
+  /** What the prompts were built with, so a stored trace rebuilds either view by itself. */
+  private settings(): TraceSettings {
+    return { maxTurns: this.agent.maxTurns, toolsWithdrawn: this.withdraws, maxPrintChars: this.maxPrintChars, view: { ...this.viewOptions } };
+  }
+
   private base(): StepBase {
     const turns = this.turns;
     const { inputTokens, outputTokens, cachedTokens, llmRequests } = this.totals;
     return {
       turns,
-      trace: { version: 1, system: this.system, task: this.task, turns },
+      trace: { version: 1, system: this.system, task: this.task, turns, settings: this.settings() },
       memory: this.memory,
       messages: turns.map((t) => t.messages),
       usage: {
@@ -572,7 +602,13 @@ class AgentRun {
         durationMs: performance.now() - this.started,
         perTurn: turns.map((t) => ({ turn: t.number, ...t.usage })),
         nested: { ...this.nested },
-        compression: { enabled: this.compression.enabled, latest: this.compression.latest, totals: { ...this.compression.totals } },
+        compression: {
+          enabled: this.compression.enabled,
+          latest: this.compression.latest,
+          totals: { ...this.compression.totals },
+          perTurn: [...this.measured],
+          tokens: this.compression.enabled ? totalsOf(this.measured) : null,
+        },
       },
     };
   }
@@ -635,5 +671,18 @@ function asTool<O extends z.ZodType | undefined>(agent: Agent<O>, opts: AsToolOp
   }) as Tool<z.ZodObject, O>;
 }
 
-/** The agent API: `SubAgent.create(definition)`, `SubAgent.run(agent, options)`, `SubAgent.asTool(agent)`. */
-export const SubAgent = Object.freeze({ create, run: runTop, asTool });
+/**
+ * Continues a saved run (`saveRun` → `runStateToJson` → `runStateFromJson`) with the same
+ * agent (its turn budget may be larger) and context: the saved turns are replayed from the
+ * trace, then the run goes on with `options.llm`. Unlike `run`, it rejects with a
+ * `ResumeError` when the state cannot be resumed (the run returned or failed, no turns
+ * left, a replayed turn differs from the saved one). See `resumeRun` in `./resume.ts`.
+ */
+async function resume<O extends z.ZodType | undefined>(agent: Agent<O>, state: RunState, options: ResumeOptions): Promise<Step<OutputOf<O>>> {
+  // resume.ts runs agents through this module: loaded on first use, so neither module imports the other at load time.
+  const { resumeRun } = await import("./resume.js");
+  return (await resumeRun(agent as Agent, state, options)) as Step<OutputOf<O>>;
+}
+
+/** The agent API: `SubAgent.create(definition)`, `.run(agent, options)`, `.asTool(agent)`, `.resume(agent, state, options)`. */
+export const SubAgent = Object.freeze({ create, run: runTop, asTool, resume });

@@ -7,7 +7,9 @@ import { renderError } from "../agent/feedback.js";
 import { runFromJson, traceFromJson, TraceFormatError, type SavedRun } from "../agent/serialize.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../agent/trace.js";
 import { renderComparison } from "../history/compare.js";
-import { defaultViewOptions } from "../history/view.js";
+import { traceSettings } from "../history/settings.js";
+import type { RunSettings } from "../history/stats.js";
+import { defaultViewOptions, type ViewOptions } from "../history/view.js";
 
 export interface RenderOptions {
   /** Show every output line and tool call instead of the first few. */
@@ -27,7 +29,8 @@ const USAGE = `usage: ptc trace show FILE [--turn N] [--messages | --compressed]
   --messages      with --turn: the messages the LLM was sent for that turn
   --compressed    the full and the compressed prompt side by side (of turn N with --turn,
                   else of the turn after the last), then the compression figures per prompt
-  --max-turns N   the run's turn budget for --compressed (default: read from the task message)
+  --max-turns N   the run's turn budget for --compressed (default: the trace's recorded
+                  settings, else read from the task message)
   --full          every output line and tool call, uncut
 `;
 
@@ -195,6 +198,13 @@ export function turnBudget(trace: RunTrace): number {
   return m ? Number(m[1]) : Math.max(1, trace.turns.length);
 }
 
+/** Where the compressed view's settings came from, and the ones that shape it. */
+function settingsLine(run: RunSettings, view: ViewOptions, recorded: boolean, budgetGiven: boolean): string {
+  const source = recorded ? "recorded in the trace" : `defaults (the trace records none${budgetGiven ? "" : "; turn budget read from the task message"})`;
+  const strict = view.strictPrefix ? ", strict prefix" : "";
+  return `Settings ${source}: ${run.maxTurns} turns, printlnHistoryLimit ${view.printlnHistoryLimit}, errorContextTurns ${view.errorContextTurns}, samples ${view.sampleItems} items / ${view.sampleChars} chars${strict}`;
+}
+
 /** `ptc trace show FILE [--turn N] [--messages] [--full]`. Returns the exit code. */
 export async function runTraceCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
@@ -254,12 +264,19 @@ export async function runTraceCommand(args: string[]): Promise<number> {
   }
   const { trace, saved } = loaded;
   if (values.compressed) {
-    const budget = maxTurns ?? turnBudget(trace);
     if (turnNumber !== undefined && turnNumber > trace.turns.length + 1) {
       process.stderr.write(`ptc trace show: no prompt for turn ${turnNumber} (the run has ${trace.turns.length} turns)\n`);
       return 1;
     }
-    process.stdout.write(`${renderComparison(trace, budget, defaultViewOptions, turnNumber === undefined ? {} : { turn: turnNumber })}\n`);
+    const checked = traceSettings(trace);
+    if (!checked.ok) {
+      process.stderr.write(`ptc trace show: ${positionals[0]}: ${checked.message}\n`);
+      return 1;
+    }
+    const { settings } = checked;
+    const run: RunSettings = settings === undefined ? { maxTurns: maxTurns ?? turnBudget(trace) } : { maxTurns: maxTurns ?? settings.maxTurns, toolsWithdrawn: settings.toolsWithdrawn, maxPrintChars: settings.maxPrintChars };
+    const view = settings?.view ?? defaultViewOptions;
+    process.stdout.write(`${settingsLine(run, view, settings !== undefined, maxTurns !== undefined)}\n${renderComparison(trace, run, view, turnNumber === undefined ? {} : { turn: turnNumber })}\n`);
     return 0;
   }
   const options: RenderOptions = { full: values.full ?? false };

@@ -8,7 +8,7 @@ import { compressedView } from "./compressed.js";
 import { fullView } from "./full.js";
 import { sharedPrefix } from "./prefix.js";
 import { promptTokens } from "./tokens.js";
-import type { ViewInput, ViewOptions, ViewStats } from "./view.js";
+import { defaultViewOptions, type View, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
 
 /** Price of a cached prompt token relative to an uncached one (providers bill about a tenth). */
 export const CACHED_TOKEN_PRICE = 0.1;
@@ -57,18 +57,21 @@ export function cachedCost(tokens: number, cached: number): number {
   return tokens - cached + cached * CACHED_TOKEN_PRICE;
 }
 
+/** The prompts sent for one turn under both views: what the next prompt's shared prefix is measured against. */
+export interface PromptPair {
+  view: readonly ChatMessage[];
+  full: readonly ChatMessage[];
+}
+
 /**
- * Measures the prompt for the turn after `input.turns`, given the prompts sent for the
- * turn before (both views), or none for the first turn.
+ * Measures a prompt already built by a view for the turn after `input.turns`, against the
+ * prompts sent for the turn before (none for the first turn). Returns the figures and the
+ * pair to pass for the next turn. Texts are counted once (token counts are cached by
+ * text) and prompts share their message strings, so a turn costs about the tokenizing of
+ * its new messages.
  */
-export function measurePrompt(
-  input: ViewInput,
-  options: ViewOptions,
-  previous?: { view: readonly ChatMessage[]; full: readonly ChatMessage[] },
-): { stats: PromptCompression; view: ChatMessage[]; full: ChatMessage[] } {
-  const fullBuilt = fullView(input, options);
-  const full = fullBuilt.messages;
-  const built = options.compressHistory ? compressedView(input, options) : fullBuilt;
+export function measureView(input: ViewInput, built: View, previous?: PromptPair): { stats: PromptCompression; prompts: PromptPair } {
+  const full = fullView(input, defaultViewOptions).messages;
   const stats: PromptCompression = {
     ...built.stats,
     turn: input.turns.length + 1,
@@ -77,7 +80,17 @@ export function measurePrompt(
     prefixTokens: previous === undefined ? 0 : sharedPrefix(previous.view, built.messages).tokens,
     fullPrefixTokens: previous === undefined ? 0 : sharedPrefix(previous.full, full).tokens,
   };
-  return { stats, view: built.messages, full };
+  return { stats, prompts: { view: built.messages, full } };
+}
+
+/**
+ * Measures the prompt for the turn after `input.turns`, given the prompts sent for the
+ * turn before (both views), or none for the first turn.
+ */
+export function measurePrompt(input: ViewInput, options: ViewOptions, previous?: PromptPair): { stats: PromptCompression; view: ChatMessage[]; full: ChatMessage[] } {
+  const built = options.compressHistory ? compressedView(input, options) : fullView(input, options);
+  const { stats, prompts } = measureView(input, built, previous);
+  return { stats, view: built.messages, full: prompts.full as ChatMessage[] };
 }
 
 /** The run settings prompts depend on besides the trace (as the loop passes them to the view). */
@@ -86,7 +99,7 @@ export type RunSettings = Pick<ViewInput, "maxTurns" | "toolsWithdrawn" | "maxPr
 /** Statistics of every prompt of a run, rebuilt from its trace. */
 export function compressionReport(trace: Pick<RunTrace, "system" | "task" | "turns">, run: RunSettings, options: ViewOptions): CompressionReport {
   const prompts: PromptCompression[] = [];
-  let previous: { view: ChatMessage[]; full: ChatMessage[] } | undefined;
+  let previous: PromptPair | undefined;
   for (let k = 0; k < trace.turns.length; k++) {
     const turns: readonly Turn[] = trace.turns.slice(0, k);
     const m = measurePrompt({ ...run, system: trace.system, task: trace.task, turns }, options, previous);

@@ -8,6 +8,7 @@ import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { compressedView } from "../../src/history/compressed.js";
 import { fullView } from "../../src/history/full.js";
+import { defaultViewOptions } from "../../src/history/view.js";
 import { print } from "../../src/lisp/evaluate.js";
 
 const clj = (prose: string, code: string): string => `${prose} Keeping the program short and printing only what I need.\n\n\`\`\`clojure\n${code}\n\`\`\``;
@@ -134,6 +135,27 @@ describe("resumeRun", () => {
     expect(sent[4].content).toMatch(/^; Turn 2 summary/);
     expect(sent[4].content).toContain('; Tool: customer-info {:id "nobody"} -> error: no such customer');
     expect(sent[6].content).toBe(replies[2]);
+  });
+
+  it("is SubAgent.resume, and carries the saved run's prompt settings over", async () => {
+    const { calls, make, replies, context } = setup();
+    const first = make(3);
+    const stopped = await SubAgent.run(first, { llm: scriptedLlm(replies.slice(0, 3)), context, compressHistory: true, printlnHistoryLimit: 1, view: { sampleItems: 2 } });
+    // saveRun takes the settings the run recorded in its trace.
+    const state = runStateFromJson(runStateToJson(saveRun(stopped, first)));
+    expect(state.view).toEqual({ ...defaultViewOptions, compressHistory: true, printlnHistoryLimit: 1, sampleItems: 2 });
+    expect(state.view).toEqual(stopped.trace.settings?.view);
+    const live = scriptedLlm(replies.slice(3));
+    const step = await SubAgent.resume(make(6), state, { llm: live, context });
+    expect(step.ok, JSON.stringify(step.fail)).toBe(true);
+    expect(step.value).toEqual({ gold: 162.75, silver: 80 });
+    expect(calls).toEqual(["acme", "globex", "nobody"]);
+    expect(step.trace.settings?.view).toEqual(state.view);
+    // The live prompt is the saved run's next compressed prompt (with the larger turn budget).
+    const next = compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns.slice(0, 3), maxTurns: 6, toolsWithdrawn: true, maxPrintChars: 4000 }, state.view);
+    expect(live.requests[0].messages).toEqual(next.messages);
+    expect(next.stats.turnsCompressed).toBe(2);
+    await expect(SubAgent.resume(make(6), { ...state, outcome: { ok: true } }, { llm: live, context })).rejects.toThrow(ResumeError);
   });
 
   it("refuses a changed context before any live turn", async () => {

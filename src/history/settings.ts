@@ -1,0 +1,36 @@
+// The run settings a stored trace carries (turn budget, tool withdrawal, print cap, view
+// options), checked before a view is rebuilt from them: a trace is input from disk, and a
+// bad value must be reported, not rendered.
+import { z } from "zod";
+import type { RunTrace, TraceSettings } from "../agent/trace.js";
+
+const count = z.number().int().nonnegative();
+
+/** Prompt-view options as stored (in a trace's settings or a saved run state). */
+export const viewOptionsSchema = z.object({
+  compressHistory: z.boolean(),
+  printlnHistoryLimit: count,
+  errorContextTurns: count,
+  sampleItems: z.number().int().positive(),
+  sampleChars: z.number().int().positive(),
+  strictPrefix: z.boolean(),
+  toolCallsPerTurn: z.number().int().positive().optional(),
+});
+
+const settingsSchema = z.object({
+  maxTurns: z.number().int().positive(),
+  toolsWithdrawn: z.boolean(),
+  maxPrintChars: z.number().positive(),
+  view: viewOptionsSchema,
+});
+
+export type SettingsCheck = { ok: true; settings: TraceSettings | undefined } | { ok: false; message: string };
+
+/** The trace's settings, checked: undefined when it has none (traces written before they existed). */
+export function traceSettings(trace: Pick<RunTrace, "settings">): SettingsCheck {
+  if (trace.settings === undefined) return { ok: true, settings: undefined };
+  const checked = settingsSchema.safeParse(trace.settings);
+  if (checked.success) return { ok: true, settings: checked.data };
+  const issue = checked.error.issues[0];
+  return { ok: false, message: `invalid trace settings at settings.${issue.path.join(".")}: ${issue.message}` };
+}

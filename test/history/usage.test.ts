@@ -1,0 +1,104 @@
+// What the loop records about its prompts: the settings they were built with (so a stored
+// trace rebuilds either view by itself) and `step.usage.compression`'s per-prompt figures.
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { scriptedLlm } from "../../src/agent/llm/scripted.js";
+import { runFromJson, runToJson } from "../../src/agent/serialize.js";
+import { SubAgent } from "../../src/agent/subagent.js";
+import { tool } from "../../src/agent/tools.js";
+import type { RunTrace } from "../../src/agent/trace.js";
+import { compressedView } from "../../src/history/compressed.js";
+import { fullView } from "../../src/history/full.js";
+import { sharedPrefix } from "../../src/history/prefix.js";
+import { compressionReport, totalsOf } from "../../src/history/stats.js";
+import { promptTokens } from "../../src/history/tokens.js";
+import { defaultViewOptions } from "../../src/history/view.js";
+
+const clj = (prose: string, code: string): string => `${prose}\n\n\`\`\`clojure\n${code}\n\`\`\``;
+
+const tools = {
+  lookup: tool({
+    description: "Stock level of an item.",
+    input: z.object({ item: z.string() }),
+    run: ({ item }) => ({ item, stock: item.length * 3, warehouse: item < "m" ? "north" : "south" }),
+  }),
+};
+
+const agent = SubAgent.create({ prompt: "Which items are low on stock?", tools, output: z.array(z.string()), maxTurns: 8 });
+
+const replies = [
+  clj("First the items.", `(def items "The items to check" (mapv :name data/items))\n(println (count items) "items:" items)`),
+  clj("Look them all up at once.", `(def stock "Stock per item" (into {} (pmap (fn [i] [i (:stock (tool/lookup {:item i}))]) items)))\n(println stock)`),
+  clj("Oops, a typo.", `(println (count stok))`),
+  clj("Which are low?", `(def low "Items under 15 units" (sort (keep (fn [[i n]] (when (< n 15) i)) stock)))\n(println "low:" low)`),
+  clj("Redefine with a higher bar.", `(def low "Items under 20 units" (sort (keep (fn [[i n]] (when (< n 20) i)) stock)))\n(println "low:" low)`),
+  clj("Done.", `(return (vec low))`),
+];
+
+const items = ["ax", "bolt", "cable", "drill", "nut", "saw", "screw", "tape", "vice", "wrench", "clamp", "file"].map((name) => ({ name }));
+
+async function run(options: Parameters<typeof SubAgent.run>[1]) {
+  const step = await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { items }, ...options });
+  expect(step.ok, JSON.stringify(step.fail)).toBe(true);
+  return step;
+}
+
+describe("trace settings", () => {
+  it("records what the prompts were built with; the stored trace rebuilds every prompt sent", async () => {
+    const step = await run({ compressHistory: true, printlnHistoryLimit: 2, maxPrintChars: 500, view: { sampleItems: 2, strictPrefix: true, errorContextTurns: undefined } });
+    const settings = step.trace.settings;
+    expect(settings).toEqual({ maxTurns: 8, toolsWithdrawn: true, maxPrintChars: 500, view: { ...defaultViewOptions, compressHistory: true, printlnHistoryLimit: 2, sampleItems: 2, strictPrefix: true } });
+    const stored: RunTrace = runFromJson(runToJson(step)).trace;
+    expect(stored.settings).toEqual(settings);
+    const s = stored.settings as NonNullable<RunTrace["settings"]>;
+    for (const turn of stored.turns) {
+      const input = { system: stored.system, task: stored.task, turns: stored.turns.slice(0, turn.number - 1), maxTurns: s.maxTurns, toolsWithdrawn: s.toolsWithdrawn, maxPrintChars: s.maxPrintChars };
+      expect(compressedView(input, s.view).messages).toEqual(turn.messages);
+    }
+    expect(step.turns.some((t) => t.view !== undefined && t.view.turnsCompressed > 0)).toBe(true);
+  });
+
+  it("records them with compression off too: the full view is rebuilt", async () => {
+    const step = await run({});
+    const s = step.trace.settings as NonNullable<RunTrace["settings"]>;
+    expect(s.view.compressHistory).toBe(false);
+    for (const turn of step.turns) {
+      const input = { system: step.trace.system, task: step.trace.task, turns: step.turns.slice(0, turn.number - 1), maxTurns: s.maxTurns, toolsWithdrawn: s.toolsWithdrawn, maxPrintChars: s.maxPrintChars };
+      expect(fullView(input, s.view).messages).toEqual(turn.messages);
+    }
+  });
+});
+
+describe("step.usage.compression", () => {
+  it("reports per prompt the view's stats, both views' tokens and the prefix shared with the previous prompt", async () => {
+    const step = await run({ compressHistory: true });
+    const usage = step.usage.compression;
+    const s = step.trace.settings as NonNullable<RunTrace["settings"]>;
+    expect(usage.perTurn).toHaveLength(step.turns.length);
+    step.turns.forEach((turn, i) => {
+      const p = usage.perTurn[i];
+      const input = { system: step.trace.system, task: step.trace.task, turns: step.turns.slice(0, i), maxTurns: s.maxTurns, toolsWithdrawn: s.toolsWithdrawn, maxPrintChars: s.maxPrintChars };
+      expect(p).toMatchObject({ ...turn.view, turn: turn.number });
+      expect(p.viewTokens).toBe(promptTokens(turn.messages));
+      expect(p.fullTokens).toBe(promptTokens(fullView(input, s.view).messages));
+      expect(p.prefixTokens).toBe(i === 0 ? 0 : sharedPrefix(step.turns[i - 1].messages, turn.messages).tokens);
+      if (i > 0) expect(p.fullPrefixTokens).toBe(sharedPrefix(fullView({ ...input, turns: step.turns.slice(0, i - 1) }, s.view).messages, fullView(input, s.view).messages).tokens);
+    });
+    const last = usage.perTurn.at(-1)!;
+    expect(last.viewTokens).toBeLessThan(last.fullTokens);
+    expect(last.turnsFull).toEqual([
+      { turn: 2, reason: "error-context" },
+      { turn: 3, reason: "error" },
+      { turn: 5, reason: "latest" },
+    ]);
+    expect(usage.tokens).toEqual(totalsOf(usage.perTurn));
+    expect(usage.tokens?.viewTokens).toBeLessThan(usage.tokens?.fullTokens ?? 0);
+    // The same figures a trace viewer rebuilds from the stored trace.
+    expect(compressionReport(step.trace, s, s.view).prompts).toEqual(usage.perTurn);
+  });
+
+  it("measures nothing with compression off", async () => {
+    const step = await run({});
+    expect(step.usage.compression).toMatchObject({ enabled: false, perTurn: [], tokens: null });
+  });
+});
