@@ -95,8 +95,6 @@ export class Var {
   constructor(readonly name: string) {}
 }
 
-export const isFloatBox = (x: unknown): x is LFloat => x instanceof LFloat;
-
 export function isNumber(x: Value): x is number | LFloat {
   return typeof x === "number" || x instanceof LFloat;
 }
@@ -119,11 +117,8 @@ export function mkFloat(n: number): number | LFloat {
   return Number.isInteger(n) ? new LFloat(n) : n;
 }
 
-export const isVec = (x: unknown): x is Vec<Value> => x instanceof Vec;
 export const isMap = (x: unknown): x is LMap => x instanceof IMap;
 export const isSet = (x: unknown): x is LSet => x instanceof ISet;
-export const isKeyword = (x: unknown): x is Keyword => x instanceof Keyword;
-export const isFn = (x: unknown): x is Fn => x instanceof Fn;
 export const isColl = (x: unknown): boolean => x instanceof Vec || x instanceof IMap || x instanceof ISet;
 
 export function truthy(x: Value): boolean {

@@ -23,25 +23,9 @@ export function expectNumber(who: string, x: Value, hint?: string): number {
   throw typeErr(`${who} expects a number, got ${describe(x)}`, hint);
 }
 
-export function expectInt(who: string, x: Value): number {
-  if (typeof x === "number" && Number.isInteger(x)) return x;
-  if (x instanceof LFloat) return x.v;
-  throw typeErr(`${who} expects an integer, got ${describe(x)}`);
-}
-
-export function expectString(who: string, x: Value): string {
-  if (typeof x === "string") return x;
-  throw typeErr(`${who} expects a string, got ${describe(x)}`, x instanceof Keyword ? "use (name k) to turn a keyword into a string" : undefined);
-}
-
 export function expectFn(who: string, x: Value): Value {
   if (x instanceof Fn || x instanceof Keyword || isMap(x) || isSet(x) || x instanceof Vec) return x;
   throw typeErr(`${who} expects a function, got ${describe(x)}`, isSeqable(x) ? "check the argument order: the function comes first, e.g. (map f coll)" : undefined);
-}
-
-export function expectColl(who: string, x: Value): Value {
-  if (isSeqable(x)) return x;
-  throw typeErr(`${who} expects a collection, got ${describe(x)}`);
 }
 
 export { isNumber };

@@ -158,7 +158,3 @@ export function namespaceNames(ns: Namespace): string[] {
 export function allBuiltins(): readonly BuiltinDef[] {
   return ordered.map((e) => e.def);
 }
-
-export function builtinNames(): string[] {
-  return [...byName.keys()];
-}
