@@ -3,6 +3,8 @@
 // The text depends only on the turn, the sample bounds and two facts supplied by the
 // view (which of its definitions were superseded later, how many of its println lines
 // are still inside the history limit), so it is byte-stable from one prompt to the next.
+// It carries no header: a summary is told from a program by its `; ` lines, and the
+// turn's place in the conversation already says which turn it was.
 import { renderPrints } from "../agent/feedback.js";
 import { typeLabel } from "../agent/record.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "../agent/trace.js";
@@ -44,16 +46,17 @@ export interface RenderedSummary {
 
 /** Renders the summary that replaces a successful turn's program in the compressed view. */
 export function renderSummary(turn: Turn, ctx: SummaryContext, options: SummaryOptions): RenderedSummary {
-  const lines = [`; Turn ${turn.number} summary (program omitted)`];
-  // Samples or output, not both: a turn that printed shows its output (what is left of it
-  // under the history limit) and its data without samples.
-  const printed = turn.prints.length > 0;
+  const lines: string[] = [];
+  // Samples or output, not both: a turn whose output is (still) shown shows its data
+  // without samples; a turn that printed nothing, or whose every line has fallen out of
+  // the history limit, shows samples, so what it learned stays visible.
+  const samples = Math.min(ctx.printsShown, turn.prints.length) <= 0;
   // Functions first, then data, each in the order the program defined them.
   for (const d of turn.definitions) if (d.kind === "function") lines.push(definitionLine(d, ctx.superseded?.has(d.name) ?? false, false, options));
-  for (const d of turn.definitions) if (d.kind !== "function") lines.push(definitionLine(d, ctx.superseded?.has(d.name) ?? false, !printed, options));
+  for (const d of turn.definitions) if (d.kind !== "function") lines.push(definitionLine(d, ctx.superseded?.has(d.name) ?? false, samples, options));
   const toolCallsListed = toolLines(turn.toolCalls, options, lines);
-  if (printed) lines.push(outputBlock(turn.prints, ctx.printsShown, options.maxPrintChars));
-  if (lines.length === 1) lines.push("; (no definitions, tool calls or output)");
+  if (turn.prints.length > 0) lines.push(outputBlock(turn.prints, ctx.printsShown, options.maxPrintChars));
+  if (lines.length === 0) lines.push("; (no definitions, tool calls or output)");
   return { text: lines.join("\n"), toolCallsListed };
 }
 
@@ -268,11 +271,10 @@ function shape(x: unknown, depth: number): string {
  */
 function outputBlock(prints: readonly string[], shown: number, maxChars: number | undefined): string {
   const dropped = prints.length - Math.max(0, Math.min(shown, prints.length));
-  const older = `${dropped} older line${dropped === 1 ? "" : "s"} dropped`;
-  if (dropped === prints.length) return `; Output: (${older})`;
+  if (dropped === prints.length) return `; Output (${dropped} dropped)`;
   // renderPrints starts with "Output:"; the summary's header replaces it.
   const body = renderPrints(dropped === 0 ? prints : prints.slice(dropped), maxChars).slice(PRINTS_HEADER.length);
-  return (dropped === 0 ? "; Output:" : `; Output (${older}):`) + body;
+  return (dropped === 0 ? "; Output:" : `; Output (${dropped} dropped):`) + body;
 }
 
 const PRINTS_HEADER = "Output:";

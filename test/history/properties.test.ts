@@ -27,7 +27,16 @@ const inputOf = (trace: RunTrace, turns: readonly Turn[] = trace.turns): ViewInp
 /** The assistant message of turn index i (every turn but a finished run's last has feedback). */
 const assistantAt = (i: number): number => 2 + 2 * i;
 
-const SUMMARY = /^; Turn (\d+) summary \(program omitted\)\n/;
+/** Whether turn i is shown as a summary (anything but its reply as written). */
+const summarized = (messages: ReadonlyArray<{ content: string }>, trace: RunTrace, i: number): boolean => messages[assistantAt(i)].content !== trace.turns[i].reply;
+
+/** What the model can observe of printed output: feedback messages and summaries (full programs hold their println calls). */
+function observed(messages: ReadonlyArray<{ role: string; content: string }>, trace: RunTrace): string {
+  return messages
+    .filter((m, idx) => idx >= 2 && (m.role === "user" || summarized(messages, trace, (idx - 2) / 2)))
+    .map((m) => m.content)
+    .join("\n");
+}
 
 /** Current (not superseded) definition lines of a summary: name -> line. */
 function currentDefinitions(summary: string): Map<string, string> {
@@ -55,15 +64,15 @@ describe("compressed view properties", () => {
         const seen = new Map<string, number[]>();
         trace.turns.forEach((t, i) => {
           const content = messages[assistantAt(i)].content;
-          if (!SUMMARY.test(content)) return;
+          if (!summarized(messages, trace, i)) return;
           for (const name of currentDefinitions(content).keys()) seen.set(name, [...(seen.get(name) ?? []), i]);
         });
         const memory = trace.turns.at(-1)?.memory ?? [];
         for (const d of memory) {
           const i = lastDef.get(d.name) as number;
-          const summarized = SUMMARY.test(messages[assistantAt(i)].content);
-          expect(seen.get(d.name) ?? []).toEqual(summarized ? [i] : []);
-          if (summarized) {
+          const isSummary = summarized(messages, trace, i);
+          expect(seen.get(d.name) ?? []).toEqual(isSummary ? [i] : []);
+          if (isSummary) {
             const line = currentDefinitions(messages[assistantAt(i)].content).get(d.name) as string;
             expect(line).toContain(d.kind === "function" ? `; Function: ${d.name}` : ` = ${typeLabel(d)}`);
           } else {
@@ -85,7 +94,7 @@ describe("compressed view properties", () => {
         for (const d of trace.turns.at(-1)?.memory ?? []) {
           const i = trace.turns.findLastIndex((t) => t.definitions.some((x) => x.name === d.name));
           const content = messages[assistantAt(i)].content;
-          if (SUMMARY.test(content)) expect(currentDefinitions(content).get(d.name)).toContain(d.kind === "function" ? `; Function: ${d.name}` : ` = ${typeLabel(d)}`);
+          if (summarized(messages, trace, i)) expect(currentDefinitions(content).get(d.name)).toContain(d.kind === "function" ? `; Function: ${d.name}` : ` = ${typeLabel(d)}`);
           else expect(content).toBe(trace.turns[i].reply);
         }
       }),
@@ -119,17 +128,16 @@ describe("compressed view properties", () => {
         const opts = { ...options, strictPrefix: false };
         const trace = buildTrace(specs, MAX_TURNS);
         const { messages } = compressedView(inputOf(trace), opts);
-        // Printed lines can only be observed in feedback and summaries (full programs hold their println calls).
-        const observed = messages.filter((m, i) => i >= 2 && (m.role === "user" || SUMMARY.test(m.content))).map((m) => m.content).join("\n");
+        const seen = observed(messages, trace);
         const history = trace.turns.slice(0, -1).flatMap((t) => t.prints.map((_, k) => `out t${t.number} line ${k}:`));
         const n = opts.printlnHistoryLimit;
         const keep = history.length <= n ? history.length : n === 0 ? 0 : history.length - Math.ceil((history.length - n) / Math.ceil(n / 2)) * Math.ceil(n / 2);
         expect(keep).toBeLessThanOrEqual(n);
         if (history.length > n && n > 0) expect(keep).toBeGreaterThan(n - Math.ceil(n / 2));
         const kept = new Set(history.slice(history.length - keep));
-        for (const line of history) expect(observed.includes(line), line).toBe(kept.has(line));
+        for (const line of history) expect(seen.includes(line), line).toBe(kept.has(line));
         const latest = trace.turns.at(-1) as Turn;
-        latest.prints.forEach((_, k) => expect(observed).toContain(`out t${latest.number} line ${k}:`));
+        latest.prints.forEach((_, k) => expect(seen).toContain(`out t${latest.number} line ${k}:`));
       }),
       { numRuns: RUNS },
     );
@@ -141,10 +149,33 @@ describe("compressed view properties", () => {
         const opts = { ...options, strictPrefix: true };
         const trace = buildTrace(specs, MAX_TURNS);
         const { messages } = compressedView(inputOf(trace), opts);
-        const observed = messages.filter((m, i) => i >= 2 && (m.role === "user" || SUMMARY.test(m.content))).map((m) => m.content).join("\n");
+        const seen = observed(messages, trace);
         for (const t of trace.turns.slice(0, -1)) {
-          t.prints.forEach((_, k) => expect(observed.includes(`out t${t.number} line ${k}:`)).toBe(k >= t.prints.length - opts.printlnHistoryLimit));
+          t.prints.forEach((_, k) => expect(seen.includes(`out t${t.number} line ${k}:`)).toBe(k >= t.prints.length - opts.printlnHistoryLimit));
         }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("shows samples in a summary exactly when none of the turn's output is shown, and no header", () => {
+    fc.assert(
+      fc.property(turnSpecs(), optionsArb, (specs, options) => {
+        const trace = buildTrace(specs, MAX_TURNS);
+        const input = inputOf(trace);
+        const { messages } = compressedView(input, options);
+        const plans = planTurns(input, options);
+        trace.turns.forEach((t, i) => {
+          if (!summarized(messages, trace, i)) return;
+          const text = messages[assistantAt(i)].content;
+          expect(text.startsWith("; ")).toBe(true);
+          expect(text).not.toMatch(/summary|program omitted/);
+          const outputShown = plans[i].printsShown > 0;
+          for (const line of currentDefinitions(text).values()) {
+            if (line.startsWith("; Defined: ")) expect(line.includes(", sample: "), line).toBe(!outputShown);
+          }
+          if (t.prints.length > 0 && !outputShown) expect(text).toContain(`; Output (${t.prints.length} dropped)`);
+        });
       }),
       { numRuns: RUNS },
     );

@@ -112,7 +112,7 @@ describe("side-by-side comparison", () => {
     expect(text).toContain("-- system: ");
     expect(text).toContain("same in both");
     expect(text).toContain("-- assistant (turn 1): full ");
-    expect(text).toMatch(/\| ; Turn 1 summary \(program omitted\)/);
+    expect(text).toMatch(/\| ; Defined: users \(redefined later\)\n/);
     expect(text).toContain("kept full: error");
     expect(text).toContain("Compression per prompt");
     expect(text).toMatch(/\n\s*total\s+\d+\s+\d+/);

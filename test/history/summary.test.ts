@@ -128,7 +128,6 @@ describe("turn summaries", () => {
     });
     expect(renderSummary(t, { printsShown: 1 }, opts).text).toBe(
       [
-        "; Turn 2 summary (program omitted)",
         '; Function: fetch-users [category] - "Fetches users by category"',
         '; Defined: users - "Active users from API" = vector[5]',
         "; Output:",
@@ -148,7 +147,7 @@ describe("turn summaries", () => {
     const calls: ToolCallTrace[] = [14, 15, 16].map((hour) => ({ name: "fetch-logs", args: { service: "payments", hour }, result: ["a", "b"], durationMs: 1 }));
     calls.push({ name: "fetch-logs", args: { service: "payments", hour: 17 }, error: "timeout", durationMs: 1 });
     const r = renderSummary(turn({ toolCalls: calls }), { printsShown: 0 }, opts);
-    expect(r.text.split("\n").slice(1)).toEqual(['; Tool: fetch-logs x3 {:service "payments" :hour 14|15|16} -> vector[2] of string', '; Tool: fetch-logs {:service "payments" :hour 17} -> error: timeout']);
+    expect(r.text.split("\n")).toEqual(['; Tool: fetch-logs x3 {:service "payments" :hour 14|15|16} -> vector[2] of string', '; Tool: fetch-logs {:service "payments" :hour 17} -> error: timeout']);
     expect(r.toolCallsListed).toBe(4);
   });
 
@@ -167,12 +166,22 @@ describe("turn summaries", () => {
 
   it("keeps the most recent println lines and says how many were dropped", () => {
     const t = turn({ prints: ["one", "two", "three", "four"] });
-    expect(renderSummary(t, { printsShown: 2 }, opts).text).toBe("; Turn 1 summary (program omitted)\n; Output (2 older lines dropped):\nthree\nfour");
-    expect(renderSummary(t, { printsShown: 0 }, opts).text).toBe("; Turn 1 summary (program omitted)\n; Output: (4 older lines dropped)");
+    expect(renderSummary(t, { printsShown: 2 }, opts).text).toBe("; Output (2 dropped):\nthree\nfour");
+    expect(renderSummary(t, { printsShown: 0 }, opts).text).toBe("; Output (4 dropped)");
+  });
+
+  it("shows samples again once all of a turn's output is dropped, so what it learned stays visible", () => {
+    const t = turn({ definitions: [data("users", users, "Active users from API"), fn("by-role", "[role]")], prints: ["Found 5 users", "2 admins"] });
+    expect(renderSummary(t, { printsShown: 1 }, opts).text).toBe('; Function: by-role [role]\n; Defined: users - "Active users from API" = vector[5]\n; Output (1 dropped):\n2 admins');
+    const dropped = renderSummary(t, { printsShown: 0 }, opts).text.split("\n");
+    expect(dropped[0]).toBe("; Function: by-role [role]");
+    expect(dropped[1]).toMatch(/^; Defined: users - "Active users from API" = vector\[5\], sample: \[\{:name "Alice"/);
+    expect(dropped[2]).toBe("; Output (2 dropped)");
+    expect(dropped).toHaveLength(3);
   });
 
   it("says when a turn did nothing visible", () => {
-    expect(renderSummary(turn({}), { printsShown: 0 }, opts).text).toBe("; Turn 1 summary (program omitted)\n; (no definitions, tool calls or output)");
+    expect(renderSummary(turn({}), { printsShown: 0 }, opts).text).toBe("; (no definitions, tool calls or output)");
   });
 
   it("marks superseded definitions and keeps the others", () => {
