@@ -35,6 +35,8 @@ export interface SummaryContext {
 
 /** Longest docstring shown; docstrings are the model's own notes and usually short. */
 const MAX_DOC = 200;
+/** Significant digits of a float in a sample. */
+const SAMPLE_DIGITS = 12;
 /** Nesting read back from a definition's EDN for its sample (deeper levels print as `...`). */
 const SAMPLE_DEPTH = 4;
 
@@ -88,12 +90,16 @@ export function definitionSample(d: DefinitionTrace, options: SummaryOptions): s
   const hit = sampleCache.get(d);
   if (hit !== undefined && hit.key === key) return hit.text;
   const value = d.edn === undefined ? undefined : ednValue(d.edn);
-  const text = value === undefined ? d.sample : printSample(value, { maxItems: options.sampleItems, maxChars: options.sampleChars, maxDepth: SAMPLE_DEPTH }).text;
+  // No "(N items, showing first M)" note: the line's type label already gives the size.
+  const text = value === undefined ? d.sample : printSample(value, { maxItems: options.sampleItems, maxChars: options.sampleChars, maxDepth: SAMPLE_DEPTH, note: false }).text;
   sampleCache.set(d, { key, text });
   return text;
 }
 
-/** Reads EDN data back into a value; undefined when it is not plain data (then the recorded sample is used). */
+/**
+ * Reads EDN data back into a value for a sample; undefined when it is not plain data (then
+ * the recorded sample is used). Floats come back with at most 12 significant digits.
+ */
 export function ednValue(edn: string): Value | undefined {
   try {
     const forms = read(edn, 256);
@@ -113,8 +119,12 @@ function formValue(f: Form): Value | undefined {
       return f.value;
     case "int":
       return f.value;
-    case "float":
-      return Number.isInteger(f.value) ? new LFloat(f.value) : f.value;
+    case "float": {
+      // A sample is a preview: binary rounding noise (14484.200000000003) carries no
+      // information, so floats keep 12 significant digits.
+      const x = Number.isFinite(f.value) ? Number(f.value.toPrecision(SAMPLE_DIGITS)) : f.value;
+      return Number.isInteger(x) ? new LFloat(x) : x;
+    }
     case "keyword":
       return keyword(f.name);
     case "vector":

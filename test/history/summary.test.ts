@@ -51,7 +51,9 @@ describe("definition lines", () => {
   it("lists data with docstring, type, size and a bounded sample", () => {
     const line = definitionLine(data("users", users, "Active users from API"), false, true, opts);
     expect(line.startsWith('; Defined: users - "Active users from API" = vector[5], sample: [{:name "Alice"')).toBe(true);
-    expect(line).toContain("(5 items, showing first 3)");
+    // The size is in the type label; the sample carries no "(N items ...)" note.
+    expect(line).toMatch(/ = vector\[5\], sample: \[\{:name "Alice" .*\.\.\./);
+    expect(line).not.toContain("showing first");
     expect(line.length).toBeLessThan(200);
   });
 
@@ -67,11 +69,17 @@ describe("definition lines", () => {
 
   it("samples with the view's item and character bounds, read back from the EDN", () => {
     const d = data("xs", Array.from({ length: 20 }, (_, i) => i));
-    expect(definitionSample(d, opts)).toBe("[0 1 2 ...] (20 items, showing first 3)");
-    expect(definitionSample(d, { ...opts, sampleItems: 5 })).toBe("[0 1 2 3 4 ...] (20 items, showing first 5)");
+    expect(definitionSample(d, opts)).toBe("[0 1 2 ...]");
+    expect(definitionSample(d, { ...opts, sampleItems: 5 })).toBe("[0 1 2 3 4 ...]");
     const s = data("s", "x".repeat(500));
     expect(definitionSample(s, { ...opts, sampleChars: 20 }).length).toBeLessThan(30);
     expect(definitionSample(s, { ...opts, sampleChars: 200 }).length).toBeGreaterThan(190);
+  });
+
+  it("prints floats in samples without binary rounding noise", () => {
+    const d = data("by-region", { north: 14484.200000000003, east: 0.1 + 0.2, west: 2.0000000000000004, tiny: 1.234567890123456e-7 });
+    expect(d.edn).toContain("14484.200000000003");
+    expect(definitionSample(d, { ...opts, sampleItems: 4 })).toBe("{:north 14484.2 :east 0.3 :west 2.0 :tiny 1.23456789012e-7}");
   });
 
   it("falls back to the recorded sample when the value had no EDN", () => {
