@@ -9,6 +9,7 @@ import type { ChatMessage } from "../agent/llm/types.js";
 import type { Turn } from "../agent/trace.js";
 import { renderFeedback, type FeedbackInfo } from "../agent/feedback.js";
 import { fullView } from "./full.js";
+import { CACHED_TOKEN_PRICE } from "./prefix.js";
 import { renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
 import { countTokens } from "./tokens.js";
 import { resolveViewOptions, type FullReason, type PromptView, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
@@ -122,11 +123,11 @@ export const compressedView: PromptView = (input, rawOptions) => {
       summary = summaryOf(turn, plan, summaryOptions);
       const shortFeedback = historyFeedback(input, turn, plan, true);
       // A summary never costs more than the turn it replaces in the full view (terse programs stay as written).
-      if (fits(summary.text, shortFeedback, turn.reply, turn.feedback)) {
+      if (!fits(summary.text, shortFeedback, turn.reply, turn.feedback)) full = "short";
+      else if (options.strictPrefix && !paysBack(summary.text, shortFeedback, turn.reply, feedback, options.paybackPrompts)) full = "cost";
+      else {
         reply = summary.text;
         feedback = shortFeedback;
-      } else {
-        full = "short";
       }
     }
     if (full === null && summary !== undefined) {
@@ -175,6 +176,20 @@ function historyFeedback(input: ViewInput, turn: Turn, plan: TurnPlan, summarize
 
 // Per turn record: a few renderings at most (summarized or not, lines shown, run settings).
 const feedbacks = new WeakMap<Turn, Map<string, string>>();
+
+/**
+ * Whether a summary (`s` + `s2`, S tokens) pays back within `prompts` later prompts for
+ * the turn it replaces (`f` + `f2`, F tokens). Under a prefix cache the summary is written
+ * uncached once, where the turn would have been read cached, and is read cached afterwards
+ * instead of the turn: it pays back once prompts × p × (F − S) ≥ (1 − p) × S, p being the
+ * cached price. A prefix that only grows makes this exact: nothing else is rewritten.
+ */
+export function paysBack(s: string, s2: string | undefined, f: string, f2: string | undefined, prompts: number): boolean {
+  if (prompts <= 0) return true;
+  const S = countTokens(s) + (s2 === undefined ? 0 : countTokens(s2));
+  const F = countTokens(f) + (f2 === undefined ? 0 : countTokens(f2));
+  return prompts * CACHED_TOKEN_PRICE * (F - S) >= (1 - CACHED_TOKEN_PRICE) * S;
+}
 
 /** Whether `a + a2` is no larger than `b + b2`, in characters and in tokens. */
 function fits(a: string, a2: string | undefined, b: string, b2: string | undefined): boolean {

@@ -3,6 +3,9 @@
 import type { ChatMessage } from "../agent/llm/types.js";
 import { messageTokens, TOKENS_PER_MESSAGE, tokenize } from "./tokens.js";
 
+/** Price of a cached prompt token relative to an uncached one (providers bill about a tenth). */
+export const CACHED_TOKEN_PRICE = 0.1;
+
 export interface SharedPrefix {
   /** Leading messages identical in role and content. */
   messages: number;

@@ -15,6 +15,7 @@ export const viewOptionsSchema = z.object({
   sampleChars: z.number().int().positive(),
   strictPrefix: z.boolean(),
   toolCallsPerTurn: z.number().int().positive().optional(),
+  paybackPrompts: count.optional(),
 });
 
 const settingsSchema = z.object({

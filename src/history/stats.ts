@@ -6,12 +6,11 @@ import type { ChatMessage } from "../agent/llm/types.js";
 import type { RunTrace, Turn } from "../agent/trace.js";
 import { compressedView } from "./compressed.js";
 import { fullView } from "./full.js";
-import { sharedPrefix } from "./prefix.js";
+import { CACHED_TOKEN_PRICE, sharedPrefix } from "./prefix.js";
 import { promptTokens } from "./tokens.js";
 import { defaultViewOptions, type View, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
 
-/** Price of a cached prompt token relative to an uncached one (providers bill about a tenth). */
-export const CACHED_TOKEN_PRICE = 0.1;
+export { CACHED_TOKEN_PRICE };
 
 /** One prompt: the view's statistics and its token figures. */
 export interface PromptCompression extends ViewStats {

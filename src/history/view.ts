@@ -36,6 +36,13 @@ export interface ViewOptions {
   strictPrefix: boolean;
   /** Tool calls listed one per line in a summary; the rest are counted by tool (default 10). */
   toolCallsPerTurn?: number;
+  /**
+   * Strict-prefix mode only: a turn is summarized only if its summary pays back its one
+   * uncached write within this many later prompts at the cached price (a summary of at
+   * most 62.5% of the turn, for 15); other turns stay as written. 0: whenever smaller.
+   * Default 15.
+   */
+  paybackPrompts?: number;
 }
 
 export const defaultViewOptions: Readonly<ViewOptions> = Object.freeze({
@@ -46,18 +53,21 @@ export const defaultViewOptions: Readonly<ViewOptions> = Object.freeze({
   sampleChars: 80,
   strictPrefix: false,
   toolCallsPerTurn: 10,
+  paybackPrompts: 15,
 });
 
 /** Options with every optional field filled in from the defaults. */
 export function resolveViewOptions(options: ViewOptions): Required<ViewOptions> {
-  return options.toolCallsPerTurn === undefined ? { ...options, toolCallsPerTurn: defaultViewOptions.toolCallsPerTurn as number } : (options as Required<ViewOptions>);
+  if (options.toolCallsPerTurn !== undefined && options.paybackPrompts !== undefined) return options as Required<ViewOptions>;
+  return { ...options, toolCallsPerTurn: options.toolCallsPerTurn ?? (defaultViewOptions.toolCallsPerTurn as number), paybackPrompts: options.paybackPrompts ?? (defaultViewOptions.paybackPrompts as number) };
 }
 
 /**
  * Why a turn is kept in full: the latest turn, an errored turn, a turn just before an
- * error, the only turn of a single-shot run, or a program shorter than its summary.
+ * error, the only turn of a single-shot run, a program shorter than its summary, or (in
+ * strict-prefix mode) a summary that would not pay back its cache write.
  */
-export type FullReason = "latest" | "error" | "error-context" | "single" | "short";
+export type FullReason = "latest" | "error" | "error-context" | "single" | "short" | "cost";
 
 /** Per-view statistics (compression fills these in; the full view reports zeros). */
 export interface ViewStats {

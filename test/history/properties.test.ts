@@ -1,11 +1,12 @@
 // Properties of the compressed view over generated multi-turn traces.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { renderFeedback } from "../../src/agent/feedback.js";
 import { typeLabel } from "../../src/agent/record.js";
 import type { RunTrace, Turn } from "../../src/agent/trace.js";
 import { compressedView, isErrored, planTurns } from "../../src/history/compressed.js";
 import { fullView } from "../../src/history/full.js";
-import { promptTokens } from "../../src/history/tokens.js";
+import { countTokens, promptTokens } from "../../src/history/tokens.js";
 import { defaultViewOptions, type ViewInput, type ViewOptions } from "../../src/history/view.js";
 import { buildTrace, turnSpecs } from "./traces.js";
 
@@ -20,6 +21,7 @@ const optionsArb: fc.Arbitrary<ViewOptions> = fc.record({
   sampleChars: fc.integer({ min: 10, max: 120 }),
   strictPrefix: fc.boolean(),
   toolCallsPerTurn: fc.integer({ min: 1, max: 12 }),
+  paybackPrompts: fc.integer({ min: 0, max: 30 }),
 });
 
 const inputOf = (trace: RunTrace, turns: readonly Turn[] = trace.turns): ViewInput => ({ system: trace.system, task: trace.task, turns, maxTurns: MAX_TURNS });
@@ -175,6 +177,38 @@ describe("compressed view properties", () => {
             if (line.startsWith("; Defined: ")) expect(line.includes(", sample: "), line).toBe(!outputShown);
           }
           if (t.prints.length > 0 && !outputShown) expect(text).toContain(`; Output (${t.prints.length} dropped)`);
+        });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("strict mode summarizes exactly the turns whose summary pays back its cache write within paybackPrompts", () => {
+    fc.assert(
+      fc.property(turnSpecs(), optionsArb, fc.integer({ min: 1, max: 40 }), (specs, options, horizon) => {
+        const trace = buildTrace(specs, MAX_TURNS);
+        const input = inputOf(trace);
+        const view = compressedView(input, { ...options, strictPrefix: true, paybackPrompts: horizon });
+        const always = compressedView(input, { ...options, strictPrefix: true, paybackPrompts: 0 }).messages;
+        trace.turns.forEach((t, i) => {
+          // Candidates: the turns summarized when any summary smaller than the turn is taken.
+          if (!summarized(always, trace, i)) {
+            expect(summarized(view.messages, trace, i)).toBe(false);
+            return;
+          }
+          const S = countTokens(always[assistantAt(i)].content) + countTokens(always[assistantAt(i) + 1].content);
+          // The turn as it stays when kept: its reply, and its feedback with its own last N lines and without the names in memory.
+          const shown = Math.min(options.printlnHistoryLimit, t.prints.length);
+          const bare: Turn = { ...t, memory: [], prints: t.prints.slice(t.prints.length - shown) };
+          const feedback = renderFeedback(bare, { maxTurns: MAX_TURNS, toolsWithdrawn: false }, { prints: shown > 0 });
+          const F = countTokens(t.reply) + countTokens(feedback);
+          const pays = horizon * 0.1 * (F - S) >= 0.9 * S - 1e-9;
+          expect(summarized(view.messages, trace, i), `turn ${t.number}: S ${S} F ${F}`).toBe(pays);
+          if (pays) expect(view.messages[assistantAt(i)].content).toBe(always[assistantAt(i)].content);
+          else {
+            expect(view.stats.turnsFull).toContainEqual({ turn: t.number, reason: "cost" });
+            expect(view.messages[assistantAt(i) + 1].content).toBe(feedback);
+          }
         });
       }),
       { numRuns: RUNS },
