@@ -1,9 +1,18 @@
 // npm run bench:history — full history vs compressed history (default and strict-prefix
-// modes) over realistic multi-turn sessions: input tokens summed over every prompt, the
-// history part alone, the peak prompt, and the cost with a prefix cache (cached tokens at
-// 0.1x). Tokens are counted with the o200k_base tokenizer. `--json` prints raw results.
-import { measureSession, type SessionResult } from "./measure.js";
+// modes) over two sets of the same ten multi-turn sessions: terse replies, and replies of
+// realistic length. Per session and in total: input tokens summed over every prompt, the
+// history part alone, the peak prompt, the cost with a prefix cache (cached tokens at
+// 0.1x) and where that cost goes. Tokens are counted with the o200k_base tokenizer.
+// `--json` prints the raw results.
+import { measureSession, type CacheBreakdown, type SessionResult } from "./measure.js";
+import type { Session } from "./session.js";
 import { sessions } from "./sessions/index.js";
+import { realisticSessions } from "./sessions/realistic/index.js";
+
+interface SetResult {
+  name: string;
+  results: SessionResult[];
+}
 
 const pct = (full: number, view: number): string => (full === 0 ? "-" : `${Math.round((1 - view / full) * 100)}%`);
 const num = (n: number): string => Math.round(n).toLocaleString("en-US");
@@ -12,72 +21,119 @@ const change = (full: number, view: number): string => {
   const d = Math.round((1 - view / full) * 100);
   return d >= 0 ? `${d}% lower` : `${-d}% higher`;
 };
+const sum = (rs: readonly SessionResult[], f: (r: SessionResult) => number): number => rs.reduce((s, r) => s + f(r), 0);
+const md = (rows: string[][]): string => [rows[0], rows[0].map(() => "---"), ...rows.slice(1)].map((r) => `| ${r.join(" | ")} |`).join("\n");
 
-function table(results: readonly SessionResult[]): string {
-  const head = ["session", "kind", "turns", "full in", "compr. in", "saved", "history full", "history compr.", "saved", "strict", "saved", "peak full", "peak compr.", "cached cost full", "compr.", "strict"];
-  const rows = results.map((r) => [
-    r.name,
-    r.kind,
-    String(r.turns),
-    num(r.compressed.fullTokens),
-    num(r.compressed.viewTokens),
-    pct(r.compressed.fullTokens, r.compressed.viewTokens),
-    num(r.history.full),
-    num(r.history.compressed),
-    pct(r.history.full, r.history.compressed),
-    num(r.history.strict),
-    pct(r.history.full, r.history.strict),
-    num(r.compressed.fullPeak),
-    num(r.compressed.viewPeak),
-    num(r.compressed.fullCachedCost),
-    `${num(r.compressed.viewCachedCost)} (${change(r.compressed.fullCachedCost, r.compressed.viewCachedCost)})`,
-    `${num(r.strict.viewCachedCost)} (${change(r.strict.fullCachedCost, r.strict.viewCachedCost)})`,
-  ]);
-  const lines = [head, head.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`);
-  return lines.join("\n");
+function perSession(sets: readonly SetResult[]): string {
+  const head = ["session", "kind", "turns", "replies", "avg reply", "history full", "compressed (saved)", "strict (saved)", "peak full", "peak compr.", "cached cost full", "compressed", "strict"];
+  const rows = [head];
+  for (let i = 0; i < sets[0].results.length; i++) {
+    for (const set of sets) {
+      const r = set.results[i];
+      rows.push([
+        r.name,
+        r.kind,
+        String(r.turns),
+        set.name,
+        num(r.replyTokens),
+        num(r.history.full),
+        `${num(r.history.compressed)} (${pct(r.history.full, r.history.compressed)})`,
+        `${num(r.history.strict)} (${pct(r.history.full, r.history.strict)})`,
+        num(r.compressed.fullPeak),
+        num(r.compressed.viewPeak),
+        num(r.compressed.fullCachedCost),
+        `${num(r.compressed.viewCachedCost)} (${change(r.compressed.fullCachedCost, r.compressed.viewCachedCost)})`,
+        `${num(r.strict.viewCachedCost)} (${change(r.strict.fullCachedCost, r.strict.viewCachedCost)})`,
+      ]);
+    }
+  }
+  return md(rows);
 }
 
-function total(label: string, results: readonly SessionResult[]): string {
-  const sum = (f: (r: SessionResult) => number): number => results.reduce((s, r) => s + f(r), 0);
-  const full = sum((r) => r.compressed.fullTokens);
-  const compressed = sum((r) => r.compressed.viewTokens);
-  const strict = sum((r) => r.strict.viewTokens);
-  const hFull = sum((r) => r.history.full);
-  const hCompressed = sum((r) => r.history.compressed);
-  const hStrict = sum((r) => r.history.strict);
-  const cFull = sum((r) => r.compressed.fullCachedCost);
-  const cCompressed = sum((r) => r.compressed.viewCachedCost);
-  const cStrict = sum((r) => r.strict.viewCachedCost);
-  return [
-    `${label} (${results.length} sessions, ${sum((r) => r.turns)} turns):`,
-    `  input tokens       full ${num(full)}  compressed ${num(compressed)} (${pct(full, compressed)} fewer)  strict ${num(strict)} (${pct(full, strict)} fewer)`,
-    `  history tokens     full ${num(hFull)}  compressed ${num(hCompressed)} (${pct(hFull, hCompressed)} fewer)  strict ${num(hStrict)} (${pct(hFull, hStrict)} fewer)`,
-    `  peak prompt        full ${num(Math.max(...results.map((r) => r.compressed.fullPeak)))}  compressed ${num(Math.max(...results.map((r) => r.compressed.viewPeak)))}  strict ${num(Math.max(...results.map((r) => r.strict.viewPeak)))}`,
-    `  cached cost        full ${num(cFull)}  compressed ${num(cCompressed)} (${change(cFull, cCompressed)})  strict ${num(cStrict)} (${change(cFull, cStrict)})`,
-  ].join("\n");
+function totals(sets: readonly SetResult[], label: string, keep: (r: SessionResult) => boolean): string {
+  const head = [label, ...sets.flatMap((s) => [`${s.name}: full`, "compressed", "strict"])];
+  const cells = (f: (rs: SessionResult[]) => [number, number, number], fmt: (full: number, v: number) => string): string[] =>
+    sets.flatMap((s) => {
+      const [full, c, st] = f(s.results.filter(keep));
+      return [num(full), fmt(full, c), fmt(full, st)];
+    });
+  const fewer = (full: number, v: number): string => `${num(v)} (${pct(full, v)} fewer)`;
+  const costly = (full: number, v: number): string => `${num(v)} (${change(full, v)})`;
+  const rs = sets[0].results.filter(keep);
+  const rows = [
+    head,
+    ["sessions, turns", ...sets.flatMap((s) => [`${s.results.filter(keep).length}, ${sum(s.results.filter(keep), (r) => r.turns)}`, "", ""])],
+    ["mean reply tokens", ...sets.flatMap((s) => [num(sum(s.results.filter(keep), (r) => r.replyTokens * r.turns) / sum(s.results.filter(keep), (r) => r.turns)), "", ""])],
+    ["input tokens, all prompts", ...cells((x) => [sum(x, (r) => r.compressed.fullTokens), sum(x, (r) => r.compressed.viewTokens), sum(x, (r) => r.strict.viewTokens)], fewer)],
+    ["history tokens, all prompts", ...cells((x) => [sum(x, (r) => r.history.full), sum(x, (r) => r.history.compressed), sum(x, (r) => r.history.strict)], fewer)],
+    ["largest prompt", ...cells((x) => [Math.max(...x.map((r) => r.compressed.fullPeak)), Math.max(...x.map((r) => r.compressed.viewPeak)), Math.max(...x.map((r) => r.strict.viewPeak))], (_, v) => num(v))],
+    ["cost with a prefix cache", ...cells((x) => [sum(x, (r) => r.compressed.fullCachedCost), sum(x, (r) => r.compressed.viewCachedCost), sum(x, (r) => r.strict.viewCachedCost)], costly)],
+  ];
+  if (rs.length === 0) return "";
+  return md(rows);
+}
+
+function costParts(sets: readonly SetResult[], keep: (r: SessionResult) => boolean): string {
+  const head = ["set", "view", "new turns (uncached)", "previous turn rewritten", "older messages rewritten", "prompts breaking early", "cached reads (x0.1)", "cost"];
+  const rows = [head];
+  for (const set of sets) {
+    const rs = set.results.filter(keep);
+    for (const view of ["full", "compressed", "strict"] as const) {
+      const part = (f: (b: CacheBreakdown) => number): number => sum(rs, (r) => f(r.cache[view]));
+      rows.push([
+        set.name,
+        view,
+        num(part((b) => b.newTokens)),
+        num(part((b) => b.previousRewritten)),
+        num(part((b) => b.olderRewritten)),
+        `${num(part((b) => b.earlyBreaks))} of ${num(sum(rs, (r) => r.turns - 1))}`,
+        num(part((b) => b.cachedRead * 0.1)),
+        num(part((b) => b.cost)),
+      ]);
+    }
+  }
+  return md(rows);
+}
+
+async function measure(name: string, list: readonly Session[]): Promise<SetResult> {
+  const results: SessionResult[] = [];
+  for (const s of list) results.push(await measureSession(s));
+  return { name, results };
 }
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const results: SessionResult[] = [];
-  for (const s of sessions) results.push(await measureSession(s));
+  const sets = [await measure("terse", sessions), await measure("realistic", realisticSessions)];
   if (process.argv.includes("--json")) {
-    process.stdout.write(JSON.stringify(results, null, 2) + "\n");
+    process.stdout.write(JSON.stringify(sets, null, 2) + "\n");
     return;
   }
-  const lost = results.flatMap((r) => r.lost.map((l) => `${r.name}: ${l}`));
+  const long = (r: SessionResult): boolean => r.turns >= 10;
+  const lost = sets.flatMap((s) => s.results.flatMap((r) => r.lost.map((l) => `${s.name} ${r.name}: ${l}`)));
   const out = [
     "History compression benchmark: full history vs compressed (default) vs compressed (strict prefix)",
     "Tokens: o200k_base, chat framing included. Cost: uncached tokens at 1x, tokens shared with the previous prompt's start at 0.1x, in token-equivalents.",
     "'history' is everything after the system prompt and the task (the part compression acts on); the system prompt is the agent's real one.",
+    "Two sets of the same ten sessions, each turn doing the same work with the same outcome: 'terse' replies (a sentence, then a compact program)",
+    "and 'realistic' replies (the reasoning paragraph and the commented, formatted program GPT-4-class models write in such loops).",
     "",
-    table(results),
+    "Per session",
     "",
-    total("All sessions", results),
+    perSession(sets),
     "",
-    total("Sessions of 10+ turns", results.filter((r) => r.turns >= 10)),
+    "Sessions of 10+ turns",
     "",
-    lost.length === 0 ? "Nothing live lost: every live definition is shown with its latest type and the most recent println lines are in the final prompt (both modes)." : `LOST:\n${lost.join("\n")}`,
+    totals(sets, "10+ turns", long),
+    "",
+    "All sessions",
+    "",
+    totals(sets, "all", () => true),
+    "",
+    "Where the cached cost goes (sessions of 10+ turns): uncached tokens by what they are, and cached reads",
+    "",
+    costParts(sets, long),
+    "",
+    lost.length === 0 ? "Nothing live lost: every live definition is shown with its latest type and the most recent println lines are in the final prompt (both modes, both sets)." : `LOST:\n${lost.join("\n")}`,
     `(${((performance.now() - started) / 1000).toFixed(1)} s)`,
   ];
   process.stdout.write(out.join("\n") + "\n");

@@ -1,26 +1,49 @@
 // Runs a session through SubAgent.run with its scripted replies and measures every prompt
 // of the run under the full view, the compressed view, and the strict-prefix compressed
-// view, and checks that compression lost nothing live.
+// view: tokens, prefix-cached cost and where the cache breaks; and checks that compression
+// lost nothing live.
 import { scriptedLlm } from "../../src/agent/llm/scripted.js";
 import { SubAgent, type Step } from "../../src/agent/subagent.js";
 import { typeLabel } from "../../src/agent/record.js";
 import type { RunTrace } from "../../src/agent/trace.js";
+import type { ChatMessage } from "../../src/agent/llm/types.js";
 import { compressedView, dropped } from "../../src/history/compressed.js";
+import { CACHED_TOKEN_PRICE, sharedPrefix } from "../../src/history/prefix.js";
 import { compressionReport, type CompressionTotals, type RunSettings } from "../../src/history/stats.js";
-import { promptTokens } from "../../src/history/tokens.js";
+import { countTokens, messageTokens, promptTokens, TOKENS_PER_REPLY } from "../../src/history/tokens.js";
 import { defaultViewOptions, type ViewInput, type ViewOptions } from "../../src/history/view.js";
 import type { Session } from "./session.js";
+
+/**
+ * Where a view's prompt cost goes, summed over a run's prompts: uncached tokens split by
+ * what they are — the newest turn and the first prompt (which every view pays), the turn
+ * before it rewritten into its summary, and older messages rewritten (a superseded
+ * definition, println lines dropped) — and the tokens read from the cache.
+ */
+export interface CacheBreakdown {
+  newTokens: number;
+  previousRewritten: number;
+  olderRewritten: number;
+  cachedRead: number;
+  /** Prompts whose shared prefix ends before the previous prompt's latest turn. */
+  earlyBreaks: number;
+  /** newTokens + previousRewritten + olderRewritten + cachedRead × the cached price. */
+  cost: number;
+}
 
 export interface SessionResult {
   name: string;
   kind: Session["kind"];
   turns: number;
   ok: boolean;
+  /** Mean tokens of the model's replies. */
+  replyTokens: number;
   /** Totals under the compressed view (default mode) and the strict-prefix mode; both carry the full view's figures. */
   compressed: CompressionTotals;
   strict: CompressionTotals;
   /** Input tokens of the history alone (everything after the task message), summed over prompts. */
   history: { full: number; compressed: number; strict: number };
+  cache: { full: CacheBreakdown; compressed: CacheBreakdown; strict: CacheBreakdown };
   /** Problems found by the no-loss check (empty when nothing live was lost). */
   lost: string[];
 }
@@ -56,9 +79,11 @@ export async function measureSession(session: Session): Promise<SessionResult> {
     kind: session.kind,
     turns: trace.turns.length,
     ok: step.ok,
+    replyTokens: trace.turns.reduce((s, t) => s + countTokens(t.reply), 0) / trace.turns.length,
     compressed: compressed.totals,
     strict: strict.totals,
     history: historyTokens(trace, run),
+    cache: { full: breakdown(trace, run, { ...options(false), compressHistory: false }), compressed: breakdown(trace, run, options(false)), strict: breakdown(trace, run, options(true)) },
     lost: [...lostLive(trace, run, options(false)), ...lostLive(trace, run, options(true))],
   };
 }
@@ -77,6 +102,32 @@ function historyTokens(trace: RunTrace, run: RunSettings): SessionResult["histor
     out.strict += promptTokens(compressedView(input, options(true)).messages) - head;
   }
   return out;
+}
+
+/** Splits each prompt's uncached tokens by the turn they belong to (see CacheBreakdown). */
+function breakdown(trace: RunTrace, run: RunSettings, opts: ViewOptions): CacheBreakdown {
+  const b: CacheBreakdown = { newTokens: 0, previousRewritten: 0, olderRewritten: 0, cachedRead: 0, earlyBreaks: 0, cost: 0 };
+  let previous: ChatMessage[] | undefined;
+  for (let k = 0; k < trace.turns.length; k++) {
+    const messages = compressedView({ ...run, system: trace.system, task: trace.task, turns: trace.turns.slice(0, k) }, opts).messages;
+    const shared = previous === undefined ? { messages: 0, tokens: 0 } : sharedPrefix(previous, messages);
+    b.cachedRead += shared.tokens;
+    // Of the first differing message, the part shared with the previous prompt is cached.
+    let partial = shared.tokens;
+    for (let i = 0; i < shared.messages; i++) partial -= messageTokens(messages[i]);
+    const latest = 2 + 2 * (k - 1);
+    for (let i = shared.messages; i < messages.length; i++) {
+      const tokens = messageTokens(messages[i]) - (i === shared.messages ? partial : 0);
+      if (i < 2 || i >= latest) b.newTokens += tokens;
+      else if (i >= latest - 2) b.previousRewritten += tokens;
+      else b.olderRewritten += tokens;
+    }
+    b.newTokens += TOKENS_PER_REPLY;
+    if (previous !== undefined && shared.messages < latest - 2) b.earlyBreaks++;
+    previous = messages;
+  }
+  b.cost = b.newTokens + b.previousRewritten + b.olderRewritten + b.cachedRead * CACHED_TOKEN_PRICE;
+  return b;
 }
 
 /**
