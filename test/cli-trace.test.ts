@@ -305,7 +305,7 @@ describe("ptc trace show", () => {
     const { code, out } = await capture(() => runTraceCommand(["show", f, "--compressed"]));
     expect(code).toBe(0);
     const run = { maxTurns: tight.maxTurns, toolsWithdrawn: tight.toolsWithdrawn, maxPrintChars: tight.maxPrintChars };
-    expect(out).toBe(`Settings recorded in the trace: ${recovery.maxTurns} turns, printlnHistoryLimit 1, errorContextTurns 0, samples 3 items / 80 chars, strict prefix\n${renderComparison(trace, run, tight.view)}\n`);
+    expect(out).toBe(`Settings recorded in the trace: ${recovery.maxTurns} turns, printlnHistoryLimit 1, errorContextTurns 0, samples 3 items / 80 chars, strict prefix (payback within 15 prompts)\n${renderComparison(trace, run, tight.view)}\n`);
     expect(out).not.toContain(renderComparison(trace, run, defaultViewOptions));
     const bare = join(dir, "bare.json");
     writeFileSync(bare, traceToJson({ ...trace, settings: undefined }));

@@ -201,7 +201,7 @@ export function turnBudget(trace: RunTrace): number {
 /** Where the compressed view's settings came from, and the ones that shape it. */
 function settingsLine(run: RunSettings, view: ViewOptions, recorded: boolean, budgetGiven: boolean): string {
   const source = recorded ? "recorded in the trace" : `defaults (the trace records none${budgetGiven ? "" : "; turn budget read from the task message"})`;
-  const strict = view.strictPrefix ? ", strict prefix" : "";
+  const strict = view.strictPrefix ? `, strict prefix (payback within ${view.paybackPrompts ?? defaultViewOptions.paybackPrompts} prompts)` : "";
   return `Settings ${source}: ${run.maxTurns} turns, printlnHistoryLimit ${view.printlnHistoryLimit}, errorContextTurns ${view.errorContextTurns}, samples ${view.sampleItems} items / ${view.sampleChars} chars${strict}`;
 }
 
