@@ -68,8 +68,10 @@ class Writer {
     if (this.len + s.length > this.maxChars) {
       if (this.hard) throw new PrintOverflow(this.len + s.length);
       const room = this.maxChars - this.len;
-      if (room > 0) this.parts.push(s.slice(0, room));
-      this.parts.push("...", ...this.closers.slice().reverse());
+      // An ellipsis being written already says "cut": do not write a second one.
+      if (room > 0 && s !== "...") this.parts.push(s.slice(0, room));
+      const last = this.parts[this.parts.length - 1] ?? "";
+      this.parts.push(last.endsWith("...") ? "" : "...", ...this.closers.slice().reverse());
       this.len = this.maxChars;
       this.cut = true;
       return false;

@@ -212,7 +212,7 @@
 (throw (ex-info "bad input" {:field :age}))
 ;!! exception: bad input
 (into [] (comp (filter odd?) (map inc)) [1 2 3])
-;!! arity_error: (filter pred coll)
+;!! arity_error: transducers are not supported
 (transduce (map inc) + [1 2])
 ;!! unbound_var: transduce
 (-> data/orders (filter #(> (:total %) 5)))
