@@ -5,7 +5,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { LlmError, openaiLlm, recordingLlm, replayLlm, type ChatMessage, type OpenAiLlmOptions, type RetryInfo } from "../../src/agent/llm/index.js";
+import { llmFailure as failure } from "../support/llm.js";
+import { openaiLlm, recordingLlm, replayLlm, type ChatMessage, type OpenAiLlmOptions, type RetryInfo } from "../../src/agent/llm/index.js";
 
 /** What the fake server does with one request. */
 type Behaviour =
@@ -88,15 +89,6 @@ const messages: ChatMessage[] = [
 
 const client = (o: OpenAiLlmOptions = {}) => openaiLlm({ model: "fake-model", baseURL, apiKey: "sk-test", retryBaseMs: 10, env: {}, ...o });
 
-async function failure(p: Promise<unknown>): Promise<LlmError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(LlmError);
-    return e as LlmError;
-  }
-  throw new Error("expected the call to fail");
-}
 
 describe("openaiLlm: requests and replies", () => {
   it("sends the model, messages and sampling options, and maps the reply and usage", async () => {

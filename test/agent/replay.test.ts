@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { llmFailure as failure } from "../support/llm.js";
 import { LlmError, loadRecording, recordingLlm, replayLlm, scriptedLlm, type ChatMessage, type Llm, type RecordedCall } from "../../src/agent/llm/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ptc-replay-"));
@@ -15,15 +16,6 @@ const turn = (n: number, reply: string, feedback: string): ChatMessage[] => [
   { role: "user", content: `${feedback}\nTurn ${n + 1} of 5` },
 ];
 
-async function failure(p: Promise<unknown>): Promise<LlmError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(LlmError);
-    return e as LlmError;
-  }
-  throw new Error("expected the call to fail");
-}
 
 describe("scriptedLlm", () => {
   it("serves replies in order and records what it was asked", async () => {
