@@ -59,7 +59,7 @@ function totals(sets: readonly SetResult[], label: string, keep: (r: SessionResu
     });
   const fewer = (full: number, v: number): string => `${num(v)} (${pct(full, v)} fewer)`;
   const costly = (full: number, v: number): string => `${num(v)} (${change(full, v)})`;
-  const rs = sets[0].results.filter(keep);
+  if (sets[0].results.filter(keep).length === 0) return "";
   const rows = [
     head,
     ["sessions, turns", ...sets.flatMap((s) => [`${s.results.filter(keep).length}, ${sum(s.results.filter(keep), (r) => r.turns)}`, "", ""])],
@@ -69,7 +69,6 @@ function totals(sets: readonly SetResult[], label: string, keep: (r: SessionResu
     ["largest prompt", ...cells((x) => [Math.max(...x.map((r) => r.compressed.fullPeak)), Math.max(...x.map((r) => r.compressed.viewPeak)), Math.max(...x.map((r) => r.strict.viewPeak))], (_, v) => num(v))],
     ["cost with a prefix cache", ...cells((x) => [sum(x, (r) => r.compressed.fullCachedCost), sum(x, (r) => r.compressed.viewCachedCost), sum(x, (r) => r.strict.viewCachedCost)], costly)],
   ];
-  if (rs.length === 0) return "";
   return md(rows);
 }
 

@@ -7,7 +7,7 @@ import { SubAgent, type Step } from "../../src/agent/subagent.js";
 import { typeLabel } from "../../src/agent/record.js";
 import type { RunTrace } from "../../src/agent/trace.js";
 import type { ChatMessage } from "../../src/agent/llm/types.js";
-import { compressedView, dropped } from "../../src/history/compressed.js";
+import { compressedView, dropped, isErrored } from "../../src/history/compressed.js";
 import { CACHED_TOKEN_PRICE, sharedPrefix } from "../../src/history/prefix.js";
 import { compressionReport, type CompressionTotals, type RunSettings } from "../../src/history/stats.js";
 import { countTokens, messageTokens, promptTokens, TOKENS_PER_REPLY } from "../../src/history/tokens.js";
@@ -61,7 +61,7 @@ export async function runSession(session: Session): Promise<Step> {
   const step = await SubAgent.run(agent, { llm: scriptedLlm(session.replies), context: session.context });
   const failing = new Set(session.failingTurns ?? []);
   for (const t of step.turns) {
-    const failed = t.status === "error" || t.status === "no_code" || t.status === "invalid_return";
+    const failed = isErrored(t);
     if (failed !== failing.has(t.number)) throw new Error(`${session.name}: turn ${t.number} ${failed ? `failed unexpectedly: ${t.error?.message}` : "was meant to fail but succeeded"}`);
   }
   if (!step.ok) throw new Error(`${session.name}: the run did not return: ${step.fail.reason}: ${step.fail.message}`);
@@ -91,12 +91,12 @@ export async function measureSession(session: Session): Promise<SessionResult> {
 /** Tokens after the system prompt and the task, summed over every prompt of the run. */
 function historyTokens(trace: RunTrace, run: RunSettings): SessionResult["history"] {
   const out = { full: 0, compressed: 0, strict: 0 };
+  const head = promptTokens([
+    { role: "system", content: trace.system },
+    { role: "user", content: trace.task },
+  ]);
   for (let k = 0; k < trace.turns.length; k++) {
     const input: ViewInput = { ...run, system: trace.system, task: trace.task, turns: trace.turns.slice(0, k) };
-    const head = promptTokens([
-      { role: "system", content: trace.system },
-      { role: "user", content: trace.task },
-    ]);
     out.full += promptTokens(compressedView(input, { ...options(false), compressHistory: false }).messages) - head;
     out.compressed += promptTokens(compressedView(input, options(false)).messages) - head;
     out.strict += promptTokens(compressedView(input, options(true)).messages) - head;

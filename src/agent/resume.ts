@@ -106,23 +106,22 @@ export function saveRun(step: Step, agent: Agent, options: SaveOptions = {}): Ru
   const recorded = trace.settings;
   const view = recorded === undefined ? viewOptionsOf(agent, options) : overrideView(recorded.view, options);
   const maxPrintChars = options.maxPrintChars ?? recorded?.maxPrintChars ?? agent.options.maxPrintChars ?? DEFAULT_MAX_PRINT_CHARS;
-  const toolsWithdrawn = recorded?.toolsWithdrawn ?? withdraws(agent);
-  const input = { system: trace.system, task: trace.task, turns: trace.turns, maxTurns: agent.maxTurns, toolsWithdrawn, maxPrintChars };
-  const compressed = compressedView(input, { ...view, compressHistory: true });
-  const full = new Set(compressed.stats.turnsFull.map((f) => f.turn));
-  const summaries = trace.turns.filter((t) => !full.has(t.number)).map((t) => ({ turn: t.number, text: compressed.messages[2 + 2 * (t.number - 1)].content }));
-  return {
+  const state: RunState = {
     format: RUN_STATE_FORMAT,
     version: RUN_STATE_VERSION,
     maxTurns: agent.maxTurns,
     view,
-    toolsWithdrawn,
+    toolsWithdrawn: recorded?.toolsWithdrawn ?? withdraws(agent),
     maxPrintChars,
     outcome: step.ok ? { ok: true, value: step.value } : { ok: false, reason: step.fail.reason, message: step.fail.message },
     trace,
     memory: saveMemory(step.memory),
-    summaries,
+    summaries: [],
   };
+  const compressed = stateView(state, "compressed");
+  const full = new Set(compressed.stats.turnsFull.map((f) => f.turn));
+  state.summaries = trace.turns.filter((t) => !full.has(t.number)).map((t) => ({ turn: t.number, text: compressed.messages[2 + 2 * (t.number - 1)].content }));
+  return state;
 }
 
 const savedDefinition = z.object({

@@ -66,7 +66,7 @@ export function renderComparison(trace: Pick<RunTrace, "system" | "task" | "turn
 function rule(title: string, a: ChatMessage, b: ChatMessage, width: number): string {
   const ta = messageTokens(a);
   const tb = messageTokens(b);
-  const head = `-- ${title}: ${ta === tb && a.content === b.content ? `${ta} tokens, same in both` : `full ${ta} tokens | compressed ${tb} tokens`} `;
+  const head = `-- ${title}: ${a.content === b.content ? `${ta} tokens, same in both` : `full ${ta} tokens | compressed ${tb} tokens`} `;
   return head.padEnd(width, "-");
 }
 

@@ -106,41 +106,36 @@ export const compressedView: PromptView = (input, rawOptions) => {
     { role: "system", content: input.system },
     { role: "user", content: input.task },
   ];
-  const stats: ViewStats = { turnsCompressed: 0, turnsFull: [], definitionsShown: 0, printlnShown: 0, printlnDropped: 0, toolCallsShown: 0, definitionsSuperseded: 0, toolCallsDropped: 0 };
+  const stats: Required<ViewStats> = { turnsCompressed: 0, turnsFull: [], definitionsShown: 0, printlnShown: 0, printlnDropped: 0, toolCallsShown: 0, definitionsSuperseded: 0, toolCallsDropped: 0 };
   const last = input.turns.length - 1;
   for (let i = 0; i <= last; i++) {
     const turn = input.turns[i];
     const plan = plans[i];
-    const dropped = turn.prints.length - plan.printsShown;
     stats.printlnShown += plan.printsShown;
-    stats.printlnDropped += dropped;
-    const latest = i === last;
-    let reply = turn.reply;
-    let feedback = latest ? turn.feedback : historyFeedback(input, turn, plan, false);
+    stats.printlnDropped += turn.prints.length - plan.printsShown;
     let full = plan.full;
-    let summary: RenderedSummary | undefined;
     if (full === null) {
-      summary = summaryOf(turn, plan, summaryOptions);
+      // Only ever an earlier turn: the latest is always kept full.
+      const summary = summaryOf(turn, plan, summaryOptions);
       const shortFeedback = historyFeedback(input, turn, plan, true);
       // A summary never costs more than the turn it replaces in the full view (terse programs stay as written).
       if (!fits(summary.text, shortFeedback, turn.reply, turn.feedback)) full = "short";
-      else if (options.strictPrefix && !paysBack(summary.text, shortFeedback, turn.reply, feedback, options.paybackPrompts)) full = "cost";
+      else if (options.strictPrefix && !paysBack(summary.text, shortFeedback, turn.reply, historyFeedback(input, turn, plan, false), options.paybackPrompts)) full = "cost";
       else {
-        reply = summary.text;
-        feedback = shortFeedback;
+        stats.turnsCompressed++;
+        const superseded = plan.superseded?.size ?? 0;
+        stats.definitionsShown += turn.definitions.length - superseded;
+        stats.definitionsSuperseded += superseded;
+        stats.toolCallsShown += summary.toolCallsListed;
+        stats.toolCallsDropped += turn.toolCalls.length - summary.toolCallsListed;
+        messages.push({ role: "assistant", content: summary.text });
+        if (shortFeedback !== undefined) messages.push({ role: "user", content: shortFeedback });
+        continue;
       }
     }
-    if (full === null && summary !== undefined) {
-      stats.turnsCompressed++;
-      const superseded = plan.superseded?.size ?? 0;
-      stats.definitionsShown += turn.definitions.length - superseded;
-      stats.definitionsSuperseded = (stats.definitionsSuperseded ?? 0) + superseded;
-      stats.toolCallsShown += summary.toolCallsListed;
-      stats.toolCallsDropped = (stats.toolCallsDropped ?? 0) + turn.toolCalls.length - summary.toolCallsListed;
-    } else {
-      stats.turnsFull.push({ turn: turn.number, reason: full ?? "short" });
-    }
-    messages.push({ role: "assistant", content: reply });
+    stats.turnsFull.push({ turn: turn.number, reason: full });
+    const feedback = i === last ? turn.feedback : historyFeedback(input, turn, plan, false);
+    messages.push({ role: "assistant", content: turn.reply });
     if (feedback !== undefined) messages.push({ role: "user", content: feedback });
   }
   return { messages, stats };

@@ -87,7 +87,7 @@ export function measureView(input: ViewInput, built: View, previous?: PromptPair
  * turn before (both views), or none for the first turn.
  */
 export function measurePrompt(input: ViewInput, options: ViewOptions, previous?: PromptPair): { stats: PromptCompression; view: ChatMessage[]; full: ChatMessage[] } {
-  const built = options.compressHistory ? compressedView(input, options) : fullView(input, options);
+  const built = compressedView(input, options); // the full view when compression is off
   const { stats, prompts } = measureView(input, built, previous);
   return { stats, view: built.messages, full: prompts.full as ChatMessage[] };
 }

@@ -9,7 +9,7 @@ import { tool } from "../../src/agent/tools.js";
 import { compressedView } from "../../src/history/compressed.js";
 import { fullView } from "../../src/history/full.js";
 import { defaultViewOptions } from "../../src/history/view.js";
-import { print } from "../../src/lisp/evaluate.js";
+import { evaluate, print } from "../../src/lisp/evaluate.js";
 
 const clj = (prose: string, code: string): string => `${prose} Keeping the program short and printing only what I need.\n\n\`\`\`clojure\n${code}\n\`\`\``;
 
@@ -95,7 +95,6 @@ describe("run state", () => {
   });
 
   it("restores memory from EDN and source", async () => {
-    const { evaluate } = await import("../../src/lisp/evaluate.js");
     const run = await evaluate(`(def xs "numbers" [1 2.5 {:a #{:k}} "s" nil true])
 (def inf [##Inf 1.0])
 (defn twice "double" [x] (* 2 x))

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { scriptedLlm } from "../../src/agent/llm/scripted.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
+import { compressedView } from "../../src/history/compressed.js";
 import { compressionReport } from "../../src/history/stats.js";
 import { defaultViewOptions } from "../../src/history/view.js";
 
@@ -143,7 +144,6 @@ describe("scenario: tool-heavy workflow", () => {
     // The run ended on turn 2; the next prompt (as a resumed run or a trace viewer builds it) summarizes turn 1.
     const usage = compressionReport(step.trace, { maxTurns: agent.maxTurns, toolsWithdrawn: true }, { ...defaultViewOptions, compressHistory: true });
     expect(usage.prompts).toHaveLength(2);
-    const { compressedView } = await import("../../src/history/compressed.js");
     const next = compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns, maxTurns: 5, toolsWithdrawn: true }, { ...defaultViewOptions, compressHistory: true });
     const summary = next.messages[2].content;
     expect(summary).toContain("Reviews: Customer Review Summary for Electronics:");
