@@ -1,11 +1,9 @@
 // Structure and access builtins: nil and empty inputs, strings as characters, maps as
 // [k v] entries, sets rejected where position matters, wrong types and size limits.
 import { describe, expect, it } from "vitest";
-import { edn, failure } from "../support/run.js";
+import { edn, errorOf } from "../support/run.js";
 
-async function error(src: string, limits?: Record<string, number>) {
-  return (await failure(src, limits ? { limits } : {})).error;
-}
+const error = (src: string, limits?: Record<string, number>) => errorOf(src, limits ? { limits } : {});
 
 describe("count, empty?, not-empty, seq", () => {
   it("counts every kind of collection, graphemes of strings, and nil as 0", async () => {

@@ -2,11 +2,9 @@
 // than functions, wrong types (the message names the builtin), and limits that must fail
 // fast instead of building something huge.
 import { describe, expect, it } from "vitest";
-import { edn, failure, timed } from "../support/run.js";
+import { edn, errorOf, failure, timed } from "../support/run.js";
 
-async function error(src: string, limits?: Record<string, number>) {
-  return (await failure(src, limits ? { limits } : {})).error;
-}
+const error = (src: string, limits?: Record<string, number>) => errorOf(src, limits ? { limits } : {});
 
 describe("map and friends", () => {
   it("map over vectors, strings, maps (entries), sets and nil", async () => {

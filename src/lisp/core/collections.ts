@@ -5,14 +5,14 @@
 import { OrderedMap, OrderedSet } from "immutable";
 import { LispError, typeErr } from "../errors.js";
 import { hasKey } from "../lookup.js";
-import { charge, checkCollectionSize, run } from "../runtime.js";
+import { charge, checkCollectionSize } from "../runtime.js";
 import { entries } from "../seq.js";
 import { charCount, chars } from "../text.js";
-import { EMPTY_MAP, EMPTY_SET, EMPTY_VEC, Fn, Keyword, keyword, LFloat, truthy, type LMap, type Value, isMap, isSet } from "../values.js";
+import { EMPTY_MAP, EMPTY_SET, EMPTY_VEC, Fn, Keyword, LFloat, truthy, type LMap, type Value, isMap, isSet } from "../values.js";
 import { call1 } from "../fn.js";
 import { Vec } from "../vector.js";
 import { describe, expectFn } from "./args.js";
-import { sortedMapOf } from "./maps.js";
+import { actualKey, sortedMapOf } from "./maps.js";
 import type { BuiltinDef } from "./registry.js";
 import { sortedSetOf } from "./sets.js";
 
@@ -184,10 +184,6 @@ function seq(x: Value): Value {
   return Vec.fromArray(items("seq", x));
 }
 
-function checkGrow(size: number): void {
-  if (size > run.limits.maxCollectionSize) checkCollectionSize(size);
-}
-
 /** Adds one element to a map the way conj and into do: a [k v] vector, a map (merged) or nil. */
 function addToMap(who: string, m: LMap, x: Value): LMap {
   if (x instanceof Vec && x.size === 2) return m.set(x.get(0) as Value, x.get(1) as Value);
@@ -208,14 +204,14 @@ function conjAll(who: string, coll: Value, xs: Value[], from: number): Value {
     if (n <= 0) return coll;
     charge(n);
     const base = coll === null ? [] : coll.toArray();
-    checkGrow(base.length + n);
+    checkCollectionSize(base.length + n);
     for (let i = from; i < xs.length; i++) base.push(xs[i]);
     return Vec.fromArray(base);
   }
   if (isSet(coll)) {
     if (n <= 0) return coll;
     charge(n);
-    checkGrow(coll.size + n);
+    checkCollectionSize(coll.size + n);
     return coll.withMutations((s) => {
       for (let i = from; i < xs.length; i++) s.add(xs[i]);
     });
@@ -226,7 +222,7 @@ function conjAll(who: string, coll: Value, xs: Value[], from: number): Value {
     const out = coll.withMutations((m) => {
       for (let i = from; i < xs.length; i++) addToMap(who, m, xs[i]);
     });
-    checkGrow(out.size);
+    checkCollectionSize(out.size);
     return out;
   }
   throw notTarget(who, coll);
@@ -234,7 +230,7 @@ function conjAll(who: string, coll: Value, xs: Value[], from: number): Value {
 
 function conj2(coll: Value, x: Value): Value {
   if (coll instanceof Vec) {
-    checkGrow(coll.size + 1);
+    checkCollectionSize(coll.size + 1);
     return coll.conj(x);
   }
   return conjAll("conj", coll, [coll, x], 1);
@@ -250,7 +246,7 @@ function into(args: Value[]): Value {
   if (isMap(to) && isMap(from)) {
     charge(from.size);
     out = to.merge(from);
-    checkGrow(out.size);
+    checkCollectionSize(out.size);
   } else {
     if (to !== null && !(to instanceof Vec) && !isMap(to) && !isSet(to)) throw notTarget("into", to);
     out = conjAll("into", to, items("into", from), 0);
@@ -271,7 +267,7 @@ function into(args: Value[]): Value {
 function cons(x: Value, coll: Value): Value {
   const xs = items("cons", coll);
   charge(xs.length + 1);
-  checkGrow(xs.length + 1);
+  checkCollectionSize(xs.length + 1);
   xs.unshift(x);
   return Vec.fromArray(xs);
 }
@@ -310,10 +306,8 @@ function contains(coll: Value, key: Value): boolean {
 
 /** The [k v] entry of a map, with the same keyword/string key fallback as get. */
 function mapEntry(m: LMap, k: Value): Value {
-  if (m.has(k)) return Vec.of<Value>(k, m.get(k) as Value);
-  const alt = k instanceof Keyword ? k.name : typeof k === "string" ? keyword(k) : undefined;
-  if (alt !== undefined && m.has(alt)) return Vec.of<Value>(alt, m.get(alt) as Value);
-  return null;
+  const found = actualKey(m, k);
+  return m.has(found) ? Vec.of<Value>(found, m.get(found) as Value) : null;
 }
 
 function find(a: Value, b: Value): Value {

@@ -11,14 +11,13 @@ import { hasKey, lookup } from "../lookup.js";
 import { prStr } from "../printer.js";
 import { charge, checkCollectionSize, limitError, run } from "../runtime.js";
 import { entries as mapEntries, seqArray } from "../seq.js";
-import { chars, isSimpleText } from "../text.js";
 import { EMPTY_MAP, Fn, isMap, isSet, Keyword, keyword, LMap, LSet, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe } from "./args.js";
 import type { BuiltinDef } from "./registry.js";
 
-// immutable's Map keeps insertion order only up to this many entries (then hash order).
-const ORDERED_UP_TO = 8;
+// immutable's Map and Set keep insertion order only up to this many entries (then hash order).
+export const ORDERED_UP_TO = 8;
 
 const THREAD_FIRST = "use -> (thread-first) instead of ->> (thread-last)";
 
@@ -49,29 +48,12 @@ export function actualKey(m: LMap, k: Value): Value {
   return k;
 }
 
-// Strings index by character (grapheme), which `lookup` only does for simple text.
-function getFrom(coll: Value, k: Value, dflt: Value): Value {
-  if (typeof coll === "string" && !isSimpleText(coll)) {
-    const cs = chars(coll);
-    return typeof k === "number" && Number.isInteger(k) && k >= 0 && k < cs.length ? cs[k] : dflt;
-  }
-  return lookup(coll, k, dflt);
-}
-
-function present(coll: Value, k: Value): boolean {
-  if (typeof coll === "string" && !isSimpleText(coll)) {
-    return typeof k === "number" && Number.isInteger(k) && k >= 0 && k < chars(coll).length;
-  }
-  return hasKey(coll, k);
-}
-
 function get(coll: Value, k: Value, dflt: Value): Value {
-  if (isMap(coll)) return lookup(coll, k, dflt);
   // (get :a m) is always a swapped call (usually from ->>), never a real lookup.
   if (coll instanceof Keyword && isMap(k)) {
     throw typeErr(`get expects (map, key) but got (keyword, map)`, `put the map first: (get m ${prStr(coll)}); ${THREAD_FIRST} with get`);
   }
-  return getFrom(coll, k, dflt);
+  return lookup(coll, k, dflt);
 }
 
 function pathOf(who: string, path: Value, coll: Value): Value[] {
@@ -90,8 +72,8 @@ function getIn(coll: Value, path: Value, dflt: Value): Value {
   let cur = coll;
   for (let i = 0; i < ks.length; i++) {
     const k = ks[i];
-    if (!present(cur, k)) return dflt;
-    cur = getFrom(cur, k, null);
+    if (!hasKey(cur, k)) return dflt;
+    cur = lookup(cur, k, null);
   }
   return cur;
 }
@@ -172,7 +154,7 @@ function update(args: Value[]): Value {
   if (!isMap(coll) && coll !== null && !(coll instanceof Vec)) throw notAssociative("update", coll, threadedLast("update", coll, args[args.length - 1]));
   expectUpdater("update", f);
   if (coll instanceof Vec) vectorIndex("update", coll, k);
-  const old = getFrom(coll, k, null);
+  const old = lookup(coll, k, null);
   const nv = callWith(f, old, args, 3);
   return assoc1("update", coll, isMap(coll) ? actualKey(coll, k) : k, nv);
 }
@@ -229,7 +211,7 @@ function stepError(who: string, at: Value, ks: Value[], i: number): LispError {
 function updateIn(args: Value[]): Value {
   const [coll, path, f] = args;
   expectUpdater("update-in", f);
-  return changeIn("update-in", coll, path, (container, k) => callWith(f, getFrom(container, k, null), args, 3), true);
+  return changeIn("update-in", coll, path, (container, k) => callWith(f, lookup(container, k, null), args, 3), true);
 }
 
 /**

@@ -22,8 +22,9 @@ function unary(who: string, f: Value): Unary {
   if (f instanceof Keyword) return (x) => lookup(x, f, null);
   if (isMap(f)) return (x) => lookup(f, x, null);
   if (isSet(f)) return (x) => (f.has(x) ? x : null);
-  if (f instanceof Vec) return (x) => callValue(f, [x]);
-  throw typeErr(`${who} expects a function, got ${describe(f)}`, isSeqable(f) ? "check the argument order: the function comes first, e.g. (map f coll)" : undefined);
+  // A vector (the only other callable) indexes; anything else is a type error.
+  expectFn(who, f);
+  return (x) => callValue(f, [x]);
 }
 
 /** Key functions (sort-by, group-by, pluck, ...) also accept a string key, as the reference does. */
@@ -37,10 +38,6 @@ function shortest(colls: Value[][]): number {
   let n = Infinity;
   for (const c of colls) n = Math.min(n, c.length);
   return n;
-}
-
-function callN(f: Value, args: Value[]): Value {
-  return f instanceof Fn ? f.call(args) : callValue(f, args);
 }
 
 function singleMapError(who: string, k: Keyword, m: LMap): LispError {
@@ -78,7 +75,7 @@ function mapN(who: string, args: Value[]): Value {
     const [xs, ys] = colls;
     for (let i = 0; i < n; i++) out[i] = call2(f, xs[i], ys[i]);
   } else {
-    for (let i = 0; i < n; i++) out[i] = callN(f, colls.map((c) => c[i]));
+    for (let i = 0; i < n; i++) out[i] = callValue(f, colls.map((c) => c[i]));
   }
   return Vec.fromArray(out);
 }
@@ -96,7 +93,7 @@ function appendAll(who: string, out: Value[], part: Value): void {
   if (part instanceof Vec) {
     const n = part.size;
     if (n === 0) return;
-    if (out.length + n > run.limits.maxCollectionSize) checkCollectionSize(out.length + n);
+    checkCollectionSize(out.length + n);
     charge(n);
     if (n === 1) out.push(part.get(0) as Value);
     else for (const x of part.toArray()) out.push(x);
@@ -105,7 +102,7 @@ function appendAll(who: string, out: Value[], part: Value): void {
   if (part === null) return;
   if (!isSeqable(part)) throw typeErr(`${who}: the function must return a collection, got ${describe(part)}`, "wrap a single value in a vector, e.g. (fn [x] [x]), or use map");
   const xs = items(who, part);
-  if (out.length + xs.length > run.limits.maxCollectionSize) checkCollectionSize(out.length + xs.length);
+  checkCollectionSize(out.length + xs.length);
   charge(xs.length);
   for (const x of xs) out.push(x);
 }
@@ -127,7 +124,7 @@ function mapcat(args: Value[]): Value {
   const colls = args.slice(1).map((c) => items("mapcat", c));
   const n = shortest(colls);
   charge(n * colls.length);
-  for (let i = 0; i < n; i++) appendAll("mapcat", out, callN(f, colls.map((c) => c[i])));
+  for (let i = 0; i < n; i++) appendAll("mapcat", out, callValue(f, colls.map((c) => c[i])));
   return Vec.fromArray(out);
 }
 
@@ -170,31 +167,26 @@ function keepWith(who: string, f: Value, coll: Value, indexed: boolean): Value {
 
 // ---- reduce ----
 
-function reduce2(f: Value, coll: Value): Value {
-  const xs = items("reduce", coll);
+/** (f acc x) over xs[from..], starting from acc. */
+function fold(f: Value, acc: Value, xs: Value[], from: number): Value {
   const n = xs.length;
-  if (n === 0) return callN(expectFn("reduce", f), []);
   charge(n);
-  let acc = xs[0];
-  if (f instanceof Fn) for (let i = 1; i < n; i++) acc = f.call2(acc, xs[i]);
+  if (f instanceof Fn) for (let i = from; i < n; i++) acc = f.call2(acc, xs[i]);
   else {
     expectFn("reduce", f);
-    for (let i = 1; i < n; i++) acc = call2(f, acc, xs[i]);
+    for (let i = from; i < n; i++) acc = call2(f, acc, xs[i]);
   }
   return acc;
 }
 
-function reduce3(f: Value, init: Value, coll: Value): Value {
+function reduce2(f: Value, coll: Value): Value {
   const xs = items("reduce", coll);
-  const n = xs.length;
-  charge(n);
-  let acc = init;
-  if (f instanceof Fn) for (let i = 0; i < n; i++) acc = f.call2(acc, xs[i]);
-  else {
-    expectFn("reduce", f);
-    for (let i = 0; i < n; i++) acc = call2(f, acc, xs[i]);
-  }
-  return acc;
+  if (xs.length === 0) return callValue(expectFn("reduce", f), []);
+  return fold(f, xs[0], xs, 1);
+}
+
+function reduce3(f: Value, init: Value, coll: Value): Value {
+  return fold(f, init, items("reduce", coll), 0);
 }
 
 function reduceKv(f: Value, init: Value, coll: Value): Value {
@@ -202,13 +194,13 @@ function reduceKv(f: Value, init: Value, coll: Value): Value {
   let acc = init;
   if (isMap(coll)) {
     charge(coll.size);
-    for (const [k, v] of coll) acc = callN(f, [acc, k, v]);
+    for (const [k, v] of coll) acc = callValue(f, [acc, k, v]);
     return acc;
   }
   if (coll instanceof Vec) {
     const xs = coll.toArray();
     charge(xs.length);
-    for (let i = 0; i < xs.length; i++) acc = callN(f, [acc, i, xs[i]]);
+    for (let i = 0; i < xs.length; i++) acc = callValue(f, [acc, i, xs[i]]);
     return acc;
   }
   if (coll === null) return acc;
@@ -220,7 +212,7 @@ function reductions(args: Value[]): Value {
   const withInit = args.length === 3;
   const xs = items("reductions", args[withInit ? 2 : 1]);
   charge(xs.length);
-  if (!withInit && xs.length === 0) return Vec.of(callN(f, []));
+  if (!withInit && xs.length === 0) return Vec.of(callValue(f, []));
   const out = new Array<Value>(withInit ? xs.length + 1 : xs.length);
   let acc = withInit ? args[1] : xs[0];
   out[0] = acc;

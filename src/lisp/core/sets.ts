@@ -9,11 +9,8 @@ import { seqArray } from "../seq.js";
 import { EMPTY_SET, isMap, isSet, LSet, truthy, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe } from "./args.js";
-import { isCallable, sortForBuiltin } from "./maps.js";
+import { isCallable, ORDERED_UP_TO, sortForBuiltin } from "./maps.js";
 import type { BuiltinDef } from "./registry.js";
-
-// immutable's Set keeps insertion order only up to this many elements (then hash order).
-const ORDERED_UP_TO = 8;
 
 function setOf(x: Value): Value {
   if (isSet(x)) return x;
