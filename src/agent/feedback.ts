@@ -22,10 +22,8 @@ const MAX_STORED_NAMES = 60;
 
 /** The println section: `Output:` and the lines, cut at `maxChars` with a note saying so. */
 export function renderPrints(prints: readonly string[], maxChars: number = DEFAULT_MAX_PRINT_CHARS): string {
-  let total = 0;
-  for (const l of prints) total += l.length + 1;
-  total = Math.max(0, total - 1);
   const text = prints.join("\n");
+  const total = text.length;
   if (total <= maxChars) return `Output:\n${text}`;
   const cut = text.lastIndexOf("\n", maxChars);
   const shown = cut > maxChars / 2 ? text.slice(0, cut) : text.slice(0, maxChars);

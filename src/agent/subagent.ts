@@ -9,14 +9,14 @@ import { measureView, totalsOf, type CompressionTotals, type PromptCompression, 
 import { defaultViewOptions, type PromptView, type ViewInput, type ViewOptions, type ViewStats } from "../history/view.js";
 import type { ErrorInfo } from "../lisp/errors.js";
 import { evaluate, print, type Memory } from "../lisp/evaluate.js";
-import { resolveLimits, type Limits } from "../lisp/limits.js";
+import { defaultLimits, resolveLimits, type Limits } from "../lisp/limits.js";
 import { AgentDefinitionError, describeIssues, type AgentFailure, type FailReason } from "./errors.js";
 import { extractProgram } from "./extract.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "./feedback.js";
 import type { ChatMessage, Llm, LlmUsage } from "./llm/types.js";
 import { systemPrompt } from "./prompt/system.js";
 import { expandMission, placeholders, taskMessage } from "./prompt/task.js";
-import { Recorder } from "./record.js";
+import { defaultRecordOptions, Recorder } from "./record.js";
 import type { ResumeOptions, RunState } from "./resume.js";
 import { isTool, tool, TOOL_NAME, ToolSession, type Tool, type ToolRunContext } from "./tools.js";
 import type { NestedRunTrace, RunTrace, TraceSettings, Turn, TurnStatus, TurnUsage } from "./trace.js";
@@ -144,7 +144,6 @@ const DEFAULTS = {
   maxTurns: 5,
   toolTimeoutMs: 30_000,
   maxDepth: 3,
-  ednBudget: 4096,
 } as const;
 
 function positiveNumber(v: unknown): boolean {
@@ -353,7 +352,7 @@ class AgentRun {
     };
     this.view = this.viewOptions.compressHistory ? compressedView : fullView;
     this.compression = { enabled: this.viewOptions.compressHistory, latest: null, totals: { ...ZERO_STATS } };
-    this.recorder = new Recorder({ sampleItems: this.viewOptions.sampleItems, sampleChars: this.viewOptions.sampleChars, ednBudget: options.ednBudget ?? DEFAULTS.ednBudget });
+    this.recorder = new Recorder({ sampleItems: this.viewOptions.sampleItems, sampleChars: this.viewOptions.sampleChars, ednBudget: options.ednBudget ?? defaultRecordOptions.ednBudget });
     const own = run.deadlineMs !== undefined ? Date.now() + run.deadlineMs : undefined;
     this.deadlineAt = own === undefined ? parent?.deadlineAt : parent?.deadlineAt === undefined ? own : Math.min(own, parent.deadlineAt);
     this.tokenBudget = Math.min(run.tokenBudget ?? Infinity, parent?.tokensLeft() ?? Infinity);
@@ -394,7 +393,7 @@ class AgentRun {
       this.system = systemOf(this.agent);
       const invalid = this.prepare();
       if (invalid !== null) return this.failure("invalid_input", invalid);
-      if (outer?.aborted) return this.failure("aborted", INTERRUPTED.aborted);
+      if (outer?.aborted) return this.interrupted("aborted");
       outer?.addEventListener("abort", onAbort, { once: true });
       const delay = this.deadlineAt === undefined ? Infinity : Math.max(0, this.deadlineAt - Date.now());
       if (delay <= MAX_TIMER_MS) timer = setTimeout(() => this.stop("deadline_exceeded"), delay);
@@ -440,23 +439,23 @@ class AgentRun {
 
   private async loop(): Promise<Step> {
     const maxTurns = this.agent.maxTurns;
-    for (let n = 1; n <= maxTurns; n++) {
+    // The last turn always ends the run (see `ending`), so the loop needs no bound of its own.
+    for (let n = 1; ; n++) {
       if (this.deadlineAt !== undefined && Date.now() >= this.deadlineAt) this.stop("deadline_exceeded");
-      if (this.stopReason !== null) return this.failure(this.stopReason, INTERRUPTED[this.stopReason]);
+      if (this.stopReason !== null) return this.interrupted(this.stopReason);
       if (this.tokensUsed() >= this.tokenBudget) return this.overBudget();
       const turn = await this.turn(n, this.withdraws && n === maxTurns);
-      if (turn === null) return this.stopReason !== null ? this.failure(this.stopReason, INTERRUPTED[this.stopReason]) : this.failure("llm_error", this.llmError);
+      if (turn === null) return this.stopReason !== null ? this.interrupted(this.stopReason) : this.failure("llm_error", this.llmError);
       this.turns.push(turn);
       const ending = this.ending(turn, n === maxTurns);
       if (ending !== null) return ending;
       turn.feedback = renderFeedback(turn, { maxTurns, toolsWithdrawn: this.withdraws }, { prints: true, maxPrintChars: this.maxPrintChars });
     }
-    return this.failure("max_turns_exceeded", `no valid (return ...) within ${maxTurns} turns`);
   }
 
   /** The step a finished turn ends the run with, or null when the run goes on. */
   private ending(turn: Turn, last: boolean): Step | null {
-    if (this.stopReason !== null) return this.failure(this.stopReason, INTERRUPTED[this.stopReason]);
+    if (this.stopReason !== null) return this.interrupted(this.stopReason);
     if (turn.status === "returned") return this.success(this.returned);
     if (turn.status === "failed") return this.failure("failed", this.failMessage, this.failDetails);
     if (last) {
@@ -465,6 +464,10 @@ class AgentRun {
     }
     if (this.tokensUsed() >= this.tokenBudget) return this.overBudget();
     return null;
+  }
+
+  private interrupted(reason: Interruption): Step {
+    return this.failure(reason, INTERRUPTED[reason]);
   }
 
   private overBudget(): Step {
@@ -540,7 +543,7 @@ class AgentRun {
   private limits(): { limits: Partial<Limits>; deadlineCut: boolean } {
     const limits = { ...this.options.limits };
     if (this.deadlineAt === undefined) return { limits, deadlineCut: false };
-    const own = limits.timeoutMs ?? resolveLimits().timeoutMs;
+    const own = limits.timeoutMs ?? defaultLimits.timeoutMs;
     const left = Math.max(1, this.deadlineAt - Date.now());
     limits.timeoutMs = Math.min(own, left);
     return { limits, deadlineCut: left < own };
@@ -625,7 +628,8 @@ class AgentRun {
 }
 
 async function runAgent(agent: Agent, run: RunOptions, parent: RunScope | null): Promise<Step> {
-  const options = mergeOptions(parent?.options, agent.options, pickInheritable(run));
+  // mergeOptions takes only the inheritable keys, so the run's own options (context, signal...) stay out.
+  const options = mergeOptions(parent?.options, agent.options, run);
   return new AgentRun(agent, options, run, parent === null ? 0 : parent.depth + 1, parent).execute();
 }
 

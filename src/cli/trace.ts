@@ -80,7 +80,7 @@ export function renderTurn(turn: Turn, options: RenderOptions = {}): string {
   if (turn.notes && turn.notes.length > 0) out.push(`Repaired before running: ${turn.notes.join("; ")}`);
   if (turn.program !== null) out.push("Program:", indent(turn.program.trimEnd()));
   else out.push("Reply (no program found):", indent(cut(turn.reply.trim(), 400)));
-  const calls = turn.toolCalls ?? [];
+  const calls = turn.toolCalls;
   if (calls.length > 0) {
     const shown = options.full ? calls : calls.slice(0, MAX_TOOL_CALLS);
     out.push(`Tool calls (${calls.length}):`, ...shown.map((c) => indent(renderToolCall(c))));
@@ -90,14 +90,14 @@ export function renderTurn(turn: Turn, options: RenderOptions = {}): string {
   for (const n of turn.nested ?? []) {
     out.push(`Nested agent ${n.tool} (${n.ok ? "answered" : "no answer"}):`, indent(renderRun(n.trace, { ...options, task: false }), "  │ "));
   }
-  const prints = turn.prints ?? [];
+  const prints = turn.prints;
   if (prints.length > 0) {
     const lines = prints.join("\n").split("\n");
     const shown = options.full ? lines : lines.slice(0, MAX_PRINT_LINES);
     out.push("Output:", indent(shown.join("\n")));
     if (shown.length < lines.length) out.push(`  … ${lines.length - shown.length} more lines (--full)`);
   }
-  const defs = turn.definitions ?? [];
+  const defs = turn.definitions;
   if (defs.length > 0) out.push("Defined:", ...defs.map((d) => indent(renderDefinition(d))));
   if (turn.error) out.push(renderError(turn.error));
   if (turn.status === "returned" && turn.value !== undefined) out.push(`Returned: ${turn.value}`);
@@ -114,7 +114,7 @@ export function runTotals(trace: RunTrace) {
     t.cachedTokens += turn.usage.cachedTokens;
     t.llmMs += turn.usage.llmMs;
     t.execMs += turn.usage.execMs;
-    t.toolCalls += turn.toolCalls?.length ?? 0;
+    t.toolCalls += turn.toolCalls.length;
   }
   return t;
 }
@@ -205,7 +205,7 @@ function settingsLine(run: RunSettings, view: ViewOptions, recorded: boolean, bu
   return `Settings ${source}: ${run.maxTurns} turns, printlnHistoryLimit ${view.printlnHistoryLimit}, errorContextTurns ${view.errorContextTurns}, samples ${view.sampleItems} items / ${view.sampleChars} chars${strict}`;
 }
 
-/** `ptc trace show FILE [--turn N] [--messages] [--full]`. Returns the exit code. */
+/** `ptc trace show FILE [--turn N] [--messages | --compressed] [--max-turns N] [--full]`. Returns the exit code. */
 export async function runTraceCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === undefined || sub === "--help" || sub === "-h" || sub === "help") {

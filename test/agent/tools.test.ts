@@ -220,7 +220,7 @@ describe("ToolSession", () => {
 });
 
 describe("tool results and transforms", () => {
-  it("passes the parsed output into the program, and describes it as parsed", async () => {
+  it("passes the parsed output into the program", async () => {
     const t = tool({ description: "Lengths.", output: z.array(z.string()).transform((xs) => xs.length), run: () => ["a", "b"] });
     const r = await evaluate("(tool/t)", { tools: session({ t }).specs(false) });
     expect(r.ok && r.value).toBe(2);

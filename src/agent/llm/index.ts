@@ -1,4 +1,5 @@
-// The LLM clients: one real (any OpenAI-compatible server) and three offline ones.
+// The LLM clients: one real (any OpenAI-compatible server), two offline ones (scripted, replayed),
+// and a recorder that wraps any client.
 export type { ChatMessage, Llm, LlmRequest, LlmResponse, LlmUsage } from "./types.js";
 export { LlmError, type LlmErrorKind, type LlmErrorDetails } from "./errors.js";
 export { openaiLlm, type OpenAiLlmOptions, type RetryInfo } from "./openai.js";

@@ -141,8 +141,7 @@ class Renderer {
 
 function literal(v: unknown): string {
   if (v === null) return "nil";
-  if (typeof v === "string") return JSON.stringify(v);
-  return typeof v === "object" ? JSON.stringify(v) : String(v);
+  return typeof v === "string" || typeof v === "object" ? JSON.stringify(v) : String(v);
 }
 
 /**
