@@ -4,8 +4,6 @@ import { RE2JS } from "re2js";
 import { LispError } from "./errors.js";
 import { Regex } from "./values.js";
 
-export type Compiled = RE2JS;
-
 export function compileRegex(source: string): Regex {
   try {
     return new Regex(source, RE2JS.compile(source));

@@ -1,7 +1,6 @@
 // Type predicates over every kind of value, plus type, distinct?, identical? and any?.
 import { describe, expect, it } from "vitest";
-import { edn as ok } from "../support/run.js";
-import { evaluate } from "../../src/lisp/evaluate.js";
+import { edn as ok, errorOf as fails } from "../support/run.js";
 
 // One sample of each kind of value, in a fixed order.
 const SAMPLES: ReadonlyArray<readonly [string, string]> = [
@@ -66,12 +65,9 @@ describe("type predicates", () => {
   });
 
   it("a predicate called with the wrong number of arguments is an arity error naming it", async () => {
-    const r = await evaluate("(nil? 1 2)");
-    expect(r.ok).toBe(false);
-    if (!r.ok) {
-      expect(r.error.kind).toBe("arity_error");
-      expect(r.error.message).toContain("nil?");
-    }
+    const e = await fails("(nil? 1 2)");
+    expect(e.kind).toBe("arity_error");
+    expect(e.message).toContain("nil?");
   });
 
   it("predicates work as function values", async () => {

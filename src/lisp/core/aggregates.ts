@@ -18,7 +18,7 @@ import type { BuiltinDef } from "./registry.js";
 const MAX_INT = Number.MAX_SAFE_INTEGER;
 
 /** How a key argument reads an item: a keyword or string key, a vector path, or a function. */
-export function keyAccessor(who: string, k: Value): (item: Value) => Value {
+function keyAccessor(who: string, k: Value): (item: Value) => Value {
   if (k instanceof Keyword || typeof k === "string") return (item) => lookup(item, k, null);
   if (k instanceof Vec) {
     const path = k.toArray();
@@ -73,15 +73,17 @@ class NumSum {
 }
 
 const noContext = (): string => "";
+const mapContext = (): string => " (a map is a sequence of [key value] entries; use (vals m))";
 
 function numbers(who: string, coll: Value): NumSum {
   if (!isSeqable(coll)) throw typeErr(`${who} expects a collection of numbers, got ${describe(coll)}`, typeof coll === "number" || coll instanceof LFloat ? "to add numbers given as arguments use (+ a b ...)" : undefined);
   const xs = seqArray(coll, who);
   charge(xs.length);
   const acc = new NumSum();
+  const context = isMap(coll) ? mapContext : noContext;
   for (const x of xs) {
     if (x === null) continue;
-    acc.add(who, x, isMap(coll) ? () => " (a map is a sequence of [key value] entries; use (vals m))" : noContext);
+    acc.add(who, x, context);
   }
   return acc;
 }

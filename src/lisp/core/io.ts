@@ -6,7 +6,7 @@ import type { Value } from "../values.js";
 import type { BuiltinDef } from "./registry.js";
 
 /** Prints one value the way println shows it: strings raw, nil as "nil", data as EDN. */
-export function display(v: Value, readably: boolean): string {
+function display(v: Value, readably: boolean): string {
   if (v === null) return "nil";
   const limits = run.limits;
   try {

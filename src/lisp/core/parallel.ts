@@ -2,7 +2,7 @@
 // parallel is the tool calls. Each branch runs under its own branch id, so when several
 // branches wait on tools, all their calls are handed to the host together and run
 // concurrently, and the next pass finds every branch's results under stable keys.
-import { call1 } from "../fn.js";
+import { call1, callValue } from "../fn.js";
 import { charge, checkCollectionSize, run, ToolSuspend, type PendingToolCall } from "../runtime.js";
 import { seqArray } from "../seq.js";
 import { Fn, type Value } from "../values.js";
@@ -46,7 +46,7 @@ function pmap(args: Value[]): Value {
     const xs = colls[0];
     return branches(n, (i) => call1(f, xs[i]));
   }
-  return branches(n, (i) => (f instanceof Fn ? f.call(colls.map((c) => c[i])) : call1(f, colls[0][i])));
+  return branches(n, (i) => callValue(f, colls.map((c) => c[i])));
 }
 
 function pcalls(args: Value[]): Value {

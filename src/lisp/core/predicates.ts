@@ -4,8 +4,9 @@
 import { hashValue, equals } from "../equality.js";
 import { charge } from "../runtime.js";
 import { chars, isSimpleText } from "../text.js";
-import { Fn, isFloat, isInteger, isMap, isNumber, isSet, keyword, Keyword, typeName, type Value } from "../values.js";
+import { Fn, isColl, isFloat, isInteger, isMap, isNumber, isSet, keyword, Keyword, typeName, type Value } from "../values.js";
 import { Vec } from "../vector.js";
+import { isCallable } from "./functions.js";
 import type { BuiltinDef } from "./registry.js";
 
 type Pred = (x: Value) => boolean;
@@ -15,9 +16,6 @@ function isChar(x: Value): boolean {
   if (x.length === 1) return true;
   return !isSimpleText(x) && chars(x).length === 1;
 }
-
-const isColl: Pred = (x) => x instanceof Vec || isMap(x) || isSet(x);
-const isCallable: Pred = (x) => x instanceof Fn || x instanceof Keyword || isColl(x);
 
 /** One-argument predicate builtin; f1 is the fast path the compiler uses. */
 function pred(name: string, test: Pred, doc: string, examples: ReadonlyArray<readonly [string, string]>, aliases?: string[]): BuiltinDef {

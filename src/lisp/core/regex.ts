@@ -15,7 +15,7 @@ import type { BuiltinDef } from "./registry.js";
 const NIL_HINT = "a nil usually means a missing key or an empty result; check it first, e.g. (when s (re-find re s))";
 
 /** A regex value, or a pattern string compiled (and cached) under the run's pattern limit. */
-export function toRegex(who: string, x: Value): Regex {
+function toRegex(who: string, x: Value): Regex {
   if (x instanceof Regex) return x;
   if (typeof x === "string") return regexFromString(x, run.limits.maxRegexPatternLength, who);
   throw typeErr(`${who} expects a regex (re-pattern or #"...") or a pattern string, got ${describe(x)}`);
@@ -35,7 +35,7 @@ export function regexInput(who: string, x: Value): string {
 }
 
 /** The current match as Clojure shows it: the matched text, or [whole g1 g2 ...] with groups. */
-export function matchValue(m: Matcher, groups: number): Value {
+function matchValue(m: Matcher, groups: number): Value {
   if (groups === 0) return m.group(0);
   const out = new Array<Value>(groups + 1);
   for (let i = 0; i <= groups; i++) out[i] = m.group(i);
@@ -46,12 +46,12 @@ function grow(out: unknown[]): void {
   if (out.length >= run.limits.maxCollectionSize) checkCollectionSize(out.length + 1);
 }
 
-export function findFirst(re: Regex, s: string): Value {
+function findFirst(re: Regex, s: string): Value {
   const m = compiled(re).matcher(s);
   return m.find() ? matchValue(m, m.groupCount()) : null;
 }
 
-export function allMatches(re: Regex, s: string): Value[] {
+function allMatches(re: Regex, s: string): Value[] {
   const m = compiled(re).matcher(s);
   const groups = m.groupCount();
   const out: Value[] = [];

@@ -2,7 +2,6 @@
 // Strings are indexed by grapheme (what a reader calls a character), so positions from
 // index-of agree with subs and count for accented text and emoji; text made only of
 // code points below U+0300 takes the plain code-unit fast path.
-import { Map as IMap } from "immutable";
 import { LispError, typeErr } from "../errors.js";
 import { call1 } from "../fn.js";
 import { formatFloat, PrintOverflow, printChecked } from "../printer.js";
@@ -105,7 +104,7 @@ function floatText(x: number): string {
 }
 
 /** str semantics for one value, within the string limit. */
-export function strValue(v: Value): string {
+function strValue(v: Value): string {
   return strPart(v, run.limits.maxStringLength);
 }
 
@@ -221,8 +220,7 @@ function replaceInColl(smap: Value, coll: Value): Value {
   if (!isMap(smap)) throw typeErr(`replace expects (replace s match replacement) or (replace smap coll), got ${describe(smap)} as the first of two arguments`);
   const items = seqArray(coll, "replace");
   charge(items.length);
-  const m = smap as IMap<Value, Value>;
-  return Vec.fromArray(items.map((x) => (m.has(x) ? (m.get(x) as Value) : x)));
+  return Vec.fromArray(items.map((x) => (smap.has(x) ? (smap.get(x) as Value) : x)));
 }
 
 function replaceLiteral(who: string, s: string, match: string, rep: Value, all: boolean): string {
@@ -525,6 +523,9 @@ function javaParseLong(who: string) {
   };
 }
 
+const integerParseInt = javaParseLong("Integer/parseInt");
+const longParseLong = javaParseLong("Long/parseLong");
+
 /** Java's Double/parseDouble: like parse-double, but bad text is an error a catch can handle. */
 function javaParseDouble(x: Value): Value {
   const r = parseDouble(x);
@@ -821,7 +822,7 @@ export const STRINGS: BuiltinDef[] = [
     examples: [['(Integer/parseInt "42")', "42"]],
     ns: ["Integer"],
     unqualified: false,
-    fn: (a) => javaParseLong("Integer/parseInt")(a[0]),
+    fn: (a) => integerParseInt(a[0]),
   },
   {
     name: "parseLong",
@@ -832,7 +833,7 @@ export const STRINGS: BuiltinDef[] = [
     examples: [['(Long/parseLong "-7")', "-7"]],
     ns: ["Long"],
     unqualified: false,
-    fn: (a) => javaParseLong("Long/parseLong")(a[0]),
+    fn: (a) => longParseLong(a[0]),
   },
   {
     name: "parseDouble",

@@ -7,7 +7,7 @@ import { typeErr } from "../errors.js";
 import { call1 } from "../fn.js";
 import { charge, checkCollectionSize, limitError, run } from "../runtime.js";
 import { isSeqable, seqArray } from "../seq.js";
-import { isMap, isSet, keyword, Keyword, LMap, LSet, truthy, type Value } from "../values.js";
+import { isColl, isMap, isSet, keyword, Keyword, LMap, LSet, truthy, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe } from "./args.js";
 import { expectCallable } from "./functions.js";
@@ -80,8 +80,6 @@ function walkChildren(who: string, form: Value, g: (child: Value, isEntry: boole
   }
   return form;
 }
-
-const isColl = (x: Value): boolean => x instanceof Vec || isMap(x) || isSet(x);
 
 /** Post-order: children first, then `step` on the rebuilt node. */
 function postwalkWith(who: string, form: Value, step: Step, depth: number): Value {
