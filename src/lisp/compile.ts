@@ -7,6 +7,7 @@ import type { Builtin } from "./core/registry.js";
 import { equals } from "./equality.js";
 import { LispError, withLoc, type SourceLoc } from "./errors.js";
 import { callValue, Closure, NativeFn, RECUR, type Arity, type Code, type Frame, type FnTemplate } from "./fn.js";
+import { describe } from "./core/args.js";
 import { intrinsic1, intrinsic2 } from "./intrinsics.js";
 import { hasKey, lookup } from "./lookup.js";
 import { chargeLoop, checkCollectionSize, run, type Cell, type GlobalEnv } from "./runtime.js";
@@ -431,19 +432,12 @@ function compileCase(testNode: Node, table: LMap, branchNodes: Node[], dfltNode:
     const i = table.get(v);
     if (i !== undefined) return branches[i as number](fr);
     if (dflt) return dflt(fr);
-    throw new LispError("value_error", `case: no clause matches ${typeName(v)} ${describeValue(v)}`, loc, "add a default expression as the last form of case");
+    throw new LispError("value_error", `case: no clause matches ${describe(v)}`, loc, "add a default expression as the last form of case");
   };
 }
 
-function describeValue(v: Value): string {
-  if (v instanceof Keyword) return ":" + v.name;
-  if (typeof v === "string") return JSON.stringify(v.length > 30 ? v.slice(0, 30) + "…" : v);
-  if (typeof v === "number" || typeof v === "boolean" || v === null) return String(v);
-  return "";
-}
-
 type CompiledClause =
-  | { kind: "bind"; coll: Code; raw: number; prelude: ((fr: Frame) => void) | null }
+  | { kind: "bind"; coll: Code; raw: number; prelude: ((fr: Frame) => void) | null; loc: SourceLoc }
   | { kind: "let"; binds: (fr: Frame) => void }
   | { kind: "when" | "while"; test: Code };
 
@@ -451,14 +445,13 @@ function compileFor(clauseNodes: ForClause[], body: Code, collect: boolean): Cod
   const clauses: CompiledClause[] = clauseNodes.map((c) => {
     switch (c.kind) {
       case "bind":
-        return { kind: "bind", coll: compile(c.coll), raw: slot(c.raw), prelude: c.prelude.length ? compileBinds(c.prelude) : null };
+        return { kind: "bind", coll: compile(c.coll), raw: slot(c.raw), prelude: c.prelude.length ? compileBinds(c.prelude) : null, loc: c.loc };
       case "let":
         return { kind: "let", binds: compileBinds(c.binds) };
       default:
         return { kind: c.kind, test: compile(c.test) };
     }
   });
-  const locs = clauseNodes.map((c) => (c.kind === "bind" ? c.loc : undefined));
   const n = clauses.length;
   // Returns false when a :while ended the innermost enclosing binding's iteration.
   const step = (fr: Frame, i: number, out: Value[] | null): boolean => {
@@ -477,10 +470,10 @@ function compileFor(clauseNodes: ForClause[], body: Code, collect: boolean): Cod
         try {
           items = seqArray(c.coll(fr), collect ? "for" : "doseq");
         } catch (e) {
-          throw withLoc(e, locs[i]);
+          throw withLoc(e, c.loc);
         }
         for (let k = 0; k < items.length; k++) {
-          chargeLoop(locs[i]);
+          chargeLoop(c.loc);
           fr[c.raw] = items[k];
           if (c.prelude !== null) c.prelude(fr);
           if (!step(fr, i + 1, out)) break;
@@ -604,7 +597,7 @@ function compileWhere(path: Value[], cmp: string | null, valueCode: Code | null)
 
 const CATCHABLE = (e: unknown): e is LispError => e instanceof LispError && !e.isLimit && e.kind !== "aborted" && e.kind !== "internal_error";
 
-export function errorValue(e: LispError): Value {
+function errorValue(e: LispError): Value {
   let m = IMap<Value, Value>().set(keyword("kind"), keyword(e.kind)).set(keyword("message"), e.message);
   if (e.data !== null && e.data !== undefined) m = m.set(keyword("data"), e.data as Value);
   return m;

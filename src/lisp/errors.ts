@@ -39,7 +39,7 @@ export type ErrorKind =
   | LimitKind;
 
 const limitKinds: ReadonlySet<string> = new Set(LIMIT_KINDS);
-export const isLimitKind = (k: string): k is LimitKind => limitKinds.has(k);
+const isLimitKind = (k: string): k is LimitKind => limitKinds.has(k);
 
 export interface SourceLoc {
   /** 1-based line. */
@@ -80,10 +80,6 @@ export class LispError {
 export function withLoc<E>(e: E, loc: SourceLoc | undefined): E {
   if (e instanceof LispError && e.loc === undefined) e.loc = loc;
   return e;
-}
-
-export function err(kind: ErrorKind, message: string, hint?: string): LispError {
-  return new LispError(kind, message, undefined, hint);
 }
 
 export function typeErr(message: string, hint?: string): LispError {

@@ -2,7 +2,7 @@
 // run it. Tool calls are asynchronous while evaluation is synchronous, so a program that
 // calls a tool whose result is not known yet is suspended and run again from the start
 // once the result is in (programs are deterministic, and earlier results are replayed).
-import { Analyzer } from "./analyzer/analyze.js";
+import { Analyzer, type AnalyzeEnv } from "./analyzer/analyze.js";
 import "./core/index.js";
 import { compile } from "./compile.js";
 import { LispError, toErrorInfo, type ErrorInfo, type SourceLoc } from "./errors.js";
@@ -185,19 +185,21 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
 
   let limits: Limits;
   let program: CompiledForm[];
+  let data: DataHost | null;
   const tools = normalizeTools(options.tools);
+  // What the analyzer checks tool names against; the runtime host below answers the same.
+  const toolNames = { has: (n: string) => tools.has(n), names: () => [...tools.keys()] };
   try {
     limits = resolveLimits(options.limits);
-    program = prepare(source, memory, tools, options.ctx, limits);
+    data = dataHost(options.ctx, limits.maxNestingDepth);
+    program = prepare(source, memory, toolNames, data, limits);
   } catch (e) {
     return failure(e);
   }
-  const data = dataHost(options.ctx, limits.maxNestingDepth);
   const cache = new Map<string, ToolOutcome>();
   let state: RunState;
   const toolHost: ToolHost = {
-    has: (n) => tools.has(n),
-    names: () => [...tools.keys()],
+    ...toolNames,
     call(name, args, loc) {
       const key = state.nextCallKey();
       const done = cache.get(key);
@@ -255,15 +257,15 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
   }
 }
 
-function prepare(source: string, memory: Memory, tools: Map<string, ToolSpec>, ctx: EvaluateOptions["ctx"], limits: Limits): CompiledForm[] {
+function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], data: DataHost | null, limits: Limits): CompiledForm[] {
   const forms = read(source, limits.maxNestingDepth);
   const globals = new Set<string>(memory.keys());
   collectDefs(forms, globals);
   const analyzer = new Analyzer({
     source,
     globals,
-    tools: { has: (n) => tools.has(n), names: () => [...tools.keys()] },
-    data: ctx ? { has: (k) => Object.hasOwn(ctx, k), keys: () => Object.keys(ctx) } : null,
+    tools,
+    data,
     maxRegexPatternLength: limits.maxRegexPatternLength,
   });
   return forms.map((form) => {

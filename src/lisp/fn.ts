@@ -2,7 +2,7 @@
 // template: its arities' bodies are closures over a flat frame (captured values first,
 // then parameters, then locals), so calling one allocates exactly one array.
 import { LispError, type SourceLoc } from "./errors.js";
-import { charge, chargeLoop, depthExceeded, run } from "./runtime.js";
+import { chargeLoop, depthExceeded, run, slowCheck } from "./runtime.js";
 import { lookup } from "./lookup.js";
 import { Fn, Keyword, typeName, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
@@ -113,7 +113,7 @@ export class Closure extends Fn {
 function invoke(c: Closure, a: Arity, f: Frame): Value {
   const r = run;
   if (++r.depth > r.limits.maxCallDepth) throw depthExceeded();
-  if (--r.fuel < r.checkAt) charge(0);
+  if (--r.fuel < r.checkAt) slowCheck(r);
   let v: Value;
   try {
     v = a.body(f);

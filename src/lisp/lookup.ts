@@ -2,13 +2,14 @@
 // Keyword and string keys fall back to each other (exact type first), because host data
 // often arrives with string keys while programs use keywords.
 import { charCount, chars, isSimpleText } from "./text.js";
-import { Keyword, keyword, type Value, isMap, isSet } from "./values.js";
+import { Keyword, keyword, type LMap, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 
-const MISSING = Symbol("missing");
+// A sentinel no program value can be, so a key present with nil is told from a missing one.
+const MISSING = Symbol("missing") as unknown as Value;
 
-function mapGet(m: Map<Value, Value> | { get(k: Value, d: unknown): unknown }, k: Value): Value | typeof MISSING {
-  return (m as { get(k: Value, d: unknown): Value | typeof MISSING }).get(k, MISSING);
+function mapGet(m: LMap, k: Value): Value {
+  return m.get(k, MISSING);
 }
 
 export function lookup(coll: Value, key: Value, dflt: Value): Value {

@@ -22,7 +22,7 @@ export class PrintOverflow {
   constructor(readonly length: number) {}
 }
 
-export function formatNumber(x: number | LFloat): string {
+function formatNumber(x: number | LFloat): string {
   if (typeof x !== "number") return formatFloat(x.v);
   if (Number.isInteger(x)) return String(x);
   return formatFloat(x);

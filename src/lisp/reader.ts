@@ -30,7 +30,7 @@ const UNSUPPORTED: Record<string, [string, string]> = {
   "auto-keyword": ["namespaced keywords (::k) are not supported", "use a plain keyword :k"],
 };
 
-export const MAX_SAFE_INT = Number.MAX_SAFE_INTEGER;
+const MAX_SAFE_INT = Number.MAX_SAFE_INTEGER;
 
 function convert(raw: RawForm, fnlitDepth: number): Form | null {
   const loc = raw.loc;

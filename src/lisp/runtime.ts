@@ -133,7 +133,8 @@ export function charge(n: number): void {
   if (r.fuel < r.checkAt) slowCheck(r);
 }
 
-function slowCheck(r: RunState): void {
+/** The checks behind a fuel checkpoint: budget, clock, abort signal. */
+export function slowCheck(r: RunState): void {
   if (r.fuel < 0) {
     throw limitError(
       "fuel_exhausted",

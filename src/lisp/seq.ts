@@ -27,10 +27,3 @@ export function seqArray(x: Value, who: string): Value[] {
   if (isSet(x)) return x.toArray();
   throw typeErr(`${who} expects a collection, got ${typeName(x)}${typeof x === "number" ? " " + String(x) : ""}`);
 }
-
-export function count(x: Value): number {
-  if (x instanceof Vec || isMap(x) || isSet(x)) return x.size;
-  if (x === null) return 0;
-  if (typeof x === "string") return chars(x).length;
-  throw typeErr(`count expects a collection or string, got ${typeName(x)}`);
-}

@@ -7,7 +7,6 @@ import { describeForm, type Form } from "../forms.js";
 import { keyword, LFloat, LMap, LSet, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { compileRegex } from "../regex.js";
-import { hashValue } from "../equality.js";
 import { suggest } from "./suggest.js";
 import type { LocalRef, Node } from "./nodes.js";
 import { FnScope, Scope } from "./scope.js";
@@ -156,18 +155,16 @@ export class Analyzer {
   }
 
   private checkDuplicateKeys(kind: "map" | "set", forms: Form[], nodes: Node[]): void {
-    const seen = new Map<number, Value[]>();
+    // Keys are compared as the map or set itself will compare them.
+    const seen = LSet<Value>().asMutable();
     const step = kind === "map" ? 2 : 1;
     for (let i = 0; i < nodes.length; i += step) {
       const n = nodes[i];
       if (n.op !== "const") continue;
-      const h = hashValue(n.value);
-      const bucket = seen.get(h) ?? [];
-      if (bucket.some((v) => LSet<Value>([v]).has(n.value))) {
+      if (seen.has(n.value)) {
         throw this.error("invalid_form", `duplicate ${kind === "map" ? "key" : "element"} ${describeForm(forms[i])} in ${kind} literal`, forms[i], "each key may appear only once");
       }
-      bucket.push(n.value);
-      seen.set(h, bucket);
+      seen.add(n.value);
     }
   }
 

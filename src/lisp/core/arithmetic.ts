@@ -42,7 +42,7 @@ function intResult(op: string, r: number): number {
   return r;
 }
 
-export function add(a: Value, b: Value): Value {
+function add(a: Value, b: Value): Value {
   if (typeof a === "number" && typeof b === "number") {
     const r = a + b;
     if (Number.isInteger(r)) return Number.isInteger(a) && Number.isInteger(b) ? intResult("+", r) : new LFloat(r);
@@ -53,7 +53,7 @@ export function add(a: Value, b: Value): Value {
   return isF(a) || isF(b) ? mkFloat(x + y) : intResult("+", x + y);
 }
 
-export function sub(a: Value, b: Value): Value {
+function sub(a: Value, b: Value): Value {
   if (typeof a === "number" && typeof b === "number") {
     const r = a - b;
     if (Number.isInteger(r)) return Number.isInteger(a) && Number.isInteger(b) ? intResult("-", r) : new LFloat(r);
@@ -64,14 +64,14 @@ export function sub(a: Value, b: Value): Value {
   return isF(a) || isF(b) ? mkFloat(x - y) : intResult("-", x - y);
 }
 
-export function mul(a: Value, b: Value): Value {
+function mul(a: Value, b: Value): Value {
   const x = numOf("*", a, b);
   const y = numOf("*", b, a);
   const r = x * y;
   return isF(a) || isF(b) ? mkFloat(r) : intResult("*", r);
 }
 
-export function div(a: Value, b: Value): Value {
+function div(a: Value, b: Value): Value {
   const x = numOf("/", a, b);
   const y = numOf("/", b, a);
   if (y === 0 && !isF(a) && !isF(b)) throw new LispError("arithmetic_error", "division by zero", undefined, "check the divisor first, e.g. (if (zero? n) 0 (/ total n))");
