@@ -23,8 +23,13 @@ export function expectNumber(who: string, x: Value, hint?: string): number {
   throw typeErr(`${who} expects a number, got ${describe(x)}`, hint);
 }
 
+/** Whether callValue can call x: functions, keywords, maps, sets and vectors. */
+export function isCallable(x: Value): boolean {
+  return x instanceof Fn || x instanceof Keyword || isMap(x) || isSet(x) || x instanceof Vec;
+}
+
 export function expectFn(who: string, x: Value): Value {
-  if (x instanceof Fn || x instanceof Keyword || isMap(x) || isSet(x) || x instanceof Vec) return x;
+  if (isCallable(x)) return x;
   throw typeErr(`${who} expects a function, got ${describe(x)}`, isSeqable(x) ? "check the argument order: the function comes first, e.g. (map f coll)" : undefined);
 }
 

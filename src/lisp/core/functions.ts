@@ -8,15 +8,11 @@ import { call1, call2, callValue, NativeFn } from "../fn.js";
 import { printSample } from "../printer.js";
 import { charge } from "../runtime.js";
 import { isSeqable, seqArray } from "../seq.js";
-import { Fn, isMap, isSet, Keyword, truthy, type Value } from "../values.js";
+import { truthy, type Value } from "../values.js";
 import { Vec } from "../vector.js";
-import { describe } from "./args.js";
+import { describe, isCallable } from "./args.js";
 import type { BuiltinDef } from "./registry.js";
 
-/** Whether callValue can call x: functions, keywords, maps, sets and vectors. */
-export function isCallable(x: Value): boolean {
-  return x instanceof Fn || x instanceof Keyword || isMap(x) || isSet(x) || x instanceof Vec;
-}
 
 /** Checks that argument `pos` (1-based) of `who` can be called, before it is wrapped. */
 export function expectCallable(who: string, x: Value, pos?: number): Value {

@@ -11,20 +11,15 @@ import { hasKey, lookup } from "../lookup.js";
 import { prStr } from "../printer.js";
 import { charge, checkCollectionSize, limitError, run } from "../runtime.js";
 import { entries as mapEntries, seqArray } from "../seq.js";
-import { EMPTY_MAP, Fn, isMap, isSet, Keyword, keyword, LMap, LSet, type Value } from "../values.js";
+import { EMPTY_MAP, isMap, isSet, Keyword, keyword, LMap, LSet, type Value } from "../values.js";
 import { Vec } from "../vector.js";
-import { describe } from "./args.js";
+import { describe, isCallable } from "./args.js";
 import type { BuiltinDef } from "./registry.js";
 
 // immutable's Map and Set keep insertion order only up to this many entries (then hash order).
 export const ORDERED_UP_TO = 8;
 
 const THREAD_FIRST = "use -> (thread-first) instead of ->> (thread-last)";
-
-/** Anything callable: functions, keywords, maps, sets and vectors. */
-export function isCallable(x: Value): boolean {
-  return x instanceof Fn || x instanceof Keyword || isMap(x) || isSet(x) || x instanceof Vec;
-}
 
 /** A hint for a call whose collection argument came last, as `->>` threading produces. */
 function threadedLast(who: string, first: Value, last: Value): string | undefined {

@@ -6,7 +6,7 @@ import { charge } from "../runtime.js";
 import { chars, isSimpleText } from "../text.js";
 import { Fn, isColl, isFloat, isInteger, isMap, isNumber, isSet, keyword, Keyword, typeName, type Value } from "../values.js";
 import { Vec } from "../vector.js";
-import { isCallable } from "./functions.js";
+import { isCallable } from "./args.js";
 import type { BuiltinDef } from "./registry.js";
 
 type Pred = (x: Value) => boolean;

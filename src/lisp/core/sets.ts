@@ -9,7 +9,8 @@ import { seqArray } from "../seq.js";
 import { EMPTY_SET, isMap, isSet, LSet, truthy, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe } from "./args.js";
-import { isCallable, ORDERED_UP_TO, sortForBuiltin } from "./maps.js";
+import { isCallable } from "./args.js";
+import { ORDERED_UP_TO, sortForBuiltin } from "./maps.js";
 import type { BuiltinDef } from "./registry.js";
 
 function setOf(x: Value): Value {

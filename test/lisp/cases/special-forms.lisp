@@ -135,3 +135,7 @@ once
 ;=> nil
 (comment (undefined-thing))
 ;=> nil
+(pmap :a [{}] [5])
+;=> [5]
+(pmap + [1 2] [10 20])
+;=> [11 22]
