@@ -7,7 +7,7 @@ import { SubAgent, type Step } from "../../src/agent/subagent.js";
 import { typeLabel } from "../../src/agent/record.js";
 import type { RunTrace } from "../../src/agent/trace.js";
 import type { ChatMessage } from "../../src/agent/llm/types.js";
-import { compressedView, dropped, isErrored } from "../../src/history/compressed.js";
+import { compressedView, isErrored } from "../../src/history/compressed.js";
 import { CACHED_TOKEN_PRICE, sharedPrefix } from "../../src/history/prefix.js";
 import { compressionReport, type CompressionTotals, type RunSettings } from "../../src/history/stats.js";
 import { countTokens, messageTokens, promptTokens, TOKENS_PER_REPLY } from "../../src/history/tokens.js";
@@ -148,8 +148,10 @@ function lostLive(trace: RunTrace, run: RunSettings, opts: ViewOptions): string[
     if (!shown || !typed) problems.push(`${opts.strictPrefix ? "strict" : "default"}: ${d.name} (turn ${i + 1}) not shown with its latest type`);
   }
   const text = view.messages.map((m) => m.content).join("\n");
-  const lines = turns.slice(0, -1).flatMap((t) => t.prints);
-  const recent = opts.strictPrefix ? [] : lines.slice(dropped(lines.length, opts.printlnHistoryLimit));
+  // The limit drops whole turns' output but always leaves the most recent lines of the
+  // last earlier turn that printed (at least half the limit of them).
+  const printed = turns.slice(0, -1).findLast((t) => t.prints.length > 0);
+  const recent = opts.strictPrefix || printed === undefined ? [] : printed.prints.slice(-Math.ceil(opts.printlnHistoryLimit / 2));
   for (const line of recent) if (!text.includes(line.slice(0, 200))) problems.push(`println line missing: ${line.slice(0, 60)}`);
   return problems;
 }

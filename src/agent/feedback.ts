@@ -15,6 +15,10 @@ export interface FeedbackOptions {
   prints: boolean;
   /** Characters of println output shown before it is cut (default 4000). */
   maxPrintChars?: number;
+  /** Show an error's excerpt, call trail and hint (default true); false keeps its first line. */
+  errorDetail?: boolean;
+  /** List the names in memory (default true). Views whose history shows every live name pass false. */
+  stored?: boolean;
 }
 
 export const DEFAULT_MAX_PRINT_CHARS = 4000;
@@ -31,9 +35,10 @@ export function renderPrints(prints: readonly string[], maxChars: number = DEFAU
 }
 
 /** An error as the LLM reads it: position, kind and message, caret excerpt, call trail, hint. */
-export function renderError(e: ErrorInfo): string {
+export function renderError(e: ErrorInfo, detail = true): string {
   const where = e.line !== undefined ? ` at line ${e.line}, column ${e.column ?? 1}` : "";
   const lines = [`Error${where}: ${e.kind}: ${e.message}`];
+  if (!detail) return lines[0];
   if (e.excerpt) lines.push(e.excerpt);
   if (e.trace && e.trace.length > 0) lines.push(`in: ${e.trace.join(" <- ")}`);
   if (e.hint) lines.push(`Hint: ${e.hint}`);
@@ -72,10 +77,10 @@ export function renderFeedback(turn: Turn, info: FeedbackInfo, opts: FeedbackOpt
     else if (turn.status === "ok") parts.push("No output: only println output is shown to you, not the program's value.");
   }
   if (turn.error !== undefined) {
-    parts.push(renderError(turn.error));
+    parts.push(renderError(turn.error, opts.errorDetail ?? true));
     if (turn.status === "error") parts.push("Nothing from this program was stored.");
   }
-  if (turn.memory.length > 0) parts.push(renderStored(turn.memory.map((d) => d.name)));
+  if (turn.memory.length > 0 && (opts.stored ?? true)) parts.push(renderStored(turn.memory.map((d) => d.name)));
   if (turn.number < info.maxTurns) parts.push(renderTurnLine(turn.number + 1, info));
   return parts.join("\n\n");
 }

@@ -289,7 +289,9 @@ class Replay {
     }
     const before = this.saved[n - 2];
     const maxPrintChars = this.options.maxPrintChars ?? this.agent.options.maxPrintChars ?? this.state.maxPrintChars;
-    const expected = renderFeedback(before, { maxTurns: this.agent.maxTurns, toolsWithdrawn: withdraws(this.agent) }, { prints: true, maxPrintChars });
+    // The compressed view shows the latest feedback without its list of stored names.
+    const stored = !(this.options.compressHistory ?? false);
+    const expected = renderFeedback(before, { maxTurns: this.agent.maxTurns, toolsWithdrawn: withdraws(this.agent) }, { prints: true, maxPrintChars, stored });
     if (messages.at(-1)?.content !== expected) throw new ResumeError(`resume: replaying turn ${n - 1} did not reproduce the saved run (a different context, agent or tool?)`);
   }
 

@@ -202,7 +202,7 @@ export function turnBudget(trace: RunTrace): number {
 function settingsLine(run: RunSettings, view: ViewOptions, recorded: boolean, budgetGiven: boolean): string {
   const source = recorded ? "recorded in the trace" : `defaults (the trace records none${budgetGiven ? "" : "; turn budget read from the task message"})`;
   const strict = view.strictPrefix ? `, strict prefix (payback within ${view.paybackPrompts ?? defaultViewOptions.paybackPrompts} prompts)` : "";
-  return `Settings ${source}: ${run.maxTurns} turns, printlnHistoryLimit ${view.printlnHistoryLimit}, errorContextTurns ${view.errorContextTurns}, samples ${view.sampleItems} items / ${view.sampleChars} chars${strict}`;
+  return `Settings ${source}: ${run.maxTurns} turns, printlnHistoryLimit ${view.printlnHistoryLimit}, errorContextTurns ${view.errorContextTurns}, errorWindowTurns ${view.errorWindowTurns ?? defaultViewOptions.errorWindowTurns}, samples ${view.sampleItems} items / ${view.sampleChars} chars${strict}`;
 }
 
 /** `ptc trace show FILE [--turn N] [--messages | --compressed] [--max-turns N] [--full]`. Returns the exit code. */

@@ -1,9 +1,9 @@
 // Interpreter-aware history compression: old successful turns are shown as summaries of
 // what they defined, called and printed (built from the trace, never from the model's
-// recollection); the system prompt, the task, the latest turn, errored turns and the
-// turns just before an error stay in full. The view is a pure function of the trace and
-// the options, rendered canonically, so a prompt shares as long a prefix with the
-// previous one as the design allows. Compression happens here, when the next prompt is
+// recollection); the system prompt, the task, the latest turn, recent or unfixed errored
+// turns and the turns just before them stay in full. The view is a pure function of the
+// trace and the options, rendered canonically, so a prompt shares as long a prefix with
+// the previous one as the design allows. Compression happens here, when the next prompt is
 // built; the trace keeps every program.
 import type { ChatMessage } from "../agent/llm/types.js";
 import type { Turn } from "../agent/trace.js";
@@ -37,7 +37,17 @@ export function planTurns(input: ViewInput, options: ViewOptions): TurnPlan[] {
   const turns = input.turns;
   const n = turns.length;
   const plans: TurnPlan[] = new Array(n);
-  for (let i = 0; i < n; i++) plans[i] = { full: isErrored(turns[i]) ? "error" : null, printsShown: turns[i].prints.length, superseded: undefined };
+  // An error stays in full inside the window: the model is still fixing it. Once it is
+  // older and a later turn succeeded, the broken code is noise; its error message stays.
+  // Strict-prefix mode never rewrites a turn, so there every error stays in full.
+  const setting = resolveViewOptions(options).errorWindowTurns;
+  const window = options.strictPrefix || setting <= 0 ? Infinity : setting;
+  let succeededAfter = false;
+  for (let i = n - 1; i >= 0; i--) {
+    const errored = isErrored(turns[i]);
+    plans[i] = { full: errored && (n - i <= window || !succeededAfter) ? "error" : null, printsShown: turns[i].prints.length, superseded: undefined };
+    if (!errored) succeededAfter = true;
+  }
   const context = Math.max(0, options.errorContextTurns);
   for (let i = 0; i < n; i++) {
     if (plans[i].full !== "error") continue;
@@ -64,11 +74,9 @@ function markSuperseded(turns: readonly Turn[], plans: TurnPlan[]): void {
 /**
  * Keeps at most `printlnHistoryLimit` println lines of the turns before the latest one,
  * the most recent ones (the latest turn's output is what the model is answering, always
- * shown). Old lines are dropped in batches of half the limit, so between N/2 and N lines
- * stay and an earlier summary is rewritten once per N/2 new lines rather than on every
- * turn that prints. In strict-prefix mode the limit applies per turn when the turn is
- * first summarized (its own last N lines) and a written summary never changes: size
- * traded for a prefix that only grows.
+ * shown). In strict-prefix mode the limit applies per turn when the turn is first
+ * summarized (its own last N lines) and a written summary never changes: size traded for
+ * a prefix that only grows.
  */
 function limitPrints(turns: readonly Turn[], plans: TurnPlan[], options: ViewOptions): void {
   const limit = Math.max(0, Math.floor(options.printlnHistoryLimit));
@@ -77,23 +85,35 @@ function limitPrints(turns: readonly Turn[], plans: TurnPlan[], options: ViewOpt
     for (let i = 0; i < last; i++) plans[i].printsShown = Math.min(limit, turns[i].prints.length);
     return;
   }
-  let total = 0;
-  for (let i = 0; i < last; i++) total += turns[i].prints.length;
-  const cut = dropped(total, limit);
+  const counts: number[] = [];
+  for (let i = 0; i < last; i++) counts.push(turns[i].prints.length);
+  const cut = printCut(counts, limit);
   let offset = 0;
   for (let i = 0; i < last && offset < cut; i++) {
-    const len = turns[i].prints.length;
+    const len = counts[i];
     plans[i].printsShown = len - Math.min(len, cut - offset);
     offset += len;
   }
 }
 
-/** History println lines dropped out of `total` under `limit`: whole batches of half the limit. */
-export function dropped(total: number, limit: number): number {
+/**
+ * How many of the oldest history println lines are dropped, given each earlier turn's
+ * line count (oldest first): none while they fit the limit; past it, at least the excess
+ * rounded up to half the limit, rounded up again to whole turns. So a summary shows all
+ * of its turn's output or none, and is rewritten once for the limit; the prefix breaks
+ * once per N/2 or more new lines, not on every turn that prints. Only when whole turns
+ * would leave nothing does the last turn that printed keep its most recent lines.
+ */
+export function printCut(counts: readonly number[], limit: number): number {
+  let total = 0;
+  for (const c of counts) total += c;
   if (total <= limit) return 0;
   if (limit === 0) return total;
   const batch = Math.ceil(limit / 2);
-  return Math.ceil((total - limit) / batch) * batch;
+  const cut = Math.ceil((total - limit) / batch) * batch;
+  let whole = 0;
+  for (let i = 0; i < counts.length && whole < cut; i++) whole += counts[i];
+  return whole < total ? whole : cut;
 }
 
 /** The compressed prompt view (with `compressHistory: false` it is the full view). */
@@ -134,7 +154,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
       }
     }
     stats.turnsFull.push({ turn: turn.number, reason: full });
-    const feedback = i === last ? turn.feedback : historyFeedback(input, turn, plan, false);
+    const feedback = i === last ? latestFeedback(input, turn) : historyFeedback(input, turn, plan, false);
     messages.push({ role: "assistant", content: turn.reply });
     if (feedback !== undefined) messages.push({ role: "user", content: feedback });
   }
@@ -158,14 +178,31 @@ function historyFeedback(input: ViewInput, turn: Turn, plan: TurnPlan, summarize
   let text = memo.get(key);
   if (text !== undefined) return text;
   const info: FeedbackInfo = { maxTurns: input.maxTurns, toolsWithdrawn: withdrawn };
-  const bare: Turn = { ...turn, memory: [] };
-  text = renderFeedback(bare, info, { prints: false });
+  // A summarized error's code is gone, so its excerpt and hint would point at nothing.
+  text = renderFeedback(turn, info, { prints: false, errorDetail: !summarized, stored: false });
   if (shown > 0) {
-    const withPrints = renderFeedback({ ...bare, prints: turn.prints.slice(turn.prints.length - shown) }, info, { prints: true, maxPrintChars: input.maxPrintChars });
+    const withPrints = renderFeedback({ ...turn, prints: turn.prints.slice(turn.prints.length - shown) }, info, { prints: true, maxPrintChars: input.maxPrintChars, stored: false });
     // Feedback cuts long output, so fewer lines can render longer: then none are shown.
     if (fits(withPrints, undefined, turn.feedback, undefined)) text = withPrints;
   }
   memo.set(key, text);
+  return text;
+}
+
+/**
+ * The latest turn's feedback as the loop wrote it, less its `Stored:` list: every live
+ * name is already shown, in a summary or in the full program that defined it.
+ */
+function latestFeedback(input: ViewInput, turn: Turn): string | undefined {
+  if (turn.feedback === undefined || turn.memory.length === 0) return turn.feedback;
+  const key = `latest/${input.maxTurns}/${input.toolsWithdrawn ?? false}/${input.maxPrintChars}`;
+  let memo = feedbacks.get(turn);
+  if (memo === undefined) feedbacks.set(turn, (memo = new Map()));
+  let text = memo.get(key);
+  if (text === undefined) {
+    text = renderFeedback(turn, { maxTurns: input.maxTurns, toolsWithdrawn: input.toolsWithdrawn ?? false }, { prints: true, maxPrintChars: input.maxPrintChars, stored: false });
+    memo.set(key, text);
+  }
   return text;
 }
 

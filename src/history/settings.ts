@@ -16,6 +16,7 @@ export const viewOptionsSchema = z.object({
   strictPrefix: z.boolean(),
   toolCallsPerTurn: z.number().int().positive().optional(),
   paybackPrompts: count.optional(),
+  errorWindowTurns: count.optional(),
 });
 
 const settingsSchema = z.object({

@@ -12,7 +12,7 @@ import type { Form } from "../lisp/forms.js";
 import { toLisp } from "../lisp/interop.js";
 import { printSample, quoteString } from "../lisp/printer.js";
 import { read } from "../lisp/reader.js";
-import { keyword, LFloat, LMap, LSet, type Value } from "../lisp/values.js";
+import { isMap, isSet, keyword, Keyword, LFloat, LMap, LSet, typeName, type Value } from "../lisp/values.js";
 import { Vec } from "../lisp/vector.js";
 
 export interface SummaryOptions {
@@ -33,6 +33,8 @@ export interface SummaryContext {
   printsShown: number;
 }
 
+/** EDN compared when matching a tool result to a definition (the trace keeps EDN up to 4 KB). */
+const EDN_BUDGET = 4096;
 /** Longest docstring shown; docstrings are the model's own notes and usually short. */
 const MAX_DOC = 200;
 /** Significant digits of a float in a sample. */
@@ -46,19 +48,30 @@ export interface RenderedSummary {
   toolCallsListed: number;
 }
 
-/** Renders the summary that replaces a successful turn's program in the compressed view. */
+/** The line that marks a summarized turn that did not succeed (its error is in the feedback after it). */
+const FAILED: Partial<Record<Turn["status"], string>> = {
+  error: "; (failed program omitted)",
+  no_code: "; (reply without a program omitted)",
+  invalid_return: "; (program omitted: its return value was rejected)",
+};
+
+/** Renders the summary that replaces a turn's program in the compressed view. */
 export function renderSummary(turn: Turn, ctx: SummaryContext, options: SummaryOptions): RenderedSummary {
   const lines: string[] = [];
-  // Samples or output, not both: a turn whose output is (still) shown shows its data
-  // without samples; a turn that printed nothing, or whose every line has fallen out of
-  // the history limit, shows samples, so what it learned stays visible.
-  const samples = Math.min(ctx.printsShown, turn.prints.length) <= 0;
+  // Samples or output, not both (as the design has it): a turn that printed shows its data
+  // without samples, a turn that printed nothing shows samples. Once every line of a
+  // turn has fallen out of the history limit, its collections of records show the keys
+  // of their records (`vector[25] of {:id integer, ...}`): the structure the model needs
+  // to write code against them, at a fraction of a sample.
+  const samples: Detail = turn.prints.length === 0 ? "sample" : ctx.printsShown <= 0 ? "shape" : "none";
   // Functions first, then data, each in the order the program defined them.
-  for (const d of turn.definitions) if (d.kind === "function") lines.push(definitionLine(d, ctx.superseded?.has(d.name) ?? false, false, options));
+  for (const d of turn.definitions) if (d.kind === "function") lines.push(definitionLine(d, ctx.superseded?.has(d.name) ?? false, "none", options));
   for (const d of turn.definitions) if (d.kind !== "function") lines.push(definitionLine(d, ctx.superseded?.has(d.name) ?? false, samples, options));
-  const toolCallsListed = toolLines(turn.toolCalls, options, lines);
+  const toolCallsListed = toolLines(turn.toolCalls, holders(turn.definitions, ctx.superseded), options, lines);
   if (turn.prints.length > 0) lines.push(outputBlock(turn.prints, ctx.printsShown, options.maxPrintChars));
-  if (lines.length === 0) lines.push("; (no definitions, tool calls or output)");
+  const failed = FAILED[turn.status];
+  if (failed !== undefined) lines.push(failed);
+  else if (lines.length === 0) lines.push("; (no definitions, tool calls or output)");
   return { text: lines.join("\n"), toolCallsListed };
 }
 
@@ -66,7 +79,7 @@ export function renderSummary(turn: Turn, ctx: SummaryContext, options: SummaryO
  * `; Function: name [params] - "doc"` or `; Defined: name - "doc" = type[size], sample: ...`;
  * a superseded definition is only named, so the newer one is the only value shown.
  */
-export function definitionLine(d: DefinitionTrace, superseded: boolean, withSample: boolean, options: SummaryOptions): string {
+export function definitionLine(d: DefinitionTrace, superseded: boolean, detail: Detail, options: SummaryOptions): string {
   const label = d.kind === "function" ? "; Function: " : "; Defined: ";
   if (superseded) return `${label}${d.name} (redefined later)`;
   let s = label + d.name;
@@ -74,8 +87,36 @@ export function definitionLine(d: DefinitionTrace, superseded: boolean, withSamp
   if (d.doc) s += " - " + quoteString(d.doc.length > MAX_DOC ? d.doc.slice(0, MAX_DOC) + "..." : d.doc);
   if (d.kind === "function") return s;
   s += " = " + typeLabel(d);
-  if (withSample) s += ", sample: " + definitionSample(d, options);
+  if (detail === "sample") s += ", sample: " + definitionSample(d, options);
+  else if (detail === "shape") s += recordShape(d);
   return s;
+}
+
+/** What a data definition's line adds to its type: a sample, the shape of its records, or nothing. */
+export type Detail = "sample" | "shape" | "none";
+
+const shapeCache = new WeakMap<DefinitionTrace, string>();
+
+/** ` of {:id integer, :name string}` for a vector or set of maps with keyword keys; "" otherwise. */
+function recordShape(d: DefinitionTrace): string {
+  let text = shapeCache.get(d);
+  if (text !== undefined) return text;
+  text = "";
+  const v = (d.type === "vector" || d.type === "set") && d.edn !== undefined ? ednValue(d.edn) : undefined;
+  const first = v instanceof Vec ? v.get(0) : isSet(v) ? v.first() : undefined;
+  if (isMap(first) && first.size > 0 && first.keySeq().every((k) => k instanceof Keyword)) {
+    const parts: string[] = [];
+    for (const [k, x] of first) {
+      if (parts.length === SHAPE_KEYS) {
+        parts.push(`... ${first.size - SHAPE_KEYS} more`);
+        break;
+      }
+      parts.push(`:${(k as Keyword).name} ${typeName(x)}`);
+    }
+    text = ` of {${parts.join(", ")}}`;
+  }
+  shapeCache.set(d, text);
+  return text;
 }
 
 const sampleCache = new WeakMap<DefinitionTrace, { key: string; text: string }>();
@@ -159,21 +200,36 @@ function formValue(f: Form): Value | undefined {
  * fan-out over many items still says exactly what was asked. Groups past the limit are
  * counted by tool. Returns the number of calls listed.
  */
-function toolLines(calls: readonly ToolCallTrace[], options: SummaryOptions, out: string[]): number {
-  const groups = new Map<string, { name: string; outcome: string; args: unknown[] }>();
+function toolLines(calls: readonly ToolCallTrace[], defs: readonly DefinitionTrace[], options: SummaryOptions, out: string[]): number {
+  const groups = new Map<string, { name: string; outcome: string; sizes: Array<[number, number]>; args: unknown[] }>();
   for (const c of calls) {
-    const outcome = outcomeOf(c, options);
-    const key = c.name + "\u0000" + outcome;
+    const outcome = holderOf(c, defs) ?? outcomeOf(c, options);
+    // Calls whose results differ only in sizes share a line, the sizes given as ranges:
+    // a fan-out over 36 ids is one line, not one per result length.
+    const sizes = outcome.startsWith('"') ? [] : [...outcome.matchAll(SIZE)].map((m) => Number(m[1]));
+    const key = c.name + "\u0000" + (sizes.length === 0 ? outcome : outcome.replace(SIZE, "[]"));
     const g = groups.get(key);
-    if (g === undefined) groups.set(key, { name: c.name, outcome, args: [c.args] });
-    else g.args.push(c.args);
+    if (g === undefined) groups.set(key, { name: c.name, outcome, sizes: sizes.map((n) => [n, n]), args: [c.args] });
+    else {
+      g.args.push(c.args);
+      sizes.forEach((n, i) => {
+        const r = g.sizes[i];
+        if (n < r[0]) r[0] = n;
+        if (n > r[1]) r[1] = n;
+      });
+    }
   }
   let listed = 0;
   let lines = 0;
   const rest = new Map<string, number>();
   for (const g of groups.values()) {
     if (lines < options.toolCallsPerTurn) {
-      out.push(groupLine(g.name, g.args, g.outcome, options));
+      let i = 0;
+      const outcome = g.sizes.length === 0 ? g.outcome : g.outcome.replace(SIZE, () => {
+        const [lo, hi] = g.sizes[i++];
+        return lo === hi ? `[${lo}]` : `[${lo}..${hi}]`;
+      });
+      out.push(groupLine(g.name, g.args, outcome, options));
       listed += g.args.length;
       lines++;
     } else {
@@ -182,6 +238,37 @@ function toolLines(calls: readonly ToolCallTrace[], options: SummaryOptions, out
   }
   if (rest.size > 0) out.push(`; Tool calls not listed: ${calls.length - listed} (${[...rest].map(([name, n]) => `${name} x${n}`).join(", ")})`);
   return listed;
+}
+
+/** A size in a result shape: `vector[12]`, `string[874]`. */
+const SIZE = /\[(\d+)\]/g;
+
+/** The turn's data definitions still shown with their value: candidates for holding a tool result. */
+function holders(definitions: readonly DefinitionTrace[], superseded: ReadonlySet<string> | undefined): DefinitionTrace[] {
+  return definitions.filter((d) => d.kind === "value" && d.edn !== undefined && !(superseded?.has(d.name) ?? false));
+}
+
+const resultEdn = new WeakMap<ToolCallTrace, string | null>();
+
+/**
+ * The name of the definition that holds a call's whole result, if one does: then the
+ * line says where the result went (`-> client-src`) and the definition's own line gives
+ * its type and sample, instead of describing the same value twice.
+ */
+function holderOf(call: ToolCallTrace, defs: readonly DefinitionTrace[]): string | undefined {
+  if (call.error !== undefined || defs.length === 0) return undefined;
+  // A scalar shape already shows the value itself; only collections and long strings are linked.
+  const r = call.result;
+  if (!(typeof r === "object" && r !== null) && !(typeof r === "string" && r.length > SHAPE_STRING)) return undefined;
+  let edn = resultEdn.get(call);
+  if (edn === undefined) {
+    const printed = printSample(toLisp(call.result), { maxItems: Infinity, maxChars: EDN_BUDGET, maxDepth: Infinity });
+    edn = printed.truncated ? null : printed.text;
+    resultEdn.set(call, edn);
+  }
+  if (edn === null) return undefined;
+  for (const d of defs) if (d.edn === edn) return d.name;
+  return undefined;
 }
 
 /** One tool call's line. */

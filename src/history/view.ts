@@ -25,6 +25,13 @@ export interface ViewOptions {
   printlnHistoryLimit: number;
   /** Turns of full code kept before an errored turn. */
   errorContextTurns: number;
+  /**
+   * An errored turn keeps its full code while it is one of this many most recent turns,
+   * or while no later turn has succeeded; after that its program is summarized and its
+   * feedback keeps the error's first line (default 2: the error and the turn after it).
+   * 0 keeps every error in full.
+   */
+  errorWindowTurns?: number;
   /** Items and characters of data samples in summaries. */
   sampleItems: number;
   sampleChars: number;
@@ -54,12 +61,18 @@ export const defaultViewOptions: Readonly<ViewOptions> = Object.freeze({
   strictPrefix: false,
   toolCallsPerTurn: 10,
   paybackPrompts: 15,
+  errorWindowTurns: 2,
 });
 
 /** Options with every optional field filled in from the defaults. */
 export function resolveViewOptions(options: ViewOptions): Required<ViewOptions> {
-  if (options.toolCallsPerTurn !== undefined && options.paybackPrompts !== undefined) return options as Required<ViewOptions>;
-  return { ...options, toolCallsPerTurn: options.toolCallsPerTurn ?? (defaultViewOptions.toolCallsPerTurn as number), paybackPrompts: options.paybackPrompts ?? (defaultViewOptions.paybackPrompts as number) };
+  if (options.toolCallsPerTurn !== undefined && options.paybackPrompts !== undefined && options.errorWindowTurns !== undefined) return options as Required<ViewOptions>;
+  return {
+    ...options,
+    toolCallsPerTurn: options.toolCallsPerTurn ?? (defaultViewOptions.toolCallsPerTurn as number),
+    paybackPrompts: options.paybackPrompts ?? (defaultViewOptions.paybackPrompts as number),
+    errorWindowTurns: options.errorWindowTurns ?? (defaultViewOptions.errorWindowTurns as number),
+  };
 }
 
 /**

@@ -22,7 +22,25 @@ const optionsArb: fc.Arbitrary<ViewOptions> = fc.record({
   strictPrefix: fc.boolean(),
   toolCallsPerTurn: fc.integer({ min: 1, max: 12 }),
   paybackPrompts: fc.integer({ min: 0, max: 30 }),
+  errorWindowTurns: fc.integer({ min: 0, max: 4 }),
 });
+
+/** The latest feedback as the compressed view shows it: the loop's, less its `Stored:` paragraph. */
+const withoutStored = (feedback: string | undefined): string | undefined =>
+  feedback
+    ?.split("\n\n")
+    .filter((part) => !part.startsWith("Stored: "))
+    .join("\n\n");
+
+/**
+ * Whether errored turn i keeps its full code: always in strict mode or with window 0;
+ * otherwise while it is one of the window's most recent turns or no later turn succeeded.
+ */
+function errorKept(turns: readonly Turn[], i: number, options: ViewOptions): boolean {
+  const w = options.errorWindowTurns ?? 2;
+  if (options.strictPrefix || w === 0) return true;
+  return turns.length - i <= w || !turns.slice(i + 1).some((t) => !isErrored(t));
+}
 
 const inputOf = (trace: RunTrace, turns: readonly Turn[] = trace.turns): ViewInput => ({ system: trace.system, task: trace.task, turns, maxTurns: MAX_TURNS });
 
@@ -110,12 +128,24 @@ describe("compressed view properties", () => {
         const trace = buildTrace(specs, MAX_TURNS);
         const view = compressedView(inputOf(trace), options);
         const n = trace.turns.length;
+        const kept = (i: number): boolean => isErrored(trace.turns[i]) && errorKept(trace.turns, i, options);
         trace.turns.forEach((t, i) => {
-          const errorAhead = trace.turns.slice(i + 1, i + 1 + options.errorContextTurns).some(isErrored);
-          if (isErrored(t) || errorAhead || i === n - 1) expect(view.messages[assistantAt(i)].content).toBe(t.reply);
+          const errorAhead = trace.turns.slice(i + 1, i + 1 + options.errorContextTurns).some((_, k) => kept(i + 1 + k));
+          if (kept(i) || errorAhead || i === n - 1) expect(view.messages[assistantAt(i)].content).toBe(t.reply);
+          if (isErrored(t) && !kept(i) && summarized(view.messages, trace, i)) {
+            // A summarized error: the program is gone, its feedback keeps the error's first line only.
+            expect(view.messages[assistantAt(i)].content).toMatch(/; \((failed program|reply without a program|program omitted: its return value was rejected)/);
+            const feedback = view.messages[assistantAt(i) + 1].content;
+            if (t.error !== undefined) expect(feedback).toContain(`${t.error.kind}: ${t.error.message}`);
+            if (t.error !== undefined) {
+              expect(feedback).not.toContain("Hint:");
+              expect(feedback).not.toContain("(+ 1 x)");
+            }
+          }
         });
         expect(view.messages[assistantAt(n - 1)].content).toBe(trace.turns[n - 1].reply);
-        expect(view.messages[assistantAt(n - 1) + 1].content).toBe(trace.turns[n - 1].feedback);
+        expect(view.messages[assistantAt(n - 1) + 1].content).toBe(withoutStored(trace.turns[n - 1].feedback));
+        expect(view.messages[assistantAt(n - 1) + 1].content).not.toContain("Stored:");
         const full = view.stats.turnsFull.map((f) => f.turn);
         expect(full).toContain(n);
         expect(view.stats.turnsCompressed + full.length).toBe(n);
@@ -124,7 +154,7 @@ describe("compressed view properties", () => {
     );
   });
 
-  it("shows at most N println lines of history, the most recent ones, dropped in batches (and all of the latest turn's)", () => {
+  it("shows at most N println lines of history, the most recent ones, dropped in batches of whole turns (and all of the latest turn's)", () => {
     fc.assert(
       fc.property(turnSpecs(), optionsArb, (specs, options) => {
         const opts = { ...options, strictPrefix: false };
@@ -133,10 +163,24 @@ describe("compressed view properties", () => {
         const seen = observed(messages, trace);
         const history = trace.turns.slice(0, -1).flatMap((t) => t.prints.map((_, k) => `out t${t.number} line ${k}:`));
         const n = opts.printlnHistoryLimit;
-        const keep = history.length <= n ? history.length : n === 0 ? 0 : history.length - Math.ceil((history.length - n) / Math.ceil(n / 2)) * Math.ceil(n / 2);
+        // Past the limit, the excess rounded up to half the limit is dropped, rounded up to
+        // whole turns unless that would leave nothing.
+        let keep = history.length;
+        if (history.length > n) {
+          const lineCut = n === 0 ? history.length : Math.ceil((history.length - n) / Math.ceil(n / 2)) * Math.ceil(n / 2);
+          let wholeCut = 0;
+          for (const t of trace.turns.slice(0, -1)) if (wholeCut < lineCut) wholeCut += t.prints.length;
+          keep = history.length - (wholeCut < history.length ? wholeCut : lineCut);
+        }
         expect(keep).toBeLessThanOrEqual(n);
-        if (history.length > n && n > 0) expect(keep).toBeGreaterThan(n - Math.ceil(n / 2));
         const kept = new Set(history.slice(history.length - keep));
+        if (history.length > n && n > 0 && kept.size > 0) {
+          // Whatever is kept of the oldest turn still shown is all of it, unless it is the only one.
+          const oldest = history[history.length - keep].split(" ")[1];
+          const first = trace.turns.find((t) => `t${t.number}` === oldest) as Turn;
+          if (history.slice(history.length - keep).some((l) => l.split(" ")[1] !== oldest)) expect(seen).toContain(`out ${oldest} line 0:`);
+          else expect(keep).toBeGreaterThanOrEqual(Math.min(first.prints.length, n - Math.ceil(n / 2) + 1));
+        }
         for (const line of history) expect(seen.includes(line), line).toBe(kept.has(line));
         const latest = trace.turns.at(-1) as Turn;
         latest.prints.forEach((_, k) => expect(seen).toContain(`out t${latest.number} line ${k}:`));
@@ -171,10 +215,13 @@ describe("compressed view properties", () => {
           if (!summarized(messages, trace, i)) return;
           const text = messages[assistantAt(i)].content;
           expect(text.startsWith("; ")).toBe(true);
-          expect(text).not.toMatch(/summary|program omitted/);
+          expect(text).not.toMatch(/summary|^; Turn /);
           const outputShown = plans[i].printsShown > 0;
           for (const line of currentDefinitions(text).values()) {
-            if (line.startsWith("; Defined: ")) expect(line.includes(", sample: "), line).toBe(!outputShown);
+            if (!line.startsWith("; Defined: ") || line.endsWith("(redefined later)")) continue;
+            // Samples only for a turn that printed nothing; record shapes once its output is dropped.
+            expect(line.includes(", sample: "), line).toBe(t.prints.length === 0);
+            if (outputShown || t.prints.length === 0) expect(line, line).not.toMatch(/\] of \{/);
           }
           if (t.prints.length > 0 && !outputShown) expect(text).toContain(`; Output (${t.prints.length} dropped)`);
         });
@@ -283,7 +330,7 @@ describe("prefix stability", () => {
     );
   });
 
-  it("default mode: only summaries whose definitions were superseded or whose lines were dropped change", () => {
+  it("default mode: only summaries whose definitions were superseded or whose lines were dropped change, and errors leaving the window", () => {
     fc.assert(
       fc.property(turnSpecs(2, 14), optionsArb, (specs, options) => {
         const opts = { ...options, strictPrefix: false, errorContextTurns: Math.min(1, options.errorContextTurns) };
@@ -296,7 +343,7 @@ describe("prefix stability", () => {
           const changed = changedBefore(compressedView(before, opts).messages, compressedView(after, opts).messages, assistantAt(k - 1));
           for (const idx of changed) {
             const i = Math.floor((idx - 2) / 2);
-            const why = p0[i].printsShown !== p1[i].printsShown || (p0[i].superseded?.size ?? 0) !== (p1[i].superseded?.size ?? 0);
+            const why = p0[i].printsShown !== p1[i].printsShown || (p0[i].superseded?.size ?? 0) !== (p1[i].superseded?.size ?? 0) || p0[i].full !== p1[i].full;
             expect(why, `message ${idx} (turn ${i + 1}) changed`).toBe(true);
           }
         }

@@ -49,7 +49,7 @@ function shape(messages: ReadonlyArray<{ role: string; content: string }>, repli
     if (i === 1) return "user";
     if (m.role === "user") return "feedback";
     if (replies.includes(m.content)) return "full";
-    expect(m.content).toMatch(/^; (Function|Defined|Tool|Output)/);
+    expect(m.content).toMatch(/^; (Function|Defined|Tool|Output|\(failed program omitted\))/);
     return "summary";
   });
 }
@@ -88,8 +88,8 @@ describe("scenario: successful multi-turn", () => {
     // Turn 2 did not print: samples, the function with its docstring, and both tool calls with result shapes.
     expect(last[4].content).toContain('; Function: rated [text] - "Names with rating of at least 4"');
     expect(last[4].content).toMatch(/; Defined: reviews = string\[\d+\], sample: "Customer Review Summary/);
-    expect(last[4].content).toContain('; Tool: search-reviews {:category "Electronics"} -> string[');
-    expect(last[4].content).toContain("; Tool: get-inventory -> string[");
+    expect(last[4].content).toContain('; Tool: search-reviews {:category "Electronics"} -> reviews');
+    expect(last[4].content).toContain("; Tool: get-inventory -> inventory");
     // The trace keeps every full program and the exact messages sent.
     expect(step.turns.map((t) => t.program)).toEqual(replies.map((r) => r.split("```clojure\n")[1].split("\n```")[0]));
     expect(step.turns[3].messages).toEqual(last);
@@ -120,6 +120,14 @@ describe("scenario: error recovery", () => {
       { turn: 3, reason: "error" },
       { turn: 4, reason: "latest" },
     ]);
+    // One turn later the error is two turns back and was fixed since: its program is
+    // summarized, its feedback keeps the error's first line, and its context turn goes too.
+    const next = compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns, maxTurns: 5 }, { ...defaultViewOptions, compressHistory: true });
+    expect(shape(next.messages, replies)).toEqual(["system", "user", "summary", "feedback", "summary", "feedback", "summary", "feedback", "summary", "feedback", "full"]);
+    expect(next.messages[6].content).toBe("; (failed program omitted)");
+    expect(next.messages[7].content).toMatch(/^Error at line 1, column \d+: type_error: [^\n]+\n+Nothing from this program was stored\.\n+Turn 4 of 5\./);
+    expect(llm.requests[4].messages[7].content).toMatch(/\n1 \| /);
+    expect(compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns, maxTurns: 5 }, { ...defaultViewOptions, compressHistory: true, errorWindowTurns: 0 }).messages[6].content).toBe(replies[2]);
   });
 });
 
@@ -150,7 +158,7 @@ describe("scenario: tool-heavy workflow", () => {
     expect(summary).toContain("Inventory: Warehouse Inventory Report:");
     expect(summary).toContain("; Defined: reviews = string[");
     expect(summary).not.toContain("sample:");
-    expect(summary).toContain('; Tool: search-reviews {:category "Electronics"} -> string[');
+    expect(summary).toContain('; Tool: search-reviews {:category "Electronics"} -> reviews');
     expect(next.messages[3].content).not.toContain("Customer Review Summary");
     expect(next.messages[4].content).toBe(replies[1]);
   });

@@ -44,12 +44,12 @@ const users = [
 
 describe("definition lines", () => {
   it("lists a function with its parameters and docstring", () => {
-    expect(definitionLine(fn("fetch-users", "[category]", "Fetches users by category"), false, true, opts)).toBe('; Function: fetch-users [category] - "Fetches users by category"');
-    expect(definitionLine(fn("helper", "[x y]"), false, true, opts)).toBe("; Function: helper [x y]");
+    expect(definitionLine(fn("fetch-users", "[category]", "Fetches users by category"), false, "sample", opts)).toBe('; Function: fetch-users [category] - "Fetches users by category"');
+    expect(definitionLine(fn("helper", "[x y]"), false, "sample", opts)).toBe("; Function: helper [x y]");
   });
 
   it("lists data with docstring, type, size and a bounded sample", () => {
-    const line = definitionLine(data("users", users, "Active users from API"), false, true, opts);
+    const line = definitionLine(data("users", users, "Active users from API"), false, "sample", opts);
     expect(line.startsWith('; Defined: users - "Active users from API" = vector[5], sample: [{:name "Alice"')).toBe(true);
     // The size is in the type label; the sample carries no "(N items ...)" note.
     expect(line).toMatch(/ = vector\[5\], sample: \[\{:name "Alice" .*\.\.\./);
@@ -58,13 +58,13 @@ describe("definition lines", () => {
   });
 
   it("leaves the sample out when the turn printed", () => {
-    expect(definitionLine(data("users", users, "Active users from API"), false, false, opts)).toBe('; Defined: users - "Active users from API" = vector[5]');
-    expect(definitionLine(data("n", 42), false, false, opts)).toBe("; Defined: n = integer");
+    expect(definitionLine(data("users", users, "Active users from API"), false, "none", opts)).toBe('; Defined: users - "Active users from API" = vector[5]');
+    expect(definitionLine(data("n", 42), false, "none", opts)).toBe("; Defined: n = integer");
   });
 
   it("names a superseded definition without its value", () => {
-    expect(definitionLine(data("users", users), true, true, opts)).toBe("; Defined: users (redefined later)");
-    expect(definitionLine(fn("f", "[x]", "doc"), true, true, opts)).toBe("; Function: f (redefined later)");
+    expect(definitionLine(data("users", users), true, "sample", opts)).toBe("; Defined: users (redefined later)");
+    expect(definitionLine(fn("f", "[x]", "doc"), true, "sample", opts)).toBe("; Function: f (redefined later)");
   });
 
   it("samples with the view's item and character bounds, read back from the EDN", () => {
@@ -160,7 +160,7 @@ describe("turn summaries", () => {
   });
 
   it("lists tool call groups up to the limit and counts the rest by tool", () => {
-    const calls: ToolCallTrace[] = Array.from({ length: 14 }, (_, i) => ({ name: i % 2 === 0 ? "fetch" : "lookup", args: { id: i }, result: Array.from({ length: i }), durationMs: 1 }));
+    const calls: ToolCallTrace[] = Array.from({ length: 14 }, (_, i) => ({ name: i % 2 === 0 ? "fetch" : "lookup", args: { id: i }, result: i % 3 === 0 ? i : "x".repeat(i), durationMs: 1 }));
     const r = renderSummary(turn({ toolCalls: calls }), { printsShown: 0 }, { ...opts, toolCallsPerTurn: 4 });
     expect(r.text.split("\n").filter((l) => l.startsWith("; Tool: "))).toHaveLength(4);
     expect(r.text).toContain("; Tool calls not listed: 10 (fetch x5, lookup x5)");
@@ -178,14 +178,48 @@ describe("turn summaries", () => {
     expect(renderSummary(t, { printsShown: 0 }, opts).text).toBe("; Output (4 dropped)");
   });
 
-  it("shows samples again once all of a turn's output is dropped, so what it learned stays visible", () => {
-    const t = turn({ definitions: [data("users", users, "Active users from API"), fn("by-role", "[role]")], prints: ["Found 5 users", "2 admins"] });
-    expect(renderSummary(t, { printsShown: 1 }, opts).text).toBe('; Function: by-role [role]\n; Defined: users - "Active users from API" = vector[5]\n; Output (1 dropped):\n2 admins');
-    const dropped = renderSummary(t, { printsShown: 0 }, opts).text.split("\n");
-    expect(dropped[0]).toBe("; Function: by-role [role]");
-    expect(dropped[1]).toMatch(/^; Defined: users - "Active users from API" = vector\[5\], sample: \[\{:name "Alice"/);
-    expect(dropped[2]).toBe("; Output (2 dropped)");
-    expect(dropped).toHaveLength(3);
+  it("once all of a turn's output is dropped, shows the keys of its records but no samples", () => {
+    const t = turn({ definitions: [data("users", users, "Active users from API"), data("n", 5), fn("by-role", "[role]")], prints: ["Found 5 users", "2 admins"] });
+    expect(renderSummary(t, { printsShown: 1 }, opts).text).toBe('; Function: by-role [role]\n; Defined: users - "Active users from API" = vector[5]\n; Defined: n = integer\n; Output (1 dropped):\n2 admins');
+    expect(renderSummary(t, { printsShown: 0 }, opts).text.split("\n")).toEqual([
+      "; Function: by-role [role]",
+      '; Defined: users - "Active users from API" = vector[5] of {:name string, :email string, :role string}',
+      "; Defined: n = integer",
+      "; Output (2 dropped)",
+    ]);
+  });
+
+  it("names the definition that holds a tool's whole result instead of describing it twice", () => {
+    const result = [{ id: 1, title: "a" }, { id: 2, title: "b" }];
+    const calls: ToolCallTrace[] = [
+      { name: "search", args: { q: "a" }, result, durationMs: 1 },
+      { name: "search", args: { q: "b" }, result: [{ id: 3, title: "c" }], durationMs: 1 },
+      { name: "count", args: {}, result: 2, durationMs: 1 },
+    ];
+    const t = turn({ definitions: [data("hits", result), data("n", 2)], toolCalls: calls });
+    expect(renderSummary(t, { printsShown: 0 }, opts).text.split("\n")).toEqual([
+      "; Defined: hits = vector[2], sample: [{:id 1 :title \"a\"} {:id 2 :title \"b\"}]",
+      "; Defined: n = integer, sample: 2",
+      '; Tool: search {:q "a"} -> hits',
+      '; Tool: search {:q "b"} -> vector[1] of {:id integer, :title string}',
+      "; Tool: count -> 2",
+    ]);
+    // A superseded holder is not named: its name now means a later value.
+    expect(renderSummary(t, { printsShown: 0, superseded: new Set(["hits"]) }, opts).text).toContain('; Tool: search x2 {:q "a"|"b"} -> vector[1..2] of {:id integer, :title string}');
+  });
+
+  it("merges calls whose results differ only in sizes, giving the sizes as ranges", () => {
+    const calls: ToolCallTrace[] = [3, 1, 7].map((k, i) => ({ name: "get-orders", args: { id: `c${i}` }, result: Array.from({ length: k }, () => ({ total: 1.5 })), durationMs: 1 }));
+    calls.push({ name: "get-orders", args: { id: "c9" }, result: "vector[2]", durationMs: 1 });
+    expect(renderSummary(turn({ toolCalls: calls }), { printsShown: 0 }, opts).text.split("\n")).toEqual([
+      '; Tool: get-orders x3 {:id "c0"|"c1"|"c2"} -> vector[1..7] of {:total float}',
+      '; Tool: get-orders {:id "c9"} -> "vector[2]"',
+    ]);
+  });
+
+  it("marks a summarized turn that failed", () => {
+    expect(renderSummary(turn({ status: "error" }), { printsShown: 0 }, opts).text).toBe("; (failed program omitted)");
+    expect(renderSummary(turn({ status: "no_code" }), { printsShown: 0 }, opts).text).toBe("; (reply without a program omitted)");
   });
 
   it("says when a turn did nothing visible", () => {

@@ -86,10 +86,16 @@ describe("step.usage.compression", () => {
     });
     const last = usage.perTurn.at(-1)!;
     expect(last.viewTokens).toBeLessThan(last.fullTokens);
+    // The error (turn 3) is three turns back and was fixed since: summarized, and so is the
+    // turn before it (kept in full for its short program, not as error context).
     expect(last.turnsFull).toEqual([
+      { turn: 2, reason: "short" },
+      { turn: 5, reason: "latest" },
+    ]);
+    expect(usage.perTurn[4].turnsFull).toEqual([
       { turn: 2, reason: "error-context" },
       { turn: 3, reason: "error" },
-      { turn: 5, reason: "latest" },
+      { turn: 4, reason: "latest" },
     ]);
     expect(usage.tokens).toEqual(totalsOf(usage.perTurn));
     expect(usage.tokens?.viewTokens).toBeLessThan(usage.tokens?.fullTokens ?? 0);
