@@ -2,7 +2,7 @@
 // what it expected and what it got (with a short rendering of the value).
 import { typeErr } from "../errors.js";
 import { isSeqable } from "../seq.js";
-import { Fn, isNumber, Keyword, LFloat, type Value, typeName, isMap, isSet } from "../values.js";
+import { Fn, Keyword, LFloat, type Value, typeName, isMap, isSet } from "../values.js";
 import { Vec } from "../vector.js";
 import { printSample, prStr } from "../printer.js";
 
@@ -32,5 +32,3 @@ export function expectFn(who: string, x: Value): Value {
   if (isCallable(x)) return x;
   throw typeErr(`${who} expects a function, got ${describe(x)}`, isSeqable(x) ? "check the argument order: the function comes first, e.g. (map f coll)" : undefined);
 }
-
-export { isNumber };

@@ -47,7 +47,7 @@ export function items(who: string, x: Value): Value[] {
   throw notColl(who, x);
 }
 
-export function setError(who: string): LispError {
+function setError(who: string): LispError {
   return typeErr(`${who} does not support sets (sets are unordered)`, "sort the set first, e.g. (sort s), or use (vec s) when any order will do; (contains? s x) tests membership");
 }
 

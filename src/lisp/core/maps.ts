@@ -213,7 +213,7 @@ function updateIn(args: Value[]): Value {
  * m without the given keys. immutable's remove moves the last entry of a small map into the
  * gap, so small maps (which print in insertion order) are filtered instead to keep their order.
  */
-export function withoutKeys(m: LMap, ks: Iterable<Value>): LMap {
+function withoutKeys(m: LMap, ks: Iterable<Value>): LMap {
   if (m.size <= ORDERED_UP_TO) {
     const drop = LSet<Value>(ks);
     return drop.size === 0 ? m : m.filter((_v, k) => !drop.has(k));

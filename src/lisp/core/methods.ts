@@ -12,7 +12,7 @@ import { LFloat, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe } from "./args.js";
 import { regexInput, regexSplit } from "./regex.js";
-import { charIndex, charOffset, chargeScan, expectText } from "./strings.js";
+import { charOffset, chargeScan, expectText, findText } from "./strings.js";
 import type { BuiltinDef } from "./registry.js";
 
 function methodTarget(who: string, x: Value): string {
@@ -67,11 +67,9 @@ function indexOf(args: Value[]): Value {
   if (args[0] instanceof Vec && args.length === 2) return vectorIndexOf(args[0], args[1], false);
   const s = methodTarget(who, args[0]);
   const sub = expectText(who, args[1], "a string (or character) to look for");
-  const from = args.length > 2 ? intArg(who, args[2], "start index") : 0;
+  const from = args.length > 2 ? intArg(who, args[2], "start index") : undefined;
   chargeScan(s.length);
-  if (isSimpleText(s)) return s.indexOf(sub, Math.max(from, 0));
-  const r = s.indexOf(sub, charOffset(s, from));
-  return r < 0 ? -1 : charIndex(s, r);
+  return findText(s, sub, from, false);
 }
 
 function lastIndexOf(args: Value[]): Value {
@@ -80,15 +78,7 @@ function lastIndexOf(args: Value[]): Value {
   const s = methodTarget(who, args[0]);
   const sub = expectText(who, args[1], "a string (or character) to look for");
   chargeScan(s.length);
-  const simple = isSimpleText(s);
-  let r: number;
-  if (args.length > 2) {
-    const from = intArg(who, args[2], "start index");
-    r = from < 0 ? -1 : s.lastIndexOf(sub, simple ? from : charOffset(s, from));
-  } else {
-    r = s.lastIndexOf(sub);
-  }
-  return r < 0 || simple ? r : charIndex(s, r);
+  return findText(s, sub, args.length > 2 ? intArg(who, args[2], "start index") : undefined, true);
 }
 
 function substring(args: Value[]): Value {

@@ -85,7 +85,7 @@ export function arityError(name: string, arity: readonly [number, number], got: 
   return new LispError("arity_error", `${name} expects ${arityText(arity)}, got ${got}`);
 }
 
-export function checkArity(def: BuiltinDef, n: number): void {
+function checkArity(def: BuiltinDef, n: number): void {
   if (n < def.arity[0] || n > def.arity[1]) throw arityError(def.name, def.arity, n);
 }
 

@@ -8,8 +8,7 @@ import { charge, checkCollectionSize } from "../runtime.js";
 import { seqArray } from "../seq.js";
 import { EMPTY_SET, isMap, isSet, LSet, truthy, type Value } from "../values.js";
 import { Vec } from "../vector.js";
-import { describe } from "./args.js";
-import { isCallable } from "./args.js";
+import { describe, isCallable } from "./args.js";
 import { ORDERED_UP_TO, sortForBuiltin } from "./maps.js";
 import type { BuiltinDef } from "./registry.js";
 

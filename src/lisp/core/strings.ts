@@ -38,7 +38,7 @@ export function charOffset(s: string, index: number): number {
 }
 
 /** The character (grapheme) index of code-unit offset `offset`: the characters starting before it. */
-export function charIndex(s: string, offset: number): number {
+function charIndex(s: string, offset: number): number {
   if (isSimpleText(s)) return offset;
   let n = 0;
   for (const seg of segmenter.segment(s)) {
@@ -274,25 +274,27 @@ function replace(who: string, all: boolean) {
 // ---------------------------------------------------------------------------------------
 // searching
 
-function indexOf(who: string, last: boolean, missing: Value) {
+/**
+ * The character index of the first (or, with `last`, the last) occurrence of sub in s, searching
+ * from character `from` (forward, or backward with `last`), or -1. index-of and .indexOf share it.
+ */
+export function findText(s: string, sub: string, from: number | undefined, last: boolean): number {
+  const simple = isSimpleText(s);
+  let r: number;
+  if (!last) r = from === undefined ? s.indexOf(sub) : s.indexOf(sub, simple ? Math.max(from, 0) : charOffset(s, from));
+  else if (from === undefined) r = s.lastIndexOf(sub);
+  // Java's lastIndexOf finds nothing before a negative start; JS would clamp it to 0.
+  else r = from < 0 ? -1 : s.lastIndexOf(sub, simple ? from : charOffset(s, from));
+  return r < 0 || simple ? r : charIndex(s, r);
+}
+
+function indexOf(who: string, last: boolean) {
   return (args: Value[]): Value => {
     const s = expectText(who, args[0]);
     const sub = expectText(who, args[1], "a string (or character) to look for");
     chargeScan(s.length);
-    const simple = isSimpleText(s);
-    let r: number;
-    if (!last) {
-      const from = args.length > 2 ? expectIndex(who, args[2], "start index") : 0;
-      r = s.indexOf(sub, simple ? Math.max(from, 0) : charOffset(s, from));
-    } else if (args.length > 2) {
-      const from = expectIndex(who, args[2], "start index");
-      // Java's lastIndexOf finds nothing before a negative start; JS would clamp it to 0.
-      r = from < 0 ? -1 : s.lastIndexOf(sub, simple ? from : charOffset(s, from));
-    } else {
-      r = s.lastIndexOf(sub);
-    }
-    if (r < 0) return missing;
-    return simple ? r : charIndex(s, r);
+    const r = findText(s, sub, args.length > 2 ? expectIndex(who, args[2], "start index") : undefined, last);
+    return r < 0 ? null : r;
   };
 }
 
@@ -690,7 +692,7 @@ export const STRINGS: BuiltinDef[] = [
       ['(index-of "hello" "x")', "nil"],
     ],
     ns: STR_NS,
-    fn: indexOf("index-of", false, null),
+    fn: indexOf("index-of", false),
   },
   {
     name: "last-index-of",
@@ -703,7 +705,7 @@ export const STRINGS: BuiltinDef[] = [
       ['(last-index-of "hello" "l" 2)', "2"],
     ],
     ns: STR_NS,
-    fn: indexOf("last-index-of", true, null),
+    fn: indexOf("last-index-of", true),
   },
   {
     name: "blank?",
