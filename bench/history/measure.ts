@@ -151,7 +151,7 @@ function lostLive(trace: RunTrace, run: RunSettings, opts: ViewOptions): string[
   // The limit drops whole turns' output but always leaves the most recent lines of the
   // last earlier turn that printed (at least half the limit of them).
   const printed = turns.slice(0, -1).findLast((t) => t.prints.length > 0);
-  const recent = opts.strictPrefix || printed === undefined ? [] : printed.prints.slice(-Math.ceil(opts.printlnHistoryLimit / 2));
+  const recent = opts.strictPrefix || printed === undefined ? [] : printed.prints.slice(printed.prints.length - Math.ceil(opts.printlnHistoryLimit / 2));
   for (const line of recent) if (!text.includes(line.slice(0, 200))) problems.push(`println line missing: ${line.slice(0, 60)}`);
   return problems;
 }

@@ -162,31 +162,24 @@ export const compressedView: PromptView = (input, rawOptions) => {
 };
 
 /**
- * The feedback after an earlier turn. The latest turn's is shown as the loop wrote it;
- * an earlier one keeps its notes, errors and turn line, and its println lines still
- * inside the history limit (a summarized turn shows them in its summary instead). The
- * names in memory are left out: summaries and the latest feedback list them, and
- * repeating them after every turn would grow the prompt quadratically.
+ * The feedback after an earlier turn: its notes, errors and turn line, and its println
+ * lines still inside the history limit (a summarized turn shows them in its summary
+ * instead). The names in memory are left out: the summaries and full programs show them,
+ * and repeating them after every turn would grow the prompt quadratically.
  */
 function historyFeedback(input: ViewInput, turn: Turn, plan: TurnPlan, summarized: boolean): string | undefined {
   if (turn.feedback === undefined) return undefined;
-  const withdrawn = input.toolsWithdrawn ?? false;
+  const feedback = turn.feedback;
   const shown = summarized ? 0 : plan.printsShown;
-  const key = `${summarized}/${shown}/${input.maxTurns}/${withdrawn}/${input.maxPrintChars}`;
-  let memo = feedbacks.get(turn);
-  if (memo === undefined) feedbacks.set(turn, (memo = new Map()));
-  let text = memo.get(key);
-  if (text !== undefined) return text;
-  const info: FeedbackInfo = { maxTurns: input.maxTurns, toolsWithdrawn: withdrawn };
-  // A summarized error's code is gone, so its excerpt and hint would point at nothing.
-  text = renderFeedback(turn, info, { prints: false, errorDetail: !summarized, stored: false });
-  if (shown > 0) {
+  return rendering(turn, `${summarized}/${shown}/${settingsKey(input)}`, () => {
+    const info = feedbackInfo(input);
+    // A summarized error's code is gone, so its excerpt and hint would point at nothing.
+    const bare = renderFeedback(turn, info, { prints: false, errorDetail: !summarized, stored: false });
+    if (shown === 0) return bare;
     const withPrints = renderFeedback({ ...turn, prints: turn.prints.slice(turn.prints.length - shown) }, info, { prints: true, maxPrintChars: input.maxPrintChars, stored: false });
     // Feedback cuts long output, so fewer lines can render longer: then none are shown.
-    if (fits(withPrints, undefined, turn.feedback, undefined)) text = withPrints;
-  }
-  memo.set(key, text);
-  return text;
+    return fits(withPrints, undefined, feedback, undefined) ? withPrints : bare;
+  });
 }
 
 /**
@@ -195,19 +188,22 @@ function historyFeedback(input: ViewInput, turn: Turn, plan: TurnPlan, summarize
  */
 function latestFeedback(input: ViewInput, turn: Turn): string | undefined {
   if (turn.feedback === undefined || turn.memory.length === 0) return turn.feedback;
-  const key = `latest/${input.maxTurns}/${input.toolsWithdrawn ?? false}/${input.maxPrintChars}`;
-  let memo = feedbacks.get(turn);
-  if (memo === undefined) feedbacks.set(turn, (memo = new Map()));
-  let text = memo.get(key);
-  if (text === undefined) {
-    text = renderFeedback(turn, { maxTurns: input.maxTurns, toolsWithdrawn: input.toolsWithdrawn ?? false }, { prints: true, maxPrintChars: input.maxPrintChars, stored: false });
-    memo.set(key, text);
-  }
-  return text;
+  return rendering(turn, `latest/${settingsKey(input)}`, () => renderFeedback(turn, feedbackInfo(input), { prints: true, maxPrintChars: input.maxPrintChars, stored: false }));
 }
+
+const feedbackInfo = (input: ViewInput): FeedbackInfo => ({ maxTurns: input.maxTurns, toolsWithdrawn: input.toolsWithdrawn ?? false });
+const settingsKey = (input: ViewInput): string => `${input.maxTurns}/${input.toolsWithdrawn ?? false}/${input.maxPrintChars}`;
 
 // Per turn record: a few renderings at most (summarized or not, lines shown, run settings).
 const feedbacks = new WeakMap<Turn, Map<string, string>>();
+
+function rendering(turn: Turn, key: string, render: () => string): string {
+  let memo = feedbacks.get(turn);
+  if (memo === undefined) feedbacks.set(turn, (memo = new Map()));
+  let text = memo.get(key);
+  if (text === undefined) memo.set(key, (text = render()));
+  return text;
+}
 
 /**
  * Whether a summary (`s` + `s2`, S tokens) pays back within `prompts` later prompts for

@@ -33,8 +33,6 @@ export interface SummaryContext {
   printsShown: number;
 }
 
-/** EDN compared when matching a tool result to a definition (the trace keeps EDN up to 4 KB). */
-const EDN_BUDGET = 4096;
 /** Longest docstring shown; docstrings are the model's own notes and usually short. */
 const MAX_DOC = 200;
 /** Significant digits of a float in a sample. */
@@ -105,15 +103,8 @@ function recordShape(d: DefinitionTrace): string {
   const v = (d.type === "vector" || d.type === "set") && d.edn !== undefined ? ednValue(d.edn) : undefined;
   const first = v instanceof Vec ? v.get(0) : isSet(v) ? v.first() : undefined;
   if (isMap(first) && first.size > 0 && first.keySeq().every((k) => k instanceof Keyword)) {
-    const parts: string[] = [];
-    for (const [k, x] of first) {
-      if (parts.length === SHAPE_KEYS) {
-        parts.push(`... ${first.size - SHAPE_KEYS} more`);
-        break;
-      }
-      parts.push(`:${(k as Keyword).name} ${typeName(x)}`);
-    }
-    text = ` of {${parts.join(", ")}}`;
+    const entries = first.entrySeq().take(SHAPE_KEYS).toArray();
+    text = " of " + keyList(entries.map(([k, x]) => `:${(k as Keyword).name} ${typeName(x)}`), first.size);
   }
   shapeCache.set(d, text);
   return text;
@@ -248,27 +239,37 @@ function holders(definitions: readonly DefinitionTrace[], superseded: ReadonlySe
   return definitions.filter((d) => d.kind === "value" && d.edn !== undefined && !(superseded?.has(d.name) ?? false));
 }
 
-const resultEdn = new WeakMap<ToolCallTrace, string | null>();
+const resultEdns = new WeakMap<ToolCallTrace, { chars: number; text: string | undefined }>();
 
 /**
  * The name of the definition that holds a call's whole result, if one does: then the
  * line says where the result went (`-> client-src`) and the definition's own line gives
- * its type and sample, instead of describing the same value twice.
+ * its type and sample, instead of describing the same value twice. Only definitions of
+ * the result's type and size are compared, and the result's EDN is printed only as far
+ * as the longest of theirs, so a large result that nothing holds costs a size check.
  */
 function holderOf(call: ToolCallTrace, defs: readonly DefinitionTrace[]): string | undefined {
-  if (call.error !== undefined || defs.length === 0) return undefined;
-  // A scalar shape already shows the value itself; only collections and long strings are linked.
   const r = call.result;
-  if (!(typeof r === "object" && r !== null) && !(typeof r === "string" && r.length > SHAPE_STRING)) return undefined;
-  let edn = resultEdn.get(call);
-  if (edn === undefined) {
-    const printed = printSample(toLisp(call.result), { maxItems: Infinity, maxChars: EDN_BUDGET, maxDepth: Infinity });
-    edn = printed.truncated ? null : printed.text;
-    resultEdn.set(call, edn);
+  if (call.error !== undefined || r === null || r === undefined) return undefined;
+  // A scalar shape already shows the value itself; only collections and long strings are linked.
+  let type: string;
+  let size: number;
+  if (Array.isArray(r)) [type, size] = ["vector", r.length];
+  else if (typeof r === "object") [type, size] = ["map", Object.keys(r).length];
+  else if (typeof r === "string" && r.length > SHAPE_STRING) [type, size] = ["string", r.length];
+  else return undefined;
+  let chars = 0;
+  for (const d of defs) if (d.type === type && d.size === size) chars = Math.max(chars, (d.edn as string).length);
+  if (chars === 0) return undefined;
+  let hit = resultEdns.get(call);
+  // A shorter print that was cut may hide a match; a whole one is the answer for any length.
+  if (hit === undefined || (hit.text === undefined && hit.chars < chars)) {
+    const printed = printSample(toLisp(r), { maxItems: Infinity, maxChars: chars, maxDepth: Infinity });
+    hit = { chars, text: printed.truncated ? undefined : printed.text };
+    resultEdns.set(call, hit);
   }
-  if (edn === null) return undefined;
-  for (const d of defs) if (d.edn === edn) return d.name;
-  return undefined;
+  const edn = hit.text;
+  return edn === undefined ? undefined : defs.find((d) => d.edn === edn)?.name;
 }
 
 /** One tool call's line. */
@@ -357,8 +358,15 @@ function shape(x: unknown, depth: number): string {
   }
   const keys = Object.keys(x);
   if (depth >= 2) return `map[${keys.length}]`;
-  const parts = keys.slice(0, SHAPE_KEYS).map((k) => `:${k} ${shape((x as Record<string, unknown>)[k], depth + 1)}`);
-  if (keys.length > SHAPE_KEYS) parts.push(`... ${keys.length - SHAPE_KEYS} more`);
+  return keyList(
+    keys.slice(0, SHAPE_KEYS).map((k) => `:${k} ${shape((x as Record<string, unknown>)[k], depth + 1)}`),
+    keys.length,
+  );
+}
+
+/** `{:a integer, :b string, ... 4 more}`: the first SHAPE_KEYS of `total` keys, each with its shape. */
+function keyList(parts: string[], total: number): string {
+  if (total > SHAPE_KEYS) parts.push(`... ${total - SHAPE_KEYS} more`);
   return `{${parts.join(", ")}}`;
 }
 

@@ -56,12 +56,6 @@
 ;!! type_error: apply
 (assoc {:a 1} :b)
 ;!! arity_error: (assoc m k v & kvs)
-(assoc {} :a 1 :b)
-;!! arity_error
-(get-in {:a 1} :a)
-;!! type_error
-(assoc-in {:a 1} [:a :b] 2)
-;!! type_error
 (select-keys {:a 1} :a)
 ;!! type_error
 (keys [1 2])
