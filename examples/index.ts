@@ -10,7 +10,6 @@ import { reviews } from "./reviews.js";
 import type { Example } from "./types.js";
 
 export type { Example } from "./types.js";
-export { budgetAlert, codeSearch, expenseAnalytics, exploration, fanout, policySearch, recovery, reviews };
 
 export const examples: readonly Example[] = [reviews, policySearch, expenseAnalytics, recovery, fanout, exploration, codeSearch, budgetAlert];
 

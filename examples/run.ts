@@ -1,11 +1,16 @@
 // Runs an example as an agent: the scripted transcript by default, or any other LLM.
 import { SubAgent, type RunOptions, type Step } from "../src/agent/subagent.js";
-import { scriptedLlm } from "../src/agent/llm/scripted.js";
+import { scriptedLlm, type ScriptedLlm } from "../src/agent/llm/scripted.js";
 import type { Example } from "./types.js";
 
 /** The example's agent, as `SubAgent.create` builds it. */
 export function exampleAgent(example: Example) {
   return SubAgent.create({ prompt: example.prompt, tools: { ...example.tools }, output: example.output, maxTurns: example.maxTurns });
+}
+
+/** The example's scripted transcript as an LLM: what runs use unless given another. */
+export function scriptedExampleLlm(example: Example): ScriptedLlm {
+  return scriptedLlm(example.replies, { name: `scripted:${example.name}` });
 }
 
 /**
@@ -15,7 +20,7 @@ export function exampleAgent(example: Example) {
 export function runExample(example: Example, options: RunOptions = {}): Promise<Step> {
   return SubAgent.run(exampleAgent(example), {
     ...options,
-    llm: options.llm ?? scriptedLlm(example.replies, { name: `scripted:${example.name}` }),
+    llm: options.llm ?? scriptedExampleLlm(example),
     context: options.context ?? example.context,
   });
 }

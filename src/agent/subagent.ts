@@ -245,8 +245,6 @@ class Stop {
   constructor(readonly reason: Interruption) {}
 }
 
-const ZERO_STATS: CompressionUsage["totals"] = { turnsCompressed: 0, definitionsShown: 0, printlnShown: 0, printlnDropped: 0, toolCallsShown: 0 };
-
 function tokenCount(n: unknown): number {
   return typeof n === "number" && Number.isFinite(n) && n > 0 ? n : 0;
 }
@@ -312,7 +310,9 @@ class AgentRun {
   private readonly nested: UsageTotals & { runs: number } = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmRequests: 0, runs: 0 };
   private llmMs = 0;
   private execMs = 0;
-  private compression: Omit<CompressionUsage, "perTurn" | "tokens">;
+  /** The stats of the view that built the last prompt, and their sums over the run. */
+  private latestView: ViewStats | null = null;
+  private readonly viewTotals: CompressionUsage["totals"] = { turnsCompressed: 0, definitionsShown: 0, printlnShown: 0, printlnDropped: 0, toolCallsShown: 0 };
   /** Per-prompt token figures (compression on), and the prompts they were measured on. */
   private readonly measured: PromptCompression[] = [];
   private prompts: PromptPair | undefined;
@@ -351,7 +351,6 @@ class AgentRun {
       printlnHistoryLimit: options.printlnHistoryLimit ?? defaultViewOptions.printlnHistoryLimit,
     };
     this.view = this.viewOptions.compressHistory ? compressedView : fullView;
-    this.compression = { enabled: this.viewOptions.compressHistory, latest: null, totals: { ...ZERO_STATS } };
     this.recorder = new Recorder({ sampleItems: this.viewOptions.sampleItems, sampleChars: this.viewOptions.sampleChars, ednBudget: options.ednBudget ?? defaultRecordOptions.ednBudget });
     const own = run.deadlineMs !== undefined ? Date.now() + run.deadlineMs : undefined;
     this.deadlineAt = own === undefined ? parent?.deadlineAt : parent?.deadlineAt === undefined ? own : Math.min(own, parent.deadlineAt);
@@ -576,8 +575,8 @@ class AgentRun {
   }
 
   private noteView(stats: ViewStats): void {
-    this.compression.latest = stats;
-    const t = this.compression.totals;
+    this.latestView = stats;
+    const t = this.viewTotals;
     for (const k of Object.keys(t) as Array<keyof typeof t>) t[k] += stats[k];
   }
 
@@ -606,11 +605,11 @@ class AgentRun {
         perTurn: turns.map((t) => ({ turn: t.number, ...t.usage })),
         nested: { ...this.nested },
         compression: {
-          enabled: this.compression.enabled,
-          latest: this.compression.latest,
-          totals: { ...this.compression.totals },
+          enabled: this.viewOptions.compressHistory,
+          latest: this.latestView,
+          totals: { ...this.viewTotals },
           perTurn: [...this.measured],
-          tokens: this.compression.enabled ? totalsOf(this.measured) : null,
+          tokens: this.viewOptions.compressHistory ? totalsOf(this.measured) : null,
         },
       },
     };

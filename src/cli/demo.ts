@@ -8,7 +8,6 @@ import { LlmError } from "../agent/llm/errors.js";
 import { openaiLlm } from "../agent/llm/openai.js";
 import { recordingLlm } from "../agent/llm/recorder.js";
 import { replayLlm } from "../agent/llm/replay.js";
-import { scriptedLlm } from "../agent/llm/scripted.js";
 import type { Llm } from "../agent/llm/types.js";
 import { runToJson } from "../agent/serialize.js";
 import { renderRun, renderTokens } from "./trace.js";
@@ -74,7 +73,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   }
   // Loaded on demand so other ptc commands do not pay for the examples' data.
   const { examples, findExample } = await import("../../examples/index.js");
-  const { runExample } = await import("../../examples/run.js");
+  const { runExample, scriptedExampleLlm } = await import("../../examples/run.js");
   if (values.list) {
     const width = Math.max(...examples.map((e) => e.name.length));
     process.stdout.write(examples.map((e) => `${e.name.padEnd(width)}  ${e.title} (${e.replies.length} scripted turns)\n  ${" ".repeat(width)}${e.summary}\n`).join(""));
@@ -98,29 +97,28 @@ export async function runDemoCommand(args: string[]): Promise<number> {
     return 2;
   }
 
-  let llm: Llm | undefined;
+  let llm: Llm;
   try {
     if (values.live) llm = announcing(openaiLlm(values.model === undefined ? {} : { model: values.model }));
     else if (values.replay !== undefined) llm = replayLlm(values.replay);
+    else llm = scriptedExampleLlm(example);
   } catch (e) {
     if (!(e instanceof LlmError)) throw e;
     const hint = values.live ? "\nSet OPENAI_BASE_URL (e.g. http://localhost:11434/v1), OPENAI_API_KEY and OPENAI_MODEL, or pass --model." : "";
     process.stderr.write(`ptc demo: ${e.message}${hint}\n`);
     return 2;
   }
-  if (values.record !== undefined) {
-    llm = recordingLlm(llm ?? scriptedLlm(example.replies, { name: `scripted:${example.name}` }), values.record, { fresh: true });
-  }
+  if (values.record !== undefined) llm = recordingLlm(llm, values.record, { fresh: true });
 
   const out = process.stdout;
   const mode = values.live ? "live" : values.replay !== undefined ? `replaying ${values.replay}` : "offline, scripted replies";
-  out.write(`Example: ${example.name}: ${example.title}\n${example.summary}\nLLM: ${llm?.name ?? `scripted:${example.name}`} (${mode})${values.compress ? " · compressed history" : ""}\nMission: ${example.prompt}\n\n`);
+  out.write(`Example: ${example.name}: ${example.title}\n${example.summary}\nLLM: ${llm.name} (${mode})${values.compress ? " · compressed history" : ""}\nMission: ${example.prompt}\n\n`);
 
   // Ctrl-C ends a (slow, live) run as "aborted", keeping its trace for --trace-out.
   const stop = new AbortController();
   const onInterrupt = () => stop.abort();
   process.once("SIGINT", onInterrupt);
-  const step = await runExample(example, { ...(llm ? { llm } : {}), ...(values.compress ? { compressHistory: true } : {}), signal: stop.signal }).finally(() =>
+  const step = await runExample(example, { llm, ...(values.compress ? { compressHistory: true } : {}), signal: stop.signal }).finally(() =>
     process.off("SIGINT", onInterrupt),
   );
   out.write(`${renderRun(step.trace, { full: values.full ?? false, task: false }, step)}\n\n`);
