@@ -2,22 +2,18 @@
 // Keyword and string keys fall back to each other (exact type first), because host data
 // often arrives with string keys while programs use keywords.
 import { charCount, chars, isSimpleText } from "./text.js";
-import { Keyword, keyword, type LMap, type Value, isMap, isSet } from "./values.js";
+import { Keyword, keyword, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 
 // A sentinel no program value can be, so a key present with nil is told from a missing one.
 const MISSING = Symbol("missing") as unknown as Value;
 
-function mapGet(m: LMap, k: Value): Value {
-  return m.get(k, MISSING);
-}
-
 export function lookup(coll: Value, key: Value, dflt: Value): Value {
   if (isMap(coll)) {
-    let v = mapGet(coll, key);
+    let v = coll.get(key, MISSING);
     if (v !== MISSING) return v;
-    if (key instanceof Keyword) v = mapGet(coll, key.name);
-    else if (typeof key === "string") v = mapGet(coll, keyword(key));
+    if (key instanceof Keyword) v = coll.get(key.name, MISSING);
+    else if (typeof key === "string") v = coll.get(keyword(key), MISSING);
     return v === MISSING ? dflt : v;
   }
   if (coll instanceof Vec) {

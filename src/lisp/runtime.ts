@@ -158,9 +158,7 @@ export function slowCheck(r: RunState): void {
 export function chargeLoop(loc: SourceLoc | undefined): void {
   const r = run;
   if (--r.loopsLeft < 0) {
-    const e = limitError("loop_limit_exceeded", `more than ${r.limits.maxLoopIterations} loop iterations`, "make sure every loop moves toward its exit condition");
-    e.loc = loc;
-    throw e;
+    throw withLoc(limitError("loop_limit_exceeded", `more than ${r.limits.maxLoopIterations} loop iterations`, "make sure every loop moves toward its exit condition"), loc);
   }
   r.fuel -= 1;
   if (r.fuel < r.checkAt) {

@@ -158,14 +158,19 @@ export class Vec<T = unknown> implements Iterable<T> {
     const a = Math.max(0, Math.min(start, this.size));
     const b = Math.max(a, Math.min(end, this.size));
     if (a === 0 && b === this.size) return this;
+    const view = new Vec<T>(b - a, this.off + a, this.cnt, this.shift, this.root, this.tail);
     // Small slices are copied so they do not keep a large trie alive.
-    if (b - a <= WIDTH) return Vec.fromArray(this.toArray().slice(a, b));
-    return new Vec<T>(b - a, this.off + a, this.cnt, this.shift, this.root, this.tail);
+    return b - a <= WIDTH ? Vec.fromArray(view.toArray()) : view;
   }
 
+  // Walks the leaves rather than copying, so a loop that stops early does little work.
   *[Symbol.iterator](): Iterator<T> {
-    const arr = this.toArray();
-    for (let i = 0; i < arr.length; i++) yield arr[i];
+    const end = this.off + this.size;
+    for (let p = this.off; p < end; ) {
+      const leaf = this.leafFor(p);
+      const to = Math.min(leaf.length, (p & MASK) + (end - p));
+      for (let j = p & MASK; j < to; j++, p++) yield leaf[j];
+    }
   }
 
   /** Value equality, element-wise, used by immutable's maps and sets for keys. */

@@ -8,14 +8,11 @@ import type { SpecialForm } from "./types.js";
 
 type ListForm = Extract<Form, { type: "list" }>;
 
-/** Error kinds a Java exception class catches; null catches every catchable error. */
-const CLASS_KINDS: Readonly<Record<string, readonly string[] | null>> = {
-  Exception: null,
-  Throwable: null,
-  Error: null,
-  Object: null,
-  RuntimeException: null,
-  "js/Error": null,
+/**
+ * Error kinds a Java exception class catches. Any other class (Exception, Throwable,
+ * :default...) catches every catchable error.
+ */
+const CLASS_KINDS: Readonly<Record<string, readonly string[]>> = {
   ArithmeticException: ["arithmetic_error"],
   ExceptionInfo: ["exception"],
   "clojure.lang.ExceptionInfo": ["exception"],
@@ -30,7 +27,6 @@ const CLASS_KINDS: Readonly<Record<string, readonly string[] | null>> = {
 };
 
 function kindsOf(cls: Form): readonly string[] | null {
-  if (cls.type === "keyword") return null;
   if (cls.type !== "symbol") return null;
   const name = cls.name.startsWith("java.lang.") ? cls.name.slice("java.lang.".length) : cls.name;
   return Object.hasOwn(CLASS_KINDS, name) ? CLASS_KINDS[name] : null;
