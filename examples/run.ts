@@ -1,6 +1,6 @@
 // Runs an example as an agent: the scripted transcript by default, or any other LLM.
 import { SubAgent, type RunOptions, type Step } from "../src/agent/subagent.js";
-import { scriptedLlm, type ScriptedLlm } from "../src/agent/llm/scripted.js";
+import { scriptedLlm, type ScriptedLlm } from "../src/llm/scripted.js";
 import type { Example } from "./types.js";
 
 /** The example's agent, as `SubAgent.create` builds it. */

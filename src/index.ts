@@ -27,7 +27,7 @@ export {
   type RecordingOptions,
   type ReplayLlm,
   type ReplayOptions,
-} from "./agent/llm/index.js";
+} from "./llm/index.js";
 // The agent layer: SubAgent and its tools, prompts, feedback, and traces.
 export {
   SubAgent,

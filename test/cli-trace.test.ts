@@ -10,7 +10,7 @@ import { examples, findExample, type Example } from "../examples/index.js";
 import { runFromJson, runToJson, traceToJson, type SavedRun } from "../src/agent/serialize.js";
 import type { RunTrace } from "../src/agent/trace.js";
 import { runExample } from "../examples/run.js";
-import { scriptedLlm } from "../src/agent/llm/index.js";
+import { scriptedLlm } from "../src/llm/index.js";
 import { runDemoCommand } from "../src/cli/demo.js";
 import { runTraceCommand, turnBudget } from "../src/cli/trace.js";
 import { renderComparison } from "../src/history/compare.js";

@@ -2,15 +2,15 @@
 // of the run under the full view, the compressed view, and the strict-prefix compressed
 // view: tokens, prefix-cached cost and where the cache breaks; and checks that compression
 // lost nothing live.
-import { scriptedLlm } from "../../src/agent/llm/scripted.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
 import { SubAgent, type Step } from "../../src/agent/subagent.js";
 import { typeLabel } from "../../src/agent/record.js";
 import type { RunTrace } from "../../src/agent/trace.js";
-import type { ChatMessage } from "../../src/agent/llm/types.js";
+import type { TextMessage as ChatMessage } from "../../src/llm/types.js";
 import { compressedView, isErrored } from "../../src/history/compressed.js";
 import { CACHED_TOKEN_PRICE, sharedPrefix } from "../../src/history/prefix.js";
 import { compressionReport, type CompressionTotals, type RunSettings } from "../../src/history/stats.js";
-import { countTokens, messageTokens, promptTokens, TOKENS_PER_REPLY } from "../../src/history/tokens.js";
+import { countTokens, messageTokens, promptTokens, TOKENS_PER_REPLY } from "../../src/compaction/tokens.js";
 import { defaultViewOptions, type ViewInput, type ViewOptions } from "../../src/history/view.js";
 import type { Session } from "./session.js";
 

@@ -13,7 +13,7 @@ import { defaultViewOptions, type View, type ViewOptions } from "../history/view
 import { evaluate, print, type Memory } from "../lisp/evaluate.js";
 import { Fn } from "../lisp/values.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "./feedback.js";
-import type { Llm, LlmRequest, LlmResponse } from "./llm/types.js";
+import type { Llm, LlmRequest, LlmResponse } from "../llm/types.js";
 import { firstTurnLine } from "./prompt/task.js";
 import { traceFromJson, traceToJson } from "./serialize.js";
 import { SubAgent, type Agent, type RunOptions, type Step } from "./subagent.js";

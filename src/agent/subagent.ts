@@ -13,7 +13,7 @@ import { defaultLimits, resolveLimits, type Limits } from "../lisp/limits.js";
 import { AgentDefinitionError, describeIssues, type AgentFailure, type FailReason } from "./errors.js";
 import { extractProgram } from "./extract.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "./feedback.js";
-import type { ChatMessage, Llm, LlmUsage } from "./llm/types.js";
+import type { TextMessage as ChatMessage, Llm, LlmUsage } from "../llm/types.js";
 import { systemPrompt } from "./prompt/system.js";
 import { expandMission, placeholders, taskMessage } from "./prompt/task.js";
 import { defaultRecordOptions, Recorder } from "./record.js";

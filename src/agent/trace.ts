@@ -3,7 +3,8 @@
 import type { ErrorInfo } from "../lisp/errors.js";
 import type { ViewOptions, ViewStats } from "../history/view.js";
 
-export type Role = "system" | "user" | "assistant";
+export type { Role } from "../llm/types.js";
+import type { Role } from "../llm/types.js";
 
 export interface TraceMessage {
   role: Role;

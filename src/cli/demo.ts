@@ -4,11 +4,11 @@
 // `--record`/`--replay` capture and repeat a run exactly.
 import { writeFileSync } from "node:fs";
 import { isDeepStrictEqual, parseArgs } from "node:util";
-import { LlmError } from "../agent/llm/errors.js";
-import { openaiLlm } from "../agent/llm/openai.js";
-import { recordingLlm } from "../agent/llm/recorder.js";
-import { replayLlm } from "../agent/llm/replay.js";
-import type { Llm } from "../agent/llm/types.js";
+import { LlmError } from "../llm/errors.js";
+import { openaiLlm } from "../llm/openai.js";
+import { recordingLlm } from "../llm/recorder.js";
+import { replayLlm } from "../llm/replay.js";
+import type { Llm } from "../llm/types.js";
 import { runToJson } from "../agent/serialize.js";
 import { renderRun, renderTokens } from "./trace.js";
 

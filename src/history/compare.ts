@@ -1,12 +1,12 @@
 // The full and the compressed prompt of one turn side by side, for `ptc trace show
 // FILE --compressed`: message by message (both views have the same message layout),
 // identical messages once, then the per-prompt compression figures of the whole run.
-import type { ChatMessage } from "../agent/llm/types.js";
+import type { TextMessage as ChatMessage } from "../llm/types.js";
 import type { RunTrace } from "../agent/trace.js";
 import { compressedView } from "./compressed.js";
 import { fullView } from "./full.js";
 import { compressionReport, type RunSettings } from "./stats.js";
-import { messageTokens, promptTokens } from "./tokens.js";
+import { messageTokens, promptTokens } from "../compaction/tokens.js";
 import { defaultViewOptions, type ViewOptions } from "./view.js";
 
 export interface CompareOptions {

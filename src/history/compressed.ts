@@ -5,13 +5,13 @@
 // trace and the options, rendered canonically, so a prompt shares as long a prefix with
 // the previous one as the design allows. Compression happens here, when the next prompt is
 // built; the trace keeps every program.
-import type { ChatMessage } from "../agent/llm/types.js";
+import type { TextMessage as ChatMessage } from "../llm/types.js";
 import type { Turn } from "../agent/trace.js";
 import { renderFeedback, type FeedbackInfo } from "../agent/feedback.js";
 import { fullView } from "./full.js";
 import { CACHED_TOKEN_PRICE } from "./prefix.js";
 import { renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
-import { countTokens } from "./tokens.js";
+import { countTokens } from "../compaction/tokens.js";
 import { resolveViewOptions, type FullReason, type PromptView, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
 
 /** How one turn is rendered in the compressed view. */

@@ -1,5 +1,5 @@
 // The full-history view: system, task, then every turn's reply and feedback verbatim.
-import type { ChatMessage } from "../agent/llm/types.js";
+import type { TextMessage as ChatMessage } from "../llm/types.js";
 import type { PromptView } from "./view.js";
 
 export const fullView: PromptView = (input) => {

@@ -1,7 +1,7 @@
 // How much of a prompt a provider's prefix cache can serve: the part identical to the
 // previous prompt, measured in whole messages, characters and tokens.
-import type { ChatMessage } from "../agent/llm/types.js";
-import { messageTokens, TOKENS_PER_MESSAGE, tokenize } from "./tokens.js";
+import type { TextMessage as ChatMessage } from "../llm/types.js";
+import { messageTokens, TOKENS_PER_MESSAGE, tokenize } from "../compaction/tokens.js";
 
 /** Price of a cached prompt token relative to an uncached one (providers bill about a tenth). */
 export const CACHED_TOKEN_PRICE = 0.1;

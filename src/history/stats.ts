@@ -2,12 +2,12 @@
 // kept and dropped, its size against the full view in real tokens, and how much of it
 // a prefix cache could serve (the part identical to the previous prompt). Pure: they
 // are rebuilt from the trace, so a stored run reports the same figures later.
-import type { ChatMessage } from "../agent/llm/types.js";
+import type { TextMessage as ChatMessage } from "../llm/types.js";
 import type { RunTrace, Turn } from "../agent/trace.js";
 import { compressedView } from "./compressed.js";
 import { fullView } from "./full.js";
 import { CACHED_TOKEN_PRICE, sharedPrefix } from "./prefix.js";
-import { promptTokens } from "./tokens.js";
+import { promptTokens } from "../compaction/tokens.js";
 import { defaultViewOptions, type View, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
 
 export { CACHED_TOKEN_PRICE };

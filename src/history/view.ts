@@ -1,6 +1,6 @@
 // The seam between the trace and the next prompt: a prompt view is a pure function from
 // the turns so far (and options) to the messages sent to the LLM. Same input, same bytes.
-import type { ChatMessage } from "../agent/llm/types.js";
+import type { TextMessage as ChatMessage } from "../llm/types.js";
 import type { Turn } from "../agent/trace.js";
 
 export interface ViewInput {

@@ -4,14 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { llmFailure as failure } from "../support/llm.js";
-import { LlmError, loadRecording, recordingLlm, replayLlm, scriptedLlm, type ChatMessage, type Llm, type RecordedCall } from "../../src/agent/llm/index.js";
+import { LlmError, loadRecording, recordingLlm, replayLlm, scriptedLlm, type ChatMessage, type TextMessage, type Llm, type RecordedCall } from "../../src/llm/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ptc-replay-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const system: ChatMessage = { role: "system", content: "You write PTC-Lisp programs. ".repeat(20) };
-const task: ChatMessage = { role: "user", content: "Find the top customer." };
-const turn = (n: number, reply: string, feedback: string): ChatMessage[] => [
+const system: TextMessage = { role: "system", content: "You write PTC-Lisp programs. ".repeat(20) };
+const task: TextMessage = { role: "user", content: "Find the top customer." };
+const turn = (n: number, reply: string, feedback: string): TextMessage[] => [
   { role: "assistant", content: reply },
   { role: "user", content: `${feedback}\nTurn ${n + 1} of 5` },
 ];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { scriptedLlm } from "../../src/agent/llm/scripted.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
 import { runFromJson, runToJson, traceFromJson, traceToJson, TraceFormatError } from "../../src/agent/serialize.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";

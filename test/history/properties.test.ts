@@ -6,7 +6,7 @@ import { typeLabel } from "../../src/agent/record.js";
 import type { RunTrace, Turn } from "../../src/agent/trace.js";
 import { compressedView, isErrored, planTurns } from "../../src/history/compressed.js";
 import { fullView } from "../../src/history/full.js";
-import { countTokens, promptTokens } from "../../src/history/tokens.js";
+import { countTokens, promptTokens } from "../../src/compaction/tokens.js";
 import { defaultViewOptions, type ViewInput, type ViewOptions } from "../../src/history/view.js";
 import { buildTrace, turnSpecs } from "./traces.js";
 

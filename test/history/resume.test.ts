@@ -2,7 +2,7 @@
 // memory restoration, and replay that catches a changed context.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { scriptedLlm } from "../../src/agent/llm/scripted.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
 import { restoreMemory, resumeRun, ResumeError, runStateFromJson, runStateToJson, saveMemory, saveRun, stateView } from "../../src/agent/resume.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";

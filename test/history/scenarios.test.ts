@@ -2,7 +2,7 @@
 // LLMs: what the LLM is sent each turn under compression, and what the trace keeps.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { scriptedLlm } from "../../src/agent/llm/scripted.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { compressedView } from "../../src/history/compressed.js";

@@ -5,7 +5,7 @@ import { compressedView } from "../../src/history/compressed.js";
 import { fullView } from "../../src/history/full.js";
 import { sharedPrefix } from "../../src/history/prefix.js";
 import { cachedCost, compressionReport, totalsOf } from "../../src/history/stats.js";
-import { countTokens, messageTokens, promptTokens, TOKENS_PER_MESSAGE, TOKENS_PER_REPLY } from "../../src/history/tokens.js";
+import { countTokens, messageTokens, promptTokens, TOKENS_PER_MESSAGE, TOKENS_PER_REPLY } from "../../src/compaction/tokens.js";
 import { defaultViewOptions, type ViewOptions } from "../../src/history/view.js";
 import { buildTrace, type TurnSpec } from "./traces.js";
 

@@ -2,7 +2,7 @@
 // trace rebuilds either view by itself) and `step.usage.compression`'s per-prompt figures.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { scriptedLlm } from "../../src/agent/llm/scripted.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
 import { runFromJson, runToJson } from "../../src/agent/serialize.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
@@ -11,7 +11,7 @@ import { compressedView } from "../../src/history/compressed.js";
 import { fullView } from "../../src/history/full.js";
 import { sharedPrefix } from "../../src/history/prefix.js";
 import { compressionReport, totalsOf } from "../../src/history/stats.js";
-import { promptTokens } from "../../src/history/tokens.js";
+import { promptTokens } from "../../src/compaction/tokens.js";
 import { defaultViewOptions } from "../../src/history/view.js";
 
 const clj = (prose: string, code: string): string => `${prose}\n\n\`\`\`clojure\n${code}\n\`\`\``;

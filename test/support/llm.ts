@@ -1,6 +1,6 @@
 // Helpers for tests of LLM clients.
 import { expect } from "vitest";
-import { LlmError } from "../../src/agent/llm/errors.js";
+import { LlmError } from "../../src/llm/errors.js";
 
 /** The LlmError a call must fail with. */
 export async function llmFailure(p: Promise<unknown>): Promise<LlmError> {

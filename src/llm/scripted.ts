@@ -2,7 +2,8 @@
 // for tests and examples. It estimates token use so offline runs still report usage, and
 // simulates a provider's prefix cache so cached-token figures behave like a real server's.
 import { abortError, LlmError, sleep } from "./errors.js";
-import type { ChatMessage, Llm, LlmRequest, LlmResponse, LlmUsage } from "./types.js";
+import { messageText } from "./messages.js";
+import type { ChatMessage, TextMessage, Llm, LlmRequest, LlmResponse, LlmUsage } from "./types.js";
 
 /** A reply: its text, a full response, or a function of the request (for tests that react). */
 export type ScriptedReply = string | LlmResponse | ((request: LlmRequest) => string | LlmResponse | Promise<string | LlmResponse>);
@@ -19,8 +20,8 @@ export interface ScriptedLlmOptions {
 }
 
 export interface ScriptedLlm extends Llm {
-  /** The requests served so far, in order (messages copied, signal dropped). */
-  readonly requests: ReadonlyArray<{ turn?: number; messages: ChatMessage[] }>;
+  /** The requests served so far, in order (messages copied with their text content, signal dropped). */
+  readonly requests: ReadonlyArray<{ turn?: number; messages: TextMessage[] }>;
   /** Replies not served yet. */
   readonly remaining: number;
 }
@@ -31,7 +32,7 @@ export const estimateTokens = (chars: number): number => Math.ceil(chars / 4);
 /** Serves `replies` in order; fails with an `exhausted` LlmError once they run out. */
 export function scriptedLlm(replies: readonly ScriptedReply[], options: ScriptedLlmOptions = {}): ScriptedLlm {
   const name = options.name ?? "scripted";
-  const requests: Array<{ turn?: number; messages: ChatMessage[] }> = [];
+  const requests: Array<{ turn?: number; messages: TextMessage[] }> = [];
   let previous: readonly ChatMessage[] = [];
 
   return {
@@ -48,7 +49,7 @@ export function scriptedLlm(replies: readonly ScriptedReply[], options: Scripted
       if (index >= replies.length) {
         throw new LlmError("exhausted", `${name}: no reply scripted for request ${index + 1} (the script has ${replies.length})`);
       }
-      requests.push({ ...(request.turn === undefined ? {} : { turn: request.turn }), messages: request.messages.map((m) => ({ role: m.role, content: m.content })) });
+      requests.push({ ...(request.turn === undefined ? {} : { turn: request.turn }), messages: request.messages.map((m) => ({ ...m, content: messageText(m) })) });
       if (options.delayMs) await sleep(options.delayMs, request.signal, name);
       const scripted = replies[index];
       const produced = typeof scripted === "function" ? await scripted(request) : scripted;
@@ -66,17 +67,18 @@ function estimateUsage(messages: readonly ChatMessage[], previous: readonly Chat
   let shared = 0;
   let diverged = false;
   for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    chars += m.content.length;
+    const m = messageText(messages[i]);
+    chars += m.length;
     if (diverged) continue;
     const p = previous[i];
-    if (p === undefined || p.role !== m.role) {
+    if (p === undefined || p.role !== messages[i].role) {
       diverged = true;
       continue;
     }
-    const common = commonPrefix(p.content, m.content);
+    const pt = messageText(p);
+    const common = commonPrefix(pt, m);
     shared += common;
-    if (common < m.content.length || common < p.content.length) diverged = true;
+    if (common < m.length || common < pt.length) diverged = true;
   }
   return { inputTokens: estimateTokens(chars), outputTokens: estimateTokens(reply.length), cachedTokens: Math.floor(shared / 4) };
 }

@@ -4,6 +4,7 @@
 // with one timeout that also follows the caller's AbortSignal.
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { abortError, LlmError, sleep } from "./errors.js";
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { Llm, LlmRequest, LlmResponse, LlmUsage } from "./types.js";
 
 export interface OpenAiLlmOptions {
@@ -73,6 +74,7 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
   const client = new OpenAI({ apiKey: apiKey || "unused", baseURL, maxRetries: 0, timeout: timeoutMs });
 
   async function attempt(request: LlmRequest): Promise<LlmResponse> {
+    const maxTokens = request.maxOutputTokens ?? options.maxTokens;
     const ctl = new AbortController();
     const timer = setTimeout(() => ctl.abort(new LlmError("timeout", `${name}: no reply within ${timeoutMs} ms`)), timeoutMs);
     const outer = request.signal;
@@ -81,10 +83,11 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
     try {
       const completion: unknown = await client.chat.completions.create(
         {
-          model: model as string,
-          messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+          model: request.model ?? (model as string),
+          // The wire shape is OpenAI's own; tool calls, ids and names pass through.
+          messages: request.messages as unknown as ChatCompletionMessageParam[],
           ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
-          ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
+          ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
         },
         { signal: ctl.signal },
       );

@@ -2,7 +2,8 @@
 // so compression statistics and the benchmark report tokens, not characters/4. Chat
 // framing follows OpenAI's accounting: a few tokens per message, a few to prime the reply.
 import { countTokens as bpeCount, encode } from "gpt-tokenizer";
-import type { ChatMessage } from "../agent/llm/types.js";
+import { messageText, toolCallText } from "../llm/messages.js";
+import type { ChatMessage } from "../llm/types.js";
 
 /** Framing tokens of one chat message: start marker, role, separator, end marker. */
 export const TOKENS_PER_MESSAGE = 4;
@@ -35,9 +36,20 @@ export function tokenize(text: string): number[] {
   return encode(text, AS_TEXT);
 }
 
-/** Tokens of one message including its framing. */
+// Messages are never mutated once built, so a count is kept per message object: a request that
+// repeats 300 stored messages recounts none of them.
+const perMessage = new WeakMap<ChatMessage, number>();
+
+/** Tokens of one message including its framing, tool calls and name. */
 export function messageTokens(m: ChatMessage): number {
-  return TOKENS_PER_MESSAGE + countTokens(m.content);
+  let n = perMessage.get(m);
+  if (n === undefined) {
+    n = TOKENS_PER_MESSAGE + countTokens(typeof m.content === "string" ? m.content : messageText(m));
+    if (m.tool_calls) n += countTokens(toolCallText(m));
+    if (m.name) n += 1;
+    perMessage.set(m, n);
+  }
+  return n;
 }
 
 /** Tokens of a whole prompt as the provider bills it. */

@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { abortError, LlmError, type LlmErrorKind } from "./errors.js";
 import type { RecordedCall } from "./recorder.js";
+import { messageText } from "./messages.js";
 import type { ChatMessage, Llm } from "./types.js";
 
 export interface ReplayOptions {
@@ -111,11 +112,13 @@ function firstDifference(recorded: readonly ChatMessage[], sent: readonly ChatMe
     if (r === undefined) return `message ${i + 1} (${s.role}) was sent but not recorded (recorded ${recorded.length} messages, sent ${sent.length})`;
     if (s === undefined) return `message ${i + 1} (${r.role}) was recorded but not sent (recorded ${recorded.length} messages, sent ${sent.length})`;
     if (r.role !== s.role) return `message ${i + 1} has role ${s.role}, recorded ${r.role}`;
-    if (r.content !== s.content) {
+    const rt = messageText(r);
+    const st = messageText(s);
+    if (rt !== st) {
       let at = 0;
-      while (at < r.content.length && r.content.charCodeAt(at) === s.content.charCodeAt(at)) at++;
+      while (at < rt.length && rt.charCodeAt(at) === st.charCodeAt(at)) at++;
       const excerpt = (t: string) => JSON.stringify(t.slice(Math.max(0, at - 20), at + 40));
-      return `message ${i + 1} (${r.role}) differs at character ${at + 1}: recorded ${excerpt(r.content)}, sent ${excerpt(s.content)}`;
+      return `message ${i + 1} (${r.role}) differs at character ${at + 1}: recorded ${excerpt(rt)}, sent ${excerpt(st)}`;
     }
   }
   return undefined;

@@ -1,6 +1,7 @@
 // The LLM clients: one real (any OpenAI-compatible server), two offline ones (scripted, replayed),
 // and a recorder that wraps any client.
-export type { ChatMessage, Llm, LlmRequest, LlmResponse, LlmUsage } from "./types.js";
+export type { ChatMessage, TextMessage, ContentPart, Llm, LlmRequest, LlmResponse, LlmUsage, Role, ToolCall } from "./types.js";
+export { messageText, toolCallText } from "./messages.js";
 export { LlmError, type LlmErrorKind, type LlmErrorDetails } from "./errors.js";
 export { openaiLlm, type OpenAiLlmOptions, type RetryInfo } from "./openai.js";
 export { scriptedLlm, estimateTokens, type ScriptedLlm, type ScriptedLlmOptions, type ScriptedReply } from "./scripted.js";

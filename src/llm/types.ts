@@ -1,0 +1,63 @@
+// The LLM seam: every client (OpenAI-compatible, scripted, replayed) implements `Llm`, and every
+// layer above (compaction, history views, the agent, the proxy) speaks `ChatMessage`.
+
+export type Role = "system" | "user" | "assistant" | "tool";
+
+/** A function call requested by an assistant message (OpenAI's `tool_calls` entry). */
+export interface ToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+/**
+ * One chat message in the OpenAI shape. `content` is a string for everything this project
+ * builds; apps behind the proxy may send null (a tool-calling assistant) or content parts,
+ * which `messageText` flattens for counting and summarizing.
+ */
+export interface ChatMessage {
+  role: Role;
+  content: string | null | ContentPart[];
+  name?: string;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+}
+
+/** A message whose content is plain text: every message this project builds itself. */
+export type TextMessage = ChatMessage & { content: string };
+
+/** A part of a multi-part message (text, image, audio...). Only text parts carry words. */
+export interface ContentPart {
+  type: string;
+  text?: string;
+  [key: string]: unknown;
+}
+
+export interface LlmUsage {
+  inputTokens: number;
+  outputTokens: number;
+  /** Prompt tokens the provider served from its prefix cache. */
+  cachedTokens: number;
+}
+
+export interface LlmRequest {
+  messages: ChatMessage[];
+  signal?: AbortSignal;
+  /** 1-based turn number, for clients that script or record by turn. */
+  turn?: number;
+  /** Model override for clients that can address several (e.g. a cheaper summarizer model). */
+  model?: string;
+  /** Upper bound on the reply's tokens, where the client supports it. */
+  maxOutputTokens?: number;
+}
+
+export interface LlmResponse {
+  content: string;
+  usage?: LlmUsage;
+  model?: string;
+}
+
+export interface Llm {
+  readonly name: string;
+  complete(request: LlmRequest): Promise<LlmResponse>;
+}
