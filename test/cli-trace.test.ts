@@ -104,6 +104,40 @@ describe("ptc demo", () => {
     expect(tokens(rep.out)).toBe(tokens(rec.out));
   });
 
+  it("prints a replay hint that works, --compress included", async () => {
+    const file = join(dir, "compressed.jsonl");
+    const rec = await capture(() => runDemoCommand(["reviews", "--compress", "--record", file]));
+    expect(rec.code).toBe(0);
+    const hint = /replay it with ptc demo (.*)\)\n/.exec(rec.out)?.[1];
+    expect(hint).toBe(`reviews --replay ${file} --compress`);
+    const rep = await capture(() => runDemoCommand((hint as string).split(" ")));
+    expect(rep.code).toBe(0);
+    expect(rep.out).toContain("Matches the expected answer.");
+  });
+
+  it("checks --record and --trace-out paths before running anything", async () => {
+    for (const flag of ["--record", "--trace-out"]) {
+      const file = join(dir, "no-such-folder", "out.json");
+      const r = await capture(() => runDemoCommand(["reviews", flag, file]));
+      expect(r.code).toBe(2);
+      expect(r.err).toContain(`cannot write ${flag} ${file}: the folder ${join(dir, "no-such-folder")} does not exist`);
+      // Nothing ran: no header, no turns, no "Recording written".
+      expect(r.out).toBe("");
+      const folder = await capture(() => runDemoCommand(["reviews", flag, dir]));
+      expect(folder.code).toBe(2);
+      expect(folder.err).toContain("it is a folder");
+    }
+  });
+
+  it("checks --timeout", async () => {
+    const notLive = await capture(() => runDemoCommand(["--timeout", "100"]));
+    expect(notLive.code).toBe(2);
+    expect(notLive.err).toContain("--timeout applies to --live runs only");
+    const bad = await capture(() => runDemoCommand(["--live", "--timeout", "soon"]));
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--timeout takes a whole number of milliseconds above 0, got "soon"');
+  });
+
   it("fails with a clear message when a replay does not match the example", async () => {
     const file = join(dir, "other.jsonl");
     await capture(() => runDemoCommand(["expenses", "--record", file]));
@@ -116,14 +150,20 @@ describe("ptc demo", () => {
 describe("ptc demo --live against an OpenAI-compatible server", () => {
   let server: Server;
   let hang = false;
+  let failures = 0;
+  let next = 0;
   const bodies: Array<{ model: string; messages: Array<{ role: string; content: string }> }> = [];
   beforeAll(async () => {
-    let next = 0;
     server = createServer((req, res) => {
       let text = "";
       req.on("data", (c: Buffer) => (text += c.toString("utf8")));
       req.on("end", () => {
         if (hang) return;
+        if (failures > 0) {
+          failures--;
+          res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "fake overload" } }));
+          return;
+        }
         bodies.push(JSON.parse(text) as (typeof bodies)[number]);
         const content = reviews.replies[next++] ?? "(fail \"script over\")";
         res.writeHead(200, { "content-type": "application/json" }).end(
@@ -157,6 +197,22 @@ describe("ptc demo --live against an OpenAI-compatible server", () => {
     expect(bodies.every((b) => b.model === "fake-live")).toBe(true);
     expect(bodies[2].messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "user", "assistant", "user"]);
     expect(out).toContain("Tokens: 6,000 in (1,500 cached) / 150 out over 3 LLM requests\n");
+    expect(out).toContain("Matches the expected answer.");
+  });
+
+  it("says when it retries, and takes the request timeout from --timeout", async () => {
+    vi.stubEnv("OPENAI_BASE_URL", `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+    vi.stubEnv("OPENAI_API_KEY", "sk-local");
+    vi.stubEnv("OPENAI_MODEL", "fake-live");
+    bodies.length = 0;
+    next = 0;
+    failures = 1;
+    const { code, out, err } = await capture(() => runDemoCommand(["reviews", "--live", "--timeout", "5000"]));
+    expect(failures).toBe(0);
+    // One retry line, with the status said once.
+    expect(err).toMatch(/… openai:fake-live: HTTP 500: fake overload; retrying in \d+\.\d s \(retry 1\)\n/);
+    expect(err.match(/retrying/g)).toHaveLength(1);
+    expect(code).toBe(0);
     expect(out).toContain("Matches the expected answer.");
   });
 
@@ -226,7 +282,7 @@ describe("ptc trace show", () => {
 
   it("rejects a missing turn, --messages without --turn, and bad turn numbers", async () => {
     const missing = await capture(() => runTraceCommand(["show", file, "--turn", "9"]));
-    expect(missing.code).toBe(1);
+    expect(missing.code).toBe(2);
     expect(missing.err).toContain(`no turn 9 (the run has ${trace.turns.length} turns)`);
     const noTurn = await capture(() => runTraceCommand(["show", file, "--messages"]));
     expect(noTurn.code).toBe(2);
@@ -251,7 +307,8 @@ describe("ptc trace show", () => {
     ];
     for (const [f, message] of cases) {
       const r = await capture(() => runTraceCommand(["show", f]));
-      expect(r.code).toBe(1);
+      // Bad input, as for ptc eval.
+      expect(r.code).toBe(2);
       expect(r.err).toMatch(message);
     }
   });
@@ -314,7 +371,7 @@ describe("ptc trace show", () => {
     const broken = join(dir, "broken.json");
     writeFileSync(broken, traceToJson({ ...trace, settings: { ...settings, view: { ...settings.view, sampleItems: -2 } } }));
     const bad = await capture(() => runTraceCommand(["show", broken, "--compressed"]));
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/broken\.json: invalid trace settings at settings\.view\.sampleItems: /);
   });
 
@@ -322,8 +379,12 @@ describe("ptc trace show", () => {
     expect(turnBudget(trace)).toBe(recovery.maxTurns);
     expect(turnBudget({ ...trace, task: "no turn line" })).toBe(trace.turns.length);
     const far = await capture(() => runTraceCommand(["show", file, "--compressed", "--turn", "9"]));
-    expect(far.code).toBe(1);
+    expect(far.code).toBe(2);
     expect(far.err).toMatch(/no prompt for turn 9/);
+    const short = await capture(() => runTraceCommand(["show", file, "--compressed", "--max-turns", "1"]));
+    expect(short.code).toBe(2);
+    expect(short.err).toContain(`--max-turns 1 is fewer than the ${trace.turns.length} turns the run took`);
+    expect(short.out).toBe("");
     const bad = await capture(() => runTraceCommand(["show", file, "--compressed", "--max-turns", "0"]));
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/--max-turns expects a positive whole number/);

@@ -2,7 +2,8 @@
 // tool calls, output, errors), the answer and the token use. Offline by default (the
 // example's scripted transcript); `--live` asks a real model on an OpenAI-compatible server,
 // `--record`/`--replay` capture and repeat a run exactly.
-import { writeFileSync } from "node:fs";
+import { statSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { isDeepStrictEqual, parseArgs } from "node:util";
 import { LlmError } from "../llm/errors.js";
 import { openaiLlm } from "../llm/openai.js";
@@ -22,6 +23,7 @@ Offline by default: the model's replies come from the example's scripted transcr
   --live             ask a real model: OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL
                      (any OpenAI-compatible server)
   --model NAME       the model for --live (instead of OPENAI_MODEL)
+  --timeout MS       for --live: how long one model request may take (default 120000)
   --record FILE      write every LLM request and reply to FILE (JSONL)
   --replay FILE      take the replies from a recording instead of the script
   --compress         build prompts with the compressed history view
@@ -54,6 +56,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
         list: { type: "boolean" },
         live: { type: "boolean" },
         model: { type: "string" },
+        timeout: { type: "string" },
         record: { type: "string" },
         replay: { type: "string" },
         compress: { type: "boolean" },
@@ -92,14 +95,41 @@ export async function runDemoCommand(args: string[]): Promise<number> {
     process.stderr.write("ptc demo: --live and --replay exclude each other (a replay needs no model)\n");
     return 2;
   }
-  if (values.model !== undefined && !values.live) {
-    process.stderr.write("ptc demo: --model applies to --live runs only\n");
-    return 2;
+  for (const flag of ["model", "timeout"] as const) {
+    if (values[flag] !== undefined && !values.live) {
+      process.stderr.write(`ptc demo: --${flag} applies to --live runs only\n`);
+      return 2;
+    }
+  }
+  let timeoutMs: number | undefined;
+  if (values.timeout !== undefined) {
+    timeoutMs = Number(values.timeout);
+    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
+      process.stderr.write(`ptc demo: --timeout takes a whole number of milliseconds above 0, got ${JSON.stringify(values.timeout)}\n`);
+      return 2;
+    }
+  }
+  // Output paths are checked before the (possibly slow and paid) run, not after it.
+  for (const flag of ["record", "trace-out"] as const) {
+    const file = values[flag];
+    const problem = file === undefined ? undefined : unwritable(file);
+    if (problem !== undefined) {
+      process.stderr.write(`ptc demo: cannot write --${flag} ${file}: ${problem}\n`);
+      return 2;
+    }
   }
 
   let llm: Llm;
   try {
-    if (values.live) llm = announcing(openaiLlm(values.model === undefined ? {} : { model: values.model }));
+    if (values.live) {
+      llm = announcing(
+        openaiLlm({
+          ...(values.model === undefined ? {} : { model: values.model }),
+          ...(timeoutMs === undefined ? {} : { timeoutMs }),
+          onRetry: ({ attempt, delayMs, error }) => process.stderr.write(`… ${error.message}; retrying in ${(delayMs / 1000).toFixed(1)} s (retry ${attempt})\n`),
+        }),
+      );
+    }
     else if (values.replay !== undefined) llm = replayLlm(values.replay);
     else llm = scriptedExampleLlm(example);
   } catch (e) {
@@ -136,7 +166,11 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   const u = step.usage;
   out.write(`Tokens: ${renderTokens(u)} over ${u.llmRequests} LLM request${u.llmRequests === 1 ? "" : "s"}${values.live || values.replay !== undefined ? "" : " (estimated: about 4 characters a token)"}\n`);
   if (u.nested.runs > 0) out.write(`Nested agents: ${u.nested.runs} run${u.nested.runs === 1 ? "" : "s"}, ${renderTokens(u.nested)} over ${u.nested.llmRequests} LLM requests\n`);
-  if (values.record !== undefined) out.write(`Recording written to ${values.record} (replay it with ptc demo ${example.name} --replay ${values.record})\n`);
+  if (values.record !== undefined) {
+    // A recorder that could not write fails the run with its own message; claim nothing then.
+    const unwritten = !step.ok && step.fail.message.includes("recorder: cannot write");
+    if (!unwritten) out.write(`Recording written to ${values.record} (replay it with ptc demo ${example.name} --replay ${values.record}${values.compress ? " --compress" : ""})\n`);
+  }
   if (values["trace-out"] !== undefined) {
     const file = values["trace-out"];
     try {
@@ -148,4 +182,14 @@ export async function runDemoCommand(args: string[]): Promise<number> {
     }
   }
   return code;
+}
+
+/** Why `file` cannot be written (its folder is missing, or it is a folder), or undefined. */
+function unwritable(file: string): string | undefined {
+  const dir = dirname(resolve(file));
+  const folder = statSync(dir, { throwIfNoEntry: false });
+  if (folder === undefined) return `the folder ${dir} does not exist`;
+  if (!folder.isDirectory()) return `${dir} is not a folder`;
+  if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) return "it is a folder";
+  return undefined;
 }

@@ -24,6 +24,14 @@ Commands:
 Options:
   -h, --help       show this help (ptc <command> --help for a command's options)
   -v, --version    print the version
+
+Exit codes: 0 success, 1 the program or run failed, 2 a usage or input error.
+`;
+
+const REFERENCE_USAGE = `usage: ptc reference
+
+Prints the PTC-Lisp language reference (every builtin with its signature, description and
+examples), generated from the builtin registry: the same text the agent's system prompt uses.
 `;
 
 const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
@@ -31,8 +39,17 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   repl: (args) => runReplCommand(args),
   demo: runDemoCommand,
   trace: runTraceCommand,
-  reference: async () => {
-    processIo().stdout.write(languageReference() + "\n");
+  reference: async (args) => {
+    const io = processIo();
+    if (args.length === 1 && (args[0] === "--help" || args[0] === "-h")) {
+      io.stdout.write(REFERENCE_USAGE);
+      return 0;
+    }
+    if (args.length > 0) {
+      io.stderr.write(`ptc reference: takes no arguments, got ${args.join(" ")}\n${REFERENCE_USAGE}`);
+      return 2;
+    }
+    io.stdout.write(languageReference() + "\n");
     return 0;
   },
 };

@@ -259,19 +259,24 @@ export async function runTraceCommand(args: string[]): Promise<number> {
     loaded = loadRun(positionals[0]);
   } catch (e) {
     if (!(e instanceof TraceFileError)) throw e;
+    // A file that cannot be read or parsed is bad input, as for `ptc eval`: exit 2.
     process.stderr.write(`ptc trace show: ${e.message}\n`);
-    return 1;
+    return 2;
   }
   const { trace, saved } = loaded;
   if (values.compressed) {
     if (turnNumber !== undefined && turnNumber > trace.turns.length + 1) {
       process.stderr.write(`ptc trace show: no prompt for turn ${turnNumber} (the run has ${trace.turns.length} turns)\n`);
-      return 1;
+      return 2;
+    }
+    if (maxTurns !== undefined && maxTurns < trace.turns.length) {
+      process.stderr.write(`ptc trace show: --max-turns ${maxTurns} is fewer than the ${trace.turns.length} turns the run took\n`);
+      return 2;
     }
     const checked = traceSettings(trace);
     if (!checked.ok) {
       process.stderr.write(`ptc trace show: ${positionals[0]}: ${checked.message}\n`);
-      return 1;
+      return 2;
     }
     const { settings } = checked;
     const run: RunSettings = settings === undefined ? { maxTurns: maxTurns ?? turnBudget(trace) } : { maxTurns: maxTurns ?? settings.maxTurns, toolsWithdrawn: settings.toolsWithdrawn, maxPrintChars: settings.maxPrintChars };
@@ -287,7 +292,7 @@ export async function runTraceCommand(args: string[]): Promise<number> {
   const turn = trace.turns.find((t) => t.number === turnNumber);
   if (!turn) {
     process.stderr.write(`ptc trace show: no turn ${turnNumber} (the run has ${trace.turns.length} turn${trace.turns.length === 1 ? "" : "s"})\n`);
-    return 1;
+    return 2;
   }
   if (values.messages) {
     process.stdout.write(`${renderMessages(turn)}\n`);

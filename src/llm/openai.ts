@@ -167,7 +167,9 @@ function toLlmError(e: unknown, signal: AbortSignal, name: string): LlmError {
     const status = e.status ?? 0;
     const kind = status === 429 ? "rate_limit" : status >= 500 || status === 408 ? "server" : "http";
     const retryAfter = e.headers ? retryAfterMs(e.headers) : undefined;
-    return new LlmError(kind, `${name}: HTTP ${status}: ${e.message}`, { status, ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }) });
+    // The SDK's message starts with the status already ("500 Internal error"): say it once.
+    const text = e.message.startsWith(`${status} `) ? e.message.slice(String(status).length + 1) : e.message;
+    return new LlmError(kind, `${name}: HTTP ${status}: ${text}`, { status, ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }) });
   }
   if (e instanceof SyntaxError) return new LlmError("malformed", `${name}: the reply is not valid JSON (${e.message})`);
   return new LlmError("malformed", `${name}: unexpected failure reading the reply (${e instanceof Error ? e.message : String(e)})`);

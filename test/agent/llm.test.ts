@@ -189,6 +189,9 @@ describe("openaiLlm: retries", () => {
     expect(e.kind).toBe("http");
     expect(e.details.status).toBe(400);
     expect(e.message).toMatch(/too long/);
+    // The status is said once: "HTTP 400: messages: too long", not "HTTP 400: 400 messages...".
+    expect(e.message).toMatch(/HTTP 400: messages: too long/);
+    expect(e.message.match(/400/g)).toHaveLength(1);
     expect(received).toHaveLength(1);
   });
 
