@@ -1,11 +1,15 @@
-// The `ptc` CLI as users run it: the built bin, spawned as a process. `npm test` builds
-// first (pretest); a missing build is made here so the file also runs on its own.
+// The `ptc` CLI as users run it. Commands run in-process through the bin's own dispatch
+// (runCli), which keeps this file fast; a few tests spawn the built bin to check what only a
+// real process shows (shebang, exit status, flushed output). `npm test` builds first (pretest);
+// a missing build is made here so the file also runs on its own.
 import { execFileSync, spawn } from "node:child_process";
 import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../src/cli/commands.js";
 import { loadCtx, parseLimits, UsageError } from "../src/cli/eval.js";
 import { needsMore } from "../src/cli/repl.js";
 import { evaluate, print } from "../src/lisp/evaluate.js";
@@ -20,8 +24,17 @@ interface Run {
   stderr: string;
 }
 
-/** Runs the built CLI with the given arguments and stdin, with a hard time limit. */
-function ptc(args: string[], input = "", opts: { direct?: boolean } = {}): Promise<Run> {
+/** Runs `ptc ARGS` in-process with `input` as stdin, through the same dispatch as the bin. */
+async function ptc(args: string[], input = ""): Promise<Run> {
+  let stdout = "";
+  let stderr = "";
+  const io = { stdin: Readable.from([input]), stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
+  const code = await runCli(args, io);
+  return { code, stdout, stderr };
+}
+
+/** Runs the built bin as a process with the given arguments and stdin, with a hard time limit. */
+function spawnPtc(args: string[], input = "", opts: { direct?: boolean } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = opts.direct ? spawn(BIN, args, { cwd: root }) : spawn(process.execPath, [BIN, ...args], { cwd: root });
     let stdout = "";
@@ -192,6 +205,17 @@ describe.concurrent("ptc repl", () => {
     const r = await ptc(["repl", "--ctx", '{"n": 2}'], "(* data/n 21)\n");
     expect(r.stdout).toBe("42\n");
   });
+
+  it("shows a large result in part, saying so", async () => {
+    const r = await ptc(["repl"], "(vec (range 100000))\n(apply str (repeat 5000 \"ab\"))\n[1 2 3]\n");
+    const [vector, note, text, textNote, small] = r.stdout.trimEnd().split("\n");
+    expect(vector.startsWith("[0 1 2 ")).toBe(true);
+    expect(vector.endsWith(" 99 ...]")).toBe(true);
+    expect(note).toBe(";; shown in part (100,000 items); use count, take or get to look at parts of it");
+    expect(text.length).toBeLessThanOrEqual(4_000);
+    expect(textNote).toBe(";; shown in part (10,000 characters); use count or subs to look at parts of it");
+    expect(small).toBe("[1 2 3]");
+  });
 });
 
 describe.concurrent("ptc", () => {
@@ -214,8 +238,21 @@ describe.concurrent("ptc", () => {
 
   it("is an executable bin with a shebang", async () => {
     accessSync(BIN, constants.X_OK);
-    const r = await ptc(["eval", "-e", "(+ 40 2)"], "", { direct: true });
+    const r = await spawnPtc(["eval", "-e", "(+ 40 2)"], "", { direct: true });
     expect(r.stdout).toBe("42\n");
+  });
+
+  it("sets the process exit status and writes all output when run as a process", async () => {
+    const failed = await spawnPtc(["eval", "-"], '(println "before") (+ 1 "a")');
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toBe("before\n");
+    expect(failed.stderr).toMatch(/^type_error: /);
+    const usage = await spawnPtc(["nope"]);
+    expect(usage.code).toBe(2);
+    const big = await spawnPtc(["eval", "-e", "(vec (range 100000))"]);
+    expect(big.code).toBe(0);
+    // ptc eval prints the whole value for pipes (the REPL cuts it for a person).
+    expect(big.stdout.length).toBeGreaterThan(500_000);
   });
 });
 
@@ -226,6 +263,36 @@ describe("ptc reference", () => {
     expect(r.stdout).toContain("## Special forms");
     for (const name of ["sum-by", "pmap", "where", "extract-int"]) expect(r.stdout).toContain(name);
   });
+
+  it("answers --help with its usage, not the reference, and refuses arguments", async () => {
+    const h = await ptc(["reference", "--help"]);
+    expect(h.code).toBe(0);
+    expect(h.stdout).toMatch(/^usage: ptc reference\n/);
+    expect(h.stdout).not.toContain("## Special forms");
+    const extra = await ptc(["reference", "maps"]);
+    expect(extra.code).toBe(2);
+    expect(extra.stderr).toMatch(/takes no arguments/);
+  });
+});
+
+describe("the README's CLI examples", () => {
+  // Each `# stops: KIND` comment in the README's CLI block is a claim about what happens.
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const claims = [...readme.matchAll(/^npx ptc (eval .*?)\s+# stops: (\w+)/gm)].map((m) => ({ command: m[1], kind: m[2] }));
+
+  it("finds the limit examples", () => {
+    expect(claims.map((c) => c.kind)).toEqual(["loop_limit_exceeded", "timeout"]);
+  });
+
+  for (const { command, kind } of claims) {
+    it(`ptc ${command} stops with ${kind}`, async () => {
+      // The README quotes with single quotes; split outside them as a shell would.
+      const args = [...command.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]);
+      const r = await ptc(args);
+      expect(r.code).toBe(1);
+      expect(r.stderr.split(":")[0]).toBe(kind);
+    });
+  }
 });
 
 describe("the package", () => {

@@ -6,6 +6,9 @@ import { parseArgs } from "node:util";
 import { evaluate, print, type EvalResult } from "../lisp/evaluate.js";
 import { formatError } from "../lisp/errors.js";
 import { defaultLimits, type Limits } from "../lisp/limits.js";
+import { printSample } from "../lisp/printer.js";
+import { isMap, isSet, type Value } from "../lisp/values.js";
+import { Vec } from "../lisp/vector.js";
 
 /** Where a command writes; the CLI passes the process streams, tests can pass buffers. */
 export interface Io {
@@ -102,18 +105,33 @@ export async function readStream(stream: NodeJS.ReadableStream): Promise<string>
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** Bounds on how much of a result the REPL shows (a person reads it; `ptc eval` prints it all for pipes). */
+export interface Preview {
+  maxItems: number;
+  maxChars: number;
+}
+
+/** The result cut to `preview`, with a note saying what was cut and how to see the rest. */
+function previewOf(v: Value, preview: Preview): string {
+  const sample = printSample(v, { maxItems: preview.maxItems, maxChars: preview.maxChars, maxDepth: Infinity, note: false });
+  if (!sample.truncated) return sample.text;
+  if (typeof v === "string") return `${sample.text}\n;; shown in part (${v.length.toLocaleString("en-US")} characters); use count or subs to look at parts of it`;
+  const size = v instanceof Vec || isMap(v) || isSet(v) ? `${v.size.toLocaleString("en-US")} items` : "a large value";
+  return `${sample.text}\n;; shown in part (${size}); use count, take or get to look at parts of it`;
+}
+
 /**
  * Writes what a program printed and its result. Shared with the REPL so both show results
  * the same way. Returns the exit code.
  */
-export function report(r: EvalResult, io: Io, json = false): number {
+export function report(r: EvalResult, io: Io, json = false, preview?: Preview): number {
   const printed = json ? io.stderr : io.stdout;
   for (const line of r.prints) printed.write(line + "\n");
   if (!r.ok) {
     io.stderr.write(formatError(r.error) + "\n");
     return 1;
   }
-  const text = json ? JSON.stringify(r.value ?? null) : print(r.lisp);
+  const text = json ? JSON.stringify(r.value ?? null) : preview ? previewOf(r.lisp, preview) : print(r.lisp);
   if (r.outcome === "fail") {
     io.stderr.write(`fail: ${text}\n`);
     return 1;

@@ -21,6 +21,9 @@ Commands:
   :quit    leave (Ctrl-D works too; Ctrl-C clears a half-typed entry)
 `;
 
+// A result is cut for the screen as agent feedback is: enough to see its shape, with a note.
+const RESULT_PREVIEW = { maxItems: 100, maxChars: 4_000 };
+
 const COMMANDS = new Set([":help", ":defs", ":quit", ":q", ":exit"]);
 
 /**
@@ -91,7 +94,7 @@ export async function runReplCommand(args: string[], io: Io = processIo()): Prom
 
   const run = async (source: string): Promise<void> => {
     const r = await evaluate(source, { ctx, limits, memory });
-    report(r, io);
+    report(r, io, false, RESULT_PREVIEW);
     memory = r.memory;
   };
 

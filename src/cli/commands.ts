@@ -1,0 +1,94 @@
+// The `ptc` command's dispatch: each subcommand parses its own options and returns an exit
+// code. Kept apart from the bin (main.ts) so tests run commands in-process instead of spawning.
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { runDemoCommand } from "./demo.js";
+import { runEvalCommand, usageFailure, type Io } from "./eval.js";
+import { runReplCommand } from "./repl.js";
+import { runTraceCommand } from "./trace.js";
+import { languageReference } from "../agent/prompt/reference.js";
+
+const USAGE = `Usage: ptc <command> [options]
+
+Commands:
+  eval     run a PTC-Lisp program: ptc eval -e '(+ 1 2)', ptc eval FILE, ptc eval -
+  repl     interactive PTC-Lisp session
+  demo     run the offline scripted agent demo
+  trace    inspect a recorded agent run (ptc trace show FILE)
+  reference  print the language reference (generated from the builtin registry)
+
+Options:
+  -h, --help       show this help (ptc <command> --help for a command's options)
+  -v, --version    print the version
+
+Exit codes: 0 success, 1 the program or run failed, 2 a usage or input error.
+`;
+
+const REFERENCE_USAGE = `usage: ptc reference
+
+Prints the PTC-Lisp language reference (every builtin with its signature, description and
+examples), generated from the builtin registry: the same text the agent's system prompt uses.
+`;
+
+const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
+  eval: runEvalCommand,
+  repl: runReplCommand,
+  demo: runDemoCommand,
+  trace: runTraceCommand,
+  reference: async (args, io) => {
+    if (args.length === 1 && (args[0] === "--help" || args[0] === "-h")) {
+      io.stdout.write(REFERENCE_USAGE);
+      return 0;
+    }
+    if (args.length > 0) {
+      io.stderr.write(`ptc reference: takes no arguments, got ${args.join(" ")}\n${REFERENCE_USAGE}`);
+      return 2;
+    }
+    io.stdout.write(languageReference() + "\n");
+    return 0;
+  },
+};
+
+/** The package version, found by walking up from this file (src/cli or dist/src/cli). */
+function version(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const file = join(dir, "package.json");
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
+      if (pkg.name === "ptc-lisp") return pkg.version ?? "unknown";
+    }
+    const up = dirname(dir);
+    if (up === dir) return "unknown";
+    dir = up;
+  }
+}
+
+/** Runs `ptc ARGV...` and returns the exit code. */
+export async function runCli(argv: string[], io: Io): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first !== undefined && Object.hasOwn(COMMANDS, first)) return COMMANDS[first](rest, io);
+  if (first === "help") {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+  if (first === undefined) {
+    io.stderr.write(USAGE);
+    return 2;
+  }
+  if (!first.startsWith("-")) {
+    io.stderr.write(`ptc: unknown command '${first}'; the commands are ${Object.keys(COMMANDS).join(", ")}\nRun 'ptc --help' for usage.\n`);
+    return 2;
+  }
+  try {
+    const { values } = parseArgs({ args: argv, options: { help: { type: "boolean", short: "h" }, version: { type: "boolean", short: "v" } } });
+    if (values.version) io.stdout.write(`ptc-lisp ${version()}\n`);
+    else io.stdout.write(USAGE);
+    return 0;
+  } catch (e) {
+    return usageFailure("", e, io);
+  }
+}
+
