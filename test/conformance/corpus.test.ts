@@ -11,6 +11,14 @@ const cases = loadCorpus();
 const missing = corpusMissing();
 if (missing !== undefined) console.warn(`skipped: ${missing}`);
 
+describe("without the shared folder", () => {
+  it("explains why the corpus tests are skipped instead of failing on ENOENT", () => {
+    expect(corpusMissing("/nonexistent/shared/conformance/ptc-lisp-cases.jsonl")).toBe(
+      "conformance corpus not found at /nonexistent/shared/conformance/ptc-lisp-cases.jsonl: clone the project beside the shared/ folder to run these tests",
+    );
+  });
+});
+
 describe.skipIf(missing !== undefined)("conformance corpus", () => {
   it("loads all 1,165 cases", () => {
     expect(cases.length).toBe(1165);

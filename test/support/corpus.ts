@@ -26,9 +26,9 @@ export const CORPUS_PATH = join(here, "../../../shared/conformance/ptc-lisp-case
  * project (`../shared`, read-only material the team keeps outside the repository), which a plain
  * clone does not have: its tests are then skipped with this message instead of failing.
  */
-export function corpusMissing(): string | undefined {
-  if (existsSync(CORPUS_PATH)) return undefined;
-  return `conformance corpus not found at ${CORPUS_PATH}: clone the project beside the shared/ folder to run these tests`;
+export function corpusMissing(path = CORPUS_PATH): string | undefined {
+  if (existsSync(path)) return undefined;
+  return `conformance corpus not found at ${path}: clone the project beside the shared/ folder to run these tests`;
 }
 
 export function loadCorpus(): CorpusCase[] {
