@@ -76,6 +76,25 @@ export interface RunOptions extends InheritableOptions {
   deadlineMs?: number;
   /** LLM tokens (input + output, nested agents included) the run may use: reason `token_budget_exceeded`. */
   tokenBudget?: number;
+  /**
+   * Called after each turn of this run (not of nested agents), with its record, usage and the
+   * compression stats of the prompt it answered: for logs and progress without wrapping the Llm.
+   * A callback that throws ends the run with `internal_error`.
+   */
+  onTurn?: (event: TurnEvent) => void;
+  /** Called once with the run's result, just before `run` resolves (what it throws rejects the run). */
+  onStep?: (step: Step) => void;
+}
+
+/** What `onTurn` receives. */
+export interface TurnEvent {
+  /** The turn as recorded in the trace (program, output, tool calls, definitions, error, usage). */
+  readonly turn: Turn;
+  readonly maxTurns: number;
+  /** Tokens and LLM requests of the run so far, this turn included (nested agents apart). */
+  readonly totals: Readonly<UsageTotals>;
+  /** The stats of the view that built this turn's prompt (null before any prompt). */
+  readonly compression: ViewStats | null;
 }
 
 export interface UsageTotals {
@@ -447,8 +466,9 @@ class AgentRun {
       if (turn === null) return this.stopReason !== null ? this.interrupted(this.stopReason) : this.failure("llm_error", this.llmError);
       this.turns.push(turn);
       const ending = this.ending(turn, n === maxTurns);
+      if (ending === null) turn.feedback = renderFeedback(turn, { maxTurns, toolsWithdrawn: this.withdraws }, { prints: true, maxPrintChars: this.maxPrintChars });
+      this.run.onTurn?.({ turn, maxTurns, totals: { ...this.totals }, compression: this.latestView });
       if (ending !== null) return ending;
-      turn.feedback = renderFeedback(turn, { maxTurns, toolsWithdrawn: this.withdraws }, { prints: true, maxPrintChars: this.maxPrintChars });
     }
   }
 
@@ -629,7 +649,9 @@ class AgentRun {
 async function runAgent(agent: Agent, run: RunOptions, parent: RunScope | null): Promise<Step> {
   // mergeOptions takes only the inheritable keys, so the run's own options (context, signal...) stay out.
   const options = mergeOptions(parent?.options, agent.options, run);
-  return new AgentRun(agent, options, run, parent === null ? 0 : parent.depth + 1, parent).execute();
+  const step = await new AgentRun(agent, options, run, parent === null ? 0 : parent.depth + 1, parent).execute();
+  run.onStep?.(step);
+  return step;
 }
 
 /** Runs an agent to the end. Never throws: every ending is a Step with the trace so far. */
@@ -663,7 +685,8 @@ function asTool<O extends z.ZodType | undefined>(agent: Agent<O>, opts: AsToolOp
     if (!step.ok) throw new Error(`${step.fail.reason}: ${step.fail.message}`);
     return step.value;
   };
-  return tool({
+  // The output type is only known as a schema here, so the run returns unknown.
+  return tool<z.ZodObject, z.ZodType | undefined>({
     description,
     input,
     run,

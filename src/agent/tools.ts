@@ -26,13 +26,19 @@ export interface ToolDefinition<I extends ToolInput = ToolInput, O extends z.Zod
   output?: O;
   /** Check results against `output` (default true). Off for a run that returns already-validated values, such as a nested agent. */
   checkOutput?: boolean;
-  /** Receives the validated arguments and an AbortSignal that fires on timeout or abort. */
-  run: (args: z.output<I>, signal: AbortSignal, ctx: ToolRunContext) => unknown;
+  /**
+   * Receives the validated arguments and an AbortSignal that fires on timeout or abort. With an
+   * `output` schema its return type is checked against the schema at compile time as well.
+   */
+  run: (args: z.output<I>, signal: AbortSignal, ctx: ToolRunContext) => ToolResult<O>;
   /** Per-call timeout in ms (default: the run's `toolTimeoutMs`). `Infinity` for none. */
   timeoutMs?: number;
   /** Calls allowed per run (all turns together). Default: unlimited. */
   maxCalls?: number;
 }
+
+/** What a tool's run may return: the output schema's input type (or a promise of it), else anything. */
+export type ToolResult<O extends z.ZodType | undefined> = O extends z.ZodType ? z.input<O> | Promise<z.input<O>> : unknown;
 
 const TOOL = Symbol("ptc-lisp.tool");
 

@@ -11,7 +11,7 @@ import { recordingLlm } from "../llm/recorder.js";
 import { replayLlm } from "../llm/replay.js";
 import type { Llm } from "../llm/types.js";
 import { runToJson } from "../agent/serialize.js";
-import { renderRun, renderTokens } from "./trace.js";
+import { renderRunHead, renderTokens, renderTurn } from "./trace.js";
 
 const USAGE = `usage: ptc demo [name] [options]
 
@@ -148,10 +148,15 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   const stop = new AbortController();
   const onInterrupt = () => stop.abort();
   process.once("SIGINT", onInterrupt);
-  const step = await runExample(example, { llm, ...(values.compress ? { compressHistory: true } : {}), signal: stop.signal }).finally(() =>
-    process.off("SIGINT", onInterrupt),
-  );
-  out.write(`${renderRun(step.trace, { full: values.full ?? false, task: false }, step)}\n\n`);
+  // Each turn is printed as it ends (a live model is slow), the run's totals after the last.
+  const render = { full: values.full ?? false, task: false };
+  const step = await runExample(example, {
+    llm,
+    ...(values.compress ? { compressHistory: true } : {}),
+    signal: stop.signal,
+    onTurn: ({ turn }) => out.write(`${renderTurn(turn, render)}\n\n`),
+  }).finally(() => process.off("SIGINT", onInterrupt));
+  out.write(`${renderRunHead(step.trace, render, step)}\n\n`);
 
   let code = 0;
   if (step.ok) {

@@ -129,15 +129,19 @@ export function runOutcome(trace: RunTrace, saved?: Pick<SavedRun, "ok" | "fail"
   return `ended after turn ${last.number} without a return (${STATUS[last.status] ?? last.status})`;
 }
 
-/** The whole run: a header with the task, outcome and totals, then every turn. */
-export function renderRun(trace: RunTrace, options: RenderOptions = {}, saved?: Pick<SavedRun, "ok" | "fail">): string {
+/** A run's header: the task (unless `task: false`), outcome and totals. */
+export function renderRunHead(trace: RunTrace, options: RenderOptions = {}, saved?: Pick<SavedRun, "ok" | "fail">): string {
   const t = runTotals(trace);
-  const head = [
+  return [
     ...(options.task === false ? [] : ["Task:", indent(trace.task.trim())]),
     `Turns: ${trace.turns.length} · ${runOutcome(trace, saved)}`,
     `Tokens: ${renderTokens(t)} · tool calls: ${t.toolCalls} · llm ${fmt(Math.round(t.llmMs))} ms · run ${fmt(Math.round(t.execMs))} ms`,
-  ];
-  return [head.join("\n"), ...trace.turns.map((turn) => renderTurn(turn, options))].join("\n\n");
+  ].join("\n");
+}
+
+/** The whole run: a header with the task, outcome and totals, then every turn. */
+export function renderRun(trace: RunTrace, options: RenderOptions = {}, saved?: Pick<SavedRun, "ok" | "fail">): string {
+  return [renderRunHead(trace, options, saved), ...trace.turns.map((turn) => renderTurn(turn, options))].join("\n\n");
 }
 
 /** Exactly what the LLM was sent for one turn, message by message. */

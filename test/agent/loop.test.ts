@@ -641,3 +641,38 @@ describe("renderFeedback", () => {
     expect(text).toContain("n059, ... (40 more)");
   });
 });
+
+describe("onTurn and onStep", () => {
+  it("reports every turn as it ends, with usage so far and the prompt's compression stats, then the step", async () => {
+    const agent = SubAgent.create({ prompt: "Add up." });
+    const events: Array<{ number: number; status: string; requests: number; compressed: boolean | null; feedback: boolean }> = [];
+    const steps: boolean[] = [];
+    const step = await SubAgent.run(agent, {
+      llm: scriptedLlm([code("(def a 1)"), code('(println "a is" a)'), code("(return (+ a 1))")]),
+      compressHistory: true,
+      onTurn: (e) => events.push({ number: e.turn.number, status: e.turn.status, requests: e.totals.llmRequests, compressed: e.compression !== null && Array.isArray(e.compression.turnsFull), feedback: e.turn.feedback !== undefined }),
+      onStep: (s) => steps.push(s.ok),
+    });
+    expect(step.ok).toBe(true);
+    expect(events).toEqual([
+      { number: 1, status: "ok", requests: 1, compressed: true, feedback: true },
+      { number: 2, status: "ok", requests: 2, compressed: true, feedback: true },
+      // The last turn ends the run: it has no feedback.
+      { number: 3, status: "returned", requests: 3, compressed: true, feedback: false },
+    ]);
+    expect(steps).toEqual([true]);
+  });
+
+  it("ends the run with internal_error when onTurn throws", async () => {
+    const agent = SubAgent.create({ prompt: "Add up." });
+    const step = await SubAgent.run(agent, {
+      llm: scriptedLlm([code("(def a 1)"), code("(return a)")]),
+      onTurn: () => {
+        throw new Error("logger down");
+      },
+    });
+    expect(step.ok).toBe(false);
+    expect(step.fail?.reason).toBe("internal_error");
+    expect(step.fail?.message).toContain("logger down");
+  });
+});

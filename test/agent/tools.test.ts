@@ -131,6 +131,8 @@ describe("ToolSession", () => {
   });
 
   it("checks results against the declared output", async () => {
+    // A JavaScript host (or a cast) can still return the wrong shape: the runtime check catches it.
+    // @ts-expect-error the compiler rejects a run whose return does not match `output`
     const liar = tool({ description: "Lies.", output: z.array(z.object({ id: z.number() })), run: () => [{ id: "7" }] });
     const r = await evaluate("(tool/liar)", { tools: session({ liar }).specs(false) });
     expect(!r.ok && r.error.message).toContain("does not match its declared output: [0 :id]: expected number, received string");
@@ -227,6 +229,7 @@ describe("tool results and transforms", () => {
   });
 
   it("can skip checking results that are already valid", async () => {
+    // @ts-expect-error the compiler rejects a run whose return does not match `output`
     const t = tool({ description: "Trusted.", output: z.number(), checkOutput: false, run: () => "not a number" });
     const r = await evaluate("(tool/t)", { tools: session({ t }).specs(false) });
     expect(r.ok && r.value).toBe("not a number");
