@@ -1,21 +1,45 @@
-// ptc-lisp: the public API.
+// ptc-lisp: the public API. Everything here is documented in docs/api.md and pinned by
+// test/api.test.ts, so a change to the surface is deliberate. Building blocks for tools that go
+// deeper (prompt renderers, token accounting details) are in "ptc-lisp/advanced".
+
+// The interpreter: run a program, print a value, the sandbox's limits and errors.
 export { evaluate, print } from "./lisp/evaluate.js";
-export type { EvaluateOptions, EvalResult, EvalSuccess, EvalFailure, Memory, MemoryEntry, Definition, ToolFn, ToolSpec, ToolCallRecord, Outcome } from "./lisp/evaluate.js";
+export type {
+  EvaluateOptions,
+  EvalResult,
+  EvalSuccess,
+  EvalFailure,
+  EvalStats,
+  Memory,
+  MemoryEntry,
+  Definition,
+  ToolFn,
+  ToolSpec,
+  ToolCallRecord,
+  Outcome,
+} from "./lisp/evaluate.js";
+export type { Value } from "./lisp/values.js";
 export { defaultLimits, type Limits } from "./lisp/limits.js";
 export { formatError, type ErrorInfo, type ErrorKind } from "./lisp/errors.js";
+
+// LLM clients: any OpenAI-compatible server, scripted and replayed ones for offline runs.
 export {
   openaiLlm,
   scriptedLlm,
   recordingLlm,
   replayLlm,
   loadRecording,
-  estimateTokens,
+  messageText,
   LlmError,
   type Llm,
   type LlmRequest,
   type LlmResponse,
   type LlmUsage,
   type ChatMessage,
+  type TextMessage,
+  type ContentPart,
+  type ToolCall,
+  type Role,
   type LlmErrorKind,
   type LlmErrorDetails,
   type OpenAiLlmOptions,
@@ -28,7 +52,27 @@ export {
   type ReplayLlm,
   type ReplayOptions,
 } from "./llm/index.js";
-// The agent layer: SubAgent and its tools, prompts, feedback, and traces.
+
+// Compaction of any chat history: the strategy interface and token counting.
+export {
+  countTokens,
+  promptTokens,
+  type Json,
+  type Conversation,
+  type CompactionContext,
+  type CompactionEvent,
+  type CompactionEventKind,
+  type CompactionResult,
+  type CompactionStats,
+  type Strategy,
+  type Trigger,
+  type TriggerDecision,
+  type Summarizer,
+  type SummaryRequest,
+  type SummaryResult,
+} from "./compaction/index.js";
+
+// The agent: SubAgent, its tools, and how a run ends.
 export {
   SubAgent,
   type Agent,
@@ -42,16 +86,17 @@ export {
   type RunUsage,
   type UsageTotals,
   type CompressionUsage,
+  type TurnEvent,
 } from "./agent/subagent.js";
-export { tool, isTool, type Tool, type ToolDefinition, type ToolInput, type ToolRunContext } from "./agent/tools.js";
+export { tool, isTool, type Tool, type ToolDefinition, type ToolInput, type ToolResult, type ToolRunContext } from "./agent/tools.js";
 export { AgentDefinitionError, type AgentFailure, type FailReason } from "./agent/errors.js";
-export { extractProgram, sanitizeProgram, type Extraction, type ExtractionProblem } from "./agent/extract.js";
-export { renderFeedback, type FeedbackInfo, type FeedbackOptions } from "./agent/feedback.js";
-export { systemPrompt, staticPrompt } from "./agent/prompt/system.js";
+export { systemPrompt } from "./agent/prompt/system.js";
 export { languageReference } from "./agent/prompt/reference.js";
-export { shapeOf, type Shape } from "./agent/prompt/shape.js";
+
+// Traces: every turn of a run, saved and read back.
 export { traceToJson, traceFromJson, runToJson, runFromJson, TraceFormatError, TRACE_VERSION, type SavedRun } from "./agent/serialize.js";
 export type { RunTrace, Turn, TurnStatus, TurnUsage, DefinitionTrace, ToolCallTrace, TraceMessage, NestedRunTrace, TraceSettings } from "./agent/trace.js";
+
 // Saving a run and resuming it (also as SubAgent.resume).
 export {
   saveRun,
@@ -60,59 +105,28 @@ export {
   resumeRun,
   runStateToJson,
   runStateFromJson,
-  stateView,
   ResumeError,
-  RUN_STATE_FORMAT,
   RUN_STATE_VERSION,
   type RunState,
   type SavedDefinition,
   type SaveOptions,
   type ResumeOptions,
 } from "./agent/resume.js";
-// Prompt views over the trace: full history and interpreter-aware compression, with statistics.
+
+// Prompt views over a trace: the full history and interpreter-aware compression, with figures.
 export {
   defaultViewOptions,
-  resolveViewOptions,
   fullView,
   compressedView,
-  planTurns,
-  isErrored,
-  renderSummary,
-  definitionLine,
-  definitionSample,
-  toolLine,
-  resultShape,
-  ednValue,
   compressionReport,
-  measurePrompt,
-  measureView,
-  totalsOf,
-  cachedCost,
-  CACHED_TOKEN_PRICE,
-  sharedPrefix,
-  countTokens,
-  messageTokens,
-  promptTokens,
-  TOKENS_PER_MESSAGE,
-  TOKENS_PER_REPLY,
-  renderComparison,
-  traceSettings,
-  viewOptionsSchema,
-  type FullReason,
   type PromptView,
   type View,
   type ViewInput,
   type ViewOptions,
   type ViewStats,
-  type TurnPlan,
-  type SummaryOptions,
-  type SummaryContext,
+  type FullReason,
   type CompressionReport,
   type CompressionTotals,
   type PromptCompression,
-  type PromptPair,
   type RunSettings,
-  type SharedPrefix,
-  type CompareOptions,
-  type SettingsCheck,
 } from "./history/index.js";
