@@ -12,7 +12,7 @@ import type { RunTrace } from "../src/agent/trace.js";
 import { runExample } from "../examples/run.js";
 import { scriptedLlm } from "../src/llm/index.js";
 import { runDemoCommand } from "../src/cli/demo.js";
-import { runTraceCommand, turnBudget } from "../src/cli/trace.js";
+import { renderTurn, runTraceCommand, turnBudget } from "../src/cli/trace.js";
 import { renderComparison } from "../src/history/compare.js";
 import { defaultViewOptions } from "../src/history/view.js";
 
@@ -399,5 +399,15 @@ describe("ptc trace show", () => {
     const other = await capture(() => runTraceCommand(["list", file]));
     expect(other.code).toBe(2);
     expect(other.err).toMatch(/unknown command "list"/);
+  });
+});
+
+describe("rendering a turn", () => {
+  it("quotes docstrings as a program would write them", async () => {
+    const step = await runExample(reviews);
+    const turn = step.trace.turns[0];
+    const doc = 'Ratings "as given", 0\\5';
+    const shown = renderTurn({ ...turn, definitions: [{ name: "rated", doc, kind: "function", params: "[xs]", type: "function", sample: "#fn[rated]" }] });
+    expect(shown).toContain('(rated [xs]) "Ratings \\"as given\\", 0\\\\5"');
   });
 });

@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { renderError } from "../agent/feedback.js";
+import { quoteString } from "../lisp/printer.js";
 import { runFromJson, traceFromJson, TraceFormatError, type SavedRun } from "../agent/serialize.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../agent/trace.js";
 import { renderComparison } from "../history/compare.js";
@@ -57,7 +58,8 @@ function renderToolCall(c: ToolCallTrace): string {
 }
 
 function renderDefinition(d: DefinitionTrace): string {
-  const doc = d.doc ? ` "${cut(d.doc, 80)}"` : "";
+  // Quoted as the program would write it, so a quote inside the docstring cannot end it early.
+  const doc = d.doc ? ` ${quoteString(cut(d.doc, 80))}` : "";
   if (d.kind === "function") return `(${d.name}${d.params ? ` ${d.params}` : ""})${doc}`;
   const size = d.size === undefined ? "" : `[${d.size}]`;
   // The sample printer already bounds the sample (and says what it cut).

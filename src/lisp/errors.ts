@@ -142,7 +142,9 @@ export function excerpt(source: string, line: number, column: number): string | 
   }
   const gutter = String(line);
   const pad = " ".repeat(gutter.length);
-  return `${gutter} | ${text}\n${pad} | ${" ".repeat(col - 1)}^`;
+  // Tabs before the column stay tabs, so the caret lines up however wide the terminal draws them.
+  const lead = text.slice(0, col - 1).replace(/[^\t]/g, " ");
+  return `${gutter} | ${text}\n${pad} | ${lead}${" ".repeat(Math.max(0, col - 1 - lead.length))}^`;
 }
 
 /** Renders an error the way the CLI and the agent feedback show it. */

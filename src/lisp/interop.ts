@@ -8,8 +8,8 @@ import { prStr } from "./printer.js";
 import { Fn, Keyword, keyword, LFloat, Regex, Var, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 
-function tooDeep(maxDepth: number): LispError {
-  return new LispError("nesting_too_deep", `data nested deeper than ${maxDepth} levels (or cyclic) cannot cross into the program`);
+function tooDeep(maxDepth: number, direction: "into" | "out of"): LispError {
+  return new LispError("nesting_too_deep", `data nested deeper than ${maxDepth} levels (or cyclic) cannot cross ${direction} the program`);
 }
 
 /** Converts host data to a PTC-Lisp value. */
@@ -28,7 +28,7 @@ export function toLisp(x: unknown, maxDepth = 256, depth = 0): Value {
       return null;
   }
   if (isLispValue(x)) return x as Value;
-  if (depth >= maxDepth) throw tooDeep(maxDepth);
+  if (depth >= maxDepth) throw tooDeep(maxDepth, "into");
   if (Array.isArray(x)) return Vec.fromArray(x.map((v) => toLisp(v, maxDepth, depth + 1)));
   if (x instanceof Map) {
     return IMap<Value, Value>().withMutations((m) => {
@@ -66,7 +66,7 @@ export function toHost(v: Value, maxDepth = 256, depth = 0): unknown {
   if (v === null || typeof v === "boolean" || typeof v === "number" || typeof v === "string") return v;
   if (v instanceof LFloat) return v.v;
   if (v instanceof Keyword) return v.name;
-  if (depth >= maxDepth) throw tooDeep(maxDepth);
+  if (depth >= maxDepth) throw tooDeep(maxDepth, "out of");
   if (v instanceof Vec) return v.toArray().map((x) => toHost(x, maxDepth, depth + 1));
   if (isSet(v)) return v.toArray().map((x) => toHost(x, maxDepth, depth + 1));
   if (isMap(v)) {

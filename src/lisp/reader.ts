@@ -103,3 +103,11 @@ export function read(source: string, maxDepth: number): Form[] {
   }
   return forms;
 }
+
+// The grammar's symbol rule (grammar/ptc-lisp.peggy: SymbolStart SymbolChar*, not a number).
+const SYMBOL_NAME = /^(?![-+]?[0-9])[a-zA-Z*+!\-_?<>=/.&%$|\u00A0-\uFFFF][a-zA-Z0-9*+!\-_?<>=/.&%$|':#\u00A0-\uFFFF]*$/;
+
+/** Whether `name` can be written as a symbol, e.g. after `data/` (a context key with a space cannot). */
+export function isSymbolName(name: string): boolean {
+  return SYMBOL_NAME.test(name);
+}

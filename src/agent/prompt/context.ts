@@ -1,6 +1,7 @@
 // Context keys → prompt lines: `data/products ; vector[7], sample: [{:name "Laptop" ...} ...]`.
 // Keys starting with `_` are readable by programs but never shown to the LLM.
 import { toLisp } from "../../lisp/interop.js";
+import { isSymbolName } from "../../lisp/reader.js";
 import { describeValue, typeLabel, type RecordOptions } from "../record.js";
 
 /** True for keys programs may read but prompts must not show. */
@@ -11,6 +12,10 @@ export function contextLines(context: Readonly<Record<string, unknown>>, opts: P
   const lines: string[] = [];
   for (const key of Object.keys(context)) {
     if (isHiddenKey(key)) continue;
+    if (!isSymbolName(key)) {
+      lines.push(`; context key ${JSON.stringify(key)} cannot be read: it is not a valid name after data/`);
+      continue;
+    }
     const summary = describeValue(toLisp(context[key], maxDepth), opts);
     lines.push(`data/${key} ; ${typeLabel(summary)}, sample: ${summary.sample}`);
   }

@@ -7,11 +7,12 @@ import { describeForm, type Form } from "../forms.js";
 import { keyword, LFloat, LMap, LSet, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { compileRegex } from "../regex.js";
+import { isSymbolName } from "../reader.js";
 import { suggest } from "./suggest.js";
 import type { LocalRef, Node } from "./nodes.js";
 import { FnScope, Scope } from "./scope.js";
 import { SPECIAL_FORMS } from "./specials/index.js";
-import { CLOJURE_HABITS } from "./habits.js";
+import { CLOJURE_HABITS, CLOJURE_ONLY, SYNONYMS } from "./habits.js";
 
 export type ListForm = Extract<Form, { type: "list" }>;
 
@@ -185,6 +186,8 @@ export class Analyzer {
   unbound(name: string, loc: SourceLoc, ctx: Ctx): LispError {
     const habit = Object.hasOwn(CLOJURE_HABITS, name) ? CLOJURE_HABITS[name] : undefined;
     if (habit) return this.error("unbound_var", `${name} is not available in PTC-Lisp`, loc, habit);
+    const clojure = Object.hasOwn(CLOJURE_ONLY, name) ? CLOJURE_ONLY[name] : undefined;
+    if (clojure) return this.error("unbound_var", `${name} is Clojure, not available in PTC-Lisp`, loc, clojure);
     if (name.startsWith(".")) {
       const methods = namespaceNamesDot();
       return this.error("unbound_var", `unknown method ${name}`, loc, `supported interop methods: ${methods.join(", ")}`);
@@ -193,7 +196,9 @@ export class Analyzer {
       if (lookupQualified(ns, name)) return this.error("unbound_var", `${name} is only available qualified`, loc, `write ${alias}/${name}`);
     }
     const candidates = [...ctx.scope.visibleNames(), ...this.env.globals, ...allUnqualified()];
-    const near = suggest(name, candidates);
+    // A builtin near in meaning (mean → avg) wins over names near in spelling.
+    const meant = Object.hasOwn(SYNONYMS, name) ? SYNONYMS[name].filter((n) => lookupBuiltin(n) !== undefined || this.isSpecial(n)) : [];
+    const near = meant.length > 0 ? meant : suggest(name, candidates);
     if (near.length === 0) return this.error("unbound_var", `undefined symbol: ${name}`, loc, "define it first with def or let");
     // When the nearest name is a builtin, list its whole area: the LLM may want a sibling.
     const area = lookupBuiltin(near[0])?.def.area;
@@ -207,13 +212,18 @@ export class Analyzer {
       const data = this.env.data;
       if (!data) throw this.error("unbound_var", `data/${name} is not available`, loc, "no context data was given to this program");
       if (!data.has(name)) {
-        const keys = data.keys();
+        const all = data.keys();
+        // A key that is not a symbol name (say "a b") cannot be written after data/: never offer it as if it could.
+        const keys = all.filter(isSymbolName);
+        const unnamable = all.filter((k) => !isSymbolName(k));
         const near = suggest(name, keys);
+        const listed = keys.length === 0 ? "" : `available: ${keys.map((k) => "data/" + k).join(", ")}`;
+        const others = unnamable.length === 0 ? "" : `${listed ? "; " : ""}keys no program can name (the host must rename them): ${unnamable.map((k) => JSON.stringify(k)).join(", ")}`;
         throw this.error(
           "unbound_var",
           `data/${name} is not in the context`,
           loc,
-          keys.length === 0 ? "no context data was provided" : `${near.length ? `did you mean data/${near[0]}? ` : ""}available: ${keys.map((k) => "data/" + k).join(", ")}`,
+          all.length === 0 ? "no context data was provided" : `${near.length ? `did you mean data/${near[0]}? ` : ""}${listed}${others}`,
         );
       }
       return { op: "data", key: name, loc };

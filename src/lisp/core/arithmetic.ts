@@ -197,9 +197,11 @@ function math1(name: string, f: (x: number) => number) {
   return (x: Value): Value => mkFloat(f(expectNumber(name, x)));
 }
 
-/** inc and dec do their arithmetic through + and -, but name themselves in type errors. */
+/** inc and dec do their arithmetic through + and -, but name themselves in type and overflow errors. */
 function step(name: "inc" | "dec", f: (a: Value, b: Value) => Value) {
+  const by = name === "inc" ? 1 : -1;
   return (x: Value): Value => {
+    if (typeof x === "number" && Number.isInteger(x)) return intResult(name, x + by);
     if (typeof x !== "number" && !(x instanceof LFloat)) throw typeErr(`${name} expects a number, got ${describe(x)}`, numberHint(name, x));
     return f(x, 1);
   };

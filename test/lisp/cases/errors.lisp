@@ -63,3 +63,32 @@ data/missing
 ;!! invalid_form: (return value)
 (fail)
 ;!! invalid_form: (fail
+;; Clojure names the dialect lacks say so, and what to write instead.
+(transduce (map inc) + 0 [1 2])
+;!! unbound_var: transduce is Clojure, not available in PTC-Lisp write (reduce f init
+(with-out-str (println "x"))
+;!! unbound_var: with-out-str is Clojure, not available in PTC-Lisp build the text with str
+(array-map :a 1)
+;!! unbound_var: array-map is Clojure, not available in PTC-Lisp use hash-map
+(volatile! 0)
+;!! unbound_var: volatile! is Clojure, not available in PTC-Lisp
+(trampoline f)
+;!! unbound_var: trampoline is Clojure
+(delay 1)
+;!! unbound_var: delay is Clojure
+(transient [])
+;!! unbound_var: transient is Clojure
+;; "Did you mean" offers a builtin near in meaning before names near in spelling.
+(mean [1 2 3])
+;!! unbound_var: undefined symbol: mean did you mean `avg`?
+(average [1 2 3])
+;!! unbound_var: did you mean `avg`?
+(uniq [1 1])
+;!! unbound_var: did you mean `distinct`?
+(flat-map identity [[1]])
+;!! unbound_var: did you mean `mapcat`?
+;; Overflow names the operation that overflowed.
+(inc 9007199254740991)
+;!! arithmetic_error: integer overflow in inc
+(dec -9007199254740991)
+;!! arithmetic_error: integer overflow in dec

@@ -71,3 +71,7 @@ line"
 ;!! invalid_form: duplicate element
 #(+ % #(inc %))
 ;!! parse_error: nested
+(inc 41)
+;=> 42
+(dec 1.5)
+;=> 0.5
