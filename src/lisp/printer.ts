@@ -1,7 +1,7 @@
 // EDN printing with Clojure's `pr-str` and `str` rules, plus a bounded sample printer
 // (at most N items per collection and M characters overall, saying what was cut).
 import { Map as IMap, Set as ISet } from "immutable";
-import { Fn, Keyword, LFloat, Regex, Var, type Value, isMap, isSet } from "./values.js";
+import { Fn, Keyword, LFloat, Reduced, Regex, Var, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 
 export interface PrintOptions {
@@ -154,6 +154,12 @@ function printValue(v: Value, c: Ctx, depth: number, top: boolean): void {
   }
   if (v instanceof Regex) {
     w.write('#"' + v.source.replace(/"/g, '\\"') + '"');
+    return;
+  }
+  if (v instanceof Reduced) {
+    w.write("#reduced[");
+    printValue(v.value, c, depth + 1, false);
+    w.write("]");
     return;
   }
   if (v instanceof Var) {

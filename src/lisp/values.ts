@@ -26,7 +26,8 @@ export type Value =
   | LSet
   | Fn
   | Regex
-  | Var;
+  | Var
+  | Reduced;
 
 /** A float whose value happens to be integral (`5.0`, `-0.0`). */
 export class LFloat {
@@ -90,6 +91,11 @@ export class Regex {
   ) {}
 }
 
+/** A value wrapped by `reduced`: reduce and the transducing functions stop when a step returns one. */
+export class Reduced {
+  constructor(readonly value: Value) {}
+}
+
 /** What `def` returns: `#'name`. */
 export class Var {
   constructor(readonly name: string) {}
@@ -144,6 +150,7 @@ export function typeName(x: Value): string {
   if (x instanceof Fn) return "function";
   if (x instanceof Regex) return "regex";
   if (x instanceof Var) return "var";
+  if (x instanceof Reduced) return "reduced";
   return "unknown";
 }
 

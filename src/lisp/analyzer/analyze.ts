@@ -282,13 +282,7 @@ export class Analyzer {
       const b = fn.value;
       const [min, max] = b.def.arity;
       if (argNodes.length < min || argNodes.length > max) {
-        const transducer = argNodes.length === 1 && TRANSDUCER_HABIT.has(b.name);
-        throw this.error(
-          "arity_error",
-          `${b.name} expects ${arityText(b.def.arity)}, got ${argNodes.length}`,
-          loc,
-          transducer ? `transducers are not supported: pass the collection, e.g. (into {} (${b.name} f coll))` : `usage: (${b.name} ${b.def.params.split("] [")[0].replace(/^\[|\]$/g, "")})`,
-        );
+        throw this.error("arity_error", `${b.name} expects ${arityText(b.def.arity)}, got ${argNodes.length}`, loc, `usage: (${b.name} ${b.def.params.split("] [")[0].replace(/^\[|\]$/g, "")})`);
       }
       return { op: "builtin-call", builtin: b, args: argNodes, loc };
     }
@@ -300,8 +294,6 @@ export function notTail(ctx: Ctx): Ctx {
   return ctx.tail ? { scope: ctx.scope, tail: false, recur: ctx.recur } : ctx;
 }
 
-/** Builtins that Clojure code calls with one argument to make a transducer. */
-const TRANSDUCER_HABIT: ReadonlySet<string> = new Set(["map", "filter", "remove", "keep", "mapcat", "take", "drop", "take-while", "drop-while", "partition-all", "map-indexed"]);
 
 /** Where a name that is not unqualified may live, with the alias to suggest. */
 const QUALIFIED_HOMES: ReadonlyArray<readonly [string, Namespace]> = [

@@ -33,7 +33,6 @@ export const CLOJURE_HABITS: Readonly<Record<string, string>> = {
   "list": "there are no lists: use a vector [..]",
   "list?": "there are no lists: use vector? or sequential?",
   "quote": "quoting is not supported: use vectors for literal data",
-  "reduced": "there is no reduced: stop early with loop/recur, or use some or take-while",
   "repeatedly": "write (vec (for [_ (range n)] (f))) to call f n times",
   "assert": "check the condition and end with (fail \"why\") or (throw (ex-info \"why\" {}))",
   "instance?": "use the type predicates (string?, map?, vector?, number?) or (type x)",
@@ -50,7 +49,6 @@ export const CLOJURE_HABITS: Readonly<Record<string, string>> = {
 
 /** clojure.core names PTC-Lisp lacks, with what to write instead ("X is Clojure, not available in PTC-Lisp"). */
 export const CLOJURE_ONLY: Readonly<Record<string, string>> = {
-  "transduce": "write (reduce f init (->> coll (map g) (filter p)))",
   "with-out-str": "build the text with str, format or join instead of printing it",
   "trampoline": "write the mutual recursion as one loop/recur over a state map",
   "delay": "evaluation is eager; compute the value directly, or wrap it in (fn [] ...)",
@@ -63,8 +61,6 @@ export const CLOJURE_ONLY: Readonly<Record<string, string>> = {
   "conj!": "use conj (collections are persistent)",
   "assoc!": "use assoc (collections are persistent)",
   "array-map": "use hash-map or a {...} literal (sorted-map keeps key order)",
-  "sequence": "sequences are vectors already; use vec or the function's result directly",
-  "eduction": "use ->> with map, filter and friends",
   "lazy-cat": "sequences are eager; use concat",
   "doto": "there are no mutable objects to call methods on",
   "gensym": "there are no macros to need fresh symbols",

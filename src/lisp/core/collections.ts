@@ -14,6 +14,7 @@ import { Vec } from "../vector.js";
 import { describe, expectFn } from "./args.js";
 import { actualKey, sortedMapOf } from "./maps.js";
 import type { BuiltinDef } from "./registry.js";
+import { transformAll } from "./transducers.js";
 import { sortedSetOf } from "./sets.js";
 
 const ARG_ORDER_HINT = "check the argument order: the function comes first and the collection last, e.g. (map f coll)";
@@ -240,8 +241,7 @@ function into(args: Value[]): Value {
   if (args.length === 0) return EMPTY_VEC;
   const to = args[0];
   if (args.length === 1) return to;
-  if (args.length === 3) throw typeErr("into does not take a transducer: there are no transducers", "pass the transformed collection instead: (into [] (map f coll))");
-  const from = args[1];
+  const from = args.length === 3 ? Vec.fromArray(transformAll("into", args[1], items("into", args[2]))) : args[1];
   let out: Value;
   if (isMap(to) && isMap(from)) {
     charge(from.size);
@@ -427,11 +427,11 @@ export const COLLECTIONS: BuiltinDef[] = [
   {
     name: "conj",
     area: "collections",
-    arity: [1, Infinity],
-    params: "[coll x & xs]",
-    doc: "Adds elements: at the end of a vector, into a set, [k v] entries (or maps) into a map; nil becomes a vector.",
-    examples: [["(conj [1 2] 3 4)", "[1 2 3 4]"], ["(conj {:a 1} [:b 2])", "{:a 1 :b 2}"], ["(conj nil 1)", "[1]"]],
-    fn: (a) => (a.length === 2 ? conj2(a[0], a[1]) : conjAll("conj", a[0], a, 1)),
+    arity: [0, Infinity],
+    params: "[] [coll] [coll x & xs]",
+    doc: "Adds elements: at the end of a vector, into a set, [k v] entries (or maps) into a map; nil becomes a vector. (conj) is [] (a reducing function's start).",
+    examples: [["(conj [1 2] 3 4)", "[1 2 3 4]"], ["(conj {:a 1} [:b 2])", "{:a 1 :b 2}"], ["(conj nil 1)", "[1]"], ["(conj)", "[]"]],
+    fn: (a) => (a.length === 2 ? conj2(a[0], a[1]) : a.length === 0 ? EMPTY_VEC : conjAll("conj", a[0], a, 1)),
     f1: (c) => conjAll("conj", c, [], 0),
     f2: conj2,
   },
@@ -449,9 +449,9 @@ export const COLLECTIONS: BuiltinDef[] = [
     name: "into",
     area: "collections",
     arity: [0, 3],
-    params: "[to from]",
-    doc: "Adds every element of from to the collection to: a vector, a map (from [k v] pairs or maps) or a set.",
-    examples: [["(into [1] [2 3])", "[1 2 3]"], ["(into {} [[:a 1] [:b 2]])", "{:a 1 :b 2}"], ["(into #{} [1 1 2])", "#{1 2}"], ["(into (sorted-map) {:b 1 :a 2})", "{:a 2 :b 1}"]],
+    params: "[to from] [to xform from]",
+    doc: "Adds every element of from (after the transducer xform) to the collection to: a vector, a map (from [k v] pairs or maps) or a set.",
+    examples: [["(into [1] [2 3])", "[1 2 3]"], ["(into [] (map inc) [1 2])", "[2 3]"], ["(into {} [[:a 1] [:b 2]])", "{:a 1 :b 2}"], ["(into #{} [1 1 2])", "#{1 2}"], ["(into (sorted-map) {:b 1 :a 2})", "{:a 2 :b 1}"]],
     fn: into,
     f2: (to, from) => into([to, from]),
   },

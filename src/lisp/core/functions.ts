@@ -12,6 +12,7 @@ import { truthy, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe, isCallable } from "./args.js";
 import type { BuiltinDef } from "./registry.js";
+import { composeTransducers, isTransducer } from "./transducers.js";
 
 
 /** Checks that argument `pos` (1-based) of `who` can be called, before it is wrapped. */
@@ -39,6 +40,8 @@ function callN(f: Value, args: Value[]): Value {
 const identityFn = (x: Value): Value => x;
 
 function comp(fs: Value[]): Value {
+  // Transducers compose into a transducer (applied left to right in data flow).
+  if (fs.length > 0 && fs.some(isTransducer)) return composeTransducers(fs);
   fs.forEach((f, i) => expectCallable("comp", f, i + 1));
   if (fs.length === 0) return new NativeFn("identity", (args) => (args.length === 1 ? args[0] : identityArity(args.length)));
   if (fs.length === 1) return fs[0];
@@ -242,7 +245,7 @@ export const FUNCTIONS: BuiltinDef[] = [
     area: "functions",
     arity: [0, Infinity],
     params: "[& fs]",
-    doc: "Composes functions right to left: ((comp f g) x) is (f (g x)); (comp) is identity.",
+    doc: "Composes functions right to left: ((comp f g) x) is (f (g x)); (comp) is identity. Of transducers, a transducer: (comp (filter odd?) (map inc)).",
     examples: [
       ["((comp inc inc) 1)", "3"],
       ["((comp str :name) {:name \"Ann\"})", '"Ann"'],

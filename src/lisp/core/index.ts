@@ -16,13 +16,16 @@ import { REGEX } from "./regex.js";
 import { SEQUENCES } from "./sequences.js";
 import { SETS } from "./sets.js";
 import { STRINGS } from "./strings.js";
+import { TRANSDUCERS, withTransducerArity } from "./transducers.js";
 import { TREES } from "./trees.js";
 
 defineBuiltins([
   ...ARITHMETIC,
   ...COMPARISON,
   ...COLLECTIONS,
-  ...SEQUENCES,
+  // (map f), (filter p), ... without a collection make transducers.
+  ...SEQUENCES.map(withTransducerArity),
+  ...TRANSDUCERS,
   ...MAPS,
   ...SETS,
   ...STRINGS,

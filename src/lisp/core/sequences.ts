@@ -8,7 +8,7 @@ import { call2, callValue } from "../fn.js";
 import { lookup } from "../lookup.js";
 import { isSeqable } from "../seq.js";
 import { charge, checkCollectionSize, limitError, run } from "../runtime.js";
-import { EMPTY_MAP, EMPTY_VEC, Fn, isFloat, Keyword, LFloat, LMap, mkFloat, truthy, type Value, isMap, isSet } from "../values.js";
+import { EMPTY_MAP, EMPTY_VEC, Fn, isFloat, Keyword, LFloat, LMap, mkFloat, Reduced, truthy, type Value, isMap, isSet } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe, expectFn } from "./args.js";
 import { countArg, items, ordered } from "./collections.js";
@@ -171,10 +171,18 @@ function keepWith(who: string, f: Value, coll: Value, indexed: boolean): Value {
 function fold(f: Value, acc: Value, xs: Value[], from: number): Value {
   const n = xs.length;
   charge(n);
-  if (f instanceof Fn) for (let i = from; i < n; i++) acc = f.call2(acc, xs[i]);
-  else {
-    expectFn("reduce", f);
-    for (let i = from; i < n; i++) acc = call2(f, acc, xs[i]);
+  // A step that returns (reduced v) ends the reduction with v.
+  if (f instanceof Fn) {
+    for (let i = from; i < n; i++) {
+      acc = f.call2(acc, xs[i]);
+      if (acc instanceof Reduced) return acc.value;
+    }
+    return acc;
+  }
+  expectFn("reduce", f);
+  for (let i = from; i < n; i++) {
+    acc = call2(f, acc, xs[i]);
+    if (acc instanceof Reduced) return acc.value;
   }
   return acc;
 }
@@ -194,13 +202,19 @@ function reduceKv(f: Value, init: Value, coll: Value): Value {
   let acc = init;
   if (isMap(coll)) {
     charge(coll.size);
-    for (const [k, v] of coll) acc = callValue(f, [acc, k, v]);
+    for (const [k, v] of coll) {
+      acc = callValue(f, [acc, k, v]);
+      if (acc instanceof Reduced) return acc.value;
+    }
     return acc;
   }
   if (coll instanceof Vec) {
     const xs = coll.toArray();
     charge(xs.length);
-    for (let i = 0; i < xs.length; i++) acc = callValue(f, [acc, i, xs[i]]);
+    for (let i = 0; i < xs.length; i++) {
+      acc = callValue(f, [acc, i, xs[i]]);
+      if (acc instanceof Reduced) return acc.value;
+    }
     return acc;
   }
   if (coll === null) return acc;
@@ -217,7 +231,15 @@ function reductions(args: Value[]): Value {
   let acc = withInit ? args[1] : xs[0];
   out[0] = acc;
   let k = 1;
-  for (let i = withInit ? 0 : 1; i < xs.length; i++) out[k++] = acc = call2(f, acc, xs[i]);
+  for (let i = withInit ? 0 : 1; i < xs.length; i++) {
+    acc = call2(f, acc, xs[i]);
+    if (acc instanceof Reduced) {
+      out[k++] = acc.value;
+      break;
+    }
+    out[k++] = acc;
+  }
+  out.length = k;
   return Vec.fromArray(out);
 }
 

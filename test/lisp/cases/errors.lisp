@@ -64,8 +64,8 @@ data/missing
 (fail)
 ;!! invalid_form: (fail
 ;; Clojure names the dialect lacks say so, and what to write instead.
-(transduce (map inc) + 0 [1 2])
-;!! unbound_var: transduce is Clojure, not available in PTC-Lisp write (reduce f init
+(sequence-of 1)
+;!! unbound_var: undefined symbol
 (with-out-str (println "x"))
 ;!! unbound_var: with-out-str is Clojure, not available in PTC-Lisp build the text with str
 (array-map :a 1)

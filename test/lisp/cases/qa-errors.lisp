@@ -130,7 +130,7 @@
 (Math/cbrt 8)
 ;!! unbound_var: Math functions
 (reduce (fn [acc x] (if (> x 2) (reduced acc) (+ acc x))) 0 [1 2 3 4])
-;!! unbound_var: reduced
+;=> 3
 (take 3 (iterate inc 0))
 ;!! unbound_var: infinite
 (take 3 (cycle [1 2]))
@@ -206,9 +206,11 @@
 (throw (ex-info "bad input" {:field :age}))
 ;!! exception: bad input
 (into [] (comp (filter odd?) (map inc)) [1 2 3])
-;!! arity_error: transducers are not supported
+;=> [2 4]
 (transduce (map inc) + [1 2])
-;!! unbound_var: transduce
+;=> 5
+((filter odd?) [1 2 3])
+;!! type_error: is a transducer
 (-> data/orders (filter #(> (:total %) 5)))
 ;!! type_error: ->>
 (map data/orders :total)

@@ -187,11 +187,11 @@
 (let [total (sum-by :total data/orders) n (count data/orders)] (str "avg=" (/ total n)))
 ;=> "avg=17.5"
 (into [] (filter odd?) [1 2 3])
-;!! arity_error: filter expects 2 arguments
+;=> [1 3]
 (transduce (map inc) + [1 2])
-;!! unbound_var
+;=> 5
 (sequence [1 2])
-;!! unbound_var
+;=> [1 2]
 (def emps [{:name "A" :dept "x" :salary 100} {:name "B" :dept "x" :salary 300} {:name "C" :dept "y" :salary 200} {:name "D" :dept "y" :salary 50} {:name "E" :dept "x" :salary 200}])
 (->> emps (group-by :dept) (map (fn [[d es]] [d (map :name (take 2 (sort-by :salary > es)))])) (into {}))
 ;=> {"x" ["B" "E"] "y" ["C" "D"]}
