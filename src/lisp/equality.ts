@@ -21,18 +21,21 @@ export function equals(a: Value, b: Value): boolean {
   if (isMap(a)) {
     if (!isMap(b) || a.size !== b.size) return false;
     for (const [k, v] of a) {
-      if (!b.has(k)) return false;
+      if (isNaNValue(k) || !b.has(k)) return false;
       if (!equals(v, b.get(k) as Value)) return false;
     }
     return true;
   }
   if (isSet(a)) {
     if (!isSet(b) || a.size !== b.size) return false;
-    for (const x of a) if (!b.has(x)) return false;
+    // The hash set finds NaN by identity; as an element NaN still equals nothing, as in Clojure.
+    for (const x of a) if (isNaNValue(x) || !b.has(x)) return false;
     return true;
   }
   return false;
 }
+
+const isNaNValue = (x: Value): boolean => typeof x === "number" && Number.isNaN(x);
 
 export function hashValue(v: Value): number {
   return ihash(v);

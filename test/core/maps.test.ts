@@ -174,7 +174,8 @@ describe("merge and merge-with", () => {
   });
 
   it("rejects non-maps, naming the argument", async () => {
-    const e = await failure("(merge {:a 1} [:b 2])");
+    expect(await edn("(merge {:a 1} [:b 2])")).toBe("{:a 1 :b 2}");
+    const e = await failure("(merge {:a 1} [:b 2 3])");
     expect(e.error.kind).toBe("type_error");
     expect(e.error.message).toMatch(/^merge expects maps \(or nil\), argument 2 is vector/);
     expect(e.error.hint).toMatch(/into \{\}/);

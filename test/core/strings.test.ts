@@ -335,8 +335,6 @@ describe("name, keyword and parsing", () => {
     ['(parse-long " 42")', "nil"],
     ['(parse-long "4.2")', "nil"],
     ['(parse-long "")', "nil"],
-    ["(parse-long nil)", "nil"],
-    ["(parse-long 42)", "nil"],
     ['(parse-int "12")', "12"],
     ['(parse-double "3.14")', "3.14"],
     ['(parse-double "3")', "3.0"],
@@ -352,10 +350,14 @@ describe("name, keyword and parsing", () => {
     ['(parse-double "1,5")', "nil"],
     ['(parse-double "abc")', "nil"],
     ['(parse-double "")', "nil"],
-    ["(parse-double nil)", "nil"],
-    ["(parse-double 1.5)", "nil"],
     ['(map parse-long ["1" "x"])', "[1 nil]"],
   ]);
+
+  it("parse-long and parse-double read strings only, as in Clojure", async () => {
+    for (const src of ["(parse-long nil)", "(parse-long 42)", "(parse-double nil)", "(parse-double 1.5)", "(parse-long :a)"]) {
+      expect((await failure(src)).error.kind, src).toBe("type_error");
+    }
+  });
 
   it("fails loudly for integers beyond the safe range", async () => {
     const e = await failure('(parse-long "123456789012345678901")');

@@ -40,7 +40,6 @@ export const CLOJURE_HABITS: Readonly<Record<string, string>> = {
   "rand-int": "programs are deterministic: there is no randomness",
   "rand-nth": "programs are deterministic: there is no randomness; take the first element or sort first",
   "shuffle": "programs are deterministic: there is no shuffle",
-  "namespace": "keywords have no namespaces in PTC-Lisp",
   "null": "write nil",
   "None": "write nil",
   "undefined": "write nil",

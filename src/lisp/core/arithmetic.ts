@@ -115,7 +115,8 @@ function intOp(name: string, f: (x: number, y: number) => number, floatResultIsI
   };
 }
 
-const quot = intOp("quot", (x, y) => (Number.isFinite(x) && Number.isFinite(y) ? Math.trunc(x / y) : NaN), true);
+// A float argument makes a float result, as everywhere in Clojure's arithmetic: (quot 10.0 3) is 3.0.
+const quot = intOp("quot", (x, y) => (Number.isFinite(x) && Number.isFinite(y) ? Math.trunc(x / y) : NaN));
 const rem = intOp("rem", (x, y) => x % y);
 const mod = intOp("mod", (x, y) => {
   const m = x % y;

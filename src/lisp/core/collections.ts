@@ -52,9 +52,11 @@ function setError(who: string): LispError {
   return typeErr(`${who} does not support sets (sets are unordered)`, "sort the set first, e.g. (sort s), or use (vec s) when any order will do; (contains? s x) tests membership");
 }
 
-/** Like `items`, for functions whose result depends on element positions: sets are rejected. */
+/**
+ * Like `items`, for functions whose result depends on element positions. As in Clojure, a set
+ * gives its elements in its own order (sorted for a sorted set): any one element for first.
+ */
 export function ordered(who: string, x: Value): Value[] {
-  if (isSet(x)) throw setError(who);
   return items(who, x);
 }
 
@@ -83,7 +85,10 @@ function first(x: Value): Value {
     for (const [k, v] of x) return Vec.of<Value>(k, v);
     return null;
   }
-  if (isSet(x)) throw setError("first");
+  if (isSet(x)) {
+    for (const v of x) return v;
+    return null;
+  }
   throw notColl("first", x);
 }
 
@@ -110,6 +115,12 @@ function nthOf(who: string, coll: Value, index: Value, dflt: Value | undefined):
   throw new LispError("index_out_of_bounds", `${who}: index ${i} is out of bounds for a ${coll instanceof Vec ? "vector" : "string"} of ${size} element${size === 1 ? "" : "s"}`, undefined, "pass a default, (nth coll i nil), or use (get coll i), which returns nil when the index is missing");
 }
 
+/** The second element; of a map or set (which nth refuses, as in Clojure) the second in its order. */
+function second(x: Value): Value {
+  if (isMap(x) || isSet(x)) return first(next(x));
+  return nthOf("second", x, 1, null);
+}
+
 function last(x: Value): Value {
   if (x instanceof Vec) return x.size > 0 ? (x.get(x.size - 1) as Value) : null;
   const xs = ordered("last", x);
@@ -132,20 +143,27 @@ function dropFront(who: string, x: Value, start: number): Vec<Value> {
 
 const rest = (x: Value): Value => dropFront("rest", x, 1);
 
+/** (nthrest nil n) is nil, as in Clojure; any other collection gives a vector, empty or not. */
+function nthrest(coll: Value, n: Value): Value {
+  const k = countArg("nthrest", n, Math.ceil);
+  return coll === null ? null : dropFront("nthrest", coll, k);
+}
+
 function next(x: Value): Value {
   const r = dropFront("next", x, 1);
   return r.size === 0 ? null : r;
 }
 
+/** All but the last element; nil (falsy, as in Clojure) when nothing is left. */
 function butlast(x: Value): Value {
   if (x instanceof Vec) {
     charge(1);
-    return x.pop();
+    return x.size <= 1 ? null : x.pop();
   }
   const xs = ordered("butlast", x);
   charge(xs.length);
   xs.pop();
-  return Vec.fromArray(xs);
+  return xs.length === 0 ? null : Vec.fromArray(xs);
 }
 
 function peek(x: Value): Value {
@@ -370,8 +388,8 @@ export const COLLECTIONS: BuiltinDef[] = [
     params: "[coll]",
     doc: "The second element, or nil.",
     examples: [["(second [1 2 3])", "2"]],
-    fn: (a) => nthOf("second", a[0], 1, null),
-    f1: (x) => nthOf("second", x, 1, null),
+    fn: (a) => second(a[0]),
+    f1: second,
   },
   { name: "last", area: "collections", arity: [1, 1], params: "[coll]", doc: "The last element, or nil.", examples: [["(last [1 2 3])", "3"], ['(last "abc")', '"c"']], fn: (a) => last(a[0]), f1: last },
   {
@@ -386,7 +404,7 @@ export const COLLECTIONS: BuiltinDef[] = [
   },
   { name: "rest", area: "collections", arity: [1, 1], params: "[coll]", doc: "All but the first element, as a vector (empty, never nil).", examples: [["(rest [1 2 3])", "[2 3]"], ["(rest [])", "[]"]], fn: (a) => rest(a[0]), f1: rest },
   { name: "next", area: "collections", arity: [1, 1], params: "[coll]", doc: "All but the first element, or nil when nothing is left.", examples: [["(next [1 2])", "[2]"], ["(next [1])", "nil"]], fn: (a) => next(a[0]), f1: next },
-  { name: "butlast", area: "collections", arity: [1, 1], params: "[coll]", doc: "All but the last element, as a vector.", examples: [["(butlast [1 2 3])", "[1 2]"], ["(butlast [1])", "[]"]], fn: (a) => butlast(a[0]), f1: butlast },
+  { name: "butlast", area: "collections", arity: [1, 1], params: "[coll]", doc: "All but the last element, as a vector; nil when nothing is left.", examples: [["(butlast [1 2 3])", "[1 2]"], ["(butlast [1])", "nil"]], fn: (a) => butlast(a[0]), f1: butlast },
   {
     name: "ffirst",
     area: "collections",
@@ -407,8 +425,8 @@ export const COLLECTIONS: BuiltinDef[] = [
     params: "[coll n]",
     doc: "The elements after the first n, as a vector.",
     examples: [["(nthrest [1 2 3 4] 2)", "[3 4]"]],
-    fn: (a) => dropFront("nthrest", a[0], countArg("nthrest", a[1], Math.ceil)),
-    f2: (c, n) => dropFront("nthrest", c, countArg("nthrest", n, Math.ceil)),
+    fn: (a) => nthrest(a[0], a[1]),
+    f2: nthrest,
   },
   {
     name: "nthnext",

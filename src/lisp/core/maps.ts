@@ -249,10 +249,16 @@ function mapArg(who: string, x: Value, pos: number): LMap | null {
   );
 }
 
+/** Clojure's merge conjoins its later arguments, so a [k v] pair there is one entry. */
+function mergeArg(x: Value, pos: number): LMap | null {
+  if (pos > 1 && x instanceof Vec && x.size === 2) return LMap<Value, Value>().set(x.get(0) as Value, x.get(1) as Value);
+  return mapArg("merge", x, pos);
+}
+
 function merge(args: Value[]): Value {
   let acc: LMap | null = null;
   for (let i = 0; i < args.length; i++) {
-    const m = mapArg("merge", args[i], i + 1);
+    const m = mergeArg(args[i], i + 1);
     if (m === null || m.size === 0) {
       if (acc === null && m !== null) acc = m;
       continue;

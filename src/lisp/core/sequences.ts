@@ -22,9 +22,9 @@ function unary(who: string, f: Value): Unary {
   if (f instanceof Keyword) return (x) => lookup(x, f, null);
   if (isMap(f)) return (x) => lookup(f, x, null);
   if (isSet(f)) return (x) => (f.has(x) ? x : null);
-  // A vector (the only other callable) indexes; anything else is a type error.
-  expectFn(who, f);
-  return (x) => callValue(f, [x]);
+  // A vector (the only other callable) indexes. Anything else is a type error when it is first
+  // called, as in Clojure: (every? 1 []) is true, since nothing ever calls 1.
+  return (x) => callValue(expectFn(who, f), [x]);
 }
 
 /** Key functions (sort-by, group-by, pluck, ...) also accept a string key, as the reference does. */
@@ -66,9 +66,9 @@ function map1(who: string, f: Value, coll: Value): Value {
 function mapN(who: string, args: Value[]): Value {
   const f = args[0];
   if (args.length === 2) return map1(who, f, args[1]);
-  if (!(f instanceof Fn)) expectFn(who, f);
   const colls = args.slice(1).map((c) => items(who, c));
   const n = shortest(colls);
+  if (n > 0 && !(f instanceof Fn)) expectFn(who, f);
   charge(n * colls.length);
   const out = new Array<Value>(n);
   if (colls.length === 2) {
@@ -155,7 +155,7 @@ function keepWith(who: string, f: Value, coll: Value, indexed: boolean): Value {
   const n = xs.length;
   charge(n);
   const g = indexed ? null : unary(who, f);
-  if (indexed) expectFn(who, f);
+  if (indexed && n > 0) expectFn(who, f);
   let j = 0;
   for (let i = 0; i < n; i++) {
     const r = g ? g(xs[i]) : call2(f, i, xs[i]);
@@ -315,6 +315,8 @@ function takeLast(n: Value, coll: Value): Value {
   const k = Math.max(0, countArg("take-last", n, Math.ceil));
   const xs = ordered("take-last", coll);
   charge(Math.min(k, xs.length));
+  // Clojure's take-last gives nil, not an empty sequence, when nothing is taken.
+  if (k === 0 || xs.length === 0) return null;
   return Vec.fromArray(k >= xs.length ? xs : xs.slice(xs.length - k));
 }
 

@@ -3,7 +3,7 @@
 // index-of agree with subs and count for accented text and emoji; text made only of
 // code points below U+0300 takes the plain code-unit fast path.
 import { LispError, typeErr } from "../errors.js";
-import { call1 } from "../fn.js";
+import { call1, callValue, NativeFn } from "../fn.js";
 import { formatFloat, PrintOverflow, printChecked } from "../printer.js";
 import { charge, checkCollectionSize, checkStringLength, run } from "../runtime.js";
 import { seqArray } from "../seq.js";
@@ -265,8 +265,11 @@ function replace(who: string, all: boolean) {
     if (args.length === 2) return replaceInColl(args[0], args[1]);
     const s = expectText(who, args[0]);
     const match = args[1];
-    if (match instanceof Regex) return regexReplace(who, match, regexInput(who, s), args[2], all);
-    if (typeof match === "string") return replaceLiteral(who, s, match, args[2], all);
+    // A map is a function of its keys in Clojure: {"cat" "dog"} replaces each match it holds.
+    const given = args[2];
+    const rep = isMap(given) ? new NativeFn("replacement map", (a) => callValue(given, a)) : given;
+    if (match instanceof Regex) return regexReplace(who, match, regexInput(who, s), rep, all);
+    if (typeof match === "string") return replaceLiteral(who, s, match, rep, all);
     throw typeErr(`${who} expects a string or regex to match, got ${describe(match)}`, "e.g. (replace s \"old\" \"new\") or (replace s #\"\\d+\" \"#\")");
   };
 }
@@ -477,10 +480,32 @@ function format(args: Value[]): string {
 // ---------------------------------------------------------------------------------------
 // names, keywords and parsing
 
+/** Where a qualified keyword's namespace ends (:ns/name), or -1. A lone "/" is a name. */
+function nsSlash(k: Keyword): number {
+  return k.name.length > 1 ? k.name.indexOf("/") : -1;
+}
+
 function name(x: Value): Value {
   if (typeof x === "string") return x;
-  if (x instanceof Keyword) return x.name;
+  if (x instanceof Keyword) {
+    const i = nsSlash(x);
+    return i < 0 ? x.name : x.name.slice(i + 1);
+  }
   throw typeErr(`name expects a keyword or string, got ${describe(x)}`, x === null ? NIL_HINT : typeof x === "number" ? "use (str x) to turn a number into a string" : undefined);
+}
+
+function namespace(x: Value): Value {
+  if (x instanceof Keyword) {
+    const i = nsSlash(x);
+    return i < 0 ? null : x.name.slice(0, i);
+  }
+  throw typeErr(`namespace expects a keyword, got ${describe(x)}`, x === null ? NIL_HINT : undefined);
+}
+
+/** (keyword "ns" "name") is :ns/name; a nil namespace gives a plain keyword. */
+function toKeyword2(ns: Value, n: Value): Value {
+  if (ns === null) return toKeyword(n);
+  return keyword(`${expectText("keyword", ns, "a namespace string")}/${expectText("keyword", n, "a name string")}`);
 }
 
 function toKeyword(x: Value): Value {
@@ -496,10 +521,17 @@ const LONG = /^[+-]?\d+$/;
 // eslint-disable-next-line no-control-regex
 const DOUBLE = /^[\x00-\x20]*[+-]?(?:NaN|Infinity|(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)[fFdD]?)[\x00-\x20]*$/;
 
+/** Clojure's parse-* read text: anything else (nil included) is an error, not a silent nil. */
+function parseInput(who: string, x: Value): string {
+  const number = typeof x === "number" || x instanceof LFloat;
+  return expectText(who, x, "a string", number ? "it is already a number" : x === null ? `check for nil first, e.g. (some-> s ${who})` : undefined);
+}
+
 function parseLongAs(who: string) {
   return (x: Value): Value => {
-    if (typeof x !== "string" || !LONG.test(x)) return null;
-    const n = Number(x);
+    const text = parseInput(who, x);
+    if (!LONG.test(text)) return null;
+    const n = Number(text);
     if (!Number.isSafeInteger(n)) {
       throw new LispError("arithmetic_error", `${who}: ${x} is outside the integer range ±${Number.MAX_SAFE_INTEGER}`, undefined, "use parse-double for very large numbers, or keep ids as strings");
     }
@@ -511,8 +543,9 @@ const parseLongValue = parseLongAs("parse-long");
 const parseIntValue = parseLongAs("parse-int");
 
 function parseDouble(x: Value): Value {
-  if (typeof x !== "string" || !DOUBLE.test(x)) return null;
-  return mkFloat(Number(x.trim().replace(/[fFdD]$/, "")));
+  const text = parseInput("parse-double", x);
+  if (!DOUBLE.test(text)) return null;
+  return mkFloat(Number(text.trim().replace(/[fFdD]$/, "")));
 }
 
 /** Java's Integer/parseInt and Long/parseLong: like parse-long, but bad text is an error. */
@@ -756,9 +789,10 @@ export const STRINGS: BuiltinDef[] = [
     area: "strings",
     arity: [1, 1],
     params: "[x]",
-    doc: "The name of a keyword without its colon; a string is returned as is.",
+    doc: "The name of a keyword without its colon (and namespace); a string is returned as is.",
     examples: [
       ["(name :status)", '"status"'],
+      ["(name :user/id)", '"id"'],
       ['(name "x")', '"x"'],
     ],
     fn: (a) => name(a[0]),
@@ -767,26 +801,40 @@ export const STRINGS: BuiltinDef[] = [
   {
     name: "keyword",
     area: "strings",
-    arity: [1, 1],
-    params: "[name]",
-    doc: "The keyword with the given name (a string); a keyword is returned as is; nil for anything else.",
+    arity: [1, 2],
+    params: "[name] [ns name]",
+    doc: "The keyword with the given name (a string), or :ns/name; a keyword is returned as is; nil for anything else.",
     examples: [
       ['(keyword "status")', ":status"],
+      ['(keyword "user" "id")', ":user/id"],
       ["(keyword nil)", "nil"],
     ],
-    fn: (a) => toKeyword(a[0]),
+    fn: (a) => (a.length === 2 ? toKeyword2(a[0], a[1]) : toKeyword(a[0])),
     f1: toKeyword,
+    f2: toKeyword2,
+  },
+  {
+    name: "namespace",
+    area: "strings",
+    arity: [1, 1],
+    params: "[k]",
+    doc: "The namespace of a qualified keyword (:ns/name gives \"ns\"), or nil.",
+    examples: [
+      ["(namespace :user/id)", '"user"'],
+      ["(namespace :id)", "nil"],
+    ],
+    fn: (a) => namespace(a[0]),
+    f1: namespace,
   },
   {
     name: "parse-long",
     area: "strings",
     arity: [1, 1],
     params: "[s]",
-    doc: "The integer written in s (optional sign, digits only), or nil if s is not one (or not a string).",
+    doc: "The integer written in the string s (optional sign, digits only), or nil if it is not one; anything but a string is an error.",
     examples: [
       ['(parse-long "-17")', "-17"],
       ['(parse-long "4.2")', "nil"],
-      ["(parse-long nil)", "nil"],
     ],
     fn: (a) => parseLongValue(a[0]),
     f1: parseLongValue,
@@ -806,7 +854,7 @@ export const STRINGS: BuiltinDef[] = [
     area: "strings",
     arity: [1, 1],
     params: "[s]",
-    doc: "The float written in s (e.g. \"3.14\", \"1e3\", \"-Infinity\"), or nil if s is not one (or not a string).",
+    doc: "The float written in the string s (e.g. \"3.14\", \"1e3\", \"-Infinity\"), or nil if it is not one; anything but a string is an error.",
     examples: [
       ['(parse-double "3.14")', "3.14"],
       ['(parse-double "2")', "2.0"],

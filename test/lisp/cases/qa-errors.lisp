@@ -63,6 +63,8 @@
 (merge [1] {:a 1})
 ;!! type_error
 (merge {:a 1} [:b 2])
+;=> {:a 1 :b 2}
+(merge {:a 1} [:b 2 3])
 ;!! type_error: (into {} pairs)
 (->> {:a [1 2] :b [3]} (update-vals #(reduce + %)))
 ;!! type_error: use -> (thread-first)

@@ -120,7 +120,9 @@
 (parse-double "1e3")
 ;=> 1000.0
 (parse-long nil)
-;=> nil
+;!! type_error: parse-long expects a string, got nil
+(parse-long 42)
+;!! type_error: it is already a number
 (re-find #"\d+" "abc 123 def 45")
 ;=> "123"
 (re-find #"(\w+)@(\w+)\.com" "mail bob@site.com now")

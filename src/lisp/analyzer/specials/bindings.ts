@@ -87,7 +87,8 @@ function conditionalBinding(name: string, some: boolean, withElse: boolean): Spe
     const pairs = bindingPairs(a, form, name);
     if (pairs.length !== 1) throw a.error("invalid_form", `${name} takes exactly one binding: (${name} [x test] ...)`, form.items[1] ?? form);
     const rest = form.items.slice(2);
-    if (withElse ? rest.length < 1 || rest.length > 2 : rest.length < 1) {
+    // As in Clojure, when-let and when-some may have an empty body (then they give nil).
+    if (withElse && (rest.length < 1 || rest.length > 2)) {
       throw a.error("invalid_form", withElse ? `expected (${name} [x test] then else?)` : `expected (${name} [x test] body...)`, form);
     }
     const [pattern, testForm] = pairs[0];
