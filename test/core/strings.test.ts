@@ -355,7 +355,7 @@ describe("name, keyword and parsing", () => {
 
   it("parse-long and parse-double read strings only, as in Clojure", async () => {
     for (const src of ["(parse-long nil)", "(parse-long 42)", "(parse-double nil)", "(parse-double 1.5)", "(parse-long :a)"]) {
-      expect((await failure(src)).error.kind, src).toBe("type_error");
+      expect((await failure(src)).kind, src).toBe("type_error");
     }
   });
 
