@@ -60,6 +60,21 @@ export function compile(node: Node): Code {
         return last(fr);
       };
     }
+    case "with-out-str": {
+      const body = compile(node.body);
+      return (fr) => {
+        const r = run;
+        const outer = r.captured;
+        const mine = { text: "" };
+        r.captured = mine;
+        try {
+          body(fr);
+        } finally {
+          r.captured = outer;
+        }
+        return mine.text;
+      };
+    }
     case "let": {
       const bind = compileBinds(node.binds);
       const body = compile(node.body);

@@ -87,6 +87,8 @@ export class RunState {
   readonly out: OutputBuffer;
   /** Text written by `print` that no newline has ended yet. */
   pendingLine = "";
+  /** Where println writes inside (with-out-str ...) instead of the output, innermost first. */
+  captured: { text: string } | null = null;
   /** Identifies the current pmap branch, so tool calls keep stable keys across passes. */
   branch = "";
   private readonly seqByBranch = new Map<string, number>();

@@ -33,8 +33,6 @@ export const CLOJURE_HABITS: Readonly<Record<string, string>> = {
   "list": "there are no lists: use a vector [..]",
   "list?": "there are no lists: use vector? or sequential?",
   "quote": "quoting is not supported: use vectors for literal data",
-  "repeatedly": "write (vec (for [_ (range n)] (f))) to call f n times",
-  "assert": "check the condition and end with (fail \"why\") or (throw (ex-info \"why\" {}))",
   "instance?": "use the type predicates (string?, map?, vector?, number?) or (type x)",
   "rand": "programs are deterministic: there is no randomness",
   "rand-int": "programs are deterministic: there is no randomness",
@@ -48,7 +46,6 @@ export const CLOJURE_HABITS: Readonly<Record<string, string>> = {
 
 /** clojure.core names PTC-Lisp lacks, with what to write instead ("X is Clojure, not available in PTC-Lisp"). */
 export const CLOJURE_ONLY: Readonly<Record<string, string>> = {
-  "with-out-str": "build the text with str, format or join instead of printing it",
   "trampoline": "write the mutual recursion as one loop/recur over a state map",
   "delay": "evaluation is eager; compute the value directly, or wrap it in (fn [] ...)",
   "force": "there are no delays; call a (fn [] ...) instead",
@@ -59,7 +56,6 @@ export const CLOJURE_ONLY: Readonly<Record<string, string>> = {
   "persistent!": "collections are already persistent",
   "conj!": "use conj (collections are persistent)",
   "assoc!": "use assoc (collections are persistent)",
-  "array-map": "use hash-map or a {...} literal (sorted-map keeps key order)",
   "lazy-cat": "sequences are eager; use concat",
   "doto": "there are no mutable objects to call methods on",
   "gensym": "there are no macros to need fresh symbols",

@@ -2,7 +2,6 @@
 // Sequence results are vectors; strings read as their characters and maps as [k v] entries.
 // Sets are unordered, so positional access on them is a type error (as in the reference)
 // rather than an arbitrary element; sorting or converting first makes the order explicit.
-import { OrderedMap, OrderedSet } from "immutable";
 import { LispError, typeErr } from "../errors.js";
 import { hasKey } from "../lookup.js";
 import { charge, checkCollectionSize } from "../runtime.js";
@@ -12,10 +11,9 @@ import { EMPTY_MAP, EMPTY_SET, EMPTY_VEC, Fn, Keyword, LFloat, truthy, type LMap
 import { call1 } from "../fn.js";
 import { Vec } from "../vector.js";
 import { describe, expectFn } from "./args.js";
-import { actualKey, sortedMapOf } from "./maps.js";
+import { actualKey } from "./maps.js";
 import type { BuiltinDef } from "./registry.js";
 import { transformAll } from "./transducers.js";
-import { sortedSetOf } from "./sets.js";
 
 const ARG_ORDER_HINT = "check the argument order: the function comes first and the collection last, e.g. (map f coll)";
 
@@ -269,16 +267,7 @@ function into(args: Value[]): Value {
     if (to !== null && !(to instanceof Vec) && !isMap(to) && !isSet(to)) throw notTarget("into", to);
     out = conjAll("into", to, items("into", from), 0);
   }
-  // Only (sorted-map) and (sorted-set) make ordered collections (empty or large ones), so
-  // (into (sorted-map) m), the usual way to sort a map, gives its entries in key order.
-  if (OrderedMap.isOrderedMap(to) && isMap(out)) {
-    charge(out.size);
-    return sortedMapOf("into", [...out.entries()]);
-  }
-  if (OrderedSet.isOrderedSet(to) && isSet(out)) {
-    charge(out.size);
-    return sortedSetOf("into", out.toArray());
-  }
+  // A sorted target gives a sorted result: the registry wraps into with keepingSortedOrder.
   return out;
 }
 

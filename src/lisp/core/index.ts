@@ -2,6 +2,7 @@
 // the core library available to the analyzer.
 import { AGGREGATES } from "./aggregates.js";
 import { ARITHMETIC } from "./arithmetic.js";
+import { CLOJURE_EXTRAS } from "./clojure.js";
 import { COLLECTIONS } from "./collections.js";
 import { COMPARISON } from "./comparison.js";
 import { EXCEPTIONS } from "./exceptions.js";
@@ -16,26 +17,31 @@ import { REGEX } from "./regex.js";
 import { SEQUENCES } from "./sequences.js";
 import { SETS } from "./sets.js";
 import { STRINGS } from "./strings.js";
+import { keepingSortedOrder } from "./sorted.js";
 import { TRANSDUCERS, withTransducerArity } from "./transducers.js";
 import { TREES } from "./trees.js";
 
-defineBuiltins([
-  ...ARITHMETIC,
-  ...COMPARISON,
-  ...COLLECTIONS,
-  // (map f), (filter p), ... without a collection make transducers.
-  ...SEQUENCES.map(withTransducerArity),
-  ...TRANSDUCERS,
-  ...MAPS,
-  ...SETS,
-  ...STRINGS,
-  ...REGEX,
-  ...METHODS,
-  ...FUNCTIONS,
-  ...PREDICATES,
-  ...AGGREGATES,
-  ...TREES,
-  ...PARALLEL,
-  ...EXCEPTIONS,
-  ...IO,
-]);
+// Sorted maps and sets stay sorted through assoc, conj, merge, into, ...
+defineBuiltins(
+  [
+    ...ARITHMETIC,
+    ...COMPARISON,
+    ...COLLECTIONS,
+    // (map f), (filter p), ... without a collection make transducers.
+    ...SEQUENCES.map(withTransducerArity),
+    ...TRANSDUCERS,
+    ...MAPS,
+    ...SETS,
+    ...STRINGS,
+    ...REGEX,
+    ...METHODS,
+    ...FUNCTIONS,
+    ...PREDICATES,
+    ...AGGREGATES,
+    ...TREES,
+    ...PARALLEL,
+    ...EXCEPTIONS,
+    ...IO,
+    ...CLOJURE_EXTRAS,
+  ].map(keepingSortedOrder),
+);

@@ -29,6 +29,12 @@ function joined(args: Value[], readably: boolean): string {
 
 function emit(text: string, newline: boolean): null {
   const r = run;
+  if (r.captured !== null) {
+    const c = r.captured;
+    c.text += newline ? text + "\n" : text;
+    if (c.text.length > r.limits.maxStringLength) checkStringLength(c.text.length);
+    return null;
+  }
   const pending = r.pendingLine + text;
   if (!newline) {
     r.pendingLine = pending;

@@ -3,7 +3,6 @@
 // (exact type first) because host data arrives with string keys while programs use keywords;
 // updates that read through that fallback write back to the key they found, so
 // `(update m :n inc)` on `{"n" 1}` changes the existing entry instead of adding a second one.
-import { OrderedMap } from "immutable";
 import { compare } from "../equality.js";
 import { LispError, typeErr } from "../errors.js";
 import { call1, call2, callValue } from "../fn.js";
@@ -15,9 +14,10 @@ import { EMPTY_MAP, isMap, isSet, Keyword, keyword, LMap, LSet, type Value } fro
 import { Vec } from "../vector.js";
 import { describe, isCallable } from "./args.js";
 import type { BuiltinDef } from "./registry.js";
+import { comparator } from "./sequences.js";
+import { ORDERED_UP_TO, sortedMapBy } from "./sorted.js";
 
 // immutable's Map and Set keep insertion order only up to this many entries (then hash order).
-export const ORDERED_UP_TO = 8;
 
 const THREAD_FIRST = "use -> (thread-first) instead of ->> (thread-last)";
 
@@ -411,34 +411,21 @@ function hashMap(args: Value[]): Value {
   });
 }
 
-/** Sorts with `compare`, naming the builtin when the keys cannot be ordered. */
-export function sortForBuiltin<T>(who: string, items: T[], key: (x: T) => Value): T[] {
-  try {
-    return items.sort((x, y) => compare(key(x), key(y)));
-  } catch (e) {
-    // compare only raises type errors (it charges no fuel), so nothing else is swallowed here.
-    if (e instanceof LispError && e.kind === "type_error") throw typeErr(`${who}: ${e.message}`, "sorted collections need keys of one comparable type (numbers, strings or keywords)");
-    throw e;
-  }
+/** Alternating keys and values as [key value] pairs. */
+function pairsFrom(who: string, kvs: Value[]): [Value, Value][] {
+  pairsOf(who, kvs);
+  const pairs: [Value, Value][] = [];
+  for (let i = 0; i < kvs.length; i += 2) pairs.push([kvs[i], kvs[i + 1]]);
+  return pairs;
 }
 
 function sortedMap(args: Value[]): Value {
-  pairsOf("sorted-map", args);
-  const pairs: [Value, Value][] = [];
-  for (let i = 0; i < args.length; i += 2) pairs.push([args[i], args[i + 1]]);
-  return sortedMapOf("sorted-map", pairs);
+  return sortedMapOf("sorted-map", pairsFrom("sorted-map", args));
 }
 
 /** A sorted map of distinct-key pairs (sorted here, in place), built as sorted-map builds it. */
 export function sortedMapOf(who: string, pairs: [Value, Value][]): LMap {
-  sortForBuiltin(who, pairs, (p) => p[0]);
-  // A plain map keeps insertion order only while small; beyond that an ordered map keeps the
-  // sorted order. Small ones stay plain so they hash like any other map (as set elements or
-  // map keys); an empty one is ordered so (into (sorted-map) (sort m)) keeps the order at any size.
-  const base: LMap = pairs.length > 0 && pairs.length <= ORDERED_UP_TO ? EMPTY_MAP : OrderedMap<Value, Value>();
-  return base.withMutations((out) => {
-    for (const [k, v] of pairs) out.set(k, v);
-  });
+  return sortedMapBy(who, pairs);
 }
 
 function renameKeys(m: Value, kmap: Value): Value {
@@ -689,12 +676,34 @@ export const MAPS: BuiltinDef[] = [
     area: "maps",
     arity: [0, Infinity],
     params: "[& kvs]",
-    doc: "A map from alternating keys and values, with its entries in key order. It does not stay sorted: keys added later by assoc or merge go at the end (or in hash order), so sort again after changing it; (into (sorted-map) m) gives a sorted copy of m.",
+    doc: "A map from alternating keys and values, with its entries in key order; it stays sorted through assoc, merge, conj, into, update and dissoc.",
     examples: [
       ["(sorted-map :c 3 :a 1 :b 2)", "{:a 1 :b 2 :c 3}"],
-      ["(assoc (sorted-map :b 2 :c 3) :a 1)", "{:b 2 :c 3 :a 1}"],
+      ["(assoc (sorted-map :b 2 :c 3) :a 1)", "{:a 1 :b 2 :c 3}"],
     ],
     fn: sortedMap,
+  },
+  {
+    name: "sorted-map-by",
+    area: "maps",
+    arity: [1, Infinity],
+    params: "[comp & kvs]",
+    doc: "Like sorted-map, ordered by the comparator comp (<, >, compare or a function returning a number or a boolean).",
+    examples: [
+      ["(sorted-map-by > 1 :a 3 :c 2 :b)", "{3 :c 2 :b 1 :a}"],
+      ["(assoc (sorted-map-by > 1 :a) 5 :e)", "{5 :e 1 :a}"],
+      ["(into (sorted-map-by >) {1 :a 2 :b})", "{2 :b 1 :a}"],
+    ],
+    fn: (a) => sortedMapBy("sorted-map-by", pairsFrom("sorted-map-by", a.slice(1)), comparator("sorted-map-by", a[0])),
+  },
+  {
+    name: "array-map",
+    area: "maps",
+    arity: [0, Infinity],
+    params: "[& kvs]",
+    doc: "Same as hash-map (small maps keep their insertion order).",
+    examples: [["(array-map :b 1 :a 2)", "{:b 1 :a 2}"]],
+    fn: hashMap,
   },
   {
     name: "rename-keys",

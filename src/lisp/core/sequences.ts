@@ -565,7 +565,7 @@ function reverse(coll: Value): Value {
 
 // ---- sorting ----
 
-type Cmp = (a: Value, b: Value) => number;
+export type Cmp = (a: Value, b: Value) => number;
 
 const ascending: Cmp = compare;
 const descending: Cmp = (a, b) => compare(b, a);
@@ -582,7 +582,7 @@ function comparatorResult(who: string, r: Value): number | null {
  * `compare`, so (sort-by :name > rows) works on strings as well as numbers, as in the reference.
  * A boolean comparator means "a comes before b", as in Clojure.
  */
-function comparator(who: string, c: Value): Cmp {
+export function comparator(who: string, c: Value): Cmp {
   if (c instanceof Builtin) {
     switch (c.name) {
       case "<":

@@ -1,7 +1,6 @@
 // Set builtins: constructors, disj, and the clojure.set operations (also reachable as
 // set/union and unqualified). The operations accept vectors as well as sets, since an LLM
 // often has a vector of ids at hand; the result is always a set.
-import { OrderedSet } from "immutable";
 import { typeErr } from "../errors.js";
 import { call1 } from "../fn.js";
 import { charge, checkCollectionSize } from "../runtime.js";
@@ -9,7 +8,8 @@ import { seqArray } from "../seq.js";
 import { EMPTY_SET, isMap, isSet, LSet, truthy, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe, isCallable } from "./args.js";
-import { ORDERED_UP_TO, sortForBuiltin } from "./maps.js";
+import { comparator } from "./sequences.js";
+import { ORDERED_UP_TO, sortedSetBy } from "./sorted.js";
 import type { BuiltinDef } from "./registry.js";
 
 function setOf(x: Value): Value {
@@ -34,11 +34,7 @@ function sortedSet(xs: Value[]): Value {
 
 /** A sorted set of the elements (sorted here, in place), built as sorted-set builds it. */
 export function sortedSetOf(who: string, xs: Value[]): Value {
-  const sorted = sortForBuiltin(who, xs, (x) => x);
-  // A plain set keeps insertion order only while small; beyond that an ordered set keeps the
-  // sorted order. Small ones stay plain so they hash like any other set (as set elements or
-  // map keys); an empty one is ordered so (into (sorted-set) (sort xs)) keeps the order at any size.
-  return sorted.length > 0 && sorted.length <= ORDERED_UP_TO ? LSet<Value>(sorted) : OrderedSet<Value>(sorted);
+  return sortedSetBy(who, xs);
 }
 
 function disj(args: Value[]): Value {
@@ -183,9 +179,23 @@ export const SETS: BuiltinDef[] = [
     area: "sets",
     arity: [0, Infinity],
     params: "[& xs]",
-    doc: "A set of the arguments in sorted order. It does not stay sorted: elements added later by conj go at the end (or in hash order); (into (sorted-set) xs) gives a sorted set of xs.",
-    examples: [["(sorted-set 3 1 2)", "#{1 2 3}"]],
+    doc: "A set of the arguments in sorted order; it stays sorted through conj, into and disj.",
+    examples: [["(sorted-set 3 1 2)", "#{1 2 3}"], ["(conj (sorted-set 3 1) 2)", "#{1 2 3}"]],
     fn: sortedSet,
+  },
+  {
+    name: "sorted-set-by",
+    area: "sets",
+    arity: [1, Infinity],
+    params: "[comp & xs]",
+    doc: "Like sorted-set, ordered by the comparator comp (<, >, compare or a function returning a number or a boolean).",
+    examples: [["(sorted-set-by > 1 3 2)", "#{3 2 1}"], ["(conj (sorted-set-by > 1 3) 2)", "#{3 2 1}"]],
+    fn: (a) => {
+      const xs = a.slice(1);
+      charge(xs.length);
+      checkCollectionSize(xs.length);
+      return sortedSetBy("sorted-set-by", [...LSet<Value>(xs)], comparator("sorted-set-by", a[0]));
+    },
   },
   {
     name: "disj",

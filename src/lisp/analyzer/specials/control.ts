@@ -160,6 +160,13 @@ export const case_: SpecialForm = {
   },
 };
 
+export const withOutStr: SpecialForm = {
+  syntax: "(with-out-str body...)",
+  doc: "Evaluates the body and returns what it printed (println, print, prn) as a string, instead of printing it.",
+  examples: [['(with-out-str (println "a" 1) (print "b"))', '"a 1\\nb"']],
+  analyze: (a, form, ctx) => ({ op: "with-out-str", body: a.body(form.items.slice(1), { scope: ctx.scope, tail: false, recur: null }, form.loc), loc: form.loc }),
+};
+
 export const do_: SpecialForm = {
   syntax: "(do expr...)",
   doc: "Evaluates the expressions in order and returns the last.",

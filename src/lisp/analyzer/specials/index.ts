@@ -1,7 +1,7 @@
 // The table of special forms. The analyzer dispatches on it; the prompt's language
 // reference is generated from its syntax and doc fields.
 import { dotimes, ifLet, ifSome, let_, loop, recur, whenFirst, whenLet, whenSome } from "./bindings.js";
-import { and, case_, comment, cond, condp, do_, if_, ifNot, or, when, whenNot } from "./control.js";
+import { and, case_, comment, cond, condp, do_, if_, ifNot, or, when, whenNot, withOutStr } from "./control.js";
 import { declare, def, defn, defnPrivate, defonce, fn, fnLiteral } from "./definitions.js";
 import { fail, return_, where } from "./agent.js";
 import { try_ } from "./exceptions.js";
@@ -28,6 +28,7 @@ export const DOCUMENTED_SPECIAL_FORMS: Readonly<Record<string, SpecialForm>> = {
   condp,
   case: case_,
   do: do_,
+  "with-out-str": withOutStr,
   and,
   or,
   "if-let": ifLet,

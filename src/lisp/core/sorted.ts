@@ -1,0 +1,89 @@
+// Sorted maps and sets stay sorted, as in Clojure: assoc, conj, merge, into, update, dissoc
+// and disj on one give a sorted result. A sorted collection is an immutable map or set whose
+// iteration order is its sort order; which ones are sorted, and by what, is recorded here,
+// by identity. Large ones are OrderedMap/OrderedSet (only sorted-* make those), small ones plain
+// maps and sets that hash like any other (see sortedMapOf), marked in a weak table.
+import { OrderedMap, OrderedSet } from "immutable";
+import { compare } from "../equality.js";
+import { LispError, typeErr } from "../errors.js";
+import { charge } from "../runtime.js";
+import { EMPTY_MAP, isMap, isSet, LMap, LSet, type Value } from "../values.js";
+import type { BuiltinDef } from "./registry.js";
+import type { Cmp } from "./sequences.js";
+
+/** Sorted collections up to this size are plain maps and sets (insertion-ordered while small). */
+export const ORDERED_UP_TO = 8;
+
+const orders = new WeakMap<object, Cmp>();
+
+/** The order of a sorted map or set, or undefined for any other value. */
+export function sortOrder(x: Value): Cmp | undefined {
+  if (!isMap(x) && !isSet(x)) return undefined;
+  if (x.size <= ORDERED_UP_TO) {
+    const cmp = orders.get(x);
+    if (cmp !== undefined) return cmp;
+  } else if (!OrderedMap.isOrderedMap(x) && !OrderedSet.isOrderedSet(x)) {
+    return undefined;
+  }
+  return orders.get(x) ?? (OrderedMap.isOrderedMap(x) || OrderedSet.isOrderedSet(x) ? compare : undefined);
+}
+
+function sorting<T>(who: string, xs: T[], key: (x: T) => Value, cmp: Cmp): T[] {
+  charge(xs.length > 1 ? xs.length * Math.ceil(Math.log2(xs.length)) : xs.length);
+  try {
+    return xs.sort((x, y) => cmp(key(x), key(y)));
+  } catch (e) {
+    if (e instanceof LispError && e.kind === "type_error") throw typeErr(`${who}: ${e.message}`, "sorted collections need keys of one comparable type (numbers, strings or keywords)");
+    throw e;
+  }
+}
+
+// An empty OrderedMap is one shared value; one made by removing an entry is its own, so an
+// empty map sorted by a custom order can be told apart from (sorted-map).
+const freshEmptyMap = (): LMap => OrderedMap<Value, Value>([[null, null]]).remove(null);
+
+/** A sorted map of distinct-key pairs in `cmp` order (the default order unless given). */
+export function sortedMapBy(who: string, pairs: [Value, Value][], cmp: Cmp = compare): LMap {
+  sorting(who, pairs, (p) => p[0], cmp);
+  const small = pairs.length > 0 && pairs.length <= ORDERED_UP_TO;
+  const base: LMap = small ? EMPTY_MAP : cmp === compare ? OrderedMap<Value, Value>() : freshEmptyMap();
+  const out = base.withMutations((m) => {
+    for (const [k, v] of pairs) m.set(k, v);
+  });
+  if (small || cmp !== compare) orders.set(out, cmp);
+  return out;
+}
+
+/** A sorted set of distinct elements in `cmp` order. */
+export function sortedSetBy(who: string, xs: Value[], cmp: Cmp = compare): LSet {
+  sorting(who, xs, (x) => x, cmp);
+  const out = xs.length > 0 && xs.length <= ORDERED_UP_TO ? LSet<Value>(xs) : OrderedSet<Value>(xs);
+  if (xs.length > 0 && (xs.length <= ORDERED_UP_TO || cmp !== compare)) orders.set(out, cmp);
+  return out;
+}
+
+/** `after`, derived from `before` by a builtin, sorted again when `before` was sorted. */
+export function keepSorted(who: string, before: Value, after: Value): Value {
+  if (after === before) return after;
+  const cmp = sortOrder(before);
+  if (cmp === undefined) return after;
+  if (isMap(after)) return sortedMapBy(who, [...after.entries()], cmp);
+  if (isSet(after)) return sortedSetBy(who, after.toArray(), cmp);
+  return after;
+}
+
+/** Builtins whose result is their collection argument changed: sorted in, sorted out. */
+const KEEPS_ORDER: Readonly<Record<string, number>> = { assoc: 0, "assoc-in": 0, update: 0, "update-in": 0, dissoc: 0, merge: 0, "merge-with": 1, conj: 0, into: 0, disj: 0 };
+
+/** Wraps a builtin so a sorted collection argument gives a sorted result. */
+export function keepingSortedOrder(def: BuiltinDef): BuiltinDef {
+  const at = Object.hasOwn(KEEPS_ORDER, def.name) ? KEEPS_ORDER[def.name] : undefined;
+  if (at === undefined) return def;
+  const { fn, f1, f2 } = def;
+  return {
+    ...def,
+    fn: (a) => keepSorted(def.name, a[at], fn(a)),
+    ...(f1 ? { f1: (x: Value) => keepSorted(def.name, x, f1(x)) } : {}),
+    ...(f2 ? { f2: (x: Value, y: Value) => keepSorted(def.name, at === 0 ? x : y, f2(x, y)) } : {}),
+  };
+}
