@@ -3,7 +3,6 @@
 // (exact type first) because host data arrives with string keys while programs use keywords;
 // updates that read through that fallback write back to the key they found, so
 // `(update m :n inc)` on `{"n" 1}` changes the existing entry instead of adding a second one.
-import { compare } from "../equality.js";
 import { LispError, typeErr } from "../errors.js";
 import { call1, call2, callValue } from "../fn.js";
 import { hasKey, lookup } from "../lookup.js";

@@ -66,10 +66,8 @@ data/missing
 ;; Clojure names the dialect lacks say so, and what to write instead.
 (sequence-of 1)
 ;!! unbound_var: undefined symbol
-(with-out-str (println "x"))
-;!! unbound_var: with-out-str is Clojure, not available in PTC-Lisp build the text with str
-(array-map :a 1)
-;!! unbound_var: array-map is Clojure, not available in PTC-Lisp use hash-map
+(conj! [] 1)
+;!! unbound_var: conj! is Clojure, not available in PTC-Lisp use conj
 (volatile! 0)
 ;!! unbound_var: volatile! is Clojure, not available in PTC-Lisp
 (trampoline f)

@@ -1,0 +1,162 @@
+;; Behave as Clojure wherever the dialect does not deliberately differ (issue: fidelity round 2).
+;; Nothing is nil, not an empty (truthy) vector, where Clojure says so.
+(butlast [1])
+;=> nil
+(if (butlast [1]) :more :done)
+;=> :done
+(take-last 0 [1 2])
+;=> nil
+(take-last 3 [])
+;=> nil
+(nthrest nil 0)
+;=> nil
+(nthrest [1 2] 0)
+;=> [1 2]
+;; A float anywhere makes a float.
+(quot 10.0 3)
+;=> 3.0
+(quot 10 3.0)
+;=> 3.0
+(quot 10 3)
+;=> 3
+(rem 10.0 3)
+;=> 1.0
+;; NaN equals nothing, inside collections too.
+(= #{1.0 ##NaN} #{1.0 ##NaN})
+;=> false
+(= {##NaN 1} {##NaN 1})
+;=> false
+;; parse-* read strings only.
+(parse-long 42)
+;!! type_error: parse-long expects a string
+(parse-double 1.5)
+;!! type_error: parse-double expects a string
+(parse-long "42")
+;=> 42
+;; Valid Clojure that used to be refused.
+(first #{7})
+;=> 7
+(first (sorted-set 3 1 2))
+;=> 1
+(rest (sorted-set 3 1 2))
+;=> [2 3]
+(next (sorted-set 1))
+;=> nil
+(last (sorted-set 3 1 2))
+;=> 3
+(second (sorted-set 3 1 2))
+;=> 2
+(butlast (sorted-set 3 1 2))
+;=> [1 2]
+(drop 2 (sorted-set 3 1 2))
+;=> [3]
+(second (sorted-map :b 2 :a 1))
+;=> [:b 2]
+(merge {} [:k 1])
+;=> {:k 1}
+(merge {:a 1} [:b 2] {:c 3})
+;=> {:a 1 :b 2 :c 3}
+(clojure.string/replace "the cat sat" #"cat|sat" {"cat" "dog" "sat" "ran"})
+;=> "the dog ran"
+(clojure.string/replace "a-b" #"-" (fn [m] (str "<" m ">")))
+;=> "a<->b"
+(keyword "user" "id")
+;=> :user/id
+(name :user/id)
+;=> "id"
+(namespace :user/id)
+;=> "user"
+(namespace :id)
+;=> nil
+(< 1)
+;=> true
+(max 5)
+;=> 5
+(min 5)
+;=> 5
+(when-let [x nil])
+;=> nil
+(when-some [x 1])
+;=> nil
+(every? 1 [])
+;=> true
+(some 1 [])
+;=> nil
+(map 1 [])
+;=> []
+(filter "x" nil)
+;=> []
+;; Functions a model reaches for.
+(NaN? ##NaN)
+;=> true
+(NaN? 1)
+;=> false
+(parse-boolean "true")
+;=> true
+(parse-boolean "no")
+;=> nil
+[(pos-int? 1) (pos-int? 0) (neg-int? -1) (nat-int? 0) (nat-int? 1.0)]
+;=> [true false true true false]
+[(bit-and 12 10) (bit-or 12 10) (bit-xor 12 10) (bit-not 0) (bit-and-not 12 10)]
+;=> [8 14 6 -1 4]
+[(bit-shift-left 1 10) (bit-shift-right 1024 3) (bit-test 5 0) (bit-set 0 4) (bit-clear 7 1) (bit-flip 0 1)]
+;=> [1024 128 true 16 5 2]
+(unsigned-bit-shift-right -1 60)
+;=> 15
+(bit-shift-left 1 63)
+;!! arithmetic_error: integer overflow in bit-shift-left
+(rseq [1 2 3])
+;=> [3 2 1]
+(rseq (sorted-map :a 1 :b 2))
+;=> [[:b 2] [:a 1]]
+(rseq [])
+;=> nil
+(rseq {:a 1})
+;!! type_error: rseq expects a vector or a sorted collection
+(sorted-map-by > 1 :a 3 :c 2 :b)
+;=> {3 :c 2 :b 1 :a}
+(into (sorted-map-by >) {1 :a 3 :c 2 :b})
+;=> {3 :c 2 :b 1 :a}
+(sorted-set-by > 1 3 2)
+;=> #{3 2 1}
+(array-map :b 1 :a 2)
+;=> {:b 1 :a 2}
+(with-out-str (println "a" 1) (print "b") (prn :c))
+;=> "a 1\nb:c\n"
+(do (println "kept") (count (with-out-str (println "not kept"))))
+;>> kept
+;=> 9
+(clojure.string/escape "a<b>" {"<" "&lt;" ">" "&gt;"})
+;=> "a&lt;b&gt;"
+(repeatedly 3 (fn [] :x))
+;=> [:x :x :x]
+(repeatedly (fn [] :x))
+;!! type_error: repeatedly needs a count
+(assert (= 1 1))
+;=> nil
+(try (assert (= 1 2) "math") (catch e (ex-message e)))
+;=> "Assert failed: math"
+;; Sorted collections stay sorted.
+(assoc (sorted-map :b 2 :c 3) :a 1)
+;=> {:a 1 :b 2 :c 3}
+(keys (reduce (fn [m i] (assoc m i true)) (sorted-map) [5 3 9 1 7 2 8 6 4 10]))
+;=> [1 2 3 4 5 6 7 8 9 10]
+(merge (sorted-map :c 1) {:a 2 :b 3})
+;=> {:a 2 :b 3 :c 1}
+(update (sorted-map :b 1) :a (fnil inc 0))
+;=> {:a 1 :b 1}
+(conj (sorted-set 5 1) 3)
+;=> #{1 3 5}
+(assoc (sorted-map-by > 1 :a) 5 :e 3 :c)
+;=> {5 :e 3 :c 1 :a}
+(assoc {:b 1} :a 2)
+;=> {:b 1 :a 2}
+;; The reader: a leading zero is octal, as in Clojure.
+017
+;=> 15
+[00 07 010]
+;=> [0 7 8]
+08
+;!! parse_error: leading zero is octal
+0.5
+;=> 0.5
