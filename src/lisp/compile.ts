@@ -60,6 +60,8 @@ export function compile(node: Node): Code {
         return last(fr);
       };
     }
+    case "letfn":
+      return compileLetfn(node);
     case "with-out-str": {
       const body = compile(node.body);
       return (fr) => {
@@ -326,6 +328,33 @@ function compileFn(node: Extract<Node, { op: "fn" }>): Code {
     const c = new Closure(t, env);
     if (selfIndex >= 0) env[selfIndex] = c;
     return c;
+  };
+}
+
+/**
+ * letfn: the functions are made first, then stored in their slots, then each one's captured
+ * copies of its siblings (nil when it was made) are set to the siblings, so they can call each
+ * other, recursively, like functions defined together.
+ */
+function compileLetfn(node: Extract<Node, { op: "letfn" }>): Code {
+  const targets = node.slots.map(slot);
+  const makers = node.fns.map(compileFn);
+  const patches = node.fns.map((f) => {
+    const out: Array<[env: number, sibling: number]> = [];
+    f.captures.forEach((c, j) => {
+      const k = c === null ? -1 : targets.indexOf(slot(c));
+      if (k >= 0 && c !== null && c.fn === node.slots[k].fn) out.push([j, k]);
+    });
+    return out;
+  });
+  const body = compile(node.body);
+  const n = makers.length;
+  return (fr) => {
+    const made = new Array<Closure>(n);
+    for (let i = 0; i < n; i++) made[i] = makers[i](fr) as Closure;
+    for (let i = 0; i < n; i++) fr[targets[i]] = made[i];
+    for (let i = 0; i < n; i++) for (const [j, k] of patches[i]) made[i].env[j] = made[k];
+    return body(fr);
   };
 }
 

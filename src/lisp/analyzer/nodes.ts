@@ -51,6 +51,7 @@ export type Node =
   | { op: "if"; test: Node; then: Node; else: Node; loc: SourceLoc }
   | { op: "do"; body: Node[]; loc: SourceLoc }
   | { op: "with-out-str"; body: Node; loc: SourceLoc }
+  | { op: "letfn"; slots: LocalRef[]; fns: Extract<Node, { op: "fn" }>[]; body: Node; loc: SourceLoc }
   | { op: "let"; binds: Bind[]; body: Node; loc: SourceLoc }
   | { op: "loop"; raws: LocalRef[]; inits: Node[]; preludes: Bind[][]; body: Node; loc: SourceLoc }
   | { op: "recur"; targets: LocalRef[]; args: Node[]; loc: SourceLoc }

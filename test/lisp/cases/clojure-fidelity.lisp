@@ -160,3 +160,16 @@
 ;!! parse_error: leading zero is octal
 0.5
 ;=> 0.5
+;; letfn: local functions that call themselves and each other.
+(letfn [(ev? [n] (if (zero? n) true (od? (dec n)))) (od? [n] (if (zero? n) false (ev? (dec n))))] [(ev? 10) (od? 7)])
+;=> [true true]
+(letfn [(fact [n] (if (< n 2) 1 (* n (fact (dec n)))))] (fact 10))
+;=> 3628800
+(letfn [(a [] (b)) (b [] (fn [] (c))) (c [] 42)] ((a)))
+;=> 42
+(let [k 3] (letfn [(f [x] (+ x k))] (mapv f [1 2])))
+;=> [4 5]
+(letfn [(f [x] x)])
+;=> nil
+(letfn [f] 1)
+;!! invalid_form: each letfn spec is (name [params] body...)

@@ -185,7 +185,7 @@
 (loop [i 0] (+ 1 (recur i)))
 ;!! invalid_form: tail position
 (letfn [(sq [x] (* x x))] (sq 3))
-;!! invalid_form: letfn
+;=> 9
 (while true 1)
 ;!! invalid_form: loop
 (defn g "doc" [x] {:pre [(pos? x)]} x)

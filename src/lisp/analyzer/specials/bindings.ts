@@ -34,6 +34,33 @@ export const let_: SpecialForm = {
   },
 };
 
+export const letfn: SpecialForm = {
+  syntax: "(letfn [(name [params] body...) ...] body...)",
+  doc: "Local functions that can call themselves and each other, visible in the body.",
+  examples: [["(letfn [(ev? [n] (if (zero? n) true (od? (dec n)))) (od? [n] (if (zero? n) false (ev? (dec n))))] (ev? 10))", "true"]],
+  analyze: (a, form, ctx) => {
+    const specs = form.items[1];
+    if (specs === undefined || specs.type !== "vector") throw a.error("invalid_form", "letfn expects a vector of function specs: (letfn [(f [x] ...)] body...)", specs ?? form);
+    const scope = new Scope(ctx.scope, ctx.scope.fn);
+    const named: Array<{ name: string; spec: Extract<Form, { type: "list" }> }> = [];
+    for (const spec of specs.items) {
+      if (spec.type !== "list" || !isSym(spec.items[0]) || spec.items.length < 2) {
+        throw a.error("invalid_form", "each letfn spec is (name [params] body...)", spec);
+      }
+      named.push({ name: spec.items[0].name, spec });
+    }
+    const slots = named.map(({ name }) => scope.declare(name));
+    const inner = { scope, tail: false, recur: null };
+    const fns = named.map(({ spec }) => {
+      const node = a.analyze({ type: "list", items: [{ type: "symbol", name: "fn", loc: spec.loc }, ...spec.items], loc: spec.loc }, inner);
+      if (node.op !== "fn") throw a.error("invalid_form", "each letfn spec is (name [params] body...)", spec);
+      return node;
+    });
+    const body = a.body(form.items.slice(2), { scope, tail: ctx.tail, recur: ctx.recur }, form.loc);
+    return { op: "letfn", slots, fns, body, loc: form.loc };
+  },
+};
+
 export const loop: SpecialForm = {
   syntax: "(loop [name init ...] body... (recur new-values...))",
   doc: "A loop: recur (in tail position) jumps back with new values for the bindings.",

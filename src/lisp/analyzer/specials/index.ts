@@ -1,6 +1,6 @@
 // The table of special forms. The analyzer dispatches on it; the prompt's language
 // reference is generated from its syntax and doc fields.
-import { dotimes, ifLet, ifSome, let_, loop, recur, whenFirst, whenLet, whenSome } from "./bindings.js";
+import { dotimes, ifLet, ifSome, let_, letfn, loop, recur, whenFirst, whenLet, whenSome } from "./bindings.js";
 import { and, case_, comment, cond, condp, do_, if_, ifNot, or, when, whenNot, withOutStr } from "./control.js";
 import { declare, def, defn, defnPrivate, defonce, fn, fnLiteral } from "./definitions.js";
 import { fail, return_, where } from "./agent.js";
@@ -20,6 +20,7 @@ export const DOCUMENTED_SPECIAL_FORMS: Readonly<Record<string, SpecialForm>> = {
   fn,
   "#fn": fnLiteral,
   let: let_,
+  letfn,
   if: if_,
   "if-not": ifNot,
   when,

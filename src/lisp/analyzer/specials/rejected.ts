@@ -15,7 +15,6 @@ export const REJECTED: Record<string, SpecialForm> = {
   call: reject('(call "tool" args) is not supported', "call tools as (tool/name {:arg value})"),
   ".": reject("(. obj method) syntax is not supported", "use (.method obj) for the few supported methods, or the equivalent function"),
   quote: reject("quote is not supported", "use a vector [..] for literal data"),
-  letfn: reject("letfn is not supported", "define helpers with defn, or bind (fn name [..] ...) in let"),
   while: reject("while is not supported: there is no mutable state to end it", "use (loop [..] (if done result (recur ...)))"),
   ns: reject("namespaces are not supported", "remove the (ns ...) form; all builtins are available directly"),
   require: reject("require is not supported", "clojure.string, clojure.set and clojure.walk functions are available as str/..., set/..., walk/... or unqualified"),
