@@ -175,14 +175,15 @@ function fold(f: Value, acc: Value, xs: Value[], from: number): Value {
   if (f instanceof Fn) {
     for (let i = from; i < n; i++) {
       acc = f.call2(acc, xs[i]);
-      if (acc instanceof Reduced) return acc.value;
+      // Numbers (the usual accumulator) skip the class check.
+      if (typeof acc === "object" && acc instanceof Reduced) return acc.value;
     }
     return acc;
   }
   expectFn("reduce", f);
   for (let i = from; i < n; i++) {
     acc = call2(f, acc, xs[i]);
-    if (acc instanceof Reduced) return acc.value;
+    if (typeof acc === "object" && acc instanceof Reduced) return acc.value;
   }
   return acc;
 }

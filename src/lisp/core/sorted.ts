@@ -3,7 +3,7 @@
 // iteration order is its sort order; which ones are sorted, and by what, is recorded here,
 // by identity. Large ones are OrderedMap/OrderedSet (only sorted-* make those), small ones plain
 // maps and sets that hash like any other (see sortedMapOf), marked in a weak table.
-import { OrderedMap, OrderedSet } from "immutable";
+import { isOrdered, OrderedMap, OrderedSet } from "immutable";
 import { compare } from "../equality.js";
 import { LispError, typeErr } from "../errors.js";
 import { charge } from "../runtime.js";
@@ -16,16 +16,12 @@ export const ORDERED_UP_TO = 8;
 
 const orders = new WeakMap<object, Cmp>();
 
-/** The order of a sorted map or set, or undefined for any other value. */
+/** The order of a sorted map or set, or undefined for any other value. Cheap for large plain maps. */
 export function sortOrder(x: Value): Cmp | undefined {
-  if (!isMap(x) && !isSet(x)) return undefined;
-  if (x.size <= ORDERED_UP_TO) {
-    const cmp = orders.get(x);
-    if (cmp !== undefined) return cmp;
-  } else if (!OrderedMap.isOrderedMap(x) && !OrderedSet.isOrderedSet(x)) {
-    return undefined;
-  }
-  return orders.get(x) ?? (OrderedMap.isOrderedMap(x) || OrderedSet.isOrderedSet(x) ? compare : undefined);
+  if (x === null || typeof x !== "object") return undefined;
+  if (isOrdered(x)) return orders.get(x) ?? compare;
+  if ((!isMap(x) && !isSet(x)) || x.size > ORDERED_UP_TO) return undefined;
+  return orders.get(x);
 }
 
 function sorting<T>(who: string, xs: T[], key: (x: T) => Value, cmp: Cmp): T[] {
