@@ -148,9 +148,9 @@ const runStateSchema = z.object({
 /** The state as JSON (the trace keeps non-finite numbers, as traceToJson does). */
 export function runStateToJson(state: RunState, indent?: number): string {
   const { trace, ...rest } = state;
-  const head = JSON.stringify({ ...rest, trace: null }, null, indent);
-  // Splice the trace in with the trace serializer, which tags non-finite numbers.
-  return head.replace(/"trace": ?null/, `"trace": ${traceToJson(trace, indent)}`);
+  // The trace goes through its own serializer (which tags non-finite numbers) as data, never
+  // spliced in as text: a value such as {:trace nil} elsewhere in the state cannot misplace it.
+  return JSON.stringify({ ...rest, trace: JSON.parse(traceToJson(trace)) as unknown }, null, indent);
 }
 
 /** Reads a state written by runStateToJson; throws ResumeError saying what is wrong and where. */
