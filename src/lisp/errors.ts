@@ -15,6 +15,7 @@ export const LIMIT_KINDS = [
   "regex_limit_exceeded",
   "nesting_too_deep",
   "tool_limit_exceeded",
+  "source_too_large",
 ] as const;
 export type LimitKind = (typeof LIMIT_KINDS)[number];
 

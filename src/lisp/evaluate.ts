@@ -11,7 +11,7 @@ import type { Form } from "./forms.js";
 import { toHost, toLisp } from "./interop.js";
 import { resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
-import { activate, GlobalEnv, RunState, ToolSuspend, type DataHost, type PendingToolCall, type ToolHost } from "./runtime.js";
+import { activate, GlobalEnv, RunState, ToolSuspend, type DataHost, type PassBudget, type PendingToolCall, type ToolHost, REPLAY_HINT } from "./runtime.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
 import { Keyword, type Value, isMap } from "./values.js";
 import { Vec } from "./vector.js";
@@ -24,6 +24,10 @@ export interface ToolSpec {
   run: ToolFn;
   /** Parameter names in order, so (tool/name a b) can pass positional arguments. */
   params?: readonly string[];
+  /** Longest a call may take, in ms (default: the evaluation's `toolTimeoutMs`). */
+  timeoutMs?: number;
+  /** Calls of this tool one program may make (default: unlimited, within `maxToolCalls`). */
+  maxCalls?: number;
 }
 
 export interface MemoryEntry {
@@ -57,7 +61,10 @@ export interface EvaluateOptions {
   tools?: Readonly<Record<string, ToolFn | ToolSpec>>;
   memory?: Memory;
   limits?: Partial<Limits>;
+  /** Aborting ends the evaluation with `aborted` at once, even while a tool has not answered. */
   signal?: AbortSignal;
+  /** Longest a tool call may take, in ms, for tools that set none. Default: no limit. */
+  toolTimeoutMs?: number;
 }
 
 export type Outcome = "value" | "return" | "fail";
@@ -197,6 +204,9 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
     return failure(e);
   }
   const cache = new Map<string, ToolOutcome>();
+  const callsOf = new Map<string, number>();
+  // One budget for the whole evaluation: each pass spends what the earlier ones left.
+  const budget: PassBudget = { fuel: limits.maxFuel, msLeft: limits.timeoutMs, clock: Date.now(), pass: 0 };
   let state: RunState;
   const toolHost: ToolHost = {
     ...toolNames,
@@ -210,14 +220,23 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
       if (++state.toolCalls + cache.size > limits.maxToolCalls) {
         throw new LispError("tool_limit_exceeded", `more than ${limits.maxToolCalls} tool calls in one program`, loc, "call tools for fewer items per program");
       }
+      const spec = tools.get(name) as ToolSpec;
+      const made = (callsOf.get(name) ?? 0) + 1;
+      if (spec.maxCalls !== undefined && made > spec.maxCalls) {
+        throw new LispError("tool_limit_exceeded", `tool/${name} may be called at most ${spec.maxCalls} time${spec.maxCalls === 1 ? "" : "s"} per program`, loc, "call it for fewer items, or reuse an earlier result");
+      }
       // Argument shape mistakes are the program's own errors, reported where the call is.
-      throw new ToolSuspend([{ key, name, args: toolArgs(name, args, tools.get(name) as ToolSpec), loc }]);
+      const call = { key, name, args: toolArgs(name, args, spec), loc };
+      callsOf.set(name, made);
+      throw new ToolSuspend([call]);
     },
   };
 
   for (;;) {
     passes++;
-    state = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal);
+    budget.pass = passes;
+    state = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, budget);
+    const passStarted = performance.now();
     const prev = activate(state);
     let outcome: Outcome = "value";
     let result: Value = null;
@@ -239,14 +258,17 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
       }
     } finally {
       activate(prev);
-      fuelUsed = limits.maxFuel - state.fuel;
+      budget.fuel = Math.max(0, state.fuel);
+      budget.msLeft -= performance.now() - passStarted;
+      fuelUsed = limits.maxFuel - budget.fuel;
     }
     if (state.pendingLine !== "") state.out.push(state.pendingLine);
     const prints = state.out.snapshot().lines;
     if (error !== null) return failure(error, prints);
     if (suspended !== null) {
-      await runTools(suspended, tools, cache, toolCalls, limits.maxNestingDepth, options.signal);
+      await runTools(suspended, tools, cache, toolCalls, limits.maxNestingDepth, options.signal, options.toolTimeoutMs);
       if (options.signal?.aborted) return failure(new LispError("aborted", "the evaluation was aborted by the host"), prints);
+      if (budget.msLeft <= 0 || budget.fuel <= 0) return failure(budgetSpent(limits, budget), prints);
       continue;
     }
     try {
@@ -258,6 +280,10 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
 }
 
 function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], data: DataHost | null, limits: Limits): CompiledForm[] {
+  // Checked before reading, so a huge literal costs nothing to refuse.
+  if (source.length > limits.maxSourceChars) {
+    throw new LispError("source_too_large", `the program is ${source.length} characters long, over the limit of ${limits.maxSourceChars}`, undefined, "pass large data through the context (data/...) or a tool, not as a literal in the program");
+  }
   const forms = read(source, limits.maxNestingDepth);
   const globals = new Set<string>(memory.keys());
   collectDefs(forms, globals);
@@ -287,6 +313,37 @@ function envFrom(memory: Memory): GlobalEnv {
   return env;
 }
 
+/** The limit a pass used up on its way to a tool call, as the error the next pass would raise. */
+function budgetSpent(limits: Limits, budget: PassBudget): LispError {
+  if (budget.fuel <= 0) return new LispError("fuel_exhausted", `the program used up its budget of ${limits.maxFuel} evaluation steps`, undefined, REPLAY_HINT);
+  return new LispError("timeout", `the program ran longer than ${limits.timeoutMs} ms`, undefined, REPLAY_HINT);
+}
+
+/**
+ * A tool's answer, or a rejection as soon as the evaluation is aborted (`stops` holds what the
+ * one abort listener calls) or the call takes longer than `timeoutMs`: a tool that never answers
+ * cannot hold the evaluation. The tool's own signal fires too, so it can stop its work.
+ */
+function settle(spec: ToolSpec, args: Record<string, unknown>, stops: Set<() => void>, timeoutMs: number | undefined): Promise<unknown> {
+  const own = new AbortController();
+  return new Promise<unknown>((resolve, reject) => {
+    const stop = (why: string): void => {
+      own.abort();
+      reject(new Error(why));
+    };
+    const onAbort = (): void => stop("aborted");
+    const timer = timeoutMs !== undefined && Number.isFinite(timeoutMs) ? setTimeout(() => stop(`no answer within ${timeoutMs} ms`), timeoutMs) : undefined;
+    stops.add(onAbort);
+    Promise.resolve()
+      .then(() => spec.run(args, own.signal))
+      .then(resolve, reject)
+      .finally(() => {
+        if (timer !== undefined) clearTimeout(timer);
+        stops.delete(onAbort);
+      });
+  });
+}
+
 async function runTools(
   pending: PendingToolCall[],
   tools: Map<string, ToolSpec>,
@@ -294,9 +351,13 @@ async function runTools(
   records: ToolCallRecord[],
   maxDepth: number,
   signal: AbortSignal | undefined,
+  toolTimeoutMs: number | undefined,
 ): Promise<void> {
-  const ac = new AbortController();
-  const onAbort = (): void => ac.abort();
+  // One listener on the caller's signal, however many calls are in flight.
+  const stops = new Set<() => void>();
+  const onAbort = (): void => {
+    for (const stop of [...stops]) stop();
+  };
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
     const outcomes = await Promise.all(
@@ -305,7 +366,8 @@ async function runTools(
         const t0 = performance.now();
         const args = p.args;
         try {
-          const raw = await spec.run(args, ac.signal);
+          if (signal?.aborted) throw new Error("aborted");
+          const raw = await settle(spec, args, stops, spec.timeoutMs ?? toolTimeoutMs);
           const value = toLisp(raw, maxDepth);
           cache.set(p.key, { ok: true, value });
           return { name: p.name, args, result: toHost(value), durationMs: performance.now() - t0 };

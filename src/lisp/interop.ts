@@ -29,7 +29,8 @@ export function toLisp(x: unknown, maxDepth = 256, depth = 0): Value {
   }
   if (isLispValue(x)) return x as Value;
   if (depth >= maxDepth) throw tooDeep(maxDepth, "into");
-  if (Array.isArray(x)) return Vec.fromArray(x.map((v) => toLisp(v, maxDepth, depth + 1)));
+  // Array.from visits the holes of a sparse array (map skips them): they become nil.
+  if (Array.isArray(x)) return Vec.fromArray(Array.from(x, (v) => toLisp(v, maxDepth, depth + 1)));
   if (x instanceof Map) {
     return IMap<Value, Value>().withMutations((m) => {
       for (const [k, v] of x) m.set(typeof k === "string" ? keyword(k) : toLisp(k, maxDepth, depth + 1), toLisp(v, maxDepth, depth + 1));

@@ -25,6 +25,8 @@ export interface Limits {
   maxNestingDepth: number;
   /** Tool calls one program may make. */
   maxToolCalls: number;
+  /** Characters of program source, checked before it is read. */
+  maxSourceChars: number;
 }
 
 export const defaultLimits: Readonly<Limits> = Object.freeze({
@@ -39,6 +41,7 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   maxRegexInputLength: 1_000_000,
   maxNestingDepth: 256,
   maxToolCalls: 200,
+  maxSourceChars: 200_000,
 });
 
 /** Merges overrides onto the defaults, rejecting anything that is not a positive number. */

@@ -77,7 +77,27 @@ export interface PendingToolCall {
 // How often (in fuel units) the slow path looks at the clock and the abort signal.
 const CHECK_INTERVAL = 10_000;
 
+/**
+ * What one evaluation pass may still spend. A program that calls tools is evaluated again after
+ * each round of calls, so fuel and time are what the earlier passes left: the limits hold for
+ * the whole evaluation, and one clock ("now") serves every pass.
+ */
+export interface PassBudget {
+  fuel: number;
+  msLeft: number;
+  /** The evaluation's "now" (ms since the epoch), the same in every pass. */
+  clock: number;
+  /** 1 for the first pass, then one more after each round of tool calls. */
+  pass: number;
+}
+
+/** The hint for a budget spent over several passes: the replays are what cost. */
+export const REPLAY_HINT = "the program runs again after each round of tool calls and every run counts: call tools for many items at once with pmap, or split the work over programs";
+
 export class RunState {
+  /** The evaluation's "now", fixed for the whole run. */
+  readonly clock: number;
+  readonly pass: number;
   fuel: number;
   checkAt: number;
   readonly deadline: number;
@@ -99,10 +119,13 @@ export class RunState {
     readonly tools: ToolHost | null,
     readonly data: DataHost | null,
     readonly signal: AbortSignal | undefined,
+    budget: PassBudget = { fuel: limits.maxFuel, msLeft: limits.timeoutMs, clock: Date.now(), pass: 1 },
   ) {
-    this.fuel = limits.maxFuel;
-    this.checkAt = Math.max(0, limits.maxFuel - CHECK_INTERVAL);
-    this.deadline = performance.now() + limits.timeoutMs;
+    this.fuel = budget.fuel;
+    this.checkAt = Math.max(0, budget.fuel - CHECK_INTERVAL);
+    this.deadline = performance.now() + budget.msLeft;
+    this.clock = budget.clock;
+    this.pass = budget.pass;
     this.loopsLeft = limits.maxLoopIterations;
     this.out = new OutputBuffer(limits.maxOutputChars);
   }
@@ -141,19 +164,31 @@ export function slowCheck(r: RunState): void {
     throw limitError(
       "fuel_exhausted",
       `the program used up its budget of ${r.limits.maxFuel} evaluation steps`,
-      "do less work per program: narrow the data first, and use a map lookup or group-by instead of nested scans",
+      r.pass > 1 ? REPLAY_HINT : "do less work per program: narrow the data first, and use a map lookup or group-by instead of nested scans",
     );
   }
+  checkClock(r);
+  // Never below zero: running out of fuel must always reach this check.
+  r.checkAt = Math.max(0, r.fuel - CHECK_INTERVAL);
+}
+
+/**
+ * For a builtin's long loop whose fuel was charged up front: every 4,096 elements it checks the
+ * clock and the abort signal, so a limit fires on time inside one big frequencies or into.
+ */
+export function tick(i: number): void {
+  if ((i & 4095) === 4095) checkClock(run);
+}
+
+function checkClock(r: RunState): void {
   if (performance.now() > r.deadline) {
     throw limitError(
       "timeout",
       `the program ran longer than ${r.limits.timeoutMs} ms`,
-      "look for a loop that never ends, or process less data per program",
+      r.pass > 1 ? REPLAY_HINT : "look for a loop that never ends, or process less data per program",
     );
   }
   if (r.signal?.aborted) throw new LispError("aborted", "the evaluation was aborted by the host");
-  // Never below zero: running out of fuel must always reach this check.
-  r.checkAt = Math.max(0, r.fuel - CHECK_INTERVAL);
 }
 
 /** One loop iteration (recur, dotimes, doseq, for); `loc` is the loop's, for the error. */

@@ -4,7 +4,7 @@
 // rather than an arbitrary element; sorting or converting first makes the order explicit.
 import { LispError, typeErr } from "../errors.js";
 import { hasKey } from "../lookup.js";
-import { charge, checkCollectionSize } from "../runtime.js";
+import { charge, checkCollectionSize, tick } from "../runtime.js";
 import { entries } from "../seq.js";
 import { charCount, chars } from "../text.js";
 import { EMPTY_MAP, EMPTY_SET, EMPTY_VEC, Fn, Keyword, LFloat, truthy, type LMap, type Value, isMap, isSet } from "../values.js";
@@ -230,14 +230,20 @@ function conjAll(who: string, coll: Value, xs: Value[], from: number): Value {
     charge(n);
     checkCollectionSize(coll.size + n);
     return coll.withMutations((s) => {
-      for (let i = from; i < xs.length; i++) s.add(xs[i]);
+      for (let i = from; i < xs.length; i++) {
+        s.add(xs[i]);
+        tick(i);
+      }
     });
   }
   if (isMap(coll)) {
     if (n <= 0) return coll;
     charge(n);
     const out = coll.withMutations((m) => {
-      for (let i = from; i < xs.length; i++) addToMap(who, m, xs[i]);
+      for (let i = from; i < xs.length; i++) {
+        addToMap(who, m, xs[i]);
+        tick(i);
+      }
     });
     checkCollectionSize(out.size);
     return out;

@@ -6,7 +6,7 @@
 import { LispError, typeErr } from "../errors.js";
 import { regexFromString } from "../regex.js";
 import { equals } from "../equality.js";
-import { charge, run, type RunState } from "../runtime.js";
+import { charge, run } from "../runtime.js";
 import { chars, charCount, isSimpleText } from "../text.js";
 import { LFloat, type Value } from "../values.js";
 import { Vec } from "../vector.js";
@@ -180,17 +180,9 @@ function dateMs(who: string, x: Value): number {
   return t;
 }
 
-// The clock is read once per run, so a program sees one consistent "now".
-const clocks = new WeakMap<RunState, number>();
-
+// The clock is read once per evaluation, so a program (and every pass of it) sees one "now".
 function now(): number {
-  const r = run;
-  let t = clocks.get(r);
-  if (t === undefined) {
-    t = Date.now();
-    clocks.set(r, t);
-  }
-  return t;
+  return run.clock;
 }
 
 function newDate(args: Value[]): Value {

@@ -7,7 +7,7 @@ import { LispError, typeErr } from "../errors.js";
 import { call2, callValue } from "../fn.js";
 import { lookup } from "../lookup.js";
 import { isSeqable } from "../seq.js";
-import { charge, checkCollectionSize, limitError, run } from "../runtime.js";
+import { charge, checkCollectionSize, limitError, run, tick } from "../runtime.js";
 import { EMPTY_MAP, EMPTY_VEC, Fn, isFloat, Keyword, LFloat, LMap, mkFloat, Reduced, truthy, type Value, isMap, isSet } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe, expectFn } from "./args.js";
@@ -418,6 +418,7 @@ function distinct(coll: Value): Value {
   for (let i = 0; i < xs.length; i++) {
     const x = xs[i];
     if (seen.slot(x) === j) xs[j++] = x;
+    tick(i);
   }
   xs.length = j;
   return Vec.fromArray(xs);
@@ -647,7 +648,8 @@ function groupBy(f: Value, coll: Value): Value {
   const index = new ValueIndex();
   const keys: Value[] = [];
   const groups: Value[][] = [];
-  for (const x of xs) {
+  for (let n = 0; n < xs.length; n++) {
+    const x = xs[n];
     const k = g(x);
     const i = index.slot(k);
     if (i === groups.length) {
@@ -656,10 +658,14 @@ function groupBy(f: Value, coll: Value): Value {
     } else {
       groups[i].push(x);
     }
+    tick(n);
   }
   if (keys.length === 0) return EMPTY_MAP;
   return LMap<Value, Value>().withMutations((m) => {
-    for (let i = 0; i < keys.length; i++) m.set(keys[i], Vec.fromArray(groups[i]));
+    for (let i = 0; i < keys.length; i++) {
+      m.set(keys[i], Vec.fromArray(groups[i]));
+      tick(i);
+    }
   });
 }
 
@@ -670,7 +676,8 @@ function frequencies(coll: Value): Value {
   const index = new ValueIndex();
   const keys: Value[] = [];
   const counts: number[] = [];
-  for (const x of xs) {
+  for (let n = 0; n < xs.length; n++) {
+    const x = xs[n];
     const i = index.slot(x);
     if (i === counts.length) {
       keys.push(x);
@@ -678,9 +685,13 @@ function frequencies(coll: Value): Value {
     } else {
       counts[i]++;
     }
+    tick(n);
   }
   return LMap<Value, Value>().withMutations((m) => {
-    for (let i = 0; i < keys.length; i++) m.set(keys[i], counts[i]);
+    for (let i = 0; i < keys.length; i++) {
+      m.set(keys[i], counts[i]);
+      tick(i);
+    }
   });
 }
 

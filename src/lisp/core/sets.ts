@@ -3,7 +3,7 @@
 // often has a vector of ids at hand; the result is always a set.
 import { typeErr } from "../errors.js";
 import { call1 } from "../fn.js";
-import { charge, checkCollectionSize } from "../runtime.js";
+import { charge, checkCollectionSize, tick } from "../runtime.js";
 import { seqArray } from "../seq.js";
 import { EMPTY_SET, isMap, isSet, LSet, truthy, type Value } from "../values.js";
 import { Vec } from "../vector.js";
@@ -14,16 +14,19 @@ import type { BuiltinDef } from "./registry.js";
 
 function setOf(x: Value): Value {
   if (isSet(x)) return x;
-  const xs = seqArray(x, "set");
-  charge(xs.length);
-  checkCollectionSize(xs.length);
-  return LSet<Value>(xs);
+  return hashSet(seqArray(x, "set"));
 }
 
+/** A set of xs, built element by element so the clock is checked on a large one. */
 function hashSet(xs: Value[]): Value {
   charge(xs.length);
   checkCollectionSize(xs.length);
-  return LSet<Value>(xs);
+  return EMPTY_SET.withMutations((s) => {
+    for (let i = 0; i < xs.length; i++) {
+      s.add(xs[i]);
+      tick(i);
+    }
+  });
 }
 
 function sortedSet(xs: Value[]): Value {

@@ -1,0 +1,105 @@
+// Limits hold across tool calls: one time and fuel budget for the whole evaluation, one clock,
+// an abort that does not wait for tools, per-tool timeouts and call caps, a bounded source, and
+// builtins that check the clock inside long loops.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { evaluate } from "../../src/lisp/evaluate.js";
+import { timed } from "../support/run.js";
+
+const busy = "(reduce + (map (fn [x] (* x x)) (range 20000)))";
+
+describe("limits across tool calls", () => {
+  it("one time budget for the whole evaluation: work between sequential tool calls adds up", async () => {
+    let calls = 0;
+    const source = `(loop [i 0 acc 0] (if (< i 200) (recur (inc i) (+ acc ${busy} (tool/tick {:i i}))) acc))`;
+    const r = await evaluate(source, { tools: { tick: () => ++calls }, limits: { timeoutMs: 300 } });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error.kind).toBe("timeout");
+      expect(r.error.hint).toMatch(/pmap/);
+    }
+    // Stopped early: far fewer than the 200 calls the loop wanted.
+    expect(calls).toBeLessThan(200);
+  });
+
+  it("one fuel budget for the whole evaluation", async () => {
+    const source = `(loop [i 0 acc 0] (if (< i 100) (recur (inc i) (+ acc ${busy} (tool/tick {}))) acc))`;
+    const r = await evaluate(source, { tools: { tick: () => 1 }, limits: { maxFuel: 2_000_000, timeoutMs: 60_000 } });
+    expect(!r.ok && r.error.kind).toBe("fuel_exhausted");
+    // What the stats report is what the evaluation spent, passes included.
+    expect(r.stats.fuelUsed).toBeGreaterThanOrEqual(2_000_000);
+  });
+
+  it("one clock: the program and its tools see the same now in every pass", async () => {
+    const r = await evaluate("(let [a (System/currentTimeMillis) r (tool/echo {:t a}) b (System/currentTimeMillis)] [(= a b) (= a (:t r))])", {
+      tools: { echo: async (args) => new Promise((resolve) => setTimeout(() => resolve(args), 20)) },
+    });
+    expect(r.ok && r.value).toEqual([true, true]);
+  });
+
+  it("ends with aborted when the signal fires, even while a tool never answers", async () => {
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 30);
+    const [r] = await timed(() => evaluate("(tool/hang {})", { tools: { hang: () => new Promise(() => undefined) }, signal: ac.signal }));
+    expect(!r.ok && r.error.kind).toBe("aborted");
+  });
+
+  it("a tool that takes longer than its timeout fails the call, and its signal fires", async () => {
+    let aborted = false;
+    const slow = (_args: Record<string, unknown>, signal: AbortSignal) =>
+      new Promise((resolve) => {
+        signal.addEventListener("abort", () => (aborted = true));
+        setTimeout(() => resolve(1), 5_000).unref();
+      });
+    const r = await evaluate("(tool/slow {})", { tools: { slow }, toolTimeoutMs: 30 });
+    expect(!r.ok && r.error.kind).toBe("tool_error");
+    expect(!r.ok && r.error.message).toContain("no answer within 30 ms");
+    expect(aborted).toBe(true);
+    const own = await evaluate("(try (tool/slow {}) (catch e :caught))", { tools: { slow: { run: slow, timeoutMs: 20 } }, toolTimeoutMs: 10_000 });
+    expect(own.ok && own.value).toBe("caught");
+  });
+
+  it("caps the calls of one tool with maxCalls", async () => {
+    const r = await evaluate("(doseq [i (range 5)] (tool/t {:i i}))", { tools: { t: { run: () => 1, maxCalls: 3 } } });
+    expect(!r.ok && r.error.kind).toBe("tool_limit_exceeded");
+    expect(!r.ok && r.error.message).toBe("tool/t may be called at most 3 times per program");
+    expect(r.toolCalls).toHaveLength(3);
+  });
+});
+
+describe("limits on source and host data", () => {
+  it("refuses a source over maxSourceChars before reading it", async () => {
+    const huge = `[${"1 ".repeat(2_000_000)}]`;
+    const [r, ms] = await timed(() => evaluate(huge));
+    expect(!r.ok && r.error.kind).toBe("source_too_large");
+    expect(!r.ok && r.error.message).toBe(`the program is ${huge.length} characters long, over the limit of 200000`);
+    expect(ms).toBeLessThan(1_000);
+    const small = await evaluate("(+ 1 2)", { limits: { maxSourceChars: 5 } });
+    expect(!small.ok && small.error.kind).toBe("source_too_large");
+  });
+
+  it("reads the holes of a sparse array from the host as nil", async () => {
+    // eslint-disable-next-line no-sparse-arrays
+    const r = await evaluate("(let [v (tool/sparse {})] [(count v) (nil? (second v)) (str v)])", { tools: { sparse: () => [1, , 3] } });
+    expect(r.ok && r.value).toEqual([3, true, "[1 nil 3]"]);
+    // eslint-disable-next-line no-sparse-arrays
+    const ctx = await evaluate("(nil? (first data/xs))", { ctx: { xs: [, 2] } });
+    expect(ctx.ok && ctx.value).toBe(true);
+  });
+});
+
+describe("heavy builtins check the clock (property)", () => {
+  // Each of these spent seconds in one call under a 1 s limit before checking the clock inside
+  // its loop; now the timeout fires within a small margin of the deadline.
+  const heavy = ["frequencies", "(partial group-by identity)", "(partial into #{})", "set", "distinct"];
+  it("a timeout fires inside one big builtin call", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...heavy), fc.integer({ min: 600_000, max: 900_000 }), async (f, n) => {
+        const [r, ms] = await timed(() => evaluate(`(count (${f} (map str (range ${n}))))`, { limits: { timeoutMs: 100, maxFuel: 1e12 } }));
+        expect(!r.ok && r.error.kind).toBe("timeout");
+        expect(ms).toBeLessThan(1_500);
+      }),
+      { numRuns: 5 },
+    );
+  });
+});
