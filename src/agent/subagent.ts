@@ -2,6 +2,7 @@
 // prompt view builds the messages from the trace, the LLM replies, one program is
 // extracted and run with the memory of earlier turns, and the outcome is recorded and fed
 // back, until the program returns a valid value, fails, or the run meets one of its limits.
+import { hiddenRedactor, type Redactor } from "./redact.js";
 import { z } from "zod";
 import { compressedView } from "../history/compressed.js";
 import { fullView } from "../history/full.js";
@@ -349,6 +350,7 @@ class AgentRun {
   private readonly maxPrintChars: number;
   private system = "";
   private task = "";
+  private redact: Redactor | null = null;
   private pendingNested: NestedRunTrace[] = [];
   private stopReason: Interruption | null = null;
   private llmError = "";
@@ -438,6 +440,7 @@ class AgentRun {
     if (this.options.llm === undefined) return "no llm: pass { llm } to SubAgent.run (or set it on the agent)";
     if (this.run.deadlineMs !== undefined && !positiveNumber(this.run.deadlineMs)) return `deadlineMs must be a positive number, got ${String(this.run.deadlineMs)}`;
     if (this.run.tokenBudget !== undefined && !positiveNumber(this.run.tokenBudget)) return `tokenBudget must be a positive number, got ${String(this.run.tokenBudget)}`;
+    this.redact = hiddenRedactor(context);
     const mission = expandMission(this.agent.prompt, context);
     if (!mission.ok) return mission.message;
     try {
@@ -496,7 +499,9 @@ class AgentRun {
   /** One turn: prompt, LLM call, extraction, evaluation, record. Null when the LLM call failed. */
   private async turn(n: number, withdrawn: boolean): Promise<Turn | null> {
     const input: ViewInput = { system: this.system, task: this.task, turns: this.turns, maxTurns: this.agent.maxTurns, toolsWithdrawn: this.withdraws, maxPrintChars: this.maxPrintChars };
-    const view = this.view(input, this.viewOptions);
+    const built = this.view(input, this.viewOptions);
+    // Nothing derived from a hidden context value is sent: the prompt is scrubbed as a whole.
+    const view = this.redact === null ? built : { ...built, messages: this.redact(built.messages) };
     this.noteView(view.stats);
     if (this.viewOptions.compressHistory) {
       const m = measureView(input, view, this.prompts);

@@ -1,0 +1,62 @@
+// Hidden context keys (`_`-prefixed) never reach any prompt, in either history view: not through
+// printed output, tool arguments, definitions' samples, errors or summaries (property test).
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { SubAgent } from "../../src/agent/subagent.js";
+import { tool } from "../../src/agent/tools.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
+
+const code = (body: string): string => "```clojure\n" + body + "\n```";
+
+const lookup = tool({
+  description: "Looks a customer up.",
+  input: z.object({ token: z.string(), q: z.string().optional() }),
+  run: async ({ token, q }) => ({ echoed: token, q: q ?? null, rows: [{ id: 1 }] }),
+});
+
+// Programs that try every way a value could leak into the next prompt.
+const PROGRAMS = [
+  '(def t data/_token)\n(println "token is" t)',
+  '(def r (tool/lookup {:token data/_token :q "acme"}))\n(println (:echoed r))',
+  '(def auth (str "Bearer " data/_token))\n(def creds data/_creds)',
+  "(println (pr-str data/_creds))",
+  '(tool/lookup {:token (:secret data/_creds)})\n(+ 1 data/_token)',
+  "(def n (count data/_token))\n(println n)",
+  "(return :done)",
+];
+
+const secret = fc.stringMatching(/^[A-Za-z0-9_-]{8,24}$/).map((s) => `sk-${s}`);
+
+describe("hidden context in prompts", () => {
+  it("no message of any turn, in either view, holds a hidden value (property)", async () => {
+    await fc.assert(
+      fc.asyncProperty(secret, secret, fc.boolean(), async (token, inner, compressHistory) => {
+        const agent = SubAgent.create({ prompt: "Find the customer.", tools: { lookup }, maxTurns: PROGRAMS.length });
+        const step = await SubAgent.run(agent, {
+          llm: scriptedLlm(PROGRAMS.map(code)),
+          context: { _token: token, _creds: { secret: inner, user: "ann" }, region: "eu" },
+          compressHistory,
+        });
+        expect(step.turns).toHaveLength(PROGRAMS.length);
+        const sent = step.messages.flat();
+        expect(sent.length).toBeGreaterThan(PROGRAMS.length);
+        for (const m of sent) {
+          expect(m.content).not.toContain(token);
+          expect(m.content).not.toContain(inner);
+        }
+        // The model is told where the value lives instead.
+        expect(sent.some((m) => m.content.includes("data/_token"))).toBe(true);
+        // The trace keeps the real values for the host (it is the debugging record, not a prompt).
+        expect(JSON.stringify(step.turns[1].toolCalls[0].args)).toContain(token);
+      }),
+      { numRuns: 12 },
+    );
+  });
+
+  it("leaves prompts untouched when nothing is hidden", async () => {
+    const agent = SubAgent.create({ prompt: "Echo." });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(println "sk-visible-1234")'), code("(return 1)")]), context: { token: "sk-visible-1234" } });
+    expect(step.messages[1].some((m) => m.content.includes("sk-visible-1234"))).toBe(true);
+  });
+});
