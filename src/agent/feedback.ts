@@ -68,6 +68,24 @@ export function renderTurnLine(next: number, info: FeedbackInfo): string {
   return line;
 }
 
+const MAX_CALLS_LISTED = 10;
+const MAX_ARGS_CHARS = 120;
+
+/**
+ * The tool calls a failed program made before its error: their effects (an email sent, a
+ * record written) happened, so a retry must not repeat them blindly.
+ */
+export function renderCompletedCalls(turn: Turn): string {
+  const done = turn.toolCalls.filter((c) => c.error === undefined);
+  if (done.length === 0) return "";
+  const lines = done.slice(0, MAX_CALLS_LISTED).map((c) => {
+    const args = JSON.stringify(c.args ?? {}) ?? "{}";
+    return `  tool/${c.name} ${args.length > MAX_ARGS_CHARS ? args.slice(0, MAX_ARGS_CHARS - 1) + "…" : args}`;
+  });
+  if (done.length > MAX_CALLS_LISTED) lines.push(`  … and ${done.length - MAX_CALLS_LISTED} more`);
+  return `These tool calls completed before the error (their effects are not undone; do not repeat them unless you mean to):\n${lines.join("\n")}`;
+}
+
 /** The feedback message after `turn`. */
 export function renderFeedback(turn: Turn, info: FeedbackInfo, opts: FeedbackOptions): string {
   const parts: string[] = [];
@@ -78,7 +96,11 @@ export function renderFeedback(turn: Turn, info: FeedbackInfo, opts: FeedbackOpt
   }
   if (turn.error !== undefined) {
     parts.push(renderError(turn.error, opts.errorDetail ?? true));
-    if (turn.status === "error") parts.push("Nothing from this program was stored.");
+    if (turn.status === "error") {
+      parts.push("Nothing from this program was stored.");
+      const done = renderCompletedCalls(turn);
+      if (done !== "") parts.push(done);
+    }
   }
   if (turn.memory.length > 0 && (opts.stored ?? true)) parts.push(renderStored(turn.memory.map((d) => d.name)));
   if (turn.number < info.maxTurns) parts.push(renderTurnLine(turn.number + 1, info));

@@ -676,3 +676,29 @@ describe("onTurn and onStep", () => {
     expect(step.fail?.message).toContain("logger down");
   });
 });
+
+describe("a failed program's side effects", () => {
+  it("feedback lists the tool calls that completed before the error, so a retry does not repeat them", async () => {
+    const sent: string[] = [];
+    const sendEmail = tool({
+      description: "Sends an email.",
+      input: z.object({ to: z.string(), subject: z.string() }),
+      run: async ({ to }) => {
+        sent.push(to);
+        return { sent: true };
+      },
+    });
+    const agent = SubAgent.create({ prompt: "Email the customer.", tools: { "send-email": sendEmail } });
+    const step = await SubAgent.run(agent, {
+      llm: scriptedLlm([code('(tool/send-email {:to "ann@example.com" :subject "Hi"})\n(+ 1 "oops")'), code("(return :done)")]),
+    });
+    expect(step.ok).toBe(true);
+    const feedback = step.turns[0].feedback ?? "";
+    expect(feedback).toContain("Nothing from this program was stored.");
+    expect(feedback).toContain("These tool calls completed before the error");
+    expect(feedback).toContain('tool/send-email {"to":"ann@example.com","subject":"Hi"}');
+    // The second prompt carries it.
+    expect(step.messages[1].at(-1)?.content).toContain("tool/send-email");
+    expect(sent).toEqual(["ann@example.com"]);
+  });
+});
