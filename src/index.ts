@@ -28,6 +28,30 @@ export {
   type ReplayLlm,
   type ReplayOptions,
 } from "./llm/index.js";
+// Compaction (issue 10, library): strategies that project any chat history onto the prompt.
+export {
+  compact,
+  createStrategy,
+  listStrategies,
+  registerStrategy,
+  type CompactOptions,
+  type StrategySpec,
+  type StrategyInfo,
+  type StrategyDefinition,
+  type Json,
+  type Conversation,
+  type CompactionContext,
+  type CompactionEvent,
+  type CompactionEventKind,
+  type CompactionResult,
+  type CompactionStats,
+  type Strategy,
+  type Trigger,
+  type TriggerDecision,
+  type Summarizer,
+  type SummaryRequest,
+  type SummaryResult,
+} from "./compaction/index.js";
 // The agent layer: SubAgent and its tools, prompts, feedback, and traces.
 export {
   SubAgent,
