@@ -118,13 +118,17 @@ export function isAnswered(messages: readonly ChatMessage[], i: number): boolean
   return false;
 }
 
-/** Merges runs of plain (no tool calls) messages of one role into one, so compacted runs keep the alternation. */
+/** Merges runs of plain (no tool calls) messages of one role into one where either is `mergeable`, so compacted runs keep the alternation. */
 export function mergeRuns(messages: readonly ChatMessage[], mergeable: (m: ChatMessage) => boolean): ChatMessage[] {
   const out: ChatMessage[] = [];
+  const merged = new Set<ChatMessage>();
+  const canMerge = (m: ChatMessage): boolean => merged.has(m) || mergeable(m);
   for (const m of messages) {
     const last = out[out.length - 1];
-    if (last !== undefined && last.role === m.role && (m.role === "user" || m.role === "assistant") && !hasToolCalls(last) && !hasToolCalls(m) && (mergeable(last) || mergeable(m))) {
-      out[out.length - 1] = { role: m.role, content: `${messageText(last)}\n${messageText(m)}` };
+    if (last !== undefined && last.role === m.role && (m.role === "user" || m.role === "assistant") && !hasToolCalls(last) && !hasToolCalls(m) && (canMerge(last) || canMerge(m))) {
+      const joined: ChatMessage = { role: m.role, content: `${messageText(last)}\n${messageText(m)}` };
+      merged.add(joined);
+      out[out.length - 1] = joined;
     } else out.push(m);
   }
   return out;

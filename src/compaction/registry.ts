@@ -5,6 +5,11 @@ import { z } from "zod";
 import type { StrategyDefinition } from "./registry-types.js";
 import { fullStrategy } from "./strategies/full.js";
 import { slidingWindowStrategy } from "./strategies/sliding-window.js";
+import { recapStrategy } from "./strategies/recap.js";
+import { rollingSummaryStrategy } from "./strategies/rolling-summary.js";
+import { usageRatioStrategy } from "./strategies/usage-ratio.js";
+import { goalBoundaryStrategy } from "./strategies/goal-boundary.js";
+import { costTriggerStrategy } from "./strategies/cost-trigger.js";
 import type { Json, Strategy } from "./types.js";
 
 /** A strategy by name and options, as configuration files and traces carry it. */
@@ -51,4 +56,4 @@ export function listStrategies(): StrategyInfo[] {
   return [...definitions.values()].map((d) => ({ name: d.name, description: d.description, usesLlm: d.usesLlm, defaults: d.schema.parse({}) }));
 }
 
-for (const definition of [fullStrategy, slidingWindowStrategy] as AnyDefinition[]) registerStrategy(definition);
+for (const definition of [fullStrategy, slidingWindowStrategy, recapStrategy, rollingSummaryStrategy, usageRatioStrategy, goalBoundaryStrategy, costTriggerStrategy] as AnyDefinition[]) registerStrategy(definition);
