@@ -41,7 +41,7 @@ const ACK = /^\s*(?:yes|no|ok(?:ay)?|sure|thanks?(?: you)?|great|perfect|that'?s
 export interface HeuristicOptions {
   /** Below this share of the message's content words seen in the current goal, the message starts a new goal. Default 0.15. */
   readonly overlap?: number;
-  /** Messages with fewer content words never start a goal (confirmations, "yes please"). Default 3. */
+  /** Messages with fewer content words start a goal only with a switch phrase ("now I need"). Default 3. */
   readonly minWords?: number;
 }
 
@@ -57,13 +57,14 @@ export function heuristicGoalDetector(options: HeuristicOptions = {}): GoalDetec
       const none = { llmCalls: 0, inputTokens: 0, outputTokens: 0 };
       if (ACK.test(text)) return Promise.resolve({ newGoal: false, ...none });
       const mine = words(text);
-      if (mine.size < minWords) return Promise.resolve({ newGoal: false, ...none });
+      const switching = SWITCH.test(text);
+      if (mine.size === 0 || (mine.size < minWords && !switching)) return Promise.resolve({ newGoal: false, ...none });
       const seen = new Set<string>();
       for (let i = goalStart; i < index; i++) if (messages[i].role === "user" || messages[i].role === "assistant") for (const w of words(messageText(messages[i]))) seen.add(w);
       let shared = 0;
       for (const w of mine) if (seen.has(w)) shared++;
       const ratio = shared / mine.size;
-      return Promise.resolve({ newGoal: ratio < threshold || (SWITCH.test(text) && ratio < 0.5), ...none });
+      return Promise.resolve({ newGoal: (ratio < threshold && mine.size >= minWords) || (switching && ratio < 0.5), ...none });
     },
   };
 }
