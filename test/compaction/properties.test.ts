@@ -11,7 +11,8 @@ import { scriptedLlm, type ScriptedReply } from "../../src/llm/scripted.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 
 const WORDS = ["book", "table", "restaurant", "taxi", "hotel", "price", "file", "test", "error", "fixed", "station", "train", "cheap", "north", "centre", "python", "list", "value", "tomorrow", "seven"];
-const text = fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 30 }).map((w) => w.join(" "));
+const line = fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 20 }).map((w) => w.join(" "));
+const text = fc.array(line, { minLength: 1, maxLength: 4 }).map((l) => l.join("\n"));
 
 type Reply = { kind: "plain"; recap: boolean; body: string } | { kind: "tools"; steps: Array<{ calls: number; results: string[] }>; final: string };
 

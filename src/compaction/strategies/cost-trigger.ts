@@ -23,17 +23,16 @@ export const costTriggerStrategy: StrategyDefinition<z.output<typeof schema>> = 
   usesLlm: true,
   schema,
   create(options) {
+    const trigger = createTrigger({
+      name: "cost-payback",
+      options: {
+        keepLast: options.keepLast,
+        remainingTurns: options.remainingTurns,
+        summaryTokens: options.summaryMaxTokens,
+        ...(options.price === undefined ? {} : { price: options.price }),
+      },
+    });
     return rollingStrategy("cost-trigger", options, ({ conversation, messages, base, tokens }) => {
-      // Whether a call is paid depends on the summarizer in use, known only per projection.
-      const trigger = createTrigger({
-        name: "cost-payback",
-        options: {
-          keepLast: options.keepLast,
-          remainingTurns: options.remainingTurns,
-          summaryTokens: options.summaryMaxTokens,
-          ...(options.price === undefined ? {} : { price: options.price }),
-        },
-      });
       const decision = trigger.shouldCompact(conversation, tokens);
       if (!decision.compact) return undefined;
       const cut = lastUnitStart(messages, messages.length - options.keepLast);

@@ -100,10 +100,16 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
           const to = state.boundaries[n];
           const covered = messages.slice(from, to).filter((m) => m.role !== "system");
           const request = { messages: covered, maxTokens: options.summaryMaxTokens, ...(conversation.knownNames === undefined ? {} : { knownNames: conversation.knownNames }) };
-          const outcome = covered.length === 0 ? { text: "(nothing)", breaker: state.breaker } : await engine.run(request, state.breaker, context, spend, events, from);
+          const outcome = covered.length === 0 ? { text: "(no messages)", breaker: state.breaker } : await engine.run(request, state.breaker, context, spend, events, from);
           state = { ...state, breaker: outcome.breaker };
           if (outcome.text === undefined) break;
-          state = { ...state, summaries: [...state.summaries, outcome.text] };
+          const next = { ...state, summaries: [...state.summaries, outcome.text] };
+          // A goal whose summary, with its header, would not shrink the prompt stays verbatim (and so do the later ones).
+          if (promptTokens(view(next)) >= promptTokens(view(state))) {
+            events.push({ kind: "skipped", messageIndex: from, detail: "the goal summary would not make the prompt smaller" });
+            break;
+          }
+          state = next;
           events.push({ kind: "compacted", messageIndex: from, replaced: to - from });
         }
         return finish(conversation, view(state), state, events, started, context, spend, summarizer);

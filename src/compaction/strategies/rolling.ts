@@ -91,10 +91,15 @@ export function rollingStrategy(name: string, options: SummaryOptions & Record<s
           ...(conversation.knownNames === undefined ? {} : { knownNames: conversation.knownNames }),
         };
         const outcome = covered.length === 0 ? { text: undefined, breaker: state.breaker } : await engine.run(request, state.breaker, context, spend, events, base);
-        if (outcome.text !== undefined) {
-          state = { summary: outcome.text, covered: decision, fingerprint: fingerprint(messages, decision), breaker: outcome.breaker };
+        const next: RollingState | undefined = outcome.text === undefined ? undefined : { summary: outcome.text, covered: decision, fingerprint: fingerprint(messages, decision), breaker: outcome.breaker };
+        // The summary shrank what it covers, but with its header it must also shrink the prompt.
+        if (next !== undefined && promptTokens(view(next)) < promptTokens(view(state))) {
+          state = next;
           events.push({ kind: "compacted", messageIndex: base, replaced: decision - base });
-        } else state = { ...state, breaker: outcome.breaker };
+        } else {
+          if (next !== undefined) events.push({ kind: "skipped", messageIndex: base, detail: "the summary with its header would not make the prompt smaller" });
+          state = { ...state, breaker: outcome.breaker };
+        }
       }
       return finish(conversation, view(state), state, events, started, context, spend, summarizer);
     },
