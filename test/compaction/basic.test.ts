@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compact, createStrategy, listStrategies } from "../../src/compaction/index.js";
+import { z } from "zod";
+import { compact, createStrategy, finish, listStrategies, registerStrategy } from "../../src/compaction/index.js";
 import { roleOrderProblems } from "../../src/compaction/messages.js";
 import { assistant, call, chat, result, sys, user } from "./conversations.js";
 
@@ -47,5 +48,32 @@ describe("compact and the registry", () => {
   it("lists strategies with their defaults", () => {
     const list = listStrategies();
     expect(list.find((s) => s.name === "sliding-window")).toMatchObject({ usesLlm: false, defaults: { turns: 10, unit: "round" } });
+  });
+
+  it("registers a custom strategy as docs/compaction.md shows", async () => {
+    registerStrategy({
+      name: "drop-tool-output",
+      description: "Replaces old tool results by a size note.",
+      usesLlm: false,
+      schema: z.object({ keep: z.number().int().min(0).default(3) }).strict(),
+      create: (options) => ({
+        name: "drop-tool-output",
+        options,
+        usesLlm: false,
+        initialState: () => null,
+        project(conversation, state, context) {
+          const started = context.now?.() ?? performance.now();
+          const tools = conversation.messages.flatMap((m, i) => (m.role === "tool" ? [i] : []));
+          const old = new Set(tools.slice(0, Math.max(0, tools.length - options.keep)));
+          const out = conversation.messages.map((m, i) => (old.has(i) ? { ...m, content: `[${String(m.content).length} characters omitted]` } : m));
+          return finish(conversation, out, state, [], started, context);
+        },
+      }),
+    });
+    expect(listStrategies().find((s) => s.name === "drop-tool-output")?.defaults).toEqual({ keep: 3 });
+    const messages = [user("task"), call("a", "read"), result("a", "x".repeat(400)), assistant("ok")];
+    const r = await compact(messages, { name: "drop-tool-output", options: { keep: 0 } });
+    expect(r.messages[2].content).toBe("[400 characters omitted]");
+    expect(() => registerStrategy({ name: "full", description: "", usesLlm: false, schema: z.object({}), create: () => createStrategy("full") })).toThrow(/already registered/);
   });
 });
