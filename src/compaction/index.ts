@@ -1,5 +1,5 @@
-// Compaction for any chat history: the strategy interface, token counting, and (as they land)
-// strategies, triggers, summarizers and goal detectors.
+// Compaction for any chat history: the strategy interface, the registry and its strategies,
+// triggers, summarizers, goal detectors, token counting and the cost model.
 export type {
   Json,
   Conversation,
@@ -16,3 +16,17 @@ export type {
   SummaryResult,
 } from "./types.js";
 export { countTokens, messageTokens, promptTokens, TOKENS_PER_MESSAGE, TOKENS_PER_REPLY } from "./tokens.js";
+export { compact, checkMessages, type CompactOptions } from "./compact.js";
+export { createStrategy, listStrategies, registerStrategy, type StrategySpec, type StrategyInfo } from "./registry.js";
+export type { StrategyDefinition } from "./registry-types.js";
+export { taskIndex, isUnitStart, turnStarts, spliceSummary, roleOrderProblems, transcript, isAnswered, mergeRuns, type TurnUnit } from "./messages.js";
+export { finish, type LlmSpend } from "./result.js";
+export { estimatePromptTokens, budgetUsage, contextLimit, toolTokens, CONTEXT_LIMITS, FALLBACK_CONTEXT_LIMIT, type BudgetUsage } from "./models.js";
+export { priceModel, priceFor, requestCost, payback, PROVIDER_CACHE, MODEL_PRICES, FALLBACK_PRICE, type PriceModel, type CacheMultipliers, type RequestTokens, type PaybackInput, type Payback } from "./cost.js";
+export { createTrigger, listTriggers, type TriggerSpec, type TriggerName } from "./triggers.js";
+export { extractiveSummarizer, extractiveSummary } from "./summarizers/extractive.js";
+export { llmSummarizer, SummaryRejected, type LlmSummarizerOptions, type SummaryTemplate } from "./summarizers/llm.js";
+export { summaryProblem } from "./summarizers/validate.js";
+export { heuristicGoalDetector, llmGoalDetector, type GoalDetector, type GoalDecision, type HeuristicOptions, type LlmDetectorOptions } from "./goals.js";
+export { recapOptionsFromEnv, type RecapOptions } from "./strategies/recap.js";
+export { compactionPrompt, type CompactionPrompt } from "./prompts.js";

@@ -27,6 +27,11 @@ export interface Conversation {
    * triggers use it instead of a local estimate.
    */
   readonly reportedPromptTokens?: number;
+  /**
+   * Names that exist in the run's live state (e.g. PTC-Lisp interpreter variables). Summaries
+   * list exactly these and may mention no other; never taken from a model's output.
+   */
+  readonly knownNames?: readonly string[];
 }
 
 /** What a strategy may use besides the conversation. */
@@ -68,6 +73,8 @@ export interface CompactionStats {
   readonly llmOutputTokens: number;
   /** Wall time the projection took, including summary calls. */
   readonly durationMs: number;
+  /** tokensOut / tokensIn (1 when nothing was compacted). */
+  readonly compressionRatio?: number;
 }
 
 export interface CompactionResult<S extends Json = Json> {
@@ -77,6 +84,11 @@ export interface CompactionResult<S extends Json = Json> {
   readonly state: S;
   readonly stats: CompactionStats;
   readonly events: readonly CompactionEvent[];
+  /**
+   * The summarizer that wrote this projection's summaries ("extractive" or "llm"), for
+   * strategies that summarize; reports name a summary strategy together with it.
+   */
+  readonly summarizer?: string;
 }
 
 /**

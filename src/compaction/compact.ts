@@ -1,0 +1,59 @@
+// The one-call entry for any app: project a plain ChatMessage[] through a strategy.
+import type { ChatMessage, Llm } from "../llm/types.js";
+import { createStrategy, type StrategySpec } from "./registry.js";
+import type { CompactionResult, Conversation, Json, Strategy } from "./types.js";
+
+export interface CompactOptions {
+  /** The state a previous call returned; omitted for a conversation the strategy has not seen. */
+  readonly state?: Json;
+  /** The summarizer's model client (usually cheaper than the conversation's model). */
+  readonly llm?: Llm;
+  /** The conversation's model, for context limits and prices. */
+  readonly model?: string;
+  readonly tools?: readonly unknown[];
+  readonly reservedOutputTokens?: number;
+  readonly reportedPromptTokens?: number;
+  readonly knownNames?: readonly string[];
+  readonly records?: unknown;
+  readonly signal?: AbortSignal;
+  readonly now?: () => number;
+}
+
+const ROLES = new Set(["system", "user", "assistant", "tool"]);
+
+/** Checks the shape of the messages, so bad input fails with a clear message instead of deep inside a strategy. */
+export function checkMessages(messages: unknown): asserts messages is ChatMessage[] {
+  if (!Array.isArray(messages)) throw new TypeError("compaction: messages must be an array of chat messages");
+  messages.forEach((m: unknown, i) => {
+    if (typeof m !== "object" || m === null) throw new TypeError(`compaction: message ${i} is not an object`);
+    const { role, content } = m as { role?: unknown; content?: unknown };
+    if (typeof role !== "string" || !ROLES.has(role)) throw new TypeError(`compaction: message ${i} has role ${JSON.stringify(role)} (expected system, user, assistant or tool)`);
+    if (!(typeof content === "string" || content === null || content === undefined || Array.isArray(content))) {
+      throw new TypeError(`compaction: message ${i} has content of type ${typeof content} (expected a string, null or content parts)`);
+    }
+  });
+}
+
+/**
+ * Projects `messages` through a strategy (an instance, a registry name, or `{ name, options }`).
+ * The messages are not changed; store `result.state` and pass it back with the next call.
+ */
+export async function compact(messages: readonly ChatMessage[], strategy: Strategy | StrategySpec | string, options: CompactOptions = {}): Promise<CompactionResult> {
+  checkMessages(messages);
+  const s = typeof strategy === "string" || !("project" in strategy) ? createStrategy(strategy) : strategy;
+  const conversation: Conversation = {
+    messages,
+    ...(options.model === undefined ? {} : { model: options.model }),
+    ...(options.tools === undefined ? {} : { tools: options.tools }),
+    ...(options.reservedOutputTokens === undefined ? {} : { reservedOutputTokens: options.reservedOutputTokens }),
+    ...(options.reportedPromptTokens === undefined ? {} : { reportedPromptTokens: options.reportedPromptTokens }),
+    ...(options.knownNames === undefined ? {} : { knownNames: options.knownNames }),
+    ...(options.records === undefined ? {} : { records: options.records }),
+  };
+  const state = options.state === undefined ? s.initialState() : options.state;
+  return s.project(conversation, state, {
+    ...(options.llm === undefined ? {} : { llm: options.llm }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.now === undefined ? {} : { now: options.now }),
+  });
+}

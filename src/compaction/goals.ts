@@ -1,0 +1,100 @@
+// Goal detectors (seed 004): does a user message start a new goal? An LLM detector (one short
+// call per user message, MindTheGoal-style NEW/CONTINUE) and an offline heuristic (low word
+// overlap with the current goal, or an explicit switch phrase).
+import { messageText } from "../llm/messages.js";
+import type { ChatMessage } from "../llm/types.js";
+import { transcript } from "./messages.js";
+import { compactionPrompt, fillPrompt } from "./prompts.js";
+import { countTokens } from "./tokens.js";
+import type { CompactionContext } from "./types.js";
+
+export interface GoalDecision {
+  readonly newGoal: boolean;
+  readonly llmCalls: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+export interface GoalDetector {
+  readonly name: string;
+  readonly usesLlm: boolean;
+  /**
+   * Whether the user message at `index` starts a new goal. `goalStart` is where the current
+   * goal began; `messages` is the whole stored conversation.
+   */
+  isNewGoal(messages: readonly ChatMessage[], index: number, goalStart: number, context: CompactionContext): Promise<GoalDecision>;
+}
+
+const STOP = new Set(
+  "a an and are as at be but by can could do for from have i i'd i'm in is it its me my need no not of on or please so that the then there this to too up us want was we what when where which will with would you your yes ok okay thanks thank hi hello also now just like get".split(" "),
+);
+
+function words(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const w of text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? []) if (w.length > 2 && !STOP.has(w)) out.add(w.replace(/'s$/, ""));
+  return out;
+}
+
+const SWITCH = /\b(now i (?:need|want|would like)|i also need|i(?:'d| would) also like|also (?:need|want|looking)|another (?:thing|question)|new (?:question|task|topic)|next,? (?:i|can|could)|by the way|one more thing|switching to|different (?:question|topic))\b/i;
+const ACK = /^\s*(?:yes|no|ok(?:ay)?|sure|thanks?(?: you)?|great|perfect|that'?s (?:all|it|great|fine))\b[\s.!,]*$/i;
+
+export interface HeuristicOptions {
+  /** Below this share of the message's content words seen in the current goal, the message starts a new goal. Default 0.15. */
+  readonly overlap?: number;
+  /** Messages with fewer content words start a goal only with a switch phrase ("now I need"). Default 3. */
+  readonly minWords?: number;
+}
+
+/** The offline detector: a switch phrase, or a message of enough words sharing almost none with the current goal. */
+export function heuristicGoalDetector(options: HeuristicOptions = {}): GoalDetector {
+  const threshold = options.overlap ?? 0.15;
+  const minWords = options.minWords ?? 3;
+  return {
+    name: "heuristic",
+    usesLlm: false,
+    isNewGoal(messages, index, goalStart) {
+      const text = messageText(messages[index]);
+      const none = { llmCalls: 0, inputTokens: 0, outputTokens: 0 };
+      if (ACK.test(text)) return Promise.resolve({ newGoal: false, ...none });
+      const mine = words(text);
+      const switching = SWITCH.test(text);
+      if (mine.size === 0 || (mine.size < minWords && !switching)) return Promise.resolve({ newGoal: false, ...none });
+      const seen = new Set<string>();
+      for (let i = goalStart; i < index; i++) if (messages[i].role === "user" || messages[i].role === "assistant") for (const w of words(messageText(messages[i]))) seen.add(w);
+      let shared = 0;
+      for (const w of mine) if (seen.has(w)) shared++;
+      const ratio = shared / mine.size;
+      return Promise.resolve({ newGoal: (ratio < threshold && mine.size >= minWords) || (switching && ratio < 0.5), ...none });
+    },
+  };
+}
+
+export interface LlmDetectorOptions {
+  readonly model?: string;
+  /** Messages before the new one shown to the detector. Default 10. */
+  readonly recent?: number;
+}
+
+/** The LLM detector: asks context.llm NEW or CONTINUE; on an error or an unclear answer the goal continues (compacting too late is the safe mistake). */
+export function llmGoalDetector(options: LlmDetectorOptions = {}): GoalDetector {
+  const recent = options.recent ?? 10;
+  return {
+    name: "llm",
+    usesLlm: true,
+    async isNewGoal(messages, index, _goalStart, context) {
+      const llm = context.llm;
+      if (llm === undefined) throw new Error("compaction: the llm goal detector needs context.llm");
+      const prompt = fillPrompt(compactionPrompt("goal"), {
+        recent: transcript(messages.slice(Math.max(0, index - recent), index).filter((m) => m.role !== "system"), 500) || "(none)",
+        message: messageText(messages[index]),
+      });
+      try {
+        const r = await llm.complete({ messages: [{ role: "user", content: prompt }], maxOutputTokens: 5, ...(options.model === undefined ? {} : { model: options.model }), ...(context.signal === undefined ? {} : { signal: context.signal }) });
+        return { newGoal: /^\W*new\b/i.test(r.content), llmCalls: 1, inputTokens: r.usage?.inputTokens ?? countTokens(prompt), outputTokens: r.usage?.outputTokens ?? countTokens(r.content) };
+      } catch (e) {
+        if (context.signal?.aborted) throw e;
+        return { newGoal: false, llmCalls: 1, inputTokens: countTokens(prompt), outputTokens: 0 };
+      }
+    },
+  };
+}

@@ -1,0 +1,135 @@
+// Shared structure of a chat history, as every strategy sees it: the task, indivisible units
+// (an assistant tool-call message with its results), turns (rounds or steps), where a cut may
+// fall, how a summary is spliced in without breaking a strict provider's role order.
+import { messageText, toolCallText } from "../llm/messages.js";
+import type { ChatMessage } from "../llm/types.js";
+
+/** How history is divided into turns: a round starts at each user message; a step also at each assistant reply that follows a tool result or another reply. */
+export type TurnUnit = "round" | "step";
+
+const hasToolCalls = (m: ChatMessage): boolean => m.tool_calls !== undefined && m.tool_calls.length > 0;
+
+/** Index of the task (the first user message), or -1 when there is none. */
+export function taskIndex(messages: readonly ChatMessage[]): number {
+  return messages.findIndex((m) => m.role === "user");
+}
+
+/**
+ * Whether a cut may fall before message `i`: never between an assistant's tool calls and
+ * their results, nor between two results of one call batch.
+ */
+export function isUnitStart(messages: readonly ChatMessage[], i: number): boolean {
+  if (i <= 0 || i >= messages.length) return true;
+  if (messages[i].role !== "tool") return true;
+  const prev = messages[i - 1];
+  return !(prev.role === "tool" || (prev.role === "assistant" && hasToolCalls(prev)));
+}
+
+/** Start indices of the turns after `from` (exclusive), oldest first. */
+export function turnStarts(messages: readonly ChatMessage[], unit: TurnUnit, from: number): number[] {
+  const starts: number[] = [];
+  for (let i = from + 1; i < messages.length; i++) {
+    const m = messages[i];
+    if (m.role === "user") starts.push(i);
+    else if (unit === "step" && m.role === "assistant" && isUnitStart(messages, i)) {
+      const prev = previousNonSystem(messages, i);
+      if (prev !== undefined && prev.role !== "user") starts.push(i);
+    }
+  }
+  return starts;
+}
+
+function previousNonSystem(messages: readonly ChatMessage[], i: number): ChatMessage | undefined {
+  for (let j = i - 1; j >= 0; j--) if (messages[j].role !== "system") return messages[j];
+  return undefined;
+}
+
+function nextNonSystem(messages: readonly ChatMessage[], i: number): ChatMessage | undefined {
+  for (let j = i; j < messages.length; j++) if (messages[j].role !== "system") return messages[j];
+  return undefined;
+}
+
+/**
+ * The projection that replaces messages `(task, cut)` by one summary message: everything up to
+ * and including the task, the system messages of the replaced span (they are kept, in order),
+ * the summary, then everything from `cut`. The summary is an assistant message when a user
+ * message follows (so user and assistant keep alternating), a system message otherwise.
+ */
+export function spliceSummary(messages: readonly ChatMessage[], task: number, cut: number, text: string): ChatMessage[] {
+  const out = messages.slice(0, task + 1);
+  for (let i = task + 1; i < cut; i++) if (messages[i].role === "system") out.push(messages[i]);
+  const next = nextNonSystem(messages, cut);
+  out.push({ role: next === undefined || next.role === "user" ? "assistant" : "system", content: text });
+  for (let i = cut; i < messages.length; i++) out.push(messages[i]);
+  return out;
+}
+
+/**
+ * Role-order problems a strict provider would reject: a first turn not from the user, two user
+ * or two assistant messages in a row (system messages aside), a tool result without its call,
+ * tool calls left without results before the next message.
+ */
+export function roleOrderProblems(messages: readonly ChatMessage[]): string[] {
+  const problems: string[] = [];
+  let prev: ChatMessage["role"] | null = null;
+  let pending = new Set<string>();
+  messages.forEach((m, i) => {
+    if (m.role === "system") return;
+    if (m.role === "tool") {
+      if (m.tool_call_id === undefined || !pending.delete(m.tool_call_id)) problems.push(`message ${i}: tool result without its call`);
+      prev = "tool";
+      return;
+    }
+    if (pending.size > 0) problems.push(`message ${i}: tool calls of an earlier message have no results`);
+    if (prev === null && m.role !== "user") problems.push(`message ${i}: the first turn is not a user message`);
+    if (prev === m.role) problems.push(`message ${i}: two ${m.role} messages in a row`);
+    prev = m.role;
+    pending = new Set((m.tool_calls ?? []).map((c) => c.id));
+  });
+  return problems;
+}
+
+/** One line of at most `max` characters: the first non-empty line of a text. */
+export function firstLine(text: string, max: number): string {
+  const line = text.split("\n").find((l) => l.trim() !== "")?.trim() ?? "";
+  return line.length <= max ? line : line.slice(0, max - 1) + "…";
+}
+
+/**
+ * The messages as a plain transcript for a summarizer: one block per message, long contents cut
+ * in the middle so a huge tool output cannot crowd out the rest. User requests that an assistant
+ * already answered are marked done, so a summary cannot bring them back as open work.
+ */
+export function transcript(messages: readonly ChatMessage[], maxChars = 2000): string {
+  const blocks: string[] = [];
+  messages.forEach((m, i) => {
+    let text = messageText(m);
+    if (text.length > maxChars) text = `${text.slice(0, maxChars / 2)}\n[… ${text.length - maxChars} characters omitted …]\n${text.slice(-maxChars / 2)}`;
+    const calls = toolCallText(m);
+    const label = m.role === "user" ? (isAnswered(messages, i) ? "user (done)" : "user") : m.role;
+    blocks.push(`[${label}] ${text}${calls ? `\n[tool calls] ${calls}` : ""}`);
+  });
+  return blocks.join("\n\n");
+}
+
+/** Whether a user message was already answered: an assistant message follows it in `messages`. */
+export function isAnswered(messages: readonly ChatMessage[], i: number): boolean {
+  for (let j = i + 1; j < messages.length; j++) if (messages[j].role === "assistant") return true;
+  return false;
+}
+
+/** Merges runs of plain (no tool calls) messages of one role into one where either is `mergeable`, so compacted runs keep the alternation. */
+export function mergeRuns(messages: readonly ChatMessage[], mergeable: (m: ChatMessage) => boolean): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  const merged = new Set<ChatMessage>();
+  const canMerge = (m: ChatMessage): boolean => merged.has(m) || mergeable(m);
+  for (const m of messages) {
+    const last = out[out.length - 1];
+    if (last !== undefined && last.role === m.role && (m.role === "user" || m.role === "assistant") && !hasToolCalls(last) && !hasToolCalls(m) && (canMerge(last) || canMerge(m))) {
+      const joined: ChatMessage = { role: m.role, content: `${messageText(last)}\n${messageText(m)}` };
+      merged.add(joined);
+      out[out.length - 1] = joined;
+    } else out.push(m);
+  }
+  return out;
+}

@@ -1,0 +1,63 @@
+// Building a CompactionResult: statistics from cached per-message token counts, and the one
+// guarantee every strategy shares: a projection is never larger than the stored conversation.
+import type { ChatMessage } from "../llm/types.js";
+import { promptTokens } from "./tokens.js";
+import type { CompactionContext, CompactionEvent, CompactionResult, Conversation, Json } from "./types.js";
+
+/** What a summary step spent on LLM calls. */
+export interface LlmSpend {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export const noSpend = (): LlmSpend => ({ calls: 0, inputTokens: 0, outputTokens: 0 });
+
+export function addSpend(total: LlmSpend, more: LlmSpend): void {
+  total.calls += more.calls;
+  total.inputTokens += more.inputTokens;
+  total.outputTokens += more.outputTokens;
+}
+
+export const clock = (context: CompactionContext): (() => number) => context.now ?? (() => performance.now());
+
+/**
+ * The result of a projection. A projection with more tokens than its input (possible only when
+ * a summary or marker outweighs what it replaced) is discarded for the stored messages.
+ */
+export function finish<S extends Json>(
+  conversation: Conversation,
+  projected: ChatMessage[],
+  state: S,
+  events: CompactionEvent[],
+  started: number,
+  context: CompactionContext,
+  spend: LlmSpend = noSpend(),
+  summarizer?: string,
+): CompactionResult<S> {
+  const tokensIn = promptTokens(conversation.messages);
+  let messages = projected;
+  let tokensOut = promptTokens(projected);
+  if (tokensOut > tokensIn) {
+    messages = conversation.messages.slice();
+    tokensOut = tokensIn;
+    events.push({ kind: "skipped", detail: "the projection was not smaller than the stored conversation" });
+  }
+  return {
+    messages,
+    state,
+    events,
+    ...(summarizer === undefined ? {} : { summarizer }),
+    stats: {
+      messagesIn: conversation.messages.length,
+      tokensIn,
+      messagesOut: messages.length,
+      tokensOut,
+      llmCalls: spend.calls,
+      llmInputTokens: spend.inputTokens,
+      llmOutputTokens: spend.outputTokens,
+      durationMs: clock(context)() - started,
+      compressionRatio: tokensIn === 0 ? 1 : tokensOut / tokensIn,
+    },
+  };
+}

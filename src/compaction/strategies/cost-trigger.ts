@@ -1,0 +1,42 @@
+// Cost trigger: summarize everything but the system messages, the task and the last keepLast
+// messages only when the expected saving over the remaining turns pays for the summary call and
+// for writing the changed prefix to the provider's cache again (see cost.ts).
+import { z } from "zod";
+import type { StrategyDefinition } from "../registry-types.js";
+import { summaryOptions } from "../summarizers/engine.js";
+import { createTrigger } from "../triggers.js";
+import { lastUnitStart, rollingStrategy } from "./rolling.js";
+
+const schema = z
+  .object({
+    keepLast: z.number().int().min(1).default(2),
+    remainingTurns: z.union([z.number().int().min(0), z.literal("auto")]).default("auto"),
+    /** List prices in dollars per million tokens; by default looked up by the conversation's model. */
+    price: z.object({ input: z.number().min(0), output: z.number().min(0), provider: z.string().default("openai") }).strict().optional(),
+    ...summaryOptions,
+  })
+  .strict();
+
+export const costTriggerStrategy: StrategyDefinition<z.output<typeof schema>> = {
+  name: "cost-trigger",
+  description: "Summarizes all but the system messages, the task and the last keepLast messages only when the saving over the remaining turns pays for the summary call and the cache rewrite.",
+  usesLlm: true,
+  schema,
+  create(options) {
+    const trigger = createTrigger({
+      name: "cost-payback",
+      options: {
+        keepLast: options.keepLast,
+        remainingTurns: options.remainingTurns,
+        summaryTokens: options.summaryMaxTokens,
+        ...(options.price === undefined ? {} : { price: options.price }),
+      },
+    });
+    return rollingStrategy("cost-trigger", options, ({ conversation, messages, base, tokens }) => {
+      const decision = trigger.shouldCompact(conversation, tokens);
+      if (!decision.compact) return undefined;
+      const cut = lastUnitStart(messages, messages.length - options.keepLast);
+      return cut > base ? cut : { skip: decision.reason };
+    });
+  },
+};

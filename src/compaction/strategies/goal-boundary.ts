@@ -1,0 +1,119 @@
+// Goal boundary (seed 004): when a user message starts a new goal, the previous goal's turns
+// become a summary; the current goal stays verbatim. With `maxTokens` (the token-budget variant)
+// completed goals are summarized oldest first only while the prompt is over that budget.
+// Boundaries, goal summaries and the breaker live in the state, so no detector or summary call
+// is ever made twice for the same messages.
+import { z } from "zod";
+import type { ChatMessage } from "../../llm/types.js";
+import { heuristicGoalDetector, llmGoalDetector, type GoalDetector } from "../goals.js";
+import { spliceSummary, taskIndex } from "../messages.js";
+import { addSpend, clock, finish, noSpend } from "../result.js";
+import type { StrategyDefinition } from "../registry-types.js";
+import { closedBreaker, summaryOptions, SummaryEngine, type BreakerState } from "../summarizers/engine.js";
+import { promptTokens } from "../tokens.js";
+import type { CompactionEvent, Json } from "../types.js";
+import { fingerprint } from "./rolling.js";
+
+const schema = z
+  .object({
+    /** "auto": the LLM detector when an llm is given, the heuristic otherwise. */
+    detector: z.enum(["auto", "llm", "heuristic"]).default("auto"),
+    /** Heuristic: a message sharing less than this share of its words with the current goal starts a new one. */
+    overlap: z.number().min(0).max(1).default(0.15),
+    /** Token-budget variant: summarize completed goals only while the prompt is over this many tokens (0: always). */
+    maxTokens: z.number().int().min(0).default(0),
+    ...summaryOptions,
+    summaryMaxTokens: z.number().int().min(16).default(200),
+  })
+  .strict();
+
+export type GoalState = {
+  /** User messages before this index have been through the detector. */
+  checked: number;
+  /** Indices of the user messages that start a goal after the first. */
+  boundaries: number[];
+  /** Summaries of the first goals, in order; the n-th covers up to boundaries[n]. */
+  summaries: string[];
+  fingerprint: string;
+  breaker: BreakerState;
+};
+
+const initial = (): GoalState => ({ checked: 0, boundaries: [], summaries: [], fingerprint: "", breaker: closedBreaker() });
+
+function isGoalState(s: Json): s is GoalState {
+  return typeof s === "object" && s !== null && !Array.isArray(s) && typeof s.checked === "number" && Array.isArray(s.boundaries) && Array.isArray(s.summaries);
+}
+
+export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> = {
+  name: "goal-boundary",
+  description: "Summarizes each completed goal when a user message starts a new one (LLM or heuristic detector); with maxTokens, only the oldest goals and only while over budget.",
+  usesLlm: true,
+  schema,
+  create(options) {
+    const engine = new SummaryEngine(options);
+    const heuristic = heuristicGoalDetector({ overlap: options.overlap });
+    const llmDetector = llmGoalDetector(options.summaryModel === undefined ? {} : { model: options.summaryModel });
+    return {
+      name: "goal-boundary",
+      options,
+      usesLlm: true,
+      initialState: initial,
+      async project(conversation, input, context) {
+        const started = clock(context)();
+        const messages = conversation.messages;
+        const summarizer = engine.pick(context).name;
+        if (options.detector === "llm" && context.llm === undefined) throw new Error('compaction: detector "llm" needs an llm');
+        const detector: GoalDetector = options.detector === "heuristic" || context.llm === undefined ? heuristic : llmDetector;
+        const events: CompactionEvent[] = [];
+        const spend = noSpend();
+        let state = isGoalState(input) ? input : initial();
+        if (state.checked > messages.length || (state.checked > 0 && fingerprint(messages, state.checked) !== state.fingerprint)) {
+          events.push({ kind: "skipped", detail: "the stored conversation no longer starts with the messages seen before: goal state reset" });
+          state = initial();
+        }
+        const task = taskIndex(messages);
+        if (task < 0) return finish(conversation, messages.slice(), initial(), events, started, context, spend, summarizer);
+        const boundaries = [...state.boundaries];
+        let goalStart = boundaries.length > 0 ? boundaries[boundaries.length - 1] : task;
+        for (let i = Math.max(state.checked, task + 1); i < messages.length; i++) {
+          if (messages[i].role !== "user") continue;
+          const d = await detector.isNewGoal(messages, i, goalStart, context);
+          addSpend(spend, { calls: d.llmCalls, inputTokens: d.inputTokens, outputTokens: d.outputTokens });
+          if (d.newGoal) {
+            boundaries.push(i);
+            goalStart = i;
+            events.push({ kind: "goal_boundary", messageIndex: i, detail: detector.name });
+          }
+        }
+        state = { ...state, checked: messages.length, boundaries, fingerprint: fingerprint(messages, messages.length) };
+        const view = (s: GoalState): ChatMessage[] => {
+          if (s.summaries.length === 0) return messages.slice();
+          const cut = s.boundaries[s.summaries.length - 1];
+          const text = s.summaries.map((t, n) => `Goal ${n + 1}:\n${t}`).join("\n");
+          return spliceSummary(messages, task, cut, `[Summary of ${s.summaries.length} earlier goal${s.summaries.length === 1 ? "" : "s"}. Requests marked [done] were already carried out; do not repeat them.]\n${text}`);
+        };
+        // Completed goals not yet summarized, oldest first (the current goal is never summarized).
+        while (state.summaries.length < state.boundaries.length) {
+          if (options.maxTokens > 0 && promptTokens(view(state)) <= options.maxTokens) break;
+          const n = state.summaries.length;
+          const from = n === 0 ? task + 1 : state.boundaries[n - 1];
+          const to = state.boundaries[n];
+          const covered = messages.slice(from, to).filter((m) => m.role !== "system");
+          const request = { messages: covered, maxTokens: options.summaryMaxTokens, ...(conversation.knownNames === undefined ? {} : { knownNames: conversation.knownNames }) };
+          const outcome = covered.length === 0 ? { text: "(no messages)", breaker: state.breaker } : await engine.run(request, state.breaker, context, spend, events, from);
+          state = { ...state, breaker: outcome.breaker };
+          if (outcome.text === undefined) break;
+          const next = { ...state, summaries: [...state.summaries, outcome.text] };
+          // A goal whose summary, with its header, would not shrink the prompt stays verbatim (and so do the later ones).
+          if (promptTokens(view(next)) >= promptTokens(view(state))) {
+            events.push({ kind: "skipped", messageIndex: from, detail: "the goal summary would not make the prompt smaller" });
+            break;
+          }
+          state = next;
+          events.push({ kind: "compacted", messageIndex: from, replaced: to - from });
+        }
+        return finish(conversation, view(state), state, events, started, context, spend, summarizer);
+      },
+    };
+  },
+};

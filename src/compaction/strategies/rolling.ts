@@ -1,0 +1,107 @@
+// The machinery shared by strategies that keep one rolling summary of the oldest part of the
+// conversation (rolling-summary, usage-ratio, cost-trigger): the state (summary, how far it
+// covers, a fingerprint of what it covers, the circuit breaker), folding more messages into
+// the summary, and the projection [head, task, summary, the rest].
+import { createHash } from "node:crypto";
+import type { ChatMessage } from "../../llm/types.js";
+import { isUnitStart, spliceSummary, taskIndex } from "../messages.js";
+import { clock, finish, noSpend } from "../result.js";
+import { closedBreaker, SummaryEngine, type BreakerState, type SummaryOptions } from "../summarizers/engine.js";
+import { promptTokens } from "../tokens.js";
+import type { CompactionContext, CompactionEvent, CompactionResult, Conversation, Json, Strategy } from "../types.js";
+
+export type RollingState = {
+  /** The summary text (without its header). */
+  summary: string;
+  /** Stored messages before this index (after the task) are covered by the summary; 0 when there is none. */
+  covered: number;
+  /** Hash of the covered messages, so a conversation edited behind our back resets the state instead of misplacing it. */
+  fingerprint: string;
+  breaker: BreakerState;
+};
+
+export const initialRolling = (): RollingState => ({ summary: "", covered: 0, fingerprint: "", breaker: closedBreaker() });
+
+export function fingerprint(messages: readonly ChatMessage[], end: number): string {
+  const h = createHash("sha256");
+  for (let i = 0; i < end; i++) h.update(JSON.stringify(messages[i])).update("\n");
+  return h.digest("hex").slice(0, 32);
+}
+
+/** The summary as sent: a header that says what it is and that [done] requests are finished. */
+export function summaryText(summary: string, replaced: number): string {
+  return `[Summary of ${replaced} earlier messages. Requests marked [done] were already carried out; do not repeat them.]\n${summary}`;
+}
+
+function isRollingState(s: Json): s is RollingState {
+  return typeof s === "object" && s !== null && !Array.isArray(s) && typeof s.summary === "string" && typeof s.covered === "number" && typeof s.fingerprint === "string" && typeof s.breaker === "object";
+}
+
+/** What a strategy's rule sees when deciding whether (and where) to cut. */
+export interface CutInput {
+  readonly conversation: Conversation;
+  readonly messages: readonly ChatMessage[];
+  readonly task: number;
+  /** First stored message not yet covered by the summary. */
+  readonly base: number;
+  /** Tokens of the projection as it stands (with the current summary). */
+  readonly tokens: number;
+}
+
+/** Returns the index before which the next summary ends, or a reason for not cutting. */
+export type CutRule = (input: CutInput) => number | { skip: string } | undefined;
+
+/** The last cut point at or before `index` (so the last `messages.length - index` messages stay). */
+export function lastUnitStart(messages: readonly ChatMessage[], index: number): number {
+  let i = Math.min(index, messages.length);
+  while (i > 0 && !isUnitStart(messages, i)) i--;
+  return i;
+}
+
+export function rollingStrategy(name: string, options: SummaryOptions & Record<string, Json>, rule: CutRule): Strategy<RollingState> {
+  const engine = new SummaryEngine(options);
+  return {
+    name,
+    options,
+    usesLlm: true,
+    initialState: initialRolling,
+    async project(conversation: Conversation, input: RollingState, context: CompactionContext): Promise<CompactionResult<RollingState>> {
+      const started = clock(context)();
+      const messages = conversation.messages;
+      const summarizer = engine.pick(context).name;
+      const events: CompactionEvent[] = [];
+      const spend = noSpend();
+      let state = isRollingState(input) ? input : initialRolling();
+      if (state.covered > messages.length || (state.covered > 0 && fingerprint(messages, state.covered) !== state.fingerprint)) {
+        events.push({ kind: "skipped", detail: "the stored conversation no longer starts with the summarized messages: summary state reset" });
+        state = initialRolling();
+      }
+      const task = taskIndex(messages);
+      if (task < 0 || (state.covered > 0 && state.covered <= task)) return finish(conversation, messages.slice(), initialRolling(), events, started, context, spend, summarizer);
+      const view = (s: RollingState): ChatMessage[] => (s.covered > 0 ? spliceSummary(messages, task, s.covered, summaryText(s.summary, s.covered - task - 1)) : messages.slice());
+      const base = state.covered > 0 ? state.covered : task + 1;
+      const decision = rule({ conversation, messages, task, base, tokens: promptTokens(view(state)) });
+      if (typeof decision === "object") events.push({ kind: "skipped", detail: decision.skip });
+      else if (decision !== undefined && decision > base) {
+        const covered = messages.slice(base, decision).filter((m) => m.role !== "system");
+        const request = {
+          messages: covered,
+          ...(state.summary ? { previous: state.summary } : {}),
+          maxTokens: options.summaryMaxTokens,
+          ...(conversation.knownNames === undefined ? {} : { knownNames: conversation.knownNames }),
+        };
+        const outcome = covered.length === 0 ? { text: undefined, breaker: state.breaker } : await engine.run(request, state.breaker, context, spend, events, base);
+        const next: RollingState | undefined = outcome.text === undefined ? undefined : { summary: outcome.text, covered: decision, fingerprint: fingerprint(messages, decision), breaker: outcome.breaker };
+        // The summary shrank what it covers, but with its header it must also shrink the prompt.
+        if (next !== undefined && promptTokens(view(next)) < promptTokens(view(state))) {
+          state = next;
+          events.push({ kind: "compacted", messageIndex: base, replaced: decision - base });
+        } else {
+          if (next !== undefined) events.push({ kind: "skipped", messageIndex: base, detail: "the summary with its header would not make the prompt smaller" });
+          state = { ...state, breaker: outcome.breaker };
+        }
+      }
+      return finish(conversation, view(state), state, events, started, context, spend, summarizer);
+    },
+  };
+}

@@ -1,0 +1,87 @@
+// Running a summary the safe way, shared by every summarizing strategy: pick the summarizer
+// (the LLM one when there is a model, the extractive one otherwise), validate before accepting,
+// retry a bounded number of times, and open a circuit breaker after repeated failures so a
+// broken summarizer costs a few calls, not one per request. The breaker lives in the
+// strategy's state, so it survives a restart like everything else.
+import { z } from "zod";
+import { addSpend, type LlmSpend } from "../result.js";
+import type { CompactionContext, CompactionEvent, Summarizer, SummaryRequest } from "../types.js";
+import { extractiveSummarizer } from "./extractive.js";
+import { isAbort, llmSummarizer } from "./llm.js";
+import { summaryProblem } from "./validate.js";
+
+/** Options every summarizing strategy accepts. */
+export const summaryOptions = {
+  /** "auto": the LLM summarizer when `context.llm` is given, the extractive one otherwise. */
+  summarizer: z.enum(["auto", "llm", "extractive"]).default("auto"),
+  /** "code" lists the known variables (from `knownNames`) and forbids any other. */
+  template: z.enum(["conversation", "code"]).default("conversation"),
+  summaryMaxTokens: z.number().int().min(16).default(600),
+  /** Model the summarizer asks for (a cheaper one than the conversation's, typically). */
+  summaryModel: z.string().min(1).optional(),
+  /** Summary calls per attempt to compact, counting the first (a retry limit, not a loop). */
+  maxAttempts: z.number().int().min(1).max(5).default(2),
+  /** Consecutive failed compactions that open the circuit breaker. */
+  maxFailures: z.number().int().min(1).default(3),
+  /** Compactions skipped while the breaker is open, before one more try. */
+  cooldown: z.number().int().min(1).default(5),
+};
+
+export type SummaryOptions = z.output<z.ZodObject<typeof summaryOptions>>;
+
+/** The breaker's part of a strategy's state. */
+export type BreakerState = { failures: number; skip: number };
+
+export const closedBreaker = (): BreakerState => ({ failures: 0, skip: 0 });
+
+export interface SummaryOutcome {
+  /** The accepted summary, or undefined when none was (the caller keeps the history as it was). */
+  text: string | undefined;
+  breaker: BreakerState;
+}
+
+export class SummaryEngine {
+  private readonly llm: Summarizer;
+
+  constructor(private readonly options: SummaryOptions) {
+    this.llm = llmSummarizer({ template: options.template, ...(options.summaryModel === undefined ? {} : { model: options.summaryModel }) });
+  }
+
+  /** The summarizer a projection with this context uses. */
+  pick(context: CompactionContext): Summarizer {
+    if (this.options.summarizer === "extractive") return extractiveSummarizer;
+    if (context.llm !== undefined) return this.llm;
+    if (this.options.summarizer === "llm") throw new Error('compaction: summarizer "llm" needs an llm (pass one in the options of compact or the context)');
+    return extractiveSummarizer;
+  }
+
+  async run(request: SummaryRequest, breaker: BreakerState, context: CompactionContext, spend: LlmSpend, events: CompactionEvent[], messageIndex: number): Promise<SummaryOutcome> {
+    if (breaker.skip > 0) {
+      events.push({ kind: "circuit_open", messageIndex, detail: `summaries paused after ${breaker.failures} failures; ${breaker.skip - 1} more skipped before the next try` });
+      return { text: undefined, breaker: { failures: breaker.failures, skip: breaker.skip - 1 } };
+    }
+    const summarizer = this.pick(context);
+    for (let attempt = 1; attempt <= this.options.maxAttempts; attempt++) {
+      try {
+        const result = await summarizer.summarize(request, context);
+        addSpend(spend, { calls: result.llmCalls, inputTokens: result.inputTokens, outputTokens: result.outputTokens });
+        const problem = summaryProblem(result.text, request);
+        if (problem === undefined) return { text: result.text, breaker: closedBreaker() };
+        events.push({ kind: "summary_failed", messageIndex, detail: `${summarizer.name} summary rejected: ${problem}` });
+        // A deterministic summarizer gives the same answer again: no point retrying it.
+        if (!summarizer.usesLlm) break;
+      } catch (e) {
+        if (isAbort(e)) throw e;
+        const paid = (e as { spend?: LlmSpend }).spend;
+        if (paid) addSpend(spend, paid);
+        events.push({ kind: "summary_failed", messageIndex, detail: `${summarizer.name} summary failed: ${e instanceof Error ? e.message : String(e)}` });
+      }
+    }
+    const failures = breaker.failures + 1;
+    if (failures >= this.options.maxFailures) {
+      events.push({ kind: "circuit_open", messageIndex, detail: `${failures} failed compactions in a row: the next ${this.options.cooldown} are skipped` });
+      return { text: undefined, breaker: { failures, skip: this.options.cooldown } };
+    }
+    return { text: undefined, breaker: { failures, skip: 0 } };
+  }
+}

@@ -1,0 +1,90 @@
+// The LLM summarizer: fills a prompt template, asks `context.llm` (usually a cheaper model than
+// the conversation's), parses the JSON reply and validates it. Accepted summaries are cached by
+// the exact messages and previous summary they cover, so a retry or re-run costs no call.
+import { createHash } from "node:crypto";
+import { LlmError } from "../../llm/errors.js";
+import { transcript } from "../messages.js";
+import { compactionPrompt, fillPrompt } from "../prompts.js";
+import { countTokens } from "../tokens.js";
+import type { CompactionContext, Summarizer, SummaryRequest, SummaryResult } from "../types.js";
+import { summaryProblem } from "./validate.js";
+
+export type SummaryTemplate = "conversation" | "code";
+
+export interface LlmSummarizerOptions {
+  /** "code" also lists the known variables (from `knownNames`, never from the model). Default "conversation". */
+  readonly template?: SummaryTemplate;
+  /** Model override passed to the client (e.g. a cheaper model behind the same endpoint). */
+  readonly model?: string;
+  /** Most summaries kept in memory. Default 256. */
+  readonly cacheSize?: number;
+}
+
+/** A reply that cannot be used as a summary. */
+export class SummaryRejected extends Error {
+  override readonly name = "SummaryRejected";
+}
+
+function parseReply(content: string): string {
+  const body = content.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/, "$1");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    throw new SummaryRejected("the reply is not JSON");
+  }
+  const summary = typeof parsed === "object" && parsed !== null ? (parsed as { ConversationSummary?: unknown }).ConversationSummary : undefined;
+  if (typeof summary !== "string") throw new SummaryRejected('the reply has no "ConversationSummary" string');
+  return summary.trim();
+}
+
+export function llmSummarizer(options: LlmSummarizerOptions = {}): Summarizer {
+  const template = options.template ?? "conversation";
+  const limit = options.cacheSize ?? 256;
+  const cache = new Map<string, string>();
+
+  return {
+    name: "llm",
+    usesLlm: true,
+    async summarize(request: SummaryRequest, context: CompactionContext): Promise<SummaryResult> {
+      const llm = context.llm;
+      if (llm === undefined) throw new Error("compaction: the llm summarizer needs context.llm");
+      const names = request.knownNames ?? [];
+      const prompt = fillPrompt(compactionPrompt(template), {
+        previous: request.previous || "(none)",
+        transcript: transcript(request.messages),
+        maxTokens: String(request.maxTokens),
+        variables: names.length > 0 ? names.join(", ") : "(none)",
+      });
+      const key = createHash("sha256").update(`${template}\0${request.maxTokens}\0${prompt}`).digest("hex");
+      const hit = cache.get(key);
+      if (hit !== undefined) return { text: hit, llmCalls: 0, inputTokens: 0, outputTokens: 0 };
+      const response = await llm.complete({
+        messages: [{ role: "user", content: prompt }],
+        ...(options.model === undefined ? {} : { model: options.model }),
+        ...(context.signal === undefined ? {} : { signal: context.signal }),
+        maxOutputTokens: request.maxTokens * 2,
+      });
+      const inputTokens = response.usage?.inputTokens ?? countTokens(prompt);
+      const outputTokens = response.usage?.outputTokens ?? countTokens(response.content);
+      let text: string;
+      try {
+        text = parseReply(response.content);
+        if (template === "code" && names.length > 0) text += `\nVariables: ${names.join(", ")}`;
+        const problem = summaryProblem(text, request);
+        if (problem !== undefined) throw new SummaryRejected(problem);
+      } catch (e) {
+        // The call was made and paid for even when its reply is rejected.
+        throw Object.assign(e instanceof Error ? e : new Error(String(e)), { spend: { calls: 1, inputTokens, outputTokens } });
+      }
+      if (cache.size >= limit) cache.delete(cache.keys().next().value as string);
+      cache.set(key, text);
+      return { text, llmCalls: 1, inputTokens, outputTokens };
+    },
+  };
+}
+
+/** Whether an error means the caller gave up (abort), which must not count as a summary failure. */
+export function isAbort(e: unknown): boolean {
+  return (e instanceof LlmError && e.kind === "aborted") || (e instanceof Error && e.name === "AbortError");
+}

@@ -1,0 +1,119 @@
+// When to compact, separate from how: a trigger looks at the conversation as it would be sent
+// and says whether to compact now, with a reason fit for a log. Summarizing strategies take an
+// optional `trigger` option ({ name, options }) that replaces their own rule.
+import { z } from "zod";
+import { payback, priceFor, priceModel, type PriceModel } from "./cost.js";
+import { contextLimit, toolTokens } from "./models.js";
+import { taskIndex } from "./messages.js";
+import { messageTokens } from "./tokens.js";
+import type { Conversation, Json, Trigger } from "./types.js";
+
+const priceSchema = z.object({ input: z.number().min(0), output: z.number().min(0), provider: z.string().default("openai") }).strict();
+
+const triggerSchemas = {
+  "token-threshold": z.object({ maxTokens: z.number().int().min(1).default(32_000) }).strict(),
+  "usage-ratio": z
+    .object({
+      threshold: z.number().gt(0).max(1).default(0.8),
+      /** Overrides the model's context limit. */
+      contextLimit: z.number().int().min(1).optional(),
+      /** Extra or corrected entries for the context-limit table, by model-name prefix. */
+      contextLimits: z.record(z.string(), z.number().int().min(1)).default({}),
+    })
+    .strict(),
+  "message-count": z.object({ maxMessages: z.number().int().min(1).default(40) }).strict(),
+  "cost-payback": z
+    .object({
+      /** List prices; by default looked up by the conversation's model. */
+      price: priceSchema.optional(),
+      /** Requests expected after this one; "auto" assumes as many as there have been user and assistant turns so far. */
+      remainingTurns: z.union([z.number().int().min(0), z.literal("auto")]).default("auto"),
+      /** Messages kept at the end (as the summarizing strategy keeps them). */
+      keepLast: z.number().int().min(1).default(2),
+      /** Expected summary size, in tokens. */
+      summaryTokens: z.number().int().min(1).default(600),
+      /** Whether the summary costs an LLM call (false for the extractive summarizer). */
+      summaryCall: z.boolean().default(true),
+    })
+    .strict(),
+} as const;
+
+export type TriggerName = keyof typeof triggerSchemas;
+
+export interface TriggerSpec {
+  readonly name: string;
+  readonly options?: Readonly<Record<string, unknown>>;
+}
+
+/** The zod schema of a trigger spec, for strategies that take one as an option. */
+export const triggerSpecSchema = z.object({ name: z.string(), options: z.record(z.string(), z.json()).default({}) }).strict();
+
+function decide(compact: boolean, reason: string) {
+  return { compact, reason };
+}
+
+/** Builds a trigger by name with validated options. */
+export function createTrigger(spec: TriggerSpec): Trigger {
+  if (!Object.hasOwn(triggerSchemas, spec.name)) throw new Error(`compaction: unknown trigger "${spec.name}" (known: ${Object.keys(triggerSchemas).join(", ")})`);
+  const name = spec.name as TriggerName;
+  const parsed = triggerSchemas[name].safeParse(spec.options ?? {});
+  if (!parsed.success) throw new Error(`compaction: invalid options for trigger "${name}":\n${z.prettifyError(parsed.error)}`);
+  const options = parsed.data as Record<string, Json>;
+  switch (name) {
+    case "token-threshold": {
+      const o = parsed.data as z.output<(typeof triggerSchemas)["token-threshold"]>;
+      return { name, options, shouldCompact: (_c, tokens) => decide(tokens > o.maxTokens, `prompt ${tokens} tokens ${tokens > o.maxTokens ? ">" : "<="} ${o.maxTokens}`) };
+    }
+    case "usage-ratio": {
+      const o = parsed.data as z.output<(typeof triggerSchemas)["usage-ratio"]>;
+      return {
+        name,
+        options,
+        shouldCompact(c, tokens) {
+          const limit = o.contextLimit ?? contextLimit(c.model, o.contextLimits);
+          const ratio = (tokens + toolTokens(c.tools) + (c.reservedOutputTokens ?? 0)) / limit;
+          return decide(ratio >= o.threshold, `usage ${ratio.toFixed(2)} of ${limit} ${ratio >= o.threshold ? ">=" : "<"} ${o.threshold}`);
+        },
+      };
+    }
+    case "message-count": {
+      const o = parsed.data as z.output<(typeof triggerSchemas)["message-count"]>;
+      return { name, options, shouldCompact: (c) => decide(c.messages.length > o.maxMessages, `${c.messages.length} messages ${c.messages.length > o.maxMessages ? ">" : "<="} ${o.maxMessages}`) };
+    }
+    case "cost-payback": {
+      const o = parsed.data as z.output<(typeof triggerSchemas)["cost-payback"]>;
+      const fixed: PriceModel | undefined = o.price ? priceModel(o.price.input, o.price.output, o.price.provider) : undefined;
+      return { name, options, shouldCompact: (c, tokens) => costDecision(c, tokens, fixed ?? priceFor(c.model), o) };
+    }
+  }
+}
+
+function costDecision(c: Conversation, tokens: number, price: PriceModel, o: z.output<(typeof triggerSchemas)["cost-payback"]>) {
+  const messages = c.messages;
+  const task = taskIndex(messages);
+  if (task < 0) return decide(false, "no task yet");
+  let head = 0;
+  for (let i = 0; i <= task; i++) head += messageTokens(messages[i]);
+  let tail = 0;
+  for (let i = Math.max(task + 1, messages.length - o.keepLast); i < messages.length; i++) tail += messageTokens(messages[i]);
+  const replaced = Math.max(0, tokens - head - tail);
+  const saved = replaced - o.summaryTokens;
+  if (saved <= 0) return decide(false, `only ${replaced} tokens could be replaced`);
+  let turns = 0;
+  for (const m of messages) if (m.role === "user" || m.role === "assistant") turns++;
+  const remainingTurns = o.remainingTurns === "auto" ? Math.max(1, Math.ceil(turns / 2)) : o.remainingTurns;
+  const p = payback(price, {
+    promptTokens: tokens,
+    savedTokens: saved,
+    rewrittenTokens: o.summaryTokens + tail,
+    summaryInputTokens: o.summaryCall ? replaced : 0,
+    summaryOutputTokens: o.summaryCall ? o.summaryTokens : 0,
+    remainingTurns,
+  });
+  return decide(p.pays, `saving $${p.saving.toFixed(6)} over ${remainingTurns} turns ${p.pays ? ">" : "<="} cost $${p.cost.toFixed(6)} (summary call and cache rewrite)`);
+}
+
+/** Every trigger name with its defaults. */
+export function listTriggers(): Array<{ name: string; defaults: Record<string, Json> }> {
+  return Object.entries(triggerSchemas).map(([name, schema]) => ({ name, defaults: schema.parse({}) as Record<string, Json> }));
+}

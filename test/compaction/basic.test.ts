@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { compact, createStrategy, finish, listStrategies, registerStrategy } from "../../src/compaction/index.js";
+import { roleOrderProblems } from "../../src/compaction/messages.js";
+import { assistant, call, chat, result, sys, user } from "./conversations.js";
+
+describe("compact and the registry", () => {
+  it("full returns every message unchanged", async () => {
+    const messages = chat(4);
+    const r = await compact(messages, "full");
+    expect(r.messages).toEqual(messages);
+    expect(r.stats.tokensOut).toBe(r.stats.tokensIn);
+  });
+
+  it("sliding-window keeps system, task and the last N rounds behind a marker", async () => {
+    const messages = chat(6);
+    const r = await compact(messages, { name: "sliding-window", options: { turns: 2 } });
+    expect(r.messages[0]).toBe(messages[0]);
+    expect(r.messages[1]).toBe(messages[1]);
+    expect(r.messages[2].content).toBe("[7 earlier messages omitted]");
+    expect(r.messages.slice(3)).toEqual(messages.slice(-4));
+    expect(roleOrderProblems(r.messages)).toEqual([]);
+    expect(r.stats.tokensOut).toBeLessThan(r.stats.tokensIn);
+    expect(r.events[0]).toMatchObject({ kind: "compacted", replaced: 7 });
+  });
+
+  it("sliding-window by steps never splits a tool call from its result", async () => {
+    const messages = [sys("s"), user("fix the bug"), call("a", "read"), result("a", "x".repeat(50)), call("b", "edit"), result("b", "ok"), assistant("done")];
+    const r = await compact(messages, { name: "sliding-window", options: { turns: 1, unit: "step" } });
+    expect(r.messages.slice(-1)).toEqual(messages.slice(-1));
+    expect(r.messages).toHaveLength(4);
+    expect(r.messages[2].content).toBe("[4 earlier messages omitted]");
+    expect(r.messages[2].role).toBe("system");
+    expect(roleOrderProblems(r.messages)).toEqual([]);
+  });
+
+  it("rejects unknown strategies and bad options with clear messages", () => {
+    expect(() => createStrategy({ name: "nope" })).toThrow(/unknown strategy "nope" \(known: .*sliding-window/);
+    expect(() => createStrategy({ name: "sliding-window", options: { turns: 0 } })).toThrow(/invalid options for strategy "sliding-window"[\s\S]*turns/);
+    expect(() => createStrategy({ name: "sliding-window", options: { window: 3 } })).toThrow(/window/);
+  });
+
+  it("rejects malformed messages", async () => {
+    await expect(compact([{ role: "robot", content: "x" }] as never, "full")).rejects.toThrow(/message 0 has role "robot"/);
+    await expect(compact("hi" as never, "full")).rejects.toThrow(/must be an array/);
+  });
+
+  it("lists strategies with their defaults", () => {
+    const list = listStrategies();
+    expect(list.find((s) => s.name === "sliding-window")).toMatchObject({ usesLlm: false, defaults: { turns: 10, unit: "round" } });
+  });
+
+  it("registers a custom strategy as docs/compaction.md shows", async () => {
+    registerStrategy({
+      name: "drop-tool-output",
+      description: "Replaces old tool results by a size note.",
+      usesLlm: false,
+      schema: z.object({ keep: z.number().int().min(0).default(3) }).strict(),
+      create: (options) => ({
+        name: "drop-tool-output",
+        options,
+        usesLlm: false,
+        initialState: () => null,
+        project(conversation, state, context) {
+          const started = context.now?.() ?? performance.now();
+          const tools = conversation.messages.flatMap((m, i) => (m.role === "tool" ? [i] : []));
+          const old = new Set(tools.slice(0, Math.max(0, tools.length - options.keep)));
+          const out = conversation.messages.map((m, i) => (old.has(i) ? { ...m, content: `[${String(m.content).length} characters omitted]` } : m));
+          return finish(conversation, out, state, [], started, context);
+        },
+      }),
+    });
+    expect(listStrategies().find((s) => s.name === "drop-tool-output")?.defaults).toEqual({ keep: 3 });
+    const messages = [user("task"), call("a", "read"), result("a", "x".repeat(400)), assistant("ok")];
+    const r = await compact(messages, { name: "drop-tool-output", options: { keep: 0 } });
+    expect(r.messages[2].content).toBe("[400 characters omitted]");
+    expect(() => registerStrategy({ name: "full", description: "", usesLlm: false, schema: z.object({}), create: () => createStrategy("full") })).toThrow(/already registered/);
+  });
+});

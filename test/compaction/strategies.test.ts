@@ -1,0 +1,252 @@
+import { describe, expect, it } from "vitest";
+import {
+  budgetUsage,
+  compact,
+  contextLimit,
+  createStrategy,
+  createTrigger,
+  estimatePromptTokens,
+  extractiveSummary,
+  FALLBACK_CONTEXT_LIMIT,
+  heuristicGoalDetector,
+  payback,
+  priceModel,
+  recapOptionsFromEnv,
+  requestCost,
+  summaryProblem,
+} from "../../src/compaction/index.js";
+import { roleOrderProblems } from "../../src/compaction/messages.js";
+import { promptTokens } from "../../src/compaction/tokens.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
+import type { ChatMessage } from "../../src/llm/types.js";
+import { assistant, call, chat, result, sys, user } from "./conversations.js";
+
+const summaryReply = (text: string): string => JSON.stringify({ ConversationSummary: text });
+
+describe("recap", () => {
+  it("compacts the seed's example: 7 assistant messages, 3 preserved, one batch of 4", async () => {
+    const messages = chat(7);
+    const r = await compact(messages, "recap");
+    // Users between compacted assistant messages stay, so the roles still alternate.
+    const recaps = r.messages.filter((m) => typeof m.content === "string" && /^recap - [^\n]*$/.test(m.content));
+    expect(recaps.map((m) => m.content)).toEqual([1, 2, 3, 4].map((i) => `recap - looked up item ${i}`));
+    expect(r.messages.slice(-6)).toEqual(messages.slice(-6));
+    expect(r.stats.compressionRatio).toBeLessThan(1);
+    expect(roleOrderProblems(r.messages)).toEqual([]);
+  });
+
+  it("waits for a full batch and keeps messages without a recap line in full", async () => {
+    expect((await compact(chat(6), "recap")).messages).toEqual(chat(6));
+    const messages = chat(7);
+    messages[4] = assistant("no recap here\njust text");
+    const r = await compact(messages, "recap");
+    expect(r.messages).toContain(messages[4]);
+  });
+
+  it("drops a compacted message's tool calls together with their results", async () => {
+    const messages = [user("task"), call("a", "read", "{}", "recap - read the file"), result("a", "contents"), assistant("recap - done\nmore"), user("next"), assistant("x"), user("more"), assistant("y")];
+    const r = await compact(messages, { name: "recap", options: { minPreservedAssistantMessages: 2, batchSize: 2 } });
+    expect(r.messages.some((m) => m.role === "tool")).toBe(false);
+    expect(r.messages[1]).toEqual({ role: "assistant", content: "recap - read the file\nrecap - done" });
+    expect(roleOrderProblems(r.messages)).toEqual([]);
+  });
+
+  it("reads the seed's environment variables", () => {
+    expect(recapOptionsFromEnv({})).toEqual({ enabled: true, minPreservedAssistantMessages: 3, batchSize: 4 });
+    expect(recapOptionsFromEnv({ LLM_COMPACTION_ENABLED: "false", LLM_COMPACTION_BATCH_SIZE: "2" })).toMatchObject({ enabled: false, batchSize: 2 });
+    expect(() => recapOptionsFromEnv({ LLM_COMPACTION_BATCH_SIZE: "four" })).toThrow(/LLM_COMPACTION_BATCH_SIZE must be a whole number/);
+    expect(() => recapOptionsFromEnv({ LLM_COMPACTION_BATCH_SIZE: "0" })).toThrow(/batchSize/);
+    expect(() => recapOptionsFromEnv({ LLM_COMPACTION_ENABLED: "maybe" })).toThrow(/LLM_COMPACTION_ENABLED/);
+  });
+});
+
+describe("rolling-summary", () => {
+  it("folds rounds once compress + retain are unsummarized, and never summarizes a round twice", async () => {
+    const llm = scriptedLlm([summaryReply("[done] items 1 and 2 priced"), summaryReply("[done] items 1 to 4 priced")]);
+    const strategy = createStrategy("rolling-summary");
+    const at = (n: number) => chat(n);
+    let state = strategy.initialState();
+    const r4 = await strategy.project({ messages: at(4) }, state, { llm });
+    expect(r4.events).toEqual([]);
+    const r5 = await strategy.project({ messages: at(5) }, r4.state, { llm });
+    expect(r5.summarizer).toBe("llm");
+    expect(r5.stats.llmCalls).toBe(1);
+    expect(r5.messages[2].content).toMatch(/items 1 and 2 priced/);
+    expect(r5.messages.slice(3)).toEqual(at(5).slice(-6));
+    state = r5.state;
+    const r6 = await strategy.project({ messages: at(6) }, state, { llm });
+    expect(r6.stats.llmCalls).toBe(0);
+    const r7 = await strategy.project({ messages: at(7) }, r6.state, { llm });
+    expect(r7.stats.llmCalls).toBe(1);
+    // The second summary call saw the first summary, and only rounds 3 and 4.
+    const prompt = String(llm.requests[1].messages[0].content);
+    expect(prompt).toContain("items 1 and 2 priced");
+    expect(prompt).toContain("Request 3");
+    expect(prompt).not.toContain("Request 2:");
+  });
+
+  it("falls back to the previous summary and full rounds on a bad reply, then opens the breaker", async () => {
+    const llm = scriptedLlm(Array(20).fill("not json"));
+    const strategy = createStrategy({ name: "rolling-summary", options: { maxFailures: 2, cooldown: 3, maxAttempts: 2 } });
+    let state = strategy.initialState();
+    const calls: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const r = await strategy.project({ messages: chat(8) }, state, { llm });
+      expect(r.messages).toEqual(chat(8));
+      calls.push(r.stats.llmCalls);
+      state = r.state;
+    }
+    expect(calls).toEqual([2, 2, 0, 0, 0, 2]);
+  });
+
+  it("rejects a summary that names a variable that does not exist (code template)", async () => {
+    const llm = scriptedLlm([summaryReply("computed `totals` from `orders`"), summaryReply("computed `orders`")]);
+    const r = await compact(chat(5), { name: "rolling-summary", options: { template: "code" } }, { llm, knownNames: ["orders"] });
+    expect(r.events.find((e) => e.kind === "summary_failed")?.detail).toMatch(/`totals`, which is not a known variable/);
+    expect(r.messages[2].content).toMatch(/computed `orders`\nVariables: orders$/);
+    expect(String(llm.requests[0].messages[0].content)).toContain("orders");
+  });
+
+  it("serves a repeated summary from its cache", async () => {
+    const llm = scriptedLlm([summaryReply("[done] priced")]);
+    const strategy = createStrategy("rolling-summary");
+    const a = await strategy.project({ messages: chat(5) }, strategy.initialState(), { llm });
+    const b = await strategy.project({ messages: chat(5) }, strategy.initialState(), { llm });
+    expect([a.stats.llmCalls, b.stats.llmCalls]).toEqual([1, 0]);
+    expect(b.messages).toEqual(a.messages);
+  });
+
+  it("resets its state when the stored conversation was edited", async () => {
+    const strategy = createStrategy("rolling-summary");
+    const r = await strategy.project({ messages: chat(5) }, strategy.initialState(), {});
+    const edited = chat(5);
+    edited[3] = user("something else entirely");
+    const again = await strategy.project({ messages: edited }, r.state, {});
+    expect(again.events[0].detail).toMatch(/state reset/);
+  });
+
+  it("summarizes extractively without an llm, marking answered requests done", async () => {
+    const r = await compact(chat(5), "rolling-summary");
+    expect(r.summarizer).toBe("extractive");
+    expect(r.messages[2].content).toMatch(/\[done\] User: Request 2/);
+  });
+});
+
+describe("usage-ratio", () => {
+  it("counts tool schemas and reserved output against the model's limit", () => {
+    const tools = [{ type: "function", function: { name: "search", parameters: { type: "object", properties: { q: { type: "string" } } } } }];
+    const messages = chat(3);
+    expect(estimatePromptTokens({ messages, tools })).toBeGreaterThan(promptTokens(messages));
+    const u = budgetUsage({ messages, tools, model: "gpt-4o", reservedOutputTokens: 1000 });
+    expect(u.contextLimit).toBe(128_000);
+    expect(u.ratio).toBeCloseTo((estimatePromptTokens({ messages, tools }) + 1000) / 128_000);
+    expect(contextLimit("unknown-model")).toBe(FALLBACK_CONTEXT_LIMIT);
+    expect(contextLimit("openai/gpt-4o-mini")).toBe(128_000);
+    expect(contextLimit("gpt-4o", { "gpt-4o": 1000 })).toBe(1000);
+  });
+
+  it("keeps system messages, the task and the last 2 messages once over the threshold", async () => {
+    const messages = chat(8);
+    const below = await compact(messages, { name: "usage-ratio", options: { contextLimit: 100_000 } });
+    expect(below.messages).toEqual(messages);
+    const r = await compact(messages, { name: "usage-ratio", options: { contextLimit: 500 } });
+    expect(r.messages).toHaveLength(5);
+    expect(r.messages.slice(-2)).toEqual(messages.slice(-2));
+    expect(r.messages[2].role).toBe("assistant");
+    const reserved = await compact(messages, { name: "usage-ratio", options: { contextLimit: 2000 } }, { reservedOutputTokens: 1500 });
+    expect(reserved.messages).toHaveLength(5);
+  });
+});
+
+describe("goal-boundary", () => {
+  const multiGoal: ChatMessage[] = [
+    sys("You book travel."),
+    user("I need a cheap Italian restaurant in the centre for tonight."),
+    assistant("Pasta Palace is Italian, in the centre, and cheap.\nIt is open from 12:00 to 23:00, takes bookings for up to eight people, and has vegetarian options.\nTwo other Italian places nearby are full tonight."),
+    user("Book Pasta Palace for two people at seven please."),
+    assistant("Booked Pasta Palace for 2 at 19:00, reference PP42.\nThe table is held for fifteen minutes; cancellations are free until 17:00.\nThe address is 12 Market Street, a short walk from the central square."),
+    user("Thanks! Now I need a taxi from the station to get there."),
+    assistant("A taxi is booked from the station, arriving 18:40."),
+    user("What car is the taxi?"),
+    assistant("A white Skoda."),
+  ];
+
+  it("the heuristic detector finds the switch and ignores follow-ups", async () => {
+    const d = heuristicGoalDetector();
+    const at = async (i: number, start: number) => (await d.isNewGoal(multiGoal, i, start, {})).newGoal;
+    expect(await at(3, 1)).toBe(false);
+    expect(await at(5, 1)).toBe(true);
+    expect(await at(7, 5)).toBe(false);
+  });
+
+  it("summarizes the finished goal and keeps the current one verbatim", async () => {
+    const r = await compact(multiGoal, "goal-boundary");
+    expect(r.events.filter((e) => e.kind === "goal_boundary").map((e) => e.messageIndex)).toEqual([5]);
+    expect(r.messages.slice(0, 2)).toEqual(multiGoal.slice(0, 2));
+    expect(r.messages[2].content).toMatch(/Goal 1:[\s\S]*PP42|Goal 1:[\s\S]*Booked/);
+    expect(r.messages.slice(3)).toEqual(multiGoal.slice(5));
+  });
+
+  it("uses an LLM detector when given an llm, and the budget variant only while over budget", async () => {
+    const llm = scriptedLlm(["CONTINUE", "NEW", "CONTINUE", summaryReply("[done] booked Pasta Palace for 2 at 19:00 (PP42)")]);
+    const r = await compact(multiGoal, "goal-boundary", { llm });
+    expect(r.stats.llmCalls).toBe(4);
+    expect(r.messages[2].content).toMatch(/PP42/);
+    const roomy = await compact(multiGoal, { name: "goal-boundary", options: { maxTokens: 10_000 } });
+    expect(roomy.messages).toEqual(multiGoal);
+    expect(roomy.state).toMatchObject({ boundaries: [5], summaries: [] });
+  });
+});
+
+describe("cost model and cost-trigger", () => {
+  it("prices cached reads and writes", () => {
+    const p = priceModel(3, 15, "anthropic");
+    expect(p.cachedRead).toBeCloseTo(0.3);
+    expect(p.cacheWrite).toBeCloseTo(3.75);
+    expect(requestCost(p, { inputTokens: 1_000_000, cachedTokens: 500_000, cacheWriteTokens: 250_000, outputTokens: 0 })).toBeCloseTo(0.15 + 0.9375 + 0.75);
+    expect(() => priceModel(1, 1, "nowhere")).toThrow(/unknown provider "nowhere"/);
+  });
+
+  it("pays back only with enough remaining turns", () => {
+    const p = priceModel(3, 15, "anthropic");
+    const base = { promptTokens: 50_000, savedTokens: 40_000, rewrittenTokens: 5_000, summaryInputTokens: 40_000, summaryOutputTokens: 600 };
+    expect(payback(p, { ...base, remainingTurns: 1 }).pays).toBe(false);
+    expect(payback(p, { ...base, remainingTurns: 30 }).pays).toBe(true);
+  });
+
+  it("compacts when it pays and not when it does not", async () => {
+    const messages = chat(12);
+    const never = await compact(messages, { name: "cost-trigger", options: { remainingTurns: 0 } });
+    expect(never.messages).toEqual(messages);
+    const pays = await compact(messages, { name: "cost-trigger", options: { remainingTurns: 500, summaryMaxTokens: 100 } });
+    expect(pays.stats.tokensOut).toBeLessThan(pays.stats.tokensIn);
+  });
+
+  it("triggers say why", () => {
+    const c = { messages: chat(3), model: "gpt-4o" };
+    expect(createTrigger({ name: "token-threshold", options: { maxTokens: 10 } }).shouldCompact(c, 50)).toEqual({ compact: true, reason: "prompt 50 tokens > 10" });
+    expect(createTrigger({ name: "message-count", options: { maxMessages: 100 } }).shouldCompact(c, 50).compact).toBe(false);
+    expect(createTrigger({ name: "usage-ratio" }).shouldCompact(c, 120_000).reason).toMatch(/usage 0\.94 of 128000 >= 0\.8/);
+    expect(() => createTrigger({ name: "sometimes" })).toThrow(/unknown trigger "sometimes"/);
+  });
+});
+
+describe("summaries", () => {
+  it("the extractive summary fits its budget by dropping the oldest lines", () => {
+    const text = extractiveSummary({ messages: chat(20).slice(1), maxTokens: 60 });
+    expect(promptTokens([{ role: "assistant", content: text }])).toBeLessThan(70);
+    expect(text).toContain("Request 20");
+    expect(text).not.toContain("Request 1:");
+  });
+
+  it("validation rejects empty, oversized and growing summaries", () => {
+    const request = { messages: [user("short")], maxTokens: 50 };
+    expect(summaryProblem("  ", request)).toMatch(/empty/);
+    expect(summaryProblem("word ".repeat(80), { ...request, maxTokens: 20 })).toMatch(/over its budget/);
+    expect(summaryProblem("a much longer text than the message itself", request)).toMatch(/not smaller/);
+  });
+
+  it("asks for an llm when told to use one", async () => {
+    await expect(compact(chat(6), { name: "rolling-summary", options: { summarizer: "llm" } })).rejects.toThrow(/needs an llm/);
+  });
+});
