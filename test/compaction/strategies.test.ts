@@ -195,6 +195,10 @@ describe("goal-boundary", () => {
     const roomy = await compact(multiGoal, { name: "goal-boundary", options: { maxTokens: 10_000 } });
     expect(roomy.messages).toEqual(multiGoal);
     expect(roomy.state).toMatchObject({ boundaries: [5], summaries: [] });
+    const triggered = await compact(multiGoal, { name: "goal-boundary", options: { trigger: { name: "usage-ratio", options: { contextLimit: 200 } } } });
+    expect(triggered.state).toMatchObject({ summaries: [expect.stringContaining("PP42")] });
+    const quiet = await compact(multiGoal, { name: "goal-boundary", options: { trigger: { name: "message-count", options: { maxMessages: 50 } } } });
+    expect(quiet.messages).toEqual(multiGoal);
   });
 });
 
@@ -227,6 +231,7 @@ describe("cost model and cost-trigger", () => {
     expect(createTrigger({ name: "token-threshold", options: { maxTokens: 10 } }).shouldCompact(c, 50)).toEqual({ compact: true, reason: "prompt 50 tokens > 10" });
     expect(createTrigger({ name: "message-count", options: { maxMessages: 100 } }).shouldCompact(c, 50).compact).toBe(false);
     expect(createTrigger({ name: "usage-ratio" }).shouldCompact(c, 120_000).reason).toMatch(/usage 0\.94 of 128000 >= 0\.8/);
+    expect(createTrigger({ name: "usage-ratio" }).shouldCompact({ ...c, reportedPromptTokens: 110_000 }, 50).compact).toBe(true);
     expect(() => createTrigger({ name: "sometimes" })).toThrow(/unknown trigger "sometimes"/);
   });
 });
@@ -248,5 +253,12 @@ describe("summaries", () => {
 
   it("asks for an llm when told to use one", async () => {
     await expect(compact(chat(6), { name: "rolling-summary", options: { summarizer: "llm" } })).rejects.toThrow(/needs an llm/);
+  });
+
+  it("an abort stops the summary call instead of counting as a failure", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const llm = scriptedLlm([summaryReply("[done] priced")]);
+    await expect(compact(chat(6), "rolling-summary", { llm, signal: controller.signal })).rejects.toThrow(/abort/i);
   });
 });
