@@ -11,12 +11,13 @@ import {
   heuristicGoalDetector,
   payback,
   priceModel,
+  sharedPrefixTokens,
   recapOptionsFromEnv,
   requestCost,
   summaryProblem,
 } from "../../src/compaction/index.js";
 import { roleOrderProblems } from "../../src/compaction/messages.js";
-import { promptTokens } from "../../src/compaction/tokens.js";
+import { promptTokens, TOKENS_PER_REPLY } from "../../src/compaction/tokens.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 import { assistant, call, chat, result, sys, user } from "./conversations.js";
@@ -209,6 +210,14 @@ describe("cost model and cost-trigger", () => {
     expect(p.cacheWrite).toBeCloseTo(3.75);
     expect(requestCost(p, { inputTokens: 1_000_000, cachedTokens: 500_000, cacheWriteTokens: 250_000, outputTokens: 0 })).toBeCloseTo(0.15 + 0.9375 + 0.75);
     expect(() => priceModel(1, 1, "nowhere")).toThrow(/unknown provider "nowhere"/);
+  });
+
+  it("counts the tokens two prompts share from the start", async () => {
+    const messages = chat(8);
+    const r = await compact(messages, { name: "sliding-window", options: { turns: 2 } });
+    expect(sharedPrefixTokens(messages, messages)).toBe(promptTokens(messages) - TOKENS_PER_REPLY);
+    expect(sharedPrefixTokens(messages, r.messages)).toBe(promptTokens(messages.slice(0, 2)) - TOKENS_PER_REPLY);
+    expect(sharedPrefixTokens(messages, [{ ...messages[0], content: "other" }])).toBe(0);
   });
 
   it("pays back only with enough remaining turns", () => {
