@@ -108,6 +108,15 @@ describe("rolling-summary", () => {
     expect(String(llm.requests[0].messages[0].content)).toContain("orders");
   });
 
+  it("bounds the summarizer's prompt on long spans", async () => {
+    const long = [user("task")];
+    for (let i = 0; i < 60; i++) long.push(assistant(`step ${i} `.repeat(400)), user(`go on ${i}`));
+    long.push(assistant("last"));
+    const llm = scriptedLlm([summaryReply("[done] sixty steps")]);
+    await compact(long, "rolling-summary", { llm });
+    expect(String(llm.requests[0].messages[0].content).length).toBeLessThan(80_000);
+  });
+
   it("serves a repeated summary from its cache", async () => {
     const llm = scriptedLlm([summaryReply("[done] priced")]);
     const strategy = createStrategy("rolling-summary");
