@@ -1,5 +1,7 @@
 // The price model: what a request costs with a provider's prefix cache, and whether a
 // compaction pays for itself. Prices are in dollars per million tokens.
+import type { ChatMessage } from "../llm/types.js";
+import { messageTokens } from "./tokens.js";
 
 /** How a provider bills its prefix cache, as multiples of the input price. */
 export interface CacheMultipliers {
@@ -113,4 +115,19 @@ export function payback(price: PriceModel, p: PaybackInput, summaryPrice: PriceM
   const saving = (p.remainingTurns + 1) * p.savedTokens * price.cachedRead / 1e6;
   const cost = (p.rewrittenTokens * (price.cacheWrite - price.cachedRead) + p.summaryInputTokens * summaryPrice.input + p.summaryOutputTokens * summaryPrice.output) / 1e6;
   return { saving, cost, pays: saving > cost };
+}
+
+function sameMessage(a: ChatMessage, b: ChatMessage): boolean {
+  if (a === b) return true;
+  return a.role === b.role && a.name === b.name && a.tool_call_id === b.tool_call_id && JSON.stringify(a.content) === JSON.stringify(b.content) && JSON.stringify(a.tool_calls) === JSON.stringify(b.tool_calls);
+}
+
+/**
+ * Tokens of the leading messages two prompts share (what a prefix cache can serve), counted by
+ * whole messages: a message that changed breaks the prefix where it starts.
+ */
+export function sharedPrefixTokens(previous: readonly ChatMessage[], next: readonly ChatMessage[]): number {
+  let n = 0;
+  for (let i = 0; i < Math.min(previous.length, next.length) && sameMessage(previous[i], next[i]); i++) n += messageTokens(next[i]);
+  return n;
 }

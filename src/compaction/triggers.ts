@@ -71,7 +71,9 @@ export function createTrigger(spec: TriggerSpec): Trigger {
         options,
         shouldCompact(c, tokens) {
           const limit = o.contextLimit ?? contextLimit(c.model, o.contextLimits);
-          const ratio = (tokens + toolTokens(c.tools) + (c.reservedOutputTokens ?? 0)) / limit;
+          // The provider's count for the previous request, when known, guards against a tokenizer that counts more than ours.
+          const prompt = Math.max(tokens + toolTokens(c.tools), c.reportedPromptTokens ?? 0);
+          const ratio = (prompt + (c.reservedOutputTokens ?? 0)) / limit;
           return decide(ratio >= o.threshold, `usage ${ratio.toFixed(2)} of ${limit} ${ratio >= o.threshold ? ">=" : "<"} ${o.threshold}`);
         },
       };

@@ -11,12 +11,13 @@ import {
   heuristicGoalDetector,
   payback,
   priceModel,
+  sharedPrefixTokens,
   recapOptionsFromEnv,
   requestCost,
   summaryProblem,
 } from "../../src/compaction/index.js";
 import { roleOrderProblems } from "../../src/compaction/messages.js";
-import { promptTokens } from "../../src/compaction/tokens.js";
+import { promptTokens, TOKENS_PER_REPLY } from "../../src/compaction/tokens.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 import { assistant, call, chat, result, sys, user } from "./conversations.js";
@@ -107,6 +108,15 @@ describe("rolling-summary", () => {
     expect(String(llm.requests[0].messages[0].content)).toContain("orders");
   });
 
+  it("bounds the summarizer's prompt on long spans", async () => {
+    const long = [user("task")];
+    for (let i = 0; i < 60; i++) long.push(assistant(`step ${i} `.repeat(400)), user(`go on ${i}`));
+    long.push(assistant("last"));
+    const llm = scriptedLlm([summaryReply("[done] sixty steps")]);
+    await compact(long, "rolling-summary", { llm });
+    expect(String(llm.requests[0].messages[0].content).length).toBeLessThan(80_000);
+  });
+
   it("serves a repeated summary from its cache", async () => {
     const llm = scriptedLlm([summaryReply("[done] priced")]);
     const strategy = createStrategy("rolling-summary");
@@ -195,6 +205,10 @@ describe("goal-boundary", () => {
     const roomy = await compact(multiGoal, { name: "goal-boundary", options: { maxTokens: 10_000 } });
     expect(roomy.messages).toEqual(multiGoal);
     expect(roomy.state).toMatchObject({ boundaries: [5], summaries: [] });
+    const triggered = await compact(multiGoal, { name: "goal-boundary", options: { trigger: { name: "usage-ratio", options: { contextLimit: 200 } } } });
+    expect(triggered.state).toMatchObject({ summaries: [expect.stringContaining("PP42")] });
+    const quiet = await compact(multiGoal, { name: "goal-boundary", options: { trigger: { name: "message-count", options: { maxMessages: 50 } } } });
+    expect(quiet.messages).toEqual(multiGoal);
   });
 });
 
@@ -205,6 +219,14 @@ describe("cost model and cost-trigger", () => {
     expect(p.cacheWrite).toBeCloseTo(3.75);
     expect(requestCost(p, { inputTokens: 1_000_000, cachedTokens: 500_000, cacheWriteTokens: 250_000, outputTokens: 0 })).toBeCloseTo(0.15 + 0.9375 + 0.75);
     expect(() => priceModel(1, 1, "nowhere")).toThrow(/unknown provider "nowhere"/);
+  });
+
+  it("counts the tokens two prompts share from the start", async () => {
+    const messages = chat(8);
+    const r = await compact(messages, { name: "sliding-window", options: { turns: 2 } });
+    expect(sharedPrefixTokens(messages, messages)).toBe(promptTokens(messages) - TOKENS_PER_REPLY);
+    expect(sharedPrefixTokens(messages, r.messages)).toBe(promptTokens(messages.slice(0, 2)) - TOKENS_PER_REPLY);
+    expect(sharedPrefixTokens(messages, [{ ...messages[0], content: "other" }])).toBe(0);
   });
 
   it("pays back only with enough remaining turns", () => {
@@ -227,6 +249,7 @@ describe("cost model and cost-trigger", () => {
     expect(createTrigger({ name: "token-threshold", options: { maxTokens: 10 } }).shouldCompact(c, 50)).toEqual({ compact: true, reason: "prompt 50 tokens > 10" });
     expect(createTrigger({ name: "message-count", options: { maxMessages: 100 } }).shouldCompact(c, 50).compact).toBe(false);
     expect(createTrigger({ name: "usage-ratio" }).shouldCompact(c, 120_000).reason).toMatch(/usage 0\.94 of 128000 >= 0\.8/);
+    expect(createTrigger({ name: "usage-ratio" }).shouldCompact({ ...c, reportedPromptTokens: 110_000 }, 50).compact).toBe(true);
     expect(() => createTrigger({ name: "sometimes" })).toThrow(/unknown trigger "sometimes"/);
   });
 });
@@ -248,5 +271,12 @@ describe("summaries", () => {
 
   it("asks for an llm when told to use one", async () => {
     await expect(compact(chat(6), { name: "rolling-summary", options: { summarizer: "llm" } })).rejects.toThrow(/needs an llm/);
+  });
+
+  it("an abort stops the summary call instead of counting as a failure", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const llm = scriptedLlm([summaryReply("[done] priced")]);
+    await expect(compact(chat(6), "rolling-summary", { llm, signal: controller.signal })).rejects.toThrow(/abort/i);
   });
 });

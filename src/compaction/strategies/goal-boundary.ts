@@ -11,6 +11,7 @@ import { addSpend, clock, finish, noSpend } from "../result.js";
 import type { StrategyDefinition } from "../registry-types.js";
 import { closedBreaker, summaryOptions, SummaryEngine, type BreakerState } from "../summarizers/engine.js";
 import { promptTokens } from "../tokens.js";
+import { createTrigger, triggerSpecSchema } from "../triggers.js";
 import type { CompactionEvent, Json } from "../types.js";
 import { fingerprint } from "./rolling.js";
 
@@ -22,6 +23,8 @@ const schema = z
     overlap: z.number().min(0).max(1).default(0.15),
     /** Token-budget variant: summarize completed goals only while the prompt is over this many tokens (0: always). */
     maxTokens: z.number().int().min(0).default(0),
+    /** Summarize completed goals only while this trigger fires (like maxTokens, for any trigger). */
+    trigger: triggerSpecSchema.optional(),
     ...summaryOptions,
     summaryMaxTokens: z.number().int().min(16).default(200),
   })
@@ -53,6 +56,7 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
     const engine = new SummaryEngine(options);
     const heuristic = heuristicGoalDetector({ overlap: options.overlap });
     const llmDetector = llmGoalDetector(options.summaryModel === undefined ? {} : { model: options.summaryModel });
+    const trigger = options.trigger ? createTrigger(options.trigger) : undefined;
     return {
       name: "goal-boundary",
       options,
@@ -94,7 +98,9 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
         };
         // Completed goals not yet summarized, oldest first (the current goal is never summarized).
         while (state.summaries.length < state.boundaries.length) {
-          if (options.maxTokens > 0 && promptTokens(view(state)) <= options.maxTokens) break;
+          const tokens = promptTokens(view(state));
+          if (options.maxTokens > 0 && tokens <= options.maxTokens) break;
+          if (trigger !== undefined && !trigger.shouldCompact(conversation, tokens).compact) break;
           const n = state.summaries.length;
           const from = n === 0 ? task + 1 : state.boundaries[n - 1];
           const to = state.boundaries[n];

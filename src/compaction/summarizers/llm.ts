@@ -18,6 +18,8 @@ export interface LlmSummarizerOptions {
   readonly model?: string;
   /** Most summaries kept in memory. Default 256. */
   readonly cacheSize?: number;
+  /** Characters of transcript sent to the summarizer at most (about a quarter as many tokens). Default 60000. */
+  readonly maxInputChars?: number;
 }
 
 /** A reply that cannot be used as a summary. */
@@ -41,6 +43,7 @@ function parseReply(content: string): string {
 export function llmSummarizer(options: LlmSummarizerOptions = {}): Summarizer {
   const template = options.template ?? "conversation";
   const limit = options.cacheSize ?? 256;
+  const maxInputChars = options.maxInputChars ?? 60_000;
   const cache = new Map<string, string>();
 
   return {
@@ -52,7 +55,8 @@ export function llmSummarizer(options: LlmSummarizerOptions = {}): Summarizer {
       const names = request.knownNames ?? [];
       const prompt = fillPrompt(compactionPrompt(template), {
         previous: request.previous || "(none)",
-        transcript: transcript(request.messages),
+        // Long spans get a smaller share per message, so the summarizer's own prompt stays bounded.
+        transcript: transcript(request.messages, Math.max(200, Math.min(2000, Math.floor(maxInputChars / Math.max(1, request.messages.length))))),
         maxTokens: String(request.maxTokens),
         variables: names.length > 0 ? names.join(", ") : "(none)",
       });
