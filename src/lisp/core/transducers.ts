@@ -239,6 +239,14 @@ const interposeXf =
     };
   };
 
+/** A completion that steps the unfinished last chunk first (partition-all, partition-by). */
+function flushing(rf: Rf, take: () => Value[]): (a: Value) => Value {
+  return (a) => {
+    const rest = take();
+    return rf.done(rest.length > 0 ? unwrap(rf.step(a, Vec.fromArray(rest))) : a);
+  };
+}
+
 const partitionAllXf =
   (n: number): Xf =>
   (rf) => {
@@ -251,14 +259,11 @@ const partitionAllXf =
         buf = [];
         return rf.step(a, chunk);
       },
-      done(a) {
-        if (buf.length > 0) {
-          const chunk = Vec.fromArray(buf);
-          buf = [];
-          a = unwrap(rf.step(a, chunk));
-        }
-        return rf.done(a);
-      },
+      done: flushing(rf, () => {
+        const rest = buf;
+        buf = [];
+        return rest;
+      }),
     };
   };
 
@@ -280,14 +285,11 @@ const partitionByXf =
         key = k;
         return rf.step(a, chunk);
       },
-      done(a) {
-        if (buf.length > 0) {
-          const chunk = Vec.fromArray(buf);
-          buf = [];
-          a = unwrap(rf.step(a, chunk));
-        }
-        return rf.done(a);
-      },
+      done: flushing(rf, () => {
+        const rest = buf;
+        buf = [];
+        return rest;
+      }),
     };
   };
 
