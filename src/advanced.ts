@@ -32,7 +32,7 @@ export {
 export { messageTokens, TOKENS_PER_MESSAGE, TOKENS_PER_REPLY } from "./compaction/tokens.js";
 export { estimateTokens } from "./llm/index.js";
 export { extractProgram, sanitizeProgram, type Extraction, type ExtractionProblem } from "./agent/extract.js";
-export { renderFeedback, type FeedbackInfo, type FeedbackOptions } from "./agent/feedback.js";
+export { renderFeedback, type FeedbackInfo, type FeedbackOptions } from "./trace/feedback.js";
 export { staticPrompt } from "./agent/prompt/system.js";
 export { shapeOf, type Shape } from "./agent/prompt/shape.js";
 export { stateView, RUN_STATE_FORMAT } from "./agent/resume.js";

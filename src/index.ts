@@ -123,7 +123,7 @@ export { languageReference } from "./agent/prompt/reference.js";
 
 // Traces: every turn of a run, saved and read back.
 export { traceToJson, traceFromJson, runToJson, runFromJson, TraceFormatError, TRACE_VERSION, type SavedRun } from "./agent/serialize.js";
-export type { RunTrace, Turn, TurnStatus, TurnUsage, DefinitionTrace, ToolCallTrace, TraceMessage, NestedRunTrace, TraceSettings } from "./agent/trace.js";
+export type { RunTrace, Turn, TurnStatus, TurnUsage, DefinitionTrace, ToolCallTrace, TraceMessage, NestedRunTrace, TraceSettings } from "./trace/trace.js";
 
 // Saving a run and resuming it (also as SubAgent.resume).
 export {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { examples, findExample, type Example } from "../examples/index.js";
 import { runFromJson, runToJson, traceToJson, type SavedRun } from "../src/agent/serialize.js";
-import type { RunTrace } from "../src/agent/trace.js";
+import type { RunTrace } from "../src/trace/trace.js";
 import { runExample } from "../examples/run.js";
 import { scriptedLlm } from "../src/llm/index.js";
 import { runDemoCommand } from "../src/cli/demo.js";

@@ -8,7 +8,7 @@ import { examples, findExample, type Example } from "../examples/index.js";
 import { runExample } from "../examples/run.js";
 import { extractProgram } from "../src/agent/extract.js";
 import { recordingLlm, replayLlm, scriptedLlm } from "../src/llm/index.js";
-import type { Turn } from "../src/agent/trace.js";
+import type { Turn } from "../src/trace/trace.js";
 
 const plain = (v: unknown): unknown => JSON.parse(JSON.stringify(v ?? null));
 

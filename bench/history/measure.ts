@@ -4,8 +4,8 @@
 // lost nothing live.
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import { SubAgent, type Step } from "../../src/agent/subagent.js";
-import { typeLabel } from "../../src/agent/record.js";
-import type { RunTrace } from "../../src/agent/trace.js";
+import { typeLabel } from "../../src/trace/record.js";
+import type { RunTrace } from "../../src/trace/trace.js";
 import type { TextMessage as ChatMessage } from "../../src/llm/types.js";
 import { compressedView, isErrored } from "../../src/history/compressed.js";
 import { CACHED_TOKEN_PRICE, sharedPrefix } from "../../src/history/prefix.js";

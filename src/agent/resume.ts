@@ -12,13 +12,13 @@ import { viewOptionsSchema } from "../history/settings.js";
 import { defaultViewOptions, type View, type ViewOptions } from "../history/view.js";
 import { evaluate, print, type Memory } from "../lisp/evaluate.js";
 import { Fn } from "../lisp/values.js";
-import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "./feedback.js";
+import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import type { Llm, LlmRequest, LlmResponse } from "../llm/types.js";
 import { firstTurnLine } from "./prompt/task.js";
 import { traceFromJson, traceToJson } from "./serialize.js";
 import { SubAgent, type Agent, type RunOptions, type Step } from "./subagent.js";
 import { tool, type Tool } from "./tools.js";
-import type { RunTrace, ToolCallTrace, Turn } from "./trace.js";
+import type { RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 
 export const RUN_STATE_FORMAT = "ptc-lisp.run-state";
 export const RUN_STATE_VERSION = 1;

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { AgentFailure } from "./errors.js";
 import type { RunUsage, Step } from "./subagent.js";
-import type { RunTrace } from "./trace.js";
+import type { RunTrace } from "../trace/trace.js";
 
 export const TRACE_VERSION = 1;
 

@@ -13,14 +13,14 @@ import { evaluate, print, type Memory } from "../lisp/evaluate.js";
 import { defaultLimits, resolveLimits, type Limits } from "../lisp/limits.js";
 import { AgentDefinitionError, describeIssues, type AgentFailure, type FailReason } from "./errors.js";
 import { extractProgram } from "./extract.js";
-import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "./feedback.js";
+import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import type { TextMessage as ChatMessage, Llm, LlmUsage } from "../llm/types.js";
 import { systemPrompt } from "./prompt/system.js";
 import { expandMission, placeholders, taskMessage } from "./prompt/task.js";
-import { defaultRecordOptions, Recorder } from "./record.js";
+import { defaultRecordOptions, Recorder } from "../trace/record.js";
 import type { ResumeOptions, RunState } from "./resume.js";
 import { isTool, tool, TOOL_NAME, ToolSession, type Tool, type ToolRunContext } from "./tools.js";
-import type { NestedRunTrace, RunTrace, TraceSettings, Turn, TurnStatus, TurnUsage } from "./trace.js";
+import type { NestedRunTrace, RunTrace, TraceSettings, Turn, TurnStatus, TurnUsage } from "../trace/trace.js";
 
 /** Options a nested agent inherits from the run that calls it, unless it sets its own. */
 export interface InheritableOptions {

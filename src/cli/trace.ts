@@ -3,10 +3,10 @@
 // exactly what the LLM was sent. The renderers are pure and also print the demo's turns.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { renderError } from "../agent/feedback.js";
+import { renderError } from "../trace/feedback.js";
 import { quoteString } from "../lisp/printer.js";
 import { runFromJson, traceFromJson, TraceFormatError, type SavedRun } from "../agent/serialize.js";
-import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../agent/trace.js";
+import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 import { renderComparison } from "../history/compare.js";
 import { traceSettings } from "../history/settings.js";
 import type { RunSettings } from "../history/stats.js";

@@ -2,7 +2,7 @@
 // FILE --compressed`: message by message (both views have the same message layout),
 // identical messages once, then the per-prompt compression figures of the whole run.
 import type { TextMessage as ChatMessage } from "../llm/types.js";
-import type { RunTrace } from "../agent/trace.js";
+import type { RunTrace } from "../trace/trace.js";
 import { compressedView } from "./compressed.js";
 import { fullView } from "./full.js";
 import { compressionReport, type RunSettings } from "./stats.js";

@@ -6,8 +6,8 @@
 // the previous one as the design allows. Compression happens here, when the next prompt is
 // built; the trace keeps every program.
 import type { TextMessage as ChatMessage } from "../llm/types.js";
-import type { Turn } from "../agent/trace.js";
-import { renderFeedback, type FeedbackInfo } from "../agent/feedback.js";
+import type { Turn } from "../trace/trace.js";
+import { renderFeedback, type FeedbackInfo } from "../trace/feedback.js";
 import { fullView } from "./full.js";
 import { CACHED_TOKEN_PRICE } from "./prefix.js";
 import { renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";

@@ -2,7 +2,7 @@
 // options), checked before a view is rebuilt from them: a trace is input from disk, and a
 // bad value must be reported, not rendered.
 import { z } from "zod";
-import type { RunTrace, TraceSettings } from "../agent/trace.js";
+import type { RunTrace, TraceSettings } from "../trace/trace.js";
 
 const count = z.number().int().nonnegative();
 

@@ -3,7 +3,7 @@
 // a prefix cache could serve (the part identical to the previous prompt). Pure: they
 // are rebuilt from the trace, so a stored run reports the same figures later.
 import type { TextMessage as ChatMessage } from "../llm/types.js";
-import type { RunTrace, Turn } from "../agent/trace.js";
+import type { RunTrace, Turn } from "../trace/trace.js";
 import { compressedView } from "./compressed.js";
 import { fullView } from "./full.js";
 import { CACHED_TOKEN_PRICE, sharedPrefix } from "./prefix.js";

@@ -5,9 +5,9 @@
 // are still inside the history limit), so it is byte-stable from one prompt to the next.
 // It carries no header: a summary is told from a program by its `; ` lines, and the
 // turn's place in the conversation already says which turn it was.
-import { renderPrints } from "../agent/feedback.js";
-import { typeLabel } from "../agent/record.js";
-import type { DefinitionTrace, ToolCallTrace, Turn } from "../agent/trace.js";
+import { renderPrints } from "../trace/feedback.js";
+import { typeLabel } from "../trace/record.js";
+import type { DefinitionTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 import type { Form } from "../lisp/forms.js";
 import { toLisp } from "../lisp/interop.js";
 import { printSample, quoteString } from "../lisp/printer.js";

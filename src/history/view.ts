@@ -1,7 +1,10 @@
 // The seam between the trace and the next prompt: a prompt view is a pure function from
 // the turns so far (and options) to the messages sent to the LLM. Same input, same bytes.
 import type { TextMessage as ChatMessage } from "../llm/types.js";
-import type { Turn } from "../agent/trace.js";
+import type { Turn } from "../trace/trace.js";
+import type { FullReason, ViewOptions, ViewStats } from "../trace/view-settings.js";
+
+export type { FullReason, ViewOptions, ViewStats };
 
 export interface ViewInput {
   /** The system prompt (static, byte-stable). */
@@ -16,40 +19,6 @@ export interface ViewInput {
   toolsWithdrawn?: boolean;
   /** Characters of println output the loop's feedback shows (default: the feedback's own). */
   maxPrintChars?: number;
-}
-
-export interface ViewOptions {
-  /** Replace old successful turns with summaries (interpreter-aware compression). */
-  compressHistory: boolean;
-  /** Most recent println outputs kept in the compressed view. */
-  printlnHistoryLimit: number;
-  /** Turns of full code kept before an errored turn. */
-  errorContextTurns: number;
-  /**
-   * An errored turn keeps its full code while it is one of this many most recent turns,
-   * or while no later turn has succeeded; after that its program is summarized and its
-   * feedback keeps the error's first line (default 2: the error and the turn after it).
-   * 0 keeps every error in full.
-   */
-  errorWindowTurns?: number;
-  /** Items and characters of data samples in summaries. */
-  sampleItems: number;
-  sampleChars: number;
-  /**
-   * Never rewrite a summary once written: a superseded definition stays as it was shown,
-   * and the println limit applies per turn when the turn is summarized (its last N
-   * lines) instead of over the whole history. A larger prompt, a prefix that only grows.
-   */
-  strictPrefix: boolean;
-  /** Tool calls listed one per line in a summary; the rest are counted by tool (default 10). */
-  toolCallsPerTurn?: number;
-  /**
-   * Strict-prefix mode only: a turn is summarized only if its summary pays back its one
-   * uncached write within this many later prompts at the cached price (a summary of at
-   * most 62.5% of the turn, for 15); other turns stay as written. 0: whenever smaller.
-   * Default 15.
-   */
-  paybackPrompts?: number;
 }
 
 export const defaultViewOptions: Readonly<ViewOptions> = Object.freeze({
@@ -75,27 +44,6 @@ export function resolveViewOptions(options: ViewOptions): Required<ViewOptions> 
   };
 }
 
-/**
- * Why a turn is kept in full: the latest turn, an errored turn, a turn just before an
- * error, the only turn of a single-shot run, a program shorter than its summary, or (in
- * strict-prefix mode) a summary that would not pay back its cache write.
- */
-export type FullReason = "latest" | "error" | "error-context" | "single" | "short" | "cost";
-
-/** Per-view statistics (compression fills these in; the full view reports zeros). */
-export interface ViewStats {
-  turnsCompressed: number;
-  /** Turn numbers kept in full, with why. */
-  turnsFull: Array<{ turn: number; reason: FullReason }>;
-  definitionsShown: number;
-  printlnShown: number;
-  printlnDropped: number;
-  toolCallsShown: number;
-  /** Definitions shown only as "redefined later" markers. */
-  definitionsSuperseded?: number;
-  /** Tool calls counted but not listed (past `toolCallsPerTurn`). */
-  toolCallsDropped?: number;
-}
 
 export interface View {
   messages: ChatMessage[];

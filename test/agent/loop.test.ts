@@ -2,12 +2,12 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AgentDefinitionError } from "../../src/agent/errors.js";
-import { renderFeedback, renderPrints } from "../../src/agent/feedback.js";
+import { renderFeedback, renderPrints } from "../../src/trace/feedback.js";
 import { scriptedLlm, type ScriptedReply } from "../../src/llm/scripted.js";
 import type { Llm } from "../../src/llm/types.js";
 import { SubAgent, type AgentDefinition, type RunOptions } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
-import type { Turn } from "../../src/agent/trace.js";
+import type { Turn } from "../../src/trace/trace.js";
 
 const code = (body: string): string => "```clojure\n" + body + "\n```";
 

@@ -1,9 +1,9 @@
 // Properties of the compressed view over generated multi-turn traces.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { renderFeedback } from "../../src/agent/feedback.js";
-import { typeLabel } from "../../src/agent/record.js";
-import type { RunTrace, Turn } from "../../src/agent/trace.js";
+import { renderFeedback } from "../../src/trace/feedback.js";
+import { typeLabel } from "../../src/trace/record.js";
+import type { RunTrace, Turn } from "../../src/trace/trace.js";
 import { compressedView, isErrored, planTurns } from "../../src/history/compressed.js";
 import { fullView } from "../../src/history/full.js";
 import { countTokens, promptTokens } from "../../src/compaction/tokens.js";

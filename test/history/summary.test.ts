@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Recorder } from "../../src/agent/record.js";
-import type { DefinitionTrace, ToolCallTrace, Turn } from "../../src/agent/trace.js";
+import { Recorder } from "../../src/trace/record.js";
+import type { DefinitionTrace, ToolCallTrace, Turn } from "../../src/trace/trace.js";
 import { definitionLine, definitionSample, ednValue, renderSummary, resultShape, toolLine, type SummaryOptions } from "../../src/history/summary.js";
 import { toLisp } from "../../src/lisp/interop.js";
 import { prStr } from "../../src/lisp/printer.js";

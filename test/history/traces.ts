@@ -2,9 +2,9 @@
 // functions (redefining names across turns), print unique lines, call tools, and fail now
 // and then, recorded the way the loop records them (Recorder, renderFeedback).
 import fc from "fast-check";
-import { renderFeedback } from "../../src/agent/feedback.js";
-import { Recorder } from "../../src/agent/record.js";
-import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn, TurnStatus } from "../../src/agent/trace.js";
+import { renderFeedback } from "../../src/trace/feedback.js";
+import { Recorder } from "../../src/trace/record.js";
+import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn, TurnStatus } from "../../src/trace/trace.js";
 import { toLisp } from "../../src/lisp/interop.js";
 import { prStr } from "../../src/lisp/printer.js";
 

@@ -6,7 +6,7 @@ import { scriptedLlm } from "../../src/llm/scripted.js";
 import { runFromJson, runToJson } from "../../src/agent/serialize.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
-import type { RunTrace } from "../../src/agent/trace.js";
+import type { RunTrace } from "../../src/trace/trace.js";
 import { compressedView } from "../../src/history/compressed.js";
 import { fullView } from "../../src/history/full.js";
 import { sharedPrefix } from "../../src/history/prefix.js";

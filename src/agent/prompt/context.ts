@@ -2,7 +2,7 @@
 // Keys starting with `_` are readable by programs but never shown to the LLM.
 import { toLisp } from "../../lisp/interop.js";
 import { isSymbolName } from "../../lisp/reader.js";
-import { describeValue, typeLabel, type RecordOptions } from "../record.js";
+import { describeValue, typeLabel, type RecordOptions } from "../../trace/record.js";
 
 /** True for keys programs may read but prompts must not show. */
 export const isHiddenKey = (key: string): boolean => key.startsWith("_");

@@ -1,8 +1,8 @@
 // The first user message: the run's visible input data and the mission, whose
 // {{placeholders}} are filled from the context. Hidden (`_`) keys never appear in it.
 import { print } from "../../lisp/evaluate.js";
-import { renderTurnLine } from "../feedback.js";
-import type { RecordOptions } from "../record.js";
+import { renderTurnLine } from "../../trace/feedback.js";
+import type { RecordOptions } from "../../trace/record.js";
 import { contextLines, isHiddenKey } from "./context.js";
 import { fill, template } from "./templates.js";
 

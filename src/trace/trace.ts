@@ -1,7 +1,7 @@
 // The full trace of a run: every turn as it happened. It is the debugging view, never
 // shrinks, serializes to JSON, and is the input from which prompt views are built.
 import type { ErrorInfo } from "../lisp/errors.js";
-import type { ViewOptions, ViewStats } from "../history/view.js";
+import type { ViewOptions, ViewStats } from "./view-settings.js";
 
 export type { Role } from "../llm/types.js";
 import type { Role } from "../llm/types.js";
