@@ -16,7 +16,9 @@ import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import type { Llm, LlmRequest, LlmResponse } from "../llm/types.js";
 import { firstTurnLine } from "./prompt/task.js";
 import { traceFromJson, traceToJson } from "./serialize.js";
-import { SubAgent, type Agent, type RunOptions, type Step } from "./subagent.js";
+import { create } from "./definition.js";
+import { runAgent } from "./loop.js";
+import type { Agent, RunOptions, Step } from "./types.js";
 import { tool, type Tool } from "./tools.js";
 import type { RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 
@@ -229,7 +231,7 @@ export async function resumeRun(agent: Agent, state: RunState, options: ResumeOp
   const { compressHistory, printlnHistoryLimit, ...view } = state.view;
   const run: ResumeOptions = { compressHistory, printlnHistoryLimit, maxPrintChars: state.maxPrintChars, ...options, view: { ...view, ...options.view } };
   const replay = new Replay(saved, state, agent, run, live);
-  const replaying = SubAgent.create({
+  const replaying = create({
     prompt: agent.prompt,
     tools: replay.tools(agent.tools),
     maxTurns: agent.maxTurns,
@@ -237,7 +239,7 @@ export async function resumeRun(agent: Agent, state: RunState, options: ResumeOp
     ...(agent.output !== undefined ? { output: agent.output } : {}),
     ...(agent.description !== undefined ? { description: agent.description } : {}),
   });
-  const step = await SubAgent.run(replaying, { ...run, llm: replay.llm });
+  const step = await runAgent(replaying as Agent, { ...run, llm: replay.llm }, null);
   // Nested agents' traces of replayed turns were not re-run: carry the saved ones over.
   for (let i = 0; i < Math.min(saved.length, step.turns.length); i++) if (saved[i].nested !== undefined) step.turns[i].nested = saved[i].nested;
   return step;

@@ -6,7 +6,7 @@
 // marker standing for the first k messages of the turn before, and are expanded on load.
 import { z } from "zod";
 import type { AgentFailure } from "./errors.js";
-import type { RunUsage, Step } from "./subagent.js";
+import type { RunUsage, Step } from "./types.js";
 import type { RunTrace } from "../trace/trace.js";
 
 export const TRACE_VERSION = 1;

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { ToolSpec } from "../lisp/evaluate.js";
 import { AgentDefinitionError, describeIssues } from "./errors.js";
-import type { RunScope } from "./subagent.js";
+import type { RunScope } from "./types.js";
 
 /** The zod object a tool's argument map is validated with. */
 export type ToolInput = z.ZodObject;

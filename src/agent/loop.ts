@@ -1,0 +1,411 @@
+// The turn loop of one run: each turn the prompt view builds the messages from the trace, the
+// LLM replies, one program is extracted and run with the memory of earlier turns, and the
+// outcome is recorded and fed back, until the program returns a valid value, fails, or the run
+// meets one of its limits.
+import { compressedView } from "../history/compressed.js";
+import { fullView } from "../history/full.js";
+import { measureView, totalsOf, type PromptCompression, type PromptPair } from "../history/stats.js";
+import { defaultViewOptions, type PromptView, type ViewInput, type ViewOptions, type ViewStats } from "../history/view.js";
+import type { ErrorInfo } from "../lisp/errors.js";
+import { evaluate, print, type Memory } from "../lisp/evaluate.js";
+import { defaultLimits, resolveLimits, type Limits } from "../lisp/limits.js";
+import type { Llm, LlmUsage } from "../llm/types.js";
+import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
+import { defaultRecordOptions, Recorder } from "../trace/record.js";
+import type { NestedRunTrace, TraceSettings, Turn, TurnStatus } from "../trace/trace.js";
+import { systemOf } from "./definition.js";
+import { AgentDefinitionError, describeIssues, type AgentFailure, type FailReason } from "./errors.js";
+import { extractProgram } from "./extract.js";
+import { checkInheritable, DEFAULTS, definedOnly, isPlainObject, mergeOptions, pickInheritable, positiveNumber } from "./options.js";
+import { expandMission, taskMessage } from "./prompt/task.js";
+import { hiddenRedactor, type Redactor } from "./redact.js";
+import { ToolSession } from "./tools.js";
+import type { Agent, CompressionUsage, InheritableOptions, RunOptions, RunScope, Step, StepBase, UsageTotals } from "./types.js";
+
+/** Why the run's internal controller fired. */
+class Stop {
+  constructor(readonly reason: Interruption) {}
+}
+
+function tokenCount(n: unknown): number {
+  return typeof n === "number" && Number.isFinite(n) && n > 0 ? n : 0;
+}
+
+function abortable<T>(start: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  const p = Promise.resolve().then(start);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    if (signal.aborted) {
+      p.catch(() => undefined);
+      onAbort();
+      return;
+    }
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+export function errorText(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  if (typeof e === "object" && e !== null && typeof (e as { message?: unknown }).message === "string") return (e as { message: string }).message;
+  return String(e);
+}
+
+
+
+/** Endings that interrupt a run from outside the loop. */
+type Interruption = "aborted" | "deadline_exceeded";
+
+const INTERRUPTED: Readonly<Record<Interruption, string>> = {
+  aborted: "the run was aborted by the caller",
+  deadline_exceeded: "the run's deadline passed",
+};
+
+// setTimeout fires at once for delays past 2^31-1 ms; such deadlines are checked between turns only.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The state of one run. */
+class AgentRun {
+  private readonly turns: Turn[] = [];
+  private memory: Memory = new Map();
+  private readonly totals: UsageTotals = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmRequests: 0 };
+  private readonly nested: UsageTotals & { runs: number } = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmRequests: 0, runs: 0 };
+  private llmMs = 0;
+  private execMs = 0;
+  /** The stats of the view that built the last prompt, and their sums over the run. */
+  private latestView: ViewStats | null = null;
+  private readonly viewTotals: CompressionUsage["totals"] = { turnsCompressed: 0, definitionsShown: 0, printlnShown: 0, printlnDropped: 0, toolCallsShown: 0 };
+  /** Per-prompt token figures (compression on), and the prompts they were measured on. */
+  private readonly measured: PromptCompression[] = [];
+  private prompts: PromptPair | undefined;
+  private readonly controller = new AbortController();
+  private readonly started = performance.now();
+  private readonly view: PromptView;
+  private readonly viewOptions: ViewOptions;
+  private readonly recorder: Recorder;
+  private readonly session: ToolSession;
+  private readonly scope: RunScope;
+  private readonly deadlineAt: number | undefined;
+  private readonly tokenBudget: number;
+  /** Tools are withdrawn on the final turn (the agent has tools and more than one turn). */
+  private readonly withdraws: boolean;
+  private readonly maxPrintChars: number;
+  private system = "";
+  private task = "";
+  private redact: Redactor | null = null;
+  private pendingNested: NestedRunTrace[] = [];
+  private stopReason: Interruption | null = null;
+  private llmError = "";
+  private returned: unknown = undefined;
+  private failMessage = "";
+  private failDetails: unknown = undefined;
+
+  constructor(
+    private readonly agent: Agent,
+    private readonly options: InheritableOptions,
+    private readonly run: RunOptions,
+    depth: number,
+    parent: RunScope | null,
+  ) {
+    this.viewOptions = {
+      ...defaultViewOptions,
+      ...definedOnly(options.view),
+      compressHistory: options.compressHistory ?? defaultViewOptions.compressHistory,
+      printlnHistoryLimit: options.printlnHistoryLimit ?? defaultViewOptions.printlnHistoryLimit,
+    };
+    this.view = this.viewOptions.compressHistory ? compressedView : fullView;
+    this.recorder = new Recorder({ sampleItems: this.viewOptions.sampleItems, sampleChars: this.viewOptions.sampleChars, ednBudget: options.ednBudget ?? defaultRecordOptions.ednBudget });
+    const own = run.deadlineMs !== undefined ? Date.now() + run.deadlineMs : undefined;
+    this.deadlineAt = own === undefined ? parent?.deadlineAt : parent?.deadlineAt === undefined ? own : Math.min(own, parent.deadlineAt);
+    this.tokenBudget = Math.min(run.tokenBudget ?? Infinity, parent?.tokensLeft() ?? Infinity);
+    this.scope = {
+      depth,
+      options,
+      deadlineAt: this.deadlineAt,
+      tokensLeft: () => this.tokenBudget - this.tokensUsed(),
+      addNested: (name, step) => this.addNested(name, step),
+    };
+    this.session = new ToolSession(agent.tools, { defaultTimeoutMs: options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs, scope: this.scope });
+    this.withdraws = this.session.size > 0 && agent.maxTurns > 1;
+    this.maxPrintChars = options.maxPrintChars ?? DEFAULT_MAX_PRINT_CHARS;
+  }
+
+  private tokensUsed(): number {
+    return this.totals.inputTokens + this.totals.outputTokens + this.nested.inputTokens + this.nested.outputTokens;
+  }
+
+  private stop(reason: Interruption): void {
+    if (this.stopReason !== null) return;
+    this.stopReason = reason;
+    this.controller.abort(new Stop(reason));
+  }
+
+  private addNested(tool: string, step: Step): void {
+    const u = step.usage;
+    for (const k of ["inputTokens", "outputTokens", "cachedTokens", "llmRequests"] as const) this.nested[k] += u[k] + u.nested[k];
+    this.nested.runs += 1 + u.nested.runs;
+    this.pendingNested.push({ tool, ok: step.ok, trace: step.trace });
+  }
+
+  async execute(): Promise<Step> {
+    const outer = this.run.signal;
+    const onAbort = (): void => this.stop("aborted");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      this.system = systemOf(this.agent);
+      const invalid = this.prepare();
+      if (invalid !== null) return this.failure("invalid_input", invalid);
+      if (outer?.aborted) return this.interrupted("aborted");
+      outer?.addEventListener("abort", onAbort, { once: true });
+      const delay = this.deadlineAt === undefined ? Infinity : Math.max(0, this.deadlineAt - Date.now());
+      if (delay <= MAX_TIMER_MS) timer = setTimeout(() => this.stop("deadline_exceeded"), delay);
+      return await this.loop();
+    } catch (e) {
+      return this.failure("internal_error", `internal error: ${errorText(e)}`);
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+      outer?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Validates the run's input and builds the task message; returns a problem, or null. */
+  private prepare(): string | null {
+    try {
+      checkInheritable(pickInheritable(this.run), (m) => {
+        throw new AgentDefinitionError(m);
+      });
+    } catch (e) {
+      return errorText(e);
+    }
+    const context = this.run.context ?? {};
+    if (!isPlainObject(context)) return "context must be a plain object of key → data";
+    if (this.options.llm === undefined) return "no llm: pass { llm } to SubAgent.run (or set it on the agent)";
+    if (this.run.deadlineMs !== undefined && !positiveNumber(this.run.deadlineMs)) return `deadlineMs must be a positive number, got ${String(this.run.deadlineMs)}`;
+    if (this.run.tokenBudget !== undefined && !positiveNumber(this.run.tokenBudget)) return `tokenBudget must be a positive number, got ${String(this.run.tokenBudget)}`;
+    this.redact = hiddenRedactor(context);
+    const mission = expandMission(this.agent.prompt, context);
+    if (!mission.ok) return mission.message;
+    try {
+      this.task = taskMessage({
+        mission: mission.text,
+        context,
+        maxTurns: this.agent.maxTurns,
+        toolsWithdrawn: this.withdraws,
+        sample: this.recorder.options,
+        maxDepth: resolveLimits(this.options.limits).maxNestingDepth,
+      });
+    } catch (e) {
+      return `the context cannot be passed to the program: ${errorText(e)}`;
+    }
+    return null;
+  }
+
+  private async loop(): Promise<Step> {
+    const maxTurns = this.agent.maxTurns;
+    // The last turn always ends the run (see `ending`), so the loop needs no bound of its own.
+    for (let n = 1; ; n++) {
+      if (this.deadlineAt !== undefined && Date.now() >= this.deadlineAt) this.stop("deadline_exceeded");
+      if (this.stopReason !== null) return this.interrupted(this.stopReason);
+      if (this.tokensUsed() >= this.tokenBudget) return this.overBudget();
+      const turn = await this.turn(n, this.withdraws && n === maxTurns);
+      if (turn === null) return this.stopReason !== null ? this.interrupted(this.stopReason) : this.failure("llm_error", this.llmError);
+      this.turns.push(turn);
+      const ending = this.ending(turn, n === maxTurns);
+      if (ending === null) turn.feedback = renderFeedback(turn, { maxTurns, toolsWithdrawn: this.withdraws }, { prints: true, maxPrintChars: this.maxPrintChars });
+      this.run.onTurn?.({ turn, maxTurns, totals: { ...this.totals }, compression: this.latestView });
+      if (ending !== null) return ending;
+    }
+  }
+
+  /** The step a finished turn ends the run with, or null when the run goes on. */
+  private ending(turn: Turn, last: boolean): Step | null {
+    if (this.stopReason !== null) return this.interrupted(this.stopReason);
+    if (turn.status === "returned") return this.success(this.returned);
+    if (turn.status === "failed") return this.failure("failed", this.failMessage, this.failDetails);
+    if (last) {
+      const why = turn.error !== undefined ? `; the last turn ended with ${turn.error.kind}: ${turn.error.message}` : "";
+      return this.failure("max_turns_exceeded", `no valid (return ...) within ${this.agent.maxTurns} turns${why}`);
+    }
+    if (this.tokensUsed() >= this.tokenBudget) return this.overBudget();
+    return null;
+  }
+
+  private interrupted(reason: Interruption): Step {
+    return this.failure(reason, INTERRUPTED[reason]);
+  }
+
+  private overBudget(): Step {
+    return this.failure("token_budget_exceeded", `the run used ${this.tokensUsed()} tokens of its budget of ${this.tokenBudget}`);
+  }
+
+  /** One turn: prompt, LLM call, extraction, evaluation, record. Null when the LLM call failed. */
+  private async turn(n: number, withdrawn: boolean): Promise<Turn | null> {
+    const input: ViewInput = { system: this.system, task: this.task, turns: this.turns, maxTurns: this.agent.maxTurns, toolsWithdrawn: this.withdraws, maxPrintChars: this.maxPrintChars };
+    const built = this.view(input, this.viewOptions);
+    // Nothing derived from a hidden context value is sent: the prompt is scrubbed as a whole.
+    const view = this.redact === null ? built : { ...built, messages: this.redact(built.messages) };
+    this.noteView(view.stats);
+    if (this.viewOptions.compressHistory) {
+      const m = measureView(input, view, this.prompts);
+      this.measured.push(m.stats);
+      this.prompts = m.prompts;
+    }
+    const llm = this.options.llm as Llm;
+    const t0 = performance.now();
+    this.totals.llmRequests++;
+    let content: string;
+    let usage: LlmUsage | undefined;
+    try {
+      const response = await abortable(() => llm.complete({ messages: view.messages, signal: this.controller.signal, turn: n }), this.controller.signal);
+      if (typeof response?.content !== "string") throw new Error("the LLM response has no text content");
+      content = response.content;
+      usage = response.usage;
+    } catch (e) {
+      this.llmMs += performance.now() - t0;
+      this.llmError = `LLM request failed on turn ${n}: ${errorText(e)}`;
+      return null;
+    }
+    const llmMs = performance.now() - t0;
+    this.llmMs += llmMs;
+    const tokens = { inputTokens: tokenCount(usage?.inputTokens), outputTokens: tokenCount(usage?.outputTokens), cachedTokens: tokenCount(usage?.cachedTokens) };
+    this.totals.inputTokens += tokens.inputTokens;
+    this.totals.outputTokens += tokens.outputTokens;
+    this.totals.cachedTokens += tokens.cachedTokens;
+
+    const base = { number: n, messages: view.messages, reply: content, usage: { ...tokens, llmMs, execMs: 0 }, view: view.stats };
+    const extraction = extractProgram(content);
+    if (!extraction.ok) {
+      const error: ErrorInfo = { kind: "parse_error", phase: "read", message: extraction.message, hint: extraction.hint };
+      return { ...base, program: null, status: "no_code", error, prints: [], toolCalls: [], definitions: [], memory: this.recorder.memory(this.memory) };
+    }
+    const program = extraction.program;
+    this.pendingNested = [];
+    const { limits, deadlineCut } = this.limits();
+    const t1 = performance.now();
+    const result = await evaluate(program, {
+      ctx: this.run.context ?? {},
+      tools: this.session.specs(withdrawn),
+      memory: this.memory,
+      limits,
+      signal: this.controller.signal,
+    });
+    base.usage.execMs = performance.now() - t1;
+    this.execMs += base.usage.execMs;
+    // A program stopped by a time limit that was the deadline's cut has met the deadline.
+    if (!result.ok && result.error.kind === "timeout" && deadlineCut) this.stop("deadline_exceeded");
+    const record = this.recorder.evaluation(result);
+    let status: TurnStatus = "error";
+    if (result.ok) {
+      this.memory = result.memory;
+      status = result.outcome === "return" ? this.validate(result.value, record) : result.outcome === "fail" ? this.failed(result.value) : "ok";
+    }
+    const turn: Turn = { ...base, program, status, ...record };
+    if (extraction.notes.length > 0) turn.notes = extraction.notes;
+    if (this.pendingNested.length > 0) turn.nested = this.pendingNested;
+    return turn;
+  }
+
+  /** The program's limits, with the time limit cut to what is left of the deadline (and whether it was cut). */
+  private limits(): { limits: Partial<Limits>; deadlineCut: boolean } {
+    const limits = { ...this.options.limits };
+    if (this.deadlineAt === undefined) return { limits, deadlineCut: false };
+    const own = limits.timeoutMs ?? defaultLimits.timeoutMs;
+    const left = Math.max(1, this.deadlineAt - Date.now());
+    limits.timeoutMs = Math.min(own, left);
+    return { limits, deadlineCut: left < own };
+  }
+
+  private validate(value: unknown, record: { error?: ErrorInfo }): TurnStatus {
+    const schema = this.agent.output;
+    if (schema === undefined) {
+      this.returned = value;
+      return "returned";
+    }
+    const parsed = schema.safeParse(value);
+    if (parsed.success) {
+      this.returned = parsed.data;
+      return "returned";
+    }
+    record.error = {
+      kind: "value_error",
+      phase: "runtime",
+      message: `the (return ...) value does not match the expected output:\n- ${describeIssues(parsed.error, value).join("\n- ")}`,
+      hint: "fix the value so it has the shape under Expected output, then return it again",
+    };
+    return "invalid_return";
+  }
+
+  private failed(value: unknown): TurnStatus {
+    this.failMessage = typeof value === "string" ? value : print(value);
+    this.failDetails = value;
+    return "failed";
+  }
+
+  private noteView(stats: ViewStats): void {
+    this.latestView = stats;
+    const t = this.viewTotals;
+    for (const k of Object.keys(t) as Array<keyof typeof t>) t[k] += stats[k];
+  }
+
+  /** What the prompts were built with, so a stored trace rebuilds either view by itself. */
+  private settings(): TraceSettings {
+    return { maxTurns: this.agent.maxTurns, toolsWithdrawn: this.withdraws, maxPrintChars: this.maxPrintChars, view: { ...this.viewOptions } };
+  }
+
+  private base(): StepBase {
+    const turns = this.turns;
+    const { inputTokens, outputTokens, cachedTokens, llmRequests } = this.totals;
+    return {
+      turns,
+      trace: { version: 1, system: this.system, task: this.task, turns, settings: this.settings() },
+      memory: this.memory,
+      messages: turns.map((t) => t.messages),
+      usage: {
+        inputTokens,
+        outputTokens,
+        cachedTokens,
+        llmRequests,
+        totalTokens: inputTokens + outputTokens,
+        llmMs: this.llmMs,
+        execMs: this.execMs,
+        durationMs: performance.now() - this.started,
+        perTurn: turns.map((t) => ({ turn: t.number, ...t.usage })),
+        nested: { ...this.nested },
+        compression: {
+          enabled: this.viewOptions.compressHistory,
+          latest: this.latestView,
+          totals: { ...this.viewTotals },
+          perTurn: [...this.measured],
+          tokens: this.viewOptions.compressHistory ? totalsOf(this.measured) : null,
+        },
+      },
+    };
+  }
+
+  private success(value: unknown): Step {
+    return { ...this.base(), ok: true, value };
+  }
+
+  private failure(reason: FailReason, message: string, details?: unknown): Step {
+    const fail: AgentFailure = { reason, message };
+    if (details !== undefined) fail.details = details;
+    return { ...this.base(), ok: false, fail };
+  }
+}
+
+export async function runAgent(agent: Agent, run: RunOptions, parent: RunScope | null): Promise<Step> {
+  // mergeOptions takes only the inheritable keys, so the run's own options (context, signal...) stay out.
+  const options = mergeOptions(parent?.options, agent.options, run);
+  const step = await new AgentRun(agent, options, run, parent === null ? 0 : parent.depth + 1, parent).execute();
+  run.onStep?.(step);
+  return step;
+}

@@ -1,0 +1,78 @@
+// Agent options: defaults, validation, and how the layers (defaults, a calling agent, the
+// agent's own, the run's) merge.
+import { defaultViewOptions } from "../history/view.js";
+import { resolveLimits } from "../lisp/limits.js";
+import type { InheritableOptions } from "./types.js";
+
+export const DEFAULTS = {
+  maxTurns: 5,
+  toolTimeoutMs: 30_000,
+  maxDepth: 3,
+} as const;
+
+export function positiveNumber(v: unknown): boolean {
+  return typeof v === "number" && v > 0;
+}
+
+export function checkInheritable(o: InheritableOptions, fail: (message: string) => never): void {
+  if (o.llm !== undefined && (typeof o.llm !== "object" || o.llm === null || typeof o.llm.complete !== "function")) fail("llm must implement complete(request)");
+  if (o.limits !== undefined) {
+    try {
+      resolveLimits(o.limits);
+    } catch (e) {
+      fail((e as { message?: string }).message ?? "invalid limits");
+    }
+  }
+  if (o.printlnHistoryLimit !== undefined && !(Number.isInteger(o.printlnHistoryLimit) && o.printlnHistoryLimit >= 0)) fail(`printlnHistoryLimit must be a non-negative integer, got ${String(o.printlnHistoryLimit)}`);
+  for (const key of ["toolTimeoutMs", "maxPrintChars", "ednBudget"] as const) {
+    if (o[key] !== undefined && !positiveNumber(o[key])) fail(`${key} must be a positive number, got ${String(o[key])}`);
+  }
+  if (o.maxDepth !== undefined && !(Number.isInteger(o.maxDepth) && o.maxDepth >= 0)) fail(`maxDepth must be a non-negative integer, got ${String(o.maxDepth)}`);
+  if (o.view !== undefined) {
+    if (!isPlainObject(o.view)) fail("view must be an object of prompt-view options");
+    const defaults = defaultViewOptions as Readonly<Record<string, unknown>>;
+    for (const [k, v] of Object.entries(o.view)) {
+      if (!Object.hasOwn(defaults, k)) fail(`unknown view option '${k}'; known: ${Object.keys(defaults).join(", ")}`);
+      const d = defaults[k];
+      if (v !== undefined && (typeof v !== typeof d || (typeof v === "number" && !(Number.isInteger(v) && v >= 0)))) {
+        fail(`view.${k} must be ${typeof d === "number" ? "a non-negative integer" : `a ${typeof d}`}, got ${String(v)}`);
+      }
+    }
+  }
+}
+
+const INHERITABLE_KEYS = ["llm", "limits", "compressHistory", "printlnHistoryLimit", "view", "toolTimeoutMs", "maxDepth", "maxPrintChars", "ednBudget"] as const;
+
+export function pickInheritable(o: InheritableOptions): InheritableOptions {
+  const out: InheritableOptions = {};
+  for (const k of INHERITABLE_KEYS) if (o[k] !== undefined) (out as Record<string, unknown>)[k] = o[k];
+  return out;
+}
+
+/** Later layers win; `limits` and `view` merge key by key. */
+export function mergeOptions(...layers: ReadonlyArray<InheritableOptions | undefined>): InheritableOptions {
+  const out: InheritableOptions = {};
+  for (const layer of layers) {
+    if (layer === undefined) continue;
+    for (const k of INHERITABLE_KEYS) {
+      const v = layer[k];
+      if (v === undefined) continue;
+      if (k === "limits" || k === "view") (out as Record<string, unknown>)[k] = { ...(out[k] as object | undefined), ...(v as object) };
+      else (out as Record<string, unknown>)[k] = v;
+    }
+  }
+  return out;
+}
+
+/** The keys of `o` whose value is not undefined (an explicit undefined leaves the default in place). */
+export function definedOnly<T extends object>(o: T | undefined): Partial<T> {
+  const out: Partial<T> = {};
+  if (o !== undefined) for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}
+
+export function isPlainObject(x: unknown): x is Record<string, unknown> {
+  if (typeof x !== "object" || x === null || Array.isArray(x)) return false;
+  const proto = Object.getPrototypeOf(x);
+  return proto === Object.prototype || proto === null;
+}

@@ -1,0 +1,163 @@
+// The agent's public types: definitions, run options, results and usage. Kept apart from the
+// code so every agent module (the loop, tools, resume, serialization) can share them without
+// importing each other.
+import type { z } from "zod";
+import type { CompressionTotals, PromptCompression } from "../history/stats.js";
+import type { ViewOptions, ViewStats } from "../history/view.js";
+import type { Memory } from "../lisp/evaluate.js";
+import type { Limits } from "../lisp/limits.js";
+import type { TextMessage as ChatMessage, Llm } from "../llm/types.js";
+import type { RunTrace, Turn, TurnUsage } from "../trace/trace.js";
+import type { AgentFailure } from "./errors.js";
+import type { Tool } from "./tools.js";
+
+/** Options a nested agent inherits from the run that calls it, unless it sets its own. */
+export interface InheritableOptions {
+  llm?: Llm;
+  /** Interpreter limits for each program. */
+  limits?: Partial<Limits>;
+  /** Build prompts with the compressed view instead of the full history. Default false. */
+  compressHistory?: boolean;
+  /** println outputs kept by the compressed view. Default 15. */
+  printlnHistoryLimit?: number;
+  /** Further prompt-view options (sample sizes, error context...). */
+  view?: Partial<Omit<ViewOptions, "compressHistory" | "printlnHistoryLimit">>;
+  /** Per-call timeout of tools that set none. Default 30 s. */
+  toolTimeoutMs?: number;
+  /** Nesting depth allowed for agents called as tools. Default 3. */
+  maxDepth?: number;
+  /** Characters of println output shown in feedback. Default 4000. */
+  maxPrintChars?: number;
+  /** Largest EDN recorded whole for a definition or a turn's value. Default 4096. */
+  ednBudget?: number;
+}
+
+export interface AgentDefinition<O extends z.ZodType | undefined = z.ZodType | undefined> extends InheritableOptions {
+  /** The mission. `{{key}}` placeholders are filled from the run's context. */
+  prompt: string;
+  tools?: Record<string, Tool>;
+  /** What (return v) must satisfy. Without it any value is accepted. */
+  output?: O;
+  /** Turns (LLM calls) allowed. Default 5. */
+  maxTurns?: number;
+  /** Shown when the agent is offered to another agent as a tool. */
+  description?: string;
+}
+
+/** Marks the objects SubAgent.create made. */
+export const AGENT = Symbol("ptc-lisp.agent");
+
+export interface Agent<O extends z.ZodType | undefined = z.ZodType | undefined> {
+  readonly prompt: string;
+  readonly tools: Readonly<Record<string, Tool>>;
+  readonly output?: O;
+  readonly maxTurns: number;
+  readonly description?: string;
+  /** The agent's own settings, which win over inherited ones. */
+  readonly options: Readonly<InheritableOptions>;
+  readonly [AGENT]: true;
+}
+
+export interface RunOptions extends InheritableOptions {
+  /** Input data, readable as data/key. Keys starting with `_` are usable but never shown in prompts. */
+  context?: Readonly<Record<string, unknown>>;
+  /** Aborts the run (and its in-flight LLM and tool calls): reason `aborted`. */
+  signal?: AbortSignal;
+  /** Wall-clock budget of the whole run, in ms: reason `deadline_exceeded`. */
+  deadlineMs?: number;
+  /** LLM tokens (input + output, nested agents included) the run may use: reason `token_budget_exceeded`. */
+  tokenBudget?: number;
+  /**
+   * Called after each turn of this run (not of nested agents), with its record, usage and the
+   * compression stats of the prompt it answered: for logs and progress without wrapping the Llm.
+   * A callback that throws ends the run with `internal_error`.
+   */
+  onTurn?: (event: TurnEvent) => void;
+  /** Called once with the run's result, just before `run` resolves (what it throws rejects the run). */
+  onStep?: (step: Step) => void;
+}
+
+/** What `onTurn` receives. */
+export interface TurnEvent {
+  /** The turn as recorded in the trace (program, output, tool calls, definitions, error, usage). */
+  readonly turn: Turn;
+  readonly maxTurns: number;
+  /** Tokens and LLM requests of the run so far, this turn included (nested agents apart). */
+  readonly totals: Readonly<UsageTotals>;
+  /** The stats of the view that built this turn's prompt (null before any prompt). */
+  readonly compression: ViewStats | null;
+}
+
+export interface UsageTotals {
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  llmRequests: number;
+}
+
+export interface CompressionUsage {
+  enabled: boolean;
+  /** The stats of the view that built the last prompt. */
+  latest: ViewStats | null;
+  /** Sums over every prompt built in the run. */
+  totals: Pick<ViewStats, "turnsCompressed" | "definitionsShown" | "printlnShown" | "printlnDropped" | "toolCallsShown">;
+  /**
+   * Per prompt (with compression on): the view's stats with the prompt's tokens under the
+   * full and the compressed view and the tokens shared with the previous prompt (o200k_base).
+   */
+  perTurn: PromptCompression[];
+  /** Token totals over `perTurn`: summed and peak prompts, prefix-cached cost of both views. Null with compression off. */
+  tokens: CompressionTotals | null;
+}
+
+export interface RunUsage extends UsageTotals {
+  /** inputTokens + outputTokens. */
+  totalTokens: number;
+  /** Time waiting for the LLM, running programs, and the whole run, in ms. */
+  llmMs: number;
+  execMs: number;
+  durationMs: number;
+  perTurn: Array<TurnUsage & { turn: number }>;
+  /** What nested agents (called as tools) used; counted against the token budget too. */
+  nested: UsageTotals & { runs: number };
+  compression: CompressionUsage;
+}
+
+export interface StepBase {
+  /** Every turn as it happened: the debugging view, never shortened. */
+  turns: Turn[];
+  trace: RunTrace;
+  /** Definitions after the last successful turn (values, docstrings, sources). */
+  memory: Memory;
+  usage: RunUsage;
+  /** Exactly what the LLM was sent, turn by turn. */
+  messages: ChatMessage[][];
+}
+
+export type Step<T = unknown> = (StepBase & { ok: true; value: T; fail?: undefined }) | (StepBase & { ok: false; value?: undefined; fail: AgentFailure });
+
+export type OutputOf<O> = O extends z.ZodType ? z.output<O> : unknown;
+
+/** What a run hands to the tools it calls, so nested agents can inherit from it. */
+export interface RunScope {
+  readonly depth: number;
+  readonly options: Readonly<InheritableOptions>;
+  /** Absolute time (Date.now) when the run's deadline passes, if it has one. */
+  readonly deadlineAt: number | undefined;
+  /** Tokens the run may still spend (Infinity without a budget). */
+  tokensLeft(): number;
+  /** Records a nested run on the current turn and adds its usage to the run's. */
+  addNested(tool: string, step: Step): void;
+}
+
+/** Options of SubAgent.asTool. */
+export interface AsToolOptions {
+  /** What the calling agent's prompt says the tool does (default: the agent's description or mission). */
+  description?: string;
+  /** The argument map; it becomes the nested run's context. Default: one string per {{placeholder}} of the mission. */
+  input?: z.ZodObject;
+  /** Per-call timeout in ms. Default: none (the nested run has its own limits). */
+  timeoutMs?: number;
+  /** Calls allowed per parent run. */
+  maxCalls?: number;
+}
