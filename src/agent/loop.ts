@@ -5,18 +5,22 @@
 import { compressedView } from "../history/compressed.js";
 import { fullView } from "../history/full.js";
 import { measureView, totalsOf, type PromptCompression, type PromptPair } from "../history/stats.js";
-import { defaultViewOptions, type PromptView, type ViewInput, type ViewOptions, type ViewStats } from "../history/view.js";
+import { defaultViewOptions, type PromptView, type View, type ViewInput, type ViewOptions, type ViewStats } from "../history/view.js";
+import { compact } from "../compaction/compact.js";
+import type { Json, Strategy } from "../compaction/types.js";
+import { messageText } from "../llm/messages.js";
 import type { ErrorInfo } from "../lisp/errors.js";
 import { evaluate, print, type Memory } from "../lisp/evaluate.js";
 import { defaultLimits, resolveLimits, type Limits } from "../lisp/limits.js";
-import type { Llm, LlmUsage } from "../llm/types.js";
+import type { Llm, LlmUsage, TextMessage } from "../llm/types.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import { defaultRecordOptions, Recorder } from "../trace/record.js";
 import type { NestedRunTrace, TraceSettings, Turn, TurnStatus } from "../trace/trace.js";
 import { systemOf } from "./definition.js";
 import { AgentDefinitionError, describeIssues, type AgentFailure, type FailReason } from "./errors.js";
 import { extractProgram } from "./extract.js";
-import { checkInheritable, DEFAULTS, definedOnly, isPlainObject, mergeOptions, pickInheritable, positiveNumber } from "./options.js";
+import { checkInheritable, DEFAULTS, definedOnly, historyStrategy, isPlainObject, mergeOptions, pickInheritable, positiveNumber } from "./options.js";
+import { TRACE_VERSION } from "./serialize.js";
 import { expandMission, taskMessage } from "./prompt/task.js";
 import { hiddenRedactor, type Redactor } from "./redact.js";
 import { ToolSession } from "./tools.js";
@@ -102,6 +106,9 @@ class AgentRun {
   private system = "";
   private task = "";
   private redact: Redactor | null = null;
+  /** The run's history strategy and its state, when one is set. */
+  private readonly strategy: Strategy | null;
+  private strategyState: Json | undefined = undefined;
   private pendingNested: NestedRunTrace[] = [];
   private stopReason: Interruption | null = null;
   private llmError = "";
@@ -122,6 +129,9 @@ class AgentRun {
       compressHistory: options.compressHistory ?? defaultViewOptions.compressHistory,
       printlnHistoryLimit: options.printlnHistoryLimit ?? defaultViewOptions.printlnHistoryLimit,
     };
+    this.strategy = options.history === undefined ? null : historyStrategy(options.history);
+    // A history strategy projects the full history; the compressed view is then its business.
+    if (this.strategy !== null) this.viewOptions.compressHistory = false;
     this.view = this.viewOptions.compressHistory ? compressedView : fullView;
     this.recorder = new Recorder({ sampleItems: this.viewOptions.sampleItems, sampleChars: this.viewOptions.sampleChars, ednBudget: options.ednBudget ?? defaultRecordOptions.ednBudget });
     const own = run.deadlineMs !== undefined ? Date.now() + run.deadlineMs : undefined;
@@ -250,7 +260,7 @@ class AgentRun {
   /** One turn: prompt, LLM call, extraction, evaluation, record. Null when the LLM call failed. */
   private async turn(n: number, withdrawn: boolean): Promise<Turn | null> {
     const input: ViewInput = { system: this.system, task: this.task, turns: this.turns, maxTurns: this.agent.maxTurns, toolsWithdrawn: this.withdraws, maxPrintChars: this.maxPrintChars };
-    const built = this.view(input, this.viewOptions);
+    const built = await this.build(input);
     // Nothing derived from a hidden context value is sent: the prompt is scrubbed as a whole.
     const view = this.redact === null ? built : { ...built, messages: this.redact(built.messages) };
     this.noteView(view.stats);
@@ -356,9 +366,26 @@ class AgentRun {
     for (const k of Object.keys(t) as Array<keyof typeof t>) t[k] += stats[k];
   }
 
+  /** The next prompt: the view, or the history strategy's projection of the full history. */
+  private async build(input: ViewInput): Promise<View> {
+    const built = this.view(input, this.viewOptions);
+    if (this.strategy === null) return built;
+    const result = await compact(built.messages, this.strategy, {
+      records: input,
+      signal: this.controller.signal,
+      ...(this.strategyState === undefined ? {} : { state: this.strategyState }),
+      ...(this.options.historyLlm === undefined ? {} : { llm: this.options.historyLlm }),
+    });
+    this.strategyState = result.state;
+    // Strategies keep the stored messages' text; summaries they add are text too.
+    return { messages: result.messages.map((m) => (typeof m.content === "string" ? m : { ...m, content: messageText(m) })) as TextMessage[], stats: built.stats };
+  }
+
   /** What the prompts were built with, so a stored trace rebuilds either view by itself. */
   private settings(): TraceSettings {
-    return { maxTurns: this.agent.maxTurns, toolsWithdrawn: this.withdraws, maxPrintChars: this.maxPrintChars, view: { ...this.viewOptions } };
+    const settings: TraceSettings = { maxTurns: this.agent.maxTurns, toolsWithdrawn: this.withdraws, maxPrintChars: this.maxPrintChars, view: { ...this.viewOptions } };
+    if (this.strategy !== null) settings.strategy = { name: this.strategy.name, options: { ...this.strategy.options } };
+    return settings;
   }
 
   private base(): StepBase {
@@ -366,7 +393,7 @@ class AgentRun {
     const { inputTokens, outputTokens, cachedTokens, llmRequests } = this.totals;
     return {
       turns,
-      trace: { version: 1, system: this.system, task: this.task, turns, settings: this.settings() },
+      trace: { version: TRACE_VERSION, system: this.system, task: this.task, turns, settings: this.settings() },
       memory: this.memory,
       messages: turns.map((t) => t.messages),
       usage: {

@@ -2,7 +2,15 @@
 // agent's own, the run's) merge.
 import { defaultViewOptions } from "../history/view.js";
 import { resolveLimits } from "../lisp/limits.js";
+import { createStrategy } from "../compaction/registry.js";
+import type { Strategy } from "../compaction/types.js";
 import type { InheritableOptions } from "./types.js";
+
+/** The history strategy an option names: an instance as it is, a name or spec from the registry. */
+export function historyStrategy(h: NonNullable<InheritableOptions["history"]>): Strategy {
+  if (typeof h === "object" && h !== null && "project" in h && typeof h.project === "function") return h;
+  return createStrategy(h as Parameters<typeof createStrategy>[0]);
+}
 
 export const DEFAULTS = {
   maxTurns: 5,
@@ -15,6 +23,14 @@ export function positiveNumber(v: unknown): boolean {
 }
 
 export function checkInheritable(o: InheritableOptions, fail: (message: string) => never): void {
+  if (o.history !== undefined) {
+    try {
+      historyStrategy(o.history);
+    } catch (e) {
+      fail(`history: ${(e as { message?: string }).message ?? "not a compaction strategy"}`);
+    }
+  }
+  if (o.historyLlm !== undefined && (typeof o.historyLlm !== "object" || o.historyLlm === null || typeof o.historyLlm.complete !== "function")) fail("historyLlm must implement complete(request)");
   if (o.llm !== undefined && (typeof o.llm !== "object" || o.llm === null || typeof o.llm.complete !== "function")) fail("llm must implement complete(request)");
   if (o.limits !== undefined) {
     try {
@@ -41,7 +57,7 @@ export function checkInheritable(o: InheritableOptions, fail: (message: string) 
   }
 }
 
-const INHERITABLE_KEYS = ["llm", "limits", "compressHistory", "printlnHistoryLimit", "view", "toolTimeoutMs", "maxDepth", "maxPrintChars", "ednBudget"] as const;
+const INHERITABLE_KEYS = ["llm", "limits", "compressHistory", "printlnHistoryLimit", "view", "toolTimeoutMs", "maxDepth", "maxPrintChars", "ednBudget", "history", "historyLlm"] as const;
 
 export function pickInheritable(o: InheritableOptions): InheritableOptions {
   const out: InheritableOptions = {};

@@ -9,7 +9,10 @@ import type { AgentFailure } from "./errors.js";
 import type { RunUsage, Step } from "./types.js";
 import type { RunTrace } from "../trace/trace.js";
 
-export const TRACE_VERSION = 1;
+export const TRACE_VERSION = 2;
+
+/** Versions this library reads: 1 (before history strategies were recorded) and 2. */
+const READS = new Set<unknown>([1, 2]);
 
 /** Thrown when text is not a trace (or saved run) this version can read. */
 export class TraceFormatError extends Error {
@@ -67,14 +70,14 @@ const turn = z.looseObject({
 });
 
 const runTrace = z.looseObject({
-  version: z.literal(TRACE_VERSION),
+  version: z.union([z.literal(1), z.literal(TRACE_VERSION)]),
   system: z.string(),
   task: z.string(),
   turns: z.array(turn),
 });
 
 const savedRun = z.looseObject({
-  version: z.literal(TRACE_VERSION),
+  version: z.union([z.literal(1), z.literal(TRACE_VERSION)]),
   ok: z.boolean(),
   value: z.unknown().optional(),
   fail: z.looseObject({ reason: z.string(), message: z.string(), details: z.unknown().optional() }).optional(),
@@ -84,7 +87,7 @@ const savedRun = z.looseObject({
 
 /** A finished run as saved: the outcome, the usage and the full trace (values as plain data). */
 export interface SavedRun {
-  version: typeof TRACE_VERSION;
+  version: 1 | typeof TRACE_VERSION;
   ok: boolean;
   value?: unknown;
   fail?: AgentFailure;
@@ -164,7 +167,7 @@ function parse<T>(text: string, schema: z.ZodType, what: string, trace: (raw: Re
     throw new TraceFormatError(`not a ${what}: invalid JSON (${(e as Error).message})`);
   }
   const version = isRecord(raw) ? raw.version : undefined;
-  if (version !== undefined && version !== TRACE_VERSION) throw new TraceFormatError(`unsupported ${what} version ${String(version)}; this library reads version ${TRACE_VERSION}`);
+  if (version !== undefined && !READS.has(version)) throw new TraceFormatError(`unsupported ${what} version ${String(version)}; this library reads versions 1 and ${TRACE_VERSION}`);
   if (isRecord(raw)) decodeTrace(trace(raw), prefix);
   const checked = schema.safeParse(raw);
   if (!checked.success) {

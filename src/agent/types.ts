@@ -2,6 +2,8 @@
 // code so every agent module (the loop, tools, resume, serialization) can share them without
 // importing each other.
 import type { z } from "zod";
+import type { StrategySpec } from "../compaction/registry.js";
+import type { Strategy } from "../compaction/types.js";
 import type { CompressionTotals, PromptCompression } from "../history/stats.js";
 import type { ViewOptions, ViewStats } from "../history/view.js";
 import type { Memory } from "../lisp/evaluate.js";
@@ -30,6 +32,15 @@ export interface InheritableOptions {
   maxPrintChars?: number;
   /** Largest EDN recorded whole for a definition or a turn's value. Default 4096. */
   ednBudget?: number;
+  /**
+   * How earlier turns are sent: any compaction strategy (an instance, a registered name, or
+   * `{ name, options }`, e.g. "sliding-window" or "interpreter-summaries"). It is given the full
+   * history and the turn records, and its state is kept from turn to turn. Overrides
+   * `compressHistory`. Default: none (the full history, or the compressed view with `compressHistory`).
+   */
+  history?: Strategy | StrategySpec | string;
+  /** The model a history strategy that summarizes calls (default: none, so it summarizes extractively). */
+  historyLlm?: Llm;
 }
 
 export interface AgentDefinition<O extends z.ZodType | undefined = z.ZodType | undefined> extends InheritableOptions {

@@ -9,3 +9,4 @@ export { sharedPrefix, type SharedPrefix } from "./prefix.js";
 export { countTokens, messageTokens, promptTokens, TOKENS_PER_MESSAGE, TOKENS_PER_REPLY } from "../compaction/tokens.js";
 export { renderComparison, type CompareOptions } from "./compare.js";
 export { traceSettings, viewOptionsSchema, type SettingsCheck } from "./settings.js";
+export { interpreterStrategy, INTERPRETER_STRATEGY } from "./strategy.js";

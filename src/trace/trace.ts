@@ -98,7 +98,8 @@ export interface NestedRunTrace {
 }
 
 export interface RunTrace {
-  version: 1;
+  /** 2 since traces record a history strategy; version 1 traces read the same way. */
+  version: 1 | 2;
   /** The system prompt (byte-stable across turns). */
   system: string;
   /** The first user message: the task. */
@@ -116,4 +117,6 @@ export interface TraceSettings {
   /** Characters of println output its feedback showed. */
   maxPrintChars: number;
   view: ViewOptions;
+  /** The history strategy that built every prompt, when one did instead of the view (trace version 2). */
+  strategy?: { name: string; options: Readonly<Record<string, unknown>> };
 }

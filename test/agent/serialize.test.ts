@@ -64,7 +64,7 @@ describe("trace JSON", () => {
 
   it("pretty-prints on request", async () => {
     const step = await sampleRun();
-    expect(traceToJson(step.trace, 2)).toContain('\n  "version": 1');
+    expect(traceToJson(step.trace, 2)).toContain('\n  "version": 2');
   });
 
   it("keeps fields it does not know (written by newer code)", () => {
@@ -75,7 +75,7 @@ describe("trace JSON", () => {
   it.each([
     ["{not json", "invalid JSON"],
     ["[]", "not a ptc-lisp trace"],
-    [JSON.stringify({ version: 2, system: "", task: "", turns: [] }), "unsupported ptc-lisp trace version 2"],
+    [JSON.stringify({ version: 3, system: "", task: "", turns: [] }), "unsupported ptc-lisp trace version 3"],
     [JSON.stringify({ version: 1, system: "", turns: [] }), "at task"],
     [JSON.stringify({ version: 1, system: "", task: "", turns: [{ number: 1 }] }), "at turns.0.messages"],
   ])("rejects %s with a clear error", (text, message) => {

@@ -1,0 +1,50 @@
+// The interpreter-aware compressed view as one compaction strategy among the others. Its
+// stored conversation is the full history; the turn records (`Conversation.records`, the view's
+// input) are what it summarizes from, so its messages are exactly compressedView's.
+import { z } from "zod";
+import { registerStrategy } from "../compaction/registry.js";
+import type { StrategyDefinition } from "../compaction/registry-types.js";
+import { clock, finish } from "../compaction/result.js";
+import type { Json } from "../compaction/types.js";
+import { compressedView } from "./compressed.js";
+import { viewOptionsSchema } from "./settings.js";
+import { defaultViewOptions, type ViewInput, type ViewOptions } from "./view.js";
+
+export const INTERPRETER_STRATEGY = "interpreter-summaries";
+
+type Options = Partial<Omit<ViewOptions, "compressHistory">> & Record<string, Json>;
+
+const schema = viewOptionsSchema.omit({ compressHistory: true }).partial().strict() as unknown as z.ZodType<Options>;
+
+function isViewInput(x: unknown): x is ViewInput {
+  const r = x as Partial<ViewInput> | null;
+  return typeof r === "object" && r !== null && typeof r.system === "string" && typeof r.task === "string" && Array.isArray(r.turns) && typeof r.maxTurns === "number";
+}
+
+export const interpreterStrategy: StrategyDefinition<Options> = {
+  name: INTERPRETER_STRATEGY,
+  description: "PTC-Lisp runs only: earlier turns become summaries of what they defined, called and printed (seed 003); needs the turn records.",
+  usesLlm: false,
+  schema,
+  create: (options) => {
+    const view: ViewOptions = { ...defaultViewOptions, ...options, compressHistory: true };
+    return {
+      name: INTERPRETER_STRATEGY,
+      options,
+      usesLlm: false,
+      initialState: () => null,
+      project(conversation, state, context) {
+        const started = clock(context)();
+        // Without the turn records (any other app's chat) there is nothing to summarize from.
+        if (!isViewInput(conversation.records)) {
+          return finish(conversation, conversation.messages.slice(), state, [{ kind: "skipped", detail: "no PTC-Lisp turn records to summarize" }], started, context);
+        }
+        const built = compressedView(conversation.records, view);
+        const events = built.stats.turnsCompressed > 0 ? [{ kind: "compacted" as const, replaced: built.stats.turnsCompressed, detail: `${built.stats.turnsCompressed} turns summarized` }] : [];
+        return finish(conversation, built.messages, state, events, started, context);
+      },
+    };
+  },
+};
+
+registerStrategy(interpreterStrategy);

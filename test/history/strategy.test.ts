@@ -1,0 +1,71 @@
+// The interpreter-aware view as a compaction strategy, and SubAgent's history policy: any
+// strategy builds the prompts, the trace records which, and older traces still read.
+import { describe, expect, it } from "vitest";
+import { compact } from "../../src/compaction/compact.js";
+import { listStrategies } from "../../src/compaction/registry.js";
+import { runFromJson, runToJson, traceFromJson, traceToJson } from "../../src/agent/serialize.js";
+import { SubAgent } from "../../src/agent/subagent.js";
+import { INTERPRETER_STRATEGY } from "../../src/history/strategy.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
+
+const code = (body: string): string => "```clojure\n" + body + "\n```";
+const PROGRAMS = ["(def xs (range 10))", '(def total (reduce + xs))\n(println "total" total)', "(def big (mapv (fn [x] {:id x :sq (* x x)}) xs))", '(println "count" (count big))', "(return total)"].map(code);
+
+async function run(options: Record<string, unknown>) {
+  const agent = SubAgent.create({ prompt: "Add up the numbers.", maxTurns: PROGRAMS.length });
+  return SubAgent.run(agent, { llm: scriptedLlm(PROGRAMS), ...options });
+}
+
+describe("the interpreter-summaries strategy", () => {
+  it("is registered, declares that it calls no model", () => {
+    const info = listStrategies().find((s) => s.name === INTERPRETER_STRATEGY);
+    expect(info?.usesLlm).toBe(false);
+  });
+
+  it("builds exactly the prompts compressHistory builds", async () => {
+    const viaView = await run({ compressHistory: true });
+    const viaStrategy = await run({ history: INTERPRETER_STRATEGY });
+    expect(viaView.ok && viaStrategy.ok).toBe(true);
+    expect(viaStrategy.messages).toEqual(viaView.messages);
+    // And they are smaller than the full history by the last prompt.
+    const full = await run({});
+    const size = (s: typeof full) => JSON.stringify(s.messages.at(-1)).length;
+    expect(size(viaStrategy)).toBeLessThan(size(full));
+  });
+
+  it("leaves a chat without turn records as it is, saying why", async () => {
+    const messages = [
+      { role: "system" as const, content: "s" },
+      { role: "user" as const, content: "hello" },
+    ];
+    const r = await compact(messages, INTERPRETER_STRATEGY);
+    expect(r.messages).toEqual(messages);
+    expect(r.events.map((e) => e.kind)).toEqual(["skipped"]);
+  });
+});
+
+describe("SubAgent's history policy", () => {
+  it("takes any strategy by name and options, keeps its state across turns, and records it in the trace", async () => {
+    const step = await run({ history: { name: "sliding-window", options: { turns: 1 } } });
+    expect(step.ok).toBe(true);
+    expect(step.trace.version).toBe(2);
+    expect(step.trace.settings?.strategy).toEqual({ name: "sliding-window", options: expect.objectContaining({ turns: 1 }) });
+    // The last prompt is smaller than the full history's.
+    const full = await run({});
+    expect(JSON.stringify(step.messages.at(-1)).length).toBeLessThan(JSON.stringify(full.messages.at(-1)).length);
+    // The record survives saving.
+    expect(traceFromJson(traceToJson(step.trace)).settings?.strategy?.name).toBe("sliding-window");
+    expect(runFromJson(runToJson(step)).trace.settings?.strategy?.name).toBe("sliding-window");
+  });
+
+  it("rejects an unknown strategy when the agent is defined", () => {
+    expect(() => SubAgent.create({ prompt: "x", history: "no-such-strategy" })).toThrow(/history: compaction: unknown strategy "no-such-strategy"/);
+  });
+
+  it("still reads version 1 traces, written before strategies were recorded", async () => {
+    const step = await run({});
+    const old = { ...step.trace, version: 1 as const };
+    expect(traceFromJson(JSON.stringify(old)).version).toBe(1);
+    expect(() => traceFromJson(JSON.stringify({ ...old, version: 3 }))).toThrow(/reads versions 1 and 2/);
+  });
+});
