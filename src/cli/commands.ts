@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { runCompareCommand } from "./compare.js";
 import { runDemoCommand } from "./demo.js";
 import { runEvalCommand, usageFailure, type Io } from "./eval.js";
 import { runReplCommand } from "./repl.js";
@@ -17,6 +18,7 @@ Commands:
   repl     interactive PTC-Lisp session
   demo     run the offline scripted agent demo
   trace    inspect a recorded agent run (ptc trace show FILE)
+  compare  compaction strategies side by side on transcripts (JSONL)
   reference  print the language reference (generated from the builtin registry)
 
 Options:
@@ -36,6 +38,7 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   eval: runEvalCommand,
   repl: runReplCommand,
   demo: runDemoCommand,
+  compare: runCompareCommand,
   trace: runTraceCommand,
   reference: async (args, io) => {
     if (args.length === 1 && (args[0] === "--help" || args[0] === "-h")) {

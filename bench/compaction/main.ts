@@ -1,0 +1,81 @@
+// `npm run bench:compaction`: the strategies side by side on the shared corpora (a sample of
+// each, from ../shared/corpora) and the projection speed on a 300-message conversation.
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { compact } from "../../src/compaction/compact.js";
+import { priceFor } from "../../src/compaction/cost.js";
+import type { StrategySpec } from "../../src/compaction/registry.js";
+import { compareStrategies, renderTable } from "../../src/harness/compare.js";
+import { loadTranscripts, type Transcript } from "../../src/harness/transcript.js";
+import type { ChatMessage } from "../../src/llm/types.js";
+
+const corpora = join(dirname(fileURLToPath(import.meta.url)), "../../../shared/corpora");
+
+// Dialogues change goals; agent runs are one task with many tool steps (unit=step there).
+const SETS: Array<{ file: string; sample: number; strategies: StrategySpec[] }> = [
+  { file: "multiwoz21.jsonl", sample: 60, strategies: dialogue() },
+  { file: "sgd.jsonl", sample: 60, strategies: dialogue() },
+  { file: "oasst_en100.jsonl", sample: 95, strategies: dialogue() },
+  { file: "taubench_airline.jsonl", sample: 40, strategies: agent() },
+  { file: "sweagent.jsonl", sample: 22, strategies: agent() },
+  { file: "miniswe_swebench.jsonl", sample: 12, strategies: agent() },
+];
+
+function dialogue(): StrategySpec[] {
+  return [
+    { name: "sliding-window", options: { turns: 3 } },
+    { name: "recap", options: {} },
+    { name: "rolling-summary", options: {} },
+    { name: "goal-boundary", options: {} },
+    { name: "usage-ratio", options: { threshold: 0.8 } },
+    { name: "cost-trigger", options: {} },
+  ] as StrategySpec[];
+}
+
+function agent(): StrategySpec[] {
+  return [
+    { name: "sliding-window", options: { turns: 6, unit: "step" } },
+    { name: "rolling-summary", options: { unit: "step" } },
+    { name: "usage-ratio", options: {} },
+    { name: "cost-trigger", options: {} },
+  ] as StrategySpec[];
+}
+
+async function speed(): Promise<void> {
+  const messages: ChatMessage[] = [{ role: "system", content: "You are an agent." }, { role: "user", content: "Fix the failing test in the repository." }];
+  for (let i = 0; messages.length < 300; i++) {
+    messages.push({ role: "assistant", content: `Step ${i}: looking at file ${i}.`, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: `cat src/module_${i}.py` }) } }] });
+    messages.push({ role: "tool", tool_call_id: `c${i}`, content: `def f_${i}(x):\n    return x * ${i}\n`.repeat(20) });
+  }
+  console.log(`\nProjection speed, one 300-message tool-calling conversation (token counts warm, median of 20):`);
+  for (const name of ["full", "sliding-window", "recap", "usage-ratio", "rolling-summary", "goal-boundary", "cost-trigger"]) {
+    const spec = { name, options: name === "sliding-window" || name === "rolling-summary" ? { unit: "step" } : {} } as StrategySpec;
+    await compact(messages, spec);
+    const times: number[] = [];
+    for (let k = 0; k < 20; k++) {
+      const t = performance.now();
+      await compact(messages, spec);
+      times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    const ms = times[10];
+    console.log(`  ${name.padEnd(16)} ${ms.toFixed(3)} ms   ${((ms * 1000) / messages.length).toFixed(2)} µs per message`);
+  }
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(corpora)) {
+    console.log(`The shared corpora are not at ${corpora}: clone the project beside the shared/ folder. Measuring speed only.`);
+  } else {
+    for (const set of SETS) {
+      const transcripts: Transcript[] = loadTranscripts(join(corpora, set.file), set.sample);
+      const report = await compareStrategies(transcripts, set.strategies, { price: priceFor("gpt-4o"), model: "gpt-4o" });
+      console.log(`\n${set.file} (first ${transcripts.length}; extractive summaries, gpt-4o prices and context)`);
+      console.log(renderTable(report));
+    }
+  }
+  await speed();
+}
+
+await main();

@@ -1,0 +1,87 @@
+// Strategies side by side over a set of transcripts: totals per strategy, with the reduction
+// against sending every message (the `full` baseline, always measured) and the share of probe
+// facts still in the prompts that need them.
+import type { PriceModel } from "../compaction/cost.js";
+import type { StrategySpec } from "../compaction/registry.js";
+import type { Llm } from "../llm/types.js";
+import { addMetrics, emptyMetrics, measure, type Metrics } from "./measure.js";
+import type { Transcript } from "./transcript.js";
+
+export interface StrategyRow {
+  strategy: string;
+  options: Record<string, unknown>;
+  totals: Metrics;
+  /** 1 - inputTokens / full inputTokens. */
+  reduction: number;
+  /** Cost relative to full (1 = the same). */
+  costRatio: number;
+  /** probesKept / probesNeeded, or null without probes. */
+  retention: number | null;
+}
+
+export interface CompareReport {
+  transcripts: number;
+  messages: number;
+  rows: StrategyRow[];
+}
+
+export interface CompareOptions {
+  price: PriceModel;
+  /** The conversations' model: context limits (usage-ratio) and prices follow it. */
+  model?: string;
+  llm?: Llm;
+  /** Called after each transcript of each strategy (progress). */
+  onProgress?: (done: number, total: number) => void;
+}
+
+const nameOf = (s: StrategySpec | string): string => (typeof s === "string" ? s : s.name);
+const optionsOf = (s: StrategySpec | string): Record<string, unknown> => (typeof s === "string" ? {} : { ...(s.options ?? {}) });
+
+export async function compareStrategies(transcripts: readonly Transcript[], strategies: ReadonlyArray<StrategySpec | string>, options: CompareOptions): Promise<CompareReport> {
+  const specs: Array<StrategySpec | string> = strategies.some((s) => nameOf(s) === "full") ? [...strategies] : ["full", ...strategies];
+  const total = specs.length * transcripts.length;
+  let done = 0;
+  const totals: Metrics[] = [];
+  for (const spec of specs) {
+    const sum = emptyMetrics();
+    for (const t of transcripts) {
+      addMetrics(sum, await measure(t, spec, { price: options.price, ...(options.model === undefined ? {} : { model: options.model }), ...(options.llm === undefined ? {} : { llm: options.llm }) }));
+      options.onProgress?.(++done, total);
+    }
+    totals.push(sum);
+  }
+  const full = totals[specs.findIndex((s) => nameOf(s) === "full")];
+  return {
+    transcripts: transcripts.length,
+    messages: transcripts.reduce((n, t) => n + t.messages.length, 0),
+    rows: specs.map((spec, i) => ({
+      strategy: nameOf(spec),
+      options: optionsOf(spec),
+      totals: totals[i],
+      reduction: full.inputTokens === 0 ? 0 : 1 - totals[i].inputTokens / full.inputTokens,
+      costRatio: full.cost === 0 ? 1 : totals[i].cost / full.cost,
+      retention: totals[i].probesNeeded === 0 ? null : totals[i].probesKept / totals[i].probesNeeded,
+    })),
+  };
+}
+
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+
+/** The report as a terminal table. */
+export function renderTable(r: CompareReport): string {
+  const head = ["strategy", "input tokens", "reduction", "peak prompt", "cost vs full", "cache breaks", "retention", "llm calls", "ms"];
+  const rows = r.rows.map((row) => [
+    row.strategy,
+    row.totals.inputTokens.toLocaleString("en-US"),
+    pct(row.reduction),
+    row.totals.peakPrompt.toLocaleString("en-US"),
+    `${row.costRatio.toFixed(3)}x`,
+    String(row.totals.rewrites),
+    row.retention === null ? "-" : pct(row.retention),
+    String(row.totals.llmCalls),
+    row.totals.compactionMs.toFixed(0),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+  return [`${r.transcripts} transcripts, ${r.messages.toLocaleString("en-US")} messages`, line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
