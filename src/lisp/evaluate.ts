@@ -137,7 +137,7 @@ function dataHost(ctx: EvaluateOptions["ctx"], maxDepth: number): DataHost | nul
     get(k) {
       let v = cache.get(k);
       if (v === undefined) {
-        v = Object.hasOwn(ctx, k) ? toLisp(ctx[k], maxDepth) : null;
+        v = Object.hasOwn(ctx, k) ? toLisp(ctx[k], maxDepth, 0, `data/${k}`) : null;
         cache.set(k, v);
       }
       return v;
@@ -368,7 +368,7 @@ async function runTools(
         try {
           if (signal?.aborted) throw new Error("aborted");
           const raw = await settle(spec, args, stops, spec.timeoutMs ?? toolTimeoutMs);
-          const value = toLisp(raw, maxDepth);
+          const value = toLisp(raw, maxDepth, 0, `the result of tool/${p.name}`);
           cache.set(p.key, { ok: true, value });
           return { name: p.name, args, result: toHost(value), durationMs: performance.now() - t0 };
         } catch (e) {

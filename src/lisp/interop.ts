@@ -1,7 +1,9 @@
 // The host boundary. Plain JSON-like JS data becomes PTC-Lisp values (object keys become
-// keywords) and back (keywords become strings, vectors arrays). Nothing else crosses:
-// functions and symbols become nil, class instances are read through their own
-// enumerable fields like JSON does, and depth is bounded so cycles cannot hang.
+// keywords) and back (keywords become strings, vectors arrays). Data is read once, here, and
+// only plain data crosses: holes of sparse arrays become nil, Maps, Sets and Dates convert, an
+// object with toJSON converts as JSON would, and anything else (a function, a symbol, binary
+// data, another class's instance, a getter that throws) is refused with the path where it was.
+// Depth is bounded so cycles cannot hang.
 import { Map as IMap, Set as ISet } from "immutable";
 import { LispError } from "./errors.js";
 import { prStr } from "./printer.js";
@@ -12,8 +14,37 @@ function tooDeep(maxDepth: number, direction: "into" | "out of"): LispError {
   return new LispError("nesting_too_deep", `data nested deeper than ${maxDepth} levels (or cyclic) cannot cross ${direction} the program`);
 }
 
-/** Converts host data to a PTC-Lisp value. */
-export function toLisp(x: unknown, maxDepth = 256, depth = 0): Value {
+/** Something that is not plain data, and where it was (filled in on the way out). */
+class Refused {
+  readonly path: Array<string | number> = [];
+  constructor(readonly what: string) {}
+}
+
+function pathText(path: ReadonlyArray<string | number>): string {
+  let out = "";
+  for (const p of path) out += typeof p === "number" ? `[${p}]` : /^[A-Za-z_$][\w$-]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`;
+  return out;
+}
+
+/**
+ * Converts host data to a PTC-Lisp value. `where` names the data in the error a refused value
+ * gives (`data/orders`, `the result of tool/search`).
+ */
+export function toLisp(x: unknown, maxDepth = 256, depth = 0, where = "host data"): Value {
+  try {
+    return convert(x, maxDepth, depth);
+  } catch (e) {
+    if (!(e instanceof Refused)) throw e;
+    throw new LispError("type_error", `${where}${pathText(e.path)} is ${e.what}, which cannot cross into the program`, undefined, "give programs plain data: objects, arrays, strings, numbers, booleans and null");
+  }
+}
+
+function className(x: object): string {
+  const name = (Object.getPrototypeOf(x) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+  return typeof name === "string" && name !== "" ? name : "an unknown";
+}
+
+function convert(x: unknown, maxDepth: number, depth: number): Value {
   if (x === null || x === undefined) return null;
   switch (typeof x) {
     case "boolean":
@@ -24,28 +55,72 @@ export function toLisp(x: unknown, maxDepth = 256, depth = 0): Value {
     case "bigint":
       return Number.isSafeInteger(Number(x)) ? Number(x) : new LFloat(Number(x));
     case "function":
+      throw new Refused("a function");
     case "symbol":
-      return null;
+      throw new Refused("a symbol");
   }
-  if (isLispValue(x)) return x as Value;
+  if (isLispValue(x as object)) return x as Value;
   if (depth >= maxDepth) throw tooDeep(maxDepth, "into");
-  // Array.from visits the holes of a sparse array (map skips them): they become nil.
-  if (Array.isArray(x)) return Vec.fromArray(Array.from(x, (v) => toLisp(v, maxDepth, depth + 1)));
+  if (Array.isArray(x)) {
+    // Indexing visits the holes of a sparse array (map would skip them): they become nil.
+    const out = new Array<Value>(x.length);
+    let i = 0;
+    try {
+      for (; i < x.length; i++) out[i] = convert(x[i], maxDepth, depth + 1);
+    } catch (e) {
+      if (e instanceof Refused) e.path.unshift(i);
+      throw e;
+    }
+    return Vec.fromArray(out);
+  }
   if (x instanceof Map) {
-    return IMap<Value, Value>().withMutations((m) => {
-      for (const [k, v] of x) m.set(typeof k === "string" ? keyword(k) : toLisp(k, maxDepth, depth + 1), toLisp(v, maxDepth, depth + 1));
-    });
+    let at = "";
+    try {
+      return IMap<Value, Value>().withMutations((m) => {
+        for (const [k, v] of x) {
+          at = typeof k === "string" ? k : String(k);
+          m.set(typeof k === "string" ? keyword(k) : convert(k, maxDepth, depth + 1), convert(v, maxDepth, depth + 1));
+        }
+      });
+    } catch (e) {
+      if (e instanceof Refused) e.path.unshift(at);
+      throw e;
+    }
   }
-  if (x instanceof Set) return ISet<Value>([...x].map((v) => toLisp(v, maxDepth, depth + 1)));
+  if (x instanceof Set) return ISet<Value>([...x].map((v) => convert(v, maxDepth, depth + 1)));
   if (x instanceof Date) return Number.isNaN(x.getTime()) ? null : x.toISOString();
+  if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) throw new Refused(`binary data (${className(x)})`);
   const obj = x as Record<string, unknown>;
-  if (typeof obj.toJSON === "function" && Object.getPrototypeOf(obj) !== Object.prototype && Object.getPrototypeOf(obj) !== null) {
-    return toLisp(obj.toJSON(), maxDepth, depth + 1);
+  const proto = Object.getPrototypeOf(obj) as unknown;
+  if (proto !== Object.prototype && proto !== null) {
+    if (typeof obj.toJSON === "function") return convert(obj.toJSON(), maxDepth, depth + 1);
+    throw new Refused(`${className(obj)} instance (not plain data)`);
   }
-  return IMap<Value, Value>().withMutations((m) => {
-    for (const k of Object.keys(obj)) m.set(keyword(k), toLisp(obj[k], maxDepth, depth + 1));
-  });
+  let at = "";
+  try {
+    return IMap<Value, Value>().withMutations((m) => {
+      for (const k of Object.keys(obj)) {
+        at = k;
+        m.set(keyword(k), read(obj, k, maxDepth, depth + 1));
+      }
+    });
+  } catch (e) {
+    if (e instanceof Refused) e.path.unshift(at);
+    throw e;
+  }
 }
+
+/** Reads one property; a getter that throws is refused at its key. */
+function read(obj: Record<string, unknown>, k: string, maxDepth: number, depth: number): Value {
+  let v: unknown;
+  try {
+    v = obj[k];
+  } catch {
+    throw new Refused("a getter that throws");
+  }
+  return convert(v, maxDepth, depth);
+}
+
 
 function isLispValue(x: object): boolean {
   return x instanceof Vec || isMap(x) || isSet(x) || x instanceof Keyword || x instanceof LFloat || x instanceof Fn || x instanceof Regex || x instanceof Var;

@@ -88,10 +88,13 @@ describe("ToolSession", () => {
     expect(r.toolCalls.every((c) => c.durationMs >= 0)).toBe(true);
   });
 
-  it("converts results to plain data: Dates become ISO strings, Maps become maps, functions nil", async () => {
-    const odd = tool({ description: "Odd data.", run: () => ({ when: new Date(Date.UTC(2024, 0, 2)), m: new Map([["k", 1]]), f: () => 1 }) });
+  it("converts results to plain data: Dates become ISO strings, Maps become maps; a function is refused at its path", async () => {
+    const odd = tool({ description: "Odd data.", run: () => ({ when: new Date(Date.UTC(2024, 0, 2)), m: new Map([["k", 1]]) }) });
     const r = await evaluate("(tool/odd)", { tools: session({ odd }).specs(false) });
-    expect(r.ok && r.value).toEqual({ when: "2024-01-02T00:00:00.000Z", m: { k: 1 }, f: null });
+    expect(r.ok && r.value).toEqual({ when: "2024-01-02T00:00:00.000Z", m: { k: 1 } });
+    const fn = tool({ description: "Leaks a function.", run: () => ({ rows: [{ id: 1, f: () => 1 }] }) });
+    const bad = await evaluate("(tool/fn)", { tools: session({ fn }).specs(false) });
+    expect(!bad.ok && bad.error.message).toContain("the result of tool/fn.rows[0].f is a function, which cannot cross into the program");
   });
 
   it("times a slow call out, and aborts the tool's own signal", async () => {

@@ -44,18 +44,30 @@ describe("security: host objects", () => {
     expect(await edn("(def constructor 1) (def toString 2) (+ constructor toString)")).toBe("3");
   });
 
-  it("a tool result's functions and class instances do not become callable values", async () => {
+  it("a tool result's functions, class instances and binary data are refused, naming where they were", async () => {
     class Secret {
       hidden = "field";
       method(): string {
         return "nope";
       }
     }
-    const r = await evaluate("(let [r (tool/leak {})] [(get r :f) (get-in r [:obj :hidden]) (count (keys r))])", {
-      tools: { leak: () => ({ f: () => "host function", obj: new Secret() }) },
-    });
-    expect(r.ok).toBe(true);
-    if (r.ok) expect(r.value).toEqual([null, "field", 2]);
+    const cases: Array<[unknown, string]> = [
+      [{ f: () => "host function" }, ".f is a function"],
+      [{ obj: new Secret() }, ".obj is Secret instance (not plain data)"],
+      [[1, { bytes: new Uint8Array(2) }], "[1].bytes is binary data (Uint8Array)"],
+      [{ s: Symbol("x") }, ".s is a symbol"],
+      [Object.defineProperty({}, "boom", { enumerable: true, get: () => { throw new Error("no"); } }), ".boom is a getter that throws"],
+    ];
+    for (const [value, where] of cases) {
+      const r = await evaluate("(tool/leak {})", { tools: { leak: () => value } });
+      expect(r.ok).toBe(false);
+      if (!r.ok) {
+        expect(r.error.kind).toBe("tool_error");
+        expect(r.error.message).toContain(`the result of tool/leak${where}, which cannot cross into the program`);
+      }
+    }
+    const ctx = await evaluate("data/x", { ctx: { x: { when: new Date(0), nested: [{ f: Math.max }] } } });
+    expect(!ctx.ok && ctx.error.message).toContain("data/x.nested[0].f is a function");
   });
 
   it("errors never carry host stack traces", async () => {

@@ -16,7 +16,7 @@ export function contextLines(context: Readonly<Record<string, unknown>>, opts: P
       lines.push(`; context key ${JSON.stringify(key)} cannot be read: it is not a valid name after data/`);
       continue;
     }
-    const summary = describeValue(toLisp(context[key], maxDepth), opts);
+    const summary = describeValue(toLisp(context[key], maxDepth, 0, `data/${key}`), opts);
     lines.push(`data/${key} ; ${typeLabel(summary)}, sample: ${summary.sample}`);
   }
   return lines;
