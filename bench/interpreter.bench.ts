@@ -164,6 +164,35 @@ async function main(): Promise<void> {
   console.log("|" + widths.map((w, c) => (c === 0 ? "-".repeat(w + 2) : "-".repeat(w + 1) + ":")).join("|") + "|");
   for (const r of rows.slice(1)) console.log(line(r));
   if (notes.length > 0) console.log("\n" + notes.join("\n"));
+  await toolLoop();
+}
+
+/**
+ * The cost of sequential tool calls: a loop doing a little work and one tool call (an instant
+ * tool) per step, against the same loop calling a plain function instead. The program is
+ * evaluated again after each round of tool calls, so this ratio grows with the number of calls:
+ * it is the cost that a run-once evaluator (resuming where the program stopped) would remove.
+ */
+async function toolLoop(): Promise<void> {
+  const body = (call: string) => `(loop [i 0 acc 0] (if (< i N) (recur (inc i) (+ acc (reduce + (range 2000)) ${call})) acc))`;
+  console.log(`\nSequential tool calls (median of 7 runs): the loop with a tool call per step / the same loop without`);
+  for (const n of [10, 40]) {
+    const withTools = body("(tool/tick {:i i})").replace("N", String(n));
+    const without = `(defn tick [m] (:i m))\n${body("(tick {:i i})").replace("N", String(n))}`;
+    const time = async (source: string, tools?: Record<string, () => number>): Promise<number> => {
+      const ts: number[] = [];
+      for (let k = 0; k < 8; k++) {
+        const t = performance.now();
+        const r = await evaluate(source, { limits: LIMITS, ...(tools ? { tools } : {}) });
+        if (!r.ok) throw new Error(r.error.message);
+        if (k > 0) ts.push(performance.now() - t);
+      }
+      return median(ts);
+    };
+    const a = await time(withTools, { tick: () => 1 });
+    const b = await time(without);
+    console.log(`  ${n} calls: ${fmt(a)} ms vs ${fmt(b)} ms = ${(a / b).toFixed(1)}x`);
+  }
 }
 
 function nbbVersion(): string {
