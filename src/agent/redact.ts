@@ -45,9 +45,15 @@ export function hiddenRedactor(context: Readonly<Record<string, unknown>>): Reda
   if (needles.length === 0) return null;
   // Longest first, so a secret that contains another is replaced whole.
   needles.sort((a, b) => b[0].length - a[0].length);
+  // Prompts repeat most messages from one turn to the next: each distinct text is scrubbed once.
+  const done = new Map<string, string>();
   const scrub = (text: string): string => {
-    let out = text;
+    let out = done.get(text);
+    if (out !== undefined) return out;
+    out = text;
     for (const [needle, stand] of needles) if (out.includes(needle)) out = out.split(needle).join(stand);
+    if (done.size >= 4096) done.clear();
+    done.set(text, out);
     return out;
   };
   return (messages) =>

@@ -86,9 +86,10 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     const report = await compareStrategies(transcripts, strategies, {
       price: priceFor(model),
       model,
-      onProgress: (done, total) => {
-        if (done === total || done % 25 === 0) io.stderr.write(`\r… ${done}/${total} transcript runs${done === total ? "\n" : ""}`);
-      },
+      // A progress line for a person at a terminal; logs and pipes get only the results.
+      ...((io.stderr as { isTTY?: boolean }).isTTY === true
+        ? { onProgress: (done: number, total: number) => void (done === total || done % 25 === 0 ? io.stderr.write(`\r… ${done}/${total} transcript runs${done === total ? "\n" : ""}`) : undefined) }
+        : {}),
     });
     io.stdout.write(renderTable(report) + "\n");
     if (values.json !== undefined) writeFileSync(values.json, JSON.stringify(report, null, 2) + "\n");
