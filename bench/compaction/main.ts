@@ -6,7 +6,9 @@ import { fileURLToPath } from "node:url";
 import { compact } from "../../src/compaction/compact.js";
 import { priceFor } from "../../src/compaction/cost.js";
 import type { StrategySpec } from "../../src/compaction/registry.js";
+import { heuristicGoalDetector } from "../../src/compaction/goals.js";
 import { compareStrategies, renderTable } from "../../src/harness/compare.js";
+import { scoreDetector } from "../../src/harness/goals.js";
 import { loadTranscripts, type Transcript } from "../../src/harness/transcript.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 
@@ -73,6 +75,10 @@ async function main(): Promise<void> {
       const report = await compareStrategies(transcripts, set.strategies, { price: priceFor("gpt-4o"), model: "gpt-4o" });
       console.log(`\n${set.file} (first ${transcripts.length}; extractive summaries, gpt-4o prices and context)`);
       console.log(renderTable(report));
+      if (transcripts.some((t) => t.goals !== undefined)) {
+        const score = await scoreDetector(heuristicGoalDetector(), transcripts);
+        console.log(`goal boundaries, heuristic detector: precision ${(score.precision * 100).toFixed(1)}%, recall ${(score.recall * 100).toFixed(1)}% (${score.truePositives} found, ${score.falsePositives} false, ${score.falseNegatives} missed)`);
+      }
     }
   }
   await speed();

@@ -7,10 +7,11 @@ import { priceFor } from "../compaction/cost.js";
 import type { StrategySpec } from "../compaction/registry.js";
 import type { Json } from "../compaction/types.js";
 import { compareStrategies, renderTable } from "../harness/compare.js";
+import { renderHtml } from "../harness/html.js";
 import { loadTranscripts, TranscriptError, type Transcript } from "../harness/transcript.js";
 import type { Io } from "./eval.js";
 
-const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M] [--json FILE]
+const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M] [--json FILE] [--html FILE]
 
 Replays each transcript (JSONL: one conversation per line, as in ../shared/corpora) request by
 request under each strategy, and prints a table per strategy: prompt tokens summed over every
@@ -24,6 +25,7 @@ that needs them. Strategies that summarize do so extractively (no model is calle
   --limit N         the first N conversations of each file
   --model M         prices and context limits of this model (default: gpt-4o)
   --json FILE       also write the report as JSON
+  --html FILE       also write a self-contained HTML report with charts (no network needed)
 `;
 
 const DEFAULT_STRATEGIES = ["sliding-window", "recap", "rolling-summary", "usage-ratio", "goal-boundary", "cost-trigger"];
@@ -52,7 +54,7 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
   let values;
   let files: string[];
   try {
-    const parsed = parseArgs({ args, allowPositionals: true, options: { strategy: { type: "string", multiple: true }, limit: { type: "string" }, model: { type: "string" }, json: { type: "string" }, help: { type: "boolean", short: "h" } } });
+    const parsed = parseArgs({ args, allowPositionals: true, options: { strategy: { type: "string", multiple: true }, limit: { type: "string" }, model: { type: "string" }, json: { type: "string" }, html: { type: "string" }, help: { type: "boolean", short: "h" } } });
     values = parsed.values;
     files = parsed.positionals;
   } catch (e) {
@@ -93,6 +95,7 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     });
     io.stdout.write(renderTable(report) + "\n");
     if (values.json !== undefined) writeFileSync(values.json, JSON.stringify(report, null, 2) + "\n");
+    if (values.html !== undefined) writeFileSync(values.html, renderHtml(report));
     return 0;
   } catch (e) {
     if (e instanceof TranscriptError) {

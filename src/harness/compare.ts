@@ -4,7 +4,7 @@
 import type { PriceModel } from "../compaction/cost.js";
 import type { StrategySpec } from "../compaction/registry.js";
 import type { Llm } from "../llm/types.js";
-import { addMetrics, emptyMetrics, measure, type Metrics } from "./measure.js";
+import { addMetrics, emptyMetrics, measure, type Metrics, type RequestPoint } from "./measure.js";
 import type { Transcript } from "./transcript.js";
 
 export interface StrategyRow {
@@ -23,6 +23,8 @@ export interface CompareReport {
   transcripts: number;
   messages: number;
   rows: StrategyRow[];
+  /** Every strategy's requests on the longest transcript (the charts' line plot). */
+  longest: { id: string; series: Array<{ strategy: string; points: RequestPoint[] }> } | null;
 }
 
 export interface CompareOptions {
@@ -42,13 +44,18 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
   const total = specs.length * transcripts.length;
   let done = 0;
   const totals: Metrics[] = [];
+  const longest = transcripts.reduce<Transcript | null>((a, t) => (a === null || t.messages.length > a.messages.length ? t : a), null);
+  const series: Array<{ strategy: string; points: RequestPoint[] }> = [];
   for (const spec of specs) {
     const sum = emptyMetrics();
+    const points: RequestPoint[] = [];
     for (const t of transcripts) {
-      addMetrics(sum, await measure(t, spec, { price: options.price, ...(options.model === undefined ? {} : { model: options.model }), ...(options.llm === undefined ? {} : { llm: options.llm }) }));
+      const onRequest = t === longest ? (p: RequestPoint) => void points.push(p) : undefined;
+      addMetrics(sum, await measure(t, spec, { price: options.price, ...(options.model === undefined ? {} : { model: options.model }), ...(options.llm === undefined ? {} : { llm: options.llm }), ...(onRequest ? { onRequest } : {}) }));
       options.onProgress?.(++done, total);
     }
     totals.push(sum);
+    series.push({ strategy: nameOf(spec), points });
   }
   const full = totals[specs.findIndex((s) => nameOf(s) === "full")];
   return {
@@ -62,6 +69,7 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
       costRatio: full.cost === 0 ? 1 : totals[i].cost / full.cost,
       retention: totals[i].probesNeeded === 0 ? null : totals[i].probesKept / totals[i].probesNeeded,
     })),
+    longest: longest === null ? null : { id: longest.id, series },
   };
 }
 

@@ -45,11 +45,19 @@ function holds(messages: readonly ChatMessage[], re: RegExp): boolean {
   return false;
 }
 
+/** One request of a transcript: its prompt's tokens, and whether the cache broke early. */
+export interface RequestPoint {
+  tokens: number;
+  cacheBreak: boolean;
+}
+
 export interface MeasureOptions {
   price: PriceModel;
   /** The summarizer model, for strategies that call one (default: none, extractive summaries). */
   llm?: Llm;
   model?: string;
+  /** Receives each request's point (charts). */
+  onRequest?: (point: RequestPoint) => void;
 }
 
 /** The metrics of one transcript under one strategy. */
@@ -75,7 +83,9 @@ export async function measure(t: Transcript, spec: StrategySpec | string, option
     const tokens = promptTokens(sent);
     const cached = previous === null ? 0 : sharedPrefixTokens(previous, sent);
     // Every message of the previous prompt is still at the front, or the cache breaks early.
-    if (previous !== null && cached < promptTokens(previous) - TOKENS_PER_REPLY) m.rewrites++;
+    const cacheBreak = previous !== null && cached < promptTokens(previous) - TOKENS_PER_REPLY;
+    if (cacheBreak) m.rewrites++;
+    options.onRequest?.({ tokens, cacheBreak });
     m.requests++;
     m.inputTokens += tokens;
     m.peakPrompt = Math.max(m.peakPrompt, tokens);

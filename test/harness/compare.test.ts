@@ -105,11 +105,56 @@ describe("ptc compare", () => {
     expect(report.rows[1]).toMatchObject({ strategy: "sliding-window", options: { turns: 1 }, retention: 0 });
   });
 
+  it("writes a self-contained HTML report with its charts", async () => {
+    const html = join(dir, "report.html");
+    const r = await cli([file, "--strategy", "sliding-window:turns=1", "--html", html]);
+    expect(r.code).toBe(0);
+    const page = readFileSync(html, "utf8");
+    expect(page).toMatch(/^<!doctype html>/);
+    expect(page).toContain("Content-Security-Policy");
+    // Three charts: bars per strategy, cost against retention, tokens per request with cache breaks.
+    expect(page.match(/<svg /g)).toHaveLength(3);
+    expect(page.match(/<rect /g)).toHaveLength(2);
+    expect(page).toContain("sliding-window: cost");
+    expect(page).toContain("<polyline");
+    expect(page).toMatch(/sliding-window: the cache breaks at request \d/);
+    // Nothing is loaded from anywhere.
+    expect(page).not.toMatch(/(src|href)=|https?:/);
+  });
+
   it("refuses a bad strategy, limit or file with exit 2 and a reason", async () => {
     expect(await cli([file, "--strategy", "nope"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown strategy "nope"/) });
     expect(await cli([file, "--strategy", "sliding-window:turns=0"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/invalid options for strategy "sliding-window"/) });
     expect(await cli([file, "--limit", "0"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--limit takes a whole number/) });
     expect(await cli([join(dir, "absent.jsonl")])).toMatchObject({ code: 2, stderr: expect.stringMatching(/cannot read .*absent\.jsonl \(ENOENT\)/) });
     expect((await cli([])).code).toBe(2);
+  });
+});
+
+describe("goal detector scoring", () => {
+  it("counts found, false and missed boundaries against the labels", async () => {
+    const { scoreDetector } = await import("../../src/harness/goals.js");
+    const chat: Transcript = {
+      id: "g",
+      messages: [
+        { role: "system", content: "s" },
+        { role: "user", content: "hotel" },
+        { role: "assistant", content: "ok" },
+        { role: "user", content: "taxi" },
+        { role: "assistant", content: "ok" },
+        { role: "user", content: "more taxi" },
+        { role: "assistant", content: "ok" },
+        { role: "user", content: "train" },
+      ],
+      goals: [
+        { start: 1, label: "hotel" },
+        { start: 3, label: "taxi" },
+        { start: 7, label: "train" },
+      ],
+    };
+    // Says "new goal" at messages 3 and 5: 3 is right, 5 is wrong, 7 is missed.
+    const said = new Set([3, 5]);
+    const detector = { name: "fixed", usesLlm: false, isNewGoal: async (_m: unknown, i: number) => ({ newGoal: said.has(i), llmCalls: 0, inputTokens: 0, outputTokens: 0 }) };
+    expect(await scoreDetector(detector, [chat])).toEqual({ truePositives: 1, falsePositives: 1, falseNegatives: 1, precision: 0.5, recall: 0.5 });
   });
 });
