@@ -40,11 +40,12 @@ function tokensBars(rows: readonly StrategyRow[]): string {
 function costRetention(rows: readonly StrategyRow[]): string {
   const withRetention = rows.filter((r) => r.retention !== null);
   if (withRetention.length === 0) return "<p>No probe facts in these transcripts: no retention chart.</p>";
-  const minC = Math.min(0.9, ...rows.map((r) => r.costRatio));
-  const maxC = Math.max(1.1, ...rows.map((r) => r.costRatio));
-  const minR = Math.min(0.9, ...withRetention.map((r) => r.retention as number));
+  // A little room around the extremes, so no point sits on an axis or the frame's edge.
+  const minC = Math.min(0.9, ...rows.map((r) => r.costRatio)) - 0.03;
+  const maxC = Math.max(1.1, ...rows.map((r) => r.costRatio)) + 0.03;
+  const minR = Math.max(0, Math.min(0.9, ...withRetention.map((r) => r.retention as number)) - 0.03);
   const x = (c: number): number => PAD + ((c - minC) / (maxC - minC)) * (W - 1.5 * PAD);
-  const y = (v: number): number => H - PAD - ((v - minR) / (1 - minR || 1)) * (H - 1.5 * PAD);
+  const y = (v: number): number => H - PAD - ((v - minR) / (1.01 - minR)) * (H - 1.5 * PAD);
   const dots = rows.map((r, i) =>
     r.retention === null ? "" : `<circle cx="${x(r.costRatio).toFixed(1)}" cy="${y(r.retention).toFixed(1)}" r="6" fill="${color(i)}"><title>${esc(r.strategy)}: cost ${r.costRatio.toFixed(3)}x full, retention ${pct(r.retention)}</title></circle>`,
   );
