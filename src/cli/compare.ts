@@ -7,11 +7,15 @@ import { priceFor } from "../compaction/cost.js";
 import type { StrategySpec } from "../compaction/registry.js";
 import type { Json } from "../compaction/types.js";
 import { compareStrategies, renderTable } from "../harness/compare.js";
+import { PERSONAS, renderExperiment, runExperiment, SCENARIOS, scriptedRoles, type Persona, type Roles, type Scenario } from "../harness/experiment.js";
 import { renderHtml } from "../harness/html.js";
+import { LlmError } from "../llm/errors.js";
+import { openaiLlm } from "../llm/openai.js";
 import { loadTranscripts, TranscriptError, type Transcript } from "../harness/transcript.js";
 import type { Io } from "./eval.js";
 
 const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M] [--json FILE] [--html FILE]
+       ptc compare --experiment [--live] [--strategy ...]... [--runs N]
 
 Replays each transcript (JSONL: one conversation per line, as in ../shared/corpora) request by
 request under each strategy, and prints a table per strategy: prompt tokens summed over every
@@ -26,6 +30,13 @@ that needs them. Strategies that summarize do so extractively (no model is calle
   --model M         prices and context limits of this model (default: gpt-4o)
   --json FILE       also write the report as JSON
   --html FILE       also write a self-contained HTML report with charts (no network needed)
+
+  --experiment      instead of transcripts, run the goal experiment (seed 004): a simulated user
+                    with goals and a persona talks to an agent under each strategy and a judge
+                    scores the goals met; prints token reduction, goal success and efficiency.
+                    Offline the user, agent and judge are scripted; with --live they are the
+                    model at OPENAI_BASE_URL (OPENAI_API_KEY, OPENAI_MODEL or --model)
+  --runs N          repetitions of every scenario and persona (default 1)
 `;
 
 const DEFAULT_STRATEGIES = ["sliding-window", "recap", "rolling-summary", "usage-ratio", "goal-boundary", "cost-trigger"];
@@ -54,7 +65,7 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
   let values;
   let files: string[];
   try {
-    const parsed = parseArgs({ args, allowPositionals: true, options: { strategy: { type: "string", multiple: true }, limit: { type: "string" }, model: { type: "string" }, json: { type: "string" }, html: { type: "string" }, help: { type: "boolean", short: "h" } } });
+    const parsed = parseArgs({ args, allowPositionals: true, options: { strategy: { type: "string", multiple: true }, limit: { type: "string" }, model: { type: "string" }, json: { type: "string" }, html: { type: "string" }, experiment: { type: "boolean" }, live: { type: "boolean" }, runs: { type: "string" }, help: { type: "boolean", short: "h" } } });
     values = parsed.values;
     files = parsed.positionals;
   } catch (e) {
@@ -64,6 +75,11 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
   if (values.help) {
     io.stdout.write(USAGE);
     return 0;
+  }
+  if (values.experiment) return runExperimentCommand(values, io);
+  if (values.live) {
+    io.stderr.write("ptc compare: --live applies to --experiment (transcripts need no model)\n");
+    return 2;
   }
   if (files.length === 0) {
     io.stderr.write(`ptc compare: give at least one transcript file\n${USAGE}`);
@@ -111,3 +127,34 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     throw e;
   }
 }
+
+async function runExperimentCommand(values: { strategy?: string[]; runs?: string; live?: boolean; model?: string; json?: string }, io: Io): Promise<number> {
+  const runs = values.runs === undefined ? 1 : Number(values.runs);
+  if (!(Number.isInteger(runs) && runs >= 1)) {
+    io.stderr.write(`ptc compare: --runs takes a whole number of at least 1, got "${values.runs}"\n`);
+    return 2;
+  }
+  let strategies: StrategySpec[];
+  let roles: (s: Scenario, p: Persona) => Roles;
+  try {
+    strategies = (values.strategy ?? ["sliding-window:turns=3", "rolling-summary", "goal-boundary", "cost-trigger"]).map(parseStrategy);
+    if (values.live) {
+      const llm = openaiLlm(values.model === undefined ? {} : { model: values.model });
+      roles = () => ({ user: llm, agent: llm, judge: llm });
+    } else {
+      roles = scriptedRoles;
+    }
+    const rows = await runExperiment(strategies, roles, runs);
+    io.stdout.write(`Goal experiment (${values.live ? "live" : "offline, scripted user, agent and judge"}): ${SCENARIOS.length} scenarios x ${PERSONAS.length} personas x ${runs} run${runs === 1 ? "" : "s"}\n${renderExperiment(rows)}\n`);
+    if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ experiment: rows }, null, 2) + "\n");
+    return 0;
+  } catch (e) {
+    const message = (e as Error).message ?? String(e);
+    if (e instanceof LlmError || message.startsWith("compaction:") || message.startsWith("--strategy")) {
+      io.stderr.write(`ptc compare: ${message}\n`);
+      return e instanceof LlmError && e.kind !== "config" ? 1 : 2;
+    }
+    throw e;
+  }
+}
+

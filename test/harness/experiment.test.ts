@@ -1,0 +1,107 @@
+// The seed-004 goal experiment, end to end: offline with the scripted roles, and live against a
+// fake OpenAI-compatible server on 127.0.0.1 through the same client an app would use.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { runCli } from "../../src/cli/commands.js";
+import { parseVerdict, PERSONAS, runConversation, runExperiment, SCENARIOS, scriptedRoles } from "../../src/harness/experiment.js";
+
+const cli = async (args: string[]) => {
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli(["compare", ...args], { stdin: Readable.from([""]), stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } });
+  return { code, stdout, stderr };
+};
+
+describe("the judge's verdict", () => {
+  it("counts the goals marked true, and nothing for an unreadable answer", () => {
+    expect(parseVerdict('{"goals": [true, false, true]}', 3)).toBe(2);
+    expect(parseVerdict('Verdict: {"goals":[true,true]} done', 2)).toBe(2);
+    expect(parseVerdict('{"goals": [true, true, true]}', 2)).toBe(2);
+    expect(parseVerdict("all good", 2)).toBe(0);
+    expect(parseVerdict('{"goals": "yes"}', 2)).toBe(0);
+  });
+});
+
+describe("offline experiment", () => {
+  it("full history meets every goal; a one-turn window forgets the details and fails goals", async () => {
+    const [scenario, persona] = [SCENARIOS[3], PERSONAS[0]];
+    const full = await runConversation(scenario, persona, "full", scriptedRoles(scenario, persona));
+    expect(full.goalsMet).toBe(scenario.goals.length);
+    expect(full.inputTokens).toBe(full.fullTokens);
+    const window = await runConversation(scenario, persona, { name: "sliding-window", options: { turns: 1 } }, scriptedRoles(scenario, persona));
+    expect(window.inputTokens).toBeLessThan(window.fullTokens);
+    expect(window.goalsMet).toBeLessThan(scenario.goals.length);
+  });
+
+  it("reports reduction, goal success, accuracy drop and efficiency = reduction / (1 + drop)", async () => {
+    const rows = await runExperiment([{ name: "sliding-window", options: { turns: 2 } }], scriptedRoles);
+    expect(rows.map((r) => r.strategy)).toEqual(["full", "sliding-window"]);
+    const [full, window] = rows;
+    expect(full).toMatchObject({ conversations: SCENARIOS.length * PERSONAS.length, reduction: 0, gsr: 1, accuracyDrop: 0, efficiency: 0 });
+    expect(window.reduction).toBeGreaterThan(0);
+    expect(window.accuracyDrop).toBeCloseTo(1 - window.gsr, 10);
+    expect(window.efficiency).toBeCloseTo(window.reduction / (1 + window.accuracyDrop), 10);
+  });
+
+  it("runs from ptc compare --experiment, and checks its options", async () => {
+    const r = await cli(["--experiment", "--strategy", "sliding-window:turns=2"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Goal experiment \(offline, scripted user, agent and judge\): 4 scenarios x 3 personas x 1 run\n/);
+    expect(r.stdout).toMatch(/\nfull +12 +0\.0% +100\.0%/);
+    expect(r.stdout).toMatch(/\nsliding-window +12 /);
+    expect((await cli(["--experiment", "--runs", "0"])).code).toBe(2);
+    expect((await cli(["--live"])).stderr).toMatch(/--live applies to --experiment/);
+  });
+});
+
+describe("live experiment against an OpenAI-compatible server", () => {
+  let server: Server;
+  const seen = { user: 0, agent: 0, judge: 0 };
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => {
+        const { messages } = JSON.parse(body) as { messages: Array<{ role: string; content: string }> };
+        const system = messages[0].content;
+        let content: string;
+        if (system.startsWith("You are a user")) {
+          seen.user++;
+          // One goal line, one confirmation, then done: enough to exercise every role.
+          const said = messages.filter((m) => m.role === "assistant").length;
+          content = ["[restaurant] cuisine: Italian; name: Ortega.", "Please confirm my [restaurant] details.", "DONE"][Math.min(said, 2)];
+        } else if (system.startsWith("You judge")) {
+          seen.judge++;
+          content = JSON.stringify({ goals: [messages[1].content.includes("Ortega")] });
+        } else {
+          seen.agent++;
+          content = messages.at(-1)?.content.includes("confirm") ? "Confirmed [restaurant]: cuisine: Italian; name: Ortega." : "Noted.";
+        }
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({ id: "x", object: "chat.completion", created: 0, model: "fake", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: 10, completion_tokens: 5 } }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  });
+  afterAll(async () => {
+    vi.unstubAllEnvs();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it("plays user, agent and judge through the model at OPENAI_BASE_URL", async () => {
+    vi.stubEnv("OPENAI_BASE_URL", `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+    vi.stubEnv("OPENAI_API_KEY", "sk-local");
+    vi.stubEnv("OPENAI_MODEL", "fake");
+    const r = await cli(["--experiment", "--live", "--strategy", "sliding-window:turns=2"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Goal experiment \(live\)/);
+    expect(seen.user).toBeGreaterThan(0);
+    expect(seen.agent).toBeGreaterThan(0);
+    // One verdict per conversation: 12 per strategy, full and sliding-window.
+    expect(seen.judge).toBe(24);
+  });
+});
