@@ -7,9 +7,11 @@ import { compact } from "../../src/compaction/compact.js";
 import { priceFor } from "../../src/compaction/cost.js";
 import type { StrategySpec } from "../../src/compaction/registry.js";
 import { heuristicGoalDetector } from "../../src/compaction/goals.js";
+import "../../src/history/index.js";
 import { compareStrategies, renderTable } from "../../src/harness/compare.js";
 import { scoreDetector } from "../../src/harness/goals.js";
 import { loadTranscripts, type Transcript } from "../../src/harness/transcript.js";
+import { codingSessions, multiGoalChats, ptcSessions } from "./sets.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 
 const corpora = join(dirname(fileURLToPath(import.meta.url)), "../../../shared/corpora");
@@ -79,6 +81,20 @@ async function main(): Promise<void> {
         const score = await scoreDetector(heuristicGoalDetector(), transcripts);
         console.log(`goal boundaries, heuristic detector: precision ${(score.precision * 100).toFixed(1)}%, recall ${(score.recall * 100).toFixed(1)}% (${score.truePositives} found, ${score.falsePositives} false, ${score.falseNegatives} missed)`);
       }
+    }
+  }
+  const own: Array<{ label: string; transcripts: Transcript[]; strategies: StrategySpec[] }> = [
+    { label: "own multi-goal chats (20)", transcripts: multiGoalChats(20), strategies: dialogue() },
+    { label: "own coding sessions with large tool outputs (10)", transcripts: codingSessions(10), strategies: agent() },
+    { label: "PTC-Lisp agent sessions (bench/history and examples)", transcripts: await ptcSessions(), strategies: [{ name: "interpreter-summaries", options: {} }, ...agent()] as StrategySpec[] },
+  ];
+  for (const set of own) {
+    const report = await compareStrategies(set.transcripts, set.strategies, { price: priceFor("gpt-4o"), model: "gpt-4o" });
+    console.log(`\n${set.label}`);
+    console.log(renderTable(report));
+    if (set.transcripts.some((t) => t.goals !== undefined)) {
+      const score = await scoreDetector(heuristicGoalDetector(), set.transcripts);
+      console.log(`goal boundaries, heuristic detector: precision ${(score.precision * 100).toFixed(1)}%, recall ${(score.recall * 100).toFixed(1)}%`);
     }
   }
   await speed();

@@ -72,8 +72,10 @@ export async function measure(t: Transcript, spec: StrategySpec | string, option
     if (t.messages[j].role !== "assistant") continue;
     const stored = t.messages.slice(0, j);
     const started = performance.now();
+    const records = t.recordsAt?.(j);
     const result = await compact(stored, strategy, {
       ...(state === undefined ? {} : { state }),
+      ...(records === undefined ? {} : { records }),
       ...(options.llm === undefined ? {} : { llm: options.llm }),
       ...(options.model === undefined ? {} : { model: options.model }),
     });

@@ -35,6 +35,8 @@ export interface Transcript {
   messages: ChatMessage[];
   goals?: Array<{ start: number; label: string }>;
   probes?: Probe[];
+  /** Structured records behind the prompt for message j (PTC-Lisp turn records), for strategies that read them. */
+  recordsAt?: (j: number) => unknown;
 }
 
 export class TranscriptError extends Error {
