@@ -37,6 +37,13 @@ export interface CompareOptions {
 }
 
 const nameOf = (s: StrategySpec | string): string => (typeof s === "string" ? s : s.name);
+
+/** A strategy as the tables name it: its name, and the options it was given (`sliding-window:turns=3`). */
+export function specLabel(s: StrategySpec | string): string {
+  if (typeof s === "string") return s;
+  const opts = Object.entries(s.options ?? {}).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`);
+  return opts.length === 0 ? s.name : `${s.name}:${opts.join(",")}`;
+}
 const optionsOf = (s: StrategySpec | string): Record<string, unknown> => (typeof s === "string" ? {} : { ...(s.options ?? {}) });
 
 export async function compareStrategies(transcripts: readonly Transcript[], strategies: ReadonlyArray<StrategySpec | string>, options: CompareOptions): Promise<CompareReport> {
@@ -55,14 +62,14 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
       options.onProgress?.(++done, total);
     }
     totals.push(sum);
-    series.push({ strategy: nameOf(spec), points });
+    series.push({ strategy: specLabel(spec), points });
   }
   const full = totals[specs.findIndex((s) => nameOf(s) === "full")];
   return {
     transcripts: transcripts.length,
     messages: transcripts.reduce((n, t) => n + t.messages.length, 0),
     rows: specs.map((spec, i) => ({
-      strategy: nameOf(spec),
+      strategy: specLabel(spec),
       options: optionsOf(spec),
       totals: totals[i],
       reduction: full.inputTokens === 0 ? 0 : 1 - totals[i].inputTokens / full.inputTokens,

@@ -7,6 +7,7 @@
 // judge checks the answers, so goal success measures what a strategy keeps.
 import { compact } from "../compaction/compact.js";
 import type { StrategySpec } from "../compaction/registry.js";
+import { specLabel } from "./compare.js";
 import { promptTokens } from "../compaction/tokens.js";
 import type { Json } from "../compaction/types.js";
 import { messageText } from "../llm/messages.js";
@@ -216,22 +217,22 @@ export interface ExperimentRow {
 export async function runExperiment(strategies: ReadonlyArray<StrategySpec | string>, roles: (s: Scenario, p: Persona) => Roles, runs = 1): Promise<ExperimentRow[]> {
   const name = (s: StrategySpec | string): string => (typeof s === "string" ? s : s.name);
   const specs = strategies.some((s) => name(s) === "full") ? [...strategies] : ["full", ...strategies];
-  const results = new Map<string, ConversationResult[]>();
+  const results: ConversationResult[][] = [];
   for (const spec of specs) {
     const out: ConversationResult[] = [];
     for (let r = 0; r < runs; r++) for (const s of SCENARIOS) for (const p of PERSONAS) out.push(await runConversation(s, p, spec, roles(s, p)));
-    results.set(name(spec), out);
+    results.push(out);
   }
   const gsrOf = (rs: ConversationResult[]): number => rs.reduce((n, r) => n + r.goalsMet, 0) / Math.max(1, rs.reduce((n, r) => n + r.goals, 0));
-  const fullGsr = gsrOf(results.get("full") as ConversationResult[]);
-  return specs.map((spec) => {
-    const rs = results.get(name(spec)) as ConversationResult[];
+  const fullGsr = gsrOf(results[specs.findIndex((s) => name(s) === "full")]);
+  return specs.map((spec, i) => {
+    const rs = results[i];
     const input = rs.reduce((n, r) => n + r.inputTokens, 0);
     const full = rs.reduce((n, r) => n + r.fullTokens, 0);
     const reduction = full === 0 ? 0 : 1 - input / full;
     const gsr = gsrOf(rs);
     const accuracyDrop = fullGsr - gsr;
-    return { strategy: name(spec), conversations: rs.length, reduction, gsr, accuracyDrop, efficiency: reduction / (1 + accuracyDrop) };
+    return { strategy: specLabel(spec), conversations: rs.length, reduction, gsr, accuracyDrop, efficiency: reduction / (1 + accuracyDrop) };
   });
 }
 

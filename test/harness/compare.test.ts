@@ -64,7 +64,7 @@ describe("measure", () => {
 describe("compareStrategies", () => {
   it("always measures full as the baseline, and reports reduction, cost ratio and retention against it", async () => {
     const r = await compareStrategies([booking, booking], [{ name: "sliding-window", options: { turns: 1 } }], { price });
-    expect(r.rows.map((row) => row.strategy)).toEqual(["full", "sliding-window"]);
+    expect(r.rows.map((row) => row.strategy)).toEqual(["full", "sliding-window:turns=1"]);
     const [full, window] = r.rows;
     expect(full.reduction).toBe(0);
     expect(full.retention).toBe(1);
@@ -100,9 +100,9 @@ describe("ptc compare", () => {
     const r = await cli([file, "--strategy", "sliding-window:turns=1", "--json", json]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^1 transcripts, 7 messages/);
-    expect(r.stdout).toMatch(/\nsliding-window +\d/);
+    expect(r.stdout).toMatch(/\nsliding-window:turns=1 +\d/);
     const report = JSON.parse(readFileSync(json, "utf8")) as { rows: Array<{ strategy: string; options: unknown; retention: number }> };
-    expect(report.rows[1]).toMatchObject({ strategy: "sliding-window", options: { turns: 1 }, retention: 0 });
+    expect(report.rows[1]).toMatchObject({ strategy: "sliding-window:turns=1", options: { turns: 1 }, retention: 0 });
   });
 
   it("writes a self-contained HTML report with its charts", async () => {
@@ -115,9 +115,9 @@ describe("ptc compare", () => {
     // Three charts: bars per strategy, cost against retention, tokens per request with cache breaks.
     expect(page.match(/<svg /g)).toHaveLength(3);
     expect(page.match(/<rect /g)).toHaveLength(2);
-    expect(page).toContain("sliding-window: cost");
+    expect(page).toContain("sliding-window:turns=1: cost");
     expect(page).toContain("<polyline");
-    expect(page).toMatch(/sliding-window: the cache breaks at request \d/);
+    expect(page).toMatch(/sliding-window:turns=1: the cache breaks at request \d/);
     // Nothing is loaded from anywhere.
     expect(page).not.toMatch(/(src|href)=|https?:/);
   });

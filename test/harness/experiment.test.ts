@@ -37,7 +37,7 @@ describe("offline experiment", () => {
 
   it("reports reduction, goal success, accuracy drop and efficiency = reduction / (1 + drop)", async () => {
     const rows = await runExperiment([{ name: "sliding-window", options: { turns: 2 } }], scriptedRoles);
-    expect(rows.map((r) => r.strategy)).toEqual(["full", "sliding-window"]);
+    expect(rows.map((r) => r.strategy)).toEqual(["full", "sliding-window:turns=2"]);
     const [full, window] = rows;
     expect(full).toMatchObject({ conversations: SCENARIOS.length * PERSONAS.length, reduction: 0, gsr: 1, accuracyDrop: 0, efficiency: 0 });
     expect(window.reduction).toBeGreaterThan(0);
@@ -50,7 +50,7 @@ describe("offline experiment", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^Goal experiment \(offline, scripted user, agent and judge\): 4 scenarios x 3 personas x 1 run\n/);
     expect(r.stdout).toMatch(/\nfull +12 +0\.0% +100\.0%/);
-    expect(r.stdout).toMatch(/\nsliding-window +12 /);
+    expect(r.stdout).toMatch(/\nsliding-window:turns=2 +12 /);
     expect((await cli(["--experiment", "--runs", "0"])).code).toBe(2);
     expect((await cli(["--live"])).stderr).toMatch(/--live applies to --experiment/);
   });
