@@ -8,7 +8,9 @@ import type { StrategySpec } from "../compaction/registry.js";
 import type { Json } from "../compaction/types.js";
 import { compareStrategies, renderTable } from "../harness/compare.js";
 import { PERSONAS, renderExperiment, runExperiment, SCENARIOS, scriptedRoles, type Persona, type Roles, type Scenario } from "../harness/experiment.js";
+import { scoreDetector } from "../harness/goals.js";
 import { renderHtml } from "../harness/html.js";
+import { heuristicGoalDetector } from "../compaction/goals.js";
 import { LlmError } from "../llm/errors.js";
 import { openaiLlm } from "../llm/openai.js";
 import { loadTranscripts, TranscriptError, type Transcript } from "../harness/transcript.js";
@@ -110,6 +112,11 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
         : {}),
     });
     io.stdout.write(renderTable(report) + "\n");
+    // Labelled corpora (goal starts) also score the offline goal detector against the labels.
+    if (transcripts.some((t) => t.goals !== undefined && t.goals.length > 1)) {
+      const score = await scoreDetector(heuristicGoalDetector(), transcripts);
+      io.stdout.write(`goal boundaries, heuristic detector: precision ${(score.precision * 100).toFixed(1)}%, recall ${(score.recall * 100).toFixed(1)}% (${score.truePositives} found, ${score.falsePositives} false, ${score.falseNegatives} missed)\n`);
+    }
     if (values.json !== undefined) writeFileSync(values.json, JSON.stringify(report, null, 2) + "\n");
     if (values.html !== undefined) writeFileSync(values.html, renderHtml(report));
     return 0;

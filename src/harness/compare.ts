@@ -17,6 +17,8 @@ export interface StrategyRow {
   costRatio: number;
   /** probesKept / probesNeeded, or null without probes. */
   retention: number | null;
+  /** The same figures per transcript. */
+  perTranscript: Array<{ id: string; metrics: Metrics }>;
 }
 
 export interface CompareReport {
@@ -51,17 +53,22 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
   const total = specs.length * transcripts.length;
   let done = 0;
   const totals: Metrics[] = [];
+  const each: Array<Array<{ id: string; metrics: Metrics }>> = [];
   const longest = transcripts.reduce<Transcript | null>((a, t) => (a === null || t.messages.length > a.messages.length ? t : a), null);
   const series: Array<{ strategy: string; points: RequestPoint[] }> = [];
   for (const spec of specs) {
     const sum = emptyMetrics();
     const points: RequestPoint[] = [];
+    const per: Array<{ id: string; metrics: Metrics }> = [];
     for (const t of transcripts) {
       const onRequest = t === longest ? (p: RequestPoint) => void points.push(p) : undefined;
-      addMetrics(sum, await measure(t, spec, { price: options.price, ...(options.model === undefined ? {} : { model: options.model }), ...(options.llm === undefined ? {} : { llm: options.llm }), ...(onRequest ? { onRequest } : {}) }));
+      const m = await measure(t, spec, { price: options.price, ...(options.model === undefined ? {} : { model: options.model }), ...(options.llm === undefined ? {} : { llm: options.llm }), ...(onRequest ? { onRequest } : {}) });
+      addMetrics(sum, m);
+      per.push({ id: t.id, metrics: m });
       options.onProgress?.(++done, total);
     }
     totals.push(sum);
+    each.push(per);
     series.push({ strategy: specLabel(spec), points });
   }
   const full = totals[specs.findIndex((s) => nameOf(s) === "full")];
@@ -75,6 +82,7 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
       reduction: full.inputTokens === 0 ? 0 : 1 - totals[i].inputTokens / full.inputTokens,
       costRatio: full.cost === 0 ? 1 : totals[i].cost / full.cost,
       retention: totals[i].probesNeeded === 0 ? null : totals[i].probesKept / totals[i].probesNeeded,
+      perTranscript: each[i],
     })),
     longest: longest === null ? null : { id: longest.id, series },
   };

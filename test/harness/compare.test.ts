@@ -72,6 +72,9 @@ describe("compareStrategies", () => {
     expect(window.retention).toBe(0);
     expect(window.costRatio).toBeCloseTo(window.totals.cost / full.totals.cost, 10);
     expect(renderTable(r)).toMatch(/^2 transcripts, 14 messages\nstrategy +input tokens/);
+    // Per transcript too, adding up to the totals.
+    expect(window.perTranscript.map((p) => p.id)).toEqual(["booking", "booking"]);
+    expect(window.perTranscript[0].metrics.inputTokens * 2).toBe(window.totals.inputTokens);
   });
 });
 
@@ -94,6 +97,13 @@ describe("ptc compare", () => {
     const code = await runCli(["compare", ...args], { stdin: Readable.from([""]), stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } });
     return { code, stdout, stderr };
   };
+
+  it("scores the goal detector on labelled transcripts", async () => {
+    const labelled = join(dir, "goals.jsonl");
+    writeFileSync(labelled, `${JSON.stringify({ ...booking, goals: [{ start: 1, label: "booking" }, { start: 5, label: "party" }] })}\n`);
+    const r = await cli([labelled, "--strategy", "full"]);
+    expect(r.stdout).toMatch(/\ngoal boundaries, heuristic detector: precision \d+\.\d%, recall \d+\.\d% \(\d+ found, \d+ false, \d+ missed\)\n$/);
+  });
 
   it("prints the table and writes the JSON report", async () => {
     const json = join(dir, "report.json");
