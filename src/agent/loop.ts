@@ -129,7 +129,7 @@ class AgentRun {
       compressHistory: options.compressHistory ?? defaultViewOptions.compressHistory,
       printlnHistoryLimit: options.printlnHistoryLimit ?? defaultViewOptions.printlnHistoryLimit,
     };
-    this.strategy = options.history === undefined ? null : historyStrategy(options.history);
+    this.strategy = options.history === undefined ? null : tryStrategy(options.history);
     // A history strategy projects the full history; the compressed view is then its business.
     if (this.strategy !== null) this.viewOptions.compressHistory = false;
     this.view = this.viewOptions.compressHistory ? compressedView : fullView;
@@ -435,4 +435,13 @@ export async function runAgent(agent: Agent, run: RunOptions, parent: RunScope |
   const step = await new AgentRun(agent, options, run, parent === null ? 0 : parent.depth + 1, parent).execute();
   run.onStep?.(step);
   return step;
+}
+
+/** The history strategy, or null when the option is invalid: `prepare` then ends the run with invalid_input. */
+function tryStrategy(h: NonNullable<InheritableOptions["history"]>): Strategy | null {
+  try {
+    return historyStrategy(h);
+  } catch {
+    return null;
+  }
 }

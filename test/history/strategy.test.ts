@@ -69,3 +69,13 @@ describe("SubAgent's history policy", () => {
     expect(() => traceFromJson(JSON.stringify({ ...old, version: 3 }))).toThrow(/reads versions 1 and 2/);
   });
 });
+
+describe("a bad history option given to run", () => {
+  it("ends the run with invalid_input, never a rejection", async () => {
+    const agent = SubAgent.create({ prompt: "Add up." });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(return 1)")]), history: { name: "sliding-window", options: { turns: 0 } } });
+    expect(step.ok).toBe(false);
+    expect(step.fail?.reason).toBe("invalid_input");
+    expect(step.fail?.message).toMatch(/^history: compaction: invalid options for strategy "sliding-window"/);
+  });
+});
