@@ -3,6 +3,7 @@
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
+import { parseTranscripts, TranscriptError } from "../harness/transcript.js";
 import { buildPageData } from "../viewer/data.js";
 import { MAX_INPUT_BYTES, readViewerInput, ViewerInputError, type ViewerInput } from "../viewer/input.js";
 import { contentSecurityPolicy, renderPage, ViewerAssetsError } from "../viewer/page.js";
@@ -14,7 +15,9 @@ const USAGE = `usage: ptc view FILE... [--port N] [--host ADDRESS] [--out FILE]
 Shows agent runs and compaction reports in a web page: per turn the program, output, tool
 calls, definitions, error and tokens, the prompt as sent beside the full history with the
 change from the previous turn, and token charts. FILE is a saved run or a trace (ptc demo
---trace-out FILE writes one) or a ptc compare --json report.
+--trace-out FILE writes one) or a ptc compare --json report; transcripts (.jsonl) given with
+a report show one of them under two of its strategies side by side (full and the one that
+saved most).
 
   --port N         the port to serve on (default: any free port; the URL is printed)
   --host ADDRESS   a loopback address to serve on (default 127.0.0.1)
@@ -37,7 +40,13 @@ export function readInputs(files: readonly string[]): ViewerInput[] {
     } catch (e) {
       throw new ViewerInputError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
     }
-    return readViewerInput(file, text);
+    if (!file.endsWith(".jsonl")) return readViewerInput(file, text);
+    try {
+      return { kind: "transcripts", name: file, transcripts: parseTranscripts(text, file) };
+    } catch (e) {
+      if (e instanceof TranscriptError) throw new ViewerInputError(e.message);
+      throw e;
+    }
   });
 }
 
@@ -84,8 +93,11 @@ export async function runViewCommand(args: string[], io: Io, stopped: () => Prom
   let csp: string;
   try {
     const inputs = readInputs(files);
+    if (inputs.some((i) => i.kind === "transcripts") && !inputs.some((i) => i.kind === "report")) {
+      throw new ViewerInputError("transcripts (.jsonl) are shown beside the ptc compare report that measured them: give the report's --json file too");
+    }
     const title = files.length === 1 ? `ptc view: ${basename(files[0])}` : `ptc view: ${files.length} files`;
-    page = renderPage(buildPageData(inputs, title));
+    page = renderPage(await buildPageData(inputs, title));
     csp = contentSecurityPolicy();
   } catch (e) {
     if (!(e instanceof ViewerInputError) && !(e instanceof ViewerAssetsError)) throw e;

@@ -4,6 +4,7 @@
 import { runFromJson, traceFromJson, TraceFormatError } from "../agent/serialize.js";
 import { compareReportSchema, looksLikeReport, type CompareReportJson } from "./report.js";
 import type { RunSource } from "./run.js";
+import type { ReplayTranscript } from "./sidebyside.js";
 
 /** Larger files are refused: a page holding them would not load usefully. */
 export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
@@ -12,7 +13,11 @@ export class ViewerInputError extends Error {
   override readonly name = "ViewerInputError";
 }
 
-export type ViewerInput = { kind: "run"; name: string; source: RunSource } | { kind: "report"; name: string; report: CompareReportJson };
+/** Transcripts (JSONL, read by the caller) are shown beside a report: one replayed under two of its strategies. */
+export type ViewerInput =
+  | { kind: "run"; name: string; source: RunSource }
+  | { kind: "report"; name: string; report: CompareReportJson }
+  | { kind: "transcripts"; name: string; transcripts: ReplayTranscript[] };
 
 export function readViewerInput(name: string, text: string): ViewerInput {
   if (text.length > MAX_INPUT_BYTES) throw new ViewerInputError(`${name} is too large to view (${text.length} bytes; the limit is ${MAX_INPUT_BYTES})`);

@@ -175,11 +175,15 @@ export interface ReportView {
   longest: { id: string; series: Array<{ strategy: string; tokens: number[]; breaks: number[] }> } | null;
   /** One transcript's prompts under two strategies, when the report came with its transcripts. */
   sideBySide?: SideBySide;
+  /** Why transcripts given with the report are not shown side by side. */
+  note?: string;
 }
 
 export interface SideBySide {
   transcript: string;
   strategies: [string, string];
-  /** Per request: the prompt each strategy sent. */
-  requests: Array<{ index: number; prompts: [MessageRef[], MessageRef[]] }>;
+  /** Every distinct message of either strategy's prompts; prompts list indexes into it. */
+  messages: MessageRef[];
+  /** Per request (the transcript's assistant replies, in order): each strategy's prompt and its tokens. */
+  requests: Array<{ index: number; prompts: [number[], number[]]; tokens: [number, number] }>;
 }

@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runViewCommand } from "../../src/cli/view.js";
-import { compareReportJson, savedExample } from "./fixtures.js";
+import { chatsJsonl, compareReportJson, savedExample } from "./fixtures.js";
 
 const CHROMIUM = process.env.PTC_CHROMIUM ?? "/usr/bin/chromium";
 const missing = !existsSync(CHROMIUM);
@@ -29,14 +29,24 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
   /** Console errors and failed checks (a CSP violation is one) of every page opened. */
   const problems: string[] = [];
 
+  let shared: Page | undefined;
+
+  /** The one tab, loaded afresh at `base#hash` for each test. */
   async function open(hash: string, base = url): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    page.on("console", (m) => void (m.type() === "error" && problems.push(m.text())));
-    page.on("pageerror", (e) => void problems.push(e.message));
-    await page.goto(`${base}#${hash}`);
-    await page.waitForSelector("main");
-    return page;
+    if (shared === undefined) {
+      shared = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+      shared.on("console", (m) => void (m.type() === "error" && problems.push(m.text())));
+      shared.on("pageerror", (e) => void problems.push(e.message));
+    }
+    await shared.goto("about:blank");
+    await shared.goto(`${base}#${hash}`);
+    await shared.waitForSelector("main");
+    return shared;
   }
+
+  // Page-side code as strings: the tests compile without the DOM's types.
+  const hashIs = (page: Page, hash: string) => page.waitForFunction(`location.hash === ${JSON.stringify(hash)}`);
+  const hashMatches = (page: Page, re: RegExp) => page.waitForFunction(`${re.toString()}.test(location.hash)`);
 
   const shot = async (page: Page, name: string) => {
     if (SHOTS) await page.screenshot({ path: join(SHOTS, name) });
@@ -48,11 +58,12 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
       "budget-alert.json": await savedExample("budget-alert"),
       "exploration.json": await savedExample("exploration", { compressHistory: true }),
       "report.json": await compareReportJson(),
+      "chats.jsonl": chatsJsonl(),
     };
     for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
     const paths = Object.keys(files).map((n) => join(dir, n));
     reportFile = join(dir, "report.html");
-    expect(await runViewCommand([paths[3], "--out", reportFile], silent)).toBe(0);
+    expect(await runViewCommand([paths[3], paths[4], "--out", reportFile], silent)).toBe(0);
     let out = "";
     const io = { ...silent, stdout: { write: (s: string) => (out += s) } };
     served = runViewCommand([...paths.slice(0, 3), "--port", "0"], io, () => new Promise<void>((resolve) => (stop = resolve)));
@@ -84,27 +95,25 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     expect(heights.every((h) => h > 0)).toBe(true);
     expect(await page.locator("[data-chart=prompt] .fail-dot").count()).toBe(1);
     await shot(page, "viewer-run.png");
-    await page.close();
   });
 
   it("clicks through turns and follows the keys: j, k, and e to the first error", async () => {
     const page = await open("r1");
     await page.locator(".turn-pill[data-turn='2']").click();
-    await page.waitForFunction(() => location.hash === "#r1/2");
+    await hashIs(page, "#r1/2");
     expect(await page.locator(".error-box h3").textContent()).toContain("type_error");
     expect(await page.locator(".error-box .excerpt").textContent()).toMatch(/\^/);
     expect(await page.locator(".error-box .hint").textContent()).toContain("Hint:");
     expect(await page.locator(".code .error-line").textContent()).toContain("reduce +");
     await page.keyboard.press("j");
-    await page.waitForFunction(() => location.hash === "#r1/3");
+    await hashIs(page, "#r1/3");
     expect(await page.locator(".turn-pill[aria-current=true]").getAttribute("data-turn")).toBe("3");
     await page.keyboard.press("k");
     await page.keyboard.press("k");
-    await page.waitForFunction(() => location.hash === "#r1/1");
+    await hashIs(page, "#r1/1");
     await page.keyboard.press("e");
-    await page.waitForFunction(() => location.hash === "#r1/2");
+    await hashIs(page, "#r1/2");
     expect(await page.locator("article.turn").getAttribute("data-turn")).toBe("2");
-    await page.close();
   });
 
   it("toggles the prompt between as sent, full history and side by side, with the cache break marked", async () => {
@@ -130,7 +139,6 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     await page.keyboard.press("f");
     expect(await page.locator("[data-view=full]").count()).toBe(1);
     expect(await page.locator("[data-view=sent]").count()).toBe(0);
-    await page.close();
   });
 
   it("opens a deep link to a turn, and a nested agent's run from its tool call and back", async () => {
@@ -142,12 +150,11 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     const link = page.locator(".nested-link").first();
     while ((await link.count()) === 0) await page.keyboard.press("j");
     await link.click();
-    await page.waitForFunction(() => /^#r2\.t\d+\.n1$/.test(location.hash));
+    await hashMatches(page, /^#r2\.t\d+\.n1$/);
     expect(await page.locator(".run-head h2").textContent()).toMatch(/^Nested run r2\.t\d+\.n1/);
     await page.locator(".parent a").click();
-    await page.waitForFunction(() => /^#r2\/\d+$/.test(location.hash));
+    await hashMatches(page, /^#r2\/\d+$/);
     expect(await page.locator(".nested-link").count()).toBeGreaterThan(0);
-    await page.close();
   });
 
   it("opens a compaction report as a self-contained file: the table and its charts", async () => {
@@ -159,7 +166,28 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     const lines = await page.locator("[data-chart=requests] polyline.series").evaluateAll((ps) => ps.map((p) => (p.getAttribute("points") ?? "").trim().split(/\s+/).length));
     expect(lines).toEqual([14, 14, 14]);
     await shot(page, "viewer-report.png");
-    await page.close();
+  });
+
+  it("shows one transcript under two strategies side by side, request by request", async () => {
+    const page = await open("c1/14", pathToFileURL(reportFile).href);
+    const box = page.locator("#side-by-side");
+    expect(await box.getAttribute("data-request")).toBe("14");
+    expect(await box.locator("h4 code").allTextContents()).toEqual(["full", "sliding-window:turns=2"]);
+    const counts = async () => [await box.locator("[data-strategy='0'] .msg").count(), await box.locator("[data-strategy='1'] .msg").count()];
+    const [full, window] = await counts();
+    expect(full).toBe(28);
+    expect(window).toBeLessThan(full);
+    // Messages only one prompt has are marked: the rest are shared, so the marks differ by the length difference.
+    const only = [await box.locator("[data-strategy='0'] .msg.new").count(), await box.locator("[data-strategy='1'] .msg.new").count()];
+    expect(only[0]).toBeGreaterThan(0);
+    expect(only[0] - only[1]).toBe(full - window);
+    await page.keyboard.press("k");
+    await hashIs(page, "#c1/13");
+    expect((await counts())[0]).toBe(26);
+    await page.locator("button[data-step=next]").click();
+    await hashIs(page, "#c1/14");
+    await page.locator("#side-by-side").scrollIntoViewIfNeeded();
+    await shot(page, "viewer-side-by-side.png");
   });
 
   it("ran with no console error or policy violation", () => {

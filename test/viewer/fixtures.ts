@@ -14,9 +14,9 @@ export async function savedExample(name: string, options: RunOptions = {}): Prom
   return runToJson(step);
 }
 
-/** A `ptc compare --json` report over a few small chats, with probe facts. */
-export async function compareReportJson(): Promise<string> {
-  const transcripts = [3, 8, 14].map((rounds, t) => {
+/** Three small chats with a probe fact each, as `ptc compare` reads them (JSONL lines). */
+export function chats() {
+  return [3, 8, 14].map((rounds, t) => {
     const messages = [sys("You are helpful.")];
     for (let i = 1; i <= rounds; i++) {
       messages.push(user(`Request ${i}: look up item ${i}. ${"Details of the catalogue entry. ".repeat(20)}`));
@@ -24,6 +24,13 @@ export async function compareReportJson(): Promise<string> {
     }
     return { id: `chat-${t + 1}`, messages, probes: [{ fact: "code of item 1", value: `Q${t}1X`, introduced_at: 2, needed_at: [messages.length - 1] }] };
   });
+}
+
+export const chatsJsonl = (): string => chats().map((c) => JSON.stringify(c)).join("\n") + "\n";
+
+/** A `ptc compare --json` report over the chats. */
+export async function compareReportJson(): Promise<string> {
+  const transcripts = chats();
   const report = await compareStrategies(transcripts, ["sliding-window:turns=2", "rolling-summary"].map((s) => {
     const [name, opt] = s.split(":");
     return opt === undefined ? name : { name, options: { turns: Number(opt.split("=")[1]) } };

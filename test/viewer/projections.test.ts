@@ -13,14 +13,14 @@ import type { PageData, RunView } from "../../src/viewer/model.js";
 import { embedJson, renderPage } from "../../src/viewer/page.js";
 import { messageChanges } from "../../src/viewer/prompt.js";
 import { placeholderValues } from "../../src/viewer/scrub.js";
-import { compareReportJson, savedExample } from "./fixtures.js";
+import { chats, compareReportJson, savedExample } from "./fixtures.js";
 
-const page = (files: Array<[string, string]>): PageData => buildPageData(files.map(([name, text]) => readViewerInput(name, text)));
+const page = (files: Array<[string, string]>): Promise<PageData> => buildPageData(files.map(([name, text]) => readViewerInput(name, text)));
 const text = (data: PageData, i: number): string => data.texts[i];
 
 describe("run projection", () => {
   it("shows each turn of the recovery run: the error with its caret excerpt and hint, then the recovery", async () => {
-    const data = page([["recovery.json", await savedExample("recovery")]]);
+    const data = await page([["recovery.json", await savedExample("recovery")]]);
     expect(data.files).toEqual([{ name: "recovery.json", kind: "run", id: "r1" }]);
     const run = data.runs[0];
     expect(run.turns.map((t) => t.status)).toEqual(["ok", "error", "ok", "returned"]);
@@ -48,7 +48,7 @@ describe("run projection", () => {
   });
 
   it("pairs each turn's prompt as sent with the full history and marks where the cache prefix breaks", async () => {
-    const data = page([["recovery.json", await savedExample("recovery")]]);
+    const data = await page([["recovery.json", await savedExample("recovery")]]);
     const [t1, t2, t3] = data.runs[0].turns.map((t) => t.prompt);
     // Turn 1: system and task, the same in both views, nothing cached before it.
     expect(t1.prefix).toBeNull();
@@ -74,7 +74,7 @@ describe("run projection", () => {
   });
 
   it("shows a compressed run's summarized prompts as smaller than the full history, with the compaction events", async () => {
-    const data = page([["exploration.json", await savedExample("exploration", { compressHistory: true })]]);
+    const data = await page([["exploration.json", await savedExample("exploration", { compressHistory: true })]]);
     const run = data.runs[0];
     expect(run.promptMode).toBe("compressed history");
     const last = run.turns.at(-1)?.prompt;
@@ -91,7 +91,7 @@ describe("run projection", () => {
   });
 
   it("gives a nested agent's run its own entry, linked from the tool call that started it and back", async () => {
-    const data = page([["budget.json", await savedExample("budget-alert")]]);
+    const data = await page([["budget.json", await savedExample("budget-alert")]]);
     expect(data.runs.length).toBeGreaterThan(1);
     const nested = data.runs[1];
     expect(nested.id).toMatch(/^r1\.t\d+\.n1$/);
@@ -124,7 +124,7 @@ describe("hidden context values", () => {
     });
     const json = runToJson(step);
     expect(json).toContain(secret);
-    const data = page([["run.json", json]]);
+    const data = await page([["run.json", json]]);
     const shown = JSON.stringify(data);
     expect(shown).not.toContain(secret);
     expect(shown).toContain("data/_token");
@@ -147,7 +147,7 @@ describe("hidden context values", () => {
 describe("compare reports", () => {
   it("projects the table, the per-transcript figures and the longest transcript's series", async () => {
     const json = await compareReportJson();
-    const data = page([["report.json", json]]);
+    const data = await page([["report.json", json]]);
     expect(data.files).toEqual([{ name: "report.json", kind: "report", id: "c1" }]);
     const r = data.reports[0];
     const raw = JSON.parse(json) as { rows: Array<{ strategy: string; totals: { inputTokens: number } }> };
@@ -159,6 +159,35 @@ describe("compare reports", () => {
     expect(r.longest?.id).toBe("chat-3");
     expect(r.longest?.series[0].tokens).toHaveLength(14);
     expect(r.rows.every((row) => row.retention !== null)).toBe(true);
+  });
+});
+
+describe("one transcript under two strategies", () => {
+  it("replays the report's longest transcript under full and the strategy that saved most, request by request", async () => {
+    const report = readViewerInput("report.json", await compareReportJson());
+    const data = await buildPageData([report, { kind: "transcripts", name: "chats.jsonl", transcripts: chats() }]);
+    const r = data.reports[0];
+    const sbs = r.sideBySide;
+    expect(sbs?.transcript).toBe("chat-3");
+    expect(sbs?.strategies).toEqual(["full", "sliding-window:turns=2"]);
+    expect(sbs?.requests).toHaveLength(14);
+    // The replay agrees with the report's own figures for the same strategies.
+    for (const k of [0, 1] as const) {
+      const series = r.longest?.series.find((s) => s.strategy === sbs?.strategies[k]);
+      expect(sbs?.requests.map((q) => q.tokens[k])).toEqual(series?.tokens);
+    }
+    const last = sbs?.requests.at(-1);
+    expect(last?.prompts[0].length).toBe(28);
+    expect(last?.prompts[1].length).toBeLessThan(28);
+    expect(sbs?.messages[last?.prompts[1][0] ?? -1].role).toBe("system");
+  });
+
+  it("says so when none of the transcripts given is one the report measured", async () => {
+    const report = readViewerInput("report.json", await compareReportJson());
+    const other = chats().map((c) => ({ ...c, id: `other-${c.id}` }));
+    const data = await buildPageData([report, { kind: "transcripts", name: "x.jsonl", transcripts: other }]);
+    expect(data.reports[0].sideBySide).toBeUndefined();
+    expect(data.reports[0].note).toMatch(/none of the transcripts/);
   });
 });
 
@@ -177,7 +206,7 @@ describe("input", () => {
 
 describe("page", () => {
   it("embeds data that holds </script> without ending the script element, and reads back the same", async () => {
-    const data = page([["recovery.json", await savedExample("recovery")]]);
+    const data = await page([["recovery.json", await savedExample("recovery")]]);
     const hostile: PageData = { ...data, title: "</script><script>alert(1)</script>", texts: [...data.texts, "<!-- </SCRIPT> \u2028 &amp;"] };
     const html = renderPage(hostile);
     expect(html.match(/<\/script>/gi)).toHaveLength(2);
@@ -188,7 +217,7 @@ describe("page", () => {
   });
 
   it("allows only its own inline script and style by hash, and nothing from the network", async () => {
-    const html = renderPage(page([["r.json", await savedExample("reviews")]]));
+    const html = renderPage(await page([["r.json", await savedExample("reviews")]]));
     const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)?.[1] ?? "";
     expect(csp).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+'; style-src 'sha256-[A-Za-z0-9+/=]+'; img-src data:/);
     expect(csp).not.toContain("unsafe");

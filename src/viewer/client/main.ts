@@ -20,6 +20,8 @@ function readData(): PageData | string {
   }
 }
 
+const baseName = (path: string): string => path.split(/[\\/]/).pop() ?? path;
+
 interface Route {
   id: string;
   turn?: number;
@@ -61,7 +63,7 @@ function start(): void {
       const children = data.runs.filter((r) => r.parent?.run === run.id);
       const failed = run.turns.some((t) => t.failed);
       return [
-        h("li", { class: `depth-${Math.min(depth, 3)}` }, h("a", { href: `#${run.id}`, class: run.id === active ? "active" : undefined }, depth > 0 ? `↳ ${run.parent?.tool} (${run.id})` : run.file, failed ? h("span", { class: "dot-failed", title: "has failed turns" }, " ●") : null)),
+        h("li", { class: `depth-${Math.min(depth, 3)}` }, h("a", { href: `#${run.id}`, class: run.id === active ? "active" : undefined }, depth > 0 ? `↳ ${run.parent?.tool} (${run.id})` : baseName(run.file), failed ? h("span", { class: "dot-failed", title: "has failed turns" }, " ●") : null)),
         ...children.flatMap((c) => runItem(c, depth + 1)),
       ];
     };
@@ -73,7 +75,7 @@ function start(): void {
         "ul",
         null,
         data.files.flatMap((f) => {
-          if (f.kind === "report") return [h("li", null, h("a", { href: `#${f.id}`, class: f.id === active ? "active" : undefined }, `${f.name} (report)`))];
+          if (f.kind === "report") return [h("li", null, h("a", { href: `#${f.id}`, class: f.id === active ? "active" : undefined }, `${baseName(f.name)} (report)`))];
           const run = runs.get(f.id);
           return run ? runItem(run, 0) : [];
         }),
@@ -99,7 +101,7 @@ function start(): void {
       };
       view = renderRun(run, turn, ctx);
     } else if (report !== undefined) {
-      view = renderReport(report);
+      view = renderReport(report, data.texts, route.turn ?? 1, (hash) => go(hash));
     } else {
       view = h("p", null, "No files to show.");
     }
@@ -113,6 +115,12 @@ function start(): void {
 
   const step = (delta: number) => {
     const route = current();
+    const sbs = reports.get(route.id)?.sideBySide;
+    if (sbs) {
+      const at = Math.min(sbs.requests.length, Math.max(1, (route.turn ?? 1) + delta));
+      go(`${route.id}/${at}`);
+      return;
+    }
     const run = runs.get(route.id);
     if (!run || run.turns.length === 0) return;
     const i = Math.max(0, run.turns.findIndex((t) => t.number === (route.turn ?? run.turns[0].number)));
