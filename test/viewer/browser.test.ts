@@ -95,6 +95,12 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     expect(heights.every((h) => h > 0)).toBe(true);
     expect(await page.locator("[data-chart=prompt] .fail-dot").count()).toBe(1);
     await shot(page, "viewer-run.png");
+    if (SHOTS) {
+      await page.emulateMedia({ colorScheme: "dark" });
+      await page.locator(".turn-pill[data-turn='2']").click();
+      await shot(page, "viewer-run-dark.png");
+      await page.emulateMedia({ colorScheme: "light" });
+    }
   });
 
   it("clicks through turns and follows the keys: j, k, and e to the first error", async () => {
@@ -128,7 +134,7 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     expect(await sent.locator(".cache-break").textContent()).toMatch(/prefix cache breaks here: [\d,]+ tokens/);
     expect(await sent.locator(".msg.new").count()).toBeGreaterThan(0);
     expect(await page.locator("[data-chart=prompt] line.compaction").count()).toBeGreaterThan(0);
-    await page.locator(".cache-break").first().scrollIntoViewIfNeeded();
+    await page.evaluate('document.getElementById("prompt").scrollIntoView()');
     await shot(page, "viewer-prompt.png");
     await page.locator("button[data-layout=full]").click();
     expect(await page.locator("[data-view=sent]").count()).toBe(0);
@@ -186,7 +192,7 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     expect((await counts())[0]).toBe(26);
     await page.locator("button[data-step=next]").click();
     await hashIs(page, "#c1/14");
-    await page.locator("#side-by-side").scrollIntoViewIfNeeded();
+    await page.evaluate('document.getElementById("side-by-side").scrollIntoView()');
     await shot(page, "viewer-side-by-side.png");
   });
 
