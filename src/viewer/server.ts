@@ -53,7 +53,12 @@ export function serveViewer(page: string, csp: string, options: { host: string; 
       const host = options.host.includes(":") ? `[${options.host}]` : options.host;
       resolve({
         url: `http://${host}:${port}/`,
-        close: () => new Promise<void>((done) => server.close(() => done())),
+        // A browser holds its keep-alive connection open: end it, or close would wait for it.
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
       });
     });
   });
