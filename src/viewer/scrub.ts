@@ -51,15 +51,21 @@ export function placeholderValues(sent: string, raw: string): Array<[key: string
 }
 
 function learn(into: HiddenValues, sent: readonly TextMessage[], rebuilt: readonly TextMessage[]): void {
-  const n = Math.min(sent.length, rebuilt.length);
-  for (let i = 0; i < n; i++) {
-    if (sent[i].role !== rebuilt[i].role || !sent[i].content.includes("data/_")) continue;
-    for (const [key, value] of placeholderValues(sent[i].content, rebuilt[i].content)) {
-      const set = into.get(key) ?? new Set<string>();
-      set.add(value);
-      into.set(key, set);
+  sent.forEach((m, i) => {
+    if (!m.content.includes("data/_")) return;
+    // The message at the same place first; a strategy that dropped or merged messages moves them.
+    const candidates = [rebuilt[i], ...rebuilt].filter((r) => r !== undefined && r.role === m.role);
+    for (const r of candidates) {
+      const found = placeholderValues(m.content, r.content);
+      if (found.length === 0) continue;
+      for (const [key, value] of found) {
+        const set = into.get(key) ?? new Set<string>();
+        set.add(value);
+        into.set(key, set);
+      }
+      return;
     }
-  }
+  });
 }
 
 /** Hidden values of a run and of its nested runs, found by rebuilding each prompt from the turns before it. */

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runViewCommand } from "../../src/cli/view.js";
 import { MAX_INPUT_BYTES } from "../../src/viewer/input.js";
-import { compareReportJson, savedExample } from "./fixtures.js";
+import { chatsJsonl, compareReportJson, savedExample } from "./fixtures.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ptc-view-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -58,6 +58,8 @@ describe("ptc view --out", () => {
       [file("broken.json", '{"version": 2, "trace": '), /broken\.json is not valid JSON/],
       [file("other.json", '{"version":2,"ok":true,"usage":{},"trace":{}}'), /other\.json: not a saved ptc-lisp run: at /],
       [join(dir, "missing.json"), /cannot read .*missing\.json \(ENOENT\)/],
+      [file("bad.jsonl", "{nope\n"), /bad\.jsonl:1: not valid JSON/],
+      [file("chats.jsonl", chatsJsonl()), /transcripts \(\.jsonl\) are shown beside the ptc compare report/],
     ];
     const big = file("big.json", "");
     truncateSync(big, MAX_INPUT_BYTES + 1);
@@ -71,12 +73,20 @@ describe("ptc view --out", () => {
     expect(() => readFileSync(out)).toThrow();
   });
 
+  it("prints its usage on --help", async () => {
+    const t = io();
+    expect(await runViewCommand(["--help"], t.io)).toBe(0);
+    expect(t.out.stdout).toMatch(/^usage: ptc view FILE\.\.\. \[--port N\] \[--host ADDRESS\] \[--out FILE\]/);
+  });
+
   it("rejects bad options: no files, a non-loopback host, a bad port", async () => {
     for (const [args, message] of [
       [[], /give at least one file/],
       [["x.json", "--host", "0.0.0.0"], /--host must be a loopback address/],
       [["x.json", "--port", "99999"], /--port expects a port number/],
       [["x.json", "--bogus"], /Unknown option '--bogus'/],
+      [["x.json", "--out", "y.html", "--port", "8080"], /--out writes a file and serves nothing/],
+      [[join(dir, "t.jsonl")], /cannot read .*t\.jsonl/],
     ] as Array<[string[], RegExp]>) {
       const t = io();
       expect(await runViewCommand(args, t.io)).toBe(2);

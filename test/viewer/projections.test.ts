@@ -133,6 +133,31 @@ describe("hidden context values", () => {
     expect(data.runs[0].turns[1].output).toBe("token=data/_token");
   });
 
+  // The programs the agent's own hidden-context test uses: every way a value could reach a prompt.
+  const PROGRAMS = [
+    '(def t data/_token)\n(println "token is" t)',
+    '(def r (tool/lookup {:token data/_token}))\n(println (:echoed r))',
+    '(def auth (str "Bearer " data/_token))\n(def creds data/_creds)',
+    "(println (pr-str data/_creds))",
+    "(tool/lookup {:token (:secret data/_creds)})\n(+ 1 data/_token)",
+    "(return :done)",
+  ];
+
+  for (const compressHistory of [false, true]) {
+    it(`are found and scrubbed in every way a program can show them (${compressHistory ? "compressed" : "full"} history)`, async () => {
+      const token = "sk-test-Ab12Cd34";
+      const inner = "sk-inner-Zz9Yy8";
+      const agent = SubAgent.create({ prompt: "Find the customer.", tools: { lookup }, maxTurns: PROGRAMS.length });
+      const step = await SubAgent.run(agent, { llm: scriptedLlm(PROGRAMS.map(code)), context: { _token: token, _creds: { secret: inner, user: "ann" } }, compressHistory });
+      const json = runToJson(step);
+      expect(json).toContain(token);
+      expect(json).toContain(inner);
+      const shown = JSON.stringify(await page([["run.json", json]]));
+      expect(shown).not.toContain(token);
+      expect(shown).not.toContain(inner);
+    });
+  }
+
   it("are read off a sent message and the same message rebuilt", () => {
     expect(placeholderValues("got data/_token here", "got sk-123456 here")).toEqual([["_token", "sk-123456"]]);
     expect(placeholderValues("a data/_k b data/_j c", "a 1111 b 2222 c")).toEqual([
