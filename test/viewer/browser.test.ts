@@ -70,7 +70,8 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     while (!out.includes("http://")) await new Promise((r) => setTimeout(r, 10));
     url = /(http:\/\/\S+\/)/.exec(out)?.[1] ?? "";
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"] });
-  });
+    // Runs, a report and a browser start: more than the default hook time on a busy two-core machine.
+  }, 90_000);
 
   afterAll(async () => {
     await browser?.close();
