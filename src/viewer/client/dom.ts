@@ -36,6 +36,9 @@ export function s(tag: string, attrs?: Attrs | null, ...children: Child[]): SVGE
   return el;
 }
 
+/** A file's name without its folders (the navigation and headers show this; the full path is the title). */
+export const baseName = (path: string): string => path.split(/[\\/]/).pop() ?? path;
+
 export const fmt = (n: number): string => Math.round(n).toLocaleString("en-US");
 export const ms = (n: number): string => (n >= 10_000 ? `${(n / 1000).toFixed(1)} s` : `${fmt(n)} ms`);
 

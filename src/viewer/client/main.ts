@@ -2,7 +2,7 @@
 // (`#run`, `#run/turn`, `#report`), draws the navigation and the selected view, and handles
 // the keys (j/k and left/right arrows between turns, e to the first error, f for the prompt view).
 import type { PageData, RunView } from "../model.js";
-import { h } from "./dom.js";
+import { baseName, h } from "./dom.js";
 import type { PromptLayout } from "./prompt.js";
 import { renderReport } from "./report.js";
 import { renderRun, type RunContext } from "./run.js";
@@ -19,8 +19,6 @@ function readData(): PageData | string {
     return `the page's data cannot be read (${(e as Error).message})`;
   }
 }
-
-const baseName = (path: string): string => path.split(/[\\/]/).pop() ?? path;
 
 interface Route {
   id: string;

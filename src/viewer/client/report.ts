@@ -1,7 +1,7 @@
 // A `ptc compare` report: the per-strategy table, its charts, and the per-transcript figures.
 import type { ReportView, SideBySide } from "../model.js";
 import { costRetention, requestLines, strategyBars } from "./charts.js";
-import { block, fmt, h } from "./dom.js";
+import { baseName, block, fmt, h } from "./dom.js";
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
@@ -57,7 +57,7 @@ export function renderReport(r: ReportView, texts: readonly string[] = [], reque
   return h(
     "div",
     { class: "report", "data-report": r.id },
-    h("header", { class: "run-head" }, h("h2", null, "Compaction report ", h("code", null, r.id), h("span", { class: "muted" }, ` ${r.file}`)), h("p", { class: "muted" }, `${r.transcripts} transcripts, ${fmt(r.messages)} messages; every request replayed under each strategy.`)),
+    h("header", { class: "run-head" }, h("h2", null, "Compaction report ", h("code", null, r.id), h("span", { class: "muted", title: r.file }, ` ${baseName(r.file)}`)), h("p", { class: "muted" }, `${r.transcripts} transcripts, ${fmt(r.messages)} messages; every request replayed under each strategy.`)),
     main,
     h("div", { class: "charts" }, h("h3", null, "Input tokens over all requests"), strategyBars(r.rows), costRetention(r.rows) ? h("h3", null, "Cost against retention") : null, costRetention(r.rows), r.longest ? h("h3", null, `Prompt tokens per request: ${r.longest.id}`) : null, r.longest ? requestLines(r.longest) : null),
     r.sideBySide ? sideBySide(r, r.sideBySide, texts, request, go) : null,

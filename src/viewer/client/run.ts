@@ -2,7 +2,7 @@
 // turn in detail (program, error, output, tool calls, definitions, value, prompt).
 import type { PageData, RunView, ToolCallView, TurnView } from "../model.js";
 import { outputChart, promptChart } from "./charts.js";
-import { block, fmt, h, ms } from "./dom.js";
+import { baseName, block, fmt, h, ms } from "./dom.js";
 import { highlight } from "./lisp.js";
 import { promptSection, type PromptLayout } from "./prompt.js";
 
@@ -32,7 +32,7 @@ function header(run: RunView, ctx: RunContext): HTMLElement {
   return h(
     "header",
     { class: "run-head" },
-    h("h2", null, run.parent ? "Nested run " : "Run ", h("code", null, run.id), h("span", { class: "muted" }, ` ${run.file}`)),
+    h("h2", null, run.parent ? "Nested run " : "Run ", h("code", null, run.id), h("span", { class: "muted", title: run.file }, ` ${baseName(run.file)}`)),
     run.parent ? h("p", { class: "parent" }, "Called by ", h("a", { href: `#${run.parent.run}/${run.parent.turn}`, onclick: (e: Event) => (e.preventDefault(), ctx.go(`${run.parent?.run}/${run.parent?.turn}`)) }, `turn ${run.parent.turn} of ${run.parent.run}`), ` as tool ${run.parent.tool}`) : null,
     h("div", { class: `outcome outcome-${outcome}`, "data-outcome": outcome }, run.outcome.text),
     h("div", { class: "stats" }, [
