@@ -74,7 +74,12 @@ function resolve(ctx: ProxyContext, config: ProxyConfig, req: IncomingMessage, r
     hashes = prefixHashes(request.messages);
     identity = config.identity.prefixMatch ? prefixIdentity(hashes, ctx.store) : { id: `conv-once-${now}`, source: "none" };
   }
-  const record = ctx.store.get(identity.id) ?? newRecord(identity, now, identity.forkedFrom === undefined ? undefined : ctx.store.get(identity.forkedFrom));
+  let record = ctx.store.get(identity.id);
+  if (record === undefined) {
+    record = newRecord(identity, now, identity.forkedFrom === undefined ? undefined : ctx.store.get(identity.forkedFrom));
+    // Stored at once, so concurrent requests of a new conversation share one record (and its summary).
+    if (identity.source !== "none") ctx.store.put(record);
+  }
   return { record, hashes };
 }
 

@@ -5,7 +5,8 @@
 // tool schemas and the reserved output, calibrated by what the upstream reported before.
 import { compact } from "../compaction/compact.js";
 import { contextLimit, toolTokens } from "../compaction/models.js";
-import type { CompactionResult, Json } from "../compaction/types.js";
+import { createStrategy } from "../compaction/registry.js";
+import type { CompactionResult, Json, Strategy } from "../compaction/types.js";
 import type { ChatMessage, Llm } from "../llm/types.js";
 import type { ProxyConfig } from "./config.js";
 import type { Logger } from "./log.js";
@@ -39,6 +40,9 @@ type Spec = { name: string; options: Record<string, Json> };
 
 export class Compactor {
   private readonly locks = new Map<string, Promise<unknown>>();
+  // Built strategies by spec: options are validated once, and the summarizer's cache of accepted
+  // summaries is shared by every request (a retry after a failed upstream call costs no new summary).
+  private readonly strategies = new Map<string, Strategy>();
 
   constructor(
     private readonly metrics: Metrics,
@@ -92,7 +96,7 @@ export class Compactor {
     const summarizer = llm();
     let result: CompactionResult;
     try {
-      result = await compact(view.messages, spec, {
+      result = await compact(view.messages, this.strategy(spec), {
         ...(state === null ? {} : { state }),
         ...(summarizer === undefined ? {} : { llm: summarizer }),
         ...(input.model === undefined ? {} : { model: input.model }),
@@ -154,6 +158,17 @@ export class Compactor {
       durationMs: Math.round(result.stats.durationMs * 10) / 10,
       llmCalls: result.stats.llmCalls,
     });
+  }
+
+  private strategy(spec: Spec): Strategy {
+    const key = JSON.stringify(spec);
+    let s = this.strategies.get(key);
+    if (s === undefined) {
+      if (this.strategies.size >= 256) this.strategies.clear();
+      s = createStrategy(spec);
+      this.strategies.set(key, s);
+    }
+    return s;
   }
 
   /** Runs `fn` when no other compaction of the same conversation is in flight. */

@@ -19,7 +19,7 @@ export interface FakeUpstreamOptions {
   /** Reported prompt tokens for a request; default chars of the messages JSON / 4. */
   promptTokens?: (messages: unknown[]) => number;
   /** What the summarizer prompt is answered with; default a valid short summary. */
-  summary?: () => string;
+  summary?: (prompt: string) => string;
   /** Keep every request (tests); off in the benchmark. */
   record?: boolean;
 }
@@ -79,13 +79,14 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       if (path !== "/v1/chat/completions" || body === undefined) return json(404, { error: { message: `no route ${path}`, type: "invalid_request_error", code: null } });
       const messages = (body.messages ?? []) as Msg[];
       const promptTokens = count(messages);
-      if (options.contextTokens !== undefined && promptTokens > options.contextTokens) {
+      // The summarizer's model is taken to have a larger window than the conversation's.
+      if (options.contextTokens !== undefined && promptTokens > options.contextTokens && !isSummaryPrompt(messages)) {
         return json(400, { error: { message: `This model's maximum context length is ${options.contextTokens} tokens. However, your messages resulted in ${promptTokens} tokens.`, type: "invalid_request_error", code: "context_length_exceeded" } });
       }
       let content: string;
       if (isSummaryPrompt(messages)) {
         state.summaryCalls++;
-        content = options.summary ? options.summary() : JSON.stringify({ ConversationSummary: "The user asked about several topics; all were answered." });
+        content = options.summary ? options.summary(messages[0].content as string) : JSON.stringify({ ConversationSummary: "The user asked about several topics; all were answered." });
       } else {
         const last = [...messages].reverse().find((m) => m.role === "user");
         content = `reply to ${typeof last?.content === "string" ? last.content : "?"} (${messages.length} messages)`;
