@@ -3,11 +3,7 @@
 // p99 latency direct and through the proxy, the added latency, requests per second at a fixed
 // concurrency, and the ratios; then the time a compaction (with its summary call) adds.
 import http from "node:http";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { startProxy } from "../../src/proxy/index.js";
-import { startFakeUpstream } from "../../test/support/fake-openai.js";
+import { fork } from "node:child_process";
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
@@ -70,13 +66,43 @@ function conversation(messages: number, words: number, tag: string) {
 
 const fmt = (x: number) => x.toFixed(2).padStart(8);
 
+/** Starts a process (the fake upstream or the proxy); resolves with its URL and a stop function. */
+function worker(args: string[], profile = false): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child = fork(new URL("./worker.ts", import.meta.url), args, { execArgv: ["--import", "tsx", ...(profile ? ["--cpu-prof", "--cpu-prof-dir=bench-proxy-profile"] : [])] });
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("message", (url) =>
+      resolve({
+        url: String(url),
+        stop: () =>
+          new Promise((done) => {
+            child.once("exit", () => done());
+            child.send("stop");
+          }),
+      }),
+    );
+  });
+}
+
+const TOKEN = "bench-admin";
+
+async function admin(base: string, path: string, body?: unknown): Promise<string> {
+  const res = await fetch(`${base}${path}`, { method: body === undefined ? "GET" : "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
+  return res.text();
+}
+
+const metric = (text: string, name: string) => Number(new RegExp(`^${name.replace(/[{}"]/g, "\\$&")} (\\S+)$`, "m").exec(text)?.[1] ?? 0);
+
 async function main() {
   const budgetStart = performance.now();
-  const upstream = await startFakeUpstream({ record: false });
-  const dir = mkdtempSync(join(tmpdir(), "ptc-proxy-bench-"));
-  const proxy = await startProxy({ upstream: upstream.url, port: 0, db: join(dir, "bench.db"), logger: () => {} });
+  const upstream = await worker(["upstream"]);
+  // BENCH_PROFILE=1 writes a CPU profile of the proxy process to bench-proxy-profile/.
+  const proxy = await worker(["proxy", upstream.url, TOKEN], process.env.BENCH_PROFILE === "1");
   const direct = upstream.url;
   const proxied = `${proxy.url}/v1`;
+  // A 128k-token model: the pass-through scenarios are far from compaction, as most requests are.
+  await admin(proxy.url, "/ext/context_compaction/config", { compaction: { contextLimits: { "fake-model": 128_000 } } });
   const n = Number(process.env.BENCH_N ?? 400);
   const seconds = Number(process.env.BENCH_SECONDS ?? 2);
 
@@ -89,7 +115,7 @@ async function main() {
     { name: "chat, 101 messages, no id (prefix match)", body: () => JSON.stringify({ model: "fake-model", messages: big }), headers: () => ({}) },
   ];
 
-  console.log(`proxy bench: loopback fake upstream, ${n} sequential requests per side, ${seconds} s at 16 concurrent clients per side\n`);
+  console.log(`proxy bench: fake upstream and proxy in their own processes on loopback, ${n} sequential requests per side, ${seconds} s at 16 concurrent clients per side\n`);
   console.log(`${"scenario".padEnd(42)} ${"direct p50".padStart(10)} ${"proxy p50".padStart(10)} ${"added p50".padStart(10)} ${"direct p99".padStart(10)} ${"proxy p99".padStart(10)} ${"added p99".padStart(10)} ${"rps direct".padStart(10)} ${"rps proxy".padStart(10)} ${"rps ratio".padStart(10)}`);
   for (const s of scenarios) {
     const { d, p } = await latencies(direct, proxied, s.body, s.headers, n);
@@ -102,27 +128,30 @@ async function main() {
   // Compaction: a 61-message conversation over a 3000-token window. Each fresh conversation
   // compacts once (one summary call to the fake upstream); the same request with compaction off
   // is the baseline.
-  const long = conversation(60, 80, "long");
-  const body = JSON.stringify({ model: "fake-model", messages: long });
-  proxy.context.config.update({ compaction: { contextLimits: { "fake-model": 3000 }, reserveOutputTokens: 200 } });
+  // Each conversation has its own words, so no summary comes from the summarizer's cache.
   const runs = Number(process.env.BENCH_COMPACTIONS ?? 30);
+  const bodies = Array.from({ length: runs }, (_, i) => JSON.stringify({ model: "fake-model", messages: conversation(60, 80, `long${i}`) }));
+  await admin(proxy.url, "/ext/context_compaction/config", { compaction: { contextLimits: { "fake-model": 3000 }, reserveOutputTokens: 200 } });
   const compacting: number[] = [];
-  for (let i = 0; i < runs; i++) compacting.push(await post(proxied, body, { "x-conversation-id": `compact-${i}` }));
+  for (let i = 0; i < runs; i++) compacting.push(await post(proxied, bodies[i], { "x-conversation-id": `compact-${i}` }));
   const reuse: number[] = [];
-  for (let i = 0; i < runs; i++) reuse.push(await post(proxied, body, { "x-conversation-id": `compact-${i}` }));
-  proxy.context.config.update({ compaction: { enabled: false } });
+  for (let i = 0; i < runs; i++) reuse.push(await post(proxied, bodies[i], { "x-conversation-id": `compact-${i}` }));
+  await admin(proxy.url, "/ext/context_compaction/config", { compaction: { enabled: false } });
   const plain: number[] = [];
-  for (let i = 0; i < runs; i++) plain.push(await post(proxied, body, { "x-conversation-id": `plain-${i}` }));
-  const m = proxy.context.metrics;
+  for (let i = 0; i < runs; i++) plain.push(await post(proxied, bodies[i], { "x-conversation-id": `plain-${i}` }));
+  const text = await (await fetch(`${proxy.url}/metrics`)).text();
+  const body = bodies[0];
   console.log(`\ncompaction (61 messages, ~${Math.round(body.length / 1024)} KB, window 3000 tokens, ${runs} conversations):`);
   console.log(`  request with compaction off        p50 ${fmt(quantile(plain, 0.5))}ms`);
   console.log(`  request that compacts (1 summary)  p50 ${fmt(quantile(compacting, 0.5))}ms   added ${fmt(quantile(compacting, 0.5) - quantile(plain, 0.5))}ms   ratio ${(quantile(compacting, 0.5) / quantile(plain, 0.5)).toFixed(2)}x`);
   console.log(`  next request, summary reused       p50 ${fmt(quantile(reuse, 0.5))}ms   added ${fmt(quantile(reuse, 0.5) - quantile(plain, 0.5))}ms   ratio ${(quantile(reuse, 0.5) / quantile(plain, 0.5)).toFixed(2)}x`);
-  console.log(`  compactions succeeded ${m.get("ptc_proxy_compactions_total", 'outcome="succeeded"')}, tokens ${m.get("ptc_proxy_compaction_tokens_before_total")} -> ${m.get("ptc_proxy_compaction_tokens_after_total")}, summary calls ${upstream.summaryCalls}`);
+  const seconds_ = metric(text, "ptc_proxy_compaction_seconds_sum");
+  const count = metric(text, "ptc_proxy_compaction_seconds_count");
+  console.log(`  compactions succeeded ${metric(text, 'ptc_proxy_compactions_total{outcome="succeeded"}')}, tokens ${metric(text, "ptc_proxy_compaction_tokens_before_total")} -> ${metric(text, "ptc_proxy_compaction_tokens_after_total")}, mean compaction time ${((seconds_ / Math.max(1, count)) * 1000).toFixed(2)} ms (summary call included)`);
   console.log(`\ntotal bench time ${((performance.now() - budgetStart) / 1000).toFixed(1)} s`);
-  await proxy.close();
-  await upstream.close();
   agent.destroy();
+  await proxy.stop();
+  await upstream.stop();
 }
 
 await main();

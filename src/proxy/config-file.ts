@@ -3,12 +3,14 @@
 // either the old settings or the new ones, never a mix. Updates are validated whole before
 // anything changes and written atomically (temporary file, then rename); edits to the file
 // are picked up without a restart, and a bad edit keeps the running settings.
-import { existsSync, readFileSync, renameSync, unwatchFile, watchFile, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { mergeConfig, parseConfig, type Parsed, type ProxyConfig } from "./config.js";
 
 export class ConfigFile {
   private value: ProxyConfig;
-  private watching = false;
+  private timer: NodeJS.Timeout | undefined;
+  // The file's text as last loaded or written: a poll that reads the same text changes nothing.
+  private seen: string | undefined;
 
   /**
    * @param file the config file (optional: without one, updates live in memory only)
@@ -21,6 +23,7 @@ export class ConfigFile {
     private readonly onReload: (result: Parsed<ProxyConfig>) => void,
   ) {
     this.value = value;
+    this.seen = file === undefined ? undefined : readText(file);
   }
 
   /** Loads the file (if it exists) over the defaults; fails with the reason when it is invalid. */
@@ -39,8 +42,10 @@ export class ConfigFile {
     const parsed = parseConfig(mergeConfig(this.value, patch));
     if (!parsed.ok) return parsed;
     if (this.file !== undefined) {
-      const written = writeAtomic(this.file, JSON.stringify(parsed.value, null, 2) + "\n");
+      const text = JSON.stringify(parsed.value, null, 2) + "\n";
+      const written = writeAtomic(this.file, text);
       if (written !== undefined) return { ok: false, error: written };
+      this.seen = text;
     }
     this.value = parsed.value;
     return parsed;
@@ -48,25 +53,28 @@ export class ConfigFile {
 
   /** Re-reads the file; a file that no longer validates leaves the running settings alone. */
   reload(): Parsed<ProxyConfig> {
+    if (this.file !== undefined) this.seen = readText(this.file);
     const loaded = load(this.file, this.overrides);
     if (loaded.ok) this.value = loaded.value;
     this.onReload(loaded);
     return loaded;
   }
 
-  /** Reloads when the file changes (polling, so editors that replace the file are seen too). */
+  /** Reloads when the file's text changes (read by polling: editors that replace the file are seen too). */
   watch(intervalMs = 1000): void {
-    if (this.file === undefined || this.watching) return;
-    this.watching = true;
+    if (this.file === undefined || this.timer !== undefined) return;
     const file = this.file;
-    watchFile(file, { interval: intervalMs, persistent: false }, (now, before) => {
-      if (now.mtimeMs !== before.mtimeMs && readText(file) !== JSON.stringify(this.value, null, 2) + "\n") this.reload();
-    });
+    this.timer = setInterval(() => {
+      // A missing file is most likely being replaced: keep the running settings.
+      const text = readText(file);
+      if (text !== undefined && text !== this.seen) this.reload();
+    }, intervalMs);
+    this.timer.unref();
   }
 
   close(): void {
-    if (this.watching && this.file !== undefined) unwatchFile(this.file);
-    this.watching = false;
+    clearInterval(this.timer);
+    this.timer = undefined;
   }
 }
 

@@ -1,6 +1,7 @@
 // Conversation state that survives a restart: one SQLite file (better-sqlite3, WAL). Records and
-// the prefix index are also held in memory, so the request path reads no disk; every change is
-// written through at once. Message history is written to disk only (admin `compact` reads it).
+// the prefix index are also held in memory, so the request path reads no disk. Changes are
+// written in one transaction per turn of the event loop (a burst of requests costs one commit),
+// and at close. Message history is kept on disk only (admin `compact` reads it).
 import Database from "better-sqlite3";
 import type { Json } from "../compaction/types.js";
 import type { ChatMessage } from "../llm/types.js";
@@ -66,6 +67,9 @@ export class SqliteStore implements ConversationStore {
   private readonly prefixes = new Map<string, string>();
   private readonly statements;
   private closed = false;
+  // Records and request bodies waiting for the next flush; the latest body per conversation wins.
+  private readonly dirty = new Map<string, string | undefined>();
+  private flushing: NodeJS.Immediate | undefined;
 
   /** Opens (creating if needed) the database at `file`; ":memory:" for a store that does not persist. */
   constructor(file: string) {
@@ -108,11 +112,28 @@ export class SqliteStore implements ConversationStore {
 
   put(record: ConversationRecord, body?: string): void {
     this.records.set(record.id, record);
-    this.statements.put.run(record.id, record.updatedAt, JSON.stringify(record));
-    if (body !== undefined) this.statements.putMessages.run(record.id, body);
+    this.dirty.set(record.id, body ?? this.dirty.get(record.id));
+    this.flushing ??= setImmediate(() => this.flush());
+  }
+
+  /** Writes every pending change in one transaction. */
+  flush(): void {
+    if (this.flushing !== undefined) clearImmediate(this.flushing);
+    this.flushing = undefined;
+    if (this.dirty.size === 0 || this.closed) return;
+    this.db.transaction(() => {
+      for (const [id, body] of this.dirty) {
+        const record = this.records.get(id);
+        if (record === undefined) continue;
+        this.statements.put.run(id, record.updatedAt, JSON.stringify(record));
+        if (body !== undefined) this.statements.putMessages.run(id, body);
+      }
+    })();
+    this.dirty.clear();
   }
 
   messages(id: string): ChatMessage[] | undefined {
+    this.flush();
     const row = this.statements.messages.get(id);
     if (row === undefined) return undefined;
     const body = JSON.parse(row.messages) as { messages?: ChatMessage[] };
@@ -134,6 +155,7 @@ export class SqliteStore implements ConversationStore {
   }
 
   expire(before: number): number {
+    this.flush();
     const stale = this.statements.stale.all(before).map((r) => r.id);
     if (stale.length === 0) return 0;
     const gone = new Set(stale);
@@ -147,6 +169,7 @@ export class SqliteStore implements ConversationStore {
 
   close(): void {
     if (this.closed) return;
+    this.flush();
     this.closed = true;
     this.db.close();
   }
