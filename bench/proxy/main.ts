@@ -4,6 +4,8 @@
 // concurrency, and the ratios; then the time a compaction (with its summary call) adds.
 import http from "node:http";
 import { fork } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
@@ -66,9 +68,11 @@ function conversation(messages: number, words: number, tag: string) {
 
 const fmt = (x: number) => x.toFixed(2).padStart(8);
 
+const PROFILE_DIR = join(tmpdir(), "ptc-proxy-profile");
+
 /** Starts a process (the fake upstream or the proxy); resolves with its URL and a stop function. */
 function worker(args: string[], profile = false): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = fork(new URL("./worker.ts", import.meta.url), args, { execArgv: ["--import", "tsx", ...(profile ? ["--cpu-prof", "--cpu-prof-dir=bench-proxy-profile"] : [])] });
+  const child = fork(new URL("./worker.ts", import.meta.url), args, { execArgv: ["--import", "tsx", ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [])] });
   return new Promise((resolve, reject) => {
     child.once("error", reject);
     child.once("message", (url) =>
@@ -97,7 +101,7 @@ const metric = (text: string, name: string) => Number(new RegExp(`^${name.replac
 async function main() {
   const budgetStart = performance.now();
   const upstream = await worker(["upstream"]);
-  // BENCH_PROFILE=1 writes a CPU profile of the proxy process to bench-proxy-profile/.
+  // BENCH_PROFILE=1 writes a CPU profile of the proxy process to $TMPDIR/ptc-proxy-profile.
   const proxy = await worker(["proxy", upstream.url, TOKEN], process.env.BENCH_PROFILE === "1");
   const direct = upstream.url;
   const proxied = `${proxy.url}/v1`;
