@@ -1,5 +1,6 @@
 // `ptc proxy`: runs the compaction proxy until SIGINT or SIGTERM.
 import { parseArgs } from "node:util";
+import { redactUrl } from "../proxy/config.js";
 import { jsonLogger } from "../proxy/log.js";
 import { ProxyStartError, startProxy } from "../proxy/server.js";
 import { usageFailure, type Io } from "./eval.js";
@@ -68,7 +69,7 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
     return 2;
   }
   if (proxy.context.config.current.upstream === undefined) io.stderr.write("ptc proxy: warning: no upstream (--upstream or \"upstream\" in the config file); chat requests will fail until one is set\n");
-  io.stdout.write(`ptc proxy: listening on ${proxy.url}/v1 -> ${proxy.context.config.current.upstream ?? "(no upstream)"}\n`);
+  io.stdout.write(`ptc proxy: listening on ${proxy.url}/v1 -> ${redactUrl(proxy.context.config.current.upstream) ?? "(no upstream)"}\n`);
   await (stop ??
     new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);

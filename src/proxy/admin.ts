@@ -4,7 +4,7 @@
 // never message content; only a dry run returns messages, since that is what it is asked for.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { redactConfig } from "./config.js";
+import { redactConfig, redactUrl } from "./config.js";
 import { summarizerLlm } from "./chat.js";
 import { readBody, sendJson, type ProxyContext } from "./context.js";
 import { sendError } from "./errors.js";
@@ -81,7 +81,7 @@ export async function handleAdmin(ctx: ProxyContext, req: IncomingMessage, res: 
     return sendJson(res, 200, {
       enabled: config.compaction.enabled,
       strategy: config.compaction.strategy,
-      upstream: config.upstream ?? null,
+      upstream: redactUrl(config.upstream) ?? null,
       conversations: ctx.store.list().map((r) => summary(ctx, r)),
     });
   }

@@ -111,8 +111,18 @@ export function mergeConfig(current: unknown, patch: unknown): unknown {
   return out;
 }
 
-/** The configuration as GET /config shows it: secrets replaced. */
+/** A URL without the user name and password it may carry, for logs and status. */
+export function redactUrl(url: string | undefined): string | undefined {
+  if (url === undefined || !url.includes("@")) return url;
+  const u = new URL(url);
+  u.username = "";
+  u.password = "";
+  return u.href;
+}
+
+/** The configuration as GET /config shows it: the key and any credentials in URLs replaced. */
 export function redactConfig(config: ProxyConfig): ProxyConfig {
   const s = config.compaction.summarizer;
-  return s.apiKey === undefined ? config : { ...config, compaction: { ...config.compaction, summarizer: { ...s, apiKey: REDACTED } } };
+  const summarizer = { ...s, ...(s.apiKey === undefined ? {} : { apiKey: REDACTED }), ...(s.baseURL === undefined ? {} : { baseURL: redactUrl(s.baseURL) }) };
+  return { ...config, ...(config.upstream === undefined ? {} : { upstream: redactUrl(config.upstream) }), compaction: { ...config.compaction, summarizer } };
 }

@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { ADMIN_PREFIX, handleAdmin } from "./admin.js";
 import { handleChat } from "./chat.js";
 import { ConfigFile } from "./config-file.js";
+import { redactUrl } from "./config.js";
 import { Compactor } from "./compactor.js";
 import { readBody, sendJson, type ProxyContext } from "./context.js";
 import { sendError, upstreamErrorBody } from "./errors.js";
@@ -150,7 +151,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     });
   });
   const port = (server.address() as AddressInfo).port;
-  logger({ event: "listening", host, port, upstream: config.current.upstream, admin: ctx.adminToken !== undefined });
+  logger({ event: "listening", host, port, upstream: redactUrl(config.current.upstream), admin: ctx.adminToken !== undefined });
   return {
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
     port,

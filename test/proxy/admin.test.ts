@@ -65,9 +65,11 @@ describe("proxy admin, health and state", () => {
   });
 
   it("shows config with secrets redacted and rejects a bad update whole", async () => {
-    const x = await start({ config: { compaction: { summarizer: { apiKey: "sk-summary-secret" } } } });
+    const x = await start({ config: { compaction: { summarizer: { apiKey: "sk-summary-secret", baseURL: "http://user:url-secret@127.0.0.1:9/v1" } } } });
     const shown = await admin(x, "config");
     expect(JSON.stringify(shown.json)).not.toContain("sk-summary-secret");
+    expect(JSON.stringify(shown.json)).not.toContain("url-secret");
+    expect(JSON.stringify(x.logs)).not.toContain("secret");
     expect(JSON.stringify(shown.json)).toContain("[redacted]");
     const bad = await admin(x, "config", { idleTtlSeconds: 60, compaction: { strategy: { name: "no-such-strategy" } } });
     expect(bad.status).toBe(400);
