@@ -16,6 +16,8 @@ import type { ConversationRecord } from "./store.js";
 import { responseHeaders, upstreamUrl, type UpstreamResult } from "./upstream.js";
 import { learnFromUsage } from "./usage.js";
 
+const INDEXED_PER_CONVERSATION = 16;
+
 export const CONVERSATION_HEADER = "x-ptc-conversation-id";
 export const SOURCE_HEADER = "x-ptc-conversation-source";
 
@@ -40,6 +42,7 @@ export function newRecord(identity: Identity, now: number, from: ConversationRec
     truncated: false,
     lastHash: "",
     lastLength: 0,
+    indexed: [],
   };
 }
 
@@ -197,6 +200,13 @@ function remember(ctx: ProxyContext, config: ProxyConfig, record: ConversationRe
     record.lastHash = hashes[hashes.length - 1];
     record.lastLength = hashes.length;
     ctx.store.addPrefix(record.lastHash, record.id);
+    // Older requests stay findable (an edited or regenerated turn forks from them with the
+    // summary), but only the last few: the index grows with conversations, not with requests.
+    if (!record.indexed.includes(record.lastHash)) record.indexed.push(record.lastHash);
+    while (record.indexed.length > INDEXED_PER_CONVERSATION) {
+      const old = record.indexed.shift() as string;
+      if (ctx.store.byPrefix(old) === record.id) ctx.store.removePrefix(old);
+    }
   }
   if (record.source !== "none") ctx.store.put(record, raw.toString("utf8"));
 }

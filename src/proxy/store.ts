@@ -43,6 +43,8 @@ export interface ConversationRecord {
   /** Hash of the messages of the last request, and how many there were (prefix matching). */
   lastHash: string;
   lastLength: number;
+  /** The hashes this conversation has in the prefix index, oldest first (a bounded number). */
+  indexed: string[];
 }
 
 export interface ConversationStore {
@@ -54,6 +56,7 @@ export interface ConversationStore {
   /** The conversation that sent a request whose messages hash to `hash`. */
   byPrefix(hash: string): string | undefined;
   addPrefix(hash: string, id: string): void;
+  removePrefix(hash: string): void;
   list(): ConversationRecord[];
   /** Deletes conversations not updated since `before` (ms since epoch); returns how many. */
   expire(before: number): number;
@@ -88,6 +91,7 @@ export class SqliteStore implements ConversationStore {
       putMessages: this.db.prepare("INSERT INTO messages (id, messages) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET messages = excluded.messages"),
       messages: this.db.prepare<[string], { messages: string }>("SELECT messages FROM messages WHERE id = ?"),
       addPrefix: this.db.prepare("INSERT INTO prefixes (hash, id) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET id = excluded.id"),
+      removePrefix: this.db.prepare("DELETE FROM prefixes WHERE hash = ?"),
       stale: this.db.prepare<[number], { id: string }>("SELECT id FROM conversations WHERE updated_at < ?"),
       delete: [
         this.db.prepare("DELETE FROM conversations WHERE id = ?"),
@@ -148,6 +152,10 @@ export class SqliteStore implements ConversationStore {
     if (this.prefixes.get(hash) === id) return;
     this.prefixes.set(hash, id);
     this.statements.addPrefix.run(hash, id);
+  }
+
+  removePrefix(hash: string): void {
+    if (this.prefixes.delete(hash)) this.statements.removePrefix.run(hash);
   }
 
   list(): ConversationRecord[] {

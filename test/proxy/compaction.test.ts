@@ -4,6 +4,7 @@
 // repeated failures; an upstream that cuts prompts is detected; conversations never mix.
 import type OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
+import { prefixHashes } from "../../src/proxy/identity.js";
 import { longConversation, rig, type Rig } from "./setup.js";
 
 let r: Rig | undefined;
@@ -173,5 +174,28 @@ describe("proxy compaction", () => {
     const b2 = await r.client.chat.completions.create({ model: "fake-model", messages: [...opening, { role: "assistant", content: "B" }, { role: "user", content: "b?" }, { role: "assistant", content: "x" }, { role: "user", content: "y" }] }).withResponse();
     expect(a2.response.headers.get("x-ptc-conversation-id")).toBe(idA);
     expect(b2.response.headers.get("x-ptc-conversation-id")).toBe(idB);
+  });
+
+  it("forks an edited turn from the conversation with its summary, and keeps the prefix index bounded", async () => {
+    r = await rig({ config: SMALL });
+    let history = longConversation(30);
+    const first = await r.client.chat.completions.create({ model: "fake-model", messages: history }).withResponse();
+    const id = first.response.headers.get("x-ptc-conversation-id");
+    expect(r.upstream.summaryCalls).toBe(1);
+    for (let i = 0; i < 20; i++) {
+      history = [...history, { role: "assistant", content: `ok ${i}` }, { role: "user", content: `more ${i}` }];
+      const next = await r.client.chat.completions.create({ model: "fake-model", messages: history }).withResponse();
+      expect(next.response.headers.get("x-ptc-conversation-id")).toBe(id);
+    }
+    const record = r.proxy.context.store.get(id ?? "");
+    expect(record?.indexed).toHaveLength(16);
+    expect(r.proxy.context.store.byPrefix(prefixHashes(longConversation(30)).at(-1) ?? "")).toBeUndefined();
+    // The user edits the last question: a new conversation, which starts from the stored summary.
+    const edited = [...history.slice(0, -1), { role: "user" as const, content: "more 19, edited" }];
+    const fork = await r.client.chat.completions.create({ model: "fake-model", messages: edited }).withResponse();
+    expect(fork.response.headers.get("x-ptc-conversation-id")).not.toBe(id);
+    expect(fork.response.headers.get("x-ptc-conversation-source")).toBe("prefix");
+    expect(r.upstream.summaryCalls).toBe(1);
+    expect((chatRequests(r).at(-1)?.body?.messages as Msg[])[2].content).toContain("[Summary of");
   });
 });
