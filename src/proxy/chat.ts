@@ -109,9 +109,13 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   const bodyFor = (o: CompactionOutcome): Buffer =>
     !o.changed && !inject ? raw : Buffer.from(JSON.stringify({ ...request.body, messages: o.messages, ...(inject ? { stream_options: { ...streamOptions, include_usage: true } } : {}) }));
   const headers = { "accept-encoding": "identity" };
+  const clientGone = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) clientGone.abort();
+  });
 
   let upstreamMs = 0;
-  let result: UpstreamResult = await ctx.upstream.send(upstreamBase, "POST", req.url ?? "/v1/chat/completions", req.headers, bodyFor(outcome), config.upstreamTimeoutMs, headers);
+  let result: UpstreamResult = await ctx.upstream.send(upstreamBase, "POST", req.url ?? "/v1/chat/completions", req.headers, bodyFor(outcome), config.upstreamTimeoutMs, headers, clientGone.signal);
   let errorText: string | undefined;
   if (result.ok && result.response.statusCode !== undefined && result.response.statusCode >= 400) {
     errorText = await readText(result.response);
@@ -126,7 +130,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
         ctx.metrics.inc("ptc_proxy_context_retries_total");
         outcome = retry;
         errorText = undefined;
-        result = await ctx.upstream.send(upstreamBase, "POST", req.url ?? "/v1/chat/completions", req.headers, bodyFor(outcome), config.upstreamTimeoutMs, headers);
+        result = await ctx.upstream.send(upstreamBase, "POST", req.url ?? "/v1/chat/completions", req.headers, bodyFor(outcome), config.upstreamTimeoutMs, headers, clientGone.signal);
         if (result.ok && (result.response.statusCode ?? 500) >= 400) errorText = await readText(result.response);
       } else {
         record.flagged = true;

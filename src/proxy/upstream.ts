@@ -18,7 +18,7 @@ export class Upstream {
    * Sends `body` to `base` + `path`. `path` is the client's path; when the base already ends in
    * /v1 and the path starts with it, it is not repeated.
    */
-  send(base: URL, method: string, path: string, clientHeaders: IncomingHttpHeaders, body: Buffer, timeoutMs: number, extra: Record<string, string> = {}): Promise<UpstreamResult> {
+  send(base: URL, method: string, path: string, clientHeaders: IncomingHttpHeaders, body: Buffer, timeoutMs: number, extra: Record<string, string> = {}, signal?: AbortSignal): Promise<UpstreamResult> {
     const url = upstreamUrl(base, path);
     const headers: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(clientHeaders)) if (v !== undefined && !HOP.has(k)) headers[k] = v;
@@ -27,7 +27,8 @@ export class Upstream {
     const secure = url.protocol === "https:";
     const startedAt = performance.now();
     return new Promise((resolve) => {
-      const req = (secure ? https : http).request(url, { method, headers, agent: secure ? this.httpsAgent : this.httpAgent });
+      // The signal fires when the client goes away: the upstream stops generating for nobody.
+      const req = (secure ? https : http).request(url, { method, headers, agent: secure ? this.httpsAgent : this.httpAgent, ...(signal === undefined ? {} : { signal }) });
       let settled = false;
       const settle = (r: UpstreamResult) => {
         if (!settled) {

@@ -95,4 +95,19 @@ describe("proxy errors", () => {
     const ok = await ask(r.client);
     expect(ok.choices[0].message.content).toContain("hi");
   });
+
+  it("stops the upstream request when the client goes away", async () => {
+    r = await rig();
+    const ctl = new AbortController();
+    const pending = fetch(`${r.proxy.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-fake-mode": "slow:2000" },
+      body: JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "slow" }] }),
+      signal: ctl.signal,
+    }).catch((e: unknown) => e);
+    await expect.poll(() => r?.upstream.requests.length, { timeout: 2000 }).toBe(1);
+    ctl.abort();
+    await pending;
+    await expect.poll(() => r?.upstream.abandoned, { timeout: 2000 }).toBe(1);
+  });
 });

@@ -28,6 +28,8 @@ export interface FakeUpstream {
   readonly url: string;
   readonly requests: RecordedRequest[];
   summaryCalls: number;
+  /** Responses whose client (the proxy) went away before they were finished. */
+  abandoned: number;
   close(): Promise<void>;
 }
 
@@ -41,8 +43,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   const requests: RecordedRequest[] = [];
   const sockets = new Set<import("node:net").Socket>();
   const count = options.promptTokens ?? defaultPromptTokens;
-  const state: FakeUpstream = { url: "", requests, summaryCalls: 0, close: async () => {} };
+  const state: FakeUpstream = { url: "", requests, summaryCalls: 0, abandoned: 0, close: async () => {} };
   const server: Server = createServer((req, res) => {
+    res.on("close", () => {
+      if (!res.writableFinished) state.abandoned++;
+    });
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
