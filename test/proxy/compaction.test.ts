@@ -4,6 +4,7 @@
 // repeated failures; an upstream that cuts prompts is detected; conversations never mix.
 import type OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
+import type { ChatMessage } from "../../src/llm/types.js";
 import { prefixHashes } from "../../src/proxy/identity.js";
 import { longConversation, rig, type Rig } from "./setup.js";
 
@@ -189,7 +190,7 @@ describe("proxy compaction", () => {
     }
     const record = r.proxy.context.store.get(id ?? "");
     expect(record?.indexed).toHaveLength(16);
-    expect(r.proxy.context.store.byPrefix(prefixHashes(longConversation(30)).at(-1) ?? "")).toBeUndefined();
+    expect(r.proxy.context.store.byPrefix(prefixHashes(longConversation(30) as ChatMessage[]).at(-1) ?? "")).toBeUndefined();
     // The user edits the last question: a new conversation, which starts from the stored summary.
     const edited = [...history.slice(0, -1), { role: "user" as const, content: "more 19, edited" }];
     const fork = await r.client.chat.completions.create({ model: "fake-model", messages: edited }).withResponse();
