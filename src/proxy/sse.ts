@@ -9,6 +9,8 @@ export interface StreamUsage {
 }
 
 const USAGE = Buffer.from('"usage"');
+// An event longer than this is not a usage chunk worth holding back: it passes as it is.
+const MAX_PENDING = 1 << 20;
 
 /** The end of the next event separator at or after `from` (blank line, LF or CRLF), or -1. */
 function nextBoundary(buf: Buffer, from: number): number {
@@ -44,19 +46,23 @@ export class SseTap {
     let start = 0;
     let out: Buffer[] | undefined;
     let keptFrom = 0;
+    // Only events that mention "usage" are decoded; the search runs once per occurrence, not per event.
+    let usageAt = buf.indexOf(USAGE);
     for (let end = nextBoundary(buf, 0); end !== -1; end = nextBoundary(buf, start)) {
-      const i = buf.indexOf(USAGE, start);
-      if (i !== -1 && i < end && this.usageOnly(buf.toString("utf8", start, end)) && this.strip) {
+      if (usageAt !== -1 && usageAt < start) usageAt = buf.indexOf(USAGE, start);
+      if (usageAt !== -1 && usageAt < end && this.usageOnly(buf.toString("utf8", start, end)) && this.strip) {
         out ??= [];
         if (start > keptFrom) out.push(buf.subarray(keptFrom, start));
         keptFrom = end;
       }
       start = end;
     }
-    this.pending = start < buf.length ? Buffer.from(buf.subarray(start)) : Buffer.alloc(0);
+    // An over-long unterminated event is not held back any further.
+    const held = buf.length - start > MAX_PENDING ? buf.length : start;
+    this.pending = held < buf.length ? Buffer.from(buf.subarray(held)) : Buffer.alloc(0);
     if (!this.strip) return chunk;
-    if (out === undefined) return buf.subarray(0, start);
-    if (start > keptFrom) out.push(buf.subarray(keptFrom, start));
+    if (out === undefined) return buf.subarray(0, held);
+    if (held > keptFrom) out.push(buf.subarray(keptFrom, held));
     return Buffer.concat(out);
   }
 
