@@ -56,6 +56,10 @@ export class Compactor {
     if (base.name !== "usage-ratio") return { name: base.name, options: base.options };
     const options: Record<string, Json> = { ...base.options, contextLimits: { ...config.compaction.contextLimits, ...(base.options.contextLimits as Record<string, Json> | undefined) } };
     if (settings?.threshold !== undefined) options.threshold = settings.threshold;
+    // Back-off: each time the breaker reopens, it stays open twice as many requests (up to 64x).
+    const maxFailures = typeof options.maxFailures === "number" ? options.maxFailures : 3;
+    const cooldown = typeof options.cooldown === "number" ? options.cooldown : 5;
+    if (record.failures >= maxFailures) options.cooldown = cooldown * 2 ** Math.min(6, record.failures - maxFailures + 1);
     const window = this.window(config, record, model, options);
     // A tokenizer that counts fewer tokens than the upstream would compact late: shrink the window instead.
     options.contextLimit = Math.max(1, Math.floor(window / record.calibration));
@@ -123,8 +127,10 @@ export class Compactor {
   private account(record: ConversationRecord, strategy: string, result: CompactionResult): void {
     const kinds = new Set(result.events.map((e) => e.kind));
     const compacted = kinds.has("compacted");
-    const failed = kinds.has("summary_failed") || kinds.has("circuit_open");
-    const skipped = result.events.some((e) => e.kind === "skipped" && e.messageIndex !== undefined);
+    const failed = kinds.has("summary_failed");
+    // An open breaker skips the summary: the conversation stays flagged, with the breaker's reason.
+    const paused = kinds.has("circuit_open");
+    const skipped = paused || kinds.has("skipped");
     if (!compacted && !failed && !skipped) return;
     this.metrics.inc("ptc_proxy_compactions_total", 'outcome="triggered"');
     const { tokensIn, tokensOut, durationMs } = result.stats;
@@ -139,11 +145,11 @@ export class Compactor {
       this.metrics.inc("ptc_proxy_compactions_total", 'outcome="succeeded"');
       this.metrics.inc("ptc_proxy_compaction_tokens_before_total", "", tokensIn);
       this.metrics.inc("ptc_proxy_compaction_tokens_after_total", "", tokensOut);
-    } else if (failed) {
-      record.failures++;
+    } else if (failed || paused) {
+      if (failed) record.failures++;
       record.flagged = true;
       record.lastError = result.events.filter((e) => e.kind === "summary_failed" || e.kind === "circuit_open").map((e) => e.detail ?? e.kind).join("; ");
-      this.metrics.inc("ptc_proxy_compactions_total", 'outcome="failed"');
+      this.metrics.inc("ptc_proxy_compactions_total", failed ? 'outcome="failed"' : 'outcome="skipped"');
     } else {
       this.metrics.inc("ptc_proxy_compactions_total", 'outcome="skipped"');
     }
@@ -151,7 +157,7 @@ export class Compactor {
       event: "compaction",
       conversation: record.id,
       strategy,
-      outcome: compacted ? "succeeded" : failed ? "failed" : "skipped",
+      outcome: compacted ? "succeeded" : failed ? "failed" : paused ? "paused" : "skipped",
       summarizer: result.summarizer,
       tokensBefore: tokensIn,
       tokensAfter: tokensOut,

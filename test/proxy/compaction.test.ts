@@ -101,7 +101,20 @@ describe("proxy compaction", () => {
     const record = r.proxy.context.store.get("fails");
     expect(record?.flagged).toBe(true);
     expect(record?.lastError).toMatch(/summar/);
-    expect(r.proxy.context.metrics.get("ptc_proxy_compactions_total", 'outcome="failed"')).toBe(4);
+    expect(r.proxy.context.metrics.get("ptc_proxy_compactions_total", 'outcome="failed"')).toBe(2);
+    expect(r.proxy.context.metrics.get("ptc_proxy_compactions_total", 'outcome="skipped"')).toBe(2);
+  });
+
+  it("backs off: each time the breaker reopens it stays open twice as long", async () => {
+    r = await rig({ upstream: { summary: () => "" }, config: { ...SMALL, compaction: { ...SMALL.compaction, strategy: { name: "usage-ratio", options: { maxFailures: 1, cooldown: 1, maxAttempts: 1 } } } } });
+    const history = longConversation(30);
+    const calls: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      await send(r, history, "backoff");
+      calls.push(r.upstream.summaryCalls);
+    }
+    // Tries on requests 1, 3 and 6 (open for 1, then 2, then 4 requests); a fixed cooldown would try on 1, 3, 5, 7.
+    expect(calls).toEqual([1, 1, 2, 2, 2, 3, 3]);
   });
 
   it("detects an upstream that silently cuts the prompt and compacts to the window it really has", async () => {
