@@ -8,7 +8,7 @@ import { openaiLlm } from "../llm/openai.js";
 import type { ProxyConfig } from "./config.js";
 import type { CompactionOutcome } from "./compactor.js";
 import type { ProxyContext } from "./context.js";
-import { isContextLengthError, sendError, upstreamErrorBody } from "./errors.js";
+import { errorBody, isContextLengthError, sendError, upstreamErrorBody } from "./errors.js";
 import { explicitIdentity, prefixHashes, prefixIdentity, type Identity } from "./identity.js";
 import { parseChatRequest, type ChatRequest } from "./request.js";
 import { SseTap } from "./sse.js";
@@ -248,11 +248,13 @@ async function readText(response: IncomingMessage): Promise<string> {
 function pipeStream(response: IncomingMessage, res: ServerResponse, tap: SseTap): Promise<boolean> {
   return new Promise((resolve) => {
     let done = false;
-    const stop = (ok: boolean) => {
+    const stop = (ok: boolean, clientGone = false) => {
       if (done) return;
       done = true;
       if (ok) res.end(tap.end());
-      else res.destroy();
+      else if (clientGone) res.destroy();
+      // The upstream broke off mid-stream: end with an error event, which OpenAI clients raise as an APIError.
+      else res.end(Buffer.concat([tap.end(), Buffer.from(`\n\ndata: ${errorBody("the upstream stream broke off before it was complete", "upstream_error", "upstream_stream_cut")}\n\n`)]));
       resolve(ok);
     };
     response.on("data", (chunk: Buffer) => {
@@ -269,7 +271,7 @@ function pipeStream(response: IncomingMessage, res: ServerResponse, tap: SseTap)
     res.on("close", () => {
       if (!done) {
         response.destroy();
-        stop(false);
+        stop(false, true);
       }
     });
   });

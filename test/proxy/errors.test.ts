@@ -110,4 +110,20 @@ describe("proxy errors", () => {
     await pending;
     await expect.poll(() => r?.upstream.abandoned, { timeout: 2000 }).toBe(1);
   });
+
+  it("ends a stream the upstream broke off with an error event the client raises", async () => {
+    r = await rig();
+    const stream = await r.client.chat.completions.create({ model: "fake-model", stream: true, messages: [{ role: "user", content: "hi" }] }, { headers: { "x-fake-mode": "cut" } });
+    let text = "";
+    const e = await (async () => {
+      for await (const c of stream) text += c.choices[0]?.delta?.content ?? "";
+    })().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(text).toBe("partial ");
+    expect(e).toBeInstanceOf(OpenAI.APIError);
+    expect((e as Error).message).toContain("upstream stream broke off");
+    expect(r.proxy.context.metrics.get("ptc_proxy_upstream_errors_total", 'kind="stream_cut"')).toBe(1);
+  });
 });

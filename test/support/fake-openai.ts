@@ -107,6 +107,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         const chunk = (delta: Record<string, unknown>, finish: string | null) =>
           `data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: body?.model ?? "fake-model", choices: [{ index: 0, delta, finish_reason: finish }], ...(withUsage ? { usage: null } : {}) })}\n\n`;
         res.write(chunk({ role: "assistant", content: "" }, null));
+        if (mode === "cut") {
+          res.write(chunk({ content: "partial " }, null));
+          setTimeout(() => res.socket?.destroy(), 20);
+          return;
+        }
         for (const word of content.split(/(?<= )/)) res.write(chunk({ content: word }, null));
         res.write(chunk({}, "stop"));
         if (withUsage) res.write(`data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: body.model ?? "fake-model", choices: [], usage })}\n\n`);
