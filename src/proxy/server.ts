@@ -81,7 +81,8 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
   if (method === "GET" && path === "/healthz") return sendJson(res, 200, { status: "ok" });
   if (method === "GET" && path === "/readyz") {
     const ready = ctx.store.open;
-    return sendJson(res, ready ? 200 : 503, { status: ready ? "ready" : "not ready", store: ready ? "open" : "closed", config: "valid" });
+    const store = ready ? "open" : ctx.store.writeError === undefined ? "closed" : `write failing: ${ctx.store.writeError}`;
+    return sendJson(res, ready ? 200 : 503, { status: ready ? "ready" : "not ready", store, config: "valid" });
   }
   if (method === "GET" && path === "/metrics") {
     const body = ctx.metrics.render({ ptc_proxy_conversations: ctx.store.list().length });

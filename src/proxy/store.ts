@@ -60,7 +60,10 @@ export interface ConversationStore {
   list(): ConversationRecord[];
   /** Deletes conversations not updated since `before` (ms since epoch); returns how many. */
   expire(before: number): number;
+  /** Open and writing: false once closed, or while writes fail. */
   readonly open: boolean;
+  /** Why writes fail, while they do. */
+  readonly writeError: string | undefined;
   close(): void;
 }
 
@@ -73,6 +76,8 @@ export class SqliteStore implements ConversationStore {
   // Records and request bodies waiting for the next flush; the latest body per conversation wins.
   private readonly dirty = new Map<string, string | undefined>();
   private flushing: NodeJS.Immediate | undefined;
+  /** Why the last write failed (disk full, file removed...): readiness reports it until a write succeeds. */
+  writeError: string | undefined;
 
   /** Opens (creating if needed) the database at `file`; ":memory:" for a store that does not persist. */
   constructor(file: string) {
@@ -107,7 +112,7 @@ export class SqliteStore implements ConversationStore {
   }
 
   get open(): boolean {
-    return !this.closed && this.db.open;
+    return !this.closed && this.db.open && this.writeError === undefined;
   }
 
   get(id: string): ConversationRecord | undefined {
@@ -120,20 +125,27 @@ export class SqliteStore implements ConversationStore {
     this.flushing ??= setImmediate(() => this.flush());
   }
 
-  /** Writes every pending change in one transaction. */
+  /** Writes every pending change in one transaction. A failed write is kept for the next try and reported by `open`. */
   flush(): void {
     if (this.flushing !== undefined) clearImmediate(this.flushing);
     this.flushing = undefined;
     if (this.dirty.size === 0 || this.closed) return;
-    this.db.transaction(() => {
-      for (const [id, body] of this.dirty) {
-        const record = this.records.get(id);
-        if (record === undefined) continue;
-        this.statements.put.run(id, record.updatedAt, JSON.stringify(record));
-        if (body !== undefined) this.statements.putMessages.run(id, body);
-      }
-    })();
+    try {
+      this.db.transaction(() => {
+        for (const [id, body] of this.dirty) {
+          const record = this.records.get(id);
+          if (record === undefined) continue;
+          this.statements.put.run(id, record.updatedAt, JSON.stringify(record));
+          if (body !== undefined) this.statements.putMessages.run(id, body);
+        }
+      })();
+    } catch (e) {
+      // Requests go on from memory meanwhile.
+      this.writeError = e instanceof Error ? e.message : String(e);
+      return;
+    }
     this.dirty.clear();
+    this.writeError = undefined;
   }
 
   messages(id: string): ChatMessage[] | undefined {

@@ -4,6 +4,7 @@
 // compact (with a dry run) works on a stored conversation.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { longConversation, rig, tempDir, type Rig } from "./setup.js";
 
@@ -185,5 +186,16 @@ describe("proxy admin, health and state", () => {
     expect(store.expire(Date.now() + 1000)).toBe(1);
     expect(store.get("persist")).toBeUndefined();
     expect(store.messages("persist")).toBeUndefined();
+
+    // Writes that fail (here: the table is gone) make the proxy not ready until they succeed again.
+    const other = new Database(db);
+    other.exec("DROP TABLE conversations");
+    await second.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "x" }] }, { headers: { "x-conversation-id": "w" } });
+    await expect.poll(async () => (await fetch(`${second.proxy.url}/readyz`)).status).toBe(503);
+    expect(JSON.stringify(await (await fetch(`${second.proxy.url}/readyz`)).json())).toContain("no such table");
+    other.exec("CREATE TABLE conversations (id TEXT PRIMARY KEY, updated_at INTEGER NOT NULL, record TEXT NOT NULL)");
+    other.close();
+    await second.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "y" }] }, { headers: { "x-conversation-id": "w" } });
+    await expect.poll(async () => (await fetch(`${second.proxy.url}/readyz`)).status).toBe(200);
   });
 });
