@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { runCompareCommand } from "./compare.js";
 import { runDemoCommand } from "./demo.js";
+import { runProxyCommand } from "./proxy.js";
 import { runEvalCommand, usageFailure, type Io } from "./eval.js";
 import { runReplCommand } from "./repl.js";
 import { runTraceCommand } from "./trace.js";
@@ -21,6 +22,7 @@ Commands:
   trace    inspect a recorded agent run (ptc trace show FILE)
   compare  compaction strategies side by side on transcripts (JSONL)
   view     web viewer for recorded runs and compare reports (ptc view FILE...)
+  proxy    OpenAI-compatible proxy that compacts any app's conversations
   reference  print the language reference (generated from the builtin registry)
 
 Options:
@@ -43,6 +45,7 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   compare: runCompareCommand,
   trace: runTraceCommand,
   view: runViewCommand,
+  proxy: (args, io) => runProxyCommand(args, io),
   reference: async (args, io) => {
     if (args.length === 1 && (args[0] === "--help" || args[0] === "-h")) {
       io.stdout.write(REFERENCE_USAGE);

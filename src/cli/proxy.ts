@@ -1,0 +1,80 @@
+// `ptc proxy`: runs the compaction proxy until SIGINT or SIGTERM.
+import { parseArgs } from "node:util";
+import { redactUrl } from "../proxy/config.js";
+import { jsonLogger } from "../proxy/log.js";
+import { ProxyStartError, startProxy } from "../proxy/server.js";
+import { usageFailure, type Io } from "./eval.js";
+
+const USAGE = `usage: ptc proxy --upstream URL [--port 8787] [--host 127.0.0.1] [--config FILE] [--db FILE] [--admin-token TOKEN]
+
+An OpenAI-compatible server that forwards to URL (an OpenAI-compatible base URL, e.g.
+http://127.0.0.1:11434/v1) and compacts each conversation before it would overflow the model's
+context. Point any OpenAI client at http://HOST:PORT/v1 instead of the upstream.
+
+  --upstream URL       where requests go (or "upstream" in the config file)
+  --port N             default 8787 (0: any free port)
+  --host H             default 127.0.0.1; anything else exposes the clients' keys to the network
+  --config FILE        JSON settings (docs/proxy.md); rewritten by admin updates, reloaded when edited
+  --db FILE            SQLite file for conversation state (default ptc-proxy.db; ":memory:" keeps none)
+  --admin-token T      enables /ext/context_compaction/* (or PTC_PROXY_ADMIN_TOKEN); without it they are off
+
+Logs are JSON lines on stderr. Stop with Ctrl-C.
+`;
+
+/** Runs the proxy until `stop` resolves (by default on SIGINT or SIGTERM). */
+export async function runProxyCommand(args: string[], io: Io, stop?: Promise<void>): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        upstream: { type: "string" },
+        port: { type: "string" },
+        host: { type: "string" },
+        config: { type: "string" },
+        db: { type: "string" },
+        "admin-token": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (e) {
+    return usageFailure("proxy", e, io);
+  }
+  if (values.help) {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+  const port = values.port === undefined ? 8787 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    io.stderr.write(`ptc proxy: --port must be a port number, got ${values.port}\n`);
+    return 2;
+  }
+  if (values.upstream !== undefined && !/^https?:\/\/[^/]/.test(values.upstream)) {
+    io.stderr.write(`ptc proxy: --upstream must be an http(s) URL, got ${values.upstream}\n`);
+    return 2;
+  }
+  let proxy;
+  try {
+    proxy = await startProxy({
+      ...(values.upstream === undefined ? {} : { upstream: values.upstream }),
+      port,
+      host: values.host ?? "127.0.0.1",
+      ...(values.config === undefined ? {} : { configFile: values.config }),
+      db: values.db ?? "ptc-proxy.db",
+      adminToken: values["admin-token"] ?? process.env.PTC_PROXY_ADMIN_TOKEN,
+      logger: jsonLogger((line) => io.stderr.write(line)),
+    });
+  } catch (e) {
+    io.stderr.write(`ptc proxy: ${e instanceof ProxyStartError || (e as { code?: string }).code === "EADDRINUSE" ? (e as Error).message : String(e)}\n`);
+    return 2;
+  }
+  if (proxy.context.config.current.upstream === undefined) io.stderr.write("ptc proxy: warning: no upstream (--upstream or \"upstream\" in the config file); chat requests will fail until one is set\n");
+  io.stdout.write(`ptc proxy: listening on ${proxy.url}/v1 -> ${redactUrl(proxy.context.config.current.upstream) ?? "(no upstream)"}\n`);
+  await (stop ??
+    new Promise<void>((resolve) => {
+      process.once("SIGINT", resolve);
+      process.once("SIGTERM", resolve);
+    }));
+  await proxy.close();
+  return 0;
+}

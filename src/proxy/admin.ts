@@ -1,0 +1,122 @@
+// The admin plane, under /ext/context_compaction/: configuration, status and manual compaction.
+// Every route needs the admin token (Bearer or x-admin-token); without a configured token the
+// routes are disabled, never open. Status and compaction reports carry ids, counts and reasons,
+// never message content; only a dry run returns messages, since that is what it is asked for.
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { redactConfig, redactUrl } from "./config.js";
+import { summarizerLlm } from "./chat.js";
+import { readBody, sendJson, type ProxyContext } from "./context.js";
+import { sendError } from "./errors.js";
+import type { ConversationRecord } from "./store.js";
+
+export const ADMIN_PREFIX = "/ext/context_compaction/";
+
+const digest = (s: string) => createHash("sha256").update(s).digest();
+
+function authorized(ctx: ProxyContext, req: IncomingMessage): boolean {
+  const h = req.headers.authorization;
+  const given = typeof h === "string" && /^bearer /i.test(h) ? h.slice(7).trim() : req.headers["x-admin-token"];
+  // Compared as digests: equal length, constant time.
+  return typeof given === "string" && ctx.adminToken !== undefined && timingSafeEqual(digest(given), digest(ctx.adminToken));
+}
+
+/** What status shows of a conversation: no content, no state, no hashes. */
+function summary(ctx: ProxyContext, r: ConversationRecord) {
+  const config = ctx.config.current;
+  const settings = config.conversations[r.id];
+  return {
+    id: r.id,
+    identitySource: r.source,
+    model: r.model ?? null,
+    strategy: settings?.disabled ? "disabled" : ctx.compactor.spec(config, r, r.model).name,
+    messageCount: r.messageCount,
+    usageRatio: Math.round(r.usageRatio * 1000) / 1000,
+    estimatedTokens: r.estimatedTokens,
+    reportedTokens: r.reportedTokens ?? null,
+    calibration: r.calibration,
+    contextWindow: ctx.compactor.window(config, r, r.model),
+    flagged: r.flagged,
+    compactions: r.compactions,
+    failures: r.failures,
+    upstreamTruncated: r.truncated,
+    lastTokensBefore: r.lastTokensBefore ?? null,
+    lastTokensAfter: r.lastTokensAfter ?? null,
+    lastError: r.lastError ?? null,
+    updatedAt: new Date(r.updatedAt).toISOString(),
+  };
+}
+
+async function jsonBody(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+  const raw = await readBody(req, ctx.config.current.maxBodyBytes);
+  if (raw === undefined) {
+    sendError(res, 413, "the request body is too large", "invalid_request_error", "body_too_large");
+    return undefined;
+  }
+  try {
+    return JSON.parse(raw.length === 0 ? "{}" : raw.toString("utf8"));
+  } catch (e) {
+    sendError(res, 400, `the request body is not valid JSON (${(e as Error).message})`, "invalid_request_error", "invalid_json");
+    return undefined;
+  }
+}
+
+export async function handleAdmin(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, route: string): Promise<void> {
+  if (ctx.adminToken === undefined) {
+    return sendError(res, 403, "the admin endpoints are disabled: start the proxy with --admin-token or PTC_PROXY_ADMIN_TOKEN", "permission_error", "admin_disabled");
+  }
+  if (!authorized(ctx, req)) return sendError(res, 401, "a valid admin token is required (Authorization: Bearer TOKEN)", "authentication_error", "invalid_admin_token");
+  const method = req.method ?? "GET";
+  if (route === "config" && method === "GET") return sendJson(res, 200, redactConfig(ctx.config.current));
+  if (route === "config" && method === "POST") {
+    const patch = await jsonBody(ctx, req, res);
+    if (patch === undefined) return;
+    const updated = ctx.config.update(patch);
+    if (!updated.ok) return sendError(res, 400, `configuration not changed: ${updated.error}`, "invalid_request_error", "invalid_config");
+    ctx.log({ event: "config_updated", keys: Object.keys(patch as object).join(",") });
+    return sendJson(res, 200, redactConfig(updated.value));
+  }
+  if (route === "status" && method === "GET") {
+    const config = ctx.config.current;
+    return sendJson(res, 200, {
+      enabled: config.compaction.enabled,
+      strategy: config.compaction.strategy,
+      upstream: redactUrl(config.upstream) ?? null,
+      conversations: ctx.store.list().map((r) => summary(ctx, r)),
+    });
+  }
+  if (route === "compact" && method === "POST") return compactNow(ctx, req, res);
+  return sendError(res, 404, `no admin route ${method} ${ADMIN_PREFIX}${route}`, "not_found_error", "not_found");
+}
+
+/** POST compact { conversation, dryRun? }: compacts the stored conversation now, or shows what would be sent. */
+async function compactNow(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = (await jsonBody(ctx, req, res)) as { conversation?: unknown; dryRun?: unknown } | undefined;
+  if (body === undefined) return;
+  if (typeof body !== "object" || body === null || typeof body.conversation !== "string") return sendError(res, 400, "'conversation' (a conversation id) is required", "invalid_request_error", "invalid_request");
+  if (body.dryRun !== undefined && typeof body.dryRun !== "boolean") return sendError(res, 400, "'dryRun' must be a boolean", "invalid_request_error", "invalid_request");
+  const stored = ctx.store.get(body.conversation);
+  const messages = ctx.store.messages(body.conversation);
+  if (stored === undefined || messages === undefined) return sendError(res, 404, `no stored conversation ${JSON.stringify(body.conversation)}`, "not_found_error", "conversation_not_found");
+  const config = ctx.config.current;
+  const dryRun = body.dryRun === true;
+  // A dry run works on a copy, so nothing it does is kept.
+  const record: ConversationRecord = dryRun ? structuredClone(stored) : stored;
+  const outcome = await ctx.compactor.run(config, record, { messages, model: record.model, tools: undefined, maxTokens: undefined, bodyBytes: 0 }, () => summarizerLlm(config, record.model, undefined), true);
+  const report = {
+    conversation: record.id,
+    dryRun,
+    compacted: outcome.changed,
+    messagesBefore: messages.length,
+    messagesAfter: outcome.messages.length,
+    tokensBefore: outcome.result?.stats.tokensIn ?? null,
+    tokensAfter: outcome.result?.stats.tokensOut ?? null,
+    summarizer: outcome.result?.summarizer ?? null,
+    events: outcome.result?.events.map((e) => ({ kind: e.kind, ...(e.detail === undefined ? {} : { detail: e.detail }) })) ?? [],
+    lastError: record.lastError ?? null,
+  };
+  if (dryRun) return sendJson(res, 200, { ...report, messages: outcome.messages });
+  record.updatedAt = ctx.now();
+  ctx.store.put(record);
+  return sendJson(res, 200, report);
+}

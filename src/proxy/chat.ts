@@ -1,0 +1,278 @@
+// POST /v1/chat/completions: resolve the conversation, compact if its budget says so, forward,
+// and pass the reply back (streams chunk by chunk) while reading its usage. An upstream
+// "context length exceeded" answer leads to one forced compaction and one retry, never more.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { estimatePromptTokens } from "../compaction/models.js";
+import type { Llm } from "../llm/types.js";
+import { openaiLlm } from "../llm/openai.js";
+import type { ProxyConfig } from "./config.js";
+import type { CompactionOutcome } from "./compactor.js";
+import type { ProxyContext } from "./context.js";
+import { errorBody, isContextLengthError, sendError, upstreamErrorBody } from "./errors.js";
+import { explicitIdentity, prefixHashes, prefixIdentity, type Identity } from "./identity.js";
+import { parseChatRequest, type ChatRequest } from "./request.js";
+import { SseTap } from "./sse.js";
+import type { ConversationRecord } from "./store.js";
+import { responseHeaders, upstreamUrl, type UpstreamResult } from "./upstream.js";
+import { learnFromUsage } from "./usage.js";
+
+const INDEXED_PER_CONVERSATION = 16;
+
+export const CONVERSATION_HEADER = "x-ptc-conversation-id";
+export const SOURCE_HEADER = "x-ptc-conversation-source";
+
+export function newRecord(identity: Identity, now: number, from: ConversationRecord | undefined): ConversationRecord {
+  return {
+    id: identity.id,
+    source: identity.source,
+    createdAt: now,
+    updatedAt: now,
+    messageCount: 0,
+    // A fork starts from the state of the conversation it shares an opening with; the strategy
+    // checks that state against the messages, so a summary of other messages is never applied.
+    strategy: from?.strategy ?? "",
+    state: from?.state ?? null,
+    compactions: 0,
+    failures: 0,
+    flagged: false,
+    usageRatio: 0,
+    estimatedTokens: 0,
+    calibration: from?.calibration ?? 1,
+    ...(from?.learnedLimit === undefined ? {} : { learnedLimit: from.learnedLimit }),
+    truncated: false,
+    lastHash: "",
+    lastLength: 0,
+    indexed: [],
+  };
+}
+
+/** The bearer token of the client, which the summarizer also uses when no key is configured. */
+function bearer(req: IncomingMessage): string | undefined {
+  const h = req.headers.authorization;
+  return typeof h === "string" && /^bearer /i.test(h) ? h.slice(7).trim() : undefined;
+}
+
+/** A summarizer client created on first use only: most requests never summarize. */
+export function summarizerLlm(config: ProxyConfig, model: string | undefined, key: string | undefined): Llm | undefined {
+  const s = config.compaction.summarizer;
+  const name = s.model ?? model;
+  const base = s.baseURL ?? (config.upstream === undefined ? undefined : upstreamUrl(new URL(config.upstream), "/v1").href);
+  if (name === undefined || base === undefined) return undefined;
+  let llm: Llm | undefined;
+  return {
+    name: `summarizer:${name}`,
+    complete(request) {
+      llm ??= openaiLlm({ model: name, baseURL: base, apiKey: s.apiKey ?? key ?? "unused", maxRetries: 1, timeoutMs: s.timeoutMs, temperature: 0.3, env: {} });
+      return llm.complete(request);
+    },
+  };
+}
+
+function resolve(ctx: ProxyContext, config: ProxyConfig, req: IncomingMessage, request: ChatRequest): { record: ConversationRecord; hashes: string[] | undefined } {
+  const now = ctx.now();
+  const explicit = explicitIdentity(req.headers, request.body, config.identity.headers, config.identity.bodyFields);
+  let hashes: string[] | undefined;
+  let identity = explicit;
+  if (identity === undefined) {
+    hashes = prefixHashes(request.messages);
+    identity = config.identity.prefixMatch ? prefixIdentity(hashes, ctx.store) : { id: `conv-once-${now}`, source: "none" };
+  }
+  let record = ctx.store.get(identity.id);
+  if (record === undefined) {
+    record = newRecord(identity, now, identity.forkedFrom === undefined ? undefined : ctx.store.get(identity.forkedFrom));
+    // Stored at once, so concurrent requests of a new conversation share one record (and its summary).
+    if (identity.source !== "none") ctx.store.put(record);
+  }
+  return { record, hashes };
+}
+
+export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, raw: Buffer, started: number): Promise<void> {
+  const parsed = parseChatRequest(raw);
+  if (!parsed.ok) return sendError(res, 400, parsed.error, "invalid_request_error", "invalid_request", {}, parsed.param ?? null);
+  const request = parsed.request;
+  const config = ctx.config.current;
+  if (config.upstream === undefined) return sendError(res, 502, "the proxy has no upstream configured (--upstream or \"upstream\" in the config file)", "upstream_error", "no_upstream");
+  const upstreamBase = new URL(config.upstream);
+  const { record, hashes } = resolve(ctx, config, req, request);
+  const echo = { [CONVERSATION_HEADER]: record.id, [SOURCE_HEADER]: record.source };
+  const key = bearer(req);
+  const llm = () => summarizerLlm(config, request.model, key);
+  const input = { messages: request.messages, model: request.model, tools: request.tools, maxTokens: request.maxTokens, bodyBytes: raw.length };
+  const reserved = request.maxTokens ?? config.compaction.reserveOutputTokens;
+
+  const compactStart = performance.now();
+  let outcome: CompactionOutcome = await ctx.compactor.run(config, record, input, llm);
+  let compactMs = performance.now() - compactStart;
+  // Ask for usage in streams only when the client left it unset, and then hide it from the client.
+  const streamOptions = request.body.stream_options as { include_usage?: unknown } | null | undefined;
+  const inject = request.stream && (streamOptions === undefined || streamOptions === null || streamOptions.include_usage === undefined);
+  const bodyFor = (o: CompactionOutcome): Buffer =>
+    !o.changed && !inject ? raw : Buffer.from(JSON.stringify({ ...request.body, messages: o.messages, ...(inject ? { stream_options: { ...streamOptions, include_usage: true } } : {}) }));
+  const headers = { "accept-encoding": "identity" };
+  const clientGone = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) clientGone.abort();
+  });
+
+  let upstreamMs = 0;
+  let result: UpstreamResult = await ctx.upstream.send(upstreamBase, "POST", req.url ?? "/v1/chat/completions", req.headers, bodyFor(outcome), config.upstreamTimeoutMs, headers, clientGone.signal);
+  let errorText: string | undefined;
+  if (result.ok && result.response.statusCode !== undefined && result.response.statusCode >= 400) {
+    errorText = await readText(result.response);
+    if (isContextLengthError(result.response.statusCode, errorText) && config.compaction.enabled && config.conversations[record.id]?.disabled !== true) {
+      // The window is smaller than the estimate thought: learn it, compact to fit, try once more.
+      const sent = outcome.estimatedTokens || estimatePromptTokens({ messages: outcome.messages, ...(request.tools === undefined ? {} : { tools: request.tools }) });
+      record.learnedLimit = Math.min(record.learnedLimit ?? Infinity, Math.max(1, sent + reserved - 1));
+      const t = performance.now();
+      const retry = await ctx.compactor.run(config, record, input, llm, true);
+      compactMs += performance.now() - t;
+      if (retry.changed) {
+        ctx.metrics.inc("ptc_proxy_context_retries_total");
+        outcome = retry;
+        errorText = undefined;
+        result = await ctx.upstream.send(upstreamBase, "POST", req.url ?? "/v1/chat/completions", req.headers, bodyFor(outcome), config.upstreamTimeoutMs, headers, clientGone.signal);
+        if (result.ok && (result.response.statusCode ?? 500) >= 400) errorText = await readText(result.response);
+      } else {
+        record.flagged = true;
+        record.lastError = "the upstream's context is exceeded and nothing is left to compact";
+      }
+    }
+  }
+  const finish = (status: number, usage: { promptTokens: number; completionTokens: number } | undefined) => {
+    const total = performance.now() - started;
+    ctx.metrics.inc("ptc_proxy_requests_total", `route="chat",status="${Math.floor(status / 100)}xx"`);
+    if (upstreamMs > 0) {
+      ctx.metrics.observe("ptc_proxy_upstream_seconds", upstreamMs);
+      ctx.metrics.observe("ptc_proxy_overhead_seconds", Math.max(0, total - upstreamMs - compactMs));
+    }
+    remember(ctx, config, record, request, hashes, outcome, raw, reserved, usage);
+  };
+
+  if (!result.ok) {
+    ctx.metrics.inc("ptc_proxy_upstream_errors_total", `kind="${result.kind}"`);
+    sendError(res, result.kind === "timeout" ? 504 : 502, result.message, "upstream_error", result.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable", echo);
+    return finish(result.kind === "timeout" ? 504 : 502, undefined);
+  }
+  const response = result.response;
+  const status = response.statusCode ?? 502;
+  if (errorText !== undefined) {
+    upstreamMs = performance.now() - result.startedAt;
+    ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="status"');
+    const body = upstreamErrorBody(status, errorText);
+    res.writeHead(status, { ...responseHeaders(response.headers, false), ...echo, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) });
+    res.end(body);
+    return finish(status, undefined);
+  }
+  const isStream = request.stream && String(response.headers["content-type"] ?? "").includes("text/event-stream");
+  if (isStream) {
+    const tap = new SseTap(inject);
+    res.writeHead(status, { ...responseHeaders(response.headers, false), ...echo });
+    res.flushHeaders();
+    const ended = await pipeStream(response, res, tap);
+    upstreamMs = performance.now() - result.startedAt;
+    if (!ended) ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="stream_cut"');
+    return finish(status, tap.usage);
+  }
+  const text = await readBuffer(response);
+  upstreamMs = performance.now() - result.startedAt;
+  if (text === undefined) {
+    ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="timeout"');
+    sendError(res, 504, "the upstream stopped in the middle of its reply", "upstream_error", "upstream_timeout", echo);
+    return finish(504, undefined);
+  }
+  const usage = completionUsage(text);
+  if (usage === "malformed") {
+    ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="malformed"');
+    sendError(res, 502, `the upstream's reply is not a JSON chat completion (it starts with ${JSON.stringify(text.toString("utf8", 0, 60))})`, "upstream_error", "upstream_malformed", echo);
+    return finish(502, undefined);
+  }
+  res.writeHead(status, { ...responseHeaders(response.headers, false), ...echo, "content-length": String(text.length) });
+  res.end(text);
+  finish(status, usage);
+}
+
+/** After the reply: what the usage taught, the prefix index, and the record, written through. */
+function remember(ctx: ProxyContext, config: ProxyConfig, record: ConversationRecord, request: ChatRequest, hashes: string[] | undefined, outcome: CompactionOutcome, raw: Buffer, reserved: number, usage: { promptTokens: number; completionTokens: number } | undefined): void {
+  const window = ctx.compactor.window(config, record, request.model);
+  const truncated = learnFromUsage(record, config, { messages: outcome.messages, tools: request.tools, bodyBytes: raw.length, estimatedTokens: outcome.estimatedTokens, reserved, window }, usage?.promptTokens, usage?.completionTokens ?? 0);
+  if (truncated) ctx.metrics.inc("ptc_proxy_upstream_truncation_total");
+  record.updatedAt = ctx.now();
+  record.messageCount = request.messages.length;
+  if (request.model !== undefined) record.model = request.model;
+  // Only requests without an explicit id are matched by prefix, so only theirs are hashed.
+  if (hashes !== undefined && hashes.length > 0) {
+    record.lastHash = hashes[hashes.length - 1];
+    record.lastLength = hashes.length;
+    ctx.store.addPrefix(record.lastHash, record.id);
+    // Older requests stay findable (an edited or regenerated turn forks from them with the
+    // summary), but only the last few: the index grows with conversations, not with requests.
+    if (!record.indexed.includes(record.lastHash)) record.indexed.push(record.lastHash);
+    while (record.indexed.length > INDEXED_PER_CONVERSATION) {
+      const old = record.indexed.shift() as string;
+      if (ctx.store.byPrefix(old) === record.id) ctx.store.removePrefix(old);
+    }
+  }
+  if (record.source !== "none") ctx.store.put(record, raw.toString("utf8"));
+}
+
+/** Usage of a non-streaming completion, undefined when it has none, "malformed" when it is not a JSON object. */
+function completionUsage(body: Buffer): { promptTokens: number; completionTokens: number } | undefined | "malformed" {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString("utf8"));
+  } catch {
+    return "malformed";
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return "malformed";
+  const u = (parsed as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null }).usage;
+  if (typeof u !== "object" || u === null || typeof u.prompt_tokens !== "number") return undefined;
+  return { promptTokens: u.prompt_tokens, completionTokens: typeof u.completion_tokens === "number" ? u.completion_tokens : 0 };
+}
+
+/** The whole body, or undefined when the upstream connection broke first. */
+function readBuffer(response: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    response.on("data", (c: Buffer) => chunks.push(c));
+    response.on("end", () => resolve(Buffer.concat(chunks)));
+    response.on("error", () => resolve(undefined));
+    response.on("aborted", () => resolve(undefined));
+  });
+}
+
+async function readText(response: IncomingMessage): Promise<string> {
+  return (await readBuffer(response))?.toString("utf8") ?? "";
+}
+
+/** Streams upstream to the client through the tap; resolves false when upstream broke off. */
+function pipeStream(response: IncomingMessage, res: ServerResponse, tap: SseTap): Promise<boolean> {
+  return new Promise((resolve) => {
+    let done = false;
+    const stop = (ok: boolean, clientGone = false) => {
+      if (done) return;
+      done = true;
+      if (ok) res.end(tap.end());
+      else if (clientGone) res.destroy();
+      // The upstream broke off mid-stream: end with an error event, which OpenAI clients raise as an APIError.
+      else res.end(Buffer.concat([tap.end(), Buffer.from(`\n\ndata: ${errorBody("the upstream stream broke off before it was complete", "upstream_error", "upstream_stream_cut")}\n\n`)]));
+      resolve(ok);
+    };
+    response.on("data", (chunk: Buffer) => {
+      const out = tap.push(chunk);
+      if (out.length > 0 && !res.write(out)) {
+        response.pause();
+        res.once("drain", () => response.resume());
+      }
+    });
+    response.on("end", () => stop(true));
+    response.on("error", () => stop(false));
+    response.on("aborted", () => stop(false));
+    // The client went away: stop reading the upstream too.
+    res.on("close", () => {
+      if (!done) {
+        response.destroy();
+        stop(false, true);
+      }
+    });
+  });
+}

@@ -1,0 +1,207 @@
+// Compaction on the request path: picks the conversation's strategy, projects the request's
+// messages through it with the stored state, and records what happened. One compaction at a time
+// per conversation (a later request waits and then reuses the summary); a failed summary sends
+// the messages as they are and leaves the conversation flagged. Budgets count the messages, the
+// tool schemas and the reserved output, calibrated by what the upstream reported before.
+import { compact } from "../compaction/compact.js";
+import { contextLimit, toolTokens } from "../compaction/models.js";
+import { createStrategy } from "../compaction/registry.js";
+import type { CompactionResult, Json, Strategy } from "../compaction/types.js";
+import type { ChatMessage, Llm } from "../llm/types.js";
+import type { ProxyConfig } from "./config.js";
+import type { Logger } from "./log.js";
+import type { Metrics } from "./metrics.js";
+import { forCompaction } from "./request.js";
+import type { ConversationRecord } from "./store.js";
+
+/** Strategies that keep the rolling-summary state, so a forced usage-ratio pass can stand in for them. */
+const ROLLING = new Set(["usage-ratio", "rolling-summary", "cost-trigger"]);
+const SUMMARY_KEYS = ["summarizer", "template", "summaryMaxTokens", "summaryModel", "maxAttempts", "maxFailures", "cooldown"];
+
+export interface CompactionInput {
+  readonly messages: ChatMessage[];
+  readonly model: string | undefined;
+  readonly tools: readonly unknown[] | undefined;
+  readonly maxTokens: number | undefined;
+  /** Size of the request body: a bound on its tokens that needs no tokenizer. */
+  readonly bodyBytes: number;
+}
+
+export interface CompactionOutcome {
+  /** The messages to send (the client's own when nothing changed). */
+  readonly messages: ChatMessage[];
+  readonly changed: boolean;
+  /** Local estimate of the prompt as sent (0 when the cheap bound showed it was far from any limit). */
+  readonly estimatedTokens: number;
+  readonly result?: CompactionResult;
+}
+
+type Spec = { name: string; options: Record<string, Json> };
+
+export class Compactor {
+  private readonly locks = new Map<string, Promise<unknown>>();
+  // Built strategies by spec: options are validated once, and the summarizer's cache of accepted
+  // summaries is shared by every request (a retry after a failed upstream call costs no new summary).
+  private readonly strategies = new Map<string, Strategy>();
+
+  constructor(
+    private readonly metrics: Metrics,
+    private readonly log: Logger,
+  ) {}
+
+  /** The strategy a conversation runs with now, with its learned window and calibration applied. */
+  spec(config: ProxyConfig, record: ConversationRecord, model: string | undefined): Spec {
+    const settings = config.conversations[record.id];
+    const base = settings?.strategy ?? config.compaction.strategy;
+    if (base.name !== "usage-ratio") return { name: base.name, options: base.options };
+    const options: Record<string, Json> = { ...base.options, contextLimits: { ...config.compaction.contextLimits, ...(base.options.contextLimits as Record<string, Json> | undefined) } };
+    if (settings?.threshold !== undefined) options.threshold = settings.threshold;
+    // Back-off: each time the breaker reopens, it stays open twice as many requests (up to 64x).
+    const maxFailures = typeof options.maxFailures === "number" ? options.maxFailures : 3;
+    const cooldown = typeof options.cooldown === "number" ? options.cooldown : 5;
+    if (record.failures >= maxFailures) options.cooldown = cooldown * 2 ** Math.min(6, record.failures - maxFailures + 1);
+    const window = this.window(config, record, model, options);
+    // A tokenizer that counts fewer tokens than the upstream would compact late: shrink the window instead.
+    options.contextLimit = Math.max(1, Math.floor(window / record.calibration));
+    return { name: "usage-ratio", options };
+  }
+
+  /** The context window of the conversation's model: learned from the upstream, configured, or from the table. */
+  window(config: ProxyConfig, record: ConversationRecord, model: string | undefined, options?: Record<string, Json>): number {
+    const configured = typeof options?.contextLimit === "number" ? options.contextLimit : contextLimit(model, { ...config.compaction.contextLimits, ...(options?.contextLimits as Record<string, number> | undefined) });
+    return record.learnedLimit === undefined ? configured : Math.min(configured, record.learnedLimit);
+  }
+
+  /**
+   * Projects the request's messages. `force` compacts whatever the trigger says (a context-length
+   * error, or the admin `compact`). Resolves with the client's messages when anything fails.
+   */
+  async run(config: ProxyConfig, record: ConversationRecord, input: CompactionInput, llm: () => Llm | undefined, force = false): Promise<CompactionOutcome> {
+    const settings = config.conversations[record.id];
+    if (!config.compaction.enabled || settings?.disabled === true) return { messages: input.messages, changed: false, estimatedTokens: 0 };
+    let spec = this.spec(config, record, input.model);
+    const reserved = input.maxTokens ?? config.compaction.reserveOutputTokens;
+    // A token is at least one byte of the body: far below the threshold, no tokenizer is needed.
+    if (!force && spec.name === "usage-ratio" && !hasSummary(record.state) && !record.flagged) {
+      const threshold = typeof spec.options.threshold === "number" ? spec.options.threshold : 0.8;
+      if (input.bodyBytes + reserved < threshold * (spec.options.contextLimit as number)) return { messages: input.messages, changed: false, estimatedTokens: 0 };
+    }
+    if (force) {
+      if (!ROLLING.has(spec.name)) return { messages: input.messages, changed: false, estimatedTokens: 0 };
+      spec = forced(spec);
+    }
+    return this.locked(record.id, () => this.project(config, record, input, spec, reserved, llm));
+  }
+
+  private async project(config: ProxyConfig, record: ConversationRecord, input: CompactionInput, spec: Spec, reserved: number, llm: () => Llm | undefined): Promise<CompactionOutcome> {
+    const stateName = ROLLING.has(spec.name) ? "rolling" : spec.name;
+    const state = record.strategy === stateName ? record.state : null;
+    const view = forCompaction(input.messages);
+    const summarizer = llm();
+    let result: CompactionResult;
+    try {
+      result = await compact(view.messages, this.strategy(spec), {
+        ...(state === null ? {} : { state }),
+        ...(summarizer === undefined ? {} : { llm: summarizer }),
+        ...(input.model === undefined ? {} : { model: input.model }),
+        ...(input.tools === undefined ? {} : { tools: input.tools }),
+        reservedOutputTokens: reserved,
+      });
+    } catch (e) {
+      // A strategy that cannot run on these messages: send them as they are and say why.
+      record.flagged = true;
+      record.lastError = `compaction failed: ${e instanceof Error ? e.message : String(e)}`;
+      this.metrics.inc("ptc_proxy_compactions_total", 'outcome="failed"');
+      this.log({ event: "compaction_error", conversation: record.id, strategy: spec.name, error: record.lastError });
+      return { messages: input.messages, changed: false, estimatedTokens: 0 };
+    }
+    record.state = result.state;
+    record.strategy = stateName;
+    const estimatedTokens = result.stats.tokensOut + toolTokens(input.tools);
+    this.account(record, spec.name, result);
+    const changed = result.messages.length !== input.messages.length || result.messages.some((m, i) => m !== view.messages[i]);
+    return { messages: changed ? view.restore(result.messages) : input.messages, changed, estimatedTokens, result };
+  }
+
+  /** Records events on the conversation, in the metrics and in the log. */
+  private account(record: ConversationRecord, strategy: string, result: CompactionResult): void {
+    const kinds = new Set(result.events.map((e) => e.kind));
+    const compacted = kinds.has("compacted");
+    const failed = kinds.has("summary_failed");
+    // An open breaker skips the summary: the conversation stays flagged, with the breaker's reason.
+    const paused = kinds.has("circuit_open");
+    const skipped = paused || kinds.has("skipped");
+    if (!compacted && !failed && !skipped) return;
+    this.metrics.inc("ptc_proxy_compactions_total", 'outcome="triggered"');
+    const { tokensIn, tokensOut, durationMs } = result.stats;
+    this.metrics.observe("ptc_proxy_compaction_seconds", durationMs);
+    if (compacted) {
+      record.compactions++;
+      record.failures = 0;
+      record.flagged = false;
+      record.lastError = undefined;
+      record.lastTokensBefore = tokensIn;
+      record.lastTokensAfter = tokensOut;
+      this.metrics.inc("ptc_proxy_compactions_total", 'outcome="succeeded"');
+      this.metrics.inc("ptc_proxy_compaction_tokens_before_total", "", tokensIn);
+      this.metrics.inc("ptc_proxy_compaction_tokens_after_total", "", tokensOut);
+    } else if (failed || paused) {
+      if (failed) record.failures++;
+      record.flagged = true;
+      record.lastError = result.events.filter((e) => e.kind === "summary_failed" || e.kind === "circuit_open").map((e) => e.detail ?? e.kind).join("; ");
+      this.metrics.inc("ptc_proxy_compactions_total", failed ? 'outcome="failed"' : 'outcome="skipped"');
+    } else {
+      this.metrics.inc("ptc_proxy_compactions_total", 'outcome="skipped"');
+    }
+    this.log({
+      event: "compaction",
+      conversation: record.id,
+      strategy,
+      outcome: compacted ? "succeeded" : failed ? "failed" : paused ? "paused" : "skipped",
+      summarizer: result.summarizer,
+      tokensBefore: tokensIn,
+      tokensAfter: tokensOut,
+      durationMs: Math.round(result.stats.durationMs * 10) / 10,
+      llmCalls: result.stats.llmCalls,
+    });
+  }
+
+  private strategy(spec: Spec): Strategy {
+    const key = JSON.stringify(spec);
+    let s = this.strategies.get(key);
+    if (s === undefined) {
+      if (this.strategies.size >= 256) this.strategies.clear();
+      s = createStrategy(spec);
+      this.strategies.set(key, s);
+    }
+    return s;
+  }
+
+  /** Runs `fn` when no other compaction of the same conversation is in flight. */
+  private async locked<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const before = this.locks.get(id) ?? Promise.resolve();
+    const run = before.then(fn, fn);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.locks.set(id, tail);
+    try {
+      return await run;
+    } finally {
+      if (this.locks.get(id) === tail) this.locks.delete(id);
+    }
+  }
+}
+
+function hasSummary(state: Json | null): boolean {
+  return typeof state === "object" && state !== null && !Array.isArray(state) && typeof state.covered === "number" && state.covered > 0;
+}
+
+/** A usage-ratio pass that fires whatever the size, with the strategy's summary settings. */
+function forced(spec: Spec): Spec {
+  const options: Record<string, Json> = { threshold: 1e-9 };
+  for (const k of SUMMARY_KEYS) if (spec.options[k] !== undefined) options[k] = spec.options[k];
+  if (typeof spec.options.keepLast === "number") options.keepLast = spec.options.keepLast;
+  return { name: "usage-ratio", options };
+}

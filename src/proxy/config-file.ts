@@ -1,0 +1,115 @@
+// Where the live configuration is kept: defaults, then the config file, then API updates. The
+// current value is one immutable object swapped in a single assignment, so a request sees
+// either the old settings or the new ones, never a mix. Updates are validated whole before
+// anything changes and written atomically (temporary file, then rename); edits to the file
+// are picked up without a restart, and a bad edit keeps the running settings.
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mergeConfig, parseConfig, type Parsed, type ProxyConfig } from "./config.js";
+
+export class ConfigFile {
+  private value: ProxyConfig;
+  private timer: NodeJS.Timeout | undefined;
+  // The file's text as last loaded or written: a poll that reads the same text changes nothing.
+  private seen: string | undefined;
+
+  /**
+   * @param file the config file (optional: without one, updates live in memory only)
+   * @param overrides settings given on the command line, applied over the file's
+   */
+  private constructor(
+    readonly file: string | undefined,
+    private readonly overrides: Record<string, unknown>,
+    value: ProxyConfig,
+    private readonly onReload: (result: Parsed<ProxyConfig>) => void,
+  ) {
+    this.value = value;
+    this.seen = file === undefined ? undefined : readText(file);
+  }
+
+  /** Loads the file (if it exists) over the defaults; fails with the reason when it is invalid. */
+  static open(file: string | undefined, overrides: Record<string, unknown> = {}, onReload: (result: Parsed<ProxyConfig>) => void = () => {}): Parsed<ConfigFile> {
+    const loaded = load(file, overrides);
+    return loaded.ok ? { ok: true, value: new ConfigFile(file, overrides, loaded.value, onReload) } : loaded;
+  }
+
+  get current(): ProxyConfig {
+    return this.value;
+  }
+
+  /** Applies a partial update: all of it or, when any part is invalid, none of it. */
+  update(patch: unknown): Parsed<ProxyConfig> {
+    if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return { ok: false, error: "the update must be a JSON object" };
+    const parsed = parseConfig(mergeConfig(this.value, patch));
+    if (!parsed.ok) return parsed;
+    if (this.file !== undefined) {
+      const text = JSON.stringify(parsed.value, null, 2) + "\n";
+      const written = writeAtomic(this.file, text);
+      if (written !== undefined) return { ok: false, error: written };
+      this.seen = text;
+    }
+    this.value = parsed.value;
+    return parsed;
+  }
+
+  /** Re-reads the file; a file that no longer validates leaves the running settings alone. */
+  reload(): Parsed<ProxyConfig> {
+    if (this.file !== undefined) this.seen = readText(this.file);
+    const loaded = load(this.file, this.overrides);
+    if (loaded.ok) this.value = loaded.value;
+    this.onReload(loaded);
+    return loaded;
+  }
+
+  /** Reloads when the file's text changes (read by polling: editors that replace the file are seen too). */
+  watch(intervalMs = 1000): void {
+    if (this.file === undefined || this.timer !== undefined) return;
+    const file = this.file;
+    this.timer = setInterval(() => {
+      // A missing file is most likely being replaced: keep the running settings.
+      const text = readText(file);
+      if (text !== undefined && text !== this.seen) this.reload();
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function load(file: string | undefined, overrides: Record<string, unknown>): Parsed<ProxyConfig> {
+  let raw: unknown = {};
+  if (file !== undefined && existsSync(file)) {
+    const text = readText(file);
+    if (text === undefined) return { ok: false, error: `cannot read the config file ${file}` };
+    try {
+      raw = JSON.parse(text);
+    } catch (e) {
+      return { ok: false, error: `the config file ${file} is not valid JSON: ${(e as Error).message}` };
+    }
+  }
+  const parsed = parseConfig(mergeConfig(raw, overrides));
+  return parsed.ok ? parsed : { ok: false, error: `invalid configuration${file === undefined ? "" : ` in ${file}`}:\n${parsed.error}` };
+}
+
+/** Writes through a temporary file and a rename, so a reader never sees half a file. Returns an error message or undefined. */
+function writeAtomic(file: string, text: string): string | undefined {
+  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    // The file may hold the summarizer's key: readable by its owner only.
+    writeFileSync(tmp, text, { mode: 0o600 });
+    renameSync(tmp, file);
+    return undefined;
+  } catch (e) {
+    return `cannot write the config file ${file}: ${(e as Error).message}`;
+  }
+}

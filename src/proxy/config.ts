@@ -1,0 +1,128 @@
+// The proxy's settings: one zod schema gives the defaults, validates the config file and every
+// API update (a bad value is rejected whole, with the path of what is wrong), and marks the one
+// secret (the summarizer's API key) that GET /config must never show.
+import { z } from "zod";
+import { createStrategy } from "../compaction/registry.js";
+
+/** Headers that carry a conversation id, in the order they are consulted (see docs/proxy.md). */
+export const DEFAULT_IDENTITY_HEADERS = ["x-conversation-id", "x-claude-code-session-id", "session-id", "session_id", "x-session-id", "x-session-affinity"];
+/** Body fields consulted after the headers. */
+export const DEFAULT_IDENTITY_FIELDS = ["prompt_cache_key", "user"];
+
+export const REDACTED = "[redacted]";
+
+const strategySpec = z
+  .object({ name: z.string().min(1), options: z.record(z.string(), z.json()).default({}) })
+  .strict()
+  .superRefine((spec, ctx) => {
+    // The registry's own validation, so an unknown strategy or option fails here, not on a request.
+    try {
+      createStrategy(spec);
+    } catch (e) {
+      ctx.addIssue({ code: "custom", message: e instanceof Error ? e.message : String(e) });
+    }
+  });
+
+const conversationSettings = z
+  .object({
+    /** Never compact this conversation. */
+    disabled: z.boolean().default(false),
+    /** A strategy for this conversation only. */
+    strategy: strategySpec.optional(),
+    /** Shorthand for the usage-ratio threshold of this conversation. */
+    threshold: z.number().gt(0).max(1).optional(),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    /** Base URL of the OpenAI-compatible server requests go to (e.g. http://127.0.0.1:11434/v1). */
+    upstream: z.url({ protocol: /^https?$/ }).optional(),
+    /** Bound on waiting for the upstream: no byte for this long fails the request with 504. */
+    upstreamTimeoutMs: z.number().int().min(1).default(600_000),
+    /** Largest request body accepted, on any path. */
+    maxBodyBytes: z.number().int().min(1024).default(32 * 1024 * 1024),
+    compaction: z
+      .object({
+        enabled: z.boolean().default(true),
+        strategy: strategySpec.default({ name: "usage-ratio", options: {} }),
+        /** Reserved output when a request sets no max_tokens / max_completion_tokens. */
+        reserveOutputTokens: z.number().int().min(0).default(4096),
+        /** Context windows by model-name prefix, added to (and overriding) the built-in table. */
+        contextLimits: z.record(z.string(), z.number().int().min(1)).default({}),
+        /** Upstream reports below this share of the local estimate mean it cut the prompt. */
+        truncationRatio: z.number().gt(0).lt(1).default(0.5),
+        summarizer: z
+          .object({
+            /** Model for summaries; default: the request's own model. */
+            model: z.string().min(1).optional(),
+            /** Server for summaries; default: the upstream. */
+            baseURL: z.url({ protocol: /^https?$/ }).optional(),
+            /** Key for that server; default: the client's own Authorization. A secret: never shown. */
+            apiKey: z.string().min(1).optional(),
+            timeoutMs: z.number().int().min(1).default(120_000),
+          })
+          .strict()
+          .default({ timeoutMs: 120_000 }),
+      })
+      .strict()
+      .default({ enabled: true, strategy: { name: "usage-ratio", options: {} }, reserveOutputTokens: 4096, contextLimits: {}, truncationRatio: 0.5, summarizer: { timeoutMs: 120_000 } }),
+    identity: z
+      .object({
+        headers: z.array(z.string().min(1).toLowerCase()).default(DEFAULT_IDENTITY_HEADERS),
+        bodyFields: z.array(z.string().min(1)).default(DEFAULT_IDENTITY_FIELDS),
+        /** Without an explicit id, attach a request to the stored conversation it extends. */
+        prefixMatch: z.boolean().default(true),
+      })
+      .strict()
+      .default({ headers: DEFAULT_IDENTITY_HEADERS, bodyFields: DEFAULT_IDENTITY_FIELDS, prefixMatch: true }),
+    /** Conversations unused for this long are deleted. */
+    idleTtlSeconds: z.number().int().min(1).default(7 * 24 * 3600),
+    /** Per-conversation settings, by conversation id. */
+    conversations: z.record(z.string().min(1), conversationSettings).default({}),
+  })
+  .strict();
+
+export type ProxyConfig = z.output<typeof configSchema>;
+export type ConversationSettings = z.output<typeof conversationSettings>;
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** Validates a whole configuration (file contents, or defaults merged with an update). */
+export function parseConfig(raw: unknown): Parsed<ProxyConfig> {
+  const r = configSchema.safeParse(raw ?? {});
+  return r.success ? { ok: true, value: r.data } : { ok: false, error: z.prettifyError(r.error) };
+}
+
+const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * A partial update applied over the current settings: objects merge key by key, anything else
+ * replaces, null removes a key. A redacted secret sent back unchanged keeps the stored one.
+ */
+export function mergeConfig(current: unknown, patch: unknown): unknown {
+  if (!isPlain(patch) || !isPlain(current)) return patch;
+  const out: Record<string, unknown> = { ...current };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else if (v === REDACTED) continue;
+    else out[k] = isPlain(v) && isPlain(current[k]) && k !== "strategy" ? mergeConfig(current[k], v) : v;
+  }
+  return out;
+}
+
+/** A URL without the user name and password it may carry, for logs and status. */
+export function redactUrl(url: string | undefined): string | undefined {
+  if (url === undefined || !url.includes("@")) return url;
+  const u = new URL(url);
+  u.username = "";
+  u.password = "";
+  return u.href;
+}
+
+/** The configuration as GET /config shows it: the key and any credentials in URLs replaced. */
+export function redactConfig(config: ProxyConfig): ProxyConfig {
+  const s = config.compaction.summarizer;
+  const summarizer = { ...s, ...(s.apiKey === undefined ? {} : { apiKey: REDACTED }), ...(s.baseURL === undefined ? {} : { baseURL: redactUrl(s.baseURL) }) };
+  return { ...config, ...(config.upstream === undefined ? {} : { upstream: redactUrl(config.upstream) }), compaction: { ...config.compaction, summarizer } };
+}

@@ -1,0 +1,44 @@
+// Errors in the shape OpenAI clients parse ({ error: { message, type, code, param } }), so the
+// official SDK raises a proper APIError with the status and message instead of a parse failure.
+import type { ServerResponse } from "node:http";
+
+export type ErrorType = "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "upstream_error" | "server_error";
+
+export function errorBody(message: string, type: ErrorType, code: string | null = null, param: string | null = null): string {
+  return JSON.stringify({ error: { message, type, code, param } });
+}
+
+/** Sends an OpenAI-style error, unless the response has already started (then it is cut off). */
+export function sendError(res: ServerResponse, status: number, message: string, type: ErrorType, code: string | null = null, headers: Record<string, string> = {}, param: string | null = null): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = errorBody(message, type, code, param);
+  res.writeHead(status, { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+// How providers word "the prompt does not fit" (OpenAI, vLLM, llama.cpp, Ollama, Anthropic-compatible servers).
+const CONTEXT_PATTERN = /context[_ ]length|context window|maximum context|too many tokens|prompt is too long|exceeds? the (?:model's )?(?:context|max)/i;
+
+/** Whether an upstream error body says the prompt exceeded the model's context. */
+export function isContextLengthError(status: number, body: string): boolean {
+  if (status !== 400 && status !== 413 && status !== 422) return false;
+  return CONTEXT_PATTERN.test(body.length > 4096 ? body.slice(0, 4096) : body);
+}
+
+/** An upstream error body as the client will see it: kept when it is already JSON, wrapped otherwise. */
+export function upstreamErrorBody(status: number, body: string): string {
+  const trimmed = body.trimStart();
+  if (trimmed.startsWith("{")) {
+    try {
+      const parsed = JSON.parse(trimmed) as { error?: unknown };
+      if (typeof parsed === "object" && parsed !== null && parsed.error !== undefined) return body;
+    } catch {
+      // Not JSON after all: wrapped below.
+    }
+  }
+  const text = body.trim().slice(0, 500) || "(empty body)";
+  return errorBody(`upstream answered HTTP ${status}: ${text}`, "upstream_error", "upstream_error");
+}

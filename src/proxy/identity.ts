@@ -1,0 +1,67 @@
+// Which conversation a request belongs to. Explicit ids first, in the configured order (headers,
+// then body fields); otherwise the stored conversation whose last request is the longest prefix
+// of this one's messages (a client resending its history always extends its previous request).
+// Never a hash of the first message alone: identical openings would collide. Two conversations
+// that share an opening are split at the first request where they differ.
+import { createHash, randomUUID } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
+import type { ChatMessage } from "../llm/types.js";
+import type { ConversationStore } from "./store.js";
+
+export interface Identity {
+  readonly id: string;
+  /** "header:NAME", "body:FIELD", "prefix" (matched a stored conversation) or "new". */
+  readonly source: string;
+  /** The conversation this one was split from (prefix matching only). */
+  readonly forkedFrom?: string;
+}
+
+/** An id from the request itself, or undefined when it carries none. */
+export function explicitIdentity(headers: IncomingHttpHeaders, body: Record<string, unknown>, headerNames: readonly string[], fields: readonly string[]): Identity | undefined {
+  for (const name of headerNames) {
+    const v = headers[name];
+    const id = Array.isArray(v) ? v[0] : v;
+    if (typeof id === "string" && id.length > 0 && id.length <= 256) return { id, source: `header:${name}` };
+  }
+  for (const field of fields) {
+    const v = body[field];
+    if (typeof v === "string" && v.length > 0 && v.length <= 256) return { id: v, source: `body:${field}` };
+  }
+  return undefined;
+}
+
+/** The parts of a message that identify it; fields clients add or drop on a resend (refusal: null...) are left out. */
+function canonical(m: ChatMessage): string {
+  const calls = m.tool_calls?.map((c) => [c.id, c.function?.name, c.function?.arguments]);
+  return JSON.stringify([m.role, m.content ?? null, m.name ?? null, m.tool_call_id ?? null, calls ?? null]);
+}
+
+/** Hash chains of every prefix of `messages`: entry k is the hash of the first k + 1 messages. */
+export function prefixHashes(messages: readonly ChatMessage[]): string[] {
+  const out = new Array<string>(messages.length);
+  let previous = "";
+  for (let i = 0; i < messages.length; i++) {
+    previous = createHash("sha256").update(previous).update(canonical(messages[i])).digest("base64url").slice(0, 24);
+    out[i] = previous;
+  }
+  return out;
+}
+
+/**
+ * Finds the conversation a request without an explicit id extends: the longest prefix of its
+ * messages that a stored conversation sent. When that conversation has since moved on along other
+ * messages, the request starts a new conversation (forked, so it may reuse the shared summary).
+ */
+export function prefixIdentity(hashes: readonly string[], store: ConversationStore): Identity {
+  for (let k = hashes.length - 1; k >= 0; k--) {
+    const id = store.byPrefix(hashes[k]);
+    if (id === undefined) continue;
+    const record = store.get(id);
+    if (record === undefined) continue;
+    const continues = record.lastLength <= hashes.length && record.lastLength > 0 && hashes[record.lastLength - 1] === record.lastHash;
+    return continues ? { id, source: "prefix" } : { id: newConversationId(), source: "prefix", forkedFrom: id };
+  }
+  return { id: newConversationId(), source: "new" };
+}
+
+export const newConversationId = (): string => `conv-${randomUUID()}`;

@@ -1,0 +1,72 @@
+// Counters and histograms in the Prometheus text format, kept in plain maps: the request path
+// adds to a number and observes into a fixed bucket array, nothing more.
+
+const BUCKETS_MS = [0.5, 1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000];
+
+class Histogram {
+  readonly counts = new Array<number>(BUCKETS_MS.length).fill(0);
+  sum = 0;
+  count = 0;
+
+  observe(ms: number): void {
+    for (let i = 0; i < BUCKETS_MS.length; i++) if (ms <= BUCKETS_MS[i]) this.counts[i]++;
+    this.sum += ms / 1000;
+    this.count++;
+  }
+}
+
+const HELP: Record<string, string> = {
+  ptc_proxy_requests_total: "Requests answered, by route and status class.",
+  ptc_proxy_upstream_seconds: "Time from sending to the upstream to its last byte.",
+  ptc_proxy_overhead_seconds: "Time the proxy itself added to a request (total minus upstream time).",
+  ptc_proxy_compaction_seconds: "Time compaction took before forwarding.",
+  ptc_proxy_compactions_total: "Compactions by outcome: triggered, succeeded, failed, skipped.",
+  ptc_proxy_compaction_tokens_before_total: "Prompt tokens before the compactions that succeeded.",
+  ptc_proxy_compaction_tokens_after_total: "Prompt tokens after the compactions that succeeded.",
+  ptc_proxy_context_retries_total: "Requests retried once after compacting, on an upstream context-length error.",
+  ptc_proxy_upstream_truncation_total: "Responses whose reported prompt tokens were far below the estimate (the upstream cut the prompt).",
+  ptc_proxy_upstream_errors_total: "Upstream failures by kind: unreachable, timeout, malformed, status.",
+  ptc_proxy_conversations: "Conversations currently stored.",
+};
+
+const TYPES: Record<string, string> = { ptc_proxy_upstream_seconds: "histogram", ptc_proxy_overhead_seconds: "histogram", ptc_proxy_compaction_seconds: "histogram", ptc_proxy_conversations: "gauge" };
+
+export class Metrics {
+  private readonly counters = new Map<string, number>();
+  private readonly histograms = new Map<string, Histogram>();
+
+  inc(name: string, labels = "", by = 1): void {
+    const key = labels === "" ? name : `${name}{${labels}}`;
+    this.counters.set(key, (this.counters.get(key) ?? 0) + by);
+  }
+
+  /** The current value of a counter (tests, status). */
+  get(name: string, labels = ""): number {
+    return this.counters.get(labels === "" ? name : `${name}{${labels}}`) ?? 0;
+  }
+
+  observe(name: string, ms: number): void {
+    let h = this.histograms.get(name);
+    if (h === undefined) this.histograms.set(name, (h = new Histogram()));
+    h.observe(ms);
+  }
+
+  /** The exposition text; `gauges` are sampled now. */
+  render(gauges: Record<string, number>): string {
+    const lines: string[] = [];
+    const byName = new Map<string, string[]>();
+    for (const [key, value] of this.counters) {
+      const name = key.split("{")[0];
+      if (!byName.has(name)) byName.set(name, []);
+      byName.get(name)?.push(`${key} ${value}`);
+    }
+    for (const [name, value] of Object.entries(gauges)) byName.set(name, [`${name} ${value}`]);
+    for (const [name, samples] of byName) lines.push(`# HELP ${name} ${HELP[name] ?? name}`, `# TYPE ${name} ${TYPES[name] ?? "counter"}`, ...samples);
+    for (const [name, h] of this.histograms) {
+      lines.push(`# HELP ${name} ${HELP[name] ?? name}`, `# TYPE ${name} histogram`);
+      BUCKETS_MS.forEach((b, i) => lines.push(`${name}_bucket{le="${b / 1000}"} ${h.counts[i]}`));
+      lines.push(`${name}_bucket{le="+Inf"} ${h.count}`, `${name}_sum ${h.sum}`, `${name}_count ${h.count}`);
+    }
+    return lines.join("\n") + "\n";
+  }
+}

@@ -1,0 +1,67 @@
+// Reading a chat-completions request: the checks that turn a malformed body into a 400 with a
+// reason, and the parts of it the token budget needs. Returns a reason instead of throwing.
+import type { ChatMessage } from "../llm/types.js";
+
+export interface ChatRequest {
+  readonly body: Record<string, unknown>;
+  readonly messages: ChatMessage[];
+  readonly model: string | undefined;
+  readonly tools: unknown[] | undefined;
+  readonly stream: boolean;
+  /** max_completion_tokens or max_tokens, when the client set one. */
+  readonly maxTokens: number | undefined;
+}
+
+const ROLES = new Set(["system", "developer", "user", "assistant", "tool", "function"]);
+
+export type ParsedRequest = { ok: true; request: ChatRequest } | { ok: false; error: string; param?: string };
+
+export function parseChatRequest(raw: Buffer): ParsedRequest {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString("utf8"));
+  } catch (e) {
+    return { ok: false, error: `the request body is not valid JSON (${(e as Error).message})` };
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return { ok: false, error: "the request body must be a JSON object" };
+  const b = body as Record<string, unknown>;
+  if (!Array.isArray(b.messages) || b.messages.length === 0) return { ok: false, error: "'messages' must be a non-empty array", param: "messages" };
+  for (let i = 0; i < b.messages.length; i++) {
+    const m: unknown = b.messages[i];
+    if (typeof m !== "object" || m === null || Array.isArray(m)) return { ok: false, error: `messages[${i}] must be an object`, param: `messages[${i}]` };
+    const { role, content } = m as { role?: unknown; content?: unknown };
+    if (typeof role !== "string" || !ROLES.has(role)) return { ok: false, error: `messages[${i}].role must be one of ${[...ROLES].join(", ")}, got ${JSON.stringify(role)}`, param: `messages[${i}].role` };
+    if (!(content === undefined || content === null || typeof content === "string" || Array.isArray(content))) {
+      return { ok: false, error: `messages[${i}].content must be a string, an array of parts or null`, param: `messages[${i}].content` };
+    }
+  }
+  if (b.model !== undefined && typeof b.model !== "string") return { ok: false, error: "'model' must be a string", param: "model" };
+  if (b.tools !== undefined && !Array.isArray(b.tools)) return { ok: false, error: "'tools' must be an array", param: "tools" };
+  if (b.stream !== undefined && typeof b.stream !== "boolean") return { ok: false, error: "'stream' must be a boolean", param: "stream" };
+  if (b.stream_options !== undefined && b.stream_options !== null && (typeof b.stream_options !== "object" || Array.isArray(b.stream_options))) {
+    return { ok: false, error: "'stream_options' must be an object", param: "stream_options" };
+  }
+  const max = typeof b.max_completion_tokens === "number" ? b.max_completion_tokens : typeof b.max_tokens === "number" ? b.max_tokens : undefined;
+  return {
+    ok: true,
+    request: { body: b, messages: b.messages as ChatMessage[], model: b.model as string | undefined, tools: b.tools as unknown[] | undefined, stream: b.stream === true, maxTokens: max },
+  };
+}
+
+/**
+ * The messages as the compaction library sees them: roles it does not know (developer, function)
+ * become system messages, and `restore` maps the projection back to the client's own objects.
+ */
+export function forCompaction(messages: ChatMessage[]): { messages: ChatMessage[]; restore: (out: ChatMessage[]) => ChatMessage[] } {
+  let originals: Map<ChatMessage, ChatMessage> | undefined;
+  const mapped = messages.map((m) => {
+    const role = m.role as string;
+    if (role !== "developer" && role !== "function") return m;
+    const copy: ChatMessage = { ...m, role: "system" };
+    (originals ??= new Map()).set(copy, m);
+    return copy;
+  });
+  if (originals === undefined) return { messages, restore: (out) => out };
+  const map = originals;
+  return { messages: mapped, restore: (out) => out.map((m) => map.get(m) ?? m) };
+}

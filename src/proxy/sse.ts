@@ -1,0 +1,85 @@
+// A tap on an upstream SSE stream. It reads the usage chunk (for the token budget) and, when the
+// proxy asked for usage on the client's behalf, drops that usage-only chunk: many clients index
+// choices[0] and fail on a chunk without choices. Everything else passes byte for byte, as soon
+// as it arrives; in stripping mode only an incomplete event at the end of a read is held back.
+
+export interface StreamUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+const USAGE = Buffer.from('"usage"');
+// An event longer than this is not a usage chunk worth holding back: it passes as it is.
+const MAX_PENDING = 1 << 20;
+
+/** The end of the next event separator at or after `from` (blank line, LF or CRLF), or -1. */
+function nextBoundary(buf: Buffer, from: number): number {
+  for (let i = buf.indexOf(10, from); i !== -1; i = buf.indexOf(10, i + 1)) {
+    if (buf[i + 1] === 10) return i + 2;
+    if (buf[i + 1] === 13 && buf[i + 2] === 10) return i + 3;
+  }
+  return -1;
+}
+
+/** The JSON payload of an event's data lines, or undefined (comments, [DONE], non-JSON). */
+function eventJson(text: string): unknown {
+  let data = "";
+  for (const line of text.split(/\r?\n/)) if (line.startsWith("data:")) data += line.slice(line[5] === " " ? 6 : 5);
+  if (!data.startsWith("{")) return undefined;
+  try {
+    return JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+}
+
+export class SseTap {
+  usage: StreamUsage | undefined;
+  private pending: Buffer = Buffer.alloc(0);
+
+  /** @param strip drop usage-only chunks (the client did not ask for them) */
+  constructor(private readonly strip: boolean) {}
+
+  /** Takes a chunk from upstream; returns the bytes to send the client now. */
+  push(chunk: Buffer): Buffer {
+    const buf = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    let start = 0;
+    let out: Buffer[] | undefined;
+    let keptFrom = 0;
+    // Only events that mention "usage" are decoded; the search runs once per occurrence, not per event.
+    let usageAt = buf.indexOf(USAGE);
+    for (let end = nextBoundary(buf, 0); end !== -1; end = nextBoundary(buf, start)) {
+      if (usageAt !== -1 && usageAt < start) usageAt = buf.indexOf(USAGE, start);
+      if (usageAt !== -1 && usageAt < end && this.usageOnly(buf.toString("utf8", start, end)) && this.strip) {
+        out ??= [];
+        if (start > keptFrom) out.push(buf.subarray(keptFrom, start));
+        keptFrom = end;
+      }
+      start = end;
+    }
+    // An over-long unterminated event is not held back any further.
+    const held = buf.length - start > MAX_PENDING ? buf.length : start;
+    this.pending = held < buf.length ? Buffer.from(buf.subarray(held)) : Buffer.alloc(0);
+    if (!this.strip) return chunk;
+    if (out === undefined) return buf.subarray(0, held);
+    if (held > keptFrom) out.push(buf.subarray(keptFrom, held));
+    return Buffer.concat(out);
+  }
+
+  /** The rest of the stream when upstream ends (an unterminated last event passes as it is). */
+  end(): Buffer {
+    const rest = this.pending;
+    this.pending = Buffer.alloc(0);
+    if (rest.length > 0 && rest.includes(USAGE)) this.usageOnly(rest.toString("utf8"));
+    return this.strip ? rest : Buffer.alloc(0);
+  }
+
+  /** Records the usage an event carries; true when the event is nothing but usage. */
+  private usageOnly(text: string): boolean {
+    const json = eventJson(text) as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null; choices?: unknown } | undefined;
+    const u = json?.usage;
+    if (u === undefined || u === null || typeof u !== "object") return false;
+    this.usage = { promptTokens: typeof u.prompt_tokens === "number" ? u.prompt_tokens : 0, completionTokens: typeof u.completion_tokens === "number" ? u.completion_tokens : 0 };
+    return !Array.isArray(json?.choices) || json.choices.length === 0;
+  }
+}

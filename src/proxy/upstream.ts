@@ -1,0 +1,66 @@
+// Sending a request to the upstream with node:http, keeping the bytes as they are. One keep-alive
+// agent per proxy; a socket idle for `timeoutMs` (no byte either way) fails the request.
+import http, { type IncomingHttpHeaders, type IncomingMessage } from "node:http";
+import https from "node:https";
+
+// Per-hop headers (RFC 9110 §7.6.1) and those the proxy sets itself.
+const HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length"]);
+
+export type UpstreamResult =
+  | { ok: true; response: IncomingMessage; startedAt: number }
+  | { ok: false; kind: "unreachable" | "timeout"; message: string };
+
+export class Upstream {
+  private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: Infinity });
+
+  /**
+   * Sends `body` to `base` + `path`. `path` is the client's path; when the base already ends in
+   * /v1 and the path starts with it, it is not repeated.
+   */
+  send(base: URL, method: string, path: string, clientHeaders: IncomingHttpHeaders, body: Buffer, timeoutMs: number, extra: Record<string, string> = {}, signal?: AbortSignal): Promise<UpstreamResult> {
+    const url = upstreamUrl(base, path);
+    const headers: Record<string, string | string[]> = {};
+    for (const [k, v] of Object.entries(clientHeaders)) if (v !== undefined && !HOP.has(k)) headers[k] = v;
+    Object.assign(headers, extra);
+    if (body.length > 0 || method === "POST" || method === "PUT" || method === "PATCH") headers["content-length"] = String(body.length);
+    const secure = url.protocol === "https:";
+    const startedAt = performance.now();
+    return new Promise((resolve) => {
+      // The signal fires when the client goes away: the upstream stops generating for nobody.
+      const req = (secure ? https : http).request(url, { method, headers, agent: secure ? this.httpsAgent : this.httpAgent, ...(signal === undefined ? {} : { signal }) });
+      let settled = false;
+      const settle = (r: UpstreamResult) => {
+        if (!settled) {
+          settled = true;
+          resolve(r);
+        }
+      };
+      req.setTimeout(timeoutMs, () => {
+        settle({ ok: false, kind: "timeout", message: `the upstream sent nothing for ${timeoutMs} ms` });
+        req.destroy();
+      });
+      req.on("error", (e) => settle({ ok: false, kind: "unreachable", message: `cannot reach the upstream at ${url.origin}: ${e.message}` }));
+      req.on("response", (response) => settle({ ok: true, response, startedAt }));
+      req.end(body);
+    });
+  }
+
+  close(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+}
+
+export function upstreamUrl(base: URL, path: string): URL {
+  const basePath = base.pathname.replace(/\/+$/, "");
+  const rest = basePath.endsWith("/v1") && (path === "/v1" || path.startsWith("/v1/") || path.startsWith("/v1?")) ? path.slice(3) : path;
+  return new URL(base.origin + basePath + rest);
+}
+
+/** Response headers to pass back: all but the per-hop ones (and the length, when the body changes). */
+export function responseHeaders(headers: IncomingHttpHeaders, keepLength: boolean): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined && (!HOP.has(k) || (keepLength && k === "content-length"))) out[k] = v;
+  return out;
+}

@@ -1,0 +1,45 @@
+// What a response's usage teaches about a conversation: the calibration of the local token
+// estimate against the upstream's count, the usage ratio for status, and whether the upstream
+// silently cut the prompt (it then reports far fewer prompt tokens than were sent; the window
+// it really has is learned from that, so the next request is compacted to fit it).
+import { estimatePromptTokens } from "../compaction/models.js";
+import type { ChatMessage } from "../llm/types.js";
+import type { ProxyConfig } from "./config.js";
+import type { ConversationRecord } from "./store.js";
+
+const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
+
+export interface Sent {
+  readonly messages: ChatMessage[];
+  readonly tools: readonly unknown[] | undefined;
+  readonly bodyBytes: number;
+  /** Local estimate made before sending; 0 when the cheap bound skipped the tokenizer. */
+  readonly estimatedTokens: number;
+  readonly reserved: number;
+  readonly window: number;
+}
+
+/** Updates the record from the usage the upstream reported for what was sent. Returns true when it cut the prompt. */
+export function learnFromUsage(record: ConversationRecord, config: ProxyConfig, sent: Sent, promptTokens: number | undefined, completionTokens: number): boolean {
+  let estimate = sent.estimatedTokens;
+  if (promptTokens === undefined) {
+    if (estimate > 0) record.usageRatio = (estimate * record.calibration + sent.reserved) / sent.window;
+    record.estimatedTokens = estimate;
+    return false;
+  }
+  // Fewer than one token per 8 bytes of body is suspicious enough to count exactly (after the reply was sent).
+  if (estimate === 0 && promptTokens * 8 < sent.bodyBytes) estimate = estimatePromptTokens({ messages: sent.messages, ...(sent.tools === undefined ? {} : { tools: sent.tools }) });
+  record.estimatedTokens = estimate;
+  record.reportedTokens = promptTokens;
+  if (estimate > 200 && promptTokens < estimate * config.compaction.truncationRatio) {
+    record.truncated = true;
+    record.flagged = true;
+    record.learnedLimit = Math.min(record.learnedLimit ?? Infinity, promptTokens + completionTokens);
+    record.lastError = `the upstream reported ${promptTokens} prompt tokens for about ${estimate} sent: it cut the prompt; its window is taken as ${record.learnedLimit} tokens`;
+    record.usageRatio = (estimate + sent.reserved) / record.learnedLimit;
+    return true;
+  }
+  if (estimate > 0) record.calibration = Math.round(clamp(Math.max(record.calibration * 0.98, promptTokens / estimate), 0.7, 1.3) * 100) / 100;
+  record.usageRatio = (promptTokens + sent.reserved) / sent.window;
+  return false;
+}

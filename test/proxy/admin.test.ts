@@ -1,0 +1,201 @@
+// The admin plane, health and metrics, state across restarts, expiry and configuration updates:
+// admin routes refuse without the token and are disabled without one, config updates are
+// validated whole and atomic under concurrent requests, status carries no message content, and
+// compact (with a dry run) works on a stored conversation.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { longConversation, rig, tempDir, type Rig } from "./setup.js";
+
+let rigs: Rig[] = [];
+afterEach(async () => {
+  for (const x of rigs) await x.close();
+  rigs = [];
+});
+
+async function start(options: Parameters<typeof rig>[0] = {}): Promise<Rig> {
+  const x = await rig({ ...options, proxy: { adminToken: "admin-secret", ...options.proxy } });
+  rigs.push(x);
+  return x;
+}
+
+const SMALL = { compaction: { contextLimits: { "fake-model": 3000 }, reserveOutputTokens: 200 } };
+const auth = { authorization: "Bearer admin-secret" };
+
+async function admin(x: Rig, path: string, body?: unknown, headers: Record<string, string> = auth): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(`${x.proxy.url}/ext/context_compaction/${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { "content-type": "application/json", ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+describe("proxy admin, health and state", () => {
+  it("disables the admin routes without a token and refuses a wrong one", async () => {
+    const open = await start({ proxy: { adminToken: undefined } });
+    for (const path of ["config", "status"]) {
+      const r = await admin(open, path);
+      expect(r.status).toBe(403);
+      expect(JSON.stringify(r.json)).toContain("disabled");
+    }
+    expect((await admin(open, "compact", { conversation: "x" })).status).toBe(403);
+    const guarded = await start();
+    expect((await admin(guarded, "status", undefined, {})).status).toBe(401);
+    expect((await admin(guarded, "status", undefined, { authorization: "Bearer wrong" })).status).toBe(401);
+    expect((await admin(guarded, "config", { compaction: { enabled: false } }, { "x-admin-token": "nope" })).status).toBe(401);
+    expect(guarded.proxy.context.config.current.compaction.enabled).toBe(true);
+    expect((await admin(guarded, "status", undefined, { "x-admin-token": "admin-secret" })).status).toBe(200);
+  });
+
+  it("answers health, readiness and Prometheus metrics", async () => {
+    const x = await start({ config: SMALL });
+    expect((await fetch(`${x.proxy.url}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${x.proxy.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ store: "open" });
+    await x.client.chat.completions.create({ model: "fake-model", messages: longConversation(30) }, { headers: { "x-conversation-id": "m" } });
+    const text = await (await fetch(`${x.proxy.url}/metrics`)).text();
+    expect(text).toContain('ptc_proxy_requests_total{route="chat",status="2xx"} 1');
+    expect(text).toContain('ptc_proxy_compactions_total{outcome="succeeded"} 1');
+    expect(text).toMatch(/ptc_proxy_compaction_tokens_before_total \d+/);
+    expect(text).toContain("# TYPE ptc_proxy_upstream_seconds histogram");
+    expect(text).toMatch(/ptc_proxy_overhead_seconds_count 1/);
+    expect(text).toContain("ptc_proxy_conversations 1");
+  });
+
+  it("shows config with secrets redacted and rejects a bad update whole", async () => {
+    const x = await start({ config: { compaction: { summarizer: { apiKey: "sk-summary-secret", baseURL: "http://user:url-secret@127.0.0.1:9/v1" } } } });
+    const shown = await admin(x, "config");
+    expect(JSON.stringify(shown.json)).not.toContain("sk-summary-secret");
+    expect(JSON.stringify(shown.json)).not.toContain("url-secret");
+    expect(JSON.stringify(x.logs)).not.toContain("secret");
+    expect(JSON.stringify(shown.json)).toContain("[redacted]");
+    const bad = await admin(x, "config", { idleTtlSeconds: 60, compaction: { strategy: { name: "no-such-strategy" } } });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.json)).toContain('unknown strategy \\"no-such-strategy\\"');
+    expect(x.proxy.context.config.current.idleTtlSeconds).toBe(7 * 24 * 3600);
+    const badOption = await admin(x, "config", { compaction: { strategy: { name: "sliding-window", options: { turns: -1 } } } });
+    expect(badOption.status).toBe(400);
+    // Sending the redacted value back keeps the secret; the file is rewritten with it.
+    const ok = await admin(x, "config", { idleTtlSeconds: 60, compaction: { summarizer: { apiKey: "[redacted]" } } });
+    expect(ok.status).toBe(200);
+    const file = JSON.parse(readFileSync(join(x.dir, "config.json"), "utf8")) as { idleTtlSeconds: number; compaction: { summarizer: { apiKey: string } } };
+    expect(file.idleTtlSeconds).toBe(60);
+    expect(file.compaction.summarizer.apiKey).toBe("sk-summary-secret");
+  });
+
+  it("applies config updates atomically while requests run", async () => {
+    const x = await start({ config: SMALL });
+    const strategies = [
+      { name: "sliding-window", options: { turns: 2 } },
+      { name: "usage-ratio", options: { threshold: 0.5 } },
+    ];
+    const requests = Array.from({ length: 30 }, (_, i) =>
+      x.client.chat.completions.create({ model: "fake-model", messages: longConversation(4 + (i % 5), 20, "q") }, { headers: { "x-conversation-id": `c${i}` } }),
+    );
+    const updates = Array.from({ length: 20 }, (_, i) => admin(x, "config", { compaction: { strategy: strategies[i % 2], reserveOutputTokens: 100 + i } }));
+    const [replies, results] = await Promise.all([Promise.all(requests), Promise.all(updates)]);
+    expect(replies.every((r) => r.choices[0].message.content?.startsWith("reply to final question q"))).toBe(true);
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    const file = JSON.parse(readFileSync(join(x.dir, "config.json"), "utf8")) as { compaction: { reserveOutputTokens: number; strategy: { name: string } } };
+    const live = x.proxy.context.config.current;
+    expect(file.compaction.reserveOutputTokens).toBe(live.compaction.reserveOutputTokens);
+    expect(file.compaction.strategy).toEqual(live.compaction.strategy);
+    // Each request saw one whole configuration: a sliding window's state, or a usage-ratio one, never a mix.
+    for (const c of x.proxy.context.store.list()) expect(["", "sliding-window", "rolling"]).toContain(c.strategy);
+  });
+
+  it("reloads an edited config file, and keeps the running settings when the edit is invalid", async () => {
+    const x = await start({ config: {}, proxy: { watchIntervalMs: 20 } });
+    const file = join(x.dir, "config.json");
+    writeFileSync(file, JSON.stringify({ idleTtlSeconds: 120 }));
+    await expect.poll(() => x.proxy.context.config.current.idleTtlSeconds, { timeout: 2000 }).toBe(120);
+    writeFileSync(file, JSON.stringify({ idleTtlSeconds: "soon" }));
+    await expect.poll(() => x.logs.some((l) => l.event === "config_reload_rejected"), { timeout: 2000 }).toBe(true);
+    expect(x.proxy.context.config.current.idleTtlSeconds).toBe(120);
+  });
+
+  it("reports status without message content, and compacts a conversation on demand, with a dry run", async () => {
+    const x = await start({ config: { compaction: { contextLimits: { "fake-model": 1_000_000 } } } });
+    const history = longConversation(30);
+    await x.client.chat.completions.create({ model: "fake-model", messages: history }, { headers: { "x-conversation-id": "ops" } });
+    const status = await admin(x, "status");
+    const conv = (status.json.conversations as Record<string, unknown>[])[0];
+    expect(conv).toMatchObject({ id: "ops", identitySource: "header:x-conversation-id", messageCount: history.length, compactions: 0, flagged: false, strategy: "usage-ratio" });
+    expect(typeof conv.usageRatio).toBe("number");
+    expect(JSON.stringify(status.json)).not.toContain("aword");
+    expect(JSON.stringify(status.json)).not.toContain("TASK-a");
+
+    const dry = await admin(x, "compact", { conversation: "ops", dryRun: true });
+    expect(dry.status).toBe(200);
+    expect(dry.json).toMatchObject({ dryRun: true, compacted: true, messagesBefore: history.length });
+    const preview = dry.json.messages as { content: string }[];
+    expect(preview.length).toBeLessThan(history.length);
+    expect(preview[2].content).toContain("[Summary of");
+    expect(x.proxy.context.store.get("ops")?.compactions).toBe(0);
+
+    const real = await admin(x, "compact", { conversation: "ops" });
+    expect(real.json).toMatchObject({ dryRun: false, compacted: true });
+    expect(real.json.messages).toBeUndefined();
+    expect(x.proxy.context.store.get("ops")?.compactions).toBe(1);
+    // The next request of that conversation goes out compacted, without another summary.
+    const calls = x.upstream.summaryCalls;
+    await x.client.chat.completions.create({ model: "fake-model", messages: [...history, { role: "assistant", content: "ok" }, { role: "user", content: "go on" }] }, { headers: { "x-conversation-id": "ops" } });
+    const last = x.upstream.requests.at(-1)?.body?.messages as { content: string }[];
+    expect(last.length).toBeLessThan(history.length);
+    expect(x.upstream.summaryCalls).toBe(calls);
+
+    expect((await admin(x, "compact", { conversation: "nope" })).status).toBe(404);
+    expect((await admin(x, "compact", {})).status).toBe(400);
+  });
+
+  it("honours per-conversation settings: disabled, threshold and strategy", async () => {
+    const x = await start({ config: SMALL });
+    await admin(x, "config", { conversations: { off: { disabled: true }, window: { strategy: { name: "sliding-window", options: { turns: 1 } } } } });
+    const history = longConversation(30);
+    await x.client.chat.completions.create({ model: "fake-model", messages: history }, { headers: { "x-conversation-id": "off" } });
+    expect((x.upstream.requests.at(-1)?.body?.messages as unknown[]).length).toBe(history.length);
+    await x.client.chat.completions.create({ model: "fake-model", messages: longConversation(3) }, { headers: { "x-conversation-id": "window" } });
+    expect(x.upstream.summaryCalls).toBe(0);
+    expect((x.upstream.requests.at(-1)?.body?.messages as { content: string }[]).some((m) => /\d+ earlier messages omitted/.test(m.content))).toBe(true);
+    const status = await admin(x, "status");
+    expect((status.json.conversations as { id: string; strategy: string }[]).find((c) => c.id === "off")?.strategy).toBe("disabled");
+  });
+
+  it("keeps conversation state across a restart, and expires idle conversations", async () => {
+    const dir = tempDir();
+    const db = join(dir, "state.db");
+    const history = longConversation(30);
+    const first = await start({ config: SMALL, dir, proxy: { db } });
+    await first.client.chat.completions.create({ model: "fake-model", messages: history }, { headers: { "x-conversation-id": "persist" } });
+    expect(first.upstream.summaryCalls).toBe(1);
+    await first.close();
+    rigs = [];
+    expect(existsSync(db)).toBe(true);
+
+    const second = await start({ config: SMALL, dir, proxy: { db } });
+    expect(second.proxy.context.store.get("persist")?.compactions).toBe(1);
+    await second.client.chat.completions.create({ model: "fake-model", messages: [...history, { role: "assistant", content: "ok" }, { role: "user", content: "after restart" }] }, { headers: { "x-conversation-id": "persist" } });
+    // The stored summary was reused: the restarted proxy made no summary call.
+    expect(second.upstream.summaryCalls).toBe(0);
+    expect((second.upstream.requests.at(-1)?.body?.messages as { content: string }[])[2].content).toContain("[Summary of");
+
+    const store = second.proxy.context.store;
+    expect(store.expire(Date.now() + 1000)).toBe(1);
+    expect(store.get("persist")).toBeUndefined();
+    expect(store.messages("persist")).toBeUndefined();
+
+    // Writes that fail (here: the table is gone) make the proxy not ready until they succeed again.
+    const other = new Database(db);
+    other.exec("DROP TABLE conversations");
+    await second.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "x" }] }, { headers: { "x-conversation-id": "w" } });
+    await expect.poll(async () => (await fetch(`${second.proxy.url}/readyz`)).status).toBe(503);
+    expect(JSON.stringify(await (await fetch(`${second.proxy.url}/readyz`)).json())).toContain("no such table");
+    other.exec("CREATE TABLE conversations (id TEXT PRIMARY KEY, updated_at INTEGER NOT NULL, record TEXT NOT NULL)");
+    other.close();
+    await second.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "y" }] }, { headers: { "x-conversation-id": "w" } });
+    await expect.poll(async () => (await fetch(`${second.proxy.url}/readyz`)).status).toBe(200);
+  });
+});

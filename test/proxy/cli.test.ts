@@ -1,0 +1,56 @@
+// `ptc proxy` from the command line: help, bad options, and a real start, request and stop.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../../src/cli/commands.js";
+import { runProxyCommand } from "../../src/cli/proxy.js";
+import { startFakeUpstream } from "../support/fake-openai.js";
+import { tempDir } from "./setup.js";
+
+function io() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { stdin: new PassThrough(), stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) } }, out, err };
+}
+
+describe("ptc proxy", () => {
+  it("prints its usage and is listed in ptc --help", async () => {
+    const a = io();
+    expect(await runCli(["proxy", "--help"], a.io)).toBe(0);
+    expect(a.out.join("")).toContain("--upstream URL");
+    const b = io();
+    expect(await runCli(["--help"], b.io)).toBe(0);
+    expect(b.out.join("")).toMatch(/proxy\s+OpenAI-compatible proxy/);
+  });
+
+  it("rejects bad options with exit code 2", async () => {
+    for (const args of [["--port", "99999"], ["--upstream", "ftp://x"], ["--nope"]]) {
+      const a = io();
+      expect(await runCli(["proxy", ...args], a.io)).toBe(2);
+      expect(a.err.join("")).toMatch(/ptc proxy: /);
+    }
+    const bad = io();
+    const dir = tempDir();
+    const config = join(dir, "c.json");
+    writeFileSync(config, '{"maxBodyBytes": "big"}');
+    expect(await runCli(["proxy", "--config", config, "--db", ":memory:"], bad.io)).toBe(2);
+    expect(bad.err.join("")).toContain("maxBodyBytes");
+  });
+
+  it("serves until stopped", async () => {
+    const upstream = await startFakeUpstream();
+    const a = io();
+    let stop = () => {};
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    const run = runProxyCommand(["--upstream", upstream.url, "--port", "0", "--db", join(tempDir(), "s.db")], a.io, stopped);
+    await expect.poll(() => a.out.join(""), { timeout: 5000 }).toContain("listening on");
+    const url = /listening on (\S+)/.exec(a.out.join(""))?.[1] ?? "";
+    const res = await fetch(`${url}/models`);
+    expect(res.status).toBe(200);
+    stop();
+    expect(await run).toBe(0);
+    expect(a.err.join("")).toContain('"event":"listening"');
+    await upstream.close();
+  });
+});

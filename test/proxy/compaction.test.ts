@@ -1,0 +1,215 @@
+// Compaction through the proxy: long conversations are summarized before they would overflow
+// and still answered; summaries are reused; a context-length error leads to exactly one
+// compact-and-retry; failed summaries send the history as it is and open the breaker after
+// repeated failures; an upstream that cuts prompts is detected; conversations never mix.
+import type OpenAI from "openai";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ChatMessage } from "../../src/llm/types.js";
+import { prefixHashes } from "../../src/proxy/identity.js";
+import { longConversation, rig, type Rig } from "./setup.js";
+
+let r: Rig | undefined;
+afterEach(async () => {
+  await r?.close();
+  r = undefined;
+});
+
+// The fake model's window as the proxy knows it: the 30-round conversations below are ~6k tokens.
+const SMALL = { compaction: { contextLimits: { "fake-model": 3000 }, reserveOutputTokens: 200 } };
+
+type Msg = { role: string; content: string | null };
+const chatRequests = (x: Rig) => x.upstream.requests.filter((q) => q.path === "/v1/chat/completions" && !JSON.stringify(q.body).includes("ConversationSummary"));
+const sentMessages = (x: Rig, i: number) => (chatRequests(x).at(i)?.body?.messages ?? []) as Msg[];
+
+async function send(x: Rig, messages: OpenAI.ChatCompletionMessageParam[], id?: string, extra: Partial<OpenAI.ChatCompletionCreateParamsNonStreaming> = {}) {
+  return x.client.chat.completions.create({ model: "fake-model", messages, ...extra }, id === undefined ? {} : { headers: { "x-conversation-id": id } });
+}
+
+describe("proxy compaction", () => {
+  it("compacts a long conversation before forwarding and still answers it", async () => {
+    r = await rig({ config: SMALL });
+    const history = longConversation(30);
+    const reply = await send(r, history, "long-1");
+    expect(reply.choices[0].message.content).toBe("reply to final question a (5 messages)");
+    const sent = sentMessages(r, 0);
+    // System prompt, the task, the summary, the last message(s) kept.
+    expect(sent[0]).toEqual({ role: "system", content: "You are a helpful assistant." });
+    expect(sent[1].content).toBe("TASK-a: plan the migration of the billing service.");
+    expect(sent[2].content).toContain("[Summary of");
+    expect(sent.slice(-2).map((m) => m.content)).toEqual([history.at(-2)?.content, "final question a"]);
+    expect(r.upstream.summaryCalls).toBe(1);
+    // The summarizer was called on the upstream with the client's own key and model.
+    const summaryCall = r.upstream.requests.find((q) => JSON.stringify(q.body).includes("ConversationSummary"));
+    expect(summaryCall?.headers.authorization).toBe("Bearer sk-client-key");
+    expect(summaryCall?.body?.model).toBe("fake-model");
+    const log = r.logs.find((l) => l.event === "compaction");
+    expect(log).toMatchObject({ conversation: "long-1", strategy: "usage-ratio", outcome: "succeeded" });
+    expect(Number(log?.tokensBefore)).toBeGreaterThan(Number(log?.tokensAfter));
+    expect(JSON.stringify(r.logs)).not.toContain("aword");
+
+    // The next turn reuses the summary: no new summary call, the new messages are kept.
+    const next = [...history, { role: "assistant" as const, content: reply.choices[0].message.content ?? "" }, { role: "user" as const, content: "one more thing" }];
+    const again = await send(r, next, "long-1");
+    expect(again.choices[0].message.content).toContain("one more thing");
+    expect(r.upstream.summaryCalls).toBe(1);
+    expect(sentMessages(r, 1).slice(-3).map((m) => m.content)).toEqual(["final question a", "reply to final question a (5 messages)", "one more thing"]);
+    expect(sentMessages(r, 1)[2].content).toBe(sent[2].content);
+  });
+
+  it("counts tool schemas and the reserved output in the budget", async () => {
+    r = await rig({ config: SMALL });
+    const history = longConversation(3);
+    await send(r, history, "small-no-tools");
+    expect(sentMessages(r, 0)).toHaveLength(history.length);
+    const tools: OpenAI.ChatCompletionTool[] = [{ type: "function", function: { name: "lookup", description: "d ".repeat(1500), parameters: { type: "object", properties: {} } } }];
+    await send(r, history, "small-with-tools", { tools });
+    expect(sentMessages(r, 1).length).toBeLessThan(history.length);
+    await send(r, history, "small-with-reserve", { max_tokens: 1500 });
+    expect(sentMessages(r, 2).length).toBeLessThan(history.length);
+  });
+
+  it("retries once after compacting on an upstream context-length error, never more", async () => {
+    // The proxy believes the window is large; the upstream's is small.
+    r = await rig({ upstream: { contextTokens: 2500 }, config: { compaction: { contextLimits: { "fake-model": 1_000_000 } } } });
+    const reply = await send(r, longConversation(30), "ctx-1");
+    expect(reply.choices[0].message.content).toContain("final question a");
+    expect(chatRequests(r)).toHaveLength(2);
+    expect(sentMessages(r, 1).length).toBeLessThan(sentMessages(r, 0).length);
+    expect(r.proxy.context.metrics.get("ptc_proxy_context_retries_total")).toBe(1);
+    // The window it learned makes the next turn compact before sending: no error first.
+    await send(r, [...longConversation(30), { role: "assistant", content: "ok" }, { role: "user", content: "more" }], "ctx-1");
+    expect(chatRequests(r)).toHaveLength(3);
+  });
+
+  it("passes the context error on when even the compacted prompt does not fit", async () => {
+    r = await rig({ upstream: { contextTokens: 20 }, config: { compaction: { contextLimits: { "fake-model": 1_000_000 } } } });
+    const e = await send(r, longConversation(30), "ctx-2").catch((err: unknown) => err as { status?: number; code?: string });
+    expect(e).toMatchObject({ status: 400, code: "context_length_exceeded" });
+    expect(chatRequests(r)).toHaveLength(2);
+  });
+
+  it("sends the history as it is when the summary fails, flags the conversation, and opens the breaker", async () => {
+    r = await rig({ upstream: { summary: () => "not json at all" }, config: { ...SMALL, compaction: { ...SMALL.compaction, strategy: { name: "usage-ratio", options: { maxFailures: 2, cooldown: 5 } } } } });
+    const history = longConversation(30);
+    for (let i = 0; i < 4; i++) {
+      const reply = await send(r, history, "fails");
+      expect(reply.choices[0].message.content).toContain("final question a");
+      expect(sentMessages(r, i)).toHaveLength(history.length);
+    }
+    // Two failed compactions of two attempts each, then the breaker skips the summarizer.
+    expect(r.upstream.summaryCalls).toBe(4);
+    const record = r.proxy.context.store.get("fails");
+    expect(record?.flagged).toBe(true);
+    expect(record?.lastError).toMatch(/summar/);
+    expect(r.proxy.context.metrics.get("ptc_proxy_compactions_total", 'outcome="failed"')).toBe(2);
+    expect(r.proxy.context.metrics.get("ptc_proxy_compactions_total", 'outcome="skipped"')).toBe(2);
+  });
+
+  it("backs off: each time the breaker reopens it stays open twice as long", async () => {
+    r = await rig({ upstream: { summary: () => "" }, config: { ...SMALL, compaction: { ...SMALL.compaction, strategy: { name: "usage-ratio", options: { maxFailures: 1, cooldown: 1, maxAttempts: 1 } } } } });
+    const history = longConversation(30);
+    const calls: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      await send(r, history, "backoff");
+      calls.push(r.upstream.summaryCalls);
+    }
+    // Tries on requests 1, 3 and 6 (open for 1, then 2, then 4 requests); a fixed cooldown would try on 1, 3, 5, 7.
+    expect(calls).toEqual([1, 1, 2, 2, 2, 3, 3]);
+  });
+
+  it("detects an upstream that silently cuts the prompt and compacts to the window it really has", async () => {
+    r = await rig({ upstream: { promptTokens: () => 400 }, config: { compaction: { contextLimits: { "fake-model": 1_000_000 }, reserveOutputTokens: 100 } } });
+    const history = longConversation(30);
+    await send(r, history, "cut");
+    const record = r.proxy.context.store.get("cut");
+    expect(record?.truncated).toBe(true);
+    expect(record?.lastError).toContain("cut the prompt");
+    expect(r.proxy.context.metrics.get("ptc_proxy_upstream_truncation_total")).toBe(1);
+    await send(r, [...history, { role: "assistant", content: "ok" }, { role: "user", content: "and now?" }], "cut");
+    expect(sentMessages(r, 1).length).toBeLessThan(history.length);
+    expect(r.upstream.summaryCalls).toBe(1);
+  });
+
+  it("runs one compaction at a time per conversation; a request that arrives meanwhile keeps its new messages", async () => {
+    r = await rig({ config: SMALL });
+    const history = longConversation(30);
+    const longer = [...history, { role: "assistant" as const, content: "reply" }, { role: "user" as const, content: "arrived during compaction" }];
+    const [a, b] = await Promise.all([send(r, history, "one-at-a-time"), send(r, longer, "one-at-a-time")]);
+    expect(a.choices[0].message.content).toContain("final question a");
+    expect(b.choices[0].message.content).toContain("arrived during compaction");
+    expect(r.upstream.summaryCalls).toBe(1);
+    const forB = chatRequests(r).find((q) => JSON.stringify(q.body).includes("arrived during compaction"))?.body?.messages as Msg[];
+    expect(forB.at(-1)?.content).toBe("arrived during compaction");
+    expect(forB[2].content).toContain("[Summary of");
+  });
+
+  it("never mixes concurrent conversations, with explicit ids or by prefix", async () => {
+    r = await rig({
+      config: SMALL,
+      upstream: { summary: (prompt) => JSON.stringify({ ConversationSummary: `Topics: ${[...new Set(prompt.match(/question [a-z]/g))].join(", ")}` }) },
+    });
+    const rig_ = r;
+    const tags = ["b", "c", "d", "e", "f", "g"];
+    const run = async (tag: string, i: number) => {
+      const id = i % 2 === 0 ? `conv-${tag}` : undefined;
+      let history = longConversation(30, 80, tag);
+      for (let turn = 0; turn < 2; turn++) {
+        const reply = await send(rig_, history, id);
+        expect(reply.choices[0].message.content).toContain(`question ${tag}`);
+        history = [...history, { role: "assistant", content: reply.choices[0].message.content ?? "" }, { role: "user", content: `next question ${tag}${turn}` }];
+      }
+    };
+    await Promise.all(tags.map(run));
+    for (const q of chatRequests(r)) {
+      const text = JSON.stringify(q.body?.messages);
+      const own = /TASK-([a-z])/.exec(text)?.[1];
+      for (const other of tags.filter((t) => t !== own)) expect(text).not.toContain(`question ${other}`);
+    }
+    const status = r.proxy.context.store.list();
+    expect(status).toHaveLength(tags.length);
+    expect(status.filter((c) => c.source === "prefix" || c.source === "new")).toHaveLength(3);
+    expect(r.upstream.summaryCalls).toBe(tags.length);
+  });
+
+  it("tells apart conversations that share their opening, without ids", async () => {
+    r = await rig();
+    const opening: OpenAI.ChatCompletionMessageParam[] = [{ role: "system", content: "s" }, { role: "user", content: "hello" }];
+    const first = await r.client.chat.completions.create({ model: "fake-model", messages: opening }).withResponse();
+    const second = await r.client.chat.completions.create({ model: "fake-model", messages: opening }).withResponse();
+    const idA = first.response.headers.get("x-ptc-conversation-id");
+    expect(second.response.headers.get("x-ptc-conversation-id")).toBe(idA);
+    const a = await r.client.chat.completions.create({ model: "fake-model", messages: [...opening, { role: "assistant", content: "A" }, { role: "user", content: "a?" }] }).withResponse();
+    const b = await r.client.chat.completions.create({ model: "fake-model", messages: [...opening, { role: "assistant", content: "B" }, { role: "user", content: "b?" }] }).withResponse();
+    expect(a.response.headers.get("x-ptc-conversation-id")).toBe(idA);
+    const idB = b.response.headers.get("x-ptc-conversation-id");
+    expect(idB).not.toBe(idA);
+    // Each continues its own line from now on.
+    const a2 = await r.client.chat.completions.create({ model: "fake-model", messages: [...opening, { role: "assistant", content: "A" }, { role: "user", content: "a?" }, { role: "assistant", content: "x" }, { role: "user", content: "y" }] }).withResponse();
+    const b2 = await r.client.chat.completions.create({ model: "fake-model", messages: [...opening, { role: "assistant", content: "B" }, { role: "user", content: "b?" }, { role: "assistant", content: "x" }, { role: "user", content: "y" }] }).withResponse();
+    expect(a2.response.headers.get("x-ptc-conversation-id")).toBe(idA);
+    expect(b2.response.headers.get("x-ptc-conversation-id")).toBe(idB);
+  });
+
+  it("forks an edited turn from the conversation with its summary, and keeps the prefix index bounded", async () => {
+    r = await rig({ config: SMALL });
+    let history = longConversation(30);
+    const first = await r.client.chat.completions.create({ model: "fake-model", messages: history }).withResponse();
+    const id = first.response.headers.get("x-ptc-conversation-id");
+    expect(r.upstream.summaryCalls).toBe(1);
+    for (let i = 0; i < 20; i++) {
+      history = [...history, { role: "assistant", content: `ok ${i}` }, { role: "user", content: `more ${i}` }];
+      const next = await r.client.chat.completions.create({ model: "fake-model", messages: history }).withResponse();
+      expect(next.response.headers.get("x-ptc-conversation-id")).toBe(id);
+    }
+    const record = r.proxy.context.store.get(id ?? "");
+    expect(record?.indexed).toHaveLength(16);
+    expect(r.proxy.context.store.byPrefix(prefixHashes(longConversation(30) as ChatMessage[]).at(-1) ?? "")).toBeUndefined();
+    // The user edits the last question: a new conversation, which starts from the stored summary.
+    const edited = [...history.slice(0, -1), { role: "user" as const, content: "more 19, edited" }];
+    const fork = await r.client.chat.completions.create({ model: "fake-model", messages: edited }).withResponse();
+    expect(fork.response.headers.get("x-ptc-conversation-id")).not.toBe(id);
+    expect(fork.response.headers.get("x-ptc-conversation-source")).toBe("prefix");
+    expect(r.upstream.summaryCalls).toBe(1);
+    expect((chatRequests(r).at(-1)?.body?.messages as Msg[])[2].content).toContain("[Summary of");
+  });
+});

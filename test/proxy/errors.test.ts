@@ -1,0 +1,129 @@
+// Failures reach the client as OpenAI-style errors the official SDK understands: upstream error
+// pages, JSON errors, timeouts, malformed replies, an unreachable upstream, and bad requests.
+import OpenAI from "openai";
+import { afterEach, describe, expect, it } from "vitest";
+import { startProxy, type RunningProxy } from "../../src/proxy/index.js";
+import { rig, type Rig } from "./setup.js";
+
+let r: Rig | undefined;
+let extra: RunningProxy | undefined;
+afterEach(async () => {
+  await r?.close();
+  await extra?.close();
+  r = undefined;
+  extra = undefined;
+});
+
+const ask = (client: OpenAI, mode?: string) =>
+  client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "hi" }] }, mode === undefined ? {} : { headers: { "x-fake-mode": mode } });
+
+async function failure(p: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(OpenAI.APIError);
+  return e as InstanceType<typeof OpenAI.APIError>;
+}
+
+describe("proxy errors", () => {
+  it("wraps an upstream HTML error page into an OpenAI error with the same status", async () => {
+    r = await rig();
+    const e = await failure(ask(r.client, "html500"));
+    expect(e.status).toBe(500);
+    expect(e.message).toContain("upstream answered HTTP 500");
+    expect(e.message).toContain("Internal Server Error");
+    expect((e.error as { type?: string }).type).toBe("upstream_error");
+  });
+
+  it("passes an upstream JSON error through as it is", async () => {
+    r = await rig();
+    const e = await failure(ask(r.client, "json429"));
+    expect(e.status).toBe(429);
+    expect(e.message).toContain("Rate limit reached");
+    expect(e.code).toBe("rate_limit_exceeded");
+  });
+
+  it("answers 502 for a malformed upstream reply and 504 when the upstream hangs", async () => {
+    r = await rig({ config: { upstreamTimeoutMs: 150 } });
+    const malformed = await failure(ask(r.client, "malformed"));
+    expect(malformed.status).toBe(502);
+    expect(malformed.code).toBe("upstream_malformed");
+    const hung = await failure(ask(r.client, "hang"));
+    expect(hung.status).toBe(504);
+    expect(hung.code).toBe("upstream_timeout");
+  });
+
+  it("answers 502 when the upstream cannot be reached", async () => {
+    extra = await startProxy({ upstream: "http://127.0.0.1:9/v1", port: 0, logger: () => {} });
+    const client = new OpenAI({ baseURL: `${extra.url}/v1`, apiKey: "k", maxRetries: 0 });
+    const e = await failure(ask(client));
+    expect(e.status).toBe(502);
+    expect(e.code).toBe("upstream_unreachable");
+    const models = await failure(client.models.list());
+    expect(models.status).toBe(502);
+  });
+
+  it("refuses malformed client requests with 400 and a reason, without calling upstream", async () => {
+    r = await rig();
+    const post = (body: string) => fetch(`${r?.proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const cases: [string, string][] = [
+      ["{not json", "not valid JSON"],
+      ["[1,2]", "must be a JSON object"],
+      ['{"model":"m"}', "'messages' must be a non-empty array"],
+      ['{"model":"m","messages":[{"role":"robot","content":"x"}]}', "messages[0].role must be one of"],
+      ['{"model":"m","messages":[{"role":"user","content":5}]}', "messages[0].content must be"],
+      ['{"model":"m","messages":[{"role":"user","content":"x"}],"stream":"yes"}', "'stream' must be a boolean"],
+    ];
+    for (const [body, reason] of cases) {
+      const res = await post(body);
+      expect(res.status).toBe(400);
+      const json = (await res.json()) as { error: { message: string; type: string } };
+      expect(json.error.type).toBe("invalid_request_error");
+      expect(json.error.message).toContain(reason);
+    }
+    expect(r.upstream.requests).toHaveLength(0);
+  });
+
+  it("refuses bodies over the size limit with 413", async () => {
+    r = await rig({ config: { maxBodyBytes: 4096 } });
+    const e = await failure(r.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "x".repeat(10_000) }] }));
+    expect(e.status).toBe(413);
+    expect(e.message).toContain("larger than the limit of 4096 bytes");
+    expect(r.upstream.requests).toHaveLength(0);
+    // The proxy still serves the next request.
+    const ok = await ask(r.client);
+    expect(ok.choices[0].message.content).toContain("hi");
+  });
+
+  it("stops the upstream request when the client goes away", async () => {
+    r = await rig();
+    const ctl = new AbortController();
+    const pending = fetch(`${r.proxy.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-fake-mode": "slow:2000" },
+      body: JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "slow" }] }),
+      signal: ctl.signal,
+    }).catch((e: unknown) => e);
+    await expect.poll(() => r?.upstream.requests.length, { timeout: 2000 }).toBe(1);
+    ctl.abort();
+    await pending;
+    await expect.poll(() => r?.upstream.abandoned, { timeout: 2000 }).toBe(1);
+  });
+
+  it("ends a stream the upstream broke off with an error event the client raises", async () => {
+    r = await rig();
+    const stream = await r.client.chat.completions.create({ model: "fake-model", stream: true, messages: [{ role: "user", content: "hi" }] }, { headers: { "x-fake-mode": "cut" } });
+    let text = "";
+    const e = await (async () => {
+      for await (const c of stream) text += c.choices[0]?.delta?.content ?? "";
+    })().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(text).toBe("partial ");
+    expect(e).toBeInstanceOf(OpenAI.APIError);
+    expect((e as Error).message).toContain("upstream stream broke off");
+    expect(r.proxy.context.metrics.get("ptc_proxy_upstream_errors_total", 'kind="stream_cut"')).toBe(1);
+  });
+});

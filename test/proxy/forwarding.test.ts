@@ -1,0 +1,99 @@
+// Forwarding through the proxy as an app sees it: the official client, chat completions with and
+// without streaming, models, other paths and headers untouched, SSE byte for byte.
+import { afterEach, describe, expect, it } from "vitest";
+import { rig, type Rig } from "./setup.js";
+
+let r: Rig | undefined;
+afterEach(async () => {
+  await r?.close();
+  r = undefined;
+});
+
+/** The raw bytes of an SSE response. */
+async function rawStream(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string; headers: Headers }> {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  return { status: res.status, text: await res.text(), headers: res.headers };
+}
+
+describe("proxy forwarding", () => {
+  it("answers a chat completion through the official client, sending the client's key and fields upstream", async () => {
+    r = await rig();
+    const reply = await r.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "hello" }], temperature: 0.2, seed: 7 });
+    expect(reply.choices[0].message.content).toBe("reply to hello (1 messages)");
+    const sent = r.upstream.requests[0];
+    expect(sent.path).toBe("/v1/chat/completions");
+    expect(sent.headers.authorization).toBe("Bearer sk-client-key");
+    expect(sent.body).toMatchObject({ model: "fake-model", temperature: 0.2, seed: 7 });
+  });
+
+  it("echoes the conversation id and forwards identity headers it consumed", async () => {
+    r = await rig();
+    const { data, response } = await r.client.chat.completions
+      .create({ model: "fake-model", messages: [{ role: "user", content: "hi" }] }, { headers: { "x-session-affinity": "sess-42" } })
+      .withResponse();
+    expect(data.choices[0].message.content).toContain("hi");
+    expect(response.headers.get("x-ptc-conversation-id")).toBe("sess-42");
+    expect(response.headers.get("x-ptc-conversation-source")).toBe("header:x-session-affinity");
+    expect(r.upstream.requests[0].headers["x-session-affinity"]).toBe("sess-42");
+  });
+
+  it("lists models and passes any other path, body and header through untouched", async () => {
+    r = await rig();
+    const models = await r.client.models.list();
+    expect(models.data.map((m) => m.id)).toEqual(["fake-model"]);
+    const bytes = Buffer.from([0, 1, 2, 250, 255, 10, 13]);
+    const res = await fetch(`${r.proxy.url}/v1/echo`, { method: "POST", headers: { "content-type": "application/x-custom", "x-custom": "kept" }, body: bytes });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-upstream")).toBe("fake");
+    expect(Buffer.from(await res.arrayBuffer())).toEqual(bytes);
+    expect(r.upstream.requests.at(-1)?.headers["x-custom"]).toBe("kept");
+  });
+
+  it("streams chunk by chunk, byte for byte, when the client asked for usage itself", async () => {
+    r = await rig();
+    const body = { model: "fake-model", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "stream me a few words" }] };
+    const direct = await rawStream(`${r.upstream.url}/chat/completions`, body);
+    const proxied = await rawStream(`${r.proxy.url}/v1/chat/completions`, body);
+    expect(proxied.status).toBe(200);
+    expect(proxied.headers.get("content-type")).toContain("text/event-stream");
+    expect(proxied.text).toBe(direct.text);
+    expect(proxied.text).toContain('"usage":{"prompt_tokens"');
+  });
+
+  it("asks for usage when the client left it unset and strips the usage-only chunk, nothing else", async () => {
+    r = await rig();
+    const body = { model: "fake-model", stream: true, messages: [{ role: "user", content: "stream me a few words" }] };
+    const proxied = await rawStream(`${r.proxy.url}/v1/chat/completions`, body, { "x-conversation-id": "stream-1" });
+    // Upstream was asked for usage, so its chunks carry "usage": null; the usage-only chunk is gone.
+    expect(r.upstream.requests[0].body).toMatchObject({ stream_options: { include_usage: true } });
+    const direct = await rawStream(`${r.upstream.url}/chat/completions`, { ...body, stream_options: { include_usage: true } });
+    const events = direct.text.split("\n\n").filter((e) => e !== "");
+    const usageEvent = events.find((e) => e.includes('"choices":[]'));
+    expect(usageEvent).toBeDefined();
+    expect(proxied.text).toBe(direct.text.replace(`${usageEvent}\n\n`, ""));
+    expect(proxied.text.endsWith("data: [DONE]\n\n")).toBe(true);
+    // The usage it read is in the conversation's record.
+    expect(r.proxy.context.store.get("stream-1")?.reportedTokens).toBeGreaterThan(0);
+  });
+
+  it("leaves an explicit include_usage: false alone", async () => {
+    r = await rig();
+    const body = { model: "fake-model", stream: true, stream_options: { include_usage: false }, messages: [{ role: "user", content: "no usage" }] };
+    const proxied = await rawStream(`${r.proxy.url}/v1/chat/completions`, body);
+    expect(r.upstream.requests[0].body).toMatchObject({ stream_options: { include_usage: false } });
+    expect(proxied.text).not.toContain('"usage"');
+  });
+
+  it("streams through the official client", async () => {
+    r = await rig();
+    const stream = await r.client.chat.completions.create({ model: "fake-model", stream: true, messages: [{ role: "user", content: "count to three" }] });
+    let text = "";
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? "";
+    expect(text).toBe("reply to count to three (1 messages)");
+  });
+
+  it("binds to loopback by default", async () => {
+    r = await rig();
+    expect(r.proxy.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+});

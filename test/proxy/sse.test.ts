@@ -1,0 +1,48 @@
+// The SSE tap on its own: whatever the chunking, the client gets the stream byte for byte, minus
+// the usage-only event when the proxy asked for usage itself, and the usage is read either way.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { SseTap } from "../../src/proxy/sse.js";
+
+const chunk = (content: string, usage = false) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }], ...(usage ? { usage: null } : {}) })}`;
+const usageEvent = `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 3 } })}`;
+
+function run(tap: SseTap, text: string, cuts: number[]): string {
+  const bytes = Buffer.from(text);
+  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+  const out: Buffer[] = [];
+  let from = 0;
+  for (const p of [...points, bytes.length]) {
+    if (p < from) continue;
+    out.push(tap.push(bytes.subarray(from, p)));
+    from = p;
+  }
+  out.push(tap.end());
+  return Buffer.concat(out).toString();
+}
+
+describe("SseTap", () => {
+  const sep = ["\n\n", "\r\n\r\n"];
+  it("passes every byte but the usage-only event, however the stream is cut", () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ maxLength: 12 }), { maxLength: 6 }), fc.constantFrom(...sep), fc.array(fc.nat(), { maxLength: 8 }), (words, s, cuts) => {
+        const head = [": keep-alive comment", ...words.map((w) => chunk(`${w} é`, true))].map((e) => e + s).join("");
+        const tail = `data: [DONE]${s}`;
+        const tap = new SseTap(true);
+        expect(run(tap, head + usageEvent + s + tail, cuts)).toBe(head + tail);
+        expect(tap.usage).toEqual({ promptTokens: 12, completionTokens: 3 });
+        const plain = new SseTap(false);
+        expect(run(plain, head + usageEvent + s + tail, cuts)).toBe(head + usageEvent + s + tail);
+        expect(plain.usage).toEqual({ promptTokens: 12, completionTokens: 3 });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("keeps a usage field on an event that also has choices", () => {
+    const event = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "x" } }], usage: { prompt_tokens: 5, completion_tokens: 1 } })}\n\n`;
+    const tap = new SseTap(true);
+    expect(tap.push(Buffer.from(event)).toString()).toBe(event);
+    expect(tap.usage?.promptTokens).toBe(5);
+  });
+});

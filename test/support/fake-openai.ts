@@ -1,0 +1,138 @@
+// A fake OpenAI-compatible server on 127.0.0.1 for the proxy's tests and benchmark. It answers
+// chat completions (streaming and not) with a reply derived from the request, answers the
+// compaction summarizer's prompts with a JSON summary, and misbehaves on request: the
+// x-fake-mode header picks an error page, a JSON error, malformed JSON, a hang or a delay.
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly raw: Buffer;
+  readonly body: Record<string, unknown> | undefined;
+}
+
+export interface FakeUpstreamOptions {
+  /** Prompts larger than this (chars / 4) get a 400 context_length_exceeded. */
+  contextTokens?: number;
+  /** Reported prompt tokens for a request; default chars of the messages JSON / 4. */
+  promptTokens?: (messages: unknown[]) => number;
+  /** What the summarizer prompt is answered with; default a valid short summary. */
+  summary?: (prompt: string) => string;
+  /** Keep every request (tests); off in the benchmark. */
+  record?: boolean;
+}
+
+export interface FakeUpstream {
+  readonly url: string;
+  readonly requests: RecordedRequest[];
+  summaryCalls: number;
+  /** Responses whose client (the proxy) went away before they were finished. */
+  abandoned: number;
+  close(): Promise<void>;
+}
+
+type Msg = { role?: string; content?: unknown };
+
+const isSummaryPrompt = (messages: Msg[]) => messages.length === 1 && typeof messages[0].content === "string" && messages[0].content.includes("ConversationSummary");
+
+export const defaultPromptTokens = (messages: unknown[]) => Math.ceil(JSON.stringify(messages).length / 4);
+
+export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<import("node:net").Socket>();
+  const count = options.promptTokens ?? defaultPromptTokens;
+  const state: FakeUpstream = { url: "", requests, summaryCalls: 0, abandoned: 0, close: async () => {} };
+  const server: Server = createServer((req, res) => {
+    res.on("close", () => {
+      if (!res.writableFinished) state.abandoned++;
+    });
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const raw = Buffer.concat(chunks);
+      let body: Record<string, unknown> | undefined;
+      try {
+        body = raw.length > 0 ? (JSON.parse(raw.toString("utf8")) as Record<string, unknown>) : undefined;
+      } catch {
+        body = undefined;
+      }
+      const path = req.url ?? "/";
+      if (options.record !== false) requests.push({ method: req.method ?? "GET", path, headers: req.headers, raw, body });
+      const mode = String(req.headers["x-fake-mode"] ?? "");
+      const json = (status: number, value: unknown) => {
+        const text = JSON.stringify(value);
+        res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), "x-upstream": "fake" });
+        res.end(text);
+      };
+      if (mode === "hang") return;
+      if (mode === "html500") {
+        res.writeHead(500, { "content-type": "text/html" });
+        return res.end("<html><body>Internal Server Error</body></html>");
+      }
+      if (mode === "json429") return json(429, { error: { message: "Rate limit reached", type: "rate_limit_error", code: "rate_limit_exceeded" } });
+      if (mode === "malformed") {
+        res.writeHead(200, { "content-type": "application/json" });
+        return res.end("this is not json");
+      }
+      if (req.method === "GET" && path === "/v1/models") return json(200, { object: "list", data: [{ id: "fake-model", object: "model", created: 0, owned_by: "test" }] });
+      if (path === "/v1/echo") {
+        res.writeHead(200, { "content-type": req.headers["content-type"] ?? "application/octet-stream", "x-upstream": "fake" });
+        return res.end(raw);
+      }
+      if (path !== "/v1/chat/completions" || body === undefined) return json(404, { error: { message: `no route ${path}`, type: "invalid_request_error", code: null } });
+      const messages = (body.messages ?? []) as Msg[];
+      const promptTokens = count(messages);
+      // The summarizer's model is taken to have a larger window than the conversation's.
+      if (options.contextTokens !== undefined && promptTokens > options.contextTokens && !isSummaryPrompt(messages)) {
+        return json(400, { error: { message: `This model's maximum context length is ${options.contextTokens} tokens. However, your messages resulted in ${promptTokens} tokens.`, type: "invalid_request_error", code: "context_length_exceeded" } });
+      }
+      let content: string;
+      if (isSummaryPrompt(messages)) {
+        state.summaryCalls++;
+        content = options.summary ? options.summary(messages[0].content as string) : JSON.stringify({ ConversationSummary: "The user asked about several topics; all were answered." });
+      } else {
+        const last = [...messages].reverse().find((m) => m.role === "user");
+        content = `reply to ${typeof last?.content === "string" ? last.content : "?"} (${messages.length} messages)`;
+      }
+      const usage = { prompt_tokens: promptTokens, completion_tokens: Math.ceil(content.length / 4), total_tokens: promptTokens + Math.ceil(content.length / 4) };
+      const delay = /^slow:(\d+)$/.exec(mode);
+      const answer = () => {
+        if (body?.stream !== true) {
+          return json(200, { id: "chatcmpl-1", object: "chat.completion", created: 1, model: body?.model ?? "fake-model", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage });
+        }
+        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "x-upstream": "fake" });
+        const withUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+        const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+          `data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: body?.model ?? "fake-model", choices: [{ index: 0, delta, finish_reason: finish }], ...(withUsage ? { usage: null } : {}) })}\n\n`;
+        res.write(chunk({ role: "assistant", content: "" }, null));
+        if (mode === "cut") {
+          res.write(chunk({ content: "partial " }, null));
+          setTimeout(() => res.socket?.destroy(), 20);
+          return;
+        }
+        for (const word of content.split(/(?<= )/)) res.write(chunk({ content: word }, null));
+        res.write(chunk({}, "stop"));
+        if (withUsage) res.write(`data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: body.model ?? "fake-model", choices: [], usage })}\n\n`);
+        res.end("data: [DONE]\n\n");
+      };
+      if (delay) setTimeout(answer, Number(delay[1]));
+      else answer();
+    });
+  });
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return Object.assign(state, {
+    url: `http://127.0.0.1:${port}/v1`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  });
+}
