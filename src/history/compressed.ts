@@ -10,7 +10,7 @@ import type { Turn } from "../trace/trace.js";
 import { renderFeedback, type FeedbackInfo } from "../trace/feedback.js";
 import { fullView } from "./full.js";
 import { CACHED_TOKEN_PRICE } from "./prefix.js";
-import { renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
+import { learnedLines, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
 import { countTokens } from "../compaction/tokens.js";
 import { resolveViewOptions, type FullReason, type PromptView, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
 
@@ -53,7 +53,13 @@ export function planTurns(input: ViewInput, options: ViewOptions): TurnPlan[] {
     if (plans[i].full !== "error") continue;
     for (let j = i - 1; j >= 0 && j >= i - context; j--) if (plans[j].full === null) plans[j].full = "error-context";
   }
-  if (n > 0) plans[n - 1].full = input.maxTurns <= 1 ? "single" : "latest";
+  // The reference design summarizes a successful turn as soon as the next one starts (the
+  // prompt grows by appends only); `keepLatestFull` keeps it in full for one more prompt.
+  if (n > 0) {
+    const latest = plans[n - 1];
+    if (input.maxTurns <= 1) latest.full = "single";
+    else if (options.keepLatestFull) latest.full = "latest";
+  }
   if (!options.strictPrefix) markSuperseded(turns, plans);
   limitPrints(turns, plans, options);
   return plans;
@@ -135,11 +141,12 @@ export const compressedView: PromptView = (input, rawOptions) => {
     stats.printlnDropped += turn.prints.length - plan.printsShown;
     let full = plan.full;
     if (full === null) {
-      // Only ever an earlier turn: the latest is always kept full.
       const summary = summaryOf(turn, plan, summaryOptions);
       const shortFeedback = historyFeedback(input, turn, plan, true);
-      // A summary never costs more than the turn it replaces in the full view (terse programs stay as written).
-      if (!fits(summary.text, shortFeedback, turn.reply, turn.feedback)) full = "short";
+      // A summary never restates a program at more than the program's size (terse programs
+      // stay as written); what the turn taught (samples, record keys) is not counted: a
+      // turn kept in full shows it after its feedback, so no learning is dropped for size.
+      if (!fits(summary.code, shortFeedback, turn.reply, turn.feedback)) full = "short";
       else if (options.strictPrefix && !paysBack(summary.text, shortFeedback, turn.reply, historyFeedback(input, turn, plan, false), options.paybackPrompts)) full = "cost";
       else {
         stats.turnsCompressed++;
@@ -154,7 +161,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
       }
     }
     stats.turnsFull.push({ turn: turn.number, reason: full });
-    const feedback = i === last ? latestFeedback(input, turn) : historyFeedback(input, turn, plan, false);
+    const feedback = withLearned(i === last ? latestFeedback(input, turn) : historyFeedback(input, turn, plan, false), learnedLines(turn, plan.superseded, summaryOptions));
     messages.push({ role: "assistant", content: turn.reply });
     if (feedback !== undefined) messages.push({ role: "user", content: feedback });
   }
@@ -189,6 +196,12 @@ function historyFeedback(input: ViewInput, turn: Turn, plan: TurnPlan, summarize
 function latestFeedback(input: ViewInput, turn: Turn): string | undefined {
   if (turn.feedback === undefined || turn.memory.length === 0) return turn.feedback;
   return rendering(turn, `latest/${settingsKey(input)}`, () => renderFeedback(turn, feedbackInfo(input), { prints: true, maxPrintChars: input.maxPrintChars, stored: false }));
+}
+
+/** A full turn's feedback with what it taught in front (samples of what it defined without printing). */
+function withLearned(feedback: string | undefined, learned: string): string | undefined {
+  if (learned === "") return feedback;
+  return feedback === undefined ? learned : `${learned}\n\n${feedback}`;
 }
 
 const feedbackInfo = (input: ViewInput): FeedbackInfo => ({ maxTurns: input.maxTurns, toolsWithdrawn: input.toolsWithdrawn ?? false });

@@ -17,6 +17,7 @@ export const viewOptionsSchema = z.object({
   toolCallsPerTurn: z.number().int().positive().optional(),
   paybackPrompts: count.optional(),
   errorWindowTurns: count.optional(),
+  keepLatestFull: z.boolean().optional(),
 });
 
 const settingsSchema = z.object({

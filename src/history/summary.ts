@@ -42,6 +42,11 @@ const SAMPLE_DEPTH = 4;
 
 export interface RenderedSummary {
   text: string;
+  /**
+   * The text less what the turn taught the model (samples and record shapes): what the
+   * size rule compares with the program it replaces, so a learning is never dropped for size.
+   */
+  code: string;
   /** Tool calls the summary lists (the rest are only counted). */
   toolCallsListed: number;
 }
@@ -56,6 +61,7 @@ const FAILED: Partial<Record<Turn["status"], string>> = {
 /** Renders the summary that replaces a turn's program in the compressed view. */
 export function renderSummary(turn: Turn, ctx: SummaryContext, options: SummaryOptions): RenderedSummary {
   const lines: string[] = [];
+  const bare: string[] = [];
   // Samples or output, not both (as the design has it): a turn that printed shows its data
   // without samples, a turn that printed nothing shows samples. Once every line of a
   // turn has fallen out of the history limit, its collections of records show the keys
@@ -63,14 +69,38 @@ export function renderSummary(turn: Turn, ctx: SummaryContext, options: SummaryO
   // to write code against them, at a fraction of a sample.
   const samples: Detail = turn.prints.length === 0 ? "sample" : ctx.printsShown <= 0 ? "shape" : "none";
   // Functions first, then data, each in the order the program defined them.
-  for (const d of turn.definitions) if (d.kind === "function") lines.push(definitionLine(d, ctx.superseded?.has(d.name) ?? false, "none", options));
-  for (const d of turn.definitions) if (d.kind !== "function") lines.push(definitionLine(d, ctx.superseded?.has(d.name) ?? false, samples, options));
+  for (const d of turn.definitions) {
+    if (d.kind !== "function") continue;
+    const line = definitionLine(d, ctx.superseded?.has(d.name) ?? false, "none", options);
+    lines.push(line);
+    bare.push(line);
+  }
+  for (const d of turn.definitions) {
+    if (d.kind === "function") continue;
+    const superseded = ctx.superseded?.has(d.name) ?? false;
+    lines.push(definitionLine(d, superseded, samples, options));
+    bare.push(definitionLine(d, superseded, "none", options));
+  }
+  const from = lines.length;
   const toolCallsListed = toolLines(turn.toolCalls, holders(turn.definitions, ctx.superseded), options, lines);
   if (turn.prints.length > 0) lines.push(outputBlock(turn.prints, ctx.printsShown, options.maxPrintChars));
   const failed = FAILED[turn.status];
   if (failed !== undefined) lines.push(failed);
   else if (lines.length === 0) lines.push("; (no definitions, tool calls or output)");
-  return { text: lines.join("\n"), toolCallsListed };
+  for (let i = from; i < lines.length; i++) bare.push(lines[i]);
+  return { text: lines.join("\n"), code: bare.join("\n"), toolCallsListed };
+}
+
+/**
+ * What a turn that printed nothing taught the model: its live data definitions with
+ * samples (`; Defined: reviews = vector[3], sample: [...]`). Shown after a turn kept in
+ * full, so exploring without println still shows the values (empty when there is nothing).
+ */
+export function learnedLines(turn: Turn, superseded: ReadonlySet<string> | undefined, options: SummaryOptions): string {
+  if (turn.prints.length > 0 || turn.status !== "ok") return "";
+  const lines: string[] = [];
+  for (const d of turn.definitions) if (d.kind !== "function" && !(superseded?.has(d.name) ?? false)) lines.push(definitionLine(d, false, "sample", options));
+  return lines.join("\n");
 }
 
 /**

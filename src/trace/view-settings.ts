@@ -34,6 +34,12 @@ export interface ViewOptions {
    * Default 15.
    */
   paybackPrompts?: number;
+  /**
+   * Keep the latest turn's program in full for one more prompt (the behaviour before
+   * round 2). Default false: as in the reference design, a successful turn is summarized
+   * as soon as the next turn starts (its output stays whole); errored turns stay in full.
+   */
+  keepLatestFull?: boolean;
 }
 
 /**
