@@ -18,6 +18,8 @@ export const viewOptionsSchema = z.object({
   paybackPrompts: count.optional(),
   errorWindowTurns: count.optional(),
   keepLatestFull: z.boolean().optional(),
+  printlnHistoryTokens: count.optional(),
+  dropAfterTokens: count.optional(),
 });
 
 const settingsSchema = z.object({

@@ -5,7 +5,7 @@
 // are still inside the history limit), so it is byte-stable from one prompt to the next.
 // It carries no header: a summary is told from a program by its `; ` lines, and the
 // turn's place in the conversation already says which turn it was.
-import { renderPrints } from "../trace/feedback.js";
+import { renderSeenPrints, seenPrints } from "../trace/feedback.js";
 import { typeLabel } from "../trace/record.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 import type { Form } from "../lisp/forms.js";
@@ -401,15 +401,13 @@ function keyList(parts: string[], total: number): string {
 }
 
 /**
- * The turn's println output: its most recent `shown` lines, cut at the same character
- * bound as the feedback that first showed them, with a count of older lines dropped.
+ * The turn's println output: the most recent `shown` of the lines its feedback showed (the
+ * same head, with the same cut note when the output was cut), with a count of older lines
+ * dropped.
  */
 function outputBlock(prints: readonly string[], shown: number, maxChars: number | undefined): string {
-  const dropped = prints.length - Math.max(0, Math.min(shown, prints.length));
-  if (dropped === prints.length) return `; Output (${dropped} dropped)`;
-  // renderPrints starts with "Output:"; the summary's header replaces it.
-  const body = renderPrints(dropped === 0 ? prints : prints.slice(dropped), maxChars).slice(PRINTS_HEADER.length);
-  return (dropped === 0 ? "; Output:" : `; Output (${dropped} dropped):`) + body;
+  const seen = seenPrints(prints, maxChars);
+  const dropped = seen.lines.length - Math.max(0, Math.min(shown, seen.lines.length));
+  if (dropped === seen.lines.length) return `; Output (${dropped} dropped)`;
+  return `${dropped === 0 ? "; Output:" : `; Output (${dropped} dropped):`}\n${renderSeenPrints(seen, seen.lines.length - dropped)}`;
 }
-
-const PRINTS_HEADER = "Output:";
