@@ -12,7 +12,8 @@ import type { Form } from "../lisp/forms.js";
 import { toLisp } from "../lisp/interop.js";
 import { printSample, quoteString } from "../lisp/printer.js";
 import { read } from "../lisp/reader.js";
-import { isMap, isSet, keyword, Keyword, LFloat, LMap, LSet, typeName, type Value } from "../lisp/values.js";
+import { isMap, isSet, keyword, LFloat, LMap, LSet, type Value } from "../lisp/values.js";
+import { elementShape, keyShape, SHAPE_STRING, valueShape } from "./shape.js";
 import { Vec } from "../lisp/vector.js";
 
 export interface SummaryOptions {
@@ -114,10 +115,19 @@ export function definitionLine(d: DefinitionTrace, superseded: boolean, detail: 
   if (d.kind === "function" && d.params) s += " " + d.params;
   if (d.doc) s += " - " + quoteString(d.doc.length > MAX_DOC ? d.doc.slice(0, MAX_DOC) + "..." : d.doc);
   if (d.kind === "function") return s;
+  // Scalars and short strings are their own best description, whatever else is shown.
+  if (isWhole(d)) return `${s} = ${definitionSample(d, options)}`;
   s += " = " + typeLabel(d);
   if (detail === "sample") s += ", sample: " + definitionSample(d, options);
-  else if (detail === "shape") s += recordShape(d);
+  else if (detail === "shape") s += definitionShape(d, options);
   return s;
+}
+
+const WHOLE_TYPES: ReadonlySet<string> = new Set(["nil", "boolean", "integer", "float", "keyword"]);
+
+/** A scalar or a short string: shown as its value on every line. */
+export function isWhole(d: DefinitionTrace): boolean {
+  return WHOLE_TYPES.has(d.type) || (d.type === "string" && (d.size ?? Infinity) <= SHAPE_STRING);
 }
 
 /** What a data definition's line adds to its type: a sample, the shape of its records, or nothing. */
@@ -125,17 +135,19 @@ export type Detail = "sample" | "shape" | "none";
 
 const shapeCache = new WeakMap<DefinitionTrace, string>();
 
-/** ` of {:id integer, :name string}` for a vector or set of maps with keyword keys; "" otherwise. */
-function recordShape(d: DefinitionTrace): string {
+/**
+ * What a definition's line shows once its turn's output is dropped: the merged shape of a
+ * collection's elements (` of {:id integer, :name string}`), a map's keys with the types of
+ * their values, or a sample (values too big for the trace's EDN).
+ */
+function definitionShape(d: DefinitionTrace, options: SummaryOptions): string {
   let text = shapeCache.get(d);
   if (text !== undefined) return text;
-  text = "";
-  const v = (d.type === "vector" || d.type === "set") && d.edn !== undefined ? ednValue(d.edn) : undefined;
-  const first = v instanceof Vec ? v.get(0) : isSet(v) ? v.first() : undefined;
-  if (isMap(first) && first.size > 0 && first.keySeq().every((k) => k instanceof Keyword)) {
-    const entries = first.entrySeq().take(SHAPE_KEYS).toArray();
-    text = " of " + keyList(entries.map(([k, x]) => `:${(k as Keyword).name} ${typeName(x)}`), first.size);
-  }
+  const v = d.edn === undefined || d.type === "string" ? undefined : ednValue(d.edn);
+  if (v instanceof Vec || isSet(v)) text = v.size === 0 ? "" : " of " + elementShape(v, 1);
+  else if (isMap(v)) text = v.size === 0 ? "" : " " + keyShape(v, 0);
+  // A long string says its size: its text is what the model printed, and can print again.
+  else text = d.type === "string" ? "" : ", sample: " + definitionSample(d, options);
   shapeCache.set(d, text);
   return text;
 }
@@ -266,7 +278,7 @@ const SIZE = /\[(\d+)\]/g;
 
 /** The turn's data definitions still shown with their value: candidates for holding a tool result. */
 function holders(definitions: readonly DefinitionTrace[], superseded: ReadonlySet<string> | undefined): DefinitionTrace[] {
-  return definitions.filter((d) => d.kind === "value" && d.edn !== undefined && !(superseded?.has(d.name) ?? false));
+  return definitions.filter((d) => d.kind === "value" && !(superseded?.has(d.name) ?? false));
 }
 
 const resultEdns = new WeakMap<ToolCallTrace, { chars: number; text: string | undefined }>();
@@ -281,6 +293,8 @@ const resultEdns = new WeakMap<ToolCallTrace, { chars: number; text: string | un
 function holderOf(call: ToolCallTrace, defs: readonly DefinitionTrace[]): string | undefined {
   const r = call.result;
   if (call.error !== undefined || r === null || r === undefined) return undefined;
+  // Recorded by identity when the turn ran; a holder redefined later is not named.
+  if (call.holder !== undefined) return defs.some((d) => d.name === call.holder) ? call.holder : undefined;
   // A scalar shape already shows the value itself; only collections and long strings are linked.
   let type: string;
   let size: number;
@@ -289,7 +303,8 @@ function holderOf(call: ToolCallTrace, defs: readonly DefinitionTrace[]): string
   else if (typeof r === "string" && r.length > SHAPE_STRING) [type, size] = ["string", r.length];
   else return undefined;
   let chars = 0;
-  for (const d of defs) if (d.type === type && d.size === size) chars = Math.max(chars, (d.edn as string).length);
+  // Traces written before holders were recorded: the definition whose EDN is the result's.
+  for (const d of defs) if (d.type === type && d.size === size && d.edn !== undefined) chars = Math.max(chars, d.edn.length);
   if (chars === 0) return undefined;
   let hit = resultEdns.get(call);
   // A shorter print that was cut may hide a match; a whole one is the answer for any length.
@@ -351,53 +366,20 @@ function cut(s: string, max: number): string {
   return s.length > max ? s.slice(0, max) + "..." : s;
 }
 
-/** Keys of a map shown in a shape; more are summarized as `...`. */
-const SHAPE_KEYS = 8;
-/** Strings up to this length are shown whole in a shape. */
-const SHAPE_STRING = 40;
-
 /**
- * The shape of a tool result (plain JSON as the trace holds it): scalars as values,
- * collections as type and size with the shape of their first element, maps with their
- * keys. `vector[12] of {:id integer, :title string}` tells the model what came back and
- * how to reach into it, at a fraction of a sample's size.
+ * The shape of a tool result (plain JSON as the trace holds it), read as the program saw it:
+ * scalars as values, collections as type and size with the merged shape of their elements,
+ * maps with their keys. `vector[12] of {:id integer, :title string}` tells the model what
+ * came back and how to reach into it, at a fraction of a sample's size.
  */
 export function resultShape(result: unknown, maxChars: number): string {
-  return cut(shape(result, 0), maxChars);
-}
-
-function shape(x: unknown, depth: number): string {
-  if (x === null || x === undefined) return "nil";
-  switch (typeof x) {
-    case "boolean":
-      return depth === 0 ? String(x) : "boolean";
-    case "number":
-      if (depth === 0) return Number.isFinite(x) ? String(x) : "float";
-      return Number.isInteger(x) ? "integer" : "float";
-    case "string":
-      if (depth > 0) return "string";
-      return x.length <= SHAPE_STRING ? quoteString(x) : `string[${x.length}]`;
-    case "object":
-      break;
-    default:
-      return "nil";
+  let v: Value;
+  try {
+    v = toLisp(result, 256);
+  } catch {
+    return "...";
   }
-  if (Array.isArray(x)) {
-    const head = `vector[${x.length}]`;
-    return x.length === 0 || depth >= 2 ? head : `${head} of ${shape(x[0], depth + 1)}`;
-  }
-  const keys = Object.keys(x);
-  if (depth >= 2) return `map[${keys.length}]`;
-  return keyList(
-    keys.slice(0, SHAPE_KEYS).map((k) => `:${k} ${shape((x as Record<string, unknown>)[k], depth + 1)}`),
-    keys.length,
-  );
-}
-
-/** `{:a integer, :b string, ... 4 more}`: the first SHAPE_KEYS of `total` keys, each with its shape. */
-function keyList(parts: string[], total: number): string {
-  if (total > SHAPE_KEYS) parts.push(`... ${total - SHAPE_KEYS} more`);
-  return `{${parts.join(", ")}}`;
+  return cut(valueShape(v), maxChars);
 }
 
 /**
