@@ -199,7 +199,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
       // stay as written); what the turn taught (samples, record keys) is not counted: a
       // turn kept in full shows it after its feedback, so no learning is dropped for size.
       if (!fits(summary.code, shortFeedback, turn.reply, turn.feedback)) full = "short";
-      else if (options.strictPrefix && !paysBack(summary.text, shortFeedback, turn.reply, historyFeedback(input, turn, plan, false), options.paybackPrompts)) full = "cost";
+      else if (options.strictPrefix && !paysBack(summary.text, shortFeedback, turn.reply, keptFeedback(input, turn, plan, i === last, options), options.paybackPrompts)) full = "cost";
       else {
         stats.turnsCompressed++;
         const superseded = plan.superseded?.size ?? 0;
@@ -213,7 +213,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
       }
     }
     stats.turnsFull.push({ turn: turn.number, reason: full });
-    const feedback = withLearned(i === last ? latestFeedback(input, turn) : historyFeedback(input, turn, plan, false), learnedLines(turn, plan.superseded, summaryOptions));
+    const feedback = withLearned(keptFeedback(input, turn, plan, i === last, options), learnedLines(turn, plan.superseded, summaryOptions));
     messages.push({ role: "assistant", content: turn.reply });
     if (feedback !== undefined) messages.push({ role: "user", content: feedback });
   }
@@ -242,6 +242,15 @@ function historyFeedback(input: ViewInput, turn: Turn, plan: TurnPlan, summarize
 }
 
 /**
+ * The feedback after a turn kept in full. With the design's timing it is the same text in
+ * every prompt (an earlier turn's feedback), so keeping the latest turn in full rewrites
+ * nothing later; with `keepLatestFull` the latest shows the loop's feedback.
+ */
+function keptFeedback(input: ViewInput, turn: Turn, plan: TurnPlan, latest: boolean, options: Required<ViewOptions>): string | undefined {
+  return latest && options.keepLatestFull ? latestFeedback(input, turn) : historyFeedback(input, turn, plan, false);
+}
+
+/**
  * The latest turn's feedback as the loop wrote it, less its `Stored:` list: every live
  * name is already shown, in a summary or in the full program that defined it.
  */
@@ -252,8 +261,8 @@ function latestFeedback(input: ViewInput, turn: Turn): string | undefined {
 
 /** A full turn's feedback with what it taught in front (samples of what it defined without printing). */
 function withLearned(feedback: string | undefined, learned: string): string | undefined {
-  if (learned === "") return feedback;
-  return feedback === undefined ? learned : `${learned}\n\n${feedback}`;
+  // A turn without feedback ended the run: no prompt follows it.
+  return learned === "" || feedback === undefined ? feedback : `${learned}\n\n${feedback}`;
 }
 
 const feedbackInfo = (input: ViewInput): FeedbackInfo => ({ maxTurns: input.maxTurns, toolsWithdrawn: input.toolsWithdrawn ?? false });

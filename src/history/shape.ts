@@ -47,12 +47,11 @@ export function valueShape(v: Value, depth = 0): string {
 export function keyShape(m: Value, depth: number): string {
   if (!isMap(m)) return "";
   if (m.keySeq().every((k) => k instanceof Keyword)) {
-    const parts: string[] = [];
-    for (const [k, x] of m.entrySeq().take(SHAPE_KEYS)) parts.push(`${keyText(k)} ${valueShape(x, depth + 1)}`);
-    return keyList(parts, m.size, ", ");
+    const parts = ordered(m.entrySeq().map(([k, x]): [string, Value] => [keyText(k), x]).toArray()).slice(0, SHAPE_KEYS);
+    return keyList(parts.map(([k, x]) => `${k} ${valueShape(x, depth + 1)}`), m.size, ", ");
   }
-  const keys = m.keySeq().take(SHAPE_KEYS).map(keyText).toArray();
-  return `${keyList(keys, m.size, " ")} -> ${elementShape(m.valueSeq(), depth + 1)}`;
+  const keys = ordered(m.keySeq().map((k): [string, null] => [keyText(k), null]).toArray()).slice(0, SHAPE_KEYS);
+  return `${keyList(keys.map(([k]) => k), m.size, " ")} -> ${elementShape(m.valueSeq(), depth + 1)}`;
 }
 
 /** The merged shape of a collection's elements: records by the union of their keys, anything else by its distinct shapes. */
@@ -67,23 +66,31 @@ export function elementShape(items: Iterable<Value>, depth: number): string {
 }
 
 function recordShape(records: readonly Value[], depth: number): string {
-  const keys = new Map<string, { key: Value; shapes: string[] }>();
+  const keys = new Map<string, { shapes: string[] }>();
   for (const r of records) {
     if (!isMap(r)) continue;
     for (const [k, x] of r.entrySeq()) {
       const text = keyText(k);
       let entry = keys.get(text);
-      if (entry === undefined) keys.set(text, (entry = { key: k, shapes: [] }));
+      if (entry === undefined) keys.set(text, (entry = { shapes: [] }));
       entry.shapes.push(valueShape(x, depth + 1));
     }
   }
   const parts: string[] = [];
-  for (const [text, { shapes }] of [...keys].slice(0, SHAPE_KEYS)) {
+  for (const [text, { shapes }] of ordered([...keys]).slice(0, SHAPE_KEYS)) {
     // A key some records lack reads as nil in those.
     for (let i = shapes.length; i < records.length; i++) shapes.push("nil");
     parts.push(`${text} ${variants(shapes)}`);
   }
   return keyList(parts, keys.size, ", ");
+}
+
+/**
+ * Entries in the map's own order when all are shown (small maps keep insertion order), else
+ * sorted by key: a large map's order is its hashes', so the keys shown are the first by name.
+ */
+function ordered<T>(entries: Array<[string, T]>): Array<[string, T]> {
+  return entries.length > SHAPE_KEYS ? entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)) : entries;
 }
 
 /** Distinct shapes, most frequent first, joined by `|`. */
