@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { renderFeedback } from "../../src/trace/feedback.js";
 import { Recorder } from "../../src/trace/record.js";
+import { evaluate } from "../../src/lisp/evaluate.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "../../src/trace/trace.js";
 import { definitionLine, definitionSample, ednValue, renderSummary, resultShape, toolLine, type SummaryOptions } from "../../src/history/summary.js";
 import { toLisp } from "../../src/lisp/interop.js";
@@ -205,6 +207,17 @@ describe("turn summaries", () => {
     expect(renderSummary(t, { printsShown: 0 }, opts).text).toBe("; Output (4 dropped)");
   });
 
+  it("shows the head of a cut output the model saw, with the cut note, also when older lines are dropped", () => {
+    const prints = Array.from({ length: 8 }, (_, k) => `line ${k} ${"x".repeat(20)}`);
+    const feedback = renderFeedback(turn({ prints }), { maxTurns: 5 }, { prints: true, maxPrintChars: 100 });
+    const seen = feedback.split("\n").filter((l) => l.startsWith("line "));
+    expect(seen.length).toBeLessThan(prints.length);
+    const whole = renderSummary(turn({ prints }), { printsShown: seen.length }, { ...opts, maxPrintChars: 100 }).text;
+    expect(whole).toBe(`; Output:\n${seen.join("\n")}\n${feedback.split("\n").find((l) => l.startsWith("[output cut:"))}`);
+    const part = renderSummary(turn({ prints }), { printsShown: 2 }, { ...opts, maxPrintChars: 100 }).text.split("\n");
+    expect(part).toEqual([`; Output (${seen.length - 2} dropped):`, ...seen.slice(-2), expect.stringMatching(/^\[output cut: showing \d+ of \d+ characters/)]);
+  });
+
   it("once all of a turn's output is dropped, shows the keys of its records but no samples", () => {
     const t = turn({ definitions: [data("users", users, "Active users from API"), data("n", 5), fn("by-role", "[role]")], prints: ["Found 5 users", "2 admins"] });
     expect(renderSummary(t, { printsShown: 1 }, opts).text).toBe('; Function: by-role [role]\n; Defined: users - "Active users from API" = vector[5]\n; Defined: n = 5\n; Output (1 dropped):\n2 admins');
@@ -264,5 +277,21 @@ describe("turn summaries", () => {
     const t = turn({ definitions: [data("users", users)], toolCalls: [{ name: "q", args: { a: 1 }, result: [1], durationMs: 3 }], prints: ["x"] });
     const clone = JSON.parse(JSON.stringify(t)) as Turn;
     expect(renderSummary(clone, { printsShown: 1 }, opts).text).toBe(renderSummary(t, { printsShown: 1 }, opts).text);
+  });
+});
+
+describe("tool results held by a definition", () => {
+  it("are linked by identity when the turn runs, however large the result", async () => {
+    const rows = Array.from({ length: 400 }, (_, i) => ({ id: i, title: `row number ${i}` }));
+    const result = await evaluate("(def big (tool/rows {})) (def ids (mapv :id (tool/rows {:again true}))) (def head (take 2 big))", { tools: { rows: () => rows } });
+    const rec = new Recorder().evaluation(result);
+    // Too big for the trace's EDN: equality of EDN could not link it.
+    expect(rec.definitions.find((d) => d.name === "big")?.edn).toBeUndefined();
+    expect(rec.toolCalls.map((c) => c.holder)).toEqual(["big", undefined]);
+    const text = renderSummary(turn({ ...rec, toolCalls: rec.toolCalls }), { printsShown: 0 }, opts).text;
+    expect(text).toContain("; Tool: rows -> big");
+    expect(text).toContain("; Tool: rows {:again true} -> vector[400] of {:id integer, :title string}");
+    // A holder redefined later is not named: its name means a later value now.
+    expect(renderSummary(turn(rec), { printsShown: 0, superseded: new Set(["big"]) }, opts).text).not.toContain("-> big");
   });
 });
