@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", "coverage/", "src/lisp/generated/", "scratch/"] },
+  { ignores: ["dist/", "node_modules/", "coverage/", "src/lisp/generated/", "src/viewer/generated/", "scratch/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -12,5 +12,10 @@ export default tseslint.config(
       "@typescript-eslint/no-explicit-any": "error",
       "no-constant-condition": ["error", { checkLoops: false }],
     },
+  },
+  {
+    // The viewer's client runs in the browser.
+    files: ["src/viewer/client/**/*.ts"],
+    languageOptions: { globals: { document: "readonly", window: "readonly", location: "readonly", TextEncoder: "readonly", Node: "readonly", Event: "readonly", HTMLElement: "readonly", SVGElement: "readonly", Element: "readonly" } },
   },
 );

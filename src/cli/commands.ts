@@ -9,6 +9,7 @@ import { runDemoCommand } from "./demo.js";
 import { runEvalCommand, usageFailure, type Io } from "./eval.js";
 import { runReplCommand } from "./repl.js";
 import { runTraceCommand } from "./trace.js";
+import { runViewCommand } from "./view.js";
 import { languageReference } from "../agent/prompt/reference.js";
 
 const USAGE = `Usage: ptc <command> [options]
@@ -19,6 +20,7 @@ Commands:
   demo     run the offline scripted agent demo
   trace    inspect a recorded agent run (ptc trace show FILE)
   compare  compaction strategies side by side on transcripts (JSONL)
+  view     web viewer for recorded runs and compare reports (ptc view FILE...)
   reference  print the language reference (generated from the builtin registry)
 
 Options:
@@ -40,6 +42,7 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   demo: runDemoCommand,
   compare: runCompareCommand,
   trace: runTraceCommand,
+  view: runViewCommand,
   reference: async (args, io) => {
     if (args.length === 1 && (args[0] === "--help" || args[0] === "-h")) {
       io.stdout.write(REFERENCE_USAGE);

@@ -1,0 +1,61 @@
+// A few lines of DOM building instead of a framework: elements from a tag, attributes
+// (functions become event listeners) and children.
+export type Child = Node | string | number | null | undefined | false | Child[];
+type Attrs = Record<string, string | number | boolean | undefined | ((e: Event) => void)>;
+
+function append(parent: Node, children: Child[]): void {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(parent, c);
+    else parent.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+  }
+}
+
+function setAttrs(el: Element, attrs: Attrs | null | undefined): void {
+  if (!attrs) return;
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === false) continue;
+    if (typeof v === "function") el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? "" : String(v));
+  }
+}
+
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attrs | null, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  setAttrs(el, attrs);
+  append(el, children);
+  return el;
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+export function s(tag: string, attrs?: Attrs | null, ...children: Child[]): SVGElement {
+  const el = document.createElementNS(SVG_NS, tag) as SVGElement;
+  setAttrs(el, attrs);
+  append(el, children);
+  return el;
+}
+
+/** A file's name without its folders (the navigation and headers show this; the full path is the title). */
+export const baseName = (path: string): string => path.split(/[\\/]/).pop() ?? path;
+
+export const fmt = (n: number): string => Math.round(n).toLocaleString("en-US");
+export const ms = (n: number): string => (n >= 10_000 ? `${(n / 1000).toFixed(1)} s` : `${fmt(n)} ms`);
+
+/** `12.3 KB`: the UTF-8 size of a text. */
+export function size(text: string): string {
+  const bytes = new TextEncoder().encode(text).length;
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+const COLLAPSE_CHARS = 1500;
+const COLLAPSE_LINES = 25;
+
+/** A block of text; a large one is collapsed behind a summary giving its size. */
+export function block(text: string, label: string, body: (text: string) => Node = (t) => h("pre", null, t)): HTMLElement {
+  const lines = text.split("\n").length;
+  if (text.length <= COLLAPSE_CHARS && lines <= COLLAPSE_LINES) return h("div", { class: "block" }, body(text));
+  return h("details", { class: "block large" }, h("summary", null, `${label}: ${size(text)}, ${fmt(lines)} line${lines === 1 ? "" : "s"} (show)`), body(text));
+}

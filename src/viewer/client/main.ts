@@ -1,0 +1,150 @@
+// The viewer's client: reads the page's embedded data, routes on the location hash
+// (`#run`, `#run/turn`, `#report`), draws the navigation and the selected view, and handles
+// the keys (j/k and left/right arrows between turns, e to the first error, f for the prompt view).
+import type { PageData, RunView } from "../model.js";
+import { baseName, h } from "./dom.js";
+import type { PromptLayout } from "./prompt.js";
+import { renderReport } from "./report.js";
+import { renderRun, type RunContext } from "./run.js";
+
+const LAYOUTS: PromptLayout[] = ["split", "sent", "full"];
+
+function readData(): PageData | string {
+  const el = document.getElementById("ptc-data");
+  if (el === null) return "the page holds no data";
+  try {
+    const data = JSON.parse(el.textContent ?? "") as PageData;
+    return data.version === 1 ? data : `this page's data is version ${String(data.version)}; the viewer reads version 1`;
+  } catch (e) {
+    return `the page's data cannot be read (${(e as Error).message})`;
+  }
+}
+
+interface Route {
+  id: string;
+  turn?: number;
+}
+
+function parseHash(hash: string): Route | null {
+  const m = /^#?([A-Za-z0-9.]+)(?:\/(\d+))?$/.exec(decodeURIComponent(hash));
+  if (m === null) return null;
+  return m[2] === undefined ? { id: m[1] } : { id: m[1], turn: Number(m[2]) };
+}
+
+function start(): void {
+  const app = document.getElementById("app") as HTMLElement;
+  const data = readData();
+  if (typeof data === "string") {
+    app.replaceChildren(h("p", { class: "notice" }, `Cannot show this page: ${data}.`));
+    return;
+  }
+  let layout: PromptLayout = "split";
+  const runs = new Map(data.runs.map((r) => [r.id, r]));
+  const reports = new Map(data.reports.map((r) => [r.id, r]));
+
+  // Set by keyboard moves: the next render brings the turn into view.
+  let scrollToTurn = false;
+  const go = (hash: string, scroll = false) => {
+    scrollToTurn = scroll;
+    if (location.hash === `#${hash}`) render();
+    else location.hash = hash;
+  };
+
+  const current = (): Route => {
+    const r = parseHash(location.hash);
+    if (r !== null && (runs.has(r.id) || reports.has(r.id))) return r;
+    return { id: data.files[0]?.id ?? "" };
+  };
+
+  const nav = (active: string): HTMLElement => {
+    const runItem = (run: RunView, depth: number): HTMLElement[] => {
+      const children = data.runs.filter((r) => r.parent?.run === run.id);
+      const failed = run.turns.some((t) => t.failed);
+      return [
+        h("li", { class: `depth-${Math.min(depth, 3)}` }, h("a", { href: `#${run.id}`, class: run.id === active ? "active" : undefined }, depth > 0 ? `↳ ${run.parent?.tool} (${run.id})` : baseName(run.file), failed ? h("span", { class: "dot-failed", title: "has failed turns" }, " ●") : null)),
+        ...children.flatMap((c) => runItem(c, depth + 1)),
+      ];
+    };
+    return h(
+      "nav",
+      { class: "files", "aria-label": "files" },
+      h("h1", null, data.title),
+      h(
+        "ul",
+        null,
+        data.files.flatMap((f) => {
+          if (f.kind === "report") return [h("li", null, h("a", { href: `#${f.id}`, class: f.id === active ? "active" : undefined }, `${baseName(f.name)} (report)`))];
+          const run = runs.get(f.id);
+          return run ? runItem(run, 0) : [];
+        }),
+      ),
+    );
+  };
+
+  function render(): void {
+    const route = current();
+    const run = runs.get(route.id);
+    const report = reports.get(route.id);
+    let view: HTMLElement;
+    if (run !== undefined) {
+      const turn = route.turn !== undefined && run.turns.some((t) => t.number === route.turn) ? route.turn : (run.turns[0]?.number ?? 0);
+      const ctx: RunContext = {
+        data: data as PageData,
+        layout,
+        setLayout: (l) => {
+          layout = l;
+          render();
+        },
+        go,
+      };
+      view = renderRun(run, turn, ctx);
+    } else if (report !== undefined) {
+      view = renderReport(report, data.texts, route.turn ?? 1, (hash) => go(hash));
+    } else {
+      view = h("p", null, "No files to show.");
+    }
+    const scrollY = window.scrollY;
+    app.replaceChildren(h("div", { class: "layout" }, nav(route.id), h("main", { id: "main" }, view)));
+    if (scrollToTurn) document.getElementById("turn")?.scrollIntoView();
+    else window.scrollTo(0, scrollY);
+    scrollToTurn = false;
+    document.title = `${route.id}${route.turn ? ` turn ${route.turn}` : ""} · ${data.title}`;
+  }
+
+  const step = (delta: number) => {
+    const route = current();
+    const sbs = reports.get(route.id)?.sideBySide;
+    if (sbs) {
+      const at = Math.min(sbs.requests.length, Math.max(1, (route.turn ?? 1) + delta));
+      go(`${route.id}/${at}`);
+      return;
+    }
+    const run = runs.get(route.id);
+    if (!run || run.turns.length === 0) return;
+    const i = Math.max(0, run.turns.findIndex((t) => t.number === (route.turn ?? run.turns[0].number)));
+    const next = run.turns[Math.min(run.turns.length - 1, Math.max(0, i + delta))];
+    go(`${run.id}/${next.number}`, true);
+  };
+
+  document.addEventListener("keydown", (e) => {
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    const target = e.target as HTMLElement | null;
+    if (target && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) return;
+    const route = current();
+    const run = runs.get(route.id);
+    if (e.key === "j" || e.key === "ArrowRight") step(1);
+    else if (e.key === "k" || e.key === "ArrowLeft") step(-1);
+    else if (e.key === "e" && run) {
+      const first = run.turns.find((t) => t.failed);
+      if (first) go(`${run.id}/${first.number}`, true);
+    } else if (e.key === "f" && run) {
+      layout = LAYOUTS[(LAYOUTS.indexOf(layout) + 1) % LAYOUTS.length];
+      render();
+    } else return;
+    e.preventDefault();
+  });
+  window.addEventListener("hashchange", render);
+  render();
+}
+
+start();

@@ -1,0 +1,84 @@
+// A turn's prompt: as sent beside the full history (or either alone), each message with its
+// tokens and how it relates to the previous turn's prompt, and a marker where the prefix
+// cache broke.
+import type { MessageChange, MessageRef, PromptView } from "../model.js";
+import { block, fmt, h } from "./dom.js";
+
+export type PromptLayout = "split" | "sent" | "full";
+
+const CHANGE_LABEL: Record<MessageChange, string> = {
+  cached: "cached prefix",
+  changed: "changed: the cache breaks inside",
+  same: "sent before, not at this place",
+  new: "new",
+};
+
+function message(texts: readonly string[], m: MessageRef, index: number, change?: MessageChange, commonChars = 0): HTMLElement {
+  const text = texts[m.text] ?? "";
+  const head = h("div", { class: "msg-head" }, h("span", { class: `role role-${m.role}` }, m.role), ` #${index + 1} · ${fmt(m.tokens)} tokens`, change ? h("span", { class: `change change-${change}` }, CHANGE_LABEL[change]) : null);
+  const body = (t: string) =>
+    change === "changed" && commonChars > 0 && commonChars < t.length
+      ? h("pre", null, h("span", { class: "common" }, t.slice(0, commonChars)), h("mark", { class: "break-mark", title: "the prefix cache breaks here" }, "▼"), h("span", { class: "differs" }, t.slice(commonChars)))
+      : h("pre", null, t);
+  return h("div", { class: `msg msg-${m.role}${change ? ` ${change}` : ""}`, "data-index": index }, head, block(text, `${m.role} message`, body));
+}
+
+function sentColumn(texts: readonly string[], p: PromptView): HTMLElement {
+  const items: HTMLElement[] = [];
+  let cachedChars = 0;
+  p.sent.forEach((m, i) => {
+    const change = p.changes[i];
+    if (p.prefix !== null && i === p.prefix.messages) {
+      items.push(h("div", { class: "cache-break" }, `prefix cache breaks here: ${fmt(p.prefix.tokens)} tokens (${p.prefix.messages} message${p.prefix.messages === 1 ? "" : "s"}) could be served from the cache`));
+    }
+    items.push(message(texts, m, i, change, change === "changed" && p.prefix ? p.prefix.chars - cachedChars : 0));
+    if (change === "cached") cachedChars += (texts[m.text] ?? "").length;
+  });
+  if (p.prefix !== null && p.prefix.messages === p.sent.length) items.push(h("div", { class: "cache-break whole" }, "the whole prompt repeats the previous one"));
+  if (p.dropped.length > 0) {
+    items.push(
+      h(
+        "details",
+        { class: "dropped" },
+        h("summary", null, `${p.dropped.length} message${p.dropped.length === 1 ? "" : "s"} of the previous prompt no longer sent (${fmt(p.dropped.reduce((n, m) => n + m.tokens, 0))} tokens)`),
+        p.dropped.map((m, i) => message(texts, m, i)),
+      ),
+    );
+  }
+  const same = p.sent.length === p.full.length && p.sent.every((m, i) => m.text === p.full[i].text);
+  return h(
+    "section",
+    { class: "prompt-col", "data-view": "sent" },
+    h("h4", null, `As sent: ${fmt(p.sentTokens)} tokens, ${p.sent.length} messages`, same ? h("span", { class: "badge" }, "same as the full history") : null),
+    keptLine(p),
+    items,
+  );
+}
+
+function keptLine(p: PromptView): HTMLElement | null {
+  if (p.summarized === 0 && p.keptFull.length === 0) return null;
+  const kept = p.keptFull.map((k) => `turn ${k.turn} (${k.reason})`).join(", ");
+  return h("p", { class: "muted" }, `${p.summarized} earlier turn${p.summarized === 1 ? "" : "s"} summarized${kept ? `; kept in full: ${kept}` : ""}`);
+}
+
+function fullColumn(texts: readonly string[], p: PromptView): HTMLElement {
+  return h("section", { class: "prompt-col", "data-view": "full" }, h("h4", null, `Full history: ${fmt(p.fullTokens)} tokens, ${p.full.length} messages`), p.full.map((m, i) => message(texts, m, i)));
+}
+
+export function promptSection(texts: readonly string[], p: PromptView, layout: PromptLayout, setLayout: (l: PromptLayout) => void): HTMLElement {
+  const saved = p.fullTokens === 0 ? 0 : 1 - p.sentTokens / p.fullTokens;
+  const button = (l: PromptLayout, label: string) => h("button", { class: l === layout ? "toggle on" : "toggle", "data-layout": l, "aria-pressed": String(l === layout), onclick: () => setLayout(l) }, label);
+  return h(
+    "section",
+    { class: "prompt", id: "prompt" },
+    h("h3", null, "Prompt the model received"),
+    h(
+      "p",
+      { class: "muted" },
+      `As sent ${fmt(p.sentTokens)} tokens against ${fmt(p.fullTokens)} for the full history (${(saved * 100).toFixed(1)}% fewer). `,
+      p.prefix === null ? "First turn: nothing cached yet." : `${fmt(p.prefix.tokens)} tokens shared with the previous prompt.`,
+    ),
+    h("div", { class: "toggles", role: "group", "aria-label": "prompt view" }, button("split", "Side by side"), button("sent", "As sent"), button("full", "Full history"), h("span", { class: "muted" }, " (key f)")),
+    h("div", { class: `prompt-cols layout-${layout}` }, layout !== "full" ? sentColumn(texts, p) : null, layout !== "sent" ? fullColumn(texts, p) : null),
+  );
+}

@@ -1,0 +1,67 @@
+// A `ptc compare` report: the per-strategy table, its charts, and the per-transcript figures.
+import type { ReportView, SideBySide } from "../model.js";
+import { costRetention, requestLines, strategyBars } from "./charts.js";
+import { baseName, block, fmt, h } from "./dom.js";
+
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+
+function table(head: string[], rows: Array<Array<string | HTMLElement>>, cls: string): HTMLElement {
+  return h("table", { class: `grid ${cls}` }, h("thead", null, h("tr", null, head.map((c) => h("th", null, c)))), h("tbody", null, rows.map((r) => h("tr", null, r.map((c) => h("td", null, c))))));
+}
+
+/** One request of the transcript: each strategy's prompt in a column; messages the other prompt lacks are marked. */
+function sideBySide(r: ReportView, sbs: SideBySide, texts: readonly string[], request: number, go: (hash: string) => void): HTMLElement {
+  const n = sbs.requests.length;
+  const at = Math.min(Math.max(1, request), n);
+  const req = sbs.requests[at - 1];
+  const column = (k: 0 | 1) => {
+    const other = new Set(req.prompts[1 - k]);
+    return h(
+      "section",
+      { class: "prompt-col", "data-strategy": k },
+      h("h4", null, h("code", null, sbs.strategies[k]), `: ${fmt(req.tokens[k])} tokens, ${req.prompts[k].length} messages`),
+      req.prompts[k].map((i, pos) => {
+        const m = sbs.messages[i];
+        const only = !other.has(i);
+        return h("div", { class: `msg msg-${m.role}${only ? " new" : ""}` }, h("div", { class: "msg-head" }, h("span", { class: `role role-${m.role}` }, m.role), ` #${pos + 1} · ${fmt(m.tokens)} tokens`, only ? h("span", { class: "change change-new" }, "only here") : null), block(texts[m.text] ?? "", `${m.role} message`));
+      }),
+    );
+  };
+  const to = (k: number) => go(`${r.id}/${Math.min(Math.max(1, k), n)}`);
+  const range = h("input", { type: "range", min: 1, max: n, value: at, "aria-label": "request", class: "request-range" });
+  range.addEventListener("change", () => to(Number(range.value)));
+  return h(
+    "section",
+    { class: "side-by-side", id: "side-by-side", "data-request": at },
+    h("h3", null, `Transcript ${sbs.transcript} under two strategies`),
+    h("div", { class: "toggles" }, h("button", { class: "toggle", "data-step": "prev", onclick: () => to(at - 1) }, "← previous"), h("span", { class: "request-label" }, `request ${at} of ${n}`), h("button", { class: "toggle", "data-step": "next", onclick: () => to(at + 1) }, "next →"), range, h("span", { class: "muted" }, " (keys j / k)")),
+    h("div", { class: "prompt-cols layout-split" }, column(0), column(1)),
+  );
+}
+
+export function renderReport(r: ReportView, texts: readonly string[] = [], request = 1, go: (hash: string) => void = () => {}): HTMLElement {
+  const main = table(
+    ["strategy", "input tokens", "reduction", "peak prompt", "cost vs full", "cost", "cache breaks", "retention", "llm calls", "ms"],
+    r.rows.map((row) => [h("code", null, row.strategy), fmt(row.inputTokens), pct(row.reduction), fmt(row.peakPrompt), `${row.costRatio.toFixed(3)}x`, `$${row.cost.toFixed(4)}`, String(row.cacheBreaks), row.retention === null ? "-" : pct(row.retention), String(row.llmCalls), fmt(row.compactionMs)]),
+    "strategies",
+  );
+  const ids = r.rows[0]?.perTranscript.map((p) => p.id) ?? [];
+  const perTranscript = table(
+    ["transcript", ...r.rows.map((row) => row.strategy)],
+    ids.map((id, i) => [id, ...r.rows.map((row) => {
+      const p = row.perTranscript[i];
+      return p === undefined ? "-" : `${fmt(p.inputTokens)}${p.retention === null ? "" : ` · ${pct(p.retention)}`}`;
+    })]),
+    "per-transcript",
+  );
+  return h(
+    "div",
+    { class: "report", "data-report": r.id },
+    h("header", { class: "run-head" }, h("h2", null, "Compaction report ", h("code", null, r.id), h("span", { class: "muted", title: r.file }, ` ${baseName(r.file)}`)), h("p", { class: "muted" }, `${r.transcripts} transcripts, ${fmt(r.messages)} messages; every request replayed under each strategy.`)),
+    main,
+    h("div", { class: "charts" }, h("h3", null, "Input tokens over all requests"), strategyBars(r.rows), costRetention(r.rows) ? h("h3", null, "Cost against retention") : null, costRetention(r.rows), r.longest ? h("h3", null, `Prompt tokens per request: ${r.longest.id}`) : null, r.longest ? requestLines(r.longest) : null),
+    r.sideBySide ? sideBySide(r, r.sideBySide, texts, request, go) : null,
+    r.note ? h("p", { class: "notice" }, r.note) : null,
+    h("details", { class: "per-transcript-box" }, h("summary", null, `Input tokens per transcript (${ids.length}), with retention where the transcript has probes`), perTranscript),
+  );
+}

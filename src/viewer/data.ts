@@ -1,0 +1,51 @@
+// The files given → the page's data: runs (nested ones included) and reports, message
+// texts stored once, and every string scrubbed of hidden context values.
+import { PAGE_DATA_VERSION, type FileEntry, type PageData, type ReportView, type RunView } from "./model.js";
+import type { ViewerInput } from "./input.js";
+import { projectReport } from "./report.js";
+import { defaultPair, pickTranscript, replaySideBySide, specOf, type ReplayTranscript } from "./sidebyside.js";
+import { projectRun } from "./run.js";
+import { findHiddenValues, scrubber, scrubDeep, type HiddenValues } from "./scrub.js";
+import { TextTable } from "./texts.js";
+
+/**
+ * The page's data. Transcripts given with a report show one of them under two of the
+ * report's strategies (full and the one that saved most); async for that replay.
+ */
+export async function buildPageData(inputs: readonly ViewerInput[], title = "ptc view"): Promise<PageData> {
+  const table = new TextTable();
+  const files: FileEntry[] = [];
+  const runs: RunView[] = [];
+  const reports: ReportView[] = [];
+  const hidden: HiddenValues = new Map();
+  let runCount = 0;
+  const transcripts: ReplayTranscript[] = inputs.flatMap((i) => (i.kind === "transcripts" ? i.transcripts : []));
+  for (const input of inputs) {
+    if (input.kind === "run") {
+      findHiddenValues(input.source.trace, hidden);
+      const id = `r${++runCount}`;
+      projectRun(input.source, input.name, id, table, runs);
+      files.push({ name: input.name, kind: "run", id });
+    } else if (input.kind === "report") {
+      const id = `c${reports.length + 1}`;
+      const view = projectReport(input.report, input.name, id);
+      const transcript = pickTranscript(view, transcripts);
+      if (transcript !== undefined) {
+        const pair = defaultPair(view);
+        const options = (label: string) => input.report.rows.find((r) => r.strategy === label)?.options;
+        try {
+          view.sideBySide = await replaySideBySide(transcript, [specOf(pair[0], options(pair[0])), specOf(pair[1], options(pair[1]))], pair, table);
+        } catch (e) {
+          // A strategy this version cannot rebuild still leaves the report worth showing.
+          view.note = `${transcript.id} cannot be replayed under ${pair.join(" and ")}: ${(e as Error).message}`;
+        }
+      } else if (transcripts.length > 0) {
+        view.note = "none of the transcripts given is one this report measured";
+      }
+      reports.push(view);
+      files.push({ name: input.name, kind: "report", id });
+    }
+  }
+  const data: PageData = { version: PAGE_DATA_VERSION, title, texts: table.texts, files, runs, reports };
+  return hidden.size === 0 ? data : scrubDeep(data, scrubber(hidden));
+}

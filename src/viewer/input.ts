@@ -1,0 +1,51 @@
+// A file given to the viewer, read as what it is: a saved run or a bare trace (through the
+// same parser `ptc trace show` uses), or a `ptc compare --json` report. Anything else is
+// rejected with a message naming the file and the problem, never rendered half-way.
+import { runFromJson, traceFromJson, TraceFormatError } from "../agent/serialize.js";
+import { compareReportSchema, looksLikeReport, type CompareReportJson } from "./report.js";
+import type { RunSource } from "./run.js";
+import type { ReplayTranscript } from "./sidebyside.js";
+
+/** Larger files are refused: a page holding them would not load usefully. */
+export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
+
+export class ViewerInputError extends Error {
+  override readonly name = "ViewerInputError";
+}
+
+/** Transcripts (JSONL, read by the caller) are shown beside a report: one replayed under two of its strategies. */
+export type ViewerInput =
+  | { kind: "run"; name: string; source: RunSource }
+  | { kind: "report"; name: string; report: CompareReportJson }
+  | { kind: "transcripts"; name: string; transcripts: ReplayTranscript[] };
+
+export function readViewerInput(name: string, text: string): ViewerInput {
+  if (text.length > MAX_INPUT_BYTES) throw new ViewerInputError(`${name} is too large to view (${text.length} bytes; the limit is ${MAX_INPUT_BYTES})`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new ViewerInputError(`${name} is not valid JSON (${(e as Error).message})`);
+  }
+  if (typeof raw === "object" && raw !== null && "experiment" in raw) {
+    throw new ViewerInputError(`${name} holds goal-experiment results (ptc compare --experiment); the viewer reads traces and transcript comparison reports`);
+  }
+  if (looksLikeReport(raw)) {
+    const checked = compareReportSchema.safeParse(raw);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      throw new ViewerInputError(`${name}: not a ptc compare report: at ${issue.path.join(".") || "(top level)"}: ${issue.message}`);
+    }
+    return { kind: "report", name, report: checked.data };
+  }
+  try {
+    if (typeof raw === "object" && raw !== null && "trace" in raw) {
+      const saved = runFromJson(text);
+      return { kind: "run", name, source: { trace: saved.trace, saved } };
+    }
+    return { kind: "run", name, source: { trace: traceFromJson(text) } };
+  } catch (e) {
+    if (e instanceof TraceFormatError) throw new ViewerInputError(`${name}: ${e.message}`);
+    throw e;
+  }
+}

@@ -1,0 +1,189 @@
+// The page's data: what the server projects from traces and compare reports and the client
+// draws. Plain JSON. Message texts live once in `texts` (consecutive prompts repeat most of
+// their messages, the system prompt above all) and are referred to by index.
+import type { TurnStatus } from "../trace/trace.js";
+
+export const PAGE_DATA_VERSION = 1;
+
+export interface PageData {
+  version: typeof PAGE_DATA_VERSION;
+  title: string;
+  /** Every message text, once. */
+  texts: string[];
+  /** The files given, in order: what the navigation lists. */
+  files: FileEntry[];
+  /** Every run, nested agents' runs included (they link to their parent). */
+  runs: RunView[];
+  reports: ReportView[];
+}
+
+export interface FileEntry {
+  name: string;
+  kind: "run" | "report";
+  /** The run's or the report's id. */
+  id: string;
+}
+
+export interface Totals {
+  turns: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  llmMs: number;
+  execMs: number;
+  toolCalls: number;
+  /** Wall time of the run, when the file is a saved run. */
+  durationMs?: number;
+  /** Dollars at `priceModel`'s list prices, from the reported usage. */
+  cost: number;
+}
+
+export interface RunView {
+  /** `r1`, and `r1.t2.n1` for the first nested run of turn 2 of r1: the deep link's first part. */
+  id: string;
+  file: string;
+  task: string;
+  /** Set on a nested agent's run: the turn and tool call that started it. */
+  parent?: { run: string; turn: number; call: number; tool: string };
+  outcome: { ok: boolean | null; text: string };
+  totals: Totals;
+  priceModel: string;
+  /** How prompts were built: "full history", "compressed history", or a strategy with options. */
+  promptMode: string;
+  turns: TurnView[];
+  chart: ChartPoint[];
+  /** Why hidden values could not all be found, when the scrub may be incomplete; else absent. */
+  notice?: string;
+}
+
+export interface ErrorView {
+  kind: string;
+  phase: string;
+  message: string;
+  line?: number;
+  column?: number;
+  excerpt?: string;
+  hint?: string;
+  trail?: string[];
+}
+
+export interface ToolCallView {
+  name: string;
+  /** Pretty JSON of the arguments. */
+  args: string;
+  /** The result's shape (`vector[3] of map{id, name}`), or "error". */
+  shape: string;
+  /** Pretty JSON of the result, when the call succeeded. */
+  result?: string;
+  error?: string;
+  durationMs: number;
+  /** The run this call started, when the tool was a nested agent. */
+  nested?: { run: string; ok: boolean };
+}
+
+export interface DefinitionView {
+  name: string;
+  kind: "function" | "value";
+  /** `(name [x y])` for a function, `vector[5]` for a value. */
+  signature: string;
+  sample: string;
+  doc?: string;
+}
+
+export interface MessageRef {
+  role: string;
+  /** Index into PageData.texts. */
+  text: number;
+  tokens: number;
+}
+
+/** How a message of this turn's prompt relates to the previous turn's prompt. */
+export type MessageChange = "cached" | "changed" | "same" | "new";
+
+export interface PromptView {
+  /** The prompt as sent (the trace's record of it). */
+  sent: MessageRef[];
+  /** The full history for the same turn (rebuilt from the turns before). */
+  full: MessageRef[];
+  sentTokens: number;
+  fullTokens: number;
+  /** Per sent message: inside the cached prefix, the message where the prefix breaks, elsewhere in the previous prompt, or new. */
+  changes: MessageChange[];
+  /** The prefix shared with the previous prompt; null on the first turn. */
+  prefix: { messages: number; chars: number; tokens: number } | null;
+  /** Messages of the previous prompt that this one no longer has. */
+  dropped: MessageRef[];
+  /** Turns the view kept in full and why, and how many it summarized. */
+  keptFull: Array<{ turn: number; reason: string }>;
+  summarized: number;
+}
+
+export interface TurnView {
+  number: number;
+  status: TurnStatus;
+  /** Turns that went wrong (error, no program, rejected return, fail). */
+  failed: boolean;
+  program: string | null;
+  /** The model's raw reply when it held no program. */
+  reply?: string;
+  value?: string;
+  output: string;
+  toolCalls: ToolCallView[];
+  definitions: DefinitionView[];
+  error?: ErrorView;
+  notes: string[];
+  feedback?: string;
+  usage: { inputTokens: number; outputTokens: number; cachedTokens: number; llmMs: number; execMs: number };
+  prompt: PromptView;
+}
+
+export interface ChartPoint {
+  turn: number;
+  fullTokens: number;
+  sentTokens: number;
+  /** The sent prompt's part a prefix cache serves: reported by the provider when it reported any, else estimated from the prompts. */
+  cachedTokens: number;
+  cachedSource: "reported" | "estimated";
+  outputTokens: number;
+  failed: boolean;
+  /** What compaction did before this turn's prompt, when it did something. */
+  compaction?: string;
+}
+
+// ---- compare reports (`ptc compare --json`) ----
+
+export interface ReportRow {
+  strategy: string;
+  inputTokens: number;
+  reduction: number;
+  peakPrompt: number;
+  costRatio: number;
+  cost: number;
+  cacheBreaks: number;
+  retention: number | null;
+  llmCalls: number;
+  compactionMs: number;
+  perTranscript: Array<{ id: string; inputTokens: number; peakPrompt: number; cacheBreaks: number; retention: number | null }>;
+}
+
+export interface ReportView {
+  id: string;
+  file: string;
+  transcripts: number;
+  messages: number;
+  rows: ReportRow[];
+  longest: { id: string; series: Array<{ strategy: string; tokens: number[]; breaks: number[] }> } | null;
+  /** One transcript's prompts under two strategies, when the report came with its transcripts. */
+  sideBySide?: SideBySide;
+  /** Why transcripts given with the report are not shown side by side. */
+  note?: string;
+}
+
+export interface SideBySide {
+  transcript: string;
+  strategies: [string, string];
+  /** Every distinct message of either strategy's prompts; prompts list indexes into it. */
+  messages: MessageRef[];
+  /** Per request (the transcript's assistant replies, in order): each strategy's prompt and its tokens. */
+  requests: Array<{ index: number; prompts: [number[], number[]]; tokens: [number, number] }>;
+}

@@ -1,0 +1,79 @@
+// `ptc compare --json` reports, read as data from disk: checked against the shape the
+// harness writes (the viewer sits beside the harness, not above it, so it states the shape
+// itself) and projected to the page's table and chart series.
+import { z } from "zod";
+import type { ReportRow, ReportView } from "./model.js";
+
+const metrics = z.looseObject({
+  requests: z.number(),
+  inputTokens: z.number(),
+  peakPrompt: z.number(),
+  cost: z.number(),
+  rewrites: z.number(),
+  llmCalls: z.number(),
+  llmTokens: z.number(),
+  compactionMs: z.number(),
+  probesNeeded: z.number(),
+  probesKept: z.number(),
+});
+
+export const compareReportSchema = z.looseObject({
+  transcripts: z.number().int().nonnegative(),
+  messages: z.number().int().nonnegative(),
+  rows: z
+    .array(
+      z.looseObject({
+        strategy: z.string(),
+        options: z.record(z.string(), z.unknown()).optional(),
+        totals: metrics,
+        reduction: z.number(),
+        costRatio: z.number(),
+        retention: z.number().nullable(),
+        perTranscript: z.array(z.looseObject({ id: z.string(), metrics })),
+      }),
+    )
+    .min(1),
+  longest: z
+    .looseObject({
+      id: z.string(),
+      series: z.array(z.looseObject({ strategy: z.string(), points: z.array(z.looseObject({ tokens: z.number(), cacheBreak: z.boolean() })) })),
+    })
+    .nullable(),
+});
+
+export type CompareReportJson = z.infer<typeof compareReportSchema>;
+
+/** True when parsed JSON looks like a compare report rather than a trace (so its errors are reported as a report's). */
+export function looksLikeReport(raw: unknown): boolean {
+  return typeof raw === "object" && raw !== null && "rows" in raw && "transcripts" in raw;
+}
+
+const retention = (needed: number, kept: number): number | null => (needed === 0 ? null : kept / needed);
+
+export function projectReport(report: CompareReportJson, file: string, id: string): ReportView {
+  const rows: ReportRow[] = report.rows.map((r) => ({
+    strategy: r.strategy,
+    inputTokens: r.totals.inputTokens,
+    reduction: r.reduction,
+    peakPrompt: r.totals.peakPrompt,
+    costRatio: r.costRatio,
+    cost: r.totals.cost,
+    cacheBreaks: r.totals.rewrites,
+    retention: r.retention,
+    llmCalls: r.totals.llmCalls,
+    compactionMs: r.totals.compactionMs,
+    perTranscript: r.perTranscript.map((p) => ({ id: p.id, inputTokens: p.metrics.inputTokens, peakPrompt: p.metrics.peakPrompt, cacheBreaks: p.metrics.rewrites, retention: retention(p.metrics.probesNeeded, p.metrics.probesKept) })),
+  }));
+  const longest =
+    report.longest === null
+      ? null
+      : {
+          id: report.longest.id,
+          series: report.longest.series.map((s) => ({
+            strategy: s.strategy,
+            tokens: s.points.map((p) => p.tokens),
+            breaks: s.points.flatMap((p, i) => (p.cacheBreak ? [i] : [])),
+          })),
+        };
+  return { id, file, transcripts: report.transcripts, messages: report.messages, rows, longest };
+}

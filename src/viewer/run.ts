@@ -1,0 +1,152 @@
+// A run as the page shows it: outcome and totals, then per turn the program, output, tool
+// calls (arguments, result shape, duration), definitions, error, tokens and prompts. Nested
+// agents' runs become runs of their own, linked both ways with the tool call that started them.
+import { priceFor, requestCost } from "../compaction/cost.js";
+import { resultShape } from "../history/summary.js";
+import { traceSettings } from "../history/settings.js";
+import type { SavedRun } from "../agent/serialize.js";
+import type { ErrorInfo } from "../lisp/errors.js";
+import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
+import type { DefinitionView, ErrorView, RunView, ToolCallView, Totals, TurnView } from "./model.js";
+import { isFailed, runPrompts } from "./prompt.js";
+import type { TextTable } from "./texts.js";
+
+/** Runs have no record of their model; costs are shown at this model's list prices. */
+export const PRICE_MODEL = "gpt-4o";
+const SHAPE_CHARS = 160;
+
+export interface RunSource {
+  trace: RunTrace;
+  saved?: SavedRun;
+}
+
+/** JSON for people: indented, non-finite numbers spelled out, never throws. */
+export function prettyJson(v: unknown): string {
+  if (v === undefined) return "nil";
+  try {
+    return JSON.stringify(v, (_k, x: unknown) => (typeof x === "number" && !Number.isFinite(x) ? String(x) : typeof x === "bigint" ? x.toString() : x), 2) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
+function errorView(e: ErrorInfo): ErrorView {
+  const out: ErrorView = { kind: e.kind, phase: e.phase, message: e.message };
+  if (e.line !== undefined) out.line = e.line;
+  if (e.column !== undefined) out.column = e.column;
+  if (e.excerpt !== undefined) out.excerpt = e.excerpt;
+  if (e.hint !== undefined) out.hint = e.hint;
+  if (e.trace !== undefined && e.trace.length > 0) out.trail = e.trace;
+  return out;
+}
+
+function definitionView(d: DefinitionTrace): DefinitionView {
+  const signature = d.kind === "function" ? `(${d.name}${d.params ? ` ${d.params}` : ""})` : d.size === undefined ? d.type : `${d.type}[${d.size}]`;
+  const out: DefinitionView = { name: d.name, kind: d.kind, signature, sample: d.sample };
+  if (d.doc !== undefined) out.doc = d.doc;
+  return out;
+}
+
+function toolCallView(c: ToolCallTrace): ToolCallView {
+  const out: ToolCallView = { name: c.name, args: prettyJson(c.args), shape: c.error !== undefined ? "error" : resultShape(c.result, SHAPE_CHARS), durationMs: c.durationMs };
+  if (c.error !== undefined) out.error = c.error;
+  else out.result = prettyJson(c.result);
+  return out;
+}
+
+/** How the run ended: the saved outcome when there is one, else what the last turn did. */
+export function outcomeOf(trace: RunTrace, saved?: SavedRun): RunView["outcome"] {
+  if (saved !== undefined && !saved.ok) return { ok: false, text: saved.fail ? `${saved.fail.reason}: ${saved.fail.message}` : "no answer" };
+  const last = trace.turns.at(-1);
+  if (last === undefined) return { ok: null, text: "no turns" };
+  if (last.status === "returned") return { ok: true, text: `returned ${last.value ?? "nil"}` };
+  if (last.status === "failed") return { ok: false, text: `failed: ${last.value ?? ""}` };
+  return { ok: saved?.ok ?? null, text: `ended after turn ${last.number} (${last.status})` };
+}
+
+function totalsOf(trace: RunTrace, saved?: SavedRun): Totals {
+  const price = priceFor(PRICE_MODEL);
+  const t: Totals = { turns: trace.turns.length, inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmMs: 0, execMs: 0, toolCalls: 0, cost: 0 };
+  for (const turn of trace.turns) {
+    const u = turn.usage;
+    t.inputTokens += u.inputTokens;
+    t.outputTokens += u.outputTokens;
+    t.cachedTokens += u.cachedTokens;
+    t.llmMs += u.llmMs;
+    t.execMs += u.execMs;
+    t.toolCalls += turn.toolCalls.length;
+    t.cost += requestCost(price, { inputTokens: u.inputTokens, cachedTokens: Math.min(u.cachedTokens, u.inputTokens), outputTokens: u.outputTokens });
+  }
+  const duration = (saved?.usage as { durationMs?: unknown } | undefined)?.durationMs;
+  if (typeof duration === "number") t.durationMs = duration;
+  return t;
+}
+
+/** "full history", "compressed history", or the strategy that built the prompts. */
+export function promptMode(trace: RunTrace): string {
+  const checked = traceSettings(trace);
+  const strategy = trace.settings?.strategy;
+  if (strategy !== undefined) {
+    const opts = Object.entries(strategy.options ?? {}).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`);
+    return opts.length === 0 ? strategy.name : `${strategy.name} (${opts.join(", ")})`;
+  }
+  if (!checked.ok || checked.settings === undefined) return "full history (no settings recorded)";
+  return checked.settings.view.compressHistory ? "compressed history" : "full history";
+}
+
+function turnView(turn: Turn, prompt: TurnView["prompt"]): TurnView {
+  const out: TurnView = {
+    number: turn.number,
+    status: turn.status,
+    failed: isFailed(turn),
+    program: turn.program,
+    output: turn.prints.join("\n"),
+    toolCalls: turn.toolCalls.map(toolCallView),
+    definitions: turn.definitions.map(definitionView),
+    notes: turn.notes ?? [],
+    usage: { ...turn.usage },
+    prompt,
+  };
+  if (turn.program === null) out.reply = turn.reply;
+  if (turn.value !== undefined) out.value = turn.value;
+  if (turn.error !== undefined) out.error = errorView(turn.error);
+  if (turn.feedback !== undefined) out.feedback = turn.feedback;
+  return out;
+}
+
+/**
+ * Projects a run and its nested runs, appending them to `into` (the run first). `id` names
+ * the run in deep links; nested runs are named after their place: `r1.t2.n1`.
+ */
+export function projectRun(source: RunSource, file: string, id: string, table: TextTable, into: RunView[], parent?: RunView["parent"]): RunView {
+  const { trace, saved } = source;
+  const { prompts, chart } = runPrompts(trace, table);
+  const run: RunView = {
+    id,
+    file,
+    task: trace.task,
+    outcome: outcomeOf(trace, saved),
+    totals: totalsOf(trace, saved),
+    priceModel: PRICE_MODEL,
+    promptMode: promptMode(trace),
+    turns: trace.turns.map((t, k) => turnView(t, prompts[k])),
+    chart,
+  };
+  if (parent !== undefined) run.parent = parent;
+  into.push(run);
+  trace.turns.forEach((turn, k) => {
+    const calls = run.turns[k].toolCalls;
+    let from = 0;
+    (turn.nested ?? []).forEach((n, j) => {
+      // Nested runs are recorded in call order: each belongs to the next call of its tool.
+      const call = calls.findIndex((c, i) => i >= from && c.name === n.tool && c.nested === undefined);
+      const childId = `${id}.t${turn.number}.n${j + 1}`;
+      projectRun({ trace: n.trace }, file, childId, table, into, { run: id, turn: turn.number, call, tool: n.tool });
+      if (call >= 0) {
+        calls[call].nested = { run: childId, ok: n.ok };
+        from = call + 1;
+      }
+    });
+  });
+  return run;
+}

@@ -1,0 +1,74 @@
+// One transcript of a compare report replayed under two of its strategies, request by
+// request, as `ptc compare` replays it (compaction state carried from one request to the
+// next, no summarizer model): the prompts each strategy would send, side by side.
+import { compact } from "../compaction/compact.js";
+import type { StrategySpec } from "../compaction/registry.js";
+import type { Json } from "../compaction/types.js";
+import { messageTokens, promptTokens } from "../compaction/tokens.js";
+import { messageText, toolCallText } from "../llm/messages.js";
+import type { ChatMessage } from "../llm/types.js";
+import type { MessageRef, ReportView, SideBySide } from "./model.js";
+import type { TextTable } from "./texts.js";
+
+export interface ReplayTranscript {
+  id: string;
+  messages: ChatMessage[];
+}
+
+/** The two strategies shown by default: full (the baseline) and the one that saved the most. */
+export function defaultPair(report: ReportView): [string, string] {
+  const others = report.rows.filter((r) => r.strategy !== "full");
+  const best = others.reduce<ReportView["rows"][number] | undefined>((a, r) => (a === undefined || r.reduction > a.reduction ? r : a), undefined);
+  return ["full", best?.strategy ?? "full"];
+}
+
+/** The transcript of `candidates` to show: the report's longest when given, else the first the report measured. */
+export function pickTranscript<T extends { id: string }>(report: ReportView, candidates: readonly T[]): T | undefined {
+  const measured = new Set(report.rows[0]?.perTranscript.map((p) => p.id));
+  return candidates.find((t) => t.id === report.longest?.id) ?? candidates.find((t) => measured.has(t.id));
+}
+
+/** A message as text: its content, then its tool calls. */
+function flatten(m: ChatMessage): { role: string; content: string } {
+  const calls = toolCallText(m);
+  const text = messageText(m);
+  return { role: m.role, content: calls === "" ? text : text === "" ? `[tool calls]\n${calls}` : `${text}\n[tool calls]\n${calls}` };
+}
+
+export async function replaySideBySide(t: ReplayTranscript, specs: [StrategySpec, StrategySpec], labels: [string, string], table: TextTable): Promise<SideBySide> {
+  const messages: MessageRef[] = [];
+  const index = new Map<string, number>();
+  const refOf = (m: ChatMessage): number => {
+    const flat = flatten(m);
+    const key = `${flat.role}\u0000${flat.content}`;
+    let i = index.get(key);
+    if (i === undefined) {
+      i = messages.length;
+      messages.push({ role: flat.role, text: table.id(flat.content), tokens: messageTokens(m) });
+      index.set(key, i);
+    }
+    return i;
+  };
+  const states: Array<Json | undefined> = [undefined, undefined];
+  const requests: SideBySide["requests"] = [];
+  for (let j = 1; j < t.messages.length; j++) {
+    if (t.messages[j].role !== "assistant") continue;
+    const stored = t.messages.slice(0, j);
+    const prompts: [number[], number[]] = [[], []];
+    const tokens: [number, number] = [0, 0];
+    for (const k of [0, 1] as const) {
+      const state = states[k];
+      const result = await compact(stored, specs[k], state === undefined ? {} : { state });
+      states[k] = result.state;
+      prompts[k] = result.messages.map(refOf);
+      tokens[k] = promptTokens(result.messages);
+    }
+    requests.push({ index: requests.length + 1, prompts, tokens });
+  }
+  return { transcript: t.id, strategies: labels, messages, requests };
+}
+
+/** The spec a report row was measured with: its label's name and the options the row records. */
+export function specOf(label: string, options: Readonly<Record<string, unknown>> | undefined): StrategySpec {
+  return { name: label.split(":")[0], options: { ...(options ?? {}) } };
+}

@@ -1,0 +1,203 @@
+// The viewer in real headless Chromium (Debian's chromium driven by playwright-core; no
+// browser download): a recorded run and a compaction report opened, turns clicked through,
+// the prompt views toggled, deep links and keys followed, the charts checked for points.
+// Skipped, saying why, when the browser is not installed. PTC_VIEWER_SCREENSHOTS=DIR also
+// saves the screenshots docs/ shows.
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runViewCommand } from "../../src/cli/view.js";
+import { chatsJsonl, compareReportJson, savedExample } from "./fixtures.js";
+
+const CHROMIUM = process.env.PTC_CHROMIUM ?? "/usr/bin/chromium";
+const missing = !existsSync(CHROMIUM);
+if (missing) console.warn(`viewer browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set PTC_CHROMIUM)`);
+const SHOTS = process.env.PTC_VIEWER_SCREENSHOTS;
+
+const silent = { stdin: process.stdin, stdout: { write: () => true }, stderr: { write: (s: string) => process.stderr.write(s) } };
+
+describe.skipIf(missing)("ptc view in Chromium", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ptc-view-e2e-"));
+  let browser: Browser;
+  let url = "";
+  let reportFile = "";
+  let stop: () => void = () => {};
+  let served: Promise<number>;
+  /** Console errors and failed checks (a CSP violation is one) of every page opened. */
+  const problems: string[] = [];
+
+  let shared: Page | undefined;
+
+  /** The one tab, loaded afresh at `base#hash` for each test. */
+  async function open(hash: string, base = url): Promise<Page> {
+    if (shared === undefined) {
+      shared = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+      shared.on("console", (m) => void (m.type() === "error" && problems.push(m.text())));
+      shared.on("pageerror", (e) => void problems.push(e.message));
+    }
+    await shared.goto("about:blank");
+    await shared.goto(`${base}#${hash}`);
+    await shared.waitForSelector("main");
+    return shared;
+  }
+
+  // Page-side code as strings: the tests compile without the DOM's types.
+  const hashIs = (page: Page, hash: string) => page.waitForFunction(`location.hash === ${JSON.stringify(hash)}`);
+  const hashMatches = (page: Page, re: RegExp) => page.waitForFunction(`${re.toString()}.test(location.hash)`);
+
+  const shot = async (page: Page, name: string) => {
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, name) });
+  };
+
+  beforeAll(async () => {
+    const files: Record<string, string> = {
+      "recovery.json": await savedExample("recovery"),
+      "budget-alert.json": await savedExample("budget-alert"),
+      "exploration.json": await savedExample("exploration", { compressHistory: true }),
+      "report.json": await compareReportJson(),
+      "chats.jsonl": chatsJsonl(),
+    };
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+    const paths = Object.keys(files).map((n) => join(dir, n));
+    reportFile = join(dir, "report.html");
+    expect(await runViewCommand([paths[3], paths[4], "--out", reportFile], silent)).toBe(0);
+    let out = "";
+    const io = { ...silent, stdout: { write: (s: string) => (out += s) } };
+    served = runViewCommand([...paths.slice(0, 3), "--port", "0"], io, () => new Promise<void>((resolve) => (stop = resolve)));
+    while (!out.includes("http://")) await new Promise((r) => setTimeout(r, 10));
+    url = /(http:\/\/\S+\/)/.exec(out)?.[1] ?? "";
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"] });
+    // Runs, a report and a browser start: more than the default hook time on a busy two-core machine.
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    stop();
+    await served;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("shows a run: outcome, turns with the error turn marked, and charts with a point per turn", async () => {
+    const page = await open("r1");
+    expect(await page.locator(".outcome").getAttribute("data-outcome")).toBe("ok");
+    expect(await page.locator(".outcome").textContent()).toMatch(/^returned \{/);
+    expect(await page.locator(".turn-pill").count()).toBe(4);
+    expect(await page.locator(".turn-pill.failed").getAttribute("data-turn")).toBe("2");
+    for (const series of ["fullTokens", "sentTokens"]) {
+      const points = await page.locator(`[data-chart=prompt] polyline[data-series=${series}]`).getAttribute("points");
+      expect(points?.trim().split(/\s+/)).toHaveLength(4);
+    }
+    expect(await page.locator("[data-chart=prompt] rect.bar-cached").count()).toBe(4);
+    const heights = await page.locator("[data-chart=output] rect.bar-output").evaluateAll((rs) => rs.map((r) => Number(r.getAttribute("height"))));
+    expect(heights).toHaveLength(4);
+    expect(heights.every((h) => h > 0)).toBe(true);
+    expect(await page.locator("[data-chart=prompt] .fail-dot").count()).toBe(1);
+    await shot(page, "viewer-run.png");
+    if (SHOTS) {
+      await page.emulateMedia({ colorScheme: "dark" });
+      await page.locator(".turn-pill[data-turn='2']").click();
+      await shot(page, "viewer-run-dark.png");
+      await page.emulateMedia({ colorScheme: "light" });
+    }
+  });
+
+  it("clicks through turns and follows the keys: j, k, and e to the first error", async () => {
+    const page = await open("r1");
+    await page.locator(".turn-pill[data-turn='2']").click();
+    await hashIs(page, "#r1/2");
+    expect(await page.locator(".error-box h3").textContent()).toContain("type_error");
+    expect(await page.locator(".error-box .excerpt").textContent()).toMatch(/\^/);
+    expect(await page.locator(".error-box .hint").textContent()).toContain("Hint:");
+    expect(await page.locator(".code .error-line").textContent()).toContain("reduce +");
+    await page.keyboard.press("j");
+    await hashIs(page, "#r1/3");
+    expect(await page.locator(".turn-pill[aria-current=true]").getAttribute("data-turn")).toBe("3");
+    await page.keyboard.press("k");
+    await page.keyboard.press("k");
+    await hashIs(page, "#r1/1");
+    await page.keyboard.press("e");
+    await hashIs(page, "#r1/2");
+    expect(await page.locator("article.turn").getAttribute("data-turn")).toBe("2");
+  });
+
+  it("toggles the prompt between as sent, full history and side by side, with the cache break marked", async () => {
+    const page = await open("r3/4");
+    const sent = page.locator("[data-view=sent]");
+    const full = page.locator("[data-view=full]");
+    expect(await sent.count()).toBe(1);
+    expect(await full.count()).toBe(1);
+    // A compressed prompt: fewer tokens sent than the full history holds, and a rewritten prefix.
+    const tokens = async (col: typeof sent) => Number(((await col.locator("h4").textContent()) ?? "").replace(/,/g, "").match(/(\d+) tokens/)?.[1]);
+    expect(await tokens(sent)).toBeLessThan(await tokens(full));
+    expect(await sent.locator(".cache-break").textContent()).toMatch(/prefix cache breaks here: [\d,]+ tokens/);
+    expect(await sent.locator(".msg.new").count()).toBeGreaterThan(0);
+    expect(await page.locator("[data-chart=prompt] line.compaction").count()).toBeGreaterThan(0);
+    await page.evaluate('document.getElementById("prompt").scrollIntoView()');
+    await shot(page, "viewer-prompt.png");
+    await page.locator("button[data-layout=full]").click();
+    expect(await page.locator("[data-view=sent]").count()).toBe(0);
+    expect(await full.locator(".msg").count()).toBe(8);
+    await page.locator("button[data-layout=sent]").click();
+    expect(await page.locator("[data-view=full]").count()).toBe(0);
+    expect(await page.locator("[data-view=sent]").count()).toBe(1);
+    await page.keyboard.press("f");
+    expect(await page.locator("[data-view=full]").count()).toBe(1);
+    expect(await page.locator("[data-view=sent]").count()).toBe(0);
+  });
+
+  it("opens a deep link to a turn, and a nested agent's run from its tool call and back", async () => {
+    const page = await open("r1/3");
+    expect(await page.locator("article.turn").getAttribute("data-turn")).toBe("3");
+    expect(await page.locator(".turn-pill[aria-current=true]").getAttribute("data-turn")).toBe("3");
+    await page.goto(`${url}#r2`);
+    await page.reload();
+    const link = page.locator(".nested-link").first();
+    while ((await link.count()) === 0) await page.keyboard.press("j");
+    await link.click();
+    await hashMatches(page, /^#r2\.t\d+\.n1$/);
+    expect(await page.locator(".run-head h2").textContent()).toMatch(/^Nested run r2\.t\d+\.n1/);
+    await page.locator(".parent a").click();
+    await hashMatches(page, /^#r2\/\d+$/);
+    expect(await page.locator(".nested-link").count()).toBeGreaterThan(0);
+  });
+
+  it("opens a compaction report as a self-contained file: the table and its charts", async () => {
+    const page = await open("c1", pathToFileURL(reportFile).href);
+    expect(await page.locator("table.strategies tbody tr").count()).toBe(3);
+    expect(await page.locator("table.strategies tbody tr td:first-child").allTextContents()).toEqual(["full", "sliding-window:turns=2", "rolling-summary"]);
+    expect(await page.locator("[data-chart=strategy-bars] rect.bar").count()).toBe(3);
+    expect(await page.locator("[data-chart=cost-retention] circle.point").count()).toBe(3);
+    const lines = await page.locator("[data-chart=requests] polyline.series").evaluateAll((ps) => ps.map((p) => (p.getAttribute("points") ?? "").trim().split(/\s+/).length));
+    expect(lines).toEqual([14, 14, 14]);
+    await shot(page, "viewer-report.png");
+  });
+
+  it("shows one transcript under two strategies side by side, request by request", async () => {
+    const page = await open("c1/14", pathToFileURL(reportFile).href);
+    const box = page.locator("#side-by-side");
+    expect(await box.getAttribute("data-request")).toBe("14");
+    expect(await box.locator("h4 code").allTextContents()).toEqual(["full", "sliding-window:turns=2"]);
+    const counts = async () => [await box.locator("[data-strategy='0'] .msg").count(), await box.locator("[data-strategy='1'] .msg").count()];
+    const [full, window] = await counts();
+    expect(full).toBe(28);
+    expect(window).toBeLessThan(full);
+    // Messages only one prompt has are marked: the rest are shared, so the marks differ by the length difference.
+    const only = [await box.locator("[data-strategy='0'] .msg.new").count(), await box.locator("[data-strategy='1'] .msg.new").count()];
+    expect(only[0]).toBeGreaterThan(0);
+    expect(only[0] - only[1]).toBe(full - window);
+    await page.keyboard.press("k");
+    await hashIs(page, "#c1/13");
+    expect((await counts())[0]).toBe(26);
+    await page.locator("button[data-step=next]").click();
+    await hashIs(page, "#c1/14");
+    await page.evaluate('document.getElementById("side-by-side").scrollIntoView()');
+    await shot(page, "viewer-side-by-side.png");
+  });
+
+  it("ran with no console error or policy violation", () => {
+    expect(problems).toEqual([]);
+  });
+});

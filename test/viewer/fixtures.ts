@@ -1,0 +1,39 @@
+// Runs and reports for the viewer's tests: real runs of the examples (scripted, offline),
+// saved as `ptc demo --trace-out` saves them, and a real `ptc compare` report.
+import { findExample, type Example } from "../../examples/index.js";
+import { runExample } from "../../examples/run.js";
+import { runToJson } from "../../src/agent/serialize.js";
+import type { RunOptions } from "../../src/agent/subagent.js";
+import { priceFor } from "../../src/compaction/cost.js";
+import { compareStrategies } from "../../src/harness/compare.js";
+import { assistant, sys, user } from "../compaction/conversations.js";
+
+/** The saved-run JSON of an example run. */
+export async function savedExample(name: string, options: RunOptions = {}): Promise<string> {
+  const step = await runExample(findExample(name) as Example, options);
+  return runToJson(step);
+}
+
+/** Three small chats with a probe fact each, as `ptc compare` reads them (JSONL lines). */
+export function chats() {
+  return [3, 8, 14].map((rounds, t) => {
+    const messages = [sys("You are helpful.")];
+    for (let i = 1; i <= rounds; i++) {
+      messages.push(user(`Request ${i}: look up item ${i}. ${"Details of the catalogue entry. ".repeat(20)}`));
+      messages.push(assistant(`Item ${i} costs ${i * 10} euros (code Q${t}${i}X).`));
+    }
+    return { id: `chat-${t + 1}`, messages, probes: [{ fact: "code of item 1", value: `Q${t}1X`, introduced_at: 2, needed_at: [messages.length - 1] }] };
+  });
+}
+
+export const chatsJsonl = (): string => chats().map((c) => JSON.stringify(c)).join("\n") + "\n";
+
+/** A `ptc compare --json` report over the chats. */
+export async function compareReportJson(): Promise<string> {
+  const transcripts = chats();
+  const report = await compareStrategies(transcripts, ["sliding-window:turns=2", "rolling-summary"].map((s) => {
+    const [name, opt] = s.split(":");
+    return opt === undefined ? name : { name, options: { turns: Number(opt.split("=")[1]) } };
+  }) as never, { price: priceFor("gpt-4o") });
+  return JSON.stringify(report, null, 2);
+}

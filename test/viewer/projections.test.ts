@@ -1,0 +1,263 @@
+// The viewer's data projections over real runs of the examples: turns, errors, prompts as
+// sent against the full history, the prefix-cache break, chart series, nested runs, compare
+// reports, the hidden-value scrub, and safe embedding in the page.
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { SubAgent } from "../../src/agent/subagent.js";
+import { runToJson } from "../../src/agent/serialize.js";
+import { tool } from "../../src/agent/tools.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
+import { buildPageData } from "../../src/viewer/data.js";
+import { readViewerInput, ViewerInputError } from "../../src/viewer/input.js";
+import type { PageData, RunView } from "../../src/viewer/model.js";
+import { embedJson, renderPage } from "../../src/viewer/page.js";
+import { messageChanges } from "../../src/viewer/prompt.js";
+import { placeholderValues } from "../../src/viewer/scrub.js";
+import { chats, compareReportJson, savedExample } from "./fixtures.js";
+
+const page = (files: Array<[string, string]>): Promise<PageData> => buildPageData(files.map(([name, text]) => readViewerInput(name, text)));
+const text = (data: PageData, i: number): string => data.texts[i];
+
+describe("run projection", () => {
+  it("shows each turn of the recovery run: the error with its caret excerpt and hint, then the recovery", async () => {
+    const data = await page([["recovery.json", await savedExample("recovery")]]);
+    expect(data.files).toEqual([{ name: "recovery.json", kind: "run", id: "r1" }]);
+    const run = data.runs[0];
+    expect(run.turns.map((t) => t.status)).toEqual(["ok", "error", "ok", "returned"]);
+    expect(run.turns.map((t) => t.failed)).toEqual([false, true, false, false]);
+    const err = run.turns[1].error;
+    expect(err?.kind).toBe("type_error");
+    expect(err?.line).toBe(2);
+    expect(err?.excerpt).toMatch(/\n\s+\|\s+\^/);
+    expect(err?.hint).toContain("parse");
+    // Failed turns roll back: nothing defined.
+    expect(run.turns[1].definitions).toEqual([]);
+    expect(run.outcome.ok).toBe(true);
+    expect(run.outcome.text).toMatch(/^returned \{/);
+    expect(run.totals.turns).toBe(4);
+    expect(run.totals.inputTokens).toBe(run.turns.reduce((n, t) => n + t.usage.inputTokens, 0));
+    expect(run.totals.cost).toBeGreaterThan(0);
+    expect(run.totals.durationMs).toBeGreaterThan(0);
+    const call = run.turns[0].toolCalls[0];
+    expect(call.name).toBe("list-orders");
+    expect(JSON.parse(call.args)).toEqual({ status: "shipped" });
+    expect(call.shape).toMatch(/^vector\[\d+\] of \{:id integer/);
+    expect(JSON.parse(call.result as string)).toBeInstanceOf(Array);
+    expect(run.turns[0].definitions.map((d) => d.name)).toContain("shipped");
+    expect(run.turns[0].output).toContain("Shipped orders:");
+  });
+
+  it("pairs each turn's prompt as sent with the full history and marks where the cache prefix breaks", async () => {
+    const data = await page([["recovery.json", await savedExample("recovery")]]);
+    const [t1, t2, t3] = data.runs[0].turns.map((t) => t.prompt);
+    // Turn 1: system and task, the same in both views, nothing cached before it.
+    expect(t1.prefix).toBeNull();
+    expect(t1.sent.map((m) => m.role)).toEqual(["system", "user"]);
+    expect(t1.full.map((m) => m.text)).toEqual(t1.sent.map((m) => m.text));
+    expect(t1.sentTokens).toBe(t1.fullTokens);
+    expect(t1.changes).toEqual(["new", "new"]);
+    // Turn 2 extends turn 1: its two messages are the cached prefix, the reply and feedback are new.
+    expect(t2.full.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
+    expect(t2.prefix?.messages).toBe(2);
+    expect(t2.changes.slice(0, 2)).toEqual(["cached", "cached"]);
+    expect(t2.changes.slice(2)).toEqual(["new", "new"]);
+    expect(t2.dropped).toEqual([]);
+    expect(t3.full).toHaveLength(6);
+    expect(text(data, t3.full[2].text)).toBe(text(data, t2.full[2].text));
+    // The system prompt is stored once however many prompts repeat it.
+    expect(data.texts.filter((s) => s === text(data, t1.sent[0].text))).toHaveLength(1);
+    const chart = data.runs[0].chart;
+    expect(chart.map((p) => p.turn)).toEqual([1, 2, 3, 4]);
+    expect(chart.every((p, i) => i === 0 || p.fullTokens > chart[i - 1].fullTokens)).toBe(true);
+    expect(chart[1].cachedSource).toBe("reported");
+    expect(chart.map((p) => p.failed)).toEqual([false, true, false, false]);
+  });
+
+  it("shows a compressed run's summarized prompts as smaller than the full history, with the compaction events", async () => {
+    const data = await page([["exploration.json", await savedExample("exploration", { compressHistory: true })]]);
+    const run = data.runs[0];
+    expect(run.promptMode).toBe("compressed history");
+    const last = run.turns.at(-1)?.prompt;
+    expect(last?.summarized).toBeGreaterThan(0);
+    expect(last?.sentTokens).toBeLessThan(last?.fullTokens ?? 0);
+    const events = run.chart.filter((p) => p.compaction !== undefined);
+    expect(events.length).toBeGreaterThan(0);
+    expect(events[0].compaction).toMatch(/summarized/);
+    // With the design's timing a turn is summarized as soon as the next starts: the prompt
+    // extends the one before.
+    const k = run.chart.indexOf(events[0]);
+    expect(run.turns[k].prompt.prefix?.messages).toBe(run.turns[k - 1].prompt.sent.length);
+  });
+
+  it("shows where a summarized prompt rewrites what the one before sent (the earlier timing)", async () => {
+    const data = await page([["exploration.json", await savedExample("exploration", { compressHistory: true, view: { keepLatestFull: true } })]]);
+    const run = data.runs[0];
+    const events = run.chart.filter((p) => p.compaction !== undefined);
+    const k = run.chart.indexOf(events[0]);
+    const p = run.turns[k].prompt;
+    // The previous turn, sent in full, is now its summary: the cache breaks before its end.
+    expect(p.prefix?.messages).toBeLessThan(run.turns[k - 1].prompt.sent.length);
+    expect(p.changes).toContain("new");
+  });
+
+  it("gives a nested agent's run its own entry, linked from the tool call that started it and back", async () => {
+    const data = await page([["budget.json", await savedExample("budget-alert")]]);
+    expect(data.runs.length).toBeGreaterThan(1);
+    const nested = data.runs[1];
+    expect(nested.id).toMatch(/^r1\.t\d+\.n1$/);
+    expect(nested.parent?.run).toBe("r1");
+    const turn = data.runs[0].turns.find((t) => t.number === nested.parent?.turn);
+    const call = turn?.toolCalls[nested.parent?.call ?? -1];
+    expect(call?.name).toBe(nested.parent?.tool);
+    expect(call?.nested).toEqual({ run: nested.id, ok: true });
+    expect(nested.turns.length).toBeGreaterThan(0);
+  });
+
+  it("classifies messages against the previous prompt", () => {
+    const m = (content: string) => ({ role: "user" as const, content });
+    expect(messageChanges(null, [m("a")], 0, 0)).toEqual(["new"]);
+    expect(messageChanges([m("a"), m("b"), m("c")], [m("a"), m("bX"), m("c"), m("d")], 1, 2)).toEqual(["cached", "changed", "same", "new"]);
+    expect(messageChanges([m("a"), m("b")], [m("a"), m("z")], 1, 1)).toEqual(["cached", "new"]);
+  });
+});
+
+describe("hidden context values", () => {
+  const lookup = tool({ description: "Looks a customer up.", input: z.object({ token: z.string() }), run: async ({ token }) => ({ echoed: token }) });
+  const code = (body: string) => "```clojure\n" + body + "\n```";
+
+  it("are shown nowhere on the page, though the trace keeps them", async () => {
+    const secret = "sk-live-7f3a9c2e11";
+    const agent = SubAgent.create({ prompt: "Find the customer.", tools: { lookup }, maxTurns: 3 });
+    const step = await SubAgent.run(agent, {
+      llm: scriptedLlm([code('(def r (tool/lookup {:token data/_token}))\n(println "got" (:echoed r))'), code('(println (str "token=" data/_token))'), code("(return :done)")]),
+      context: { _token: secret, region: "eu" },
+    });
+    const json = runToJson(step);
+    expect(json).toContain(secret);
+    const data = await page([["run.json", json]]);
+    const shown = JSON.stringify(data);
+    expect(shown).not.toContain(secret);
+    expect(shown).toContain("data/_token");
+    // Where the value was, its place is shown instead: the tool's arguments and the output.
+    expect(data.runs[0].turns[0].toolCalls[0].args).toContain("data/_token");
+    expect(data.runs[0].turns[1].output).toBe("token=data/_token");
+  });
+
+  // The programs the agent's own hidden-context test uses: every way a value could reach a prompt.
+  const PROGRAMS = [
+    '(def t data/_token)\n(println "token is" t)',
+    '(def r (tool/lookup {:token data/_token}))\n(println (:echoed r))',
+    '(def auth (str "Bearer " data/_token))\n(def creds data/_creds)',
+    "(println (pr-str data/_creds))",
+    "(tool/lookup {:token (:secret data/_creds)})\n(+ 1 data/_token)",
+    "(return :done)",
+  ];
+
+  for (const compressHistory of [false, true]) {
+    it(`are found and scrubbed in every way a program can show them (${compressHistory ? "compressed" : "full"} history)`, async () => {
+      const token = "sk-test-Ab12Cd34";
+      const inner = "sk-inner-Zz9Yy8";
+      const agent = SubAgent.create({ prompt: "Find the customer.", tools: { lookup }, maxTurns: PROGRAMS.length });
+      const step = await SubAgent.run(agent, { llm: scriptedLlm(PROGRAMS.map(code)), context: { _token: token, _creds: { secret: inner, user: "ann" } }, compressHistory });
+      const json = runToJson(step);
+      expect(json).toContain(token);
+      expect(json).toContain(inner);
+      const shown = JSON.stringify(await page([["run.json", json]]));
+      expect(shown).not.toContain(token);
+      expect(shown).not.toContain(inner);
+    });
+  }
+
+  it("are read off a sent message and the same message rebuilt", () => {
+    expect(placeholderValues("got data/_token here", "got sk-123456 here")).toEqual([["_token", "sk-123456"]]);
+    expect(placeholderValues("a data/_k b data/_j c", "a 1111 b 2222 c")).toEqual([
+      ["_k", "1111"],
+      ["_j", "2222"],
+    ]);
+    expect(placeholderValues("uses data/_token", "uses data/_token")).toEqual([]);
+    expect(placeholderValues("x data/_k y", "completely different")).toEqual([]);
+  });
+});
+
+describe("compare reports", () => {
+  it("projects the table, the per-transcript figures and the longest transcript's series", async () => {
+    const json = await compareReportJson();
+    const data = await page([["report.json", json]]);
+    expect(data.files).toEqual([{ name: "report.json", kind: "report", id: "c1" }]);
+    const r = data.reports[0];
+    const raw = JSON.parse(json) as { rows: Array<{ strategy: string; totals: { inputTokens: number } }> };
+    expect(r.rows.map((row) => row.strategy)).toEqual(raw.rows.map((row) => row.strategy));
+    expect(r.rows.map((row) => row.inputTokens)).toEqual(raw.rows.map((row) => row.totals.inputTokens));
+    expect(r.rows[0].strategy).toBe("full");
+    expect(r.rows[1].reduction).toBeGreaterThan(0);
+    expect(r.rows[0].perTranscript.map((p) => p.id)).toEqual(["chat-1", "chat-2", "chat-3"]);
+    expect(r.longest?.id).toBe("chat-3");
+    expect(r.longest?.series[0].tokens).toHaveLength(14);
+    expect(r.rows.every((row) => row.retention !== null)).toBe(true);
+  });
+});
+
+describe("one transcript under two strategies", () => {
+  it("replays the report's longest transcript under full and the strategy that saved most, request by request", async () => {
+    const report = readViewerInput("report.json", await compareReportJson());
+    const data = await buildPageData([report, { kind: "transcripts", name: "chats.jsonl", transcripts: chats() }]);
+    const r = data.reports[0];
+    const sbs = r.sideBySide;
+    expect(sbs?.transcript).toBe("chat-3");
+    expect(sbs?.strategies).toEqual(["full", "sliding-window:turns=2"]);
+    expect(sbs?.requests).toHaveLength(14);
+    // The replay agrees with the report's own figures for the same strategies.
+    for (const k of [0, 1] as const) {
+      const series = r.longest?.series.find((s) => s.strategy === sbs?.strategies[k]);
+      expect(sbs?.requests.map((q) => q.tokens[k])).toEqual(series?.tokens);
+    }
+    const last = sbs?.requests.at(-1);
+    expect(last?.prompts[0].length).toBe(28);
+    expect(last?.prompts[1].length).toBeLessThan(28);
+    expect(sbs?.messages[last?.prompts[1][0] ?? -1].role).toBe("system");
+  });
+
+  it("says so when none of the transcripts given is one the report measured", async () => {
+    const report = readViewerInput("report.json", await compareReportJson());
+    const other = chats().map((c) => ({ ...c, id: `other-${c.id}` }));
+    const data = await buildPageData([report, { kind: "transcripts", name: "x.jsonl", transcripts: other }]);
+    expect(data.reports[0].sideBySide).toBeUndefined();
+    expect(data.reports[0].note).toMatch(/none of the transcripts/);
+  });
+});
+
+describe("input", () => {
+  it("rejects what is not a trace or a report, naming the file and the problem", async () => {
+    const bad = (t: string) => () => readViewerInput("f.json", t);
+    expect(bad("{nope")).toThrow(/^f\.json is not valid JSON/);
+    expect(bad('{"version":2,"system":"s","task":"t","turns":[{"number":0}]}')).toThrow(/^f\.json: not a ptc-lisp trace: at turns\.0\.number/);
+    expect(bad('{"transcripts":1,"messages":2,"rows":[],"longest":null}')).toThrow(/^f\.json: not a ptc compare report: at rows/);
+    expect(bad('{"experiment":[]}')).toThrow(/goal-experiment results/);
+    expect(bad("[1,2]")).toThrow(ViewerInputError);
+    const ok = await savedExample("reviews");
+    expect(readViewerInput("ok.json", ok).kind).toBe("run");
+  });
+});
+
+describe("page", () => {
+  it("embeds data that holds </script> without ending the script element, and reads back the same", async () => {
+    const data = await page([["recovery.json", await savedExample("recovery")]]);
+    const hostile: PageData = { ...data, title: "</script><script>alert(1)</script>", texts: [...data.texts, "<!-- </SCRIPT> \u2028 &amp;"] };
+    const html = renderPage(hostile);
+    expect(html.match(/<\/script>/gi)).toHaveLength(2);
+    const embedded = /<script type="application\/json" id="ptc-data">([\s\S]*?)<\/script>/.exec(html)?.[1] ?? "";
+    expect(JSON.parse(embedded)).toEqual(hostile);
+    expect(embedJson("</script>")).toBe('"\\u003c/script\\u003e"');
+    expect(html).toContain("<title>&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;</title>");
+  });
+
+  it("allows only its own inline script and style by hash, and nothing from the network", async () => {
+    const html = renderPage(await page([["r.json", await savedExample("reviews")]]));
+    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)?.[1] ?? "";
+    expect(csp).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+'; style-src 'sha256-[A-Za-z0-9+/=]+'; img-src data:/);
+    expect(csp).not.toContain("unsafe");
+    expect(html).not.toMatch(/\b(src|href)="(https?:)?\/\//);
+    const run: RunView = JSON.parse(/id="ptc-data">([\s\S]*?)<\/script>/.exec(html)?.[1] ?? "{}").runs[0];
+    expect(run.turns.length).toBeGreaterThan(0);
+  });
+});
