@@ -1,5 +1,5 @@
-// npm run bench:history — full history vs compressed history (default and strict-prefix
-// modes) over two sets of the same ten multi-turn sessions: terse replies, and replies of
+// npm run bench:history — full history vs compressed history (default, the earlier timing and strict-prefix
+// modes) over two sets of the same eleven multi-turn sessions: terse replies, and replies of
 // realistic length. Per session and in total: input tokens summed over every prompt, the
 // history part alone, the peak prompt, the cost with a prefix cache (cached tokens at
 // 0.1x) and where that cost goes. Tokens are counted with the o200k_base tokenizer.
@@ -25,7 +25,7 @@ const sum = (rs: readonly SessionResult[], f: (r: SessionResult) => number): num
 const md = (rows: string[][]): string => [rows[0], rows[0].map(() => "---"), ...rows.slice(1)].map((r) => `| ${r.join(" | ")} |`).join("\n");
 
 function perSession(sets: readonly SetResult[]): string {
-  const head = ["session", "kind", "turns", "replies", "avg reply", "history full", "compressed (saved)", "strict (saved)", "peak full", "peak compr.", "cached cost full", "compressed", "strict"];
+  const head = ["session", "kind", "turns", "replies", "avg reply", "history full", "compressed (saved)", "old timing (saved)", "strict (saved)", "peak full", "peak compr.", "cached cost full", "compressed", "old timing", "strict"];
   const rows = [head];
   for (let i = 0; i < sets[0].results.length; i++) {
     for (const set of sets) {
@@ -38,11 +38,13 @@ function perSession(sets: readonly SetResult[]): string {
         num(r.replyTokens),
         num(r.history.full),
         `${num(r.history.compressed)} (${pct(r.history.full, r.history.compressed)})`,
+        `${num(r.history.previous)} (${pct(r.history.full, r.history.previous)})`,
         `${num(r.history.strict)} (${pct(r.history.full, r.history.strict)})`,
         num(r.compressed.fullPeak),
         num(r.compressed.viewPeak),
         num(r.compressed.fullCachedCost),
         `${num(r.compressed.viewCachedCost)} (${change(r.compressed.fullCachedCost, r.compressed.viewCachedCost)})`,
+        `${num(r.previous.viewCachedCost)} (${change(r.previous.fullCachedCost, r.previous.viewCachedCost)})`,
         `${num(r.strict.viewCachedCost)} (${change(r.strict.fullCachedCost, r.strict.viewCachedCost)})`,
       ]);
     }
@@ -51,23 +53,24 @@ function perSession(sets: readonly SetResult[]): string {
 }
 
 function totals(sets: readonly SetResult[], label: string, keep: (r: SessionResult) => boolean): string {
-  const head = [label, ...sets.flatMap((s) => [`${s.name}: full`, "compressed", "strict"])];
-  const cells = (f: (rs: SessionResult[]) => [number, number, number], fmt: (full: number, v: number) => string): string[] =>
+  const head = [label, ...sets.flatMap((s) => [`${s.name}: full`, "compressed", "old timing", "strict"])];
+  const cells = (f: (rs: SessionResult[]) => [number, number, number, number], fmt: (full: number, v: number) => string): string[] =>
     sets.flatMap((s) => {
-      const [full, c, st] = f(s.results.filter(keep));
-      return [num(full), fmt(full, c), fmt(full, st)];
+      const [full, c, p, st] = f(s.results.filter(keep));
+      return [num(full), fmt(full, c), fmt(full, p), fmt(full, st)];
     });
   const fewer = (full: number, v: number): string => `${num(v)} (${pct(full, v)} fewer)`;
   const costly = (full: number, v: number): string => `${num(v)} (${change(full, v)})`;
   if (sets[0].results.filter(keep).length === 0) return "";
   const rows = [
     head,
-    ["sessions, turns", ...sets.flatMap((s) => [`${s.results.filter(keep).length}, ${sum(s.results.filter(keep), (r) => r.turns)}`, "", ""])],
-    ["mean reply tokens", ...sets.flatMap((s) => [num(sum(s.results.filter(keep), (r) => r.replyTokens * r.turns) / sum(s.results.filter(keep), (r) => r.turns)), "", ""])],
-    ["input tokens, all prompts", ...cells((x) => [sum(x, (r) => r.compressed.fullTokens), sum(x, (r) => r.compressed.viewTokens), sum(x, (r) => r.strict.viewTokens)], fewer)],
-    ["history tokens, all prompts", ...cells((x) => [sum(x, (r) => r.history.full), sum(x, (r) => r.history.compressed), sum(x, (r) => r.history.strict)], fewer)],
-    ["largest prompt", ...cells((x) => [Math.max(...x.map((r) => r.compressed.fullPeak)), Math.max(...x.map((r) => r.compressed.viewPeak)), Math.max(...x.map((r) => r.strict.viewPeak))], (_, v) => num(v))],
-    ["cost with a prefix cache", ...cells((x) => [sum(x, (r) => r.compressed.fullCachedCost), sum(x, (r) => r.compressed.viewCachedCost), sum(x, (r) => r.strict.viewCachedCost)], costly)],
+    ["sessions, turns", ...sets.flatMap((s) => [`${s.results.filter(keep).length}, ${sum(s.results.filter(keep), (r) => r.turns)}`, "", "", ""])],
+    ["mean reply tokens", ...sets.flatMap((s) => [num(sum(s.results.filter(keep), (r) => r.replyTokens * r.turns) / sum(s.results.filter(keep), (r) => r.turns)), "", "", ""])],
+    ["input tokens, all prompts", ...cells((x) => [sum(x, (r) => r.compressed.fullTokens), sum(x, (r) => r.compressed.viewTokens), sum(x, (r) => r.previous.viewTokens), sum(x, (r) => r.strict.viewTokens)], fewer)],
+    ["history tokens, all prompts", ...cells((x) => [sum(x, (r) => r.history.full), sum(x, (r) => r.history.compressed), sum(x, (r) => r.history.previous), sum(x, (r) => r.history.strict)], fewer)],
+    ["largest prompt", ...cells((x) => [Math.max(...x.map((r) => r.compressed.fullPeak)), Math.max(...x.map((r) => r.compressed.viewPeak)), Math.max(...x.map((r) => r.previous.viewPeak)), Math.max(...x.map((r) => r.strict.viewPeak))], (_, v) => num(v))],
+    ["cost with a prefix cache", ...cells((x) => [sum(x, (r) => r.compressed.fullCachedCost), sum(x, (r) => r.compressed.viewCachedCost), sum(x, (r) => r.previous.viewCachedCost), sum(x, (r) => r.strict.viewCachedCost)], costly)],
+    ["sessions costlier than full", ...cells((x) => [0, x.filter((r) => r.compressed.viewCachedCost > r.compressed.fullCachedCost).length, x.filter((r) => r.previous.viewCachedCost > r.previous.fullCachedCost).length, x.filter((r) => r.strict.viewCachedCost > r.strict.fullCachedCost).length], (_, v) => num(v))],
   ];
   return md(rows);
 }
@@ -77,11 +80,11 @@ function costParts(sets: readonly SetResult[], keep: (r: SessionResult) => boole
   const rows = [head];
   for (const set of sets) {
     const rs = set.results.filter(keep);
-    for (const view of ["full", "compressed", "strict"] as const) {
+    for (const view of ["full", "compressed", "previous", "strict"] as const) {
       const part = (f: (b: CacheBreakdown) => number): number => sum(rs, (r) => f(r.cache[view]));
       rows.push([
         set.name,
-        view,
+        view === "previous" ? "old timing" : view,
         num(part((b) => b.newTokens)),
         num(part((b) => b.previousRewritten)),
         num(part((b) => b.olderRewritten)),
@@ -110,10 +113,10 @@ async function main(): Promise<void> {
   const long = (r: SessionResult): boolean => r.turns >= 10;
   const lost = sets.flatMap((s) => s.results.flatMap((r) => r.lost.map((l) => `${s.name} ${r.name}: ${l}`)));
   const out = [
-    "History compression benchmark: full history vs compressed (default) vs compressed (strict prefix)",
+    "History compression benchmark: full history vs compressed (default: the design's timing) vs the earlier timing (keepLatestFull) vs compressed (strict prefix)",
     "Tokens: o200k_base, chat framing included. Cost: uncached tokens at 1x, tokens shared with the previous prompt's start at 0.1x, in token-equivalents.",
     "'history' is everything after the system prompt and the task (the part compression acts on); the system prompt is the agent's real one.",
-    "Two sets of the same ten sessions, each turn doing the same work with the same outcome: 'terse' replies (a sentence, then a compact program)",
+    "Two sets of the same eleven sessions, each turn doing the same work with the same outcome: 'terse' replies (a sentence, then a compact program)",
     "and 'realistic' replies (the reasoning paragraph and the commented, formatted program GPT-4-class models write in such loops).",
     "",
     "Per session",
@@ -132,7 +135,9 @@ async function main(): Promise<void> {
     "",
     costParts(sets, long),
     "",
-    lost.length === 0 ? "Nothing live lost: every live definition is shown with its latest type and the most recent println lines are in the final prompt (both modes, both sets)." : `LOST:\n${lost.join("\n")}`,
+    lost.length === 0
+      ? "Nothing lost (both sets): every live definition is shown with its latest type and the most recent println lines are in the final prompt (default and strict); in every default-mode prompt no hidden value is shown (as sent), no live value is bare, every definition of a turn that printed nothing is sampled in the next prompt, and at least half the println limit of earlier lines is shown when that many exist."
+      : `LOST:\n${lost.join("\n")}`,
     `(${((performance.now() - started) / 1000).toFixed(1)} s)`,
   ];
   process.stdout.write(out.join("\n") + "\n");

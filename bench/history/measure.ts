@@ -7,7 +7,8 @@ import { SubAgent, type Step } from "../../src/agent/subagent.js";
 import { typeLabel } from "../../src/trace/record.js";
 import type { RunTrace } from "../../src/trace/trace.js";
 import type { TextMessage as ChatMessage } from "../../src/llm/types.js";
-import { compressedView, isErrored } from "../../src/history/compressed.js";
+import { compressedView, isErrored, planTurns } from "../../src/history/compressed.js";
+import { isWhole } from "../../src/history/summary.js";
 import { CACHED_TOKEN_PRICE, sharedPrefix } from "../../src/history/prefix.js";
 import { compressionReport, type CompressionTotals, type RunSettings } from "../../src/history/stats.js";
 import { countTokens, messageTokens, promptTokens, TOKENS_PER_REPLY } from "../../src/compaction/tokens.js";
@@ -38,17 +39,21 @@ export interface SessionResult {
   ok: boolean;
   /** Mean tokens of the model's replies. */
   replyTokens: number;
-  /** Totals under the compressed view (default mode) and the strict-prefix mode; both carry the full view's figures. */
+  /** Totals under the compressed view (default mode), the earlier timing (keepLatestFull) and the strict-prefix mode; each carries the full view's figures. */
   compressed: CompressionTotals;
+  previous: CompressionTotals;
   strict: CompressionTotals;
   /** Input tokens of the history alone (everything after the task message), summed over prompts. */
-  history: { full: number; compressed: number; strict: number };
-  cache: { full: CacheBreakdown; compressed: CacheBreakdown; strict: CacheBreakdown };
+  history: { full: number; compressed: number; previous: number; strict: number };
+  cache: { full: CacheBreakdown; compressed: CacheBreakdown; previous: CacheBreakdown; strict: CacheBreakdown };
   /** Problems found by the no-loss check (empty when nothing live was lost). */
   lost: string[];
 }
 
-const options = (strictPrefix: boolean): ViewOptions => ({ ...defaultViewOptions, compressHistory: true, strictPrefix });
+const options = (strictPrefix: boolean, keepLatestFull = false): ViewOptions => ({ ...defaultViewOptions, compressHistory: true, strictPrefix, keepLatestFull });
+
+/** A hidden context value every session gets (one passes it to a tool): no prompt may show it. */
+const HIDDEN: Readonly<Record<string, string>> = { _token: "sk-live-bench-7f3a9c21e4b8d6" };
 
 /** Runs the session; throws when the transcript does not run as written. */
 export async function runSession(session: Session): Promise<Step> {
@@ -58,7 +63,8 @@ export async function runSession(session: Session): Promise<Step> {
     maxTurns: session.replies.length,
     ...(session.output !== undefined ? { output: session.output } : {}),
   });
-  const step = await SubAgent.run(agent, { llm: scriptedLlm(session.replies), context: session.context });
+  // Run with compression on, so the trace's messages are the prompts as sent (scrubbed of hidden values).
+  const step = await SubAgent.run(agent, { llm: scriptedLlm(session.replies), context: { ...session.context, ...HIDDEN }, compressHistory: true });
   const failing = new Set(session.failingTurns ?? []);
   for (const t of step.turns) {
     const failed = isErrored(t);
@@ -73,6 +79,7 @@ export async function measureSession(session: Session): Promise<SessionResult> {
   const trace = step.trace;
   const run: RunSettings = { maxTurns: session.replies.length, toolsWithdrawn: Object.keys(session.tools).length > 0 && session.replies.length > 1 };
   const compressed = compressionReport(trace, run, options(false));
+  const previous = compressionReport(trace, run, options(false, true));
   const strict = compressionReport(trace, run, options(true));
   return {
     name: session.name,
@@ -81,16 +88,17 @@ export async function measureSession(session: Session): Promise<SessionResult> {
     ok: step.ok,
     replyTokens: trace.turns.reduce((s, t) => s + countTokens(t.reply), 0) / trace.turns.length,
     compressed: compressed.totals,
+    previous: previous.totals,
     strict: strict.totals,
     history: historyTokens(trace, run),
-    cache: { full: breakdown(trace, run, { ...options(false), compressHistory: false }), compressed: breakdown(trace, run, options(false)), strict: breakdown(trace, run, options(true)) },
-    lost: [...lostLive(trace, run, options(false)), ...lostLive(trace, run, options(true))],
+    cache: { full: breakdown(trace, run, { ...options(false), compressHistory: false }), compressed: breakdown(trace, run, options(false)), previous: breakdown(trace, run, options(false, true)), strict: breakdown(trace, run, options(true)) },
+    lost: [...lostLive(trace, run, options(false)), ...lostLive(trace, run, options(true)), ...everyPrompt(trace, run, options(false))],
   };
 }
 
 /** Tokens after the system prompt and the task, summed over every prompt of the run. */
 function historyTokens(trace: RunTrace, run: RunSettings): SessionResult["history"] {
-  const out = { full: 0, compressed: 0, strict: 0 };
+  const out = { full: 0, compressed: 0, previous: 0, strict: 0 };
   const head = promptTokens([
     { role: "system", content: trace.system },
     { role: "user", content: trace.task },
@@ -99,6 +107,7 @@ function historyTokens(trace: RunTrace, run: RunSettings): SessionResult["histor
     const input: ViewInput = { ...run, system: trace.system, task: trace.task, turns: trace.turns.slice(0, k) };
     out.full += promptTokens(compressedView(input, { ...options(false), compressHistory: false }).messages) - head;
     out.compressed += promptTokens(compressedView(input, options(false)).messages) - head;
+    out.previous += promptTokens(compressedView(input, options(false, true)).messages) - head;
     out.strict += promptTokens(compressedView(input, options(true)).messages) - head;
   }
   return out;
@@ -144,7 +153,9 @@ function lostLive(trace: RunTrace, run: RunSettings, opts: ViewOptions): string[
     const i = turns.findLastIndex((t) => t.definitions.some((x) => x.name === d.name));
     const text = assistant(i);
     const shown = text === turns[i].reply || text.includes(d.kind === "function" ? `; Function: ${d.name}` : `; Defined: ${d.name}`);
-    const typed = d.kind === "function" || text === turns[i].reply || text.includes(`= ${typeLabel(d)}`);
+    const line = text.split("\n").find((l) => l.startsWith(`; Defined: ${d.name} `));
+    // Scalars and short strings show their value instead of their type.
+    const typed = d.kind === "function" || text === turns[i].reply || (line !== undefined && (isWhole(d) ? line.includes(" = ") && !line.endsWith(`= ${typeLabel(d)}`) : line.includes(`= ${typeLabel(d)}`)));
     if (!shown || !typed) problems.push(`${opts.strictPrefix ? "strict" : "default"}: ${d.name} (turn ${i + 1}) not shown with its latest type`);
   }
   const text = view.messages.map((m) => m.content).join("\n");
@@ -153,5 +164,48 @@ function lostLive(trace: RunTrace, run: RunSettings, opts: ViewOptions): string[
   const printed = turns.slice(0, -1).findLast((t) => t.prints.length > 0);
   const recent = opts.strictPrefix || printed === undefined ? [] : printed.prints.slice(printed.prints.length - Math.ceil(opts.printlnHistoryLimit / 2));
   for (const line of recent) if (!text.includes(line.slice(0, 200))) problems.push(`println line missing: ${line.slice(0, 60)}`);
+  return problems;
+}
+
+/**
+ * The checks on every prompt of the run (default mode): no hidden value in any message as
+ * sent; no bare live value (a scalar or short string without its value, or a collection
+ * whose turn's output is gone without a sample or shape); every definition of a turn that
+ * printed nothing sampled in the very next prompt; at least half the println limit of
+ * earlier lines when that many exist.
+ */
+function everyPrompt(trace: RunTrace, run: RunSettings, opts: ViewOptions): string[] {
+  const problems: string[] = [];
+  const turns = trace.turns;
+  for (const t of turns) {
+    const sent = t.messages.map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n");
+    for (const [key, secret] of Object.entries(HIDDEN)) if (sent.includes(secret)) problems.push(`hidden value data/${key} in the prompt for turn ${t.number}`);
+  }
+  const floor = Math.ceil(opts.printlnHistoryLimit / 2);
+  for (let k = 1; k <= turns.length; k++) {
+    const input: ViewInput = { ...run, system: trace.system, task: trace.task, turns: turns.slice(0, k) };
+    const view = compressedView(input, opts);
+    const plans = planTurns(input, opts);
+    for (let i = 0; i < k; i++) {
+      const text = view.messages[2 + 2 * i].content;
+      if (text === turns[i].reply) continue;
+      const dropped = turns[i].prints.length === 0 || plans[i].printsShown === 0;
+      for (const d of turns[i].definitions) {
+        if (d.kind === "function") continue;
+        const line = text.split("\n").find((l) => l.startsWith(`; Defined: ${d.name} `) || l === `; Defined: ${d.name}`);
+        if (line === undefined || line.endsWith("(redefined later)")) continue;
+        const bare = isWhole(d) ? line.endsWith(` = ${typeLabel(d)}`) : dropped && (d.size ?? 0) > 0 && d.type !== "string" && !/, sample: | of |\{/.test(line);
+        if (bare) problems.push(`bare value in the prompt for turn ${k + 1}: ${line}`);
+      }
+    }
+    // The turn just done printed nothing: its definitions must show their values now.
+    const last = turns[k - 1];
+    if (k < turns.length && last.status === "ok" && last.prints.length === 0) {
+      const shown = view.messages.slice(2 + 2 * (k - 1)).map((m) => m.content).join("\n");
+      for (const d of last.definitions) if (d.kind === "value" && !shown.includes(`; Defined: ${d.name}`)) problems.push(`${d.name} (turn ${k}, no println) not sampled in the next prompt`);
+    }
+    const available = turns.slice(0, k).reduce((n, t) => n + t.prints.length, 0);
+    if (view.stats.printlnShown < Math.min(floor, available)) problems.push(`prompt for turn ${k + 1}: ${view.stats.printlnShown} println lines shown of ${available} (at least ${Math.min(floor, available)})`);
+  }
   return problems;
 }

@@ -12,7 +12,7 @@ import { viewOptionsSchema } from "../history/settings.js";
 import { defaultViewOptions, type View, type ViewOptions } from "../history/view.js";
 import { evaluate, print, type Memory } from "../lisp/evaluate.js";
 import { Fn } from "../lisp/values.js";
-import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
+import { DEFAULT_MAX_PRINT_CHARS, renderFeedback, renderSeenPrints, seenPrints } from "../trace/feedback.js";
 import type { Llm, LlmRequest, LlmResponse } from "../llm/types.js";
 import { firstTurnLine } from "./prompt/task.js";
 import { traceFromJson, traceToJson } from "./serialize.js";
@@ -293,8 +293,16 @@ class Replay {
     const maxPrintChars = this.options.maxPrintChars ?? this.agent.options.maxPrintChars ?? this.state.maxPrintChars;
     // The compressed view shows the latest feedback without its list of stored names.
     const stored = !(this.options.compressHistory ?? false);
-    const expected = renderFeedback(before, { maxTurns: this.agent.maxTurns, toolsWithdrawn: withdraws(this.agent) }, { prints: true, maxPrintChars, stored });
-    if (messages.at(-1)?.content !== expected) throw new ResumeError(`resume: replaying turn ${n - 1} did not reproduce the saved run (a different context, agent or tool?)`);
+    const info = { maxTurns: this.agent.maxTurns, toolsWithdrawn: withdraws(this.agent) };
+    const expected = renderFeedback(before, info, { prints: true, maxPrintChars, stored });
+    const text = (m: (typeof messages)[number] | undefined): string => (typeof m?.content === "string" ? m.content : "");
+    const last = text(messages.at(-1));
+    // A turn kept in full may carry the samples of what it defined before its feedback; a
+    // summarized one (the design's timing) has its output in its summary instead.
+    const full = last === expected || last.endsWith("\n\n" + expected);
+    const bare = renderFeedback(before, info, { prints: false, errorDetail: before.status !== "ok", stored });
+    const summarized = !stored && (last === bare || last.endsWith("\n\n" + bare)) && (before.prints.length === 0 || text(messages.at(-2)).includes(renderSeenPrints(seenPrints(before.prints, maxPrintChars))));
+    if (!full && !summarized) throw new ResumeError(`resume: replaying turn ${n - 1} did not reproduce the saved run (a different context, agent or tool?)`);
   }
 
   /** The agent's tools, answering from the recorded calls while a saved turn replays. */

@@ -208,7 +208,8 @@ export function turnBudget(trace: RunTrace): number {
 function settingsLine(run: RunSettings, view: ViewOptions, recorded: boolean, budgetGiven: boolean): string {
   const source = recorded ? "recorded in the trace" : `defaults (the trace records none${budgetGiven ? "" : "; turn budget read from the task message"})`;
   const strict = view.strictPrefix ? `, strict prefix (payback within ${view.paybackPrompts ?? defaultViewOptions.paybackPrompts} prompts)` : "";
-  return `Settings ${source}: ${run.maxTurns} turns, printlnHistoryLimit ${view.printlnHistoryLimit}, errorContextTurns ${view.errorContextTurns}, errorWindowTurns ${view.errorWindowTurns ?? defaultViewOptions.errorWindowTurns}, samples ${view.sampleItems} items / ${view.sampleChars} chars${strict}`;
+  const timing = view.keepLatestFull === true ? ", latest turn kept in full (keepLatestFull)" : "";
+  return `Settings ${source}: ${run.maxTurns} turns${timing}, printlnHistoryLimit ${view.printlnHistoryLimit} / ${view.printlnHistoryTokens ?? defaultViewOptions.printlnHistoryTokens} tokens (dropped past ${view.dropAfterTokens ?? defaultViewOptions.dropAfterTokens}), errorContextTurns ${view.errorContextTurns}, errorWindowTurns ${view.errorWindowTurns ?? defaultViewOptions.errorWindowTurns}, samples ${view.sampleItems} items / ${view.sampleChars} chars${strict}`;
 }
 
 /** `ptc trace show FILE [--turn N] [--messages | --compressed] [--max-turns N] [--full]`. Returns the exit code. */

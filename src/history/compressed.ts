@@ -7,10 +7,10 @@
 // built; the trace keeps every program.
 import type { TextMessage as ChatMessage } from "../llm/types.js";
 import type { Turn } from "../trace/trace.js";
-import { renderFeedback, type FeedbackInfo } from "../trace/feedback.js";
+import { renderFeedback, renderSeenPrints, seenPrints, type FeedbackInfo } from "../trace/feedback.js";
 import { fullView } from "./full.js";
 import { CACHED_TOKEN_PRICE } from "./prefix.js";
-import { renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
+import { learnedLines, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
 import { countTokens } from "../compaction/tokens.js";
 import { resolveViewOptions, type FullReason, type PromptView, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
 
@@ -33,30 +33,47 @@ export function isErrored(t: Turn): boolean {
  * Decides, for every turn, whether it is kept full and why, how many println lines it
  * shows, and which of its definitions are superseded. Exported for statistics and tests.
  */
-export function planTurns(input: ViewInput, options: ViewOptions): TurnPlan[] {
+export function planTurns(input: ViewInput, rawOptions: ViewOptions): TurnPlan[] {
+  const options = resolveViewOptions(rawOptions);
   const turns = input.turns;
   const n = turns.length;
   const plans: TurnPlan[] = new Array(n);
   // An error stays in full inside the window: the model is still fixing it. Once it is
   // older and a later turn succeeded, the broken code is noise; its error message stays.
   // Strict-prefix mode never rewrites a turn, so there every error stays in full.
-  const setting = resolveViewOptions(options).errorWindowTurns;
+  const setting = options.errorWindowTurns;
   const window = options.strictPrefix || setting <= 0 ? Infinity : setting;
   let succeededAfter = false;
   for (let i = n - 1; i >= 0; i--) {
     const errored = isErrored(turns[i]);
-    plans[i] = { full: errored && (n - i <= window || !succeededAfter) ? "error" : null, printsShown: turns[i].prints.length, superseded: undefined };
+    plans[i] = { full: errored && (n - i <= window || !succeededAfter) ? "error" : null, printsShown: seenOf(turns[i], input.maxPrintChars).lines, superseded: undefined };
     if (!errored) succeededAfter = true;
   }
+  // With the design's timing the turns before an error were summarized before it happened:
+  // showing one in full again rewrites the prompt from there, so it is done only when the
+  // error happened inside a function that turn defined (its body is what needs fixing).
   const context = Math.max(0, options.errorContextTurns);
   for (let i = 0; i < n; i++) {
     if (plans[i].full !== "error") continue;
-    for (let j = i - 1; j >= 0 && j >= i - context; j--) if (plans[j].full === null) plans[j].full = "error-context";
+    const trail = options.keepLatestFull ? undefined : (turns[i].error?.trace ?? []);
+    for (let j = i - 1; j >= 0 && j >= i - context; j--) {
+      if (plans[j].full === null && (trail === undefined || definesAny(turns[j], trail))) plans[j].full = "error-context";
+    }
   }
-  if (n > 0) plans[n - 1].full = input.maxTurns <= 1 ? "single" : "latest";
+  // The reference design summarizes a successful turn as soon as the next one starts (the
+  // prompt grows by appends only); `keepLatestFull` keeps it in full for one more prompt.
+  if (n > 0) {
+    const latest = plans[n - 1];
+    if (input.maxTurns <= 1) latest.full = "single";
+    else if (options.keepLatestFull) latest.full = "latest";
+  }
   if (!options.strictPrefix) markSuperseded(turns, plans);
-  limitPrints(turns, plans, options);
+  limitPrints(input, plans, options);
   return plans;
+}
+
+function definesAny(turn: Turn, names: readonly string[]): boolean {
+  return turn.definitions.some((d) => d.kind === "function" && names.includes(d.name));
 }
 
 function markSuperseded(turns: readonly Turn[], plans: TurnPlan[]): void {
@@ -72,48 +89,89 @@ function markSuperseded(turns: readonly Turn[], plans: TurnPlan[]): void {
 }
 
 /**
- * Keeps at most `printlnHistoryLimit` println lines of the turns before the latest one,
- * the most recent ones (the latest turn's output is what the model is answering, always
- * shown). In strict-prefix mode the limit applies per turn when the turn is first
- * summarized (its own last N lines) and a written summary never changes: size traded for
- * a prefix that only grows.
+ * Limits the println lines shown. Default mode: the lines of every turn in the prompt are
+ * one stream, counted as the model saw them (a cut output counts the head it showed); past
+ * `printlnHistoryLimit` lines or `printlnHistoryTokens` tokens, the oldest turns' output is
+ * dropped (see printCut). The latest turn's output is always shown whole. In strict-prefix
+ * mode the limit applies per turn when the turn is first summarized (its own last N lines)
+ * and a written summary never changes: size traded for a prefix that only grows.
  */
-function limitPrints(turns: readonly Turn[], plans: TurnPlan[], options: ViewOptions): void {
+function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<ViewOptions>): void {
+  const turns = input.turns;
   const limit = Math.max(0, Math.floor(options.printlnHistoryLimit));
   const last = turns.length - 1;
   if (options.strictPrefix) {
-    for (let i = 0; i < last; i++) plans[i].printsShown = Math.min(limit, turns[i].prints.length);
+    for (let i = 0; i < last; i++) plans[i].printsShown = Math.min(limit, plans[i].printsShown);
     return;
   }
-  const counts: number[] = [];
-  for (let i = 0; i < last; i++) counts.push(turns[i].prints.length);
-  const cut = printCut(counts, limit);
+  // With keepLatestFull the latest turn's output is in its own feedback, outside the stream.
+  const end = options.keepLatestFull ? last : last + 1;
+  const lines: number[] = [];
+  const tokens: number[] = [];
+  for (let i = 0; i < end; i++) {
+    const seen = seenOf(turns[i], input.maxPrintChars);
+    lines.push(seen.lines);
+    tokens.push(seen.tokens);
+  }
+  const rule: PrintRule = { limit, tokens: options.printlnHistoryTokens, dropAfter: options.dropAfterTokens };
+  const cut = printCut(lines, tokens, rule, !options.keepLatestFull);
   let offset = 0;
-  for (let i = 0; i < last && offset < cut; i++) {
-    const len = counts[i];
-    plans[i].printsShown = len - Math.min(len, cut - offset);
-    offset += len;
+  for (let i = 0; i < end && offset < cut; i++) {
+    plans[i].printsShown = lines[i] - Math.min(lines[i], cut - offset);
+    offset += lines[i];
   }
 }
 
+/** The bounds of the println stream: lines, tokens, and the size below which nothing is dropped. */
+export interface PrintRule {
+  limit: number;
+  tokens: number;
+  dropAfter: number;
+}
+
 /**
- * How many of the oldest history println lines are dropped, given each earlier turn's
- * line count (oldest first): none while they fit the limit; past it, at least the excess
- * rounded up to half the limit, rounded up again to whole turns. So a summary shows all
- * of its turn's output or none, and is rewritten once for the limit; the prefix breaks
- * once per N/2 or more new lines, not on every turn that prints. Only when whole turns
- * would leave nothing does the last turn that printed keep its most recent lines.
+ * How many of the oldest println lines are dropped, given each turn's lines and tokens
+ * (oldest first; with `protectLast` the last turn's output is never cut). Nothing while
+ * the output is within `dropAfter` tokens: dropping so little rewrites the cached prompt
+ * from the dropped turn on and never pays back. Nothing while it is within both the line
+ * limit and the token budget. Past them, the oldest turns are dropped whole, down to the
+ * most recent whole turns holding at least half the limit (a turn that alone overflows the
+ * limit keeps its most recent lines up to it): so at least ⌈N/2⌉ lines stay when that many
+ * exist, a summary shows all of its turn's output or none but for the oldest one shown, and
+ * the prefix breaks at most once per N/2 new lines.
  */
-export function printCut(counts: readonly number[], limit: number): number {
+export function printCut(lines: readonly number[], tokens: readonly number[], rule: PrintRule, protectLast: boolean): number {
   let total = 0;
-  for (const c of counts) total += c;
-  if (total <= limit) return 0;
-  if (limit === 0) return total;
-  const batch = Math.ceil(limit / 2);
-  const cut = Math.ceil((total - limit) / batch) * batch;
-  let whole = 0;
-  for (let i = 0; i < counts.length && whole < cut; i++) whole += counts[i];
-  return whole < total ? whole : cut;
+  let size = 0;
+  for (let i = 0; i < lines.length; i++) {
+    total += lines[i];
+    size += tokens[i];
+  }
+  if (size <= rule.dropAfter || (total <= rule.limit && size <= rule.tokens)) return 0;
+  const n = lines.length;
+  const floor = Math.ceil(rule.limit / 2);
+  let kept = 0;
+  let i = n - 1;
+  if (protectLast && n > 0) kept += lines[i--];
+  while (i >= 0 && kept < floor) kept += lines[i--];
+  // Only the protected turn kept: it stays whole even past the limit.
+  const onlyProtected = protectLast && i + 1 === n - 1;
+  return total - (onlyProtected ? kept : Math.min(kept, rule.limit));
+}
+
+// Per turn record: the println lines its feedback showed and their tokens, per print cap.
+const seenCache = new WeakMap<Turn, { chars: number | undefined; lines: number; tokens: number }>();
+
+function seenOf(turn: Turn, maxChars: number | undefined): { lines: number; tokens: number } {
+  const hit = seenCache.get(turn);
+  if (hit !== undefined && hit.chars === maxChars) return hit;
+  let entry = { chars: maxChars, lines: 0, tokens: 0 };
+  if (turn.prints.length > 0) {
+    const seen = seenPrints(turn.prints, maxChars);
+    entry = { chars: maxChars, lines: seen.lines.length, tokens: countTokens(renderSeenPrints(seen)) };
+  }
+  seenCache.set(turn, entry);
+  return entry;
 }
 
 /** The compressed prompt view (with `compressHistory: false` it is the full view). */
@@ -132,15 +190,16 @@ export const compressedView: PromptView = (input, rawOptions) => {
     const turn = input.turns[i];
     const plan = plans[i];
     stats.printlnShown += plan.printsShown;
-    stats.printlnDropped += turn.prints.length - plan.printsShown;
+    stats.printlnDropped += seenOf(turn, input.maxPrintChars).lines - plan.printsShown;
     let full = plan.full;
     if (full === null) {
-      // Only ever an earlier turn: the latest is always kept full.
       const summary = summaryOf(turn, plan, summaryOptions);
       const shortFeedback = historyFeedback(input, turn, plan, true);
-      // A summary never costs more than the turn it replaces in the full view (terse programs stay as written).
-      if (!fits(summary.text, shortFeedback, turn.reply, turn.feedback)) full = "short";
-      else if (options.strictPrefix && !paysBack(summary.text, shortFeedback, turn.reply, historyFeedback(input, turn, plan, false), options.paybackPrompts)) full = "cost";
+      // A summary never restates a program at more than the program's size (terse programs
+      // stay as written); what the turn taught (samples, record keys) is not counted: a
+      // turn kept in full shows it after its feedback, so no learning is dropped for size.
+      if (!fits(summary.code, shortFeedback, turn.reply, turn.feedback)) full = "short";
+      else if (options.strictPrefix && !paysBack(summary.text, shortFeedback, turn.reply, keptFeedback(input, turn, plan, i === last, options), options.paybackPrompts)) full = "cost";
       else {
         stats.turnsCompressed++;
         const superseded = plan.superseded?.size ?? 0;
@@ -154,7 +213,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
       }
     }
     stats.turnsFull.push({ turn: turn.number, reason: full });
-    const feedback = i === last ? latestFeedback(input, turn) : historyFeedback(input, turn, plan, false);
+    const feedback = withLearned(keptFeedback(input, turn, plan, i === last, options), learnedLines(turn, plan.superseded, summaryOptions));
     messages.push({ role: "assistant", content: turn.reply });
     if (feedback !== undefined) messages.push({ role: "user", content: feedback });
   }
@@ -176,10 +235,19 @@ function historyFeedback(input: ViewInput, turn: Turn, plan: TurnPlan, summarize
     // A summarized error's code is gone, so its excerpt and hint would point at nothing.
     const bare = renderFeedback(turn, info, { prints: false, errorDetail: !summarized, stored: false });
     if (shown === 0) return bare;
-    const withPrints = renderFeedback({ ...turn, prints: turn.prints.slice(turn.prints.length - shown) }, info, { prints: true, maxPrintChars: input.maxPrintChars, stored: false });
+    const withPrints = renderFeedback(turn, info, { prints: true, maxPrintChars: input.maxPrintChars, printsShown: shown, stored: false });
     // Feedback cuts long output, so fewer lines can render longer: then none are shown.
     return fits(withPrints, undefined, feedback, undefined) ? withPrints : bare;
   });
+}
+
+/**
+ * The feedback after a turn kept in full. With the design's timing it is the same text in
+ * every prompt (an earlier turn's feedback), so keeping the latest turn in full rewrites
+ * nothing later; with `keepLatestFull` the latest shows the loop's feedback.
+ */
+function keptFeedback(input: ViewInput, turn: Turn, plan: TurnPlan, latest: boolean, options: Required<ViewOptions>): string | undefined {
+  return latest && options.keepLatestFull ? latestFeedback(input, turn) : historyFeedback(input, turn, plan, false);
 }
 
 /**
@@ -189,6 +257,12 @@ function historyFeedback(input: ViewInput, turn: Turn, plan: TurnPlan, summarize
 function latestFeedback(input: ViewInput, turn: Turn): string | undefined {
   if (turn.feedback === undefined || turn.memory.length === 0) return turn.feedback;
   return rendering(turn, `latest/${settingsKey(input)}`, () => renderFeedback(turn, feedbackInfo(input), { prints: true, maxPrintChars: input.maxPrintChars, stored: false }));
+}
+
+/** A full turn's feedback with what it taught in front (samples of what it defined without printing). */
+function withLearned(feedback: string | undefined, learned: string): string | undefined {
+  // A turn without feedback ended the run: no prompt follows it.
+  return learned === "" || feedback === undefined ? feedback : `${learned}\n\n${feedback}`;
 }
 
 const feedbackInfo = (input: ViewInput): FeedbackInfo => ({ maxTurns: input.maxTurns, toolsWithdrawn: input.toolsWithdrawn ?? false });

@@ -17,6 +17,9 @@ export const viewOptionsSchema = z.object({
   toolCallsPerTurn: z.number().int().positive().optional(),
   paybackPrompts: count.optional(),
   errorWindowTurns: count.optional(),
+  keepLatestFull: z.boolean().optional(),
+  printlnHistoryTokens: count.optional(),
+  dropAfterTokens: count.optional(),
 });
 
 const settingsSchema = z.object({

@@ -5,14 +5,15 @@
 // are still inside the history limit), so it is byte-stable from one prompt to the next.
 // It carries no header: a summary is told from a program by its `; ` lines, and the
 // turn's place in the conversation already says which turn it was.
-import { renderPrints } from "../trace/feedback.js";
+import { renderSeenPrints, seenPrints } from "../trace/feedback.js";
 import { typeLabel } from "../trace/record.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 import type { Form } from "../lisp/forms.js";
 import { toLisp } from "../lisp/interop.js";
 import { printSample, quoteString } from "../lisp/printer.js";
 import { read } from "../lisp/reader.js";
-import { isMap, isSet, keyword, Keyword, LFloat, LMap, LSet, typeName, type Value } from "../lisp/values.js";
+import { isMap, isSet, keyword, LFloat, LMap, LSet, type Value } from "../lisp/values.js";
+import { elementShape, keyShape, SHAPE_STRING, valueShape } from "./shape.js";
 import { Vec } from "../lisp/vector.js";
 
 export interface SummaryOptions {
@@ -42,6 +43,11 @@ const SAMPLE_DEPTH = 4;
 
 export interface RenderedSummary {
   text: string;
+  /**
+   * The text less what the turn taught the model (samples and record shapes): what the
+   * size rule compares with the program it replaces, so a learning is never dropped for size.
+   */
+  code: string;
   /** Tool calls the summary lists (the rest are only counted). */
   toolCallsListed: number;
 }
@@ -56,6 +62,7 @@ const FAILED: Partial<Record<Turn["status"], string>> = {
 /** Renders the summary that replaces a turn's program in the compressed view. */
 export function renderSummary(turn: Turn, ctx: SummaryContext, options: SummaryOptions): RenderedSummary {
   const lines: string[] = [];
+  const bare: string[] = [];
   // Samples or output, not both (as the design has it): a turn that printed shows its data
   // without samples, a turn that printed nothing shows samples. Once every line of a
   // turn has fallen out of the history limit, its collections of records show the keys
@@ -63,14 +70,38 @@ export function renderSummary(turn: Turn, ctx: SummaryContext, options: SummaryO
   // to write code against them, at a fraction of a sample.
   const samples: Detail = turn.prints.length === 0 ? "sample" : ctx.printsShown <= 0 ? "shape" : "none";
   // Functions first, then data, each in the order the program defined them.
-  for (const d of turn.definitions) if (d.kind === "function") lines.push(definitionLine(d, ctx.superseded?.has(d.name) ?? false, "none", options));
-  for (const d of turn.definitions) if (d.kind !== "function") lines.push(definitionLine(d, ctx.superseded?.has(d.name) ?? false, samples, options));
+  for (const d of turn.definitions) {
+    if (d.kind !== "function") continue;
+    const line = definitionLine(d, ctx.superseded?.has(d.name) ?? false, "none", options);
+    lines.push(line);
+    bare.push(line);
+  }
+  for (const d of turn.definitions) {
+    if (d.kind === "function") continue;
+    const superseded = ctx.superseded?.has(d.name) ?? false;
+    lines.push(definitionLine(d, superseded, samples, options));
+    bare.push(definitionLine(d, superseded, "none", options));
+  }
+  const from = lines.length;
   const toolCallsListed = toolLines(turn.toolCalls, holders(turn.definitions, ctx.superseded), options, lines);
   if (turn.prints.length > 0) lines.push(outputBlock(turn.prints, ctx.printsShown, options.maxPrintChars));
   const failed = FAILED[turn.status];
   if (failed !== undefined) lines.push(failed);
   else if (lines.length === 0) lines.push("; (no definitions, tool calls or output)");
-  return { text: lines.join("\n"), toolCallsListed };
+  for (let i = from; i < lines.length; i++) bare.push(lines[i]);
+  return { text: lines.join("\n"), code: bare.join("\n"), toolCallsListed };
+}
+
+/**
+ * What a turn that printed nothing taught the model: its live data definitions with
+ * samples (`; Defined: reviews = vector[3], sample: [...]`). Shown after a turn kept in
+ * full, so exploring without println still shows the values (empty when there is nothing).
+ */
+export function learnedLines(turn: Turn, superseded: ReadonlySet<string> | undefined, options: SummaryOptions): string {
+  if (turn.prints.length > 0 || turn.status !== "ok") return "";
+  const lines: string[] = [];
+  for (const d of turn.definitions) if (d.kind !== "function" && !(superseded?.has(d.name) ?? false)) lines.push(definitionLine(d, false, "sample", options));
+  return lines.join("\n");
 }
 
 /**
@@ -84,10 +115,19 @@ export function definitionLine(d: DefinitionTrace, superseded: boolean, detail: 
   if (d.kind === "function" && d.params) s += " " + d.params;
   if (d.doc) s += " - " + quoteString(d.doc.length > MAX_DOC ? d.doc.slice(0, MAX_DOC) + "..." : d.doc);
   if (d.kind === "function") return s;
+  // Scalars and short strings are their own best description, whatever else is shown.
+  if (isWhole(d)) return `${s} = ${definitionSample(d, options)}`;
   s += " = " + typeLabel(d);
   if (detail === "sample") s += ", sample: " + definitionSample(d, options);
-  else if (detail === "shape") s += recordShape(d);
+  else if (detail === "shape") s += definitionShape(d, options);
   return s;
+}
+
+const WHOLE_TYPES: ReadonlySet<string> = new Set(["nil", "boolean", "integer", "float", "keyword"]);
+
+/** A scalar or a short string: shown as its value on every line. */
+export function isWhole(d: DefinitionTrace): boolean {
+  return WHOLE_TYPES.has(d.type) || (d.type === "string" && (d.size ?? Infinity) <= SHAPE_STRING);
 }
 
 /** What a data definition's line adds to its type: a sample, the shape of its records, or nothing. */
@@ -95,17 +135,19 @@ export type Detail = "sample" | "shape" | "none";
 
 const shapeCache = new WeakMap<DefinitionTrace, string>();
 
-/** ` of {:id integer, :name string}` for a vector or set of maps with keyword keys; "" otherwise. */
-function recordShape(d: DefinitionTrace): string {
+/**
+ * What a definition's line shows once its turn's output is dropped: the merged shape of a
+ * collection's elements (` of {:id integer, :name string}`), a map's keys with the types of
+ * their values, or a sample (values too big for the trace's EDN).
+ */
+function definitionShape(d: DefinitionTrace, options: SummaryOptions): string {
   let text = shapeCache.get(d);
   if (text !== undefined) return text;
-  text = "";
-  const v = (d.type === "vector" || d.type === "set") && d.edn !== undefined ? ednValue(d.edn) : undefined;
-  const first = v instanceof Vec ? v.get(0) : isSet(v) ? v.first() : undefined;
-  if (isMap(first) && first.size > 0 && first.keySeq().every((k) => k instanceof Keyword)) {
-    const entries = first.entrySeq().take(SHAPE_KEYS).toArray();
-    text = " of " + keyList(entries.map(([k, x]) => `:${(k as Keyword).name} ${typeName(x)}`), first.size);
-  }
+  const v = d.edn === undefined || d.type === "string" ? undefined : ednValue(d.edn);
+  if (v instanceof Vec || isSet(v)) text = v.size === 0 ? "" : " of " + elementShape(v, 1);
+  else if (isMap(v)) text = v.size === 0 ? "" : " " + keyShape(v, 0);
+  // A long string says its size: its text is what the model printed, and can print again.
+  else text = d.type === "string" ? "" : ", sample: " + definitionSample(d, options);
   shapeCache.set(d, text);
   return text;
 }
@@ -236,7 +278,7 @@ const SIZE = /\[(\d+)\]/g;
 
 /** The turn's data definitions still shown with their value: candidates for holding a tool result. */
 function holders(definitions: readonly DefinitionTrace[], superseded: ReadonlySet<string> | undefined): DefinitionTrace[] {
-  return definitions.filter((d) => d.kind === "value" && d.edn !== undefined && !(superseded?.has(d.name) ?? false));
+  return definitions.filter((d) => d.kind === "value" && !(superseded?.has(d.name) ?? false));
 }
 
 const resultEdns = new WeakMap<ToolCallTrace, { chars: number; text: string | undefined }>();
@@ -251,6 +293,8 @@ const resultEdns = new WeakMap<ToolCallTrace, { chars: number; text: string | un
 function holderOf(call: ToolCallTrace, defs: readonly DefinitionTrace[]): string | undefined {
   const r = call.result;
   if (call.error !== undefined || r === null || r === undefined) return undefined;
+  // Recorded by identity when the turn ran; a holder redefined later is not named.
+  if (call.holder !== undefined) return defs.some((d) => d.name === call.holder) ? call.holder : undefined;
   // A scalar shape already shows the value itself; only collections and long strings are linked.
   let type: string;
   let size: number;
@@ -259,7 +303,8 @@ function holderOf(call: ToolCallTrace, defs: readonly DefinitionTrace[]): string
   else if (typeof r === "string" && r.length > SHAPE_STRING) [type, size] = ["string", r.length];
   else return undefined;
   let chars = 0;
-  for (const d of defs) if (d.type === type && d.size === size) chars = Math.max(chars, (d.edn as string).length);
+  // Traces written before holders were recorded: the definition whose EDN is the result's.
+  for (const d of defs) if (d.type === type && d.size === size && d.edn !== undefined) chars = Math.max(chars, d.edn.length);
   if (chars === 0) return undefined;
   let hit = resultEdns.get(call);
   // A shorter print that was cut may hide a match; a whole one is the answer for any length.
@@ -321,65 +366,30 @@ function cut(s: string, max: number): string {
   return s.length > max ? s.slice(0, max) + "..." : s;
 }
 
-/** Keys of a map shown in a shape; more are summarized as `...`. */
-const SHAPE_KEYS = 8;
-/** Strings up to this length are shown whole in a shape. */
-const SHAPE_STRING = 40;
-
 /**
- * The shape of a tool result (plain JSON as the trace holds it): scalars as values,
- * collections as type and size with the shape of their first element, maps with their
- * keys. `vector[12] of {:id integer, :title string}` tells the model what came back and
- * how to reach into it, at a fraction of a sample's size.
+ * The shape of a tool result (plain JSON as the trace holds it), read as the program saw it:
+ * scalars as values, collections as type and size with the merged shape of their elements,
+ * maps with their keys. `vector[12] of {:id integer, :title string}` tells the model what
+ * came back and how to reach into it, at a fraction of a sample's size.
  */
 export function resultShape(result: unknown, maxChars: number): string {
-  return cut(shape(result, 0), maxChars);
-}
-
-function shape(x: unknown, depth: number): string {
-  if (x === null || x === undefined) return "nil";
-  switch (typeof x) {
-    case "boolean":
-      return depth === 0 ? String(x) : "boolean";
-    case "number":
-      if (depth === 0) return Number.isFinite(x) ? String(x) : "float";
-      return Number.isInteger(x) ? "integer" : "float";
-    case "string":
-      if (depth > 0) return "string";
-      return x.length <= SHAPE_STRING ? quoteString(x) : `string[${x.length}]`;
-    case "object":
-      break;
-    default:
-      return "nil";
+  let v: Value;
+  try {
+    v = toLisp(result, 256);
+  } catch {
+    return "...";
   }
-  if (Array.isArray(x)) {
-    const head = `vector[${x.length}]`;
-    return x.length === 0 || depth >= 2 ? head : `${head} of ${shape(x[0], depth + 1)}`;
-  }
-  const keys = Object.keys(x);
-  if (depth >= 2) return `map[${keys.length}]`;
-  return keyList(
-    keys.slice(0, SHAPE_KEYS).map((k) => `:${k} ${shape((x as Record<string, unknown>)[k], depth + 1)}`),
-    keys.length,
-  );
-}
-
-/** `{:a integer, :b string, ... 4 more}`: the first SHAPE_KEYS of `total` keys, each with its shape. */
-function keyList(parts: string[], total: number): string {
-  if (total > SHAPE_KEYS) parts.push(`... ${total - SHAPE_KEYS} more`);
-  return `{${parts.join(", ")}}`;
+  return cut(valueShape(v), maxChars);
 }
 
 /**
- * The turn's println output: its most recent `shown` lines, cut at the same character
- * bound as the feedback that first showed them, with a count of older lines dropped.
+ * The turn's println output: the most recent `shown` of the lines its feedback showed (the
+ * same head, with the same cut note when the output was cut), with a count of older lines
+ * dropped.
  */
 function outputBlock(prints: readonly string[], shown: number, maxChars: number | undefined): string {
-  const dropped = prints.length - Math.max(0, Math.min(shown, prints.length));
-  if (dropped === prints.length) return `; Output (${dropped} dropped)`;
-  // renderPrints starts with "Output:"; the summary's header replaces it.
-  const body = renderPrints(dropped === 0 ? prints : prints.slice(dropped), maxChars).slice(PRINTS_HEADER.length);
-  return (dropped === 0 ? "; Output:" : `; Output (${dropped} dropped):`) + body;
+  const seen = seenPrints(prints, maxChars);
+  const dropped = seen.lines.length - Math.max(0, Math.min(shown, seen.lines.length));
+  if (dropped === seen.lines.length) return `; Output (${dropped} dropped)`;
+  return `${dropped === 0 ? "; Output:" : `; Output (${dropped} dropped):`}\n${renderSeenPrints(seen, seen.lines.length - dropped)}`;
 }
-
-const PRINTS_HEADER = "Output:";

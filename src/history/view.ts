@@ -31,16 +31,22 @@ export const defaultViewOptions: Readonly<ViewOptions> = Object.freeze({
   toolCallsPerTurn: 10,
   paybackPrompts: 15,
   errorWindowTurns: 2,
+  keepLatestFull: false,
+  printlnHistoryTokens: 2000,
+  dropAfterTokens: 400,
 });
 
 /** Options with every optional field filled in from the defaults. */
 export function resolveViewOptions(options: ViewOptions): Required<ViewOptions> {
-  if (options.toolCallsPerTurn !== undefined && options.paybackPrompts !== undefined && options.errorWindowTurns !== undefined) return options as Required<ViewOptions>;
+  if (options.toolCallsPerTurn !== undefined && options.paybackPrompts !== undefined && options.errorWindowTurns !== undefined && options.keepLatestFull !== undefined && options.printlnHistoryTokens !== undefined && options.dropAfterTokens !== undefined) return options as Required<ViewOptions>;
   return {
     ...options,
     toolCallsPerTurn: options.toolCallsPerTurn ?? (defaultViewOptions.toolCallsPerTurn as number),
     paybackPrompts: options.paybackPrompts ?? (defaultViewOptions.paybackPrompts as number),
     errorWindowTurns: options.errorWindowTurns ?? (defaultViewOptions.errorWindowTurns as number),
+    keepLatestFull: options.keepLatestFull ?? false,
+    printlnHistoryTokens: options.printlnHistoryTokens ?? (defaultViewOptions.printlnHistoryTokens as number),
+    dropAfterTokens: options.dropAfterTokens ?? (defaultViewOptions.dropAfterTokens as number),
   };
 }
 

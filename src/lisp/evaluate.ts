@@ -51,6 +51,8 @@ export interface ToolCallRecord {
   name: string;
   args: unknown;
   result?: unknown;
+  /** The result as the program received it: a definition holding this very value holds the whole result. */
+  value?: Value;
   error?: string;
   durationMs: number;
 }
@@ -370,7 +372,7 @@ async function runTools(
           const raw = await settle(spec, args, stops, spec.timeoutMs ?? toolTimeoutMs);
           const value = toLisp(raw, maxDepth, 0, `the result of tool/${p.name}`);
           cache.set(p.key, { ok: true, value });
-          return { name: p.name, args, result: toHost(value), durationMs: performance.now() - t0 };
+          return { name: p.name, args, result: toHost(value), value, durationMs: performance.now() - t0 };
         } catch (e) {
           const message = errorMessage(e);
           cache.set(p.key, { ok: false, message });

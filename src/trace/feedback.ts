@@ -15,6 +15,8 @@ export interface FeedbackOptions {
   prints: boolean;
   /** Characters of println output shown before it is cut (default 4000). */
   maxPrintChars?: number;
+  /** Show only the most recent this many of the lines the model saw (a view dropped the older ones), with the cut note. */
+  printsShown?: number;
   /** Show an error's excerpt, call trail and hint (default true); false keeps its first line. */
   errorDetail?: boolean;
   /** List the names in memory (default true). Views whose history shows every live name pass false. */
@@ -24,14 +26,43 @@ export interface FeedbackOptions {
 export const DEFAULT_MAX_PRINT_CHARS = 4000;
 const MAX_STORED_NAMES = 60;
 
-/** The println section: `Output:` and the lines, cut at `maxChars` with a note saying so. */
-export function renderPrints(prints: readonly string[], maxChars: number = DEFAULT_MAX_PRINT_CHARS): string {
+/** The println lines the model was shown: the head that fits `maxChars`, and the note when the rest was cut. */
+export interface SeenPrints {
+  lines: readonly string[];
+  /** `[output cut: ...]` when the output was cut, else undefined. */
+  cut: string | undefined;
+}
+
+/**
+ * The head of a turn's println output that fits `maxChars` (cut at a line break when one is
+ * past half of it), as whole lines plus a last partial one: what the feedback shows, so
+ * every later view can show the same lines.
+ */
+export function seenPrints(prints: readonly string[], maxChars: number = DEFAULT_MAX_PRINT_CHARS): SeenPrints {
   const text = prints.join("\n");
   const total = text.length;
-  if (total <= maxChars) return `Output:\n${text}`;
-  const cut = text.lastIndexOf("\n", maxChars);
-  const shown = cut > maxChars / 2 ? text.slice(0, cut) : text.slice(0, maxChars);
-  return `Output:\n${shown}\n[output cut: showing ${shown.length} of ${total} characters; print less, e.g. counts, (take 3 xs) or selected keys]`;
+  if (total <= maxChars) return { lines: prints, cut: undefined };
+  const at = text.lastIndexOf("\n", maxChars);
+  const shown = at > maxChars / 2 ? at : maxChars;
+  const lines: string[] = [];
+  let offset = 0;
+  for (const p of prints) {
+    if (offset >= shown) break;
+    lines.push(offset + p.length <= shown ? p : p.slice(0, shown - offset));
+    offset += p.length + 1;
+  }
+  return { lines, cut: `[output cut: showing ${shown} of ${total} characters; print less, e.g. counts, (take 3 xs) or selected keys]` };
+}
+
+/** The most recent `shown` of the lines the model saw, then the cut note if its output was cut. */
+export function renderSeenPrints(seen: SeenPrints, shown: number = seen.lines.length): string {
+  const lines = shown >= seen.lines.length ? seen.lines : seen.lines.slice(seen.lines.length - Math.max(0, shown));
+  return seen.cut === undefined ? lines.join("\n") : [...lines, seen.cut].join("\n");
+}
+
+/** The println section: `Output:` and the lines, cut at `maxChars` with a note saying so. */
+export function renderPrints(prints: readonly string[], maxChars: number = DEFAULT_MAX_PRINT_CHARS): string {
+  return `Output:\n${renderSeenPrints(seenPrints(prints, maxChars))}`;
 }
 
 /** An error as the LLM reads it: position, kind and message, caret excerpt, call trail, hint. */
@@ -91,7 +122,7 @@ export function renderFeedback(turn: Turn, info: FeedbackInfo, opts: FeedbackOpt
   const parts: string[] = [];
   if (turn.notes && turn.notes.length > 0) parts.push(`Note: your program was repaired before it ran: ${turn.notes.join("; ")}.`);
   if (opts.prints) {
-    if (turn.prints.length > 0) parts.push(renderPrints(turn.prints, opts.maxPrintChars));
+    if (turn.prints.length > 0) parts.push(`Output:\n${renderSeenPrints(seenPrints(turn.prints, opts.maxPrintChars), opts.printsShown)}`);
     else if (turn.status === "ok") parts.push("No output: only println output is shown to you, not the program's value.");
   }
   if (turn.error !== undefined) {

@@ -1,7 +1,7 @@
 // Evaluation results → turn records: what a turn printed, called and defined, and the
 // memory after it, with every value rendered as type, size, bounded sample and (when
 // small enough) full EDN. Values themselves stay in the interpreter's Memory.
-import type { EvalResult, Memory, MemoryEntry } from "../lisp/evaluate.js";
+import type { EvalResult, Memory, MemoryEntry, ToolCallRecord } from "../lisp/evaluate.js";
 import { Builtin } from "../lisp/core/registry.js";
 import { Closure } from "../lisp/fn.js";
 import { printSample } from "../lisp/printer.js";
@@ -57,6 +57,16 @@ function paramsOf(f: Fn): string | undefined {
   return undefined;
 }
 
+/** A tool call as the trace keeps it: plain data, with the name of the definition holding its result. */
+function callTrace(c: ToolCallRecord, holder: string | undefined): ToolCallTrace {
+  const out = { name: c.name, args: c.args } as ToolCallTrace;
+  if (c.result !== undefined) out.result = c.result;
+  if (holder !== undefined) out.holder = holder;
+  if (c.error !== undefined) out.error = c.error;
+  out.durationMs = c.durationMs;
+  return out;
+}
+
 /** The turn fields that come from running the program. */
 export type EvaluationRecord = Pick<Turn, "prints" | "toolCalls" | "definitions" | "memory" | "error"> & { value?: string };
 
@@ -101,9 +111,14 @@ export class Recorder {
 
   /** What the program did: prints, tool calls, and (when it succeeded) its definitions. A failure defines nothing. */
   evaluation(result: EvalResult): EvaluationRecord {
-    const toolCalls: ToolCallTrace[] = result.toolCalls.map((c) => ({ ...c }));
     const memory = this.memory(result.memory);
-    if (!result.ok) return { prints: result.prints, toolCalls, definitions: [], memory, error: result.error };
+    if (!result.ok) return { prints: result.prints, toolCalls: result.toolCalls.map((c) => callTrace(c, undefined)), definitions: [], memory, error: result.error };
+    // A definition holding the very value a tool returned holds its whole result: linked by
+    // identity, so a summary describes the value once however large it is.
+    const holders = new Map<Value, string>();
+    for (const d of result.defs) if (typeof d.value === "object" && d.value !== null && !holders.has(d.value)) holders.set(d.value, d.name);
+    for (const d of result.defs) if (typeof d.value === "string" && !holders.has(d.value)) holders.set(d.value, d.name);
+    const toolCalls = result.toolCalls.map((c) => callTrace(c, c.value === undefined ? undefined : holders.get(c.value)));
     const definitions = result.defs.map((d) => {
       const entry = result.memory.get(d.name);
       return entry !== undefined ? this.definition(d.name, entry) : this.definition(d.name, { value: d.value, doc: d.doc, source: d.source });

@@ -17,6 +17,8 @@ export interface ToolCallTrace {
   args: unknown;
   /** The result as plain JSON, when the call succeeded. */
   result?: unknown;
+  /** The definition of this turn holding the whole result (the very value the call returned), if one does. */
+  holder?: string;
   error?: string;
   durationMs: number;
 }

@@ -7,6 +7,17 @@ export interface ViewOptions {
   compressHistory: boolean;
   /** Most recent println outputs kept in the compressed view. */
   printlnHistoryLimit: number;
+  /**
+   * Token budget of the println output kept, beside the line limit: past either, the
+   * oldest turns' output is dropped, keeping at least half the line limit (default 2000).
+   */
+  printlnHistoryTokens?: number;
+  /**
+   * Println output is dropped only once it passes this many tokens (default 400): dropping
+   * less rewrites the cached prompt from the dropped turn on for a saving that never pays
+   * that back, so below it compression costs nothing extra.
+   */
+  dropAfterTokens?: number;
   /** Turns of full code kept before an errored turn. */
   errorContextTurns: number;
   /**
@@ -34,6 +45,12 @@ export interface ViewOptions {
    * Default 15.
    */
   paybackPrompts?: number;
+  /**
+   * Keep the latest turn's program in full for one more prompt (the behaviour before
+   * round 2). Default false: as in the reference design, a successful turn is summarized
+   * as soon as the next turn starts (its output stays whole); errored turns stay in full.
+   */
+  keepLatestFull?: boolean;
 }
 
 /**

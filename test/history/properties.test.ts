@@ -3,8 +3,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { renderFeedback } from "../../src/trace/feedback.js";
 import { typeLabel } from "../../src/trace/record.js";
-import type { RunTrace, Turn } from "../../src/trace/trace.js";
+import type { DefinitionTrace, RunTrace, Turn } from "../../src/trace/trace.js";
 import { compressedView, isErrored, planTurns } from "../../src/history/compressed.js";
+import { definitionSample, isWhole, learnedLines } from "../../src/history/summary.js";
 import { fullView } from "../../src/history/full.js";
 import { countTokens, promptTokens } from "../../src/compaction/tokens.js";
 import { defaultViewOptions, type ViewInput, type ViewOptions } from "../../src/history/view.js";
@@ -23,7 +24,26 @@ const optionsArb: fc.Arbitrary<ViewOptions> = fc.record({
   toolCallsPerTurn: fc.integer({ min: 1, max: 12 }),
   paybackPrompts: fc.integer({ min: 0, max: 30 }),
   errorWindowTurns: fc.integer({ min: 0, max: 4 }),
+  keepLatestFull: fc.boolean(),
+  printlnHistoryTokens: fc.integer({ min: 20, max: 3000 }),
+  dropAfterTokens: fc.integer({ min: 0, max: 200 }),
 });
+
+/** A value line shows its type label, or its value when it is a scalar or a short string. */
+const typed = (line: string, d: DefinitionTrace, options: ViewOptions): boolean =>
+  d.kind === "function" ? line.includes(`; Function: ${d.name}`) : isWhole(d) ? line.endsWith(` = ${definitionSample(d, { ...options, toolCallsPerTurn: 1 })}`) : line.includes(` = ${typeLabel(d)}`);
+
+/** Whether turn i is kept in full for being the latest (the earlier timing) or for an error (or the function an error happened in). */
+function keptFull(turns: readonly Turn[], i: number, options: ViewOptions): boolean {
+  const kept = (j: number): boolean => isErrored(turns[j]) && errorKept(turns, j, options);
+  if (kept(i)) return true;
+  if (i === turns.length - 1 && options.keepLatestFull === true) return true;
+  for (let j = i + 1; j <= i + options.errorContextTurns && j < turns.length; j++) {
+    if (!kept(j)) continue;
+    if (options.keepLatestFull === true || turns[i].definitions.some((d) => d.kind === "function" && (turns[j].error?.trace ?? []).includes(d.name))) return true;
+  }
+  return false;
+}
 
 /** The latest feedback as the compressed view shows it: the loop's, less its `Stored:` paragraph. */
 const withoutStored = (feedback: string | undefined): string | undefined =>
@@ -94,7 +114,7 @@ describe("compressed view properties", () => {
           expect(seen.get(d.name) ?? []).toEqual(isSummary ? [i] : []);
           if (isSummary) {
             const line = currentDefinitions(messages[assistantAt(i)].content).get(d.name) as string;
-            expect(line).toContain(d.kind === "function" ? `; Function: ${d.name}` : ` = ${typeLabel(d)}`);
+            expect(typed(line, d, opts), line).toBe(true);
           } else {
             expect(messages[assistantAt(i)].content).toBe(trace.turns[i].reply);
           }
@@ -114,7 +134,7 @@ describe("compressed view properties", () => {
         for (const d of trace.turns.at(-1)?.memory ?? []) {
           const i = trace.turns.findLastIndex((t) => t.definitions.some((x) => x.name === d.name));
           const content = messages[assistantAt(i)].content;
-          if (summarized(messages, trace, i)) expect(currentDefinitions(content).get(d.name)).toContain(d.kind === "function" ? `; Function: ${d.name}` : ` = ${typeLabel(d)}`);
+          if (summarized(messages, trace, i)) expect(typed(currentDefinitions(content).get(d.name) as string, d, opts)).toBe(true);
           else expect(content).toBe(trace.turns[i].reply);
         }
       }),
@@ -122,7 +142,7 @@ describe("compressed view properties", () => {
     );
   });
 
-  it("keeps errored turns, the turns before them and the latest turn in full", () => {
+  it("keeps errored turns (and the turn whose function failed) in full, and the latest turn only with keepLatestFull", () => {
     fc.assert(
       fc.property(turnSpecs(), optionsArb, (specs, options) => {
         const trace = buildTrace(specs, MAX_TURNS);
@@ -130,8 +150,8 @@ describe("compressed view properties", () => {
         const n = trace.turns.length;
         const kept = (i: number): boolean => isErrored(trace.turns[i]) && errorKept(trace.turns, i, options);
         trace.turns.forEach((t, i) => {
-          const errorAhead = trace.turns.slice(i + 1, i + 1 + options.errorContextTurns).some((_, k) => kept(i + 1 + k));
-          if (kept(i) || errorAhead || i === n - 1) expect(view.messages[assistantAt(i)].content).toBe(t.reply);
+          if (keptFull(trace.turns, i, options)) expect(view.messages[assistantAt(i)].content).toBe(t.reply);
+          else if (!summarized(view.messages, trace, i)) expect(view.stats.turnsFull.find((f) => f.turn === t.number)?.reason).toMatch(options.strictPrefix ? /^(short|cost)$/ : /^short$/);
           if (isErrored(t) && !kept(i) && summarized(view.messages, trace, i)) {
             // A summarized error: the program is gone, its feedback keeps the error's first line only.
             expect(view.messages[assistantAt(i)].content).toMatch(/; \((failed program|reply without a program|program omitted: its return value was rejected)/);
@@ -143,46 +163,63 @@ describe("compressed view properties", () => {
             }
           }
         });
-        expect(view.messages[assistantAt(n - 1)].content).toBe(trace.turns[n - 1].reply);
-        expect(view.messages[assistantAt(n - 1) + 1].content).toBe(withoutStored(trace.turns[n - 1].feedback));
-        expect(view.messages[assistantAt(n - 1) + 1].content).not.toContain("Stored:");
+        const latest = view.messages[assistantAt(n - 1) + 1].content;
+        expect(latest).not.toContain("Stored:");
+        // The earlier timing shows the loop's own feedback (after any samples of what the turn defined).
+        if (options.keepLatestFull === true) expect(latest.endsWith(withoutStored(trace.turns[n - 1].feedback) as string)).toBe(true);
         const full = view.stats.turnsFull.map((f) => f.turn);
-        expect(full).toContain(n);
+        if (options.keepLatestFull === true) expect(full).toContain(n);
         expect(view.stats.turnsCompressed + full.length).toBe(n);
       }),
       { numRuns: RUNS },
     );
   });
 
-  it("shows at most N println lines of history, the most recent ones, dropped in batches of whole turns (and all of the latest turn's)", () => {
+  it("shows the samples of what a turn defined without printing in the very next prompt", () => {
+    fc.assert(
+      fc.property(turnSpecs(), optionsArb, (specs, options) => {
+        const opts = { ...options, keepLatestFull: false };
+        const trace = buildTrace(specs, MAX_TURNS);
+        const t = trace.turns.at(-1) as Turn;
+        const text = compressedView(inputOf(trace), opts)
+          .messages.slice(assistantAt(trace.turns.length - 1))
+          .map((m) => m.content)
+          .join("\n");
+        const learned = learnedLines(t, undefined, { sampleItems: opts.sampleItems, sampleChars: opts.sampleChars, toolCallsPerTurn: opts.toolCallsPerTurn ?? 10 });
+        const expected = t.status === "ok" && t.prints.length === 0 ? t.definitions.filter((d) => d.kind === "value") : [];
+        expect(learned.split("\n").filter((l) => l !== "")).toHaveLength(expected.length);
+        for (const line of learned.split("\n")) expect(text).toContain(line);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("shows the most recent println lines: at most N (or the token budget) once past dropAfterTokens, at least N/2, whole turns but the oldest shown", () => {
     fc.assert(
       fc.property(turnSpecs(), optionsArb, (specs, options) => {
         const opts = { ...options, strictPrefix: false };
         const trace = buildTrace(specs, MAX_TURNS);
         const { messages } = compressedView(inputOf(trace), opts);
         const seen = observed(messages, trace);
-        const history = trace.turns.slice(0, -1).flatMap((t) => t.prints.map((_, k) => `out t${t.number} line ${k}:`));
         const n = opts.printlnHistoryLimit;
-        // Past the limit, the excess rounded up to half the limit is dropped, rounded up to
-        // whole turns unless that would leave nothing.
-        let keep = history.length;
-        if (history.length > n) {
-          const lineCut = n === 0 ? history.length : Math.ceil((history.length - n) / Math.ceil(n / 2)) * Math.ceil(n / 2);
-          let wholeCut = 0;
-          for (const t of trace.turns.slice(0, -1)) if (wholeCut < lineCut) wholeCut += t.prints.length;
-          keep = history.length - (wholeCut < history.length ? wholeCut : lineCut);
-        }
-        expect(keep).toBeLessThanOrEqual(n);
-        const kept = new Set(history.slice(history.length - keep));
-        if (history.length > n && n > 0 && kept.size > 0) {
-          // Whatever is kept of the oldest turn still shown is all of it, unless it is the only one.
-          const oldest = history[history.length - keep].split(" ")[1];
-          const first = trace.turns.find((t) => `t${t.number}` === oldest) as Turn;
-          if (history.slice(history.length - keep).some((l) => l.split(" ")[1] !== oldest)) expect(seen).toContain(`out ${oldest} line 0:`);
-          else expect(keep).toBeGreaterThanOrEqual(Math.min(first.prints.length, n - Math.ceil(n / 2) + 1));
-        }
-        for (const line of history) expect(seen.includes(line), line).toBe(kept.has(line));
+        // The stream: every turn's lines, but the latest turn's when it is kept in full (its feedback shows them).
+        const stream = opts.keepLatestFull === true ? trace.turns.slice(0, -1) : trace.turns;
+        const history = stream.flatMap((t) => t.prints.map((_, k) => `out t${t.number} line ${k}:`));
+        const tokens = stream.reduce((sum, t) => sum + (t.prints.length === 0 ? 0 : countTokens(t.prints.join("\n"))), 0);
         const latest = trace.turns.at(-1) as Turn;
+        const protectedLines = opts.keepLatestFull === true ? 0 : latest.prints.length;
+        let keep = history.length;
+        if (tokens > (opts.dropAfterTokens ?? 0) && (history.length > n || tokens > (opts.printlnHistoryTokens ?? Infinity))) {
+          // Most recent whole turns up to half the limit; the oldest of them cut to the limit.
+          let whole = protectedLines;
+          const rest = opts.keepLatestFull === true ? stream : stream.slice(0, -1);
+          let j = rest.length - 1;
+          for (; j >= 0 && whole < Math.ceil(n / 2); j--) whole += rest[j].prints.length;
+          keep = j === rest.length - 1 && protectedLines > 0 ? whole : Math.min(whole, n);
+        }
+        const kept = new Set(history.slice(history.length - keep));
+        expect(keep).toBeGreaterThanOrEqual(Math.min(Math.ceil(n / 2), history.length));
+        for (const line of history) expect(seen.includes(line), line).toBe(kept.has(line));
         latest.prints.forEach((_, k) => expect(seen).toContain(`out t${latest.number} line ${k}:`));
       }),
       { numRuns: RUNS },
@@ -204,7 +241,7 @@ describe("compressed view properties", () => {
     );
   });
 
-  it("shows samples in a summary exactly when none of the turn's output is shown, and no header", () => {
+  it("shows samples in a summary exactly when none of the turn's output is shown, never a bare value, and no header", () => {
     fc.assert(
       fc.property(turnSpecs(), optionsArb, (specs, options) => {
         const trace = buildTrace(specs, MAX_TURNS);
@@ -219,9 +256,13 @@ describe("compressed view properties", () => {
           const outputShown = plans[i].printsShown > 0;
           for (const line of currentDefinitions(text).values()) {
             if (!line.startsWith("; Defined: ") || line.endsWith("(redefined later)")) continue;
-            // Samples only for a turn that printed nothing; record shapes once its output is dropped.
-            expect(line.includes(", sample: "), line).toBe(t.prints.length === 0);
-            if (outputShown || t.prints.length === 0) expect(line, line).not.toMatch(/\] of \{/);
+            // Samples only for a turn that printed nothing (scalars and short strings are their own value); shapes once its output is dropped.
+            const d = t.definitions.find((x) => line.startsWith(`; Defined: ${x.name}`)) as DefinitionTrace;
+            expect(line.includes(", sample: "), line).toBe(t.prints.length === 0 && !isWhole(d));
+            if (outputShown || t.prints.length === 0) expect(line.split(", sample: ")[0], line).not.toMatch(/\] of |\] \{/);
+            // Never bare: scalars and short strings show their value; collections whose output is gone say what they hold.
+            if (isWhole(d)) expect(typed(line, d, options), line).toBe(true);
+            else if (!outputShown && (d.size ?? 0) > 0 && d.type !== "string") expect(line, line).toMatch(/, sample: | of |\{/);
           }
           if (t.prints.length > 0 && !outputShown) expect(text).toContain(`; Output (${t.prints.length} dropped)`);
         });
@@ -245,16 +286,18 @@ describe("compressed view properties", () => {
           }
           const S = countTokens(always[assistantAt(i)].content) + countTokens(always[assistantAt(i) + 1].content);
           // The turn as it stays when kept: its reply, and its feedback with its own last N lines and without the names in memory.
-          const shown = Math.min(options.printlnHistoryLimit, t.prints.length);
+          // The latest turn's output is always whole.
+          const shown = i === trace.turns.length - 1 ? t.prints.length : Math.min(options.printlnHistoryLimit, t.prints.length);
           const bare: Turn = { ...t, memory: [], prints: t.prints.slice(t.prints.length - shown) };
-          const feedback = renderFeedback(bare, { maxTurns: MAX_TURNS, toolsWithdrawn: false }, { prints: shown > 0 });
+          const feedback = renderFeedback(bare, { maxTurns: MAX_TURNS, toolsWithdrawn: false }, { prints: shown > 0 || (i === trace.turns.length - 1 && options.keepLatestFull === true) });
           const F = countTokens(t.reply) + countTokens(feedback);
           const pays = horizon * 0.1 * (F - S) >= 0.9 * S - 1e-9;
           expect(summarized(view.messages, trace, i), `turn ${t.number}: S ${S} F ${F}`).toBe(pays);
           if (pays) expect(view.messages[assistantAt(i)].content).toBe(always[assistantAt(i)].content);
           else {
             expect(view.stats.turnsFull).toContainEqual({ turn: t.number, reason: "cost" });
-            expect(view.messages[assistantAt(i) + 1].content).toBe(feedback);
+            // What the turn taught (samples of what it defined without printing) comes first.
+            expect(view.messages[assistantAt(i) + 1].content.endsWith(feedback)).toBe(true);
           }
         });
       }),
@@ -262,7 +305,7 @@ describe("compressed view properties", () => {
     );
   });
 
-  it("is never larger than the full view", () => {
+  it("is never larger than the full view, but for what the turns taught (samples and shapes)", () => {
     fc.assert(
       fc.property(turnSpecs(), optionsArb, fc.boolean(), (specs, options, finished) => {
         const trace = buildTrace(specs, MAX_TURNS, finished);
@@ -270,9 +313,15 @@ describe("compressed view properties", () => {
         const compressed = compressedView(input, options).messages;
         const full = fullView(input, options).messages;
         expect(compressed).toHaveLength(full.length);
+        // A learning: a summary's definition line after its type label (`, sample: ...`, ` of {...}`,
+        // ` {...} -> ...`), and the definition lines after a full turn's feedback.
+        const learnings = compressed.flatMap((m) =>
+          m.content.split("\n").flatMap((l) => (m.role === "user" ? (l.startsWith("; Defined: ") ? [l] : []) : (/^; Defined: .*? = \w+(?:\[\d+\])?((?:, sample: | of | \{).*)$/.exec(l)?.[1] ?? []))),
+        );
         const chars = (ms: typeof full): number => ms.reduce((s, m) => s + m.content.length, 0);
-        expect(chars(compressed)).toBeLessThanOrEqual(chars(full));
-        expect(promptTokens(compressed)).toBeLessThanOrEqual(promptTokens(full));
+        const learned = learnings.reduce((s, l) => s + l.length + 1, 0);
+        expect(chars(compressed) - learned).toBeLessThanOrEqual(chars(full));
+        expect(promptTokens(compressed)).toBeLessThanOrEqual(promptTokens(full) + learnings.reduce((s, l) => s + countTokens(l) + 8, 0));
       }),
       { numRuns: RUNS },
     );
@@ -340,7 +389,8 @@ describe("prefix stability", () => {
           const after = inputOf(trace, trace.turns.slice(0, k + 1));
           const p0 = planTurns(before, opts);
           const p1 = planTurns(after, opts);
-          const changed = changedBefore(compressedView(before, opts).messages, compressedView(after, opts).messages, assistantAt(k - 1));
+          // With the design's timing the previous latest turn is no exception: it was summarized already.
+          const changed = changedBefore(compressedView(before, opts).messages, compressedView(after, opts).messages, assistantAt(k - 1) + (opts.keepLatestFull === true ? 0 : 2));
           for (const idx of changed) {
             const i = Math.floor((idx - 2) / 2);
             const why = p0[i].printsShown !== p1[i].printsShown || (p0[i].superseded?.size ?? 0) !== (p1[i].superseded?.size ?? 0) || p0[i].full !== p1[i].full;

@@ -59,7 +59,7 @@ describe("run state", () => {
     expect(state.memory.map((d) => d.name)).toEqual(["by-customer", "info", "missing", "tier-of", "by-tier"]);
     expect(state.memory.find((d) => d.name === "tier-of")).toMatchObject({ kind: "function", doc: "Tier of a customer" });
     expect(state.memory.find((d) => d.name === "tier-of")?.source).toMatch(/^\(defn tier-of/);
-    expect(state.summaries.map((s) => s.turn)).toEqual([1, 2]);
+    expect(state.summaries.map((s) => s.turn)).toEqual([1, 2, 3]);
     expect(state.summaries[0].text).toBe('; Defined: by-customer - "Order totals per customer" = map[2]\n; Output:\n{"acme" 162.75 "globex" 80}');
     // Tool results may hold non-finite numbers; they survive the trip.
     const odd = structuredClone(state);
@@ -134,7 +134,8 @@ describe("resumeRun", () => {
     expect(sent[4].content).toBe(state.summaries[1].text);
     expect(sent[4].content).toMatch(/^; Function: tier-of \[c\] - "Tier of a customer"\n; Defined: info = map\[2\]\n/);
     expect(sent[4].content).toContain('; Tool: customer-info {:id "nobody"} -> error: no such customer');
-    expect(sent[6].content).toBe(replies[2]);
+    expect(sent[6].content).toBe(state.summaries[2].text);
+    expect(sent[6].content).toMatch(/^; Defined: by-tier = map\[2\]\n; Output:/);
   });
 
   it("is SubAgent.resume, and carries the saved run's prompt settings over", async () => {
@@ -154,7 +155,7 @@ describe("resumeRun", () => {
     // The live prompt is the saved run's next compressed prompt (with the larger turn budget).
     const next = compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns.slice(0, 3), maxTurns: 6, toolsWithdrawn: true, maxPrintChars: 4000 }, state.view);
     expect(live.requests[0].messages).toEqual(next.messages);
-    expect(next.stats.turnsCompressed).toBe(2);
+    expect(next.stats.turnsCompressed).toBe(3);
     await expect(SubAgent.resume(make(6), { ...state, outcome: { ok: true } }, { llm: live, context })).rejects.toThrow(ResumeError);
   });
 

@@ -49,13 +49,13 @@ function shape(messages: ReadonlyArray<{ role: string; content: string }>, repli
     if (i === 1) return "user";
     if (m.role === "user") return "feedback";
     if (replies.includes(m.content)) return "full";
-    expect(m.content).toMatch(/^; (Function|Defined|Tool|Output|\(failed program omitted\))/);
+    expect(m.content).toMatch(/^; (Function|Defined|Tool|Output|\(failed program omitted\)|\(no definitions)/);
     return "summary";
   });
 }
 
 describe("scenario: successful multi-turn", () => {
-  it("summarizes every assistant turn but the latest, and keeps the trace whole", async () => {
+  it("summarizes every successful turn as soon as the next starts, and keeps the trace whole", async () => {
     const replies = [
       clj(
         "Let me look at the products.",
@@ -77,9 +77,13 @@ describe("scenario: successful multi-turn", () => {
     expect(step.value).toEqual({ products: ["Laptop", "Monitor"] });
     const sent = llm.requests.map((r) => shape(r.messages, replies));
     expect(sent[0]).toEqual(["system", "user"]);
-    expect(sent[1]).toEqual(["system", "user", "full", "feedback"]);
-    expect(sent[2]).toEqual(["system", "user", "summary", "feedback", "full", "feedback"]);
-    expect(sent[3]).toEqual(["system", "user", "summary", "feedback", "summary", "feedback", "full", "feedback"]);
+    expect(sent[1]).toEqual(["system", "user", "summary", "feedback"]);
+    expect(sent[2]).toEqual(["system", "user", "summary", "feedback", "summary", "feedback"]);
+    expect(sent[3]).toEqual(["system", "user", "summary", "feedback", "summary", "feedback", "summary", "feedback"]);
+    // Exploration mode: turn 2 defined without printing, and the very next prompt shows its samples.
+    expect(llm.requests[2].messages[4].content).toMatch(/; Defined: reviews = string\[\d+\], sample: "Customer Review Summary/);
+    // Every prompt repeats the previous one and appends: a prefix cache serves all of it.
+    for (let k = 1; k < 4; k++) expect(llm.requests[k].messages.slice(0, -1)).toEqual(llm.requests[k - 1].messages.slice(0, -1).concat(llm.requests[k].messages.slice(llm.requests[k - 1].messages.length - 1, -1)));
     const last = llm.requests[3].messages;
     // Turn 1 printed: its output moved into the summary, without samples; its feedback kept the turn line.
     expect(last[2].content).toBe('; Defined: electronics - "Electronics products" = vector[3]\n; Output:\ncount: 3');
@@ -93,12 +97,29 @@ describe("scenario: successful multi-turn", () => {
     // The trace keeps every full program and the exact messages sent.
     expect(step.turns.map((t) => t.program)).toEqual(replies.map((r) => r.split("```clojure\n")[1].split("\n```")[0]));
     expect(step.turns[3].messages).toEqual(last);
-    expect(step.turns[3].view?.turnsCompressed).toBe(2);
+    expect(last[6].content).toBe("; Defined: good = vector[2]\n; Output:\ngood: [\"Laptop\" \"Monitor\"]");
+    expect(step.turns[3].view?.turnsCompressed).toBe(3);
+  });
+
+  it("keeps the latest turn in full for one more prompt with keepLatestFull (the earlier timing)", async () => {
+    const replies = [
+      clj("Look.", `(def electronics (filterv #(= (:category %) "Electronics") data/products))\n(println (count electronics))`),
+      clj("Reports.", `(def reviews (tool/search-reviews {:category "Electronics"}))`),
+      clj("Done.", `(return {:products ["Laptop"]})`),
+    ];
+    const llm = scriptedLlm(replies);
+    const step = await SubAgent.run(agent, { llm, context: { products }, compressHistory: true, view: { keepLatestFull: true } });
+    expect(step.ok, JSON.stringify(step.fail)).toBe(true);
+    expect(shape(llm.requests[1].messages, replies)).toEqual(["system", "user", "full", "feedback"]);
+    expect(shape(llm.requests[2].messages, replies)).toEqual(["system", "user", "summary", "feedback", "full", "feedback"]);
+    // The latest turn defined without printing: its samples follow its feedback, not "No output" alone.
+    expect(llm.requests[2].messages[5].content).toMatch(/^; Defined: reviews = string\[\d+\], sample: "Customer Review Summary/);
+    expect(step.turns[2].view?.turnsFull).toEqual([{ turn: 2, reason: "latest" }]);
   });
 });
 
 describe("scenario: error recovery", () => {
-  it("keeps the failing turn and the turn before it in full", async () => {
+  it("keeps the failing turn in full while the model fixes it", async () => {
     const replies = [
       clj("Explore.", `(def names (mapv :name data/products))\n(println names)`),
       clj("Prices.", `(def prices (into {} (map (juxt :name :price) data/products)))\n(println (count prices))`),
@@ -110,24 +131,38 @@ describe("scenario: error recovery", () => {
     const step = await SubAgent.run(agent, { llm, context: { products }, compressHistory: true });
     expect(step.ok, JSON.stringify(step.fail)).toBe(true);
     expect(step.turns[2].status).toBe("error");
-    expect(shape(llm.requests[3].messages, replies)).toEqual(["system", "user", "summary", "feedback", "full", "feedback", "full", "feedback"]);
-    expect(shape(llm.requests[4].messages, replies)).toEqual(["system", "user", "summary", "feedback", "full", "feedback", "full", "feedback", "full", "feedback"]);
+    expect(shape(llm.requests[3].messages, replies)).toEqual(["system", "user", "summary", "feedback", "summary", "feedback", "full", "feedback"]);
+    expect(shape(llm.requests[4].messages, replies)).toEqual(["system", "user", "summary", "feedback", "summary", "feedback", "full", "feedback", "summary", "feedback"]);
     const errored = llm.requests[4].messages[6];
     expect(errored.content).toBe(replies[2]);
     expect(llm.requests[4].messages[7].content).toMatch(/Error/);
-    expect(step.turns[4].view?.turnsFull).toEqual([
-      { turn: 2, reason: "error-context" },
-      { turn: 3, reason: "error" },
-      { turn: 4, reason: "latest" },
-    ]);
+    expect(step.turns[4].view?.turnsFull).toEqual([{ turn: 3, reason: "error" }]);
     // One turn later the error is two turns back and was fixed since: its program is
-    // summarized, its feedback keeps the error's first line, and its context turn goes too.
+    // summarized and its feedback keeps the error's first line.
     const next = compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns, maxTurns: 5 }, { ...defaultViewOptions, compressHistory: true });
-    expect(shape(next.messages, replies)).toEqual(["system", "user", "summary", "feedback", "summary", "feedback", "summary", "feedback", "summary", "feedback", "full"]);
+    expect(shape(next.messages, replies)).toEqual(["system", "user", "summary", "feedback", "summary", "feedback", "summary", "feedback", "summary", "feedback", "summary"]);
     expect(next.messages[6].content).toBe("; (failed program omitted)");
     expect(next.messages[7].content).toMatch(/^Error at line 1, column \d+: type_error: [^\n]+\n+Nothing from this program was stored\.\n+Turn 4 of 5\./);
     expect(llm.requests[4].messages[7].content).toMatch(/\n1 \| /);
     expect(compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns, maxTurns: 5 }, { ...defaultViewOptions, compressHistory: true, errorWindowTurns: 0 }).messages[6].content).toBe(replies[2]);
+  });
+
+  it("shows the turn before an error in full when the error happened in a function it defined", async () => {
+    const replies = [
+      clj("Helper.", `(defn cost-of "Cost of a product" [p] (+ 1 (:cost p)))\n(println "ok")`),
+      clj("Use it.", `(def costs (mapv cost-of data/products))\n(println costs)`),
+      clj("Fix.", `(defn cost-of "Cost of a product" [p] (+ 1 (:price p)))\n(def costs (mapv cost-of data/products))\n(println (count costs))`),
+      clj("Done.", `(return {:products (mapv :name data/products)})`),
+    ];
+    const llm = scriptedLlm(replies);
+    const step = await SubAgent.run(agent, { llm, context: { products }, compressHistory: true });
+    expect(step.ok, JSON.stringify(step.fail)).toBe(true);
+    expect(step.turns[1].error?.trace).toContain("cost-of");
+    expect(shape(llm.requests[2].messages, replies)).toEqual(["system", "user", "full", "feedback", "full", "feedback"]);
+    expect(step.turns[2].view?.turnsFull).toEqual([
+      { turn: 1, reason: "error-context" },
+      { turn: 2, reason: "error" },
+    ]);
   });
 });
 
@@ -148,8 +183,8 @@ describe("scenario: tool-heavy workflow", () => {
     const step = await SubAgent.run(agent, { llm, context: { products }, compressHistory: true });
     expect(step.ok).toBe(true);
     expect(reviewCalls).toBe(1);
-    expect(shape(llm.requests[1].messages, replies)).toEqual(["system", "user", "full", "feedback"]);
-    // The run ended on turn 2; the next prompt (as a resumed run or a trace viewer builds it) summarizes turn 1.
+    // Turn 1 is summarized in the very next prompt, its output whole in the summary.
+    expect(shape(llm.requests[1].messages, replies)).toEqual(["system", "user", "summary", "feedback"]);
     const usage = compressionReport(step.trace, { maxTurns: agent.maxTurns, toolsWithdrawn: true }, { ...defaultViewOptions, compressHistory: true });
     expect(usage.prompts).toHaveLength(2);
     const next = compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns, maxTurns: 5, toolsWithdrawn: true }, { ...defaultViewOptions, compressHistory: true });
@@ -160,7 +195,7 @@ describe("scenario: tool-heavy workflow", () => {
     expect(summary).not.toContain("sample:");
     expect(summary).toContain('; Tool: search-reviews {:category "Electronics"} -> reviews');
     expect(next.messages[3].content).not.toContain("Customer Review Summary");
-    expect(next.messages[4].content).toBe(replies[1]);
+    expect(next.messages[4].content).toBe("; (no definitions, tool calls or output)");
   });
 });
 
@@ -190,7 +225,7 @@ describe("inheritance", () => {
     const step = await SubAgent.run(parent, { llm, compressHistory: true });
     expect(step.ok, JSON.stringify(step.fail)).toBe(true);
     expect(step.value).toBe("x=3");
-    // The child's third request: its turn 1 is summarized.
-    expect(shape(llm.requests[3].messages, replies)).toEqual(["system", "user", "summary", "feedback", "full", "feedback"]);
+    // The child's third request: its turns 1 and 2 are summarized.
+    expect(shape(llm.requests[3].messages, replies)).toEqual(["system", "user", "summary", "feedback", "summary", "feedback"]);
   });
 });

@@ -69,12 +69,8 @@ describe("compression usage", () => {
       expect(usage.prompts[k].fullTokens).toBe(promptTokens(fullView(input, on).messages));
       expect(usage.prompts[k].viewTokens).toBeLessThanOrEqual(usage.prompts[k].fullTokens);
     });
-    expect(usage.prompts[4].turnsCompressed).toBe(1);
-    expect(usage.prompts[4].turnsFull).toEqual([
-      { turn: 2, reason: "error-context" },
-      { turn: 3, reason: "error" },
-      { turn: 4, reason: "latest" },
-    ]);
+    expect(usage.prompts[4].turnsCompressed).toBe(3);
+    expect(usage.prompts[4].turnsFull).toEqual([{ turn: 3, reason: "error" }]);
     expect(usage.prompts[4].definitionsSuperseded).toBe(1);
   });
 

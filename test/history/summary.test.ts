@@ -1,9 +1,17 @@
 import { describe, expect, it } from "vitest";
+import { renderFeedback } from "../../src/trace/feedback.js";
 import { Recorder } from "../../src/trace/record.js";
+import { evaluate } from "../../src/lisp/evaluate.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "../../src/trace/trace.js";
 import { definitionLine, definitionSample, ednValue, renderSummary, resultShape, toolLine, type SummaryOptions } from "../../src/history/summary.js";
 import { toLisp } from "../../src/lisp/interop.js";
 import { prStr } from "../../src/lisp/printer.js";
+import { LMap, type Value } from "../../src/lisp/values.js";
+
+/** A map with string keys, as a program builds with (into {} ...) from strings. */
+function toLispDict(m: Map<string, unknown>): Value {
+  return LMap([...m].map(([k, v]): [Value, Value] => [k, toLisp(v)]));
+}
 
 const opts: SummaryOptions = { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 };
 const recorder = new Recorder();
@@ -59,7 +67,27 @@ describe("definition lines", () => {
 
   it("leaves the sample out when the turn printed", () => {
     expect(definitionLine(data("users", users, "Active users from API"), false, "none", opts)).toBe('; Defined: users - "Active users from API" = vector[5]');
-    expect(definitionLine(data("n", 42), false, "none", opts)).toBe("; Defined: n = integer");
+  });
+
+  // No blind values: scalars and short strings show themselves in every mode; once the
+  // output is dropped ("shape"), collections show what their elements hold.
+  it.each([
+    ["an integer", 42, "none", "= 42"],
+    ["a float", 0.1625, "shape", "= 0.1625"],
+    ["a short string", "north", "sample", '= "north"'],
+    ["a boolean", true, "none", "= true"],
+    ["nil", null, "none", "= nil"],
+    ["a long string once its output is dropped", "x".repeat(300), "shape", "= string[300]"],
+    ["records, keys from all elements", [{ id: 1, score: 0.5 }, { id: 2, score: 1 }, { id: 3, score: 0.25, note: "late" }], "shape", "= vector[3] of {:id integer, :score float|integer, :note nil|string}"],
+    ["a dictionary", { north: 1.5, south: 2.5, east: 3 }, "shape", '= map[3] {"north" "south" "east"} -> float|integer'],
+    ["a record map", { "max-attempts": 5, "base-ms": 100 }, "shape", "= map[2] {:max-attempts integer, :base-ms integer}"],
+    ["a vector of strings", ["a", "b"], "shape", "= vector[2] of string"],
+    ["a map of records", { s1: { min: 1.5 }, s2: { min: 2 } }, "shape", '= map[2] {"s1" "s2"} -> {:min float|integer}'],
+  ] as const)("shows %s as a value or a shape", (_, value, detail, expected) => {
+    // Plain objects are records (keyword keys) unless written as a dictionary below.
+    const v = _ === "a dictionary" || _ === "a map of records" ? new Map(Object.entries(value as object)) : value;
+    const d = recorder.definition("x", { value: v instanceof Map ? toLispDict(v) : toLisp(v) });
+    expect(definitionLine(d, false, detail, opts)).toBe(`; Defined: x ${expected}`);
   });
 
   it("names a superseded definition without its value", () => {
@@ -106,7 +134,7 @@ describe("tool lines", () => {
       { id: 1, title: "Laptop review", score: 0.9, tags: ["a"] },
       { id: 2, title: "Mouse review", score: 0.4, tags: [] },
     ];
-    expect(toolLine(call({ query: "laptops", limit: 10 }, hits), opts)).toBe('; Tool: search {:query "laptops" :limit 10} -> vector[2] of {:id integer, :title string, :score float, :tags vector[1]}');
+    expect(toolLine(call({ query: "laptops", limit: 10 }, hits), opts)).toBe('; Tool: search {:query "laptops" :limit 10} -> vector[2] of {:id integer, :title string, :score float, :tags vector}');
     expect(toolLine(call({}, []), opts)).toBe("; Tool: search -> vector[0]");
     expect(toolLine(call({ q: "x" }, 42), opts)).toBe('; Tool: search {:q "x"} -> 42');
     expect(toolLine(call({ q: "x" }, "short"), opts)).toBe('; Tool: search {:q "x"} -> "short"');
@@ -122,7 +150,8 @@ describe("tool lines", () => {
     const wide = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, { deep: { deeper: [1] } }]));
     const s = resultShape(wide, 1000);
     expect(s).toContain("... 12 more");
-    expect(s).toContain(":k0 {:deep map[1]}");
+    // More keys than are shown: the first by name (a large map's own order is its hashes').
+    expect(s).toContain("{:k0 {:deep map}, :k1 {:deep map}, :k10 {:deep map}");
     expect(resultShape(wide, 30).length).toBe(33);
   });
 });
@@ -178,13 +207,24 @@ describe("turn summaries", () => {
     expect(renderSummary(t, { printsShown: 0 }, opts).text).toBe("; Output (4 dropped)");
   });
 
+  it("shows the head of a cut output the model saw, with the cut note, also when older lines are dropped", () => {
+    const prints = Array.from({ length: 8 }, (_, k) => `line ${k} ${"x".repeat(20)}`);
+    const feedback = renderFeedback(turn({ prints }), { maxTurns: 5 }, { prints: true, maxPrintChars: 100 });
+    const seen = feedback.split("\n").filter((l) => l.startsWith("line "));
+    expect(seen.length).toBeLessThan(prints.length);
+    const whole = renderSummary(turn({ prints }), { printsShown: seen.length }, { ...opts, maxPrintChars: 100 }).text;
+    expect(whole).toBe(`; Output:\n${seen.join("\n")}\n${feedback.split("\n").find((l) => l.startsWith("[output cut:"))}`);
+    const part = renderSummary(turn({ prints }), { printsShown: 2 }, { ...opts, maxPrintChars: 100 }).text.split("\n");
+    expect(part).toEqual([`; Output (${seen.length - 2} dropped):`, ...seen.slice(-2), expect.stringMatching(/^\[output cut: showing \d+ of \d+ characters/)]);
+  });
+
   it("once all of a turn's output is dropped, shows the keys of its records but no samples", () => {
     const t = turn({ definitions: [data("users", users, "Active users from API"), data("n", 5), fn("by-role", "[role]")], prints: ["Found 5 users", "2 admins"] });
-    expect(renderSummary(t, { printsShown: 1 }, opts).text).toBe('; Function: by-role [role]\n; Defined: users - "Active users from API" = vector[5]\n; Defined: n = integer\n; Output (1 dropped):\n2 admins');
+    expect(renderSummary(t, { printsShown: 1 }, opts).text).toBe('; Function: by-role [role]\n; Defined: users - "Active users from API" = vector[5]\n; Defined: n = 5\n; Output (1 dropped):\n2 admins');
     expect(renderSummary(t, { printsShown: 0 }, opts).text.split("\n")).toEqual([
       "; Function: by-role [role]",
       '; Defined: users - "Active users from API" = vector[5] of {:name string, :email string, :role string}',
-      "; Defined: n = integer",
+      "; Defined: n = 5",
       "; Output (2 dropped)",
     ]);
   });
@@ -199,7 +239,7 @@ describe("turn summaries", () => {
     const t = turn({ definitions: [data("hits", result), data("n", 2)], toolCalls: calls });
     expect(renderSummary(t, { printsShown: 0 }, opts).text.split("\n")).toEqual([
       "; Defined: hits = vector[2], sample: [{:id 1 :title \"a\"} {:id 2 :title \"b\"}]",
-      "; Defined: n = integer, sample: 2",
+      "; Defined: n = 2",
       '; Tool: search {:q "a"} -> hits',
       '; Tool: search {:q "b"} -> vector[1] of {:id integer, :title string}',
       "; Tool: count -> 2",
@@ -237,5 +277,21 @@ describe("turn summaries", () => {
     const t = turn({ definitions: [data("users", users)], toolCalls: [{ name: "q", args: { a: 1 }, result: [1], durationMs: 3 }], prints: ["x"] });
     const clone = JSON.parse(JSON.stringify(t)) as Turn;
     expect(renderSummary(clone, { printsShown: 1 }, opts).text).toBe(renderSummary(t, { printsShown: 1 }, opts).text);
+  });
+});
+
+describe("tool results held by a definition", () => {
+  it("are linked by identity when the turn runs, however large the result", async () => {
+    const rows = Array.from({ length: 400 }, (_, i) => ({ id: i, title: `row number ${i}` }));
+    const result = await evaluate("(def big (tool/rows {})) (def ids (mapv :id (tool/rows {:again true}))) (def head (take 2 big))", { tools: { rows: () => rows } });
+    const rec = new Recorder().evaluation(result);
+    // Too big for the trace's EDN: equality of EDN could not link it.
+    expect(rec.definitions.find((d) => d.name === "big")?.edn).toBeUndefined();
+    expect(rec.toolCalls.map((c) => c.holder)).toEqual(["big", undefined]);
+    const text = renderSummary(turn({ ...rec, toolCalls: rec.toolCalls }), { printsShown: 0 }, opts).text;
+    expect(text).toContain("; Tool: rows -> big");
+    expect(text).toContain("; Tool: rows {:again true} -> vector[400] of {:id integer, :title string}");
+    // A holder redefined later is not named: its name means a later value now.
+    expect(renderSummary(turn(rec), { printsShown: 0, superseded: new Set(["big"]) }, opts).text).not.toContain("-> big");
   });
 });

@@ -93,6 +93,8 @@ export function buildTrace(specs: readonly TurnSpec[], maxTurns: number, finishe
       usage: { inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmMs: 0, execMs: 0 },
     };
     if (spec.status === "error") turn.error = { kind: "type_error", message: `something failed in turn ${number}`, phase: "runtime", line: 1, column: 2, excerpt: "1 | (+ 1 x)\n  |  ^", hint: "check the argument types" };
+    // Now and then the error happened inside a function an earlier turn may have defined.
+    if (spec.status === "error" && number % 2 === 0) turn.error = { ...(turn.error as NonNullable<Turn["error"]>), trace: ["helper"] };
     if (!(finished && i === specs.length - 1)) turn.feedback = renderFeedback(turn, { maxTurns, toolsWithdrawn: number + 1 >= maxTurns }, { prints: true });
     turns.push(turn);
   });

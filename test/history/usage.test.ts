@@ -86,16 +86,14 @@ describe("step.usage.compression", () => {
     });
     const last = usage.perTurn.at(-1)!;
     expect(last.viewTokens).toBeLessThan(last.fullTokens);
-    // The error (turn 3) is three turns back and was fixed since: summarized, and so is the
-    // turn before it (kept in full for its short program, not as error context).
-    expect(last.turnsFull).toEqual([
-      { turn: 2, reason: "short" },
-      { turn: 5, reason: "latest" },
-    ]);
+    // The error (turn 3) is three turns back and was fixed since: summarized; turn 2 keeps
+    // its short program; turn 5 was summarized as soon as it was done.
+    expect(last.turnsFull).toEqual([{ turn: 2, reason: "short" }]);
+    // While the error is being fixed it stays in full; the turn before it did not define the
+    // function the error happened in, so it stays summarized (or short).
     expect(usage.perTurn[4].turnsFull).toEqual([
-      { turn: 2, reason: "error-context" },
+      { turn: 2, reason: "short" },
       { turn: 3, reason: "error" },
-      { turn: 4, reason: "latest" },
     ]);
     expect(usage.tokens).toEqual(totalsOf(usage.perTurn));
     expect(usage.tokens?.viewTokens).toBeLessThan(usage.tokens?.fullTokens ?? 0);

@@ -83,9 +83,19 @@ describe("run projection", () => {
     const events = run.chart.filter((p) => p.compaction !== undefined);
     expect(events.length).toBeGreaterThan(0);
     expect(events[0].compaction).toMatch(/summarized/);
-    // A summarized prompt rewrites what the one before sent: the cache breaks before its end.
+    // With the design's timing a turn is summarized as soon as the next starts: the prompt
+    // extends the one before.
+    const k = run.chart.indexOf(events[0]);
+    expect(run.turns[k].prompt.prefix?.messages).toBe(run.turns[k - 1].prompt.sent.length);
+  });
+
+  it("shows where a summarized prompt rewrites what the one before sent (the earlier timing)", async () => {
+    const data = await page([["exploration.json", await savedExample("exploration", { compressHistory: true, view: { keepLatestFull: true } })]]);
+    const run = data.runs[0];
+    const events = run.chart.filter((p) => p.compaction !== undefined);
     const k = run.chart.indexOf(events[0]);
     const p = run.turns[k].prompt;
+    // The previous turn, sent in full, is now its summary: the cache breaks before its end.
     expect(p.prefix?.messages).toBeLessThan(run.turns[k - 1].prompt.sent.length);
     expect(p.changes).toContain("new");
   });

@@ -1,4 +1,5 @@
-// The benchmark's sessions: data exploration, tool-heavy work and error recovery, 8 to 25 turns.
+// The benchmark's sessions: data exploration (one of them defining without printing), tool-heavy
+// work and error recovery, 8 to 25 turns.
 import type { Session } from "../session.js";
 import { codeSearch } from "./code-search.js";
 import { catalogCrawl } from "./crawl.js";
@@ -7,8 +8,9 @@ import { logTriage } from "./logs.js";
 import { ordersFanout } from "./orders.js";
 import { policyQa } from "./policies.js";
 import { recoverySession } from "./recovery.js";
+import { restockExploration } from "./restock.js";
 import { salesExploration } from "./sales.js";
 import { sensorAnalysis } from "./sensors.js";
 import { ticketTriage } from "./tickets.js";
 
-export const sessions: readonly Session[] = [salesExploration, ticketTriage, sensorAnalysis, logTriage, codeSearch, ordersFanout, policyQa, catalogCrawl, recoverySession, inventoryReconcile];
+export const sessions: readonly Session[] = [salesExploration, ticketTriage, sensorAnalysis, restockExploration, logTriage, codeSearch, ordersFanout, policyQa, catalogCrawl, recoverySession, inventoryReconcile];

@@ -56,6 +56,19 @@ function builtinLine(d: BuiltinDef): string {
   return `${referenceName(d)} ${d.params}${aliases} - ${firstLine(d.doc)}`;
 }
 
+/** Namespaces of Java's static methods: their behaviour is Java's, so a name says enough. */
+const JAVA_NAMESPACES: ReadonlySet<Namespace> = new Set(["Integer", "Long", "Double", "System"]);
+
+/**
+ * Java interop kept for habit (`.toUpperCase`, `Integer/parseInt`, `Math/exp`, `Exception.`):
+ * a model knows what these do, so the reference names them on one line instead of a line
+ * each (about 560 tokens of every prompt).
+ */
+export function isJavaInterop(d: BuiltinDef): boolean {
+  const ns = d.ns?.[0];
+  return d.area === "interop" || (d.unqualified === false && ns !== undefined && (JAVA_NAMESPACES.has(ns) || ns === "Math"));
+}
+
 function shortName(d: BuiltinDef): string {
   const aliases = d.aliases && d.aliases.length > 0 ? `/${d.aliases.join("/")}` : "";
   return referenceName(d) + aliases;
@@ -90,8 +103,10 @@ function generate(builtins: readonly BuiltinDef[]): string {
     if (standard.length > 0) out.push(`${AREA_TITLES[area]}: ${standard.map(shortName).join(" ")}`);
     special.push(...list.filter((d) => !STANDARD_CLOJURE.has(d.name)));
   }
+  const java = special.filter(isJavaInterop);
+  out.push(`Java interop, as in Clojure (strings are Java strings, .indexOf also takes a vector; dates are ISO-8601 strings and the clock is fixed for the run; Exception. is ex-info): ${java.map(shortName).join(" ")}`);
   out.push("", "## PTC-Lisp functions, and those that differ from Clojure");
-  for (const d of special) out.push(builtinLine(d));
+  for (const d of special) if (!isJavaInterop(d)) out.push(builtinLine(d));
   return out.join("\n");
 }
 

@@ -1,4 +1,4 @@
-// The same ten sessions with replies of realistic length: each turn does the same work
+// The same eleven sessions with replies of realistic length: each turn does the same work
 // (same definitions, tool calls and outcome, the same failing turns) but the reply is
 // written the way GPT-4-class models write in such loops — a paragraph of reasoning that
 // recaps the last output and states the plan, then a commented, formatted program that
@@ -11,6 +11,7 @@ import { logTriageRealistic } from "./logs.js";
 import { ordersFanoutRealistic } from "./orders.js";
 import { policyQaRealistic } from "./policies.js";
 import { recoverySessionRealistic } from "./recovery.js";
+import { restockExplorationRealistic } from "./restock.js";
 import { salesExplorationRealistic } from "./sales.js";
 import { sensorAnalysisRealistic } from "./sensors.js";
 import { ticketTriageRealistic } from "./tickets.js";
@@ -19,6 +20,7 @@ export const realisticSessions: readonly Session[] = [
   salesExplorationRealistic,
   ticketTriageRealistic,
   sensorAnalysisRealistic,
+  restockExplorationRealistic,
   logTriageRealistic,
   codeSearchRealistic,
   ordersFanoutRealistic,

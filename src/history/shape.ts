@@ -1,0 +1,117 @@
+// The shape of a value, as summaries describe data whose sample or output is not shown:
+// scalars and short strings as themselves, collections as type and size with the shape of
+// their elements, maps with their keys and the types of their values. Element shapes come
+// from all elements (up to a bound), not the first: `:score float|integer` when scores are
+// mixed, `:note string|nil` when some records lack it.
+import { printSample, quoteString } from "../lisp/printer.js";
+import { isMap, isSet, Keyword, typeName, type Value } from "../lisp/values.js";
+import { Vec } from "../lisp/vector.js";
+
+/** Keys of a map shown in a shape; more are summarized as `...`. */
+const SHAPE_KEYS = 8;
+/** Strings up to this length are shown whole. */
+export const SHAPE_STRING = 40;
+/** Elements read to merge a collection's element shape. */
+const SCAN = 1000;
+/** Distinct element shapes listed before the rest are elided. */
+const VARIANTS = 3;
+
+/** A scalar or a string short enough to show as itself: a line shows its value, never just its type. */
+export function isShownWhole(v: Value): boolean {
+  if (typeof v === "string") return v.length <= SHAPE_STRING;
+  return v === null || typeof v === "number" || typeof v === "boolean" || typeName(v) === "float" || v instanceof Keyword;
+}
+
+/**
+ * The shape of a value. At depth 0 scalars are values and maps their key list; deeper,
+ * scalars are type names and collections below depth 2 only their type.
+ */
+export function valueShape(v: Value, depth = 0): string {
+  if (depth === 0 && isShownWhole(v)) return scalarText(v);
+  if (depth === 0 && typeof v === "string") return `string[${v.length}]`;
+  if (v instanceof Vec || isSet(v)) {
+    // Sizes only at the top: elements of different sizes share one shape.
+    const head = depth === 0 ? `${typeName(v)}[${v.size}]` : typeName(v);
+    if (v.size === 0 || depth >= 2) return head;
+    return `${head} of ${elementShape(v, depth + 1)}`;
+  }
+  if (isMap(v)) return depth >= 2 ? "map" : keyShape(v, depth);
+  return typeName(v);
+}
+
+/**
+ * A map's keys and what they hold. A record (keyword keys) lists each key with the shape of
+ * its value: `{:a integer, :b string, ... 4 more}`. A dictionary (other keys) lists its keys
+ * once and the merged shape of its values: `{"north" "south" "east"} -> float`.
+ */
+export function keyShape(m: Value, depth: number): string {
+  if (!isMap(m)) return "";
+  if (m.keySeq().every((k) => k instanceof Keyword)) {
+    const parts = ordered(m.entrySeq().map(([k, x]): [string, Value] => [keyText(k), x]).toArray()).slice(0, SHAPE_KEYS);
+    return keyList(parts.map(([k, x]) => `${k} ${valueShape(x, depth + 1)}`), m.size, ", ");
+  }
+  const keys = ordered(m.keySeq().map((k): [string, null] => [keyText(k), null]).toArray()).slice(0, SHAPE_KEYS);
+  return `${keyList(keys.map(([k]) => k), m.size, " ")} -> ${elementShape(m.valueSeq(), depth + 1)}`;
+}
+
+/** The merged shape of a collection's elements: records by the union of their keys, anything else by its distinct shapes. */
+export function elementShape(items: Iterable<Value>, depth: number): string {
+  const seen: Value[] = [];
+  for (const x of items) {
+    seen.push(x);
+    if (seen.length >= SCAN) break;
+  }
+  if (seen.length > 0 && seen.every(isMap)) return recordShape(seen, depth);
+  return variants(seen.map((x) => valueShape(x, depth)));
+}
+
+function recordShape(records: readonly Value[], depth: number): string {
+  const keys = new Map<string, { shapes: string[] }>();
+  for (const r of records) {
+    if (!isMap(r)) continue;
+    for (const [k, x] of r.entrySeq()) {
+      const text = keyText(k);
+      let entry = keys.get(text);
+      if (entry === undefined) keys.set(text, (entry = { shapes: [] }));
+      entry.shapes.push(valueShape(x, depth + 1));
+    }
+  }
+  const parts: string[] = [];
+  for (const [text, { shapes }] of ordered([...keys]).slice(0, SHAPE_KEYS)) {
+    // A key some records lack reads as nil in those.
+    for (let i = shapes.length; i < records.length; i++) shapes.push("nil");
+    parts.push(`${text} ${variants(shapes)}`);
+  }
+  return keyList(parts, keys.size, ", ");
+}
+
+/**
+ * Entries in the map's own order when all are shown (small maps keep insertion order), else
+ * sorted by key: a large map's order is its hashes', so the keys shown are the first by name.
+ */
+function ordered<T>(entries: Array<[string, T]>): Array<[string, T]> {
+  return entries.length > SHAPE_KEYS ? entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)) : entries;
+}
+
+/** Distinct shapes, most frequent first, joined by `|`. */
+function variants(shapes: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const s of shapes) counts.set(s, (counts.get(s) ?? 0) + 1);
+  const ordered = [...counts].sort((a, b) => b[1] - a[1]).map(([s]) => s);
+  return ordered.length > VARIANTS ? ordered.slice(0, VARIANTS).join("|") + "|..." : ordered.join("|");
+}
+
+function keyText(k: Value): string {
+  if (k instanceof Keyword) return `:${k.name}`;
+  if (typeof k === "string") return quoteString(k.length > SHAPE_STRING ? k.slice(0, SHAPE_STRING) + "..." : k);
+  return isShownWhole(k) ? scalarText(k) : typeName(k);
+}
+
+function scalarText(v: Value): string {
+  return printSample(v, { maxItems: 1, maxChars: SHAPE_STRING + 2, maxDepth: 1, note: false }).text;
+}
+
+function keyList(parts: string[], total: number, separator: string): string {
+  if (total > SHAPE_KEYS) parts.push(`... ${total - SHAPE_KEYS} more`);
+  return `{${parts.join(separator)}}`;
+}
