@@ -3,6 +3,7 @@
 // then parameters, then locals), so calling one allocates exactly one array.
 import { LispError, type SourceLoc } from "./errors.js";
 import { chargeLoop, depthExceeded, run, slowCheck } from "./runtime.js";
+import { after, fromSync, isPending, syncCall, type Maybe } from "./suspend.js";
 import { lookup } from "./lookup.js";
 import { Fn, Keyword, typeName, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
@@ -24,7 +25,13 @@ export interface Arity {
   readonly loops: boolean;
   /** Parameter vector as written, for printing. */
   readonly params: string;
+  /** The body compiled in the suspendable mode, made the first time a suspendable program calls it. */
+  asyncBody: AsyncCode | null;
+  readonly makeAsync: () => AsyncCode;
 }
+
+/** Code compiled in the suspendable mode: a value, or a promise while a tool call is pending. */
+export type AsyncCode = (frame: Frame) => Maybe;
 
 export interface FnTemplate {
   readonly name: string | null;
@@ -73,6 +80,25 @@ export class Closure extends Fn {
     return f;
   }
 
+  /** The arity for `n` arguments and its frame with the arguments in place. */
+  enter(args: Value[]): [Arity, Frame] {
+    const n = args.length;
+    let a = this.t.fixed[n];
+    if (a === undefined) {
+      a = this.t.variadic ?? undefined;
+      if (a === undefined || n < a.required) throw this.arityError(n);
+      const f = this.frame(a);
+      const k = this.t.captures;
+      for (let i = 0; i < a.required; i++) f[k + i] = args[i];
+      f[k + a.required] = n > a.required ? Vec.fromArray(args.slice(a.required)) : null;
+      return [a, f];
+    }
+    const f = this.frame(a);
+    const k = this.t.captures;
+    for (let i = 0; i < n; i++) f[k + i] = args[i];
+    return [a, f];
+  }
+
   call(args: Value[]): Value {
     const n = args.length;
     let a = this.t.fixed[n];
@@ -112,6 +138,8 @@ export class Closure extends Fn {
 
 function invoke(c: Closure, a: Arity, f: Frame): Value {
   const r = run;
+  // Called back by a builtin in a program that can wait on tools.
+  if (r.suspendable) return fromSync(() => invokeAsync(c, a, f));
   if (++r.depth > r.limits.maxCallDepth) throw depthExceeded();
   if (--r.fuel < r.checkAt) slowCheck(r);
   let v: Value;
@@ -131,15 +159,84 @@ function invoke(c: Closure, a: Arity, f: Frame): Value {
   return v;
 }
 
-/** A function made by a builtin (partial, comp, juxt, ...). */
+/** Runs a closure's suspendable body: its value, or a promise of it while a tool call is pending. */
+function invokeAsync(c: Closure, a: Arity, f: Frame): Maybe {
+  const r = run;
+  if (++r.depth > r.limits.maxCallDepth) throw depthExceeded();
+  if (--r.fuel < r.checkAt) slowCheck(r);
+  const body = a.asyncBody ?? (a.asyncBody = a.makeAsync());
+  let v: Maybe;
+  try {
+    v = body(f);
+    if (a.loops) {
+      while (v === RECUR) {
+        chargeLoop(c.t.loc);
+        v = body(f);
+      }
+    }
+  } catch (e) {
+    throw traced(e, c);
+  }
+  // The frame leaves the stack while it waits; its continuation gets its depth back (after()).
+  if (isPending(v)) v = finishLater(c, a, f, body, v);
+  r.depth--;
+  return v;
+}
+
+function finishLater(c: Closure, a: Arity, f: Frame, body: AsyncCode, p: Promise<Value>): Promise<Value> {
+  return after(
+    p,
+    (v) => {
+      let x: Maybe = v;
+      try {
+        while (x === RECUR && a.loops) {
+          chargeLoop(c.t.loc);
+          x = body(f);
+        }
+      } catch (e) {
+        throw traced(e, c);
+      }
+      if (isPending(x)) x = finishLater(c, a, f, body, x);
+      run.depth--;
+      return x;
+    },
+    (e) => {
+      throw traced(e, c);
+    },
+  );
+}
+
+function traced(e: unknown, c: Closure): unknown {
+  if (e instanceof LispError && e.fnTrace.length < 16) e.fnTrace.push(c.name);
+  return e;
+}
+
+/**
+ * Calls any callable value from suspendable code: closures run their suspendable body, tools
+ * are called, and everything else (builtins, keywords, composed functions) runs synchronously.
+ */
+export function callAsync(f: Value, args: Value[], loc: SourceLoc | undefined): Maybe {
+  if (f instanceof Closure) {
+    const [a, fr] = f.enter(args);
+    return invokeAsync(f, a, fr);
+  }
+  if (f instanceof NativeFn && f.start !== undefined) return f.start(args);
+  return syncCall((xs) => callValue(f, xs), args, loc);
+}
+
+/** A function made by a builtin (partial, comp, juxt, ...), or a tool passed as a value. */
 export class NativeFn extends Fn {
   constructor(
     readonly name: string,
     private readonly impl: (args: Value[]) => Value,
+    /** For tools: the call as suspendable code makes it, a promise of the result. */
+    readonly start?: (args: Value[]) => Maybe,
   ) {
     super();
   }
   call(args: Value[]): Value {
+    const start = this.start;
+    if (start !== undefined && run.suspendable) return fromSync(() => start(args));
     return this.impl(args);
   }
 }
