@@ -364,18 +364,20 @@ function envFrom(memory: Memory): GlobalEnv {
  * evaluation. The tool's own signal fires too, so it can stop its work.
  */
 function settle(spec: ToolSpec, args: Record<string, unknown>, halt: Halt, timeoutMs: number | undefined): Promise<unknown> {
-  const own = new AbortController();
+  if (halt.signal.aborted) return Promise.reject(new Error("aborted"));
+  // Only a call with a timeout of its own needs a signal of its own; the others get the
+  // evaluation's, which fires when it is aborted or over (an AbortController per call costs).
+  const own = timeoutMs !== undefined && Number.isFinite(timeoutMs) ? new AbortController() : null;
   return new Promise<unknown>((resolve, reject) => {
     const stop = (why: string): void => {
-      own.abort();
+      own?.abort();
       reject(new Error(why));
     };
-    if (halt.signal.aborted) return stop("aborted");
     const onHalt = (): void => stop("aborted");
-    const timer = timeoutMs !== undefined && Number.isFinite(timeoutMs) ? setTimeout(() => stop(`no answer within ${timeoutMs} ms`), timeoutMs) : undefined;
+    const timer = own !== null ? setTimeout(() => stop(`no answer within ${timeoutMs} ms`), timeoutMs) : undefined;
     halt.stops.add(onHalt);
     Promise.resolve()
-      .then(() => spec.run(args, own.signal))
+      .then(() => spec.run(args, own !== null ? own.signal : halt.signal))
       .then(resolve, reject)
       .finally(() => {
         if (timer !== undefined) clearTimeout(timer);

@@ -35,21 +35,24 @@ export function after<T>(p: Promise<T>, ok: (v: T) => Maybe, fail?: (e: unknown)
   const depth = r.depth;
   const captured = r.captured;
   r.lastActive = performance.now();
-  const resume = <A>(k: (a: A) => Maybe) => (a: A): Maybe => {
-    if (r.stopped) throw new LispError("aborted", "the evaluation has ended");
-    const prev = activate(r);
-    const now = performance.now();
-    r.deadline += now - r.lastActive;
-    r.depth = depth;
-    r.captured = captured;
-    try {
-      return k(a);
-    } finally {
-      r.lastActive = performance.now();
-      activate(prev);
-    }
-  };
-  return p.then(resume(ok), fail === undefined ? undefined : resume(fail));
+  return p.then(
+    (v) => resume(r, depth, captured, ok, v),
+    fail === undefined ? undefined : (e: unknown) => resume(r, depth, captured, fail, e),
+  );
+}
+
+function resume<A>(r: RunState, depth: number, captured: RunState["captured"], k: (a: A) => Maybe, a: A): Maybe {
+  if (r.stopped) throw new LispError("aborted", "the evaluation has ended");
+  const prev = activate(r);
+  r.deadline += performance.now() - r.lastActive;
+  r.depth = depth;
+  r.captured = captured;
+  try {
+    return k(a);
+  } finally {
+    r.lastActive = performance.now();
+    activate(prev);
+  }
 }
 
 /** `then` for a result that may be pending: `k` at once on a value, after the promise otherwise. */
