@@ -7,7 +7,8 @@ import { Map as IMap, Set as ISet } from "immutable";
 import type { Bind, FnArityNode, ForClause, Node } from "./analyzer/nodes.js";
 import { asMap, asSeq, CATCHABLE, compile, compileBinds, compileFn, errorValue, runsFinally, slot, startTool, whereMaker } from "./compile.js";
 import { LispError, withLoc, type SourceLoc } from "./errors.js";
-import { callAsync, Closure, RECUR, type AsyncCode, type Frame } from "./fn.js";
+import type { BuiltinDef } from "./core/registry.js";
+import { callAsync, callAsync1, callAsync2, Closure, RECUR, type AsyncCode, type Frame } from "./fn.js";
 import { hasKey, lookup } from "./lookup.js";
 import { chargeLoop, checkCollectionSize, run } from "./runtime.js";
 import { seqArray } from "./seq.js";
@@ -198,25 +199,8 @@ export function compileAsync(node: Node): AsyncCode {
     }
     case "call":
       return callNode(node.fn, node.args, node.loc);
-    case "builtin-call": {
-      const args = node.args.map(compileAsync);
-      const d = node.builtin.def;
-      const loc = node.loc;
-      const suspendable = d.suspendable;
-      if (suspendable !== undefined) {
-        return (fr) =>
-          all(args, fr, (vals) => {
-            try {
-              const v = suspendable(vals);
-              return isPending(v) ? located(v, loc) : v;
-            } catch (e) {
-              throw withLoc(e, loc);
-            }
-          });
-      }
-      const fn = d.fn;
-      return (fr) => all(args, fr, (vals) => syncCall(fn, vals, loc));
-    }
+    case "builtin-call":
+      return builtinCallNode(node.builtin.def, node.args.map(compileAsync), node.loc);
     case "def": {
       const { name, doc, source, onlyIfUnbound } = node;
       const init = compileAsync(node.init);
@@ -382,24 +366,127 @@ function letfnPatches(node: Extract<Node, { op: "letfn" }>): Array<Array<[number
   });
 }
 
+/** A call of a builtin: its arguments, then the builtin, which may wait only if it calls back. */
+function builtinCallNode(d: BuiltinDef, args: AsyncCode[], loc: SourceLoc): AsyncCode {
+  const suspendable = d.suspendable;
+  let apply: (vals: Value[]) => Maybe;
+  if (suspendable !== undefined) {
+    apply = (vals) => {
+      try {
+        const v = suspendable(vals);
+        return isPending(v) ? located(v, loc) : v;
+      } catch (e) {
+        throw withLoc(e, loc);
+      }
+    };
+  } else if (FIRST_ORDER.has(d.name)) {
+    const f2 = d.f2;
+    if (args.length === 2 && f2 !== undefined) {
+      const [a0, a1] = args;
+      const apply2 = (x: Value, y: Value): Value => {
+        try {
+          return f2(x, y);
+        } catch (e) {
+          throw withLoc(e, loc);
+        }
+      };
+      return (fr) => {
+        const x = a0(fr);
+        if (isPending(x)) return after(x, (v) => andThen(a1(fr), (w) => apply2(v, w)));
+        const y = a1(fr);
+        return isPending(y) ? after(y, (w) => apply2(x, w)) : apply2(x, y);
+      };
+    }
+    const fn = d.fn;
+    apply = (vals) => {
+      try {
+        return fn(vals);
+      } catch (e) {
+        throw withLoc(e, loc);
+      }
+    };
+  } else {
+    const fn = d.fn;
+    apply = (vals) => syncCall(fn, vals, loc);
+  }
+  return argsThen(args, apply);
+}
+
+/**
+ * Evaluates `codes` and gives their values to `k`; one and two arguments are read into the
+ * array only once known, so a call whose arguments do not wait allocates no continuation.
+ */
+function argsThen(codes: AsyncCode[], k: (vals: Value[]) => Maybe): AsyncCode {
+  switch (codes.length) {
+    case 1: {
+      const [a0] = codes;
+      return (fr) => {
+        const x = a0(fr);
+        return isPending(x) ? after(x, (v) => k([v])) : k([x]);
+      };
+    }
+    case 2: {
+      const [a0, a1] = codes;
+      return (fr) => {
+        const x = a0(fr);
+        if (isPending(x)) return after(x, (v) => andThen(a1(fr), (w) => k([v, w])));
+        const y = a1(fr);
+        return isPending(y) ? after(y, (w) => k([x, w])) : k([x, y]);
+      };
+    }
+    default:
+      return (fr) => all(codes, fr, k);
+  }
+}
+
 function callNode(fnNode: Node, argNodes: Node[], loc: SourceLoc): AsyncCode {
   const args = argNodes.map(compileAsync);
   if (fnNode.op === "const" && fnNode.value instanceof Keyword && (args.length === 1 || args.length === 2)) {
     const k = fnNode.value;
-    return (fr) => all(args, fr, (vals) => lookup(vals[0], k, vals.length === 2 ? vals[1] : null));
+    return argsThen(args, (vals) => lookup(vals[0], k, vals.length === 2 ? vals[1] : null));
   }
   const f = compileAsync(fnNode);
-  return (fr) =>
-    andThen(f(fr), (fv) =>
-      all(args, fr, (vals) => {
-        try {
-          const v = callAsync(fv, vals, loc);
-          return isPending(v) ? located(v, loc) : v;
-        } catch (e) {
-          throw withLoc(e, loc);
-        }
-      }),
-    );
+  const invoke = (fv: Value, vals: Value[]): Maybe => {
+    try {
+      const v = vals.length === 1 ? callAsync1(fv, vals[0]) : vals.length === 2 ? callAsync2(fv, vals[0], vals[1]) : callAsync(fv, vals, loc);
+      return isPending(v) ? located(v, loc) : v;
+    } catch (e) {
+      throw withLoc(e, loc);
+    }
+  };
+  if (args.length === 1) {
+    const [a0] = args;
+    return (fr) => {
+      const fv = f(fr);
+      if (isPending(fv)) return after(fv, (g) => andThen(a0(fr), (x) => invoke(g, [x])));
+      const x = a0(fr);
+      if (isPending(x)) return after(x, (v) => invoke(fv, [v]));
+      try {
+        const v = callAsync1(fv, x);
+        return isPending(v) ? located(v, loc) : v;
+      } catch (e) {
+        throw withLoc(e, loc);
+      }
+    };
+  }
+  if (args.length === 2) {
+    const [a0, a1] = args;
+    return (fr) => {
+      const fv = f(fr);
+      if (isPending(fv)) return after(fv, (g) => all(args, fr, (vals) => invoke(g, vals)));
+      const x = a0(fr);
+      if (isPending(x)) return after(x, (v) => andThen(a1(fr), (w) => invoke(fv, [v, w])));
+      const y = a1(fr);
+      if (isPending(y)) return after(y, (w) => invoke(fv, [x, w]));
+      try {
+        const v = callAsync2(fv, x, y);
+        return isPending(v) ? located(v, loc) : v;
+      } catch (e) {
+        throw withLoc(e, loc);
+      }
+    };
+  }
+  return (fr) => andThen(f(fr), (fv) => all(args, fr, (vals) => invoke(fv, vals)));
 }
 
 function loopAsync(node: Extract<Node, { op: "loop" }>): AsyncCode {

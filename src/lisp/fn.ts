@@ -73,7 +73,8 @@ export class Closure extends Fn {
     );
   }
 
-  private frame(a: Arity): Frame {
+  /** A new frame for arity `a` with the captured values in place. */
+  frameFor(a: Arity): Frame {
     const f: Frame = new Array(a.frameSize);
     const env = this.env;
     for (let i = 0; i < env.length; i++) f[i] = env[i];
@@ -87,13 +88,13 @@ export class Closure extends Fn {
     if (a === undefined) {
       a = this.t.variadic ?? undefined;
       if (a === undefined || n < a.required) throw this.arityError(n);
-      const f = this.frame(a);
+      const f = this.frameFor(a);
       const k = this.t.captures;
       for (let i = 0; i < a.required; i++) f[k + i] = args[i];
       f[k + a.required] = n > a.required ? Vec.fromArray(args.slice(a.required)) : null;
       return [a, f];
     }
-    const f = this.frame(a);
+    const f = this.frameFor(a);
     const k = this.t.captures;
     for (let i = 0; i < n; i++) f[k + i] = args[i];
     return [a, f];
@@ -105,13 +106,13 @@ export class Closure extends Fn {
     if (a === undefined) {
       a = this.t.variadic ?? undefined;
       if (a === undefined || n < a.required) throw this.arityError(n);
-      const f = this.frame(a);
+      const f = this.frameFor(a);
       const k = this.t.captures;
       for (let i = 0; i < a.required; i++) f[k + i] = args[i];
       f[k + a.required] = n > a.required ? Vec.fromArray(args.slice(a.required)) : null;
       return invoke(this, a, f);
     }
-    const f = this.frame(a);
+    const f = this.frameFor(a);
     const k = this.t.captures;
     for (let i = 0; i < n; i++) f[k + i] = args[i];
     return invoke(this, a, f);
@@ -120,7 +121,7 @@ export class Closure extends Fn {
   override call1(x: Value): Value {
     const a = this.t.fixed[1];
     if (a === undefined) return this.call([x]);
-    const f = this.frame(a);
+    const f = this.frameFor(a);
     f[this.t.captures] = x;
     return invoke(this, a, f);
   }
@@ -128,12 +129,42 @@ export class Closure extends Fn {
   override call2(x: Value, y: Value): Value {
     const a = this.t.fixed[2];
     if (a === undefined) return this.call([x, y]);
-    const f = this.frame(a);
+    const f = this.frameFor(a);
     const k = this.t.captures;
     f[k] = x;
     f[k + 1] = y;
     return invoke(this, a, f);
   }
+}
+
+/**
+ * Calls a function of one or two arguments from suspendable code without an argument array:
+ * closures run their suspendable body, anything else goes through callAsync.
+ */
+export function callAsync1(f: Value, x: Value): Maybe {
+  if (f instanceof Closure) {
+    const a = f.t.fixed[1];
+    if (a !== undefined) {
+      const fr = f.frameFor(a);
+      fr[f.t.captures] = x;
+      return invokeAsync(f, a, fr);
+    }
+  }
+  return callAsync(f, [x], undefined);
+}
+
+export function callAsync2(f: Value, x: Value, y: Value): Maybe {
+  if (f instanceof Closure) {
+    const a = f.t.fixed[2];
+    if (a !== undefined) {
+      const fr = f.frameFor(a);
+      const k = f.t.captures;
+      fr[k] = x;
+      fr[k + 1] = y;
+      return invokeAsync(f, a, fr);
+    }
+  }
+  return callAsync(f, [x, y], undefined);
 }
 
 function invoke(c: Closure, a: Arity, f: Frame): Value {
