@@ -169,9 +169,8 @@ async function main(): Promise<void> {
 
 /**
  * The cost of sequential tool calls: a loop doing a little work and one tool call (an instant
- * tool) per step, against the same loop calling a plain function instead. The program is
- * evaluated again after each round of tool calls, so this ratio grows with the number of calls:
- * it is the cost that a run-once evaluator (resuming where the program stopped) would remove.
+ * tool) per step, against the same loop calling a plain function instead. A program runs once,
+ * resuming where each call stopped it, so the ratio stays near 1x however many calls it makes.
  */
 async function toolLoop(): Promise<void> {
   const body = (call: string) => `(loop [i 0 acc 0] (if (< i N) (recur (inc i) (+ acc (reduce + (range 2000)) ${call})) acc))`;

@@ -310,7 +310,7 @@ function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], dat
   if (source.length > limits.maxSourceChars) {
     throw new LispError("source_too_large", `the program is ${source.length} characters long, over the limit of ${limits.maxSourceChars}`, undefined, "pass large data through the context (data/...) or a tool, not as a literal in the program");
   }
-  const forms = read(source, limits.maxNestingDepth);
+  const forms = read(source, limits.maxNestingDepth, limits.maxSourceForms);
   const globals = new Set<string>(memory.keys());
   collectDefs(forms, globals);
   const analyzer = new Analyzer({

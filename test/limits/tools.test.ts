@@ -77,6 +77,20 @@ describe("limits on source and host data", () => {
     expect(!small.ok && small.error.kind).toBe("source_too_large");
   });
 
+  it("refuses a source over maxSourceForms before parsing it, where the form past the limit is", async () => {
+    const [r, ms] = await timed(() => evaluate(`(count [${"1 ".repeat(99_000)}])`, { limits: { maxSourceForms: 50_000 } }));
+    expect(!r.ok && r.error.kind).toBe("source_too_large");
+    expect(!r.ok && r.error.message).toBe("the program has more than 50000 forms");
+    // "(count [" is 8 characters; the 50,001st form is the 49,998th number.
+    expect(!r.ok && r.error.column).toBe(9 + 2 * (49_998 - 1));
+    expect(ms).toBeLessThan(1_000);
+    // Strings, collections and atoms count one each; comments and whitespace nothing.
+    const counted = await evaluate('(str "a" [:b 1] ; many words here\n)', { limits: { maxSourceForms: 6 } });
+    expect(counted.ok && counted.value).toBe("a[:b 1]");
+    const over = await evaluate('(str "a" [:b 1] 2)', { limits: { maxSourceForms: 6 } });
+    expect(!over.ok && over.error.kind).toBe("source_too_large");
+  });
+
   it("reads the holes of a sparse array from the host as nil", async () => {
     // eslint-disable-next-line no-sparse-arrays
     const r = await evaluate("(let [v (tool/sparse {})] [(count v) (nil? (second v)) (str v)])", { tools: { sparse: () => [1, , 3] } });
