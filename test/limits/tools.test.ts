@@ -115,4 +115,24 @@ describe("heavy builtins check the clock (property)", () => {
       { numRuns: 5 },
     );
   });
+
+  // Each charges fuel for the elements it goes through before (or while) doing the work, so a
+  // small fuel budget stops one call over a big input at once rather than after the work.
+  const charging = [
+    "frequencies", "(partial group-by identity)", "(partial into #{})", "set", "distinct", "sort", "(partial sort-by identity)", "reverse",
+    "(partial apply str)", "(partial clojure.string/join \",\")", "flatten", "(partial partition 2)", "dedupe", "(partial mapv identity)",
+    "(partial into [])", "(partial reduce max)", "(partial apply hash-map)", "(partial map-indexed vector)", "(partial partition-by count)", "(partial apply merge [{}])",
+  ];
+  it("fuel runs out inside one big builtin call, before the work is done", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...charging), fc.integer({ min: 150_000, max: 300_000 }), fc.integer({ min: 20_000, max: 120_000 }), async (f, n, fuel) => {
+        const xs = Array.from({ length: n }, (_, i) => String(i % 50_000));
+        const [r, ms] = await timed(() => evaluate(`(count (${f} data/xs))`, { ctx: { xs }, limits: { maxFuel: fuel, timeoutMs: 60_000 } }));
+        expect(!r.ok && r.error.kind).toBe("fuel_exhausted");
+        expect(r.stats.fuelUsed).toBe(fuel);
+        expect(ms).toBeLessThan(2_000);
+      }),
+      { numRuns: 15 },
+    );
+  });
 });
