@@ -5,7 +5,7 @@
 // (no call of a function, tool or builtin that calls back) keep the synchronous closures.
 import { Map as IMap, Set as ISet } from "immutable";
 import type { Bind, FnArityNode, ForClause, Node } from "./analyzer/nodes.js";
-import { asMap, asSeq, CATCHABLE, compile, compileBinds, compileFn, errorValue, runsFinally, slot, startTool, whereMaker } from "./compile.js";
+import { asMap, asSeq, CATCHABLE, compile, compileBinds, compileFn, errorValue, letfnPatches, runsFinally, slot, startTool, whereMaker } from "./compile.js";
 import { LispError, withLoc, type SourceLoc } from "./errors.js";
 import type { BuiltinDef } from "./core/registry.js";
 import { callAsync, callAsync1, callAsync2, Closure, RECUR, type AsyncCode, type Frame } from "./fn.js";
@@ -352,18 +352,6 @@ function bindsAsync(binds: Bind[]): Binder {
     return undefined;
   };
   return (fr) => from(fr, 0);
-}
-
-function letfnPatches(node: Extract<Node, { op: "letfn" }>): Array<Array<[number, number]>> {
-  const targets = node.slots.map(slot);
-  return node.fns.map((f) => {
-    const out: Array<[number, number]> = [];
-    f.captures.forEach((c, j) => {
-      const k = c === null ? -1 : targets.indexOf(slot(c));
-      if (k >= 0 && c !== null && c.fn === node.slots[k].fn) out.push([j, k]);
-    });
-    return out;
-  });
 }
 
 /** A call of a builtin: its arguments, then the builtin, which may wait only if it calls back. */

@@ -354,14 +354,7 @@ export function compileFn(node: Extract<Node, { op: "fn" }>): Code {
 function compileLetfn(node: Extract<Node, { op: "letfn" }>): Code {
   const targets = node.slots.map(slot);
   const makers = node.fns.map(compileFn);
-  const patches = node.fns.map((f) => {
-    const out: Array<[env: number, sibling: number]> = [];
-    f.captures.forEach((c, j) => {
-      const k = c === null ? -1 : targets.indexOf(slot(c));
-      if (k >= 0 && c !== null && c.fn === node.slots[k].fn) out.push([j, k]);
-    });
-    return out;
-  });
+  const patches = letfnPatches(node);
   const body = compile(node.body);
   const n = makers.length;
   return (fr) => {
@@ -371,6 +364,19 @@ function compileLetfn(node: Extract<Node, { op: "letfn" }>): Code {
     for (let i = 0; i < n; i++) for (const [j, k] of patches[i]) made[i].env[j] = made[k];
     return body(fr);
   };
+}
+
+/** For each letfn function, which of its captures ([env index, sibling index]) are its siblings. */
+export function letfnPatches(node: Extract<Node, { op: "letfn" }>): Array<Array<[env: number, sibling: number]>> {
+  const targets = node.slots.map(slot);
+  return node.fns.map((f) => {
+    const out: Array<[env: number, sibling: number]> = [];
+    f.captures.forEach((c, j) => {
+      const k = c === null ? -1 : targets.indexOf(slot(c));
+      if (k >= 0 && c !== null && c.fn === node.slots[k].fn) out.push([j, k]);
+    });
+    return out;
+  });
 }
 
 function compileCall(fnNode: Node, argNodes: Node[], loc: SourceLoc): Code {

@@ -81,41 +81,30 @@ export class Closure extends Fn {
     return f;
   }
 
-  /** The arity for `n` arguments and its frame with the arguments in place. */
-  enter(args: Value[]): [Arity, Frame] {
-    const n = args.length;
-    let a = this.t.fixed[n];
-    if (a === undefined) {
-      a = this.t.variadic ?? undefined;
-      if (a === undefined || n < a.required) throw this.arityError(n);
-      const f = this.frameFor(a);
-      const k = this.t.captures;
-      for (let i = 0; i < a.required; i++) f[k + i] = args[i];
-      f[k + a.required] = n > a.required ? Vec.fromArray(args.slice(a.required)) : null;
-      return [a, f];
-    }
+  /** The arity that takes `n` arguments. */
+  arityFor(n: number): Arity {
+    const a = this.t.fixed[n] ?? this.t.variadic ?? undefined;
+    if (a === undefined || n < a.required) throw this.arityError(n);
+    return a;
+  }
+
+  /** A frame for arity `a` with the captured values and `args` in place (the rest as a vector). */
+  frameWith(a: Arity, args: Value[]): Frame {
     const f = this.frameFor(a);
     const k = this.t.captures;
-    for (let i = 0; i < n; i++) f[k + i] = args[i];
-    return [a, f];
+    const n = args.length;
+    if (a.variadic) {
+      for (let i = 0; i < a.required; i++) f[k + i] = args[i];
+      f[k + a.required] = n > a.required ? Vec.fromArray(args.slice(a.required)) : null;
+    } else {
+      for (let i = 0; i < n; i++) f[k + i] = args[i];
+    }
+    return f;
   }
 
   call(args: Value[]): Value {
-    const n = args.length;
-    let a = this.t.fixed[n];
-    if (a === undefined) {
-      a = this.t.variadic ?? undefined;
-      if (a === undefined || n < a.required) throw this.arityError(n);
-      const f = this.frameFor(a);
-      const k = this.t.captures;
-      for (let i = 0; i < a.required; i++) f[k + i] = args[i];
-      f[k + a.required] = n > a.required ? Vec.fromArray(args.slice(a.required)) : null;
-      return invoke(this, a, f);
-    }
-    const f = this.frameFor(a);
-    const k = this.t.captures;
-    for (let i = 0; i < n; i++) f[k + i] = args[i];
-    return invoke(this, a, f);
+    const a = this.arityFor(args.length);
+    return invoke(this, a, this.frameWith(a, args));
   }
 
   override call1(x: Value): Value {
@@ -199,35 +188,33 @@ function invokeAsync(c: Closure, a: Arity, f: Frame): Maybe {
   let v: Maybe;
   try {
     v = body(f);
-    if (a.loops) {
-      while (v === RECUR) {
-        chargeLoop(c.t.loc);
-        v = body(f);
-      }
+  } catch (e) {
+    throw traced(e, c);
+  }
+  v = spin(c, a, f, body, v);
+  // A frame that waits leaves the stack now; its continuation gets its depth back (after()).
+  r.depth--;
+  return v;
+}
+
+/** Runs the body again while it recurs, and chains on it when it waits. */
+function spin(c: Closure, a: Arity, f: Frame, body: AsyncCode, v: Maybe): Maybe {
+  try {
+    while (v === RECUR && a.loops) {
+      chargeLoop(c.t.loc);
+      v = body(f);
     }
   } catch (e) {
     throw traced(e, c);
   }
-  // The frame leaves the stack while it waits; its continuation gets its depth back (after()).
-  if (isPending(v)) v = finishLater(c, a, f, body, v);
-  r.depth--;
-  return v;
+  return isPending(v) ? finishLater(c, a, f, body, v) : v;
 }
 
 function finishLater(c: Closure, a: Arity, f: Frame, body: AsyncCode, p: Promise<Value>): Promise<Value> {
   return after(
     p,
     (v) => {
-      let x: Maybe = v;
-      try {
-        while (x === RECUR && a.loops) {
-          chargeLoop(c.t.loc);
-          x = body(f);
-        }
-      } catch (e) {
-        throw traced(e, c);
-      }
-      if (isPending(x)) x = finishLater(c, a, f, body, x);
+      const x = spin(c, a, f, body, v);
       run.depth--;
       return x;
     },
@@ -248,8 +235,8 @@ function traced(e: unknown, c: Closure): unknown {
  */
 export function callAsync(f: Value, args: Value[], loc: SourceLoc | undefined): Maybe {
   if (f instanceof Closure) {
-    const [a, fr] = f.enter(args);
-    return invokeAsync(f, a, fr);
+    const a = f.arityFor(args.length);
+    return invokeAsync(f, a, f.frameWith(a, args));
   }
   if (f instanceof NativeFn && f.start !== undefined) return f.start(args);
   return syncCall((xs) => callValue(f, xs), args, loc);
