@@ -182,7 +182,7 @@ function errorMessage(e: unknown): string {
   return typeof e === "string" ? e : "tool failed";
 }
 
-const aborted = (): LispError => new LispError("aborted", "the evaluation was aborted by the host");
+const abortedError = (): LispError => new LispError("aborted", "the evaluation was aborted by the host");
 
 /** Evaluates a PTC-Lisp program. Never throws: every failure is an `{ ok: false }` result. */
 export async function evaluate(source: string, options: EvaluateOptions = {}): Promise<EvalResult> {
@@ -206,11 +206,17 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
   } catch (e) {
     return failure(e);
   }
-  // Ends the tool calls still in flight when the evaluation ends, whatever ended it.
-  const halt = makeHalt();
-  const onAbort = (): void => halt.abort();
-  options.signal?.addEventListener("abort", onAbort, { once: true });
-  if (options.signal?.aborted) halt.abort();
+  // Ends the tool calls still in flight when the evaluation ends, whatever ended it. Made with
+  // the first call or wait: a program that never waits pays nothing for it.
+  let halt: ReturnType<typeof makeHalt> | null = null;
+  const onAbort = (): void => halt?.abort();
+  const halting = (): ReturnType<typeof makeHalt> => {
+    if (halt !== null) return halt;
+    halt = makeHalt();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    if (options.signal?.aborted) halt.abort();
+    return halt;
+  };
   const callsOf = new Map<string, number>();
   const toolHost: ToolHost = {
     ...toolNames,
@@ -229,7 +235,7 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
       const record: ToolCallRecord = { name, args: hostArgs, durationMs: 0 };
       toolCalls.push(record);
       const t0 = performance.now();
-      return settle(spec, hostArgs, halt, spec.timeoutMs ?? options.toolTimeoutMs)
+      return settle(spec, hostArgs, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
         .then((raw) => toLisp(raw, limits.maxNestingDepth, 0, `the result of tool/${name}`))
         .then(
           (value) => {
@@ -241,16 +247,13 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
             const message = errorMessage(e);
             record.error = message;
             record.durationMs = performance.now() - t0;
-            if (options.signal?.aborted) throw aborted();
+            if (options.signal?.aborted) throw abortedError();
             throw new LispError("tool_error", `tool/${name} failed: ${message}`, loc, "check the arguments, or handle the failure with try/catch");
           },
         );
     },
   };
   const state: RunState = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, program.suspendable);
-  // Resolves never; rejects when the host aborts, so a wait for tools ends at once.
-  const abortWait = new Promise<never>((_, reject) => halt.signal.addEventListener("abort", () => reject(aborted()), { once: true }));
-  abortWait.catch(() => undefined);
 
   let outcome: Outcome = "value";
   let result: Value = null;
@@ -259,7 +262,7 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
   try {
     for (const f of program.forms) {
       const v = f.code(new Array(f.frameSize));
-      result = isPending(v) ? await waitFor(state, v, abortWait) : v;
+      result = isPending(v) ? await waitFor(state, v, halting()) : v;
     }
   } catch (e) {
     if (e instanceof ReturnSignal) {
@@ -273,14 +276,18 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
     }
   } finally {
     state.stopped = true;
-    options.signal?.removeEventListener("abort", onAbort);
-    halt.abort();
+    // (Set inside halting(), which the compiler's narrowing does not see.)
+    const made = halt as ReturnType<typeof makeHalt> | null;
+    if (made !== null) {
+      options.signal?.removeEventListener("abort", onAbort);
+      made.abort();
+    }
     activate(prev);
     fuelUsed = limits.maxFuel - Math.max(0, state.fuel);
   }
   if (state.pendingLine !== "") state.out.push(state.pendingLine);
   const prints = state.out.snapshot().lines;
-  if (error !== null) return failure(options.signal?.aborted ? aborted() : error, prints);
+  if (error !== null) return failure(options.signal?.aborted ? abortedError() : error, prints);
   try {
     return success(result, outcome, state, memory, prints, toolCalls, stats());
   } catch (e) {
@@ -289,10 +296,10 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
 }
 
 /** Waits for the rest of a top-level form, which goes on as its tool results come in. */
-async function waitFor(state: RunState, p: Promise<Value>, abortWait: Promise<never>): Promise<Value> {
+async function waitFor(state: RunState, p: Promise<Value>, halt: Halt): Promise<Value> {
   state.lastActive = performance.now();
   try {
-    return await Promise.race([p, abortWait]);
+    return await Promise.race([p, halt.aborted]);
   } finally {
     activate(state);
     state.deadline += performance.now() - state.lastActive;
@@ -390,15 +397,21 @@ function settle(spec: ToolSpec, args: Record<string, unknown>, halt: Halt, timeo
 interface Halt {
   signal: AbortSignal;
   stops: Set<() => void>;
+  /** Never resolves; rejects with `aborted` once halted, so a wait for tools ends at once. */
+  aborted: Promise<never>;
 }
 
 function makeHalt(): Halt & { abort(): void } {
   const ac = new AbortController();
   const stops = new Set<() => void>();
+  let reject: (e: unknown) => void = () => undefined;
+  const aborted = new Promise<never>((_, no) => (reject = no));
+  aborted.catch(() => undefined);
   ac.signal.addEventListener("abort", () => {
     for (const stop of [...stops]) stop();
+    reject(abortedError());
   });
-  return { signal: ac.signal, stops, abort: () => ac.abort() };
+  return { signal: ac.signal, stops, aborted, abort: () => ac.abort() };
 }
 
 function success(result: Value, outcome: Outcome, state: RunState, memory: Memory, prints: string[], toolCalls: ToolCallRecord[], stats: EvalStats): EvalSuccess {

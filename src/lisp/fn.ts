@@ -159,7 +159,7 @@ export function callAsync2(f: Value, x: Value, y: Value): Maybe {
 function invoke(c: Closure, a: Arity, f: Frame): Value {
   const r = run;
   // Called back by a builtin in a program that can wait on tools.
-  if (r.suspendable) return fromSync(() => invokeAsync(c, a, f));
+  if (r.suspendable) return invokeFromSync(c, a, f);
   if (++r.depth > r.limits.maxCallDepth) throw depthExceeded();
   if (--r.fuel < r.checkAt) slowCheck(r);
   let v: Value;
@@ -177,6 +177,11 @@ function invoke(c: Closure, a: Arity, f: Frame): Value {
   }
   r.depth--;
   return v;
+}
+
+// Apart from invoke, so the closure it makes costs nothing on the synchronous path.
+function invokeFromSync(c: Closure, a: Arity, f: Frame): Value {
+  return fromSync(() => invokeAsync(c, a, f));
 }
 
 /** Runs a closure's suspendable body: its value, or a promise of it while a tool call is pending. */
@@ -253,8 +258,7 @@ export class NativeFn extends Fn {
     super();
   }
   call(args: Value[]): Value {
-    const start = this.start;
-    if (start !== undefined && run.suspendable) return fromSync(() => start(args));
+    if (this.start !== undefined && run.suspendable) return startFromSync(this.start, args);
     return this.impl(args);
   }
 }
@@ -306,4 +310,8 @@ export function call1(f: Value, a: Value): Value {
 
 export function call2(f: Value, a: Value, b: Value): Value {
   return f instanceof Fn ? f.call2(a, b) : callValue(f, [a, b]);
+}
+
+function startFromSync(start: (args: Value[]) => Maybe, args: Value[]): Value {
+  return fromSync(() => start(args));
 }
