@@ -81,7 +81,7 @@ export function fromSync(start: () => Maybe): Value {
   return v;
 }
 
-export function replayNext(r: RunState): Value {
+function replayNext(r: RunState): Value {
   const rp = r.replay as Value[];
   const v = rp[r.replayAt++];
   r.log.push(v);

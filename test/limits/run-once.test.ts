@@ -76,6 +76,17 @@ describe("a program runs once", () => {
     expect(!loops.ok && loops.error.kind).toBe("loop_limit_exceeded");
   });
 
+  it("a builtin that calls back charges its own work once, whether it goes on from an element or runs again from its log", async () => {
+    // g costs the same steps either way: the tool call in place of a map literal's lookup.
+    for (const call of ["(sort-by g xs)", "(group-by g xs)", "(update {:a 1} :a g)", "(mapcat (fn [x] [(g x)]) xs)", "(into [] (map g) xs)", "(map g xs)", "(reduce (fn [a x] (+ a (g x))) 0 xs)"]) {
+      const body = `(let [xs (vec (range 30))] ${call})`;
+      const viaTool = await evaluate(`(defn g [x] (:v (tool/f {:x x}))) ${body}`, { tools: { f: (a) => ({ v: (Number(a.x) * 7) % 11 }) } });
+      const viaFn = await evaluate(`(defn g [x] (:v {:v (mod (* x 7) 11)})) ${body}`);
+      expect(viaTool.ok && viaFn.ok && viaTool.value).toEqual(viaFn.ok && viaFn.value);
+      expect(viaTool.stats.fuelUsed, call).toBe(viaFn.stats.fuelUsed);
+    }
+  });
+
   it("time spent between tool calls is counted once: sequential calls after real work finish under the limit", async () => {
     // 20 rounds of ~25 ms each: about 0.5 s of work in all, under a 2 s limit (a replaying
     // evaluator spent 20 times the work before the last call).

@@ -1,7 +1,7 @@
-// pmap and pcalls. Evaluation itself is single-threaded and deterministic; what runs in
-// parallel is the tool calls. In a suspendable program each branch runs until it waits on a
-// tool, then the next one starts, so the calls of all branches are in flight together; the
-// branches go on as their results come in, and the results keep their order.
+// pmap and pcalls. Evaluation itself is single-threaded; what runs in parallel is the tool
+// calls. In a suspendable program each branch runs until it waits on a tool, then the next one
+// starts, so the calls of all branches are in flight together; the branches go on in the order
+// their results come in (so what they print may interleave), and the results keep their order.
 import { call1, callAsync, callValue } from "../fn.js";
 import { charge, checkCollectionSize, run } from "../runtime.js";
 import { seqArray } from "../seq.js";
