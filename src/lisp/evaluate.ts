@@ -16,7 +16,7 @@ import { resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
 import { activate, GlobalEnv, RunState, type DataHost, type ToolHost } from "./runtime.js";
 import { compileAsync, usesTools } from "./compile-async.js";
-import { isPending } from "./suspend.js";
+import { isPending, Suspend } from "./suspend.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
 import { Fn, Keyword, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
@@ -432,7 +432,7 @@ function describeFailure(e: unknown, source: string): ErrorInfo {
   if (e instanceof RangeError && /call stack/i.test(e.message)) {
     return toErrorInfo(new LispError("depth_exceeded", "the program nested too deeply (recursion or deeply nested data)", undefined, "use loop/recur instead of deep recursion, and keep data shallow"), source);
   }
-  const message = e instanceof Error ? e.message : String(e);
+  const message = e instanceof Error ? e.message : e instanceof Suspend ? "a tool call was reached where the program could not wait for it" : String(e);
   return toErrorInfo(new LispError("internal_error", `internal error: ${message}`), source);
 }
 
