@@ -10,14 +10,16 @@ import { callValue, Closure, NativeFn, RECUR, type Arity, type Code, type Frame,
 import { describe } from "./core/args.js";
 import { intrinsic1, intrinsic2 } from "./intrinsics.js";
 import { hasKey, lookup } from "./lookup.js";
+import { compileArityAsync } from "./compile-async.js";
 import { chargeLoop, checkCollectionSize, run, type Cell, type GlobalEnv } from "./runtime.js";
+import { located } from "./suspend.js";
 import { entries, seqArray } from "./seq.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
 import { chars } from "./text.js";
 import { Fn, isNumber, Keyword, keyword, num, truthy, typeName, Var, type LMap, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 
-function slot(ref: LocalRef): number {
+export function slot(ref: LocalRef): number {
   return ref.fn.frameIndex(ref);
 }
 
@@ -145,7 +147,12 @@ export function compile(node: Node): Code {
     case "tool-ref": {
       const name = node.name;
       const loc = node.loc;
-      return () => new NativeFn(`tool/${name}`, (args) => callTool(name, args, loc));
+      const fn = new NativeFn(
+        `tool/${name}`,
+        (args) => callTool(name, args, loc),
+        (args) => startTool(name, args, loc),
+      );
+      return () => fn;
     }
     case "return": {
       const value = compile(node.value);
@@ -172,17 +179,25 @@ export function compile(node: Node): Code {
   }
 }
 
+// Only a suspendable program can wait for a tool; evaluate compiles every program that can
+// reach one that way, so this is reached only without tools (or by a wrong choice of mode).
 function callTool(name: string, args: Value[], loc: SourceLoc): Value {
+  if (run.tools === null) throw new LispError("unknown_tool", `tool/${name} is not available: no tools were provided`, loc);
+  throw new LispError("internal_error", `internal error: tool/${name} was called from a program not compiled to wait for tools`, loc);
+}
+
+/** Calls a tool from suspendable code: a promise of its result. */
+export function startTool(name: string, args: Value[], loc: SourceLoc): Promise<Value> {
   const tools = run.tools;
   if (tools === null) throw new LispError("unknown_tool", `tool/${name} is not available: no tools were provided`, loc);
   try {
-    return tools.call(name, args.length === 1 ? args[0] : Vec.fromArray(args), loc);
+    return located(tools.call(name, args.length === 1 ? args[0] : Vec.fromArray(args), loc), loc);
   } catch (e) {
     throw withLoc(e, loc);
   }
 }
 
-function compileBinds(binds: Bind[]): (fr: Frame) => void {
+export function compileBinds(binds: Bind[]): (fr: Frame) => void {
   const targets = binds.map((b) => slot(b.target));
   const inits = binds.map((b) => compile(b.init));
   const n = binds.length;
@@ -292,7 +307,7 @@ function compileRecur(targets: LocalRef[], argNodes: Node[]): Code {
   }
 }
 
-function compileFn(node: Extract<Node, { op: "fn" }>): Code {
+export function compileFn(node: Extract<Node, { op: "fn" }>): Code {
   const scope = node.scope;
   const frameSize = scope.captures.length + scope.slotCount;
   const fixed: Array<Arity | undefined> = [];
@@ -306,7 +321,7 @@ function compileFn(node: Extract<Node, { op: "fn" }>): Code {
           return inner(fr);
         }
       : inner;
-    const arity: Arity = { required: a.required, variadic: a.variadic, frameSize, body, loops: a.loops, params: a.paramText };
+    const arity: Arity = { required: a.required, variadic: a.variadic, frameSize, body, loops: a.loops, params: a.paramText, asyncBody: null, makeAsync: () => compileArityAsync(a) };
     if (a.variadic) variadic = arity;
     else fixed[a.required] = arity;
   }
@@ -339,14 +354,7 @@ function compileFn(node: Extract<Node, { op: "fn" }>): Code {
 function compileLetfn(node: Extract<Node, { op: "letfn" }>): Code {
   const targets = node.slots.map(slot);
   const makers = node.fns.map(compileFn);
-  const patches = node.fns.map((f) => {
-    const out: Array<[env: number, sibling: number]> = [];
-    f.captures.forEach((c, j) => {
-      const k = c === null ? -1 : targets.indexOf(slot(c));
-      if (k >= 0 && c !== null && c.fn === node.slots[k].fn) out.push([j, k]);
-    });
-    return out;
-  });
+  const patches = letfnPatches(node);
   const body = compile(node.body);
   const n = makers.length;
   return (fr) => {
@@ -356,6 +364,19 @@ function compileLetfn(node: Extract<Node, { op: "letfn" }>): Code {
     for (let i = 0; i < n; i++) for (const [j, k] of patches[i]) made[i].env[j] = made[k];
     return body(fr);
   };
+}
+
+/** For each letfn function, which of its captures ([env index, sibling index]) are its siblings. */
+export function letfnPatches(node: Extract<Node, { op: "letfn" }>): Array<Array<[env: number, sibling: number]>> {
+  const targets = node.slots.map(slot);
+  return node.fns.map((f) => {
+    const out: Array<[env: number, sibling: number]> = [];
+    f.captures.forEach((c, j) => {
+      const k = c === null ? -1 : targets.indexOf(slot(c));
+      if (k >= 0 && c !== null && c.fn === node.slots[k].fn) out.push([j, k]);
+    });
+    return out;
+  });
 }
 
 function compileCall(fnNode: Node, argNodes: Node[], loc: SourceLoc): Code {
@@ -592,14 +613,19 @@ function ordered(a: Value, b: Value, op: string): boolean {
 }
 
 function compileWhere(path: Value[], cmp: string | null, valueCode: Code | null): Code {
+  const make = whereMaker(path, cmp);
+  return valueCode ? (fr) => make(valueCode(fr)) : () => make(null);
+}
+
+/** The predicate (where path cmp value) makes, for the value once evaluated. */
+export function whereMaker(path: Value[], cmp: string | null): (target: Value) => Value {
   const get = (m: Value): Value => {
     let v = m;
     for (let i = 0; i < path.length; i++) v = lookup(v, path[i], null);
     return v;
   };
   const label = `where ${path.map((p) => (p instanceof Keyword ? ":" + p.name : String(p))).join(" ")}${cmp ? " " + cmp : ""}`;
-  return (fr) => {
-    const target = valueCode ? valueCode(fr) : null;
+  return (target) => {
     let test: (v: Value) => boolean;
     switch (cmp) {
       case null:
@@ -639,9 +665,9 @@ function compileWhere(path: Value[], cmp: string | null, valueCode: Code | null)
   };
 }
 
-const CATCHABLE = (e: unknown): e is LispError => e instanceof LispError && !e.isLimit && e.kind !== "aborted" && e.kind !== "internal_error";
+export const CATCHABLE = (e: unknown): e is LispError => e instanceof LispError && !e.isLimit && e.kind !== "aborted" && e.kind !== "internal_error";
 
-function errorValue(e: LispError): Value {
+export function errorValue(e: LispError): Value {
   let m = IMap<Value, Value>().set(keyword("kind"), keyword(e.kind)).set(keyword("message"), e.message);
   if (e.data !== null && e.data !== undefined) m = m.set(keyword("data"), e.data as Value);
   return m;
@@ -651,9 +677,6 @@ function compileTry(node: Extract<Node, { op: "try" }>): Code {
   const body = compile(node.body);
   const catches = node.catches.map((c) => ({ kinds: c.kinds, slot: slot(c.slot), handler: compile(c.handler) }));
   const fin = node.finally ? compile(node.finally) : null;
-  // finally runs for values, catchable errors, return and fail; never while a limit error
-  // or a tool suspension propagates (the program is being stopped or replayed).
-  const runsFinally = (e: unknown): boolean => CATCHABLE(e) || e instanceof ReturnSignal || e instanceof FailSignal;
   return (fr) => {
     const depth = run.depth;
     let result: Value;
@@ -682,8 +705,37 @@ function compileTry(node: Extract<Node, { op: "try" }>): Code {
   };
 }
 
+/** finally runs for values, catchable errors, return and fail; never while a limit error propagates (the program is being stopped). */
+export function runsFinally(e: unknown): boolean {
+  return CATCHABLE(e) || e instanceof ReturnSignal || e instanceof FailSignal;
+}
+
 function destructureError(what: string, v: Value, loc: SourceLoc): LispError {
   return new LispError("destructure_error", `cannot destructure ${typeName(v)} as ${what}`, loc, what === "a map" ? "map patterns ({:keys [..]}) need a map or nil" : "vector patterns ([a b]) need a vector, string or nil");
+}
+
+/** What a sequential pattern ([a b]) destructures a value as. */
+export function asSeq(v: Value, loc: SourceLoc): Value {
+  if (v === null || v instanceof Vec) return v;
+  if (typeof v === "string") return Vec.fromArray<Value>(chars(v));
+  if (isMap(v)) return Vec.fromArray(entries(v));
+  throw destructureError("a sequence", v, loc);
+}
+
+/** What a map pattern ({:keys [..]}) destructures a value as. */
+export function asMap(v: Value, restArgs: boolean, loc: SourceLoc): Value {
+  if (v === null || isMap(v)) return v;
+  // Keyword arguments: (f 1 :k 2) or (f 1 {:k 2}) against [a & {:keys [k]}], as in Clojure 1.11.
+  if (restArgs && v instanceof Vec) {
+    if (v.size === 1 && isMap(v.get(0))) return v.get(0) as Value;
+    if (v.size % 2 === 0) {
+      const xs = v.toArray();
+      return IMap<Value, Value>().withMutations((m) => {
+        for (let i = 0; i < xs.length; i += 2) m.set(xs[i], xs[i + 1]);
+      });
+    }
+  }
+  throw destructureError("a map", v, loc);
 }
 
 function compileDestructure(node: Extract<Node, { op: "destructure" }>): Code {
@@ -691,13 +743,7 @@ function compileDestructure(node: Extract<Node, { op: "destructure" }>): Code {
   switch (node.kind) {
     case "seq": {
       const init = compile(node.init);
-      return (fr) => {
-        const v = init(fr);
-        if (v === null || v instanceof Vec) return v;
-        if (typeof v === "string") return Vec.fromArray<Value>(chars(v));
-        if (isMap(v)) return Vec.fromArray(entries(v));
-        throw destructureError("a sequence", v, loc);
-      };
+      return (fr) => asSeq(init(fr), loc);
     }
     case "nth": {
       const src = slot(node.src);
@@ -719,21 +765,7 @@ function compileDestructure(node: Extract<Node, { op: "destructure" }>): Code {
     case "map": {
       const init = compile(node.init);
       const restArgs = node.restArgs;
-      return (fr) => {
-        const v = init(fr);
-        if (v === null || isMap(v)) return v;
-        // Keyword arguments: (f 1 :k 2) or (f 1 {:k 2}) against [a & {:keys [k]}], as in Clojure 1.11.
-        if (restArgs && v instanceof Vec) {
-          if (v.size === 1 && isMap(v.get(0))) return v.get(0) as Value;
-          if (v.size % 2 === 0) {
-            const xs = v.toArray();
-            return IMap<Value, Value>().withMutations((m) => {
-              for (let i = 0; i < xs.length; i += 2) m.set(xs[i], xs[i + 1]);
-            });
-          }
-        }
-        throw destructureError("a map", v, loc);
-      };
+      return (fr) => asMap(init(fr), restArgs, loc);
     }
     case "key": {
       const src = slot(node.src);

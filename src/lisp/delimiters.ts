@@ -1,6 +1,7 @@
 // A pre-scan of the source before parsing: finds unbalanced or mismatched delimiters
 // and unterminated strings (with the position of the opener), and enforces the nesting
-// limit so the generated parser can never recurse deeply.
+// limit so the generated parser can never recurse deeply, and the limit on forms (every
+// collection, string and atom counts one), so a huge literal is refused before parsing.
 import { LispError } from "./errors.js";
 
 const CLOSER: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
@@ -13,17 +14,28 @@ interface Open {
   offset: number;
 }
 
-function at(kind: "parse_error" | "nesting_too_deep", message: string, line: number, column: number, offset: number, hint?: string): LispError {
+function at(kind: "parse_error" | "nesting_too_deep" | "source_too_large", message: string, line: number, column: number, offset: number, hint?: string): LispError {
   const e = new LispError(kind, message, { line, column, offset, end: offset + 1 }, hint, "read");
   return e;
 }
 
-export function checkDelimiters(src: string, maxDepth: number): void {
+// Characters that end an atom without being part of one: whitespace, commas, delimiters, quotes, comments.
+function boundary(code: number): boolean {
+  return code <= 32 || code === 44 || code === 40 || code === 41 || code === 91 || code === 93 || code === 123 || code === 125 || code === 34 || code === 59;
+}
+
+export function checkDelimiters(src: string, maxDepth: number, maxForms = Infinity): void {
   const stack: Open[] = [];
   let line = 1;
   let col = 1;
   let i = 0;
   const n = src.length;
+  let forms = 0;
+  const counted = (): void => {
+    if (++forms > maxForms) {
+      throw at("source_too_large", `the program has more than ${maxForms} forms`, line, col, i, "pass large data through the context (data/...) or a tool, not as a literal in the program");
+    }
+  };
   const advance = (): void => {
     if (src.charCodeAt(i) === 10) {
       line++;
@@ -41,6 +53,7 @@ export function checkDelimiters(src: string, maxDepth: number): void {
     }
     if (c === "\\") {
       // A character literal: the next character is data, even if it is a delimiter.
+      counted();
       advance();
       if (i < n) advance();
       continue;
@@ -49,6 +62,7 @@ export function checkDelimiters(src: string, maxDepth: number): void {
       const sLine = line;
       const sCol = col;
       const sOff = i;
+      counted();
       if (c === "#") advance();
       advance();
       while (i < n && src[i] !== '"') {
@@ -60,6 +74,7 @@ export function checkDelimiters(src: string, maxDepth: number): void {
       continue;
     }
     if (c === "(" || c === "[" || c === "{") {
+      counted();
       stack.push({ ch: c, line, column: col, offset: i });
       if (stack.length > maxDepth) {
         throw at("nesting_too_deep", `forms nested deeper than ${maxDepth} levels`, line, col, i, "flatten the program: use let bindings or ->> threading");
@@ -83,6 +98,8 @@ export function checkDelimiters(src: string, maxDepth: number): void {
       advance();
       continue;
     }
+    // The first character of an atom (symbol, number, keyword, ...).
+    if (!boundary(src.charCodeAt(i)) && (i === 0 || boundary(src.charCodeAt(i - 1)))) counted();
     advance();
   }
   if (stack.length > 0) {

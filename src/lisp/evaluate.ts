@@ -1,19 +1,24 @@
-// The public entry of the interpreter: read, analyze and compile the whole program, then
-// run it. Tool calls are asynchronous while evaluation is synchronous, so a program that
-// calls a tool whose result is not known yet is suspended and run again from the start
-// once the result is in (programs are deterministic, and earlier results are replayed).
+// The public entry of the interpreter: read, analyze and compile the whole program, then run
+// it once. A program that can reach a tool is compiled in the suspendable mode
+// (compile-async.ts): a tool call returns a promise, the code waiting on it goes on from where
+// it stopped when the result is in, and nothing before it runs again. Fuel, loop iterations,
+// call depth, output and tool calls are counted by one RunState for the whole run; the time
+// limit counts evaluation, not waiting for tools; "now" is one clock. Pure programs keep the
+// synchronous closures (compile.ts) and their speed.
 import { Analyzer, type AnalyzeEnv } from "./analyzer/analyze.js";
 import "./core/index.js";
 import { compile } from "./compile.js";
 import { LispError, toErrorInfo, type ErrorInfo, type SourceLoc } from "./errors.js";
-import type { Code } from "./fn.js";
+import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
 import { toHost, toLisp } from "./interop.js";
 import { resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
-import { activate, GlobalEnv, RunState, ToolSuspend, type DataHost, type PassBudget, type PendingToolCall, type ToolHost, REPLAY_HINT } from "./runtime.js";
+import { activate, GlobalEnv, RunState, type DataHost, type ToolHost } from "./runtime.js";
+import { compileAsync, usesTools } from "./compile-async.js";
+import { isPending, Suspend } from "./suspend.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
-import { Keyword, type Value, isMap } from "./values.js";
+import { Fn, Keyword, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 import { printChecked } from "./printer.js";
 
@@ -99,8 +104,7 @@ export interface EvalFailure {
 export type EvalResult = EvalSuccess | EvalFailure;
 
 export interface EvalStats {
-  /** Evaluation passes (1 + rounds of tool calls). */
-  passes: number;
+  /** Fuel spent by the whole run, tool calls and all. */
   fuelUsed: number;
   durationMs: number;
 }
@@ -108,7 +112,7 @@ export interface EvalStats {
 const EMPTY_MEMORY: Memory = new Map();
 
 interface CompiledForm {
-  code: Code;
+  code: AsyncCode;
   frameSize: number;
 }
 
@@ -174,26 +178,25 @@ function toolArgs(name: string, args: Value, spec: ToolSpec): Record<string, unk
   return o;
 }
 
-type ToolOutcome = { ok: true; value: Value } | { ok: false; message: string };
-
 function errorMessage(e: unknown): string {
   if (e instanceof LispError) return e.message;
   if (e instanceof Error) return e.message;
   return typeof e === "string" ? e : "tool failed";
 }
 
+const abortedError = (): LispError => new LispError("aborted", "the evaluation was aborted by the host");
+
 /** Evaluates a PTC-Lisp program. Never throws: every failure is an `{ ok: false }` result. */
 export async function evaluate(source: string, options: EvaluateOptions = {}): Promise<EvalResult> {
   const started = performance.now();
   const memory = options.memory ?? EMPTY_MEMORY;
   const toolCalls: ToolCallRecord[] = [];
-  let passes = 0;
   let fuelUsed = 0;
-  const stats = (): EvalStats => ({ passes, fuelUsed, durationMs: performance.now() - started });
+  const stats = (): EvalStats => ({ fuelUsed, durationMs: performance.now() - started });
   const failure = (e: unknown, prints: string[] = []): EvalFailure => ({ ok: false, error: describeFailure(e, source), prints, memory, toolCalls, stats: stats() });
 
   let limits: Limits;
-  let program: CompiledForm[];
+  let program: Program;
   let data: DataHost | null;
   const tools = normalizeTools(options.tools);
   // What the analyzer checks tool names against; the runtime host below answers the same.
@@ -201,25 +204,26 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
   try {
     limits = resolveLimits(options.limits);
     data = dataHost(options.ctx, limits.maxNestingDepth);
-    program = prepare(source, memory, toolNames, data, limits);
+    program = prepare(source, memory, toolNames, data, limits, tools.size > 0);
   } catch (e) {
     return failure(e);
   }
-  const cache = new Map<string, ToolOutcome>();
+  // Ends the tool calls still in flight when the evaluation ends, whatever ended it. Made with
+  // the first call or wait: a program that never waits pays nothing for it.
+  let halt: ReturnType<typeof makeHalt> | null = null;
+  const onAbort = (): void => halt?.abort();
+  const halting = (): ReturnType<typeof makeHalt> => {
+    if (halt !== null) return halt;
+    halt = makeHalt();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    if (options.signal?.aborted) halt.abort();
+    return halt;
+  };
   const callsOf = new Map<string, number>();
-  // One budget for the whole evaluation: each pass spends what the earlier ones left.
-  const budget: PassBudget = { fuel: limits.maxFuel, msLeft: limits.timeoutMs, clock: Date.now(), pass: 0 };
-  let state: RunState;
   const toolHost: ToolHost = {
     ...toolNames,
     call(name, args, loc) {
-      const key = state.nextCallKey();
-      const done = cache.get(key);
-      if (done !== undefined) {
-        if (done.ok) return done.value;
-        throw new LispError("tool_error", `tool/${name} failed: ${done.message}`, loc, "check the arguments, or handle the failure with try/catch");
-      }
-      if (++state.toolCalls + cache.size > limits.maxToolCalls) {
+      if (++state.toolCalls > limits.maxToolCalls) {
         throw new LispError("tool_limit_exceeded", `more than ${limits.maxToolCalls} tool calls in one program`, loc, "call tools for fewer items per program");
       }
       const spec = tools.get(name) as ToolSpec;
@@ -228,65 +232,95 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
         throw new LispError("tool_limit_exceeded", `tool/${name} may be called at most ${spec.maxCalls} time${spec.maxCalls === 1 ? "" : "s"} per program`, loc, "call it for fewer items, or reuse an earlier result");
       }
       // Argument shape mistakes are the program's own errors, reported where the call is.
-      const call = { key, name, args: toolArgs(name, args, spec), loc };
+      const hostArgs = toolArgs(name, args, spec);
       callsOf.set(name, made);
-      throw new ToolSuspend([call]);
+      const record: ToolCallRecord = { name, args: hostArgs, durationMs: 0 };
+      toolCalls.push(record);
+      const t0 = performance.now();
+      return settle(spec, hostArgs, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
+        .then((raw) => toLisp(raw, limits.maxNestingDepth, 0, `the result of tool/${name}`))
+        .then(
+          (value) => {
+            record.result = toHost(value);
+            record.value = value;
+            record.durationMs = performance.now() - t0;
+            return value;
+          },
+          (e: unknown) => {
+            const message = errorMessage(e);
+            record.error = message;
+            record.durationMs = performance.now() - t0;
+            if (options.signal?.aborted) throw abortedError();
+            throw new LispError("tool_error", `tool/${name} failed: ${message}`, loc, "check the arguments, or handle the failure with try/catch");
+          },
+        );
     },
   };
+  const state: RunState = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, program.suspendable);
 
-  for (;;) {
-    passes++;
-    budget.pass = passes;
-    state = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, budget);
-    const passStarted = performance.now();
-    const prev = activate(state);
-    let outcome: Outcome = "value";
-    let result: Value = null;
-    let suspended: PendingToolCall[] | null = null;
-    let error: unknown = null;
-    try {
-      for (const f of program) result = f.code(new Array(f.frameSize));
-    } catch (e) {
-      if (e instanceof ReturnSignal) {
-        outcome = "return";
-        result = e.value;
-      } else if (e instanceof FailSignal) {
-        outcome = "fail";
-        result = e.value;
-      } else if (e instanceof ToolSuspend) {
-        suspended = e.pending;
-      } else {
-        error = e;
-      }
-    } finally {
-      activate(prev);
-      budget.fuel = Math.max(0, state.fuel);
-      budget.msLeft -= performance.now() - passStarted;
-      fuelUsed = limits.maxFuel - budget.fuel;
+  let outcome: Outcome = "value";
+  let result: Value = null;
+  let error: unknown = null;
+  const prev = activate(state);
+  try {
+    for (const f of program.forms) {
+      const v = f.code(new Array(f.frameSize));
+      result = isPending(v) ? await waitFor(state, v, halting()) : v;
     }
-    if (state.pendingLine !== "") state.out.push(state.pendingLine);
-    const prints = state.out.snapshot().lines;
-    if (error !== null) return failure(error, prints);
-    if (suspended !== null) {
-      await runTools(suspended, tools, cache, toolCalls, limits.maxNestingDepth, options.signal, options.toolTimeoutMs);
-      if (options.signal?.aborted) return failure(new LispError("aborted", "the evaluation was aborted by the host"), prints);
-      if (budget.msLeft <= 0 || budget.fuel <= 0) return failure(budgetSpent(limits, budget), prints);
-      continue;
+  } catch (e) {
+    if (e instanceof ReturnSignal) {
+      outcome = "return";
+      result = e.value;
+    } else if (e instanceof FailSignal) {
+      outcome = "fail";
+      result = e.value;
+    } else {
+      error = e;
     }
-    try {
-      return success(result, outcome, state, memory, prints, toolCalls, stats());
-    } catch (e) {
-      return failure(e, prints);
+  } finally {
+    state.stopped = true;
+    // (Set inside halting(), which the compiler's narrowing does not see.)
+    const made = halt as ReturnType<typeof makeHalt> | null;
+    if (made !== null) {
+      options.signal?.removeEventListener("abort", onAbort);
+      made.abort();
     }
+    activate(prev);
+    fuelUsed = limits.maxFuel - Math.max(0, state.fuel);
+  }
+  if (state.pendingLine !== "") state.out.push(state.pendingLine);
+  const prints = state.out.snapshot().lines;
+  if (error !== null) return failure(options.signal?.aborted ? abortedError() : error, prints);
+  try {
+    return success(result, outcome, state, memory, prints, toolCalls, stats());
+  } catch (e) {
+    return failure(e, prints);
   }
 }
 
-function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], data: DataHost | null, limits: Limits): CompiledForm[] {
+/** Waits for the rest of a top-level form, which goes on as its tool results come in. */
+async function waitFor(state: RunState, p: Promise<Value>, halt: Halt): Promise<Value> {
+  state.lastActive = performance.now();
+  try {
+    return await Promise.race([p, halt.aborted]);
+  } finally {
+    activate(state);
+    state.deadline += performance.now() - state.lastActive;
+  }
+}
+
+interface Program {
+  forms: CompiledForm[];
+  /** Compiled to wait for tools: the program, or a function it can reach, can call one. */
+  suspendable: boolean;
+}
+
+function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], data: DataHost | null, limits: Limits, hasTools: boolean): Program {
   // Checked before reading, so a huge literal costs nothing to refuse.
   if (source.length > limits.maxSourceChars) {
     throw new LispError("source_too_large", `the program is ${source.length} characters long, over the limit of ${limits.maxSourceChars}`, undefined, "pass large data through the context (data/...) or a tool, not as a literal in the program");
   }
-  const forms = read(source, limits.maxNestingDepth);
+  const forms = read(source, limits.maxNestingDepth, limits.maxSourceForms);
   const globals = new Set<string>(memory.keys());
   collectDefs(forms, globals);
   const analyzer = new Analyzer({
@@ -296,11 +330,30 @@ function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], dat
     data,
     maxRegexPatternLength: limits.maxRegexPatternLength,
   });
-  return forms.map((form) => {
-    const { node, scope } = analyzer.analyzeTop(form);
-    const code = compile(node);
-    return { code, frameSize: scope.captures.length + scope.slotCount };
-  });
+  const analyzed = forms.map((form) => analyzer.analyzeTop(form));
+  // Pure programs keep the synchronous closures; only one that can reach a tool (directly, or
+  // through a function kept in memory) is compiled to wait for one.
+  const suspendable = hasTools && (analyzed.some((a) => usesTools(a.node)) || holdsFunctions(memory));
+  const forms2 = analyzed.map(({ node, scope }) => ({ code: suspendable ? compileAsync(node) : compile(node), frameSize: scope.captures.length + scope.slotCount }));
+  return { forms: forms2, suspendable };
+}
+
+/** Whether memory holds a function anywhere (it may call a tool); past a budget, assume so. */
+function holdsFunctions(memory: Memory): boolean {
+  let budget = 10_000;
+  const walk = (v: Value): boolean => {
+    if (--budget < 0) return true;
+    if (v instanceof Fn) return true;
+    if (v instanceof Vec) return v.toArray().some(walk);
+    if (isMap(v)) {
+      for (const [k, x] of v) if (walk(k) || walk(x)) return true;
+    } else if (isSet(v)) {
+      for (const x of v) if (walk(x)) return true;
+    }
+    return false;
+  };
+  for (const entry of memory.values()) if (walk(entry.value)) return true;
+  return false;
 }
 
 function envFrom(memory: Memory): GlobalEnv {
@@ -315,75 +368,53 @@ function envFrom(memory: Memory): GlobalEnv {
   return env;
 }
 
-/** The limit a pass used up on its way to a tool call, as the error the next pass would raise. */
-function budgetSpent(limits: Limits, budget: PassBudget): LispError {
-  if (budget.fuel <= 0) return new LispError("fuel_exhausted", `the program used up its budget of ${limits.maxFuel} evaluation steps`, undefined, REPLAY_HINT);
-  return new LispError("timeout", `the program ran longer than ${limits.timeoutMs} ms`, undefined, REPLAY_HINT);
-}
-
 /**
- * A tool's answer, or a rejection as soon as the evaluation is aborted (`stops` holds what the
- * one abort listener calls) or the call takes longer than `timeoutMs`: a tool that never answers
- * cannot hold the evaluation. The tool's own signal fires too, so it can stop its work.
+ * A tool's answer, or a rejection as soon as the evaluation ends (`halt`: aborted by the host,
+ * or over) or the call takes longer than `timeoutMs`: a tool that never answers cannot hold the
+ * evaluation. The tool's own signal fires too, so it can stop its work.
  */
-function settle(spec: ToolSpec, args: Record<string, unknown>, stops: Set<() => void>, timeoutMs: number | undefined): Promise<unknown> {
-  const own = new AbortController();
+function settle(spec: ToolSpec, args: Record<string, unknown>, halt: Halt, timeoutMs: number | undefined): Promise<unknown> {
+  if (halt.signal.aborted) return Promise.reject(new Error("aborted"));
+  // Only a call with a timeout of its own needs a signal of its own; the others get the
+  // evaluation's, which fires when it is aborted or over (an AbortController per call costs).
+  const own = timeoutMs !== undefined && Number.isFinite(timeoutMs) ? new AbortController() : null;
   return new Promise<unknown>((resolve, reject) => {
     const stop = (why: string): void => {
-      own.abort();
+      own?.abort();
       reject(new Error(why));
     };
-    const onAbort = (): void => stop("aborted");
-    const timer = timeoutMs !== undefined && Number.isFinite(timeoutMs) ? setTimeout(() => stop(`no answer within ${timeoutMs} ms`), timeoutMs) : undefined;
-    stops.add(onAbort);
+    const onHalt = (): void => stop("aborted");
+    const timer = own !== null ? setTimeout(() => stop(`no answer within ${timeoutMs} ms`), timeoutMs) : undefined;
+    halt.stops.add(onHalt);
     Promise.resolve()
-      .then(() => spec.run(args, own.signal))
+      .then(() => spec.run(args, own !== null ? own.signal : halt.signal))
       .then(resolve, reject)
       .finally(() => {
         if (timer !== undefined) clearTimeout(timer);
-        stops.delete(onAbort);
+        halt.stops.delete(onHalt);
       });
   });
 }
 
-async function runTools(
-  pending: PendingToolCall[],
-  tools: Map<string, ToolSpec>,
-  cache: Map<string, ToolOutcome>,
-  records: ToolCallRecord[],
-  maxDepth: number,
-  signal: AbortSignal | undefined,
-  toolTimeoutMs: number | undefined,
-): Promise<void> {
-  // One listener on the caller's signal, however many calls are in flight.
+/** Ends the calls in flight: one listener on the signal however many calls there are. */
+interface Halt {
+  signal: AbortSignal;
+  stops: Set<() => void>;
+  /** Never resolves; rejects with `aborted` once halted, so a wait for tools ends at once. */
+  aborted: Promise<never>;
+}
+
+function makeHalt(): Halt & { abort(): void } {
+  const ac = new AbortController();
   const stops = new Set<() => void>();
-  const onAbort = (): void => {
+  let reject: (e: unknown) => void = () => undefined;
+  const aborted = new Promise<never>((_, no) => (reject = no));
+  aborted.catch(() => undefined);
+  ac.signal.addEventListener("abort", () => {
     for (const stop of [...stops]) stop();
-  };
-  signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    const outcomes = await Promise.all(
-      pending.map(async (p): Promise<ToolCallRecord> => {
-        const spec = tools.get(p.name) as ToolSpec;
-        const t0 = performance.now();
-        const args = p.args;
-        try {
-          if (signal?.aborted) throw new Error("aborted");
-          const raw = await settle(spec, args, stops, spec.timeoutMs ?? toolTimeoutMs);
-          const value = toLisp(raw, maxDepth, 0, `the result of tool/${p.name}`);
-          cache.set(p.key, { ok: true, value });
-          return { name: p.name, args, result: toHost(value), value, durationMs: performance.now() - t0 };
-        } catch (e) {
-          const message = errorMessage(e);
-          cache.set(p.key, { ok: false, message });
-          return { name: p.name, args, error: message, durationMs: performance.now() - t0 };
-        }
-      }),
-    );
-    records.push(...outcomes);
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-  }
+    reject(abortedError());
+  });
+  return { signal: ac.signal, stops, aborted, abort: () => ac.abort() };
 }
 
 function success(result: Value, outcome: Outcome, state: RunState, memory: Memory, prints: string[], toolCalls: ToolCallRecord[], stats: EvalStats): EvalSuccess {
@@ -404,7 +435,7 @@ function describeFailure(e: unknown, source: string): ErrorInfo {
   if (e instanceof RangeError && /call stack/i.test(e.message)) {
     return toErrorInfo(new LispError("depth_exceeded", "the program nested too deeply (recursion or deeply nested data)", undefined, "use loop/recur instead of deep recursion, and keep data shallow"), source);
   }
-  const message = e instanceof Error ? e.message : String(e);
+  const message = e instanceof Error ? e.message : e instanceof Suspend ? "a tool call was reached where the program could not wait for it" : String(e);
   return toErrorInfo(new LispError("internal_error", `internal error: ${message}`), source);
 }
 

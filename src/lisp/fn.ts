@@ -3,6 +3,7 @@
 // then parameters, then locals), so calling one allocates exactly one array.
 import { LispError, type SourceLoc } from "./errors.js";
 import { chargeLoop, depthExceeded, run, slowCheck } from "./runtime.js";
+import { after, fromSync, isPending, syncCall, type Maybe } from "./suspend.js";
 import { lookup } from "./lookup.js";
 import { Fn, Keyword, typeName, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
@@ -24,7 +25,13 @@ export interface Arity {
   readonly loops: boolean;
   /** Parameter vector as written, for printing. */
   readonly params: string;
+  /** The body compiled in the suspendable mode, made the first time a suspendable program calls it. */
+  asyncBody: AsyncCode | null;
+  readonly makeAsync: () => AsyncCode;
 }
+
+/** Code compiled in the suspendable mode: a value, or a promise while a tool call is pending. */
+export type AsyncCode = (frame: Frame) => Maybe;
 
 export interface FnTemplate {
   readonly name: string | null;
@@ -66,35 +73,44 @@ export class Closure extends Fn {
     );
   }
 
-  private frame(a: Arity): Frame {
+  /** A new frame for arity `a` with the captured values in place. */
+  frameFor(a: Arity): Frame {
     const f: Frame = new Array(a.frameSize);
     const env = this.env;
     for (let i = 0; i < env.length; i++) f[i] = env[i];
     return f;
   }
 
-  call(args: Value[]): Value {
+  /** The arity that takes `n` arguments. */
+  arityFor(n: number): Arity {
+    const a = this.t.fixed[n] ?? this.t.variadic ?? undefined;
+    if (a === undefined || n < a.required) throw this.arityError(n);
+    return a;
+  }
+
+  /** A frame for arity `a` with the captured values and `args` in place (the rest as a vector). */
+  frameWith(a: Arity, args: Value[]): Frame {
+    const f = this.frameFor(a);
+    const k = this.t.captures;
     const n = args.length;
-    let a = this.t.fixed[n];
-    if (a === undefined) {
-      a = this.t.variadic ?? undefined;
-      if (a === undefined || n < a.required) throw this.arityError(n);
-      const f = this.frame(a);
-      const k = this.t.captures;
+    if (a.variadic) {
       for (let i = 0; i < a.required; i++) f[k + i] = args[i];
       f[k + a.required] = n > a.required ? Vec.fromArray(args.slice(a.required)) : null;
-      return invoke(this, a, f);
+    } else {
+      for (let i = 0; i < n; i++) f[k + i] = args[i];
     }
-    const f = this.frame(a);
-    const k = this.t.captures;
-    for (let i = 0; i < n; i++) f[k + i] = args[i];
-    return invoke(this, a, f);
+    return f;
+  }
+
+  call(args: Value[]): Value {
+    const a = this.arityFor(args.length);
+    return invoke(this, a, this.frameWith(a, args));
   }
 
   override call1(x: Value): Value {
     const a = this.t.fixed[1];
     if (a === undefined) return this.call([x]);
-    const f = this.frame(a);
+    const f = this.frameFor(a);
     f[this.t.captures] = x;
     return invoke(this, a, f);
   }
@@ -102,7 +118,7 @@ export class Closure extends Fn {
   override call2(x: Value, y: Value): Value {
     const a = this.t.fixed[2];
     if (a === undefined) return this.call([x, y]);
-    const f = this.frame(a);
+    const f = this.frameFor(a);
     const k = this.t.captures;
     f[k] = x;
     f[k + 1] = y;
@@ -110,8 +126,40 @@ export class Closure extends Fn {
   }
 }
 
+/**
+ * Calls a function of one or two arguments from suspendable code without an argument array:
+ * closures run their suspendable body, anything else goes through callAsync.
+ */
+export function callAsync1(f: Value, x: Value): Maybe {
+  if (f instanceof Closure) {
+    const a = f.t.fixed[1];
+    if (a !== undefined) {
+      const fr = f.frameFor(a);
+      fr[f.t.captures] = x;
+      return invokeAsync(f, a, fr);
+    }
+  }
+  return callAsync(f, [x], undefined);
+}
+
+export function callAsync2(f: Value, x: Value, y: Value): Maybe {
+  if (f instanceof Closure) {
+    const a = f.t.fixed[2];
+    if (a !== undefined) {
+      const fr = f.frameFor(a);
+      const k = f.t.captures;
+      fr[k] = x;
+      fr[k + 1] = y;
+      return invokeAsync(f, a, fr);
+    }
+  }
+  return callAsync(f, [x, y], undefined);
+}
+
 function invoke(c: Closure, a: Arity, f: Frame): Value {
   const r = run;
+  // Called back by a builtin in a program that can wait on tools.
+  if (r.suspendable) return invokeFromSync(c, a, f);
   if (++r.depth > r.limits.maxCallDepth) throw depthExceeded();
   if (--r.fuel < r.checkAt) slowCheck(r);
   let v: Value;
@@ -131,15 +179,86 @@ function invoke(c: Closure, a: Arity, f: Frame): Value {
   return v;
 }
 
-/** A function made by a builtin (partial, comp, juxt, ...). */
+// Apart from invoke, so the closure it makes costs nothing on the synchronous path.
+function invokeFromSync(c: Closure, a: Arity, f: Frame): Value {
+  return fromSync(() => invokeAsync(c, a, f));
+}
+
+/** Runs a closure's suspendable body: its value, or a promise of it while a tool call is pending. */
+function invokeAsync(c: Closure, a: Arity, f: Frame): Maybe {
+  const r = run;
+  if (++r.depth > r.limits.maxCallDepth) throw depthExceeded();
+  if (--r.fuel < r.checkAt) slowCheck(r);
+  const body = a.asyncBody ?? (a.asyncBody = a.makeAsync());
+  let v: Maybe;
+  try {
+    v = body(f);
+  } catch (e) {
+    throw traced(e, c);
+  }
+  v = spin(c, a, f, body, v);
+  // A frame that waits leaves the stack now; its continuation gets its depth back (after()).
+  r.depth--;
+  return v;
+}
+
+/** Runs the body again while it recurs, and chains on it when it waits. */
+function spin(c: Closure, a: Arity, f: Frame, body: AsyncCode, v: Maybe): Maybe {
+  try {
+    while (v === RECUR && a.loops) {
+      chargeLoop(c.t.loc);
+      v = body(f);
+    }
+  } catch (e) {
+    throw traced(e, c);
+  }
+  return isPending(v) ? finishLater(c, a, f, body, v) : v;
+}
+
+function finishLater(c: Closure, a: Arity, f: Frame, body: AsyncCode, p: Promise<Value>): Promise<Value> {
+  return after(
+    p,
+    (v) => {
+      const x = spin(c, a, f, body, v);
+      run.depth--;
+      return x;
+    },
+    (e) => {
+      throw traced(e, c);
+    },
+  );
+}
+
+function traced(e: unknown, c: Closure): unknown {
+  if (e instanceof LispError && e.fnTrace.length < 16) e.fnTrace.push(c.name);
+  return e;
+}
+
+/**
+ * Calls any callable value from suspendable code: closures run their suspendable body, tools
+ * are called, and everything else (builtins, keywords, composed functions) runs synchronously.
+ */
+export function callAsync(f: Value, args: Value[], loc: SourceLoc | undefined): Maybe {
+  if (f instanceof Closure) {
+    const a = f.arityFor(args.length);
+    return invokeAsync(f, a, f.frameWith(a, args));
+  }
+  if (f instanceof NativeFn && f.start !== undefined) return f.start(args);
+  return syncCall((xs) => callValue(f, xs), args, loc);
+}
+
+/** A function made by a builtin (partial, comp, juxt, ...), or a tool passed as a value. */
 export class NativeFn extends Fn {
   constructor(
     readonly name: string,
     private readonly impl: (args: Value[]) => Value,
+    /** For tools: the call as suspendable code makes it, a promise of the result. */
+    readonly start?: (args: Value[]) => Maybe,
   ) {
     super();
   }
   call(args: Value[]): Value {
+    if (this.start !== undefined && run.suspendable) return startFromSync(this.start, args);
     return this.impl(args);
   }
 }
@@ -191,4 +310,8 @@ export function call1(f: Value, a: Value): Value {
 
 export function call2(f: Value, a: Value, b: Value): Value {
   return f instanceof Fn ? f.call2(a, b) : callValue(f, [a, b]);
+}
+
+function startFromSync(start: (args: Value[]) => Maybe, args: Value[]): Value {
+  return fromSync(() => start(args));
 }

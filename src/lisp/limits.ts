@@ -27,6 +27,8 @@ export interface Limits {
   maxToolCalls: number;
   /** Characters of program source, checked before it is read. */
   maxSourceChars: number;
+  /** Forms in the program source (collections, strings and atoms), counted before it is parsed. */
+  maxSourceForms: number;
 }
 
 export const defaultLimits: Readonly<Limits> = Object.freeze({
@@ -42,6 +44,7 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   maxNestingDepth: 256,
   maxToolCalls: 200,
   maxSourceChars: 200_000,
+  maxSourceForms: 100_000,
 });
 
 /** Merges overrides onto the defaults, rejecting anything that is not a positive number. */

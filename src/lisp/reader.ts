@@ -81,8 +81,8 @@ function convert(raw: RawForm, fnlitDepth: number): Form | null {
 }
 
 /** Reads a whole program into top-level forms. Throws a LispError (phase "read") on bad input. */
-export function read(source: string, maxDepth: number): Form[] {
-  checkDelimiters(source, maxDepth);
+export function read(source: string, maxDepth: number, maxForms = Infinity): Form[] {
+  checkDelimiters(source, maxDepth, maxForms);
   let raw: RawForm[];
   try {
     raw = parse(source) as RawForm[];

@@ -1,6 +1,7 @@
-// The state of one evaluation pass: budgets, output, globals, and the host's tools and data.
-// Closures and builtins reach it through the module-level `run`, which `activate` swaps;
-// a pass is synchronous, so two evaluations never interleave inside one.
+// The state of one evaluation: budgets, output, globals, and the host's tools and data.
+// Closures and builtins reach it through the module-level `run`, which `activate` swaps:
+// each stretch of evaluation between tool results is synchronous and activates its own
+// state first (suspend.ts), so two evaluations never interleave inside one stretch.
 import { LispError, withLoc, type LimitKind, type SourceLoc } from "./errors.js";
 import type { Limits } from "./limits.js";
 import { OutputBuffer } from "./output.js";
@@ -43,11 +44,15 @@ export class GlobalEnv {
   }
 }
 
-/** How the interpreter reaches the host's tools. Calls are synchronous; see ToolSuspend. */
+/**
+ * How the interpreter reaches the host's tools. A call returns a promise of the result (or
+ * throws at once when the call itself is refused, e.g. over a cap): code compiled in the
+ * suspendable mode waits for it where the call is and goes on from there.
+ */
 export interface ToolHost {
   has(name: string): boolean;
   names(): string[];
-  call(name: string, args: Value, loc: SourceLoc | undefined): Value;
+  call(name: string, args: Value, loc: SourceLoc | undefined): Promise<Value>;
 }
 
 /** How the interpreter reads `data/key` context. */
@@ -57,50 +62,17 @@ export interface DataHost {
   keys(): string[];
 }
 
-/**
- * Thrown when a tool result is not known yet. The driver performs the pending calls
- * (concurrently when they came from pmap branches) and runs the program again with
- * the results cached. Never visible to program code: there is no catch in the language.
- */
-export class ToolSuspend {
-  constructor(readonly pending: PendingToolCall[]) {}
-}
-
-export interface PendingToolCall {
-  key: string;
-  name: string;
-  /** The arguments as the host receives them (a plain object). */
-  args: Record<string, unknown>;
-  loc: SourceLoc | undefined;
-}
-
 // How often (in fuel units) the slow path looks at the clock and the abort signal.
-const CHECK_INTERVAL = 10_000;
+export const CHECK_INTERVAL = 10_000;
 
-/**
- * What one evaluation pass may still spend. A program that calls tools is evaluated again after
- * each round of calls, so fuel and time are what the earlier passes left: the limits hold for
- * the whole evaluation, and one clock ("now") serves every pass.
- */
-export interface PassBudget {
-  fuel: number;
-  msLeft: number;
-  /** The evaluation's "now" (ms since the epoch), the same in every pass. */
-  clock: number;
-  /** 1 for the first pass, then one more after each round of tool calls. */
-  pass: number;
-}
-
-/** The hint for a budget spent over several passes: the replays are what cost. */
-export const REPLAY_HINT = "the program runs again after each round of tool calls and every run counts: call tools for many items at once with pmap, or split the work over programs";
-
+/** The state of one evaluation, from its first step to its last, across every tool call. */
 export class RunState {
-  /** The evaluation's "now", fixed for the whole run. */
-  readonly clock: number;
-  readonly pass: number;
+  /** The evaluation's "now" (ms since the epoch), fixed for the whole run. */
+  readonly clock = Date.now();
   fuel: number;
   checkAt: number;
-  readonly deadline: number;
+  /** performance.now() past which the program has run too long; moved on by time spent waiting for tools. */
+  deadline: number;
   depth = 0;
   loopsLeft: number;
   toolCalls = 0;
@@ -109,9 +81,23 @@ export class RunState {
   pendingLine = "";
   /** Where println writes inside (with-out-str ...) instead of the output, innermost first. */
   captured: { text: string } | null = null;
-  /** Identifies the current pmap branch, so tool calls keep stable keys across passes. */
-  branch = "";
-  private readonly seqByBranch = new Map<string, number>();
+  /** Whether the program was compiled in the suspendable mode (it can reach a tool). */
+  readonly suspendable: boolean;
+  /** Set when the evaluation has ended: continuations still waiting on tools then stop. */
+  stopped = false;
+  /** When the last stretch of evaluation ended (performance.now()); the gap to the next one is waiting. */
+  lastActive = 0;
+  /**
+   * Results of the functions a builtin called back, in order, while the builtin runs inside a
+   * suspendable program: if one of them waits on a tool, the builtin is run again once the
+   * result is in, and these answer its calls up to that point (see suspend.ts).
+   */
+  readonly log: Value[] = [];
+  replay: Value[] | null = null;
+  replayAt = 0;
+  /** Fuel and loop budget to restore when a replay has answered its last call: a builtin's own work counts once. */
+  replayFuel = 0;
+  replayLoops = 0;
 
   constructor(
     readonly limits: Limits,
@@ -119,22 +105,14 @@ export class RunState {
     readonly tools: ToolHost | null,
     readonly data: DataHost | null,
     readonly signal: AbortSignal | undefined,
-    budget: PassBudget = { fuel: limits.maxFuel, msLeft: limits.timeoutMs, clock: Date.now(), pass: 1 },
+    suspendable = false,
   ) {
-    this.fuel = budget.fuel;
-    this.checkAt = Math.max(0, budget.fuel - CHECK_INTERVAL);
-    this.deadline = performance.now() + budget.msLeft;
-    this.clock = budget.clock;
-    this.pass = budget.pass;
+    this.fuel = limits.maxFuel;
+    this.checkAt = Math.max(0, limits.maxFuel - CHECK_INTERVAL);
+    this.deadline = performance.now() + limits.timeoutMs;
     this.loopsLeft = limits.maxLoopIterations;
     this.out = new OutputBuffer(limits.maxOutputChars);
-  }
-
-  /** Next stable key for a call site in the current branch. */
-  nextCallKey(): string {
-    const n = this.seqByBranch.get(this.branch) ?? 0;
-    this.seqByBranch.set(this.branch, n + 1);
-    return `${this.branch}#${n}`;
+    this.suspendable = suspendable;
   }
 }
 
@@ -164,7 +142,7 @@ export function slowCheck(r: RunState): void {
     throw limitError(
       "fuel_exhausted",
       `the program used up its budget of ${r.limits.maxFuel} evaluation steps`,
-      r.pass > 1 ? REPLAY_HINT : "do less work per program: narrow the data first, and use a map lookup or group-by instead of nested scans",
+      "do less work per program: narrow the data first, and use a map lookup or group-by instead of nested scans",
     );
   }
   checkClock(r);
@@ -185,7 +163,7 @@ function checkClock(r: RunState): void {
     throw limitError(
       "timeout",
       `the program ran longer than ${r.limits.timeoutMs} ms`,
-      r.pass > 1 ? REPLAY_HINT : "look for a loop that never ends, or process less data per program",
+      "look for a loop that never ends, or process less data per program",
     );
   }
   if (r.signal?.aborted) throw new LispError("aborted", "the evaluation was aborted by the host");

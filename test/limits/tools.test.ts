@@ -16,7 +16,6 @@ describe("limits across tool calls", () => {
     expect(r.ok).toBe(false);
     if (!r.ok) {
       expect(r.error.kind).toBe("timeout");
-      expect(r.error.hint).toMatch(/pmap/);
     }
     // Stopped early: far fewer than the 200 calls the loop wanted.
     expect(calls).toBeLessThan(200);
@@ -78,6 +77,20 @@ describe("limits on source and host data", () => {
     expect(!small.ok && small.error.kind).toBe("source_too_large");
   });
 
+  it("refuses a source over maxSourceForms before parsing it, where the form past the limit is", async () => {
+    const [r, ms] = await timed(() => evaluate(`(count [${"1 ".repeat(99_000)}])`, { limits: { maxSourceForms: 50_000 } }));
+    expect(!r.ok && r.error.kind).toBe("source_too_large");
+    expect(!r.ok && r.error.message).toBe("the program has more than 50000 forms");
+    // "(count [" is 8 characters; the 50,001st form is the 49,998th number.
+    expect(!r.ok && r.error.column).toBe(9 + 2 * (49_998 - 1));
+    expect(ms).toBeLessThan(1_000);
+    // Strings, collections and atoms count one each; comments and whitespace nothing.
+    const counted = await evaluate('(str "a" [:b 1] ; many words here\n)', { limits: { maxSourceForms: 6 } });
+    expect(counted.ok && counted.value).toBe("a[:b 1]");
+    const over = await evaluate('(str "a" [:b 1] 2)', { limits: { maxSourceForms: 6 } });
+    expect(!over.ok && over.error.kind).toBe("source_too_large");
+  });
+
   it("reads the holes of a sparse array from the host as nil", async () => {
     // eslint-disable-next-line no-sparse-arrays
     const r = await evaluate("(let [v (tool/sparse {})] [(count v) (nil? (second v)) (str v)])", { tools: { sparse: () => [1, , 3] } });
@@ -100,6 +113,26 @@ describe("heavy builtins check the clock (property)", () => {
         expect(ms).toBeLessThan(1_500);
       }),
       { numRuns: 5 },
+    );
+  });
+
+  // Each charges fuel for the elements it goes through before (or while) doing the work, so a
+  // small fuel budget stops one call over a big input at once rather than after the work.
+  const charging = [
+    "frequencies", "(partial group-by identity)", "(partial into #{})", "set", "distinct", "sort", "(partial sort-by identity)", "reverse",
+    "(partial apply str)", "(partial clojure.string/join \",\")", "flatten", "(partial partition 2)", "dedupe", "(partial mapv identity)",
+    "(partial into [])", "(partial reduce max)", "(partial apply hash-map)", "(partial map-indexed vector)", "(partial partition-by count)", "(partial apply merge [{}])",
+  ];
+  it("fuel runs out inside one big builtin call, before the work is done", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...charging), fc.integer({ min: 150_000, max: 300_000 }), fc.integer({ min: 20_000, max: 120_000 }), async (f, n, fuel) => {
+        const xs = Array.from({ length: n }, (_, i) => String(i % 50_000));
+        const [r, ms] = await timed(() => evaluate(`(count (${f} data/xs))`, { ctx: { xs }, limits: { maxFuel: fuel, timeoutMs: 60_000 } }));
+        expect(!r.ok && r.error.kind).toBe("fuel_exhausted");
+        expect(r.stats.fuelUsed).toBe(fuel);
+        expect(ms).toBeLessThan(2_000);
+      }),
+      { numRuns: 15 },
     );
   });
 });

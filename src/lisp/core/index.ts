@@ -18,10 +18,12 @@ import { SEQUENCES } from "./sequences.js";
 import { SETS } from "./sets.js";
 import { STRINGS } from "./strings.js";
 import { keepingSortedOrder } from "./sorted.js";
+import { withResumable } from "./resumable.js";
 import { TRANSDUCERS, withTransducerArity } from "./transducers.js";
 import { TREES } from "./trees.js";
 
-// Sorted maps and sets stay sorted through assoc, conj, merge, into, ...
+// Sorted maps and sets stay sorted through assoc, conj, merge, into, ...; map, filter, reduce
+// and the like go on from the element where a program waiting on a tool stopped.
 defineBuiltins(
   [
     ...ARITHMETIC,
@@ -43,5 +45,7 @@ defineBuiltins(
     ...EXCEPTIONS,
     ...IO,
     ...CLOJURE_EXTRAS,
-  ].map(keepingSortedOrder),
+  ]
+    .map(keepingSortedOrder)
+    .map(withResumable),
 );

@@ -47,6 +47,11 @@ export interface BuiltinDef {
   /** Optional fast paths the compiler uses for fixed-argument calls. */
   f1?: (a: Value) => Value;
   f2?: (a: Value, b: Value) => Value;
+  /**
+   * The builtin as a suspendable program calls it, for builtins that call functions back and
+   * must not wait for them one at a time (pmap): a value, or a promise while tools are pending.
+   */
+  suspendable?: (args: Value[]) => Value | Promise<Value>;
 }
 
 export class Builtin extends Fn {

@@ -314,6 +314,11 @@ function drop(n: Value, coll: Value): Value {
 
 function takeLast(n: Value, coll: Value): Value {
   const k = Math.max(0, countArg("take-last", n, Math.ceil));
+  // A vector's tail is a slice: no copy of the elements before it, whose count is not charged.
+  if (coll instanceof Vec) {
+    charge(Math.min(k, coll.size));
+    return k === 0 || coll.size === 0 ? null : coll.slice(Math.max(0, coll.size - k));
+  }
   const xs = ordered("take-last", coll);
   charge(Math.min(k, xs.length));
   // Clojure's take-last gives nil, not an empty sequence, when nothing is taken.
