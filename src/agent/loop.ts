@@ -14,7 +14,7 @@ import { evaluate, print, type Memory } from "../lisp/evaluate.js";
 import { defaultLimits, resolveLimits, type Limits } from "../lisp/limits.js";
 import type { Llm, LlmUsage, TextMessage } from "../llm/types.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
-import { defaultRecordOptions, Recorder } from "../trace/record.js";
+import { defaultRecordOptions, Recorder, type EvaluationRecord } from "../trace/record.js";
 import type { NestedRunTrace, TraceSettings, Turn, TurnStatus } from "../trace/trace.js";
 import { systemOf } from "./definition.js";
 import { AgentDefinitionError, describeIssues, type AgentFailure, type FailReason } from "./errors.js";
@@ -22,7 +22,7 @@ import { extractProgram } from "./extract.js";
 import { checkInheritable, DEFAULTS, definedOnly, historyStrategy, isPlainObject, mergeOptions, pickInheritable, positiveNumber } from "./options.js";
 import { TRACE_VERSION } from "./serialize.js";
 import { expandMission, taskMessage } from "./prompt/task.js";
-import { hiddenRedactor, type Redactor } from "./redact.js";
+import { hiddenRedactor, hiddenScrubber, scrubData, type Redactor, type Scrubber } from "./redact.js";
 import { ToolSession } from "./tools.js";
 import type { Agent, CompressionUsage, InheritableOptions, RunOptions, RunScope, Step, StepBase, UsageTotals } from "./types.js";
 
@@ -106,6 +106,7 @@ class AgentRun {
   private system = "";
   private task = "";
   private redact: Redactor | null = null;
+  private scrub: Scrubber | null = null;
   /** The run's history strategy and its state, when one is set. */
   private readonly strategy: Strategy | null;
   private strategyState: Json | undefined = undefined;
@@ -202,6 +203,7 @@ class AgentRun {
     if (this.run.deadlineMs !== undefined && !positiveNumber(this.run.deadlineMs)) return `deadlineMs must be a positive number, got ${String(this.run.deadlineMs)}`;
     if (this.run.tokenBudget !== undefined && !positiveNumber(this.run.tokenBudget)) return `tokenBudget must be a positive number, got ${String(this.run.tokenBudget)}`;
     this.redact = hiddenRedactor(context);
+    this.scrub = hiddenScrubber(context);
     const mission = expandMission(this.agent.prompt, context);
     if (!mission.ok) return mission.message;
     try {
@@ -312,7 +314,7 @@ class AgentRun {
     this.execMs += base.usage.execMs;
     // A program stopped by a time limit that was the deadline's cut has met the deadline.
     if (!result.ok && result.error.kind === "timeout" && deadlineCut) this.stop("deadline_exceeded");
-    const record = this.recorder.evaluation(result);
+    const record = this.scrubbed(this.recorder.evaluation(result));
     let status: TurnStatus = "error";
     if (result.ok) {
       this.memory = result.memory;
@@ -322,6 +324,26 @@ class AgentRun {
     if (extraction.notes.length > 0) turn.notes = extraction.notes;
     if (this.pendingNested.length > 0) turn.nested = this.pendingNested;
     return turn;
+  }
+
+  /**
+   * The record as the trace keeps it: hidden values replaced by their place wherever the
+   * program printed, passed, defined or failed with them, so a saved trace or its viewer never
+   * shows them. Tool results stay as the tools returned them: a resumed run replays them.
+   */
+  private scrubbed(record: EvaluationRecord): EvaluationRecord {
+    const scrub = this.scrub;
+    if (scrub === null) return record;
+    const toolCalls = record.toolCalls.map((c) => {
+      const args = scrubData(c.args, scrub);
+      const error = c.error === undefined ? undefined : scrub(c.error);
+      return args === c.args && error === c.error ? c : { ...c, args, ...(error === undefined ? {} : { error }) };
+    });
+    const { prints, definitions, memory, error, value } = record;
+    const out: EvaluationRecord = { prints: scrubData(prints, scrub), toolCalls, definitions: scrubData(definitions, scrub), memory: scrubData(memory, scrub) };
+    if (error !== undefined) out.error = scrubData(error, scrub);
+    if (value !== undefined) out.value = scrub(value);
+    return out;
   }
 
   /** The program's limits, with the time limit cut to what is left of the deadline (and whether it was cut). */

@@ -26,8 +26,11 @@ function leaves(x: unknown, out: string[], depth = 0): void {
   for (const v of x instanceof Map ? x.values() : x instanceof Set ? x.values() : Object.values(x as Record<string, unknown>)) leaves(v, out, depth + 1);
 }
 
-/** A redactor for a run's context, or null when it hides nothing. */
-export function hiddenRedactor(context: Readonly<Record<string, unknown>>): Redactor | null {
+/** Replaces every spelling of a run's hidden values in a text by their place (`data/_token`). */
+export type Scrubber = (text: string) => string;
+
+/** A scrubber for a run's context, or null when it hides nothing. */
+export function hiddenScrubber(context: Readonly<Record<string, unknown>>): Scrubber | null {
   const needles: Array<[text: string, stand: string]> = [];
   for (const key of Object.keys(context)) {
     if (!isHiddenKey(key)) continue;
@@ -47,7 +50,7 @@ export function hiddenRedactor(context: Readonly<Record<string, unknown>>): Reda
   needles.sort((a, b) => b[0].length - a[0].length);
   // Prompts repeat most messages from one turn to the next: each distinct text is scrubbed once.
   const done = new Map<string, string>();
-  const scrub = (text: string): string => {
+  return (text) => {
     let out = done.get(text);
     if (out !== undefined) return out;
     out = text;
@@ -56,9 +59,43 @@ export function hiddenRedactor(context: Readonly<Record<string, unknown>>): Reda
     done.set(text, out);
     return out;
   };
+}
+
+/** A redactor for a run's context, or null when it hides nothing. */
+export function hiddenRedactor(context: Readonly<Record<string, unknown>>): Redactor | null {
+  const scrub = hiddenScrubber(context);
+  if (scrub === null) return null;
   return (messages) =>
     messages.map((m) => {
       const content = scrub(m.content);
       return content === m.content ? m : { ...m, content };
     });
+}
+
+/**
+ * Every string in plain data (a turn record, tool arguments) scrubbed; the same object back
+ * when nothing in it changed, so records shared between turns stay shared.
+ */
+export function scrubData<T>(x: T, scrub: Scrubber, depth = 0): T {
+  if (typeof x === "string") return scrub(x) as T;
+  if (x === null || typeof x !== "object" || depth > 64) return x;
+  if (Array.isArray(x)) {
+    let out: unknown[] | null = null;
+    for (let i = 0; i < x.length; i++) {
+      const v = scrubData(x[i] as unknown, scrub, depth + 1);
+      if (v !== x[i] && out === null) out = x.slice(0, i);
+      if (out !== null) out.push(v);
+    }
+    return (out ?? x) as T;
+  }
+  if (Object.getPrototypeOf(x) !== Object.prototype) return x;
+  let out: Record<string, unknown> | null = null;
+  const entries = Object.entries(x as Record<string, unknown>);
+  for (let i = 0; i < entries.length; i++) {
+    const [k, v] = entries[i];
+    const w = scrubData(v, scrub, depth + 1);
+    if (w !== v && out === null) out = Object.fromEntries(entries.slice(0, i));
+    if (out !== null) out[k] = w;
+  }
+  return (out ?? x) as T;
 }

@@ -1,5 +1,6 @@
-// Hidden context keys (`_`-prefixed) never reach any prompt, in either history view: not through
-// printed output, tool arguments, definitions' samples, errors or summaries (property test).
+// Hidden context keys (`_`-prefixed) never reach any prompt, in either history view, nor the
+// trace: not through printed output, tool arguments, definitions' samples, errors or summaries
+// (property test).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -47,8 +48,13 @@ describe("hidden context in prompts", () => {
         }
         // The model is told where the value lives instead.
         expect(sent.some((m) => m.content.includes("data/_token"))).toBe(true);
-        // The trace keeps the real values for the host (it is the debugging record, not a prompt).
-        expect(JSON.stringify(step.turns[1].toolCalls[0].args)).toContain(token);
+        // Nor does the trace (what `--trace-out` saves and `ptc view` shows), but for the tools'
+        // own results, which a resumed run replays: the lookup tool echoes the token back.
+        expect(JSON.stringify(step.turns[1].toolCalls[0].args)).toContain("data/_token");
+        const kept = JSON.stringify(step.trace, (key, v: unknown) => (key === "result" ? undefined : v));
+        expect(kept).not.toContain(token);
+        expect(kept).not.toContain(inner);
+        expect(JSON.stringify(step.turns[1].toolCalls[0].result)).toContain(token);
       }),
       { numRuns: 12 },
     );
