@@ -328,22 +328,13 @@ class AgentRun {
 
   /**
    * The record as the trace keeps it: hidden values replaced by their place wherever the
-   * program printed, passed, defined or failed with them, so a saved trace or its viewer never
-   * shows them. Tool results stay as the tools returned them: a resumed run replays them.
+   * program printed, passed, defined, received or failed with them, so a saved trace, `ptc
+   * trace show` and `ptc view` never show them. The prompts show the same, so a resumed run
+   * (which replays these records) sends the model what the original run did.
    */
   private scrubbed(record: EvaluationRecord): EvaluationRecord {
     const scrub = this.scrub;
-    if (scrub === null) return record;
-    const toolCalls = record.toolCalls.map((c) => {
-      const args = scrubData(c.args, scrub);
-      const error = c.error === undefined ? undefined : scrub(c.error);
-      return args === c.args && error === c.error ? c : { ...c, args, ...(error === undefined ? {} : { error }) };
-    });
-    const { prints, definitions, memory, error, value } = record;
-    const out: EvaluationRecord = { prints: scrubData(prints, scrub), toolCalls, definitions: scrubData(definitions, scrub), memory: scrubData(memory, scrub) };
-    if (error !== undefined) out.error = scrubData(error, scrub);
-    if (value !== undefined) out.value = scrub(value);
-    return out;
+    return scrub === null ? record : scrubData(record, scrub);
   }
 
   /** The program's limits, with the time limit cut to what is left of the deadline (and whether it was cut). */

@@ -88,7 +88,8 @@ export function scrubData<T>(x: T, scrub: Scrubber, depth = 0): T {
     }
     return (out ?? x) as T;
   }
-  if (Object.getPrototypeOf(x) !== Object.prototype) return x;
+  const proto: unknown = Object.getPrototypeOf(x);
+  if (proto !== Object.prototype && proto !== null) return x;
   let out: Record<string, unknown> | null = null;
   const entries = Object.entries(x as Record<string, unknown>);
   for (let i = 0; i < entries.length; i++) {

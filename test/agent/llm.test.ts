@@ -221,14 +221,20 @@ describe("openaiLlm: timeouts and abort", () => {
 
   it("times out a reply whose body stops half-way", async () => {
     script = [{ hang: "body" }];
-    const e = await failure(client({ timeoutMs: 150, maxRetries: 0 }).complete({ messages }));
+    const e = await failure(client({ timeoutMs: 500, maxRetries: 0 }).complete({ messages }));
     expect(e.kind).toBe("timeout");
   });
 
   it("aborts an in-flight request when the signal fires, without retrying", async () => {
     script = [{ hang: "headers" }, { reply: "never sent" }];
     const ctl = new AbortController();
-    setTimeout(() => ctl.abort(), 50);
+    // Abort once the server holds the request, however long a loaded machine takes to send it.
+    const poll = setInterval(() => {
+      if (received.length > 0) {
+        clearInterval(poll);
+        ctl.abort();
+      }
+    }, 5);
     const started = performance.now();
     const e = await failure(client({ timeoutMs: 10_000 }).complete({ messages, signal: ctl.signal }));
     expect(e.kind).toBe("aborted");

@@ -121,18 +121,35 @@ describe("run projection", () => {
   });
 });
 
+/**
+ * A run as traces written before the agent scrubbed its records held it: the prompts scrubbed,
+ * but the hidden values in the turns' output, tool calls, definitions, errors and feedback.
+ */
+function olderTrace(json: string, values: Record<string, string>): string {
+  const saved = JSON.parse(json) as { trace: { turns: Array<Record<string, unknown>> } };
+  const unscrub = (text: string): string => Object.entries(values).reduce((t, [key, value]) => t.split(`data/${key}`).join(value), text);
+  for (const turn of saved.trace.turns) {
+    for (const field of ["prints", "toolCalls", "definitions", "memory", "error", "value", "feedback"]) {
+      if (turn[field] !== undefined) turn[field] = JSON.parse(unscrub(JSON.stringify(turn[field])));
+    }
+  }
+  return JSON.stringify(saved);
+}
+
 describe("hidden context values", () => {
   const lookup = tool({ description: "Looks a customer up.", input: z.object({ token: z.string() }), run: async ({ token }) => ({ echoed: token }) });
   const code = (body: string) => "```clojure\n" + body + "\n```";
 
-  it("are shown nowhere on the page, though the trace keeps them", async () => {
+  it("are shown nowhere on the page, even from a trace that kept them", async () => {
     const secret = "sk-live-7f3a9c2e11";
     const agent = SubAgent.create({ prompt: "Find the customer.", tools: { lookup }, maxTurns: 3 });
     const step = await SubAgent.run(agent, {
       llm: scriptedLlm([code('(def r (tool/lookup {:token data/_token}))\n(println "got" (:echoed r))'), code('(println (str "token=" data/_token))'), code("(return :done)")]),
       context: { _token: secret, region: "eu" },
     });
-    const json = runToJson(step);
+    // The agent's own trace holds no hidden value; an older one did.
+    expect(runToJson(step)).not.toContain(secret);
+    const json = olderTrace(runToJson(step), { _token: secret });
     expect(json).toContain(secret);
     const data = await page([["run.json", json]]);
     const shown = JSON.stringify(data);
@@ -159,7 +176,8 @@ describe("hidden context values", () => {
       const inner = "sk-inner-Zz9Yy8";
       const agent = SubAgent.create({ prompt: "Find the customer.", tools: { lookup }, maxTurns: PROGRAMS.length });
       const step = await SubAgent.run(agent, { llm: scriptedLlm(PROGRAMS.map(code)), context: { _token: token, _creds: { secret: inner, user: "ann" } }, compressHistory });
-      const json = runToJson(step);
+      expect(runToJson(step)).not.toContain(token);
+      const json = olderTrace(runToJson(step), { _token: token, _creds: inner });
       expect(json).toContain(token);
       expect(json).toContain(inner);
       const shown = JSON.stringify(await page([["run.json", json]]));
