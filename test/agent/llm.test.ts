@@ -221,7 +221,7 @@ describe("openaiLlm: timeouts and abort", () => {
 
   it("times out a reply whose body stops half-way", async () => {
     script = [{ hang: "body" }];
-    const e = await failure(client({ timeoutMs: 500, maxRetries: 0 }).complete({ messages }));
+    const e = await failure(client({ timeoutMs: 300, maxRetries: 0 }).complete({ messages }));
     expect(e.kind).toBe("timeout");
   });
 
