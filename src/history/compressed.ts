@@ -7,12 +7,12 @@
 // built; the trace keeps every program.
 import type { TextMessage as ChatMessage } from "../llm/types.js";
 import type { Turn } from "../trace/trace.js";
-import { renderFeedback, renderSeenPrints, seenPrints, type FeedbackInfo } from "../trace/feedback.js";
+import { renderFeedback, renderSeenPrints, renderTurnLine, seenPrints, type FeedbackInfo } from "../trace/feedback.js";
 import { fullView } from "./full.js";
 import { CACHED_TOKEN_PRICE } from "./prefix.js";
 import { learnedLines, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
 import { countTokens } from "../compaction/tokens.js";
-import { resolveViewOptions, type FullReason, type PromptView, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
+import { resolveViewOptions, type FullReason, type PromptView, type TurnPlace, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
 
 /** How one turn is rendered in the compressed view. */
 export interface TurnPlan {
@@ -67,8 +67,8 @@ export function planTurns(input: ViewInput, rawOptions: ViewOptions): TurnPlan[]
     if (input.maxTurns <= 1) latest.full = "single";
     else if (options.keepLatestFull) latest.full = "latest";
   }
-  if (!options.strictPrefix) markSuperseded(turns, plans);
   limitPrints(input, plans, options);
+  if (!options.strictPrefix) markSuperseded(input, plans);
   return plans;
 }
 
@@ -76,10 +76,18 @@ function definesAny(turn: Turn, names: readonly string[]): boolean {
   return turn.definitions.some((d) => d.kind === "function" && names.includes(d.name));
 }
 
-function markSuperseded(turns: readonly Turn[], plans: TurnPlan[]): void {
+/**
+ * Marks the definitions a later turn redefines. A summary is rewritten for it only when it
+ * is rewritten anyway, once some of its turn's output is dropped (or its turn printed
+ * nothing, whose stale samples would be read in every later prompt): marking alone saves a
+ * few tokens and would rewrite the cached prompt from that turn on.
+ */
+function markSuperseded(input: ViewInput, plans: TurnPlan[]): void {
+  const turns = input.turns;
   const last = new Map<string, number>();
   for (let i = 0; i < turns.length; i++) for (const d of turns[i].definitions) last.set(d.name, i);
   for (let i = 0; i < turns.length; i++) {
+    if (turns[i].prints.length > 0 && plans[i].printsShown >= seenOf(turns[i], input.maxPrintChars).lines) continue;
     let set: Set<string> | undefined;
     for (const d of turns[i].definitions) {
       if ((last.get(d.name) as number) > i) (set ??= new Set()).add(d.name);
@@ -185,6 +193,21 @@ export const compressedView: PromptView = (input, rawOptions) => {
     { role: "user", content: input.task },
   ];
   const stats: Required<ViewStats> = { turnsCompressed: 0, turnsFull: [], definitionsShown: 0, printlnShown: 0, printlnDropped: 0, toolCallsShown: 0, definitionsSuperseded: 0, toolCallsDropped: 0 };
+  const places: TurnPlace[] = [];
+  // Consecutive summaries share one assistant message, each appended to the one before it
+  // (a blank line apart); a summarized turn's feedback that is only the turn line is left
+  // out inside such a run. The next prompt then extends this one's text where it ended, so
+  // the prefix cache holds, and the framing and turn lines of old turns are not paid for
+  // again in every prompt. Any other feedback, and every full turn, ends the run.
+  let run = "";
+  let runFeedback: string | undefined;
+  const flush = (): void => {
+    if (run === "") return;
+    messages.push({ role: "assistant", content: run });
+    if (runFeedback !== undefined) messages.push({ role: "user", content: runFeedback });
+    run = "";
+  };
+  const info = feedbackInfo(input);
   const last = input.turns.length - 1;
   for (let i = 0; i <= last; i++) {
     const turn = input.turns[i];
@@ -207,17 +230,23 @@ export const compressedView: PromptView = (input, rawOptions) => {
         stats.definitionsSuperseded += superseded;
         stats.toolCallsShown += summary.toolCallsListed;
         stats.toolCallsDropped += turn.toolCalls.length - summary.toolCallsListed;
-        messages.push({ role: "assistant", content: summary.text });
-        if (shortFeedback !== undefined) messages.push({ role: "user", content: shortFeedback });
+        if (run !== "") run += "\n\n";
+        places.push({ turn: turn.number, message: messages.length, start: run.length, text: summary.text });
+        run += summary.text;
+        runFeedback = shortFeedback;
+        if (shortFeedback === undefined || shortFeedback !== renderTurnLine(turn.number + 1, info)) flush();
         continue;
       }
     }
+    flush();
     stats.turnsFull.push({ turn: turn.number, reason: full });
     const feedback = withLearned(keptFeedback(input, turn, plan, i === last, options), learnedLines(turn, plan.superseded, summaryOptions));
+    places.push({ turn: turn.number, message: messages.length, start: 0, text: turn.reply });
     messages.push({ role: "assistant", content: turn.reply });
     if (feedback !== undefined) messages.push({ role: "user", content: feedback });
   }
-  return { messages, stats };
+  flush();
+  return { messages, stats, turns: places };
 };
 
 /**
