@@ -139,32 +139,49 @@ export interface PrintRule {
 
 /**
  * How many of the oldest println lines are dropped, given each turn's lines and tokens
- * (oldest first; with `protectLast` the last turn's output is never cut). Nothing while
- * the output is within `dropAfter` tokens: dropping so little rewrites the cached prompt
- * from the dropped turn on and never pays back. Nothing while it is within both the line
- * limit and the token budget. Past them, the oldest turns are dropped whole, down to the
- * most recent whole turns holding at least half the limit (a turn that alone overflows the
- * limit keeps its most recent lines up to it): so at least ⌈N/2⌉ lines stay when that many
- * exist, a summary shows all of its turn's output or none but for the oldest one shown, and
- * the prefix breaks at most once per N/2 new lines.
+ * (oldest first; with `protectLast` the last turn's output is never cut). The cut only moves
+ * forward, and only when the output shown since the last cut passes a bound: replayed over
+ * the earlier prompts (each one's stream is a prefix of this one's), so the view stays a pure
+ * function of the turns. Nothing is dropped while the shown output is within `dropAfter`
+ * tokens (dropping so little rewrites the cached prompt from the dropped turn on and never
+ * pays back), nor while it is within both the line limit and the token budget. Past them,
+ * the oldest turns are dropped whole, down to the most recent whole turns holding at least
+ * half the limit (a turn that alone overflows the limit keeps its most recent lines up to
+ * it): so at least ⌈N/2⌉ lines stay when that many exist, a summary shows all of its turn's
+ * output or none but for the oldest one shown, and the prefix breaks at most once per N/2
+ * new lines (or per half a token budget's worth of output).
  */
 export function printCut(lines: readonly number[], tokens: readonly number[], rule: PrintRule, protectLast: boolean): number {
-  let total = 0;
-  let size = 0;
-  for (let i = 0; i < lines.length; i++) {
-    total += lines[i];
-    size += tokens[i];
+  let cut = 0;
+  for (let end = 1; end <= lines.length; end++) {
+    let shown = 0;
+    let size = 0;
+    let before = 0;
+    for (let i = 0; i < end; i++) {
+      const kept = Math.min(lines[i], Math.max(0, before + lines[i] - cut));
+      before += lines[i];
+      if (kept === 0) continue;
+      shown += kept;
+      size += kept === lines[i] ? tokens[i] : (tokens[i] * kept) / lines[i];
+    }
+    if (size <= rule.dropAfter || (shown <= rule.limit && size <= rule.tokens)) continue;
+    cut = Math.max(cut, floorCut(lines, end, rule.limit, protectLast));
   }
-  if (size <= rule.dropAfter || (total <= rule.limit && size <= rule.tokens)) return 0;
-  const n = lines.length;
-  const floor = Math.ceil(rule.limit / 2);
+  return cut;
+}
+
+/** The lines dropped to keep the most recent whole turns of `lines[0..end)` holding at least half the limit. */
+function floorCut(lines: readonly number[], end: number, limit: number, protectLast: boolean): number {
+  let total = 0;
+  for (let i = 0; i < end; i++) total += lines[i];
+  const floor = Math.ceil(limit / 2);
   let kept = 0;
-  let i = n - 1;
-  if (protectLast && n > 0) kept += lines[i--];
+  let i = end - 1;
+  if (protectLast && end > 0) kept += lines[i--];
   while (i >= 0 && kept < floor) kept += lines[i--];
   // Only the protected turn kept: it stays whole even past the limit.
-  const onlyProtected = protectLast && i + 1 === n - 1;
-  return total - (onlyProtected ? kept : Math.min(kept, rule.limit));
+  const onlyProtected = protectLast && i + 1 === end - 1;
+  return total - (onlyProtected ? kept : Math.min(kept, limit));
 }
 
 // Per turn record: the println lines its feedback showed and their tokens, per print cap.

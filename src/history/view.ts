@@ -33,7 +33,7 @@ export const defaultViewOptions: Readonly<ViewOptions> = Object.freeze({
   errorWindowTurns: 2,
   keepLatestFull: false,
   printlnHistoryTokens: 2000,
-  dropAfterTokens: 700,
+  dropAfterTokens: 500,
 });
 
 /** Options with every optional field filled in from the defaults. */

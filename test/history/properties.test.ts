@@ -239,18 +239,32 @@ describe("compressed view properties", () => {
         // The stream: every turn's lines, but the latest turn's when it is kept in full (its feedback shows them).
         const stream = opts.keepLatestFull === true ? trace.turns.slice(0, -1) : trace.turns;
         const history = stream.flatMap((t) => t.prints.map((_, k) => `out t${t.number} line ${k}:`));
-        const tokens = stream.reduce((sum, t) => sum + (t.prints.length === 0 ? 0 : countTokens(t.prints.join("\n"))), 0);
         const latest = trace.turns.at(-1) as Turn;
-        const protectedLines = opts.keepLatestFull === true ? 0 : latest.prints.length;
-        let keep = history.length;
-        if (tokens > (opts.dropAfterTokens ?? 0) && (history.length > n || tokens > (opts.printlnHistoryTokens ?? Infinity))) {
+        const protect = opts.keepLatestFull !== true;
+        // Replayed prompt by prompt (each prompt's stream is a prefix of this one's): the cut moves
+        // only when the output shown since it passes dropAfterTokens and the line limit or the token budget.
+        const lines = stream.map((t) => t.prints.length);
+        const sizes = stream.map((t) => (t.prints.length === 0 ? 0 : countTokens(t.prints.join("\n"))));
+        let cut = 0;
+        for (let end = 1; end <= stream.length; end++) {
+          const all = lines.slice(0, end).reduce((a, b) => a + b, 0);
+          let shown = 0;
+          let size = 0;
+          let offset = 0;
+          for (let i = 0; i < end; i++) {
+            const k = Math.max(0, Math.min(lines[i], offset + lines[i] - cut));
+            offset += lines[i];
+            shown += k;
+            if (k > 0) size += (sizes[i] * k) / lines[i];
+          }
+          if (size <= (opts.dropAfterTokens ?? 0) || (shown <= n && size <= (opts.printlnHistoryTokens ?? Infinity))) continue;
           // Most recent whole turns up to half the limit; the oldest of them cut to the limit.
-          let whole = protectedLines;
-          const rest = opts.keepLatestFull === true ? stream : stream.slice(0, -1);
-          let j = rest.length - 1;
-          for (; j >= 0 && whole < Math.ceil(n / 2); j--) whole += rest[j].prints.length;
-          keep = j === rest.length - 1 && protectedLines > 0 ? whole : Math.min(whole, n);
+          let whole = protect ? lines[end - 1] : 0;
+          let j = protect ? end - 2 : end - 1;
+          for (; j >= 0 && whole < Math.ceil(n / 2); j--) whole += lines[j];
+          cut = Math.max(cut, all - (protect && j === end - 2 ? whole : Math.min(whole, n)));
         }
+        const keep = history.length - cut;
         const kept = new Set(history.slice(history.length - keep));
         expect(keep).toBeGreaterThanOrEqual(Math.min(Math.ceil(n / 2), history.length));
         for (const line of history) expect(seen.includes(line), line).toBe(kept.has(line));
