@@ -76,7 +76,7 @@ function totals(sets: readonly SetResult[], label: string, keep: (r: SessionResu
 }
 
 function costParts(sets: readonly SetResult[], keep: (r: SessionResult) => boolean): string {
-  const head = ["set", "view", "new turns (uncached)", "previous turn rewritten", "older messages rewritten", "prompts breaking early", "cached reads (x0.1)", "cost"];
+  const head = ["set", "view", "new turns (uncached)", "previous turn rewritten", "older turns rewritten", "prompts breaking early", "cached reads (x0.1)", "cost"];
   const rows = [head];
   for (const set of sets) {
     const rs = set.results.filter(keep);

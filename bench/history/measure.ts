@@ -11,8 +11,8 @@ import { compressedView, isErrored, planTurns } from "../../src/history/compress
 import { isWhole } from "../../src/history/summary.js";
 import { CACHED_TOKEN_PRICE, sharedPrefix } from "../../src/history/prefix.js";
 import { compressionReport, type CompressionTotals, type RunSettings } from "../../src/history/stats.js";
-import { countTokens, messageTokens, promptTokens, TOKENS_PER_REPLY } from "../../src/compaction/tokens.js";
-import { defaultViewOptions, type ViewInput, type ViewOptions } from "../../src/history/view.js";
+import { countTokens, promptTokens, TOKENS_PER_REPLY } from "../../src/compaction/tokens.js";
+import { defaultViewOptions, type TurnPlace, type View, type ViewInput, type ViewOptions } from "../../src/history/view.js";
 import type { Session } from "./session.js";
 
 /**
@@ -113,26 +113,44 @@ function historyTokens(trace: RunTrace, run: RunSettings): SessionResult["histor
   return out;
 }
 
-/** Splits each prompt's uncached tokens by the turn they belong to (see CacheBreakdown). */
+/** Characters before each turn's text in the prompt (its messages' contents laid end to end). */
+function turnStarts(view: View): number[] {
+  const before: number[] = [];
+  let total = 0;
+  for (const m of view.messages) {
+    before.push(total);
+    total += m.content.length;
+  }
+  return (view.turns ?? []).map((p) => before[p.message] + p.start);
+}
+
+/**
+ * Splits each prompt's uncached tokens by the turn they belong to (see CacheBreakdown):
+ * the uncached part is exact; the tokens of the text rewritten before the newest turn are
+ * counted from where the shared prefix ends (in characters) to the newest turn's start.
+ */
 function breakdown(trace: RunTrace, run: RunSettings, opts: ViewOptions): CacheBreakdown {
   const b: CacheBreakdown = { newTokens: 0, previousRewritten: 0, olderRewritten: 0, cachedRead: 0, earlyBreaks: 0, cost: 0 };
   let previous: ChatMessage[] | undefined;
   for (let k = 0; k < trace.turns.length; k++) {
-    const messages = compressedView({ ...run, system: trace.system, task: trace.task, turns: trace.turns.slice(0, k) }, opts).messages;
-    const shared = previous === undefined ? { messages: 0, tokens: 0 } : sharedPrefix(previous, messages);
+    const view = compressedView({ ...run, system: trace.system, task: trace.task, turns: trace.turns.slice(0, k) }, opts);
+    const messages = view.messages;
+    const shared = previous === undefined ? { messages: 0, chars: 0, tokens: 0 } : sharedPrefix(previous, messages);
+    const uncached = promptTokens(messages) - TOKENS_PER_REPLY - shared.tokens;
     b.cachedRead += shared.tokens;
-    // Of the first differing message, the part shared with the previous prompt is cached.
-    let partial = shared.tokens;
-    for (let i = 0; i < shared.messages; i++) partial -= messageTokens(messages[i]);
-    const latest = 2 + 2 * (k - 1);
-    for (let i = shared.messages; i < messages.length; i++) {
-      const tokens = messageTokens(messages[i]) - (i === shared.messages ? partial : 0);
-      if (i < 2 || i >= latest) b.newTokens += tokens;
-      else if (i >= latest - 2) b.previousRewritten += tokens;
-      else b.olderRewritten += tokens;
-    }
-    b.newTokens += TOKENS_PER_REPLY;
-    if (previous !== undefined && shared.messages < latest - 2) b.earlyBreaks++;
+    const text = messages.map((m) => m.content).join("");
+    const starts = turnStarts(view);
+    const latest = k >= 1 ? starts[k - 1] : text.length;
+    // The previous prompt's newest turn may have moved (appended to the summaries before
+    // it): what was there before it is what ended with the turn before it.
+    const places = view.turns ?? [];
+    const before = k >= 3 ? starts[k - 3] + places[k - 3].text.length : k === 2 ? starts[0] : latest;
+    const older = k >= 2 && shared.chars < before ? countTokens(text.slice(shared.chars, before)) : 0;
+    const prev = k >= 2 && shared.chars < latest ? countTokens(text.slice(Math.max(shared.chars, before), latest)) : 0;
+    b.olderRewritten += Math.min(older, uncached);
+    b.previousRewritten += Math.min(prev, Math.max(0, uncached - older));
+    b.newTokens += Math.max(0, uncached - older - prev) + TOKENS_PER_REPLY;
+    if (previous !== undefined && k >= 2 && shared.chars < before) b.earlyBreaks++;
     previous = messages;
   }
   b.cost = b.newTokens + b.previousRewritten + b.olderRewritten + b.cachedRead * CACHED_TOKEN_PRICE;
@@ -148,7 +166,7 @@ function lostLive(trace: RunTrace, run: RunSettings, opts: ViewOptions): string[
   const turns = trace.turns;
   const view = compressedView({ ...run, system: trace.system, task: trace.task, turns }, opts);
   const problems: string[] = [];
-  const assistant = (i: number): string => view.messages[2 + 2 * i].content;
+  const assistant = (i: number): string => (view.turns as TurnPlace[])[i].text;
   for (const d of turns.at(-1)?.memory ?? []) {
     const i = turns.findLastIndex((t) => t.definitions.some((x) => x.name === d.name));
     const text = assistant(i);
@@ -187,7 +205,7 @@ function everyPrompt(trace: RunTrace, run: RunSettings, opts: ViewOptions): stri
     const view = compressedView(input, opts);
     const plans = planTurns(input, opts);
     for (let i = 0; i < k; i++) {
-      const text = view.messages[2 + 2 * i].content;
+      const text = (view.turns as TurnPlace[])[i].text;
       if (text === turns[i].reply) continue;
       const dropped = turns[i].prints.length === 0 || plans[i].printsShown === 0;
       for (const d of turns[i].definitions) {
@@ -201,7 +219,8 @@ function everyPrompt(trace: RunTrace, run: RunSettings, opts: ViewOptions): stri
     // The turn just done printed nothing: its definitions must show their values now.
     const last = turns[k - 1];
     if (k < turns.length && last.status === "ok" && last.prints.length === 0) {
-      const shown = view.messages.slice(2 + 2 * (k - 1)).map((m) => m.content).join("\n");
+      const place = (view.turns as TurnPlace[])[k - 1];
+      const shown = [view.messages[place.message].content.slice(place.start), ...view.messages.slice(place.message + 1).map((m) => m.content)].join("\n");
       for (const d of last.definitions) if (d.kind === "value" && !shown.includes(`; Defined: ${d.name}`)) problems.push(`${d.name} (turn ${k}, no println) not sampled in the next prompt`);
     }
     const available = turns.slice(0, k).reduce((n, t) => n + t.prints.length, 0);

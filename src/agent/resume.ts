@@ -122,7 +122,7 @@ export function saveRun(step: Step, agent: Agent, options: SaveOptions = {}): Ru
   };
   const compressed = stateView(state, "compressed");
   const full = new Set(compressed.stats.turnsFull.map((f) => f.turn));
-  state.summaries = trace.turns.filter((t) => !full.has(t.number)).map((t) => ({ turn: t.number, text: compressed.messages[2 + 2 * (t.number - 1)].content }));
+  state.summaries = (compressed.turns ?? []).filter((p) => !full.has(p.turn)).map((p) => ({ turn: p.turn, text: p.text }));
   return state;
 }
 

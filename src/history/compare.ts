@@ -1,13 +1,13 @@
 // The full and the compressed prompt of one turn side by side, for `ptc trace show
-// FILE --compressed`: message by message (both views have the same message layout),
-// identical messages once, then the per-prompt compression figures of the whole run.
+// FILE --compressed`: turn by turn (the compressed view shows consecutive summaries in one
+// message), identical parts once, then the per-prompt compression figures of the whole run.
 import type { TextMessage as ChatMessage } from "../llm/types.js";
 import type { RunTrace } from "../trace/trace.js";
 import { compressedView } from "./compressed.js";
 import { fullView } from "./full.js";
 import { compressionReport, type RunSettings } from "./stats.js";
-import { messageTokens, promptTokens } from "../compaction/tokens.js";
-import { defaultViewOptions, type ViewOptions } from "./view.js";
+import { countTokens, messageTokens, promptTokens, TOKENS_PER_MESSAGE } from "../compaction/tokens.js";
+import { defaultViewOptions, type View, type ViewOptions } from "./view.js";
 
 export interface CompareOptions {
   /** The turn whose prompt is shown (1-based); default: the prompt after the last turn. */
@@ -42,31 +42,65 @@ export function renderComparison(trace: Pick<RunTrace, "system" | "task" | "turn
   const ct = promptTokens(built.messages);
   out.push(`Prompt for turn ${upto + 1}: full ${ft} tokens, compressed ${ct} tokens (${percent(ft, ct)} fewer)`);
   const kept = new Map(built.stats.turnsFull.map((f) => [f.turn, f.reason]));
-  for (let i = 0; i < full.length; i++) {
-    const a = full[i];
-    const b = built.messages[i];
-    const turn = i < 2 ? undefined : Math.floor((i - 2) / 2) + 1;
+  for (const row of rows(full, built)) {
     out.push("");
-    out.push(rule(`${a.role}${turn === undefined ? "" : ` (turn ${turn})`}${turn !== undefined && kept.has(turn) ? ` kept full: ${kept.get(turn)}` : ""}`, a, b, width));
+    const { a, b, turn } = row;
+    out.push(rule(`${row.role}${turn === undefined ? "" : ` (turn ${turn})`}${turn !== undefined && row.role === "assistant" && kept.has(turn) ? ` kept full: ${kept.get(turn)}` : ""}`, a, b, width));
     if (a.content === b.content) {
       const lines = a.content.split("\n");
-      const shown = i < 2 ? (compare.sharedLines ?? 6) : lines.length;
+      const shown = turn === undefined ? (compare.sharedLines ?? 6) : lines.length;
       for (const line of lines.slice(0, shown)) out.push(clip(line, width));
       if (lines.length > shown) out.push(`... (${lines.length - shown} more lines, same in both views)`);
       continue;
     }
     const left = wrap(a.content, col);
-    const right = wrap(b.content, col);
+    const right = b.content === "" ? ["(turn line left out between summaries)"] : wrap(b.content, col);
     for (let k = 0; k < Math.max(left.length, right.length); k++) out.push((left[k] ?? "").padEnd(col) + GUTTER + (right[k] ?? ""));
   }
   out.push("", figures(trace, settings, view));
   return out.join("\n");
 }
 
-function rule(title: string, a: ChatMessage, b: ChatMessage, width: number): string {
-  const ta = messageTokens(a);
-  const tb = messageTokens(b);
-  const head = `-- ${title}: ${a.content === b.content ? `${ta} tokens, same in both` : `full ${ta} tokens | compressed ${tb} tokens`} `;
+/** One part of a prompt under either view: a message, or a turn's share of one. */
+interface Part {
+  content: string;
+  tokens: number;
+}
+
+interface Row {
+  role: string;
+  turn: number | undefined;
+  a: Part;
+  b: Part;
+}
+
+const whole = (m: ChatMessage): Part => ({ content: m.content, tokens: messageTokens(m) });
+
+/**
+ * The rows of the comparison: the system prompt and the task, then each turn's program and
+ * its feedback. A summary that shares its message is its text alone (the message's framing
+ * counted with the first), and a feedback left out between such summaries is empty.
+ */
+function rows(full: readonly ChatMessage[], built: View): Row[] {
+  const out: Row[] = [0, 1].map((i) => ({ role: full[i].role, turn: undefined, a: whole(full[i]), b: whole(built.messages[i]) }));
+  const places = built.turns ?? [];
+  let f = 2;
+  places.forEach((p, i) => {
+    const shared = places[i - 1]?.message === p.message;
+    out.push({ role: "assistant", turn: p.turn, a: whole(full[f]), b: shared ? { content: p.text, tokens: countTokens("\n\n" + p.text) } : p.start === 0 && places[i + 1]?.message !== p.message ? whole(built.messages[p.message]) : { content: p.text, tokens: TOKENS_PER_MESSAGE + countTokens(p.text) } });
+    f++;
+    const feedback = full[f]?.role === "user" ? full[f] : undefined;
+    if (feedback === undefined) return;
+    const ends = places[i + 1]?.message !== p.message;
+    const after = built.messages[p.message + 1];
+    out.push({ role: "user", turn: p.turn, a: whole(feedback), b: ends && after !== undefined ? whole(after) : { content: "", tokens: 0 } });
+    f++;
+  });
+  return out;
+}
+
+function rule(title: string, a: Part, b: Part, width: number): string {
+  const head = `-- ${title}: ${a.content === b.content ? `${a.tokens} tokens, same in both` : `full ${a.tokens} tokens | compressed ${b.tokens} tokens`} `;
   return head.padEnd(width, "-");
 }
 

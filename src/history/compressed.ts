@@ -7,12 +7,12 @@
 // built; the trace keeps every program.
 import type { TextMessage as ChatMessage } from "../llm/types.js";
 import type { Turn } from "../trace/trace.js";
-import { renderFeedback, renderSeenPrints, seenPrints, type FeedbackInfo } from "../trace/feedback.js";
+import { renderFeedback, renderSeenPrints, renderTurnLine, seenPrints, type FeedbackInfo } from "../trace/feedback.js";
 import { fullView } from "./full.js";
 import { CACHED_TOKEN_PRICE } from "./prefix.js";
 import { learnedLines, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
 import { countTokens } from "../compaction/tokens.js";
-import { resolveViewOptions, type FullReason, type PromptView, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
+import { resolveViewOptions, type FullReason, type PromptView, type TurnPlace, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
 
 /** How one turn is rendered in the compressed view. */
 export interface TurnPlan {
@@ -67,8 +67,8 @@ export function planTurns(input: ViewInput, rawOptions: ViewOptions): TurnPlan[]
     if (input.maxTurns <= 1) latest.full = "single";
     else if (options.keepLatestFull) latest.full = "latest";
   }
-  if (!options.strictPrefix) markSuperseded(turns, plans);
   limitPrints(input, plans, options);
+  if (!options.strictPrefix) markSuperseded(input, plans);
   return plans;
 }
 
@@ -76,10 +76,18 @@ function definesAny(turn: Turn, names: readonly string[]): boolean {
   return turn.definitions.some((d) => d.kind === "function" && names.includes(d.name));
 }
 
-function markSuperseded(turns: readonly Turn[], plans: TurnPlan[]): void {
+/**
+ * Marks the definitions a later turn redefines. A summary is rewritten for it only when it
+ * is rewritten anyway, once some of its turn's output is dropped (or its turn printed
+ * nothing, whose stale samples would be read in every later prompt): marking alone saves a
+ * few tokens and would rewrite the cached prompt from that turn on.
+ */
+function markSuperseded(input: ViewInput, plans: TurnPlan[]): void {
+  const turns = input.turns;
   const last = new Map<string, number>();
   for (let i = 0; i < turns.length; i++) for (const d of turns[i].definitions) last.set(d.name, i);
   for (let i = 0; i < turns.length; i++) {
+    if (turns[i].prints.length > 0 && plans[i].printsShown >= seenOf(turns[i], input.maxPrintChars).lines) continue;
     let set: Set<string> | undefined;
     for (const d of turns[i].definitions) {
       if ((last.get(d.name) as number) > i) (set ??= new Set()).add(d.name);
@@ -131,32 +139,49 @@ export interface PrintRule {
 
 /**
  * How many of the oldest println lines are dropped, given each turn's lines and tokens
- * (oldest first; with `protectLast` the last turn's output is never cut). Nothing while
- * the output is within `dropAfter` tokens: dropping so little rewrites the cached prompt
- * from the dropped turn on and never pays back. Nothing while it is within both the line
- * limit and the token budget. Past them, the oldest turns are dropped whole, down to the
- * most recent whole turns holding at least half the limit (a turn that alone overflows the
- * limit keeps its most recent lines up to it): so at least ⌈N/2⌉ lines stay when that many
- * exist, a summary shows all of its turn's output or none but for the oldest one shown, and
- * the prefix breaks at most once per N/2 new lines.
+ * (oldest first; with `protectLast` the last turn's output is never cut). The cut only moves
+ * forward, and only when the output shown since the last cut passes a bound: replayed over
+ * the earlier prompts (each one's stream is a prefix of this one's), so the view stays a pure
+ * function of the turns. Nothing is dropped while the shown output is within `dropAfter`
+ * tokens (dropping so little rewrites the cached prompt from the dropped turn on and never
+ * pays back), nor while it is within both the line limit and the token budget. Past them,
+ * the oldest turns are dropped whole, down to the most recent whole turns holding at least
+ * half the limit (a turn that alone overflows the limit keeps its most recent lines up to
+ * it): so at least ⌈N/2⌉ lines stay when that many exist, a summary shows all of its turn's
+ * output or none but for the oldest one shown, and the prefix breaks at most once per N/2
+ * new lines (or per half a token budget's worth of output).
  */
 export function printCut(lines: readonly number[], tokens: readonly number[], rule: PrintRule, protectLast: boolean): number {
-  let total = 0;
-  let size = 0;
-  for (let i = 0; i < lines.length; i++) {
-    total += lines[i];
-    size += tokens[i];
+  let cut = 0;
+  for (let end = 1; end <= lines.length; end++) {
+    let shown = 0;
+    let size = 0;
+    let before = 0;
+    for (let i = 0; i < end; i++) {
+      const kept = Math.min(lines[i], Math.max(0, before + lines[i] - cut));
+      before += lines[i];
+      if (kept === 0) continue;
+      shown += kept;
+      size += kept === lines[i] ? tokens[i] : (tokens[i] * kept) / lines[i];
+    }
+    if (size <= rule.dropAfter || (shown <= rule.limit && size <= rule.tokens)) continue;
+    cut = Math.max(cut, floorCut(lines, end, rule.limit, protectLast));
   }
-  if (size <= rule.dropAfter || (total <= rule.limit && size <= rule.tokens)) return 0;
-  const n = lines.length;
-  const floor = Math.ceil(rule.limit / 2);
+  return cut;
+}
+
+/** The lines dropped to keep the most recent whole turns of `lines[0..end)` holding at least half the limit. */
+function floorCut(lines: readonly number[], end: number, limit: number, protectLast: boolean): number {
+  let total = 0;
+  for (let i = 0; i < end; i++) total += lines[i];
+  const floor = Math.ceil(limit / 2);
   let kept = 0;
-  let i = n - 1;
-  if (protectLast && n > 0) kept += lines[i--];
+  let i = end - 1;
+  if (protectLast && end > 0) kept += lines[i--];
   while (i >= 0 && kept < floor) kept += lines[i--];
   // Only the protected turn kept: it stays whole even past the limit.
-  const onlyProtected = protectLast && i + 1 === n - 1;
-  return total - (onlyProtected ? kept : Math.min(kept, rule.limit));
+  const onlyProtected = protectLast && i + 1 === end - 1;
+  return total - (onlyProtected ? kept : Math.min(kept, limit));
 }
 
 // Per turn record: the println lines its feedback showed and their tokens, per print cap.
@@ -185,6 +210,21 @@ export const compressedView: PromptView = (input, rawOptions) => {
     { role: "user", content: input.task },
   ];
   const stats: Required<ViewStats> = { turnsCompressed: 0, turnsFull: [], definitionsShown: 0, printlnShown: 0, printlnDropped: 0, toolCallsShown: 0, definitionsSuperseded: 0, toolCallsDropped: 0 };
+  const places: TurnPlace[] = [];
+  // Consecutive summaries share one assistant message, each appended to the one before it
+  // (a blank line apart); a summarized turn's feedback that is only the turn line is left
+  // out inside such a run. The next prompt then extends this one's text where it ended, so
+  // the prefix cache holds, and the framing and turn lines of old turns are not paid for
+  // again in every prompt. Any other feedback, and every full turn, ends the run.
+  let run = "";
+  let runFeedback: string | undefined;
+  const flush = (): void => {
+    if (run === "") return;
+    messages.push({ role: "assistant", content: run });
+    if (runFeedback !== undefined) messages.push({ role: "user", content: runFeedback });
+    run = "";
+  };
+  const info = feedbackInfo(input);
   const last = input.turns.length - 1;
   for (let i = 0; i <= last; i++) {
     const turn = input.turns[i];
@@ -207,17 +247,23 @@ export const compressedView: PromptView = (input, rawOptions) => {
         stats.definitionsSuperseded += superseded;
         stats.toolCallsShown += summary.toolCallsListed;
         stats.toolCallsDropped += turn.toolCalls.length - summary.toolCallsListed;
-        messages.push({ role: "assistant", content: summary.text });
-        if (shortFeedback !== undefined) messages.push({ role: "user", content: shortFeedback });
+        if (run !== "") run += "\n\n";
+        places.push({ turn: turn.number, message: messages.length, start: run.length, text: summary.text });
+        run += summary.text;
+        runFeedback = shortFeedback;
+        if (shortFeedback === undefined || shortFeedback !== renderTurnLine(turn.number + 1, info)) flush();
         continue;
       }
     }
+    flush();
     stats.turnsFull.push({ turn: turn.number, reason: full });
     const feedback = withLearned(keptFeedback(input, turn, plan, i === last, options), learnedLines(turn, plan.superseded, summaryOptions));
+    places.push({ turn: turn.number, message: messages.length, start: 0, text: turn.reply });
     messages.push({ role: "assistant", content: turn.reply });
     if (feedback !== undefined) messages.push({ role: "user", content: feedback });
   }
-  return { messages, stats };
+  flush();
+  return { messages, stats, turns: places };
 };
 
 /**

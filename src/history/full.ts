@@ -1,18 +1,21 @@
 // The full-history view: system, task, then every turn's reply and feedback verbatim.
 import type { TextMessage as ChatMessage } from "../llm/types.js";
-import type { PromptView } from "./view.js";
+import type { PromptView, TurnPlace } from "./view.js";
 
 export const fullView: PromptView = (input) => {
   const messages: ChatMessage[] = [
     { role: "system", content: input.system },
     { role: "user", content: input.task },
   ];
+  const turns: TurnPlace[] = [];
   for (const t of input.turns) {
+    turns.push({ turn: t.number, message: messages.length, start: 0, text: t.reply });
     messages.push({ role: "assistant", content: t.reply });
     if (t.feedback !== undefined) messages.push({ role: "user", content: t.feedback });
   }
   return {
     messages,
     stats: { turnsCompressed: 0, turnsFull: [], definitionsShown: 0, printlnShown: 0, printlnDropped: 0, toolCallsShown: 0 },
+    turns,
   };
 };

@@ -33,7 +33,7 @@ export const defaultViewOptions: Readonly<ViewOptions> = Object.freeze({
   errorWindowTurns: 2,
   keepLatestFull: false,
   printlnHistoryTokens: 2000,
-  dropAfterTokens: 400,
+  dropAfterTokens: 500,
 });
 
 /** Options with every optional field filled in from the defaults. */
@@ -54,6 +54,16 @@ export function resolveViewOptions(options: ViewOptions): Required<ViewOptions> 
 export interface View {
   messages: ChatMessage[];
   stats: ViewStats;
+  /** Where each turn is shown, oldest first (several summaries can share a message). */
+  turns?: TurnPlace[];
+}
+
+/** A turn's text in a view: its summary or its reply, at `start` in the content of message `message`. */
+export interface TurnPlace {
+  turn: number;
+  message: number;
+  start: number;
+  text: string;
 }
 
 export type PromptView = (input: ViewInput, options: ViewOptions) => View;

@@ -13,7 +13,7 @@ export interface ViewOptions {
    */
   printlnHistoryTokens?: number;
   /**
-   * Println output is dropped only once it passes this many tokens (default 400): dropping
+   * Println output is dropped only once it passes this many tokens (default 500): dropping
    * less rewrites the cached prompt from the dropped turn on for a saving that never pays
    * that back, so below it compression costs nothing extra.
    */

@@ -1,14 +1,14 @@
 // Properties of the compressed view over generated multi-turn traces.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { renderFeedback } from "../../src/trace/feedback.js";
+import { renderFeedback, renderTurnLine } from "../../src/trace/feedback.js";
 import { typeLabel } from "../../src/trace/record.js";
 import type { DefinitionTrace, RunTrace, Turn } from "../../src/trace/trace.js";
 import { compressedView, isErrored, planTurns } from "../../src/history/compressed.js";
 import { definitionSample, isWhole, learnedLines } from "../../src/history/summary.js";
 import { fullView } from "../../src/history/full.js";
 import { countTokens, promptTokens } from "../../src/compaction/tokens.js";
-import { defaultViewOptions, type ViewInput, type ViewOptions } from "../../src/history/view.js";
+import { defaultViewOptions, type View, type ViewInput, type ViewOptions } from "../../src/history/view.js";
 import { buildTrace, turnSpecs } from "./traces.js";
 
 const RUNS = 150;
@@ -64,8 +64,37 @@ function errorKept(turns: readonly Turn[], i: number, options: ViewOptions): boo
 
 const inputOf = (trace: RunTrace, turns: readonly Turn[] = trace.turns): ViewInput => ({ system: trace.system, task: trace.task, turns, maxTurns: MAX_TURNS });
 
-/** The assistant message of turn index i (every turn but a finished run's last has feedback). */
+/** The assistant message of turn index i in `unmerged` (every turn but a finished run's last has feedback). */
 const assistantAt = (i: number): number => 2 + 2 * i;
+
+/**
+ * The view one message per turn and one feedback after it: summaries that share a message
+ * are split at their places, and a turn whose feedback the shared message left out gets the
+ * turn line it stood for. Checks that the view says where each turn is.
+ */
+function unmerged(view: View, trace: RunTrace, turns = trace.turns.length): Array<{ role: string; content: string }> {
+  const places = view.turns ?? [];
+  expect(places.map((p) => p.turn)).toEqual(trace.turns.slice(0, turns).map((t) => t.number));
+  const out: Array<{ role: string; content: string }> = view.messages.slice(0, 2);
+  places.forEach((p, i) => {
+    const message = view.messages[p.message];
+    expect(message.role).toBe("assistant");
+    expect(message.content.slice(p.start, p.start + p.text.length)).toBe(p.text);
+    out.push({ role: "assistant", content: p.text });
+    const next = places[i + 1];
+    if (next !== undefined && next.message === p.message) {
+      // Left out inside a run of summaries: only the turn line, followed by a blank line and the next summary.
+      expect(message.content.slice(p.start + p.text.length, next.start)).toBe("\n\n");
+      out.push({ role: "user", content: renderTurnLine(p.turn + 1, { maxTurns: MAX_TURNS, toolsWithdrawn: false }) });
+    } else {
+      expect(message.content.length).toBe(p.start + p.text.length);
+      const after = view.messages[p.message + 1];
+      if (after !== undefined) out.push(after);
+    }
+  });
+  expect(out.length).toBeGreaterThanOrEqual(view.messages.length);
+  return out;
+}
 
 /** Whether turn i is shown as a summary (anything but its reply as written). */
 const summarized = (messages: ReadonlyArray<{ content: string }>, trace: RunTrace, i: number): boolean => messages[assistantAt(i)].content !== trace.turns[i].reply;
@@ -98,9 +127,13 @@ describe("compressed view properties", () => {
       fc.property(turnSpecs(), optionsArb, (specs, options) => {
         const opts = { ...options, strictPrefix: false };
         const trace = buildTrace(specs, MAX_TURNS);
-        const { messages } = compressedView(inputOf(trace), opts);
+        const messages = unmerged(compressedView(inputOf(trace), opts), trace);
+        const plans = planTurns(inputOf(trace), opts);
         const lastDef = new Map<string, number>();
         trace.turns.forEach((t, i) => t.definitions.forEach((d) => lastDef.set(d.name, i)));
+        // A redefined name is marked in an earlier summary once that summary is rewritten anyway:
+        // while all of its turn's output is still shown, it stays as it was first written.
+        const untouched = (i: number): boolean => trace.turns[i].prints.length > 0 && plans[i].printsShown === trace.turns[i].prints.length;
         const seen = new Map<string, number[]>();
         trace.turns.forEach((t, i) => {
           const content = messages[assistantAt(i)].content;
@@ -111,7 +144,7 @@ describe("compressed view properties", () => {
         for (const d of memory) {
           const i = lastDef.get(d.name) as number;
           const isSummary = summarized(messages, trace, i);
-          expect(seen.get(d.name) ?? []).toEqual(isSummary ? [i] : []);
+          expect((seen.get(d.name) ?? []).filter((j) => j === i || !untouched(j))).toEqual(isSummary ? [i] : []);
           if (isSummary) {
             const line = currentDefinitions(messages[assistantAt(i)].content).get(d.name) as string;
             expect(typed(line, d, opts), line).toBe(true);
@@ -130,7 +163,7 @@ describe("compressed view properties", () => {
       fc.property(turnSpecs(), optionsArb, (specs, options) => {
         const opts = { ...options, strictPrefix: true };
         const trace = buildTrace(specs, MAX_TURNS);
-        const { messages } = compressedView(inputOf(trace), opts);
+        const messages = unmerged(compressedView(inputOf(trace), opts), trace);
         for (const d of trace.turns.at(-1)?.memory ?? []) {
           const i = trace.turns.findLastIndex((t) => t.definitions.some((x) => x.name === d.name));
           const content = messages[assistantAt(i)].content;
@@ -147,15 +180,16 @@ describe("compressed view properties", () => {
       fc.property(turnSpecs(), optionsArb, (specs, options) => {
         const trace = buildTrace(specs, MAX_TURNS);
         const view = compressedView(inputOf(trace), options);
+        const messages = unmerged(view, trace);
         const n = trace.turns.length;
         const kept = (i: number): boolean => isErrored(trace.turns[i]) && errorKept(trace.turns, i, options);
         trace.turns.forEach((t, i) => {
-          if (keptFull(trace.turns, i, options)) expect(view.messages[assistantAt(i)].content).toBe(t.reply);
-          else if (!summarized(view.messages, trace, i)) expect(view.stats.turnsFull.find((f) => f.turn === t.number)?.reason).toMatch(options.strictPrefix ? /^(short|cost)$/ : /^short$/);
-          if (isErrored(t) && !kept(i) && summarized(view.messages, trace, i)) {
+          if (keptFull(trace.turns, i, options)) expect(messages[assistantAt(i)].content).toBe(t.reply);
+          else if (!summarized(messages, trace, i)) expect(view.stats.turnsFull.find((f) => f.turn === t.number)?.reason).toMatch(options.strictPrefix ? /^(short|cost)$/ : /^short$/);
+          if (isErrored(t) && !kept(i) && summarized(messages, trace, i)) {
             // A summarized error: the program is gone, its feedback keeps the error's first line only.
-            expect(view.messages[assistantAt(i)].content).toMatch(/; \((failed program|reply without a program|program omitted: its return value was rejected)/);
-            const feedback = view.messages[assistantAt(i) + 1].content;
+            expect(messages[assistantAt(i)].content).toMatch(/; \((failed program|reply without a program|program omitted: its return value was rejected)/);
+            const feedback = messages[assistantAt(i) + 1].content;
             if (t.error !== undefined) expect(feedback).toContain(`${t.error.kind}: ${t.error.message}`);
             if (t.error !== undefined) {
               expect(feedback).not.toContain("Hint:");
@@ -163,7 +197,7 @@ describe("compressed view properties", () => {
             }
           }
         });
-        const latest = view.messages[assistantAt(n - 1) + 1].content;
+        const latest = messages[assistantAt(n - 1) + 1].content;
         expect(latest).not.toContain("Stored:");
         // The earlier timing shows the loop's own feedback (after any samples of what the turn defined).
         if (options.keepLatestFull === true) expect(latest.endsWith(withoutStored(trace.turns[n - 1].feedback) as string)).toBe(true);
@@ -181,8 +215,8 @@ describe("compressed view properties", () => {
         const opts = { ...options, keepLatestFull: false };
         const trace = buildTrace(specs, MAX_TURNS);
         const t = trace.turns.at(-1) as Turn;
-        const text = compressedView(inputOf(trace), opts)
-          .messages.slice(assistantAt(trace.turns.length - 1))
+        const text = unmerged(compressedView(inputOf(trace), opts), trace)
+          .slice(assistantAt(trace.turns.length - 1))
           .map((m) => m.content)
           .join("\n");
         const learned = learnedLines(t, undefined, { sampleItems: opts.sampleItems, sampleChars: opts.sampleChars, toolCallsPerTurn: opts.toolCallsPerTurn ?? 10 });
@@ -199,24 +233,38 @@ describe("compressed view properties", () => {
       fc.property(turnSpecs(), optionsArb, (specs, options) => {
         const opts = { ...options, strictPrefix: false };
         const trace = buildTrace(specs, MAX_TURNS);
-        const { messages } = compressedView(inputOf(trace), opts);
+        const messages = unmerged(compressedView(inputOf(trace), opts), trace);
         const seen = observed(messages, trace);
         const n = opts.printlnHistoryLimit;
         // The stream: every turn's lines, but the latest turn's when it is kept in full (its feedback shows them).
         const stream = opts.keepLatestFull === true ? trace.turns.slice(0, -1) : trace.turns;
         const history = stream.flatMap((t) => t.prints.map((_, k) => `out t${t.number} line ${k}:`));
-        const tokens = stream.reduce((sum, t) => sum + (t.prints.length === 0 ? 0 : countTokens(t.prints.join("\n"))), 0);
         const latest = trace.turns.at(-1) as Turn;
-        const protectedLines = opts.keepLatestFull === true ? 0 : latest.prints.length;
-        let keep = history.length;
-        if (tokens > (opts.dropAfterTokens ?? 0) && (history.length > n || tokens > (opts.printlnHistoryTokens ?? Infinity))) {
+        const protect = opts.keepLatestFull !== true;
+        // Replayed prompt by prompt (each prompt's stream is a prefix of this one's): the cut moves
+        // only when the output shown since it passes dropAfterTokens and the line limit or the token budget.
+        const lines = stream.map((t) => t.prints.length);
+        const sizes = stream.map((t) => (t.prints.length === 0 ? 0 : countTokens(t.prints.join("\n"))));
+        let cut = 0;
+        for (let end = 1; end <= stream.length; end++) {
+          const all = lines.slice(0, end).reduce((a, b) => a + b, 0);
+          let shown = 0;
+          let size = 0;
+          let offset = 0;
+          for (let i = 0; i < end; i++) {
+            const k = Math.max(0, Math.min(lines[i], offset + lines[i] - cut));
+            offset += lines[i];
+            shown += k;
+            if (k > 0) size += (sizes[i] * k) / lines[i];
+          }
+          if (size <= (opts.dropAfterTokens ?? 0) || (shown <= n && size <= (opts.printlnHistoryTokens ?? Infinity))) continue;
           // Most recent whole turns up to half the limit; the oldest of them cut to the limit.
-          let whole = protectedLines;
-          const rest = opts.keepLatestFull === true ? stream : stream.slice(0, -1);
-          let j = rest.length - 1;
-          for (; j >= 0 && whole < Math.ceil(n / 2); j--) whole += rest[j].prints.length;
-          keep = j === rest.length - 1 && protectedLines > 0 ? whole : Math.min(whole, n);
+          let whole = protect ? lines[end - 1] : 0;
+          let j = protect ? end - 2 : end - 1;
+          for (; j >= 0 && whole < Math.ceil(n / 2); j--) whole += lines[j];
+          cut = Math.max(cut, all - (protect && j === end - 2 ? whole : Math.min(whole, n)));
         }
+        const keep = history.length - cut;
         const kept = new Set(history.slice(history.length - keep));
         expect(keep).toBeGreaterThanOrEqual(Math.min(Math.ceil(n / 2), history.length));
         for (const line of history) expect(seen.includes(line), line).toBe(kept.has(line));
@@ -231,7 +279,7 @@ describe("compressed view properties", () => {
       fc.property(turnSpecs(), optionsArb, (specs, options) => {
         const opts = { ...options, strictPrefix: true };
         const trace = buildTrace(specs, MAX_TURNS);
-        const { messages } = compressedView(inputOf(trace), opts);
+        const messages = unmerged(compressedView(inputOf(trace), opts), trace);
         const seen = observed(messages, trace);
         for (const t of trace.turns.slice(0, -1)) {
           t.prints.forEach((_, k) => expect(seen.includes(`out t${t.number} line ${k}:`)).toBe(k >= t.prints.length - opts.printlnHistoryLimit));
@@ -246,7 +294,7 @@ describe("compressed view properties", () => {
       fc.property(turnSpecs(), optionsArb, (specs, options) => {
         const trace = buildTrace(specs, MAX_TURNS);
         const input = inputOf(trace);
-        const { messages } = compressedView(input, options);
+        const messages = unmerged(compressedView(input, options), trace);
         const plans = planTurns(input, options);
         trace.turns.forEach((t, i) => {
           if (!summarized(messages, trace, i)) return;
@@ -277,11 +325,12 @@ describe("compressed view properties", () => {
         const trace = buildTrace(specs, MAX_TURNS);
         const input = inputOf(trace);
         const view = compressedView(input, { ...options, strictPrefix: true, paybackPrompts: horizon });
-        const always = compressedView(input, { ...options, strictPrefix: true, paybackPrompts: 0 }).messages;
+        const messages = unmerged(view, trace);
+        const always = unmerged(compressedView(input, { ...options, strictPrefix: true, paybackPrompts: 0 }), trace);
         trace.turns.forEach((t, i) => {
           // Candidates: the turns summarized when any summary smaller than the turn is taken.
           if (!summarized(always, trace, i)) {
-            expect(summarized(view.messages, trace, i)).toBe(false);
+            expect(summarized(messages, trace, i)).toBe(false);
             return;
           }
           const S = countTokens(always[assistantAt(i)].content) + countTokens(always[assistantAt(i) + 1].content);
@@ -292,12 +341,12 @@ describe("compressed view properties", () => {
           const feedback = renderFeedback(bare, { maxTurns: MAX_TURNS, toolsWithdrawn: false }, { prints: shown > 0 || (i === trace.turns.length - 1 && options.keepLatestFull === true) });
           const F = countTokens(t.reply) + countTokens(feedback);
           const pays = horizon * 0.1 * (F - S) >= 0.9 * S - 1e-9;
-          expect(summarized(view.messages, trace, i), `turn ${t.number}: S ${S} F ${F}`).toBe(pays);
-          if (pays) expect(view.messages[assistantAt(i)].content).toBe(always[assistantAt(i)].content);
+          expect(summarized(messages, trace, i), `turn ${t.number}: S ${S} F ${F}`).toBe(pays);
+          if (pays) expect(messages[assistantAt(i)].content).toBe(always[assistantAt(i)].content);
           else {
             expect(view.stats.turnsFull).toContainEqual({ turn: t.number, reason: "cost" });
             // What the turn taught (samples of what it defined without printing) comes first.
-            expect(view.messages[assistantAt(i) + 1].content.endsWith(feedback)).toBe(true);
+            expect(messages[assistantAt(i) + 1].content.endsWith(feedback)).toBe(true);
           }
         });
       }),
@@ -312,7 +361,7 @@ describe("compressed view properties", () => {
         const input = inputOf(trace);
         const compressed = compressedView(input, options).messages;
         const full = fullView(input, options).messages;
-        expect(compressed).toHaveLength(full.length);
+        expect(compressed.length).toBeLessThanOrEqual(full.length);
         // A learning: a summary's definition line after its type label (`, sample: ...`, ` of {...}`,
         // ` {...} -> ...`), and the definition lines after a full turn's feedback.
         const learnings = compressed.flatMap((m) =>
@@ -363,15 +412,33 @@ describe("prefix stability", () => {
     return out;
   }
 
-  it("strict mode: a prompt repeats the previous one byte for byte up to the previous latest turn", () => {
+  /** The prompt as one string (role marks between messages), and where each turn's text ends in it. */
+  function flat(view: View): { text: string; starts: number[]; ends: number[] } {
+    const at: number[] = [];
+    let text = "";
+    for (const m of view.messages) {
+      text += `\u0000${m.role}\u0000`;
+      at.push(text.length);
+      text += m.content;
+    }
+    const starts = (view.turns ?? []).map((p) => at[p.message] + p.start);
+    return { text, starts, ends: (view.turns ?? []).map((p, i) => starts[i] + p.text.length) };
+  }
+
+  it("strict mode: a prompt extends the previous one byte for byte up to the previous latest turn", () => {
     fc.assert(
       fc.property(turnSpecs(2, 14), optionsArb, (specs, options) => {
         const opts = { ...options, strictPrefix: true, errorContextTurns: Math.min(1, options.errorContextTurns) };
         const trace = buildTrace(specs, MAX_TURNS);
-        let prev = compressedView(inputOf(trace, trace.turns.slice(0, 1)), opts).messages;
+        let prev = compressedView(inputOf(trace, trace.turns.slice(0, 1)), opts);
         for (let k = 1; k < trace.turns.length; k++) {
-          const next = compressedView(inputOf(trace, trace.turns.slice(0, k + 1)), opts).messages;
-          expect(changedBefore(prev, next, assistantAt(k - 1))).toEqual([]);
+          const next = compressedView(inputOf(trace, trace.turns.slice(0, k + 1)), opts);
+          // In one message per turn, no message before the previous latest turn changes...
+          expect(changedBefore(unmerged(prev, trace, k), unmerged(next, trace, k + 1), assistantAt(k - 1))).toEqual([]);
+          // ...and the prompt as sent starts with the previous one up to the end of the turn before it.
+          const p = flat(prev);
+          const bound = k >= 2 ? p.ends[k - 2] : p.starts[0];
+          expect(flat(next).text.startsWith(p.text.slice(0, bound))).toBe(true);
           prev = next;
         }
       }),
@@ -390,7 +457,7 @@ describe("prefix stability", () => {
           const p0 = planTurns(before, opts);
           const p1 = planTurns(after, opts);
           // With the design's timing the previous latest turn is no exception: it was summarized already.
-          const changed = changedBefore(compressedView(before, opts).messages, compressedView(after, opts).messages, assistantAt(k - 1) + (opts.keepLatestFull === true ? 0 : 2));
+          const changed = changedBefore(unmerged(compressedView(before, opts), trace, k), unmerged(compressedView(after, opts), trace, k + 1), assistantAt(k - 1) + (opts.keepLatestFull === true ? 0 : 2));
           for (const idx of changed) {
             const i = Math.floor((idx - 2) / 2);
             const why = p0[i].printsShown !== p1[i].printsShown || (p0[i].superseded?.size ?? 0) !== (p1[i].superseded?.size ?? 0) || p0[i].full !== p1[i].full;

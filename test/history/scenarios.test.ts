@@ -43,14 +43,19 @@ const agent = SubAgent.create({
 });
 
 /** Roles and kinds of the messages sent for one turn: summary, full code (a reply as the model wrote it), feedback. */
+/** The summaries an assistant message holds: consecutive summaries share one, a blank line apart. */
+const summariesIn = (content: string): string[] => content.split(/\n\n(?=; )/);
+
 function shape(messages: ReadonlyArray<{ role: string; content: string }>, replies: readonly string[]): string[] {
-  return messages.map((m, i) => {
-    if (i === 0) return "system";
-    if (i === 1) return "user";
-    if (m.role === "user") return "feedback";
-    if (replies.includes(m.content)) return "full";
-    expect(m.content).toMatch(/^; (Function|Defined|Tool|Output|\(failed program omitted\)|\(no definitions)/);
-    return "summary";
+  return messages.flatMap((m, i) => {
+    if (i === 0) return ["system"];
+    if (i === 1) return ["user"];
+    if (m.role === "user") return ["feedback"];
+    if (replies.includes(m.content)) return ["full"];
+    return summariesIn(m.content).map((part) => {
+      expect(part).toMatch(/^; (Function|Defined|Tool|Output|\(failed program omitted\)|\(no definitions)/);
+      return "summary";
+    });
   });
 }
 
@@ -77,27 +82,35 @@ describe("scenario: successful multi-turn", () => {
     expect(step.value).toEqual({ products: ["Laptop", "Monitor"] });
     const sent = llm.requests.map((r) => shape(r.messages, replies));
     expect(sent[0]).toEqual(["system", "user"]);
+    // The summaries share one message: each prompt appends the newest to it, and the turn
+    // lines between them are left out (the last feedback says which turn this is).
     expect(sent[1]).toEqual(["system", "user", "summary", "feedback"]);
-    expect(sent[2]).toEqual(["system", "user", "summary", "feedback", "summary", "feedback"]);
-    expect(sent[3]).toEqual(["system", "user", "summary", "feedback", "summary", "feedback", "summary", "feedback"]);
+    expect(sent[2]).toEqual(["system", "user", "summary", "summary", "feedback"]);
+    expect(sent[3]).toEqual(["system", "user", "summary", "summary", "summary", "feedback"]);
     // Exploration mode: turn 2 defined without printing, and the very next prompt shows its samples.
-    expect(llm.requests[2].messages[4].content).toMatch(/; Defined: reviews = string\[\d+\], sample: "Customer Review Summary/);
-    // Every prompt repeats the previous one and appends: a prefix cache serves all of it.
-    for (let k = 1; k < 4; k++) expect(llm.requests[k].messages.slice(0, -1)).toEqual(llm.requests[k - 1].messages.slice(0, -1).concat(llm.requests[k].messages.slice(llm.requests[k - 1].messages.length - 1, -1)));
+    expect(summariesIn(llm.requests[2].messages[2].content)[1]).toMatch(/; Defined: reviews = string\[\d+\], sample: "Customer Review Summary/);
+    // Every prompt extends the previous one up to its last feedback: a prefix cache serves all of it.
+    for (let k = 1; k < 4; k++) {
+      const [prev, next] = [llm.requests[k - 1].messages, llm.requests[k].messages];
+      expect(next.slice(0, 2)).toEqual(prev.slice(0, 2));
+      if (k > 1) expect(next[2].content.startsWith(prev[2].content + "\n\n")).toBe(true);
+      expect(next).toHaveLength(4);
+    }
     const last = llm.requests[3].messages;
-    // Turn 1 printed: its output moved into the summary, without samples; its feedback kept the turn line.
-    expect(last[2].content).toBe('; Defined: electronics - "Electronics products" = vector[3]\n; Output:\ncount: 3');
+    const [first, second, third] = summariesIn(last[2].content);
+    // Turn 1 printed: its output moved into the summary, without samples.
+    expect(first).toBe('; Defined: electronics - "Electronics products" = vector[3]\n; Output:\ncount: 3');
     expect(last[3].content).not.toContain("count: 3");
-    expect(last[3].content).toContain("Turn 2 of 5.");
+    expect(last[3].content).toMatch(/^Turn 4 of 5\. Next turn is your last/);
     // Turn 2 did not print: samples, the function with its docstring, and both tool calls with result shapes.
-    expect(last[4].content).toContain('; Function: rated [text] - "Names with rating of at least 4"');
-    expect(last[4].content).toMatch(/; Defined: reviews = string\[\d+\], sample: "Customer Review Summary/);
-    expect(last[4].content).toContain('; Tool: search-reviews {:category "Electronics"} -> reviews');
-    expect(last[4].content).toContain("; Tool: get-inventory -> inventory");
+    expect(second).toContain('; Function: rated [text] - "Names with rating of at least 4"');
+    expect(second).toMatch(/; Defined: reviews = string\[\d+\], sample: "Customer Review Summary/);
+    expect(second).toContain('; Tool: search-reviews {:category "Electronics"} -> reviews');
+    expect(second).toContain("; Tool: get-inventory -> inventory");
     // The trace keeps every full program and the exact messages sent.
     expect(step.turns.map((t) => t.program)).toEqual(replies.map((r) => r.split("```clojure\n")[1].split("\n```")[0]));
     expect(step.turns[3].messages).toEqual(last);
-    expect(last[6].content).toBe("; Defined: good = vector[2]\n; Output:\ngood: [\"Laptop\" \"Monitor\"]");
+    expect(third).toBe("; Defined: good = vector[2]\n; Output:\ngood: [\"Laptop\" \"Monitor\"]");
     expect(step.turns[3].view?.turnsCompressed).toBe(3);
   });
 
@@ -131,20 +144,23 @@ describe("scenario: error recovery", () => {
     const step = await SubAgent.run(agent, { llm, context: { products }, compressHistory: true });
     expect(step.ok, JSON.stringify(step.fail)).toBe(true);
     expect(step.turns[2].status).toBe("error");
-    expect(shape(llm.requests[3].messages, replies)).toEqual(["system", "user", "summary", "feedback", "summary", "feedback", "full", "feedback"]);
-    expect(shape(llm.requests[4].messages, replies)).toEqual(["system", "user", "summary", "feedback", "summary", "feedback", "full", "feedback", "summary", "feedback"]);
-    const errored = llm.requests[4].messages[6];
+    // The summaries before the error share a message, the turn line after them kept before the full turn.
+    expect(shape(llm.requests[3].messages, replies)).toEqual(["system", "user", "summary", "summary", "feedback", "full", "feedback"]);
+    expect(shape(llm.requests[4].messages, replies)).toEqual(["system", "user", "summary", "summary", "feedback", "full", "feedback", "summary", "feedback"]);
+    expect(llm.requests[4].messages[3].content).toBe("Turn 3 of 5.");
+    const errored = llm.requests[4].messages[4];
     expect(errored.content).toBe(replies[2]);
-    expect(llm.requests[4].messages[7].content).toMatch(/Error/);
+    expect(llm.requests[4].messages[5].content).toMatch(/Error/);
     expect(step.turns[4].view?.turnsFull).toEqual([{ turn: 3, reason: "error" }]);
     // One turn later the error is two turns back and was fixed since: its program is
     // summarized and its feedback keeps the error's first line.
     const next = compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns, maxTurns: 5 }, { ...defaultViewOptions, compressHistory: true });
-    expect(shape(next.messages, replies)).toEqual(["system", "user", "summary", "feedback", "summary", "feedback", "summary", "feedback", "summary", "feedback", "summary"]);
-    expect(next.messages[6].content).toBe("; (failed program omitted)");
-    expect(next.messages[7].content).toMatch(/^Error at line 1, column \d+: type_error: [^\n]+\n+Nothing from this program was stored\.\n+Turn 4 of 5\./);
-    expect(llm.requests[4].messages[7].content).toMatch(/\n1 \| /);
-    expect(compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns, maxTurns: 5 }, { ...defaultViewOptions, compressHistory: true, errorWindowTurns: 0 }).messages[6].content).toBe(replies[2]);
+    // The summarized error's feedback is more than a turn line: it ends the shared message.
+    expect(shape(next.messages, replies)).toEqual(["system", "user", "summary", "summary", "summary", "feedback", "summary", "summary"]);
+    expect(summariesIn(next.messages[2].content)[2]).toBe("; (failed program omitted)");
+    expect(next.messages[3].content).toMatch(/^Error at line 1, column \d+: type_error: [^\n]+\n+Nothing from this program was stored\.\n+Turn 4 of 5\./);
+    expect(llm.requests[4].messages[5].content).toMatch(/\n1 \| /);
+    expect(compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns, maxTurns: 5 }, { ...defaultViewOptions, compressHistory: true, errorWindowTurns: 0 }).messages[4].content).toBe(replies[2]);
   });
 
   it("shows the turn before an error in full when the error happened in a function it defined", async () => {
@@ -188,14 +204,15 @@ describe("scenario: tool-heavy workflow", () => {
     const usage = compressionReport(step.trace, { maxTurns: agent.maxTurns, toolsWithdrawn: true }, { ...defaultViewOptions, compressHistory: true });
     expect(usage.prompts).toHaveLength(2);
     const next = compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns, maxTurns: 5, toolsWithdrawn: true }, { ...defaultViewOptions, compressHistory: true });
-    const summary = next.messages[2].content;
+    const [summary, after] = summariesIn(next.messages[2].content);
     expect(summary).toContain("Reviews: Customer Review Summary for Electronics:");
     expect(summary).toContain("Inventory: Warehouse Inventory Report:");
     expect(summary).toContain("; Defined: reviews = string[");
     expect(summary).not.toContain("sample:");
     expect(summary).toContain('; Tool: search-reviews {:category "Electronics"} -> reviews');
-    expect(next.messages[3].content).not.toContain("Customer Review Summary");
-    expect(next.messages[4].content).toBe("; (no definitions, tool calls or output)");
+    // The run finished: no feedback follows, and the output is shown once, in the summary.
+    expect(next.messages).toHaveLength(3);
+    expect(after).toBe("; (no definitions, tool calls or output)");
   });
 });
 
@@ -226,6 +243,6 @@ describe("inheritance", () => {
     expect(step.ok, JSON.stringify(step.fail)).toBe(true);
     expect(step.value).toBe("x=3");
     // The child's third request: its turns 1 and 2 are summarized.
-    expect(shape(llm.requests[3].messages, replies)).toEqual(["system", "user", "summary", "feedback", "summary", "feedback"]);
+    expect(shape(llm.requests[3].messages, replies)).toEqual(["system", "user", "summary", "summary", "feedback"]);
   });
 });

@@ -13,7 +13,7 @@ const on: ViewOptions = { ...defaultViewOptions, compressHistory: true };
 
 const spec = (over: Partial<TurnSpec>): TurnSpec => ({ status: "ok", defs: [], prints: 2, tools: [], prose: 200, ...over });
 const specs: TurnSpec[] = [
-  spec({ defs: [{ name: "users", fn: false, value: [{ name: "Ann", id: 1 }, { name: "Bo", id: 2 }], doc: "Users" }] }),
+  spec({ defs: [{ name: "users", fn: false, value: [{ name: "Ann", id: 1 }, { name: "Bo", id: 2 }], doc: "Users" }], prints: 0 }),
   spec({ tools: [{ name: "search", args: { query: "x" }, result: [1, 2, 3] }], prints: 3 }),
   spec({ status: "error", prints: 0 }),
   spec({ defs: [{ name: "users", fn: false, value: "redefined" }] }),
@@ -102,7 +102,7 @@ describe("compression usage", () => {
 });
 
 describe("side-by-side comparison", () => {
-  it("shows both prompts message by message, then the figures of every prompt", () => {
+  it("shows both prompts turn by turn, then the figures of every prompt", () => {
     const text = renderComparison(trace, run, { ...on, errorWindowTurns: 0 }, { width: 120 });
     expect(text).toMatch(/^Prompt for turn 6: full \d+ tokens, compressed \d+ tokens \(\d+% fewer\)/);
     expect(text).toContain("-- system: ");
@@ -110,6 +110,8 @@ describe("side-by-side comparison", () => {
     expect(text).toContain("-- assistant (turn 1): full ");
     expect(text).toMatch(/\| ; Defined: users \(redefined later\)\n/);
     expect(text).toContain("kept full: error");
+    // Turns 4 and 5 are summaries in one message: the turn line between them is left out.
+    expect(text).toMatch(/-- user \(turn 4\): full \d+ tokens \| compressed 0 tokens -+\n.*\| \(turn line left out between summaries\)/);
     expect(text).toContain("Compression per prompt");
     expect(text).toMatch(/\n\s*total\s+\d+\s+\d+/);
     for (const line of text.split("\n")) expect(line.length).toBeLessThanOrEqual(120);
