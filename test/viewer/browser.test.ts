@@ -45,7 +45,13 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
   }
 
   // Page-side code as strings: the tests compile without the DOM's types.
-  const hashIs = (page: Page, hash: string) => page.waitForFunction(`location.hash === ${JSON.stringify(hash)}`);
+  // The page renders on hashchange: wait for the hash and, for a run's turn, for that turn's
+  // article, so what a test reads next is the new turn's, not the one it replaces.
+  const hashIs = (page: Page, hash: string) => {
+    const turn = /^#r\d+\/(\d+)$/.exec(hash)?.[1];
+    const shown = turn === undefined ? "true" : `document.querySelector("article.turn")?.dataset.turn === ${JSON.stringify(turn)}`;
+    return page.waitForFunction(`location.hash === ${JSON.stringify(hash)} && ${shown}`);
+  };
   const hashMatches = (page: Page, re: RegExp) => page.waitForFunction(`${re.toString()}.test(location.hash)`);
 
   const shot = async (page: Page, name: string) => {
