@@ -7,7 +7,7 @@ import { LispError, typeErr } from "../errors.js";
 import { call1, call2, callValue } from "../fn.js";
 import { hasKey, lookup } from "../lookup.js";
 import { prStr } from "../printer.js";
-import { charge, checkCollectionSize, limitError, run } from "../runtime.js";
+import { charge, checkCollectionSize, limitError, run, tick } from "../runtime.js";
 import { entries as mapEntries, seqArray } from "../seq.js";
 import { EMPTY_MAP, isMap, isSet, Keyword, keyword, LMap, LSet, type Value } from "../values.js";
 import { Vec } from "../vector.js";
@@ -380,7 +380,11 @@ function updateKeys(m: Value, f: Value): Value {
   const src = m as LMap;
   charge(src.size);
   return EMPTY_MAP.withMutations((out) => {
-    for (const [k, v] of src) out.set(call1(f, k), v);
+    let i = 0;
+    for (const [k, v] of src) {
+      tick(i++);
+      out.set(call1(f, k), v);
+    }
   });
 }
 
@@ -444,7 +448,11 @@ function mapInvert(m: Value): Value {
   if (!isMap(m)) throw notAMap("map-invert", m);
   charge(m.size);
   return EMPTY_MAP.withMutations((out) => {
-    for (const [k, v] of m) out.set(v, k);
+    let i = 0;
+    for (const [k, v] of m) {
+      tick(i++);
+      out.set(v, k);
+    }
   });
 }
 

@@ -158,6 +158,7 @@ function keepWith(who: string, f: Value, coll: Value, indexed: boolean): Value {
   if (indexed && n > 0) expectFn(who, f);
   let j = 0;
   for (let i = 0; i < n; i++) {
+    tick(i);
     const r = g ? g(xs[i]) : call2(f, i, xs[i]);
     if (r !== null) xs[j++] = r;
   }
@@ -433,7 +434,10 @@ function dedupe(coll: Value): Value {
   const xs = items("dedupe", coll);
   charge(xs.length);
   let j = 0;
-  for (let i = 0; i < xs.length; i++) if (j === 0 || !equals(xs[j - 1], xs[i])) xs[j++] = xs[i];
+  for (let i = 0; i < xs.length; i++) {
+    tick(i);
+    if (j === 0 || !equals(xs[j - 1], xs[i])) xs[j++] = xs[i];
+  }
   xs.length = j;
   return Vec.fromArray(xs);
 }
