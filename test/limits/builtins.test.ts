@@ -98,4 +98,26 @@ describe("heavy builtin calls stop on time (property)", () => {
       { numRuns: 15 },
     );
   });
+
+  // One call over a big input from the host (ints, strings or text, which cross the boundary
+  // quickly): whether it finishes, times out or meets a size limit, it ends within the margin of its deadline.
+  const hostInputs: Partial<Record<Input, (n: number) => unknown>> = {
+    ints: (n) => Array.from({ length: n }, (_, i) => i),
+    strs: (n) => Array.from({ length: n }, (_, i) => String(i % 100_000)),
+    text: (n) => "a,".repeat(Math.min(n, 450_000)),
+    words: (n) => Array.from({ length: Math.min(n, 100_000) }, (_, i) => String(i)).join(" "),
+  };
+  const single = CALLS.filter(([, input]) => input in hostInputs);
+  it("one heavy call over a big input ends within the margin of a small timeout", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...single), fc.integer({ min: 400_000, max: 800_000 }), async ([call, input], n) => {
+        const ctx = { x: hostInputs[input]!(n) };
+        const timeoutMs = 100;
+        const [r, ms] = await timed(() => evaluate(`(let [x data/x] ${call} nil)`, { ctx, limits: { ...BIG, timeoutMs } }));
+        expect(r.ok || r.error.kind, `${call} over ${input} (n=${n})`).toSatisfy((k) => k === true || k === "timeout" || k === "collection_too_large" || k === "string_too_large");
+        expect(ms, `${call} over ${input} (n=${n})`).toBeLessThan(3 * timeoutMs + 200);
+      }),
+      { numRuns: 10 },
+    );
+  });
 });

@@ -395,7 +395,10 @@ function zipmap(ks: Value, vs: Value): Value {
   charge(n);
   checkCollectionSize(n);
   return EMPTY_MAP.withMutations((out) => {
-    for (let i = 0; i < n; i++) out.set(a[i], b[i]);
+    for (let i = 0; i < n; i++) {
+      tick(i);
+      out.set(a[i], b[i]);
+    }
   });
 }
 
@@ -410,7 +413,10 @@ function pairsOf(who: string, args: Value[]): void {
 function hashMap(args: Value[]): Value {
   pairsOf("hash-map", args);
   return EMPTY_MAP.withMutations((out) => {
-    for (let i = 0; i < args.length; i += 2) out.set(args[i], args[i + 1]);
+    for (let i = 0; i < args.length; i += 2) {
+      tick(i >>> 1);
+      out.set(args[i], args[i + 1]);
+    }
   });
 }
 

@@ -5,7 +5,7 @@
 import { LispError, typeErr } from "../errors.js";
 import { call1, callValue, NativeFn } from "../fn.js";
 import { formatFloat, PrintOverflow, printChecked } from "../printer.js";
-import { charge, checkCollectionSize, checkStringLength, run } from "../runtime.js";
+import { charge, checkCollectionSize, checkStringLength, run, tick } from "../runtime.js";
 import { seqArray } from "../seq.js";
 import { charCount, chars, isSimpleText } from "../text.js";
 import { Fn, Keyword, keyword, LFloat, mkFloat, Regex, type Value, isMap, isSet } from "../values.js";
@@ -86,7 +86,7 @@ function strPart(v: Value, room: number): string {
   if (v instanceof Regex) return v.source;
   const limits = run.limits;
   try {
-    const s = printChecked(v, false, Math.max(0, room), limits.maxNestingDepth);
+    const s = printChecked(v, false, Math.max(0, room), limits.maxNestingDepth, tick);
     charge(s.length >>> 4);
     return s;
   } catch (e) {
