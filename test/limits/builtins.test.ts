@@ -44,6 +44,8 @@ const CALLS: ReadonlyArray<readonly [string, Input]> = [
   ["(clojure.string/replace x #\"a\" \"b\")", "text"], ["(clojure.string/escape x {\\a \"b\"})", "text"], ["(vec x)", "text"],
   ["(frequencies x)", "text"], ["(re-seq #\"a\" x)", "text"], ["(.split x \" \")", "words"], ["(clojure.string/upper-case x)", "text"],
   ["(clojure.string/includes? x \"zz\")", "text"],
+  ["(keyword x)", "text"], ["(format \"%s\" x)", "text"], ["(parse-double x)", "text"], ["(clojure.string/blank? x)", "text"],
+  ["(clojure.string/split x \",\")", "text"], ["(clojure.string/index-of x \"zz\")", "text"], ["(.toUpperCase x)", "text"],
   // printing, aggregates, trees, functions
   ["(pr-str x)", "nested"], ["(prn-str x)", "map"], ["(with-out-str (println x))", "nested"], ["(sum x)", "ints"], ["(median x)", "ints"],
   ["(max-by :a x)", "nested"], ["(distinct-by :a x)", "nested"], ["(clojure.walk/postwalk identity x)", "nested"],
