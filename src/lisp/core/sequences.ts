@@ -652,7 +652,13 @@ function sort(args: Value[]): Value {
     throw typeErr(`sort cannot order maps, got ${describe(xs[0])}`, "sort by a field with (sort-by :key coll), or (sort-by :key > coll) for descending");
   }
   sortCharge(xs.length);
-  return Vec.fromArray(xs.sort(cmp));
+  let i = 0;
+  return Vec.fromArray(
+    xs.sort((a, b) => {
+      tick(i++);
+      return cmp(a, b);
+    }),
+  );
 }
 
 function sortBy(args: Value[]): Value {
@@ -670,7 +676,11 @@ function sortBy(args: Value[]): Value {
   }
   sortCharge(n);
   // Array.prototype.sort is stable, so equal keys keep their original order.
-  idx.sort((i, j) => cmp(keys[i], keys[j]));
+  let c = 0;
+  idx.sort((i, j) => {
+    tick(c++);
+    return cmp(keys[i], keys[j]);
+  });
   const out = new Array<Value>(n);
   for (let i = 0; i < n; i++) out[i] = xs[idx[i]];
   return Vec.fromArray(out);
