@@ -2,6 +2,7 @@
 // Numbers compare by value across int and float: (= 1 1.0) is true.
 import { hash as ihash } from "immutable";
 import { typeErr } from "./errors.js";
+import { charge } from "./runtime.js";
 import { Keyword, LFloat, type Value, typeName, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 
@@ -13,6 +14,8 @@ export function equals(a: Value, b: Value): boolean {
   if (a instanceof Keyword) return b instanceof Keyword && a.name === b.name;
   if (a instanceof Vec) {
     if (!(b instanceof Vec) || a.size !== b.size) return false;
+    // Comparing two big collections is work a loop could repeat at one step per iteration.
+    charge(a.size);
     const xs = a.toArray();
     const ys = b.toArray();
     for (let i = 0; i < xs.length; i++) if (!equals(xs[i], ys[i])) return false;
@@ -20,6 +23,7 @@ export function equals(a: Value, b: Value): boolean {
   }
   if (isMap(a)) {
     if (!isMap(b) || a.size !== b.size) return false;
+    charge(a.size);
     for (const [k, v] of a) {
       if (isNaNValue(k) || !b.has(k)) return false;
       if (!equals(v, b.get(k) as Value)) return false;
@@ -28,6 +32,7 @@ export function equals(a: Value, b: Value): boolean {
   }
   if (isSet(a)) {
     if (!isSet(b) || a.size !== b.size) return false;
+    charge(a.size);
     // The hash set finds NaN by identity; as an element NaN still equals nothing, as in Clojure.
     for (const x of a) if (isNaNValue(x) || !b.has(x)) return false;
     return true;
@@ -83,6 +88,7 @@ export function compare(a: Value, b: Value): number {
       const x = a as Vec<Value>;
       const y = b as Vec<Value>;
       if (x.size !== y.size) return x.size - y.size;
+      charge(x.size);
       const xs = x.toArray();
       const ys = y.toArray();
       for (let i = 0; i < xs.length; i++) {

@@ -102,7 +102,12 @@ interface Ctx {
   maxItems: number;
   maxDepth: number;
   itemsCut: boolean;
+  /** Called with a running count of the items printed: a run's printing checks its clock through it. */
+  tick: (i: number) => void;
+  items: number;
 }
+
+const noTick = (): void => {};
 
 function printValue(v: Value, c: Ctx, depth: number, top: boolean): void {
   const w = c.w;
@@ -182,6 +187,7 @@ function printColl(v: Vec<Value> | IMap<Value, Value> | ISet<Value>, c: Ctx, dep
       c.itemsCut = true;
       break;
     }
+    c.tick(c.items++);
     if (mapLike) {
       const [k, val] = item as [Value, Value];
       printValue(k, c, depth + 1, false);
@@ -197,7 +203,7 @@ function printColl(v: Vec<Value> | IMap<Value, Value> | ISet<Value>, c: Ctx, dep
 
 /** pr-str: readable EDN. Unbounded; use `printChecked` inside evaluation. */
 export function prStr(v: Value): string {
-  const c: Ctx = { w: new Writer(Infinity, false), readably: true, maxItems: Infinity, maxDepth: Infinity, itemsCut: false };
+  const c: Ctx = { w: new Writer(Infinity, false), readably: true, maxItems: Infinity, maxDepth: Infinity, itemsCut: false, tick: noTick, items: 0 };
   printValue(v, c, 0, true);
   return c.w.toString();
 }
@@ -213,10 +219,10 @@ export function strOf(v: Value): string {
  * Prints with hard limits: throws PrintOverflow past `maxChars`, and prints `...`
  * past `maxDepth` (the nesting limit the evaluator enforces on printing).
  */
-export function printChecked(v: Value, readably: boolean, maxChars: number, maxDepth: number): string {
+export function printChecked(v: Value, readably: boolean, maxChars: number, maxDepth: number, tick: (i: number) => void = noTick): string {
   if (!readably && typeof v === "string") return v;
   if (v === null && !readably) return "";
-  const c: Ctx = { w: new Writer(maxChars, true), readably, maxItems: Infinity, maxDepth, itemsCut: false };
+  const c: Ctx = { w: new Writer(maxChars, true), readably, maxItems: Infinity, maxDepth, itemsCut: false, tick, items: 0 };
   printValue(v, c, 0, true);
   return c.w.toString();
 }
@@ -239,6 +245,8 @@ export function printSample(v: Value, opts: PrintOptions = {}): Sample {
     maxItems: opts.maxItems ?? 3,
     maxDepth: opts.maxDepth ?? 4,
     itemsCut: false,
+    tick: noTick,
+    items: 0,
   };
   printValue(v, c, 0, true);
   let text = c.w.toString();

@@ -3,7 +3,7 @@
 // assert. Each behaves as its Clojure namesake (on 64-bit longs for the bit operations).
 import { LispError, typeErr } from "../errors.js";
 import { call1, callValue } from "../fn.js";
-import { charge, checkCollectionSize, checkStringLength } from "../runtime.js";
+import { charge, checkCollectionSize, checkStringLength, tick } from "../runtime.js";
 import { chars } from "../text.js";
 import { strOf } from "../printer.js";
 import { isInteger, isNumber, type Value } from "../values.js";
@@ -83,7 +83,10 @@ function escape(s: Value, cmap: Value): Value {
   const cs = chars(s);
   charge(cs.length);
   let out = "";
-  for (const c of cs) {
+  for (let i = 0; i < cs.length; i++) {
+    const c = cs[i];
+    // A map as cmap is looked up without a charge: the loop checks the clock itself.
+    tick(i);
     const r = call1(cmap, c);
     out += r === null ? c : strOf(r);
     if (out.length > s.length * 2) checkStringLength(out.length);

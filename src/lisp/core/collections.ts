@@ -198,7 +198,9 @@ function isEmpty(who: string, x: Value): boolean {
 function seq(x: Value): Value {
   if (x instanceof Vec) return x.size === 0 ? null : x;
   if (isEmpty("seq", x)) return null;
-  return Vec.fromArray(items("seq", x));
+  const xs = items("seq", x);
+  charge(xs.length);
+  return Vec.fromArray(xs);
 }
 
 /** Adds one element to a map the way conj and into do: a [k v] vector, a map (merged) or nil. */

@@ -1,7 +1,7 @@
 // Output: println and friends write to the run's bounded output buffer, which the agent
 // turns into feedback. pr-str returns the printed text instead.
 import { PrintOverflow, printChecked } from "../printer.js";
-import { checkStringLength, run } from "../runtime.js";
+import { charge, checkStringLength, run, tick } from "../runtime.js";
 import type { Value } from "../values.js";
 import type { BuiltinDef } from "./registry.js";
 
@@ -10,7 +10,10 @@ function display(v: Value, readably: boolean): string {
   if (v === null) return "nil";
   const limits = run.limits;
   try {
-    return printChecked(v, readably, limits.maxStringLength, limits.maxNestingDepth);
+    // Charged as str charges a printed collection: per 16 characters of text.
+    const s = printChecked(v, readably, limits.maxStringLength, limits.maxNestingDepth, tick);
+    charge(s.length >>> 4);
+    return s;
   } catch (e) {
     if (e instanceof PrintOverflow) checkStringLength(e.length);
     throw e;

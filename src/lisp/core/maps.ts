@@ -7,7 +7,7 @@ import { LispError, typeErr } from "../errors.js";
 import { call1, call2, callValue } from "../fn.js";
 import { hasKey, lookup } from "../lookup.js";
 import { prStr } from "../printer.js";
-import { charge, checkCollectionSize, limitError, run } from "../runtime.js";
+import { charge, checkCollectionSize, limitError, run, tick } from "../runtime.js";
 import { entries as mapEntries, seqArray } from "../seq.js";
 import { EMPTY_MAP, isMap, isSet, Keyword, keyword, LMap, LSet, type Value } from "../values.js";
 import { Vec } from "../vector.js";
@@ -380,7 +380,11 @@ function updateKeys(m: Value, f: Value): Value {
   const src = m as LMap;
   charge(src.size);
   return EMPTY_MAP.withMutations((out) => {
-    for (const [k, v] of src) out.set(call1(f, k), v);
+    let i = 0;
+    for (const [k, v] of src) {
+      tick(i++);
+      out.set(call1(f, k), v);
+    }
   });
 }
 
@@ -391,7 +395,10 @@ function zipmap(ks: Value, vs: Value): Value {
   charge(n);
   checkCollectionSize(n);
   return EMPTY_MAP.withMutations((out) => {
-    for (let i = 0; i < n; i++) out.set(a[i], b[i]);
+    for (let i = 0; i < n; i++) {
+      tick(i);
+      out.set(a[i], b[i]);
+    }
   });
 }
 
@@ -406,7 +413,10 @@ function pairsOf(who: string, args: Value[]): void {
 function hashMap(args: Value[]): Value {
   pairsOf("hash-map", args);
   return EMPTY_MAP.withMutations((out) => {
-    for (let i = 0; i < args.length; i += 2) out.set(args[i], args[i + 1]);
+    for (let i = 0; i < args.length; i += 2) {
+      tick(i >>> 1);
+      out.set(args[i], args[i + 1]);
+    }
   });
 }
 
@@ -444,7 +454,11 @@ function mapInvert(m: Value): Value {
   if (!isMap(m)) throw notAMap("map-invert", m);
   charge(m.size);
   return EMPTY_MAP.withMutations((out) => {
-    for (const [k, v] of m) out.set(v, k);
+    let i = 0;
+    for (const [k, v] of m) {
+      tick(i++);
+      out.set(v, k);
+    }
   });
 }
 

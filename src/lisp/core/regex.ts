@@ -6,7 +6,7 @@ import { LispError, typeErr } from "../errors.js";
 import { call1 } from "../fn.js";
 import { strOf } from "../printer.js";
 import { compiled, regexFromString } from "../regex.js";
-import { charge, checkCollectionSize, checkStringLength, limitError, run } from "../runtime.js";
+import { charge, checkCollectionSize, checkStringLength, limitError, run, tick } from "../runtime.js";
 import { Fn, LFloat, Regex, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe } from "./args.js";
@@ -42,8 +42,10 @@ function matchValue(m: Matcher, groups: number): Value {
   return Vec.fromArray(out);
 }
 
+/** Before a match is added: the size limit, and the clock every 4,096 matches (the input was charged up front). */
 function grow(out: unknown[]): void {
   if (out.length >= run.limits.maxCollectionSize) checkCollectionSize(out.length + 1);
+  tick(out.length);
 }
 
 function findFirst(re: Regex, s: string): Value {
@@ -143,7 +145,8 @@ export function regexReplace(who: string, re: Regex, s: string, rep: Value, all:
   const max = run.limits.maxStringLength;
   let out = "";
   let last = 0;
-  while (m.find()) {
+  for (let i = 0; m.find(); i++) {
+    tick(i);
     out += s.slice(last, m.start());
     if (template !== null) {
       for (const p of template) out += typeof p === "number" ? (m.group(p) ?? "") : p;

@@ -55,10 +55,16 @@ function map1(who: string, f: Value, coll: Value): Value {
   const n = xs.length;
   charge(n);
   if (f instanceof Fn) {
-    for (let i = 0; i < n; i++) xs[i] = f.call1(xs[i]);
+    for (let i = 0; i < n; i++) {
+      tick(i);
+      xs[i] = f.call1(xs[i]);
+    }
   } else {
     const g = unary(who, f);
-    for (let i = 0; i < n; i++) xs[i] = g(xs[i]);
+    for (let i = 0; i < n; i++) {
+      tick(i);
+      xs[i] = g(xs[i]);
+    }
   }
   return Vec.fromArray(xs);
 }
@@ -73,9 +79,15 @@ function mapN(who: string, args: Value[]): Value {
   const out = new Array<Value>(n);
   if (colls.length === 2) {
     const [xs, ys] = colls;
-    for (let i = 0; i < n; i++) out[i] = call2(f, xs[i], ys[i]);
+    for (let i = 0; i < n; i++) {
+      tick(i);
+      out[i] = call2(f, xs[i], ys[i]);
+    }
   } else {
-    for (let i = 0; i < n; i++) out[i] = callValue(f, colls.map((c) => c[i]));
+    for (let i = 0; i < n; i++) {
+      tick(i);
+      out[i] = callValue(f, colls.map((c) => c[i]));
+    }
   }
   return Vec.fromArray(out);
 }
@@ -84,7 +96,10 @@ function mapIndexed(f: Value, coll: Value): Value {
   expectFn("map-indexed", f);
   const xs = items("map-indexed", coll);
   charge(xs.length);
-  for (let i = 0; i < xs.length; i++) xs[i] = call2(f, i, xs[i]);
+  for (let i = 0; i < xs.length; i++) {
+    tick(i);
+    xs[i] = call2(f, i, xs[i]);
+  }
   return Vec.fromArray(xs);
 }
 
@@ -117,14 +132,20 @@ function mapcat(args: Value[]): Value {
     const g = unary("mapcat", f);
     const xs = items("mapcat", args[1]);
     charge(xs.length);
-    for (let i = 0; i < xs.length; i++) appendAll("mapcat", out, g(xs[i]));
+    for (let i = 0; i < xs.length; i++) {
+      tick(i);
+      appendAll("mapcat", out, g(xs[i]));
+    }
     return Vec.fromArray(out);
   }
   expectFn("mapcat", f);
   const colls = args.slice(1).map((c) => items("mapcat", c));
   const n = shortest(colls);
   charge(n * colls.length);
-  for (let i = 0; i < n; i++) appendAll("mapcat", out, callValue(f, colls.map((c) => c[i])));
+  for (let i = 0; i < n; i++) {
+    tick(i);
+    appendAll("mapcat", out, callValue(f, colls.map((c) => c[i])));
+  }
   return Vec.fromArray(out);
 }
 
@@ -135,6 +156,7 @@ function filterWith(who: string, pred: Value, coll: Value, keep: boolean): Value
   let j = 0;
   if (pred instanceof Fn) {
     for (let i = 0; i < n; i++) {
+      tick(i);
       const x = xs[i];
       const r = pred.call1(x);
       if ((r !== null && r !== false) === keep) xs[j++] = x;
@@ -142,6 +164,7 @@ function filterWith(who: string, pred: Value, coll: Value, keep: boolean): Value
   } else {
     const g = unary(who, pred);
     for (let i = 0; i < n; i++) {
+      tick(i);
       const x = xs[i];
       if (truthy(g(x)) === keep) xs[j++] = x;
     }
@@ -158,6 +181,7 @@ function keepWith(who: string, f: Value, coll: Value, indexed: boolean): Value {
   if (indexed && n > 0) expectFn(who, f);
   let j = 0;
   for (let i = 0; i < n; i++) {
+    tick(i);
     const r = g ? g(xs[i]) : call2(f, i, xs[i]);
     if (r !== null) xs[j++] = r;
   }
@@ -213,6 +237,7 @@ function reduceKv(f: Value, init: Value, coll: Value): Value {
     const xs = coll.toArray();
     charge(xs.length);
     for (let i = 0; i < xs.length; i++) {
+      tick(i);
       acc = callValue(f, [acc, i, xs[i]]);
       if (acc instanceof Reduced) return acc.value;
     }
@@ -433,7 +458,10 @@ function dedupe(coll: Value): Value {
   const xs = items("dedupe", coll);
   charge(xs.length);
   let j = 0;
-  for (let i = 0; i < xs.length; i++) if (j === 0 || !equals(xs[j - 1], xs[i])) xs[j++] = xs[i];
+  for (let i = 0; i < xs.length; i++) {
+    tick(i);
+    if (j === 0 || !equals(xs[j - 1], xs[i])) xs[j++] = xs[i];
+  }
   xs.length = j;
   return Vec.fromArray(xs);
 }
@@ -552,6 +580,7 @@ function partitionBy(f: Value, coll: Value): Value {
   let chunk: Value[] = [];
   let key: Value = null;
   for (let i = 0; i < xs.length; i++) {
+    tick(i);
     const k = g(xs[i]);
     if (i > 0 && !equals(k, key)) {
       out.push(Vec.fromArray(chunk));
@@ -623,7 +652,13 @@ function sort(args: Value[]): Value {
     throw typeErr(`sort cannot order maps, got ${describe(xs[0])}`, "sort by a field with (sort-by :key coll), or (sort-by :key > coll) for descending");
   }
   sortCharge(xs.length);
-  return Vec.fromArray(xs.sort(cmp));
+  let i = 0;
+  return Vec.fromArray(
+    xs.sort((a, b) => {
+      tick(i++);
+      return cmp(a, b);
+    }),
+  );
 }
 
 function sortBy(args: Value[]): Value {
@@ -635,12 +670,17 @@ function sortBy(args: Value[]): Value {
   const keys = new Array<Value>(n);
   const idx = new Array<number>(n);
   for (let i = 0; i < n; i++) {
+    tick(i);
     keys[i] = g(xs[i]);
     idx[i] = i;
   }
   sortCharge(n);
   // Array.prototype.sort is stable, so equal keys keep their original order.
-  idx.sort((i, j) => cmp(keys[i], keys[j]));
+  let c = 0;
+  idx.sort((i, j) => {
+    tick(c++);
+    return cmp(keys[i], keys[j]);
+  });
   const out = new Array<Value>(n);
   for (let i = 0; i < n; i++) out[i] = xs[idx[i]];
   return Vec.fromArray(out);
@@ -707,6 +747,7 @@ function some(pred: Value, coll: Value): Value {
   const xs = items("some", coll);
   charge(xs.length);
   for (let i = 0; i < xs.length; i++) {
+    tick(i);
     const r = g(xs[i]);
     if (r !== null && r !== false) return r;
   }
@@ -718,7 +759,10 @@ function runBang(f: Value, coll: Value): Value {
   const g = unary("run!", f);
   const xs = items("run!", coll);
   charge(xs.length);
-  for (let i = 0; i < xs.length; i++) g(xs[i]);
+  for (let i = 0; i < xs.length; i++) {
+    tick(i);
+    g(xs[i]);
+  }
   return null;
 }
 
@@ -726,7 +770,10 @@ function every(who: string, pred: Value, coll: Value): boolean {
   const g = unary(who, pred);
   const xs = items(who, coll);
   charge(xs.length);
-  for (let i = 0; i < xs.length; i++) if (!truthy(g(xs[i]))) return false;
+  for (let i = 0; i < xs.length; i++) {
+    tick(i);
+    if (!truthy(g(xs[i]))) return false;
+  }
   return true;
 }
 
@@ -739,7 +786,10 @@ function pluck(key: Value, coll: Value): Value {
   const g = keyFn("pluck", key);
   const xs = items("pluck", coll);
   charge(xs.length);
-  for (let i = 0; i < xs.length; i++) xs[i] = g(xs[i]);
+  for (let i = 0; i < xs.length; i++) {
+    tick(i);
+    xs[i] = g(xs[i]);
+  }
   return Vec.fromArray(xs);
 }
 

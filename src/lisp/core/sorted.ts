@@ -6,7 +6,7 @@
 import { isOrdered, OrderedMap, OrderedSet } from "immutable";
 import { compare } from "../equality.js";
 import { LispError, typeErr } from "../errors.js";
-import { charge } from "../runtime.js";
+import { charge, tick } from "../runtime.js";
 import { EMPTY_MAP, isMap, isSet, LMap, LSet, type Value } from "../values.js";
 import type { BuiltinDef } from "./registry.js";
 import type { Cmp } from "./sequences.js";
@@ -27,7 +27,12 @@ export function sortOrder(x: Value): Cmp | undefined {
 function sorting<T>(who: string, xs: T[], key: (x: T) => Value, cmp: Cmp): T[] {
   charge(xs.length > 1 ? xs.length * Math.ceil(Math.log2(xs.length)) : xs.length);
   try {
-    return xs.sort((x, y) => cmp(key(x), key(y)));
+    // The comparisons were charged up front; the clock is checked every 4,096 of them.
+    let i = 0;
+    return xs.sort((x, y) => {
+      tick(i++);
+      return cmp(key(x), key(y));
+    });
   } catch (e) {
     if (e instanceof LispError && e.kind === "type_error") throw typeErr(`${who}: ${e.message}`, "sorted collections need keys of one comparable type (numbers, strings or keywords)");
     throw e;
@@ -44,7 +49,10 @@ export function sortedMapBy(who: string, pairs: [Value, Value][], cmp: Cmp = com
   const small = pairs.length > 0 && pairs.length <= ORDERED_UP_TO;
   const base: LMap = small ? EMPTY_MAP : cmp === compare ? OrderedMap<Value, Value>() : freshEmptyMap();
   const out = base.withMutations((m) => {
-    for (const [k, v] of pairs) m.set(k, v);
+    for (let i = 0; i < pairs.length; i++) {
+      tick(i);
+      m.set(pairs[i][0], pairs[i][1]);
+    }
   });
   if (small || cmp !== compare) orders.set(out, cmp);
   return out;
@@ -53,7 +61,15 @@ export function sortedMapBy(who: string, pairs: [Value, Value][], cmp: Cmp = com
 /** A sorted set of distinct elements in `cmp` order. */
 export function sortedSetBy(who: string, xs: Value[], cmp: Cmp = compare): LSet {
   sorting(who, xs, (x) => x, cmp);
-  const out = xs.length > 0 && xs.length <= ORDERED_UP_TO ? LSet<Value>(xs) : OrderedSet<Value>(xs);
+  const out =
+    xs.length > 0 && xs.length <= ORDERED_UP_TO
+      ? LSet<Value>(xs)
+      : OrderedSet<Value>().withMutations((s) => {
+          for (let i = 0; i < xs.length; i++) {
+            tick(i);
+            s.add(xs[i]);
+          }
+        });
   if (xs.length > 0 && (xs.length <= ORDERED_UP_TO || cmp !== compare)) orders.set(out, cmp);
   return out;
 }

@@ -5,7 +5,7 @@
 import { LispError, typeErr } from "../errors.js";
 import { call1, callValue, NativeFn } from "../fn.js";
 import { formatFloat, PrintOverflow, printChecked } from "../printer.js";
-import { charge, checkCollectionSize, checkStringLength, run } from "../runtime.js";
+import { charge, checkCollectionSize, checkStringLength, run, tick } from "../runtime.js";
 import { seqArray } from "../seq.js";
 import { charCount, chars, isSimpleText } from "../text.js";
 import { Fn, Keyword, keyword, LFloat, mkFloat, Regex, type Value, isMap, isSet } from "../values.js";
@@ -86,7 +86,7 @@ function strPart(v: Value, room: number): string {
   if (v instanceof Regex) return v.source;
   const limits = run.limits;
   try {
-    const s = printChecked(v, false, Math.max(0, room), limits.maxNestingDepth);
+    const s = printChecked(v, false, Math.max(0, room), limits.maxNestingDepth, tick);
     charge(s.length >>> 4);
     return s;
   } catch (e) {
@@ -474,6 +474,8 @@ function format(args: Value[]): string {
     out += piece;
     if (out.length > max) checkStringLength(out.length);
   }
+  // Values spliced in (a long %s) are text written, charged as str charges printed text.
+  charge(out.length >>> 4);
   return out;
 }
 
@@ -505,12 +507,18 @@ function namespace(x: Value): Value {
 /** (keyword "ns" "name") is :ns/name; a nil namespace gives a plain keyword. */
 function toKeyword2(ns: Value, n: Value): Value {
   if (ns === null) return toKeyword(n);
-  return keyword(`${expectText("keyword", ns, "a namespace string")}/${expectText("keyword", n, "a name string")}`);
+  const text = `${expectText("keyword", ns, "a namespace string")}/${expectText("keyword", n, "a name string")}`;
+  chargeScan(text.length);
+  return keyword(text);
 }
 
 function toKeyword(x: Value): Value {
   if (x instanceof Keyword) return x;
-  if (typeof x === "string") return keyword(x);
+  if (typeof x === "string") {
+    // Interning hashes the whole name.
+    chargeScan(x.length);
+    return keyword(x);
+  }
   // Clojure's keyword returns nil for anything it cannot name.
   return null;
 }
@@ -524,7 +532,10 @@ const DOUBLE = /^[\x00-\x20]*[+-]?(?:NaN|Infinity|(?:\d+\.?\d*(?:[eE][+-]?\d+)?|
 /** Clojure's parse-* read text: anything else (nil included) is an error, not a silent nil. */
 function parseInput(who: string, x: Value): string {
   const number = typeof x === "number" || x instanceof LFloat;
-  return expectText(who, x, "a string", number ? "it is already a number" : x === null ? `check for nil first, e.g. (some-> s ${who})` : undefined);
+  const text = expectText(who, x, "a string", number ? "it is already a number" : x === null ? `check for nil first, e.g. (some-> s ${who})` : undefined);
+  // The number grammar is matched against the whole text.
+  chargeScan(text.length);
+  return text;
 }
 
 function parseLongAs(who: string) {

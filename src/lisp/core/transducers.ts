@@ -6,7 +6,7 @@
 import { LispError, typeErr } from "../errors.js";
 import { equals, hashValue } from "../equality.js";
 import { Closure, call1, call2, callValue } from "../fn.js";
-import { charge, checkCollectionSize } from "../runtime.js";
+import { charge, checkCollectionSize, tick } from "../runtime.js";
 import { isSeqable } from "../seq.js";
 import { Fn, Reduced, truthy, type Value } from "../values.js";
 import { Vec } from "../vector.js";
@@ -64,6 +64,8 @@ function run(xf: Xf, rf: Rf, init: Value, xs: Value[]): Value {
   charge(xs.length);
   let acc = init;
   for (let i = 0; i < xs.length; i++) {
+    // Steps that call builtins charge nothing more: the clock is checked here.
+    tick(i);
     acc = r.step(acc, xs[i]);
     if (acc instanceof Reduced) {
       acc = acc.value;

@@ -1,0 +1,125 @@
+// Every builtin that does work proportional to its input pays fuel for it and lets the clock
+// stop it: generated heavy calls over inputs built inside the program, across the builtin areas.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { evaluate } from "../../src/lisp/evaluate.js";
+import { timed } from "../support/run.js";
+
+// Inputs of n elements (or about 2n characters), bound in a let before the call under test.
+const INPUTS = {
+  ints: (n: number) => `x (vec (range ${n}))`,
+  strs: (n: number) => `x (mapv str (range ${n}))`,
+  text: (n: number) => `x (apply str (repeat ${n} "a,"))`,
+  words: (n: number) => `x (clojure.string/join " " (map str (range ${n})))`,
+  map: (n: number) => `x (zipmap (map str (range ${n})) (range ${n}))`,
+  set: (n: number) => `x (set (range ${n}))`,
+  nested: (n: number) => `x (mapv (fn [i] {:a i :b [i]}) (range ${n}))`,
+  pair: (n: number) => `x (vec (range ${n})) y (vec (range ${n}))`,
+  maps: (n: number) => `x (zipmap (range ${n}) (range ${n})) y (zipmap (range ${n}) (range ${n}))`,
+} as const;
+
+type Input = keyof typeof INPUTS;
+
+// [call, input]: one heavy call per row, grouped by area.
+const CALLS: ReadonlyArray<readonly [string, Input]> = [
+  // collections and sequences
+  ["(into [] x)", "ints"], ["(seq x)", "map"], ["(seq x)", "text"], ["(butlast x)", "set"],
+  ["(mapv inc x)", "ints"], ["(map + x x)", "ints"], ["(filter even? x)", "ints"], ["(keep identity x)", "ints"],
+  ["(mapcat vector x)", "ints"], ["(reduce + x)", "ints"], ["(reductions + x)", "ints"], ["(take-while some? x)", "ints"],
+  ["(drop-last x)", "ints"], ["(split-with even? x)", "ints"], ["(take-nth 2 x)", "ints"], ["(distinct x)", "strs"],
+  ["(dedupe x)", "ints"], ["(concat x x)", "ints"], ["(flatten x)", "nested"], ["(interleave x x)", "ints"],
+  ["(interpose 0 x)", "ints"], ["(partition 2 x)", "ints"], ["(partition-all 3 x)", "ints"], ["(partition-by even? x)", "ints"],
+  ["(reverse x)", "ints"], ["(sort x)", "strs"], ["(sort > x)", "ints"], ["(sort-by - x)", "ints"], ["(group-by even? x)", "ints"],
+  ["(frequencies x)", "strs"], ["(every? some? x)", "ints"], ["(some neg? x)", "ints"], ["(pluck :a x)", "nested"],
+  ["(zip x x)", "ints"], ["(run! identity x)", "ints"], ["(transduce (map inc) + x)", "ints"], ["(sequence (map inc) x)", "ints"],
+  // maps and sets
+  ["(merge x x)", "map"], ["(merge-with + x x)", "map"], ["(select-keys x (keys x))", "map"], ["(update-vals x inc)", "map"],
+  ["(update-keys x identity)", "map"], ["(zipmap x x)", "ints"], ["(apply hash-map (interleave x x))", "ints"], ["(apply sorted-map (interleave x x))", "ints"],
+  ["(clojure.set/map-invert x)", "map"], ["(set x)", "strs"], ["(apply sorted-set x)", "ints"], ["(clojure.set/union x x)", "set"],
+  ["(clojure.set/difference x x)", "set"], ["(clojure.set/select even? x)", "set"],
+  // equality and ordering of big values
+  ["(= x y)", "pair"], ["(not= x y)", "pair"], ["(compare x y)", "pair"], ["(= x y)", "maps"], ["(apply < x)", "ints"],
+  // strings and regexes
+  ["(apply str x)", "strs"], ["(str x)", "ints"], ["(clojure.string/join \",\" x)", "strs"], ["(clojure.string/split x #\",\")", "text"],
+  ["(clojure.string/replace x #\"a\" \"b\")", "text"], ["(clojure.string/escape x {\\a \"b\"})", "text"], ["(vec x)", "text"],
+  ["(frequencies x)", "text"], ["(re-seq #\"a\" x)", "text"], ["(.split x \" \")", "words"], ["(clojure.string/upper-case x)", "text"],
+  ["(clojure.string/includes? x \"zz\")", "text"],
+  ["(keyword x)", "text"], ["(format \"%s\" x)", "text"], ["(parse-double x)", "text"], ["(clojure.string/blank? x)", "text"],
+  ["(clojure.string/split x \",\")", "text"], ["(clojure.string/index-of x \"zz\")", "text"], ["(.toUpperCase x)", "text"],
+  // printing, aggregates, trees, functions
+  ["(pr-str x)", "nested"], ["(prn-str x)", "map"], ["(with-out-str (println x))", "nested"], ["(sum x)", "ints"], ["(median x)", "ints"],
+  ["(max-by :a x)", "nested"], ["(distinct-by :a x)", "nested"], ["(clojure.walk/postwalk identity x)", "nested"],
+  ["(clojure.walk/prewalk identity x)", "nested"], ["(clojure.walk/keywordize-keys x)", "map"], ["(tree-seq coll? seq x)", "nested"],
+  ["(apply max x)", "ints"], ["(pmap inc x)", "ints"],
+];
+
+const BIG = { maxFuel: 1e12, timeoutMs: 60_000, maxLoopIterations: 1e9 };
+
+/** Fuel of the program that only builds the input, and of the one that also makes the call. */
+async function fuelOf(call: string, input: Input, n: number): Promise<{ setup: number; full: number; source: string }> {
+  const bind = INPUTS[input](n);
+  const setup = await evaluate(`(let [${bind}] nil)`, { limits: BIG });
+  const source = `(let [${bind}] ${call} nil)`;
+  const full = await evaluate(source, { limits: BIG });
+  expect(setup.ok && full.ok, `${call} over ${input}`).toBe(true);
+  return { setup: setup.stats.fuelUsed, full: full.stats.fuelUsed, source };
+}
+
+describe("heavy builtin calls charge fuel for their input (property)", () => {
+  // Strings are charged per 64 characters scanned, collections per element: n/64 is the least.
+  it("every call charges in proportion to its input, and a budget that ends inside it stops it there", async () => {
+    for (const [call, input] of CALLS) {
+      const { setup, full } = await fuelOf(call, input, 2_000);
+      expect(full - setup, `${call} over ${input} (n=2000)`).toBeGreaterThanOrEqual(2_000 / 64);
+    }
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...CALLS), fc.integer({ min: 3_000, max: 12_000 }), fc.double({ min: 0.1, max: 0.9, noNaN: true }), async ([call, input], n, part) => {
+        const { setup, full, source } = await fuelOf(call, input, n);
+        expect(full - setup).toBeGreaterThanOrEqual(n / 64);
+        const maxFuel = setup + Math.floor((full - setup) * part);
+        const r = await evaluate(source, { limits: { ...BIG, maxFuel } });
+        expect(!r.ok && r.error.kind, `${call} over ${input} (n=${n}, fuel=${maxFuel})`).toBe("fuel_exhausted");
+        expect(r.stats.fuelUsed).toBe(maxFuel);
+      }),
+      { numRuns: 15 },
+    );
+  });
+});
+
+describe("heavy builtin calls stop on time (property)", () => {
+  // The same call over and over on a big input: the timeout fires within a generous margin
+  // (CI machines are loaded), never after the whole loop.
+  it("a small timeout stops a loop of heavy calls on time", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...CALLS), fc.integer({ min: 20_000, max: 60_000 }), fc.integer({ min: 50, max: 100 }), async ([call, input], n, timeoutMs) => {
+        const source = `(let [${INPUTS[input](n)}] (dotimes [_ 1000000] ${call}))`;
+        const [r, ms] = await timed(() => evaluate(source, { limits: { ...BIG, timeoutMs } }));
+        expect(!r.ok && r.error.kind, `${call} over ${input} (n=${n})`).toBe("timeout");
+        expect(ms, `${call} over ${input} (n=${n})`).toBeLessThan(3 * timeoutMs + 200);
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  // One call over a big input from the host (ints, strings or text, which cross the boundary
+  // quickly): whether it finishes, times out or meets a size limit, it ends within the margin of its deadline.
+  const hostInputs: Partial<Record<Input, (n: number) => unknown>> = {
+    ints: (n) => Array.from({ length: n }, (_, i) => i),
+    strs: (n) => Array.from({ length: n }, (_, i) => String(i % 100_000)),
+    text: (n) => "a,".repeat(Math.min(n, 450_000)),
+    words: (n) => Array.from({ length: Math.min(n, 100_000) }, (_, i) => String(i)).join(" "),
+  };
+  const single = CALLS.filter(([, input]) => input in hostInputs);
+  it("one heavy call over a big input ends within the margin of a small timeout", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...single), fc.integer({ min: 200_000, max: 500_000 }), async ([call, input], n) => {
+        const ctx = { x: hostInputs[input]!(n) };
+        const timeoutMs = 100;
+        const [r, ms] = await timed(() => evaluate(`(let [x data/x] ${call} nil)`, { ctx, limits: { ...BIG, timeoutMs } }));
+        expect(r.ok || r.error.kind, `${call} over ${input} (n=${n})`).toSatisfy((k) => k === true || k === "timeout" || k === "collection_too_large" || k === "string_too_large");
+        expect(ms, `${call} over ${input} (n=${n})`).toBeLessThan(3 * timeoutMs + 200);
+      }),
+      { numRuns: 10 },
+    );
+  });
+});
