@@ -44,15 +44,23 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     return shared;
   }
 
-  // Page-side code as strings: the tests compile without the DOM's types.
   // The page renders on hashchange: wait for the hash and, for a run's turn, for that turn's
-  // article, so what a test reads next is the new turn's, not the one it replaces.
-  const hashIs = (page: Page, hash: string) => {
-    const turn = /^#r\d+\/(\d+)$/.exec(hash)?.[1];
-    const shown = turn === undefined ? "true" : `document.querySelector("article.turn")?.dataset.turn === ${JSON.stringify(turn)}`;
-    return page.waitForFunction(`location.hash === ${JSON.stringify(hash)} && ${shown}`);
-  };
-  const hashMatches = (page: Page, re: RegExp) => page.waitForFunction(`${re.toString()}.test(location.hash)`);
+  // article, so what a test reads next is the new turn's, not the one it replaces. Predicates
+  // are functions: a string one is eval'd while polling, which the page's CSP refuses.
+  interface PageGlobals {
+    location: { hash: string };
+    document: { querySelector(selector: string): { getAttribute(name: string): string | null } | null };
+  }
+  const hashIs = (page: Page, hash: string) =>
+    page.waitForFunction(
+      ({ want, turn }) => {
+        const g = globalThis as unknown as PageGlobals;
+        return g.location.hash === want && (turn === null || g.document.querySelector("article.turn")?.getAttribute("data-turn") === turn);
+      },
+      { want: hash, turn: /^#r\d+\/(\d+)$/.exec(hash)?.[1] ?? null },
+    );
+  const hashMatches = (page: Page, re: RegExp) =>
+    page.waitForFunction(({ source, flags }) => new RegExp(source, flags).test((globalThis as unknown as PageGlobals).location.hash), { source: re.source, flags: re.flags });
 
   const shot = async (page: Page, name: string) => {
     if (SHOTS) await page.screenshot({ path: join(SHOTS, name) });
