@@ -13,7 +13,7 @@ import { explicitIdentity, prefixHashes, prefixIdentity, type Identity } from ".
 import { parseChatRequest, type ChatRequest } from "./request.js";
 import { SseTap } from "./sse.js";
 import type { ConversationRecord } from "./store.js";
-import { responseHeaders, upstreamUrl, type UpstreamResult } from "./upstream.js";
+import { responseHeaders, upstreamBase, upstreamUrl, type UpstreamResult } from "./upstream.js";
 import { learnFromUsage } from "./usage.js";
 
 const INDEXED_PER_CONVERSATION = 16;
@@ -56,7 +56,8 @@ function bearer(req: IncomingMessage): string | undefined {
 export function summarizerLlm(config: ProxyConfig, model: string | undefined, key: string | undefined): Llm | undefined {
   const s = config.compaction.summarizer;
   const name = s.model ?? model;
-  const base = s.baseURL ?? (config.upstream === undefined ? undefined : upstreamUrl(new URL(config.upstream), "/v1").href);
+  const upstream = upstreamBase(config);
+  const base = s.baseURL ?? (upstream === undefined ? undefined : upstreamUrl(upstream, "/v1").href);
   if (name === undefined || base === undefined) return undefined;
   let llm: Llm | undefined;
   return {
@@ -91,8 +92,8 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   if (!parsed.ok) return sendError(res, 400, parsed.error, "invalid_request_error", "invalid_request", {}, parsed.param ?? null);
   const request = parsed.request;
   const config = ctx.config.current;
-  if (config.upstream === undefined) return sendError(res, 502, "the proxy has no upstream configured (--upstream or \"upstream\" in the config file)", "upstream_error", "no_upstream");
-  const upstreamBase = new URL(config.upstream);
+  const base = upstreamBase(config);
+  if (base === undefined) return sendError(res, 502, "the proxy has no upstream configured (--upstream or \"upstream\" in the config file)", "upstream_error", "no_upstream");
   const { record, hashes } = resolve(ctx, config, req, request);
   const echo = { [CONVERSATION_HEADER]: record.id, [SOURCE_HEADER]: record.source };
   const key = bearer(req);
@@ -115,7 +116,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   });
 
   let upstreamMs = 0;
-  let result: UpstreamResult = await ctx.upstream.send(upstreamBase, "POST", req.url ?? "/v1/chat/completions", req.headers, bodyFor(outcome), config.upstreamTimeoutMs, headers, clientGone.signal);
+  let result: UpstreamResult = await ctx.upstream.send(base, "POST", req.url ?? "/v1/chat/completions", req.headers, bodyFor(outcome), config.upstreamTimeoutMs, headers, clientGone.signal);
   let errorText: string | undefined;
   if (result.ok && result.response.statusCode !== undefined && result.response.statusCode >= 400) {
     errorText = await readText(result.response);
@@ -130,7 +131,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
         ctx.metrics.inc("ptc_proxy_context_retries_total");
         outcome = retry;
         errorText = undefined;
-        result = await ctx.upstream.send(upstreamBase, "POST", req.url ?? "/v1/chat/completions", req.headers, bodyFor(outcome), config.upstreamTimeoutMs, headers, clientGone.signal);
+        result = await ctx.upstream.send(base, "POST", req.url ?? "/v1/chat/completions", req.headers, bodyFor(outcome), config.upstreamTimeoutMs, headers, clientGone.signal);
         if (result.ok && (result.response.statusCode ?? 500) >= 400) errorText = await readText(result.response);
       } else {
         record.flagged = true;

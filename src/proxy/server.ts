@@ -13,7 +13,7 @@ import { sendError, upstreamErrorBody } from "./errors.js";
 import { jsonLogger, type Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
 import { SqliteStore, type ConversationStore } from "./store.js";
-import { responseHeaders, Upstream } from "./upstream.js";
+import { responseHeaders, Upstream, upstreamBase } from "./upstream.js";
 
 export interface ProxyOptions {
   /** Upstream base URL; overrides the config file's. */
@@ -49,8 +49,9 @@ export class ProxyStartError extends Error {
 
 async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, body: Buffer, started: number): Promise<void> {
   const config = ctx.config.current;
-  if (config.upstream === undefined) return sendError(res, 502, "the proxy has no upstream configured", "upstream_error", "no_upstream");
-  const result = await ctx.upstream.send(new URL(config.upstream), req.method ?? "GET", req.url ?? "/", req.headers, body, config.upstreamTimeoutMs);
+  const base = upstreamBase(config);
+  if (base === undefined) return sendError(res, 502, "the proxy has no upstream configured", "upstream_error", "no_upstream");
+  const result = await ctx.upstream.send(base, req.method ?? "GET", req.url ?? "/", req.headers, body, config.upstreamTimeoutMs);
   if (!result.ok) {
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", `kind="${result.kind}"`);
     return sendError(res, result.kind === "timeout" ? 504 : 502, result.message, "upstream_error", result.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable");

@@ -2,6 +2,7 @@
 // agent per proxy; a socket idle for `timeoutMs` (no byte either way) fails the request.
 import http, { type IncomingHttpHeaders, type IncomingMessage } from "node:http";
 import https from "node:https";
+import type { ProxyConfig } from "./config.js";
 
 // Per-hop headers (RFC 9110 §7.6.1) and those the proxy sets itself.
 const HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length"]);
@@ -50,6 +51,16 @@ export class Upstream {
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
   }
+}
+
+const bases = new WeakMap<ProxyConfig, URL>();
+
+/** The configured upstream as a URL, parsed once per configuration (each update swaps the whole object). */
+export function upstreamBase(config: ProxyConfig): URL | undefined {
+  if (config.upstream === undefined) return undefined;
+  let base = bases.get(config);
+  if (base === undefined) bases.set(config, (base = new URL(config.upstream)));
+  return base;
 }
 
 export function upstreamUrl(base: URL, path: string): URL {

@@ -51,17 +51,19 @@ function mapping(who: string): Resumable {
   };
 }
 
-function filtering(who: string, keep: boolean): Resumable {
-  return ([pred, coll]) => {
+/** Calls f on each element and keeps what `pick` makes of the element and f's result (undefined drops it). */
+function selecting(who: string, pick: (x: Value, r: Value) => Value | undefined): Resumable {
+  return ([f, coll]) => {
     const xs = items(who, coll);
     charge(xs.length);
     let j = 0;
     return each(
       xs.length,
       0,
-      (i) => callAsync1(pred, xs[i]),
+      (i) => callAsync1(f, xs[i]),
       (i, r) => {
-        if (truthy(r) === keep) xs[j++] = xs[i];
+        const kept = pick(xs[i], r);
+        if (kept !== undefined) xs[j++] = kept;
         return true;
       },
       () => {
@@ -72,24 +74,9 @@ function filtering(who: string, keep: boolean): Resumable {
   };
 }
 
-const keeping: Resumable = ([f, coll]) => {
-  const xs = items("keep", coll);
-  charge(xs.length);
-  let j = 0;
-  return each(
-    xs.length,
-    0,
-    (i) => callAsync1(f, xs[i]),
-    (_, r) => {
-      if (r !== null) xs[j++] = r;
-      return true;
-    },
-    () => {
-      xs.length = j;
-      return Vec.fromArray(xs);
-    },
-  );
-};
+const filtering = (who: string, keep: boolean): Resumable => selecting(who, (x, r) => (truthy(r) === keep ? x : undefined));
+
+const keeping = selecting("keep", (_, r) => (r === null ? undefined : r));
 
 function reducing(args: Value[]): Maybe {
   const f = args[0];
