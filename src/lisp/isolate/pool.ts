@@ -1,6 +1,6 @@
 // The worker threads of the isolated mode, one pool per heap cap. A worker runs one program at
 // a time; one that is terminated (abort, timeout) or dies (out of heap, crash) is dropped and a
-// new one started when needed. Idle workers do not keep the process alive. A run asks for the
+// warm one started in its place. Idle workers do not keep the process alive. A run asks for the
 // worker that kept its memory, so an agent's turns usually go back to the same thread.
 import { availableParallelism } from "node:os";
 import { createRequire } from "node:module";
@@ -62,24 +62,23 @@ export class PoolWorker {
 
 export type ExitReason = "out_of_memory" | "crashed" | "terminated";
 
+/**
+ * Workers are started on demand, never waited for: a program waiting on a tool holds its
+ * worker, and that tool may run an agent whose programs need workers of their own, so a cap on
+ * running workers could deadlock. What is capped is how many idle ones are kept.
+ */
 export class WorkerPool {
   private readonly idle: PoolWorker[] = [];
-  private readonly all = new Set<PoolWorker>();
-  private readonly waiting: Array<(w: PoolWorker) => void> = [];
 
   constructor(
     readonly maxHeapMb: number,
-    private readonly size: number = Math.max(2, availableParallelism()),
+    private readonly keepIdle: number = Math.max(2, availableParallelism()),
   ) {}
 
-  /** A worker for one run: `prefer` when it is idle, else any idle one, a new one, or the next freed. */
+  /** A worker for one run: `prefer` when it is idle, else any idle one, else a new one. */
   async acquire(prefer?: PoolWorker): Promise<PoolWorker> {
-    let w: PoolWorker | undefined;
     const at = prefer === undefined ? -1 : this.idle.indexOf(prefer);
-    if (at >= 0) w = this.idle.splice(at, 1)[0];
-    else w = this.idle.pop();
-    if (w === undefined && this.all.size < this.size) w = this.spawn();
-    if (w === undefined) w = await new Promise<PoolWorker>((resolve) => this.waiting.push(resolve));
+    const w = (at >= 0 ? this.idle.splice(at, 1)[0] : this.idle.pop()) ?? this.spawn();
     w.thread.ref();
     await w.ready;
     return w;
@@ -89,38 +88,35 @@ export class WorkerPool {
     w.listener = null;
     w.onExit = null;
     if (!w.alive) return;
-    const next = this.waiting.shift();
-    if (next !== undefined) return next(w);
+    if (this.idle.length >= this.keepIdle) return this.terminate(w);
     w.thread.unref();
     this.idle.push(w);
   }
 
-  /** Ends a worker at once (its program is abandoned); a new one takes its place when needed. */
+  /** Ends a worker at once (its program is abandoned). */
   terminate(w: PoolWorker): void {
     w.listener = null;
     w.onExit = null;
+    w.alive = false;
     void w.thread.terminate();
   }
 
   /** Called when a worker has exited, for whatever reason. */
   dropped(w: PoolWorker): void {
-    this.all.delete(w);
     const at = this.idle.indexOf(w);
     if (at >= 0) this.idle.splice(at, 1);
-    const next = this.waiting.shift();
-    if (next !== undefined) return next(this.spawn());
     // A warm replacement, so the run after an abort or a crash does not wait for a thread to start.
-    const spare = this.spawn();
-    spare.thread.unref();
-    this.idle.push(spare);
+    if (this.idle.length === 0) {
+      const spare = this.spawn();
+      spare.thread.unref();
+      this.idle.push(spare);
+    }
   }
 
   private spawn(): PoolWorker {
     const { script, evalScript } = entry();
     const thread = new Worker(script, { eval: evalScript, resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb, maxYoungGenerationSizeMb: Math.max(4, Math.min(32, this.maxHeapMb / 8)) } });
-    const w = new PoolWorker(this, thread);
-    this.all.add(w);
-    return w;
+    return new PoolWorker(this, thread);
   }
 }
 
