@@ -21,7 +21,7 @@ type WireNode =
   /** Keys and values alternate; `o`: 1 sorted in the default order, 2 in a custom one. */
   | { t: "m"; x: Wire[]; o?: 1 | 2 }
   | { t: "s"; x: Wire[]; o?: 1 | 2 }
-  | { t: "fn"; n: string; l: string }
+  | { t: "fn"; n: string; l: string; p?: string }
   | { t: "re"; p: string }
   | { t: "var"; n: string }
   | { t: "red"; x: Wire }
@@ -41,12 +41,16 @@ export class RemoteFn extends Fn {
   constructor(
     readonly name: string,
     private readonly shown: string,
+    private readonly params: string | undefined,
     private readonly why: string,
   ) {
     super();
   }
   override label(): string {
     return this.shown;
+  }
+  override paramLists(): string | undefined {
+    return this.params;
   }
   call(): Value {
     throw new LispError("not_callable", `${this.name} cannot be called here: ${this.why}`);
@@ -89,7 +93,8 @@ export class WireWriter {
     if (v instanceof Fn) {
       if (!this.functions) throw new Unencodable(`the function ${v.name}`);
       this.note(v);
-      return { t: "fn", n: v.name, l: v.label() };
+      const p = v.paramLists();
+      return p === undefined ? { t: "fn", n: v.name, l: v.label() } : { t: "fn", n: v.name, l: v.label(), p };
     }
     if (v instanceof Regex) return { t: "re", p: v.source };
     if (v instanceof Var) return { t: "var", n: v.name };
@@ -166,7 +171,7 @@ export class WireReader {
       }
       case "fn": {
         const at = this.reserve();
-        return (this.table[at] = new RemoteFn(w.n, w.l, this.why));
+        return (this.table[at] = new RemoteFn(w.n, w.l, w.p, this.why));
       }
       case "re":
         return compileRegex(w.p);

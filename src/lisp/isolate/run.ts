@@ -44,7 +44,14 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   const kept = keptIn.get(memory);
   let w: PoolWorker;
   try {
-    w = await pool.acquire(kept?.worker.alive ? kept.worker : undefined);
+    const acquired = pool.acquire(kept?.worker.alive ? kept.worker : undefined);
+    // A worker may take a while to start: an abort meanwhile ends the run, and the worker goes back.
+    const got = signal === undefined ? await acquired : await Promise.race([acquired, abortion(signal)]);
+    if (got === null) {
+      void acquired.then((x) => pool.release(x), () => undefined);
+      return failure(toErrorInfo(abortedError()));
+    }
+    w = got;
   } catch (e) {
     return failure(internal(e));
   }
@@ -130,6 +137,11 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
     arm();
     w.post({ type: "run", source, ctx, tools: infos, memory: sent, limits: options.limits, toolTimeoutMs: options.toolTimeoutMs });
   });
+}
+
+/** Resolves to null when `signal` aborts. */
+function abortion(signal: AbortSignal): Promise<null> {
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(null), { once: true }));
 }
 
 function internal(e: unknown): ErrorInfo {

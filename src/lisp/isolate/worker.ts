@@ -84,7 +84,7 @@ async function recreate(entries: MemoryEntryWire[]): Promise<Memory> {
     if (e.value !== undefined) continue;
     const again = e.source === undefined ? null : await evaluate(e.source, { memory });
     const entry = again?.ok ? again.memory.get(e.name) : undefined;
-    memory.set(e.name, entry ?? { value: new RemoteFn(e.name, e.name, "its definition could not be run again after its worker was lost; define it again"), doc: e.doc, source: e.source });
+    memory.set(e.name, entry ?? { value: new RemoteFn(e.name, e.name, undefined, "its definition could not be run again after its worker was lost; define it again"), doc: e.doc, source: e.source });
   }
   return memory;
 }
