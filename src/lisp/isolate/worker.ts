@@ -39,14 +39,17 @@ function answer(m: AnswerMessage): void {
 
 function callHost(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
   const call = nextCall++;
+  // The evaluator stopped waiting (the call's timeout, or the run ended): the host's tool is told.
+  const onAbort = (): void => {
+    if (pending.delete(call)) send({ type: "cancel", call });
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
   return new Promise<Wire>((resolve, reject) => {
     pending.set(call, { resolve, reject });
     send({ type: "call", call, name, args });
-    // The evaluator stopped waiting (the call's timeout, or the run ended): the host's tool is told.
-    signal.addEventListener("abort", () => {
-      if (pending.delete(call)) send({ type: "cancel", call });
-    }, { once: true });
-  }).then((w) => new WireReader().read(w));
+  })
+    .finally(() => signal.removeEventListener("abort", onAbort))
+    .then((w) => new WireReader().read(w));
 }
 
 function ctxOf(entries: readonly CtxEntry[]): Record<string, unknown> {
