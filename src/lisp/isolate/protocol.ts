@@ -89,4 +89,6 @@ export type FromWorker =
   | { type: "need-memory" }
   | { type: "call"; call: number; name: string; args: Record<string, unknown> }
   | { type: "cancel"; call: number }
+  /** The program started (true) or stopped (false) running: the span the host's hard stop counts. */
+  | { type: "running"; running: boolean }
   | DoneMessage;

@@ -61,8 +61,11 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   return new Promise<EvalResult>((resolve) => {
     let settled = false;
     const inflight = new Map<number, AbortController>();
-    // The watchdog counts time the program could be running: not while every branch waits on a tool.
+    // The hard stop counts the time the program runs, as its time limit does: from when the
+    // worker starts it (memory and context rebuilt) to when it ends (before its result is
+    // sent), and not while every branch waits on a tool.
     const budget = hardStopMs(limits.timeoutMs);
+    let running = false;
     let spent = 0;
     let since = 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -71,7 +74,9 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
       if (budget - spent <= MAX_TIMER_MS) timer = setTimeout(() => finish(failure(toErrorInfo(timeoutError(limits.timeoutMs))), false), Math.max(0, budget - spent));
     };
     const pause = (): void => {
+      if (timer === undefined) return;
       clearTimeout(timer);
+      timer = undefined;
       spent += performance.now() - since;
     };
     const onAbort = (): void => finish(failure(toErrorInfo(abortedError())), false);
@@ -86,13 +91,18 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
       resolve(r);
     };
     const callEnded = (call: number): void => {
-      if (inflight.delete(call) && inflight.size === 0 && !settled) arm();
+      if (inflight.delete(call) && inflight.size === 0 && running && !settled) arm();
     };
 
     w.onExit = (why: ExitReason) => finish(failure(lost(why, maxHeapMb)), false);
     w.listener = (m: FromWorker) => {
       if (settled) return;
       switch (m.type) {
+        case "running":
+          running = m.running;
+          if (running && inflight.size === 0) arm();
+          else pause();
+          return;
         case "need-memory":
           w.post({ type: "memory", entries: memoryEntries(memory) });
           return;
@@ -134,7 +144,6 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
       }
     };
     signal?.addEventListener("abort", onAbort, { once: true });
-    arm();
     w.post({ type: "run", source, ctx, tools: infos, memory: sent, limits: options.limits, toolTimeoutMs: options.toolTimeoutMs });
   });
 }

@@ -104,7 +104,9 @@ async function start(m: RunMessage): Promise<void> {
   for (const t of m.tools) tools[t.name] = { run: (args, signal) => callHost(t.name, args, signal), params: t.params, timeoutMs: t.timeoutMs, maxCalls: t.maxCalls };
   const options: EvaluateOptions = { tools, memory: await memoryOf(m.memory), limits: m.limits, toolTimeoutMs: m.toolTimeoutMs };
   if (m.ctx !== null) options.ctx = ctxOf(m.ctx);
+  send({ type: "running", running: true });
   const r = await evaluate(m.source, options);
+  send({ type: "running", running: false });
   const writer = new WireWriter(true);
   const values: Wire[] = [];
   const slot = (v: Parameters<WireWriter["write"]>[0]): number => values.push(writer.write(v)) - 1;
