@@ -2,8 +2,8 @@
 // evaluator, calls tools by asking the host, and keeps the memories its runs made so the next
 // turn of the same agent (sent back here) needs no copy of them.
 import { parentPort } from "node:worker_threads";
-import { LispError } from "../errors.js";
-import { evaluate, type EvaluateOptions, type Memory, type MemoryEntry, type ToolSpec } from "../evaluate.js";
+import { LispError, toErrorInfo } from "../errors.js";
+import { evaluate, type EvalResult, type EvaluateOptions, type Memory, type MemoryEntry, type ToolSpec } from "../evaluate.js";
 import { RemoteFn, WireReader, WireWriter, type Wire } from "../wire.js";
 import type { AnswerMessage, CtxEntry, DoneMessage, FromWorker, MemoryEntryWire, RunMessage, ToWorker } from "./protocol.js";
 
@@ -107,24 +107,35 @@ async function start(m: RunMessage): Promise<void> {
   send({ type: "running", running: true });
   const r = await evaluate(m.source, options);
   send({ type: "running", running: false });
+  try {
+    send(done(r));
+  } catch (e) {
+    // A value nested past the stack's depth cannot be written; the run fails rather than the worker.
+    const error = e instanceof RangeError ? new LispError("nesting_too_deep", "a value the program made is nested too deeply to leave its worker thread", undefined, "keep data shallow") : new LispError("internal_error", `internal error: ${e instanceof Error ? e.message : String(e)}`);
+    send({ type: "done", ok: false, error: toErrorInfo(error), values: [], defs: [], calls: [], prints: r.prints, fuelUsed: r.stats.fuelUsed, memory: 0 });
+  }
+  for (const p of pending.values()) p.reject(new Error("the evaluation has ended"));
+  pending.clear();
+}
+
+/** The result as it is sent: plain data, and every value through one writer. */
+function done(r: EvalResult): DoneMessage {
   const writer = new WireWriter(true);
   const values: Wire[] = [];
   const slot = (v: Parameters<WireWriter["write"]>[0]): number => values.push(writer.write(v)) - 1;
-  const done: DoneMessage = { type: "done", ok: r.ok, values, defs: [], calls: [], prints: r.prints, fuelUsed: r.stats.fuelUsed, memory: 0 };
+  const out: DoneMessage = { type: "done", ok: r.ok, values, defs: [], calls: [], prints: r.prints, fuelUsed: r.stats.fuelUsed, memory: 0 };
   if (r.ok) {
-    done.outcome = r.outcome;
-    done.value = r.value;
+    out.outcome = r.outcome;
+    out.value = r.value;
     slot(r.lisp);
     for (const d of r.defs) {
-      done.defs.push({ name: d.name, doc: d.doc, source: d.source });
+      out.defs.push({ name: d.name, doc: d.doc, source: d.source });
       slot(d.value);
     }
-    done.memory = keep(r.memory);
+    out.memory = keep(r.memory);
   } else {
-    done.error = r.error;
+    out.error = r.error;
   }
-  for (const c of r.toolCalls) done.calls.push({ name: c.name, args: c.args, result: c.result, error: c.error, durationMs: c.durationMs, value: c.value === undefined ? undefined : slot(c.value) });
-  for (const p of pending.values()) p.reject(new Error("the evaluation has ended"));
-  pending.clear();
-  send(done);
+  for (const c of r.toolCalls) out.calls.push({ name: c.name, args: c.args, result: c.result, error: c.error, durationMs: c.durationMs, value: c.value === undefined ? undefined : slot(c.value) });
+  return out;
 }
