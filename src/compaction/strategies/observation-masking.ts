@@ -14,7 +14,7 @@ import { messageTokens } from "../tokens.js";
 
 export const maskingShape = {
     /** Turns (assistant steps after the task) whose observations stay whole. */
-    turns: z.number().int().min(0).default(3),
+    turns: z.number().int().min(0).default(2),
     /** The boundary moves only every `polling` turns: between `turns` and `turns + polling - 1` turns stay whole. */
     polling: z.number().int().min(1).default(10),
     /** Tools whose results are never masked. */
@@ -83,7 +83,7 @@ function masked(m: ChatMessage, tool: string, firstLineChars: number): ChatMessa
 
 export const observationMaskingStrategy: StrategyDefinition<MaskingOptions> = {
   name: "observation-masking",
-  description: "Replaces tool results older than the last `turns` (3) turns by a one-line placeholder (tool, line count, exit status or first line), advancing the boundary every `polling` (10) turns; assistant messages stay whole; no model call.",
+  description: "Replaces tool results older than the last `turns` (2) turns by a one-line placeholder (tool, line count, exit status or first line), advancing the boundary every `polling` (10) turns; assistant messages stay whole; no model call.",
   usesLlm: false,
   schema,
   create: (options) => ({
