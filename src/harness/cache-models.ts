@@ -5,8 +5,9 @@
 import { createMeter, requestPrice, type Meter } from "../compaction/measure.js";
 import { DEFAULT_PRICES, NO_CACHE, type ModelPrice } from "../compaction/prices.js";
 import { priceFor } from "../compaction/cost.js";
-import type { StrategySpec } from "../compaction/registry.js";
-import type { Llm } from "../llm/types.js";
+import { createStrategy, type StrategySpec } from "../compaction/registry.js";
+import type { Strategy } from "../compaction/types.js";
+import type { ChatMessage, Llm } from "../llm/types.js";
 import { specLabel } from "./compare.js";
 import { holds, measure, probePattern } from "./measure.js";
 import type { Transcript } from "./transcript.js";
@@ -15,7 +16,7 @@ import type { Transcript } from "./transcript.js";
 export const CACHE_MODELS: Readonly<Record<string, ModelPrice>> = {
   /** OpenAI-style: the shared token prefix from 1,024 tokens on in 128-token steps, read at 0.1x (gpt-5). */
   "token-prefix": DEFAULT_PRICES["gpt-5"],
-  /** Anthropic-style: hits only at earlier breakpoints (the last message of each prompt), writes at 1.25x (claude-sonnet-4). */
+  /** Anthropic-style: hits only at earlier breakpoints (the last message of each prompt, and where the strategy's `cacheBreakpoints` says), writes at 1.25x (claude-sonnet-4). */
   breakpoint: DEFAULT_PRICES["claude-sonnet-4"],
   /** Every input token at the list price (gpt-5's). */
   none: { ...DEFAULT_PRICES["gpt-5"], cache: NO_CACHE },
@@ -59,6 +60,13 @@ export interface CacheCompareOptions {
   model?: string;
 }
 
+/** The last message, and where the strategy says its prompt stays stable. */
+function breakpoints(messages: readonly ChatMessage[], marks: Strategy["cacheBreakpoints"]): number[] {
+  const last = messages.length - 1;
+  if (last < 0) return [];
+  return [...new Set([...(marks?.(messages) ?? []).filter((i) => i >= 0 && i < last), last])].sort((a, b) => a - b).slice(-4);
+}
+
 /** Probes needed at each request index, with whether each is far there. */
 function probesAt(t: Transcript): Map<number, Array<{ re: RegExp; far: boolean }>> {
   const at = new Map<number, Array<{ re: RegExp; far: boolean }>>();
@@ -90,6 +98,7 @@ export async function compareUnderCaches(transcripts: readonly Transcript[], str
     let fired = 0;
     for (const t of transcripts) {
       const meters: Meter[] = names.map((n) => createMeter(models[n]));
+      const marks = createStrategy(spec).cacheBreakpoints;
       const probes = probesAt(t);
       let compacted = false;
       await measure(t, spec, {
@@ -98,7 +107,7 @@ export async function compareUnderCaches(transcripts: readonly Transcript[], str
         ...(options.llm === undefined ? {} : { llm: options.llm }),
         onPrompt(p) {
           meters.forEach((m, k) => {
-            m.add(p.messages, p.outputTokens);
+            m.add({ messages: p.messages, breakpoints: breakpoints(p.messages, marks) }, p.outputTokens);
             // The compaction's own summary calls, uncached.
             cost[names[k]] += requestPrice(m.price, { inputTokens: p.stats.llmInputTokens, cachedTokens: 0, outputTokens: p.stats.llmOutputTokens });
           });

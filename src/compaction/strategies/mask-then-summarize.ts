@@ -9,7 +9,8 @@ import type { StrategyDefinition } from "../registry-types.js";
 import { summaryOptions } from "../summarizers/engine.js";
 import { createTrigger, triggerSpecSchema } from "../triggers.js";
 import { maskBoundary, maskingShape, observationMaskingStrategy, overridesAgree, overridesMessage } from "./observation-masking.js";
-import { rollingStrategy, type RollingState } from "./rolling.js";
+import { rollingStrategy, SUMMARY_HEADER, type RollingState } from "./rolling.js";
+import { taskIndex } from "../messages.js";
 
 const schema = z
   .object({
@@ -43,6 +44,13 @@ export const maskThenSummarizeStrategy: StrategyDefinition<MaskThenSummarizeOpti
       options,
       usesLlm: true,
       initialState: summary.initialState,
+      // Before the first summary, the masking's boundaries; after it, the summary, which stays
+      // until the next fold (the masked tail behind it is below the budget).
+      cacheBreakpoints(projected) {
+        const task = taskIndex(projected);
+        const at = task < 0 ? -1 : projected.findIndex((m, i) => i > task && typeof m.content === "string" && m.content.startsWith(SUMMARY_HEADER));
+        return at < 0 ? (masking.cacheBreakpoints?.(projected) ?? []) : [at];
+      },
       async project(conversation, state, context) {
         const started = clock(context)();
         const first = await masking.project(conversation, null, context);

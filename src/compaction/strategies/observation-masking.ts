@@ -91,6 +91,18 @@ export const observationMaskingStrategy: StrategyDefinition<MaskingOptions> = {
     options,
     usesLlm: false,
     initialState: () => null,
+    // The current and the previous boundary: the next move rewrites only what follows the current
+    // one, and a prompt marked at the previous one finds the entry the requests before it wrote.
+    cacheBreakpoints(projected) {
+      const task = taskIndex(projected);
+      const starts: number[] = [];
+      if (task >= 0) for (let i = task + 1; i < projected.length; i++) if (projected[i].role === "assistant") starts.push(i);
+      const aged = agedTurns(starts.length, options);
+      const marks: number[] = [];
+      if (aged >= options.polling) marks.push(starts[aged - options.polling]);
+      if (aged > 0 && aged < starts.length) marks.push(starts[aged]);
+      return marks;
+    },
     project(conversation, state, context) {
       const started = clock(context)();
       const messages = conversation.messages;
