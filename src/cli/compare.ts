@@ -40,13 +40,20 @@ that needs them. Strategies that summarize do so extractively (no model is calle
 
   --experiment      instead of transcripts, run the goal experiment (seed 004): a simulated user
                     with goals and a persona talks to an agent under each strategy and a judge
-                    scores the goals met; prints token reduction, goal success and efficiency.
+                    scores the goals met; prints token reduction, goal success, efficiency and
+                    in how many conversations each strategy compacted at all ("never" is said).
                     Offline the user, agent and judge are scripted; with --live they are the
                     model at OPENAI_BASE_URL (OPENAI_API_KEY, OPENAI_MODEL or --model)
   --runs N          repetitions of every scenario and persona (default 1)
 `;
 
 const DEFAULT_STRATEGIES = ["sliding-window", "recap", "rolling-summary", "usage-ratio", "goal-boundary", "cost-trigger", "observation-masking", "mask-then-summarize"];
+
+// The experiment's conversations are a few thousand tokens long: the hybrid gets a budget they pass, so its summary step acts too.
+const EXPERIMENT_STRATEGIES: StrategySpec[] = [
+  ...["sliding-window:turns=3", "rolling-summary", "goal-boundary", "cost-trigger", "observation-masking"].map(parseStrategy),
+  { name: "mask-then-summarize", options: { trigger: { name: "token-threshold", options: { maxTokens: 1500 } } } },
+];
 
 /** `name:key=value,key=value` to a strategy spec; values read as JSON where they parse. */
 export function parseStrategy(text: string): StrategySpec {
@@ -151,7 +158,7 @@ async function runExperimentCommand(values: { strategy?: string[]; runs?: string
   let strategies: StrategySpec[];
   let roles: (s: Scenario, p: Persona) => Roles;
   try {
-    strategies = (values.strategy ?? ["sliding-window:turns=3", "rolling-summary", "goal-boundary", "cost-trigger"]).map(parseStrategy);
+    strategies = values.strategy === undefined ? EXPERIMENT_STRATEGIES : values.strategy.map(parseStrategy);
     if (values.live) {
       const llm = openaiLlm(values.model === undefined ? {} : { model: values.model });
       roles = () => ({ user: llm, agent: llm, judge: llm });
