@@ -180,3 +180,58 @@ describe("mask-then-summarize", () => {
     expect(() => createStrategy({ name: "mask-then-summarize", options: { trigger: { name: "whenever" } } })).toThrow(/unknown trigger "whenever"/);
   });
 });
+
+describe("observation-masking against awkward tool output", () => {
+  it("never grows a prompt, never throws, and keeps pairs on arbitrary outputs, empty ones and content parts", async () => {
+    const fc = (await import("fast-check")).default;
+    const output = fc.oneof(
+      fc.string({ maxLength: 400 }),
+      fc.array(fc.string({ maxLength: 60 }), { maxLength: 30 }).map((lines) => lines.join("\n")),
+      fc.constant(""),
+      fc.constant("\n\n\n"),
+      fc.constant("<returncode>-9</returncode>\n" + "x\n".repeat(50)),
+    );
+    const content = fc.oneof(output, fc.constant(null), output.map((text) => [{ type: "text", text }, { type: "image_url", image_url: { url: "data:," } }]));
+    const toolName = fc.oneof(fc.constant("bash"), fc.string({ minLength: 1, maxLength: 300 }));
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.record({ name: toolName, content }), { minLength: 1, maxLength: 14 }), fc.integer({ min: 0, max: 4 }), fc.integer({ min: 1, max: 4 }), async (steps, turns, polling) => {
+        const messages: ChatMessage[] = [user("task")];
+        steps.forEach((s, i) => {
+          messages.push({ role: "assistant", content: null, tool_calls: [{ id: `t${i}`, type: "function", function: { name: s.name, arguments: "{}" } }] });
+          messages.push({ role: "tool", tool_call_id: `t${i}`, content: s.content as ChatMessage["content"] });
+        });
+        const r = await run(messages, { turns, polling });
+        expect(r.stats.tokensOut).toBeLessThanOrEqual(r.stats.tokensIn);
+        expect(r.messages.map((m) => [m.role, m.tool_call_id])).toEqual(messages.map((m) => [m.role, m.tool_call_id]));
+        r.messages.forEach((m, i) => {
+          if (m !== messages[i]) expect(String(m.content)).toMatch(/^\[Old .* output omitted: \d+ lines?; (exit status -?\d+|first line: .*)\]$/s);
+        });
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe("mask-then-summarize's cache breakpoints", () => {
+  it("mark the summary once there is one, and later prompts keep everything up to it until the next fold", async () => {
+    const strategy = createStrategy({ name: "mask-then-summarize", options: { turns: 2, polling: 5, trigger: { name: "token-threshold", options: { maxTokens: 2_500 } } } });
+    const messages = codingRun(30);
+    let state = strategy.initialState();
+    let previous: { messages: ChatMessage[]; mark: number } | undefined;
+    let marked = 0;
+    for (let j = 4; j <= messages.length; j += 2) {
+      const r = await strategy.project({ messages: messages.slice(0, j) }, state, {});
+      state = r.state;
+      const marks = strategy.cacheBreakpoints?.(r.messages) ?? [];
+      const summary = r.messages.findIndex((m) => String(m.content).startsWith("[Summary of"));
+      if (summary >= 0) {
+        expect(marks).toEqual([summary]);
+        marked++;
+        const folded = r.events.some((e) => e.kind === "compacted" && e.detail === undefined);
+        if (previous !== undefined && !folded) expect(r.messages.slice(0, previous.mark + 1)).toEqual(previous.messages.slice(0, previous.mark + 1));
+        previous = { messages: r.messages, mark: summary };
+      }
+    }
+    expect(marked).toBeGreaterThan(3);
+  });
+});
