@@ -13,22 +13,22 @@ import type { StrategyDefinition } from "../registry-types.js";
 import { messageTokens } from "../tokens.js";
 
 export const maskingShape = {
-    /** Turns (assistant steps after the task) whose observations stay whole. */
-    turns: z.number().int().min(0).default(2),
-    /** The boundary moves only every `polling` turns: between `turns` and `turns + polling - 1` turns stay whole. */
-    polling: z.number().int().min(1).default(10),
-    /** Tools whose results are never masked. */
-    neverMask: z.array(z.string().min(1)).default([]),
-    /** Tools whose results are masked as soon as the model has answered them once. */
-    alwaysMask: z.array(z.string().min(1)).default([]),
-    /**
-     * "mask": a user message after the task that answers an assistant or tool message is an
-     * environment reply (agent loops that send tool output as user text: mini-swe-agent's format
-     * errors, PTC-Lisp `SubAgent` feedback). "keep": only tool messages are observations.
-     */
-    userReplies: z.enum(["keep", "mask"]).default("keep"),
-    /** Longest first line a placeholder quotes. */
-    firstLineChars: z.number().int().min(8).default(80),
+  /** Turns (assistant steps after the task) whose observations stay whole. */
+  turns: z.number().int().min(0).default(2),
+  /** The boundary moves only every `polling` turns: between `turns` and `turns + polling - 1` turns stay whole. */
+  polling: z.number().int().min(1).default(10),
+  /** Tools whose results are never masked. */
+  neverMask: z.array(z.string().min(1)).default([]),
+  /** Tools whose results are masked as soon as the model has answered them once. */
+  alwaysMask: z.array(z.string().min(1)).default([]),
+  /**
+   * "mask": a user message after the task that answers an assistant or tool message is an
+   * environment reply (agent loops that send tool output as user text: mini-swe-agent's format
+   * errors, PTC-Lisp `SubAgent` feedback). "keep": only tool messages are observations.
+   */
+  userReplies: z.enum(["keep", "mask"]).default("keep"),
+  /** Longest first line a placeholder quotes. */
+  firstLineChars: z.number().int().min(8).default(80),
 };
 
 /** Rejects a tool named in both override lists (used by every schema that embeds the masking options). */
@@ -44,16 +44,21 @@ export function agedTurns(assistants: number, options: Pick<MaskingOptions, "tur
   return assistants > options.turns ? Math.floor((assistants - options.turns) / options.polling) * options.polling : 0;
 }
 
+/** Where each turn starts: the assistant messages after the task. */
+function turnStarts(messages: readonly ChatMessage[]): number[] {
+  const starts: number[] = [];
+  const task = taskIndex(messages);
+  if (task >= 0) for (let i = task + 1; i < messages.length; i++) if (messages[i].role === "assistant") starts.push(i);
+  return starts;
+}
+
 /**
  * The index of the assistant message that starts the first turn whose observations are not
  * masked by age (the last turn at most), or -1 when there is no turn after the task. Messages
  * before it change no more as the conversation grows, so a summary may cover them.
  */
 export function maskBoundary(messages: readonly ChatMessage[], options: Pick<MaskingOptions, "turns" | "polling">): number {
-  const task = taskIndex(messages);
-  if (task < 0) return -1;
-  const starts: number[] = [];
-  for (let i = task + 1; i < messages.length; i++) if (messages[i].role === "assistant") starts.push(i);
+  const starts = turnStarts(messages);
   if (starts.length === 0) return -1;
   return starts[Math.min(agedTurns(starts.length, options), starts.length - 1)];
 }
@@ -94,9 +99,7 @@ export const observationMaskingStrategy: StrategyDefinition<MaskingOptions> = {
     // The current and the previous boundary: the next move rewrites only what follows the current
     // one, and a prompt marked at the previous one finds the entry the requests before it wrote.
     cacheBreakpoints(projected) {
-      const task = taskIndex(projected);
-      const starts: number[] = [];
-      if (task >= 0) for (let i = task + 1; i < projected.length; i++) if (projected[i].role === "assistant") starts.push(i);
+      const starts = turnStarts(projected);
       const aged = agedTurns(starts.length, options);
       const marks: number[] = [];
       if (aged >= options.polling) marks.push(starts[aged - options.polling]);
