@@ -67,7 +67,7 @@ async function speed(): Promise<void> {
     }
     times.sort((a, b) => a - b);
     const ms = times[10];
-    console.log(`  ${name.padEnd(16)} ${ms.toFixed(3)} ms   ${((ms * 1000) / messages.length).toFixed(2)} µs per message`);
+    console.log(`  ${name.padEnd(20)} ${ms.toFixed(3)} ms   ${((ms * 1000) / messages.length).toFixed(2)} µs per message`);
   }
 }
 
