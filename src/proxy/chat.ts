@@ -3,13 +3,14 @@
 // "context length exceeded" answer leads to one forced compaction and one retry, never more.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { estimatePromptTokens } from "../compaction/models.js";
-import type { Llm } from "../llm/types.js";
+import type { ChatMessage, Llm } from "../llm/types.js";
 import { openaiLlm } from "../llm/openai.js";
 import type { ProxyConfig } from "./config.js";
 import type { CompactionOutcome } from "./compactor.js";
 import type { ProxyContext } from "./context.js";
 import { errorBody, isContextLengthError, sendError, upstreamErrorBody } from "./errors.js";
 import { explicitIdentity, prefixHashes, prefixIdentity, type Identity } from "./identity.js";
+import { upstreamAuth, type Tenant } from "./tenancy.js";
 import { parseChatRequest, type ChatRequest } from "./request.js";
 import { SseTap } from "./sse.js";
 import type { ConversationRecord } from "./store.js";
@@ -21,9 +22,11 @@ const INDEXED_PER_CONVERSATION = 16;
 export const CONVERSATION_HEADER = "x-ptc-conversation-id";
 export const SOURCE_HEADER = "x-ptc-conversation-source";
 
-export function newRecord(identity: Identity, now: number, from: ConversationRecord | undefined): ConversationRecord {
+export function newRecord(identity: Identity, tenant: string, now: number, from: ConversationRecord | undefined): ConversationRecord {
   return {
-    id: identity.id,
+    id: identity.key,
+    tenant,
+    conversation: identity.id,
     source: identity.source,
     createdAt: now,
     updatedAt: now,
@@ -46,12 +49,6 @@ export function newRecord(identity: Identity, now: number, from: ConversationRec
   };
 }
 
-/** The bearer token of the client, which the summarizer also uses when no key is configured. */
-function bearer(req: IncomingMessage): string | undefined {
-  const h = req.headers.authorization;
-  return typeof h === "string" && /^bearer /i.test(h) ? h.slice(7).trim() : undefined;
-}
-
 /** A summarizer client created on first use only: most requests never summarize. */
 export function summarizerLlm(config: ProxyConfig, model: string | undefined, key: string | undefined): Llm | undefined {
   const s = config.compaction.summarizer;
@@ -63,41 +60,43 @@ export function summarizerLlm(config: ProxyConfig, model: string | undefined, ke
   return {
     name: `summarizer:${name}`,
     complete(request) {
-      llm ??= openaiLlm({ model: name, baseURL: base, apiKey: s.apiKey ?? key ?? "unused", maxRetries: 1, timeoutMs: s.timeoutMs, temperature: 0.3, env: {} });
+      // No client-side retries: the compactor counts every call against maxSummaryCalls.
+      llm ??= openaiLlm({ model: name, baseURL: base, apiKey: s.apiKey ?? key ?? "unused", maxRetries: 0, timeoutMs: s.timeoutMs, temperature: 0.3, env: {} });
       return llm.complete(request);
     },
   };
 }
 
-function resolve(ctx: ProxyContext, config: ProxyConfig, req: IncomingMessage, request: ChatRequest): { record: ConversationRecord; hashes: string[] | undefined } {
+/** The conversation of a request, within its tenant only. */
+export function resolveConversation(ctx: ProxyContext, config: ProxyConfig, tenant: Tenant, headers: IncomingMessage["headers"], body: Record<string, unknown>, messages: ChatMessage[]): { record: ConversationRecord; identity: Identity; hashes: string[] | undefined } {
   const now = ctx.now();
-  const explicit = explicitIdentity(req.headers, request.body, config.identity.headers, config.identity.bodyFields);
   let hashes: string[] | undefined;
-  let identity = explicit;
+  let identity = explicitIdentity(tenant.id, headers, body, config.identity.headers, config.identity.bodyFields);
   if (identity === undefined) {
-    hashes = prefixHashes(request.messages);
-    identity = config.identity.prefixMatch ? prefixIdentity(hashes, ctx.store) : { id: `conv-once-${now}`, source: "none" };
+    hashes = prefixHashes(messages, tenant.id);
+    identity = config.identity.prefixMatch ? prefixIdentity(tenant.id, hashes, ctx.store) : { key: `${tenant.id}:conv-once-${now}`, id: `conv-once-${now}`, source: "none" };
   }
-  let record = ctx.store.get(identity.id);
+  let record = ctx.store.get(identity.key);
   if (record === undefined) {
-    record = newRecord(identity, now, identity.forkedFrom === undefined ? undefined : ctx.store.get(identity.forkedFrom));
+    record = newRecord(identity, tenant.id, now, identity.forkedFrom === undefined ? undefined : ctx.store.get(identity.forkedFrom));
     // Stored at once, so concurrent requests of a new conversation share one record (and its summary).
     if (identity.source !== "none") ctx.store.put(record);
   }
-  return { record, hashes };
+  return { record, identity, hashes };
 }
 
-export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, raw: Buffer, started: number): Promise<void> {
+export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, raw: Buffer, started: number, tenant: Tenant): Promise<void> {
   const parsed = parseChatRequest(raw);
   if (!parsed.ok) return sendError(res, 400, parsed.error, "invalid_request_error", "invalid_request", {}, parsed.param ?? null);
   const request = parsed.request;
   const config = ctx.config.current;
   const base = upstreamBase(config);
   if (base === undefined) return sendError(res, 502, "the proxy has no upstream configured (--upstream or \"upstream\" in the config file)", "upstream_error", "no_upstream");
-  const { record, hashes } = resolve(ctx, config, req, request);
-  const echo = { [CONVERSATION_HEADER]: record.id, [SOURCE_HEADER]: record.source };
-  const key = bearer(req);
-  const llm = () => summarizerLlm(config, request.model, key);
+  const { record, identity, hashes } = resolveConversation(ctx, config, tenant, req.headers, request.body, request.messages);
+  // The source of this request's id: a follow-up found by prefix says so, whatever started the conversation.
+  const echo = { [CONVERSATION_HEADER]: record.conversation, [SOURCE_HEADER]: identity.source };
+  // Summaries of this conversation go out with the configured summarizer key or this tenant's own.
+  const llm = () => summarizerLlm(config, request.model, tenant.upstreamKey);
   const input = { messages: request.messages, model: request.model, tools: request.tools, maxTokens: request.maxTokens, bodyBytes: raw.length };
   const reserved = request.maxTokens ?? config.compaction.reserveOutputTokens;
 
@@ -109,7 +108,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   const inject = request.stream && (streamOptions === undefined || streamOptions === null || streamOptions.include_usage === undefined);
   const bodyFor = (o: CompactionOutcome): Buffer =>
     !o.changed && !inject ? raw : Buffer.from(JSON.stringify({ ...request.body, messages: o.messages, ...(inject ? { stream_options: { ...streamOptions, include_usage: true } } : {}) }));
-  const headers = { "accept-encoding": "identity" };
+  const headers = { "accept-encoding": "identity", ...upstreamAuth(tenant) };
   const clientGone = new AbortController();
   res.on("close", () => {
     if (!res.writableFinished) clientGone.abort();
@@ -120,12 +119,12 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   let errorText: string | undefined;
   if (result.ok && result.response.statusCode !== undefined && result.response.statusCode >= 400) {
     errorText = await readText(result.response);
-    if (isContextLengthError(result.response.statusCode, errorText) && config.compaction.enabled && config.conversations[record.id]?.disabled !== true) {
+    if (isContextLengthError(result.response.statusCode, errorText) && config.compaction.enabled && config.conversations[record.conversation]?.disabled !== true) {
       // The window is smaller than the estimate thought: learn it, compact to fit, try once more.
       const sent = outcome.estimatedTokens || estimatePromptTokens({ messages: outcome.messages, ...(request.tools === undefined ? {} : { tools: request.tools }) });
       record.learnedLimit = Math.min(record.learnedLimit ?? Infinity, Math.max(1, sent + reserved - 1));
       const t = performance.now();
-      const retry = await ctx.compactor.run(config, record, input, llm, true);
+      const retry = await ctx.compactor.run(config, record, input, llm, { force: true });
       compactMs += performance.now() - t;
       if (retry.changed) {
         ctx.metrics.inc("ptc_proxy_context_retries_total");
@@ -145,6 +144,10 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     if (upstreamMs > 0) {
       ctx.metrics.observe("ptc_proxy_upstream_seconds", upstreamMs);
       ctx.metrics.observe("ptc_proxy_overhead_seconds", Math.max(0, total - upstreamMs - compactMs));
+    }
+    if (usage !== undefined) {
+      ctx.tenants.charge(tenant, usage.promptTokens + usage.completionTokens);
+      ctx.metrics.tokens(request.model ?? "unknown", tenant.id, usage.promptTokens, usage.completionTokens);
     }
     remember(ctx, config, record, request, hashes, outcome, raw, reserved, usage);
   };

@@ -27,6 +27,9 @@ const HELP: Record<string, string> = {
   ptc_proxy_upstream_truncation_total: "Responses whose reported prompt tokens were far below the estimate (the upstream cut the prompt).",
   ptc_proxy_upstream_errors_total: "Upstream failures by kind: unreachable, timeout, malformed, status.",
   ptc_proxy_conversations: "Conversations currently stored.",
+  ptc_proxy_tokens_total: "Tokens the upstream reported, by model and kind (prompt, completion).",
+  ptc_proxy_tenant_tokens_total: "Tokens the upstream reported, by tenant (a credential hash or a virtual key's name) and kind.",
+  ptc_proxy_compaction_deadline_total: "Requests sent without waiting for a compaction that passed the deadline (it finishes in the background).",
 };
 
 const TYPES: Record<string, string> = { ptc_proxy_upstream_seconds: "histogram", ptc_proxy_overhead_seconds: "histogram", ptc_proxy_compaction_seconds: "histogram", ptc_proxy_conversations: "gauge" };
@@ -38,6 +41,17 @@ export class Metrics {
   inc(name: string, labels = "", by = 1): void {
     const key = labels === "" ? name : `${name}{${labels}}`;
     this.counters.set(key, (this.counters.get(key) ?? 0) + by);
+  }
+
+  /** Prompt and completion tokens the upstream reported, by model and by tenant. */
+  tokens(model: string, tenant: string, prompt: number, completion: number): void {
+    // Label values are client-chosen text: quotes, backslashes and newlines would break the format.
+    const m = model.length > 128 ? model.slice(0, 128) : model;
+    const label = m.replace(/[\\"\n]/g, "_");
+    this.inc("ptc_proxy_tokens_total", `model="${label}",kind="prompt"`, prompt);
+    this.inc("ptc_proxy_tokens_total", `model="${label}",kind="completion"`, completion);
+    this.inc("ptc_proxy_tenant_tokens_total", `tenant="${tenant}",kind="prompt"`, prompt);
+    this.inc("ptc_proxy_tenant_tokens_total", `tenant="${tenant}",kind="completion"`, completion);
   }
 
   /** The current value of a counter (tests, status). */

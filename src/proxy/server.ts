@@ -13,6 +13,7 @@ import { sendError, upstreamErrorBody } from "./errors.js";
 import { jsonLogger, type Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
 import { SqliteStore, type ConversationStore } from "./store.js";
+import { Tenants, upstreamAuth, type Tenant } from "./tenancy.js";
 import { responseHeaders, Upstream, upstreamBase } from "./upstream.js";
 
 export interface ProxyOptions {
@@ -32,6 +33,10 @@ export interface ProxyOptions {
   readonly logger?: Logger;
   /** Poll interval of the config file watcher, ms. Default 1000. */
   readonly watchIntervalMs?: number;
+  /** The clock (ms since epoch) for rates, expiry and records; tests pass their own. */
+  readonly now?: () => number;
+  /** Waits `ms` for the compaction deadline; tests pass their own, so no test depends on the wall clock. */
+  readonly wait?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 export interface RunningProxy {
@@ -47,11 +52,11 @@ export class ProxyStartError extends Error {
   override readonly name = "ProxyStartError";
 }
 
-async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, body: Buffer, started: number): Promise<void> {
+async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, body: Buffer, started: number, tenant: Tenant): Promise<void> {
   const config = ctx.config.current;
   const base = upstreamBase(config);
   if (base === undefined) return sendError(res, 502, "the proxy has no upstream configured", "upstream_error", "no_upstream");
-  const result = await ctx.upstream.send(base, req.method ?? "GET", req.url ?? "/", req.headers, body, config.upstreamTimeoutMs);
+  const result = await ctx.upstream.send(base, req.method ?? "GET", req.url ?? "/", req.headers, body, config.upstreamTimeoutMs, upstreamAuth(tenant));
   if (!result.ok) {
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", `kind="${result.kind}"`);
     return sendError(res, result.kind === "timeout" ? 504 : 502, result.message, "upstream_error", result.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable");
@@ -101,8 +106,24 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
       res.on("finish", () => req.destroy());
       return;
     }
-    if (method === "POST" && /^\/(?:v1\/)?chat\/completions$/.test(path)) return handleChat(ctx, req, res, body, started);
-    return passthrough(ctx, req, res, body, started);
+    const who = ctx.tenants.resolve(ctx.config.current, req.headers);
+    if (!who.ok) {
+      ctx.metrics.inc("ptc_proxy_requests_total", `route="rejected",status="${Math.floor(who.status / 100)}xx"`);
+      return sendError(res, who.status, who.message, who.status === 401 ? "authentication_error" : "rate_limit_error", who.code, who.retryAfterSeconds === undefined ? {} : { "retry-after": String(who.retryAfterSeconds) });
+    }
+    if (method === "POST" && /^\/(?:v1\/)?chat\/completions$/.test(path)) return handleChat(ctx, req, res, body, started, who.tenant);
+    return passthrough(ctx, req, res, body, started, who.tenant);
+  });
+}
+
+/** The real clock's wait: resolves after `ms`, or at once when the work it races is done. */
+function wait(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    });
   });
 }
 
@@ -122,7 +143,18 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   }
   const metrics = new Metrics();
   const upstream = new Upstream();
-  const ctx: ProxyContext = { config, store, metrics, compactor: new Compactor(metrics, logger), upstream, log: logger, adminToken: options.adminToken || undefined, now: Date.now };
+  const now = options.now ?? Date.now;
+  const ctx: ProxyContext = {
+    config,
+    store,
+    metrics,
+    compactor: new Compactor(metrics, logger, (record) => store.put(record), options.wait ?? wait),
+    upstream,
+    log: logger,
+    adminToken: options.adminToken || undefined,
+    now,
+    tenants: new Tenants(now),
+  };
 
   const server: Server = createServer((req, res) => {
     const done = route(ctx, req, res);

@@ -11,7 +11,12 @@ export type IdentitySource = string;
 
 /** What the proxy knows about one conversation. Never holds message content. */
 export interface ConversationRecord {
+  /** The store key: "<tenant>:<conversation>". */
   readonly id: string;
+  /** Whose conversation this is (see tenancy.ts): never a key, only its hash or a virtual key's name. */
+  readonly tenant: string;
+  /** The id the client knows. */
+  readonly conversation: string;
   source: IdentitySource;
   model?: string;
   createdAt: number;
