@@ -122,7 +122,8 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     if (isContextLengthError(result.response.statusCode, errorText) && config.compaction.enabled && config.conversations[record.conversation]?.disabled !== true) {
       // The window is smaller than the estimate thought: learn it, compact to fit, try once more.
       const sent = outcome.estimatedTokens || estimatePromptTokens({ messages: outcome.messages, ...(request.tools === undefined ? {} : { tools: request.tools }) });
-      record.learnedLimit = Math.min(record.learnedLimit ?? Infinity, Math.max(1, sent + reserved - 1));
+      // What the prompt alone may take (the reserved output is added back per request).
+      record.learnedLimit = Math.min(record.learnedLimit ?? Infinity, Math.max(1, sent - 1));
       const t = performance.now();
       const retry = await ctx.compactor.run(config, record, input, llm, { force: true });
       compactMs += performance.now() - t;
@@ -197,8 +198,8 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
 
 /** After the reply: what the usage taught, the prefix index, and the record, written through. */
 function remember(ctx: ProxyContext, config: ProxyConfig, record: ConversationRecord, request: ChatRequest, hashes: string[] | undefined, outcome: CompactionOutcome, raw: Buffer, reserved: number, usage: { promptTokens: number; completionTokens: number } | undefined): void {
-  const window = ctx.compactor.window(config, record, request.model);
-  const truncated = learnFromUsage(record, config, { messages: outcome.messages, tools: request.tools, bodyBytes: raw.length, estimatedTokens: outcome.estimatedTokens, reserved, window }, usage?.promptTokens, usage?.completionTokens ?? 0);
+  const window = ctx.compactor.window(config, record, request.model, reserved);
+  const truncated = learnFromUsage(record, config, { messages: outcome.messages, tools: request.tools, bodyBytes: raw.length, estimatedTokens: outcome.estimatedTokens, reserved, window }, usage?.promptTokens);
   if (truncated) ctx.metrics.inc("ptc_proxy_upstream_truncation_total");
   record.updatedAt = ctx.now();
   record.messageCount = request.messages.length;

@@ -73,7 +73,7 @@ export class Compactor {
   ) {}
 
   /** The strategy a conversation runs with now, with its learned window and calibration applied. */
-  spec(config: ProxyConfig, record: ConversationRecord, model: string | undefined): Spec {
+  spec(config: ProxyConfig, record: ConversationRecord, model: string | undefined, reserved: number): Spec {
     const settings = config.conversations[record.conversation];
     const base = settings?.strategy ?? config.compaction.strategy;
     if (base.name !== "usage-ratio") return { name: base.name, options: base.options };
@@ -83,16 +83,20 @@ export class Compactor {
     const maxFailures = typeof options.maxFailures === "number" ? options.maxFailures : 3;
     const cooldown = typeof options.cooldown === "number" ? options.cooldown : 5;
     if (record.failures >= maxFailures) options.cooldown = cooldown * 2 ** Math.min(6, record.failures - maxFailures + 1);
-    const window = this.window(config, record, model, options);
+    const window = this.window(config, record, model, reserved, options);
     // A tokenizer that counts fewer tokens than the upstream would compact late: shrink the window instead.
     options.contextLimit = Math.max(1, Math.floor(window / record.calibration));
     return { name: "usage-ratio", options };
   }
 
-  /** The context window of the conversation's model: learned from the upstream, configured, or from the table. */
-  window(config: ProxyConfig, record: ConversationRecord, model: string | undefined, options?: Record<string, Json>): number {
+  /**
+   * The context window of the conversation's model: configured or from the table, or learned from
+   * the upstream. A learned window is what the prompt alone may take, so the reserved output of
+   * the request at hand is added to it: counting it in would leave no room and summarize on every request.
+   */
+  window(config: ProxyConfig, record: ConversationRecord, model: string | undefined, reserved: number, options?: Record<string, Json>): number {
     const configured = typeof options?.contextLimit === "number" ? options.contextLimit : contextLimit(model, { ...config.compaction.contextLimits, ...(options?.contextLimits as Record<string, number> | undefined) });
-    return record.learnedLimit === undefined ? configured : Math.min(configured, record.learnedLimit);
+    return record.learnedLimit === undefined ? configured : Math.min(configured, record.learnedLimit + reserved);
   }
 
   /**
@@ -103,8 +107,8 @@ export class Compactor {
     const force = options.force === true;
     const settings = config.conversations[record.conversation];
     if (!config.compaction.enabled || settings?.disabled === true) return { messages: input.messages, changed: false, estimatedTokens: 0 };
-    let spec = this.spec(config, record, input.model);
     const reserved = input.maxTokens ?? config.compaction.reserveOutputTokens;
+    let spec = this.spec(config, record, input.model, reserved);
     // A token is at least one byte of the body: far below the threshold, no tokenizer is needed.
     if (!force && spec.name === "usage-ratio" && !hasSummary(record.state) && !record.flagged) {
       const threshold = typeof spec.options.threshold === "number" ? spec.options.threshold : 0.8;
