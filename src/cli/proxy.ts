@@ -17,8 +17,10 @@ context. Point any OpenAI client at http://HOST:PORT/v1 instead of the upstream.
   --config FILE        JSON settings (docs/proxy.md); rewritten by admin updates, reloaded when edited
   --db FILE            SQLite file for conversation state (default ptc-proxy.db; ":memory:" keeps none)
   --admin-token T      enables /ext/context_compaction/* (or PTC_PROXY_ADMIN_TOKEN); without it they are off
+  --drain-timeout MS   on SIGTERM/SIGINT, how long in-flight requests may take to finish (default 30000)
 
-Logs are JSON lines on stderr. Stop with Ctrl-C.
+Logs are JSON lines on stderr. Stop with Ctrl-C or SIGTERM: in-flight requests finish first
+(a second signal stops at once).
 `;
 
 /** Runs the proxy until `stop` resolves (by default on SIGINT or SIGTERM). */
@@ -34,6 +36,7 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
         config: { type: "string" },
         db: { type: "string" },
         "admin-token": { type: "string" },
+        "drain-timeout": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -47,6 +50,11 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
   const port = values.port === undefined ? 8787 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     io.stderr.write(`ptc proxy: --port must be a port number, got ${values.port}\n`);
+    return 2;
+  }
+  const drainTimeout = values["drain-timeout"] === undefined ? undefined : Number(values["drain-timeout"]);
+  if (drainTimeout !== undefined && !(Number.isInteger(drainTimeout) && drainTimeout >= 0)) {
+    io.stderr.write(`ptc proxy: --drain-timeout must be a number of milliseconds, got ${values["drain-timeout"]}\n`);
     return 2;
   }
   if (values.upstream !== undefined && !/^https?:\/\/[^/]/.test(values.upstream)) {
@@ -75,6 +83,12 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
       process.once("SIGINT", resolve);
       process.once("SIGTERM", resolve);
     }));
-  await proxy.close();
+  // A second signal stops at once, cutting what is still running.
+  const now = () => void proxy.close();
+  process.once("SIGINT", now);
+  process.once("SIGTERM", now);
+  await proxy.drain(drainTimeout);
+  process.off("SIGINT", now);
+  process.off("SIGTERM", now);
   return 0;
 }

@@ -229,6 +229,11 @@ export class Compactor {
     return s;
   }
 
+  /** Resolves when no compaction is running (background ones included). */
+  async idle(): Promise<void> {
+    while (this.locks.size > 0) await Promise.all(this.locks.values());
+  }
+
   /** Runs `fn` when no other compaction of the same conversation is in flight. */
   private async locked<T>(id: string, fn: () => Promise<T>): Promise<T> {
     const before = this.locks.get(id) ?? Promise.resolve();

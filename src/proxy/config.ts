@@ -52,6 +52,8 @@ export const configSchema = z
     upstream: z.url({ protocol: /^https?$/ }).optional(),
     /** Bound on waiting for the upstream: no byte for this long fails the request with 504. */
     upstreamTimeoutMs: z.number().int().min(1).default(600_000),
+    /** On SIGTERM/SIGINT, how long in-flight requests and streams may take to finish before they are cut. */
+    drainTimeoutMs: z.number().int().min(0).default(30_000),
     /** Largest request body accepted, on any path. */
     maxBodyBytes: z.number().int().min(1024).default(32 * 1024 * 1024),
     compaction: z

@@ -21,6 +21,8 @@ export interface ProxyContext {
   readonly adminToken: string | undefined;
   readonly now: () => number;
   readonly tenants: Tenants;
+  /** Requests being answered, and whether the proxy is draining (it takes no new work then). */
+  readonly life: { draining: boolean; inFlight: number };
 }
 
 /** The request body, or undefined when it is larger than `limit` bytes (the caller answers 413). */

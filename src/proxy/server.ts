@@ -44,7 +44,14 @@ export interface RunningProxy {
   readonly url: string;
   readonly port: number;
   readonly context: ProxyContext;
+  /** Closes at once: in-flight requests are cut. */
   close(): Promise<void>;
+  /**
+   * Takes no new work (503 with retry-after; /healthz answers "draining", /readyz 503), waits for
+   * in-flight requests, streams and background compactions up to `timeoutMs` (default the
+   * configured drainTimeoutMs), then closes and flushes the store. Resolves true when all finished.
+   */
+  drain(timeoutMs?: number): Promise<boolean>;
 }
 
 /** Why the proxy could not start, e.g. an invalid config file. */
@@ -84,8 +91,10 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
   const q = url.indexOf("?");
   const path = q === -1 ? url : url.slice(0, q);
   const method = req.method ?? "GET";
-  if (method === "GET" && path === "/healthz") return sendJson(res, 200, { status: "ok" });
+  if (method === "GET" && path === "/healthz") return sendJson(res, 200, { status: ctx.life.draining ? "draining" : "ok" });
   if (method === "GET" && path === "/readyz") {
+    // A draining proxy is alive but not ready: balancers stop sending it work and nothing is cut.
+    if (ctx.life.draining) return sendJson(res, 503, { status: "draining" });
     const ready = ctx.store.open;
     const store = ready ? "open" : ctx.store.writeError === undefined ? "closed" : `write failing: ${ctx.store.writeError}`;
     return sendJson(res, ready ? 200 : 503, { status: ready ? "ready" : "not ready", store, config: "valid" });
@@ -95,6 +104,11 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
     res.writeHead(200, { "content-type": "text/plain; version=0.0.4", "content-length": Buffer.byteLength(body) });
     res.end(body);
     return;
+  }
+  if (ctx.life.draining) {
+    ctx.metrics.inc("ptc_proxy_requests_total", 'route="rejected",status="5xx"');
+    res.setHeader("connection", "close");
+    return sendError(res, 503, "the proxy is shutting down: retry on another instance", "server_error", "draining", { "retry-after": "1" });
   }
   if (path.startsWith(ADMIN_PREFIX)) return handleAdmin(ctx, req, res, path.slice(ADMIN_PREFIX.length));
   return readBody(req, ctx.config.current.maxBodyBytes).then((body) => {
@@ -154,9 +168,15 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     adminToken: options.adminToken || undefined,
     now,
     tenants: new Tenants(now),
+    life: { draining: false, inFlight: 0 },
   };
+  let onIdle: (() => void) | undefined;
 
   const server: Server = createServer((req, res) => {
+    ctx.life.inFlight++;
+    res.on("close", () => {
+      if (--ctx.life.inFlight === 0) onIdle?.();
+    });
     const done = route(ctx, req, res);
     if (done !== undefined) {
       done.catch((e: unknown) => {
@@ -186,20 +206,40 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   });
   const port = (server.address() as AddressInfo).port;
   logger({ event: "listening", host, port, upstream: redactUrl(config.current.upstream), admin: ctx.adminToken !== undefined });
+  const close = () =>
+    new Promise<void>((resolve) => {
+      clearInterval(timer);
+      config.close();
+      server.close(() => {
+        store.close();
+        resolve();
+      });
+      server.closeAllConnections();
+      upstream.close();
+    });
   return {
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
     port,
     context: ctx,
-    close: () =>
-      new Promise<void>((resolve) => {
-        clearInterval(timer);
-        config.close();
-        server.close(() => {
-          store.close();
-          resolve();
-        });
-        server.closeAllConnections();
-        upstream.close();
-      }),
+    close,
+    async drain(timeoutMs = config.current.drainTimeoutMs) {
+      ctx.life.draining = true;
+      logger({ event: "draining", inFlight: ctx.life.inFlight });
+      // Idle keep-alive connections go now, so their clients reconnect elsewhere; busy ones close after their reply.
+      server.closeIdleConnections();
+      const requestsDone = new Promise<void>((resolve) => {
+        onIdle = resolve;
+        if (ctx.life.inFlight === 0) resolve();
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const drained = await Promise.race([
+        requestsDone.then(() => ctx.compactor.idle()).then(() => true),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+      ]);
+      clearTimeout(timer);
+      logger(drained ? { event: "drained" } : { event: "drain_timeout", inFlight: ctx.life.inFlight });
+      await close();
+      return drained;
+    },
   };
 }

@@ -30,6 +30,10 @@ export interface FakeUpstream {
   summaryCalls: number;
   /** Responses whose client (the proxy) went away before they were finished. */
   abandoned: number;
+  /** Replies held by x-fake-mode: hold (a stream sends its first chunk, then waits). */
+  held: number;
+  /** Finishes every held reply. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -43,7 +47,20 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   const requests: RecordedRequest[] = [];
   const sockets = new Set<import("node:net").Socket>();
   const count = options.promptTokens ?? defaultPromptTokens;
-  const state: FakeUpstream = { url: "", requests, summaryCalls: 0, abandoned: 0, close: async () => {} };
+  const held: (() => void)[] = [];
+  const state: FakeUpstream = {
+    url: "",
+    requests,
+    summaryCalls: 0,
+    abandoned: 0,
+    get held() {
+      return held.length;
+    },
+    release: () => {
+      for (const finish of held.splice(0)) finish();
+    },
+    close: async () => {},
+  };
   const server: Server = createServer((req, res) => {
     res.on("close", () => {
       if (!res.writableFinished) state.abandoned++;
@@ -107,6 +124,14 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         const chunk = (delta: Record<string, unknown>, finish: string | null) =>
           `data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: body?.model ?? "fake-model", choices: [{ index: 0, delta, finish_reason: finish }], ...(withUsage ? { usage: null } : {}) })}\n\n`;
         res.write(chunk({ role: "assistant", content: "" }, null));
+        if (mode === "hold") {
+          held.push(() => {
+            for (const word of content.split(/(?<= )/)) res.write(chunk({ content: word }, null));
+            res.write(chunk({}, "stop"));
+            res.end("data: [DONE]\n\n");
+          });
+          return;
+        }
         if (mode === "cut") {
           res.write(chunk({ content: "partial " }, null));
           setTimeout(() => res.socket?.destroy(), 20);
@@ -117,7 +142,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         if (withUsage) res.write(`data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: body.model ?? "fake-model", choices: [], usage })}\n\n`);
         res.end("data: [DONE]\n\n");
       };
-      if (delay) setTimeout(answer, Number(delay[1]));
+      if (mode === "hold" && body?.stream !== true) held.push(answer);
+      else if (delay) setTimeout(answer, Number(delay[1]));
       else answer();
     });
   });
