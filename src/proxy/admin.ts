@@ -99,6 +99,7 @@ async function compactNow(ctx: ProxyContext, req: IncomingMessage, res: ServerRe
   if (body === undefined) return;
   if (typeof body !== "object" || body === null || typeof body.conversation !== "string") return sendError(res, 400, "'conversation' (a conversation id) is required", "invalid_request_error", "invalid_request");
   if (body.dryRun !== undefined && typeof body.dryRun !== "boolean") return sendError(res, 400, "'dryRun' must be a boolean", "invalid_request_error", "invalid_request");
+  if (!ctx.config.current.keepMessages) return sendError(res, 409, "compact on demand needs the stored messages, and keepMessages is off: the next request of the conversation compacts it", "invalid_request_error", "messages_not_kept");
   const stored = find(ctx, body.conversation);
   const messages = stored === undefined ? undefined : ctx.store.messages(stored.id);
   if (stored === undefined || messages === undefined) return sendError(res, 404, `no stored conversation ${JSON.stringify(body.conversation)}`, "not_found_error", "conversation_not_found");

@@ -85,7 +85,7 @@ export function resolveConversation(ctx: ProxyContext, config: ProxyConfig, tena
   return { record, identity, hashes };
 }
 
-export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, raw: Buffer, started: number, tenant: Tenant): Promise<void> {
+export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, raw: Buffer, started: number, tenant: Tenant, target: string): Promise<void> {
   const parsed = parseChatRequest(raw);
   if (!parsed.ok) return sendError(res, 400, parsed.error, "invalid_request_error", "invalid_request", {}, parsed.param ?? null);
   const request = parsed.request;
@@ -115,7 +115,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   });
 
   let upstreamMs = 0;
-  let result: UpstreamResult = await ctx.upstream.send(base, "POST", req.url ?? "/v1/chat/completions", req.headers, bodyFor(outcome), config.upstreamTimeoutMs, headers, clientGone.signal);
+  let result: UpstreamResult = await ctx.upstream.send(base, "POST", target, req.headers, bodyFor(outcome), config.upstreamTimeoutMs, headers, clientGone.signal);
   let errorText: string | undefined;
   if (result.ok && result.response.statusCode !== undefined && result.response.statusCode >= 400) {
     errorText = await readText(result.response);
@@ -131,7 +131,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
         ctx.metrics.inc("ptc_proxy_context_retries_total");
         outcome = retry;
         errorText = undefined;
-        result = await ctx.upstream.send(base, "POST", req.url ?? "/v1/chat/completions", req.headers, bodyFor(outcome), config.upstreamTimeoutMs, headers, clientGone.signal);
+        result = await ctx.upstream.send(base, "POST", target, req.headers, bodyFor(outcome), config.upstreamTimeoutMs, headers, clientGone.signal);
         if (result.ok && (result.response.statusCode ?? 500) >= 400) errorText = await readText(result.response);
       } else {
         record.flagged = true;
@@ -217,7 +217,8 @@ function remember(ctx: ProxyContext, config: ProxyConfig, record: ConversationRe
       if (ctx.store.byPrefix(old) === record.id) ctx.store.removePrefix(old);
     }
   }
-  if (record.source !== "none") ctx.store.put(record, raw.toString("utf8"));
+  // Without keepMessages only hashes, counts and the strategy's summary are kept at rest.
+  if (record.source !== "none") ctx.store.put(record, config.keepMessages ? raw.toString("utf8") : undefined);
 }
 
 /** Usage of a non-streaming completion, undefined when it has none, "malformed" when it is not a JSON object. */

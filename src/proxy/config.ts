@@ -103,6 +103,8 @@ export const configSchema = z
       })
       .strict()
       .default({ virtualKeys: {}, requireVirtualKey: false }),
+    /** Keep each conversation's last request (for the admin `compact`); off: only hashes, counts and summaries are stored. */
+    keepMessages: z.boolean().default(true),
     /** Conversations unused for this long are deleted. */
     idleTtlSeconds: z.number().int().min(1).default(7 * 24 * 3600),
     /** Per-conversation settings, by conversation id. */

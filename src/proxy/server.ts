@@ -1,7 +1,9 @@
 // `ptc proxy`: an OpenAI-compatible server in front of an upstream one. Chat completions are
 // compacted per conversation before forwarding; every other path, header and body goes through
 // untouched. Health, readiness and metrics are open; the admin plane needs a token.
+import { mkdirSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { ADMIN_PREFIX, handleAdmin } from "./admin.js";
 import { handleChat } from "./chat.js";
@@ -12,6 +14,7 @@ import { readBody, sendJson, type ProxyContext } from "./context.js";
 import { sendError, upstreamErrorBody } from "./errors.js";
 import { jsonLogger, type Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
+import { normalizePath, underV1 } from "./paths.js";
 import { SqliteStore, type ConversationStore } from "./store.js";
 import { Tenants, upstreamAuth, type Tenant } from "./tenancy.js";
 import { responseHeaders, Upstream, upstreamBase } from "./upstream.js";
@@ -25,8 +28,10 @@ export interface ProxyOptions {
   readonly port?: number;
   /** JSON config file: read at start, rewritten by API updates, reloaded when edited. */
   readonly configFile?: string;
-  /** SQLite file for conversation state; default ":memory:" (nothing survives a restart). */
+  /** SQLite file for conversation state; default `proxy.db` in `stateDir`, else ":memory:" (nothing survives a restart). */
   readonly db?: string;
+  /** Directory for state files, created 0700; the files in it are 0600. */
+  readonly stateDir?: string;
   /** Token for the admin routes; without it they are disabled. */
   readonly adminToken?: string;
   /** Default: JSON lines on stderr. */
@@ -59,11 +64,11 @@ export class ProxyStartError extends Error {
   override readonly name = "ProxyStartError";
 }
 
-async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, body: Buffer, started: number, tenant: Tenant): Promise<void> {
+async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, body: Buffer, started: number, tenant: Tenant, target: string): Promise<void> {
   const config = ctx.config.current;
   const base = upstreamBase(config);
   if (base === undefined) return sendError(res, 502, "the proxy has no upstream configured", "upstream_error", "no_upstream");
-  const result = await ctx.upstream.send(base, req.method ?? "GET", req.url ?? "/", req.headers, body, config.upstreamTimeoutMs, upstreamAuth(tenant));
+  const result = await ctx.upstream.send(base, req.method ?? "GET", target, req.headers, body, config.upstreamTimeoutMs, upstreamAuth(tenant));
   if (!result.ok) {
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", `kind="${result.kind}"`);
     return sendError(res, result.kind === "timeout" ? 504 : 502, result.message, "upstream_error", result.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable");
@@ -87,11 +92,15 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
 
 function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Promise<void> | void {
   const started = performance.now();
-  const url = req.url ?? "/";
-  const q = url.indexOf("?");
-  const path = q === -1 ? url : url.slice(0, q);
+  const normalized = normalizePath(req.url ?? "/");
+  if (!normalized.ok) {
+    ctx.metrics.inc("ptc_proxy_requests_total", 'route="rejected",status="4xx"');
+    return sendError(res, 400, `request paths must stay under /v1: ${normalized.reason}`, "invalid_request_error", "invalid_path");
+  }
+  const path = normalized.path;
   const method = req.method ?? "GET";
-  if (method === "GET" && path === "/healthz") return sendJson(res, 200, { status: ctx.life.draining ? "draining" : "ok" });
+  // Answered here, never forwarded: load balancers and monitors probe these.
+  if (method === "GET" && (path === "/healthz" || path === "/health")) return sendJson(res, 200, { status: ctx.life.draining ? "draining" : "ok" });
   if (method === "GET" && path === "/readyz") {
     // A draining proxy is alive but not ready: balancers stop sending it work and nothing is cut.
     if (ctx.life.draining) return sendJson(res, 503, { status: "draining" });
@@ -111,6 +120,11 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
     return sendError(res, 503, "the proxy is shutting down: retry on another instance", "server_error", "draining", { "retry-after": "1" });
   }
   if (path.startsWith(ADMIN_PREFIX)) return handleAdmin(ctx, req, res, path.slice(ADMIN_PREFIX.length));
+  if (!underV1(path)) {
+    ctx.metrics.inc("ptc_proxy_requests_total", 'route="rejected",status="4xx"');
+    return sendError(res, 400, `request paths must stay under /v1; ${JSON.stringify(path)} does not`, "invalid_request_error", "invalid_path");
+  }
+  const target = path + normalized.query;
   return readBody(req, ctx.config.current.maxBodyBytes).then((body) => {
     if (body === undefined) {
       ctx.metrics.inc("ptc_proxy_requests_total", 'route="rejected",status="4xx"');
@@ -125,8 +139,8 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
       ctx.metrics.inc("ptc_proxy_requests_total", `route="rejected",status="${Math.floor(who.status / 100)}xx"`);
       return sendError(res, who.status, who.message, who.status === 401 ? "authentication_error" : "rate_limit_error", who.code, who.retryAfterSeconds === undefined ? {} : { "retry-after": String(who.retryAfterSeconds) });
     }
-    if (method === "POST" && /^\/(?:v1\/)?chat\/completions$/.test(path)) return handleChat(ctx, req, res, body, started, who.tenant);
-    return passthrough(ctx, req, res, body, started, who.tenant);
+    if (method === "POST" && path === "/v1/chat/completions") return handleChat(ctx, req, res, body, started, who.tenant, target);
+    return passthrough(ctx, req, res, body, started, who.tenant, target);
   });
 }
 
@@ -150,10 +164,12 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   if (!opened.ok) throw new ProxyStartError(opened.error);
   const config = opened.value;
   let store: ConversationStore;
+  const db = options.db ?? (options.stateDir === undefined ? ":memory:" : join(options.stateDir, "proxy.db"));
   try {
-    store = new SqliteStore(options.db ?? ":memory:");
+    if (options.stateDir !== undefined && options.db === undefined) mkdirSync(options.stateDir, { recursive: true, mode: 0o700 });
+    store = new SqliteStore(db);
   } catch (e) {
-    throw new ProxyStartError(`cannot open the state database ${options.db}: ${(e as Error).message}`);
+    throw new ProxyStartError(`cannot open the state database ${db}: ${(e as Error).message}`);
   }
   const metrics = new Metrics();
   const upstream = new Upstream();

@@ -36,7 +36,7 @@ async function startProcess(args: string[]): Promise<{ url: string; exited: Prom
   return { url, exited, stderr: () => err };
 }
 
-describe("proxy life cycle", () => {
+describe("proxy life cycle", { timeout: 120_000 }, () => {
   it("drains in-flight requests and streams on SIGTERM, answers health checks meanwhile, flushes and exits 0", async () => {
     upstream = await startFakeUpstream();
     const db = join(tempDir(), "state.db");
