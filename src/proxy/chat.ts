@@ -139,9 +139,8 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
       }
     }
   }
-  const finish = (status: number, usage: { promptTokens: number; completionTokens: number } | undefined) => {
+  const finish = (usage: { promptTokens: number; completionTokens: number } | undefined) => {
     const total = performance.now() - started;
-    ctx.metrics.inc("ptc_proxy_requests_total", `route="chat",status="${Math.floor(status / 100)}xx"`);
     if (upstreamMs > 0) {
       ctx.metrics.observe("ptc_proxy_upstream_seconds", upstreamMs);
       ctx.metrics.observe("ptc_proxy_overhead_seconds", Math.max(0, total - upstreamMs - compactMs));
@@ -156,7 +155,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   if (!result.ok) {
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", `kind="${result.kind}"`);
     sendError(res, result.kind === "timeout" ? 504 : 502, result.message, "upstream_error", result.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable", echo);
-    return finish(result.kind === "timeout" ? 504 : 502, undefined);
+    return finish(undefined);
   }
   const response = result.response;
   const status = response.statusCode ?? 502;
@@ -166,7 +165,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     const body = upstreamErrorBody(status, errorText);
     res.writeHead(status, { ...responseHeaders(response.headers, false), ...echo, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) });
     res.end(body);
-    return finish(status, undefined);
+    return finish(undefined);
   }
   const isStream = request.stream && String(response.headers["content-type"] ?? "").includes("text/event-stream");
   if (isStream) {
@@ -176,24 +175,24 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     const ended = await pipeStream(response, res, tap);
     upstreamMs = performance.now() - result.startedAt;
     if (!ended) ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="stream_cut"');
-    return finish(status, tap.usage);
+    return finish(tap.usage);
   }
   const text = await readBuffer(response);
   upstreamMs = performance.now() - result.startedAt;
   if (text === undefined) {
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="timeout"');
     sendError(res, 504, "the upstream stopped in the middle of its reply", "upstream_error", "upstream_timeout", echo);
-    return finish(504, undefined);
+    return finish(undefined);
   }
   const usage = completionUsage(text);
   if (usage === "malformed") {
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="malformed"');
     sendError(res, 502, `the upstream's reply is not a JSON chat completion (it starts with ${JSON.stringify(text.toString("utf8", 0, 60))})`, "upstream_error", "upstream_malformed", echo);
-    return finish(502, undefined);
+    return finish(undefined);
   }
   res.writeHead(status, { ...responseHeaders(response.headers, false), ...echo, "content-length": String(text.length) });
   res.end(text);
-  finish(status, usage);
+  finish(usage);
 }
 
 /** After the reply: what the usage taught, the prefix index, and the record, written through. */

@@ -46,6 +46,8 @@ export interface RunOptions {
   readonly force?: boolean;
   /** Wait for the compaction however long it takes (the admin `compact`, which has no user waiting). */
   readonly noDeadline?: boolean;
+  /** A preview: counted and logged apart from real compactions (its record is a copy the caller drops). */
+  readonly dryRun?: boolean;
 }
 
 /** Refuses every call: a projection with it shows the stored summary and makes no new one. */
@@ -119,7 +121,7 @@ export class Compactor {
       spec = forced(spec);
     }
     const max = config.compaction.maxSummaryCalls;
-    const work = this.locked(record.id, () => this.project(record, input, spec, reserved, capped(llm(), max)));
+    const work = this.locked(record.id, () => this.project(record, input, spec, reserved, capped(llm(), max), options.dryRun === true));
     if (options.noDeadline === true) return work;
     const settled = new AbortController();
     const first = await Promise.race([work, this.wait(config.compaction.deadlineMs, settled.signal).then(() => undefined)]);
@@ -145,7 +147,7 @@ export class Compactor {
     }
   }
 
-  private async project(record: ConversationRecord, input: CompactionInput, spec: Spec, reserved: number, summarizer: Llm | undefined): Promise<CompactionOutcome> {
+  private async project(record: ConversationRecord, input: CompactionInput, spec: Spec, reserved: number, summarizer: Llm | undefined, dryRun: boolean): Promise<CompactionOutcome> {
     const stateName = ROLLING.has(spec.name) ? "rolling" : spec.name;
     const state = record.strategy === stateName ? record.state : null;
     const view = forCompaction(input.messages);
@@ -169,7 +171,10 @@ export class Compactor {
     record.state = result.state;
     record.strategy = stateName;
     const estimatedTokens = result.stats.tokensOut + toolTokens(input.tools);
-    this.account(record, spec.name, result);
+    if (dryRun) {
+      this.metrics.inc("ptc_proxy_dry_runs_total");
+      this.log({ event: "compaction_dry_run", conversation: record.conversation, tenant: record.tenant, strategy: spec.name, tokensBefore: result.stats.tokensIn, tokensAfter: result.stats.tokensOut });
+    } else this.account(record, spec.name, result);
     const changed = result.messages.length !== input.messages.length || result.messages.some((m, i) => m !== view.messages[i]);
     return { messages: changed ? view.restore(result.messages) : input.messages, changed, estimatedTokens, result };
   }

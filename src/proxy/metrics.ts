@@ -16,7 +16,8 @@ class Histogram {
 }
 
 const HELP: Record<string, string> = {
-  ptc_proxy_requests_total: "Requests answered, by route and status class.",
+  ptc_proxy_requests_total: "Requests, each counted once when it ends, by route (chat, other, admin, local, rejected) and status class.",
+  ptc_proxy_dry_runs_total: "Dry-run compactions asked for through the admin API (not counted as compactions).",
   ptc_proxy_upstream_seconds: "Time from sending to the upstream to its last byte.",
   ptc_proxy_overhead_seconds: "Time the proxy itself added to a request (total minus upstream time).",
   ptc_proxy_compaction_seconds: "Time compaction took before forwarding.",

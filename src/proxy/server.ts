@@ -74,7 +74,6 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
     return sendError(res, result.kind === "timeout" ? 504 : 502, result.message, "upstream_error", result.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable");
   }
   const status = result.response.statusCode ?? 502;
-  ctx.metrics.inc("ptc_proxy_requests_total", `route="other",status="${Math.floor(status / 100)}xx"`);
   if (status >= 400 && !String(result.response.headers["content-type"] ?? "").includes("json")) {
     // Error pages (HTML from a load balancer, plain text) become OpenAI-style errors.
     const chunks: Buffer[] = [];
@@ -90,16 +89,19 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   ctx.metrics.observe("ptc_proxy_upstream_seconds", performance.now() - started);
 }
 
+// The route each response is counted under, set as the request is routed (default "rejected": a bad path).
+const routes = new WeakMap<ServerResponse, string>();
+
 function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Promise<void> | void {
   const started = performance.now();
   const normalized = normalizePath(req.url ?? "/");
   if (!normalized.ok) {
-    ctx.metrics.inc("ptc_proxy_requests_total", 'route="rejected",status="4xx"');
     return sendError(res, 400, `request paths must stay under /v1: ${normalized.reason}`, "invalid_request_error", "invalid_path");
   }
   const path = normalized.path;
   const method = req.method ?? "GET";
   // Answered here, never forwarded: load balancers and monitors probe these.
+  routes.set(res, "local");
   if (method === "GET" && (path === "/healthz" || path === "/health")) return sendJson(res, 200, { status: ctx.life.draining ? "draining" : "ok" });
   if (method === "GET" && path === "/readyz") {
     // A draining proxy is alive but not ready: balancers stop sending it work and nothing is cut.
@@ -114,20 +116,21 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
     res.end(body);
     return;
   }
+  routes.set(res, "rejected");
   if (ctx.life.draining) {
-    ctx.metrics.inc("ptc_proxy_requests_total", 'route="rejected",status="5xx"');
     res.setHeader("connection", "close");
     return sendError(res, 503, "the proxy is shutting down: retry on another instance", "server_error", "draining", { "retry-after": "1" });
   }
-  if (path.startsWith(ADMIN_PREFIX)) return handleAdmin(ctx, req, res, path.slice(ADMIN_PREFIX.length));
+  if (path.startsWith(ADMIN_PREFIX)) {
+    routes.set(res, "admin");
+    return handleAdmin(ctx, req, res, path.slice(ADMIN_PREFIX.length));
+  }
   if (!underV1(path)) {
-    ctx.metrics.inc("ptc_proxy_requests_total", 'route="rejected",status="4xx"');
     return sendError(res, 400, `request paths must stay under /v1; ${JSON.stringify(path)} does not`, "invalid_request_error", "invalid_path");
   }
   const target = path + normalized.query;
   return readBody(req, ctx.config.current.maxBodyBytes).then((body) => {
     if (body === undefined) {
-      ctx.metrics.inc("ptc_proxy_requests_total", 'route="rejected",status="4xx"');
       // The rest of the body is not read: close the connection rather than drain it.
       res.setHeader("connection", "close");
       sendError(res, 413, `the request body is larger than the limit of ${ctx.config.current.maxBodyBytes} bytes`, "invalid_request_error", "body_too_large");
@@ -136,10 +139,11 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
     }
     const who = ctx.tenants.resolve(ctx.config.current, req.headers);
     if (!who.ok) {
-      ctx.metrics.inc("ptc_proxy_requests_total", `route="rejected",status="${Math.floor(who.status / 100)}xx"`);
       return sendError(res, who.status, who.message, who.status === 401 ? "authentication_error" : "rate_limit_error", who.code, who.retryAfterSeconds === undefined ? {} : { "retry-after": String(who.retryAfterSeconds) });
     }
-    if (method === "POST" && path === "/v1/chat/completions") return handleChat(ctx, req, res, body, started, who.tenant, target);
+    const chat = method === "POST" && path === "/v1/chat/completions";
+    routes.set(res, chat ? "chat" : "other");
+    if (chat) return handleChat(ctx, req, res, body, started, who.tenant, target);
     return passthrough(ctx, req, res, body, started, who.tenant, target);
   });
 }
@@ -190,7 +194,18 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
 
   const server: Server = createServer((req, res) => {
     ctx.life.inFlight++;
+    // Every request is counted once, when it ends, with the status it got ("none": cut before any).
+    // On finish when there is one: that is before the client can read the end and scrape /metrics.
+    let counted = false;
+    const count = () => {
+      if (counted) return;
+      counted = true;
+      const status = res.headersSent ? `${Math.floor(res.statusCode / 100)}xx` : "none";
+      metrics.inc("ptc_proxy_requests_total", `route="${routes.get(res) ?? "rejected"}",status="${status}"`);
+    };
+    res.on("finish", count);
     res.on("close", () => {
+      count();
       if (--ctx.life.inFlight === 0) onIdle?.();
     });
     const done = route(ctx, req, res);
