@@ -12,6 +12,7 @@ import { errorBody, isContextLengthError, sendError, upstreamErrorBody } from ".
 import { explicitIdentity, prefixHashes, prefixIdentity, type Identity } from "./identity.js";
 import { upstreamAuth, type Tenant } from "./tenancy.js";
 import { parseChatRequest, type ChatRequest } from "./request.js";
+import { sendWithRetries } from "./retry.js";
 import { SseTap } from "./sse.js";
 import type { ConversationRecord } from "./store.js";
 import { responseHeaders, upstreamBase, upstreamUrl, type UpstreamResult } from "./upstream.js";
@@ -21,6 +22,8 @@ const INDEXED_PER_CONVERSATION = 16;
 
 export const CONVERSATION_HEADER = "x-ptc-conversation-id";
 export const SOURCE_HEADER = "x-ptc-conversation-source";
+/** How many upstream requests the reply took (set when more than one: retries, fallback). */
+export const ATTEMPTS_HEADER = "x-ptc-upstream-attempts";
 
 export function newRecord(identity: Identity, tenant: string, now: number, from: ConversationRecord | undefined): ConversationRecord {
   return {
@@ -94,7 +97,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   if (base === undefined) return sendError(res, 502, "the proxy has no upstream configured (--upstream or \"upstream\" in the config file)", "upstream_error", "no_upstream");
   const { record, identity, hashes } = resolveConversation(ctx, config, tenant, req.headers, request.body, request.messages);
   // The source of this request's id: a follow-up found by prefix says so, whatever started the conversation.
-  const echo = { [CONVERSATION_HEADER]: record.conversation, [SOURCE_HEADER]: identity.source };
+  const echo: Record<string, string> = { [CONVERSATION_HEADER]: record.conversation, [SOURCE_HEADER]: identity.source };
   // Summaries of this conversation go out with the configured summarizer key or this tenant's own.
   const llm = () => summarizerLlm(config, request.model, tenant.upstreamKey);
   const input = { messages: request.messages, model: request.model, tools: request.tools, maxTokens: request.maxTokens, bodyBytes: raw.length };
@@ -115,7 +118,9 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   });
 
   let upstreamMs = 0;
-  let result: UpstreamResult = await ctx.upstream.send(base, "POST", target, req.headers, bodyFor(outcome), config.upstreamTimeoutMs, headers, clientGone.signal);
+  let attempt = await sendWithRetries(ctx, config, "POST", target, req.headers, bodyFor(outcome), headers, clientGone.signal);
+  let result: UpstreamResult = attempt.result;
+  let attempts = attempt.attempts;
   let errorText: string | undefined;
   if (result.ok && result.response.statusCode !== undefined && result.response.statusCode >= 400) {
     errorText = await readText(result.response);
@@ -131,7 +136,9 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
         ctx.metrics.inc("ptc_proxy_context_retries_total");
         outcome = retry;
         errorText = undefined;
-        result = await ctx.upstream.send(base, "POST", target, req.headers, bodyFor(outcome), config.upstreamTimeoutMs, headers, clientGone.signal);
+        attempt = await sendWithRetries(ctx, config, "POST", target, req.headers, bodyFor(outcome), headers, clientGone.signal);
+        result = attempt.result;
+        attempts += attempt.attempts;
         if (result.ok && (result.response.statusCode ?? 500) >= 400) errorText = await readText(result.response);
       } else {
         record.flagged = true;
@@ -139,6 +146,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
       }
     }
   }
+  if (attempts > 1) echo[ATTEMPTS_HEADER] = String(attempts);
   const finish = (usage: { promptTokens: number; completionTokens: number } | undefined) => {
     const total = performance.now() - started;
     if (upstreamMs > 0) {

@@ -52,6 +52,21 @@ export const configSchema = z
     upstream: z.url({ protocol: /^https?$/ }).optional(),
     /** Bound on waiting for the upstream: no byte for this long fails the request with 504. */
     upstreamTimeoutMs: z.number().int().min(1).default(600_000),
+    retries: z
+      .object({
+        /** Retries after the first request, per upstream, for 429, 5xx and unreachable upstreams (before any byte reached the client). */
+        attempts: z.number().int().min(0).max(10).default(2),
+        /** Back-off of the first retry, doubled for each next one, when the upstream sends no retry-after. */
+        baseDelayMs: z.number().int().min(0).default(250),
+        /** Longest wait for one retry: a longer retry-after goes to the fallback, or to the client. */
+        maxDelayMs: z.number().int().min(0).default(20_000),
+        /** Tried the same way when the upstream's retries are used up. */
+        fallbackUpstream: z.url({ protocol: /^https?$/ }).optional(),
+        /** Key for the fallback upstream (default: the one the primary got). A secret: never shown. */
+        fallbackApiKey: z.string().min(1).optional(),
+      })
+      .strict()
+      .default({ attempts: 2, baseDelayMs: 250, maxDelayMs: 20_000 }),
     /** On SIGTERM/SIGINT, how long in-flight requests and streams may take to finish before they are cut. */
     drainTimeoutMs: z.number().int().min(0).default(30_000),
     /** Largest request body accepted, on any path. */
@@ -154,5 +169,7 @@ export function redactConfig(config: ProxyConfig): ProxyConfig {
   const s = config.compaction.summarizer;
   const summarizer = { ...s, ...(s.apiKey === undefined ? {} : { apiKey: REDACTED }), ...(s.baseURL === undefined ? {} : { baseURL: redactUrl(s.baseURL) }) };
   const virtualKeys = Object.fromEntries(Object.entries(config.tenancy.virtualKeys).map(([name, vk]) => [name, vk.upstreamKey === undefined ? vk : { ...vk, upstreamKey: REDACTED }]));
-  return { ...config, ...(config.upstream === undefined ? {} : { upstream: redactUrl(config.upstream) }), compaction: { ...config.compaction, summarizer }, tenancy: { ...config.tenancy, virtualKeys } };
+  const r = config.retries;
+  const retries = { ...r, ...(r.fallbackUpstream === undefined ? {} : { fallbackUpstream: redactUrl(r.fallbackUpstream) }), ...(r.fallbackApiKey === undefined ? {} : { fallbackApiKey: REDACTED }) };
+  return { ...config, ...(config.upstream === undefined ? {} : { upstream: redactUrl(config.upstream) }), compaction: { ...config.compaction, summarizer }, tenancy: { ...config.tenancy, virtualKeys }, retries };
 }

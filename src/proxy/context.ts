@@ -21,6 +21,8 @@ export interface ProxyContext {
   readonly adminToken: string | undefined;
   readonly now: () => number;
   readonly tenants: Tenants;
+  /** Waits between retries; tests pass their own. */
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Requests being answered, and whether the proxy is draining (it takes no new work then). */
   readonly life: { draining: boolean; inFlight: number };
 }

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { ADMIN_PREFIX, handleAdmin } from "./admin.js";
-import { handleChat } from "./chat.js";
+import { ATTEMPTS_HEADER, handleChat } from "./chat.js";
 import { ConfigFile } from "./config-file.js";
 import { redactUrl } from "./config.js";
 import { Compactor } from "./compactor.js";
@@ -14,6 +14,7 @@ import { readBody, sendJson, type ProxyContext } from "./context.js";
 import { sendError, upstreamErrorBody } from "./errors.js";
 import { jsonLogger, type Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
+import { sendWithRetries } from "./retry.js";
 import { normalizePath, underV1 } from "./paths.js";
 import { SqliteStore, type ConversationStore } from "./store.js";
 import { Tenants, upstreamAuth, type Tenant } from "./tenancy.js";
@@ -42,6 +43,8 @@ export interface ProxyOptions {
   readonly now?: () => number;
   /** Waits `ms` for the compaction deadline; tests pass their own, so no test depends on the wall clock. */
   readonly wait?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Waits between upstream retries; tests pass their own. */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 export interface RunningProxy {
@@ -68,7 +71,7 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   const config = ctx.config.current;
   const base = upstreamBase(config);
   if (base === undefined) return sendError(res, 502, "the proxy has no upstream configured", "upstream_error", "no_upstream");
-  const result = await ctx.upstream.send(base, req.method ?? "GET", target, req.headers, body, config.upstreamTimeoutMs, upstreamAuth(tenant));
+  const { result, attempts } = await sendWithRetries(ctx, config, req.method ?? "GET", target, req.headers, body, upstreamAuth(tenant));
   if (!result.ok) {
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", `kind="${result.kind}"`);
     return sendError(res, result.kind === "timeout" ? 504 : 502, result.message, "upstream_error", result.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable");
@@ -83,7 +86,7 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
     res.end(text);
     return;
   }
-  res.writeHead(status, responseHeaders(result.response.headers, true));
+  res.writeHead(status, { ...responseHeaders(result.response.headers, true), ...(attempts > 1 ? { [ATTEMPTS_HEADER]: String(attempts) } : {}) });
   result.response.pipe(res);
   await new Promise<void>((resolve) => res.on("close", resolve));
   ctx.metrics.observe("ptc_proxy_upstream_seconds", performance.now() - started);
@@ -189,6 +192,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     now,
     tenants: new Tenants(now),
     life: { draining: false, inFlight: 0 },
+    sleep: options.sleep ?? ((ms, signal) => wait(ms, signal ?? new AbortController().signal)),
   };
   let onIdle: (() => void) | undefined;
 

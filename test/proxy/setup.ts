@@ -35,7 +35,7 @@ export async function rig(options: { upstream?: FakeUpstreamOptions; proxy?: Par
     writeFileSync(configFile, JSON.stringify(options.config));
   }
   const logs: LogEvent[] = [];
-  const proxy = await startProxy({ upstream: upstream.url, port: 0, logger: (e) => logs.push(e), wait: never, ...options.proxy, ...(configFile === undefined ? {} : { configFile }) });
+  const proxy = await startProxy({ upstream: upstream.url, port: 0, logger: (e) => logs.push(e), wait: never, sleep: async () => {}, ...options.proxy, ...(configFile === undefined ? {} : { configFile }) });
   const client = new OpenAI({ baseURL: `${proxy.url}/v1`, apiKey: "sk-client-key", maxRetries: 0, timeout: 5000 });
   return {
     upstream,

@@ -20,6 +20,8 @@ export interface FakeUpstreamOptions {
   promptTokens?: (messages: unknown[]) => number;
   /** What the summarizer prompt is answered with; default a valid short summary. */
   summary?: (prompt: string) => string;
+  /** The first `count` chat requests get this status (and headers), as an overloaded server answers. */
+  failFirst?: { count: number; status: number; headers?: Record<string, string> };
   /** Keep every request (tests); off in the benchmark. */
   record?: boolean;
 }
@@ -48,6 +50,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   const sockets = new Set<import("node:net").Socket>();
   const count = options.promptTokens ?? defaultPromptTokens;
   const held: (() => void)[] = [];
+  let failed = 0;
   const state: FakeUpstream = {
     url: "",
     requests,
@@ -104,6 +107,12 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       // The summarizer's model is taken to have a larger window than the conversation's.
       if (options.contextTokens !== undefined && promptTokens > options.contextTokens && !isSummaryPrompt(messages)) {
         return json(400, { error: { message: `This model's maximum context length is ${options.contextTokens} tokens. However, your messages resulted in ${promptTokens} tokens.`, type: "invalid_request_error", code: "context_length_exceeded" } });
+      }
+      if (options.failFirst !== undefined && failed < options.failFirst.count && !isSummaryPrompt(messages)) {
+        failed++;
+        const text = JSON.stringify({ error: { message: "overloaded, try again", type: "server_error", code: null } });
+        res.writeHead(options.failFirst.status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...options.failFirst.headers });
+        return res.end(text);
       }
       let content: string;
       if (isSummaryPrompt(messages)) {
