@@ -2,6 +2,7 @@
 // and pass the reply back (streams chunk by chunk) while reading its usage. An upstream
 // "context length exceeded" answer leads to one forced compaction and one retry, never more.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { inputTokens } from "../compaction/measure.js";
 import { estimatePromptTokens } from "../compaction/models.js";
 import type { ChatMessage, Llm } from "../llm/types.js";
 import { openaiLlm } from "../llm/openai.js";
@@ -147,7 +148,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     }
   }
   if (attempts > 1) echo[ATTEMPTS_HEADER] = String(attempts);
-  const finish = (usage: { promptTokens: number; completionTokens: number } | undefined) => {
+  const finish = (usage: { promptTokens: number; completionTokens: number } | undefined, answered = false) => {
     const total = performance.now() - started;
     if (upstreamMs > 0) {
       ctx.metrics.observe("ptc_proxy_upstream_seconds", upstreamMs);
@@ -156,6 +157,9 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     if (usage !== undefined) {
       ctx.tenants.charge(tenant, usage.promptTokens + usage.completionTokens);
       ctx.metrics.tokens(request.model ?? "unknown", tenant.id, usage.promptTokens, usage.completionTokens);
+    } else if (answered) {
+      // An upstream that reports no usage: the prompt is counted by the one measure (issue 18), apart from reported tokens.
+      ctx.metrics.inc("ptc_proxy_estimated_prompt_tokens_total", "", inputTokens({ messages: outcome.messages, ...(request.tools === undefined ? {} : { tools: request.tools }) }));
     }
     remember(ctx, config, record, request, hashes, outcome, raw, reserved, usage);
   };
@@ -183,7 +187,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     const ended = await pipeStream(response, res, tap);
     upstreamMs = performance.now() - result.startedAt;
     if (!ended) ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="stream_cut"');
-    return finish(tap.usage);
+    return finish(tap.usage, ended);
   }
   const text = await readBuffer(response);
   upstreamMs = performance.now() - result.startedAt;
@@ -200,7 +204,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   }
   res.writeHead(status, { ...responseHeaders(response.headers, false), ...echo, "content-length": String(text.length) });
   res.end(text);
-  finish(usage);
+  finish(usage, true);
 }
 
 /** After the reply: what the usage taught, the prefix index, and the record, written through. */

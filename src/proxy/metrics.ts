@@ -29,6 +29,7 @@ const HELP: Record<string, string> = {
   ptc_proxy_upstream_errors_total: "Upstream failures by kind: unreachable, timeout, malformed, status.",
   ptc_proxy_conversations: "Conversations currently stored.",
   ptc_proxy_tokens_total: "Tokens the upstream reported, by model and kind (prompt, completion).",
+  ptc_proxy_estimated_prompt_tokens_total: "Prompt tokens of answered requests whose upstream reported no usage, counted locally.",
   ptc_proxy_tenant_tokens_total: "Tokens the upstream reported, by tenant (a credential hash or a virtual key's name) and kind.",
   ptc_proxy_compaction_deadline_total: "Requests sent without waiting for a compaction that passed the deadline (it finishes in the background).",
 };

@@ -4,6 +4,7 @@
 // and /health is answered by the proxy itself.
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
+import { inputTokens } from "../../src/compaction/measure.js";
 import { tenantOf } from "../../src/proxy/tenancy.js";
 import { longConversation, rig, type Rig } from "./setup.js";
 
@@ -66,6 +67,16 @@ describe("proxy metrics", () => {
     expect(sample(text, "ptc_proxy_dry_runs_total")).toBe(1);
   });
 
+  it("counts the prompt with the shared measure when the upstream reports no usage", async () => {
+    r = await rig();
+    // A stream where the client asked for no usage: the upstream sends none, so none is reported.
+    const stream = await r.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "count me" }], stream: true, stream_options: { include_usage: false } });
+    for await (const chunk of stream) void chunk;
+    const text = await scrape(r);
+    expect(sample(text, "ptc_proxy_estimated_prompt_tokens_total")).toBe(inputTokens([{ role: "user", content: "count me" }]));
+    expect(sample(text, "ptc_proxy_tokens_total", 'model="fake-model",kind="prompt"')).toBe(0);
+  });
+
   it("totals tokens per model and per tenant as the upstream reported them, and says how each request was matched", async () => {
     r = await rig();
     const other = new OpenAI({ baseURL: `${r.proxy.url}/v1`, apiKey: "sk-other", maxRetries: 0 });
@@ -89,6 +100,7 @@ describe("proxy metrics", () => {
     expect(sample(text, "ptc_proxy_tokens_total", 'model="other-model",kind="prompt"')).toBe(third.data.usage?.prompt_tokens);
     expect(sample(text, "ptc_proxy_tenant_tokens_total", `tenant="${tenantOf("sk-client-key")}",kind="prompt"`)).toBe(prompt);
     expect(sample(text, "ptc_proxy_tenant_tokens_total", `tenant="${tenantOf("sk-other")}",kind="prompt"`)).toBe(third.data.usage?.prompt_tokens);
+    expect(sample(text, "ptc_proxy_estimated_prompt_tokens_total")).toBe(0);
     expect(text).toContain("# TYPE ptc_proxy_overhead_seconds histogram");
     expect(sample(text, "ptc_proxy_overhead_seconds_count")).toBe(3);
   });
