@@ -12,6 +12,7 @@ import type { ProxyContext } from "./context.js";
 import { errorBody, isContextLengthError, sendError, upstreamErrorBody } from "./errors.js";
 import { explicitIdentity, prefixHashes, prefixIdentity, type Identity } from "./identity.js";
 import { upstreamAuth, type Tenant } from "./tenancy.js";
+import { messagesUsage, parseMessagesRequest, type AnthropicRequest } from "./anthropic.js";
 import { parseChatRequest, type ChatRequest } from "./request.js";
 import { sendWithRetries } from "./retry.js";
 import { SseTap } from "./sse.js";
@@ -89,10 +90,14 @@ export function resolveConversation(ctx: ProxyContext, config: ProxyConfig, tena
   return { record, identity, hashes };
 }
 
-export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, raw: Buffer, started: number, tenant: Tenant, target: string): Promise<void> {
-  const parsed = parseChatRequest(raw);
+/** Which API a compacted request speaks: OpenAI chat completions, or Anthropic messages. */
+export type ChatApi = "chat" | "messages";
+
+export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, raw: Buffer, started: number, tenant: Tenant, target: string, api: ChatApi = "chat"): Promise<void> {
+  const parsed = api === "messages" ? parseMessagesRequest(raw) : parseChatRequest(raw);
   if (!parsed.ok) return sendError(res, 400, parsed.error, "invalid_request_error", "invalid_request", {}, parsed.param ?? null);
   const request = parsed.request;
+  const restore = "restore" in request ? (request as AnthropicRequest).restore : undefined;
   const config = ctx.config.current;
   const base = upstreamBase(config);
   if (base === undefined) return sendError(res, 502, "the proxy has no upstream configured (--upstream or \"upstream\" in the config file)", "upstream_error", "no_upstream");
@@ -109,9 +114,12 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   let compactMs = performance.now() - compactStart;
   // Ask for usage in streams only when the client left it unset, and then hide it from the client.
   const streamOptions = request.body.stream_options as { include_usage?: unknown } | null | undefined;
-  const inject = request.stream && (streamOptions === undefined || streamOptions === null || streamOptions.include_usage === undefined);
+  // Anthropic streams always carry usage.
+  const inject = api === "chat" && request.stream && (streamOptions === undefined || streamOptions === null || streamOptions.include_usage === undefined);
   const bodyFor = (o: CompactionOutcome): Buffer =>
-    !o.changed && !inject ? raw : Buffer.from(JSON.stringify({ ...request.body, messages: o.messages, ...(inject ? { stream_options: { ...streamOptions, include_usage: true } } : {}) }));
+    !o.changed && !inject
+      ? raw
+      : Buffer.from(JSON.stringify(restore !== undefined ? { ...request.body, ...restore(o.messages) } : { ...request.body, messages: o.messages, ...(inject ? { stream_options: { ...streamOptions, include_usage: true } } : {}) }));
   const headers = { "accept-encoding": "identity", ...upstreamAuth(tenant) };
   const clientGone = new AbortController();
   res.on("close", () => {
@@ -196,10 +204,10 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     sendError(res, 504, "the upstream stopped in the middle of its reply", "upstream_error", "upstream_timeout", echo);
     return finish(undefined);
   }
-  const usage = completionUsage(text);
+  const usage = completionUsage(text, api);
   if (usage === "malformed") {
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="malformed"');
-    sendError(res, 502, `the upstream's reply is not a JSON chat completion (it starts with ${JSON.stringify(text.toString("utf8", 0, 60))})`, "upstream_error", "upstream_malformed", echo);
+    sendError(res, 502, `the upstream's reply is not a JSON ${api === "messages" ? "message" : "chat completion"} (it starts with ${JSON.stringify(text.toString("utf8", 0, 60))})`, "upstream_error", "upstream_malformed", echo);
     return finish(undefined);
   }
   res.writeHead(status, { ...responseHeaders(response.headers, false), ...echo, "content-length": String(text.length) });
@@ -233,7 +241,7 @@ function remember(ctx: ProxyContext, config: ProxyConfig, record: ConversationRe
 }
 
 /** Usage of a non-streaming completion, undefined when it has none, "malformed" when it is not a JSON object. */
-function completionUsage(body: Buffer): { promptTokens: number; completionTokens: number } | undefined | "malformed" {
+function completionUsage(body: Buffer, api: ChatApi): { promptTokens: number; completionTokens: number } | undefined | "malformed" {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString("utf8"));
@@ -241,6 +249,7 @@ function completionUsage(body: Buffer): { promptTokens: number; completionTokens
     return "malformed";
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return "malformed";
+  if (api === "messages") return messagesUsage(parsed);
   const u = (parsed as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null }).usage;
   if (typeof u !== "object" || u === null || typeof u.prompt_tokens !== "number") return undefined;
   return { promptTokens: u.prompt_tokens, completionTokens: typeof u.completion_tokens === "number" ? u.completion_tokens : 0 };

@@ -144,9 +144,9 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
     if (!who.ok) {
       return sendError(res, who.status, who.message, who.status === 401 ? "authentication_error" : "rate_limit_error", who.code, who.retryAfterSeconds === undefined ? {} : { "retry-after": String(who.retryAfterSeconds) });
     }
-    const chat = method === "POST" && path === "/v1/chat/completions";
-    routes.set(res, chat ? "chat" : "other");
-    if (chat) return handleChat(ctx, req, res, body, started, who.tenant, target);
+    const api = method !== "POST" ? undefined : path === "/v1/chat/completions" ? "chat" : path === "/v1/messages" ? "messages" : undefined;
+    routes.set(res, api ?? "other");
+    if (api !== undefined) return handleChat(ctx, req, res, body, started, who.tenant, target, api);
     return passthrough(ctx, req, res, body, started, who.tenant, target);
   });
 }

@@ -101,6 +101,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         res.writeHead(200, { "content-type": req.headers["content-type"] ?? "application/octet-stream", "x-upstream": "fake" });
         return res.end(raw);
       }
+      if (path === "/v1/messages" && body !== undefined) return anthropic(res, body, mode);
       if (path !== "/v1/chat/completions" || body === undefined) return json(404, { error: { message: `no route ${path}`, type: "invalid_request_error", code: null } });
       const messages = (body.messages ?? []) as Msg[];
       const promptTokens = count(messages);
@@ -156,6 +157,39 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       else answer();
     });
   });
+  /** Anthropic's Messages API, enough for its SDK: a reply naming the last user text, streamed as its events or whole. */
+  function anthropic(res: import("node:http").ServerResponse, body: Record<string, unknown>, mode: string): void {
+    const messages = (body.messages ?? []) as { role: string; content: unknown }[];
+    const inputTokens = count([body.system ?? "", ...messages]);
+    const send = (status: number, value: unknown) => {
+      const text = JSON.stringify(value);
+      res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+      res.end(text);
+    };
+    if (options.contextTokens !== undefined && inputTokens > options.contextTokens) {
+      return send(400, { type: "error", error: { type: "invalid_request_error", message: `prompt is too long: ${inputTokens} tokens > ${options.contextTokens} maximum` } });
+    }
+    const last = [...messages].reverse().find((m) => m.role === "user");
+    const lastText = typeof last?.content === "string" ? last.content : Array.isArray(last?.content) ? (last.content as { type: string; text?: string }[]).filter((b) => b.type === "text").map((b) => b.text).join(" ") : "?";
+    const content = `reply to ${lastText} (${messages.length} messages)`;
+    const usage = { input_tokens: inputTokens, output_tokens: Math.ceil(content.length / 4) };
+    const message = { id: "msg_1", type: "message", role: "assistant", model: body.model ?? "fake-model", content: [{ type: "text", text: content }], stop_reason: "end_turn", stop_sequence: null, usage };
+    if (body.stream !== true) return send(200, message);
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const event = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    event("message_start", { message: { ...message, content: [], stop_reason: null, usage: { input_tokens: inputTokens, output_tokens: 1 } } });
+    event("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+    const rest = () => {
+      for (const word of content.split(/(?<= )/)) event("content_block_delta", { index: 0, delta: { type: "text_delta", text: word } });
+      event("content_block_stop", { index: 0 });
+      event("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+      event("message_stop", {});
+      res.end();
+    };
+    if (mode === "hold") held.push(rest);
+    else rest();
+  }
+
   server.on("connection", (s) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
