@@ -81,7 +81,7 @@ export function parseMessagesRequest(raw: Buffer): ParsedRequest & ({ ok: false 
   return { ok: true, request: { body: b, messages, model: b.model, tools: Array.isArray(b.tools) ? b.tools : undefined, stream: b.stream === true, maxTokens: max, restore } };
 }
 
-/** Usage of a non-streaming Messages reply: every input token the prompt cost, cached or not. */
+/** Usage of a non-streaming Messages (or Responses) reply: every input token the prompt cost, cached or not. */
 export function messagesUsage(parsed: unknown): { promptTokens: number; completionTokens: number } | undefined {
   const u = (parsed as { usage?: Record<string, unknown> | null }).usage;
   if (typeof u !== "object" || u === null || typeof u.input_tokens !== "number") return undefined;

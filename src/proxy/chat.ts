@@ -14,6 +14,7 @@ import { explicitIdentity, prefixHashes, prefixIdentity, type Identity } from ".
 import { upstreamAuth, type Tenant } from "./tenancy.js";
 import { messagesUsage, parseMessagesRequest, type AnthropicRequest } from "./anthropic.js";
 import { parseChatRequest, type ChatRequest } from "./request.js";
+import { parseResponsesRequest, type ResponsesRequest } from "./responses.js";
 import { sendWithRetries } from "./retry.js";
 import { SseTap } from "./sse.js";
 import type { ConversationRecord } from "./store.js";
@@ -91,13 +92,13 @@ export function resolveConversation(ctx: ProxyContext, config: ProxyConfig, tena
 }
 
 /** Which API a compacted request speaks: OpenAI chat completions, or Anthropic messages. */
-export type ChatApi = "chat" | "messages";
+export type ChatApi = "chat" | "messages" | "responses";
 
 export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, raw: Buffer, started: number, tenant: Tenant, target: string, api: ChatApi = "chat"): Promise<void> {
-  const parsed = api === "messages" ? parseMessagesRequest(raw) : parseChatRequest(raw);
+  const parsed = api === "messages" ? parseMessagesRequest(raw) : api === "responses" ? parseResponsesRequest(raw) : parseChatRequest(raw);
   if (!parsed.ok) return sendError(res, 400, parsed.error, "invalid_request_error", "invalid_request", {}, parsed.param ?? null);
   const request = parsed.request;
-  const restore = "restore" in request ? (request as AnthropicRequest).restore : undefined;
+  const restore = "restore" in request ? (request as AnthropicRequest | ResponsesRequest).restore : undefined;
   const config = ctx.config.current;
   const base = upstreamBase(config);
   if (base === undefined) return sendError(res, 502, "the proxy has no upstream configured (--upstream or \"upstream\" in the config file)", "upstream_error", "no_upstream");
@@ -207,7 +208,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   const usage = completionUsage(text, api);
   if (usage === "malformed") {
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="malformed"');
-    sendError(res, 502, `the upstream's reply is not a JSON ${api === "messages" ? "message" : "chat completion"} (it starts with ${JSON.stringify(text.toString("utf8", 0, 60))})`, "upstream_error", "upstream_malformed", echo);
+    sendError(res, 502, `the upstream's reply is not a JSON ${api === "chat" ? "chat completion" : api === "messages" ? "message" : "response"} (it starts with ${JSON.stringify(text.toString("utf8", 0, 60))})`, "upstream_error", "upstream_malformed", echo);
     return finish(undefined);
   }
   res.writeHead(status, { ...responseHeaders(response.headers, false), ...echo, "content-length": String(text.length) });
@@ -249,7 +250,7 @@ function completionUsage(body: Buffer, api: ChatApi): { promptTokens: number; co
     return "malformed";
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return "malformed";
-  if (api === "messages") return messagesUsage(parsed);
+  if (api !== "chat") return messagesUsage(parsed);
   const u = (parsed as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null }).usage;
   if (typeof u !== "object" || u === null || typeof u.prompt_tokens !== "number") return undefined;
   return { promptTokens: u.prompt_tokens, completionTokens: typeof u.completion_tokens === "number" ? u.completion_tokens : 0 };

@@ -144,7 +144,7 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
     if (!who.ok) {
       return sendError(res, who.status, who.message, who.status === 401 ? "authentication_error" : "rate_limit_error", who.code, who.retryAfterSeconds === undefined ? {} : { "retry-after": String(who.retryAfterSeconds) });
     }
-    const api = method !== "POST" ? undefined : path === "/v1/chat/completions" ? "chat" : path === "/v1/messages" ? "messages" : undefined;
+    const api = method !== "POST" ? undefined : path === "/v1/chat/completions" ? "chat" : path === "/v1/messages" ? "messages" : path === "/v1/responses" ? "responses" : undefined;
     routes.set(res, api ?? "other");
     if (api !== undefined) return handleChat(ctx, req, res, body, started, who.tenant, target, api);
     return passthrough(ctx, req, res, body, started, who.tenant, target);

@@ -77,8 +77,9 @@ export class SseTap {
   /** Records the usage an event carries; true when the event is nothing but usage. */
   private usageOnly(text: string): boolean {
     type Usage = Record<string, unknown> | null | undefined;
-    const json = eventJson(text) as { usage?: Usage; message?: { usage?: Usage }; choices?: unknown } | undefined;
-    const u = json?.usage ?? json?.message?.usage;
+    // Chat chunks carry `usage`, Anthropic's message_start `message.usage`, Responses' response.completed `response.usage`.
+    const json = eventJson(text) as { usage?: Usage; message?: { usage?: Usage }; response?: { usage?: Usage }; choices?: unknown } | undefined;
+    const u = json?.usage ?? json?.message?.usage ?? json?.response?.usage;
     if (u === undefined || u === null || typeof u !== "object") return false;
     const n = (v: unknown) => (typeof v === "number" ? v : 0);
     if (typeof u.input_tokens === "number" || typeof u.output_tokens === "number") {

@@ -102,6 +102,14 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         return res.end(raw);
       }
       if (path === "/v1/messages" && body !== undefined) return anthropic(res, body, mode);
+      if (path === "/v1/responses" && body !== undefined) {
+        // OpenAI's Responses API, non-streaming: a reply naming the last user input.
+        const input = typeof body.input === "string" ? [{ role: "user", content: body.input }] : ((body.input ?? []) as { role?: string; content?: unknown }[]);
+        const lastUser = [...input].reverse().find((m) => m.role === "user");
+        const text = `reply to ${typeof lastUser?.content === "string" ? lastUser.content : "?"} (${input.length} items)`;
+        const inputTokens = count([body.instructions ?? "", ...input]);
+        return json(200, { id: "resp_1", object: "response", created_at: 1, status: "completed", model: body.model, output: [{ type: "message", id: "msg_1", role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] }], usage: { input_tokens: inputTokens, output_tokens: 10, total_tokens: inputTokens + 10 } });
+      }
       if (path !== "/v1/chat/completions" || body === undefined) return json(404, { error: { message: `no route ${path}`, type: "invalid_request_error", code: null } });
       const messages = (body.messages ?? []) as Msg[];
       const promptTokens = count(messages);
