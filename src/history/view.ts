@@ -56,6 +56,8 @@ export interface View {
   stats: ViewStats;
   /** Where each turn is shown, oldest first (several summaries can share a message). */
   turns?: TurnPlace[];
+  /** Messages that end with a cache breakpoint, for breakpoint caches (Anthropic's `cache_control`); absent: the last one. */
+  breakpoints?: number[];
 }
 
 /** A turn's text in a view: its summary or its reply, at `start` in the content of message `message`. */

@@ -8,9 +8,10 @@
 // never touched.
 //
 // Strings and numbers have no identity in the host language, so they are marked by value:
-// within one evaluation a string or number equal to a marked one counts as marked. Single
-// characters are not marked (every text holds them). Collections and other objects are
-// marked by identity; collections are immutable, so what a collection holds is found once.
+// within one evaluation a string or number equal to a marked one counts as marked. So that
+// ordinary values are not caught that way, strings shorter than 3 characters and integers
+// below 1,000 in size are never marked (a count, an index, a flag). Collections and other
+// objects are marked by identity; collections are immutable, so what one holds is found once.
 import { Builtin, type BuiltinDef } from "./core/registry.js";
 import { Closure } from "./fn.js";
 import { Fn, isMap, isSet, Keyword, LFloat, type LMap, type LSet, typeName, type Value } from "./values.js";
@@ -81,8 +82,11 @@ const SINKS = new Set(["println", "print", "prn"]);
 const WALK_BUDGET = 1_000_000;
 
 function markable(v: Value): v is string | number {
-  return typeof v === "number" || (typeof v === "string" && v.length >= 2);
+  return typeof v === "string" ? v.length >= 3 : typeof v === "number" && (!Number.isInteger(v) || Math.abs(v) >= 1000);
 }
+
+/** Builtins the compiler inlines for plain numbers: run without their fast paths, so no arithmetic slips past. */
+const INLINED = new Set(["+", "-", "*", "<", ">", "<=", ">=", "=", "inc", "dec", "zero?"]);
 
 function children(v: object): Iterable<Value> | null {
   if (v instanceof Vec) return v as Vec<Value>;
@@ -199,7 +203,7 @@ export class Marks {
 
   /** A builtin's result, marked when it was computed from a marked argument. */
   private after(name: string, args: Value[], r: Value): Value {
-    if (this.empty || r === null || typeof r === "boolean") return r;
+    if (this.empty || r === null || typeof r === "boolean" || (typeof r !== "object" && !markable(r))) return r;
     if (SELECTORS.has(name) && !args.some((a) => typeof a === "string" && this.originOf(a) !== undefined)) return r;
     if (this.originOf(r) !== undefined) return r;
     for (const a of args) {
@@ -214,8 +218,7 @@ export class Marks {
 
   /**
    * The builtin as this evaluation runs it: its results carry the marks of its arguments, and
-   * an output builtin shows marked arguments as stand-ins. Without its fast paths, so no
-   * inlined arithmetic slips past.
+   * an output builtin shows marked arguments as stand-ins.
    */
   builtin(b: Builtin): Builtin {
     let w = this.wrapped.get(b);
@@ -223,12 +226,14 @@ export class Marks {
     const d = b.def;
     const name = d.name;
     const fn = d.fn;
+    const { f1, f2 } = d;
+    const fast = !INLINED.has(name);
     const def: BuiltinDef = SINKS.has(name)
       ? { ...d, f1: undefined, f2: undefined, fn: (args) => fn(this.empty ? args : args.map((a) => this.hide(a))) }
       : {
           ...d,
-          f1: undefined,
-          f2: undefined,
+          f1: fast && f1 !== undefined ? (a) => (this.empty ? f1(a) : this.after(name, [a], f1(a))) : undefined,
+          f2: fast && f2 !== undefined ? (a, b) => (this.empty ? f2(a, b) : this.after(name, [a, b], f2(a, b))) : undefined,
           fn: (args) => this.after(name, args, fn(args)),
           suspendable:
             d.suspendable === undefined

@@ -296,11 +296,11 @@ describe("context", () => {
     const llm = scriptedLlm([code("(println (count data/_token))"), code("(return {:products [data/_token]})")]);
     const step = await SubAgent.run(agentWith(), { llm, context: { products: ["Laptop"], _token: "sk-very-secret" } });
     expect(step.ok && step.value).toEqual({ products: ["sk-very-secret"] });
-    // The length of a hidden value is computed from it: hidden too, named by its origin.
-    expect(step.turns[0].prints).toEqual(["<hidden integer derived from data/_token>"]);
+    expect(step.turns[0].prints).toEqual(["14"]);
+    // The model's own replies mention data/_token, as it wrote them; nothing else may.
     const sent = JSON.stringify(llm.requests.flatMap((r) => r.messages.filter((m) => m.role !== "assistant")));
     expect(sent).toContain("data/products");
-    expect(sent).not.toContain("14");
+    expect(sent).not.toContain("_token");
     expect(sent).not.toContain("sk-very-secret");
   });
 
