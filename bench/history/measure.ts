@@ -114,7 +114,10 @@ export async function measureSession(session: Session): Promise<SessionResult> {
     history: historyTokens(trace, run),
     cache: { full: breakdown(trace, run, { ...options(false), compressHistory: false }), compressed: breakdown(trace, run, options(false)), previous: breakdown(trace, run, options(false, true)), strict: breakdown(trace, run, options(true)) },
     priced: Object.fromEntries(
-      Object.entries(CACHE_MODELS).map(([name, price]) => [name, { full: pricedRun(trace, run, { ...options(false), compressHistory: false }, price), compressed: pricedRun(trace, run, options(false), price), strict: pricedRun(trace, run, options(true), price) }]),
+      Object.entries(CACHE_MODELS).map(([name, price]) => {
+        const cacheModel = name as CacheName;
+        return [name, { full: pricedRun(trace, run, { ...options(false), compressHistory: false }, price), compressed: pricedRun(trace, run, { ...options(false), cacheModel }, price), strict: pricedRun(trace, run, { ...options(true), cacheModel }, price) }];
+      }),
     ) as SessionResult["priced"],
     lost: [...lostLive(trace, run, options(false)), ...lostLive(trace, run, options(true)), ...everyPrompt(trace, run, options(false))],
   };
