@@ -10,7 +10,8 @@ import { compressedView } from "../history/compressed.js";
 import { fullView } from "../history/full.js";
 import { viewOptionsSchema } from "../history/settings.js";
 import { defaultViewOptions, type View, type ViewOptions } from "../history/view.js";
-import { evaluate, print, type Memory } from "../lisp/evaluate.js";
+import { evaluate, print, type Memory, type MemoryEntry } from "../lisp/evaluate.js";
+import { showStandIns, type Origin } from "../lisp/marks.js";
 import { Fn } from "../lisp/values.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback, renderSeenPrints, seenPrints } from "../trace/feedback.js";
 import type { Llm, LlmRequest, LlmResponse } from "../llm/types.js";
@@ -32,6 +33,8 @@ export interface SavedDefinition {
   doc?: string;
   edn?: string;
   source?: string;
+  /** Where a value from hidden context came from: restored with the value, so it stays hidden. */
+  hidden?: Origin;
 }
 
 /** A run as saved for resuming: trace, memory and summaries, with the settings they were made with. */
@@ -93,6 +96,7 @@ export function saveMemory(memory: Memory): SavedDefinition[] {
     if (entry.doc !== undefined) d.doc = entry.doc;
     if (d.kind === "value") d.edn = print(entry.value);
     if (entry.source !== undefined) d.source = entry.source;
+    if (entry.hidden !== undefined) d.hidden = { ...entry.hidden };
     out.push(d);
   }
   return out;
@@ -132,6 +136,7 @@ const savedDefinition = z.object({
   doc: z.string().optional(),
   edn: z.string().optional(),
   source: z.string().optional(),
+  hidden: z.object({ path: z.string(), root: z.string(), derived: z.boolean() }).optional(),
 });
 
 const runStateSchema = z.object({
@@ -195,6 +200,10 @@ export async function restoreMemory(saved: readonly SavedDefinition[]): Promise<
     if (d.edn === undefined) throw new ResumeError(`cannot restore ${d.name}: its value was not saved`);
     const program = `(def ${d.name} ${d.doc === undefined ? "" : JSON.stringify(d.doc) + " "}${d.edn})`;
     memory = await step(program, memory, d.name);
+    if (d.hidden !== undefined) {
+      const entry = memory.get(d.name) as MemoryEntry;
+      memory = new Map(memory).set(d.name, { ...entry, hidden: d.hidden });
+    }
   }
   for (const d of functions) {
     if (d.source === undefined) throw new ResumeError(`cannot restore function ${d.name}: its source was not saved`);
@@ -294,13 +303,13 @@ class Replay {
     // The compressed view shows the latest feedback without its list of stored names.
     const stored = !(this.options.compressHistory ?? false);
     const info = { maxTurns: this.agent.maxTurns, toolsWithdrawn: withdraws(this.agent) };
-    const expected = renderFeedback(before, info, { prints: true, maxPrintChars, stored });
+    const expected = showStandIns(renderFeedback(before, info, { prints: true, maxPrintChars, stored }));
     const text = (m: (typeof messages)[number] | undefined): string => (typeof m?.content === "string" ? m.content : "");
     const last = text(messages.at(-1));
     // A turn kept in full may carry the samples of what it defined before its feedback; a
     // summarized one (the design's timing) has its output in its summary instead.
     const full = last === expected || last.endsWith("\n\n" + expected);
-    const bare = renderFeedback(before, info, { prints: false, errorDetail: before.status !== "ok", stored });
+    const bare = showStandIns(renderFeedback(before, info, { prints: false, errorDetail: before.status !== "ok", stored }));
     const summarized = !stored && (last === bare || last.endsWith("\n\n" + bare)) && (before.prints.length === 0 || text(messages.at(-2)).includes(renderSeenPrints(seenPrints(before.prints, maxPrintChars))));
     if (!full && !summarized) throw new ResumeError(`resume: replaying turn ${n - 1} did not reproduce the saved run (a different context, agent or tool?)`);
   }

@@ -1,6 +1,7 @@
 // `ptc trace show FILE`: a run, turn by turn (program, tool calls, output, definitions,
 // errors, tokens); `--turn N` for one turn with the model's raw reply, `--messages` for
 // exactly what the LLM was sent. The renderers are pure and also print the demo's turns.
+import { showStandIns } from "../lisp/marks.js";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { renderError } from "../trace/feedback.js";
@@ -288,12 +289,12 @@ export async function runTraceCommand(args: string[]): Promise<number> {
     const { settings } = checked;
     const run: RunSettings = settings === undefined ? { maxTurns: maxTurns ?? turnBudget(trace) } : { maxTurns: maxTurns ?? settings.maxTurns, toolsWithdrawn: settings.toolsWithdrawn, maxPrintChars: settings.maxPrintChars };
     const view = settings?.view ?? defaultViewOptions;
-    process.stdout.write(`${settingsLine(run, view, settings !== undefined, maxTurns !== undefined)}\n${renderComparison(trace, run, view, turnNumber === undefined ? {} : { turn: turnNumber })}\n`);
+    process.stdout.write(showStandIns(`${settingsLine(run, view, settings !== undefined, maxTurns !== undefined)}\n${renderComparison(trace, run, view, turnNumber === undefined ? {} : { turn: turnNumber })}\n`));
     return 0;
   }
   const options: RenderOptions = { full: values.full ?? false };
   if (turnNumber === undefined) {
-    process.stdout.write(`${renderRun(trace, options, saved)}\n`);
+    process.stdout.write(showStandIns(`${renderRun(trace, options, saved)}\n`));
     return 0;
   }
   const turn = trace.turns.find((t) => t.number === turnNumber);
@@ -302,9 +303,9 @@ export async function runTraceCommand(args: string[]): Promise<number> {
     return 2;
   }
   if (values.messages) {
-    process.stdout.write(`${renderMessages(turn)}\n`);
+    process.stdout.write(showStandIns(`${renderMessages(turn)}\n`));
     return 0;
   }
-  process.stdout.write(`${renderTurn(turn, { full: true })}\n\nReply:\n${indent(turn.reply.trimEnd())}\n${turn.feedback ? `\nFeedback:\n${indent(turn.feedback)}\n` : ""}`);
+  process.stdout.write(showStandIns(`${renderTurn(turn, { full: true })}\n\nReply:\n${indent(turn.reply.trimEnd())}\n${turn.feedback ? `\nFeedback:\n${indent(turn.feedback)}\n` : ""}`));
   return 0;
 }

@@ -19,10 +19,12 @@ import { compileAsync, usesTools } from "./compile-async.js";
 import { isPending, Suspend } from "./suspend.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
 import { Fn, Keyword, type Value, isMap, isSet } from "./values.js";
+import type { Builtin } from "./core/registry.js";
 import { Vec } from "./vector.js";
 import { printChecked } from "./printer.js";
 import { resolveIsolation, type Isolation, type ResolvedIsolation } from "./isolate/options.js";
 import { evaluateIsolated } from "./isolate/run.js";
+import { isHiddenKey, Marks, type Origin } from "./marks.js";
 
 /** A host tool: receives a plain argument object, returns plain data (or a promise of it). */
 export type ToolFn = (args: Record<string, unknown>, signal: AbortSignal) => unknown;
@@ -42,6 +44,8 @@ export interface MemoryEntry {
   readonly doc?: string;
   /** Source of the defining form. */
   readonly source?: string;
+  /** Set when the value came from hidden context or was computed from it. */
+  readonly hidden?: Origin;
 }
 
 /** Definitions that persist from one evaluation to the next. */
@@ -98,6 +102,8 @@ export interface EvalSuccess {
   defs: Definition[];
   toolCalls: ToolCallRecord[];
   stats: EvalStats;
+  /** What this evaluation marked as hidden context, when the run has any. */
+  marks?: Marks;
 }
 
 export interface EvalFailure {
@@ -108,6 +114,7 @@ export interface EvalFailure {
   memory: Memory;
   toolCalls: ToolCallRecord[];
   stats: EvalStats;
+  marks?: Marks;
 }
 
 export type EvalResult = EvalSuccess | EvalFailure;
@@ -143,7 +150,7 @@ function normalizeTools(tools: EvaluateOptions["tools"]): Map<string, ToolSpec> 
   return out;
 }
 
-function dataHost(ctx: EvaluateOptions["ctx"], maxDepth: number): DataHost | null {
+function dataHost(ctx: EvaluateOptions["ctx"], maxDepth: number, marks: Marks | null): DataHost | null {
   if (!ctx) return null;
   const cache = new Map<string, Value>();
   return {
@@ -154,6 +161,7 @@ function dataHost(ctx: EvaluateOptions["ctx"], maxDepth: number): DataHost | nul
       if (v === undefined) {
         v = Object.hasOwn(ctx, k) ? toLisp(ctx[k], maxDepth, 0, `data/${k}`) : null;
         cache.set(k, v);
+        if (marks !== null && isHiddenKey(k)) marks.hidden(k, v);
       }
       return v;
     },
@@ -196,7 +204,16 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
   const toolCalls: ToolCallRecord[] = [];
   let fuelUsed = 0;
   const stats = (): EvalStats => ({ fuelUsed, durationMs: performance.now() - started });
-  const failure = (e: unknown, prints: string[] = []): EvalFailure => ({ ok: false, error: describeFailure(e, source), prints, memory, toolCalls, stats: stats() });
+  const marks = marksFor(options.ctx, memory, source);
+  const failure = (e: unknown, prints: string[] = []): EvalFailure => {
+    const out: EvalFailure = { ok: false, error: describeFailure(e, source), prints, memory, toolCalls, stats: stats() };
+    if (marks !== null) {
+      out.marks = marks;
+      out.error.message = marks.hideText(out.error.message);
+      if (out.error.hint !== undefined) out.error.hint = marks.hideText(out.error.hint);
+    }
+    return out;
+  };
 
   let limits: Limits;
   let program: Program;
@@ -206,8 +223,8 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
   const toolNames = { has: (n: string) => tools.has(n), names: () => [...tools.keys()] };
   try {
     limits = resolveLimits(options.limits);
-    data = dataHost(options.ctx, limits.maxNestingDepth);
-    program = prepare(source, memory, toolNames, data, limits, tools.size > 0);
+    data = dataHost(options.ctx, limits.maxNestingDepth, marks);
+    program = prepare(source, memory, toolNames, data, limits, tools.size > 0, marks);
   } catch (e) {
     return failure(e);
   }
@@ -237,14 +254,18 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
       // Argument shape mistakes are the program's own errors, reported where the call is.
       const hostArgs = toolArgs(name, args, spec);
       callsOf.set(name, made);
-      const record: ToolCallRecord = { name, args: hostArgs, durationMs: 0 };
+      // What the trace and the model see: marked arguments as stand-ins; the tool gets the values.
+      const shown = marks === null || marks.isEmpty ? hostArgs : toolArgs(name, marks.hide(args), spec);
+      const record: ToolCallRecord = { name, args: shown, durationMs: 0 };
       toolCalls.push(record);
       const t0 = performance.now();
       return settle(spec, hostArgs, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
         .then((raw) => toLisp(raw, limits.maxNestingDepth, 0, `the result of tool/${name}`))
         .then(
           (value) => {
-            record.result = toHost(value);
+            // A tool's result is not computed from its arguments by the interpreter; only a
+            // string equal to a marked one (an echoed token) is hidden.
+            record.result = toHost(marks === null ? value : marks.hide(value));
             record.value = value;
             record.durationMs = performance.now() - t0;
             return value;
@@ -295,7 +316,9 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
   const prints = state.out.snapshot().lines;
   if (error !== null) return failure(options.signal?.aborted ? abortedError() : error, prints);
   try {
-    return success(result, outcome, state, memory, prints, toolCalls, stats());
+    const ok = success(result, outcome, state, memory, prints, toolCalls, stats(), marks);
+    if (marks !== null) ok.marks = marks;
+    return ok;
   } catch (e) {
     return failure(e, prints);
   }
@@ -308,8 +331,16 @@ async function isolated(source: string, options: EvaluateOptions, isolation: Iso
   } catch (e) {
     return { ok: false, error: describeFailure(e, source), prints: [], memory: options.memory ?? EMPTY_MEMORY, toolCalls: [], stats: { fuelUsed: 0, durationMs: 0 } };
   }
-  if (mode.mode === "none") return evaluate(source, { ...options, isolation: "none" });
+  // Provenance marks do not cross the worker boundary yet, so a run that may meet hidden
+  // context stays in process: hiding a secret matters more than preempting its program.
+  if (mode.mode === "none" || mayMeetHidden(options)) return evaluate(source, { ...options, isolation: "none" });
   return evaluateIsolated(source, options, normalizeTools(options.tools), mode.maxHeapMb);
+}
+
+function mayMeetHidden(options: EvaluateOptions): boolean {
+  if (options.ctx !== undefined && Object.keys(options.ctx).some(isHiddenKey)) return true;
+  if (options.memory !== undefined) for (const entry of options.memory.values()) if (entry.hidden !== undefined) return true;
+  return false;
 }
 
 /** Waits for the rest of a top-level form, which goes on as its tool results come in. */
@@ -329,7 +360,23 @@ interface Program {
   suspendable: boolean;
 }
 
-function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], data: DataHost | null, limits: Limits, hasTools: boolean): Program {
+/**
+ * The marks of an evaluation that may meet hidden context: the context has hidden keys the
+ * program (or a function kept in memory) may read, or memory holds marked values. Null
+ * otherwise, and then builtins run unwrapped.
+ */
+function marksFor(ctx: EvaluateOptions["ctx"], memory: Memory, source: string): Marks | null {
+  let marks: Marks | null = null;
+  for (const entry of memory.values()) {
+    if (entry.hidden === undefined) continue;
+    marks ??= new Marks();
+    marks.restore(entry.value, entry.hidden);
+  }
+  if (marks !== null || ctx === undefined || !Object.keys(ctx).some(isHiddenKey)) return marks;
+  return source.includes("data/_") || holdsFunctions(memory) ? new Marks() : null;
+}
+
+function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], data: DataHost | null, limits: Limits, hasTools: boolean, marks: Marks | null): Program {
   // Checked before reading, so a huge literal costs nothing to refuse.
   if (source.length > limits.maxSourceChars) {
     throw new LispError("source_too_large", `the program is ${source.length} characters long, over the limit of ${limits.maxSourceChars}`, undefined, "pass large data through the context (data/...) or a tool, not as a literal in the program");
@@ -343,6 +390,7 @@ function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], dat
     tools,
     data,
     maxRegexPatternLength: limits.maxRegexPatternLength,
+    ...(marks === null ? {} : { builtins: (b: Builtin) => marks.builtin(b) }),
   });
   const analyzed = forms.map((form) => analyzer.analyzeTop(form));
   // Pure programs keep the synchronous closures; only one that can reach a tool (directly, or
@@ -431,13 +479,14 @@ function makeHalt(): Halt & { abort(): void } {
   return { signal: ac.signal, stops, aborted, abort: () => ac.abort() };
 }
 
-function success(result: Value, outcome: Outcome, state: RunState, memory: Memory, prints: string[], toolCalls: ToolCallRecord[], stats: EvalStats): EvalSuccess {
+function success(result: Value, outcome: Outcome, state: RunState, memory: Memory, prints: string[], toolCalls: ToolCallRecord[], stats: EvalStats, marks: Marks | null): EvalSuccess {
   const env = state.env;
   const next = new Map(memory);
   const defs: Definition[] = [];
   for (const name of env.defined) {
     const c = env.cell(name);
-    const entry: MemoryEntry = { value: c.value, doc: c.doc, source: c.source };
+    const hidden = marks?.find(c.value);
+    const entry: MemoryEntry = hidden === undefined ? { value: c.value, doc: c.doc, source: c.source } : { value: c.value, doc: c.doc, source: c.source, hidden: marks?.originOf(c.value) ?? { ...hidden, path: hidden.root, derived: true } };
     next.set(name, entry);
     defs.push({ name, doc: c.doc, value: c.value, source: c.source });
   }
