@@ -15,7 +15,7 @@ import { Fn } from "../lisp/values.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback, renderSeenPrints, seenPrints } from "../trace/feedback.js";
 import type { Llm, LlmRequest, LlmResponse } from "../llm/types.js";
 import { firstTurnLine } from "./prompt/task.js";
-import { traceFromJson, traceToJson } from "./serialize.js";
+import { numberReplacer, numberReviver, traceFromJson, traceToJson } from "./serialize.js";
 import { create } from "./definition.js";
 import { runAgent } from "./loop.js";
 import type { Agent, RunOptions, Step } from "./types.js";
@@ -147,19 +147,19 @@ const runStateSchema = z.object({
   summaries: z.array(z.object({ turn: z.number().int().positive(), text: z.string() })),
 });
 
-/** The state as JSON (the trace keeps non-finite numbers, as traceToJson does). */
+/** The state as JSON (every number kept, -0 and non-finite ones included, as traceToJson does). */
 export function runStateToJson(state: RunState, indent?: number): string {
   const { trace, ...rest } = state;
   // The trace goes through its own serializer (which tags non-finite numbers) as data, never
   // spliced in as text: a value such as {:trace nil} elsewhere in the state cannot misplace it.
-  return JSON.stringify({ ...rest, trace: JSON.parse(traceToJson(trace)) as unknown }, null, indent);
+  return JSON.stringify({ ...rest, trace: JSON.parse(traceToJson(trace)) as unknown }, numberReplacer, indent);
 }
 
 /** Reads a state written by runStateToJson; throws ResumeError saying what is wrong and where. */
 export function runStateFromJson(text: string): RunState {
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(text, numberReviver);
   } catch (e) {
     throw new ResumeError(`not a ptc-lisp run state: invalid JSON (${(e as Error).message})`);
   }
@@ -170,7 +170,7 @@ export function runStateFromJson(text: string): RunState {
   }
   let trace: RunTrace;
   try {
-    trace = traceFromJson(JSON.stringify(checked.data.trace));
+    trace = traceFromJson(JSON.stringify(checked.data.trace, numberReplacer));
   } catch (e) {
     throw new ResumeError(`not a ptc-lisp run state: ${(e as Error).message}`);
   }

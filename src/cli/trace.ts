@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { renderError } from "../trace/feedback.js";
+import { prettyJson } from "../viewer/run.js";
 import { quoteString } from "../lisp/printer.js";
 import { runFromJson, traceFromJson, TraceFormatError, type SavedRun } from "../agent/serialize.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
@@ -39,13 +40,7 @@ const fmt = (n: number): string => n.toLocaleString("en-US");
 const indent = (text: string, pad = "  "): string => text.replace(/^/gm, pad);
 const cut = (s: string, max = MAX_INLINE): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 
-function json(v: unknown): string {
-  try {
-    return JSON.stringify(v) ?? String(v);
-  } catch {
-    return String(v);
-  }
-}
+const json = (v: unknown): string => prettyJson(v, 0);
 
 /** `12,345 in (8,000 cached) / 456 out`. */
 export function renderTokens(u: { inputTokens: number; outputTokens: number; cachedTokens: number }): string {
