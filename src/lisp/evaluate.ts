@@ -14,7 +14,7 @@ import type { Form } from "./forms.js";
 import { toHost, toLisp } from "./interop.js";
 import { resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
-import { activate, GlobalEnv, RunState, type DataHost, type ToolHost } from "./runtime.js";
+import { activate, defaultClock, GlobalEnv, RunState, type DataHost, type ToolHost } from "./runtime.js";
 import { compileAsync, usesTools } from "./compile-async.js";
 import { isPending, Suspend } from "./suspend.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
@@ -72,6 +72,12 @@ export interface EvaluateOptions {
   signal?: AbortSignal;
   /** Longest a tool call may take, in ms, for tools that set none. Default: no limit. */
   toolTimeoutMs?: number;
+  /**
+   * The monotonic clock (ms) behind `timeoutMs` and the durations reported; default: the
+   * process's high-resolution clock. A host or test that needs time limits independent of
+   * machine speed passes a virtual one.
+   */
+  clock?: () => number;
 }
 
 export type Outcome = "value" | "return" | "fail";
@@ -188,11 +194,12 @@ const abortedError = (): LispError => new LispError("aborted", "the evaluation w
 
 /** Evaluates a PTC-Lisp program. Never throws: every failure is an `{ ok: false }` result. */
 export async function evaluate(source: string, options: EvaluateOptions = {}): Promise<EvalResult> {
-  const started = performance.now();
+  const now = options.clock ?? defaultClock;
+  const started = now();
   const memory = options.memory ?? EMPTY_MEMORY;
   const toolCalls: ToolCallRecord[] = [];
   let fuelUsed = 0;
-  const stats = (): EvalStats => ({ fuelUsed, durationMs: performance.now() - started });
+  const stats = (): EvalStats => ({ fuelUsed, durationMs: now() - started });
   const failure = (e: unknown, prints: string[] = []): EvalFailure => ({ ok: false, error: describeFailure(e, source), prints, memory, toolCalls, stats: stats() });
 
   let limits: Limits;
@@ -236,27 +243,27 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
       callsOf.set(name, made);
       const record: ToolCallRecord = { name, args: hostArgs, durationMs: 0 };
       toolCalls.push(record);
-      const t0 = performance.now();
+      const t0 = now();
       return settle(spec, hostArgs, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
         .then((raw) => toLisp(raw, limits.maxNestingDepth, 0, `the result of tool/${name}`))
         .then(
           (value) => {
             record.result = toHost(value);
             record.value = value;
-            record.durationMs = performance.now() - t0;
+            record.durationMs = now() - t0;
             return value;
           },
           (e: unknown) => {
             const message = errorMessage(e);
             record.error = message;
-            record.durationMs = performance.now() - t0;
+            record.durationMs = now() - t0;
             if (options.signal?.aborted) throw abortedError();
             throw new LispError("tool_error", `tool/${name} failed: ${message}`, loc, "check the arguments, or handle the failure with try/catch");
           },
         );
     },
   };
-  const state: RunState = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, program.suspendable);
+  const state: RunState = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, program.suspendable, now);
 
   let outcome: Outcome = "value";
   let result: Value = null;
@@ -300,12 +307,12 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
 
 /** Waits for the rest of a top-level form, which goes on as its tool results come in. */
 async function waitFor(state: RunState, p: Promise<Value>, halt: Halt): Promise<Value> {
-  state.lastActive = performance.now();
+  state.lastActive = state.now();
   try {
     return await Promise.race([p, halt.aborted]);
   } finally {
     activate(state);
-    state.deadline += performance.now() - state.lastActive;
+    state.deadline += state.now() - state.lastActive;
   }
 }
 
