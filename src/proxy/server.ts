@@ -12,7 +12,7 @@ import { readBody, sendJson, type ProxyContext } from "./context.js";
 import { sendError, upstreamErrorBody } from "./errors.js";
 import { jsonLogger, type Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
-import { SqliteStore, type ConversationStore } from "./store.js";
+import { MissingSqliteError, SqliteStore, type ConversationStore } from "./store.js";
 import { responseHeaders, Upstream, upstreamBase } from "./upstream.js";
 
 export interface ProxyOptions {
@@ -118,6 +118,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   try {
     store = new SqliteStore(options.db ?? ":memory:");
   } catch (e) {
+    if (e instanceof MissingSqliteError) throw new ProxyStartError(e.message);
     throw new ProxyStartError(`cannot open the state database ${options.db}: ${(e as Error).message}`);
   }
   const metrics = new Metrics();
