@@ -5,6 +5,8 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { renderError } from "../trace/feedback.js";
 import { prettyJson } from "../viewer/run.js";
+import { ResumeError, runStateFromJson } from "../agent/resume.js";
+import { fileKind, whatReads } from "./file-kind.js";
 import { quoteString } from "../lisp/printer.js";
 import { runFromJson, traceFromJson, TraceFormatError, type SavedRun } from "../agent/serialize.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
@@ -165,6 +167,8 @@ export function loadRun(file: string): LoadedRun {
   } catch (e) {
     throw new TraceFileError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
+  const kind = fileKind(text);
+  if (kind === "report" || kind === "experiment" || kind === "transcripts") throw new TraceFileError(`${whatReads(kind, file)}, not ptc trace show`);
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -172,13 +176,14 @@ export function loadRun(file: string): LoadedRun {
     throw new TraceFileError(`${file} is not valid JSON (${(e as Error).message})`);
   }
   try {
+    if (kind === "run-state") return { trace: runStateFromJson(text).trace };
     if (typeof raw === "object" && raw !== null && "trace" in raw) {
       const saved = runFromJson(text);
       return { trace: saved.trace, saved };
     }
     return { trace: traceFromJson(text) };
   } catch (e) {
-    if (e instanceof TraceFormatError) throw new TraceFileError(`${file}: ${e.message}`);
+    if (e instanceof TraceFormatError || e instanceof ResumeError) throw new TraceFileError(`${file}: ${e.message}`);
     throw e;
   }
 }
