@@ -245,6 +245,37 @@ export async function resumeRun(agent: Agent, state: RunState, options: ResumeOp
   return step;
 }
 
+const cut = (s: string): string => JSON.stringify(s.length > 80 ? `${s.slice(0, 79)}…` : s);
+
+/** Where two texts first differ, as `saved "line" / now "line"`. */
+function firstDifference(saved: string, now: string): string {
+  const a = saved.split("\n");
+  const b = now.split("\n");
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return `saved ${cut(a[i] ?? "(end)")} / now ${cut(b[i] ?? "(end)")}`;
+}
+
+/** The parts of a task message (the task template): input data, mission, first turn line. */
+function taskParts(task: string): { context: string; mission: string; turns: string } | null {
+  const m = /^# Input data\n\n([\s\S]*?)\n\n# Mission\n\n([\s\S]*)$/.exec(task);
+  if (m === null) return null;
+  const end = m[2].lastIndexOf("\n\n");
+  return { context: m[1], mission: end < 0 ? m[2] : m[2].slice(0, end), turns: end < 0 ? "" : m[2].slice(end + 2) };
+}
+
+/** Which parts of the task message differ (the context, the mission, the turn budget), each with its first differing line. */
+function taskDifference(saved: string, now: string): string {
+  const a = taskParts(saved);
+  const b = taskParts(now);
+  if (a === null || b === null) return firstDifference(saved, now);
+  const names = { context: "the context (input data)", mission: "the mission", turns: "the turn budget" } as const;
+  return (Object.keys(names) as Array<keyof typeof names>)
+    .filter((k) => a[k] !== b[k])
+    .map((k) => `${names[k]} differs, ${firstDifference(a[k], b[k])}`)
+    .join("; ");
+}
+
 /** The replay of saved turns: an LLM and tools that answer from the trace, then hand over. */
 class Replay {
   /** The saved turn being replayed (1-based). */
@@ -285,8 +316,15 @@ class Replay {
   private check(request: LlmRequest, n: number): void {
     const messages = request.messages;
     if (n === 1) {
-      const task = this.state.trace.task.replace(firstTurnLine(this.state.maxTurns), firstTurnLine(this.agent.maxTurns));
-      if (messages[1]?.content !== task) throw new ResumeError("resume: the task message differs from the saved run's (a different mission or context?)");
+      // Only the turn budget may change: the saved task's first turn line is rewritten for it.
+      const task = this.state.trace.task.replace(firstTurnLine(this.state.maxTurns, this.state.toolsWithdrawn), firstTurnLine(this.agent.maxTurns, withdraws(this.agent)));
+      const now = typeof messages[1]?.content === "string" ? messages[1].content : "";
+      if (now !== task) throw new ResumeError(`resume: the task message differs from the saved run's: ${taskDifference(task, now)}`);
+      // The system prompt holds the tools and the output schema; it changes with the turn budget only between one turn and more.
+      const system = typeof messages[0]?.content === "string" ? messages[0].content : "";
+      if ((this.state.maxTurns > 1) === (this.agent.maxTurns > 1) && system !== this.state.trace.system) {
+        throw new ResumeError(`resume: the system prompt differs from the saved run's (different tools, tool descriptions or output schema?): ${firstDifference(this.state.trace.system, system)}`);
+      }
       return;
     }
     const before = this.saved[n - 2];
@@ -302,7 +340,9 @@ class Replay {
     const full = last === expected || last.endsWith("\n\n" + expected);
     const bare = renderFeedback(before, info, { prints: false, errorDetail: before.status !== "ok", stored });
     const summarized = !stored && (last === bare || last.endsWith("\n\n" + bare)) && (before.prints.length === 0 || text(messages.at(-2)).includes(renderSeenPrints(seenPrints(before.prints, maxPrintChars))));
-    if (!full && !summarized) throw new ResumeError(`resume: replaying turn ${n - 1} did not reproduce the saved run (a different context, agent or tool?)`);
+    if (!full && !summarized) {
+      throw new ResumeError(`resume: replaying turn ${n - 1} did not reproduce the saved run (a different tool, limit or agent?): its feedback differs, ${firstDifference(expected, last)}`);
+    }
   }
 
   /** The agent's tools, answering from the recorded calls while a saved turn replays. */
