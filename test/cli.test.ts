@@ -274,6 +274,10 @@ describe("ptc reference", () => {
     const extra = await ptc(["reference", "maps"]);
     expect(extra.code).toBe(2);
     expect(extra.stderr).toMatch(/takes no arguments/);
+    const all = await ptc(["reference", "--builtins"]);
+    expect(all.code).toBe(0);
+    expect(all.stdout).toContain("sum-by [key coll] - Sum of (key item) over coll");
+    expect(all.stdout).toMatch(/^ {2}\(sum-by .* ;=> /m);
   });
 });
 
