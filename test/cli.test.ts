@@ -40,7 +40,7 @@ function spawnPtc(args: string[], input = "", opts: { direct?: boolean } = {}): 
     let stdout = "";
     let stderr = "";
     // A hang guard only: on a loaded machine a process can take many seconds to start.
-    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.on("error", reject);
@@ -61,10 +61,12 @@ async function edn(source: string): Promise<string> {
 
 let tmp: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   if (!existsSync(BIN)) execFileSync("npm", ["run", "build"], { cwd: root, stdio: "ignore" });
   tmp = mkdtempSync(join(tmpdir(), "ptc-cli-"));
-});
+  // ptc eval and ptc repl run programs in worker threads: started here, not inside a test's time.
+  await Promise.all([evaluate("nil", { isolation: "worker" }), evaluate("nil", { isolation: "worker" })]);
+}, 300_000);
 
 afterAll(() => {
   rmSync(tmp, { recursive: true, force: true });
@@ -237,13 +239,13 @@ describe.concurrent("ptc", () => {
     expect((await ptc([])).code).toBe(2);
   });
 
-  it("is an executable bin with a shebang", async () => {
+  it("is an executable bin with a shebang", { timeout: 60_000 }, async () => {
     accessSync(BIN, constants.X_OK);
     const r = await spawnPtc(["eval", "-e", "(+ 40 2)"], "", { direct: true });
     expect(r.stdout).toBe("42\n");
-  }, 150_000);
+  });
 
-  it("sets the process exit status and writes all output when run as a process", async () => {
+  it("sets the process exit status and writes all output when run as a process", { timeout: 180_000 }, async () => {
     const failed = await spawnPtc(["eval", "-"], '(println "before") (+ 1 "a")');
     expect(failed.code).toBe(1);
     expect(failed.stdout).toBe("before\n");
@@ -255,7 +257,20 @@ describe.concurrent("ptc", () => {
     expect(big.code).toBe(0);
     // ptc eval prints the whole value for pipes (the REPL cuts it for a person).
     expect(big.stdout.length).toBeGreaterThan(500_000);
-  }, 400_000);
+  });
+
+  it("runs the program in a worker from the built JS by default, with the same output as --isolation none", async () => {
+    const program = '(println "hi") (def xs (mapv inc (range 5))) {:sum (reduce + xs) :xs xs}';
+    const [isolated, inProcess] = [await spawnPtc(["eval", "-e", program]), await spawnPtc(["eval", "--isolation", "none", "-e", program])];
+    expect(isolated).toEqual(inProcess);
+    expect(isolated.stdout).toBe("hi\n{:sum 15 :xs [1 2 3 4 5]}\n");
+    const spin = await spawnPtc(["eval", "--limit", "timeoutMs=300", "--limit", "maxFuel=1e15", "--limit", "maxLoopIterations=1e15", "-e", "(loop [i 0] (recur (inc i)))"]);
+    expect(spin.code).toBe(1);
+    expect(spin.stderr).toMatch(/^timeout: the program ran longer than 300 ms/);
+    const bad = await spawnPtc(["eval", "--isolation", "thread", "-e", "1"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--isolation must be worker or none");
+  }, 240_000);
 });
 
 describe("ptc reference", () => {

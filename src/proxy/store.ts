@@ -4,6 +4,7 @@
 // and at close. Message history is kept on disk only (admin `compact` reads it).
 // better-sqlite3 is an optional peer dependency, loaded when a store opens: it is a native
 // module, and only proxy users should have to build it.
+import { chmodSync, closeSync, openSync } from "node:fs";
 import { createRequire } from "node:module";
 import type Database from "better-sqlite3";
 import type { Json } from "../compaction/types.js";
@@ -14,7 +15,12 @@ export type IdentitySource = string;
 
 /** What the proxy knows about one conversation. Never holds message content. */
 export interface ConversationRecord {
+  /** The store key: "<tenant>:<conversation>". */
   readonly id: string;
+  /** Whose conversation this is (see tenancy.ts): never a key, only its hash or a virtual key's name. */
+  readonly tenant: string;
+  /** The id the client knows. */
+  readonly conversation: string;
   source: IdentitySource;
   model?: string;
   createdAt: number;
@@ -63,6 +69,8 @@ export interface ConversationStore {
   list(): ConversationRecord[];
   /** Deletes conversations not updated since `before` (ms since epoch); returns how many. */
   expire(before: number): number;
+  /** Writes pending changes now. */
+  flush(): void;
   /** Open and writing: false once closed, or while writes fail. */
   readonly open: boolean;
   /** Why writes fail, while they do. */
@@ -107,6 +115,11 @@ export class SqliteStore implements ConversationStore {
 
   /** Opens (creating if needed) the database at `file`; ":memory:" for a store that does not persist. */
   constructor(file: string) {
+    // Created (or tightened) to 0600 before SQLite opens it: its -wal and -shm files take the same mode.
+    if (file !== ":memory:") {
+      closeSync(openSync(file, "a", 0o600));
+      chmodSync(file, 0o600);
+    }
     const Sqlite = loadSqlite();
     this.db = new Sqlite(file);
     this.db.pragma("journal_mode = WAL");
