@@ -221,6 +221,31 @@ async function toolLoop(): Promise<void> {
   }
 }
 
+/**
+ * How late the time limit stops heavy work on this machine: the unit tests check the clock is
+ * consulted (with a virtual clock); this measures the wall-clock overshoot, stop time / timeoutMs.
+ */
+async function timeoutOvershoot(): Promise<void> {
+  const timeoutMs = 100;
+  const cases = [
+    ["a loop of (parse-double x) over 40,000 chars", `(let [x (apply str (repeat 20000 "a,"))] (dotimes [_ 1000000] (parse-double x)))`, undefined],
+    ["a loop of (frequencies x) over 40,000 strings", `(let [x (mapv str (range 40000))] (dotimes [_ 1000000] (frequencies x)))`, undefined],
+    ["one (sort x) over 500,000 host strings", "(let [x data/x] (sort x) nil)", { x: Array.from({ length: 500_000 }, (_, i) => String(i)) }],
+  ] as const;
+  console.log(`\nTime limit overshoot (timeoutMs ${timeoutMs}, median of 5): wall-clock stop time / timeoutMs`);
+  for (const [name, source, ctx] of cases) {
+    const times: number[] = [];
+    for (let k = 0; k < 5; k++) {
+      const t = performance.now();
+      const r = await evaluate(source, { limits: { ...LIMITS, timeoutMs, maxCollectionSize: 1e8 }, ...(ctx ? { ctx } : {}) });
+      times.push(performance.now() - t);
+      if (r.ok || r.error.kind !== "timeout") throw new Error(`${name}: expected a timeout, got ${r.ok ? "a value" : r.error.kind}`);
+    }
+    const m = median(times);
+    console.log(`  ${name}: ${fmt(m)} ms = ${(m / timeoutMs).toFixed(2)}x`);
+  }
+}
+
 /** Medians of two ways to do the same thing, in alternating blocks of 5 after a warm-up. */
 async function paired(runs: number, a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[number, number]> {
   const time = async (f: () => Promise<unknown>): Promise<number> => {
@@ -313,3 +338,4 @@ function nbbVersion(): string {
 }
 
 await main();
+await timeoutOvershoot();

@@ -12,6 +12,7 @@ import { runReplCommand } from "./repl.js";
 import { runTraceCommand } from "./trace.js";
 import { runViewCommand } from "./view.js";
 import { languageReference } from "../agent/prompt/reference.js";
+import { builtinsReference } from "./reference.js";
 
 const USAGE = `Usage: ptc <command> [options]
 
@@ -32,10 +33,13 @@ Options:
 Exit codes: 0 success, 1 the program or run failed, 2 a usage or input error.
 `;
 
-const REFERENCE_USAGE = `usage: ptc reference
+const REFERENCE_USAGE = `usage: ptc reference [--builtins]
 
-Prints the PTC-Lisp language reference (every builtin with its signature, description and
-examples), generated from the builtin registry: the same text the agent's system prompt uses.
+Prints the PTC-Lisp language reference generated from the builtin registry: the same text
+the agent's system prompt uses (functions that work as in Clojure are listed by name).
+
+  --builtins   every builtin instead: its signature, a one-line description and runnable
+               examples with their results, by area
 `;
 
 const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
@@ -51,8 +55,12 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
       io.stdout.write(REFERENCE_USAGE);
       return 0;
     }
+    if (args.length === 1 && args[0] === "--builtins") {
+      io.stdout.write(builtinsReference() + "\n");
+      return 0;
+    }
     if (args.length > 0) {
-      io.stderr.write(`ptc reference: takes no arguments, got ${args.join(" ")}\n${REFERENCE_USAGE}`);
+      io.stderr.write(`ptc reference: takes no arguments but --builtins, got ${args.join(" ")}\n${REFERENCE_USAGE}`);
       return 2;
     }
     io.stdout.write(languageReference() + "\n");

@@ -1,7 +1,7 @@
 // `ptc compare`: compaction strategies side by side on transcripts (JSONL, the format of the
 // shared corpora): tokens, cost with a prefix cache, cache breaks, and how many probe facts each
 // strategy keeps in the prompts that need them.
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { priceFor } from "../compaction/cost.js";
 import type { StrategySpec } from "../compaction/registry.js";
@@ -15,6 +15,7 @@ import { heuristicGoalDetector } from "../compaction/goals.js";
 import { LlmError } from "../llm/errors.js";
 import { openaiLlm } from "../llm/openai.js";
 import { loadTranscripts, TranscriptError, type Transcript } from "../harness/transcript.js";
+import { fileKind, whatReads, type FileKind } from "./file-kind.js";
 import type { Io } from "./eval.js";
 
 const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M] [--caches] [--json FILE] [--html FILE]
@@ -75,6 +76,15 @@ export function parseStrategy(text: string): StrategySpec {
   return { name, options } as StrategySpec;
 }
 
+/** The file's kind, or "other" when it cannot be read (loading it then says why). */
+function kindOfFile(file: string): FileKind {
+  try {
+    return fileKind(readFileSync(file, "utf8"));
+  } catch {
+    return "other";
+  }
+}
+
 export async function runCompareCommand(args: string[], io: Io): Promise<number> {
   let values;
   let files: string[];
@@ -108,7 +118,11 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
   let transcripts: Transcript[];
   try {
     strategies = (values.strategy ?? DEFAULT_STRATEGIES).map(parseStrategy);
-    transcripts = files.flatMap((f) => loadTranscripts(f, limit));
+    transcripts = files.flatMap((f) => {
+      const kind = kindOfFile(f);
+      if (kind !== "transcripts" && kind !== "other") throw new Error(`${whatReads(kind, f)}, not ptc compare (which reads transcripts: JSON lines of {"messages": [...]})`);
+      return loadTranscripts(f, limit);
+    });
   } catch (e) {
     io.stderr.write(`ptc compare: ${(e as Error).message}\n`);
     return 2;

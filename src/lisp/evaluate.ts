@@ -14,7 +14,7 @@ import type { Form } from "./forms.js";
 import { toHost, toLisp } from "./interop.js";
 import { resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
-import { activate, GlobalEnv, RunState, type DataHost, type ToolHost } from "./runtime.js";
+import { activate, defaultClock, GlobalEnv, RunState, type DataHost, type ToolHost } from "./runtime.js";
 import { compileAsync, usesTools } from "./compile-async.js";
 import { isPending, Suspend } from "./suspend.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
@@ -78,6 +78,12 @@ export interface EvaluateOptions {
   signal?: AbortSignal;
   /** Longest a tool call may take, in ms, for tools that set none. Default: no limit. */
   toolTimeoutMs?: number;
+  /**
+   * The monotonic clock (ms) behind `timeoutMs` and the durations reported; default: the
+   * process's high-resolution clock. A host or test that needs time limits independent of
+   * machine speed passes a virtual one.
+   */
+  clock?: () => number;
   /**
    * Where the program runs. "none" (the default): in this thread, fastest, but a program stalls
    * the event loop while it computes and only the interpreter's own checks stop it. "worker":
@@ -199,11 +205,12 @@ function toolArgs(name: string, args: Value, spec: ToolSpec): Record<string, unk
 /** Evaluates a PTC-Lisp program. Never throws: every failure is an `{ ok: false }` result. */
 export async function evaluate(source: string, options: EvaluateOptions = {}): Promise<EvalResult> {
   if (options.isolation !== undefined && options.isolation !== "none") return isolated(source, options, options.isolation);
-  const started = performance.now();
+  const now = options.clock ?? defaultClock;
+  const started = now();
   const memory = options.memory ?? EMPTY_MEMORY;
   const toolCalls: ToolCallRecord[] = [];
   let fuelUsed = 0;
-  const stats = (): EvalStats => ({ fuelUsed, durationMs: performance.now() - started });
+  const stats = (): EvalStats => ({ fuelUsed, durationMs: now() - started });
   const marks = marksFor(options.ctx, memory, source);
   const failure = (e: unknown, prints: string[] = []): EvalFailure => {
     const out: EvalFailure = { ok: false, error: describeFailure(e, source), prints, memory, toolCalls, stats: stats() };
@@ -258,7 +265,7 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
       const shown = marks === null || marks.isEmpty ? hostArgs : toolArgs(name, marks.hide(args), spec);
       const record: ToolCallRecord = { name, args: shown, durationMs: 0 };
       toolCalls.push(record);
-      const t0 = performance.now();
+      const t0 = now();
       return settle(spec, hostArgs, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
         .then((raw) => toLisp(raw, limits.maxNestingDepth, 0, `the result of tool/${name}`))
         .then(
@@ -267,20 +274,20 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
             // string equal to a marked one (an echoed token) is hidden.
             record.result = toHost(marks === null ? value : marks.hide(value));
             record.value = value;
-            record.durationMs = performance.now() - t0;
+            record.durationMs = now() - t0;
             return value;
           },
           (e: unknown) => {
             const message = thrownMessage(e);
             record.error = message;
-            record.durationMs = performance.now() - t0;
+            record.durationMs = now() - t0;
             if (options.signal?.aborted) throw abortedError();
             throw new LispError("tool_error", `tool/${name} failed: ${message}`, loc, "check the arguments, or handle the failure with try/catch");
           },
         );
     },
   };
-  const state: RunState = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, program.suspendable);
+  const state: RunState = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, program.suspendable, now);
 
   let outcome: Outcome = "value";
   let result: Value = null;
@@ -331,9 +338,9 @@ async function isolated(source: string, options: EvaluateOptions, isolation: Iso
   } catch (e) {
     return { ok: false, error: describeFailure(e, source), prints: [], memory: options.memory ?? EMPTY_MEMORY, toolCalls: [], stats: { fuelUsed: 0, durationMs: 0 } };
   }
-  // Provenance marks do not cross the worker boundary yet, so a run that may meet hidden
-  // context stays in process: hiding a secret matters more than preempting its program.
-  if (mode.mode === "none" || mayMeetHidden(options)) return evaluate(source, { ...options, isolation: "none" });
+  // Provenance marks and an injected clock do not cross the worker boundary yet, so such a run
+  // stays in process: hiding a secret matters more than preempting its program.
+  if (mode.mode === "none" || options.clock !== undefined || mayMeetHidden(options)) return evaluate(source, { ...options, isolation: "none" });
   return evaluateIsolated(source, options, normalizeTools(options.tools), mode.maxHeapMb);
 }
 
@@ -345,12 +352,12 @@ function mayMeetHidden(options: EvaluateOptions): boolean {
 
 /** Waits for the rest of a top-level form, which goes on as its tool results come in. */
 async function waitFor(state: RunState, p: Promise<Value>, halt: Halt): Promise<Value> {
-  state.lastActive = performance.now();
+  state.lastActive = state.now();
   try {
     return await Promise.race([p, halt.aborted]);
   } finally {
     activate(state);
-    state.deadline += performance.now() - state.lastActive;
+    state.deadline += state.now() - state.lastActive;
   }
 }
 

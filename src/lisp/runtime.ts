@@ -62,6 +62,9 @@ export interface DataHost {
   keys(): string[];
 }
 
+/** The clock of an evaluation that brings none. */
+export const defaultClock = (): number => performance.now();
+
 // How often (in fuel units) the slow path looks at the clock and the abort signal.
 export const CHECK_INTERVAL = 10_000;
 
@@ -71,7 +74,7 @@ export class RunState {
   readonly clock = Date.now();
   fuel: number;
   checkAt: number;
-  /** performance.now() past which the program has run too long; moved on by time spent waiting for tools. */
+  /** now() past which the program has run too long; moved on by time spent waiting for tools. */
   deadline: number;
   depth = 0;
   loopsLeft: number;
@@ -85,7 +88,7 @@ export class RunState {
   readonly suspendable: boolean;
   /** Set when the evaluation has ended: continuations still waiting on tools then stop. */
   stopped = false;
-  /** When the last stretch of evaluation ended (performance.now()); the gap to the next one is waiting. */
+  /** When the last stretch of evaluation ended (now()); the gap to the next one is waiting. */
   lastActive = 0;
   /**
    * Results of the functions a builtin called back, in order, while the builtin runs inside a
@@ -106,10 +109,12 @@ export class RunState {
     readonly data: DataHost | null,
     readonly signal: AbortSignal | undefined,
     suspendable = false,
+    /** The monotonic clock (ms) the time limit reads. */
+    readonly now: () => number = defaultClock,
   ) {
     this.fuel = limits.maxFuel;
     this.checkAt = Math.max(0, limits.maxFuel - CHECK_INTERVAL);
-    this.deadline = performance.now() + limits.timeoutMs;
+    this.deadline = now() + limits.timeoutMs;
     this.loopsLeft = limits.maxLoopIterations;
     this.out = new OutputBuffer(limits.maxOutputChars);
     this.suspendable = suspendable;
@@ -159,7 +164,7 @@ export function tick(i: number): void {
 }
 
 function checkClock(r: RunState): void {
-  if (performance.now() > r.deadline) throw timeoutError(r.limits.timeoutMs);
+  if (r.now() > r.deadline) throw timeoutError(r.limits.timeoutMs);
   if (r.signal?.aborted) throw abortedError();
 }
 

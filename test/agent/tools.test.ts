@@ -162,12 +162,10 @@ describe("ToolSession", () => {
         return ms;
       },
     });
-    const t0 = performance.now();
     const r = await evaluate("(pmap (fn [ms] (tool/wait ms)) [60 60 60 60])", { tools: session({ wait }).specs(false) });
-    const elapsed = performance.now() - t0;
     expect(r.ok && r.value).toEqual([60, 60, 60, 60]);
+    // Concurrency is counted, not timed: all four waits were in flight at once.
     expect(peak).toBe(4);
-    expect(elapsed).toBeLessThan(200);
   });
 
   it("stops waiting at once when the run is aborted, even for a tool that ignores its signal", async () => {
