@@ -32,6 +32,7 @@ export type ErrorKind =
   | "index_out_of_bounds"
   | "unknown_tool"
   | "tool_error"
+  | "tool_timeout"
   | "regex_error"
   | "value_error"
   | "exception"
