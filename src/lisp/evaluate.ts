@@ -218,8 +218,8 @@ function errorMessage(e: unknown): string {
   }
 }
 
-/** What settle rejects with when a call outlives its timeout. */
-class ToolTimeout {
+/** What a call that outlives its timeout rejects with (settle's timer, or a host's own, as the agent's tool session). */
+export class ToolTimeout {
   constructor(readonly ms: number) {}
 }
 

@@ -21,6 +21,8 @@ export interface WatchdogOptions {
   args?: string[];
   heapMb?: number;
   itemLimitMs: number;
+  /** Called as each item ends, for progress. */
+  onResult?: (r: ItemResult<unknown>) => void;
 }
 
 function runChild<T>(ids: string[], o: WatchdogOptions, results: Map<string, ItemResult<T>>): Promise<void> {
@@ -30,10 +32,14 @@ function runChild<T>(ids: string[], o: WatchdogOptions, results: Map<string, Ite
     let started = 0;
     let stderr = "";
     let timer: NodeJS.Timeout | undefined;
+    const record = (r: ItemResult<T>): void => {
+      results.set(r.id, r);
+      o.onResult?.(r);
+    };
     const arm = (): void => {
       clearTimeout(timer);
       timer = setTimeout(() => {
-        if (current !== null) results.set(current, { id: current, failure: "hang", ms: performance.now() - started });
+        if (current !== null) record({ id: current, failure: "hang", ms: performance.now() - started });
         current = null;
         child.kill("SIGKILL");
       }, o.itemLimitMs);
@@ -51,14 +57,14 @@ function runChild<T>(ids: string[], o: WatchdogOptions, results: Map<string, Ite
         started = performance.now();
         arm();
       } else if (msg.done !== undefined) {
-        results.set(msg.done, { id: msg.done, done: msg.result, ms: performance.now() - started });
+        record({ id: msg.done, done: msg.result, ms: performance.now() - started });
         current = null;
       }
     });
     arm();
     child.on("exit", (code, sig) => {
       clearTimeout(timer);
-      if (current !== null) results.set(current, { id: current, failure: "crash", detail: `exit ${code ?? sig}: ${stderr.slice(-500)}`, ms: performance.now() - started });
+      if (current !== null) record({ id: current, failure: "crash", detail: `exit ${code ?? sig}: ${stderr.slice(-500)}`, ms: performance.now() - started });
       resolve();
     });
   });
