@@ -28,6 +28,7 @@ const results = await watch<BatchSummary>(batches, {
 });
 let ran = 0;
 let slow = 0;
+const slowSeeds: string[] = [];
 let maxMs = 0;
 const problems: string[] = [];
 const kinds: Record<string, number> = {};
@@ -39,6 +40,7 @@ for (const r of results) {
   else if (r.done !== undefined) {
     ran += r.done.programs;
     slow += r.done.slow;
+    slowSeeds.push(...r.done.slowSeeds);
     maxMs = Math.max(maxMs, r.done.maxMs);
     problems.push(...r.done.problems);
     for (const [k, n] of Object.entries(r.done.kinds)) kinds[k] = (kinds[k] ?? 0) + n;
@@ -51,5 +53,6 @@ console.log(`hung batches: ${hangs.length}${hangs.length ? "\n  " + hangs.join("
 console.log(`host-looking messages, internal errors, throws, fuel over the limit: ${problems.length}`);
 for (const p of problems.slice(0, 20)) console.log("  " + p);
 console.log(`runs past twice their time limit (wall clock, machine load included): ${slow}; slowest ${maxMs.toFixed(0)} ms`);
+if (slowSeeds.length > 0) console.log(`  e.g. seeds ${slowSeeds.slice(0, 10).join(", ")}`);
 console.log(`outcomes: ${JSON.stringify(kinds)}`);
 process.exit(crashes.length + hangs.length + problems.length === 0 ? 0 : 1);
