@@ -16,6 +16,7 @@ export const LIMIT_KINDS = [
   "nesting_too_deep",
   "tool_limit_exceeded",
   "source_too_large",
+  "memory_exceeded",
 ] as const;
 export type LimitKind = (typeof LIMIT_KINDS)[number];
 
@@ -75,6 +76,22 @@ export class LispError {
 
   get isLimit(): boolean {
     return isLimitKind(this.kind);
+  }
+}
+
+export function abortedError(): LispError {
+  return new LispError("aborted", "the evaluation was aborted by the host");
+}
+
+/** What a thrown tool failure says (a value that is not an Error says only that the tool failed). */
+export function thrownMessage(e: unknown): string {
+  // A tool may throw anything: an Error whose message getter throws, a Proxy whose traps do.
+  // Only a message that reads cleanly as a string is passed on.
+  try {
+    const m: unknown = e instanceof LispError || e instanceof Error ? e.message : e;
+    return typeof m === "string" ? m : "tool failed";
+  } catch {
+    return "tool failed (its error could not be read)";
   }
 }
 

@@ -8,7 +8,7 @@
 import { Analyzer, type AnalyzeEnv } from "./analyzer/analyze.js";
 import "./core/index.js";
 import { compile } from "./compile.js";
-import { LispError, toErrorInfo, type ErrorInfo, type SourceLoc } from "./errors.js";
+import { abortedError, LIMIT_KINDS, LispError, thrownMessage, toErrorInfo, type ErrorInfo, type SourceLoc } from "./errors.js";
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
 import { Budget, toHost, toLisp } from "./interop.js";
@@ -21,7 +21,8 @@ import { FailSignal, ReturnSignal } from "./signals.js";
 import { Fn, Keyword, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 import { printChecked, PrintOverflow } from "./printer.js";
-import { LIMIT_KINDS } from "./errors.js";
+import { resolveIsolation, type Isolation, type ResolvedIsolation } from "./isolate/options.js";
+import { evaluateIsolated } from "./isolate/run.js";
 
 /** A host tool: receives a plain argument object, returns plain data (or a promise of it). */
 export type ToolFn = (args: Record<string, unknown>, signal: AbortSignal) => unknown;
@@ -73,6 +74,13 @@ export interface EvaluateOptions {
   signal?: AbortSignal;
   /** Longest a tool call may take, in ms, for tools that set none. Default: no limit. */
   toolTimeoutMs?: number;
+  /**
+   * Where the program runs. "none" (the default): in this thread, fastest, but a program stalls
+   * the event loop while it computes and only the interpreter's own checks stop it. "worker":
+   * in a pooled worker thread with a hard heap cap, ended at once by abort or a time limit
+   * overrun; tools still run here. See the README's Limits section.
+   */
+  isolation?: Isolation;
 }
 
 export type Outcome = "value" | "return" | "fail";
@@ -206,18 +214,6 @@ function toolArgs(name: string, args: Value, spec: ToolSpec, budget: Budget): Re
   return o;
 }
 
-// A tool may throw anything: an Error whose message getter throws, a Proxy whose traps do.
-// Only a message that reads cleanly as a string is passed on.
-function errorMessage(e: unknown): string {
-  try {
-    if (e instanceof LispError) return e.message;
-    const m: unknown = e instanceof Error ? e.message : e;
-    return typeof m === "string" ? m : "tool failed";
-  } catch {
-    return "tool failed (its error could not be read)";
-  }
-}
-
 /** What a call that outlives its timeout rejects with (settle's timer, or a host's own, as the agent's tool session). */
 export class ToolTimeout {
   constructor(readonly ms: number) {}
@@ -234,10 +230,9 @@ function ours(e: unknown): LispError | ToolTimeout | null {
 
 const isLimit = (e: unknown): e is LispError => e instanceof LispError && (LIMIT_KINDS as readonly string[]).includes(e.kind);
 
-const abortedError = (): LispError => new LispError("aborted", "the evaluation was aborted by the host");
-
 /** Evaluates a PTC-Lisp program. Never throws: every failure is an `{ ok: false }` result. */
 export async function evaluate(source: string, options: EvaluateOptions = {}): Promise<EvalResult> {
+  if (options.isolation !== undefined && options.isolation !== "none") return isolated(source, options, options.isolation);
   const started = performance.now();
   const memory = options.memory ?? EMPTY_MEMORY;
   const toolCalls: ToolCallRecord[] = [];
@@ -305,7 +300,7 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
           },
           (thrown: unknown) => {
             const e = ours(thrown);
-            const message = e instanceof ToolTimeout ? `no answer within ${e.ms} ms` : errorMessage(thrown);
+            const message = e instanceof ToolTimeout ? `no answer within ${e.ms} ms` : thrownMessage(thrown);
             record.error = message;
             record.durationMs = performance.now() - t0;
             if (options.signal?.aborted) throw abortedError();
@@ -374,6 +369,23 @@ function convertResult(state: RunState, raw: unknown, name: string): Value {
     budget.commit();
     state.deadline -= performance.now() - t0;
   }
+}
+
+async function isolated(source: string, options: EvaluateOptions, isolation: Isolation): Promise<EvalResult> {
+  let mode: ResolvedIsolation;
+  try {
+    mode = resolveIsolation(isolation);
+  } catch (e) {
+    return { ok: false, error: describeFailure(e, source), prints: [], memory: options.memory ?? EMPTY_MEMORY, toolCalls: [], stats: { fuelUsed: 0, durationMs: 0 } };
+  }
+  if (mode.mode === "none") return evaluate(source, { ...options, isolation: "none" });
+  let tools: Map<string, ToolSpec>;
+  try {
+    tools = normalizeTools(options.tools);
+  } catch (e) {
+    return { ok: false, error: describeFailure(e, source), prints: [], memory: options.memory ?? EMPTY_MEMORY, toolCalls: [], stats: { fuelUsed: 0, durationMs: 0 } };
+  }
+  return evaluateIsolated(source, options, tools, mode.maxHeapMb);
 }
 
 /** Waits for the rest of a top-level form, which goes on as its tool results come in. */

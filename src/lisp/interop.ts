@@ -13,7 +13,7 @@ import { Map as IMap, Set as ISet } from "immutable";
 import { LispError } from "./errors.js";
 import { defaultLimits, type Limits } from "./limits.js";
 import { printChecked, PrintOverflow } from "./printer.js";
-import { fuelExhausted, timedOut } from "./runtime.js";
+import { fuelExhausted, timeoutError } from "./runtime.js";
 import { Fn, Keyword, keyword, LFloat, Regex, Var, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 
@@ -40,7 +40,7 @@ export class Budget {
     if (--this.fuel < 0) throw fuelExhausted(this.limits);
     if (++this.ticks === 4096) {
       this.ticks = 0;
-      if (performance.now() > this.deadline) throw timedOut(this.limits);
+      if (performance.now() > this.deadline) throw timeoutError(this.limits.timeoutMs);
     }
   }
 }
