@@ -141,15 +141,20 @@ export function charge(n: number): void {
   if (r.fuel < r.checkAt) slowCheck(r);
 }
 
+/**
+ * Charges a value walk (equality, hashing keys, printing, conversion) to the run in progress, if
+ * any: the same walk outside a run (a host comparing or printing values) is bounded by its caller.
+ */
+export function chargeIfRunning(n: number): void {
+  const r = run as RunState | undefined;
+  if (r === undefined || r.stopped) return;
+  r.fuel -= n;
+  if (r.fuel < r.checkAt) slowCheck(r);
+}
+
 /** The checks behind a fuel checkpoint: budget, clock, abort signal. */
 export function slowCheck(r: RunState): void {
-  if (r.fuel < 0) {
-    throw limitError(
-      "fuel_exhausted",
-      `the program used up its budget of ${r.limits.maxFuel} evaluation steps`,
-      "do less work per program: narrow the data first, and use a map lookup or group-by instead of nested scans",
-    );
-  }
+  if (r.fuel < 0) throw fuelExhausted(r.limits);
   checkClock(r);
   // Never below zero: running out of fuel must always reach this check.
   r.checkAt = Math.max(0, r.fuel - CHECK_INTERVAL);
@@ -161,6 +166,14 @@ export function slowCheck(r: RunState): void {
  */
 export function tick(i: number): void {
   if ((i & 4095) === 4095) checkClock(run);
+}
+
+export function fuelExhausted(limits: Pick<Limits, "maxFuel">): LispError {
+  return limitError(
+    "fuel_exhausted",
+    `the program used up its budget of ${limits.maxFuel} evaluation steps`,
+    "do less work per program: narrow the data first, and use a map lookup or group-by instead of nested scans",
+  );
 }
 
 function checkClock(r: RunState): void {

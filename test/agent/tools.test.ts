@@ -110,14 +110,15 @@ describe("ToolSession", () => {
     const t0 = performance.now();
     const r = await evaluate("(tool/slow)", { tools: session({ slow }).specs(false) });
     expect(performance.now() - t0).toBeLessThan(1000);
-    expect(!r.ok && r.error.message).toBe("tool/slow failed: timed out after 30 ms");
+    expect(!r.ok && r.error.kind).toBe("tool_timeout");
+    expect(!r.ok && r.error.message).toBe("tool/slow gave no answer within 30 ms; the call was abandoned and anything it returns later is ignored");
     expect(aborted).toBe(true);
   });
 
   it("uses the session's default timeout for tools without one", async () => {
     const slow = tool({ description: "Slow.", run: (_a, signal) => sleep(5000, signal) });
     const r = await evaluate("(tool/slow)", { tools: session({ slow }, 20).specs(false) });
-    expect(!r.ok && r.error.message).toContain("timed out after 20 ms");
+    expect(!r.ok && r.error.message).toContain("no answer within 20 ms");
   });
 
   it("caps calls per session, across evaluations, without counting rejected arguments", async () => {

@@ -52,8 +52,9 @@ describe("limits across tool calls", () => {
         setTimeout(() => resolve(1), 5_000).unref();
       });
     const r = await evaluate("(tool/slow {})", { tools: { slow }, toolTimeoutMs: 30 });
-    expect(!r.ok && r.error.kind).toBe("tool_error");
+    expect(!r.ok && r.error.kind).toBe("tool_timeout");
     expect(!r.ok && r.error.message).toContain("no answer within 30 ms");
+    expect(r.toolCalls[0].error).toBe("no answer within 30 ms");
     expect(aborted).toBe(true);
     const own = await evaluate("(try (tool/slow {}) (catch e :caught))", { tools: { slow: { run: slow, timeoutMs: 20 } }, toolTimeoutMs: 10_000 });
     expect(own.ok && own.value).toBe("caught");
