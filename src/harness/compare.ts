@@ -4,7 +4,7 @@
 import type { PriceModel } from "../compaction/cost.js";
 import type { StrategySpec } from "../compaction/registry.js";
 import type { Llm } from "../llm/types.js";
-import { addMetrics, emptyMetrics, measure, type Metrics, type RequestPoint } from "./measure.js";
+import { addMetrics, BASELINES, emptyMetrics, isBaseline, measure, type Baseline, type Metrics, type RequestPoint } from "./measure.js";
 import type { Transcript } from "./transcript.js";
 
 export interface StrategyRow {
@@ -15,8 +15,16 @@ export interface StrategyRow {
   reduction: number;
   /** Cost relative to full (1 = the same). */
   costRatio: number;
-  /** probesKept / probesNeeded, or null without probes. */
+  /** "baseline" rows are the floor (system + last message, system + task + last message), not strategies. */
+  kind: "strategy" | "baseline";
+  /** Whether the strategy ever sent less than the whole conversation; a row that never did measures nothing. */
+  triggered: boolean;
+  /** probesKept / probesNeeded (values of 3+ characters the task does not state), or null without probes. */
   retention: number | null;
+  /** The same by distance of the value's last mention: ≤ 6, 7–20, > 20 and > 6 messages back. */
+  retentionByDistance: { near: number | null; mid: number | null; far: number | null; beyond6: number | null };
+  /** Retention of 1–2 character values, apart. */
+  shortRetention: number | null;
   /** The same figures per transcript. */
   perTranscript: Array<{ id: string; metrics: Metrics }>;
 }
@@ -38,18 +46,22 @@ export interface CompareOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-const nameOf = (s: StrategySpec | string): string => (typeof s === "string" ? s : s.name);
+type Measured = StrategySpec | string | Baseline;
+
+const nameOf = (s: Measured): string => (typeof s === "string" ? s : isBaseline(s) ? `baseline:${s.baseline}` : s.name);
+
+const ratio = (kept: number, needed: number): number | null => (needed === 0 ? null : kept / needed);
 
 /** A strategy as the tables name it: its name, and the options it was given (`sliding-window:turns=3`). */
-export function specLabel(s: StrategySpec | string): string {
-  if (typeof s === "string") return s;
+export function specLabel(s: Measured): string {
+  if (typeof s === "string" || isBaseline(s)) return nameOf(s);
   const opts = Object.entries(s.options ?? {}).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`);
   return opts.length === 0 ? s.name : `${s.name}:${opts.join(",")}`;
 }
-const optionsOf = (s: StrategySpec | string): Record<string, unknown> => (typeof s === "string" ? {} : { ...(s.options ?? {}) });
+const optionsOf = (s: Measured): Record<string, unknown> => (typeof s === "string" || isBaseline(s) ? {} : { ...(s.options ?? {}) });
 
 export async function compareStrategies(transcripts: readonly Transcript[], strategies: ReadonlyArray<StrategySpec | string>, options: CompareOptions): Promise<CompareReport> {
-  const specs: Array<StrategySpec | string> = strategies.some((s) => nameOf(s) === "full") ? [...strategies] : ["full", ...strategies];
+  const specs: Measured[] = [...(strategies.some((s) => nameOf(s) === "full") ? [] : ["full"]), ...strategies, ...BASELINES];
   const total = specs.length * transcripts.length;
   let done = 0;
   const totals: Metrics[] = [];
@@ -78,10 +90,19 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
     rows: specs.map((spec, i) => ({
       strategy: specLabel(spec),
       options: optionsOf(spec),
+      kind: isBaseline(spec) ? "baseline" : "strategy",
+      triggered: totals[i].compacted > 0,
       totals: totals[i],
       reduction: full.inputTokens === 0 ? 0 : 1 - totals[i].inputTokens / full.inputTokens,
       costRatio: full.cost === 0 ? 1 : totals[i].cost / full.cost,
-      retention: totals[i].probesNeeded === 0 ? null : totals[i].probesKept / totals[i].probesNeeded,
+      retention: ratio(totals[i].probesKept, totals[i].probesNeeded),
+      retentionByDistance: {
+        near: ratio(totals[i].nearKept, totals[i].nearNeeded),
+        mid: ratio(totals[i].midKept, totals[i].midNeeded),
+        far: ratio(totals[i].farKept, totals[i].farNeeded),
+        beyond6: ratio(totals[i].midKept + totals[i].farKept, totals[i].midNeeded + totals[i].farNeeded),
+      },
+      shortRetention: ratio(totals[i].shortKept, totals[i].shortNeeded),
       perTranscript: each[i],
     })),
     longest: longest === null ? null : { id: longest.id, series },
@@ -89,22 +110,38 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
 }
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+const pctOr = (x: number | null): string => (x === null ? "-" : pct(x));
 
 /** The report as a terminal table. */
 export function renderTable(r: CompareReport): string {
-  const head = ["strategy", "input tokens", "reduction", "peak prompt", "cost vs full", "cache breaks", "retention", "llm calls", "ms"];
-  const rows = r.rows.map((row) => [
-    row.strategy,
-    row.totals.inputTokens.toLocaleString("en-US"),
-    pct(row.reduction),
-    row.totals.peakPrompt.toLocaleString("en-US"),
-    `${row.costRatio.toFixed(3)}x`,
-    String(row.totals.rewrites),
-    row.retention === null ? "-" : pct(row.retention),
-    String(row.totals.llmCalls),
-    row.totals.compactionMs.toFixed(0),
-  ]);
+  const head = ["strategy", "input tokens", "reduction", "peak prompt", "cost vs full", "cache breaks", "retention", "≤6 back", "7-20", ">20", ">6", "short", "llm calls", "ms"];
+  const rows = r.rows.map((row) => {
+    // A strategy that never sent less than everything measured nothing: say so instead of 100%.
+    const idle = row.kind === "strategy" && !row.triggered && nameOf(row.strategy) !== "full";
+    const d = row.retentionByDistance;
+    return [
+      row.strategy,
+      row.totals.inputTokens.toLocaleString("en-US"),
+      pct(row.reduction),
+      row.totals.peakPrompt.toLocaleString("en-US"),
+      `${row.costRatio.toFixed(3)}x`,
+      String(row.totals.rewrites),
+      idle ? "never triggered" : pctOr(row.retention),
+      idle ? "" : pctOr(d.near),
+      idle ? "" : pctOr(d.mid),
+      idle ? "" : pctOr(d.far),
+      idle ? "" : pctOr(d.beyond6),
+      idle ? "" : pctOr(row.shortRetention),
+      String(row.totals.llmCalls),
+      row.totals.compactionMs.toFixed(0),
+    ];
+  });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
-  return [`${r.transcripts} transcripts, ${r.messages.toLocaleString("en-US")} messages`, line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+  const f = r.rows[0].totals;
+  const probes =
+    f.probesNeeded + f.shortNeeded + f.taskStated === 0
+      ? "no probe facts"
+      : `probe needs: ${f.probesNeeded} counted (≤6 back ${f.nearNeeded}, 7-20 ${f.midNeeded}, >20 ${f.farNeeded}), ${f.shortNeeded} short values apart, ${f.taskStated} left out because the task states them; a value counts only outside the system prompt`;
+  return [`${r.transcripts} transcripts, ${r.messages.toLocaleString("en-US")} messages; ${probes}`, line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }

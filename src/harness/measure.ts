@@ -5,6 +5,7 @@
 import { compact } from "../compaction/compact.js";
 import { requestCost, sharedPrefixTokens, type PriceModel } from "../compaction/cost.js";
 import { createStrategy, type StrategySpec } from "../compaction/registry.js";
+import { taskIndex } from "../compaction/messages.js";
 import { messageTokens, promptTokens, TOKENS_PER_REPLY } from "../compaction/tokens.js";
 import type { Json } from "../compaction/types.js";
 import { messageText, toolCallText } from "../llm/messages.js";
@@ -24,26 +25,145 @@ export interface Metrics {
   llmCalls: number;
   llmTokens: number;
   compactionMs: number;
-  /** Probe facts needed at a request, and how many of those were still in its prompt. */
+  /** Requests whose prompt is smaller than the stored conversation (the strategy did something). */
+  compacted: number;
+  /**
+   * Probe facts needed at a request, and how many of those were still in its prompt outside the
+   * system messages. Values of fewer than 3 characters and values the task states are not
+   * counted here (they are in `short*` and `taskStated`).
+   */
   probesNeeded: number;
   probesKept: number;
+  /** The same by distance of the value's last mention before the request: ≤ 6, 7–20, > 20 messages back. */
+  nearNeeded: number;
+  nearKept: number;
+  midNeeded: number;
+  midKept: number;
+  farNeeded: number;
+  farKept: number;
+  /** Values of 1–2 characters (a lone "2" matches too easily to be evidence of retention). */
+  shortNeeded: number;
+  shortKept: number;
+  /** Probe needs left out because the task message states the value. */
+  taskStated: number;
 }
 
-export const emptyMetrics = (): Metrics => ({ requests: 0, inputTokens: 0, peakPrompt: 0, cost: 0, rewrites: 0, llmCalls: 0, llmTokens: 0, compactionMs: 0, probesNeeded: 0, probesKept: 0 });
+export const emptyMetrics = (): Metrics => ({
+  requests: 0,
+  inputTokens: 0,
+  peakPrompt: 0,
+  cost: 0,
+  rewrites: 0,
+  llmCalls: 0,
+  llmTokens: 0,
+  compactionMs: 0,
+  compacted: 0,
+  probesNeeded: 0,
+  probesKept: 0,
+  nearNeeded: 0,
+  nearKept: 0,
+  midNeeded: 0,
+  midKept: 0,
+  farNeeded: 0,
+  farKept: 0,
+  shortNeeded: 0,
+  shortKept: 0,
+  taskStated: 0,
+});
 
 export function addMetrics(into: Metrics, m: Metrics): void {
   for (const k of Object.keys(into) as Array<keyof Metrics>) into[k] = k === "peakPrompt" ? Math.max(into[k], m[k]) : into[k] + m[k];
 }
+
+/** Distance bands of a probe's last mention before the request that needs it. */
+export const NEAR_MAX = 6;
+export const MID_MAX = 20;
+/** Values shorter than this are reported apart. */
+export const SHORT_VALUE = 3;
 
 /** How the corpora README says a probe's value is found: whole, case-insensitive, not inside a longer token. */
 export function probePattern(value: string): RegExp {
   return new RegExp(`(?<![A-Za-z0-9])${value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![A-Za-z0-9])`, "i");
 }
 
+/** Whether a message says the value (content or tool-call arguments). */
+function says(m: ChatMessage, re: RegExp): boolean {
+  return re.test(messageText(m)) || (m.tool_calls !== undefined && re.test(toolCallText(m)));
+}
+
+/** Whether a prompt holds the value outside its system messages (a system prompt naming "Cambridge" keeps nothing). */
 function holds(messages: readonly ChatMessage[], re: RegExp): boolean {
-  for (const m of messages) if (re.test(messageText(m)) || (m.tool_calls !== undefined && re.test(toolCallText(m)))) return true;
+  for (const m of messages) if (m.role !== "system" && says(m, re)) return true;
   return false;
 }
+
+type Band = "near" | "mid" | "far" | "short";
+
+interface Need {
+  re: RegExp;
+  band: Band;
+}
+
+/** A probe's needs by request, banded; the ones the task states are only counted. */
+function probeNeeds(t: Transcript, m: Metrics): Map<number, Need[]> {
+  const needs = new Map<number, Need[]>();
+  const task = taskIndex(t.messages);
+  for (const p of t.probes ?? []) {
+    const re = probePattern(p.value);
+    const mentions = p.mentions ?? [p.introduced_at];
+    for (const j of p.needed_at) {
+      if (task >= 0 && task < j && says(t.messages[task], re)) {
+        m.taskStated++;
+        continue;
+      }
+      let last = p.introduced_at;
+      for (const i of mentions) if (i < j && i > last) last = i;
+      const distance = j - last;
+      const band: Band = p.value.length < SHORT_VALUE ? "short" : distance <= NEAR_MAX ? "near" : distance <= MID_MAX ? "mid" : "far";
+      needs.set(j, [...(needs.get(j) ?? []), { re, band }]);
+    }
+  }
+  return needs;
+}
+
+function count(m: Metrics, band: Band, kept: boolean): void {
+  const k = kept ? 1 : 0;
+  if (band === "short") {
+    m.shortNeeded++;
+    m.shortKept += k;
+    return;
+  }
+  m.probesNeeded++;
+  m.probesKept += k;
+  if (band === "near") {
+    m.nearNeeded++;
+    m.nearKept += k;
+  } else if (band === "mid") {
+    m.midNeeded++;
+    m.midKept += k;
+  } else {
+    m.farNeeded++;
+    m.farKept += k;
+  }
+}
+
+/**
+ * A reference prompt no strategy should fall below: the floor a report shows beside the
+ * strategies (`system+last`: the system messages and the last message; `system+task+last`:
+ * also the task).
+ */
+export interface Baseline {
+  readonly baseline: "system+last" | "system+task+last";
+}
+
+export const BASELINES: readonly Baseline[] = [{ baseline: "system+last" }, { baseline: "system+task+last" }];
+
+function baselinePrompt(b: Baseline, stored: readonly ChatMessage[]): ChatMessage[] {
+  const task = b.baseline === "system+task+last" ? taskIndex(stored) : -1;
+  return stored.filter((m, i) => m.role === "system" || i === task || i === stored.length - 1);
+}
+
+export const isBaseline = (s: unknown): s is Baseline => typeof s === "object" && s !== null && "baseline" in s;
 
 /** One request of a transcript: its prompt's tokens, and whether the cache broke early. */
 export interface RequestPoint {
@@ -61,11 +181,10 @@ export interface MeasureOptions {
 }
 
 /** The metrics of one transcript under one strategy. */
-export async function measure(t: Transcript, spec: StrategySpec | string, options: MeasureOptions): Promise<Metrics> {
-  const strategy = createStrategy(spec);
+export async function measure(t: Transcript, spec: StrategySpec | string | Baseline, options: MeasureOptions): Promise<Metrics> {
+  const strategy = isBaseline(spec) ? undefined : createStrategy(spec);
   const m = emptyMetrics();
-  const needs = new Map<number, RegExp[]>();
-  for (const p of t.probes ?? []) for (const j of p.needed_at) needs.set(j, [...(needs.get(j) ?? []), probePattern(p.value)]);
+  const needs = probeNeeds(t, m);
   let state: Json | undefined;
   let previous: ChatMessage[] | null = null;
   for (let j = 1; j < t.messages.length; j++) {
@@ -73,16 +192,20 @@ export async function measure(t: Transcript, spec: StrategySpec | string, option
     const stored = t.messages.slice(0, j);
     const started = performance.now();
     const records = t.recordsAt?.(j);
-    const result = await compact(stored, strategy, {
-      ...(state === undefined ? {} : { state }),
-      ...(records === undefined ? {} : { records }),
-      ...(options.llm === undefined ? {} : { llm: options.llm }),
-      ...(options.model === undefined ? {} : { model: options.model }),
-    });
+    const result =
+      strategy === undefined
+        ? undefined
+        : await compact(stored, strategy, {
+            ...(state === undefined ? {} : { state }),
+            ...(records === undefined ? {} : { records }),
+            ...(options.llm === undefined ? {} : { llm: options.llm }),
+            ...(options.model === undefined ? {} : { model: options.model }),
+          });
     m.compactionMs += performance.now() - started;
-    state = result.state;
-    const sent = result.messages;
+    state = result?.state;
+    const sent = result === undefined ? baselinePrompt(spec as Baseline, stored) : result.messages;
     const tokens = promptTokens(sent);
+    if (tokens < promptTokens(stored)) m.compacted++;
     const cached = previous === null ? 0 : sharedPrefixTokens(previous, sent);
     // Every message of the previous prompt is still at the front, or the cache breaks early.
     const cacheBreak = previous !== null && cached < promptTokens(previous) - TOKENS_PER_REPLY;
@@ -92,12 +215,9 @@ export async function measure(t: Transcript, spec: StrategySpec | string, option
     m.inputTokens += tokens;
     m.peakPrompt = Math.max(m.peakPrompt, tokens);
     m.cost += requestCost(options.price, { inputTokens: tokens, cachedTokens: cached, outputTokens: messageTokens(t.messages[j]), cacheWriteTokens: tokens - cached });
-    m.llmCalls += result.stats.llmCalls;
-    m.llmTokens += result.stats.llmInputTokens + result.stats.llmOutputTokens;
-    for (const re of needs.get(j) ?? []) {
-      m.probesNeeded++;
-      if (holds(sent, re)) m.probesKept++;
-    }
+    m.llmCalls += result?.stats.llmCalls ?? 0;
+    m.llmTokens += (result?.stats.llmInputTokens ?? 0) + (result?.stats.llmOutputTokens ?? 0);
+    for (const need of needs.get(j) ?? []) count(m, need.band, holds(sent, need.re));
     previous = sent;
   }
   return m;

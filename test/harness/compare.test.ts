@@ -61,17 +61,63 @@ describe("measure", () => {
   });
 });
 
+describe("strict, stratified retention", () => {
+  // A value in the system prompt, one the task states, a short one, and one whose last mention is far back.
+  const messages: Transcript["messages"] = [
+    { role: "system", content: "You are a concierge in Cambridge." },
+    { role: "user", content: "Book the Ortega for Friday." },
+  ];
+  for (let i = 0; i < 12; i++) messages.push({ role: "assistant", content: i === 0 ? "Which area, and how many?" : i === 6 ? "Still the centre." : `Noted ${i}.` }, { role: "user", content: i === 0 ? "Centre, 4 of us, ref QX77Z." : `More ${i}.` });
+  messages.push({ role: "assistant", content: "Booked." });
+  const last = messages.length - 1;
+  const t: Transcript = {
+    id: "strata",
+    messages,
+    probes: [
+      { fact: "city", value: "Cambridge", introduced_at: 0, needed_at: [last] },
+      { fact: "name", value: "Ortega", introduced_at: 1, needed_at: [last] },
+      { fact: "people", value: "4", introduced_at: 3, needed_at: [last] },
+      { fact: "area", value: "centre", introduced_at: 3, needed_at: [last], mentions: [3, 14] },
+      { fact: "ref", value: "QX77Z", introduced_at: 3, needed_at: [4, last], mentions: [3] },
+    ],
+  };
+
+  it("counts only values outside the system prompt and not stated by the task, bands them by distance and keeps short values apart", async () => {
+    const full = await measure(t, "full", { price });
+    expect(full.taskStated).toBe(1);
+    expect([full.shortNeeded, full.shortKept]).toEqual([1, 1]);
+    // Cambridge is only in the system prompt: never kept, even by full.
+    expect([full.probesNeeded, full.probesKept]).toEqual([4, 3]);
+    // ref: needed 1 and 23 messages after its only mention; centre: 12 after its last; Cambridge: 26.
+    expect([full.nearNeeded, full.midNeeded, full.farNeeded]).toEqual([1, 1, 2]);
+    const window = await measure(t, { name: "sliding-window", options: { turns: 2 } }, { price });
+    expect([window.nearKept, window.midKept, window.farKept]).toEqual([1, 0, 0]);
+    expect(window.compacted).toBeGreaterThan(0);
+  });
+
+  it("says a strategy that never sent less than everything never triggered, instead of showing its retention", async () => {
+    const r = await compareStrategies([t], [{ name: "sliding-window", options: { turns: 50 } }], { price });
+    expect(r.rows[1].triggered).toBe(false);
+    expect(renderTable(r)).toMatch(/\nsliding-window:turns=50 .*never triggered/);
+    expect(r.rows[1].retentionByDistance.beyond6).toBe(r.rows[0].retentionByDistance.beyond6);
+  });
+});
+
 describe("compareStrategies", () => {
   it("always measures full as the baseline, and reports reduction, cost ratio and retention against it", async () => {
     const r = await compareStrategies([booking, booking], [{ name: "sliding-window", options: { turns: 1 } }], { price });
-    expect(r.rows.map((row) => row.strategy)).toEqual(["full", "sliding-window:turns=1"]);
-    const [full, window] = r.rows;
+    expect(r.rows.map((row) => row.strategy)).toEqual(["full", "sliding-window:turns=1", "baseline:system+last", "baseline:system+task+last"]);
+    const [full, window, last, taskLast] = r.rows;
+    expect([last.kind, taskLast.kind, window.kind]).toEqual(["baseline", "baseline", "strategy"]);
+    // The floor: only the system prompt and the last message ("4 of us.") — the name is gone.
+    expect(last.retention).toBe(0);
+    expect(last.totals.inputTokens).toBeLessThan(taskLast.totals.inputTokens);
     expect(full.reduction).toBe(0);
     expect(full.retention).toBe(1);
     expect(window.reduction).toBeCloseTo(1 - window.totals.inputTokens / full.totals.inputTokens, 10);
     expect(window.retention).toBe(0);
     expect(window.costRatio).toBeCloseTo(window.totals.cost / full.totals.cost, 10);
-    expect(renderTable(r)).toMatch(/^2 transcripts, 14 messages\nstrategy +input tokens/);
+    expect(renderTable(r)).toMatch(/^2 transcripts, 14 messages; probe needs: 2 counted \(≤6 back 2, 7-20 0, >20 0\), 0 short values apart, 0 left out because the task states them.*\nstrategy +input tokens/);
     // Per transcript too, adding up to the totals.
     expect(window.perTranscript.map((p) => p.id)).toEqual(["booking", "booking"]);
     expect(window.perTranscript[0].metrics.inputTokens * 2).toBe(window.totals.inputTokens);
@@ -124,7 +170,7 @@ describe("ptc compare", () => {
     expect(page).toContain("Content-Security-Policy");
     // Three charts: bars per strategy, cost against retention, tokens per request with cache breaks.
     expect(page.match(/<svg /g)).toHaveLength(3);
-    expect(page.match(/<rect /g)).toHaveLength(2);
+    expect(page.match(/<rect /g)).toHaveLength(4);
     expect(page).toContain("sliding-window:turns=1: cost");
     expect(page).toContain("<polyline");
     expect(page).toMatch(/sliding-window:turns=1: the cache breaks at request \d/);

@@ -105,7 +105,7 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
           const from = n === 0 ? task + 1 : state.boundaries[n - 1];
           const to = state.boundaries[n];
           const covered = messages.slice(from, to).filter((m) => m.role !== "system");
-          const request = { messages: covered, maxTokens: options.summaryMaxTokens, ...(conversation.knownNames === undefined ? {} : { knownNames: conversation.knownNames }) };
+          const request = { messages: covered, maxTokens: engine.budget(context, promptTokens(covered)), ...(conversation.knownNames === undefined ? {} : { knownNames: conversation.knownNames }) };
           const outcome = covered.length === 0 ? { text: "(no messages)", breaker: state.breaker } : await engine.run(request, state.breaker, context, spend, events, from);
           state = { ...state, breaker: outcome.breaker };
           if (outcome.text === undefined) break;
