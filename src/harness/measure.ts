@@ -3,10 +3,11 @@
 // as an app or the proxy would send it. Measures tokens, cost under a prefix cache, cache breaks,
 // what the compaction itself spent, and whether each probe fact is still in the prompt that needs it.
 import { compact } from "../compaction/compact.js";
-import { requestCost, sharedPrefixTokens, type PriceModel } from "../compaction/cost.js";
+import { createMeter, requestPrice } from "../compaction/measure.js";
+import { modelPrice, type PriceTable } from "../compaction/prices.js";
 import { createStrategy, type StrategySpec } from "../compaction/registry.js";
 import { taskIndex } from "../compaction/messages.js";
-import { messageTokens, promptTokens, TOKENS_PER_REPLY } from "../compaction/tokens.js";
+import { messageTokens, promptTokens } from "../compaction/tokens.js";
 import type { Json } from "../compaction/types.js";
 import { messageText, toolCallText } from "../llm/messages.js";
 import type { ChatMessage, Llm } from "../llm/types.js";
@@ -17,8 +18,15 @@ export interface Metrics {
   /** Prompt tokens summed over every request, and the largest prompt. */
   inputTokens: number;
   peakPrompt: number;
-  /** Cost of the requests (input and the recorded replies) with a prefix cache, in dollars. */
+  /**
+   * Dollars under the first price model: the requests (input under its cache rules, and the
+   * recorded replies) plus every compaction LLM call (uncached input and output).
+   */
   cost: number;
+  /** The same under each price model of the run, in order (cost is costs[0]). */
+  costs: number[];
+  /** Input tokens the first model's cache served. */
+  cachedTokens: number;
   /** Requests whose prompt does not start with the whole previous prompt (the cache breaks early). */
   rewrites: number;
   /** LLM calls and tokens the compaction itself made, and the time it took. */
@@ -53,6 +61,8 @@ export const emptyMetrics = (): Metrics => ({
   inputTokens: 0,
   peakPrompt: 0,
   cost: 0,
+  costs: [],
+  cachedTokens: 0,
   rewrites: 0,
   llmCalls: 0,
   llmTokens: 0,
@@ -72,7 +82,10 @@ export const emptyMetrics = (): Metrics => ({
 });
 
 export function addMetrics(into: Metrics, m: Metrics): void {
-  for (const k of Object.keys(into) as Array<keyof Metrics>) into[k] = k === "peakPrompt" ? Math.max(into[k], m[k]) : into[k] + m[k];
+  for (const k of Object.keys(into) as Array<keyof Metrics>) {
+    if (k === "costs") into.costs = m.costs.map((c, i) => c + (into.costs[i] ?? 0));
+    else into[k] = k === "peakPrompt" ? Math.max(into[k], m[k]) : into[k] + m[k];
+  }
 }
 
 /** Distance bands of a probe's last mention before the request that needs it. */
@@ -172,7 +185,12 @@ export interface RequestPoint {
 }
 
 export interface MeasureOptions {
-  price: PriceModel;
+  /** Price models by model name (the first is the conversation's model: its context limit, and `cost`). */
+  models: readonly string[];
+  /** The price table the names are looked up in (default: the built-in one). */
+  prices?: PriceTable;
+  /** The model the compaction's LLM calls go to, when not the conversation's (their spend is priced by it). */
+  summaryModel?: string;
   /** The summarizer model, for strategies that call one (default: none, extractive summaries). */
   llm?: Llm;
   model?: string;
@@ -186,7 +204,8 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
   const m = emptyMetrics();
   const needs = probeNeeds(t, m);
   let state: Json | undefined;
-  let previous: ChatMessage[] | null = null;
+  const meters = options.models.map((name) => createMeter(name, options.prices));
+  const summaryPrices = options.models.map((name) => modelPrice(options.summaryModel ?? name, options.prices));
   for (let j = 1; j < t.messages.length; j++) {
     if (t.messages[j].role !== "assistant") continue;
     const stored = t.messages.slice(0, j);
@@ -206,19 +225,24 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
     const sent = result === undefined ? baselinePrompt(spec as Baseline, stored) : result.messages;
     const tokens = promptTokens(sent);
     if (tokens < promptTokens(stored)) m.compacted++;
-    const cached = previous === null ? 0 : sharedPrefixTokens(previous, sent);
-    // Every message of the previous prompt is still at the front, or the cache breaks early.
-    const cacheBreak = previous !== null && cached < promptTokens(previous) - TOKENS_PER_REPLY;
+    const reply = messageTokens(t.messages[j]);
+    const measured = meters.map((meter) => meter.add(sent, reply));
+    const llmIn = result?.stats.llmInputTokens ?? 0;
+    const llmOut = result?.stats.llmOutputTokens ?? 0;
+    // The compaction's own calls are paid at the same model's uncached prices: whole cost, not just the prompt's.
+    const costs = measured.map((x, k) => x.cost + (llmIn + llmOut === 0 ? 0 : requestPrice(summaryPrices[k], { inputTokens: llmIn, cachedTokens: 0, outputTokens: llmOut })));
+    const cacheBreak = measured[0]?.cacheBreak ?? false;
     if (cacheBreak) m.rewrites++;
     options.onRequest?.({ tokens, cacheBreak });
     m.requests++;
     m.inputTokens += tokens;
     m.peakPrompt = Math.max(m.peakPrompt, tokens);
-    m.cost += requestCost(options.price, { inputTokens: tokens, cachedTokens: cached, outputTokens: messageTokens(t.messages[j]), cacheWriteTokens: tokens - cached });
+    m.cachedTokens += measured[0]?.cachedTokens ?? 0;
+    m.costs = costs.map((c, k) => c + (m.costs[k] ?? 0));
+    m.cost = m.costs[0] ?? 0;
     m.llmCalls += result?.stats.llmCalls ?? 0;
     m.llmTokens += (result?.stats.llmInputTokens ?? 0) + (result?.stats.llmOutputTokens ?? 0);
     for (const need of needs.get(j) ?? []) count(m, need.band, holds(sent, need.re));
-    previous = sent;
   }
   return m;
 }
