@@ -1,10 +1,11 @@
 // The harness: transcripts read with line-numbered errors, probe matching as the corpora README
 // defines it, per-request metrics checked against hand-built conversations, and `ptc compare`.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startFakeUpstream, type FakeUpstream } from "../support/fake-openai.js";
 import { promptTokens } from "../../src/compaction/tokens.js";
 import { runCli } from "../../src/cli/commands.js";
 import { compareStrategies, renderTable } from "../../src/harness/compare.js";
@@ -211,5 +212,79 @@ describe("goal detector scoring", () => {
     const said = new Set([3, 5]);
     const detector = { name: "fixed", usesLlm: false, isNewGoal: async (_m: unknown, i: number) => ({ newGoal: said.has(i), llmCalls: 0, inputTokens: 0, outputTokens: 0 }) };
     expect(await scoreDetector(detector, [chat])).toEqual({ truePositives: 1, falsePositives: 1, falseNegatives: 1, precision: 0.5, recall: 0.5 });
+  });
+});
+
+describe("ptc compare reports that stand alone", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ptc-compare-alone-"));
+  // Long enough that rolling-summary folds rounds into a summary.
+  const long: Transcript = {
+    id: "long",
+    messages: [{ role: "system", content: "You book tables." }, ...Array.from({ length: 12 }, (_, i) => [
+      { role: "user" as const, content: `Request ${i}: a table at 19:${10 + i} under the name Person${i}, please. We would like to sit somewhere quiet if that is at all possible, and thank you very much for all of your help with this today.` },
+      { role: "assistant" as const, content: `Booked a table at 19:${10 + i} for Person${i}. I have noted that you would like a quiet table and passed that on. Is there anything else I can do for you today?` },
+    ]).flat()],
+    probes: [{ fact: "name", value: "Person1", introduced_at: 3, needed_at: [24] }],
+  };
+  const file = join(dir, "long.jsonl");
+  writeFileSync(file, `${JSON.stringify(long)}\n`);
+  const cli = async (args: string[]) => {
+    let stdout = "";
+    let stderr = "";
+    const code = await runCli(["compare", ...args], { stdin: Readable.from([""]), stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } });
+    return { code, stdout, stderr };
+  };
+
+  it("refuses a model the price table does not know, listing the known ones", async () => {
+    const r = await cli([file, "--model", "gpt-9-ultra"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown model "gpt-9-ultra" \(known: .*gpt-4o.*claude-sonnet-4/);
+  });
+
+  it("writes JSON to standard output with --json -, with what was measured, and progress to stderr", async () => {
+    const r = await cli([file, "--strategy", "rolling-summary", "--json", "-"]);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as { meta: { corpus: string[]; summarizer: string; version: string }; models: Array<{ model: string }>; rows: Array<{ strategy: string; costRatios: number[]; retentionByDistance: { far: number | null } }> };
+    expect(report.meta.corpus).toEqual([file]);
+    expect(report.meta.summarizer).toBe("facts");
+    expect(report.models.map((m) => m.model)).toEqual(["gpt-4o", "claude-sonnet-4"]);
+    expect(report.rows[1].costRatios).toHaveLength(2);
+    expect(report.rows[1].retentionByDistance.far).toBe(1);
+    expect(r.stderr).toMatch(/ptc compare: 4\/4 transcript runs\n$/);
+    expect(existsSync(join(process.cwd(), "-"))).toBe(false);
+  });
+
+  it("the facts summary keeps the far name that the copy baseline keeps only by copying", async () => {
+    const facts = JSON.parse((await cli([file, "--strategy", "rolling-summary", "--json", "-"])).stdout) as { rows: Array<{ reduction: number; retention: number }> };
+    const copy = JSON.parse((await cli([file, "--strategy", "rolling-summary", "--summarizer", "copy", "--json", "-"])).stdout) as { rows: Array<{ reduction: number; retention: number }> };
+    expect(facts.rows[1].retention).toBe(1);
+    expect(facts.rows[1].reduction).toBeGreaterThan(copy.rows[1].reduction);
+  });
+
+  describe("--summarizer-llm against an OpenAI-compatible server", () => {
+    let upstream: FakeUpstream;
+    beforeAll(async () => {
+      upstream = await startFakeUpstream({ summary: () => JSON.stringify({ ConversationSummary: "Tables booked for Person0 to Person9." }) });
+    });
+    afterAll(async () => {
+      vi.unstubAllEnvs();
+      await upstream.close();
+    });
+
+    it("summarizes through the server and adds every call's tokens to the strategy's cost", async () => {
+      vi.stubEnv("OPENAI_BASE_URL", upstream.url);
+      vi.stubEnv("OPENAI_API_KEY", "sk-local");
+      const withLlm = JSON.parse((await cli([file, "--strategy", "rolling-summary", "--summarizer-llm", "gpt-4o-mini", "--json", "-"])).stdout) as {
+        meta: { summarizer: string };
+        rows: Array<{ strategy: string; totals: { llmCalls: number; llmTokens: number; cost: number; costs: number[] } }>;
+      };
+      expect(withLlm.meta.summarizer).toBe("llm:gpt-4o-mini");
+      const row = withLlm.rows[1];
+      expect(row.strategy).toBe("rolling-summary:summarizer=llm");
+      expect(upstream.summaryCalls).toBeGreaterThan(0);
+      expect(row.totals.llmCalls).toBe(upstream.summaryCalls);
+      expect(row.totals.llmTokens).toBeGreaterThan(0);
+      expect(row.totals.cost).toBe(row.totals.costs[0]);
+    });
   });
 });
