@@ -104,9 +104,13 @@ function says(m: ChatMessage, re: RegExp): boolean {
   return re.test(messageText(m)) || (m.tool_calls !== undefined && re.test(toolCallText(m)));
 }
 
-/** Whether a prompt holds the value outside its system messages (a system prompt naming "Cambridge" keeps nothing). */
-function holds(messages: readonly ChatMessage[], re: RegExp): boolean {
-  for (const m of messages) if (m.role !== "system" && says(m, re)) return true;
+/**
+ * Whether a prompt holds the value outside the conversation's own system messages (a system
+ * prompt naming "Cambridge" keeps nothing). A summary a strategy sends as a system message
+ * counts: it is not one of the stored messages.
+ */
+function holds(messages: readonly ChatMessage[], re: RegExp, systems: ReadonlySet<ChatMessage>): boolean {
+  for (const m of messages) if (!(m.role === "system" && systems.has(m)) && says(m, re)) return true;
   return false;
 }
 
@@ -203,6 +207,7 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
   const strategy = isBaseline(spec) ? undefined : createStrategy(spec);
   const m = emptyMetrics();
   const needs = probeNeeds(t, m);
+  const systems = new Set(t.messages.filter((x) => x.role === "system"));
   let state: Json | undefined;
   const meters = options.models.map((name) => createMeter(name, options.prices));
   const summaryPrices = options.models.map((name) => modelPrice(options.summaryModel ?? name, options.prices));
@@ -242,7 +247,7 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
     m.cost = m.costs[0] ?? 0;
     m.llmCalls += result?.stats.llmCalls ?? 0;
     m.llmTokens += (result?.stats.llmInputTokens ?? 0) + (result?.stats.llmOutputTokens ?? 0);
-    for (const need of needs.get(j) ?? []) count(m, need.band, holds(sent, need.re));
+    for (const need of needs.get(j) ?? []) count(m, need.band, holds(sent, need.re, systems));
   }
   return m;
 }

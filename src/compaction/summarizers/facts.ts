@@ -11,11 +11,12 @@ import { isAnswered } from "../messages.js";
 import { countTokens } from "../tokens.js";
 import type { Summarizer, SummaryRequest, SummaryResult } from "../types.js";
 
-/** How much an item is worth keeping: plain words < specific values < errors and requests. */
+/** How much an item is worth keeping: plain words < specific values < error lines < commands, call arguments and open requests. */
 const enum Rank {
   Word = 1,
   Value = 2,
-  Vital = 3,
+  Error = 3,
+  Vital = 4,
 }
 
 interface Item {
@@ -142,9 +143,13 @@ export function textFacts(text: string): Item[] {
 
 /** Error lines of a tool output, at most `limit` (the first ones and the last, where the exception usually is). */
 function errorLines(text: string, limit = 3): Item[] {
-  const lines = text.split("\n").filter((l) => ERROR_LINE.test(l));
+  // Markup around tool output (<warning>, <output_head>) is no error of the program's.
+  const lines = text
+    .split("\n")
+    .map((l) => l.replace(/<\/?[a-z_]+>/gi, "").trim())
+    .filter((l) => l !== "" && ERROR_LINE.test(l));
   const picked = lines.length <= limit ? lines : [...lines.slice(0, limit - 1), lines[lines.length - 1]];
-  return picked.map((l) => ({ text: l.trim().slice(0, 160), rank: Rank.Vital }));
+  return picked.map((l) => ({ text: l.slice(0, 160), rank: Rank.Error }));
 }
 
 /**
@@ -193,14 +198,17 @@ function outputFacts(text: string): Item[] {
 function callFacts(name: string, args: string): Item[] {
   const json = parseJson(args);
   const out: Item[] = [{ text: name, rank: Rank.Vital, structural: true }];
-  if (json === undefined) out.push(...textFacts(args));
+  const args_: Item[] = [];
+  if (json === undefined) args_.push(...textFacts(args));
   else if (typeof json === "object" && json !== null && !Array.isArray(json)) {
     for (const [k, v] of Object.entries(json)) {
       // A command is kept whole up to a line: it is what was run.
-      if (typeof v === "string" && (k === "command" || k === "cmd")) out.push({ text: v.split("\n")[0].slice(0, 160), rank: Rank.Vital });
-      else jsonFacts(v, out);
+      if (typeof v === "string" && (k === "command" || k === "cmd")) args_.push({ text: v.split("\n")[0].slice(0, 160), rank: Rank.Vital });
+      else jsonFacts(v, args_);
     }
   }
+  // What a call was made with is what the next calls repeat (ids, dates, paths): it outranks what came back.
+  for (const a of args_) out.push({ ...a, rank: Rank.Vital });
   return out;
 }
 
@@ -247,7 +255,13 @@ function previousLines(previous: string): Line[] {
       const items = specific
         .split("; ")
         .filter((t) => t !== "")
-        .map((t, n): Item => (t === "->" ? ARROW : head === "called" && n === 0 ? { text: t, rank: Rank.Vital, structural: true } : { text: t, rank: classify(t) }));
+        .map((t, n, all): Item => {
+          if (t === "->") return ARROW;
+          if (head === "called" && n === 0) return { text: t, rank: Rank.Vital, structural: true };
+          // A call's arguments (before its "->") keep their rank.
+          if (head === "called" && !all.slice(0, n).includes("->")) return { text: t, rank: Rank.Vital };
+          return { text: t, rank: classify(t) };
+        });
       for (const t of plain.split("; ")) if (t !== "") items.push({ text: t, rank: Rank.Word });
       return { head, items, sticky: false };
     });
@@ -255,7 +269,7 @@ function previousLines(previous: string): Line[] {
 
 /** The rank an item would have been extracted with (for items read back from a previous summary). */
 function classify(text: string): Rank {
-  return ERROR_LINE.test(text) ? Rank.Vital : Rank.Value;
+  return ERROR_LINE.test(text) ? Rank.Error : Rank.Value;
 }
 
 /** A line: its head, the specific items, then " | " and the plain words (so a later fold can tell them apart). */
@@ -282,21 +296,32 @@ export function factsSummary(request: SummaryRequest): string {
   const tail = request.knownNames && request.knownNames.length > 0 ? `Variables: ${request.knownNames.join(", ")}` : undefined;
   const cost = (l: Line): number => (l.items.length === 0 && !l.sticky ? 0 : countTokens(render(l)) + 1);
   let total = lines.reduce((n, l) => n + cost(l), tail === undefined ? 0 : countTokens(tail) + 1);
-  // Drop the least specific, oldest items until the summary fits.
+  // Drop the least specific, oldest items until the summary fits. Line costs are estimates
+  // (tokens merge across the joins), so the text is counted again and trimmed further if needed.
   const order: Array<{ line: number; item: Item }> = [];
   lines.forEach((l, k) => l.items.forEach((item) => order.push({ line: k, item })));
   order.sort((a, b) => a.item.rank - b.item.rank || a.line - b.line);
-  for (const { line, item } of order) {
-    if (total <= request.maxTokens) break;
+  const text = (): string => {
+    const out = lines.filter((l) => l.items.length > 0 || l.sticky).map(render);
+    if (tail !== undefined) out.push(tail);
+    return out.join("\n");
+  };
+  let next = 0;
+  const dropNext = (): void => {
+    const { line, item } = order[next++];
     const l = lines[line];
     const before = cost(l);
     l.items = l.items.filter((f) => f !== item);
     if (l.items.every((f) => f.structural === true)) l.items = [];
     total += cost(l) - before;
+  };
+  while (next < order.length && total > request.maxTokens) dropNext();
+  let out = text();
+  while (next < order.length && countTokens(out) > request.maxTokens) {
+    for (let k = 0; k < 8 && next < order.length; k++) dropNext();
+    out = text();
   }
-  const out = lines.filter((l) => l.items.length > 0 || l.sticky).map(render);
-  if (tail !== undefined) out.push(tail);
-  return out.join("\n");
+  return out;
 }
 
 export const factsSummarizer: Summarizer = {
