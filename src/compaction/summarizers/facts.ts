@@ -59,10 +59,13 @@ const VALUE_ANY_CASE = new RegExp(
     String.raw`\d{1,2}:\d{2}(?:\s?[ap]\.?m\b\.?)?`,
     String.raw`\d{1,2}\s?[ap]\.?m\b\.?`,
     String.raw`\d{4}-\d{2}-\d{2}(?:[T ][\d:]+)?`,
-    String.raw`\d{1,2}(?:st|nd|rd|th)?(?:\s+of)?\s+(?:this|next)\s+month`,
+    String.raw`(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?(?:\s+of)?\s+(?:this|next)\s+month`,
+    String.raw`the\s+\d{1,2}(?:st|nd|rd|th)\b`,
+    String.raw`(?:the\s+)?day after tomorrow`,
+    String.raw`(?:this|next|last)\s+(?:week(?:end)?|month|year)`,
     String.raw`(?:${alt(MONTHS)})\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?`,
     String.raw`\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:${alt(MONTHS)})\b`,
-    String.raw`(?:next\s+|this\s+)?(?:${alt(DAYS)})\b`,
+    String.raw`(?:next\s+|this\s+)?(?:${alt(DAYS)})(?:\s+(?:this|next)\s+week)?\b`,
     // money, numbers with a unit word, identifiers mixing letters and digits
     String.raw`[$£€]\s?${NUM}`,
     String.raw`${NUM}\s?(?:%|(?!(?:and|or|the|for|in|on|at|to|of|is|are|was|by|from)\b)[a-z]{2,12}\b)`,
@@ -74,7 +77,7 @@ const VALUE_ANY_CASE = new RegExp(
   "iy",
 );
 // snake_case, camelCase, dotted names (module.function)
-const VALUE_AS_WRITTEN = /(?:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z]+_\w+|_\w+|[a-z]+[A-Z]\w*)/y;
+const VALUE_AS_WRITTEN = /(?:\p{Lu}\p{Ll}+(?: \p{Lu}\p{Ll}+)*, \p{Lu}{2}\b|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z]+_\w+|_\w+|[a-z]+[A-Z]\w*)/uy;
 
 function valueAt(text: string, i: number): string | undefined {
   for (const re of [VALUE_ANY_CASE, VALUE_AS_WRITTEN]) {
@@ -86,6 +89,8 @@ function valueAt(text: string, i: number): string | undefined {
 }
 
 const JOINERS = new Set(["the", "of", "and", "de", "la", "del", "von", "van", "&"]);
+// Title-case names also take these when they are capitalized ("Ac Hotel By Marriott").
+const TITLE_JOINERS = new Set(["by", "at", "on", "in", "for", "with", "to", "a", "an"]);
 
 const ERROR_LINE = /\b(?:error|exception|traceback|failed|failure|fail:|assert(?:ion)?|not found|no such|denied|refused|invalid|cannot|can't|unable|warning)\b/i;
 const WORD = /[\p{L}][\p{L}'&-]*/uy;
@@ -98,8 +103,8 @@ export function textFacts(text: string): Item[] {
   let runCapital = false;
   let runAtSentenceStart = false;
   const endRun = (): void => {
-    // One capitalized word opening a sentence ("Fix", "Sounds") is no name.
-    const name = runCapital && !(run.length === 1 && runAtSentenceStart);
+    // One capitalized word opening a sentence ("Fix", "Sounds") is no name; an acronym ("LAX") is.
+    const name = runCapital && !(run.length === 1 && runAtSentenceStart && !/^\p{Lu}{2,}$/u.test(run[0]));
     if (run.length > 0) out.push({ text: run.join(" "), rank: name ? Rank.Value : Rank.Word });
     run = [];
     runCapital = false;
@@ -121,7 +126,9 @@ export function textFacts(text: string): Item[] {
         const word = w[0];
         const lower = word.toLowerCase();
         // "The", "of", "and" inside a name ("The Threepenny Opera", "Museum of Art") belong to it.
-        const joins = JOINERS.has(lower) && (run.length > 0 || /^\p{Lu}/u.test(word)) && /^\s+\p{Lu}/u.test(text.slice(i + word.length, i + word.length + 3));
+        const capitalized = /^\p{Lu}/u.test(word);
+        const joiner = JOINERS.has(lower) || (capitalized && run.length > 0 && TITLE_JOINERS.has(lower));
+        const joins = joiner && (run.length > 0 || capitalized) && /^\s+\p{Lu}/u.test(text.slice(i + word.length, i + word.length + 3));
         if (STOP.has(lower) && !joins) endRun();
         else {
           // A run with a capitalized word is a name (a place, a venue, a person): a value.
@@ -133,8 +140,9 @@ export function textFacts(text: string): Item[] {
         continue;
       }
     }
-    // Punctuation other than a space ends a phrase.
-    if (c !== " " && !/[\w]/.test(c)) endRun();
+    // "&" inside a name joins it ("Express & Suites"); other punctuation ends a phrase.
+    if (c === "&" && runCapital && /^&\s+\p{Lu}/u.test(text.slice(i, i + 3))) run.push("&");
+    else if (c !== " " && !/[\w]/.test(c)) endRun();
     i++;
   }
   endRun();
