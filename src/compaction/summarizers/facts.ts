@@ -92,7 +92,7 @@ const JOINERS = new Set(["the", "of", "and", "de", "la", "del", "von", "van", "&
 // Title-case names also take these when they are capitalized ("Ac Hotel By Marriott").
 const TITLE_JOINERS = new Set(["by", "at", "on", "in", "for", "with", "to", "a", "an"]);
 
-const ERROR_LINE = /\b(?:error|exception|traceback|failed|failure|fail:|assert(?:ion)?|not found|no such|denied|refused|invalid|cannot|can't|unable|warning)\b/i;
+const ERROR_LINE = /(?:\w*(?:Error|Exception)\b|\b(?:error|exception|traceback|failed|failure|fail:|assert(?:ion)?|not found|no such|denied|refused|invalid|cannot|can't|unable|warning)\b)/i;
 const WORD = /[\p{L}][\p{L}'&-]*/uy;
 
 /** The facts of a text: specific values, runs of capitalized names, and runs of content words. */
@@ -103,9 +103,9 @@ export function textFacts(text: string): Item[] {
   let runCapital = false;
   let runAtSentenceStart = false;
   const endRun = (): void => {
-    // One capitalized word opening a sentence ("Fix", "Sounds") is no name; an acronym ("LAX") is.
-    const name = runCapital && !(run.length === 1 && runAtSentenceStart && !/^\p{Lu}{2,}$/u.test(run[0]));
-    if (run.length > 0) out.push({ text: run.join(" "), rank: name ? Rank.Value : Rank.Word });
+    // A capital that only opens a sentence ("Sounds great", "Fix it") makes no name; an acronym ("LAX") does.
+    const capitals = run.filter((w, k) => /^\p{Lu}/u.test(w) && !(k === 0 && runAtSentenceStart && !/^\p{Lu}{2,}$/u.test(w))).length;
+    if (run.length > 0) out.push({ text: run.join(" "), rank: runCapital && capitals > 0 ? Rank.Value : Rank.Word });
     run = [];
     runCapital = false;
   };
@@ -197,7 +197,12 @@ function outputFacts(text: string): Item[] {
     return out;
   }
   const lines = text.split("\n").length;
-  const out = [...errorLines(text), ...textFacts(text).filter((f) => f.rank >= Rank.Value)];
+  // Paths in output (a listing, a traceback) are what later commands use; other names there
+  // (variables of a printed file) rank as plain words.
+  const values = textFacts(text)
+    .filter((f) => f.rank >= Rank.Value)
+    .map((f) => (/[/\\]|\.[a-z]{1,5}$/i.test(f.text) ? f : { ...f, rank: Rank.Word }));
+  const out = [...errorLines(text), ...values];
   if (lines > 3) out.push({ text: `(${lines} lines)`, rank: Rank.Word });
   return out.length === 0 ? [{ text: text.trim() === "" ? "(empty)" : "ok", rank: Rank.Word }] : out;
 }
