@@ -172,6 +172,11 @@ describe("ptc compare", () => {
     expect(page.match(/<svg /g)).toHaveLength(3);
     expect(page.match(/<rect /g)).toHaveLength(4);
     expect(page).toContain("sliding-window:turns=1: cost");
+    // full is plotted too, every point and bar carries its number, and the page says what was measured.
+    expect(page).toContain("full: cost 1.000x full");
+    expect(page.match(/<text class="label"/g)?.length).toBeGreaterThanOrEqual(8);
+    expect(page).toMatch(/price model gpt-4o: .*token-prefix cache/);
+    expect(page).toContain("<th>&gt;20</th>".replace("&gt;", ">"));
     expect(page).toContain("<polyline");
     expect(page).toMatch(/sliding-window:turns=1: the cache breaks at request \d/);
     // Nothing is loaded from anywhere.
