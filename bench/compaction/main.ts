@@ -11,6 +11,7 @@ import { compareStrategies, renderTable } from "../../src/harness/compare.js";
 import { scoreDetector } from "../../src/harness/goals.js";
 import { loadTranscripts, type Transcript } from "../../src/harness/transcript.js";
 import { codingSessions, multiGoalChats, ptcSessions } from "./sets.js";
+import { agentLoops } from "./agent-loops.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 
 const corpora = join(dirname(fileURLToPath(import.meta.url)), "../../../shared/corpora");
@@ -50,6 +51,8 @@ function agent(): StrategySpec[] {
     { name: "rolling-summary", options: { unit: "step", summarizer: "copy" } },
     { name: "usage-ratio", options: {} },
     { name: "cost-trigger", options: {} },
+    { name: "observation-masking", options: {} },
+    { name: "mask-then-summarize", options: {} },
   ] as StrategySpec[];
 }
 
@@ -68,7 +71,7 @@ async function speed(): Promise<void> {
     messages.push({ role: "tool", tool_call_id: `c${i}`, content: `def f_${i}(x):\n    return x * ${i}\n`.repeat(20) });
   }
   console.log(`\nProjection speed, one 300-message tool-calling conversation (token counts warm, median of 20):`);
-  for (const name of ["full", "sliding-window", "recap", "usage-ratio", "rolling-summary", "goal-boundary", "cost-trigger"]) {
+  for (const name of ["full", "sliding-window", "recap", "usage-ratio", "rolling-summary", "goal-boundary", "cost-trigger", "observation-masking", "mask-then-summarize"]) {
     const spec = { name, options: name === "sliding-window" || name === "rolling-summary" ? { unit: "step" } : {} } as StrategySpec;
     await compact(messages, spec);
     const times: number[] = [];
@@ -79,7 +82,7 @@ async function speed(): Promise<void> {
     }
     times.sort((a, b) => a - b);
     const ms = times[10];
-    console.log(`  ${name.padEnd(16)} ${ms.toFixed(3)} ms   ${((ms * 1000) / messages.length).toFixed(2)} µs per message`);
+    console.log(`  ${name.padEnd(20)} ${ms.toFixed(3)} ms   ${((ms * 1000) / messages.length).toFixed(2)} µs per message`);
   }
 }
 
@@ -97,6 +100,7 @@ async function main(): Promise<void> {
       // Goal labels are scored on the whole corpus, not just the sample.
       if (transcripts.some((t) => t.goals !== undefined)) console.log(await detectors(loadTranscripts(join(corpora, set.file))));
     }
+    await agentLoops(corpora);
   }
   const own: Array<{ label: string; transcripts: Transcript[]; strategies: StrategySpec[] }> = [
     { label: "own multi-goal chats (20)", transcripts: multiGoalChats(20), strategies: dialogue() },

@@ -8,6 +8,7 @@ import { listStrategies, type StrategySpec } from "../compaction/registry.js";
 import "../history/strategy.js";
 import type { Json } from "../compaction/types.js";
 import { compareStrategies, renderTable, type CompareReport } from "../harness/compare.js";
+import { compareUnderCaches, FAR_MESSAGES, renderCacheTable } from "../harness/cache-models.js";
 import { PERSONAS, renderExperiment, runExperiment, SCENARIOS, scriptedRoles, type Persona, type Roles, type Scenario } from "../harness/experiment.js";
 import { scoreDetector } from "../harness/goals.js";
 import { renderHtml } from "../harness/html.js";
@@ -18,7 +19,7 @@ import { loadTranscripts, TranscriptError, type Transcript } from "../harness/tr
 import type { Io } from "./eval.js";
 import { version } from "./version.js";
 
-const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M]... [--summarizer facts|copy | --summarizer-llm MODEL] [--json FILE|-] [--html FILE]
+const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M]... [--summarizer facts|copy | --summarizer-llm MODEL] [--caches] [--json FILE|-] [--html FILE]
        ptc compare --experiment [--live] [--strategy ...]... [--runs N]
 
 Replays each transcript (JSONL: one conversation per line, as in ../shared/corpora) request by
@@ -42,6 +43,9 @@ out. Two floors are always measured: the system prompt with the last message, an
   --summarizer-llm MODEL
                     summaries by MODEL at OPENAI_BASE_URL (any OpenAI-compatible server;
                     OPENAI_API_KEY); their calls and tokens are added to each strategy's cost
+  --caches          also price every strategy under a token-prefix cache, a breakpoint cache
+                    (with its write premium, at the strategy's declared breakpoints) and no cache,
+                    with the transcripts on which each strategy compacted at all
   --json FILE       also write the report as JSON (- for standard output, instead of the table)
   --html FILE       also write a self-contained HTML report with charts (no network needed)
 
@@ -54,6 +58,12 @@ out. Two floors are always measured: the system prompt with the last message, an
 `;
 
 const DEFAULT_MODELS = ["gpt-4o", "claude-sonnet-4"];
+
+// The experiment's conversations are a few thousand tokens long: the hybrid gets a budget they pass, so its summary step acts too.
+const EXPERIMENT_STRATEGIES: StrategySpec[] = [
+  ...["sliding-window:turns=3", "rolling-summary", "goal-boundary", "cost-trigger", "observation-masking"].map(parseStrategy),
+  { name: "mask-then-summarize", options: { trigger: { name: "token-threshold", options: { maxTokens: 1500 } } } },
+];
 
 /** Every registered strategy but full (always measured), with its defaults. */
 const allStrategies = (): string[] => listStrategies().map((s) => s.name).filter((n) => n !== "full");
@@ -102,6 +112,7 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
         "summarizer-llm": { type: "string" },
         json: { type: "string" },
         html: { type: "string" },
+        caches: { type: "boolean" },
         experiment: { type: "boolean" },
         live: { type: "boolean" },
         runs: { type: "string" },
@@ -164,9 +175,13 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     // Labelled corpora (goal starts) also score the offline goal detector against the labels.
     const goals = transcripts.some((t) => t.goals !== undefined && t.goals.length > 1) ? await scoreDetector(domainGoalDetector(), transcripts) : undefined;
     const goalLine = goals === undefined ? "" : `goal boundaries, domain detector: precision ${(goals.precision * 100).toFixed(1)}%, recall ${(goals.recall * 100).toFixed(1)}% (${goals.truePositives} found, ${goals.falsePositives} false, ${goals.falseNegatives} missed)\n`;
-    const json = JSON.stringify({ ...report, ...(goals === undefined ? {} : { goalDetector: goals }) }, null, 2) + "\n";
+    const caches = values.caches === true ? await compareUnderCaches(transcripts, strategies, { model: models[0] }) : undefined;
+    const json = JSON.stringify({ ...report, ...(goals === undefined ? {} : { goalDetector: goals }), ...(caches === undefined ? {} : { caches }) }, null, 2) + "\n";
     if (toStdout) io.stdout.write(json);
-    else io.stdout.write(renderTable(report) + "\n" + goalLine);
+    else {
+      io.stdout.write(renderTable(report) + "\n" + goalLine);
+      if (caches !== undefined) io.stdout.write(`\nCost against full under each cache model (the one measure; far facts: last mentioned ${FAR_MESSAGES}+ messages earlier):\n${renderCacheTable(caches)}\n`);
+    }
     if (values.json !== undefined && !toStdout) writeFileSync(values.json, json);
     if (values.html !== undefined) writeFileSync(values.html, renderHtml(report));
     return 0;
@@ -194,7 +209,7 @@ async function runExperimentCommand(values: { strategy?: string[]; runs?: string
   let strategies: StrategySpec[];
   let roles: (s: Scenario, p: Persona) => Roles;
   try {
-    strategies = (values.strategy ?? ["sliding-window:turns=3", "rolling-summary", "goal-boundary", "cost-trigger"]).map(parseStrategy);
+    strategies = values.strategy === undefined ? EXPERIMENT_STRATEGIES : values.strategy.map(parseStrategy);
     if (values.live) {
       const llm = openaiLlm(values.model === undefined ? {} : { model: values.model });
       roles = () => ({ user: llm, agent: llm, judge: llm });

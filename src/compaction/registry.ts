@@ -10,6 +10,8 @@ import { rollingSummaryStrategy } from "./strategies/rolling-summary.js";
 import { usageRatioStrategy } from "./strategies/usage-ratio.js";
 import { goalBoundaryStrategy } from "./strategies/goal-boundary.js";
 import { costTriggerStrategy } from "./strategies/cost-trigger.js";
+import { observationMaskingStrategy } from "./strategies/observation-masking.js";
+import { maskThenSummarizeStrategy } from "./strategies/mask-then-summarize.js";
 import type { Json, Strategy } from "./types.js";
 
 /** A strategy by name and options, as configuration files and traces carry it. */
@@ -56,4 +58,4 @@ export function listStrategies(): StrategyInfo[] {
   return [...definitions.values()].map((d) => ({ name: d.name, description: d.description, usesLlm: d.usesLlm, defaults: d.schema.parse({}) }));
 }
 
-for (const definition of [fullStrategy, slidingWindowStrategy, recapStrategy, rollingSummaryStrategy, usageRatioStrategy, goalBoundaryStrategy, costTriggerStrategy] as AnyDefinition[]) registerStrategy(definition);
+for (const definition of [fullStrategy, slidingWindowStrategy, recapStrategy, rollingSummaryStrategy, usageRatioStrategy, goalBoundaryStrategy, costTriggerStrategy, observationMaskingStrategy, maskThenSummarizeStrategy] as AnyDefinition[]) registerStrategy(definition);

@@ -8,7 +8,7 @@ import { modelPrice, type PriceTable } from "../compaction/prices.js";
 import { createStrategy, type StrategySpec } from "../compaction/registry.js";
 import { taskIndex } from "../compaction/messages.js";
 import { messageTokens, promptTokens } from "../compaction/tokens.js";
-import type { Json } from "../compaction/types.js";
+import type { CompactionResult, Json } from "../compaction/types.js";
 import { messageText, toolCallText } from "../llm/messages.js";
 import type { ChatMessage, Llm } from "../llm/types.js";
 import type { Transcript } from "./transcript.js";
@@ -109,7 +109,7 @@ function says(m: ChatMessage, re: RegExp): boolean {
  * prompt naming "Cambridge" keeps nothing). A summary a strategy sends as a system message
  * counts: it is not one of the stored messages.
  */
-function holds(messages: readonly ChatMessage[], re: RegExp, systems: ReadonlySet<ChatMessage>): boolean {
+export function holds(messages: readonly ChatMessage[], re: RegExp, systems: ReadonlySet<ChatMessage> = new Set()): boolean {
   for (const m of messages) if (!(m.role === "system" && systems.has(m)) && says(m, re)) return true;
   return false;
 }
@@ -200,6 +200,17 @@ export interface MeasureOptions {
   model?: string;
   /** Receives each request's point (charts). */
   onRequest?: (point: RequestPoint) => void;
+  /** Receives each request as sent (the recorded reply's index, the prompt, the reply's tokens, the compaction's events and statistics), for pricing under other cache models. */
+  onPrompt?: (prompt: SentPrompt) => void;
+}
+
+export interface SentPrompt {
+  readonly index: number;
+  readonly messages: readonly ChatMessage[];
+  readonly outputTokens: number;
+  /** Absent for the baselines, which are no strategy. */
+  readonly events?: CompactionResult["events"];
+  readonly stats?: CompactionResult["stats"];
 }
 
 /** The metrics of one transcript under one strategy. */
@@ -239,6 +250,7 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
     const cacheBreak = measured[0]?.cacheBreak ?? false;
     if (cacheBreak) m.rewrites++;
     options.onRequest?.({ tokens, cacheBreak });
+    options.onPrompt?.({ index: j, messages: sent, outputTokens: reply, ...(result === undefined ? {} : { events: result.events, stats: result.stats }) });
     m.requests++;
     m.inputTokens += tokens;
     m.peakPrompt = Math.max(m.peakPrompt, tokens);
