@@ -95,6 +95,20 @@ describe("strict, stratified retention", () => {
     expect(window.compacted).toBeGreaterThan(0);
   });
 
+  it("counts a summary the strategy sends as a system message: only the conversation's own system messages are ignored", async () => {
+    const steps: Transcript["messages"] = [{ role: "system", content: "You are a coding agent." }, { role: "user", content: "Fix the failing import." }];
+    for (let i = 0; i < 8; i++) {
+      steps.push({ role: "assistant", content: `Step ${i}.`, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: i === 0 ? "python src/pkg/cli_main.py --check" : `ls dir_${i}` }) } }] });
+      steps.push({ role: "tool", tool_call_id: `c${i}`, content: i === 0 ? "name = pkg\nversion = 1.0\nentry = src/pkg/cli_main.py" : Array.from({ length: 30 }, (_, k) => `file_${i}_${k}.txt`).join("\n") });
+    }
+    steps.push({ role: "assistant", content: "Done." });
+    const t: Transcript = { id: "steps", messages: steps, probes: [{ fact: "entry", value: "src/pkg/cli_main.py", introduced_at: 2, needed_at: [steps.length - 1] }] };
+    const seen: string[] = [];
+    const m = await measure(t, { name: "rolling-summary", options: { unit: "step" } }, { models, onPrompt: (p) => void (p.index === steps.length - 1 && seen.push(...p.messages.filter((x) => x.role === "system").map((x) => String(x.content)))) });
+    expect(seen.some((c) => c.startsWith("[Summary of"))).toBe(true);
+    expect([m.midNeeded, m.midKept]).toEqual([1, 1]);
+  });
+
   it("says a strategy that never sent less than everything never triggered, instead of showing its retention", async () => {
     const r = await compareStrategies([t], [{ name: "sliding-window", options: { turns: 50 } }], { models });
     expect(r.rows[1].triggered).toBe(false);
