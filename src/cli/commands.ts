@@ -1,10 +1,8 @@
 // The `ptc` command's dispatch: each subcommand parses its own options and returns an exit
 // code. Kept apart from the bin (main.ts) so tests run commands in-process instead of spawning.
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { runCompareCommand } from "./compare.js";
+import { version } from "./version.js";
 import { runDemoCommand } from "./demo.js";
 import { runProxyCommand } from "./proxy.js";
 import { runEvalCommand, usageFailure, type Io } from "./eval.js";
@@ -67,21 +65,6 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
     return 0;
   },
 };
-
-/** The package version, found by walking up from this file (src/cli or dist/src/cli). */
-function version(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const file = join(dir, "package.json");
-    if (existsSync(file)) {
-      const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
-      if (pkg.name === "ptc-lisp") return pkg.version ?? "unknown";
-    }
-    const up = dirname(dir);
-    if (up === dir) return "unknown";
-    dir = up;
-  }
-}
 
 /** Runs `ptc ARGV...` and returns the exit code. */
 export async function runCli(argv: string[], io: Io): Promise<number> {

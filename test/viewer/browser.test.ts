@@ -181,12 +181,13 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
 
   it("opens a compaction report as a self-contained file: the table and its charts", async () => {
     const page = await open("c1", pathToFileURL(reportFile).href);
-    expect(await page.locator("table.strategies tbody tr").count()).toBe(3);
-    expect(await page.locator("table.strategies tbody tr td:first-child").allTextContents()).toEqual(["full", "sliding-window:turns=2", "rolling-summary"]);
-    expect(await page.locator("[data-chart=strategy-bars] rect.bar").count()).toBe(3);
-    expect(await page.locator("[data-chart=cost-retention] circle.point").count()).toBe(3);
+    // full, the two strategies, and the two baselines.
+    expect(await page.locator("table.strategies tbody tr").count()).toBe(5);
+    expect(await page.locator("table.strategies tbody tr td:first-child").allTextContents()).toEqual(["full", "sliding-window:turns=2", "rolling-summary", "baseline:system+last", "baseline:system+task+last"]);
+    expect(await page.locator("[data-chart=strategy-bars] rect.bar").count()).toBe(5);
+    expect(await page.locator("[data-chart=cost-retention] circle.point").count()).toBe(5);
     const lines = await page.locator("[data-chart=requests] polyline.series").evaluateAll((ps) => ps.map((p) => (p.getAttribute("points") ?? "").trim().split(/\s+/).length));
-    expect(lines).toEqual([14, 14, 14]);
+    expect(lines).toEqual([14, 14, 14, 14, 14]);
     await shot(page, "viewer-report.png");
   });
 
