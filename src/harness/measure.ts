@@ -4,7 +4,8 @@
 // what the compaction itself spent, and whether each probe fact is still in the prompt that needs it.
 import { compact } from "../compaction/compact.js";
 import { requestCost, sharedPrefixTokens, type PriceModel } from "../compaction/cost.js";
-import { createStrategy, type StrategySpec } from "../compaction/registry.js";
+import type { StrategySpec } from "../compaction/registry.js";
+import { defaultStrategies } from "../history/registry.js";
 import { messageTokens, promptTokens, TOKENS_PER_REPLY } from "../compaction/tokens.js";
 import type { Json } from "../compaction/types.js";
 import { messageText, toolCallText } from "../llm/messages.js";
@@ -62,7 +63,7 @@ export interface MeasureOptions {
 
 /** The metrics of one transcript under one strategy. */
 export async function measure(t: Transcript, spec: StrategySpec | string, options: MeasureOptions): Promise<Metrics> {
-  const strategy = createStrategy(spec);
+  const strategy = defaultStrategies.create(spec);
   const m = emptyMetrics();
   const needs = new Map<number, RegExp[]>();
   for (const p of t.probes ?? []) for (const j of p.needed_at) needs.set(j, [...(needs.get(j) ?? []), probePattern(p.value)]);

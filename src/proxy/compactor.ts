@@ -5,7 +5,7 @@
 // tool schemas and the reserved output, calibrated by what the upstream reported before.
 import { compact } from "../compaction/compact.js";
 import { contextLimit, toolTokens } from "../compaction/models.js";
-import { createStrategy } from "../compaction/registry.js";
+import { defaultStrategies } from "../history/registry.js";
 import type { CompactionResult, Json, Strategy } from "../compaction/types.js";
 import type { ChatMessage, Llm } from "../llm/types.js";
 import type { ProxyConfig } from "./config.js";
@@ -171,7 +171,7 @@ export class Compactor {
     let s = this.strategies.get(key);
     if (s === undefined) {
       if (this.strategies.size >= 256) this.strategies.clear();
-      s = createStrategy(spec);
+      s = defaultStrategies.create(spec);
       this.strategies.set(key, s);
     }
     return s;
