@@ -12,6 +12,7 @@ import { compareStrategies, renderTable } from "../../src/harness/compare.js";
 import { scoreDetector } from "../../src/harness/goals.js";
 import { loadTranscripts, type Transcript } from "../../src/harness/transcript.js";
 import { codingSessions, multiGoalChats, ptcSessions } from "./sets.js";
+import { agentLoops } from "./agent-loops.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 
 const corpora = join(dirname(fileURLToPath(import.meta.url)), "../../../shared/corpora");
@@ -43,6 +44,8 @@ function agent(): StrategySpec[] {
     { name: "rolling-summary", options: { unit: "step" } },
     { name: "usage-ratio", options: {} },
     { name: "cost-trigger", options: {} },
+    { name: "observation-masking", options: {} },
+    { name: "mask-then-summarize", options: {} },
   ] as StrategySpec[];
 }
 
@@ -53,7 +56,7 @@ async function speed(): Promise<void> {
     messages.push({ role: "tool", tool_call_id: `c${i}`, content: `def f_${i}(x):\n    return x * ${i}\n`.repeat(20) });
   }
   console.log(`\nProjection speed, one 300-message tool-calling conversation (token counts warm, median of 20):`);
-  for (const name of ["full", "sliding-window", "recap", "usage-ratio", "rolling-summary", "goal-boundary", "cost-trigger"]) {
+  for (const name of ["full", "sliding-window", "recap", "usage-ratio", "rolling-summary", "goal-boundary", "cost-trigger", "observation-masking", "mask-then-summarize"]) {
     const spec = { name, options: name === "sliding-window" || name === "rolling-summary" ? { unit: "step" } : {} } as StrategySpec;
     await compact(messages, spec, { registry: defaultStrategies });
     const times: number[] = [];
@@ -64,7 +67,7 @@ async function speed(): Promise<void> {
     }
     times.sort((a, b) => a - b);
     const ms = times[10];
-    console.log(`  ${name.padEnd(16)} ${ms.toFixed(3)} ms   ${((ms * 1000) / messages.length).toFixed(2)} µs per message`);
+    console.log(`  ${name.padEnd(20)} ${ms.toFixed(3)} ms   ${((ms * 1000) / messages.length).toFixed(2)} µs per message`);
   }
 }
 
@@ -82,6 +85,7 @@ async function main(): Promise<void> {
         console.log(`goal boundaries, heuristic detector: precision ${(score.precision * 100).toFixed(1)}%, recall ${(score.recall * 100).toFixed(1)}% (${score.truePositives} found, ${score.falsePositives} false, ${score.falseNegatives} missed)`);
       }
     }
+    await agentLoops(corpora);
   }
   const own: Array<{ label: string; transcripts: Transcript[]; strategies: StrategySpec[] }> = [
     { label: "own multi-goal chats (20)", transcripts: multiGoalChats(20), strategies: dialogue() },

@@ -7,6 +7,7 @@ import { priceFor } from "../compaction/cost.js";
 import type { StrategySpec } from "../compaction/registry.js";
 import type { Json } from "../compaction/types.js";
 import { compareStrategies, renderTable } from "../harness/compare.js";
+import { compareUnderCaches, FAR_MESSAGES, renderCacheTable } from "../harness/cache-models.js";
 import { PERSONAS, renderExperiment, runExperiment, SCENARIOS, scriptedRoles, type Persona, type Roles, type Scenario } from "../harness/experiment.js";
 import { scoreDetector } from "../harness/goals.js";
 import { renderHtml } from "../harness/html.js";
@@ -16,7 +17,7 @@ import { openaiLlm } from "../llm/openai.js";
 import { loadTranscripts, TranscriptError, type Transcript } from "../harness/transcript.js";
 import type { Io } from "./eval.js";
 
-const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M] [--json FILE] [--html FILE]
+const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M] [--caches] [--json FILE] [--html FILE]
        ptc compare --experiment [--live] [--strategy ...]... [--runs N]
 
 Replays each transcript (JSONL: one conversation per line, as in ../shared/corpora) request by
@@ -27,21 +28,32 @@ that needs them. Strategies that summarize do so extractively (no model is calle
 
   --strategy SPEC   a strategy and its options, e.g. sliding-window:turns=3 (repeatable;
                     default: sliding-window, recap, rolling-summary, usage-ratio, goal-boundary,
-                    cost-trigger); full is always measured as the baseline
+                    cost-trigger, observation-masking, mask-then-summarize); full is always
+                    measured as the baseline
   --limit N         the first N conversations of each file
   --model M         prices and context limits of this model (default: gpt-4o)
+  --caches          also price every strategy under a token-prefix cache, a breakpoint cache
+                    (with its write premium) and no cache, with far-fact retention and the
+                    transcripts on which each strategy compacted at all
   --json FILE       also write the report as JSON
   --html FILE       also write a self-contained HTML report with charts (no network needed)
 
   --experiment      instead of transcripts, run the goal experiment (seed 004): a simulated user
                     with goals and a persona talks to an agent under each strategy and a judge
-                    scores the goals met; prints token reduction, goal success and efficiency.
+                    scores the goals met; prints token reduction, goal success, efficiency and
+                    in how many conversations each strategy compacted at all ("never" is said).
                     Offline the user, agent and judge are scripted; with --live they are the
                     model at OPENAI_BASE_URL (OPENAI_API_KEY, OPENAI_MODEL or --model)
   --runs N          repetitions of every scenario and persona (default 1)
 `;
 
-const DEFAULT_STRATEGIES = ["sliding-window", "recap", "rolling-summary", "usage-ratio", "goal-boundary", "cost-trigger"];
+const DEFAULT_STRATEGIES = ["sliding-window", "recap", "rolling-summary", "usage-ratio", "goal-boundary", "cost-trigger", "observation-masking", "mask-then-summarize"];
+
+// The experiment's conversations are a few thousand tokens long: the hybrid gets a budget they pass, so its summary step acts too.
+const EXPERIMENT_STRATEGIES: StrategySpec[] = [
+  ...["sliding-window:turns=3", "rolling-summary", "goal-boundary", "cost-trigger", "observation-masking"].map(parseStrategy),
+  { name: "mask-then-summarize", options: { trigger: { name: "token-threshold", options: { maxTokens: 1500 } } } },
+];
 
 /** `name:key=value,key=value` to a strategy spec; values read as JSON where they parse. */
 export function parseStrategy(text: string): StrategySpec {
@@ -67,7 +79,7 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
   let values;
   let files: string[];
   try {
-    const parsed = parseArgs({ args, allowPositionals: true, options: { strategy: { type: "string", multiple: true }, limit: { type: "string" }, model: { type: "string" }, json: { type: "string" }, html: { type: "string" }, experiment: { type: "boolean" }, live: { type: "boolean" }, runs: { type: "string" }, help: { type: "boolean", short: "h" } } });
+    const parsed = parseArgs({ args, allowPositionals: true, options: { strategy: { type: "string", multiple: true }, limit: { type: "string" }, model: { type: "string" }, json: { type: "string" }, html: { type: "string" }, caches: { type: "boolean" }, experiment: { type: "boolean" }, live: { type: "boolean" }, runs: { type: "string" }, help: { type: "boolean", short: "h" } } });
     values = parsed.values;
     files = parsed.positionals;
   } catch (e) {
@@ -112,12 +124,14 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
         : {}),
     });
     io.stdout.write(renderTable(report) + "\n");
+    const caches = values.caches === true ? await compareUnderCaches(transcripts, strategies, { model }) : undefined;
+    if (caches !== undefined) io.stdout.write(`\nCost against full under each cache model (the one measure; far facts: last mentioned ${FAR_MESSAGES}+ messages earlier):\n${renderCacheTable(caches)}\n`);
     // Labelled corpora (goal starts) also score the offline goal detector against the labels.
     if (transcripts.some((t) => t.goals !== undefined && t.goals.length > 1)) {
       const score = await scoreDetector(heuristicGoalDetector(), transcripts);
       io.stdout.write(`goal boundaries, heuristic detector: precision ${(score.precision * 100).toFixed(1)}%, recall ${(score.recall * 100).toFixed(1)}% (${score.truePositives} found, ${score.falsePositives} false, ${score.falseNegatives} missed)\n`);
     }
-    if (values.json !== undefined) writeFileSync(values.json, JSON.stringify(report, null, 2) + "\n");
+    if (values.json !== undefined) writeFileSync(values.json, JSON.stringify(caches === undefined ? report : { ...report, caches }, null, 2) + "\n");
     if (values.html !== undefined) writeFileSync(values.html, renderHtml(report));
     return 0;
   } catch (e) {
@@ -144,7 +158,7 @@ async function runExperimentCommand(values: { strategy?: string[]; runs?: string
   let strategies: StrategySpec[];
   let roles: (s: Scenario, p: Persona) => Roles;
   try {
-    strategies = (values.strategy ?? ["sliding-window:turns=3", "rolling-summary", "goal-boundary", "cost-trigger"]).map(parseStrategy);
+    strategies = values.strategy === undefined ? EXPERIMENT_STRATEGIES : values.strategy.map(parseStrategy);
     if (values.live) {
       const llm = openaiLlm(values.model === undefined ? {} : { model: values.model });
       roles = () => ({ user: llm, agent: llm, judge: llm });

@@ -11,6 +11,8 @@ import { rollingSummaryStrategy } from "./strategies/rolling-summary.js";
 import { usageRatioStrategy } from "./strategies/usage-ratio.js";
 import { goalBoundaryStrategy } from "./strategies/goal-boundary.js";
 import { costTriggerStrategy } from "./strategies/cost-trigger.js";
+import { observationMaskingStrategy } from "./strategies/observation-masking.js";
+import { maskThenSummarizeStrategy } from "./strategies/mask-then-summarize.js";
 import type { Json, Strategy } from "./types.js";
 
 /** A strategy by name and options, as configuration files and traces carry it. */
@@ -76,7 +78,7 @@ export class StrategyRegistry {
 }
 
 /** The strategies for any chat history (the interpreter-aware one is added above, in src/history). */
-export const compactionStrategies = new StrategyRegistry([fullStrategy, slidingWindowStrategy, recapStrategy, rollingSummaryStrategy, usageRatioStrategy, goalBoundaryStrategy, costTriggerStrategy]);
+export const compactionStrategies = new StrategyRegistry([fullStrategy, slidingWindowStrategy, recapStrategy, rollingSummaryStrategy, usageRatioStrategy, goalBoundaryStrategy, costTriggerStrategy, observationMaskingStrategy, maskThenSummarizeStrategy]);
 
 /** An instance as it is, or a name or spec built from `registry`. */
 export function resolveStrategy(strategy: Strategy | StrategySpec | string, registry: StrategyRegistry = compactionStrategies): Strategy {

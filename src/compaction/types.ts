@@ -112,6 +112,12 @@ export interface Strategy<S extends Json = Json, R = unknown> {
   /** The state of a conversation it has never seen. */
   initialState(): S;
   project(conversation: Conversation<R>, state: S, context: CompactionContext): CompactionResult<S> | Promise<CompactionResult<S>>;
+  /**
+   * Indices of messages in a projection that the next projections keep unchanged up to, where a
+   * breakpoint cache (Anthropic's `cache_control`) should be marked besides the last message, so
+   * the cached prefix survives when the strategy rewrites what follows. Optional.
+   */
+  cacheBreakpoints?(projected: readonly ChatMessage[]): number[];
 }
 
 /** When to compact, separate from how. */

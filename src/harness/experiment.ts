@@ -68,6 +68,12 @@ export interface Roles {
   user: Llm;
   agent: Llm;
   judge: Llm;
+  /**
+   * The agent's lookup tool: when given, the agent searches before answering each user message
+   * that is not a confirmation request (an assistant tool call and its result are stored), so
+   * the conversations carry tool output as real agent loops do.
+   */
+  search?: (query: string) => string;
 }
 
 export interface ConversationResult {
@@ -80,11 +86,14 @@ export interface ConversationResult {
   goals: number;
   goalsMet: number;
   turns: number;
+  /** Whether the strategy compacted anything in any of the agent's prompts. */
+  compacted: boolean;
 }
 
 const AGENT_SYSTEM = "You are a helpful travel assistant. Help the user with bookings; when asked to confirm, repeat every detail they gave.";
 const MAX_TURNS = 24;
 const DONE = "DONE";
+const CONFIRM = /confirm my \[[\w-]+\] details/;
 
 /** The user's goals as the live user model is told them. */
 function userBrief(s: Scenario, p: Persona): string {
@@ -96,17 +105,24 @@ function userBrief(s: Scenario, p: Persona): string {
 export async function runConversation(scenario: Scenario, persona: Persona, strategy: StrategySpec | string, roles: Roles, signal?: AbortSignal): Promise<ConversationResult> {
   const stored: ChatMessage[] = [{ role: "system", content: AGENT_SYSTEM }];
   // The user model sees the conversation from its side: its own messages as assistant turns.
-  const userView = (): ChatMessage[] => [{ role: "system", content: userBrief(scenario, persona) }, ...stored.slice(1).map((m) => ({ role: m.role === "user" ? ("assistant" as const) : ("user" as const), content: messageText(m) }))];
+  const userView = (): ChatMessage[] => [{ role: "system", content: userBrief(scenario, persona) }, ...spoken(stored).map((m) => ({ role: m.role === "user" ? ("assistant" as const) : ("user" as const), content: messageText(m) }))];
   let state: Json | undefined;
   let inputTokens = 0;
   let fullTokens = 0;
   let turns = 0;
+  let compacted = false;
   for (; turns < MAX_TURNS; turns++) {
     const said = (await roles.user.complete({ messages: userView(), turn: turns + 1, ...(signal ? { signal } : {}) })).content.trim();
     if (said === DONE || said.endsWith(DONE)) break;
     stored.push({ role: "user", content: said });
+    if (roles.search !== undefined && !CONFIRM.test(said)) {
+      const id = `search_${turns + 1}`;
+      stored.push({ role: "assistant", content: "Let me look that up.", tool_calls: [{ id, type: "function", function: { name: "search", arguments: JSON.stringify({ query: said }) } }] });
+      stored.push({ role: "tool", tool_call_id: id, content: roles.search(said) });
+    }
     const result = await compact(stored, strategy, { ...(state === undefined ? {} : { state }) });
     state = result.state;
+    if (result.events.some((e) => e.kind === "compacted")) compacted = true;
     inputTokens += promptTokens(result.messages);
     fullTokens += promptTokens(stored);
     const reply = await roles.agent.complete({ messages: result.messages, turn: turns + 1, ...(signal ? { signal } : {}) });
@@ -114,7 +130,7 @@ export async function runConversation(scenario: Scenario, persona: Persona, stra
   }
   const verdict = await roles.judge.complete({ messages: [{ role: "system", content: judgeBrief(scenario) }, { role: "user", content: transcriptText(stored) }], ...(signal ? { signal } : {}) });
   const met = parseVerdict(verdict.content, scenario.goals.length);
-  return { scenario: scenario.id, persona: persona.id, strategy: typeof strategy === "string" ? strategy : strategy.name, inputTokens, fullTokens, goals: scenario.goals.length, goalsMet: met, turns };
+  return { scenario: scenario.id, persona: persona.id, strategy: typeof strategy === "string" ? strategy : strategy.name, inputTokens, fullTokens, goals: scenario.goals.length, goalsMet: met, turns, compacted };
 }
 
 function judgeBrief(s: Scenario): string {
@@ -123,10 +139,14 @@ function judgeBrief(s: Scenario): string {
 }
 
 function transcriptText(messages: readonly ChatMessage[]): string {
-  return messages
-    .slice(1)
+  return spoken(messages)
     .map((m) => `${m.role}: ${messageText(m)}`)
     .join("\n");
+}
+
+/** What the user and the judge see: the spoken turns, without the system prompt and the agent's lookups. */
+function spoken(messages: readonly ChatMessage[]): ChatMessage[] {
+  return messages.slice(1).filter((m) => m.role !== "tool" && (m.tool_calls === undefined || m.tool_calls.length === 0));
 }
 
 /** The number of goals the judge marked achieved; an unreadable verdict counts none. */
@@ -196,8 +216,25 @@ function scriptedJudge(scenario: Scenario): Llm {
   };
 }
 
+const VENUES = ["Ortega", "Ashley", "Lin's", "Okafor House", "Marsh Lane", "Bauer's", "Ruiz Grill", "Sato", "Riverside", "Old Mill", "Station View", "Market Hall"];
+const KINDS = ["Italian", "Thai", "British", "Indian", "French", "Japanese"];
+
+/**
+ * The scripted lookup: twelve results, each a line with a name, kind, area, price, rating and
+ * opening hours (about 300 tokens), the size of a real search tool's answer. Deterministic in
+ * the query; it carries no goal tag, so the agent never reads a goal's details from it.
+ */
+function scriptedSearch(query: string): string {
+  let seed = 0;
+  for (const ch of query) seed = (seed * 31 + ch.charCodeAt(0)) % 9973;
+  return VENUES.map((v, i) => {
+    const k = (seed + i * 7) % 97;
+    return `${i + 1}. ${v} (${KINDS[k % KINDS.length]}), ${["centre", "north", "south", "station"][k % 4]} area, ${["cheap", "moderate", "expensive"][k % 3]}, rated ${(3 + (k % 20) / 10).toFixed(1)}, open ${10 + (k % 4)}:00 to ${21 + (k % 3)}:30, ${(k % 9) + 1} tables free tonight`;
+  }).join("\n");
+}
+
 export function scriptedRoles(scenario: Scenario, persona: Persona): Roles {
-  return { user: scriptedUser(scenario, persona), agent: scriptedAgent(), judge: scriptedJudge(scenario) };
+  return { user: scriptedUser(scenario, persona), agent: scriptedAgent(), judge: scriptedJudge(scenario), search: scriptedSearch };
 }
 
 export interface ExperimentRow {
@@ -211,6 +248,8 @@ export interface ExperimentRow {
   accuracyDrop: number;
   /** reduction / (1 + accuracy drop). */
   efficiency: number;
+  /** Conversations in which the strategy compacted at all (0: it never fired, and its figures measure nothing). */
+  acted: number;
 }
 
 /** Every scenario × persona under each strategy (full always included as the baseline). */
@@ -232,14 +271,16 @@ export async function runExperiment(strategies: ReadonlyArray<StrategySpec | str
     const reduction = full === 0 ? 0 : 1 - input / full;
     const gsr = gsrOf(rs);
     const accuracyDrop = fullGsr - gsr;
-    return { strategy: specLabel(spec), conversations: rs.length, reduction, gsr, accuracyDrop, efficiency: reduction / (1 + accuracyDrop) };
+    return { strategy: specLabel(spec), conversations: rs.length, reduction, gsr, accuracyDrop, efficiency: reduction / (1 + accuracyDrop), acted: rs.filter((r) => r.compacted).length };
   });
 }
 
 export function renderExperiment(rows: readonly ExperimentRow[]): string {
-  const head = ["strategy", "conversations", "token reduction", "goal success", "accuracy drop", "efficiency"];
-  const cells = rows.map((r) => [r.strategy, String(r.conversations), `${(r.reduction * 100).toFixed(1)}%`, `${(r.gsr * 100).toFixed(1)}%`, `${(r.accuracyDrop * 100).toFixed(1)} pt`, r.efficiency.toFixed(3)]);
+  const head = ["strategy", "conversations", "token reduction", "goal success", "accuracy drop", "efficiency", "acted"];
+  const base = (r: ExperimentRow): boolean => r.strategy === "full";
+  const cells = rows.map((r) => [r.strategy, String(r.conversations), `${(r.reduction * 100).toFixed(1)}%`, `${(r.gsr * 100).toFixed(1)}%`, `${(r.accuracyDrop * 100).toFixed(1)} pt`, r.efficiency.toFixed(3), base(r) ? "-" : r.acted === 0 ? "never" : `${r.acted}/${r.conversations}`]);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   const line = (c: string[]) => c.map((x, i) => (i === 0 ? x.padEnd(widths[i]) : x.padStart(widths[i]))).join("  ");
-  return [line(head), line(widths.map((w) => "-".repeat(w))), ...cells.map(line)].join("\n");
+  const idle = rows.filter((r) => !base(r) && r.acted === 0).map((r) => `${r.strategy} never compacted: its trigger was not reached in these conversations, so its row measures nothing.`);
+  return [line(head), line(widths.map((w) => "-".repeat(w))), ...cells.map(line), ...idle].join("\n");
 }

@@ -4,10 +4,10 @@
 // what the compaction itself spent, and whether each probe fact is still in the prompt that needs it.
 import { compact } from "../compaction/compact.js";
 import { requestCost, sharedPrefixTokens, type PriceModel } from "../compaction/cost.js";
-import type { StrategySpec } from "../compaction/registry.js";
+import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import { defaultStrategies } from "../history/registry.js";
 import { messageTokens, promptTokens, TOKENS_PER_REPLY } from "../compaction/tokens.js";
-import type { Json } from "../compaction/types.js";
+import type { CompactionResult, Json } from "../compaction/types.js";
 import { messageText, toolCallText } from "../llm/messages.js";
 import type { ChatMessage, Llm } from "../llm/types.js";
 import type { Transcript } from "./transcript.js";
@@ -41,7 +41,7 @@ export function probePattern(value: string): RegExp {
   return new RegExp(`(?<![A-Za-z0-9])${value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![A-Za-z0-9])`, "i");
 }
 
-function holds(messages: readonly ChatMessage[], re: RegExp): boolean {
+export function holds(messages: readonly ChatMessage[], re: RegExp): boolean {
   for (const m of messages) if (re.test(messageText(m)) || (m.tool_calls !== undefined && re.test(toolCallText(m)))) return true;
   return false;
 }
@@ -59,11 +59,23 @@ export interface MeasureOptions {
   model?: string;
   /** Receives each request's point (charts). */
   onRequest?: (point: RequestPoint) => void;
+  /** Where strategies given by name are found (default: every shipped strategy). */
+  registry?: StrategyRegistry;
+  /** Receives each request as sent (the recorded reply's index, the prompt, the reply's tokens, the compaction's events and statistics), for pricing under other cache models. */
+  onPrompt?: (prompt: SentPrompt) => void;
+}
+
+export interface SentPrompt {
+  readonly index: number;
+  readonly messages: readonly ChatMessage[];
+  readonly outputTokens: number;
+  readonly events: CompactionResult["events"];
+  readonly stats: CompactionResult["stats"];
 }
 
 /** The metrics of one transcript under one strategy. */
 export async function measure(t: Transcript, spec: StrategySpec | string, options: MeasureOptions): Promise<Metrics> {
-  const strategy = defaultStrategies.create(spec);
+  const strategy = (options.registry ?? defaultStrategies).create(spec);
   const m = emptyMetrics();
   const needs = new Map<number, RegExp[]>();
   for (const p of t.probes ?? []) for (const j of p.needed_at) needs.set(j, [...(needs.get(j) ?? []), probePattern(p.value)]);
@@ -89,6 +101,7 @@ export async function measure(t: Transcript, spec: StrategySpec | string, option
     const cacheBreak = previous !== null && cached < promptTokens(previous) - TOKENS_PER_REPLY;
     if (cacheBreak) m.rewrites++;
     options.onRequest?.({ tokens, cacheBreak });
+    options.onPrompt?.({ index: j, messages: sent, outputTokens: messageTokens(t.messages[j]), events: result.events, stats: result.stats });
     m.requests++;
     m.inputTokens += tokens;
     m.peakPrompt = Math.max(m.peakPrompt, tokens);

@@ -58,6 +58,8 @@ const OPTIONS: Record<string, Record<string, Json>> = {
   "usage-ratio": { contextLimit: 300 },
   "goal-boundary": { overlap: 0.5 },
   "cost-trigger": { remainingTurns: 200, price: { input: 3, output: 15, provider: "anthropic" }, summaryMaxTokens: 60 },
+  "observation-masking": { turns: 1, polling: 2, firstLineChars: 12 },
+  "mask-then-summarize": { turns: 1, polling: 1, firstLineChars: 12, trigger: { name: "token-threshold", options: { maxTokens: 150 } } },
 };
 
 // A deterministic stand-in for the summarizer's model: it answers whatever it is asked, from the request alone.

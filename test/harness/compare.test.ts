@@ -115,6 +115,18 @@ describe("ptc compare", () => {
     expect(report.rows[1]).toMatchObject({ strategy: "sliding-window:turns=1", options: { turns: 1 }, retention: 0 });
   });
 
+  it("with --caches, prices every strategy under the three cache models and says which never fired", async () => {
+    const json = join(dir, "caches.json");
+    const r = await cli([file, "--strategy", "sliding-window:turns=1", "--strategy", "observation-masking", "--caches", "--json", json]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/\nCost against full under each cache model/);
+    expect(r.stdout).toMatch(/cost token-prefix +cost breakpoint +cost none/);
+    expect(r.stdout).toMatch(/\nobservation-masking +[\d,]+ +0\.0% +1\.000x +1\.000x +1\.000x .* never\n/);
+    const report = JSON.parse(readFileSync(json, "utf8")) as { caches: { models: string[]; rows: Array<{ strategy: string; fired: number }> } };
+    expect(report.caches.models).toEqual(["token-prefix", "breakpoint", "none"]);
+    expect(report.caches.rows.map((row) => [row.strategy, row.fired])).toEqual([["full", 0], ["sliding-window:turns=1", 1], ["observation-masking", 0]]);
+  });
+
   it("writes a self-contained HTML report with its charts", async () => {
     const html = join(dir, "report.html");
     const r = await cli([file, "--strategy", "sliding-window:turns=1", "--html", html]);

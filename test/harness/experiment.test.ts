@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runCli } from "../../src/cli/commands.js";
-import { parseVerdict, PERSONAS, runConversation, runExperiment, SCENARIOS, scriptedRoles } from "../../src/harness/experiment.js";
+import { parseVerdict, PERSONAS, renderExperiment, runConversation, runExperiment, SCENARIOS, scriptedRoles } from "../../src/harness/experiment.js";
 
 const cli = async (args: string[]) => {
   let stdout = "";
@@ -45,6 +45,25 @@ describe("offline experiment", () => {
     expect(window.efficiency).toBeCloseTo(window.reduction / (1 + window.accuracyDrop), 10);
   });
 
+  it("with the agent's lookups in the conversations, masking old results keeps every goal and still saves tokens", async () => {
+    const [scenario, persona] = [SCENARIOS[3], PERSONAS[1]];
+    const full = await runConversation(scenario, persona, "full", scriptedRoles(scenario, persona));
+    const masked = await runConversation(scenario, persona, "observation-masking", scriptedRoles(scenario, persona));
+    expect(masked.compacted).toBe(true);
+    expect(masked.goalsMet).toBe(full.goalsMet);
+    expect(masked.inputTokens).toBeLessThan(full.inputTokens);
+  });
+
+  it("says when a strategy never compacted", async () => {
+    const rows = await runExperiment([{ name: "usage-ratio", options: { threshold: 0.99 } }, { name: "sliding-window", options: { turns: 2 } }], scriptedRoles);
+    expect(rows.map((r) => r.acted)).toEqual([0, 0, expect.any(Number)]);
+    expect(rows[2].acted).toBeGreaterThan(0);
+    const text = renderExperiment(rows);
+    expect(text).toMatch(/\nusage-ratio:threshold=0.99 .* never\n/);
+    expect(text).toMatch(/usage-ratio:threshold=0.99 never compacted/);
+    expect(text).not.toMatch(/sliding-window:turns=2 never compacted/);
+  });
+
   it("runs from ptc compare --experiment, and checks its options", async () => {
     const r = await cli(["--experiment", "--strategy", "sliding-window:turns=2"]);
     expect(r.code).toBe(0);
@@ -52,6 +71,11 @@ describe("offline experiment", () => {
     expect(r.stdout).toMatch(/\nfull +12 +0\.0% +100\.0%/);
     expect(r.stdout).toMatch(/\nsliding-window:turns=2 +12 /);
     expect((await cli(["--experiment", "--runs", "0"])).code).toBe(2);
+    // The default strategies all act on the offline conversations.
+    const defaults = await cli(["--experiment"]);
+    expect(defaults.code).toBe(0);
+    for (const name of ["sliding-window", "rolling-summary", "goal-boundary", "cost-trigger", "observation-masking", "mask-then-summarize"]) expect(defaults.stdout).toMatch(new RegExp(`\\n${name}\\S* .* \\d+/12\\n`));
+    expect(defaults.stdout).not.toMatch(/never/);
     expect((await cli(["--live"])).stderr).toMatch(/--live applies to --experiment/);
   });
 });

@@ -28,9 +28,12 @@ export function fingerprint(messages: readonly ChatMessage[], end: number): stri
   return h.digest("hex").slice(0, 32);
 }
 
+/** How every rolling summary as sent begins. */
+export const SUMMARY_HEADER = "[Summary of ";
+
 /** The summary as sent: a header that says what it is and that [done] requests are finished. */
 export function summaryText(summary: string, replaced: number): string {
-  return `[Summary of ${replaced} earlier messages. Requests marked [done] were already carried out; do not repeat them.]\n${summary}`;
+  return `${SUMMARY_HEADER}${replaced} earlier messages. Requests marked [done] were already carried out; do not repeat them.]\n${summary}`;
 }
 
 function isRollingState(s: Json): s is RollingState {

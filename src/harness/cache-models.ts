@@ -1,0 +1,163 @@
+// Strategies side by side under several cache models at once: each transcript is replayed once
+// per strategy and every prompt is priced by one meter per cache model (the project's one
+// measure, src/compaction/measure.ts), so "cheaper than full" can be read under a token-prefix
+// cache, a breakpoint cache with its write premium, and no cache. Also far-fact retention.
+import { createMeter, requestPrice, type Meter } from "../compaction/measure.js";
+import { DEFAULT_PRICES, NO_CACHE, type ModelPrice } from "../compaction/prices.js";
+import { priceFor } from "../compaction/cost.js";
+import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
+import { defaultStrategies } from "../history/registry.js";
+import type { Strategy } from "../compaction/types.js";
+import type { ChatMessage, Llm } from "../llm/types.js";
+import { specLabel } from "./compare.js";
+import { holds, measure, probePattern } from "./measure.js";
+import type { Transcript } from "./transcript.js";
+
+/** The three ways a provider bills a prompt, each with a real model's list prices from the one price table. */
+export const CACHE_MODELS: Readonly<Record<string, ModelPrice>> = {
+  /** OpenAI-style: the shared token prefix from 1,024 tokens on in 128-token steps, read at 0.1x (gpt-5). */
+  "token-prefix": DEFAULT_PRICES["gpt-5"],
+  /** Anthropic-style: hits only at earlier breakpoints (the last message of each prompt, and where the strategy's `cacheBreakpoints` says), writes at 1.25x (claude-sonnet-4). */
+  breakpoint: DEFAULT_PRICES["claude-sonnet-4"],
+  /** Every input token at the list price (gpt-5's). */
+  none: { ...DEFAULT_PRICES["gpt-5"], cache: NO_CACHE },
+};
+
+/**
+ * A probe is a far fact at a request when its last mention before that request is at least this
+ * many messages back (about five agent steps): only a strategy that keeps old messages' content
+ * can answer it. A minimal stand-in for the harness's per-distance retention (issue 21), which
+ * replaces it when it lands.
+ */
+export const FAR_MESSAGES = 10;
+
+export interface CacheRow {
+  strategy: string;
+  inputTokens: number;
+  /** 1 - inputTokens / full's. */
+  reduction: number;
+  /** Dollars per cache model (requests and the compaction's own calls), and the ratio to full's. */
+  cost: Record<string, number>;
+  costRatio: Record<string, number>;
+  /** Probe facts kept where needed, all and far ones (null without probes). */
+  retention: number | null;
+  farRetention: number | null;
+  farNeeded: number;
+  llmCalls: number;
+  /** Transcripts on which the strategy compacted at least once. */
+  fired: number;
+}
+
+export interface CacheReport {
+  transcripts: number;
+  models: string[];
+  rows: CacheRow[];
+}
+
+export interface CacheCompareOptions {
+  models?: Readonly<Record<string, ModelPrice>>;
+  llm?: Llm;
+  /** The conversations' model, for context limits (usage-ratio). */
+  model?: string;
+  /** Where strategies given by name are found (default: every shipped strategy). */
+  registry?: StrategyRegistry;
+}
+
+/** The last message, and where the strategy says its prompt stays stable. */
+function breakpoints(messages: readonly ChatMessage[], marks: Strategy["cacheBreakpoints"]): number[] {
+  const last = messages.length - 1;
+  if (last < 0) return [];
+  return [...new Set([...(marks?.(messages) ?? []).filter((i) => i >= 0 && i < last), last])].sort((a, b) => a - b).slice(-4);
+}
+
+/** Probes needed at each request index, with whether each is far there. */
+function probesAt(t: Transcript): Map<number, Array<{ re: RegExp; far: boolean }>> {
+  const at = new Map<number, Array<{ re: RegExp; far: boolean }>>();
+  for (const p of t.probes ?? []) {
+    const listed = p.mentions;
+    const mentions = Array.isArray(listed) ? listed.filter((m): m is number => typeof m === "number") : [];
+    const re = probePattern(p.value);
+    for (const j of p.needed_at) {
+      const last = Math.max(p.introduced_at, ...mentions.filter((m) => m < j));
+      at.set(j, [...(at.get(j) ?? []), { re, far: j - last >= FAR_MESSAGES }]);
+    }
+  }
+  return at;
+}
+
+export async function compareUnderCaches(transcripts: readonly Transcript[], strategies: ReadonlyArray<StrategySpec | string>, options: CacheCompareOptions = {}): Promise<CacheReport> {
+  const models = options.models ?? CACHE_MODELS;
+  const names = Object.keys(models);
+  const specs = strategies.some((s) => (typeof s === "string" ? s : s.name) === "full") ? [...strategies] : ["full", ...strategies];
+  const rows: CacheRow[] = [];
+  for (const spec of specs) {
+    const cost: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
+    let inputTokens = 0;
+    let needed = 0;
+    let kept = 0;
+    let farNeeded = 0;
+    let farKept = 0;
+    let llmCalls = 0;
+    let fired = 0;
+    for (const t of transcripts) {
+      const meters: Meter[] = names.map((n) => createMeter(models[n]));
+      const registry = options.registry ?? defaultStrategies;
+      const marks = registry.create(spec).cacheBreakpoints;
+      const probes = probesAt(t);
+      let compacted = false;
+      await measure(t, spec, {
+        price: priceFor(options.model),
+        ...(options.model === undefined ? {} : { model: options.model }),
+        ...(options.llm === undefined ? {} : { llm: options.llm }),
+        registry,
+        onPrompt(p) {
+          meters.forEach((m, k) => {
+            m.add({ messages: p.messages, breakpoints: breakpoints(p.messages, marks) }, p.outputTokens);
+            // The compaction's own summary calls, uncached.
+            cost[names[k]] += requestPrice(m.price, { inputTokens: p.stats.llmInputTokens, cachedTokens: 0, outputTokens: p.stats.llmOutputTokens });
+          });
+          llmCalls += p.stats.llmCalls;
+          if (p.events.some((e) => e.kind === "compacted")) compacted = true;
+          for (const probe of probes.get(p.index) ?? []) {
+            const held = holds(p.messages, probe.re);
+            needed++;
+            if (held) kept++;
+            if (probe.far) {
+              farNeeded++;
+              if (held) farKept++;
+            }
+          }
+        },
+      });
+      meters.forEach((m, k) => (cost[names[k]] += m.totals.cost));
+      inputTokens += meters[0]?.totals.inputTokens ?? 0;
+      if (compacted) fired++;
+    }
+    rows.push({ strategy: specLabel(spec), inputTokens, reduction: 0, cost, costRatio: {}, retention: needed === 0 ? null : kept / needed, farRetention: farNeeded === 0 ? null : farKept / farNeeded, farNeeded, llmCalls, fired });
+  }
+  const full = rows[specs.findIndex((s) => (typeof s === "string" ? s : s.name) === "full")];
+  for (const row of rows) {
+    row.reduction = full.inputTokens === 0 ? 0 : 1 - row.inputTokens / full.inputTokens;
+    row.costRatio = Object.fromEntries(names.map((n) => [n, full.cost[n] === 0 ? 1 : row.cost[n] / full.cost[n]]));
+  }
+  return { transcripts: transcripts.length, models: names, rows };
+}
+
+const pct = (x: number | null): string => (x === null ? "-" : `${(x * 100).toFixed(1)}%`);
+
+/** The report as a terminal table: tokens, cost against full under each cache model, retention, and where a strategy never fired. */
+export function renderCacheTable(r: CacheReport): string {
+  const head = ["strategy", "input tokens", "reduction", ...r.models.map((m) => `cost ${m}`), "retention", "far facts", "fired"];
+  const rows = r.rows.map((row) => [
+    row.strategy,
+    row.inputTokens.toLocaleString("en-US"),
+    pct(row.reduction),
+    ...r.models.map((m) => `${(row.costRatio[m] ?? 1).toFixed(3)}x`),
+    pct(row.retention),
+    `${pct(row.farRetention)} of ${row.farNeeded}`,
+    row.strategy === "full" ? "-" : row.fired === 0 ? "never" : `${row.fired}/${r.transcripts}`,
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+  return [line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}

@@ -1,0 +1,83 @@
+// Strategies priced under three cache models with the one measure: observation masking with its
+// defaults on a coding run sends fewer tokens than full, costs no more under a token-prefix
+// cache, saves exactly what it removes without a cache, and the breakpoints it declares hold;
+// far facts only in old tool output are what masking gives up.
+import { describe, expect, it } from "vitest";
+import { createStrategy } from "../../src/compaction/registry.js";
+import { NO_CACHE } from "../../src/compaction/prices.js";
+import { compareUnderCaches, CACHE_MODELS, renderCacheTable } from "../../src/harness/cache-models.js";
+import type { Transcript } from "../../src/harness/transcript.js";
+import type { ChatMessage } from "../../src/llm/types.js";
+
+/** A coding run of `steps` bash calls with 60-line outputs; step 1's output names the file the last call edits. */
+function codingRun(id: string, steps: number): Transcript {
+  const messages: ChatMessage[] = [
+    { role: "system", content: "You are a coding agent with a bash tool." },
+    { role: "user", content: "The parser crashes on empty input. Find the file and fix it." },
+  ];
+  for (let s = 0; s < steps; s++) {
+    const cid = `${id}_${s}`;
+    messages.push({ role: "assistant", content: `Step ${s}: looking around.`, tool_calls: [{ id: cid, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: `grep -rn parse src/part_${s}` }) } }] });
+    const body = Array.from({ length: 60 }, (_, i) => `src/part_${s}/mod_${i}.py:${i}: result_${i} = parse(value_${s}_${i})`).join("\n");
+    messages.push({ role: "tool", tool_call_id: cid, content: s === 1 ? `${body}\nfound the culprit in src/deep/header_${id}.py` : body });
+  }
+  const needed = messages.length;
+  messages.push({ role: "assistant", content: "Fixing it.", tool_calls: [{ id: `${id}_fix`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: `sed -i 's/x/y/' src/deep/header_${id}.py` }) } }] });
+  return { id, messages, probes: [{ fact: "the file", value: `src/deep/header_${id}.py`, introduced_at: 5, needed_at: [needed], mentions: [5, needed] }] };
+}
+
+const runs = [codingRun("a", 40), codingRun("b", 30)];
+
+describe("compareUnderCaches", () => {
+  it("masking with its defaults: fewer tokens, no dearer than full under a token-prefix cache, and saves what it removes without one", async () => {
+    const r = await compareUnderCaches(runs, ["observation-masking"]);
+    const [full, masking] = r.rows;
+    expect(full.strategy).toBe("full");
+    expect(masking.inputTokens).toBeLessThan(full.inputTokens);
+    expect(masking.costRatio["token-prefix"]).toBeLessThanOrEqual(1);
+    expect(masking.costRatio["breakpoint"]).toBeLessThanOrEqual(1);
+    // No cache: every input token at the list price, so the saving is the removed tokens exactly.
+    const price = CACHE_MODELS.none.input / 1e6;
+    expect(full.cost.none - masking.cost.none).toBeCloseTo((full.inputTokens - masking.inputTokens) * price, 9);
+    expect(masking.fired).toBe(2);
+    // The file named only in an old tool output is lost; everything a command repeats is kept.
+    expect(full.farRetention).toBe(1);
+    expect(masking.farRetention).toBe(0);
+    expect(masking.farNeeded).toBe(2);
+  });
+
+  it("the breakpoints a strategy declares make a breakpoint cache cheaper than marking the last message only", async () => {
+    const options = { turns: 2, polling: 10 };
+    const withMarks = await compareUnderCaches(runs, [{ name: "observation-masking", options }], { models: { breakpoint: CACHE_MODELS.breakpoint } });
+    // The same strategy without its marks: a wrapper that only projects.
+    const inner = createStrategy({ name: "observation-masking", options });
+    const { defaultStrategies } = await import("../../src/history/registry.js");
+    const { z } = await import("zod");
+    const registry = defaultStrategies.with({ name: "masking-without-marks", description: "test only", usesLlm: false, schema: z.object({}).strict(), create: () => ({ name: "masking-without-marks", options: {}, usesLlm: false, initialState: () => null, project: (c, s, ctx) => inner.project(c, s, ctx) }) });
+    const without = await compareUnderCaches(runs, ["masking-without-marks"], { models: { breakpoint: CACHE_MODELS.breakpoint }, registry });
+    expect(withMarks.rows[1].inputTokens).toBe(without.rows[1].inputTokens);
+    expect(withMarks.rows[1].cost.breakpoint).toBeLessThan(without.rows[1].cost.breakpoint);
+  });
+
+  it("says when a strategy never fired", async () => {
+    const r = await compareUnderCaches([codingRun("c", 3)], ["observation-masking"], { models: { none: { input: 1, output: 1, cache: NO_CACHE } } });
+    expect(r.rows[1].fired).toBe(0);
+    expect(renderCacheTable(r)).toMatch(/observation-masking .* never$/m);
+  });
+});
+
+describe("observation-masking's cache breakpoints", () => {
+  it("every later prompt keeps the messages up to each declared breakpoint unchanged", async () => {
+    const strategy = createStrategy({ name: "observation-masking", options: { turns: 2, polling: 5 } });
+    const t = codingRun("d", 30);
+    const prompts: Array<{ messages: ChatMessage[]; marks: number[] }> = [];
+    for (let j = 3; j < t.messages.length; j += 2) {
+      const r = await strategy.project({ messages: t.messages.slice(0, j) }, null, {});
+      prompts.push({ messages: r.messages, marks: strategy.cacheBreakpoints?.(r.messages) ?? [] });
+    }
+    expect(prompts.some((p) => p.marks.length === 2)).toBe(true);
+    for (let a = 0; a < prompts.length; a++) {
+      for (const mark of prompts[a].marks) for (let b = a + 1; b < prompts.length; b++) expect(prompts[b].messages.slice(0, mark + 1)).toEqual(prompts[a].messages.slice(0, mark + 1));
+    }
+  });
+});
