@@ -402,7 +402,9 @@ class Replay {
       }
       if (at !== -1) {
         const turn = n === 1 ? "the task" : `turn ${n - 1}`;
-        throw new ResumeError(`resume: replaying ${turn} did not reproduce the saved run: message ${at + 1} of prompt ${n} differs from what ${what} (a different context, agent, tool or history strategy?)`);
+        throw new ResumeError(
+          `resume: replaying ${turn} did not reproduce the saved run: message ${at + 1} of prompt ${n} differs from what ${what} (a different context, agent, tool or history strategy?): its feedback differs, ${firstLineDifference(text(want[at]), text(sent[at]))}`,
+        );
       }
     }
     if (n === this.saved.length && unchanged && this.state.history !== undefined && !isDeepStrictEqual(this.expectedState ?? null, this.state.history.state)) {

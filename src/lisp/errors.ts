@@ -83,6 +83,11 @@ export function abortedError(): LispError {
   return new LispError("aborted", "the evaluation was aborted by the host");
 }
 
+/** What a call that outlives its timeout rejects with (settle's timer, or a host's own, as the agent's tool session). */
+export class ToolTimeout {
+  constructor(readonly ms: number) {}
+}
+
 /** What a thrown tool failure says (a value that is not an Error says only that the tool failed). */
 export function thrownMessage(e: unknown): string {
   // A tool may throw anything: an Error whose message getter throws, a Proxy whose traps do.

@@ -8,7 +8,7 @@
 import { Analyzer, type AnalyzeEnv } from "./analyzer/analyze.js";
 import "./core/index.js";
 import { compile } from "./compile.js";
-import { abortedError, LIMIT_KINDS, LispError, thrownMessage, toErrorInfo, type ErrorInfo, type SourceLoc } from "./errors.js";
+import { abortedError, LIMIT_KINDS, LispError, thrownMessage, toErrorInfo, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
 import { Budget, toHost, toLisp } from "./interop.js";
@@ -228,10 +228,7 @@ function toolArgs(name: string, args: Value, spec: ToolSpec, budget: Budget): Re
   return o;
 }
 
-/** What a call that outlives its timeout rejects with (settle's timer, or a host's own, as the agent's tool session). */
-export class ToolTimeout {
-  constructor(readonly ms: number) {}
-}
+export { ToolTimeout } from "./errors.js";
 
 /** The thrown value when it is one of ours; null for anything a tool threw (even a hostile Proxy). */
 function ours(e: unknown): LispError | ToolTimeout | null {

@@ -232,6 +232,6 @@ describe("resume explains what differs", () => {
     const tampered = structuredClone(state);
     tampered.trace.turns[1].toolCalls[0].result = { id: "acme", tier: "bronze", since: 2019 };
     const replayed = await SubAgent.resume(make(6), tampered, { llm: live(), context });
-    expect(replayed.fail?.message).toMatch(/replaying turn \d did not reproduce the saved run .*: its feedback differs, saved ".*" \/ now ".*"/);
+    expect(replayed.fail?.message).toMatch(/replaying turn \d did not reproduce the saved run: .*: its feedback differs, saved ".*" \/ now ".*"/);
   });
 });

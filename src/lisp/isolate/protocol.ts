@@ -53,6 +53,8 @@ export interface AnswerMessage {
   value?: Wire;
   /** Why the call failed, as the program's `tool_error` tells it. */
   error?: string;
+  /** The host's tool session gave up on the call after this many ms: the program sees `tool_timeout`. */
+  timeoutMs?: number;
 }
 
 export type ToWorker = RunMessage | MemoryMessage | AnswerMessage;

@@ -4,7 +4,7 @@
 // ends the worker at once, and so does a program still running past its time limit (with a
 // margin for the interpreter's own check to fire first). A worker that runs out of heap or
 // crashes fails that run only; the pool starts another.
-import { abortedError, LispError, thrownMessage, toErrorInfo, type ErrorInfo } from "../errors.js";
+import { abortedError, LispError, thrownMessage, toErrorInfo, ToolTimeout, type ErrorInfo } from "../errors.js";
 import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, MemoryEntry, ToolCallRecord, ToolSpec } from "../evaluate.js";
 import { toLisp } from "../interop.js";
 import { resolveLimits, type Limits } from "../limits.js";
@@ -128,6 +128,11 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                 if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, value });
               },
               (e: unknown) => {
+                if (e instanceof ToolTimeout) {
+                  record.error = `no answer within ${e.ms} ms`;
+                  if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, error: record.error, timeoutMs: e.ms });
+                  return;
+                }
                 record.error = thrownMessage(e);
                 if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, error: record.error });
               },

@@ -2,7 +2,7 @@
 // evaluator, calls tools by asking the host, and keeps the memories its runs made so the next
 // turn of the same agent (sent back here) needs no copy of them.
 import { parentPort } from "node:worker_threads";
-import { LispError, toErrorInfo } from "../errors.js";
+import { LispError, toErrorInfo, ToolTimeout } from "../errors.js";
 import { evaluate, type EvalResult, type EvaluateOptions, type Memory, type MemoryEntry, type ToolSpec } from "../evaluate.js";
 import { RemoteFn, WireReader, WireWriter, type Wire } from "../wire.js";
 import type { AnswerMessage, CtxEntry, DoneMessage, FromWorker, MemoryEntryWire, RunMessage, ToWorker } from "./protocol.js";
@@ -18,7 +18,7 @@ const memories = new Map<number, Memory>();
 let nextMemory = 1;
 
 let nextCall = 1;
-const pending = new Map<number, { resolve: (v: Wire) => void; reject: (e: Error) => void }>();
+const pending = new Map<number, { resolve: (v: Wire) => void; reject: (e: unknown) => void }>();
 let waitingMemory: ((entries: MemoryEntryWire[]) => void) | null = null;
 
 port.on("message", (m: ToWorker) => {
@@ -33,7 +33,8 @@ function answer(m: AnswerMessage): void {
   // A call the program stopped waiting for (timed out, or its run ended): the answer is dropped.
   if (p === undefined) return;
   pending.delete(m.call);
-  if (m.error !== undefined) p.reject(new Error(m.error));
+  if (m.timeoutMs !== undefined) p.reject(new ToolTimeout(m.timeoutMs));
+  else if (m.error !== undefined) p.reject(new Error(m.error));
   else p.resolve(m.value as Wire);
 }
 
