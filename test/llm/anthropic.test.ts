@@ -22,6 +22,8 @@ let script: Behaviour[] = [];
 let received: Array<{ url: string; headers: IncomingMessage["headers"]; body: Body }> = [];
 
 function handle(req: IncomingMessage, res: ServerResponse): void {
+  // No keep-alive: a pooled socket that afterEach closed would fail the next test as a connection error.
+  res.shouldKeepAlive = false;
   let text = "";
   req.setEncoding("utf8");
   req.on("data", (chunk: string) => (text += chunk));
