@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { evaluate, print } from "../src/lisp/evaluate.js";
+import { evaluate, print, type EvaluateOptions } from "../src/lisp/evaluate.js";
 import { Analyzer } from "../src/lisp/analyzer/analyze.js";
 import { read } from "../src/lisp/reader.js";
 
@@ -165,6 +165,7 @@ async function main(): Promise<void> {
   for (const r of rows.slice(1)) console.log(line(r));
   if (notes.length > 0) console.log("\n" + notes.join("\n"));
   await toolLoop();
+  await isolation();
 }
 
 /**
@@ -208,6 +209,88 @@ async function toolLoop(): Promise<void> {
     const mb = median(b);
     console.log(`  ${n} calls: ${fmt(ma)} ms vs ${fmt(mb)} ms = ${(ma / mb).toFixed(1)}x`);
   }
+}
+
+/** Medians of two ways to do the same thing, in alternating blocks of 5 after a warm-up. */
+async function paired(runs: number, a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[number, number]> {
+  const time = async (f: () => Promise<unknown>): Promise<number> => {
+    const t = performance.now();
+    await f();
+    return performance.now() - t;
+  };
+  for (let k = 0; k < 10; k++) {
+    await a();
+    await b();
+  }
+  const ta: number[] = [];
+  const tb: number[] = [];
+  for (let block = 0; block < runs / 5; block++) {
+    for (let k = 0; k < 5; k++) ta.push(await time(a));
+    for (let k = 0; k < 5; k++) tb.push(await time(b));
+  }
+  return [median(ta), median(tb)];
+}
+
+/**
+ * The isolated mode's costs against the in-process mode (warm pool: the worker is started
+ * once, before timing): per run, per tool call, and what it buys: how long after abort() a
+ * CPU-bound program ends (target: 100 ms), and whether the host's timers keep firing meanwhile.
+ */
+async function isolation(): Promise<void> {
+  const must = async (source: string, options: EvaluateOptions): Promise<void> => {
+    const r = await evaluate(source, options);
+    if (!r.ok) throw new Error(r.error.message);
+  };
+  const worker = { isolation: "worker" } as const;
+  const RUNS = 50;
+  console.log(`\nIsolation (in process vs worker thread, warm pool; median of ${RUNS} runs each, in alternating blocks of 5)`);
+  const fib = readFileSync(join(here, "programs", "fib-25.clj"), "utf8");
+  for (const [label, source, ctx] of [
+    ["(+ 1 2)", "(+ 1 2)", undefined],
+    ["count a 1,000-row context", "(count data/rows)", { rows: Array.from({ length: 1000 }, (_, i) => ({ id: i, name: `row ${i}` })) }],
+    ["fib 25", fib, undefined],
+  ] as const) {
+    const options = { limits: LIMITS, ...(ctx === undefined ? {} : { ctx }) };
+    const [inProcess, isolated] = await paired(RUNS, () => must(source, options), () => must(source, { ...options, ...worker }));
+    console.log(`  per run, ${label}: ${fmt(inProcess)} ms vs ${fmt(isolated)} ms: +${fmt(isolated - inProcess)} ms`);
+  }
+  const N = 100;
+  const calls = `(loop [i 0 acc 0] (if (< i ${N}) (recur (inc i) (+ acc (tool/tick {:i i}))) acc))`;
+  const tools = { tick: () => 1 };
+  const [callsIn, callsIso] = await paired(RUNS, () => must(calls, { limits: LIMITS, tools }), () => must(calls, { limits: LIMITS, tools, ...worker }));
+  const [noneIn, noneIso] = await paired(RUNS, () => must("(+ 1 2)", { limits: LIMITS, tools }), () => must("(+ 1 2)", { limits: LIMITS, tools, ...worker }));
+  const perIn = (callsIn - noneIn) / N;
+  const perIso = (callsIso - noneIso) / N;
+  console.log(`  per tool call (${N} sequential calls, less a run without): ${fmt(perIn)} ms vs ${fmt(perIso)} ms: +${fmt(perIso - perIn)} ms`);
+
+  const spin = "(do (tool/started) (loop [i 0] (recur (inc i))))";
+  const limits = { timeoutMs: 2_000, maxFuel: 1e15, maxLoopIterations: 1e15 };
+  const abortRun = async (isolation: "none" | "worker"): Promise<{ kind: string; afterAbort: number; ticks: number }> => {
+    const ac = new AbortController();
+    let ticks = 0;
+    let abortedAt = 0;
+    const timer = setInterval(() => ticks++, 1);
+    let started: () => void = () => undefined;
+    const go = new Promise<void>((r) => (started = r));
+    // The abort is due 50 ms after the program has started: a blocked event loop delivers it late.
+    void go.then(() => setTimeout(() => ((abortedAt = performance.now()), ac.abort()), 50));
+    const r = await evaluate(spin, { limits, signal: ac.signal, isolation, tools: { started: () => (started(), null) } });
+    const end = performance.now();
+    clearInterval(timer);
+    return { kind: r.ok ? "ok" : r.error.kind, afterAbort: abortedAt === 0 ? NaN : end - abortedAt, ticks };
+  };
+  const base = await abortRun("none");
+  console.log(`  abort 50 ms into a CPU-bound program, in process: ends as ${base.kind} after its ${limits.timeoutMs} ms limit; host timer ticks meanwhile: ${base.ticks}`);
+  const lat: number[] = [];
+  let ticks = 0;
+  for (let k = 0; k < 7; k++) {
+    const r = await abortRun("worker");
+    if (r.kind !== "aborted") throw new Error(`an isolated abort ended as ${r.kind}`);
+    lat.push(r.afterAbort);
+    ticks += r.ticks;
+  }
+  const worst = Math.max(...lat);
+  console.log(`  abort 50 ms into a CPU-bound program, worker: aborted ${fmt(median(lat))} ms after abort() (median of ${lat.length}; worst ${fmt(worst)} ms; target 100 ms: ${worst <= 100 ? "met" : "MISSED"}); host timer ticks per run: ${Math.round(ticks / lat.length)}`);
 }
 
 function nbbVersion(): string {

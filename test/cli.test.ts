@@ -39,7 +39,8 @@ function spawnPtc(args: string[], input = "", opts: { direct?: boolean } = {}): 
     const child = opts.direct ? spawn(BIN, args, { cwd: root }) : spawn(process.execPath, [BIN, ...args], { cwd: root });
     let stdout = "";
     let stderr = "";
-    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    // A guard against a hung process, not a speed limit: a loaded machine starts node slowly.
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.on("error", reject);
@@ -60,10 +61,12 @@ async function edn(source: string): Promise<string> {
 
 let tmp: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   if (!existsSync(BIN)) execFileSync("npm", ["run", "build"], { cwd: root, stdio: "ignore" });
   tmp = mkdtempSync(join(tmpdir(), "ptc-cli-"));
-});
+  // ptc eval and ptc repl run programs in worker threads: started here, not inside a test's time.
+  await Promise.all([evaluate("nil", { isolation: "worker" }), evaluate("nil", { isolation: "worker" })]);
+}, 300_000);
 
 afterAll(() => {
   rmSync(tmp, { recursive: true, force: true });
@@ -207,7 +210,8 @@ describe.concurrent("ptc repl", () => {
   });
 
   it("shows a large result in part, saying so", async () => {
-    const r = await ptc(["repl"], "(vec (range 100000))\n(apply str (repeat 5000 \"ab\"))\n[1 2 3]\n");
+    // A far time limit: this is about the preview, and a fresh worker on a loaded machine is slow.
+    const r = await ptc(["repl", "--limit", "timeoutMs=60000"], "(vec (range 100000))\n(apply str (repeat 5000 \"ab\"))\n[1 2 3]\n");
     const [vector, note, text, textNote, small] = r.stdout.trimEnd().split("\n");
     expect(vector.startsWith("[0 1 2 ")).toBe(true);
     expect(vector.endsWith(" 99 ...]")).toBe(true);
@@ -236,13 +240,13 @@ describe.concurrent("ptc", () => {
     expect((await ptc([])).code).toBe(2);
   });
 
-  it("is an executable bin with a shebang", async () => {
+  it("is an executable bin with a shebang", { timeout: 60_000 }, async () => {
     accessSync(BIN, constants.X_OK);
     const r = await spawnPtc(["eval", "-e", "(+ 40 2)"], "", { direct: true });
     expect(r.stdout).toBe("42\n");
   });
 
-  it("sets the process exit status and writes all output when run as a process", async () => {
+  it("sets the process exit status and writes all output when run as a process", { timeout: 180_000 }, async () => {
     const failed = await spawnPtc(["eval", "-"], '(println "before") (+ 1 "a")');
     expect(failed.code).toBe(1);
     expect(failed.stdout).toBe("before\n");
@@ -254,6 +258,19 @@ describe.concurrent("ptc", () => {
     // ptc eval prints the whole value for pipes (the REPL cuts it for a person).
     expect(big.stdout.length).toBeGreaterThan(500_000);
   });
+
+  it("runs the program in a worker from the built JS by default, with the same output as --isolation none", async () => {
+    const program = '(println "hi") (def xs (mapv inc (range 5))) {:sum (reduce + xs) :xs xs}';
+    const [isolated, inProcess] = [await spawnPtc(["eval", "-e", program]), await spawnPtc(["eval", "--isolation", "none", "-e", program])];
+    expect(isolated).toEqual(inProcess);
+    expect(isolated.stdout).toBe("hi\n{:sum 15 :xs [1 2 3 4 5]}\n");
+    const spin = await spawnPtc(["eval", "--limit", "timeoutMs=300", "--limit", "maxFuel=1e15", "--limit", "maxLoopIterations=1e15", "-e", "(loop [i 0] (recur (inc i)))"]);
+    expect(spin.code).toBe(1);
+    expect(spin.stderr).toMatch(/^timeout: the program ran longer than 300 ms/);
+    const bad = await spawnPtc(["eval", "--isolation", "thread", "-e", "1"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--isolation must be worker or none");
+  }, 240_000);
 });
 
 describe("ptc reference", () => {

@@ -312,6 +312,7 @@ class AgentRun {
       memory: this.memory,
       limits,
       signal: this.controller.signal,
+      isolation: this.options.isolation ?? DEFAULTS.isolation,
     });
     base.usage.execMs = performance.now() - t1;
     this.execMs += base.usage.execMs;

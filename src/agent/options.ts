@@ -1,6 +1,7 @@
 // Agent options: defaults, validation, and how the layers (defaults, a calling agent, the
 // agent's own, the run's) merge.
 import { defaultViewOptions } from "../history/view.js";
+import { resolveIsolation } from "../lisp/isolate/options.js";
 import { resolveLimits } from "../lisp/limits.js";
 import { createStrategy } from "../compaction/registry.js";
 import type { Strategy } from "../compaction/types.js";
@@ -16,6 +17,7 @@ export const DEFAULTS = {
   maxTurns: 5,
   toolTimeoutMs: 30_000,
   maxDepth: 3,
+  isolation: "worker",
 } as const;
 
 export function positiveNumber(v: unknown): boolean {
@@ -39,6 +41,13 @@ export function checkInheritable(o: InheritableOptions, fail: (message: string) 
       fail((e as { message?: string }).message ?? "invalid limits");
     }
   }
+  if (o.isolation !== undefined) {
+    try {
+      resolveIsolation(o.isolation);
+    } catch (e) {
+      fail((e as { message?: string }).message ?? "invalid isolation");
+    }
+  }
   if (o.printlnHistoryLimit !== undefined && !(Number.isInteger(o.printlnHistoryLimit) && o.printlnHistoryLimit >= 0)) fail(`printlnHistoryLimit must be a non-negative integer, got ${String(o.printlnHistoryLimit)}`);
   for (const key of ["toolTimeoutMs", "maxPrintChars", "ednBudget"] as const) {
     if (o[key] !== undefined && !positiveNumber(o[key])) fail(`${key} must be a positive number, got ${String(o[key])}`);
@@ -57,7 +66,7 @@ export function checkInheritable(o: InheritableOptions, fail: (message: string) 
   }
 }
 
-const INHERITABLE_KEYS = ["llm", "limits", "compressHistory", "printlnHistoryLimit", "view", "toolTimeoutMs", "maxDepth", "maxPrintChars", "ednBudget", "history", "historyLlm"] as const;
+const INHERITABLE_KEYS = ["llm", "limits", "compressHistory", "printlnHistoryLimit", "view", "toolTimeoutMs", "maxDepth", "maxPrintChars", "ednBudget", "history", "historyLlm", "isolation"] as const;
 
 export function pickInheritable(o: InheritableOptions): InheritableOptions {
   const out: InheritableOptions = {};

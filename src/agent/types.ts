@@ -7,6 +7,7 @@ import type { Strategy } from "../compaction/types.js";
 import type { CompressionTotals, PromptCompression } from "../history/stats.js";
 import type { ViewOptions, ViewStats } from "../history/view.js";
 import type { Memory } from "../lisp/evaluate.js";
+import type { Isolation } from "../lisp/isolate/options.js";
 import type { Limits } from "../lisp/limits.js";
 import type { TextMessage as ChatMessage, Llm } from "../llm/types.js";
 import type { RunTrace, Turn, TurnUsage } from "../trace/trace.js";
@@ -41,6 +42,12 @@ export interface InheritableOptions {
   history?: Strategy | StrategySpec | string;
   /** The model a history strategy that summarizes calls (default: none, so it summarizes extractively). */
   historyLlm?: Llm;
+  /**
+   * Where each program runs: "worker" (the default) in a pooled worker thread with a hard heap
+   * cap, ended at once on abort or a time-limit overrun, so no program can stall or crash the
+   * host; "none" in the host's thread. See `EvaluateOptions.isolation`.
+   */
+  isolation?: Isolation;
 }
 
 export interface AgentDefinition<O extends z.ZodType | undefined = z.ZodType | undefined> extends InheritableOptions {

@@ -32,6 +32,8 @@ Runs a PTC-Lisp program and prints its result as EDN on stdout.
       --ctx JSON        context data (a JSON object), readable as data/key or ctx/key
       --ctx-file FILE   context data from a JSON file
       --limit NAME=N    override a sandbox limit, e.g. --limit timeoutMs=5000 (repeatable)
+      --isolation MODE  worker (default): run the program in a worker thread with a hard
+                        heap cap; none: in this process (faster start, no hard stop)
       --json            print the result as JSON (println output then goes to stderr)
   -h, --help            show this help
 
@@ -44,7 +46,15 @@ export const SANDBOX_OPTIONS = {
   ctx: { type: "string" },
   "ctx-file": { type: "string" },
   limit: { type: "string", multiple: true },
+  isolation: { type: "string" },
 } as const;
+
+/** Reads --isolation: where programs run (a worker thread unless told otherwise). */
+export function parseIsolation(flag: string | undefined): "none" | "worker" {
+  if (flag === undefined) return "worker";
+  if (flag === "none" || flag === "worker") return flag;
+  throw new UsageError(`--isolation must be worker or none, got '${flag}'`);
+}
 
 /** Reads --ctx / --ctx-file into a context object (undefined when neither is given). */
 export function loadCtx(ctx: string | undefined, ctxFile: string | undefined): Record<string, unknown> | undefined {
@@ -156,10 +166,11 @@ export async function runEvalCommand(args: string[], io: Io = processIo()): Prom
       throw new UsageError(sources === 0 ? "no program given: use -e SOURCE, a FILE, or - for stdin" : "give exactly one program: -e SOURCE, a FILE, or -");
     }
     const limits = parseLimits(values.limit);
+    const isolation = parseIsolation(values.isolation);
     const ctx = loadCtx(values.ctx, values["ctx-file"]);
     const file = positionals[0];
     const source = values.expr ?? (file === "-" ? await readStream(io.stdin) : readInput(file, "file"));
-    const result = await evaluate(source, { ctx, limits });
+    const result = await evaluate(source, { ctx, limits, isolation });
     return report(result, io, values.json === true);
   } catch (e) {
     return usageFailure("eval", e, io);

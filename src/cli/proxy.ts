@@ -1,11 +1,13 @@
 // `ptc proxy`: runs the compaction proxy until SIGINT or SIGTERM.
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { redactUrl } from "../proxy/config.js";
 import { jsonLogger } from "../proxy/log.js";
+import { defaultStateDir } from "../proxy/paths.js";
 import { ProxyStartError, startProxy } from "../proxy/server.js";
 import { usageFailure, type Io } from "./eval.js";
 
-const USAGE = `usage: ptc proxy --upstream URL [--port 8787] [--host 127.0.0.1] [--config FILE] [--db FILE] [--admin-token TOKEN]
+const USAGE = `usage: ptc proxy --upstream URL [--port 8787] [--host 127.0.0.1] [--config FILE] [--state-dir DIR | --db FILE] [--admin-token-file FILE] [--drain-timeout MS]
 
 An OpenAI-compatible server that forwards to URL (an OpenAI-compatible base URL, e.g.
 http://127.0.0.1:11434/v1) and compacts each conversation before it would overflow the model's
@@ -15,10 +17,15 @@ context. Point any OpenAI client at http://HOST:PORT/v1 instead of the upstream.
   --port N             default 8787 (0: any free port)
   --host H             default 127.0.0.1; anything else exposes the clients' keys to the network
   --config FILE        JSON settings (docs/proxy.md); rewritten by admin updates, reloaded when edited
-  --db FILE            SQLite file for conversation state (default ptc-proxy.db; ":memory:" keeps none)
-  --admin-token T      enables /ext/context_compaction/* (or PTC_PROXY_ADMIN_TOKEN); without it they are off
+  --state-dir DIR      where state is kept, created 0700 (default $XDG_STATE_HOME/ptc or ~/.local/state/ptc)
+  --db FILE            SQLite file for conversation state instead (":memory:" keeps none), created 0600
+  --admin-token-file F enables /ext/context_compaction/* with the token in F (or PTC_PROXY_ADMIN_TOKEN[_FILE]);
+                       without a token they are off
+  --admin-token T      the same, but visible to other users in ps
+  --drain-timeout MS   on SIGTERM/SIGINT, how long in-flight requests may take to finish (default 30000)
 
-Logs are JSON lines on stderr. Stop with Ctrl-C.
+Logs are JSON lines on stderr. Stop with Ctrl-C or SIGTERM: in-flight requests finish first
+(a second signal stops at once).
 `;
 
 /** Runs the proxy until `stop` resolves (by default on SIGINT or SIGTERM). */
@@ -34,6 +41,9 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
         config: { type: "string" },
         db: { type: "string" },
         "admin-token": { type: "string" },
+        "drain-timeout": { type: "string" },
+        "state-dir": { type: "string" },
+        "admin-token-file": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -49,9 +59,25 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
     io.stderr.write(`ptc proxy: --port must be a port number, got ${values.port}\n`);
     return 2;
   }
+  const drainTimeout = values["drain-timeout"] === undefined ? undefined : Number(values["drain-timeout"]);
+  if (drainTimeout !== undefined && !(Number.isInteger(drainTimeout) && drainTimeout >= 0)) {
+    io.stderr.write(`ptc proxy: --drain-timeout must be a number of milliseconds, got ${values["drain-timeout"]}\n`);
+    return 2;
+  }
   if (values.upstream !== undefined && !/^https?:\/\/[^/]/.test(values.upstream)) {
     io.stderr.write(`ptc proxy: --upstream must be an http(s) URL, got ${values.upstream}\n`);
     return 2;
+  }
+  let adminToken = values["admin-token"] ?? process.env.PTC_PROXY_ADMIN_TOKEN;
+  const tokenFile = values["admin-token-file"] ?? process.env.PTC_PROXY_ADMIN_TOKEN_FILE;
+  if (values["admin-token"] !== undefined) io.stderr.write("ptc proxy: warning: --admin-token is visible to other users in the process list; prefer --admin-token-file or PTC_PROXY_ADMIN_TOKEN\n");
+  else if (tokenFile !== undefined) {
+    try {
+      adminToken = readFileSync(tokenFile, "utf8").trim();
+    } catch (e) {
+      io.stderr.write(`ptc proxy: cannot read the admin token file ${tokenFile}: ${(e as Error).message}\n`);
+      return 2;
+    }
   }
   let proxy;
   try {
@@ -60,8 +86,8 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
       port,
       host: values.host ?? "127.0.0.1",
       ...(values.config === undefined ? {} : { configFile: values.config }),
-      db: values.db ?? "ptc-proxy.db",
-      adminToken: values["admin-token"] ?? process.env.PTC_PROXY_ADMIN_TOKEN,
+      ...(values.db === undefined ? { stateDir: values["state-dir"] ?? defaultStateDir(process.env) } : { db: values.db }),
+      adminToken,
       logger: jsonLogger((line) => io.stderr.write(line)),
     });
   } catch (e) {
@@ -75,6 +101,12 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
       process.once("SIGINT", resolve);
       process.once("SIGTERM", resolve);
     }));
-  await proxy.close();
+  // A second signal stops at once, cutting what is still running.
+  const now = () => void proxy.close();
+  process.once("SIGINT", now);
+  process.once("SIGTERM", now);
+  await proxy.drain(drainTimeout);
+  process.off("SIGINT", now);
+  process.off("SIGTERM", now);
   return 0;
 }

@@ -4,9 +4,9 @@
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { evaluate, type Memory } from "../lisp/evaluate.js";
-import { loadCtx, parseLimits, processIo, report, SANDBOX_OPTIONS, usageFailure, type Io } from "./eval.js";
+import { loadCtx, parseIsolation, parseLimits, processIo, report, SANDBOX_OPTIONS, usageFailure, type Io } from "./eval.js";
 
-export const REPL_USAGE = `Usage: ptc repl [--ctx JSON | --ctx-file FILE] [--limit NAME=N ...]
+export const REPL_USAGE = `Usage: ptc repl [--ctx JSON | --ctx-file FILE] [--limit NAME=N ...] [--isolation worker|none]
 
 An interactive PTC-Lisp session. Definitions (def, defn) persist between entries;
 an entry may span several lines until its brackets balance.
@@ -60,6 +60,7 @@ function isBlank(text: string): boolean {
 export async function runReplCommand(args: string[], io: Io = processIo()): Promise<number> {
   let ctx: Record<string, unknown> | undefined;
   let limits;
+  let isolation: "none" | "worker";
   try {
     const { values } = parseArgs({ args, options: { help: { type: "boolean", short: "h" }, ...SANDBOX_OPTIONS } });
     if (values.help) {
@@ -67,6 +68,7 @@ export async function runReplCommand(args: string[], io: Io = processIo()): Prom
       return 0;
     }
     limits = parseLimits(values.limit);
+    isolation = parseIsolation(values.isolation);
     ctx = loadCtx(values.ctx, values["ctx-file"]);
   } catch (e) {
     return usageFailure("repl", e, io);
@@ -93,7 +95,7 @@ export async function runReplCommand(args: string[], io: Io = processIo()): Prom
   });
 
   const run = async (source: string): Promise<void> => {
-    const r = await evaluate(source, { ctx, limits, memory });
+    const r = await evaluate(source, { ctx, limits, memory, isolation });
     report(r, io, false, RESULT_PREVIEW);
     memory = r.memory;
   };

@@ -16,6 +16,7 @@ export const LIMIT_KINDS = [
   "nesting_too_deep",
   "tool_limit_exceeded",
   "source_too_large",
+  "memory_exceeded",
 ] as const;
 export type LimitKind = (typeof LIMIT_KINDS)[number];
 
@@ -75,6 +76,16 @@ export class LispError {
   get isLimit(): boolean {
     return isLimitKind(this.kind);
   }
+}
+
+export function abortedError(): LispError {
+  return new LispError("aborted", "the evaluation was aborted by the host");
+}
+
+/** What a thrown tool failure says (a value that is not an Error says only that the tool failed). */
+export function thrownMessage(e: unknown): string {
+  if (e instanceof LispError || e instanceof Error) return e.message;
+  return typeof e === "string" ? e : "tool failed";
 }
 
 /** Attaches a position to an error that does not have one yet (the innermost position wins). */

@@ -8,7 +8,7 @@
 import { Analyzer, type AnalyzeEnv } from "./analyzer/analyze.js";
 import "./core/index.js";
 import { compile } from "./compile.js";
-import { LispError, toErrorInfo, type ErrorInfo, type SourceLoc } from "./errors.js";
+import { abortedError, LispError, thrownMessage, toErrorInfo, type ErrorInfo, type SourceLoc } from "./errors.js";
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
 import { toHost, toLisp } from "./interop.js";
@@ -21,6 +21,8 @@ import { FailSignal, ReturnSignal } from "./signals.js";
 import { Fn, Keyword, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 import { printChecked } from "./printer.js";
+import { resolveIsolation, type Isolation, type ResolvedIsolation } from "./isolate/options.js";
+import { evaluateIsolated } from "./isolate/run.js";
 
 /** A host tool: receives a plain argument object, returns plain data (or a promise of it). */
 export type ToolFn = (args: Record<string, unknown>, signal: AbortSignal) => unknown;
@@ -72,6 +74,13 @@ export interface EvaluateOptions {
   signal?: AbortSignal;
   /** Longest a tool call may take, in ms, for tools that set none. Default: no limit. */
   toolTimeoutMs?: number;
+  /**
+   * Where the program runs. "none" (the default): in this thread, fastest, but a program stalls
+   * the event loop while it computes and only the interpreter's own checks stop it. "worker":
+   * in a pooled worker thread with a hard heap cap, ended at once by abort or a time limit
+   * overrun; tools still run here. See the README's Limits section.
+   */
+  isolation?: Isolation;
 }
 
 export type Outcome = "value" | "return" | "fail";
@@ -178,16 +187,10 @@ function toolArgs(name: string, args: Value, spec: ToolSpec): Record<string, unk
   return o;
 }
 
-function errorMessage(e: unknown): string {
-  if (e instanceof LispError) return e.message;
-  if (e instanceof Error) return e.message;
-  return typeof e === "string" ? e : "tool failed";
-}
-
-const abortedError = (): LispError => new LispError("aborted", "the evaluation was aborted by the host");
 
 /** Evaluates a PTC-Lisp program. Never throws: every failure is an `{ ok: false }` result. */
 export async function evaluate(source: string, options: EvaluateOptions = {}): Promise<EvalResult> {
+  if (options.isolation !== undefined && options.isolation !== "none") return isolated(source, options, options.isolation);
   const started = performance.now();
   const memory = options.memory ?? EMPTY_MEMORY;
   const toolCalls: ToolCallRecord[] = [];
@@ -247,7 +250,7 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
             return value;
           },
           (e: unknown) => {
-            const message = errorMessage(e);
+            const message = thrownMessage(e);
             record.error = message;
             record.durationMs = performance.now() - t0;
             if (options.signal?.aborted) throw abortedError();
@@ -296,6 +299,17 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
   } catch (e) {
     return failure(e, prints);
   }
+}
+
+async function isolated(source: string, options: EvaluateOptions, isolation: Isolation): Promise<EvalResult> {
+  let mode: ResolvedIsolation;
+  try {
+    mode = resolveIsolation(isolation);
+  } catch (e) {
+    return { ok: false, error: describeFailure(e, source), prints: [], memory: options.memory ?? EMPTY_MEMORY, toolCalls: [], stats: { fuelUsed: 0, durationMs: 0 } };
+  }
+  if (mode.mode === "none") return evaluate(source, { ...options, isolation: "none" });
+  return evaluateIsolated(source, options, normalizeTools(options.tools), mode.maxHeapMb);
 }
 
 /** Waits for the rest of a top-level form, which goes on as its tool results come in. */

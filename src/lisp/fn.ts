@@ -57,6 +57,13 @@ export class Closure extends Fn {
     return this.t.name ?? "fn";
   }
 
+  override paramLists(): string {
+    const lists: string[] = [];
+    for (const a of this.t.fixed) if (a !== undefined) lists.push(a.params);
+    if (this.t.variadic) lists.push(this.t.variadic.params);
+    return lists.join(" ");
+  }
+
   override label(): string {
     const a = this.t.fixed.find((x) => x !== undefined) ?? this.t.variadic;
     const params = a ? a.params.replace(/^\[|\]$/g, "") : "";

@@ -2,7 +2,7 @@
 // Closures and builtins reach it through the module-level `run`, which `activate` swaps:
 // each stretch of evaluation between tool results is synchronous and activates its own
 // state first (suspend.ts), so two evaluations never interleave inside one stretch.
-import { LispError, withLoc, type LimitKind, type SourceLoc } from "./errors.js";
+import { abortedError, LispError, withLoc, type LimitKind, type SourceLoc } from "./errors.js";
 import type { Limits } from "./limits.js";
 import { OutputBuffer } from "./output.js";
 import type { Value } from "./values.js";
@@ -159,14 +159,13 @@ export function tick(i: number): void {
 }
 
 function checkClock(r: RunState): void {
-  if (performance.now() > r.deadline) {
-    throw limitError(
-      "timeout",
-      `the program ran longer than ${r.limits.timeoutMs} ms`,
-      "look for a loop that never ends, or process less data per program",
-    );
-  }
-  if (r.signal?.aborted) throw new LispError("aborted", "the evaluation was aborted by the host");
+  if (performance.now() > r.deadline) throw timeoutError(r.limits.timeoutMs);
+  if (r.signal?.aborted) throw abortedError();
+}
+
+/** The time limit's error, however it was noticed (here, or by the host ending a worker). */
+export function timeoutError(timeoutMs: number): LispError {
+  return limitError("timeout", `the program ran longer than ${timeoutMs} ms`, "look for a loop that never ends, or process less data per program");
 }
 
 /** One loop iteration (recur, dotimes, doseq, for); `loc` is the loop's, for the error. */

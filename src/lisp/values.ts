@@ -81,6 +81,10 @@ export abstract class Fn {
   label(): string {
     return this.name;
   }
+  /** Its parameter lists as written (`[x] [x y]`), for summaries; undefined when unknown. */
+  paramLists(): string | undefined {
+    return undefined;
+  }
 }
 
 /** A compiled regular expression (RE2 semantics: linear time, no backreferences). */

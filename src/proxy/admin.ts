@@ -9,6 +9,7 @@ import { summarizerLlm } from "./chat.js";
 import { readBody, sendJson, type ProxyContext } from "./context.js";
 import { sendError } from "./errors.js";
 import type { ConversationRecord } from "./store.js";
+import { hashKey, issueVirtualKey } from "./tenancy.js";
 
 export const ADMIN_PREFIX = "/ext/context_compaction/";
 
@@ -24,18 +25,20 @@ function authorized(ctx: ProxyContext, req: IncomingMessage): boolean {
 /** What status shows of a conversation: no content, no state, no hashes. */
 function summary(ctx: ProxyContext, r: ConversationRecord) {
   const config = ctx.config.current;
-  const settings = config.conversations[r.id];
+  const settings = config.conversations[r.conversation];
   return {
     id: r.id,
+    conversation: r.conversation,
+    tenant: r.tenant,
     identitySource: r.source,
     model: r.model ?? null,
-    strategy: settings?.disabled ? "disabled" : ctx.compactor.spec(config, r, r.model).name,
+    strategy: settings?.disabled ? "disabled" : ctx.compactor.spec(config, r, r.model, config.compaction.reserveOutputTokens).name,
     messageCount: r.messageCount,
     usageRatio: Math.round(r.usageRatio * 1000) / 1000,
     estimatedTokens: r.estimatedTokens,
     reportedTokens: r.reportedTokens ?? null,
     calibration: r.calibration,
-    contextWindow: ctx.compactor.window(config, r, r.model),
+    contextWindow: ctx.compactor.window(config, r, r.model, config.compaction.reserveOutputTokens),
     flagged: r.flagged,
     compactions: r.compactions,
     failures: r.failures,
@@ -86,6 +89,7 @@ export async function handleAdmin(ctx: ProxyContext, req: IncomingMessage, res: 
     });
   }
   if (route === "compact" && method === "POST") return compactNow(ctx, req, res);
+  if (route === "keys" && method === "POST") return issueKey(ctx, req, res);
   return sendError(res, 404, `no admin route ${method} ${ADMIN_PREFIX}${route}`, "not_found_error", "not_found");
 }
 
@@ -95,14 +99,17 @@ async function compactNow(ctx: ProxyContext, req: IncomingMessage, res: ServerRe
   if (body === undefined) return;
   if (typeof body !== "object" || body === null || typeof body.conversation !== "string") return sendError(res, 400, "'conversation' (a conversation id) is required", "invalid_request_error", "invalid_request");
   if (body.dryRun !== undefined && typeof body.dryRun !== "boolean") return sendError(res, 400, "'dryRun' must be a boolean", "invalid_request_error", "invalid_request");
-  const stored = ctx.store.get(body.conversation);
-  const messages = ctx.store.messages(body.conversation);
+  if (!ctx.config.current.keepMessages) return sendError(res, 409, "compact on demand needs the stored messages, and keepMessages is off: the next request of the conversation compacts it", "invalid_request_error", "messages_not_kept");
+  const stored = find(ctx, body.conversation);
+  const messages = stored === undefined ? undefined : ctx.store.messages(stored.id);
   if (stored === undefined || messages === undefined) return sendError(res, 404, `no stored conversation ${JSON.stringify(body.conversation)}`, "not_found_error", "conversation_not_found");
   const config = ctx.config.current;
   const dryRun = body.dryRun === true;
   // A dry run works on a copy, so nothing it does is kept.
   const record: ConversationRecord = dryRun ? structuredClone(stored) : stored;
-  const outcome = await ctx.compactor.run(config, record, { messages, model: record.model, tools: undefined, maxTokens: undefined, bodyBytes: 0 }, () => summarizerLlm(config, record.model, undefined), true);
+  // Summaries use the configured key, or the key of the conversation's own virtual key; never another tenant's.
+  const vk = record.tenant.startsWith("vk-") ? config.tenancy.virtualKeys[record.tenant.slice(3)] : undefined;
+  const outcome = await ctx.compactor.run(config, record, { messages, model: record.model, tools: undefined, maxTokens: undefined, bodyBytes: 0 }, () => summarizerLlm(config, record.model, vk?.upstreamKey), { force: true, noDeadline: true, dryRun });
   const report = {
     conversation: record.id,
     dryRun,
@@ -119,4 +126,26 @@ async function compactNow(ctx: ProxyContext, req: IncomingMessage, res: ServerRe
   record.updatedAt = ctx.now();
   ctx.store.put(record);
   return sendJson(res, 200, report);
+}
+
+/** A conversation by store key ("tenant:id"), or by the client's id when only one tenant has it. */
+function find(ctx: ProxyContext, id: string): ConversationRecord | undefined {
+  const exact = ctx.store.get(id);
+  if (exact !== undefined) return exact;
+  const matches = ctx.store.list().filter((r) => r.conversation === id);
+  return matches.length === 1 ? matches[0] : undefined;
+}
+
+/** POST keys { name, upstreamKey?, tokenBudget?, requestsPerMinute? }: a new virtual key, shown once; only its hash is kept. */
+async function issueKey(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = (await jsonBody(ctx, req, res)) as Record<string, unknown> | undefined;
+  if (body === undefined) return;
+  if (typeof body !== "object" || body === null || typeof body.name !== "string") return sendError(res, 400, "'name' is required", "invalid_request_error", "invalid_request");
+  const { name, ...settings } = body;
+  if (ctx.config.current.tenancy.virtualKeys[name] !== undefined) return sendError(res, 409, `a virtual key named ${JSON.stringify(name)} exists; remove it first (POST config with null)`, "invalid_request_error", "key_exists");
+  const key = issueVirtualKey();
+  const updated = ctx.config.update({ tenancy: { virtualKeys: { [name]: { ...settings, keyHash: hashKey(key) } } } });
+  if (!updated.ok) return sendError(res, 400, `key not issued: ${updated.error}`, "invalid_request_error", "invalid_config");
+  ctx.log({ event: "virtual_key_issued", name });
+  return sendJson(res, 200, { name, key });
 }

@@ -2,15 +2,20 @@
 // and pass the reply back (streams chunk by chunk) while reading its usage. An upstream
 // "context length exceeded" answer leads to one forced compaction and one retry, never more.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { inputTokens } from "../compaction/measure.js";
 import { estimatePromptTokens } from "../compaction/models.js";
-import type { Llm } from "../llm/types.js";
+import type { ChatMessage, Llm } from "../llm/types.js";
 import { openaiLlm } from "../llm/openai.js";
 import type { ProxyConfig } from "./config.js";
 import type { CompactionOutcome } from "./compactor.js";
 import type { ProxyContext } from "./context.js";
 import { errorBody, isContextLengthError, sendError, upstreamErrorBody } from "./errors.js";
 import { explicitIdentity, prefixHashes, prefixIdentity, type Identity } from "./identity.js";
+import { upstreamAuth, type Tenant } from "./tenancy.js";
+import { messagesUsage, parseMessagesRequest, type AnthropicRequest } from "./anthropic.js";
 import { parseChatRequest, type ChatRequest } from "./request.js";
+import { parseResponsesRequest, type ResponsesRequest } from "./responses.js";
+import { sendWithRetries } from "./retry.js";
 import { SseTap } from "./sse.js";
 import type { ConversationRecord } from "./store.js";
 import { responseHeaders, upstreamBase, upstreamUrl, type UpstreamResult } from "./upstream.js";
@@ -20,10 +25,14 @@ const INDEXED_PER_CONVERSATION = 16;
 
 export const CONVERSATION_HEADER = "x-ptc-conversation-id";
 export const SOURCE_HEADER = "x-ptc-conversation-source";
+/** How many upstream requests the reply took (set when more than one: retries, fallback). */
+export const ATTEMPTS_HEADER = "x-ptc-upstream-attempts";
 
-export function newRecord(identity: Identity, now: number, from: ConversationRecord | undefined): ConversationRecord {
+export function newRecord(identity: Identity, tenant: string, now: number, from: ConversationRecord | undefined): ConversationRecord {
   return {
-    id: identity.id,
+    id: identity.key,
+    tenant,
+    conversation: identity.id,
     source: identity.source,
     createdAt: now,
     updatedAt: now,
@@ -46,12 +55,6 @@ export function newRecord(identity: Identity, now: number, from: ConversationRec
   };
 }
 
-/** The bearer token of the client, which the summarizer also uses when no key is configured. */
-function bearer(req: IncomingMessage): string | undefined {
-  const h = req.headers.authorization;
-  return typeof h === "string" && /^bearer /i.test(h) ? h.slice(7).trim() : undefined;
-}
-
 /** A summarizer client created on first use only: most requests never summarize. */
 export function summarizerLlm(config: ProxyConfig, model: string | undefined, key: string | undefined): Llm | undefined {
   const s = config.compaction.summarizer;
@@ -63,41 +66,47 @@ export function summarizerLlm(config: ProxyConfig, model: string | undefined, ke
   return {
     name: `summarizer:${name}`,
     complete(request) {
-      llm ??= openaiLlm({ model: name, baseURL: base, apiKey: s.apiKey ?? key ?? "unused", maxRetries: 1, timeoutMs: s.timeoutMs, temperature: 0.3, env: {} });
+      // No client-side retries: the compactor counts every call against maxSummaryCalls.
+      llm ??= openaiLlm({ model: name, baseURL: base, apiKey: s.apiKey ?? key ?? "unused", maxRetries: 0, timeoutMs: s.timeoutMs, temperature: 0.3, env: {} });
       return llm.complete(request);
     },
   };
 }
 
-function resolve(ctx: ProxyContext, config: ProxyConfig, req: IncomingMessage, request: ChatRequest): { record: ConversationRecord; hashes: string[] | undefined } {
+/** The conversation of a request, within its tenant only. */
+export function resolveConversation(ctx: ProxyContext, config: ProxyConfig, tenant: Tenant, headers: IncomingMessage["headers"], body: Record<string, unknown>, messages: ChatMessage[]): { record: ConversationRecord; identity: Identity; hashes: string[] | undefined } {
   const now = ctx.now();
-  const explicit = explicitIdentity(req.headers, request.body, config.identity.headers, config.identity.bodyFields);
   let hashes: string[] | undefined;
-  let identity = explicit;
+  let identity = explicitIdentity(tenant.id, headers, body, config.identity.headers, config.identity.bodyFields);
   if (identity === undefined) {
-    hashes = prefixHashes(request.messages);
-    identity = config.identity.prefixMatch ? prefixIdentity(hashes, ctx.store) : { id: `conv-once-${now}`, source: "none" };
+    hashes = prefixHashes(messages, tenant.id);
+    identity = config.identity.prefixMatch ? prefixIdentity(tenant.id, hashes, ctx.store) : { key: `${tenant.id}:conv-once-${now}`, id: `conv-once-${now}`, source: "none" };
   }
-  let record = ctx.store.get(identity.id);
+  let record = ctx.store.get(identity.key);
   if (record === undefined) {
-    record = newRecord(identity, now, identity.forkedFrom === undefined ? undefined : ctx.store.get(identity.forkedFrom));
+    record = newRecord(identity, tenant.id, now, identity.forkedFrom === undefined ? undefined : ctx.store.get(identity.forkedFrom));
     // Stored at once, so concurrent requests of a new conversation share one record (and its summary).
     if (identity.source !== "none") ctx.store.put(record);
   }
-  return { record, hashes };
+  return { record, identity, hashes };
 }
 
-export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, raw: Buffer, started: number): Promise<void> {
-  const parsed = parseChatRequest(raw);
+/** Which API a compacted request speaks: OpenAI chat completions, or Anthropic messages. */
+export type ChatApi = "chat" | "messages" | "responses";
+
+export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, raw: Buffer, started: number, tenant: Tenant, target: string, api: ChatApi = "chat"): Promise<void> {
+  const parsed = api === "messages" ? parseMessagesRequest(raw) : api === "responses" ? parseResponsesRequest(raw) : parseChatRequest(raw);
   if (!parsed.ok) return sendError(res, 400, parsed.error, "invalid_request_error", "invalid_request", {}, parsed.param ?? null);
   const request = parsed.request;
+  const restore = "restore" in request ? (request as AnthropicRequest | ResponsesRequest).restore : undefined;
   const config = ctx.config.current;
   const base = upstreamBase(config);
   if (base === undefined) return sendError(res, 502, "the proxy has no upstream configured (--upstream or \"upstream\" in the config file)", "upstream_error", "no_upstream");
-  const { record, hashes } = resolve(ctx, config, req, request);
-  const echo = { [CONVERSATION_HEADER]: record.id, [SOURCE_HEADER]: record.source };
-  const key = bearer(req);
-  const llm = () => summarizerLlm(config, request.model, key);
+  const { record, identity, hashes } = resolveConversation(ctx, config, tenant, req.headers, request.body, request.messages);
+  // The source of this request's id: a follow-up found by prefix says so, whatever started the conversation.
+  const echo: Record<string, string> = { [CONVERSATION_HEADER]: record.conversation, [SOURCE_HEADER]: identity.source };
+  // Summaries of this conversation go out with the configured summarizer key or this tenant's own.
+  const llm = () => summarizerLlm(config, request.model, tenant.upstreamKey);
   const input = { messages: request.messages, model: request.model, tools: request.tools, maxTokens: request.maxTokens, bodyBytes: raw.length };
   const reserved = request.maxTokens ?? config.compaction.reserveOutputTokens;
 
@@ -106,32 +115,40 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   let compactMs = performance.now() - compactStart;
   // Ask for usage in streams only when the client left it unset, and then hide it from the client.
   const streamOptions = request.body.stream_options as { include_usage?: unknown } | null | undefined;
-  const inject = request.stream && (streamOptions === undefined || streamOptions === null || streamOptions.include_usage === undefined);
+  // Anthropic streams always carry usage.
+  const inject = api === "chat" && request.stream && (streamOptions === undefined || streamOptions === null || streamOptions.include_usage === undefined);
   const bodyFor = (o: CompactionOutcome): Buffer =>
-    !o.changed && !inject ? raw : Buffer.from(JSON.stringify({ ...request.body, messages: o.messages, ...(inject ? { stream_options: { ...streamOptions, include_usage: true } } : {}) }));
-  const headers = { "accept-encoding": "identity" };
+    !o.changed && !inject
+      ? raw
+      : Buffer.from(JSON.stringify(restore !== undefined ? { ...request.body, ...restore(o.messages) } : { ...request.body, messages: o.messages, ...(inject ? { stream_options: { ...streamOptions, include_usage: true } } : {}) }));
+  const headers = { "accept-encoding": "identity", ...upstreamAuth(tenant) };
   const clientGone = new AbortController();
   res.on("close", () => {
     if (!res.writableFinished) clientGone.abort();
   });
 
   let upstreamMs = 0;
-  let result: UpstreamResult = await ctx.upstream.send(base, "POST", req.url ?? "/v1/chat/completions", req.headers, bodyFor(outcome), config.upstreamTimeoutMs, headers, clientGone.signal);
+  let attempt = await sendWithRetries(ctx, config, "POST", target, req.headers, bodyFor(outcome), headers, clientGone.signal);
+  let result: UpstreamResult = attempt.result;
+  let attempts = attempt.attempts;
   let errorText: string | undefined;
   if (result.ok && result.response.statusCode !== undefined && result.response.statusCode >= 400) {
     errorText = await readText(result.response);
-    if (isContextLengthError(result.response.statusCode, errorText) && config.compaction.enabled && config.conversations[record.id]?.disabled !== true) {
+    if (isContextLengthError(result.response.statusCode, errorText) && config.compaction.enabled && config.conversations[record.conversation]?.disabled !== true) {
       // The window is smaller than the estimate thought: learn it, compact to fit, try once more.
       const sent = outcome.estimatedTokens || estimatePromptTokens({ messages: outcome.messages, ...(request.tools === undefined ? {} : { tools: request.tools }) });
-      record.learnedLimit = Math.min(record.learnedLimit ?? Infinity, Math.max(1, sent + reserved - 1));
+      // What the prompt alone may take (the reserved output is added back per request).
+      record.learnedLimit = Math.min(record.learnedLimit ?? Infinity, Math.max(1, sent - 1));
       const t = performance.now();
-      const retry = await ctx.compactor.run(config, record, input, llm, true);
+      const retry = await ctx.compactor.run(config, record, input, llm, { force: true });
       compactMs += performance.now() - t;
       if (retry.changed) {
         ctx.metrics.inc("ptc_proxy_context_retries_total");
         outcome = retry;
         errorText = undefined;
-        result = await ctx.upstream.send(base, "POST", req.url ?? "/v1/chat/completions", req.headers, bodyFor(outcome), config.upstreamTimeoutMs, headers, clientGone.signal);
+        attempt = await sendWithRetries(ctx, config, "POST", target, req.headers, bodyFor(outcome), headers, clientGone.signal);
+        result = attempt.result;
+        attempts += attempt.attempts;
         if (result.ok && (result.response.statusCode ?? 500) >= 400) errorText = await readText(result.response);
       } else {
         record.flagged = true;
@@ -139,12 +156,19 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
       }
     }
   }
-  const finish = (status: number, usage: { promptTokens: number; completionTokens: number } | undefined) => {
+  if (attempts > 1) echo[ATTEMPTS_HEADER] = String(attempts);
+  const finish = (usage: { promptTokens: number; completionTokens: number } | undefined, answered = false) => {
     const total = performance.now() - started;
-    ctx.metrics.inc("ptc_proxy_requests_total", `route="chat",status="${Math.floor(status / 100)}xx"`);
     if (upstreamMs > 0) {
       ctx.metrics.observe("ptc_proxy_upstream_seconds", upstreamMs);
       ctx.metrics.observe("ptc_proxy_overhead_seconds", Math.max(0, total - upstreamMs - compactMs));
+    }
+    if (usage !== undefined) {
+      ctx.tenants.charge(tenant, usage.promptTokens + usage.completionTokens);
+      ctx.metrics.tokens(request.model ?? "unknown", tenant.id, usage.promptTokens, usage.completionTokens);
+    } else if (answered) {
+      // An upstream that reports no usage: the prompt is counted by the one measure (issue 18), apart from reported tokens.
+      ctx.metrics.inc("ptc_proxy_estimated_prompt_tokens_total", "", inputTokens({ messages: outcome.messages, ...(request.tools === undefined ? {} : { tools: request.tools }) }));
     }
     remember(ctx, config, record, request, hashes, outcome, raw, reserved, usage);
   };
@@ -152,7 +176,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   if (!result.ok) {
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", `kind="${result.kind}"`);
     sendError(res, result.kind === "timeout" ? 504 : 502, result.message, "upstream_error", result.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable", echo);
-    return finish(result.kind === "timeout" ? 504 : 502, undefined);
+    return finish(undefined);
   }
   const response = result.response;
   const status = response.statusCode ?? 502;
@@ -162,7 +186,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     const body = upstreamErrorBody(status, errorText);
     res.writeHead(status, { ...responseHeaders(response.headers, false), ...echo, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) });
     res.end(body);
-    return finish(status, undefined);
+    return finish(undefined);
   }
   const isStream = request.stream && String(response.headers["content-type"] ?? "").includes("text/event-stream");
   if (isStream) {
@@ -172,30 +196,30 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     const ended = await pipeStream(response, res, tap);
     upstreamMs = performance.now() - result.startedAt;
     if (!ended) ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="stream_cut"');
-    return finish(status, tap.usage);
+    return finish(tap.usage, ended);
   }
   const text = await readBuffer(response);
   upstreamMs = performance.now() - result.startedAt;
   if (text === undefined) {
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="timeout"');
     sendError(res, 504, "the upstream stopped in the middle of its reply", "upstream_error", "upstream_timeout", echo);
-    return finish(504, undefined);
+    return finish(undefined);
   }
-  const usage = completionUsage(text);
+  const usage = completionUsage(text, api);
   if (usage === "malformed") {
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="malformed"');
-    sendError(res, 502, `the upstream's reply is not a JSON chat completion (it starts with ${JSON.stringify(text.toString("utf8", 0, 60))})`, "upstream_error", "upstream_malformed", echo);
-    return finish(502, undefined);
+    sendError(res, 502, `the upstream's reply is not a JSON ${api === "chat" ? "chat completion" : api === "messages" ? "message" : "response"} (it starts with ${JSON.stringify(text.toString("utf8", 0, 60))})`, "upstream_error", "upstream_malformed", echo);
+    return finish(undefined);
   }
   res.writeHead(status, { ...responseHeaders(response.headers, false), ...echo, "content-length": String(text.length) });
   res.end(text);
-  finish(status, usage);
+  finish(usage, true);
 }
 
 /** After the reply: what the usage taught, the prefix index, and the record, written through. */
 function remember(ctx: ProxyContext, config: ProxyConfig, record: ConversationRecord, request: ChatRequest, hashes: string[] | undefined, outcome: CompactionOutcome, raw: Buffer, reserved: number, usage: { promptTokens: number; completionTokens: number } | undefined): void {
-  const window = ctx.compactor.window(config, record, request.model);
-  const truncated = learnFromUsage(record, config, { messages: outcome.messages, tools: request.tools, bodyBytes: raw.length, estimatedTokens: outcome.estimatedTokens, reserved, window }, usage?.promptTokens, usage?.completionTokens ?? 0);
+  const window = ctx.compactor.window(config, record, request.model, reserved);
+  const truncated = learnFromUsage(record, config, { messages: outcome.messages, tools: request.tools, bodyBytes: raw.length, estimatedTokens: outcome.estimatedTokens, reserved, window }, usage?.promptTokens);
   if (truncated) ctx.metrics.inc("ptc_proxy_upstream_truncation_total");
   record.updatedAt = ctx.now();
   record.messageCount = request.messages.length;
@@ -213,11 +237,12 @@ function remember(ctx: ProxyContext, config: ProxyConfig, record: ConversationRe
       if (ctx.store.byPrefix(old) === record.id) ctx.store.removePrefix(old);
     }
   }
-  if (record.source !== "none") ctx.store.put(record, raw.toString("utf8"));
+  // Without keepMessages only hashes, counts and the strategy's summary are kept at rest.
+  if (record.source !== "none") ctx.store.put(record, config.keepMessages ? raw.toString("utf8") : undefined);
 }
 
 /** Usage of a non-streaming completion, undefined when it has none, "malformed" when it is not a JSON object. */
-function completionUsage(body: Buffer): { promptTokens: number; completionTokens: number } | undefined | "malformed" {
+function completionUsage(body: Buffer, api: ChatApi): { promptTokens: number; completionTokens: number } | undefined | "malformed" {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString("utf8"));
@@ -225,6 +250,7 @@ function completionUsage(body: Buffer): { promptTokens: number; completionTokens
     return "malformed";
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return "malformed";
+  if (api !== "chat") return messagesUsage(parsed);
   const u = (parsed as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null }).usage;
   if (typeof u !== "object" || u === null || typeof u.prompt_tokens !== "number") return undefined;
   return { promptTokens: u.prompt_tokens, completionTokens: typeof u.completion_tokens === "number" ? u.completion_tokens : 0 };

@@ -3,6 +3,9 @@
 // per conversation (a later request waits and then reuses the summary); a failed summary sends
 // the messages as they are and leaves the conversation flagged. Budgets count the messages, the
 // tool schemas and the reserved output, calibrated by what the upstream reported before.
+// No request waits longer than the deadline: past it, the request goes out with the last good
+// summary (or none) and the compaction finishes in the background for the next request. Each
+// compaction makes at most `maxSummaryCalls` summary calls, retries included.
 import { compact } from "../compaction/compact.js";
 import { contextLimit, toolTokens } from "../compaction/models.js";
 import { createStrategy } from "../compaction/registry.js";
@@ -38,6 +41,25 @@ export interface CompactionOutcome {
 
 type Spec = { name: string; options: Record<string, Json> };
 
+export interface RunOptions {
+  /** Compact whatever the trigger says (a context-length error, or the admin `compact`). */
+  readonly force?: boolean;
+  /** Wait for the compaction however long it takes (the admin `compact`, which has no user waiting). */
+  readonly noDeadline?: boolean;
+  /** A preview: counted and logged apart from real compactions (its record is a copy the caller drops). */
+  readonly dryRun?: boolean;
+}
+
+/** Refuses every call: a projection with it shows the stored summary and makes no new one. */
+const refusing: Llm = { name: "none", complete: () => Promise.reject(new Error("no summary calls past the deadline")) };
+
+/** At most `max` calls to the summarizer per compaction. */
+function capped(llm: Llm | undefined, max: number): Llm | undefined {
+  if (llm === undefined) return undefined;
+  let calls = 0;
+  return { name: llm.name, complete: (request) => (++calls > max ? Promise.reject(new Error(`at most ${max} summary calls per compaction`)) : llm.complete(request)) };
+}
+
 export class Compactor {
   private readonly locks = new Map<string, Promise<unknown>>();
   // Built strategies by spec: options are validated once, and the summarizer's cache of accepted
@@ -47,11 +69,14 @@ export class Compactor {
   constructor(
     private readonly metrics: Metrics,
     private readonly log: Logger,
+    /** Stores a record a background compaction changed after its request had gone. */
+    private readonly persist: (record: ConversationRecord) => void,
+    private readonly wait: (ms: number, signal: AbortSignal) => Promise<void>,
   ) {}
 
   /** The strategy a conversation runs with now, with its learned window and calibration applied. */
-  spec(config: ProxyConfig, record: ConversationRecord, model: string | undefined): Spec {
-    const settings = config.conversations[record.id];
+  spec(config: ProxyConfig, record: ConversationRecord, model: string | undefined, reserved: number): Spec {
+    const settings = config.conversations[record.conversation];
     const base = settings?.strategy ?? config.compaction.strategy;
     if (base.name !== "usage-ratio") return { name: base.name, options: base.options };
     const options: Record<string, Json> = { ...base.options, contextLimits: { ...config.compaction.contextLimits, ...(base.options.contextLimits as Record<string, Json> | undefined) } };
@@ -60,27 +85,32 @@ export class Compactor {
     const maxFailures = typeof options.maxFailures === "number" ? options.maxFailures : 3;
     const cooldown = typeof options.cooldown === "number" ? options.cooldown : 5;
     if (record.failures >= maxFailures) options.cooldown = cooldown * 2 ** Math.min(6, record.failures - maxFailures + 1);
-    const window = this.window(config, record, model, options);
+    const window = this.window(config, record, model, reserved, options);
     // A tokenizer that counts fewer tokens than the upstream would compact late: shrink the window instead.
     options.contextLimit = Math.max(1, Math.floor(window / record.calibration));
     return { name: "usage-ratio", options };
   }
 
-  /** The context window of the conversation's model: learned from the upstream, configured, or from the table. */
-  window(config: ProxyConfig, record: ConversationRecord, model: string | undefined, options?: Record<string, Json>): number {
+  /**
+   * The context window of the conversation's model: configured or from the table, or learned from
+   * the upstream. A learned window is what the prompt alone may take, so the reserved output of
+   * the request at hand is added to it: counting it in would leave no room and summarize on every request.
+   */
+  window(config: ProxyConfig, record: ConversationRecord, model: string | undefined, reserved: number, options?: Record<string, Json>): number {
     const configured = typeof options?.contextLimit === "number" ? options.contextLimit : contextLimit(model, { ...config.compaction.contextLimits, ...(options?.contextLimits as Record<string, number> | undefined) });
-    return record.learnedLimit === undefined ? configured : Math.min(configured, record.learnedLimit);
+    return record.learnedLimit === undefined ? configured : Math.min(configured, record.learnedLimit + reserved);
   }
 
   /**
    * Projects the request's messages. `force` compacts whatever the trigger says (a context-length
    * error, or the admin `compact`). Resolves with the client's messages when anything fails.
    */
-  async run(config: ProxyConfig, record: ConversationRecord, input: CompactionInput, llm: () => Llm | undefined, force = false): Promise<CompactionOutcome> {
-    const settings = config.conversations[record.id];
+  async run(config: ProxyConfig, record: ConversationRecord, input: CompactionInput, llm: () => Llm | undefined, options: RunOptions = {}): Promise<CompactionOutcome> {
+    const force = options.force === true;
+    const settings = config.conversations[record.conversation];
     if (!config.compaction.enabled || settings?.disabled === true) return { messages: input.messages, changed: false, estimatedTokens: 0 };
-    let spec = this.spec(config, record, input.model);
     const reserved = input.maxTokens ?? config.compaction.reserveOutputTokens;
+    let spec = this.spec(config, record, input.model, reserved);
     // A token is at least one byte of the body: far below the threshold, no tokenizer is needed.
     if (!force && spec.name === "usage-ratio" && !hasSummary(record.state) && !record.flagged) {
       const threshold = typeof spec.options.threshold === "number" ? spec.options.threshold : 0.8;
@@ -90,14 +120,37 @@ export class Compactor {
       if (!ROLLING.has(spec.name)) return { messages: input.messages, changed: false, estimatedTokens: 0 };
       spec = forced(spec);
     }
-    return this.locked(record.id, () => this.project(config, record, input, spec, reserved, llm));
+    const max = config.compaction.maxSummaryCalls;
+    const work = this.locked(record.id, () => this.project(record, input, spec, reserved, capped(llm(), max), options.dryRun === true));
+    if (options.noDeadline === true) return work;
+    const settled = new AbortController();
+    const first = await Promise.race([work, this.wait(config.compaction.deadlineMs, settled.signal).then(() => undefined)]);
+    settled.abort();
+    if (first !== undefined) return first;
+    this.metrics.inc("ptc_proxy_compaction_deadline_total");
+    this.log({ event: "compaction_deadline", conversation: record.conversation, tenant: record.tenant, deadlineMs: config.compaction.deadlineMs });
+    void work.then(() => this.persist(record));
+    return this.lastGood(record, input, spec, reserved);
   }
 
-  private async project(config: ProxyConfig, record: ConversationRecord, input: CompactionInput, spec: Spec, reserved: number, llm: () => Llm | undefined): Promise<CompactionOutcome> {
+  /** The messages with the stored summary applied and no new summary made (the state it returns is not kept). */
+  private async lastGood(record: ConversationRecord, input: CompactionInput, spec: Spec, reserved: number): Promise<CompactionOutcome> {
+    const stateName = ROLLING.has(spec.name) ? "rolling" : spec.name;
+    if (record.strategy !== stateName || record.state === null) return { messages: input.messages, changed: false, estimatedTokens: 0 };
+    const view = forCompaction(input.messages);
+    try {
+      const result = await compact(view.messages, this.strategy(spec), { state: record.state, llm: refusing, ...(input.model === undefined ? {} : { model: input.model }), ...(input.tools === undefined ? {} : { tools: input.tools }), reservedOutputTokens: reserved });
+      const changed = result.messages.length !== input.messages.length || result.messages.some((m, i) => m !== view.messages[i]);
+      return { messages: changed ? view.restore(result.messages) : input.messages, changed, estimatedTokens: 0 };
+    } catch {
+      return { messages: input.messages, changed: false, estimatedTokens: 0 };
+    }
+  }
+
+  private async project(record: ConversationRecord, input: CompactionInput, spec: Spec, reserved: number, summarizer: Llm | undefined, dryRun: boolean): Promise<CompactionOutcome> {
     const stateName = ROLLING.has(spec.name) ? "rolling" : spec.name;
     const state = record.strategy === stateName ? record.state : null;
     const view = forCompaction(input.messages);
-    const summarizer = llm();
     let result: CompactionResult;
     try {
       result = await compact(view.messages, this.strategy(spec), {
@@ -112,13 +165,16 @@ export class Compactor {
       record.flagged = true;
       record.lastError = `compaction failed: ${e instanceof Error ? e.message : String(e)}`;
       this.metrics.inc("ptc_proxy_compactions_total", 'outcome="failed"');
-      this.log({ event: "compaction_error", conversation: record.id, strategy: spec.name, error: record.lastError });
+      this.log({ event: "compaction_error", conversation: record.conversation, tenant: record.tenant, strategy: spec.name, error: record.lastError });
       return { messages: input.messages, changed: false, estimatedTokens: 0 };
     }
     record.state = result.state;
     record.strategy = stateName;
     const estimatedTokens = result.stats.tokensOut + toolTokens(input.tools);
-    this.account(record, spec.name, result);
+    if (dryRun) {
+      this.metrics.inc("ptc_proxy_dry_runs_total");
+      this.log({ event: "compaction_dry_run", conversation: record.conversation, tenant: record.tenant, strategy: spec.name, tokensBefore: result.stats.tokensIn, tokensAfter: result.stats.tokensOut });
+    } else this.account(record, spec.name, result);
     const changed = result.messages.length !== input.messages.length || result.messages.some((m, i) => m !== view.messages[i]);
     return { messages: changed ? view.restore(result.messages) : input.messages, changed, estimatedTokens, result };
   }
@@ -155,7 +211,8 @@ export class Compactor {
     }
     this.log({
       event: "compaction",
-      conversation: record.id,
+      conversation: record.conversation,
+      tenant: record.tenant,
       strategy,
       outcome: compacted ? "succeeded" : failed ? "failed" : paused ? "paused" : "skipped",
       summarizer: result.summarizer,
@@ -175,6 +232,11 @@ export class Compactor {
       this.strategies.set(key, s);
     }
     return s;
+  }
+
+  /** Resolves when no compaction is running (background ones included). */
+  async idle(): Promise<void> {
+    while (this.locks.size > 0) await Promise.all(this.locks.values());
   }
 
   /** Runs `fn` when no other compaction of the same conversation is in flight. */

@@ -34,12 +34,41 @@ const conversationSettings = z
   })
   .strict();
 
+const virtualKey = z
+  .object({
+    /** sha256 (hex) of the key the client presents; the key itself is shown once, when issued. */
+    keyHash: z.string().regex(/^[0-9a-f]{64}$/, "a sha256 hex digest"),
+    /** The key sent upstream for this virtual key's requests. A secret: never shown. */
+    upstreamKey: z.string().min(1).optional(),
+    /** Prompt plus completion tokens this key may use (as the upstream reports them). */
+    tokenBudget: z.number().int().min(1).optional(),
+    requestsPerMinute: z.number().int().min(1).optional(),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     /** Base URL of the OpenAI-compatible server requests go to (e.g. http://127.0.0.1:11434/v1). */
     upstream: z.url({ protocol: /^https?$/ }).optional(),
     /** Bound on waiting for the upstream: no byte for this long fails the request with 504. */
     upstreamTimeoutMs: z.number().int().min(1).default(600_000),
+    retries: z
+      .object({
+        /** Retries after the first request, per upstream, for 429, 5xx and unreachable upstreams (before any byte reached the client). */
+        attempts: z.number().int().min(0).max(10).default(2),
+        /** Back-off of the first retry, doubled for each next one, when the upstream sends no retry-after. */
+        baseDelayMs: z.number().int().min(0).default(250),
+        /** Longest wait for one retry: a longer retry-after goes to the fallback, or to the client. */
+        maxDelayMs: z.number().int().min(0).default(20_000),
+        /** Tried the same way when the upstream's retries are used up. */
+        fallbackUpstream: z.url({ protocol: /^https?$/ }).optional(),
+        /** Key for the fallback upstream (default: the one the primary got). A secret: never shown. */
+        fallbackApiKey: z.string().min(1).optional(),
+      })
+      .strict()
+      .default({ attempts: 2, baseDelayMs: 250, maxDelayMs: 20_000 }),
+    /** On SIGTERM/SIGINT, how long in-flight requests and streams may take to finish before they are cut. */
+    drainTimeoutMs: z.number().int().min(0).default(30_000),
     /** Largest request body accepted, on any path. */
     maxBodyBytes: z.number().int().min(1024).default(32 * 1024 * 1024),
     compaction: z
@@ -52,6 +81,10 @@ export const configSchema = z
         contextLimits: z.record(z.string(), z.number().int().min(1)).default({}),
         /** Upstream reports below this share of the local estimate mean it cut the prompt. */
         truncationRatio: z.number().gt(0).lt(1).default(0.5),
+        /** Longest a request waits for compaction (all summary calls counted); past it, it goes out without and compaction finishes in the background. */
+        deadlineMs: z.number().int().min(0).default(3000),
+        /** Summary calls one compaction may make, retries included. */
+        maxSummaryCalls: z.number().int().min(1).max(10).default(2),
         summarizer: z
           .object({
             /** Model for summaries; default: the request's own model. */
@@ -66,7 +99,7 @@ export const configSchema = z
           .default({ timeoutMs: 120_000 }),
       })
       .strict()
-      .default({ enabled: true, strategy: { name: "usage-ratio", options: {} }, reserveOutputTokens: 4096, contextLimits: {}, truncationRatio: 0.5, summarizer: { timeoutMs: 120_000 } }),
+      .default({ enabled: true, strategy: { name: "usage-ratio", options: {} }, reserveOutputTokens: 4096, contextLimits: {}, truncationRatio: 0.5, deadlineMs: 3000, maxSummaryCalls: 2, summarizer: { timeoutMs: 120_000 } }),
     identity: z
       .object({
         headers: z.array(z.string().min(1).toLowerCase()).default(DEFAULT_IDENTITY_HEADERS),
@@ -76,6 +109,17 @@ export const configSchema = z
       })
       .strict()
       .default({ headers: DEFAULT_IDENTITY_HEADERS, bodyFields: DEFAULT_IDENTITY_FIELDS, prefixMatch: true }),
+    tenancy: z
+      .object({
+        /** Keys the proxy issued, by name (POST /ext/context_compaction/keys). */
+        virtualKeys: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), virtualKey).default({}),
+        /** Refuse every request without a virtual key. */
+        requireVirtualKey: z.boolean().default(false),
+      })
+      .strict()
+      .default({ virtualKeys: {}, requireVirtualKey: false }),
+    /** Keep each conversation's last request (for the admin `compact`); off: only hashes, counts and summaries are stored. */
+    keepMessages: z.boolean().default(true),
     /** Conversations unused for this long are deleted. */
     idleTtlSeconds: z.number().int().min(1).default(7 * 24 * 3600),
     /** Per-conversation settings, by conversation id. */
@@ -124,5 +168,8 @@ export function redactUrl(url: string | undefined): string | undefined {
 export function redactConfig(config: ProxyConfig): ProxyConfig {
   const s = config.compaction.summarizer;
   const summarizer = { ...s, ...(s.apiKey === undefined ? {} : { apiKey: REDACTED }), ...(s.baseURL === undefined ? {} : { baseURL: redactUrl(s.baseURL) }) };
-  return { ...config, ...(config.upstream === undefined ? {} : { upstream: redactUrl(config.upstream) }), compaction: { ...config.compaction, summarizer } };
+  const virtualKeys = Object.fromEntries(Object.entries(config.tenancy.virtualKeys).map(([name, vk]) => [name, vk.upstreamKey === undefined ? vk : { ...vk, upstreamKey: REDACTED }]));
+  const r = config.retries;
+  const retries = { ...r, ...(r.fallbackUpstream === undefined ? {} : { fallbackUpstream: redactUrl(r.fallbackUpstream) }), ...(r.fallbackApiKey === undefined ? {} : { fallbackApiKey: REDACTED }) };
+  return { ...config, ...(config.upstream === undefined ? {} : { upstream: redactUrl(config.upstream) }), compaction: { ...config.compaction, summarizer }, tenancy: { ...config.tenancy, virtualKeys }, retries };
 }

@@ -7,6 +7,7 @@ import type { Compactor } from "./compactor.js";
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
 import type { ConversationStore } from "./store.js";
+import type { Tenants } from "./tenancy.js";
 import type { Upstream } from "./upstream.js";
 
 export interface ProxyContext {
@@ -19,6 +20,11 @@ export interface ProxyContext {
   /** Without one, the admin routes are disabled. */
   readonly adminToken: string | undefined;
   readonly now: () => number;
+  readonly tenants: Tenants;
+  /** Waits between retries; tests pass their own. */
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Requests being answered, and whether the proxy is draining (it takes no new work then). */
+  readonly life: { draining: boolean; inFlight: number };
 }
 
 /** The request body, or undefined when it is larger than `limit` bytes (the caller answers 413). */

@@ -2,7 +2,7 @@
 // official SDK raises a proper APIError with the status and message instead of a parse failure.
 import type { ServerResponse } from "node:http";
 
-export type ErrorType = "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "upstream_error" | "server_error";
+export type ErrorType = "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "rate_limit_error" | "upstream_error" | "server_error";
 
 export function errorBody(message: string, type: ErrorType, code: string | null = null, param: string | null = null): string {
   return JSON.stringify({ error: { message, type, code, param } });

@@ -2,13 +2,18 @@
 // then body fields); otherwise the stored conversation whose last request is the longest prefix
 // of this one's messages (a client resending its history always extends its previous request).
 // Never a hash of the first message alone: identical openings would collide. Two conversations
-// that share an opening are split at the first request where they differ.
+// that share an opening are split at the first request where they differ. Everything is scoped
+// by tenant: the stored key is "<tenant>:<id>", and the prefix hashes are seeded with the tenant,
+// so one tenant's messages never match another's conversation.
 import { createHash, randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { ChatMessage } from "../llm/types.js";
 import type { ConversationStore } from "./store.js";
 
 export interface Identity {
+  /** The store key: tenant and conversation id. */
+  readonly key: string;
+  /** The id the client knows (and gets back in x-ptc-conversation-id). */
   readonly id: string;
   /** "header:NAME", "body:FIELD", "prefix" (matched a stored conversation) or "new". */
   readonly source: string;
@@ -16,16 +21,18 @@ export interface Identity {
   readonly forkedFrom?: string;
 }
 
+export const scopedKey = (tenant: string, id: string): string => `${tenant}:${id}`;
+
 /** An id from the request itself, or undefined when it carries none. */
-export function explicitIdentity(headers: IncomingHttpHeaders, body: Record<string, unknown>, headerNames: readonly string[], fields: readonly string[]): Identity | undefined {
+export function explicitIdentity(tenant: string, headers: IncomingHttpHeaders, body: Record<string, unknown>, headerNames: readonly string[], fields: readonly string[]): Identity | undefined {
   for (const name of headerNames) {
     const v = headers[name];
     const id = Array.isArray(v) ? v[0] : v;
-    if (typeof id === "string" && id.length > 0 && id.length <= 256) return { id, source: `header:${name}` };
+    if (typeof id === "string" && id.length > 0 && id.length <= 256) return { key: scopedKey(tenant, id), id, source: `header:${name}` };
   }
   for (const field of fields) {
     const v = body[field];
-    if (typeof v === "string" && v.length > 0 && v.length <= 256) return { id: v, source: `body:${field}` };
+    if (typeof v === "string" && v.length > 0 && v.length <= 256) return { key: scopedKey(tenant, v), id: v, source: `body:${field}` };
   }
   return undefined;
 }
@@ -36,10 +43,10 @@ function canonical(m: ChatMessage): string {
   return JSON.stringify([m.role, m.content ?? null, m.name ?? null, m.tool_call_id ?? null, calls ?? null]);
 }
 
-/** Hash chains of every prefix of `messages`: entry k is the hash of the first k + 1 messages. */
-export function prefixHashes(messages: readonly ChatMessage[]): string[] {
+/** Hash chains of every prefix of `messages`, seeded with the tenant: entry k is the hash of the first k + 1 messages. */
+export function prefixHashes(messages: readonly ChatMessage[], tenant: string): string[] {
   const out = new Array<string>(messages.length);
-  let previous = "";
+  let previous = tenant;
   for (let i = 0; i < messages.length; i++) {
     previous = createHash("sha256").update(previous).update(canonical(messages[i])).digest("base64url").slice(0, 24);
     out[i] = previous;
@@ -52,16 +59,20 @@ export function prefixHashes(messages: readonly ChatMessage[]): string[] {
  * messages that a stored conversation sent. When that conversation has since moved on along other
  * messages, the request starts a new conversation (forked, so it may reuse the shared summary).
  */
-export function prefixIdentity(hashes: readonly string[], store: ConversationStore): Identity {
+export function prefixIdentity(tenant: string, hashes: readonly string[], store: ConversationStore): Identity {
   for (let k = hashes.length - 1; k >= 0; k--) {
-    const id = store.byPrefix(hashes[k]);
-    if (id === undefined) continue;
-    const record = store.get(id);
-    if (record === undefined) continue;
+    const key = store.byPrefix(hashes[k]);
+    if (key === undefined) continue;
+    const record = store.get(key);
+    // The seed already keeps tenants apart; the check guards a hash collision or a stale index.
+    if (record === undefined || record.tenant !== tenant) continue;
     const continues = record.lastLength <= hashes.length && record.lastLength > 0 && hashes[record.lastLength - 1] === record.lastHash;
-    return continues ? { id, source: "prefix" } : { id: newConversationId(), source: "prefix", forkedFrom: id };
+    if (continues) return { key, id: record.conversation, source: "prefix" };
+    const id = newConversationId();
+    return { key: scopedKey(tenant, id), id, source: "prefix", forkedFrom: key };
   }
-  return { id: newConversationId(), source: "new" };
+  const id = newConversationId();
+  return { key: scopedKey(tenant, id), id, source: "new" };
 }
 
 export const newConversationId = (): string => `conv-${randomUUID()}`;

@@ -16,7 +16,8 @@ class Histogram {
 }
 
 const HELP: Record<string, string> = {
-  ptc_proxy_requests_total: "Requests answered, by route and status class.",
+  ptc_proxy_requests_total: "Requests, each counted once when it ends, by route (chat, other, admin, local, rejected) and status class.",
+  ptc_proxy_dry_runs_total: "Dry-run compactions asked for through the admin API (not counted as compactions).",
   ptc_proxy_upstream_seconds: "Time from sending to the upstream to its last byte.",
   ptc_proxy_overhead_seconds: "Time the proxy itself added to a request (total minus upstream time).",
   ptc_proxy_compaction_seconds: "Time compaction took before forwarding.",
@@ -27,6 +28,10 @@ const HELP: Record<string, string> = {
   ptc_proxy_upstream_truncation_total: "Responses whose reported prompt tokens were far below the estimate (the upstream cut the prompt).",
   ptc_proxy_upstream_errors_total: "Upstream failures by kind: unreachable, timeout, malformed, status.",
   ptc_proxy_conversations: "Conversations currently stored.",
+  ptc_proxy_tokens_total: "Tokens the upstream reported, by model and kind (prompt, completion).",
+  ptc_proxy_estimated_prompt_tokens_total: "Prompt tokens of answered requests whose upstream reported no usage, counted locally.",
+  ptc_proxy_tenant_tokens_total: "Tokens the upstream reported, by tenant (a credential hash or a virtual key's name) and kind.",
+  ptc_proxy_compaction_deadline_total: "Requests sent without waiting for a compaction that passed the deadline (it finishes in the background).",
 };
 
 const TYPES: Record<string, string> = { ptc_proxy_upstream_seconds: "histogram", ptc_proxy_overhead_seconds: "histogram", ptc_proxy_compaction_seconds: "histogram", ptc_proxy_conversations: "gauge" };
@@ -38,6 +43,17 @@ export class Metrics {
   inc(name: string, labels = "", by = 1): void {
     const key = labels === "" ? name : `${name}{${labels}}`;
     this.counters.set(key, (this.counters.get(key) ?? 0) + by);
+  }
+
+  /** Prompt and completion tokens the upstream reported, by model and by tenant. */
+  tokens(model: string, tenant: string, prompt: number, completion: number): void {
+    // Label values are client-chosen text: quotes, backslashes and newlines would break the format.
+    const m = model.length > 128 ? model.slice(0, 128) : model;
+    const label = m.replace(/[\\"\n]/g, "_");
+    this.inc("ptc_proxy_tokens_total", `model="${label}",kind="prompt"`, prompt);
+    this.inc("ptc_proxy_tokens_total", `model="${label}",kind="completion"`, completion);
+    this.inc("ptc_proxy_tenant_tokens_total", `tenant="${tenant}",kind="prompt"`, prompt);
+    this.inc("ptc_proxy_tenant_tokens_total", `tenant="${tenant}",kind="completion"`, completion);
   }
 
   /** The current value of a counter (tests, status). */

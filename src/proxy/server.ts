@@ -1,10 +1,12 @@
 // `ptc proxy`: an OpenAI-compatible server in front of an upstream one. Chat completions are
 // compacted per conversation before forwarding; every other path, header and body goes through
 // untouched. Health, readiness and metrics are open; the admin plane needs a token.
+import { mkdirSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { ADMIN_PREFIX, handleAdmin } from "./admin.js";
-import { handleChat } from "./chat.js";
+import { ATTEMPTS_HEADER, handleChat } from "./chat.js";
 import { ConfigFile } from "./config-file.js";
 import { redactUrl } from "./config.js";
 import { Compactor } from "./compactor.js";
@@ -12,7 +14,10 @@ import { readBody, sendJson, type ProxyContext } from "./context.js";
 import { sendError, upstreamErrorBody } from "./errors.js";
 import { jsonLogger, type Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
+import { sendWithRetries } from "./retry.js";
+import { normalizePath, underV1 } from "./paths.js";
 import { SqliteStore, type ConversationStore } from "./store.js";
+import { Tenants, upstreamAuth, type Tenant } from "./tenancy.js";
 import { responseHeaders, Upstream, upstreamBase } from "./upstream.js";
 
 export interface ProxyOptions {
@@ -24,14 +29,22 @@ export interface ProxyOptions {
   readonly port?: number;
   /** JSON config file: read at start, rewritten by API updates, reloaded when edited. */
   readonly configFile?: string;
-  /** SQLite file for conversation state; default ":memory:" (nothing survives a restart). */
+  /** SQLite file for conversation state; default `proxy.db` in `stateDir`, else ":memory:" (nothing survives a restart). */
   readonly db?: string;
+  /** Directory for state files, created 0700; the files in it are 0600. */
+  readonly stateDir?: string;
   /** Token for the admin routes; without it they are disabled. */
   readonly adminToken?: string;
   /** Default: JSON lines on stderr. */
   readonly logger?: Logger;
   /** Poll interval of the config file watcher, ms. Default 1000. */
   readonly watchIntervalMs?: number;
+  /** The clock (ms since epoch) for rates, expiry and records; tests pass their own. */
+  readonly now?: () => number;
+  /** Waits `ms` for the compaction deadline; tests pass their own, so no test depends on the wall clock. */
+  readonly wait?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Waits between upstream retries; tests pass their own. */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 export interface RunningProxy {
@@ -39,7 +52,14 @@ export interface RunningProxy {
   readonly url: string;
   readonly port: number;
   readonly context: ProxyContext;
+  /** Closes at once: in-flight requests are cut. */
   close(): Promise<void>;
+  /**
+   * Takes no new work (503 with retry-after; /healthz answers "draining", /readyz 503), waits for
+   * in-flight requests, streams and background compactions up to `timeoutMs` (default the
+   * configured drainTimeoutMs), then closes and flushes the store. Resolves true when all finished.
+   */
+  drain(timeoutMs?: number): Promise<boolean>;
 }
 
 /** Why the proxy could not start, e.g. an invalid config file. */
@@ -47,17 +67,16 @@ export class ProxyStartError extends Error {
   override readonly name = "ProxyStartError";
 }
 
-async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, body: Buffer, started: number): Promise<void> {
+async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, body: Buffer, started: number, tenant: Tenant, target: string): Promise<void> {
   const config = ctx.config.current;
   const base = upstreamBase(config);
   if (base === undefined) return sendError(res, 502, "the proxy has no upstream configured", "upstream_error", "no_upstream");
-  const result = await ctx.upstream.send(base, req.method ?? "GET", req.url ?? "/", req.headers, body, config.upstreamTimeoutMs);
+  const { result, attempts } = await sendWithRetries(ctx, config, req.method ?? "GET", target, req.headers, body, upstreamAuth(tenant));
   if (!result.ok) {
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", `kind="${result.kind}"`);
     return sendError(res, result.kind === "timeout" ? 504 : 502, result.message, "upstream_error", result.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable");
   }
   const status = result.response.statusCode ?? 502;
-  ctx.metrics.inc("ptc_proxy_requests_total", `route="other",status="${Math.floor(status / 100)}xx"`);
   if (status >= 400 && !String(result.response.headers["content-type"] ?? "").includes("json")) {
     // Error pages (HTML from a load balancer, plain text) become OpenAI-style errors.
     const chunks: Buffer[] = [];
@@ -67,20 +86,29 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
     res.end(text);
     return;
   }
-  res.writeHead(status, responseHeaders(result.response.headers, true));
+  res.writeHead(status, { ...responseHeaders(result.response.headers, true), ...(attempts > 1 ? { [ATTEMPTS_HEADER]: String(attempts) } : {}) });
   result.response.pipe(res);
   await new Promise<void>((resolve) => res.on("close", resolve));
   ctx.metrics.observe("ptc_proxy_upstream_seconds", performance.now() - started);
 }
 
+// The route each response is counted under, set as the request is routed (default "rejected": a bad path).
+const routes = new WeakMap<ServerResponse, string>();
+
 function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Promise<void> | void {
   const started = performance.now();
-  const url = req.url ?? "/";
-  const q = url.indexOf("?");
-  const path = q === -1 ? url : url.slice(0, q);
+  const normalized = normalizePath(req.url ?? "/");
+  if (!normalized.ok) {
+    return sendError(res, 400, `request paths must stay under /v1: ${normalized.reason}`, "invalid_request_error", "invalid_path");
+  }
+  const path = normalized.path;
   const method = req.method ?? "GET";
-  if (method === "GET" && path === "/healthz") return sendJson(res, 200, { status: "ok" });
+  // Answered here, never forwarded: load balancers and monitors probe these.
+  routes.set(res, "local");
+  if (method === "GET" && (path === "/healthz" || path === "/health")) return sendJson(res, 200, { status: ctx.life.draining ? "draining" : "ok" });
   if (method === "GET" && path === "/readyz") {
+    // A draining proxy is alive but not ready: balancers stop sending it work and nothing is cut.
+    if (ctx.life.draining) return sendJson(res, 503, { status: "draining" });
     const ready = ctx.store.open;
     const store = ready ? "open" : ctx.store.writeError === undefined ? "closed" : `write failing: ${ctx.store.writeError}`;
     return sendJson(res, ready ? 200 : 503, { status: ready ? "ready" : "not ready", store, config: "valid" });
@@ -91,18 +119,46 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
     res.end(body);
     return;
   }
-  if (path.startsWith(ADMIN_PREFIX)) return handleAdmin(ctx, req, res, path.slice(ADMIN_PREFIX.length));
+  routes.set(res, "rejected");
+  if (ctx.life.draining) {
+    res.setHeader("connection", "close");
+    return sendError(res, 503, "the proxy is shutting down: retry on another instance", "server_error", "draining", { "retry-after": "1" });
+  }
+  if (path.startsWith(ADMIN_PREFIX)) {
+    routes.set(res, "admin");
+    return handleAdmin(ctx, req, res, path.slice(ADMIN_PREFIX.length));
+  }
+  if (!underV1(path)) {
+    return sendError(res, 400, `request paths must stay under /v1; ${JSON.stringify(path)} does not`, "invalid_request_error", "invalid_path");
+  }
+  const target = path + normalized.query;
   return readBody(req, ctx.config.current.maxBodyBytes).then((body) => {
     if (body === undefined) {
-      ctx.metrics.inc("ptc_proxy_requests_total", 'route="rejected",status="4xx"');
       // The rest of the body is not read: close the connection rather than drain it.
       res.setHeader("connection", "close");
       sendError(res, 413, `the request body is larger than the limit of ${ctx.config.current.maxBodyBytes} bytes`, "invalid_request_error", "body_too_large");
       res.on("finish", () => req.destroy());
       return;
     }
-    if (method === "POST" && /^\/(?:v1\/)?chat\/completions$/.test(path)) return handleChat(ctx, req, res, body, started);
-    return passthrough(ctx, req, res, body, started);
+    const who = ctx.tenants.resolve(ctx.config.current, req.headers);
+    if (!who.ok) {
+      return sendError(res, who.status, who.message, who.status === 401 ? "authentication_error" : "rate_limit_error", who.code, who.retryAfterSeconds === undefined ? {} : { "retry-after": String(who.retryAfterSeconds) });
+    }
+    const api = method !== "POST" ? undefined : path === "/v1/chat/completions" ? "chat" : path === "/v1/messages" ? "messages" : path === "/v1/responses" ? "responses" : undefined;
+    routes.set(res, api ?? "other");
+    if (api !== undefined) return handleChat(ctx, req, res, body, started, who.tenant, target, api);
+    return passthrough(ctx, req, res, body, started, who.tenant, target);
+  });
+}
+
+/** The real clock's wait: resolves after `ms`, or at once when the work it races is done. */
+function wait(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    });
   });
 }
 
@@ -115,16 +171,47 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   if (!opened.ok) throw new ProxyStartError(opened.error);
   const config = opened.value;
   let store: ConversationStore;
+  const db = options.db ?? (options.stateDir === undefined ? ":memory:" : join(options.stateDir, "proxy.db"));
   try {
-    store = new SqliteStore(options.db ?? ":memory:");
+    if (options.stateDir !== undefined && options.db === undefined) mkdirSync(options.stateDir, { recursive: true, mode: 0o700 });
+    store = new SqliteStore(db);
   } catch (e) {
-    throw new ProxyStartError(`cannot open the state database ${options.db}: ${(e as Error).message}`);
+    throw new ProxyStartError(`cannot open the state database ${db}: ${(e as Error).message}`);
   }
   const metrics = new Metrics();
   const upstream = new Upstream();
-  const ctx: ProxyContext = { config, store, metrics, compactor: new Compactor(metrics, logger), upstream, log: logger, adminToken: options.adminToken || undefined, now: Date.now };
+  const now = options.now ?? Date.now;
+  const ctx: ProxyContext = {
+    config,
+    store,
+    metrics,
+    compactor: new Compactor(metrics, logger, (record) => store.put(record), options.wait ?? wait),
+    upstream,
+    log: logger,
+    adminToken: options.adminToken || undefined,
+    now,
+    tenants: new Tenants(now),
+    life: { draining: false, inFlight: 0 },
+    sleep: options.sleep ?? ((ms, signal) => wait(ms, signal ?? new AbortController().signal)),
+  };
+  let onIdle: (() => void) | undefined;
 
   const server: Server = createServer((req, res) => {
+    ctx.life.inFlight++;
+    // Every request is counted once, when it ends, with the status it got ("none": cut before any).
+    // On finish when there is one: that is before the client can read the end and scrape /metrics.
+    let counted = false;
+    const count = () => {
+      if (counted) return;
+      counted = true;
+      const status = res.headersSent ? `${Math.floor(res.statusCode / 100)}xx` : "none";
+      metrics.inc("ptc_proxy_requests_total", `route="${routes.get(res) ?? "rejected"}",status="${status}"`);
+    };
+    res.on("finish", count);
+    res.on("close", () => {
+      count();
+      if (--ctx.life.inFlight === 0) onIdle?.();
+    });
     const done = route(ctx, req, res);
     if (done !== undefined) {
       done.catch((e: unknown) => {
@@ -154,20 +241,40 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   });
   const port = (server.address() as AddressInfo).port;
   logger({ event: "listening", host, port, upstream: redactUrl(config.current.upstream), admin: ctx.adminToken !== undefined });
+  const close = () =>
+    new Promise<void>((resolve) => {
+      clearInterval(timer);
+      config.close();
+      server.close(() => {
+        store.close();
+        resolve();
+      });
+      server.closeAllConnections();
+      upstream.close();
+    });
   return {
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
     port,
     context: ctx,
-    close: () =>
-      new Promise<void>((resolve) => {
-        clearInterval(timer);
-        config.close();
-        server.close(() => {
-          store.close();
-          resolve();
-        });
-        server.closeAllConnections();
-        upstream.close();
-      }),
+    close,
+    async drain(timeoutMs = config.current.drainTimeoutMs) {
+      ctx.life.draining = true;
+      logger({ event: "draining", inFlight: ctx.life.inFlight });
+      // Idle keep-alive connections go now, so their clients reconnect elsewhere; busy ones close after their reply.
+      server.closeIdleConnections();
+      const requestsDone = new Promise<void>((resolve) => {
+        onIdle = resolve;
+        if (ctx.life.inFlight === 0) resolve();
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const drained = await Promise.race([
+        requestsDone.then(() => ctx.compactor.idle()).then(() => true),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+      ]);
+      clearTimeout(timer);
+      logger(drained ? { event: "drained" } : { event: "drain_timeout", inFlight: ctx.life.inFlight });
+      await close();
+      return drained;
+    },
   };
 }

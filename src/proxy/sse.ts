@@ -76,10 +76,19 @@ export class SseTap {
 
   /** Records the usage an event carries; true when the event is nothing but usage. */
   private usageOnly(text: string): boolean {
-    const json = eventJson(text) as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null; choices?: unknown } | undefined;
-    const u = json?.usage;
+    type Usage = Record<string, unknown> | null | undefined;
+    // Chat chunks carry `usage`, Anthropic's message_start `message.usage`, Responses' response.completed `response.usage`.
+    const json = eventJson(text) as { usage?: Usage; message?: { usage?: Usage }; response?: { usage?: Usage }; choices?: unknown } | undefined;
+    const u = json?.usage ?? json?.message?.usage ?? json?.response?.usage;
     if (u === undefined || u === null || typeof u !== "object") return false;
-    this.usage = { promptTokens: typeof u.prompt_tokens === "number" ? u.prompt_tokens : 0, completionTokens: typeof u.completion_tokens === "number" ? u.completion_tokens : 0 };
+    const n = (v: unknown) => (typeof v === "number" ? v : 0);
+    if (typeof u.input_tokens === "number" || typeof u.output_tokens === "number") {
+      // Anthropic: message_start carries the input, message_delta the output so far. Never usage-only.
+      const input = n(u.input_tokens) + n(u.cache_read_input_tokens) + n(u.cache_creation_input_tokens);
+      this.usage = { promptTokens: Math.max(this.usage?.promptTokens ?? 0, input), completionTokens: typeof u.output_tokens === "number" ? u.output_tokens : (this.usage?.completionTokens ?? 0) };
+      return false;
+    }
+    this.usage = { promptTokens: n(u.prompt_tokens), completionTokens: n(u.completion_tokens) };
     return !Array.isArray(json?.choices) || json.choices.length === 0;
   }
 }

@@ -2,6 +2,7 @@
 // the prefix index are also held in memory, so the request path reads no disk. Changes are
 // written in one transaction per turn of the event loop (a burst of requests costs one commit),
 // and at close. Message history is kept on disk only (admin `compact` reads it).
+import { chmodSync, closeSync, openSync } from "node:fs";
 import Database from "better-sqlite3";
 import type { Json } from "../compaction/types.js";
 import type { ChatMessage } from "../llm/types.js";
@@ -11,7 +12,12 @@ export type IdentitySource = string;
 
 /** What the proxy knows about one conversation. Never holds message content. */
 export interface ConversationRecord {
+  /** The store key: "<tenant>:<conversation>". */
   readonly id: string;
+  /** Whose conversation this is (see tenancy.ts): never a key, only its hash or a virtual key's name. */
+  readonly tenant: string;
+  /** The id the client knows. */
+  readonly conversation: string;
   source: IdentitySource;
   model?: string;
   createdAt: number;
@@ -60,6 +66,8 @@ export interface ConversationStore {
   list(): ConversationRecord[];
   /** Deletes conversations not updated since `before` (ms since epoch); returns how many. */
   expire(before: number): number;
+  /** Writes pending changes now. */
+  flush(): void;
   /** Open and writing: false once closed, or while writes fail. */
   readonly open: boolean;
   /** Why writes fail, while they do. */
@@ -81,6 +89,11 @@ export class SqliteStore implements ConversationStore {
 
   /** Opens (creating if needed) the database at `file`; ":memory:" for a store that does not persist. */
   constructor(file: string) {
+    // Created (or tightened) to 0600 before SQLite opens it: its -wal and -shm files take the same mode.
+    if (file !== ":memory:") {
+      closeSync(openSync(file, "a", 0o600));
+      chmodSync(file, 0o600);
+    }
     this.db = new Database(file);
     this.db.pragma("journal_mode = WAL");
     // A crash may lose the last write, never corrupt the file: the right trade for a cache of summaries.

@@ -23,7 +23,11 @@ export class Upstream {
     const url = upstreamUrl(base, path);
     const headers: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(clientHeaders)) if (v !== undefined && !HOP.has(k)) headers[k] = v;
-    Object.assign(headers, extra);
+    // An empty value removes the header (a virtual key without an upstream key sends none).
+    for (const [k, v] of Object.entries(extra)) {
+      if (v === "") delete headers[k];
+      else headers[k] = v;
+    }
     if (body.length > 0 || method === "POST" || method === "PUT" || method === "PATCH") headers["content-length"] = String(body.length);
     const secure = url.protocol === "https:";
     const startedAt = performance.now();

@@ -20,7 +20,7 @@ export interface Sent {
 }
 
 /** Updates the record from the usage the upstream reported for what was sent. Returns true when it cut the prompt. */
-export function learnFromUsage(record: ConversationRecord, config: ProxyConfig, sent: Sent, promptTokens: number | undefined, completionTokens: number): boolean {
+export function learnFromUsage(record: ConversationRecord, config: ProxyConfig, sent: Sent, promptTokens: number | undefined): boolean {
   let estimate = sent.estimatedTokens;
   if (promptTokens === undefined) {
     if (estimate > 0) record.usageRatio = (estimate * record.calibration + sent.reserved) / sent.window;
@@ -34,9 +34,10 @@ export function learnFromUsage(record: ConversationRecord, config: ProxyConfig, 
   if (estimate > 200 && promptTokens < estimate * config.compaction.truncationRatio) {
     record.truncated = true;
     record.flagged = true;
-    record.learnedLimit = Math.min(record.learnedLimit ?? Infinity, promptTokens + completionTokens);
-    record.lastError = `the upstream reported ${promptTokens} prompt tokens for about ${estimate} sent: it cut the prompt; its window is taken as ${record.learnedLimit} tokens`;
-    record.usageRatio = (estimate + sent.reserved) / record.learnedLimit;
+    // The prompt it kept is what a prompt may take; the output is reserved on top, per request.
+    record.learnedLimit = Math.min(record.learnedLimit ?? Infinity, promptTokens);
+    record.lastError = `the upstream reported ${promptTokens} prompt tokens for about ${estimate} sent: it cut the prompt; prompts are now kept within ${record.learnedLimit} tokens`;
+    record.usageRatio = (estimate + sent.reserved) / (record.learnedLimit + sent.reserved);
     return true;
   }
   if (estimate > 0) record.calibration = Math.round(clamp(Math.max(record.calibration * 0.98, promptTokens / estimate), 0.7, 1.3) * 100) / 100;

@@ -2,8 +2,6 @@
 // memory after it, with every value rendered as type, size, bounded sample and (when
 // small enough) full EDN. Values themselves stay in the interpreter's Memory.
 import type { EvalResult, Memory, MemoryEntry, ToolCallRecord } from "../lisp/evaluate.js";
-import { Builtin } from "../lisp/core/registry.js";
-import { Closure } from "../lisp/fn.js";
 import { printSample } from "../lisp/printer.js";
 import { Fn, isMap, isSet, typeName, type Value } from "../lisp/values.js";
 import { Vec } from "../lisp/vector.js";
@@ -46,17 +44,6 @@ export function typeLabel(s: Pick<ValueSummary, "type" | "size">): string {
   return s.size === undefined ? s.type : `${s.type}[${s.size}]`;
 }
 
-function paramsOf(f: Fn): string | undefined {
-  if (f instanceof Closure) {
-    const lists: string[] = [];
-    for (const a of f.t.fixed) if (a !== undefined) lists.push(a.params);
-    if (f.t.variadic) lists.push(f.t.variadic.params);
-    return lists.join(" ");
-  }
-  if (f instanceof Builtin) return f.def.params;
-  return undefined;
-}
-
 /** A tool call as the trace keeps it: plain data, with the name of the definition holding its result. */
 function callTrace(c: ToolCallRecord, holder: string | undefined): ToolCallTrace {
   const out = { name: c.name, args: c.args } as ToolCallTrace;
@@ -86,7 +73,7 @@ export class Recorder {
     const d: DefinitionTrace = { name, kind: v instanceof Fn ? "function" : "value", ...describeValue(v, this.options) };
     if (entry.doc !== undefined) d.doc = entry.doc;
     if (v instanceof Fn) {
-      const params = paramsOf(v);
+      const params = v.paramLists();
       if (params !== undefined) d.params = params;
     } else {
       const full = printSample(v, { maxItems: Infinity, maxChars: this.options.ednBudget, maxDepth: Infinity });

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { longConversation, rig, tempDir, type Rig } from "./setup.js";
+import { longConversation, rig, tempDir, type Rig, key } from "./setup.js";
 
 let rigs: Rig[] = [];
 afterEach(async () => {
@@ -123,7 +123,7 @@ describe("proxy admin, health and state", () => {
     await x.client.chat.completions.create({ model: "fake-model", messages: history }, { headers: { "x-conversation-id": "ops" } });
     const status = await admin(x, "status");
     const conv = (status.json.conversations as Record<string, unknown>[])[0];
-    expect(conv).toMatchObject({ id: "ops", identitySource: "header:x-conversation-id", messageCount: history.length, compactions: 0, flagged: false, strategy: "usage-ratio" });
+    expect(conv).toMatchObject({ id: key("ops"), conversation: "ops", identitySource: "header:x-conversation-id", messageCount: history.length, compactions: 0, flagged: false, strategy: "usage-ratio" });
     expect(typeof conv.usageRatio).toBe("number");
     expect(JSON.stringify(status.json)).not.toContain("aword");
     expect(JSON.stringify(status.json)).not.toContain("TASK-a");
@@ -134,12 +134,12 @@ describe("proxy admin, health and state", () => {
     const preview = dry.json.messages as { content: string }[];
     expect(preview.length).toBeLessThan(history.length);
     expect(preview[2].content).toContain("[Summary of");
-    expect(x.proxy.context.store.get("ops")?.compactions).toBe(0);
+    expect(x.proxy.context.store.get(key("ops"))?.compactions).toBe(0);
 
     const real = await admin(x, "compact", { conversation: "ops" });
     expect(real.json).toMatchObject({ dryRun: false, compacted: true });
     expect(real.json.messages).toBeUndefined();
-    expect(x.proxy.context.store.get("ops")?.compactions).toBe(1);
+    expect(x.proxy.context.store.get(key("ops"))?.compactions).toBe(1);
     // The next request of that conversation goes out compacted, without another summary.
     const calls = x.upstream.summaryCalls;
     await x.client.chat.completions.create({ model: "fake-model", messages: [...history, { role: "assistant", content: "ok" }, { role: "user", content: "go on" }] }, { headers: { "x-conversation-id": "ops" } });
@@ -161,7 +161,7 @@ describe("proxy admin, health and state", () => {
     expect(x.upstream.summaryCalls).toBe(0);
     expect((x.upstream.requests.at(-1)?.body?.messages as { content: string }[]).some((m) => /\d+ earlier messages omitted/.test(m.content))).toBe(true);
     const status = await admin(x, "status");
-    expect((status.json.conversations as { id: string; strategy: string }[]).find((c) => c.id === "off")?.strategy).toBe("disabled");
+    expect((status.json.conversations as { conversation: string; strategy: string }[]).find((c) => c.conversation === "off")?.strategy).toBe("disabled");
   });
 
   it("keeps conversation state across a restart, and expires idle conversations", async () => {
@@ -176,7 +176,7 @@ describe("proxy admin, health and state", () => {
     expect(existsSync(db)).toBe(true);
 
     const second = await start({ config: SMALL, dir, proxy: { db } });
-    expect(second.proxy.context.store.get("persist")?.compactions).toBe(1);
+    expect(second.proxy.context.store.get(key("persist"))?.compactions).toBe(1);
     await second.client.chat.completions.create({ model: "fake-model", messages: [...history, { role: "assistant", content: "ok" }, { role: "user", content: "after restart" }] }, { headers: { "x-conversation-id": "persist" } });
     // The stored summary was reused: the restarted proxy made no summary call.
     expect(second.upstream.summaryCalls).toBe(0);
@@ -184,8 +184,8 @@ describe("proxy admin, health and state", () => {
 
     const store = second.proxy.context.store;
     expect(store.expire(Date.now() + 1000)).toBe(1);
-    expect(store.get("persist")).toBeUndefined();
-    expect(store.messages("persist")).toBeUndefined();
+    expect(store.get(key("persist"))).toBeUndefined();
+    expect(store.messages(key("persist"))).toBeUndefined();
 
     // Writes that fail (here: the table is gone) make the proxy not ready until they succeed again.
     const other = new Database(db);

@@ -6,7 +6,8 @@ import type OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../../src/llm/types.js";
 import { prefixHashes } from "../../src/proxy/identity.js";
-import { longConversation, rig, type Rig } from "./setup.js";
+import { tenantOf } from "../../src/proxy/tenancy.js";
+import { longConversation, rig, type Rig, key } from "./setup.js";
 
 let r: Rig | undefined;
 afterEach(async () => {
@@ -98,7 +99,7 @@ describe("proxy compaction", () => {
     }
     // Two failed compactions of two attempts each, then the breaker skips the summarizer.
     expect(r.upstream.summaryCalls).toBe(4);
-    const record = r.proxy.context.store.get("fails");
+    const record = r.proxy.context.store.get(key("fails"));
     expect(record?.flagged).toBe(true);
     expect(record?.lastError).toMatch(/summar/);
     expect(r.proxy.context.metrics.get("ptc_proxy_compactions_total", 'outcome="failed"')).toBe(2);
@@ -121,7 +122,7 @@ describe("proxy compaction", () => {
     r = await rig({ upstream: { promptTokens: () => 400 }, config: { compaction: { contextLimits: { "fake-model": 1_000_000 }, reserveOutputTokens: 100 } } });
     const history = longConversation(30);
     await send(r, history, "cut");
-    const record = r.proxy.context.store.get("cut");
+    const record = r.proxy.context.store.get(key("cut"));
     expect(record?.truncated).toBe(true);
     expect(record?.lastError).toContain("cut the prompt");
     expect(r.proxy.context.metrics.get("ptc_proxy_upstream_truncation_total")).toBe(1);
@@ -201,9 +202,9 @@ describe("proxy compaction", () => {
       const next = await r.client.chat.completions.create({ model: "fake-model", messages: history }).withResponse();
       expect(next.response.headers.get("x-ptc-conversation-id")).toBe(id);
     }
-    const record = r.proxy.context.store.get(id ?? "");
+    const record = r.proxy.context.store.get(key(id ?? ""));
     expect(record?.indexed).toHaveLength(16);
-    expect(r.proxy.context.store.byPrefix(prefixHashes(longConversation(30) as ChatMessage[]).at(-1) ?? "")).toBeUndefined();
+    expect(r.proxy.context.store.byPrefix(prefixHashes(longConversation(30) as ChatMessage[], tenantOf("sk-client-key")).at(-1) ?? "")).toBeUndefined();
     // The user edits the last question: a new conversation, which starts from the stored summary.
     const edited = [...history.slice(0, -1), { role: "user" as const, content: "more 19, edited" }];
     const fork = await r.client.chat.completions.create({ model: "fake-model", messages: edited }).withResponse();

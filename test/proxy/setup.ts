@@ -6,6 +6,7 @@ import { join } from "node:path";
 import OpenAI from "openai";
 import { startProxy, type ProxyOptions, type RunningProxy } from "../../src/proxy/index.js";
 import type { LogEvent } from "../../src/proxy/log.js";
+import { tenantOf } from "../../src/proxy/tenancy.js";
 import { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions } from "../support/fake-openai.js";
 
 export interface Rig {
@@ -16,6 +17,12 @@ export interface Rig {
   dir: string;
   close(): Promise<void>;
 }
+
+/** A compaction deadline that never passes: tests that want one pass their own clock. */
+export const never = (_ms: number, signal: AbortSignal): Promise<void> => new Promise((resolve) => signal.addEventListener("abort", () => resolve()));
+
+/** The store key of a conversation the rig's client (key sk-client-key) started under `id`. */
+export const key = (id: string, apiKey = "sk-client-key"): string => `${tenantOf(apiKey)}:${id}`;
 
 export const tempDir = () => mkdtempSync(join(tmpdir(), "ptc-proxy-"));
 
@@ -28,7 +35,7 @@ export async function rig(options: { upstream?: FakeUpstreamOptions; proxy?: Par
     writeFileSync(configFile, JSON.stringify(options.config));
   }
   const logs: LogEvent[] = [];
-  const proxy = await startProxy({ upstream: upstream.url, port: 0, logger: (e) => logs.push(e), ...options.proxy, ...(configFile === undefined ? {} : { configFile }) });
+  const proxy = await startProxy({ upstream: upstream.url, port: 0, logger: (e) => logs.push(e), wait: never, sleep: async () => {}, ...options.proxy, ...(configFile === undefined ? {} : { configFile }) });
   const client = new OpenAI({ baseURL: `${proxy.url}/v1`, apiKey: "sk-client-key", maxRetries: 0, timeout: 5000 });
   return {
     upstream,

@@ -20,6 +20,8 @@ export interface FakeUpstreamOptions {
   promptTokens?: (messages: unknown[]) => number;
   /** What the summarizer prompt is answered with; default a valid short summary. */
   summary?: (prompt: string) => string;
+  /** The first `count` chat requests get this status (and headers), as an overloaded server answers. */
+  failFirst?: { count: number; status: number; headers?: Record<string, string> };
   /** Keep every request (tests); off in the benchmark. */
   record?: boolean;
 }
@@ -30,6 +32,10 @@ export interface FakeUpstream {
   summaryCalls: number;
   /** Responses whose client (the proxy) went away before they were finished. */
   abandoned: number;
+  /** Replies held by x-fake-mode: hold (a stream sends its first chunk, then waits). */
+  held: number;
+  /** Finishes every held reply. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -43,7 +49,21 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   const requests: RecordedRequest[] = [];
   const sockets = new Set<import("node:net").Socket>();
   const count = options.promptTokens ?? defaultPromptTokens;
-  const state: FakeUpstream = { url: "", requests, summaryCalls: 0, abandoned: 0, close: async () => {} };
+  const held: (() => void)[] = [];
+  let failed = 0;
+  const state: FakeUpstream = {
+    url: "",
+    requests,
+    summaryCalls: 0,
+    abandoned: 0,
+    get held() {
+      return held.length;
+    },
+    release: () => {
+      for (const finish of held.splice(0)) finish();
+    },
+    close: async () => {},
+  };
   const server: Server = createServer((req, res) => {
     res.on("close", () => {
       if (!res.writableFinished) state.abandoned++;
@@ -81,12 +101,27 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         res.writeHead(200, { "content-type": req.headers["content-type"] ?? "application/octet-stream", "x-upstream": "fake" });
         return res.end(raw);
       }
+      if (path === "/v1/messages" && body !== undefined) return anthropic(res, body, mode);
+      if (path === "/v1/responses" && body !== undefined) {
+        // OpenAI's Responses API, non-streaming: a reply naming the last user input.
+        const input = typeof body.input === "string" ? [{ role: "user", content: body.input }] : ((body.input ?? []) as { role?: string; content?: unknown }[]);
+        const lastUser = [...input].reverse().find((m) => m.role === "user");
+        const text = `reply to ${typeof lastUser?.content === "string" ? lastUser.content : "?"} (${input.length} items)`;
+        const inputTokens = count([body.instructions ?? "", ...input]);
+        return json(200, { id: "resp_1", object: "response", created_at: 1, status: "completed", model: body.model, output: [{ type: "message", id: "msg_1", role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] }], usage: { input_tokens: inputTokens, output_tokens: 10, total_tokens: inputTokens + 10 } });
+      }
       if (path !== "/v1/chat/completions" || body === undefined) return json(404, { error: { message: `no route ${path}`, type: "invalid_request_error", code: null } });
       const messages = (body.messages ?? []) as Msg[];
       const promptTokens = count(messages);
       // The summarizer's model is taken to have a larger window than the conversation's.
       if (options.contextTokens !== undefined && promptTokens > options.contextTokens && !isSummaryPrompt(messages)) {
         return json(400, { error: { message: `This model's maximum context length is ${options.contextTokens} tokens. However, your messages resulted in ${promptTokens} tokens.`, type: "invalid_request_error", code: "context_length_exceeded" } });
+      }
+      if (options.failFirst !== undefined && failed < options.failFirst.count && !isSummaryPrompt(messages)) {
+        failed++;
+        const text = JSON.stringify({ error: { message: "overloaded, try again", type: "server_error", code: null } });
+        res.writeHead(options.failFirst.status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...options.failFirst.headers });
+        return res.end(text);
       }
       let content: string;
       if (isSummaryPrompt(messages)) {
@@ -107,6 +142,14 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         const chunk = (delta: Record<string, unknown>, finish: string | null) =>
           `data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: body?.model ?? "fake-model", choices: [{ index: 0, delta, finish_reason: finish }], ...(withUsage ? { usage: null } : {}) })}\n\n`;
         res.write(chunk({ role: "assistant", content: "" }, null));
+        if (mode === "hold") {
+          held.push(() => {
+            for (const word of content.split(/(?<= )/)) res.write(chunk({ content: word }, null));
+            res.write(chunk({}, "stop"));
+            res.end("data: [DONE]\n\n");
+          });
+          return;
+        }
         if (mode === "cut") {
           res.write(chunk({ content: "partial " }, null));
           setTimeout(() => res.socket?.destroy(), 20);
@@ -117,10 +160,44 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         if (withUsage) res.write(`data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: body.model ?? "fake-model", choices: [], usage })}\n\n`);
         res.end("data: [DONE]\n\n");
       };
-      if (delay) setTimeout(answer, Number(delay[1]));
+      if (mode === "hold" && body?.stream !== true) held.push(answer);
+      else if (delay) setTimeout(answer, Number(delay[1]));
       else answer();
     });
   });
+  /** Anthropic's Messages API, enough for its SDK: a reply naming the last user text, streamed as its events or whole. */
+  function anthropic(res: import("node:http").ServerResponse, body: Record<string, unknown>, mode: string): void {
+    const messages = (body.messages ?? []) as { role: string; content: unknown }[];
+    const inputTokens = count([body.system ?? "", ...messages]);
+    const send = (status: number, value: unknown) => {
+      const text = JSON.stringify(value);
+      res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+      res.end(text);
+    };
+    if (options.contextTokens !== undefined && inputTokens > options.contextTokens) {
+      return send(400, { type: "error", error: { type: "invalid_request_error", message: `prompt is too long: ${inputTokens} tokens > ${options.contextTokens} maximum` } });
+    }
+    const last = [...messages].reverse().find((m) => m.role === "user");
+    const lastText = typeof last?.content === "string" ? last.content : Array.isArray(last?.content) ? (last.content as { type: string; text?: string }[]).filter((b) => b.type === "text").map((b) => b.text).join(" ") : "?";
+    const content = `reply to ${lastText} (${messages.length} messages)`;
+    const usage = { input_tokens: inputTokens, output_tokens: Math.ceil(content.length / 4) };
+    const message = { id: "msg_1", type: "message", role: "assistant", model: body.model ?? "fake-model", content: [{ type: "text", text: content }], stop_reason: "end_turn", stop_sequence: null, usage };
+    if (body.stream !== true) return send(200, message);
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const event = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    event("message_start", { message: { ...message, content: [], stop_reason: null, usage: { input_tokens: inputTokens, output_tokens: 1 } } });
+    event("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+    const rest = () => {
+      for (const word of content.split(/(?<= )/)) event("content_block_delta", { index: 0, delta: { type: "text_delta", text: word } });
+      event("content_block_stop", { index: 0 });
+      event("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+      event("message_stop", {});
+      res.end();
+    };
+    if (mode === "hold") held.push(rest);
+    else rest();
+  }
+
   server.on("connection", (s) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));

@@ -64,6 +64,9 @@ export class Builtin extends Fn {
     checkArity(this.def, args.length);
     return this.def.fn(args);
   }
+  override paramLists(): string | undefined {
+    return this.def.params;
+  }
   override call1(a: Value): Value {
     const d = this.def;
     if (d.f1 !== undefined) return d.f1(a);

@@ -24,6 +24,15 @@ export function sortOrder(x: Value): Cmp | undefined {
   return orders.get(x);
 }
 
+/**
+ * Marks a map or set built in its sort order (default order) as sorted: how a sorted value
+ * rebuilt on another thread stays sorted. Large or empty ones must be Ordered already.
+ */
+export function markSorted<T extends LMap | LSet>(x: T): T {
+  if (!isOrdered(x)) orders.set(x, compare);
+  return x;
+}
+
 function sorting<T>(who: string, xs: T[], key: (x: T) => Value, cmp: Cmp): T[] {
   charge(xs.length > 1 ? xs.length * Math.ceil(Math.log2(xs.length)) : xs.length);
   try {

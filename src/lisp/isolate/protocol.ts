@@ -1,0 +1,94 @@
+// The messages between the host and a worker running one program at a time. Everything here
+// is structured-clone-safe: values travel as Wire, tool arguments and results as plain data.
+import type { ErrorInfo } from "../errors.js";
+import type { Limits } from "../limits.js";
+import type { Wire } from "../wire.js";
+
+/** A tool as the worker knows it: its name and call rules; the code stays on the host. */
+export interface ToolInfo {
+  name: string;
+  params?: readonly string[];
+  timeoutMs?: number;
+  maxCalls?: number;
+}
+
+/** An error a context value gives when the program reads it (it was not plain data). */
+export interface DataError {
+  kind: ErrorInfo["kind"];
+  message: string;
+  hint?: string;
+}
+
+/** One context key: its value, or the error reading it gives. */
+export type CtxEntry = readonly [key: string, value: Wire, error: DataError | null];
+
+/** A memory entry sent as data, or to be defined again from its source (it holds a function). */
+export interface MemoryEntryWire {
+  name: string;
+  doc?: string;
+  source?: string;
+  value?: Wire;
+}
+
+export interface RunMessage {
+  type: "run";
+  source: string;
+  ctx: readonly CtxEntry[] | null;
+  tools: ToolInfo[];
+  /** Memory the worker kept from an earlier run (by id), or sent whole. */
+  memory: { kept: number } | { entries: MemoryEntryWire[] };
+  limits?: Partial<Limits>;
+  toolTimeoutMs?: number;
+}
+
+export interface MemoryMessage {
+  type: "memory";
+  entries: MemoryEntryWire[];
+}
+
+export interface AnswerMessage {
+  type: "answer";
+  call: number;
+  /** The tool's result, already converted (and checked) as the program receives it. */
+  value?: Wire;
+  /** Why the call failed, as the program's `tool_error` tells it. */
+  error?: string;
+}
+
+export type ToWorker = RunMessage | MemoryMessage | AnswerMessage;
+
+export interface CallRecordWire {
+  name: string;
+  args: unknown;
+  result?: unknown;
+  /** Index into `DoneMessage.values` of the value the program received. */
+  value?: number;
+  error?: string;
+  durationMs: number;
+}
+
+export interface DoneMessage {
+  type: "done";
+  ok: boolean;
+  error?: ErrorInfo;
+  outcome?: "value" | "return" | "fail";
+  /** The result as plain data. */
+  value?: unknown;
+  /** The result first, then the definitions' values, then tool results: one writer, sharing kept. */
+  values: Wire[];
+  defs: Array<{ name: string; doc?: string; source?: string }>;
+  calls: CallRecordWire[];
+  prints: string[];
+  fuelUsed: number;
+  /** The id the worker keeps the new memory under. */
+  memory: number;
+}
+
+export type FromWorker =
+  | { type: "ready" }
+  | { type: "need-memory" }
+  | { type: "call"; call: number; name: string; args: Record<string, unknown> }
+  | { type: "cancel"; call: number }
+  /** The program started (true) or stopped (false) running: the span the host's hard stop counts. */
+  | { type: "running"; running: boolean }
+  | DoneMessage;

@@ -1,0 +1,225 @@
+// The host side of one isolated evaluation. The program runs in a pooled worker thread with the
+// same evaluator; tools stay here and are called by message, their results checked and
+// converted here exactly as in process. The host's clock and signal are the hard stop: abort
+// ends the worker at once, and so does a program still running past its time limit (with a
+// margin for the interpreter's own check to fire first). A worker that runs out of heap or
+// crashes fails that run only; the pool starts another.
+import { abortedError, LispError, thrownMessage, toErrorInfo, type ErrorInfo } from "../errors.js";
+import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, MemoryEntry, ToolCallRecord, ToolSpec } from "../evaluate.js";
+import { toLisp } from "../interop.js";
+import { resolveLimits, type Limits } from "../limits.js";
+import { timeoutError } from "../runtime.js";
+import { WireReader, WireWriter } from "../wire.js";
+import { poolFor, type ExitReason, type PoolWorker } from "./pool.js";
+import type { CtxEntry, DataError, DoneMessage, FromWorker, MemoryEntryWire, ToolInfo } from "./protocol.js";
+
+const EMPTY_MEMORY: Memory = new Map();
+// Past this, setTimeout fires at once; such limits get no watchdog.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The worker that keeps each memory a run returned, and its id there. */
+const keptIn = new WeakMap<Memory, { worker: PoolWorker; id: number }>();
+
+/** How long past its time limit the host lets a program run before ending its worker. */
+export function hardStopMs(timeoutMs: number): number {
+  return timeoutMs * 1.5 + 50;
+}
+
+export async function evaluateIsolated(source: string, options: EvaluateOptions, tools: ReadonlyMap<string, ToolSpec>, maxHeapMb: number): Promise<EvalResult> {
+  const started = performance.now();
+  const memory = options.memory ?? EMPTY_MEMORY;
+  const calls: ToolCallRecord[] = [];
+  const failure = (error: ErrorInfo, prints: string[] = [], toolCalls = calls, fuelUsed = 0): EvalFailure => ({ ok: false, error, prints, memory, toolCalls, stats: { fuelUsed, durationMs: performance.now() - started } });
+  let limits: Limits;
+  let ctx: CtxEntry[] | null;
+  try {
+    limits = resolveLimits(options.limits);
+    ctx = options.ctx === undefined ? null : ctxEntries(options.ctx, limits.maxNestingDepth);
+  } catch (e) {
+    return failure(e instanceof LispError ? toErrorInfo(e, source) : internal(e));
+  }
+  const signal = options.signal;
+  if (signal?.aborted) return failure(toErrorInfo(abortedError()));
+  const pool = poolFor(maxHeapMb);
+  const kept = keptIn.get(memory);
+  let w: PoolWorker;
+  try {
+    const acquired = pool.acquire(kept?.worker.alive ? kept.worker : undefined);
+    // A worker may take a while to start: an abort meanwhile ends the run, and the worker goes back.
+    const got = signal === undefined ? await acquired : await Promise.race([acquired, abortion(signal)]);
+    if (got === null) {
+      void acquired.then((x) => pool.release(x), () => undefined);
+      return failure(toErrorInfo(abortedError()));
+    }
+    w = got;
+  } catch (e) {
+    return failure(internal(e));
+  }
+  const infos: ToolInfo[] = [...tools].map(([name, s]) => ({ name, params: s.params, timeoutMs: s.timeoutMs, maxCalls: s.maxCalls }));
+  const sent = kept !== undefined && kept.worker === w ? { kept: kept.id } : { entries: memoryEntries(memory) };
+
+  return new Promise<EvalResult>((resolve) => {
+    let settled = false;
+    const inflight = new Map<number, AbortController>();
+    // The hard stop counts the time the program runs, as its time limit does: from when the
+    // worker starts it (memory and context rebuilt) to when it ends (before its result is
+    // sent), and not while every branch waits on a tool.
+    const budget = hardStopMs(limits.timeoutMs);
+    let running = false;
+    let spent = 0;
+    let since = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = (): void => {
+      since = performance.now();
+      if (budget - spent <= MAX_TIMER_MS) timer = setTimeout(() => finish(failure(toErrorInfo(timeoutError(limits.timeoutMs))), false), Math.max(0, budget - spent));
+    };
+    const pause = (): void => {
+      if (timer === undefined) return;
+      clearTimeout(timer);
+      timer = undefined;
+      spent += performance.now() - since;
+    };
+    const onAbort = (): void => finish(failure(toErrorInfo(abortedError())), false);
+    const finish = (r: EvalResult, reusable: boolean): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      for (const ac of inflight.values()) ac.abort();
+      if (reusable) pool.release(w);
+      else pool.terminate(w);
+      resolve(r);
+    };
+    const callEnded = (call: number): void => {
+      if (inflight.delete(call) && inflight.size === 0 && running && !settled) arm();
+    };
+
+    w.onExit = (why: ExitReason) => finish(failure(lost(why, maxHeapMb)), false);
+    w.listener = (m: FromWorker) => {
+      if (settled) return;
+      switch (m.type) {
+        case "running":
+          running = m.running;
+          if (running && inflight.size === 0) arm();
+          else pause();
+          return;
+        case "need-memory":
+          w.post({ type: "memory", entries: memoryEntries(memory) });
+          return;
+        case "cancel": {
+          inflight.get(m.call)?.abort();
+          callEnded(m.call);
+          return;
+        }
+        case "call": {
+          const spec = tools.get(m.name) as ToolSpec;
+          const ac = new AbortController();
+          if (inflight.size === 0) pause();
+          inflight.set(m.call, ac);
+          const record: ToolCallRecord = { name: m.name, args: m.args, durationMs: 0 };
+          calls.push(record);
+          const t0 = performance.now();
+          Promise.resolve()
+            .then(() => spec.run(m.args, ac.signal))
+            // Checked and converted here, as in process, so a refused value fails the same way.
+            .then((raw) => new WireWriter(false).write(toLisp(raw, limits.maxNestingDepth, 0, `the result of tool/${m.name}`)))
+            .then(
+              (value) => {
+                if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, value });
+              },
+              (e: unknown) => {
+                record.error = thrownMessage(e);
+                if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, error: record.error });
+              },
+            )
+            .finally(() => {
+              record.durationMs = performance.now() - t0;
+              callEnded(m.call);
+            });
+          return;
+        }
+        case "done":
+          finish(result(m, memory, w, started), true);
+          return;
+      }
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    w.post({ type: "run", source, ctx, tools: infos, memory: sent, limits: options.limits, toolTimeoutMs: options.toolTimeoutMs });
+  });
+}
+
+/** Resolves to null when `signal` aborts. */
+function abortion(signal: AbortSignal): Promise<null> {
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(null), { once: true }));
+}
+
+function internal(e: unknown): ErrorInfo {
+  return toErrorInfo(new LispError("internal_error", `internal error: ${e instanceof Error ? e.message : String(e)}`));
+}
+
+function lost(why: ExitReason, maxHeapMb: number): ErrorInfo {
+  if (why === "out_of_memory") {
+    return toErrorInfo(new LispError("memory_exceeded", `the program used more than its ${maxHeapMb} MB of memory`, undefined, "build smaller values: process the data in parts, or keep only what you need"));
+  }
+  return internal(new Error("the program's worker thread stopped unexpectedly"));
+}
+
+/**
+ * The context as the worker receives it: each key converted here (the same checks as in
+ * process), or the error reading it gives, raised only if the program reads that key.
+ */
+function ctxEntries(ctx: Readonly<Record<string, unknown>>, maxDepth: number): CtxEntry[] {
+  const writer = new WireWriter(false);
+  const out: CtxEntry[] = [];
+  for (const key of Object.keys(ctx)) {
+    try {
+      const v = writer.tryWrite(toLisp(ctx[key], maxDepth, 0, `data/${key}`));
+      out.push(v === undefined ? [key, null, { kind: "type_error", message: `data/${key} holds a function, which cannot cross into the program` }] : [key, v, null]);
+    } catch (e) {
+      out.push([key, null, dataError(e)]);
+    }
+  }
+  return out;
+}
+
+function dataError(e: unknown): DataError {
+  if (e instanceof LispError) return e.hint === undefined ? { kind: e.kind, message: e.message } : { kind: e.kind, message: e.message, hint: e.hint };
+  return { kind: "internal_error", message: `internal error: ${e instanceof Error ? e.message : String(e)}` };
+}
+
+/** Memory sent whole: data as data, a definition holding a function as its source. */
+function memoryEntries(memory: Memory): MemoryEntryWire[] {
+  const writer = new WireWriter(false);
+  const out: MemoryEntryWire[] = [];
+  for (const [name, e] of memory) {
+    const w: MemoryEntryWire = { name };
+    if (e.doc !== undefined) w.doc = e.doc;
+    if (e.source !== undefined) w.source = e.source;
+    const value = writer.tryWrite(e.value);
+    if (value !== undefined) w.value = value;
+    out.push(w);
+  }
+  return out;
+}
+
+function result(m: DoneMessage, memory: Memory, w: PoolWorker, started: number): EvalResult {
+  const reader = new WireReader("it lives in the worker thread that ran the program");
+  const values = m.values.map((v) => reader.read(v));
+  const toolCalls = m.calls.map((c) => {
+    const r: ToolCallRecord = { name: c.name, args: c.args, durationMs: c.durationMs };
+    if (c.result !== undefined) r.result = c.result;
+    if (c.value !== undefined) r.value = values[c.value];
+    if (c.error !== undefined) r.error = c.error;
+    return r;
+  });
+  const stats = { fuelUsed: m.fuelUsed, durationMs: performance.now() - started };
+  if (!m.ok) return { ok: false, error: m.error as ErrorInfo, prints: m.prints, memory, toolCalls, stats };
+  const next = new Map(memory);
+  const defs: Definition[] = m.defs.map((d, i) => ({ name: d.name, doc: d.doc, value: values[1 + i], source: d.source }));
+  for (const d of defs) {
+    const entry: MemoryEntry = { value: d.value, doc: d.doc, source: d.source };
+    next.set(d.name, entry);
+  }
+  keptIn.set(next, { worker: w, id: m.memory });
+  return { ok: true, value: m.value, lisp: values[0], outcome: m.outcome ?? "value", prints: m.prints, memory: next, defs, toolCalls, stats };
+}

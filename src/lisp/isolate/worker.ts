@@ -1,0 +1,141 @@
+// A worker thread of the isolated mode: runs one program at a time with the in-process
+// evaluator, calls tools by asking the host, and keeps the memories its runs made so the next
+// turn of the same agent (sent back here) needs no copy of them.
+import { parentPort } from "node:worker_threads";
+import { LispError, toErrorInfo } from "../errors.js";
+import { evaluate, type EvalResult, type EvaluateOptions, type Memory, type MemoryEntry, type ToolSpec } from "../evaluate.js";
+import { RemoteFn, WireReader, WireWriter, type Wire } from "../wire.js";
+import type { AnswerMessage, CtxEntry, DoneMessage, FromWorker, MemoryEntryWire, RunMessage, ToWorker } from "./protocol.js";
+
+const port = parentPort;
+if (port === null) throw new Error("the isolated evaluator must run in a worker thread");
+
+const send = (m: FromWorker): void => port.postMessage(m);
+
+// Memories of recent runs, newest last; an agent's next turn usually asks for the newest.
+const KEPT_MEMORIES = 8;
+const memories = new Map<number, Memory>();
+let nextMemory = 1;
+
+let nextCall = 1;
+const pending = new Map<number, { resolve: (v: Wire) => void; reject: (e: Error) => void }>();
+let waitingMemory: ((entries: MemoryEntryWire[]) => void) | null = null;
+
+port.on("message", (m: ToWorker) => {
+  if (m.type === "run") void start(m);
+  else if (m.type === "memory") waitingMemory?.(m.entries);
+  else answer(m);
+});
+send({ type: "ready" });
+
+function answer(m: AnswerMessage): void {
+  const p = pending.get(m.call);
+  // A call the program stopped waiting for (timed out, or its run ended): the answer is dropped.
+  if (p === undefined) return;
+  pending.delete(m.call);
+  if (m.error !== undefined) p.reject(new Error(m.error));
+  else p.resolve(m.value as Wire);
+}
+
+function callHost(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+  const call = nextCall++;
+  // The evaluator stopped waiting (the call's timeout, or the run ended): the host's tool is told.
+  const onAbort = (): void => {
+    if (pending.delete(call)) send({ type: "cancel", call });
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  return new Promise<Wire>((resolve, reject) => {
+    pending.set(call, { resolve, reject });
+    send({ type: "call", call, name, args });
+  })
+    .finally(() => signal.removeEventListener("abort", onAbort))
+    .then((w) => new WireReader().read(w));
+}
+
+function ctxOf(entries: readonly CtxEntry[]): Record<string, unknown> {
+  const reader = new WireReader();
+  const ctx: Record<string, unknown> = {};
+  for (const [key, value, error] of entries) {
+    // A key whose value the host refused fails where the program reads it, as in process.
+    if (error !== null) Object.defineProperty(ctx, key, { enumerable: true, get: () => { throw new LispError(error.kind, error.message, undefined, error.hint); } });
+    else Object.defineProperty(ctx, key, { enumerable: true, value: reader.read(value) });
+  }
+  return ctx;
+}
+
+async function memoryOf(m: RunMessage["memory"]): Promise<Memory> {
+  if ("kept" in m) {
+    const kept = memories.get(m.kept);
+    if (kept !== undefined) return kept;
+    send({ type: "need-memory" });
+    return recreate(await new Promise<MemoryEntryWire[]>((resolve) => (waitingMemory = resolve)));
+  }
+  return recreate(m.entries);
+}
+
+/**
+ * Memory rebuilt from what the host sent: data as it was, then each definition holding a
+ * function defined again from its source, in order (as a resumed run restores it). One that
+ * cannot be (its source calls a tool, or was not kept) becomes a function that says so.
+ */
+async function recreate(entries: MemoryEntryWire[]): Promise<Memory> {
+  waitingMemory = null;
+  const reader = new WireReader();
+  const memory = new Map<string, MemoryEntry>();
+  for (const e of entries) if (e.value !== undefined) memory.set(e.name, { value: reader.read(e.value), doc: e.doc, source: e.source });
+  for (const e of entries) {
+    if (e.value !== undefined) continue;
+    const again = e.source === undefined ? null : await evaluate(e.source, { memory });
+    const entry = again?.ok ? again.memory.get(e.name) : undefined;
+    memory.set(e.name, entry ?? { value: new RemoteFn(e.name, e.name, undefined, "its definition could not be run again after its worker was lost; define it again"), doc: e.doc, source: e.source });
+  }
+  return memory;
+}
+
+function keep(memory: Memory): number {
+  const id = nextMemory++;
+  memories.set(id, memory);
+  if (memories.size > KEPT_MEMORIES) memories.delete(memories.keys().next().value as number);
+  return id;
+}
+
+async function start(m: RunMessage): Promise<void> {
+  const tools: Record<string, ToolSpec> = {};
+  for (const t of m.tools) tools[t.name] = { run: (args, signal) => callHost(t.name, args, signal), params: t.params, timeoutMs: t.timeoutMs, maxCalls: t.maxCalls };
+  const options: EvaluateOptions = { tools, memory: await memoryOf(m.memory), limits: m.limits, toolTimeoutMs: m.toolTimeoutMs };
+  if (m.ctx !== null) options.ctx = ctxOf(m.ctx);
+  send({ type: "running", running: true });
+  const r = await evaluate(m.source, options);
+  send({ type: "running", running: false });
+  try {
+    send(done(r));
+  } catch (e) {
+    // A value nested past the stack's depth cannot be written; the run fails rather than the worker.
+    const error = e instanceof RangeError ? new LispError("nesting_too_deep", "a value the program made is nested too deeply to leave its worker thread", undefined, "keep data shallow") : new LispError("internal_error", `internal error: ${e instanceof Error ? e.message : String(e)}`);
+    send({ type: "done", ok: false, error: toErrorInfo(error), values: [], defs: [], calls: [], prints: r.prints, fuelUsed: r.stats.fuelUsed, memory: 0 });
+  }
+  for (const p of pending.values()) p.reject(new Error("the evaluation has ended"));
+  pending.clear();
+}
+
+/** The result as it is sent: plain data, and every value through one writer. */
+function done(r: EvalResult): DoneMessage {
+  const writer = new WireWriter(true);
+  const values: Wire[] = [];
+  const slot = (v: Parameters<WireWriter["write"]>[0]): number => values.push(writer.write(v)) - 1;
+  const out: DoneMessage = { type: "done", ok: r.ok, values, defs: [], calls: [], prints: r.prints, fuelUsed: r.stats.fuelUsed, memory: 0 };
+  if (r.ok) {
+    out.outcome = r.outcome;
+    out.value = r.value;
+    slot(r.lisp);
+    for (const d of r.defs) {
+      out.defs.push({ name: d.name, doc: d.doc, source: d.source });
+      slot(d.value);
+    }
+    out.memory = keep(r.memory);
+  } else {
+    out.error = r.error;
+  }
+  for (const c of r.toolCalls) out.calls.push({ name: c.name, args: c.args, result: c.result, error: c.error, durationMs: c.durationMs, value: c.value === undefined ? undefined : slot(c.value) });
+  return out;
+}

@@ -1,0 +1,196 @@
+// Values as they cross between threads (the isolated mode's host and worker). Structured
+// clone copies plain data only, so PTC-Lisp values are written as tagged plain objects and
+// read back as values. One writer per message keeps sharing: a value reached twice is sent
+// once and read back as one object, so a shared structure costs its distinct nodes, and a
+// tool result held by a definition stays the very same value on the other side.
+import { OrderedMap, OrderedSet } from "immutable";
+import { markSorted, sortOrder } from "./core/sorted.js";
+import { compare } from "./equality.js";
+import { LispError } from "./errors.js";
+import { compileRegex } from "./regex.js";
+import { Fn, Keyword, keyword, LFloat, LMap, LSet, Reduced, Regex, Var, type Value, isMap, isSet } from "./values.js";
+import { Vec } from "./vector.js";
+
+/** A value in structured-clone-safe form. */
+export type Wire = null | boolean | number | string | WireNode;
+
+type WireNode =
+  | { t: "f"; v: number }
+  | { t: "k"; n: string }
+  | { t: "v"; x: Wire[] }
+  /** Keys and values alternate; `o`: 1 sorted in the default order, 2 in a custom one. */
+  | { t: "m"; x: Wire[]; o?: 1 | 2 }
+  | { t: "s"; x: Wire[]; o?: 1 | 2 }
+  | { t: "fn"; n: string; l: string; p?: string }
+  | { t: "re"; p: string }
+  | { t: "var"; n: string }
+  | { t: "red"; x: Wire }
+  /** The i-th collection or function already written in this message. */
+  | { t: "@"; i: number };
+
+/** A value that cannot be rebuilt from data on the other side: a function, or a custom sort order. */
+export class Unencodable {
+  constructor(readonly what: string) {}
+}
+
+/**
+ * A function whose code stayed on the other thread: it prints as the original did, and
+ * calling it is an error saying why (`why`).
+ */
+export class RemoteFn extends Fn {
+  constructor(
+    readonly name: string,
+    private readonly shown: string,
+    private readonly params: string | undefined,
+    private readonly why: string,
+  ) {
+    super();
+  }
+  override label(): string {
+    return this.shown;
+  }
+  override paramLists(): string | undefined {
+    return this.params;
+  }
+  call(): Value {
+    throw new LispError("not_callable", `${this.name} cannot be called here: ${this.why}`);
+  }
+}
+
+// Sorted in a custom order on the other side: readable, but not sendable back as data.
+const foreignOrder = new WeakSet<object>();
+
+export class WireWriter {
+  private readonly seen = new Map<object, number>();
+  private readonly added: object[] = [];
+
+  /** @param functions Whether functions are written (as `RemoteFn`s on the other side) or refused. */
+  constructor(private readonly functions: boolean) {}
+
+  write(v: Value): Wire {
+    if (v === null || typeof v !== "object") return v;
+    if (v instanceof Keyword) return { t: "k", n: v.name };
+    if (v instanceof LFloat) return { t: "f", v: v.v };
+    const at = this.seen.get(v);
+    if (at !== undefined) return { t: "@", i: at };
+    if (v instanceof Vec) {
+      this.note(v);
+      const items = v.toArray();
+      const x = new Array<Wire>(items.length);
+      for (let i = 0; i < items.length; i++) x[i] = this.write(items[i]);
+      return { t: "v", x };
+    }
+    if (isMap(v) || isSet(v)) {
+      const o = this.order(v);
+      this.note(v);
+      const x: Wire[] = [];
+      if (isMap(v)) for (const [k, e] of v) x.push(this.write(k), this.write(e));
+      else for (const e of v) x.push(this.write(e));
+      const node: { t: "m" | "s"; x: Wire[]; o?: 1 | 2 } = { t: isMap(v) ? "m" : "s", x };
+      if (o !== 0) node.o = o;
+      return node;
+    }
+    if (v instanceof Fn) {
+      if (!this.functions) throw new Unencodable(`the function ${v.name}`);
+      this.note(v);
+      const p = v.paramLists();
+      return p === undefined ? { t: "fn", n: v.name, l: v.label() } : { t: "fn", n: v.name, l: v.label(), p };
+    }
+    if (v instanceof Regex) return { t: "re", p: v.source };
+    if (v instanceof Var) return { t: "var", n: v.name };
+    if (v instanceof Reduced) return { t: "red", x: this.write(v.value) };
+    throw new Unencodable("an unknown value");
+  }
+
+  /** `v` written, or undefined (and nothing of it kept) when part of it is refused. */
+  tryWrite(v: Value): Wire | undefined {
+    const mark = this.added.length;
+    try {
+      return this.write(v);
+    } catch (e) {
+      if (!(e instanceof Unencodable)) throw e;
+      while (this.added.length > mark) this.seen.delete(this.added.pop() as object);
+      return undefined;
+    }
+  }
+
+  private note(v: object): void {
+    this.seen.set(v, this.added.length);
+    this.added.push(v);
+  }
+
+  private order(v: LMap | LSet): 0 | 1 | 2 {
+    if (foreignOrder.has(v)) {
+      if (!this.functions) throw new Unencodable("a collection sorted by a function");
+      return 2;
+    }
+    const cmp = sortOrder(v);
+    if (cmp === undefined) return 0;
+    if (cmp === compare) return 1;
+    if (!this.functions) throw new Unencodable("a collection sorted by a function");
+    return 2;
+  }
+}
+
+export class WireReader {
+  private readonly table: Value[] = [];
+
+  /** @param why What a function read here says when called (its code stayed on the other side). */
+  constructor(private readonly why = "it was defined in another thread") {}
+
+  read(w: Wire): Value {
+    if (w === null || typeof w !== "object") return w;
+    switch (w.t) {
+      case "k":
+        return keyword(w.n);
+      case "f":
+        return new LFloat(w.v);
+      case "@":
+        return this.table[w.i];
+      case "v": {
+        const at = this.reserve();
+        const out = new Array<Value>(w.x.length);
+        for (let i = 0; i < w.x.length; i++) out[i] = this.read(w.x[i]);
+        return (this.table[at] = Vec.fromArray(out));
+      }
+      case "m": {
+        const at = this.reserve();
+        const base: LMap = w.o !== undefined && (w.x.length === 0 || w.x.length > 16) ? OrderedMap<Value, Value>() : LMap<Value, Value>();
+        const m = base.withMutations((m) => {
+          for (let i = 0; i < w.x.length; i += 2) m.set(this.read(w.x[i]), this.read(w.x[i + 1]));
+        });
+        return (this.table[at] = this.sorted(m, w.o));
+      }
+      case "s": {
+        const at = this.reserve();
+        const base: LSet = w.o !== undefined && (w.x.length === 0 || w.x.length > 8) ? OrderedSet<Value>() : LSet<Value>();
+        const s = base.withMutations((s) => {
+          for (const x of w.x) s.add(this.read(x));
+        });
+        return (this.table[at] = this.sorted(s, w.o));
+      }
+      case "fn": {
+        const at = this.reserve();
+        return (this.table[at] = new RemoteFn(w.n, w.l, w.p, this.why));
+      }
+      case "re":
+        return compileRegex(w.p);
+      case "var":
+        return new Var(w.n);
+      case "red":
+        return new Reduced(this.read(w.x));
+    }
+  }
+
+  private reserve(): number {
+    this.table.push(null);
+    return this.table.length - 1;
+  }
+
+  private sorted<T extends LMap | LSet>(x: T, o: 1 | 2 | undefined): T {
+    if (o === 1) return markSorted(x);
+    // In a custom order: small ones keep insertion order, large ones are Ordered (see read).
+    if (o === 2) foreignOrder.add(x);
+    return x;
+  }
+}

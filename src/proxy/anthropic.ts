@@ -1,0 +1,90 @@
+// Anthropic's POST /v1/messages (what the Anthropic SDKs and Claude Code send to a base URL),
+// seen by the compaction machinery as chat messages and turned back after. Each Anthropic
+// message becomes one chat message whose text is its blocks rendered (for the token estimate and
+// the summarizer); an assistant turn's tool_use blocks become its tool calls, and a user turn of
+// tool_result blocks becomes a tool message, so a cut never separates a call from its result.
+// Kept messages go back as the client's own objects; the summary goes in as a text block that
+// carries a cache_control breakpoint, so the prefix up to it is cached until the next compaction.
+import type { ChatMessage } from "../llm/types.js";
+import type { ChatRequest, ParsedRequest } from "./request.js";
+
+type Block = { type?: unknown; text?: unknown; id?: unknown; name?: unknown; input?: unknown; tool_use_id?: unknown; content?: unknown; cache_control?: unknown };
+type AnthropicMessage = { role: "user" | "assistant"; content: string | Block[] };
+
+// Anthropic accepts at most 4 cache breakpoints per request.
+const MAX_BREAKPOINTS = 4;
+
+function blockText(b: Block): string {
+  if (b.type === "text" && typeof b.text === "string") return b.text;
+  if (b.type === "tool_use") return `[tool call ${String(b.name)}] ${JSON.stringify(b.input ?? {})}`;
+  if (b.type === "tool_result") return typeof b.content === "string" ? b.content : Array.isArray(b.content) ? (b.content as Block[]).map(blockText).join("\n") : "";
+  return `[${String(b.type)}]`;
+}
+
+function toChat(m: AnthropicMessage): ChatMessage {
+  if (typeof m.content === "string") return { role: m.role, content: m.content };
+  const text = m.content.map(blockText).join("\n");
+  const uses = m.content.filter((b) => b.type === "tool_use");
+  if (m.role === "assistant" && uses.length > 0) {
+    return { role: "assistant", content: text, tool_calls: uses.map((b) => ({ id: String(b.id), type: "function" as const, function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) } })) };
+  }
+  const result = m.content.find((b) => b.type === "tool_result");
+  if (m.role === "user" && result !== undefined) return { role: "tool", content: text, tool_call_id: String(result.tool_use_id) };
+  return { role: m.role, content: text };
+}
+
+export interface AnthropicRequest extends ChatRequest {
+  /** The chat messages back as Anthropic messages: the client's own objects, the summary as a cached text block. */
+  readonly restore: (messages: ChatMessage[]) => { system: unknown; messages: unknown[] };
+}
+
+export function parseMessagesRequest(raw: Buffer): ParsedRequest & ({ ok: false } | { ok: true; request: AnthropicRequest }) {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString("utf8"));
+  } catch (e) {
+    return { ok: false, error: `the request body is not valid JSON (${(e as Error).message})` };
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return { ok: false, error: "the request body must be a JSON object" };
+  const b = body as Record<string, unknown>;
+  if (!Array.isArray(b.messages) || b.messages.length === 0) return { ok: false, error: "'messages' must be a non-empty array", param: "messages" };
+  const originals = new Map<ChatMessage, AnthropicMessage>();
+  const messages: ChatMessage[] = [];
+  if (typeof b.system === "string" || Array.isArray(b.system)) {
+    messages.push({ role: "system", content: typeof b.system === "string" ? b.system : (b.system as Block[]).map(blockText).join("\n") });
+  }
+  for (let i = 0; i < b.messages.length; i++) {
+    const m = b.messages[i] as Partial<AnthropicMessage> | null;
+    if (typeof m !== "object" || m === null || (m.role !== "user" && m.role !== "assistant")) return { ok: false, error: `messages[${i}].role must be user or assistant`, param: `messages[${i}].role` };
+    if (!(typeof m.content === "string" || Array.isArray(m.content))) return { ok: false, error: `messages[${i}].content must be a string or an array of blocks`, param: `messages[${i}].content` };
+    const chat = toChat(m as AnthropicMessage);
+    originals.set(chat, m as AnthropicMessage);
+    messages.push(chat);
+  }
+  if (typeof b.model !== "string") return { ok: false, error: "'model' must be a string", param: "model" };
+  const breakpoints = (JSON.stringify(b).match(/"cache_control"/g) ?? []).length;
+  const restore = (out: ChatMessage[]) => {
+    const restored: unknown[] = [];
+    for (const m of out) {
+      const original = originals.get(m);
+      if (original !== undefined) restored.push(original);
+      else if (m.role === "system" && restored.length === 0) continue; // the client's own system prompt, kept in `system`
+      else {
+        // The summary: a text block with a breakpoint (when the request has one to spare).
+        const block = { type: "text", text: typeof m.content === "string" ? m.content : "", ...(breakpoints < MAX_BREAKPOINTS ? { cache_control: { type: "ephemeral" } } : {}) };
+        restored.push({ role: m.role === "assistant" ? "assistant" : "user", content: [block] });
+      }
+    }
+    return { system: b.system, messages: restored };
+  };
+  const max = typeof b.max_tokens === "number" ? b.max_tokens : undefined;
+  return { ok: true, request: { body: b, messages, model: b.model, tools: Array.isArray(b.tools) ? b.tools : undefined, stream: b.stream === true, maxTokens: max, restore } };
+}
+
+/** Usage of a non-streaming Messages (or Responses) reply: every input token the prompt cost, cached or not. */
+export function messagesUsage(parsed: unknown): { promptTokens: number; completionTokens: number } | undefined {
+  const u = (parsed as { usage?: Record<string, unknown> | null }).usage;
+  if (typeof u !== "object" || u === null || typeof u.input_tokens !== "number") return undefined;
+  const n = (v: unknown) => (typeof v === "number" ? v : 0);
+  return { promptTokens: u.input_tokens + n(u.cache_read_input_tokens) + n(u.cache_creation_input_tokens), completionTokens: n(u.output_tokens) };
+}

@@ -1,0 +1,70 @@
+// Retries before the first byte: a 429 or 5xx answer, or an upstream that cannot be reached, is
+// retried with exponential back-off (a `retry-after` / `retry-after-ms` the upstream sends takes
+// precedence, up to maxDelayMs; longer than that, the answer goes to the client as it is), then
+// the optional fallback upstream is tried the same way. Nothing has reached the client until a
+// reply is taken, so a retry can never duplicate bytes; a timeout is not retried (it already
+// waited upstreamTimeoutMs).
+import type { IncomingHttpHeaders } from "node:http";
+import type { ProxyConfig } from "./config.js";
+import type { ProxyContext } from "./context.js";
+import { upstreamBase, type UpstreamResult } from "./upstream.js";
+
+const RETRYABLE = new Set([429, 500, 502, 503, 504]);
+
+export interface Sent {
+  readonly result: UpstreamResult;
+  /** Requests made, the taken one included. */
+  readonly attempts: number;
+  /** The reply came from the fallback upstream. */
+  readonly fallback: boolean;
+}
+
+const fallbacks = new WeakMap<ProxyConfig, URL>();
+
+function fallbackBase(config: ProxyConfig): URL | undefined {
+  const url = config.retries.fallbackUpstream;
+  if (url === undefined) return undefined;
+  let base = fallbacks.get(config);
+  if (base === undefined) fallbacks.set(config, (base = new URL(url)));
+  return base;
+}
+
+/** What the upstream asked to wait, in ms, or undefined when it did not say. */
+export function retryAfterMs(headers: IncomingHttpHeaders, now: number): number | undefined {
+  const ms = Number(headers["retry-after-ms"]);
+  if (headers["retry-after-ms"] !== undefined && Number.isFinite(ms) && ms >= 0) return ms;
+  const v = headers["retry-after"];
+  if (typeof v !== "string" || v.trim() === "") return undefined;
+  const seconds = Number(v);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(v);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+export async function sendWithRetries(ctx: ProxyContext, config: ProxyConfig, method: string, path: string, headers: IncomingHttpHeaders, body: Buffer, extra: Record<string, string>, signal?: AbortSignal): Promise<Sent> {
+  const policy = config.retries;
+  const primary = upstreamBase(config) as URL;
+  const fallback = fallbackBase(config);
+  const targets = fallback === undefined ? [primary] : [primary, fallback];
+  let attempts = 0;
+  for (let t = 0; ; t++) {
+    const auth: Record<string, string> = t > 0 && policy.fallbackApiKey !== undefined ? { authorization: `Bearer ${policy.fallbackApiKey}`, "x-api-key": policy.fallbackApiKey } : {};
+    for (let i = 0; ; i++) {
+      attempts++;
+      const result = await ctx.upstream.send(targets[t], method, path, headers, body, config.upstreamTimeoutMs, { ...extra, ...auth }, signal);
+      const retryable = result.ok ? RETRYABLE.has(result.response.statusCode ?? 502) : result.kind === "unreachable";
+      const last = t === targets.length - 1;
+      if (!retryable || signal?.aborted === true) return { result, attempts, fallback: t > 0 };
+      const asked = result.ok ? retryAfterMs(result.response.headers, ctx.now()) : undefined;
+      const delay = asked ?? Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** i);
+      const again = i < policy.attempts && delay <= policy.maxDelayMs;
+      if (!again && last) return { result, attempts, fallback: t > 0 };
+      // This reply is dropped: its body is read and discarded so the connection can be reused.
+      if (result.ok) result.response.resume();
+      if (!again) break;
+      ctx.metrics.inc("ptc_proxy_upstream_retries_total");
+      await ctx.sleep(delay, signal);
+    }
+    ctx.metrics.inc("ptc_proxy_upstream_fallbacks_total");
+  }
+}

@@ -1,0 +1,106 @@
+// Who is calling. Every conversation belongs to a tenant: the caller's credential, hashed (so a
+// key is never stored or logged), or a virtual key the proxy issued, which carries its own
+// upstream key, token budget and request rate. A conversation id is only looked up within its
+// tenant, so one client naming another's id starts its own conversation instead of reading,
+// changing or resetting the other's.
+import { createHash, randomBytes } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
+import type { ProxyConfig } from "./config.js";
+
+export const VIRTUAL_KEY_PREFIX = "ptc-vk-";
+
+export interface Tenant {
+  /** "anon", "t-<hash of the credential>" or "vk-<name>". */
+  readonly id: string;
+  /** The key the upstream sees from this tenant (its own, or its virtual key's upstream key). */
+  readonly upstreamKey: string | undefined;
+  /** Set for a virtual key: the Authorization header sent upstream instead of the client's. */
+  readonly replaceAuth: boolean;
+  readonly virtualKey?: string;
+}
+
+export type TenantResult = { ok: true; tenant: Tenant } | { ok: false; status: number; message: string; code: string; retryAfterSeconds?: number };
+
+/** The client's credential: `Authorization: Bearer` (OpenAI clients) or `x-api-key` (Anthropic clients). */
+export function credential(headers: IncomingHttpHeaders): string | undefined {
+  const h = headers.authorization;
+  if (typeof h === "string" && /^bearer /i.test(h)) return h.slice(7).trim() || undefined;
+  const k = headers["x-api-key"];
+  return typeof k === "string" && k.length > 0 ? k : undefined;
+}
+
+export const hashKey = (key: string): string => createHash("sha256").update(key).digest("hex");
+
+/** The tenant of a plain (not virtual) credential. */
+export const tenantOf = (cred: string | undefined): string => (cred === undefined ? "anon" : `t-${createHash("sha256").update(cred).digest("base64url").slice(0, 16)}`);
+
+/** A new virtual key; only its hash is kept in the configuration. */
+export const issueVirtualKey = (): string => VIRTUAL_KEY_PREFIX + randomBytes(24).toString("base64url");
+
+const byHash = new WeakMap<ProxyConfig, Map<string, string>>();
+
+function virtualKeyName(config: ProxyConfig, key: string): string | undefined {
+  let map = byHash.get(config);
+  if (map === undefined) {
+    map = new Map(Object.entries(config.tenancy.virtualKeys).map(([name, vk]) => [vk.keyHash, name]));
+    byHash.set(config, map);
+  }
+  return map.get(hashKey(key));
+}
+
+/** Request rate (a token bucket per virtual key) and tokens spent, kept in memory. */
+export class Tenants {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly spent = new Map<string, number>();
+
+  constructor(private readonly now: () => number) {}
+
+  /** The request's tenant, or why it is refused (unknown virtual key, rate or budget exceeded). */
+  resolve(config: ProxyConfig, headers: IncomingHttpHeaders): TenantResult {
+    const cred = credential(headers);
+    const name = cred === undefined ? undefined : virtualKeyName(config, cred);
+    if (name === undefined) {
+      if (config.tenancy.requireVirtualKey || cred?.startsWith(VIRTUAL_KEY_PREFIX)) {
+        return { ok: false, status: 401, message: "a valid virtual key issued by this proxy is required", code: "invalid_virtual_key" };
+      }
+      return { ok: true, tenant: { id: tenantOf(cred), upstreamKey: cred, replaceAuth: false } };
+    }
+    const vk = config.tenancy.virtualKeys[name];
+    if (vk.tokenBudget !== undefined && (this.spent.get(name) ?? 0) >= vk.tokenBudget) {
+      return { ok: false, status: 429, message: `the token budget of virtual key "${name}" (${vk.tokenBudget} tokens) is used up`, code: "budget_exceeded" };
+    }
+    if (vk.requestsPerMinute !== undefined) {
+      const wait = this.take(name, vk.requestsPerMinute);
+      if (wait > 0) return { ok: false, status: 429, message: `virtual key "${name}" is limited to ${vk.requestsPerMinute} requests per minute`, code: "rate_limited", retryAfterSeconds: Math.ceil(wait / 1000) };
+    }
+    return { ok: true, tenant: { id: `vk-${name}`, upstreamKey: vk.upstreamKey, replaceAuth: true, virtualKey: name } };
+  }
+
+  /** Adds the tokens a reply used to its virtual key's spend. */
+  charge(tenant: Tenant, tokens: number): void {
+    if (tenant.virtualKey !== undefined && tokens > 0) this.spent.set(tenant.virtualKey, (this.spent.get(tenant.virtualKey) ?? 0) + tokens);
+  }
+
+  spentBy(name: string): number {
+    return this.spent.get(name) ?? 0;
+  }
+
+  /** Takes one request from the bucket; returns 0, or the ms until one is available. */
+  private take(name: string, perMinute: number): number {
+    const now = this.now();
+    const rate = perMinute / 60_000;
+    const b = this.buckets.get(name) ?? { tokens: perMinute, at: now };
+    b.tokens = Math.min(perMinute, b.tokens + (now - b.at) * rate);
+    b.at = now;
+    this.buckets.set(name, b);
+    if (b.tokens < 1) return (1 - b.tokens) / rate;
+    b.tokens -= 1;
+    return 0;
+  }
+}
+
+/** Headers to send upstream for this tenant: a virtual key is replaced by its upstream key. */
+export function upstreamAuth(tenant: Tenant): Record<string, string> {
+  if (!tenant.replaceAuth) return {};
+  return tenant.upstreamKey === undefined ? { authorization: "", "x-api-key": "" } : { authorization: `Bearer ${tenant.upstreamKey}`, "x-api-key": tenant.upstreamKey };
+}

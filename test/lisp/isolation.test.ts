@@ -1,0 +1,240 @@
+// The isolated mode: a program runs in a worker thread, so abort ends it at once, the host's
+// event loop keeps turning while it computes, a program that exhausts its heap fails alone,
+// and everything else (values, errors, prints, tools, memory) is what the in-process mode gives.
+// No assertion here depends on how fast the machine is: waits are on events, and the only
+// time bounds are generous fractions of limits set far away.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { evaluate, print, type EvaluateOptions, type EvalResult, type ToolFn } from "../../src/lisp/evaluate.js";
+import { Fn } from "../../src/lisp/values.js";
+import { form, program } from "../property/arbitraries.js";
+import { caseFiles } from "../support/cases.js";
+
+const worker = (o: EvaluateOptions = {}): EvaluateOptions => ({ ...o, isolation: "worker" });
+// Limits that leave a spinning loop to the clock alone, with the clock far away.
+const SPIN_LIMITS = { timeoutMs: 60_000, maxFuel: 1e15, maxLoopIterations: 1e15 };
+const SPIN = "(do (tool/started) (loop [i 0] (recur (inc i))))";
+
+/** A tool that resolves `started` when the program calls it. */
+function starter(): { started: Promise<void>; tool: ToolFn } {
+  let go: () => void = () => undefined;
+  const started = new Promise<void>((r) => (go = r));
+  return { started, tool: () => (go(), null) };
+}
+
+/** What a result shows a reader: everything but timings. */
+function shown(r: EvalResult): unknown {
+  if (!r.ok) return { ok: false, error: r.error, prints: r.prints };
+  return { ok: true, edn: print(r.lisp), value: r.value, outcome: r.outcome, prints: r.prints, defs: r.defs.map((d) => [d.name, print(d.value)]) };
+}
+
+describe("isolated mode: preemption", () => {
+  it("abort ends a CPU-bound program with aborted, long before its time limit", async () => {
+    const { started, tool } = starter();
+    const ac = new AbortController();
+    const t0 = performance.now();
+    const pending = evaluate(SPIN, worker({ tools: { started: tool }, limits: SPIN_LIMITS, signal: ac.signal }));
+    await started;
+    ac.abort();
+    const r = await pending;
+    expect(r.ok ? "ok" : r.error.kind).toBe("aborted");
+    expect(r.ok ? "" : r.error.message).toBe("the evaluation was aborted by the host");
+    expect(performance.now() - t0).toBeLessThan(SPIN_LIMITS.timeoutMs / 2);
+  });
+
+  it("the host's event loop keeps ticking while an isolated program spins", async () => {
+    const { started, tool } = starter();
+    const ac = new AbortController();
+    let ticks = 0;
+    let target = Infinity;
+    let reached: () => void = () => undefined;
+    const ticked = new Promise<void>((r) => (reached = r));
+    const timer = setInterval(() => {
+      if (++ticks >= target) reached();
+    }, 5);
+    try {
+      const pending = evaluate(SPIN, worker({ tools: { started: tool }, limits: SPIN_LIMITS, signal: ac.signal }));
+      await started;
+      const before = ticks;
+      target = before + 5;
+      // Only a free event loop gets here: a blocked one would leave the program to its 60 s clock.
+      await ticked;
+      ac.abort();
+      const r = await pending;
+      expect(r.ok ? "ok" : r.error.kind).toBe("aborted");
+      expect(ticks - before).toBeGreaterThanOrEqual(5);
+    } finally {
+      clearInterval(timer);
+    }
+  });
+
+  it("a program past its heap cap fails with memory_exceeded, and the next run in the pool works", async () => {
+    const isolation = { mode: "worker", maxHeapMb: 64 } as const;
+    const limits = { ...SPIN_LIMITS, maxCollectionSize: 1e9 };
+    const r = await evaluate('(loop [v [] i 0] (recur (conj v (str "item-" i)) (inc i)))', { isolation, limits });
+    expect(r.ok ? "ok" : r.error.kind).toBe("memory_exceeded");
+    expect(r.ok ? "" : r.error.message).toContain("64 MB");
+    const next = await evaluate("(reduce + (range 10))", { isolation });
+    expect(next.ok && print(next.lisp)).toBe("45");
+  });
+
+  it("a time-limit overrun ends the program with timeout, as in process", async () => {
+    const limits = { timeoutMs: 200, maxFuel: 1e15, maxLoopIterations: 1e15 };
+    const [a, b] = [await evaluate("(loop [i 0] (recur (inc i)))", { limits }), await evaluate("(loop [i 0] (recur (inc i)))", worker({ limits }))];
+    // The same kind and message; a worker the host had to stop (a loaded machine can delay the
+    // interpreter's own check past the hard stop) cannot say where the program was.
+    expect(!a.ok && [a.error.kind, a.error.message]).toEqual(["timeout", "the program ran longer than 200 ms"]);
+    expect(!b.ok && [b.error.kind, b.error.message]).toEqual(["timeout", "the program ran longer than 200 ms"]);
+  });
+});
+
+describe("isolated mode: tools across the boundary", () => {
+  it("passes arguments and results as data, records calls, and keeps the result's identity in definitions", async () => {
+    const tools = { lookup: ({ id }: Record<string, unknown>) => ({ id, tags: new Set(["a"]), at: new Date(0), n: -0 }) };
+    const src = "(def r (tool/lookup {:id 7})) [r (:id r)]";
+    const a = await evaluate(src, { tools });
+    const b = await evaluate(src, worker({ tools }));
+    expect(shown(b)).toEqual(shown(a));
+    expect(b.toolCalls.map((c) => [c.name, c.args, c.result])).toEqual(a.toolCalls.map((c) => [c.name, c.args, c.result]));
+    expect(b.ok && b.toolCalls[0].value).toBe(b.ok && b.defs[0].value);
+  });
+
+  it("tool failures, refused results and timeouts give the same errors in both modes", async () => {
+    let cancelled = 0;
+    const tools: Record<string, ToolFn | { run: ToolFn; timeoutMs: number }> = {
+      boom: () => {
+        throw new Error("backend down");
+      },
+      odd: () => ({ when: new (class Clock {})() }),
+      slow: {
+        run: (_args, signal) =>
+          new Promise((resolve) => {
+            signal.addEventListener("abort", () => (cancelled++, resolve(null)));
+          }),
+        timeoutMs: 50,
+      },
+    };
+    for (const src of ["(tool/boom {:q 1})", "(tool/odd)", "(tool/slow)", '(try (tool/boom) (catch e (str "caught: " (ex-message e))))']) {
+      const a = await evaluate(src, { tools });
+      const b = await evaluate(src, worker({ tools }));
+      expect(shown(b), src).toEqual(shown(a));
+      expect(b.toolCalls.map((c) => c.error)).toEqual(a.toolCalls.map((c) => c.error));
+    }
+    // The host's tool saw its signal fire in both modes.
+    expect(cancelled).toBe(2);
+  });
+
+  it("pmap's tool calls are in flight at the same time", async () => {
+    const n = 5;
+    let inFlight = 0;
+    let peak = 0;
+    let release: () => void = () => undefined;
+    const all = new Promise<void>((r) => (release = r));
+    const tools = {
+      fetch: async ({ i }: Record<string, unknown>) => {
+        peak = Math.max(peak, ++inFlight);
+        if (inFlight === n) release();
+        // Each call answers only once all n are waiting: sequential calls would never finish.
+        await all;
+        inFlight--;
+        return (i as number) * 10;
+      },
+    };
+    const r = await evaluate(`(pmap (fn [i] (tool/fetch {:i i})) (range ${n}))`, worker({ tools, toolTimeoutMs: 30_000 }));
+    expect(r.ok && print(r.lisp)).toBe("[0 10 20 30 40]");
+    expect(peak).toBe(n);
+  });
+
+  it("abort while a tool is pending ends the run and fires the tool's signal", async () => {
+    const ac = new AbortController();
+    let toolSignal: AbortSignal | null = null;
+    const tools = { wait: (_a: Record<string, unknown>, signal: AbortSignal) => ((toolSignal = signal), ac.abort(), new Promise(() => undefined)) };
+    const r = await evaluate("(tool/wait)", worker({ tools, signal: ac.signal }));
+    expect(r.ok ? "ok" : r.error.kind).toBe("aborted");
+    expect((toolSignal as AbortSignal | null)?.aborted).toBe(true);
+  });
+});
+
+describe("isolated mode: context and memory", () => {
+  it("context values, hidden _ keys and refused values read the same in both modes", async () => {
+    const ctx = { orders: [{ id: 1, total: 10 }], _token: "sk-secret", bad: { f: new (class Conn {})() }, m: new Map([["a", 1]]) };
+    for (const src of ["[data/orders data/_token (:a data/m)]", "(str data/_token)", "data/bad", "(count data/orders)", "data/nope"]) {
+      expect(shown(await evaluate(src, worker({ ctx }))), src).toEqual(shown(await evaluate(src, { ctx })));
+    }
+  });
+
+  it("definitions, functions and closures stay from one run to the next", async () => {
+    const first = await evaluate("(def n 5) (defn add-n [x] (+ x n)) (def counter (let [base 100] (fn [] base))) (def s (sorted-map :b 2 :a 1))", worker());
+    expect(first.ok).toBe(true);
+    if (!first.ok) return;
+    // On the host a function shows as it prints; its code stays in the worker.
+    expect(first.memory.get("add-n")?.value).toBeInstanceOf(Fn);
+    const second = await evaluate("[(add-n 1) (counter) (assoc s :c 3)]", worker({ memory: first.memory }));
+    expect(second.ok && print(second.lisp)).toBe("[6 100 {:a 1 :b 2 :c 3}]");
+    // A failed run changes nothing, and the one after still has the definitions.
+    const failed = await evaluate("(def n 6) (/ 1 0)", worker({ memory: first.memory }));
+    expect(failed.memory).toBe(first.memory);
+    const third = await evaluate("(add-n 2)", worker({ memory: failed.memory }));
+    expect(third.ok && print(third.lisp)).toBe("7");
+  });
+
+  it("memory survives the loss of its worker: data as data, functions from their source", async () => {
+    const first = await evaluate("(def n 5) (defn add-n [x] (+ x n)) (def s (sorted-set 3 1 2))", worker());
+    if (!first.ok) throw new Error(first.error.message);
+    const { started, tool } = starter();
+    const ac = new AbortController();
+    const pending = evaluate(SPIN, worker({ tools: { started: tool }, limits: SPIN_LIMITS, signal: ac.signal, memory: first.memory }));
+    await started;
+    ac.abort();
+    expect((await pending).ok).toBe(false);
+    const after = await evaluate("[(add-n 1) (conj s 0)]", worker({ memory: first.memory }));
+    expect(after.ok ? print(after.lisp) : after.error.message).toBe("[6 #{0 1 2 3}]");
+  });
+
+  it("memory made in process is usable in a worker, and the other way round", async () => {
+    const inProcess = await evaluate("(defn twice [x] (* 2 x)) (def xs [1 2 3])");
+    if (!inProcess.ok) throw new Error(inProcess.error.message);
+    const there = await evaluate("(def ys (mapv twice xs)) ys", worker({ memory: inProcess.memory }));
+    expect(there.ok && print(there.lisp)).toBe("[2 4 6]");
+    if (!there.ok) return;
+    const back = await evaluate("(conj ys 8)", { memory: there.memory });
+    expect(back.ok && print(back.lisp)).toBe("[2 4 6 8]");
+  });
+
+  it("shared structure crosses once: a value with 2^40 leaves comes back as the same small graph", async () => {
+    const r = await evaluate("(def v (reduce (fn [m _] [m m]) [] (range 40))) (count v)", worker());
+    expect(r.ok && print(r.lisp)).toBe("2");
+    const v = r.ok ? r.defs[0].value : null;
+    // Both halves are one object on the host too.
+    expect(v !== null && typeof v === "object" && "get" in v && v.get(0) === v.get(1)).toBe(true);
+  });
+
+  it("bad isolation options are a value_error naming the option", async () => {
+    const r = await evaluate("1", { isolation: { mode: "worker", maxHeapMb: 1 } });
+    expect(!r.ok && r.error.kind).toBe("value_error");
+    expect(!r.ok && r.error.message).toContain("isolation.maxHeapMb");
+  });
+});
+
+describe("isolated mode: same results as in process", () => {
+  const ctx = { orders: [{ id: 1, total: 10 }, { id: 2, total: 25 }] };
+  // No case depends on the clock; a far time limit keeps a loaded machine from making one.
+  const limits = { timeoutMs: 60_000 };
+  it("every .lisp case gives the same value, prints and error (kind, message, position, hint)", async () => {
+    let compared = 0;
+    for (const [file, cases] of caseFiles()) {
+      for (const c of cases) {
+        const a = await evaluate(c.source, { ctx, limits });
+        const b = await evaluate(c.source, worker({ ctx, limits }));
+        expect(shown(b), `${file}:${c.line}`).toEqual(shown(a));
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(300);
+  });
+
+  it("generated programs, well-formed and not, give the same results", async () => {
+    const sources = [...fc.sample(program, { seed: 19, numRuns: 150 }), ...fc.sample(form, { seed: 19, numRuns: 150 }).map((f) => `(let [xs [3 1 2]] ${f})`)];
+    for (const src of sources) expect(shown(await evaluate(src, worker({ limits }))), src).toEqual(shown(await evaluate(src, { limits })));
+  });
+});

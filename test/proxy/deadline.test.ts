@@ -1,0 +1,168 @@
+// No request is held hostage by compaction: a summarizer that hangs delays a request by the
+// deadline at most (an injected clock decides when it passes, so nothing here depends on the
+// machine's speed); the request goes out uncompacted, or with the last good summary, and the
+// compaction finishes in the background for the next request. Summary calls per compaction are
+// capped, and a learned context window never counts the reserved output.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type OpenAI from "openai";
+import { afterEach, describe, expect, it } from "vitest";
+import { defaultPromptTokens } from "../support/fake-openai.js";
+import { key, longConversation, rig, type Rig } from "./setup.js";
+
+let r: Rig | undefined;
+let summarizer: Summarizer | undefined;
+afterEach(async () => {
+  await r?.close();
+  await summarizer?.close();
+  r = undefined;
+  summarizer = undefined;
+});
+
+type Msg = { role: string; content: string | null };
+
+/** A summarizer server that holds every call until released, or fails them all. */
+interface Summarizer {
+  url: string;
+  calls: number;
+  release(): void;
+  close(): Promise<void>;
+}
+
+async function startSummarizer(mode: "hold" | "fail"): Promise<Summarizer> {
+  const held: ServerResponse[] = [];
+  let released = false;
+  const answer = (res: ServerResponse) => {
+    const body = JSON.stringify({ id: "s", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: JSON.stringify({ ConversationSummary: "Earlier turns: questions answered." }) }, finish_reason: "stop" }], usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } });
+    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    res.end(body);
+  };
+  const s: Summarizer = { url: "", calls: 0, release: () => {}, close: async () => {} };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    req.resume();
+    req.on("end", () => {
+      s.calls++;
+      if (mode === "fail") {
+        res.writeHead(500, { "content-type": "application/json" });
+        return res.end('{"error":{"message":"down"}}');
+      }
+      if (released) answer(res);
+      else held.push(res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  s.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  s.release = () => {
+    released = true;
+    for (const res of held.splice(0)) answer(res);
+  };
+  s.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return s;
+}
+
+/** A clock for the deadline that the test moves: each wait resolves when `pass` is called. */
+function manualDeadline() {
+  const waiting: (() => void)[] = [];
+  return {
+    wait: (_ms: number, signal: AbortSignal) =>
+      new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        signal.addEventListener("abort", () => {
+          waiting.splice(waiting.indexOf(resolve), 1);
+          resolve();
+        });
+      }),
+    get pending() {
+      return waiting.length;
+    },
+    pass() {
+      for (const resolve of waiting.splice(0)) resolve();
+    },
+  };
+}
+
+const SMALL = { contextLimits: { "fake-model": 3000 }, reserveOutputTokens: 200 };
+const chats = (x: Rig) => x.upstream.requests.filter((q) => q.path === "/v1/chat/completions" && !JSON.stringify(q.body).includes("ConversationSummary"));
+const send = (x: Rig, messages: OpenAI.ChatCompletionMessageParam[], id: string) => x.client.chat.completions.create({ model: "fake-model", messages }, { headers: { "x-conversation-id": id } });
+
+describe("proxy compaction deadline", () => {
+  it("sends the request uncompacted when the summarizer hangs past the deadline, and compacts in the background", async () => {
+    summarizer = await startSummarizer("hold");
+    const clock = manualDeadline();
+    r = await rig({ proxy: { wait: clock.wait }, config: { compaction: { ...SMALL, summarizer: { baseURL: summarizer.url, apiKey: "sk-sum" } } } });
+    const history = longConversation(30);
+    const pending = send(r, history, "hostage");
+    await expect.poll(() => summarizer?.calls, { timeout: 5000 }).toBe(1);
+    await expect.poll(() => clock.pending, { timeout: 5000 }).toBe(1);
+    expect(chats(r)).toHaveLength(0);
+    clock.pass();
+    const reply = await pending;
+    expect(reply.choices[0].message.content).toContain("final question a");
+    expect(chats(r)[0].body?.messages as Msg[]).toHaveLength(history.length);
+    expect(r.proxy.context.metrics.get("ptc_proxy_compaction_deadline_total")).toBe(1);
+    expect(r.logs.some((l) => l.event === "compaction_deadline")).toBe(true);
+
+    // The summary arrives later: the background compaction stores it, and the next request uses it.
+    summarizer.release();
+    await expect.poll(() => r?.proxy.context.store.get(key("hostage"))?.compactions, { timeout: 5000 }).toBe(1);
+    const next = [...history, { role: "assistant" as const, content: "ok" }, { role: "user" as const, content: "next" }];
+    await send(r, next, "hostage");
+    const sent = chats(r).at(-1)?.body?.messages as Msg[];
+    expect(sent.length).toBeLessThan(next.length);
+    expect(sent[2].content).toContain("[Summary of");
+    expect(summarizer.calls).toBe(1);
+  });
+
+  it("sends the last good summary when a later compaction passes the deadline", async () => {
+    summarizer = await startSummarizer("hold");
+    summarizer.release();
+    const clock = manualDeadline();
+    r = await rig({ proxy: { wait: clock.wait }, config: { compaction: { ...SMALL, summarizer: { baseURL: summarizer.url, apiKey: "sk-sum" } } } });
+    const history = longConversation(30);
+    await send(r, history, "again");
+    expect(summarizer.calls).toBe(1);
+    const first = chats(r)[0].body?.messages as Msg[];
+    await summarizer.close();
+    // The summarizer now hangs: the conversation grows past the threshold again.
+    summarizer = await startSummarizer("hold");
+    r.proxy.context.config.update({ compaction: { summarizer: { baseURL: summarizer.url } } });
+    const longer = [...history, ...longConversation(20, 80, "z").slice(3)];
+    const pending = send(r, longer, "again");
+    await expect.poll(() => summarizer?.calls, { timeout: 5000 }).toBe(1);
+    await expect.poll(() => clock.pending, { timeout: 5000 }).toBe(1);
+    clock.pass();
+    await pending;
+    const sent = chats(r).at(-1)?.body?.messages as Msg[];
+    expect(sent[2].content).toBe(first[2].content);
+    expect(sent.length).toBeLessThan(longer.length);
+  });
+
+  it("caps the summary calls of one compaction, retries included", async () => {
+    summarizer = await startSummarizer("fail");
+    r = await rig({ config: { compaction: { ...SMALL, maxSummaryCalls: 2, strategy: { name: "usage-ratio", options: { maxAttempts: 5 } }, summarizer: { baseURL: summarizer.url, apiKey: "sk-sum" } } } });
+    await send(r, longConversation(30), "capped");
+    expect(summarizer.calls).toBe(2);
+    expect(r.proxy.context.store.get(key("capped"))?.flagged).toBe(true);
+  });
+
+  it("does not count the reserved output in a learned window: a small window does not summarize on every request", async () => {
+    // The upstream keeps at most 1500 prompt tokens and says so in its usage (it cuts the rest).
+    r = await rig({ upstream: { promptTokens: (m) => Math.min(defaultPromptTokens(m), 1500) }, config: { compaction: { contextLimits: { "fake-model": 1_000_000 }, reserveOutputTokens: 1000 } } });
+    let history = longConversation(30);
+    await send(r, history, "learn");
+    expect(r.proxy.context.store.get(key("learn"))?.truncated).toBe(true);
+    const counts: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      history = [...history, { role: "assistant", content: `ok ${i}` }, { role: "user", content: `short ${i}` }];
+      await send(r, history, "learn");
+      counts.push(r.upstream.summaryCalls);
+    }
+    // One summary to fit the learned window, then none while the short turns fit.
+    expect(counts[4] - counts[0]).toBe(0);
+    expect(counts[0]).toBeGreaterThanOrEqual(1);
+  });
+});

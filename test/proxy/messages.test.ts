@@ -1,0 +1,93 @@
+// Anthropic-style /v1/messages through the proxy with the official @anthropic-ai/sdk client: long
+// conversations are compacted by the same identity, budget and summary machinery as chat
+// completions, the summary carries a cache_control breakpoint and stays byte-identical on later
+// turns (so the provider's cache keeps serving it), tool_use/tool_result pairs are never split,
+// streams pass through with their usage read, and tenants stay apart.
+import Anthropic from "@anthropic-ai/sdk";
+import { afterEach, describe, expect, it } from "vitest";
+import { key, rig, type Rig } from "./setup.js";
+
+let r: Rig | undefined;
+afterEach(async () => {
+  await r?.close();
+  r = undefined;
+});
+
+const SMALL = { compaction: { contextLimits: { "claude-test": 3000 }, reserveOutputTokens: 200 } };
+type Block = { type: string; text?: string; id?: string; tool_use_id?: string; cache_control?: unknown };
+type Sent = { role: string; content: string | Block[] };
+const client = (x: Rig, apiKey = "sk-client-key") => new Anthropic({ baseURL: x.proxy.url, apiKey, maxRetries: 0, timeout: 5000 });
+const sentMessages = (x: Rig) => x.upstream.requests.filter((q) => q.path === "/v1/messages");
+
+function longHistory(turns: number, tag = "a"): Anthropic.MessageParam[] {
+  const filler = (i: number) => Array.from({ length: 80 }, (_, j) => `${tag}word${(i * 7 + j) % 50}`).join(" ");
+  const out: Anthropic.MessageParam[] = [{ role: "user", content: `TASK-${tag}: plan the migration.` }, { role: "assistant", content: "Understood." }];
+  for (let i = 0; i < turns; i++) {
+    out.push({ role: "user", content: `question ${tag}${i}: ${filler(i)}` });
+    out.push({ role: "assistant", content: [{ type: "text", text: `answer ${tag}${i}: ${filler(i + 1)}` }] });
+  }
+  out.push({ role: "user", content: `final question ${tag}` });
+  return out;
+}
+
+describe("proxy /v1/messages", () => {
+  it("compacts a long conversation with a cached summary, and reuses it byte for byte", async () => {
+    r = await rig({ config: SMALL });
+    const c = client(r);
+    const history = longHistory(30);
+    const reply = await c.messages.create({ model: "claude-test", max_tokens: 200, system: "You are terse.", messages: history }, { headers: { "x-conversation-id": "anth-1" } });
+    expect(reply.content[0]).toMatchObject({ type: "text" });
+    const first = sentMessages(r)[0].body as { system: string; messages: Sent[] };
+    expect(first.system).toBe("You are terse.");
+    expect(first.messages.length).toBeLessThan(history.length);
+    expect(first.messages[0]).toEqual(history[0]);
+    const summary = first.messages.find((m) => Array.isArray(m.content) && m.content.some((b) => b.text?.includes("[Summary of")));
+    expect(summary).toBeDefined();
+    expect((summary?.content as Block[])[0].cache_control).toEqual({ type: "ephemeral" });
+    expect(first.messages.at(-1)).toEqual({ role: "user", content: "final question a" });
+    expect(r.upstream.summaryCalls).toBe(1);
+    expect(r.proxy.context.store.get(key("anth-1"))?.reportedTokens).toBeGreaterThan(0);
+
+    const next: Anthropic.MessageParam[] = [...history, { role: "assistant", content: "ok" }, { role: "user", content: "one more" }];
+    await c.messages.create({ model: "claude-test", max_tokens: 200, system: "You are terse.", messages: next }, { headers: { "x-conversation-id": "anth-1" } });
+    expect(r.upstream.summaryCalls).toBe(1);
+    const second = sentMessages(r)[1].body as { messages: Sent[] };
+    expect(JSON.stringify(second.messages.slice(0, first.messages.indexOf(summary as Sent) + 1))).toBe(JSON.stringify(first.messages.slice(0, first.messages.indexOf(summary as Sent) + 1)));
+  });
+
+  it("never separates a tool_use from its tool_result", async () => {
+    r = await rig({ config: SMALL });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "TASK: look things up." }];
+    const filler = Array.from({ length: 120 }, (_, j) => `w${j}`).join(" ");
+    for (let i = 0; i < 25; i++) {
+      history.push({ role: "assistant", content: [{ type: "text", text: `calling ${i}` }, { type: "tool_use", id: `tu_${i}`, name: "lookup", input: { q: i } }] });
+      history.push({ role: "user", content: [{ type: "tool_result", tool_use_id: `tu_${i}`, content: `result ${i}: ${filler}` }] });
+    }
+    history.push({ role: "assistant", content: "done looking" });
+    history.push({ role: "user", content: "summarize" });
+    await client(r).messages.create({ model: "claude-test", max_tokens: 100, messages: history }, { headers: { "x-conversation-id": "tools" } });
+    const sent = (sentMessages(r)[0].body as { messages: Sent[] }).messages;
+    expect(sent.length).toBeLessThan(history.length);
+    sent.forEach((m, i) => {
+      if (!Array.isArray(m.content)) return;
+      for (const b of m.content.filter((x) => x.type === "tool_result")) {
+        const prev = sent[i - 1];
+        expect(Array.isArray(prev.content) && prev.content.some((x) => x.type === "tool_use" && x.id === b.tool_use_id), `result ${b.tool_use_id}`).toBe(true);
+      }
+    });
+  });
+
+  it("streams through the SDK, reads the usage, and keeps tenants apart", async () => {
+    r = await rig({ config: SMALL });
+    const stream = client(r).messages.stream({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "stream please" }] }, { headers: { "x-conversation-id": "s" } });
+    const final = await stream.finalMessage();
+    expect(final.content[0]).toMatchObject({ type: "text", text: "reply to stream please (1 messages)" });
+    expect(r.proxy.context.store.get(key("s"))?.reportedTokens).toBeGreaterThan(0);
+    // Another key under the same id: a conversation of its own.
+    await client(r, "sk-other").messages.create({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "hi" }] }, { headers: { "x-conversation-id": "s" } });
+    expect(r.proxy.context.store.get(key("s"))?.messageCount).toBe(1);
+    expect(r.proxy.context.store.get(key("s", "sk-other"))?.messageCount).toBe(1);
+    const bad = await client(r).messages.create({ model: "claude-test", max_tokens: 100, messages: [] }).catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(Anthropic.BadRequestError);
+  });
+});

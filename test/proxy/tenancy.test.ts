@@ -1,0 +1,136 @@
+// Tenants kept apart: a conversation id is scoped by the caller's credential, so client B naming
+// client A's id (or resending A's messages) starts its own conversation and cannot read, change
+// or reset A's state; summaries go out with the configured key or the conversation's own
+// tenant's key; virtual keys carry their own upstream key, token budget and request rate.
+import OpenAI from "openai";
+import { afterEach, describe, expect, it } from "vitest";
+import { hashKey, tenantOf } from "../../src/proxy/tenancy.js";
+import { longConversation, rig, type Rig } from "./setup.js";
+
+let r: Rig | undefined;
+afterEach(async () => {
+  await r?.close();
+  r = undefined;
+});
+
+const SMALL = { compaction: { contextLimits: { "fake-model": 3000 }, reserveOutputTokens: 200 } };
+type Msg = { role: string; content: string | null };
+const isSummary = (q: { body?: Record<string, unknown> }) => JSON.stringify(q.body).includes("ConversationSummary");
+const client = (x: Rig, apiKey: string) => new OpenAI({ baseURL: `${x.proxy.url}/v1`, apiKey, maxRetries: 0, timeout: 5000 });
+const ask = (c: OpenAI, messages: OpenAI.ChatCompletionMessageParam[], id?: string, extra: Partial<OpenAI.ChatCompletionCreateParamsNonStreaming> = {}) =>
+  c.chat.completions.create({ model: "fake-model", messages, ...extra }, id === undefined ? {} : { headers: { "x-conversation-id": id } }).withResponse();
+
+describe("proxy tenancy", () => {
+  it("keeps another key's request under the same conversation id out of the first one's state", async () => {
+    r = await rig({ upstream: { contextTokens: 2500 }, config: SMALL });
+    const a = client(r, "sk-tenant-a");
+    const b = client(r, "sk-tenant-b");
+    const history = longConversation(30);
+    await ask(a, history, "shared");
+    const keyA = `${tenantOf("sk-tenant-a")}:shared`;
+    const before = structuredClone(r.proxy.context.store.get(keyA));
+    expect(before?.compactions).toBe(1);
+    const summaries = r.upstream.summaryCalls;
+
+    // B uses A's id with a short conversation: it gets its own, with none of A's summary in it.
+    const small = await ask(b, [{ role: "user", content: "hello from b" }], "shared");
+    expect(small.response.headers.get("x-ptc-conversation-id")).toBe("shared");
+    const sentB = r.upstream.requests.filter((q) => !isSummary(q)).at(-1)?.body?.messages as Msg[];
+    expect(sentB).toEqual([{ role: "user", content: "hello from b" }]);
+    // B overflows the upstream under A's id: B's record learns, A's does not.
+    await ask(b, longConversation(40, 80, "b"), "shared");
+    const after = r.proxy.context.store.get(keyA);
+    expect(after?.learnedLimit).toBe(before?.learnedLimit);
+    expect(after?.messageCount).toBe(before?.messageCount);
+    expect(after?.state).toEqual(before?.state);
+    expect(after?.compactions).toBe(1);
+    expect(r.proxy.context.store.get(`${tenantOf("sk-tenant-b")}:shared`)?.messageCount).toBe(longConversation(40, 80, "b").length);
+
+    // A continues with its stored summary: no new summary call on A's behalf.
+    const calls = r.upstream.summaryCalls;
+    await ask(a, [...history, { role: "assistant", content: "ok" }, { role: "user", content: "go on" }], "shared");
+    expect(r.upstream.summaryCalls).toBe(calls);
+    expect((r.upstream.requests.filter((q) => !isSummary(q)).at(-1)?.body?.messages as Msg[])[2].content).toContain("[Summary of");
+    // Every summary call went out with the key of the tenant whose conversation it summarized.
+    const summaryKeys = r.upstream.requests.filter(isSummary).map((q) => q.headers.authorization);
+    expect(summaryKeys.slice(0, summaries)).toEqual(Array(summaries).fill("Bearer sk-tenant-a"));
+    expect(summaryKeys.slice(summaries).every((k) => k === "Bearer sk-tenant-b")).toBe(true);
+  });
+
+  it("never matches another tenant's conversation by prefix", async () => {
+    r = await rig({ config: SMALL });
+    const a = client(r, "sk-tenant-a");
+    const b = client(r, "sk-tenant-b");
+    const history = longConversation(30);
+    const first = await ask(a, history);
+    const idA = first.response.headers.get("x-ptc-conversation-id");
+    const follow = [...history, { role: "assistant" as const, content: "ok" }, { role: "user" as const, content: "next" }];
+    const same = await ask(a, follow);
+    expect(same.response.headers.get("x-ptc-conversation-id")).toBe(idA);
+    expect(same.response.headers.get("x-ptc-conversation-source")).toBe("prefix");
+    // B sends A's very messages: a new conversation of B's, summarized with B's key, not A's summary reused.
+    const calls = r.upstream.summaryCalls;
+    const other = await ask(b, follow);
+    expect(other.response.headers.get("x-ptc-conversation-id")).not.toBe(idA);
+    expect(other.response.headers.get("x-ptc-conversation-source")).toBe("new");
+    expect(r.upstream.summaryCalls).toBe(calls + 1);
+    expect(r.upstream.requests.filter(isSummary).at(-1)?.headers.authorization).toBe("Bearer sk-tenant-b");
+  });
+
+  it("sends summary calls with the configured summarizer key when there is one", async () => {
+    r = await rig({ config: { compaction: { ...SMALL.compaction, summarizer: { apiKey: "sk-summarizer" } } } });
+    await ask(client(r, "sk-tenant-a"), longConversation(30), "s");
+    const call = r.upstream.requests.find(isSummary);
+    expect(call?.headers.authorization).toBe("Bearer sk-summarizer");
+  });
+
+  it("gives a virtual key its own upstream key, request rate and token budget", async () => {
+    let now = 1_000_000;
+    const key = "ptc-vk-team-one-secret";
+    r = await rig({
+      proxy: { now: () => now, adminToken: "admin" },
+      config: { tenancy: { virtualKeys: { team1: { keyHash: hashKey(key), upstreamKey: "sk-upstream-team1", requestsPerMinute: 2 }, small: { keyHash: hashKey("ptc-vk-small"), tokenBudget: 50 } } } },
+    });
+    const vk = client(r, key);
+    await ask(vk, [{ role: "user", content: "one" }]);
+    expect(r.upstream.requests.at(-1)?.headers.authorization).toBe("Bearer sk-upstream-team1");
+    expect(JSON.stringify(r.upstream.requests.map((q) => q.headers))).not.toContain(key);
+    await vk.models.list();
+    // The third request inside a minute is refused with a retry-after, before reaching the upstream.
+    const seen = r.upstream.requests.length;
+    const e = (await ask(vk, [{ role: "user", content: "three" }]).catch((err: unknown) => err)) as InstanceType<typeof OpenAI.APIError>;
+    expect(e).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(Number(e.headers?.get("retry-after"))).toBeGreaterThan(0);
+    expect(r.upstream.requests.length).toBe(seen);
+    now += 30_000;
+    await ask(vk, [{ role: "user", content: "after a while" }]);
+
+    // A budget of 50 tokens: the first reply spends them, the next request is refused.
+    const small = client(r, "ptc-vk-small");
+    await ask(small, longConversation(2));
+    const over = (await ask(small, [{ role: "user", content: "more" }]).catch((err: unknown) => err)) as InstanceType<typeof OpenAI.APIError>;
+    expect(over.status).toBe(429);
+    expect(over.message).toContain("budget");
+    // An unknown virtual key is refused; the virtual key's secrets never show in config or metrics.
+    const bad = (await ask(client(r, "ptc-vk-made-up"), [{ role: "user", content: "x" }]).catch((err: unknown) => err)) as InstanceType<typeof OpenAI.APIError>;
+    expect(bad.status).toBe(401);
+    const config = await (await fetch(`${r.proxy.url}/ext/context_compaction/config`, { headers: { authorization: "Bearer admin" } })).text();
+    expect(config).not.toContain("sk-upstream-team1");
+    const metrics = await (await fetch(`${r.proxy.url}/metrics`)).text();
+    expect(metrics).toMatch(/ptc_proxy_tenant_tokens_total\{tenant="vk-team1",kind="prompt"\} \d+/);
+    expect(metrics).not.toContain("sk-");
+  });
+
+  it("issues a virtual key through the admin API, keeping only its hash", async () => {
+    r = await rig({ proxy: { adminToken: "admin" }, config: {} });
+    const res = await fetch(`${r.proxy.url}/ext/context_compaction/keys`, { method: "POST", headers: { authorization: "Bearer admin", "content-type": "application/json" }, body: JSON.stringify({ name: "ci", upstreamKey: "sk-up-ci", requestsPerMinute: 100 }) });
+    expect(res.status).toBe(200);
+    const { key } = (await res.json()) as { key: string };
+    expect(key).toMatch(/^ptc-vk-/);
+    expect(JSON.stringify(r.proxy.context.config.current)).not.toContain(key);
+    await ask(client(r, key), [{ role: "user", content: "hi" }]);
+    expect(r.upstream.requests.at(-1)?.headers.authorization).toBe("Bearer sk-up-ci");
+    const again = await fetch(`${r.proxy.url}/ext/context_compaction/keys`, { method: "POST", headers: { authorization: "Bearer admin" }, body: JSON.stringify({ name: "ci" }) });
+    expect(again.status).toBe(409);
+  });
+});
