@@ -98,7 +98,7 @@ function breakpoints(request: LlmRequest): Set<number> {
  * consecutive turns of one role merge (the API wants them alternating). A marked message puts
  * `cache_control` on its last block.
  */
-export function toAnthropic(chat: readonly ChatMessage[], marked: ReadonlySet<number>): { system: TextBlockParam[]; messages: MessageParam[] } {
+function toAnthropic(chat: readonly ChatMessage[], marked: ReadonlySet<number>): { system: TextBlockParam[]; messages: MessageParam[] } {
   const system: TextBlockParam[] = [];
   const messages: MessageParam[] = [];
   chat.forEach((m, i) => {
