@@ -4,9 +4,8 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compact } from "../../src/compaction/compact.js";
-import { priceFor } from "../../src/compaction/cost.js";
 import type { StrategySpec } from "../../src/compaction/registry.js";
-import { heuristicGoalDetector } from "../../src/compaction/goals.js";
+import { domainGoalDetector, heuristicGoalDetector } from "../../src/compaction/goals.js";
 import "../../src/history/index.js";
 import { compareStrategies, renderTable } from "../../src/harness/compare.js";
 import { scoreDetector } from "../../src/harness/goals.js";
@@ -27,11 +26,17 @@ const SETS: Array<{ file: string; sample: number; strategies: StrategySpec[] }> 
   { file: "miniswe_swebench.jsonl", sample: 12, strategies: agent() },
 ];
 
+// Each summarizing strategy with the facts summarizer, and the tightest one with the copy
+// baseline beside it; the sliding window at the same kept tail for the far-fact comparison.
 function dialogue(): StrategySpec[] {
   return [
+    { name: "sliding-window", options: { turns: 2 } },
     { name: "sliding-window", options: { turns: 3 } },
     { name: "recap", options: {} },
     { name: "rolling-summary", options: {} },
+    { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 2 } },
+    { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 2, summaryRatio: 0.3 } },
+    { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 2, summarizer: "copy" } },
     { name: "goal-boundary", options: {} },
     { name: "usage-ratio", options: { threshold: 0.8 } },
     { name: "cost-trigger", options: {} },
@@ -42,11 +47,21 @@ function agent(): StrategySpec[] {
   return [
     { name: "sliding-window", options: { turns: 6, unit: "step" } },
     { name: "rolling-summary", options: { unit: "step" } },
+    { name: "rolling-summary", options: { unit: "step", summaryMaxTokens: 2000 } },
+    { name: "rolling-summary", options: { unit: "step", summarizer: "copy" } },
     { name: "usage-ratio", options: {} },
     { name: "cost-trigger", options: {} },
     { name: "observation-masking", options: {} },
     { name: "mask-then-summarize", options: {} },
   ] as StrategySpec[];
+}
+
+const MODELS = ["gpt-4o", "claude-sonnet-4"];
+
+function detectors(transcripts: readonly Transcript[]): Promise<string> {
+  return Promise.all([scoreDetector(domainGoalDetector(), transcripts), scoreDetector(heuristicGoalDetector(), transcripts)]).then(([d, h]) =>
+    [d, h].map((s, k) => `goal boundaries, ${k === 0 ? "domain" : "heuristic (old)"} detector: precision ${(s.precision * 100).toFixed(1)}%, recall ${(s.recall * 100).toFixed(1)}% (${s.truePositives} found, ${s.falsePositives} false, ${s.falseNegatives} missed)`).join("\n"),
+  );
 }
 
 async function speed(): Promise<void> {
@@ -77,13 +92,13 @@ async function main(): Promise<void> {
   } else {
     for (const set of SETS) {
       const transcripts: Transcript[] = loadTranscripts(join(corpora, set.file), set.sample);
-      const report = await compareStrategies(transcripts, set.strategies, { price: priceFor("gpt-4o"), model: "gpt-4o" });
-      console.log(`\n${set.file} (first ${transcripts.length}; extractive summaries, gpt-4o prices and context)`);
+      const started = performance.now();
+      const report = await compareStrategies(transcripts, set.strategies, { models: MODELS });
+      report.meta = { corpus: [`${set.file} (first ${transcripts.length})`], summarizer: "facts unless the options say copy", date: new Date().toISOString(), version: "bench", runMs: performance.now() - started };
+      console.log(`\n${set.file}`);
       console.log(renderTable(report));
-      if (transcripts.some((t) => t.goals !== undefined)) {
-        const score = await scoreDetector(heuristicGoalDetector(), transcripts);
-        console.log(`goal boundaries, heuristic detector: precision ${(score.precision * 100).toFixed(1)}%, recall ${(score.recall * 100).toFixed(1)}% (${score.truePositives} found, ${score.falsePositives} false, ${score.falseNegatives} missed)`);
-      }
+      // Goal labels are scored on the whole corpus, not just the sample.
+      if (transcripts.some((t) => t.goals !== undefined)) console.log(await detectors(loadTranscripts(join(corpora, set.file))));
     }
     await agentLoops(corpora);
   }
@@ -93,13 +108,10 @@ async function main(): Promise<void> {
     { label: "PTC-Lisp agent sessions (bench/history and examples)", transcripts: await ptcSessions(), strategies: [{ name: "interpreter-summaries", options: {} }, ...agent()] as StrategySpec[] },
   ];
   for (const set of own) {
-    const report = await compareStrategies(set.transcripts, set.strategies, { price: priceFor("gpt-4o"), model: "gpt-4o" });
+    const report = await compareStrategies(set.transcripts, set.strategies, { models: MODELS });
     console.log(`\n${set.label}`);
     console.log(renderTable(report));
-    if (set.transcripts.some((t) => t.goals !== undefined)) {
-      const score = await scoreDetector(heuristicGoalDetector(), set.transcripts);
-      console.log(`goal boundaries, heuristic detector: precision ${(score.precision * 100).toFixed(1)}%, recall ${(score.recall * 100).toFixed(1)}%`);
-    }
+    if (set.transcripts.some((t) => t.goals !== undefined)) console.log(await detectors(set.transcripts));
   }
   await speed();
 }

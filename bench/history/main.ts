@@ -4,7 +4,8 @@
 // history part alone, the peak prompt, the cost with a prefix cache (cached tokens at
 // 0.1x) and where that cost goes. Tokens are counted with the o200k_base tokenizer.
 // `--json` prints the raw results.
-import { measureSession, type CacheBreakdown, type SessionResult } from "./measure.js";
+import { CACHE_MODELS, measureSession, type CacheBreakdown, type CacheName, type SessionResult } from "./measure.js";
+import { round3Sessions } from "./sessions/round3.js";
 import type { Session } from "./session.js";
 import { sessions } from "./sessions/index.js";
 import { realisticSessions } from "./sessions/realistic/index.js";
@@ -21,15 +22,19 @@ const change = (full: number, view: number): string => {
   const d = Math.round((1 - view / full) * 100);
   return d >= 0 ? `${d}% lower` : `${-d}% higher`;
 };
+const CACHE_NAMES = Object.keys(CACHE_MODELS) as CacheName[];
+const CACHE_LABEL: Record<CacheName, string> = { "token-prefix": "token-prefix cache (1,024 min, 128 step, reads 0.1x)", breakpoint: "breakpoint cache (1,024 min, reads 0.1x, writes 1.25x)" };
 const sum = (rs: readonly SessionResult[], f: (r: SessionResult) => number): number => rs.reduce((s, r) => s + f(r), 0);
 const md = (rows: string[][]): string => [rows[0], rows[0].map(() => "---"), ...rows.slice(1)].map((r) => `| ${r.join(" | ")} |`).join("\n");
 
 function perSession(sets: readonly SetResult[]): string {
-  const head = ["session", "kind", "turns", "replies", "avg reply", "history full", "compressed (saved)", "old timing (saved)", "strict (saved)", "peak full", "peak compr.", "cached cost full", "compressed", "old timing", "strict"];
+  const head = ["session", "kind", "turns", "replies", "avg reply", "history full", "compressed (saved)", "old timing (saved)", "strict (saved)", "peak full", "peak compr.", "cached cost full", "compressed", "old timing", "strict", "token-prefix full", "compressed", "breakpoint full", "compressed"];
   const rows = [head];
-  for (let i = 0; i < sets[0].results.length; i++) {
+  const longest = Math.max(...sets.map((s) => s.results.length));
+  for (let i = 0; i < longest; i++) {
     for (const set of sets) {
       const r = set.results[i];
+      if (r === undefined) continue;
       rows.push([
         r.name,
         r.kind,
@@ -46,6 +51,7 @@ function perSession(sets: readonly SetResult[]): string {
         `${num(r.compressed.viewCachedCost)} (${change(r.compressed.fullCachedCost, r.compressed.viewCachedCost)})`,
         `${num(r.previous.viewCachedCost)} (${change(r.previous.fullCachedCost, r.previous.viewCachedCost)})`,
         `${num(r.strict.viewCachedCost)} (${change(r.strict.fullCachedCost, r.strict.viewCachedCost)})`,
+        ...CACHE_NAMES.flatMap((c) => [num(r.priced[c].full), `${num(r.priced[c].compressed)} (${change(r.priced[c].full, r.priced[c].compressed)})`]),
       ]);
     }
   }
@@ -70,6 +76,10 @@ function totals(sets: readonly SetResult[], label: string, keep: (r: SessionResu
     ["history tokens, all prompts", ...cells((x) => [sum(x, (r) => r.history.full), sum(x, (r) => r.history.compressed), sum(x, (r) => r.history.previous), sum(x, (r) => r.history.strict)], fewer)],
     ["largest prompt", ...cells((x) => [Math.max(...x.map((r) => r.compressed.fullPeak)), Math.max(...x.map((r) => r.compressed.viewPeak)), Math.max(...x.map((r) => r.previous.viewPeak)), Math.max(...x.map((r) => r.strict.viewPeak))], (_, v) => num(v))],
     ["cost with a prefix cache", ...cells((x) => [sum(x, (r) => r.compressed.fullCachedCost), sum(x, (r) => r.compressed.viewCachedCost), sum(x, (r) => r.previous.viewCachedCost), sum(x, (r) => r.strict.viewCachedCost)], costly)],
+    ...CACHE_NAMES.flatMap((c) => [
+      [`cost, ${CACHE_LABEL[c]}`, ...cells((x) => [sum(x, (r) => r.priced[c].full), sum(x, (r) => r.priced[c].compressed), NaN, sum(x, (r) => r.priced[c].strict)], (full, v) => (Number.isNaN(v) ? "-" : costly(full, v)))],
+      [`sessions dearer than full, ${c}`, ...cells((x) => [0, x.filter((r) => r.priced[c].compressed > r.priced[c].full).length, NaN, x.filter((r) => r.priced[c].strict > r.priced[c].full).length], (_, v) => (Number.isNaN(v) ? "-" : num(v)))],
+    ]),
     ["sessions costlier than full", ...cells((x) => [0, x.filter((r) => r.compressed.viewCachedCost > r.compressed.fullCachedCost).length, x.filter((r) => r.previous.viewCachedCost > r.previous.fullCachedCost).length, x.filter((r) => r.strict.viewCachedCost > r.strict.fullCachedCost).length], (_, v) => num(v))],
   ];
   return md(rows);
@@ -105,7 +115,7 @@ async function measure(name: string, list: readonly Session[]): Promise<SetResul
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const sets = [await measure("terse", sessions), await measure("realistic", realisticSessions)];
+  const sets = [await measure("terse", sessions), await measure("realistic", realisticSessions), await measure("round 3", round3Sessions)];
   if (process.argv.includes("--json")) {
     process.stdout.write(JSON.stringify(sets, null, 2) + "\n");
     return;

@@ -14,6 +14,8 @@ import { compressionReport, type CompressionTotals, type RunSettings } from "../
 import { countTokens, promptTokens, TOKENS_PER_REPLY } from "../../src/compaction/tokens.js";
 import { defaultViewOptions, type TurnPlace, type View, type ViewInput, type ViewOptions } from "../../src/history/view.js";
 import type { Session } from "./session.js";
+import { createMeter } from "../../src/compaction/measure.js";
+import { anthropicCache, openaiCache, type ModelPrice } from "../../src/compaction/prices.js";
 
 /**
  * Where a view's prompt cost goes, summed over a run's prompts: uncached tokens split by
@@ -46,8 +48,27 @@ export interface SessionResult {
   /** Input tokens of the history alone (everything after the task message), summed over prompts. */
   history: { full: number; compressed: number; previous: number; strict: number };
   cache: { full: CacheBreakdown; compressed: CacheBreakdown; previous: CacheBreakdown; strict: CacheBreakdown };
+  /** Cost in token-equivalents under the project's measure, per cache model, full vs compressed (default mode). */
+  priced: Record<CacheName, { full: number; compressed: number; strict: number }>;
   /** Problems found by the no-loss check (empty when nothing live was lost). */
   lost: string[];
+}
+
+/** The two cache models every table reports: OpenAI-style token prefix and Anthropic-style breakpoints. */
+export const CACHE_MODELS = {
+  "token-prefix": { input: 1, output: 0, cache: openaiCache(0.1) },
+  breakpoint: { input: 1, output: 0, cache: anthropicCache(1024) },
+} as const satisfies Record<string, ModelPrice>;
+export type CacheName = keyof typeof CACHE_MODELS;
+
+/** Cost of every prompt of the run under one cache model, in token-equivalents (an uncached input token = 1). */
+function pricedRun(trace: RunTrace, run: RunSettings, opts: ViewOptions, price: ModelPrice): number {
+  const meter = createMeter(price);
+  for (let k = 0; k < trace.turns.length; k++) {
+    const view = compressedView({ ...run, system: trace.system, task: trace.task, turns: trace.turns.slice(0, k) }, opts);
+    meter.add({ messages: view.messages, ...(view.breakpoints === undefined ? {} : { breakpoints: view.breakpoints }) });
+  }
+  return meter.totals.cost * 1e6;
 }
 
 const options = (strictPrefix: boolean, keepLatestFull = false): ViewOptions => ({ ...defaultViewOptions, compressHistory: true, strictPrefix, keepLatestFull });
@@ -92,6 +113,12 @@ export async function measureSession(session: Session): Promise<SessionResult> {
     strict: strict.totals,
     history: historyTokens(trace, run),
     cache: { full: breakdown(trace, run, { ...options(false), compressHistory: false }), compressed: breakdown(trace, run, options(false)), previous: breakdown(trace, run, options(false, true)), strict: breakdown(trace, run, options(true)) },
+    priced: Object.fromEntries(
+      Object.entries(CACHE_MODELS).map(([name, price]) => {
+        const cacheModel = name as CacheName;
+        return [name, { full: pricedRun(trace, run, { ...options(false), compressHistory: false }, price), compressed: pricedRun(trace, run, { ...options(false), cacheModel }, price), strict: pricedRun(trace, run, { ...options(true), cacheModel }, price) }];
+      }),
+    ) as SessionResult["priced"],
     lost: [...lostLive(trace, run, options(false)), ...lostLive(trace, run, options(true)), ...everyPrompt(trace, run, options(false))],
   };
 }

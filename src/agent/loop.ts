@@ -14,7 +14,7 @@ import { evaluate, print, type Memory } from "../lisp/evaluate.js";
 import { defaultLimits, resolveLimits, type Limits } from "../lisp/limits.js";
 import type { Llm, LlmUsage, TextMessage } from "../llm/types.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
-import { defaultRecordOptions, Recorder, type EvaluationRecord } from "../trace/record.js";
+import { defaultRecordOptions, Recorder } from "../trace/record.js";
 import type { NestedRunTrace, TraceSettings, Turn, TurnStatus } from "../trace/trace.js";
 import { systemOf } from "./definition.js";
 import { AgentDefinitionError, describeIssues, type AgentFailure, type FailReason } from "./errors.js";
@@ -22,7 +22,7 @@ import { extractProgram } from "./extract.js";
 import { checkInheritable, DEFAULTS, definedOnly, historyStrategy, isPlainObject, mergeOptions, pickInheritable, positiveNumber } from "./options.js";
 import { TRACE_VERSION } from "./serialize.js";
 import { expandMission, taskMessage } from "./prompt/task.js";
-import { hiddenRedactor, hiddenScrubber, scrubData, type Redactor, type Scrubber } from "./redact.js";
+import { showHidden } from "./redact.js";
 import { ToolSession } from "./tools.js";
 import type { Agent, CompressionUsage, InheritableOptions, RunOptions, RunScope, Step, StepBase, UsageTotals } from "./types.js";
 
@@ -105,8 +105,6 @@ class AgentRun {
   private readonly maxPrintChars: number;
   private system = "";
   private task = "";
-  private redact: Redactor | null = null;
-  private scrub: Scrubber | null = null;
   /** The run's history strategy and its state, when one is set. */
   private readonly strategy: Strategy | null;
   private strategyState: Json | undefined = undefined;
@@ -202,8 +200,6 @@ class AgentRun {
     if (this.options.llm === undefined) return "no llm: pass { llm } to SubAgent.run (or set it on the agent)";
     if (this.run.deadlineMs !== undefined && !positiveNumber(this.run.deadlineMs)) return `deadlineMs must be a positive number, got ${String(this.run.deadlineMs)}`;
     if (this.run.tokenBudget !== undefined && !positiveNumber(this.run.tokenBudget)) return `tokenBudget must be a positive number, got ${String(this.run.tokenBudget)}`;
-    this.redact = hiddenRedactor(context);
-    this.scrub = hiddenScrubber(context);
     const mission = expandMission(this.agent.prompt, context);
     if (!mission.ok) return mission.message;
     try {
@@ -263,8 +259,8 @@ class AgentRun {
   private async turn(n: number, withdrawn: boolean): Promise<Turn | null> {
     const input: ViewInput = { system: this.system, task: this.task, turns: this.turns, maxTurns: this.agent.maxTurns, toolsWithdrawn: this.withdraws, maxPrintChars: this.maxPrintChars };
     const built = await this.build(input);
-    // Nothing derived from a hidden context value is sent: the prompt is scrubbed as a whole.
-    const view = this.redact === null ? built : { ...built, messages: this.redact(built.messages) };
+    // Hidden values are stand-ins in the records already (the interpreter marks them); here they are shown unquoted.
+    const view = { ...built, messages: showHidden(built.messages) };
     this.noteView(view.stats);
     if (this.viewOptions.compressHistory) {
       const m = measureView(input, view, this.prompts);
@@ -318,7 +314,7 @@ class AgentRun {
     this.execMs += base.usage.execMs;
     // A program stopped by a time limit that was the deadline's cut has met the deadline.
     if (!result.ok && result.error.kind === "timeout" && deadlineCut) this.stop("deadline_exceeded");
-    const record = this.scrubbed(this.recorder.evaluation(result));
+    const record = this.recorder.evaluation(result);
     let status: TurnStatus = "error";
     if (result.ok) {
       this.memory = result.memory;
@@ -328,17 +324,6 @@ class AgentRun {
     if (extraction.notes.length > 0) turn.notes = extraction.notes;
     if (this.pendingNested.length > 0) turn.nested = this.pendingNested;
     return turn;
-  }
-
-  /**
-   * The record as the trace keeps it: hidden values replaced by their place wherever the
-   * program printed, passed, defined, received or failed with them, so a saved trace, `ptc
-   * trace show` and `ptc view` never show them. The prompts show the same, so a resumed run
-   * (which replays these records) sends the model what the original run did.
-   */
-  private scrubbed(record: EvaluationRecord): EvaluationRecord {
-    const scrub = this.scrub;
-    return scrub === null ? record : scrubData(record, scrub);
   }
 
   /** The program's limits, with the time limit cut to what is left of the deadline (and whether it was cut). */

@@ -10,12 +10,13 @@ import { compressedView } from "../history/compressed.js";
 import { fullView } from "../history/full.js";
 import { viewOptionsSchema } from "../history/settings.js";
 import { defaultViewOptions, type View, type ViewOptions } from "../history/view.js";
-import { evaluate, print, type Memory } from "../lisp/evaluate.js";
+import { evaluate, print, type Memory, type MemoryEntry } from "../lisp/evaluate.js";
+import { showStandIns, type Origin } from "../lisp/marks.js";
 import { Fn } from "../lisp/values.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback, renderSeenPrints, seenPrints } from "../trace/feedback.js";
 import type { Llm, LlmRequest, LlmResponse } from "../llm/types.js";
 import { firstTurnLine } from "./prompt/task.js";
-import { traceFromJson, traceToJson } from "./serialize.js";
+import { numberReplacer, numberReviver, traceFromJson, traceToJson } from "./serialize.js";
 import { create } from "./definition.js";
 import { runAgent } from "./loop.js";
 import type { Agent, RunOptions, Step } from "./types.js";
@@ -32,6 +33,8 @@ export interface SavedDefinition {
   doc?: string;
   edn?: string;
   source?: string;
+  /** Where a value from hidden context came from: restored with the value, so it stays hidden. */
+  hidden?: Origin;
 }
 
 /** A run as saved for resuming: trace, memory and summaries, with the settings they were made with. */
@@ -93,6 +96,7 @@ export function saveMemory(memory: Memory): SavedDefinition[] {
     if (entry.doc !== undefined) d.doc = entry.doc;
     if (d.kind === "value") d.edn = print(entry.value);
     if (entry.source !== undefined) d.source = entry.source;
+    if (entry.hidden !== undefined) d.hidden = { ...entry.hidden };
     out.push(d);
   }
   return out;
@@ -132,6 +136,7 @@ const savedDefinition = z.object({
   doc: z.string().optional(),
   edn: z.string().optional(),
   source: z.string().optional(),
+  hidden: z.object({ path: z.string(), root: z.string(), derived: z.boolean() }).optional(),
 });
 
 const runStateSchema = z.object({
@@ -147,19 +152,19 @@ const runStateSchema = z.object({
   summaries: z.array(z.object({ turn: z.number().int().positive(), text: z.string() })),
 });
 
-/** The state as JSON (the trace keeps non-finite numbers, as traceToJson does). */
+/** The state as JSON (every number kept, -0 and non-finite ones included, as traceToJson does). */
 export function runStateToJson(state: RunState, indent?: number): string {
   const { trace, ...rest } = state;
   // The trace goes through its own serializer (which tags non-finite numbers) as data, never
   // spliced in as text: a value such as {:trace nil} elsewhere in the state cannot misplace it.
-  return JSON.stringify({ ...rest, trace: JSON.parse(traceToJson(trace)) as unknown }, null, indent);
+  return JSON.stringify({ ...rest, trace: JSON.parse(traceToJson(trace)) as unknown }, numberReplacer, indent);
 }
 
 /** Reads a state written by runStateToJson; throws ResumeError saying what is wrong and where. */
 export function runStateFromJson(text: string): RunState {
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(text, numberReviver);
   } catch (e) {
     throw new ResumeError(`not a ptc-lisp run state: invalid JSON (${(e as Error).message})`);
   }
@@ -170,7 +175,7 @@ export function runStateFromJson(text: string): RunState {
   }
   let trace: RunTrace;
   try {
-    trace = traceFromJson(JSON.stringify(checked.data.trace));
+    trace = traceFromJson(JSON.stringify(checked.data.trace, numberReplacer));
   } catch (e) {
     throw new ResumeError(`not a ptc-lisp run state: ${(e as Error).message}`);
   }
@@ -195,6 +200,10 @@ export async function restoreMemory(saved: readonly SavedDefinition[]): Promise<
     if (d.edn === undefined) throw new ResumeError(`cannot restore ${d.name}: its value was not saved`);
     const program = `(def ${d.name} ${d.doc === undefined ? "" : JSON.stringify(d.doc) + " "}${d.edn})`;
     memory = await step(program, memory, d.name);
+    if (d.hidden !== undefined) {
+      const entry = memory.get(d.name) as MemoryEntry;
+      memory = new Map(memory).set(d.name, { ...entry, hidden: d.hidden });
+    }
   }
   for (const d of functions) {
     if (d.source === undefined) throw new ResumeError(`cannot restore function ${d.name}: its source was not saved`);
@@ -245,6 +254,37 @@ export async function resumeRun(agent: Agent, state: RunState, options: ResumeOp
   return step;
 }
 
+const cut = (s: string): string => JSON.stringify(s.length > 80 ? `${s.slice(0, 79)}…` : s);
+
+/** Where two texts first differ, as `saved "line" / now "line"`. */
+function firstDifference(saved: string, now: string): string {
+  const a = saved.split("\n");
+  const b = now.split("\n");
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return `saved ${cut(a[i] ?? "(end)")} / now ${cut(b[i] ?? "(end)")}`;
+}
+
+/** The parts of a task message (the task template): input data, mission, first turn line. */
+function taskParts(task: string): { context: string; mission: string; turns: string } | null {
+  const m = /^# Input data\n\n([\s\S]*?)\n\n# Mission\n\n([\s\S]*)$/.exec(task);
+  if (m === null) return null;
+  const end = m[2].lastIndexOf("\n\n");
+  return { context: m[1], mission: end < 0 ? m[2] : m[2].slice(0, end), turns: end < 0 ? "" : m[2].slice(end + 2) };
+}
+
+/** Which parts of the task message differ (the context, the mission, the turn budget), each with its first differing line. */
+function taskDifference(saved: string, now: string): string {
+  const a = taskParts(saved);
+  const b = taskParts(now);
+  if (a === null || b === null) return firstDifference(saved, now);
+  const names = { context: "the context (input data)", mission: "the mission", turns: "the turn budget" } as const;
+  return (Object.keys(names) as Array<keyof typeof names>)
+    .filter((k) => a[k] !== b[k])
+    .map((k) => `${names[k]} differs, ${firstDifference(a[k], b[k])}`)
+    .join("; ");
+}
+
 /** The replay of saved turns: an LLM and tools that answer from the trace, then hand over. */
 class Replay {
   /** The saved turn being replayed (1-based). */
@@ -285,8 +325,15 @@ class Replay {
   private check(request: LlmRequest, n: number): void {
     const messages = request.messages;
     if (n === 1) {
-      const task = this.state.trace.task.replace(firstTurnLine(this.state.maxTurns), firstTurnLine(this.agent.maxTurns));
-      if (messages[1]?.content !== task) throw new ResumeError("resume: the task message differs from the saved run's (a different mission or context?)");
+      // Only the turn budget may change: the saved task's first turn line is rewritten for it.
+      const task = this.state.trace.task.replace(firstTurnLine(this.state.maxTurns, this.state.toolsWithdrawn), firstTurnLine(this.agent.maxTurns, withdraws(this.agent)));
+      const now = typeof messages[1]?.content === "string" ? messages[1].content : "";
+      if (now !== task) throw new ResumeError(`resume: the task message differs from the saved run's: ${taskDifference(task, now)}`);
+      // The system prompt holds the tools and the output schema; it changes with the turn budget only between one turn and more.
+      const system = typeof messages[0]?.content === "string" ? messages[0].content : "";
+      if ((this.state.maxTurns > 1) === (this.agent.maxTurns > 1) && system !== this.state.trace.system) {
+        throw new ResumeError(`resume: the system prompt differs from the saved run's (different tools, tool descriptions or output schema?): ${firstDifference(this.state.trace.system, system)}`);
+      }
       return;
     }
     const before = this.saved[n - 2];
@@ -294,15 +341,17 @@ class Replay {
     // The compressed view shows the latest feedback without its list of stored names.
     const stored = !(this.options.compressHistory ?? false);
     const info = { maxTurns: this.agent.maxTurns, toolsWithdrawn: withdraws(this.agent) };
-    const expected = renderFeedback(before, info, { prints: true, maxPrintChars, stored });
+    const expected = showStandIns(renderFeedback(before, info, { prints: true, maxPrintChars, stored }));
     const text = (m: (typeof messages)[number] | undefined): string => (typeof m?.content === "string" ? m.content : "");
     const last = text(messages.at(-1));
     // A turn kept in full may carry the samples of what it defined before its feedback; a
     // summarized one (the design's timing) has its output in its summary instead.
     const full = last === expected || last.endsWith("\n\n" + expected);
-    const bare = renderFeedback(before, info, { prints: false, errorDetail: before.status !== "ok", stored });
+    const bare = showStandIns(renderFeedback(before, info, { prints: false, errorDetail: before.status !== "ok", stored }));
     const summarized = !stored && (last === bare || last.endsWith("\n\n" + bare)) && (before.prints.length === 0 || text(messages.at(-2)).includes(renderSeenPrints(seenPrints(before.prints, maxPrintChars))));
-    if (!full && !summarized) throw new ResumeError(`resume: replaying turn ${n - 1} did not reproduce the saved run (a different context, agent or tool?)`);
+    if (!full && !summarized) {
+      throw new ResumeError(`resume: replaying turn ${n - 1} did not reproduce the saved run (a different tool, limit or agent?): its feedback differs, ${firstDifference(expected, last)}`);
+    }
   }
 
   /** The agent's tools, answering from the recorded calls while a saved turn replays. */

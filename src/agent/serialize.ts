@@ -1,6 +1,7 @@
 // Traces and finished runs to JSON and back. Loading validates the whole structure and
 // says where it is wrong; fields this version does not know are kept, so traces written by
-// newer code still load. Non-finite numbers (tool results may hold them) survive the trip.
+// newer code still load. Non-finite numbers and -0 (tool results may hold them; plain JSON
+// writes -0 as 0 and the others as null) survive the trip.
 // Each turn records every message it sent, so consecutive turns repeat long prefixes (the
 // system prompt above all); on disk a turn's messages start with a `{"$ptc:reuse": k}`
 // marker standing for the first k messages of the turn before, and are expanded on load.
@@ -147,11 +148,15 @@ function decodeTrace(raw: unknown, path: string): void {
   });
 }
 
-function replacer(_key: string, v: unknown): unknown {
-  return typeof v === "number" && !Number.isFinite(v) ? { [NUMBER_TAG]: String(v) } : v;
+/** JSON.stringify's replacer keeping the numbers plain JSON cannot write (±Infinity, NaN, -0). */
+export function numberReplacer(_key: string, v: unknown): unknown {
+  if (typeof v !== "number") return v;
+  if (!Number.isFinite(v)) return { [NUMBER_TAG]: String(v) };
+  return Object.is(v, -0) ? { [NUMBER_TAG]: "-0" } : v;
 }
 
-function reviver(_key: string, v: unknown): unknown {
+/** JSON.parse's reviver undoing numberReplacer. */
+export function numberReviver(_key: string, v: unknown): unknown {
   if (typeof v === "object" && v !== null && !Array.isArray(v)) {
     const tag = (v as Record<string, unknown>)[NUMBER_TAG];
     if (typeof tag === "string" && Object.keys(v).length === 1) return Number(tag);
@@ -162,7 +167,7 @@ function reviver(_key: string, v: unknown): unknown {
 function parse<T>(text: string, schema: z.ZodType, what: string, trace: (raw: Record<string, unknown>) => unknown, prefix: string): T {
   let raw: unknown;
   try {
-    raw = JSON.parse(text, reviver);
+    raw = JSON.parse(text, numberReviver);
   } catch (e) {
     throw new TraceFormatError(`not a ${what}: invalid JSON (${(e as Error).message})`);
   }
@@ -180,7 +185,7 @@ function parse<T>(text: string, schema: z.ZodType, what: string, trace: (raw: Re
 }
 
 export function traceToJson(trace: RunTrace, indent?: number): string {
-  return JSON.stringify(encodeTrace(trace), replacer, indent);
+  return JSON.stringify(encodeTrace(trace), numberReplacer, indent);
 }
 
 /** Loads a trace; throws TraceFormatError naming the first problem and where it is. */
@@ -195,7 +200,7 @@ export function runToJson(step: Step, indent?: number): string {
   else saved.fail = step.fail;
   saved.usage = step.usage;
   saved.trace = encodeTrace(step.trace);
-  return JSON.stringify(saved, replacer, indent);
+  return JSON.stringify(saved, numberReplacer, indent);
 }
 
 export function runFromJson(text: string): SavedRun {

@@ -2,7 +2,7 @@
 // a ToolSession adapts a run's tools to the interpreter, adding argument validation that
 // names the failing field, per-call timeouts, per-run call caps, abort, and withdrawal.
 import { z } from "zod";
-import type { ToolSpec } from "../lisp/evaluate.js";
+import { ToolTimeout, type ToolSpec } from "../lisp/evaluate.js";
 import { AgentDefinitionError, describeIssues } from "./errors.js";
 import type { RunScope } from "./types.js";
 
@@ -84,9 +84,17 @@ const MAX_ERROR_CHARS = 500;
 // A failure the program sees as `tool/x failed: <message>`.
 class ToolFailure extends Error {}
 
+// A tool may throw anything, an Error whose message getter throws or a Proxy included.
 function messageOf(e: unknown): string {
-  const m = e instanceof Error ? e.message : typeof e === "string" ? e : "the tool failed";
-  return m.length > MAX_ERROR_CHARS ? m.slice(0, MAX_ERROR_CHARS) + "…" : m;
+  let m: unknown;
+  try {
+    m = e instanceof Error ? e.message : e;
+  } catch {
+    m = "the tool failed (its error could not be read)";
+  }
+  if (typeof m !== "string") m = "the tool failed";
+  const text = m as string;
+  return text.length > MAX_ERROR_CHARS ? text.slice(0, MAX_ERROR_CHARS) + "…" : text;
 }
 
 /**
@@ -166,7 +174,8 @@ export class ToolSession {
         timer = setTimeout(() => {
           finish();
           ac.abort();
-          reject(new ToolFailure(`timed out after ${timeoutMs} ms`));
+          // The program sees tool_timeout; the call is abandoned and a late result ignored.
+          reject(new ToolTimeout(timeoutMs));
         }, timeoutMs);
       }
       Promise.resolve()

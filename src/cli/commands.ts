@@ -1,10 +1,8 @@
 // The `ptc` command's dispatch: each subcommand parses its own options and returns an exit
 // code. Kept apart from the bin (main.ts) so tests run commands in-process instead of spawning.
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { runCompareCommand } from "./compare.js";
+import { version } from "./version.js";
 import { runDemoCommand } from "./demo.js";
 import { runProxyCommand } from "./proxy.js";
 import { runEvalCommand, usageFailure, type Io } from "./eval.js";
@@ -12,6 +10,7 @@ import { runReplCommand } from "./repl.js";
 import { runTraceCommand } from "./trace.js";
 import { runViewCommand } from "./view.js";
 import { languageReference } from "../agent/prompt/reference.js";
+import { builtinsReference } from "./reference.js";
 
 const USAGE = `Usage: ptc <command> [options]
 
@@ -32,10 +31,13 @@ Options:
 Exit codes: 0 success, 1 the program or run failed, 2 a usage or input error.
 `;
 
-const REFERENCE_USAGE = `usage: ptc reference
+const REFERENCE_USAGE = `usage: ptc reference [--builtins]
 
-Prints the PTC-Lisp language reference (every builtin with its signature, description and
-examples), generated from the builtin registry: the same text the agent's system prompt uses.
+Prints the PTC-Lisp language reference generated from the builtin registry: the same text
+the agent's system prompt uses (functions that work as in Clojure are listed by name).
+
+  --builtins   every builtin instead: its signature, a one-line description and runnable
+               examples with their results, by area
 `;
 
 const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
@@ -51,29 +53,18 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
       io.stdout.write(REFERENCE_USAGE);
       return 0;
     }
+    if (args.length === 1 && args[0] === "--builtins") {
+      io.stdout.write(builtinsReference() + "\n");
+      return 0;
+    }
     if (args.length > 0) {
-      io.stderr.write(`ptc reference: takes no arguments, got ${args.join(" ")}\n${REFERENCE_USAGE}`);
+      io.stderr.write(`ptc reference: takes no arguments but --builtins, got ${args.join(" ")}\n${REFERENCE_USAGE}`);
       return 2;
     }
     io.stdout.write(languageReference() + "\n");
     return 0;
   },
 };
-
-/** The package version, found by walking up from this file (src/cli or dist/src/cli). */
-function version(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const file = join(dir, "package.json");
-    if (existsSync(file)) {
-      const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
-      if (pkg.name === "ptc-lisp") return pkg.version ?? "unknown";
-    }
-    const up = dirname(dir);
-    if (up === dir) return "unknown";
-    dir = up;
-  }
-}
 
 /** Runs `ptc ARGV...` and returns the exit code. */
 export async function runCli(argv: string[], io: Io): Promise<number> {

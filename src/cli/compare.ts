@@ -1,59 +1,85 @@
 // `ptc compare`: compaction strategies side by side on transcripts (JSONL, the format of the
 // shared corpora): tokens, cost with a prefix cache, cache breaks, and how many probe facts each
 // strategy keeps in the prompts that need them.
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { priceFor } from "../compaction/cost.js";
-import type { StrategySpec } from "../compaction/registry.js";
+import { DEFAULT_PRICES, lookupPrice } from "../compaction/prices.js";
+import { listStrategies, type StrategySpec } from "../compaction/registry.js";
+import "../history/strategy.js";
 import type { Json } from "../compaction/types.js";
-import { compareStrategies, renderTable } from "../harness/compare.js";
+import { compareStrategies, renderTable, type CompareReport } from "../harness/compare.js";
 import { compareUnderCaches, FAR_MESSAGES, renderCacheTable } from "../harness/cache-models.js";
 import { PERSONAS, renderExperiment, runExperiment, SCENARIOS, scriptedRoles, type Persona, type Roles, type Scenario } from "../harness/experiment.js";
 import { scoreDetector } from "../harness/goals.js";
 import { renderHtml } from "../harness/html.js";
-import { heuristicGoalDetector } from "../compaction/goals.js";
+import { domainGoalDetector } from "../compaction/goals.js";
 import { LlmError } from "../llm/errors.js";
 import { openaiLlm } from "../llm/openai.js";
 import { loadTranscripts, TranscriptError, type Transcript } from "../harness/transcript.js";
+import { fileKind, whatReads, type FileKind } from "./file-kind.js";
 import type { Io } from "./eval.js";
+import { version } from "./version.js";
 
-const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M] [--caches] [--json FILE] [--html FILE]
+const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M]... [--summarizer facts|copy | --summarizer-llm MODEL] [--caches] [--json FILE|-] [--html FILE]
        ptc compare --experiment [--live] [--strategy ...]... [--runs N]
 
 Replays each transcript (JSONL: one conversation per line, as in ../shared/corpora) request by
 request under each strategy, and prints a table per strategy: prompt tokens summed over every
-request and their reduction against sending everything (full), the peak prompt, the cost with a
-prefix cache, how often the cache broke early, and the share of probe facts still in the prompt
-that needs them. Strategies that summarize do so extractively (no model is called).
+request and their reduction against sending everything (full), the peak prompt, the whole cost
+(requests under each model's cache rules plus the compaction's own LLM calls) against full, how
+often the cache broke early, and the share of probe facts still in the prompt that needs them:
+overall, by how far back the value was last said (≤6, 7-20, >20 messages), and for 1-2 character
+values apart. A value counts only outside the system prompt; values the task states are left
+out. Two floors are always measured: the system prompt with the last message, and with the task too.
 
   --strategy SPEC   a strategy and its options, e.g. sliding-window:turns=3 (repeatable;
-                    default: sliding-window, recap, rolling-summary, usage-ratio, goal-boundary,
-                    cost-trigger, observation-masking, mask-then-summarize); full is always
-                    measured as the baseline
+                    default: every registered strategy); full is always measured
   --limit N         the first N conversations of each file
-  --model M         prices and context limits of this model (default: gpt-4o)
+  --model M         price model by name (repeatable; costs are shown side by side; the first is
+                    the conversations' model for context limits). Default: gpt-4o and
+                    claude-sonnet-4 (a token-prefix and a message-boundary cache)
+  --summarizer S    offline summaries of the summarizing strategies: facts (default: the values
+                    later turns need, within summaryRatio of what they replace) or copy (one line
+                    per message, the older baseline)
+  --summarizer-llm MODEL
+                    summaries by MODEL at OPENAI_BASE_URL (any OpenAI-compatible server;
+                    OPENAI_API_KEY); their calls and tokens are added to each strategy's cost
   --caches          also price every strategy under a token-prefix cache, a breakpoint cache
-                    (with its write premium) and no cache, with far-fact retention and the
-                    transcripts on which each strategy compacted at all
-  --json FILE       also write the report as JSON
+                    (with its write premium, at the strategy's declared breakpoints) and no cache,
+                    with the transcripts on which each strategy compacted at all
+  --json FILE       also write the report as JSON (- for standard output, instead of the table)
   --html FILE       also write a self-contained HTML report with charts (no network needed)
 
   --experiment      instead of transcripts, run the goal experiment (seed 004): a simulated user
                     with goals and a persona talks to an agent under each strategy and a judge
-                    scores the goals met; prints token reduction, goal success, efficiency and
-                    in how many conversations each strategy compacted at all ("never" is said).
+                    scores the goals met; prints token reduction, goal success and efficiency.
                     Offline the user, agent and judge are scripted; with --live they are the
                     model at OPENAI_BASE_URL (OPENAI_API_KEY, OPENAI_MODEL or --model)
   --runs N          repetitions of every scenario and persona (default 1)
 `;
 
-const DEFAULT_STRATEGIES = ["sliding-window", "recap", "rolling-summary", "usage-ratio", "goal-boundary", "cost-trigger", "observation-masking", "mask-then-summarize"];
+const DEFAULT_MODELS = ["gpt-4o", "claude-sonnet-4"];
 
 // The experiment's conversations are a few thousand tokens long: the hybrid gets a budget they pass, so its summary step acts too.
 const EXPERIMENT_STRATEGIES: StrategySpec[] = [
   ...["sliding-window:turns=3", "rolling-summary", "goal-boundary", "cost-trigger", "observation-masking"].map(parseStrategy),
   { name: "mask-then-summarize", options: { trigger: { name: "token-threshold", options: { maxTokens: 1500 } } } },
 ];
+
+/** Every registered strategy but full (always measured), with its defaults. */
+const allStrategies = (): string[] => listStrategies().map((s) => s.name).filter((n) => n !== "full");
+
+/** A model the price table does not know would be priced by a guess: refuse it and list the known ones. */
+function checkModels(models: readonly string[]): void {
+  for (const m of models) if (lookupPrice(m) === undefined) throw new Error(`unknown model "${m}" (known: ${Object.keys(DEFAULT_PRICES).join(", ")})`);
+}
+
+/** Sets the summarizer of every strategy that summarizes (one the user gave explicitly is kept). */
+function withSummarizer(specs: StrategySpec[], summarizer: string | undefined): StrategySpec[] {
+  if (summarizer === undefined) return specs;
+  const summarizing = new Set(listStrategies().filter((s) => "summarizer" in s.defaults).map((s) => s.name));
+  return specs.map((s) => (summarizing.has(s.name) && s.options?.summarizer === undefined ? { name: s.name, options: { ...s.options, summarizer } } : s));
+}
 
 /** `name:key=value,key=value` to a strategy spec; values read as JSON where they parse. */
 export function parseStrategy(text: string): StrategySpec {
@@ -75,11 +101,34 @@ export function parseStrategy(text: string): StrategySpec {
   return { name, options } as StrategySpec;
 }
 
+/** The file's kind, or "other" when it cannot be read (loading it then says why). */
+function kindOfFile(file: string): FileKind {
+  try {
+    return fileKind(readFileSync(file, "utf8"));
+  } catch {
+    return "other";
+  }
+}
+
 export async function runCompareCommand(args: string[], io: Io): Promise<number> {
   let values;
   let files: string[];
   try {
-    const parsed = parseArgs({ args, allowPositionals: true, options: { strategy: { type: "string", multiple: true }, limit: { type: "string" }, model: { type: "string" }, json: { type: "string" }, html: { type: "string" }, caches: { type: "boolean" }, experiment: { type: "boolean" }, live: { type: "boolean" }, runs: { type: "string" }, help: { type: "boolean", short: "h" } } });
+    const parsed = parseArgs({ args, allowPositionals: true, options: {
+        strategy: { type: "string", multiple: true },
+        limit: { type: "string" },
+        model: { type: "string", multiple: true },
+        summarizer: { type: "string" },
+        "summarizer-llm": { type: "string" },
+        json: { type: "string" },
+        html: { type: "string" },
+        caches: { type: "boolean" },
+        experiment: { type: "boolean" },
+        live: { type: "boolean" },
+        runs: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
     values = parsed.values;
     files = parsed.positionals;
   } catch (e) {
@@ -90,7 +139,7 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     io.stdout.write(USAGE);
     return 0;
   }
-  if (values.experiment) return runExperimentCommand(values, io);
+  if (values.experiment) return runExperimentCommand({ ...values, model: values.model?.[0] }, io);
   if (values.live) {
     io.stderr.write("ptc compare: --live applies to --experiment (transcripts need no model)\n");
     return 2;
@@ -106,32 +155,48 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
   }
   let strategies: StrategySpec[];
   let transcripts: Transcript[];
+  const models = values.model ?? DEFAULT_MODELS;
+  const llmModel = values["summarizer-llm"];
   try {
-    strategies = (values.strategy ?? DEFAULT_STRATEGIES).map(parseStrategy);
-    transcripts = files.flatMap((f) => loadTranscripts(f, limit));
+    checkModels(models);
+    if (values.summarizer !== undefined && !["facts", "copy"].includes(values.summarizer)) throw new Error(`--summarizer takes facts or copy, got "${values.summarizer}"`);
+    if (values.summarizer !== undefined && llmModel !== undefined) throw new Error("give --summarizer or --summarizer-llm, not both");
+    strategies = withSummarizer((values.strategy ?? allStrategies()).map(parseStrategy), llmModel === undefined ? values.summarizer : "llm");
+    transcripts = files.flatMap((f) => {
+      const kind = kindOfFile(f);
+      if (kind !== "transcripts" && kind !== "other") throw new Error(`${whatReads(kind, f)}, not ptc compare (which reads transcripts: JSON lines of {"messages": [...]})`);
+      return loadTranscripts(f, limit);
+    });
   } catch (e) {
     io.stderr.write(`ptc compare: ${(e as Error).message}\n`);
     return 2;
   }
+  const toStdout = values.json === "-";
   try {
-    const model = values.model ?? "gpt-4o";
-    const report = await compareStrategies(transcripts, strategies, {
-      price: priceFor(model),
-      model,
-      // A progress line for a person at a terminal; logs and pipes get only the results.
-      ...((io.stderr as { isTTY?: boolean }).isTTY === true
-        ? { onProgress: (done: number, total: number) => void (done === total || done % 25 === 0 ? io.stderr.write(`\r… ${done}/${total} transcript runs${done === total ? "\n" : ""}`) : undefined) }
-        : {}),
+    const started = performance.now();
+    const interactive = (io.stderr as { isTTY?: boolean }).isTTY === true;
+    const report: CompareReport = await compareStrategies(transcripts, strategies, {
+      models,
+      ...(llmModel === undefined ? {} : { llm: openaiLlm({ model: llmModel }), summaryModel: llmModel }),
+      // Progress: a rewritten line at a terminal, a plain line now and then in a log.
+      onProgress: (done: number, total: number) => {
+        if (interactive) {
+          if (done === total || done % 25 === 0) io.stderr.write(`\r… ${done}/${total} transcript runs${done === total ? "\n" : ""}`);
+        } else if (done === total || done % Math.max(1, Math.ceil(total / 10)) === 0) io.stderr.write(`ptc compare: ${done}/${total} transcript runs\n`);
+      },
     });
-    io.stdout.write(renderTable(report) + "\n");
-    const caches = values.caches === true ? await compareUnderCaches(transcripts, strategies, { model }) : undefined;
-    if (caches !== undefined) io.stdout.write(`\nCost against full under each cache model (the one measure; far facts: last mentioned ${FAR_MESSAGES}+ messages earlier):\n${renderCacheTable(caches)}\n`);
+    report.meta = { corpus: files, summarizer: llmModel === undefined ? (values.summarizer ?? "facts") : `llm:${llmModel}`, date: new Date().toISOString(), version: version(), runMs: performance.now() - started };
     // Labelled corpora (goal starts) also score the offline goal detector against the labels.
-    if (transcripts.some((t) => t.goals !== undefined && t.goals.length > 1)) {
-      const score = await scoreDetector(heuristicGoalDetector(), transcripts);
-      io.stdout.write(`goal boundaries, heuristic detector: precision ${(score.precision * 100).toFixed(1)}%, recall ${(score.recall * 100).toFixed(1)}% (${score.truePositives} found, ${score.falsePositives} false, ${score.falseNegatives} missed)\n`);
+    const goals = transcripts.some((t) => t.goals !== undefined && t.goals.length > 1) ? await scoreDetector(domainGoalDetector(), transcripts) : undefined;
+    const goalLine = goals === undefined ? "" : `goal boundaries, domain detector: precision ${(goals.precision * 100).toFixed(1)}%, recall ${(goals.recall * 100).toFixed(1)}% (${goals.truePositives} found, ${goals.falsePositives} false, ${goals.falseNegatives} missed)\n`;
+    const caches = values.caches === true ? await compareUnderCaches(transcripts, strategies, { model: models[0] }) : undefined;
+    const json = JSON.stringify({ ...report, ...(goals === undefined ? {} : { goalDetector: goals }), ...(caches === undefined ? {} : { caches }) }, null, 2) + "\n";
+    if (toStdout) io.stdout.write(json);
+    else {
+      io.stdout.write(renderTable(report) + "\n" + goalLine);
+      if (caches !== undefined) io.stdout.write(`\nCost against full under each cache model (the one measure; far facts: last mentioned ${FAR_MESSAGES}+ messages earlier):\n${renderCacheTable(caches)}\n`);
     }
-    if (values.json !== undefined) writeFileSync(values.json, JSON.stringify(caches === undefined ? report : { ...report, caches }, null, 2) + "\n");
+    if (values.json !== undefined && !toStdout) writeFileSync(values.json, json);
     if (values.html !== undefined) writeFileSync(values.html, renderHtml(report));
     return 0;
   } catch (e) {

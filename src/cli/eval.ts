@@ -173,17 +173,18 @@ export async function runEvalCommand(args: string[], io: Io = processIo()): Prom
     const result = await evaluate(source, { ctx, limits, isolation });
     return report(result, io, values.json === true);
   } catch (e) {
-    return usageFailure("eval", e, io);
+    return usageFailure("eval", e, io, EVAL_USAGE);
   }
 }
 
-/** Reports a usage mistake (or parseArgs' own complaint) and returns exit code 2. */
-export function usageFailure(command: string, e: unknown, io: Io): number {
+/** Reports a usage mistake (or parseArgs' own complaint) with the command's synopsis (its usage up to the first blank line), and returns exit code 2. */
+export function usageFailure(command: string, e: unknown, io: Io, usage?: string): number {
   // parseArgs reports unknown or malformed options as TypeErrors with an ERR_PARSE_ARGS_* code.
   const code = (e as NodeJS.ErrnoException | null)?.code;
   const parseArgsError = typeof code === "string" && code.startsWith("ERR_PARSE_ARGS");
   if (!(e instanceof UsageError) && !parseArgsError) throw e;
   const name = command === "" ? "ptc" : `ptc ${command}`;
-  io.stderr.write(`${name}: ${(e as Error).message}\nRun '${name} --help' for usage.\n`);
+  const synopsis = usage === undefined ? "" : `${usage.split("\n\n")[0]}\n`;
+  io.stderr.write(`${name}: ${(e as Error).message}\n${synopsis}Run '${name} --help' for ${usage === undefined ? "usage" : "the options"}.\n`);
   return 2;
 }

@@ -5,7 +5,7 @@ import { redactUrl } from "../proxy/config.js";
 import { jsonLogger } from "../proxy/log.js";
 import { defaultStateDir } from "../proxy/paths.js";
 import { ProxyStartError, startProxy } from "../proxy/server.js";
-import { usageFailure, type Io } from "./eval.js";
+import { usageFailure, UsageError, type Io } from "./eval.js";
 
 const USAGE = `usage: ptc proxy --upstream URL [--port 8787] [--host 127.0.0.1] [--config FILE] [--state-dir DIR | --db FILE] [--admin-token-file FILE] [--drain-timeout MS]
 
@@ -47,12 +47,14 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
         help: { type: "boolean", short: "h" },
       },
     }));
+    if (values.help) {
+      io.stdout.write(USAGE);
+      return 0;
+    }
+    // Without an upstream every chat request would fail: refuse at once (a config file may name one).
+    if (values.upstream === undefined && values.config === undefined) throw new UsageError("no upstream: give --upstream URL (or a --config file that names one)");
   } catch (e) {
-    return usageFailure("proxy", e, io);
-  }
-  if (values.help) {
-    io.stdout.write(USAGE);
-    return 0;
+    return usageFailure("proxy", e, io, USAGE);
   }
   const port = values.port === undefined ? 8787 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -94,7 +96,10 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
     io.stderr.write(`ptc proxy: ${e instanceof ProxyStartError || (e as { code?: string }).code === "EADDRINUSE" ? (e as Error).message : String(e)}\n`);
     return 2;
   }
-  if (proxy.context.config.current.upstream === undefined) io.stderr.write("ptc proxy: warning: no upstream (--upstream or \"upstream\" in the config file); chat requests will fail until one is set\n");
+  if (proxy.context.config.current.upstream === undefined) {
+    await proxy.close();
+    return usageFailure("proxy", new UsageError(`no upstream: ${values.config} names none; give --upstream URL or add "upstream" to it`), io, USAGE);
+  }
   io.stdout.write(`ptc proxy: listening on ${proxy.url}/v1 -> ${redactUrl(proxy.context.config.current.upstream) ?? "(no upstream)"}\n`);
   await (stop ??
     new Promise<void>((resolve) => {

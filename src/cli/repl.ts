@@ -71,7 +71,7 @@ export async function runReplCommand(args: string[], io: Io = processIo()): Prom
     isolation = parseIsolation(values.isolation);
     ctx = loadCtx(values.ctx, values["ctx-file"]);
   } catch (e) {
-    return usageFailure("repl", e, io);
+    return usageFailure("repl", e, io, REPL_USAGE);
   }
 
   // Prompts only make sense for a person at a terminal; piped input gets just the results.

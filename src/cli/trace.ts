@@ -1,9 +1,13 @@
 // `ptc trace show FILE`: a run, turn by turn (program, tool calls, output, definitions,
 // errors, tokens); `--turn N` for one turn with the model's raw reply, `--messages` for
 // exactly what the LLM was sent. The renderers are pure and also print the demo's turns.
+import { showStandIns } from "../lisp/marks.js";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { renderError } from "../trace/feedback.js";
+import { prettyJson } from "../viewer/run.js";
+import { ResumeError, runStateFromJson } from "../agent/resume.js";
+import { fileKind, whatReads } from "./file-kind.js";
 import { quoteString } from "../lisp/printer.js";
 import { runFromJson, traceFromJson, TraceFormatError, type SavedRun } from "../agent/serialize.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
@@ -39,13 +43,7 @@ const fmt = (n: number): string => n.toLocaleString("en-US");
 const indent = (text: string, pad = "  "): string => text.replace(/^/gm, pad);
 const cut = (s: string, max = MAX_INLINE): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 
-function json(v: unknown): string {
-  try {
-    return JSON.stringify(v) ?? String(v);
-  } catch {
-    return String(v);
-  }
-}
+const json = (v: unknown): string => prettyJson(v, 0);
 
 /** `12,345 in (8,000 cached) / 456 out`. */
 export function renderTokens(u: { inputTokens: number; outputTokens: number; cachedTokens: number }): string {
@@ -170,6 +168,8 @@ export function loadRun(file: string): LoadedRun {
   } catch (e) {
     throw new TraceFileError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
+  const kind = fileKind(text);
+  if (kind === "report" || kind === "experiment" || kind === "transcripts") throw new TraceFileError(`${whatReads(kind, file)}, not ptc trace show`);
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -177,13 +177,14 @@ export function loadRun(file: string): LoadedRun {
     throw new TraceFileError(`${file} is not valid JSON (${(e as Error).message})`);
   }
   try {
+    if (kind === "run-state") return { trace: runStateFromJson(text).trace };
     if (typeof raw === "object" && raw !== null && "trace" in raw) {
       const saved = runFromJson(text);
       return { trace: saved.trace, saved };
     }
     return { trace: traceFromJson(text) };
   } catch (e) {
-    if (e instanceof TraceFormatError) throw new TraceFileError(`${file}: ${e.message}`);
+    if (e instanceof TraceFormatError || e instanceof ResumeError) throw new TraceFileError(`${file}: ${e.message}`);
     throw e;
   }
 }
@@ -288,12 +289,12 @@ export async function runTraceCommand(args: string[]): Promise<number> {
     const { settings } = checked;
     const run: RunSettings = settings === undefined ? { maxTurns: maxTurns ?? turnBudget(trace) } : { maxTurns: maxTurns ?? settings.maxTurns, toolsWithdrawn: settings.toolsWithdrawn, maxPrintChars: settings.maxPrintChars };
     const view = settings?.view ?? defaultViewOptions;
-    process.stdout.write(`${settingsLine(run, view, settings !== undefined, maxTurns !== undefined)}\n${renderComparison(trace, run, view, turnNumber === undefined ? {} : { turn: turnNumber })}\n`);
+    process.stdout.write(showStandIns(`${settingsLine(run, view, settings !== undefined, maxTurns !== undefined)}\n${renderComparison(trace, run, view, turnNumber === undefined ? {} : { turn: turnNumber })}\n`));
     return 0;
   }
   const options: RenderOptions = { full: values.full ?? false };
   if (turnNumber === undefined) {
-    process.stdout.write(`${renderRun(trace, options, saved)}\n`);
+    process.stdout.write(showStandIns(`${renderRun(trace, options, saved)}\n`));
     return 0;
   }
   const turn = trace.turns.find((t) => t.number === turnNumber);
@@ -302,9 +303,9 @@ export async function runTraceCommand(args: string[]): Promise<number> {
     return 2;
   }
   if (values.messages) {
-    process.stdout.write(`${renderMessages(turn)}\n`);
+    process.stdout.write(showStandIns(`${renderMessages(turn)}\n`));
     return 0;
   }
-  process.stdout.write(`${renderTurn(turn, { full: true })}\n\nReply:\n${indent(turn.reply.trimEnd())}\n${turn.feedback ? `\nFeedback:\n${indent(turn.feedback)}\n` : ""}`);
+  process.stdout.write(showStandIns(`${renderTurn(turn, { full: true })}\n\nReply:\n${indent(turn.reply.trimEnd())}\n${turn.feedback ? `\nFeedback:\n${indent(turn.feedback)}\n` : ""}`));
   return 0;
 }

@@ -87,7 +87,7 @@ export async function runViewCommand(args: string[], io: Io, stopped: () => Prom
     if (!isLoopback(listen.host)) throw new UsageError(`--host must be a loopback address (127.0.0.1, ::1 or localhost), got "${listen.host}": the viewer shows traces, which may hold private data`);
     if (values.out !== undefined && (values.port !== undefined || values.host !== undefined)) throw new UsageError("--out writes a file and serves nothing: it takes no --port or --host");
   } catch (e) {
-    return usageFailure("view", e, io);
+    return usageFailure("view", e, io, USAGE);
   }
   let page: string;
   let csp: string;

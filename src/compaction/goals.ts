@@ -69,6 +69,73 @@ export function heuristicGoalDetector(options: HeuristicOptions = {}): GoalDetec
   };
 }
 
+// Words that name what a request is about, by domain (travel, bookings, services, media,
+// payments: the task-dialogue domains), matched whole and case-insensitively.
+const DOMAINS: ReadonlyArray<readonly [string, RegExp]> = [
+  ["hotel", /\b(?:hotels?|guest ?houses?|place to stay|somewhere to stay|lodging|accommodations?|rooms? for|b&b|motel)\b/i],
+  ["restaurant", /\b(?:restaurants?|places? to (?:eat|dine)|somewhere to eat|something to eat|food|cuisine|dine|dinner|lunch|breakfast|brunch|eatery|table for)\b/i],
+  ["taxi", /\b(?:taxi|taxis|cabs?|ride ?share|rideshare|shared ride|a ride|uber|lyft)\b/i],
+  ["train", /\b(?:trains?|railway|rail)\b/i],
+  ["bus", /\b(?:bus|buses|coach)\b/i],
+  ["flight", /\b(?:flights?|fly|flying|airlines?|plane)\b/i],
+  ["car", /\b(?:rental cars?|rent(?:ing)? a (?:car|vehicle)|car rental|hire a car|car to rent|car for rent|renting a vehicle|reserve a (?:car|vehicle))\b/i],
+  ["messaging", /\b(?:share (?:the|their|its|this|my)? ?(?:location|address)|send (?:the|their|this) (?:location|address)|sharing (?:their|the) (?:location|address))\b/i],
+  ["attraction", /\b(?:attractions?|museums?|colleges?|galler(?:y|ies)|parks?|theatres?|cinemas?|nightclubs?|architecture|churche?s?|swimming pool|boat|sightseeing|tourist|places? to (?:go|visit)|things? to do|entertainment)\b/i],
+  ["hospital", /\b(?:hospital|clinic)\b/i],
+  ["police", /\b(?:police)\b/i],
+  ["event", /\b(?:events?|concerts?|shows?|games?|match|festival|gigs?)\b/i],
+  ["movie", /\b(?:movies?|films?|cinema showtimes?)\b/i],
+  ["music", /\b(?:songs?|music|albums?|tracks?|playlist|artist)\b/i],
+  ["payment", /\b(?:payments?|transfer|send money|pay (?:back|someone|my)|venmo|bucks to|request money)\b/i],
+  ["bank", /\b(?:bank|balance|checking account|savings account)\b/i],
+  ["weather", /\b(?:weather|forecast|rain|temperature|climate)\b/i],
+  ["home", /\b(?:apartments?|house to rent|homes?|property|properties)\b/i],
+  ["service", /\b(?:dentists?|doctors?|salons?|hair ?(?:cut|dresser|stylist)|stylists?|therapists?|psychiatrists?|psychologists?|appointment|physician|barber)\b/i],
+  ["alarm", /\b(?:alarms?|wake me)\b/i],
+  ["calendar", /\b(?:calendar|schedule|reminder)\b/i],
+];
+
+function domainsOf(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const [name, re] of DOMAINS) if (re.test(text)) out.add(name);
+  return out;
+}
+
+/** Domains of a tool call's service name ("Restaurants_2_ReserveRestaurant" → restaurant). */
+function callDomains(m: ChatMessage): Set<string> {
+  const out = new Set<string>();
+  for (const c of m.tool_calls ?? []) for (const d of domainsOf(c.function.name.replace(/_/g, " ").replace(/([a-z])([A-Z])/g, "$1 $2"))) out.add(d);
+  return out;
+}
+
+/**
+ * The offline domain detector: a user message that names a domain (hotel, taxi, weather…) the
+ * current goal's messages and tool calls have not named starts a new goal; a message naming no
+ * domain, or only ones the goal already has, continues it. Thanks-and-closing turns that name
+ * nothing never start a goal.
+ */
+export function domainGoalDetector(): GoalDetector {
+  return {
+    name: "domain",
+    usesLlm: false,
+    isNewGoal(messages, index, goalStart) {
+      const none = { llmCalls: 0, inputTokens: 0, outputTokens: 0 };
+      const mine = domainsOf(messageText(messages[index]));
+      if (mine.size === 0) return Promise.resolve({ newGoal: false, ...none });
+      const current = new Set<string>();
+      for (let i = goalStart; i < index; i++) {
+        const m = messages[i];
+        if (m.role === "user") for (const d of domainsOf(messageText(m))) current.add(d);
+        for (const d of callDomains(m)) current.add(d);
+      }
+      // "A taxi from the restaurant to the hotel" is about the taxi: any domain the goal has not seen yet opens a new one.
+      let fresh = false;
+      for (const d of mine) if (!current.has(d)) fresh = true;
+      return Promise.resolve({ newGoal: current.size > 0 && fresh, ...none });
+    },
+  };
+}
+
 export interface LlmDetectorOptions {
   readonly model?: string;
   /** Messages before the new one shown to the detector. Default 10. */

@@ -4,7 +4,6 @@
 // cache, a breakpoint cache with its write premium, and no cache. Also far-fact retention.
 import { createMeter, requestPrice, type Meter } from "../compaction/measure.js";
 import { DEFAULT_PRICES, NO_CACHE, type ModelPrice } from "../compaction/prices.js";
-import { priceFor } from "../compaction/cost.js";
 import { createStrategy, type StrategySpec } from "../compaction/registry.js";
 import type { Strategy } from "../compaction/types.js";
 import type { ChatMessage, Llm } from "../llm/types.js";
@@ -102,17 +101,17 @@ export async function compareUnderCaches(transcripts: readonly Transcript[], str
       const probes = probesAt(t);
       let compacted = false;
       await measure(t, spec, {
-        price: priceFor(options.model),
+        models: [options.model ?? "gpt-4o"],
         ...(options.model === undefined ? {} : { model: options.model }),
         ...(options.llm === undefined ? {} : { llm: options.llm }),
         onPrompt(p) {
           meters.forEach((m, k) => {
             m.add({ messages: p.messages, breakpoints: breakpoints(p.messages, marks) }, p.outputTokens);
             // The compaction's own summary calls, uncached.
-            cost[names[k]] += requestPrice(m.price, { inputTokens: p.stats.llmInputTokens, cachedTokens: 0, outputTokens: p.stats.llmOutputTokens });
+            cost[names[k]] += requestPrice(m.price, { inputTokens: p.stats?.llmInputTokens ?? 0, cachedTokens: 0, outputTokens: p.stats?.llmOutputTokens ?? 0 });
           });
-          llmCalls += p.stats.llmCalls;
-          if (p.events.some((e) => e.kind === "compacted")) compacted = true;
+          llmCalls += p.stats?.llmCalls ?? 0;
+          if (p.events?.some((e) => e.kind === "compacted") === true) compacted = true;
           for (const probe of probes.get(p.index) ?? []) {
             const held = holds(p.messages, probe.re);
             needed++;

@@ -1,10 +1,10 @@
 // Strategies side by side over a set of transcripts: totals per strategy, with the reduction
 // against sending every message (the `full` baseline, always measured) and the share of probe
 // facts still in the prompts that need them.
-import type { PriceModel } from "../compaction/cost.js";
+import { modelPrice, type ModelPrice, type PriceTable } from "../compaction/prices.js";
 import type { StrategySpec } from "../compaction/registry.js";
 import type { Llm } from "../llm/types.js";
-import { addMetrics, emptyMetrics, measure, type Metrics, type RequestPoint } from "./measure.js";
+import { addMetrics, BASELINES, emptyMetrics, isBaseline, measure, type Baseline, type Metrics, type RequestPoint } from "./measure.js";
 import type { Transcript } from "./transcript.js";
 
 export interface StrategyRow {
@@ -13,15 +13,40 @@ export interface StrategyRow {
   totals: Metrics;
   /** 1 - inputTokens / full inputTokens. */
   reduction: number;
-  /** Cost relative to full (1 = the same). */
+  /** Cost relative to full under the first price model (1 = the same). */
   costRatio: number;
-  /** probesKept / probesNeeded, or null without probes. */
+  /** The same under each price model of the report, in order. */
+  costRatios: number[];
+  /** "baseline" rows are the floor (system + last message, system + task + last message), not strategies. */
+  kind: "strategy" | "baseline";
+  /** Whether the strategy ever sent less than the whole conversation; a row that never did measures nothing. */
+  triggered: boolean;
+  /** probesKept / probesNeeded (values of 3+ characters the task does not state), or null without probes. */
   retention: number | null;
+  /** The same by distance of the value's last mention: ≤ 6, 7–20, > 20 and > 6 messages back. */
+  retentionByDistance: { near: number | null; mid: number | null; far: number | null; beyond6: number | null };
+  /** Retention of 1–2 character values, apart. */
+  shortRetention: number | null;
   /** The same figures per transcript. */
   perTranscript: Array<{ id: string; metrics: Metrics }>;
 }
 
+/** What a report measured, so it stands alone. */
+export interface ReportMeta {
+  /** The transcript files (or set names). */
+  corpus: string[];
+  /** The strategies' summarizer when they summarize ("facts", "copy", "llm:<model>"). */
+  summarizer: string;
+  /** ISO date and time of the run, the package version, and how long the run took. */
+  date: string;
+  version: string;
+  runMs: number;
+}
+
 export interface CompareReport {
+  /** The price models costs are given under, in order (the first is the conversation's model). */
+  models: Array<{ model: string; price: ModelPrice }>;
+  meta?: ReportMeta;
   transcripts: number;
   messages: number;
   rows: StrategyRow[];
@@ -30,26 +55,32 @@ export interface CompareReport {
 }
 
 export interface CompareOptions {
-  price: PriceModel;
-  /** The conversations' model: context limits (usage-ratio) and prices follow it. */
-  model?: string;
+  /** Price models by name; the first is the conversations' model (context limits, `cost`). */
+  models: readonly string[];
+  prices?: PriceTable;
   llm?: Llm;
+  /** The model the LLM summarizer calls, when not the conversations' (prices its spend). */
+  summaryModel?: string;
   /** Called after each transcript of each strategy (progress). */
   onProgress?: (done: number, total: number) => void;
 }
 
-const nameOf = (s: StrategySpec | string): string => (typeof s === "string" ? s : s.name);
+type Measured = StrategySpec | string | Baseline;
+
+const nameOf = (s: Measured): string => (typeof s === "string" ? s : isBaseline(s) ? `baseline:${s.baseline}` : s.name);
+
+const ratio = (kept: number, needed: number): number | null => (needed === 0 ? null : kept / needed);
 
 /** A strategy as the tables name it: its name, and the options it was given (`sliding-window:turns=3`). */
-export function specLabel(s: StrategySpec | string): string {
-  if (typeof s === "string") return s;
+export function specLabel(s: Measured): string {
+  if (typeof s === "string" || isBaseline(s)) return nameOf(s);
   const opts = Object.entries(s.options ?? {}).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`);
   return opts.length === 0 ? s.name : `${s.name}:${opts.join(",")}`;
 }
-const optionsOf = (s: StrategySpec | string): Record<string, unknown> => (typeof s === "string" ? {} : { ...(s.options ?? {}) });
+const optionsOf = (s: Measured): Record<string, unknown> => (typeof s === "string" || isBaseline(s) ? {} : { ...(s.options ?? {}) });
 
 export async function compareStrategies(transcripts: readonly Transcript[], strategies: ReadonlyArray<StrategySpec | string>, options: CompareOptions): Promise<CompareReport> {
-  const specs: Array<StrategySpec | string> = strategies.some((s) => nameOf(s) === "full") ? [...strategies] : ["full", ...strategies];
+  const specs: Measured[] = [...(strategies.some((s) => nameOf(s) === "full") ? [] : ["full"]), ...strategies, ...BASELINES];
   const total = specs.length * transcripts.length;
   let done = 0;
   const totals: Metrics[] = [];
@@ -62,7 +93,14 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
     const per: Array<{ id: string; metrics: Metrics }> = [];
     for (const t of transcripts) {
       const onRequest = t === longest ? (p: RequestPoint) => void points.push(p) : undefined;
-      const m = await measure(t, spec, { price: options.price, ...(options.model === undefined ? {} : { model: options.model }), ...(options.llm === undefined ? {} : { llm: options.llm }), ...(onRequest ? { onRequest } : {}) });
+      const m = await measure(t, spec, {
+        models: options.models,
+        model: options.models[0],
+        ...(options.prices === undefined ? {} : { prices: options.prices }),
+        ...(options.summaryModel === undefined ? {} : { summaryModel: options.summaryModel }),
+        ...(options.llm === undefined ? {} : { llm: options.llm }),
+        ...(onRequest ? { onRequest } : {}),
+      });
       addMetrics(sum, m);
       per.push({ id: t.id, metrics: m });
       options.onProgress?.(++done, total);
@@ -73,15 +111,26 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
   }
   const full = totals[specs.findIndex((s) => nameOf(s) === "full")];
   return {
+    models: options.models.map((model) => ({ model, price: modelPrice(model, options.prices) })),
     transcripts: transcripts.length,
     messages: transcripts.reduce((n, t) => n + t.messages.length, 0),
     rows: specs.map((spec, i) => ({
       strategy: specLabel(spec),
       options: optionsOf(spec),
+      kind: isBaseline(spec) ? "baseline" : "strategy",
+      triggered: totals[i].compacted > 0,
       totals: totals[i],
       reduction: full.inputTokens === 0 ? 0 : 1 - totals[i].inputTokens / full.inputTokens,
       costRatio: full.cost === 0 ? 1 : totals[i].cost / full.cost,
-      retention: totals[i].probesNeeded === 0 ? null : totals[i].probesKept / totals[i].probesNeeded,
+      costRatios: totals[i].costs.map((c, k) => (full.costs[k] === 0 ? 1 : c / full.costs[k])),
+      retention: ratio(totals[i].probesKept, totals[i].probesNeeded),
+      retentionByDistance: {
+        near: ratio(totals[i].nearKept, totals[i].nearNeeded),
+        mid: ratio(totals[i].midKept, totals[i].midNeeded),
+        far: ratio(totals[i].farKept, totals[i].farNeeded),
+        beyond6: ratio(totals[i].midKept + totals[i].farKept, totals[i].midNeeded + totals[i].farNeeded),
+      },
+      shortRetention: ratio(totals[i].shortKept, totals[i].shortNeeded),
       perTranscript: each[i],
     })),
     longest: longest === null ? null : { id: longest.id, series },
@@ -89,22 +138,61 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
 }
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+const pctOr = (x: number | null): string => (x === null ? "-" : pct(x));
+
+/** A price model in words: list prices and cache rules. */
+export function describePrice(model: string, p: ModelPrice): string {
+  const c = p.cache;
+  const cache =
+    c.kind === "none"
+      ? "no cache"
+      : c.kind === "token-prefix"
+        ? `token-prefix cache (reads ${c.read}x, from ${c.minTokens} tokens in steps of ${c.step})`
+        : `breakpoint cache at message boundaries (reads ${c.read}x, writes ${c.write}x, from ${c.minTokens} tokens)`;
+  return `${model}: $${p.input}/$${p.output} per M input/output tokens, ${cache}`;
+}
+
+/** The lines that say what a report measured. */
+export function describeReport(r: CompareReport): string[] {
+  const lines = r.models.map((m) => `price model ${describePrice(m.model, m.price)}`);
+  const meta = r.meta;
+  if (meta !== undefined) {
+    lines.unshift(`corpus: ${meta.corpus.join(", ")}; summarizer: ${meta.summarizer}`);
+    lines.push(`ptc-lisp ${meta.version}, ${meta.date}, run time ${(meta.runMs / 1000).toFixed(1)} s`);
+  }
+  return lines;
+}
 
 /** The report as a terminal table. */
 export function renderTable(r: CompareReport): string {
-  const head = ["strategy", "input tokens", "reduction", "peak prompt", "cost vs full", "cache breaks", "retention", "llm calls", "ms"];
-  const rows = r.rows.map((row) => [
-    row.strategy,
-    row.totals.inputTokens.toLocaleString("en-US"),
-    pct(row.reduction),
-    row.totals.peakPrompt.toLocaleString("en-US"),
-    `${row.costRatio.toFixed(3)}x`,
-    String(row.totals.rewrites),
-    row.retention === null ? "-" : pct(row.retention),
-    String(row.totals.llmCalls),
-    row.totals.compactionMs.toFixed(0),
-  ]);
+  const head = ["strategy", "input tokens", "reduction", "peak prompt", ...r.models.map((m) => `cost ${m.model}`), "cache breaks", "retention", "≤6 back", "7-20", ">20", ">6", "short", "llm calls", "ms"];
+  const rows = r.rows.map((row) => {
+    // A strategy that never sent less than everything measured nothing: say so instead of 100%.
+    const idle = row.kind === "strategy" && !row.triggered && nameOf(row.strategy) !== "full";
+    const d = row.retentionByDistance;
+    return [
+      row.strategy,
+      row.totals.inputTokens.toLocaleString("en-US"),
+      pct(row.reduction),
+      row.totals.peakPrompt.toLocaleString("en-US"),
+      ...row.costRatios.map((c) => `${c.toFixed(3)}x`),
+      String(row.totals.rewrites),
+      idle ? "never triggered" : pctOr(row.retention),
+      idle ? "" : pctOr(d.near),
+      idle ? "" : pctOr(d.mid),
+      idle ? "" : pctOr(d.far),
+      idle ? "" : pctOr(d.beyond6),
+      idle ? "" : pctOr(row.shortRetention),
+      String(row.totals.llmCalls),
+      row.totals.compactionMs.toFixed(0),
+    ];
+  });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
-  return [`${r.transcripts} transcripts, ${r.messages.toLocaleString("en-US")} messages`, line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+  const f = r.rows[0].totals;
+  const probes =
+    f.probesNeeded + f.shortNeeded + f.taskStated === 0
+      ? "no probe facts"
+      : `probe needs: ${f.probesNeeded} counted (≤6 back ${f.nearNeeded}, 7-20 ${f.midNeeded}, >20 ${f.farNeeded}), ${f.shortNeeded} short values apart, ${f.taskStated} left out because the task states them; a value counts only outside the system prompt`;
+  return [...describeReport(r), `${r.transcripts} transcripts, ${r.messages.toLocaleString("en-US")} messages; ${probes}`, line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }

@@ -1,6 +1,6 @@
 // The comparison as one self-contained HTML page: no scripts, no network, charts drawn here as
 // inline SVG. People would rather look at these than read the table.
-import type { CompareReport, StrategyRow } from "./compare.js";
+import { describeReport, type CompareReport, type StrategyRow } from "./compare.js";
 
 const COLORS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f", "#bab0ac"];
 const W = 680;
@@ -21,7 +21,8 @@ function frame(xLabel: string, yLabel: string): string {
 }
 
 function legend(rows: readonly StrategyRow[]): string {
-  return `<p class="legend">${rows.map((r, i) => `<span style="color:${color(i)}">■</span> ${esc(r.strategy)}`).join(" &nbsp; ")}</p>`;
+  // Numbered like the labels in the charts, so a reader without colour can match them.
+  return `<p class="legend">${rows.map((r, i) => `<span style="color:${color(i)}">■</span> ${i + 1} ${esc(r.strategy)}`).join(" &nbsp; ")}</p>`;
 }
 
 /** Input tokens summed over all requests, one bar per strategy. */
@@ -31,7 +32,7 @@ function tokensBars(rows: readonly StrategyRow[]): string {
   const bars = rows.map((r, i) => {
     const h = (r.totals.inputTokens / max) * (H - 1.5 * PAD);
     const x = PAD + i * bw + bw * 0.15;
-    return `<rect x="${x.toFixed(1)}" y="${(H - PAD - h).toFixed(1)}" width="${(bw * 0.7).toFixed(1)}" height="${h.toFixed(1)}" fill="${color(i)}"><title>${esc(r.strategy)}: ${r.totals.inputTokens.toLocaleString("en-US")} tokens (${pct(r.reduction)} fewer than full)</title></rect>`;
+    return `<rect x="${x.toFixed(1)}" y="${(H - PAD - h).toFixed(1)}" width="${(bw * 0.7).toFixed(1)}" height="${h.toFixed(1)}" fill="${color(i)}"><title>${esc(r.strategy)}: ${r.totals.inputTokens.toLocaleString("en-US")} tokens (${pct(r.reduction)} fewer than full)</title></rect><text class="label" x="${(x + bw * 0.35).toFixed(1)}" y="${(H - PAD - h - 4).toFixed(1)}" text-anchor="middle">${i + 1}</text>`;
   });
   return `<h2>Input tokens over all requests</h2><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="input tokens per strategy">${frame("strategy", `tokens (max ${max.toLocaleString("en-US")})`)}${bars.join("")}</svg>${legend(rows)}`;
 }
@@ -47,7 +48,9 @@ function costRetention(rows: readonly StrategyRow[]): string {
   const x = (c: number): number => PAD + ((c - minC) / (maxC - minC)) * (W - 1.5 * PAD);
   const y = (v: number): number => H - PAD - ((v - minR) / (1.01 - minR)) * (H - 1.5 * PAD);
   const dots = rows.map((r, i) =>
-    r.retention === null ? "" : `<circle cx="${x(r.costRatio).toFixed(1)}" cy="${y(r.retention).toFixed(1)}" r="6" fill="${color(i)}"><title>${esc(r.strategy)}: cost ${r.costRatio.toFixed(3)}x full, retention ${pct(r.retention)}</title></circle>`,
+    r.retention === null
+      ? ""
+      : `<circle cx="${x(r.costRatio).toFixed(1)}" cy="${y(r.retention).toFixed(1)}" r="6" fill="${color(i)}"><title>${esc(r.strategy)}: cost ${r.costRatio.toFixed(3)}x full, retention ${pct(r.retention)}</title></circle><text class="label" x="${(x(r.costRatio) + 8).toFixed(1)}" y="${(y(r.retention) - 6 - (i % 3) * 9).toFixed(1)}">${i + 1}</text>`,
   );
   const full = `<line x1="${x(1).toFixed(1)}" y1="${PAD / 2}" x2="${x(1).toFixed(1)}" y2="${H - PAD}" class="ref"/>`;
   return `<h2>Cost against retention</h2><p>Left of the dashed line a strategy costs less than sending everything; higher keeps more of the facts later replies need.</p><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="cost against retention">${frame(`cost vs full (${minC.toFixed(2)}x to ${maxC.toFixed(2)}x)`, `retention (${pct(minR)} to 100%)`)}${full}${dots.join("")}</svg>${legend(rows)}`;
@@ -71,12 +74,25 @@ function perRequest(report: CompareReport): string {
 
 /** The report as one HTML page: the table, then the charts. */
 export function renderHtml(report: CompareReport, title = "Compaction strategies compared"): string {
-  const head = ["strategy", "input tokens", "reduction", "peak prompt", "cost vs full", "cache breaks", "retention", "llm calls"];
+  const head = ["strategy", "input tokens", "reduction", "peak prompt", ...report.models.map((m) => `cost ${m.model}`), "cache breaks", "retention", "≤6 back", "7-20", ">20", ">6", "short", "llm calls"];
+  const or = (x: number | null): string => (x === null ? "-" : pct(x));
   const rows = report.rows
-    .map(
-      (r) =>
-        `<tr><td>${esc(r.strategy)}</td><td>${r.totals.inputTokens.toLocaleString("en-US")}</td><td>${pct(r.reduction)}</td><td>${r.totals.peakPrompt.toLocaleString("en-US")}</td><td>${r.costRatio.toFixed(3)}x</td><td>${r.totals.rewrites}</td><td>${r.retention === null ? "-" : pct(r.retention)}</td><td>${r.totals.llmCalls}</td></tr>`,
-    )
+    .map((r) => {
+      const idle = r.kind === "strategy" && !r.triggered && r.strategy !== "full";
+      const d = r.retentionByDistance;
+      const cells = [
+        esc(r.strategy),
+        r.totals.inputTokens.toLocaleString("en-US"),
+        pct(r.reduction),
+        r.totals.peakPrompt.toLocaleString("en-US"),
+        ...r.costRatios.map((c) => `${c.toFixed(3)}x`),
+        String(r.totals.rewrites),
+        idle ? "never triggered" : or(r.retention),
+        ...(idle ? ["", "", "", "", ""] : [or(d.near), or(d.mid), or(d.far), or(d.beyond6), or(r.shortRetention)]),
+        String(r.totals.llmCalls),
+      ];
+      return `<tr>${cells.map((c) => `<td>${c}</td>`).join("")}</tr>`;
+    })
     .join("");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -92,6 +108,7 @@ svg{width:100%;height:auto}svg text{fill:var(--fg);font-size:12px}.axis{stroke:v
 </style></head><body>
 <h1>${esc(title)}</h1>
 <p>${report.transcripts} transcripts, ${report.messages.toLocaleString("en-US")} messages; every request replayed under each strategy.</p>
+${describeReport(report).map((l) => `<p>${esc(l)}</p>`).join("\n")}
 <table><thead><tr>${head.map((h) => `<th>${h}</th>`).join("")}</tr></thead><tbody>${rows}</tbody></table>
 ${tokensBars(report.rows)}
 ${costRetention(report.rows)}

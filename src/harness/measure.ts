@@ -3,9 +3,11 @@
 // as an app or the proxy would send it. Measures tokens, cost under a prefix cache, cache breaks,
 // what the compaction itself spent, and whether each probe fact is still in the prompt that needs it.
 import { compact } from "../compaction/compact.js";
-import { requestCost, sharedPrefixTokens, type PriceModel } from "../compaction/cost.js";
+import { createMeter, requestPrice } from "../compaction/measure.js";
+import { modelPrice, type PriceTable } from "../compaction/prices.js";
 import { createStrategy, type StrategySpec } from "../compaction/registry.js";
-import { messageTokens, promptTokens, TOKENS_PER_REPLY } from "../compaction/tokens.js";
+import { taskIndex } from "../compaction/messages.js";
+import { messageTokens, promptTokens } from "../compaction/tokens.js";
 import type { CompactionResult, Json } from "../compaction/types.js";
 import { messageText, toolCallText } from "../llm/messages.js";
 import type { ChatMessage, Llm } from "../llm/types.js";
@@ -16,34 +18,169 @@ export interface Metrics {
   /** Prompt tokens summed over every request, and the largest prompt. */
   inputTokens: number;
   peakPrompt: number;
-  /** Cost of the requests (input and the recorded replies) with a prefix cache, in dollars. */
+  /**
+   * Dollars under the first price model: the requests (input under its cache rules, and the
+   * recorded replies) plus every compaction LLM call (uncached input and output).
+   */
   cost: number;
+  /** The same under each price model of the run, in order (cost is costs[0]). */
+  costs: number[];
+  /** Input tokens the first model's cache served. */
+  cachedTokens: number;
   /** Requests whose prompt does not start with the whole previous prompt (the cache breaks early). */
   rewrites: number;
   /** LLM calls and tokens the compaction itself made, and the time it took. */
   llmCalls: number;
   llmTokens: number;
   compactionMs: number;
-  /** Probe facts needed at a request, and how many of those were still in its prompt. */
+  /** Requests whose prompt is smaller than the stored conversation (the strategy did something). */
+  compacted: number;
+  /**
+   * Probe facts needed at a request, and how many of those were still in its prompt outside the
+   * system messages. Values of fewer than 3 characters and values the task states are not
+   * counted here (they are in `short*` and `taskStated`).
+   */
   probesNeeded: number;
   probesKept: number;
+  /** The same by distance of the value's last mention before the request: ≤ 6, 7–20, > 20 messages back. */
+  nearNeeded: number;
+  nearKept: number;
+  midNeeded: number;
+  midKept: number;
+  farNeeded: number;
+  farKept: number;
+  /** Values of 1–2 characters (a lone "2" matches too easily to be evidence of retention). */
+  shortNeeded: number;
+  shortKept: number;
+  /** Probe needs left out because the task message states the value. */
+  taskStated: number;
 }
 
-export const emptyMetrics = (): Metrics => ({ requests: 0, inputTokens: 0, peakPrompt: 0, cost: 0, rewrites: 0, llmCalls: 0, llmTokens: 0, compactionMs: 0, probesNeeded: 0, probesKept: 0 });
+export const emptyMetrics = (): Metrics => ({
+  requests: 0,
+  inputTokens: 0,
+  peakPrompt: 0,
+  cost: 0,
+  costs: [],
+  cachedTokens: 0,
+  rewrites: 0,
+  llmCalls: 0,
+  llmTokens: 0,
+  compactionMs: 0,
+  compacted: 0,
+  probesNeeded: 0,
+  probesKept: 0,
+  nearNeeded: 0,
+  nearKept: 0,
+  midNeeded: 0,
+  midKept: 0,
+  farNeeded: 0,
+  farKept: 0,
+  shortNeeded: 0,
+  shortKept: 0,
+  taskStated: 0,
+});
 
 export function addMetrics(into: Metrics, m: Metrics): void {
-  for (const k of Object.keys(into) as Array<keyof Metrics>) into[k] = k === "peakPrompt" ? Math.max(into[k], m[k]) : into[k] + m[k];
+  for (const k of Object.keys(into) as Array<keyof Metrics>) {
+    if (k === "costs") into.costs = m.costs.map((c, i) => c + (into.costs[i] ?? 0));
+    else into[k] = k === "peakPrompt" ? Math.max(into[k], m[k]) : into[k] + m[k];
+  }
 }
+
+/** Distance bands of a probe's last mention before the request that needs it. */
+export const NEAR_MAX = 6;
+export const MID_MAX = 20;
+/** Values shorter than this are reported apart. */
+export const SHORT_VALUE = 3;
 
 /** How the corpora README says a probe's value is found: whole, case-insensitive, not inside a longer token. */
 export function probePattern(value: string): RegExp {
   return new RegExp(`(?<![A-Za-z0-9])${value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![A-Za-z0-9])`, "i");
 }
 
-export function holds(messages: readonly ChatMessage[], re: RegExp): boolean {
-  for (const m of messages) if (re.test(messageText(m)) || (m.tool_calls !== undefined && re.test(toolCallText(m)))) return true;
+/** Whether a message says the value (content or tool-call arguments). */
+function says(m: ChatMessage, re: RegExp): boolean {
+  return re.test(messageText(m)) || (m.tool_calls !== undefined && re.test(toolCallText(m)));
+}
+
+/**
+ * Whether a prompt holds the value outside the conversation's own system messages (a system
+ * prompt naming "Cambridge" keeps nothing). A summary a strategy sends as a system message
+ * counts: it is not one of the stored messages.
+ */
+export function holds(messages: readonly ChatMessage[], re: RegExp, systems: ReadonlySet<ChatMessage> = new Set()): boolean {
+  for (const m of messages) if (!(m.role === "system" && systems.has(m)) && says(m, re)) return true;
   return false;
 }
+
+type Band = "near" | "mid" | "far" | "short";
+
+interface Need {
+  re: RegExp;
+  band: Band;
+}
+
+/** A probe's needs by request, banded; the ones the task states are only counted. */
+function probeNeeds(t: Transcript, m: Metrics): Map<number, Need[]> {
+  const needs = new Map<number, Need[]>();
+  const task = taskIndex(t.messages);
+  for (const p of t.probes ?? []) {
+    const re = probePattern(p.value);
+    const mentions = p.mentions ?? [p.introduced_at];
+    for (const j of p.needed_at) {
+      if (task >= 0 && task < j && says(t.messages[task], re)) {
+        m.taskStated++;
+        continue;
+      }
+      let last = p.introduced_at;
+      for (const i of mentions) if (i < j && i > last) last = i;
+      const distance = j - last;
+      const band: Band = p.value.length < SHORT_VALUE ? "short" : distance <= NEAR_MAX ? "near" : distance <= MID_MAX ? "mid" : "far";
+      needs.set(j, [...(needs.get(j) ?? []), { re, band }]);
+    }
+  }
+  return needs;
+}
+
+function count(m: Metrics, band: Band, kept: boolean): void {
+  const k = kept ? 1 : 0;
+  if (band === "short") {
+    m.shortNeeded++;
+    m.shortKept += k;
+    return;
+  }
+  m.probesNeeded++;
+  m.probesKept += k;
+  if (band === "near") {
+    m.nearNeeded++;
+    m.nearKept += k;
+  } else if (band === "mid") {
+    m.midNeeded++;
+    m.midKept += k;
+  } else {
+    m.farNeeded++;
+    m.farKept += k;
+  }
+}
+
+/**
+ * A reference prompt no strategy should fall below: the floor a report shows beside the
+ * strategies (`system+last`: the system messages and the last message; `system+task+last`:
+ * also the task).
+ */
+export interface Baseline {
+  readonly baseline: "system+last" | "system+task+last";
+}
+
+export const BASELINES: readonly Baseline[] = [{ baseline: "system+last" }, { baseline: "system+task+last" }];
+
+function baselinePrompt(b: Baseline, stored: readonly ChatMessage[]): ChatMessage[] {
+  const task = b.baseline === "system+task+last" ? taskIndex(stored) : -1;
+  return stored.filter((m, i) => m.role === "system" || i === task || i === stored.length - 1);
+}
+
+export const isBaseline = (s: unknown): s is Baseline => typeof s === "object" && s !== null && "baseline" in s;
 
 /** One request of a transcript: its prompt's tokens, and whether the cache broke early. */
 export interface RequestPoint {
@@ -52,7 +189,12 @@ export interface RequestPoint {
 }
 
 export interface MeasureOptions {
-  price: PriceModel;
+  /** Price models by model name (the first is the conversation's model: its context limit, and `cost`). */
+  models: readonly string[];
+  /** The price table the names are looked up in (default: the built-in one). */
+  prices?: PriceTable;
+  /** The model the compaction's LLM calls go to, when not the conversation's (their spend is priced by it). */
+  summaryModel?: string;
   /** The summarizer model, for strategies that call one (default: none, extractive summaries). */
   llm?: Llm;
   model?: string;
@@ -66,50 +208,58 @@ export interface SentPrompt {
   readonly index: number;
   readonly messages: readonly ChatMessage[];
   readonly outputTokens: number;
-  readonly events: CompactionResult["events"];
-  readonly stats: CompactionResult["stats"];
+  /** Absent for the baselines, which are no strategy. */
+  readonly events?: CompactionResult["events"];
+  readonly stats?: CompactionResult["stats"];
 }
 
 /** The metrics of one transcript under one strategy. */
-export async function measure(t: Transcript, spec: StrategySpec | string, options: MeasureOptions): Promise<Metrics> {
-  const strategy = createStrategy(spec);
+export async function measure(t: Transcript, spec: StrategySpec | string | Baseline, options: MeasureOptions): Promise<Metrics> {
+  const strategy = isBaseline(spec) ? undefined : createStrategy(spec);
   const m = emptyMetrics();
-  const needs = new Map<number, RegExp[]>();
-  for (const p of t.probes ?? []) for (const j of p.needed_at) needs.set(j, [...(needs.get(j) ?? []), probePattern(p.value)]);
+  const needs = probeNeeds(t, m);
+  const systems = new Set(t.messages.filter((x) => x.role === "system"));
   let state: Json | undefined;
-  let previous: ChatMessage[] | null = null;
+  const meters = options.models.map((name) => createMeter(name, options.prices));
+  const summaryPrices = options.models.map((name) => modelPrice(options.summaryModel ?? name, options.prices));
   for (let j = 1; j < t.messages.length; j++) {
     if (t.messages[j].role !== "assistant") continue;
     const stored = t.messages.slice(0, j);
     const started = performance.now();
     const records = t.recordsAt?.(j);
-    const result = await compact(stored, strategy, {
-      ...(state === undefined ? {} : { state }),
-      ...(records === undefined ? {} : { records }),
-      ...(options.llm === undefined ? {} : { llm: options.llm }),
-      ...(options.model === undefined ? {} : { model: options.model }),
-    });
+    const result =
+      strategy === undefined
+        ? undefined
+        : await compact(stored, strategy, {
+            ...(state === undefined ? {} : { state }),
+            ...(records === undefined ? {} : { records }),
+            ...(options.llm === undefined ? {} : { llm: options.llm }),
+            ...(options.model === undefined ? {} : { model: options.model }),
+          });
     m.compactionMs += performance.now() - started;
-    state = result.state;
-    const sent = result.messages;
+    state = result?.state;
+    const sent = result === undefined ? baselinePrompt(spec as Baseline, stored) : result.messages;
     const tokens = promptTokens(sent);
-    const cached = previous === null ? 0 : sharedPrefixTokens(previous, sent);
-    // Every message of the previous prompt is still at the front, or the cache breaks early.
-    const cacheBreak = previous !== null && cached < promptTokens(previous) - TOKENS_PER_REPLY;
+    if (tokens < promptTokens(stored)) m.compacted++;
+    const reply = messageTokens(t.messages[j]);
+    const measured = meters.map((meter) => meter.add(sent, reply));
+    const llmIn = result?.stats.llmInputTokens ?? 0;
+    const llmOut = result?.stats.llmOutputTokens ?? 0;
+    // The compaction's own calls are paid at the same model's uncached prices: whole cost, not just the prompt's.
+    const costs = measured.map((x, k) => x.cost + (llmIn + llmOut === 0 ? 0 : requestPrice(summaryPrices[k], { inputTokens: llmIn, cachedTokens: 0, outputTokens: llmOut })));
+    const cacheBreak = measured[0]?.cacheBreak ?? false;
     if (cacheBreak) m.rewrites++;
     options.onRequest?.({ tokens, cacheBreak });
-    options.onPrompt?.({ index: j, messages: sent, outputTokens: messageTokens(t.messages[j]), events: result.events, stats: result.stats });
+    options.onPrompt?.({ index: j, messages: sent, outputTokens: reply, ...(result === undefined ? {} : { events: result.events, stats: result.stats }) });
     m.requests++;
     m.inputTokens += tokens;
     m.peakPrompt = Math.max(m.peakPrompt, tokens);
-    m.cost += requestCost(options.price, { inputTokens: tokens, cachedTokens: cached, outputTokens: messageTokens(t.messages[j]), cacheWriteTokens: tokens - cached });
-    m.llmCalls += result.stats.llmCalls;
-    m.llmTokens += result.stats.llmInputTokens + result.stats.llmOutputTokens;
-    for (const re of needs.get(j) ?? []) {
-      m.probesNeeded++;
-      if (holds(sent, re)) m.probesKept++;
-    }
-    previous = sent;
+    m.cachedTokens += measured[0]?.cachedTokens ?? 0;
+    m.costs = costs.map((c, k) => c + (m.costs[k] ?? 0));
+    m.cost = m.costs[0] ?? 0;
+    m.llmCalls += result?.stats.llmCalls ?? 0;
+    m.llmTokens += (result?.stats.llmInputTokens ?? 0) + (result?.stats.llmOutputTokens ?? 0);
+    for (const need of needs.get(j) ?? []) count(m, need.band, holds(sent, need.re, systems));
   }
   return m;
 }

@@ -18,6 +18,8 @@ const probe = z.looseObject({
   value: z.string().min(1),
   introduced_at: z.number().int().nonnegative(),
   needed_at: z.array(z.number().int().nonnegative()),
+  /** Every message that contains the value (the corpora list them), for retention by distance. */
+  mentions: z.array(z.number().int().nonnegative()).optional(),
 });
 
 const transcript = z.looseObject({

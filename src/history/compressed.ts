@@ -216,6 +216,9 @@ export const compressedView: PromptView = (input, rawOptions) => {
   // out inside such a run. The next prompt then extends this one's text where it ended, so
   // the prefix cache holds, and the framing and turn lines of old turns are not paid for
   // again in every prompt. Any other feedback, and every full turn, ends the run.
+  // A breakpoint cache hits only at message boundaries an earlier prompt wrote: there a
+  // message whose text grows is a miss every prompt, so each summary is a message of its own.
+  const ownMessages = rawOptions.cacheModel === "breakpoint";
   let run = "";
   let runFeedback: string | undefined;
   const flush = (): void => {
@@ -251,7 +254,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
         places.push({ turn: turn.number, message: messages.length, start: run.length, text: summary.text });
         run += summary.text;
         runFeedback = shortFeedback;
-        if (shortFeedback === undefined || shortFeedback !== renderTurnLine(turn.number + 1, info)) flush();
+        if (ownMessages || shortFeedback === undefined || shortFeedback !== renderTurnLine(turn.number + 1, info)) flush();
         continue;
       }
     }
@@ -263,7 +266,9 @@ export const compressedView: PromptView = (input, rawOptions) => {
     if (feedback !== undefined) messages.push({ role: "user", content: feedback });
   }
   flush();
-  return { messages, stats, turns: places };
+  if (!ownMessages) return { messages, stats, turns: places };
+  // After the task (the system prompt and task are read by every prompt) and at the end.
+  return { messages, stats, turns: places, breakpoints: messages.length > 2 ? [1, messages.length - 1] : [messages.length - 1] };
 };
 
 /**

@@ -20,6 +20,7 @@ export const viewOptionsSchema = z.object({
   keepLatestFull: z.boolean().optional(),
   printlnHistoryTokens: count.optional(),
   dropAfterTokens: count.optional(),
+  cacheModel: z.enum(["token-prefix", "breakpoint"]).optional(),
 });
 
 const settingsSchema = z.object({

@@ -38,7 +38,7 @@ export const defaultViewOptions: Readonly<ViewOptions> = Object.freeze({
 
 /** Options with every optional field filled in from the defaults. */
 export function resolveViewOptions(options: ViewOptions): Required<ViewOptions> {
-  if (options.toolCallsPerTurn !== undefined && options.paybackPrompts !== undefined && options.errorWindowTurns !== undefined && options.keepLatestFull !== undefined && options.printlnHistoryTokens !== undefined && options.dropAfterTokens !== undefined) return options as Required<ViewOptions>;
+  if (options.toolCallsPerTurn !== undefined && options.paybackPrompts !== undefined && options.errorWindowTurns !== undefined && options.keepLatestFull !== undefined && options.printlnHistoryTokens !== undefined && options.dropAfterTokens !== undefined && options.cacheModel !== undefined) return options as Required<ViewOptions>;
   return {
     ...options,
     toolCallsPerTurn: options.toolCallsPerTurn ?? (defaultViewOptions.toolCallsPerTurn as number),
@@ -47,6 +47,7 @@ export function resolveViewOptions(options: ViewOptions): Required<ViewOptions> 
     keepLatestFull: options.keepLatestFull ?? false,
     printlnHistoryTokens: options.printlnHistoryTokens ?? (defaultViewOptions.printlnHistoryTokens as number),
     dropAfterTokens: options.dropAfterTokens ?? (defaultViewOptions.dropAfterTokens as number),
+    cacheModel: options.cacheModel ?? "token-prefix",
   };
 }
 
@@ -56,6 +57,8 @@ export interface View {
   stats: ViewStats;
   /** Where each turn is shown, oldest first (several summaries can share a message). */
   turns?: TurnPlace[];
+  /** Messages that end with a cache breakpoint, for breakpoint caches (Anthropic's `cache_control`); absent: the last one. */
+  breakpoints?: number[];
 }
 
 /** A turn's text in a view: its summary or its reply, at `start` in the content of message `message`. */

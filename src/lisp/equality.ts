@@ -1,46 +1,119 @@
 // Value equality (`=`), hashing and ordering (`compare`, `sort`).
 // Numbers compare by value across int and float: (= 1 1.0) is true.
-import { hash as ihash } from "immutable";
+//
+// Equality is also what immutable's hashed maps and sets use for collection keys (installed
+// below), so every comparison of two values goes through one walk that charges its work to
+// the run and remembers the pairs it has proved equal: values that share structure (a vector
+// holding the same vector twice, 26 levels deep, is 2^26 leaves but 26 distinct nodes) then
+// compare in time proportional to their distinct nodes, not to the leaves they unfold into.
+import { hash as ihash, is, Map as IMap, Set as ISet } from "immutable";
 import { typeErr } from "./errors.js";
-import { charge } from "./runtime.js";
+import { charge, chargeIfRunning } from "./runtime.js";
 import { Keyword, LFloat, type Value, typeName, isMap, isSet } from "./values.js";
-import { Vec } from "./vector.js";
+import { setKeyEquality, Vec } from "./vector.js";
 
+// After this many collection nodes in one comparison, equal pairs are remembered: small
+// comparisons (the common case) allocate nothing.
+const REMEMBER_AFTER = 64;
+
+/** State of the comparison in progress (comparisons nest only through themselves). */
+let active = 0;
+let visited = 0;
+let proved: Map<object, Set<object>> | null = null;
+
+/** `=`: NaN equals nothing, not even itself. */
 export function equals(a: Value, b: Value): boolean {
   if (a === b) return true;
   if (typeof a === "number") return b instanceof LFloat && b.v === a;
   if (a === null || typeof a !== "object") return false;
   if (a instanceof LFloat) return typeof b === "number" ? a.v === b : b instanceof LFloat && a.v === b.v;
   if (a instanceof Keyword) return b instanceof Keyword && a.name === b.name;
-  if (a instanceof Vec) {
-    if (!(b instanceof Vec) || a.size !== b.size) return false;
-    // Comparing two big collections is work a loop could repeat at one step per iteration.
-    charge(a.size);
-    const xs = a.toArray();
-    const ys = b.toArray();
-    for (let i = 0; i < xs.length; i++) if (!equals(xs[i], ys[i])) return false;
-    return true;
-  }
-  if (isMap(a)) {
-    if (!isMap(b) || a.size !== b.size) return false;
-    charge(a.size);
-    for (const [k, v] of a) {
-      if (isNaNValue(k) || !b.has(k)) return false;
-      if (!equals(v, b.get(k) as Value)) return false;
+  return collEquals(a, b, false);
+}
+
+// As hashed keys: like `=`, except NaN finds itself (immutable's rule, so a set holding NaN can
+// still be looked up), and what is not a value of ours compares as immutable would.
+function keyEquals(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a === "number") return Number.isNaN(a) ? typeof b === "number" && Number.isNaN(b) : b instanceof LFloat && b.v === a;
+  if (a === null || typeof a !== "object") return false;
+  if (a instanceof LFloat) return typeof b === "number" ? a.v === b : b instanceof LFloat && a.v === b.v;
+  if (a instanceof Keyword) return b instanceof Keyword && a.name === b.name;
+  if (a instanceof Vec || isMap(a) || isSet(a)) return collEquals(a as Value, b as Value, true);
+  return is(a, b);
+}
+
+function knownHash(x: object): number | undefined {
+  return x instanceof Vec ? x.knownHash() : (x as { __hash?: number }).__hash;
+}
+
+function collEquals(a: Value, b: Value, asKeys: boolean): boolean {
+  if (!(a instanceof Vec ? b instanceof Vec : isMap(a) ? isMap(b) : isSet(a) && isSet(b))) return false;
+  const x = a as Vec<Value> | IMap<Value, Value> | ISet<Value>;
+  const y = b as typeof x;
+  if (x.size !== y.size) return false;
+  const hx = knownHash(x);
+  const hy = knownHash(y);
+  if (hx !== undefined && hy !== undefined && hx !== hy) return false;
+  if (proved !== null && proved.get(x)?.has(y) === true) return true;
+  active++;
+  let same: boolean;
+  try {
+    // Comparing two big collections is work a loop could repeat at one step per iteration;
+    // a node reached twice is charged twice until the pair is remembered.
+    chargeIfRunning(x.size + 1);
+    same = x instanceof Vec ? vecEquals(x, y as Vec<Value>, asKeys) : isMap(x) ? mapEquals(x, y as IMap<Value, Value>, asKeys) : setEquals(x as ISet<Value>, y as ISet<Value>);
+  } finally {
+    if (--active === 0) {
+      proved = null;
+      visited = 0;
     }
-    return true;
   }
-  if (isSet(a)) {
-    if (!isSet(b) || a.size !== b.size) return false;
-    charge(a.size);
-    // The hash set finds NaN by identity; as an element NaN still equals nothing, as in Clojure.
-    for (const x of a) if (isNaNValue(x) || !b.has(x)) return false;
-    return true;
+  if (same && active > 0 && ++visited > REMEMBER_AFTER) {
+    proved ??= new Map();
+    let s = proved.get(x);
+    if (s === undefined) proved.set(x, (s = new Set()));
+    s.add(y);
   }
-  return false;
+  return same;
+}
+
+function vecEquals(a: Vec<Value>, b: Vec<Value>, asKeys: boolean): boolean {
+  const xs = a.toArray();
+  const ys = b.toArray();
+  const eq = asKeys ? keyEquals : equals;
+  for (let i = 0; i < xs.length; i++) if (!eq(xs[i], ys[i])) return false;
+  return true;
+}
+
+function mapEquals(a: IMap<Value, Value>, b: IMap<Value, Value>, asKeys: boolean): boolean {
+  const eq = asKeys ? keyEquals : equals;
+  for (const [k, v] of a) {
+    if ((!asKeys && isNaNValue(k)) || !b.has(k)) return false;
+    if (!eq(v, b.get(k) as Value)) return false;
+  }
+  return true;
+}
+
+// The hash set finds NaN by identity; as an element NaN still equals nothing, as in Clojure.
+function setEquals(a: ISet<Value>, b: ISet<Value>): boolean {
+  for (const x of a) if (isNaNValue(x) || !b.has(x)) return false;
+  return true;
 }
 
 const isNaNValue = (x: Value): boolean => typeof x === "number" && Number.isNaN(x);
+
+// Immutable's maps and sets compare nested maps and sets through `.equals` (its own walk, which
+// neither counts nor remembers): ours replaces it for both, and vectors get the same.
+const immutableMapEquals = IMap.prototype.equals;
+const immutableSetEquals = ISet.prototype.equals;
+IMap.prototype.equals = function (this: IMap<unknown, unknown>, other: unknown): boolean {
+  return isMap(other) ? keyEquals(this, other) : immutableMapEquals.call(this, other);
+};
+ISet.prototype.equals = function (this: ISet<unknown>, other: unknown): boolean {
+  return isSet(other) ? keyEquals(this, other) : immutableSetEquals.call(this, other);
+};
+setKeyEquality(keyEquals);
 
 export function hashValue(v: Value): number {
   return ihash(v);

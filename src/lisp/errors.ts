@@ -33,6 +33,7 @@ export type ErrorKind =
   | "index_out_of_bounds"
   | "unknown_tool"
   | "tool_error"
+  | "tool_timeout"
   | "regex_error"
   | "value_error"
   | "exception"
@@ -84,8 +85,14 @@ export function abortedError(): LispError {
 
 /** What a thrown tool failure says (a value that is not an Error says only that the tool failed). */
 export function thrownMessage(e: unknown): string {
-  if (e instanceof LispError || e instanceof Error) return e.message;
-  return typeof e === "string" ? e : "tool failed";
+  // A tool may throw anything: an Error whose message getter throws, a Proxy whose traps do.
+  // Only a message that reads cleanly as a string is passed on.
+  try {
+    const m: unknown = e instanceof LispError || e instanceof Error ? e.message : e;
+    return typeof m === "string" ? m : "tool failed";
+  } catch {
+    return "tool failed (its error could not be read)";
+  }
 }
 
 /** Attaches a position to an error that does not have one yet (the innermost position wins). */

@@ -8,21 +8,23 @@
 import { Analyzer, type AnalyzeEnv } from "./analyzer/analyze.js";
 import "./core/index.js";
 import { compile } from "./compile.js";
-import { abortedError, LispError, thrownMessage, toErrorInfo, type ErrorInfo, type SourceLoc } from "./errors.js";
+import { abortedError, LIMIT_KINDS, LispError, thrownMessage, toErrorInfo, type ErrorInfo, type SourceLoc } from "./errors.js";
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
-import { toHost, toLisp } from "./interop.js";
+import { Budget, toHost, toLisp } from "./interop.js";
 import { resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
-import { activate, GlobalEnv, RunState, type DataHost, type ToolHost } from "./runtime.js";
+import { activate, defaultClock, GlobalEnv, run as current, RunState, type DataHost, type ToolHost } from "./runtime.js";
 import { compileAsync, usesTools } from "./compile-async.js";
 import { isPending, Suspend } from "./suspend.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
 import { Fn, Keyword, type Value, isMap, isSet } from "./values.js";
+import type { Builtin } from "./core/registry.js";
 import { Vec } from "./vector.js";
-import { printChecked } from "./printer.js";
+import { printChecked, PrintOverflow } from "./printer.js";
 import { resolveIsolation, type Isolation, type ResolvedIsolation } from "./isolate/options.js";
 import { evaluateIsolated } from "./isolate/run.js";
+import { isHiddenKey, Marks, type Origin } from "./marks.js";
 
 /** A host tool: receives a plain argument object, returns plain data (or a promise of it). */
 export type ToolFn = (args: Record<string, unknown>, signal: AbortSignal) => unknown;
@@ -42,6 +44,8 @@ export interface MemoryEntry {
   readonly doc?: string;
   /** Source of the defining form. */
   readonly source?: string;
+  /** Set when the value came from hidden context or was computed from it. */
+  readonly hidden?: Origin;
 }
 
 /** Definitions that persist from one evaluation to the next. */
@@ -75,6 +79,12 @@ export interface EvaluateOptions {
   /** Longest a tool call may take, in ms, for tools that set none. Default: no limit. */
   toolTimeoutMs?: number;
   /**
+   * The monotonic clock (ms) behind `timeoutMs` and the durations reported; default: the
+   * process's high-resolution clock. A host or test that needs time limits independent of
+   * machine speed passes a virtual one.
+   */
+  clock?: () => number;
+  /**
    * Where the program runs. "none" (the default): in this thread, fastest, but a program stalls
    * the event loop while it computes and only the interpreter's own checks stop it. "worker":
    * in a pooled worker thread with a hard heap cap, ended at once by abort or a time limit
@@ -98,6 +108,8 @@ export interface EvalSuccess {
   defs: Definition[];
   toolCalls: ToolCallRecord[];
   stats: EvalStats;
+  /** What this evaluation marked as hidden context, when the run has any. */
+  marks?: Marks;
 }
 
 export interface EvalFailure {
@@ -108,6 +120,7 @@ export interface EvalFailure {
   memory: Memory;
   toolCalls: ToolCallRecord[];
   stats: EvalStats;
+  marks?: Marks;
 }
 
 export type EvalResult = EvalSuccess | EvalFailure;
@@ -137,13 +150,33 @@ function collectDefs(forms: Form[], into: Set<string>): void {
   }
 }
 
+/** Checks every tool spec before anything runs, so a bad one is named here, not at its first call. */
 function normalizeTools(tools: EvaluateOptions["tools"]): Map<string, ToolSpec> {
   const out = new Map<string, ToolSpec>();
-  for (const [name, t] of Object.entries(tools ?? {})) out.set(name, typeof t === "function" ? { run: t } : t);
+  if (tools === undefined) return out;
+  if (typeof tools !== "object" || tools === null) throw new LispError("value_error", "tools must be an object of name → function or { run }");
+  for (const [name, t] of Object.entries(tools)) {
+    const spec = typeof t === "function" ? { run: t } : t;
+    const bad = (why: string): never => {
+      throw new LispError("value_error", `tool/${name} ${why}`);
+    };
+    if (typeof spec !== "object" || spec === null) bad("must be a function or a { run } object");
+    if (typeof spec.run !== "function") bad("has no run function");
+    if (spec.params !== undefined && !(Array.isArray(spec.params) && spec.params.every((p) => typeof p === "string"))) bad("params must be an array of parameter names");
+    if (spec.timeoutMs !== undefined && !(typeof spec.timeoutMs === "number" && spec.timeoutMs > 0)) bad(`timeoutMs must be a positive number, got ${String(spec.timeoutMs)}`);
+    if (spec.maxCalls !== undefined && !(Number.isInteger(spec.maxCalls) && spec.maxCalls > 0)) bad(`maxCalls must be a positive integer, got ${String(spec.maxCalls)}`);
+    out.set(name, spec);
+  }
   return out;
 }
 
-function dataHost(ctx: EvaluateOptions["ctx"], maxDepth: number): DataHost | null {
+/** A budget for a walk inside the run: its fuel and clock; `commit` charges what it spent. */
+function runBudget(state: RunState, deadline = state.deadline): Budget & { commit(): void } {
+  const b = new Budget(state.limits, Math.max(0, state.fuel), deadline);
+  return Object.assign(b, { commit: () => void (state.fuel = b.fuel) });
+}
+
+function dataHost(ctx: EvaluateOptions["ctx"], maxDepth: number, marks: Marks | null): DataHost | null {
   if (!ctx) return null;
   const cache = new Map<string, Value>();
   return {
@@ -152,8 +185,15 @@ function dataHost(ctx: EvaluateOptions["ctx"], maxDepth: number): DataHost | nul
     get(k) {
       let v = cache.get(k);
       if (v === undefined) {
-        v = Object.hasOwn(ctx, k) ? toLisp(ctx[k], maxDepth, 0, `data/${k}`) : null;
+        // Read while the program runs: the conversion spends its fuel and its time.
+        const budget = runBudget(current);
+        try {
+          v = Object.hasOwn(ctx, k) ? toLisp(ctx[k], maxDepth, 0, `data/${k}`, budget) : null;
+        } finally {
+          budget.commit();
+        }
         cache.set(k, v);
+        if (marks !== null && isHiddenKey(k)) marks.hidden(k, v);
       }
       return v;
     },
@@ -161,13 +201,14 @@ function dataHost(ctx: EvaluateOptions["ctx"], maxDepth: number): DataHost | nul
 }
 
 /** Turns (tool/x), (tool/x {:a 1}), (tool/x :a 1 :b 2) and (tool/x "q" 5) into one argument map. */
-function toolArgs(name: string, args: Value, spec: ToolSpec): Record<string, unknown> {
+function toolArgs(name: string, args: Value, spec: ToolSpec, budget: Budget): Record<string, unknown> {
   const list: Value[] = args instanceof Vec ? args.toArray() : [args];
+  const host = (v: Value): unknown => toHost(v, budget.limits.maxNestingDepth, budget);
   if (list.length === 0 || (list.length === 1 && list[0] === null)) return {};
-  if (list.length === 1 && isMap(list[0])) return toHost(list[0]) as Record<string, unknown>;
+  if (list.length === 1 && isMap(list[0])) return host(list[0]) as Record<string, unknown>;
   if (list.length % 2 === 0 && list.every((v, i) => i % 2 === 1 || v instanceof Keyword)) {
     const o: Record<string, unknown> = {};
-    for (let i = 0; i < list.length; i += 2) Object.defineProperty(o, (list[i] as Keyword).name, { value: toHost(list[i + 1]), enumerable: true, writable: true, configurable: true });
+    for (let i = 0; i < list.length; i += 2) Object.defineProperty(o, (list[i] as Keyword).name, { value: host(list[i + 1]), enumerable: true, writable: true, configurable: true });
     return o;
   }
   if (list.some((v) => isMap(v))) {
@@ -183,31 +224,57 @@ function toolArgs(name: string, args: Value, spec: ToolSpec): Record<string, unk
     );
   }
   const o: Record<string, unknown> = {};
-  list.forEach((v, i) => Object.defineProperty(o, params[i], { value: toHost(v), enumerable: true, writable: true, configurable: true }));
+  list.forEach((v, i) => Object.defineProperty(o, params[i], { value: host(v), enumerable: true, writable: true, configurable: true }));
   return o;
 }
 
+/** What a call that outlives its timeout rejects with (settle's timer, or a host's own, as the agent's tool session). */
+export class ToolTimeout {
+  constructor(readonly ms: number) {}
+}
+
+/** The thrown value when it is one of ours; null for anything a tool threw (even a hostile Proxy). */
+function ours(e: unknown): LispError | ToolTimeout | null {
+  try {
+    return e instanceof LispError || e instanceof ToolTimeout ? e : null;
+  } catch {
+    return null;
+  }
+}
+
+const isLimit = (e: unknown): e is LispError => e instanceof LispError && (LIMIT_KINDS as readonly string[]).includes(e.kind);
 
 /** Evaluates a PTC-Lisp program. Never throws: every failure is an `{ ok: false }` result. */
 export async function evaluate(source: string, options: EvaluateOptions = {}): Promise<EvalResult> {
   if (options.isolation !== undefined && options.isolation !== "none") return isolated(source, options, options.isolation);
-  const started = performance.now();
+  const now = options.clock ?? defaultClock;
+  const started = now();
   const memory = options.memory ?? EMPTY_MEMORY;
   const toolCalls: ToolCallRecord[] = [];
   let fuelUsed = 0;
-  const stats = (): EvalStats => ({ fuelUsed, durationMs: performance.now() - started });
-  const failure = (e: unknown, prints: string[] = []): EvalFailure => ({ ok: false, error: describeFailure(e, source), prints, memory, toolCalls, stats: stats() });
+  const stats = (): EvalStats => ({ fuelUsed, durationMs: now() - started });
+  const marks = marksFor(options.ctx, memory, source);
+  const failure = (e: unknown, prints: string[] = []): EvalFailure => {
+    const out: EvalFailure = { ok: false, error: describeFailure(e, source), prints, memory, toolCalls, stats: stats() };
+    if (marks !== null) {
+      out.marks = marks;
+      out.error.message = marks.hideText(out.error.message);
+      if (out.error.hint !== undefined) out.error.hint = marks.hideText(out.error.hint);
+    }
+    return out;
+  };
 
   let limits: Limits;
   let program: Program;
   let data: DataHost | null;
-  const tools = normalizeTools(options.tools);
+  let tools = new Map<string, ToolSpec>();
   // What the analyzer checks tool names against; the runtime host below answers the same.
   const toolNames = { has: (n: string) => tools.has(n), names: () => [...tools.keys()] };
   try {
+    tools = normalizeTools(options.tools);
     limits = resolveLimits(options.limits);
-    data = dataHost(options.ctx, limits.maxNestingDepth);
-    program = prepare(source, memory, toolNames, data, limits, tools.size > 0);
+    data = dataHost(options.ctx, limits.maxNestingDepth, marks);
+    program = prepare(source, memory, toolNames, data, limits, tools.size > 0, marks);
   } catch (e) {
     return failure(e);
   }
@@ -235,31 +302,47 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
         throw new LispError("tool_limit_exceeded", `tool/${name} may be called at most ${spec.maxCalls} time${spec.maxCalls === 1 ? "" : "s"} per program`, loc, "call it for fewer items, or reuse an earlier result");
       }
       // Argument shape mistakes are the program's own errors, reported where the call is.
-      const hostArgs = toolArgs(name, args, spec);
+      const out = runBudget(state);
+      let hostArgs: Record<string, unknown>;
+      try {
+        hostArgs = toolArgs(name, args, spec, out);
+      } finally {
+        out.commit();
+      }
       callsOf.set(name, made);
-      const record: ToolCallRecord = { name, args: hostArgs, durationMs: 0 };
+      // What the trace and the model see: marked arguments as stand-ins; the tool gets the values.
+      const shown = marks === null || marks.isEmpty ? hostArgs : toolArgs(name, marks.hide(args), spec);
+      const record: ToolCallRecord = { name, args: shown, durationMs: 0 };
       toolCalls.push(record);
-      const t0 = performance.now();
+      const t0 = now();
       return settle(spec, hostArgs, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
-        .then((raw) => toLisp(raw, limits.maxNestingDepth, 0, `the result of tool/${name}`))
+        .then((answer) => convertResult(state, answer.value, name))
         .then(
           (value) => {
-            record.result = toHost(value);
+            // A tool's result is not computed from its arguments by the interpreter; only a
+            // string equal to a marked one (an echoed token) is hidden.
+            record.result = toHost(marks === null ? value : marks.hide(value));
             record.value = value;
-            record.durationMs = performance.now() - t0;
+            record.durationMs = now() - t0;
             return value;
           },
-          (e: unknown) => {
-            const message = thrownMessage(e);
+          (thrown: unknown) => {
+            const e = ours(thrown);
+            const message = e instanceof ToolTimeout ? `no answer within ${e.ms} ms` : thrownMessage(thrown);
             record.error = message;
-            record.durationMs = performance.now() - t0;
+            record.durationMs = now() - t0;
             if (options.signal?.aborted) throw abortedError();
+            // A result over the run's limits stops the run as any limit does.
+            if (isLimit(e)) throw Object.assign(e, { loc: e.loc ?? loc });
+            if (e instanceof ToolTimeout) {
+              throw new LispError("tool_timeout", `tool/${name} gave no answer within ${e.ms} ms; the call was abandoned and anything it returns later is ignored`, loc, "call it with less work, or handle the timeout with try/catch");
+            }
             throw new LispError("tool_error", `tool/${name} failed: ${message}`, loc, "check the arguments, or handle the failure with try/catch");
           },
         );
     },
   };
-  const state: RunState = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, program.suspendable);
+  const state: RunState = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, program.suspendable, now);
 
   let outcome: Outcome = "value";
   let result: Value = null;
@@ -295,9 +378,26 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
   const prints = state.out.snapshot().lines;
   if (error !== null) return failure(options.signal?.aborted ? abortedError() : error, prints);
   try {
-    return success(result, outcome, state, memory, prints, toolCalls, stats());
+    const ok = success(result, outcome, state, memory, prints, toolCalls, stats(), marks);
+    if (marks !== null) ok.marks = marks;
+    return ok;
   } catch (e) {
     return failure(e, prints);
+  }
+}
+
+/**
+ * A tool's result as a value. It arrives while the run waits, so the conversion gets the time
+ * the run had left when it began to wait, and the time it takes is counted against the run.
+ */
+function convertResult(state: RunState, raw: unknown, name: string): Value {
+  const t0 = performance.now();
+  const budget = runBudget(state, t0 + Math.max(0, state.deadline - state.lastActive));
+  try {
+    return toLisp(raw, state.limits.maxNestingDepth, 0, `the result of tool/${name}`, budget);
+  } finally {
+    budget.commit();
+    state.deadline -= performance.now() - t0;
   }
 }
 
@@ -308,18 +408,32 @@ async function isolated(source: string, options: EvaluateOptions, isolation: Iso
   } catch (e) {
     return { ok: false, error: describeFailure(e, source), prints: [], memory: options.memory ?? EMPTY_MEMORY, toolCalls: [], stats: { fuelUsed: 0, durationMs: 0 } };
   }
-  if (mode.mode === "none") return evaluate(source, { ...options, isolation: "none" });
-  return evaluateIsolated(source, options, normalizeTools(options.tools), mode.maxHeapMb);
+  // Provenance marks and an injected clock do not cross the worker boundary yet, so such a run
+  // stays in process: hiding a secret matters more than preempting its program.
+  if (mode.mode === "none" || options.clock !== undefined || mayMeetHidden(options)) return evaluate(source, { ...options, isolation: "none" });
+  let tools: Map<string, ToolSpec>;
+  try {
+    tools = normalizeTools(options.tools);
+  } catch (e) {
+    return { ok: false, error: describeFailure(e, source), prints: [], memory: options.memory ?? EMPTY_MEMORY, toolCalls: [], stats: { fuelUsed: 0, durationMs: 0 } };
+  }
+  return evaluateIsolated(source, options, tools, mode.maxHeapMb);
+}
+
+function mayMeetHidden(options: EvaluateOptions): boolean {
+  if (options.ctx !== undefined && Object.keys(options.ctx).some(isHiddenKey)) return true;
+  if (options.memory !== undefined) for (const entry of options.memory.values()) if (entry.hidden !== undefined) return true;
+  return false;
 }
 
 /** Waits for the rest of a top-level form, which goes on as its tool results come in. */
 async function waitFor(state: RunState, p: Promise<Value>, halt: Halt): Promise<Value> {
-  state.lastActive = performance.now();
+  state.lastActive = state.now();
   try {
     return await Promise.race([p, halt.aborted]);
   } finally {
     activate(state);
-    state.deadline += performance.now() - state.lastActive;
+    state.deadline += state.now() - state.lastActive;
   }
 }
 
@@ -329,7 +443,23 @@ interface Program {
   suspendable: boolean;
 }
 
-function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], data: DataHost | null, limits: Limits, hasTools: boolean): Program {
+/**
+ * The marks of an evaluation that may meet hidden context: the context has hidden keys the
+ * program (or a function kept in memory) may read, or memory holds marked values. Null
+ * otherwise, and then builtins run unwrapped.
+ */
+function marksFor(ctx: EvaluateOptions["ctx"], memory: Memory, source: string): Marks | null {
+  let marks: Marks | null = null;
+  for (const entry of memory.values()) {
+    if (entry.hidden === undefined) continue;
+    marks ??= new Marks();
+    marks.restore(entry.value, entry.hidden);
+  }
+  if (marks !== null || ctx === undefined || !Object.keys(ctx).some(isHiddenKey)) return marks;
+  return source.includes("data/_") || holdsFunctions(memory) ? new Marks() : null;
+}
+
+function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], data: DataHost | null, limits: Limits, hasTools: boolean, marks: Marks | null): Program {
   // Checked before reading, so a huge literal costs nothing to refuse.
   if (source.length > limits.maxSourceChars) {
     throw new LispError("source_too_large", `the program is ${source.length} characters long, over the limit of ${limits.maxSourceChars}`, undefined, "pass large data through the context (data/...) or a tool, not as a literal in the program");
@@ -343,6 +473,7 @@ function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], dat
     tools,
     data,
     maxRegexPatternLength: limits.maxRegexPatternLength,
+    ...(marks === null ? {} : { builtins: (b: Builtin) => marks.builtin(b) }),
   });
   const analyzed = forms.map((form) => analyzer.analyzeTop(form));
   // Pure programs keep the synchronous closures; only one that can reach a tool (directly, or
@@ -387,27 +518,41 @@ function envFrom(memory: Memory): GlobalEnv {
  * or over) or the call takes longer than `timeoutMs`: a tool that never answers cannot hold the
  * evaluation. The tool's own signal fires too, so it can stop its work.
  */
-function settle(spec: ToolSpec, args: Record<string, unknown>, halt: Halt, timeoutMs: number | undefined): Promise<unknown> {
+function settle(spec: ToolSpec, args: Record<string, unknown>, halt: Halt, timeoutMs: number | undefined): Promise<{ value: unknown }> {
   if (halt.signal.aborted) return Promise.reject(new Error("aborted"));
   // Only a call with a timeout of its own needs a signal of its own; the others get the
   // evaluation's, which fires when it is aborted or over (an AbortController per call costs).
   const own = timeoutMs !== undefined && Number.isFinite(timeoutMs) ? new AbortController() : null;
-  return new Promise<unknown>((resolve, reject) => {
+  return new Promise<{ value: unknown }>((resolve, reject) => {
     const stop = (why: string): void => {
       own?.abort();
       reject(new Error(why));
     };
     const onHalt = (): void => stop("aborted");
-    const timer = own !== null ? setTimeout(() => stop(`no answer within ${timeoutMs} ms`), timeoutMs) : undefined;
+    const timer = own !== null ? setTimeout(() => (own.abort(), reject(new ToolTimeout(timeoutMs as number))), timeoutMs) : undefined;
     halt.stops.add(onHalt);
     Promise.resolve()
-      .then(() => spec.run(args, own !== null ? own.signal : halt.signal))
+      .then(() => boxed(spec.run(args, own !== null ? own.signal : halt.signal)))
       .then(resolve, reject)
       .finally(() => {
         if (timer !== undefined) clearTimeout(timer);
         halt.stops.delete(onHalt);
       });
   });
+}
+
+/**
+ * A tool's answer in a box, so the promise machinery never reads `then` from it (a revoked
+ * Proxy throws host text there): a thenable is awaited, anything else is left for conversion.
+ */
+function boxed(r: unknown): { value: unknown } | Promise<{ value: unknown }> {
+  let then: unknown;
+  try {
+    then = typeof r === "object" && r !== null ? (r as { then?: unknown }).then : undefined;
+  } catch {
+    return { value: r };
+  }
+  return typeof then === "function" ? Promise.resolve(r).then((v) => boxed(v)) : { value: r };
 }
 
 /** Ends the calls in flight: one listener on the signal however many calls there are. */
@@ -431,17 +576,20 @@ function makeHalt(): Halt & { abort(): void } {
   return { signal: ac.signal, stops, aborted, abort: () => ac.abort() };
 }
 
-function success(result: Value, outcome: Outcome, state: RunState, memory: Memory, prints: string[], toolCalls: ToolCallRecord[], stats: EvalStats): EvalSuccess {
+function success(result: Value, outcome: Outcome, state: RunState, memory: Memory, prints: string[], toolCalls: ToolCallRecord[], stats: EvalStats, marks: Marks | null): EvalSuccess {
   const env = state.env;
   const next = new Map(memory);
   const defs: Definition[] = [];
   for (const name of env.defined) {
     const c = env.cell(name);
-    const entry: MemoryEntry = { value: c.value, doc: c.doc, source: c.source };
+    const hidden = marks?.find(c.value);
+    const entry: MemoryEntry = hidden === undefined ? { value: c.value, doc: c.doc, source: c.source } : { value: c.value, doc: c.doc, source: c.source, hidden: marks?.originOf(c.value) ?? { ...hidden, path: hidden.root, derived: true } };
     next.set(name, entry);
     defs.push({ name, doc: c.doc, value: c.value, source: c.source });
   }
-  return { ok: true, value: toHost(result, state.limits.maxNestingDepth), lisp: result, outcome, prints, memory: next, defs, toolCalls, stats };
+  // The result crosses out within what the run had left: its fuel, its clock, the size limit.
+  const value = toHost(result, state.limits.maxNestingDepth, runBudget(state));
+  return { ok: true, value, lisp: result, outcome, prints, memory: next, defs, toolCalls, stats };
 }
 
 function describeFailure(e: unknown, source: string): ErrorInfo {
@@ -453,10 +601,18 @@ function describeFailure(e: unknown, source: string): ErrorInfo {
   return toErrorInfo(new LispError("internal_error", `internal error: ${message}`), source);
 }
 
-/** EDN text of a value: a PTC-Lisp value as is, plain JS data after conversion. */
+// The most `print` writes: past it, a value (shared structure can unfold without end) is an error.
+const PRINT_MAX_CHARS = 10_000_000;
+
+/** EDN text of a value: a PTC-Lisp value as is, plain JS data after conversion. Throws a LispError past 10M characters. */
 export function print(value: unknown): string {
   const v = isValue(value) ? value : toLisp(value);
-  return printChecked(v, true, Infinity, Infinity);
+  try {
+    return printChecked(v, true, PRINT_MAX_CHARS, Infinity);
+  } catch (e) {
+    if (!(e instanceof PrintOverflow)) throw e;
+    throw new LispError("string_too_large", `the value prints to more than ${PRINT_MAX_CHARS} characters`);
+  }
 }
 
 // Host data is arrays, plain objects, Maps, Sets and Dates; anything else is already a value.

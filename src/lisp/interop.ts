@@ -2,22 +2,59 @@
 // keywords) and back (keywords become strings, vectors arrays). Data is read once, here, and
 // only plain data crosses: holes of sparse arrays become nil, Maps, Sets and Dates convert, an
 // object with toJSON converts as JSON would, and anything else (a function, a symbol, binary
-// data, another class's instance, a getter that throws) is refused with the path where it was.
-// Depth is bounded so cycles cannot hang.
+// data, another class's instance, a cycle, an object whose reading throws) is refused with the
+// path where it was, in our words, never the host's.
+//
+// Both directions are bounded walks (a Budget): every value visited costs one unit of fuel (a
+// value reached twice through shared structure costs twice), the clock is read every 4,096
+// values, and a collection's size is read and checked against maxCollectionSize before any of
+// it is copied, so a sparse `new Array(1e9)` or a Proxy whose length lies is refused at once.
 import { Map as IMap, Set as ISet } from "immutable";
 import { LispError } from "./errors.js";
-import { prStr } from "./printer.js";
+import { defaultLimits, type Limits } from "./limits.js";
+import { printChecked, PrintOverflow } from "./printer.js";
+import { fuelExhausted, timeoutError } from "./runtime.js";
 import { Fn, Keyword, keyword, LFloat, Regex, Var, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 
-function tooDeep(maxDepth: number, direction: "into" | "out of"): LispError {
-  return new LispError("nesting_too_deep", `data nested deeper than ${maxDepth} levels (or cyclic) cannot cross ${direction} the program`);
+type BudgetLimits = Pick<Limits, "maxFuel" | "timeoutMs" | "maxCollectionSize" | "maxBoundaryValues" | "maxNestingDepth" | "maxStringLength">;
+
+/** What one walk across the boundary may spend: values (maxBoundaryValues), fuel and time. */
+export class Budget {
+  private ticks = 0;
+  /** Values left before the data is too big to cross. */
+  room: number;
+  constructor(
+    readonly limits: BudgetLimits = defaultLimits,
+    /** Values it may still visit; the caller charges what was spent to its run. */
+    public fuel: number = limits.maxFuel,
+    /** performance.now() past which the walk stops with `timeout`. */
+    readonly deadline: number = Infinity,
+  ) {
+    this.room = limits.maxBoundaryValues;
+  }
+
+  /** One value visited; `tooBig` says how big the whole is when the room runs out. */
+  step(tooBig?: () => LispError): void {
+    if (--this.room < 0 && tooBig !== undefined) throw tooBig();
+    if (--this.fuel < 0) throw fuelExhausted(this.limits);
+    if (++this.ticks === 4096) {
+      this.ticks = 0;
+      if (performance.now() > this.deadline) throw timeoutError(this.limits.timeoutMs);
+    }
+  }
 }
 
-/** Something that is not plain data, and where it was (filled in on the way out). */
+function tooDeep(maxDepth: number, direction: "into" | "out of"): LispError {
+  return new LispError("nesting_too_deep", `data nested deeper than ${maxDepth} levels cannot cross ${direction} the program`);
+}
+
+/** Something that is not plain data, and where it was. */
 class Refused {
-  readonly path: Array<string | number> = [];
-  constructor(readonly what: string) {}
+  constructor(
+    readonly what: string,
+    readonly path: ReadonlyArray<string | number>,
+  ) {}
 }
 
 function pathText(path: ReadonlyArray<string | number>): string {
@@ -26,13 +63,152 @@ function pathText(path: ReadonlyArray<string | number>): string {
   return out;
 }
 
+// Whether a thrown value is one of ours. A host may throw anything, including a Proxy whose
+// traps throw: even `instanceof` on it must not escape.
+function isOurs(e: unknown): boolean {
+  try {
+    return e instanceof Refused || e instanceof LispError;
+  } catch {
+    return false;
+  }
+}
+
+class Inbound {
+  /** Keys from the root to the value being converted, for the error's path. */
+  readonly path: Array<string | number> = [];
+  /** Objects from the root down: a cycle is an object met again among its own ancestors. */
+  readonly ancestors: object[] = [];
+  constructor(
+    readonly budget: Budget,
+    readonly maxDepth: number,
+    readonly where: string,
+  ) {}
+
+  refuse(what: string): Refused {
+    return new Refused(what, this.path.slice());
+  }
+
+  tooLarge(n: number): LispError {
+    const max = this.budget.limits.maxCollectionSize;
+    return new LispError("collection_too_large", `${this.where}${pathText(this.path)} has ${n} elements, over the limit of ${max} (maxCollectionSize)`, undefined, "give the program a smaller slice of the data, or page through it with a tool");
+  }
+
+  private readonly tooBig = (): LispError =>
+    new LispError(
+      "collection_too_large",
+      `${this.where} holds more than ${this.budget.limits.maxBoundaryValues} values (shared parts counted each time they appear), over the limit (maxBoundaryValues)`,
+      undefined,
+      "give the program a smaller slice of the data, or page through it with a tool",
+    );
+
+  convert(x: unknown, depth: number): Value {
+    this.budget.step(this.tooBig);
+    if (x === null || x === undefined) return null;
+    switch (typeof x) {
+      case "boolean":
+      case "string":
+        return x;
+      case "number":
+        return Object.is(x, -0) ? new LFloat(-0) : x;
+      case "bigint":
+        return Number.isSafeInteger(Number(x)) ? Number(x) : new LFloat(Number(x));
+      case "function":
+        throw this.refuse("a function");
+      case "symbol":
+        throw this.refuse("a symbol");
+    }
+    this.ancestors[depth] = x as object;
+    try {
+      if (isLispValue(x as object)) return x as Value;
+      if (depth >= this.maxDepth) throw this.cycleOrTooDeep();
+      return this.object(x as object, depth);
+    } catch (e) {
+      if (isOurs(e)) throw e;
+      // A revoked Proxy, a trap or getter that throws, a toJSON that fails: not data.
+      throw this.refuse("an object that cannot be read (reading it threw)");
+    } finally {
+      this.ancestors.length = depth;
+    }
+  }
+
+  // Data this deep is refused; when the reason is a cycle, the error names where it closes.
+  private cycleOrTooDeep(): Refused | LispError {
+    const a = this.ancestors;
+    for (let i = 1; i < a.length; i++) {
+      if (a.indexOf(a[i]) < i) return new Refused("a cycle (it contains itself)", this.path.slice(0, i));
+    }
+    return tooDeep(this.maxDepth, "into");
+  }
+
+  private at(key: string | number, x: unknown, depth: number): Value {
+    this.path.push(key);
+    const v = this.convert(x, depth + 1);
+    this.path.pop();
+    return v;
+  }
+
+  private object(x: object, depth: number): Value {
+    if (Array.isArray(x)) {
+      // The length first: a sparse or lying length is refused before anything is allocated.
+      const n = x.length;
+      if (!(n <= this.budget.limits.maxCollectionSize)) throw this.tooLarge(n);
+      const out = new Array<Value>(n);
+      // Indexing visits the holes of a sparse array (map would skip them): they become nil.
+      for (let i = 0; i < n; i++) out[i] = this.at(i, x[i], depth);
+      return Vec.fromArray(out);
+    }
+    if (x instanceof Map) {
+      if (!(x.size <= this.budget.limits.maxCollectionSize)) throw this.tooLarge(x.size);
+      return IMap<Value, Value>().withMutations((m) => {
+        for (const [k, v] of x) {
+          const key = typeof k === "string" ? keyword(k) : this.at(String(k), k, depth);
+          m.set(key, this.at(typeof k === "string" ? k : String(k), v, depth));
+        }
+      });
+    }
+    if (x instanceof Set) {
+      if (!(x.size <= this.budget.limits.maxCollectionSize)) throw this.tooLarge(x.size);
+      const items: Value[] = [];
+      let i = 0;
+      for (const v of x) items.push(this.at(i++, v, depth));
+      return ISet<Value>(items);
+    }
+    if (x instanceof Date) return Number.isNaN(x.getTime()) ? null : x.toISOString();
+    if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) throw this.refuse(`binary data (${className(x)})`);
+    const obj = x as Record<string, unknown>;
+    const proto = Object.getPrototypeOf(obj) as unknown;
+    if (proto !== Object.prototype && proto !== null) {
+      if (typeof obj.toJSON === "function") return this.convert(obj.toJSON(), depth + 1);
+      throw this.refuse(`${className(obj)} instance (not plain data)`);
+    }
+    const keys = Object.keys(obj);
+    if (keys.length > this.budget.limits.maxCollectionSize) throw this.tooLarge(keys.length);
+    return IMap<Value, Value>().withMutations((m) => {
+      for (const k of keys) m.set(keyword(k), this.read(obj, k, depth));
+    });
+  }
+
+  /** Reads one property; a getter that throws is refused at its key. */
+  private read(obj: Record<string, unknown>, k: string, depth: number): Value {
+    let v: unknown;
+    try {
+      v = obj[k];
+    } catch {
+      this.path.push(k);
+      throw this.refuse("a getter that throws");
+    }
+    return this.at(k, v, depth);
+  }
+}
+
 /**
  * Converts host data to a PTC-Lisp value. `where` names the data in the error a refused value
- * gives (`data/orders`, `the result of tool/search`).
+ * gives (`data/orders`, `the result of tool/search`); `budget` bounds the walk (by default the
+ * default limits, with no clock).
  */
-export function toLisp(x: unknown, maxDepth = 256, depth = 0, where = "host data"): Value {
+export function toLisp(x: unknown, maxDepth = 256, depth = 0, where = "host data", budget: Budget = new Budget()): Value {
   try {
-    return convert(x, maxDepth, depth);
+    return new Inbound(budget, maxDepth, where).convert(x, depth);
   } catch (e) {
     if (!(e instanceof Refused)) throw e;
     throw new LispError("type_error", `${where}${pathText(e.path)} is ${e.what}, which cannot cross into the program`, undefined, "give programs plain data: objects, arrays, strings, numbers, booleans and null");
@@ -44,84 +220,6 @@ function className(x: object): string {
   return typeof name === "string" && name !== "" ? name : "an unknown";
 }
 
-function convert(x: unknown, maxDepth: number, depth: number): Value {
-  if (x === null || x === undefined) return null;
-  switch (typeof x) {
-    case "boolean":
-    case "string":
-      return x;
-    case "number":
-      return Object.is(x, -0) ? new LFloat(-0) : x;
-    case "bigint":
-      return Number.isSafeInteger(Number(x)) ? Number(x) : new LFloat(Number(x));
-    case "function":
-      throw new Refused("a function");
-    case "symbol":
-      throw new Refused("a symbol");
-  }
-  if (isLispValue(x as object)) return x as Value;
-  if (depth >= maxDepth) throw tooDeep(maxDepth, "into");
-  if (Array.isArray(x)) {
-    // Indexing visits the holes of a sparse array (map would skip them): they become nil.
-    const out = new Array<Value>(x.length);
-    let i = 0;
-    try {
-      for (; i < x.length; i++) out[i] = convert(x[i], maxDepth, depth + 1);
-    } catch (e) {
-      if (e instanceof Refused) e.path.unshift(i);
-      throw e;
-    }
-    return Vec.fromArray(out);
-  }
-  if (x instanceof Map) {
-    let at = "";
-    try {
-      return IMap<Value, Value>().withMutations((m) => {
-        for (const [k, v] of x) {
-          at = typeof k === "string" ? k : String(k);
-          m.set(typeof k === "string" ? keyword(k) : convert(k, maxDepth, depth + 1), convert(v, maxDepth, depth + 1));
-        }
-      });
-    } catch (e) {
-      if (e instanceof Refused) e.path.unshift(at);
-      throw e;
-    }
-  }
-  if (x instanceof Set) return ISet<Value>([...x].map((v) => convert(v, maxDepth, depth + 1)));
-  if (x instanceof Date) return Number.isNaN(x.getTime()) ? null : x.toISOString();
-  if (ArrayBuffer.isView(x) || x instanceof ArrayBuffer) throw new Refused(`binary data (${className(x)})`);
-  const obj = x as Record<string, unknown>;
-  const proto = Object.getPrototypeOf(obj) as unknown;
-  if (proto !== Object.prototype && proto !== null) {
-    if (typeof obj.toJSON === "function") return convert(obj.toJSON(), maxDepth, depth + 1);
-    throw new Refused(`${className(obj)} instance (not plain data)`);
-  }
-  let at = "";
-  try {
-    return IMap<Value, Value>().withMutations((m) => {
-      for (const k of Object.keys(obj)) {
-        at = k;
-        m.set(keyword(k), read(obj, k, maxDepth, depth + 1));
-      }
-    });
-  } catch (e) {
-    if (e instanceof Refused) e.path.unshift(at);
-    throw e;
-  }
-}
-
-/** Reads one property; a getter that throws is refused at its key. */
-function read(obj: Record<string, unknown>, k: string, maxDepth: number, depth: number): Value {
-  let v: unknown;
-  try {
-    v = obj[k];
-  } catch {
-    throw new Refused("a getter that throws");
-  }
-  return convert(v, maxDepth, depth);
-}
-
-
 function isLispValue(x: object): boolean {
   return x instanceof Vec || isMap(x) || isSet(x) || x instanceof Keyword || x instanceof LFloat || x instanceof Fn || x instanceof Regex || x instanceof Var;
 }
@@ -131,24 +229,96 @@ function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
   Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
 }
 
-function keyString(k: Value): string {
-  if (typeof k === "string") return k;
-  if (k instanceof Keyword) return k.name;
-  return prStr(k);
+/**
+ * How many values a walk of `v` reaches, shared ones counted each time: computed per distinct
+ * node (memoized by identity), so it says how big a result is without unfolding it.
+ */
+export function unfoldedSize(v: Value, cap = Infinity, memo = new Map<object, number>()): number {
+  if (!(v instanceof Vec || isMap(v) || isSet(v))) return 1;
+  const known = memo.get(v);
+  if (known !== undefined) return known;
+  let n = 1;
+  // Past the cap the count is only "more than cap": it stops early and is not remembered.
+  if (isMap(v)) {
+    for (const [k, x] of v) if ((n += unfoldedSize(k, cap, memo) + unfoldedSize(x, cap, memo)) > cap) return n;
+  } else {
+    for (const x of v as Iterable<Value>) if ((n += unfoldedSize(x, cap, memo)) > cap) return n;
+  }
+  memo.set(v, n);
+  return n;
 }
 
-/** Converts a PTC-Lisp value to plain JS data for the host. */
-export function toHost(v: Value, maxDepth = 256, depth = 0): unknown {
-  if (v === null || typeof v === "boolean" || typeof v === "number" || typeof v === "string") return v;
-  if (v instanceof LFloat) return v.v;
-  if (v instanceof Keyword) return v.name;
-  if (depth >= maxDepth) throw tooDeep(maxDepth, "out of");
-  if (v instanceof Vec) return v.toArray().map((x) => toHost(x, maxDepth, depth + 1));
-  if (isSet(v)) return v.toArray().map((x) => toHost(x, maxDepth, depth + 1));
-  if (isMap(v)) {
-    const o: Record<string, unknown> = {};
-    for (const [k, x] of v) setOwn(o, keyString(k), toHost(x, maxDepth, depth + 1));
-    return o;
+// A walk out that has gone this far checks the whole size first (once, memoized by identity):
+// shared structure too big to cross is refused at once instead of after unfolding up to the limit.
+const PRECHECK_AFTER = 4096;
+
+class Outbound {
+  constructor(
+    readonly budget: Budget,
+    readonly maxDepth: number,
+    readonly root: Value,
+  ) {}
+
+  private readonly tooBig = (): LispError => {
+    const max = this.budget.limits.maxBoundaryValues;
+    return new LispError(
+      "collection_too_large",
+      `the value is too big to cross out of the program: it unfolds into ${unfoldedSize(this.root)} values (shared parts counted each time they appear), over the limit of ${max} (maxBoundaryValues)`,
+      undefined,
+      "return or pass a summary (counts, a sample, the fields needed), not the whole structure",
+    );
+  };
+
+  private spent = 0;
+
+  private spend(): void {
+    if (++this.spent === PRECHECK_AFTER && unfoldedSize(this.root, this.budget.limits.maxBoundaryValues) > this.budget.limits.maxBoundaryValues) throw this.tooBig();
+    this.budget.step(this.tooBig);
   }
-  return prStr(v);
+
+  convert(v: Value, depth: number): unknown {
+    if (v === null || typeof v === "boolean" || typeof v === "number" || typeof v === "string") return v;
+    if (v instanceof LFloat) return v.v;
+    if (v instanceof Keyword) return v.name;
+    if (depth >= this.maxDepth) throw tooDeep(this.maxDepth, "out of");
+    if (v instanceof Vec || isSet(v)) {
+      const out: unknown[] = [];
+      for (const x of v as Iterable<Value>) {
+        this.spend();
+        out.push(this.convert(x, depth + 1));
+      }
+      return out;
+    }
+    if (isMap(v)) {
+      const o: Record<string, unknown> = {};
+      for (const [k, x] of v) {
+        this.spend();
+        setOwn(o, this.keyString(k), this.convert(x, depth + 1));
+      }
+      return o;
+    }
+    return this.text(v);
+  }
+
+  private keyString(k: Value): string {
+    if (typeof k === "string") return k;
+    if (k instanceof Keyword) return k.name;
+    return this.text(k);
+  }
+
+  // A key that is a collection, or a function, crosses as its EDN text, within the string limit.
+  private text(v: Value): string {
+    const limits = this.budget.limits;
+    try {
+      return printChecked(v, true, limits.maxStringLength, limits.maxNestingDepth, () => this.budget.step());
+    } catch (e) {
+      if (!(e instanceof PrintOverflow)) throw e;
+      throw new LispError("string_too_large", `a map key or value printed for the host is over the limit of ${limits.maxStringLength} characters (maxStringLength)`);
+    }
+  }
+}
+
+/** Converts a PTC-Lisp value to plain JS data for the host, within `budget`. */
+export function toHost(v: Value, maxDepth = 256, budget: Budget = new Budget()): unknown {
+  return new Outbound(budget, maxDepth, v).convert(v, 0);
 }

@@ -13,6 +13,11 @@ export interface Limits {
   maxCallDepth: number;
   /** Elements in any one collection a program builds. */
   maxCollectionSize: number;
+  /**
+   * Values in one piece of data crossing the host boundary (a ctx entry, a tool's result or
+   * arguments, the program's result), a value reached twice through shared structure counted twice.
+   */
+  maxBoundaryValues: number;
   /** Characters in any one string a program builds. */
   maxStringLength: number;
   /** Total characters of `println` output kept (head and tail, with a marker between). */
@@ -37,6 +42,7 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   maxLoopIterations: 1_000_000,
   maxCallDepth: 1_000,
   maxCollectionSize: 1_000_000,
+  maxBoundaryValues: 2_000_000,
   maxStringLength: 1_000_000,
   maxOutputChars: 20_000,
   maxRegexPatternLength: 1_000,

@@ -1,6 +1,7 @@
 // EDN printing with Clojure's `pr-str` and `str` rules, plus a bounded sample printer
 // (at most N items per collection and M characters overall, saying what was cut).
 import { Map as IMap, Set as ISet } from "immutable";
+import { LispError } from "./errors.js";
 import { Fn, Keyword, LFloat, Reduced, Regex, Var, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 
@@ -101,6 +102,8 @@ interface Ctx {
   readably: boolean;
   maxItems: number;
   maxDepth: number;
+  /** Past maxDepth: an error (printing that must be whole) or `...` (a sample). */
+  deepIsError: boolean;
   itemsCut: boolean;
   /** Called with a running count of the items printed: a run's printing checks its clock through it. */
   tick: (i: number) => void;
@@ -146,6 +149,7 @@ function printValue(v: Value, c: Ctx, depth: number, top: boolean): void {
   }
   if (v instanceof Vec || isMap(v) || isSet(v)) {
     if (depth >= c.maxDepth) {
+      if (c.deepIsError) throw new LispError("nesting_too_deep", `data nested deeper than ${c.maxDepth} levels cannot be printed`, undefined, "print a part of it (get-in), or keep data shallower");
       w.write("...");
       c.itemsCut = true;
       return;
@@ -201,9 +205,12 @@ function printColl(v: Vec<Value> | IMap<Value, Value> | ISet<Value>, c: Ctx, dep
   w.close();
 }
 
-/** pr-str: readable EDN. Unbounded; use `printChecked` inside evaluation. */
+// Deeper than this, printing would risk the host's stack: even an unbounded print stops here.
+const STACK_SAFE_DEPTH = 1_000;
+
+/** pr-str: readable EDN, whole (an error past STACK_SAFE_DEPTH); use `printChecked` for values a program built. */
 export function prStr(v: Value): string {
-  const c: Ctx = { w: new Writer(Infinity, false), readably: true, maxItems: Infinity, maxDepth: Infinity, itemsCut: false, tick: noTick, items: 0 };
+  const c: Ctx = { w: new Writer(Infinity, false), readably: true, maxItems: Infinity, maxDepth: STACK_SAFE_DEPTH, deepIsError: true, itemsCut: false, tick: noTick, items: 0 };
   printValue(v, c, 0, true);
   return c.w.toString();
 }
@@ -216,13 +223,13 @@ export function strOf(v: Value): string {
 }
 
 /**
- * Prints with hard limits: throws PrintOverflow past `maxChars`, and prints `...`
- * past `maxDepth` (the nesting limit the evaluator enforces on printing).
+ * Prints whole or not at all: throws PrintOverflow past `maxChars` and `nesting_too_deep` past
+ * `maxDepth` (the nesting limit the evaluator enforces on printing); `tick` is called per item.
  */
 export function printChecked(v: Value, readably: boolean, maxChars: number, maxDepth: number, tick: (i: number) => void = noTick): string {
   if (!readably && typeof v === "string") return v;
   if (v === null && !readably) return "";
-  const c: Ctx = { w: new Writer(maxChars, true), readably, maxItems: Infinity, maxDepth, itemsCut: false, tick, items: 0 };
+  const c: Ctx = { w: new Writer(maxChars, true), readably, maxItems: Infinity, maxDepth: Math.min(maxDepth, STACK_SAFE_DEPTH), deepIsError: true, itemsCut: false, tick, items: 0 };
   printValue(v, c, 0, true);
   return c.w.toString();
 }
@@ -243,7 +250,8 @@ export function printSample(v: Value, opts: PrintOptions = {}): Sample {
     w: new Writer(opts.maxChars ?? 120, false),
     readably: opts.readably ?? true,
     maxItems: opts.maxItems ?? 3,
-    maxDepth: opts.maxDepth ?? 4,
+    maxDepth: Math.min(opts.maxDepth ?? 4, STACK_SAFE_DEPTH),
+    deepIsError: false,
     itemsCut: false,
     tick: noTick,
     items: 0,

@@ -62,6 +62,9 @@ export interface DataHost {
   keys(): string[];
 }
 
+/** The clock of an evaluation that brings none. */
+export const defaultClock = (): number => performance.now();
+
 // How often (in fuel units) the slow path looks at the clock and the abort signal.
 export const CHECK_INTERVAL = 10_000;
 
@@ -71,7 +74,7 @@ export class RunState {
   readonly clock = Date.now();
   fuel: number;
   checkAt: number;
-  /** performance.now() past which the program has run too long; moved on by time spent waiting for tools. */
+  /** now() past which the program has run too long; moved on by time spent waiting for tools. */
   deadline: number;
   depth = 0;
   loopsLeft: number;
@@ -85,7 +88,7 @@ export class RunState {
   readonly suspendable: boolean;
   /** Set when the evaluation has ended: continuations still waiting on tools then stop. */
   stopped = false;
-  /** When the last stretch of evaluation ended (performance.now()); the gap to the next one is waiting. */
+  /** When the last stretch of evaluation ended (now()); the gap to the next one is waiting. */
   lastActive = 0;
   /**
    * Results of the functions a builtin called back, in order, while the builtin runs inside a
@@ -106,10 +109,12 @@ export class RunState {
     readonly data: DataHost | null,
     readonly signal: AbortSignal | undefined,
     suspendable = false,
+    /** The monotonic clock (ms) the time limit reads. */
+    readonly now: () => number = defaultClock,
   ) {
     this.fuel = limits.maxFuel;
     this.checkAt = Math.max(0, limits.maxFuel - CHECK_INTERVAL);
-    this.deadline = performance.now() + limits.timeoutMs;
+    this.deadline = now() + limits.timeoutMs;
     this.loopsLeft = limits.maxLoopIterations;
     this.out = new OutputBuffer(limits.maxOutputChars);
     this.suspendable = suspendable;
@@ -136,15 +141,20 @@ export function charge(n: number): void {
   if (r.fuel < r.checkAt) slowCheck(r);
 }
 
+/**
+ * Charges a value walk (equality, hashing keys, printing, conversion) to the run in progress, if
+ * any: the same walk outside a run (a host comparing or printing values) is bounded by its caller.
+ */
+export function chargeIfRunning(n: number): void {
+  const r = run as RunState | undefined;
+  if (r === undefined || r.stopped) return;
+  r.fuel -= n;
+  if (r.fuel < r.checkAt) slowCheck(r);
+}
+
 /** The checks behind a fuel checkpoint: budget, clock, abort signal. */
 export function slowCheck(r: RunState): void {
-  if (r.fuel < 0) {
-    throw limitError(
-      "fuel_exhausted",
-      `the program used up its budget of ${r.limits.maxFuel} evaluation steps`,
-      "do less work per program: narrow the data first, and use a map lookup or group-by instead of nested scans",
-    );
-  }
+  if (r.fuel < 0) throw fuelExhausted(r.limits);
   checkClock(r);
   // Never below zero: running out of fuel must always reach this check.
   r.checkAt = Math.max(0, r.fuel - CHECK_INTERVAL);
@@ -158,8 +168,16 @@ export function tick(i: number): void {
   if ((i & 4095) === 4095) checkClock(run);
 }
 
+export function fuelExhausted(limits: Pick<Limits, "maxFuel">): LispError {
+  return limitError(
+    "fuel_exhausted",
+    `the program used up its budget of ${limits.maxFuel} evaluation steps`,
+    "do less work per program: narrow the data first, and use a map lookup or group-by instead of nested scans",
+  );
+}
+
 function checkClock(r: RunState): void {
-  if (performance.now() > r.deadline) throw timeoutError(r.limits.timeoutMs);
+  if (r.now() > r.deadline) throw timeoutError(r.limits.timeoutMs);
   if (r.signal?.aborted) throw abortedError();
 }
 

@@ -34,7 +34,7 @@ export function after<T>(p: Promise<T>, ok: (v: T) => Maybe, fail?: (e: unknown)
   const r = run;
   const depth = r.depth;
   const captured = r.captured;
-  r.lastActive = performance.now();
+  r.lastActive = r.now();
   return p.then(
     (v) => resume(r, depth, captured, ok, v),
     fail === undefined ? undefined : (e: unknown) => resume(r, depth, captured, fail, e),
@@ -44,13 +44,13 @@ export function after<T>(p: Promise<T>, ok: (v: T) => Maybe, fail?: (e: unknown)
 function resume<A>(r: RunState, depth: number, captured: RunState["captured"], k: (a: A) => Maybe, a: A): Maybe {
   if (r.stopped) throw new LispError("aborted", "the evaluation has ended");
   const prev = activate(r);
-  r.deadline += performance.now() - r.lastActive;
+  r.deadline += r.now() - r.lastActive;
   r.depth = depth;
   r.captured = captured;
   try {
     return k(a);
   } finally {
-    r.lastActive = performance.now();
+    r.lastActive = r.now();
     activate(prev);
   }
 }

@@ -12,6 +12,19 @@ type Node = unknown[];
 
 const EMPTY_NODE: Node = [];
 
+// Element-wise with immutable's `is` until equality.ts installs the value equality, which
+// counts its work and remembers equal pairs so shared structure compares once per distinct node.
+let keyEquality = (a: Vec<unknown>, b: Vec<unknown>): boolean => {
+  const xs = a.toArray();
+  const ys = b.toArray();
+  for (let i = 0; i < xs.length; i++) if (!is(xs[i], ys[i])) return false;
+  return true;
+};
+
+export function setKeyEquality(f: (a: Vec<unknown>, b: Vec<unknown>) => boolean): void {
+  keyEquality = f;
+}
+
 export class Vec<T = unknown> implements Iterable<T> {
   private hashCache: number | undefined;
 
@@ -173,15 +186,17 @@ export class Vec<T = unknown> implements Iterable<T> {
     }
   }
 
-  /** Value equality, element-wise, used by immutable's maps and sets for keys. */
+  /** Value equality, used by immutable's maps and sets for keys (equality.ts installs the metered one). */
   equals(other: unknown): boolean {
     if (other === this) return true;
     if (!(other instanceof Vec) || other.size !== this.size) return false;
     if (this.hashCache !== undefined && other.hashCache !== undefined && this.hashCache !== other.hashCache) return false;
-    const a = this.toArray();
-    const b = other.toArray();
-    for (let i = 0; i < a.length; i++) if (!is(a[i], b[i])) return false;
-    return true;
+    return keyEquality(this, other);
+  }
+
+  /** The hash when it has been computed, so a comparison can tell unequal values apart for free. */
+  knownHash(): number | undefined {
+    return this.hashCache;
   }
 
   hashCode(): number {

@@ -16,7 +16,7 @@ import { jsonLogger, type Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
 import { sendWithRetries } from "./retry.js";
 import { normalizePath, underV1 } from "./paths.js";
-import { SqliteStore, type ConversationStore } from "./store.js";
+import { MissingSqliteError, SqliteStore, type ConversationStore } from "./store.js";
 import { Tenants, upstreamAuth, type Tenant } from "./tenancy.js";
 import { responseHeaders, Upstream, upstreamBase } from "./upstream.js";
 
@@ -176,6 +176,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     if (options.stateDir !== undefined && options.db === undefined) mkdirSync(options.stateDir, { recursive: true, mode: 0o700 });
     store = new SqliteStore(db);
   } catch (e) {
+    if (e instanceof MissingSqliteError) throw new ProxyStartError(e.message);
     throw new ProxyStartError(`cannot open the state database ${db}: ${(e as Error).message}`);
   }
   const metrics = new Metrics();

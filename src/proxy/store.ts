@@ -2,8 +2,11 @@
 // the prefix index are also held in memory, so the request path reads no disk. Changes are
 // written in one transaction per turn of the event loop (a burst of requests costs one commit),
 // and at close. Message history is kept on disk only (admin `compact` reads it).
+// better-sqlite3 is an optional peer dependency, loaded when a store opens: it is a native
+// module, and only proxy users should have to build it.
 import { chmodSync, closeSync, openSync } from "node:fs";
-import Database from "better-sqlite3";
+import { createRequire } from "node:module";
+import type Database from "better-sqlite3";
 import type { Json } from "../compaction/types.js";
 import type { ChatMessage } from "../llm/types.js";
 
@@ -75,6 +78,29 @@ export interface ConversationStore {
   close(): void;
 }
 
+/** Thrown when better-sqlite3 is not installed; the message says what to run. */
+export class MissingSqliteError extends Error {
+  override readonly name = "MissingSqliteError";
+}
+
+const nodeRequire = createRequire(import.meta.url);
+
+/** better-sqlite3, loaded on first use (a CommonJS package, so `require` loads it synchronously, once). */
+export function loadSqlite(require: (id: string) => unknown = nodeRequire): typeof Database {
+  try {
+    return require("better-sqlite3") as typeof Database;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (/could not locate the bindings file/i.test((e as Error).message)) {
+      throw new MissingSqliteError("better-sqlite3 is installed but its native module was not built (were install scripts skipped?): run `npm rebuild better-sqlite3`");
+    }
+    if (code !== "MODULE_NOT_FOUND" && code !== "ERR_MODULE_NOT_FOUND") throw e;
+    throw new MissingSqliteError(
+      "the proxy keeps its state in SQLite through better-sqlite3, an optional dependency that is not installed: run `npm install better-sqlite3` (it compiles a native module), then start the proxy again",
+    );
+  }
+}
+
 export class SqliteStore implements ConversationStore {
   private readonly db: Database.Database;
   private readonly records = new Map<string, ConversationRecord>();
@@ -94,7 +120,8 @@ export class SqliteStore implements ConversationStore {
       closeSync(openSync(file, "a", 0o600));
       chmodSync(file, 0o600);
     }
-    this.db = new Database(file);
+    const Sqlite = loadSqlite();
+    this.db = new Sqlite(file);
     this.db.pragma("journal_mode = WAL");
     // A crash may lose the last write, never corrupt the file: the right trade for a cache of summaries.
     this.db.pragma("synchronous = NORMAL");

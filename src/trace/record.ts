@@ -2,6 +2,7 @@
 // memory after it, with every value rendered as type, size, bounded sample and (when
 // small enough) full EDN. Values themselves stay in the interpreter's Memory.
 import type { EvalResult, Memory, MemoryEntry, ToolCallRecord } from "../lisp/evaluate.js";
+import { Marks, showStandIns } from "../lisp/marks.js";
 import { printSample } from "../lisp/printer.js";
 import { Fn, isMap, isSet, typeName, type Value } from "../lisp/values.js";
 import { Vec } from "../lisp/vector.js";
@@ -66,18 +67,36 @@ export class Recorder {
 
   constructor(readonly options: Readonly<RecordOptions> = defaultRecordOptions) {}
 
-  definition(name: string, entry: MemoryEntry): DefinitionTrace {
+  definition(name: string, entry: MemoryEntry, marks?: Marks): DefinitionTrace {
     const cached = this.cache.get(entry);
     if (cached !== undefined && cached.name === name) return cached;
-    const v = entry.value;
-    const d: DefinitionTrace = { name, kind: v instanceof Fn ? "function" : "value", ...describeValue(v, this.options) };
+    // A value from hidden context is described with its hidden parts as stand-ins.
+    let v = entry.value;
+    if (entry.hidden !== undefined) {
+      let m = marks;
+      if (m === undefined) {
+        m = new Marks();
+        m.restore(v, entry.hidden);
+      }
+      v = m.hide(v);
+    } else if (marks !== undefined) {
+      v = marks.hide(v);
+    }
+    const kind = entry.value instanceof Fn ? "function" : "value";
+    const d: DefinitionTrace = { name, kind, ...describeValue(v, this.options) };
+    d.sample = showStandIns(d.sample);
+    if (typeof v === "string" && v !== entry.value) {
+      // Shown whole as a stand-in: neither its size nor its sample.
+      d.type = typeName(entry.value);
+      delete d.size;
+    }
     if (entry.doc !== undefined) d.doc = entry.doc;
-    if (v instanceof Fn) {
-      const params = v.paramLists();
+    if (entry.value instanceof Fn) {
+      const params = entry.value.paramLists();
       if (params !== undefined) d.params = params;
     } else {
       const full = printSample(v, { maxItems: Infinity, maxChars: this.options.ednBudget, maxDepth: Infinity });
-      if (!full.truncated) d.edn = full.text;
+      if (!full.truncated) d.edn = showStandIns(full.text);
     }
     if (entry.source !== undefined) d.source = entry.source;
     this.cache.set(entry, d);
@@ -85,21 +104,26 @@ export class Recorder {
   }
 
   /** Every name in memory, in definition order. */
-  memory(memory: Memory): DefinitionTrace[] {
+  memory(memory: Memory, marks?: Marks): DefinitionTrace[] {
     const out: DefinitionTrace[] = [];
-    for (const [name, entry] of memory) out.push(this.definition(name, entry));
+    for (const [name, entry] of memory) out.push(this.definition(name, entry, marks));
     return out;
   }
 
   /** EDN of a program's value, cut at the EDN budget. */
-  value(v: Value): string {
-    return printSample(v, { maxItems: Infinity, maxChars: this.options.ednBudget, maxDepth: 64 }).text;
+  value(v: Value, marks?: Marks): string {
+    return showStandIns(printSample(marks === undefined ? v : marks.hide(v), { maxItems: Infinity, maxChars: this.options.ednBudget, maxDepth: 64 }).text);
   }
 
   /** What the program did: prints, tool calls, and (when it succeeded) its definitions. A failure defines nothing. */
   evaluation(result: EvalResult): EvaluationRecord {
-    const memory = this.memory(result.memory);
-    if (!result.ok) return { prints: result.prints, toolCalls: result.toolCalls.map((c) => callTrace(c, undefined)), definitions: [], memory, error: result.error };
+    const marks = result.marks;
+    const memory = this.memory(result.memory, marks);
+    const prints = marks === undefined ? result.prints : result.prints.map(showStandIns);
+    if (!result.ok) {
+      const error = marks === undefined ? result.error : { ...result.error, message: showStandIns(result.error.message), ...(result.error.hint === undefined ? {} : { hint: showStandIns(result.error.hint) }) };
+      return { prints, toolCalls: result.toolCalls.map((c) => callTrace(c, undefined)), definitions: [], memory, error };
+    }
     // A definition holding the very value a tool returned holds its whole result: linked by
     // identity, so a summary describes the value once however large it is.
     const holders = new Map<Value, string>();
@@ -108,8 +132,8 @@ export class Recorder {
     const toolCalls = result.toolCalls.map((c) => callTrace(c, c.value === undefined ? undefined : holders.get(c.value)));
     const definitions = result.defs.map((d) => {
       const entry = result.memory.get(d.name);
-      return entry !== undefined ? this.definition(d.name, entry) : this.definition(d.name, { value: d.value, doc: d.doc, source: d.source });
+      return entry !== undefined ? this.definition(d.name, entry, marks) : this.definition(d.name, { value: d.value, doc: d.doc, source: d.source }, marks);
     });
-    return { prints: result.prints, toolCalls, definitions, memory, value: this.value(result.lisp) };
+    return { prints, toolCalls, definitions, memory, value: this.value(result.lisp, marks) };
   }
 }

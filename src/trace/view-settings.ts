@@ -51,6 +51,14 @@ export interface ViewOptions {
    * as soon as the next turn starts (its output stays whole); errored turns stay in full.
    */
   keepLatestFull?: boolean;
+  /**
+   * The provider's prompt cache. "token-prefix" (OpenAI style, default): consecutive
+   * summaries share one assistant message, extended where the previous prompt ended.
+   * "breakpoint" (Anthropic style: a hit needs a message boundary an earlier request wrote):
+   * each summary is its own message, appended once, and the view marks breakpoints after
+   * the task and at the last message.
+   */
+  cacheModel?: "token-prefix" | "breakpoint";
 }
 
 /**

@@ -47,5 +47,5 @@ export async function buildPageData(inputs: readonly ViewerInput[], title = "ptc
     }
   }
   const data: PageData = { version: PAGE_DATA_VERSION, title, texts: table.texts, files, runs, reports };
-  return hidden.size === 0 ? data : scrubDeep(data, scrubber(hidden));
+  return scrubDeep(data, scrubber(hidden));
 }

@@ -2,6 +2,7 @@
 // same parser `ptc trace show` uses), or a `ptc compare --json` report. Anything else is
 // rejected with a message naming the file and the problem, never rendered half-way.
 import { runFromJson, traceFromJson, TraceFormatError } from "../agent/serialize.js";
+import { ResumeError, RUN_STATE_FORMAT, runStateFromJson } from "../agent/resume.js";
 import { compareReportSchema, looksLikeReport, type CompareReportJson } from "./report.js";
 import type { RunSource } from "./run.js";
 import type { ReplayTranscript } from "./sidebyside.js";
@@ -39,13 +40,15 @@ export function readViewerInput(name: string, text: string): ViewerInput {
     return { kind: "report", name, report: checked.data };
   }
   try {
+    // A run state saved for resuming holds the run's trace.
+    if (typeof raw === "object" && raw !== null && "format" in raw && raw.format === RUN_STATE_FORMAT) return { kind: "run", name, source: { trace: runStateFromJson(text).trace } };
     if (typeof raw === "object" && raw !== null && "trace" in raw) {
       const saved = runFromJson(text);
       return { kind: "run", name, source: { trace: saved.trace, saved } };
     }
     return { kind: "run", name, source: { trace: traceFromJson(text) } };
   } catch (e) {
-    if (e instanceof TraceFormatError) throw new ViewerInputError(`${name}: ${e.message}`);
+    if (e instanceof TraceFormatError || e instanceof ResumeError) throw new ViewerInputError(`${name}: ${e.message}`);
     throw e;
   }
 }

@@ -1,6 +1,7 @@
 // A run as the page shows it: outcome and totals, then per turn the program, output, tool
 // calls (arguments, result shape, duration), definitions, error, tokens and prompts. Nested
 // agents' runs become runs of their own, linked both ways with the tool call that started them.
+import { randomUUID } from "node:crypto";
 import { priceFor, requestCost } from "../compaction/cost.js";
 import { resultShape } from "../history/summary.js";
 import { traceSettings } from "../history/settings.js";
@@ -20,11 +21,21 @@ export interface RunSource {
   saved?: SavedRun;
 }
 
-/** JSON for people: indented, non-finite numbers spelled out, never throws. */
-export function prettyJson(v: unknown): string {
+/**
+ * JSON for people, never throwing: numbers JSON cannot spell (-0, ±Infinity, NaN) are written
+ * as numbers. They pass through JSON.stringify as strings carrying a fresh random marker, which
+ * no string in the data can forge, and are unquoted afterwards.
+ */
+export function prettyJson(v: unknown, indent = 2): string {
   if (v === undefined) return "nil";
+  const marker = `ptc-number-${randomUUID()}:`;
   try {
-    return JSON.stringify(v, (_k, x: unknown) => (typeof x === "number" && !Number.isFinite(x) ? String(x) : typeof x === "bigint" ? x.toString() : x), 2) ?? String(v);
+    const text = JSON.stringify(
+      v,
+      (_k, x: unknown) => (typeof x === "number" && (!Number.isFinite(x) || Object.is(x, -0)) ? `${marker}${x === 0 ? "-0" : String(x)}` : typeof x === "bigint" ? x.toString() : x),
+      indent,
+    );
+    return text === undefined ? String(v) : text.replaceAll(new RegExp(`"${marker}([^"]*)"`, "g"), "$1");
   } catch {
     return String(v);
   }

@@ -1,10 +1,10 @@
-// Hidden context values (`_`-prefixed keys) never reach a prompt, but the trace keeps them
-// (tool arguments, output, definitions): it is the host's debugging record. The viewer shows
-// the trace to people who may not be the host, so it scrubs it as the agent scrubbed the
-// prompts. The trace does not store the context; the hidden values are found where the agent
-// replaced them: a sent message reads `data/_key` where the same message rebuilt from the
-// turns holds the value. The agent's own redactor then replaces every spelling of them.
-import { hiddenRedactor } from "../agent/redact.js";
+// Hidden context values (`_`-prefixed keys) never reach a prompt. A current trace holds
+// stand-ins for them (the interpreter marks them), shown here unquoted as the prompts show
+// them. Traces written before the interpreter marked values held them in tool arguments,
+// output and definitions; for those the values are found where the agent replaced them: a
+// sent message reads `data/_key` where the same message rebuilt from the turns holds the
+// value, and every occurrence is replaced by its place.
+import { showStandIns } from "../lisp/marks.js";
 import { compressedView } from "../history/compressed.js";
 import { fullView } from "../history/full.js";
 import { traceSettings } from "../history/settings.js";
@@ -77,21 +77,29 @@ export function findHiddenValues(trace: RunTrace, into: HiddenValues = new Map()
     const turn = trace.turns[k];
     if (turn.messages.some((m) => m.content.includes("data/_"))) {
       const input: ViewInput = { ...base, system: trace.system, task: trace.task, turns: trace.turns.slice(0, k) };
-      learn(into, turn.messages, fullView(input, defaultViewOptions).messages);
-      if (settings?.view.compressHistory) learn(into, turn.messages, compressedView(input, settings.view).messages);
+      learn(into, turn.messages, shown(fullView(input, defaultViewOptions).messages));
+      if (settings?.view.compressHistory) learn(into, turn.messages, shown(compressedView(input, settings.view).messages));
     }
     for (const n of turn.nested ?? []) findHiddenValues(n.trace, into);
   }
   return into;
 }
 
-/** A function replacing every hidden value (in each spelling the agent's redactor knows) by its place; identity when none was found. */
+/** Rebuilt messages as the agent sent them: stand-ins shown. */
+function shown(messages: readonly TextMessage[]): TextMessage[] {
+  return messages.map((m) => ({ ...m, content: showStandIns(m.content) }));
+}
+
+/** A function replacing every hidden value an older trace held by its place; stand-ins of a current trace shown. */
 export function scrubber(hidden: HiddenValues): (text: string) => string {
-  const context: Record<string, string[]> = {};
-  for (const [key, values] of hidden) context[key] = [...values];
-  const redact = hiddenRedactor(context);
-  if (redact === null) return (text) => text;
-  return (text) => redact([{ role: "user", content: text }])[0].content;
+  const needles: Array<[string, string]> = [];
+  for (const [key, values] of hidden) for (const v of values) if (v.length >= 4) needles.push([v, `data/${key}`]);
+  needles.sort((a, b) => b[0].length - a[0].length);
+  return (text) => {
+    let out = showStandIns(text);
+    for (const [needle, place] of needles) if (out.includes(needle)) out = out.split(needle).join(place);
+    return out;
+  };
 }
 
 /** A copy of JSON data with every string scrubbed. */

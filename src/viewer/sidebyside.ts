@@ -17,7 +17,8 @@ export interface ReplayTranscript {
 
 /** The two strategies shown by default: full (the baseline) and the one that saved the most. */
 export function defaultPair(report: ReportView): [string, string] {
-  const others = report.rows.filter((r) => r.strategy !== "full");
+  // Baseline rows (system + last message…) are floors, not strategies a conversation can be replayed under.
+  const others = report.rows.filter((r) => r.strategy !== "full" && !r.strategy.startsWith("baseline:"));
   const best = others.reduce<ReportView["rows"][number] | undefined>((a, r) => (a === undefined || r.reduction > a.reduction ? r : a), undefined);
   return ["full", best?.strategy ?? "full"];
 }

@@ -210,13 +210,17 @@ describe("openaiLlm: timeouts and abort", () => {
   it("times out a server that never answers, retrying once", async () => {
     script = [{ hang: "headers" }, { hang: "headers" }];
     const started = performance.now();
-    const e = await failure(client({ timeoutMs: 150, maxRetries: 1 }).complete({ messages }));
+    const retries: RetryInfo[] = [];
+    const e = await failure(client({ timeoutMs: 150, maxRetries: 1, onRetry: (i) => retries.push(i) }).complete({ messages }));
     const elapsed = performance.now() - started;
     expect(e.kind).toBe("timeout");
     expect(e.message).toMatch(/no reply within 150 ms.*after 2 attempts/);
-    expect(received).toHaveLength(2);
+    // Two attempts; on a loaded machine the second may time out before the server has read it.
+    expect(retries.map((r) => r.attempt)).toEqual([1]);
+    expect(received.length).toBeGreaterThanOrEqual(1);
+    expect(received.length).toBeLessThanOrEqual(2);
+    // Two waits of 150 ms at least (a loaded machine only adds to it; vitest's timeout catches a hang).
     expect(elapsed).toBeGreaterThanOrEqual(290);
-    expect(elapsed).toBeLessThan(3000);
   });
 
   it("times out a reply whose body stops half-way", async () => {

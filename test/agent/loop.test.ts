@@ -228,14 +228,14 @@ describe("tools in the loop", () => {
   it("feeds back a tool timeout", async () => {
     const slow = tool({ description: "Slow.", timeoutMs: 20, run: (_a, signal) => sleep(5000, signal) });
     const { step } = await run([code("(tool/slow)"), code('(return {:products []})')], { tools: { slow } });
-    expect(step.turns[0].feedback).toContain("tool/slow failed: timed out after 20 ms");
+    expect(step.turns[0].feedback).toContain("tool/slow gave no answer within 20 ms");
     expect(step.ok).toBe(true);
   });
 
   it("uses the run's toolTimeoutMs for tools without their own", async () => {
     const slow = tool({ description: "Slow.", run: (_a, signal) => sleep(5000, signal) });
     const { step } = await run([code("(tool/slow)"), code('(return {:products []})')], { tools: { slow } }, { toolTimeoutMs: 15 });
-    expect(step.turns[0].feedback).toContain("timed out after 15 ms");
+    expect(step.turns[0].feedback).toContain("no answer within 15 ms");
   });
 
   it("feeds back invalid tool arguments naming the field", async () => {

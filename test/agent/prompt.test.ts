@@ -242,3 +242,16 @@ describe("shapes of tool results", () => {
     expect(shapeOf(schema, "output").text).toBe("{:n number}");
   });
 });
+
+describe("the task's data section (issue 20)", () => {
+  it("lists every record key, even those a cut sample hides", () => {
+    const sales = [
+      { id: 1, region: "north-north-east", rep: "a long representative name", product: "widget deluxe edition", revenue: 120 },
+      { id: 2, region: "south", rep: "b", product: "gadget", revenue: 80, refunded: true },
+    ];
+    const [line] = contextLines({ sales }, { sampleItems: 3, sampleChars: 80 }, 32);
+    expect(line).toContain("keys: :id :region :rep :product :revenue :refunded");
+    const [plain] = contextLines({ n: [1, 2, 3] }, { sampleItems: 3, sampleChars: 80 }, 32);
+    expect(plain).not.toContain("keys:");
+  });
+});

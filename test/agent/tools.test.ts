@@ -110,14 +110,15 @@ describe("ToolSession", () => {
     const t0 = performance.now();
     const r = await evaluate("(tool/slow)", { tools: session({ slow }).specs(false) });
     expect(performance.now() - t0).toBeLessThan(1000);
-    expect(!r.ok && r.error.message).toBe("tool/slow failed: timed out after 30 ms");
+    expect(!r.ok && r.error.kind).toBe("tool_timeout");
+    expect(!r.ok && r.error.message).toBe("tool/slow gave no answer within 30 ms; the call was abandoned and anything it returns later is ignored");
     expect(aborted).toBe(true);
   });
 
   it("uses the session's default timeout for tools without one", async () => {
     const slow = tool({ description: "Slow.", run: (_a, signal) => sleep(5000, signal) });
     const r = await evaluate("(tool/slow)", { tools: session({ slow }, 20).specs(false) });
-    expect(!r.ok && r.error.message).toContain("timed out after 20 ms");
+    expect(!r.ok && r.error.message).toContain("no answer within 20 ms");
   });
 
   it("caps calls per session, across evaluations, without counting rejected arguments", async () => {
@@ -162,12 +163,10 @@ describe("ToolSession", () => {
         return ms;
       },
     });
-    const t0 = performance.now();
     const r = await evaluate("(pmap (fn [ms] (tool/wait ms)) [60 60 60 60])", { tools: session({ wait }).specs(false) });
-    const elapsed = performance.now() - t0;
     expect(r.ok && r.value).toEqual([60, 60, 60, 60]);
+    // Concurrency is counted, not timed: all four waits were in flight at once.
     expect(peak).toBe(4);
-    expect(elapsed).toBeLessThan(200);
   });
 
   it("stops waiting at once when the run is aborted, even for a tool that ignores its signal", async () => {

@@ -170,7 +170,7 @@ describe("mask-then-summarize", () => {
     expect(tail.filter((m) => m.role === "tool").every((m) => !String(m.content).startsWith("[Old"))).toBe(true);
     // Summarizing made the prompt smaller than masking alone.
     expect(last.stats.tokensOut).toBeLessThan(masked.stats.tokensOut);
-    expect(last.summarizer).toBe("extractive");
+    expect(last.summarizer).toBe("facts");
   });
 
   it("takes any trigger, and rejects an unknown one by name", async () => {

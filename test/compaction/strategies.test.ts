@@ -135,10 +135,12 @@ describe("rolling-summary", () => {
     expect(again.events[0].detail).toMatch(/state reset/);
   });
 
-  it("summarizes extractively without an llm, marking answered requests done", async () => {
+  it("summarizes with the facts summarizer without an llm; the copy baseline still writes one line per message, marking answered requests done", async () => {
     const r = await compact(chat(5), "rolling-summary");
-    expect(r.summarizer).toBe("extractive");
-    expect(r.messages[2].content).toMatch(/\[done\] User: Request 2/);
+    expect(r.summarizer).toBe("facts");
+    const copy = await compact(chat(5), { name: "rolling-summary", options: { summarizer: "copy" } });
+    expect(copy.summarizer).toBe("extractive");
+    expect(copy.messages[2].content).toMatch(/\[done\] User: Request 2/);
   });
 });
 

@@ -1,7 +1,7 @@
 // Map builtins: edge cases beyond the registry examples (nil, empty, vectors, string keys
 // from host data, wrong types with the builtin named in the error, and limits).
 import { describe, expect, it } from "vitest";
-import { edn, failure, timed } from "../support/run.js";
+import { edn, failure } from "../support/run.js";
 
 // Host data arrives with keyword keys; tool results and JSON parsing can give string keys.
 const stringKeyed = '{"name" "Ann" "tags" ["a" "b"] "address" {"city" "Oslo"}}';
@@ -345,10 +345,9 @@ describe("limits", () => {
     expect(await edn("(get-in {} data/path :none)", { ctx: { path } })).toBe(":none");
   });
 
-  it("builds a 10k-entry map quickly", async () => {
+  it("builds a 10k-entry map in a step an entry", async () => {
     const ks = Array.from({ length: 10_000 }, (_, i) => `k${i}`);
-    const [out, ms] = await timed(() => edn("(count (zipmap data/ks data/ks))", { ctx: { ks } }));
+    const out = await edn("(count (zipmap data/ks data/ks))", { ctx: { ks }, limits: { maxFuel: 10_000 } });
     expect(out).toBe("10000");
-    expect(ms).toBeLessThan(1_000);
   });
 });

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { DOCUMENTED_SPECIAL_FORMS } from "../../src/lisp/analyzer/specials/index.js";
 import { allBuiltins } from "../../src/lisp/core/registry.js";
 import { evaluate, print } from "../../src/lisp/evaluate.js";
+import { builtinsReference } from "../../src/cli/reference.js";
 
 const builtins = allBuiltins();
 
@@ -15,6 +16,17 @@ describe("builtin registry", () => {
       expect(b.arity[0] <= b.arity[1], `${b.name} arity`).toBe(true);
       if (b.f1) expect(b.arity[0] <= 1 && b.arity[1] >= 1, `${b.name} f1 outside its arity`).toBe(true);
       if (b.f2) expect(b.arity[0] <= 2 && b.arity[1] >= 2, `${b.name} f2 outside its arity`).toBe(true);
+    }
+  });
+
+  it("every public builtin has a signature and at least one example (ptc reference --builtins shows them)", () => {
+    const bare = builtins.filter((b) => !b.name.startsWith("%") && (b.params.trim() === "" || (b.examples ?? []).length === 0)).map((b) => b.name);
+    expect(bare).toEqual([]);
+    const text = builtinsReference();
+    for (const b of builtins.filter((x) => !x.name.startsWith("%"))) {
+      const [source, result] = (b.examples ?? [])[0];
+      expect(text, b.name).toContain(`${b.params} - ${b.doc.split("\n")[0]}`);
+      expect(text, b.name).toContain(`  ${source} ;=> ${result}`);
     }
   });
 

@@ -2,7 +2,7 @@
 // than functions, wrong types (the message names the builtin), and limits that must fail
 // fast instead of building something huge.
 import { describe, expect, it } from "vitest";
-import { edn, errorOf, failure, timed } from "../support/run.js";
+import { edn, errorOf, failure } from "../support/run.js";
 
 const error = (src: string, limits?: Record<string, number>) => errorOf(src, limits ? { limits } : {});
 
@@ -45,9 +45,10 @@ describe("map and friends", () => {
   });
 
   it("mapcat that explodes stops at the collection limit", async () => {
-    const [r, ms] = await timed(() => failure("(mapcat (fn [x] (range 1000)) (range 10000))", { limits: { maxCollectionSize: 50_000 } }));
+    const r = await failure("(mapcat (fn [x] (range 1000)) (range 10000))", { limits: { maxCollectionSize: 50_000 } });
     expect(r.error.kind).toBe("collection_too_large");
-    expect(ms).toBeLessThan(500);
+    // Stopped near the limit: about 51 of the 10,000 ranges were built.
+    expect(r.stats.fuelUsed).toBeLessThan(200_000);
   });
 });
 
@@ -117,9 +118,9 @@ describe("range and repeat", () => {
   });
 
   it("a huge range fails before allocating", async () => {
-    const [r, ms] = await timed(() => failure("(range 1e9)"));
+    const r = await failure("(range 1e9)");
     expect(r.error.kind).toBe("collection_too_large");
-    expect(ms).toBeLessThan(200);
+    expect(r.stats.fuelUsed).toBe(0);
     expect((await error("(range ##Inf)")).kind).toBe("collection_too_large");
     expect((await error("(range 0 100 1)", { maxCollectionSize: 50 })).kind).toBe("collection_too_large");
   });
@@ -174,10 +175,10 @@ describe("distinct, dedupe, frequencies, group-by", () => {
     expect(await edn('(group-by "k" [{"k" 1} {:k 1}])')).toBe('{1 [{"k" 1} {:k 1}]}');
   });
 
-  it("large inputs stay fast", async () => {
-    const [v, ms] = await timed(() => edn("[(count (distinct (range 100000))) (count (group-by #(mod % 7) (range 100000))) (count (frequencies (map #(mod % 13) (range 100000))))]"));
+  // Speed is measured by npm run bench; here the work is bounded: linear in the input (9 steps an element).
+  it("large inputs stay linear", async () => {
+    const v = await edn("[(count (distinct (range 100000))) (count (group-by #(mod % 7) (range 100000))) (count (frequencies (map #(mod % 13) (range 100000))))]", { limits: { maxFuel: 900_000 } });
     expect(v).toBe("[100000 7 13]");
-    expect(ms).toBeLessThan(1000);
   });
 });
 
@@ -230,9 +231,8 @@ describe("partition family", () => {
   });
 
   it("overlapping windows over big data run out of fuel instead of hanging", async () => {
-    const [r, ms] = await timed(() => failure("(count (partition 5000 1 (range 100000)))"));
+    const r = await failure("(count (partition 5000 1 (range 100000)))");
     expect(r.error.kind).toBe("fuel_exhausted");
-    expect(ms).toBeLessThan(500);
   });
 });
 
@@ -277,10 +277,9 @@ describe("reverse, sort, sort-by", () => {
     expect(e.hint).toContain("key function comes first");
   });
 
-  it("sorting 100k elements is fast and stable", async () => {
-    const [v, ms] = await timed(() => edn("(let [xs (sort-by #(mod % 10) (range 100000))] [(take 3 xs) (count xs)])"));
+  it("sorting 100k elements is stable, in n log n steps", async () => {
+    const v = await edn("(let [xs (sort-by #(mod % 10) (range 100000))] [(take 3 xs) (count xs)])", { limits: { maxFuel: 2_000_001 } });
     expect(v).toBe("[[0 10 20] 100000]");
-    expect(ms).toBeLessThan(1000);
   });
 });
 
@@ -298,10 +297,11 @@ describe("reference extras: pluck, pairs, combinations, doall, dorun", () => {
   });
 
   it("combinations that would explode fail before any work", async () => {
-    const [r, ms] = await timed(() => failure("(combinations (range 1000) 10)"));
+    const r = await failure("(combinations (range 1000) 10)");
     expect(r.error.kind).toBe("collection_too_large");
     expect(r.error.message).toContain("combinations");
-    expect(ms).toBeLessThan(200);
+    // Only the 1,000-element range was built.
+    expect(r.stats.fuelUsed).toBe(1_000);
   });
 
   it("doall returns the collection, dorun nil", async () => {
@@ -316,9 +316,8 @@ describe("fuel", () => {
     expect(await edn("(count (map inc (range 1000)))", { limits: { maxFuel: 5_000 } })).toBe("1000");
   });
 
-  it("map, filter and reduce over 100k elements finish quickly", async () => {
-    const [v, ms] = await timed(() => edn("(let [xs (range 100000)] [(count (map (fn [x] (* 2 x)) xs)) (count (filter even? xs)) (reduce + xs)])"));
+  it("map, filter and reduce over 100k elements take a few steps an element", async () => {
+    const v = await edn("(let [xs (range 100000)] [(count (map (fn [x] (* 2 x)) xs)) (count (filter even? xs)) (reduce + xs)])", { limits: { maxFuel: 500_000 } });
     expect(v).toBe("[100000 50000 4999950000]");
-    expect(ms).toBeLessThan(1000);
   });
 });

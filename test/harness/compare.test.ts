@@ -1,18 +1,18 @@
 // The harness: transcripts read with line-numbered errors, probe matching as the corpora README
 // defines it, per-request metrics checked against hand-built conversations, and `ptc compare`.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { describe, expect, it } from "vitest";
-import { priceModel } from "../../src/compaction/cost.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startFakeUpstream, type FakeUpstream } from "../support/fake-openai.js";
 import { promptTokens } from "../../src/compaction/tokens.js";
 import { runCli } from "../../src/cli/commands.js";
 import { compareStrategies, renderTable } from "../../src/harness/compare.js";
 import { measure, probePattern } from "../../src/harness/measure.js";
 import { parseTranscripts, type Transcript } from "../../src/harness/transcript.js";
 
-const price = priceModel(2, 8, "openai");
+const models = ["gpt-4o"];
 
 // The name is said once, early, and needed at the last reply.
 const booking: Transcript = {
@@ -42,7 +42,7 @@ describe("probe matching", () => {
 
 describe("measure", () => {
   it("sends everything under full: the prompts' tokens, no cache break, every probe kept", async () => {
-    const m = await measure(booking, "full", { price });
+    const m = await measure(booking, "full", { models });
     const prompts = [2, 4, 6].map((j) => promptTokens(booking.messages.slice(0, j)));
     expect(m.requests).toBe(3);
     expect(m.inputTokens).toBe(prompts[0] + prompts[1] + prompts[2]);
@@ -53,25 +53,85 @@ describe("measure", () => {
   });
 
   it("a one-turn window drops the name before it is needed, and breaks the cache", async () => {
-    const m = await measure(booking, { name: "sliding-window", options: { turns: 1 } }, { price });
-    const full = await measure(booking, "full", { price });
+    const m = await measure(booking, { name: "sliding-window", options: { turns: 1 } }, { models });
+    const full = await measure(booking, "full", { models });
     expect(m.inputTokens).toBeLessThan(full.inputTokens);
     expect([m.probesNeeded, m.probesKept]).toEqual([1, 0]);
     expect(m.rewrites).toBeGreaterThan(0);
   });
 });
 
+describe("strict, stratified retention", () => {
+  // A value in the system prompt, one the task states, a short one, and one whose last mention is far back.
+  const messages: Transcript["messages"] = [
+    { role: "system", content: "You are a concierge in Cambridge." },
+    { role: "user", content: "Book the Ortega for Friday." },
+  ];
+  for (let i = 0; i < 12; i++) messages.push({ role: "assistant", content: i === 0 ? "Which area, and how many?" : i === 6 ? "Still the centre." : `Noted ${i}.` }, { role: "user", content: i === 0 ? "Centre, 4 of us, ref QX77Z." : `More ${i}.` });
+  messages.push({ role: "assistant", content: "Booked." });
+  const last = messages.length - 1;
+  const t: Transcript = {
+    id: "strata",
+    messages,
+    probes: [
+      { fact: "city", value: "Cambridge", introduced_at: 0, needed_at: [last] },
+      { fact: "name", value: "Ortega", introduced_at: 1, needed_at: [last] },
+      { fact: "people", value: "4", introduced_at: 3, needed_at: [last] },
+      { fact: "area", value: "centre", introduced_at: 3, needed_at: [last], mentions: [3, 14] },
+      { fact: "ref", value: "QX77Z", introduced_at: 3, needed_at: [4, last], mentions: [3] },
+    ],
+  };
+
+  it("counts only values outside the system prompt and not stated by the task, bands them by distance and keeps short values apart", async () => {
+    const full = await measure(t, "full", { models });
+    expect(full.taskStated).toBe(1);
+    expect([full.shortNeeded, full.shortKept]).toEqual([1, 1]);
+    // Cambridge is only in the system prompt: never kept, even by full.
+    expect([full.probesNeeded, full.probesKept]).toEqual([4, 3]);
+    // ref: needed 1 and 23 messages after its only mention; centre: 12 after its last; Cambridge: 26.
+    expect([full.nearNeeded, full.midNeeded, full.farNeeded]).toEqual([1, 1, 2]);
+    const window = await measure(t, { name: "sliding-window", options: { turns: 2 } }, { models });
+    expect([window.nearKept, window.midKept, window.farKept]).toEqual([1, 0, 0]);
+    expect(window.compacted).toBeGreaterThan(0);
+  });
+
+  it("counts a summary the strategy sends as a system message: only the conversation's own system messages are ignored", async () => {
+    const steps: Transcript["messages"] = [{ role: "system", content: "You are a coding agent." }, { role: "user", content: "Fix the failing import." }];
+    for (let i = 0; i < 8; i++) {
+      steps.push({ role: "assistant", content: `Step ${i}.`, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: i === 0 ? "python src/pkg/cli_main.py --check" : `ls dir_${i}` }) } }] });
+      steps.push({ role: "tool", tool_call_id: `c${i}`, content: i === 0 ? "name = pkg\nversion = 1.0\nentry = src/pkg/cli_main.py" : Array.from({ length: 30 }, (_, k) => `file_${i}_${k}.txt`).join("\n") });
+    }
+    steps.push({ role: "assistant", content: "Done." });
+    const t: Transcript = { id: "steps", messages: steps, probes: [{ fact: "entry", value: "src/pkg/cli_main.py", introduced_at: 2, needed_at: [steps.length - 1] }] };
+    const seen: string[] = [];
+    const m = await measure(t, { name: "rolling-summary", options: { unit: "step" } }, { models, onPrompt: (p) => void (p.index === steps.length - 1 && seen.push(...p.messages.filter((x) => x.role === "system").map((x) => String(x.content)))) });
+    expect(seen.some((c) => c.startsWith("[Summary of"))).toBe(true);
+    expect([m.midNeeded, m.midKept]).toEqual([1, 1]);
+  });
+
+  it("says a strategy that never sent less than everything never triggered, instead of showing its retention", async () => {
+    const r = await compareStrategies([t], [{ name: "sliding-window", options: { turns: 50 } }], { models });
+    expect(r.rows[1].triggered).toBe(false);
+    expect(renderTable(r)).toMatch(/\nsliding-window:turns=50 .*never triggered/);
+    expect(r.rows[1].retentionByDistance.beyond6).toBe(r.rows[0].retentionByDistance.beyond6);
+  });
+});
+
 describe("compareStrategies", () => {
   it("always measures full as the baseline, and reports reduction, cost ratio and retention against it", async () => {
-    const r = await compareStrategies([booking, booking], [{ name: "sliding-window", options: { turns: 1 } }], { price });
-    expect(r.rows.map((row) => row.strategy)).toEqual(["full", "sliding-window:turns=1"]);
-    const [full, window] = r.rows;
+    const r = await compareStrategies([booking, booking], [{ name: "sliding-window", options: { turns: 1 } }], { models });
+    expect(r.rows.map((row) => row.strategy)).toEqual(["full", "sliding-window:turns=1", "baseline:system+last", "baseline:system+task+last"]);
+    const [full, window, last, taskLast] = r.rows;
+    expect([last.kind, taskLast.kind, window.kind]).toEqual(["baseline", "baseline", "strategy"]);
+    // The floor: only the system prompt and the last message ("4 of us.") — the name is gone.
+    expect(last.retention).toBe(0);
+    expect(last.totals.inputTokens).toBeLessThan(taskLast.totals.inputTokens);
     expect(full.reduction).toBe(0);
     expect(full.retention).toBe(1);
     expect(window.reduction).toBeCloseTo(1 - window.totals.inputTokens / full.totals.inputTokens, 10);
     expect(window.retention).toBe(0);
     expect(window.costRatio).toBeCloseTo(window.totals.cost / full.totals.cost, 10);
-    expect(renderTable(r)).toMatch(/^2 transcripts, 14 messages\nstrategy +input tokens/);
+    expect(renderTable(r)).toMatch(/^price model gpt-4o: \$2\.5\/\$10 per M input\/output tokens, token-prefix cache \(reads 0\.5x, from 1024 tokens in steps of 128\)\n2 transcripts, 14 messages; probe needs: 2 counted \(≤6 back 2, 7-20 0, >20 0\), 0 short values apart, 0 left out because the task states them.*\nstrategy +input tokens/);
     // Per transcript too, adding up to the totals.
     expect(window.perTranscript.map((p) => p.id)).toEqual(["booking", "booking"]);
     expect(window.perTranscript[0].metrics.inputTokens * 2).toBe(window.totals.inputTokens);
@@ -102,14 +162,14 @@ describe("ptc compare", () => {
     const labelled = join(dir, "goals.jsonl");
     writeFileSync(labelled, `${JSON.stringify({ ...booking, goals: [{ start: 1, label: "booking" }, { start: 5, label: "party" }] })}\n`);
     const r = await cli([labelled, "--strategy", "full"]);
-    expect(r.stdout).toMatch(/\ngoal boundaries, heuristic detector: precision \d+\.\d%, recall \d+\.\d% \(\d+ found, \d+ false, \d+ missed\)\n$/);
+    expect(r.stdout).toMatch(/\ngoal boundaries, domain detector: precision \d+\.\d%, recall \d+\.\d% \(\d+ found, \d+ false, \d+ missed\)\n$/);
   });
 
   it("prints the table and writes the JSON report", async () => {
     const json = join(dir, "report.json");
     const r = await cli([file, "--strategy", "sliding-window:turns=1", "--json", json]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^1 transcripts, 7 messages/);
+    expect(r.stdout).toMatch(/^corpus: .*booking\.jsonl; summarizer: facts\nprice model gpt-4o: .*\nprice model claude-sonnet-4: .*breakpoint cache at message boundaries.*\nptc-lisp \S+, \d{4}-\d\d-\d\dT.*, run time \d+\.\d s\n1 transcripts, 7 messages/);
     expect(r.stdout).toMatch(/\nsliding-window:turns=1 +\d/);
     const report = JSON.parse(readFileSync(json, "utf8")) as { rows: Array<{ strategy: string; options: unknown; retention: number }> };
     expect(report.rows[1]).toMatchObject({ strategy: "sliding-window:turns=1", options: { turns: 1 }, retention: 0 });
@@ -136,8 +196,13 @@ describe("ptc compare", () => {
     expect(page).toContain("Content-Security-Policy");
     // Three charts: bars per strategy, cost against retention, tokens per request with cache breaks.
     expect(page.match(/<svg /g)).toHaveLength(3);
-    expect(page.match(/<rect /g)).toHaveLength(2);
+    expect(page.match(/<rect /g)).toHaveLength(4);
     expect(page).toContain("sliding-window:turns=1: cost");
+    // full is plotted too, every point and bar carries its number, and the page says what was measured.
+    expect(page).toContain("full: cost 1.000x full");
+    expect(page.match(/<text class="label"/g)?.length).toBeGreaterThanOrEqual(8);
+    expect(page).toMatch(/price model gpt-4o: .*token-prefix cache/);
+    expect(page).toContain("<th>&gt;20</th>".replace("&gt;", ">"));
     expect(page).toContain("<polyline");
     expect(page).toMatch(/sliding-window:turns=1: the cache breaks at request \d/);
     // Nothing is loaded from anywhere.
@@ -178,5 +243,79 @@ describe("goal detector scoring", () => {
     const said = new Set([3, 5]);
     const detector = { name: "fixed", usesLlm: false, isNewGoal: async (_m: unknown, i: number) => ({ newGoal: said.has(i), llmCalls: 0, inputTokens: 0, outputTokens: 0 }) };
     expect(await scoreDetector(detector, [chat])).toEqual({ truePositives: 1, falsePositives: 1, falseNegatives: 1, precision: 0.5, recall: 0.5 });
+  });
+});
+
+describe("ptc compare reports that stand alone", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ptc-compare-alone-"));
+  // Long enough that rolling-summary folds rounds into a summary.
+  const long: Transcript = {
+    id: "long",
+    messages: [{ role: "system", content: "You book tables." }, ...Array.from({ length: 12 }, (_, i) => [
+      { role: "user" as const, content: `Request ${i}: a table at 19:${10 + i} under the name Person${i}, please. We would like to sit somewhere quiet if that is at all possible, and thank you very much for all of your help with this today.` },
+      { role: "assistant" as const, content: `Booked a table at 19:${10 + i} for Person${i}. I have noted that you would like a quiet table and passed that on. Is there anything else I can do for you today?` },
+    ]).flat()],
+    probes: [{ fact: "name", value: "Person1", introduced_at: 3, needed_at: [24] }],
+  };
+  const file = join(dir, "long.jsonl");
+  writeFileSync(file, `${JSON.stringify(long)}\n`);
+  const cli = async (args: string[]) => {
+    let stdout = "";
+    let stderr = "";
+    const code = await runCli(["compare", ...args], { stdin: Readable.from([""]), stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } });
+    return { code, stdout, stderr };
+  };
+
+  it("refuses a model the price table does not know, listing the known ones", async () => {
+    const r = await cli([file, "--model", "gpt-9-ultra"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown model "gpt-9-ultra" \(known: .*gpt-4o.*claude-sonnet-4/);
+  });
+
+  it("writes JSON to standard output with --json -, with what was measured, and progress to stderr", async () => {
+    const r = await cli([file, "--strategy", "rolling-summary", "--json", "-"]);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as { meta: { corpus: string[]; summarizer: string; version: string }; models: Array<{ model: string }>; rows: Array<{ strategy: string; costRatios: number[]; retentionByDistance: { far: number | null } }> };
+    expect(report.meta.corpus).toEqual([file]);
+    expect(report.meta.summarizer).toBe("facts");
+    expect(report.models.map((m) => m.model)).toEqual(["gpt-4o", "claude-sonnet-4"]);
+    expect(report.rows[1].costRatios).toHaveLength(2);
+    expect(report.rows[1].retentionByDistance.far).toBe(1);
+    expect(r.stderr).toMatch(/ptc compare: 4\/4 transcript runs\n$/);
+    expect(existsSync(join(process.cwd(), "-"))).toBe(false);
+  });
+
+  it("the facts summary keeps the far name that the copy baseline keeps only by copying", async () => {
+    const facts = JSON.parse((await cli([file, "--strategy", "rolling-summary", "--json", "-"])).stdout) as { rows: Array<{ reduction: number; retention: number }> };
+    const copy = JSON.parse((await cli([file, "--strategy", "rolling-summary", "--summarizer", "copy", "--json", "-"])).stdout) as { rows: Array<{ reduction: number; retention: number }> };
+    expect(facts.rows[1].retention).toBe(1);
+    expect(facts.rows[1].reduction).toBeGreaterThan(copy.rows[1].reduction);
+  });
+
+  describe("--summarizer-llm against an OpenAI-compatible server", () => {
+    let upstream: FakeUpstream;
+    beforeAll(async () => {
+      upstream = await startFakeUpstream({ summary: () => JSON.stringify({ ConversationSummary: "Tables booked for Person0 to Person9." }) });
+    });
+    afterAll(async () => {
+      vi.unstubAllEnvs();
+      await upstream.close();
+    });
+
+    it("summarizes through the server and adds every call's tokens to the strategy's cost", async () => {
+      vi.stubEnv("OPENAI_BASE_URL", upstream.url);
+      vi.stubEnv("OPENAI_API_KEY", "sk-local");
+      const withLlm = JSON.parse((await cli([file, "--strategy", "rolling-summary", "--summarizer-llm", "gpt-4o-mini", "--json", "-"])).stdout) as {
+        meta: { summarizer: string };
+        rows: Array<{ strategy: string; totals: { llmCalls: number; llmTokens: number; cost: number; costs: number[] } }>;
+      };
+      expect(withLlm.meta.summarizer).toBe("llm:gpt-4o-mini");
+      const row = withLlm.rows[1];
+      expect(row.strategy).toBe("rolling-summary:summarizer=llm");
+      expect(upstream.summaryCalls).toBeGreaterThan(0);
+      expect(row.totals.llmCalls).toBe(upstream.summaryCalls);
+      expect(row.totals.llmTokens).toBeGreaterThan(0);
+      expect(row.totals.cost).toBe(row.totals.costs[0]);
+    });
   });
 });

@@ -194,3 +194,44 @@ describe("resumeRun", () => {
     await expect(resumeRun(short, saveRun(stopped, short), { llm: scriptedLlm([]), context })).rejects.toThrow(/allows more/);
   });
 });
+
+describe("resume explains what differs", () => {
+  it("resumes a run saved with maxTurns 2 (tools withdrawn on its last turn) into an agent with more turns", async () => {
+    const { make, replies, context } = setup();
+    const agent = make(2);
+    const stopped = await SubAgent.run(agent, { llm: scriptedLlm(replies.slice(0, 2)), context });
+    expect(stopped.fail?.reason).toBe("max_turns_exceeded");
+    const state = runStateFromJson(runStateToJson(saveRun(stopped, agent)));
+    expect(state.toolsWithdrawn).toBe(true);
+    // The saved second turn ran without tools (its run's last turn), so its fetch failed: the live turns fetch again.
+    expect(state.trace.turns[1].status).toBe("error");
+    const step = await SubAgent.resume(make(5), state, { llm: scriptedLlm(replies.slice(1)), context });
+    expect(step.fail).toBeUndefined();
+    expect(step.turns.map((t) => t.status)).toEqual(["ok", "error", "ok", "ok", "returned"]);
+    expect(step.value).toEqual({ gold: 162.75, silver: 80 });
+  });
+
+  it("names the part that differs: mission, context, tools, a turn that no longer replays", async () => {
+    const { make, replies, context } = setup();
+    const agent = make(3);
+    const stopped = await SubAgent.run(agent, { llm: scriptedLlm(replies.slice(0, 3)), context });
+    const state = saveRun(stopped, agent);
+    const live = () => scriptedLlm(replies.slice(3));
+    const context2 = { orders: orders.slice(1) };
+    const changedContext = await SubAgent.resume(make(6), state, { llm: live(), context: context2 });
+    expect(changedContext.fail?.message).toMatch(/the context \(input data\) differs, saved ".*" \/ now ".*"/);
+    expect(changedContext.fail?.message).not.toMatch(/mission differs/);
+    const otherMission = SubAgent.create({ prompt: "Total order value per customer", tools: make(6).tools, output: z.record(z.string(), z.number()), maxTurns: 6 });
+    const changedMission = await SubAgent.resume(otherMission, state, { llm: live(), context });
+    expect(changedMission.fail?.message).toMatch(/the mission differs, saved "Total order value per customer tier" \/ now "Total order value per customer"/);
+    expect(changedMission.fail?.message).not.toMatch(/context/);
+    const fewerTools = SubAgent.create({ prompt: "Total order value per customer tier", tools: {}, output: z.record(z.string(), z.number()), maxTurns: 6 });
+    const changedTools = await SubAgent.resume(fewerTools, state, { llm: live(), context });
+    expect(changedTools.fail?.message).toMatch(/the system prompt differs from the saved run's \(different tools/);
+    // A tool that answers differently now is caught where the saved turn stops replaying.
+    const tampered = structuredClone(state);
+    tampered.trace.turns[1].toolCalls[0].result = { id: "acme", tier: "bronze", since: 2019 };
+    const replayed = await SubAgent.resume(make(6), tampered, { llm: live(), context });
+    expect(replayed.fail?.message).toMatch(/replaying turn \d did not reproduce the saved run .*: its feedback differs, saved ".*" \/ now ".*"/);
+  });
+});

@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { evaluate, type ToolFn } from "../../src/lisp/evaluate.js";
-import { timed } from "../support/run.js";
+import { virtualClock } from "../support/run.js";
 
 /** A tool that records every call it gets, answering {:id id :v (* 10 id)}. */
 function recorder(): { calls: unknown[]; tool: ToolFn } {
@@ -77,32 +77,37 @@ describe("a program runs once", () => {
   });
 
   it("a builtin that calls back charges its own work once, whether it goes on from an element or runs again from its log", async () => {
-    // g costs the same steps either way: the tool call in place of a map literal's lookup.
+    // g costs the same steps either way, the tool call in place of a map literal's lookup, plus
+    // what crossing the boundary costs per call: one value out ({:x x}), two in ({:v n}).
     for (const call of ["(sort-by g xs)", "(group-by g xs)", "(update {:a 1} :a g)", "(mapcat (fn [x] [(g x)]) xs)", "(into [] (map g) xs)", "(map g xs)", "(reduce (fn [a x] (+ a (g x))) 0 xs)"]) {
       const body = `(let [xs (vec (range 30))] ${call})`;
       const viaTool = await evaluate(`(defn g [x] (:v (tool/f {:x x}))) ${body}`, { tools: { f: (a) => ({ v: (Number(a.x) * 7) % 11 }) } });
       const viaFn = await evaluate(`(defn g [x] (:v {:v (mod (* x 7) 11)})) ${body}`);
       expect(viaTool.ok && viaFn.ok && viaTool.value).toEqual(viaFn.ok && viaFn.value);
-      expect(viaTool.stats.fuelUsed, call).toBe(viaFn.stats.fuelUsed);
+      expect(viaTool.stats.fuelUsed, call).toBe(viaFn.stats.fuelUsed + 3 * viaTool.toolCalls.length);
     }
   });
 
   it("time spent between tool calls is counted once: sequential calls after real work finish under the limit", async () => {
-    // 20 rounds of ~25 ms each: about 0.5 s of work in all, under a 2 s limit (a replaying
-    // evaluator spent 20 times the work before the last call).
+    // 20 rounds of work in virtual time (a millisecond per clock check): about 5 checks a round,
+    // 100 in all, under a 300 ms limit (a replaying evaluator spent 20 times the work before the
+    // last call: over 1,000 checks).
     const work = "(reduce + (map (fn [x] (* x x)) (range 25000)))";
-    const [r, ms] = await timed(() =>
-      evaluate(`(loop [i 0 acc 0] (if (< i 20) (recur (inc i) (+ acc ${work} (tool/tick {}))) acc))`, { tools: { tick: () => 1 }, limits: { timeoutMs: 2_000, maxFuel: 1e9 } }),
-    );
+    const clock = virtualClock(1);
+    const r = await evaluate(`(loop [i 0 acc 0] (if (< i 20) (recur (inc i) (+ acc ${work} (tool/tick {}))) acc))`, { tools: { tick: () => 1 }, limits: { timeoutMs: 300, maxFuel: 1e9 }, clock: clock.now });
     expect(r.ok).toBe(true);
     expect(r.toolCalls).toHaveLength(20);
-    expect(ms).toBeLessThan(6_000);
+    expect(clock.reads()).toBeGreaterThan(40);
   });
 
   it("waiting for tools does not count against the time limit", async () => {
-    const slow = () => new Promise((resolve) => setTimeout(() => resolve(1), 60));
-    const r = await evaluate("(doseq [i (range 4)] (tool/slow {}))", { tools: { slow }, limits: { timeoutMs: 100 } });
+    // Virtual time that moves only while a tool waits: 4 waits of 60 ms against a 100 ms limit.
+    const clock = virtualClock(0);
+    const slow = () => new Promise((resolve) => setTimeout(() => resolve(1), 1)).then((v) => (clock.advance(60), v));
+    const r = await evaluate("(doseq [i (range 4)] (tool/slow {}))", { tools: { slow }, limits: { timeoutMs: 100 }, clock: clock.now });
     expect(r.ok).toBe(true);
+    // The run took 240 ms of that clock, all of it waiting.
+    expect(r.stats.durationMs).toBeGreaterThanOrEqual(240);
   });
 
   it("pmap has the calls of every branch in flight together", async () => {

@@ -1,15 +1,14 @@
 // Hostile source text: deep nesting, huge literals, unterminated input. The reader rejects
 // it with a position instead of recursing into the host stack.
 import { describe, expect, it } from "vitest";
-import { failure, timed } from "../support/run.js";
+import { failure } from "../support/run.js";
 
 describe("limits: source text", () => {
   it("100k nested vectors in source are rejected by the nesting limit", async () => {
     const src = "[".repeat(100_000) + "]".repeat(100_000);
-    const [e, ms] = await timed(() => failure(src));
+    const e = await failure(src);
     expect(e.error.kind).toBe("nesting_too_deep");
     expect(e.error.line).toBe(1);
-    expect(ms).toBeLessThan(2_000);
   });
 
   it("deeply nested calls are rejected too", async () => {
@@ -43,8 +42,8 @@ describe("limits: source text", () => {
 
   it("a megabyte of source parses or fails without hanging", async () => {
     const src = "[" + "1 ".repeat(500_000) + "]";
-    const [r, ms] = await timed(() => failure("(count " + src + " extra)"));
-    expect(r.error.kind).toBeDefined();
-    expect(ms).toBeLessThan(10_000);
+    // (vitest's test timeout catches a hang)
+    const r = await failure("(count " + src + " extra)");
+    expect(r.error.kind).toBe("source_too_large");
   });
 });

@@ -4,7 +4,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { evaluate } from "../../src/lisp/evaluate.js";
-import { timed } from "../support/run.js";
+import { virtualClock } from "../support/run.js";
 
 const busy = "(reduce + (map (fn [x] (* x x)) (range 20000)))";
 
@@ -12,7 +12,8 @@ describe("limits across tool calls", () => {
   it("one time budget for the whole evaluation: work between sequential tool calls adds up", async () => {
     let calls = 0;
     const source = `(loop [i 0 acc 0] (if (< i 200) (recur (inc i) (+ acc ${busy} (tool/tick {:i i}))) acc))`;
-    const r = await evaluate(source, { tools: { tick: () => ++calls }, limits: { timeoutMs: 300 } });
+    // Virtual time (a millisecond per clock check): each round's work alone is far under the limit.
+    const r = await evaluate(source, { tools: { tick: () => ++calls }, limits: { timeoutMs: 300 }, clock: virtualClock(1).now });
     expect(r.ok).toBe(false);
     if (!r.ok) {
       expect(r.error.kind).toBe("timeout");
@@ -39,7 +40,7 @@ describe("limits across tool calls", () => {
   it("ends with aborted when the signal fires, even while a tool never answers", async () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 30);
-    const [r] = await timed(() => evaluate("(tool/hang {})", { tools: { hang: () => new Promise(() => undefined) }, signal: ac.signal }));
+    const r = await evaluate("(tool/hang {})", { tools: { hang: () => new Promise(() => undefined) }, signal: ac.signal });
     expect(!r.ok && r.error.kind).toBe("aborted");
   });
 
@@ -51,8 +52,9 @@ describe("limits across tool calls", () => {
         setTimeout(() => resolve(1), 5_000).unref();
       });
     const r = await evaluate("(tool/slow {})", { tools: { slow }, toolTimeoutMs: 30 });
-    expect(!r.ok && r.error.kind).toBe("tool_error");
+    expect(!r.ok && r.error.kind).toBe("tool_timeout");
     expect(!r.ok && r.error.message).toContain("no answer within 30 ms");
+    expect(r.toolCalls[0].error).toBe("no answer within 30 ms");
     expect(aborted).toBe(true);
     const own = await evaluate("(try (tool/slow {}) (catch e :caught))", { tools: { slow: { run: slow, timeoutMs: 20 } }, toolTimeoutMs: 10_000 });
     expect(own.ok && own.value).toBe("caught");
@@ -69,21 +71,19 @@ describe("limits across tool calls", () => {
 describe("limits on source and host data", () => {
   it("refuses a source over maxSourceChars before reading it", async () => {
     const huge = `[${"1 ".repeat(2_000_000)}]`;
-    const [r, ms] = await timed(() => evaluate(huge));
+    const r = await evaluate(huge);
     expect(!r.ok && r.error.kind).toBe("source_too_large");
     expect(!r.ok && r.error.message).toBe(`the program is ${huge.length} characters long, over the limit of 200000`);
-    expect(ms).toBeLessThan(1_000);
     const small = await evaluate("(+ 1 2)", { limits: { maxSourceChars: 5 } });
     expect(!small.ok && small.error.kind).toBe("source_too_large");
   });
 
   it("refuses a source over maxSourceForms before parsing it, where the form past the limit is", async () => {
-    const [r, ms] = await timed(() => evaluate(`(count [${"1 ".repeat(99_000)}])`, { limits: { maxSourceForms: 50_000 } }));
+    const r = await evaluate(`(count [${"1 ".repeat(99_000)}])`, { limits: { maxSourceForms: 50_000 } });
     expect(!r.ok && r.error.kind).toBe("source_too_large");
     expect(!r.ok && r.error.message).toBe("the program has more than 50000 forms");
     // "(count [" is 8 characters; the 50,001st form is the 49,998th number.
     expect(!r.ok && r.error.column).toBe(9 + 2 * (49_998 - 1));
-    expect(ms).toBeLessThan(1_000);
     // Strings, collections and atoms count one each; comments and whitespace nothing.
     const counted = await evaluate('(str "a" [:b 1] ; many words here\n)', { limits: { maxSourceForms: 6 } });
     expect(counted.ok && counted.value).toBe("a[:b 1]");
@@ -103,14 +103,15 @@ describe("limits on source and host data", () => {
 
 describe("heavy builtins check the clock (property)", () => {
   // Each of these spent seconds in one call under a 1 s limit before checking the clock inside
-  // its loop; now the timeout fires within a small margin of the deadline.
+  // its loop. With virtual time (a millisecond per check of the clock) the timeout can fire
+  // inside the call only if the call checks the clock as it goes.
   const heavy = ["frequencies", "(partial group-by identity)", "(partial into #{})", "set", "distinct"];
   it("a timeout fires inside one big builtin call", async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...heavy), fc.integer({ min: 600_000, max: 900_000 }), async (f, n) => {
-        const [r, ms] = await timed(() => evaluate(`(count (${f} (map str (range ${n}))))`, { limits: { timeoutMs: 100, maxFuel: 1e12 } }));
+        const setup = await evaluate(`(count (map str (range ${n})))`, { limits: { timeoutMs: 1e9, maxFuel: 1e12 }, clock: virtualClock(1).now });
+        const r = await evaluate(`(count (${f} (map str (range ${n}))))`, { limits: { timeoutMs: setup.stats.durationMs + 100, maxFuel: 1e12 }, clock: virtualClock(1).now });
         expect(!r.ok && r.error.kind).toBe("timeout");
-        expect(ms).toBeLessThan(1_500);
       }),
       { numRuns: 5 },
     );
@@ -127,10 +128,9 @@ describe("heavy builtins check the clock (property)", () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...charging), fc.integer({ min: 150_000, max: 300_000 }), fc.integer({ min: 20_000, max: 120_000 }), async (f, n, fuel) => {
         const xs = Array.from({ length: n }, (_, i) => String(i % 50_000));
-        const [r, ms] = await timed(() => evaluate(`(count (${f} data/xs))`, { ctx: { xs }, limits: { maxFuel: fuel, timeoutMs: 60_000 } }));
+        const r = await evaluate(`(count (${f} data/xs))`, { ctx: { xs }, limits: { maxFuel: fuel, timeoutMs: 60_000 } });
         expect(!r.ok && r.error.kind).toBe("fuel_exhausted");
         expect(r.stats.fuelUsed).toBe(fuel);
-        expect(ms).toBeLessThan(2_000);
       }),
       { numRuns: 15 },
     );

@@ -5,13 +5,14 @@ import { describe, expect, it } from "vitest";
 import { LIMIT_KINDS } from "../../src/lisp/errors.js";
 import { evaluate } from "../../src/lisp/evaluate.js";
 import { form, program } from "./arbitraries.js";
+import { stillClock } from "../support/run.js";
 
 const limits = { timeoutMs: 200, maxFuel: 200_000, maxCollectionSize: 10_000, maxStringLength: 20_000 };
 const tools = { t: () => ({ ok: true }) };
 const ctx = { x: [1, 2, 3] };
 
 async function assertContained(source: string): Promise<void> {
-  const r = await evaluate(source, { limits, tools, ctx });
+  const r = await evaluate(source, { limits, tools, ctx, clock: stillClock });
   if (r.ok) return;
   expect(r.error.kind, `${source}\n→ ${r.error.message}`).not.toBe("internal_error");
   expect(typeof r.error.message).toBe("string");
@@ -30,6 +31,7 @@ describe("property: the evaluator contains every program", () => {
     await fc.assert(fc.asyncProperty(form, assertContained), { numRuns: 400 });
   });
 
+  // With a clock that stands still, the limits on work (not time) must stop every runaway.
   it("every limit fires before the host suffers", async () => {
     const runaway = fc.oneof(
       fc.integer({ min: 300, max: 50_000 }).map((n) => "[".repeat(n) + "]".repeat(n)),
@@ -39,11 +41,9 @@ describe("property: the evaluator contains every program", () => {
     );
     await fc.assert(
       fc.asyncProperty(runaway, async (src) => {
-        const t0 = performance.now();
-        const r = await evaluate(src, { limits: { ...limits, maxCollectionSize: 100_000 } });
-        expect(performance.now() - t0).toBeLessThan(3_000);
+        const r = await evaluate(src, { limits: { ...limits, maxCollectionSize: 100_000 }, clock: stillClock });
         expect(r.ok).toBe(false);
-        if (!r.ok) expect([...LIMIT_KINDS] as string[]).toContain(r.error.kind);
+        if (!r.ok) expect([...LIMIT_KINDS.filter((k) => k !== "timeout")] as string[]).toContain(r.error.kind);
       }),
       { numRuns: 60 },
     );

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
+import { STAND_IN_CLOSE, STAND_IN_OPEN } from "../../src/lisp/marks.js";
 
 const code = (body: string): string => "```clojure\n" + body + "\n```";
 
@@ -53,8 +54,10 @@ describe("hidden context in prompts", () => {
         const kept = JSON.stringify(step.trace);
         expect(kept).not.toContain(token);
         expect(kept).not.toContain(inner);
-        expect(step.turns[1].toolCalls[0].args).toEqual({ token: "data/_token", q: "acme" });
-        expect(step.turns[1].toolCalls[0].result).toMatchObject({ echoed: "data/_token" });
+        // Stand-ins, which prompts show unquoted (src/lisp/marks.ts).
+        const token_ = `${STAND_IN_OPEN}hidden string from data/_token${STAND_IN_CLOSE}`;
+        expect(step.turns[1].toolCalls[0].args).toEqual({ token: token_, q: "acme" });
+        expect(step.turns[1].toolCalls[0].result).toMatchObject({ echoed: token_ });
       }),
       { numRuns: 12 },
     );

@@ -40,27 +40,22 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     }
     await shared.goto("about:blank");
     await shared.goto(`${base}#${hash}`);
-    await shared.waitForSelector("main");
+    await hashIs(shared, `#${hash}`);
     return shared;
   }
 
-  // The page renders on hashchange: wait for the hash and, for a run's turn, for that turn's
-  // article, so what a test reads next is the new turn's, not the one it replaces. Predicates
-  // are functions: a string one is eval'd while polling, which the page's CSP refuses.
+  // The page renders on hashchange, after the hash has changed: wait until <main> says it
+  // holds the content for the hash, so what a test reads next is the new view, not the one it
+  // replaces. Predicates are functions: a string one is eval'd while polling, which the page's CSP refuses.
   interface PageGlobals {
-    location: { hash: string };
     document: { querySelector(selector: string): { getAttribute(name: string): string | null } | null };
   }
-  const hashIs = (page: Page, hash: string) =>
-    page.waitForFunction(
-      ({ want, turn }) => {
-        const g = globalThis as unknown as PageGlobals;
-        return g.location.hash === want && (turn === null || g.document.querySelector("article.turn")?.getAttribute("data-turn") === turn);
-      },
-      { want: hash, turn: /^#r\d+\/(\d+)$/.exec(hash)?.[1] ?? null },
-    );
   const hashMatches = (page: Page, re: RegExp) =>
-    page.waitForFunction(({ source, flags }) => new RegExp(source, flags).test((globalThis as unknown as PageGlobals).location.hash), { source: re.source, flags: re.flags });
+    page.waitForFunction(
+      ({ source, flags }) => new RegExp(source, flags).test((globalThis as unknown as PageGlobals).document.querySelector("main")?.getAttribute("data-hash") ?? ""),
+      { source: re.source, flags: re.flags },
+    );
+  const hashIs = (page: Page, hash: string) => hashMatches(page, new RegExp(`^${hash.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$`));
 
   const shot = async (page: Page, name: string) => {
     if (SHOTS) await page.screenshot({ path: join(SHOTS, name) });
@@ -168,8 +163,14 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     expect(await page.locator(".turn-pill[aria-current=true]").getAttribute("data-turn")).toBe("3");
     await page.goto(`${url}#r2`);
     await page.reload();
+    await hashIs(page, "#r2");
     const link = page.locator(".nested-link").first();
-    while ((await link.count()) === 0) await page.keyboard.press("j");
+    const turns = await page.locator(".turn-pill").count();
+    // From #r2 (turn 1 shown), j moves to turn 2, 3, ...: each move waits for its turn's page.
+    for (let n = 2; n <= turns && (await link.count()) === 0; n++) {
+      await page.keyboard.press("j");
+      await hashIs(page, `#r2/${n}`);
+    }
     await link.click();
     await hashMatches(page, /^#r2\.t\d+\.n1$/);
     expect(await page.locator(".run-head h2").textContent()).toMatch(/^Nested run r2\.t\d+\.n1/);
@@ -180,12 +181,13 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
 
   it("opens a compaction report as a self-contained file: the table and its charts", async () => {
     const page = await open("c1", pathToFileURL(reportFile).href);
-    expect(await page.locator("table.strategies tbody tr").count()).toBe(3);
-    expect(await page.locator("table.strategies tbody tr td:first-child").allTextContents()).toEqual(["full", "sliding-window:turns=2", "rolling-summary"]);
-    expect(await page.locator("[data-chart=strategy-bars] rect.bar").count()).toBe(3);
-    expect(await page.locator("[data-chart=cost-retention] circle.point").count()).toBe(3);
+    // full, the two strategies, and the two baselines.
+    expect(await page.locator("table.strategies tbody tr").count()).toBe(5);
+    expect(await page.locator("table.strategies tbody tr td:first-child").allTextContents()).toEqual(["full", "sliding-window:turns=2", "rolling-summary", "baseline:system+last", "baseline:system+task+last"]);
+    expect(await page.locator("[data-chart=strategy-bars] rect.bar").count()).toBe(5);
+    expect(await page.locator("[data-chart=cost-retention] circle.point").count()).toBe(5);
     const lines = await page.locator("[data-chart=requests] polyline.series").evaluateAll((ps) => ps.map((p) => (p.getAttribute("points") ?? "").trim().split(/\s+/).length));
-    expect(lines).toEqual([14, 14, 14]);
+    expect(lines).toEqual([14, 14, 14, 14, 14]);
     await shot(page, "viewer-report.png");
   });
 

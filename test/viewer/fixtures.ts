@@ -4,7 +4,6 @@ import { findExample, type Example } from "../../examples/index.js";
 import { runExample } from "../../examples/run.js";
 import { runToJson } from "../../src/agent/serialize.js";
 import type { RunOptions } from "../../src/agent/subagent.js";
-import { priceFor } from "../../src/compaction/cost.js";
 import { compareStrategies } from "../../src/harness/compare.js";
 import { assistant, sys, user } from "../compaction/conversations.js";
 
@@ -34,6 +33,6 @@ export async function compareReportJson(): Promise<string> {
   const report = await compareStrategies(transcripts, ["sliding-window:turns=2", "rolling-summary"].map((s) => {
     const [name, opt] = s.split(":");
     return opt === undefined ? name : { name, options: { turns: Number(opt.split("=")[1]) } };
-  }) as never, { price: priceFor("gpt-4o") });
+  }) as never, { models: ["gpt-4o"] });
   return JSON.stringify(report, null, 2);
 }

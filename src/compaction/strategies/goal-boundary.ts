@@ -5,7 +5,7 @@
 // is ever made twice for the same messages.
 import { z } from "zod";
 import type { ChatMessage } from "../../llm/types.js";
-import { heuristicGoalDetector, llmGoalDetector, type GoalDetector } from "../goals.js";
+import { domainGoalDetector, heuristicGoalDetector, llmGoalDetector, type GoalDetector } from "../goals.js";
 import { spliceSummary, taskIndex } from "../messages.js";
 import { addSpend, clock, finish, noSpend } from "../result.js";
 import type { StrategyDefinition } from "../registry-types.js";
@@ -17,8 +17,8 @@ import { fingerprint } from "./rolling.js";
 
 const schema = z
   .object({
-    /** "auto": the LLM detector when an llm is given, the heuristic otherwise. */
-    detector: z.enum(["auto", "llm", "heuristic"]).default("auto"),
+    /** "auto": the LLM detector when an llm is given, the domain one otherwise; "heuristic" is the older word-overlap one. */
+    detector: z.enum(["auto", "llm", "domain", "heuristic"]).default("auto"),
     /** Heuristic: a message sharing less than this share of its words with the current goal starts a new one. */
     overlap: z.number().min(0).max(1).default(0.15),
     /** Token-budget variant: summarize completed goals only while the prompt is over this many tokens (0: always). */
@@ -55,6 +55,7 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
   create(options) {
     const engine = new SummaryEngine(options);
     const heuristic = heuristicGoalDetector({ overlap: options.overlap });
+    const domain = domainGoalDetector();
     const llmDetector = llmGoalDetector(options.summaryModel === undefined ? {} : { model: options.summaryModel });
     const trigger = options.trigger ? createTrigger(options.trigger) : undefined;
     return {
@@ -67,7 +68,7 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
         const messages = conversation.messages;
         const summarizer = engine.pick(context).name;
         if (options.detector === "llm" && context.llm === undefined) throw new Error('compaction: detector "llm" needs an llm');
-        const detector: GoalDetector = options.detector === "heuristic" || context.llm === undefined ? heuristic : llmDetector;
+        const detector: GoalDetector = options.detector === "heuristic" ? heuristic : options.detector === "domain" || context.llm === undefined ? domain : llmDetector;
         const events: CompactionEvent[] = [];
         const spend = noSpend();
         let state = isGoalState(input) ? input : initial();
@@ -105,7 +106,7 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
           const from = n === 0 ? task + 1 : state.boundaries[n - 1];
           const to = state.boundaries[n];
           const covered = messages.slice(from, to).filter((m) => m.role !== "system");
-          const request = { messages: covered, maxTokens: options.summaryMaxTokens, ...(conversation.knownNames === undefined ? {} : { knownNames: conversation.knownNames }) };
+          const request = { messages: covered, maxTokens: engine.budget(context, promptTokens(covered)), ...(conversation.knownNames === undefined ? {} : { knownNames: conversation.knownNames }) };
           const outcome = covered.length === 0 ? { text: "(no messages)", breaker: state.breaker } : await engine.run(request, state.breaker, context, spend, events, from);
           state = { ...state, breaker: outcome.breaker };
           if (outcome.text === undefined) break;

@@ -90,7 +90,7 @@ export function rollingStrategy(name: string, options: SummaryOptions & Record<s
         const request = {
           messages: covered,
           ...(state.summary ? { previous: state.summary } : {}),
-          maxTokens: options.summaryMaxTokens,
+          maxTokens: engine.budget(context, promptTokens(messages.slice(task + 1, decision))),
           ...(conversation.knownNames === undefined ? {} : { knownNames: conversation.knownNames }),
         };
         const outcome = covered.length === 0 ? { text: undefined, breaker: state.breaker } : await engine.run(request, state.breaker, context, spend, events, base);

@@ -7,13 +7,20 @@ import { z } from "zod";
 import { addSpend, type LlmSpend } from "../result.js";
 import type { CompactionContext, CompactionEvent, Summarizer, SummaryRequest } from "../types.js";
 import { extractiveSummarizer } from "./extractive.js";
+import { factsSummarizer } from "./facts.js";
 import { isAbort, llmSummarizer } from "./llm.js";
 import { summaryProblem } from "./validate.js";
 
 /** Options every summarizing strategy accepts. */
 export const summaryOptions = {
-  /** "auto": the LLM summarizer when `context.llm` is given, the extractive one otherwise. */
-  summarizer: z.enum(["auto", "llm", "extractive"]).default("auto"),
+  /**
+   * "auto": the LLM summarizer when `context.llm` is given, the facts one otherwise. "facts"
+   * extracts the values later turns need within `summaryRatio`; "copy" (alias "extractive") is
+   * the older one line per message, kept as a baseline.
+   */
+  summarizer: z.enum(["auto", "llm", "facts", "copy", "extractive"]).default("auto"),
+  /** Summary budget as a share of the tokens of the messages it replaces (facts and LLM summaries; also capped by summaryMaxTokens). */
+  summaryRatio: z.number().gt(0).max(1).default(0.2),
   /** "code" lists the known variables (from `knownNames`) and forbids any other. */
   template: z.enum(["conversation", "code"]).default("conversation"),
   summaryMaxTokens: z.number().int().min(16).default(600),
@@ -28,6 +35,9 @@ export const summaryOptions = {
 };
 
 export type SummaryOptions = z.output<z.ZodObject<typeof summaryOptions>>;
+
+/** Below this a summary can say nothing useful; a span this small is not worth summarizing (validation then refuses it). */
+const MIN_BUDGET = 16;
 
 /** The breaker's part of a strategy's state. */
 export type BreakerState = { failures: number; skip: number };
@@ -49,10 +59,22 @@ export class SummaryEngine {
 
   /** The summarizer a projection with this context uses. */
   pick(context: CompactionContext): Summarizer {
-    if (this.options.summarizer === "extractive") return extractiveSummarizer;
+    const chosen = this.options.summarizer;
+    if (chosen === "extractive" || chosen === "copy") return extractiveSummarizer;
+    if (chosen === "facts") return factsSummarizer;
     if (context.llm !== undefined) return this.llm;
-    if (this.options.summarizer === "llm") throw new Error('compaction: summarizer "llm" needs an llm (pass one in the options of compact or the context)');
-    return extractiveSummarizer;
+    if (chosen === "llm") throw new Error('compaction: summarizer "llm" needs an llm (pass one in the options of compact or the context)');
+    return factsSummarizer;
+  }
+
+  /**
+   * The token budget of a summary replacing messages of `replacedTokens` (counted as they were
+   * stored, not as an earlier summary of them, so folding again does not shrink old facts away):
+   * summaryRatio of them, at most summaryMaxTokens; the copy baseline keeps its fixed budget.
+   */
+  budget(context: CompactionContext, replacedTokens: number): number {
+    if (this.pick(context) === extractiveSummarizer) return this.options.summaryMaxTokens;
+    return Math.max(MIN_BUDGET, Math.min(this.options.summaryMaxTokens, Math.floor(this.options.summaryRatio * replacedTokens)));
   }
 
   async run(request: SummaryRequest, breaker: BreakerState, context: CompactionContext, spend: LlmSpend, events: CompactionEvent[], messageIndex: number): Promise<SummaryOutcome> {

@@ -37,6 +37,8 @@ export interface AnalyzeEnv {
   readonly tools: { has(name: string): boolean; names(): string[] } | null;
   readonly data: { has(key: string): boolean; keys(): string[] } | null;
   readonly maxRegexPatternLength: number;
+  /** The builtin a program runs in place of each one it names (marking provenance); default: itself. */
+  readonly builtins?: (b: Builtin) => Builtin;
 }
 
 const CONSTANTS: Record<string, Value> = {
@@ -64,7 +66,7 @@ export class Analyzer {
   builtin(name: string): Builtin {
     const b = lookupBuiltin(name);
     if (!b) throw new LispError("internal_error", `missing builtin ${name}`);
-    return b;
+    return this.env.builtins ? this.env.builtins(b) : b;
   }
 
   error(kind: ErrorKind, message: string, at: Form | SourceLoc, hint?: string): LispError {
@@ -176,7 +178,7 @@ export class Analyzer {
     if (slash > 0 && slash < name.length - 1) return this.qualified(name.slice(0, slash), name.slice(slash + 1), loc);
     if (this.env.globals.has(name)) return { op: "global", name, loc };
     const b = lookupBuiltin(name);
-    if (b) return { op: "const", value: b, loc };
+    if (b) return { op: "const", value: this.env.builtins ? this.env.builtins(b) : b, loc };
     if (this.isSpecial(name)) {
       throw this.error("invalid_form", `${name} is a special form and cannot be used as a value`, loc, `call it directly, e.g. (${name} ...), or wrap it in a fn`);
     }
@@ -239,7 +241,7 @@ export class Analyzer {
       throw this.error("unbound_var", `unknown namespace ${ns} in ${full}`, loc, `PTC-Lisp has no namespaces of its own; known aliases: clojure.string (str), clojure.set (set), clojure.core, clojure.walk, Math`);
     }
     const b = lookupQualified(target, name);
-    if (b) return { op: "const", value: b, loc };
+    if (b) return { op: "const", value: this.env.builtins ? this.env.builtins(b) : b, loc };
     throw this.error("unbound_var", `${full} is not available`, loc, `${target} functions: ${namespaceNames(target).join(", ")}`);
   }
 

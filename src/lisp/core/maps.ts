@@ -6,7 +6,7 @@
 import { LispError, typeErr } from "../errors.js";
 import { call1, call2, callValue } from "../fn.js";
 import { hasKey, lookup } from "../lookup.js";
-import { prStr } from "../printer.js";
+import { printSample, prStr } from "../printer.js";
 import { charge, checkCollectionSize, limitError, run, tick } from "../runtime.js";
 import { entries as mapEntries, seqArray } from "../seq.js";
 import { EMPTY_MAP, isMap, isSet, Keyword, keyword, LMap, LSet, type Value } from "../values.js";
@@ -194,10 +194,13 @@ function changeIn(who: string, root: Value, path: Value, leaf: (container: Value
   return out;
 }
 
+// Keys in a path may be any value, however big or shared: the message shows a bounded preview.
+const shown = (v: Value): string => printSample(v, { maxItems: 10, maxChars: 200, maxDepth: 8, note: false }).text;
+
 function stepError(who: string, at: Value, ks: Value[], i: number): LispError {
   const where = ks.slice(0, i);
   return typeErr(
-    `${who} cannot set key ${prStr(ks[i])} inside ${describe(at)}${where.length > 0 ? ` (found at path ${prStr(Vec.fromArray(where))})` : ""}`,
+    `${who} cannot set key ${shown(ks[i])} inside ${describe(at)}${where.length > 0 ? ` (found at path ${shown(Vec.fromArray(where))})` : ""}`,
     "every step of the path must be a map, a vector or nil",
   );
 }

@@ -104,7 +104,8 @@ function start(): void {
       view = h("p", null, "No files to show.");
     }
     const scrollY = window.scrollY;
-    app.replaceChildren(h("div", { class: "layout" }, nav(route.id), h("main", { id: "main" }, view)));
+    // data-hash says which location the content is for (tests wait on it after a hash change).
+    app.replaceChildren(h("div", { class: "layout" }, nav(route.id), h("main", { id: "main", "data-hash": location.hash }, view)));
     if (scrollToTurn) document.getElementById("turn")?.scrollIntoView();
     else window.scrollTo(0, scrollY);
     scrollToTurn = false;

@@ -1,0 +1,78 @@
+// Sessions the round-2 bench never tried (issue 20): 30 turns that each print eight wide rows
+// (the way models look at rows), a plain 30-turn session whose answer depends on facts
+// found early, and an accumulator redefined every turn.
+import { z } from "zod";
+import { pick, random, reply, type Session } from "../session.js";
+
+const rand = random(20);
+const cities = ["Lisbon", "Oslo", "Quito", "Hanoi", "Perth", "Tunis", "Dakar", "Lima"];
+const statuses = ["open", "shipped", "returned", "held"];
+const rows = Array.from({ length: 240 }, (_, i) => ({
+  id: i + 1,
+  customer: `customer-${1000 + Math.floor(rand() * 9000)}`,
+  city: pick(rand, cities),
+  status: pick(rand, statuses),
+  total: Math.round(rand() * 90_000) / 100,
+  items: 1 + Math.floor(rand() * 12),
+  note: pick(rand, ["gift wrap", "leave at door", "call first", "fragile", "none"]),
+  placed: `2026-${String(1 + Math.floor(rand() * 9)).padStart(2, "0")}-${String(1 + Math.floor(rand() * 28)).padStart(2, "0")}`,
+}));
+
+const wideReplies = Array.from({ length: 29 }, (_, k) =>
+  reply(`Page ${k + 1}: the next eight orders.`, `(println (take 8 (drop ${k * 8} data/orders)))`),
+);
+
+export const wideLines: Session = {
+  name: "wide-lines-30",
+  kind: "exploration",
+  prompt: "Page through the orders eight at a time and return how many are held.",
+  tools: {},
+  output: z.number(),
+  context: { orders: rows },
+  replies: [...wideReplies, reply("Now the count.", `(return (count (filter #(= (:status %) "held") data/orders)))`)],
+};
+
+const steps: string[] = [
+  `(println "orders:" (count data/orders) "keys:" (keys (first data/orders)))`,
+  `(def retry-limit "Job-level retries, not part of the answer" 3)\n(def threshold "Orders above this total are large" 750)\n(println "threshold" threshold)`,
+  `(def large (filter #(> (:total %) threshold) data/orders))\n(println "large:" (count large))`,
+];
+for (let k = 0; k < 26; k++) {
+  const city = cities[k % cities.length];
+  steps.push(
+    k % 3 === 0
+      ? `(def c${k} (count (filter #(= (:city %) "${city}") large)))\n(println "${city} large:" c${k})`
+      : k % 3 === 1
+        ? `(println "${city}" (frequencies (map :status (filter #(= (:city %) "${city}") data/orders))))`
+        : `(def s${k} (reduce + (map :items (filter #(= (:city %) "${city}") data/orders))))`,
+  );
+}
+steps.push(`(return {:large (count large) :threshold threshold})`);
+
+export const thirtyTurns: Session = {
+  name: "thirty-turns",
+  kind: "exploration",
+  prompt: "Count the large orders (over the threshold you set) per city, then return the number of large orders and the threshold.",
+  tools: {},
+  output: z.object({ large: z.number(), threshold: z.number() }),
+  context: { orders: rows },
+  replies: steps.map((s, i) => reply(`Step ${i + 1}.`, s)),
+};
+
+const accSteps: string[] = [`(def acc [])\n(def seen #{})\n(println "start")`];
+for (let k = 0; k < 18; k++) {
+  accSteps.push(`(def acc (conj acc (:total (nth data/orders ${k * 7}))))\n(def seen (conj seen (:city (nth data/orders ${k * 7}))))\n(println "acc" (count acc) "sum" (round (reduce + acc)) "cities" (count seen))`);
+}
+accSteps.push(`(return {:sum (round (reduce + acc)) :cities (count seen)})`);
+
+export const accumulator: Session = {
+  name: "accumulator",
+  kind: "exploration",
+  prompt: "Add up the totals of every seventh order, one at a time, tracking the cities seen; return the sum and the number of cities.",
+  tools: {},
+  output: z.object({ sum: z.number(), cities: z.number() }),
+  context: { orders: rows },
+  replies: accSteps.map((s, i) => reply(`Adding order ${i}.`, s)),
+};
+
+export const round3Sessions: readonly Session[] = [wideLines, thirtyTurns, accumulator];

@@ -1,0 +1,344 @@
+// The facts summarizer: an offline summary that keeps what later turns need and drops the prose.
+// From each message it extracts names, numbers, dates, times, identifiers, paths, function names,
+// error lines, the commands run with their outcome, and the content words of requests; tool
+// output is reduced to its facts (values of JSON results, error lines, paths and identifiers),
+// never to its first lines. A value said again later is kept once, at its latest mention. The
+// budget is kept by dropping the least specific items first (plain words before identifiers
+// before errors and open requests), oldest first within a rank.
+import { messageText } from "../../llm/messages.js";
+import type { ChatMessage } from "../../llm/types.js";
+import { isAnswered } from "../messages.js";
+import { countTokens } from "../tokens.js";
+import type { Summarizer, SummaryRequest, SummaryResult } from "../types.js";
+
+/** How much an item is worth keeping: plain words < specific values < error lines < commands, call arguments and open requests. */
+const enum Rank {
+  Word = 1,
+  Value = 2,
+  Error = 3,
+  Vital = 4,
+}
+
+interface Item {
+  text: string;
+  rank: Rank;
+  /** Structure (a call's name, its "->"), said again per call rather than once per summary. */
+  structural?: boolean;
+}
+
+interface Line {
+  head: string;
+  items: Item[];
+  /** Kept even with no items (an open request must not vanish). */
+  sticky: boolean;
+}
+
+const STOP = new Set(
+  (
+    "a about above after again all also am an and any are as at be been before being below between both but by can could did do does doing done down during each else few for from further get got had has have having he her here hers him his how i i'd i'll i'm i've if in into is it it's its itself just let's me more most much my myself no nor not now of off ok okay on once only or other our ours out over own please same she should so some such than that that's the their them then there these they this those through to too under until up us very was we we'll we're were what when where which while who whom why will with would you you'd you'll you're your yours yes yeah sure thanks thank great perfect good fine well hi hello hey bye goodbye sorry anything something nothing everything else really like want need needs looking look find help could would might may shall must also just okay alright right let know think see go going get make do tell give take there's here's one's"
+  ).split(" "),
+);
+
+const NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty hundred".split(" ");
+const MONTHS = "january february march april may june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec";
+const DAYS = "monday tuesday wednesday thursday friday saturday sunday today tomorrow tonight";
+
+const alt = (words: string): string => words.split(" ").join("|");
+const NUM = String.raw`\d+(?:[.,]\d+)*`;
+
+// Specific values, tried in order at each position; the first that matches is taken whole.
+// Words (months, days, units) match in any case; code names only as written.
+const VALUE_ANY_CASE = new RegExp(
+  [
+    String.raw`https?://[^\s;,)]+`,
+    String.raw`[\w.+-]+@[\w-]+\.\w+(?:\.\w+)*`,
+    // paths: a/b/c.py, ./x, /etc/hosts, file.ext
+    String.raw`(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]*\w`,
+    String.raw`[\w-]+\.(?:py|pyi|ts|tsx|js|mjs|json|cfg|toml|ini|md|rst|txt|yaml|yml|rs|go|c|h|cpp|java|rb|sh|html|css|sql|csv|lock|xml|ipynb)\b`,
+    // times and dates
+    String.raw`\d{1,2}:\d{2}(?:\s?[ap]\.?m\b\.?)?`,
+    String.raw`\d{1,2}\s?[ap]\.?m\b\.?`,
+    String.raw`\d{4}-\d{2}-\d{2}(?:[T ][\d:]+)?`,
+    String.raw`(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?(?:\s+of)?\s+(?:this|next)\s+month`,
+    String.raw`the\s+\d{1,2}(?:st|nd|rd|th)\b`,
+    String.raw`(?:the\s+)?day after tomorrow`,
+    String.raw`(?:this|next|last)\s+(?:week(?:end)?|month|year)`,
+    String.raw`(?:${alt(MONTHS)})\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?`,
+    String.raw`\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:${alt(MONTHS)})\b`,
+    String.raw`(?:next\s+|this\s+)?(?:${alt(DAYS)})(?:\s+(?:this|next)\s+week)?\b`,
+    // money, numbers with a unit word, identifiers mixing letters and digits
+    String.raw`[$£€]\s?${NUM}`,
+    String.raw`${NUM}\s?(?:%|(?!(?:and|or|the|for|in|on|at|to|of|is|are|was|by|from)\b)[a-z]{2,12}\b)`,
+    String.raw`[a-z]*\d[\w-]*`,
+    String.raw`(?:${alt(NUMBER_WORDS.join(" "))})(?:\s+(?!(?:and|or|the|for|in|on|at|to|of|is|are|was|by|from)\b)[a-z]{3,12})?\b`,
+  ]
+    .map((p) => `(?:${p})`)
+    .join("|"),
+  "iy",
+);
+// snake_case, camelCase, dotted names (module.function)
+const VALUE_AS_WRITTEN = /(?:\p{Lu}\p{Ll}+(?: \p{Lu}\p{Ll}+)*, \p{Lu}{2}\b|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z]+_\w+|_\w+|[a-z]+[A-Z]\w*)/uy;
+
+function valueAt(text: string, i: number): string | undefined {
+  for (const re of [VALUE_ANY_CASE, VALUE_AS_WRITTEN]) {
+    re.lastIndex = i;
+    const v = re.exec(text);
+    if (v !== null && v[0].length > 0 && !/\w/.test(text[i + v[0].length] ?? "")) return v[0];
+  }
+  return undefined;
+}
+
+const JOINERS = new Set(["the", "of", "and", "de", "la", "del", "von", "van", "&"]);
+// Title-case names also take these when they are capitalized ("Ac Hotel By Marriott").
+const TITLE_JOINERS = new Set(["by", "at", "on", "in", "for", "with", "to", "a", "an"]);
+
+const ERROR_LINE = /(?:\w*(?:Error|Exception)\b|\b(?:error|exception|traceback|failed|failure|fail:|assert(?:ion)?|not found|no such|denied|refused|invalid|cannot|can't|unable|warning)\b)/i;
+const WORD = /[\p{L}][\p{L}'&-]*/uy;
+
+/** The facts of a text: specific values, runs of capitalized names, and runs of content words. */
+export function textFacts(text: string): Item[] {
+  const out: Item[] = [];
+  let i = 0;
+  let run: string[] = [];
+  let runCapital = false;
+  let runAtSentenceStart = false;
+  const endRun = (): void => {
+    // A capital that only opens a sentence ("Sounds great", "Fix it") makes no name; an acronym ("LAX") does.
+    const capitals = run.filter((w, k) => /^\p{Lu}/u.test(w) && !(k === 0 && runAtSentenceStart && !/^\p{Lu}{2,}$/u.test(w))).length;
+    if (run.length > 0) out.push({ text: run.join(" "), rank: runCapital && capitals > 0 ? Rank.Value : Rank.Word });
+    run = [];
+    runCapital = false;
+  };
+  while (i < text.length) {
+    const c = text[i];
+    const boundary = i === 0 || !/[\w]/.test(text[i - 1]);
+    if (boundary) {
+      const v = valueAt(text, i);
+      if (v !== undefined) {
+        endRun();
+        out.push({ text: v.replace(/\s+/g, " "), rank: Rank.Value });
+        i += v.length;
+        continue;
+      }
+      WORD.lastIndex = i;
+      const w = WORD.exec(text);
+      if (w !== null) {
+        const word = w[0];
+        const lower = word.toLowerCase();
+        // "The", "of", "and" inside a name ("The Threepenny Opera", "Museum of Art") belong to it.
+        const capitalized = /^\p{Lu}/u.test(word);
+        const joiner = JOINERS.has(lower) || (capitalized && run.length > 0 && TITLE_JOINERS.has(lower));
+        const joins = joiner && (run.length > 0 || capitalized) && /^\s+\p{Lu}/u.test(text.slice(i + word.length, i + word.length + 3));
+        if (STOP.has(lower) && !joins) endRun();
+        else {
+          // A run with a capitalized word is a name (a place, a venue, a person): a value.
+          if (/^\p{Lu}/u.test(word)) runCapital = true;
+          if (run.length === 0) runAtSentenceStart = /(?:^|[.!?:\n]\s*)$/.test(text.slice(Math.max(0, i - 3), i));
+          run.push(word);
+        }
+        i += word.length;
+        continue;
+      }
+    }
+    // "&" inside a name joins it ("Express & Suites"); other punctuation ends a phrase.
+    if (c === "&" && runCapital && /^&\s+\p{Lu}/u.test(text.slice(i, i + 3))) run.push("&");
+    else if (c !== " " && !/[\w]/.test(c)) endRun();
+    i++;
+  }
+  endRun();
+  return out;
+}
+
+/** Error lines of a tool output, at most `limit` (the first ones and the last, where the exception usually is). */
+function errorLines(text: string, limit = 3): Item[] {
+  // Markup around tool output (<warning>, <output_head>) is no error of the program's.
+  const lines = text
+    .split("\n")
+    .map((l) => l.replace(/<\/?[a-z_]+>/gi, "").trim())
+    .filter((l) => l !== "" && ERROR_LINE.test(l));
+  const picked = lines.length <= limit ? lines : [...lines.slice(0, limit - 1), lines[lines.length - 1]];
+  return picked.map((l) => ({ text: l.slice(0, 160), rank: Rank.Error }));
+}
+
+/**
+ * Scalar values of parsed JSON (keys dropped: the values are what later turns repeat). In a list
+ * of results the first is what an agent usually offers; the others rank as plain words, so a
+ * tight budget drops them first.
+ */
+function jsonFacts(value: unknown, out: Item[], rank: Rank = Rank.Value, depth = 0): void {
+  if (depth > 8) return;
+  if (typeof value === "string") {
+    if (value.trim() === "") return;
+    // Short values are names, dates, counts; long ones (addresses, descriptions) are rarely repeated.
+    if (value.length <= 30) out.push({ text: value.trim(), rank });
+    else if (value.length <= 60) out.push({ text: value.trim(), rank: Rank.Word });
+    else out.push(...textFacts(value).map((f) => ({ ...f, rank: Math.min(f.rank, rank) as Rank })));
+  } else if (typeof value === "number") out.push({ text: String(value), rank });
+  else if (Array.isArray(value)) value.forEach((v, n) => jsonFacts(v, out, n === 0 ? rank : Rank.Word, depth + 1));
+  else if (typeof value === "object" && value !== null) for (const v of Object.values(value)) jsonFacts(v, out, rank, depth + 1);
+}
+
+function parseJson(text: string): unknown {
+  const t = text.trim();
+  if (!(t.startsWith("{") || t.startsWith("["))) return undefined;
+  try {
+    return JSON.parse(t) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A tool output's facts: JSON values, or error lines plus the values in the text, plus its size. */
+function outputFacts(text: string): Item[] {
+  const json = parseJson(text);
+  if (json !== undefined) {
+    const out: Item[] = [];
+    jsonFacts(json, out);
+    return out;
+  }
+  const lines = text.split("\n").length;
+  // Paths in output (a listing, a traceback) are what later commands use; other names there
+  // (variables of a printed file) rank as plain words.
+  const values = textFacts(text)
+    .filter((f) => f.rank >= Rank.Value)
+    .map((f) => (/[/\\]|\.[a-z]{1,5}$/i.test(f.text) ? f : { ...f, rank: Rank.Word }));
+  const out = [...errorLines(text), ...values];
+  if (lines > 3) out.push({ text: `(${lines} lines)`, rank: Rank.Word });
+  return out.length === 0 ? [{ text: text.trim() === "" ? "(empty)" : "ok", rank: Rank.Word }] : out;
+}
+
+/** A tool call as `name(arg values)`: the arguments' values are the facts. */
+function callFacts(name: string, args: string): Item[] {
+  const json = parseJson(args);
+  const out: Item[] = [{ text: name, rank: Rank.Vital, structural: true }];
+  const args_: Item[] = [];
+  if (json === undefined) args_.push(...textFacts(args));
+  else if (typeof json === "object" && json !== null && !Array.isArray(json)) {
+    for (const [k, v] of Object.entries(json)) {
+      // A command is kept whole up to a line: it is what was run.
+      if (typeof v === "string" && (k === "command" || k === "cmd")) args_.push({ text: v.split("\n")[0].slice(0, 160), rank: Rank.Vital });
+      else jsonFacts(v, args_);
+    }
+  }
+  // What a call was made with is what the next calls repeat (ids, dates, paths): it outranks what came back.
+  for (const a of args_) out.push({ ...a, rank: Rank.Vital });
+  return out;
+}
+
+const ARROW: Item = { text: "->", rank: Rank.Vital, structural: true };
+
+function linesOf(messages: readonly ChatMessage[]): Line[] {
+  const lines: Line[] = [];
+  const results = new Map<string, string>();
+  for (const m of messages) if (m.role === "tool" && m.tool_call_id !== undefined) results.set(m.tool_call_id, messageText(m));
+  messages.forEach((m, i) => {
+    const text = messageText(m);
+    if (m.role === "user") {
+      const open = !isAnswered(messages, i);
+      const items = textFacts(text);
+      // An open request is what the next turns must act on: its words are vital.
+      lines.push({ head: open ? "user [open]:" : "user:", items: open ? items.map((f) => ({ ...f, rank: Rank.Vital })) : items, sticky: open });
+    } else if (m.role === "assistant") {
+      if (text.trim() !== "") lines.push({ head: "assistant:", items: textFacts(text), sticky: false });
+      for (const c of m.tool_calls ?? []) {
+        const result = results.get(c.id);
+        const items = callFacts(c.function.name, c.function.arguments);
+        if (result !== undefined) items.push(ARROW, ...outputFacts(result));
+        lines.push({ head: "called", items, sticky: false });
+      }
+    } else if (m.role === "tool" && (m.tool_call_id === undefined || !messages.some((p) => p.tool_calls?.some((c) => c.id === m.tool_call_id)))) {
+      lines.push({ head: "tool:", items: outputFacts(text), sticky: false });
+    }
+  });
+  return lines;
+}
+
+/** A previous facts summary read back as lines (each line's items are separated by "; "). */
+function previousLines(previous: string): Line[] {
+  return previous
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => {
+      const m = /^(user \[open\]:|user:|assistant:|called|tool:)\s?(.*)$/.exec(l);
+      if (m === null) return { head: "", items: [{ text: l, rank: Rank.Value }], sticky: false };
+      // A request that was open then was answered since (it is no longer the newest): it is kept as an answered one.
+      const head = m[1] === "user [open]:" ? "user:" : m[1];
+      // Plain words come after " | " (see render), so a fold keeps their low rank.
+      const [specific, plain = ""] = m[2].split(" | ", 2);
+      const items = specific
+        .split("; ")
+        .filter((t) => t !== "")
+        .map((t, n, all): Item => {
+          if (t === "->") return ARROW;
+          if (head === "called" && n === 0) return { text: t, rank: Rank.Vital, structural: true };
+          // A call's arguments (before its "->") keep their rank.
+          if (head === "called" && !all.slice(0, n).includes("->")) return { text: t, rank: Rank.Vital };
+          return { text: t, rank: classify(t) };
+        });
+      for (const t of plain.split("; ")) if (t !== "") items.push({ text: t, rank: Rank.Word });
+      return { head, items, sticky: false };
+    });
+}
+
+/** The rank an item would have been extracted with (for items read back from a previous summary). */
+function classify(text: string): Rank {
+  return ERROR_LINE.test(text) ? Rank.Error : Rank.Value;
+}
+
+/** A line: its head, the specific items, then " | " and the plain words (so a later fold can tell them apart). */
+function render(l: Line): string {
+  const specific = l.items.filter((f) => f.rank > Rank.Word).map((f) => f.text);
+  const plain = l.items.filter((f) => f.rank === Rank.Word).map((f) => f.text);
+  return `${l.head}${l.head === "" ? "" : " "}${specific.join("; ")}${plain.length === 0 ? "" : ` | ${plain.join("; ")}`}`;
+}
+
+/** The facts summary of a request, within `maxTokens`. */
+export function factsSummary(request: SummaryRequest): string {
+  const lines = [...(request.previous ? previousLines(request.previous) : []), ...linesOf(request.messages)];
+  // Latest mention wins: walk newest first and drop what a later line already says.
+  const seen = new Set<string>();
+  for (let k = lines.length - 1; k >= 0; k--) {
+    lines[k].items = lines[k].items.filter((f) => {
+      if (f.structural === true) return true;
+      const key = f.text.toLowerCase();
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  }
+  const tail = request.knownNames && request.knownNames.length > 0 ? `Variables: ${request.knownNames.join(", ")}` : undefined;
+  const cost = (l: Line): number => (l.items.length === 0 && !l.sticky ? 0 : countTokens(render(l)) + 1);
+  let total = lines.reduce((n, l) => n + cost(l), tail === undefined ? 0 : countTokens(tail) + 1);
+  // Drop the least specific, oldest items until the summary fits. Line costs are estimates
+  // (tokens merge across the joins), so the text is counted again and trimmed further if needed.
+  const order: Array<{ line: number; item: Item }> = [];
+  lines.forEach((l, k) => l.items.forEach((item) => order.push({ line: k, item })));
+  order.sort((a, b) => a.item.rank - b.item.rank || a.line - b.line);
+  const text = (): string => {
+    const out = lines.filter((l) => l.items.length > 0 || l.sticky).map(render);
+    if (tail !== undefined) out.push(tail);
+    return out.join("\n");
+  };
+  let next = 0;
+  const dropNext = (): void => {
+    const { line, item } = order[next++];
+    const l = lines[line];
+    const before = cost(l);
+    l.items = l.items.filter((f) => f !== item);
+    if (l.items.every((f) => f.structural === true)) l.items = [];
+    total += cost(l) - before;
+  };
+  while (next < order.length && total > request.maxTokens) dropNext();
+  let out = text();
+  while (next < order.length && countTokens(out) > request.maxTokens) {
+    for (let k = 0; k < 8 && next < order.length; k++) dropNext();
+    out = text();
+  }
+  return out;
+}
+
+export const factsSummarizer: Summarizer = {
+  name: "facts",
+  usesLlm: false,
+  summarize: (request: SummaryRequest): Promise<SummaryResult> => Promise.resolve({ text: factsSummary(request), llmCalls: 0, inputTokens: 0, outputTokens: 0 }),
+};

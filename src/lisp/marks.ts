@@ -1,0 +1,304 @@
+// Provenance of hidden context. A run's `_`-prefixed context keys may be used by a program
+// (a token passed to a tool) but never shown to a model. The interpreter, not a text search,
+// knows which values came from them: a value read from hidden context is marked with its
+// place, and every value a builtin computes from a marked one (a cut, an upper-cased copy,
+// the parts of a split, a count) is marked as derived, collections and all. What is shown
+// (printed output, tool-call lines, samples, error messages) shows marked values as stand-ins
+// (`<hidden string from data/_creds :crm :token>`); text that merely equals a hidden value is
+// never touched.
+//
+// Strings and numbers have no identity in the host language, so they are marked by value:
+// within one evaluation a string or number equal to a marked one counts as marked. So that
+// ordinary values are not caught that way, strings shorter than 3 characters and integers
+// below 1,000 in size are never marked (a count, an index, a flag). Collections and other
+// objects are marked by identity; collections are immutable, so what one holds is found once.
+import { Builtin, type BuiltinDef } from "./core/registry.js";
+import { Closure } from "./fn.js";
+import { Fn, isMap, isSet, Keyword, LFloat, type LMap, type LSet, typeName, type Value } from "./values.js";
+import { Vec } from "./vector.js";
+
+/** Where a marked value came from: its place (`data/_creds :crm :token`) and whether it was computed from it. */
+export interface Origin {
+  readonly path: string;
+  /** The hidden key's place, `data/_creds`. */
+  readonly root: string;
+  readonly derived: boolean;
+}
+
+/** A stand-in is written between these private-use characters until it is shown (`showStandIns`). */
+export const STAND_IN_OPEN = "\uE000";
+export const STAND_IN_CLOSE = "\uE001";
+
+/** Whether a context key is hidden from prompts. */
+export function isHiddenKey(key: string): boolean {
+  return key.startsWith("_");
+}
+
+/** The text a marked value is shown as, for a value of type `type`. */
+export function standIn(type: string, o: Origin): string {
+  return `${STAND_IN_OPEN}hidden ${type} ${o.derived ? "derived from " + o.root : "from " + o.path}${STAND_IN_CLOSE}`;
+}
+
+const STAND_IN = /"\uE000([^\uE000\uE001"]*)\uE001"|\uE000([^\uE000\uE001]*)\uE001/g;
+
+/** Text with every stand-in shown unquoted, `<hidden string from data/_creds :token>`; a stand-in cut short still shows as one. */
+export function showStandIns(text: string): string {
+  if (!text.includes(STAND_IN_OPEN)) return text;
+  return text.replace(STAND_IN, (_m, a: string | undefined, b: string | undefined) => `<${a ?? b ?? ""}>`).replace(/\uE000/g, "<").replace(/\uE001/g, ">");
+}
+
+/** Every string in plain data with its stand-ins shown; the same object back when none held one. */
+export function showStandInsIn<T>(x: T, depth = 0): T {
+  if (typeof x === "string") return showStandIns(x) as T;
+  if (x === null || typeof x !== "object" || depth > 64) return x;
+  if (Array.isArray(x)) {
+    let out: unknown[] | null = null;
+    for (let i = 0; i < x.length; i++) {
+      const v = showStandInsIn(x[i] as unknown, depth + 1);
+      if (v !== x[i] && out === null) out = x.slice(0, i);
+      if (out !== null) out.push(v);
+    }
+    return (out ?? x) as T;
+  }
+  const proto: unknown = Object.getPrototypeOf(x);
+  if (proto !== Object.prototype && proto !== null) return x;
+  let out: Record<string, unknown> | null = null;
+  const entries = Object.entries(x as Record<string, unknown>);
+  for (let i = 0; i < entries.length; i++) {
+    const [k, v] = entries[i];
+    const w = showStandInsIn(v, depth + 1);
+    if (w !== v && out === null) out = Object.fromEntries(entries.slice(0, i));
+    if (out !== null) out[k] = w;
+  }
+  return (out ?? x) as T;
+}
+
+/** Builtins that pick an element out of a collection: the element keeps its own mark, not its siblings'. */
+const SELECTORS = new Set(["get", "get-in", "first", "second", "last", "nth", "peek", "ffirst", "fnext", "val", "key"]);
+/** Builtins whose output a model sees: marked arguments are shown as stand-ins. */
+const SINKS = new Set(["println", "print", "prn"]);
+
+/** Nodes one evaluation may visit marking derived collections; past it, collections are marked whole but not walked. */
+const WALK_BUDGET = 1_000_000;
+
+function markable(v: Value): v is string | number {
+  return typeof v === "string" ? v.length >= 3 : typeof v === "number" && (!Number.isInteger(v) || Math.abs(v) >= 1000);
+}
+
+/** Builtins the compiler inlines for plain numbers: run without their fast paths, so no arithmetic slips past. */
+const INLINED = new Set(["+", "-", "*", "<", ">", "<=", ">=", "=", "inc", "dec", "zero?"]);
+
+function children(v: object): Iterable<Value> | null {
+  if (v instanceof Vec) return v as Vec<Value>;
+  if (isMap(v)) return iterEntries(v);
+  if (isSet(v)) return v as LSet;
+  if (v instanceof Closure) return v.env;
+  return null;
+}
+
+function* iterEntries(m: LMap): Iterable<Value> {
+  for (const [k, x] of m) {
+    yield k;
+    yield x;
+  }
+}
+
+function keyText(k: Value): string {
+  if (k instanceof Keyword) return ":" + k.name;
+  if (typeof k === "number") return String(k);
+  return typeName(k);
+}
+
+/** The marks of one evaluation. */
+export class Marks {
+  private readonly objs = new WeakMap<object, Origin>();
+  private readonly prims = new Map<string | number, Origin>();
+  /** Collections found to hold a marked value (its origin) or none (null). */
+  private readonly holds = new WeakMap<object, Origin | null>();
+  private readonly wrapped = new Map<Builtin, Builtin>();
+  private empty = true;
+  private budget = WALK_BUDGET;
+
+  /** Whether nothing has been marked yet. */
+  get isEmpty(): boolean {
+    return this.empty;
+  }
+
+  /** Marks a value read from hidden context key `key`, every part with its own place. */
+  hidden(key: string, v: Value): void {
+    this.place(v, `data/${key}`, `data/${key}`);
+  }
+
+  private place(v: Value, path: string, root: string): void {
+    if (v === null || typeof v === "boolean") return;
+    const o: Origin = { path, root, derived: false };
+    if (typeof v !== "object") {
+      if (!markable(v)) return;
+      const had = this.prims.get(v);
+      if (had === undefined || had.derived) this.prims.set(v, o);
+      this.empty = false;
+      return;
+    }
+    if (this.objs.has(v)) return;
+    this.objs.set(v, o);
+    this.empty = false;
+    if (v instanceof Vec) {
+      let i = 0;
+      for (const x of v as Vec<Value>) this.place(x, `${path} ${i++}`, root);
+    } else if (isMap(v)) {
+      for (const [k, x] of v) this.place(x, `${path} ${keyText(k)}`, root);
+    } else if (isSet(v)) {
+      for (const x of v) this.place(x, path, root);
+    }
+  }
+
+  /** The mark of a value itself (not of what it holds), if any. */
+  originOf(v: Value): Origin | undefined {
+    if (v === null || typeof v === "boolean") return undefined;
+    if (typeof v === "object") return this.objs.get(v);
+    return markable(v) ? this.prims.get(v) : undefined;
+  }
+
+  /** The mark of a value or of anything it holds (functions: what they close over). */
+  find(v: Value, depth = 0): Origin | undefined {
+    if (this.empty) return undefined;
+    const own = this.originOf(v);
+    if (own !== undefined || v === null || typeof v !== "object") return own;
+    const known = this.holds.get(v);
+    if (known !== undefined) return known ?? undefined;
+    const kids = depth > 64 ? null : children(v);
+    let found: Origin | undefined;
+    if (kids !== null) {
+      for (const x of kids) {
+        found = this.find(x, depth + 1);
+        if (found !== undefined) break;
+      }
+    }
+    this.holds.set(v, found ?? null);
+    return found;
+  }
+
+  /** Marks a value, and all it holds, as derived from `from`. */
+  derive(v: Value, from: Origin): void {
+    const o: Origin = from.derived ? from : { path: from.root, root: from.root, derived: true };
+    this.mark(v, o, 0);
+  }
+
+  private mark(v: Value, o: Origin, depth: number): void {
+    if (v === null || typeof v === "boolean") return;
+    if (typeof v !== "object") {
+      if (markable(v) && !this.prims.has(v)) {
+        this.prims.set(v, o);
+        this.empty = false;
+      }
+      return;
+    }
+    if (this.objs.has(v)) return;
+    this.objs.set(v, o);
+    this.empty = false;
+    if (depth > 64 || --this.budget < 0) return;
+    const kids = children(v);
+    if (kids !== null) for (const x of kids) if (--this.budget >= 0) this.mark(x, o, depth + 1);
+  }
+
+  /** A builtin's result, marked when it was computed from a marked argument. */
+  private after(name: string, args: Value[], r: Value): Value {
+    if (this.empty || r === null || typeof r === "boolean" || (typeof r !== "object" && !markable(r))) return r;
+    if (SELECTORS.has(name) && !args.some((a) => typeof a === "string" && this.originOf(a) !== undefined)) return r;
+    if (this.originOf(r) !== undefined) return r;
+    for (const a of args) {
+      const o = this.find(a);
+      if (o !== undefined) {
+        this.derive(r, o);
+        return r;
+      }
+    }
+    return r;
+  }
+
+  /**
+   * The builtin as this evaluation runs it: its results carry the marks of its arguments, and
+   * an output builtin shows marked arguments as stand-ins.
+   */
+  builtin(b: Builtin): Builtin {
+    let w = this.wrapped.get(b);
+    if (w !== undefined) return w;
+    const d = b.def;
+    const name = d.name;
+    const fn = d.fn;
+    const { f1, f2 } = d;
+    const fast = !INLINED.has(name);
+    const def: BuiltinDef = SINKS.has(name)
+      ? { ...d, f1: undefined, f2: undefined, fn: (args) => fn(this.empty ? args : args.map((a) => this.hide(a))) }
+      : {
+          ...d,
+          f1: fast && f1 !== undefined ? (a) => (this.empty ? f1(a) : this.after(name, [a], f1(a))) : undefined,
+          f2: fast && f2 !== undefined ? (a, b) => (this.empty ? f2(a, b) : this.after(name, [a, b], f2(a, b))) : undefined,
+          fn: (args) => this.after(name, args, fn(args)),
+          suspendable:
+            d.suspendable === undefined
+              ? undefined
+              : (args) => {
+                  const r = (d.suspendable as NonNullable<BuiltinDef["suspendable"]>)(args);
+                  return r instanceof Promise ? r.then((x) => this.after(name, args, x)) : this.after(name, args, r);
+                },
+        };
+    w = new Builtin(def);
+    this.wrapped.set(b, w);
+    return w;
+  }
+
+  /** A value with every marked part replaced by its stand-in (a string); the same value when nothing in it is marked. */
+  hide(v: Value, inside?: Origin, depth = 0): Value {
+    if (this.empty || v === null || typeof v === "boolean") return v;
+    const own = this.originOf(v) ?? inside;
+    if (typeof v !== "object" || v instanceof LFloat || v instanceof Keyword) {
+      if (own === undefined || (typeof v === "string" && v.length < 2 && inside === undefined)) return v;
+      if (v instanceof Keyword && inside !== undefined && this.originOf(v) === undefined) return v;
+      return standIn(typeName(v), own);
+    }
+    if (own === undefined && this.find(v) === undefined) return v;
+    if (depth > 64) return standIn(typeName(v), own ?? (this.find(v) as Origin));
+    if (v instanceof Vec) return Vec.fromArray((v as Vec<Value>).toArray().map((x) => this.hide(x, own, depth + 1)));
+    if (isMap(v)) return v.mapEntries(([k, x]) => [this.hide(k, own, depth + 1), this.hide(x, own, depth + 1)]);
+    if (isSet(v)) return v.map((x) => this.hide(x, own, depth + 1));
+    if (v instanceof Fn) return own === undefined ? v : standIn("function", own);
+    return standIn(typeName(v), own ?? (this.find(v) as Origin));
+  }
+
+  /**
+   * Text the interpreter wrote (an error message) with every marked string it quotes, whole or
+   * cut short with `…`, replaced by its stand-in.
+   */
+  hideText(text: string): string {
+    if (this.empty) return text;
+    const found: Array<[string, Origin]> = [];
+    for (const [v, o] of this.prims) if (typeof v === "string" ? v.length >= 4 : String(v).length >= 4) found.push([String(v), o]);
+    found.sort((a, b) => b[0].length - a[0].length);
+    let out = text;
+    for (const [s, o] of found) {
+      const head = s.slice(0, 4);
+      let i = out.indexOf(head);
+      while (i >= 0) {
+        let n = 4;
+        while (n < s.length && out[i + n] === s[n]) n++;
+        const whole = n === s.length;
+        if (whole || out[i + n] === "…") {
+          const shown = standIn(typeof s === "string" && !/^-?\d+(\.\d+)?$/.test(s) ? "string" : "number", o);
+          out = out.slice(0, i) + shown + out.slice(i + n + (whole ? 0 : 1));
+          i = out.indexOf(head, i + shown.length);
+        } else {
+          i = out.indexOf(head, i + 1);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Marks a value kept in memory as it was marked when defined (`Origin` saved with it). */
+  restore(v: Value, o: Origin): void {
+    if (o.derived) this.derive(v, o);
+    else if (o.path === o.root) this.hidden(o.root.slice("data/".length), v);
+    else this.place(v, o.path, o.root);
+  }
+}

@@ -1,0 +1,107 @@
+// The traps a new user fell into on the command line: a command started without what it needs
+// (it must refuse with exit 2 and its usage, never run half-configured), and a file handed to
+// the wrong command (it must name the command that reads it).
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { runCli } from "../src/cli/commands.js";
+import { saveRun, runStateToJson } from "../src/agent/resume.js";
+import { SubAgent } from "../src/agent/subagent.js";
+import { scriptedLlm } from "../src/llm/scripted.js";
+import { chatsJsonl, compareReportJson, savedExample } from "./viewer/fixtures.js";
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `ptc ARGS` in-process; commands that write to the process streams directly are captured too. */
+async function ptc(args: string[]): Promise<Run> {
+  let stdout = "";
+  let stderr = "";
+  const out = vi.spyOn(process.stdout, "write").mockImplementation((s) => ((stdout += String(s)), true));
+  const err = vi.spyOn(process.stderr, "write").mockImplementation((s) => ((stderr += String(s)), true));
+  try {
+    const io = { stdin: Readable.from([""]), stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
+    const code = await runCli(args, io);
+    return { code, stdout, stderr };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), "ptc-traps-"));
+const file = (name: string): string => join(dir, name);
+
+beforeAll(async () => {
+  writeFileSync(file("run.json"), await savedExample("recovery"));
+  writeFileSync(file("report.json"), await compareReportJson());
+  writeFileSync(file("chats.jsonl"), chatsJsonl());
+  writeFileSync(file("experiment.json"), JSON.stringify({ experiment: [] }));
+  writeFileSync(file("no-upstream.json"), JSON.stringify({}));
+  const agent = SubAgent.create({ prompt: "Count", output: z.number(), maxTurns: 1 });
+  const step = await SubAgent.run(agent, { llm: scriptedLlm(["```clojure\n(println 1)\n```"]) });
+  writeFileSync(file("state.json"), runStateToJson(saveRun(step, agent)));
+}, 60_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("a command without what it needs refuses with exit 2 and its usage", () => {
+  it.each([
+    [["eval"], "usage: ptc eval"],
+    [["view"], "usage: ptc view FILE"],
+    [["trace", "show"], "usage: ptc trace show FILE"],
+    [["compare"], "usage: ptc compare FILE"],
+    [["proxy"], "usage: ptc proxy --upstream URL"],
+    [["proxy", "--port", "0", "--db", ":memory:"], "usage: ptc proxy --upstream URL"],
+  ])("ptc %s", async (args, usage) => {
+    const r = await ptc(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr.toLowerCase()).toContain(usage.toLowerCase());
+    expect(r.stdout).not.toContain("listening");
+  });
+
+  it("ptc proxy with a config file that names no upstream stops instead of serving requests that must fail", async () => {
+    const r = await ptc(["proxy", "--config", file("no-upstream.json"), "--port", "0", "--db", ":memory:"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`no upstream: ${file("no-upstream.json")} names none`);
+    expect(r.stderr).toContain("usage: ptc proxy --upstream URL");
+  });
+});
+
+describe("a file given to the wrong command names the right one", () => {
+  it("ptc trace show on a compare report points to ptc view", async () => {
+    const r = await ptc(["trace", "show", file("report.json")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${file("report.json")} is a ptc compare report: ptc view ${file("report.json")} shows it`);
+    expect(r.stderr).not.toMatch(/Invalid input/);
+  });
+
+  it("ptc trace show on transcripts points to ptc compare, on experiment results says nothing reads them", async () => {
+    expect((await ptc(["trace", "show", file("chats.jsonl")])).stderr).toContain(`ptc compare ${file("chats.jsonl")} measures`);
+    expect((await ptc(["trace", "show", file("experiment.json")])).stderr).toContain("goal-experiment results");
+  });
+
+  it("ptc compare on a run or a report points to trace show and view", async () => {
+    const run = await ptc(["compare", file("run.json")]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`is a recorded agent run: ptc trace show ${file("run.json")} prints it`);
+    expect((await ptc(["compare", file("report.json")])).stderr).toContain(`ptc view ${file("report.json")} shows it`);
+  });
+
+  it("a run state saved for resuming is shown by trace show and view, not refused", async () => {
+    const shown = await ptc(["trace", "show", file("state.json")]);
+    expect(shown.stderr).toBe("");
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain("(println 1)");
+    const out = file("state.html");
+    const viewed = await ptc(["view", file("state.json"), "--out", out]);
+    expect(viewed.stderr).toBe("");
+    expect(viewed.code).toBe(0);
+  });
+});

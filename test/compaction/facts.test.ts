@@ -1,0 +1,59 @@
+// The facts summarizer: keeps the values later turns need (names, times, ids, paths, commands
+// and their errors, call arguments), drops the prose, and keeps its budget; the copy baseline
+// beside it shows what copying keeps instead.
+import { describe, expect, it } from "vitest";
+import { countTokens, promptTokens } from "../../src/compaction/tokens.js";
+import { extractiveSummary } from "../../src/compaction/summarizers/extractive.js";
+import { factsSummary, textFacts } from "../../src/compaction/summarizers/facts.js";
+import type { ChatMessage } from "../../src/llm/types.js";
+
+const coding: ChatMessage[] = [
+  { role: "assistant", content: "Let me look at the parser first.", tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: JSON.stringify({ command: "python -m pytest tests/test_parser.py -x" }) } }] },
+  {
+    role: "tool",
+    tool_call_id: "c1",
+    content: ["============ test session starts ============", ...Array.from({ length: 60 }, (_, i) => `tests/test_parser.py::test_case_${i} PASSED`), "tests/test_parser.py::test_empty FAILED", "E   AttributeError: 'NoneType' object has no attribute 'strip' in parse_header", "1 failed, 60 passed in 0.52s"].join("\n"),
+  },
+  { role: "assistant", content: "The failure is in src/pkg/parser.py, in parse_header. I will guard against None there and keep the rest as it is.", tool_calls: [{ id: "c2", type: "function", function: { name: "bash", arguments: JSON.stringify({ command: "sed -n '1,40p' src/pkg/parser.py" }) } }] },
+  { role: "tool", tool_call_id: "c2", content: Array.from({ length: 40 }, (_, i) => `    value_${i} = compute(${i})`).join("\n") },
+];
+
+describe("facts summarizer", () => {
+  it("keeps commands, the error line, paths and function names of tool output, not its first lines, within its budget", () => {
+    const replaced = promptTokens(coding);
+    const budget = Math.floor(replaced * 0.2);
+    const text = factsSummary({ messages: coding, maxTokens: budget });
+    expect(countTokens(text)).toBeLessThanOrEqual(budget);
+    expect(text).toContain("python -m pytest tests/test_parser.py -x");
+    expect(text).toMatch(/AttributeError: 'NoneType' object has no attribute 'strip'/);
+    expect(text).toContain("src/pkg/parser.py");
+    expect(text).toContain("parse_header");
+    expect(text).not.toContain("test session starts");
+    // The copy baseline keeps the first line of the output and loses the error.
+    const copy = extractiveSummary({ messages: coding, maxTokens: 10_000 });
+    expect(copy).toContain("test session starts");
+    expect(copy).not.toContain("AttributeError");
+  });
+
+  it("keeps names, times and amounts of a dialogue and drops the filler", () => {
+    const facts = textFacts("Sounds great. Could you book a table at The Gardenia for 4 people at 19:30 on the 10th? I also need to transfer 150 bucks to Margaret.");
+    // Values rank above plain words, which a tight budget drops first; stop words are never kept.
+    expect(facts.filter((f) => f.rank === 2).map((f) => f.text)).toEqual(["The Gardenia", "4 people", "19:30", "the 10th", "150 bucks", "Margaret"]);
+    expect(facts.map((f) => f.text).join(" ")).not.toMatch(/\b(?:Could|you|great|at|also)\b/);
+  });
+
+  it("keeps the latest mention of a repeated value once, and folds a previous summary without losing its values", () => {
+    const first = factsSummary({ messages: [{ role: "user", content: "Book the Ortega for Friday at 19:30 please." }, { role: "assistant", content: "Booked the Ortega for Friday at 19:30." }], maxTokens: 100 });
+    expect(first.match(/19:30/g)).toHaveLength(1);
+    const folded = factsSummary({ previous: first, messages: [{ role: "user", content: "Now a taxi to the station, ref QX77Z." }, { role: "assistant", content: "Taxi booked, ref QX77Z." }], maxTokens: 100 });
+    for (const v of ["Ortega", "19:30", "QX77Z"]) expect(folded).toContain(v);
+  });
+
+  it("drops plain words before values when the budget is tight, and oldest first", () => {
+    const messages: ChatMessage[] = Array.from({ length: 10 }, (_, i): ChatMessage => ({ role: i % 2 === 0 ? "user" : "assistant", content: `Lovely weather for a quiet walk along the river, booking ref R${1000 + i}.` }));
+    const text = factsSummary({ messages, maxTokens: 40 });
+    expect(countTokens(text)).toBeLessThanOrEqual(40);
+    expect(text).toContain("R1009");
+    expect(text).not.toMatch(/weather|river/);
+  });
+});

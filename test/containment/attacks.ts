@@ -1,0 +1,182 @@
+// The attacks of issue 19, as data: each case runs one attack and reports what came back. They
+// run in a child process under a watchdog (watchdog.ts), so a hang or an out-of-heap abort
+// fails the case instead of killing the test runner.
+import { z } from "zod";
+import { evaluate, type EvaluateOptions } from "../../src/lisp/evaluate.js";
+import { SubAgent } from "../../src/agent/subagent.js";
+import { tool } from "../../src/agent/tools.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
+
+export interface Report {
+  ok: boolean;
+  kind?: string;
+  message?: string;
+  value?: unknown;
+}
+
+export interface Attack {
+  name: string;
+  run: (limits: EvaluateOptions["limits"]) => Promise<Report>;
+  /** Error kinds that are a clean answer; `value` when a correct value is the answer instead. */
+  expect: { kinds?: string[]; value?: unknown; message?: RegExp };
+}
+
+/** 2^26 leaves, a few KB of distinct nodes. */
+export const DAG = "(reduce (fn [m _] [m m]) [] (range 26))";
+const MAP_DAG = "(reduce (fn [m i] {:l m :r m}) {} (range 26))";
+const BOUNDED = ["fuel_exhausted", "timeout", "collection_too_large", "string_too_large"];
+
+async function run(source: string, options: EvaluateOptions): Promise<Report> {
+  const r = await evaluate(source, options);
+  return r.ok ? { ok: true, value: r.value } : { ok: false, kind: r.error.kind, message: r.error.message };
+}
+
+const program = (name: string, source: string, expect: Attack["expect"], options: EvaluateOptions = {}): Attack => ({
+  name,
+  run: (limits) => run(source, { ...options, limits: { ...limits, ...options.limits } }),
+  expect,
+});
+
+const ctxAttack = (name: string, source: string, ctx: Record<string, unknown>, expect: Attack["expect"]): Attack => program(name, source, expect, { ctx });
+// The result is built before the program runs: building it is the host's own time, not the run's.
+const toolAttack = (name: string, result: (limits: EvaluateOptions["limits"]) => unknown, expect: Attack["expect"], source = "(tool/t)"): Attack => ({
+  name,
+  expect,
+  run(limits) {
+    const value = result(limits);
+    return run(source, { limits, tools: { t: () => value } });
+  },
+});
+// Twice the collection limit in force (2M under the defaults).
+const twiceTheLimit = (limits: EvaluateOptions["limits"]): number => 2 * (limits?.maxCollectionSize ?? 1_000_000);
+
+function cyclic(): Record<string, unknown> {
+  const o: Record<string, unknown> = { id: 1 };
+  o.a = o;
+  o.b = o;
+  return o;
+}
+
+function lyingArray(length: number): unknown {
+  return new Proxy([], { get: (t, k) => (k === "length" ? length : Reflect.get(t, k)) });
+}
+
+function manyKeys(n: number): Record<string, number> {
+  const o: Record<string, number> = {};
+  for (let i = 0; i < n; i++) o["k" + i] = i;
+  return o;
+}
+
+const TYPE = { kinds: ["type_error"] };
+
+export const ATTACKS: Attack[] = [
+  // Shared structure.
+  program("dag returned", DAG, { kinds: ["collection_too_large"], message: /unfolds into 134217727 values/ }),
+  program("dag passed to a tool", `(tool/t {:x ${DAG}})`, { kinds: ["collection_too_large"] }, { tools: { t: () => 1 } }),
+  program("dag in a set", `(let [a ${DAG} b ${DAG}] (count #{a b}))`, { value: 1 }),
+  program("dag in hash-set", `(let [a ${DAG} b ${DAG}] (count (hash-set a b)))`, { value: 1 }),
+  program("dag as map keys", `(let [a ${DAG} b ${DAG}] (count (assoc {} a 1 b 2)))`, { value: 1 }),
+  program("dag distinct", `(let [a ${DAG} b ${DAG}] (count (distinct [a b])))`, { value: 1 }),
+  program("dag frequencies", `(let [a ${DAG} b ${DAG}] (vals (frequencies [a b])))`, { value: [2] }),
+  program("dag group-by", `(let [a ${DAG} b ${DAG}] (count (group-by identity [a b])))`, { value: 1 }),
+  program("dag =", `(let [a ${DAG} b ${DAG}] (= a b))`, { value: true }),
+  program("dag not=", `(let [a ${DAG} b ${DAG}] (not= a (conj b 1)))`, { value: true }),
+  program("dag compare", `(let [a ${DAG} b ${DAG}] (compare a b))`, { value: 0, kinds: BOUNDED }),
+  program("dag sorted", `(let [a ${DAG} b ${DAG}] (count (sort [a b])))`, { value: 2, kinds: BOUNDED }),
+  program("dag pr-str", `(count (pr-str ${DAG}))`, { kinds: BOUNDED }),
+  program("dag str", `(count (str ${DAG}))`, { kinds: BOUNDED }),
+  program("dag println", `(println ${DAG})`, { kinds: BOUNDED }),
+  program("dag in ex-info", `(try (throw (ex-info "x" {:d ${DAG}})) (catch e (count (ex-message e))))`, { kinds: BOUNDED, value: 1 }),
+  program("dag as a map key returned", `{${DAG} 1}`, { kinds: BOUNDED }),
+  program("map dag =", `(let [a ${MAP_DAG} b ${MAP_DAG}] (= a b))`, { value: true }),
+  program("map dag in a set", `(let [a ${MAP_DAG} b ${MAP_DAG}] (count (hash-set a b)))`, { value: 1 }),
+  program("map dag distinct", `(let [a ${MAP_DAG} b ${MAP_DAG}] (count (distinct [a b a])))`, { value: 1 }),
+  program("map dag returned", MAP_DAG, { kinds: ["collection_too_large"] }),
+  {
+    name: "dag in agent memory, traces and summaries",
+    expect: { value: "done" },
+    async run() {
+      const agent = SubAgent.create({ prompt: "Keep a value", tools: { t: tool({ description: "echo", input: z.object({}), run: () => 1 }) }, maxTurns: 3 });
+      const code = (s: string): string => "```clojure\n" + s + "\n```";
+      const llm = scriptedLlm([code(`(def d ${DAG}) (def m ${MAP_DAG}) (println (count d)) (count d)`), code("(def e [d m]) (count e)"), code('(return "done")')]);
+      const step = await SubAgent.run(agent, { llm });
+      return step.ok ? { ok: true, value: step.value } : { ok: false, kind: step.fail.reason, message: step.fail.message };
+    },
+  },
+  program("deep printing is an error", "(str (reduce (fn [m _] [m]) [] (range 300)))", { kinds: ["nesting_too_deep"] }),
+  program("deep pr-str is an error", "(pr-str (reduce (fn [m _] {:a m}) {} (range 300)))", { kinds: ["nesting_too_deep"] }),
+
+  // Host data at the boundary.
+  ctxAttack("ctx sparse 1e9 array", "(count data/xs)", { xs: new Array(1e9) }, { kinds: ["collection_too_large"] }),
+  ctxAttack("ctx array Proxy with length 2^32-1", "(count data/xs)", { xs: lyingArray(2 ** 32 - 1) }, { kinds: ["collection_too_large"] }),
+  ctxAttack("ctx array Proxy with length 1e9", "(first data/xs)", { xs: lyingArray(1e9) }, { kinds: ["collection_too_large"] }),
+  ctxAttack("ctx cyclic graph", "(count data/g)", { g: cyclic() }, { kinds: ["type_error"], message: /data\/g\.a is a cycle/ }),
+  ctxAttack("ctx function at a path", "(count data/orders)", { orders: [{}, {}, {}, { fetch: () => 1 }] }, { kinds: ["type_error"], message: /data\/orders\[3\]\.fetch/ }),
+  ctxAttack("ctx class instance", "data/x", { x: { when: new (class Order {})() } }, TYPE),
+  ctxAttack("ctx symbol", "data/x", { x: [Symbol("s")] }, TYPE),
+  ctxAttack("ctx Proxy whose ownKeys throws", "data/x", { x: new Proxy({}, { ownKeys: () => { throw new TypeError("trap says no"); } }) }, TYPE),
+  ctxAttack("ctx revoked Proxy", "data/x", { x: (() => { const p = Proxy.revocable({}, {}); p.revoke(); return p.proxy; })() }, TYPE),
+  ctxAttack("ctx Proxy whose getPrototypeOf throws", "data/x", { x: new Proxy({}, { getPrototypeOf: () => { throw new Error("proto trap"); } }) }, TYPE),
+  ctxAttack("ctx DAG of host objects", "(count data/x)", { x: (() => { let o: unknown = {}; for (let i = 0; i < 40; i++) o = { a: o, b: o }; return o; })() }, { kinds: ["collection_too_large", "fuel_exhausted", "timeout"] }),
+  toolAttack("tool sparse 1e9 array", () => new Array(1e9), { kinds: ["collection_too_large"] }),
+  toolAttack("tool array-like Proxy 2^32-1", () => lyingArray(2 ** 32 - 1), { kinds: ["collection_too_large"] }),
+  toolAttack("tool 2M-key object", (l) => manyKeys(twiceTheLimit(l)), { kinds: ["collection_too_large"] }),
+  toolAttack("tool Map of 2M entries", (l) => new Map(Array.from({ length: twiceTheLimit(l) }, (_, i) => [i, i])), { kinds: ["collection_too_large"] }),
+  toolAttack("tool cyclic graph", cyclic, { kinds: ["tool_error"], message: /tool\/t\.a is a cycle/ }),
+  toolAttack("tool function in result", () => ({ rows: [1, { f: () => 1 }] }), { kinds: ["type_error", "tool_error"], message: /rows\[1\]\.f/ }),
+  toolAttack("tool revoked Proxy", () => { const p = Proxy.revocable({}, {}); p.revoke(); return p.proxy; }, { kinds: ["type_error", "tool_error"] }),
+  {
+    name: "tool Error whose message getter throws",
+    expect: { kinds: ["tool_error"] },
+    run: (limits) => {
+      const e = new Error("x");
+      Object.defineProperty(e, "message", { get: () => { throw new Error("getter boom"); } });
+      return run("(tool/t)", { limits, tools: { t: () => { throw e; } } });
+    },
+  },
+  {
+    name: "tool throws a Proxy whose traps throw",
+    expect: { kinds: ["tool_error"] },
+    run: (limits) => run("(tool/t)", { limits, tools: { t: () => Promise.reject(new Proxy({}, { get: () => { throw new Error("trap"); }, getPrototypeOf: () => { throw new Error("trap"); } })) } }),
+  },
+  program("tool spec without run", "1", { kinds: ["value_error"], message: /tool\/t/ }, { tools: { t: {} as never } }),
+  program("tool spec with bad params", "1", { kinds: ["value_error"], message: /tool\/t/ }, { tools: { t: { run: () => 1, params: "a" as never } } }),
+  {
+    name: "SubAgent tool without run",
+    expect: { kinds: ["AgentDefinitionError"], message: /t/ },
+    async run() {
+      try {
+        SubAgent.create({ prompt: "p", tools: { t: { description: "d" } as never } });
+        return { ok: true, value: "created" };
+      } catch (e) {
+        return { ok: false, kind: (e as Error).name, message: (e as Error).message };
+      }
+    },
+  },
+  {
+    name: "tool past its timeout is abandoned",
+    expect: { kinds: ["tool_timeout"] },
+    async run(limits) {
+      let late = false;
+      const r = await run("(tool/t)", { limits, toolTimeoutMs: 20, tools: { t: () => new Promise((ok) => setTimeout(() => ok((late = true)), 200)) } });
+      await new Promise((ok) => setTimeout(ok, 300));
+      // The late result arrived and was ignored: the report is still the timeout.
+      return late ? r : { ok: true, value: "the tool never finished" };
+    },
+  },
+];
+
+/** What looks like host text rather than a message written for the program's author. */
+export const HOST_TEXT = /Cannot perform|TypeError|RangeError|SyntaxError|ReferenceError|is not a function|Cannot read prop|Cannot convert|Invalid array length|Maximum call stack|'ownKeys'|on proxy|internal error|trap|boom|\n\s+at /;
+
+/** Why a report is not the clean answer the case expects (null when it is). */
+export function verdict(a: Attack, r: Report): string | null {
+  if (r.message !== undefined && HOST_TEXT.test(r.message)) return `host text in the message: ${r.message}`;
+  if (r.ok) {
+    if (!("value" in a.expect)) return `expected an error, got a value`;
+    return JSON.stringify(r.value) === JSON.stringify(a.expect.value) ? null : `wrong value ${JSON.stringify(r.value)?.slice(0, 200)}`;
+  }
+  if (!a.expect.kinds?.includes(r.kind ?? "")) return `unexpected ${r.kind}: ${r.message}`;
+  if (a.expect.message && !a.expect.message.test(r.message ?? "")) return `message does not match ${a.expect.message}: ${r.message}`;
+  return null;
+}

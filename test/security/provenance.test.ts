@@ -1,0 +1,180 @@
+// The adversary for hidden context: programs that derive values from hidden (`_`) context
+// (cut, upper-case, split, prefix, reverse, count), combine, print, define, fail with and pass
+// them to tools over several turns. Every message of every prompt, in both history views, and
+// the trace are scanned for every 4-character fragment of every hidden value and of its case
+// and reversal transforms. The other way round, a run whose hidden context merely resembles
+// ordinary text sends byte for byte what the same run without hidden context sends.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { SubAgent } from "../../src/agent/subagent.js";
+import { tool } from "../../src/agent/tools.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
+import { resumeRun, runStateFromJson, runStateToJson, saveRun } from "../../src/agent/resume.js";
+
+const code = (body: string): string => "```clojure\n" + body + "\n```";
+
+const seen: Array<Record<string, unknown>> = [];
+const lookup = tool({
+  description: "Looks a customer up.",
+  input: z.object({ token: z.string(), q: z.string().optional() }),
+  run: async (args) => {
+    seen.push(args);
+    return { echoed: args.token, q: args.q ?? null, rows: [{ id: 1, name: "acme" }] };
+  },
+});
+
+const FIRST = '(def tok (get-in data/_creds [:crm :token]))\n(def auth (str "Bearer " tok))\n(println "ready")';
+
+// Each step uses `tok` (and `auth`), defined by the first program and kept in memory.
+const STEPS = [
+  "(println (subs tok 0 16))",
+  "(println (clojure.string/upper-case tok))",
+  '(println (clojure.string/split tok #"-"))',
+  "(println auth)",
+  "(println (apply str (reverse tok)))",
+  "(println (count tok) (count auth))",
+  '(def parts (clojure.string/split tok #"-"))\n(println (first parts) (last parts))',
+  '(let [[a b] (clojure.string/split tok #"-")] (println a b))',
+  '(def r (tool/lookup {:token auth :q "acme"}))\n(println (:echoed r) (:rows r))',
+  "(println (get-in data/_creds [:crm]))",
+  '(def m {:user "ann" :tok (subs tok 2)})',
+  "(def tk (subs tok 0 8))",
+  "(+ 1 tok)",
+  "(tok 1)",
+  "(println (pr-str data/_creds))",
+  '(doseq [p (clojure.string/split tok #"-")] (println (clojure.string/lower-case p)))',
+  "(defn shout [] (clojure.string/upper-case tok))\n(println (shout))",
+  '(println (clojure.string/replace tok "-" "_"))',
+  '(println (map clojure.string/lower-case (clojure.string/split tok #"-")))',
+  '(try (throw (ex-info (str "bad token " tok) {})) (catch Exception e (println (ex-message e))))',
+  '(throw (ex-info (str "bad token " (subs tok 3)) {}))',
+  '(println (clojure.string/join "," (clojure.string/split tok #"-")))',
+  "(def pin data/_pin)\n(println (* pin 1) (str pin))",
+  '(println (tool/lookup {:token (clojure.string/lower-case tok)}))',
+  "(def creds data/_creds)",
+  "(println {:a [tok auth] :b #{(subs tok 1 9)}})",
+  "(println (str {:t tok}))",
+  '(println (with-out-str (print tok)))',
+];
+
+// Letter-digit pairs: a 4-character fragment of one never occurs in ordinary prompt text.
+const LETTERS = "BCDFGHJKLMNPQRSTVWXZ";
+const group = fc.array(fc.tuple(fc.constantFrom(...LETTERS), fc.integer({ min: 2, max: 9 })), { minLength: 2, maxLength: 4 }).map((ps) => ps.map(([l, d]) => l + d).join(""));
+const token = fc.array(group, { minLength: 3, maxLength: 4 }).map((gs) => gs.join("-"));
+const pin = fc.integer({ min: 2_345_678, max: 9_876_543 });
+
+function transforms(v: string): string[] {
+  const r = [...v].reverse().join("");
+  return [v, v.toUpperCase(), v.toLowerCase(), r, r.toUpperCase(), r.toLowerCase()];
+}
+
+/** Every 4-character fragment of the values and their transforms. */
+function fragments(values: string[]): Set<string> {
+  const out = new Set<string>();
+  for (const v of values) for (const t of transforms(v)) for (let i = 0; i + 4 <= t.length; i++) out.add(t.slice(i, i + 4));
+  return out;
+}
+
+function leaks(text: string, frags: Set<string>): string[] {
+  const found: string[] = [];
+  for (const f of frags) if (text.includes(f)) found.push(f);
+  return found;
+}
+
+describe("provenance: nothing derived from hidden context reaches a prompt", () => {
+  it("no fragment of a hidden value or its transforms in any message of any prompt, either view, nor the trace (property)", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        token,
+        pin,
+        fc.array(fc.array(fc.constantFrom(...STEPS), { minLength: 1, maxLength: 3 }), { minLength: 3, maxLength: 6 }),
+        fc.boolean(),
+        async (tok, pinValue, turns, compressHistory) => {
+          const programs = [FIRST, ...turns.map((t) => t.join("\n")), "(return :done)"];
+          const agent = SubAgent.create({ prompt: "Find the customer.", tools: { lookup }, maxTurns: programs.length });
+          seen.length = 0;
+          const step = await SubAgent.run(agent, {
+            llm: scriptedLlm(programs.map(code)),
+            context: { _creds: { crm: { token: tok } }, _pin: pinValue, region: "eu" },
+            compressHistory,
+          });
+          expect(step.turns.length).toBe(programs.length);
+          // The pin is digits only: its fragments are ordinary numbers, so it is looked for whole.
+          const frags = fragments([tok]);
+          for (const t of transforms(String(pinValue))) frags.add(t);
+          for (const prompt of step.messages) for (const m of prompt) expect(leaks(m.content, frags), m.content).toEqual([]);
+          expect(leaks(JSON.stringify(step.trace), frags)).toEqual([]);
+          // Tools still receive the real values.
+          for (const args of seen) expect(String(args.token).toLowerCase()).toContain(tok.toLowerCase());
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+
+  it("shows a hidden value as an unquoted stand-in naming its origin and type", async () => {
+    const programs = [
+      "(def tok (get-in data/_creds [:crm :token]))\n(println tok)\n(println {:t tok})\n(println (clojure.string/lower-case tok))\n(println data/_creds)",
+      '(tool/lookup {:token tok :q "x"})',
+      "(return :done)",
+    ];
+    const agent = SubAgent.create({ prompt: "Find the customer.", tools: { lookup }, maxTurns: 3 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _creds: { crm: { token: "K7Z2Q9-B3M8X4-W5R2" } } } });
+    const second = step.messages[1].map((m) => m.content).join("\n");
+    expect(second).toContain("\n<hidden string from data/_creds :crm :token>\n");
+    expect(second).toContain("{:t <hidden string from data/_creds :crm :token>}");
+    expect(second).toContain("<hidden string derived from data/_creds>");
+    expect(second).toContain("{:crm {:token <hidden string from data/_creds :crm :token>}}");
+    expect(second).not.toContain('"data/_creds"');
+    const third = step.messages[2].map((m) => m.content).join("\n");
+    expect(third).toContain(':token <hidden string from data/_creds :crm :token>');
+    expect(JSON.stringify(step.trace)).not.toContain("K7Z2");
+  });
+
+  it("a tool's result is not hidden unless it echoes a hidden string", async () => {
+    const programs = ['(def r (tool/lookup {:token data/_tok :q "acme"}))\n(println (:q r) (:echoed r) (:rows r))', "(return :done)"];
+    const agent = SubAgent.create({ prompt: "Find the customer.", tools: { lookup }, maxTurns: 2 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _tok: "K7Z2Q9-B3M8X4" } });
+    const fed = step.messages[1].map((m) => m.content).join("\n");
+    expect(fed).toContain('acme <hidden string from data/_tok> [{:id 1 :name "acme"}]');
+  });
+
+  it("hidden context that resembles ordinary text changes nothing a model sees", async () => {
+    const programs = [
+      '(def rows [{:year 2024 :env "test" :name "name"} {:year 2025 :env "prod" :name "tenant name"}])\n(println rows)\n(println "test name 2024")',
+      '(println (tool/lookup {:token "test" :q "name"}))',
+      "(println (count rows))",
+      "(return :done)",
+    ];
+    for (const compressHistory of [false, true]) {
+      const run = async (context: Record<string, unknown>): Promise<string[][]> => {
+        const agent = SubAgent.create({ prompt: "Sum the {{what}} order totals for 2024 in test; name the tenant.", tools: { lookup }, maxTurns: programs.length });
+        const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context, compressHistory });
+        expect(step.ok).toBe(true);
+        return step.messages.map((p) => p.map((m) => m.content));
+      };
+      const plain = await run({ what: "data/orders", orders: [1, 2] });
+      const hidden = await run({ what: "data/orders", orders: [1, 2], _year: 2024, _env: "test", _tenant: "name", _code: "data" });
+      expect(hidden).toEqual(plain);
+    }
+  });
+
+  it("a resumed run hides what the saved run hid, and the saved state keeps the marks", async () => {
+    const tok = "K7Z2Q9-B3M8X4-W5R2";
+    const context = { _creds: { crm: { token: tok } } };
+    const first = ['(def tok (get-in data/_creds [:crm :token]))\n(def low (clojure.string/lower-case tok))\n(println "ok")', '(def r (tool/lookup {:token tok}))\n(println (:echoed r))', '(println "still looking")'];
+    const make = (maxTurns: number) => SubAgent.create({ prompt: "Find the customer.", tools: { lookup }, maxTurns });
+    const saved = await SubAgent.run(make(3), { llm: scriptedLlm(first.map(code)), context, compressHistory: true });
+    expect(saved.ok).toBe(false);
+    const state = runStateFromJson(runStateToJson(saveRun(saved, make(3))));
+    expect(state.memory.find((d) => d.name === "tok")?.hidden).toEqual({ path: "data/_creds :crm :token", root: "data/_creds", derived: false });
+    expect(state.memory.find((d) => d.name === "low")?.hidden).toMatchObject({ root: "data/_creds", derived: true });
+    const live = scriptedLlm([code("(println tok low (subs low 0 9))"), code("(return :done)")]);
+    const step = await resumeRun(make(5), state, { llm: live, context });
+    expect(step.fail).toBeUndefined();
+    const frags = fragments([tok]);
+    for (const r of live.requests) for (const m of r.messages) expect(leaks(m.content, frags)).toEqual([]);
+    expect(live.requests[1].messages.map((m) => m.content).join("\n")).toContain("<hidden string from data/_creds :crm :token> <hidden string derived from data/_creds> <hidden string derived from data/_creds>");
+  });
+});
