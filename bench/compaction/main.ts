@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { compact } from "../../src/compaction/compact.js";
 import type { StrategySpec } from "../../src/compaction/registry.js";
 import { domainGoalDetector, heuristicGoalDetector } from "../../src/compaction/goals.js";
-import "../../src/history/index.js";
+import { defaultStrategies } from "../../src/history/registry.js";
 import { compareStrategies, renderTable } from "../../src/harness/compare.js";
 import { scoreDetector } from "../../src/harness/goals.js";
 import { loadTranscripts, type Transcript } from "../../src/harness/transcript.js";
@@ -73,11 +73,11 @@ async function speed(): Promise<void> {
   console.log(`\nProjection speed, one 300-message tool-calling conversation (token counts warm, median of 20):`);
   for (const name of ["full", "sliding-window", "recap", "usage-ratio", "rolling-summary", "goal-boundary", "cost-trigger", "observation-masking", "mask-then-summarize"]) {
     const spec = { name, options: name === "sliding-window" || name === "rolling-summary" ? { unit: "step" } : {} } as StrategySpec;
-    await compact(messages, spec);
+    await compact(messages, spec, { registry: defaultStrategies });
     const times: number[] = [];
     for (let k = 0; k < 20; k++) {
       const t = performance.now();
-      await compact(messages, spec);
+      await compact(messages, spec, { registry: defaultStrategies });
       times.push(performance.now() - t);
     }
     times.sort((a, b) => a - b);

@@ -2,24 +2,22 @@
 // LLM replies, one program is extracted and run with the memory of earlier turns, and the
 // outcome is recorded and fed back, until the program returns a valid value, fails, or the run
 // meets one of its limits.
-import { compressedView } from "../history/compressed.js";
-import { fullView } from "../history/full.js";
 import { measureView, totalsOf, type PromptCompression, type PromptPair } from "../history/stats.js";
-import { defaultViewOptions, type PromptView, type View, type ViewInput, type ViewOptions, type ViewStats } from "../history/view.js";
-import { compact } from "../compaction/compact.js";
-import type { Json, Strategy } from "../compaction/types.js";
-import { messageText } from "../llm/messages.js";
+import { INTERPRETER_STRATEGY } from "../history/strategy.js";
+import { defaultViewOptions, type ViewInput, type ViewOptions, type ViewStats } from "../history/view.js";
+import type { Json } from "../compaction/types.js";
 import type { ErrorInfo } from "../lisp/errors.js";
 import { evaluate, print, type Memory } from "../lisp/evaluate.js";
 import { defaultLimits, resolveLimits, type Limits } from "../lisp/limits.js";
-import type { Llm, LlmUsage, TextMessage } from "../llm/types.js";
+import type { Llm, LlmUsage } from "../llm/types.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import { defaultRecordOptions, Recorder } from "../trace/record.js";
 import type { NestedRunTrace, TraceSettings, Turn, TurnStatus } from "../trace/trace.js";
 import { systemOf } from "./definition.js";
 import { AgentDefinitionError, describeIssues, type AgentFailure, type FailReason } from "./errors.js";
 import { extractProgram } from "./extract.js";
-import { checkInheritable, DEFAULTS, definedOnly, historyStrategy, isPlainObject, mergeOptions, pickInheritable, positiveNumber } from "./options.js";
+import { buildPrompt, historyStrategy, strategySpec, type HistoryStrategy } from "./history.js";
+import { checkInheritable, DEFAULTS, definedOnly, isPlainObject, mergeOptions, pickInheritable, positiveNumber } from "./options.js";
 import { TRACE_VERSION } from "./serialize.js";
 import { expandMission, taskMessage } from "./prompt/task.js";
 import { showHidden } from "./redact.js";
@@ -93,7 +91,6 @@ class AgentRun {
   private prompts: PromptPair | undefined;
   private readonly controller = new AbortController();
   private readonly started = performance.now();
-  private readonly view: PromptView;
   private readonly viewOptions: ViewOptions;
   private readonly recorder: Recorder;
   private readonly session: ToolSession;
@@ -105,8 +102,8 @@ class AgentRun {
   private readonly maxPrintChars: number;
   private system = "";
   private task = "";
-  /** The run's history strategy and its state, when one is set. */
-  private readonly strategy: Strategy | null;
+  /** The run's one history strategy (null only when the option is invalid: the run then ends with invalid_input) and its state. */
+  private readonly strategy: HistoryStrategy | null;
   private strategyState: Json | undefined = undefined;
   private pendingNested: NestedRunTrace[] = [];
   private stopReason: Interruption | null = null;
@@ -128,10 +125,7 @@ class AgentRun {
       compressHistory: options.compressHistory ?? defaultViewOptions.compressHistory,
       printlnHistoryLimit: options.printlnHistoryLimit ?? defaultViewOptions.printlnHistoryLimit,
     };
-    this.strategy = options.history === undefined ? null : tryStrategy(options.history);
-    // A history strategy projects the full history; the compressed view is then its business.
-    if (this.strategy !== null) this.viewOptions.compressHistory = false;
-    this.view = this.viewOptions.compressHistory ? compressedView : fullView;
+    this.strategy = tryStrategy(options);
     this.recorder = new Recorder({ sampleItems: this.viewOptions.sampleItems, sampleChars: this.viewOptions.sampleChars, ednBudget: options.ednBudget ?? defaultRecordOptions.ednBudget });
     const own = run.deadlineMs !== undefined ? Date.now() + run.deadlineMs : undefined;
     this.deadlineAt = own === undefined ? parent?.deadlineAt : parent?.deadlineAt === undefined ? own : Math.min(own, parent.deadlineAt);
@@ -258,11 +252,16 @@ class AgentRun {
   /** One turn: prompt, LLM call, extraction, evaluation, record. Null when the LLM call failed. */
   private async turn(n: number, withdrawn: boolean): Promise<Turn | null> {
     const input: ViewInput = { system: this.system, task: this.task, turns: this.turns, maxTurns: this.agent.maxTurns, toolsWithdrawn: this.withdraws, maxPrintChars: this.maxPrintChars };
-    const built = await this.build(input);
+    const built = await buildPrompt(input, this.viewOptions, this.strategy as HistoryStrategy, {
+      state: this.strategyState,
+      signal: this.controller.signal,
+      ...(this.options.historyLlm === undefined ? {} : { llm: this.options.historyLlm }),
+    });
+    this.strategyState = built.compaction.state;
     // Hidden values are stand-ins in the records already (the interpreter marks them); here they are shown unquoted.
-    const view = { ...built, messages: showHidden(built.messages) };
+    const view = { messages: showHidden(built.messages), stats: built.view };
     this.noteView(view.stats);
-    if (this.viewOptions.compressHistory) {
+    if (this.compressing()) {
       const m = measureView(input, view, this.prompts);
       this.measured.push(m.stats);
       this.prompts = m.prompts;
@@ -292,7 +291,7 @@ class AgentRun {
     this.totals.outputTokens += tokens.outputTokens;
     this.totals.cachedTokens += tokens.cachedTokens;
 
-    const base = { number: n, messages: view.messages, reply: content, usage: { ...tokens, llmMs, execMs: 0 }, view: view.stats };
+    const base = { number: n, messages: view.messages, reply: content, usage: { ...tokens, llmMs, execMs: 0 }, view: view.stats, compaction: built.compaction };
     const extraction = extractProgram(content);
     if (!extraction.ok) {
       const error: ErrorInfo = { kind: "parse_error", phase: "read", message: extraction.message, hint: extraction.hint };
@@ -368,25 +367,20 @@ class AgentRun {
     for (const k of Object.keys(t) as Array<keyof typeof t>) t[k] += stats[k];
   }
 
-  /** The next prompt: the view, or the history strategy's projection of the full history. */
-  private async build(input: ViewInput): Promise<View> {
-    const built = this.view(input, this.viewOptions);
-    if (this.strategy === null) return built;
-    const result = await compact(built.messages, this.strategy, {
-      records: input,
-      signal: this.controller.signal,
-      ...(this.strategyState === undefined ? {} : { state: this.strategyState }),
-      ...(this.options.historyLlm === undefined ? {} : { llm: this.options.historyLlm }),
-    });
-    this.strategyState = result.state;
-    // Strategies keep the stored messages' text; summaries they add are text too.
-    return { messages: result.messages.map((m) => (typeof m.content === "string" ? m : { ...m, content: messageText(m) })) as TextMessage[], stats: built.stats };
+  /** Whether the strategy rewrites history (its prompts are then measured against the full history's). */
+  private compressing(): boolean {
+    return this.strategy !== null && this.strategy.name !== "full";
   }
 
-  /** What the prompts were built with, so a stored trace rebuilds either view by itself. */
+  /**
+   * What the prompts were built with, so a stored trace rebuilds them by itself. `view` keeps
+   * the interpreter strategy's options (readers of older traces rebuild the compressed view from it).
+   */
   private settings(): TraceSettings {
-    const settings: TraceSettings = { maxTurns: this.agent.maxTurns, toolsWithdrawn: this.withdraws, maxPrintChars: this.maxPrintChars, view: { ...this.viewOptions } };
-    if (this.strategy !== null) settings.strategy = { name: this.strategy.name, options: { ...this.strategy.options } };
+    const interpreter = this.strategy?.name === INTERPRETER_STRATEGY;
+    const view: ViewOptions = { ...this.viewOptions, ...(interpreter ? (this.strategy?.options as Partial<ViewOptions>) : {}), compressHistory: interpreter };
+    const settings: TraceSettings = { maxTurns: this.agent.maxTurns, toolsWithdrawn: this.withdraws, maxPrintChars: this.maxPrintChars, view };
+    if (this.strategy !== null) settings.strategy = strategySpec(this.strategy as never);
     return settings;
   }
 
@@ -410,11 +404,11 @@ class AgentRun {
         perTurn: turns.map((t) => ({ turn: t.number, ...t.usage })),
         nested: { ...this.nested },
         compression: {
-          enabled: this.viewOptions.compressHistory,
+          enabled: this.compressing(),
           latest: this.latestView,
           totals: { ...this.viewTotals },
           perTurn: [...this.measured],
-          tokens: this.viewOptions.compressHistory ? totalsOf(this.measured) : null,
+          tokens: this.compressing() ? totalsOf(this.measured) : null,
         },
       },
     };
@@ -440,9 +434,9 @@ export async function runAgent(agent: Agent, run: RunOptions, parent: RunScope |
 }
 
 /** The history strategy, or null when the option is invalid: `prepare` then ends the run with invalid_input. */
-function tryStrategy(h: NonNullable<InheritableOptions["history"]>): Strategy | null {
+function tryStrategy(options: InheritableOptions): HistoryStrategy | null {
   try {
-    return historyStrategy(h);
+    return historyStrategy(options);
   } catch {
     return null;
   }

@@ -3,15 +3,8 @@
 import { defaultViewOptions } from "../history/view.js";
 import { resolveIsolation } from "../lisp/isolate/options.js";
 import { resolveLimits } from "../lisp/limits.js";
-import { createStrategy } from "../compaction/registry.js";
-import type { Strategy } from "../compaction/types.js";
+import { historyStrategy } from "./history.js";
 import type { InheritableOptions } from "./types.js";
-
-/** The history strategy an option names: an instance as it is, a name or spec from the registry. */
-export function historyStrategy(h: NonNullable<InheritableOptions["history"]>): Strategy {
-  if (typeof h === "object" && h !== null && "project" in h && typeof h.project === "function") return h;
-  return createStrategy(h as Parameters<typeof createStrategy>[0]);
-}
 
 export const DEFAULTS = {
   maxTurns: 5,
@@ -27,7 +20,7 @@ export function positiveNumber(v: unknown): boolean {
 export function checkInheritable(o: InheritableOptions, fail: (message: string) => never): void {
   if (o.history !== undefined) {
     try {
-      historyStrategy(o.history);
+      historyStrategy({ history: o.history });
     } catch (e) {
       fail(`history: ${(e as { message?: string }).message ?? "not a compaction strategy"}`);
     }

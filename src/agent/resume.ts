@@ -1,24 +1,28 @@
 // Saving a run and resuming it later. The saved state is the trace (every turn as it
-// happened), the memory (data as EDN, functions as their defining source) and the
-// compressed summaries, so either prompt view can be rebuilt without the interpreter.
-// Resuming replays the saved turns through the ordinary loop — the saved replies stand in
-// for the LLM and the recorded results for the tools, so nothing runs twice outside the
-// sandbox — checks at each step that the replay reproduces what was saved, then goes on
-// with the live LLM.
+// happened), the memory (data as EDN, functions as their defining source), the history
+// strategy with its last state, and the compressed summaries, so either prompt view can be
+// rebuilt without the interpreter. Resuming replays the saved turns through the ordinary loop —
+// the saved replies stand in for the LLM, the recorded results for the tools and the recorded
+// summaries for the strategy's summarizer, so nothing runs twice outside the sandbox — checks
+// every message of every replayed prompt, then goes on with the live LLM.
+import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
+import type { Json } from "../compaction/types.js";
 import { compressedView } from "../history/compressed.js";
 import { fullView } from "../history/full.js";
 import { viewOptionsSchema } from "../history/settings.js";
 import { defaultViewOptions, type View, type ViewOptions } from "../history/view.js";
 import { evaluate, print, type Memory, type MemoryEntry } from "../lisp/evaluate.js";
-import { showStandIns, type Origin } from "../lisp/marks.js";
+import type { Origin } from "../lisp/marks.js";
 import { Fn } from "../lisp/values.js";
-import { DEFAULT_MAX_PRINT_CHARS, renderFeedback, renderSeenPrints, seenPrints } from "../trace/feedback.js";
+import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import type { Llm, LlmRequest, LlmResponse } from "../llm/types.js";
 import { firstTurnLine } from "./prompt/task.js";
 import { numberReplacer, numberReviver, traceFromJson, traceToJson } from "./serialize.js";
 import { create } from "./definition.js";
+import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type HistoryStrategy } from "./history.js";
 import { runAgent } from "./loop.js";
+import { showHidden } from "./redact.js";
 import type { Agent, RunOptions, Step } from "./types.js";
 import { tool, type Tool } from "./tools.js";
 import type { RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
@@ -54,6 +58,8 @@ export interface RunState {
   memory: SavedDefinition[];
   /** The compressed view's summary of every summarized turn, as the next prompt would show it. */
   summaries: Array<{ turn: number; text: string }>;
+  /** The history strategy that built the prompts, and its state after the last saved turn (states saved before strategies were recorded have none). */
+  history?: { strategy: { name: string; options: Record<string, unknown> }; state: Json };
 }
 
 /** Thrown when a run state cannot be read or resumed; the message says why. */
@@ -123,12 +129,22 @@ export function saveRun(step: Step, agent: Agent, options: SaveOptions = {}): Ru
     trace,
     memory: saveMemory(step.memory),
     summaries: [],
+    history: { strategy: savedStrategy(trace.settings?.strategy, view), state: trace.turns.at(-1)?.compaction?.state ?? null },
   };
   const compressed = stateView(state, "compressed");
   const full = new Set(compressed.stats.turnsFull.map((f) => f.turn));
   state.summaries = (compressed.turns ?? []).filter((p) => !full.has(p.turn)).map((p) => ({ turn: p.turn, text: p.text }));
   return state;
 }
+
+/** The strategy a saved run used: the one its trace records, or the view's (traces without one). */
+function savedStrategy(recorded: { name: string; options: Readonly<Record<string, unknown>> } | undefined, view: ViewOptions): { name: string; options: Record<string, unknown> } {
+  if (recorded !== undefined) return { name: recorded.name, options: { ...recorded.options } };
+  const { compressHistory, ...options } = view;
+  return strategySpec(historyStrategy({ compressHistory, view: options }) as never);
+}
+
+const json: z.ZodType<Json> = z.lazy(() => z.union([z.null(), z.boolean(), z.number(), z.string(), z.array(json), z.record(z.string(), json)]));
 
 const savedDefinition = z.object({
   name: z.string(),
@@ -150,6 +166,7 @@ const runStateSchema = z.object({
   trace: z.unknown(),
   memory: z.array(savedDefinition),
   summaries: z.array(z.object({ turn: z.number().int().positive(), text: z.string() })),
+  history: z.object({ strategy: z.object({ name: z.string(), options: z.record(z.string(), z.unknown()) }), state: json }).optional(),
 });
 
 /** The state as JSON (every number kept, -0 and non-finite ones included, as traceToJson does). */
@@ -236,10 +253,17 @@ export async function resumeRun(agent: Agent, state: RunState, options: ResumeOp
   if (saved.length >= agent.maxTurns) throw new ResumeError(`the saved run used ${saved.length} of the agent's ${agent.maxTurns} turns; resume with an agent that allows more`);
   const live = options.llm ?? agent.options.llm;
   if (live === undefined) throw new ResumeError("no llm: pass { llm } to serve the turns after the saved ones");
-  // The saved run's prompt settings carry over unless the options say otherwise.
+  // The saved run's prompt settings and history strategy carry over unless the options say otherwise.
   const { compressHistory, printlnHistoryLimit, ...view } = state.view;
-  const run: ResumeOptions = { compressHistory, printlnHistoryLimit, maxPrintChars: state.maxPrintChars, ...options, view: { ...view, ...options.view } };
-  const replay = new Replay(saved, state, agent, run, live);
+  const history = options.history ?? (options.compressHistory === undefined ? state.history?.strategy : undefined);
+  const run: ResumeOptions = { compressHistory, printlnHistoryLimit, maxPrintChars: state.maxPrintChars, ...(history === undefined ? {} : { history }), ...options, view: { ...view, ...options.view } };
+  let strategy: HistoryStrategy;
+  try {
+    strategy = historyStrategy({ ...agent.options, ...run, view: { ...agent.options.view, ...run.view } });
+  } catch (e) {
+    throw new ResumeError(`resume: the saved run's history strategy cannot be rebuilt: ${(e as Error).message}`);
+  }
+  const replay = new Replay(saved, state, agent, run, live, strategy);
   const replaying = create({
     prompt: agent.prompt,
     tools: replay.tools(agent.tools),
@@ -248,7 +272,7 @@ export async function resumeRun(agent: Agent, state: RunState, options: ResumeOp
     ...(agent.output !== undefined ? { output: agent.output } : {}),
     ...(agent.description !== undefined ? { description: agent.description } : {}),
   });
-  const step = await runAgent(replaying as Agent, { ...run, llm: replay.llm }, null);
+  const step = await runAgent(replaying as Agent, { ...run, llm: replay.llm, historyLlm: replay.summarizer(run.historyLlm ?? agent.options.historyLlm) }, null);
   // Nested agents' traces of replayed turns were not re-run: carry the saved ones over.
   for (let i = 0; i < Math.min(saved.length, step.turns.length); i++) if (saved[i].nested !== undefined) step.turns[i].nested = saved[i].nested;
   return step;
@@ -257,7 +281,7 @@ export async function resumeRun(agent: Agent, state: RunState, options: ResumeOp
 const cut = (s: string): string => JSON.stringify(s.length > 80 ? `${s.slice(0, 79)}…` : s);
 
 /** Where two texts first differ, as `saved "line" / now "line"`. */
-function firstDifference(saved: string, now: string): string {
+function firstLineDifference(saved: string, now: string): string {
   const a = saved.split("\n");
   const b = now.split("\n");
   let i = 0;
@@ -277,12 +301,21 @@ function taskParts(task: string): { context: string; mission: string; turns: str
 function taskDifference(saved: string, now: string): string {
   const a = taskParts(saved);
   const b = taskParts(now);
-  if (a === null || b === null) return firstDifference(saved, now);
+  if (a === null || b === null) return firstLineDifference(saved, now);
   const names = { context: "the context (input data)", mission: "the mission", turns: "the turn budget" } as const;
   return (Object.keys(names) as Array<keyof typeof names>)
     .filter((k) => a[k] !== b[k])
-    .map((k) => `${names[k]} differs, ${firstDifference(a[k], b[k])}`)
+    .map((k) => `${names[k]} differs, ${firstLineDifference(a[k], b[k])}`)
     .join("; ");
+}
+
+const text = (m: { content: unknown } | undefined): string => (typeof m?.content === "string" ? m.content : "");
+
+/** Index of the first message where two prompts differ (role or text), or -1. */
+function firstDifference(a: ReadonlyArray<{ role: string; content: unknown }>, b: ReadonlyArray<{ role: string; content: unknown }>): number {
+  const n = Math.max(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i]?.role !== b[i]?.role || a[i]?.content !== b[i]?.content) return i;
+  return -1;
 }
 
 /** The replay of saved turns: an LLM and tools that answer from the trace, then hand over. */
@@ -292,6 +325,10 @@ class Replay {
   /** Set once the saved turns are replayed: from then on everything is live. */
   private isLive = false;
   private readonly used = new Map<string, number>();
+  /** The prompts the saved turns' records give under the resumed run's settings, built one by one as the checks ask. */
+  private expectedState: Json | undefined = undefined;
+  private readonly expectedSummaries: ReturnType<typeof recordedSummarizer>;
+  private readonly summaries: readonly string[];
 
   constructor(
     private readonly saved: readonly Turn[],
@@ -299,7 +336,21 @@ class Replay {
     private readonly agent: Agent,
     private readonly options: ResumeOptions,
     private readonly liveLlm: Llm,
-  ) {}
+    private readonly strategy: HistoryStrategy,
+  ) {
+    this.summaries = saved.flatMap((t) => t.compaction?.calls ?? []);
+    this.expectedSummaries = recordedSummarizer(this.summaries);
+  }
+
+  /** The summarizer of the resumed run: the recorded summaries while replaying, then the live one (or none). */
+  summarizer(live: Llm | undefined): Llm | undefined {
+    if (this.summaries.length === 0) return live;
+    const replayed = recordedSummarizer(this.summaries);
+    return {
+      name: live?.name ?? replayed.name,
+      complete: (request) => (replayed.left > 0 && !this.isLive ? replayed.complete(request) : live !== undefined ? live.complete(request) : Promise.reject(new Error("resume: no historyLlm for the summaries after the saved turns"))),
+    };
+  }
 
   readonly llm: Llm = {
     name: "resume",
@@ -311,7 +362,7 @@ class Replay {
   private async complete(request: LlmRequest): Promise<LlmResponse> {
     if (this.isLive) return this.liveLlm.complete(request);
     const n = request.turn ?? 1;
-    this.check(request, n);
+    await this.check(request, n);
     if (n > this.saved.length) {
       this.isLive = true;
       return this.liveLlm.complete(request);
@@ -321,37 +372,63 @@ class Replay {
     return { content: t.reply, usage: { inputTokens: t.usage.inputTokens, outputTokens: t.usage.outputTokens, cachedTokens: t.usage.cachedTokens } };
   }
 
-  /** The replayed run must show the LLM what the saved run showed it: the same task and feedback. */
-  private check(request: LlmRequest, n: number): void {
-    const messages = request.messages;
-    if (n === 1) {
-      // Only the turn budget may change: the saved task's first turn line is rewritten for it.
-      const task = this.state.trace.task.replace(firstTurnLine(this.state.maxTurns, this.state.toolsWithdrawn), firstTurnLine(this.agent.maxTurns, withdraws(this.agent)));
-      const now = typeof messages[1]?.content === "string" ? messages[1].content : "";
-      if (now !== task) throw new ResumeError(`resume: the task message differs from the saved run's: ${taskDifference(task, now)}`);
-      // The system prompt holds the tools and the output schema; it changes with the turn budget only between one turn and more.
-      const system = typeof messages[0]?.content === "string" ? messages[0].content : "";
-      if ((this.state.maxTurns > 1) === (this.agent.maxTurns > 1) && system !== this.state.trace.system) {
-        throw new ResumeError(`resume: the system prompt differs from the saved run's (different tools, tool descriptions or output schema?): ${firstDifference(this.state.trace.system, system)}`);
+  /**
+   * The replayed run must send, message for message, the prompt the saved turns' records give
+   * under the resumed settings (the saved prompt itself when the turn budget and strategy are
+   * unchanged): a changed context, agent, tool or strategy state is caught before a live turn is spent.
+   */
+  private async check(request: LlmRequest, n: number): Promise<void> {
+    const sent = request.messages;
+    const asked = this.expectedSummaries.overrun;
+    const built = await this.expected(n);
+    // The first live prompt may hold summaries written just now: then only its latest message is known.
+    const expected = this.expectedSummaries.overrun > asked ? built.slice(-1) : built;
+    if (expected !== built && sent.at(-1)?.content !== expected[0].content) {
+      throw new ResumeError(`resume: replaying turn ${n - 1} did not reproduce the saved run: its feedback differs (a different context, agent or tool?)`);
+    }
+    if (expected !== built) return;
+    const unchanged = this.agent.maxTurns === this.state.maxTurns && isDeepStrictEqual(strategySpec(this.strategy as never), this.state.history?.strategy ?? strategySpec(this.strategy as never));
+    const saved = unchanged && n <= this.saved.length ? this.saved[n - 1].messages : undefined;
+    for (const [what, want] of [["the saved turns' records give", expected], ["the saved run sent", saved]] as const) {
+      if (want === undefined) continue;
+      const at = firstDifference(sent, want);
+      if (at !== -1 && n === 1) {
+        const [was, is] = [text(want[at]), text(sent[at])];
+        throw new ResumeError(
+          at === 0
+            ? `resume: the system prompt differs from the saved run's (different tools, tool descriptions or output schema?): ${firstLineDifference(was, is)}`
+            : `resume: the task message differs from the saved run's: ${taskDifference(was, is)}`,
+        );
       }
-      return;
+      if (at !== -1) {
+        const turn = n === 1 ? "the task" : `turn ${n - 1}`;
+        throw new ResumeError(`resume: replaying ${turn} did not reproduce the saved run: message ${at + 1} of prompt ${n} differs from what ${what} (a different context, agent, tool or history strategy?)`);
+      }
     }
-    const before = this.saved[n - 2];
-    const maxPrintChars = this.options.maxPrintChars ?? this.agent.options.maxPrintChars ?? this.state.maxPrintChars;
-    // The compressed view shows the latest feedback without its list of stored names.
-    const stored = !(this.options.compressHistory ?? false);
-    const info = { maxTurns: this.agent.maxTurns, toolsWithdrawn: withdraws(this.agent) };
-    const expected = showStandIns(renderFeedback(before, info, { prints: true, maxPrintChars, stored }));
-    const text = (m: (typeof messages)[number] | undefined): string => (typeof m?.content === "string" ? m.content : "");
-    const last = text(messages.at(-1));
-    // A turn kept in full may carry the samples of what it defined before its feedback; a
-    // summarized one (the design's timing) has its output in its summary instead.
-    const full = last === expected || last.endsWith("\n\n" + expected);
-    const bare = showStandIns(renderFeedback(before, info, { prints: false, errorDetail: before.status !== "ok", stored }));
-    const summarized = !stored && (last === bare || last.endsWith("\n\n" + bare)) && (before.prints.length === 0 || text(messages.at(-2)).includes(renderSeenPrints(seenPrints(before.prints, maxPrintChars))));
-    if (!full && !summarized) {
-      throw new ResumeError(`resume: replaying turn ${n - 1} did not reproduce the saved run (a different tool, limit or agent?): its feedback differs, ${firstDifference(expected, last)}`);
+    if (n === this.saved.length && unchanged && this.state.history !== undefined && !isDeepStrictEqual(this.expectedState ?? null, this.state.history.state)) {
+      throw new ResumeError("resume: the history strategy's state rebuilt from the saved turns differs from the saved one");
     }
+  }
+
+  /** Prompt n as the saved turns' records give it under the resumed run's settings. */
+  private info(): { maxTurns: number; toolsWithdrawn: boolean } {
+    return { maxTurns: this.agent.maxTurns, toolsWithdrawn: withdraws(this.agent) };
+  }
+
+  private maxPrintChars(): number {
+    return this.options.maxPrintChars ?? this.agent.options.maxPrintChars ?? this.state.maxPrintChars;
+  }
+
+  private async expected(n: number): Promise<Array<{ role: string; content: string }>> {
+    const info = this.info();
+    const maxPrintChars = this.maxPrintChars();
+    const task = this.state.trace.task.replace(firstTurnLine(this.state.maxTurns, this.state.toolsWithdrawn), firstTurnLine(this.agent.maxTurns, info.toolsWithdrawn));
+    const turns = this.saved.slice(0, n - 1).map((t) => ({ ...t, feedback: renderFeedback(t, info, { prints: true, maxPrintChars }) }));
+    const input = { system: this.state.trace.system, task, turns, maxTurns: this.agent.maxTurns, toolsWithdrawn: info.toolsWithdrawn, maxPrintChars };
+    const built = await buildPrompt(input, this.state.view, this.strategy, { state: this.expectedState, llm: this.expectedSummaries });
+    this.expectedState = built.compaction.state;
+    // As the loop sends it: hidden values are stand-ins in the records, shown unquoted.
+    return showHidden(built.messages);
   }
 
   /** The agent's tools, answering from the recorded calls while a saved turn replays. */

@@ -1,9 +1,9 @@
 // The one-call entry for any app: project a plain ChatMessage[] through a strategy.
 import type { ChatMessage, Llm } from "../llm/types.js";
-import { createStrategy, type StrategySpec } from "./registry.js";
+import { resolveStrategy, type StrategyRegistry, type StrategySpec } from "./registry.js";
 import type { CompactionResult, Conversation, Json, Strategy } from "./types.js";
 
-export interface CompactOptions {
+export interface CompactOptions<R = unknown> {
   /** The state a previous call returned; omitted for a conversation the strategy has not seen. */
   readonly state?: Json;
   /** The summarizer's model client (usually cheaper than the conversation's model). */
@@ -14,9 +14,14 @@ export interface CompactOptions {
   readonly reservedOutputTokens?: number;
   readonly reportedPromptTokens?: number;
   readonly knownNames?: readonly string[];
-  readonly records?: unknown;
+  /** The records behind the messages, for a strategy that reads them. */
+  readonly records?: R;
   readonly signal?: AbortSignal;
   readonly now?: () => number;
+  /** Compact now, whatever the strategy's trigger says. */
+  readonly force?: boolean;
+  /** Where a strategy given by name is looked up (default: the generic compaction strategies). */
+  readonly registry?: StrategyRegistry;
 }
 
 const ROLES = new Set(["system", "user", "assistant", "tool"]);
@@ -38,10 +43,10 @@ export function checkMessages(messages: unknown): asserts messages is ChatMessag
  * Projects `messages` through a strategy (an instance, a registry name, or `{ name, options }`).
  * The messages are not changed; store `result.state` and pass it back with the next call.
  */
-export async function compact(messages: readonly ChatMessage[], strategy: Strategy | StrategySpec | string, options: CompactOptions = {}): Promise<CompactionResult> {
+export async function compact<R = unknown>(messages: readonly ChatMessage[], strategy: Strategy<Json, R> | StrategySpec | string, options: CompactOptions<R> = {}): Promise<CompactionResult> {
   checkMessages(messages);
-  const s = typeof strategy === "string" || !("project" in strategy) ? createStrategy(strategy) : strategy;
-  const conversation: Conversation = {
+  const s = resolveStrategy(strategy as Strategy, options.registry) as unknown as Strategy<Json, R>;
+  const conversation: Conversation<R> = {
     messages,
     ...(options.model === undefined ? {} : { model: options.model }),
     ...(options.tools === undefined ? {} : { tools: options.tools }),
@@ -55,5 +60,6 @@ export async function compact(messages: readonly ChatMessage[], strategy: Strate
     ...(options.llm === undefined ? {} : { llm: options.llm }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.force === undefined ? {} : { force: options.force }),
   });
 }

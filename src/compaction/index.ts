@@ -17,7 +17,7 @@ export type {
 } from "./types.js";
 export { countTokens, messageTokens, promptTokens, TOKENS_PER_MESSAGE, TOKENS_PER_REPLY } from "./tokens.js";
 export { compact, checkMessages, type CompactOptions } from "./compact.js";
-export { createStrategy, listStrategies, registerStrategy, type StrategySpec, type StrategyInfo } from "./registry.js";
+export { createStrategy, listStrategies, StrategyRegistry, compactionStrategies, type StrategySpec, type StrategyInfo } from "./registry.js";
 export type { StrategyDefinition } from "./registry-types.js";
 export { taskIndex, isUnitStart, turnStarts, spliceSummary, roleOrderProblems, transcript, isAnswered, mergeRuns, type TurnUnit } from "./messages.js";
 export { finish, type LlmSpend } from "./result.js";

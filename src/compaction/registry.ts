@@ -1,6 +1,7 @@
-// The strategy registry: every strategy by name, with zod-validated options whose defaults are
-// its seed's parameters. Reports and traces record `{ name, options }`, and createStrategy
-// rebuilds the same strategy from them.
+// Strategy registries: strategies by name, with zod-validated options whose defaults are their
+// seed's parameters. Reports and traces record `{ name, options }`, and a registry rebuilds the
+// same strategy from them. A registry belongs to its caller: nothing is registered globally, so
+// one library user's strategies never appear in another's, and no import order decides what exists.
 import { z } from "zod";
 import type { StrategyDefinition } from "./registry-types.js";
 import { fullStrategy } from "./strategies/full.js";
@@ -20,7 +21,7 @@ export interface StrategySpec {
   readonly options?: Readonly<Record<string, unknown>>;
 }
 
-/** What `listStrategies` tells about each strategy. */
+/** What `list` tells about each strategy. */
 export interface StrategyInfo {
   readonly name: string;
   readonly description: string;
@@ -30,32 +31,67 @@ export interface StrategyInfo {
 }
 
 // Definitions are stored type-erased: each one validates its own options before create sees them.
-type AnyDefinition = StrategyDefinition<Record<string, Json>>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyDefinition = StrategyDefinition<any, any>;
 
-const definitions = new Map<string, AnyDefinition>();
+/** An immutable set of strategy definitions by name. */
+export class StrategyRegistry {
+  private readonly definitions: ReadonlyMap<string, AnyDefinition>;
 
-/** Adds a strategy to the registry (the built-in ones are registered on import). */
-export function registerStrategy<O extends Record<string, Json>>(definition: StrategyDefinition<O>): void {
-  if (!/^[a-z][a-z0-9-]*$/.test(definition.name)) throw new Error(`compaction: strategy name "${definition.name}" must be lowercase words joined by dashes`);
-  if (definitions.has(definition.name)) throw new Error(`compaction: a strategy named "${definition.name}" is already registered`);
-  definitions.set(definition.name, definition as unknown as AnyDefinition);
-}
-
-/** Builds a strategy by name; unknown names and invalid options fail with a message naming what is wrong. */
-export function createStrategy(spec: StrategySpec | string): Strategy {
-  const { name, options = {} } = typeof spec === "string" ? { name: spec } : spec;
-  const definition = definitions.get(name);
-  if (definition === undefined) {
-    throw new Error(`compaction: unknown strategy "${String(name)}" (known: ${[...definitions.keys()].join(", ")})`);
+  constructor(definitions: readonly AnyDefinition[] = []) {
+    const map = new Map<string, AnyDefinition>();
+    for (const d of definitions) {
+      if (!/^[a-z][a-z0-9-]*$/.test(d.name)) throw new Error(`compaction: strategy name "${d.name}" must be lowercase words joined by dashes`);
+      if (map.has(d.name)) throw new Error(`compaction: a strategy named "${d.name}" is already registered`);
+      map.set(d.name, d);
+    }
+    this.definitions = map;
   }
-  const parsed = definition.schema.safeParse(options ?? {});
-  if (!parsed.success) throw new Error(`compaction: invalid options for strategy "${name}":\n${z.prettifyError(parsed.error)}`);
-  return definition.create(parsed.data);
+
+  /** A registry with these definitions added (names must be new). */
+  with(...definitions: readonly AnyDefinition[]): StrategyRegistry {
+    return new StrategyRegistry([...this.definitions.values(), ...definitions]);
+  }
+
+  has(name: string): boolean {
+    return this.definitions.has(name);
+  }
+
+  names(): string[] {
+    return [...this.definitions.keys()];
+  }
+
+  /** Builds a strategy by name; unknown names and invalid options fail with a message naming what is wrong. */
+  create(spec: StrategySpec | string): Strategy {
+    const { name, options = {} } = typeof spec === "string" ? { name: spec } : spec;
+    const definition = this.definitions.get(name);
+    if (definition === undefined) throw new Error(`compaction: unknown strategy "${String(name)}" (known: ${this.names().join(", ")})`);
+    const parsed = definition.schema.safeParse(options ?? {});
+    if (!parsed.success) throw new Error(`compaction: invalid options for strategy "${name}":\n${z.prettifyError(parsed.error)}`);
+    return definition.create(parsed.data) as Strategy;
+  }
+
+  /** Every strategy with its description, whether it calls a model, and its defaults. */
+  list(): StrategyInfo[] {
+    return [...this.definitions.values()].map((d) => ({ name: d.name, description: d.description, usesLlm: d.usesLlm, defaults: d.schema.parse({}) as Record<string, Json> }));
+  }
 }
 
-/** Every registered strategy with its description, whether it calls a model, and its defaults. */
-export function listStrategies(): StrategyInfo[] {
-  return [...definitions.values()].map((d) => ({ name: d.name, description: d.description, usesLlm: d.usesLlm, defaults: d.schema.parse({}) }));
+/** The strategies for any chat history (the interpreter-aware one is added above, in src/history). */
+export const compactionStrategies = new StrategyRegistry([fullStrategy, slidingWindowStrategy, recapStrategy, rollingSummaryStrategy, usageRatioStrategy, goalBoundaryStrategy, costTriggerStrategy, observationMaskingStrategy, maskThenSummarizeStrategy]);
+
+/** An instance as it is, or a name or spec built from `registry`. */
+export function resolveStrategy(strategy: Strategy | StrategySpec | string, registry: StrategyRegistry = compactionStrategies): Strategy {
+  if (typeof strategy === "object" && strategy !== null && "project" in strategy && typeof strategy.project === "function") return strategy;
+  return registry.create(strategy as StrategySpec | string);
 }
 
-for (const definition of [fullStrategy, slidingWindowStrategy, recapStrategy, rollingSummaryStrategy, usageRatioStrategy, goalBoundaryStrategy, costTriggerStrategy, observationMaskingStrategy, maskThenSummarizeStrategy] as AnyDefinition[]) registerStrategy(definition);
+/** Builds a strategy from `registry` (default: the generic compaction strategies). */
+export function createStrategy(spec: StrategySpec | string, registry: StrategyRegistry = compactionStrategies): Strategy {
+  return registry.create(spec);
+}
+
+/** The strategies of `registry` (default: the generic compaction strategies). */
+export function listStrategies(registry: StrategyRegistry = compactionStrategies): StrategyInfo[] {
+  return registry.list();
+}

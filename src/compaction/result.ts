@@ -26,7 +26,7 @@ export const clock = (context: CompactionContext): (() => number) => context.now
  * a summary or marker outweighs what it replaced) is discarded for the stored messages.
  */
 export function finish<S extends Json>(
-  conversation: Conversation,
+  conversation: Conversation<unknown>,
   projected: ChatMessage[],
   state: S,
   events: CompactionEvent[],

@@ -7,8 +7,12 @@ import type { ChatMessage, Llm } from "../llm/types.js";
 /** JSON-serializable data: strategy state and options must survive a round trip through storage. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-/** What a strategy sees: the stored conversation and what the next request will carry with it. */
-export interface Conversation {
+/**
+ * What a strategy sees: the stored conversation and what the next request will carry with it.
+ * `R` types the structured records behind the messages, for the strategies that read them (the
+ * PTC-Lisp turn records for the interpreter-aware strategy); a generic chat has none.
+ */
+export interface Conversation<R = unknown> {
   /** Every stored message, oldest first, as the app sent them. Never mutated. */
   readonly messages: readonly ChatMessage[];
   /** The model the conversation talks to (context limit and prices are looked up by it). */
@@ -17,11 +21,8 @@ export interface Conversation {
   readonly tools?: readonly unknown[];
   /** Tokens reserved for the reply (max_tokens), also counted against the budget. */
   readonly reservedOutputTokens?: number;
-  /**
-   * Structured records behind the messages, for strategies that understand them (the PTC-Lisp
-   * turn records for the interpreter-aware strategy). Opaque to everything else.
-   */
-  readonly records?: unknown;
+  /** Structured records behind the messages, typed by the strategy that reads them. */
+  readonly records?: R;
   /**
    * Prompt tokens the provider reported for the previous request, when known; strategies and
    * triggers use it instead of a local estimate.
@@ -42,6 +43,11 @@ export interface CompactionContext {
   readonly signal?: AbortSignal;
   /** Clock for durations and back-off (tests pass a fake). */
   readonly now?: () => number;
+  /**
+   * Compact now, whatever the strategy's trigger says (an operator's "compact this
+   * conversation"): strategies with a trigger cut as far as their keep rules allow.
+   */
+  readonly force?: boolean;
 }
 
 export type CompactionEventKind =
@@ -89,13 +95,15 @@ export interface CompactionResult<S extends Json = Json> {
    * strategies that summarize; reports name a summary strategy together with it.
    */
   readonly summarizer?: string;
+  /** Strategy-specific figures, recorded in traces as they are (the interpreter strategy: its view statistics). */
+  readonly details?: Readonly<Record<string, Json>>;
 }
 
 /**
  * A compaction strategy. `usesLlm` declares whether it calls a model (then `project` may be async
  * and uses `context.llm`, falling back to the extractive summarizer when there is none).
  */
-export interface Strategy<S extends Json = Json> {
+export interface Strategy<S extends Json = Json, R = unknown> {
   /** Registry name, e.g. "sliding-window", "recap", "rolling-summary". */
   readonly name: string;
   /** The options it runs with, resolved against its defaults; reports and traces record them. */
@@ -103,7 +111,7 @@ export interface Strategy<S extends Json = Json> {
   readonly usesLlm: boolean;
   /** The state of a conversation it has never seen. */
   initialState(): S;
-  project(conversation: Conversation, state: S, context: CompactionContext): CompactionResult<S> | Promise<CompactionResult<S>>;
+  project(conversation: Conversation<R>, state: S, context: CompactionContext): CompactionResult<S> | Promise<CompactionResult<S>>;
   /**
    * Indices of messages in a projection that the next projections keep unchanged up to, where a
    * breakpoint cache (Anthropic's `cache_control`) should be marked besides the last message, so

@@ -4,7 +4,8 @@
 // cache, a breakpoint cache with its write premium, and no cache. Also far-fact retention.
 import { createMeter, requestPrice, type Meter } from "../compaction/measure.js";
 import { DEFAULT_PRICES, NO_CACHE, type ModelPrice } from "../compaction/prices.js";
-import { createStrategy, type StrategySpec } from "../compaction/registry.js";
+import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
+import { defaultStrategies } from "../history/registry.js";
 import type { Strategy } from "../compaction/types.js";
 import type { ChatMessage, Llm } from "../llm/types.js";
 import { specLabel } from "./compare.js";
@@ -57,6 +58,8 @@ export interface CacheCompareOptions {
   llm?: Llm;
   /** The conversations' model, for context limits (usage-ratio). */
   model?: string;
+  /** Where strategies given by name are found (default: every shipped strategy). */
+  registry?: StrategyRegistry;
 }
 
 /** The last message, and where the strategy says its prompt stays stable. */
@@ -97,13 +100,15 @@ export async function compareUnderCaches(transcripts: readonly Transcript[], str
     let fired = 0;
     for (const t of transcripts) {
       const meters: Meter[] = names.map((n) => createMeter(models[n]));
-      const marks = createStrategy(spec).cacheBreakpoints;
+      const registry = options.registry ?? defaultStrategies;
+      const marks = registry.create(spec).cacheBreakpoints;
       const probes = probesAt(t);
       let compacted = false;
       await measure(t, spec, {
         models: [options.model ?? "gpt-4o"],
         ...(options.model === undefined ? {} : { model: options.model }),
         ...(options.llm === undefined ? {} : { llm: options.llm }),
+        registry,
         onPrompt(p) {
           meters.forEach((m, k) => {
             m.add({ messages: p.messages, breakpoints: breakpoints(p.messages, marks) }, p.outputTokens);

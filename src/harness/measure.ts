@@ -5,8 +5,9 @@
 import { compact } from "../compaction/compact.js";
 import { createMeter, requestPrice } from "../compaction/measure.js";
 import { modelPrice, type PriceTable } from "../compaction/prices.js";
-import { createStrategy, type StrategySpec } from "../compaction/registry.js";
+import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import { taskIndex } from "../compaction/messages.js";
+import { defaultStrategies } from "../history/registry.js";
 import { messageTokens, promptTokens } from "../compaction/tokens.js";
 import type { CompactionResult, Json } from "../compaction/types.js";
 import { messageText, toolCallText } from "../llm/messages.js";
@@ -200,6 +201,8 @@ export interface MeasureOptions {
   model?: string;
   /** Receives each request's point (charts). */
   onRequest?: (point: RequestPoint) => void;
+  /** Where strategies given by name are found (default: every shipped strategy). */
+  registry?: StrategyRegistry;
   /** Receives each request as sent (the recorded reply's index, the prompt, the reply's tokens, the compaction's events and statistics), for pricing under other cache models. */
   onPrompt?: (prompt: SentPrompt) => void;
 }
@@ -215,7 +218,7 @@ export interface SentPrompt {
 
 /** The metrics of one transcript under one strategy. */
 export async function measure(t: Transcript, spec: StrategySpec | string | Baseline, options: MeasureOptions): Promise<Metrics> {
-  const strategy = isBaseline(spec) ? undefined : createStrategy(spec);
+  const strategy = isBaseline(spec) ? undefined : (options.registry ?? defaultStrategies).create(spec);
   const m = emptyMetrics();
   const needs = probeNeeds(t, m);
   const systems = new Set(t.messages.filter((x) => x.role === "system"));

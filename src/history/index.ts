@@ -10,3 +10,4 @@ export { countTokens, messageTokens, promptTokens, TOKENS_PER_MESSAGE, TOKENS_PE
 export { renderComparison, type CompareOptions } from "./compare.js";
 export { traceSettings, viewOptionsSchema, type SettingsCheck } from "./settings.js";
 export { interpreterStrategy, INTERPRETER_STRATEGY } from "./strategy.js";
+export { defaultStrategies } from "./registry.js";

@@ -2,9 +2,9 @@
 // stored conversation is the full history; the turn records (`Conversation.records`, the view's
 // input) are what it summarizes from, so its messages are exactly compressedView's.
 import { z } from "zod";
-import { registerStrategy } from "../compaction/registry.js";
 import type { StrategyDefinition } from "../compaction/registry-types.js";
 import { clock, finish } from "../compaction/result.js";
+import { promptTokens } from "../compaction/tokens.js";
 import type { Json } from "../compaction/types.js";
 import { compressedView } from "./compressed.js";
 import { viewOptionsSchema } from "./settings.js";
@@ -21,7 +21,7 @@ function isViewInput(x: unknown): x is ViewInput {
   return typeof r === "object" && r !== null && typeof r.system === "string" && typeof r.task === "string" && Array.isArray(r.turns) && typeof r.maxTurns === "number";
 }
 
-export const interpreterStrategy: StrategyDefinition<Options> = {
+export const interpreterStrategy: StrategyDefinition<Options, ViewInput> = {
   name: INTERPRETER_STRATEGY,
   description: "PTC-Lisp runs only: earlier turns become summaries of what they defined, called and printed (seed 003); needs the turn records.",
   usesLlm: false,
@@ -41,10 +41,13 @@ export const interpreterStrategy: StrategyDefinition<Options> = {
         }
         const built = compressedView(conversation.records, view);
         const events = built.stats.turnsCompressed > 0 ? [{ kind: "compacted" as const, replaced: built.stats.turnsCompressed, detail: `${built.stats.turnsCompressed} turns summarized` }] : [];
-        return finish(conversation, built.messages, state, events, started, context);
+        // Not through finish's never-larger guard: the view may add samples of what a turn
+        // defined without printing (seed 003), which makes an early prompt larger on purpose.
+        const tokensIn = promptTokens(conversation.messages);
+        const tokensOut = promptTokens(built.messages);
+        const stats = { messagesIn: conversation.messages.length, tokensIn, messagesOut: built.messages.length, tokensOut, llmCalls: 0, llmInputTokens: 0, llmOutputTokens: 0, durationMs: clock(context)() - started, compressionRatio: tokensIn === 0 ? 1 : tokensOut / tokensIn };
+        return { messages: built.messages, state, events, stats, details: built.stats as unknown as Record<string, Json> };
       },
     };
   },
 };
-
-registerStrategy(interpreterStrategy);

@@ -311,7 +311,8 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
       }
       callsOf.set(name, made);
       // What the trace and the model see: marked arguments as stand-ins; the tool gets the values.
-      const shown = marks === null || marks.isEmpty ? hostArgs : toolArgs(name, marks.hide(args), spec);
+      // The second walk is bounded like the first but not charged: it is the host's bookkeeping.
+      const shown = marks === null || marks.isEmpty ? hostArgs : toolArgs(name, marks.hide(args), spec, runBudget(state));
       const record: ToolCallRecord = { name, args: shown, durationMs: 0 };
       toolCalls.push(record);
       const t0 = now();

@@ -8,7 +8,7 @@
 // compaction makes at most `maxSummaryCalls` summary calls, retries included.
 import { compact } from "../compaction/compact.js";
 import { contextLimit, toolTokens } from "../compaction/models.js";
-import { createStrategy } from "../compaction/registry.js";
+import { defaultStrategies } from "../history/registry.js";
 import type { CompactionResult, Json, Strategy } from "../compaction/types.js";
 import type { ChatMessage, Llm } from "../llm/types.js";
 import type { ProxyConfig } from "./config.js";
@@ -228,7 +228,7 @@ export class Compactor {
     let s = this.strategies.get(key);
     if (s === undefined) {
       if (this.strategies.size >= 256) this.strategies.clear();
-      s = createStrategy(spec);
+      s = defaultStrategies.create(spec);
       this.strategies.set(key, s);
     }
     return s;

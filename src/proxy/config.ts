@@ -2,7 +2,7 @@
 // API update (a bad value is rejected whole, with the path of what is wrong), and marks the one
 // secret (the summarizer's API key) that GET /config must never show.
 import { z } from "zod";
-import { createStrategy } from "../compaction/registry.js";
+import { defaultStrategies } from "../history/registry.js";
 
 /** Headers that carry a conversation id, in the order they are consulted (see docs/proxy.md). */
 export const DEFAULT_IDENTITY_HEADERS = ["x-conversation-id", "x-claude-code-session-id", "session-id", "session_id", "x-session-id", "x-session-affinity"];
@@ -17,7 +17,7 @@ const strategySpec = z
   .superRefine((spec, ctx) => {
     // The registry's own validation, so an unknown strategy or option fails here, not on a request.
     try {
-      createStrategy(spec);
+      defaultStrategies.create(spec);
     } catch (e) {
       ctx.addIssue({ code: "custom", message: e instanceof Error ? e.message : String(e) });
     }

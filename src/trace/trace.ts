@@ -1,5 +1,6 @@
 // The full trace of a run: every turn as it happened. It is the debugging view, never
 // shrinks, serializes to JSON, and is the input from which prompt views are built.
+import type { CompactionEvent, CompactionStats, Json } from "../compaction/types.js";
 import type { ErrorInfo } from "../lisp/errors.js";
 import type { ViewOptions, ViewStats } from "./view-settings.js";
 
@@ -87,8 +88,21 @@ export interface Turn {
   notes?: string[];
   /** Statistics of the prompt view that built this turn's messages. */
   view?: ViewStats;
+  /** What the run's history strategy did for this turn's prompt. */
+  compaction?: TurnCompaction;
   /** Runs of nested agents (SubAgent.asTool) called by this turn's program, in call order. */
   nested?: NestedRunTrace[];
+}
+
+/** A history strategy's work on one prompt, as the trace keeps it. */
+export interface TurnCompaction {
+  /** Its statistics without the wall time (a trace is the same however fast the machine was). */
+  stats: Omit<CompactionStats, "durationMs">;
+  events: CompactionEvent[];
+  /** The strategy's state after building the prompt: a resumed run continues from the last one. */
+  state: Json;
+  /** The replies of the summary calls it made, in order, so a resumed run replays them instead of asking again. */
+  calls?: string[];
 }
 
 /** A nested agent's run, called as a tool. */

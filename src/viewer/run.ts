@@ -99,7 +99,9 @@ export function promptMode(trace: RunTrace): string {
   const strategy = trace.settings?.strategy;
   if (strategy !== undefined) {
     const opts = Object.entries(strategy.options ?? {}).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`);
-    return opts.length === 0 ? strategy.name : `${strategy.name} (${opts.join(", ")})`;
+    // Every run records its strategy now; the two built-in views keep their names.
+    const name = strategy.name === "full" ? "full history" : strategy.name === "interpreter-summaries" ? "compressed history" : strategy.name;
+    return opts.length === 0 ? name : `${name} (${opts.join(", ")})`;
   }
   if (!checked.ok || checked.settings === undefined) return "full history (no settings recorded)";
   return checked.settings.view.compressHistory ? "compressed history" : "full history";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { compact, createStrategy, finish, listStrategies, registerStrategy } from "../../src/compaction/index.js";
+import { compact, compactionStrategies, createStrategy, finish, listStrategies } from "../../src/compaction/index.js";
 import { roleOrderProblems } from "../../src/compaction/messages.js";
 import { assistant, call, chat, result, sys, user } from "./conversations.js";
 
@@ -50,8 +50,8 @@ describe("compact and the registry", () => {
     expect(list.find((s) => s.name === "sliding-window")).toMatchObject({ usesLlm: false, defaults: { turns: 10, unit: "round" } });
   });
 
-  it("registers a custom strategy as docs/compaction.md shows", async () => {
-    registerStrategy({
+  it("registers a custom strategy in the caller's own registry, as docs/compaction.md shows", async () => {
+    const registry = compactionStrategies.with({
       name: "drop-tool-output",
       description: "Replaces old tool results by a size note.",
       usesLlm: false,
@@ -70,10 +70,12 @@ describe("compact and the registry", () => {
         },
       }),
     });
-    expect(listStrategies().find((s) => s.name === "drop-tool-output")?.defaults).toEqual({ keep: 3 });
+    expect(listStrategies(registry).find((s) => s.name === "drop-tool-output")?.defaults).toEqual({ keep: 3 });
+    // The default registry is not changed by it.
+    expect(listStrategies().some((s) => s.name === "drop-tool-output")).toBe(false);
     const messages = [user("task"), call("a", "read"), result("a", "x".repeat(400)), assistant("ok")];
-    const r = await compact(messages, { name: "drop-tool-output", options: { keep: 0 } });
+    const r = await compact(messages, { name: "drop-tool-output", options: { keep: 0 } }, { registry });
     expect(r.messages[2].content).toBe("[400 characters omitted]");
-    expect(() => registerStrategy({ name: "full", description: "", usesLlm: false, schema: z.object({}), create: () => createStrategy("full") })).toThrow(/already registered/);
+    expect(() => registry.with({ name: "full", description: "", usesLlm: false, schema: z.object({}), create: () => createStrategy("full") })).toThrow(/already registered/);
   });
 });

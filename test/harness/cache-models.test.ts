@@ -51,10 +51,10 @@ describe("compareUnderCaches", () => {
     const withMarks = await compareUnderCaches(runs, [{ name: "observation-masking", options }], { models: { breakpoint: CACHE_MODELS.breakpoint } });
     // The same strategy without its marks: a wrapper that only projects.
     const inner = createStrategy({ name: "observation-masking", options });
-    const { registerStrategy } = await import("../../src/compaction/registry.js");
+    const { defaultStrategies } = await import("../../src/history/registry.js");
     const { z } = await import("zod");
-    registerStrategy({ name: "masking-without-marks", description: "test only", usesLlm: false, schema: z.object({}).strict(), create: () => ({ name: "masking-without-marks", options: {}, usesLlm: false, initialState: () => null, project: (c, s, ctx) => inner.project(c, s, ctx) }) });
-    const without = await compareUnderCaches(runs, ["masking-without-marks"], { models: { breakpoint: CACHE_MODELS.breakpoint } });
+    const registry = defaultStrategies.with({ name: "masking-without-marks", description: "test only", usesLlm: false, schema: z.object({}).strict(), create: () => ({ name: "masking-without-marks", options: {}, usesLlm: false, initialState: () => null, project: (c, s, ctx) => inner.project(c, s, ctx) }) });
+    const without = await compareUnderCaches(runs, ["masking-without-marks"], { models: { breakpoint: CACHE_MODELS.breakpoint }, registry });
     expect(withMarks.rows[1].inputTokens).toBe(without.rows[1].inputTokens);
     expect(withMarks.rows[1].cost.breakpoint).toBeLessThan(without.rows[1].cost.breakpoint);
   });

@@ -32,8 +32,8 @@ export const costTriggerStrategy: StrategyDefinition<z.output<typeof schema>> = 
         ...(options.price === undefined ? {} : { price: options.price }),
       },
     });
-    return rollingStrategy("cost-trigger", options, ({ conversation, messages, base, tokens }) => {
-      const decision = trigger.shouldCompact(conversation, tokens);
+    return rollingStrategy("cost-trigger", options, ({ conversation, messages, base, tokens, force }) => {
+      const decision = force ? { compact: true, reason: "compaction forced" } : trigger.shouldCompact(conversation, tokens);
       if (!decision.compact) return undefined;
       const cut = lastUnitStart(messages, messages.length - options.keepLast);
       return cut > base ? cut : { skip: decision.reason };

@@ -100,8 +100,8 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
         // Completed goals not yet summarized, oldest first (the current goal is never summarized).
         while (state.summaries.length < state.boundaries.length) {
           const tokens = promptTokens(view(state));
-          if (options.maxTokens > 0 && tokens <= options.maxTokens) break;
-          if (trigger !== undefined && !trigger.shouldCompact(conversation, tokens).compact) break;
+          if (!context.force && options.maxTokens > 0 && tokens <= options.maxTokens) break;
+          if (!context.force && trigger !== undefined && !trigger.shouldCompact(conversation, tokens).compact) break;
           const n = state.summaries.length;
           const from = n === 0 ? task + 1 : state.boundaries[n - 1];
           const to = state.boundaries[n];

@@ -71,7 +71,9 @@ export const recapStrategy: StrategyDefinition<RecapOptions> = {
       const task = taskIndex(messages);
       const assistants: number[] = [];
       if (options.enabled && task >= 0) for (let i = task + 1; i < messages.length; i++) if (messages[i].role === "assistant") assistants.push(i);
-      const count = Math.floor((assistants.length - options.minPreservedAssistantMessages) / options.batchSize) * options.batchSize;
+      const older = assistants.length - options.minPreservedAssistantMessages;
+      // Forced: every older message now, not only whole batches.
+      const count = context.force ? older : Math.floor(older / options.batchSize) * options.batchSize;
       if (count <= 0) return finish(conversation, messages.slice(), state, [], started, context);
       const compacted = new Set(assistants.slice(0, count));
       const earliest = assistants[0];

@@ -29,7 +29,7 @@ export const rollingSummaryStrategy: StrategyDefinition<z.output<typeof schema>>
   schema,
   create(options) {
     const trigger = options.trigger ? createTrigger(options.trigger) : undefined;
-    return rollingStrategy("rolling-summary", options, ({ conversation, messages, base, tokens }) => {
+    return rollingStrategy("rolling-summary", options, ({ conversation, messages, base, tokens, force }) => {
       const starts = turnStarts(messages, options.unit, base - 1);
       const segments = starts[0] === base ? starts : [base, ...starts].filter((i) => i < messages.length);
       const n = segments.length;
@@ -37,7 +37,7 @@ export const rollingSummaryStrategy: StrategyDefinition<z.output<typeof schema>>
       const byRounds = n >= options.roundsToCompress + options.roundsToRetain;
       const byTokens = options.maxPromptTokens > 0 && tokens > options.maxPromptTokens;
       const byTrigger = trigger !== undefined && trigger.shouldCompact(conversation, tokens).compact;
-      return byRounds || byTokens || byTrigger ? segments[n - options.roundsToRetain] : undefined;
+      return force || byRounds || byTokens || byTrigger ? segments[n - options.roundsToRetain] : undefined;
     });
   },
 };

@@ -29,8 +29,8 @@ export const usageRatioStrategy: StrategyDefinition<z.output<typeof schema>> = {
       name: "usage-ratio",
       options: { threshold: options.threshold, contextLimits: options.contextLimits, ...(options.contextLimit === undefined ? {} : { contextLimit: options.contextLimit }) },
     });
-    return rollingStrategy("usage-ratio", options, ({ conversation, messages, base, tokens }) => {
-      const decision = trigger.shouldCompact(conversation, tokens);
+    return rollingStrategy("usage-ratio", options, ({ conversation, messages, base, tokens, force }) => {
+      const decision = force ? { compact: true, reason: "compaction forced" } : trigger.shouldCompact(conversation, tokens);
       if (!decision.compact) return undefined;
       const cut = lastUnitStart(messages, messages.length - options.keepLast);
       return cut > base ? cut : { skip: `${decision.reason}, but nothing older than the last ${options.keepLast} messages is left to summarize` };

@@ -1,0 +1,109 @@
+// The one seam between a run's turns and its next prompt: exactly one history strategy (the
+// full history by default; `compressHistory: true` is shorthand for the interpreter-aware
+// strategy with the run's view options) projects the full-history view of the turns, with the
+// turn records beside it. The loop and resume's replay check both build prompts here, so a
+// replayed prompt is built exactly as the original was.
+import { resolveStrategy, type StrategySpec } from "../compaction/registry.js";
+import type { CompactionResult, Json, Strategy } from "../compaction/types.js";
+import { fullView } from "../history/full.js";
+import { defaultStrategies } from "../history/registry.js";
+import { INTERPRETER_STRATEGY } from "../history/strategy.js";
+import type { ViewInput, ViewOptions, ViewStats } from "../history/view.js";
+import { messageText } from "../llm/messages.js";
+import type { Llm, LlmRequest, LlmResponse, TextMessage } from "../llm/types.js";
+import type { TurnCompaction } from "../trace/trace.js";
+import type { InheritableOptions } from "./types.js";
+
+export type HistoryStrategy = Strategy<Json, ViewInput>;
+
+/** The run's one strategy: `history` if set, else the interpreter strategy for `compressHistory`, else the full history. Throws on an unknown name or invalid options. */
+export function historyStrategy(options: Pick<InheritableOptions, "history" | "compressHistory" | "printlnHistoryLimit" | "view">): HistoryStrategy {
+  if (options.history !== undefined) return resolveStrategy(options.history as Strategy | StrategySpec | string, defaultStrategies);
+  if (options.compressHistory === true) return defaultStrategies.create({ name: INTERPRETER_STRATEGY, options: interpreterOptions(options) });
+  return defaultStrategies.create("full");
+}
+
+/** The interpreter strategy's options from the run's view options (only those set). */
+function interpreterOptions(options: Pick<InheritableOptions, "printlnHistoryLimit" | "view">): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(options.view ?? {})) if (v !== undefined) out[k] = v;
+  if (options.printlnHistoryLimit !== undefined) out.printlnHistoryLimit = options.printlnHistoryLimit;
+  return out;
+}
+
+/** The strategy as traces and saved states record it. */
+export const strategySpec = (s: Strategy<Json, never>): { name: string; options: Record<string, unknown> } => ({ name: s.name, options: { ...s.options } });
+
+const NO_VIEW_STATS: ViewStats = { turnsCompressed: 0, turnsFull: [], definitionsShown: 0, printlnShown: 0, printlnDropped: 0, toolCallsShown: 0 };
+
+function isViewStats(x: unknown): x is ViewStats {
+  const r = x as Partial<ViewStats> | undefined;
+  return typeof r === "object" && r !== null && typeof r.turnsCompressed === "number" && Array.isArray(r.turnsFull);
+}
+
+export interface BuiltPrompt {
+  messages: TextMessage[];
+  /** The interpreter strategy's view statistics; zeros for strategies that have none. */
+  view: ViewStats;
+  compaction: TurnCompaction;
+}
+
+export interface BuildContext {
+  readonly state: Json | undefined;
+  /** The summarizer's model, for strategies that call one. */
+  readonly llm?: Llm;
+  readonly signal?: AbortSignal;
+}
+
+/** The next prompt: the strategy's projection of the full-history view, with what it did. */
+export async function buildPrompt(input: ViewInput, viewOptions: ViewOptions, strategy: HistoryStrategy, context: BuildContext): Promise<BuiltPrompt> {
+  const full = fullView(input, viewOptions);
+  const calls: string[] = [];
+  const llm = context.llm === undefined ? undefined : noting(context.llm, calls);
+  const result: CompactionResult = await strategy.project(
+    { messages: full.messages, records: input },
+    context.state === undefined ? strategy.initialState() : context.state,
+    { ...(llm === undefined ? {} : { llm }), ...(context.signal === undefined ? {} : { signal: context.signal }) },
+  );
+  // Strategies keep the stored messages' text; summaries they add are text too.
+  const messages = result.messages.map((m) => (typeof m.content === "string" ? m : { ...m, content: messageText(m) })) as TextMessage[];
+  const { durationMs: _wallTime, ...stats } = result.stats;
+  const compaction: TurnCompaction = { stats, events: [...result.events], state: result.state };
+  if (calls.length > 0) compaction.calls = calls;
+  return { messages, view: isViewStats(result.details) ? result.details : NO_VIEW_STATS, compaction };
+}
+
+/** The summarizer, with each reply noted (for the trace). */
+function noting(llm: Llm, calls: string[]): Llm {
+  return {
+    name: llm.name,
+    async complete(request: LlmRequest): Promise<LlmResponse> {
+      const response = await llm.complete(request);
+      if (typeof response?.content === "string") calls.push(response.content);
+      return response;
+    },
+  };
+}
+
+/** A summarizer that answers from recorded replies, in order (a replayed run asks nothing twice). */
+export function recordedSummarizer(replies: readonly string[], name = "recorded-summaries"): Llm & { readonly left: number; readonly overrun: number } {
+  let next = 0;
+  let overrun = 0;
+  return {
+    name,
+    get left() {
+      return replies.length - next;
+    },
+    /** Requests made after the recorded replies ran out. */
+    get overrun() {
+      return overrun;
+    },
+    complete(): Promise<LlmResponse> {
+      if (next >= replies.length) {
+        overrun++;
+        return Promise.reject(new Error("resume: the history strategy asked for more summaries than the saved run recorded"));
+      }
+      return Promise.resolve({ content: replies[next++] });
+    },
+  };
+}
