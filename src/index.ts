@@ -22,9 +22,11 @@ export type { Value } from "./lisp/values.js";
 export { defaultLimits, type Limits } from "./lisp/limits.js";
 export { formatError, type ErrorInfo, type ErrorKind } from "./lisp/errors.js";
 
-// LLM clients: any OpenAI-compatible server, scripted and replayed ones for offline runs.
+// LLM clients: any OpenAI-compatible server, Anthropic, any AI SDK model, scripted and replayed ones for offline runs.
 export {
   openaiLlm,
+  anthropicLlm,
+  aiSdkLlm,
   scriptedLlm,
   recordingLlm,
   replayLlm,
@@ -43,6 +45,8 @@ export {
   type LlmErrorKind,
   type LlmErrorDetails,
   type OpenAiLlmOptions,
+  type AnthropicLlmOptions,
+  type AiSdkLlmOptions,
   type RetryInfo,
   type ScriptedLlm,
   type ScriptedLlmOptions,

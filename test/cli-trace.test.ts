@@ -83,6 +83,7 @@ describe("ptc demo", () => {
     vi.stubEnv("OPENAI_MODEL", "");
     vi.stubEnv("OPENAI_API_KEY", "");
     vi.stubEnv("OPENAI_BASE_URL", "");
+    vi.stubEnv("ANTHROPIC_API_KEY", "");
     const { code, err } = await capture(() => runDemoCommand(["--live"]));
     expect(code).toBe(2);
     expect(err).toMatch(/no model given/);
@@ -188,6 +189,7 @@ describe("ptc demo --live against an OpenAI-compatible server", () => {
   it("asks the server each turn and reports the server's token counts", async () => {
     vi.stubEnv("OPENAI_BASE_URL", `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
     vi.stubEnv("OPENAI_API_KEY", "sk-local");
+    vi.stubEnv("ANTHROPIC_API_KEY", "");
     vi.stubEnv("OPENAI_MODEL", "");
     const { code, out, err } = await capture(() => runDemoCommand(["reviews", "--live", "--model", "fake-live"]));
     expect(code).toBe(0);
@@ -203,6 +205,7 @@ describe("ptc demo --live against an OpenAI-compatible server", () => {
   it("says when it retries, and takes the request timeout from --timeout", async () => {
     vi.stubEnv("OPENAI_BASE_URL", `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
     vi.stubEnv("OPENAI_API_KEY", "sk-local");
+    vi.stubEnv("ANTHROPIC_API_KEY", "");
     vi.stubEnv("OPENAI_MODEL", "fake-live");
     bodies.length = 0;
     next = 0;
@@ -219,6 +222,7 @@ describe("ptc demo --live against an OpenAI-compatible server", () => {
   it("ends a live run on Ctrl-C as aborted, still writing the trace", async () => {
     vi.stubEnv("OPENAI_BASE_URL", `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
     vi.stubEnv("OPENAI_API_KEY", "sk-local");
+    vi.stubEnv("ANTHROPIC_API_KEY", "");
     vi.stubEnv("OPENAI_MODEL", "fake-live");
     hang = true;
     const f = join(dir, "aborted.json");

@@ -272,7 +272,10 @@ class AgentRun {
     let content: string;
     let usage: LlmUsage | undefined;
     try {
-      const response = await abortable(() => llm.complete({ messages: view.messages, signal: this.controller.signal, turn: n }), this.controller.signal);
+      // Where the strategy's prompt stays stable, for clients with explicit cache breakpoints.
+      const marks = this.strategy?.cacheBreakpoints?.(view.messages);
+      const request = { messages: view.messages, signal: this.controller.signal, turn: n, ...(marks === undefined ? {} : { cacheBreakpoints: marks }) };
+      const response = await abortable(() => llm.complete(request), this.controller.signal);
       if (typeof response?.content !== "string") throw new Error("the LLM response has no text content");
       content = response.content;
       usage = response.usage;

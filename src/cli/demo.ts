@@ -6,11 +6,11 @@ import { statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { isDeepStrictEqual, parseArgs } from "node:util";
 import { LlmError } from "../llm/errors.js";
-import { openaiLlm } from "../llm/openai.js";
 import { recordingLlm } from "../llm/recorder.js";
 import { replayLlm } from "../llm/replay.js";
 import type { Llm } from "../llm/types.js";
 import { runToJson } from "../agent/serialize.js";
+import { liveHint, liveLlm } from "./live-llm.js";
 import { renderRunHead, renderTokens, renderTurn } from "./trace.js";
 
 const USAGE = `usage: ptc demo [name] [options]
@@ -20,9 +20,10 @@ Offline by default: the model's replies come from the example's scripted transcr
 
   name               the example to run (default: the first; --list shows them)
   --list             list the examples
-  --live             ask a real model: OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL
-                     (any OpenAI-compatible server)
-  --model NAME       the model for --live (instead of OPENAI_MODEL)
+  --live             ask a real model: Anthropic's API when ANTHROPIC_API_KEY is set
+                     (and ANTHROPIC_MODEL), else OPENAI_BASE_URL, OPENAI_API_KEY and
+                     OPENAI_MODEL (any OpenAI-compatible server)
+  --model NAME       the model for --live (instead of ANTHROPIC_MODEL / OPENAI_MODEL)
   --timeout MS       for --live: how long one model request may take (default 120000)
   --record FILE      write every LLM request and reply to FILE (JSONL)
   --replay FILE      take the replies from a recording instead of the script
@@ -123,7 +124,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   try {
     if (values.live) {
       llm = announcing(
-        openaiLlm({
+        liveLlm({
           ...(values.model === undefined ? {} : { model: values.model }),
           ...(timeoutMs === undefined ? {} : { timeoutMs }),
           onRetry: ({ attempt, delayMs, error }) => process.stderr.write(`… ${error.message}; retrying in ${(delayMs / 1000).toFixed(1)} s (retry ${attempt})\n`),
@@ -134,7 +135,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
     else llm = scriptedExampleLlm(example);
   } catch (e) {
     if (!(e instanceof LlmError)) throw e;
-    const hint = values.live ? "\nSet OPENAI_BASE_URL (e.g. http://localhost:11434/v1), OPENAI_API_KEY and OPENAI_MODEL, or pass --model." : "";
+    const hint = values.live ? `\n${liveHint()}` : "";
     process.stderr.write(`ptc demo: ${e.message}${hint}\n`);
     return 2;
   }

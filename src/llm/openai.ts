@@ -1,11 +1,12 @@
 // An `Llm` over any OpenAI-compatible chat-completions server, on the official `openai`
-// package. The SDK's own retries are off: this client retries itself so that it can honour
-// `retry-after`, cap the wait, report each retry, and bound every attempt (body included)
-// with one timeout that also follows the caller's AbortSignal.
+// package, with the retries of retry.ts.
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
-import { abortError, LlmError, sleep } from "./errors.js";
+import { LlmError } from "./errors.js";
+import { retrySettings, statusError, withRetries, type RetryInfo } from "./retry.js";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import type { Llm, LlmRequest, LlmResponse, LlmUsage } from "./types.js";
+import type { Llm, LlmResponse, LlmUsage } from "./types.js";
+
+export type { RetryInfo };
 
 export interface OpenAiLlmOptions {
   /** Model name; default `OPENAI_MODEL`. */
@@ -31,13 +32,6 @@ export interface OpenAiLlmOptions {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-export interface RetryInfo {
-  /** The attempt that failed, 1-based. */
-  attempt: number;
-  delayMs: number;
-  error: LlmError;
-}
-
 /** The subset of the reply this client reads: every field is checked, none trusted. */
 interface CompletionShape {
   model?: unknown;
@@ -61,73 +55,31 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
   const apiKey = options.apiKey ?? env.OPENAI_API_KEY;
   if (!model) throw new LlmError("config", "openaiLlm: no model given (pass { model } or set OPENAI_MODEL)");
   if (!apiKey && !baseURL) throw new LlmError("config", "openaiLlm: no API key (pass { apiKey } or set OPENAI_API_KEY), and no baseURL of a server that needs none");
-  const maxRetries = options.maxRetries ?? 3;
-  const timeoutMs = options.timeoutMs ?? 120_000;
-  const retryBaseMs = options.retryBaseMs ?? 500;
-  const retryMaxMs = options.retryMaxMs ?? 30_000;
-  for (const [k, v] of [["maxRetries", maxRetries], ["retryBaseMs", retryBaseMs], ["retryMaxMs", retryMaxMs]] as const) {
-    if (!Number.isFinite(v) || v < 0) throw new LlmError("config", `openaiLlm: ${k} must be a non-negative number, got ${v}`);
-  }
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new LlmError("config", `openaiLlm: timeoutMs must be a positive number, got ${timeoutMs}`);
+  const retry = retrySettings("openaiLlm", options);
   const name = `openai:${model}`;
   // Local servers ignore the key, but the SDK insists on one.
-  const client = new OpenAI({ apiKey: apiKey || "unused", baseURL, maxRetries: 0, timeout: timeoutMs });
-
-  async function attempt(request: LlmRequest): Promise<LlmResponse> {
-    const maxTokens = request.maxOutputTokens ?? options.maxTokens;
-    const ctl = new AbortController();
-    const timer = setTimeout(() => ctl.abort(new LlmError("timeout", `${name}: no reply within ${timeoutMs} ms`)), timeoutMs);
-    const outer = request.signal;
-    const onAbort = () => ctl.abort(abortError(outer as AbortSignal, name));
-    outer?.addEventListener("abort", onAbort, { once: true });
-    try {
-      const completion: unknown = await client.chat.completions.create(
-        {
-          model: request.model ?? (model as string),
-          // The wire shape is OpenAI's own; tool calls, ids and names pass through.
-          messages: request.messages as unknown as ChatCompletionMessageParam[],
-          ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
-          ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
-        },
-        { signal: ctl.signal },
-      );
-      return parseCompletion(completion, name);
-    } catch (e) {
-      throw toLlmError(e, ctl.signal, name);
-    } finally {
-      clearTimeout(timer);
-      outer?.removeEventListener("abort", onAbort);
-    }
-  }
+  const client = new OpenAI({ apiKey: apiKey || "unused", baseURL, maxRetries: 0, timeout: retry.timeoutMs });
 
   return {
     name,
-    async complete(request) {
-      if (request.signal?.aborted) throw abortError(request.signal, name);
-      for (let n = 1; ; n++) {
-        try {
-          return await attempt(request);
-        } catch (e) {
-          const error = e as LlmError;
-          const retryable = error.kind === "rate_limit" || error.kind === "server" || error.kind === "timeout" || error.kind === "connection";
-          if (!retryable || n > maxRetries) throw withAttempts(error, n);
-          const hinted = error.details.retryAfterMs;
-          if (hinted !== undefined && hinted > retryMaxMs) {
-            throw new LlmError(error.kind, `${error.message} (the server asks to retry after ${Math.ceil(hinted / 1000)} s, beyond the ${Math.ceil(retryMaxMs / 1000)} s cap)`, { ...error.details, attempts: n });
-          }
-          const backoff = Math.min(retryMaxMs, retryBaseMs * 2 ** (n - 1)) * (0.75 + Math.random() * 0.25);
-          const delayMs = Math.round(hinted ?? backoff);
-          options.onRetry?.({ attempt: n, delayMs, error });
-          await sleep(delayMs, request.signal, name);
-        }
-      }
+    complete(request) {
+      const maxTokens = request.maxOutputTokens ?? options.maxTokens;
+      const send = async (signal: AbortSignal) => {
+        const completion: unknown = await client.chat.completions.create(
+          {
+            model: request.model ?? (model as string),
+            // The wire shape is OpenAI's own; tool calls, ids and names pass through.
+            messages: request.messages as unknown as ChatCompletionMessageParam[],
+            ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+            ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
+          },
+          { signal },
+        );
+        return parseCompletion(completion, name);
+      };
+      return withRetries(name, retry, request, send, (e, signal) => toLlmError(e, signal, name));
     },
   };
-}
-
-function withAttempts(e: LlmError, attempts: number): LlmError {
-  if (attempts === 1 || e.kind === "aborted") return e;
-  return new LlmError(e.kind, `${e.message} (after ${attempts} attempts)`, { ...e.details, attempts });
 }
 
 /** Checks the reply is a chat completion with text, and maps its usage. */
@@ -163,26 +115,7 @@ function toLlmError(e: unknown, signal: AbortSignal, name: string): LlmError {
   if (e instanceof APIConnectionTimeoutError) return new LlmError("timeout", `${name}: the server did not answer in time`);
   if (e instanceof APIUserAbortError) return new LlmError("aborted", `${name}: request aborted`);
   if (e instanceof APIConnectionError) return new LlmError("connection", `${name}: cannot reach the server (${e.message})`);
-  if (e instanceof APIError) {
-    const status = e.status ?? 0;
-    const kind = status === 429 ? "rate_limit" : status >= 500 || status === 408 ? "server" : "http";
-    const retryAfter = e.headers ? retryAfterMs(e.headers) : undefined;
-    // The SDK's message starts with the status already ("500 Internal error"): say it once.
-    const text = e.message.startsWith(`${status} `) ? e.message.slice(String(status).length + 1) : e.message;
-    return new LlmError(kind, `${name}: HTTP ${status}: ${text}`, { status, ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }) });
-  }
+  if (e instanceof APIError) return statusError(name, e.status ?? 0, e.message, e.headers);
   if (e instanceof SyntaxError) return new LlmError("malformed", `${name}: the reply is not valid JSON (${e.message})`);
   return new LlmError("malformed", `${name}: unexpected failure reading the reply (${e instanceof Error ? e.message : String(e)})`);
-}
-
-/** The server's requested delay, from `retry-after-ms` or `retry-after` (seconds or an HTTP date). */
-function retryAfterMs(headers: Headers): number | undefined {
-  const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const raw = headers.get("retry-after");
-  if (raw === null) return undefined;
-  const seconds = Number.parseFloat(raw);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(raw);
-  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
 }

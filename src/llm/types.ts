@@ -38,6 +38,8 @@ export interface LlmUsage {
   outputTokens: number;
   /** Prompt tokens the provider served from its prefix cache. */
   cachedTokens: number;
+  /** Prompt tokens written to the prefix cache, where the provider reports them (Anthropic). */
+  cacheWriteTokens?: number;
 }
 
 export interface LlmRequest {
@@ -49,6 +51,11 @@ export interface LlmRequest {
   model?: string;
   /** Upper bound on the reply's tokens, where the client supports it. */
   maxOutputTokens?: number;
+  /**
+   * Indices of messages after which the prompt stays stable for the next requests (the history
+   * strategy's `cacheBreakpoints`), for clients with explicit cache breakpoints (Anthropic).
+   */
+  cacheBreakpoints?: readonly number[];
 }
 
 export interface LlmResponse {

@@ -1,0 +1,131 @@
+// An `Llm` over any Vercel AI SDK language model (`ai` package), so every provider the AI SDK
+// supports drives an agent. The AI SDK's own retries are off; those of retry.ts apply, as for
+// the other HTTP clients. Cache breakpoints travel as Anthropic's message-level provider
+// option, which other providers ignore.
+import { APICallError, generateText, type LanguageModel, type ModelMessage, type SystemModelMessage } from "ai";
+import { LlmError } from "./errors.js";
+import { messageText } from "./messages.js";
+import { retrySettings, statusError, withRetries, type RetryInfo } from "./retry.js";
+import type { ChatMessage, Llm, LlmRequest, LlmResponse } from "./types.js";
+
+export interface AiSdkLlmOptions {
+  /** The AI SDK model, e.g. `anthropic("claude-sonnet-4-5")` or `openai("gpt-5-mini")`. */
+  model: LanguageModel;
+  temperature?: number;
+  /** Upper bound on reply tokens. */
+  maxTokens?: number;
+  /** Retries after the first attempt for 429, 5xx, timeouts and connection failures. Default 3. */
+  maxRetries?: number;
+  /** Bound on one attempt. Default 120 000 ms. */
+  timeoutMs?: number;
+  /** First backoff delay; doubles with each retry (with jitter). Default 500 ms. */
+  retryBaseMs?: number;
+  /** Longest single wait. A `retry-after` beyond it fails at once rather than stall. Default 30 000 ms. */
+  retryMaxMs?: number;
+  /** Called before each retry wait (logging, tests). */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+const CACHE = { anthropic: { cacheControl: { type: "ephemeral" } } } as const;
+
+/** Wraps an AI SDK language model as the agent's `llm`. */
+export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
+  const model = options?.model;
+  if (model === undefined || model === null || (typeof model !== "string" && typeof model !== "object")) {
+    throw new LlmError("config", "aiSdkLlm: no model given (pass { model } with an AI SDK language model)");
+  }
+  const retry = retrySettings("aiSdkLlm", options);
+  const id = typeof model === "string" ? model : `${model.provider}:${model.modelId}`;
+  const name = `ai-sdk:${id}`;
+
+  return {
+    name,
+    complete(request) {
+      const { system, messages } = toModelMessages(request);
+      const maxOutputTokens = request.maxOutputTokens ?? options.maxTokens;
+      const send = async (signal: AbortSignal): Promise<LlmResponse> => {
+        const result = await generateText({
+          model,
+          ...(system.length > 0 ? { system } : {}),
+          messages,
+          abortSignal: signal,
+          maxRetries: 0,
+          ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+          ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+        });
+        if (result.text.trim() === "") throw new LlmError("malformed", `${name}: the reply has no text content (finish reason: ${result.finishReason})`);
+        const u = result.usage;
+        const cacheWrite = u.inputTokenDetails?.cacheWriteTokens;
+        return {
+          content: result.text,
+          usage: {
+            inputTokens: u.inputTokens ?? 0,
+            outputTokens: u.outputTokens ?? 0,
+            cachedTokens: u.inputTokenDetails?.cacheReadTokens ?? 0,
+            ...(cacheWrite === undefined ? {} : { cacheWriteTokens: cacheWrite }),
+          },
+          model: result.response.modelId,
+        };
+      };
+      return withRetries(name, retry, request, send, (e, signal) => toLlmError(e, signal, name));
+    },
+  };
+}
+
+/**
+ * The chat messages as AI SDK messages: system messages go to `system`, tool calls and results
+ * become tool-call and tool-result parts. Marked messages (the request's `cacheBreakpoints`,
+ * the last system message and the last message) carry the cache provider option.
+ */
+function toModelMessages(request: LlmRequest): { system: SystemModelMessage[]; messages: ModelMessage[] } {
+  const chat = request.messages;
+  const last = chat.length - 1;
+  const marked = new Set([...(request.cacheBreakpoints ?? []), last]);
+  const lastSystem = chat.findLastIndex((m) => m.role === "system");
+  if (lastSystem >= 0) marked.add(lastSystem);
+  const toolNames = new Map<string, string>();
+  const system: SystemModelMessage[] = [];
+  const messages: ModelMessage[] = [];
+  chat.forEach((m, i) => {
+    const cache = marked.has(i) ? { providerOptions: CACHE } : {};
+    const text = messageText(m);
+    if (m.role === "system") system.push({ role: "system", content: text, ...cache });
+    else if (m.role === "user") messages.push({ role: "user", content: text, ...cache });
+    else if (m.role === "tool") {
+      const toolCallId = m.tool_call_id ?? "";
+      messages.push({ role: "tool", content: [{ type: "tool-result", toolCallId, toolName: toolNames.get(toolCallId) ?? m.name ?? "tool", output: { type: "text", value: text } }], ...cache });
+    } else messages.push({ role: "assistant", content: assistantContent(m, text, toolNames), ...cache });
+  });
+  return { system, messages };
+}
+
+function assistantContent(m: ChatMessage, text: string, toolNames: Map<string, string>) {
+  const calls = m.tool_calls ?? [];
+  if (calls.length === 0) return text;
+  for (const c of calls) toolNames.set(c.id, c.function.name);
+  return [
+    ...(text === "" ? [] : [{ type: "text" as const, text }]),
+    ...calls.map((c) => ({ type: "tool-call" as const, toolCallId: c.id, toolName: c.function.name, input: parseJson(c.function.arguments) })),
+  ];
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Maps whatever the AI SDK threw to an LlmError with a kind. */
+function toLlmError(e: unknown, signal: AbortSignal, name: string): LlmError {
+  if (e instanceof LlmError) return e;
+  // Our controller fired: its reason says whether it was the timeout or the caller.
+  if (signal.aborted && signal.reason instanceof LlmError) return signal.reason;
+  if (signal.aborted) return new LlmError("aborted", `${name}: request aborted`);
+  if (APICallError.isInstance(e)) {
+    if (e.statusCode === undefined) return new LlmError("connection", `${name}: cannot reach the server (${e.message})`);
+    return statusError(name, e.statusCode, e.message, e.responseHeaders ? new Headers(e.responseHeaders) : undefined);
+  }
+  return new LlmError("malformed", `${name}: unexpected failure (${e instanceof Error ? e.message : String(e)})`);
+}

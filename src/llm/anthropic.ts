@@ -1,0 +1,184 @@
+// An `Llm` over Anthropic's Messages API, on the official `@anthropic-ai/sdk`, with the retries
+// of retry.ts. Anthropic caches a prompt prefix only up to explicit `cache_control` breakpoints,
+// so this client places them: after the system prompt, where the request's `cacheBreakpoints`
+// say the history stays stable, and on the last message (the next request's prefix).
+import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
+import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
+import { LlmError } from "./errors.js";
+import { messageText } from "./messages.js";
+import { retrySettings, statusError, withRetries, type RetryInfo } from "./retry.js";
+import type { ChatMessage, Llm, LlmRequest, LlmResponse } from "./types.js";
+
+export interface AnthropicLlmOptions {
+  /** Model name; default `ANTHROPIC_MODEL`. */
+  model?: string;
+  /** Default `ANTHROPIC_API_KEY`. */
+  apiKey?: string;
+  /** API base URL (without /v1); default `ANTHROPIC_BASE_URL`, else Anthropic's API. */
+  baseURL?: string;
+  temperature?: number;
+  /** `max_tokens`, which the Messages API requires. Default 4096. */
+  maxTokens?: number;
+  /** Mark cache breakpoints. Default true; false sends no `cache_control` at all. */
+  cache?: boolean;
+  /** Retries after the first attempt for 429, 5xx (529 overloaded included), timeouts and connection failures. Default 3. */
+  maxRetries?: number;
+  /** Bound on one attempt, reading the reply included. Default 120 000 ms. */
+  timeoutMs?: number;
+  /** First backoff delay; doubles with each retry (with jitter). Default 500 ms. */
+  retryBaseMs?: number;
+  /** Longest single wait. A `retry-after` beyond it fails at once rather than stall. Default 30 000 ms. */
+  retryMaxMs?: number;
+  /** Called before each retry wait (logging, tests). */
+  onRetry?: (info: RetryInfo) => void;
+  /** Where the defaults come from; default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** The most `cache_control` blocks one Messages request may carry. */
+const MAX_BREAKPOINTS = 4;
+const EPHEMERAL = { type: "ephemeral" } as const;
+
+/** Creates a client for Anthropic's Messages API. Throws a `config` LlmError when no model or key is given. */
+export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
+  const env = options.env ?? process.env;
+  const model = options.model ?? env.ANTHROPIC_MODEL;
+  const apiKey = options.apiKey ?? env.ANTHROPIC_API_KEY;
+  const baseURL = options.baseURL ?? env.ANTHROPIC_BASE_URL;
+  if (!model) throw new LlmError("config", "anthropicLlm: no model given (pass { model } or set ANTHROPIC_MODEL)");
+  if (!apiKey) throw new LlmError("config", "anthropicLlm: no API key (pass { apiKey } or set ANTHROPIC_API_KEY)");
+  const maxTokens = options.maxTokens ?? 4096;
+  if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new LlmError("config", `anthropicLlm: maxTokens must be a positive integer, got ${maxTokens}`);
+  const retry = retrySettings("anthropicLlm", options);
+  const name = `anthropic:${model}`;
+  // authToken null: a stray ANTHROPIC_AUTH_TOKEN in the environment must not ride along.
+  const client = new Anthropic({ apiKey, authToken: null, ...(baseURL ? { baseURL } : {}), maxRetries: 0, timeout: retry.timeoutMs });
+  const cache = options.cache ?? true;
+
+  return {
+    name,
+    complete(request) {
+      const { system, messages } = toAnthropic(request.messages, cache ? breakpoints(request) : new Set());
+      const send = async (signal: AbortSignal) => {
+        const reply: unknown = await client.messages.create(
+          {
+            model: request.model ?? (model as string),
+            max_tokens: request.maxOutputTokens ?? maxTokens,
+            ...(system.length > 0 ? { system } : {}),
+            messages,
+            ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+          },
+          { signal },
+        );
+        return parseReply(reply, name);
+      };
+      return withRetries(name, retry, request, send, (e, signal) => toLlmError(e, signal, name));
+    },
+  };
+}
+
+/**
+ * The messages to mark: the last system message, the strategy's stable-prefix ends, and the
+ * last message; the latest ones win when there are more than the API allows.
+ */
+function breakpoints(request: LlmRequest): Set<number> {
+  const msgs = request.messages;
+  const last = msgs.length - 1;
+  if (last < 0) return new Set();
+  const marks = (request.cacheBreakpoints ?? []).filter((i) => Number.isInteger(i) && i >= 0 && i < last);
+  let system = -1;
+  while (system + 1 <= last && msgs[system + 1].role === "system") system++;
+  if (system >= 0 && system < last) marks.push(system);
+  return new Set([...new Set([...marks, last])].sort((a, b) => a - b).slice(-MAX_BREAKPOINTS));
+}
+
+/**
+ * The chat messages in the Messages API's shape: system messages become the `system` blocks,
+ * tool calls `tool_use` blocks and tool results `tool_result` blocks of a user turn, and
+ * consecutive turns of one role merge (the API wants them alternating). A marked message puts
+ * `cache_control` on its last block.
+ */
+function toAnthropic(chat: readonly ChatMessage[], marked: ReadonlySet<number>): { system: TextBlockParam[]; messages: MessageParam[] } {
+  const system: TextBlockParam[] = [];
+  const messages: MessageParam[] = [];
+  chat.forEach((m, i) => {
+    const blocks = m.role === "system" ? [] : contentBlocks(m);
+    if (m.role === "system") {
+      const text = messageText(m);
+      if (text !== "") system.push({ type: "text", text });
+    }
+    const target: Array<TextBlockParam | ContentBlockParam> = m.role === "system" ? system : blocks;
+    if (marked.has(i) && target.length > 0) {
+      const at = target.length - 1;
+      target[at] = { ...target[at], cache_control: EPHEMERAL } as ContentBlockParam;
+    }
+    if (m.role === "system" || blocks.length === 0) return;
+    const role = m.role === "assistant" ? "assistant" : "user";
+    const prev = messages[messages.length - 1];
+    if (prev?.role === role) (prev.content as ContentBlockParam[]).push(...blocks);
+    else messages.push({ role, content: blocks });
+  });
+  return { system, messages };
+}
+
+function contentBlocks(m: ChatMessage): ContentBlockParam[] {
+  const text = messageText(m);
+  if (m.role === "tool") {
+    return [{ type: "tool_result", tool_use_id: m.tool_call_id ?? "", content: text === "" ? "(empty)" : text }];
+  }
+  // Text parts stay apart (so a mark lands on the last); the API rejects empty text blocks.
+  const texts = Array.isArray(m.content) ? m.content.map((p) => (typeof p.text === "string" ? p.text : "")) : [text];
+  const blocks: ContentBlockParam[] = texts.filter((t) => t !== "").map((t) => ({ type: "text", text: t }));
+  for (const call of m.role === "assistant" ? (m.tool_calls ?? []) : []) {
+    blocks.push({ type: "tool_use", id: call.id, name: call.function.name, input: parseArguments(call.function.arguments) });
+  }
+  return blocks;
+}
+
+/** Tool arguments are JSON text in the OpenAI shape and an object in Anthropic's. */
+function parseArguments(text: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : { value: v };
+  } catch {
+    return { arguments: text };
+  }
+}
+
+const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+
+/** Checks the reply is a message with text, and maps its usage (cache reads and writes included). */
+function parseReply(raw: unknown, name: string): LlmResponse {
+  if (typeof raw !== "object" || raw === null) throw new LlmError("malformed", `${name}: the reply is not a message (got ${String(raw).slice(0, 80)})`);
+  const r = raw as { content?: unknown; model?: unknown; stop_reason?: unknown; usage?: Record<string, unknown> | null };
+  if (!Array.isArray(r.content)) throw new LlmError("malformed", `${name}: the reply has no content blocks`);
+  const text = r.content
+    .filter((b): b is { type: "text"; text: string } => typeof b === "object" && b !== null && (b as { type?: unknown }).type === "text" && typeof (b as { text?: unknown }).text === "string")
+    .map((b) => b.text)
+    .join("");
+  if (text.trim() === "") throw new LlmError("malformed", `${name}: the reply has no text content (stop_reason: ${String(r.stop_reason ?? "none")})`);
+  const u = r.usage;
+  // Anthropic's input_tokens leaves out the cached part; the project's inputTokens is the whole prompt.
+  const usage = u
+    ? {
+        inputTokens: num(u.input_tokens) + num(u.cache_read_input_tokens) + num(u.cache_creation_input_tokens),
+        outputTokens: num(u.output_tokens),
+        cachedTokens: num(u.cache_read_input_tokens),
+        cacheWriteTokens: num(u.cache_creation_input_tokens),
+      }
+    : undefined;
+  return { content: text, ...(usage ? { usage } : {}), ...(typeof r.model === "string" ? { model: r.model } : {}) };
+}
+
+/** Maps whatever the SDK threw to an LlmError with a kind. */
+function toLlmError(e: unknown, signal: AbortSignal, name: string): LlmError {
+  if (e instanceof LlmError) return e;
+  // Our controller fired: its reason says whether it was the timeout or the caller.
+  if (signal.aborted && signal.reason instanceof LlmError) return signal.reason;
+  if (e instanceof APIConnectionTimeoutError) return new LlmError("timeout", `${name}: the server did not answer in time`);
+  if (e instanceof APIUserAbortError) return new LlmError("aborted", `${name}: request aborted`);
+  if (e instanceof APIConnectionError) return new LlmError("connection", `${name}: cannot reach the server (${e.message})`);
+  if (e instanceof APIError) return statusError(name, e.status ?? 0, e.message, e.headers);
+  if (e instanceof SyntaxError) return new LlmError("malformed", `${name}: the reply is not valid JSON (${e.message})`);
+  return new LlmError("malformed", `${name}: unexpected failure reading the reply (${e instanceof Error ? e.message : String(e)})`);
+}

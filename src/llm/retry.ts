@@ -1,0 +1,97 @@
+// Retries shared by the HTTP clients (OpenAI-compatible, Anthropic). The SDKs' own retries are
+// off: retrying here honours `retry-after`, caps the wait, reports each retry, and bounds every
+// attempt (body included) with one timeout that also follows the caller's AbortSignal.
+import { abortError, LlmError, sleep } from "./errors.js";
+import type { LlmRequest, LlmResponse } from "./types.js";
+
+export interface RetryInfo {
+  /** The attempt that failed, 1-based. */
+  attempt: number;
+  delayMs: number;
+  error: LlmError;
+}
+
+export interface RetrySettings {
+  maxRetries: number;
+  timeoutMs: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  onRetry?: (info: RetryInfo) => void;
+}
+
+/** The retry options with their defaults, checked; a bad one is a `config` LlmError naming `who`. */
+export function retrySettings(who: string, o: Partial<RetrySettings>): RetrySettings {
+  const s: RetrySettings = { maxRetries: o.maxRetries ?? 3, timeoutMs: o.timeoutMs ?? 120_000, retryBaseMs: o.retryBaseMs ?? 500, retryMaxMs: o.retryMaxMs ?? 30_000, ...(o.onRetry ? { onRetry: o.onRetry } : {}) };
+  for (const [k, v] of [["maxRetries", s.maxRetries], ["retryBaseMs", s.retryBaseMs], ["retryMaxMs", s.retryMaxMs]] as const) {
+    if (!Number.isFinite(v) || v < 0) throw new LlmError("config", `${who}: ${k} must be a non-negative number, got ${v}`);
+  }
+  if (!Number.isFinite(s.timeoutMs) || s.timeoutMs <= 0) throw new LlmError("config", `${who}: timeoutMs must be a positive number, got ${s.timeoutMs}`);
+  return s;
+}
+
+/**
+ * Runs `send` with a signal that fires on the timeout or the caller's abort, retrying the
+ * retryable failures. `toError` maps whatever `send` threw; it gets the attempt's signal,
+ * whose reason tells the timeout from the caller.
+ */
+export async function withRetries(
+  name: string,
+  s: RetrySettings,
+  request: LlmRequest,
+  send: (signal: AbortSignal) => Promise<LlmResponse>,
+  toError: (e: unknown, signal: AbortSignal) => LlmError,
+): Promise<LlmResponse> {
+  if (request.signal?.aborted) throw abortError(request.signal, name);
+  for (let n = 1; ; n++) {
+    let error: LlmError;
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(new LlmError("timeout", `${name}: no reply within ${s.timeoutMs} ms`)), s.timeoutMs);
+    const outer = request.signal;
+    const onAbort = () => ctl.abort(abortError(outer as AbortSignal, name));
+    outer?.addEventListener("abort", onAbort, { once: true });
+    try {
+      return await send(ctl.signal);
+    } catch (e) {
+      error = toError(e, ctl.signal);
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener("abort", onAbort);
+    }
+    const retryable = error.kind === "rate_limit" || error.kind === "server" || error.kind === "timeout" || error.kind === "connection";
+    if (!retryable || n > s.maxRetries) throw withAttempts(error, n);
+    const hinted = error.details.retryAfterMs;
+    if (hinted !== undefined && hinted > s.retryMaxMs) {
+      throw new LlmError(error.kind, `${error.message} (the server asks to retry after ${Math.ceil(hinted / 1000)} s, beyond the ${Math.ceil(s.retryMaxMs / 1000)} s cap)`, { ...error.details, attempts: n });
+    }
+    const backoff = Math.min(s.retryMaxMs, s.retryBaseMs * 2 ** (n - 1)) * (0.75 + Math.random() * 0.25);
+    const delayMs = Math.round(hinted ?? backoff);
+    s.onRetry?.({ attempt: n, delayMs, error });
+    await sleep(delayMs, request.signal, name);
+  }
+}
+
+function withAttempts(e: LlmError, attempts: number): LlmError {
+  if (attempts === 1 || e.kind === "aborted") return e;
+  return new LlmError(e.kind, `${e.message} (after ${attempts} attempts)`, { ...e.details, attempts });
+}
+
+/** An HTTP error status as an LlmError: 429 is `rate_limit`, 5xx and 408 `server`, the rest `http`. */
+export function statusError(name: string, status: number, message: string, headers: Headers | undefined): LlmError {
+  const kind = status === 429 ? "rate_limit" : status >= 500 || status === 408 ? "server" : "http";
+  const retryAfter = headers ? retryAfterMs(headers) : undefined;
+  // The SDKs' messages start with the status already ("500 Internal error"): say it once.
+  const text = message.startsWith(`${status} `) ? message.slice(String(status).length + 1) : message;
+  return new LlmError(kind, `${name}: HTTP ${status}: ${text}`, { status, ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }) });
+}
+
+/** The server's requested delay, from `retry-after-ms` or `retry-after` (seconds or an HTTP date). */
+export function retryAfterMs(headers: Headers): number | undefined {
+  const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const raw = headers.get("retry-after");
+  if (raw === null) return undefined;
+  const seconds = Number.parseFloat(raw);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(raw);
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
+}

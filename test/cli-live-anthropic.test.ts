@@ -1,0 +1,78 @@
+// `ptc demo --live` picks Anthropic when ANTHROPIC_API_KEY is set: a fake Messages API on
+// 127.0.0.1 answers with the example's script and checks what the demo sends.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { findExample, type Example } from "../examples/index.js";
+import { runDemoCommand } from "../src/cli/demo.js";
+
+const reviews = findExample("reviews") as Example;
+
+async function capture(run: () => Promise<number>): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const o = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
+  const e = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
+  try {
+    return { code: await run(), out, err };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+  }
+}
+
+interface Body { model: string; system?: Array<{ cache_control?: unknown }>; messages: Array<{ role: string; content: Array<{ cache_control?: unknown }> }> }
+
+describe("ptc demo --live with ANTHROPIC_API_KEY", () => {
+  let server: Server;
+  let next = 0;
+  const bodies: Body[] = [];
+  const auth: Array<string | undefined> = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let text = "";
+      req.on("data", (c: Buffer) => (text += c.toString("utf8")));
+      req.on("end", () => {
+        bodies.push(JSON.parse(text) as Body);
+        auth.push(req.headers.authorization);
+        const reply = reviews.replies[next++] ?? '(fail "script over")';
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({ id: `m${next}`, type: "message", role: "assistant", model: "claude-fake", content: [{ type: "text", text: reply }], stop_reason: "end_turn", usage: { input_tokens: 100, output_tokens: 50, cache_read_input_tokens: 400 * (next - 1), cache_creation_input_tokens: 500 } }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  });
+  afterEach(() => vi.unstubAllEnvs());
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it("asks Anthropic's API with cache breakpoints and reports its cached tokens", async () => {
+    vi.stubEnv("ANTHROPIC_API_KEY", "sk-ant-local");
+    vi.stubEnv("ANTHROPIC_BASE_URL", `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    vi.stubEnv("ANTHROPIC_MODEL", "");
+    const { code, out } = await capture(() => runDemoCommand(["reviews", "--live", "--model", "claude-fake"]));
+    expect(code).toBe(0);
+    expect(out).toContain("LLM: anthropic:claude-fake (live)");
+    expect(bodies).toHaveLength(3);
+    expect(auth.every((a) => a === "Bearer sk-ant-local")).toBe(true);
+    expect(bodies[2].messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user"]);
+    expect(bodies[2].system?.at(-1)?.cache_control).toEqual({ type: "ephemeral" });
+    expect(bodies[2].messages.at(-1)?.content.at(-1)?.cache_control).toEqual({ type: "ephemeral" });
+    // 3 x (100 + 500 written) + (0 + 400 + 800) read = 3,000 in, 1,200 of them cached.
+    expect(out).toContain("Tokens: 3,000 in (1,200 cached) / 150 out over 3 LLM requests\n");
+    expect(out).toContain("Matches the expected answer.");
+  });
+
+  it("says to set ANTHROPIC_MODEL when the key is there but no model", async () => {
+    vi.stubEnv("ANTHROPIC_API_KEY", "sk-ant-local");
+    vi.stubEnv("ANTHROPIC_MODEL", "");
+    const { code, err } = await capture(() => runDemoCommand(["--live"]));
+    expect(code).toBe(2);
+    expect(err).toMatch(/anthropicLlm: no model given/);
+    expect(err).toMatch(/Set ANTHROPIC_MODEL/);
+    expect(err).not.toContain("sk-ant-local");
+  });
+});

@@ -1,0 +1,155 @@
+// aiSdkLlm with a real AI SDK provider (@ai-sdk/openai-compatible) pointed at a fake server on
+// 127.0.0.1, and with the AI SDK's mock model for what the provider receives.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { MockLanguageModelV3 } from "ai/test";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { llmFailure as failure } from "../support/llm.js";
+import { aiSdkLlm } from "../../src/llm/ai-sdk.js";
+import type { ChatMessage } from "../../src/llm/types.js";
+import type { RetryInfo } from "../../src/llm/retry.js";
+
+type Behaviour = { reply: string; usage?: Record<string, unknown> } | { status: number; headers?: Record<string, string> } | { hang: true };
+
+let server: Server;
+let baseURL: string;
+let script: Behaviour[] = [];
+let received: Array<{ headers: IncomingMessage["headers"]; body: { model: string; messages: unknown[]; max_tokens?: number; temperature?: number } }> = [];
+
+function handle(req: IncomingMessage, res: ServerResponse): void {
+  // No keep-alive: a pooled socket that afterEach closed would fail the next test as a connection error.
+  res.shouldKeepAlive = false;
+  let text = "";
+  req.setEncoding("utf8");
+  req.on("data", (chunk: string) => (text += chunk));
+  req.on("end", () => {
+    received.push({ headers: req.headers, body: JSON.parse(text) as (typeof received)[number]["body"] });
+    const b = script.shift() ?? { status: 500 };
+    if ("reply" in b) {
+      const usage = b.usage ?? { prompt_tokens: 10, completion_tokens: 2 };
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c1", object: "chat.completion", created: 0, model: "fake-served", choices: [{ index: 0, message: { role: "assistant", content: b.reply }, finish_reason: "stop" }], usage }));
+    } else if ("status" in b) {
+      res.writeHead(b.status, { "content-type": "application/json", ...b.headers }).end(JSON.stringify({ error: { message: `fake failure ${b.status}` } }));
+    }
+  });
+}
+
+beforeAll(async () => {
+  server = createServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+});
+
+afterEach(() => {
+  server.closeAllConnections();
+  script = [];
+  received = [];
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+const provider = () => createOpenAICompatible({ name: "fake", baseURL, apiKey: "sk-fake" });
+const messages: ChatMessage[] = [
+  { role: "system", content: "You write PTC-Lisp." },
+  { role: "user", content: "Count the orders." },
+  { role: "assistant", content: "(count data/orders)" },
+  { role: "user", content: "3" },
+];
+
+describe("aiSdkLlm over a real provider and a fake server", () => {
+  it("sends the conversation through the provider and maps the reply and cached tokens", async () => {
+    script = [{ reply: "```clojure\n(return 3)\n```", usage: { prompt_tokens: 120, completion_tokens: 9, prompt_tokens_details: { cached_tokens: 64 } } }];
+    const llm = aiSdkLlm({ model: provider().chatModel("fake-model"), temperature: 0.1, maxTokens: 300 });
+    expect(llm.name).toBe("ai-sdk:fake.chat:fake-model");
+    const r = await llm.complete({ messages, turn: 1 });
+    expect(r).toEqual({ content: "```clojure\n(return 3)\n```", usage: { inputTokens: 120, outputTokens: 9, cachedTokens: 64 }, model: "fake-served" });
+    const { headers, body } = received[0];
+    expect(headers.authorization).toBe("Bearer sk-fake");
+    expect(body).toMatchObject({ model: "fake-model", max_tokens: 300, temperature: 0.1 });
+    expect(body.messages).toEqual([
+      { role: "system", content: "You write PTC-Lisp." },
+      { role: "user", content: "Count the orders." },
+      { role: "assistant", content: "(count data/orders)" },
+      { role: "user", content: "3" },
+    ]);
+  });
+
+  it("passes tool calls and their results through in the provider's wire shape", async () => {
+    script = [{ reply: "ok" }];
+    await aiSdkLlm({ model: provider().chatModel("m") }).complete({
+      messages: [
+        { role: "user", content: "weather?" },
+        { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "weather", arguments: '{"city":"Oslo"}' } }] },
+        { role: "tool", tool_call_id: "call_1", content: "rain" },
+      ],
+    });
+    expect(received[0].body.messages).toMatchObject([
+      { role: "user", content: "weather?" },
+      { role: "assistant", tool_calls: [{ id: "call_1", type: "function", function: { name: "weather", arguments: '{"city":"Oslo"}' } }] },
+      { role: "tool", tool_call_id: "call_1", content: "rain" },
+    ]);
+  });
+
+  it("does not retry a 401 and names the status", async () => {
+    script = [{ status: 401 }];
+    const e = await failure(aiSdkLlm({ model: provider().chatModel("m") }).complete({ messages }));
+    expect(e.kind).toBe("http");
+    expect(e.details.status).toBe(401);
+    expect(e.message).not.toContain("sk-fake");
+    expect(received).toHaveLength(1);
+  });
+
+  it("retries a 429 after retry-after-ms and a 5xx, then succeeds", async () => {
+    script = [{ status: 429, headers: { "retry-after-ms": "12" } }, { status: 502 }, { reply: "ok" }];
+    const retries: RetryInfo[] = [];
+    const r = await aiSdkLlm({ model: provider().chatModel("m"), retryBaseMs: 5, onRetry: (i) => retries.push(i) }).complete({ messages });
+    expect(r.content).toBe("ok");
+    expect(retries.map((i) => i.error.kind)).toEqual(["rate_limit", "server"]);
+    expect(retries[0].delayMs).toBe(12);
+    expect(received).toHaveLength(3);
+  });
+
+  it("times out a server that never answers, and stops at the caller's abort", async () => {
+    script = [{ hang: true }];
+    expect((await failure(aiSdkLlm({ model: provider().chatModel("m"), timeoutMs: 200, maxRetries: 0 }).complete({ messages }))).kind).toBe("timeout");
+    script = [{ hang: true }];
+    received = [];
+    const ctl = new AbortController();
+    const p = aiSdkLlm({ model: provider().chatModel("m") }).complete({ messages, signal: ctl.signal });
+    while (received.length === 0) await new Promise((r) => setTimeout(r, 5));
+    ctl.abort();
+    expect((await failure(p)).kind).toBe("aborted");
+  });
+
+  it("reports an unreachable server as a connection error", async () => {
+    const dead = createOpenAICompatible({ name: "dead", baseURL: "http://127.0.0.1:1/v1" });
+    expect((await failure(aiSdkLlm({ model: dead.chatModel("m"), maxRetries: 0 }).complete({ messages }))).kind).toBe("connection");
+  });
+
+  it("rejects a missing model", () => {
+    expect(() => aiSdkLlm({} as never)).toThrow(/no model given/);
+  });
+});
+
+describe("aiSdkLlm: what the model receives", () => {
+  it("marks the system prompt, the strategy's breakpoints and the last message for the cache, and maps cache reads and writes", async () => {
+    const model = new MockLanguageModelV3({
+      doGenerate: {
+        content: [{ type: "text", text: "(+ 1 2)" }],
+        finishReason: { unified: "stop", raw: "stop" },
+        usage: { inputTokens: { total: 900, noCache: 100, cacheRead: 500, cacheWrite: 300 }, outputTokens: { total: 5, text: 5, reasoning: 0 } },
+        warnings: [],
+      },
+    });
+    const r = await aiSdkLlm({ model }).complete({ messages, cacheBreakpoints: [1] });
+    expect(r.usage).toEqual({ inputTokens: 900, outputTokens: 5, cachedTokens: 500, cacheWriteTokens: 300 });
+    const prompt = model.doGenerateCalls[0].prompt;
+    const marked = prompt.map((m) => (m.providerOptions as { anthropic?: { cacheControl?: unknown } } | undefined)?.anthropic?.cacheControl !== undefined);
+    expect(prompt.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
+    expect(marked).toEqual([true, true, false, true]);
+  });
+});

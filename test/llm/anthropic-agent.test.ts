@@ -1,0 +1,51 @@
+// A run with a history strategy over anthropicLlm: the strategy's stable-prefix ends reach the
+// wire as cache_control breakpoints (the agent passes Strategy.cacheBreakpoints to the client).
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SubAgent } from "../../src/index.js";
+import { anthropicLlm } from "../../src/llm/anthropic.js";
+
+interface Body { system?: Array<{ cache_control?: unknown }>; messages: Array<{ role: string; content: Array<{ cache_control?: unknown }> }> }
+
+const REPLIES = ["```clojure\n(println 1)\n```", "```clojure\n(println 2)\n```", "```clojure\n(return 3)\n```"];
+let server: Server;
+const bodies: Body[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let text = "";
+    req.on("data", (c: Buffer) => (text += c.toString("utf8")));
+    req.on("end", () => {
+      bodies.push(JSON.parse(text) as Body);
+      const reply = REPLIES[bodies.length - 1] ?? '(fail "over")';
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "m", type: "message", role: "assistant", model: "claude-fake", content: [{ type: "text", text: reply }], stop_reason: "end_turn", usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+function marks(body: Body): string[] {
+  const out: string[] = [];
+  (body.system ?? []).forEach((b, i) => b.cache_control && out.push(`system:${i}`));
+  body.messages.forEach((m, i) => m.content.forEach((b, j) => b.cache_control && out.push(`${m.role}:${i}:${j}`)));
+  return out;
+}
+
+describe("anthropicLlm under a history strategy", () => {
+  it("marks where observation-masking keeps the prompt stable, besides the system prompt and the last message", async () => {
+    const llm = anthropicLlm({ model: "claude-fake", apiKey: "k", baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, env: {} });
+    const agent = SubAgent.create({ prompt: "Print, then return 3.", maxTurns: 3 });
+    const step = await SubAgent.run(agent, { llm, history: { name: "observation-masking", options: { turns: 1, polling: 1 } } });
+    expect(step.ok).toBe(true);
+    expect(bodies).toHaveLength(3);
+    expect(marks(bodies[0])).toEqual(["system:0", "user:0:0"]);
+    // Turn 3: task, a1, feedback 1, a2, feedback 2; masking keeps the prefix up to each aged turn's start.
+    expect(bodies[2].messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user"]);
+    expect(marks(bodies[2])).toEqual(["system:0", "assistant:1:0", "assistant:3:0", "user:4:0"]);
+  });
+});

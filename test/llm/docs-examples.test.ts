@@ -1,0 +1,87 @@
+// The docs/agent.md examples for anthropicLlm and aiSdkLlm, run as written against fake servers
+// on 127.0.0.1 (only the package name and the local server's URL are swapped).
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+
+const root = resolve(import.meta.dirname, "../..");
+const doc = readFileSync(join(root, "docs/agent.md"), "utf8");
+// Inside the project, so the examples' bare imports resolve to its node_modules.
+mkdirSync(join(root, "node_modules/.cache"), { recursive: true });
+const dir = mkdtempSync(join(root, "node_modules/.cache/ptc-doc-examples-"));
+
+/** The first ts block after the heading. */
+function example(heading: string): string {
+  const at = doc.indexOf(`\n${heading}\n`);
+  expect(at).toBeGreaterThan(0);
+  const m = /```ts\n([\s\S]*?)```/.exec(doc.slice(at));
+  expect(m).not.toBeNull();
+  return (m as RegExpExecArray)[1].replaceAll('from "ptc-lisp"', `from ${JSON.stringify(join(root, "src/index.ts"))}`);
+}
+
+async function runExample(name: string, code: string): Promise<unknown[][]> {
+  const file = join(dir, `${name}.ts`);
+  writeFileSync(file, `${code}\nexport {};\n`);
+  const logged: unknown[][] = [];
+  const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void logged.push(args));
+  try {
+    await import(file);
+  } finally {
+    spy.mockRestore();
+  }
+  return logged;
+}
+
+const PROGRAM = "```clojure\n(return (+ data/a data/b))\n```";
+let server: Server;
+let url: string;
+const requests: Array<{ path: string | undefined; body: Record<string, unknown> }> = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let text = "";
+    req.on("data", (c: Buffer) => (text += c.toString("utf8")));
+    req.on("end", () => {
+      requests.push({ path: req.url, body: JSON.parse(text) as Record<string, unknown> });
+      const body =
+        req.url === "/v1/messages"
+          ? { id: "m1", type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [{ type: "text", text: PROGRAM }], stop_reason: "end_turn", usage: { input_tokens: 40, output_tokens: 12, cache_read_input_tokens: 900, cache_creation_input_tokens: 0 } }
+          : { id: "c1", object: "chat.completion", created: 0, model: "qwen3-coder", choices: [{ index: 0, message: { role: "assistant", content: PROGRAM }, finish_reason: "stop" }], usage: { prompt_tokens: 50, completion_tokens: 12 } };
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterEach(() => {
+  vi.unstubAllEnvs();
+  requests.length = 0;
+});
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+describe("docs/agent.md examples", () => {
+  it("Anthropic: runs the agent over the Messages API and prints the value and the cached tokens", async () => {
+    vi.stubEnv("ANTHROPIC_API_KEY", "sk-ant-doc");
+    vi.stubEnv("ANTHROPIC_BASE_URL", url);
+    const logged = await runExample("anthropic", example("### Anthropic"));
+    expect(logged).toEqual([[5, 900]]);
+    expect(requests).toHaveLength(1);
+    expect(requests[0].path).toBe("/v1/messages");
+    expect(requests[0].body).toMatchObject({ model: "claude-sonnet-4-5", max_tokens: 4096 });
+  });
+
+  it("Any AI SDK model: runs the agent through an AI SDK provider and prints the value", async () => {
+    const code = example("### Any AI SDK model").replace("http://localhost:11434/v1", `${url}/v1`);
+    const logged = await runExample("ai-sdk", code);
+    expect(logged).toEqual([[5]]);
+    expect(requests).toHaveLength(1);
+    expect(requests[0].path).toBe("/v1/chat/completions");
+    expect(requests[0].body).toMatchObject({ model: "qwen3-coder" });
+  });
+});
