@@ -5,25 +5,15 @@
 import { APICallError, generateText, type LanguageModel, type ModelMessage, type SystemModelMessage } from "ai";
 import { LlmError } from "./errors.js";
 import { messageText } from "./messages.js";
-import { retrySettings, statusError, withRetries, type RetryInfo } from "./retry.js";
+import { retrySettings, statusError, withRetries, type RetryOptions } from "./retry.js";
 import type { ChatMessage, Llm, LlmRequest, LlmResponse } from "./types.js";
 
-export interface AiSdkLlmOptions {
+export interface AiSdkLlmOptions extends RetryOptions {
   /** The AI SDK model, e.g. `anthropic("claude-sonnet-4-5")` or `openai("gpt-5-mini")`. */
   model: LanguageModel;
   temperature?: number;
   /** Upper bound on reply tokens. */
   maxTokens?: number;
-  /** Retries after the first attempt for 429, 5xx, timeouts and connection failures. Default 3. */
-  maxRetries?: number;
-  /** Bound on one attempt. Default 120 000 ms. */
-  timeoutMs?: number;
-  /** First backoff delay; doubles with each retry (with jitter). Default 500 ms. */
-  retryBaseMs?: number;
-  /** Longest single wait. A `retry-after` beyond it fails at once rather than stall. Default 30 000 ms. */
-  retryMaxMs?: number;
-  /** Called before each retry wait (logging, tests). */
-  onRetry?: (info: RetryInfo) => void;
 }
 
 const CACHE = { anthropic: { cacheControl: { type: "ephemeral" } } } as const;

@@ -6,10 +6,10 @@ import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, API
 import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import { LlmError } from "./errors.js";
 import { messageText } from "./messages.js";
-import { retrySettings, statusError, withRetries, type RetryInfo } from "./retry.js";
+import { retrySettings, statusError, withRetries, type RetryOptions } from "./retry.js";
 import type { ChatMessage, Llm, LlmRequest, LlmResponse } from "./types.js";
 
-export interface AnthropicLlmOptions {
+export interface AnthropicLlmOptions extends RetryOptions {
   /** Model name; default `ANTHROPIC_MODEL`. */
   model?: string;
   /** Default `ANTHROPIC_API_KEY`. */
@@ -21,16 +21,6 @@ export interface AnthropicLlmOptions {
   maxTokens?: number;
   /** Mark cache breakpoints. Default true; false sends no `cache_control` at all. */
   cache?: boolean;
-  /** Retries after the first attempt for 429, 5xx (529 overloaded included), timeouts and connection failures. Default 3. */
-  maxRetries?: number;
-  /** Bound on one attempt, reading the reply included. Default 120 000 ms. */
-  timeoutMs?: number;
-  /** First backoff delay; doubles with each retry (with jitter). Default 500 ms. */
-  retryBaseMs?: number;
-  /** Longest single wait. A `retry-after` beyond it fails at once rather than stall. Default 30 000 ms. */
-  retryMaxMs?: number;
-  /** Called before each retry wait (logging, tests). */
-  onRetry?: (info: RetryInfo) => void;
   /** Where the defaults come from; default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
 }

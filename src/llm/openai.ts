@@ -2,13 +2,13 @@
 // package, with the retries of retry.ts.
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { LlmError } from "./errors.js";
-import { retrySettings, statusError, withRetries, type RetryInfo } from "./retry.js";
+import { retrySettings, statusError, withRetries, type RetryOptions } from "./retry.js";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { Llm, LlmResponse, LlmUsage } from "./types.js";
 
-export type { RetryInfo };
+export type { RetryInfo } from "./retry.js";
 
-export interface OpenAiLlmOptions {
+export interface OpenAiLlmOptions extends RetryOptions {
   /** Model name; default `OPENAI_MODEL`. */
   model?: string;
   /** Server base URL (…/v1); default `OPENAI_BASE_URL`, else the OpenAI API. */
@@ -18,16 +18,6 @@ export interface OpenAiLlmOptions {
   temperature?: number;
   /** Upper bound on reply tokens (`max_tokens`). */
   maxTokens?: number;
-  /** Retries after the first attempt for 429, 5xx, timeouts and connection failures. Default 3. */
-  maxRetries?: number;
-  /** Bound on one attempt, reading the reply included. Default 120 000 ms. */
-  timeoutMs?: number;
-  /** First backoff delay; doubles with each retry (with jitter). Default 500 ms. */
-  retryBaseMs?: number;
-  /** Longest single wait. A `retry-after` beyond it fails at once rather than stall. Default 30 000 ms. */
-  retryMaxMs?: number;
-  /** Called before each retry wait (logging, tests). */
-  onRetry?: (info: RetryInfo) => void;
   /** Where the defaults come from; default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
 }

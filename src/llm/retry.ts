@@ -11,6 +11,20 @@ export interface RetryInfo {
   error: LlmError;
 }
 
+/** The retry options every HTTP client takes, as its users write them (defaults in `retrySettings`). */
+export interface RetryOptions {
+  /** Retries after the first attempt for 429, 5xx, timeouts and connection failures. Default 3. */
+  maxRetries?: number;
+  /** Bound on one attempt, reading the reply included. Default 120 000 ms. */
+  timeoutMs?: number;
+  /** First backoff delay; doubles with each retry (with jitter). Default 500 ms. */
+  retryBaseMs?: number;
+  /** Longest single wait. A `retry-after` beyond it fails at once rather than stall. Default 30 000 ms. */
+  retryMaxMs?: number;
+  /** Called before each retry wait (logging, tests). */
+  onRetry?: (info: RetryInfo) => void;
+}
+
 export interface RetrySettings {
   maxRetries: number;
   timeoutMs: number;
