@@ -284,7 +284,7 @@ describe("ptc reference", () => {
   it("answers --help with its usage, not the reference, and refuses arguments", async () => {
     const h = await ptc(["reference", "--help"]);
     expect(h.code).toBe(0);
-    expect(h.stdout).toMatch(/^usage: ptc reference\n/);
+    expect(h.stdout).toMatch(/^usage: ptc reference \[--builtins\]\n/);
     expect(h.stdout).not.toContain("## Special forms");
     const extra = await ptc(["reference", "maps"]);
     expect(extra.code).toBe(2);

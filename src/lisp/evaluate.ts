@@ -172,7 +172,7 @@ function normalizeTools(tools: EvaluateOptions["tools"]): Map<string, ToolSpec> 
 
 /** A budget for a walk inside the run: its fuel and clock; `commit` charges what it spent. */
 function runBudget(state: RunState, deadline = state.deadline): Budget & { commit(): void } {
-  const b = new Budget(state.limits, Math.max(0, state.fuel), deadline);
+  const b = new Budget(state.limits, Math.max(0, state.fuel), deadline, state.now);
   return Object.assign(b, { commit: () => void (state.fuel = b.fuel) });
 }
 

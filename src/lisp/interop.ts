@@ -28,8 +28,10 @@ export class Budget {
     readonly limits: BudgetLimits = defaultLimits,
     /** Values it may still visit; the caller charges what was spent to its run. */
     public fuel: number = limits.maxFuel,
-    /** performance.now() past which the walk stops with `timeout`. */
+    /** The run's clock reading past which the walk stops with `timeout`. */
     readonly deadline: number = Infinity,
+    /** The run's clock (a host's injected one included), which `deadline` is on. */
+    readonly now: () => number = () => performance.now(),
   ) {
     this.room = limits.maxBoundaryValues;
   }
@@ -40,7 +42,7 @@ export class Budget {
     if (--this.fuel < 0) throw fuelExhausted(this.limits);
     if (++this.ticks === 4096) {
       this.ticks = 0;
-      if (performance.now() > this.deadline) throw timeoutError(this.limits.timeoutMs);
+      if (this.now() > this.deadline) throw timeoutError(this.limits.timeoutMs);
     }
   }
 }

@@ -127,7 +127,7 @@ describe("proxy hardening", () => {
       await upstream.close();
     }
     const missing = io();
-    expect(await runProxyCommand(["--admin-token-file", "/nonexistent/token", "--db", ":memory:"], missing.io, Promise.resolve())).toBe(2);
+    expect(await runProxyCommand(["--upstream", "http://127.0.0.1:9/v1", "--admin-token-file", "/nonexistent/token", "--db", ":memory:"], missing.io, Promise.resolve())).toBe(2);
     expect(missing.err.join("")).toContain("admin token file");
     // On the command line it still works, with a warning that ps shows it.
     const argv = io();
