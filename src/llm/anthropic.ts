@@ -6,7 +6,7 @@ import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, API
 import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import { LlmError } from "./errors.js";
 import { messageText } from "./messages.js";
-import { retrySettings, statusError, withRetries, type RetryOptions } from "./retry.js";
+import { retrySettings, sdkBackstopMs, statusError, withRetries, type RetryOptions } from "./retry.js";
 import type { ChatMessage, Llm, LlmRequest, LlmResponse } from "./types.js";
 
 export interface AnthropicLlmOptions extends RetryOptions {
@@ -42,7 +42,8 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
   const retry = retrySettings("anthropicLlm", options);
   const name = `anthropic:${model}`;
   // authToken null: a stray ANTHROPIC_AUTH_TOKEN in the environment must not ride along.
-  const client = new Anthropic({ apiKey, authToken: null, ...(baseURL ? { baseURL } : {}), maxRetries: 0, timeout: retry.timeoutMs });
+  // The attempt's own controller (withRetries) bounds each attempt; the SDK's timeout is a backstop past it.
+  const client = new Anthropic({ apiKey, authToken: null, ...(baseURL ? { baseURL } : {}), maxRetries: 0, timeout: sdkBackstopMs(retry.timeoutMs) });
   const cache = options.cache ?? true;
 
   return {

@@ -2,7 +2,7 @@
 // package, with the retries of retry.ts.
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { LlmError } from "./errors.js";
-import { retrySettings, statusError, withRetries, type RetryOptions } from "./retry.js";
+import { retrySettings, sdkBackstopMs, statusError, withRetries, type RetryOptions } from "./retry.js";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { Llm, LlmResponse, LlmUsage } from "./types.js";
 
@@ -47,8 +47,10 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
   if (!apiKey && !baseURL) throw new LlmError("config", "openaiLlm: no API key (pass { apiKey } or set OPENAI_API_KEY), and no baseURL of a server that needs none");
   const retry = retrySettings("openaiLlm", options);
   const name = `openai:${model}`;
-  // Local servers ignore the key, but the SDK insists on one.
-  const client = new OpenAI({ apiKey: apiKey || "unused", baseURL, maxRetries: 0, timeout: retry.timeoutMs });
+  // Local servers ignore the key, but the SDK insists on one. The attempt's own controller
+  // (withRetries) bounds each attempt; the SDK's timeout is only a backstop set past it, since
+  // when both fire together a body cut by the SDK reads as a connection error, not a timeout.
+  const client = new OpenAI({ apiKey: apiKey || "unused", baseURL, maxRetries: 0, timeout: sdkBackstopMs(retry.timeoutMs) });
 
   return {
     name,

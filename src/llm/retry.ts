@@ -43,6 +43,11 @@ export function retrySettings(who: string, o: Partial<RetrySettings>): RetrySett
   return s;
 }
 
+/** An SDK's own timeout, set past the attempt's so that the attempt's controller always fires first. */
+export function sdkBackstopMs(timeoutMs: number): number {
+  return timeoutMs * 2 + 5_000;
+}
+
 /**
  * Runs `send` with a signal that fires on the timeout or the caller's abort, retrying the
  * retryable failures. `toError` maps whatever `send` threw; it gets the attempt's signal,
