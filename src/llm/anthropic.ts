@@ -6,8 +6,10 @@ import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, API
 import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import { LlmError } from "./errors.js";
 import { messageText } from "./messages.js";
-import { retrySettings, sdkBackstopMs, statusError, withRetries, type RetryOptions } from "./retry.js";
+import { retrySettings, sdkBackstopMs, sdkError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
 import type { ChatMessage, Llm, LlmRequest, LlmResponse } from "./types.js";
+
+const SDK_ERRORS: SdkErrors = { ConnectionTimeout: APIConnectionTimeoutError, UserAbort: APIUserAbortError, Connection: APIConnectionError, Api: APIError };
 
 export interface AnthropicLlmOptions extends RetryOptions {
   /** Model name; default `ANTHROPIC_MODEL`. */
@@ -63,7 +65,7 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
         );
         return parseReply(reply, name);
       };
-      return withRetries(name, retry, request, send, (e, signal) => toLlmError(e, signal, name));
+      return withRetries(name, retry, request, send, (e, signal) => sdkError(e, signal, name, SDK_ERRORS));
     },
   };
 }
@@ -161,15 +163,3 @@ function parseReply(raw: unknown, name: string): LlmResponse {
   return { content: text, ...(usage ? { usage } : {}), ...(typeof r.model === "string" ? { model: r.model } : {}) };
 }
 
-/** Maps whatever the SDK threw to an LlmError with a kind. */
-function toLlmError(e: unknown, signal: AbortSignal, name: string): LlmError {
-  if (e instanceof LlmError) return e;
-  // Our controller fired: its reason says whether it was the timeout or the caller.
-  if (signal.aborted && signal.reason instanceof LlmError) return signal.reason;
-  if (e instanceof APIConnectionTimeoutError) return new LlmError("timeout", `${name}: the server did not answer in time`);
-  if (e instanceof APIUserAbortError) return new LlmError("aborted", `${name}: request aborted`);
-  if (e instanceof APIConnectionError) return new LlmError("connection", `${name}: cannot reach the server (${e.message})`);
-  if (e instanceof APIError) return statusError(name, e.status ?? 0, e.message, e.headers);
-  if (e instanceof SyntaxError) return new LlmError("malformed", `${name}: the reply is not valid JSON (${e.message})`);
-  return new LlmError("malformed", `${name}: unexpected failure reading the reply (${e instanceof Error ? e.message : String(e)})`);
-}

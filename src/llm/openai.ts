@@ -2,9 +2,11 @@
 // package, with the retries of retry.ts.
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { LlmError } from "./errors.js";
-import { retrySettings, sdkBackstopMs, statusError, withRetries, type RetryOptions } from "./retry.js";
+import { retrySettings, sdkBackstopMs, sdkError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { Llm, LlmResponse, LlmUsage } from "./types.js";
+
+const SDK_ERRORS: SdkErrors = { ConnectionTimeout: APIConnectionTimeoutError, UserAbort: APIUserAbortError, Connection: APIConnectionError, Api: APIError };
 
 export type { RetryInfo } from "./retry.js";
 
@@ -69,7 +71,7 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
         );
         return parseCompletion(completion, name);
       };
-      return withRetries(name, retry, request, send, (e, signal) => toLlmError(e, signal, name));
+      return withRetries(name, retry, request, send, (e, signal) => sdkError(e, signal, name, SDK_ERRORS));
     },
   };
 }
@@ -99,15 +101,3 @@ function parseCompletion(raw: unknown, name: string): LlmResponse {
   return { content, ...(usage ? { usage } : {}), ...(typeof c.model === "string" ? { model: c.model } : {}) };
 }
 
-/** Maps whatever the SDK (or the body parser) threw to an LlmError with a kind. */
-function toLlmError(e: unknown, signal: AbortSignal, name: string): LlmError {
-  if (e instanceof LlmError) return e;
-  // Our controller fired: its reason says whether it was the timeout or the caller.
-  if (signal.aborted && signal.reason instanceof LlmError) return signal.reason;
-  if (e instanceof APIConnectionTimeoutError) return new LlmError("timeout", `${name}: the server did not answer in time`);
-  if (e instanceof APIUserAbortError) return new LlmError("aborted", `${name}: request aborted`);
-  if (e instanceof APIConnectionError) return new LlmError("connection", `${name}: cannot reach the server (${e.message})`);
-  if (e instanceof APIError) return statusError(name, e.status ?? 0, e.message, e.headers);
-  if (e instanceof SyntaxError) return new LlmError("malformed", `${name}: the reply is not valid JSON (${e.message})`);
-  return new LlmError("malformed", `${name}: unexpected failure reading the reply (${e instanceof Error ? e.message : String(e)})`);
-}

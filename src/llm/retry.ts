@@ -43,6 +43,29 @@ export function retrySettings(who: string, o: Partial<RetrySettings>): RetrySett
   return s;
 }
 
+type ErrorClass = abstract new (...args: never[]) => Error;
+
+/** The error classes of a Stainless-generated SDK (openai, @anthropic-ai/sdk): the same shapes under each package's own names. */
+export interface SdkErrors {
+  ConnectionTimeout: ErrorClass;
+  UserAbort: ErrorClass;
+  Connection: ErrorClass;
+  Api: abstract new (...args: never[]) => Error & { status?: number; headers?: Headers };
+}
+
+/** Maps whatever an SDK (or the body parser) threw to an LlmError with a kind. */
+export function sdkError(e: unknown, signal: AbortSignal, name: string, sdk: SdkErrors): LlmError {
+  if (e instanceof LlmError) return e;
+  // Our controller fired: its reason says whether it was the timeout or the caller.
+  if (signal.aborted && signal.reason instanceof LlmError) return signal.reason;
+  if (e instanceof sdk.ConnectionTimeout) return new LlmError("timeout", `${name}: the server did not answer in time`);
+  if (e instanceof sdk.UserAbort) return new LlmError("aborted", `${name}: request aborted`);
+  if (e instanceof sdk.Connection) return new LlmError("connection", `${name}: cannot reach the server (${e.message})`);
+  if (e instanceof sdk.Api) return statusError(name, e.status ?? 0, e.message, e.headers);
+  if (e instanceof SyntaxError) return new LlmError("malformed", `${name}: the reply is not valid JSON (${e.message})`);
+  return new LlmError("malformed", `${name}: unexpected failure reading the reply (${e instanceof Error ? e.message : String(e)})`);
+}
+
 /** An SDK's own timeout, set past the attempt's so that the attempt's controller always fires first. */
 export function sdkBackstopMs(timeoutMs: number): number {
   return timeoutMs * 2 + 5_000;

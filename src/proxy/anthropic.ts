@@ -7,6 +7,7 @@
 // carries a cache_control breakpoint, so the prefix up to it is cached until the next compaction.
 import type { ChatMessage } from "../llm/types.js";
 import type { ChatRequest, ParsedRequest } from "./request.js";
+import { parseJsonObject } from "./request.js";
 
 type Block = { type?: unknown; text?: unknown; id?: unknown; name?: unknown; input?: unknown; tool_use_id?: unknown; content?: unknown; cache_control?: unknown };
 type AnthropicMessage = { role: "user" | "assistant"; content: string | Block[] };
@@ -39,14 +40,9 @@ export interface AnthropicRequest extends ChatRequest {
 }
 
 export function parseMessagesRequest(raw: Buffer): ParsedRequest & ({ ok: false } | { ok: true; request: AnthropicRequest }) {
-  let body: unknown;
-  try {
-    body = JSON.parse(raw.toString("utf8"));
-  } catch (e) {
-    return { ok: false, error: `the request body is not valid JSON (${(e as Error).message})` };
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return { ok: false, error: "the request body must be a JSON object" };
-  const b = body as Record<string, unknown>;
+  const parsed = parseJsonObject(raw);
+  if (!parsed.ok) return parsed;
+  const b = parsed.body;
   if (!Array.isArray(b.messages) || b.messages.length === 0) return { ok: false, error: "'messages' must be a non-empty array", param: "messages" };
   const originals = new Map<ChatMessage, AnthropicMessage>();
   const messages: ChatMessage[] = [];

@@ -16,7 +16,8 @@ const ROLES = new Set(["system", "developer", "user", "assistant", "tool", "func
 
 export type ParsedRequest = { ok: true; request: ChatRequest } | { ok: false; error: string; param?: string };
 
-export function parseChatRequest(raw: Buffer): ParsedRequest {
+/** A request body as a JSON object, or the 400 to answer; every API's parser starts here. */
+export function parseJsonObject(raw: Buffer): { ok: true; body: Record<string, unknown> } | { ok: false; error: string } {
   let body: unknown;
   try {
     body = JSON.parse(raw.toString("utf8"));
@@ -24,7 +25,13 @@ export function parseChatRequest(raw: Buffer): ParsedRequest {
     return { ok: false, error: `the request body is not valid JSON (${(e as Error).message})` };
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) return { ok: false, error: "the request body must be a JSON object" };
-  const b = body as Record<string, unknown>;
+  return { ok: true, body: body as Record<string, unknown> };
+}
+
+export function parseChatRequest(raw: Buffer): ParsedRequest {
+  const parsed = parseJsonObject(raw);
+  if (!parsed.ok) return parsed;
+  const b = parsed.body;
   if (!Array.isArray(b.messages) || b.messages.length === 0) return { ok: false, error: "'messages' must be a non-empty array", param: "messages" };
   for (let i = 0; i < b.messages.length; i++) {
     const m: unknown = b.messages[i];

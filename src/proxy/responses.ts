@@ -6,6 +6,7 @@
 // response (`previous_response_id`) or sends a plain string has nothing here to compact.
 import type { ChatMessage } from "../llm/types.js";
 import type { ChatRequest, ParsedRequest } from "./request.js";
+import { parseJsonObject } from "./request.js";
 
 type Item = { type?: unknown; role?: unknown; content?: unknown; call_id?: unknown; name?: unknown; arguments?: unknown; output?: unknown };
 
@@ -17,14 +18,9 @@ export interface ResponsesRequest extends ChatRequest {
 }
 
 export function parseResponsesRequest(raw: Buffer): ParsedRequest & ({ ok: false } | { ok: true; request: ResponsesRequest }) {
-  let body: unknown;
-  try {
-    body = JSON.parse(raw.toString("utf8"));
-  } catch (e) {
-    return { ok: false, error: `the request body is not valid JSON (${(e as Error).message})` };
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return { ok: false, error: "the request body must be a JSON object" };
-  const b = body as Record<string, unknown>;
+  const parsed = parseJsonObject(raw);
+  if (!parsed.ok) return parsed;
+  const b = parsed.body;
   if (typeof b.model !== "string") return { ok: false, error: "'model' must be a string", param: "model" };
   const items: Item[] = typeof b.input === "string" ? [{ role: "user", content: b.input }] : Array.isArray(b.input) ? (b.input as Item[]) : [];
   if (items.length === 0) return { ok: false, error: "'input' must be a string or a non-empty array of items", param: "input" };
