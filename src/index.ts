@@ -126,7 +126,8 @@ export { systemPrompt } from "./agent/prompt/system.js";
 export { languageReference } from "./agent/prompt/reference.js";
 
 // Traces: every turn of a run, saved and read back.
-export { traceToJson, traceFromJson, runToJson, runFromJson, TraceFormatError, TRACE_VERSION, type SavedRun } from "./agent/serialize.js";
+export { traceToJson, traceFromJson, TraceFormatError, TRACE_VERSION } from "./trace/serialize.js";
+export { runToJson, runFromJson, type SavedRun } from "./agent/saved-run.js";
 export type { RunTrace, Turn, TurnStatus, TurnUsage, DefinitionTrace, ToolCallTrace, TraceMessage, NestedRunTrace, TraceSettings } from "./trace/trace.js";
 
 // Saving a run and resuming it (also as SubAgent.resume).

@@ -18,7 +18,7 @@ import { AgentDefinitionError, describeIssues, type AgentFailure, type FailReaso
 import { extractProgram } from "./extract.js";
 import { buildPrompt, historyStrategy, strategySpec, type HistoryStrategy } from "./history.js";
 import { checkInheritable, DEFAULTS, definedOnly, isPlainObject, mergeOptions, pickInheritable, positiveNumber } from "./options.js";
-import { TRACE_VERSION } from "./serialize.js";
+import { TRACE_VERSION } from "../trace/serialize.js";
 import { expandMission, taskMessage } from "./prompt/task.js";
 import { showHidden } from "./redact.js";
 import { ToolSession } from "./tools.js";

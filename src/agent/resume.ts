@@ -18,7 +18,7 @@ import { Fn } from "../lisp/values.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import type { Llm, LlmRequest, LlmResponse } from "../llm/types.js";
 import { firstTurnLine } from "./prompt/task.js";
-import { numberReplacer, numberReviver, traceFromJson, traceToJson } from "./serialize.js";
+import { numberReplacer, numberReviver, traceFromJson, traceToJson } from "../trace/serialize.js";
 import { create } from "./definition.js";
 import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type HistoryStrategy } from "./history.js";
 import { runAgent } from "./loop.js";

@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { priceFor, requestCost } from "../compaction/cost.js";
 import { resultShape } from "../history/summary.js";
 import { traceSettings } from "../history/settings.js";
-import type { SavedRun } from "../agent/serialize.js";
+import type { SavedRun } from "../agent/saved-run.js";
 import type { ErrorInfo } from "../lisp/errors.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 import type { DefinitionView, ErrorView, RunView, ToolCallView, Totals, TurnView } from "./model.js";
