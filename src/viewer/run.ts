@@ -6,7 +6,7 @@ import { priceFor, requestCost } from "../compaction/cost.js";
 import { resultShape } from "../history/summary.js";
 import { traceSettings } from "../history/settings.js";
 import type { SavedRun } from "../agent/saved-run.js";
-import type { ErrorInfo } from "../lisp/errors.js";
+import type { ErrorInfo } from "../lisp/index.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 import type { DefinitionView, ErrorView, RunView, ToolCallView, Totals, TurnView } from "./model.js";
 import { isFailed, runPrompts } from "./prompt.js";
