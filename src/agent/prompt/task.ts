@@ -4,7 +4,7 @@ import { print } from "../../lisp/index.js";
 import { renderTurnLine } from "../../trace/feedback.js";
 import type { RecordOptions } from "../../trace/record.js";
 import { contextLines, isHiddenKey } from "./context.js";
-import { fill, template } from "./templates.js";
+import { fill, template } from "../../llm/templates.js";
 
 export type MissionResult = { ok: true; text: string } | { ok: false; message: string };
 
