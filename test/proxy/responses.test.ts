@@ -42,7 +42,7 @@ describe("proxy /v1/responses", () => {
       if (item.type === "function_call_output") expect(first.input[i - 1], `output ${item.call_id}`).toMatchObject({ type: "function_call", call_id: item.call_id });
     });
     expect(r.upstream.summaryCalls).toBe(1);
-    expect(await r.proxy.context.store.get(key("resp-1")))?.reportedTokens).toBeGreaterThan(0);
+    expect((await r.proxy.context.store.get(key("resp-1")))?.reportedTokens).toBeGreaterThan(0);
     await r.client.responses.create({ model: "fake-model", instructions: "Be terse.", input: [...input, { role: "assistant", content: "ok" }, { role: "user", content: "more" }] }, { headers: { "x-conversation-id": "resp-1" } });
     expect(r.upstream.summaryCalls).toBe(1);
     expect(sent(r)[1].input.length).toBeLessThan(input.length);

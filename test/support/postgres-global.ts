@@ -14,10 +14,10 @@ declare module "vitest" {
   }
 }
 
-/** Files given on the command line: a run of other files needs no server. */
+/** Files or folders given on the command line: a run of only other files needs no server. */
 const wantsPostgres = (): boolean => {
-  const files = process.argv.slice(2).filter((a) => /\.test\.ts$/.test(a) || a.startsWith("test/"));
-  return files.length === 0 || files.some((f) => /proxy|store|install/.test(f));
+  const filters = process.argv.slice(2).filter((a) => !a.startsWith("-") && a !== "run" && a !== "watch");
+  return filters.length === 0 || filters.some((f) => /(store|replicas)(\.test)?(\.ts)?$|(^|\/)(test\/?|proxy\/?)$/.test(f));
 };
 
 export default async function setup(project: TestProject): Promise<(() => void) | undefined> {
