@@ -245,9 +245,15 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
 
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    const failed = (e: Error) => {
+      // Nothing listens: let go of the store (its connections would keep the process alive) and the config watcher.
+      clearInterval(timer);
+      config.close();
+      void store.close().finally(() => reject(e));
+    };
+    server.once("error", failed);
     server.listen(options.port ?? 8787, host, () => {
-      server.off("error", reject);
+      server.off("error", failed);
       resolve();
     });
   });
