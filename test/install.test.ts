@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadPg } from "../src/proxy/pg-store.js";
 import { loadSqlite } from "../src/proxy/sqlite-store.js";
-import { MissingDriverError } from "../src/proxy/store.js";
+import { MissingDriverError } from "../src/proxy/driver.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as Record<string, Record<string, unknown> | undefined>;

@@ -10,7 +10,8 @@
 // `pg` is pure JavaScript but only replicas need it, so it is an optional peer dependency too.
 import type { Pool, PoolClient } from "pg";
 import type { ChatMessage } from "../llm/types.js";
-import { loadDriver, type ConversationRecord, type ConversationStore, type PrefixHit } from "./store.js";
+import { loadDriver } from "./driver.js";
+import type { ConversationRecord, ConversationStore, PrefixHit } from "./store.js";
 
 type PgModule = typeof import("pg");
 

@@ -16,7 +16,8 @@ import { jsonLogger, type Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
 import { sendWithRetries } from "./retry.js";
 import { normalizePath, underV1 } from "./paths.js";
-import { isPostgresUrl, MissingDriverError, openStore, type ConversationStore } from "./store.js";
+import { MissingDriverError } from "./driver.js";
+import { isPostgresUrl, openStore, type ConversationStore } from "./store.js";
 import { Tenants, upstreamAuth, type Tenant } from "./tenancy.js";
 import { responseHeaders, Upstream, upstreamBase } from "./upstream.js";
 

@@ -7,7 +7,8 @@
 import { chmodSync, closeSync, openSync } from "node:fs";
 import type Database from "better-sqlite3";
 import type { ChatMessage } from "../llm/types.js";
-import { loadDriver, type ConversationRecord, type ConversationStore, type PrefixHit } from "./store.js";
+import { loadDriver } from "./driver.js";
+import type { ConversationRecord, ConversationStore, PrefixHit } from "./store.js";
 
 type SqliteModule = typeof Database;
 

@@ -1,8 +1,7 @@
 // Where the proxy keeps what it knows about conversations. One interface, two backends: an
 // embedded SQLite file (the default: one process) and PostgreSQL (replicas sharing state). Every
 // method is async so a networked backend fits; the SQLite one answers from memory and resolves at
-// once. Both drivers are optional peer dependencies, loaded when a store opens.
-import { createRequire } from "node:module";
+// once. Both drivers are optional peer dependencies, loaded when a store opens (driver.ts).
 import type { Json } from "../compaction/types.js";
 import type { ChatMessage } from "../llm/types.js";
 
@@ -97,27 +96,6 @@ export interface ConversationStore {
   /** Why writes fail, while they do. */
   readonly writeError: string | undefined;
   close(): Promise<void>;
-}
-
-/** An optional driver (better-sqlite3, pg) is missing or unbuilt; the message says what to run. */
-export class MissingDriverError extends Error {
-  override readonly name = "MissingDriverError";
-}
-
-const nodeRequire = createRequire(import.meta.url);
-
-/** An optional CommonJS driver, loaded on first use (`require` loads it synchronously, once). */
-export function loadDriver(name: string, why: string, require: (id: string) => unknown = nodeRequire): unknown {
-  try {
-    return require(name);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (/could not locate the bindings file/i.test((e as Error).message)) {
-      throw new MissingDriverError(`${name} is installed but its native module was not built (were install scripts skipped?): run \`npm rebuild ${name}\``);
-    }
-    if (code !== "MODULE_NOT_FOUND" && code !== "ERR_MODULE_NOT_FOUND") throw e;
-    throw new MissingDriverError(`${why}, an optional dependency that is not installed: run \`npm install ${name}\`, then start the proxy again`);
-  }
 }
 
 /** A PostgreSQL connection string selects the shared backend; anything else is a SQLite file. */

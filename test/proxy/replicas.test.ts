@@ -38,7 +38,7 @@ async function replica(upstream: FakeUpstream, db: string): Promise<string> {
   let err = "";
   p.stdout?.on("data", (c: Buffer) => (out += c.toString()));
   p.stderr?.on("data", (c: Buffer) => (err += c.toString()));
-  await expect.poll(() => out + (p.exitCode === null ? "" : `exited: ${err}`), { timeout: 60_000, interval: 50 }).toMatch(/listening on|exited/);
+  await expect.poll(() => out + (p.exitCode === null ? "" : `exited: ${err}`), { timeout: 150_000, interval: 50 }).toMatch(/listening on|exited/);
   const url = /listening on (http:\/\/[^/\s]+)/.exec(out)?.[1];
   if (url === undefined) throw new Error(`the proxy did not start: ${err}`);
   return url;
@@ -63,7 +63,7 @@ async function converse(pick: (turn: number) => OpenAI, turns: number, id?: stri
   return { ids, sources };
 }
 
-describe.skipIf(pgAdmin === undefined)("proxy replicas on PostgreSQL", { timeout: 180_000 }, () => {
+describe.skipIf(pgAdmin === undefined)("proxy replicas on PostgreSQL", { timeout: 400_000 }, () => {
   it("moves a conversation between two proxy processes at every request, sending what one proxy would", async () => {
     // What one proxy sends upstream for the conversation (in process, embedded store).
     const single = await rig({ config: SMALL });
