@@ -32,6 +32,11 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS ptc_spend (name TEXT PRIMARY KEY, tokens BIGINT NOT NULL);
 `;
 
+// A record and its request body in one round trip; the body is written only with the record.
+const WITH_BODY = "m AS (INSERT INTO ptc_messages (id, messages) SELECT $1, $4::text FROM w WHERE $4::text IS NOT NULL ON CONFLICT (id) DO UPDATE SET messages = excluded.messages)";
+const INSERT_RECORD = `WITH w AS (INSERT INTO ptc_conversations (id, version, updated_at, record) VALUES ($1, 1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING version), ${WITH_BODY} SELECT version FROM w`;
+const UPDATE_RECORD = `WITH w AS (UPDATE ptc_conversations SET version = version + 1, updated_at = $2, record = $3 WHERE id = $1 AND version = $5 RETURNING version), ${WITH_BODY} SELECT version FROM w`;
+
 /** The version a record was read at and its stored text: the base of a merge. */
 interface Base {
   version: number;
@@ -158,11 +163,10 @@ export class PostgresStore implements ConversationStore {
       const json = JSON.stringify(record);
       const written =
         base === undefined
-          ? await this.query<{ version: number }>("INSERT INTO ptc_conversations (id, version, updated_at, record) VALUES ($1, 1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING version", [record.id, record.updatedAt, json])
-          : await this.query<{ version: number }>("UPDATE ptc_conversations SET version = version + 1, updated_at = $2, record = $3 WHERE id = $1 AND version = $4 RETURNING version", [record.id, record.updatedAt, json, base.version]);
+          ? await this.query<{ version: number }>(INSERT_RECORD, [record.id, record.updatedAt, json, body ?? null])
+          : await this.query<{ version: number }>(UPDATE_RECORD, [record.id, record.updatedAt, json, body ?? null, base.version]);
       if (written.length === 1) {
         this.bases.set(record, { version: written[0].version, json });
-        if (body !== undefined) await this.query("INSERT INTO ptc_messages (id, messages) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET messages = excluded.messages", [record.id, body]);
         return;
       }
       const rows = await this.query<{ version: number; record: string }>("SELECT version, record FROM ptc_conversations WHERE id = $1", [record.id]);
