@@ -42,5 +42,13 @@ export default async function setup(project: TestProject): Promise<(() => void) 
   const server = await startPostgres(bin.bin);
   project.provide("pgUrl", server.url);
   project.provide("pgSkip", "");
-  return () => server.stop();
+  // Also when vitest exits without its teardown (an interrupted run): no server is left behind.
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    server.stop();
+  };
+  process.once("exit", stop);
+  return stop;
 }
