@@ -121,14 +121,15 @@ export class Compactor {
       spec = forced(spec);
     }
     const max = config.compaction.maxSummaryCalls;
-    const dryRun = options.dryRun === true;
+    // A dry run's record is a copy, and a request with no conversation (source "none") keeps nothing.
+    const kept = options.dryRun !== true && record.source !== "none";
     const work = this.locked(record.id, () =>
       this.store
         .locked(record.id, async () => {
           // Another replica may have compacted while this one waited: start from its summary.
-          if (!dryRun) await this.store.refresh(record);
-          const outcome = await this.project(record, input, spec, reserved, capped(llm(), max), dryRun);
-          if (!dryRun) await this.store.put(record);
+          if (kept) await this.store.refresh(record);
+          const outcome = await this.project(record, input, spec, reserved, capped(llm(), max), options.dryRun === true);
+          if (kept) await this.store.put(record);
           return outcome;
         })
         .catch((e: unknown): CompactionOutcome => {

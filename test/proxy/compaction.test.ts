@@ -213,4 +213,12 @@ describe("proxy compaction", () => {
     expect(r.upstream.summaryCalls).toBe(1);
     expect((chatRequests(r).at(-1)?.body?.messages as Msg[])[2].content).toContain("[Summary of");
   });
+
+  it("compacts a request that has no conversation (prefix matching off) and keeps nothing of it", async () => {
+    r = await rig({ config: { ...SMALL, identity: { prefixMatch: false } } });
+    const { response } = await r.client.chat.completions.create({ model: "fake-model", messages: longConversation(30) }).withResponse();
+    expect(response.headers.get("x-ptc-conversation-source")).toBe("none");
+    expect(sentMessages(r, 0)[2].content).toContain("[Summary of");
+    expect(await r.proxy.context.store.count()).toBe(0);
+  });
 });
