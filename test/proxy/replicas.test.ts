@@ -1,7 +1,8 @@
 // Two `ptc proxy` processes on one PostgreSQL database, as two replicas behind a load balancer:
 // a conversation moves between them at every request (the official openai client against a fake
 // upstream on 127.0.0.1) and the upstream sees exactly what one proxy would have sent; two
-// replicas compacting the same conversation at once make one summary between them.
+// replicas compacting the same conversation at once make one summary between them; a replica whose
+// database stops answering says so (503 store_unavailable, not ready) instead of answering blind.
 import { spawn, type ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -113,5 +114,21 @@ describe.skipIf(pgAdmin === undefined)("proxy replicas on PostgreSQL", { timeout
     const store = await openStore(db.url);
     cleanups.push(() => store.close());
     expect((await store.get(key("race")))?.compactions).toBe(1);
+  });
+
+  it("answers 503 store_unavailable, and is not ready, while its database does not answer", async () => {
+    const db = await freshDatabase(pgAdmin as string);
+    cleanups.push(db.drop);
+    const r = await rig({ proxy: { db: db.url } });
+    cleanups.push(() => r.close());
+    await r.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "hi" }] }, { headers: { "x-conversation-id": "gone" } });
+    expect((await fetch(`${r.proxy.url}/readyz`)).status).toBe(200);
+    await db.drop();
+    const failed = await r.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "again" }] }, { headers: { "x-conversation-id": "gone" } }).catch((e: unknown) => e);
+    expect(failed).toMatchObject({ status: 503, code: "store_unavailable" });
+    const ready = await fetch(`${r.proxy.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as { store: string }).store).toMatch(/write failing: .*database/);
+    expect(r.logs.some((l) => l.event === "store_error")).toBe(true);
   });
 });
