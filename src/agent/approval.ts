@@ -7,6 +7,8 @@
 import { abortedError } from "../lisp/errors.js";
 import type { ToolCallRecord } from "../lisp/evaluate.js";
 import type { ToolCallTrace } from "../trace/trace.js";
+import type { RunState } from "./resume.js";
+import type { Step } from "./types.js";
 
 /** A tool call waiting for the host's decision. Plain data: it survives JSON as it is. */
 export interface ApprovalRequest {
@@ -30,8 +32,14 @@ export interface Paused {
 /** Whether a call needs approval: always, never, or by its validated arguments. */
 export type NeedsApproval<A> = boolean | ((args: A) => boolean | Promise<boolean>);
 
-/** What a resumed run knows about approvals: the decisions, the turns replayed whole, and the paused turn's records. */
+/** A paused run's step: where it paused, and the run saved there (for runStateToJson and SubAgent.resume). */
+export interface PausedStep extends Paused {
+  state: RunState;
+}
+
+/** What a top-level run knows about approvals: how a paused run is saved; when resumed, the decisions, the turns replayed whole, and the paused turn's records. */
 export interface ApprovalSetup {
+  save: (step: Step) => RunState;
   decisions: ReadonlyMap<string, ApprovalDecision>;
   replayedTurns: number;
   paused?: { turn: number; calls: readonly ToolCallTrace[]; held: ReadonlySet<number> };

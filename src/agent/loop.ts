@@ -111,6 +111,7 @@ class AgentRun {
   /** Present when a tool may need approval (a nested run's refuses such calls). */
   private readonly gate: ApprovalGate | undefined;
   private paused: Paused | null = null;
+  private readonly approvals: ApprovalSetup | undefined;
   private llmError = "";
   private returned: unknown = undefined;
   private failMessage = "";
@@ -143,7 +144,8 @@ class AgentRun {
       addNested: (name, step) => this.addNested(name, step),
     };
     const asks = approvals?.paused !== undefined || Object.values(agent.tools).some((t) => t.needsApproval !== undefined && t.needsApproval !== false);
-    this.gate = asks ? new ApprovalGate(parent === null ? (approvals ?? { decisions: new Map(), replayedTurns: 0 }) : null) : undefined;
+    this.gate = asks ? new ApprovalGate(parent === null && approvals !== undefined ? approvals : null) : undefined;
+    this.approvals = approvals;
     this.session = new ToolSession(agent.tools, { defaultTimeoutMs: options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs, scope: this.scope, ...(this.gate === undefined ? {} : { gate: this.gate }) });
     this.withdraws = this.session.size > 0 && agent.maxTurns > 1;
     this.maxPrintChars = options.maxPrintChars ?? DEFAULT_MAX_PRINT_CHARS;
@@ -255,7 +257,10 @@ class AgentRun {
 
   private pause(paused: Paused): Step {
     const which = paused.approvals.map((a) => `tool/${a.tool} (${a.id})`).join(", ");
-    return { ...this.failure("approval_required", `the run is waiting for the host's approval of ${which}`), paused };
+    const step = this.failure("approval_required", `the run is waiting for the host's approval of ${which}`);
+    step.paused = { ...paused, state: undefined as never };
+    step.paused.state = (this.approvals as ApprovalSetup).save(step);
+    return step;
   }
 
   private overBudget(): Step {

@@ -307,9 +307,10 @@ function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<Record
   const paused = state.paused;
   const ids = Object.keys(decisions);
   const saved = state.trace.turns;
+  const save = (step: Step): RunState => saveRun(step, agent);
   if (paused === undefined) {
     if (ids.length > 0) throw new ResumeError(`resume: the saved run is not waiting for approval, so the decision for "${ids[0]}" applies to nothing`);
-    return { decisions: new Map(), replayedTurns: saved.length };
+    return { save, decisions: new Map(), replayedTurns: saved.length };
   }
   const last = saved.at(-1);
   if (last === undefined || last.status !== "paused" || paused.approvals.some((a) => a.turn !== last.number)) throw new ResumeError("not a ptc-lisp run state: it is paused for approval but its last turn is not the paused one");
@@ -329,7 +330,7 @@ function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<Record
     }
     out.set(id, decision);
   }
-  return { decisions: out, replayedTurns: saved.length - 1, paused: { turn: last.number, calls: last.toolCalls, held: new Set(paused.held) } };
+  return { save, decisions: out, replayedTurns: saved.length - 1, paused: { turn: last.number, calls: last.toolCalls, held: new Set(paused.held) } };
 }
 
 const cut = (s: string): string => JSON.stringify(s.length > 80 ? `${s.slice(0, 79)}…` : s);

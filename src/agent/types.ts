@@ -11,7 +11,7 @@ import type { Isolation } from "../lisp/isolate/options.js";
 import type { Limits } from "../lisp/limits.js";
 import type { TextMessage as ChatMessage, Llm } from "../llm/types.js";
 import type { RunTrace, Turn, TurnUsage } from "../trace/trace.js";
-import type { Paused } from "./approval.js";
+import type { PausedStep } from "./approval.js";
 import type { AgentFailure } from "./errors.js";
 import type { Tool } from "./tools.js";
 
@@ -151,8 +151,8 @@ export interface StepBase {
   usage: RunUsage;
   /** Exactly what the LLM was sent, turn by turn. */
   messages: ChatMessage[][];
-  /** With reason `approval_required`: the calls waiting for a decision (save the run with saveRun, resume with the decisions). */
-  paused?: Paused;
+  /** With reason `approval_required`: the calls waiting for a decision, and the run saved there (resume it with the decisions). */
+  paused?: PausedStep;
 }
 
 export type Step<T = unknown> = (StepBase & { ok: true; value: T; fail?: undefined }) | (StepBase & { ok: false; value?: undefined; fail: AgentFailure });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { scriptedLlm } from "../../src/llm/scripted.js";
-import { ResumeError, runStateFromJson, runStateToJson, saveRun, type ResumeOptions } from "../../src/agent/resume.js";
+import { ResumeError, runStateFromJson, runStateToJson, saveRun, type ResumeOptions, type RunState } from "../../src/agent/resume.js";
 import { SubAgent, type Step } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { AgentDefinitionError } from "../../src/agent/errors.js";
@@ -66,7 +66,9 @@ describe.each<Isolation>(["worker", "none"])("tool approvals (isolation %s)", (i
     expect(llm.requests).toHaveLength(2);
 
     // A restart: only the JSON survives; a fresh agent with the same definition resumes it.
-    const text = json(step, w.agent);
+    expect(step.paused?.state.paused?.approvals).toEqual(step.paused?.approvals);
+    const text = runStateToJson(step.paused?.state as RunState);
+    expect(text).toBe(json(step, w.agent));
     const again = world();
     const live = scriptedLlm([]);
     const done = await SubAgent.resume(again.agent, runStateFromJson(text), { llm: live, isolation, approvals: { "turn-2-call-1": { approved: true } } });
