@@ -147,9 +147,13 @@ export class ToolSession {
     return this.calls.get(name) ?? 0;
   }
 
-  private async call(name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+  // Without approvals the call is `checked` itself, adding no promise of its own.
+  private call(name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
     const gate = this.options.gate;
-    if (gate === undefined) return this.checked(name, t, raw, signal, undefined, 0);
+    return gate === undefined ? this.checked(name, t, raw, signal, undefined, 0) : this.gated(gate, name, t, raw, signal);
+  }
+
+  private async gated(gate: ApprovalGate, name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
     const index = gate.enter();
     try {
       return await this.checked(name, t, raw, signal, gate, index);

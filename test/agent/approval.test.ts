@@ -213,6 +213,28 @@ describe("tool approvals: refusals", () => {
     expect(w.sent).toEqual([]);
   });
 
+  it("asks when a synchronous check says so, and when the check throws", async () => {
+    const runs: number[] = [];
+    const tools = {
+      pay: tool({
+        description: "Pays an amount.",
+        input: z.object({ amount: z.number() }),
+        needsApproval: ({ amount }) => {
+          if (amount < 0) throw new Error("negative");
+          return amount > 10;
+        },
+        run: ({ amount }) => runs.push(amount),
+      }),
+    };
+    const agent = SubAgent.create({ prompt: "Pay.", tools, maxTurns: 2 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code("[(tool/pay 5) (tool/pay 50) (tool/pay -1)]")]), isolation: "none" });
+    expect(step.paused?.approvals.map((a) => [a.id, a.args])).toEqual([["turn-1-call-2", { amount: 50 }]]);
+    expect(runs).toEqual([5]);
+    const next = await SubAgent.resume(agent, step.paused?.state as RunState, { llm: scriptedLlm([]), approvals: { "turn-1-call-2": { approved: true } } });
+    expect(next.paused?.approvals.map((a) => [a.id, a.args])).toEqual([["turn-1-call-3", { amount: -1 }]]);
+    expect(runs).toEqual([5, 50]);
+  });
+
   it("checks needsApproval when the tool is declared", () => {
     expect(() => tool({ description: "x", run: () => 1, needsApproval: "yes" as never })).toThrow(AgentDefinitionError);
   });
