@@ -8,6 +8,7 @@ import { ResumeError, runStateFromJson, runStateToJson, saveRun, type ResumeOpti
 import { SubAgent, type Step } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { AgentDefinitionError } from "../../src/agent/errors.js";
+import type { ApprovalDecision } from "../../src/agent/approval.js";
 import type { Isolation } from "../../src/lisp/isolate/options.js";
 
 const code = (src: string): string => `Next step.\n\n\`\`\`clojure\n${src}\n\`\`\``;
@@ -134,7 +135,7 @@ describe.each<Isolation>(["worker", "none"])("tool approvals (isolation %s)", (i
     // Branches still on their way when the others wait may pause at the next resume instead: decide what waits until nothing does.
     const asked: string[] = [];
     for (let round = 0; step.paused !== undefined && round < 3; round++) {
-      const approvals: NonNullable<ResumeOptions["approvals"]> = {};
+      const approvals: Record<string, ApprovalDecision> = {};
       for (const a of step.paused.approvals) {
         asked.push(a.id);
         approvals[a.id] = (a.args as { to: string }).to === "p@out.org" ? { approved: true } : { approved: false };
