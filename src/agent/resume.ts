@@ -309,6 +309,7 @@ function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<Record
   const saved = state.trace.turns;
   const save = (step: Step): RunState => saveRun(step, agent);
   if (paused === undefined) {
+    if (saved.at(-1)?.status === "paused") throw new ResumeError("not a ptc-lisp run state: its last turn paused for approval, but it holds no requests");
     if (ids.length > 0) throw new ResumeError(`resume: the saved run is not waiting for approval, so the decision for "${ids[0]}" applies to nothing`);
     return { save, decisions: new Map(), replayedTurns: saved.length };
   }

@@ -166,6 +166,13 @@ describe("tool approvals: refusals", () => {
     expect(w.sent).toEqual([]);
   });
 
+  it("refuses a paused state whose requests were stripped", async () => {
+    const { w, state } = await paused();
+    const { paused: _, ...stripped } = state;
+    await expect(SubAgent.resume(w.agent, runStateFromJson(runStateToJson(stripped)), { llm: scriptedLlm([]) })).rejects.toThrow("its last turn paused for approval, but it holds no requests");
+    expect(w.sent).toEqual([]);
+  });
+
   it("pauses again at the same request when it is left undecided", async () => {
     const { w, state } = await paused();
     const step = await SubAgent.resume(w.agent, state, { llm: scriptedLlm([]) });
