@@ -4,8 +4,7 @@
 // any other run. Resuming replays the saved turns; the paused turn's program is evaluated again
 // from its start, its calls that had run answered from their records and the held ones run
 // live under the host's decisions. Only pure computation runs twice: no tool call, no LLM call.
-import { abortedError } from "../lisp/errors.js";
-import type { ToolCallRecord } from "../lisp/evaluate.js";
+import { abortedError, type ToolCallRecord } from "../lisp/index.js";
 import type { ToolCallTrace } from "../trace/trace.js";
 import type { RunState } from "./resume.js";
 import type { Step } from "./types.js";
