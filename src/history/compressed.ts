@@ -121,7 +121,9 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
     lines.push(seen.lines);
     tokens.push(seen.tokens);
   }
-  const rule: PrintRule = { limit, tokens: options.printlnHistoryTokens, dropAfter: options.dropAfterTokens };
+  // Prompts left in the turn budget when the stream holds `end` turns: what a cut's saving recurs over.
+  const first = options.keepLatestFull ? 2 : 1;
+  const rule: PrintRule = { limit, tokens: options.printlnHistoryTokens, dropAfter: options.dropAfterTokens, rewrite: rewriteRatio(options.cacheModel), promptsLeft: (end) => Math.max(0, input.maxTurns - end - first + 1) };
   const cut = printCut(lines, tokens, rule, !options.keepLatestFull);
   let offset = 0;
   for (let i = 0; i < end && offset < cut; i++) {
@@ -135,7 +137,23 @@ export interface PrintRule {
   limit: number;
   tokens: number;
   dropAfter: number;
+  /**
+   * What rewriting a cached token costs beyond reading it, in cached reads (9 for a prefix
+   * cache read at 0.1x; 11.5 for a breakpoint cache writing at 1.25x); absent: cuts always pay.
+   */
+  rewrite?: number;
+  /** Prompts still to come (this one included) when the stream holds `end` turns. */
+  promptsLeft?: (end: number) => number;
 }
+
+/** {@link PrintRule.rewrite} under a cache model: (rewrite price − read price) / read price. */
+export function rewriteRatio(model: "token-prefix" | "breakpoint"): number {
+  const write = model === "breakpoint" ? BREAKPOINT_WRITE_PRICE : 1;
+  return (write - CACHED_TOKEN_PRICE) / CACHED_TOKEN_PRICE;
+}
+
+/** What a breakpoint cache (Anthropic's) bills a written token, relative to an uncached one. */
+const BREAKPOINT_WRITE_PRICE = 1.25;
 
 /**
  * How many of the oldest println lines are dropped, given each turn's lines and tokens
@@ -143,13 +161,15 @@ export interface PrintRule {
  * forward, and only when the output shown since the last cut passes a bound: replayed over
  * the earlier prompts (each one's stream is a prefix of this one's), so the view stays a pure
  * function of the turns. Nothing is dropped while the shown output is within `dropAfter`
- * tokens (dropping so little rewrites the cached prompt from the dropped turn on and never
- * pays back), nor while it is within both the line limit and the token budget. Past them,
- * the oldest turns are dropped whole, down to the most recent whole turns holding at least
- * half the limit (a turn that alone overflows the limit keeps its most recent lines up to
- * it): so at least ⌈N/2⌉ lines stay when that many exist, a summary shows all of its turn's
- * output or none but for the oldest one shown, and the prefix breaks at most once per N/2
- * new lines (or per half a token budget's worth of output).
+ * tokens, nor while it is within both the line limit and the token budget. Past them, the
+ * oldest turns are dropped whole, down to the most recent whole turns holding at least half
+ * the line limit unless that would pass half the token budget (the token bound wins: a turn
+ * of wide lines counts as its tokens), and a turn that alone overflows the line limit keeps
+ * its most recent lines up to it. So each cut leaves half a budget, the next comes only
+ * after another half budget of new output, and the cut point stays put in between. A cut is
+ * made only when it pays under the cache model: it rewrites the output kept after it (read
+ * cached before, written again now) and saves reading the dropped tokens in every prompt
+ * left in the turn budget (`rewrite`, `promptsLeft`); otherwise the output stays.
  */
 export function printCut(lines: readonly number[], tokens: readonly number[], rule: PrintRule, protectLast: boolean): number {
   let cut = 0;
@@ -162,26 +182,56 @@ export function printCut(lines: readonly number[], tokens: readonly number[], ru
       before += lines[i];
       if (kept === 0) continue;
       shown += kept;
-      size += kept === lines[i] ? tokens[i] : (tokens[i] * kept) / lines[i];
+      size += partTokens(lines[i], tokens[i], kept);
     }
     if (size <= rule.dropAfter || (shown <= rule.limit && size <= rule.tokens)) continue;
-    cut = Math.max(cut, floorCut(lines, end, rule.limit, protectLast));
+    const next = floorCut(lines, tokens, end, rule, protectLast);
+    if (next > cut && pays(lines, tokens, end, cut, next, rule, protectLast)) cut = next;
   }
   return cut;
 }
 
-/** The lines dropped to keep the most recent whole turns of `lines[0..end)` holding at least half the limit. */
-function floorCut(lines: readonly number[], end: number, limit: number, protectLast: boolean): number {
+/** Tokens of the most recent `kept` of a turn's `lines` lines of `tokens` tokens. */
+const partTokens = (lines: number, tokens: number, kept: number): number => (kept >= lines ? tokens : (tokens * kept) / lines);
+
+/** Whether moving the cut from `from` to `to` lines pays back within the prompts left (see printCut). */
+function pays(lines: readonly number[], tokens: readonly number[], end: number, from: number, to: number, rule: PrintRule, protectLast: boolean): boolean {
+  if (rule.rewrite === undefined || rule.promptsLeft === undefined) return true;
+  let dropped = 0;
+  let rewritten = 0;
+  let before = 0;
+  // The protected latest turn is new in this prompt either way.
+  const last = protectLast ? end - 1 : end;
+  for (let i = 0; i < last; i++) {
+    const old = Math.min(lines[i], Math.max(0, before + lines[i] - from));
+    const now = Math.min(lines[i], Math.max(0, before + lines[i] - to));
+    before += lines[i];
+    dropped += partTokens(lines[i], tokens[i], old) - partTokens(lines[i], tokens[i], now);
+    rewritten += partTokens(lines[i], tokens[i], now);
+  }
+  return rule.promptsLeft(end) * dropped >= rule.rewrite * rewritten;
+}
+
+/**
+ * The lines dropped to keep the most recent whole turns of `lines[0..end)` holding at least
+ * half the line limit, within half the token budget.
+ */
+function floorCut(lines: readonly number[], tokens: readonly number[], end: number, rule: PrintRule, protectLast: boolean): number {
   let total = 0;
   for (let i = 0; i < end; i++) total += lines[i];
-  const floor = Math.ceil(limit / 2);
+  const floor = Math.ceil(rule.limit / 2);
+  const budget = rule.tokens / 2;
   let kept = 0;
+  let size = 0;
   let i = end - 1;
   if (protectLast && end > 0) kept += lines[i--];
-  while (i >= 0 && kept < floor) kept += lines[i--];
+  while (i >= 0 && kept < floor && size + tokens[i] <= budget) {
+    kept += lines[i];
+    size += tokens[i--];
+  }
   // Only the protected turn kept: it stays whole even past the limit.
   const onlyProtected = protectLast && i + 1 === end - 1;
-  return total - (onlyProtected ? kept : Math.min(kept, limit));
+  return total - (onlyProtected ? kept : Math.min(kept, rule.limit));
 }
 
 // Per turn record: the println lines its feedback showed and their tokens, per print cap.

@@ -229,7 +229,7 @@ describe("compressed view properties", () => {
     );
   });
 
-  it("shows the most recent println lines: at most N (or the token budget) once past dropAfterTokens, at least N/2, whole turns but the oldest shown", () => {
+  it("shows the most recent println lines: at most N (or the token budget) once past dropAfterTokens and when the cut pays, at least N/2 within half the token budget, whole turns but the oldest shown", () => {
     fc.assert(
       fc.property(turnSpecs(), optionsArb, (specs, options) => {
         const opts = { ...options, strictPrefix: false };
@@ -258,16 +258,45 @@ describe("compressed view properties", () => {
             shown += k;
             if (k > 0) size += (sizes[i] * k) / lines[i];
           }
-          if (size <= (opts.dropAfterTokens ?? 0) || (shown <= n && size <= (opts.printlnHistoryTokens ?? Infinity))) continue;
-          // Most recent whole turns up to half the limit; the oldest of them cut to the limit.
+          const budget = opts.printlnHistoryTokens ?? Infinity;
+          if (size <= (opts.dropAfterTokens ?? 0) || (shown <= n && size <= budget)) continue;
+          // Most recent whole turns up to half the limit, within half the token budget; the oldest of them cut to the limit.
           let whole = protect ? lines[end - 1] : 0;
+          let wholeSize = 0;
           let j = protect ? end - 2 : end - 1;
-          for (; j >= 0 && whole < Math.ceil(n / 2); j--) whole += lines[j];
-          cut = Math.max(cut, all - (protect && j === end - 2 ? whole : Math.min(whole, n)));
+          for (; j >= 0 && whole < Math.ceil(n / 2) && wholeSize + sizes[j] <= budget / 2; j--) {
+            whole += lines[j];
+            wholeSize += sizes[j];
+          }
+          const next = all - (protect && j === end - 2 ? whole : Math.min(whole, n));
+          if (next <= cut) continue;
+          // Only when it pays: the prompts left save reading the dropped tokens; the kept older output is rewritten (9x a cached read).
+          const keptAfter = (c: number, i: number, before: number): number => Math.max(0, Math.min(lines[i], before + lines[i] - c));
+          let dropped = 0;
+          let rewritten = 0;
+          let before = 0;
+          for (let i = 0; i < (protect ? end - 1 : end); i++) {
+            const was = keptAfter(cut, i, before);
+            const now = keptAfter(next, i, before);
+            before += lines[i];
+            if (lines[i] > 0) {
+              dropped += (sizes[i] * (was - now)) / lines[i];
+              rewritten += (sizes[i] * now) / lines[i];
+            }
+          }
+          const left = MAX_TURNS - end - (protect ? 0 : 1);
+          if (left * dropped >= 9 * rewritten - 1e-9) cut = next;
         }
         const keep = history.length - cut;
         const kept = new Set(history.slice(history.length - keep));
-        expect(keep).toBeGreaterThanOrEqual(Math.min(Math.ceil(n / 2), history.length));
+        // At least half the limit, unless the most recent whole turns holding that many pass half the token budget.
+        let floor = protect ? latest.prints.length : 0;
+        let floorSize = 0;
+        for (let i = stream.length - (protect ? 2 : 1); i >= 0 && floor < Math.ceil(n / 2) && floorSize + sizes[i] <= (opts.printlnHistoryTokens ?? Infinity) / 2; i--) {
+          floor += lines[i];
+          floorSize += sizes[i];
+        }
+        expect(keep).toBeGreaterThanOrEqual(Math.min(Math.ceil(n / 2), floor, history.length));
         for (const line of history) expect(seen.includes(line), line).toBe(kept.has(line));
         latest.prints.forEach((_, k) => expect(seen).toContain(`out t${latest.number} line ${k}:`));
       }),
