@@ -102,4 +102,13 @@ describe("cache models", () => {
     expect(cost(trace, compressed("token-prefix"), TOKEN_PREFIX)).toBeLessThanOrEqual(cost(trace, full, TOKEN_PREFIX));
     expect(cost(trace, compressed("breakpoint"), BREAKPOINT)).toBeLessThanOrEqual(cost(trace, full, BREAKPOINT));
   });
+
+  it("view.cacheModel is a run option: accepted by SubAgent.run, and a wrong value is invalid input", async () => {
+    const agent = SubAgent.create({ prompt: "Return 1.", maxTurns: 2 });
+    const ok = await SubAgent.run(agent, { llm: scriptedLlm([code("(return 1)")]), compressHistory: true, view: { cacheModel: "breakpoint" } });
+    expect(ok.ok).toBe(true);
+    const bad = await SubAgent.run(agent, { llm: scriptedLlm([code("(return 1)")]), compressHistory: true, view: { cacheModel: "lru" as "breakpoint" } });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.fail.message).toContain("view.cacheModel");
+  });
 });
