@@ -64,14 +64,20 @@ export function planTurns(input: ViewInput, rawOptions: ViewOptions): TurnPlan[]
   }
   // The reference design summarizes a successful turn as soon as the next one starts (the
   // prompt grows by appends only); `keepLatestFull` keeps it in full for one more prompt.
+  // A turn that defined functions stays raw for one more prompt too: the next program builds
+  // on them, and a summary keeps only their signatures (ptc_runner's lesson from its compressed runs).
   if (n > 0) {
     const latest = plans[n - 1];
     if (input.maxTurns <= 1) latest.full = "single";
-    else if (options.keepLatestFull) latest.full = "latest";
+    else if (options.keepLatestFull || (latest.full === null && !options.strictPrefix && definesFunction(turns[n - 1]))) latest.full = "latest";
   }
   limitPrints(input, plans, options);
   if (!options.strictPrefix) markSuperseded(input, plans);
   return plans;
+}
+
+function definesFunction(turn: Turn): boolean {
+  return turn.status === "ok" && turn.definitions.some((d) => d.kind === "function");
 }
 
 function definesAny(turn: Turn, names: readonly string[]): boolean {
@@ -307,7 +313,9 @@ export const compressedView: PromptView = (input, rawOptions) => {
         // The turn just done keeps the model's prose for one prompt: as the summary's last line
         // (a later prompt extends the text before it), or with the breakpoint layout, after
         // its feedback, the one message the next prompt does not keep as written.
-        const note = i === last && !options.strictPrefix ? noteOf(turn) : "";
+        let note = i === last && !options.strictPrefix ? noteOf(turn) : "";
+        // Like the summary, never more than the reply it stands for.
+        if (note !== "" && !fits(`${summary.code}\n${note}`, shortFeedback, turn.reply, turn.feedback)) note = "";
         const text = note === "" || ownMessages ? summary.text : `${summary.text}\n${note}`;
         places.push({ turn: turn.number, message: messages.length, start: run.length, text });
         run += text;

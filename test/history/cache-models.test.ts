@@ -37,7 +37,7 @@ const full: ViewOptions = { ...defaultViewOptions, compressHistory: false };
 const compressed = (cacheModel: "token-prefix" | "breakpoint"): ViewOptions => ({ ...defaultViewOptions, compressHistory: true, cacheModel });
 
 describe("cache models", () => {
-  it("breakpoint layout: one message per summary, appended once, breakpoints after the task and at the end", async () => {
+  it("breakpoint layout: one message per summary, appended once, breakpoints after the task, before the note and at the end", async () => {
     const trace = await session(8);
     const input = (k: number) => ({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, k), maxTurns: 8 });
     for (let k = 2; k < trace.turns.length; k++) {
@@ -45,7 +45,9 @@ describe("cache models", () => {
       const now = compressedView(input(k), compressed("breakpoint"));
       // Every message but the previous prompt's last is carried over unchanged.
       expect(now.messages.slice(0, before.messages.length - 1)).toEqual(before.messages.slice(0, -1));
-      expect(now.breakpoints).toEqual([1, now.messages.length - 1]);
+      // The last message ends with the model's note (one prompt only): a breakpoint before it too.
+      expect(now.messages.at(-1)?.content).toContain("; Note: Next step.");
+      expect(now.breakpoints).toEqual([1, now.messages.length - 2, now.messages.length - 1]);
       expect((now.turns ?? []).every((p) => p.start === 0)).toBe(true);
     }
   });

@@ -72,4 +72,16 @@ describe("keeping what a model needs", () => {
     expect(view(trace, 4, options("breakpoint")).stats.turnsFull.map((t) => t.reason)).toEqual(["error"]);
     expect(view(trace, 4, options("token-prefix")).stats.turnsFull).toEqual([]);
   });
+
+  it("keeps a turn that defined functions raw for one more prompt, then summarizes it", async () => {
+    const define = reply("A helper.", `(defn double-all "Doubles each" [xs] (mapv #(* 2 %) xs))\n(println "ok")`);
+    const trace = await run([define, reply("Use it.", `(println (double-all [1 2]))`), reply("Again.", `(println "n" 2)`), reply("Done.", "(return 1)")]);
+    const next = view(trace, 1, options());
+    expect(next.stats.turnsFull).toEqual([{ turn: 1, reason: "latest" }]);
+    expect(text(next)).toContain("(defn double-all");
+    const later = view(trace, 2, options());
+    expect(later.stats.turnsFull).toEqual([]);
+    expect(text(later)).toContain('; Function: double-all [xs] - "Doubles each"');
+    expect(text(later)).not.toContain("(defn double-all");
+  });
 });

@@ -34,11 +34,14 @@ const optionsArb: fc.Arbitrary<ViewOptions> = fc.record({
 const typed = (line: string, d: DefinitionTrace, options: ViewOptions): boolean =>
   d.kind === "function" ? line.includes(`; Function: ${d.name}`) : isWhole(d) ? line.endsWith(` = ${definitionSample(d, { ...options, toolCallsPerTurn: 1 })}`) : line.includes(` = ${typeLabel(d)}`);
 
+/** A successful latest turn that defined functions stays raw for one more prompt (not in strict mode). */
+const definesFunctionOk = (t: Turn, options: ViewOptions): boolean => !options.strictPrefix && t.status === "ok" && t.definitions.some((d) => d.kind === "function");
+
 /** Whether turn i is kept in full for being the latest (the earlier timing) or for an error (or the function an error happened in). */
 function keptFull(turns: readonly Turn[], i: number, options: ViewOptions): boolean {
   const kept = (j: number): boolean => isErrored(turns[j]) && errorKept(turns, j, options);
   if (kept(i)) return true;
-  if (i === turns.length - 1 && options.keepLatestFull === true) return true;
+  if (i === turns.length - 1 && (options.keepLatestFull === true || definesFunctionOk(turns[i], options))) return true;
   for (let j = i + 1; j <= i + options.errorContextTurns && j < turns.length; j++) {
     if (!kept(j)) continue;
     if (options.keepLatestFull === true || turns[i].definitions.some((d) => d.kind === "function" && (turns[j].error?.trace ?? []).includes(d.name))) return true;
