@@ -35,9 +35,9 @@ describe("keeping what a model needs", () => {
     const third = view(trace, 2, options());
     expect(text(third)).not.toContain("MAX_JOB_RETRIES");
     expect(text(third)).toContain("; Note: Next, the totals.");
-    const before = second.messages[2].content;
+    const before = String(second.messages[2].content);
     const summary = before.slice(0, before.lastIndexOf("\n; Note:"));
-    expect(third.messages[2].content.startsWith(summary)).toBe(true);
+    expect(String(third.messages[2].content).startsWith(summary)).toBe(true);
   });
 
   it("with the breakpoint layout the note follows the latest feedback, and the breakpoint before it is where the next prompt hits", async () => {

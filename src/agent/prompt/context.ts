@@ -1,8 +1,6 @@
 // Context keys → prompt lines: `data/products ; vector[7], sample: [{:name "Laptop" ...} ...]`.
 // Keys starting with `_` are readable by programs but never shown to the LLM.
-import { toLisp } from "../../lisp/interop.js";
-import { isHiddenKey } from "../../lisp/marks.js";
-import { isSymbolName } from "../../lisp/reader.js";
+import { isHiddenKey, isSymbolName, toLisp } from "../../lisp/index.js";
 import { describeValue, recordKeys, typeLabel, type RecordOptions } from "../../trace/record.js";
 
 export { isHiddenKey };
