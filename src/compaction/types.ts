@@ -113,6 +113,11 @@ export interface Strategy<S extends Json = Json, R = unknown> {
   initialState(): S;
   project(conversation: Conversation<R>, state: S, context: CompactionContext): CompactionResult<S> | Promise<CompactionResult<S>>;
   /**
+   * Whether `state` holds a compaction the next projection applies again (a stored summary), so
+   * a caller can skip measuring a conversation that holds none and is far from any trigger. Optional.
+   */
+  compacted?(state: S): boolean;
+  /**
    * Indices of messages in a projection that the next projections keep unchanged up to, where a
    * breakpoint cache (Anthropic's `cache_control`) should be marked besides the last message, so
    * the cached prefix survives when the strategy rewrites what follows. Optional.

@@ -70,6 +70,7 @@ export function rollingStrategy(name: string, options: SummaryOptions & Record<s
     options,
     usesLlm: true,
     initialState: initialRolling,
+    compacted: (state) => isRollingState(state) && state.covered > 0,
     async project(conversation: Conversation, input: RollingState, context: CompactionContext): Promise<CompactionResult<RollingState>> {
       const started = clock(context)();
       const messages = conversation.messages;
