@@ -30,6 +30,13 @@ export function inputTokens(prompt: PromptLike): number {
   return promptTokens(p.messages) + toolTokens(p.tools);
 }
 
+/** Output tokens of a reply (its text and tool calls), as the local measure counts them when the provider reports none. */
+export function outputTokens(reply: string | ChatMessage): number {
+  if (typeof reply === "string") return countTokens(reply);
+  const calls = reply.tool_calls === undefined ? "" : toolCallText(reply);
+  return countTokens(messageText(reply)) + (calls === "" ? 0 : countTokens(calls));
+}
+
 /** What two consecutive prompts have in common at the front. */
 export interface SharedPrefix {
   /** Leading messages identical in role, name, content and tool calls. */
