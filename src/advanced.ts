@@ -15,8 +15,6 @@ export {
   measurePrompt,
   measureView,
   totalsOf,
-  cachedCost,
-  CACHED_TOKEN_PRICE,
   sharedPrefix,
   renderComparison,
   traceSettings,

@@ -440,7 +440,7 @@ class AgentRun {
           latest: this.latestView,
           totals: { ...this.viewTotals },
           perTurn: [...this.measured],
-          tokens: this.compressing() ? totalsOf(this.measured) : null,
+          tokens: this.compressing() ? totalsOf(this.measured, this.meter?.price) : null,
         },
       },
     };

@@ -134,6 +134,22 @@ function commonTokens(a: string, b: string): number {
   return k;
 }
 
+/**
+ * Tokens a cache serves of a prompt that shares `shared` leading tokens with the previous one:
+ * token-prefix caches from `minTokens` on in whole steps; breakpoint caches the whole shared
+ * prefix once it reaches `minTokens` (the previous prompt's breakpoint sits at its end, where a
+ * prompt that only grows meets it; `createMeter` follows breakpoints exactly); none nothing.
+ */
+export function servedTokens(cache: CacheModel, shared: number): number {
+  if (cache.kind === "none" || shared < cache.minTokens) return 0;
+  return cache.kind === "token-prefix" ? cache.minTokens + Math.floor((shared - cache.minTokens) / cache.step) * cache.step : shared;
+}
+
+/** Dollars of a prompt of `tokens` input tokens sharing `shared` leading tokens with the previous one, under `price`'s cache rules. */
+export function promptCost(price: ModelPrice, tokens: number, shared: number, outputTokens = 0): number {
+  return requestPrice(price, { inputTokens: tokens, cachedTokens: servedTokens(price.cache, shared), outputTokens });
+}
+
 /** Token figures of one request, measured or reported. */
 export interface RequestUsage {
   readonly inputTokens: number;
@@ -269,7 +285,7 @@ export function createMeter(price: ModelPrice | string | undefined, table?: Pric
       const c = model.cache;
       let cached = 0;
       let written = 0;
-      if (c.kind === "token-prefix") cached = shared.tokens >= c.minTokens ? c.minTokens + Math.floor((shared.tokens - c.minTokens) / c.step) * c.step : 0;
+      if (c.kind === "token-prefix") cached = servedTokens(c, shared.tokens);
       else if (c.kind === "breakpoint") ({ cached, written } = breakpointCache(p, c));
       const cost = requestPrice(model, { inputTokens: tokens, cachedTokens: cached, writtenTokens: written, outputTokens });
       previous = p;

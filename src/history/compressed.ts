@@ -9,7 +9,7 @@ import type { TextMessage as ChatMessage } from "../llm/types.js";
 import type { Turn } from "../trace/trace.js";
 import { renderFeedback, renderSeenPrints, renderTurnLine, seenPrints, type FeedbackInfo } from "../trace/feedback.js";
 import { fullView } from "./full.js";
-import { CACHED_TOKEN_PRICE } from "./prefix.js";
+import { TYPICAL_CACHE_READ } from "../compaction/prices.js";
 import { learnedLines, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
 import { countTokens } from "../compaction/tokens.js";
 import { resolveViewOptions, type FullReason, type PromptView, type TurnPlace, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
@@ -341,7 +341,7 @@ export function paysBack(s: string, s2: string | undefined, f: string, f2: strin
   if (prompts <= 0) return true;
   const S = countTokens(s) + (s2 === undefined ? 0 : countTokens(s2));
   const F = countTokens(f) + (f2 === undefined ? 0 : countTokens(f2));
-  return prompts * CACHED_TOKEN_PRICE * (F - S) >= (1 - CACHED_TOKEN_PRICE) * S;
+  return prompts * TYPICAL_CACHE_READ * (F - S) >= (1 - TYPICAL_CACHE_READ) * S;
 }
 
 /** Whether `a + a2` is no larger than `b + b2`, in characters and in tokens. */

@@ -11,11 +11,11 @@ import {
   heuristicGoalDetector,
   payback,
   priceModel,
-  sharedPrefixTokens,
   recapOptionsFromEnv,
   requestCost,
   summaryProblem,
 } from "../../src/compaction/index.js";
+import { sharedPrefix } from "../../src/compaction/measure.js";
 import { roleOrderProblems } from "../../src/compaction/messages.js";
 import { promptTokens, TOKENS_PER_REPLY } from "../../src/compaction/tokens.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
@@ -226,9 +226,10 @@ describe("cost model and cost-trigger", () => {
   it("counts the tokens two prompts share from the start", async () => {
     const messages = chat(8);
     const r = await compact(messages, { name: "sliding-window", options: { turns: 2 } });
-    expect(sharedPrefixTokens(messages, messages)).toBe(promptTokens(messages) - TOKENS_PER_REPLY);
-    expect(sharedPrefixTokens(messages, r.messages)).toBe(promptTokens(messages.slice(0, 2)) - TOKENS_PER_REPLY);
-    expect(sharedPrefixTokens(messages, [{ ...messages[0], content: "other" }])).toBe(0);
+    // The one measure's definition (src/compaction/measure.ts).
+    expect(sharedPrefix(messages, messages).tokens).toBe(promptTokens(messages) - TOKENS_PER_REPLY);
+    expect(sharedPrefix(messages, r.messages).messages).toBe(2);
+    expect(sharedPrefix(messages, [{ role: "user", content: "other" }])).toEqual({ messages: 0, chars: 0, tokens: 0 });
   });
 
   it("pays back only with enough remaining turns", () => {

@@ -9,7 +9,7 @@ import { tool } from "../../src/agent/tools.js";
 import type { RunTrace } from "../../src/trace/trace.js";
 import { compressedView } from "../../src/history/compressed.js";
 import { fullView } from "../../src/history/full.js";
-import { sharedPrefix } from "../../src/history/prefix.js";
+import { sharedPrefix } from "../../src/compaction/measure.js";
 import { compressionReport, totalsOf } from "../../src/history/stats.js";
 import { promptTokens } from "../../src/compaction/tokens.js";
 import { defaultViewOptions } from "../../src/history/view.js";
