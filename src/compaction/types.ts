@@ -28,11 +28,21 @@ export interface Conversation<R = unknown> {
    * triggers use it instead of a local estimate.
    */
   readonly reportedPromptTokens?: number;
-  /**
-   * Names that exist in the run's live state (e.g. PTC-Lisp interpreter variables). Summaries
-   * list exactly these and may mention no other; never taken from a model's output.
-   */
+}
+
+/**
+ * The records the summarizing strategies read (`Conversation<KnownNames>`): names that exist in
+ * the run's live state (e.g. PTC-Lisp interpreter variables). Summaries list exactly these and
+ * may mention no other; never taken from a model's output.
+ */
+export interface KnownNames {
   readonly knownNames?: readonly string[];
+}
+
+/** The known names a conversation's records carry, when they are a list of strings. */
+export function knownNamesOf(records: unknown): readonly string[] | undefined {
+  const names = typeof records === "object" && records !== null ? (records as KnownNames).knownNames : undefined;
+  return Array.isArray(names) && names.every((n) => typeof n === "string") ? names : undefined;
 }
 
 /** What a strategy may use besides the conversation. */
