@@ -112,7 +112,8 @@ export class Compactor {
     // A token is at least one byte of the body: far below the threshold, no tokenizer is needed.
     if (!force && spec.name === "usage-ratio" && !record.flagged) {
       const strategy = this.strategy(spec);
-      const holds = record.strategy === spec.name && record.state !== null && strategy.compacted?.(record.state) === true;
+      const state = this.stateOf(record, spec);
+      const holds = state !== null && strategy.compacted?.(state) === true;
       if (!holds && input.bodyBytes + reserved < (strategy.options.threshold as number) * (strategy.options.contextLimit as number)) return { messages: input.messages, changed: false, estimatedTokens: 0 };
     }
     const max = config.compaction.maxSummaryCalls;
@@ -130,10 +131,11 @@ export class Compactor {
 
   /** The messages with the stored summary applied and no new summary made (the state it returns is not kept). */
   private async lastGood(record: ConversationRecord, input: CompactionInput, spec: Spec, reserved: number): Promise<CompactionOutcome> {
-    if (record.strategy !== spec.name || record.state === null) return { messages: input.messages, changed: false, estimatedTokens: 0 };
+    const state = this.stateOf(record, spec);
+    if (state === null) return { messages: input.messages, changed: false, estimatedTokens: 0 };
     const view = forCompaction(input.messages);
     try {
-      const result = await compact(view.messages, this.strategy(spec), { state: record.state, llm: refusing, ...(input.model === undefined ? {} : { model: input.model }), ...(input.tools === undefined ? {} : { tools: input.tools }), reservedOutputTokens: reserved });
+      const result = await compact(view.messages, this.strategy(spec), { state, llm: refusing, ...(input.model === undefined ? {} : { model: input.model }), ...(input.tools === undefined ? {} : { tools: input.tools }), reservedOutputTokens: reserved });
       const changed = result.messages.length !== input.messages.length || result.messages.some((m, i) => m !== view.messages[i]);
       return { messages: changed ? view.restore(result.messages) : input.messages, changed, estimatedTokens: 0 };
     } catch {
@@ -142,7 +144,7 @@ export class Compactor {
   }
 
   private async project(record: ConversationRecord, input: CompactionInput, spec: Spec, reserved: number, summarizer: Llm | undefined, dryRun: boolean, force: boolean): Promise<CompactionOutcome> {
-    const state = record.strategy === spec.name ? record.state : null;
+    const state = this.stateOf(record, spec);
     const view = forCompaction(input.messages);
     let result: CompactionResult;
     try {
@@ -215,6 +217,17 @@ export class Compactor {
       durationMs: Math.round(result.stats.durationMs * 10) / 10,
       llmCalls: result.stats.llmCalls,
     });
+  }
+
+  /**
+   * The stored state when it belongs to the strategy: saved under its name, or under "rolling"
+   * (how records written before strategies kept their own name stored every rolling summary)
+   * when the strategy recognizes it as a summary it holds.
+   */
+  private stateOf(record: ConversationRecord, spec: Spec): Json | null {
+    if (record.state === null) return null;
+    if (record.strategy === spec.name) return record.state;
+    return record.strategy === "rolling" && this.strategy(spec).compacted?.(record.state) === true ? record.state : null;
   }
 
   private strategy(spec: Spec): Strategy {

@@ -181,6 +181,21 @@ describe("proxy admin, health and state", () => {
     expect(x.proxy.context.store.get(key("recaps"))?.strategy).toBe("recap");
   });
 
+  it("keeps a summary stored under the name older versions used for every rolling strategy", async () => {
+    const x = await start({ config: SMALL });
+    const history = longConversation(30);
+    await x.client.chat.completions.create({ model: "fake-model", messages: history }, { headers: { "x-conversation-id": "old" } });
+    expect(x.upstream.summaryCalls).toBe(1);
+    const record = x.proxy.context.store.get(key("old"));
+    if (record === undefined) throw new Error("no record");
+    // As a proxy before this version stored it.
+    x.proxy.context.store.put({ ...record, strategy: "rolling" });
+    await x.client.chat.completions.create({ model: "fake-model", messages: [...history, { role: "assistant", content: "ok" }, { role: "user", content: "go on" }] }, { headers: { "x-conversation-id": "old" } });
+    expect((x.upstream.requests.at(-1)?.body?.messages as unknown[]).length).toBeLessThan(history.length);
+    expect(x.upstream.summaryCalls).toBe(1);
+    expect(x.proxy.context.store.get(key("old"))?.strategy).toBe("usage-ratio");
+  });
+
   it("honours per-conversation settings: disabled, threshold and strategy", async () => {
     const x = await start({ config: SMALL });
     await admin(x, "config", { conversations: { off: { disabled: true }, window: { strategy: { name: "sliding-window", options: { turns: 1 } } } } });
