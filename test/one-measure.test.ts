@@ -2,7 +2,7 @@
 // measured by the agent (trace and onTurn), the viewer (turn header and prompt panel), the
 // harness and the proxy's metrics, against the one measure in src/compaction/measure.ts.
 import { afterEach, describe, expect, it } from "vitest";
-import { runToJson } from "../src/agent/serialize.js";
+import { runToJson } from "../src/agent/saved-run.js";
 import { SubAgent } from "../src/agent/subagent.js";
 import type { TurnEvent } from "../src/agent/types.js";
 import { measureSession, outputTokens } from "../src/compaction/measure.js";
