@@ -15,7 +15,7 @@ import type { ProxyConfig } from "./config.js";
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
 import { forCompaction } from "./request.js";
-import type { ConversationRecord } from "./store.js";
+import type { ConversationRecord, ConversationStore } from "./store.js";
 
 export interface CompactionInput {
   readonly messages: ChatMessage[];
@@ -65,8 +65,8 @@ export class Compactor {
   constructor(
     private readonly metrics: Metrics,
     private readonly log: Logger,
-    /** Stores a record a background compaction changed after its request had gone. */
-    private readonly persist: (record: ConversationRecord) => void,
+    /** Holds the cross-process lock and the latest state; a compaction's result is written before the lock is let go. */
+    private readonly store: ConversationStore,
     private readonly wait: (ms: number, signal: AbortSignal) => Promise<void>,
   ) {}
 
@@ -117,7 +117,23 @@ export class Compactor {
       if (!holds && input.bodyBytes + reserved < (strategy.options.threshold as number) * (strategy.options.contextLimit as number)) return { messages: input.messages, changed: false, estimatedTokens: 0 };
     }
     const max = config.compaction.maxSummaryCalls;
-    const work = this.locked(record.id, () => this.project(record, input, spec, reserved, capped(llm(), max), options.dryRun === true, force));
+    // A dry run's record is a copy, and a request with no conversation (source "none") keeps nothing.
+    const kept = options.dryRun !== true && record.source !== "none";
+    const work = this.locked(record.id, () =>
+      this.store
+        .locked(record.id, async () => {
+          // Another replica may have compacted while this one waited: start from its summary.
+          if (kept) await this.store.refresh(record);
+          const outcome = await this.project(record, input, spec, reserved, capped(llm(), max), options.dryRun === true, force);
+          if (kept) await this.store.put(record);
+          return outcome;
+        })
+        .catch((e: unknown): CompactionOutcome => {
+          // The store failed (the database is unreachable): the request goes out as the client sent it.
+          this.log({ event: "store_error", conversation: record.conversation, tenant: record.tenant, error: e instanceof Error ? e.message : String(e) });
+          return { messages: input.messages, changed: false, estimatedTokens: 0 };
+        }),
+    );
     if (options.noDeadline === true) return work;
     const settled = new AbortController();
     const first = await Promise.race([work, this.wait(config.compaction.deadlineMs, settled.signal).then(() => undefined)]);
@@ -125,7 +141,6 @@ export class Compactor {
     if (first !== undefined) return first;
     this.metrics.inc("ptc_proxy_compaction_deadline_total");
     this.log({ event: "compaction_deadline", conversation: record.conversation, tenant: record.tenant, deadlineMs: config.compaction.deadlineMs });
-    void work.then(() => this.persist(record));
     return this.lastGood(record, input, spec, reserved);
   }
 
