@@ -6,9 +6,7 @@ import { sessions } from "../history/sessions/index.js";
 import { runSession } from "../history/measure.js";
 import { examples } from "../../examples/index.js";
 import { runExample } from "../../examples/run.js";
-import { fullView } from "../../src/history/full.js";
-import { defaultViewOptions, type ViewInput } from "../../src/history/view.js";
-import type { Step } from "../../src/agent/types.js";
+import { runTranscript } from "../../src/harness/run-transcript.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 import type { Probe, Transcript } from "../../src/harness/transcript.js";
 
@@ -71,30 +69,15 @@ export function codingSessions(n: number): Transcript[] {
   return out;
 }
 
-/** A finished run as a transcript: the full history, and the turn records behind each prompt. */
-function fromRun(id: string, step: Step): Transcript {
-  const trace = step.trace;
-  const settings = trace.settings;
-  const input = (turns: number): ViewInput => ({
-    system: trace.system,
-    task: trace.task,
-    turns: trace.turns.slice(0, turns),
-    maxTurns: settings?.maxTurns ?? trace.turns.length,
-    toolsWithdrawn: settings?.toolsWithdrawn ?? false,
-    maxPrintChars: settings?.maxPrintChars ?? 4000,
-  });
-  const all = trace.turns.length;
-  const messages: ChatMessage[] = [...fullView(input(all - 1), defaultViewOptions).messages, { role: "assistant", content: trace.turns[all - 1].reply }];
-  // The prompt for assistant message j (turn k) is built from the k-1 turns before it.
-  return { id, source: "PTC-Lisp agent sessions", messages, recordsAt: (j) => (j >= 2 ? input((j - 2) / 2) : undefined) };
-}
+const SOURCE = "PTC-Lisp agent sessions";
 
 export async function ptcSessions(): Promise<Transcript[]> {
   const out: Transcript[] = [];
-  for (const s of sessions) out.push(fromRun(s.name, await runSession(s)));
+  const add = (t: Transcript | undefined): void => void (t === undefined ? undefined : out.push(t));
+  for (const s of sessions) add(runTranscript(s.name, (await runSession(s)).trace, SOURCE));
   for (const e of examples) {
     const step = await runExample(e);
-    if (step.turns.length > 1) out.push(fromRun(`example-${e.name}`, step));
+    if (step.turns.length > 1) add(runTranscript(`example-${e.name}`, step.trace, SOURCE));
   }
   return out;
 }
