@@ -18,7 +18,12 @@ const DOMAINS = ["hotel", "restaurant", "taxi", "train"] as const;
 export function multiGoalChats(n: number): Transcript[] {
   const out: Transcript[] = [];
   for (let c = 0; c < n; c++) {
-    const messages: ChatMessage[] = [{ role: "system", content: "You are a helpful travel assistant." }];
+    // A greeting first: the task message then states no probe value (those would be left out as task-stated).
+    const messages: ChatMessage[] = [
+      { role: "system", content: "You are a helpful travel assistant." },
+      { role: "user", content: "Hi! I am planning a trip and need a few bookings." },
+      { role: "assistant", content: "Happy to help. What do you need first?" },
+    ];
     const goals: Array<{ start: number; label: string }> = [];
     const probes: Probe[] = [];
     const name = NAMES[c % NAMES.length];
@@ -26,7 +31,8 @@ export function multiGoalChats(n: number): Transcript[] {
     const people = String(2 + (c % 5));
     for (let g = 0; g < 4; g++) {
       const domain = DOMAINS[(c + g) % DOMAINS.length];
-      goals.push({ start: messages.length, label: domain });
+      // The first goal opens with the greeting (the corpora's first goal starts at the first user message).
+      goals.push({ start: g === 0 ? 1 : messages.length, label: domain });
       if (g === 0) {
         const at = messages.length;
         messages.push({ role: "user", content: `I need a ${domain} for ${people} people under the name ${name}, around ${time}.` });
@@ -52,7 +58,10 @@ export function codingSessions(n: number): Transcript[] {
     const target = `src/pkg_${c}/parser.py`;
     const messages: ChatMessage[] = [
       { role: "system", content: "You are a coding agent with a bash tool. Fix the issue." },
-      { role: "user", content: `The function parse_header in ${target} crashes on empty input. Fix it and run the tests.` },
+      { role: "user", content: "The function parse_header crashes on empty input. Fix it and run the tests." },
+      // The file is found by a search, so the path to fix comes from tool output, not the task.
+      { role: "assistant", content: "Finding the function.", tool_calls: [{ id: `call_${c}_grep`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: "grep -rln 'def parse_header' src" }) } }] },
+      { role: "tool", tool_call_id: `call_${c}_grep`, content: target },
     ];
     for (let s = 0; s < 16; s++) {
       const file = s === 0 ? target : `src/pkg_${c}/module_${s}.py`;
@@ -64,7 +73,7 @@ export function codingSessions(n: number): Transcript[] {
     messages.push({ role: "assistant", content: "Applying the fix.", tool_calls: [{ id: `call_${c}_fix`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: `sed -i 's/if header:/if header is not None and header:/' ${target}` }) } }] });
     messages.push({ role: "tool", tool_call_id: `call_${c}_fix`, content: "" });
     messages.push({ role: "assistant", content: "Fixed and tested." });
-    out.push({ id: `coding-${c}`, source: "own coding sessions", messages, probes: [{ fact: "the file to fix", value: target, introduced_at: 1, needed_at: [last] }] });
+    out.push({ id: `coding-${c}`, source: "own coding sessions", messages, probes: [{ fact: "the file to fix", value: target, introduced_at: 3, needed_at: [last], mentions: [3, 4, 5] }] });
   }
   return out;
 }

@@ -71,12 +71,26 @@ describe("facts summarizer", () => {
 
   it("ranks identifiers (booking references, train ids, paths) above other values", () => {
     const messages: ChatMessage[] = [
-      { role: "user", content: "Book it for Saturday, 3 people." },
+      { role: "user", content: "Please book it." },
       { role: "assistant", content: "Done: Booked Pasta Palace for 3 at 19:00 on Saturday, reference PP42X9, train TR0757 from platform 4." },
     ];
     const text = factsSummary({ messages, maxTokens: 12 });
     expect(text).toContain("PP42X9");
     expect(text).toContain("TR0757");
+  });
+
+  it("keeps what the user stated (a name, a time) before what the assistant offered", () => {
+    const messages: ChatMessage[] = [
+      { role: "user", content: "I need a hotel for 2 people under the name Ashley, around 17:40." },
+      ...["hotel", "restaurant", "taxi"].flatMap((d): ChatMessage[] => [
+        { role: "assistant", content: `Certainly. I found three ${d} options in the centre; the first is well reviewed.` },
+        { role: "user", content: "The first one is fine. Please book it." },
+      ]),
+      { role: "assistant", content: "Done." },
+    ];
+    const text = factsSummary({ messages, maxTokens: 24 });
+    expect(text).toContain("Ashley");
+    expect(text).toContain("17:40");
   });
 
   it("reads a date with its month whole ('the 9th of March', not 'the 9th' and 'March')", () => {

@@ -167,6 +167,10 @@ describe("ptc compare", () => {
     writeFileSync(labelled, `${JSON.stringify({ ...booking, goals: [{ start: 1, label: "booking" }, { start: 5, label: "party" }] })}\n`);
     const r = await cli([labelled, "--strategy", "full"]);
     expect(r.stdout).toMatch(/\ngoal boundaries, domain detector: precision \d+\.\d%, recall \d+\.\d% \(\d+ found, \d+ false, \d+ missed\)\n$/);
+    // The JSON report carries the same precision and recall.
+    const json = JSON.parse((await cli([labelled, "--strategy", "full", "--json", "-"])).stdout) as { goalDetector: { precision: number; recall: number; truePositives: number } };
+    expect(json.goalDetector).toMatchObject({ precision: expect.any(Number), recall: expect.any(Number), truePositives: expect.any(Number) });
+    expect(r.stdout).toContain(`precision ${(json.goalDetector.precision * 100).toFixed(1)}%, recall ${(json.goalDetector.recall * 100).toFixed(1)}%`);
   });
 
   it("prints the table and writes the JSON report", async () => {

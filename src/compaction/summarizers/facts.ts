@@ -246,7 +246,8 @@ function linesOf(messages: readonly ChatMessage[]): Line[] {
       const open = !isAnswered(messages, i);
       const items = textFacts(text);
       // An open request is what the next turns must act on: its words are vital.
-      lines.push({ head: open ? "user [open]:" : "user:", items: open ? items.map((f) => ({ ...f, rank: Rank.Vital })) : items, sticky: open });
+      // What the user states (a name, a time, a date) is what they will expect back: it ranks with identifiers.
+      lines.push({ head: open ? "user [open]:" : "user:", items: items.map((f) => ({ ...f, rank: open ? Rank.Vital : f.rank === Rank.Value ? Rank.Id : f.rank })), sticky: open });
     } else if (m.role === "assistant") {
       if (text.trim() !== "") lines.push({ head: "assistant:", items: textFacts(text), sticky: false });
       for (const c of m.tool_calls ?? []) {
