@@ -21,10 +21,12 @@ export function runTranscript(id: string, trace: RunTrace, source = "PTC-Lisp ru
   const all = trace.turns.length;
   if (all === 0) return undefined;
   const full = fullView(input(all), defaultViewOptions);
+  // The full view places every turn's reply; without the places there is no telling which records go with which reply.
+  const places = full.turns ?? [];
+  if (places.length !== all) return undefined;
   // The last turn's feedback was never sent: the history ends with the model's last reply.
-  const last = full.turns[all - 1].message;
-  const messages: ChatMessage[] = full.messages.slice(0, last + 1);
+  const messages: ChatMessage[] = full.messages.slice(0, places[all - 1].message + 1);
   // The prompt for turn k's reply was built from the k-1 turns before it.
-  const turnAt = new Map(full.turns.map((t, k) => [t.message, k]));
+  const turnAt = new Map(places.map((t, k) => [t.message, k]));
   return { id, source, messages, recordsAt: (j) => (turnAt.has(j) ? input(turnAt.get(j) as number) : undefined) };
 }

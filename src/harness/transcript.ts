@@ -3,7 +3,7 @@
 // a bad one is reported with its line number.
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { traceFromJson, TraceFormatError } from "../agent/serialize.js";
+import { traceFromJson, TraceFormatError } from "../trace/serialize.js";
 import type { ChatMessage } from "../llm/types.js";
 import type { RunTrace } from "../trace/trace.js";
 import { runTranscript } from "./run-transcript.js";

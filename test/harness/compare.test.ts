@@ -12,7 +12,8 @@ import { compareStrategies, renderTable } from "../../src/harness/compare.js";
 import { measure, probePattern } from "../../src/harness/measure.js";
 import { parseTranscripts, type Transcript } from "../../src/harness/transcript.js";
 import { runStateToJson, saveRun } from "../../src/agent/resume.js";
-import { runToJson, traceToJson } from "../../src/agent/serialize.js";
+import { runToJson } from "../../src/agent/saved-run.js";
+import { traceToJson } from "../../src/trace/serialize.js";
 import { findExample, type Example } from "../../examples/index.js";
 import { exampleAgent, runExample } from "../../examples/run.js";
 
