@@ -119,6 +119,7 @@ export {
   type UsageTotals,
   type CompressionUsage,
   type TurnEvent,
+  type AgentEvent,
 } from "./agent/subagent.js";
 export { tool, isTool, type Tool, type ToolDefinition, type ToolInput, type ToolResult, type ToolRunContext } from "./agent/tools.js";
 export { AgentDefinitionError, type AgentFailure, type FailReason } from "./agent/errors.js";

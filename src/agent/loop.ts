@@ -7,7 +7,7 @@ import { INTERPRETER_STRATEGY } from "../history/strategy.js";
 import { defaultViewOptions, type ViewInput, type ViewOptions, type ViewStats } from "../history/view.js";
 import type { Json } from "../compaction/types.js";
 import type { ErrorInfo } from "../lisp/errors.js";
-import { evaluate, print, type Memory } from "../lisp/evaluate.js";
+import { evaluate, print, type Memory, type ToolCallRecord } from "../lisp/evaluate.js";
 import { defaultLimits, resolveLimits, type Limits } from "../lisp/limits.js";
 import type { Llm, LlmUsage } from "../llm/types.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
@@ -22,6 +22,9 @@ import { TRACE_VERSION } from "./serialize.js";
 import { expandMission, taskMessage } from "./prompt/task.js";
 import { showHidden } from "./redact.js";
 import { ToolSession } from "./tools.js";
+import { eventObserver } from "./events.js";
+import { observers, type RunObserver } from "./observer.js";
+import { telemetryObserver } from "./telemetry.js";
 import type { Agent, CompressionUsage, InheritableOptions, RunOptions, RunScope, Step, StepBase, UsageTotals } from "./types.js";
 
 /** Why the run's internal controller fired. */
@@ -54,6 +57,12 @@ function abortable<T>(start: () => Promise<T>, signal: AbortSignal): Promise<T> 
       },
     );
   });
+}
+
+/** An LLM failure's kind (an LlmError's), for spans: never its message. */
+function errorKind(e: unknown): string {
+  const kind = (e as { kind?: unknown } | null)?.kind;
+  return typeof kind === "string" ? kind : "error";
 }
 
 export function errorText(e: unknown): string {
@@ -111,6 +120,8 @@ class AgentRun {
   private returned: unknown = undefined;
   private failMessage = "";
   private failDetails: unknown = undefined;
+  /** Who watches the run live (events, spans); null when nobody does. */
+  readonly observer: RunObserver | null;
 
   constructor(
     private readonly agent: Agent,
@@ -136,10 +147,15 @@ class AgentRun {
       deadlineAt: this.deadlineAt,
       tokensLeft: () => this.tokenBudget - this.tokensUsed(),
       addNested: (name, step) => this.addNested(name, step),
+      parentSpan: () => this.observer?.parent(),
     };
     this.session = new ToolSession(agent.tools, { defaultTimeoutMs: options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs, scope: this.scope });
     this.withdraws = this.session.size > 0 && agent.maxTurns > 1;
     this.maxPrintChars = options.maxPrintChars ?? DEFAULT_MAX_PRINT_CHARS;
+    this.observer = observers([
+      run.onEvent === undefined ? null : eventObserver(run.onEvent),
+      options.tracer === undefined ? null : telemetryObserver(options.tracer, options.llm?.name ?? "none", depth, parent?.parentSpan?.()),
+    ]);
   }
 
   private tokensUsed(): number {
@@ -164,6 +180,7 @@ class AgentRun {
     const onAbort = (): void => this.stop("aborted");
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
+      this.observer?.runStart(this.agent.maxTurns);
       this.system = systemOf(this.agent);
       const invalid = this.prepare();
       if (invalid !== null) return this.failure("invalid_input", invalid);
@@ -223,7 +240,9 @@ class AgentRun {
       this.turns.push(turn);
       const ending = this.ending(turn, n === maxTurns);
       if (ending === null) turn.feedback = renderFeedback(turn, { maxTurns, toolsWithdrawn: this.withdraws }, { prints: true, maxPrintChars: this.maxPrintChars });
-      this.run.onTurn?.({ turn, maxTurns, totals: { ...this.totals }, compression: this.latestView });
+      const event = { turn, maxTurns, totals: { ...this.totals }, compression: this.latestView };
+      this.run.onTurn?.(event);
+      this.observer?.turnEnd(event);
       if (ending !== null) return ending;
     }
   }
@@ -261,6 +280,8 @@ class AgentRun {
     // Hidden values are stand-ins in the records already (the interpreter marks them); here they are shown unquoted.
     const view = { messages: showHidden(built.messages), stats: built.view };
     this.noteView(view.stats);
+    const observer = this.observer;
+    observer?.turnStart(n, { messages: view.messages.length, view: view.stats, compaction: built.compaction.stats });
     if (this.compressing()) {
       const m = measureView(input, view, this.prompts);
       this.measured.push(m.stats);
@@ -271,17 +292,25 @@ class AgentRun {
     this.totals.llmRequests++;
     let content: string;
     let usage: LlmUsage | undefined;
+    observer?.llmStart(n, { llm: llm.name });
+    const text = observer?.text ?? null;
+    let streamed = false;
     try {
       // Where the strategy's prompt stays stable, for clients with explicit cache breakpoints.
       const marks = this.strategy?.cacheBreakpoints?.(view.messages);
-      const request = { messages: view.messages, signal: this.controller.signal, turn: n, ...(marks === undefined ? {} : { cacheBreakpoints: marks }) };
+      const onText = text === null ? undefined : (delta: string, attempt: number) => ((streamed = true), text(n, delta, attempt));
+      const request = { messages: view.messages, signal: this.controller.signal, turn: n, ...(marks === undefined ? {} : { cacheBreakpoints: marks }), ...(onText === undefined ? {} : { onText }) };
       const response = await abortable(() => llm.complete(request), this.controller.signal);
       if (typeof response?.content !== "string") throw new Error("the LLM response has no text content");
       content = response.content;
       usage = response.usage;
+      // A client that does not stream gives its reply as one piece.
+      if (text !== null && !streamed) text(n, content, 1);
+      observer?.llmEnd(n, { usage, model: response.model });
     } catch (e) {
       this.llmMs += performance.now() - t0;
       this.llmError = `LLM request failed on turn ${n}: ${errorText(e)}`;
+      observer?.llmEnd(n, { usage: undefined, model: undefined, errorKind: errorKind(e) });
       return null;
     }
     const llmMs = performance.now() - t0;
@@ -301,7 +330,9 @@ class AgentRun {
     this.pendingNested = [];
     const { limits, deadlineCut } = this.limits();
     const t1 = performance.now();
+    observer?.programStart(n, program);
     const result = await evaluate(program, {
+      ...(observer === null ? {} : { onPrint: (line: string) => observer.print(n, line), onToolCall: (call: ToolCallRecord, done: boolean) => observer.toolCall(n, call, done) }),
       ctx: this.run.context ?? {},
       tools: this.session.specs(withdrawn),
       memory: this.memory,
@@ -310,6 +341,7 @@ class AgentRun {
       isolation: this.options.isolation ?? DEFAULTS.isolation,
     });
     base.usage.execMs = performance.now() - t1;
+    observer?.programEnd(n, { ok: result.ok, fuelUsed: result.stats.fuelUsed, ...(result.ok ? {} : { error: result.error }) });
     this.execMs += base.usage.execMs;
     // A program stopped by a time limit that was the deadline's cut has met the deadline.
     if (!result.ok && result.error.kind === "timeout" && deadlineCut) this.stop("deadline_exceeded");
@@ -428,7 +460,9 @@ class AgentRun {
 export async function runAgent(agent: Agent, run: RunOptions, parent: RunScope | null): Promise<Step> {
   // mergeOptions takes only the inheritable keys, so the run's own options (context, signal...) stay out.
   const options = mergeOptions(parent?.options, agent.options, run);
-  const step = await new AgentRun(agent, options, run, parent === null ? 0 : parent.depth + 1, parent).execute();
+  const agentRun = new AgentRun(agent, options, run, parent === null ? 0 : parent.depth + 1, parent);
+  const step = await agentRun.execute();
+  agentRun.observer?.runEnd(step);
   run.onStep?.(step);
   return step;
 }

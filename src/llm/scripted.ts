@@ -3,6 +3,7 @@
 // simulates a provider's prefix cache so cached-token figures behave like a real server's.
 import { abortError, LlmError, sleep } from "./errors.js";
 import { messageText } from "./messages.js";
+import { streamWhole } from "./stream.js";
 import type { ChatMessage, TextMessage, Llm, LlmRequest, LlmResponse, LlmUsage } from "./types.js";
 
 /** A reply: its text, a full response, or a function of the request (for tests that react). */
@@ -56,6 +57,7 @@ export function scriptedLlm(replies: readonly ScriptedReply[], options: Scripted
       const response: LlmResponse = typeof produced === "string" ? { content: produced } : produced;
       const usage = response.usage ?? (options.usage === "none" ? undefined : estimateUsage(request.messages, previous, response.content));
       previous = request.messages;
+      streamWhole(response.content, request.onText);
       return { content: response.content, model: response.model ?? name, ...(usage ? { usage } : {}) };
     },
   };
