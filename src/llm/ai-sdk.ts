@@ -47,11 +47,11 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
           const result = await generateText({ ...call, abortSignal: signal });
           return reply(name, result.text, result.finishReason, result.usage, result.response.modelId);
         }
-        const result = streamText({ ...call, abortSignal: signal });
+        // Errors come as parts of the stream and are handled below; the default onError would also log them.
+        const result = streamText({ ...call, abortSignal: signal, onError: () => undefined });
         let text = "";
         let finish = "unknown";
         let usage: LanguageModelUsage | undefined;
-        // Errors arrive as parts of the stream (streamText does not throw them).
         for await (const part of result.fullStream) {
           if (part.type === "text-delta") {
             text += part.text;

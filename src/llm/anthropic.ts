@@ -63,7 +63,7 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
       const send = async (signal: AbortSignal, attempt: number) => {
         if (onText === undefined) return parseReply(await client.messages.create(body, { signal }), name);
         const stream = await client.messages.create({ ...body, stream: true }, { signal });
-        return parseReply(await readStream(stream, (delta) => onText(delta, attempt)), name);
+        return parseReply(await readStream(stream, name, (delta) => onText(delta, attempt)), name);
       };
       return withRetries(name, retry, request, send, (e, signal) => sdkError(e, signal, name, SDK_ERRORS));
     },
@@ -145,7 +145,7 @@ const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v)
  * in the shape of a whole message: `message_start` carries the model and the prompt's usage
  * (cache reads and writes), `message_delta` the stop reason and the output tokens.
  */
-async function readStream(stream: AsyncIterable<unknown>, onText: (delta: string) => void): Promise<unknown> {
+async function readStream(stream: AsyncIterable<unknown>, name: string, onText: (delta: string) => void): Promise<unknown> {
   let text = "";
   let model: unknown;
   let stop: unknown;
@@ -164,6 +164,8 @@ async function readStream(stream: AsyncIterable<unknown>, onText: (delta: string
       usage = { ...(usage ?? {}), ...Object.fromEntries(Object.entries(e.usage ?? {}).filter(([, v]) => v !== null && v !== undefined)) };
     }
   }
+  // A stream cut short ends like a whole one; only the stop reason tells them apart.
+  if (stop === undefined || stop === null) throw new LlmError("connection", `${name}: the stream ended before the reply was complete`);
   return { content: [{ type: "text", text }], model, stop_reason: stop, usage };
 }
 

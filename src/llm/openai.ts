@@ -69,7 +69,7 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
       const send = async (signal: AbortSignal, attempt: number) => {
         if (onText === undefined) return parseCompletion(await client.chat.completions.create(body, { signal }), name);
         const stream = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
-        return parseCompletion(await readStream(stream, (delta) => onText(delta, attempt)), name);
+        return parseCompletion(await readStream(stream, name, (delta) => onText(delta, attempt)), name);
       };
       return withRetries(name, retry, request, send, (e, signal) => sdkError(e, signal, name, SDK_ERRORS));
     },
@@ -80,7 +80,7 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
  * A streamed completion read to its end, each content delta told as it comes, and put back
  * together in the shape of a whole completion (usage from the final chunk `include_usage` asks for).
  */
-async function readStream(stream: AsyncIterable<unknown>, onText: (delta: string) => void): Promise<CompletionShape> {
+async function readStream(stream: AsyncIterable<unknown>, name: string, onText: (delta: string) => void): Promise<CompletionShape> {
   let content = "";
   let refusal = "";
   let finish: unknown = null;
@@ -98,6 +98,8 @@ async function readStream(stream: AsyncIterable<unknown>, onText: (delta: string
     if (typeof delta?.refusal === "string") refusal += delta.refusal;
     if (choice?.finish_reason) finish = choice.finish_reason;
   }
+  // A stream cut short ends like a whole one; only the finish reason tells them apart.
+  if (finish === null) throw new LlmError("connection", `${name}: the stream ended before the reply was complete`);
   out.choices = [{ message: { content, ...(refusal ? { refusal } : {}) }, finish_reason: finish }];
   return out;
 }
