@@ -24,7 +24,7 @@ import { showHidden } from "./redact.js";
 import { ToolSession } from "./tools.js";
 import { eventObserver } from "./events.js";
 import { observers, type RunObserver } from "./observer.js";
-import { telemetryObserver } from "./telemetry.js";
+import { isTracerOption, telemetryObserver } from "./telemetry.js";
 import type { Agent, CompressionUsage, InheritableOptions, RunOptions, RunScope, Step, StepBase, UsageTotals } from "./types.js";
 
 /** Why the run's internal controller fired. */
@@ -154,7 +154,8 @@ class AgentRun {
     this.maxPrintChars = options.maxPrintChars ?? DEFAULT_MAX_PRINT_CHARS;
     this.observer = observers([
       run.onEvent === undefined ? null : eventObserver(run.onEvent),
-      options.tracer === undefined ? null : telemetryObserver(options.tracer, options.llm?.name ?? "none", depth, parent?.parentSpan?.()),
+      // An invalid tracer makes no spans: `prepare` ends the run with invalid_input.
+      !isTracerOption(options.tracer) ? null : telemetryObserver(options.tracer, options.llm?.name ?? "none", depth, parent?.parentSpan?.()),
     ]);
   }
 

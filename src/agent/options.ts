@@ -4,6 +4,7 @@ import { defaultViewOptions } from "../history/view.js";
 import { resolveIsolation } from "../lisp/isolate/options.js";
 import { resolveLimits } from "../lisp/limits.js";
 import { historyStrategy } from "./history.js";
+import { isTracerOption } from "./telemetry.js";
 import type { InheritableOptions } from "./types.js";
 
 export const DEFAULTS = {
@@ -27,7 +28,7 @@ export function checkInheritable(o: InheritableOptions, fail: (message: string) 
   }
   if (o.historyLlm !== undefined && (typeof o.historyLlm !== "object" || o.historyLlm === null || typeof o.historyLlm.complete !== "function")) fail("historyLlm must implement complete(request)");
   if (o.llm !== undefined && (typeof o.llm !== "object" || o.llm === null || typeof o.llm.complete !== "function")) fail("llm must implement complete(request)");
-  if (o.tracer !== undefined && o.tracer !== "global" && (typeof o.tracer !== "object" || o.tracer === null || typeof o.tracer.startSpan !== "function")) fail('tracer must be an OpenTelemetry Tracer (with startSpan) or "global"');
+  if (o.tracer !== undefined && !isTracerOption(o.tracer)) fail('tracer must be an OpenTelemetry Tracer (with startSpan) or "global"');
   if (o.limits !== undefined) {
     try {
       resolveLimits(o.limits);

@@ -18,6 +18,11 @@ export type TracerOption = Tracer | "global";
 
 const SCOPE = "ptc-lisp";
 
+/** Whether `x` is a valid `tracer` option. */
+export function isTracerOption(x: unknown): x is TracerOption {
+  return x === "global" || (typeof x === "object" && x !== null && typeof (x as { startSpan?: unknown }).startSpan === "function");
+}
+
 /** The provider and model a client's name gives (`openai:gpt-5-mini`, `ai-sdk:anthropic.messages:claude-…`). */
 export function providerOf(llm: string): { provider: string; model?: string } {
   const rest = llm.startsWith("ai-sdk:") ? llm.slice("ai-sdk:".length) : llm;
