@@ -14,7 +14,8 @@ import { scriptedLlm } from "../../src/llm/scripted.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 
 /** One answer: SSE events to send (`cut` drops the connection after them), or an HTTP error. */
-type Behaviour = { events: Array<{ event?: string; data: unknown }>; cut?: boolean } | { status: number };
+type Sse = { events: Array<{ event?: string; data: unknown }>; cut?: boolean };
+type Behaviour = Sse | { status: number };
 
 let server: Server;
 let base: string;
@@ -64,7 +65,7 @@ const messages: ChatMessage[] = [
 ];
 
 /** An OpenAI chat-completions stream of `pieces`, ending with a usage chunk and [DONE]. */
-function chatStream(pieces: string[], usage: Record<string, unknown> = { prompt_tokens: 12, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 8 } }): Behaviour {
+function chatStream(pieces: string[], usage: Record<string, unknown> = { prompt_tokens: 12, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 8 } }): Sse {
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ data: { id: "c1", object: "chat.completion.chunk", created: 0, model: "fake-served", choices: [{ index: 0, delta, finish_reason: finish }] } });
   return {
     events: [
@@ -120,7 +121,7 @@ describe("openaiLlm streaming", () => {
 
 describe("anthropicLlm streaming", () => {
   const client = () => anthropicLlm({ model: "claude-fake", baseURL: base, apiKey: "sk-ant-test", retryBaseMs: 5, env: {} });
-  const stream = (pieces: string[]): Behaviour => ({
+  const stream = (pieces: string[]): Sse => ({
     events: [
       { event: "message_start", data: { type: "message_start", message: { id: "m1", type: "message", role: "assistant", model: "claude-fake-2026", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 4, cache_read_input_tokens: 30, cache_creation_input_tokens: 6, output_tokens: 1 } } } },
       { event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } } },
