@@ -4,9 +4,7 @@
 // (its `step` promise, like the AI SDK's result promises and the Agents SDK's `completed`).
 // Hidden context never appears: printed lines, tool arguments and errors show hidden values as
 // the prompts do, as stand-ins (`<hidden string from data/_creds :token>`).
-import type { ToolCallRecord } from "../lisp/evaluate.js";
-import { showStandIns, showStandInsIn } from "../lisp/marks.js";
-import { quietly } from "../lisp/runtime.js";
+import { showStandIns, showStandInsIn, type ToolCallRecord } from "../lisp/index.js";
 import type { RunObserver } from "./observer.js";
 import type { Step, TurnEvent } from "./types.js";
 
@@ -34,7 +32,13 @@ export type AgentEvent =
 
 /** The events of one run as an observer; `listener` receives them in order (what it throws is ignored). */
 export function eventObserver(listener: (event: AgentEvent) => void): RunObserver {
-  const emit = quietly(listener) as (event: AgentEvent) => void;
+  const emit = (event: AgentEvent): void => {
+    try {
+      listener(event);
+    } catch {
+      // A progress listener's failure is the host's; the run goes on.
+    }
+  };
   const ids = new WeakMap<ToolCallRecord, number>();
   let next = 0;
   return {

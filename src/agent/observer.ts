@@ -1,8 +1,7 @@
 // What a run tells whoever watches it as it goes: the live events of `SubAgent.stream` and
 // `onEvent` (events.ts) and the OpenTelemetry spans (telemetry.ts) are two observers of the
 // same moments. The loop calls one observer, or none: a run nobody watches pays nothing.
-import type { ToolCallRecord } from "../lisp/evaluate.js";
-import type { ErrorInfo } from "../lisp/errors.js";
+import type { ErrorInfo, ToolCallRecord } from "../lisp/index.js";
 import type { LlmUsage } from "../llm/types.js";
 import type { TurnCompaction } from "../trace/trace.js";
 import type { ViewStats } from "../trace/view-settings.js";

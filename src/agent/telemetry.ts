@@ -9,7 +9,7 @@
 // message, only names, counts, kinds and token figures. So hidden context (`_` keys) cannot
 // leak through an attribute, and a span's size never depends on the data.
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from "@opentelemetry/api";
-import type { ToolCallRecord } from "../lisp/evaluate.js";
+import type { ToolCallRecord } from "../lisp/index.js";
 import type { LlmUsage } from "../llm/types.js";
 import type { RunObserver } from "./observer.js";
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { SubAgent, type AgentEvent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
-import { runToJson } from "../../src/agent/serialize.js";
+import { runToJson } from "../../src/agent/saved-run.js";
 import { scriptedLlm, type ScriptedReply } from "../../src/llm/scripted.js";
 import type { Llm } from "../../src/llm/types.js";
 import type { Isolation } from "../../src/lisp/isolate/options.js";
