@@ -346,6 +346,8 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
             record.durationMs = now() - t0;
             onToolCall?.(record, true);
             if (options.signal?.aborted) throw abortedError();
+            // The host stopped the program at this call (a run pausing for approval): no try catches it.
+            if (e instanceof LispError && e.kind === "aborted") throw e;
             // A result over the run's limits stops the run as any limit does.
             if (isLimit(e)) throw Object.assign(e, { loc: e.loc ?? loc });
             if (e instanceof ToolTimeout) {

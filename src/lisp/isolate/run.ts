@@ -137,7 +137,8 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                   return;
                 }
                 record.error = thrownMessage(e);
-                if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, error: record.error });
+                const halted = e instanceof LispError && e.kind === "aborted" ? { halted: true as const } : {};
+                if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, error: record.error, ...halted });
               },
             )
             .finally(() => {

@@ -2,7 +2,7 @@
 // evaluator, calls tools by asking the host, and keeps the memories its runs made so the next
 // turn of the same agent (sent back here) needs no copy of them.
 import { parentPort } from "node:worker_threads";
-import { LispError, toErrorInfo, ToolTimeout } from "../errors.js";
+import { abortedError, LispError, toErrorInfo, ToolTimeout } from "../errors.js";
 import { evaluate, type EvalResult, type EvaluateOptions, type Memory, type MemoryEntry, type ToolSpec } from "../evaluate.js";
 import { RemoteFn, WireReader, WireWriter, type Wire } from "../wire.js";
 import type { AnswerMessage, CtxEntry, DoneMessage, FromWorker, MemoryEntryWire, RunMessage, ToWorker } from "./protocol.js";
@@ -34,6 +34,7 @@ function answer(m: AnswerMessage): void {
   if (p === undefined) return;
   pending.delete(m.call);
   if (m.timeoutMs !== undefined) p.reject(new ToolTimeout(m.timeoutMs));
+  else if (m.halted === true) p.reject(abortedError());
   else if (m.error !== undefined) p.reject(new Error(m.error));
   else p.resolve(m.value as Wire);
 }
