@@ -107,6 +107,20 @@ describe("SubAgent.stream", () => {
     expect(events.map((e) => e.type)).toEqual(["turn-start", "run-finish"]);
   });
 
+  it("ends the stream when the run pauses for an approval, with no hidden value in any event", async () => {
+    const pay = tool({ description: "Pays an invoice.", input: z.object({ invoice: z.string() }), needsApproval: true, run: () => "paid" });
+    const stream = SubAgent.stream(SubAgent.create({ prompt: "Pay it.", tools: { pay } }), {
+      llm: scriptedLlm([code('(println "paying")\n(tool/pay {:invoice (:id data/_inv)})')]),
+      context: { _inv: { id: "INV-secret-9911" } },
+    });
+    const events = await collect(stream);
+    const step = await stream.step;
+    expect(step.paused?.approvals[0].tool).toBe("pay");
+    expect(events.at(-1)?.type).toBe("run-finish");
+    expect(events.filter((e) => e.type === "print").map((e) => (e as { line: string }).line)).toEqual(["paying"]);
+    expect(JSON.stringify(events.slice(0, -1))).not.toContain("INV-secret-9911");
+  });
+
   it("stops the live prints where the output limit cuts in (the trace keeps head and tail)", async () => {
     const flood = code('(doseq [i (range 200)] (println "line" i))\n(return :ok)');
     const events = await collect(SubAgent.stream(SubAgent.create({ prompt: "Flood." }), { llm: scriptedLlm([flood]), isolation: "none", limits: { maxOutputChars: 100 } }));
