@@ -10,13 +10,13 @@ import type { TextMessage as ChatMessage } from "../../src/llm/types.js";
 import { compressedView, isErrored, planTurns } from "../../src/history/compressed.js";
 import { isWhole } from "../../src/history/summary.js";
 import { renderSeenPrints, seenPrints } from "../../src/trace/feedback.js";
-import { CACHED_TOKEN_PRICE, sharedPrefix } from "../../src/history/prefix.js";
+import { sharedPrefix } from "../../src/compaction/measure.js";
 import { compressionReport, type CompressionTotals, type RunSettings } from "../../src/history/stats.js";
 import { countTokens, promptTokens, TOKENS_PER_REPLY } from "../../src/compaction/tokens.js";
 import { defaultViewOptions, type TurnPlace, type View, type ViewInput, type ViewOptions } from "../../src/history/view.js";
 import type { Session } from "./session.js";
 import { createMeter } from "../../src/compaction/measure.js";
-import { anthropicCache, openaiCache, type ModelPrice } from "../../src/compaction/prices.js";
+import { anthropicCache, openaiCache, TYPICAL_CACHE_READ, type ModelPrice } from "../../src/compaction/prices.js";
 
 /**
  * Where a view's prompt cost goes, summed over a run's prompts: uncached tokens split by
@@ -57,10 +57,13 @@ export interface SessionResult {
 
 /** The two cache models every table reports: OpenAI-style token prefix and Anthropic-style breakpoints. */
 export const CACHE_MODELS = {
-  "token-prefix": { input: 1, output: 0, cache: openaiCache(0.1) },
+  "token-prefix": { input: 1, output: 0, cache: openaiCache(TYPICAL_CACHE_READ) },
   breakpoint: { input: 1, output: 0, cache: anthropicCache(1024) },
 } as const satisfies Record<string, ModelPrice>;
 export type CacheName = keyof typeof CACHE_MODELS;
+
+/** The token-prefix model with an input token at one "dollar": costs read as token-equivalents (an uncached input token = 1). */
+const TOKEN_EQUIVALENTS: ModelPrice = { ...CACHE_MODELS["token-prefix"], input: 1e6 };
 
 /** Cost of every prompt of the run under one cache model, in token-equivalents (an uncached input token = 1). */
 function pricedRun(trace: RunTrace, run: RunSettings, opts: ViewOptions, price: ModelPrice): number {
@@ -100,9 +103,9 @@ export async function measureSession(session: Session): Promise<SessionResult> {
   const step = await runSession(session);
   const trace = step.trace;
   const run: RunSettings = { maxTurns: session.replies.length, toolsWithdrawn: Object.keys(session.tools).length > 0 && session.replies.length > 1 };
-  const compressed = compressionReport(trace, run, options(false));
-  const previous = compressionReport(trace, run, options(false, true));
-  const strict = compressionReport(trace, run, options(true));
+  const compressed = compressionReport(trace, run, options(false), TOKEN_EQUIVALENTS);
+  const previous = compressionReport(trace, run, options(false, true), TOKEN_EQUIVALENTS);
+  const strict = compressionReport(trace, run, options(true), TOKEN_EQUIVALENTS);
   return {
     name: session.name,
     kind: session.kind,
@@ -181,7 +184,7 @@ function breakdown(trace: RunTrace, run: RunSettings, opts: ViewOptions): CacheB
     if (previous !== undefined && k >= 2 && shared.chars < before) b.earlyBreaks++;
     previous = messages;
   }
-  b.cost = b.newTokens + b.previousRewritten + b.olderRewritten + b.cachedRead * CACHED_TOKEN_PRICE;
+  b.cost = b.newTokens + b.previousRewritten + b.olderRewritten + b.cachedRead * TYPICAL_CACHE_READ;
   return b;
 }
 

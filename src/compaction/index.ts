@@ -22,7 +22,7 @@ export type { StrategyDefinition } from "./registry-types.js";
 export { taskIndex, isUnitStart, turnStarts, spliceSummary, roleOrderProblems, transcript, isAnswered, mergeRuns, type TurnUnit } from "./messages.js";
 export { finish, type LlmSpend } from "./result.js";
 export { estimatePromptTokens, budgetUsage, contextLimit, toolTokens, CONTEXT_LIMITS, FALLBACK_CONTEXT_LIMIT, type BudgetUsage } from "./models.js";
-export { priceModel, priceFor, requestCost, payback, sharedPrefixTokens, PROVIDER_CACHE, MODEL_PRICES, FALLBACK_PRICE, type PriceModel, type CacheMultipliers, type RequestTokens, type PaybackInput, type Payback } from "./cost.js";
+export { priceModel, priceFor, requestCost, payback, PROVIDER_CACHE, type PriceModel, type CacheMultipliers, type RequestTokens, type PaybackInput, type Payback } from "./cost.js";
 export { pureStrategy, type PureStrategy } from "./strategies/pure.js";
 export { createTrigger, listTriggers, type TriggerSpec, type TriggerName } from "./triggers.js";
 export { extractiveSummarizer, extractiveSummary } from "./summarizers/extractive.js";

@@ -9,7 +9,7 @@ import type { TextMessage as ChatMessage } from "../llm/types.js";
 import type { Turn } from "../trace/trace.js";
 import { renderFeedback, renderSeenPrints, renderTurnLine, seenPrints, type FeedbackInfo } from "../trace/feedback.js";
 import { fullView } from "./full.js";
-import { CACHED_TOKEN_PRICE } from "./prefix.js";
+import { anthropicCache, TYPICAL_CACHE_READ } from "../compaction/prices.js";
 import { learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
 import { countTokens } from "../compaction/tokens.js";
 import { resolveViewOptions, type FullReason, type PromptView, type TurnPlace, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
@@ -157,11 +157,11 @@ export interface PrintRule {
 /** {@link PrintRule.rewrite} under a cache model: (rewrite price − read price) / read price. */
 export function rewriteRatio(model: "token-prefix" | "breakpoint"): number {
   const write = model === "breakpoint" ? BREAKPOINT_WRITE_PRICE : 1;
-  return (write - CACHED_TOKEN_PRICE) / CACHED_TOKEN_PRICE;
+  return (write - TYPICAL_CACHE_READ) / TYPICAL_CACHE_READ;
 }
 
 /** What a breakpoint cache (Anthropic's) bills a written token, relative to an uncached one. */
-const BREAKPOINT_WRITE_PRICE = 1.25;
+const BREAKPOINT_WRITE_PRICE = (anthropicCache(0) as { write: number }).write;
 
 /**
  * How many of the oldest println lines are dropped, given each turn's lines and tokens
@@ -411,7 +411,7 @@ export function paysBack(s: string, s2: string | undefined, f: string, f2: strin
   if (prompts <= 0) return true;
   const S = countTokens(s) + (s2 === undefined ? 0 : countTokens(s2));
   const F = countTokens(f) + (f2 === undefined ? 0 : countTokens(f2));
-  return prompts * CACHED_TOKEN_PRICE * (F - S) >= (1 - CACHED_TOKEN_PRICE) * S;
+  return prompts * TYPICAL_CACHE_READ * (F - S) >= (1 - TYPICAL_CACHE_READ) * S;
 }
 
 /** Whether `a + a2` is no larger than `b + b2`, in characters and in tokens. */
