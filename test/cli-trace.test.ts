@@ -13,7 +13,8 @@ import type { RunTrace } from "../src/trace/trace.js";
 import { runExample } from "../examples/run.js";
 import { scriptedLlm } from "../src/llm/index.js";
 import { runDemoCommand } from "../src/cli/demo.js";
-import { renderTurn, runTraceCommand, turnBudget } from "../src/cli/trace.js";
+import { renderTurn, runTraceCommand } from "../src/cli/trace.js";
+import { turnBudget } from "../src/history/settings.js";
 import { renderComparison } from "../src/history/compare.js";
 import { defaultViewOptions } from "../src/history/view.js";
 

@@ -7,7 +7,7 @@ import { compact } from "../../src/compaction/compact.js";
 import type { StrategySpec } from "../../src/compaction/registry.js";
 import { domainGoalDetector, heuristicGoalDetector } from "../../src/compaction/goals.js";
 import { defaultStrategies } from "../../src/history/registry.js";
-import { compareStrategies, renderTable } from "../../src/harness/compare.js";
+import { compareStrategies, renderTable, type CompareReport, type StrategyRow } from "../../src/harness/compare.js";
 import { scoreDetector } from "../../src/harness/goals.js";
 import { loadTranscripts, type Transcript } from "../../src/harness/transcript.js";
 import { codingSessions, multiGoalChats, ptcSessions } from "./sets.js";
@@ -34,6 +34,7 @@ function dialogue(): StrategySpec[] {
     { name: "sliding-window", options: { turns: 3 } },
     { name: "recap", options: {} },
     { name: "rolling-summary", options: {} },
+    { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 1 } },
     { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 2 } },
     { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 2, summaryRatio: 0.3 } },
     { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 2, summarizer: "copy" } },
@@ -57,6 +58,35 @@ function agent(): StrategySpec[] {
 }
 
 const MODELS = ["gpt-4o", "claude-sonnet-4"];
+
+const pct = (x: number | null): string => (x === null ? "-" : `${(x * 100).toFixed(1)}%`);
+const summarizing = (r: StrategyRow): boolean => r.kind === "strategy" && r.triggered && !r.strategy.startsWith("sliding-window") && r.strategy !== "full" && !/summarizer=copy/.test(r.strategy);
+
+/**
+ * The issue's two claims, checked on the report: against each sliding window, the summarizing
+ * row (facts summarizer) with the most far facts (last said > 6 messages back) among those at
+ * equal or better reduction; and the summarizing row with the most far facts at ≥ 40% fewer tokens.
+ */
+function verdict(r: CompareReport): string {
+  if (r.rows[0].retentionByDistance.beyond6 === null) return "verdict: no probe facts said more than 6 messages before they are needed";
+  const best = (rows: StrategyRow[]): StrategyRow | undefined => rows.reduce<StrategyRow | undefined>((a, x) => (a === undefined || (x.retentionByDistance.beyond6 ?? 0) > (a.retentionByDistance.beyond6 ?? 0) ? x : a), undefined);
+  const lines = r.rows
+    .filter((w) => w.kind === "strategy" && w.triggered && w.strategy.startsWith("sliding-window"))
+    .map((w) => {
+      const s = best(r.rows.filter((x) => summarizing(x) && x.reduction >= w.reduction));
+      if (s === undefined) return `verdict: ${w.strategy} (${pct(w.reduction)} fewer tokens, far facts ${pct(w.retentionByDistance.beyond6)}): no summarizing row saves as much`;
+      const [sf, wf] = [s.retentionByDistance.beyond6 ?? 0, w.retentionByDistance.beyond6 ?? 0];
+      const outcome = sf > wf ? "summary keeps more" : sf === 1 && wf === 1 ? "both keep every far fact" : "summary does NOT keep more";
+      return `verdict: ${w.strategy} ${pct(w.reduction)} fewer tokens, far facts ${pct(w.retentionByDistance.beyond6)}; ${s.strategy} ${pct(s.reduction)}, far facts ${pct(s.retentionByDistance.beyond6)} (${outcome})`;
+    });
+  const forty = best(r.rows.filter((x) => summarizing(x) && x.reduction >= 0.4));
+  lines.push(
+    forty === undefined
+      ? "verdict: no summarizing row sends 40% fewer tokens than full"
+      : `verdict: at ≥ 40% fewer tokens, ${forty.strategy} keeps ${pct(forty.retentionByDistance.beyond6)} of far facts (${pct(forty.reduction)} fewer)${(forty.retentionByDistance.beyond6 ?? 0) >= 0.8 ? "" : " (below 80%)"}`,
+  );
+  return lines.join("\n");
+}
 
 function detectors(transcripts: readonly Transcript[]): Promise<string> {
   return Promise.all([scoreDetector(domainGoalDetector(), transcripts), scoreDetector(heuristicGoalDetector(), transcripts)]).then(([d, h]) =>
@@ -97,6 +127,7 @@ async function main(): Promise<void> {
       report.meta = { corpus: [`${set.file} (first ${transcripts.length})`], summarizer: "facts unless the options say copy", date: new Date().toISOString(), version: "bench", runMs: performance.now() - started };
       console.log(`\n${set.file}`);
       console.log(renderTable(report));
+      console.log(verdict(report));
       // Goal labels are scored on the whole corpus, not just the sample.
       if (transcripts.some((t) => t.goals !== undefined)) console.log(await detectors(loadTranscripts(join(corpora, set.file))));
     }

@@ -6,9 +6,7 @@ import { sessions } from "../history/sessions/index.js";
 import { runSession } from "../history/measure.js";
 import { examples } from "../../examples/index.js";
 import { runExample } from "../../examples/run.js";
-import { fullView } from "../../src/history/full.js";
-import { defaultViewOptions, type ViewInput } from "../../src/history/view.js";
-import type { Step } from "../../src/agent/types.js";
+import { runTranscript } from "../../src/harness/run-transcript.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 import type { Probe, Transcript } from "../../src/harness/transcript.js";
 
@@ -20,7 +18,12 @@ const DOMAINS = ["hotel", "restaurant", "taxi", "train"] as const;
 export function multiGoalChats(n: number): Transcript[] {
   const out: Transcript[] = [];
   for (let c = 0; c < n; c++) {
-    const messages: ChatMessage[] = [{ role: "system", content: "You are a helpful travel assistant." }];
+    // A greeting first: the task message then states no probe value (those would be left out as task-stated).
+    const messages: ChatMessage[] = [
+      { role: "system", content: "You are a helpful travel assistant." },
+      { role: "user", content: "Hi! I am planning a trip and need a few bookings." },
+      { role: "assistant", content: "Happy to help. What do you need first?" },
+    ];
     const goals: Array<{ start: number; label: string }> = [];
     const probes: Probe[] = [];
     const name = NAMES[c % NAMES.length];
@@ -28,7 +31,8 @@ export function multiGoalChats(n: number): Transcript[] {
     const people = String(2 + (c % 5));
     for (let g = 0; g < 4; g++) {
       const domain = DOMAINS[(c + g) % DOMAINS.length];
-      goals.push({ start: messages.length, label: domain });
+      // The first goal opens with the greeting (the corpora's first goal starts at the first user message).
+      goals.push({ start: g === 0 ? 1 : messages.length, label: domain });
       if (g === 0) {
         const at = messages.length;
         messages.push({ role: "user", content: `I need a ${domain} for ${people} people under the name ${name}, around ${time}.` });
@@ -54,7 +58,10 @@ export function codingSessions(n: number): Transcript[] {
     const target = `src/pkg_${c}/parser.py`;
     const messages: ChatMessage[] = [
       { role: "system", content: "You are a coding agent with a bash tool. Fix the issue." },
-      { role: "user", content: `The function parse_header in ${target} crashes on empty input. Fix it and run the tests.` },
+      { role: "user", content: "The function parse_header crashes on empty input. Fix it and run the tests." },
+      // The file is found by a search, so the path to fix comes from tool output, not the task.
+      { role: "assistant", content: "Finding the function.", tool_calls: [{ id: `call_${c}_grep`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: "grep -rln 'def parse_header' src" }) } }] },
+      { role: "tool", tool_call_id: `call_${c}_grep`, content: target },
     ];
     for (let s = 0; s < 16; s++) {
       const file = s === 0 ? target : `src/pkg_${c}/module_${s}.py`;
@@ -66,35 +73,20 @@ export function codingSessions(n: number): Transcript[] {
     messages.push({ role: "assistant", content: "Applying the fix.", tool_calls: [{ id: `call_${c}_fix`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: `sed -i 's/if header:/if header is not None and header:/' ${target}` }) } }] });
     messages.push({ role: "tool", tool_call_id: `call_${c}_fix`, content: "" });
     messages.push({ role: "assistant", content: "Fixed and tested." });
-    out.push({ id: `coding-${c}`, source: "own coding sessions", messages, probes: [{ fact: "the file to fix", value: target, introduced_at: 1, needed_at: [last] }] });
+    out.push({ id: `coding-${c}`, source: "own coding sessions", messages, probes: [{ fact: "the file to fix", value: target, introduced_at: 3, needed_at: [last], mentions: [3, 4, 5] }] });
   }
   return out;
 }
 
-/** A finished run as a transcript: the full history, and the turn records behind each prompt. */
-function fromRun(id: string, step: Step): Transcript {
-  const trace = step.trace;
-  const settings = trace.settings;
-  const input = (turns: number): ViewInput => ({
-    system: trace.system,
-    task: trace.task,
-    turns: trace.turns.slice(0, turns),
-    maxTurns: settings?.maxTurns ?? trace.turns.length,
-    toolsWithdrawn: settings?.toolsWithdrawn ?? false,
-    maxPrintChars: settings?.maxPrintChars ?? 4000,
-  });
-  const all = trace.turns.length;
-  const messages: ChatMessage[] = [...fullView(input(all - 1), defaultViewOptions).messages, { role: "assistant", content: trace.turns[all - 1].reply }];
-  // The prompt for assistant message j (turn k) is built from the k-1 turns before it.
-  return { id, source: "PTC-Lisp agent sessions", messages, recordsAt: (j) => (j >= 2 ? input((j - 2) / 2) : undefined) };
-}
+const SOURCE = "PTC-Lisp agent sessions";
 
 export async function ptcSessions(): Promise<Transcript[]> {
   const out: Transcript[] = [];
-  for (const s of sessions) out.push(fromRun(s.name, await runSession(s)));
+  const add = (t: Transcript | undefined): void => void (t === undefined ? undefined : out.push(t));
+  for (const s of sessions) add(runTranscript(s.name, (await runSession(s)).trace, SOURCE));
   for (const e of examples) {
     const step = await runExample(e);
-    if (step.turns.length > 1) out.push(fromRun(`example-${e.name}`, step));
+    if (step.turns.length > 1) add(runTranscript(`example-${e.name}`, step.trace, SOURCE));
   }
   return out;
 }

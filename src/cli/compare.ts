@@ -2,6 +2,7 @@
 // shared corpora): tokens, cost with a prefix cache, cache breaks, and how many probe facts each
 // strategy keeps in the prompts that need them.
 import { readFileSync, writeFileSync } from "node:fs";
+import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_PRICES, lookupPrice } from "../compaction/prices.js";
 import { listStrategies, type StrategySpec } from "../compaction/registry.js";
@@ -15,7 +16,9 @@ import { renderHtml } from "../harness/html.js";
 import { domainGoalDetector } from "../compaction/goals.js";
 import { LlmError } from "../llm/errors.js";
 import { openaiLlm } from "../llm/openai.js";
+import { runTranscript } from "../harness/run-transcript.js";
 import { loadTranscripts, TranscriptError, type Transcript } from "../harness/transcript.js";
+import { loadRun } from "./trace.js";
 import { fileKind, whatReads, type FileKind } from "./file-kind.js";
 import type { Io } from "./eval.js";
 import { version } from "./version.js";
@@ -23,8 +26,9 @@ import { version } from "./version.js";
 const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M]... [--summarizer facts|copy | --summarizer-llm MODEL] [--caches] [--json FILE|-] [--html FILE]
        ptc compare --experiment [--live] [--strategy ...]... [--runs N]
 
-Replays each transcript (JSONL: one conversation per line, as in ../shared/corpora) request by
-request under each strategy, and prints a table per strategy: prompt tokens summed over every
+Replays each transcript (JSONL: one conversation per line, as in ../shared/corpora; a line may
+carry a PTC-Lisp run's "trace" instead of its messages) or saved PTC-Lisp run (ptc demo
+--trace-out, SubAgent's runToJson, a saved run state) request by request under each strategy, and prints a table per strategy: prompt tokens summed over every
 request and their reduction against sending everything (full), the peak prompt, the whole cost
 (requests under each model's cache rules plus the compaction's own LLM calls) against full, how
 often the cache broke early, and the share of probe facts still in the prompt that needs them:
@@ -164,7 +168,13 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     strategies = withSummarizer((values.strategy ?? allStrategies()).map(parseStrategy), llmModel === undefined ? values.summarizer : "llm");
     transcripts = files.flatMap((f) => {
       const kind = kindOfFile(f);
-      if (kind !== "transcripts" && kind !== "other") throw new Error(`${whatReads(kind, f)}, not ptc compare (which reads transcripts: JSON lines of {"messages": [...]})`);
+      // A saved PTC-Lisp run (ptc demo --trace-out, SubAgent's runToJson, a run state) is one transcript with its turn records.
+      if (kind === "run" || kind === "trace" || kind === "run-state") {
+        const run = runTranscript(basename(f), loadRun(f).trace);
+        if (run === undefined) throw new Error(`${f}: the run has no turns to compare`);
+        return [run];
+      }
+      if (kind !== "transcripts" && kind !== "other") throw new Error(`${whatReads(kind, f)}, not ptc compare (which reads transcripts: JSON lines of {"messages": [...]}, or a saved PTC-Lisp run)`);
       return loadTranscripts(f, limit);
     });
   } catch (e) {

@@ -12,6 +12,8 @@ export function jsonKind(raw: unknown): FileKind {
   if (raw.format === "ptc-lisp.run-state") return "run-state";
   if (looksLikeReport(raw)) return "report";
   if ("experiment" in raw) return "experiment";
+  // A one-line transcript file parses as one value; one carrying a run's trace is still no saved run (that has ok).
+  if (typeof raw.id === "string" && !("ok" in raw) && (Array.isArray(raw.messages) || isRecord(raw.trace))) return "transcripts";
   if (isRecord(raw.trace)) return "run";
   if (Array.isArray(raw.turns)) return "trace";
   return "other";

@@ -12,7 +12,7 @@ import { runFromJson, type SavedRun } from "../agent/saved-run.js";
 import { traceFromJson, TraceFormatError } from "../trace/serialize.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 import { renderComparison } from "../history/compare.js";
-import { traceSettings } from "../history/settings.js";
+import { traceSettings, turnBudget } from "../history/settings.js";
 import type { RunSettings } from "../history/stats.js";
 import { defaultViewOptions, type ViewOptions } from "../history/view.js";
 
@@ -199,12 +199,6 @@ function positiveInt(raw: string | undefined, flag: string): number | undefined 
   return null;
 }
 
-/** The run's turn budget, read from the task message's turn line ("Turn 1 of 5."); else the turns taken. */
-export function turnBudget(trace: RunTrace): number {
-  if (/This is your only turn/.test(trace.task)) return 1;
-  const m = /Turn 1 of (\d+)\./.exec(trace.task);
-  return m ? Number(m[1]) : Math.max(1, trace.turns.length);
-}
 
 /** Where the compressed view's settings came from, and the ones that shape it. */
 function settingsLine(run: RunSettings, view: ViewOptions, recorded: boolean, budgetGiven: boolean): string {

@@ -3,7 +3,10 @@
 // a bad one is reported with its line number.
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { traceFromJson, TraceFormatError } from "../trace/serialize.js";
 import type { ChatMessage } from "../llm/types.js";
+import type { RunTrace } from "../trace/trace.js";
+import { runTranscript } from "./run-transcript.js";
 
 const message = z.looseObject({
   role: z.enum(["system", "user", "assistant", "tool"]),
@@ -25,7 +28,9 @@ const probe = z.looseObject({
 const transcript = z.looseObject({
   id: z.string(),
   source: z.string().optional(),
-  messages: z.array(message).min(1),
+  /** Absent when the line carries a PTC-Lisp run's trace instead (the messages are its full history). */
+  messages: z.array(message).min(1).optional(),
+  trace: z.unknown().optional(),
   goals: z.array(z.looseObject({ start: z.number().int().nonnegative(), label: z.string() })).optional(),
   probes: z.array(probe).optional(),
 });
@@ -63,9 +68,32 @@ export function parseTranscripts(text: string, where: string, limit = Infinity):
       const issue = checked.error.issues[0];
       throw new TranscriptError(`${where}:${i + 1}: at ${issue.path.join(".") || "(top level)"}: ${issue.message}`);
     }
-    out.push(checked.data as unknown as Transcript);
+    out.push(withTrace(checked.data, `${where}:${i + 1}`));
   }
   return out;
+}
+
+/**
+ * A line's transcript. With a `trace` (a PTC-Lisp run's, as `traceToJson` writes it) the messages
+ * are the run's full history and each reply's turn records come along (interpreter-summaries
+ * reads them); messages given beside a trace must be that history.
+ */
+function withTrace(line: z.output<typeof transcript>, where: string): Transcript {
+  const { trace: raw, ...rest } = line;
+  if (raw === undefined) {
+    if (rest.messages === undefined) throw new TranscriptError(`${where}: at messages: a transcript needs messages or a trace`);
+    return rest as unknown as Transcript;
+  }
+  let trace: RunTrace;
+  try {
+    trace = traceFromJson(JSON.stringify(raw));
+  } catch (e) {
+    throw new TranscriptError(`${where}: at trace: ${e instanceof TraceFormatError ? e.message : String(e)}`);
+  }
+  const run = runTranscript(rest.id, trace, rest.source ?? "PTC-Lisp run");
+  if (run === undefined) throw new TranscriptError(`${where}: at trace: the run has no turns`);
+  if (rest.messages !== undefined && JSON.stringify(rest.messages) !== JSON.stringify(run.messages)) throw new TranscriptError(`${where}: at messages: they are not the trace's full history (leave them out, or write them from the trace)`);
+  return { ...(rest as unknown as Transcript), ...run };
 }
 
 export function loadTranscripts(file: string, limit = Infinity): Transcript[] {

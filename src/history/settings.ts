@@ -40,3 +40,10 @@ export function traceSettings(trace: Pick<RunTrace, "settings">): SettingsCheck 
   const issue = checked.error.issues[0];
   return { ok: false, message: `invalid trace settings at settings.${issue.path.join(".")}: ${issue.message}` };
 }
+
+/** A run's turn budget, read from the task message's turn line ("Turn 1 of 5."); else the turns taken. */
+export function turnBudget(trace: Pick<RunTrace, "task" | "turns">): number {
+  if (/This is your only turn/.test(trace.task)) return 1;
+  const m = /Turn 1 of (\d+)\./.exec(trace.task);
+  return m ? Number(m[1]) : Math.max(1, trace.turns.length);
+}

@@ -74,7 +74,7 @@ export const configSchema = z
     compaction: z
       .object({
         enabled: z.boolean().default(true),
-        strategy: strategySpec.default({ name: "usage-ratio", options: {} }),
+        strategy: strategySpec.default({ name: "cost-trigger", options: {} }),
         /** Reserved output when a request sets no max_tokens / max_completion_tokens. */
         reserveOutputTokens: z.number().int().min(0).default(4096),
         /** Context windows by model-name prefix, added to (and overriding) the built-in table. */
@@ -99,7 +99,7 @@ export const configSchema = z
           .default({ timeoutMs: 120_000 }),
       })
       .strict()
-      .default({ enabled: true, strategy: { name: "usage-ratio", options: {} }, reserveOutputTokens: 4096, contextLimits: {}, truncationRatio: 0.5, deadlineMs: 3000, maxSummaryCalls: 2, summarizer: { timeoutMs: 120_000 } }),
+      .default({ enabled: true, strategy: { name: "cost-trigger", options: {} }, reserveOutputTokens: 4096, contextLimits: {}, truncationRatio: 0.5, deadlineMs: 3000, maxSummaryCalls: 2, summarizer: { timeoutMs: 120_000 } }),
     identity: z
       .object({
         headers: z.array(z.string().min(1).toLowerCase()).default(DEFAULT_IDENTITY_HEADERS),

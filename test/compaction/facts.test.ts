@@ -56,4 +56,44 @@ describe("facts summarizer", () => {
     expect(text).toContain("R1009");
     expect(text).not.toMatch(/weather|river/);
   });
+
+  it("under a tight budget keeps one value of every old message before a second value of any (far facts first)", () => {
+    // Each turn states a place and three details; the budget holds about one item per turn.
+    const places = ["Pizza Hut Cherry Hinton", "Golden Wok", "Cotto Bistro", "Saigon City", "Curry Garden", "La Mimosa"];
+    const messages: ChatMessage[] = places.flatMap((p, i): ChatMessage[] => [
+      { role: "user", content: `Anything else?` },
+      { role: "assistant", content: `${p} is free on Friday at 1${i}:15 for 4 people, about £${20 + i} each.` },
+    ]);
+    const text = factsSummary({ messages, maxTokens: 50 });
+    expect(countTokens(text)).toBeLessThanOrEqual(50);
+    for (const p of places) expect(text).toContain(p);
+  });
+
+  it("ranks identifiers (booking references, train ids, paths) above other values", () => {
+    const messages: ChatMessage[] = [
+      { role: "user", content: "Please book it." },
+      { role: "assistant", content: "Done: Booked Pasta Palace for 3 at 19:00 on Saturday, reference PP42X9, train TR0757 from platform 4." },
+    ];
+    const text = factsSummary({ messages, maxTokens: 12 });
+    expect(text).toContain("PP42X9");
+    expect(text).toContain("TR0757");
+  });
+
+  it("keeps what the user stated (a name, a time) before what the assistant offered", () => {
+    const messages: ChatMessage[] = [
+      { role: "user", content: "I need a hotel for 2 people under the name Ashley, around 17:40." },
+      ...["hotel", "restaurant", "taxi"].flatMap((d): ChatMessage[] => [
+        { role: "assistant", content: `Certainly. I found three ${d} options in the centre; the first is well reviewed.` },
+        { role: "user", content: "The first one is fine. Please book it." },
+      ]),
+      { role: "assistant", content: "Done." },
+    ];
+    const text = factsSummary({ messages, maxTokens: 24 });
+    expect(text).toContain("Ashley");
+    expect(text).toContain("17:40");
+  });
+
+  it("reads a date with its month whole ('the 9th of March', not 'the 9th' and 'March')", () => {
+    expect(textFacts("Can you see what's available on the 9th of March instead?").map((f) => f.text)).toContain("the 9th of March");
+  });
 });

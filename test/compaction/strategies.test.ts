@@ -152,6 +152,13 @@ describe("rolling-summary", () => {
     expect(copy.summarizer).toBe("extractive");
     expect(copy.messages[2].content).toMatch(/\[done\] User: Request 2/);
   });
+
+  it("explains [done] marks in the summary's header only when the summary has them (a short dialogue pays for every header word)", async () => {
+    const facts = await compact(chat(5), "rolling-summary");
+    expect(String(facts.messages[2].content).split("\n")[0]).toBe("[Summary of 3 earlier messages]");
+    const copy = await compact(chat(5), { name: "rolling-summary", options: { summarizer: "copy" } });
+    expect(String(copy.messages[2].content).split("\n")[0]).toMatch(/^\[Summary of 3 earlier messages\. Requests marked \[done\] were already carried out/);
+  });
 });
 
 describe("usage-ratio", () => {

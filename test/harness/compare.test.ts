@@ -11,6 +11,11 @@ import { runCli } from "../../src/cli/commands.js";
 import { compareStrategies, renderTable } from "../../src/harness/compare.js";
 import { measure, probePattern } from "../../src/harness/measure.js";
 import { parseTranscripts, type Transcript } from "../../src/harness/transcript.js";
+import { runStateToJson, saveRun } from "../../src/agent/resume.js";
+import { runToJson } from "../../src/agent/saved-run.js";
+import { traceToJson } from "../../src/trace/serialize.js";
+import { findExample, type Example } from "../../examples/index.js";
+import { exampleAgent, runExample } from "../../examples/run.js";
 
 const models = ["gpt-4o"];
 
@@ -163,6 +168,10 @@ describe("ptc compare", () => {
     writeFileSync(labelled, `${JSON.stringify({ ...booking, goals: [{ start: 1, label: "booking" }, { start: 5, label: "party" }] })}\n`);
     const r = await cli([labelled, "--strategy", "full"]);
     expect(r.stdout).toMatch(/\ngoal boundaries, domain detector: precision \d+\.\d%, recall \d+\.\d% \(\d+ found, \d+ false, \d+ missed\)\n$/);
+    // The JSON report carries the same precision and recall.
+    const json = JSON.parse((await cli([labelled, "--strategy", "full", "--json", "-"])).stdout) as { goalDetector: { precision: number; recall: number; truePositives: number } };
+    expect(json.goalDetector).toMatchObject({ precision: expect.any(Number), recall: expect.any(Number), truePositives: expect.any(Number) });
+    expect(r.stdout).toContain(`precision ${(json.goalDetector.precision * 100).toFixed(1)}%, recall ${(json.goalDetector.recall * 100).toFixed(1)}%`);
   });
 
   it("prints the table and writes the JSON report", async () => {
@@ -215,6 +224,61 @@ describe("ptc compare", () => {
     expect(await cli([file, "--limit", "0"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--limit takes a whole number/) });
     expect(await cli([join(dir, "absent.jsonl")])).toMatchObject({ code: 2, stderr: expect.stringMatching(/cannot read .*absent\.jsonl \(ENOENT\)/) });
     expect((await cli([])).code).toBe(2);
+  });
+});
+
+describe("ptc compare on PTC-Lisp runs", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ptc-compare-runs-"));
+  const cli = async (args: string[]) => {
+    let stdout = "";
+    let stderr = "";
+    const code = await runCli(["compare", ...args], { stdin: Readable.from([""]), stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } });
+    return { code, stdout, stderr };
+  };
+  type Report = { transcripts: number; rows: Array<{ strategy: string; triggered: boolean; reduction: number; totals: { compacted: number } }> };
+  const row = (r: Report, name: string) => r.rows.find((x) => x.strategy === name);
+
+  it("measures interpreter-summaries on a saved run, a bare trace and a run state, from the run's turn records", async () => {
+    const example = findExample("reviews") as Example;
+    const step = await runExample(example);
+    const files = {
+      run: join(dir, "run.json"),
+      trace: join(dir, "trace.json"),
+      state: join(dir, "state.json"),
+    };
+    writeFileSync(files.run, runToJson(step));
+    writeFileSync(files.trace, traceToJson(step.trace));
+    writeFileSync(files.state, runStateToJson(saveRun(step, exampleAgent(example))));
+    for (const file of Object.values(files)) {
+      const r = await cli([file, "--strategy", "interpreter-summaries", "--strategy", "sliding-window:turns=1,unit=step", "--json", "-"]);
+      expect(r.code, r.stderr).toBe(0);
+      const report = JSON.parse(r.stdout) as Report;
+      expect(report.transcripts).toBe(1);
+      // Every reply after the first was built from compressed turn records: the strategy acted.
+      expect(row(report, "interpreter-summaries")).toMatchObject({ triggered: true, totals: { compacted: step.trace.turns.length - 1 } });
+      expect(row(report, "interpreter-summaries")?.reduction).toBeGreaterThan(0);
+    }
+  });
+
+  it("measures it on JSON lines that carry a run's trace, and refuses messages that are not the trace's history", async () => {
+    const step = await runExample(findExample("reviews") as Example);
+    const trace = JSON.parse(traceToJson(step.trace)) as unknown;
+    const lines = join(dir, "runs.jsonl");
+    writeFileSync(lines, `${JSON.stringify({ id: "reviews", trace })}\n${JSON.stringify({ id: "plain", messages: booking.messages })}\n`);
+    const r = await cli([lines, "--strategy", "interpreter-summaries", "--json", "-"]);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as Report & { rows: Array<{ perTranscript: Array<{ id: string; metrics: { compacted: number } }> }> };
+    const per = report.rows[1].perTranscript;
+    expect(per.map((p) => p.id)).toEqual(["reviews", "plain"]);
+    expect(per[0].metrics.compacted).toBeGreaterThan(0);
+    // A chat without turn records has nothing for it to summarize from.
+    expect(per[1].metrics.compacted).toBe(0);
+    const wrong = join(dir, "wrong.jsonl");
+    writeFileSync(wrong, `${JSON.stringify({ id: "reviews", trace, messages: booking.messages })}\n`);
+    expect(await cli([wrong])).toMatchObject({ code: 2, stderr: expect.stringMatching(/wrong\.jsonl:1: at messages: they are not the trace's full history/) });
+    const broken = join(dir, "broken.jsonl");
+    writeFileSync(broken, `${JSON.stringify({ id: "x", trace: { turns: "no" } })}\n`);
+    expect(await cli([broken])).toMatchObject({ code: 2, stderr: expect.stringMatching(/broken\.jsonl:1: at trace: /) });
   });
 });
 

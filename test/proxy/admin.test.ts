@@ -20,7 +20,8 @@ async function start(options: Parameters<typeof rig>[0] = {}): Promise<Rig> {
   return x;
 }
 
-const SMALL = { compaction: { contextLimits: { "fake-model": 3000 }, reserveOutputTokens: 200 } };
+// A 3,000-token window under usage-ratio, stated rather than left to the default strategy.
+const SMALL = { compaction: { strategy: { name: "usage-ratio", options: {} }, contextLimits: { "fake-model": 3000 }, reserveOutputTokens: 200 } };
 const auth = { authorization: "Bearer admin-secret" };
 
 async function admin(x: Rig, path: string, body?: unknown, headers: Record<string, string> = auth): Promise<{ status: number; json: Record<string, unknown> }> {
@@ -118,7 +119,7 @@ describe("proxy admin, health and state", () => {
   });
 
   it("reports status without message content, and compacts a conversation on demand, with a dry run", async () => {
-    const x = await start({ config: { compaction: { contextLimits: { "fake-model": 1_000_000 } } } });
+    const x = await start({ config: { compaction: { strategy: { name: "usage-ratio", options: {} }, contextLimits: { "fake-model": 1_000_000 } } } });
     const history = longConversation(30);
     await x.client.chat.completions.create({ model: "fake-model", messages: history }, { headers: { "x-conversation-id": "ops" } });
     const status = await admin(x, "status");

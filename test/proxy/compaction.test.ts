@@ -16,7 +16,8 @@ afterEach(async () => {
 });
 
 // The fake model's window as the proxy knows it: the 30-round conversations below are ~6k tokens.
-const SMALL = { compaction: { contextLimits: { "fake-model": 3000 }, reserveOutputTokens: 200 } };
+// A 3,000-token window under usage-ratio (stated: these tests are about the window, whatever the default strategy).
+const SMALL = { compaction: { strategy: { name: "usage-ratio", options: {} }, contextLimits: { "fake-model": 3000 }, reserveOutputTokens: 200 } };
 
 type Msg = { role: string; content: string | null };
 const chatRequests = (x: Rig) => x.upstream.requests.filter((q) => q.path === "/v1/chat/completions" && !JSON.stringify(q.body).includes("ConversationSummary"));
@@ -71,7 +72,7 @@ describe("proxy compaction", () => {
 
   it("retries once after compacting on an upstream context-length error, never more", async () => {
     // The proxy believes the window is large; the upstream's is small.
-    r = await rig({ upstream: { contextTokens: 2500 }, config: { compaction: { contextLimits: { "fake-model": 1_000_000 } } } });
+    r = await rig({ upstream: { contextTokens: 2500 }, config: { compaction: { strategy: { name: "usage-ratio", options: {} }, contextLimits: { "fake-model": 1_000_000 } } } });
     const reply = await send(r, longConversation(30), "ctx-1");
     expect(reply.choices[0].message.content).toContain("final question a");
     expect(chatRequests(r)).toHaveLength(2);
@@ -119,7 +120,7 @@ describe("proxy compaction", () => {
   });
 
   it("detects an upstream that silently cuts the prompt and compacts to the window it really has", async () => {
-    r = await rig({ upstream: { promptTokens: () => 400 }, config: { compaction: { contextLimits: { "fake-model": 1_000_000 }, reserveOutputTokens: 100 } } });
+    r = await rig({ upstream: { promptTokens: () => 400 }, config: { compaction: { strategy: { name: "usage-ratio", options: {} }, contextLimits: { "fake-model": 1_000_000 }, reserveOutputTokens: 100 } } });
     const history = longConversation(30);
     await send(r, history, "cut");
     const record = await r.proxy.context.store.get(key("cut"));

@@ -151,7 +151,7 @@ describe("proxy compaction deadline", () => {
 
   it("does not count the reserved output in a learned window: a small window does not summarize on every request", async () => {
     // The upstream keeps at most 1500 prompt tokens and says so in its usage (it cuts the rest).
-    r = await rig({ upstream: { promptTokens: (m) => Math.min(defaultPromptTokens(m), 1500) }, config: { compaction: { contextLimits: { "fake-model": 1_000_000 }, reserveOutputTokens: 1000 } } });
+    r = await rig({ upstream: { promptTokens: (m) => Math.min(defaultPromptTokens(m), 1500) }, config: { compaction: { strategy: { name: "usage-ratio", options: {} }, contextLimits: { "fake-model": 1_000_000 }, reserveOutputTokens: 1000 } } });
     let history = longConversation(30);
     await send(r, history, "learn");
     expect((await r.proxy.context.store.get(key("learn")))?.truncated).toBe(true);

@@ -13,7 +13,8 @@ afterEach(async () => {
   r = undefined;
 });
 
-const SMALL = { compaction: { contextLimits: { "claude-test": 3000 }, reserveOutputTokens: 200 } };
+// A 3,000-token window under usage-ratio, stated rather than left to the default strategy.
+const SMALL = { compaction: { strategy: { name: "usage-ratio", options: {} }, contextLimits: { "claude-test": 3000 }, reserveOutputTokens: 200 } };
 type Block = { type: string; text?: string; id?: string; tool_use_id?: string; cache_control?: unknown };
 type Sent = { role: string; content: string | Block[] };
 const client = (x: Rig, apiKey = "sk-client-key") => new Anthropic({ baseURL: x.proxy.url, apiKey, maxRetries: 0, timeout: 5000 });

@@ -52,7 +52,8 @@ describe("proxy metrics", () => {
   });
 
   it("counts a dry-run compaction apart from real ones", async () => {
-    r = await rig({ proxy: { adminToken: "admin" }, config: { compaction: { contextLimits: { "fake-model": 1_000_000 } } } });
+    // usage-ratio with a window the conversation never nears: only the admin's compactions count.
+    r = await rig({ proxy: { adminToken: "admin" }, config: { compaction: { strategy: { name: "usage-ratio", options: {} }, contextLimits: { "fake-model": 1_000_000 } } } });
     await r.client.chat.completions.create({ model: "fake-model", messages: longConversation(30) }, { headers: { "x-conversation-id": "dry" } });
     const compact = (dryRun: boolean) => fetch(`${r?.proxy.url}/ext/context_compaction/compact`, { method: "POST", headers: { authorization: "Bearer admin" }, body: JSON.stringify({ conversation: "dry", dryRun }) });
     expect((await compact(true)).status).toBe(200);

@@ -13,7 +13,7 @@ import { closedBreaker, summaryOptions, SummaryEngine, type BreakerState } from 
 import { promptTokens } from "../tokens.js";
 import { createTrigger, triggerSpecSchema } from "../triggers.js";
 import { knownNamesOf, type CompactionEvent, type Json } from "../types.js";
-import { fingerprint } from "./rolling.js";
+import { fingerprint, summaryHeader } from "./rolling.js";
 
 const schema = z
   .object({
@@ -95,7 +95,7 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
           if (s.summaries.length === 0) return messages.slice();
           const cut = s.boundaries[s.summaries.length - 1];
           const text = s.summaries.map((t, n) => `Goal ${n + 1}:\n${t}`).join("\n");
-          return spliceSummary(messages, task, cut, `[Summary of ${s.summaries.length} earlier goal${s.summaries.length === 1 ? "" : "s"}. Requests marked [done] were already carried out; do not repeat them.]\n${text}`);
+          return spliceSummary(messages, task, cut, `${summaryHeader(text, `${s.summaries.length} earlier goal${s.summaries.length === 1 ? "" : "s"}`)}\n${text}`);
         };
         // Completed goals not yet summarized, oldest first (the current goal is never summarized).
         while (state.summaries.length < state.boundaries.length) {

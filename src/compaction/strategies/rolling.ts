@@ -31,9 +31,18 @@ export function fingerprint(messages: readonly ChatMessage[], end: number): stri
 /** How every rolling summary as sent begins. */
 export const SUMMARY_HEADER = "[Summary of ";
 
-/** The summary as sent: a header that says what it is and that [done] requests are finished. */
+/**
+ * A summary's header: what it covers, and, when the summary marks requests [done] (the LLM and
+ * copy summaries do), that those are finished. The facts summary marks open requests instead, and
+ * on short dialogues the longer header alone would cost a tenth of the prompt.
+ */
+export function summaryHeader(summary: string, covers: string): string {
+  return summary.includes("[done]") ? `${SUMMARY_HEADER}${covers}. Requests marked [done] were already carried out; do not repeat them.]` : `${SUMMARY_HEADER}${covers}]`;
+}
+
+/** The summary as sent, under its header. */
 export function summaryText(summary: string, replaced: number): string {
-  return `${SUMMARY_HEADER}${replaced} earlier messages. Requests marked [done] were already carried out; do not repeat them.]\n${summary}`;
+  return `${summaryHeader(summary, `${replaced} earlier messages`)}\n${summary}`;
 }
 
 function isRollingState(s: Json): s is RollingState {

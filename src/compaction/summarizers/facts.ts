@@ -11,13 +11,21 @@ import { isAnswered } from "../messages.js";
 import { countTokens } from "../tokens.js";
 import type { Summarizer, SummaryRequest, SummaryResult } from "../types.js";
 
-/** How much an item is worth keeping: plain words < specific values < error lines < commands, call arguments and open requests. */
+/** How much an item is worth keeping: plain words < values < identifiers < error lines < commands, call arguments and open requests. */
 const enum Rank {
   Word = 1,
   Value = 2,
-  Error = 3,
-  Vital = 4,
+  /** A booking reference, a train or order id, a path, a URL: said once and needed exactly. */
+  Id = 3,
+  Error = 4,
+  Vital = 5,
 }
+
+// Letters and digits in one token (PP42, TR0757, call_3) but not an ordinal, a time or a size (9th, 5pm, 10k).
+const IDENTIFIER = /^(?:(?=[^\s]*[A-Za-z])(?=[^\s]*\d)(?!\d+(?:st|nd|rd|th|am|pm|[smhkd])$)[^\s]+|[^\s]*[/@][^\s]*|[\w-]+\.[a-z]{1,5})$/i;
+
+/** The rank of a specific value: identifiers above other values. */
+const valueRank = (text: string): Rank => (IDENTIFIER.test(text) ? Rank.Id : Rank.Value);
 
 interface Item {
   text: string;
@@ -60,11 +68,12 @@ const VALUE_ANY_CASE = new RegExp(
     String.raw`\d{1,2}\s?[ap]\.?m\b\.?`,
     String.raw`\d{4}-\d{2}-\d{2}(?:[T ][\d:]+)?`,
     String.raw`(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?(?:\s+of)?\s+(?:this|next)\s+month`,
+    // "the 9th of March" whole, before "the 9th" alone
+    String.raw`(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:${alt(MONTHS)})\b`,
     String.raw`the\s+\d{1,2}(?:st|nd|rd|th)\b`,
     String.raw`(?:the\s+)?day after tomorrow`,
     String.raw`(?:this|next|last)\s+(?:week(?:end)?|month|year)`,
     String.raw`(?:${alt(MONTHS)})\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?`,
-    String.raw`\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:${alt(MONTHS)})\b`,
     String.raw`(?:next\s+|this\s+)?(?:${alt(DAYS)})(?:\s+(?:this|next)\s+week)?\b`,
     // money, numbers with a unit word, identifiers mixing letters and digits
     String.raw`[$£€]\s?${NUM}`,
@@ -116,7 +125,7 @@ export function textFacts(text: string): Item[] {
       const v = valueAt(text, i);
       if (v !== undefined) {
         endRun();
-        out.push({ text: v.replace(/\s+/g, " "), rank: Rank.Value });
+        out.push({ text: v.replace(/\s+/g, " "), rank: valueRank(v) });
         i += v.length;
         continue;
       }
@@ -170,9 +179,9 @@ function jsonFacts(value: unknown, out: Item[], rank: Rank = Rank.Value, depth =
   if (typeof value === "string") {
     if (value.trim() === "") return;
     // Short values are names, dates, counts; long ones (addresses, descriptions) are rarely repeated.
-    if (value.length <= 30) out.push({ text: value.trim(), rank });
+    if (value.length <= 30) out.push({ text: value.trim(), rank: rank === Rank.Value ? valueRank(value.trim()) : rank });
     else if (value.length <= 60) out.push({ text: value.trim(), rank: Rank.Word });
-    else out.push(...textFacts(value).map((f) => ({ ...f, rank: Math.min(f.rank, rank) as Rank })));
+    else out.push(...textFacts(value).map((f) => ({ ...f, rank: rank === Rank.Value ? f.rank : (Math.min(f.rank, rank) as Rank) })));
   } else if (typeof value === "number") out.push({ text: String(value), rank });
   else if (Array.isArray(value)) value.forEach((v, n) => jsonFacts(v, out, n === 0 ? rank : Rank.Word, depth + 1));
   else if (typeof value === "object" && value !== null) for (const v of Object.values(value)) jsonFacts(v, out, rank, depth + 1);
@@ -237,7 +246,8 @@ function linesOf(messages: readonly ChatMessage[]): Line[] {
       const open = !isAnswered(messages, i);
       const items = textFacts(text);
       // An open request is what the next turns must act on: its words are vital.
-      lines.push({ head: open ? "user [open]:" : "user:", items: open ? items.map((f) => ({ ...f, rank: Rank.Vital })) : items, sticky: open });
+      // What the user states (a name, a time, a date) is what they will expect back: it ranks with identifiers.
+      lines.push({ head: open ? "user [open]:" : "user:", items: items.map((f) => ({ ...f, rank: open ? Rank.Vital : f.rank === Rank.Value ? Rank.Id : f.rank })), sticky: open });
     } else if (m.role === "assistant") {
       if (text.trim() !== "") lines.push({ head: "assistant:", items: textFacts(text), sticky: false });
       for (const c of m.tool_calls ?? []) {
@@ -282,7 +292,7 @@ function previousLines(previous: string): Line[] {
 
 /** The rank an item would have been extracted with (for items read back from a previous summary). */
 function classify(text: string): Rank {
-  return ERROR_LINE.test(text) ? Rank.Error : Rank.Value;
+  return ERROR_LINE.test(text) ? Rank.Error : valueRank(text);
 }
 
 /** A line: its head, the specific items, then " | " and the plain words (so a later fold can tell them apart). */
@@ -311,9 +321,19 @@ export function factsSummary(request: SummaryRequest): string {
   let total = lines.reduce((n, l) => n + cost(l), tail === undefined ? 0 : countTokens(tail) + 1);
   // Drop the least specific, oldest items until the summary fits. Line costs are estimates
   // (tokens merge across the joins), so the text is counted again and trimmed further if needed.
-  const order: Array<{ line: number; item: Item }> = [];
-  lines.forEach((l, k) => l.items.forEach((item) => order.push({ line: k, item })));
-  order.sort((a, b) => a.item.rank - b.item.rank || a.line - b.line);
+  // Within a rank, each line's later items go before any line's first ones: a tight budget then
+  // keeps one value of every old message rather than every value of the newest (far facts are
+  // what a summary is for).
+  const order: Array<{ line: number; pos: number; item: Item }> = [];
+  lines.forEach((l, k) => {
+    const seen = new Map<Rank, number>();
+    for (const item of l.items) {
+      const pos = seen.get(item.rank) ?? 0;
+      seen.set(item.rank, pos + 1);
+      order.push({ line: k, pos, item });
+    }
+  });
+  order.sort((a, b) => a.item.rank - b.item.rank || b.pos - a.pos || a.line - b.line);
   const text = (): string => {
     const out = lines.filter((l) => l.items.length > 0 || l.sticky).map(render);
     if (tail !== undefined) out.push(tail);
