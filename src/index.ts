@@ -33,7 +33,7 @@ export {
 export { defaultStrategies, compressionReport, type CompressionReport, type ViewOptions } from "./history/index.js";
 
 // The agent: SubAgent, its tools, and how a run ends.
-export { SubAgent, type Agent, type AgentDefinition, type RunOptions, type Step, type TurnEvent } from "./agent/subagent.js";
+export { SubAgent, type Agent, type AgentDefinition, type AgentEvent, type RunOptions, type Step, type TurnEvent } from "./agent/subagent.js";
 export { tool, type Tool } from "./agent/tools.js";
 export { AgentDefinitionError, type AgentFailure } from "./agent/errors.js";
 export { systemPrompt } from "./agent/prompt/system.js";

@@ -8,7 +8,7 @@ import { defaultViewOptions, type ViewInput, type ViewOptions, type ViewStats } 
 import { createMeter, outputTokens, requestPrice, type Meter } from "../compaction/measure.js";
 import { lookupPrice, type ModelPrice } from "../compaction/prices.js";
 import type { Json } from "../compaction/types.js";
-import { defaultLimits, type ErrorInfo, evaluate, type Limits, type Memory, print, resolveLimits } from "../lisp/index.js";
+import { defaultLimits, type ErrorInfo, evaluate, type Limits, type Memory, print, resolveLimits, type ToolCallRecord } from "../lisp/index.js";
 import type { Llm, LlmUsage } from "../llm/types.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import { defaultRecordOptions, Recorder } from "../trace/record.js";
@@ -23,6 +23,9 @@ import { TRACE_VERSION } from "../trace/serialize.js";
 import { expandMission, taskMessage } from "./prompt/task.js";
 import { showHidden } from "./redact.js";
 import { ToolSession } from "./tools.js";
+import { eventObserver } from "./events.js";
+import { observers, type RunObserver } from "./observer.js";
+import { isTracerOption, telemetryObserver } from "./telemetry.js";
 import type { Agent, CompressionUsage, InheritableOptions, RunOptions, RunScope, Step, StepBase, UsageTotals } from "./types.js";
 
 /** Why the run's internal controller fired. */
@@ -55,6 +58,12 @@ function abortable<T>(start: () => Promise<T>, signal: AbortSignal): Promise<T> 
       },
     );
   });
+}
+
+/** An LLM failure's kind (an LlmError's), for spans: never its message. */
+function errorKind(e: unknown): string {
+  const kind = (e as { kind?: unknown } | null)?.kind;
+  return typeof kind === "string" ? kind : "error";
 }
 
 export function errorText(e: unknown): string {
@@ -120,6 +129,8 @@ class AgentRun {
   private returned: unknown = undefined;
   private failMessage = "";
   private failDetails: unknown = undefined;
+  /** Who watches the run live (events, spans); null when nobody does. */
+  readonly observer: RunObserver | null;
 
   constructor(
     private readonly agent: Agent,
@@ -146,6 +157,7 @@ class AgentRun {
       deadlineAt: this.deadlineAt,
       tokensLeft: () => this.tokenBudget - this.tokensUsed(),
       addNested: (name, step) => this.addNested(name, step),
+      parentSpan: () => this.observer?.parent(),
     };
     const asks = approvals?.paused !== undefined || Object.values(agent.tools).some((t) => t.needsApproval !== undefined && t.needsApproval !== false);
     this.gate = asks ? new ApprovalGate(parent === null && approvals !== undefined ? approvals : null) : undefined;
@@ -153,6 +165,11 @@ class AgentRun {
     this.session = new ToolSession(agent.tools, { defaultTimeoutMs: options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs, scope: this.scope, ...(this.gate === undefined ? {} : { gate: this.gate }) });
     this.withdraws = this.session.size > 0 && agent.maxTurns > 1;
     this.maxPrintChars = options.maxPrintChars ?? DEFAULT_MAX_PRINT_CHARS;
+    this.observer = observers([
+      run.onEvent === undefined ? null : eventObserver(run.onEvent),
+      // An invalid tracer makes no spans: `prepare` ends the run with invalid_input.
+      !isTracerOption(options.tracer) ? null : telemetryObserver(options.tracer, options.llm?.name ?? "none", depth, parent?.parentSpan?.()),
+    ]);
   }
 
   private tokensUsed(): number {
@@ -177,6 +194,7 @@ class AgentRun {
     const onAbort = (): void => this.stop("aborted");
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
+      this.observer?.runStart(this.agent.maxTurns);
       this.system = systemOf(this.agent);
       const invalid = this.prepare();
       if (invalid !== null) return this.failure("invalid_input", invalid);
@@ -236,7 +254,9 @@ class AgentRun {
       this.turns.push(turn);
       const ending = this.ending(turn, n === maxTurns);
       if (ending === null) turn.feedback = renderFeedback(turn, { maxTurns, toolsWithdrawn: this.withdraws }, { prints: true, maxPrintChars: this.maxPrintChars });
-      this.run.onTurn?.({ turn, maxTurns, totals: { ...this.totals }, compression: this.latestView });
+      const event = { turn, maxTurns, totals: { ...this.totals }, compression: this.latestView };
+      this.run.onTurn?.(event);
+      this.observer?.turnEnd(event);
       if (ending !== null) return ending;
     }
   }
@@ -283,6 +303,8 @@ class AgentRun {
     // Hidden values are stand-ins in the records already (the interpreter marks them); here they are shown unquoted.
     const view = { messages: showHidden(built.messages), stats: built.view };
     this.noteView(view.stats);
+    const observer = this.observer;
+    observer?.turnStart(n, { messages: view.messages.length, view: view.stats, compaction: built.compaction.stats });
     if (this.compressing()) {
       const m = measureView(input, view, this.prompts);
       this.measured.push(m.stats);
@@ -295,18 +317,26 @@ class AgentRun {
     let usage: LlmUsage | undefined;
     let model: string;
     let marks: number[] | undefined;
+    observer?.llmStart(n, { llm: llm.name });
+    const text = observer?.text ?? null;
+    let streamed = false;
     try {
       // Where the strategy's prompt stays stable, for clients with explicit cache breakpoints.
       marks = this.strategy?.cacheBreakpoints?.(view.messages);
-      const request = { messages: view.messages, signal: this.controller.signal, turn: n, ...(marks === undefined ? {} : { cacheBreakpoints: marks }) };
+      const onText = text === null ? undefined : (delta: string, attempt: number) => ((streamed = true), text(n, delta, attempt));
+      const request = { messages: view.messages, signal: this.controller.signal, turn: n, ...(marks === undefined ? {} : { cacheBreakpoints: marks }), ...(onText === undefined ? {} : { onText }) };
       const response = await abortable(() => llm.complete(request), this.controller.signal);
       if (typeof response?.content !== "string") throw new Error("the LLM response has no text content");
       content = response.content;
       usage = response.usage;
       model = typeof response.model === "string" && response.model !== "" ? response.model : llm.name;
+      // A client that does not stream gives its reply as one piece.
+      if (text !== null && !streamed) text(n, content, 1);
+      observer?.llmEnd(n, { usage, model: response.model });
     } catch (e) {
       this.llmMs += performance.now() - t0;
       this.llmError = `LLM request failed on turn ${n}: ${errorText(e)}`;
+      observer?.llmEnd(n, { usage: undefined, model: undefined, errorKind: errorKind(e) });
       return null;
     }
     const llmMs = performance.now() - t0;
@@ -327,7 +357,9 @@ class AgentRun {
     const { limits, deadlineCut } = this.limits();
     const t1 = performance.now();
     this.gate?.beginTurn(n);
+    observer?.programStart(n, program);
     const result = await evaluate(program, {
+      ...(observer === null ? {} : { onPrint: (line: string) => observer.print(n, line), onToolCall: (call: ToolCallRecord, done: boolean) => observer.toolCall(n, call, done) }),
       ctx: this.run.context ?? {},
       tools: this.session.specs(withdrawn),
       memory: this.memory,
@@ -336,6 +368,7 @@ class AgentRun {
       isolation: this.options.isolation ?? DEFAULTS.isolation,
     });
     base.usage.execMs = performance.now() - t1;
+    observer?.programEnd(n, { ok: result.ok, fuelUsed: result.stats.fuelUsed, ...(result.ok ? {} : { error: result.error }) });
     this.execMs += base.usage.execMs;
     // A program stopped by a time limit that was the deadline's cut has met the deadline.
     if (!result.ok && result.error.kind === "timeout" && deadlineCut) this.stop("deadline_exceeded");
@@ -479,7 +512,9 @@ class AgentRun {
 export async function runAgent(agent: Agent, run: RunOptions, parent: RunScope | null, approvals?: ApprovalSetup): Promise<Step> {
   // mergeOptions takes only the inheritable keys, so the run's own options (context, signal...) stay out.
   const options = mergeOptions(parent?.options, agent.options, run);
-  const step = await new AgentRun(agent, options, run, parent === null ? 0 : parent.depth + 1, parent, approvals).execute();
+  const agentRun = new AgentRun(agent, options, run, parent === null ? 0 : parent.depth + 1, parent, approvals);
+  const step = await agentRun.execute();
+  agentRun.observer?.runEnd(step);
   run.onStep?.(step);
   return step;
 }

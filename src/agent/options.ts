@@ -3,6 +3,7 @@
 import { defaultViewOptions } from "../history/view.js";
 import { resolveIsolation, resolveLimits } from "../lisp/index.js";
 import { historyStrategy } from "./history.js";
+import { isTracerOption } from "./telemetry.js";
 import type { InheritableOptions } from "./types.js";
 
 export const DEFAULTS = {
@@ -26,6 +27,7 @@ export function checkInheritable(o: InheritableOptions, fail: (message: string) 
   }
   if (o.historyLlm !== undefined && (typeof o.historyLlm !== "object" || o.historyLlm === null || typeof o.historyLlm.complete !== "function")) fail("historyLlm must implement complete(request)");
   if (o.llm !== undefined && (typeof o.llm !== "object" || o.llm === null || typeof o.llm.complete !== "function")) fail("llm must implement complete(request)");
+  if (o.tracer !== undefined && !isTracerOption(o.tracer)) fail('tracer must be an OpenTelemetry Tracer (with startSpan) or "global"');
   if (o.limits !== undefined) {
     try {
       resolveLimits(o.limits);
@@ -59,7 +61,7 @@ export function checkInheritable(o: InheritableOptions, fail: (message: string) 
   }
 }
 
-const INHERITABLE_KEYS = ["llm", "limits", "compressHistory", "printlnHistoryLimit", "view", "toolTimeoutMs", "maxDepth", "maxPrintChars", "ednBudget", "history", "historyLlm", "isolation"] as const;
+const INHERITABLE_KEYS = ["llm", "limits", "compressHistory", "printlnHistoryLimit", "view", "toolTimeoutMs", "maxDepth", "maxPrintChars", "ednBudget", "history", "historyLlm", "isolation", "tracer"] as const;
 
 export function pickInheritable(o: InheritableOptions): InheritableOptions {
   const out: InheritableOptions = {};

@@ -4,12 +4,14 @@ import { z } from "zod";
 import { placeholders } from "./prompt/task.js";
 import { create, isAgent } from "./definition.js";
 import { AgentDefinitionError } from "./errors.js";
+import { eventQueue, type AgentEvent, type AgentStream } from "./events.js";
 import { runAgent } from "./loop.js";
 import { DEFAULTS } from "./options.js";
 import { resumeRun, saveRun, type ResumeOptions, type RunState } from "./resume.js";
 import { tool, type Tool, type ToolRunContext } from "./tools.js";
 import type { Agent, AsToolOptions, OutputOf, RunOptions, Step } from "./types.js";
 
+export type { AgentEvent, AgentStream } from "./events.js";
 export type {
   Agent,
   AgentDefinition,
@@ -31,6 +33,25 @@ async function runTop<O extends z.ZodType | undefined>(agent: Agent<O>, options:
   return (await runAgent(agent as Agent, options ?? {}, null, { save: (step) => saveRun(step, agent as Agent), decisions: new Map(), replayedTurns: 0 })) as Step<OutputOf<O>>;
 }
 
+/**
+ * Runs an agent and streams its events as they happen (`for await (const e of SubAgent.stream(...))`);
+ * `.step` resolves to the same Step `run` gives, with the same trace. The events are those
+ * `onEvent` is told (an `onEvent` passed here is told them too); the last is `run-finish`.
+ */
+function stream<O extends z.ZodType | undefined>(agent: Agent<O>, options: RunOptions = {}): AgentStream<Step<OutputOf<O>>> {
+  const queue = eventQueue();
+  const own = options?.onEvent;
+  const onEvent = (e: AgentEvent): void => {
+    queue.push(e);
+    own?.(e);
+  };
+  const step = runTop(agent, { ...options, onEvent });
+  step.then(
+    () => queue.end(),
+    (e: unknown) => queue.fail(e),
+  );
+  return Object.assign(queue.iterable, { step });
+}
 
 /** Offers an agent to other agents as a tool. The nested run inherits the caller's options (llm, limits...) unless the agent sets its own. */
 function asTool<O extends z.ZodType | undefined>(agent: Agent<O>, opts: AsToolOptions = {}): Tool<z.ZodObject, O> {
@@ -70,5 +91,5 @@ async function resume<O extends z.ZodType | undefined>(agent: Agent<O>, state: R
   return (await resumeRun(agent as Agent, state, options)) as Step<OutputOf<O>>;
 }
 
-/** The agent API: `SubAgent.create(definition)`, `.run(agent, options)`, `.asTool(agent)`, `.resume(agent, state, options)`. */
-export const SubAgent = Object.freeze({ create, run: runTop, asTool, resume });
+/** The agent API: `SubAgent.create(definition)`, `.run(agent, options)`, `.stream(agent, options)`, `.asTool(agent)`, `.resume(agent, state, options)`. */
+export const SubAgent = Object.freeze({ create, run: runTop, stream, asTool, resume });

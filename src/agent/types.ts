@@ -11,6 +11,8 @@ import type { TextMessage as ChatMessage, Llm } from "../llm/types.js";
 import type { RunTrace, Turn, TurnUsage } from "../trace/trace.js";
 import type { PausedStep } from "./approval.js";
 import type { AgentFailure } from "./errors.js";
+import type { AgentEvent } from "./events.js";
+import type { TracerOption } from "./telemetry.js";
 import type { Tool } from "./tools.js";
 
 /** Options a nested agent inherits from the run that calls it, unless it sets its own. */
@@ -47,6 +49,11 @@ export interface InheritableOptions {
    * host; "none" in the host's thread. See `EvaluateOptions.isolation`.
    */
   isolation?: Isolation;
+  /**
+   * Export the run as OpenTelemetry spans (GenAI semantic conventions) to this tracer, or to the
+   * globally registered provider's with "global". Default: none, and no cost. See docs/agent.md.
+   */
+  tracer?: TracerOption;
 }
 
 export interface AgentDefinition<O extends z.ZodType | undefined = z.ZodType | undefined> extends InheritableOptions {
@@ -90,6 +97,12 @@ export interface RunOptions extends InheritableOptions {
    * A callback that throws ends the run with `internal_error`.
    */
   onTurn?: (event: TurnEvent) => void;
+  /**
+   * Told each event of this run as it happens: model text, the program, tool calls, printed
+   * lines, turns and the end (see `AgentEvent`; `SubAgent.stream` gives the same as an async
+   * iterable). Hidden values appear as stand-ins. What it throws is ignored.
+   */
+  onEvent?: (event: AgentEvent) => void;
   /** Called once with the run's result, just before `run` resolves (what it throws rejects the run). */
   onStep?: (step: Step) => void;
 }
@@ -167,6 +180,8 @@ export interface RunScope {
   tokensLeft(): number;
   /** Records a nested run on the current turn and adds its usage to the run's. */
   addNested(tool: string, step: Step): void;
+  /** The span a nested run's spans hang under (the calling program's evaluation), when the run exports spans. */
+  parentSpan?(): unknown;
 }
 
 /** Options of SubAgent.asTool. */

@@ -10,6 +10,7 @@ import { recordingLlm } from "../llm/recorder.js";
 import { replayLlm } from "../llm/replay.js";
 import type { Llm } from "../llm/types.js";
 import { runToJson } from "../agent/saved-run.js";
+import type { AgentEvent } from "../agent/events.js";
 import { liveHint, liveLlm } from "./live-llm.js";
 import { renderRunHead, renderTokens, renderTurn } from "./trace.js";
 
@@ -30,7 +31,41 @@ Offline by default: the model's replies come from the example's scripted transcr
   --compress         build prompts with the compressed history view
   --trace-out FILE   write the run's trace as JSON (read it with ptc trace show FILE)
   --full             print every output line and tool call, uncut
+  --stream           show the run live on stderr as it happens: the model's reply as it
+                     is written, each tool call as it starts and ends, each printed line
 `;
+
+/** The run's events as they happen, for --stream: the reply as it is written, tool calls, printed lines. */
+function liveView(write: (text: string) => void): (event: AgentEvent) => void {
+  let attempt = 1;
+  return (e) => {
+    switch (e.type) {
+      case "turn-start":
+        attempt = 1;
+        write(`── turn ${e.turn} (live) ──\n`);
+        return;
+      case "text-delta":
+        if (e.attempt !== attempt) write(`\n[the reply starts over: retry ${e.attempt - 1}]\n`);
+        attempt = e.attempt;
+        write(e.delta);
+        return;
+      case "program":
+        write("\n");
+        return;
+      case "tool-call":
+        write(`→ tool/${e.name} ${JSON.stringify(e.args)}\n`);
+        return;
+      case "tool-result":
+        write(e.error === undefined ? `← tool/${e.name} (${Math.round(e.durationMs)} ms)\n` : `✗ tool/${e.name}: ${e.error}\n`);
+        return;
+      case "print":
+        write(`| ${e.line}\n`);
+        return;
+      default:
+        return;
+    }
+  };
+}
 
 /** Plain-data comparison: key order and null-prototype objects do not matter. */
 const sameData = (a: unknown, b: unknown): boolean => isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? null)), JSON.parse(JSON.stringify(b ?? null)));
@@ -46,7 +81,7 @@ function announcing(llm: Llm): Llm {
   };
 }
 
-/** `ptc demo [name] [--list] [--live] [--model M] [--record F] [--replay F] [--compress] [--trace-out F] [--full]`. */
+/** `ptc demo [name] [--list] [--live] [--model M] [--record F] [--replay F] [--compress] [--trace-out F] [--full] [--stream]`. */
 export async function runDemoCommand(args: string[]): Promise<number> {
   let parsed;
   try {
@@ -63,6 +98,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
         compress: { type: "boolean" },
         "trace-out": { type: "string" },
         full: { type: "boolean" },
+        stream: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -156,6 +192,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
     ...(values.compress ? { compressHistory: true } : {}),
     signal: stop.signal,
     onTurn: ({ turn }) => out.write(`${renderTurn(turn, render)}\n\n`),
+    ...(values.stream ? { onEvent: liveView((text) => process.stderr.write(text)) } : {}),
   }).finally(() => process.off("SIGINT", onInterrupt));
   out.write(`${renderRunHead(step.trace, render, step)}\n\n`);
 

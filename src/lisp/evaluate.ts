@@ -14,7 +14,7 @@ import type { Form } from "./forms.js";
 import { Budget, toHost, toLisp } from "./interop.js";
 import { resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
-import { activate, defaultClock, GlobalEnv, run as current, RunState, type DataHost, type ToolHost } from "./runtime.js";
+import { activate, defaultClock, GlobalEnv, output, quietly, run as current, RunState, type DataHost, type ToolHost } from "./runtime.js";
 import { compileArityAsync, compileAsync, usesTools } from "./compile-async.js";
 import { isPending, Suspend } from "./suspend.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
@@ -91,6 +91,17 @@ export interface EvaluateOptions {
    * overrun; tools still run here. See the README's Limits section.
    */
   isolation?: Isolation;
+  /**
+   * Told each line the program outputs, as it is output (for live progress), until the output
+   * limit (`maxOutputChars`) cuts in; the result's `prints` stay the record. Lines show hidden
+   * values as the records do (stand-ins, see marks.ts). What it throws is ignored.
+   */
+  onPrint?: (line: string) => void;
+  /**
+   * Told each tool call when it starts (`done` false: name and arguments as recorded) and when it
+   * ends (`done` true: the same record with its duration and error, if any). What it throws is ignored.
+   */
+  onToolCall?: (call: ToolCallRecord, done: boolean) => void;
 }
 
 export type Outcome = "value" | "return" | "fail";
@@ -287,6 +298,7 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
     return halt;
   };
   const callsOf = new Map<string, number>();
+  const onToolCall = quietly(options.onToolCall);
   const toolHost: ToolHost = {
     ...toolNames,
     call(name, args, loc) {
@@ -312,6 +324,7 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
       const shown = marks === null || marks.isEmpty ? hostArgs : toolArgs(name, marks.hide(args), spec, runBudget(state));
       const record: ToolCallRecord = { name, args: shown, durationMs: 0 };
       toolCalls.push(record);
+      onToolCall?.(record, false);
       const t0 = now();
       return settle(spec, hostArgs, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
         .then((answer) => convertResult(state, answer.value, name))
@@ -322,13 +335,16 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
             record.result = toHost(marks === null ? value : marks.hide(value));
             record.value = value;
             record.durationMs = now() - t0;
+            onToolCall?.(record, true);
             return value;
           },
           (thrown: unknown) => {
             const e = ours(thrown);
             const message = e instanceof ToolTimeout ? `no answer within ${e.ms} ms` : thrownMessage(thrown);
-            record.error = message;
+            // A tool's message may quote a hidden argument back.
+            record.error = marks === null ? message : marks.hideText(message);
             record.durationMs = now() - t0;
+            onToolCall?.(record, true);
             if (options.signal?.aborted) throw abortedError();
             // The host stopped the program at this call (a run pausing for approval): no try catches it.
             if (e instanceof LispError && e.kind === "aborted") throw e;
@@ -337,12 +353,14 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
             if (e instanceof ToolTimeout) {
               throw new LispError("tool_timeout", `tool/${name} gave no answer within ${e.ms} ms; the call was abandoned and anything it returns later is ignored`, loc, "call it with less work, or handle the timeout with try/catch");
             }
-            throw new LispError("tool_error", `tool/${name} failed: ${message}`, loc, "check the arguments, or handle the failure with try/catch");
+            // The recorded message: a hidden value it quotes is a stand-in, in (ex-message e) too.
+            throw new LispError("tool_error", `tool/${name} failed: ${record.error}`, loc, "check the arguments, or handle the failure with try/catch");
           },
         );
     },
   };
   const state: RunState = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, program.suspendable ? compileArityAsync : null, now);
+  state.onPrint = quietly(options.onPrint);
 
   let outcome: Outcome = "value";
   let result: Value = null;
@@ -374,7 +392,7 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
     activate(prev);
     fuelUsed = limits.maxFuel - Math.max(0, state.fuel);
   }
-  if (state.pendingLine !== "") state.out.push(state.pendingLine);
+  if (state.pendingLine !== "") output(state, state.pendingLine);
   const prints = state.out.snapshot().lines;
   if (error !== null) return failure(options.signal?.aborted ? abortedError() : error, prints);
   try {

@@ -23,7 +23,7 @@ export { toLisp } from "./interop.js";
 export { read, isSymbolName } from "./reader.js";
 export type { Form } from "./forms.js";
 export { printSample, prStr, quoteString } from "./printer.js";
-export { isHiddenKey, Marks, showStandIns, type Origin } from "./marks.js";
+export { isHiddenKey, Marks, showStandIns, showStandInsIn, type Origin } from "./marks.js";
 export { defaultLimits, resolveLimits, type Limits } from "./limits.js";
 export { abortedError, formatError, type ErrorInfo, type ErrorKind } from "./errors.js";
 export { resolveIsolation, type Isolation } from "./isolate/options.js";

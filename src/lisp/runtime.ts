@@ -84,6 +84,8 @@ export class RunState {
   readonly out: OutputBuffer;
   /** Text written by `print` that no newline has ended yet. */
   pendingLine = "";
+  /** Told each line as it is output, until the output limit cuts in (`EvaluateOptions.onPrint`). */
+  onPrint: ((line: string) => void) | null = null;
   /** Where println writes inside (with-out-str ...) instead of the output, innermost first. */
   captured: { text: string } | null = null;
   /** Whether the program was compiled in the suspendable mode (it can reach a tool). */
@@ -126,6 +128,24 @@ export class RunState {
     this.out = new OutputBuffer(limits.maxOutputChars);
     this.suspendable = compileArity !== null;
   }
+}
+
+/** Adds a line to the output and tells the host's listener, if any, while the output is whole. */
+export function output(r: RunState, line: string): void {
+  r.out.push(line);
+  if (r.onPrint !== null && !r.out.truncated) r.onPrint(line);
+}
+
+/** A host listener that cannot disturb the program: what it throws is dropped. */
+export function quietly<A extends unknown[]>(f: ((...args: A) => void) | undefined): ((...args: A) => void) | null {
+  if (f === undefined) return null;
+  return (...args: A) => {
+    try {
+      f(...args);
+    } catch {
+      // A progress listener's failure is the host's, not the program's.
+    }
+  };
 }
 
 export let run: RunState;

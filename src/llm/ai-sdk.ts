@@ -2,7 +2,7 @@
 // supports drives an agent. The AI SDK's own retries are off; those of retry.ts apply, as for
 // the other HTTP clients. Cache breakpoints travel as Anthropic's message-level provider
 // option, which other providers ignore.
-import { APICallError, generateText, type LanguageModel, type ModelMessage, type SystemModelMessage } from "ai";
+import { APICallError, generateText, streamText, type LanguageModel, type LanguageModelUsage, type ModelMessage, type SystemModelMessage } from "ai";
 import { LlmError } from "./errors.js";
 import { messageText } from "./messages.js";
 import { retrySettings, statusError, withRetries, type RetryOptions } from "./retry.js";
@@ -33,32 +33,56 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
     complete(request) {
       const { system, messages } = toModelMessages(request);
       const maxOutputTokens = request.maxOutputTokens ?? options.maxTokens;
-      const send = async (signal: AbortSignal): Promise<LlmResponse> => {
-        const result = await generateText({
-          model,
-          ...(system.length > 0 ? { system } : {}),
-          messages,
-          abortSignal: signal,
-          maxRetries: 0,
-          ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
-          ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
-        });
-        if (result.text.trim() === "") throw new LlmError("malformed", `${name}: the reply has no text content (finish reason: ${result.finishReason})`);
-        const u = result.usage;
-        const cacheWrite = u.inputTokenDetails?.cacheWriteTokens;
-        return {
-          content: result.text,
-          usage: {
-            inputTokens: u.inputTokens ?? 0,
-            outputTokens: u.outputTokens ?? 0,
-            cachedTokens: u.inputTokenDetails?.cacheReadTokens ?? 0,
-            ...(cacheWrite === undefined ? {} : { cacheWriteTokens: cacheWrite }),
-          },
-          model: result.response.modelId,
-        };
+      const call = {
+        model,
+        ...(system.length > 0 ? { system } : {}),
+        messages,
+        maxRetries: 0,
+        ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+        ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+      };
+      const onText = request.onText;
+      const send = async (signal: AbortSignal, attempt: number): Promise<LlmResponse> => {
+        if (onText === undefined) {
+          const result = await generateText({ ...call, abortSignal: signal });
+          return reply(name, result.text, result.finishReason, result.usage, result.response.modelId);
+        }
+        // Errors come as parts of the stream and are handled below; the default onError would also log them.
+        const result = streamText({ ...call, abortSignal: signal, onError: () => undefined });
+        let text = "";
+        let finish = "unknown";
+        let usage: LanguageModelUsage | undefined;
+        for await (const part of result.fullStream) {
+          if (part.type === "text-delta") {
+            text += part.text;
+            onText(part.text, attempt);
+          } else if (part.type === "error") throw part.error;
+          else if (part.type === "abort") throw signal.aborted ? signal.reason : new LlmError("aborted", `${name}: request aborted`);
+          else if (part.type === "finish") {
+            finish = part.finishReason;
+            usage = part.totalUsage;
+          }
+        }
+        return reply(name, text, finish, usage, (await result.response).modelId);
       };
       return withRetries(name, retry, request, send, (e, signal) => toLlmError(e, signal, name));
     },
+  };
+}
+
+/** The reply as an LlmResponse: text required, usage with the cache reads and writes the provider reports. */
+function reply(name: string, text: string, finishReason: string, u: LanguageModelUsage | undefined, modelId: string): LlmResponse {
+  if (text.trim() === "") throw new LlmError("malformed", `${name}: the reply has no text content (finish reason: ${finishReason})`);
+  const cacheWrite = u?.inputTokenDetails?.cacheWriteTokens;
+  return {
+    content: text,
+    usage: {
+      inputTokens: u?.inputTokens ?? 0,
+      outputTokens: u?.outputTokens ?? 0,
+      cachedTokens: u?.inputTokenDetails?.cacheReadTokens ?? 0,
+      ...(cacheWrite === undefined ? {} : { cacheWriteTokens: cacheWrite }),
+    },
+    model: modelId,
   };
 }
 

@@ -52,18 +52,18 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
     name,
     complete(request) {
       const { system, messages } = toAnthropic(request.messages, cache ? breakpoints(request) : new Set());
-      const send = async (signal: AbortSignal) => {
-        const reply: unknown = await client.messages.create(
-          {
-            model: request.model ?? (model as string),
-            max_tokens: request.maxOutputTokens ?? maxTokens,
-            ...(system.length > 0 ? { system } : {}),
-            messages,
-            ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
-          },
-          { signal },
-        );
-        return parseReply(reply, name);
+      const body = {
+        model: request.model ?? (model as string),
+        max_tokens: request.maxOutputTokens ?? maxTokens,
+        ...(system.length > 0 ? { system } : {}),
+        messages,
+        ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+      };
+      const onText = request.onText;
+      const send = async (signal: AbortSignal, attempt: number) => {
+        if (onText === undefined) return parseReply(await client.messages.create(body, { signal }), name);
+        const stream = await client.messages.create({ ...body, stream: true }, { signal });
+        return parseReply(await readStream(stream, name, (delta) => onText(delta, attempt)), name);
       };
       return withRetries(name, retry, request, send, (e, signal) => sdkError(e, signal, name, SDK_ERRORS));
     },
@@ -139,6 +139,35 @@ function parseArguments(text: string): Record<string, unknown> {
 }
 
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+
+/**
+ * A streamed message read to its end, each text delta told as it comes, and put back together
+ * in the shape of a whole message: `message_start` carries the model and the prompt's usage
+ * (cache reads and writes), `message_delta` the stop reason and the output tokens.
+ */
+async function readStream(stream: AsyncIterable<unknown>, name: string, onText: (delta: string) => void): Promise<unknown> {
+  let text = "";
+  let model: unknown;
+  let stop: unknown;
+  let usage: Record<string, unknown> | null = null;
+  for await (const raw of stream) {
+    const e = (raw ?? {}) as { type?: unknown; message?: { model?: unknown; usage?: Record<string, unknown> }; delta?: { type?: unknown; text?: unknown; stop_reason?: unknown }; usage?: Record<string, unknown> };
+    if (e.type === "message_start") {
+      model = e.message?.model;
+      usage = { ...e.message?.usage };
+    } else if (e.type === "content_block_delta" && e.delta?.type === "text_delta" && typeof e.delta.text === "string") {
+      text += e.delta.text;
+      onText(e.delta.text);
+    } else if (e.type === "message_delta") {
+      stop = e.delta?.stop_reason;
+      // Its usage figures are cumulative: they replace the start's where given.
+      usage = { ...(usage ?? {}), ...Object.fromEntries(Object.entries(e.usage ?? {}).filter(([, v]) => v !== null && v !== undefined)) };
+    }
+  }
+  // A stream cut short ends like a whole one; only the stop reason tells them apart.
+  if (stop === undefined || stop === null) throw new LlmError("connection", `${name}: the stream ended before the reply was complete`);
+  return { content: [{ type: "text", text }], model, stop_reason: stop, usage };
+}
 
 /** Checks the reply is a message with text, and maps its usage (cache reads and writes included). */
 function parseReply(raw: unknown, name: string): LlmResponse {

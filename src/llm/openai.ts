@@ -58,22 +58,50 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
     name,
     complete(request) {
       const maxTokens = request.maxOutputTokens ?? options.maxTokens;
-      const send = async (signal: AbortSignal) => {
-        const completion: unknown = await client.chat.completions.create(
-          {
-            model: request.model ?? (model as string),
-            // The wire shape is OpenAI's own; tool calls, ids and names pass through.
-            messages: request.messages as unknown as ChatCompletionMessageParam[],
-            ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
-            ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
-          },
-          { signal },
-        );
-        return parseCompletion(completion, name);
+      const body = {
+        model: request.model ?? (model as string),
+        // The wire shape is OpenAI's own; tool calls, ids and names pass through.
+        messages: request.messages as unknown as ChatCompletionMessageParam[],
+        ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+        ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
+      };
+      const onText = request.onText;
+      const send = async (signal: AbortSignal, attempt: number) => {
+        if (onText === undefined) return parseCompletion(await client.chat.completions.create(body, { signal }), name);
+        const stream = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
+        return parseCompletion(await readStream(stream, name, (delta) => onText(delta, attempt)), name);
       };
       return withRetries(name, retry, request, send, (e, signal) => sdkError(e, signal, name, SDK_ERRORS));
     },
   };
+}
+
+/**
+ * A streamed completion read to its end, each content delta told as it comes, and put back
+ * together in the shape of a whole completion (usage from the final chunk `include_usage` asks for).
+ */
+async function readStream(stream: AsyncIterable<unknown>, name: string, onText: (delta: string) => void): Promise<CompletionShape> {
+  let content = "";
+  let refusal = "";
+  let finish: unknown = null;
+  const out: CompletionShape = {};
+  for await (const raw of stream) {
+    const chunk = (raw ?? {}) as CompletionShape;
+    if (typeof chunk.model === "string") out.model = chunk.model;
+    if (chunk.usage) out.usage = chunk.usage;
+    const choice = (Array.isArray(chunk.choices) ? chunk.choices[0] : undefined) as { delta?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown } | undefined;
+    const delta = choice?.delta;
+    if (typeof delta?.content === "string" && delta.content !== "") {
+      content += delta.content;
+      onText(delta.content);
+    }
+    if (typeof delta?.refusal === "string") refusal += delta.refusal;
+    if (choice?.finish_reason) finish = choice.finish_reason;
+  }
+  // A stream cut short ends like a whole one; only the finish reason tells them apart.
+  if (finish === null) throw new LlmError("connection", `${name}: the stream ended before the reply was complete`);
+  out.choices = [{ message: { content, ...(refusal ? { refusal } : {}) }, finish_reason: finish }];
+  return out;
 }
 
 /** Checks the reply is a chat completion with text, and maps its usage. */

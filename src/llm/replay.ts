@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { abortError, LlmError, type LlmErrorKind } from "./errors.js";
 import type { RecordedCall } from "./recorder.js";
 import { messageText } from "./messages.js";
+import { streamWhole } from "./stream.js";
 import type { ChatMessage, Llm } from "./types.js";
 
 export interface ReplayOptions {
@@ -44,7 +45,9 @@ export function replayLlm(source: string | readonly RecordedCall[], options: Rep
       }
       next++;
       if (call.error) throw new LlmError(call.error.kind === "unknown" ? "malformed" : call.error.kind, `(replayed) ${call.error.message}`);
-      return call.response as NonNullable<RecordedCall["response"]>;
+      const response = call.response as NonNullable<RecordedCall["response"]>;
+      streamWhole(response.content, request.onText);
+      return response;
     },
   };
 }

@@ -73,14 +73,14 @@ export function sdkBackstopMs(timeoutMs: number): number {
 
 /**
  * Runs `send` with a signal that fires on the timeout or the caller's abort, retrying the
- * retryable failures. `toError` maps whatever `send` threw; it gets the attempt's signal,
+ * retryable failures (`attempt` counts from 1, for a stream's `onText`). `toError` maps whatever `send` threw; it gets the attempt's signal,
  * whose reason tells the timeout from the caller.
  */
 export async function withRetries(
   name: string,
   s: RetrySettings,
   request: LlmRequest,
-  send: (signal: AbortSignal) => Promise<LlmResponse>,
+  send: (signal: AbortSignal, attempt: number) => Promise<LlmResponse>,
   toError: (e: unknown, signal: AbortSignal) => LlmError,
 ): Promise<LlmResponse> {
   if (request.signal?.aborted) throw abortError(request.signal, name);
@@ -92,7 +92,7 @@ export async function withRetries(
     const onAbort = () => ctl.abort(abortError(outer as AbortSignal, name));
     outer?.addEventListener("abort", onAbort, { once: true });
     try {
-      return await send(ctl.signal);
+      return await send(ctl.signal, n);
     } catch (e) {
       error = toError(e, ctl.signal);
     } finally {

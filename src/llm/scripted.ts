@@ -3,6 +3,7 @@
 // the agent then measures its prompts locally, as every other part of the product does.
 import { abortError, LlmError, sleep } from "./errors.js";
 import { messageText } from "./messages.js";
+import { streamWhole } from "./stream.js";
 import type { TextMessage, Llm, LlmRequest, LlmResponse } from "./types.js";
 
 /** A reply: its text, a full response, or a function of the request (for tests that react). */
@@ -49,6 +50,7 @@ export function scriptedLlm(replies: readonly ScriptedReply[], options: Scripted
       const scripted = replies[index];
       const produced = typeof scripted === "function" ? await scripted(request) : scripted;
       const response: LlmResponse = typeof produced === "string" ? { content: produced } : produced;
+      streamWhole(response.content, request.onText);
       return { content: response.content, model: response.model ?? name, ...(response.usage ? { usage: response.usage } : {}) };
     },
   };

@@ -56,6 +56,13 @@ export interface LlmRequest {
    * strategy's `cacheBreakpoints`), for clients with explicit cache breakpoints (Anthropic).
    */
   cacheBreakpoints?: readonly number[];
+  /**
+   * Told each piece of the reply's text as it arrives, for clients that stream (the OpenAI,
+   * Anthropic and AI SDK clients, and the offline ones piece by piece). `attempt` counts from 1;
+   * a piece of a higher attempt means a retry started the reply over, so what came before is void.
+   * The response's `content` is the whole reply either way.
+   */
+  onText?: (delta: string, attempt: number) => void;
 }
 
 export interface LlmResponse {

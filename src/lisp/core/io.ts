@@ -1,7 +1,7 @@
 // Output: println and friends write to the run's bounded output buffer, which the agent
 // turns into feedback. pr-str returns the printed text instead.
 import { PrintOverflow, printChecked } from "../printer.js";
-import { charge, checkStringLength, run, tick } from "../runtime.js";
+import { charge, checkStringLength, output, run, tick } from "../runtime.js";
 import type { Value } from "../values.js";
 import type { BuiltinDef } from "./registry.js";
 
@@ -44,7 +44,7 @@ function emit(text: string, newline: boolean): null {
     return null;
   }
   r.pendingLine = "";
-  for (const line of pending.split("\n")) r.out.push(line);
+  for (const line of pending.split("\n")) output(r, line);
   return null;
 }
 

@@ -8,7 +8,7 @@ import { abortedError, LispError, thrownMessage, toErrorInfo, ToolTimeout, type 
 import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, MemoryEntry, ToolCallRecord, ToolSpec } from "../evaluate.js";
 import { toLisp } from "../interop.js";
 import { resolveLimits, type Limits } from "../limits.js";
-import { timeoutError } from "../runtime.js";
+import { quietly, timeoutError } from "../runtime.js";
 import { WireReader, WireWriter } from "../wire.js";
 import { poolFor, type ExitReason, type PoolWorker } from "./pool.js";
 import type { CtxEntry, DataError, DoneMessage, FromWorker, MemoryEntryWire, ToolInfo } from "./protocol.js";
@@ -58,6 +58,8 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   const infos: ToolInfo[] = [...tools].map(([name, s]) => ({ name, params: s.params, timeoutMs: s.timeoutMs, maxCalls: s.maxCalls }));
   const sent = kept !== undefined && kept.worker === w ? { kept: kept.id } : { entries: memoryEntries(memory) };
 
+  const onToolCall = quietly(options.onToolCall);
+  const onPrint = quietly(options.onPrint);
   return new Promise<EvalResult>((resolve) => {
     let settled = false;
     const inflight = new Map<number, AbortController>();
@@ -118,6 +120,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
           inflight.set(m.call, ac);
           const record: ToolCallRecord = { name: m.name, args: m.args, durationMs: 0 };
           calls.push(record);
+          onToolCall?.(record, false);
           const t0 = performance.now();
           Promise.resolve()
             .then(() => spec.run(m.args, ac.signal))
@@ -140,11 +143,14 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
             )
             .finally(() => {
               record.durationMs = performance.now() - t0;
+              onToolCall?.(record, true);
               callEnded(m.call);
             });
           return;
         }
         case "done":
+          // The worker sends its output with its result; the listener hears it then.
+          if (onPrint !== null) for (const line of m.prints) onPrint(line);
           finish(result(m, memory, w, started), true);
           return;
       }

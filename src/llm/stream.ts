@@ -1,0 +1,14 @@
+// The streaming side of the LLM seam. A client that can stream tells `LlmRequest.onText` each
+// piece of the reply as it arrives; the offline clients (scripted, replayed) cut their whole
+// reply into word-sized pieces, so a streamed run behaves the same offline as live.
+
+/** The reply's text in pieces of one word with the spaces before it (lines stay whole where they are short). */
+export function textPieces(text: string): string[] {
+  return text.match(/\s*\S+|\s+$/g) ?? (text === "" ? [] : [text]);
+}
+
+/** Tells `onText` the whole reply piece by piece: the offline clients' streaming path. */
+export function streamWhole(text: string, onText: ((delta: string, attempt: number) => void) | undefined): void {
+  if (onText === undefined) return;
+  for (const piece of textPieces(text)) onText(piece, 1);
+}

@@ -1,0 +1,200 @@
+// OpenTelemetry export: a run's spans in an in-memory exporter, their tree, names and GenAI
+// attributes, and hidden context in no attribute of any span.
+import { context, trace } from "@opentelemetry/api";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { SubAgent } from "../../src/agent/subagent.js";
+import { tool } from "../../src/agent/tools.js";
+import { providerOf } from "../../src/agent/telemetry.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
+
+const code = (body: string): string => "```clojure\n" + body + "\n```";
+
+function setup(): { exporter: InMemorySpanExporter; provider: BasicTracerProvider } {
+  const exporter = new InMemorySpanExporter();
+  return { exporter, provider: new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }) };
+}
+
+/** The span tree as indented lines: name and the attributes asked for. */
+function tree(spans: ReadableSpan[], keys: string[] = []): string[] {
+  const children = new Map<string | undefined, ReadableSpan[]>();
+  const ids = new Set(spans.map((s) => s.spanContext().spanId));
+  for (const s of spans) {
+    const parent = s.parentSpanContext?.spanId;
+    const key = parent !== undefined && ids.has(parent) ? parent : undefined;
+    children.set(key, [...(children.get(key) ?? []), s]);
+  }
+  const out: string[] = [];
+  const walk = (parent: string | undefined, depth: number): void => {
+    const kids = (children.get(parent) ?? []).sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
+    for (const s of kids) {
+      const attrs = keys.filter((k) => s.attributes[k] !== undefined).map((k) => `${k}=${String(s.attributes[k])}`);
+      out.push(`${"  ".repeat(depth)}${s.name}${attrs.length > 0 ? ` ${attrs.join(" ")}` : ""}`);
+      walk(s.spanContext().spanId, depth + 1);
+    }
+  };
+  walk(undefined, 0);
+  return out;
+}
+
+const lookup = tool({
+  description: "The price of a product.",
+  input: z.object({ product: z.string() }),
+  run: ({ product }) => {
+    if (product === "ghost") throw new Error("no such product");
+    return { price: product.length };
+  },
+});
+
+afterEach(() => {
+  trace.disable();
+  context.disable();
+});
+
+describe("OpenTelemetry spans", () => {
+  it("exports run → turn → chat / evaluation → tool, with GenAI attributes and compaction stats", async () => {
+    const { exporter, provider } = setup();
+    const agent = SubAgent.create({ prompt: "Price the lamp.", tools: { lookup }, maxTurns: 3 });
+    const llm = scriptedLlm(
+      [
+        code('(def p (tool/lookup {:product "lamp"}))\n(try (tool/lookup {:product "ghost"}) (catch e nil))\n(println p)'),
+        { content: code("(return (:price p))"), usage: { inputTokens: 900, outputTokens: 20, cachedTokens: 700, cacheWriteTokens: 50 }, model: "fake-2026" },
+      ],
+      { name: "openai:fake" },
+    );
+    const step = await SubAgent.run(agent, { llm, tracer: provider.getTracer("test"), isolation: "none" });
+    expect(step.ok).toBe(true);
+    const spans = exporter.getFinishedSpans();
+    expect(tree(spans, ["ptc.turn", "gen_ai.tool.name", "error.type"])).toEqual([
+      "invoke_agent",
+      "  ptc.turn ptc.turn=1",
+      "    chat fake ptc.turn=1",
+      "    ptc.evaluate ptc.turn=1",
+      "      execute_tool lookup gen_ai.tool.name=lookup",
+      "      execute_tool lookup gen_ai.tool.name=lookup error.type=tool_error",
+      "  ptc.turn ptc.turn=2",
+      "    chat fake ptc.turn=2",
+      "    ptc.evaluate ptc.turn=2",
+    ]);
+    const byName = (n: string) => spans.filter((s) => s.name === n);
+    const run = byName("invoke_agent")[0];
+    expect(run.attributes).toMatchObject({
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.provider.name": "openai",
+      "gen_ai.request.model": "fake",
+      "gen_ai.usage.input_tokens": step.usage.inputTokens,
+      "gen_ai.usage.output_tokens": step.usage.outputTokens,
+      "ptc.turns": 2,
+      "ptc.compression.enabled": false,
+    });
+    expect(run.status.code).toBe(1);
+    const chat2 = byName("chat fake")[1];
+    expect(chat2.attributes).toMatchObject({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": "openai",
+      "gen_ai.request.model": "fake",
+      "gen_ai.response.model": "fake-2026",
+      "gen_ai.usage.input_tokens": 900,
+      "gen_ai.usage.output_tokens": 20,
+      "gen_ai.usage.cache_read.input_tokens": 700,
+      "gen_ai.usage.cache_creation.input_tokens": 50,
+    });
+    const turn2 = byName("ptc.turn")[1];
+    expect(turn2.attributes).toMatchObject({ "ptc.turn.status": "returned", "ptc.prompt.messages": 4, "ptc.compaction.messages_in": 4, "ptc.compaction.messages_out": 4 });
+    expect(turn2.attributes["ptc.compaction.tokens_in"]).toBeGreaterThan(0);
+    const tools = byName("execute_tool lookup");
+    expect(tools[0].attributes).toMatchObject({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup", "gen_ai.tool.type": "function" });
+    expect(tools[1].status).toEqual({ code: 2, message: "tool_error" });
+    expect(byName("ptc.evaluate")[0].attributes["ptc.fuel_used"]).toBeGreaterThan(0);
+  });
+
+  it("records compression stats when a history strategy compacts, and a failed run's reason", async () => {
+    const { exporter, provider } = setup();
+    const agent = SubAgent.create({ prompt: "Loop.", maxTurns: 3 });
+    const llm = scriptedLlm([code('(println "a")'), code('(println "b")'), code('(println "c")')]);
+    const step = await SubAgent.run(agent, { llm, tracer: provider.getTracer("test"), compressHistory: true, isolation: "none" });
+    expect(step.ok).toBe(false);
+    const run = exporter.getFinishedSpans().find((s) => s.name === "invoke_agent") as ReadableSpan;
+    expect(run.attributes).toMatchObject({ "ptc.compression.enabled": true, "error.type": "max_turns_exceeded" });
+    expect(run.attributes["ptc.compression.full_tokens"]).toBeGreaterThan(0);
+    expect(run.status).toEqual({ code: 2, message: "max_turns_exceeded" });
+    const turns = exporter.getFinishedSpans().filter((s) => s.name === "ptc.turn");
+    expect(turns.map((t) => t.attributes["ptc.view.turns_compressed"])).toEqual([0, 1, 2]);
+  });
+
+  it("hangs a nested agent's run under the evaluation that called it, and ends a turn cut short by an LLM failure", async () => {
+    const { exporter, provider } = setup();
+    const pricer = SubAgent.create({ prompt: "Price {{item}}.", maxTurns: 1 });
+    const agent = SubAgent.create({ prompt: "Use the pricer.", tools: { pricer: SubAgent.asTool(pricer) }, maxTurns: 2 });
+    const llm = scriptedLlm([code('(println (tool/pricer {:item "lamp"}))'), code("(return 4)")]);
+    const step = await SubAgent.run(agent, { llm, tracer: provider.getTracer("test"), isolation: "none" });
+    expect(step.ok).toBe(false);
+    expect(tree(exporter.getFinishedSpans(), ["ptc.agent.depth", "error.type"])).toEqual([
+      "invoke_agent ptc.agent.depth=0 error.type=llm_error",
+      "  ptc.turn",
+      "    chat",
+      "    ptc.evaluate",
+      "      execute_tool pricer",
+      "      invoke_agent ptc.agent.depth=1",
+      "        ptc.turn",
+      "          chat",
+      "          ptc.evaluate",
+      "  ptc.turn",
+      "    chat error.type=exhausted",
+    ]);
+  });
+
+  it("uses the globally registered provider with tracer: \"global\", and makes no span without a tracer", async () => {
+    const { exporter, provider } = setup();
+    trace.setGlobalTracerProvider(provider);
+    const agent = SubAgent.create({ prompt: "One." });
+    await SubAgent.run(agent, { llm: scriptedLlm([code("(return 1)")]), isolation: "none" });
+    expect(exporter.getFinishedSpans()).toHaveLength(0);
+    await SubAgent.run(agent, { llm: scriptedLlm([code("(return 1)")]), isolation: "none", tracer: "global" });
+    expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual(["chat", "ptc.evaluate", "ptc.turn", "invoke_agent"]);
+  });
+
+  it("rejects a tracer that is not one", async () => {
+    const step = await SubAgent.run(SubAgent.create({ prompt: "One." }), { llm: scriptedLlm([]), tracer: {} as never });
+    expect(step.fail?.reason).toBe("invalid_input");
+    expect(step.fail?.message).toContain("tracer must be an OpenTelemetry Tracer");
+  });
+
+  it("names provider and model from the client's name", () => {
+    expect(providerOf("openai:gpt-5-mini")).toEqual({ provider: "openai", model: "gpt-5-mini" });
+    expect(providerOf("anthropic:claude-sonnet-4-5")).toEqual({ provider: "anthropic", model: "claude-sonnet-4-5" });
+    expect(providerOf("ai-sdk:anthropic.messages:claude-haiku-4-5")).toEqual({ provider: "anthropic", model: "claude-haiku-4-5" });
+    expect(providerOf("scripted")).toEqual({ provider: "scripted" });
+  });
+});
+
+describe("hidden context is never exported (adversary)", () => {
+  const SECRET = "sk-live-Qm8Wz2Rt5Yp7";
+  const fragments = [SECRET, SECRET.slice(3, 15), SECRET.toUpperCase(), SECRET.slice(-8), "Qm8Wz2Rt"];
+
+  it("no attribute, status, event or name of any span holds the secret or a piece of it", async () => {
+    const { exporter, provider } = setup();
+    const crm = tool({
+      description: "Looks up a customer.",
+      input: z.object({ token: z.string() }),
+      run: ({ token }) => {
+        throw new Error(`token ${token} expired`);
+      },
+    });
+    const agent = SubAgent.create({ prompt: "Look up the customer.", tools: { crm }, maxTurns: 3 });
+    const llm = scriptedLlm([
+      code('(def t (:token data/_creds))\n(println t (subs t 2 12))\n(try (tool/crm {:token t}) (catch e (println (ex-message e))))'),
+      code("(tool/crm {:token (clojure.string/upper-case t)})"),
+      code('(fail (str "gave up on " t))'),
+    ]);
+    const step = await SubAgent.run(agent, { llm, tracer: provider.getTracer("test"), context: { _creds: { token: SECRET } } });
+    expect(step.fail?.reason).toBe("failed");
+    const spans = exporter.getFinishedSpans();
+    expect(spans.length).toBeGreaterThan(6);
+    const exported = JSON.stringify(spans.map((s) => ({ name: s.name, attributes: s.attributes, status: s.status, events: s.events, links: s.links, resource: s.resource.attributes })));
+    for (const f of fragments) expect(exported).not.toContain(f);
+    // The run did see the secret: the host's own failure message holds it, the spans do not.
+    expect(step.fail?.message).toContain(SECRET);
+  });
+});

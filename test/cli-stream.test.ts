@@ -1,0 +1,42 @@
+// `ptc demo --stream`: the run shown live on stderr (the reply as it is written, tool calls,
+// printed lines) while stdout stays what it is without the flag.
+import { describe, expect, it, vi } from "vitest";
+import { findExample, type Example } from "../examples/index.js";
+import { runDemoCommand } from "../src/cli/demo.js";
+
+const reviews = findExample("reviews") as Example;
+
+async function capture(run: () => Promise<number>): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const o = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
+  const e = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
+  try {
+    return { code: await run(), out, err };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+  }
+}
+
+describe("ptc demo --stream", () => {
+  it("shows each reply as it is written, the tool calls and the printed lines, on stderr", async () => {
+    const streamed = await capture(() => runDemoCommand(["reviews", "--stream"]));
+    expect(streamed.code).toBe(0);
+    const err = streamed.err;
+    expect(err).toContain("── turn 1 (live) ──\n");
+    // The first reply, written out whole from its pieces, before the first tool call.
+    const first = err.indexOf(reviews.replies[0]);
+    expect(first).toBeGreaterThan(0);
+    const call = err.indexOf("→ tool/");
+    expect(call).toBeGreaterThan(first);
+    expect(err).toMatch(/← tool\/[\w-]+ \(\d+ ms\)\n/);
+    expect(err).toMatch(/\n\| .+\n/);
+    expect(err.match(/── turn \d+ \(live\) ──/g)).toHaveLength(reviews.replies.length);
+
+    const plain = await capture(() => runDemoCommand(["reviews"]));
+    expect(plain.err).toBe("");
+    const timeless = (s: string) => s.replace(/[\d,]+(\.\d+)? ?ms/g, "N ms");
+    expect(timeless(streamed.out)).toBe(timeless(plain.out));
+  });
+});

@@ -1,0 +1,200 @@
+// The clients' streaming paths against fake servers on 127.0.0.1 that speak server-sent events:
+// OpenAI chat completions (`stream: true`, usage in the final chunk), Anthropic messages
+// (message_start / content_block_delta / message_delta), and the AI SDK over an
+// OpenAI-compatible provider. Real HTTP, real SDKs; the request and the stream's shape checked.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { llmFailure as failure } from "../support/llm.js";
+import { aiSdkLlm } from "../../src/llm/ai-sdk.js";
+import { anthropicLlm } from "../../src/llm/anthropic.js";
+import { openaiLlm } from "../../src/llm/openai.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
+import type { ChatMessage } from "../../src/llm/types.js";
+
+/** One answer: SSE events to send (`cut` drops the connection after them), or an HTTP error. */
+type Sse = { events: Array<{ event?: string; data: unknown }>; cut?: boolean };
+type Behaviour = Sse | { status: number };
+
+let server: Server;
+let base: string;
+let script: Behaviour[] = [];
+let received: Array<{ url: string; accept: string | undefined; body: Record<string, unknown> }> = [];
+
+function handle(req: IncomingMessage, res: ServerResponse): void {
+  res.shouldKeepAlive = false;
+  let text = "";
+  req.setEncoding("utf8");
+  req.on("data", (chunk: string) => (text += chunk));
+  req.on("end", () => {
+    received.push({ url: req.url ?? "", accept: req.headers.accept, body: JSON.parse(text) as Record<string, unknown> });
+    const b = script.shift() ?? { status: 500 };
+    if ("status" in b) {
+      res.writeHead(b.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { type: "api_error", message: `fake failure ${b.status}` } }));
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    for (const e of b.events) res.write(`${e.event === undefined ? "" : `event: ${e.event}\n`}data: ${typeof e.data === "string" ? e.data : JSON.stringify(e.data)}\n\n`);
+    // A cut: the socket closes after the data (FIN, not reset) without ending the chunked body.
+    if (b.cut) res.socket?.end();
+    else res.end();
+  });
+}
+
+beforeAll(async () => {
+  server = createServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterEach(() => {
+  server.closeAllConnections();
+  script = [];
+  received = [];
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+const messages: ChatMessage[] = [
+  { role: "system", content: "You write PTC-Lisp." },
+  { role: "user", content: "Count the orders." },
+];
+
+/** An OpenAI chat-completions stream of `pieces`, ending with a usage chunk and [DONE]. */
+function chatStream(pieces: string[], usage: Record<string, unknown> = { prompt_tokens: 12, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 8 } }): Sse {
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ data: { id: "c1", object: "chat.completion.chunk", created: 0, model: "fake-served", choices: [{ index: 0, delta, finish_reason: finish }] } });
+  return {
+    events: [
+      chunk({ role: "assistant", content: "" }),
+      ...pieces.map((p) => chunk({ content: p })),
+      chunk({}, "stop"),
+      { data: { id: "c1", object: "chat.completion.chunk", created: 0, model: "fake-served", choices: [], usage } },
+      { data: "[DONE]" },
+    ],
+  };
+}
+
+function collector(): { deltas: Array<[string, number]>; onText: (d: string, a: number) => void } {
+  const deltas: Array<[string, number]> = [];
+  return { deltas, onText: (d, a) => deltas.push([d, a]) };
+}
+
+describe("openaiLlm streaming", () => {
+  const client = () => openaiLlm({ model: "fake", baseURL: `${base}/v1`, apiKey: "sk-test", retryBaseMs: 5, env: {} });
+
+  it("asks for a stream with usage, tells each delta, and gives the whole reply with the final chunk's usage", async () => {
+    script = [chatStream(["(count", " data/orders", ")"])];
+    const c = collector();
+    const r = await client().complete({ messages, onText: c.onText });
+    expect(received[0].url).toBe("/v1/chat/completions");
+    expect(received[0].body).toMatchObject({ model: "fake", stream: true, stream_options: { include_usage: true }, messages });
+    expect(c.deltas).toEqual([["(count", 1], [" data/orders", 1], [")", 1]]);
+    expect(r).toEqual({ content: "(count data/orders)", usage: { inputTokens: 12, outputTokens: 5, cachedTokens: 8 }, model: "fake-served" });
+  });
+
+  it("sends no stream field without onText (the plain path is unchanged)", async () => {
+    script = [{ status: 400 }];
+    await failure(client().complete({ messages }));
+    expect(received[0].body).not.toHaveProperty("stream");
+  });
+
+  it("retries a stream cut half-way (no finish reason) instead of taking the half reply: the new attempt's pieces carry attempt 2", async () => {
+    script = [{ ...chatStream(["(cou"]), cut: true, events: chatStream(["(cou"]).events.slice(0, 2) }, chatStream(["(count", " x)"])];
+    const c = collector();
+    const r = await client().complete({ messages, onText: c.onText });
+    expect(received).toHaveLength(2);
+    expect(c.deltas).toEqual([["(cou", 1], ["(count", 2], [" x)", 2]]);
+    expect(r.content).toBe("(count x)");
+  });
+
+  it("fails as malformed when the stream holds no text", async () => {
+    script = [chatStream([])];
+    const e = await failure(client().complete({ messages, onText: () => undefined }));
+    expect(e.kind).toBe("malformed");
+    expect(e.message).toContain("no text content");
+  });
+});
+
+describe("anthropicLlm streaming", () => {
+  const client = () => anthropicLlm({ model: "claude-fake", baseURL: base, apiKey: "sk-ant-test", retryBaseMs: 5, env: {} });
+  const stream = (pieces: string[]): Sse => ({
+    events: [
+      { event: "message_start", data: { type: "message_start", message: { id: "m1", type: "message", role: "assistant", model: "claude-fake-2026", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 4, cache_read_input_tokens: 30, cache_creation_input_tokens: 6, output_tokens: 1 } } } },
+      { event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } } },
+      { event: "ping", data: { type: "ping" } },
+      ...pieces.map((p) => ({ event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: p } } })),
+      { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
+      { event: "message_delta", data: { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 9 } } },
+      { event: "message_stop", data: { type: "message_stop" } },
+    ],
+  });
+
+  it("asks for a stream with the cache breakpoints in place, tells each delta, and sums the usage of start and delta", async () => {
+    script = [stream(["(return", " 42)"])];
+    const c = collector();
+    const r = await client().complete({ messages, onText: c.onText });
+    expect(received[0].url).toBe("/v1/messages");
+    const body = received[0].body as { stream?: boolean; system: Array<{ cache_control?: unknown }>; messages: Array<{ content: Array<{ cache_control?: unknown }> }> };
+    expect(body.stream).toBe(true);
+    expect(body.system[0].cache_control).toEqual({ type: "ephemeral" });
+    expect(body.messages[0].content[0].cache_control).toEqual({ type: "ephemeral" });
+    expect(c.deltas).toEqual([["(return", 1], [" 42)", 1]]);
+    expect(r).toEqual({ content: "(return 42)", usage: { inputTokens: 40, outputTokens: 9, cachedTokens: 30, cacheWriteTokens: 6 }, model: "claude-fake-2026" });
+  });
+
+  it("retries a stream cut half-way (no stop reason) instead of taking the half reply", async () => {
+    script = [{ events: stream(["(ret"]).events.slice(0, 4), cut: true }, stream(["(return 1)"])];
+    const c = collector();
+    const r = await client().complete({ messages, onText: c.onText });
+    expect(received).toHaveLength(2);
+    expect(c.deltas).toEqual([["(ret", 1], ["(return 1)", 2]]);
+    expect(r.content).toBe("(return 1)");
+  });
+
+  it("fails with the stream's error event (an overloaded server mid-stream)", async () => {
+    const s = stream(["(ret"]);
+    script = [{ events: [...s.events.slice(0, 4), { event: "error", data: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } }] }];
+    const c = collector();
+    const e = await failure(client().complete({ messages, onText: c.onText }));
+    expect(e.message).toContain("Overloaded");
+    expect(c.deltas).toEqual([["(ret", 1]]);
+  });
+});
+
+describe("aiSdkLlm streaming", () => {
+  it("streams through streamText: deltas as they come, usage from the finish part", async () => {
+    script = [chatStream(["(+ 1", " 2)"], { prompt_tokens: 20, completion_tokens: 3 })];
+    const provider = createOpenAICompatible({ name: "fake", baseURL: `${base}/v1`, apiKey: "sk-fake", includeUsage: true });
+    const c = collector();
+    const r = await aiSdkLlm({ model: provider.chatModel("fake-model"), retryBaseMs: 5 }).complete({ messages, onText: c.onText });
+    expect(received[0].body).toMatchObject({ model: "fake-model", stream: true });
+    expect(c.deltas).toEqual([["(+ 1", 1], [" 2)", 1]]);
+    expect(r.content).toBe("(+ 1 2)");
+    expect(r.usage).toMatchObject({ inputTokens: 20, outputTokens: 3 });
+  });
+
+  it("retries a stream that fails with a server error, as the plain path does", async () => {
+    script = [{ status: 503 }, chatStream(["(inc 1)"])];
+    const provider = createOpenAICompatible({ name: "fake", baseURL: `${base}/v1`, apiKey: "sk-fake" });
+    const c = collector();
+    const r = await aiSdkLlm({ model: provider.chatModel("fake-model"), retryBaseMs: 5 }).complete({ messages, onText: c.onText });
+    expect(received).toHaveLength(2);
+    expect(c.deltas).toEqual([["(inc 1)", 2]]);
+    expect(r.content).toBe("(inc 1)");
+  });
+});
+
+describe("offline clients", () => {
+  it("a scripted reply comes piece by piece, and the pieces make the reply", async () => {
+    const reply = "Thinking.\n```clojure\n(return  [1 2])\n```\n";
+    const c = collector();
+    const r = await scriptedLlm([reply]).complete({ messages, onText: c.onText });
+    expect(c.deltas.length).toBeGreaterThan(3);
+    expect(c.deltas.map(([d]) => d).join("")).toBe(reply);
+    expect(r.content).toBe(reply);
+  });
+});
