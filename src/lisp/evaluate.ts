@@ -11,10 +11,10 @@ import { compile } from "./compile.js";
 import { abortedError, LIMIT_KINDS, LispError, thrownMessage, toErrorInfo, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
-import { Budget, toHost, toLisp } from "./interop.js";
+import { Budget, Converted, toHost, toLisp } from "./interop.js";
 import { resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
-import { activate, defaultClock, GlobalEnv, run as current, RunState, type DataHost, type ToolHost } from "./runtime.js";
+import { activate, defaultClock, fuelExhausted, GlobalEnv, run as current, RunState, type DataHost, type ToolHost } from "./runtime.js";
 import { compileAsync, usesTools } from "./compile-async.js";
 import { isPending, Suspend } from "./suspend.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
@@ -241,8 +241,24 @@ function ours(e: unknown): LispError | ToolTimeout | null {
 
 const isLimit = (e: unknown): e is LispError => e instanceof LispError && (LIMIT_KINDS as readonly string[]).includes(e.kind);
 
+/**
+ * What a caller inside the library hears while a run goes on: the isolated mode's worker sends
+ * it to the host, so what a program printed survives the worker being ended.
+ */
+export interface RunListener {
+  /** A line of output, as it is written (stand-ins already in place). */
+  line?(text: string): void;
+  /** A tool call about to be made, as its record shows it (marked arguments as stand-ins). */
+  toolCall?(record: ToolCallRecord): void;
+}
+
 /** Evaluates a PTC-Lisp program. Never throws: every failure is an `{ ok: false }` result. */
-export async function evaluate(source: string, options: EvaluateOptions = {}): Promise<EvalResult> {
+export function evaluate(source: string, options: EvaluateOptions = {}): Promise<EvalResult> {
+  return evaluateWith(source, options, null);
+}
+
+/** `evaluate`, telling `listen` what happens as it happens. */
+export async function evaluateWith(source: string, options: EvaluateOptions, listen: RunListener | null): Promise<EvalResult> {
   if (options.isolation !== undefined && options.isolation !== "none") return isolated(source, options, options.isolation);
   const now = options.clock ?? defaultClock;
   const started = now();
@@ -312,6 +328,7 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
       const shown = marks === null || marks.isEmpty ? hostArgs : toolArgs(name, marks.hide(args), spec, runBudget(state));
       const record: ToolCallRecord = { name, args: shown, durationMs: 0 };
       toolCalls.push(record);
+      listen?.toolCall?.(record);
       const t0 = now();
       return settle(spec, hostArgs, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
         .then((answer) => convertResult(state, answer.value, name))
@@ -341,6 +358,7 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
     },
   };
   const state: RunState = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, program.suspendable, now);
+  if (listen?.line !== undefined) state.out.onLine = listen.line;
 
   let outcome: Outcome = "value";
   let result: Value = null;
@@ -389,6 +407,12 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
  * the run had left when it began to wait, and the time it takes is counted against the run.
  */
 function convertResult(state: RunState, raw: unknown, name: string): Value {
+  if (raw instanceof Converted) {
+    state.fuel -= raw.steps;
+    state.deadline -= raw.ms;
+    if (state.fuel < 0) throw fuelExhausted(state.limits);
+    return raw.value;
+  }
   const t0 = performance.now();
   const budget = runBudget(state, t0 + Math.max(0, state.deadline - state.lastActive));
   try {
@@ -406,9 +430,9 @@ async function isolated(source: string, options: EvaluateOptions, isolation: Iso
   } catch (e) {
     return { ok: false, error: describeFailure(e, source), prints: [], memory: options.memory ?? EMPTY_MEMORY, toolCalls: [], stats: { fuelUsed: 0, durationMs: 0 } };
   }
-  // Provenance marks and an injected clock do not cross the worker boundary yet, so such a run
-  // stays in process: hiding a secret matters more than preempting its program.
-  if (mode.mode === "none" || options.clock !== undefined || mayMeetHidden(options)) return evaluate(source, { ...options, isolation: "none" });
+  // An injected clock is a caller's own (often virtual) time, which cannot drive a worker's hard
+  // stop: such a run stays in process, where that clock is the only one.
+  if (mode.mode === "none" || options.clock !== undefined) return evaluate(source, { ...options, isolation: "none" });
   let tools: Map<string, ToolSpec>;
   try {
     tools = normalizeTools(options.tools);
@@ -416,12 +440,6 @@ async function isolated(source: string, options: EvaluateOptions, isolation: Iso
     return { ok: false, error: describeFailure(e, source), prints: [], memory: options.memory ?? EMPTY_MEMORY, toolCalls: [], stats: { fuelUsed: 0, durationMs: 0 } };
   }
   return evaluateIsolated(source, options, tools, mode.maxHeapMb);
-}
-
-function mayMeetHidden(options: EvaluateOptions): boolean {
-  if (options.ctx !== undefined && Object.keys(options.ctx).some(isHiddenKey)) return true;
-  if (options.memory !== undefined) for (const entry of options.memory.values()) if (entry.hidden !== undefined) return true;
-  return false;
 }
 
 /** Waits for the rest of a top-level form, which goes on as its tool results come in. */

@@ -47,6 +47,19 @@ export class Budget {
   }
 }
 
+/**
+ * A tool result already converted on the other side of a thread boundary (the isolated mode's
+ * host), with what converting it cost there: the run is charged the same as for its own conversion.
+ */
+export class Converted {
+  constructor(
+    readonly value: Value,
+    /** Values visited (fuel). */
+    readonly steps: number,
+    readonly ms: number,
+  ) {}
+}
+
 function tooDeep(maxDepth: number, direction: "into" | "out of"): LispError {
   return new LispError("nesting_too_deep", `data nested deeper than ${maxDepth} levels cannot cross ${direction} the program`);
 }
