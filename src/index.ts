@@ -3,7 +3,7 @@
 // deeper (prompt renderers, token accounting details) are in "ptc-lisp/advanced".
 
 // The interpreter: run a program, print a value, the sandbox's limits and errors.
-export { evaluate, print } from "./lisp/evaluate.js";
+export { evaluate, print } from "./lisp/index.js";
 export type {
   EvaluateOptions,
   EvalResult,
@@ -17,10 +17,10 @@ export type {
   ToolSpec,
   ToolCallRecord,
   Outcome,
-} from "./lisp/evaluate.js";
-export type { Value } from "./lisp/values.js";
-export { defaultLimits, type Limits } from "./lisp/limits.js";
-export { formatError, type ErrorInfo, type ErrorKind } from "./lisp/errors.js";
+} from "./lisp/index.js";
+export type { Value } from "./lisp/index.js";
+export { defaultLimits, type Limits } from "./lisp/index.js";
+export { formatError, type ErrorInfo, type ErrorKind } from "./lisp/index.js";
 
 // LLM clients: any OpenAI-compatible server, Anthropic, any AI SDK model, scripted and replayed ones for offline runs.
 export {
@@ -126,7 +126,8 @@ export { systemPrompt } from "./agent/prompt/system.js";
 export { languageReference } from "./agent/prompt/reference.js";
 
 // Traces: every turn of a run, saved and read back.
-export { traceToJson, traceFromJson, runToJson, runFromJson, TraceFormatError, TRACE_VERSION, type SavedRun } from "./agent/serialize.js";
+export { traceToJson, traceFromJson, TraceFormatError, TRACE_VERSION } from "./trace/serialize.js";
+export { runToJson, runFromJson, type SavedRun } from "./agent/saved-run.js";
 export type { RunTrace, Turn, TurnStatus, TurnUsage, DefinitionTrace, ToolCallTrace, TraceMessage, NestedRunTrace, TraceSettings } from "./trace/trace.js";
 
 // Saving a run and resuming it (also as SubAgent.resume).

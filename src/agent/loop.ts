@@ -6,9 +6,7 @@ import { measureView, totalsOf, type PromptCompression, type PromptPair } from "
 import { INTERPRETER_STRATEGY } from "../history/strategy.js";
 import { defaultViewOptions, type ViewInput, type ViewOptions, type ViewStats } from "../history/view.js";
 import type { Json } from "../compaction/types.js";
-import type { ErrorInfo } from "../lisp/errors.js";
-import { evaluate, print, type Memory } from "../lisp/evaluate.js";
-import { defaultLimits, resolveLimits, type Limits } from "../lisp/limits.js";
+import { defaultLimits, type ErrorInfo, evaluate, type Limits, type Memory, print, resolveLimits } from "../lisp/index.js";
 import type { Llm, LlmUsage } from "../llm/types.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import { defaultRecordOptions, Recorder } from "../trace/record.js";
@@ -18,7 +16,7 @@ import { AgentDefinitionError, describeIssues, type AgentFailure, type FailReaso
 import { extractProgram } from "./extract.js";
 import { buildPrompt, historyStrategy, strategySpec, type HistoryStrategy } from "./history.js";
 import { checkInheritable, DEFAULTS, definedOnly, isPlainObject, mergeOptions, pickInheritable, positiveNumber } from "./options.js";
-import { TRACE_VERSION } from "./serialize.js";
+import { TRACE_VERSION } from "../trace/serialize.js";
 import { expandMission, taskMessage } from "./prompt/task.js";
 import { showHidden } from "./redact.js";
 import { ToolSession } from "./tools.js";

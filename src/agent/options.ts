@@ -1,8 +1,7 @@
 // Agent options: defaults, validation, and how the layers (defaults, a calling agent, the
 // agent's own, the run's) merge.
 import { defaultViewOptions } from "../history/view.js";
-import { resolveIsolation } from "../lisp/isolate/options.js";
-import { resolveLimits } from "../lisp/limits.js";
+import { resolveIsolation, resolveLimits } from "../lisp/index.js";
 import { historyStrategy } from "./history.js";
 import type { InheritableOptions } from "./types.js";
 

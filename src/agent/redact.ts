@@ -4,7 +4,7 @@
 // characters so it can be told from data. Here the messages of a prompt get their stand-ins
 // shown unquoted (`{:token <hidden string from data/_creds :token>}`). Nothing else in a
 // prompt is touched: text that merely equals a hidden value is ordinary text.
-import { showStandIns } from "../lisp/marks.js";
+import { showStandIns } from "../lisp/index.js";
 import type { TextMessage } from "../llm/types.js";
 
 /** The messages with their stand-ins shown; the same message objects where none holds one. */

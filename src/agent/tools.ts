@@ -2,7 +2,7 @@
 // a ToolSession adapts a run's tools to the interpreter, adding argument validation that
 // names the failing field, per-call timeouts, per-run call caps, abort, and withdrawal.
 import { z } from "zod";
-import { ToolTimeout, type ToolSpec } from "../lisp/evaluate.js";
+import { type ToolSpec, ToolTimeout } from "../lisp/index.js";
 import { AgentDefinitionError, describeIssues } from "./errors.js";
 import type { RunScope } from "./types.js";
 

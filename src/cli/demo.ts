@@ -9,7 +9,7 @@ import { LlmError } from "../llm/errors.js";
 import { recordingLlm } from "../llm/recorder.js";
 import { replayLlm } from "../llm/replay.js";
 import type { Llm } from "../llm/types.js";
-import { runToJson } from "../agent/serialize.js";
+import { runToJson } from "../agent/saved-run.js";
 import { liveHint, liveLlm } from "./live-llm.js";
 import { renderRunHead, renderTokens, renderTurn } from "./trace.js";
 

@@ -3,12 +3,7 @@
 // 2 when the command line itself is wrong (so scripts can tell the two apart).
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { evaluate, print, type EvalResult } from "../lisp/evaluate.js";
-import { formatError } from "../lisp/errors.js";
-import { defaultLimits, type Limits } from "../lisp/limits.js";
-import { printSample } from "../lisp/printer.js";
-import { isMap, isSet, type Value } from "../lisp/values.js";
-import { Vec } from "../lisp/vector.js";
+import { defaultLimits, type EvalResult, evaluate, formatError, isMap, isSet, type Limits, print, printSample, type Value, Vec } from "../lisp/index.js";
 
 /** Where a command writes; the CLI passes the process streams, tests can pass buffers. */
 export interface Io {

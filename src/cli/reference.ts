@@ -1,6 +1,6 @@
 // `ptc reference --builtins`: every builtin from the registry with its signature, its
 // one-line description and its examples (each run by test/core/registry.test.ts), by area.
-import { allBuiltins } from "../lisp/core/registry.js";
+import { allBuiltins } from "../lisp/index.js";
 
 /** The name a program calls a builtin by: qualified when it is only reachable so. */
 const callName = (b: { name: string; ns?: readonly string[]; unqualified?: boolean }): string => (b.unqualified === false && b.ns?.[0] ? `${b.ns[0]}/${b.name}` : b.name);

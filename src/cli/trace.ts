@@ -1,15 +1,15 @@
 // `ptc trace show FILE`: a run, turn by turn (program, tool calls, output, definitions,
 // errors, tokens); `--turn N` for one turn with the model's raw reply, `--messages` for
 // exactly what the LLM was sent. The renderers are pure and also print the demo's turns.
-import { showStandIns } from "../lisp/marks.js";
+import { quoteString, showStandIns } from "../lisp/index.js";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { renderError } from "../trace/feedback.js";
 import { prettyJson } from "../viewer/run.js";
 import { ResumeError, runStateFromJson } from "../agent/resume.js";
 import { fileKind, whatReads } from "./file-kind.js";
-import { quoteString } from "../lisp/printer.js";
-import { runFromJson, traceFromJson, TraceFormatError, type SavedRun } from "../agent/serialize.js";
+import { runFromJson, type SavedRun } from "../agent/saved-run.js";
+import { traceFromJson, TraceFormatError } from "../trace/serialize.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 import { renderComparison } from "../history/compare.js";
 import { traceSettings } from "../history/settings.js";

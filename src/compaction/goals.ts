@@ -4,7 +4,7 @@
 import { messageText } from "../llm/messages.js";
 import type { ChatMessage } from "../llm/types.js";
 import { transcript } from "./messages.js";
-import { compactionPrompt, fillPrompt } from "./prompts.js";
+import { fill, template } from "../llm/templates.js";
 import { countTokens } from "./tokens.js";
 import type { CompactionContext } from "./types.js";
 
@@ -151,7 +151,7 @@ export function llmGoalDetector(options: LlmDetectorOptions = {}): GoalDetector 
     async isNewGoal(messages, index, _goalStart, context) {
       const llm = context.llm;
       if (llm === undefined) throw new Error("compaction: the llm goal detector needs context.llm");
-      const prompt = fillPrompt(compactionPrompt("goal"), {
+      const prompt = fill(template("compaction-goal"), {
         recent: transcript(messages.slice(Math.max(0, index - recent), index).filter((m) => m.role !== "system"), 500) || "(none)",
         message: messageText(messages[index]),
       });

@@ -29,4 +29,3 @@ export { llmSummarizer, SummaryRejected, type LlmSummarizerOptions, type Summary
 export { summaryProblem } from "./summarizers/validate.js";
 export { heuristicGoalDetector, llmGoalDetector, type GoalDetector, type GoalDecision, type HeuristicOptions, type LlmDetectorOptions } from "./goals.js";
 export { recapOptionsFromEnv, type RecapOptions } from "./strategies/recap.js";
-export { compactionPrompt, type CompactionPrompt } from "./prompts.js";

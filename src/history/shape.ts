@@ -3,9 +3,7 @@
 // their elements, maps with their keys and the types of their values. Element shapes come
 // from all elements (up to a bound), not the first: `:score float|integer` when scores are
 // mixed, `:note string|nil` when some records lack it.
-import { printSample, quoteString } from "../lisp/printer.js";
-import { isMap, isSet, Keyword, typeName, type Value } from "../lisp/values.js";
-import { Vec } from "../lisp/vector.js";
+import { isMap, isSet, Keyword, printSample, quoteString, typeName, type Value, Vec } from "../lisp/index.js";
 
 /** Keys of a map shown in a shape; more are summarized as `...`. */
 const SHAPE_KEYS = 8;

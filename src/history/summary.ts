@@ -8,13 +8,8 @@
 import { renderSeenPrints, seenPrints } from "../trace/feedback.js";
 import { typeLabel } from "../trace/record.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "../trace/trace.js";
-import type { Form } from "../lisp/forms.js";
-import { toLisp } from "../lisp/interop.js";
-import { printSample, quoteString } from "../lisp/printer.js";
-import { read } from "../lisp/reader.js";
-import { isMap, isSet, keyword, LFloat, LMap, LSet, type Value } from "../lisp/values.js";
+import { type Form, isMap, isSet, keyword, LFloat, LMap, LSet, printSample, quoteString, read, toLisp, type Value, Vec } from "../lisp/index.js";
 import { elementShape, keyShape, SHAPE_STRING, valueShape } from "./shape.js";
-import { Vec } from "../lisp/vector.js";
 
 export interface SummaryOptions {
   /** Items shown per collection in samples and tool arguments. */

@@ -10,7 +10,6 @@ import { callValue, Closure, NativeFn, RECUR, type Arity, type Code, type Frame,
 import { describe } from "./core/args.js";
 import { intrinsic1, intrinsic2 } from "./intrinsics.js";
 import { hasKey, lookup } from "./lookup.js";
-import { compileArityAsync } from "./compile-async.js";
 import { chargeLoop, checkCollectionSize, run, type Cell, type GlobalEnv } from "./runtime.js";
 import { located } from "./suspend.js";
 import { entries, seqArray } from "./seq.js";
@@ -321,7 +320,7 @@ export function compileFn(node: Extract<Node, { op: "fn" }>): Code {
           return inner(fr);
         }
       : inner;
-    const arity: Arity = { required: a.required, variadic: a.variadic, frameSize, body, loops: a.loops, params: a.paramText, asyncBody: null, makeAsync: () => compileArityAsync(a) };
+    const arity: Arity = { required: a.required, variadic: a.variadic, frameSize, body, loops: a.loops, params: a.paramText, asyncBody: null, node: a };
     if (a.variadic) variadic = arity;
     else fixed[a.required] = arity;
   }

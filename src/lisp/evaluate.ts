@@ -15,7 +15,7 @@ import { Budget, Converted, toHost, toLisp } from "./interop.js";
 import { resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
 import { activate, defaultClock, fuelExhausted, GlobalEnv, run as current, RunState, type DataHost, type ToolHost } from "./runtime.js";
-import { compileAsync, usesTools } from "./compile-async.js";
+import { compileArityAsync, compileAsync, usesTools } from "./compile-async.js";
 import { isPending, Suspend } from "./suspend.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
 import { Fn, Keyword, type Value, isMap, isSet } from "./values.js";
@@ -357,7 +357,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, lis
         );
     },
   };
-  const state: RunState = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, program.suspendable, now);
+  const state: RunState = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, program.suspendable ? compileArityAsync : null, now);
   if (listen?.line !== undefined) state.out.onLine = listen.line;
 
   let outcome: Outcome = "value";

@@ -1,6 +1,7 @@
 // Function values and the call protocol. A user function is a Closure over a compiled
 // template: its arities' bodies are closures over a flat frame (captured values first,
 // then parameters, then locals), so calling one allocates exactly one array.
+import type { FnArityNode } from "./analyzer/nodes.js";
 import { LispError, type SourceLoc } from "./errors.js";
 import { chargeLoop, depthExceeded, run, slowCheck } from "./runtime.js";
 import { after, fromSync, isPending, syncCall, type Maybe } from "./suspend.js";
@@ -27,7 +28,8 @@ export interface Arity {
   readonly params: string;
   /** The body compiled in the suspendable mode, made the first time a suspendable program calls it. */
   asyncBody: AsyncCode | null;
-  readonly makeAsync: () => AsyncCode;
+  /** The analyzed arity, which the run's suspendable compiler compiles again when needed. */
+  readonly node: FnArityNode;
 }
 
 /** Code compiled in the suspendable mode: a value, or a promise while a tool call is pending. */
@@ -196,7 +198,7 @@ function invokeAsync(c: Closure, a: Arity, f: Frame): Maybe {
   const r = run;
   if (++r.depth > r.limits.maxCallDepth) throw depthExceeded();
   if (--r.fuel < r.checkAt) slowCheck(r);
-  const body = a.asyncBody ?? (a.asyncBody = a.makeAsync());
+  const body = a.asyncBody ?? (a.asyncBody = r.compileArity!(a.node));
   let v: Maybe;
   try {
     v = body(f);

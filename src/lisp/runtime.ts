@@ -3,6 +3,8 @@
 // each stretch of evaluation between tool results is synchronous and activates its own
 // state first (suspend.ts), so two evaluations never interleave inside one stretch.
 import { abortedError, LispError, withLoc, type LimitKind, type SourceLoc } from "./errors.js";
+import type { FnArityNode } from "./analyzer/nodes.js";
+import type { AsyncCode } from "./fn.js";
 import type { Limits } from "./limits.js";
 import { OutputBuffer } from "./output.js";
 import type { Value } from "./values.js";
@@ -108,7 +110,12 @@ export class RunState {
     readonly tools: ToolHost | null,
     readonly data: DataHost | null,
     readonly signal: AbortSignal | undefined,
-    suspendable = false,
+    /**
+     * The suspendable compiler, when the program was compiled in that mode: a function made by
+     * the synchronous compiler (in this run or one before, kept in memory) gets its suspendable
+     * body from it the first time such a program calls it.
+     */
+    readonly compileArity: ((a: FnArityNode) => AsyncCode) | null = null,
     /** The monotonic clock (ms) the time limit reads. */
     readonly now: () => number = defaultClock,
   ) {
@@ -117,7 +124,7 @@ export class RunState {
     this.deadline = now() + limits.timeoutMs;
     this.loopsLeft = limits.maxLoopIterations;
     this.out = new OutputBuffer(limits.maxOutputChars);
-    this.suspendable = suspendable;
+    this.suspendable = compileArity !== null;
   }
 }
 

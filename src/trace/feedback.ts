@@ -1,7 +1,7 @@
 // The user message after a turn: what the program printed (bounded), what went wrong
 // (line:column, caret excerpt, hint), the names now in memory, and where the run stands.
 // Pure, so prompt views can re-render it (the compressed view leaves the prints out).
-import type { ErrorInfo } from "../lisp/errors.js";
+import type { ErrorInfo } from "../lisp/index.js";
 import type { Turn } from "./trace.js";
 
 export interface FeedbackInfo {

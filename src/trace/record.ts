@@ -1,11 +1,7 @@
 // Evaluation results → turn records: what a turn printed, called and defined, and the
 // memory after it, with every value rendered as type, size, bounded sample and (when
 // small enough) full EDN. Values themselves stay in the interpreter's Memory.
-import type { EvalResult, Memory, MemoryEntry, ToolCallRecord } from "../lisp/evaluate.js";
-import { Marks, showStandIns } from "../lisp/marks.js";
-import { printSample } from "../lisp/printer.js";
-import { Fn, isMap, isSet, typeName, type Value } from "../lisp/values.js";
-import { Vec } from "../lisp/vector.js";
+import { type EvalResult, Fn, isMap, isSet, Marks, type Memory, type MemoryEntry, printSample, showStandIns, type ToolCallRecord, typeName, type Value, Vec } from "../lisp/index.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "./trace.js";
 
 export interface RecordOptions {

@@ -1,7 +1,7 @@
 // The full trace of a run: every turn as it happened. It is the debugging view, never
 // shrinks, serializes to JSON, and is the input from which prompt views are built.
 import type { CompactionEvent, CompactionStats, Json } from "../compaction/types.js";
-import type { ErrorInfo } from "../lisp/errors.js";
+import type { ErrorInfo } from "../lisp/index.js";
 import type { ViewOptions, ViewStats } from "./view-settings.js";
 
 export type { Role } from "../llm/types.js";

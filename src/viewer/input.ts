@@ -1,7 +1,8 @@
 // A file given to the viewer, read as what it is: a saved run or a bare trace (through the
 // same parser `ptc trace show` uses), or a `ptc compare --json` report. Anything else is
 // rejected with a message naming the file and the problem, never rendered half-way.
-import { runFromJson, traceFromJson, TraceFormatError } from "../agent/serialize.js";
+import { runFromJson } from "../agent/saved-run.js";
+import { traceFromJson, TraceFormatError } from "../trace/serialize.js";
 import { ResumeError, RUN_STATE_FORMAT, runStateFromJson } from "../agent/resume.js";
 import { compareReportSchema, looksLikeReport, type CompareReportJson } from "./report.js";
 import type { RunSource } from "./run.js";

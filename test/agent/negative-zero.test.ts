@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { scriptedLlm } from "../../src/llm/scripted.js";
-import { runFromJson, runToJson, traceFromJson, traceToJson } from "../../src/agent/serialize.js";
+import { runFromJson, runToJson } from "../../src/agent/saved-run.js";
+import { traceFromJson, traceToJson } from "../../src/trace/serialize.js";
 import { runStateFromJson, runStateToJson, saveRun, stateView } from "../../src/agent/resume.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { contextLines } from "../../src/agent/prompt/context.js";
@@ -6,7 +6,7 @@ import { isDocumented, isJavaInterop, languageReference, referenceName } from ".
 import { shapeOf } from "../../src/agent/prompt/shape.js";
 import { outputSection, staticPrompt, systemPrompt, toolsSection } from "../../src/agent/prompt/system.js";
 import { expandMission, placeholders, taskMessage } from "../../src/agent/prompt/task.js";
-import { fill } from "../../src/agent/prompt/templates.js";
+import { fill, template, type TemplateName } from "../../src/llm/templates.js";
 import { tool } from "../../src/agent/tools.js";
 import { STANDARD_CLOJURE, STANDARD_FORMS } from "../../src/lisp/core/standard.js";
 import { DOCUMENTED_SPECIAL_FORMS } from "../../src/lisp/analyzer/specials/index.js";
@@ -198,6 +198,18 @@ describe("templates", () => {
     expect(fill("a {{x}} b", { x: "1" })).toBe("a 1 b");
     expect(fill("$& {{x}}", { x: "$1" })).toBe("$& $1");
     expect(() => fill("{{y}}", {})).toThrow("{{y}}");
+    // One pass: a value holding a placeholder is not expanded again.
+    expect(fill("{{a}} {{b}}", { a: "{{b}}", b: "x" })).toBe("{{b}} x");
+  });
+
+  it("loads every file of prompts/ through the one template loader, the compaction prompts included", () => {
+    const names = readdirSync(new URL("../../prompts/", import.meta.url)).map((f) => f.replace(/\.md$/, "") as TemplateName);
+    expect(names).toContain("compaction-goal");
+    for (const name of names) {
+      const text = template(name);
+      expect(text.length, name).toBeGreaterThan(20);
+      expect(text.startsWith("<!--"), name).toBe(false);
+    }
   });
 });
 

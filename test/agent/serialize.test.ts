@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { scriptedLlm } from "../../src/llm/scripted.js";
-import { runFromJson, runToJson, traceFromJson, traceToJson, TraceFormatError } from "../../src/agent/serialize.js";
+import { runFromJson, runToJson } from "../../src/agent/saved-run.js";
+import { traceFromJson, traceToJson, TraceFormatError } from "../../src/trace/serialize.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 

@@ -10,7 +10,7 @@ import { fullView } from "../../src/history/full.js";
 import { countTokens, promptTokens } from "../../src/compaction/tokens.js";
 import { defaultViewOptions, type View, type ViewInput, type ViewOptions } from "../../src/history/view.js";
 import { buildTrace, turnSpecs } from "./traces.js";
-import { traceFromJson, traceToJson } from "../../src/agent/serialize.js";
+import { traceFromJson, traceToJson } from "../../src/trace/serialize.js";
 
 const RUNS = 150;
 const MAX_TURNS = 30;

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { scriptedLlm } from "../../src/llm/scripted.js";
-import { runFromJson, runToJson } from "../../src/agent/serialize.js";
+import { runFromJson, runToJson } from "../../src/agent/saved-run.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import type { RunTrace } from "../../src/trace/trace.js";

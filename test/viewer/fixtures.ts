@@ -2,7 +2,7 @@
 // saved as `ptc demo --trace-out` saves them, and a real `ptc compare` report.
 import { findExample, type Example } from "../../examples/index.js";
 import { runExample } from "../../examples/run.js";
-import { runToJson } from "../../src/agent/serialize.js";
+import { runToJson } from "../../src/agent/saved-run.js";
 import type { RunOptions } from "../../src/agent/subagent.js";
 import { compareStrategies } from "../../src/harness/compare.js";
 import { assistant, sys, user } from "../compaction/conversations.js";

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { SubAgent } from "../../src/agent/subagent.js";
-import { runToJson } from "../../src/agent/serialize.js";
+import { runToJson } from "../../src/agent/saved-run.js";
 import { tool } from "../../src/agent/tools.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import { buildPageData } from "../../src/viewer/data.js";

@@ -1,11 +1,6 @@
 // Context keys → prompt lines: `data/products ; vector[7], sample: [{:name "Laptop" ...} ...]`.
 // Keys starting with `_` are readable by programs but never shown to the LLM.
-import { toLisp } from "../../lisp/interop.js";
-import { isHiddenKey } from "../../lisp/marks.js";
-import { prStr } from "../../lisp/printer.js";
-import { isSymbolName } from "../../lisp/reader.js";
-import { isMap, type Value } from "../../lisp/values.js";
-import { Vec } from "../../lisp/vector.js";
+import { isHiddenKey, isMap, isSymbolName, prStr, toLisp, type Value, Vec } from "../../lisp/index.js";
 import { describeValue, typeLabel, type RecordOptions } from "../../trace/record.js";
 
 export { isHiddenKey };

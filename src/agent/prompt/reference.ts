@@ -1,10 +1,7 @@
 // The language reference of the system prompt, generated from the special-form table and
 // the builtin registry, so it cannot drift from the runtime: a builtin exists in the prompt
 // exactly when it exists in the interpreter.
-import { DOCUMENTED_SPECIAL_FORMS } from "../../lisp/analyzer/specials/index.js";
-import "../../lisp/core/index.js";
-import { allBuiltins, type Area, type BuiltinDef, type Namespace } from "../../lisp/core/registry.js";
-import { STANDARD_CLOJURE, STANDARD_FORMS } from "../../lisp/core/standard.js";
+import { allBuiltins, type Area, type BuiltinDef, DOCUMENTED_SPECIAL_FORMS, type Namespace, STANDARD_CLOJURE, STANDARD_FORMS } from "../../lisp/index.js";
 
 const AREA_TITLES: Readonly<Record<Area, string>> = {
   arithmetic: "Arithmetic",

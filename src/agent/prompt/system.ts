@@ -6,7 +6,7 @@ import type { z } from "zod";
 import type { Tool } from "../tools.js";
 import { languageReference } from "./reference.js";
 import { shapeOf } from "./shape.js";
-import { fill, template } from "./templates.js";
+import { fill, template } from "../../llm/templates.js";
 
 /** The part of an agent the system prompt depends on. */
 export interface PromptAgent {

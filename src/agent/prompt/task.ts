@@ -1,10 +1,10 @@
 // The first user message: the run's visible input data and the mission, whose
 // {{placeholders}} are filled from the context. Hidden (`_`) keys never appear in it.
-import { print } from "../../lisp/evaluate.js";
+import { print } from "../../lisp/index.js";
 import { renderTurnLine } from "../../trace/feedback.js";
 import type { RecordOptions } from "../../trace/record.js";
 import { contextLines, isHiddenKey } from "./context.js";
-import { fill, template } from "./templates.js";
+import { fill, template } from "../../llm/templates.js";
 
 export type MissionResult = { ok: true; text: string } | { ok: false; message: string };
 

@@ -8,8 +8,7 @@ import { z } from "zod";
 import { messageText } from "../../llm/messages.js";
 import type { ChatMessage } from "../../llm/types.js";
 import { firstLine, taskIndex } from "../messages.js";
-import { clock, finish } from "../result.js";
-import type { StrategyDefinition } from "../registry-types.js";
+import { pureStrategy } from "./pure.js";
 import { messageTokens } from "../tokens.js";
 
 export const maskingShape = {
@@ -86,65 +85,56 @@ function masked(m: ChatMessage, tool: string, firstLineChars: number): ChatMessa
   return out;
 }
 
-export const observationMaskingStrategy: StrategyDefinition<MaskingOptions> = {
+export const observationMaskingStrategy = pureStrategy<MaskingOptions>({
   name: "observation-masking",
   description: "Replaces tool results older than the last `turns` (2) turns by a one-line placeholder (tool, line count, exit status or first line), advancing the boundary every `polling` (10) turns; assistant messages stay whole; no model call.",
-  usesLlm: false,
   schema,
-  create: (options) => ({
-    name: "observation-masking",
-    options,
-    usesLlm: false,
-    initialState: () => null,
-    // The current and the previous boundary: the next move rewrites only what follows the current
-    // one, and a prompt marked at the previous one finds the entry the requests before it wrote.
-    cacheBreakpoints(projected) {
-      const starts = turnStarts(projected);
-      const aged = agedTurns(starts.length, options);
-      const marks: number[] = [];
-      if (aged >= options.polling) marks.push(starts[aged - options.polling]);
-      if (aged > 0 && aged < starts.length) marks.push(starts[aged]);
-      return marks;
-    },
-    project(conversation, state, context) {
-      const started = clock(context)();
-      const messages = conversation.messages;
-      const task = taskIndex(messages);
-      const out = messages.slice();
-      if (task < 0) return finish(conversation, out, state, [], started, context);
-      let assistants = 0;
-      for (let i = task + 1; i < messages.length; i++) if (messages[i].role === "assistant") assistants++;
-      const aged = agedTurns(assistants, options);
-      const names = new Map<string, string>();
-      let turn = -1;
-      let first = -1;
-      let count = 0;
-      for (let i = task + 1; i < messages.length; i++) {
-        const m = messages[i];
-        if (m.role === "assistant") {
-          turn++;
-          for (const c of m.tool_calls ?? []) names.set(c.id, c.function.name);
-          continue;
-        }
-        if (turn < 0) continue;
-        let tool: string;
-        if (m.role === "tool") tool = (m.tool_call_id === undefined ? undefined : names.get(m.tool_call_id)) ?? m.name ?? "tool";
-        else if (m.role === "user" && options.userReplies === "mask" && previousRole(messages, i) !== "user") tool = "environment";
-        else continue;
-        if (options.neverMask.includes(tool)) continue;
-        const old = turn < aged || (turn < assistants - 1 && options.alwaysMask.includes(tool));
-        if (!old) continue;
-        const replacement = masked(m, tool, options.firstLineChars);
-        if (replacement === null) continue;
-        out[i] = replacement;
-        if (first < 0) first = i;
-        count++;
+  // The current and the previous boundary: the next move rewrites only what follows the current
+  // one, and a prompt marked at the previous one finds the entry the requests before it wrote.
+  cacheBreakpoints(projected, options) {
+    const starts = turnStarts(projected);
+    const aged = agedTurns(starts.length, options);
+    const marks: number[] = [];
+    if (aged >= options.polling) marks.push(starts[aged - options.polling]);
+    if (aged > 0 && aged < starts.length) marks.push(starts[aged]);
+    return marks;
+  },
+  rewrite(messages, options) {
+    const task = taskIndex(messages);
+    if (task < 0) return null;
+    const out = messages.slice();
+    let assistants = 0;
+    for (let i = task + 1; i < messages.length; i++) if (messages[i].role === "assistant") assistants++;
+    const aged = agedTurns(assistants, options);
+    const names = new Map<string, string>();
+    let turn = -1;
+    let first = -1;
+    let count = 0;
+    for (let i = task + 1; i < messages.length; i++) {
+      const m = messages[i];
+      if (m.role === "assistant") {
+        turn++;
+        for (const c of m.tool_calls ?? []) names.set(c.id, c.function.name);
+        continue;
       }
-      const events = count === 0 ? [] : [{ kind: "compacted" as const, messageIndex: first, replaced: count, detail: `${count} observations masked (turns before ${aged + 1} of ${assistants})` }];
-      return finish(conversation, out, state, events, started, context);
-    },
-  }),
-};
+      if (turn < 0) continue;
+      let tool: string;
+      if (m.role === "tool") tool = (m.tool_call_id === undefined ? undefined : names.get(m.tool_call_id)) ?? m.name ?? "tool";
+      else if (m.role === "user" && options.userReplies === "mask" && previousRole(messages, i) !== "user") tool = "environment";
+      else continue;
+      if (options.neverMask.includes(tool)) continue;
+      const old = turn < aged || (turn < assistants - 1 && options.alwaysMask.includes(tool));
+      if (!old) continue;
+      const replacement = masked(m, tool, options.firstLineChars);
+      if (replacement === null) continue;
+      out[i] = replacement;
+      if (first < 0) first = i;
+      count++;
+    }
+    const events = count === 0 ? [] : [{ kind: "compacted" as const, messageIndex: first, replaced: count, detail: `${count} observations masked (turns before ${aged + 1} of ${assistants})` }];
+    return { messages: out, events };
+  },
+});
 
 function previousRole(messages: readonly ChatMessage[], i: number): ChatMessage["role"] | undefined {
   for (let j = i - 1; j >= 0; j--) if (messages[j].role !== "system") return messages[j].role;

@@ -8,8 +8,7 @@ import { z } from "zod";
 import { messageText } from "../../llm/messages.js";
 import type { ChatMessage } from "../../llm/types.js";
 import { mergeRuns, taskIndex } from "../messages.js";
-import { clock, finish } from "../result.js";
-import type { StrategyDefinition } from "../registry-types.js";
+import { pureStrategy } from "./pure.js";
 import type { CompactionEvent } from "../types.js";
 
 const schema = z
@@ -55,48 +54,39 @@ export function recapOptionsFromEnv(env: Readonly<Record<string, string | undefi
   return parsed.data;
 }
 
-export const recapStrategy: StrategyDefinition<RecapOptions> = {
+export const recapStrategy = pureStrategy<RecapOptions>({
   name: "recap",
   description: "Keeps the last minPreservedAssistantMessages (3) assistant messages full and compacts older ones, in batches of batchSize (4), to their `recap -` line; no model call.",
-  usesLlm: false,
   schema,
-  create: (options) => ({
-    name: "recap",
-    options,
-    usesLlm: false,
-    initialState: () => null,
-    project(conversation, state, context) {
-      const started = clock(context)();
-      const messages = conversation.messages;
-      const task = taskIndex(messages);
-      const assistants: number[] = [];
-      if (options.enabled && task >= 0) for (let i = task + 1; i < messages.length; i++) if (messages[i].role === "assistant") assistants.push(i);
-      const older = assistants.length - options.minPreservedAssistantMessages;
-      // Forced: every older message now, not only whole batches.
-      const count = context.force ? older : Math.floor(older / options.batchSize) * options.batchSize;
-      if (count <= 0) return finish(conversation, messages.slice(), state, [], started, context);
-      const compacted = new Set(assistants.slice(0, count));
-      const earliest = assistants[0];
-      const synthetic = new Set<ChatMessage>();
-      const out: ChatMessage[] = [];
-      let recapped = 0;
-      for (let i = 0; i < messages.length; i++) {
-        const m = messages[i];
-        if (i > task && i < earliest && m.role === "user") continue;
-        const line = compacted.has(i) ? recapLine(m) : undefined;
-        if (line === undefined) {
-          out.push(m);
-          continue;
-        }
-        const recap: ChatMessage = { role: "assistant", content: line };
-        synthetic.add(recap);
-        out.push(recap);
-        recapped++;
-        // The compacted message's tool calls go, so their results go with them.
-        while (i + 1 < messages.length && messages[i + 1].role === "tool") i++;
+  rewrite(messages, options, context) {
+    const task = taskIndex(messages);
+    const assistants: number[] = [];
+    if (options.enabled && task >= 0) for (let i = task + 1; i < messages.length; i++) if (messages[i].role === "assistant") assistants.push(i);
+    const older = assistants.length - options.minPreservedAssistantMessages;
+    // Forced: every older message now, not only whole batches.
+    const count = context.force ? older : Math.floor(older / options.batchSize) * options.batchSize;
+    if (count <= 0) return null;
+    const compacted = new Set(assistants.slice(0, count));
+    const earliest = assistants[0];
+    const synthetic = new Set<ChatMessage>();
+    const out: ChatMessage[] = [];
+    let recapped = 0;
+    for (let i = 0; i < messages.length; i++) {
+      const m = messages[i];
+      if (i > task && i < earliest && m.role === "user") continue;
+      const line = compacted.has(i) ? recapLine(m) : undefined;
+      if (line === undefined) {
+        out.push(m);
+        continue;
       }
-      const events: CompactionEvent[] = [{ kind: "compacted", messageIndex: earliest, replaced: recapped, detail: `${recapped} of ${count} compacted assistant messages had a recap line` }];
-      return finish(conversation, mergeRuns(out, (m) => synthetic.has(m)), state, events, started, context);
-    },
-  }),
-};
+      const recap: ChatMessage = { role: "assistant", content: line };
+      synthetic.add(recap);
+      out.push(recap);
+      recapped++;
+      // The compacted message's tool calls go, so their results go with them.
+      while (i + 1 < messages.length && messages[i + 1].role === "tool") i++;
+    }
+    const events: CompactionEvent[] = [{ kind: "compacted", messageIndex: earliest, replaced: recapped, detail: `${recapped} of ${count} compacted assistant messages had a recap line` }];
+    return { messages: mergeRuns(out, (m) => synthetic.has(m)), events };
+  },
+});

@@ -2,8 +2,7 @@
 // replaced by a one-line marker, so the model knows something is missing and roles alternate.
 import { z } from "zod";
 import { spliceSummary, taskIndex, turnStarts } from "../messages.js";
-import { clock, finish } from "../result.js";
-import type { StrategyDefinition } from "../registry-types.js";
+import { pureStrategy } from "./pure.js";
 
 const schema = z
   .object({
@@ -14,26 +13,16 @@ const schema = z
   })
   .strict();
 
-export const slidingWindowStrategy: StrategyDefinition<z.output<typeof schema>> = {
+export const slidingWindowStrategy = pureStrategy<z.output<typeof schema>>({
   name: "sliding-window",
   description: "Keeps the system messages, the task and the last N turns; older turns are dropped behind a one-line marker.",
-  usesLlm: false,
   schema,
-  create: (options) => ({
-    name: "sliding-window",
-    options,
-    usesLlm: false,
-    initialState: () => null,
-    project(conversation, state, context) {
-      const started = clock(context)();
-      const messages = conversation.messages;
-      const task = taskIndex(messages);
-      const starts = task < 0 ? [] : turnStarts(messages, options.unit, task);
-      if (starts.length <= options.turns) return finish(conversation, messages.slice(), state, [], started, context);
-      const cut = starts[starts.length - options.turns];
-      const dropped = cut - task - 1;
-      const projected = spliceSummary(messages, task, cut, `[${dropped} earlier messages omitted]`);
-      return finish(conversation, projected, state, [{ kind: "compacted", messageIndex: task + 1, replaced: dropped }], started, context);
-    },
-  }),
-};
+  rewrite(messages, options) {
+    const task = taskIndex(messages);
+    const starts = task < 0 ? [] : turnStarts(messages, options.unit, task);
+    if (starts.length <= options.turns) return null;
+    const cut = starts[starts.length - options.turns];
+    const dropped = cut - task - 1;
+    return { messages: spliceSummary(messages, task, cut, `[${dropped} earlier messages omitted]`), events: [{ kind: "compacted", messageIndex: task + 1, replaced: dropped }] };
+  },
+});

@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { LlmError } from "../../llm/errors.js";
 import { transcript } from "../messages.js";
-import { compactionPrompt, fillPrompt } from "../prompts.js";
+import { fill, template as promptTemplate } from "../../llm/templates.js";
 import { countTokens } from "../tokens.js";
 import type { CompactionContext, Summarizer, SummaryRequest, SummaryResult } from "../types.js";
 import { summaryProblem } from "./validate.js";
@@ -53,7 +53,7 @@ export function llmSummarizer(options: LlmSummarizerOptions = {}): Summarizer {
       const llm = context.llm;
       if (llm === undefined) throw new Error("compaction: the llm summarizer needs context.llm");
       const names = request.knownNames ?? [];
-      const prompt = fillPrompt(compactionPrompt(template), {
+      const prompt = fill(promptTemplate(`compaction-${template}`), {
         previous: request.previous || "(none)",
         // Long spans get a smaller share per message, so the summarizer's own prompt stays bounded.
         transcript: transcript(request.messages, Math.max(200, Math.min(2000, Math.floor(maxInputChars / Math.max(1, request.messages.length))))),

@@ -1,7 +1,9 @@
 // Argument checks shared by builtins: each failure is a type_error that names the builtin,
 // what it expected and what it got (with a short rendering of the value).
-import { typeErr } from "../errors.js";
-import { isSeqable } from "../seq.js";
+import { typeErr, type LispError } from "../errors.js";
+import { checkCollectionSize } from "../runtime.js";
+import { entries, isSeqable } from "../seq.js";
+import { chars } from "../text.js";
 import { Fn, Keyword, LFloat, type Value, typeName, isMap, isSet } from "../values.js";
 import { Vec } from "../vector.js";
 import { printSample, prStr } from "../printer.js";
@@ -31,4 +33,53 @@ export function isCallable(x: Value): boolean {
 export function expectFn(who: string, x: Value): Value {
   if (isCallable(x)) return x;
   throw typeErr(`${who} expects a function, got ${describe(x)}`, isSeqable(x) ? "check the argument order: the function comes first, e.g. (map f coll)" : undefined);
+}
+
+export const ARG_ORDER_HINT = "check the argument order: the function comes first and the collection last, e.g. (map f coll)";
+
+export function notColl(who: string, x: Value): LispError {
+  return typeErr(`${who} expects a collection, got ${describe(x)}`, notCollHint(x));
+}
+
+function notCollHint(x: Value): string | undefined {
+  // A function in the collection's place usually comes from (-> coll (filter f)), which threads
+  // the collection in first.
+  if (x instanceof Fn) return `${ARG_ORDER_HINT}; in a -> pipeline, sequence functions need ->>`;
+  if (x instanceof Keyword) return `a keyword is a function here: check the argument order, e.g. (map :${x.name} coll)`;
+  return typeof x === "number" || x instanceof LFloat ? "check the argument order: the collection comes last; in a -> pipeline, sequence functions need ->>" : undefined;
+}
+
+/**
+ * The elements of any seqable value as a fresh array the caller may reuse: vectors, sets,
+ * maps (as [k v] entries), strings (as characters), nil (empty). A type error naming `who` otherwise.
+ */
+export function items(who: string, x: Value): Value[] {
+  if (x instanceof Vec) return x.toArray();
+  if (x === null) return [];
+  if (typeof x === "string") {
+    const cs = chars(x);
+    checkCollectionSize(cs.length);
+    return cs;
+  }
+  if (isMap(x)) return entries(x);
+  if (isSet(x)) return x.toArray();
+  throw notColl(who, x);
+}
+
+/**
+ * Like `items`, for functions whose result depends on element positions. As in Clojure, a set
+ * gives its elements in its own order (sorted for a sorted set): any one element for first.
+ */
+export function ordered(who: string, x: Value): Value[] {
+  return items(who, x);
+}
+
+/** A count or index argument: a finite number, rounded with `round` (take/drop round up, like Clojure). */
+export function countArg(who: string, x: Value, round: (n: number) => number = Math.trunc): number {
+  const n = typeof x === "number" ? x : x instanceof LFloat ? x.v : NaN;
+  if (Number.isNaN(n)) {
+    const coll = x instanceof Vec || isMap(x) || isSet(x);
+    throw typeErr(`${who} expects a number for its count or index, got ${describe(x)}`, coll ? "check the argument order; in a -> pipeline, sequence functions need ->>" : x !== null && typeof x === "object" ? "check the argument order" : undefined);
+  }
+  return round(n);
 }

@@ -8,8 +8,7 @@ import { chars } from "../text.js";
 import { strOf } from "../printer.js";
 import { isInteger, isNumber, type Value } from "../values.js";
 import { Vec } from "../vector.js";
-import { describe, expectFn } from "./args.js";
-import { countArg } from "./collections.js";
+import { countArg, describe, expectFn } from "./args.js";
 import type { BuiltinDef } from "./registry.js";
 import { sortOrder } from "./sorted.js";
 

@@ -5,68 +5,19 @@
 import { LispError, typeErr } from "../errors.js";
 import { hasKey } from "../lookup.js";
 import { charge, checkCollectionSize, tick } from "../runtime.js";
-import { entries } from "../seq.js";
 import { charCount, chars } from "../text.js";
-import { EMPTY_MAP, EMPTY_SET, EMPTY_VEC, Fn, Keyword, LFloat, truthy, type LMap, type Value, isMap, isSet } from "../values.js";
+import { EMPTY_MAP, EMPTY_SET, EMPTY_VEC, Fn, Keyword, truthy, type LMap, type Value, isMap, isSet } from "../values.js";
 import { call1 } from "../fn.js";
 import { Vec } from "../vector.js";
-import { describe, expectFn } from "./args.js";
+import { ARG_ORDER_HINT, countArg, describe, expectFn, items, notColl, ordered } from "./args.js";
 import { actualKey } from "./maps.js";
 import type { BuiltinDef } from "./registry.js";
 import { transformAll } from "./transducers.js";
-
-const ARG_ORDER_HINT = "check the argument order: the function comes first and the collection last, e.g. (map f coll)";
-
-function notColl(who: string, x: Value): LispError {
-  return typeErr(`${who} expects a collection, got ${describe(x)}`, notCollHint(x));
-}
-
-function notCollHint(x: Value): string | undefined {
-  // A function in the collection's place usually comes from (-> coll (filter f)), which threads
-  // the collection in first.
-  if (x instanceof Fn) return `${ARG_ORDER_HINT}; in a -> pipeline, sequence functions need ->>`;
-  if (x instanceof Keyword) return `a keyword is a function here: check the argument order, e.g. (map :${x.name} coll)`;
-  return typeof x === "number" || x instanceof LFloat ? "check the argument order: the collection comes last; in a -> pipeline, sequence functions need ->>" : undefined;
-}
-
-/**
- * The elements of any seqable value as a fresh array the caller may reuse: vectors, sets,
- * maps (as [k v] entries), strings (as characters), nil (empty). A type error naming `who` otherwise.
- */
-export function items(who: string, x: Value): Value[] {
-  if (x instanceof Vec) return x.toArray();
-  if (x === null) return [];
-  if (typeof x === "string") {
-    const cs = chars(x);
-    checkCollectionSize(cs.length);
-    return cs;
-  }
-  if (isMap(x)) return entries(x);
-  if (isSet(x)) return x.toArray();
-  throw notColl(who, x);
-}
 
 function setError(who: string): LispError {
   return typeErr(`${who} does not support sets (sets are unordered)`, "sort the set first, e.g. (sort s), or use (vec s) when any order will do; (contains? s x) tests membership");
 }
 
-/**
- * Like `items`, for functions whose result depends on element positions. As in Clojure, a set
- * gives its elements in its own order (sorted for a sorted set): any one element for first.
- */
-export function ordered(who: string, x: Value): Value[] {
-  return items(who, x);
-}
-
-/** A count or index argument: a finite number, rounded with `round` (take/drop round up, like Clojure). */
-export function countArg(who: string, x: Value, round: (n: number) => number = Math.trunc): number {
-  const n = typeof x === "number" ? x : x instanceof LFloat ? x.v : NaN;
-  if (Number.isNaN(n)) {
-    const coll = x instanceof Vec || isMap(x) || isSet(x);
-    throw typeErr(`${who} expects a number for its count or index, got ${describe(x)}`, coll ? "check the argument order; in a -> pipeline, sequence functions need ->>" : x !== null && typeof x === "object" ? "check the argument order" : undefined);
-  }
-  return round(n);
-}
 
 /** The first character of a string, without splitting all of a long string into graphemes. */
 function firstChar(s: string): string {

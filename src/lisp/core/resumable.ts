@@ -9,7 +9,7 @@ import { charge } from "../runtime.js";
 import { after, isPending, syncCall, type Maybe } from "../suspend.js";
 import { Reduced, truthy, type Value } from "../values.js";
 import { Vec } from "../vector.js";
-import { items } from "./collections.js";
+import { items } from "./args.js";
 import type { BuiltinDef } from "./registry.js";
 
 /**

@@ -10,8 +10,7 @@ import { isSeqable } from "../seq.js";
 import { charge, checkCollectionSize, limitError, run, tick } from "../runtime.js";
 import { EMPTY_MAP, EMPTY_VEC, Fn, isFloat, Keyword, LFloat, LMap, mkFloat, Reduced, truthy, type Value, isMap, isSet } from "../values.js";
 import { Vec } from "../vector.js";
-import { describe, expectFn } from "./args.js";
-import { countArg, items, ordered } from "./collections.js";
+import { countArg, describe, expectFn, items, ordered } from "./args.js";
 import { Builtin, type BuiltinDef } from "./registry.js";
 
 type Unary = (x: Value) => Value;

@@ -10,8 +10,7 @@ import { charge, checkCollectionSize, tick } from "../runtime.js";
 import { isSeqable } from "../seq.js";
 import { Fn, Reduced, truthy, type Value } from "../values.js";
 import { Vec } from "../vector.js";
-import { describe, expectFn } from "./args.js";
-import { items } from "./collections.js";
+import { describe, expectFn, items } from "./args.js";
 import { Builtin, type BuiltinDef } from "./registry.js";
 
 /** A reducing function as the pipeline sees it: a step, and a completion run once at the end. */

@@ -1,10 +1,21 @@
-// The prompt template files in `prompts/`: loaded once, their leading `<!-- ... -->` note
-// stripped, and filled by `{{name}}` placeholders.
+// The prompt template files in `prompts/` (the agent's and the compaction summarizers'):
+// loaded once, their leading `<!-- ... -->` note stripped, and filled by `{{name}}` placeholders.
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export type TemplateName = "role" | "language" | "mistakes" | "multi-turn" | "single-turn" | "agent" | "task";
+export type TemplateName =
+  | "role"
+  | "language"
+  | "mistakes"
+  | "multi-turn"
+  | "single-turn"
+  | "agent"
+  | "task"
+  | "compaction-conversation"
+  | "compaction-code"
+  | "compaction-recap"
+  | "compaction-goal";
 
 // Source and build layouts put this module at different depths, so look upward for prompts/.
 function promptsDir(): string {
@@ -34,7 +45,7 @@ export function template(name: TemplateName): string {
   return text;
 }
 
-/** Replaces every `{{key}}`; a placeholder without a value is a bug in the caller and throws. */
+/** Replaces every `{{key}}` in one pass, so a value holding braces is never expanded again; a placeholder without a value is a bug in the caller and throws. */
 export function fill(text: string, values: Readonly<Record<string, string>>): string {
   return text.replace(/\{\{(\w[\w-]*)\}\}/g, (_, key: string) => {
     if (!Object.hasOwn(values, key)) throw new Error(`prompt template placeholder {{${key}}} has no value`);

@@ -1,4 +1,4 @@
-// Traces and finished runs to JSON and back. Loading validates the whole structure and
+// Traces to JSON and back (a finished run wraps one: src/agent/saved-run.ts). Loading validates the whole structure and
 // says where it is wrong; fields this version does not know are kept, so traces written by
 // newer code still load. Non-finite numbers and -0 (tool results may hold them; plain JSON
 // writes -0 as 0 and the others as null) survive the trip.
@@ -6,9 +6,7 @@
 // system prompt above all); on disk a turn's messages start with a `{"$ptc:reuse": k}`
 // marker standing for the first k messages of the turn before, and are expanded on load.
 import { z } from "zod";
-import type { AgentFailure } from "./errors.js";
-import type { RunUsage, Step } from "./types.js";
-import type { RunTrace } from "../trace/trace.js";
+import type { RunTrace } from "./trace.js";
 
 export const TRACE_VERSION = 2;
 
@@ -70,31 +68,12 @@ const turn = z.looseObject({
   },
 });
 
-const runTrace = z.looseObject({
+export const runTrace = z.looseObject({
   version: z.union([z.literal(1), z.literal(TRACE_VERSION)]),
   system: z.string(),
   task: z.string(),
   turns: z.array(turn),
 });
-
-const savedRun = z.looseObject({
-  version: z.union([z.literal(1), z.literal(TRACE_VERSION)]),
-  ok: z.boolean(),
-  value: z.unknown().optional(),
-  fail: z.looseObject({ reason: z.string(), message: z.string(), details: z.unknown().optional() }).optional(),
-  usage: z.looseObject({ inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number(), llmRequests: z.number() }),
-  trace: runTrace,
-});
-
-/** A finished run as saved: the outcome, the usage and the full trace (values as plain data). */
-export interface SavedRun {
-  version: 1 | typeof TRACE_VERSION;
-  ok: boolean;
-  value?: unknown;
-  fail?: AgentFailure;
-  usage: RunUsage;
-  trace: RunTrace;
-}
 
 const NUMBER_TAG = "$ptc:number";
 const REUSE_TAG = "$ptc:reuse";
@@ -109,7 +88,7 @@ function sharedPrefix(a: readonly Message[], b: readonly Message[]): number {
 }
 
 /** The trace with each turn's messages written as a reuse marker plus the new messages. */
-function encodeTrace(trace: RunTrace): unknown {
+export function encodeTrace(trace: RunTrace): unknown {
   let previous: readonly Message[] = [
     { role: "system", content: trace.system },
     { role: "user", content: trace.task },
@@ -164,7 +143,8 @@ export function numberReviver(_key: string, v: unknown): unknown {
   return v;
 }
 
-function parse<T>(text: string, schema: z.ZodType, what: string, trace: (raw: Record<string, unknown>) => unknown, prefix: string): T {
+/** Parses a trace, or a document holding one (`trace` picks it out, `prefix` names its path in errors), against `schema`. */
+export function parseTraceJson<T>(text: string, schema: z.ZodType, what: string, trace: (raw: Record<string, unknown>) => unknown, prefix: string): T {
   let raw: unknown;
   try {
     raw = JSON.parse(text, numberReviver);
@@ -190,19 +170,5 @@ export function traceToJson(trace: RunTrace, indent?: number): string {
 
 /** Loads a trace; throws TraceFormatError naming the first problem and where it is. */
 export function traceFromJson(text: string): RunTrace {
-  return parse<RunTrace>(text, runTrace, "ptc-lisp trace", (raw) => raw, "");
-}
-
-/** A finished run as JSON. Live memory values are not saved: the trace's definitions carry their EDN and source. */
-export function runToJson(step: Step, indent?: number): string {
-  const saved: Record<string, unknown> = { version: TRACE_VERSION, ok: step.ok };
-  if (step.ok) saved.value = step.value;
-  else saved.fail = step.fail;
-  saved.usage = step.usage;
-  saved.trace = encodeTrace(step.trace);
-  return JSON.stringify(saved, numberReplacer, indent);
-}
-
-export function runFromJson(text: string): SavedRun {
-  return parse<SavedRun>(text, savedRun, "saved ptc-lisp run", (raw) => raw.trace, "trace.");
+  return parseTraceJson<RunTrace>(text, runTrace, "ptc-lisp trace", (raw) => raw, "");
 }

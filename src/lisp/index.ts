@@ -1,0 +1,32 @@
+// The interpreter as the layers above it see it: run a program, build and print values, read
+// source, the sandbox's limits and errors, and what the prompt reference lists. Nothing outside
+// src/lisp imports another module of this folder (test/architecture.test.ts checks it), so the
+// interpreter's files can move and split without touching the agent.
+export { evaluate, print, ToolTimeout } from "./evaluate.js";
+export type {
+  EvaluateOptions,
+  EvalResult,
+  EvalSuccess,
+  EvalFailure,
+  EvalStats,
+  Memory,
+  MemoryEntry,
+  Definition,
+  ToolFn,
+  ToolSpec,
+  ToolCallRecord,
+  Outcome,
+} from "./evaluate.js";
+export { Fn, isMap, isSet, keyword, Keyword, LFloat, LMap, LSet, typeName, type Value } from "./values.js";
+export { Vec } from "./vector.js";
+export { toLisp } from "./interop.js";
+export { read, isSymbolName } from "./reader.js";
+export type { Form } from "./forms.js";
+export { printSample, prStr, quoteString } from "./printer.js";
+export { isHiddenKey, Marks, showStandIns, type Origin } from "./marks.js";
+export { defaultLimits, resolveLimits, type Limits } from "./limits.js";
+export { formatError, type ErrorInfo, type ErrorKind } from "./errors.js";
+export { resolveIsolation, type Isolation } from "./isolate/options.js";
+export { allBuiltins, type Area, type BuiltinDef, type Namespace } from "./core/registry.js";
+export { STANDARD_CLOJURE, STANDARD_FORMS } from "./core/standard.js";
+export { DOCUMENTED_SPECIAL_FORMS } from "./analyzer/specials/index.js";
