@@ -8,10 +8,10 @@
 import { Analyzer, type AnalyzeEnv } from "./analyzer/analyze.js";
 import "./core/index.js";
 import { compile } from "./compile.js";
-import { abortedError, LIMIT_KINDS, LispError, thrownMessage, toErrorInfo, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
+import { abortedError, LIMIT_KINDS, LispError, ours, thrownMessage, toErrorInfo, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
-import { Budget, Converted, toHost, toLisp } from "./interop.js";
+import { boxed, Budget, Converted, toHost, toLisp } from "./interop.js";
 import { resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
 import { activate, defaultClock, fuelExhausted, GlobalEnv, run as current, RunState, type DataHost, type ToolHost } from "./runtime.js";
@@ -230,14 +230,6 @@ function toolArgs(name: string, args: Value, spec: ToolSpec, budget: Budget): Re
 
 export { ToolTimeout } from "./errors.js";
 
-/** The thrown value when it is one of ours; null for anything a tool threw (even a hostile Proxy). */
-function ours(e: unknown): LispError | ToolTimeout | null {
-  try {
-    return e instanceof LispError || e instanceof ToolTimeout ? e : null;
-  } catch {
-    return null;
-  }
-}
 
 const isLimit = (e: unknown): e is LispError => e instanceof LispError && (LIMIT_KINDS as readonly string[]).includes(e.kind);
 
@@ -407,7 +399,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, lis
  * the run had left when it began to wait, and the time it takes is counted against the run.
  */
 function convertResult(state: RunState, raw: unknown, name: string): Value {
-  if (raw instanceof Converted) {
+  if (Converted.is(raw)) {
     state.fuel -= raw.steps;
     state.deadline -= raw.ms;
     if (state.fuel < 0) throw fuelExhausted(state.limits);
@@ -555,20 +547,6 @@ function settle(spec: ToolSpec, args: Record<string, unknown>, halt: Halt, timeo
         halt.stops.delete(onHalt);
       });
   });
-}
-
-/**
- * A tool's answer in a box, so the promise machinery never reads `then` from it (a revoked
- * Proxy throws host text there): a thenable is awaited, anything else is left for conversion.
- */
-function boxed(r: unknown): { value: unknown } | Promise<{ value: unknown }> {
-  let then: unknown;
-  try {
-    then = typeof r === "object" && r !== null ? (r as { then?: unknown }).then : undefined;
-  } catch {
-    return { value: r };
-  }
-  return typeof then === "function" ? Promise.resolve(r).then((v) => boxed(v)) : { value: r };
 }
 
 /** Ends the calls in flight: one listener on the signal however many calls there are. */

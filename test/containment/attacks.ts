@@ -8,6 +8,7 @@ import { tool } from "../../src/agent/tools.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import { runEvalCommand } from "../../src/cli/eval.js";
 import { PassThrough } from "node:stream";
+import { types } from "node:util";
 
 export interface Report {
   ok: boolean;
@@ -16,6 +17,8 @@ export interface Report {
   value?: unknown;
   /** The entry point cannot take this case's input (`ptc eval` has no tools, and its context is JSON). */
   skipped?: string;
+  /** How long the run took (building the case's host data excluded). */
+  ms?: number;
 }
 
 /**
@@ -42,6 +45,12 @@ const BOUNDED = ["fuel_exhausted", "timeout", "collection_too_large", "string_to
 const code = (s: string): string => "```clojure\n" + s + "\n```";
 
 async function run(source: string, options: EvaluateOptions, mode: Mode = "none"): Promise<Report> {
+  const t0 = performance.now();
+  const report = await runIn(source, options, mode);
+  return { ...report, ms: performance.now() - t0 };
+}
+
+async function runIn(source: string, options: EvaluateOptions, mode: Mode): Promise<Report> {
   if (mode === "agent") return runAgent(source, options);
   if (mode === "cli") return runCli(source, options);
   const r = await evaluate(source, { ...options, isolation: mode });
@@ -63,6 +72,8 @@ async function runAgent(source: string, options: EvaluateOptions): Promise<Repor
   }
   const step = await SubAgent.run(agent, { llm: scriptedLlm([code(source)]), context: options.ctx });
   const turn = step.turns[0];
+  // Refused before any turn (the context could not be read for the prompt).
+  if (turn === undefined || turn.program === null) return step.ok ? { ok: true, value: step.value } : { ok: false, kind: step.fail.reason, message: step.fail.message };
   if (turn?.error !== undefined) return { ok: false, kind: turn.error.kind, message: turn.error.message };
   return { ok: true, value: turn?.value === undefined ? undefined : { edn: turn.value } };
 }
@@ -70,13 +81,8 @@ async function runAgent(source: string, options: EvaluateOptions): Promise<Repor
 /** `ptc eval -e source --ctx JSON --limit ...`, as its command runs it. */
 async function runCli(source: string, options: EvaluateOptions): Promise<Report> {
   if (options.tools !== undefined) return { ok: false, skipped: "ptc eval has no tools" };
-  let ctx: string | undefined;
-  try {
-    ctx = options.ctx === undefined ? undefined : JSON.stringify(options.ctx);
-  } catch {
-    return { ok: false, skipped: "the context is not JSON" };
-  }
-  if (ctx !== undefined && JSON.stringify(JSON.parse(ctx)) !== ctx) return { ok: false, skipped: "the context is not JSON" };
+  if (options.ctx !== undefined && !isJson(options.ctx, { left: 5_000_000 })) return { ok: false, skipped: "the context is not JSON" };
+  const ctx = options.ctx === undefined ? undefined : JSON.stringify(options.ctx);
   const args = ["-e", source, "--json", ...Object.entries(options.limits ?? {}).flatMap(([k, v]) => ["--limit", `${k}=${v}`])];
   if (ctx !== undefined) args.push("--ctx", ctx);
   let out = "";
@@ -85,6 +91,30 @@ async function runCli(source: string, options: EvaluateOptions): Promise<Report>
   if (code === 0) return { ok: true, value: JSON.parse(out) as unknown };
   const m = /^([a-z_]+): (.*)/m.exec(err);
   return { ok: false, kind: m?.[1] ?? `exit ${code}`, message: m?.[2] ?? err.slice(0, 300) };
+}
+
+/** Whether `x` is a JSON tree (within `budget` nodes): what `--ctx` can carry. */
+function isJson(x: unknown, budget: { left: number }): boolean {
+  if (--budget.left < 0) return false;
+  if (x === null || typeof x === "string" || typeof x === "boolean") return true;
+  if (typeof x === "number") return Number.isFinite(x);
+  if (typeof x !== "object" || types.isProxy(x)) return false;
+  if (Array.isArray(x)) {
+    if (x.length > budget.left) return false;
+    for (let i = 0; i < x.length; i++) if (!(i in x) || !isJson(x[i], budget)) return false;
+    return true;
+  }
+  const proto: unknown = Object.getPrototypeOf(x);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const k in x) if (!isJson((x as Record<string, unknown>)[k], budget)) return false;
+  return true;
+}
+
+// Host data is built once per process, before it is timed: building it is the host's cost.
+const built = new Map<string, unknown>();
+function once<T>(key: string, make: () => T): T {
+  if (!built.has(key)) built.set(key, make());
+  return built.get(key) as T;
 }
 
 const program = (name: string, source: string, expect: Attack["expect"], options: EvaluateOptions = {}): Attack => ({
@@ -98,14 +128,14 @@ const ctxAttack = (name: string, source: string, ctx: Record<string, unknown>, e
 const bigCtxAttack = (name: string, source: string, ctx: (limits: EvaluateOptions["limits"]) => Record<string, unknown>, expect: Attack["expect"]): Attack => ({
   name,
   expect,
-  run: (limits, mode) => run(source, { limits, ctx: ctx(limits) }, mode),
+  run: (limits, mode) => run(source, { limits, ctx: once(name, () => ctx(limits)) }, mode),
 });
 // The result is built before the program runs: building it is the host's own time, not the run's.
 const toolAttack = (name: string, result: (limits: EvaluateOptions["limits"]) => unknown, expect: Attack["expect"], source = "(tool/t)"): Attack => ({
   name,
   expect,
   run(limits, mode) {
-    const value = result(limits);
+    const value = once(name, () => result(limits));
     return run(source, { limits, tools: { t: () => value } }, mode);
   },
 });
@@ -207,8 +237,9 @@ export const ATTACKS: Attack[] = [
     expect: { kinds: ["tool_error"] },
     run: (limits, mode) => run("(tool/t)", { limits, tools: { t: () => Promise.reject(new Proxy({}, { get: () => { throw new Error("trap"); }, getPrototypeOf: () => { throw new Error("trap"); } })) } }, mode),
   },
-  program("tool spec without run", "1", { kinds: ["value_error"], message: /tool\/t/ }, { tools: { t: {} as never } }),
-  program("tool spec with bad params", "1", { kinds: ["value_error"], message: /tool\/t/ }, { tools: { t: { run: () => 1, params: "a" as never } } }),
+  // evaluate's own checks; an agent's tools are checked by tool() and SubAgent.create (the next case).
+  { ...program("tool spec without run", "1", { kinds: ["value_error"], message: /tool\/t/ }, { tools: { t: {} as never } }), modes: ["none", "worker"] },
+  { ...program("tool spec with bad params", "1", { kinds: ["value_error"], message: /tool\/t/ }, { tools: { t: { run: () => 1, params: "a" as never } } }), modes: ["none", "worker"] },
   {
     name: "SubAgent tool without run",
     expect: { kinds: ["AgentDefinitionError"], message: /t/ },
@@ -225,6 +256,7 @@ export const ATTACKS: Attack[] = [
   {
     name: "tool past its timeout is abandoned",
     expect: { kinds: ["tool_timeout"] },
+    modes: ["none", "worker", "agent"],
     async run(limits, mode) {
       let late = false;
       const r = await run("(tool/t)", { limits, toolTimeoutMs: 20, tools: { t: () => new Promise((ok) => setTimeout(() => ok((late = true)), 200)) } }, mode);

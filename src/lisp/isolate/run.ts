@@ -4,9 +4,9 @@
 // ends the worker at once, and so does a program still running past its time limit (with a
 // margin for the interpreter's own check to fire first). A worker that runs out of heap or
 // crashes fails that run only; the pool starts another.
-import { abortedError, LispError, thrownMessage, toErrorInfo, ToolTimeout, type ErrorInfo } from "../errors.js";
+import { abortedError, LispError, ours, thrownMessage, toErrorInfo, ToolTimeout, type ErrorInfo } from "../errors.js";
 import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, MemoryEntry, ToolCallRecord, ToolSpec } from "../evaluate.js";
-import { Budget, toLisp } from "../interop.js";
+import { boxed, Budget, toLisp } from "../interop.js";
 import { resolveLimits, type Limits } from "../limits.js";
 import { Marks, STAND_IN_OPEN } from "../marks.js";
 import { OutputBuffer } from "../output.js";
@@ -143,9 +143,9 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
           calls.push(record);
           const t0 = performance.now();
           Promise.resolve()
-            .then(() => spec.run(m.args, ac.signal))
+            .then(() => boxed(spec.run(m.args, ac.signal)))
             .then(
-              (raw) => {
+              ({ value: raw }) => {
                 if (settled || ac.signal.aborted) return;
                 // Checked and converted here, as in process, within the time the run has left
                 // and charged to it, so a refused value fails the same way.
@@ -155,10 +155,10 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                 try {
                   value = new WireWriter(false).write(toLisp(raw, limits.maxNestingDepth, 0, `the result of tool/${m.name}`, b));
                 } catch (e) {
-                  if (!(e instanceof LispError)) throw e;
                   spent += performance.now() - c0;
-                  record.error = e.message;
-                  w.post({ type: "answer", call: m.call, refused: dataError(e) });
+                  const refused = dataError(e);
+                  record.error = refused.message;
+                  w.post({ type: "answer", call: m.call, refused });
                   return;
                 }
                 const ms = performance.now() - c0;
@@ -166,9 +166,10 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                 w.post({ type: "answer", call: m.call, value, cost: { steps: limits.maxFuel - b.fuel, ms } });
               },
               (e: unknown) => {
-                if (e instanceof ToolTimeout) {
-                  record.error = `no answer within ${e.ms} ms`;
-                  if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, error: record.error, timeoutMs: e.ms });
+                const timedOut = ours(e);
+                if (timedOut instanceof ToolTimeout) {
+                  record.error = `no answer within ${timedOut.ms} ms`;
+                  if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, error: record.error, timeoutMs: timedOut.ms });
                   return;
                 }
                 record.error = thrownMessage(e);
