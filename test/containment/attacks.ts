@@ -19,6 +19,8 @@ export interface Report {
   skipped?: string;
   /** How long the run took (building the case's host data excluded). */
   ms?: number;
+  /** The entry point refused the input before running the program (an agent's context check). */
+  before?: true;
 }
 
 /**
@@ -73,7 +75,7 @@ async function runAgent(source: string, options: EvaluateOptions): Promise<Repor
   const step = await SubAgent.run(agent, { llm: scriptedLlm([code(source)]), context: options.ctx });
   const turn = step.turns[0];
   // Refused before any turn (the context could not be read for the prompt).
-  if (turn === undefined || turn.program === null) return step.ok ? { ok: true, value: step.value } : { ok: false, kind: step.fail.reason, message: step.fail.message };
+  if (turn === undefined || turn.program === null) return step.ok ? { ok: true, value: step.value } : { ok: false, kind: step.fail.reason, message: step.fail.message, before: true };
   if (turn?.error !== undefined) return { ok: false, kind: turn.error.kind, message: turn.error.message };
   return { ok: true, value: turn?.value === undefined ? undefined : { edn: turn.value } };
 }
@@ -93,20 +95,20 @@ async function runCli(source: string, options: EvaluateOptions): Promise<Report>
   return { ok: false, kind: m?.[1] ?? `exit ${code}`, message: m?.[2] ?? err.slice(0, 300) };
 }
 
-/** Whether `x` is a JSON tree (within `budget` nodes): what `--ctx` can carry. */
-function isJson(x: unknown, budget: { left: number }): boolean {
-  if (--budget.left < 0) return false;
+/** Whether `x` is a JSON tree (within `budget` nodes, no cycle): what `--ctx` can carry. */
+function isJson(x: unknown, budget: { left: number }, depth = 0): boolean {
+  if (--budget.left < 0 || depth > 200) return false;
   if (x === null || typeof x === "string" || typeof x === "boolean") return true;
   if (typeof x === "number") return Number.isFinite(x);
   if (typeof x !== "object" || types.isProxy(x)) return false;
   if (Array.isArray(x)) {
     if (x.length > budget.left) return false;
-    for (let i = 0; i < x.length; i++) if (!(i in x) || !isJson(x[i], budget)) return false;
+    for (let i = 0; i < x.length; i++) if (!(i in x) || !isJson(x[i], budget, depth + 1)) return false;
     return true;
   }
   const proto: unknown = Object.getPrototypeOf(x);
   if (proto !== Object.prototype && proto !== null) return false;
-  for (const k in x) if (!isJson((x as Record<string, unknown>)[k], budget)) return false;
+  for (const k in x) if (!isJson((x as Record<string, unknown>)[k], budget, depth + 1)) return false;
   return true;
 }
 
@@ -274,6 +276,8 @@ export const HOST_TEXT = /Cannot perform|TypeError|RangeError|SyntaxError|Refere
 export function verdict(a: Attack, r: Report): string | null {
   if (r.skipped !== undefined) return null;
   if (r.message !== undefined && HOST_TEXT.test(r.message)) return `host text in the message: ${r.message}`;
+  // An agent refuses a context it cannot read before any program runs: clean, when an error is the answer.
+  if (r.before === true && r.kind === "invalid_input" && a.expect.kinds !== undefined) return null;
   if (r.ok) {
     if (!("value" in a.expect)) return `expected an error, got a value`;
     // An agent's turn shows its value as EDN.
