@@ -7,5 +7,7 @@ export default defineConfig({
     // takes 8 s alone has taken 4x that (speed targets live in the benches).
     testTimeout: 120_000,
     pool: "forks",
+    // A PostgreSQL server for the proxy replica tests (started only when absent; see the file).
+    globalSetup: ["test/support/postgres-global.ts"],
   },
 });

@@ -12,6 +12,8 @@ export type FailReason =
   | "deadline_exceeded"
   /** The LLM tokens used reached the run's `tokenBudget`. */
   | "token_budget_exceeded"
+  /** A tool call waits for the host's approval: `step.paused` says which; resume with the decisions. */
+  | "approval_required"
   /** The caller's AbortSignal fired. */
   | "aborted"
   /** The LLM client failed (network, HTTP, or an empty reply). */

@@ -11,6 +11,7 @@ import type { Llm, LlmUsage } from "../llm/types.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import { defaultRecordOptions, Recorder } from "../trace/record.js";
 import type { NestedRunTrace, TraceSettings, Turn, TurnStatus } from "../trace/trace.js";
+import { ApprovalGate, type ApprovalSetup, type Paused } from "./approval.js";
 import { systemOf } from "./definition.js";
 import { AgentDefinitionError, describeIssues, type AgentFailure, type FailReason } from "./errors.js";
 import { extractProgram } from "./extract.js";
@@ -105,6 +106,10 @@ class AgentRun {
   private strategyState: Json | undefined = undefined;
   private pendingNested: NestedRunTrace[] = [];
   private stopReason: Interruption | null = null;
+  /** Present when a tool may need approval (a nested run's refuses such calls). */
+  private readonly gate: ApprovalGate | undefined;
+  private paused: Paused | null = null;
+  private readonly approvals: ApprovalSetup | undefined;
   private llmError = "";
   private returned: unknown = undefined;
   private failMessage = "";
@@ -116,6 +121,7 @@ class AgentRun {
     private readonly run: RunOptions,
     depth: number,
     parent: RunScope | null,
+    approvals: ApprovalSetup | undefined,
   ) {
     this.viewOptions = {
       ...defaultViewOptions,
@@ -135,7 +141,10 @@ class AgentRun {
       tokensLeft: () => this.tokenBudget - this.tokensUsed(),
       addNested: (name, step) => this.addNested(name, step),
     };
-    this.session = new ToolSession(agent.tools, { defaultTimeoutMs: options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs, scope: this.scope });
+    const asks = approvals?.paused !== undefined || Object.values(agent.tools).some((t) => t.needsApproval !== undefined && t.needsApproval !== false);
+    this.gate = asks ? new ApprovalGate(parent === null && approvals !== undefined ? approvals : null) : undefined;
+    this.approvals = approvals;
+    this.session = new ToolSession(agent.tools, { defaultTimeoutMs: options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs, scope: this.scope, ...(this.gate === undefined ? {} : { gate: this.gate }) });
     this.withdraws = this.session.size > 0 && agent.maxTurns > 1;
     this.maxPrintChars = options.maxPrintChars ?? DEFAULT_MAX_PRINT_CHARS;
   }
@@ -229,6 +238,7 @@ class AgentRun {
   /** The step a finished turn ends the run with, or null when the run goes on. */
   private ending(turn: Turn, last: boolean): Step | null {
     if (this.stopReason !== null) return this.interrupted(this.stopReason);
+    if (turn.status === "paused") return this.pause(this.paused as Paused);
     if (turn.status === "returned") return this.success(this.returned);
     if (turn.status === "failed") return this.failure("failed", this.failMessage, this.failDetails);
     if (last) {
@@ -241,6 +251,14 @@ class AgentRun {
 
   private interrupted(reason: Interruption): Step {
     return this.failure(reason, INTERRUPTED[reason]);
+  }
+
+  private pause(paused: Paused): Step {
+    const which = paused.approvals.map((a) => `tool/${a.tool} (${a.id})`).join(", ");
+    const step = this.failure("approval_required", `the run is waiting for the host's approval of ${which}`);
+    step.paused = { ...paused, state: undefined as never };
+    step.paused.state = (this.approvals as ApprovalSetup).save(step);
+    return step;
   }
 
   private overBudget(): Step {
@@ -299,6 +317,7 @@ class AgentRun {
     this.pendingNested = [];
     const { limits, deadlineCut } = this.limits();
     const t1 = performance.now();
+    this.gate?.beginTurn(n);
     const result = await evaluate(program, {
       ctx: this.run.context ?? {},
       tools: this.session.specs(withdrawn),
@@ -317,6 +336,8 @@ class AgentRun {
       this.memory = result.memory;
       status = result.outcome === "return" ? this.validate(result.value, record) : result.outcome === "fail" ? this.failed(result.value) : "ok";
     }
+    this.paused = this.gate?.pausedAt(result.toolCalls) ?? null;
+    if (this.paused !== null) status = "paused";
     const turn: Turn = { ...base, program, status, ...record };
     if (extraction.notes.length > 0) turn.notes = extraction.notes;
     if (this.pendingNested.length > 0) turn.nested = this.pendingNested;
@@ -423,10 +444,10 @@ class AgentRun {
   }
 }
 
-export async function runAgent(agent: Agent, run: RunOptions, parent: RunScope | null): Promise<Step> {
+export async function runAgent(agent: Agent, run: RunOptions, parent: RunScope | null, approvals?: ApprovalSetup): Promise<Step> {
   // mergeOptions takes only the inheritable keys, so the run's own options (context, signal...) stay out.
   const options = mergeOptions(parent?.options, agent.options, run);
-  const step = await new AgentRun(agent, options, run, parent === null ? 0 : parent.depth + 1, parent).execute();
+  const step = await new AgentRun(agent, options, run, parent === null ? 0 : parent.depth + 1, parent, approvals).execute();
   run.onStep?.(step);
   return step;
 }

@@ -17,7 +17,9 @@ import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import type { Llm, LlmRequest, LlmResponse } from "../llm/types.js";
 import { firstTurnLine } from "./prompt/task.js";
 import { numberReplacer, numberReviver, traceFromJson, traceToJson } from "../trace/serialize.js";
+import type { ApprovalDecision, ApprovalSetup, Paused } from "./approval.js";
 import { create } from "./definition.js";
+import { describeIssues } from "./errors.js";
 import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type HistoryStrategy } from "./history.js";
 import { runAgent } from "./loop.js";
 import { showHidden } from "./redact.js";
@@ -58,6 +60,8 @@ export interface RunState {
   summaries: Array<{ turn: number; text: string }>;
   /** The history strategy that built the prompts, and its state after the last saved turn (states saved before strategies were recorded have none). */
   history?: { strategy: { name: string; options: Record<string, unknown> }; state: Json };
+  /** Set when the run paused for approval: the requests, and the paused turn's calls that did not run. The paused turn is the trace's last. */
+  paused?: Paused;
 }
 
 /** Thrown when a run state cannot be read or resumed; the message says why. */
@@ -129,6 +133,7 @@ export function saveRun(step: Step, agent: Agent, options: SaveOptions = {}): Ru
     summaries: [],
     history: { strategy: savedStrategy(trace.settings?.strategy, view), state: trace.turns.at(-1)?.compaction?.state ?? null },
   };
+  if (step.paused !== undefined) state.paused = { approvals: step.paused.approvals.map((a) => ({ ...a })), held: [...step.paused.held] };
   const compressed = stateView(state, "compressed");
   const full = new Set(compressed.stats.turnsFull.map((f) => f.turn));
   state.summaries = (compressed.turns ?? []).filter((p) => !full.has(p.turn)).map((p) => ({ turn: p.turn, text: p.text }));
@@ -165,6 +170,12 @@ const runStateSchema = z.object({
   memory: z.array(savedDefinition),
   summaries: z.array(z.object({ turn: z.number().int().positive(), text: z.string() })),
   history: z.object({ strategy: z.object({ name: z.string(), options: z.record(z.string(), z.unknown()) }), state: json }).optional(),
+  paused: z
+    .object({
+      approvals: z.array(z.object({ id: z.string(), turn: z.number().int().positive(), tool: z.string(), args: z.unknown() })).min(1),
+      held: z.array(z.number().int().nonnegative()),
+    })
+    .optional(),
 });
 
 /** The state as JSON (every number kept, -0 and non-finite ones included, as traceToJson does). */
@@ -235,7 +246,10 @@ async function step(program: string, memory: Memory, name: string): Promise<Memo
 }
 
 /** Options of a resumed run: the usual run options; `llm` serves the turns after the saved ones. */
-export type ResumeOptions = RunOptions;
+export interface ResumeOptions extends RunOptions {
+  /** For a run paused for approval: the host's decision per request id (a request left out pauses the run again). */
+  approvals?: Readonly<Record<string, ApprovalDecision>>;
+}
 
 /**
  * Continues a saved run with the same agent (its turn budget may be larger) and the same
@@ -244,24 +258,26 @@ export type ResumeOptions = RunOptions;
  * recorded results instead of tool calls — and each replayed turn's feedback must match
  * the saved one, so a changed context or agent is caught before a live turn is spent.
  */
-export async function resumeRun(agent: Agent, state: RunState, options: ResumeOptions): Promise<Step> {
+export async function resumeRun(agent: Agent, state: RunState, resumeOptions: ResumeOptions): Promise<Step> {
+  const { approvals: decisions, ...options } = resumeOptions;
   if (state.outcome.ok) throw new ResumeError("the saved run already returned a value; there is nothing to resume");
   if (state.outcome.reason === "failed") throw new ResumeError(`the saved run ended with (fail ...): ${state.outcome.message}`);
   const saved = state.trace.turns;
-  if (saved.length >= agent.maxTurns) throw new ResumeError(`the saved run used ${saved.length} of the agent's ${agent.maxTurns} turns; resume with an agent that allows more`);
+  const approvals = approvalSetup(agent, state, decisions);
+  if (saved.length - (state.paused === undefined ? 0 : 1) >= agent.maxTurns) throw new ResumeError(`the saved run used ${saved.length} of the agent's ${agent.maxTurns} turns; resume with an agent that allows more`);
   const live = options.llm ?? agent.options.llm;
   if (live === undefined) throw new ResumeError("no llm: pass { llm } to serve the turns after the saved ones");
   // The saved run's prompt settings and history strategy carry over unless the options say otherwise.
   const { compressHistory, printlnHistoryLimit, ...view } = state.view;
   const history = options.history ?? (options.compressHistory === undefined ? state.history?.strategy : undefined);
-  const run: ResumeOptions = { compressHistory, printlnHistoryLimit, maxPrintChars: state.maxPrintChars, ...(history === undefined ? {} : { history }), ...options, view: { ...view, ...options.view } };
+  const run: RunOptions = { compressHistory, printlnHistoryLimit, maxPrintChars: state.maxPrintChars, ...(history === undefined ? {} : { history }), ...options, view: { ...view, ...options.view } };
   let strategy: HistoryStrategy;
   try {
     strategy = historyStrategy({ ...agent.options, ...run, view: { ...agent.options.view, ...run.view } });
   } catch (e) {
     throw new ResumeError(`resume: the saved run's history strategy cannot be rebuilt: ${(e as Error).message}`);
   }
-  const replay = new Replay(saved, state, agent, run, live, strategy);
+  const replay = new Replay(saved, state, agent, run, live, strategy, approvals.paused?.turn ?? 0);
   const replaying = create({
     prompt: agent.prompt,
     tools: replay.tools(agent.tools),
@@ -270,10 +286,50 @@ export async function resumeRun(agent: Agent, state: RunState, options: ResumeOp
     ...(agent.output !== undefined ? { output: agent.output } : {}),
     ...(agent.description !== undefined ? { description: agent.description } : {}),
   });
-  const step = await runAgent(replaying as Agent, { ...run, llm: replay.llm, historyLlm: replay.summarizer(run.historyLlm ?? agent.options.historyLlm) }, null);
-  // Nested agents' traces of replayed turns were not re-run: carry the saved ones over.
-  for (let i = 0; i < Math.min(saved.length, step.turns.length); i++) if (saved[i].nested !== undefined) step.turns[i].nested = saved[i].nested;
+  const step = await runAgent(replaying as Agent, { ...run, llm: replay.llm, historyLlm: replay.summarizer(run.historyLlm ?? agent.options.historyLlm) }, null, approvals);
+  // Nested agents' traces of replayed calls were not re-run: carry the saved ones over (before a paused turn's new ones).
+  for (let i = 0; i < Math.min(saved.length, step.turns.length); i++) {
+    const before = saved[i].nested;
+    if (before !== undefined) step.turns[i].nested = approvals.paused?.turn === i + 1 ? [...before, ...(step.turns[i].nested ?? [])] : before;
+  }
   return step;
+}
+
+const decisionSchema = z.union([
+  z.object({ approved: z.literal(true), args: z.record(z.string(), z.unknown()).optional() }).strict(),
+  z.object({ approved: z.literal(false), reason: z.string().optional() }).strict(),
+]);
+
+/** The approvals of a resumed run: every decision checked against the requests and the tools' schemas before anything runs. */
+function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<Record<string, ApprovalDecision>> = {}): ApprovalSetup {
+  const paused = state.paused;
+  const ids = Object.keys(decisions);
+  const saved = state.trace.turns;
+  const save = (step: Step): RunState => saveRun(step, agent);
+  if (paused === undefined) {
+    if (saved.at(-1)?.status === "paused") throw new ResumeError("not a ptc-lisp run state: its last turn paused for approval, but it holds no requests");
+    if (ids.length > 0) throw new ResumeError(`resume: the saved run is not waiting for approval, so the decision for "${ids[0]}" applies to nothing`);
+    return { save, decisions: new Map(), replayedTurns: saved.length };
+  }
+  const last = saved.at(-1);
+  if (last === undefined || last.status !== "paused" || paused.approvals.some((a) => a.turn !== last.number)) throw new ResumeError("not a ptc-lisp run state: it is paused for approval but its last turn is not the paused one");
+  const waiting = new Map(paused.approvals.map((a) => [a.id, a]));
+  const out = new Map<string, ApprovalDecision>();
+  for (const id of ids) {
+    const request = waiting.get(id);
+    if (request === undefined) throw new ResumeError(`resume: no call waits for approval under the id "${id}"; the saved run waits for ${paused.approvals.map((a) => `${a.id} (tool/${a.tool})`).join(", ")}`);
+    const checked = decisionSchema.safeParse(decisions[id]);
+    if (!checked.success) throw new ResumeError(`resume: the decision for ${id} must be { approved: true, args? } or { approved: false, reason? }`);
+    const decision = checked.data as ApprovalDecision;
+    const t = agent.tools[request.tool] as Tool | undefined;
+    if (t === undefined) throw new ResumeError(`resume: the agent has no tool/${request.tool}, which the saved run paused on (${id})`);
+    if (decision.approved && decision.args !== undefined) {
+      const edited = t.input.safeParse(decision.args);
+      if (!edited.success) throw new ResumeError(`resume: the edited arguments for ${id} (tool/${request.tool}) are invalid: ${describeIssues(edited.error, decision.args).join("; ")}; the run is still paused`);
+    }
+    out.set(id, decision);
+  }
+  return { save, decisions: out, replayedTurns: saved.length - 1, paused: { turn: last.number, calls: last.toolCalls, held: new Set(paused.held) } };
 }
 
 const cut = (s: string): string => JSON.stringify(s.length > 80 ? `${s.slice(0, 79)}…` : s);
@@ -332,9 +388,11 @@ class Replay {
     private readonly saved: readonly Turn[],
     private readonly state: RunState,
     private readonly agent: Agent,
-    private readonly options: ResumeOptions,
+    private readonly options: RunOptions,
     private readonly liveLlm: Llm,
     private readonly strategy: HistoryStrategy,
+    /** The turn the saved run paused on (0: none): its calls are answered by the approval gate, or run live. */
+    private readonly pausedTurn: number,
   ) {
     this.summaries = saved.flatMap((t) => t.compaction?.calls ?? []);
     this.expectedSummaries = recordedSummarizer(this.summaries);
@@ -435,7 +493,7 @@ class Replay {
   tools(tools: Readonly<Record<string, Tool>>): Record<string, Tool> {
     const out: Record<string, Tool> = {};
     for (const [name, t] of Object.entries(tools)) {
-      out[name] = tool({ ...t, run: (args, signal, ctx) => (this.isLive ? t.run(args, signal, ctx) : this.recorded(name)) });
+      out[name] = tool({ ...t, run: (args, signal, ctx) => (this.isLive || this.current === this.pausedTurn ? t.run(args, signal, ctx) : this.recorded(name)) });
     }
     return out;
   }

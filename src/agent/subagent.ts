@@ -6,7 +6,7 @@ import { create, isAgent } from "./definition.js";
 import { AgentDefinitionError } from "./errors.js";
 import { runAgent } from "./loop.js";
 import { DEFAULTS } from "./options.js";
-import { resumeRun, type ResumeOptions, type RunState } from "./resume.js";
+import { resumeRun, saveRun, type ResumeOptions, type RunState } from "./resume.js";
 import { tool, type Tool, type ToolRunContext } from "./tools.js";
 import type { Agent, AsToolOptions, OutputOf, RunOptions, Step } from "./types.js";
 
@@ -28,7 +28,7 @@ export type {
 /** Runs an agent to the end. Never throws: every ending is a Step with the trace so far. */
 async function runTop<O extends z.ZodType | undefined>(agent: Agent<O>, options: RunOptions): Promise<Step<OutputOf<O>>> {
   if (!isAgent(agent)) throw new AgentDefinitionError("SubAgent.run expects an agent made by SubAgent.create");
-  return (await runAgent(agent as Agent, options ?? {}, null)) as Step<OutputOf<O>>;
+  return (await runAgent(agent as Agent, options ?? {}, null, { save: (step) => saveRun(step, agent as Agent), decisions: new Map(), replayedTurns: 0 })) as Step<OutputOf<O>>;
 }
 
 

@@ -3,6 +3,7 @@
 // names the failing field, per-call timeouts, per-run call caps, abort, and withdrawal.
 import { z } from "zod";
 import { boxed, type ToolSpec, ToolTimeout } from "../lisp/index.js";
+import type { ApprovalGate, NeedsApproval } from "./approval.js";
 import { AgentDefinitionError, describeIssues } from "./errors.js";
 import type { RunScope } from "./types.js";
 
@@ -35,6 +36,11 @@ export interface ToolDefinition<I extends ToolInput = ToolInput, O extends z.Zod
   timeoutMs?: number;
   /** Calls allowed per run (all turns together). Default: unlimited. */
   maxCalls?: number;
+  /**
+   * Pause the run for the host's approval before each call (`true`), or when this function of
+   * the validated arguments says so. See docs/agent.md, "Tool approvals".
+   */
+  needsApproval?: NeedsApproval<z.output<I>>;
 }
 
 /** What a tool's run may return: the output schema's input type (or a promise of it), else anything. */
@@ -67,6 +73,7 @@ export function tool<I extends ToolInput = z.ZodObject<Record<never, never>>, O 
   if (def.output !== undefined && !(def.output instanceof z.ZodType)) throw new AgentDefinitionError("a tool's output must be a zod schema");
   positive("timeoutMs", def.timeoutMs, true);
   if (def.maxCalls !== undefined && !(Number.isInteger(def.maxCalls) && def.maxCalls > 0)) throw new AgentDefinitionError(`maxCalls must be a positive integer, got ${String(def.maxCalls)}`);
+  if (def.needsApproval !== undefined && typeof def.needsApproval !== "boolean" && typeof def.needsApproval !== "function") throw new AgentDefinitionError("needsApproval must be a boolean or a function of the arguments");
   return Object.freeze({ ...def, input: (def.input ?? z.object({})) as I, [TOOL]: true as const });
 }
 
@@ -77,6 +84,8 @@ export interface ToolSessionOptions {
   /** Per-call timeout for tools that do not set their own. */
   defaultTimeoutMs: number;
   scope: RunScope;
+  /** The run's approvals, when any tool may need one. */
+  gate?: ApprovalGate;
 }
 
 const MAX_ERROR_CHARS = 500;
@@ -138,7 +147,22 @@ export class ToolSession {
     return this.calls.get(name) ?? 0;
   }
 
-  private async call(name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+  // Without approvals the call is `checked` itself, adding no promise of its own.
+  private call(name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+    const gate = this.options.gate;
+    return gate === undefined ? this.checked(name, t, raw, signal, undefined, 0) : this.gated(gate, name, t, raw, signal);
+  }
+
+  private async gated(gate: ApprovalGate, name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+    const index = gate.enter();
+    try {
+      return await this.checked(name, t, raw, signal, gate, index);
+    } finally {
+      gate.leave(index);
+    }
+  }
+
+  private async checked(name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal, gate: ApprovalGate | undefined, index: number): Promise<unknown> {
     if (signal.aborted) throw new ToolFailure("aborted");
     const used = this.callCount(name);
     if (t.maxCalls !== undefined && used >= t.maxCalls) {
@@ -147,7 +171,23 @@ export class ToolSession {
     const parsed = t.input.safeParse(raw);
     if (!parsed.success) throw new ToolFailure(`invalid arguments: ${describeIssues(parsed.error, raw).join("; ")}`);
     this.calls.set(name, used + 1);
-    const { value: result } = await this.withTimeout(t, (s) => boxed(t.run(parsed.data, s, { name, scope: this.options.scope })), signal);
+    let args = parsed.data;
+    if (gate !== undefined) {
+      const verdict = await gate.verdict(index, t.needsApproval as NeedsApproval<Record<string, unknown>> | undefined, args);
+      if (verdict.kind === "hold") return verdict.until;
+      if (verdict.kind === "reject") throw new ToolFailure(verdict.message);
+      if (verdict.kind === "recorded") {
+        if (verdict.call.name !== name) throw new ToolFailure(`resume: call ${index + 1} of this turn is tool/${name}, the saved run's was tool/${verdict.call.name}`);
+        if (verdict.call.error !== undefined) throw new ToolFailure(verdict.call.error);
+        return verdict.call.result;
+      }
+      if (verdict.args !== undefined) {
+        const edited = t.input.safeParse(verdict.args);
+        if (!edited.success) throw new ToolFailure(`invalid arguments from the host: ${describeIssues(edited.error, verdict.args).join("; ")}`);
+        args = edited.data;
+      }
+    }
+    const { value: result } = await this.withTimeout(t, (s) => boxed(t.run(args, s, { name, scope: this.options.scope })), signal);
     // Returned from here it is resolved as a promise's value, which reads its `then`: a result
     // that cannot be read (a revoked Proxy) fails here in our words, not the host's.
     if (!readable(result)) throw new ToolFailure("the tool returned an object that cannot be read (reading it threw)");

@@ -9,6 +9,7 @@ import type { ViewOptions, ViewStats } from "../history/view.js";
 import type { Isolation, Limits, Memory } from "../lisp/index.js";
 import type { TextMessage as ChatMessage, Llm } from "../llm/types.js";
 import type { RunTrace, Turn, TurnUsage } from "../trace/trace.js";
+import type { PausedStep } from "./approval.js";
 import type { AgentFailure } from "./errors.js";
 import type { Tool } from "./tools.js";
 
@@ -148,6 +149,8 @@ export interface StepBase {
   usage: RunUsage;
   /** Exactly what the LLM was sent, turn by turn. */
   messages: ChatMessage[][];
+  /** With reason `approval_required`: the calls waiting for a decision, and the run saved there (resume it with the decisions). */
+  paused?: PausedStep;
 }
 
 export type Step<T = unknown> = (StepBase & { ok: true; value: T; fail?: undefined }) | (StepBase & { ok: false; value?: undefined; fail: AgentFailure });

@@ -7,7 +7,7 @@ import { defaultStateDir } from "../proxy/paths.js";
 import { ProxyStartError, startProxy } from "../proxy/server.js";
 import { usageFailure, UsageError, type Io } from "./eval.js";
 
-const USAGE = `usage: ptc proxy --upstream URL [--port 8787] [--host 127.0.0.1] [--config FILE] [--state-dir DIR | --db FILE] [--admin-token-file FILE] [--drain-timeout MS]
+const USAGE = `usage: ptc proxy --upstream URL [--port 8787] [--host 127.0.0.1] [--config FILE] [--state-dir DIR | --db FILE|URL] [--admin-token-file FILE] [--drain-timeout MS]
 
 An OpenAI-compatible server that forwards to URL (an OpenAI-compatible base URL, e.g.
 http://127.0.0.1:11434/v1) and compacts each conversation before it would overflow the model's
@@ -19,6 +19,8 @@ context. Point any OpenAI client at http://HOST:PORT/v1 instead of the upstream.
   --config FILE        JSON settings (docs/proxy.md); rewritten by admin updates, reloaded when edited
   --state-dir DIR      where state is kept, created 0700 (default $XDG_STATE_HOME/ptc or ~/.local/state/ptc)
   --db FILE            SQLite file for conversation state instead (":memory:" keeps none), created 0600
+  --db postgres://...  PostgreSQL shared by replicas (docs/proxy.md "Replicas"); the password
+                       is best in PGPASSWORD or ~/.pgpass, not in the URL (ps shows it)
   --admin-token-file F enables /ext/context_compaction/* with the token in F (or PTC_PROXY_ADMIN_TOKEN[_FILE]);
                        without a token they are off
   --admin-token T      the same, but visible to other users in ps

@@ -71,6 +71,7 @@ const STATUS: Record<Turn["status"], string> = {
   invalid_return: "return rejected by the output schema",
   returned: "returned",
   failed: "failed",
+  paused: "paused for the host's approval",
 };
 
 /** One turn: status and usage, then program, tool calls, output, definitions, error, value. */

@@ -339,6 +339,8 @@ export async function evaluateWith(source: string, options: EvaluateOptions, lis
             record.error = message;
             record.durationMs = now() - t0;
             if (options.signal?.aborted) throw abortedError();
+            // The host stopped the program at this call (a run pausing for approval): no try catches it.
+            if (e instanceof LispError && e.kind === "aborted") throw e;
             // A result over the run's limits stops the run as any limit does.
             if (isLimit(e)) throw Object.assign(e, { loc: e.loc ?? loc });
             if (e instanceof ToolTimeout) {

@@ -85,7 +85,7 @@ export async function handleAdmin(ctx: ProxyContext, req: IncomingMessage, res: 
       enabled: config.compaction.enabled,
       strategy: config.compaction.strategy,
       upstream: redactUrl(config.upstream) ?? null,
-      conversations: ctx.store.list().map((r) => summary(ctx, r)),
+      conversations: (await ctx.store.list()).map((r) => summary(ctx, r)),
     });
   }
   if (route === "compact" && method === "POST") return compactNow(ctx, req, res);
@@ -100,8 +100,8 @@ async function compactNow(ctx: ProxyContext, req: IncomingMessage, res: ServerRe
   if (typeof body !== "object" || body === null || typeof body.conversation !== "string") return sendError(res, 400, "'conversation' (a conversation id) is required", "invalid_request_error", "invalid_request");
   if (body.dryRun !== undefined && typeof body.dryRun !== "boolean") return sendError(res, 400, "'dryRun' must be a boolean", "invalid_request_error", "invalid_request");
   if (!ctx.config.current.keepMessages) return sendError(res, 409, "compact on demand needs the stored messages, and keepMessages is off: the next request of the conversation compacts it", "invalid_request_error", "messages_not_kept");
-  const stored = find(ctx, body.conversation);
-  const messages = stored === undefined ? undefined : ctx.store.messages(stored.id);
+  const stored = await find(ctx, body.conversation);
+  const messages = stored === undefined ? undefined : await ctx.store.messages(stored.id);
   if (stored === undefined || messages === undefined) return sendError(res, 404, `no stored conversation ${JSON.stringify(body.conversation)}`, "not_found_error", "conversation_not_found");
   const config = ctx.config.current;
   const dryRun = body.dryRun === true;
@@ -124,15 +124,15 @@ async function compactNow(ctx: ProxyContext, req: IncomingMessage, res: ServerRe
   };
   if (dryRun) return sendJson(res, 200, { ...report, messages: outcome.messages });
   record.updatedAt = ctx.now();
-  ctx.store.put(record);
+  await ctx.store.put(record);
   return sendJson(res, 200, report);
 }
 
 /** A conversation by store key ("tenant:id"), or by the client's id when only one tenant has it. */
-function find(ctx: ProxyContext, id: string): ConversationRecord | undefined {
-  const exact = ctx.store.get(id);
+async function find(ctx: ProxyContext, id: string): Promise<ConversationRecord | undefined> {
+  const exact = await ctx.store.get(id);
   if (exact !== undefined) return exact;
-  const matches = ctx.store.list().filter((r) => r.conversation === id);
+  const matches = (await ctx.store.list()).filter((r) => r.conversation === id);
   return matches.length === 1 ? matches[0] : undefined;
 }
 

@@ -74,19 +74,19 @@ export function summarizerLlm(config: ProxyConfig, model: string | undefined, ke
 }
 
 /** The conversation of a request, within its tenant only. */
-export function resolveConversation(ctx: ProxyContext, config: ProxyConfig, tenant: Tenant, headers: IncomingMessage["headers"], body: Record<string, unknown>, messages: ChatMessage[]): { record: ConversationRecord; identity: Identity; hashes: string[] | undefined } {
+export async function resolveConversation(ctx: ProxyContext, config: ProxyConfig, tenant: Tenant, headers: IncomingMessage["headers"], body: Record<string, unknown>, messages: ChatMessage[]): Promise<{ record: ConversationRecord; identity: Identity; hashes: string[] | undefined }> {
   const now = ctx.now();
   let hashes: string[] | undefined;
   let identity = explicitIdentity(tenant.id, headers, body, config.identity.headers, config.identity.bodyFields);
   if (identity === undefined) {
     hashes = prefixHashes(messages, tenant.id);
-    identity = config.identity.prefixMatch ? prefixIdentity(tenant.id, hashes, ctx.store) : { key: `${tenant.id}:conv-once-${now}`, id: `conv-once-${now}`, source: "none" };
+    identity = config.identity.prefixMatch ? await prefixIdentity(tenant.id, hashes, ctx.store) : { key: `${tenant.id}:conv-once-${now}`, id: `conv-once-${now}`, source: "none" };
   }
-  let record = ctx.store.get(identity.key);
+  let record = identity.record ?? (identity.source === "none" ? undefined : await ctx.store.get(identity.key));
   if (record === undefined) {
-    record = newRecord(identity, tenant.id, now, identity.forkedFrom === undefined ? undefined : ctx.store.get(identity.forkedFrom));
+    record = newRecord(identity, tenant.id, now, identity.forkedFrom);
     // Stored at once, so concurrent requests of a new conversation share one record (and its summary).
-    if (identity.source !== "none") ctx.store.put(record);
+    if (identity.source !== "none") await ctx.store.put(record);
   }
   return { record, identity, hashes };
 }
@@ -102,7 +102,15 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   const config = ctx.config.current;
   const base = upstreamBase(config);
   if (base === undefined) return sendError(res, 502, "the proxy has no upstream configured (--upstream or \"upstream\" in the config file)", "upstream_error", "no_upstream");
-  const { record, identity, hashes } = resolveConversation(ctx, config, tenant, req.headers, request.body, request.messages);
+  let resolved: Awaited<ReturnType<typeof resolveConversation>>;
+  try {
+    resolved = await resolveConversation(ctx, config, tenant, req.headers, request.body, request.messages);
+  } catch (e) {
+    // The shared store is unreachable: say so, so a balancer retries elsewhere, rather than answer without the conversation's state.
+    ctx.log({ event: "store_error", tenant: tenant.id, error: e instanceof Error ? e.message : String(e) });
+    return sendError(res, 503, "the proxy's state store does not answer", "server_error", "store_unavailable", { "retry-after": "1" });
+  }
+  const { record, identity, hashes } = resolved;
   // The source of this request's id: a follow-up found by prefix says so, whatever started the conversation.
   const echo: Record<string, string> = { [CONVERSATION_HEADER]: record.conversation, [SOURCE_HEADER]: identity.source };
   // Summaries of this conversation go out with the configured summarizer key or this tenant's own.
@@ -157,20 +165,26 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     }
   }
   if (attempts > 1) echo[ATTEMPTS_HEADER] = String(attempts);
-  const finish = (usage: { promptTokens: number; completionTokens: number } | undefined, answered = false) => {
+  // Resolves once the conversation is written: a reply ends after that, so the next request, on
+  // whichever replica, sees it.
+  const finish = (usage: { promptTokens: number; completionTokens: number } | undefined, answered = false): Promise<void> => {
     const total = performance.now() - started;
     if (upstreamMs > 0) {
       ctx.metrics.observe("ptc_proxy_upstream_seconds", upstreamMs);
       ctx.metrics.observe("ptc_proxy_overhead_seconds", Math.max(0, total - upstreamMs - compactMs));
     }
+    let charged: Promise<void> | undefined;
     if (usage !== undefined) {
-      ctx.tenants.charge(tenant, usage.promptTokens + usage.completionTokens);
+      charged = ctx.tenants.charge(tenant, usage.promptTokens + usage.completionTokens);
       ctx.metrics.tokens(request.model ?? "unknown", tenant.id, usage.promptTokens, usage.completionTokens);
     } else if (answered) {
       // An upstream that reports no usage: the prompt is counted by the one measure (issue 18), apart from reported tokens.
       ctx.metrics.inc("ptc_proxy_estimated_prompt_tokens_total", "", inputTokens({ messages: outcome.messages, ...(request.tools === undefined ? {} : { tools: request.tools }) }));
     }
-    remember(ctx, config, record, request, hashes, outcome, raw, reserved, usage);
+    return Promise.all([charged, remember(ctx, config, record, request, hashes, outcome, raw, reserved, usage)]).then(undefined, (e: unknown) => {
+      // The reply stands; the record is written again by the conversation's next request.
+      ctx.log({ event: "store_error", conversation: record.conversation, tenant: record.tenant, error: e instanceof Error ? e.message : String(e) });
+    });
   };
 
   if (!result.ok) {
@@ -195,8 +209,13 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     res.flushHeaders();
     const ended = await pipeStream(response, res, tap);
     upstreamMs = performance.now() - result.startedAt;
-    if (!ended) ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="stream_cut"');
-    return finish(tap.usage, ended);
+    if (ended === undefined) {
+      ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="stream_cut"');
+      return finish(tap.usage);
+    }
+    await finish(tap.usage, true);
+    res.end(ended);
+    return;
   }
   const text = await readBuffer(response);
   upstreamMs = performance.now() - result.startedAt;
@@ -212,12 +231,12 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     return finish(undefined);
   }
   res.writeHead(status, { ...responseHeaders(response.headers, false), ...echo, "content-length": String(text.length) });
+  await finish(usage, true);
   res.end(text);
-  finish(usage, true);
 }
 
 /** After the reply: what the usage taught, the prefix index, and the record, written through. */
-function remember(ctx: ProxyContext, config: ProxyConfig, record: ConversationRecord, request: ChatRequest, hashes: string[] | undefined, outcome: CompactionOutcome, raw: Buffer, reserved: number, usage: { promptTokens: number; completionTokens: number } | undefined): void {
+async function remember(ctx: ProxyContext, config: ProxyConfig, record: ConversationRecord, request: ChatRequest, hashes: string[] | undefined, outcome: CompactionOutcome, raw: Buffer, reserved: number, usage: { promptTokens: number; completionTokens: number } | undefined): Promise<void> {
   const window = ctx.compactor.window(config, record, request.model, reserved);
   const truncated = learnFromUsage(record, config, { messages: outcome.messages, tools: request.tools, bodyBytes: raw.length, estimatedTokens: outcome.estimatedTokens, reserved, window }, usage?.promptTokens);
   if (truncated) ctx.metrics.inc("ptc_proxy_upstream_truncation_total");
@@ -228,17 +247,17 @@ function remember(ctx: ProxyContext, config: ProxyConfig, record: ConversationRe
   if (hashes !== undefined && hashes.length > 0) {
     record.lastHash = hashes[hashes.length - 1];
     record.lastLength = hashes.length;
-    ctx.store.addPrefix(record.lastHash, record.id);
+    await ctx.store.addPrefix(record.lastHash, record.id);
     // Older requests stay findable (an edited or regenerated turn forks from them with the
     // summary), but only the last few: the index grows with conversations, not with requests.
     if (!record.indexed.includes(record.lastHash)) record.indexed.push(record.lastHash);
     while (record.indexed.length > INDEXED_PER_CONVERSATION) {
       const old = record.indexed.shift() as string;
-      if (ctx.store.byPrefix(old) === record.id) ctx.store.removePrefix(old);
+      await ctx.store.removePrefix(old, record.id);
     }
   }
   // Without keepMessages only hashes, counts and the strategy's summary are kept at rest.
-  if (record.source !== "none") ctx.store.put(record, config.keepMessages ? raw.toString("utf8") : undefined);
+  if (record.source !== "none") await ctx.store.put(record, config.keepMessages ? raw.toString("utf8") : undefined);
 }
 
 /** Usage of a non-streaming completion, undefined when it has none, "malformed" when it is not a JSON object. */
@@ -271,18 +290,22 @@ async function readText(response: IncomingMessage): Promise<string> {
   return (await readBuffer(response))?.toString("utf8") ?? "";
 }
 
-/** Streams upstream to the client through the tap; resolves false when upstream broke off. */
-function pipeStream(response: IncomingMessage, res: ServerResponse, tap: SseTap): Promise<boolean> {
+/**
+ * Streams upstream to the client through the tap. Resolves with the stream's last bytes, left for
+ * the caller to send once the conversation is written, or undefined when the upstream broke off
+ * or the client went away (the reply is ended or cut then).
+ */
+function pipeStream(response: IncomingMessage, res: ServerResponse, tap: SseTap): Promise<Buffer | undefined> {
   return new Promise((resolve) => {
     let done = false;
     const stop = (ok: boolean, clientGone = false) => {
       if (done) return;
       done = true;
-      if (ok) res.end(tap.end());
-      else if (clientGone) res.destroy();
+      if (ok) return resolve(tap.end());
+      if (clientGone) res.destroy();
       // The upstream broke off mid-stream: end with an error event, which OpenAI clients raise as an APIError.
       else res.end(Buffer.concat([tap.end(), Buffer.from(`\n\ndata: ${errorBody("the upstream stream broke off before it was complete", "upstream_error", "upstream_stream_cut")}\n\n`)]));
-      resolve(ok);
+      resolve(undefined);
     };
     response.on("data", (chunk: Buffer) => {
       const out = tap.push(chunk);

@@ -15,7 +15,7 @@ import type { ProxyConfig } from "./config.js";
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
 import { forCompaction } from "./request.js";
-import type { ConversationRecord } from "./store.js";
+import type { ConversationRecord, ConversationStore } from "./store.js";
 
 /** Strategies that keep the rolling-summary state, so a forced usage-ratio pass can stand in for them. */
 const ROLLING = new Set(["usage-ratio", "rolling-summary", "cost-trigger"]);
@@ -69,8 +69,8 @@ export class Compactor {
   constructor(
     private readonly metrics: Metrics,
     private readonly log: Logger,
-    /** Stores a record a background compaction changed after its request had gone. */
-    private readonly persist: (record: ConversationRecord) => void,
+    /** Holds the cross-process lock and the latest state; a compaction's result is written before the lock is let go. */
+    private readonly store: ConversationStore,
     private readonly wait: (ms: number, signal: AbortSignal) => Promise<void>,
   ) {}
 
@@ -121,7 +121,23 @@ export class Compactor {
       spec = forced(spec);
     }
     const max = config.compaction.maxSummaryCalls;
-    const work = this.locked(record.id, () => this.project(record, input, spec, reserved, capped(llm(), max), options.dryRun === true));
+    // A dry run's record is a copy, and a request with no conversation (source "none") keeps nothing.
+    const kept = options.dryRun !== true && record.source !== "none";
+    const work = this.locked(record.id, () =>
+      this.store
+        .locked(record.id, async () => {
+          // Another replica may have compacted while this one waited: start from its summary.
+          if (kept) await this.store.refresh(record);
+          const outcome = await this.project(record, input, spec, reserved, capped(llm(), max), options.dryRun === true);
+          if (kept) await this.store.put(record);
+          return outcome;
+        })
+        .catch((e: unknown): CompactionOutcome => {
+          // The store failed (the database is unreachable): the request goes out as the client sent it.
+          this.log({ event: "store_error", conversation: record.conversation, tenant: record.tenant, error: e instanceof Error ? e.message : String(e) });
+          return { messages: input.messages, changed: false, estimatedTokens: 0 };
+        }),
+    );
     if (options.noDeadline === true) return work;
     const settled = new AbortController();
     const first = await Promise.race([work, this.wait(config.compaction.deadlineMs, settled.signal).then(() => undefined)]);
@@ -129,7 +145,6 @@ export class Compactor {
     if (first !== undefined) return first;
     this.metrics.inc("ptc_proxy_compaction_deadline_total");
     this.log({ event: "compaction_deadline", conversation: record.conversation, tenant: record.tenant, deadlineMs: config.compaction.deadlineMs });
-    void work.then(() => this.persist(record));
     return this.lastGood(record, input, spec, reserved);
   }
 

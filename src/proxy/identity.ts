@@ -8,7 +8,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { ChatMessage } from "../llm/types.js";
-import type { ConversationStore } from "./store.js";
+import type { ConversationRecord, ConversationStore } from "./store.js";
 
 export interface Identity {
   /** The store key: tenant and conversation id. */
@@ -18,7 +18,9 @@ export interface Identity {
   /** "header:NAME", "body:FIELD", "prefix" (matched a stored conversation) or "new". */
   readonly source: string;
   /** The conversation this one was split from (prefix matching only). */
-  readonly forkedFrom?: string;
+  readonly forkedFrom?: ConversationRecord;
+  /** The stored record, when finding the identity already read it. */
+  readonly record?: ConversationRecord;
 }
 
 export const scopedKey = (tenant: string, id: string): string => `${tenant}:${id}`;
@@ -59,17 +61,15 @@ export function prefixHashes(messages: readonly ChatMessage[], tenant: string): 
  * messages that a stored conversation sent. When that conversation has since moved on along other
  * messages, the request starts a new conversation (forked, so it may reuse the shared summary).
  */
-export function prefixIdentity(tenant: string, hashes: readonly string[], store: ConversationStore): Identity {
-  for (let k = hashes.length - 1; k >= 0; k--) {
-    const key = store.byPrefix(hashes[k]);
-    if (key === undefined) continue;
-    const record = store.get(key);
-    // The seed already keeps tenants apart; the check guards a hash collision or a stale index.
-    if (record === undefined || record.tenant !== tenant) continue;
+export async function prefixIdentity(tenant: string, hashes: readonly string[], store: ConversationStore): Promise<Identity> {
+  const hit = await store.longestPrefix(hashes);
+  const record = hit === undefined ? undefined : await store.get(hit.id);
+  // The seed already keeps tenants apart; the check guards a hash collision or a stale index.
+  if (hit !== undefined && record !== undefined && record.tenant === tenant) {
     const continues = record.lastLength <= hashes.length && record.lastLength > 0 && hashes[record.lastLength - 1] === record.lastHash;
-    if (continues) return { key, id: record.conversation, source: "prefix" };
+    if (continues) return { key: hit.id, id: record.conversation, source: "prefix", record };
     const id = newConversationId();
-    return { key: scopedKey(tenant, id), id, source: "prefix", forkedFrom: key };
+    return { key: scopedKey(tenant, id), id, source: "prefix", forkedFrom: record };
   }
   const id = newConversationId();
   return { key: scopedKey(tenant, id), id, source: "new" };

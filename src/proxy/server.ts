@@ -16,7 +16,8 @@ import { jsonLogger, type Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
 import { sendWithRetries } from "./retry.js";
 import { normalizePath, underV1 } from "./paths.js";
-import { MissingSqliteError, SqliteStore, type ConversationStore } from "./store.js";
+import { MissingDriverError } from "./driver.js";
+import { isPostgresUrl, openStore, type ConversationStore } from "./store.js";
 import { Tenants, upstreamAuth, type Tenant } from "./tenancy.js";
 import { responseHeaders, Upstream, upstreamBase } from "./upstream.js";
 
@@ -29,7 +30,10 @@ export interface ProxyOptions {
   readonly port?: number;
   /** JSON config file: read at start, rewritten by API updates, reloaded when edited. */
   readonly configFile?: string;
-  /** SQLite file for conversation state; default `proxy.db` in `stateDir`, else ":memory:" (nothing survives a restart). */
+  /**
+   * Where conversation state is kept: a SQLite file (default `proxy.db` in `stateDir`, else
+   * ":memory:", where nothing survives a restart), or a postgres:// URL that replicas share.
+   */
   readonly db?: string;
   /** Directory for state files, created 0700; the files in it are 0600. */
   readonly stateDir?: string;
@@ -114,10 +118,14 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
     return sendJson(res, ready ? 200 : 503, { status: ready ? "ready" : "not ready", store, config: "valid" });
   }
   if (method === "GET" && path === "/metrics") {
-    const body = ctx.metrics.render({ ptc_proxy_conversations: ctx.store.list().length });
-    res.writeHead(200, { "content-type": "text/plain; version=0.0.4", "content-length": Buffer.byteLength(body) });
-    res.end(body);
-    return;
+    return ctx.store.count().then(
+      (n) => {
+        const body = ctx.metrics.render({ ptc_proxy_conversations: n });
+        res.writeHead(200, { "content-type": "text/plain; version=0.0.4", "content-length": Buffer.byteLength(body) });
+        res.end(body);
+      },
+      (e: unknown) => sendError(res, 503, `the store does not answer: ${e instanceof Error ? e.message : String(e)}`, "server_error", "store_unavailable"),
+    );
   }
   routes.set(res, "rejected");
   if (ctx.life.draining) {
@@ -132,7 +140,7 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
     return sendError(res, 400, `request paths must stay under /v1; ${JSON.stringify(path)} does not`, "invalid_request_error", "invalid_path");
   }
   const target = path + normalized.query;
-  return readBody(req, ctx.config.current.maxBodyBytes).then((body) => {
+  return readBody(req, ctx.config.current.maxBodyBytes).then(async (body) => {
     if (body === undefined) {
       // The rest of the body is not read: close the connection rather than drain it.
       res.setHeader("connection", "close");
@@ -140,7 +148,7 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
       res.on("finish", () => req.destroy());
       return;
     }
-    const who = ctx.tenants.resolve(ctx.config.current, req.headers);
+    const who = await ctx.tenants.resolve(ctx.config.current, req.headers);
     if (!who.ok) {
       return sendError(res, who.status, who.message, who.status === 401 ? "authentication_error" : "rate_limit_error", who.code, who.retryAfterSeconds === undefined ? {} : { "retry-after": String(who.retryAfterSeconds) });
     }
@@ -174,10 +182,11 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   const db = options.db ?? (options.stateDir === undefined ? ":memory:" : join(options.stateDir, "proxy.db"));
   try {
     if (options.stateDir !== undefined && options.db === undefined) mkdirSync(options.stateDir, { recursive: true, mode: 0o700 });
-    store = new SqliteStore(db);
+    store = await openStore(db);
   } catch (e) {
-    if (e instanceof MissingSqliteError) throw new ProxyStartError(e.message);
-    throw new ProxyStartError(`cannot open the state database ${db}: ${(e as Error).message}`);
+    config.close();
+    if (e instanceof MissingDriverError) throw new ProxyStartError(e.message);
+    throw new ProxyStartError(`cannot open the state database ${isPostgresUrl(db) ? redactUrl(db) : db}: ${(e as Error).message}`);
   }
   const metrics = new Metrics();
   const upstream = new Upstream();
@@ -186,12 +195,12 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     config,
     store,
     metrics,
-    compactor: new Compactor(metrics, logger, (record) => store.put(record), options.wait ?? wait),
+    compactor: new Compactor(metrics, logger, store, options.wait ?? wait),
     upstream,
     log: logger,
     adminToken: options.adminToken || undefined,
     now,
-    tenants: new Tenants(now),
+    tenants: new Tenants(now, store),
     life: { draining: false, inFlight: 0 },
     sleep: options.sleep ?? ((ms, signal) => wait(ms, signal ?? new AbortController().signal)),
   };
@@ -223,20 +232,29 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     }
   });
   server.keepAliveTimeout = 65_000;
-  const expire = () => {
-    const n = store.expire(ctx.now() - config.current.idleTtlSeconds * 1000);
-    if (n > 0) logger({ event: "conversations_expired", count: n });
-  };
-  expire();
+  const expire = () =>
+    store.expire(ctx.now() - config.current.idleTtlSeconds * 1000).then(
+      (n) => {
+        if (n > 0) logger({ event: "conversations_expired", count: n });
+      },
+      (e: unknown) => logger({ event: "store_error", error: e instanceof Error ? e.message : String(e) }),
+    );
+  await expire();
   const timer = setInterval(expire, Math.min(60_000, config.current.idleTtlSeconds * 100));
   timer.unref();
   config.watch(options.watchIntervalMs);
 
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    const failed = (e: Error) => {
+      // Nothing listens: let go of the store (its connections would keep the process alive) and the config watcher.
+      clearInterval(timer);
+      config.close();
+      void store.close().finally(() => reject(e));
+    };
+    server.once("error", failed);
     server.listen(options.port ?? 8787, host, () => {
-      server.off("error", reject);
+      server.off("error", failed);
       resolve();
     });
   });
@@ -247,8 +265,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
       clearInterval(timer);
       config.close();
       server.close(() => {
-        store.close();
-        resolve();
+        void store.close().then(resolve, resolve);
       });
       server.closeAllConnections();
       upstream.close();

@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { ProxyConfig } from "./config.js";
+import type { ConversationStore } from "./store.js";
 
 export const VIRTUAL_KEY_PREFIX = "ptc-vk-";
 
@@ -48,15 +49,20 @@ function virtualKeyName(config: ProxyConfig, key: string): string | undefined {
   return map.get(hashKey(key));
 }
 
-/** Request rate (a token bucket per virtual key) and tokens spent, kept in memory. */
+/**
+ * Request rate (a token bucket per virtual key, per process) and tokens spent (in the store, so
+ * replicas on one database share a virtual key's budget).
+ */
 export class Tenants {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
-  private readonly spent = new Map<string, number>();
 
-  constructor(private readonly now: () => number) {}
+  constructor(
+    private readonly now: () => number,
+    private readonly store: ConversationStore,
+  ) {}
 
   /** The request's tenant, or why it is refused (unknown virtual key, rate or budget exceeded). */
-  resolve(config: ProxyConfig, headers: IncomingHttpHeaders): TenantResult {
+  async resolve(config: ProxyConfig, headers: IncomingHttpHeaders): Promise<TenantResult> {
     const cred = credential(headers);
     const name = cred === undefined ? undefined : virtualKeyName(config, cred);
     if (name === undefined) {
@@ -66,7 +72,7 @@ export class Tenants {
       return { ok: true, tenant: { id: tenantOf(cred), upstreamKey: cred, replaceAuth: false } };
     }
     const vk = config.tenancy.virtualKeys[name];
-    if (vk.tokenBudget !== undefined && (this.spent.get(name) ?? 0) >= vk.tokenBudget) {
+    if (vk.tokenBudget !== undefined && (await this.store.spent(name)) >= vk.tokenBudget) {
       return { ok: false, status: 429, message: `the token budget of virtual key "${name}" (${vk.tokenBudget} tokens) is used up`, code: "budget_exceeded" };
     }
     if (vk.requestsPerMinute !== undefined) {
@@ -77,12 +83,12 @@ export class Tenants {
   }
 
   /** Adds the tokens a reply used to its virtual key's spend. */
-  charge(tenant: Tenant, tokens: number): void {
-    if (tenant.virtualKey !== undefined && tokens > 0) this.spent.set(tenant.virtualKey, (this.spent.get(tenant.virtualKey) ?? 0) + tokens);
+  charge(tenant: Tenant, tokens: number): Promise<void> | undefined {
+    return tenant.virtualKey !== undefined && tokens > 0 ? this.store.addSpend(tenant.virtualKey, tokens) : undefined;
   }
 
-  spentBy(name: string): number {
-    return this.spent.get(name) ?? 0;
+  spentBy(name: string): Promise<number> {
+    return this.store.spent(name);
   }
 
   /** Takes one request from the bucket; returns 0, or the ms until one is available. */

@@ -52,7 +52,7 @@ const turn = z.looseObject({
   messages: z.array(message),
   reply: z.string(),
   program: z.string().nullable(),
-  status: z.enum(["ok", "error", "no_code", "invalid_return", "returned", "failed"]),
+  status: z.enum(["ok", "error", "no_code", "invalid_return", "returned", "failed", "paused"]),
   value: z.string().optional(),
   error: errorInfo.optional(),
   prints: z.array(z.string()),

@@ -49,7 +49,8 @@ export type TurnStatus =
   | "no_code" // the reply had no usable program
   | "invalid_return" // (return v) failed the output schema
   | "returned" // (return v) passed validation: the run ends
-  | "failed"; // (fail reason): the run ends
+  | "failed" // (fail reason): the run ends
+  | "paused"; // a tool call waits for the host's approval: the run ends paused, and resumes from this turn
 
 export interface TurnUsage {
   inputTokens: number;

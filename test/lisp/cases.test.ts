@@ -9,11 +9,15 @@ import { describe, expect, it } from "vitest";
 import { evaluate, print } from "../../src/lisp/evaluate.js";
 import { caseFiles } from "../support/cases.js";
 
+// No case depends on the clock: fuel bounds them, and a far time limit keeps a loaded machine
+// from turning a case into a timeout (two transducer cases over (range 1000000) did, under load 20).
+const limits = { timeoutMs: 60_000 };
+
 for (const [file, cases] of caseFiles()) {
   describe(file, () => {
     for (const c of cases) {
       it(`line ${c.line}: ${c.source.replace(/\s+/g, " ").slice(0, 70)}`, async () => {
-        const r = await evaluate(c.source, { ctx: { orders: [{ id: 1, total: 10 }, { id: 2, total: 25 }] } });
+        const r = await evaluate(c.source, { ctx: { orders: [{ id: 1, total: 10 }, { id: 2, total: 25 }] }, limits });
         if (c.error) {
           expect(r.ok, r.ok ? `expected ${c.error.kind}, got ${print(r.lisp)}` : "").toBe(false);
           if (r.ok) return;

@@ -104,7 +104,7 @@ describe("proxy admin, health and state", () => {
     expect(file.compaction.reserveOutputTokens).toBe(live.compaction.reserveOutputTokens);
     expect(file.compaction.strategy).toEqual(live.compaction.strategy);
     // Each request saw one whole configuration: a sliding window's state, or a usage-ratio one, never a mix.
-    for (const c of x.proxy.context.store.list()) expect(["", "sliding-window", "rolling"]).toContain(c.strategy);
+    for (const c of await x.proxy.context.store.list()) expect(["", "sliding-window", "rolling"]).toContain(c.strategy);
   });
 
   it("reloads an edited config file, and keeps the running settings when the edit is invalid", async () => {
@@ -134,12 +134,12 @@ describe("proxy admin, health and state", () => {
     const preview = dry.json.messages as { content: string }[];
     expect(preview.length).toBeLessThan(history.length);
     expect(preview[2].content).toContain("[Summary of");
-    expect(x.proxy.context.store.get(key("ops"))?.compactions).toBe(0);
+    expect((await x.proxy.context.store.get(key("ops")))?.compactions).toBe(0);
 
     const real = await admin(x, "compact", { conversation: "ops" });
     expect(real.json).toMatchObject({ dryRun: false, compacted: true });
     expect(real.json.messages).toBeUndefined();
-    expect(x.proxy.context.store.get(key("ops"))?.compactions).toBe(1);
+    expect((await x.proxy.context.store.get(key("ops")))?.compactions).toBe(1);
     // The next request of that conversation goes out compacted, without another summary.
     const calls = x.upstream.summaryCalls;
     await x.client.chat.completions.create({ model: "fake-model", messages: [...history, { role: "assistant", content: "ok" }, { role: "user", content: "go on" }] }, { headers: { "x-conversation-id": "ops" } });
@@ -176,16 +176,16 @@ describe("proxy admin, health and state", () => {
     expect(existsSync(db)).toBe(true);
 
     const second = await start({ config: SMALL, dir, proxy: { db } });
-    expect(second.proxy.context.store.get(key("persist"))?.compactions).toBe(1);
+    expect((await second.proxy.context.store.get(key("persist")))?.compactions).toBe(1);
     await second.client.chat.completions.create({ model: "fake-model", messages: [...history, { role: "assistant", content: "ok" }, { role: "user", content: "after restart" }] }, { headers: { "x-conversation-id": "persist" } });
     // The stored summary was reused: the restarted proxy made no summary call.
     expect(second.upstream.summaryCalls).toBe(0);
     expect((second.upstream.requests.at(-1)?.body?.messages as { content: string }[])[2].content).toContain("[Summary of");
 
     const store = second.proxy.context.store;
-    expect(store.expire(Date.now() + 1000)).toBe(1);
-    expect(store.get(key("persist"))).toBeUndefined();
-    expect(store.messages(key("persist"))).toBeUndefined();
+    expect(await store.expire(Date.now() + 1000)).toBe(1);
+    expect(await store.get(key("persist"))).toBeUndefined();
+    expect(await store.messages(key("persist"))).toBeUndefined();
 
     // Writes that fail (here: the table is gone) make the proxy not ready until they succeed again.
     const other = new Database(db);

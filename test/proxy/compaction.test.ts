@@ -99,7 +99,7 @@ describe("proxy compaction", () => {
     }
     // Two failed compactions of two attempts each, then the breaker skips the summarizer.
     expect(r.upstream.summaryCalls).toBe(4);
-    const record = r.proxy.context.store.get(key("fails"));
+    const record = await r.proxy.context.store.get(key("fails"));
     expect(record?.flagged).toBe(true);
     expect(record?.lastError).toMatch(/summar/);
     expect(r.proxy.context.metrics.get("ptc_proxy_compactions_total", 'outcome="failed"')).toBe(2);
@@ -122,7 +122,7 @@ describe("proxy compaction", () => {
     r = await rig({ upstream: { promptTokens: () => 400 }, config: { compaction: { contextLimits: { "fake-model": 1_000_000 }, reserveOutputTokens: 100 } } });
     const history = longConversation(30);
     await send(r, history, "cut");
-    const record = r.proxy.context.store.get(key("cut"));
+    const record = await r.proxy.context.store.get(key("cut"));
     expect(record?.truncated).toBe(true);
     expect(record?.lastError).toContain("cut the prompt");
     expect(r.proxy.context.metrics.get("ptc_proxy_upstream_truncation_total")).toBe(1);
@@ -166,7 +166,7 @@ describe("proxy compaction", () => {
       const own = /TASK-([a-z])/.exec(text)?.[1];
       for (const other of tags.filter((t) => t !== own)) expect(text).not.toContain(`question ${other}`);
     }
-    const status = r.proxy.context.store.list();
+    const status = await r.proxy.context.store.list();
     expect(status).toHaveLength(tags.length);
     expect(status.filter((c) => c.source === "prefix" || c.source === "new")).toHaveLength(3);
     expect(r.upstream.summaryCalls).toBe(tags.length);
@@ -202,9 +202,9 @@ describe("proxy compaction", () => {
       const next = await r.client.chat.completions.create({ model: "fake-model", messages: history }).withResponse();
       expect(next.response.headers.get("x-ptc-conversation-id")).toBe(id);
     }
-    const record = r.proxy.context.store.get(key(id ?? ""));
+    const record = await r.proxy.context.store.get(key(id ?? ""));
     expect(record?.indexed).toHaveLength(16);
-    expect(r.proxy.context.store.byPrefix(prefixHashes(longConversation(30) as ChatMessage[], tenantOf("sk-client-key")).at(-1) ?? "")).toBeUndefined();
+    expect(await r.proxy.context.store.longestPrefix([prefixHashes(longConversation(30) as ChatMessage[], tenantOf("sk-client-key")).at(-1) ?? ""])).toBeUndefined();
     // The user edits the last question: a new conversation, which starts from the stored summary.
     const edited = [...history.slice(0, -1), { role: "user" as const, content: "more 19, edited" }];
     const fork = await r.client.chat.completions.create({ model: "fake-model", messages: edited }).withResponse();
@@ -212,5 +212,13 @@ describe("proxy compaction", () => {
     expect(fork.response.headers.get("x-ptc-conversation-source")).toBe("prefix");
     expect(r.upstream.summaryCalls).toBe(1);
     expect((chatRequests(r).at(-1)?.body?.messages as Msg[])[2].content).toContain("[Summary of");
+  });
+
+  it("compacts a request that has no conversation (prefix matching off) and keeps nothing of it", async () => {
+    r = await rig({ config: { ...SMALL, identity: { prefixMatch: false } } });
+    const { response } = await r.client.chat.completions.create({ model: "fake-model", messages: longConversation(30) }).withResponse();
+    expect(response.headers.get("x-ptc-conversation-source")).toBe("none");
+    expect(sentMessages(r, 0)[2].content).toContain("[Summary of");
+    expect(await r.proxy.context.store.count()).toBe(0);
   });
 });

@@ -75,7 +75,7 @@ describe("proxy hardening", () => {
     r = await rig({ proxy: { stateDir: dir, adminToken: "admin" }, config: { keepMessages: false, compaction: { contextLimits: { "fake-model": 3000 }, reserveOutputTokens: 200 } } });
     await r.client.chat.completions.create({ model: "fake-model", messages: longConversation(30) }, { headers: { "x-conversation-id": "secret-talk" } });
     await r.client.chat.completions.create({ model: "fake-model", messages: longConversation(2, 10, "q") });
-    r.proxy.context.store.flush();
+    await r.proxy.context.store.flush();
     for (const f of readdirSync(dir)) {
       const bytes = readFileSync(join(dir, f)).toString("latin1");
       expect(bytes).not.toContain("aword");

@@ -30,13 +30,13 @@ async function startProcess(args: string[]): Promise<{ url: string; exited: Prom
   p.stdout?.on("data", (c: Buffer) => (out += c.toString()));
   p.stderr?.on("data", (c: Buffer) => (err += c.toString()));
   const exited = new Promise<number | null>((resolve) => p.on("exit", (code) => resolve(code)));
-  await expect.poll(() => out + (p.exitCode === null ? "" : `exited: ${err}`), { timeout: 30_000, interval: 50 }).toMatch(/listening on|exited/);
+  await expect.poll(() => out + (p.exitCode === null ? "" : `exited: ${err}`), { timeout: 150_000, interval: 50 }).toMatch(/listening on|exited/);
   const url = /listening on (http:\/\/[^/\s]+)/.exec(out)?.[1];
   if (url === undefined) throw new Error(`the proxy did not start: ${err}`);
   return { url, exited, stderr: () => err };
 }
 
-describe("proxy life cycle", { timeout: 120_000 }, () => {
+describe("proxy life cycle", { timeout: 300_000 }, () => {
   it("drains in-flight requests and streams on SIGTERM, answers health checks meanwhile, flushes and exits 0", async () => {
     upstream = await startFakeUpstream();
     const db = join(tempDir(), "state.db");

@@ -46,7 +46,7 @@ describe("proxy /v1/messages", () => {
     expect((summary?.content as Block[])[0].cache_control).toEqual({ type: "ephemeral" });
     expect(first.messages.at(-1)).toEqual({ role: "user", content: "final question a" });
     expect(r.upstream.summaryCalls).toBe(1);
-    expect(r.proxy.context.store.get(key("anth-1"))?.reportedTokens).toBeGreaterThan(0);
+    expect((await r.proxy.context.store.get(key("anth-1")))?.reportedTokens).toBeGreaterThan(0);
 
     const next: Anthropic.MessageParam[] = [...history, { role: "assistant", content: "ok" }, { role: "user", content: "one more" }];
     await c.messages.create({ model: "claude-test", max_tokens: 200, system: "You are terse.", messages: next }, { headers: { "x-conversation-id": "anth-1" } });
@@ -82,11 +82,11 @@ describe("proxy /v1/messages", () => {
     const stream = client(r).messages.stream({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "stream please" }] }, { headers: { "x-conversation-id": "s" } });
     const final = await stream.finalMessage();
     expect(final.content[0]).toMatchObject({ type: "text", text: "reply to stream please (1 messages)" });
-    expect(r.proxy.context.store.get(key("s"))?.reportedTokens).toBeGreaterThan(0);
+    expect((await r.proxy.context.store.get(key("s")))?.reportedTokens).toBeGreaterThan(0);
     // Another key under the same id: a conversation of its own.
     await client(r, "sk-other").messages.create({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "hi" }] }, { headers: { "x-conversation-id": "s" } });
-    expect(r.proxy.context.store.get(key("s"))?.messageCount).toBe(1);
-    expect(r.proxy.context.store.get(key("s", "sk-other"))?.messageCount).toBe(1);
+    expect((await r.proxy.context.store.get(key("s")))?.messageCount).toBe(1);
+    expect((await r.proxy.context.store.get(key("s", "sk-other")))?.messageCount).toBe(1);
     const bad = await client(r).messages.create({ model: "claude-test", max_tokens: 100, messages: [] }).catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(Anthropic.BadRequestError);
   });

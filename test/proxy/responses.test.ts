@@ -42,10 +42,44 @@ describe("proxy /v1/responses", () => {
       if (item.type === "function_call_output") expect(first.input[i - 1], `output ${item.call_id}`).toMatchObject({ type: "function_call", call_id: item.call_id });
     });
     expect(r.upstream.summaryCalls).toBe(1);
-    expect(r.proxy.context.store.get(key("resp-1"))?.reportedTokens).toBeGreaterThan(0);
+    expect((await r.proxy.context.store.get(key("resp-1")))?.reportedTokens).toBeGreaterThan(0);
     await r.client.responses.create({ model: "fake-model", instructions: "Be terse.", input: [...input, { role: "assistant", content: "ok" }, { role: "user", content: "more" }] }, { headers: { "x-conversation-id": "resp-1" } });
     expect(r.upstream.summaryCalls).toBe(1);
     expect(sent(r)[1].input.length).toBeLessThan(input.length);
+  });
+
+  it("compacts a streamed request and passes its event stream through byte for byte", async () => {
+    r = await rig({ config: SMALL });
+    const input = longInput(25);
+    const stream = await r.client.responses.create({ model: "fake-model", instructions: "Be terse.", input, stream: true }, { headers: { "x-conversation-id": "resp-stream" } });
+    const types: string[] = [];
+    let text = "";
+    let completed: OpenAI.Responses.Response | undefined;
+    for await (const event of stream) {
+      types.push(event.type);
+      if (event.type === "response.output_text.delta") text += event.delta;
+      if (event.type === "response.completed") completed = event.response;
+    }
+    const first = sent(r)[0];
+    expect(JSON.stringify(first.input)).toContain("[Summary of");
+    expect(first.input.length).toBeLessThan(input.length);
+    expect(r.upstream.summaryCalls).toBe(1);
+    expect(text).toBe(`reply to final question r (${first.input.length} items)`);
+    expect(types[0]).toBe("response.created");
+    expect(types.at(-1)).toBe("response.completed");
+    expect(completed?.usage?.input_tokens).toBeGreaterThan(0);
+    // The usage of the stream's last event reached the conversation's record.
+    expect((await r.proxy.context.store.get(key("resp-stream")))?.reportedTokens).toBe(completed?.usage?.input_tokens);
+    // The next turn, read as raw bytes: exactly what the upstream sent, with the summary reused.
+    const raw = await fetch(`${r.proxy.url}/v1/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer sk-client-key", "x-conversation-id": "resp-stream" },
+      body: JSON.stringify({ model: "fake-model", instructions: "Be terse.", input: [...input, { role: "assistant", content: text }, { role: "user", content: "and then?" }], stream: true }),
+    });
+    expect(raw.headers.get("content-type")).toContain("text/event-stream");
+    expect(await raw.text()).toBe(r.upstream.streams[1]);
+    expect(r.upstream.summaryCalls).toBe(1);
+    expect(JSON.stringify(sent(r)[1].input)).toContain("[Summary of");
   });
 
   it("passes a request that continues a stored response as it is", async () => {

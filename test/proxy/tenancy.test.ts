@@ -28,7 +28,7 @@ describe("proxy tenancy", () => {
     const history = longConversation(30);
     await ask(a, history, "shared");
     const keyA = `${tenantOf("sk-tenant-a")}:shared`;
-    const before = structuredClone(r.proxy.context.store.get(keyA));
+    const before = structuredClone(await r.proxy.context.store.get(keyA));
     expect(before?.compactions).toBe(1);
     const summaries = r.upstream.summaryCalls;
 
@@ -39,12 +39,12 @@ describe("proxy tenancy", () => {
     expect(sentB).toEqual([{ role: "user", content: "hello from b" }]);
     // B overflows the upstream under A's id: B's record learns, A's does not.
     await ask(b, longConversation(40, 80, "b"), "shared");
-    const after = r.proxy.context.store.get(keyA);
+    const after = await r.proxy.context.store.get(keyA);
     expect(after?.learnedLimit).toBe(before?.learnedLimit);
     expect(after?.messageCount).toBe(before?.messageCount);
     expect(after?.state).toEqual(before?.state);
     expect(after?.compactions).toBe(1);
-    expect(r.proxy.context.store.get(`${tenantOf("sk-tenant-b")}:shared`)?.messageCount).toBe(longConversation(40, 80, "b").length);
+    expect((await r.proxy.context.store.get(`${tenantOf("sk-tenant-b")}:shared`))?.messageCount).toBe(longConversation(40, 80, "b").length);
 
     // A continues with its stored summary: no new summary call on A's behalf.
     const calls = r.upstream.summaryCalls;

@@ -32,6 +32,8 @@ export interface FakeUpstream {
   summaryCalls: number;
   /** Responses whose client (the proxy) went away before they were finished. */
   abandoned: number;
+  /** The bytes of each streamed /v1/responses reply, in order. */
+  readonly streams: string[];
   /** Replies held by x-fake-mode: hold (a stream sends its first chunk, then waits). */
   held: number;
   /** Finishes every held reply. */
@@ -55,6 +57,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     url: "",
     requests,
     summaryCalls: 0,
+    streams: [],
     abandoned: 0,
     get held() {
       return held.length;
@@ -103,12 +106,32 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       }
       if (path === "/v1/messages" && body !== undefined) return anthropic(res, body, mode);
       if (path === "/v1/responses" && body !== undefined) {
-        // OpenAI's Responses API, non-streaming: a reply naming the last user input.
+        // OpenAI's Responses API: a reply naming the last user input, whole or streamed as its events.
         const input = typeof body.input === "string" ? [{ role: "user", content: body.input }] : ((body.input ?? []) as { role?: string; content?: unknown }[]);
         const lastUser = [...input].reverse().find((m) => m.role === "user");
         const text = `reply to ${typeof lastUser?.content === "string" ? lastUser.content : "?"} (${input.length} items)`;
         const inputTokens = count([body.instructions ?? "", ...input]);
-        return json(200, { id: "resp_1", object: "response", created_at: 1, status: "completed", model: body.model, output: [{ type: "message", id: "msg_1", role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] }], usage: { input_tokens: inputTokens, output_tokens: 10, total_tokens: inputTokens + 10 } });
+        const item = { type: "message", id: "msg_1", role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] };
+        const response = { id: "resp_1", object: "response", created_at: 1, status: "completed", model: body.model, output: [item], usage: { input_tokens: inputTokens, output_tokens: 10, total_tokens: inputTokens + 10 } };
+        if (body.stream !== true) return json(200, response);
+        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+        let seq = 0;
+        let sentText = "";
+        const event = (type: string, data: Record<string, unknown>) => {
+          const chunk = `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`;
+          sentText += chunk;
+          res.write(chunk);
+        };
+        event("response.created", { response: { ...response, status: "in_progress", output: [], usage: null } });
+        event("response.output_item.added", { output_index: 0, item: { ...item, status: "in_progress", content: [] } });
+        event("response.content_part.added", { output_index: 0, item_id: "msg_1", content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
+        for (const word of text.split(/(?<= )/)) event("response.output_text.delta", { output_index: 0, item_id: "msg_1", content_index: 0, delta: word });
+        event("response.output_text.done", { output_index: 0, item_id: "msg_1", content_index: 0, text });
+        event("response.content_part.done", { output_index: 0, item_id: "msg_1", content_index: 0, part: item.content[0] });
+        event("response.output_item.done", { output_index: 0, item });
+        event("response.completed", { response });
+        state.streams.push(sentText);
+        return res.end();
       }
       if (path !== "/v1/chat/completions" || body === undefined) return json(404, { error: { message: `no route ${path}`, type: "invalid_request_error", code: null } });
       const messages = (body.messages ?? []) as Msg[];

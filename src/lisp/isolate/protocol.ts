@@ -61,6 +61,8 @@ export interface AnswerMessage {
   cost?: { steps: number; ms: number };
   /** The host's tool session gave up on the call after this many ms: the program sees `tool_timeout`. */
   timeoutMs?: number;
+  /** The host stopped the program at this call (a run pausing for approval): it ends with `aborted`, which no try catches. */
+  halted?: true;
 }
 
 export type ToWorker = RunMessage | MemoryMessage | AnswerMessage;

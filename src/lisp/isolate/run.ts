@@ -166,14 +166,16 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                 w.post({ type: "answer", call: m.call, value, cost: { steps: limits.maxFuel - b.fuel, ms } });
               },
               (e: unknown) => {
-                const timedOut = ours(e);
-                if (timedOut instanceof ToolTimeout) {
-                  record.error = `no answer within ${timedOut.ms} ms`;
-                  if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, error: record.error, timeoutMs: timedOut.ms });
+                // Safe on anything a tool throws (a Proxy whose traps throw).
+                const own = ours(e);
+                if (own instanceof ToolTimeout) {
+                  record.error = `no answer within ${own.ms} ms`;
+                  if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, error: record.error, timeoutMs: own.ms });
                   return;
                 }
                 record.error = thrownMessage(e);
-                if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, error: record.error });
+                const halted = own instanceof LispError && own.kind === "aborted" ? { halted: true as const } : {};
+                if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, error: record.error, ...halted });
               },
             )
             .finally(() => {

@@ -2,7 +2,7 @@
 // evaluator, calls tools by asking the host, and keeps the memories its runs made so the next
 // turn of the same agent (sent back here) needs no copy of them.
 import { parentPort } from "node:worker_threads";
-import { LispError, toErrorInfo, ToolTimeout } from "../errors.js";
+import { abortedError, LispError, toErrorInfo, ToolTimeout } from "../errors.js";
 import { evaluate, evaluateWith, type EvalResult, type EvaluateOptions, type Memory, type MemoryEntry, type ToolCallRecord, type ToolSpec } from "../evaluate.js";
 import { Converted } from "../interop.js";
 import { RemoteFn, WireReader, WireWriter, type Wire } from "../wire.js";
@@ -40,6 +40,7 @@ function answer(m: AnswerMessage): void {
   pending.delete(m.call);
   if (m.timeoutMs !== undefined) p.reject(new ToolTimeout(m.timeoutMs));
   else if (m.refused !== undefined) p.reject(new LispError(m.refused.kind, m.refused.message, undefined, m.refused.hint));
+  else if (m.halted === true) p.reject(abortedError());
   else if (m.error !== undefined) p.reject(new Error(m.error));
   else p.resolve({ value: m.value as Wire, cost: m.cost });
 }

@@ -1,0 +1,147 @@
+// Tool approvals. A tool that needs approval does not run when a program calls it: the call is
+// held, and once every branch of the program waits on held calls the program is stopped (an
+// uncatchable `aborted`, so no `try` swallows the pause) and the run ends paused, saved like
+// any other run. Resuming replays the saved turns; the paused turn's program is evaluated again
+// from its start, its calls that had run answered from their records and the held ones run
+// live under the host's decisions. Only pure computation runs twice: no tool call, no LLM call.
+import { abortedError, type ToolCallRecord } from "../lisp/index.js";
+import type { ToolCallTrace } from "../trace/trace.js";
+import type { RunState } from "./resume.js";
+import type { Step } from "./types.js";
+
+/** A tool call waiting for the host's decision. Plain data: it survives JSON as it is. */
+export interface ApprovalRequest {
+  /** Stable across saving and resuming: the turn and the call's place among the turn's tool calls. */
+  id: string;
+  turn: number;
+  tool: string;
+  /** The arguments as the trace shows them: values from hidden context are stand-ins. */
+  args: unknown;
+}
+
+/** The host's answer to one request: run it (with `args` replacing the program's, validated again), or reject it. */
+export type ApprovalDecision = { approved: true; args?: Record<string, unknown> } | { approved: false; reason?: string };
+
+/** Where a run paused: the requests, and which calls of the paused turn did not run (by their place in it). */
+export interface Paused {
+  approvals: ApprovalRequest[];
+  held: number[];
+}
+
+/** Whether a call needs approval: always, never, or by its validated arguments. */
+export type NeedsApproval<A> = boolean | ((args: A) => boolean | Promise<boolean>);
+
+/** A paused run's step: where it paused, and the run saved there (for runStateToJson and SubAgent.resume). */
+export interface PausedStep extends Paused {
+  state: RunState;
+}
+
+/** What a top-level run knows about approvals: how a paused run is saved; when resumed, the decisions, the turns replayed whole, and the paused turn's records. */
+export interface ApprovalSetup {
+  save: (step: Step) => RunState;
+  decisions: ReadonlyMap<string, ApprovalDecision>;
+  replayedTurns: number;
+  paused?: { turn: number; calls: readonly ToolCallTrace[]; held: ReadonlySet<number> };
+}
+
+export const approvalId = (turn: number, index: number): string => `turn-${turn}-call-${index + 1}`;
+
+/** What the tool session does with one call. */
+export type Verdict =
+  | { kind: "run"; args?: Record<string, unknown> }
+  | { kind: "reject"; message: string }
+  | { kind: "recorded"; call: ToolCallTrace }
+  | { kind: "hold"; until: Promise<never> };
+
+const REFUSED = "needs the host's approval, which only a top-level run can ask for (not an agent called as a tool)";
+
+/**
+ * One run's approvals: numbers each tool call of a turn in the order the program makes them
+ * (the order of the turn's trace records), decides each call, holds the ones awaiting a
+ * decision, and stops the program once nothing else is in flight.
+ */
+export class ApprovalGate {
+  private turn = 0;
+  private next = 0;
+  private live = 0;
+  private released = false;
+  private readonly held = new Map<number, () => void>();
+  private readonly waiting: number[] = [];
+
+  /** `setup` null: a nested run, whose calls that need approval are refused. */
+  constructor(private readonly setup: ApprovalSetup | null) {}
+
+  beginTurn(n: number): void {
+    this.turn = n;
+    this.next = 0;
+    this.live = 0;
+    this.released = false;
+    this.held.clear();
+    this.waiting.length = 0;
+  }
+
+  /** A call begins: its place in the turn. Every call the tool session sees must leave. */
+  enter(): number {
+    this.live++;
+    return this.next++;
+  }
+
+  leave(index: number): void {
+    if (!this.held.has(index)) this.live--;
+    this.maybeStop();
+  }
+
+  async verdict(index: number, needs: NeedsApproval<Record<string, unknown>> | undefined, args: Record<string, unknown>): Promise<Verdict> {
+    const setup = this.setup;
+    if (setup === null) return needs === undefined || needs === false ? { kind: "run" } : { kind: "reject", message: REFUSED };
+    // Turns replayed whole answer from their records (resume's Replay), as they ran when saved.
+    if (this.turn <= setup.replayedTurns) return { kind: "run" };
+    const paused = setup.paused;
+    if (paused !== undefined && this.turn === paused.turn && index < paused.calls.length && !paused.held.has(index)) return { kind: "recorded", call: paused.calls[index] };
+    if (this.released) return this.hold(index);
+    if (!(await needsApproval(needs, args))) return { kind: "run" };
+    const decision = setup.decisions.get(approvalId(this.turn, index));
+    if (decision === undefined) {
+      this.waiting.push(index);
+      return this.hold(index);
+    }
+    if (!decision.approved) return { kind: "reject", message: `rejected by the host${decision.reason === undefined || decision.reason === "" ? "" : `: ${decision.reason}`}` };
+    return decision.args === undefined ? { kind: "run" } : { kind: "run", args: decision.args };
+  }
+
+  private hold(index: number): Verdict {
+    this.live--;
+    const until = new Promise<never>((_, reject) => this.held.set(index, () => reject(abortedError())));
+    if (this.released) this.held.get(index)?.();
+    else this.maybeStop();
+    return { kind: "hold", until };
+  }
+
+  // Stopped after the current macrotask, so results just delivered reach the program (and their
+  // trace records) and branches that can still go on make their calls first.
+  private maybeStop(): void {
+    if (this.waiting.length === 0 || this.live > 0 || this.released) return;
+    setImmediate(() => {
+      if (this.live > 0 || this.released) return;
+      this.released = true;
+      for (const stop of this.held.values()) stop();
+    });
+  }
+
+  /** After the turn's evaluation: where it paused (null if it did not), with the requests as the trace shows them. */
+  pausedAt(records: readonly ToolCallRecord[]): Paused | null {
+    if (this.waiting.length === 0) return null;
+    const approvals = this.waiting.map((i) => ({ id: approvalId(this.turn, i), turn: this.turn, tool: records[i]?.name ?? "?", args: records[i]?.args ?? null }));
+    return { approvals, held: [...this.held.keys()].sort((a, b) => a - b) };
+  }
+}
+
+async function needsApproval(needs: NeedsApproval<Record<string, unknown>> | undefined, args: Record<string, unknown>): Promise<boolean> {
+  if (typeof needs !== "function") return needs === true;
+  // A check that fails cannot clear a call: the host is asked.
+  try {
+    return (await needs(args)) !== false;
+  } catch {
+    return true;
+  }
+}

@@ -1,0 +1,273 @@
+// The shared store: PostgreSQL (the `pg` driver), so several proxy processes behind a load
+// balancer share conversations, summaries (and the breaker state inside them), the prefix index
+// and virtual keys' spend. Nothing is cached across requests: each request reads its record, so a
+// conversation can move between replicas at any request.
+// No lost update: every record carries a version. A write names the version it was read at; when
+// another replica wrote in between, the two are merged field by field against what was read (a
+// three-way merge: each side's changes are kept, counters add up) and the write is tried again.
+// One compaction per conversation at a time across processes: a session advisory lock, held on a
+// connection of a pool of its own, so replicas waiting for locks never starve ordinary queries.
+// `pg` is pure JavaScript but only replicas need it, so it is an optional peer dependency too.
+import type { Pool, PoolClient } from "pg";
+import type { ChatMessage } from "../llm/types.js";
+import { loadDriver } from "./driver.js";
+import type { ConversationRecord, ConversationStore, PrefixHit } from "./store.js";
+
+type PgModule = typeof import("pg");
+
+/** pg, loaded on first use. */
+export const loadPg = (require?: (id: string) => unknown): PgModule => loadDriver("pg", "replicas keep their state in PostgreSQL through pg", require) as PgModule;
+
+/** First key of every advisory lock the proxy takes ("ptc" in ASCII), so other users of the database are not blocked. */
+const LOCK_SPACE = 0x707463;
+/** Attempts at a write that keeps meeting newer versions (each attempt merges the newest one). */
+const MAX_WRITE_ATTEMPTS = 16;
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS ptc_conversations (id TEXT PRIMARY KEY, version BIGINT NOT NULL, updated_at BIGINT NOT NULL, record TEXT NOT NULL);
+  CREATE INDEX IF NOT EXISTS ptc_conversations_updated ON ptc_conversations (updated_at);
+  CREATE TABLE IF NOT EXISTS ptc_messages (id TEXT PRIMARY KEY, messages TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS ptc_prefixes (hash TEXT PRIMARY KEY, id TEXT NOT NULL);
+  CREATE INDEX IF NOT EXISTS ptc_prefixes_id ON ptc_prefixes (id);
+  CREATE TABLE IF NOT EXISTS ptc_spend (name TEXT PRIMARY KEY, tokens BIGINT NOT NULL);
+`;
+
+// A record and its request body in one round trip; the body is written only with the record.
+const WITH_BODY = "m AS (INSERT INTO ptc_messages (id, messages) SELECT $1, $4::text FROM w WHERE $4::text IS NOT NULL ON CONFLICT (id) DO UPDATE SET messages = excluded.messages)";
+const INSERT_RECORD = `WITH w AS (INSERT INTO ptc_conversations (id, version, updated_at, record) VALUES ($1, 1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING version), ${WITH_BODY} SELECT version FROM w`;
+const UPDATE_RECORD = `WITH w AS (UPDATE ptc_conversations SET version = version + 1, updated_at = $2, record = $3 WHERE id = $1 AND version = $5 RETURNING version), ${WITH_BODY} SELECT version FROM w`;
+
+/** The version a record was read at and its stored text: the base of a merge. */
+interface Base {
+  version: number;
+  json: string;
+}
+
+/** Fields a merge adds up: both replicas' increments count. */
+const COUNTERS = new Set(["compactions"]);
+/** Fields that name the record: never merged. */
+const FIXED = new Set(["id", "tenant", "conversation"]);
+
+/**
+ * Three-way merge of one record: fields only `mine` changed since `base` take mine, fields only
+ * `theirs` changed take theirs; when both changed, counters add both increments, `updatedAt` takes
+ * the later, and anything else takes mine (the later write, as it would without a conflict).
+ */
+export function mergeRecords(base: Record<string, unknown>, mine: Record<string, unknown>, theirs: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...theirs };
+  for (const k of new Set([...Object.keys(mine), ...Object.keys(base)])) {
+    if (FIXED.has(k)) continue;
+    const m = JSON.stringify(mine[k]);
+    const b = JSON.stringify(base[k]);
+    if (m === b) continue;
+    const t = JSON.stringify(theirs[k]);
+    if (t !== b && COUNTERS.has(k)) out[k] = (theirs[k] as number) + ((mine[k] as number) - ((base[k] as number | undefined) ?? 0));
+    else if (t !== b && k === "updatedAt") out[k] = Math.max(mine[k] as number, theirs[k] as number);
+    else if (mine[k] === undefined) delete out[k];
+    else out[k] = mine[k];
+  }
+  return out;
+}
+
+function assign(record: ConversationRecord, value: Record<string, unknown>): void {
+  const target = record as unknown as Record<string, unknown>;
+  for (const k of Object.keys(target)) if (!(k in value) && !FIXED.has(k)) delete target[k];
+  for (const k of Object.keys(value)) if (!FIXED.has(k)) target[k] = value[k];
+}
+
+export class PostgresStore implements ConversationStore {
+  readonly kind = "postgres";
+  // The version and text each record object was read at (records are the callers' own objects).
+  private readonly bases = new WeakMap<ConversationRecord, Base>();
+  private closed = false;
+  writeError: string | undefined;
+
+  private constructor(
+    private readonly pool: Pool,
+    private readonly locks: Pool,
+  ) {}
+
+  /** Connects, and creates the tables when they are missing (one replica at a time). */
+  static async open(url: string): Promise<PostgresStore> {
+    const pg = loadPg();
+    // BIGINT columns hold ms timestamps, versions and token counts: well inside a double's exact
+    // range, so they are read as numbers (for these pools only, not for other users of pg).
+    const types = { getTypeParser: ((oid: number, format?: "text" | "binary") => (oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser };
+    const pool = new pg.Pool({ connectionString: url, max: 10, types });
+    const locks = new pg.Pool({ connectionString: url, max: 8, types });
+    // An idle connection the server dropped is replaced on next use; without a listener it would throw.
+    pool.on("error", () => {});
+    locks.on("error", () => {});
+    const client = await pool.connect().catch(async (e: unknown) => {
+      await Promise.all([pool.end(), locks.end()]);
+      throw e;
+    });
+    try {
+      await client.query("BEGIN");
+      await client.query("SELECT pg_advisory_xact_lock($1, 0)", [LOCK_SPACE]);
+      await client.query(SCHEMA);
+      await client.query("COMMIT");
+    } catch (e) {
+      await client.query("ROLLBACK").catch(() => {});
+      client.release();
+      await Promise.all([pool.end(), locks.end()]);
+      throw e;
+    }
+    client.release();
+    return new PostgresStore(pool, locks);
+  }
+
+  get open(): boolean {
+    return !this.closed && this.writeError === undefined;
+  }
+
+  /** Runs a query, tracking whether the database answers (readiness reports it). */
+  private async query<R extends Record<string, unknown>>(text: string, values: unknown[]): Promise<R[]> {
+    try {
+      const result = await this.pool.query<R>(text, values);
+      this.writeError = undefined;
+      return result.rows;
+    } catch (e) {
+      this.writeError = e instanceof Error ? e.message : String(e);
+      throw e;
+    }
+  }
+
+  async get(id: string): Promise<ConversationRecord | undefined> {
+    const rows = await this.query<{ version: number; record: string }>("SELECT version, record FROM ptc_conversations WHERE id = $1", [id]);
+    if (rows.length === 0) return undefined;
+    const record = JSON.parse(rows[0].record) as ConversationRecord;
+    this.bases.set(record, { version: rows[0].version, json: rows[0].record });
+    return record;
+  }
+
+  async refresh(record: ConversationRecord): Promise<void> {
+    const base = this.bases.get(record);
+    const rows = await this.query<{ version: number; record: string }>("SELECT version, record FROM ptc_conversations WHERE id = $1", [record.id]);
+    if (rows.length === 0 || rows[0].version === base?.version) return;
+    this.adopt(record, base, rows[0]);
+  }
+
+  /** Merges the stored version into `record` (keeping the changes made here) and makes it the new base. */
+  private adopt(record: ConversationRecord, base: Base | undefined, latest: { version: number; record: string }): void {
+    const theirs = JSON.parse(latest.record) as Record<string, unknown>;
+    const mine = record as unknown as Record<string, unknown>;
+    // A record never read from the store was just made here: the stored one started first and wins.
+    assign(record, base === undefined ? theirs : mergeRecords(JSON.parse(base.json) as Record<string, unknown>, mine, theirs));
+    this.bases.set(record, { version: latest.version, json: latest.record });
+  }
+
+  async put(record: ConversationRecord, body?: string): Promise<void> {
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const base = this.bases.get(record);
+      const json = JSON.stringify(record);
+      const written =
+        base === undefined
+          ? await this.query<{ version: number }>(INSERT_RECORD, [record.id, record.updatedAt, json, body ?? null])
+          : await this.query<{ version: number }>(UPDATE_RECORD, [record.id, record.updatedAt, json, body ?? null, base.version]);
+      if (written.length === 1) {
+        this.bases.set(record, { version: written[0].version, json });
+        return;
+      }
+      const rows = await this.query<{ version: number; record: string }>("SELECT version, record FROM ptc_conversations WHERE id = $1", [record.id]);
+      if (rows.length === 0) this.bases.delete(record);
+      else this.adopt(record, base ?? { version: rows[0].version, json }, rows[0]);
+    }
+    throw new Error(`conversation ${record.conversation} was written by other replicas ${MAX_WRITE_ATTEMPTS} times while this one tried to write it`);
+  }
+
+  async messages(id: string): Promise<ChatMessage[] | undefined> {
+    const rows = await this.query<{ messages: string }>("SELECT messages FROM ptc_messages WHERE id = $1", [id]);
+    if (rows.length === 0) return undefined;
+    const body = JSON.parse(rows[0].messages) as { messages?: ChatMessage[] };
+    return Array.isArray(body.messages) ? body.messages : undefined;
+  }
+
+  async longestPrefix(hashes: readonly string[]): Promise<PrefixHit | undefined> {
+    if (hashes.length === 0) return undefined;
+    const rows = await this.query<{ hash: string; id: string }>("SELECT hash, id FROM ptc_prefixes WHERE hash = ANY($1)", [hashes]);
+    let best: PrefixHit | undefined;
+    for (const row of rows) {
+      const index = hashes.lastIndexOf(row.hash);
+      if (best === undefined || index > best.index) best = { index, id: row.id };
+    }
+    return best;
+  }
+
+  async addPrefix(hash: string, id: string): Promise<void> {
+    await this.query("INSERT INTO ptc_prefixes (hash, id) VALUES ($1, $2) ON CONFLICT (hash) DO UPDATE SET id = excluded.id", [hash, id]);
+  }
+
+  async removePrefix(hash: string, id: string): Promise<void> {
+    await this.query("DELETE FROM ptc_prefixes WHERE hash = $1 AND id = $2", [hash, id]);
+  }
+
+  async list(): Promise<ConversationRecord[]> {
+    const rows = await this.query<{ version: number; record: string }>("SELECT version, record FROM ptc_conversations ORDER BY id", []);
+    return rows.map((row) => {
+      const record = JSON.parse(row.record) as ConversationRecord;
+      this.bases.set(record, { version: row.version, json: row.record });
+      return record;
+    });
+  }
+
+  async count(): Promise<number> {
+    const rows = await this.query<{ n: number }>("SELECT count(*)::int AS n FROM ptc_conversations", []);
+    return rows[0].n;
+  }
+
+  async expire(before: number): Promise<number> {
+    const client = await this.pool.connect();
+    try {
+      await client.query("BEGIN");
+      const gone = await client.query<{ id: string }>("DELETE FROM ptc_conversations WHERE updated_at < $1 RETURNING id", [before]);
+      const ids = gone.rows.map((r) => r.id);
+      if (ids.length > 0) {
+        await client.query("DELETE FROM ptc_messages WHERE id = ANY($1)", [ids]);
+        await client.query("DELETE FROM ptc_prefixes WHERE id = ANY($1)", [ids]);
+      }
+      await client.query("COMMIT");
+      return ids.length;
+    } catch (e) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  async locked<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const client: PoolClient = await this.locks.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query("SELECT pg_advisory_lock($1, hashtext($2))", [LOCK_SPACE, id]);
+      return await fn();
+    } finally {
+      // A connection that cannot unlock is dropped: the server releases its locks when it goes.
+      await client.query("SELECT pg_advisory_unlock($1, hashtext($2))", [LOCK_SPACE, id]).catch((e: unknown) => {
+        broken = e instanceof Error ? e : new Error(String(e));
+      });
+      client.release(broken);
+    }
+  }
+
+  async addSpend(virtualKey: string, tokens: number): Promise<void> {
+    await this.query("INSERT INTO ptc_spend (name, tokens) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET tokens = ptc_spend.tokens + excluded.tokens", [virtualKey, tokens]);
+  }
+
+  async spent(virtualKey: string): Promise<number> {
+    const rows = await this.query<{ tokens: number }>("SELECT tokens FROM ptc_spend WHERE name = $1", [virtualKey]);
+    return rows[0]?.tokens ?? 0;
+  }
+
+  /** Every write goes to the database at once: nothing is pending. */
+  flush(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([this.pool.end(), this.locks.end()]);
+  }
+}

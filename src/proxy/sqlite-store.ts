@@ -1,0 +1,194 @@
+// The embedded store: one SQLite file (better-sqlite3, WAL) for one proxy process. Records and
+// the prefix index are also held in memory, so the request path reads no disk and every call
+// resolves at once. Changes are written in one transaction per turn of the event loop (a burst of
+// requests costs one commit), and at close. Message history is kept on disk only (admin
+// `compact` reads it). better-sqlite3 is a native module, so it is an optional peer dependency,
+// loaded when a store opens: only proxy users should have to build it.
+import { chmodSync, closeSync, openSync } from "node:fs";
+import type Database from "better-sqlite3";
+import type { ChatMessage } from "../llm/types.js";
+import { loadDriver } from "./driver.js";
+import type { ConversationRecord, ConversationStore, PrefixHit } from "./store.js";
+
+type SqliteModule = typeof Database;
+
+/** better-sqlite3, loaded on first use. */
+export const loadSqlite = (require?: (id: string) => unknown): SqliteModule =>
+  loadDriver("better-sqlite3", "the proxy keeps its state in SQLite through better-sqlite3 (it compiles a native module)", require) as SqliteModule;
+
+const DONE = Promise.resolve();
+
+export class SqliteStore implements ConversationStore {
+  private readonly db: Database.Database;
+  private readonly records = new Map<string, ConversationRecord>();
+  private readonly prefixes = new Map<string, string>();
+  private readonly statements;
+  private closed = false;
+  // Records and request bodies waiting for the next flush; the latest body per conversation wins.
+  private readonly dirty = new Map<string, string | undefined>();
+  private flushing: NodeJS.Immediate | undefined;
+  /** Why the last write failed (disk full, file removed...): readiness reports it until a write succeeds. */
+  writeError: string | undefined;
+
+  /** Opens (creating if needed) the database at `file`; ":memory:" for a store that does not persist. */
+  constructor(file: string) {
+    // Created (or tightened) to 0600 before SQLite opens it: its -wal and -shm files take the same mode.
+    if (file !== ":memory:") {
+      closeSync(openSync(file, "a", 0o600));
+      chmodSync(file, 0o600);
+    }
+    const Sqlite = loadSqlite();
+    this.db = new Sqlite(file);
+    this.db.pragma("journal_mode = WAL");
+    // A crash may lose the last write, never corrupt the file: the right trade for a cache of summaries.
+    this.db.pragma("synchronous = NORMAL");
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS conversations (id TEXT PRIMARY KEY, updated_at INTEGER NOT NULL, record TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS messages (id TEXT PRIMARY KEY, messages TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS prefixes (hash TEXT PRIMARY KEY, id TEXT NOT NULL);
+      CREATE INDEX IF NOT EXISTS prefixes_id ON prefixes (id);
+      CREATE TABLE IF NOT EXISTS spend (name TEXT PRIMARY KEY, tokens INTEGER NOT NULL);
+    `);
+    this.statements = {
+      put: this.db.prepare("INSERT INTO conversations (id, updated_at, record) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET updated_at = excluded.updated_at, record = excluded.record"),
+      putMessages: this.db.prepare("INSERT INTO messages (id, messages) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET messages = excluded.messages"),
+      messages: this.db.prepare<[string], { messages: string }>("SELECT messages FROM messages WHERE id = ?"),
+      addPrefix: this.db.prepare("INSERT INTO prefixes (hash, id) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET id = excluded.id"),
+      removePrefix: this.db.prepare("DELETE FROM prefixes WHERE hash = ?"),
+      addSpend: this.db.prepare("INSERT INTO spend (name, tokens) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET tokens = tokens + excluded.tokens"),
+      spent: this.db.prepare<[string], { tokens: number }>("SELECT tokens FROM spend WHERE name = ?"),
+      stale: this.db.prepare<[number], { id: string }>("SELECT id FROM conversations WHERE updated_at < ?"),
+      delete: [
+        this.db.prepare("DELETE FROM conversations WHERE id = ?"),
+        this.db.prepare("DELETE FROM messages WHERE id = ?"),
+        this.db.prepare("DELETE FROM prefixes WHERE id = ?"),
+      ],
+    };
+    for (const row of this.db.prepare<[], { record: string }>("SELECT record FROM conversations").all()) {
+      const record = JSON.parse(row.record) as ConversationRecord;
+      this.records.set(record.id, record);
+    }
+    for (const row of this.db.prepare<[], { hash: string; id: string }>("SELECT hash, id FROM prefixes").all()) this.prefixes.set(row.hash, row.id);
+  }
+
+  readonly kind = "sqlite";
+
+  get open(): boolean {
+    return !this.closed && this.db.open && this.writeError === undefined;
+  }
+
+  get(id: string): Promise<ConversationRecord | undefined> {
+    return Promise.resolve(this.records.get(id));
+  }
+
+  /** Only this process writes the file: the record in memory is the latest. */
+  refresh(): Promise<void> {
+    return DONE;
+  }
+
+  put(record: ConversationRecord, body?: string): Promise<void> {
+    this.records.set(record.id, record);
+    this.dirty.set(record.id, body ?? this.dirty.get(record.id));
+    this.flushing ??= setImmediate(() => this.write());
+    return DONE;
+  }
+
+  flush(): Promise<void> {
+    this.write();
+    return DONE;
+  }
+
+  /** Writes every pending change in one transaction. A failed write is kept for the next try and reported by `open`. */
+  private write(): void {
+    if (this.flushing !== undefined) clearImmediate(this.flushing);
+    this.flushing = undefined;
+    if (this.dirty.size === 0 || this.closed) return;
+    try {
+      this.db.transaction(() => {
+        for (const [id, body] of this.dirty) {
+          const record = this.records.get(id);
+          if (record === undefined) continue;
+          this.statements.put.run(id, record.updatedAt, JSON.stringify(record));
+          if (body !== undefined) this.statements.putMessages.run(id, body);
+        }
+      })();
+    } catch (e) {
+      // Requests go on from memory meanwhile.
+      this.writeError = e instanceof Error ? e.message : String(e);
+      return;
+    }
+    this.dirty.clear();
+    this.writeError = undefined;
+  }
+
+  messages(id: string): Promise<ChatMessage[] | undefined> {
+    this.write();
+    const row = this.statements.messages.get(id);
+    if (row === undefined) return Promise.resolve(undefined);
+    const body = JSON.parse(row.messages) as { messages?: ChatMessage[] };
+    return Promise.resolve(Array.isArray(body.messages) ? body.messages : undefined);
+  }
+
+  longestPrefix(hashes: readonly string[]): Promise<PrefixHit | undefined> {
+    for (let k = hashes.length - 1; k >= 0; k--) {
+      const id = this.prefixes.get(hashes[k]);
+      if (id !== undefined) return Promise.resolve({ index: k, id });
+    }
+    return Promise.resolve(undefined);
+  }
+
+  addPrefix(hash: string, id: string): Promise<void> {
+    if (this.prefixes.get(hash) === id) return DONE;
+    this.prefixes.set(hash, id);
+    this.statements.addPrefix.run(hash, id);
+    return DONE;
+  }
+
+  removePrefix(hash: string, id: string): Promise<void> {
+    if (this.prefixes.get(hash) === id && this.prefixes.delete(hash)) this.statements.removePrefix.run(hash);
+    return DONE;
+  }
+
+  list(): Promise<ConversationRecord[]> {
+    return Promise.resolve([...this.records.values()]);
+  }
+
+  count(): Promise<number> {
+    return Promise.resolve(this.records.size);
+  }
+
+  expire(before: number): Promise<number> {
+    this.write();
+    const stale = this.statements.stale.all(before).map((r) => r.id);
+    if (stale.length === 0) return Promise.resolve(0);
+    const gone = new Set(stale);
+    this.db.transaction(() => {
+      for (const id of stale) for (const s of this.statements.delete) s.run(id);
+    })();
+    for (const id of stale) this.records.delete(id);
+    for (const [hash, id] of this.prefixes) if (gone.has(id)) this.prefixes.delete(hash);
+    return Promise.resolve(stale.length);
+  }
+
+  /** One process holds the file, and the compactor already runs one compaction per conversation at a time in it. */
+  locked<T>(_id: string, fn: () => Promise<T>): Promise<T> {
+    return fn();
+  }
+
+  addSpend(virtualKey: string, tokens: number): Promise<void> {
+    this.statements.addSpend.run(virtualKey, tokens);
+    return DONE;
+  }
+
+  spent(virtualKey: string): Promise<number> {
+    return Promise.resolve(this.statements.spent.get(virtualKey)?.tokens ?? 0);
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return DONE;
+    this.write();
+    this.closed = true;
+    this.db.close();
+    return DONE;
+  }
+}

@@ -1,0 +1,249 @@
+// Tool approvals: a run pauses at a call that needs approval, and resumes where it stopped —
+// in the same process or from the saved JSON — with nothing that has side effects run twice:
+// tools count their calls, the scripted LLM its requests, and prints before the pause appear once.
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { scriptedLlm } from "../../src/llm/scripted.js";
+import { ResumeError, runStateFromJson, runStateToJson, saveRun, type ResumeOptions, type RunState } from "../../src/agent/resume.js";
+import { SubAgent, type Step } from "../../src/agent/subagent.js";
+import { tool } from "../../src/agent/tools.js";
+import { AgentDefinitionError } from "../../src/agent/errors.js";
+import type { ApprovalDecision } from "../../src/agent/approval.js";
+import type { Isolation } from "../../src/lisp/isolate/options.js";
+
+const code = (src: string): string => `Next step.\n\n\`\`\`clojure\n${src}\n\`\`\``;
+
+function world(overrides: { sendDescription?: string; limit?: number } = {}) {
+  const sent: Array<{ to: string; body: string }> = [];
+  const looked: string[] = [];
+  const tools = {
+    lookup: tool({
+      description: "The address of a person.",
+      input: z.object({ name: z.string() }),
+      run: ({ name }) => {
+        looked.push(name);
+        return `${name}@example.com`;
+      },
+    }),
+    send: tool({
+      description: overrides.sendDescription ?? "Sends an email.",
+      input: z.object({ to: z.string().email(), body: z.string() }),
+      // Mail to outside addresses, or long mail, needs a person's yes.
+      needsApproval: async ({ to, body }) => !to.endsWith("@example.com") || body.length > (overrides.limit ?? 100),
+      run: ({ to, body }) => {
+        sent.push({ to, body });
+        return { id: sent.length };
+      },
+    }),
+    wipe: tool({
+      description: "Deletes everything.",
+      needsApproval: true,
+      run: () => {
+        sent.push({ to: "wipe", body: "" });
+        return "wiped";
+      },
+    }),
+  };
+  const agent = SubAgent.create({ prompt: "Mail people.", tools, maxTurns: 4 });
+  return { sent, looked, tools, agent };
+}
+
+const json = (step: Step, agent: Parameters<typeof saveRun>[1]) => runStateToJson(saveRun(step, agent));
+
+describe.each<Isolation>(["worker", "none"])("tool approvals (isolation %s)", (isolation) => {
+  it("pauses at the call, then resumes from the saved JSON without repeating a tool call, an LLM call or a print", async () => {
+    const w = world();
+    const llm = scriptedLlm([
+      code('(def addr (tool/lookup {:name "ann"}))\n(println "found" addr)'),
+      code('(println "sending")\n(def r (tool/send {:to "boss@corp.org" :body "hi"}))\n(println "sent" (:id r))\n(return (:id r))'),
+    ]);
+    const step = await SubAgent.run(w.agent, { llm, isolation });
+    expect(step.ok).toBe(false);
+    expect(step.fail?.reason).toBe("approval_required");
+    expect(step.fail?.message).toContain("tool/send (turn-2-call-1)");
+    expect(step.paused?.approvals).toEqual([{ id: "turn-2-call-1", turn: 2, tool: "send", args: { to: "boss@corp.org", body: "hi" } }]);
+    expect(step.turns.map((t) => t.status)).toEqual(["ok", "paused"]);
+    expect(w.sent).toEqual([]);
+    expect(llm.requests).toHaveLength(2);
+
+    // A restart: only the JSON survives; a fresh agent with the same definition resumes it.
+    expect(step.paused?.state.paused?.approvals).toEqual(step.paused?.approvals);
+    const text = runStateToJson(step.paused?.state as RunState);
+    expect(text).toBe(json(step, w.agent));
+    const again = world();
+    const live = scriptedLlm([]);
+    const done = await SubAgent.resume(again.agent, runStateFromJson(text), { llm: live, isolation, approvals: { "turn-2-call-1": { approved: true } } });
+    expect(done.ok).toBe(true);
+    expect(done.value).toBe(1);
+    expect(again.sent).toEqual([{ to: "boss@corp.org", body: "hi" }]);
+    expect(again.looked).toEqual([]);
+    expect(live.requests).toHaveLength(0);
+    expect(done.turns[1].prints).toEqual(["sending", "sent 1"]);
+    expect(done.turns[0].prints).toEqual(["found ann@example.com"]);
+  });
+
+  it("runs several approvals of one program one after another, inside functions and map", async () => {
+    const w = world();
+    const program = `(defn mail [who] (tool/send {:to who :body "hello"}))
+(println "start")
+(def ids (mapv (fn [who] (:id (mail who))) ["a@example.com" "x@out.org" "b@example.com" "y@out.org"]))
+(return ids)`;
+    const llm = scriptedLlm([code(program)]);
+    let step = await SubAgent.run(w.agent, { llm, isolation });
+    expect(step.paused?.approvals.map((a) => [a.id, a.args])).toEqual([["turn-1-call-2", { to: "x@out.org", body: "hello" }]]);
+    expect(w.sent.map((s) => s.to)).toEqual(["a@example.com"]);
+    step = await SubAgent.resume(w.agent, runStateFromJson(json(step, w.agent)), { llm: scriptedLlm([]), isolation, approvals: { "turn-1-call-2": { approved: true } } });
+    expect(step.paused?.approvals.map((a) => a.id)).toEqual(["turn-1-call-4"]);
+    expect(w.sent.map((s) => s.to)).toEqual(["a@example.com", "x@out.org", "b@example.com"]);
+    step = await SubAgent.resume(w.agent, saveRun(step, w.agent), { llm: scriptedLlm([]), isolation, approvals: { "turn-1-call-4": { approved: true } } });
+    expect(step.ok).toBe(true);
+    expect(step.value).toEqual([1, 2, 3, 4]);
+    expect(w.sent.map((s) => s.to)).toEqual(["a@example.com", "x@out.org", "b@example.com", "y@out.org"]);
+    expect(step.turns[0].prints).toEqual(["start"]);
+    expect(step.turns[0].toolCalls.map((c) => c.args)).toEqual(["a", "x", "b", "y"].map((p) => ({ to: `${p}@${p < "c" ? "example.com" : "out.org"}`, body: "hello" })));
+  });
+
+  it("gives a rejected call to the program as a tool error it can catch, with the host's reason", async () => {
+    const w = world();
+    const llm = scriptedLlm([code('(return (try (tool/wipe) (catch e (str "no: " (ex-message e)))))')]);
+    const step = await SubAgent.run(w.agent, { llm, isolation });
+    expect(step.paused?.approvals[0]).toMatchObject({ id: "turn-1-call-1", tool: "wipe", args: {} });
+    const done = await SubAgent.resume(w.agent, saveRun(step, w.agent), { llm: scriptedLlm([]), isolation, approvals: { "turn-1-call-1": { approved: false, reason: "not today" } } });
+    expect(done.value).toBe("no: tool/wipe failed: rejected by the host: not today");
+    expect(w.sent).toEqual([]);
+  });
+
+  it("runs an edited call with the host's arguments, and keeps the run paused when the edit is invalid", async () => {
+    const w = world();
+    const llm = scriptedLlm([code('(return (tool/send {:to "ceo@corp.org" :body "raise?"}))')]);
+    const step = await SubAgent.run(w.agent, { llm, isolation });
+    const state = runStateToJson(saveRun(step, w.agent));
+    const bad: ResumeOptions = { llm: scriptedLlm([]), isolation, approvals: { "turn-1-call-1": { approved: true, args: { to: "not an address", body: 3 } } } };
+    const e = await SubAgent.resume(w.agent, runStateFromJson(state), bad).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ResumeError);
+    expect((e as Error).message).toMatch(/edited arguments for turn-1-call-1 \(tool\/send\) are invalid: .*:to.*; .*:body.*still paused/);
+    expect(w.sent).toEqual([]);
+    const done = await SubAgent.resume(w.agent, runStateFromJson(state), { llm: scriptedLlm([]), isolation, approvals: { "turn-1-call-1": { approved: true, args: { to: "hr@corp.org", body: "raise?" } } } });
+    expect(done.value).toEqual({ id: 1 });
+    expect(w.sent).toEqual([{ to: "hr@corp.org", body: "raise?" }]);
+  });
+
+  it("pauses parallel branches for their approvals, running each call that needs none once", async () => {
+    const w = world();
+    const llm = scriptedLlm([code('(return (pmap (fn [who] (:id (tool/send {:to who :body "x"}))) ["p@out.org" "q@example.com" "r@out.org"]))')]);
+    let step = await SubAgent.run(w.agent, { llm, isolation });
+    // Branches still on their way when the others wait may pause at the next resume instead: decide what waits until nothing does.
+    const asked: string[] = [];
+    for (let round = 0; step.paused !== undefined && round < 3; round++) {
+      const approvals: Record<string, ApprovalDecision> = {};
+      for (const a of step.paused.approvals) {
+        asked.push(a.id);
+        approvals[a.id] = (a.args as { to: string }).to === "p@out.org" ? { approved: true } : { approved: false };
+      }
+      step = await SubAgent.resume(w.agent, saveRun(step, w.agent), { llm: scriptedLlm([]), isolation, approvals });
+    }
+    expect(asked.sort()).toEqual(["turn-1-call-1", "turn-1-call-3"]);
+    // The program did not catch the rejection: its turn failed, and the next turn (the LLM's) is live.
+    expect(step.fail?.reason).toBe("llm_error");
+    expect(step.turns[0].error?.message).toContain("tool/send failed: rejected by the host");
+    expect(w.sent.map((s) => s.to).sort()).toEqual(["p@out.org", "q@example.com"]);
+  });
+});
+
+describe("tool approvals: refusals", () => {
+  async function paused() {
+    const w = world();
+    const step = await SubAgent.run(w.agent, { llm: scriptedLlm([code("(return (tool/wipe))")]), isolation: "none" });
+    return { w, state: saveRun(step, w.agent) };
+  }
+
+  it("refuses an unknown request id, naming the ones that wait", async () => {
+    const { w, state } = await paused();
+    await expect(SubAgent.resume(w.agent, state, { llm: scriptedLlm([]), approvals: { "turn-9-call-1": { approved: true } } })).rejects.toThrow(
+      'resume: no call waits for approval under the id "turn-9-call-1"; the saved run waits for turn-1-call-1 (tool/wipe)',
+    );
+    await expect(SubAgent.resume(w.agent, state, { llm: scriptedLlm([]), approvals: { "turn-1-call-1": { approved: "yes" } as never } })).rejects.toThrow("must be { approved: true, args? } or { approved: false, reason? }");
+    expect(w.sent).toEqual([]);
+  });
+
+  it("refuses a paused state whose requests were stripped", async () => {
+    const { w, state } = await paused();
+    const { paused: _, ...stripped } = state;
+    await expect(SubAgent.resume(w.agent, runStateFromJson(runStateToJson(stripped)), { llm: scriptedLlm([]) })).rejects.toThrow("its last turn paused for approval, but it holds no requests");
+    expect(w.sent).toEqual([]);
+  });
+
+  it("pauses again at the same request when it is left undecided", async () => {
+    const { w, state } = await paused();
+    const step = await SubAgent.resume(w.agent, state, { llm: scriptedLlm([]) });
+    expect(step.paused?.approvals.map((a) => a.id)).toEqual(["turn-1-call-1"]);
+    expect(w.sent).toEqual([]);
+  });
+
+  it("refuses a state saved with a different agent definition, saying what differs", async () => {
+    const { state } = await paused();
+    const other = world({ sendDescription: "Sends an email to anyone." });
+    const step = await SubAgent.resume(other.agent, state, { llm: scriptedLlm([]), approvals: { "turn-1-call-1": { approved: true } } }).catch((e: unknown) => e);
+    const message = step instanceof Error ? step.message : (step as Step).fail?.message;
+    expect(message).toMatch(/system prompt differs .*different tools, tool descriptions/);
+    expect(other.sent).toEqual([]);
+  });
+
+  it("refuses decisions for a run that is not paused", async () => {
+    const w = world();
+    const step = await SubAgent.run(w.agent, { llm: scriptedLlm([code("(def a 1)")]), maxTurns: 4 } as never);
+    const state = saveRun(step, SubAgent.create({ prompt: "Mail people.", tools: w.tools, maxTurns: 1 }));
+    await expect(SubAgent.resume(w.agent, state, { llm: scriptedLlm([]), approvals: { "turn-1-call-1": { approved: true } } })).rejects.toThrow("not waiting for approval");
+  });
+
+  it("keeps hidden context out of the request and the saved state", async () => {
+    const w = world();
+    const llm = scriptedLlm([code("(return (tool/send {:to data/_addr :body \"s\"}))")]);
+    const step = await SubAgent.run(w.agent, { llm, context: { _addr: "secret.person@hidden.org" }, isolation: "none" });
+    // The stand-in the trace holds (between private-use characters), never the value.
+    const args = step.paused?.approvals[0].args as { to: string; body: string };
+    expect(args.body).toBe("s");
+    expect(args.to).toContain("hidden string from data/_addr");
+    expect(args.to).not.toContain("secret.person");
+    expect(runStateToJson(saveRun(step, w.agent))).not.toContain("secret.person");
+    const done = await SubAgent.resume(w.agent, saveRun(step, w.agent), { llm: scriptedLlm([]), context: { _addr: "secret.person@hidden.org" }, approvals: { "turn-1-call-1": { approved: true } } });
+    expect(done.ok).toBe(true);
+    expect(w.sent).toEqual([{ to: "secret.person@hidden.org", body: "s" }]);
+  });
+
+  it("refuses, in an agent called as a tool, a call that needs approval", async () => {
+    const w = world();
+    const inner = SubAgent.create({ prompt: "Wipe.", tools: { wipe: w.tools.wipe }, maxTurns: 1 });
+    const outer = SubAgent.create({ prompt: "Delegate.", tools: { helper: SubAgent.asTool(inner, { input: z.object({}) }) }, maxTurns: 2 });
+    const llm = scriptedLlm([code("(return (try (tool/helper {}) (catch e (ex-message e))))"), code("(return (tool/wipe))")]);
+    const step = await SubAgent.run(outer, { llm, isolation: "none" });
+    expect(step.value).toMatch(/tool\/helper failed: .*tool\/wipe failed: needs the host's approval, which only a top-level run can ask for/);
+    expect(w.sent).toEqual([]);
+  });
+
+  it("asks when a synchronous check says so, and when the check throws", async () => {
+    const runs: number[] = [];
+    const tools = {
+      pay: tool({
+        description: "Pays an amount.",
+        input: z.object({ amount: z.number() }),
+        needsApproval: ({ amount }) => {
+          if (amount < 0) throw new Error("negative");
+          return amount > 10;
+        },
+        run: ({ amount }) => runs.push(amount),
+      }),
+    };
+    const agent = SubAgent.create({ prompt: "Pay.", tools, maxTurns: 2 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code("[(tool/pay 5) (tool/pay 50) (tool/pay -1)]")]), isolation: "none" });
+    expect(step.paused?.approvals.map((a) => [a.id, a.args])).toEqual([["turn-1-call-2", { amount: 50 }]]);
+    expect(runs).toEqual([5]);
+    const next = await SubAgent.resume(agent, step.paused?.state as RunState, { llm: scriptedLlm([]), approvals: { "turn-1-call-2": { approved: true } } });
+    expect(next.paused?.approvals.map((a) => [a.id, a.args])).toEqual([["turn-1-call-3", { amount: -1 }]]);
+    expect(runs).toEqual([5, 50]);
+  });
+
+  it("checks needsApproval when the tool is declared", () => {
+    expect(() => tool({ description: "x", run: () => 1, needsApproval: "yes" as never })).toThrow(AgentDefinitionError);
+  });
+});

@@ -1,0 +1,134 @@
+// Two `ptc proxy` processes on one PostgreSQL database, as two replicas behind a load balancer:
+// a conversation moves between them at every request (the official openai client against a fake
+// upstream on 127.0.0.1) and the upstream sees exactly what one proxy would have sent; two
+// replicas compacting the same conversation at once make one summary between them; a replica whose
+// database stops answering says so (503 store_unavailable, not ready) instead of answering blind.
+import { spawn, type ChildProcess } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import OpenAI from "openai";
+import { afterEach, describe, expect, it } from "vitest";
+import { openStore } from "../../src/proxy/store.js";
+import { startFakeUpstream, type FakeUpstream } from "../support/fake-openai.js";
+import { freshDatabase, postgresUrl } from "../support/postgres.js";
+import { key, longConversation, rig, tempDir } from "./setup.js";
+
+const pgAdmin = postgresUrl();
+const ROOT = join(import.meta.dirname, "../..");
+// The fake model's window as the proxy knows it: the 30-round conversations below are ~6k tokens.
+const SMALL = { compaction: { contextLimits: { "fake-model": 3000 }, reserveOutputTokens: 200 } };
+
+const children: ChildProcess[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
+  for (const f of cleanups.splice(0).reverse()) await f();
+});
+
+/** `ptc proxy` from the sources in its own process; resolves with its URL once it listens. */
+async function replica(upstream: FakeUpstream, db: string): Promise<string> {
+  const config = join(tempDir(), "config.json");
+  writeFileSync(config, JSON.stringify(SMALL));
+  const p = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "proxy", "--port", "0", "--upstream", upstream.url, "--db", db, "--config", config], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, PTC_PROXY_ADMIN_TOKEN: "" },
+  });
+  children.push(p);
+  let out = "";
+  let err = "";
+  p.stdout?.on("data", (c: Buffer) => (out += c.toString()));
+  p.stderr?.on("data", (c: Buffer) => (err += c.toString()));
+  await expect.poll(() => out + (p.exitCode === null ? "" : `exited: ${err}`), { timeout: 150_000, interval: 50 }).toMatch(/listening on|exited/);
+  const url = /listening on (http:\/\/[^/\s]+)/.exec(out)?.[1];
+  if (url === undefined) throw new Error(`the proxy did not start: ${err}`);
+  return url;
+}
+
+const client = (url: string) => new OpenAI({ baseURL: `${url}/v1`, apiKey: "sk-client-key", maxRetries: 0, timeout: 20_000 });
+const chatBodies = (u: FakeUpstream) => u.requests.filter((q) => q.path === "/v1/chat/completions").map((q) => JSON.stringify(q.body?.messages));
+
+/** A conversation of `turns` requests, each resending the history with the last reply and a new question. */
+async function converse(pick: (turn: number) => OpenAI, turns: number, id?: string): Promise<{ ids: string[]; sources: string[] }> {
+  let history = longConversation(30);
+  const ids: string[] = [];
+  const sources: string[] = [];
+  for (let turn = 0; turn < turns; turn++) {
+    const { data, response } = await pick(turn)
+      .chat.completions.create({ model: "fake-model", messages: history }, id === undefined ? {} : { headers: { "x-conversation-id": id } })
+      .withResponse();
+    ids.push(response.headers.get("x-ptc-conversation-id") ?? "");
+    sources.push(response.headers.get("x-ptc-conversation-source") ?? "");
+    history = [...history, { role: "assistant", content: data.choices[0].message.content ?? "" }, { role: "user", content: `follow-up ${turn}: ${"detail ".repeat(40)}` }];
+  }
+  return { ids, sources };
+}
+
+describe.skipIf(pgAdmin === undefined)("proxy replicas on PostgreSQL", { timeout: 400_000 }, () => {
+  it("moves a conversation between two proxy processes at every request, sending what one proxy would", async () => {
+    // What one proxy sends upstream for the conversation (in process, embedded store).
+    const single = await rig({ config: SMALL });
+    cleanups.push(() => single.close());
+    const alone = await converse(() => single.client, 8);
+    const expected = chatBodies(single.upstream);
+    expect(single.upstream.summaryCalls).toBeGreaterThan(0);
+
+    const db = await freshDatabase(pgAdmin as string);
+    cleanups.push(db.drop);
+    const upstream = await startFakeUpstream();
+    cleanups.push(() => upstream.close());
+    const [a, b] = await Promise.all([replica(upstream, db.url), replica(upstream, db.url)]);
+    const clients = [client(a), client(b)];
+    // No conversation id: found by prefix on whichever replica the request lands.
+    const moved = await converse((turn) => clients[turn % 2], 8);
+    expect(new Set(moved.ids).size).toBe(1);
+    expect(moved.sources).toEqual(alone.sources);
+    expect(chatBodies(upstream)).toEqual(expected);
+    expect(upstream.summaryCalls).toBe(single.upstream.summaryCalls);
+
+    // The same with an explicit id, starting on the other replica.
+    const before = upstream.summaryCalls;
+    const named = await converse((turn) => clients[(turn + 1) % 2], 4, "named");
+    expect(named.ids).toEqual(["named", "named", "named", "named"]);
+    const store = await openStore(db.url);
+    cleanups.push(() => store.close());
+    expect((await store.get(key("named")))?.messageCount).toBe(longConversation(30).length + 6);
+    expect((await store.get(key("named")))?.compactions).toBe(upstream.summaryCalls - before);
+  });
+
+  it("two replicas compacting one conversation at once make one summary between them", async () => {
+    const db = await freshDatabase(pgAdmin as string);
+    cleanups.push(db.drop);
+    const upstream = await startFakeUpstream();
+    cleanups.push(() => upstream.close());
+    const [a, b] = await Promise.all([replica(upstream, db.url), replica(upstream, db.url)]);
+    const history = longConversation(30);
+    const ask = (url: string) => client(url).chat.completions.create({ model: "fake-model", messages: history }, { headers: { "x-conversation-id": "race" } });
+    const replies = await Promise.all([ask(a), ask(b), ask(a), ask(b)]);
+    for (const r of replies) expect(r.choices[0].message.content).toContain("final question a");
+    expect(upstream.summaryCalls).toBe(1);
+    // Every request went out compacted, with the one summary.
+    const sent = upstream.requests.filter((q) => q.path === "/v1/chat/completions" && !JSON.stringify(q.body).includes("ConversationSummary"));
+    expect(sent).toHaveLength(4);
+    for (const q of sent) expect(JSON.stringify(q.body?.messages)).toContain("[Summary of");
+    const store = await openStore(db.url);
+    cleanups.push(() => store.close());
+    expect((await store.get(key("race")))?.compactions).toBe(1);
+  });
+
+  it("answers 503 store_unavailable, and is not ready, while its database does not answer", async () => {
+    const db = await freshDatabase(pgAdmin as string);
+    cleanups.push(db.drop);
+    const r = await rig({ proxy: { db: db.url } });
+    cleanups.push(() => r.close());
+    await r.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "hi" }] }, { headers: { "x-conversation-id": "gone" } });
+    expect((await fetch(`${r.proxy.url}/readyz`)).status).toBe(200);
+    await db.drop();
+    const failed = await r.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "again" }] }, { headers: { "x-conversation-id": "gone" } }).catch((e: unknown) => e);
+    expect(failed).toMatchObject({ status: 503, code: "store_unavailable" });
+    const ready = await fetch(`${r.proxy.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as { store: string }).store).toMatch(/write failing: .*database/);
+    expect(r.logs.some((l) => l.event === "store_error")).toBe(true);
+  });
+});

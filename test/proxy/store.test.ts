@@ -1,0 +1,233 @@
+// One suite for every store backend: the embedded SQLite store (in memory and in a file) and
+// PostgreSQL (a fresh database on the globalSetup's server). What only a shared store promises
+// (no lost update between replicas, one compaction at a time across processes, a record moved
+// between processes) runs against PostgreSQL with two store instances, as two replicas would be.
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { newRecord } from "../../src/proxy/chat.js";
+import { mergeRecords } from "../../src/proxy/pg-store.js";
+import { openStore, type ConversationRecord, type ConversationStore } from "../../src/proxy/store.js";
+import { freshDatabase, postgresUrl } from "../support/postgres.js";
+import { tempDir } from "./setup.js";
+
+const pgAdmin = postgresUrl();
+const dropped: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const drop of dropped) await drop();
+});
+
+interface Backend {
+  name: string;
+  shared: boolean;
+  /** A new empty store location; `open` may be called more than once on it (replicas). */
+  location(): Promise<string>;
+}
+
+const backends: Backend[] = [
+  { name: "sqlite in memory", shared: false, location: () => Promise.resolve(":memory:") },
+  { name: "sqlite file", shared: false, location: () => Promise.resolve(join(tempDir(), "s.db")) },
+  {
+    name: "postgres",
+    shared: true,
+    async location() {
+      const db = await freshDatabase(pgAdmin as string);
+      dropped.push(db.drop);
+      return db.url;
+    },
+  },
+];
+
+const record = (id: string, now = 1000): ConversationRecord => newRecord({ key: `t:${id}`, id, source: "header:x-conversation-id" }, "t", now, undefined);
+
+describe.each(backends.filter((b) => b.name !== "postgres" || pgAdmin !== undefined))("conversation store: $name", (backend) => {
+  const open = async (where?: string): Promise<{ store: ConversationStore; where: string }> => {
+    const at = where ?? (await backend.location());
+    return { store: await openStore(at), where: at };
+  };
+
+  it("keeps records, message bodies and counts, and reads them back after a reopen", async () => {
+    const { store, where } = await open();
+    expect(store.kind).toBe(backend.shared ? "postgres" : "sqlite");
+    const r = record("a");
+    r.state = { summary: "S", covered: 3 };
+    r.learnedLimit = 4000;
+    await store.put(r, JSON.stringify({ messages: [{ role: "user", content: "hi" }] }));
+    await store.put(record("b"));
+    expect((await store.get("t:a"))?.state).toEqual({ summary: "S", covered: 3 });
+    expect(await store.messages("t:a")).toEqual([{ role: "user", content: "hi" }]);
+    expect(await store.messages("t:b")).toBeUndefined();
+    expect(await store.get("t:none")).toBeUndefined();
+    expect(await store.count()).toBe(2);
+    expect((await store.list()).map((x) => x.id).sort()).toEqual(["t:a", "t:b"]);
+    await store.close();
+    if (where === ":memory:") return;
+    const again = await openStore(where);
+    expect((await again.get("t:a"))?.learnedLimit).toBe(4000);
+    expect(await again.messages("t:a")).toEqual([{ role: "user", content: "hi" }]);
+    await again.close();
+  });
+
+  it("finds the longest stored prefix, and removes an index entry only for its own conversation", async () => {
+    const { store } = await open();
+    await store.addPrefix("h1", "t:a");
+    await store.addPrefix("h3", "t:b");
+    expect(await store.longestPrefix(["h1", "h2", "h3", "h4"])).toEqual({ index: 2, id: "t:b" });
+    expect(await store.longestPrefix(["h1", "h2"])).toEqual({ index: 0, id: "t:a" });
+    expect(await store.longestPrefix(["x"])).toBeUndefined();
+    expect(await store.longestPrefix([])).toBeUndefined();
+    await store.removePrefix("h3", "t:a");
+    expect(await store.longestPrefix(["h3"])).toEqual({ index: 0, id: "t:b" });
+    await store.removePrefix("h3", "t:b");
+    expect(await store.longestPrefix(["h3"])).toBeUndefined();
+    await store.close();
+  });
+
+  it("expires idle conversations with their messages and index entries", async () => {
+    const { store } = await open();
+    await store.put(record("old", 1000), JSON.stringify({ messages: [] }));
+    await store.put(record("new", 5000));
+    await store.addPrefix("h-old", "t:old");
+    expect(await store.expire(2000)).toBe(1);
+    expect(await store.get("t:old")).toBeUndefined();
+    expect(await store.messages("t:old")).toBeUndefined();
+    expect(await store.longestPrefix(["h-old"])).toBeUndefined();
+    expect(await store.get("t:new")).toBeDefined();
+    expect(await store.expire(2000)).toBe(0);
+    await store.close();
+  });
+
+  it("adds up a virtual key's spend", async () => {
+    const { store } = await open();
+    expect(await store.spent("vk")).toBe(0);
+    await Promise.all([store.addSpend("vk", 100), store.addSpend("vk", 23), store.addSpend("other", 5)]);
+    expect(await store.spent("vk")).toBe(123);
+    await store.close();
+  });
+
+  it("reports itself closed", async () => {
+    const { store } = await open();
+    expect(store.open).toBe(true);
+    await store.close();
+    expect(store.open).toBe(false);
+  });
+
+  describe.runIf(backend.shared)("shared between replicas", () => {
+    it("loses no update when two replicas write the same conversation from the same version", async () => {
+      const { store: a, where } = await open();
+      const b = await openStore(where);
+      await a.put(record("race"));
+      // Both replicas read version 1 of the conversation...
+      const ra = (await a.get("t:race")) as ConversationRecord;
+      const rb = (await b.get("t:race")) as ConversationRecord;
+      // ...A compacts (a summary, a compaction counted), B answers a request (usage learned).
+      ra.state = { summary: "from A", covered: 10 };
+      ra.strategy = "rolling";
+      ra.compactions++;
+      rb.reportedTokens = 777;
+      rb.messageCount = 12;
+      rb.compactions++;
+      rb.updatedAt = 9000;
+      await Promise.all([a.put(ra), b.put(rb)]);
+      const stored = (await a.get("t:race")) as ConversationRecord;
+      expect(stored.state).toEqual({ summary: "from A", covered: 10 });
+      expect(stored.strategy).toBe("rolling");
+      expect(stored.reportedTokens).toBe(777);
+      expect(stored.messageCount).toBe(12);
+      expect(stored.compactions).toBe(2);
+      expect(stored.updatedAt).toBe(9000);
+      // After a refresh each replica's own object holds what was stored.
+      await Promise.all([a.refresh(ra), b.refresh(rb)]);
+      expect(ra.reportedTokens).toBe(777);
+      expect(rb.state).toEqual({ summary: "from A", covered: 10 });
+      await Promise.all([a.close(), b.close()]);
+    });
+
+    it("keeps every increment when many writers race on one record", async () => {
+      const { store: a, where } = await open();
+      const b = await openStore(where);
+      await a.put(record("counter"));
+      const bump = async (s: ConversationStore) => {
+        const r = (await s.get("t:counter")) as ConversationRecord;
+        r.compactions++;
+        await s.put(r);
+      };
+      await Promise.all(Array.from({ length: 20 }, (_, i) => bump(i % 2 === 0 ? a : b)));
+      expect((await b.get("t:counter"))?.compactions).toBe(20);
+      await Promise.all([a.close(), b.close()]);
+    });
+
+    it("two replicas creating one conversation at once end with one record", async () => {
+      const { store: a, where } = await open();
+      const b = await openStore(where);
+      const ra = record("both");
+      const rb = record("both");
+      rb.source = "body:user";
+      await Promise.all([a.put(ra), b.put(rb)]);
+      expect(await a.count()).toBe(1);
+      // The loser adopted the stored record: both objects agree.
+      expect(ra.source).toBe(rb.source);
+      await Promise.all([a.close(), b.close()]);
+    });
+
+    it("refresh brings in another replica's summary and keeps this one's changes", async () => {
+      const { store: a, where } = await open();
+      const b = await openStore(where);
+      await a.put(record("moved"));
+      const mine = (await a.get("t:moved")) as ConversationRecord;
+      mine.calibration = 1.2;
+      const theirs = (await b.get("t:moved")) as ConversationRecord;
+      theirs.state = { summary: "B's", covered: 4 };
+      await b.put(theirs);
+      await a.refresh(mine);
+      expect(mine.state).toEqual({ summary: "B's", covered: 4 });
+      expect(mine.calibration).toBe(1.2);
+      await a.put(mine);
+      expect((await b.get("t:moved"))?.calibration).toBe(1.2);
+      await Promise.all([a.close(), b.close()]);
+    });
+
+    it("runs one compaction per conversation at a time across replicas, and others freely", async () => {
+      const { store: a, where } = await open();
+      const b = await openStore(where);
+      const order: string[] = [];
+      let release = () => {};
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const first = a.locked("t:c", async () => {
+        order.push("a start");
+        await gate;
+        order.push("a end");
+      });
+      await expect.poll(() => order).toEqual(["a start"]);
+      const second = b.locked("t:c", async () => {
+        order.push("b");
+      });
+      // B is waiting on the server for A's lock (seen in pg_locks, not by waiting a while)...
+      const admin = new pg.Client({ connectionString: where });
+      await admin.connect();
+      await expect.poll(async () => (await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0].n).toBe(1);
+      // ...while another conversation's lock is free.
+      await b.locked("t:other", async () => {
+        order.push("other");
+      });
+      release();
+      await Promise.all([first, second]);
+      expect(order).toEqual(["a start", "other", "a end", "b"]);
+      await admin.end();
+      await Promise.all([a.close(), b.close()]);
+    });
+
+    it("refuses to open a database it cannot reach", async () => {
+      await expect(openStore("postgres://nobody@127.0.0.1:1/none")).rejects.toThrow();
+    });
+  });
+});
+
+describe("three-way merge of a record", () => {
+  it("keeps each side's changes, adds counters, takes the later time, and mine on a clash", () => {
+    const base = { id: "x", compactions: 1, updatedAt: 10, a: 1, b: 1, c: 1, gone: 1 };
+    const mine = { id: "x", compactions: 2, updatedAt: 30, a: 2, b: 1, c: 5 };
+    const theirs = { id: "x", compactions: 3, updatedAt: 20, a: 1, b: 3, c: 9, gone: 1 };
+    expect(mergeRecords(base, mine, theirs)).toEqual({ id: "x", compactions: 4, updatedAt: 30, a: 2, b: 3, c: 5 });
+  });
+});
