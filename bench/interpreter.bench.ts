@@ -175,6 +175,7 @@ async function main(): Promise<void> {
   for (const r of rows.slice(1)) console.log(line(r));
   if (notes.length > 0) console.log("\n" + notes.join("\n"));
   await toolLoop();
+  await compileModes();
   await isolation();
 }
 
@@ -218,6 +219,41 @@ async function toolLoop(): Promise<void> {
     const ma = median(a);
     const mb = median(b);
     console.log(`  ${n} calls: ${fmt(ma)} ms vs ${fmt(mb)} ms = ${(ma / mb).toFixed(1)}x`);
+  }
+}
+
+/**
+ * The two compilers on the same pure programs (docs/architecture.md): a run given a tool and a
+ * function in memory is compiled in the suspendable mode, which keeps the synchronous closures
+ * for every subtree that cannot wait; this is what that mode costs a program that never waits.
+ */
+async function compileModes(): Promise<void> {
+  const tools = { mode: () => 1 };
+  const probe = await evaluate("(defn via-tool [] (tool/mode))", { tools });
+  if (!probe.ok) throw new Error(probe.error.message);
+  const suspendable: EvaluateOptions = { limits: LIMITS, tools, memory: probe.memory };
+  const RUNS = 15;
+  console.log(`\nCompile modes (median of ${RUNS} runs each, alternating): the suspendable mode / the synchronous mode, same program`);
+  for (const file of ["fib-25.clj", "loop-recur-1m.clj", "map-filter-reduce-100k.clj"]) {
+    const source = readFileSync(join(here, "programs", file), "utf8");
+    const once = async (options: EvaluateOptions): Promise<number> => {
+      minorGc?.();
+      const t = performance.now();
+      const r = await evaluate(source, options);
+      if (!r.ok) throw new Error(r.error.message);
+      return performance.now() - t;
+    };
+    for (let k = 0; k < 5; k++) {
+      await once(suspendable);
+      await once({ limits: LIMITS });
+    }
+    const a: number[] = [];
+    const b: number[] = [];
+    for (let k = 0; k < RUNS; k++) {
+      a.push(await once(suspendable));
+      b.push(await once({ limits: LIMITS }));
+    }
+    console.log(`  ${file}: ${fmt(median(a))} ms vs ${fmt(median(b))} ms = ${(median(a) / median(b)).toFixed(2)}x`);
   }
 }
 

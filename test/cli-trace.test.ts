@@ -360,7 +360,7 @@ describe("ptc trace show", () => {
 
   it("rebuilds the compressed view with the settings the trace recorded, and says where they came from", async () => {
     const settings = trace.settings as NonNullable<RunTrace["settings"]>;
-    expect(settings).toEqual({ maxTurns: recovery.maxTurns, toolsWithdrawn: true, maxPrintChars: 4000, view: { ...defaultViewOptions }, strategy: { name: "full", options: {} } });
+    expect(settings).toEqual({ maxTurns: recovery.maxTurns, toolsWithdrawn: true, maxPrintChars: 4000, model: "scripted:recovery", view: { ...defaultViewOptions }, strategy: { name: "full", options: {} } });
     const tight = { ...settings, view: { ...settings.view, printlnHistoryLimit: 1, errorContextTurns: 0, strictPrefix: true } };
     const f = join(dir, "tight.json");
     writeFileSync(f, traceToJson({ ...trace, settings: tight }));

@@ -9,13 +9,14 @@ import type { RunTrace } from "../../src/trace/trace.js";
 import type { TextMessage as ChatMessage } from "../../src/llm/types.js";
 import { compressedView, isErrored, planTurns } from "../../src/history/compressed.js";
 import { isWhole } from "../../src/history/summary.js";
-import { CACHED_TOKEN_PRICE, sharedPrefix } from "../../src/history/prefix.js";
+import { renderSeenPrints, seenPrints } from "../../src/trace/feedback.js";
+import { sharedPrefix } from "../../src/compaction/measure.js";
 import { compressionReport, type CompressionTotals, type RunSettings } from "../../src/history/stats.js";
 import { countTokens, promptTokens, TOKENS_PER_REPLY } from "../../src/compaction/tokens.js";
 import { defaultViewOptions, type TurnPlace, type View, type ViewInput, type ViewOptions } from "../../src/history/view.js";
 import type { Session } from "./session.js";
 import { createMeter } from "../../src/compaction/measure.js";
-import { anthropicCache, openaiCache, type ModelPrice } from "../../src/compaction/prices.js";
+import { anthropicCache, openaiCache, TYPICAL_CACHE_READ, type ModelPrice } from "../../src/compaction/prices.js";
 
 /**
  * Where a view's prompt cost goes, summed over a run's prompts: uncached tokens split by
@@ -56,10 +57,13 @@ export interface SessionResult {
 
 /** The two cache models every table reports: OpenAI-style token prefix and Anthropic-style breakpoints. */
 export const CACHE_MODELS = {
-  "token-prefix": { input: 1, output: 0, cache: openaiCache(0.1) },
+  "token-prefix": { input: 1, output: 0, cache: openaiCache(TYPICAL_CACHE_READ) },
   breakpoint: { input: 1, output: 0, cache: anthropicCache(1024) },
 } as const satisfies Record<string, ModelPrice>;
 export type CacheName = keyof typeof CACHE_MODELS;
+
+/** The token-prefix model with an input token at one "dollar": costs read as token-equivalents (an uncached input token = 1). */
+const TOKEN_EQUIVALENTS: ModelPrice = { ...CACHE_MODELS["token-prefix"], input: 1e6 };
 
 /** Cost of every prompt of the run under one cache model, in token-equivalents (an uncached input token = 1). */
 function pricedRun(trace: RunTrace, run: RunSettings, opts: ViewOptions, price: ModelPrice): number {
@@ -99,9 +103,9 @@ export async function measureSession(session: Session): Promise<SessionResult> {
   const step = await runSession(session);
   const trace = step.trace;
   const run: RunSettings = { maxTurns: session.replies.length, toolsWithdrawn: Object.keys(session.tools).length > 0 && session.replies.length > 1 };
-  const compressed = compressionReport(trace, run, options(false));
-  const previous = compressionReport(trace, run, options(false, true));
-  const strict = compressionReport(trace, run, options(true));
+  const compressed = compressionReport(trace, run, options(false), TOKEN_EQUIVALENTS);
+  const previous = compressionReport(trace, run, options(false, true), TOKEN_EQUIVALENTS);
+  const strict = compressionReport(trace, run, options(true), TOKEN_EQUIVALENTS);
   return {
     name: session.name,
     kind: session.kind,
@@ -180,7 +184,7 @@ function breakdown(trace: RunTrace, run: RunSettings, opts: ViewOptions): CacheB
     if (previous !== undefined && k >= 2 && shared.chars < before) b.earlyBreaks++;
     previous = messages;
   }
-  b.cost = b.newTokens + b.previousRewritten + b.olderRewritten + b.cachedRead * CACHED_TOKEN_PRICE;
+  b.cost = b.newTokens + b.previousRewritten + b.olderRewritten + b.cachedRead * TYPICAL_CACHE_READ;
   return b;
 }
 
@@ -205,11 +209,33 @@ function lostLive(trace: RunTrace, run: RunSettings, opts: ViewOptions): string[
   }
   const text = view.messages.map((m) => m.content).join("\n");
   // The limit drops whole turns' output but always leaves the most recent lines of the
-  // last earlier turn that printed (at least half the limit of them).
+  // last earlier turn that printed (at least half the limit of them), when they fit in half
+  // the token budget.
   const printed = turns.slice(0, -1).findLast((t) => t.prints.length > 0);
-  const recent = opts.strictPrefix || printed === undefined ? [] : printed.prints.slice(printed.prints.length - Math.ceil(opts.printlnHistoryLimit / 2));
+  const fits = printed !== undefined && countTokens(renderSeenPrints(seenPrints(printed.prints))) <= (opts.printlnHistoryTokens ?? Infinity) / 2;
+  const recent = opts.strictPrefix || printed === undefined || !fits ? [] : printed.prints.slice(printed.prints.length - Math.ceil(opts.printlnHistoryLimit / 2));
   for (const line of recent) if (!text.includes(line.slice(0, 200))) problems.push(`println line missing: ${line.slice(0, 60)}`);
   return problems;
+}
+
+/**
+ * The fewest println lines a prompt over `turns` shows: the latest turn's, then the most
+ * recent whole earlier turns up to half the line limit, as long as they fit in half the
+ * token budget (the token bound wins over the line floor).
+ */
+function printFloor(turns: readonly RunTrace["turns"][number][], opts: ViewOptions): number {
+  const floor = Math.ceil(opts.printlnHistoryLimit / 2);
+  const budget = (opts.printlnHistoryTokens ?? Infinity) / 2;
+  let i = turns.length - 1;
+  let lines = i >= 0 ? turns[i--].prints.length : 0;
+  let tokens = 0;
+  for (; i >= 0 && lines < floor; i--) {
+    const t = turns[i].prints.length === 0 ? 0 : countTokens(renderSeenPrints(seenPrints(turns[i].prints)));
+    if (tokens + t > budget) break;
+    lines += turns[i].prints.length;
+    tokens += t;
+  }
+  return Math.min(lines, Math.max(floor, turns.at(-1)?.prints.length ?? 0));
 }
 
 /**
@@ -226,7 +252,6 @@ function everyPrompt(trace: RunTrace, run: RunSettings, opts: ViewOptions): stri
     const sent = t.messages.map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n");
     for (const [key, secret] of Object.entries(HIDDEN)) if (sent.includes(secret)) problems.push(`hidden value data/${key} in the prompt for turn ${t.number}`);
   }
-  const floor = Math.ceil(opts.printlnHistoryLimit / 2);
   for (let k = 1; k <= turns.length; k++) {
     const input: ViewInput = { ...run, system: trace.system, task: trace.task, turns: turns.slice(0, k) };
     const view = compressedView(input, opts);
@@ -250,8 +275,8 @@ function everyPrompt(trace: RunTrace, run: RunSettings, opts: ViewOptions): stri
       const shown = [view.messages[place.message].content.slice(place.start), ...view.messages.slice(place.message + 1).map((m) => m.content)].join("\n");
       for (const d of last.definitions) if (d.kind === "value" && !shown.includes(`; Defined: ${d.name}`)) problems.push(`${d.name} (turn ${k}, no println) not sampled in the next prompt`);
     }
-    const available = turns.slice(0, k).reduce((n, t) => n + t.prints.length, 0);
-    if (view.stats.printlnShown < Math.min(floor, available)) problems.push(`prompt for turn ${k + 1}: ${view.stats.printlnShown} println lines shown of ${available} (at least ${Math.min(floor, available)})`);
+    const least = printFloor(turns.slice(0, k), opts);
+    if (view.stats.printlnShown < least) problems.push(`prompt for turn ${k + 1}: ${view.stats.printlnShown} println lines shown (at least ${least})`);
   }
   return problems;
 }

@@ -5,6 +5,8 @@
 import { measureView, totalsOf, type PromptCompression, type PromptPair } from "../history/stats.js";
 import { INTERPRETER_STRATEGY } from "../history/strategy.js";
 import { defaultViewOptions, type ViewInput, type ViewOptions, type ViewStats } from "../history/view.js";
+import { createMeter, outputTokens, requestPrice, type Meter } from "../compaction/measure.js";
+import { lookupPrice, type ModelPrice } from "../compaction/prices.js";
 import type { Json } from "../compaction/types.js";
 import { defaultLimits, type ErrorInfo, evaluate, type Limits, type Memory, print, resolveLimits } from "../lisp/index.js";
 import type { Llm, LlmUsage } from "../llm/types.js";
@@ -104,6 +106,10 @@ class AgentRun {
   /** The run's one history strategy (null only when the option is invalid: the run then ends with invalid_input) and its state. */
   private readonly strategy: HistoryStrategy | null;
   private strategyState: Json | undefined = undefined;
+  /** The one measure of this run's prompts, priced by the model of its first reply (created then). */
+  private meter: Meter | undefined;
+  private model: string | undefined;
+  private price: ModelPrice | undefined;
   private pendingNested: NestedRunTrace[] = [];
   private stopReason: Interruption | null = null;
   /** Present when a tool may need approval (a nested run's refuses such calls). */
@@ -287,14 +293,17 @@ class AgentRun {
     this.totals.llmRequests++;
     let content: string;
     let usage: LlmUsage | undefined;
+    let model: string;
+    let marks: number[] | undefined;
     try {
       // Where the strategy's prompt stays stable, for clients with explicit cache breakpoints.
-      const marks = this.strategy?.cacheBreakpoints?.(view.messages);
+      marks = this.strategy?.cacheBreakpoints?.(view.messages);
       const request = { messages: view.messages, signal: this.controller.signal, turn: n, ...(marks === undefined ? {} : { cacheBreakpoints: marks }) };
       const response = await abortable(() => llm.complete(request), this.controller.signal);
       if (typeof response?.content !== "string") throw new Error("the LLM response has no text content");
       content = response.content;
       usage = response.usage;
+      model = typeof response.model === "string" && response.model !== "" ? response.model : llm.name;
     } catch (e) {
       this.llmMs += performance.now() - t0;
       this.llmError = `LLM request failed on turn ${n}: ${errorText(e)}`;
@@ -302,7 +311,7 @@ class AgentRun {
     }
     const llmMs = performance.now() - t0;
     this.llmMs += llmMs;
-    const tokens = { inputTokens: tokenCount(usage?.inputTokens), outputTokens: tokenCount(usage?.outputTokens), cachedTokens: tokenCount(usage?.cachedTokens) };
+    const tokens = this.usageOf(model, view.messages, marks, content, usage);
     this.totals.inputTokens += tokens.inputTokens;
     this.totals.outputTokens += tokens.outputTokens;
     this.totals.cachedTokens += tokens.cachedTokens;
@@ -386,6 +395,29 @@ class AgentRun {
     for (const k of Object.keys(t) as Array<keyof typeof t>) t[k] += stats[k];
   }
 
+  /**
+   * A turn's token figures and cost: what the provider reported, or else the one local measure
+   * of the prompt (src/compaction/measure.ts), so the trace, onTurn, the viewer, the harness and
+   * the proxy show one count for one prompt. Every prompt goes through the meter, reported or
+   * not, so its cache simulation follows the whole session.
+   */
+  private usageOf(model: string, messages: Turn["messages"], marks: readonly number[] | undefined, reply: string, reported: LlmUsage | undefined): Pick<Turn["usage"], "inputTokens" | "outputTokens" | "cachedTokens" | "source" | "cost"> {
+    if (this.meter === undefined) {
+      this.model = model;
+      this.price = lookupPrice(model);
+      this.meter = createMeter(this.price ?? model);
+    }
+    const cache = this.meter.price.cache;
+    const last = messages.length - 1;
+    // The breakpoints a client would mark: the strategy's stable points and the last message, within the provider's allowance.
+    const breakpoints = marks === undefined || cache.kind !== "breakpoint" ? undefined : [...new Set([...marks.filter((i) => Number.isInteger(i) && i >= 0 && i < last), last])].sort((a, b) => a - b).slice(-cache.maxBreakpoints);
+    const m = this.meter.add({ messages, ...(breakpoints === undefined || last < 0 ? {} : { breakpoints }) }, outputTokens(reply));
+    if (reported === undefined) return { inputTokens: m.tokens, outputTokens: m.outputTokens, cachedTokens: m.cachedTokens, source: "local", ...(this.price === undefined ? {} : { cost: m.cost }) };
+    const u = { inputTokens: tokenCount(reported.inputTokens), outputTokens: tokenCount(reported.outputTokens), cachedTokens: tokenCount(reported.cachedTokens) };
+    const cost = this.price === undefined ? undefined : requestPrice(this.price, { ...u, writtenTokens: tokenCount(reported.cacheWriteTokens) });
+    return { ...u, source: "provider", ...(cost === undefined ? {} : { cost }) };
+  }
+
   /** Whether the strategy rewrites history (its prompts are then measured against the full history's). */
   private compressing(): boolean {
     return this.strategy !== null && this.strategy.name !== "full";
@@ -398,7 +430,7 @@ class AgentRun {
   private settings(): TraceSettings {
     const interpreter = this.strategy?.name === INTERPRETER_STRATEGY;
     const view: ViewOptions = { ...this.viewOptions, ...(interpreter ? (this.strategy?.options as Partial<ViewOptions>) : {}), compressHistory: interpreter };
-    const settings: TraceSettings = { maxTurns: this.agent.maxTurns, toolsWithdrawn: this.withdraws, maxPrintChars: this.maxPrintChars, view };
+    const settings: TraceSettings = { maxTurns: this.agent.maxTurns, toolsWithdrawn: this.withdraws, maxPrintChars: this.maxPrintChars, view, ...(this.model === undefined ? {} : { model: this.model }) };
     if (this.strategy !== null) settings.strategy = strategySpec(this.strategy as never);
     return settings;
   }
@@ -427,7 +459,7 @@ class AgentRun {
           latest: this.latestView,
           totals: { ...this.viewTotals },
           perTurn: [...this.measured],
-          tokens: this.compressing() ? totalsOf(this.measured) : null,
+          tokens: this.compressing() ? totalsOf(this.measured, this.meter?.price) : null,
         },
       },
     };

@@ -54,6 +54,7 @@ export function checkInheritable(o: InheritableOptions, fail: (message: string) 
       if (v !== undefined && (typeof v !== typeof d || (typeof v === "number" && !(Number.isInteger(v) && v >= 0)))) {
         fail(`view.${k} must be ${typeof d === "number" ? "a non-negative integer" : `a ${typeof d}`}, got ${String(v)}`);
       }
+      if (k === "cacheModel" && v !== undefined && v !== "token-prefix" && v !== "breakpoint") fail(`view.cacheModel must be "token-prefix" or "breakpoint", got ${String(v)}`);
     }
   }
 }

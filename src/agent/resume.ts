@@ -425,7 +425,10 @@ class Replay {
     }
     this.current = n;
     const t = this.saved[n - 1];
-    return { content: t.reply, usage: { inputTokens: t.usage.inputTokens, outputTokens: t.usage.outputTokens, cachedTokens: t.usage.cachedTokens } };
+    // The saved run's model prices the replayed turns; figures it measured itself are measured again (the same prompts give the same figures).
+    const model = this.state.trace.settings?.model;
+    const usage = t.usage.source === "local" ? undefined : { inputTokens: t.usage.inputTokens, outputTokens: t.usage.outputTokens, cachedTokens: t.usage.cachedTokens };
+    return { content: t.reply, ...(model === undefined ? {} : { model }), ...(usage === undefined ? {} : { usage }) };
   }
 
   /**

@@ -13,8 +13,7 @@ export interface CompactOptions<R = unknown> {
   readonly tools?: readonly unknown[];
   readonly reservedOutputTokens?: number;
   readonly reportedPromptTokens?: number;
-  readonly knownNames?: readonly string[];
-  /** The records behind the messages, for a strategy that reads them. */
+  /** The records behind the messages, for a strategy that reads them (the summarizing ones: `{ knownNames }`). */
   readonly records?: R;
   readonly signal?: AbortSignal;
   readonly now?: () => number;
@@ -52,7 +51,6 @@ export async function compact<R = unknown>(messages: readonly ChatMessage[], str
     ...(options.tools === undefined ? {} : { tools: options.tools }),
     ...(options.reservedOutputTokens === undefined ? {} : { reservedOutputTokens: options.reservedOutputTokens }),
     ...(options.reportedPromptTokens === undefined ? {} : { reportedPromptTokens: options.reportedPromptTokens }),
-    ...(options.knownNames === undefined ? {} : { knownNames: options.knownNames }),
     ...(options.records === undefined ? {} : { records: options.records }),
   };
   const state = options.state === undefined ? s.initialState() : options.state;

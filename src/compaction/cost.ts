@@ -1,7 +1,7 @@
-// The price model: what a request costs with a provider's prefix cache, and whether a
-// compaction pays for itself. Prices are in dollars per million tokens.
-import type { ChatMessage } from "../llm/types.js";
-import { messageTokens } from "./tokens.js";
+// The price model of the cost trigger: what a request costs with a provider's prefix cache, and
+// whether a compaction pays for itself. Prices are in dollars per million tokens; list prices
+// come from the one table in prices.ts.
+import { modelPrice } from "./prices.js";
 
 /** How a provider bills its prefix cache, as multiples of the input price. */
 export interface CacheMultipliers {
@@ -37,35 +37,12 @@ export function priceModel(input: number, output: number, provider: string = "op
   return { input, cachedRead: input * m.read, cacheWrite: input * m.write, output };
 }
 
-/** List prices by model-name prefix: [input, output, provider]. */
-export const MODEL_PRICES: Readonly<Record<string, readonly [number, number, string]>> = {
-  "gpt-5-nano": [0.05, 0.4, "openai"],
-  "gpt-5-mini": [0.25, 2, "openai"],
-  "gpt-5": [1.25, 10, "openai"],
-  "gpt-4.1-mini": [0.4, 1.6, "openai"],
-  "gpt-4.1": [2, 8, "openai"],
-  "gpt-4o-mini": [0.15, 0.6, "openai"],
-  "gpt-4o": [2.5, 10, "openai"],
-  "claude-haiku-4": [1, 5, "anthropic"],
-  "claude-sonnet-4": [3, 15, "anthropic"],
-  "claude-opus-4-1": [15, 75, "anthropic"],
-  "claude-opus-4-5": [5, 25, "anthropic"],
-  "gemini-2.5-flash": [0.3, 2.5, "gemini"],
-  "gemini-2.5-pro": [1.25, 10, "gemini"],
-  "deepseek-chat": [0.28, 0.42, "deepseek"],
-};
-
-/** Used for a model the table does not know. */
-export const FALLBACK_PRICE: PriceModel = priceModel(1, 4, "openai");
-
-/** The price model of a model by longest name prefix, or the fallback. */
+/** The price model of a model, from the one price table (prices.ts) by longest name prefix, or its fallback. */
 export function priceFor(model: string | undefined): PriceModel {
-  const name = (model ?? "").toLowerCase().split("/").pop() ?? "";
-  let best: string | undefined;
-  for (const prefix of Object.keys(MODEL_PRICES)) if (name.startsWith(prefix) && (best === undefined || prefix.length > best.length)) best = prefix;
-  if (best === undefined) return FALLBACK_PRICE;
-  const [input, output, provider] = MODEL_PRICES[best];
-  return priceModel(input, output, provider);
+  const p = modelPrice(model);
+  const read = p.cache.kind === "none" ? 1 : p.cache.read;
+  const write = p.cache.kind === "breakpoint" ? p.cache.write : 1;
+  return { input: p.input, cachedRead: p.input * read, cacheWrite: p.input * write, output: p.output };
 }
 
 export interface RequestTokens {
@@ -115,19 +92,4 @@ export function payback(price: PriceModel, p: PaybackInput, summaryPrice: PriceM
   const saving = (p.remainingTurns + 1) * p.savedTokens * price.cachedRead / 1e6;
   const cost = (p.rewrittenTokens * (price.cacheWrite - price.cachedRead) + p.summaryInputTokens * summaryPrice.input + p.summaryOutputTokens * summaryPrice.output) / 1e6;
   return { saving, cost, pays: saving > cost };
-}
-
-function sameMessage(a: ChatMessage, b: ChatMessage): boolean {
-  if (a === b) return true;
-  return a.role === b.role && a.name === b.name && a.tool_call_id === b.tool_call_id && JSON.stringify(a.content) === JSON.stringify(b.content) && JSON.stringify(a.tool_calls) === JSON.stringify(b.tool_calls);
-}
-
-/**
- * Tokens of the leading messages two prompts share (what a prefix cache can serve), counted by
- * whole messages: a message that changed breaks the prefix where it starts.
- */
-export function sharedPrefixTokens(previous: readonly ChatMessage[], next: readonly ChatMessage[]): number {
-  let n = 0;
-  for (let i = 0; i < Math.min(previous.length, next.length) && sameMessage(previous[i], next[i]); i++) n += messageTokens(next[i]);
-  return n;
 }

@@ -30,6 +30,13 @@ export function inputTokens(prompt: PromptLike): number {
   return promptTokens(p.messages) + toolTokens(p.tools);
 }
 
+/** Output tokens of a reply (its text and tool calls), as the local measure counts them when the provider reports none. */
+export function outputTokens(reply: string | ChatMessage): number {
+  if (typeof reply === "string") return countTokens(reply);
+  const calls = reply.tool_calls === undefined ? "" : toolCallText(reply);
+  return countTokens(messageText(reply)) + (calls === "" ? 0 : countTokens(calls));
+}
+
 /** What two consecutive prompts have in common at the front. */
 export interface SharedPrefix {
   /** Leading messages identical in role, name, content and tool calls. */
@@ -125,6 +132,22 @@ function commonTokens(a: string, b: string): number {
   let k = 0;
   while (k < ta.length && k < tb.length && ta[k] === tb[k]) k++;
   return k;
+}
+
+/**
+ * Tokens a cache serves of a prompt that shares `shared` leading tokens with the previous one:
+ * token-prefix caches from `minTokens` on in whole steps; breakpoint caches the whole shared
+ * prefix once it reaches `minTokens` (the previous prompt's breakpoint sits at its end, where a
+ * prompt that only grows meets it; `createMeter` follows breakpoints exactly); none nothing.
+ */
+export function servedTokens(cache: CacheModel, shared: number): number {
+  if (cache.kind === "none" || shared < cache.minTokens) return 0;
+  return cache.kind === "token-prefix" ? cache.minTokens + Math.floor((shared - cache.minTokens) / cache.step) * cache.step : shared;
+}
+
+/** Dollars of a prompt of `tokens` input tokens sharing `shared` leading tokens with the previous one, under `price`'s cache rules. */
+export function promptCost(price: ModelPrice, tokens: number, shared: number, outputTokens = 0): number {
+  return requestPrice(price, { inputTokens: tokens, cachedTokens: servedTokens(price.cache, shared), outputTokens });
 }
 
 /** Token figures of one request, measured or reported. */
@@ -262,7 +285,7 @@ export function createMeter(price: ModelPrice | string | undefined, table?: Pric
       const c = model.cache;
       let cached = 0;
       let written = 0;
-      if (c.kind === "token-prefix") cached = shared.tokens >= c.minTokens ? c.minTokens + Math.floor((shared.tokens - c.minTokens) / c.step) * c.step : 0;
+      if (c.kind === "token-prefix") cached = servedTokens(c, shared.tokens);
       else if (c.kind === "breakpoint") ({ cached, written } = breakpointCache(p, c));
       const cost = requestPrice(model, { inputTokens: tokens, cachedTokens: cached, writtenTokens: written, outputTokens });
       previous = p;

@@ -79,6 +79,12 @@ export const DEFAULT_PRICES: PriceTable = {
   "deepseek-chat": p(0.28, 0.42, { kind: "token-prefix", read: 0.1, minTokens: 64, step: 64 }),
 };
 
+/**
+ * What most current models bill a cached input token, as a multiple of the input price (gpt-5,
+ * Claude, DeepSeek): the compressed view's payback rule uses it, having no model to look up.
+ */
+export const TYPICAL_CACHE_READ = 0.1;
+
 /** Used for a model no table knows: a mid-range price with OpenAI-style caching. */
 export const FALLBACK_MODEL_PRICE: ModelPrice = p(1, 4, openaiCache(0.5));
 

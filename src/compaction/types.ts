@@ -28,11 +28,21 @@ export interface Conversation<R = unknown> {
    * triggers use it instead of a local estimate.
    */
   readonly reportedPromptTokens?: number;
-  /**
-   * Names that exist in the run's live state (e.g. PTC-Lisp interpreter variables). Summaries
-   * list exactly these and may mention no other; never taken from a model's output.
-   */
+}
+
+/**
+ * The records the summarizing strategies read (`Conversation<KnownNames>`): names that exist in
+ * the run's live state (e.g. PTC-Lisp interpreter variables). Summaries list exactly these and
+ * may mention no other; never taken from a model's output.
+ */
+export interface KnownNames {
   readonly knownNames?: readonly string[];
+}
+
+/** The known names a conversation's records carry, when they are a list of strings. */
+export function knownNamesOf(records: unknown): readonly string[] | undefined {
+  const names = typeof records === "object" && records !== null ? (records as KnownNames).knownNames : undefined;
+  return Array.isArray(names) && names.every((n) => typeof n === "string") ? names : undefined;
 }
 
 /** What a strategy may use besides the conversation. */
@@ -112,6 +122,11 @@ export interface Strategy<S extends Json = Json, R = unknown> {
   /** The state of a conversation it has never seen. */
   initialState(): S;
   project(conversation: Conversation<R>, state: S, context: CompactionContext): CompactionResult<S> | Promise<CompactionResult<S>>;
+  /**
+   * Whether `state` holds a compaction the next projection applies again (a stored summary), so
+   * a caller can skip measuring a conversation that holds none and is far from any trigger. Optional.
+   */
+  compacted?(state: S): boolean;
   /**
    * Indices of messages in a projection that the next projections keep unchanged up to, where a
    * breakpoint cache (Anthropic's `cache_control`) should be marked besides the last message, so

@@ -3,12 +3,12 @@
 // as an app or the proxy would send it. Measures tokens, cost under a prefix cache, cache breaks,
 // what the compaction itself spent, and whether each probe fact is still in the prompt that needs it.
 import { compact } from "../compaction/compact.js";
-import { createMeter, requestPrice } from "../compaction/measure.js";
+import { createMeter, outputTokens, requestPrice } from "../compaction/measure.js";
 import { modelPrice, type PriceTable } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import { taskIndex } from "../compaction/messages.js";
 import { defaultStrategies } from "../history/registry.js";
-import { messageTokens, promptTokens } from "../compaction/tokens.js";
+import { promptTokens } from "../compaction/tokens.js";
 import type { CompactionResult, Json } from "../compaction/types.js";
 import { messageText, toolCallText } from "../llm/messages.js";
 import type { ChatMessage, Llm } from "../llm/types.js";
@@ -244,7 +244,7 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
     const sent = result === undefined ? baselinePrompt(spec as Baseline, stored) : result.messages;
     const tokens = promptTokens(sent);
     if (tokens < promptTokens(stored)) m.compacted++;
-    const reply = messageTokens(t.messages[j]);
+    const reply = outputTokens(t.messages[j]);
     const measured = meters.map((meter) => meter.add(sent, reply));
     const llmIn = result?.stats.llmInputTokens ?? 0;
     const llmOut = result?.stats.llmOutputTokens ?? 0;

@@ -6,6 +6,7 @@ import type { RunTrace } from "../trace/trace.js";
 import { compressedView } from "./compressed.js";
 import { fullView } from "./full.js";
 import { compressionReport, type RunSettings } from "./stats.js";
+import { lookupPrice } from "../compaction/prices.js";
 import { countTokens, messageTokens, promptTokens, TOKENS_PER_MESSAGE } from "../compaction/tokens.js";
 import { defaultViewOptions, type View, type ViewOptions } from "./view.js";
 
@@ -122,8 +123,9 @@ function wrap(text: string, width: number): string[] {
 }
 
 /** One row per prompt of the run: tokens under both views, cacheable prefix, turns kept full. */
-function figures(trace: Pick<RunTrace, "system" | "task" | "turns">, run: RunSettings, options: ViewOptions): string {
-  const usage = compressionReport(trace, run, options);
+function figures(trace: Pick<RunTrace, "system" | "task" | "turns" | "settings">, run: RunSettings, options: ViewOptions): string {
+  const model = trace.settings?.model;
+  const usage = compressionReport(trace, run, options, model);
   const rows = [["turn", "full", "compressed", "saved", "cached prefix", "compressed turns", "kept full", "println shown/dropped"]];
   for (const p of usage.prompts) {
     rows.push([
@@ -141,6 +143,7 @@ function figures(trace: Pick<RunTrace, "system" | "task" | "turns">, run: RunSet
   rows.push(["total", String(t.fullTokens), String(t.viewTokens), percent(t.fullTokens, t.viewTokens), "", "", "", ""]);
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
   const lines = rows.map((r) => r.map((cell, c) => (c === 6 || c === 7 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join("  ").trimEnd());
-  lines.push(`cost with a prefix cache (cached tokens at 0.1x): full ${t.fullCachedCost.toFixed(0)}, compressed ${t.viewCachedCost.toFixed(0)} token-equivalents`);
+  const priced = model !== undefined && lookupPrice(model) !== undefined ? `${model} prices` : "fallback prices (model unknown)";
+  lines.push(`input cost, prefix cache, ${priced}: full $${t.fullCachedCost.toFixed(4)}, compressed $${t.viewCachedCost.toFixed(4)}`);
   return ["Compression per prompt", ...lines].join("\n");
 }

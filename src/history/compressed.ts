@@ -9,8 +9,8 @@ import type { TextMessage as ChatMessage } from "../llm/types.js";
 import type { Turn } from "../trace/trace.js";
 import { renderFeedback, renderSeenPrints, renderTurnLine, seenPrints, type FeedbackInfo } from "../trace/feedback.js";
 import { fullView } from "./full.js";
-import { CACHED_TOKEN_PRICE } from "./prefix.js";
-import { learnedLines, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
+import { anthropicCache, TYPICAL_CACHE_READ } from "../compaction/prices.js";
+import { learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
 import { countTokens } from "../compaction/tokens.js";
 import { resolveViewOptions, type FullReason, type PromptView, type TurnPlace, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
 
@@ -40,9 +40,11 @@ export function planTurns(input: ViewInput, rawOptions: ViewOptions): TurnPlan[]
   const plans: TurnPlan[] = new Array(n);
   // An error stays in full inside the window: the model is still fixing it. Once it is
   // older and a later turn succeeded, the broken code is noise; its error message stays.
-  // Strict-prefix mode never rewrites a turn, so there every error stays in full.
+  // Strict-prefix mode never rewrites a turn, so there every error stays in full; so does a
+  // breakpoint cache, where summarizing it would write every message after it again at the
+  // write price (error-recovery: 1% dearer than full history that way, 6% cheaper kept).
   const setting = options.errorWindowTurns;
-  const window = options.strictPrefix || setting <= 0 ? Infinity : setting;
+  const window = options.strictPrefix || setting <= 0 || options.cacheModel === "breakpoint" ? Infinity : setting;
   let succeededAfter = false;
   for (let i = n - 1; i >= 0; i--) {
     const errored = isErrored(turns[i]);
@@ -62,14 +64,20 @@ export function planTurns(input: ViewInput, rawOptions: ViewOptions): TurnPlan[]
   }
   // The reference design summarizes a successful turn as soon as the next one starts (the
   // prompt grows by appends only); `keepLatestFull` keeps it in full for one more prompt.
+  // A turn that defined functions stays raw for one more prompt too: the next program builds
+  // on them, and a summary keeps only their signatures (ptc_runner's lesson from its compressed runs).
   if (n > 0) {
     const latest = plans[n - 1];
     if (input.maxTurns <= 1) latest.full = "single";
-    else if (options.keepLatestFull) latest.full = "latest";
+    else if (options.keepLatestFull || (latest.full === null && !options.strictPrefix && definesFunction(turns[n - 1]))) latest.full = "latest";
   }
   limitPrints(input, plans, options);
   if (!options.strictPrefix) markSuperseded(input, plans);
   return plans;
+}
+
+function definesFunction(turn: Turn): boolean {
+  return turn.status === "ok" && turn.definitions.some((d) => d.kind === "function");
 }
 
 function definesAny(turn: Turn, names: readonly string[]): boolean {
@@ -121,7 +129,9 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
     lines.push(seen.lines);
     tokens.push(seen.tokens);
   }
-  const rule: PrintRule = { limit, tokens: options.printlnHistoryTokens, dropAfter: options.dropAfterTokens };
+  // Prompts left in the turn budget when the stream holds `end` turns: what a cut's saving recurs over.
+  const first = options.keepLatestFull ? 2 : 1;
+  const rule: PrintRule = { limit, tokens: options.printlnHistoryTokens, dropAfter: options.dropAfterTokens, rewrite: rewriteRatio(options.cacheModel), promptsLeft: (end) => Math.max(0, input.maxTurns - end - first + 1) };
   const cut = printCut(lines, tokens, rule, !options.keepLatestFull);
   let offset = 0;
   for (let i = 0; i < end && offset < cut; i++) {
@@ -135,7 +145,23 @@ export interface PrintRule {
   limit: number;
   tokens: number;
   dropAfter: number;
+  /**
+   * What rewriting a cached token costs beyond reading it, in cached reads (9 for a prefix
+   * cache read at 0.1x; 11.5 for a breakpoint cache writing at 1.25x); absent: cuts always pay.
+   */
+  rewrite?: number;
+  /** Prompts still to come (this one included) when the stream holds `end` turns. */
+  promptsLeft?: (end: number) => number;
 }
+
+/** {@link PrintRule.rewrite} under a cache model: (rewrite price − read price) / read price. */
+export function rewriteRatio(model: "token-prefix" | "breakpoint"): number {
+  const write = model === "breakpoint" ? BREAKPOINT_WRITE_PRICE : 1;
+  return (write - TYPICAL_CACHE_READ) / TYPICAL_CACHE_READ;
+}
+
+/** What a breakpoint cache (Anthropic's) bills a written token, relative to an uncached one. */
+const BREAKPOINT_WRITE_PRICE = (anthropicCache(0) as { write: number }).write;
 
 /**
  * How many of the oldest println lines are dropped, given each turn's lines and tokens
@@ -143,13 +169,15 @@ export interface PrintRule {
  * forward, and only when the output shown since the last cut passes a bound: replayed over
  * the earlier prompts (each one's stream is a prefix of this one's), so the view stays a pure
  * function of the turns. Nothing is dropped while the shown output is within `dropAfter`
- * tokens (dropping so little rewrites the cached prompt from the dropped turn on and never
- * pays back), nor while it is within both the line limit and the token budget. Past them,
- * the oldest turns are dropped whole, down to the most recent whole turns holding at least
- * half the limit (a turn that alone overflows the limit keeps its most recent lines up to
- * it): so at least ⌈N/2⌉ lines stay when that many exist, a summary shows all of its turn's
- * output or none but for the oldest one shown, and the prefix breaks at most once per N/2
- * new lines (or per half a token budget's worth of output).
+ * tokens, nor while it is within both the line limit and the token budget. Past them, the
+ * oldest turns are dropped whole, down to the most recent whole turns holding at least half
+ * the line limit unless that would pass half the token budget (the token bound wins: a turn
+ * of wide lines counts as its tokens), and a turn that alone overflows the line limit keeps
+ * its most recent lines up to it. So each cut leaves half a budget, the next comes only
+ * after another half budget of new output, and the cut point stays put in between. A cut is
+ * made only when it pays under the cache model: it rewrites the output kept after it (read
+ * cached before, written again now) and saves reading the dropped tokens in every prompt
+ * left in the turn budget (`rewrite`, `promptsLeft`); otherwise the output stays.
  */
 export function printCut(lines: readonly number[], tokens: readonly number[], rule: PrintRule, protectLast: boolean): number {
   let cut = 0;
@@ -162,26 +190,56 @@ export function printCut(lines: readonly number[], tokens: readonly number[], ru
       before += lines[i];
       if (kept === 0) continue;
       shown += kept;
-      size += kept === lines[i] ? tokens[i] : (tokens[i] * kept) / lines[i];
+      size += partTokens(lines[i], tokens[i], kept);
     }
     if (size <= rule.dropAfter || (shown <= rule.limit && size <= rule.tokens)) continue;
-    cut = Math.max(cut, floorCut(lines, end, rule.limit, protectLast));
+    const next = floorCut(lines, tokens, end, rule, protectLast);
+    if (next > cut && pays(lines, tokens, end, cut, next, rule, protectLast)) cut = next;
   }
   return cut;
 }
 
-/** The lines dropped to keep the most recent whole turns of `lines[0..end)` holding at least half the limit. */
-function floorCut(lines: readonly number[], end: number, limit: number, protectLast: boolean): number {
+/** Tokens of the most recent `kept` of a turn's `lines` lines of `tokens` tokens. */
+const partTokens = (lines: number, tokens: number, kept: number): number => (kept >= lines ? tokens : (tokens * kept) / lines);
+
+/** Whether moving the cut from `from` to `to` lines pays back within the prompts left (see printCut). */
+function pays(lines: readonly number[], tokens: readonly number[], end: number, from: number, to: number, rule: PrintRule, protectLast: boolean): boolean {
+  if (rule.rewrite === undefined || rule.promptsLeft === undefined) return true;
+  let dropped = 0;
+  let rewritten = 0;
+  let before = 0;
+  // The protected latest turn is new in this prompt either way.
+  const last = protectLast ? end - 1 : end;
+  for (let i = 0; i < last; i++) {
+    const old = Math.min(lines[i], Math.max(0, before + lines[i] - from));
+    const now = Math.min(lines[i], Math.max(0, before + lines[i] - to));
+    before += lines[i];
+    dropped += partTokens(lines[i], tokens[i], old) - partTokens(lines[i], tokens[i], now);
+    rewritten += partTokens(lines[i], tokens[i], now);
+  }
+  return rule.promptsLeft(end) * dropped >= rule.rewrite * rewritten;
+}
+
+/**
+ * The lines dropped to keep the most recent whole turns of `lines[0..end)` holding at least
+ * half the line limit, within half the token budget.
+ */
+function floorCut(lines: readonly number[], tokens: readonly number[], end: number, rule: PrintRule, protectLast: boolean): number {
   let total = 0;
   for (let i = 0; i < end; i++) total += lines[i];
-  const floor = Math.ceil(limit / 2);
+  const floor = Math.ceil(rule.limit / 2);
+  const budget = rule.tokens / 2;
   let kept = 0;
+  let size = 0;
   let i = end - 1;
   if (protectLast && end > 0) kept += lines[i--];
-  while (i >= 0 && kept < floor) kept += lines[i--];
+  while (i >= 0 && kept < floor && size + tokens[i] <= budget) {
+    kept += lines[i];
+    size += tokens[i--];
+  }
   // Only the protected turn kept: it stays whole even past the limit.
   const onlyProtected = protectLast && i + 1 === end - 1;
-  return total - (onlyProtected ? kept : Math.min(kept, limit));
+  return total - (onlyProtected ? kept : Math.min(kept, rule.limit));
 }
 
 // Per turn record: the println lines its feedback showed and their tokens, per print cap.
@@ -221,6 +279,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
   const ownMessages = rawOptions.cacheModel === "breakpoint";
   let run = "";
   let runFeedback: string | undefined;
+  let noted = false;
   const flush = (): void => {
     if (run === "") return;
     messages.push({ role: "assistant", content: run });
@@ -251,9 +310,17 @@ export const compressedView: PromptView = (input, rawOptions) => {
         stats.toolCallsShown += summary.toolCallsListed;
         stats.toolCallsDropped += turn.toolCalls.length - summary.toolCallsListed;
         if (run !== "") run += "\n\n";
-        places.push({ turn: turn.number, message: messages.length, start: run.length, text: summary.text });
-        run += summary.text;
-        runFeedback = shortFeedback;
+        // The turn just done keeps the model's prose for one prompt: as the summary's last line
+        // (a later prompt extends the text before it), or with the breakpoint layout, after
+        // its feedback, the one message the next prompt does not keep as written.
+        let note = i === last && !options.strictPrefix ? noteOf(turn) : "";
+        // Like the summary, never more than the reply it stands for.
+        if (note !== "" && !fits(`${summary.code}\n${note}`, shortFeedback, turn.reply, turn.feedback)) note = "";
+        const text = note === "" || ownMessages ? summary.text : `${summary.text}\n${note}`;
+        places.push({ turn: turn.number, message: messages.length, start: run.length, text });
+        run += text;
+        runFeedback = note === "" || !ownMessages ? shortFeedback : shortFeedback === undefined ? note : `${shortFeedback}\n\n${note}`;
+        if (note !== "" && ownMessages) noted = true;
         if (ownMessages || shortFeedback === undefined || shortFeedback !== renderTurnLine(turn.number + 1, info)) flush();
         continue;
       }
@@ -267,8 +334,11 @@ export const compressedView: PromptView = (input, rawOptions) => {
   }
   flush();
   if (!ownMessages) return { messages, stats, turns: places };
-  // After the task (the system prompt and task are read by every prompt) and at the end.
-  return { messages, stats, turns: places, breakpoints: messages.length > 2 ? [1, messages.length - 1] : [messages.length - 1] };
+  // After the task (the system prompt and task are read by every prompt) and at the end; with
+  // a note in the last message, also before it, where the next prompt's cache hit is.
+  const end = messages.length - 1;
+  const breakpoints = end > 1 ? (noted && end - 1 > 1 ? [1, end - 1, end] : [1, end]) : [end];
+  return { messages, stats, turns: places, breakpoints };
 };
 
 /**
@@ -341,7 +411,7 @@ export function paysBack(s: string, s2: string | undefined, f: string, f2: strin
   if (prompts <= 0) return true;
   const S = countTokens(s) + (s2 === undefined ? 0 : countTokens(s2));
   const F = countTokens(f) + (f2 === undefined ? 0 : countTokens(f2));
-  return prompts * CACHED_TOKEN_PRICE * (F - S) >= (1 - CACHED_TOKEN_PRICE) * S;
+  return prompts * TYPICAL_CACHE_READ * (F - S) >= (1 - TYPICAL_CACHE_READ) * S;
 }
 
 /** Whether `a + a2` is no larger than `b + b2`, in characters and in tokens. */
@@ -362,4 +432,12 @@ function summaryOf(turn: Turn, plan: TurnPlan, options: SummaryOptions): Rendere
   const summary = renderSummary(turn, { superseded: plan.superseded, printsShown: plan.printsShown }, options);
   summaries.set(turn, { key, summary });
   return summary;
+}
+
+const notes = new WeakMap<Turn, string>();
+
+function noteOf(turn: Turn): string {
+  let note = notes.get(turn);
+  if (note === undefined) notes.set(turn, (note = noteLine(turn.reply)));
+  return note;
 }

@@ -6,11 +6,10 @@ import type { TextMessage as ChatMessage } from "../llm/types.js";
 import type { RunTrace, Turn } from "../trace/trace.js";
 import { compressedView } from "./compressed.js";
 import { fullView } from "./full.js";
-import { CACHED_TOKEN_PRICE, sharedPrefix } from "./prefix.js";
+import { promptCost, sharedPrefix } from "../compaction/measure.js";
+import { modelPrice, type ModelPrice } from "../compaction/prices.js";
 import { promptTokens } from "../compaction/tokens.js";
 import { defaultViewOptions, type View, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
-
-export { CACHED_TOKEN_PRICE };
 
 /** One prompt: the view's statistics and its token figures. */
 export interface PromptCompression extends ViewStats {
@@ -34,7 +33,7 @@ export interface CompressionTotals {
   /** The largest single prompt. */
   fullPeak: number;
   viewPeak: number;
-  /** Cost in uncached-token units with a prefix cache (cached tokens at `CACHED_TOKEN_PRICE`). */
+  /** Dollars of the prompts' input under the price model's cache rules (src/compaction/measure.ts). */
   fullCachedCost: number;
   viewCachedCost: number;
   /** 1 - view/full over summed input tokens. */
@@ -49,11 +48,6 @@ export interface CompressionReport {
   errorContextTurns: number;
   prompts: PromptCompression[];
   totals: CompressionTotals;
-}
-
-/** Cost of a prompt of `tokens` tokens whose first `cached` come from the prefix cache. */
-export function cachedCost(tokens: number, cached: number): number {
-  return tokens - cached + cached * CACHED_TOKEN_PRICE;
 }
 
 /** The prompts sent for one turn under both views: what the next prompt's shared prefix is measured against. */
@@ -95,8 +89,11 @@ export function measurePrompt(input: ViewInput, options: ViewOptions, previous?:
 /** The run settings prompts depend on besides the trace (as the loop passes them to the view). */
 export type RunSettings = Pick<ViewInput, "maxTurns" | "toolsWithdrawn" | "maxPrintChars">;
 
-/** Statistics of every prompt of a run, rebuilt from its trace. */
-export function compressionReport(trace: Pick<RunTrace, "system" | "task" | "turns">, run: RunSettings, options: ViewOptions): CompressionReport {
+/**
+ * Statistics of every prompt of a run, rebuilt from its trace; costs under `price` (a price or
+ * a model name; default: the price of a model no table knows).
+ */
+export function compressionReport(trace: Pick<RunTrace, "system" | "task" | "turns">, run: RunSettings, options: ViewOptions, price?: ModelPrice | string): CompressionReport {
   const prompts: PromptCompression[] = [];
   let previous: PromptPair | undefined;
   for (let k = 0; k < trace.turns.length; k++) {
@@ -111,20 +108,20 @@ export function compressionReport(trace: Pick<RunTrace, "system" | "task" | "tur
     printlnHistoryLimit: options.printlnHistoryLimit,
     errorContextTurns: options.errorContextTurns,
     prompts,
-    totals: totalsOf(prompts),
+    totals: totalsOf(prompts, typeof price === "object" ? price : modelPrice(price)),
   };
 }
 
-/** Sums per-prompt figures (also used to total several runs). */
-export function totalsOf(prompts: readonly PromptCompression[]): CompressionTotals {
+/** Sums per-prompt figures (also used to total several runs), pricing each prompt's input under `price`. */
+export function totalsOf(prompts: readonly PromptCompression[], price: ModelPrice = modelPrice(undefined)): CompressionTotals {
   const t: CompressionTotals = { prompts: prompts.length, fullTokens: 0, viewTokens: 0, fullPeak: 0, viewPeak: 0, fullCachedCost: 0, viewCachedCost: 0, saved: 0 };
   for (const p of prompts) {
     t.fullTokens += p.fullTokens;
     t.viewTokens += p.viewTokens;
     t.fullPeak = Math.max(t.fullPeak, p.fullTokens);
     t.viewPeak = Math.max(t.viewPeak, p.viewTokens);
-    t.fullCachedCost += cachedCost(p.fullTokens, p.fullPrefixTokens);
-    t.viewCachedCost += cachedCost(p.viewTokens, p.prefixTokens);
+    t.fullCachedCost += promptCost(price, p.fullTokens, p.fullPrefixTokens);
+    t.viewCachedCost += promptCost(price, p.viewTokens, p.prefixTokens);
   }
   t.saved = t.fullTokens === 0 ? 0 : 1 - t.viewTokens / t.fullTokens;
   return t;

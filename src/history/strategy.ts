@@ -28,6 +28,9 @@ export const interpreterStrategy: StrategyDefinition<Options, ViewInput> = {
   schema,
   create: (options) => {
     const view: ViewOptions = { ...defaultViewOptions, ...options, compressHistory: true };
+    // The breakpoints of the view last built, for the client asked right after (the loop
+    // passes the projection it sent, hidden values shown: same messages, other objects).
+    let marked: { count: number; breakpoints: number[] } | undefined;
     return {
       name: INTERPRETER_STRATEGY,
       options,
@@ -40,6 +43,7 @@ export const interpreterStrategy: StrategyDefinition<Options, ViewInput> = {
           return finish(conversation, conversation.messages.slice(), state, [{ kind: "skipped", detail: "no PTC-Lisp turn records to summarize" }], started, context);
         }
         const built = compressedView(conversation.records, view);
+        marked = { count: built.messages.length, breakpoints: built.breakpoints ?? (built.messages.length > 2 ? [1] : []) };
         const events = built.stats.turnsCompressed > 0 ? [{ kind: "compacted" as const, replaced: built.stats.turnsCompressed, detail: `${built.stats.turnsCompressed} turns summarized` }] : [];
         // Not through finish's never-larger guard: the view may add samples of what a turn
         // defined without printing (seed 003), which makes an early prompt larger on purpose.
@@ -47,6 +51,12 @@ export const interpreterStrategy: StrategyDefinition<Options, ViewInput> = {
         const tokensOut = promptTokens(built.messages);
         const stats = { messagesIn: conversation.messages.length, tokensIn, messagesOut: built.messages.length, tokensOut, llmCalls: 0, llmInputTokens: 0, llmOutputTokens: 0, durationMs: clock(context)() - started, compressionRatio: tokensIn === 0 ? 1 : tokensOut / tokensIn };
         return { messages: built.messages, state, events, stats, details: built.stats as unknown as Record<string, Json> };
+      },
+      // After the task (every prompt reads the system prompt and the task) and, with the
+      // breakpoint layout, at the last message, whose summaries later prompts keep as they are.
+      cacheBreakpoints(projected) {
+        if (marked !== undefined && marked.count === projected.length) return marked.breakpoints;
+        return projected.length > 2 ? [1] : [];
       },
     };
   },

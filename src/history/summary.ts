@@ -6,7 +6,7 @@
 // It carries no header: a summary is told from a program by its `; ` lines, and the
 // turn's place in the conversation already says which turn it was.
 import { renderSeenPrints, seenPrints } from "../trace/feedback.js";
-import { typeLabel } from "../trace/record.js";
+import { recordKeys, typeLabel } from "../trace/record.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 import { type Form, isMap, isSet, keyword, LFloat, LMap, LSet, printSample, quoteString, read, toLisp, type Value, Vec } from "../lisp/index.js";
 import { elementShape, keyShape, SHAPE_STRING, valueShape } from "./shape.js";
@@ -120,10 +120,23 @@ export function definitionLine(d: DefinitionTrace, superseded: boolean, detail: 
 
 const WHOLE_TYPES: ReadonlySet<string> = new Set(["nil", "boolean", "integer", "float", "keyword"]);
 
+/** Characters of EDN up to which a collection is shown as its value (`= {:attempts 3 :delay 10}`). */
+const SMALL_EDN = 80;
+
 /** A scalar or a short string: shown as its value on every line. */
 export function isWhole(d: DefinitionTrace): boolean {
   return WHOLE_TYPES.has(d.type) || (d.type === "string" && (d.size ?? Infinity) <= SHAPE_STRING);
 }
+
+/**
+ * A collection whose whole EDN fits in SMALL_EDN characters: its sample is the whole value,
+ * also where a larger one would show its shape (`{:attempts 3 :delay 10}`, not `{:attempts integer ...}`).
+ */
+function isSmall(d: DefinitionTrace): boolean {
+  return d.kind === "value" && COLLECTION_TYPES.has(d.type) && d.edn !== undefined && d.edn.length <= SMALL_EDN;
+}
+
+const COLLECTION_TYPES: ReadonlySet<string> = new Set(["vector", "map", "set", "list"]);
 
 /** What a data definition's line adds to its type: a sample, the shape of its records, or nothing. */
 export type Detail = "sample" | "shape" | "none";
@@ -139,7 +152,8 @@ function definitionShape(d: DefinitionTrace, options: SummaryOptions): string {
   let text = shapeCache.get(d);
   if (text !== undefined) return text;
   const v = d.edn === undefined || d.type === "string" ? undefined : ednValue(d.edn);
-  if (v instanceof Vec || isSet(v)) text = v.size === 0 ? "" : " of " + elementShape(v, 1);
+  if (isSmall(d)) text = ", sample: " + definitionSample(d, options);
+  else if (v instanceof Vec || isSet(v)) text = v.size === 0 ? "" : " of " + elementShape(v, 1);
   else if (isMap(v)) text = v.size === 0 ? "" : " " + keyShape(v, 0);
   // A long string says its size: its text is what the model printed, and can print again.
   else text = d.type === "string" ? "" : ", sample: " + definitionSample(d, options);
@@ -159,8 +173,12 @@ export function definitionSample(d: DefinitionTrace, options: SummaryOptions): s
   const hit = sampleCache.get(d);
   if (hit !== undefined && hit.key === key) return hit.text;
   const value = d.edn === undefined ? undefined : ednValue(d.edn);
-  // No "(N items, showing first M)" note: the line's type label already gives the size.
-  const text = value === undefined ? d.sample : printSample(value, { maxItems: options.sampleItems, maxChars: options.sampleChars, maxDepth: SAMPLE_DEPTH, note: false }).text;
+  // A small collection whole; no "(N items, showing first M)" note: the type label gives the size.
+  const small = isSmall(d);
+  const bounds = { maxItems: small ? Infinity : options.sampleItems, maxChars: small ? SMALL_EDN : options.sampleChars, maxDepth: SAMPLE_DEPTH, note: false };
+  const sample = value === undefined ? d.sample : printSample(value, bounds).text;
+  // Every record key, when the sample's budget cut some off.
+  const text = value === undefined || small ? sample : sample + recordKeys(value, sample);
   sampleCache.set(d, { key, text });
   return text;
 }
@@ -387,4 +405,21 @@ function outputBlock(prints: readonly string[], shown: number, maxChars: number 
   const dropped = seen.lines.length - Math.max(0, Math.min(shown, seen.lines.length));
   if (dropped === seen.lines.length) return `; Output (${dropped} dropped)`;
   return `${dropped === 0 ? "; Output:" : `; Output (${dropped} dropped):`}\n${renderSeenPrints(seen, seen.lines.length - dropped)}`;
+}
+
+/** Characters of the model's prose kept in a `; Note:` line. */
+const NOTE_CHARS = 160;
+
+/**
+ * The model's own prose around its program, as a `; Note:` line (empty when it wrote none):
+ * what it concluded or planned. Shown once, at the end of the turn's summary in the next
+ * prompt, where removing it later leaves the text before it, and so the cached prefix, as it was.
+ */
+export function noteLine(reply: string): string {
+  const prose = reply
+    .replace(/```[\s\S]*?(```|$)/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  if (prose === "") return "";
+  return "; Note: " + (prose.length > NOTE_CHARS ? prose.slice(0, prose.lastIndexOf(" ", NOTE_CHARS) > 0 ? prose.lastIndexOf(" ", NOTE_CHARS) : NOTE_CHARS) + "..." : prose);
 }

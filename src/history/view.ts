@@ -34,6 +34,7 @@ export const defaultViewOptions: Readonly<ViewOptions> = Object.freeze({
   keepLatestFull: false,
   printlnHistoryTokens: 2000,
   dropAfterTokens: 500,
+  cacheModel: "token-prefix",
 });
 
 /** Options with every optional field filled in from the defaults. */
@@ -47,7 +48,7 @@ export function resolveViewOptions(options: ViewOptions): Required<ViewOptions> 
     keepLatestFull: options.keepLatestFull ?? false,
     printlnHistoryTokens: options.printlnHistoryTokens ?? (defaultViewOptions.printlnHistoryTokens as number),
     dropAfterTokens: options.dropAfterTokens ?? (defaultViewOptions.dropAfterTokens as number),
-    cacheModel: options.cacheModel ?? "token-prefix",
+    cacheModel: options.cacheModel ?? (defaultViewOptions.cacheModel as "token-prefix"),
   };
 }
 

@@ -17,10 +17,6 @@ import type { Metrics } from "./metrics.js";
 import { forCompaction } from "./request.js";
 import type { ConversationRecord, ConversationStore } from "./store.js";
 
-/** Strategies that keep the rolling-summary state, so a forced usage-ratio pass can stand in for them. */
-const ROLLING = new Set(["usage-ratio", "rolling-summary", "cost-trigger"]);
-const SUMMARY_KEYS = ["summarizer", "template", "summaryMaxTokens", "summaryModel", "maxAttempts", "maxFailures", "cooldown"];
-
 export interface CompactionInput {
   readonly messages: ChatMessage[];
   readonly model: string | undefined;
@@ -82,8 +78,10 @@ export class Compactor {
     const options: Record<string, Json> = { ...base.options, contextLimits: { ...config.compaction.contextLimits, ...(base.options.contextLimits as Record<string, Json> | undefined) } };
     if (settings?.threshold !== undefined) options.threshold = settings.threshold;
     // Back-off: each time the breaker reopens, it stays open twice as many requests (up to 64x).
-    const maxFailures = typeof options.maxFailures === "number" ? options.maxFailures : 3;
-    const cooldown = typeof options.cooldown === "number" ? options.cooldown : 5;
+    // The limits as the strategy resolved them, so its schema's defaults hold here too.
+    const resolved = this.strategy({ name: base.name, options: base.options }).options;
+    const maxFailures = resolved.maxFailures as number;
+    const cooldown = resolved.cooldown as number;
     if (record.failures >= maxFailures) options.cooldown = cooldown * 2 ** Math.min(6, record.failures - maxFailures + 1);
     const window = this.window(config, record, model, reserved, options);
     // A tokenizer that counts fewer tokens than the upstream would compact late: shrink the window instead.
@@ -110,15 +108,13 @@ export class Compactor {
     const settings = config.conversations[record.conversation];
     if (!config.compaction.enabled || settings?.disabled === true) return { messages: input.messages, changed: false, estimatedTokens: 0 };
     const reserved = input.maxTokens ?? config.compaction.reserveOutputTokens;
-    let spec = this.spec(config, record, input.model, reserved);
+    const spec = this.spec(config, record, input.model, reserved);
     // A token is at least one byte of the body: far below the threshold, no tokenizer is needed.
-    if (!force && spec.name === "usage-ratio" && !hasSummary(record.state) && !record.flagged) {
-      const threshold = typeof spec.options.threshold === "number" ? spec.options.threshold : 0.8;
-      if (input.bodyBytes + reserved < threshold * (spec.options.contextLimit as number)) return { messages: input.messages, changed: false, estimatedTokens: 0 };
-    }
-    if (force) {
-      if (!ROLLING.has(spec.name)) return { messages: input.messages, changed: false, estimatedTokens: 0 };
-      spec = forced(spec);
+    if (!force && spec.name === "usage-ratio" && !record.flagged) {
+      const strategy = this.strategy(spec);
+      const state = this.stateOf(record, spec);
+      const holds = state !== null && strategy.compacted?.(state) === true;
+      if (!holds && input.bodyBytes + reserved < (strategy.options.threshold as number) * (strategy.options.contextLimit as number)) return { messages: input.messages, changed: false, estimatedTokens: 0 };
     }
     const max = config.compaction.maxSummaryCalls;
     // A dry run's record is a copy, and a request with no conversation (source "none") keeps nothing.
@@ -128,7 +124,7 @@ export class Compactor {
         .locked(record.id, async () => {
           // Another replica may have compacted while this one waited: start from its summary.
           if (kept) await this.store.refresh(record);
-          const outcome = await this.project(record, input, spec, reserved, capped(llm(), max), options.dryRun === true);
+          const outcome = await this.project(record, input, spec, reserved, capped(llm(), max), options.dryRun === true, force);
           if (kept) await this.store.put(record);
           return outcome;
         })
@@ -150,11 +146,11 @@ export class Compactor {
 
   /** The messages with the stored summary applied and no new summary made (the state it returns is not kept). */
   private async lastGood(record: ConversationRecord, input: CompactionInput, spec: Spec, reserved: number): Promise<CompactionOutcome> {
-    const stateName = ROLLING.has(spec.name) ? "rolling" : spec.name;
-    if (record.strategy !== stateName || record.state === null) return { messages: input.messages, changed: false, estimatedTokens: 0 };
+    const state = this.stateOf(record, spec);
+    if (state === null) return { messages: input.messages, changed: false, estimatedTokens: 0 };
     const view = forCompaction(input.messages);
     try {
-      const result = await compact(view.messages, this.strategy(spec), { state: record.state, llm: refusing, ...(input.model === undefined ? {} : { model: input.model }), ...(input.tools === undefined ? {} : { tools: input.tools }), reservedOutputTokens: reserved });
+      const result = await compact(view.messages, this.strategy(spec), { state, llm: refusing, ...(input.model === undefined ? {} : { model: input.model }), ...(input.tools === undefined ? {} : { tools: input.tools }), reservedOutputTokens: reserved });
       const changed = result.messages.length !== input.messages.length || result.messages.some((m, i) => m !== view.messages[i]);
       return { messages: changed ? view.restore(result.messages) : input.messages, changed, estimatedTokens: 0 };
     } catch {
@@ -162,9 +158,8 @@ export class Compactor {
     }
   }
 
-  private async project(record: ConversationRecord, input: CompactionInput, spec: Spec, reserved: number, summarizer: Llm | undefined, dryRun: boolean): Promise<CompactionOutcome> {
-    const stateName = ROLLING.has(spec.name) ? "rolling" : spec.name;
-    const state = record.strategy === stateName ? record.state : null;
+  private async project(record: ConversationRecord, input: CompactionInput, spec: Spec, reserved: number, summarizer: Llm | undefined, dryRun: boolean, force: boolean): Promise<CompactionOutcome> {
+    const state = this.stateOf(record, spec);
     const view = forCompaction(input.messages);
     let result: CompactionResult;
     try {
@@ -174,6 +169,7 @@ export class Compactor {
         ...(input.model === undefined ? {} : { model: input.model }),
         ...(input.tools === undefined ? {} : { tools: input.tools }),
         reservedOutputTokens: reserved,
+        ...(force ? { force } : {}),
       });
     } catch (e) {
       // A strategy that cannot run on these messages: send them as they are and say why.
@@ -184,7 +180,7 @@ export class Compactor {
       return { messages: input.messages, changed: false, estimatedTokens: 0 };
     }
     record.state = result.state;
-    record.strategy = stateName;
+    record.strategy = spec.name;
     const estimatedTokens = result.stats.tokensOut + toolTokens(input.tools);
     if (dryRun) {
       this.metrics.inc("ptc_proxy_dry_runs_total");
@@ -238,6 +234,17 @@ export class Compactor {
     });
   }
 
+  /**
+   * The stored state when it belongs to the strategy: saved under its name, or under "rolling"
+   * (how records written before strategies kept their own name stored every rolling summary)
+   * when the strategy recognizes it as a summary it holds.
+   */
+  private stateOf(record: ConversationRecord, spec: Spec): Json | null {
+    if (record.state === null) return null;
+    if (record.strategy === spec.name) return record.state;
+    return record.strategy === "rolling" && this.strategy(spec).compacted?.(record.state) === true ? record.state : null;
+  }
+
   private strategy(spec: Spec): Strategy {
     const key = JSON.stringify(spec);
     let s = this.strategies.get(key);
@@ -269,16 +276,4 @@ export class Compactor {
       if (this.locks.get(id) === tail) this.locks.delete(id);
     }
   }
-}
-
-function hasSummary(state: Json | null): boolean {
-  return typeof state === "object" && state !== null && !Array.isArray(state) && typeof state.covered === "number" && state.covered > 0;
-}
-
-/** A usage-ratio pass that fires whatever the size, with the strategy's summary settings. */
-function forced(spec: Spec): Spec {
-  const options: Record<string, Json> = { threshold: 1e-9 };
-  for (const k of SUMMARY_KEYS) if (spec.options[k] !== undefined) options[k] = spec.options[k];
-  if (typeof spec.options.keepLast === "number") options.keepLast = spec.options.keepLast;
-  return { name: "usage-ratio", options };
 }

@@ -1,7 +1,7 @@
 // Evaluation results → turn records: what a turn printed, called and defined, and the
 // memory after it, with every value rendered as type, size, bounded sample and (when
 // small enough) full EDN. Values themselves stay in the interpreter's Memory.
-import { type EvalResult, Fn, isMap, isSet, Marks, type Memory, type MemoryEntry, printSample, showStandIns, type ToolCallRecord, typeName, type Value, Vec } from "../lisp/index.js";
+import { type EvalResult, Fn, isMap, isSet, Marks, type Memory, type MemoryEntry, printSample, prStr, showStandIns, type ToolCallRecord, typeName, type Value, Vec } from "../lisp/index.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "./trace.js";
 
 export interface RecordOptions {
@@ -34,6 +34,28 @@ export function describeValue(v: Value, opts: Pick<RecordOptions, "sampleItems" 
   const size = sizeOf(v);
   if (size !== undefined) out.size = size;
   return out;
+}
+
+/** Records looked at, and keys listed at most, for a collection's record keys. */
+const KEY_RECORDS = 500;
+const MAX_KEYS = 40;
+
+/**
+ * Every key of a vector of records (maps), in first-seen order, as `, keys: :a :b`, when the
+ * sample does not show them all: a sample cut at its budget hides the later keys, which the
+ * mission may name (`:revenue` for "Sum revenue"). Empty otherwise.
+ */
+export function recordKeys(v: Value, sample: string): string {
+  if (!(v instanceof Vec) || v.size === 0) return "";
+  const keys = new Map<string, true>();
+  let looked = 0;
+  for (const r of v as Vec<Value>) {
+    if (++looked > KEY_RECORDS) break;
+    if (!isMap(r)) return "";
+    for (const k of r.keys()) if (keys.size < MAX_KEYS) keys.set(prStr(k), true);
+  }
+  const all = [...keys.keys()];
+  return all.every((k) => sample.includes(k + " ")) ? "" : `, keys: ${all.join(" ")}`;
 }
 
 /** `vector[5]`, `string[120]`, `integer`: the type label with the size when there is one. */

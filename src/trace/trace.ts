@@ -56,6 +56,13 @@ export interface TurnUsage {
   inputTokens: number;
   outputTokens: number;
   cachedTokens: number;
+  /**
+   * Where the token figures come from: "provider" when the LLM client reported usage, "local"
+   * when the run measured the prompt itself (src/compaction/measure.ts). Absent in older traces.
+   */
+  source?: "provider" | "local";
+  /** Dollars of the request under the price of the run's model (`settings.model`); absent when no price is known for it. */
+  cost?: number;
   /** Time waiting for the LLM. */
   llmMs: number;
   /** Time running the program (tools included). */
@@ -134,6 +141,8 @@ export interface TraceSettings {
   /** Characters of println output its feedback showed. */
   maxPrintChars: number;
   view: ViewOptions;
+  /** The model the run's replies came from (what its costs are priced by). */
+  model?: string;
   /** The history strategy that built every prompt, when one did instead of the view (trace version 2). */
   strategy?: { name: string; options: Readonly<Record<string, unknown>> };
 }

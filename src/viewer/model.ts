@@ -34,8 +34,8 @@ export interface Totals {
   toolCalls: number;
   /** Wall time of the run, when the file is a saved run. */
   durationMs?: number;
-  /** Dollars at `priceModel`'s list prices, from the reported usage. */
-  cost: number;
+  /** Dollars at `priceModel`'s list prices (the turns' recorded costs); null when no price is known for the run's model. */
+  cost: number | null;
 }
 
 export interface RunView {
@@ -47,7 +47,8 @@ export interface RunView {
   parent?: { run: string; turn: number; call: number; tool: string };
   outcome: { ok: boolean | null; text: string };
   totals: Totals;
-  priceModel: string;
+  /** The model the run's replies came from, as its trace records it (null in traces that record none). */
+  priceModel: string | null;
   /** How prompts were built: "full history", "compressed history", or a strategy with options. */
   promptMode: string;
   turns: TurnView[];
@@ -133,7 +134,7 @@ export interface TurnView {
   error?: ErrorView;
   notes: string[];
   feedback?: string;
-  usage: { inputTokens: number; outputTokens: number; cachedTokens: number; llmMs: number; execMs: number };
+  usage: { inputTokens: number; outputTokens: number; cachedTokens: number; llmMs: number; execMs: number; source?: "provider" | "local"; cost?: number };
   prompt: PromptView;
 }
 
@@ -141,9 +142,10 @@ export interface ChartPoint {
   turn: number;
   fullTokens: number;
   sentTokens: number;
-  /** The sent prompt's part a prefix cache serves: reported by the provider when it reported any, else estimated from the prompts. */
+  /** The sent prompt's part a prefix cache serves, as the turn recorded it (measured here for old traces that recorded none). */
   cachedTokens: number;
-  cachedSource: "reported" | "estimated";
+  /** "provider": reported by the provider; "local": measured locally; "recorded": an older trace that does not say which. */
+  cachedSource: "provider" | "local" | "recorded";
   outputTokens: number;
   failed: boolean;
   /** What compaction did before this turn's prompt, when it did something. */

@@ -1,9 +1,8 @@
 // Each turn's prompt as sent (the trace's record of it) beside the full history for the same
 // turn, what changed since the previous turn's prompt, and where the prefix cache broke; and
 // the per-turn series the run's charts draw.
-import { promptTokens } from "../compaction/tokens.js";
+import { inputTokens, sharedPrefix } from "../compaction/measure.js";
 import { fullView } from "../history/full.js";
-import { sharedPrefix } from "../history/prefix.js";
 import { defaultViewOptions } from "../history/view.js";
 import type { TextMessage } from "../llm/types.js";
 import type { RunTrace, Turn } from "../trace/trace.js";
@@ -27,8 +26,8 @@ export function messageChanges(previous: readonly TextMessage[] | null, sent: re
 export function runPrompts(trace: Pick<RunTrace, "system" | "task" | "turns">, table: TextTable): { prompts: PromptView[]; chart: ChartPoint[] } {
   const prompts: PromptView[] = [];
   const chart: ChartPoint[] = [];
-  // Reported usage is the truth when the provider sent any; a scripted or silent one reports zeros.
-  const reported = trace.turns.some((t) => t.usage.inputTokens > 0);
+  // Older traces do not say where their figures came from: a run that recorded none is measured here.
+  const recorded = trace.turns.some((t) => t.usage.inputTokens > 0);
   let previous: Turn | null = null;
   trace.turns.forEach((turn, k) => {
     const sent = turn.messages;
@@ -37,8 +36,8 @@ export function runPrompts(trace: Pick<RunTrace, "system" | "task" | "turns">, t
     const prefix = prev === null ? null : sharedPrefix(prev, sent);
     const sentSet = new Set(sent.map((m) => m.content));
     const dropped = prev === null ? [] : prev.filter((m) => !sentSet.has(m.content));
-    const sentTokens = promptTokens(sent);
-    const fullTokens = promptTokens(full);
+    const sentTokens = inputTokens(sent);
+    const fullTokens = inputTokens(full);
     prompts.push({
       sent: table.refs(sent),
       full: table.refs(full),
@@ -54,8 +53,8 @@ export function runPrompts(trace: Pick<RunTrace, "system" | "task" | "turns">, t
       turn: turn.number,
       fullTokens,
       sentTokens,
-      cachedTokens: reported ? turn.usage.cachedTokens : (prefix?.tokens ?? 0),
-      cachedSource: reported ? "reported" : "estimated",
+      cachedTokens: turn.usage.source !== undefined || recorded ? turn.usage.cachedTokens : (prefix?.tokens ?? 0),
+      cachedSource: turn.usage.source ?? (recorded ? "recorded" : "local"),
       outputTokens: turn.usage.outputTokens,
       failed: isFailed(turn),
     };

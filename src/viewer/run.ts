@@ -2,7 +2,8 @@
 // calls (arguments, result shape, duration), definitions, error, tokens and prompts. Nested
 // agents' runs become runs of their own, linked both ways with the tool call that started them.
 import { randomUUID } from "node:crypto";
-import { priceFor, requestCost } from "../compaction/cost.js";
+import { requestPrice } from "../compaction/measure.js";
+import { lookupPrice } from "../compaction/prices.js";
 import { resultShape } from "../history/summary.js";
 import { traceSettings } from "../history/settings.js";
 import type { SavedRun } from "../agent/saved-run.js";
@@ -12,8 +13,6 @@ import type { DefinitionView, ErrorView, RunView, ToolCallView, Totals, TurnView
 import { isFailed, runPrompts } from "./prompt.js";
 import type { TextTable } from "./texts.js";
 
-/** Runs have no record of their model; costs are shown at this model's list prices. */
-export const PRICE_MODEL = "gpt-4o";
 const SHAPE_CHARS = 160;
 
 export interface RunSource {
@@ -75,8 +74,23 @@ export function outcomeOf(trace: RunTrace, saved?: SavedRun): RunView["outcome"]
   return { ok: saved?.ok ?? null, text: `ended after turn ${last.number} (${last.status})` };
 }
 
+/** The model a trace's costs are priced by, when it records one. */
+export function runModel(trace: RunTrace): string | null {
+  const model = (trace.settings as { model?: unknown } | undefined)?.model;
+  return typeof model === "string" && model !== "" ? model : null;
+}
+
+/** A turn's cost as recorded, or priced by the run's model for traces that recorded none; undefined when the model has no known price. */
+function turnCost(turn: Turn, model: string | null): number | undefined {
+  if (turn.usage.cost !== undefined) return turn.usage.cost;
+  const price = model === null ? undefined : lookupPrice(model);
+  if (price === undefined) return undefined;
+  const u = turn.usage;
+  return requestPrice(price, { inputTokens: u.inputTokens, cachedTokens: u.cachedTokens, outputTokens: u.outputTokens });
+}
+
 function totalsOf(trace: RunTrace, saved?: SavedRun): Totals {
-  const price = priceFor(PRICE_MODEL);
+  const model = runModel(trace);
   const t: Totals = { turns: trace.turns.length, inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmMs: 0, execMs: 0, toolCalls: 0, cost: 0 };
   for (const turn of trace.turns) {
     const u = turn.usage;
@@ -86,7 +100,8 @@ function totalsOf(trace: RunTrace, saved?: SavedRun): Totals {
     t.llmMs += u.llmMs;
     t.execMs += u.execMs;
     t.toolCalls += turn.toolCalls.length;
-    t.cost += requestCost(price, { inputTokens: u.inputTokens, cachedTokens: Math.min(u.cachedTokens, u.inputTokens), outputTokens: u.outputTokens });
+    const cost = turnCost(turn, model);
+    t.cost = t.cost === null || cost === undefined ? null : t.cost + cost;
   }
   const duration = (saved?.usage as { durationMs?: unknown } | undefined)?.durationMs;
   if (typeof duration === "number") t.durationMs = duration;
@@ -140,7 +155,7 @@ export function projectRun(source: RunSource, file: string, id: string, table: T
     task: trace.task,
     outcome: outcomeOf(trace, saved),
     totals: totalsOf(trace, saved),
-    priceModel: PRICE_MODEL,
+    priceModel: runModel(trace),
     promptMode: promptMode(trace),
     turns: trace.turns.map((t, k) => turnView(t, prompts[k])),
     chart,

@@ -82,7 +82,7 @@ function deepFreeze<T>(value: T): T {
 
 async function project(name: string, messages: readonly ChatMessage[], state: Json | undefined, context: CompactionContext) {
   const strategy = createStrategy({ name, options: OPTIONS[name] ?? {} }, defaultStrategies);
-  return strategy.project({ messages, knownNames: ["orders", "total"] }, state === undefined ? strategy.initialState() : state, context);
+  return strategy.project({ messages, records: { knownNames: ["orders", "total"] } }, state === undefined ? strategy.initialState() : state, context);
 }
 
 // Every shipped strategy, the interpreter-aware one included.

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import {
   budgetUsage,
   compact,
@@ -11,11 +11,12 @@ import {
   heuristicGoalDetector,
   payback,
   priceModel,
-  sharedPrefixTokens,
   recapOptionsFromEnv,
   requestCost,
   summaryProblem,
 } from "../../src/compaction/index.js";
+import { sharedPrefix } from "../../src/compaction/measure.js";
+import { knownNamesOf, type Conversation, type KnownNames } from "../../src/compaction/types.js";
 import { roleOrderProblems } from "../../src/compaction/messages.js";
 import { promptTokens, TOKENS_PER_REPLY } from "../../src/compaction/tokens.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
@@ -102,10 +103,19 @@ describe("rolling-summary", () => {
 
   it("rejects a summary that names a variable that does not exist (code template)", async () => {
     const llm = scriptedLlm([summaryReply("computed `totals` from `orders`"), summaryReply("computed `orders`")]);
-    const r = await compact(chat(5), { name: "rolling-summary", options: { template: "code" } }, { llm, knownNames: ["orders"] });
+    const r = await compact(chat(5), { name: "rolling-summary", options: { template: "code" } }, { llm, records: { knownNames: ["orders"] } });
     expect(r.events.find((e) => e.kind === "summary_failed")?.detail).toMatch(/`totals`, which is not a known variable/);
     expect(r.messages[2].content).toMatch(/computed `orders`\nVariables: orders$/);
     expect(String(llm.requests[0].messages[0].content)).toContain("orders");
+  });
+
+  it("keeps the generic conversation free of interpreter fields: known names travel in the typed records", () => {
+    // Checked by tsc (the test files are type-checked): a new interpreter-only field fails here.
+    expectTypeOf<keyof Conversation>().toEqualTypeOf<"messages" | "model" | "tools" | "reservedOutputTokens" | "records" | "reportedPromptTokens">();
+    expectTypeOf<Conversation<KnownNames>["records"]>().toEqualTypeOf<KnownNames | undefined>();
+    expect(knownNamesOf({ knownNames: ["a"] })).toEqual(["a"]);
+    expect(knownNamesOf({ knownNames: [1] })).toBeUndefined();
+    expect(knownNamesOf({ system: "a PTC-Lisp view input" })).toBeUndefined();
   });
 
   it("bounds the summarizer's prompt on long spans", async () => {
@@ -226,9 +236,10 @@ describe("cost model and cost-trigger", () => {
   it("counts the tokens two prompts share from the start", async () => {
     const messages = chat(8);
     const r = await compact(messages, { name: "sliding-window", options: { turns: 2 } });
-    expect(sharedPrefixTokens(messages, messages)).toBe(promptTokens(messages) - TOKENS_PER_REPLY);
-    expect(sharedPrefixTokens(messages, r.messages)).toBe(promptTokens(messages.slice(0, 2)) - TOKENS_PER_REPLY);
-    expect(sharedPrefixTokens(messages, [{ ...messages[0], content: "other" }])).toBe(0);
+    // The one measure's definition (src/compaction/measure.ts).
+    expect(sharedPrefix(messages, messages).tokens).toBe(promptTokens(messages) - TOKENS_PER_REPLY);
+    expect(sharedPrefix(messages, r.messages).messages).toBe(2);
+    expect(sharedPrefix(messages, [{ role: "user", content: "other" }])).toEqual({ messages: 0, chars: 0, tokens: 0 });
   });
 
   it("pays back only with enough remaining turns", () => {

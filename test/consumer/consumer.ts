@@ -1,5 +1,5 @@
-// A consumer of the packed package, as a separate TypeScript project sees it: every type used
-// in a public signature must be importable by name (test/api.test.ts compiles this file
+// A consumer of the packed package, as a separate TypeScript project sees it: the names it
+// imports resolve and the output types are checked (test/api.test.ts compiles this file
 // against the built declarations through the package's exports).
 import { z } from "zod";
 import { evaluate, print, SubAgent, tool, scriptedLlm, type EvalResult, type EvalStats, type Step, type TurnEvent, type Value } from "ptc-lisp";

@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { createMeter } from "../../src/compaction/measure.js";
+import { countTokens } from "../../src/compaction/tokens.js";
 import { anthropicCache, openaiCache, type ModelPrice } from "../../src/compaction/prices.js";
 import { compressedView } from "../../src/history/compressed.js";
 import { defaultViewOptions, type ViewOptions } from "../../src/history/view.js";
@@ -36,7 +37,7 @@ const full: ViewOptions = { ...defaultViewOptions, compressHistory: false };
 const compressed = (cacheModel: "token-prefix" | "breakpoint"): ViewOptions => ({ ...defaultViewOptions, compressHistory: true, cacheModel });
 
 describe("cache models", () => {
-  it("breakpoint layout: one message per summary, appended once, breakpoints after the task and at the end", async () => {
+  it("breakpoint layout: one message per summary, appended once, breakpoints after the task, before the note and at the end", async () => {
     const trace = await session(8);
     const input = (k: number) => ({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, k), maxTurns: 8 });
     for (let k = 2; k < trace.turns.length; k++) {
@@ -44,7 +45,9 @@ describe("cache models", () => {
       const now = compressedView(input(k), compressed("breakpoint"));
       // Every message but the previous prompt's last is carried over unchanged.
       expect(now.messages.slice(0, before.messages.length - 1)).toEqual(before.messages.slice(0, -1));
-      expect(now.breakpoints).toEqual([1, now.messages.length - 1]);
+      // The last message ends with the model's note (one prompt only): a breakpoint before it too.
+      expect(now.messages.at(-1)?.content).toContain("; Note: Next step.");
+      expect(now.breakpoints).toEqual([1, now.messages.length - 2, now.messages.length - 1]);
       expect((now.turns ?? []).every((p) => p.start === 0)).toBe(true);
     }
   });
@@ -53,5 +56,61 @@ describe("cache models", () => {
     const trace = await session(12);
     expect(cost(trace, compressed("breakpoint"), BREAKPOINT)).toBeLessThan(cost(trace, full, BREAKPOINT));
     expect(cost(trace, compressed("token-prefix"), TOKEN_PREFIX)).toBeLessThan(cost(trace, full, TOKEN_PREFIX));
+  });
+
+  // Each turn prints one wide line of eight rows (about 350 tokens): the line floor (8 of 15
+  // lines) once overrode the 2,000-token budget, so the cut moved on every prompt and the
+  // session cost 90% (token prefix) / 135% (breakpoint) more than full history.
+  async function wide(turns: number): Promise<RunTrace> {
+    const orders = Array.from({ length: 8 * turns }, (_, i) => ({ id: i + 1, customer: `customer-${1000 + ((i * 7919) % 9000)}`, city: ["Lisbon", "Oslo", "Quito", "Hanoi"][i % 4], status: ["open", "held"][i % 2], total: ((i * 3571) % 90000) / 100, note: ["gift wrap", "call first", "fragile"][i % 3] }));
+    const programs = Array.from({ length: turns - 1 }, (_, k) => `(println (take 8 (drop ${k * 8} data/orders)))`);
+    const agent = SubAgent.create({ prompt: "Page through the orders and count the held ones.", maxTurns: turns });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([...programs, `(return (count (filter #(= (:status %) "held") data/orders)))`].map(code)), context: { orders } });
+    expect(step.ok).toBe(true);
+    return step.trace;
+  }
+
+  it("wide println lines: the token budget bounds the output shown, and the session costs no more than full under both models", async () => {
+    const trace = await wide(24);
+    const line = countTokens(trace.turns[0].prints[0]);
+    expect(line).toBeGreaterThan(250);
+    const options = compressed("token-prefix");
+    let moves = 0;
+    let previous = 0;
+    for (let k = 1; k < trace.turns.length; k++) {
+      const view = compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, k), maxTurns: 24 }, options);
+      if (view.stats.printlnDropped !== previous) moves++;
+      previous = view.stats.printlnDropped;
+      // The output shown stays within the 2,000-token budget (each turn prints one line) while
+      // enough turns are left for a cut to pay; near the end the output stays instead.
+      if (k <= 12) expect(view.stats.printlnShown * line).toBeLessThanOrEqual(2000);
+    }
+    // The cut moves by half a budget at a time: about once every three prompts, not on every one.
+    expect(moves).toBeLessThanOrEqual(Math.ceil(trace.turns.length / 3));
+    expect(cost(trace, compressed("token-prefix"), TOKEN_PREFIX)).toBeLessThan(cost(trace, full, TOKEN_PREFIX));
+    expect(cost(trace, compressed("breakpoint"), BREAKPOINT)).toBeLessThan(cost(trace, full, BREAKPOINT));
+  });
+
+  it("a cut that would not pay back in the turns left keeps the output (payback is the default rule)", async () => {
+    const trace = await wide(10);
+    const input = (k: number) => ({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, k), maxTurns: 10 });
+    // Near the end of the turn budget the rewrite a cut costs is never repaid: nothing more is dropped.
+    const late = compressedView(input(9), compressed("token-prefix"));
+    const earlier = compressedView(input(8), compressed("token-prefix"));
+    expect(late.stats.printlnDropped).toBe(earlier.stats.printlnDropped);
+    // The same turns under a long budget are cut.
+    const long = compressedView({ ...input(9), maxTurns: 60 }, compressed("token-prefix"));
+    expect(long.stats.printlnDropped).toBeGreaterThan(late.stats.printlnDropped);
+    expect(cost(trace, compressed("token-prefix"), TOKEN_PREFIX)).toBeLessThanOrEqual(cost(trace, full, TOKEN_PREFIX));
+    expect(cost(trace, compressed("breakpoint"), BREAKPOINT)).toBeLessThanOrEqual(cost(trace, full, BREAKPOINT));
+  });
+
+  it("view.cacheModel is a run option: accepted by SubAgent.run, and a wrong value is invalid input", async () => {
+    const agent = SubAgent.create({ prompt: "Return 1.", maxTurns: 2 });
+    const ok = await SubAgent.run(agent, { llm: scriptedLlm([code("(return 1)")]), compressHistory: true, view: { cacheModel: "breakpoint" } });
+    expect(ok.ok).toBe(true);
+    const bad = await SubAgent.run(agent, { llm: scriptedLlm([code("(return 1)")]), compressHistory: true, view: { cacheModel: "lru" as "breakpoint" } });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.fail.message).toContain("view.cacheModel");
   });
 });

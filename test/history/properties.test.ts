@@ -34,11 +34,14 @@ const optionsArb: fc.Arbitrary<ViewOptions> = fc.record({
 const typed = (line: string, d: DefinitionTrace, options: ViewOptions): boolean =>
   d.kind === "function" ? line.includes(`; Function: ${d.name}`) : isWhole(d) ? line.endsWith(` = ${definitionSample(d, { ...options, toolCallsPerTurn: 1 })}`) : line.includes(` = ${typeLabel(d)}`);
 
+/** A successful latest turn that defined functions stays raw for one more prompt (not in strict mode). */
+const definesFunctionOk = (t: Turn, options: ViewOptions): boolean => !options.strictPrefix && t.status === "ok" && t.definitions.some((d) => d.kind === "function");
+
 /** Whether turn i is kept in full for being the latest (the earlier timing) or for an error (or the function an error happened in). */
 function keptFull(turns: readonly Turn[], i: number, options: ViewOptions): boolean {
   const kept = (j: number): boolean => isErrored(turns[j]) && errorKept(turns, j, options);
   if (kept(i)) return true;
-  if (i === turns.length - 1 && options.keepLatestFull === true) return true;
+  if (i === turns.length - 1 && (options.keepLatestFull === true || definesFunctionOk(turns[i], options))) return true;
   for (let j = i + 1; j <= i + options.errorContextTurns && j < turns.length; j++) {
     if (!kept(j)) continue;
     if (options.keepLatestFull === true || turns[i].definitions.some((d) => d.kind === "function" && (turns[j].error?.trace ?? []).includes(d.name))) return true;
@@ -81,7 +84,10 @@ function unmerged(view: View, trace: RunTrace, turns = trace.turns.length): Arra
     const message = view.messages[p.message];
     expect(message.role).toBe("assistant");
     expect(message.content.slice(p.start, p.start + p.text.length)).toBe(p.text);
-    out.push({ role: "assistant", content: p.text });
+    // The turn just done may end with the model's prose (one prompt only; test/history/keep.test.ts).
+    const note = p.text.lastIndexOf("\n; Note: ");
+    if (note >= 0) expect(i).toBe(places.length - 1);
+    out.push({ role: "assistant", content: note >= 0 ? p.text.slice(0, note) : p.text });
     const next = places[i + 1];
     if (next !== undefined && next.message === p.message) {
       // Left out inside a run of summaries: only the turn line, followed by a blank line and the next summary.
@@ -229,7 +235,7 @@ describe("compressed view properties", () => {
     );
   });
 
-  it("shows the most recent println lines: at most N (or the token budget) once past dropAfterTokens, at least N/2, whole turns but the oldest shown", () => {
+  it("shows the most recent println lines: at most N (or the token budget) once past dropAfterTokens and when the cut pays, at least N/2 within half the token budget, whole turns but the oldest shown", () => {
     fc.assert(
       fc.property(turnSpecs(), optionsArb, (specs, options) => {
         const opts = { ...options, strictPrefix: false };
@@ -258,16 +264,45 @@ describe("compressed view properties", () => {
             shown += k;
             if (k > 0) size += (sizes[i] * k) / lines[i];
           }
-          if (size <= (opts.dropAfterTokens ?? 0) || (shown <= n && size <= (opts.printlnHistoryTokens ?? Infinity))) continue;
-          // Most recent whole turns up to half the limit; the oldest of them cut to the limit.
+          const budget = opts.printlnHistoryTokens ?? Infinity;
+          if (size <= (opts.dropAfterTokens ?? 0) || (shown <= n && size <= budget)) continue;
+          // Most recent whole turns up to half the limit, within half the token budget; the oldest of them cut to the limit.
           let whole = protect ? lines[end - 1] : 0;
+          let wholeSize = 0;
           let j = protect ? end - 2 : end - 1;
-          for (; j >= 0 && whole < Math.ceil(n / 2); j--) whole += lines[j];
-          cut = Math.max(cut, all - (protect && j === end - 2 ? whole : Math.min(whole, n)));
+          for (; j >= 0 && whole < Math.ceil(n / 2) && wholeSize + sizes[j] <= budget / 2; j--) {
+            whole += lines[j];
+            wholeSize += sizes[j];
+          }
+          const next = all - (protect && j === end - 2 ? whole : Math.min(whole, n));
+          if (next <= cut) continue;
+          // Only when it pays: the prompts left save reading the dropped tokens; the kept older output is rewritten (9x a cached read).
+          const keptAfter = (c: number, i: number, before: number): number => Math.max(0, Math.min(lines[i], before + lines[i] - c));
+          let dropped = 0;
+          let rewritten = 0;
+          let before = 0;
+          for (let i = 0; i < (protect ? end - 1 : end); i++) {
+            const was = keptAfter(cut, i, before);
+            const now = keptAfter(next, i, before);
+            before += lines[i];
+            if (lines[i] > 0) {
+              dropped += (sizes[i] * (was - now)) / lines[i];
+              rewritten += (sizes[i] * now) / lines[i];
+            }
+          }
+          const left = MAX_TURNS - end - (protect ? 0 : 1);
+          if (left * dropped >= 9 * rewritten - 1e-9) cut = next;
         }
         const keep = history.length - cut;
         const kept = new Set(history.slice(history.length - keep));
-        expect(keep).toBeGreaterThanOrEqual(Math.min(Math.ceil(n / 2), history.length));
+        // At least half the limit, unless the most recent whole turns holding that many pass half the token budget.
+        let floor = protect ? latest.prints.length : 0;
+        let floorSize = 0;
+        for (let i = stream.length - (protect ? 2 : 1); i >= 0 && floor < Math.ceil(n / 2) && floorSize + sizes[i] <= (opts.printlnHistoryTokens ?? Infinity) / 2; i--) {
+          floor += lines[i];
+          floorSize += sizes[i];
+        }
+        expect(keep).toBeGreaterThanOrEqual(Math.min(Math.ceil(n / 2), floor, history.length));
         for (const line of history) expect(seen.includes(line), line).toBe(kept.has(line));
         latest.prints.forEach((_, k) => expect(seen).toContain(`out t${latest.number} line ${k}:`));
       }),
@@ -307,7 +342,9 @@ describe("compressed view properties", () => {
             if (!line.startsWith("; Defined: ") || line.endsWith("(redefined later)")) continue;
             // Samples only for a turn that printed nothing (scalars and short strings are their own value); shapes once its output is dropped.
             const d = t.definitions.find((x) => line.startsWith(`; Defined: ${x.name}`)) as DefinitionTrace;
-            expect(line.includes(", sample: "), line).toBe(t.prints.length === 0 && !isWhole(d));
+            // A small collection (EDN of 80 characters or less) shows itself where a larger one shows its shape.
+            const small = !outputShown && d.edn !== undefined && d.edn.length <= 80 && ["vector", "map", "set", "list"].includes(d.type);
+            expect(line.includes(", sample: "), line).toBe((t.prints.length === 0 || small) && !isWhole(d));
             if (outputShown || t.prints.length === 0) expect(line.split(", sample: ")[0], line).not.toMatch(/\] of |\] \{/);
             // Never bare: scalars and short strings show their value; collections whose output is gone say what they hold.
             if (isWhole(d)) expect(typed(line, d, options), line).toBe(true);

@@ -40,6 +40,9 @@ describe("resuming a run with a history strategy", () => {
       expect(resumed.messages).toEqual(straight.messages);
       expect(sizes(liveLlm.requests)).toEqual(sizes(straightLlm.requests.slice(3)));
       expect(resumed.trace.settings?.strategy).toEqual(straight.trace.settings?.strategy);
+      // One measure: the replayed and live turns show the straight run's figures, measured locally.
+      const figures = (s: typeof straight) => s.trace.turns.map((t) => [t.usage.inputTokens, t.usage.cachedTokens, t.usage.outputTokens, t.usage.source]);
+      expect(figures(resumed)).toEqual(figures(straight));
     });
   }
 

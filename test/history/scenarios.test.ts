@@ -60,7 +60,7 @@ function shape(messages: ReadonlyArray<{ role: string; content: string }>, repli
 }
 
 describe("scenario: successful multi-turn", () => {
-  it("summarizes every successful turn as soon as the next starts, and keeps the trace whole", async () => {
+  it("summarizes every successful turn as soon as the next starts (one that defined functions a prompt later), and keeps the trace whole", async () => {
     const replies = [
       clj(
         "Let me look at the products.",
@@ -85,16 +85,23 @@ describe("scenario: successful multi-turn", () => {
     // The summaries share one message: each prompt appends the newest to it, and the turn
     // lines between them are left out (the last feedback says which turn this is).
     expect(sent[1]).toEqual(["system", "user", "summary", "feedback"]);
-    expect(sent[2]).toEqual(["system", "user", "summary", "summary", "feedback"]);
+    // Turn 2 defined a function the next turn builds on: raw for one more prompt.
+    expect(sent[2]).toEqual(["system", "user", "summary", "feedback", "full", "feedback"]);
     expect(sent[3]).toEqual(["system", "user", "summary", "summary", "summary", "feedback"]);
     // Exploration mode: turn 2 defined without printing, and the very next prompt shows its samples.
-    expect(summariesIn(llm.requests[2].messages[2].content)[1]).toMatch(/; Defined: reviews = string\[\d+\], sample: "Customer Review Summary/);
+    // (Kept raw, the turn shows them before its feedback.)
+    expect(llm.requests[2].messages[5].content).toMatch(/; Defined: reviews = string\[\d+\], sample: "Customer Review Summary/);
     // Every prompt extends the previous one up to its last feedback: a prefix cache serves all of it.
     for (let k = 1; k < 4; k++) {
       const [prev, next] = [llm.requests[k - 1].messages, llm.requests[k].messages];
       expect(next.slice(0, 2)).toEqual(prev.slice(0, 2));
-      if (k > 1) expect(next[2].content.startsWith(prev[2].content + "\n\n")).toBe(true);
-      expect(next).toHaveLength(4);
+      // ...less the model's note, which the latest summary carries for one prompt, at its end.
+      const note = k > 1 ? prev[2].content.lastIndexOf("\n; Note: ") : -1;
+      const base = k === 1 ? "" : note >= 0 ? prev[2].content.slice(0, note) : prev[2].content;
+      // Turn 2 is raw in the prompt for turn 3, so there the shared message ends after turn 1.
+      if (k === 2) expect(next[2].content).toBe(base);
+      else if (k > 1) expect(next[2].content.startsWith(base + "\n\n")).toBe(true);
+      expect(next).toHaveLength(k === 2 ? 6 : 4);
     }
     const last = llm.requests[3].messages;
     const [first, second, third] = summariesIn(last[2].content);
@@ -110,7 +117,7 @@ describe("scenario: successful multi-turn", () => {
     // The trace keeps every full program and the exact messages sent.
     expect(step.turns.map((t) => t.program)).toEqual(replies.map((r) => r.split("```clojure\n")[1].split("\n```")[0]));
     expect(step.turns[3].messages).toEqual(last);
-    expect(third).toBe("; Defined: good = vector[2]\n; Output:\ngood: [\"Laptop\" \"Monitor\"]");
+    expect(third.startsWith("; Defined: good = vector[2]\n; Output:\ngood: [\"Laptop\" \"Monitor\"]\n; Note: Compute the answer. I will keep")).toBe(true);
     expect(step.turns[3].view?.turnsCompressed).toBe(3);
   });
 
@@ -212,7 +219,8 @@ describe("scenario: tool-heavy workflow", () => {
     expect(summary).toContain('; Tool: search-reviews {:category "Electronics"} -> reviews');
     // The run finished: no feedback follows, and the output is shown once, in the summary.
     expect(next.messages).toHaveLength(3);
-    expect(after).toBe("; (no definitions, tool calls or output)");
+    expect(after.split("\n")[0]).toBe("; (no definitions, tool calls or output)");
+    expect(after.split("\n")[1]).toMatch(/^; Note: Answer from what I saw\./);
   });
 });
 

@@ -3,8 +3,10 @@ import { describe, expect, it } from "vitest";
 import { renderComparison } from "../../src/history/compare.js";
 import { compressedView } from "../../src/history/compressed.js";
 import { fullView } from "../../src/history/full.js";
-import { sharedPrefix } from "../../src/history/prefix.js";
-import { cachedCost, compressionReport, totalsOf } from "../../src/history/stats.js";
+import { sharedPrefix } from "../../src/compaction/measure.js";
+import { promptCost } from "../../src/compaction/measure.js";
+import { modelPrice } from "../../src/compaction/prices.js";
+import { compressionReport, totalsOf } from "../../src/history/stats.js";
 import { countTokens, messageTokens, promptTokens, TOKENS_PER_MESSAGE, TOKENS_PER_REPLY } from "../../src/compaction/tokens.js";
 import { defaultViewOptions, type ViewOptions } from "../../src/history/view.js";
 import { buildTrace, type TurnSpec } from "./traces.js";
@@ -85,9 +87,14 @@ describe("compression usage", () => {
     expect(t.prompts).toBe(5);
     expect(t.fullTokens).toBe(usage.prompts.reduce((s, p) => s + p.fullTokens, 0));
     expect(t.viewPeak).toBe(Math.max(...usage.prompts.map((p) => p.viewTokens)));
-    expect(t.viewCachedCost).toBeCloseTo(usage.prompts.reduce((s, p) => s + cachedCost(p.viewTokens, p.prefixTokens), 0));
+    // Dollars under the one measure's price model: each prompt's input with its shared prefix served by the cache.
+    const price = modelPrice(undefined);
+    expect(t.viewCachedCost).toBeCloseTo(usage.prompts.reduce((s, p) => s + promptCost(price, p.viewTokens, p.prefixTokens), 0), 12);
     expect(t.saved).toBeCloseTo(1 - t.viewTokens / t.fullTokens);
-    expect(cachedCost(1000, 800)).toBeCloseTo(280);
+    // OpenAI-style: nothing below 1,024 shared tokens, then whole 128-token steps at the read price.
+    const gpt = modelPrice("gpt-4o");
+    expect(promptCost(gpt, 2000, 1000)).toBeCloseTo((2000 * 2.5) / 1e6, 12);
+    expect(promptCost(gpt, 2000, 1300)).toBeCloseTo(((2000 - 1280) * 2.5 + 1280 * 1.25) / 1e6, 12);
     expect(totalsOf([]).saved).toBe(0);
     expect(usage.enabled).toBe(true);
   });

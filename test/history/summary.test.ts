@@ -78,11 +78,15 @@ describe("definition lines", () => {
     ["a boolean", true, "none", "= true"],
     ["nil", null, "none", "= nil"],
     ["a long string once its output is dropped", "x".repeat(300), "shape", "= string[300]"],
-    ["records, keys from all elements", [{ id: 1, score: 0.5 }, { id: 2, score: 1 }, { id: 3, score: 0.25, note: "late" }], "shape", "= vector[3] of {:id integer, :score float|integer, :note nil|string}"],
-    ["a dictionary", { north: 1.5, south: 2.5, east: 3 }, "shape", '= map[3] {"north" "south" "east"} -> float|integer'],
-    ["a record map", { "max-attempts": 5, "base-ms": 100 }, "shape", "= map[2] {:max-attempts integer, :base-ms integer}"],
-    ["a vector of strings", ["a", "b"], "shape", "= vector[2] of string"],
-    ["a map of records", { s1: { min: 1.5 }, s2: { min: 2 } }, "shape", '= map[2] {"s1" "s2"} -> {:min float|integer}'],
+    ["records, keys from all elements", [{ id: 1, score: 0.5 }, { id: 2, score: 1 }, { id: 3, score: 0.25, note: "late" }, { id: 4, score: 0.75 }], "shape", "= vector[4] of {:id integer, :score float|integer, :note nil|string}"],
+    ["a dictionary", { north: 1.5, south: 2.5, east: 3, "north-east": 4.5, "south-west": 5.5, "far-west": 6 }, "shape", '= map[6] {"north" "south" "east" "north-east" "south-west" "far-west"} -> float|integer'],
+    ["a record map", { "max-attempts": 5, "base-ms": 100, "max-ms": 60000, "jitter-ms": 250, "retry-on": "timeout", "give-up-message": "too many retries" }, "shape", "= map[6] {:max-attempts integer, :base-ms integer, :max-ms integer, :jitter-ms integer, :retry-on string, :give-up-message string}"],
+    ["a vector of strings", Array.from({ length: 12 }, (_, i) => `item-${i}`), "shape", "= vector[12] of string"],
+    ["a map of records", { s1: { min: 1.5, max: 9.5 }, s2: { min: 2, max: 8 }, s3: { min: 3, max: 7 }, s4: { min: 4, max: 6 } }, "shape", '= map[4] {"s1" "s2" "s3" "s4"} -> {:min integer|float, :max integer|float}'],
+    // A collection whose EDN fits in 80 characters is its own best description.
+    ["a small record map", { "max-attempts": 5, "base-ms": 100 }, "shape", "= map[2], sample: {:max-attempts 5 :base-ms 100}"],
+    ["a small vector of strings", ["a", "b"], "shape", '= vector[2], sample: ["a" "b"]'],
+    ["a small vector, whole", Array.from({ length: 8 }, (_, i) => i), "sample", "= vector[8], sample: [0 1 2 3 4 5 6 7]"],
   ] as const)("shows %s as a value or a shape", (_, value, detail, expected) => {
     // Plain objects are records (keyword keys) unless written as a dictionary below.
     const v = _ === "a dictionary" || _ === "a map of records" ? new Map(Object.entries(value as object)) : value;
@@ -96,7 +100,7 @@ describe("definition lines", () => {
   });
 
   it("samples with the view's item and character bounds, read back from the EDN", () => {
-    const d = data("xs", Array.from({ length: 20 }, (_, i) => i));
+    const d = data("xs", Array.from({ length: 40 }, (_, i) => i));
     expect(definitionSample(d, opts)).toBe("[0 1 2 ...]");
     expect(definitionSample(d, { ...opts, sampleItems: 5 })).toBe("[0 1 2 3 4 ...]");
     const s = data("s", "x".repeat(500));

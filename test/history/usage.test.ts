@@ -9,7 +9,7 @@ import { tool } from "../../src/agent/tools.js";
 import type { RunTrace } from "../../src/trace/trace.js";
 import { compressedView } from "../../src/history/compressed.js";
 import { fullView } from "../../src/history/full.js";
-import { sharedPrefix } from "../../src/history/prefix.js";
+import { sharedPrefix } from "../../src/compaction/measure.js";
 import { compressionReport, totalsOf } from "../../src/history/stats.js";
 import { promptTokens } from "../../src/compaction/tokens.js";
 import { defaultViewOptions } from "../../src/history/view.js";
@@ -47,7 +47,7 @@ describe("trace settings", () => {
   it("records what the prompts were built with; the stored trace rebuilds every prompt sent", async () => {
     const step = await run({ compressHistory: true, printlnHistoryLimit: 2, maxPrintChars: 500, view: { sampleItems: 2, strictPrefix: true, paybackPrompts: 0, errorContextTurns: undefined } });
     const settings = step.trace.settings;
-    expect(settings).toEqual({ maxTurns: 8, toolsWithdrawn: true, maxPrintChars: 500, view: { ...defaultViewOptions, compressHistory: true, printlnHistoryLimit: 2, sampleItems: 2, strictPrefix: true, paybackPrompts: 0 }, strategy: { name: "interpreter-summaries", options: { printlnHistoryLimit: 2, sampleItems: 2, strictPrefix: true, paybackPrompts: 0 } } });
+    expect(settings).toEqual({ maxTurns: 8, toolsWithdrawn: true, maxPrintChars: 500, model: "scripted", view: { ...defaultViewOptions, compressHistory: true, printlnHistoryLimit: 2, sampleItems: 2, strictPrefix: true, paybackPrompts: 0 }, strategy: { name: "interpreter-summaries", options: { printlnHistoryLimit: 2, sampleItems: 2, strictPrefix: true, paybackPrompts: 0 } } });
     const stored: RunTrace = runFromJson(runToJson(step)).trace;
     expect(stored.settings).toEqual(settings);
     const s = stored.settings as NonNullable<RunTrace["settings"]>;

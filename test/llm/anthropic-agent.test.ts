@@ -9,6 +9,8 @@ import { anthropicLlm } from "../../src/llm/anthropic.js";
 interface Body { system?: Array<{ cache_control?: unknown }>; messages: Array<{ role: string; content: Array<{ cache_control?: unknown }> }> }
 
 const REPLIES = ["```clojure\n(println 1)\n```", "```clojure\n(println 2)\n```", "```clojure\n(return 3)\n```"];
+const COMPRESSED = ["```clojure\n(def xs [1 2 3])\n(println \"xs\" (count xs))\n```", "```clojure\n(def ys (map inc xs))\n(println \"ys\" ys)\n```", "```clojure\n(def zs (filter odd? ys))\n(println \"zs\" zs)\n```", "```clojure\n(return (count zs))\n```"];
+let replies: readonly string[] = REPLIES;
 let server: Server;
 const bodies: Body[] = [];
 
@@ -18,7 +20,7 @@ beforeAll(async () => {
     req.on("data", (c: Buffer) => (text += c.toString("utf8")));
     req.on("end", () => {
       bodies.push(JSON.parse(text) as Body);
-      const reply = REPLIES[bodies.length - 1] ?? '(fail "over")';
+      const reply = replies[bodies.length - 1] ?? '(fail "over")';
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "m", type: "message", role: "assistant", model: "claude-fake", content: [{ type: "text", text: reply }], stop_reason: "end_turn", usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } }));
     });
   });
@@ -47,5 +49,23 @@ describe("anthropicLlm under a history strategy", () => {
     // Turn 3: task, a1, feedback 1, a2, feedback 2; masking keeps the prefix up to each aged turn's start.
     expect(bodies[2].messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user"]);
     expect(marks(bodies[2])).toEqual(["system:0", "assistant:1:0", "assistant:3:0", "user:4:0"]);
+  });
+
+  it("compressed history with the breakpoint layout: summaries are their own messages, sent unchanged, and the task is marked besides the system prompt and the last message", async () => {
+    bodies.length = 0;
+    replies = COMPRESSED;
+    const llm = anthropicLlm({ model: "claude-fake", apiKey: "k", baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, env: {} });
+    const agent = SubAgent.create({ prompt: "Count the odd successors.", maxTurns: 4 });
+    const step = await SubAgent.run(agent, { llm, compressHistory: true, view: { cacheModel: "breakpoint" } });
+    expect(step.ok, step.ok ? "" : `${step.fail.reason}: ${step.fail.message}`).toBe(true);
+    expect(bodies).toHaveLength(4);
+    const last = bodies[3];
+    // Task, then each summarized turn as an assistant message with its feedback.
+    expect(last.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant", "user"]);
+    expect(marks(last)).toEqual(["system:0", "user:0:0", "user:6:0"]);
+    // Each summary reaches the wire once and is sent unchanged in every later request.
+    const text = (b: Body, i: number): string => JSON.stringify(b.messages[i].content.map((c) => ({ ...c, cache_control: undefined })));
+    for (let k = 2; k < 4; k++) for (let i = 0; i < bodies[k - 1].messages.length - 1; i++) expect(text(bodies[k], i)).toBe(text(bodies[k - 1], i));
+    expect(JSON.stringify(last.messages[1])).toContain("; Defined: xs");
   });
 });

@@ -104,7 +104,7 @@ describe("proxy admin, health and state", () => {
     expect(file.compaction.reserveOutputTokens).toBe(live.compaction.reserveOutputTokens);
     expect(file.compaction.strategy).toEqual(live.compaction.strategy);
     // Each request saw one whole configuration: a sliding window's state, or a usage-ratio one, never a mix.
-    for (const c of await x.proxy.context.store.list()) expect(["", "sliding-window", "rolling"]).toContain(c.strategy);
+    for (const c of await x.proxy.context.store.list()) expect(["", "sliding-window", "usage-ratio"]).toContain(c.strategy);
   });
 
   it("reloads an edited config file, and keeps the running settings when the edit is invalid", async () => {
@@ -149,6 +149,51 @@ describe("proxy admin, health and state", () => {
 
     expect((await admin(x, "compact", { conversation: "nope" })).status).toBe(404);
     expect((await admin(x, "compact", {})).status).toBe(400);
+  });
+
+  it("compacts on demand through the conversation's own strategy and its keep rules, whatever it is", async () => {
+    // A big window: no request compacts by itself, only the admin compact does.
+    const x = await start({ config: { compaction: { contextLimits: { "fake-model": 1_000_000 } } } });
+    await admin(x, "config", {
+      conversations: {
+        rounds: { strategy: { name: "rolling-summary", options: { roundsToRetain: 4, roundsToCompress: 50 } } },
+        recaps: { strategy: { name: "recap", options: { minPreservedAssistantMessages: 3 } } },
+      },
+    });
+    const history = longConversation(20);
+    // Five replies with recap lines: 2 older than the 3 kept, under one batch of 4, so only a forced pass compacts them.
+    const recapped = longConversation(4).map((m) => (m.role === "assistant" ? { ...m, content: `recap - did ${String(m.content).slice(0, 12)}\n${String(m.content)}` } : m));
+    await x.client.chat.completions.create({ model: "fake-model", messages: history }, { headers: { "x-conversation-id": "rounds" } });
+    await x.client.chat.completions.create({ model: "fake-model", messages: recapped }, { headers: { "x-conversation-id": "recaps" } });
+    expect((x.upstream.requests.at(-1)?.body?.messages as unknown[]).length).toBe(recapped.length);
+    expect(x.upstream.summaryCalls).toBe(0);
+    // rolling-summary keeps its last 4 rounds verbatim, the final question's included (a usage-ratio stand-in kept 2 messages).
+    const rounds = await admin(x, "compact", { conversation: "rounds", dryRun: true });
+    expect(rounds.json).toMatchObject({ compacted: true });
+    const kept = (rounds.json.messages as { content: string }[]).map((m) => m.content);
+    for (const i of [17, 18, 19]) expect(kept.some((c) => c.startsWith(`question a${i}:`))).toBe(true);
+    expect(kept.some((c) => c.startsWith("question a16:"))).toBe(false);
+    // A strategy without a rolling summary compacts too (it was refused by a list of names).
+    const recaps = await admin(x, "compact", { conversation: "recaps" });
+    expect(recaps.json).toMatchObject({ compacted: true });
+    expect(recaps.json.events).toEqual([expect.objectContaining({ kind: "compacted" })]);
+    expect((await x.proxy.context.store.get(key("rounds")))?.strategy).toBe("rolling-summary");
+    expect((await x.proxy.context.store.get(key("recaps")))?.strategy).toBe("recap");
+  });
+
+  it("keeps a summary stored under the name older versions used for every rolling strategy", async () => {
+    const x = await start({ config: SMALL });
+    const history = longConversation(30);
+    await x.client.chat.completions.create({ model: "fake-model", messages: history }, { headers: { "x-conversation-id": "old" } });
+    expect(x.upstream.summaryCalls).toBe(1);
+    const record = await x.proxy.context.store.get(key("old"));
+    if (record === undefined) throw new Error("no record");
+    // As a proxy before this version stored it.
+    await x.proxy.context.store.put({ ...record, strategy: "rolling" });
+    await x.client.chat.completions.create({ model: "fake-model", messages: [...history, { role: "assistant", content: "ok" }, { role: "user", content: "go on" }] }, { headers: { "x-conversation-id": "old" } });
+    expect((x.upstream.requests.at(-1)?.body?.messages as unknown[]).length).toBeLessThan(history.length);
+    expect(x.upstream.summaryCalls).toBe(1);
+    expect((await x.proxy.context.store.get(key("old")))?.strategy).toBe("usage-ratio");
   });
 
   it("honours per-conversation settings: disabled, threshold and strategy", async () => {

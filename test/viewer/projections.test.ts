@@ -36,7 +36,9 @@ describe("run projection", () => {
     expect(run.outcome.text).toMatch(/^returned \{/);
     expect(run.totals.turns).toBe(4);
     expect(run.totals.inputTokens).toBe(run.turns.reduce((n, t) => n + t.usage.inputTokens, 0));
-    expect(run.totals.cost).toBeGreaterThan(0);
+    // A scripted model has no price: the cost is unknown, not guessed at another model's prices.
+    expect(run.priceModel).toBe("scripted:recovery");
+    expect(run.totals.cost).toBeNull();
     expect(run.totals.durationMs).toBeGreaterThan(0);
     const call = run.turns[0].toolCalls[0];
     expect(call.name).toBe("list-orders");
@@ -69,7 +71,8 @@ describe("run projection", () => {
     const chart = data.runs[0].chart;
     expect(chart.map((p) => p.turn)).toEqual([1, 2, 3, 4]);
     expect(chart.every((p, i) => i === 0 || p.fullTokens > chart[i - 1].fullTokens)).toBe(true);
-    expect(chart[1].cachedSource).toBe("reported");
+    // A scripted model is no provider: its figures are measured locally, and said to be.
+    expect(chart[1].cachedSource).toBe("local");
     expect(chart.map((p) => p.failed)).toEqual([false, true, false, false]);
   });
 

@@ -12,7 +12,7 @@ import type { StrategyDefinition } from "../registry-types.js";
 import { closedBreaker, summaryOptions, SummaryEngine, type BreakerState } from "../summarizers/engine.js";
 import { promptTokens } from "../tokens.js";
 import { createTrigger, triggerSpecSchema } from "../triggers.js";
-import type { CompactionEvent, Json } from "../types.js";
+import { knownNamesOf, type CompactionEvent, type Json } from "../types.js";
 import { fingerprint } from "./rolling.js";
 
 const schema = z
@@ -106,7 +106,8 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
           const from = n === 0 ? task + 1 : state.boundaries[n - 1];
           const to = state.boundaries[n];
           const covered = messages.slice(from, to).filter((m) => m.role !== "system");
-          const request = { messages: covered, maxTokens: engine.budget(context, promptTokens(covered)), ...(conversation.knownNames === undefined ? {} : { knownNames: conversation.knownNames }) };
+          const names = knownNamesOf(conversation.records);
+          const request = { messages: covered, maxTokens: engine.budget(context, promptTokens(covered)), ...(names === undefined ? {} : { knownNames: names }) };
           const outcome = covered.length === 0 ? { text: "(no messages)", breaker: state.breaker } : await engine.run(request, state.breaker, context, spend, events, from);
           state = { ...state, breaker: outcome.breaker };
           if (outcome.text === undefined) break;

@@ -8,7 +8,7 @@ import { isUnitStart, spliceSummary, taskIndex } from "../messages.js";
 import { clock, finish, noSpend } from "../result.js";
 import { closedBreaker, SummaryEngine, type BreakerState, type SummaryOptions } from "../summarizers/engine.js";
 import { promptTokens } from "../tokens.js";
-import type { CompactionContext, CompactionEvent, CompactionResult, Conversation, Json, Strategy } from "../types.js";
+import { knownNamesOf, type CompactionContext, type CompactionEvent, type CompactionResult, type Conversation, type Json, type Strategy } from "../types.js";
 
 export type RollingState = {
   /** The summary text (without its header). */
@@ -70,6 +70,7 @@ export function rollingStrategy(name: string, options: SummaryOptions & Record<s
     options,
     usesLlm: true,
     initialState: initialRolling,
+    compacted: (state) => isRollingState(state) && state.covered > 0,
     async project(conversation: Conversation, input: RollingState, context: CompactionContext): Promise<CompactionResult<RollingState>> {
       const started = clock(context)();
       const messages = conversation.messages;
@@ -89,11 +90,12 @@ export function rollingStrategy(name: string, options: SummaryOptions & Record<s
       if (typeof decision === "object") events.push({ kind: "skipped", detail: decision.skip });
       else if (decision !== undefined && decision > base) {
         const covered = messages.slice(base, decision).filter((m) => m.role !== "system");
+        const names = knownNamesOf(conversation.records);
         const request = {
           messages: covered,
           ...(state.summary ? { previous: state.summary } : {}),
           maxTokens: engine.budget(context, promptTokens(messages.slice(task + 1, decision))),
-          ...(conversation.knownNames === undefined ? {} : { knownNames: conversation.knownNames }),
+          ...(names === undefined ? {} : { knownNames: names }),
         };
         const outcome = covered.length === 0 ? { text: undefined, breaker: state.breaker } : await engine.run(request, state.breaker, context, spend, events, base);
         const next: RollingState | undefined = outcome.text === undefined ? undefined : { summary: outcome.text, covered: decision, fingerprint: fingerprint(messages, decision), breaker: outcome.breaker };

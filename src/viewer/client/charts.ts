@@ -74,7 +74,8 @@ export function promptChart(points: readonly ChartPoint[], onPick: (turn: number
   }
   // Whole-height hit areas: a click on a turn's column opens the turn.
   points.forEach((p, i) => els.push(s("rect", { x: xAt(i) - step / 2, y: T, width: step, height: plotH, class: "hit", "data-turn": p.turn, onclick: () => onPick(p.turn) })));
-  const src = points.some((p) => p.cachedSource === "reported") ? "reported by the provider" : "estimated: the prefix shared with the previous prompt";
+  const sources = new Set(points.map((p) => p.cachedSource));
+  const src = [...sources].map((k) => (k === "provider" ? "reported by the provider" : k === "local" ? "measured locally" : "as the trace recorded it")).join(", ");
   return h(
     "figure",
     { class: "chart-box", "data-chart": "prompt" },

@@ -13,6 +13,9 @@ export interface RunContext {
   go: (hash: string) => void;
 }
 
+/** Where a turn's figures come from: a scripted or replayed model is no provider, so its runs are measured locally. */
+const SOURCE: Record<"provider" | "local" | "recorded", string> = { provider: "reported by the provider", local: "measured locally", recorded: "source not recorded" };
+
 const STATUS: Record<TurnView["status"], string> = {
   ok: "ok",
   error: "error",
@@ -40,7 +43,7 @@ function header(run: RunView, ctx: RunContext): HTMLElement {
       stat("input tokens", fmt(t.inputTokens)),
       stat("cached", fmt(t.cachedTokens)),
       stat("output tokens", fmt(t.outputTokens)),
-      stat(`cost (${run.priceModel} list prices)`, `$${t.cost.toFixed(4)}`),
+      t.cost !== null ? stat(`cost (${run.priceModel ?? "?"} list prices)`, `$${t.cost.toFixed(4)}`) : stat("cost", run.priceModel === null ? "unknown: the trace records no model" : `unknown: no price for model ${run.priceModel}`),
       stat("tool calls", String(t.toolCalls)),
       stat("model time", ms(t.llmMs)),
       stat("program time", ms(t.execMs)),
@@ -103,7 +106,7 @@ function turnDetail(run: RunView, t: TurnView, ctx: RunContext): HTMLElement {
   return h(
     "article",
     { class: `turn${t.failed ? " failed" : ""}`, id: "turn", "data-turn": t.number },
-    h("h3", { class: "turn-title" }, `Turn ${t.number} of ${run.turns.length}: `, h("span", { class: `status status-${t.status}` }, STATUS[t.status]), h("span", { class: "muted" }, ` · ${fmt(u.inputTokens)} in (${fmt(u.cachedTokens)} cached) / ${fmt(u.outputTokens)} out · model ${ms(u.llmMs)} · program ${ms(u.execMs)}`)),
+    h("h3", { class: "turn-title" }, `Turn ${t.number} of ${run.turns.length}: `, h("span", { class: `status status-${t.status}` }, STATUS[t.status]), h("span", { class: "muted" }, ` · ${fmt(u.inputTokens)} in (${fmt(u.cachedTokens)} cached) / ${fmt(u.outputTokens)} out${u.cost === undefined ? "" : ` · $${u.cost.toFixed(4)}`} (${SOURCE[u.source ?? "recorded"]}) · model ${ms(u.llmMs)} · program ${ms(u.execMs)}`)),
     t.notes.length > 0 ? h("p", { class: "muted" }, `Repaired before running: ${t.notes.join("; ")}`) : null,
     errorBox(t),
     t.program !== null ? h("section", null, h("h4", null, "Program"), block(t.program, "program", (p) => highlight(p, t.error?.line))) : h("section", null, h("h4", null, "Reply (no program found)"), block(t.reply ?? "", "reply")),

@@ -1,0 +1,87 @@
+// What a model needs from earlier turns stays in the compressed view (issue 20, item 3): its
+// own prose for one prompt, small collections as values, every record key in a sample; and
+// under a breakpoint cache errors stay in full rather than rewrite every later message.
+import { describe, expect, it } from "vitest";
+import { SubAgent } from "../../src/agent/subagent.js";
+import { compressedView } from "../../src/history/compressed.js";
+import { renderSummary } from "../../src/history/summary.js";
+import { defaultViewOptions, type ViewOptions } from "../../src/history/view.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
+import type { RunTrace } from "../../src/trace/trace.js";
+
+const reply = (prose: string, body: string): string => `${prose}\n\n\`\`\`clojure\n${body}\n\`\`\``;
+const options = (cacheModel: "token-prefix" | "breakpoint" = "token-prefix"): ViewOptions => ({ ...defaultViewOptions, compressHistory: true, cacheModel });
+
+async function run(replies: string[], context: Record<string, unknown> = {}): Promise<RunTrace> {
+  const agent = SubAgent.create({ prompt: "Work it out.", maxTurns: replies.length });
+  const step = await SubAgent.run(agent, { llm: scriptedLlm(replies), context });
+  return step.trace;
+}
+
+const view = (trace: RunTrace, k: number, opts: ViewOptions) => compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, k), maxTurns: trace.turns.length }, opts);
+const text = (v: ReturnType<typeof view>): string => v.messages.map((m) => m.content).join("\n");
+
+describe("keeping what a model needs", () => {
+  it("keeps the model's prose as a ; Note: line for one prompt, at the end of the turn's summary", async () => {
+    const trace = await run([
+      reply("MAX_JOB_RETRIES = 3 is job-level, not part of the answer.", `(def retries 3)\n(println "retries" retries)`),
+      reply("Next, the totals.", `(println "total" 10)`),
+      reply("Done.", "(return 10)"),
+    ]);
+    const second = view(trace, 1, options());
+    const place = (second.turns ?? [])[0];
+    expect(place.text.split("\n").at(-1)).toBe("; Note: MAX_JOB_RETRIES = 3 is job-level, not part of the answer.");
+    // One prompt later the note is gone, and the earlier text is extended, not rewritten.
+    const third = view(trace, 2, options());
+    expect(text(third)).not.toContain("MAX_JOB_RETRIES");
+    expect(text(third)).toContain("; Note: Next, the totals.");
+    const before = String(second.messages[2].content);
+    const summary = before.slice(0, before.lastIndexOf("\n; Note:"));
+    expect(String(third.messages[2].content).startsWith(summary)).toBe(true);
+  });
+
+  it("with the breakpoint layout the note follows the latest feedback, and the breakpoint before it is where the next prompt hits", async () => {
+    const trace = await run([reply("Counting first.", `(println "n" 3)`), reply("Then summing.", `(println "s" 6)`), reply("Done.", "(return 6)")]);
+    const v = view(trace, 2, options("breakpoint"));
+    const last = v.messages.length - 1;
+    expect(v.messages[last].content.endsWith("; Note: Then summing.")).toBe(true);
+    expect(v.breakpoints).toEqual([1, last - 1, last]);
+    // The messages before the note are the next prompt's, unchanged.
+    const next = view(trace, 3, options("breakpoint"));
+    expect(next.messages.slice(0, last)).toEqual(v.messages.slice(0, last));
+    expect(text(next)).not.toContain("Then summing.");
+  });
+
+  it("shows a small collection (EDN of 80 characters or less) as its value once its output is dropped, not its shape", async () => {
+    const trace = await run([reply("Settings.", `(def cfg {:attempts 3 :delay 10 :mode "fast"})\n(println "ok")`), reply("Done.", "(return 1)")]);
+    const summary = renderSummary(trace.turns[0], { superseded: undefined, printsShown: 0 }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 });
+    expect(summary.text).toContain('; Defined: cfg = map[3], sample: {:attempts 3 :delay 10 :mode "fast"}');
+    expect(summary.text).not.toContain("integer");
+  });
+
+  it("lists every record key in a sample its budget cut short", async () => {
+    const sales = Array.from({ length: 5 }, (_, i) => ({ region: `region-number-${i}`, customer: `customer-with-a-long-name-${i}`, address: `${i} Long Street, Some Town, Some County`, comment: "a comment that takes a good many characters", revenue: i * 100 }));
+    const trace = await run([reply("Load.", "(def rows data/sales)"), reply("Done.", "(return 1)")], { sales });
+    const v = view(trace, 1, options());
+    expect(text(v), JSON.stringify(v.messages.slice(2))).toMatch(/; Defined: rows = vector\[5\], sample: .*, keys: :region :customer :address :comment :revenue/);
+  });
+
+  it("keeps a fixed error in full under the breakpoint layout (summarizing it would rewrite every later message)", async () => {
+    const trace = await run([reply("Try.", "(println (+ 1 nil))"), reply("Fix.", `(println "ok" 1)`), reply("More.", `(println "ok" 2)`), reply("More.", `(println "ok" 3)`), reply("Done.", "(return 1)")]);
+    expect(trace.turns[0].status).toBe("error");
+    expect(view(trace, 4, options("breakpoint")).stats.turnsFull.map((t) => t.reason)).toEqual(["error"]);
+    expect(view(trace, 4, options("token-prefix")).stats.turnsFull).toEqual([]);
+  });
+
+  it("keeps a turn that defined functions raw for one more prompt, then summarizes it", async () => {
+    const define = reply("A helper.", `(defn double-all "Doubles each" [xs] (mapv #(* 2 %) xs))\n(println "ok")`);
+    const trace = await run([define, reply("Use it.", `(println (double-all [1 2]))`), reply("Again.", `(println "n" 2)`), reply("Done.", "(return 1)")]);
+    const next = view(trace, 1, options());
+    expect(next.stats.turnsFull).toEqual([{ turn: 1, reason: "latest" }]);
+    expect(text(next)).toContain("(defn double-all");
+    const later = view(trace, 2, options());
+    expect(later.stats.turnsFull).toEqual([]);
+    expect(text(later)).toContain('; Function: double-all [xs] - "Doubles each"');
+    expect(text(later)).not.toContain("(defn double-all");
+  });
+});
