@@ -320,6 +320,10 @@ async function isolation(): Promise<void> {
     ["(+ 1 2)", "(+ 1 2)", undefined],
     ["count a 1,000-row context", "(count data/rows)", { rows: Array.from({ length: 1000 }, (_, i) => ({ id: i, name: `row ${i}` })) }],
     ["fib 25", fib, undefined],
+    // Printed lines stream to the host as they are written (so an ended run keeps them).
+    ["print 1,000 lines", "(dotimes [i 1000] (println \"line\" i))", undefined],
+    // Marks cross the boundary with the values they mark.
+    ["hidden context, derived and printed", '(def auth (str "Bearer " (:token data/_creds))) (println auth) (count auth)', { _creds: { token: "sk-live-4f9a2b7c1d" } }],
   ] as const) {
     const options = { limits: LIMITS, ...(ctx === undefined ? {} : { ctx }) };
     const [inProcess, isolated] = await paired(RUNS, () => must(source, options), () => must(source, { ...options, ...worker }));

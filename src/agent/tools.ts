@@ -2,7 +2,7 @@
 // a ToolSession adapts a run's tools to the interpreter, adding argument validation that
 // names the failing field, per-call timeouts, per-run call caps, abort, and withdrawal.
 import { z } from "zod";
-import { type ToolSpec, ToolTimeout } from "../lisp/index.js";
+import { boxed, type ToolSpec, ToolTimeout } from "../lisp/index.js";
 import type { ApprovalGate, NeedsApproval } from "./approval.js";
 import { AgentDefinitionError, describeIssues } from "./errors.js";
 import type { RunScope } from "./types.js";
@@ -187,7 +187,10 @@ export class ToolSession {
         args = edited.data;
       }
     }
-    const result = await this.withTimeout(t, (s) => t.run(args, s, { name, scope: this.options.scope }), signal);
+    const { value: result } = await this.withTimeout(t, (s) => boxed(t.run(args, s, { name, scope: this.options.scope })), signal);
+    // Returned from here it is resolved as a promise's value, which reads its `then`: a result
+    // that cannot be read (a revoked Proxy) fails here in our words, not the host's.
+    if (!readable(result)) throw new ToolFailure("the tool returned an object that cannot be read (reading it threw)");
     if (t.output === undefined || t.checkOutput === false) return result;
     const checked = t.output.safeParse(result);
     if (!checked.success) throw new ToolFailure(`the tool returned a result that does not match its declared output: ${describeIssues(checked.error, result).join("; ")}`);
@@ -196,10 +199,10 @@ export class ToolSession {
 
   // Races the call against its timeout and the run's signal, so a tool that ignores its
   // signal can never hold the run; the tool's own signal fires in both cases.
-  private withTimeout(t: Tool, run: (signal: AbortSignal) => unknown, outer: AbortSignal): Promise<unknown> {
+  private withTimeout(t: Tool, run: (signal: AbortSignal) => { value: unknown } | Promise<{ value: unknown }>, outer: AbortSignal): Promise<{ value: unknown }> {
     const timeoutMs = t.timeoutMs ?? this.options.defaultTimeoutMs;
     const ac = new AbortController();
-    return new Promise<unknown>((resolve, reject) => {
+    return new Promise<{ value: unknown }>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const finish = (): void => {
         if (timer !== undefined) clearTimeout(timer);
@@ -231,6 +234,17 @@ export class ToolSession {
           },
         );
     });
+  }
+}
+
+/** Whether resolving a promise with `x` can read its `then` without throwing. */
+function readable(x: unknown): boolean {
+  if (typeof x !== "object" || x === null) return true;
+  try {
+    void (x as { then?: unknown }).then;
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -180,3 +180,12 @@ export function formatError(info: ErrorInfo): string {
   if (info.hint) out += `\nhint: ${info.hint}`;
   return out;
 }
+
+/** The thrown value when it is one of ours; null for anything a tool threw (even a hostile Proxy). */
+export function ours(e: unknown): LispError | ToolTimeout | null {
+  try {
+    return e instanceof LispError || e instanceof ToolTimeout ? e : null;
+  } catch {
+    return null;
+  }
+}

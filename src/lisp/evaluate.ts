@@ -8,13 +8,13 @@
 import { Analyzer, type AnalyzeEnv } from "./analyzer/analyze.js";
 import "./core/index.js";
 import { compile } from "./compile.js";
-import { abortedError, LIMIT_KINDS, LispError, thrownMessage, toErrorInfo, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
+import { abortedError, LIMIT_KINDS, LispError, ours, thrownMessage, toErrorInfo, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
-import { Budget, toHost, toLisp } from "./interop.js";
+import { boxed, Budget, Converted, toHost, toLisp } from "./interop.js";
 import { resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
-import { activate, defaultClock, GlobalEnv, output, quietly, run as current, RunState, type DataHost, type ToolHost } from "./runtime.js";
+import { activate, defaultClock, fuelExhausted, GlobalEnv, output, quietly, run as current, RunState, type DataHost, type ToolHost } from "./runtime.js";
 import { compileArityAsync, compileAsync, usesTools } from "./compile-async.js";
 import { isPending, Suspend } from "./suspend.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
@@ -241,19 +241,27 @@ function toolArgs(name: string, args: Value, spec: ToolSpec, budget: Budget): Re
 
 export { ToolTimeout } from "./errors.js";
 
-/** The thrown value when it is one of ours; null for anything a tool threw (even a hostile Proxy). */
-function ours(e: unknown): LispError | ToolTimeout | null {
-  try {
-    return e instanceof LispError || e instanceof ToolTimeout ? e : null;
-  } catch {
-    return null;
-  }
-}
 
 const isLimit = (e: unknown): e is LispError => e instanceof LispError && (LIMIT_KINDS as readonly string[]).includes(e.kind);
 
+/**
+ * What a caller inside the library hears while a run goes on: the isolated mode's worker sends
+ * it to the host, so what a program printed survives the worker being ended.
+ */
+export interface RunListener {
+  /** A line of output, as it is written (stand-ins already in place). */
+  line?(text: string): void;
+  /** A tool call about to be made, as its record shows it (marked arguments as stand-ins). */
+  toolCall?(record: ToolCallRecord): void;
+}
+
 /** Evaluates a PTC-Lisp program. Never throws: every failure is an `{ ok: false }` result. */
-export async function evaluate(source: string, options: EvaluateOptions = {}): Promise<EvalResult> {
+export function evaluate(source: string, options: EvaluateOptions = {}): Promise<EvalResult> {
+  return evaluateWith(source, options, null);
+}
+
+/** `evaluate`, telling `listen` what happens as it happens. */
+export async function evaluateWith(source: string, options: EvaluateOptions, listen: RunListener | null): Promise<EvalResult> {
   if (options.isolation !== undefined && options.isolation !== "none") return isolated(source, options, options.isolation);
   const now = options.clock ?? defaultClock;
   const started = now();
@@ -325,6 +333,7 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
       const record: ToolCallRecord = { name, args: shown, durationMs: 0 };
       toolCalls.push(record);
       onToolCall?.(record, false);
+      listen?.toolCall?.(record);
       const t0 = now();
       return settle(spec, hostArgs, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
         .then((answer) => convertResult(state, answer.value, name))
@@ -361,6 +370,7 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
   };
   const state: RunState = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, program.suspendable ? compileArityAsync : null, now);
   state.onPrint = quietly(options.onPrint);
+  if (listen?.line !== undefined) state.out.onLine = listen.line;
 
   let outcome: Outcome = "value";
   let result: Value = null;
@@ -409,6 +419,12 @@ export async function evaluate(source: string, options: EvaluateOptions = {}): P
  * the run had left when it began to wait, and the time it takes is counted against the run.
  */
 function convertResult(state: RunState, raw: unknown, name: string): Value {
+  if (Converted.is(raw)) {
+    state.fuel -= raw.steps;
+    state.deadline -= raw.ms;
+    if (state.fuel < 0) throw fuelExhausted(state.limits);
+    return raw.value;
+  }
   const t0 = performance.now();
   const budget = runBudget(state, t0 + Math.max(0, state.deadline - state.lastActive));
   try {
@@ -426,9 +442,9 @@ async function isolated(source: string, options: EvaluateOptions, isolation: Iso
   } catch (e) {
     return { ok: false, error: describeFailure(e, source), prints: [], memory: options.memory ?? EMPTY_MEMORY, toolCalls: [], stats: { fuelUsed: 0, durationMs: 0 } };
   }
-  // Provenance marks and an injected clock do not cross the worker boundary yet, so such a run
-  // stays in process: hiding a secret matters more than preempting its program.
-  if (mode.mode === "none" || options.clock !== undefined || mayMeetHidden(options)) return evaluate(source, { ...options, isolation: "none" });
+  // An injected clock is a caller's own (often virtual) time, which cannot drive a worker's hard
+  // stop: such a run stays in process, where that clock is the only one.
+  if (mode.mode === "none" || options.clock !== undefined) return evaluate(source, { ...options, isolation: "none" });
   let tools: Map<string, ToolSpec>;
   try {
     tools = normalizeTools(options.tools);
@@ -436,12 +452,6 @@ async function isolated(source: string, options: EvaluateOptions, isolation: Iso
     return { ok: false, error: describeFailure(e, source), prints: [], memory: options.memory ?? EMPTY_MEMORY, toolCalls: [], stats: { fuelUsed: 0, durationMs: 0 } };
   }
   return evaluateIsolated(source, options, tools, mode.maxHeapMb);
-}
-
-function mayMeetHidden(options: EvaluateOptions): boolean {
-  if (options.ctx !== undefined && Object.keys(options.ctx).some(isHiddenKey)) return true;
-  if (options.memory !== undefined) for (const entry of options.memory.values()) if (entry.hidden !== undefined) return true;
-  return false;
 }
 
 /** Waits for the rest of a top-level form, which goes on as its tool results come in. */
@@ -557,20 +567,6 @@ function settle(spec: ToolSpec, args: Record<string, unknown>, halt: Halt, timeo
         halt.stops.delete(onHalt);
       });
   });
-}
-
-/**
- * A tool's answer in a box, so the promise machinery never reads `then` from it (a revoked
- * Proxy throws host text there): a thenable is awaited, anything else is left for conversion.
- */
-function boxed(r: unknown): { value: unknown } | Promise<{ value: unknown }> {
-  let then: unknown;
-  try {
-    then = typeof r === "object" && r !== null ? (r as { then?: unknown }).then : undefined;
-  } catch {
-    return { value: r };
-  }
-  return typeof then === "function" ? Promise.resolve(r).then((v) => boxed(v)) : { value: r };
 }
 
 /** Ends the calls in flight: one listener on the signal however many calls there are. */

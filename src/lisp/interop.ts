@@ -47,6 +47,42 @@ export class Budget {
   }
 }
 
+/**
+ * A tool result already converted on the other side of a thread boundary (the isolated mode's
+ * host), with what converting it cost there: the run is charged the same as for its own conversion.
+ */
+export class Converted {
+  constructor(
+    readonly value: Value,
+    /** Values visited (fuel). */
+    readonly steps: number,
+    readonly ms: number,
+  ) {}
+
+  /** Whether `x` is one (safe on anything a tool returns, a revoked Proxy included). */
+  static is(x: unknown): x is Converted {
+    try {
+      return x instanceof Converted;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/**
+ * A tool's answer in a box, so the promise machinery never reads `then` from it (a revoked
+ * Proxy throws host text there): a thenable is awaited, anything else is left for conversion.
+ */
+export function boxed(r: unknown): { value: unknown } | Promise<{ value: unknown }> {
+  let then: unknown;
+  try {
+    then = typeof r === "object" && r !== null ? (r as { then?: unknown }).then : undefined;
+  } catch {
+    return { value: r };
+  }
+  return typeof then === "function" ? Promise.resolve(r).then((v) => boxed(v)) : { value: r };
+}
+
 function tooDeep(maxDepth: number, direction: "into" | "out of"): LispError {
   return new LispError("nesting_too_deep", `data nested deeper than ${maxDepth} levels cannot cross ${direction} the program`);
 }

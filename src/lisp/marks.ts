@@ -295,6 +295,19 @@ export class Marks {
     return out;
   }
 
+  /** The marks of strings and numbers (by value), to send across a thread boundary; an object's mark travels with it (wire.ts). */
+  primitives(): Array<[string | number, Origin]> {
+    return [...this.prims];
+  }
+
+  /** Gives a value the mark it had on the other side of a thread boundary. */
+  carry(v: Value, o: Origin): void {
+    if (v === null || typeof v === "boolean") return;
+    if (typeof v === "object") this.objs.set(v, o);
+    else this.prims.set(v, o);
+    this.empty = false;
+  }
+
   /** Marks a value kept in memory as it was marked when defined (`Origin` saved with it). */
   restore(v: Value, o: Origin): void {
     if (o.derived) this.derive(v, o);

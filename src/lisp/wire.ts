@@ -7,6 +7,7 @@ import { OrderedMap, OrderedSet } from "immutable";
 import { markSorted, sortOrder } from "./core/sorted.js";
 import { compare } from "./equality.js";
 import { LispError } from "./errors.js";
+import type { Marks, Origin } from "./marks.js";
 import { compileRegex } from "./regex.js";
 import { Fn, Keyword, keyword, LFloat, LMap, LSet, Reduced, Regex, Var, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
@@ -14,7 +15,8 @@ import { Vec } from "./vector.js";
 /** A value in structured-clone-safe form. */
 export type Wire = null | boolean | number | string | WireNode;
 
-type WireNode =
+/** `h`: the mark of a value from hidden context (marks.ts), which the other side's marks take on. */
+type WireNode = (
   | { t: "f"; v: number }
   | { t: "k"; n: string }
   | { t: "v"; x: Wire[] }
@@ -26,7 +28,8 @@ type WireNode =
   | { t: "var"; n: string }
   | { t: "red"; x: Wire }
   /** The i-th collection or function already written in this message. */
-  | { t: "@"; i: number };
+  | { t: "@"; i: number }
+) & { h?: Origin };
 
 /** A value that cannot be rebuilt from data on the other side: a function, or a custom sort order. */
 export class Unencodable {
@@ -64,11 +67,26 @@ export class WireWriter {
   private readonly seen = new Map<object, number>();
   private readonly added: object[] = [];
 
-  /** @param functions Whether functions are written (as `RemoteFn`s on the other side) or refused. */
-  constructor(private readonly functions: boolean) {}
+  /**
+   * @param functions Whether functions are written (as `RemoteFn`s on the other side) or refused.
+   * @param marks The run's marks, written with the values they mark.
+   */
+  constructor(
+    private readonly functions: boolean,
+    private readonly marks: Marks | null = null,
+  ) {}
 
   write(v: Value): Wire {
     if (v === null || typeof v !== "object") return v;
+    const w = this.node(v);
+    if (this.marks !== null && w.t !== "@") {
+      const o = this.marks.originOf(v);
+      if (o !== undefined) w.h = o;
+    }
+    return w;
+  }
+
+  private node(v: Value & object): WireNode {
     if (v instanceof Keyword) return { t: "k", n: v.name };
     if (v instanceof LFloat) return { t: "f", v: v.v };
     const at = this.seen.get(v);
@@ -135,11 +153,23 @@ export class WireWriter {
 export class WireReader {
   private readonly table: Value[] = [];
 
-  /** @param why What a function read here says when called (its code stayed on the other side). */
-  constructor(private readonly why = "it was defined in another thread") {}
+  /**
+   * @param why What a function read here says when called (its code stayed on the other side).
+   * @param marks Where the marks written with the values go.
+   */
+  constructor(
+    private readonly why = "it was defined in another thread",
+    private readonly marks: Marks | null = null,
+  ) {}
 
   read(w: Wire): Value {
     if (w === null || typeof w !== "object") return w;
+    const v = this.value(w);
+    if (w.h !== undefined) this.marks?.carry(v, w.h);
+    return v;
+  }
+
+  private value(w: WireNode): Value {
     switch (w.t) {
       case "k":
         return keyword(w.n);

@@ -2,23 +2,41 @@
 // run in a child process under a watchdog (watchdog.ts), so a hang or an out-of-heap abort
 // fails the case instead of killing the test runner.
 import { z } from "zod";
-import { evaluate, type EvaluateOptions } from "../../src/lisp/evaluate.js";
+import { evaluate, print, type EvaluateOptions, type ToolFn, type ToolSpec } from "../../src/lisp/evaluate.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
+import { runEvalCommand } from "../../src/cli/eval.js";
+import { PassThrough } from "node:stream";
+import { types } from "node:util";
 
 export interface Report {
   ok: boolean;
   kind?: string;
   message?: string;
   value?: unknown;
+  /** The entry point cannot take this case's input (`ptc eval` has no tools, and its context is JSON). */
+  skipped?: string;
+  /** How long the run took (building the case's host data excluded). */
+  ms?: number;
+  /** The entry point refused the input before running the program (an agent's context check). */
+  before?: true;
 }
+
+/**
+ * Where a case runs: `evaluate` in process ("none") or in a worker ("worker"), a `SubAgent.run`
+ * turn (its default isolation), or `ptc eval` (its command function, default isolation).
+ */
+export type Mode = "none" | "worker" | "agent" | "cli";
+export const MODES: readonly Mode[] = ["none", "worker", "agent", "cli"];
 
 export interface Attack {
   name: string;
-  run: (limits: EvaluateOptions["limits"]) => Promise<Report>;
+  run: (limits: EvaluateOptions["limits"], mode: Mode) => Promise<Report>;
   /** Error kinds that are a clean answer; `value` when a correct value is the answer instead. */
   expect: { kinds?: string[]; value?: unknown; message?: RegExp };
+  /** The modes the case means something in (default: all). */
+  modes?: readonly Mode[];
 }
 
 /** 2^26 leaves, a few KB of distinct nodes. */
@@ -26,25 +44,101 @@ export const DAG = "(reduce (fn [m _] [m m]) [] (range 26))";
 const MAP_DAG = "(reduce (fn [m i] {:l m :r m}) {} (range 26))";
 const BOUNDED = ["fuel_exhausted", "timeout", "collection_too_large", "string_too_large"];
 
-async function run(source: string, options: EvaluateOptions): Promise<Report> {
-  const r = await evaluate(source, options);
+const code = (s: string): string => "```clojure\n" + s + "\n```";
+
+async function run(source: string, options: EvaluateOptions, mode: Mode = "none"): Promise<Report> {
+  const t0 = performance.now();
+  const report = await runIn(source, options, mode);
+  return { ...report, ms: performance.now() - t0 };
+}
+
+async function runIn(source: string, options: EvaluateOptions, mode: Mode): Promise<Report> {
+  if (mode === "agent") return runAgent(source, options);
+  if (mode === "cli") return runCli(source, options);
+  const r = await evaluate(source, { ...options, isolation: mode });
   return r.ok ? { ok: true, value: r.value } : { ok: false, kind: r.error.kind, message: r.error.message };
+}
+
+/** One turn of an agent whose model writes `source`: what that turn's program gave. */
+async function runAgent(source: string, options: EvaluateOptions): Promise<Report> {
+  const tools: Record<string, ReturnType<typeof tool>> = {};
+  for (const [name, t] of Object.entries(options.tools ?? {})) {
+    const spec: ToolSpec = typeof t === "function" ? { run: t } : t;
+    tools[name] = tool({ description: name, input: z.object({}).passthrough(), run: (args, signal) => (spec.run as ToolFn)(args, signal), timeoutMs: spec.timeoutMs ?? options.toolTimeoutMs });
+  }
+  let agent;
+  try {
+    agent = SubAgent.create({ prompt: "Run the program", tools, maxTurns: 1, limits: options.limits });
+  } catch (e) {
+    return { ok: false, kind: (e as Error).name, message: (e as Error).message };
+  }
+  const step = await SubAgent.run(agent, { llm: scriptedLlm([code(source)]), context: options.ctx });
+  const turn = step.turns[0];
+  // Refused before any turn (the context could not be read for the prompt).
+  if (turn === undefined || turn.program === null) return step.ok ? { ok: true, value: step.value } : { ok: false, kind: step.fail.reason, message: step.fail.message, before: true };
+  if (turn?.error !== undefined) return { ok: false, kind: turn.error.kind, message: turn.error.message };
+  return { ok: true, value: turn?.value === undefined ? undefined : { edn: turn.value } };
+}
+
+/** `ptc eval -e source --ctx JSON --limit ...`, as its command runs it. */
+async function runCli(source: string, options: EvaluateOptions): Promise<Report> {
+  if (options.tools !== undefined) return { ok: false, skipped: "ptc eval has no tools" };
+  if (options.ctx !== undefined && !isJson(options.ctx, { left: 5_000_000 })) return { ok: false, skipped: "the context is not JSON" };
+  const ctx = options.ctx === undefined ? undefined : JSON.stringify(options.ctx);
+  const args = ["-e", source, "--json", ...Object.entries(options.limits ?? {}).flatMap(([k, v]) => ["--limit", `${k}=${v}`])];
+  if (ctx !== undefined) args.push("--ctx", ctx);
+  let out = "";
+  let err = "";
+  const code = await runEvalCommand(args, { stdin: new PassThrough(), stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } });
+  if (code === 0) return { ok: true, value: JSON.parse(out) as unknown };
+  const m = /^([a-z_]+): (.*)/m.exec(err);
+  return { ok: false, kind: m?.[1] ?? `exit ${code}`, message: m?.[2] ?? err.slice(0, 300) };
+}
+
+/** Whether `x` is a JSON tree (within `budget` nodes, no cycle): what `--ctx` can carry. */
+function isJson(x: unknown, budget: { left: number }, depth = 0): boolean {
+  if (--budget.left < 0 || depth > 200) return false;
+  if (x === null || typeof x === "string" || typeof x === "boolean") return true;
+  if (typeof x === "number") return Number.isFinite(x);
+  if (typeof x !== "object" || types.isProxy(x)) return false;
+  if (Array.isArray(x)) {
+    if (x.length > budget.left) return false;
+    for (let i = 0; i < x.length; i++) if (!(i in x) || !isJson(x[i], budget, depth + 1)) return false;
+    return true;
+  }
+  const proto: unknown = Object.getPrototypeOf(x);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const k in x) if (!isJson((x as Record<string, unknown>)[k], budget, depth + 1)) return false;
+  return true;
+}
+
+// Host data is built once per process, before it is timed: building it is the host's cost.
+const built = new Map<string, unknown>();
+function once<T>(key: string, make: () => T): T {
+  if (!built.has(key)) built.set(key, make());
+  return built.get(key) as T;
 }
 
 const program = (name: string, source: string, expect: Attack["expect"], options: EvaluateOptions = {}): Attack => ({
   name,
-  run: (limits) => run(source, { ...options, limits: { ...limits, ...options.limits } }),
+  run: (limits, mode) => run(source, { ...options, limits: { ...limits, ...options.limits } }, mode),
   expect,
 });
 
 const ctxAttack = (name: string, source: string, ctx: Record<string, unknown>, expect: Attack["expect"]): Attack => program(name, source, expect, { ctx });
+// A context too big to build when the module loads: built for the run, before it starts.
+const bigCtxAttack = (name: string, source: string, ctx: (limits: EvaluateOptions["limits"]) => Record<string, unknown>, expect: Attack["expect"]): Attack => ({
+  name,
+  expect,
+  run: (limits, mode) => run(source, { limits, ctx: once(name, () => ctx(limits)) }, mode),
+});
 // The result is built before the program runs: building it is the host's own time, not the run's.
 const toolAttack = (name: string, result: (limits: EvaluateOptions["limits"]) => unknown, expect: Attack["expect"], source = "(tool/t)"): Attack => ({
   name,
   expect,
-  run(limits) {
-    const value = result(limits);
-    return run(source, { limits, tools: { t: () => value } });
+  run(limits, mode) {
+    const value = once(name, () => result(limits));
+    return run(source, { limits, tools: { t: () => value } }, mode);
   },
 });
 // Twice the collection limit in force (2M under the defaults).
@@ -95,9 +189,9 @@ export const ATTACKS: Attack[] = [
   {
     name: "dag in agent memory, traces and summaries",
     expect: { value: "done" },
+    modes: ["agent"],
     async run() {
       const agent = SubAgent.create({ prompt: "Keep a value", tools: { t: tool({ description: "echo", input: z.object({}), run: () => 1 }) }, maxTurns: 3 });
-      const code = (s: string): string => "```clojure\n" + s + "\n```";
       const llm = scriptedLlm([code(`(def d ${DAG}) (def m ${MAP_DAG}) (println (count d)) (count d)`), code("(def e [d m]) (count e)"), code('(return "done")')]);
       const step = await SubAgent.run(agent, { llm });
       return step.ok ? { ok: true, value: step.value } : { ok: false, kind: step.fail.reason, message: step.fail.message };
@@ -121,6 +215,12 @@ export const ATTACKS: Attack[] = [
   toolAttack("tool sparse 1e9 array", () => new Array(1e9), { kinds: ["collection_too_large"] }),
   toolAttack("tool array-like Proxy 2^32-1", () => lyingArray(2 ** 32 - 1), { kinds: ["collection_too_large"] }),
   toolAttack("tool 2M-key object", (l) => manyKeys(twiceTheLimit(l)), { kinds: ["collection_too_large"] }),
+  toolAttack("tool 300k-key object", () => manyKeys(300_000), { value: 300_000, kinds: ["timeout", "collection_too_large", "fuel_exhausted"] }, "(count (tool/t))"),
+  bigCtxAttack("ctx 2M-key object", "(count data/x)", (l) => ({ x: manyKeys(twiceTheLimit(l)) }), { kinds: ["collection_too_large"] }),
+  bigCtxAttack("ctx 300k-key object", "(count data/x)", () => ({ x: manyKeys(300_000) }), { value: 300_000, kinds: ["timeout", "collection_too_large", "fuel_exhausted"] }),
+  toolAttack("tool object Proxy with 2M ownKeys", (l) => new Proxy({}, { ownKeys: () => Array.from({ length: twiceTheLimit(l) }, (_, i) => "k" + i), getOwnPropertyDescriptor: () => ({ value: 1, enumerable: true, configurable: true }) }), { kinds: ["collection_too_large", "type_error", "tool_error"] }),
+  toolAttack("tool Map whose size says 1e9", () => Object.defineProperty(new Map([[1, 1]]), "size", { get: () => 1e9 }), { kinds: ["collection_too_large"] }),
+  toolAttack("tool Set whose size says 1 over 2M entries", (l) => Object.defineProperty(new Set(Array.from({ length: twiceTheLimit(l) }, (_, i) => i)), "size", { get: () => 1 }), { kinds: ["collection_too_large", "timeout", "fuel_exhausted"] }),
   toolAttack("tool Map of 2M entries", (l) => new Map(Array.from({ length: twiceTheLimit(l) }, (_, i) => [i, i])), { kinds: ["collection_too_large"] }),
   toolAttack("tool cyclic graph", cyclic, { kinds: ["tool_error"], message: /tool\/t\.a is a cycle/ }),
   toolAttack("tool function in result", () => ({ rows: [1, { f: () => 1 }] }), { kinds: ["type_error", "tool_error"], message: /rows\[1\]\.f/ }),
@@ -128,22 +228,24 @@ export const ATTACKS: Attack[] = [
   {
     name: "tool Error whose message getter throws",
     expect: { kinds: ["tool_error"] },
-    run: (limits) => {
+    run: (limits, mode) => {
       const e = new Error("x");
       Object.defineProperty(e, "message", { get: () => { throw new Error("getter boom"); } });
-      return run("(tool/t)", { limits, tools: { t: () => { throw e; } } });
+      return run("(tool/t)", { limits, tools: { t: () => { throw e; } } }, mode);
     },
   },
   {
     name: "tool throws a Proxy whose traps throw",
     expect: { kinds: ["tool_error"] },
-    run: (limits) => run("(tool/t)", { limits, tools: { t: () => Promise.reject(new Proxy({}, { get: () => { throw new Error("trap"); }, getPrototypeOf: () => { throw new Error("trap"); } })) } }),
+    run: (limits, mode) => run("(tool/t)", { limits, tools: { t: () => Promise.reject(new Proxy({}, { get: () => { throw new Error("trap"); }, getPrototypeOf: () => { throw new Error("trap"); } })) } }, mode),
   },
-  program("tool spec without run", "1", { kinds: ["value_error"], message: /tool\/t/ }, { tools: { t: {} as never } }),
-  program("tool spec with bad params", "1", { kinds: ["value_error"], message: /tool\/t/ }, { tools: { t: { run: () => 1, params: "a" as never } } }),
+  // evaluate's own checks; an agent's tools are checked by tool() and SubAgent.create (the next case).
+  { ...program("tool spec without run", "1", { kinds: ["value_error"], message: /tool\/t/ }, { tools: { t: {} as never } }), modes: ["none", "worker"] },
+  { ...program("tool spec with bad params", "1", { kinds: ["value_error"], message: /tool\/t/ }, { tools: { t: { run: () => 1, params: "a" as never } } }), modes: ["none", "worker"] },
   {
     name: "SubAgent tool without run",
     expect: { kinds: ["AgentDefinitionError"], message: /t/ },
+    modes: ["agent"],
     async run() {
       try {
         SubAgent.create({ prompt: "p", tools: { t: { description: "d" } as never } });
@@ -156,9 +258,10 @@ export const ATTACKS: Attack[] = [
   {
     name: "tool past its timeout is abandoned",
     expect: { kinds: ["tool_timeout"] },
-    async run(limits) {
+    modes: ["none", "worker", "agent"],
+    async run(limits, mode) {
       let late = false;
-      const r = await run("(tool/t)", { limits, toolTimeoutMs: 20, tools: { t: () => new Promise((ok) => setTimeout(() => ok((late = true)), 200)) } });
+      const r = await run("(tool/t)", { limits, toolTimeoutMs: 20, tools: { t: () => new Promise((ok) => setTimeout(() => ok((late = true)), 200)) } }, mode);
       await new Promise((ok) => setTimeout(ok, 300));
       // The late result arrived and was ignored: the report is still the timeout.
       return late ? r : { ok: true, value: "the tool never finished" };
@@ -171,12 +274,25 @@ export const HOST_TEXT = /Cannot perform|TypeError|RangeError|SyntaxError|Refere
 
 /** Why a report is not the clean answer the case expects (null when it is). */
 export function verdict(a: Attack, r: Report): string | null {
+  if (r.skipped !== undefined) return null;
   if (r.message !== undefined && HOST_TEXT.test(r.message)) return `host text in the message: ${r.message}`;
+  // An agent refuses a context it cannot read before any program runs: clean, when an error is the answer.
+  if (r.before === true && r.kind === "invalid_input" && a.expect.kinds !== undefined) return null;
   if (r.ok) {
     if (!("value" in a.expect)) return `expected an error, got a value`;
-    return JSON.stringify(r.value) === JSON.stringify(a.expect.value) ? null : `wrong value ${JSON.stringify(r.value)?.slice(0, 200)}`;
+    // An agent's turn shows its value as EDN.
+    const want = isEdn(r.value) ? print(a.expect.value as never) : JSON.stringify(a.expect.value);
+    const got = isEdn(r.value) ? r.value.edn : JSON.stringify(r.value);
+    return got === want ? null : `wrong value ${got?.slice(0, 200)}`;
   }
   if (!a.expect.kinds?.includes(r.kind ?? "")) return `unexpected ${r.kind}: ${r.message}`;
   if (a.expect.message && !a.expect.message.test(r.message ?? "")) return `message does not match ${a.expect.message}: ${r.message}`;
   return null;
+}
+
+const isEdn = (v: unknown): v is { edn: string } => typeof v === "object" && v !== null && "edn" in v;
+
+/** Every case id (`mode|attack name`) in `modes`, attack by attack. */
+export function caseIds(modes: readonly Mode[] = MODES): string[] {
+  return ATTACKS.flatMap((a) => modes.filter((m) => a.modes?.includes(m) ?? true).map((m) => `${m}|${a.name}`));
 }

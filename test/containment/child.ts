@@ -1,19 +1,25 @@
-// The child side of the attack watchdog: runs the named attacks one by one and reports each.
-// argv: a JSON object of limits, then attack names (`all` for every one).
-import { ATTACKS } from "./attacks.js";
+// The child side of the attack watchdog: runs the named cases one by one and reports each.
+// argv: a JSON object of limits, then case ids `mode|attack name` (`all` for every attack in every mode).
+import { evaluate } from "../../src/lisp/evaluate.js";
+import { ATTACKS, caseIds, type Mode } from "./attacks.js";
 
-const [limitsJson, ...names] = process.argv.slice(2);
+const [limitsJson, ...ids] = process.argv.slice(2);
 const limits = JSON.parse(limitsJson) as Record<string, number>;
-const chosen = names.includes("all") ? ATTACKS : ATTACKS.filter((a) => names.includes(a.name));
-for (const a of chosen) {
-  process.stdout.write(JSON.stringify({ start: a.name }) + "\n");
+// A warm pool, as in a long-lived host: a cold worker's start (loading the interpreter) is not a case's time.
+await evaluate("1", { isolation: "worker" });
+for (const id of ids.includes("all") ? caseIds() : ids) {
+  const [mode, name] = id.split("|") as [Mode, string];
+  const a = ATTACKS.find((x) => x.name === name);
+  if (a === undefined) continue;
+  process.stdout.write(JSON.stringify({ start: id }) + "\n");
   const t0 = performance.now();
   let result;
   try {
-    result = { report: await a.run(limits), ms: performance.now() - t0 };
+    const report = await a.run(limits, mode);
+    result = { report, ms: report.ms ?? performance.now() - t0 };
   } catch (e) {
     result = { report: { ok: false, kind: "thrown", message: e instanceof Error ? `${e.name}: ${e.message}` : String(e) }, ms: performance.now() - t0 };
   }
-  process.stdout.write(JSON.stringify({ done: a.name, result }) + "\n");
+  process.stdout.write(JSON.stringify({ done: id, result }) + "\n");
 }
 process.exit(0);

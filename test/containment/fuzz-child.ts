@@ -1,6 +1,7 @@
 // The child side of the containment fuzzer: each argument is a batch `start:count` of seeds.
 import { check } from "./fuzz.js";
 import { FUZZ_LIMITS } from "./fuzz.js";
+import { evaluate } from "../../src/lisp/evaluate.js";
 
 export interface BatchSummary {
   programs: number;
@@ -12,6 +13,9 @@ export interface BatchSummary {
   maxMs: number;
   kinds: Record<string, number>;
 }
+
+// A warm pool, as in a long-lived host: starting a worker (loading the interpreter) is not a program's time.
+await evaluate("1", { isolation: "worker" });
 
 for (const batch of process.argv.slice(2)) {
   process.stdout.write(JSON.stringify({ start: batch }) + "\n");

@@ -157,7 +157,8 @@ export async function check(seed: number): Promise<FuzzOutcome> {
   let kind = "value";
   try {
     const toolResult = host(c.tool);
-    const r = await evaluate(c.source, { ctx: { x: host(c.ctx) }, tools: { t: () => toolResult }, limits: FUZZ_LIMITS });
+    // One program in ten runs in a worker, so the thread boundary (context, tool results, values and marks crossing) meets the same inputs.
+    const r = await evaluate(c.source, { ctx: { x: host(c.ctx) }, tools: { t: () => toolResult }, limits: FUZZ_LIMITS, isolation: seed % 10 === 0 ? "worker" : "none" });
     if (r.stats.fuelUsed > FUZZ_LIMITS.maxFuel) problems.push(`used ${r.stats.fuelUsed} fuel`);
     if (!r.ok) {
       kind = r.error.kind;

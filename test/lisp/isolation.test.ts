@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { evaluate, print, type EvaluateOptions, type EvalResult, type ToolFn } from "../../src/lisp/evaluate.js";
 import { Fn } from "../../src/lisp/values.js";
+import { showStandIns } from "../../src/lisp/marks.js";
 import { form, program } from "../property/arbitraries.js";
 import { caseFiles } from "../support/cases.js";
 
@@ -88,7 +89,83 @@ describe("isolated mode: preemption", () => {
   });
 });
 
+describe("isolated mode: what a killed worker leaves", () => {
+  it("lines printed before an abort are in the result", async () => {
+    const { started, tool } = starter();
+    const ac = new AbortController();
+    const src = '(println "first") (println "second") (tool/started) (println "after the call") (loop [i 0] (recur (inc i)))';
+    const pending = evaluate(src, worker({ tools: { started: tool }, limits: SPIN_LIMITS, signal: ac.signal }));
+    // Lines printed before a tool call are sent before the call.
+    await started;
+    ac.abort();
+    const r = await pending;
+    expect(r.ok ? "ok" : r.error.kind).toBe("aborted");
+    expect(r.prints.slice(0, 2)).toEqual(["first", "second"]);
+  });
+});
+
+describe("isolated mode: hidden context", () => {
+  const ctx = { _creds: { token: "sk-live-4f9a2b7c1d" }, user: "ann" };
+  const seen: unknown[] = [];
+  const tools = { lookup: (args: Record<string, unknown>) => (seen.push(args), { ok: true }) };
+
+  it("a run with hidden context is isolated: abort ends it at once", async () => {
+    const { started, tool } = starter();
+    const ac = new AbortController();
+    const pending = evaluate("(def t (:token data/_creds)) (tool/started) (loop [i 0] (recur (inc i)))", worker({ ctx, tools: { started: tool }, limits: SPIN_LIMITS, signal: ac.signal }));
+    await started;
+    ac.abort();
+    const r = await pending;
+    // In process, the spinning loop would hold the event loop until its 60 s clock.
+    expect(r.ok ? "ok" : r.error.kind).toBe("aborted");
+  });
+
+  it("marks cross the boundary: prints, tool-call records, errors, results and memory hide what they hid in process", async () => {
+    const first = '(def tok (:token data/_creds)) (def auth (str "Bearer " tok)) (println auth) (tool/lookup {:token auth :user data/user}) [tok data/user]';
+    const [a, b] = [await evaluate(first, { ctx, tools }), await evaluate(first, worker({ ctx, tools }))];
+    expect(shown(b)).toEqual(shown(a));
+    expect(b.toolCalls.map((c) => c.args)).toEqual(a.toolCalls.map((c) => c.args));
+    expect(JSON.stringify(b.toolCalls)).not.toContain("4f9a2b7c1d");
+    // The tool itself got the value in both modes.
+    expect(seen).toEqual([{ token: "Bearer sk-live-4f9a2b7c1d", user: "ann" }, { token: "Bearer sk-live-4f9a2b7c1d", user: "ann" }]);
+    if (!a.ok || !b.ok) throw new Error("expected success");
+    expect(b.marks).toBeDefined();
+    expect(print(b.marks?.hide(b.lisp) ?? null)).toBe(print(a.marks?.hide(a.lisp) ?? null));
+    expect(showStandIns(print(b.marks?.hide(b.lisp) ?? null))).not.toContain("4f9a");
+    expect(b.memory.get("auth")?.hidden).toEqual(a.memory.get("auth")?.hidden);
+    // The next turn, in the same worker or re-created in another, still knows what is hidden.
+    const next = '(println (subs tok 3)) (throw (ex-info (str "bad " tok) {}))';
+    const a2 = await evaluate(next, { ctx, tools, memory: a.memory });
+    const b2 = await evaluate(next, worker({ ctx, tools, memory: b.memory }));
+    const c2 = await evaluate(next, worker({ ctx, tools, memory: new Map(b.memory) }));
+    expect(shown(b2)).toEqual(shown(a2));
+    expect(shown(c2)).toEqual(shown(a2));
+    expect(JSON.stringify(shown(b2))).not.toContain("4f9a");
+  });
+});
+
 describe("isolated mode: tools across the boundary", () => {
+  it("a tool result over the limits fails as in process: its kind, counted against the run", async () => {
+    const big = Array.from({ length: 3000 }, (_, i) => i);
+    const tools = { big: () => big, keys: () => Object.fromEntries(big.map((i) => ["k" + i, i])) };
+    for (const [src, limits] of [
+      ["(count (tool/big))", { maxCollectionSize: 1000 }],
+      ["(count (tool/keys))", { maxCollectionSize: 1000 }],
+      ["(count (tool/big))", { maxFuel: 2000 }],
+      ["(count (tool/keys))", { maxBoundaryValues: 2000 }],
+    ] as const) {
+      const a = await evaluate(src, { tools, limits });
+      const b = await evaluate(src, worker({ tools, limits }));
+      expect(!a.ok && a.error.kind, src).toMatch(/collection_too_large|fuel_exhausted/);
+      expect(shown(b), src).toEqual(shown(a));
+    }
+    // What converting a result spent is the run's: the same fuel in both modes.
+    const a = await evaluate("(count (tool/big))", { tools });
+    const b = await evaluate("(count (tool/big))", worker({ tools }));
+    expect(b.stats.fuelUsed).toBe(a.stats.fuelUsed);
+  });
+
+
   it("passes arguments and results as data, records calls, and keeps the result's identity in definitions", async () => {
     const tools = { lookup: ({ id }: Record<string, unknown>) => ({ id, tags: new Set(["a"]), at: new Date(0), n: -0 }) };
     const src = "(def r (tool/lookup {:id 7})) [r (:id r)]";

@@ -2,6 +2,7 @@
 // is structured-clone-safe: values travel as Wire, tool arguments and results as plain data.
 import type { ErrorInfo } from "../errors.js";
 import type { Limits } from "../limits.js";
+import type { Origin } from "../marks.js";
 import type { Wire } from "../wire.js";
 
 /** A tool as the worker knows it: its name and call rules; the code stays on the host. */
@@ -28,6 +29,7 @@ export interface MemoryEntryWire {
   doc?: string;
   source?: string;
   value?: Wire;
+  hidden?: Origin;
 }
 
 export interface RunMessage {
@@ -53,6 +55,10 @@ export interface AnswerMessage {
   value?: Wire;
   /** Why the call failed, as the program's `tool_error` tells it. */
   error?: string;
+  /** The result was refused as it was converted (too big, not data, out of time): the error the run sees. */
+  refused?: DataError;
+  /** What converting the result cost on the host, charged to the run. */
+  cost?: { steps: number; ms: number };
   /** The host's tool session gave up on the call after this many ms: the program sees `tool_timeout`. */
   timeoutMs?: number;
   /** The host stopped the program at this call (a run pausing for approval): it ends with `aborted`, which no try catches. */
@@ -80,9 +86,11 @@ export interface DoneMessage {
   value?: unknown;
   /** The result first, then the definitions' values, then tool results: one writer, sharing kept. */
   values: Wire[];
-  defs: Array<{ name: string; doc?: string; source?: string }>;
+  defs: Array<{ name: string; doc?: string; source?: string; hidden?: Origin }>;
   calls: CallRecordWire[];
   prints: string[];
+  /** The run's marks of strings and numbers (objects carry theirs in `values`), when it has marks. */
+  marks?: Array<[string | number, Origin]>;
   fuelUsed: number;
   /** The id the worker keeps the new memory under. */
   memory: number;
@@ -91,7 +99,10 @@ export interface DoneMessage {
 export type FromWorker =
   | { type: "ready" }
   | { type: "need-memory" }
-  | { type: "call"; call: number; name: string; args: Record<string, unknown> }
+  /** `shown`: the arguments as the call's record shows them (marked values as stand-ins), when they differ. */
+  | { type: "call"; call: number; name: string; args: Record<string, unknown>; shown?: Record<string, unknown> }
+  /** Lines the program printed since the last such message, so they outlive a worker that is ended. */
+  | { type: "print"; lines: string[] }
   | { type: "cancel"; call: number }
   /** The program started (true) or stopped (false) running: the span the host's hard stop counts. */
   | { type: "running"; running: boolean }

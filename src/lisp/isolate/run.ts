@@ -4,10 +4,12 @@
 // ends the worker at once, and so does a program still running past its time limit (with a
 // margin for the interpreter's own check to fire first). A worker that runs out of heap or
 // crashes fails that run only; the pool starts another.
-import { abortedError, LispError, thrownMessage, toErrorInfo, ToolTimeout, type ErrorInfo } from "../errors.js";
+import { abortedError, LispError, ours, thrownMessage, toErrorInfo, ToolTimeout, type ErrorInfo } from "../errors.js";
 import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, MemoryEntry, ToolCallRecord, ToolSpec } from "../evaluate.js";
-import { toLisp } from "../interop.js";
+import { boxed, Budget, toLisp } from "../interop.js";
 import { resolveLimits, type Limits } from "../limits.js";
+import { Marks, STAND_IN_OPEN } from "../marks.js";
+import { OutputBuffer } from "../output.js";
 import { quietly, timeoutError } from "../runtime.js";
 import { WireReader, WireWriter } from "../wire.js";
 import { poolFor, type ExitReason, type PoolWorker } from "./pool.js";
@@ -29,15 +31,31 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   const started = performance.now();
   const memory = options.memory ?? EMPTY_MEMORY;
   const calls: ToolCallRecord[] = [];
-  const failure = (error: ErrorInfo, prints: string[] = [], toolCalls = calls, fuelUsed = 0): EvalFailure => ({ ok: false, error, prints, memory, toolCalls, stats: { fuelUsed, durationMs: performance.now() - started } });
+  // Whether a call's arguments came with marked values shown as stand-ins.
+  let standIns = false;
+  // What the program printed, as the worker sends it: a run whose worker is ended keeps it.
+  let printed: OutputBuffer | null = null;
+  const failure = (error: ErrorInfo): EvalFailure => {
+    const prints = printed?.snapshot().lines ?? [];
+    const out: EvalFailure = { ok: false, error, prints, memory, toolCalls: calls, stats: { fuelUsed: 0, durationMs: performance.now() - started } };
+    // Stand-ins in what was printed or passed are shown as such by whoever reads the marks.
+    if (prints.some((l) => l.includes(STAND_IN_OPEN)) || standIns) out.marks = new Marks();
+    return out;
+  };
   let limits: Limits;
   let ctx: CtxEntry[] | null;
+  // Converting the context is the run's time, as reading it is in process: the hard stop counts it.
+  let ctxMs = 0;
   try {
     limits = resolveLimits(options.limits);
-    ctx = options.ctx === undefined ? null : ctxEntries(options.ctx, limits.maxNestingDepth);
+    printed = new OutputBuffer(limits.maxOutputChars);
+    const t0 = performance.now();
+    ctx = options.ctx === undefined ? null : ctxEntries(options.ctx, limits);
+    ctxMs = performance.now() - t0;
   } catch (e) {
     return failure(e instanceof LispError ? toErrorInfo(e, source) : internal(e));
   }
+  const out = printed;
   const signal = options.signal;
   if (signal?.aborted) return failure(toErrorInfo(abortedError()));
   const pool = poolFor(maxHeapMb);
@@ -68,7 +86,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
     // sent), and not while every branch waits on a tool.
     const budget = hardStopMs(limits.timeoutMs);
     let running = false;
-    let spent = 0;
+    let spent = ctxMs;
     let since = 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const arm = (): void => {
@@ -105,6 +123,13 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
           if (running && inflight.size === 0) arm();
           else pause();
           return;
+        case "print":
+          for (const line of m.lines) {
+            out.push(line);
+            // As in process: the listener hears each line while the output is whole.
+            if (onPrint !== null && !out.truncated) onPrint(line);
+          }
+          return;
         case "need-memory":
           w.post({ type: "memory", entries: memoryEntries(memory) });
           return;
@@ -118,26 +143,45 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
           const ac = new AbortController();
           if (inflight.size === 0) pause();
           inflight.set(m.call, ac);
-          const record: ToolCallRecord = { name: m.name, args: m.args, durationMs: 0 };
+          // The record shows the arguments as the program's own record does (marked values as stand-ins); the tool gets the values.
+          const record: ToolCallRecord = { name: m.name, args: m.shown ?? m.args, durationMs: 0 };
+          if (m.shown !== undefined) standIns = true;
           calls.push(record);
           onToolCall?.(record, false);
           const t0 = performance.now();
           Promise.resolve()
-            .then(() => spec.run(m.args, ac.signal))
-            // Checked and converted here, as in process, so a refused value fails the same way.
-            .then((raw) => new WireWriter(false).write(toLisp(raw, limits.maxNestingDepth, 0, `the result of tool/${m.name}`)))
+            .then(() => boxed(spec.run(m.args, ac.signal)))
             .then(
-              (value) => {
-                if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, value });
+              ({ value: raw }) => {
+                if (settled || ac.signal.aborted) return;
+                // Checked and converted here, as in process, within the time the run has left
+                // and charged to it, so a refused value fails the same way.
+                const c0 = performance.now();
+                const b = new Budget(limits, limits.maxFuel, c0 + Math.max(0, limits.timeoutMs - spent), () => performance.now());
+                let value;
+                try {
+                  value = new WireWriter(false).write(toLisp(raw, limits.maxNestingDepth, 0, `the result of tool/${m.name}`, b));
+                } catch (e) {
+                  spent += performance.now() - c0;
+                  const refused = dataError(e);
+                  record.error = refused.message;
+                  w.post({ type: "answer", call: m.call, refused });
+                  return;
+                }
+                const ms = performance.now() - c0;
+                spent += ms;
+                w.post({ type: "answer", call: m.call, value, cost: { steps: limits.maxFuel - b.fuel, ms } });
               },
               (e: unknown) => {
-                if (e instanceof ToolTimeout) {
-                  record.error = `no answer within ${e.ms} ms`;
-                  if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, error: record.error, timeoutMs: e.ms });
+                // Safe on anything a tool throws (a Proxy whose traps throw).
+                const own = ours(e);
+                if (own instanceof ToolTimeout) {
+                  record.error = `no answer within ${own.ms} ms`;
+                  if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, error: record.error, timeoutMs: own.ms });
                   return;
                 }
                 record.error = thrownMessage(e);
-                const halted = e instanceof LispError && e.kind === "aborted" ? { halted: true as const } : {};
+                const halted = own instanceof LispError && own.kind === "aborted" ? { halted: true as const } : {};
                 if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, error: record.error, ...halted });
               },
             )
@@ -149,8 +193,6 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
           return;
         }
         case "done":
-          // The worker sends its output with its result; the listener hears it then.
-          if (onPrint !== null) for (const line of m.prints) onPrint(line);
           finish(result(m, memory, w, started), true);
           return;
       }
@@ -180,12 +222,14 @@ function lost(why: ExitReason, maxHeapMb: number): ErrorInfo {
  * The context as the worker receives it: each key converted here (the same checks as in
  * process), or the error reading it gives, raised only if the program reads that key.
  */
-function ctxEntries(ctx: Readonly<Record<string, unknown>>, maxDepth: number): CtxEntry[] {
+function ctxEntries(ctx: Readonly<Record<string, unknown>>, limits: Limits): CtxEntry[] {
   const writer = new WireWriter(false);
   const out: CtxEntry[] = [];
+  // All of it within the run's limits: each key its own size limit, all of them the run's clock.
+  const deadline = performance.now() + limits.timeoutMs;
   for (const key of Object.keys(ctx)) {
     try {
-      const v = writer.tryWrite(toLisp(ctx[key], maxDepth, 0, `data/${key}`));
+      const v = writer.tryWrite(toLisp(ctx[key], limits.maxNestingDepth, 0, `data/${key}`, new Budget(limits, limits.maxFuel, deadline)));
       out.push(v === undefined ? [key, null, { kind: "type_error", message: `data/${key} holds a function, which cannot cross into the program` }] : [key, v, null]);
     } catch (e) {
       out.push([key, null, dataError(e)]);
@@ -209,13 +253,16 @@ function memoryEntries(memory: Memory): MemoryEntryWire[] {
     if (e.source !== undefined) w.source = e.source;
     const value = writer.tryWrite(e.value);
     if (value !== undefined) w.value = value;
+    if (e.hidden !== undefined) w.hidden = e.hidden;
     out.push(w);
   }
   return out;
 }
 
 function result(m: DoneMessage, memory: Memory, w: PoolWorker, started: number): EvalResult {
-  const reader = new WireReader("it lives in the worker thread that ran the program");
+  const marks = m.marks === undefined ? null : new Marks();
+  for (const [v, o] of m.marks ?? []) marks?.carry(v, o);
+  const reader = new WireReader("it lives in the worker thread that ran the program", marks);
   const values = m.values.map((v) => reader.read(v));
   const toolCalls = m.calls.map((c) => {
     const r: ToolCallRecord = { name: c.name, args: c.args, durationMs: c.durationMs };
@@ -225,13 +272,15 @@ function result(m: DoneMessage, memory: Memory, w: PoolWorker, started: number):
     return r;
   });
   const stats = { fuelUsed: m.fuelUsed, durationMs: performance.now() - started };
-  if (!m.ok) return { ok: false, error: m.error as ErrorInfo, prints: m.prints, memory, toolCalls, stats };
+  if (!m.ok) return marks === null ? { ok: false, error: m.error as ErrorInfo, prints: m.prints, memory, toolCalls, stats } : { ok: false, error: m.error as ErrorInfo, prints: m.prints, memory, toolCalls, stats, marks };
   const next = new Map(memory);
   const defs: Definition[] = m.defs.map((d, i) => ({ name: d.name, doc: d.doc, value: values[1 + i], source: d.source }));
-  for (const d of defs) {
-    const entry: MemoryEntry = { value: d.value, doc: d.doc, source: d.source };
+  m.defs.forEach((d, i) => {
+    const entry: MemoryEntry = d.hidden === undefined ? { value: values[1 + i], doc: d.doc, source: d.source } : { value: values[1 + i], doc: d.doc, source: d.source, hidden: d.hidden };
     next.set(d.name, entry);
-  }
+  });
   keptIn.set(next, { worker: w, id: m.memory });
-  return { ok: true, value: m.value, lisp: values[0], outcome: m.outcome ?? "value", prints: m.prints, memory: next, defs, toolCalls, stats };
+  const ok: EvalResult = { ok: true, value: m.value, lisp: values[0], outcome: m.outcome ?? "value", prints: m.prints, memory: next, defs, toolCalls, stats };
+  if (marks !== null) ok.marks = marks;
+  return ok;
 }

@@ -3,7 +3,8 @@
 // turn of the same agent (sent back here) needs no copy of them.
 import { parentPort } from "node:worker_threads";
 import { abortedError, LispError, toErrorInfo, ToolTimeout } from "../errors.js";
-import { evaluate, type EvalResult, type EvaluateOptions, type Memory, type MemoryEntry, type ToolSpec } from "../evaluate.js";
+import { evaluate, evaluateWith, type EvalResult, type EvaluateOptions, type Memory, type MemoryEntry, type ToolCallRecord, type ToolSpec } from "../evaluate.js";
+import { Converted } from "../interop.js";
 import { RemoteFn, WireReader, WireWriter, type Wire } from "../wire.js";
 import type { AnswerMessage, CtxEntry, DoneMessage, FromWorker, MemoryEntryWire, RunMessage, ToWorker } from "./protocol.js";
 
@@ -18,7 +19,11 @@ const memories = new Map<number, Memory>();
 let nextMemory = 1;
 
 let nextCall = 1;
-const pending = new Map<number, { resolve: (v: Wire) => void; reject: (e: unknown) => void }>();
+interface Answer {
+  value: Wire;
+  cost?: { steps: number; ms: number };
+}
+const pending = new Map<number, { resolve: (a: Answer) => void; reject: (e: unknown) => void }>();
 let waitingMemory: ((entries: MemoryEntryWire[]) => void) | null = null;
 
 port.on("message", (m: ToWorker) => {
@@ -34,24 +39,55 @@ function answer(m: AnswerMessage): void {
   if (p === undefined) return;
   pending.delete(m.call);
   if (m.timeoutMs !== undefined) p.reject(new ToolTimeout(m.timeoutMs));
+  else if (m.refused !== undefined) p.reject(new LispError(m.refused.kind, m.refused.message, undefined, m.refused.hint));
   else if (m.halted === true) p.reject(abortedError());
   else if (m.error !== undefined) p.reject(new Error(m.error));
-  else p.resolve(m.value as Wire);
+  else p.resolve({ value: m.value as Wire, cost: m.cost });
 }
+
+// The records of the calls the run is about to make, in order: the evaluator makes a record,
+// then calls the tool, so each call takes the oldest (its arguments as the record shows them).
+const records: ToolCallRecord[] = [];
 
 function callHost(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
   const call = nextCall++;
+  const shown = records.shift()?.args as Record<string, unknown> | undefined;
   // The evaluator stopped waiting (the call's timeout, or the run ended): the host's tool is told.
   const onAbort = (): void => {
     if (pending.delete(call)) send({ type: "cancel", call });
   };
   signal.addEventListener("abort", onAbort, { once: true });
-  return new Promise<Wire>((resolve, reject) => {
+  return new Promise<Answer>((resolve, reject) => {
     pending.set(call, { resolve, reject });
-    send({ type: "call", call, name, args });
+    send(shown !== undefined && shown !== args ? { type: "call", call, name, args, shown } : { type: "call", call, name, args });
   })
     .finally(() => signal.removeEventListener("abort", onAbort))
-    .then((w) => new WireReader().read(w));
+    .then((a) => new Converted(new WireReader().read(a.value), a.cost?.steps ?? 0, a.cost?.ms ?? 0));
+}
+
+// Printed lines go to the host in batches: at most this long or this big, and whenever the program waits.
+const PRINT_BATCH_MS = 20;
+const PRINT_BATCH_CHARS = 16_384;
+
+/** Sends printed lines to the host as the program writes them. */
+class Printer {
+  private lines: string[] = [];
+  private chars = 0;
+  private last = performance.now();
+
+  readonly line = (text: string): void => {
+    this.lines.push(text);
+    this.chars += text.length;
+    if (this.chars > PRINT_BATCH_CHARS || performance.now() - this.last > PRINT_BATCH_MS) this.flush();
+  };
+
+  flush(): void {
+    this.last = performance.now();
+    if (this.lines.length === 0) return;
+    send({ type: "print", lines: this.lines });
+    this.lines = [];
+    this.chars = 0;
+  }
 }
 
 function ctxOf(entries: readonly CtxEntry[]): Record<string, unknown> {
@@ -84,12 +120,12 @@ async function recreate(entries: MemoryEntryWire[]): Promise<Memory> {
   waitingMemory = null;
   const reader = new WireReader();
   const memory = new Map<string, MemoryEntry>();
-  for (const e of entries) if (e.value !== undefined) memory.set(e.name, { value: reader.read(e.value), doc: e.doc, source: e.source });
+  for (const e of entries) if (e.value !== undefined) memory.set(e.name, { value: reader.read(e.value), doc: e.doc, source: e.source, hidden: e.hidden });
   for (const e of entries) {
     if (e.value !== undefined) continue;
     const again = e.source === undefined ? null : await evaluate(e.source, { memory });
-    const entry = again?.ok ? again.memory.get(e.name) : undefined;
-    memory.set(e.name, entry ?? { value: new RemoteFn(e.name, e.name, undefined, "its definition could not be run again after its worker was lost; define it again"), doc: e.doc, source: e.source });
+    const value = (again?.ok ? again.memory.get(e.name)?.value : undefined) ?? new RemoteFn(e.name, e.name, undefined, "its definition could not be run again after its worker was lost; define it again");
+    memory.set(e.name, { value, doc: e.doc, source: e.source, hidden: e.hidden });
   }
   return memory;
 }
@@ -106,8 +142,19 @@ async function start(m: RunMessage): Promise<void> {
   for (const t of m.tools) tools[t.name] = { run: (args, signal) => callHost(t.name, args, signal), params: t.params, timeoutMs: t.timeoutMs, maxCalls: t.maxCalls };
   const options: EvaluateOptions = { tools, memory: await memoryOf(m.memory), limits: m.limits, toolTimeoutMs: m.toolTimeoutMs };
   if (m.ctx !== null) options.ctx = ctxOf(m.ctx);
+  const printer = new Printer();
+  records.length = 0;
   send({ type: "running", running: true });
-  const r = await evaluate(m.source, options);
+  const r = await evaluateWith(m.source, options, {
+    line: printer.line,
+    toolCall: (record) => {
+      // A call is made while the program waits: what it printed so far goes first.
+      printer.flush();
+      records.push(record);
+    },
+  });
+  // Every line reaches the host as a print message before the result, so its listener hears them all.
+  printer.flush();
   send({ type: "running", running: false });
   try {
     send(done(r));
@@ -122,16 +169,18 @@ async function start(m: RunMessage): Promise<void> {
 
 /** The result as it is sent: plain data, and every value through one writer. */
 function done(r: EvalResult): DoneMessage {
-  const writer = new WireWriter(true);
+  const writer = new WireWriter(true, r.marks ?? null);
   const values: Wire[] = [];
   const slot = (v: Parameters<WireWriter["write"]>[0]): number => values.push(writer.write(v)) - 1;
   const out: DoneMessage = { type: "done", ok: r.ok, values, defs: [], calls: [], prints: r.prints, fuelUsed: r.stats.fuelUsed, memory: 0 };
+  if (r.marks !== undefined) out.marks = r.marks.primitives();
   if (r.ok) {
     out.outcome = r.outcome;
     out.value = r.value;
     slot(r.lisp);
     for (const d of r.defs) {
-      out.defs.push({ name: d.name, doc: d.doc, source: d.source });
+      const hidden = r.memory.get(d.name)?.hidden;
+      out.defs.push(hidden === undefined ? { name: d.name, doc: d.doc, source: d.source } : { name: d.name, doc: d.doc, source: d.source, hidden });
       slot(d.value);
     }
     out.memory = keep(r.memory);
