@@ -180,7 +180,8 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                   if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, error: record.error, timeoutMs: own.ms });
                   return;
                 }
-                record.error = thrownMessage(e);
+                // A tool quoting a hidden argument back: the host's record shows it as the program's does.
+                record.error = m.shown === undefined ? thrownMessage(e) : hideQuoted(thrownMessage(e), m.args, m.shown);
                 const halted = own instanceof LispError && own.kind === "aborted" ? { halted: true as const } : {};
                 if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, error: record.error, ...halted });
               },
@@ -283,4 +284,26 @@ function result(m: DoneMessage, memory: Memory, w: PoolWorker, started: number):
   const ok: EvalResult = { ok: true, value: m.value, lisp: values[0], outcome: m.outcome ?? "value", prints: m.prints, memory: next, defs, toolCalls, stats };
   if (marks !== null) ok.marks = marks;
   return ok;
+}
+
+/**
+ * `text` with every hidden argument it quotes whole (a string or number of 4+ characters, by
+ * what the arguments hold where their shown form has a stand-in) replaced by that stand-in.
+ */
+function hideQuoted(text: string, args: unknown, shown: unknown): string {
+  const pairs: Array<[string, string]> = [];
+  const walk = (a: unknown, s: unknown, depth: number): void => {
+    if (depth > 64) return;
+    if (typeof s === "string") {
+      if (s.startsWith(STAND_IN_OPEN) && (typeof a === "string" || typeof a === "number") && String(a).length >= 4) pairs.push([String(a), s]);
+      return;
+    }
+    if (Array.isArray(s) && Array.isArray(a)) for (let i = 0; i < s.length; i++) walk(a[i], s[i], depth + 1);
+    else if (s !== null && typeof s === "object" && a !== null && typeof a === "object") for (const k of Object.keys(s)) walk((a as Record<string, unknown>)[k], (s as Record<string, unknown>)[k], depth + 1);
+  };
+  walk(args, shown, 0);
+  pairs.sort((x, y) => y[0].length - x[0].length);
+  let out = text;
+  for (const [raw, standIn] of pairs) out = out.split(raw).join(standIn);
+  return out;
 }
