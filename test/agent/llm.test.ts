@@ -1,12 +1,13 @@
 // openaiLlm against a fake OpenAI-compatible server on 127.0.0.1: real HTTP, real SDK.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { llmFailure as failure } from "../support/llm.js";
 import { openaiLlm, recordingLlm, replayLlm, type ChatMessage, type OpenAiLlmOptions, type RetryInfo } from "../../src/llm/index.js";
+import { localServer } from "../support/local-server.js";
 
 /** What the fake server does with one request. */
 type Behaviour =
@@ -22,7 +23,6 @@ interface Received {
   body: { model: string; messages: ChatMessage[]; temperature?: number; max_tokens?: number };
 }
 
-let server: Server;
 let baseURL: string;
 let script: Behaviour[] = [];
 let received: Received[] = [];
@@ -65,21 +65,12 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
-beforeAll(async () => {
-  server = createServer(handle);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-});
-
-afterEach(() => {
-  server.closeAllConnections();
-  script = [];
-  received = [];
-});
-
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+localServer(handle, {
+  listening: (origin) => (baseURL = `${origin}/v1`),
+  reset: () => {
+    script = [];
+    received = [];
+  },
 });
 
 const messages: ChatMessage[] = [

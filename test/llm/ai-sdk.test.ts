@@ -1,18 +1,17 @@
 // aiSdkLlm with a real AI SDK provider (@ai-sdk/openai-compatible) pointed at a fake server on
 // 127.0.0.1, and with the AI SDK's mock model for what the provider receives.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { MockLanguageModelV3 } from "ai/test";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { llmFailure as failure } from "../support/llm.js";
 import { aiSdkLlm } from "../../src/llm/ai-sdk.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 import type { RetryInfo } from "../../src/llm/retry.js";
+import { localServer } from "../support/local-server.js";
 
 type Behaviour = { reply: string; usage?: Record<string, unknown> } | { status: number; headers?: Record<string, string> } | { hang: true };
 
-let server: Server;
 let baseURL: string;
 let script: Behaviour[] = [];
 let received: Array<{ headers: IncomingMessage["headers"]; body: { model: string; messages: unknown[]; max_tokens?: number; temperature?: number } }> = [];
@@ -35,21 +34,12 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
-beforeAll(async () => {
-  server = createServer(handle);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-});
-
-afterEach(() => {
-  server.closeAllConnections();
-  script = [];
-  received = [];
-});
-
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+localServer(handle, {
+  listening: (origin) => (baseURL = `${origin}/v1`),
+  reset: () => {
+    script = [];
+    received = [];
+  },
 });
 
 const provider = () => createOpenAICompatible({ name: "fake", baseURL, apiKey: "sk-fake" });

@@ -1,11 +1,11 @@
 // anthropicLlm against a fake Messages API on 127.0.0.1: real HTTP, real SDK, the wire format checked.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { describe, expect, it } from "vitest";
 import { llmFailure as failure } from "../support/llm.js";
 import { anthropicLlm, type AnthropicLlmOptions } from "../../src/llm/anthropic.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 import type { RetryInfo } from "../../src/llm/retry.js";
+import { localServer } from "../support/local-server.js";
 
 type Behaviour =
   | { reply: string; usage?: Record<string, unknown> }
@@ -16,7 +16,6 @@ type Behaviour =
 interface Block { type: string; text?: string; cache_control?: { type: string }; [k: string]: unknown }
 interface Body { model: string; max_tokens: number; system?: Block[]; messages: Array<{ role: string; content: Block[] }>; temperature?: number }
 
-let server: Server;
 let baseURL: string;
 let script: Behaviour[] = [];
 let received: Array<{ url: string; headers: IncomingMessage["headers"]; body: Body }> = [];
@@ -46,21 +45,12 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
-beforeAll(async () => {
-  server = createServer(handle);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterEach(() => {
-  server.closeAllConnections();
-  script = [];
-  received = [];
-});
-
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+localServer(handle, {
+  listening: (origin) => (baseURL = `${origin}`),
+  reset: () => {
+    script = [];
+    received = [];
+  },
 });
 
 const client = (o: AnthropicLlmOptions = {}) => anthropicLlm({ model: "claude-fake", baseURL, apiKey: "sk-ant-test", retryBaseMs: 10, env: {}, ...o });

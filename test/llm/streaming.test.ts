@@ -2,22 +2,21 @@
 // OpenAI chat completions (`stream: true`, usage in the final chunk), Anthropic messages
 // (message_start / content_block_delta / message_delta), and the AI SDK over an
 // OpenAI-compatible provider. Real HTTP, real SDKs; the request and the stream's shape checked.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { llmFailure as failure } from "../support/llm.js";
 import { aiSdkLlm } from "../../src/llm/ai-sdk.js";
 import { anthropicLlm } from "../../src/llm/anthropic.js";
 import { openaiLlm } from "../../src/llm/openai.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import type { ChatMessage } from "../../src/llm/types.js";
+import { localServer } from "../support/local-server.js";
 
 /** One answer: SSE events to send (`cut` drops the connection after them), or an HTTP error. */
 type Sse = { events: Array<{ event?: string; data: unknown }>; cut?: boolean };
 type Behaviour = Sse | { status: number };
 
-let server: Server;
 let base: string;
 let script: Behaviour[] = [];
 let received: Array<{ url: string; accept: string | undefined; body: Record<string, unknown> }> = [];
@@ -42,21 +41,12 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
-beforeAll(async () => {
-  server = createServer(handle);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterEach(() => {
-  server.closeAllConnections();
-  script = [];
-  received = [];
-});
-
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+localServer(handle, {
+  listening: (origin) => (base = `${origin}`),
+  reset: () => {
+    script = [];
+    received = [];
+  },
 });
 
 const messages: ChatMessage[] = [
