@@ -5,8 +5,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_PRICES, lookupPrice } from "../compaction/prices.js";
-import { listStrategies, type StrategySpec } from "../compaction/registry.js";
-import "../history/strategy.js";
+import type { StrategySpec } from "../compaction/registry.js";
+import { defaultStrategies } from "../history/registry.js";
 import type { Json } from "../compaction/types.js";
 import { compareStrategies, renderTable, type CompareReport } from "../harness/compare.js";
 import { compareUnderCaches, FAR_MESSAGES, renderCacheTable } from "../harness/cache-models.js";
@@ -71,7 +71,7 @@ const EXPERIMENT_STRATEGIES: StrategySpec[] = [
 ];
 
 /** Every registered strategy but full (always measured), with its defaults. */
-const allStrategies = (): string[] => listStrategies().map((s) => s.name).filter((n) => n !== "full");
+const allStrategies = (): string[] => defaultStrategies.list().map((s) => s.name).filter((n) => n !== "full");
 
 /** A model the price table does not know would be priced by a guess: refuse it and list the known ones. */
 function checkModels(models: readonly string[]): void {
@@ -81,7 +81,7 @@ function checkModels(models: readonly string[]): void {
 /** Sets the summarizer of every strategy that summarizes (one the user gave explicitly is kept). */
 function withSummarizer(specs: StrategySpec[], summarizer: string | undefined): StrategySpec[] {
   if (summarizer === undefined) return specs;
-  const summarizing = new Set(listStrategies().filter((s) => "summarizer" in s.defaults).map((s) => s.name));
+  const summarizing = new Set(defaultStrategies.list().filter((s) => "summarizer" in s.defaults).map((s) => s.name));
   return specs.map((s) => (summarizing.has(s.name) && s.options?.summarizer === undefined ? { name: s.name, options: { ...s.options, summarizer } } : s));
 }
 
