@@ -32,7 +32,7 @@ function interpreterOptions(options: Pick<InheritableOptions, "printlnHistoryLim
 }
 
 /** The strategy as traces and saved states record it. */
-export const strategySpec = (s: Strategy<Json, never>): { name: string; options: Record<string, unknown> } => ({ name: s.name, options: { ...s.options } });
+export const strategySpec = (s: Pick<Strategy, "name" | "options">): { name: string; options: Record<string, unknown> } => ({ name: s.name, options: { ...s.options } });
 
 const NO_VIEW_STATS: ViewStats = { turnsCompressed: 0, turnsFull: [], definitionsShown: 0, printlnShown: 0, printlnDropped: 0, toolCallsShown: 0 };
 

@@ -464,7 +464,7 @@ class AgentRun {
     const interpreter = this.strategy?.name === INTERPRETER_STRATEGY;
     const view: ViewOptions = { ...this.viewOptions, ...(interpreter ? (this.strategy?.options as Partial<ViewOptions>) : {}), compressHistory: interpreter };
     const settings: TraceSettings = { maxTurns: this.agent.maxTurns, toolsWithdrawn: this.withdraws, maxPrintChars: this.maxPrintChars, view, ...(this.model === undefined ? {} : { model: this.model }) };
-    if (this.strategy !== null) settings.strategy = strategySpec(this.strategy as never);
+    if (this.strategy !== null) settings.strategy = strategySpec(this.strategy);
     return settings;
   }
 

@@ -144,7 +144,7 @@ export function saveRun(step: Step, agent: Agent, options: SaveOptions = {}): Ru
 function savedStrategy(recorded: { name: string; options: Readonly<Record<string, unknown>> } | undefined, view: ViewOptions): { name: string; options: Record<string, unknown> } {
   if (recorded !== undefined) return { name: recorded.name, options: { ...recorded.options } };
   const { compressHistory, ...options } = view;
-  return strategySpec(historyStrategy({ compressHistory, view: options }) as never);
+  return strategySpec(historyStrategy({ compressHistory, view: options }));
 }
 
 const json: z.ZodType<Json> = z.lazy(() => z.union([z.null(), z.boolean(), z.number(), z.string(), z.array(json), z.record(z.string(), json)]));
@@ -446,7 +446,7 @@ class Replay {
       throw new ResumeError(`resume: replaying turn ${n - 1} did not reproduce the saved run: its feedback differs (a different context, agent or tool?)`);
     }
     if (expected !== built) return;
-    const unchanged = this.agent.maxTurns === this.state.maxTurns && isDeepStrictEqual(strategySpec(this.strategy as never), this.state.history?.strategy ?? strategySpec(this.strategy as never));
+    const unchanged = this.agent.maxTurns === this.state.maxTurns && isDeepStrictEqual(strategySpec(this.strategy), this.state.history?.strategy ?? strategySpec(this.strategy));
     const saved = unchanged && n <= this.saved.length ? this.saved[n - 1].messages : undefined;
     for (const [what, want] of [["the saved turns' records give", expected], ["the saved run sent", saved]] as const) {
       if (want === undefined) continue;
