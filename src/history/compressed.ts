@@ -9,7 +9,7 @@ import type { TextMessage as ChatMessage } from "../llm/types.js";
 import type { Turn } from "../trace/trace.js";
 import { renderFeedback, renderSeenPrints, renderTurnLine, seenPrints, type FeedbackInfo } from "../trace/feedback.js";
 import { fullView } from "./full.js";
-import { anthropicCache, TYPICAL_CACHE_READ } from "../compaction/prices.js";
+import { anthropicCache, openaiCache, TYPICAL_CACHE_READ, type CacheModel } from "../compaction/prices.js";
 import { learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
 import { countTokens } from "../compaction/tokens.js";
 import { resolveViewOptions, type FullReason, type PromptView, type TurnPlace, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
@@ -156,12 +156,15 @@ export interface PrintRule {
 
 /** {@link PrintRule.rewrite} under a cache model: (rewrite price − read price) / read price. */
 export function rewriteRatio(model: "token-prefix" | "breakpoint"): number {
-  const write = model === "breakpoint" ? BREAKPOINT_WRITE_PRICE : 1;
-  return (write - TYPICAL_CACHE_READ) / TYPICAL_CACHE_READ;
+  const cache = TYPICAL_CACHES[model];
+  const read = cache.kind === "none" ? 1 : cache.read;
+  // A prefix cache rewrites at the input price; a breakpoint cache (Anthropic's) at its write price.
+  const write = cache.kind === "breakpoint" ? cache.write : 1;
+  return (write - read) / read;
 }
 
-/** What a breakpoint cache (Anthropic's) bills a written token, relative to an uncached one. */
-const BREAKPOINT_WRITE_PRICE = (anthropicCache(0) as { write: number }).write;
+/** The cache each view cache model stands for, priced as most current models are (the price table's constructors). */
+const TYPICAL_CACHES: Readonly<Record<"token-prefix" | "breakpoint", CacheModel>> = { "token-prefix": openaiCache(TYPICAL_CACHE_READ), breakpoint: anthropicCache(0) };
 
 /**
  * How many of the oldest println lines are dropped, given each turn's lines and tokens

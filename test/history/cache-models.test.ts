@@ -6,7 +6,7 @@ import { SubAgent } from "../../src/agent/subagent.js";
 import { createMeter } from "../../src/compaction/measure.js";
 import { countTokens } from "../../src/compaction/tokens.js";
 import { anthropicCache, openaiCache, type ModelPrice } from "../../src/compaction/prices.js";
-import { compressedView } from "../../src/history/compressed.js";
+import { compressedView, printCut, rewriteRatio } from "../../src/history/compressed.js";
 import { defaultViewOptions, type ViewOptions } from "../../src/history/view.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import type { RunTrace } from "../../src/trace/trace.js";
@@ -103,6 +103,19 @@ describe("cache models", () => {
     expect(long.stats.printlnDropped).toBeGreaterThan(late.stats.printlnDropped);
     expect(cost(trace, compressed("token-prefix"), TOKEN_PREFIX)).toBeLessThanOrEqual(cost(trace, full, TOKEN_PREFIX));
     expect(cost(trace, compressed("breakpoint"), BREAKPOINT)).toBeLessThanOrEqual(cost(trace, full, BREAKPOINT));
+  });
+
+  it("the payback rule prices a rewrite from the price table: 9 cached reads for a prefix cache, 11.5 for a breakpoint cache's 1.25x write", () => {
+    expect(rewriteRatio("token-prefix")).toBeCloseTo(9, 9);
+    expect(rewriteRatio("breakpoint")).toBeCloseTo(11.5, 9);
+    // Three turns of 10 lines and 1,000 tokens: the cut drops two turns (2,000 tokens) and rewrites one (1,000).
+    const lines = [10, 10, 10];
+    const tokens = [1000, 1000, 1000];
+    const cut = (model: "token-prefix" | "breakpoint", prompts: number): number => printCut(lines, tokens, { limit: 15, tokens: 2000, dropAfter: 500, rewrite: rewriteRatio(model), promptsLeft: () => prompts }, false);
+    // 4 x 2,000 < 9 x 1,000: no cut under either; 5 x 2,000 pays at 9 but not at 11.5; 6 x 2,000 pays at both.
+    expect([cut("token-prefix", 4), cut("breakpoint", 4)]).toEqual([0, 0]);
+    expect([cut("token-prefix", 5), cut("breakpoint", 5)]).toEqual([20, 0]);
+    expect([cut("token-prefix", 6), cut("breakpoint", 6)]).toEqual([20, 20]);
   });
 
   it("view.cacheModel is a run option: accepted by SubAgent.run, and a wrong value is invalid input", async () => {
