@@ -383,6 +383,8 @@ class Replay {
   private expectedState: Json | undefined = undefined;
   private readonly expectedSummaries: ReturnType<typeof recordedSummarizer>;
   private readonly summaries: readonly string[];
+  /** Whether the turn budget and the history strategy are the saved run's: its prompts are then sent again as they were. */
+  private readonly unchanged: boolean;
 
   constructor(
     private readonly saved: readonly Turn[],
@@ -396,6 +398,8 @@ class Replay {
   ) {
     this.summaries = saved.flatMap((t) => t.compaction?.calls ?? []);
     this.expectedSummaries = recordedSummarizer(this.summaries);
+    const spec = strategySpec(strategy);
+    this.unchanged = agent.maxTurns === state.maxTurns && isDeepStrictEqual(spec, state.history?.strategy ?? spec);
   }
 
   /** The summarizer of the resumed run: the recorded summaries while replaying, then the live one (or none). */
@@ -439,15 +443,13 @@ class Replay {
   private async check(request: LlmRequest, n: number): Promise<void> {
     const sent = request.messages;
     const asked = this.expectedSummaries.overrun;
-    const built = await this.expected(n);
+    const expected = await this.expected(n);
     // The first live prompt may hold summaries written just now: then only its latest message is known.
-    const expected = this.expectedSummaries.overrun > asked ? built.slice(-1) : built;
-    if (expected !== built && sent.at(-1)?.content !== expected[0].content) {
-      throw new ResumeError(`resume: replaying turn ${n - 1} did not reproduce the saved run: its feedback differs (a different context, agent or tool?)`);
+    if (this.expectedSummaries.overrun > asked) {
+      if (sent.at(-1)?.content !== expected.at(-1)?.content) throw new ResumeError(`resume: replaying turn ${n - 1} did not reproduce the saved run: its feedback differs (a different context, agent or tool?)`);
+      return;
     }
-    if (expected !== built) return;
-    const unchanged = this.agent.maxTurns === this.state.maxTurns && isDeepStrictEqual(strategySpec(this.strategy), this.state.history?.strategy ?? strategySpec(this.strategy));
-    const saved = unchanged && n <= this.saved.length ? this.saved[n - 1].messages : undefined;
+    const saved = this.unchanged && n <= this.saved.length ? this.saved[n - 1].messages : undefined;
     for (const [what, want] of [["the saved turns' records give", expected], ["the saved run sent", saved]] as const) {
       if (want === undefined) continue;
       const at = firstDifference(sent, want);
@@ -466,12 +468,11 @@ class Replay {
         );
       }
     }
-    if (n === this.saved.length && unchanged && this.state.history !== undefined && !isDeepStrictEqual(this.expectedState ?? null, this.state.history.state)) {
+    if (n === this.saved.length && this.unchanged && this.state.history !== undefined && !isDeepStrictEqual(this.expectedState ?? null, this.state.history.state)) {
       throw new ResumeError("resume: the history strategy's state rebuilt from the saved turns differs from the saved one");
     }
   }
 
-  /** Prompt n as the saved turns' records give it under the resumed run's settings. */
   private info(): { maxTurns: number; toolsWithdrawn: boolean } {
     return { maxTurns: this.agent.maxTurns, toolsWithdrawn: withdraws(this.agent) };
   }
@@ -480,6 +481,7 @@ class Replay {
     return this.options.maxPrintChars ?? this.agent.options.maxPrintChars ?? this.state.maxPrintChars;
   }
 
+  /** Prompt n as the saved turns' records give it under the resumed run's settings. */
   private async expected(n: number): Promise<Array<{ role: string; content: string }>> {
     const info = this.info();
     const maxPrintChars = this.maxPrintChars();
