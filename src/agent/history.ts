@@ -43,6 +43,8 @@ function isViewStats(x: unknown): x is ViewStats {
 
 export interface BuiltPrompt {
   messages: TextMessage[];
+  /** The full-history view the strategy projected (what the prompt is measured against). */
+  full: readonly TextMessage[];
   /** The interpreter strategy's view statistics; zeros for strategies that have none. */
   view: ViewStats;
   compaction: TurnCompaction;
@@ -70,7 +72,7 @@ export async function buildPrompt(input: ViewInput, viewOptions: ViewOptions, st
   const { durationMs: _wallTime, ...stats } = result.stats;
   const compaction: TurnCompaction = { stats, events: [...result.events], state: result.state };
   if (calls.length > 0) compaction.calls = calls;
-  return { messages, view: isViewStats(result.details) ? result.details : NO_VIEW_STATS, compaction };
+  return { messages, full: full.messages, view: isViewStats(result.details) ? result.details : NO_VIEW_STATS, compaction };
 }
 
 /** The summarizer, with each reply noted (for the trace). */

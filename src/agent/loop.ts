@@ -306,7 +306,7 @@ class AgentRun {
     const observer = this.observer;
     observer?.turnStart(n, { messages: view.messages.length, view: view.stats, compaction: built.compaction.stats });
     if (this.compressing()) {
-      const m = measureView(input, view, this.prompts);
+      const m = measureView(input, view, this.prompts, built.full);
       this.measured.push(m.stats);
       this.prompts = m.prompts;
     }

@@ -61,10 +61,9 @@ export interface PromptPair {
  * prompts sent for the turn before (none for the first turn). Returns the figures and the
  * pair to pass for the next turn. Texts are counted once (token counts are cached by
  * text) and prompts share their message strings, so a turn costs about the tokenizing of
- * its new messages.
+ * its new messages. `full` is the full-history prompt for the same turn, when the caller built it already.
  */
-export function measureView(input: ViewInput, built: View, previous?: PromptPair): { stats: PromptCompression; prompts: PromptPair } {
-  const full = fullView(input, defaultViewOptions).messages;
+export function measureView(input: ViewInput, built: View, previous?: PromptPair, full: readonly ChatMessage[] = fullView(input, defaultViewOptions).messages): { stats: PromptCompression; prompts: PromptPair } {
   const stats: PromptCompression = {
     ...built.stats,
     turn: input.turns.length + 1,
