@@ -421,5 +421,8 @@ export function noteLine(reply: string): string {
     .replace(/\s+/g, " ")
     .trim();
   if (prose === "") return "";
-  return "; Note: " + (prose.length > NOTE_CHARS ? prose.slice(0, prose.lastIndexOf(" ", NOTE_CHARS) > 0 ? prose.lastIndexOf(" ", NOTE_CHARS) : NOTE_CHARS) + "..." : prose);
+  if (prose.length <= NOTE_CHARS) return "; Note: " + prose;
+  // Cut at the last word boundary within the limit (a single longer word is cut at the limit).
+  const space = prose.lastIndexOf(" ", NOTE_CHARS);
+  return "; Note: " + prose.slice(0, space > 0 ? space : NOTE_CHARS) + "...";
 }

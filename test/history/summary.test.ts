@@ -3,7 +3,7 @@ import { renderFeedback } from "../../src/trace/feedback.js";
 import { Recorder } from "../../src/trace/record.js";
 import { evaluate } from "../../src/lisp/evaluate.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "../../src/trace/trace.js";
-import { definitionLine, definitionSample, ednValue, renderSummary, resultShape, toolLine, type SummaryOptions } from "../../src/history/summary.js";
+import { definitionLine, definitionSample, ednValue, noteLine, renderSummary, resultShape, toolLine, type SummaryOptions } from "../../src/history/summary.js";
 import { toLisp } from "../../src/lisp/interop.js";
 import { prStr } from "../../src/lisp/printer.js";
 import { LMap, type Value } from "../../src/lisp/values.js";
@@ -297,5 +297,27 @@ describe("tool results held by a definition", () => {
     expect(text).toContain("; Tool: rows {:again true} -> vector[400] of {:id integer, :title string}");
     // A holder redefined later is not named: its name means a later value now.
     expect(renderSummary(turn(rec), { printsShown: 0, superseded: new Set(["big"]) }, opts).text).not.toContain("-> big");
+  });
+});
+
+describe("noteLine", () => {
+  const fence = "`".repeat(3);
+  it("keeps the prose around the program, whitespace folded, and nothing when there is none", () => {
+    expect(noteLine(`First the totals.\n${fence}clojure\n(println 1)\n${fence}\n  Then   the rest.`)).toBe("; Note: First the totals. Then the rest.");
+    expect(noteLine(`${fence}clojure\n(return 1)\n${fence}`)).toBe("");
+    // An unclosed fence runs to the end of the reply.
+    expect(noteLine(`Plan.\n${fence}clojure\n(def x 1)`)).toBe("; Note: Plan.");
+  });
+
+  it("cuts a long prose at a word boundary within 160 characters, and a single wider word at 160", () => {
+    const words = Array.from({ length: 60 }, (_, i) => `w${i}`).join(" ");
+    const note = noteLine(words).slice("; Note: ".length);
+    expect(note.endsWith("...")).toBe(true);
+    const kept = note.slice(0, -3);
+    expect(kept.length).toBeLessThanOrEqual(160);
+    expect(words.startsWith(kept + " ")).toBe(true);
+    const wide = "x".repeat(500);
+    expect(noteLine(wide)).toBe(`; Note: ${"x".repeat(160)}...`);
+    expect(noteLine("y".repeat(160))).toBe(`; Note: ${"y".repeat(160)}`);
   });
 });
