@@ -24,7 +24,7 @@ import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type Hi
 import { runAgent } from "./loop.js";
 import { showHidden } from "./redact.js";
 import type { Agent, RunOptions, Step } from "./types.js";
-import { tool, type Tool } from "./tools.js";
+import { recordedFailure, tool, type Tool } from "./tools.js";
 import type { RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 
 export const RUN_STATE_FORMAT = "ptc-lisp.run-state";
@@ -511,7 +511,7 @@ class Replay {
     const calls: ToolCallTrace[] = this.saved[this.current - 1].toolCalls.filter((c) => c.name === name);
     const call = calls[k];
     if (call === undefined) throw new Error(`resume: turn ${this.current} calls tool/${name} more often than the saved run did`);
-    if (call.error !== undefined) throw new Error(call.error);
+    if (call.error !== undefined) throw recordedFailure(call.error);
     return call.result;
   }
 }

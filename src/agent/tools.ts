@@ -178,7 +178,7 @@ export class ToolSession {
       if (verdict.kind === "reject") throw new ToolFailure(verdict.message);
       if (verdict.kind === "recorded") {
         if (verdict.call.name !== name) throw new ToolFailure(`resume: call ${index + 1} of this turn is tool/${name}, the saved run's was tool/${verdict.call.name}`);
-        if (verdict.call.error !== undefined) throw new ToolFailure(verdict.call.error);
+        if (verdict.call.error !== undefined) throw recordedFailure(verdict.call.error);
         return verdict.call.result;
       }
       if (verdict.args !== undefined) {
@@ -230,11 +230,25 @@ export class ToolSession {
           },
           (e: unknown) => {
             finish();
-            reject(new ToolFailure(messageOf(e)));
+            // A timeout replayed from a record (resume) stays a timeout: the program sees tool_timeout again.
+            reject(e instanceof ToolTimeout ? e : new ToolFailure(messageOf(e)));
           },
         );
     });
   }
+}
+
+/** How the interpreter records a call that timed out (src/lisp/evaluate.ts, src/lisp/isolate/run.ts). */
+const RECORDED_TIMEOUT = /^no answer within (\d+) ms$/;
+
+/**
+ * What to throw again for a recorded call that failed (resume's replay): a recorded timeout as
+ * the interpreter's ToolTimeout, so the replayed program meets tool_timeout as the saved one
+ * did (a plain error would be tool_error, and the replay check would fail); else the error.
+ */
+export function recordedFailure(error: string): ToolTimeout | Error {
+  const timeout = RECORDED_TIMEOUT.exec(error);
+  return timeout === null ? new ToolFailure(error) : new ToolTimeout(Number(timeout[1]));
 }
 
 /** Whether resolving a promise with `x` can read its `then` without throwing. */

@@ -246,4 +246,16 @@ describe("tool approvals: refusals", () => {
   it("checks needsApproval when the tool is declared", () => {
     expect(() => tool({ description: "x", run: () => 1, needsApproval: "yes" as never })).toThrow(AgentDefinitionError);
   });
+
+  it("a call of the paused turn that timed out before the pause is replayed as a timeout, not a tool error", async () => {
+    const slow = tool({ description: "Slow.", timeoutMs: 20, run: () => new Promise((r) => setTimeout(() => r(1), 200)) });
+    const wipe = tool({ description: "Deletes everything.", needsApproval: true, run: () => "wiped" });
+    const agent = SubAgent.create({ prompt: "Wipe.", tools: { slow, wipe }, maxTurns: 3 });
+    const program = '(println (try (tool/slow {}) (catch e (str "caught " (:kind e)))))\n(return (tool/wipe {}))';
+    const paused = await SubAgent.run(agent, { llm: scriptedLlm([code(program)]) });
+    expect(paused.ok ? "" : paused.fail.reason).toBe("approval_required");
+    const done = await SubAgent.resume(agent, runStateFromJson(json(paused, agent)), { llm: scriptedLlm([]), approvals: { "turn-1-call-2": { approved: true } } });
+    expect(done.ok ? done.value : done.fail.message).toBe("wiped");
+    expect(done.trace.turns[0].prints).toEqual(["caught :tool_timeout"]);
+  });
 });

@@ -234,4 +234,16 @@ describe("resume explains what differs", () => {
     const replayed = await SubAgent.resume(make(6), tampered, { llm: live(), context });
     expect(replayed.fail?.message).toMatch(/replaying turn \d did not reproduce the saved run: .*: its feedback differs, saved ".*" \/ now ".*"/);
   });
+
+  it("replays a saved tool timeout as a timeout: the program meets tool_timeout again, and the run resumes", async () => {
+    const slow = tool({ description: "slow", input: z.object({}), timeoutMs: 20, run: () => new Promise((r) => setTimeout(() => r(1), 200)) });
+    const make = (maxTurns: number) => SubAgent.create({ prompt: "Call slow.", tools: { slow }, maxTurns });
+    const replies = [clj("Trying it.", '(println (try (tool/slow {}) (catch e (str "caught " (:kind e)))))'), clj("Again.", "(tool/slow {})"), clj("Done.", "(return 1)")];
+    const stopped = await SubAgent.run(make(3), { llm: scriptedLlm(replies.slice(0, 2)) });
+    expect(stopped.trace.turns.map((t) => t.error?.kind ?? t.prints[0])).toEqual(["caught :tool_timeout", "tool_timeout"]);
+    const state = runStateFromJson(runStateToJson(saveRun(stopped, make(3))));
+    const step = await resumeRun(make(4), state, { llm: scriptedLlm(replies.slice(2)) });
+    expect(step.ok ? step.value : step.fail.message).toBe(1);
+    expect(step.trace.turns.slice(0, 2).map((t) => t.error?.kind ?? t.prints[0])).toEqual(["caught :tool_timeout", "tool_timeout"]);
+  });
 });
