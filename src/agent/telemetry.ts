@@ -12,6 +12,7 @@ import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span, t
 import type { ToolCallRecord } from "../lisp/index.js";
 import type { LlmUsage } from "../llm/types.js";
 import type { RunObserver } from "./observer.js";
+import { recordedTimeoutMs } from "./tools.js";
 
 /** The `tracer` option: a Tracer, or "global" for the globally registered provider's. */
 export type TracerOption = Tracer | "global";
@@ -126,7 +127,7 @@ export function telemetryObserver(option: TracerOption, llmName: string, depth: 
       }
       const span = tools.get(call);
       if (span === undefined) return;
-      if (call.error !== undefined) failed(span, call.error.startsWith("no answer within") ? "tool_timeout" : "tool_error");
+      if (call.error !== undefined) failed(span, recordedTimeoutMs(call.error) !== undefined ? "tool_timeout" : "tool_error");
       span.end();
     },
     print: () => undefined,

@@ -247,8 +247,14 @@ const RECORDED_TIMEOUT = /^no answer within (\d+) ms$/;
  * did (a plain error would be tool_error, and the replay check would fail); else the error.
  */
 export function recordedFailure(error: string): ToolTimeout | Error {
+  const ms = recordedTimeoutMs(error);
+  return ms === undefined ? new ToolFailure(error) : new ToolTimeout(ms);
+}
+
+/** The time limit a recorded call's error says it ran out of, or undefined for any other error. */
+export function recordedTimeoutMs(error: string): number | undefined {
   const timeout = RECORDED_TIMEOUT.exec(error);
-  return timeout === null ? new ToolFailure(error) : new ToolTimeout(Number(timeout[1]));
+  return timeout === null ? undefined : Number(timeout[1]);
 }
 
 /** Whether resolving a promise with `x` can read its `then` without throwing. */

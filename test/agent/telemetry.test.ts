@@ -197,4 +197,21 @@ describe("hidden context is never exported (adversary)", () => {
     // The run did see the secret: the host's own failure message holds it, the spans do not.
     expect(step.fail?.message).toContain(SECRET);
   });
+
+  it("a tool span says tool_timeout for a call that ran out of time, and tool_error for a tool's own error that only mentions one", async () => {
+    const { exporter, provider } = setup();
+    const slow = tool({ description: "Slow.", timeoutMs: 20, run: () => new Promise((r) => setTimeout(() => r(1), 200)) });
+    const flaky = tool({
+      description: "Flaky.",
+      run: () => {
+        throw new Error("no answer within 5 ms from the backend; retry later");
+      },
+    });
+    const agent = SubAgent.create({ prompt: "Call both.", tools: { slow, flaky }, maxTurns: 2 });
+    const llm = scriptedLlm([code("(try (tool/slow {}) (catch e nil))\n(try (tool/flaky {}) (catch e nil))\n(return 1)")]);
+    const step = await SubAgent.run(agent, { llm, tracer: provider.getTracer("test"), isolation: "none" });
+    expect(step.ok).toBe(true);
+    const kind = (name: string) => exporter.getFinishedSpans().find((s) => s.name === `execute_tool ${name}`)?.attributes["error.type"];
+    expect([kind("slow"), kind("flaky")]).toEqual(["tool_timeout", "tool_error"]);
+  });
 });
