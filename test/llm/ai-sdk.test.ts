@@ -16,22 +16,15 @@ let baseURL: string;
 let script: Behaviour[] = [];
 let received: Array<{ headers: IncomingMessage["headers"]; body: { model: string; messages: unknown[]; max_tokens?: number; temperature?: number } }> = [];
 
-function handle(req: IncomingMessage, res: ServerResponse): void {
-  // No keep-alive: a pooled socket that afterEach closed would fail the next test as a connection error.
-  res.shouldKeepAlive = false;
-  let text = "";
-  req.setEncoding("utf8");
-  req.on("data", (chunk: string) => (text += chunk));
-  req.on("end", () => {
-    received.push({ headers: req.headers, body: JSON.parse(text) as (typeof received)[number]["body"] });
-    const b = script.shift() ?? { status: 500 };
-    if ("reply" in b) {
-      const usage = b.usage ?? { prompt_tokens: 10, completion_tokens: 2 };
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c1", object: "chat.completion", created: 0, model: "fake-served", choices: [{ index: 0, message: { role: "assistant", content: b.reply }, finish_reason: "stop" }], usage }));
-    } else if ("status" in b) {
-      res.writeHead(b.status, { "content-type": "application/json", ...b.headers }).end(JSON.stringify({ error: { message: `fake failure ${b.status}` } }));
-    }
-  });
+function handle(req: IncomingMessage, res: ServerResponse, text: string): void {
+  received.push({ headers: req.headers, body: JSON.parse(text) as (typeof received)[number]["body"] });
+  const b = script.shift() ?? { status: 500 };
+  if ("reply" in b) {
+    const usage = b.usage ?? { prompt_tokens: 10, completion_tokens: 2 };
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c1", object: "chat.completion", created: 0, model: "fake-served", choices: [{ index: 0, message: { role: "assistant", content: b.reply }, finish_reason: "stop" }], usage }));
+  } else if ("status" in b) {
+    res.writeHead(b.status, { "content-type": "application/json", ...b.headers }).end(JSON.stringify({ error: { message: `fake failure ${b.status}` } }));
+  }
 }
 
 localServer(handle, {
