@@ -135,4 +135,21 @@ describe("aiSdkLlm: what the model receives", () => {
     expect(prompt.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
     expect(marked).toEqual([true, true, false, true]);
   });
+
+  it("marks no more messages than Anthropic allows (four), the latest winning, as the Anthropic client does", async () => {
+    const model = new MockLanguageModelV3({
+      doGenerate: {
+        content: [{ type: "text", text: "(+ 1 2)" }],
+        finishReason: { unified: "stop", raw: "stop" },
+        usage: { inputTokens: { total: 9, noCache: 9, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } },
+        warnings: [],
+      },
+    });
+    const long: ChatMessage[] = [...messages, { role: "assistant", content: "(return 3)" }, { role: "user", content: "ok" }, { role: "assistant", content: "(return 4)" }, { role: "user", content: "ok" }];
+    // The system prompt, four breakpoints and the last message: six candidates for four marks.
+    await aiSdkLlm({ model }).complete({ messages: long, cacheBreakpoints: [1, 3, 4, 5] });
+    const prompt = model.doGenerateCalls[0].prompt;
+    const marked = prompt.flatMap((m, i) => ((m.providerOptions as { anthropic?: { cacheControl?: unknown } } | undefined)?.anthropic?.cacheControl === undefined ? [] : [i]));
+    expect(marked).toEqual([3, 4, 5, 7]);
+  });
 });
