@@ -78,10 +78,12 @@ export async function resolveConversation(ctx: ProxyContext, config: ProxyConfig
   const now = ctx.now();
   let hashes: string[] | undefined;
   let identity = explicitIdentity(tenant.id, headers, body, config.identity.headers, config.identity.bodyFields);
-  if (identity === undefined) {
+  // Hashed only to be matched: a request with no conversation (prefix matching off) leaves nothing in the index.
+  if (identity === undefined && config.identity.prefixMatch) {
     hashes = prefixHashes(messages, tenant.id);
-    identity = config.identity.prefixMatch ? await prefixIdentity(tenant.id, hashes, ctx.store) : { key: `${tenant.id}:conv-once-${now}`, id: `conv-once-${now}`, source: "none" };
+    identity = await prefixIdentity(tenant.id, hashes, ctx.store);
   }
+  identity ??= { key: `${tenant.id}:conv-once-${now}`, id: `conv-once-${now}`, source: "none" };
   let record = identity.record ?? (identity.source === "none" ? undefined : await ctx.store.get(identity.key));
   if (record === undefined) {
     record = newRecord(identity, tenant.id, now, identity.forkedFrom);

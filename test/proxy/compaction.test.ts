@@ -221,5 +221,7 @@ describe("proxy compaction", () => {
     expect(response.headers.get("x-ptc-conversation-source")).toBe("none");
     expect(sentMessages(r, 0)[2].content).toContain("[Summary of");
     expect(await r.proxy.context.store.count()).toBe(0);
+    // Nor in the prefix index, where nothing would ever expire it.
+    expect(await r.proxy.context.store.longestPrefix(prefixHashes(longConversation(30) as ChatMessage[], tenantOf("sk-client-key")))).toBeUndefined();
   });
 });
