@@ -133,19 +133,25 @@ export class PostgresStore implements ConversationStore {
     }
   }
 
-  async get(id: string): Promise<ConversationRecord | undefined> {
+  /** The stored version of a record and its text. */
+  private async latest(id: string): Promise<{ version: number; record: string } | undefined> {
     const rows = await this.query<{ version: number; record: string }>("SELECT version, record FROM ptc_conversations WHERE id = $1", [id]);
-    if (rows.length === 0) return undefined;
-    const record = JSON.parse(rows[0].record) as ConversationRecord;
-    this.bases.set(record, { version: rows[0].version, json: rows[0].record });
+    return rows[0];
+  }
+
+  async get(id: string): Promise<ConversationRecord | undefined> {
+    const row = await this.latest(id);
+    if (row === undefined) return undefined;
+    const record = JSON.parse(row.record) as ConversationRecord;
+    this.bases.set(record, { version: row.version, json: row.record });
     return record;
   }
 
   async refresh(record: ConversationRecord): Promise<void> {
     const base = this.bases.get(record);
-    const rows = await this.query<{ version: number; record: string }>("SELECT version, record FROM ptc_conversations WHERE id = $1", [record.id]);
-    if (rows.length === 0 || rows[0].version === base?.version) return;
-    this.adopt(record, base, rows[0]);
+    const row = await this.latest(record.id);
+    if (row === undefined || row.version === base?.version) return;
+    this.adopt(record, base, row);
   }
 
   /** Merges the stored version into `record` (keeping the changes made here) and makes it the new base. */
@@ -169,9 +175,10 @@ export class PostgresStore implements ConversationStore {
         this.bases.set(record, { version: written[0].version, json });
         return;
       }
-      const rows = await this.query<{ version: number; record: string }>("SELECT version, record FROM ptc_conversations WHERE id = $1", [record.id]);
-      if (rows.length === 0) this.bases.delete(record);
-      else this.adopt(record, base ?? { version: rows[0].version, json }, rows[0]);
+      // Another replica wrote it since (or created it first: then its record wins), or expiry deleted it.
+      const row = await this.latest(record.id);
+      if (row === undefined) this.bases.delete(record);
+      else this.adopt(record, base, row);
     }
     throw new Error(`conversation ${record.conversation} was written by other replicas ${MAX_WRITE_ATTEMPTS} times while this one tried to write it`);
   }
