@@ -98,12 +98,19 @@ describe.each(backends.filter((b) => b.name !== "postgres" || pgAdmin !== undefi
     await store.close();
   });
 
-  it("adds up a virtual key's spend", async () => {
-    const { store } = await open();
+  it("adds up a virtual key's spend, and keeps it across a reopen", async () => {
+    const { store, where } = await open();
     expect(await store.spent("vk")).toBe(0);
     await Promise.all([store.addSpend("vk", 100), store.addSpend("vk", 23), store.addSpend("other", 5)]);
     expect(await store.spent("vk")).toBe(123);
     await store.close();
+    // Kept at rest, as conversations are (in memory, nothing is).
+    if (where === ":memory:") return;
+    const again = await openStore(where);
+    expect(await again.spent("vk")).toBe(123);
+    await again.addSpend("vk", 7);
+    expect(await again.spent("vk")).toBe(130);
+    await again.close();
   });
 
   it("reports itself closed", async () => {
