@@ -4,7 +4,7 @@
 // option, which other providers ignore.
 import { APICallError, generateText, streamText, type LanguageModel, type LanguageModelUsage, type ModelMessage, type SystemModelMessage } from "ai";
 import { LlmError } from "./errors.js";
-import { messageText } from "./messages.js";
+import { cacheMarks, messageText } from "./messages.js";
 import { retrySettings, statusError, withRetries, type RetryOptions } from "./retry.js";
 import type { ChatMessage, Llm, LlmRequest, LlmResponse } from "./types.js";
 
@@ -88,15 +88,12 @@ function reply(name: string, text: string, finishReason: string, u: LanguageMode
 
 /**
  * The chat messages as AI SDK messages: system messages go to `system`, tool calls and results
- * become tool-call and tool-result parts. Marked messages (the request's `cacheBreakpoints`,
- * the last system message and the last message) carry the cache provider option.
+ * become tool-call and tool-result parts. The messages `cacheMarks` picks carry the cache
+ * provider option, no more than Anthropic allows.
  */
 function toModelMessages(request: LlmRequest): { system: SystemModelMessage[]; messages: ModelMessage[] } {
   const chat = request.messages;
-  const last = chat.length - 1;
-  const marked = new Set([...(request.cacheBreakpoints ?? []), last]);
-  const lastSystem = chat.findLastIndex((m) => m.role === "system");
-  if (lastSystem >= 0) marked.add(lastSystem);
+  const marked = cacheMarks(request);
   const toolNames = new Map<string, string>();
   const system: SystemModelMessage[] = [];
   const messages: ModelMessage[] = [];

@@ -5,9 +5,9 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import { LlmError } from "./errors.js";
-import { messageText } from "./messages.js";
+import { cacheMarks, messageText } from "./messages.js";
 import { retrySettings, sdkBackstopMs, sdkError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
-import type { ChatMessage, Llm, LlmRequest, LlmResponse } from "./types.js";
+import type { ChatMessage, Llm, LlmResponse } from "./types.js";
 
 const SDK_ERRORS: SdkErrors = { ConnectionTimeout: APIConnectionTimeoutError, UserAbort: APIUserAbortError, Connection: APIConnectionError, Api: APIError };
 
@@ -27,8 +27,6 @@ export interface AnthropicLlmOptions extends RetryOptions {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** The most `cache_control` blocks one Messages request may carry. */
-const MAX_BREAKPOINTS = 4;
 const EPHEMERAL = { type: "ephemeral" } as const;
 
 /** Creates a client for Anthropic's Messages API. Throws a `config` LlmError when no model or key is given. */
@@ -51,7 +49,7 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
   return {
     name,
     complete(request) {
-      const { system, messages } = toAnthropic(request.messages, cache ? breakpoints(request) : new Set());
+      const { system, messages } = toAnthropic(request.messages, cache ? cacheMarks(request) : new Set());
       const body = {
         model: request.model ?? (model as string),
         max_tokens: request.maxOutputTokens ?? maxTokens,
@@ -68,21 +66,6 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
       return withRetries(name, retry, request, send, (e, signal) => sdkError(e, signal, name, SDK_ERRORS));
     },
   };
-}
-
-/**
- * The messages to mark: the last system message, the strategy's stable-prefix ends, and the
- * last message; the latest ones win when there are more than the API allows.
- */
-function breakpoints(request: LlmRequest): Set<number> {
-  const msgs = request.messages;
-  const last = msgs.length - 1;
-  if (last < 0) return new Set();
-  const marks = (request.cacheBreakpoints ?? []).filter((i) => Number.isInteger(i) && i >= 0 && i < last);
-  let system = -1;
-  while (system + 1 <= last && msgs[system + 1].role === "system") system++;
-  if (system >= 0 && system < last) marks.push(system);
-  return new Set([...new Set([...marks, last])].sort((a, b) => a - b).slice(-MAX_BREAKPOINTS));
 }
 
 /**

@@ -1,5 +1,5 @@
 // Reading chat messages whatever their content shape.
-import type { ChatMessage } from "./types.js";
+import type { ChatMessage, LlmRequest } from "./types.js";
 
 /** The words of a message: its text content (text parts joined), without tool calls. */
 export function messageText(m: ChatMessage): string {
@@ -17,4 +17,24 @@ export function toolCallText(m: ChatMessage): string {
   let out = "";
   for (const call of m.tool_calls) out += (out ? "\n" : "") + call.function.name + " " + call.function.arguments;
   return out;
+}
+
+/** The most cache breakpoints one Anthropic request may carry (`cache_control` blocks). */
+const MAX_CACHE_MARKS = 4;
+
+/**
+ * The messages a client with explicit cache breakpoints marks (Anthropic's API, the AI SDK's
+ * Anthropic option): the last of the leading system messages, the strategy's stable-prefix ends
+ * (`cacheBreakpoints`), and the last message; the latest ones win when there are more than the
+ * API allows.
+ */
+export function cacheMarks(request: LlmRequest): Set<number> {
+  const msgs = request.messages;
+  const last = msgs.length - 1;
+  if (last < 0) return new Set();
+  const marks = (request.cacheBreakpoints ?? []).filter((i) => Number.isInteger(i) && i >= 0 && i < last);
+  let system = -1;
+  while (system + 1 <= last && msgs[system + 1].role === "system") system++;
+  if (system >= 0 && system < last) marks.push(system);
+  return new Set([...new Set([...marks, last])].sort((a, b) => a - b).slice(-MAX_CACHE_MARKS));
 }

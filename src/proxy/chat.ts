@@ -78,10 +78,12 @@ export async function resolveConversation(ctx: ProxyContext, config: ProxyConfig
   const now = ctx.now();
   let hashes: string[] | undefined;
   let identity = explicitIdentity(tenant.id, headers, body, config.identity.headers, config.identity.bodyFields);
-  if (identity === undefined) {
+  // Hashed only to be matched: a request with no conversation (prefix matching off) leaves nothing in the index.
+  if (identity === undefined && config.identity.prefixMatch) {
     hashes = prefixHashes(messages, tenant.id);
-    identity = config.identity.prefixMatch ? await prefixIdentity(tenant.id, hashes, ctx.store) : { key: `${tenant.id}:conv-once-${now}`, id: `conv-once-${now}`, source: "none" };
+    identity = await prefixIdentity(tenant.id, hashes, ctx.store);
   }
+  identity ??= { key: `${tenant.id}:conv-once-${now}`, id: `conv-once-${now}`, source: "none" };
   let record = identity.record ?? (identity.source === "none" ? undefined : await ctx.store.get(identity.key));
   if (record === undefined) {
     record = newRecord(identity, tenant.id, now, identity.forkedFrom);
@@ -243,21 +245,22 @@ async function remember(ctx: ProxyContext, config: ProxyConfig, record: Conversa
   record.updatedAt = ctx.now();
   record.messageCount = request.messages.length;
   if (request.model !== undefined) record.model = request.model;
+  // The writes touch different rows, so they go at once: the reply waits for them, and on a
+  // shared store each is a round trip.
+  const writes: Array<Promise<void>> = [];
   // Only requests without an explicit id are matched by prefix, so only theirs are hashed.
   if (hashes !== undefined && hashes.length > 0) {
     record.lastHash = hashes[hashes.length - 1];
     record.lastLength = hashes.length;
-    await ctx.store.addPrefix(record.lastHash, record.id);
+    writes.push(ctx.store.addPrefix(record.lastHash, record.id));
     // Older requests stay findable (an edited or regenerated turn forks from them with the
     // summary), but only the last few: the index grows with conversations, not with requests.
     if (!record.indexed.includes(record.lastHash)) record.indexed.push(record.lastHash);
-    while (record.indexed.length > INDEXED_PER_CONVERSATION) {
-      const old = record.indexed.shift() as string;
-      await ctx.store.removePrefix(old, record.id);
-    }
+    while (record.indexed.length > INDEXED_PER_CONVERSATION) writes.push(ctx.store.removePrefix(record.indexed.shift() as string, record.id));
   }
   // Without keepMessages only hashes, counts and the strategy's summary are kept at rest.
-  if (record.source !== "none") await ctx.store.put(record, config.keepMessages ? raw.toString("utf8") : undefined);
+  if (record.source !== "none") writes.push(ctx.store.put(record, config.keepMessages ? raw.toString("utf8") : undefined));
+  await Promise.all(writes);
 }
 
 /** Usage of a non-streaming completion, undefined when it has none, "malformed" when it is not a JSON object. */

@@ -79,7 +79,7 @@ export class Compactor {
     if (settings?.threshold !== undefined) options.threshold = settings.threshold;
     // Back-off: each time the breaker reopens, it stays open twice as many requests (up to 64x).
     // The limits as the strategy resolved them, so its schema's defaults hold here too.
-    const resolved = this.strategy({ name: base.name, options: base.options }).options;
+    const resolved = this.strategy(base).options;
     const maxFailures = resolved.maxFailures as number;
     const cooldown = resolved.cooldown as number;
     if (record.failures >= maxFailures) options.cooldown = cooldown * 2 ** Math.min(6, record.failures - maxFailures + 1);
@@ -110,11 +110,14 @@ export class Compactor {
     const reserved = input.maxTokens ?? config.compaction.reserveOutputTokens;
     const spec = this.spec(config, record, input.model, reserved);
     // A token is at least one byte of the body: far below the threshold, no tokenizer is needed.
+    // Checked with the strategy as configured (built once, where the spec's learned window would
+    // build one per conversation): it knows the threshold's default and whether a state holds a summary.
     if (!force && spec.name === "usage-ratio" && !record.flagged) {
-      const strategy = this.strategy(spec);
+      const configured = this.strategy(config.conversations[record.conversation]?.strategy ?? config.compaction.strategy);
       const state = this.stateOf(record, spec);
-      const holds = state !== null && strategy.compacted?.(state) === true;
-      if (!holds && input.bodyBytes + reserved < (strategy.options.threshold as number) * (strategy.options.contextLimit as number)) return { messages: input.messages, changed: false, estimatedTokens: 0 };
+      const holds = state !== null && configured.compacted?.(state) === true;
+      const threshold = (spec.options.threshold ?? configured.options.threshold) as number;
+      if (!holds && input.bodyBytes + reserved < threshold * (spec.options.contextLimit as number)) return { messages: input.messages, changed: false, estimatedTokens: 0 };
     }
     const max = config.compaction.maxSummaryCalls;
     // A dry run's record is a copy, and a request with no conversation (source "none") keeps nothing.

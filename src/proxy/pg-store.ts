@@ -23,6 +23,7 @@ const LOCK_SPACE = 0x707463;
 /** Attempts at a write that keeps meeting newer versions (each attempt merges the newest one). */
 const MAX_WRITE_ATTEMPTS = 16;
 
+const TABLES = ["ptc_conversations", "ptc_messages", "ptc_prefixes", "ptc_spend"];
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS ptc_conversations (id TEXT PRIMARY KEY, version BIGINT NOT NULL, updated_at BIGINT NOT NULL, record TEXT NOT NULL);
   CREATE INDEX IF NOT EXISTS ptc_conversations_updated ON ptc_conversations (updated_at);
@@ -87,7 +88,7 @@ export class PostgresStore implements ConversationStore {
     private readonly locks: Pool,
   ) {}
 
-  /** Connects, and creates the tables when they are missing (one replica at a time). */
+  /** Connects, and creates the tables when any is missing (one replica at a time). */
   static async open(url: string): Promise<PostgresStore> {
     const pg = loadPg();
     // BIGINT columns hold ms timestamps, versions and token counts: well inside a double's exact
@@ -105,7 +106,10 @@ export class PostgresStore implements ConversationStore {
     try {
       await client.query("BEGIN");
       await client.query("SELECT pg_advisory_xact_lock($1, 0)", [LOCK_SPACE]);
-      await client.query(SCHEMA);
+      // Created only when missing: CREATE ... IF NOT EXISTS needs the CREATE privilege even when
+      // the tables exist, and a user with only reads and writes must be able to start a replica.
+      const missing = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM unnest($1::text[]) AS t(name) WHERE to_regclass(t.name) IS NULL", [TABLES]);
+      if (missing.rows[0].n > 0) await client.query(SCHEMA);
       await client.query("COMMIT");
     } catch (e) {
       await client.query("ROLLBACK").catch(() => {});
@@ -133,19 +137,25 @@ export class PostgresStore implements ConversationStore {
     }
   }
 
-  async get(id: string): Promise<ConversationRecord | undefined> {
+  /** The stored version of a record and its text. */
+  private async latest(id: string): Promise<{ version: number; record: string } | undefined> {
     const rows = await this.query<{ version: number; record: string }>("SELECT version, record FROM ptc_conversations WHERE id = $1", [id]);
-    if (rows.length === 0) return undefined;
-    const record = JSON.parse(rows[0].record) as ConversationRecord;
-    this.bases.set(record, { version: rows[0].version, json: rows[0].record });
+    return rows[0];
+  }
+
+  async get(id: string): Promise<ConversationRecord | undefined> {
+    const row = await this.latest(id);
+    if (row === undefined) return undefined;
+    const record = JSON.parse(row.record) as ConversationRecord;
+    this.bases.set(record, { version: row.version, json: row.record });
     return record;
   }
 
   async refresh(record: ConversationRecord): Promise<void> {
     const base = this.bases.get(record);
-    const rows = await this.query<{ version: number; record: string }>("SELECT version, record FROM ptc_conversations WHERE id = $1", [record.id]);
-    if (rows.length === 0 || rows[0].version === base?.version) return;
-    this.adopt(record, base, rows[0]);
+    const row = await this.latest(record.id);
+    if (row === undefined || row.version === base?.version) return;
+    this.adopt(record, base, row);
   }
 
   /** Merges the stored version into `record` (keeping the changes made here) and makes it the new base. */
@@ -169,9 +179,10 @@ export class PostgresStore implements ConversationStore {
         this.bases.set(record, { version: written[0].version, json });
         return;
       }
-      const rows = await this.query<{ version: number; record: string }>("SELECT version, record FROM ptc_conversations WHERE id = $1", [record.id]);
-      if (rows.length === 0) this.bases.delete(record);
-      else this.adopt(record, base ?? { version: rows[0].version, json }, rows[0]);
+      // Another replica wrote it since (or created it first: then its record wins), or expiry deleted it.
+      const row = await this.latest(record.id);
+      if (row === undefined) this.bases.delete(record);
+      else this.adopt(record, base, row);
     }
     throw new Error(`conversation ${record.conversation} was written by other replicas ${MAX_WRITE_ATTEMPTS} times while this one tried to write it`);
   }

@@ -1,7 +1,8 @@
-// The embedded store: one SQLite file (better-sqlite3, WAL) for one proxy process. Records and
-// the prefix index are also held in memory, so the request path reads no disk and every call
-// resolves at once. Changes are written in one transaction per turn of the event loop (a burst of
-// requests costs one commit), and at close. Message history is kept on disk only (admin
+// The embedded store: one SQLite file (better-sqlite3, WAL) for one proxy process. Records, the
+// prefix index and virtual keys' spend are also held in memory, so the request path reads no disk
+// and every call resolves at once. Records and request bodies are written in one transaction per
+// turn of the event loop (a burst of requests costs one commit), and at close; index and spend
+// changes are written as they come. Message history is kept on disk only (admin
 // `compact` reads it). better-sqlite3 is a native module, so it is an optional peer dependency,
 // loaded when a store opens: only proxy users should have to build it.
 import { chmodSync, closeSync, openSync } from "node:fs";
@@ -22,6 +23,7 @@ export class SqliteStore implements ConversationStore {
   private readonly db: Database.Database;
   private readonly records = new Map<string, ConversationRecord>();
   private readonly prefixes = new Map<string, string>();
+  private readonly spend = new Map<string, number>();
   private readonly statements;
   private closed = false;
   // Records and request bodies waiting for the next flush; the latest body per conversation wins.
@@ -56,7 +58,6 @@ export class SqliteStore implements ConversationStore {
       addPrefix: this.db.prepare("INSERT INTO prefixes (hash, id) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET id = excluded.id"),
       removePrefix: this.db.prepare("DELETE FROM prefixes WHERE hash = ?"),
       addSpend: this.db.prepare("INSERT INTO spend (name, tokens) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET tokens = tokens + excluded.tokens"),
-      spent: this.db.prepare<[string], { tokens: number }>("SELECT tokens FROM spend WHERE name = ?"),
       stale: this.db.prepare<[number], { id: string }>("SELECT id FROM conversations WHERE updated_at < ?"),
       delete: [
         this.db.prepare("DELETE FROM conversations WHERE id = ?"),
@@ -69,6 +70,7 @@ export class SqliteStore implements ConversationStore {
       this.records.set(record.id, record);
     }
     for (const row of this.db.prepare<[], { hash: string; id: string }>("SELECT hash, id FROM prefixes").all()) this.prefixes.set(row.hash, row.id);
+    for (const row of this.db.prepare<[], { name: string; tokens: number }>("SELECT name, tokens FROM spend").all()) this.spend.set(row.name, row.tokens);
   }
 
   readonly kind = "sqlite";
@@ -177,11 +179,13 @@ export class SqliteStore implements ConversationStore {
 
   addSpend(virtualKey: string, tokens: number): Promise<void> {
     this.statements.addSpend.run(virtualKey, tokens);
+    this.spend.set(virtualKey, (this.spend.get(virtualKey) ?? 0) + tokens);
     return DONE;
   }
 
+  /** From memory: a budgeted key's check reads no disk. */
   spent(virtualKey: string): Promise<number> {
-    return Promise.resolve(this.statements.spent.get(virtualKey)?.tokens ?? 0);
+    return Promise.resolve(this.spend.get(virtualKey) ?? 0);
   }
 
   close(): Promise<void> {

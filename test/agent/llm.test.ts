@@ -38,34 +38,30 @@ function completion(content: string, usage?: Record<string, unknown>, model = "f
   };
 }
 
-function handle(req: IncomingMessage, res: ServerResponse): void {
-  let text = "";
-  req.setEncoding("utf8");
-  req.on("data", (chunk: string) => (text += chunk));
-  req.on("end", () => {
-    if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
-      return;
-    }
-    received.push({ url: req.url, headers: req.headers, body: JSON.parse(text) as Received["body"] });
-    const b = script.shift() ?? { status: 500, body: { error: { message: "fake server: script exhausted" } } };
-    if ("reply" in b) {
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(completion(b.reply, b.usage, b.model)));
-    } else if ("status" in b) {
-      res.writeHead(b.status, { "content-type": "application/json", ...b.headers }).end(JSON.stringify(b.body ?? { error: { message: `fake failure ${b.status}` } }));
-    } else if ("json" in b) {
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(b.json));
-    } else if ("raw" in b) {
-      res.writeHead(200, { "content-type": b.contentType ?? "application/json" }).end(b.raw);
-    } else if (b.hang === "body") {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.write('{"id":"chatcmpl-1","choices":[');
-    }
-    // hang === "headers": never answer; the client's timeout or abort must end it.
-  });
+function handle(req: IncomingMessage, res: ServerResponse, text: string): void {
+  if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
+    res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
+    return;
+  }
+  received.push({ url: req.url, headers: req.headers, body: JSON.parse(text) as Received["body"] });
+  const b = script.shift() ?? { status: 500, body: { error: { message: "fake server: script exhausted" } } };
+  if ("reply" in b) {
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(completion(b.reply, b.usage, b.model)));
+  } else if ("status" in b) {
+    res.writeHead(b.status, { "content-type": "application/json", ...b.headers }).end(JSON.stringify(b.body ?? { error: { message: `fake failure ${b.status}` } }));
+  } else if ("json" in b) {
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(b.json));
+  } else if ("raw" in b) {
+    res.writeHead(200, { "content-type": b.contentType ?? "application/json" }).end(b.raw);
+  } else if (b.hang === "body") {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.write('{"id":"chatcmpl-1","choices":[');
+  }
+  // hang === "headers": never answer; the client's timeout or abort must end it.
 }
 
 localServer(handle, {
+  keepAlive: true,
   listening: (origin) => (baseURL = `${origin}/v1`),
   reset: () => {
     script = [];

@@ -16,22 +16,15 @@ let baseURL: string;
 let script: Behaviour[] = [];
 let received: Array<{ headers: IncomingMessage["headers"]; body: { model: string; messages: unknown[]; max_tokens?: number; temperature?: number } }> = [];
 
-function handle(req: IncomingMessage, res: ServerResponse): void {
-  // No keep-alive: a pooled socket that afterEach closed would fail the next test as a connection error.
-  res.shouldKeepAlive = false;
-  let text = "";
-  req.setEncoding("utf8");
-  req.on("data", (chunk: string) => (text += chunk));
-  req.on("end", () => {
-    received.push({ headers: req.headers, body: JSON.parse(text) as (typeof received)[number]["body"] });
-    const b = script.shift() ?? { status: 500 };
-    if ("reply" in b) {
-      const usage = b.usage ?? { prompt_tokens: 10, completion_tokens: 2 };
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c1", object: "chat.completion", created: 0, model: "fake-served", choices: [{ index: 0, message: { role: "assistant", content: b.reply }, finish_reason: "stop" }], usage }));
-    } else if ("status" in b) {
-      res.writeHead(b.status, { "content-type": "application/json", ...b.headers }).end(JSON.stringify({ error: { message: `fake failure ${b.status}` } }));
-    }
-  });
+function handle(req: IncomingMessage, res: ServerResponse, text: string): void {
+  received.push({ headers: req.headers, body: JSON.parse(text) as (typeof received)[number]["body"] });
+  const b = script.shift() ?? { status: 500 };
+  if ("reply" in b) {
+    const usage = b.usage ?? { prompt_tokens: 10, completion_tokens: 2 };
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c1", object: "chat.completion", created: 0, model: "fake-served", choices: [{ index: 0, message: { role: "assistant", content: b.reply }, finish_reason: "stop" }], usage }));
+  } else if ("status" in b) {
+    res.writeHead(b.status, { "content-type": "application/json", ...b.headers }).end(JSON.stringify({ error: { message: `fake failure ${b.status}` } }));
+  }
 }
 
 localServer(handle, {
@@ -141,5 +134,22 @@ describe("aiSdkLlm: what the model receives", () => {
     const marked = prompt.map((m) => (m.providerOptions as { anthropic?: { cacheControl?: unknown } } | undefined)?.anthropic?.cacheControl !== undefined);
     expect(prompt.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
     expect(marked).toEqual([true, true, false, true]);
+  });
+
+  it("marks no more messages than Anthropic allows (four), the latest winning, as the Anthropic client does", async () => {
+    const model = new MockLanguageModelV3({
+      doGenerate: {
+        content: [{ type: "text", text: "(+ 1 2)" }],
+        finishReason: { unified: "stop", raw: "stop" },
+        usage: { inputTokens: { total: 9, noCache: 9, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } },
+        warnings: [],
+      },
+    });
+    const long: ChatMessage[] = [...messages, { role: "assistant", content: "(return 3)" }, { role: "user", content: "ok" }, { role: "assistant", content: "(return 4)" }, { role: "user", content: "ok" }];
+    // The system prompt, four breakpoints and the last message: six candidates for four marks.
+    await aiSdkLlm({ model }).complete({ messages: long, cacheBreakpoints: [1, 3, 4, 5] });
+    const prompt = model.doGenerateCalls[0].prompt;
+    const marked = prompt.flatMap((m, i) => ((m.providerOptions as { anthropic?: { cacheControl?: unknown } } | undefined)?.anthropic?.cacheControl === undefined ? [] : [i]));
+    expect(marked).toEqual([3, 4, 5, 7]);
   });
 });

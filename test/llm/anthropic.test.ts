@@ -20,29 +20,22 @@ let baseURL: string;
 let script: Behaviour[] = [];
 let received: Array<{ url: string; headers: IncomingMessage["headers"]; body: Body }> = [];
 
-function handle(req: IncomingMessage, res: ServerResponse): void {
-  // No keep-alive: a pooled socket that afterEach closed would fail the next test as a connection error.
-  res.shouldKeepAlive = false;
-  let text = "";
-  req.setEncoding("utf8");
-  req.on("data", (chunk: string) => (text += chunk));
-  req.on("end", () => {
-    if (req.method !== "POST" || req.url !== "/v1/messages") {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: `no route ${req.method} ${req.url}` } }));
-      return;
-    }
-    received.push({ url: req.url, headers: req.headers, body: JSON.parse(text) as Body });
-    const b = script.shift() ?? { status: 500, body: { type: "error", error: { type: "api_error", message: "fake server: script exhausted" } } };
-    if ("reply" in b) {
-      const usage = b.usage ?? { input_tokens: 10, output_tokens: 2 };
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "msg_1", type: "message", role: "assistant", model: "claude-fake-2026", content: [{ type: "text", text: b.reply }], stop_reason: "end_turn", stop_sequence: null, usage }));
-    } else if ("status" in b) {
-      res.writeHead(b.status, { "content-type": "application/json", ...b.headers }).end(JSON.stringify(b.body ?? { type: "error", error: { type: "api_error", message: `fake failure ${b.status}` } }));
-    } else if ("json" in b) {
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(b.json));
-    }
-    // hang: never answer; the client's timeout or abort must end it.
-  });
+function handle(req: IncomingMessage, res: ServerResponse, text: string): void {
+  if (req.method !== "POST" || req.url !== "/v1/messages") {
+    res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: `no route ${req.method} ${req.url}` } }));
+    return;
+  }
+  received.push({ url: req.url, headers: req.headers, body: JSON.parse(text) as Body });
+  const b = script.shift() ?? { status: 500, body: { type: "error", error: { type: "api_error", message: "fake server: script exhausted" } } };
+  if ("reply" in b) {
+    const usage = b.usage ?? { input_tokens: 10, output_tokens: 2 };
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "msg_1", type: "message", role: "assistant", model: "claude-fake-2026", content: [{ type: "text", text: b.reply }], stop_reason: "end_turn", stop_sequence: null, usage }));
+  } else if ("status" in b) {
+    res.writeHead(b.status, { "content-type": "application/json", ...b.headers }).end(JSON.stringify(b.body ?? { type: "error", error: { type: "api_error", message: `fake failure ${b.status}` } }));
+  } else if ("json" in b) {
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(b.json));
+  }
+  // hang: never answer; the client's timeout or abort must end it.
 }
 
 localServer(handle, {

@@ -21,24 +21,18 @@ let base: string;
 let script: Behaviour[] = [];
 let received: Array<{ url: string; accept: string | undefined; body: Record<string, unknown> }> = [];
 
-function handle(req: IncomingMessage, res: ServerResponse): void {
-  res.shouldKeepAlive = false;
-  let text = "";
-  req.setEncoding("utf8");
-  req.on("data", (chunk: string) => (text += chunk));
-  req.on("end", () => {
-    received.push({ url: req.url ?? "", accept: req.headers.accept, body: JSON.parse(text) as Record<string, unknown> });
-    const b = script.shift() ?? { status: 500 };
-    if ("status" in b) {
-      res.writeHead(b.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { type: "api_error", message: `fake failure ${b.status}` } }));
-      return;
-    }
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    for (const e of b.events) res.write(`${e.event === undefined ? "" : `event: ${e.event}\n`}data: ${typeof e.data === "string" ? e.data : JSON.stringify(e.data)}\n\n`);
-    // A cut: the socket closes after the data (FIN, not reset) without ending the chunked body.
-    if (b.cut) res.socket?.end();
-    else res.end();
-  });
+function handle(req: IncomingMessage, res: ServerResponse, text: string): void {
+  received.push({ url: req.url ?? "", accept: req.headers.accept, body: JSON.parse(text) as Record<string, unknown> });
+  const b = script.shift() ?? { status: 500 };
+  if ("status" in b) {
+    res.writeHead(b.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { type: "api_error", message: `fake failure ${b.status}` } }));
+    return;
+  }
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  for (const e of b.events) res.write(`${e.event === undefined ? "" : `event: ${e.event}\n`}data: ${typeof e.data === "string" ? e.data : JSON.stringify(e.data)}\n\n`);
+  // A cut: the socket closes after the data (FIN, not reset) without ending the chunked body.
+  if (b.cut) res.socket?.end();
+  else res.end();
 }
 
 localServer(handle, {

@@ -3,7 +3,8 @@
 // compact-and-retry; failed summaries send the history as it is and open the breaker after
 // repeated failures; an upstream that cuts prompts is detected; conversations never mix.
 import type OpenAI from "openai";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { defaultStrategies } from "../../src/history/registry.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 import { prefixHashes } from "../../src/proxy/identity.js";
 import { tenantOf } from "../../src/proxy/tenancy.js";
@@ -215,11 +216,27 @@ describe("proxy compaction", () => {
     expect((chatRequests(r).at(-1)?.body?.messages as Msg[])[2].content).toContain("[Summary of");
   });
 
+  it("lets short requests through without building a strategy for each conversation's window", async () => {
+    // Five models, five windows: a strategy built per window would be five (and a cache of them churned by many conversations).
+    const limits = Object.fromEntries([1, 2, 3, 4, 5].map((i) => [`model-${i}`, 3000 + i * 100]));
+    r = await rig({ config: { ...SMALL, compaction: { ...SMALL.compaction, contextLimits: limits } } });
+    const create = vi.spyOn(defaultStrategies, "create");
+    try {
+      for (let i = 1; i <= 5; i++) await send(r, [{ role: "user", content: "hi" }], `short-${i}`, { model: `model-${i}` });
+      expect(create.mock.calls.length).toBeLessThanOrEqual(1);
+    } finally {
+      create.mockRestore();
+    }
+    expect(r.upstream.summaryCalls).toBe(0);
+  });
+
   it("compacts a request that has no conversation (prefix matching off) and keeps nothing of it", async () => {
     r = await rig({ config: { ...SMALL, identity: { prefixMatch: false } } });
     const { response } = await r.client.chat.completions.create({ model: "fake-model", messages: longConversation(30) }).withResponse();
     expect(response.headers.get("x-ptc-conversation-source")).toBe("none");
     expect(sentMessages(r, 0)[2].content).toContain("[Summary of");
     expect(await r.proxy.context.store.count()).toBe(0);
+    // Nor in the prefix index, where nothing would ever expire it.
+    expect(await r.proxy.context.store.longestPrefix(prefixHashes(longConversation(30) as ChatMessage[], tenantOf("sk-client-key")))).toBeUndefined();
   });
 });

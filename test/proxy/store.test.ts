@@ -2,6 +2,7 @@
 // PostgreSQL (a fresh database on the globalSetup's server). What only a shared store promises
 // (no lost update between replicas, one compaction at a time across processes, a record moved
 // between processes) runs against PostgreSQL with two store instances, as two replicas would be.
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
@@ -97,12 +98,19 @@ describe.each(backends.filter((b) => b.name !== "postgres" || pgAdmin !== undefi
     await store.close();
   });
 
-  it("adds up a virtual key's spend", async () => {
-    const { store } = await open();
+  it("adds up a virtual key's spend, and keeps it across a reopen", async () => {
+    const { store, where } = await open();
     expect(await store.spent("vk")).toBe(0);
     await Promise.all([store.addSpend("vk", 100), store.addSpend("vk", 23), store.addSpend("other", 5)]);
     expect(await store.spent("vk")).toBe(123);
     await store.close();
+    // Kept at rest, as conversations are (in memory, nothing is).
+    if (where === ":memory:") return;
+    const again = await openStore(where);
+    expect(await again.spent("vk")).toBe(123);
+    await again.addSpend("vk", 7);
+    expect(await again.spent("vk")).toBe(130);
+    await again.close();
   });
 
   it("reports itself closed", async () => {
@@ -217,6 +225,34 @@ describe.each(backends.filter((b) => b.name !== "postgres" || pgAdmin !== undefi
         expect(order).toEqual(["a start", "other", "a end", "b"]);
         await admin.end();
         await Promise.all([a.close(), b.close()]);
+      });
+
+      it("opens as a user with only reads and writes once the tables exist (no CREATE on the schema)", async () => {
+        const db = await freshDatabase(pgAdmin as string);
+        await (await openStore(db.url)).close();
+        const role = `ptc_rw_${randomBytes(6).toString("hex")}`;
+        const owner = new pg.Client({ connectionString: db.url });
+        await owner.connect();
+        await owner.query(`CREATE ROLE ${role} LOGIN PASSWORD 'rw'`);
+        await owner.query("REVOKE CREATE ON SCHEMA public FROM PUBLIC");
+        await owner.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
+        await owner.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`);
+        await owner.end();
+        const url = new URL(db.url);
+        url.username = role;
+        url.password = "rw";
+        try {
+          const store = await openStore(url.href);
+          await store.put(record("rw"));
+          expect((await store.get("t:rw"))?.conversation).toBe("rw");
+          await store.close();
+        } finally {
+          await db.drop();
+          const admin = new pg.Client({ connectionString: pgAdmin });
+          await admin.connect();
+          await admin.query(`DROP ROLE IF EXISTS ${role}`);
+          await admin.end();
+        }
       });
 
       it("refuses to open a database it cannot reach", async () => {
