@@ -315,3 +315,39 @@ describe("isolated mode: same results as in process", () => {
     for (const src of sources) expect(shown(await evaluate(src, worker({ limits }))), src).toEqual(shown(await evaluate(src, { limits })));
   });
 });
+
+describe("listeners: onPrint and onToolCall hear the same in both modes", () => {
+  const run = async (o: EvaluateOptions): Promise<{ r: EvalResult; lines: string[]; events: Array<[string, boolean, unknown]> }> => {
+    const lines: string[] = [];
+    const events: Array<[string, boolean, unknown]> = [];
+    const r = await evaluate('(println "before") (tool/echo {:x 1}) (dotimes [i 50] (println "line" i "xxxxxxxxxxxxxxxxxxxx"))', {
+      ...o,
+      tools: { echo: (a) => a },
+      limits: { maxOutputChars: 300 },
+      onPrint: (l) => lines.push(l),
+      onToolCall: (c, done) => events.push([c.name, done, c.args]),
+    });
+    return { r, lines, events };
+  };
+
+  it("print listeners stop where the output limit cuts in; tool listeners hear each call start and end", async () => {
+    const here = await run({});
+    const there = await run(worker());
+    for (const { r, lines, events } of [here, there]) {
+      expect(r.ok).toBe(true);
+      // The lines heard are those written until the output limit cut in: within it, in order.
+      const written = ["before", ...Array.from({ length: 50 }, (_, i) => `line ${i} xxxxxxxxxxxxxxxxxxxx`)];
+      expect(lines.length).toBeGreaterThan(1);
+      expect(lines).toEqual(written.slice(0, lines.length));
+      expect(lines.join("").length).toBeLessThanOrEqual(300);
+      expect(lines.join("").length + written[lines.length].length).toBeGreaterThan(300);
+      expect(r.prints.at(-1)).toBe(written[50]);
+      expect(events).toEqual([
+        ["echo", false, { x: 1 }],
+        ["echo", true, { x: 1 }],
+      ]);
+    }
+    expect(there.lines).toEqual(here.lines);
+    expect(there.r.prints).toEqual(here.r.prints);
+  });
+});

@@ -10,7 +10,7 @@ import { boxed, Budget, toLisp } from "../interop.js";
 import { resolveLimits, type Limits } from "../limits.js";
 import { Marks, STAND_IN_OPEN } from "../marks.js";
 import { OutputBuffer } from "../output.js";
-import { quietly, timeoutError } from "../runtime.js";
+import { quietly, timeoutError, whileWhole } from "../runtime.js";
 import { WireReader, WireWriter } from "../wire.js";
 import { poolFor, type ExitReason, type PoolWorker } from "./pool.js";
 import type { CtxEntry, DataError, DoneMessage, FromWorker, MemoryEntryWire, ToolInfo } from "./protocol.js";
@@ -77,7 +77,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   const sent = kept !== undefined && kept.worker === w ? { kept: kept.id } : { entries: memoryEntries(memory) };
 
   const onToolCall = quietly(options.onToolCall);
-  const onPrint = quietly(options.onPrint);
+  const onPrint = whileWhole(out, quietly(options.onPrint));
   return new Promise<EvalResult>((resolve) => {
     let settled = false;
     const inflight = new Map<number, AbortController>();
@@ -126,8 +126,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
         case "print":
           for (const line of m.lines) {
             out.push(line);
-            // As in process: the listener hears each line while the output is whole.
-            if (onPrint !== null && !out.truncated) onPrint(line);
+            onPrint?.(line);
           }
           return;
         case "need-memory":

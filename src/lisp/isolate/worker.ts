@@ -140,19 +140,18 @@ function keep(memory: Memory): number {
 async function start(m: RunMessage): Promise<void> {
   const tools: Record<string, ToolSpec> = {};
   for (const t of m.tools) tools[t.name] = { run: (args, signal) => callHost(t.name, args, signal), params: t.params, timeoutMs: t.timeoutMs, maxCalls: t.maxCalls };
-  const options: EvaluateOptions = { tools, memory: await memoryOf(m.memory), limits: m.limits, toolTimeoutMs: m.toolTimeoutMs };
-  if (m.ctx !== null) options.ctx = ctxOf(m.ctx);
   const printer = new Printer();
+  const onToolCall = (record: ToolCallRecord, done: boolean): void => {
+    if (done) return;
+    records.push(record);
+    // A call is made while the program waits: what it printed so far goes first.
+    printer.flush();
+  };
+  const options: EvaluateOptions = { tools, memory: await memoryOf(m.memory), limits: m.limits, toolTimeoutMs: m.toolTimeoutMs, onToolCall };
+  if (m.ctx !== null) options.ctx = ctxOf(m.ctx);
   records.length = 0;
   send({ type: "running", running: true });
-  const r = await evaluateWith(m.source, options, {
-    line: printer.line,
-    toolCall: (record) => {
-      // A call is made while the program waits: what it printed so far goes first.
-      printer.flush();
-      records.push(record);
-    },
-  });
+  const r = await evaluateWith(m.source, options, printer.line);
   // Every line reaches the host as a print message before the result, so its listener hears them all.
   printer.flush();
   send({ type: "running", running: false });
