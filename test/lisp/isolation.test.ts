@@ -144,6 +144,27 @@ describe("isolated mode: hidden context", () => {
   });
 });
 
+describe("isolated mode: a tool quoting a hidden argument", () => {
+  it("the host's live record hides it as the run's own record does, whole or cut short with …", async () => {
+    const ctx = { _creds: { token: "sk-live-4f9a2b7c1d" } };
+    const tools = {
+      whole: (a: Record<string, unknown>) => {
+        throw new Error(`token ${String(a.token)} rejected`);
+      },
+      cut: (a: Record<string, unknown>) => {
+        throw new Error(`token ${String(a.token).slice(0, 12)}… rejected`);
+      },
+    };
+    const src = "(def t (:token data/_creds)) (try (tool/whole {:token t}) (catch e nil)) (try (tool/cut {:token t}) (catch e nil))";
+    for (const o of [{}, worker()]) {
+      const heard: string[] = [];
+      const r = await evaluate(src, { ...o, ctx, tools, onToolCall: (c, done) => void (done && heard.push(c.error ?? "")) });
+      expect(heard).toEqual(r.toolCalls.map((c) => c.error));
+      for (const e of heard) expect(showStandIns(e)).toMatch(/^token <hidden string from data\/_creds :token> rejected$/);
+    }
+  });
+});
+
 describe("isolated mode: tools across the boundary", () => {
   it("a tool result over the limits fails as in process: its kind, counted against the run", async () => {
     const big = Array.from({ length: 3000 }, (_, i) => i);
