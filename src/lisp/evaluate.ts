@@ -239,9 +239,6 @@ function toolArgs(name: string, args: Value, spec: ToolSpec, budget: Budget): Re
   return o;
 }
 
-export { ToolTimeout } from "./errors.js";
-
-
 const isLimit = (e: unknown): e is LispError => e instanceof LispError && (LIMIT_KINDS as readonly string[]).includes(e.kind);
 
 /** Evaluates a PTC-Lisp program. Never throws: every failure is an `{ ok: false }` result. */
