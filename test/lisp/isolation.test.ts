@@ -102,6 +102,18 @@ describe("isolated mode: what a killed worker leaves", () => {
     expect(r.ok ? "ok" : r.error.kind).toBe("aborted");
     expect(r.prints.slice(0, 2)).toEqual(["first", "second"]);
   });
+
+  it("a line printed before a long computation reaches the host while it computes, and survives an abort", async () => {
+    const ac = new AbortController();
+    let heard: () => void = () => undefined;
+    const printed = new Promise<void>((r) => (heard = r));
+    const pending = evaluate('(println "working") (loop [i 0] (recur (inc i)))', worker({ limits: SPIN_LIMITS, signal: ac.signal, onPrint: (l) => l === "working" && heard() }));
+    await printed;
+    ac.abort();
+    const r = await pending;
+    expect(r.ok ? "ok" : r.error.kind).toBe("aborted");
+    expect(r.prints).toEqual(["working"]);
+  });
 });
 
 describe("isolated mode: hidden context", () => {

@@ -66,6 +66,8 @@ function callHost(name: string, args: Record<string, unknown>, signal: AbortSign
 }
 
 // Printed lines go to the host in batches: at most this long or this big, and whenever the program waits.
+// A line after a quiet spell goes at once: the program may compute long after it, with no event
+// to send it by (a line held then would reach the host only at the end, or be lost to an abort).
 const PRINT_BATCH_MS = 20;
 const PRINT_BATCH_CHARS = 16_384;
 
@@ -73,7 +75,7 @@ const PRINT_BATCH_CHARS = 16_384;
 class Printer {
   private lines: string[] = [];
   private chars = 0;
-  private last = performance.now();
+  private last = -Infinity;
 
   readonly line = (text: string): void => {
     this.lines.push(text);
@@ -82,8 +84,9 @@ class Printer {
   };
 
   flush(): void {
-    this.last = performance.now();
+    // The window counts from the last message sent: a flush with nothing to send starts none.
     if (this.lines.length === 0) return;
+    this.last = performance.now();
     send({ type: "print", lines: this.lines });
     this.lines = [];
     this.chars = 0;
