@@ -14,7 +14,7 @@ import type { Form } from "./forms.js";
 import { boxed, Budget, Converted, toHost, toLisp } from "./interop.js";
 import { resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
-import { activate, defaultClock, fuelExhausted, GlobalEnv, output, quietly, run as current, RunState, type DataHost, type ToolHost } from "./runtime.js";
+import { activate, defaultClock, fuelExhausted, GlobalEnv, output, quietly, run as current, RunState, whileWhole, type DataHost, type ToolHost } from "./runtime.js";
 import { compileArityAsync, compileAsync, usesTools } from "./compile-async.js";
 import { isPending, Suspend } from "./suspend.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
@@ -239,29 +239,19 @@ function toolArgs(name: string, args: Value, spec: ToolSpec, budget: Budget): Re
   return o;
 }
 
-export { ToolTimeout } from "./errors.js";
-
-
 const isLimit = (e: unknown): e is LispError => e instanceof LispError && (LIMIT_KINDS as readonly string[]).includes(e.kind);
-
-/**
- * What a caller inside the library hears while a run goes on: the isolated mode's worker sends
- * it to the host, so what a program printed survives the worker being ended.
- */
-export interface RunListener {
-  /** A line of output, as it is written (stand-ins already in place). */
-  line?(text: string): void;
-  /** A tool call about to be made, as its record shows it (marked arguments as stand-ins). */
-  toolCall?(record: ToolCallRecord): void;
-}
 
 /** Evaluates a PTC-Lisp program. Never throws: every failure is an `{ ok: false }` result. */
 export function evaluate(source: string, options: EvaluateOptions = {}): Promise<EvalResult> {
   return evaluateWith(source, options, null);
 }
 
-/** `evaluate`, telling `listen` what happens as it happens. */
-export async function evaluateWith(source: string, options: EvaluateOptions, listen: RunListener | null): Promise<EvalResult> {
+/**
+ * `evaluate`, telling `everyLine` each line of output as it is written (stand-ins in place),
+ * past the output limit too, in place of `options.onPrint`: the isolated mode's worker sends
+ * them to the host, so what a program printed survives the worker being ended.
+ */
+export async function evaluateWith(source: string, options: EvaluateOptions, everyLine: ((line: string) => void) | null): Promise<EvalResult> {
   if (options.isolation !== undefined && options.isolation !== "none") return isolated(source, options, options.isolation);
   const now = options.clock ?? defaultClock;
   const started = now();
@@ -333,7 +323,6 @@ export async function evaluateWith(source: string, options: EvaluateOptions, lis
       const record: ToolCallRecord = { name, args: shown, durationMs: 0 };
       toolCalls.push(record);
       onToolCall?.(record, false);
-      listen?.toolCall?.(record);
       const t0 = now();
       return settle(spec, hostArgs, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
         .then((answer) => convertResult(state, answer.value, name))
@@ -369,8 +358,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, lis
     },
   };
   const state: RunState = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, program.suspendable ? compileArityAsync : null, now);
-  state.onPrint = quietly(options.onPrint);
-  if (listen?.line !== undefined) state.out.onLine = listen.line;
+  state.onLine = everyLine ?? whileWhole(state.out, quietly(options.onPrint));
 
   let outcome: Outcome = "value";
   let result: Value = null;

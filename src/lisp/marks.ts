@@ -109,6 +109,35 @@ function keyText(k: Value): string {
   return typeName(k);
 }
 
+/** The fewest characters of a hidden string or number that text is searched for (shorter ones are too common). */
+export const QUOTED_MIN = 4;
+
+/**
+ * `text` with every quote of a hidden value, whole or cut short with `…`, replaced by its
+ * stand-in: `found` pairs each hidden value's text (QUOTED_MIN+ characters) with its stand-in.
+ * Longer values go first, so one that holds another is replaced whole.
+ */
+export function hideQuoted(text: string, found: Array<[string, string]>): string {
+  found.sort((a, b) => b[0].length - a[0].length);
+  let out = text;
+  for (const [s, shown] of found) {
+    const head = s.slice(0, QUOTED_MIN);
+    let i = out.indexOf(head);
+    while (i >= 0) {
+      let n = QUOTED_MIN;
+      while (n < s.length && out[i + n] === s[n]) n++;
+      const whole = n === s.length;
+      if (whole || out[i + n] === "…") {
+        out = out.slice(0, i) + shown + out.slice(i + n + (whole ? 0 : 1));
+        i = out.indexOf(head, i + shown.length);
+      } else {
+        i = out.indexOf(head, i + 1);
+      }
+    }
+  }
+  return out;
+}
+
 /** The marks of one evaluation. */
 export class Marks {
   private readonly objs = new WeakMap<object, Origin>();
@@ -272,27 +301,12 @@ export class Marks {
    */
   hideText(text: string): string {
     if (this.empty) return text;
-    const found: Array<[string, Origin]> = [];
-    for (const [v, o] of this.prims) if (typeof v === "string" ? v.length >= 4 : String(v).length >= 4) found.push([String(v), o]);
-    found.sort((a, b) => b[0].length - a[0].length);
-    let out = text;
-    for (const [s, o] of found) {
-      const head = s.slice(0, 4);
-      let i = out.indexOf(head);
-      while (i >= 0) {
-        let n = 4;
-        while (n < s.length && out[i + n] === s[n]) n++;
-        const whole = n === s.length;
-        if (whole || out[i + n] === "…") {
-          const shown = standIn(typeof s === "string" && !/^-?\d+(\.\d+)?$/.test(s) ? "string" : "number", o);
-          out = out.slice(0, i) + shown + out.slice(i + n + (whole ? 0 : 1));
-          i = out.indexOf(head, i + shown.length);
-        } else {
-          i = out.indexOf(head, i + 1);
-        }
-      }
+    const found: Array<[string, string]> = [];
+    for (const [v, o] of this.prims) {
+      const s = String(v);
+      if (s.length >= QUOTED_MIN) found.push([s, standIn(!/^-?\d+(\.\d+)?$/.test(s) ? "string" : "number", o)]);
     }
-    return out;
+    return hideQuoted(text, found);
   }
 
   /** The marks of strings and numbers (by value), to send across a thread boundary; an object's mark travels with it (wire.ts). */

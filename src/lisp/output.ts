@@ -17,9 +17,6 @@ export class OutputBuffer {
   private droppedLines = 0;
   private droppedChars = 0;
 
-  /** Hears every line as it is written (the isolated mode's worker sends them to the host). */
-  onLine: ((line: string) => void) | null = null;
-
   constructor(private readonly maxChars: number) {}
 
   get truncated(): boolean {
@@ -27,7 +24,6 @@ export class OutputBuffer {
   }
 
   push(line: string): void {
-    this.onLine?.(line);
     if (!this.overflow) {
       if (this.headChars + line.length <= this.maxChars) {
         this.head.push(line);

@@ -84,8 +84,11 @@ export class RunState {
   readonly out: OutputBuffer;
   /** Text written by `print` that no newline has ended yet. */
   pendingLine = "";
-  /** Told each line as it is output, until the output limit cuts in (`EvaluateOptions.onPrint`). */
-  onPrint: ((line: string) => void) | null = null;
+  /**
+   * Told each line as it is output: the host's `EvaluateOptions.onPrint` (see `whileWhole`), or
+   * the isolated mode's worker, which sends every line to the host.
+   */
+  onLine: ((line: string) => void) | null = null;
   /** Where println writes inside (with-out-str ...) instead of the output, innermost first. */
   captured: { text: string } | null = null;
   /** Whether the program was compiled in the suspendable mode (it can reach a tool). */
@@ -130,10 +133,19 @@ export class RunState {
   }
 }
 
-/** Adds a line to the output and tells the host's listener, if any, while the output is whole. */
+/** Adds a line to the output and tells the run's listener, if any. */
 export function output(r: RunState, line: string): void {
   r.out.push(line);
-  if (r.onPrint !== null && !r.out.truncated) r.onPrint(line);
+  r.onLine?.(line);
+}
+
+/**
+ * A host's print listener as it hears lines added to `out`: while the output is whole, so it
+ * hears what the result's `prints` hold before the output limit cuts in (in process and on the
+ * host side of a worker alike).
+ */
+export function whileWhole(out: OutputBuffer, listener: ((line: string) => void) | null): ((line: string) => void) | null {
+  return listener === null ? null : (line) => void (out.truncated || listener(line));
 }
 
 /** A host listener that cannot disturb the program: what it throws is dropped. */

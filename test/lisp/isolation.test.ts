@@ -102,6 +102,18 @@ describe("isolated mode: what a killed worker leaves", () => {
     expect(r.ok ? "ok" : r.error.kind).toBe("aborted");
     expect(r.prints.slice(0, 2)).toEqual(["first", "second"]);
   });
+
+  it("a line printed before a long computation reaches the host while it computes, and survives an abort", async () => {
+    const ac = new AbortController();
+    let heard: () => void = () => undefined;
+    const printed = new Promise<void>((r) => (heard = r));
+    const pending = evaluate('(println "working") (loop [i 0] (recur (inc i)))', worker({ limits: SPIN_LIMITS, signal: ac.signal, onPrint: (l) => l === "working" && heard() }));
+    await printed;
+    ac.abort();
+    const r = await pending;
+    expect(r.ok ? "ok" : r.error.kind).toBe("aborted");
+    expect(r.prints).toEqual(["working"]);
+  });
 });
 
 describe("isolated mode: hidden context", () => {
@@ -141,6 +153,27 @@ describe("isolated mode: hidden context", () => {
     expect(shown(b2)).toEqual(shown(a2));
     expect(shown(c2)).toEqual(shown(a2));
     expect(JSON.stringify(shown(b2))).not.toContain("4f9a");
+  });
+});
+
+describe("isolated mode: a tool quoting a hidden argument", () => {
+  it("the host's live record hides it as the run's own record does, whole or cut short with …", async () => {
+    const ctx = { _creds: { token: "sk-live-4f9a2b7c1d" } };
+    const tools = {
+      whole: (a: Record<string, unknown>) => {
+        throw new Error(`token ${String(a.token)} rejected`);
+      },
+      cut: (a: Record<string, unknown>) => {
+        throw new Error(`token ${String(a.token).slice(0, 12)}… rejected`);
+      },
+    };
+    const src = "(def t (:token data/_creds)) (try (tool/whole {:token t}) (catch e nil)) (try (tool/cut {:token t}) (catch e nil))";
+    for (const o of [{}, worker()]) {
+      const heard: string[] = [];
+      const r = await evaluate(src, { ...o, ctx, tools, onToolCall: (c, done) => void (done && heard.push(c.error ?? "")) });
+      expect(heard).toEqual(r.toolCalls.map((c) => c.error));
+      for (const e of heard) expect(showStandIns(e)).toMatch(/^token <hidden string from data\/_creds :token> rejected$/);
+    }
   });
 });
 
@@ -313,5 +346,41 @@ describe("isolated mode: same results as in process", () => {
   it("generated programs, well-formed and not, give the same results", async () => {
     const sources = [...fc.sample(program, { seed: 19, numRuns: 150 }), ...fc.sample(form, { seed: 19, numRuns: 150 }).map((f) => `(let [xs [3 1 2]] ${f})`)];
     for (const src of sources) expect(shown(await evaluate(src, worker({ limits }))), src).toEqual(shown(await evaluate(src, { limits })));
+  });
+});
+
+describe("listeners: onPrint and onToolCall hear the same in both modes", () => {
+  const run = async (o: EvaluateOptions): Promise<{ r: EvalResult; lines: string[]; events: Array<[string, boolean, unknown]> }> => {
+    const lines: string[] = [];
+    const events: Array<[string, boolean, unknown]> = [];
+    const r = await evaluate('(println "before") (tool/echo {:x 1}) (dotimes [i 50] (println "line" i "xxxxxxxxxxxxxxxxxxxx"))', {
+      ...o,
+      tools: { echo: (a) => a },
+      limits: { maxOutputChars: 300 },
+      onPrint: (l) => lines.push(l),
+      onToolCall: (c, done) => events.push([c.name, done, c.args]),
+    });
+    return { r, lines, events };
+  };
+
+  it("print listeners stop where the output limit cuts in; tool listeners hear each call start and end", async () => {
+    const here = await run({});
+    const there = await run(worker());
+    for (const { r, lines, events } of [here, there]) {
+      expect(r.ok).toBe(true);
+      // The lines heard are those written until the output limit cut in: within it, in order.
+      const written = ["before", ...Array.from({ length: 50 }, (_, i) => `line ${i} xxxxxxxxxxxxxxxxxxxx`)];
+      expect(lines.length).toBeGreaterThan(1);
+      expect(lines).toEqual(written.slice(0, lines.length));
+      expect(lines.join("").length).toBeLessThanOrEqual(300);
+      expect(lines.join("").length + written[lines.length].length).toBeGreaterThan(300);
+      expect(r.prints.at(-1)).toBe(written[50]);
+      expect(events).toEqual([
+        ["echo", false, { x: 1 }],
+        ["echo", true, { x: 1 }],
+      ]);
+    }
+    expect(there.lines).toEqual(here.lines);
+    expect(there.r.prints).toEqual(here.r.prints);
   });
 });

@@ -8,9 +8,9 @@ import { abortedError, LispError, ours, thrownMessage, toErrorInfo, ToolTimeout,
 import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, MemoryEntry, ToolCallRecord, ToolSpec } from "../evaluate.js";
 import { boxed, Budget, toLisp } from "../interop.js";
 import { resolveLimits, type Limits } from "../limits.js";
-import { Marks, STAND_IN_OPEN } from "../marks.js";
+import { hideQuoted, Marks, QUOTED_MIN, STAND_IN_OPEN } from "../marks.js";
 import { OutputBuffer } from "../output.js";
-import { quietly, timeoutError } from "../runtime.js";
+import { quietly, timeoutError, whileWhole } from "../runtime.js";
 import { WireReader, WireWriter } from "../wire.js";
 import { poolFor, type ExitReason, type PoolWorker } from "./pool.js";
 import type { CtxEntry, DataError, DoneMessage, FromWorker, MemoryEntryWire, ToolInfo } from "./protocol.js";
@@ -77,7 +77,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   const sent = kept !== undefined && kept.worker === w ? { kept: kept.id } : { entries: memoryEntries(memory) };
 
   const onToolCall = quietly(options.onToolCall);
-  const onPrint = quietly(options.onPrint);
+  const onPrint = whileWhole(out, quietly(options.onPrint));
   return new Promise<EvalResult>((resolve) => {
     let settled = false;
     const inflight = new Map<number, AbortController>();
@@ -126,8 +126,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
         case "print":
           for (const line of m.lines) {
             out.push(line);
-            // As in process: the listener hears each line while the output is whole.
-            if (onPrint !== null && !out.truncated) onPrint(line);
+            onPrint?.(line);
           }
           return;
         case "need-memory":
@@ -181,7 +180,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                   return;
                 }
                 // A tool quoting a hidden argument back: the host's record shows it as the program's does.
-                record.error = m.shown === undefined ? thrownMessage(e) : hideQuoted(thrownMessage(e), m.args, m.shown);
+                record.error = m.shown === undefined ? thrownMessage(e) : hideArgs(thrownMessage(e), m.args, m.shown);
                 const halted = own instanceof LispError && own.kind === "aborted" ? { halted: true as const } : {};
                 if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, error: record.error, ...halted });
               },
@@ -287,23 +286,21 @@ function result(m: DoneMessage, memory: Memory, w: PoolWorker, started: number):
 }
 
 /**
- * `text` with every hidden argument it quotes whole (a string or number of 4+ characters, by
- * what the arguments hold where their shown form has a stand-in) replaced by that stand-in.
+ * A tool's error with every hidden argument it quotes (whole or cut short, as the run's own
+ * record hides it: `hideQuoted`) shown as its stand-in: the hidden values are what the arguments
+ * hold where their shown form (made by the worker's marks) has a stand-in.
  */
-function hideQuoted(text: string, args: unknown, shown: unknown): string {
-  const pairs: Array<[string, string]> = [];
+function hideArgs(text: string, args: unknown, shown: unknown): string {
+  const found: Array<[string, string]> = [];
   const walk = (a: unknown, s: unknown, depth: number): void => {
     if (depth > 64) return;
     if (typeof s === "string") {
-      if (s.startsWith(STAND_IN_OPEN) && (typeof a === "string" || typeof a === "number") && String(a).length >= 4) pairs.push([String(a), s]);
+      if (s.startsWith(STAND_IN_OPEN) && (typeof a === "string" || typeof a === "number") && String(a).length >= QUOTED_MIN) found.push([String(a), s]);
       return;
     }
     if (Array.isArray(s) && Array.isArray(a)) for (let i = 0; i < s.length; i++) walk(a[i], s[i], depth + 1);
     else if (s !== null && typeof s === "object" && a !== null && typeof a === "object") for (const k of Object.keys(s)) walk((a as Record<string, unknown>)[k], (s as Record<string, unknown>)[k], depth + 1);
   };
   walk(args, shown, 0);
-  pairs.sort((x, y) => y[0].length - x[0].length);
-  let out = text;
-  for (const [raw, standIn] of pairs) out = out.split(raw).join(standIn);
-  return out;
+  return hideQuoted(text, found);
 }

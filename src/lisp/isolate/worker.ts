@@ -66,6 +66,8 @@ function callHost(name: string, args: Record<string, unknown>, signal: AbortSign
 }
 
 // Printed lines go to the host in batches: at most this long or this big, and whenever the program waits.
+// A line after a quiet spell goes at once: the program may compute long after it, with no event
+// to send it by (a line held then would reach the host only at the end, or be lost to an abort).
 const PRINT_BATCH_MS = 20;
 const PRINT_BATCH_CHARS = 16_384;
 
@@ -73,7 +75,7 @@ const PRINT_BATCH_CHARS = 16_384;
 class Printer {
   private lines: string[] = [];
   private chars = 0;
-  private last = performance.now();
+  private last = -Infinity;
 
   readonly line = (text: string): void => {
     this.lines.push(text);
@@ -82,8 +84,9 @@ class Printer {
   };
 
   flush(): void {
-    this.last = performance.now();
+    // The window counts from the last message sent: a flush with nothing to send starts none.
     if (this.lines.length === 0) return;
+    this.last = performance.now();
     send({ type: "print", lines: this.lines });
     this.lines = [];
     this.chars = 0;
@@ -140,19 +143,18 @@ function keep(memory: Memory): number {
 async function start(m: RunMessage): Promise<void> {
   const tools: Record<string, ToolSpec> = {};
   for (const t of m.tools) tools[t.name] = { run: (args, signal) => callHost(t.name, args, signal), params: t.params, timeoutMs: t.timeoutMs, maxCalls: t.maxCalls };
-  const options: EvaluateOptions = { tools, memory: await memoryOf(m.memory), limits: m.limits, toolTimeoutMs: m.toolTimeoutMs };
-  if (m.ctx !== null) options.ctx = ctxOf(m.ctx);
   const printer = new Printer();
+  const onToolCall = (record: ToolCallRecord, done: boolean): void => {
+    if (done) return;
+    records.push(record);
+    // A call is made while the program waits: what it printed so far goes first.
+    printer.flush();
+  };
+  const options: EvaluateOptions = { tools, memory: await memoryOf(m.memory), limits: m.limits, toolTimeoutMs: m.toolTimeoutMs, onToolCall };
+  if (m.ctx !== null) options.ctx = ctxOf(m.ctx);
   records.length = 0;
   send({ type: "running", running: true });
-  const r = await evaluateWith(m.source, options, {
-    line: printer.line,
-    toolCall: (record) => {
-      // A call is made while the program waits: what it printed so far goes first.
-      printer.flush();
-      records.push(record);
-    },
-  });
+  const r = await evaluateWith(m.source, options, printer.line);
   // Every line reaches the host as a print message before the result, so its listener hears them all.
   printer.flush();
   send({ type: "running", running: false });
