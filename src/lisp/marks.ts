@@ -235,13 +235,19 @@ export class Marks {
     if (this.empty || r === null || typeof r === "boolean" || (typeof r !== "object" && !markable(r))) return r;
     if (SELECTORS.has(name) && !args.some((a) => typeof a === "string" && this.originOf(a) !== undefined)) return r;
     if (this.originOf(r) !== undefined) return r;
+    let closure = false;
     for (const a of args) {
+      if (a instanceof Closure) closure = true;
       const o = this.find(a);
       if (o !== undefined) {
         this.derive(r, o);
         return r;
       }
     }
+    // Made from unmarked arguments alone, the result holds no mark either: remembered, so the
+    // next call over it does not walk it again ((reduce conj [] xs) walked every prefix). Not
+    // when a closure took part: it may read a marked definition it does not close over.
+    if (!closure && typeof r === "object") this.holds.set(r, null);
     return r;
   }
 
