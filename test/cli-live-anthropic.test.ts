@@ -5,21 +5,9 @@ import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { findExample, type Example } from "../examples/index.js";
 import { runDemoCommand } from "../src/cli/demo.js";
+import { capture } from "./support/capture.js";
 
 const reviews = findExample("reviews") as Example;
-
-async function capture(run: () => Promise<number>): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const o = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
-  const e = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
-  try {
-    return { code: await run(), out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
 
 interface Body { model: string; system?: Array<{ cache_control?: unknown }>; messages: Array<{ role: string; content: Array<{ cache_control?: unknown }> }> }
 
