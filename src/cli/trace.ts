@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { renderError } from "../trace/feedback.js";
 import { prettyJson } from "../viewer/run.js";
 import { ResumeError, runStateFromJson } from "../agent/resume.js";
-import { fileKind, whatReads } from "./file-kind.js";
+import { fileKind, whatReads, type FileKind } from "./file-kind.js";
 import { runFromJson, type SavedRun } from "../agent/saved-run.js";
 import { traceFromJson, TraceFormatError } from "../trace/serialize.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
@@ -169,7 +169,11 @@ export function loadRun(file: string): LoadedRun {
   } catch (e) {
     throw new TraceFileError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
-  const kind = fileKind(text);
+  return parseRun(text, file);
+}
+
+/** A saved run, a run state or a bare trace from the text of `file` (named in errors); `kind` when the caller already read it. */
+export function parseRun(text: string, file: string, kind: FileKind = fileKind(text)): LoadedRun {
   if (kind === "report" || kind === "experiment" || kind === "transcripts") throw new TraceFileError(`${whatReads(kind, file)}, not ptc trace show`);
   let raw: unknown;
   try {
