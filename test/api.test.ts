@@ -58,6 +58,11 @@ describe("the public API", () => {
     expect(missing).toEqual([]);
   });
 
+  it("states in docs/api.md how many names the entry offers", () => {
+    const doc = readFileSync(join(root, "docs/api.md"), "utf8");
+    expect(/by area: (\d+) names/.exec(doc)?.[1]).toBe(String(PUBLIC.length));
+  });
+
   it("keeps the internals the pin once froze off both entries", () => {
     for (const name of ["finish", "spliceSummary", "payback", "recapOptionsFromEnv", "createStrategy", "taskIndex", "isTool", "TOKENS_PER_REPLY", "sanitizeProgram", "totalsOf"]) {
       expect(index).not.toContain(name);

@@ -1,35 +1,22 @@
 // `ptc demo --live` picks Anthropic when ANTHROPIC_API_KEY is set: a fake Messages API on
 // 127.0.0.1 answers with the example's script and checks what the demo sends.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { findExample, type Example } from "../examples/index.js";
 import { runDemoCommand } from "../src/cli/demo.js";
+import { capture } from "./support/capture.js";
+import { localServer } from "./support/local-server.js";
 
 const reviews = findExample("reviews") as Example;
-
-async function capture(run: () => Promise<number>): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const o = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
-  const e = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
-  try {
-    return { code: await run(), out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
 
 interface Body { model: string; system?: Array<{ cache_control?: unknown }>; messages: Array<{ role: string; content: Array<{ cache_control?: unknown }> }> }
 
 describe("ptc demo --live with ANTHROPIC_API_KEY", () => {
-  let server: Server;
+  let origin = "";
   let next = 0;
   const bodies: Body[] = [];
   const auth: Array<string | undefined> = [];
-  beforeAll(async () => {
-    server = createServer((req, res) => {
+  localServer(
+    (req, res) => {
       let text = "";
       req.on("data", (c: Buffer) => (text += c.toString("utf8")));
       req.on("end", () => {
@@ -40,18 +27,21 @@ describe("ptc demo --live with ANTHROPIC_API_KEY", () => {
           JSON.stringify({ id: `m${next}`, type: "message", role: "assistant", model: "claude-fake", content: [{ type: "text", text: reply }], stop_reason: "end_turn", usage: { input_tokens: 100, output_tokens: 50, cache_read_input_tokens: 400 * (next - 1), cache_creation_input_tokens: 500 } }),
         );
       });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  });
+    },
+    {
+      listening: (o) => (origin = o),
+      reset: () => {
+        next = 0;
+        bodies.length = 0;
+        auth.length = 0;
+      },
+    },
+  );
   afterEach(() => vi.unstubAllEnvs());
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
 
   it("asks Anthropic's API with cache breakpoints and reports its cached tokens", async () => {
     vi.stubEnv("ANTHROPIC_API_KEY", "sk-ant-local");
-    vi.stubEnv("ANTHROPIC_BASE_URL", `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    vi.stubEnv("ANTHROPIC_BASE_URL", origin);
     vi.stubEnv("ANTHROPIC_MODEL", "");
     const { code, out } = await capture(() => runDemoCommand(["reviews", "--live", "--model", "claude-fake"]));
     expect(code).toBe(0);

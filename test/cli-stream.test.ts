@@ -1,23 +1,11 @@
 // `ptc demo --stream`: the run shown live on stderr (the reply as it is written, tool calls,
 // printed lines) while stdout stays what it is without the flag.
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { findExample, type Example } from "../examples/index.js";
 import { runDemoCommand } from "../src/cli/demo.js";
+import { capture } from "./support/capture.js";
 
 const reviews = findExample("reviews") as Example;
-
-async function capture(run: () => Promise<number>): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const o = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
-  const e = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
-  try {
-    return { code: await run(), out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
 
 describe("ptc demo --stream", () => {
   it("shows each reply as it is written, the tool calls and the printed lines, on stderr", async () => {

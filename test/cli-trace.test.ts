@@ -12,6 +12,7 @@ import { traceToJson } from "../src/trace/serialize.js";
 import type { RunTrace } from "../src/trace/trace.js";
 import { runExample } from "../examples/run.js";
 import { scriptedLlm } from "../src/llm/index.js";
+import { capture } from "./support/capture.js";
 import { runDemoCommand } from "../src/cli/demo.js";
 import { renderTurn, runTraceCommand } from "../src/cli/trace.js";
 import { turnBudget } from "../src/history/settings.js";
@@ -21,20 +22,6 @@ import { defaultViewOptions } from "../src/history/view.js";
 const dir = mkdtempSync(join(tmpdir(), "ptc-cli-trace-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(() => vi.unstubAllEnvs());
-
-async function capture(run: () => Promise<number>): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const o = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
-  const e = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
-  try {
-    const code = await run();
-    return { code, out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
 
 const reviews = findExample("reviews") as Example;
 const recovery = findExample("recovery") as Example;

@@ -32,6 +32,7 @@ describe("a light install", () => {
     expect(pkg.allowScripts).toEqual({ "better-sqlite3": true, esbuild: false });
     // pg is pure JavaScript, and only replicas need it: optional too.
     expect(pkg.dependencies?.pg).toBeUndefined();
+    expect(pkg.peerDependencies?.pg).toBeDefined();
     expect(pkg.peerDependenciesMeta?.pg).toEqual({ optional: true });
     expect(pkg.devDependencies?.pg).toBe(pkg.peerDependencies?.pg);
   });

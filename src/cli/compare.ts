@@ -17,9 +17,9 @@ import { domainGoalDetector } from "../compaction/goals.js";
 import { LlmError } from "../llm/errors.js";
 import { openaiLlm } from "../llm/openai.js";
 import { runTranscript } from "../harness/run-transcript.js";
-import { loadTranscripts, TranscriptError, type Transcript } from "../harness/transcript.js";
-import { loadRun } from "./trace.js";
-import { fileKind, whatReads, type FileKind } from "./file-kind.js";
+import { parseTranscripts, TranscriptError, type Transcript } from "../harness/transcript.js";
+import { parseRun } from "./trace.js";
+import { fileKind, whatReads } from "./file-kind.js";
 import type { Io } from "./eval.js";
 import { version } from "./version.js";
 
@@ -105,12 +105,12 @@ export function parseStrategy(text: string): StrategySpec {
   return { name, options } as StrategySpec;
 }
 
-/** The file's kind, or "other" when it cannot be read (loading it then says why). */
-function kindOfFile(file: string): FileKind {
+/** A file's text, read once: its kind is told from it and it is parsed from it. */
+function readInput(file: string): string {
   try {
-    return fileKind(readFileSync(file, "utf8"));
-  } catch {
-    return "other";
+    return readFileSync(file, "utf8");
+  } catch (e) {
+    throw new TranscriptError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
 }
 
@@ -167,15 +167,16 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     if (values.summarizer !== undefined && llmModel !== undefined) throw new Error("give --summarizer or --summarizer-llm, not both");
     strategies = withSummarizer((values.strategy ?? allStrategies()).map(parseStrategy), llmModel === undefined ? values.summarizer : "llm");
     transcripts = files.flatMap((f) => {
-      const kind = kindOfFile(f);
+      const text = readInput(f);
+      const kind = fileKind(text);
       // A saved PTC-Lisp run (ptc demo --trace-out, SubAgent's runToJson, a run state) is one transcript with its turn records.
       if (kind === "run" || kind === "trace" || kind === "run-state") {
-        const run = runTranscript(basename(f), loadRun(f).trace);
+        const run = runTranscript(basename(f), parseRun(text, f, kind).trace);
         if (run === undefined) throw new Error(`${f}: the run has no turns to compare`);
         return [run];
       }
       if (kind !== "transcripts" && kind !== "other") throw new Error(`${whatReads(kind, f)}, not ptc compare (which reads transcripts: JSON lines of {"messages": [...]}, or a saved PTC-Lisp run)`);
-      return loadTranscripts(f, limit);
+      return parseTranscripts(text, f, limit);
     });
   } catch (e) {
     io.stderr.write(`ptc compare: ${(e as Error).message}\n`);

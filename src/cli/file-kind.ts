@@ -1,5 +1,6 @@
 // What a file given to a command is, read from its content (not its name), so a command handed
 // another command's file can say which command reads it instead of failing on its schema.
+import { RUN_STATE_FORMAT } from "../agent/resume.js";
 import { looksLikeReport } from "../viewer/report.js";
 
 export type FileKind = "run" | "trace" | "run-state" | "report" | "experiment" | "transcripts" | "other";
@@ -9,7 +10,7 @@ const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === "obj
 /** The kind of a JSON value (the whole file parsed), by the fields each kind always has. */
 export function jsonKind(raw: unknown): FileKind {
   if (!isRecord(raw)) return "other";
-  if (raw.format === "ptc-lisp.run-state") return "run-state";
+  if (raw.format === RUN_STATE_FORMAT) return "run-state";
   if (looksLikeReport(raw)) return "report";
   if ("experiment" in raw) return "experiment";
   // A one-line transcript file parses as one value; one carrying a run's trace is still no saved run (that has ok).

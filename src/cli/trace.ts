@@ -5,11 +5,12 @@ import { quoteString, showStandIns } from "../lisp/index.js";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { renderError } from "../trace/feedback.js";
-import { prettyJson } from "../viewer/run.js";
-import { ResumeError, runStateFromJson } from "../agent/resume.js";
-import { fileKind, whatReads } from "./file-kind.js";
-import { runFromJson, type SavedRun } from "../agent/saved-run.js";
-import { traceFromJson, TraceFormatError } from "../trace/serialize.js";
+import { prettyJson, type RunSource } from "../viewer/run.js";
+import { runSourceOf } from "../viewer/input.js";
+import { ResumeError } from "../agent/resume.js";
+import { fileKind, whatReads, type FileKind } from "./file-kind.js";
+import type { SavedRun } from "../agent/saved-run.js";
+import { TraceFormatError } from "../trace/serialize.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 import { renderComparison } from "../history/compare.js";
 import { traceSettings, turnBudget } from "../history/settings.js";
@@ -155,21 +156,19 @@ export class TraceFileError extends Error {
   override readonly name = "TraceFileError";
 }
 
-/** A loaded file: the trace, and the run's outcome and usage when the file is a saved run. */
-export interface LoadedRun {
-  trace: RunTrace;
-  saved?: SavedRun;
-}
-
-/** Reads a saved run (`runToJson`, what `ptc demo --trace-out` writes) or a bare trace (`traceToJson`). */
-export function loadRun(file: string): LoadedRun {
+/** Reads a saved run (`runToJson`, what `ptc demo --trace-out` writes), a run state or a bare trace (`traceToJson`). */
+export function loadRun(file: string): RunSource {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (e) {
     throw new TraceFileError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
-  const kind = fileKind(text);
+  return parseRun(text, file);
+}
+
+/** A saved run, a run state or a bare trace from the text of `file` (named in errors); `kind` when the caller already read it. */
+export function parseRun(text: string, file: string, kind: FileKind = fileKind(text)): RunSource {
   if (kind === "report" || kind === "experiment" || kind === "transcripts") throw new TraceFileError(`${whatReads(kind, file)}, not ptc trace show`);
   let raw: unknown;
   try {
@@ -178,12 +177,7 @@ export function loadRun(file: string): LoadedRun {
     throw new TraceFileError(`${file} is not valid JSON (${(e as Error).message})`);
   }
   try {
-    if (kind === "run-state") return { trace: runStateFromJson(text).trace };
-    if (typeof raw === "object" && raw !== null && "trace" in raw) {
-      const saved = runFromJson(text);
-      return { trace: saved.trace, saved };
-    }
-    return { trace: traceFromJson(text) };
+    return runSourceOf(text, raw);
   } catch (e) {
     if (e instanceof TraceFormatError || e instanceof ResumeError) throw new TraceFileError(`${file}: ${e.message}`);
     throw e;
@@ -257,7 +251,7 @@ export async function runTraceCommand(args: string[]): Promise<number> {
     process.stderr.write("ptc trace show: --messages and --compressed exclude each other (--compressed shows both prompts)\n");
     return 2;
   }
-  let loaded: LoadedRun;
+  let loaded: RunSource;
   try {
     loaded = loadRun(positionals[0]);
   } catch (e) {

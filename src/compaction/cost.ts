@@ -1,7 +1,7 @@
 // The price model of the cost trigger: what a request costs with a provider's prefix cache, and
 // whether a compaction pays for itself. Prices are in dollars per million tokens; list prices
 // come from the one table in prices.ts.
-import { modelPrice } from "./prices.js";
+import { modelPrice, readMultiplier, writeMultiplier } from "./prices.js";
 
 /** How a provider bills its prefix cache, as multiples of the input price. */
 export interface CacheMultipliers {
@@ -40,9 +40,7 @@ export function priceModel(input: number, output: number, provider: string = "op
 /** The price model of a model, from the one price table (prices.ts) by longest name prefix, or its fallback. */
 export function priceFor(model: string | undefined): PriceModel {
   const p = modelPrice(model);
-  const read = p.cache.kind === "none" ? 1 : p.cache.read;
-  const write = p.cache.kind === "breakpoint" ? p.cache.write : 1;
-  return { input: p.input, cachedRead: p.input * read, cacheWrite: p.input * write, output: p.output };
+  return { input: p.input, cachedRead: p.input * readMultiplier(p.cache), cacheWrite: p.input * writeMultiplier(p.cache), output: p.output };
 }
 
 export interface RequestTokens {

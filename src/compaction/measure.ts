@@ -3,7 +3,7 @@
 // and proxy all call this, so one prompt has one token count and one cost wherever it is shown.
 import { messageText, toolCallText } from "../llm/messages.js";
 import type { ChatMessage } from "../llm/types.js";
-import { modelPrice, type CacheModel, type ModelPrice, type PriceTable } from "./prices.js";
+import { modelPrice, readMultiplier, writeMultiplier, type CacheModel, type ModelPrice, type PriceTable } from "./prices.js";
 import { countTokens, messageTokens, promptTokens, tokenize, TOKENS_PER_MESSAGE } from "./tokens.js";
 import { toolTokens } from "./models.js";
 
@@ -159,9 +159,6 @@ export interface RequestUsage {
   readonly writtenTokens?: number;
   readonly outputTokens: number;
 }
-
-const readMultiplier = (c: CacheModel): number => (c.kind === "none" ? 1 : c.read);
-const writeMultiplier = (c: CacheModel): number => (c.kind === "breakpoint" ? c.write : 1);
 
 /** Dollars of one request: cached input at the read price, written input at the write price, the rest at the input price. */
 export function requestPrice(price: ModelPrice, u: RequestUsage): number {

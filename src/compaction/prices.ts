@@ -55,6 +55,12 @@ export const anthropicCache = (minTokens: number, write = 1.25): CacheModel => (
 
 export const NO_CACHE: CacheModel = { kind: "none" };
 
+/** What a cache bills a token it serves, as a multiple of the input price (1 without a cache). */
+export const readMultiplier = (c: CacheModel): number => (c.kind === "none" ? 1 : c.read);
+
+/** What a cache bills a token written into it, as a multiple of the input price (only breakpoint caches charge for writes). */
+export const writeMultiplier = (c: CacheModel): number => (c.kind === "breakpoint" ? c.write : 1);
+
 const p = (input: number, output: number, cache: CacheModel): ModelPrice => ({ input, output, cache });
 
 /** Published list prices and cache rules (November 2026); check the provider's price page before relying on one. */

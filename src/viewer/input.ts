@@ -41,15 +41,23 @@ export function readViewerInput(name: string, text: string): ViewerInput {
     return { kind: "report", name, report: checked.data };
   }
   try {
-    // A run state saved for resuming holds the run's trace.
-    if (typeof raw === "object" && raw !== null && "format" in raw && raw.format === RUN_STATE_FORMAT) return { kind: "run", name, source: { trace: runStateFromJson(text).trace } };
-    if (typeof raw === "object" && raw !== null && "trace" in raw) {
-      const saved = runFromJson(text);
-      return { kind: "run", name, source: { trace: saved.trace, saved } };
-    }
-    return { kind: "run", name, source: { trace: traceFromJson(text) } };
+    return { kind: "run", name, source: runSourceOf(text, raw) };
   } catch (e) {
     if (e instanceof TraceFormatError || e instanceof ResumeError) throw new ViewerInputError(`${name}: ${e.message}`);
     throw e;
   }
+}
+
+/**
+ * The run in a file's text (`raw`, its parsed JSON): a saved run (`runToJson`), a run state saved
+ * for resuming (it holds the run's trace) or a bare trace (`traceToJson`). Throws
+ * TraceFormatError or ResumeError naming the problem; `ptc trace show` reads runs through it too.
+ */
+export function runSourceOf(text: string, raw: unknown): RunSource {
+  if (typeof raw === "object" && raw !== null && "format" in raw && raw.format === RUN_STATE_FORMAT) return { trace: runStateFromJson(text).trace };
+  if (typeof raw === "object" && raw !== null && "trace" in raw) {
+    const saved = runFromJson(text);
+    return { trace: saved.trace, saved };
+  }
+  return { trace: traceFromJson(text) };
 }

@@ -4,7 +4,7 @@
 // output and definitions; for those the values are found where the agent replaced them: a
 // sent message reads `data/_key` where the same message rebuilt from the turns holds the
 // value, and every occurrence is replaced by its place.
-import { showStandIns } from "../lisp/index.js";
+import { quoteString, showStandIns } from "../lisp/index.js";
 import { compressedView } from "../history/compressed.js";
 import { fullView } from "../history/full.js";
 import { traceSettings } from "../history/settings.js";
@@ -90,10 +90,16 @@ function shown(messages: readonly TextMessage[]): TextMessage[] {
   return messages.map((m) => ({ ...m, content: showStandIns(m.content) }));
 }
 
-/** A function replacing every hidden value an older trace held by its place; stand-ins of a current trace shown. */
+/** A function replacing every hidden value an older trace held (in each spelling) by its place; stand-ins of a current trace shown. */
 export function scrubber(hidden: HiddenValues): (text: string) => string {
   const needles: Array<[string, string]> = [];
-  for (const [key, values] of hidden) for (const v of values) if (v.length >= 4) needles.push([v, `data/${key}`]);
+  for (const [key, values] of hidden) {
+    for (const v of values) {
+      if (v.length < 4) continue;
+      // The printed (EDN) and JSON spellings of a value with quotes or backslashes differ from it, as the agent's redactor knew.
+      for (const spelling of new Set([v, quoteString(v).slice(1, -1), JSON.stringify(v).slice(1, -1)])) needles.push([spelling, `data/${key}`]);
+    }
+  }
   needles.sort((a, b) => b[0].length - a[0].length);
   return (text) => {
     let out = showStandIns(text);

@@ -1,49 +1,19 @@
 // The docs/agent.md examples of Streaming and OpenTelemetry, run as written: the OTLP set-ups
 // (Jaeger, Phoenix, Langfuse) against a fake OpenAI-compatible server and a fake OTLP/HTTP
 // collector on 127.0.0.1 (only the package name and the hosts' URLs are swapped).
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { IncomingMessage } from "node:http";
+import { describe, expect, it } from "vitest";
+import { docExamples } from "../support/doc-examples.js";
+import { localServer } from "../support/local-server.js";
 
-const root = resolve(import.meta.dirname, "../..");
-const doc = readFileSync(join(root, "docs/agent.md"), "utf8");
-mkdirSync(join(root, "node_modules/.cache"), { recursive: true });
-const dir = mkdtempSync(join(root, "node_modules/.cache/ptc-doc-streaming-"));
-
-/** The first ts block after the text `after`. */
-function example(after: string): string {
-  const at = doc.indexOf(after);
-  expect(at).toBeGreaterThan(0);
-  const m = /```ts\n([\s\S]*?)```/.exec(doc.slice(at));
-  expect(m).not.toBeNull();
-  return (m as RegExpExecArray)[1].replaceAll('from "ptc-lisp"', `from ${JSON.stringify(join(root, "src/index.ts"))}`);
-}
-
-async function runExample(name: string, code: string): Promise<{ logged: unknown[][]; written: string }> {
-  const file = join(dir, `${name}.ts`);
-  writeFileSync(file, `${code}\nexport {};\n`);
-  const logged: unknown[][] = [];
-  let written = "";
-  const log = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void logged.push(args));
-  const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => ((written += String(chunk)), true));
-  try {
-    await import(file);
-  } finally {
-    log.mockRestore();
-    write.mockRestore();
-  }
-  return { logged, written };
-}
+const docs = docExamples("docs/agent.md");
 
 const PROGRAM = "```clojure\n(println \"adding\")\n(return (+ data/a data/b))\n```";
-let server: Server;
-let url: string;
+let url = "";
 const exports: Array<{ path: string | undefined; headers: IncomingMessage["headers"]; spans: Array<{ name: string; attributes: unknown[] }> }> = [];
 
-beforeAll(async () => {
-  server = createServer((req, res) => {
+localServer(
+  (req, res) => {
     let text = "";
     req.on("data", (c: Buffer) => (text += c.toString("utf8")));
     req.on("end", () => {
@@ -57,20 +27,16 @@ beforeAll(async () => {
         JSON.stringify({ id: "c1", object: "chat.completion", created: 0, model: "qwen3-coder", choices: [{ index: 0, message: { role: "assistant", content: PROGRAM }, finish_reason: "stop" }], usage: { prompt_tokens: 50, completion_tokens: 9 } }),
       );
     });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-});
+  },
+  {
+    listening: (origin) => (url = origin),
+    reset: () => (exports.length = 0),
+  },
+);
 
 describe("docs/agent.md: Streaming", () => {
   it("streams the reply, the printed line and the answer", async () => {
-    const { logged, written } = await runExample("streaming", example("## Streaming"));
+    const { logged, written } = await docs.run("streaming", docs.example("## Streaming"));
     expect(written).toContain("Adding them.\n```clojure\n(println");
     expect(logged).toEqual([["| sum: 5"], [5]]);
   });
@@ -88,9 +54,9 @@ describe("docs/agent.md: OpenTelemetry set-ups", () => {
       process.env.LANGFUSE_PUBLIC_KEY = "pk-lf-test";
       process.env.LANGFUSE_SECRET_KEY = "sk-lf-test";
       exports.length = 0;
-      let code = example(heading);
+      let code = docs.example(heading);
       for (const h of hosts) code = code.replaceAll(h, url);
-      await runExample(name, code);
+      await docs.run(name, code);
       expect(exports.length).toBeGreaterThan(0);
       expect(exports[0].path).toBe(path);
       const names = exports.flatMap((e) => e.spans.map((s) => s.name)).sort();

@@ -10,12 +10,14 @@ import {
   FALLBACK_CONTEXT_LIMIT,
   heuristicGoalDetector,
   payback,
+  priceFor,
   priceModel,
   recapOptionsFromEnv,
   requestCost,
   summaryProblem,
 } from "../../src/compaction/index.js";
-import { sharedPrefix } from "../../src/compaction/measure.js";
+import { requestPrice, sharedPrefix } from "../../src/compaction/measure.js";
+import { DEFAULT_PRICES, FALLBACK_MODEL_PRICE, modelPrice } from "../../src/compaction/prices.js";
 import { knownNamesOf, type Conversation, type KnownNames } from "../../src/compaction/types.js";
 import { roleOrderProblems } from "../../src/compaction/messages.js";
 import { promptTokens, TOKENS_PER_REPLY } from "../../src/compaction/tokens.js";
@@ -238,6 +240,17 @@ describe("cost model and cost-trigger", () => {
     expect(p.cacheWrite).toBeCloseTo(3.75);
     expect(requestCost(p, { inputTokens: 1_000_000, cachedTokens: 500_000, cacheWriteTokens: 250_000, outputTokens: 0 })).toBeCloseTo(0.15 + 0.9375 + 0.75);
     expect(() => priceModel(1, 1, "nowhere")).toThrow(/unknown provider "nowhere"/);
+  });
+
+  it("priceFor prices a request as the one price table and the one measure do, for every model and an unknown one", () => {
+    const usage = { inputTokens: 1_000_000, cachedTokens: 400_000, outputTokens: 20_000 };
+    for (const model of [...Object.keys(DEFAULT_PRICES), "openai/gpt-4o-2024-08-06", "no-such-model"]) {
+      const price = modelPrice(model);
+      const written = price.cache.kind === "breakpoint" ? 300_000 : 0;
+      expect(requestCost(priceFor(model), { ...usage, cacheWriteTokens: written }), model).toBeCloseTo(requestPrice(price, { ...usage, writtenTokens: written }), 10);
+    }
+    expect(priceFor("no-such-model").input).toBe(FALLBACK_MODEL_PRICE.input);
+    expect(priceFor("claude-sonnet-4-5").cacheWrite).toBeCloseTo(3.75);
   });
 
   it("counts the tokens two prompts share from the start", async () => {

@@ -1,21 +1,20 @@
 // A run with a history strategy over anthropicLlm: the strategy's stable-prefix ends reach the
 // wire as cache_control breakpoints (the agent passes Strategy.cacheBreakpoints to the client).
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SubAgent } from "../../src/index.js";
 import { anthropicLlm } from "../../src/llm/anthropic.js";
+import { localServer } from "../support/local-server.js";
 
 interface Body { system?: Array<{ cache_control?: unknown }>; messages: Array<{ role: string; content: Array<{ cache_control?: unknown }> }> }
 
 const REPLIES = ["```clojure\n(println 1)\n```", "```clojure\n(println 2)\n```", "```clojure\n(return 3)\n```"];
 const COMPRESSED = ["```clojure\n(def xs [1 2 3])\n(println \"xs\" (count xs))\n```", "```clojure\n(def ys (map inc xs))\n(println \"ys\" ys)\n```", "```clojure\n(def zs (filter odd? ys))\n(println \"zs\" zs)\n```", "```clojure\n(return (count zs))\n```"];
 let replies: readonly string[] = REPLIES;
-let server: Server;
+let baseURL = "";
 const bodies: Body[] = [];
 
-beforeAll(async () => {
-  server = createServer((req, res) => {
+localServer(
+  (req, res) => {
     let text = "";
     req.on("data", (c: Buffer) => (text += c.toString("utf8")));
     req.on("end", () => {
@@ -23,13 +22,15 @@ beforeAll(async () => {
       const reply = replies[bodies.length - 1] ?? '(fail "over")';
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "m", type: "message", role: "assistant", model: "claude-fake", content: [{ type: "text", text: reply }], stop_reason: "end_turn", usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } }));
     });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-});
+  },
+  {
+    listening: (origin) => (baseURL = origin),
+    reset: () => {
+      bodies.length = 0;
+      replies = REPLIES;
+    },
+  },
+);
 
 function marks(body: Body): string[] {
   const out: string[] = [];
@@ -40,7 +41,7 @@ function marks(body: Body): string[] {
 
 describe("anthropicLlm under a history strategy", () => {
   it("marks where observation-masking keeps the prompt stable, besides the system prompt and the last message", async () => {
-    const llm = anthropicLlm({ model: "claude-fake", apiKey: "k", baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, env: {} });
+    const llm = anthropicLlm({ model: "claude-fake", apiKey: "k", baseURL, env: {} });
     const agent = SubAgent.create({ prompt: "Print, then return 3.", maxTurns: 3 });
     const step = await SubAgent.run(agent, { llm, history: { name: "observation-masking", options: { turns: 1, polling: 1 } } });
     expect(step.ok).toBe(true);
@@ -54,7 +55,7 @@ describe("anthropicLlm under a history strategy", () => {
   it("compressed history with the breakpoint layout: summaries are their own messages, sent unchanged, and the task is marked besides the system prompt and the last message", async () => {
     bodies.length = 0;
     replies = COMPRESSED;
-    const llm = anthropicLlm({ model: "claude-fake", apiKey: "k", baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, env: {} });
+    const llm = anthropicLlm({ model: "claude-fake", apiKey: "k", baseURL, env: {} });
     const agent = SubAgent.create({ prompt: "Count the odd successors.", maxTurns: 4 });
     const step = await SubAgent.run(agent, { llm, compressHistory: true, view: { cacheModel: "breakpoint" } });
     expect(step.ok, step.ok ? "" : `${step.fail.reason}: ${step.fail.message}`).toBe(true);

@@ -1,46 +1,20 @@
 // The docs/agent.md examples for anthropicLlm and aiSdkLlm, run as written against fake servers
 // on 127.0.0.1 (only the package name and the local server's URL are swapped).
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { docExamples } from "../support/doc-examples.js";
+import { localServer } from "../support/local-server.js";
 
-const root = resolve(import.meta.dirname, "../..");
-const doc = readFileSync(join(root, "docs/agent.md"), "utf8");
-// Inside the project, so the examples' bare imports resolve to its node_modules.
-mkdirSync(join(root, "node_modules/.cache"), { recursive: true });
-const dir = mkdtempSync(join(root, "node_modules/.cache/ptc-doc-examples-"));
-
+const docs = docExamples("docs/agent.md");
 /** The first ts block after the heading. */
-function example(heading: string): string {
-  const at = doc.indexOf(`\n${heading}\n`);
-  expect(at).toBeGreaterThan(0);
-  const m = /```ts\n([\s\S]*?)```/.exec(doc.slice(at));
-  expect(m).not.toBeNull();
-  return (m as RegExpExecArray)[1].replaceAll('from "ptc-lisp"', `from ${JSON.stringify(join(root, "src/index.ts"))}`);
-}
-
-async function runExample(name: string, code: string): Promise<unknown[][]> {
-  const file = join(dir, `${name}.ts`);
-  writeFileSync(file, `${code}\nexport {};\n`);
-  const logged: unknown[][] = [];
-  const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void logged.push(args));
-  try {
-    await import(file);
-  } finally {
-    spy.mockRestore();
-  }
-  return logged;
-}
+const example = (heading: string): string => docs.example(`\n${heading}\n`);
+const runExample = async (name: string, code: string): Promise<unknown[][]> => (await docs.run(name, code)).logged;
 
 const PROGRAM = "```clojure\n(return (+ data/a data/b))\n```";
-let server: Server;
-let url: string;
+let url = "";
 const requests: Array<{ path: string | undefined; body: Record<string, unknown> }> = [];
 
-beforeAll(async () => {
-  server = createServer((req, res) => {
+localServer(
+  (req, res) => {
     let text = "";
     req.on("data", (c: Buffer) => (text += c.toString("utf8")));
     req.on("end", () => {
@@ -51,19 +25,13 @@ beforeAll(async () => {
           : { id: "c1", object: "chat.completion", created: 0, model: "qwen3-coder", choices: [{ index: 0, message: { role: "assistant", content: PROGRAM }, finish_reason: "stop" }], usage: { prompt_tokens: 50, completion_tokens: 12 } };
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
     });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterEach(() => {
-  vi.unstubAllEnvs();
-  requests.length = 0;
-});
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-});
+  },
+  {
+    listening: (origin) => (url = origin),
+    reset: () => (requests.length = 0),
+  },
+);
+afterEach(() => vi.unstubAllEnvs());
 
 describe("docs/agent.md examples", () => {
   it("Anthropic: runs the agent over the Messages API and prints the value and the cached tokens", async () => {

@@ -12,7 +12,7 @@ import { readViewerInput, ViewerInputError } from "../../src/viewer/input.js";
 import type { PageData, RunView } from "../../src/viewer/model.js";
 import { embedJson, renderPage } from "../../src/viewer/page.js";
 import { messageChanges } from "../../src/viewer/prompt.js";
-import { placeholderValues } from "../../src/viewer/scrub.js";
+import { placeholderValues, scrubber } from "../../src/viewer/scrub.js";
 import { chats, compareReportJson, savedExample } from "./fixtures.js";
 
 const page = (files: Array<[string, string]>): Promise<PageData> => buildPageData(files.map(([name, text]) => readViewerInput(name, text)));
@@ -197,6 +197,13 @@ describe("hidden context values", () => {
     ]);
     expect(placeholderValues("uses data/_token", "uses data/_token")).toEqual([]);
     expect(placeholderValues("x data/_k y", "completely different")).toEqual([]);
+  });
+
+  it("are replaced in every spelling an older trace holds them in: as is, printed (EDN) and JSON-escaped", () => {
+    const scrub = scrubber(new Map([["_token", new Set(['sk-"q\\1'])]]));
+    expect(scrub('tool args {"token":"sk-\\"q\\\\1"}')).toBe('tool args {"token":"data/_token"}');
+    expect(scrub('printed {:token "sk-\\"q\\\\1"}')).toBe('printed {:token "data/_token"}');
+    expect(scrub('raw sk-"q\\1 here')).toBe("raw data/_token here");
   });
 });
 
