@@ -16,17 +16,13 @@ describe("ptc demo --live with ANTHROPIC_API_KEY", () => {
   const bodies: Body[] = [];
   const auth: Array<string | undefined> = [];
   localServer(
-    (req, res) => {
-      let text = "";
-      req.on("data", (c: Buffer) => (text += c.toString("utf8")));
-      req.on("end", () => {
-        bodies.push(JSON.parse(text) as Body);
-        auth.push(req.headers.authorization);
-        const reply = reviews.replies[next++] ?? '(fail "script over")';
-        res.writeHead(200, { "content-type": "application/json" }).end(
-          JSON.stringify({ id: `m${next}`, type: "message", role: "assistant", model: "claude-fake", content: [{ type: "text", text: reply }], stop_reason: "end_turn", usage: { input_tokens: 100, output_tokens: 50, cache_read_input_tokens: 400 * (next - 1), cache_creation_input_tokens: 500 } }),
-        );
-      });
+    (req, res, text) => {
+      bodies.push(JSON.parse(text) as Body);
+      auth.push(req.headers.authorization);
+      const reply = reviews.replies[next++] ?? '(fail "script over")';
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({ id: `m${next}`, type: "message", role: "assistant", model: "claude-fake", content: [{ type: "text", text: reply }], stop_reason: "end_turn", usage: { input_tokens: 100, output_tokens: 50, cache_read_input_tokens: 400 * (next - 1), cache_creation_input_tokens: 500 } }),
+      );
     },
     {
       listening: (o) => (origin = o),

@@ -13,20 +13,16 @@ let url = "";
 const exports: Array<{ path: string | undefined; headers: IncomingMessage["headers"]; spans: Array<{ name: string; attributes: unknown[] }> }> = [];
 
 localServer(
-  (req, res) => {
-    let text = "";
-    req.on("data", (c: Buffer) => (text += c.toString("utf8")));
-    req.on("end", () => {
-      if (req.url?.endsWith("/v1/traces")) {
-        const body = JSON.parse(text) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ name: string; attributes: unknown[] }> }> }> };
-        exports.push({ path: req.url, headers: req.headers, spans: body.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)) });
-        res.writeHead(200, { "content-type": "application/json" }).end("{}");
-        return;
-      }
-      res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({ id: "c1", object: "chat.completion", created: 0, model: "qwen3-coder", choices: [{ index: 0, message: { role: "assistant", content: PROGRAM }, finish_reason: "stop" }], usage: { prompt_tokens: 50, completion_tokens: 9 } }),
-      );
-    });
+  (req, res, text) => {
+    if (req.url?.endsWith("/v1/traces")) {
+      const body = JSON.parse(text) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ name: string; attributes: unknown[] }> }> }> };
+      exports.push({ path: req.url, headers: req.headers, spans: body.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)) });
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      return;
+    }
+    res.writeHead(200, { "content-type": "application/json" }).end(
+      JSON.stringify({ id: "c1", object: "chat.completion", created: 0, model: "qwen3-coder", choices: [{ index: 0, message: { role: "assistant", content: PROGRAM }, finish_reason: "stop" }], usage: { prompt_tokens: 50, completion_tokens: 9 } }),
+    );
   },
   {
     listening: (origin) => (url = origin),

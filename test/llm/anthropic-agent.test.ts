@@ -14,14 +14,10 @@ let baseURL = "";
 const bodies: Body[] = [];
 
 localServer(
-  (req, res) => {
-    let text = "";
-    req.on("data", (c: Buffer) => (text += c.toString("utf8")));
-    req.on("end", () => {
-      bodies.push(JSON.parse(text) as Body);
-      const reply = replies[bodies.length - 1] ?? '(fail "over")';
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "m", type: "message", role: "assistant", model: "claude-fake", content: [{ type: "text", text: reply }], stop_reason: "end_turn", usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } }));
-    });
+  (req, res, text) => {
+    bodies.push(JSON.parse(text) as Body);
+    const reply = replies[bodies.length - 1] ?? '(fail "over")';
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "m", type: "message", role: "assistant", model: "claude-fake", content: [{ type: "text", text: reply }], stop_reason: "end_turn", usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } }));
   },
   {
     listening: (origin) => (baseURL = origin),

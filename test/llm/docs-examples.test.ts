@@ -14,17 +14,13 @@ let url = "";
 const requests: Array<{ path: string | undefined; body: Record<string, unknown> }> = [];
 
 localServer(
-  (req, res) => {
-    let text = "";
-    req.on("data", (c: Buffer) => (text += c.toString("utf8")));
-    req.on("end", () => {
-      requests.push({ path: req.url, body: JSON.parse(text) as Record<string, unknown> });
-      const body =
-        req.url === "/v1/messages"
-          ? { id: "m1", type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [{ type: "text", text: PROGRAM }], stop_reason: "end_turn", usage: { input_tokens: 40, output_tokens: 12, cache_read_input_tokens: 900, cache_creation_input_tokens: 0 } }
-          : { id: "c1", object: "chat.completion", created: 0, model: "qwen3-coder", choices: [{ index: 0, message: { role: "assistant", content: PROGRAM }, finish_reason: "stop" }], usage: { prompt_tokens: 50, completion_tokens: 12 } };
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
-    });
+  (req, res, text) => {
+    requests.push({ path: req.url, body: JSON.parse(text) as Record<string, unknown> });
+    const body =
+      req.url === "/v1/messages"
+        ? { id: "m1", type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [{ type: "text", text: PROGRAM }], stop_reason: "end_turn", usage: { input_tokens: 40, output_tokens: 12, cache_read_input_tokens: 900, cache_creation_input_tokens: 0 } }
+        : { id: "c1", object: "chat.completion", created: 0, model: "qwen3-coder", choices: [{ index: 0, message: { role: "assistant", content: PROGRAM }, finish_reason: "stop" }], usage: { prompt_tokens: 50, completion_tokens: 12 } };
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
   },
   {
     listening: (origin) => (url = origin),
