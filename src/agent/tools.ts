@@ -2,7 +2,7 @@
 // a ToolSession adapts a run's tools to the interpreter, adding argument validation that
 // names the failing field, per-call timeouts, per-run call caps, abort, and withdrawal.
 import { z } from "zod";
-import { boxed, type ToolSpec, ToolTimeout } from "../lisp/index.js";
+import { boxed, ours, type ToolSpec, ToolTimeout } from "../lisp/index.js";
 import type { ApprovalGate, NeedsApproval } from "./approval.js";
 import { AgentDefinitionError, describeIssues } from "./errors.js";
 import type { RunScope } from "./types.js";
@@ -231,7 +231,9 @@ export class ToolSession {
           (e: unknown) => {
             finish();
             // A timeout replayed from a record (resume) stays a timeout: the program sees tool_timeout again.
-            reject(e instanceof ToolTimeout ? e : new ToolFailure(messageOf(e)));
+            // `ours` asks safely: a tool may throw a Proxy whose getPrototypeOf throws.
+            const own = ours(e);
+            reject(own instanceof ToolTimeout ? own : new ToolFailure(messageOf(e)));
           },
         );
     });

@@ -25,7 +25,7 @@ export type { Form } from "./forms.js";
 export { printSample, prStr, quoteString } from "./printer.js";
 export { isHiddenKey, Marks, showStandIns, showStandInsIn, type Origin } from "./marks.js";
 export { defaultLimits, resolveLimits, type Limits } from "./limits.js";
-export { abortedError, formatError, ToolTimeout, type ErrorInfo, type ErrorKind } from "./errors.js";
+export { abortedError, formatError, ours, ToolTimeout, type ErrorInfo, type ErrorKind } from "./errors.js";
 export { resolveIsolation, type Isolation } from "./isolate/options.js";
 export { allBuiltins, type Area, type BuiltinDef, type Namespace } from "./core/registry.js";
 export { STANDARD_CLOJURE, STANDARD_FORMS } from "./core/standard.js";
