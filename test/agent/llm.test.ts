@@ -61,7 +61,6 @@ function handle(req: IncomingMessage, res: ServerResponse, text: string): void {
 }
 
 localServer(handle, {
-  keepAlive: true,
   listening: (origin) => (baseURL = `${origin}/v1`),
   reset: () => {
     script = [];
@@ -213,7 +212,7 @@ describe("openaiLlm: timeouts and abort", () => {
   it("times out a reply whose body stops half-way", async () => {
     script = [{ hang: "body" }];
     const e = await failure(client({ timeoutMs: 300, maxRetries: 0 }).complete({ messages }));
-    expect(e.kind).toBe("timeout");
+    expect(e.kind, e.message).toBe("timeout");
   });
 
   it("aborts an in-flight request when the signal fires, without retrying", async () => {

@@ -8,16 +8,12 @@ import { afterAll, afterEach, beforeAll } from "vitest";
 /** Answers one request, its body read to the end as UTF-8 text. */
 export type BodyHandler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
-/**
- * `keepAlive` leaves the server's default on: test/agent/llm.test.ts has always run so, and its
- * half-sent-body timeout test reads a connection error now and then without it.
- */
-export function localServer(handle: BodyHandler, hooks: { listening: (origin: string) => void; reset: () => void; keepAlive?: boolean }): void {
+export function localServer(handle: BodyHandler, hooks: { listening: (origin: string) => void; reset: () => void }): void {
   let server: Server;
   beforeAll(async () => {
     server = createServer((req, res) => {
       // No keep-alive: a pooled socket that afterEach closed would fail the next test as a connection error.
-      if (hooks.keepAlive !== true) res.shouldKeepAlive = false;
+      res.shouldKeepAlive = false;
       let body = "";
       req.setEncoding("utf8");
       req.on("data", (chunk: string) => (body += chunk));
@@ -26,9 +22,14 @@ export function localServer(handle: BodyHandler, hooks: { listening: (origin: st
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     hooks.listening(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
   });
-  afterEach(() => {
+  afterEach(async () => {
     server.closeAllConnections();
     hooks.reset();
+    // A socket can still sit in the client's pool (a request aborted before it was written). The
+    // close reaches the client's side at once on loopback; one poll phase of the event loop lets
+    // the pool see it, before the next test sends on a dead socket and reads a connection error.
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
   });
   afterAll(async () => {
     server.closeAllConnections();
