@@ -14,6 +14,11 @@ export default tseslint.config(
     },
   },
   {
+    // The interpreter patches equality onto its own copy of immutable; the host's copy stays the library's.
+    files: ["src/**/*.ts"],
+    rules: { "no-restricted-imports": ["error", { paths: [{ name: "immutable", message: "import the interpreter's copy, ptc-immutable (see src/lisp/equality.ts)" }] }] },
+  },
+  {
     // The viewer's client runs in the browser.
     files: ["src/viewer/client/**/*.ts"],
     languageOptions: { globals: { document: "readonly", window: "readonly", location: "readonly", TextEncoder: "readonly", Node: "readonly", Event: "readonly", HTMLElement: "readonly", SVGElement: "readonly", Element: "readonly" } },

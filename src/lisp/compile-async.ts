@@ -3,7 +3,7 @@
 // a node chains on a child's result only when it is a promise, and goes on from where it was
 // (the loop index, the clause, the argument), so nothing runs twice. Subtrees that cannot wait
 // (no call of a function, tool or builtin that calls back) keep the synchronous closures.
-import { Map as IMap, Set as ISet } from "immutable";
+import { Map as IMap, Set as ISet } from "ptc-immutable";
 import type { Bind, FnArityNode, ForClause, Node } from "./analyzer/nodes.js";
 import { asMap, asSeq, CATCHABLE, compile, compileBinds, compileFn, errorValue, letfnPatches, runsFinally, slot, startTool, whereMaker } from "./compile.js";
 import { LispError, withLoc, type SourceLoc } from "./errors.js";

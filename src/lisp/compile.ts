@@ -1,7 +1,7 @@
 // The compiler: analyzed nodes to closures. Each node becomes one JS closure over a flat
 // frame, chosen once here, so evaluation never inspects node kinds. Errors thrown by a
 // call get that call's source position unless a deeper one was already attached.
-import { Map as IMap, Set as ISet } from "immutable";
+import { Map as IMap, Set as ISet } from "ptc-immutable";
 import type { Bind, ForClause, LocalRef, Node } from "./analyzer/nodes.js";
 import type { Builtin } from "./core/registry.js";
 import { equals } from "./equality.js";

@@ -6,7 +6,7 @@
 // the run and remembers the pairs it has proved equal: values that share structure (a vector
 // holding the same vector twice, 26 levels deep, is 2^26 leaves but 26 distinct nodes) then
 // compare in time proportional to their distinct nodes, not to the leaves they unfold into.
-import { hash as ihash, is, Map as IMap, Set as ISet } from "immutable";
+import { hash as ihash, is, Map as IMap, Set as ISet } from "ptc-immutable";
 import { typeErr } from "./errors.js";
 import { charge, chargeIfRunning } from "./runtime.js";
 import { Keyword, LFloat, type Value, typeName, isMap, isSet } from "./values.js";
@@ -104,7 +104,10 @@ function setEquals(a: ISet<Value>, b: ISet<Value>): boolean {
 const isNaNValue = (x: Value): boolean => typeof x === "number" && Number.isNaN(x);
 
 // Immutable's maps and sets compare nested maps and sets through `.equals` (its own walk, which
-// neither counts nor remembers): ours replaces it for both, and vectors get the same.
+// neither counts nor remembers): ours replaces it for both, and vectors get the same. The patch
+// is on the interpreter's private copy of the library (package.json's ptc-immutable alias), so
+// a host's own `immutable` in the same process keeps the library's rules (order counts in an
+// OrderedMap, NaN is in a set) and costs.
 const immutableMapEquals = IMap.prototype.equals;
 const immutableSetEquals = ISet.prototype.equals;
 IMap.prototype.equals = function (this: IMap<unknown, unknown>, other: unknown): boolean {

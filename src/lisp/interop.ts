@@ -9,7 +9,7 @@
 // value reached twice through shared structure costs twice), the clock is read every 4,096
 // values, and a collection's size is read and checked against maxCollectionSize before any of
 // it is copied, so a sparse `new Array(1e9)` or a Proxy whose length lies is refused at once.
-import { Map as IMap, Set as ISet } from "immutable";
+import { Map as IMap, Set as ISet } from "ptc-immutable";
 import { LispError } from "./errors.js";
 import { defaultLimits, type Limits } from "./limits.js";
 import { printChecked, PrintOverflow } from "./printer.js";

@@ -1,6 +1,6 @@
 // EDN printing with Clojure's `pr-str` and `str` rules, plus a bounded sample printer
 // (at most N items per collection and M characters overall, saying what was cut).
-import { Map as IMap, Set as ISet } from "immutable";
+import { Map as IMap, Set as ISet } from "ptc-immutable";
 import { LispError } from "./errors.js";
 import { Fn, Keyword, LFloat, Reduced, Regex, Var, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";

@@ -1,6 +1,6 @@
 // Turning any seqable value into an array of elements: vectors, sets, maps (as [k v]
 // entries), strings (as characters) and nil (empty). Collection builtins share this.
-import type { Map as IMap } from "immutable";
+import type { Map as IMap } from "ptc-immutable";
 import { typeErr } from "./errors.js";
 import { chars } from "./text.js";
 import { type Value, typeName, isMap, isSet } from "./values.js";

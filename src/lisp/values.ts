@@ -1,6 +1,6 @@
 // Runtime values of PTC-Lisp. Everything a program can hold is one of these;
 // no host object ever appears here (the interop boundary converts plain data only).
-import { hash, Map as IMap, Set as ISet } from "immutable";
+import { hash, Map as IMap, Set as ISet } from "ptc-immutable";
 import { Vec } from "./vector.js";
 
 export { Vec };

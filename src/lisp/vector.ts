@@ -2,7 +2,7 @@
 // offset so that slices (rest, subvec, drop) share the trie in O(1) instead of copying.
 // Our own implementation because building from an array (what every `map`/`filter`
 // result does) must be O(n) with little overhead, and immutable's List is ~10x slower there.
-import { hash, is } from "immutable";
+import { hash, is } from "ptc-immutable";
 
 const BITS = 5;
 const WIDTH = 32;

@@ -3,7 +3,7 @@
 // read back as values. One writer per message keeps sharing: a value reached twice is sent
 // once and read back as one object, so a shared structure costs its distinct nodes, and a
 // tool result held by a definition stays the very same value on the other side.
-import { OrderedMap, OrderedSet } from "immutable";
+import { OrderedMap, OrderedSet } from "ptc-immutable";
 import { markSorted, sortOrder } from "./core/sorted.js";
 import { compare } from "./equality.js";
 import { LispError } from "./errors.js";

@@ -3,7 +3,7 @@
 // iteration order is its sort order; which ones are sorted, and by what, is recorded here,
 // by identity. Large ones are OrderedMap/OrderedSet (only sorted-* make those), small ones plain
 // maps and sets that hash like any other (see sortedMapOf), marked in a weak table.
-import { isOrdered, OrderedMap, OrderedSet } from "immutable";
+import { isOrdered, OrderedMap, OrderedSet } from "ptc-immutable";
 import { compare } from "../equality.js";
 import { LispError, typeErr } from "../errors.js";
 import { charge, tick } from "../runtime.js";
