@@ -15,7 +15,7 @@ function hostAnswers(): boolean[] {
     OrderedSet([1, 2]).equals(OrderedSet([2, 1])),
     HostSet([NaN]).equals(HostSet([NaN])),
     HostMap({ a: List([1]) }).equals(HostMap({ a: List([1]) })),
-    HostSet([HostMap({ a: 1 })]).has(OrderedMap({ a: 1 })),
+    HostSet<unknown>([HostMap({ a: 1 })]).has(OrderedMap({ a: 1 })),
   ];
 }
 
