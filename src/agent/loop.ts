@@ -8,7 +8,7 @@ import { defaultViewOptions, type ViewInput, type ViewOptions, type ViewStats } 
 import { createMeter, outputTokens, requestPrice, type Meter } from "../compaction/measure.js";
 import { lookupPrice, type ModelPrice } from "../compaction/prices.js";
 import type { Json } from "../compaction/types.js";
-import { defaultLimits, type ErrorInfo, evaluate, type Limits, type Memory, print, resolveLimits, type ToolCallRecord } from "../lisp/index.js";
+import { ContextReader, defaultLimits, type ErrorInfo, evaluate, type Limits, type Memory, print, resolveLimits, type ToolCallRecord } from "../lisp/index.js";
 import type { Llm, LlmUsage } from "../llm/types.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import { defaultRecordOptions, Recorder } from "../trace/record.js";
@@ -225,17 +225,12 @@ class AgentRun {
     if (this.options.llm === undefined) return "no llm: pass { llm } to SubAgent.run (or set it on the agent)";
     if (this.run.deadlineMs !== undefined && !positiveNumber(this.run.deadlineMs)) return `deadlineMs must be a positive number, got ${String(this.run.deadlineMs)}`;
     if (this.run.tokenBudget !== undefined && !positiveNumber(this.run.tokenBudget)) return `tokenBudget must be a positive number, got ${String(this.run.tokenBudget)}`;
-    const mission = expandMission(this.agent.prompt, context);
+    // The prompt reads the context as the first program would: within its limits and its time.
+    const reader = new ContextReader(resolveLimits(this.limits().limits));
+    const mission = expandMission(this.agent.prompt, context, reader);
     if (!mission.ok) return mission.message;
     try {
-      this.task = taskMessage({
-        mission: mission.text,
-        context,
-        maxTurns: this.agent.maxTurns,
-        toolsWithdrawn: this.withdraws,
-        sample: this.recorder.options,
-        maxDepth: resolveLimits(this.options.limits).maxNestingDepth,
-      });
+      this.task = taskMessage({ mission: mission.text, context, maxTurns: this.agent.maxTurns, toolsWithdrawn: this.withdraws, sample: this.recorder.options, reader });
     } catch (e) {
       return `the context cannot be passed to the program: ${errorText(e)}`;
     }

@@ -11,7 +11,7 @@ import { compile } from "./compile.js";
 import { abortedError, LIMIT_KINDS, LispError, ours, thrownMessage, toErrorInfo, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
-import { boxed, Budget, Converted, toHost, toLisp } from "./interop.js";
+import { boxed, Budget, Converted, readTimeout, toHost, toLisp } from "./interop.js";
 import { resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
 import { activate, defaultClock, fuelExhausted, GlobalEnv, output, quietly, run as current, RunState, whileWhole, type DataHost, type ToolHost } from "./runtime.js";
@@ -182,8 +182,8 @@ function normalizeTools(tools: EvaluateOptions["tools"]): Map<string, ToolSpec> 
 }
 
 /** A budget for a walk inside the run: its fuel and clock; `commit` charges what it spent. */
-function runBudget(state: RunState, deadline = state.deadline): Budget & { commit(): void } {
-  const b = new Budget(state.limits, Math.max(0, state.fuel), deadline, state.now);
+function runBudget(state: RunState, deadline = state.deadline, late?: () => LispError): Budget & { commit(): void } {
+  const b = new Budget(state.limits, Math.max(0, state.fuel), deadline, state.now, late);
   return Object.assign(b, { commit: () => void (state.fuel = b.fuel) });
 }
 
@@ -197,7 +197,7 @@ function dataHost(ctx: EvaluateOptions["ctx"], maxDepth: number, marks: Marks | 
       let v = cache.get(k);
       if (v === undefined) {
         // Read while the program runs: the conversion spends its fuel and its time.
-        const budget = runBudget(current);
+        const budget = runBudget(current, current.deadline, () => readTimeout(k, current.limits.timeoutMs));
         try {
           v = Object.hasOwn(ctx, k) ? toLisp(ctx[k], maxDepth, 0, `data/${k}`, budget) : null;
         } finally {

@@ -19,7 +19,7 @@ export type {
 } from "./evaluate.js";
 export { Fn, isMap, isSet, keyword, Keyword, LFloat, LMap, LSet, typeName, type Value } from "./values.js";
 export { Vec } from "./vector.js";
-export { boxed, toLisp } from "./interop.js";
+export { boxed, ContextReader, toLisp } from "./interop.js";
 export { read, isSymbolName } from "./reader.js";
 export type { Form } from "./forms.js";
 export { printSample, prStr, quoteString } from "./printer.js";

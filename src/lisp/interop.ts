@@ -13,15 +13,23 @@ import { Map as IMap, Set as ISet } from "ptc-immutable";
 import { LispError } from "./errors.js";
 import { defaultLimits, type Limits } from "./limits.js";
 import { printChecked, PrintOverflow } from "./printer.js";
-import { fuelExhausted, timeoutError } from "./runtime.js";
+import { defaultClock, fuelExhausted, limitError, timeoutError } from "./runtime.js";
 import { Fn, Keyword, keyword, LFloat, Regex, Var, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 
 type BudgetLimits = Pick<Limits, "maxFuel" | "timeoutMs" | "maxCollectionSize" | "maxBoundaryValues" | "maxNestingDepth" | "maxStringLength">;
 
+// The clock is read at a walk's first value, then at intervals that double up to this many
+// values while reads are cheap; a stretch that took more than an eighth of the time limit (slow
+// getters or Proxy traps, host code we cannot interrupt) starts the intervals over, so a walk
+// overruns its limit by about a quarter of it at most, never by 4,096 slow reads.
+const CLOCK_EVERY = 4096;
+
 /** What one walk across the boundary may spend: values (maxBoundaryValues), fuel and time. */
 export class Budget {
   private ticks = 0;
+  private every = 1;
+  private lastRead: number | undefined;
   /** Values left before the data is too big to cross. */
   room: number;
   constructor(
@@ -32,6 +40,8 @@ export class Budget {
     readonly deadline: number = Infinity,
     /** The run's clock (a host's injected one included), which `deadline` is on. */
     readonly now: () => number = () => performance.now(),
+    /** The error the walk stops with past its deadline. */
+    private readonly late: () => LispError = () => timeoutError(limits.timeoutMs),
   ) {
     this.room = limits.maxBoundaryValues;
   }
@@ -40,10 +50,17 @@ export class Budget {
   step(tooBig?: () => LispError): void {
     if (--this.room < 0 && tooBig !== undefined) throw tooBig();
     if (--this.fuel < 0) throw fuelExhausted(this.limits);
-    if (++this.ticks === 4096) {
-      this.ticks = 0;
-      if (this.now() > this.deadline) throw timeoutError(this.limits.timeoutMs);
-    }
+    this.tick();
+  }
+
+  /** One unit of work that spends no values (printing what was already converted): the clock alone. */
+  tick(): void {
+    if (++this.ticks < this.every || this.deadline === Infinity) return;
+    this.ticks = 0;
+    const t = this.now();
+    if (t > this.deadline) throw this.late();
+    this.every = this.lastRead !== undefined && t - this.lastRead > this.limits.timeoutMs / 8 ? 1 : Math.min(this.every * 2, CLOCK_EVERY);
+    this.lastRead = t;
   }
 }
 
@@ -251,6 +268,55 @@ export function toLisp(x: unknown, maxDepth = 256, depth = 0, where = "host data
     if (!(e instanceof Refused)) throw e;
     throw new LispError("type_error", `${where}${pathText(e.path)} is ${e.what}, which cannot cross into the program`, undefined, "give programs plain data: objects, arrays, strings, numbers, booleans and null");
   }
+}
+
+/**
+ * A run's context read before its program starts (the isolated mode hands it to the worker, an
+ * agent shows it in the prompt): each key within the run's size limits on its own, as a program
+ * reading it would be, and all of them within one time limit from now on the run's clock.
+ */
+export class ContextReader {
+  private readonly deadline: number;
+  private readonly values = new Map<string, Value>();
+
+  constructor(
+    readonly limits: Limits,
+    private readonly now: () => number = defaultClock,
+  ) {
+    this.deadline = now() + limits.timeoutMs;
+  }
+
+  /** data/key's value as the program sees it (converted once); throws the LispError reading it gives. */
+  value(key: string, x: unknown): Value {
+    let v = this.values.get(key);
+    if (v === undefined) {
+      v = toLisp(x, this.limits.maxNestingDepth, 0, `data/${key}`, this.budget(key));
+      this.values.set(key, v);
+    }
+    return v;
+  }
+
+  /** data/key as text in a prompt: a string as it is, any other value as EDN, within the string limit. */
+  show(key: string, x: unknown): string {
+    const v = this.value(key, x);
+    if (typeof v === "string") return v;
+    const budget = this.budget(key);
+    try {
+      return printChecked(v, true, this.limits.maxStringLength, this.limits.maxNestingDepth, () => budget.tick());
+    } catch (e) {
+      if (!(e instanceof PrintOverflow)) throw e;
+      throw new LispError("string_too_large", `data/${key} prints to more than ${this.limits.maxStringLength} characters (maxStringLength)`);
+    }
+  }
+
+  private budget(key: string): Budget {
+    return new Budget(this.limits, this.limits.maxFuel, this.deadline, this.now, () => readTimeout(key, this.limits.timeoutMs));
+  }
+}
+
+/** The time limit's error when it passes while a context value is read (in process or before the program starts). */
+export function readTimeout(key: string, timeoutMs: number): LispError {
+  return limitError("timeout", `reading data/${key} took longer than the time limit of ${timeoutMs} ms (timeoutMs)`, "give the run less context data, or let a tool fetch it in pages");
 }
 
 function className(x: object): string {

@@ -447,6 +447,8 @@ describe("endings", () => {
     [{ view: { sampleItems: -1 } }, "view.sampleItems must be a non-negative integer"],
     [{ view: { colour: "red" } as never }, "unknown view option 'colour'"],
     [{ context: { loop: null as unknown } }, ""],
+    // The run's own limits bound the prompt's reading of the context, not the defaults.
+    [{ context: { xs: Array.from({ length: 500 }, (_, i) => i) }, limits: { maxBoundaryValues: 100 } }, "data/xs holds more than 100 values"],
   ])("fails a run with invalid input %# with invalid_input, not an exception", async (options, word) => {
     const o = options as Partial<RunOptions>;
     if ("loop" in (o.context ?? {})) {

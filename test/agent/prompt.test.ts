@@ -12,6 +12,9 @@ import { STANDARD_CLOJURE, STANDARD_FORMS } from "../../src/lisp/core/standard.j
 import { DOCUMENTED_SPECIAL_FORMS } from "../../src/lisp/analyzer/specials/index.js";
 import { allBuiltins } from "../../src/lisp/core/registry.js";
 import { evaluate } from "../../src/lisp/evaluate.js";
+import { ContextReader } from "../../src/lisp/interop.js";
+import { resolveLimits } from "../../src/lisp/limits.js";
+import { virtualClock } from "../support/run.js";
 
 const search = tool({
   description: "Searches product reviews.",
@@ -145,11 +148,14 @@ describe("shapeOf", () => {
   });
 });
 
+/** The context as a run with this nesting limit reads it. */
+const reader = (maxNestingDepth: number): ContextReader => new ContextReader(resolveLimits({ maxNestingDepth }));
+
 describe("task message and context", () => {
   const sample = { sampleItems: 3, sampleChars: 80 };
 
   it("shows each visible context key with its type, size and a sample", () => {
-    const lines = contextLines({ products: [{ name: "Laptop", price: 1200 }, { name: "Mouse", price: 25 }], limit: 5, query: "laptops" }, sample, 256);
+    const lines = contextLines({ products: [{ name: "Laptop", price: 1200 }, { name: "Mouse", price: 25 }], limit: 5, query: "laptops" }, sample, reader(256));
     expect(lines).toEqual([
       'data/products ; vector[2], sample: [{:name "Laptop" :price 1200} {:name "Mouse" :price 25}]',
       "data/limit ; integer, sample: 5",
@@ -158,7 +164,7 @@ describe("task message and context", () => {
   });
 
   it("never shows keys starting with _ (their values neither)", () => {
-    const text = taskMessage({ mission: "Do it.", context: { visible: 1, _secret: "hunter2-token", _key: [1] }, maxTurns: 3, sample, maxDepth: 256 });
+    const text = taskMessage({ mission: "Do it.", context: { visible: 1, _secret: "hunter2-token", _key: [1] }, maxTurns: 3, sample, reader: reader(256) });
     expect(text).toContain("data/visible");
     expect(text).not.toContain("_secret");
     expect(text).not.toContain("hunter2");
@@ -166,21 +172,49 @@ describe("task message and context", () => {
   });
 
   it("bounds samples of large values", () => {
-    const [line] = contextLines({ big: Array.from({ length: 1000 }, (_, i) => ({ id: i, text: "x".repeat(100) })) }, sample, 256);
+    const [line] = contextLines({ big: Array.from({ length: 1000 }, (_, i) => ({ id: i, text: "x".repeat(100) })) }, sample, reader(256));
     expect(line.length).toBeLessThan(200);
     expect(line).toContain("vector[1000]");
   });
 
   it("says (none) without data, and the turn count", () => {
-    const text = taskMessage({ mission: "Say hi.", context: {}, maxTurns: 4, sample, maxDepth: 256 });
+    const text = taskMessage({ mission: "Say hi.", context: {}, maxTurns: 4, sample, reader: reader(256) });
     expect(text).toBe("# Input data\n\n(none)\n\n# Mission\n\nSay hi.\n\nTurn 1 of 4.");
-    expect(taskMessage({ mission: "x", context: {}, maxTurns: 1, sample, maxDepth: 256 })).toContain("only turn");
-    expect(taskMessage({ mission: "x", context: {}, maxTurns: 2, toolsWithdrawn: true, sample, maxDepth: 256 })).toContain("Turn 1 of 2. Next turn is your last and tools will be withdrawn then");
+    expect(taskMessage({ mission: "x", context: {}, maxTurns: 1, sample, reader: reader(256) })).toContain("only turn");
+    expect(taskMessage({ mission: "x", context: {}, maxTurns: 2, toolsWithdrawn: true, sample, reader: reader(256) })).toContain("Turn 1 of 2. Next turn is your last and tools will be withdrawn then");
   });
 
   it("fills {{placeholders}} from the context: strings as text, other values as EDN", () => {
     expect(placeholders("Find {{category}} under {{ max }} ({{category}})")).toEqual(["category", "max"]);
     expect(expandMission("Find {{category}} under {{ max }} in {{tags}}", { category: "laptops", max: 500, tags: ["a"] })).toEqual({ ok: true, text: 'Find laptops under 500 in ["a"]' });
+  });
+
+  // Each read of these values takes a virtual millisecond: the prompt's data section and the
+  // mission's placeholders can stop near the time limit only if they read the run's clock.
+  function slowValue(clock: ReturnType<typeof virtualClock>, n: number): { value: Record<string, number>; reads: () => number } {
+    let reads = 0;
+    const value: Record<string, number> = {};
+    for (let i = 0; i < n; i++) Object.defineProperty(value, `k${i}`, { enumerable: true, get: () => (clock.advance(1), ++reads) });
+    return { value, reads: () => reads };
+  }
+
+  it("reads the context for the prompt within the run's limits and clock, and says which limit stopped it", () => {
+    const clock = virtualClock(0);
+    const slow = slowValue(clock, 3000);
+    const timed = new ContextReader(resolveLimits({ timeoutMs: 100 }), clock.now);
+    expect(() => taskMessage({ mission: "x", context: { slow: slow.value }, maxTurns: 2, sample, reader: timed })).toThrow("reading data/slow took longer than the time limit of 100 ms (timeoutMs)");
+    expect(slow.reads()).toBeLessThanOrEqual(200);
+    // The run's size limits, not the defaults: a value a program could not read is refused here.
+    const small = new ContextReader(resolveLimits({ maxBoundaryValues: 100 }));
+    expect(() => contextLines({ xs: Array.from({ length: 500 }, (_, i) => i) }, sample, small)).toThrow("(maxBoundaryValues)");
+  });
+
+  it("fills a placeholder within the same clock", () => {
+    const clock = virtualClock(0);
+    const slow = slowValue(clock, 3000);
+    const r = expandMission("Look at {{slow}}", { slow: slow.value }, new ContextReader(resolveLimits({ timeoutMs: 100 }), clock.now));
+    expect(!r.ok && r.message).toContain("took longer than the time limit of 100 ms (timeoutMs)");
+    expect(slow.reads()).toBeLessThanOrEqual(200);
   });
 
   it("refuses a placeholder that is missing or names a hidden key", () => {
@@ -261,9 +295,9 @@ describe("the task's data section (issue 20)", () => {
       { id: 1, region: "north-north-east", rep: "a long representative name", product: "widget deluxe edition", revenue: 120 },
       { id: 2, region: "south", rep: "b", product: "gadget", revenue: 80, refunded: true },
     ];
-    const [line] = contextLines({ sales }, { sampleItems: 3, sampleChars: 80 }, 32);
+    const [line] = contextLines({ sales }, { sampleItems: 3, sampleChars: 80 }, reader(32));
     expect(line).toContain("keys: :id :region :rep :product :revenue :refunded");
-    const [plain] = contextLines({ n: [1, 2, 3] }, { sampleItems: 3, sampleChars: 80 }, 32);
+    const [plain] = contextLines({ n: [1, 2, 3] }, { sampleItems: 3, sampleChars: 80 }, reader(32));
     expect(plain).not.toContain("keys:");
   });
 });

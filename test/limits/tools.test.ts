@@ -99,6 +99,36 @@ describe("limits on source and host data", () => {
     const ctx = await evaluate("(nil? (first data/xs))", { ctx: { xs: [, 2] } });
     expect(ctx.ok && ctx.value).toBe(true);
   });
+
+  // Host data whose reading is slow (getters, Proxy traps): each read takes a virtual
+  // millisecond, so the walk can stop near its limit only if it reads the clock as it goes, and
+  // more often when reads are slow than the every-4,096-values pace cheap data allows.
+  const slowReads = (clock: ReturnType<typeof virtualClock>, n: number): { value: Record<string, number>; reads: () => number } => {
+    let reads = 0;
+    const value: Record<string, number> = {};
+    for (let i = 0; i < n; i++) Object.defineProperty(value, `k${i}`, { enumerable: true, get: () => (clock.advance(1), ++reads) });
+    return { value, reads: () => reads };
+  };
+
+  it("a context value whose reads are slow stops with timeout near the limit, not after all of them", async () => {
+    const clock = virtualClock(0);
+    const slow = slowReads(clock, 3000);
+    const r = await evaluate("(count data/slow)", { ctx: { slow: slow.value }, clock: clock.now, limits: { timeoutMs: 100 } });
+    expect(r.ok ? "ok" : r.error.kind).toBe("timeout");
+    expect(slow.reads()).toBeLessThanOrEqual(200);
+  });
+
+  it("many small context values read one after another share the run's clock", async () => {
+    const clock = virtualClock(0);
+    const keys = Array.from({ length: 1000 }, (_, i) => `k${i}`);
+    const ctx: Record<string, unknown> = {};
+    let reads = 0;
+    for (const k of keys) ctx[k] = slowReads(clock, 1).value;
+    const counted = new Proxy(ctx, { get: (t, k) => (reads++, Reflect.get(t, k)) });
+    const r = await evaluate(`(+ ${keys.map((k) => `(count data/${k})`).join(" ")})`, { ctx: counted, clock: clock.now, limits: { timeoutMs: 100 } });
+    expect(r.ok ? "ok" : r.error.kind).toBe("timeout");
+    expect(reads).toBeLessThanOrEqual(200);
+  });
 });
 
 describe("heavy builtins check the clock (property)", () => {

@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import { excerpt, formatError } from "../../src/lisp/errors.js";
 import { evaluate } from "../../src/lisp/evaluate.js";
 import { contextLines } from "../../src/agent/prompt/context.js";
+import { ContextReader } from "../../src/lisp/interop.js";
+import { resolveLimits } from "../../src/lisp/limits.js";
 
 describe("the caret", () => {
   it("keeps the tabs before the column, so it lines up under tab-indented code", () => {
@@ -41,7 +43,7 @@ describe("context keys that are not names", () => {
   });
 
   it("are described as unreadable in the task message", () => {
-    const lines = contextLines({ "a b": 1, ok: 2 }, { sampleItems: 3, sampleChars: 80 }, 64);
+    const lines = contextLines({ "a b": 1, ok: 2 }, { sampleItems: 3, sampleChars: 80 }, new ContextReader(resolveLimits({ maxNestingDepth: 64 })));
     expect(lines[0]).toBe('; context key "a b" cannot be read: it is not a valid name after data/');
     expect(lines[1]).toMatch(/^data\/ok ; /);
   });

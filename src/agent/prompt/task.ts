@@ -1,6 +1,6 @@
 // The first user message: the run's visible input data and the mission, whose
 // {{placeholders}} are filled from the context. Hidden (`_`) keys never appear in it.
-import { print } from "../../lisp/index.js";
+import { ContextReader, defaultLimits } from "../../lisp/index.js";
 import { renderTurnLine } from "../../trace/feedback.js";
 import type { RecordOptions } from "../../trace/record.js";
 import { contextLines, isHiddenKey } from "./context.js";
@@ -15,14 +15,14 @@ export function placeholders(prompt: string): string[] {
   return [...new Set(Array.from(prompt.matchAll(PLACEHOLDER), (m) => m[1]))];
 }
 
-/** Fills {{key}} from the context: strings as they are, other values as EDN. */
-export function expandMission(prompt: string, context: Readonly<Record<string, unknown>>): MissionResult {
+/** Fills {{key}} from the context: strings as they are, other values as EDN, read by `reader` (the run's limits and clock). */
+export function expandMission(prompt: string, context: Readonly<Record<string, unknown>>, reader = new ContextReader(defaultLimits)): MissionResult {
   for (const key of placeholders(prompt)) {
     if (isHiddenKey(key)) return { ok: false, message: `the prompt uses {{${key}}}, but context keys starting with _ are hidden from prompts; read it in the program as data/${key}` };
     if (!Object.hasOwn(context, key) || context[key] === undefined) return { ok: false, message: `the prompt uses {{${key}}}, but the context has no key "${key}"` };
   }
   try {
-    return { ok: true, text: prompt.replace(PLACEHOLDER, (_, key: string) => (typeof context[key] === "string" ? (context[key] as string) : print(context[key]))) };
+    return { ok: true, text: prompt.replace(PLACEHOLDER, (_, key: string) => reader.show(key, context[key])) };
   } catch (e) {
     return { ok: false, message: `a context value used in the prompt cannot be shown: ${(e as { message?: string }).message ?? String(e)}` };
   }
@@ -40,13 +40,13 @@ export interface TaskInput {
   /** The run withdraws its tools on the final turn. */
   toolsWithdrawn?: boolean;
   sample: Pick<RecordOptions, "sampleItems" | "sampleChars">;
-  /** Nesting depth data may have (the interpreter's limit). */
-  maxDepth: number;
+  /** Reads the context within the run's limits and clock. */
+  reader: ContextReader;
 }
 
 /** The task message. Throws a LispError when a context value cannot cross into the program. */
 export function taskMessage(input: TaskInput): string {
-  const lines = contextLines(input.context, input.sample, input.maxDepth);
+  const lines = contextLines(input.context, input.sample, input.reader);
   return fill(template("task"), {
     data: lines.length > 0 ? lines.join("\n") : "(none)",
     mission: input.mission.trim(),

@@ -6,7 +6,7 @@
 // crashes fails that run only; the pool starts another.
 import { abortedError, LispError, ours, thrownMessage, toErrorInfo, ToolTimeout, type ErrorInfo } from "../errors.js";
 import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, MemoryEntry, ToolCallRecord, ToolSpec } from "../evaluate.js";
-import { boxed, Budget, toLisp } from "../interop.js";
+import { boxed, Budget, ContextReader, toLisp } from "../interop.js";
 import { resolveLimits, type Limits } from "../limits.js";
 import { hideQuoted, Marks, QUOTED_MIN, STAND_IN_OPEN } from "../marks.js";
 import { OutputBuffer } from "../output.js";
@@ -225,11 +225,10 @@ function lost(why: ExitReason, maxHeapMb: number): ErrorInfo {
 function ctxEntries(ctx: Readonly<Record<string, unknown>>, limits: Limits): CtxEntry[] {
   const writer = new WireWriter(false);
   const out: CtxEntry[] = [];
-  // All of it within the run's limits: each key its own size limit, all of them the run's clock.
-  const deadline = performance.now() + limits.timeoutMs;
+  const reader = new ContextReader(limits);
   for (const key of Object.keys(ctx)) {
     try {
-      const v = writer.tryWrite(toLisp(ctx[key], limits.maxNestingDepth, 0, `data/${key}`, new Budget(limits, limits.maxFuel, deadline)));
+      const v = writer.tryWrite(reader.value(key, ctx[key]));
       out.push(v === undefined ? [key, null, { kind: "type_error", message: `data/${key} holds a function, which cannot cross into the program` }] : [key, v, null]);
     } catch (e) {
       out.push([key, null, dataError(e)]);
