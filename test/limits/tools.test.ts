@@ -147,6 +147,25 @@ describe("heavy builtins check the clock (property)", () => {
     );
   });
 
+  // Higher-order builtins given a builtin (no closure whose calls read the clock): the builtin's
+  // own loop must read it. 300,000 elements leave room for 73 reads at one per 4,096.
+  const builtinSteps = [
+    "(reduce + data/xs)", "(reduce max data/xs)", "(reduce conj [] data/xs)", "(reduce + 0 data/xs)", "(reduce-kv assoc {} (zipmap data/xs data/xs))",
+    "(mapv inc data/xs)", "(map inc data/xs)", "(filter odd? data/xs)", "(remove odd? data/xs)", "(keep identity data/xs)", "(map-indexed vector data/xs)",
+    "(some neg? data/xs)", "(every? int? data/xs)", "(reductions + data/xs)", "(group-by odd? data/xs)", "(partition-by odd? data/xs)", "(take-while int? data/xs)",
+    "(drop-while int? data/xs)", "(sort-by - data/xs)", "(mapcat vector data/xs)", "(map + data/xs data/xs)", "(run! identity data/xs)", "(into [] (map inc) data/xs)",
+    "(transduce (map inc) + data/xs)", "(split-with int? data/xs)",
+  ];
+  it.each(builtinSteps)(
+    "a timeout fires inside %s over 300,000 elements",
+    async (src) => {
+      const xs = Array.from({ length: 300_000 }, (_, i) => i);
+      const setup = await evaluate("(count data/xs)", { ctx: { xs }, limits: { timeoutMs: 1e9, maxFuel: 1e12 }, clock: virtualClock(1).now });
+      const r = await evaluate(`(nil? ${src})`, { ctx: { xs }, limits: { timeoutMs: setup.stats.durationMs + 50, maxFuel: 1e12 }, clock: virtualClock(1).now });
+      expect(r.ok ? "ok" : r.error.kind).toBe("timeout");
+    },
+  );
+
   // Each charges fuel for the elements it goes through before (or while) doing the work, so a
   // small fuel budget stops one call over a big input at once rather than after the work.
   const charging = [
