@@ -247,11 +247,12 @@ export function evaluate(source: string, options: EvaluateOptions = {}): Promise
 }
 
 /**
- * `evaluate`, telling `everyLine` each line of output as it is written (stand-ins in place),
- * past the output limit too, in place of `options.onPrint`: the isolated mode's worker sends
- * them to the host, so what a program printed survives the worker being ended.
+ * `evaluate`, telling `sink.line` each line of output as it is written (stand-ins in place),
+ * past the output limit too, in place of `options.onPrint`, and `sink.check` at each check of
+ * the clock: the isolated mode's worker sends the lines to the host (in batches it sends from
+ * the checks while the program computes), so what a program printed survives the worker being ended.
  */
-export async function evaluateWith(source: string, options: EvaluateOptions, everyLine: ((line: string) => void) | null): Promise<EvalResult> {
+export async function evaluateWith(source: string, options: EvaluateOptions, sink: { line: (line: string) => void; check: () => void } | null): Promise<EvalResult> {
   if (options.isolation !== undefined && options.isolation !== "none") return isolated(source, options, options.isolation);
   const now = options.clock ?? defaultClock;
   const started = now();
@@ -358,7 +359,8 @@ export async function evaluateWith(source: string, options: EvaluateOptions, eve
     },
   };
   const state: RunState = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, program.suspendable ? compileArityAsync : null, now);
-  state.onLine = everyLine ?? whileWhole(state.out, quietly(options.onPrint));
+  state.onLine = sink?.line ?? whileWhole(state.out, quietly(options.onPrint));
+  state.onCheck = sink?.check ?? null;
 
   let outcome: Outcome = "value";
   let result: Value = null;

@@ -89,6 +89,11 @@ export class RunState {
    * the isolated mode's worker, which sends every line to the host.
    */
   onLine: ((line: string) => void) | null = null;
+  /**
+   * Told at each check of the clock (the isolated mode's worker: lines it holds for a batch go
+   * to the host there, since its timers cannot fire while the program computes).
+   */
+  onCheck: (() => void) | null = null;
   /** Where println writes inside (with-out-str ...) instead of the output, innermost first. */
   captured: { text: string } | null = null;
   /** Whether the program was compiled in the suspendable mode (it can reach a tool). */
@@ -218,6 +223,7 @@ export function fuelExhausted(limits: Pick<Limits, "maxFuel">): LispError {
 function checkClock(r: RunState): void {
   if (r.now() > r.deadline) throw timeoutError(r.limits.timeoutMs);
   if (r.signal?.aborted) throw abortedError();
+  r.onCheck?.();
 }
 
 /** The time limit's error, however it was noticed (here, or by the host ending a worker). */

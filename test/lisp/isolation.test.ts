@@ -15,6 +15,8 @@ const worker = (o: EvaluateOptions = {}): EvaluateOptions => ({ ...o, isolation:
 // Limits that leave a spinning loop to the clock alone, with the clock far away.
 const SPIN_LIMITS = { timeoutMs: 60_000, maxFuel: 1e15, maxLoopIterations: 1e15 };
 const SPIN = "(do (tool/started) (loop [i 0] (recur (inc i))))";
+// Limits no spinning program reaches while a test runs: only an abort ends it.
+const ENDLESS = { timeoutMs: 1e9, maxFuel: 1e15, maxLoopIterations: 1e15 };
 
 /** A tool that resolves `started` when the program calls it. */
 function starter(): { started: Promise<void>; tool: ToolFn } {
@@ -107,12 +109,26 @@ describe("isolated mode: what a killed worker leaves", () => {
     const ac = new AbortController();
     let heard: () => void = () => undefined;
     const printed = new Promise<void>((r) => (heard = r));
-    const pending = evaluate('(println "working") (loop [i 0] (recur (inc i)))', worker({ limits: SPIN_LIMITS, signal: ac.signal, onPrint: (l) => l === "working" && heard() }));
+    const pending = evaluate('(println "working") (loop [i 0] (recur (inc i)))', worker({ limits: ENDLESS, signal: ac.signal, onPrint: (l) => l === "working" && heard() }));
     await printed;
     ac.abort();
     const r = await pending;
     expect(r.ok ? "ok" : r.error.kind).toBe("aborted");
     expect(r.prints).toEqual(["working"]);
+  });
+
+  it("lines printed together before a long computation all reach the host while it computes, not only the first", async () => {
+    const ac = new AbortController();
+    let heard: () => void = () => undefined;
+    const printed = new Promise<void>((r) => (heard = r));
+    // The program never ends by itself: a held line would never be heard, and the test would hang.
+    const src = '(println "one") (println "two") (println "three") (loop [i 0] (recur (inc i)))';
+    const pending = evaluate(src, worker({ limits: ENDLESS, signal: ac.signal, onPrint: (l) => l === "three" && heard() }));
+    await printed;
+    ac.abort();
+    const r = await pending;
+    expect(r.ok ? "ok" : r.error.kind).toBe("aborted");
+    expect(r.prints).toEqual(["one", "two", "three"]);
   });
 });
 

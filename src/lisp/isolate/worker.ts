@@ -83,6 +83,11 @@ class Printer {
     if (this.chars > PRINT_BATCH_CHARS || performance.now() - this.last > PRINT_BATCH_MS) this.flush();
   };
 
+  /** At the interpreter's checks: a batch held past its window goes, though no line has come to end it. */
+  readonly check = (): void => {
+    if (this.lines.length > 0 && performance.now() - this.last > PRINT_BATCH_MS) this.flush();
+  };
+
   flush(): void {
     // The window counts from the last message sent: a flush with nothing to send starts none.
     if (this.lines.length === 0) return;
@@ -154,7 +159,7 @@ async function start(m: RunMessage): Promise<void> {
   if (m.ctx !== null) options.ctx = ctxOf(m.ctx);
   records.length = 0;
   send({ type: "running", running: true });
-  const r = await evaluateWith(m.source, options, printer.line);
+  const r = await evaluateWith(m.source, options, printer);
   // Every line reaches the host as a print message before the result, so its listener hears them all.
   printer.flush();
   send({ type: "running", running: false });
