@@ -25,6 +25,8 @@ export class PoolWorker {
   private static nextId = 1;
   readonly id = PoolWorker.nextId++;
   alive = true;
+  /** Ended by the pool as one idle worker too many (not a run's end). */
+  retired = false;
   /** Whatever listens to this worker's messages and its exit while it runs a program. */
   listener: ((m: FromWorker) => void) | null = null;
   onExit: ((why: ExitReason) => void) | null = null;
@@ -69,6 +71,13 @@ export type ExitReason = "out_of_memory" | "crashed" | "terminated";
  */
 export class WorkerPool {
   private readonly idle: PoolWorker[] = [];
+  /**
+   * Set once a run's worker has been ended or has died: from then on taking the last idle worker
+   * starts a spare, so the run after the next end finds one started instead of waiting for a
+   * thread to load the interpreter (time no limit of that run counts). A host that never ends a
+   * worker never pays for a spare.
+   */
+  private spares = false;
 
   constructor(
     readonly maxHeapMb: number,
@@ -79,6 +88,7 @@ export class WorkerPool {
   async acquire(prefer?: PoolWorker): Promise<PoolWorker> {
     const at = prefer === undefined ? -1 : this.idle.indexOf(prefer);
     const w = (at >= 0 ? this.idle.splice(at, 1)[0] : this.idle.pop()) ?? this.spawn();
+    if (this.spares && this.idle.length === 0) this.addSpare();
     w.thread.ref();
     await w.ready;
     return w;
@@ -88,9 +98,18 @@ export class WorkerPool {
     w.listener = null;
     w.onExit = null;
     if (!w.alive) return;
-    if (this.idle.length >= this.keepIdle) return this.terminate(w);
+    if (this.idle.length >= this.keepIdle) {
+      // One too many idle, not a run's worker ended: no reason to keep spares.
+      w.retired = true;
+      return this.terminate(w);
+    }
     w.thread.unref();
     this.idle.push(w);
+  }
+
+  /** The idle workers now, most recently released last. */
+  idleWorkers(): PoolWorker[] {
+    return this.idle.slice();
   }
 
   /** Ends a worker at once (its program is abandoned). */
@@ -105,12 +124,15 @@ export class WorkerPool {
   dropped(w: PoolWorker): void {
     const at = this.idle.indexOf(w);
     if (at >= 0) this.idle.splice(at, 1);
+    if (!w.retired) this.spares = true;
     // A warm replacement, so the run after an abort or a crash does not wait for a thread to start.
-    if (this.idle.length === 0) {
-      const spare = this.spawn();
-      spare.thread.unref();
-      this.idle.push(spare);
-    }
+    if (this.idle.length === 0) this.addSpare();
+  }
+
+  private addSpare(): void {
+    const spare = this.spawn();
+    spare.thread.unref();
+    this.idle.push(spare);
   }
 
   private spawn(): PoolWorker {
