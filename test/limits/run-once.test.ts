@@ -89,12 +89,13 @@ describe("a program runs once", () => {
   });
 
   it("time spent between tool calls is counted once: sequential calls after real work finish under the limit", async () => {
-    // 20 rounds of work in virtual time (a millisecond per clock check): about 5 checks a round,
-    // 100 in all, under a 300 ms limit (a replaying evaluator spent 20 times the work before the
-    // last call: over 1,000 checks).
+    // 20 rounds of work in virtual time (a millisecond per clock check): about 23 checks a round
+    // (the evaluator's, reduce's own every 4,096 elements, the tool boundary's), 465 in all,
+    // under a 1,000 ms limit (a replaying evaluator spent 20 times the work before the last
+    // call: thousands of checks).
     const work = "(reduce + (map (fn [x] (* x x)) (range 25000)))";
     const clock = virtualClock(1);
-    const r = await evaluate(`(loop [i 0 acc 0] (if (< i 20) (recur (inc i) (+ acc ${work} (tool/tick {}))) acc))`, { tools: { tick: () => 1 }, limits: { timeoutMs: 300, maxFuel: 1e9 }, clock: clock.now });
+    const r = await evaluate(`(loop [i 0 acc 0] (if (< i 20) (recur (inc i) (+ acc ${work} (tool/tick {}))) acc))`, { tools: { tick: () => 1 }, limits: { timeoutMs: 1000, maxFuel: 1e9 }, clock: clock.now });
     expect(r.ok).toBe(true);
     expect(r.toolCalls).toHaveLength(20);
     expect(clock.reads()).toBeGreaterThan(40);
