@@ -18,7 +18,7 @@ export {
   StrategyRegistry,
   countTokens,
   promptTokens,
-  priceFor,
+  modelPrice,
   type CompactOptions,
   type Strategy,
   type StrategyDefinition,
@@ -27,7 +27,7 @@ export {
   type CompactionContext,
   type CompactionResult,
   type CompactionEvent,
-  type PriceModel,
+  type ModelPrice,
   type Json,
 } from "./compaction/index.js";
 export { defaultStrategies, compressionReport, type CompressionReport, type ViewOptions } from "./history/index.js";
