@@ -10,8 +10,8 @@ import { z } from "zod";
 import type { Json } from "../compaction/types.js";
 import { compressedView } from "../history/compressed.js";
 import { fullView } from "../history/full.js";
-import { viewOptionsSchema } from "../history/settings.js";
-import { defaultViewOptions, type View, type ViewOptions } from "../history/view.js";
+import { resolveViewOptions, viewOptionsSchema } from "../history/settings.js";
+import type { View, ViewOptions } from "../history/view.js";
 import { evaluate, Fn, type Memory, type MemoryEntry, type Origin, print } from "../lisp/index.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import type { Llm, LlmRequest, LlmResponse } from "../llm/types.js";
@@ -77,22 +77,6 @@ export interface SaveOptions {
   maxPrintChars?: number;
 }
 
-function viewOptionsOf(agent: Agent, options: SaveOptions): ViewOptions {
-  const merged = { ...agent.options, ...options, view: { ...agent.options.view, ...options.view } };
-  return {
-    ...defaultViewOptions,
-    ...merged.view,
-    compressHistory: merged.compressHistory ?? defaultViewOptions.compressHistory,
-    printlnHistoryLimit: merged.printlnHistoryLimit ?? defaultViewOptions.printlnHistoryLimit,
-  };
-}
-
-function overrideView(view: ViewOptions, options: SaveOptions): ViewOptions {
-  const out: ViewOptions = { ...view, ...options.view };
-  if (options.compressHistory !== undefined) out.compressHistory = options.compressHistory;
-  if (options.printlnHistoryLimit !== undefined) out.printlnHistoryLimit = options.printlnHistoryLimit;
-  return out;
-}
 
 const withdraws = (agent: Agent): boolean => Object.keys(agent.tools).length > 0 && agent.maxTurns > 1;
 
@@ -118,7 +102,7 @@ export function saveMemory(memory: Memory): SavedDefinition[] {
 export function saveRun(step: Step, agent: Agent, options: SaveOptions = {}): RunState {
   const trace = step.trace;
   const recorded = trace.settings;
-  const view = recorded === undefined ? viewOptionsOf(agent, options) : overrideView(recorded.view, options);
+  const view = resolveViewOptions(recorded === undefined ? agent.options : recorded.view, options);
   const maxPrintChars = options.maxPrintChars ?? recorded?.maxPrintChars ?? agent.options.maxPrintChars ?? DEFAULT_MAX_PRINT_CHARS;
   const state: RunState = {
     format: RUN_STATE_FORMAT,
@@ -211,7 +195,7 @@ export function runStateFromJson(text: string): RunState {
 /** Rebuilds the prompt that would follow the saved turns, under either view. */
 export function stateView(state: RunState, which: "full" | "compressed"): View {
   const input = { system: state.trace.system, task: state.trace.task, turns: state.trace.turns, maxTurns: state.maxTurns, toolsWithdrawn: state.toolsWithdrawn, maxPrintChars: state.maxPrintChars };
-  return which === "full" ? fullView(input, state.view) : compressedView(input, { ...state.view, compressHistory: true });
+  return which === "full" ? fullView(input, state.view) : compressedView(input, resolveViewOptions(state.view, { compressHistory: true }));
 }
 
 /**

@@ -15,7 +15,7 @@ import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/tr
 import { renderComparison } from "../history/compare.js";
 import { traceSettings, turnBudget } from "../history/settings.js";
 import type { RunSettings } from "../history/stats.js";
-import { defaultViewOptions, type ViewOptions } from "../history/view.js";
+import { resolveViewOptions, type ResolvedViewOptions } from "../history/view.js";
 
 export interface RenderOptions {
   /** Show every output line and tool call instead of the first few. */
@@ -195,11 +195,11 @@ function positiveInt(raw: string | undefined, flag: string): number | undefined 
 
 
 /** Where the compressed view's settings came from, and the ones that shape it. */
-function settingsLine(run: RunSettings, view: ViewOptions, recorded: boolean, budgetGiven: boolean): string {
+function settingsLine(run: RunSettings, view: ResolvedViewOptions, recorded: boolean, budgetGiven: boolean): string {
   const source = recorded ? "recorded in the trace" : `defaults (the trace records none${budgetGiven ? "" : "; turn budget read from the task message"})`;
-  const strict = view.strictPrefix ? `, strict prefix (payback within ${view.paybackPrompts ?? defaultViewOptions.paybackPrompts} prompts)` : "";
-  const timing = view.keepLatestFull === true ? ", latest turn kept in full (keepLatestFull)" : "";
-  return `Settings ${source}: ${run.maxTurns} turns${timing}, printlnHistoryLimit ${view.printlnHistoryLimit} / ${view.printlnHistoryTokens ?? defaultViewOptions.printlnHistoryTokens} tokens (dropped past ${view.dropAfterTokens ?? defaultViewOptions.dropAfterTokens}), errorContextTurns ${view.errorContextTurns}, errorWindowTurns ${view.errorWindowTurns ?? defaultViewOptions.errorWindowTurns}, samples ${view.sampleItems} items / ${view.sampleChars} chars${strict}`;
+  const strict = view.strictPrefix ? `, strict prefix (payback within ${view.paybackPrompts} prompts)` : "";
+  const timing = view.keepLatestFull ? ", latest turn kept in full (keepLatestFull)" : "";
+  return `Settings ${source}: ${run.maxTurns} turns${timing}, printlnHistoryLimit ${view.printlnHistoryLimit} / ${view.printlnHistoryTokens} tokens (dropped past ${view.dropAfterTokens}), errorContextTurns ${view.errorContextTurns}, errorWindowTurns ${view.errorWindowTurns}, samples ${view.sampleItems} items / ${view.sampleChars} chars${strict}`;
 }
 
 /** `ptc trace show FILE [--turn N] [--messages | --compressed] [--max-turns N] [--full]`. Returns the exit code. */
@@ -277,7 +277,7 @@ export async function runTraceCommand(args: string[]): Promise<number> {
     }
     const { settings } = checked;
     const run: RunSettings = settings === undefined ? { maxTurns: maxTurns ?? turnBudget(trace) } : { maxTurns: maxTurns ?? settings.maxTurns, toolsWithdrawn: settings.toolsWithdrawn, maxPrintChars: settings.maxPrintChars };
-    const view = settings?.view ?? defaultViewOptions;
+    const view = resolveViewOptions(settings?.view);
     process.stdout.write(showStandIns(`${settingsLine(run, view, settings !== undefined, maxTurns !== undefined)}\n${renderComparison(trace, run, view, turnNumber === undefined ? {} : { turn: turnNumber })}\n`));
     return 0;
   }
