@@ -45,7 +45,8 @@ export type { RunTrace, Turn } from "./trace/trace.js";
 export { runToJson, runFromJson, type SavedRun } from "./agent/saved-run.js";
 
 // Saving a run's state and resuming it (SubAgent.resume).
-export { saveRun, saveMemory, restoreMemory, runStateToJson, runStateFromJson, ResumeError, type RunState } from "./agent/resume.js";
+export { saveRun, saveMemory, restoreMemory } from "./agent/resume.js";
+export { runStateToJson, runStateFromJson, ResumeError, type RunState } from "./trace/run-state.js";
 
 // The harness: compaction strategies compared on recorded conversations (`ptc compare`).
 export { compareStrategies, renderTable, type CompareReport } from "./harness/compare.js";

@@ -8,7 +8,7 @@ import type { CompactionResult, Json, Strategy } from "../compaction/types.js";
 import { fullView } from "../history/full.js";
 import { defaultStrategies } from "../history/registry.js";
 import { INTERPRETER_STRATEGY } from "../history/strategy.js";
-import { mergeViewOptions } from "../history/settings.js";
+import { mergeViewOptions } from "../trace/view-settings.js";
 import type { ViewInput, ViewOptions, ViewStats } from "../history/view.js";
 import { messageText } from "../llm/messages.js";
 import type { Llm, LlmRequest, LlmResponse, TextMessage } from "../llm/types.js";

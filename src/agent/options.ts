@@ -1,6 +1,6 @@
 // Agent options: defaults, validation, and how the layers (defaults, a calling agent, the
 // agent's own, the run's) merge.
-import { checkViewOptions } from "../history/settings.js";
+import { checkViewOptions } from "../trace/view-settings.js";
 import { resolveIsolation, resolveLimits } from "../lisp/index.js";
 import { historyStrategy } from "./history.js";
 import { isTracerOption } from "./telemetry.js";

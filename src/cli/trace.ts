@@ -7,9 +7,9 @@ import { parseArgs } from "node:util";
 import { renderError } from "../trace/feedback.js";
 import { prettyJson, type RunSource } from "../viewer/run.js";
 import { runSourceOf } from "../viewer/input.js";
-import { ResumeError } from "../agent/resume.js";
+import { ResumeError } from "../trace/run-state.js";
 import { fileKind, whatReads, type FileKind } from "./file-kind.js";
-import type { SavedRun } from "../agent/saved-run.js";
+import type { SavedRunFile } from "../trace/saved-run.js";
 import { TraceFormatError } from "../trace/serialize.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 import { renderComparison } from "../history/compare.js";
@@ -122,7 +122,7 @@ export function runTotals(trace: RunTrace) {
 }
 
 /** How the run ended: from the saved outcome when there is one, else from the last turn. */
-export function runOutcome(trace: RunTrace, saved?: Pick<SavedRun, "ok" | "fail">): string {
+export function runOutcome(trace: RunTrace, saved?: Pick<SavedRunFile, "ok" | "fail">): string {
   if (saved && !saved.ok && saved.fail) return `no answer: ${saved.fail.reason}: ${cut(saved.fail.message, 300)}`;
   const last = trace.turns.at(-1);
   if (!last) return "no turns";
@@ -132,7 +132,7 @@ export function runOutcome(trace: RunTrace, saved?: Pick<SavedRun, "ok" | "fail"
 }
 
 /** A run's header: the task (unless `task: false`), outcome and totals. */
-export function renderRunHead(trace: RunTrace, options: RenderOptions = {}, saved?: Pick<SavedRun, "ok" | "fail">): string {
+export function renderRunHead(trace: RunTrace, options: RenderOptions = {}, saved?: Pick<SavedRunFile, "ok" | "fail">): string {
   const t = runTotals(trace);
   return [
     ...(options.task === false ? [] : ["Task:", indent(trace.task.trim())]),
@@ -142,7 +142,7 @@ export function renderRunHead(trace: RunTrace, options: RenderOptions = {}, save
 }
 
 /** The whole run: a header with the task, outcome and totals, then every turn. */
-export function renderRun(trace: RunTrace, options: RenderOptions = {}, saved?: Pick<SavedRun, "ok" | "fail">): string {
+export function renderRun(trace: RunTrace, options: RenderOptions = {}, saved?: Pick<SavedRunFile, "ok" | "fail">): string {
   return [renderRunHead(trace, options, saved), ...trace.turns.map((turn) => renderTurn(turn, options))].join("\n\n");
 }
 

@@ -7,7 +7,7 @@ import { clock, finish } from "../compaction/result.js";
 import { promptTokens } from "../compaction/tokens.js";
 import type { Json } from "../compaction/types.js";
 import { compressedView } from "./compressed.js";
-import { givenViewOptionsSchema, resolveViewOptions } from "./settings.js";
+import { givenViewOptionsSchema, resolveViewOptions } from "../trace/view-settings.js";
 import type { ViewInput, ViewOptions } from "./view.js";
 
 export const INTERPRETER_STRATEGY = "interpreter-summaries";

@@ -21,7 +21,7 @@ export interface ViewInput {
   maxPrintChars?: number;
 }
 
-export { defaultViewOptions, resolveViewOptions, type ResolvedViewOptions } from "./settings.js";
+export { defaultViewOptions, resolveViewOptions, type ResolvedViewOptions } from "../trace/view-settings.js";
 
 export interface View {
   messages: ChatMessage[];

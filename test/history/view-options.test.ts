@@ -10,7 +10,8 @@ import { saveRun } from "../../src/agent/resume.js";
 import { compressedView } from "../../src/history/compressed.js";
 import { renderComparison } from "../../src/history/compare.js";
 import { defaultStrategies } from "../../src/history/registry.js";
-import { resolveViewOptions, traceSettings, viewOptionsSchema } from "../../src/history/settings.js";
+import { traceSettings } from "../../src/history/settings.js";
+import { resolveViewOptions, viewOptionsSchema } from "../../src/trace/view-settings.js";
 import type { ViewOptions } from "../../src/history/view.js";
 
 const clj = (code: string): string => `Next.\n\n\`\`\`clojure\n${code}\n\`\`\``;
