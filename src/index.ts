@@ -18,7 +18,7 @@ export {
   StrategyRegistry,
   countTokens,
   promptTokens,
-  priceFor,
+  modelPrice,
   type CompactOptions,
   type Strategy,
   type StrategyDefinition,
@@ -27,7 +27,7 @@ export {
   type CompactionContext,
   type CompactionResult,
   type CompactionEvent,
-  type PriceModel,
+  type ModelPrice,
   type Json,
 } from "./compaction/index.js";
 export { defaultStrategies, compressionReport, type CompressionReport, type ViewOptions } from "./history/index.js";
@@ -45,7 +45,8 @@ export type { RunTrace, Turn } from "./trace/trace.js";
 export { runToJson, runFromJson, type SavedRun } from "./agent/saved-run.js";
 
 // Saving a run's state and resuming it (SubAgent.resume).
-export { saveRun, saveMemory, restoreMemory, runStateToJson, runStateFromJson, ResumeError, type RunState } from "./agent/resume.js";
+export { saveRun, saveMemory, restoreMemory } from "./agent/resume.js";
+export { runStateToJson, runStateFromJson, ResumeError, type RunState } from "./trace/run-state.js";
 
 // The harness: compaction strategies compared on recorded conversations (`ptc compare`).
 export { compareStrategies, renderTable, type CompareReport } from "./harness/compare.js";

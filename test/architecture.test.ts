@@ -24,11 +24,19 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   agent: ["lisp", "llm", "compaction", "trace", "history"],
   harness: ["lisp", "llm", "compaction", "trace", "history", "agent"],
   proxy: ["lisp", "llm", "compaction", "trace", "history", "agent"],
-  viewer: ["lisp", "llm", "compaction", "trace", "history", "agent"],
+  // The viewer reads saved runs, run states and traces through src/trace's readers, never the agent.
+  viewer: ["lisp", "llm", "compaction", "trace", "history"],
   cli: ["lisp", "llm", "compaction", "trace", "history", "agent", "harness", "proxy", "viewer", "examples"],
   // The public entries (src/index.ts, src/advanced.ts) gather everything.
   entry: ["lisp", "llm", "compaction", "trace", "history", "agent", "harness", "proxy", "viewer"],
 };
+
+/** The CLI's readers of run files: like the viewer, they read a saved run without the agent. */
+const READS_RUN_FILES = [join(src, "cli", "file-kind.ts"), join(src, "cli", "trace.ts")];
+
+/** Imports of the agent from a reader of run files, as "from -> to" lines. */
+const agentInReaders = (imports: readonly Edge[]): string[] =>
+  imports.filter((e) => READS_RUN_FILES.includes(e.from) && layerOf(e.to) === "agent").map((e) => `${relative(root, e.from)} -> ${relative(root, e.to)}`);
 
 /** The interpreter's one door: outside src/lisp, nothing else of it may be imported. */
 const LISP_ENTRY = join(src, "lisp", "index.ts");
@@ -149,6 +157,11 @@ describe("the architecture", () => {
     expect(violations(all)).toEqual([]);
   });
 
+  it("reads run files (saved runs, run states, traces) without the agent: the viewer and the CLI's readers", () => {
+    for (const f of READS_RUN_FILES) expect(files).toContain(f);
+    expect(agentInReaders(all)).toEqual([]);
+  });
+
   it("has no cycle of runtime imports between files, but the analyzer's recursive descent", () => {
     expect(badCycles(all)).toEqual([]);
     // The allowed one is really there: the check looks inside src/lisp.
@@ -163,6 +176,12 @@ describe("the import check can fail", () => {
     expect(violations([{ from: at("history", "x.ts"), to: at("agent", "subagent.ts"), runtime: true }])).toEqual(["src/history/x.ts (history) -> src/agent/subagent.ts (agent)"]);
     expect(violations([{ from: at("compaction", "y.ts"), to: at("lisp", "index.ts"), runtime: false }])).toHaveLength(1);
     expect(violations([{ from: at("agent", "z.ts"), to: at("history", "view.ts"), runtime: true }])).toEqual([]);
+  });
+
+  it("on a reader of run files, or the viewer, importing the agent", () => {
+    expect(agentInReaders([{ from: at("cli", "trace.ts"), to: at("agent", "resume.ts"), runtime: false }])).toEqual(["src/cli/trace.ts -> src/agent/resume.ts"]);
+    expect(agentInReaders([{ from: at("cli", "demo.ts"), to: at("agent", "saved-run.ts"), runtime: true }])).toEqual([]);
+    expect(violations([{ from: at("viewer", "input.ts"), to: at("agent", "saved-run.ts"), runtime: true }])).toEqual(["src/viewer/input.ts (viewer) -> src/agent/saved-run.ts (agent)"]);
   });
 
   it("on a side-effect import", () => {

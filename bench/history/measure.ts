@@ -16,7 +16,7 @@ import { countTokens, promptTokens, TOKENS_PER_REPLY } from "../../src/compactio
 import { defaultViewOptions, type TurnPlace, type View, type ViewInput, type ViewOptions } from "../../src/history/view.js";
 import type { Session } from "./session.js";
 import { createMeter } from "../../src/compaction/measure.js";
-import { anthropicCache, openaiCache, TYPICAL_CACHE_READ, type ModelPrice } from "../../src/compaction/prices.js";
+import { PROVIDER_CACHES, readMultiplier, type ModelPrice } from "../../src/compaction/prices.js";
 
 /**
  * Where a view's prompt cost goes, summed over a run's prompts: uncached tokens split by
@@ -57,8 +57,8 @@ export interface SessionResult {
 
 /** The two cache models every table reports: OpenAI-style token prefix and Anthropic-style breakpoints. */
 export const CACHE_MODELS = {
-  "token-prefix": { input: 1, output: 0, cache: openaiCache(TYPICAL_CACHE_READ) },
-  breakpoint: { input: 1, output: 0, cache: anthropicCache(1024) },
+  "token-prefix": { input: 1, output: 0, cache: PROVIDER_CACHES.openai },
+  breakpoint: { input: 1, output: 0, cache: PROVIDER_CACHES.anthropic },
 } as const satisfies Record<string, ModelPrice>;
 export type CacheName = keyof typeof CACHE_MODELS;
 
@@ -184,7 +184,7 @@ function breakdown(trace: RunTrace, run: RunSettings, opts: ViewOptions): CacheB
     if (previous !== undefined && k >= 2 && shared.chars < before) b.earlyBreaks++;
     previous = messages;
   }
-  b.cost = b.newTokens + b.previousRewritten + b.olderRewritten + b.cachedRead * TYPICAL_CACHE_READ;
+  b.cost = b.newTokens + b.previousRewritten + b.olderRewritten + b.cachedRead * readMultiplier(CACHE_MODELS["token-prefix"].cache);
   return b;
 }
 

@@ -6,27 +6,12 @@
 // live under the host's decisions. Only pure computation runs twice: no tool call, no LLM call.
 import { abortedError, type ToolCallRecord } from "../lisp/index.js";
 import type { ToolCallTrace } from "../trace/trace.js";
-import type { RunState } from "./resume.js";
+import type { Paused, RunState } from "../trace/run-state.js";
 import type { Step } from "./types.js";
-
-/** A tool call waiting for the host's decision. Plain data: it survives JSON as it is. */
-export interface ApprovalRequest {
-  /** Stable across saving and resuming: the turn and the call's place among the turn's tool calls. */
-  id: string;
-  turn: number;
-  tool: string;
-  /** The arguments as the trace shows them: values from hidden context are stand-ins. */
-  args: unknown;
-}
 
 /** The host's answer to one request: run it (with `args` replacing the program's, validated again), or reject it. */
 export type ApprovalDecision = { approved: true; args?: Record<string, unknown> } | { approved: false; reason?: string };
 
-/** Where a run paused: the requests, and which calls of the paused turn did not run (by their place in it). */
-export interface Paused {
-  approvals: ApprovalRequest[];
-  held: number[];
-}
 
 /** Whether a call needs approval: always, never, or by its validated arguments. */
 export type NeedsApproval<A> = boolean | ((args: A) => boolean | Promise<boolean>);

@@ -8,6 +8,7 @@ import type { CompactionResult, Json, Strategy } from "../compaction/types.js";
 import { fullView } from "../history/full.js";
 import { defaultStrategies } from "../history/registry.js";
 import { INTERPRETER_STRATEGY } from "../history/strategy.js";
+import { mergeViewOptions } from "../trace/view-settings.js";
 import type { ViewInput, ViewOptions, ViewStats } from "../history/view.js";
 import { messageText } from "../llm/messages.js";
 import type { Llm, LlmRequest, LlmResponse, TextMessage } from "../llm/types.js";
@@ -23,12 +24,10 @@ export function historyStrategy(options: Pick<InheritableOptions, "history" | "c
   return defaultStrategies.create("full");
 }
 
-/** The interpreter strategy's options from the run's view options (only those set). */
+/** The interpreter strategy's options from the run's view options (only those set; compressHistory is the strategy itself). */
 function interpreterOptions(options: Pick<InheritableOptions, "printlnHistoryLimit" | "view">): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(options.view ?? {})) if (v !== undefined) out[k] = v;
-  if (options.printlnHistoryLimit !== undefined) out.printlnHistoryLimit = options.printlnHistoryLimit;
-  return out;
+  const { compressHistory: _, ...given } = mergeViewOptions(options);
+  return given;
 }
 
 /** The strategy as traces and saved states record it. */

@@ -4,7 +4,7 @@
 // meets one of its limits.
 import { measureView, totalsOf, type PromptCompression, type PromptPair } from "../history/stats.js";
 import { INTERPRETER_STRATEGY } from "../history/strategy.js";
-import { defaultViewOptions, type ViewInput, type ViewOptions, type ViewStats } from "../history/view.js";
+import { defaultViewOptions, resolveViewOptions, type ViewInput, type ViewOptions, type ViewStats } from "../history/view.js";
 import { createMeter, outputTokens, requestPrice, type Meter } from "../compaction/measure.js";
 import { lookupPrice, type ModelPrice } from "../compaction/prices.js";
 import type { Json } from "../compaction/types.js";
@@ -13,12 +13,13 @@ import type { Llm, LlmUsage } from "../llm/types.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import { defaultRecordOptions, Recorder } from "../trace/record.js";
 import type { NestedRunTrace, TraceSettings, Turn, TurnStatus } from "../trace/trace.js";
-import { ApprovalGate, type ApprovalSetup, type Paused } from "./approval.js";
+import { ApprovalGate, type ApprovalSetup } from "./approval.js";
+import type { Paused } from "../trace/run-state.js";
 import { systemOf } from "./definition.js";
 import { AgentDefinitionError, describeIssues, type AgentFailure, type FailReason } from "./errors.js";
 import { extractProgram } from "./extract.js";
 import { buildPrompt, historyStrategy, strategySpec, type HistoryStrategy } from "./history.js";
-import { checkInheritable, DEFAULTS, definedOnly, isPlainObject, mergeOptions, pickInheritable, positiveNumber } from "./options.js";
+import { checkInheritable, DEFAULTS, isPlainObject, mergeOptions, pickInheritable, positiveNumber } from "./options.js";
 import { TRACE_VERSION } from "../trace/serialize.js";
 import { expandMission, taskMessage } from "./prompt/task.js";
 import { showHidden } from "./redact.js";
@@ -140,12 +141,7 @@ class AgentRun {
     parent: RunScope | null,
     approvals: ApprovalSetup | undefined,
   ) {
-    this.viewOptions = {
-      ...defaultViewOptions,
-      ...definedOnly(options.view),
-      compressHistory: options.compressHistory ?? defaultViewOptions.compressHistory,
-      printlnHistoryLimit: options.printlnHistoryLimit ?? defaultViewOptions.printlnHistoryLimit,
-    };
+    this.viewOptions = tryViewOptions(options);
     this.strategy = tryStrategy(options);
     this.recorder = new Recorder({ sampleItems: this.viewOptions.sampleItems, sampleChars: this.viewOptions.sampleChars, ednBudget: options.ednBudget ?? defaultRecordOptions.ednBudget });
     const own = run.deadlineMs !== undefined ? Date.now() + run.deadlineMs : undefined;
@@ -457,7 +453,7 @@ class AgentRun {
    */
   private settings(): TraceSettings {
     const interpreter = this.strategy?.name === INTERPRETER_STRATEGY;
-    const view: ViewOptions = { ...this.viewOptions, ...(interpreter ? (this.strategy?.options as Partial<ViewOptions>) : {}), compressHistory: interpreter };
+    const view = resolveViewOptions(this.viewOptions, interpreter ? (this.strategy?.options as Partial<ViewOptions>) : undefined, { compressHistory: interpreter });
     const settings: TraceSettings = { maxTurns: this.agent.maxTurns, toolsWithdrawn: this.withdraws, maxPrintChars: this.maxPrintChars, view, ...(this.model === undefined ? {} : { model: this.model }) };
     if (this.strategy !== null) settings.strategy = strategySpec(this.strategy);
     return settings;
@@ -512,6 +508,15 @@ export async function runAgent(agent: Agent, run: RunOptions, parent: RunScope |
   agentRun.observer?.runEnd(step);
   run.onStep?.(step);
   return step;
+}
+
+/** The run's view options, or the defaults when they are invalid: `prepare` then ends the run with invalid_input. */
+function tryViewOptions(options: InheritableOptions): ViewOptions {
+  try {
+    return resolveViewOptions(options);
+  } catch {
+    return defaultViewOptions;
+  }
 }
 
 /** The history strategy, or null when the option is invalid: `prepare` then ends the run with invalid_input. */

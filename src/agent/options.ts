@@ -1,6 +1,6 @@
 // Agent options: defaults, validation, and how the layers (defaults, a calling agent, the
 // agent's own, the run's) merge.
-import { defaultViewOptions } from "../history/view.js";
+import { checkViewOptions } from "../trace/view-settings.js";
 import { resolveIsolation, resolveLimits } from "../lisp/index.js";
 import { historyStrategy } from "./history.js";
 import { isTracerOption } from "./telemetry.js";
@@ -49,15 +49,8 @@ export function checkInheritable(o: InheritableOptions, fail: (message: string) 
   if (o.maxDepth !== undefined && !(Number.isInteger(o.maxDepth) && o.maxDepth >= 0)) fail(`maxDepth must be a non-negative integer, got ${String(o.maxDepth)}`);
   if (o.view !== undefined) {
     if (!isPlainObject(o.view)) fail("view must be an object of prompt-view options");
-    const defaults = defaultViewOptions as Readonly<Record<string, unknown>>;
-    for (const [k, v] of Object.entries(o.view)) {
-      if (!Object.hasOwn(defaults, k)) fail(`unknown view option '${k}'; known: ${Object.keys(defaults).join(", ")}`);
-      const d = defaults[k];
-      if (v !== undefined && (typeof v !== typeof d || (typeof v === "number" && !(Number.isInteger(v) && v >= 0)))) {
-        fail(`view.${k} must be ${typeof d === "number" ? "a non-negative integer" : `a ${typeof d}`}, got ${String(v)}`);
-      }
-      if (k === "cacheModel" && v !== undefined && v !== "token-prefix" && v !== "breakpoint") fail(`view.cacheModel must be "token-prefix" or "breakpoint", got ${String(v)}`);
-    }
+    const problem = checkViewOptions(o.view);
+    if (problem !== undefined) fail(problem);
   }
 }
 
@@ -81,13 +74,6 @@ export function mergeOptions(...layers: ReadonlyArray<InheritableOptions | undef
       else (out as Record<string, unknown>)[k] = v;
     }
   }
-  return out;
-}
-
-/** The keys of `o` whose value is not undefined (an explicit undefined leaves the default in place). */
-export function definedOnly<T extends object>(o: T | undefined): Partial<T> {
-  const out: Partial<T> = {};
-  if (o !== undefined) for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   return out;
 }
 

@@ -4,20 +4,20 @@
 // rebuilt without the interpreter. Resuming replays the saved turns through the ordinary loop —
 // the saved replies stand in for the LLM, the recorded results for the tools and the recorded
 // summaries for the strategy's summarizer, so nothing runs twice outside the sandbox — checks
-// every message of every replayed prompt, then goes on with the live LLM.
+// every message of every replayed prompt, then goes on with the live LLM. The file a state is
+// stored in (its format, reader and writer) is src/trace/run-state.ts.
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import type { Json } from "../compaction/types.js";
 import { compressedView } from "../history/compressed.js";
 import { fullView } from "../history/full.js";
-import { viewOptionsSchema } from "../history/settings.js";
-import { defaultViewOptions, type View, type ViewOptions } from "../history/view.js";
-import { evaluate, Fn, type Memory, type MemoryEntry, type Origin, print } from "../lisp/index.js";
+import { resolveViewOptions } from "../trace/view-settings.js";
+import type { View, ViewOptions } from "../history/view.js";
+import { evaluate, Fn, type Memory, type MemoryEntry, print } from "../lisp/index.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import type { Llm, LlmRequest, LlmResponse } from "../llm/types.js";
 import { firstTurnLine } from "./prompt/task.js";
-import { numberReplacer, numberReviver, traceFromJson, traceToJson } from "../trace/serialize.js";
-import type { ApprovalDecision, ApprovalSetup, Paused } from "./approval.js";
+import type { ApprovalDecision, ApprovalSetup } from "./approval.js";
 import { create } from "./definition.js";
 import { describeIssues } from "./errors.js";
 import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type HistoryStrategy } from "./history.js";
@@ -25,49 +25,8 @@ import { runAgent } from "./loop.js";
 import { showHidden } from "./redact.js";
 import type { Agent, RunOptions, Step } from "./types.js";
 import { recordedFailure, tool, type Tool } from "./tools.js";
-import type { RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
-
-export const RUN_STATE_FORMAT = "ptc-lisp.run-state";
-export const RUN_STATE_VERSION = 1;
-
-/** One name in memory: data as EDN, a function as the source of its defining form. */
-export interface SavedDefinition {
-  name: string;
-  kind: "value" | "function";
-  doc?: string;
-  edn?: string;
-  source?: string;
-  /** Where a value from hidden context came from: restored with the value, so it stays hidden. */
-  hidden?: Origin;
-}
-
-/** A run as saved for resuming: trace, memory and summaries, with the settings they were made with. */
-export interface RunState {
-  format: typeof RUN_STATE_FORMAT;
-  version: typeof RUN_STATE_VERSION;
-  /** The agent's turn budget when the run was saved. */
-  maxTurns: number;
-  /** The prompt-view options the run used. */
-  view: ViewOptions;
-  /** Whether the run withdrew its tools on the final turn (it had tools and more than one turn). */
-  toolsWithdrawn: boolean;
-  maxPrintChars: number;
-  /** How the run ended, if it did: resuming a run that returned or failed is refused. */
-  outcome: { ok: true; value?: unknown } | { ok: false; reason: string; message: string };
-  trace: RunTrace;
-  memory: SavedDefinition[];
-  /** The compressed view's summary of every summarized turn, as the next prompt would show it. */
-  summaries: Array<{ turn: number; text: string }>;
-  /** The history strategy that built the prompts, and its state after the last saved turn (states saved before strategies were recorded have none). */
-  history?: { strategy: { name: string; options: Record<string, unknown> }; state: Json };
-  /** Set when the run paused for approval: the requests, and the paused turn's calls that did not run. The paused turn is the trace's last. */
-  paused?: Paused;
-}
-
-/** Thrown when a run state cannot be read or resumed; the message says why. */
-export class ResumeError extends Error {
-  override readonly name = "ResumeError";
-}
+import type { ToolCallTrace, Turn } from "../trace/trace.js";
+import { ResumeError, RUN_STATE_FORMAT, RUN_STATE_VERSION, type RunState, type SavedDefinition } from "../trace/run-state.js";
 
 /** Settings that shaped the saved prompts and feedback (the agent's, merged with the run's). */
 export interface SaveOptions {
@@ -77,22 +36,6 @@ export interface SaveOptions {
   maxPrintChars?: number;
 }
 
-function viewOptionsOf(agent: Agent, options: SaveOptions): ViewOptions {
-  const merged = { ...agent.options, ...options, view: { ...agent.options.view, ...options.view } };
-  return {
-    ...defaultViewOptions,
-    ...merged.view,
-    compressHistory: merged.compressHistory ?? defaultViewOptions.compressHistory,
-    printlnHistoryLimit: merged.printlnHistoryLimit ?? defaultViewOptions.printlnHistoryLimit,
-  };
-}
-
-function overrideView(view: ViewOptions, options: SaveOptions): ViewOptions {
-  const out: ViewOptions = { ...view, ...options.view };
-  if (options.compressHistory !== undefined) out.compressHistory = options.compressHistory;
-  if (options.printlnHistoryLimit !== undefined) out.printlnHistoryLimit = options.printlnHistoryLimit;
-  return out;
-}
 
 const withdraws = (agent: Agent): boolean => Object.keys(agent.tools).length > 0 && agent.maxTurns > 1;
 
@@ -118,7 +61,7 @@ export function saveMemory(memory: Memory): SavedDefinition[] {
 export function saveRun(step: Step, agent: Agent, options: SaveOptions = {}): RunState {
   const trace = step.trace;
   const recorded = trace.settings;
-  const view = recorded === undefined ? viewOptionsOf(agent, options) : overrideView(recorded.view, options);
+  const view = resolveViewOptions(recorded === undefined ? agent.options : recorded.view, options);
   const maxPrintChars = options.maxPrintChars ?? recorded?.maxPrintChars ?? agent.options.maxPrintChars ?? DEFAULT_MAX_PRINT_CHARS;
   const state: RunState = {
     format: RUN_STATE_FORMAT,
@@ -147,71 +90,10 @@ function savedStrategy(recorded: { name: string; options: Readonly<Record<string
   return strategySpec(historyStrategy({ compressHistory, view: options }));
 }
 
-const json: z.ZodType<Json> = z.lazy(() => z.union([z.null(), z.boolean(), z.number(), z.string(), z.array(json), z.record(z.string(), json)]));
-
-const savedDefinition = z.object({
-  name: z.string(),
-  kind: z.enum(["value", "function"]),
-  doc: z.string().optional(),
-  edn: z.string().optional(),
-  source: z.string().optional(),
-  hidden: z.object({ path: z.string(), root: z.string(), derived: z.boolean() }).optional(),
-});
-
-const runStateSchema = z.object({
-  format: z.literal(RUN_STATE_FORMAT),
-  version: z.literal(RUN_STATE_VERSION),
-  maxTurns: z.number().int().positive(),
-  view: viewOptionsSchema,
-  toolsWithdrawn: z.boolean(),
-  maxPrintChars: z.number().positive(),
-  outcome: z.union([z.object({ ok: z.literal(true), value: z.unknown().optional() }), z.object({ ok: z.literal(false), reason: z.string(), message: z.string() })]),
-  trace: z.unknown(),
-  memory: z.array(savedDefinition),
-  summaries: z.array(z.object({ turn: z.number().int().positive(), text: z.string() })),
-  history: z.object({ strategy: z.object({ name: z.string(), options: z.record(z.string(), z.unknown()) }), state: json }).optional(),
-  paused: z
-    .object({
-      approvals: z.array(z.object({ id: z.string(), turn: z.number().int().positive(), tool: z.string(), args: z.unknown() })).min(1),
-      held: z.array(z.number().int().nonnegative()),
-    })
-    .optional(),
-});
-
-/** The state as JSON (every number kept, -0 and non-finite ones included, as traceToJson does). */
-export function runStateToJson(state: RunState, indent?: number): string {
-  const { trace, ...rest } = state;
-  // The trace goes through its own serializer (which tags non-finite numbers) as data, never
-  // spliced in as text: a value such as {:trace nil} elsewhere in the state cannot misplace it.
-  return JSON.stringify({ ...rest, trace: JSON.parse(traceToJson(trace)) as unknown }, numberReplacer, indent);
-}
-
-/** Reads a state written by runStateToJson; throws ResumeError saying what is wrong and where. */
-export function runStateFromJson(text: string): RunState {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text, numberReviver);
-  } catch (e) {
-    throw new ResumeError(`not a ptc-lisp run state: invalid JSON (${(e as Error).message})`);
-  }
-  const checked = runStateSchema.safeParse(raw);
-  if (!checked.success) {
-    const issue = checked.error.issues[0];
-    throw new ResumeError(`not a ptc-lisp run state: at ${issue.path.join(".") || "(top level)"}: ${issue.message}`);
-  }
-  let trace: RunTrace;
-  try {
-    trace = traceFromJson(JSON.stringify(checked.data.trace, numberReplacer));
-  } catch (e) {
-    throw new ResumeError(`not a ptc-lisp run state: ${(e as Error).message}`);
-  }
-  return { ...(checked.data as Omit<RunState, "trace">), trace };
-}
-
 /** Rebuilds the prompt that would follow the saved turns, under either view. */
 export function stateView(state: RunState, which: "full" | "compressed"): View {
   const input = { system: state.trace.system, task: state.trace.task, turns: state.trace.turns, maxTurns: state.maxTurns, toolsWithdrawn: state.toolsWithdrawn, maxPrintChars: state.maxPrintChars };
-  return which === "full" ? fullView(input, state.view) : compressedView(input, { ...state.view, compressHistory: true });
+  return which === "full" ? fullView(input, state.view) : compressedView(input, resolveViewOptions(state.view, { compressHistory: true }));
 }
 
 /**

@@ -1,19 +1,11 @@
-// A finished run to JSON and back: the outcome, the usage and the trace (in the trace format
-// of src/trace/serialize.ts).
-import { z } from "zod";
-import { encodeTrace, numberReplacer, parseTraceJson, runTrace, TRACE_VERSION } from "../trace/serialize.js";
+// A finished run to JSON and back: the outcome, the usage and the trace. The file's reader is
+// src/trace/saved-run.ts (the viewer and the CLI read it there); this side writes it and types
+// the outcome and usage as this agent's.
+import { encodeTrace, numberReplacer, TRACE_VERSION } from "../trace/serialize.js";
+import { parseSavedRun } from "../trace/saved-run.js";
 import type { RunTrace } from "../trace/trace.js";
 import type { AgentFailure } from "./errors.js";
 import type { RunUsage, Step } from "./types.js";
-
-const savedRun = z.looseObject({
-  version: z.union([z.literal(1), z.literal(TRACE_VERSION)]),
-  ok: z.boolean(),
-  value: z.unknown().optional(),
-  fail: z.looseObject({ reason: z.string(), message: z.string(), details: z.unknown().optional() }).optional(),
-  usage: z.looseObject({ inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number(), llmRequests: z.number() }),
-  trace: runTrace,
-});
 
 /** A finished run as saved: the outcome, the usage and the full trace (values as plain data). */
 export interface SavedRun {
@@ -35,6 +27,7 @@ export function runToJson(step: Step, indent?: number): string {
   return JSON.stringify(saved, numberReplacer, indent);
 }
 
+/** Reads a run written by runToJson (one written by this agent: its outcome and usage are this agent's). */
 export function runFromJson(text: string): SavedRun {
-  return parseTraceJson<SavedRun>(text, savedRun, "saved ptc-lisp run", (raw) => raw.trace, "trace.");
+  return parseSavedRun(text) as SavedRun;
 }

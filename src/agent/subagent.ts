@@ -7,7 +7,8 @@ import { AgentDefinitionError } from "./errors.js";
 import { eventQueue, type AgentEvent, type AgentStream } from "./events.js";
 import { runAgent } from "./loop.js";
 import { DEFAULTS } from "./options.js";
-import { resumeRun, saveRun, type ResumeOptions, type RunState } from "./resume.js";
+import { resumeRun, saveRun, type ResumeOptions } from "./resume.js";
+import { type RunState } from "../trace/run-state.js";
 import { tool, type Tool, type ToolRunContext } from "./tools.js";
 import type { Agent, AsToolOptions, OutputOf, RunOptions, Step } from "./types.js";
 

@@ -1,6 +1,6 @@
 // What a file given to a command is, read from its content (not its name), so a command handed
 // another command's file can say which command reads it instead of failing on its schema.
-import { RUN_STATE_FORMAT } from "../agent/resume.js";
+import { RUN_STATE_FORMAT } from "../trace/run-state.js";
 import { looksLikeReport } from "../viewer/report.js";
 
 export type FileKind = "run" | "trace" | "run-state" | "report" | "experiment" | "transcripts" | "other";

@@ -7,15 +7,15 @@ import { parseArgs } from "node:util";
 import { renderError } from "../trace/feedback.js";
 import { prettyJson, type RunSource } from "../viewer/run.js";
 import { runSourceOf } from "../viewer/input.js";
-import { ResumeError } from "../agent/resume.js";
+import { ResumeError } from "../trace/run-state.js";
 import { fileKind, whatReads, type FileKind } from "./file-kind.js";
-import type { SavedRun } from "../agent/saved-run.js";
+import type { SavedRunFile } from "../trace/saved-run.js";
 import { TraceFormatError } from "../trace/serialize.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 import { renderComparison } from "../history/compare.js";
 import { traceSettings, turnBudget } from "../history/settings.js";
 import type { RunSettings } from "../history/stats.js";
-import { defaultViewOptions, type ViewOptions } from "../history/view.js";
+import { resolveViewOptions, type ResolvedViewOptions } from "../history/view.js";
 
 export interface RenderOptions {
   /** Show every output line and tool call instead of the first few. */
@@ -122,7 +122,7 @@ export function runTotals(trace: RunTrace) {
 }
 
 /** How the run ended: from the saved outcome when there is one, else from the last turn. */
-export function runOutcome(trace: RunTrace, saved?: Pick<SavedRun, "ok" | "fail">): string {
+export function runOutcome(trace: RunTrace, saved?: Pick<SavedRunFile, "ok" | "fail">): string {
   if (saved && !saved.ok && saved.fail) return `no answer: ${saved.fail.reason}: ${cut(saved.fail.message, 300)}`;
   const last = trace.turns.at(-1);
   if (!last) return "no turns";
@@ -132,7 +132,7 @@ export function runOutcome(trace: RunTrace, saved?: Pick<SavedRun, "ok" | "fail"
 }
 
 /** A run's header: the task (unless `task: false`), outcome and totals. */
-export function renderRunHead(trace: RunTrace, options: RenderOptions = {}, saved?: Pick<SavedRun, "ok" | "fail">): string {
+export function renderRunHead(trace: RunTrace, options: RenderOptions = {}, saved?: Pick<SavedRunFile, "ok" | "fail">): string {
   const t = runTotals(trace);
   return [
     ...(options.task === false ? [] : ["Task:", indent(trace.task.trim())]),
@@ -142,7 +142,7 @@ export function renderRunHead(trace: RunTrace, options: RenderOptions = {}, save
 }
 
 /** The whole run: a header with the task, outcome and totals, then every turn. */
-export function renderRun(trace: RunTrace, options: RenderOptions = {}, saved?: Pick<SavedRun, "ok" | "fail">): string {
+export function renderRun(trace: RunTrace, options: RenderOptions = {}, saved?: Pick<SavedRunFile, "ok" | "fail">): string {
   return [renderRunHead(trace, options, saved), ...trace.turns.map((turn) => renderTurn(turn, options))].join("\n\n");
 }
 
@@ -195,11 +195,11 @@ function positiveInt(raw: string | undefined, flag: string): number | undefined 
 
 
 /** Where the compressed view's settings came from, and the ones that shape it. */
-function settingsLine(run: RunSettings, view: ViewOptions, recorded: boolean, budgetGiven: boolean): string {
+function settingsLine(run: RunSettings, view: ResolvedViewOptions, recorded: boolean, budgetGiven: boolean): string {
   const source = recorded ? "recorded in the trace" : `defaults (the trace records none${budgetGiven ? "" : "; turn budget read from the task message"})`;
-  const strict = view.strictPrefix ? `, strict prefix (payback within ${view.paybackPrompts ?? defaultViewOptions.paybackPrompts} prompts)` : "";
-  const timing = view.keepLatestFull === true ? ", latest turn kept in full (keepLatestFull)" : "";
-  return `Settings ${source}: ${run.maxTurns} turns${timing}, printlnHistoryLimit ${view.printlnHistoryLimit} / ${view.printlnHistoryTokens ?? defaultViewOptions.printlnHistoryTokens} tokens (dropped past ${view.dropAfterTokens ?? defaultViewOptions.dropAfterTokens}), errorContextTurns ${view.errorContextTurns}, errorWindowTurns ${view.errorWindowTurns ?? defaultViewOptions.errorWindowTurns}, samples ${view.sampleItems} items / ${view.sampleChars} chars${strict}`;
+  const strict = view.strictPrefix ? `, strict prefix (payback within ${view.paybackPrompts} prompts)` : "";
+  const timing = view.keepLatestFull ? ", latest turn kept in full (keepLatestFull)" : "";
+  return `Settings ${source}: ${run.maxTurns} turns${timing}, printlnHistoryLimit ${view.printlnHistoryLimit} / ${view.printlnHistoryTokens} tokens (dropped past ${view.dropAfterTokens}), errorContextTurns ${view.errorContextTurns}, errorWindowTurns ${view.errorWindowTurns}, samples ${view.sampleItems} items / ${view.sampleChars} chars${strict}`;
 }
 
 /** `ptc trace show FILE [--turn N] [--messages | --compressed] [--max-turns N] [--full]`. Returns the exit code. */
@@ -277,7 +277,7 @@ export async function runTraceCommand(args: string[]): Promise<number> {
     }
     const { settings } = checked;
     const run: RunSettings = settings === undefined ? { maxTurns: maxTurns ?? turnBudget(trace) } : { maxTurns: maxTurns ?? settings.maxTurns, toolsWithdrawn: settings.toolsWithdrawn, maxPrintChars: settings.maxPrintChars };
-    const view = settings?.view ?? defaultViewOptions;
+    const view = resolveViewOptions(settings?.view);
     process.stdout.write(showStandIns(`${settingsLine(run, view, settings !== undefined, maxTurns !== undefined)}\n${renderComparison(trace, run, view, turnNumber === undefined ? {} : { turn: turnNumber })}\n`));
     return 0;
   }

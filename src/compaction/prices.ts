@@ -86,10 +86,28 @@ export const DEFAULT_PRICES: PriceTable = {
 };
 
 /**
- * What most current models bill a cached input token, as a multiple of the input price (gpt-5,
- * Claude, DeepSeek): the compressed view's payback rule uses it, having no model to look up.
+ * Each provider's cache, as its current models bill it: a fixed price given with a provider
+ * name caches this way. An older model that bills otherwise (gpt-4o reads at 0.5x) is priced
+ * by its name from the table instead.
  */
-export const TYPICAL_CACHE_READ = 0.1;
+export const PROVIDER_CACHES: Readonly<Record<string, CacheModel>> = {
+  openai: openaiCache(0.1),
+  anthropic: anthropicCache(1024),
+  "anthropic-1h": anthropicCache(1024, 2),
+  gemini: { kind: "token-prefix", read: 0.25, minTokens: 1024, step: 1 },
+  deepseek: { kind: "token-prefix", read: 0.1, minTokens: 64, step: 64 },
+  none: NO_CACHE,
+};
+
+/** A fixed price (dollars per million tokens) with its provider's cache model; throws on a provider with none. */
+export function providerPrice(input: number, output: number, provider = "openai"): ModelPrice {
+  const cache = Object.hasOwn(PROVIDER_CACHES, provider) ? PROVIDER_CACHES[provider] : undefined;
+  if (cache === undefined) throw new Error(`compaction: unknown provider "${provider}" for cache prices (known: ${Object.keys(PROVIDER_CACHES).join(", ")})`);
+  return { input, output, cache };
+}
+
+/** The options schema of a fixed price, as strategies and triggers take it: `providerPrice`'s arguments. */
+export const fixedPriceSchema = z.object({ input: z.number().min(0), output: z.number().min(0), provider: z.string().default("openai") }).strict();
 
 /** Used for a model no table knows: a mid-range price with OpenAI-style caching. */
 export const FALLBACK_MODEL_PRICE: ModelPrice = p(1, 4, openaiCache(0.5));

@@ -2,13 +2,12 @@
 // and says whether to compact now, with a reason fit for a log. Summarizing strategies take an
 // optional `trigger` option ({ name, options }) that replaces their own rule.
 import { z } from "zod";
-import { payback, priceFor, priceModel, type PriceModel } from "./cost.js";
+import { payback } from "./payback.js";
+import { fixedPriceSchema, modelPrice, providerPrice, type ModelPrice } from "./prices.js";
 import { contextLimit, toolTokens } from "./models.js";
 import { taskIndex } from "./messages.js";
 import { messageTokens } from "./tokens.js";
 import type { Conversation, Json, Trigger } from "./types.js";
-
-const priceSchema = z.object({ input: z.number().min(0), output: z.number().min(0), provider: z.string().default("openai") }).strict();
 
 const triggerSchemas = {
   "token-threshold": z.object({ maxTokens: z.number().int().min(1).default(32_000) }).strict(),
@@ -25,7 +24,7 @@ const triggerSchemas = {
   "cost-payback": z
     .object({
       /** List prices; by default looked up by the conversation's model. */
-      price: priceSchema.optional(),
+      price: fixedPriceSchema.optional(),
       /** Requests expected after this one; "auto" assumes as many as there have been user and assistant turns so far. */
       remainingTurns: z.union([z.number().int().min(0), z.literal("auto")]).default("auto"),
       /** Messages kept at the end (as the summarizing strategy keeps them). */
@@ -84,13 +83,13 @@ export function createTrigger(spec: TriggerSpec): Trigger {
     }
     case "cost-payback": {
       const o = parsed.data as z.output<(typeof triggerSchemas)["cost-payback"]>;
-      const fixed: PriceModel | undefined = o.price ? priceModel(o.price.input, o.price.output, o.price.provider) : undefined;
-      return { name, options, shouldCompact: (c, tokens) => costDecision(c, tokens, fixed ?? priceFor(c.model), o) };
+      const fixed = o.price ? providerPrice(o.price.input, o.price.output, o.price.provider) : undefined;
+      return { name, options, shouldCompact: (c, tokens) => costDecision(c, tokens, fixed ?? modelPrice(c.model), o) };
     }
   }
 }
 
-function costDecision(c: Conversation, tokens: number, price: PriceModel, o: z.output<(typeof triggerSchemas)["cost-payback"]>) {
+function costDecision(c: Conversation, tokens: number, price: ModelPrice, o: z.output<(typeof triggerSchemas)["cost-payback"]>) {
   const messages = c.messages;
   const task = taskIndex(messages);
   if (task < 0) return decide(false, "no task yet");
@@ -105,12 +104,11 @@ function costDecision(c: Conversation, tokens: number, price: PriceModel, o: z.o
   for (const m of messages) if (m.role === "user" || m.role === "assistant") turns++;
   const remainingTurns = o.remainingTurns === "auto" ? Math.max(1, Math.ceil(turns / 2)) : o.remainingTurns;
   const p = payback(price, {
-    promptTokens: tokens,
     savedTokens: saved,
+    prompts: remainingTurns + 1,
     rewrittenTokens: o.summaryTokens + tail,
     summaryInputTokens: o.summaryCall ? replaced : 0,
     summaryOutputTokens: o.summaryCall ? o.summaryTokens : 0,
-    remainingTurns,
   });
   return decide(p.pays, `saving $${p.saving.toFixed(6)} over ${remainingTurns} turns ${p.pays ? ">" : "<="} cost $${p.cost.toFixed(6)} (summary call and cache rewrite)`);
 }

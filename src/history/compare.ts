@@ -8,7 +8,7 @@ import { fullView } from "./full.js";
 import { compressionReport, type RunSettings } from "./stats.js";
 import { lookupPrice } from "../compaction/prices.js";
 import { countTokens, messageTokens, promptTokens, TOKENS_PER_MESSAGE } from "../compaction/tokens.js";
-import { defaultViewOptions, type View, type ViewOptions } from "./view.js";
+import { resolveViewOptions, type View, type ViewOptions } from "./view.js";
 
 export interface CompareOptions {
   /** The turn whose prompt is shown (1-based); default: the prompt after the last turn. */
@@ -29,7 +29,7 @@ const GUTTER = " | ";
  * the view options of the compressed side (default: the trace's; compression is forced on).
  */
 export function renderComparison(trace: Pick<RunTrace, "system" | "task" | "turns" | "settings">, run?: number | RunSettings, options?: ViewOptions, compare: CompareOptions = {}): string {
-  const view: ViewOptions = { ...(options ?? trace.settings?.view ?? defaultViewOptions), compressHistory: true };
+  const view = resolveViewOptions(options ?? trace.settings?.view, { compressHistory: true });
   const base: RunSettings = trace.settings ?? { maxTurns: Math.max(1, trace.turns.length) };
   const settings: RunSettings = run === undefined ? base : typeof run === "number" ? { ...base, maxTurns: run } : run;
   const upto = compare.turn === undefined ? trace.turns.length : Math.max(0, Math.min(trace.turns.length, compare.turn - 1));

@@ -9,7 +9,8 @@ import type { TextMessage as ChatMessage } from "../llm/types.js";
 import type { Turn } from "../trace/trace.js";
 import { renderFeedback, renderSeenPrints, renderTurnLine, seenPrints, type FeedbackInfo } from "../trace/feedback.js";
 import { fullView } from "./full.js";
-import { anthropicCache, openaiCache, TYPICAL_CACHE_READ, type CacheModel } from "../compaction/prices.js";
+import { payback } from "../compaction/payback.js";
+import { providerPrice, type ModelPrice } from "../compaction/prices.js";
 import { learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
 import { countTokens } from "../compaction/tokens.js";
 import { resolveViewOptions, type FullReason, type PromptView, type TurnPlace, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
@@ -131,7 +132,7 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
   }
   // Prompts left in the turn budget when the stream holds `end` turns: what a cut's saving recurs over.
   const first = options.keepLatestFull ? 2 : 1;
-  const rule: PrintRule = { limit, tokens: options.printlnHistoryTokens, dropAfter: options.dropAfterTokens, rewrite: rewriteRatio(options.cacheModel), promptsLeft: (end) => Math.max(0, input.maxTurns - end - first + 1) };
+  const rule: PrintRule = { limit, tokens: options.printlnHistoryTokens, dropAfter: options.dropAfterTokens, price: VIEW_PRICES[options.cacheModel], promptsLeft: (end) => Math.max(0, input.maxTurns - end - first + 1) };
   const cut = printCut(lines, tokens, rule, !options.keepLatestFull);
   let offset = 0;
   for (let i = 0; i < end && offset < cut; i++) {
@@ -145,26 +146,19 @@ export interface PrintRule {
   limit: number;
   tokens: number;
   dropAfter: number;
-  /**
-   * What rewriting a cached token costs beyond reading it, in cached reads (9 for a prefix
-   * cache read at 0.1x; 11.5 for a breakpoint cache writing at 1.25x); absent: cuts always pay.
-   */
-  rewrite?: number;
+  /** The cache a cut is priced under (see {@link VIEW_PRICES}); absent: cuts always pay. */
+  price?: ModelPrice;
   /** Prompts still to come (this one included) when the stream holds `end` turns. */
   promptsLeft?: (end: number) => number;
 }
 
-/** {@link PrintRule.rewrite} under a cache model: (rewrite price − read price) / read price. */
-export function rewriteRatio(model: "token-prefix" | "breakpoint"): number {
-  const cache = TYPICAL_CACHES[model];
-  const read = cache.kind === "none" ? 1 : cache.read;
-  // A prefix cache rewrites at the input price; a breakpoint cache (Anthropic's) at its write price.
-  const write = cache.kind === "breakpoint" ? cache.write : 1;
-  return (write - read) / read;
-}
-
-/** The cache each view cache model stands for, priced as most current models are (the price table's constructors). */
-const TYPICAL_CACHES: Readonly<Record<"token-prefix" | "breakpoint", CacheModel>> = { "token-prefix": openaiCache(TYPICAL_CACHE_READ), breakpoint: anthropicCache(0) };
+/**
+ * The price each view cache model stands for, per input token, as its provider's current models
+ * bill a cache (prices.ts): a prefix cache reads at 0.1x and rewrites at 1x (so a rewritten token
+ * costs 9 cached reads more), a breakpoint cache writes at 1.25x (11.5). The view has no model to
+ * look up; the payback rule needs only these ratios.
+ */
+export const VIEW_PRICES: Readonly<Record<"token-prefix" | "breakpoint", ModelPrice>> = { "token-prefix": providerPrice(1, 0, "openai"), breakpoint: providerPrice(1, 0, "anthropic") };
 
 /**
  * How many of the oldest println lines are dropped, given each turn's lines and tokens
@@ -180,7 +174,7 @@ const TYPICAL_CACHES: Readonly<Record<"token-prefix" | "breakpoint", CacheModel>
  * after another half budget of new output, and the cut point stays put in between. A cut is
  * made only when it pays under the cache model: it rewrites the output kept after it (read
  * cached before, written again now) and saves reading the dropped tokens in every prompt
- * left in the turn budget (`rewrite`, `promptsLeft`); otherwise the output stays.
+ * left in the turn budget (`price`, `promptsLeft`); otherwise the output stays.
  */
 export function printCut(lines: readonly number[], tokens: readonly number[], rule: PrintRule, protectLast: boolean): number {
   let cut = 0;
@@ -207,7 +201,7 @@ const partTokens = (lines: number, tokens: number, kept: number): number => (kep
 
 /** Whether moving the cut from `from` to `to` lines pays back within the prompts left (see printCut). */
 function pays(lines: readonly number[], tokens: readonly number[], end: number, from: number, to: number, rule: PrintRule, protectLast: boolean): boolean {
-  if (rule.rewrite === undefined || rule.promptsLeft === undefined) return true;
+  if (rule.price === undefined || rule.promptsLeft === undefined) return true;
   let dropped = 0;
   let rewritten = 0;
   let before = 0;
@@ -220,7 +214,7 @@ function pays(lines: readonly number[], tokens: readonly number[], end: number, 
     dropped += partTokens(lines[i], tokens[i], old) - partTokens(lines[i], tokens[i], now);
     rewritten += partTokens(lines[i], tokens[i], now);
   }
-  return rule.promptsLeft(end) * dropped >= rule.rewrite * rewritten;
+  return payback(rule.price, { savedTokens: dropped, prompts: rule.promptsLeft(end), rewrittenTokens: rewritten }).pays;
 }
 
 /**
@@ -407,14 +401,14 @@ function rendering(turn: Turn, key: string, render: () => string): string {
  * Whether a summary (`s` + `s2`, S tokens) pays back within `prompts` later prompts for
  * the turn it replaces (`f` + `f2`, F tokens). Under a prefix cache the summary is written
  * uncached once, where the turn would have been read cached, and is read cached afterwards
- * instead of the turn: it pays back once prompts × p × (F − S) ≥ (1 − p) × S, p being the
- * cached price. A prefix that only grows makes this exact: nothing else is rewritten.
+ * instead of the turn: it saves F − S tokens in each of `prompts` prompts and rewrites S. A
+ * prefix that only grows makes this exact: nothing else is rewritten. 0 prompts: always.
  */
 export function paysBack(s: string, s2: string | undefined, f: string, f2: string | undefined, prompts: number): boolean {
   if (prompts <= 0) return true;
   const S = countTokens(s) + (s2 === undefined ? 0 : countTokens(s2));
   const F = countTokens(f) + (f2 === undefined ? 0 : countTokens(f2));
-  return prompts * TYPICAL_CACHE_READ * (F - S) >= (1 - TYPICAL_CACHE_READ) * S;
+  return payback(VIEW_PRICES["token-prefix"], { savedTokens: F - S, prompts, rewrittenTokens: S }).pays;
 }
 
 /** Whether `a + a2` is no larger than `b + b2`, in characters and in tokens. */

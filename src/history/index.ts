@@ -8,6 +8,7 @@ export { compressionReport, measurePrompt, measureView, totalsOf, type Compressi
 export { sharedPrefix, type SharedPrefix } from "../compaction/measure.js";
 export { countTokens, messageTokens, promptTokens, TOKENS_PER_MESSAGE, TOKENS_PER_REPLY } from "../compaction/tokens.js";
 export { renderComparison, type CompareOptions } from "./compare.js";
-export { traceSettings, viewOptionsSchema, type SettingsCheck } from "./settings.js";
+export { traceSettings, type SettingsCheck } from "./settings.js";
+export { viewOptionsSchema } from "../trace/view-settings.js";
 export { interpreterStrategy, INTERPRETER_STRATEGY } from "./strategy.js";
 export { defaultStrategies } from "./registry.js";

@@ -3,25 +3,7 @@
 // bad value must be reported, not rendered.
 import { z } from "zod";
 import type { RunTrace, TraceSettings } from "../trace/trace.js";
-
-const count = z.number().int().nonnegative();
-
-/** Prompt-view options as stored (in a trace's settings or a saved run state). */
-export const viewOptionsSchema = z.object({
-  compressHistory: z.boolean(),
-  printlnHistoryLimit: count,
-  errorContextTurns: count,
-  sampleItems: z.number().int().positive(),
-  sampleChars: z.number().int().positive(),
-  strictPrefix: z.boolean(),
-  toolCallsPerTurn: z.number().int().positive().optional(),
-  paybackPrompts: count.optional(),
-  errorWindowTurns: count.optional(),
-  keepLatestFull: z.boolean().optional(),
-  printlnHistoryTokens: count.optional(),
-  dropAfterTokens: count.optional(),
-  cacheModel: z.enum(["token-prefix", "breakpoint"]).optional(),
-});
+import { viewOptionsSchema } from "../trace/view-settings.js";
 
 const settingsSchema = z.object({
   maxTurns: z.number().int().positive(),

@@ -7,14 +7,14 @@ import { clock, finish } from "../compaction/result.js";
 import { promptTokens } from "../compaction/tokens.js";
 import type { Json } from "../compaction/types.js";
 import { compressedView } from "./compressed.js";
-import { viewOptionsSchema } from "./settings.js";
-import { defaultViewOptions, type ViewInput, type ViewOptions } from "./view.js";
+import { givenViewOptionsSchema, resolveViewOptions } from "../trace/view-settings.js";
+import type { ViewInput, ViewOptions } from "./view.js";
 
 export const INTERPRETER_STRATEGY = "interpreter-summaries";
 
 type Options = Partial<Omit<ViewOptions, "compressHistory">> & Record<string, Json>;
 
-const schema = viewOptionsSchema.omit({ compressHistory: true }).partial().strict() as unknown as z.ZodType<Options>;
+const schema = givenViewOptionsSchema.omit({ compressHistory: true }) as unknown as z.ZodType<Options>;
 
 function isViewInput(x: unknown): x is ViewInput {
   const r = x as Partial<ViewInput> | null;
@@ -27,7 +27,7 @@ export const interpreterStrategy: StrategyDefinition<Options, ViewInput> = {
   usesLlm: false,
   schema,
   create: (options) => {
-    const view: ViewOptions = { ...defaultViewOptions, ...options, compressHistory: true };
+    const view = resolveViewOptions(options, { compressHistory: true });
     // The breakpoints of the view last built, for the client asked right after (the loop
     // passes the projection it sent, hidden values shown: same messages, other objects).
     let marked: { count: number; breakpoints: number[] } | undefined;

@@ -21,37 +21,7 @@ export interface ViewInput {
   maxPrintChars?: number;
 }
 
-export const defaultViewOptions: Readonly<ViewOptions> = Object.freeze({
-  compressHistory: false,
-  printlnHistoryLimit: 15,
-  errorContextTurns: 1,
-  sampleItems: 3,
-  sampleChars: 80,
-  strictPrefix: false,
-  toolCallsPerTurn: 10,
-  paybackPrompts: 15,
-  errorWindowTurns: 2,
-  keepLatestFull: false,
-  printlnHistoryTokens: 2000,
-  dropAfterTokens: 500,
-  cacheModel: "token-prefix",
-});
-
-/** Options with every optional field filled in from the defaults. */
-export function resolveViewOptions(options: ViewOptions): Required<ViewOptions> {
-  if (options.toolCallsPerTurn !== undefined && options.paybackPrompts !== undefined && options.errorWindowTurns !== undefined && options.keepLatestFull !== undefined && options.printlnHistoryTokens !== undefined && options.dropAfterTokens !== undefined && options.cacheModel !== undefined) return options as Required<ViewOptions>;
-  return {
-    ...options,
-    toolCallsPerTurn: options.toolCallsPerTurn ?? (defaultViewOptions.toolCallsPerTurn as number),
-    paybackPrompts: options.paybackPrompts ?? (defaultViewOptions.paybackPrompts as number),
-    errorWindowTurns: options.errorWindowTurns ?? (defaultViewOptions.errorWindowTurns as number),
-    keepLatestFull: options.keepLatestFull ?? false,
-    printlnHistoryTokens: options.printlnHistoryTokens ?? (defaultViewOptions.printlnHistoryTokens as number),
-    dropAfterTokens: options.dropAfterTokens ?? (defaultViewOptions.dropAfterTokens as number),
-    cacheModel: options.cacheModel ?? (defaultViewOptions.cacheModel as "token-prefix"),
-  };
-}
-
+export { defaultViewOptions, resolveViewOptions, type ResolvedViewOptions } from "../trace/view-settings.js";
 
 export interface View {
   messages: ChatMessage[];

@@ -1,9 +1,9 @@
 // A file given to the viewer, read as what it is: a saved run or a bare trace (through the
 // same parser `ptc trace show` uses), or a `ptc compare --json` report. Anything else is
 // rejected with a message naming the file and the problem, never rendered half-way.
-import { runFromJson } from "../agent/saved-run.js";
 import { traceFromJson, TraceFormatError } from "../trace/serialize.js";
-import { ResumeError, RUN_STATE_FORMAT, runStateFromJson } from "../agent/resume.js";
+import { ResumeError, RUN_STATE_FORMAT, runStateFromJson } from "../trace/run-state.js";
+import { parseSavedRun } from "../trace/saved-run.js";
 import { compareReportSchema, looksLikeReport, type CompareReportJson } from "./report.js";
 import type { RunSource } from "./run.js";
 import type { ReplayTranscript } from "./sidebyside.js";
@@ -56,7 +56,7 @@ export function readViewerInput(name: string, text: string): ViewerInput {
 export function runSourceOf(text: string, raw: unknown): RunSource {
   if (typeof raw === "object" && raw !== null && "format" in raw && raw.format === RUN_STATE_FORMAT) return { trace: runStateFromJson(text).trace };
   if (typeof raw === "object" && raw !== null && "trace" in raw) {
-    const saved = runFromJson(text);
+    const saved = parseSavedRun(text);
     return { trace: saved.trace, saved };
   }
   return { trace: traceFromJson(text) };

@@ -6,7 +6,7 @@ import { requestPrice } from "../compaction/measure.js";
 import { lookupPrice } from "../compaction/prices.js";
 import { resultShape } from "../history/summary.js";
 import { traceSettings } from "../history/settings.js";
-import type { SavedRun } from "../agent/saved-run.js";
+import type { SavedRunFile } from "../trace/saved-run.js";
 import type { ErrorInfo } from "../lisp/index.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 import type { DefinitionView, ErrorView, RunView, ToolCallView, Totals, TurnView } from "./model.js";
@@ -17,7 +17,7 @@ const SHAPE_CHARS = 160;
 
 export interface RunSource {
   trace: RunTrace;
-  saved?: SavedRun;
+  saved?: SavedRunFile;
 }
 
 /**
@@ -65,7 +65,7 @@ function toolCallView(c: ToolCallTrace): ToolCallView {
 }
 
 /** How the run ended: the saved outcome when there is one, else what the last turn did. */
-export function outcomeOf(trace: RunTrace, saved?: SavedRun): RunView["outcome"] {
+export function outcomeOf(trace: RunTrace, saved?: SavedRunFile): RunView["outcome"] {
   if (saved !== undefined && !saved.ok) return { ok: false, text: saved.fail ? `${saved.fail.reason}: ${saved.fail.message}` : "no answer" };
   const last = trace.turns.at(-1);
   if (last === undefined) return { ok: null, text: "no turns" };
@@ -89,7 +89,7 @@ function turnCost(turn: Turn, model: string | null): number | undefined {
   return requestPrice(price, { inputTokens: u.inputTokens, cachedTokens: u.cachedTokens, outputTokens: u.outputTokens });
 }
 
-function totalsOf(trace: RunTrace, saved?: SavedRun): Totals {
+function totalsOf(trace: RunTrace, saved?: SavedRunFile): Totals {
   const model = runModel(trace);
   const t: Totals = { turns: trace.turns.length, inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmMs: 0, execMs: 0, toolCalls: 0, cost: 0 };
   for (const turn of trace.turns) {

@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { scriptedLlm } from "../../src/llm/scripted.js";
-import { ResumeError, runStateFromJson, runStateToJson, saveRun, type ResumeOptions, type RunState } from "../../src/agent/resume.js";
+import { saveRun, type ResumeOptions } from "../../src/agent/resume.js";
+import { ResumeError, runStateFromJson, runStateToJson, type RunState } from "../../src/trace/run-state.js";
 import { SubAgent, type Step } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { AgentDefinitionError } from "../../src/agent/errors.js";

@@ -444,7 +444,7 @@ describe("endings", () => {
     [{ tokenBudget: 0 }, "tokenBudget"],
     [{ limits: { timeoutMs: -1 } }, "timeoutMs"],
     [{ limits: { bogus: 1 } as never }, "unknown limit"],
-    [{ view: { sampleItems: -1 } }, "view.sampleItems must be a non-negative integer"],
+    [{ view: { sampleItems: -1 } }, "view.sampleItems: Too small"],
     [{ view: { colour: "red" } as never }, "unknown view option 'colour'"],
     [{ context: { loop: null as unknown } }, ""],
     // The run's own limits bound the prompt's reading of the context, not the defaults.

@@ -10,10 +10,8 @@ import {
   FALLBACK_CONTEXT_LIMIT,
   heuristicGoalDetector,
   payback,
-  priceFor,
-  priceModel,
+  providerPrice,
   recapOptionsFromEnv,
-  requestCost,
   summaryProblem,
 } from "../../src/compaction/index.js";
 import { requestPrice, sharedPrefix } from "../../src/compaction/measure.js";
@@ -234,23 +232,20 @@ describe("goal-boundary", () => {
 });
 
 describe("cost model and cost-trigger", () => {
-  it("prices cached reads and writes", () => {
-    const p = priceModel(3, 15, "anthropic");
-    expect(p.cachedRead).toBeCloseTo(0.3);
-    expect(p.cacheWrite).toBeCloseTo(3.75);
-    expect(requestCost(p, { inputTokens: 1_000_000, cachedTokens: 500_000, cacheWriteTokens: 250_000, outputTokens: 0 })).toBeCloseTo(0.15 + 0.9375 + 0.75);
-    expect(() => priceModel(1, 1, "nowhere")).toThrow(/unknown provider "nowhere"/);
+  it("prices a fixed price with its provider's cache from the one table", () => {
+    const p = providerPrice(3, 15, "anthropic");
+    expect(p.cache).toMatchObject({ kind: "breakpoint", read: 0.1, write: 1.25 });
+    expect(requestPrice(p, { inputTokens: 1_000_000, cachedTokens: 500_000, writtenTokens: 250_000, outputTokens: 0 })).toBeCloseTo(0.15 + 0.9375 + 0.75);
+    expect(providerPrice(2.5, 10).cache).toMatchObject({ kind: "token-prefix", read: 0.1 });
+    expect(() => providerPrice(1, 1, "nowhere")).toThrow(/unknown provider "nowhere"/);
+    expect(() => providerPrice(1, 1, "toString")).toThrow(/unknown provider "toString"/);
   });
 
-  it("priceFor prices a request as the one price table and the one measure do, for every model and an unknown one", () => {
-    const usage = { inputTokens: 1_000_000, cachedTokens: 400_000, outputTokens: 20_000 };
-    for (const model of [...Object.keys(DEFAULT_PRICES), "openai/gpt-4o-2024-08-06", "no-such-model"]) {
-      const price = modelPrice(model);
-      const written = price.cache.kind === "breakpoint" ? 300_000 : 0;
-      expect(requestCost(priceFor(model), { ...usage, cacheWriteTokens: written }), model).toBeCloseTo(requestPrice(price, { ...usage, writtenTokens: written }), 10);
-    }
-    expect(priceFor("no-such-model").input).toBe(FALLBACK_MODEL_PRICE.input);
-    expect(priceFor("claude-sonnet-4-5").cacheWrite).toBeCloseTo(3.75);
+  it("modelPrice prices every table model (and a provider-qualified and an unknown one) from the table", () => {
+    for (const model of Object.keys(DEFAULT_PRICES)) expect(modelPrice(model)).toBe(DEFAULT_PRICES[model]);
+    expect(modelPrice("openai/gpt-4o-2024-08-06")).toBe(DEFAULT_PRICES["gpt-4o"]);
+    expect(modelPrice("no-such-model")).toBe(FALLBACK_MODEL_PRICE);
+    expect(modelPrice("claude-sonnet-4-5").input * 1.25).toBeCloseTo(3.75);
   });
 
   it("counts the tokens two prompts share from the start", async () => {
@@ -262,11 +257,15 @@ describe("cost model and cost-trigger", () => {
     expect(sharedPrefix(messages, [{ role: "user", content: "other" }])).toEqual({ messages: 0, chars: 0, tokens: 0 });
   });
 
-  it("pays back only with enough remaining turns", () => {
-    const p = priceModel(3, 15, "anthropic");
-    const base = { promptTokens: 50_000, savedTokens: 40_000, rewrittenTokens: 5_000, summaryInputTokens: 40_000, summaryOutputTokens: 600 };
-    expect(payback(p, { ...base, remainingTurns: 1 }).pays).toBe(false);
-    expect(payback(p, { ...base, remainingTurns: 30 }).pays).toBe(true);
+  it("pays back only with enough prompts to carry the saving, and strictly", () => {
+    const p = providerPrice(3, 15, "anthropic");
+    const base = { savedTokens: 40_000, rewrittenTokens: 5_000, summaryInputTokens: 40_000, summaryOutputTokens: 600 };
+    expect(payback(p, { ...base, prompts: 2 }).pays).toBe(false);
+    expect(payback(p, { ...base, prompts: 31 }).pays).toBe(true);
+    // (2 x 40,000 x 0.1 x $3) saved against 5,000 x (1.25 - 0.1) x $3 + 40,000 x $3 + 600 x $15 spent.
+    expect(payback(p, { ...base, prompts: 2 })).toMatchObject({ saving: expect.closeTo(0.024, 9), cost: expect.closeTo(0.01725 + 0.12 + 0.009, 9) });
+    // Break-even does not pay: a free model never compacts for its price.
+    expect(payback(providerPrice(0, 0), { ...base, prompts: 50 })).toEqual({ saving: 0, cost: 0, pays: false });
   });
 
   it("compacts when it pays and not when it does not", async () => {

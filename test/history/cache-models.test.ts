@@ -6,7 +6,8 @@ import { SubAgent } from "../../src/agent/subagent.js";
 import { createMeter } from "../../src/compaction/measure.js";
 import { countTokens } from "../../src/compaction/tokens.js";
 import { anthropicCache, openaiCache, type ModelPrice } from "../../src/compaction/prices.js";
-import { compressedView, printCut, rewriteRatio } from "../../src/history/compressed.js";
+import { compressedView, printCut, VIEW_PRICES } from "../../src/history/compressed.js";
+import { readMultiplier, writeMultiplier } from "../../src/compaction/prices.js";
 import { defaultViewOptions, type ViewOptions } from "../../src/history/view.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import type { RunTrace } from "../../src/trace/trace.js";
@@ -106,12 +107,13 @@ describe("cache models", () => {
   });
 
   it("the payback rule prices a rewrite from the price table: 9 cached reads for a prefix cache, 11.5 for a breakpoint cache's 1.25x write", () => {
-    expect(rewriteRatio("token-prefix")).toBeCloseTo(9, 9);
-    expect(rewriteRatio("breakpoint")).toBeCloseTo(11.5, 9);
+    const ratio = (model: "token-prefix" | "breakpoint"): number => (writeMultiplier(VIEW_PRICES[model].cache) - readMultiplier(VIEW_PRICES[model].cache)) / readMultiplier(VIEW_PRICES[model].cache);
+    expect(ratio("token-prefix")).toBeCloseTo(9, 9);
+    expect(ratio("breakpoint")).toBeCloseTo(11.5, 9);
     // Three turns of 10 lines and 1,000 tokens: the cut drops two turns (2,000 tokens) and rewrites one (1,000).
     const lines = [10, 10, 10];
     const tokens = [1000, 1000, 1000];
-    const cut = (model: "token-prefix" | "breakpoint", prompts: number): number => printCut(lines, tokens, { limit: 15, tokens: 2000, dropAfter: 500, rewrite: rewriteRatio(model), promptsLeft: () => prompts }, false);
+    const cut = (model: "token-prefix" | "breakpoint", prompts: number): number => printCut(lines, tokens, { limit: 15, tokens: 2000, dropAfter: 500, price: VIEW_PRICES[model], promptsLeft: () => prompts }, false);
     // 4 x 2,000 < 9 x 1,000: no cut under either; 5 x 2,000 pays at 9 but not at 11.5; 6 x 2,000 pays at both.
     expect([cut("token-prefix", 4), cut("breakpoint", 4)]).toEqual([0, 0]);
     expect([cut("token-prefix", 5), cut("breakpoint", 5)]).toEqual([20, 0]);

@@ -2,7 +2,8 @@
 // larger turn budget, it must send exactly the prompts the same run sends done straight, record
 // the strategy in the resumed trace, and refuse a replay whose earlier prompts differ.
 import { describe, expect, it } from "vitest";
-import { resumeRun, runStateFromJson, runStateToJson, saveRun } from "../../src/agent/resume.js";
+import { resumeRun, saveRun } from "../../src/agent/resume.js";
+import { runStateFromJson, runStateToJson } from "../../src/trace/run-state.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import type { RunOptions } from "../../src/agent/types.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";

@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { scriptedLlm } from "../../src/llm/scripted.js";
-import { restoreMemory, resumeRun, ResumeError, runStateFromJson, runStateToJson, saveMemory, saveRun, stateView } from "../../src/agent/resume.js";
+import { restoreMemory, resumeRun, saveMemory, saveRun, stateView } from "../../src/agent/resume.js";
+import { ResumeError, runStateFromJson, runStateToJson } from "../../src/trace/run-state.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { compressedView } from "../../src/history/compressed.js";

@@ -10,7 +10,8 @@ import { z } from "zod";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
-import { resumeRun, runStateFromJson, runStateToJson, saveRun } from "../../src/agent/resume.js";
+import { resumeRun, saveRun } from "../../src/agent/resume.js";
+import { runStateFromJson, runStateToJson } from "../../src/trace/run-state.js";
 
 const code = (body: string): string => "```clojure\n" + body + "\n```";
 

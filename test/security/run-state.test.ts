@@ -3,7 +3,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SubAgent } from "../../src/agent/subagent.js";
-import { runStateFromJson, runStateToJson, saveRun, type RunState } from "../../src/agent/resume.js";
+import { saveRun } from "../../src/agent/resume.js";
+import { runStateFromJson, runStateToJson, type RunState } from "../../src/trace/run-state.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 
 const code = (body: string): string => "```clojure\n" + body + "\n```";

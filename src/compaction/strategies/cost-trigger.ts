@@ -1,9 +1,10 @@
 // Cost trigger: summarize everything but the system messages, the task and the last keepLast
 // messages only when the expected saving over the remaining turns pays for the summary call and
-// for writing the changed prefix to the provider's cache again (see cost.ts).
+// for writing the changed prefix to the provider's cache again (see payback.ts).
 import { z } from "zod";
 import type { StrategyDefinition } from "../registry-types.js";
 import { summaryOptions } from "../summarizers/engine.js";
+import { fixedPriceSchema } from "../prices.js";
 import { createTrigger } from "../triggers.js";
 import { lastUnitStart, rollingStrategy } from "./rolling.js";
 
@@ -12,7 +13,7 @@ const schema = z
     keepLast: z.number().int().min(1).default(2),
     remainingTurns: z.union([z.number().int().min(0), z.literal("auto")]).default("auto"),
     /** List prices in dollars per million tokens; by default looked up by the conversation's model. */
-    price: z.object({ input: z.number().min(0), output: z.number().min(0), provider: z.string().default("openai") }).strict().optional(),
+    price: fixedPriceSchema.optional(),
     ...summaryOptions,
   })
   .strict();
