@@ -35,5 +35,7 @@ export function payback(price: ModelPrice, p: PaybackInput, summaryPrice: ModelP
   const saving = (p.prompts * p.savedTokens * read * price.input) / 1e6;
   const rewrite = p.rewrittenTokens * (writeMultiplier(price.cache) - read) * price.input;
   const cost = (rewrite + (p.summaryInputTokens ?? 0) * summaryPrice.input + (p.summaryOutputTokens ?? 0) * summaryPrice.output) / 1e6;
-  return { saving, cost, pays: saving > cost };
+  // Prices like 0.1x are not exact in binary: 9 x 0.1 comes out above 0.9, so a plain > took 30% of
+  // exact break-evens for a saving. A margin far above rounding and far below one token tells them apart.
+  return { saving, cost, pays: saving - cost > 1e-12 * Math.max(saving, cost) };
 }
