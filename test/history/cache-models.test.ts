@@ -11,6 +11,7 @@ import { readMultiplier, writeMultiplier } from "../../src/compaction/prices.js"
 import { defaultViewOptions, type ViewOptions } from "../../src/history/view.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import type { RunTrace } from "../../src/trace/trace.js";
+import { buildTrace } from "./traces.js";
 
 const code = (body: string): string => "Next step.\n\n```clojure\n" + body + "\n```";
 const rows = Array.from({ length: 60 }, (_, i) => ({ id: i, city: ["Oslo", "Lima", "Perth"][i % 3], total: (i * 37) % 500, note: `order note ${i}` }));
@@ -118,6 +119,25 @@ describe("cache models", () => {
     expect([cut("token-prefix", 4), cut("breakpoint", 4)]).toEqual([0, 0]);
     expect([cut("token-prefix", 5), cut("breakpoint", 5)]).toEqual([20, 0]);
     expect([cut("token-prefix", 6), cut("breakpoint", 6)]).toEqual([20, 20]);
+  });
+
+  it("strict mode prices a summary's payback under the configured cache model (11.5 cached reads per rewritten token under a breakpoint cache, 9 under a prefix cache)", () => {
+    // One wordy turn: its summary saves F - S tokens per prompt and writes S once.
+    const trace = buildTrace([{ status: "ok", defs: [{ name: "users", fn: false, value: [1, 2, 3] }], prints: 2, tools: [], prose: 100 }], 20);
+    const input = { system: trace.system, task: trace.task, turns: trace.turns, maxTurns: 20 };
+    const strict = (cacheModel: "token-prefix" | "breakpoint", paybackPrompts: number): ViewOptions => ({ ...compressed(cacheModel), strictPrefix: true, paybackPrompts });
+    const summarized = compressedView(input, strict("token-prefix", 0));
+    const kept = compressedView(input, strict("token-prefix", 1));
+    expect(summarized.stats.turnsFull).toEqual([]);
+    expect(kept.stats.turnsFull).toEqual([{ turn: 1, reason: "cost" }]);
+    const tokens = (v: typeof kept): number => countTokens(v.messages[2].content) + countTokens(v.messages[3].content);
+    const [S, F] = [tokens(summarized), tokens(kept)];
+    // The largest horizon that does not pay at 11.5, which must pay at 9.
+    const horizon = Math.floor((11.5 * S) / (F - S));
+    expect(horizon * (F - S)).toBeGreaterThan(9 * S);
+    const reason = (cacheModel: "token-prefix" | "breakpoint"): string | undefined => compressedView(input, strict(cacheModel, horizon)).stats.turnsFull?.find((f) => f.turn === 1)?.reason;
+    expect(reason("token-prefix")).toBeUndefined();
+    expect(reason("breakpoint")).toBe("cost");
   });
 
   it("view.cacheModel is a run option: accepted by SubAgent.run, and a wrong value is invalid input", async () => {
