@@ -6,13 +6,14 @@
 // the previous one as the design allows. Compression happens here, when the next prompt is
 // built; the trace keeps every program.
 import type { TextMessage as ChatMessage } from "../llm/types.js";
-import type { Turn } from "../trace/trace.js";
+import type { DefinitionTrace, Turn } from "../trace/trace.js";
 import { renderFeedback, renderSeenPrints, renderTurnLine, seenPrints, type FeedbackInfo } from "../trace/feedback.js";
 import { fullView } from "./full.js";
 import { payback } from "../compaction/payback.js";
 import { providerPrice, type ModelPrice } from "../compaction/prices.js";
-import { learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
+import { isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
 import { countTokens } from "../compaction/tokens.js";
+import { freeNames } from "../lisp/index.js";
 import { resolveViewOptions, type FullReason, type PromptView, type TurnPlace, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
 
 /** How one turn is rendered in the compressed view. */
@@ -23,6 +24,10 @@ export interface TurnPlan {
   printsShown: number;
   /** Names it defined that a later turn redefines (default mode only). */
   superseded: ReadonlySet<string> | undefined;
+  /** Names it defined that a later program read, shown with samples once its output is dropped (default mode only; see markReads). */
+  read: ReadonlySet<string> | undefined;
+  /** Earlier definitions its program read that it shows with their samples (default mode only; see markReads). */
+  reads: readonly DefinitionTrace[] | undefined;
 }
 
 /** A turn that did not succeed: its program stays visible so the model can fix it. */
@@ -49,7 +54,7 @@ export function planTurns(input: ViewInput, rawOptions: ViewOptions): TurnPlan[]
   let succeededAfter = false;
   for (let i = n - 1; i >= 0; i--) {
     const errored = isErrored(turns[i]);
-    plans[i] = { full: errored && (n - i <= window || !succeededAfter) ? "error" : null, printsShown: seenOf(turns[i], input.maxPrintChars).lines, superseded: undefined };
+    plans[i] = { full: errored && (n - i <= window || !succeededAfter) ? "error" : null, printsShown: seenOf(turns[i], input.maxPrintChars).lines, superseded: undefined, read: undefined, reads: undefined };
     if (!errored) succeededAfter = true;
   }
   // With the design's timing the turns before an error were summarized before it happened:
@@ -72,9 +77,74 @@ export function planTurns(input: ViewInput, rawOptions: ViewOptions): TurnPlan[]
     if (input.maxTurns <= 1) latest.full = "single";
     else if (options.keepLatestFull || (latest.full === null && !options.strictPrefix && definesFunction(turns[n - 1]))) latest.full = "latest";
   }
-  limitPrints(input, plans, options);
-  if (!options.strictPrefix) markSuperseded(input, plans);
+  const cutAt = limitPrints(input, plans, options);
+  if (cutAt !== undefined) {
+    // println lines of the turns before each one: a cut past them has dropped some of its output.
+    const before: number[] = [];
+    let lines = 0;
+    for (const t of turns) {
+      before.push(lines);
+      lines += seenOf(t, input.maxPrintChars).lines;
+    }
+    markReads(input, plans, { cutAt, before });
+    markSuperseded(input, plans);
+  }
   return plans;
+}
+
+/** The println stream of a prompt's turns: lines dropped in the prompt over k turns, and lines before each turn. */
+interface Stream {
+  cutAt: (k: number) => number;
+  before: readonly number[];
+}
+
+/**
+ * Keeps the facts later programs used: an earlier data definition a successful program read
+ * (its free names that name one: the latest definition before it) keeps its sample until it is
+ * redefined, in one place, chosen so that no summary changes for a read. Only the first reader
+ * counts, and only a definition whose own line shows no value (its turn printed: the value was
+ * in output the println limit drops, and the line then shows a shape). If the defining turn's
+ * output was still whole in the prompt that first showed the reader, the definition's own line
+ * shows its sample once that output is dropped (the summary is rewritten then anyway); if it
+ * was already dropped, the reader's summary shows it (`; Read: name = ...`), written once with
+ * it. Once the name is redefined both go (those summaries are rewritten, as the defining turn's
+ * is: see markSuperseded).
+ */
+function markReads(input: ViewInput, plans: TurnPlan[], { cutAt, before }: Stream): void {
+  const turns = input.turns;
+  const latest = new Map<string, { d: DefinitionTrace; turn: number; shown: boolean }>();
+  const reads: Array<DefinitionTrace[] | undefined> = [];
+  for (let j = 0; j < turns.length; j++) {
+    const turn = turns[j];
+    if (turn.status === "ok") {
+      for (const name of readsOf(turn)) {
+        const def = latest.get(name);
+        // A program that defines the name supersedes the earlier definition, read or not.
+        if (def === undefined || def.shown || turn.definitions.some((d) => d.name === name)) continue;
+        def.shown = true;
+        if (cutAt(j + 1) > before[def.turn]) (reads[j] ??= []).push(def.d);
+        else ((plans[def.turn].read ??= new Set()) as Set<string>).add(name);
+      }
+    }
+    for (const d of turn.definitions) {
+      if (d.kind === "function") latest.delete(d.name);
+      // Its own line shows the value whatever happens to the output: nothing to keep.
+      else latest.set(d.name, { d, turn: j, shown: turn.prints.length === 0 || isWhole(d) });
+    }
+  }
+  reads.forEach((list, j) => {
+    const live = list?.filter((d) => latest.get(d.name)?.d === d);
+    if (live !== undefined && live.length > 0) plans[j].reads = live;
+  });
+}
+
+// Per turn record: the free names of its program (a program is analyzed once).
+const readCache = new WeakMap<Turn, readonly string[]>();
+
+function readsOf(turn: Turn): readonly string[] {
+  let names = readCache.get(turn);
+  if (names === undefined) readCache.set(turn, (names = turn.program === null ? [] : freeNames(turn.program)));
+  return names;
 }
 
 function definesFunction(turn: Turn): boolean {
@@ -86,10 +156,10 @@ function definesAny(turn: Turn, names: readonly string[]): boolean {
 }
 
 /**
- * Marks the definitions a later turn redefines. A summary is rewritten for it only when it
- * is rewritten anyway, once some of its turn's output is dropped (or its turn printed
- * nothing, whose stale samples would be read in every later prompt): marking alone saves a
- * few tokens and would rewrite the cached prompt from that turn on.
+ * Marks the definitions a later turn redefines; a summary leaves their lines out. A summary is
+ * rewritten for it only when it is rewritten anyway, once some of its turn's output is dropped
+ * (or its turn printed nothing, whose stale samples would be read in every later prompt):
+ * marking alone saves a few tokens and would rewrite the cached prompt from that turn on.
  */
 function markSuperseded(input: ViewInput, plans: TurnPlan[]): void {
   const turns = input.turns;
@@ -113,13 +183,13 @@ function markSuperseded(input: ViewInput, plans: TurnPlan[]): void {
  * mode the limit applies per turn when the turn is first summarized (its own last N lines)
  * and a written summary never changes: size traded for a prefix that only grows.
  */
-function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<ViewOptions>): void {
+function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<ViewOptions>): ((k: number) => number) | undefined {
   const turns = input.turns;
   const limit = Math.max(0, Math.floor(options.printlnHistoryLimit));
   const last = turns.length - 1;
   if (options.strictPrefix) {
     for (let i = 0; i < last; i++) plans[i].printsShown = Math.min(limit, plans[i].printsShown);
-    return;
+    return undefined;
   }
   // With keepLatestFull the latest turn's output is in its own feedback, outside the stream.
   const end = options.keepLatestFull ? last : last + 1;
@@ -133,12 +203,18 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
   // Prompts left in the turn budget when the stream holds `end` turns: what a cut's saving recurs over.
   const first = options.keepLatestFull ? 2 : 1;
   const rule: PrintRule = { limit, tokens: options.printlnHistoryTokens, dropAfter: options.dropAfterTokens, price: VIEW_PRICES[options.cacheModel], promptsLeft: (end) => Math.max(0, input.maxTurns - end - first + 1) };
-  const cut = printCut(lines, tokens, rule, !options.keepLatestFull);
+  const cuts: number[] = [];
+  const cut = printCut(lines, tokens, rule, !options.keepLatestFull, cuts);
   let offset = 0;
   for (let i = 0; i < end && offset < cut; i++) {
     plans[i].printsShown = lines[i] - Math.min(lines[i], cut - offset);
     offset += lines[i];
   }
+  // The prompt over k turns had the stream of its first k (or k - 1) turns: a prefix of this one's.
+  return (k) => {
+    const e = options.keepLatestFull ? k - 1 : k;
+    return e <= 0 ? 0 : cuts[Math.min(e, cuts.length) - 1];
+  };
 }
 
 /** The bounds of the println stream: lines, tokens, and the size below which nothing is dropped. */
@@ -174,9 +250,10 @@ export const VIEW_PRICES: Readonly<Record<"token-prefix" | "breakpoint", ModelPr
  * after another half budget of new output, and the cut point stays put in between. A cut is
  * made only when it pays under the cache model: it rewrites the output kept after it (read
  * cached before, written again now) and saves reading the dropped tokens in every prompt
- * left in the turn budget (`price`, `promptsLeft`); otherwise the output stays.
+ * left in the turn budget (`price`, `promptsLeft`); otherwise the output stays. With `cuts`,
+ * the cut after each prefix of the turns (what each earlier prompt dropped) is pushed to it.
  */
-export function printCut(lines: readonly number[], tokens: readonly number[], rule: PrintRule, protectLast: boolean): number {
+export function printCut(lines: readonly number[], tokens: readonly number[], rule: PrintRule, protectLast: boolean, cuts?: number[]): number {
   let cut = 0;
   for (let end = 1; end <= lines.length; end++) {
     let shown = 0;
@@ -189,9 +266,11 @@ export function printCut(lines: readonly number[], tokens: readonly number[], ru
       shown += kept;
       size += partTokens(lines[i], tokens[i], kept);
     }
-    if (size <= rule.dropAfter || (shown <= rule.limit && size <= rule.tokens)) continue;
-    const next = floorCut(lines, tokens, end, rule, protectLast);
-    if (next > cut && pays(lines, tokens, end, cut, next, rule, protectLast)) cut = next;
+    if (size > rule.dropAfter && (shown > rule.limit || size > rule.tokens)) {
+      const next = floorCut(lines, tokens, end, rule, protectLast);
+      if (next > cut && pays(lines, tokens, end, cut, next, rule, protectLast)) cut = next;
+    }
+    cuts?.push(cut);
   }
   return cut;
 }
@@ -324,7 +403,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
     }
     flush();
     stats.turnsFull.push({ turn: turn.number, reason: full });
-    const feedback = withLearned(keptFeedback(input, turn, plan, i === last, options), learnedLines(turn, plan.superseded, summaryOptions));
+    const feedback = withLearned(keptFeedback(input, turn, plan, i === last, options), learnedLines(turn, plan, summaryOptions));
     places.push({ turn: turn.number, message: messages.length, start: 0, text: turn.reply });
     messages.push({ role: "assistant", content: turn.reply });
     if (feedback !== undefined) messages.push({ role: "user", content: feedback });
@@ -425,9 +504,11 @@ const summaries = new WeakMap<Turn, { key: string; summary: RenderedSummary }>()
 function summaryOf(turn: Turn, plan: TurnPlan, options: SummaryOptions): RenderedSummary {
   let key = `${plan.printsShown}/${options.sampleItems}/${options.sampleChars}/${options.toolCallsPerTurn}/${options.maxPrintChars}`;
   if (plan.superseded !== undefined) for (const name of plan.superseded) key += "/" + name;
+  if (plan.read !== undefined) for (const name of plan.read) key += "/r:" + name;
+  if (plan.reads !== undefined) for (const d of plan.reads) key += "/R:" + d.name;
   const hit = summaries.get(turn);
   if (hit !== undefined && hit.key === key) return hit.summary;
-  const summary = renderSummary(turn, { superseded: plan.superseded, printsShown: plan.printsShown }, options);
+  const summary = renderSummary(turn, plan, options);
   summaries.set(turn, { key, summary });
   return summary;
 }

@@ -23,10 +23,17 @@ export interface SummaryOptions {
 }
 
 export interface SummaryContext {
-  /** Names this turn defined that a later turn redefines: rendered as a one-line marker. */
+  /** Names this turn defined that a later turn redefines: left out (the newer one is shown where it was made). */
   superseded?: ReadonlySet<string>;
   /** How many of the turn's println lines (the most recent ones) are shown; the rest are counted as dropped. */
   printsShown: number;
+  /** Names this turn defined that a later program read: once some of its output is dropped, they keep their samples. */
+  read?: ReadonlySet<string>;
+  /**
+   * Earlier data definitions this turn's program read whose own lines no longer showed their
+   * values (their output dropped): shown here with their samples (`; Read: name = ...`).
+   */
+  reads?: readonly DefinitionTrace[];
 }
 
 /** Longest docstring shown; docstrings are the model's own notes and usually short. */
@@ -58,45 +65,73 @@ const FAILED: Partial<Record<Turn["status"], string>> = {
 export function renderSummary(turn: Turn, ctx: SummaryContext, options: SummaryOptions): RenderedSummary {
   const lines: string[] = [];
   const bare: string[] = [];
-  // Samples or output, not both (as the design has it): a turn that printed shows its data
-  // without samples, a turn that printed nothing shows samples. Once every line of a
-  // turn has fallen out of the history limit, its collections of records show the keys
-  // of their records (`vector[25] of {:id integer, ...}`): the structure the model needs
-  // to write code against them, at a fraction of a sample.
-  const samples: Detail = turn.prints.length === 0 ? "sample" : ctx.printsShown <= 0 ? "shape" : "none";
-  // Functions first, then data, each in the order the program defined them.
+  const detail = detailOf(turn, ctx, options);
+  // Functions first, then data, each in the order the program defined them. A name a later
+  // turn redefines has no line: the newer definition is shown where it was made.
   for (const d of turn.definitions) {
-    if (d.kind !== "function") continue;
-    const line = definitionLine(d, ctx.superseded?.has(d.name) ?? false, "none", options);
+    if (d.kind !== "function" || (ctx.superseded?.has(d.name) ?? false)) continue;
+    const line = definitionLine(d, false, "none", options);
     lines.push(line);
     bare.push(line);
   }
   for (const d of turn.definitions) {
-    if (d.kind === "function") continue;
-    const superseded = ctx.superseded?.has(d.name) ?? false;
-    lines.push(definitionLine(d, superseded, samples, options));
-    bare.push(definitionLine(d, superseded, "none", options));
+    if (d.kind === "function" || (ctx.superseded?.has(d.name) ?? false)) continue;
+    lines.push(definitionLine(d, false, detail(d), options));
+    bare.push(definitionLine(d, false, "none", options));
   }
+  // What the program read is what it taught, like a sample: not counted against the program's size.
+  if (ctx.reads !== undefined) for (const d of ctx.reads) lines.push(readLine(d, options));
   const from = lines.length;
   const toolCallsListed = toolLines(turn.toolCalls, holders(turn.definitions, ctx.superseded), options, lines);
   if (turn.prints.length > 0) lines.push(outputBlock(turn.prints, ctx.printsShown, options.maxPrintChars));
   const failed = FAILED[turn.status];
   if (failed !== undefined) lines.push(failed);
+  // Nothing else left: the turn's names, marked, rather than a summary saying it did nothing.
+  else if (lines.length === 0 && turn.definitions.length > 0) for (const d of turn.definitions) lines.push(definitionLine(d, true, "none", options));
   else if (lines.length === 0) lines.push("; (no definitions, tool calls or output)");
   for (let i = from; i < lines.length; i++) bare.push(lines[i]);
   return { text: lines.join("\n"), code: bare.join("\n"), toolCallsListed };
 }
 
 /**
- * What a turn that printed nothing taught the model: its live data definitions with
- * samples (`; Defined: reviews = vector[3], sample: [...]`). Shown after a turn kept in
- * full, so exploring without println still shows the values (empty when there is nothing).
+ * What each data definition's line adds to its type. Samples or output, not both (as the
+ * design has it): a turn that printed shows its data without samples while its output is
+ * shown, a turn that printed nothing shows samples. Once some of the turn's output is dropped
+ * (its summary is rewritten then anyway), a definition a later program read keeps its sample:
+ * the model used that fact, and may need it for the answer. Once every line is dropped, the
+ * others show the keys of their records (`vector[25] of {:id integer, ...}`): the structure
+ * the model needs to write code against them, at a fraction of a sample.
  */
-export function learnedLines(turn: Turn, superseded: ReadonlySet<string> | undefined, options: SummaryOptions): string {
-  if (turn.prints.length > 0 || turn.status !== "ok") return "";
+function detailOf(turn: Turn, ctx: SummaryContext, options: SummaryOptions): (d: DefinitionTrace) => Detail {
+  if (turn.prints.length === 0) return () => "sample";
+  if (ctx.printsShown >= seenPrints(turn.prints, options.maxPrintChars).lines.length) return () => "none";
+  const rest: Detail = ctx.printsShown <= 0 ? "shape" : "none";
+  return (d) => (ctx.read?.has(d.name) === true ? "sample" : rest);
+}
+
+/**
+ * What a turn kept in full taught the model beyond its program: the live data definitions a
+ * summary would sample (`; Defined: reviews = vector[3], sample: [...]`): all of them when it
+ * printed nothing, so exploring without println still shows the values, and once its output
+ * is dropped, those a later program read; and the earlier definitions it read whose values
+ * were gone (`; Read: ...`, see SummaryContext.reads). Empty when there is nothing.
+ */
+export function learnedLines(turn: Turn, ctx: SummaryContext, options: SummaryOptions): string {
+  if (turn.status !== "ok") return "";
+  const detail = detailOf(turn, ctx, options);
   const lines: string[] = [];
-  for (const d of turn.definitions) if (d.kind !== "function" && !(superseded?.has(d.name) ?? false)) lines.push(definitionLine(d, false, "sample", options));
+  for (const d of turn.definitions) if (d.kind !== "function" && !(ctx.superseded?.has(d.name) ?? false) && detail(d) === "sample") lines.push(definitionLine(d, false, "sample", options));
+  if (ctx.reads !== undefined) for (const d of ctx.reads) lines.push(readLine(d, options));
   return lines.join("\n");
+}
+
+/**
+ * `; Read: name = type[size], sample: ...`: an earlier definition the turn's program read,
+ * whose own line shows no value (its turn printed; the output goes once the println limit
+ * drops it). Written once with the reader's summary, so no earlier text changes for it.
+ */
+function readLine(d: DefinitionTrace, options: SummaryOptions): string {
+  return `; Read: ${d.name} = ${typeLabel(d)}, sample: ${definitionSample(d, options)}`;
 }
 
 /**

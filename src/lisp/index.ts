@@ -21,6 +21,7 @@ export { Fn, isMap, isSet, keyword, Keyword, LFloat, LMap, LSet, typeName, type 
 export { Vec } from "./vector.js";
 export { boxed, ContextReader, toLisp } from "./interop.js";
 export { read, isSymbolName } from "./reader.js";
+export { freeNames } from "./reads.js";
 export type { Form } from "./forms.js";
 export { printSample, prStr, quoteString } from "./printer.js";
 export { isHiddenKey, Marks, showStandIns, showStandInsIn, type Origin } from "./marks.js";

@@ -80,7 +80,7 @@ export interface ViewStats {
   printlnShown: number;
   printlnDropped: number;
   toolCallsShown: number;
-  /** Definitions shown only as "redefined later" markers. */
+  /** Definitions a later turn redefines, left out of the summaries rewritten for it. */
   definitionsSuperseded?: number;
   /** Tool calls counted but not listed (past `toolCallsPerTurn`). */
   toolCallsDropped?: number;

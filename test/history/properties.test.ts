@@ -226,7 +226,7 @@ describe("compressed view properties", () => {
           .slice(assistantAt(trace.turns.length - 1))
           .map((m) => m.content)
           .join("\n");
-        const learned = learnedLines(t, undefined, { sampleItems: opts.sampleItems, sampleChars: opts.sampleChars, toolCallsPerTurn: opts.toolCallsPerTurn ?? 10 });
+        const learned = learnedLines(t, { printsShown: t.prints.length }, { sampleItems: opts.sampleItems, sampleChars: opts.sampleChars, toolCallsPerTurn: opts.toolCallsPerTurn ?? 10 });
         const expected = t.status === "ok" && t.prints.length === 0 ? t.definitions.filter((d) => d.kind === "value") : [];
         expect(learned.split("\n").filter((l) => l !== "")).toHaveLength(expected.length);
         for (const line of learned.split("\n")) expect(text).toContain(line);

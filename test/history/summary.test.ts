@@ -270,11 +270,31 @@ describe("turn summaries", () => {
     expect(renderSummary(turn({}), { printsShown: 0 }, opts).text).toBe("; (no definitions, tool calls or output)");
   });
 
-  it("marks superseded definitions and keeps the others", () => {
+  it("leaves superseded definitions out and keeps the others", () => {
     const t = turn({ definitions: [data("a", 1), data("b", [1, 2])] });
     const s = renderSummary(t, { printsShown: 0, superseded: new Set(["a"]) }, opts).text;
-    expect(s).toContain("; Defined: a (redefined later)");
-    expect(s).toContain("; Defined: b = vector[2], sample: [1 2]");
+    expect(s).toBe("; Defined: b = vector[2], sample: [1 2]");
+  });
+
+  it("names what a turn defined when every definition is superseded and nothing else is left, never saying it defined nothing", () => {
+    const t = turn({ definitions: [data("a", 1), fn("f", "[x]", "doc")] });
+    const s = renderSummary(t, { printsShown: 0, superseded: new Set(["a", "f"]) }, opts).text;
+    expect(s).toBe("; Defined: a (redefined later)\n; Function: f (redefined later)");
+  });
+
+  it("shows the sample of a definition a later program read once its output is dropped, and earlier definitions it read itself as ; Read: lines", () => {
+    const t = turn({ definitions: [data("a", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30]), data("b", Array.from({ length: 28 }, (_, i) => 100 + i))], prints: ["x", "y"] });
+    const read = new Set(["a"]);
+    // Output shown whole: no samples (the output is the data).
+    expect(renderSummary(t, { printsShown: 2, read }, opts).text.split("\n").slice(0, 2)).toEqual(["; Defined: a = vector[30]", "; Defined: b = vector[28]"]);
+    // Output dropped: the read one keeps its sample, the other shows its shape.
+    const dropped = renderSummary(t, { printsShown: 0, read }, opts).text.split("\n");
+    expect(dropped[0]).toMatch(/^; Defined: a = vector\[30\], sample: \[1 2 3/);
+    expect(dropped[1]).toBe("; Defined: b = vector[28] of integer");
+    const reader = renderSummary(turn({ prints: ["z"] }), { printsShown: 1, reads: [data("c", [7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30])] }, opts);
+    expect(reader.text.split("\n")[0]).toMatch(/^; Read: c = vector\[24\], sample: \[7 8 9/);
+    // What the program read is what it taught: the size rule does not count it.
+    expect(reader.code).not.toContain("; Read:");
   });
 
   it("is the same text for the same turn, whatever object holds it", () => {

@@ -1,6 +1,7 @@
 // Sessions the round-2 bench never tried (issue 20): 30 turns that each print eight wide rows
 // (the way models look at rows), a plain 30-turn session whose answer depends on facts
-// found early, and an accumulator redefined every turn.
+// found early, an accumulator redefined every turn, and two facts defined early, pushed out
+// by wide output and read again ten turns later (then one is redefined).
 import { z } from "zod";
 import { pick, random, reply, type Session } from "../session.js";
 
@@ -75,4 +76,28 @@ export const accumulator: Session = {
   replies: accSteps.map((s, i) => reply(`Adding order ${i}.`, s)),
 };
 
-export const round3Sessions: readonly Session[] = [wideLines, thirtyTurns, accumulator];
+const page = (k: number): string => `(println (take 8 (drop ${k * 8} data/orders)))`;
+const lateSteps: string[] = [
+  `(def vip "The answer's cohort: the six largest orders' customers" (mapv #(str "VIP-" (:customer %)) (take 6 (sort-by :total > data/orders))))\n(println "vip" vip)`,
+  `(def watch {:cities ["Lisbon" "Oslo" "Quito"] :status "held" :min-total 400 :label "priority review list"})\n(println "watch" watch)`,
+  ...Array.from({ length: 10 }, (_, k) => page(k)),
+  `(def flagged (filter #(and (contains? (set (:cities watch)) (:city %)) (= (:status %) (:status watch)) (> (:total %) (:min-total watch))) data/orders))\n(def vip-set (set vip))\n(println "flagged" (count flagged) "vip" (count vip-set))`,
+  ...Array.from({ length: 5 }, (_, k) => page(10 + k)),
+  `(def vip (mapv #(str "VIP2-" (:customer %)) (take 3 (sort-by :items > data/orders))))`,
+  page(15),
+  page(16),
+  `(return {:flagged (count flagged) :vip (count vip) :label (:label watch)})`,
+];
+
+/** The facts the answer depends on are defined in turns 1 and 2 and read in turn 13; vip is redefined in turn 19. */
+export const factsReadLate: Session = {
+  name: "facts-read-late",
+  kind: "exploration",
+  prompt: "Find the orders on the watch list and the VIP cohort, page through the orders, and return the flagged count, the cohort size and the watch label.",
+  tools: {},
+  output: z.object({ flagged: z.number(), vip: z.number(), label: z.string() }),
+  context: { orders: rows },
+  replies: lateSteps.map((s, i) => reply(`Step ${i + 1}.`, s)),
+};
+
+export const round3Sessions: readonly Session[] = [wideLines, thirtyTurns, accumulator, factsReadLate];

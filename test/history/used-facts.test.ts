@@ -1,0 +1,151 @@
+// Facts a later program used stay in the compressed view (issue 20, item 3): a definition read
+// by a later program keeps its sample until it is redefined, also once wide println output has
+// pushed its turn's output out of the prompt; and a rewritten summary drops the lines of names
+// redefined later, while a summary that is not rewritten keeps its text byte for byte.
+import { describe, expect, it } from "vitest";
+import { SubAgent } from "../../src/agent/subagent.js";
+import { compressedView, planTurns } from "../../src/history/compressed.js";
+import { defaultViewOptions, type ViewOptions } from "../../src/history/view.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
+import type { RunTrace } from "../../src/trace/trace.js";
+
+const reply = (prose: string, body: string): string => `${prose}\n\n\`\`\`clojure\n${body}\n\`\`\``;
+const options = (cacheModel: "token-prefix" | "breakpoint" = "token-prefix"): ViewOptions => ({ ...defaultViewOptions, compressHistory: true, cacheModel });
+
+const cities = ["Lisbon", "Oslo", "Quito", "Hanoi"];
+const orders = Array.from({ length: 200 }, (_, i) => ({
+  id: i + 1,
+  customer: `customer-${1000 + ((i * 7919) % 9000)}`,
+  city: cities[i % 4],
+  status: ["open", "held", "shipped"][i % 3],
+  total: ((i * 3571) % 90000) / 100,
+  items: 1 + ((i * 13) % 12),
+  note: ["gift wrap", "call first", "fragile", "leave at door"][i % 4],
+}));
+
+async function run(replies: string[]): Promise<RunTrace> {
+  const agent = SubAgent.create({ prompt: "Work it out.", maxTurns: replies.length });
+  const step = await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { orders } });
+  expect(step.ok).toBe(true);
+  return step.trace;
+}
+
+/** The history part of the prompt for turn k + 1 (after the system prompt and the task). */
+const prompt = (trace: RunTrace, k: number, opts: ViewOptions, maxTurns = trace.turns.length): string =>
+  compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, k), maxTurns }, opts)
+    .messages.slice(2)
+    .map((m) => m.content)
+    .join("\n");
+
+const page = (k: number): string => `(println (take 8 (drop ${k * 8} data/orders)))`;
+
+// Turn 1 and 2 define the two facts the answer depends on (and print them); ten turns of wide
+// rows push that output out; turn 13 reads both; five more pages; turn 19 redefines vip.
+const programs = [
+  `(def vip (mapv #(str "VIP-" (:customer %)) (take 6 (sort-by :total > data/orders))))\n(println "vip" vip)`,
+  `(def watch {:cities ["Lisbon" "Oslo" "Quito"] :status "held" :min-total 400 :label "priority review list"})\n(println "watch" watch)`,
+  ...Array.from({ length: 10 }, (_, k) => page(k)),
+  `(def flagged (filter #(and (contains? (set (:cities watch)) (:city %)) (= (:status %) (:status watch))) data/orders))\n(def vip-set (set vip))\n(println "flagged" (count flagged) "vip" (count vip-set))`,
+  ...Array.from({ length: 5 }, (_, k) => page(10 + k)),
+  `(def vip (mapv #(str "VIP2-" (:customer %)) (take 3 (sort-by :items > data/orders))))`,
+  page(15),
+  page(16),
+  `(return {:flagged (count flagged) :vip (count vip) :label (:label watch)})`,
+];
+const READ = 13;
+const REDEFINED = 19;
+
+describe("facts later turns used", () => {
+  for (const cacheModel of ["token-prefix", "breakpoint"] as const) {
+    it(`a definition read ten turns later keeps its sample in every prompt until it is redefined, while wide output pushes its turn's output out (${cacheModel})`, async () => {
+      const trace = await run(programs.map((p, i) => reply(`Step ${i + 1}.`, p)));
+    // watch's sample (its first entries: the sample's item bound).
+    const watch = 'sample: {:cities ["Lisbon" "Oslo" "Quito"] :status "held"';
+      const firstVip = JSON.stringify(`VIP-${[...orders].sort((a, b) => b.total - a.total)[0].customer}`);
+      const opts = options(cacheModel);
+      // The adversary: by the time of the read, both facts' output has left the prompt.
+      const beforeRead = prompt(trace, READ - 1, opts);
+      expect(beforeRead).not.toContain(firstVip);
+      expect(beforeRead).not.toContain(watch);
+      // The read is shown by the reader's summary: the defining turns' summaries do not change for it.
+      const placeAt = (k: number, turn: number) => (compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, k), maxTurns: trace.turns.length }, opts).turns ?? []).find((p) => p.turn === turn)?.text;
+      for (const turn of [1, 2]) expect(placeAt(READ, turn)).toBe(placeAt(READ - 1, turn));
+      expect(placeAt(READ + 1, READ)).toContain("; Read: vip = vector[6], sample: [");
+      for (let k = READ; k < REDEFINED; k++) {
+        const text = prompt(trace, k, opts);
+        expect(text, `prompt for turn ${k + 1}`).toContain(firstVip);
+        expect(text, `prompt for turn ${k + 1}`).toContain(watch);
+      }
+      for (let k = REDEFINED; k < trace.turns.length; k++) {
+        const text = prompt(trace, k, opts);
+        // Only the new vip is shown; the old one's line is gone from the rewritten summary.
+        expect(text, `prompt for turn ${k + 1}`).not.toContain('"VIP-');
+        expect(text, `prompt for turn ${k + 1}`).toContain('"VIP2-');
+        expect(text.match(/; Defined: vip[ =]/g), `prompt for turn ${k + 1}`).toHaveLength(1);
+        expect(text).not.toContain("(redefined later)");
+        expect(text, `prompt for turn ${k + 1}`).toContain(watch);
+      }
+    });
+  }
+
+  it("a definition nothing read keeps only its shape once its output is dropped", async () => {
+    const trace = await run([
+      reply("Look.", `(def spare {:cities ["Lima" "Perth" "Dakar"] :status "open" :min-total 100 :label "spare list nobody reads"})\n(println "spare" spare)`),
+      ...Array.from({ length: 10 }, (_, k) => reply("Page.", page(k))),
+      reply("Done.", "(return 1)"),
+    ]);
+    // A long turn budget: dropping the output pays back.
+    const text = prompt(trace, 11, options(), 40);
+    expect(text).toMatch(/; Defined: spare = map\[4\] \{:cities vector/);
+    expect(text).not.toContain("spare list nobody reads");
+  });
+
+  it("planTurns gives a reader the definitions it read, not locals, builtins or names it defines itself", async () => {
+    const trace = await run([
+      reply("a", `(def xs [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33])\n(def ys [5])\n(def zs [6])\n(println "ok")`),
+      reply("b", `(let [ys 3] (println (count xs) ys (map inc [1])))`),
+      reply("c", `(def zs [7])\n(println (count zs))`),
+      reply("d", "(return 1)"),
+    ]);
+    const plans = planTurns({ system: "", task: "", turns: trace.turns, maxTurns: 4 }, options());
+    // Read while its output was still shown: the definition's own line keeps its sample once the output goes.
+    expect(plans.map((p) => [...(p.read ?? [])])).toEqual([["xs"], [], [], []]);
+    expect(plans.every((p) => p.reads === undefined)).toBe(true);
+  });
+});
+
+describe("superseded lines in rewritten summaries", () => {
+  it("a rewritten summary has no line for a name redefined later; a summary not rewritten keeps its text byte for byte", async () => {
+    const trace = await run([
+      // Printed nothing: its samples would go stale, so its summary is rewritten when users is redefined.
+      reply("Load.", `(def users (vec (take 30 (map :customer data/orders))))\n(def cities-seen (set (map :city data/orders)))`),
+      // Printed, output still shown: its summary is not rewritten for the redefinition.
+      reply("Count.", `(def n (count users))\n(def top (vec (take 30 (map :id data/orders))))\n(println "n" n)`),
+      reply("Narrow.", `(def users (vec (take 10 users)))\n(def top (vec (take 5 top)))\n(println "users" (count users))`),
+      reply("Done.", "(return (count users))"),
+    ]);
+    const before = compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, 2), maxTurns: 4 }, options());
+    const after = compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, 3), maxTurns: 4 }, options());
+    const place = (v: typeof after, turn: number) => (v.turns ?? []).find((p) => p.turn === turn);
+    const first = place(after, 1)?.text ?? "";
+    expect(first).not.toMatch(/; Defined: users\b/);
+    expect(first).toMatch(/^; Defined: cities-seen = set\[4\]/m);
+    // Turn 2 printed and its output is still shown: its summary is not rewritten, top's line stays
+    // as written (the note after it was for one prompt).
+    expect(place(after, 2)?.text).toBe(place(before, 2)?.text.replace(/\n; Note: .*$/, ""));
+    expect(place(after, 2)?.text).toMatch(/; Defined: top = vector\[30\]/);
+  });
+
+  it("a rewritten summary whose every line would go says what its turn defined, never that it defined nothing", async () => {
+    const trace = await run([
+      reply("Load.", `(def users (vec (take 30 (map :customer data/orders))))`),
+      reply("Narrow.", `(def users (vec (take 10 users)))\n(println "users" (count users))`),
+      reply("Done.", "(return (count users))"),
+    ]);
+    const view = compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, 2), maxTurns: 3 }, options());
+    const first = (view.turns ?? [])[0].text;
+    expect(first).not.toContain("no definitions");
+    expect(first).not.toContain('"customer-');
+    expect(first).toContain("users");
+  });
+});
