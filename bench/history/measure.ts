@@ -8,7 +8,9 @@ import { typeLabel } from "../../src/trace/record.js";
 import type { RunTrace } from "../../src/trace/trace.js";
 import type { TextMessage as ChatMessage } from "../../src/llm/types.js";
 import { compressedView, isErrored, planTurns } from "../../src/history/compressed.js";
-import { isWhole } from "../../src/history/summary.js";
+import { definitionSample, isWhole } from "../../src/history/summary.js";
+import { freeNames } from "../../src/lisp/index.js";
+import type { DefinitionTrace } from "../../src/trace/trace.js";
 import { renderSeenPrints, seenPrints } from "../../src/trace/feedback.js";
 import { sharedPrefix } from "../../src/compaction/measure.js";
 import { compressionReport, type CompressionTotals, type RunSettings } from "../../src/history/stats.js";
@@ -239,6 +241,34 @@ function printFloor(turns: readonly RunTrace["turns"][number][], opts: ViewOptio
 }
 
 /**
+ * A data definition a later successful program read (and that no turn redefined since) shows
+ * its sample in the prompt once its turn's output is no longer whole (checked independently of
+ * the view's placement rule: anywhere in the prompt).
+ */
+function factsInUse(turns: readonly RunTrace["turns"][number][], plans: ReturnType<typeof planTurns>, view: View, opts: ViewOptions): string[] {
+  const latest = new Map<string, { d: DefinitionTrace; turn: number }>();
+  const read = new Set<DefinitionTrace>();
+  for (const t of turns) {
+    if (t.status === "ok" && t.program !== null) {
+      for (const name of freeNames(t.program)) {
+        const def = latest.get(name);
+        if (def !== undefined && !t.definitions.some((d) => d.name === name)) read.add(def.d);
+      }
+    }
+    for (const d of t.definitions) latest.set(d.name, { d, turn: t.number - 1 });
+  }
+  const text = view.messages.map((m) => m.content).join("\n");
+  const options = { sampleItems: opts.sampleItems ?? 3, sampleChars: opts.sampleChars ?? 80, toolCallsPerTurn: opts.toolCallsPerTurn ?? 10 };
+  const problems: string[] = [];
+  for (const { d, turn } of latest.values()) {
+    if (!read.has(d) || d.kind === "function" || isWhole(d) || turns[turn].prints.length === 0) continue;
+    if (plans[turn].printsShown >= seenPrints(turns[turn].prints).lines.length) continue;
+    if (!text.includes(definitionSample(d, options))) problems.push(`${d.name} (turn ${turn + 1}, read later) shown without its sample`);
+  }
+  return problems;
+}
+
+/**
  * The checks on every prompt of the run (default mode): no hidden value in any message as
  * sent; no bare live value (a scalar or short string without its value, or a collection
  * whose turn's output is gone without a sample or shape); every definition of a turn that
@@ -275,6 +305,7 @@ function everyPrompt(trace: RunTrace, run: RunSettings, opts: ViewOptions): stri
       const shown = [view.messages[place.message].content.slice(place.start), ...view.messages.slice(place.message + 1).map((m) => m.content)].join("\n");
       for (const d of last.definitions) if (d.kind === "value" && !shown.includes(`; Defined: ${d.name}`)) problems.push(`${d.name} (turn ${k}, no println) not sampled in the next prompt`);
     }
+    for (const problem of factsInUse(turns.slice(0, k), plans, view, opts)) problems.push(`prompt for turn ${k + 1}: ${problem}`);
     const least = printFloor(turns.slice(0, k), opts);
     if (view.stats.printlnShown < least) problems.push(`prompt for turn ${k + 1}: ${view.stats.printlnShown} println lines shown (at least ${least})`);
   }
