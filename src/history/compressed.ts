@@ -396,7 +396,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
       // stay as written); what the turn taught (samples, record keys) is not counted: a
       // turn kept in full shows it after its feedback, so no learning is dropped for size.
       if (!fits(summary.code, shortFeedback, turn.reply, turn.feedback)) full = "short";
-      else if (options.strictPrefix && !paysBack(summary.text, shortFeedback, turn.reply, keptFeedback(input, turn, plan, i === last, options), options.paybackPrompts, VIEW_PRICES[options.cacheModel])) full = "cost";
+      else if (options.strictPrefix && !paysBack(summary.text, shortFeedback, turn.reply, keptFeedback(input, turn, plan, i === last, options), options.paybackPrompts, VIEW_PRICES[options.cacheModel], options.keepLatestFull)) full = "cost";
       else {
         stats.turnsCompressed++;
         const superseded = plan.superseded?.size ?? 0;
@@ -498,16 +498,18 @@ function rendering(turn: Turn, key: string, render: () => string): string {
 /**
  * Whether a summary (`s` + `s2`, S tokens) pays back within `prompts` later prompts for
  * the turn it replaces (`f` + `f2`, F tokens) under the cache `price` (the view's cache model).
- * The summary is written uncached once, where the turn would have been read cached, and is
- * read cached afterwards instead of the turn: it saves F − S tokens in each of `prompts`
- * prompts and rewrites S. A prefix that only grows makes this exact: nothing else is
- * rewritten. 0 prompts: always.
+ * It is read cached instead of the turn, saving F − S tokens in each of `prompts` prompts.
+ * When the turn was shown in full before (`shownBefore`: the earlier timing), the summary is
+ * written where the turn would have been read cached: it rewrites S. Otherwise (the design's
+ * timing) the summary is the turn's first appearance, new text either way, so nothing is
+ * rewritten and it pays whenever it is smaller. A prefix that only grows makes this exact.
+ * 0 prompts: always.
  */
-export function paysBack(s: string, s2: string | undefined, f: string, f2: string | undefined, prompts: number, price: ModelPrice): boolean {
+export function paysBack(s: string, s2: string | undefined, f: string, f2: string | undefined, prompts: number, price: ModelPrice, shownBefore: boolean): boolean {
   if (prompts <= 0) return true;
   const S = countTokens(s) + (s2 === undefined ? 0 : countTokens(s2));
   const F = countTokens(f) + (f2 === undefined ? 0 : countTokens(f2));
-  return payback(price, { savedTokens: F - S, prompts, rewrittenTokens: S }).pays;
+  return payback(price, { savedTokens: F - S, prompts, rewrittenTokens: shownBefore ? S : 0 }).pays;
 }
 
 /** Whether `a + a2` is no larger than `b + b2`, in characters and in tokens. */

@@ -42,10 +42,12 @@ export interface ViewOptions {
   /** Tool calls listed one per line in a summary; the rest are counted by tool (default 10). */
   toolCallsPerTurn?: number;
   /**
-   * Strict-prefix mode only: a turn is summarized only if its summary pays back its one
-   * uncached write within this many later prompts at the cached price (a summary of at
-   * most 62.5% of the turn, for 15); other turns stay as written. 0: whenever smaller.
-   * Default 15.
+   * Strict-prefix mode with the earlier timing (`keepLatestFull`): a turn shown in full is
+   * summarized only if its summary pays back its one uncached write within this many later
+   * prompts at the cached price of the cache model (a summary of at most 62.5% of the turn,
+   * for 15 under a prefix cache); other turns stay as written. With the design's timing a
+   * summary is the turn's first appearance, rewrites nothing, and is taken whenever smaller.
+   * 0: whenever smaller. Default 15.
    */
   paybackPrompts?: number;
   /**
