@@ -11,7 +11,7 @@ import { renderFeedback, renderSeenPrints, renderTurnLine, seenPrints, type Feed
 import { fullView } from "./full.js";
 import { payback } from "../compaction/payback.js";
 import { providerPrice, type ModelPrice } from "../compaction/prices.js";
-import { isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
+import { definitionLine, isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
 import { countTokens } from "../compaction/tokens.js";
 import { freeNames } from "../lisp/index.js";
 import { resolveViewOptions, type FullReason, type PromptView, type TurnPlace, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
@@ -24,6 +24,8 @@ export interface TurnPlan {
   printsShown: number;
   /** Names it defined that a later turn redefines (default mode only). */
   superseded: ReadonlySet<string> | undefined;
+  /** Names it defined that an earlier turn defined too (their lines say so: see SummaryContext.redefines). */
+  redefines: ReadonlySet<string> | undefined;
   /** Names it defined that a later program read, shown with samples once its output is dropped (default mode only; see markReads). */
   read: ReadonlySet<string> | undefined;
   /** Earlier definitions its program read that it shows with their samples (default mode only; see markReads). */
@@ -51,11 +53,22 @@ export function planTurns(input: ViewInput, rawOptions: ViewOptions): TurnPlan[]
   // write price (error-recovery: 1% dearer than full history that way, 6% cheaper kept).
   const setting = options.errorWindowTurns;
   const window = options.strictPrefix || setting <= 0 || options.cacheModel === "breakpoint" ? Infinity : setting;
-  let succeededAfter = false;
+  const summaryOptions = summaryOptionsOf(input, options);
+  let nextSuccess = -1;
   for (let i = n - 1; i >= 0; i--) {
     const errored = isErrored(turns[i]);
-    plans[i] = { full: errored && (n - i <= window || !succeededAfter) ? "error" : null, printsShown: seenOf(turns[i], input.maxPrintChars).lines, superseded: undefined, read: undefined, reads: undefined };
-    if (!errored) succeededAfter = true;
+    plans[i] = { full: errored && (n - i <= window || nextSuccess < 0) ? "error" : null, printsShown: seenOf(turns[i], input.maxPrintChars).lines, superseded: undefined, redefines: undefined, read: undefined, reads: undefined };
+    // Summarizing an error rewrites the prompt from it on: only when that pays, decided at the
+    // prompt where it first could be (so every later prompt decides the same).
+    if (errored && plans[i].full === null && !summaryPays(input, options, summaryOptions, plans[i], i, Math.max(i + window + 1, nextSuccess + 1))) plans[i].full = "cost";
+    if (!errored) nextSuccess = i;
+  }
+  const defined = new Set<string>();
+  for (let i = 0; i < n; i++) {
+    let again: Set<string> | undefined;
+    for (const d of turns[i].definitions) if (defined.has(d.name)) (again ??= new Set()).add(d.name);
+    plans[i].redefines = again;
+    for (const d of turns[i].definitions) defined.add(d.name);
   }
   // With the design's timing the turns before an error were summarized before it happened:
   // showing one in full again rewrites the prompt from there, so it is done only when the
@@ -72,10 +85,17 @@ export function planTurns(input: ViewInput, rawOptions: ViewOptions): TurnPlan[]
   // prompt grows by appends only); `keepLatestFull` keeps it in full for one more prompt.
   // A turn that defined functions stays raw for one more prompt too: the next program builds
   // on them, and a summary keeps only their signatures (ptc_runner's lesson from its compressed runs).
+  // Summarized at the prompt after, it is rewritten there: a turn whose summary would not pay
+  // that back stays as written.
   if (n > 0) {
     const latest = plans[n - 1];
     if (input.maxTurns <= 1) latest.full = "single";
     else if (options.keepLatestFull || (latest.full === null && !options.strictPrefix && definesFunction(turns[n - 1]))) latest.full = "latest";
+  }
+  if (!options.keepLatestFull && !options.strictPrefix && input.maxTurns > 1) {
+    for (let i = 0; i < n - 1; i++) {
+      if (plans[i].full === null && definesFunction(turns[i]) && !summaryPays(input, options, summaryOptions, plans[i], i, i + 2)) plans[i].full = "cost";
+    }
   }
   const cutAt = limitPrints(input, plans, options);
   if (cutAt !== undefined) {
@@ -86,8 +106,8 @@ export function planTurns(input: ViewInput, rawOptions: ViewOptions): TurnPlan[]
       before.push(lines);
       lines += seenOf(t, input.maxPrintChars).lines;
     }
-    markReads(input, plans, { cutAt, before });
-    markSuperseded(input, plans);
+    markReads(input, plans, { cutAt, before }, options, summaryOptions);
+    markSuperseded(input, plans, { cutAt, before }, options, summaryOptions);
   }
   return plans;
 }
@@ -110,7 +130,7 @@ interface Stream {
  * it. Once the name is redefined both go (those summaries are rewritten, as the defining turn's
  * is: see markSuperseded).
  */
-function markReads(input: ViewInput, plans: TurnPlan[], { cutAt, before }: Stream): void {
+function markReads(input: ViewInput, plans: TurnPlan[], { cutAt, before }: Stream, options: Required<ViewOptions>, summaryOptions: SummaryOptions): void {
   const turns = input.turns;
   const latest = new Map<string, { d: DefinitionTrace; turn: number; shown: boolean }>();
   const reads: Array<DefinitionTrace[] | undefined> = [];
@@ -132,10 +152,24 @@ function markReads(input: ViewInput, plans: TurnPlan[], { cutAt, before }: Strea
       else latest.set(d.name, { d, turn: j, shown: turn.prints.length === 0 || isWhole(d) });
     }
   }
+  // A redefined name's `; Read:` line goes as a superseded definition's does: with a rewrite
+  // that happens anyway, or when dropping it pays (see markSuperseded).
+  const n = turns.length;
   reads.forEach((list, j) => {
-    const live = list?.filter((d) => latest.get(d.name)?.d === d);
+    const lines = seenOf(turns[j], input.maxPrintChars).lines;
+    const live = list?.filter((d) => {
+      const r = redefinedAfter(turns, d.name, j);
+      if (r < 0) return true;
+      return !(lines > 0 ? cutMovesInto(cutAt, before[j], lines, r + 1, n) : dropPays(input, options, summaryOptions, plans[j], j, r + 1, d));
+    });
     if (live !== undefined && live.length > 0) plans[j].reads = live;
   });
+}
+
+/** The first turn after `j` that defines `name`, or -1. */
+function redefinedAfter(turns: readonly Turn[], name: string, j: number): number {
+  for (let r = j + 1; r < turns.length; r++) if (turns[r].definitions.some((d) => d.name === name)) return r;
+  return -1;
 }
 
 // Per turn record: the free names of its program (a program is analyzed once).
@@ -147,6 +181,56 @@ function readsOf(turn: Turn): readonly string[] {
   return names;
 }
 
+/**
+ * Whether summarizing turn `i`, shown as written until then, pays in the prompt that first shows
+ * `visible` turns (and every prompt after it): that prompt writes the summary and everything after
+ * it again (the newest turn is new there either way), and each prompt from it on reads the summary
+ * instead of the reply. Later turns are counted at their reply's size, which bounds what they show.
+ */
+function summaryPays(input: ViewInput, options: Required<ViewOptions>, summaryOptions: SummaryOptions, plan: TurnPlan, i: number, visible: number): boolean {
+  const turns = input.turns;
+  const turn = turns[i];
+  const summarized = summaryTokens(turn, plan, summaryOptions) + feedbackTokens(historyFeedback(input, turn, plan, true));
+  const written = sizesOf(turn).reply + feedbackTokens(historyFeedback(input, turn, plan, false));
+  return payback(VIEW_PRICES[options.cacheModel], { savedTokens: written - summarized, prompts: Math.max(0, input.maxTurns - visible), rewrittenTokens: rewrittenFrom(input, plan, summaryOptions, i, visible) }).pays;
+}
+
+/** Tokens a prompt over `visible` turns writes again from turn `i`'s summary on (the newest turn is new there either way). */
+function rewrittenFrom(input: ViewInput, plan: TurnPlan, summaryOptions: SummaryOptions, i: number, visible: number): number {
+  const turns = input.turns;
+  let rewritten = summaryTokens(turns[i], plan, summaryOptions) + feedbackTokens(historyFeedback(input, turns[i], plan, true));
+  for (let j = i + 1; j < visible - 1 && j < turns.length; j++) {
+    const later = sizesOf(turns[j]);
+    rewritten += later.reply + later.feedback;
+  }
+  return rewritten;
+}
+
+const lineCounts = new Map<string, number>();
+
+/** Tokens of a rendered feedback or summary line (a few distinct texts per turn, so counted once each). */
+function lineTokens(text: string): number {
+  let n = lineCounts.get(text);
+  if (n === undefined) {
+    if (lineCounts.size > 4096) lineCounts.clear();
+    lineCounts.set(text, (n = countTokens(text)));
+  }
+  return n;
+}
+
+const feedbackTokens = (text: string | undefined): number => (text === undefined ? 0 : lineTokens(text));
+
+const summaryOptionsOf = (input: ViewInput, options: Required<ViewOptions>): SummaryOptions => ({ sampleItems: options.sampleItems, sampleChars: options.sampleChars, toolCallsPerTurn: options.toolCallsPerTurn, maxPrintChars: input.maxPrintChars });
+
+function summaryTokens(turn: Turn, plan: TurnPlan, options: SummaryOptions): number {
+  const summary = summaryOf(turn, plan, options);
+  let n = summaryCounts.get(summary);
+  if (n === undefined) summaryCounts.set(summary, (n = countTokens(summary.text)));
+  return n;
+}
+
+const summaryCounts = new WeakMap<RenderedSummary, number>();
+
 function definesFunction(turn: Turn): boolean {
   return turn.status === "ok" && turn.definitions.some((d) => d.kind === "function");
 }
@@ -156,23 +240,53 @@ function definesAny(turn: Turn, names: readonly string[]): boolean {
 }
 
 /**
- * Marks the definitions a later turn redefines; a summary leaves their lines out. A summary is
- * rewritten for it only when it is rewritten anyway, once some of its turn's output is dropped
- * (or its turn printed nothing, whose stale samples would be read in every later prompt):
- * marking alone saves a few tokens and would rewrite the cached prompt from that turn on.
+ * Marks the definitions a later turn redefines; a summary leaves their lines out, so no stale
+ * value reads as live. Leaving a line out rewrites the cached prompt from that summary on, so
+ * a mark is made only with a rewrite that happens anyway: from the first prompt after the
+ * redefinition in which the println cut drops some more of that turn's output. A turn that
+ * printed nothing is never rewritten so: there the mark is made in the prompt that first shows
+ * the redefinition, if dropping the stale line pays back the rewrite in the prompts left, and
+ * never otherwise. Each decision is the one that prompt made, so every later prompt agrees.
  */
-function markSuperseded(input: ViewInput, plans: TurnPlan[]): void {
+function markSuperseded(input: ViewInput, plans: TurnPlan[], { cutAt, before }: Stream, options: Required<ViewOptions>, summaryOptions: SummaryOptions): void {
   const turns = input.turns;
-  const last = new Map<string, number>();
-  for (let i = 0; i < turns.length; i++) for (const d of turns[i].definitions) last.set(d.name, i);
-  for (let i = 0; i < turns.length; i++) {
-    if (turns[i].prints.length > 0 && plans[i].printsShown >= seenOf(turns[i], input.maxPrintChars).lines) continue;
+  const n = turns.length;
+  // The next definition of each name after the turn being looked at.
+  const next = new Map<string, number>();
+  for (let i = n - 1; i >= 0; i--) {
+    const turn = turns[i];
+    const lines = seenOf(turn, input.maxPrintChars).lines;
     let set: Set<string> | undefined;
-    for (const d of turns[i].definitions) {
-      if ((last.get(d.name) as number) > i) (set ??= new Set()).add(d.name);
+    for (const d of turn.definitions) {
+      const j = next.get(d.name);
+      if (j === undefined) continue;
+      // The first prompt that shows turn j shows `j + 1` turns.
+      const marked = lines > 0 ? cutMovesInto(cutAt, before[i], lines, j + 1, n) : dropPays(input, options, summaryOptions, plans[i], i, j + 1, d);
+      if (marked) (set ??= new Set()).add(d.name);
     }
     plans[i].superseded = set;
+    for (const d of turn.definitions) next.set(d.name, i);
   }
+}
+
+/** Whether a prompt over `from`..`to` turns dropped more of the output at lines [start, start + lines) than the prompt before it. */
+function cutMovesInto(cutAt: (k: number) => number, start: number, lines: number, from: number, to: number): boolean {
+  for (let k = from; k <= to; k++) {
+    const was = cutAt(k - 1);
+    if (cutAt(k) > was && was < start + lines && cutAt(k) > start) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether leaving out turn `i`'s line for `d` pays in the prompt over `visible` turns: it saves
+ * the line in every prompt left, and rewrites the turn's summary and every turn after it but
+ * the newest (counted at their replies' size, which bounds what they show).
+ */
+function dropPays(input: ViewInput, options: Required<ViewOptions>, summaryOptions: SummaryOptions, plan: TurnPlan, i: number, visible: number, d: DefinitionTrace): boolean {
+  if (visible > input.turns.length) return false;
+  const saved = lineTokens(definitionLine(d, false, "sample", summaryOptions));
+  return payback(VIEW_PRICES[options.cacheModel], { savedTokens: saved, prompts: Math.max(0, input.maxTurns - visible), rewrittenTokens: rewrittenFrom(input, plan, summaryOptions, i, visible) }).pays;
 }
 
 /**
@@ -343,21 +457,24 @@ function seenOf(turn: Turn, maxChars: number | undefined): { lines: number; toke
   return entry;
 }
 
-const rests = new WeakMap<Turn, number>();
+// Per turn record: tokens of its program (a failed reply without one: the reply), reply and feedback.
+const sizes = new WeakMap<Turn, { program: number; reply: number; feedback: number }>();
 
-/** What a turn shows besides its output, at most: its program (a failed reply without one: the reply). */
-function restOf(turn: Turn): number {
-  let n = rests.get(turn);
-  if (n === undefined) rests.set(turn, (n = countTokens(turn.program ?? turn.reply)));
+function sizesOf(turn: Turn): { program: number; reply: number; feedback: number } {
+  let n = sizes.get(turn);
+  if (n === undefined) sizes.set(turn, (n = { program: countTokens(turn.program ?? turn.reply), reply: countTokens(turn.reply), feedback: turn.feedback === undefined ? 0 : countTokens(turn.feedback) }));
   return n;
 }
+
+/** What a turn shows besides its output, at most: its program, which its summary never exceeds. */
+const restOf = (turn: Turn): number => sizesOf(turn).program;
 
 /** The compressed prompt view (with `compressHistory: false` it is the full view). */
 export const compressedView: PromptView = (input, rawOptions) => {
   const options = resolveViewOptions(rawOptions);
   if (!options.compressHistory) return fullView(input, options);
   const plans = planTurns(input, options);
-  const summaryOptions: SummaryOptions = { sampleItems: options.sampleItems, sampleChars: options.sampleChars, toolCallsPerTurn: options.toolCallsPerTurn, maxPrintChars: input.maxPrintChars };
+  const summaryOptions = summaryOptionsOf(input, options);
   const messages: ChatMessage[] = [
     { role: "system", content: input.system },
     { role: "user", content: input.task },
@@ -525,6 +642,7 @@ const summaries = new WeakMap<Turn, { key: string; summary: RenderedSummary }>()
 function summaryOf(turn: Turn, plan: TurnPlan, options: SummaryOptions): RenderedSummary {
   let key = `${plan.printsShown}/${options.sampleItems}/${options.sampleChars}/${options.toolCallsPerTurn}/${options.maxPrintChars}`;
   if (plan.superseded !== undefined) for (const name of plan.superseded) key += "/" + name;
+  if (plan.redefines !== undefined) for (const name of plan.redefines) key += "/a:" + name;
   if (plan.read !== undefined) for (const name of plan.read) key += "/r:" + name;
   if (plan.reads !== undefined) for (const d of plan.reads) key += "/R:" + d.name;
   const hit = summaries.get(turn);

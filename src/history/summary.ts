@@ -27,6 +27,11 @@ export interface SummaryContext {
   superseded?: ReadonlySet<string>;
   /** How many of the turn's println lines (the most recent ones) are shown; the rest are counted as dropped. */
   printsShown: number;
+  /**
+   * Names this turn defined that an earlier turn defined too: their lines say `(redefined)`, so
+   * an earlier line for the name reads as stale without rewriting it (see markSuperseded).
+   */
+  redefines?: ReadonlySet<string>;
   /** Names this turn defined that a later program read: once some of its output is dropped, they keep their samples. */
   read?: ReadonlySet<string>;
   /**
@@ -68,16 +73,17 @@ export function renderSummary(turn: Turn, ctx: SummaryContext, options: SummaryO
   const detail = detailOf(turn, ctx, options);
   // Functions first, then data, each in the order the program defined them. A name a later
   // turn redefines has no line: the newer definition is shown where it was made.
+  const again = (d: DefinitionTrace): boolean => ctx.redefines?.has(d.name) ?? false;
   for (const d of turn.definitions) {
     if (d.kind !== "function" || (ctx.superseded?.has(d.name) ?? false)) continue;
-    const line = definitionLine(d, false, "none", options);
+    const line = definitionLine(d, false, "none", options, again(d));
     lines.push(line);
     bare.push(line);
   }
   for (const d of turn.definitions) {
     if (d.kind === "function" || (ctx.superseded?.has(d.name) ?? false)) continue;
-    lines.push(definitionLine(d, false, detail(d), options));
-    bare.push(definitionLine(d, false, "none", options));
+    lines.push(definitionLine(d, false, detail(d), options, again(d)));
+    bare.push(definitionLine(d, false, "none", options, again(d)));
   }
   // What the program read is what it taught, like a sample: not counted against the program's size.
   if (ctx.reads !== undefined) for (const d of ctx.reads) lines.push(readLine(d, options));
@@ -120,7 +126,7 @@ export function learnedLines(turn: Turn, ctx: SummaryContext, options: SummaryOp
   if (turn.status !== "ok") return "";
   const detail = detailOf(turn, ctx, options);
   const lines: string[] = [];
-  for (const d of turn.definitions) if (d.kind !== "function" && !(ctx.superseded?.has(d.name) ?? false) && detail(d) === "sample") lines.push(definitionLine(d, false, "sample", options));
+  for (const d of turn.definitions) if (d.kind !== "function" && !(ctx.superseded?.has(d.name) ?? false) && detail(d) === "sample") lines.push(definitionLine(d, false, "sample", options, ctx.redefines?.has(d.name) ?? false));
   if (ctx.reads !== undefined) for (const d of ctx.reads) lines.push(readLine(d, options));
   return lines.join("\n");
 }
@@ -136,12 +142,13 @@ function readLine(d: DefinitionTrace, options: SummaryOptions): string {
 
 /**
  * `; Function: name [params] - "doc"` or `; Defined: name - "doc" = type[size], sample: ...`;
- * a superseded definition is only named, so the newer one is the only value shown.
+ * a superseded definition is only named, so the newer one is the only value shown; a
+ * redefinition says so (`; Defined: name (redefined) = ...`).
  */
-export function definitionLine(d: DefinitionTrace, superseded: boolean, detail: Detail, options: SummaryOptions): string {
+export function definitionLine(d: DefinitionTrace, superseded: boolean, detail: Detail, options: SummaryOptions, redefined = false): string {
   const label = d.kind === "function" ? "; Function: " : "; Defined: ";
   if (superseded) return `${label}${d.name} (redefined later)`;
-  let s = label + d.name;
+  let s = label + d.name + (redefined ? " (redefined)" : "");
   if (d.kind === "function" && d.params) s += " " + d.params;
   if (d.doc) s += " - " + quoteString(d.doc.length > MAX_DOC ? d.doc.slice(0, MAX_DOC) + "..." : d.doc);
   if (d.kind === "function") return s;

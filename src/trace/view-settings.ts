@@ -68,8 +68,8 @@ export interface ViewOptions {
 
 /**
  * Why a turn is kept in full: the latest turn, an errored turn, a turn just before an
- * error, the only turn of a single-shot run, a program shorter than its summary, or (in
- * strict-prefix mode) a summary that would not pay back its cache write.
+ * error, the only turn of a single-shot run, a program shorter than its summary, or a
+ * summary that would not pay back the rewrite of the cached prompt it costs.
  */
 export type FullReason = "latest" | "error" | "error-context" | "single" | "short" | "cost";
 

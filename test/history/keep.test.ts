@@ -18,7 +18,8 @@ async function run(replies: string[], context: Record<string, unknown> = {}): Pr
   return step.trace;
 }
 
-const view = (trace: RunTrace, k: number, opts: ViewOptions) => compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, k), maxTurns: trace.turns.length }, opts);
+// The turn budget: by default the turns the run used; a larger one leaves more prompts for a rewrite to pay back in.
+const view = (trace: RunTrace, k: number, opts: ViewOptions, maxTurns = trace.turns.length) => compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, k), maxTurns }, opts);
 const text = (v: ReturnType<typeof view>): string => v.messages.map((m) => m.content).join("\n");
 
 describe("keeping what a model needs", () => {
@@ -69,19 +70,25 @@ describe("keeping what a model needs", () => {
   it("keeps a fixed error in full under the breakpoint layout (summarizing it would rewrite every later message)", async () => {
     const trace = await run([reply("Try.", "(println (+ 1 nil))"), reply("Fix.", `(println "ok" 1)`), reply("More.", `(println "ok" 2)`), reply("More.", `(println "ok" 3)`), reply("Done.", "(return 1)")]);
     expect(trace.turns[0].status).toBe("error");
-    expect(view(trace, 4, options("breakpoint")).stats.turnsFull.map((t) => t.reason)).toEqual(["error"]);
-    expect(view(trace, 4, options("token-prefix")).stats.turnsFull).toEqual([]);
+    expect(view(trace, 4, options("breakpoint"), 30).stats.turnsFull.map((t) => t.reason)).toEqual(["error"]);
+    // Under a token-prefix cache it is summarized once that pays: with prompts left to repay the rewrite, not in the run's last one.
+    expect(view(trace, 4, options("token-prefix"), 30).stats.turnsFull).toEqual([]);
+    expect(view(trace, 4, options("token-prefix")).stats.turnsFull).toEqual([{ turn: 1, reason: "cost" }]);
   });
 
-  it("keeps a turn that defined functions raw for one more prompt, then summarizes it", async () => {
+  it("keeps a turn that defined functions raw for one more prompt, then summarizes it when the rewrite pays", async () => {
     const define = reply("A helper.", `(defn double-all "Doubles each" [xs] (mapv #(* 2 %) xs))\n(println "ok")`);
     const trace = await run([define, reply("Use it.", `(println (double-all [1 2]))`), reply("Again.", `(println "n" 2)`), reply("Done.", "(return 1)")]);
-    const next = view(trace, 1, options());
+    const next = view(trace, 1, options(), 30);
     expect(next.stats.turnsFull).toEqual([{ turn: 1, reason: "latest" }]);
     expect(text(next)).toContain("(defn double-all");
-    const later = view(trace, 2, options());
+    const later = view(trace, 2, options(), 30);
     expect(later.stats.turnsFull).toEqual([]);
     expect(text(later)).toContain('; Function: double-all [xs] - "Doubles each"');
     expect(text(later)).not.toContain("(defn double-all");
+    // Two prompts left in a 4-turn budget cannot repay rewriting the cached program: it stays as written.
+    const short = view(trace, 2, options());
+    expect(short.stats.turnsFull).toEqual([{ turn: 1, reason: "cost" }]);
+    expect(text(short)).toContain("(defn double-all");
   });
 });

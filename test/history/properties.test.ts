@@ -138,9 +138,10 @@ describe("compressed view properties", () => {
         const plans = planTurns(inputOf(trace), opts);
         const lastDef = new Map<string, number>();
         trace.turns.forEach((t, i) => t.definitions.forEach((d) => lastDef.set(d.name, i)));
-        // A redefined name is marked in an earlier summary once that summary is rewritten anyway:
-        // while all of its turn's output is still shown, it stays as it was first written.
-        const untouched = (i: number): boolean => trace.turns[i].prints.length > 0 && plans[i].printsShown === trace.turns[i].prints.length;
+        // A redefined name leaves an earlier summary only when that summary is rewritten anyway or
+        // dropping the line pays (the plan says which); otherwise its old line stays as written,
+        // and the newer line says (redefined).
+        const untouched = (i: number, name: string): boolean => !(plans[i].superseded?.has(name) ?? false);
         const seen = new Map<string, number[]>();
         trace.turns.forEach((t, i) => {
           const content = messages[assistantAt(i)].content;
@@ -151,10 +152,13 @@ describe("compressed view properties", () => {
         for (const d of memory) {
           const i = lastDef.get(d.name) as number;
           const isSummary = summarized(messages, trace, i);
-          expect((seen.get(d.name) ?? []).filter((j) => j === i || !untouched(j))).toEqual(isSummary ? [i] : []);
+          const shown = seen.get(d.name) ?? [];
+          expect(shown.filter((j) => j === i || !untouched(j, d.name))).toEqual(isSummary ? [i] : []);
           if (isSummary) {
             const line = currentDefinitions(messages[assistantAt(i)].content).get(d.name) as string;
             expect(typed(line, d, opts), line).toBe(true);
+            // An earlier line for the name still shown: the latest says it replaced it.
+            if (shown.some((j) => j < i)) expect(line).toContain(`${d.name} (redefined)`);
           } else {
             expect(messages[assistantAt(i)].content).toBe(trace.turns[i].reply);
           }
@@ -192,7 +196,8 @@ describe("compressed view properties", () => {
         const kept = (i: number): boolean => isErrored(trace.turns[i]) && errorKept(trace.turns, i, options);
         trace.turns.forEach((t, i) => {
           if (keptFull(trace.turns, i, options)) expect(messages[assistantAt(i)].content).toBe(t.reply);
-          else if (!summarized(messages, trace, i)) expect(view.stats.turnsFull.find((f) => f.turn === t.number)?.reason).toMatch(options.strictPrefix ? /^(short|cost)$/ : /^short$/);
+          // Not summarized: a program shorter than its summary, or a summary that would not pay back the rewrite it costs.
+          else if (!summarized(messages, trace, i)) expect(view.stats.turnsFull.find((f) => f.turn === t.number)?.reason).toMatch(/^(short|cost)$/);
           if (isErrored(t) && !kept(i) && summarized(messages, trace, i)) {
             // A summarized error: the program is gone, its feedback keeps the error's first line only.
             expect(messages[assistantAt(i)].content).toMatch(/; \((failed program|reply without a program|program omitted: its return value was rejected)/);
@@ -226,7 +231,9 @@ describe("compressed view properties", () => {
           .slice(assistantAt(trace.turns.length - 1))
           .map((m) => m.content)
           .join("\n");
-        const learned = learnedLines(t, { printsShown: t.prints.length }, { sampleItems: opts.sampleItems, sampleChars: opts.sampleChars, toolCallsPerTurn: opts.toolCallsPerTurn ?? 10 });
+        // Names an earlier turn defined: their lines say (redefined).
+        const redefines = new Set(trace.turns.slice(0, -1).flatMap((e) => e.definitions.map((d) => d.name)));
+        const learned = learnedLines(t, { printsShown: t.prints.length, redefines }, { sampleItems: opts.sampleItems, sampleChars: opts.sampleChars, toolCallsPerTurn: opts.toolCallsPerTurn ?? 10 });
         const expected = t.status === "ok" && t.prints.length === 0 ? t.definitions.filter((d) => d.kind === "value") : [];
         expect(learned.split("\n").filter((l) => l !== "")).toHaveLength(expected.length);
         for (const line of learned.split("\n")) expect(text).toContain(line);

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
+import { renderSummary } from "../../src/history/summary.js";
 import { compressedView } from "../../src/history/compressed.js";
 import { compressionReport } from "../../src/history/stats.js";
 import { defaultViewOptions } from "../../src/history/view.js";
@@ -87,7 +88,10 @@ describe("scenario: successful multi-turn", () => {
     expect(sent[1]).toEqual(["system", "user", "summary", "feedback"]);
     // Turn 2 defined a function the next turn builds on: raw for one more prompt.
     expect(sent[2]).toEqual(["system", "user", "summary", "feedback", "full", "feedback"]);
-    expect(sent[3]).toEqual(["system", "user", "summary", "summary", "summary", "feedback"]);
+    // Then it stays as written: its summary (samples of what it defined without printing) saves
+    // too little to repay rewriting the cached prompt from it on.
+    expect(sent[3]).toEqual(["system", "user", "summary", "feedback", "full", "feedback", "summary", "feedback"]);
+    expect(step.turns[3].view?.turnsFull).toEqual([{ turn: 2, reason: "cost" }]);
     // Exploration mode: turn 2 defined without printing, and the very next prompt shows its samples.
     // (Kept raw, the turn shows them before its feedback.)
     expect(llm.requests[2].messages[5].content).toMatch(/; Defined: reviews = string\[\d+\], sample: "Customer Review Summary/);
@@ -98,18 +102,19 @@ describe("scenario: successful multi-turn", () => {
       // ...less the model's note, which the latest summary carries for one prompt, at its end.
       const note = k > 1 ? prev[2].content.lastIndexOf("\n; Note: ") : -1;
       const base = k === 1 ? "" : note >= 0 ? prev[2].content.slice(0, note) : prev[2].content;
-      // Turn 2 is raw in the prompt for turn 3, so there the shared message ends after turn 1.
-      if (k === 2) expect(next[2].content).toBe(base);
-      else if (k > 1) expect(next[2].content.startsWith(base + "\n\n")).toBe(true);
-      expect(next).toHaveLength(k === 2 ? 6 : 4);
+      // Turn 2 is raw from the prompt for turn 3 on, so there the shared message ends after turn 1.
+      if (k > 1) expect(next[2].content).toBe(base);
+      if (k === 3) expect(next.slice(3, 6)).toEqual(prev.slice(3, 6));
+      expect(next).toHaveLength(k === 1 ? 4 : k === 2 ? 6 : 8);
     }
     const last = llm.requests[3].messages;
-    const [first, second, third] = summariesIn(last[2].content);
+    const [first] = summariesIn(last[2].content);
     // Turn 1 printed: its output moved into the summary, without samples.
     expect(first).toBe('; Defined: electronics - "Electronics products" = vector[3]\n; Output:\ncount: 3');
     expect(last[3].content).not.toContain("count: 3");
-    expect(last[3].content).toMatch(/^Turn 4 of 5\. Next turn is your last/);
-    // Turn 2 did not print: samples, the function with its docstring, and both tool calls with result shapes.
+    expect(last[7].content).toMatch(/^Turn 4 of 5\. Next turn is your last/);
+    // Turn 2's summary, had it paid: samples, the function with its docstring, and both tool calls with result shapes.
+    const second = renderSummary(step.turns[1], { printsShown: 0 }, { sampleItems: defaultViewOptions.sampleItems, sampleChars: defaultViewOptions.sampleChars, toolCallsPerTurn: 10 }).text;
     expect(second).toContain('; Function: rated [text] - "Names with rating of at least 4"');
     expect(second).toMatch(/; Defined: reviews = string\[\d+\], sample: "Customer Review Summary/);
     expect(second).toContain('; Tool: search-reviews {:category "Electronics"} -> reviews');
@@ -117,8 +122,9 @@ describe("scenario: successful multi-turn", () => {
     // The trace keeps every full program and the exact messages sent.
     expect(step.turns.map((t) => t.program)).toEqual(replies.map((r) => r.split("```clojure\n")[1].split("\n```")[0]));
     expect(step.turns[3].messages).toEqual(last);
+    const [third] = summariesIn(last[6].content);
     expect(third.startsWith("; Defined: good = vector[2]\n; Output:\ngood: [\"Laptop\" \"Monitor\"]\n; Note: Compute the answer. I will keep")).toBe(true);
-    expect(step.turns[3].view?.turnsCompressed).toBe(3);
+    expect(step.turns[3].view?.turnsCompressed).toBe(2);
   });
 
   it("keeps the latest turn in full for one more prompt with keepLatestFull (the earlier timing)", async () => {
@@ -159,13 +165,16 @@ describe("scenario: error recovery", () => {
     expect(errored.content).toBe(replies[2]);
     expect(llm.requests[4].messages[5].content).toMatch(/Error/);
     expect(step.turns[4].view?.turnsFull).toEqual([{ turn: 3, reason: "error" }]);
-    // One turn later the error is two turns back and was fixed since: its program is
-    // summarized and its feedback keeps the error's first line.
-    const next = compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns, maxTurns: 5 }, { ...defaultViewOptions, compressHistory: true });
+    // One turn later the error is two turns back and was fixed since: with prompts left to repay
+    // the rewrite (a 20-turn budget), its program is summarized and its feedback keeps the
+    // error's first line; in the run's own 5-turn budget it stays as written.
+    const at = (maxTurns: number) => compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns, maxTurns }, { ...defaultViewOptions, compressHistory: true });
+    expect(at(5).stats.turnsFull).toEqual([{ turn: 3, reason: "cost" }]);
+    const next = at(20);
     // The summarized error's feedback is more than a turn line: it ends the shared message.
     expect(shape(next.messages, replies)).toEqual(["system", "user", "summary", "summary", "summary", "feedback", "summary", "summary"]);
     expect(summariesIn(next.messages[2].content)[2]).toBe("; (failed program omitted)");
-    expect(next.messages[3].content).toMatch(/^Error at line 1, column \d+: type_error: [^\n]+\n+Nothing from this program was stored\.\n+Turn 4 of 5\./);
+    expect(next.messages[3].content).toMatch(/^Error at line 1, column \d+: type_error: [^\n]+\n+Nothing from this program was stored\.\n+Turn 4 of 20\./);
     expect(llm.requests[4].messages[5].content).toMatch(/\n1 \| /);
     expect(compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns, maxTurns: 5 }, { ...defaultViewOptions, compressHistory: true, errorWindowTurns: 0 }).messages[4].content).toBe(replies[2]);
   });

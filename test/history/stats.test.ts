@@ -73,7 +73,15 @@ describe("compression usage", () => {
     });
     expect(usage.prompts[4].turnsCompressed).toBe(3);
     expect(usage.prompts[4].turnsFull).toEqual([{ turn: 3, reason: "error" }]);
-    expect(usage.prompts[4].definitionsSuperseded).toBe(1);
+    // users (turn 1, which printed nothing) is redefined in turn 4: dropping its stale line
+    // would not pay back in the 3 prompts left, so it stays and the new line says (redefined);
+    // with 200 turns left it goes.
+    expect(usage.prompts[4].definitionsSuperseded).toBe(0);
+    const long = compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, 4), maxTurns: 200, toolsWithdrawn: true }, on);
+    expect(long.stats.definitionsSuperseded).toBe(1);
+    const sample = '{:name "Ann" :id 1}';
+    expect(compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, 4), maxTurns: 8, toolsWithdrawn: true }, on).messages.map((m) => m.content).join("\n")).toContain(sample);
+    expect(long.messages.map((m) => m.content).join("\n")).not.toContain(sample);
   });
 
   it("finds the full view append-only: each prompt caches all of the previous one", () => {
@@ -115,15 +123,17 @@ describe("side-by-side comparison", () => {
     expect(text).toContain("-- system: ");
     expect(text).toContain("same in both");
     expect(text).toContain("-- assistant (turn 1): full ");
-    expect(text).toMatch(/\| ; Defined: users \(redefined later\)\n/);
+    expect(text).toMatch(/\| ; Defined: users \(redefined\) = "redefined"\n/);
     expect(text).toContain("kept full: error");
     // Turns 4 and 5 are summaries in one message: the turn line between them is left out.
     expect(text).toMatch(/-- user \(turn 4\): full \d+ tokens \| compressed 0 tokens -+\n.*\| \(turn line left out between summaries\)/);
     expect(text).toContain("Compression per prompt");
     expect(text).toMatch(/\n\s*total\s+\d+\s+\d+/);
     for (const line of text.split("\n")) expect(line.length).toBeLessThanOrEqual(120);
-    // With the default window the error (two turns back, fixed since) is summarized.
-    expect(renderComparison(trace, run, on, { width: 120 })).toContain("| ; (failed program omitted)");
+    // With the default window the error (two turns back, fixed since) is summarized once that
+    // pays: in a 30-turn budget, not in this run's 8 (it stays as written, kept for cost).
+    expect(renderComparison(trace, { ...run, maxTurns: 30 }, on, { width: 120 })).toContain("| ; (failed program omitted)");
+    expect(renderComparison(trace, run, on, { width: 120 })).toContain("kept full: cost");
   });
 
   it("shows the prompt of a chosen turn", () => {

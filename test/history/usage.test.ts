@@ -86,9 +86,13 @@ describe("step.usage.compression", () => {
     });
     const last = usage.perTurn.at(-1)!;
     expect(last.viewTokens).toBeLessThan(last.fullTokens);
-    // The error (turn 3) is three turns back and was fixed since: summarized; turn 2 keeps
-    // its short program; turn 5 was summarized as soon as it was done.
-    expect(last.turnsFull).toEqual([{ turn: 2, reason: "short" }]);
+    // The error (turn 3) is three turns back and was fixed since, but the few prompts left in
+    // the budget cannot repay rewriting the cached prompt from it: it stays, kept for cost;
+    // turn 2 keeps its short program; turn 5 was summarized as soon as it was done.
+    expect(last.turnsFull).toEqual([
+      { turn: 2, reason: "short" },
+      { turn: 3, reason: "cost" },
+    ]);
     // While the error is being fixed it stays in full; the turn before it did not define the
     // function the error happened in, so it stays summarized (or short).
     expect(usage.perTurn[4].turnsFull).toEqual([

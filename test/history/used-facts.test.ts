@@ -78,11 +78,10 @@ describe("facts later turns used", () => {
       }
       for (let k = REDEFINED; k < trace.turns.length; k++) {
         const text = prompt(trace, k, opts);
-        // Only the new vip is shown; the old one's line is gone from the rewritten summary.
-        expect(text, `prompt for turn ${k + 1}`).not.toContain('"VIP-');
+        // The new vip is shown as a redefinition. The old lines stay as written: dropping them
+        // would rewrite the cached prompt from turn 1 on, which the few turns left cannot repay.
         expect(text, `prompt for turn ${k + 1}`).toContain('"VIP2-');
-        expect(text.match(/; Defined: vip[ =]/g), `prompt for turn ${k + 1}`).toHaveLength(1);
-        expect(text).not.toContain("(redefined later)");
+        expect(text, `prompt for turn ${k + 1}`).toMatch(/; Defined: vip \(redefined\)|\(def vip /);
         expect(text, `prompt for turn ${k + 1}`).toContain(watch);
       }
     });
@@ -128,7 +127,7 @@ describe("facts later turns used", () => {
 });
 
 describe("superseded lines in rewritten summaries", () => {
-  it("a rewritten summary has no line for a name redefined later; a summary not rewritten keeps its text byte for byte", async () => {
+  it("a name redefined later: its line leaves a summary rewritten anyway or when dropping it pays; a summary not rewritten keeps its text byte for byte", async () => {
     const trace = await run([
       // Printed nothing: its samples would go stale, so its summary is rewritten when users is redefined.
       reply("Load.", `(def users (vec (take 30 (map :customer data/orders))))\n(def cities-seen (set (map :city data/orders)))`),
@@ -137,11 +136,16 @@ describe("superseded lines in rewritten summaries", () => {
       reply("Narrow.", `(def users (vec (take 10 users)))\n(def top (vec (take 5 top)))\n(println "users" (count users))`),
       reply("Done.", "(return (count users))"),
     ]);
-    const before = compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, 2), maxTurns: 4 }, options());
-    const after = compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, 3), maxTurns: 4 }, options());
+    // A long turn budget: dropping users' stale sample pays back in the prompts left.
+    const before = compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, 2), maxTurns: 200 }, options());
+    const after = compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, 3), maxTurns: 200 }, options());
     const place = (v: typeof after, turn: number) => (v.turns ?? []).find((p) => p.turn === turn);
     const first = place(after, 1)?.text ?? "";
     expect(first).not.toMatch(/; Defined: users\b/);
+    // In the run's own 4-turn budget it does not pay: the line stays as written.
+    const short = compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, 3), maxTurns: 4 }, options());
+    expect(place(short, 1)?.text).toBe(place(compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, 2), maxTurns: 4 }, options()), 1)?.text);
+    expect(place(short, 1)?.text).toMatch(/; Defined: users\b/);
     expect(first).toMatch(/^; Defined: cities-seen = set\[4\]/m);
     // Turn 2 printed and its output is still shown: its summary is not rewritten, top's line stays
     // as written (the note after it was for one prompt).
@@ -155,7 +159,7 @@ describe("superseded lines in rewritten summaries", () => {
       reply("Narrow.", `(def users (vec (take 10 users)))\n(println "users" (count users))`),
       reply("Done.", "(return (count users))"),
     ]);
-    const view = compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, 2), maxTurns: 3 }, options());
+    const view = compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, 2), maxTurns: 200 }, options());
     const first = (view.turns ?? [])[0].text;
     expect(first).not.toContain("no definitions");
     expect(first).not.toContain('"customer-');
