@@ -75,7 +75,7 @@ const OPTIONS: ViewOptions[] = [
 /** A turn whose return value was rejected, summarized: the one failure the generated traces lack. */
 function rejectedReturn(): RunTrace {
   const trace = buildTrace([{ status: "ok", defs: [], prints: 1, tools: [], prose: 0 }, { status: "ok", defs: [], prints: 1, tools: [], prose: 0 }], 6);
-  const bad: Turn = { ...trace.turns[1], status: "invalid_return", error: { kind: "invalid_return", message: "the value does not match", phase: "validate" } };
+  const bad: Turn = { ...trace.turns[1], status: "invalid_return", error: { kind: "value_error", message: "the (return ...) value does not match the expected output", phase: "runtime" } };
   bad.feedback = renderFeedback(bad, { maxTurns: 6 }, { prints: true });
   const later = [3, 4, 5].map((number) => ({ ...trace.turns[0], number, feedback: renderFeedback({ ...trace.turns[0], number }, { maxTurns: 6 }, { prints: true }) }));
   return { ...trace, turns: [trace.turns[0], bad, ...later] };

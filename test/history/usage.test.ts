@@ -99,7 +99,7 @@ describe("step.usage.compression", () => {
     // Each view sends its own system prompt (the compressed one explains its summary lines, a
     // fixed cost per prompt that this short session does not earn back): what compression
     // saves is in the messages after it.
-    const after = (messages: readonly { role: string; content: string }[]) => promptTokens(messages.slice(1));
+    const after = (messages: Parameters<typeof promptTokens>[0]) => promptTokens(messages.slice(1));
     const full = step.turns.reduce((sum, _, i) => sum + after(fullView({ system: step.trace.system, task: step.trace.task, turns: step.turns.slice(0, i), maxTurns: s.maxTurns, toolsWithdrawn: s.toolsWithdrawn, maxPrintChars: s.maxPrintChars }, s.view).messages), 0);
     expect(step.turns.reduce((sum, t) => sum + after(t.messages), 0)).toBeLessThan(full);
     // The same figures a trace viewer rebuilds from the stored trace.
