@@ -29,7 +29,7 @@ export interface ApprovalSetup {
   paused?: { turn: number; calls: readonly ToolCallTrace[]; held: ReadonlySet<number> };
 }
 
-export const approvalId = (turn: number, index: number): string => `turn-${turn}-call-${index + 1}`;
+const approvalId = (turn: number, index: number): string => `turn-${turn}-call-${index + 1}`;
 
 /** What the tool session does with one call. */
 export type Verdict =

@@ -33,7 +33,8 @@ function interpreterOptions(options: Pick<InheritableOptions, "printlnHistoryLim
 /** The strategy as traces and saved states record it. */
 export const strategySpec = (s: Pick<Strategy, "name" | "options">): { name: string; options: Record<string, unknown> } => ({ name: s.name, options: { ...s.options } });
 
-const NO_VIEW_STATS: ViewStats = { turnsCompressed: 0, turnsFull: [], definitionsShown: 0, printlnShown: 0, printlnDropped: 0, toolCallsShown: 0 };
+// A new object per turn record: records are handed to hosts, and one shared array would be every turn's.
+const noViewStats = (): ViewStats => ({ turnsCompressed: 0, turnsFull: [], definitionsShown: 0, printlnShown: 0, printlnDropped: 0, toolCallsShown: 0 });
 
 function isViewStats(x: unknown): x is ViewStats {
   const r = x as Partial<ViewStats> | undefined;
@@ -71,7 +72,7 @@ export async function buildPrompt(input: ViewInput, viewOptions: ViewOptions, st
   const { durationMs: _wallTime, ...stats } = result.stats;
   const compaction: TurnCompaction = { stats, events: [...result.events], state: result.state };
   if (calls.length > 0) compaction.calls = calls;
-  return { messages, full: full.messages, view: isViewStats(result.details) ? result.details : NO_VIEW_STATS, compaction };
+  return { messages, full: full.messages, view: isViewStats(result.details) ? result.details : noViewStats(), compaction };
 }
 
 /** The summarizer, with each reply noted (for the trace). */

@@ -126,14 +126,16 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
   const end = options.keepLatestFull ? last : last + 1;
   const lines: number[] = [];
   const tokens: number[] = [];
+  const rest: number[] = [];
   for (let i = 0; i < end; i++) {
     const seen = seenOf(turns[i], input.maxPrintChars);
     lines.push(seen.lines);
     tokens.push(seen.tokens);
+    rest.push(restOf(turns[i]));
   }
   // Prompts left in the turn budget when the stream holds `end` turns: what a cut's saving recurs over.
   const first = options.keepLatestFull ? 2 : 1;
-  const rule: PrintRule = { limit, tokens: options.printlnHistoryTokens, dropAfter: options.dropAfterTokens, price: VIEW_PRICES[options.cacheModel], promptsLeft: (end) => Math.max(0, input.maxTurns - end - first + 1) };
+  const rule: PrintRule = { limit, tokens: options.printlnHistoryTokens, dropAfter: options.dropAfterTokens, price: VIEW_PRICES[options.cacheModel], promptsLeft: (end) => Math.max(0, input.maxTurns - end - first + 1), rest };
   const cut = printCut(lines, tokens, rule, !options.keepLatestFull);
   let offset = 0;
   for (let i = 0; i < end && offset < cut; i++) {
@@ -151,6 +153,12 @@ export interface PrintRule {
   price?: ModelPrice;
   /** Prompts still to come (this one included) when the stream holds `end` turns. */
   promptsLeft?: (end: number) => number;
+  /**
+   * Tokens each turn shows besides its output (its summary or program: estimated by the
+   * program, which a summary never exceeds). A cut rewrites them too, from the first turn whose
+   * output it changes on: everything after a change is written again under either cache.
+   */
+  rest?: readonly number[];
 }
 
 /**
@@ -206,14 +214,16 @@ function pays(lines: readonly number[], tokens: readonly number[], end: number, 
   let dropped = 0;
   let rewritten = 0;
   let before = 0;
+  let changed = false;
   // The protected latest turn is new in this prompt either way.
   const last = protectLast ? end - 1 : end;
   for (let i = 0; i < last; i++) {
     const old = Math.min(lines[i], Math.max(0, before + lines[i] - from));
     const now = Math.min(lines[i], Math.max(0, before + lines[i] - to));
     before += lines[i];
+    changed ||= old !== now;
     dropped += partTokens(lines[i], tokens[i], old) - partTokens(lines[i], tokens[i], now);
-    rewritten += partTokens(lines[i], tokens[i], now);
+    if (changed) rewritten += partTokens(lines[i], tokens[i], now) + (rule.rest?.[i] ?? 0);
   }
   return payback(rule.price, { savedTokens: dropped, prompts: rule.promptsLeft(end), rewrittenTokens: rewritten }).pays;
 }
@@ -253,6 +263,15 @@ function seenOf(turn: Turn, maxChars: number | undefined): { lines: number; toke
   }
   seenCache.set(turn, entry);
   return entry;
+}
+
+const rests = new WeakMap<Turn, number>();
+
+/** What a turn shows besides its output, at most: its program (a failed reply without one: the reply). */
+function restOf(turn: Turn): number {
+  let n = rests.get(turn);
+  if (n === undefined) rests.set(turn, (n = countTokens(turn.program ?? turn.reply)));
+  return n;
 }
 
 /** The compressed prompt view (with `compressHistory: false` it is the full view). */

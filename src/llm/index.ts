@@ -6,6 +6,6 @@ export { LlmError, type LlmErrorKind, type LlmErrorDetails } from "./errors.js";
 export { openaiLlm, type OpenAiLlmOptions, type RetryInfo } from "./openai.js";
 export { anthropicLlm, type AnthropicLlmOptions } from "./anthropic.js";
 export { aiSdkLlm, type AiSdkLlmOptions } from "./ai-sdk.js";
-export { scriptedLlm, estimateTokens, type ScriptedLlm, type ScriptedLlmOptions, type ScriptedReply } from "./scripted.js";
+export { scriptedLlm, type ScriptedLlm, type ScriptedLlmOptions, type ScriptedReply } from "./scripted.js";
 export { recordingLlm, type RecordedCall, type RecordingOptions } from "./recorder.js";
 export { replayLlm, loadRecording, type ReplayLlm, type ReplayOptions } from "./replay.js";

@@ -120,20 +120,30 @@ function withAttempts(e: LlmError, attempts: number): LlmError {
 /** An HTTP error status as an LlmError: 429 is `rate_limit`, 5xx and 408 `server`, the rest `http`. */
 export function statusError(name: string, status: number, message: string, headers: Headers | undefined): LlmError {
   const kind = status === 429 ? "rate_limit" : status >= 500 || status === 408 ? "server" : "http";
-  const retryAfter = headers ? retryAfterMs(headers) : undefined;
+  const retryAfter = headers ? retryAfterMs((name) => headers.get(name)) : undefined;
   // The SDKs' messages start with the status already ("500 Internal error"): say it once.
   const text = message.startsWith(`${status} `) ? message.slice(String(status).length + 1) : message;
   return new LlmError(kind, `${name}: HTTP ${status}: ${text}`, { status, ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }) });
 }
 
-/** The server's requested delay, from `retry-after-ms` or `retry-after` (seconds or an HTTP date). */
-export function retryAfterMs(headers: Headers): number | undefined {
-  const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const raw = headers.get("retry-after");
-  if (raw === null) return undefined;
-  const seconds = Number.parseFloat(raw);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(raw);
-  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
+/**
+ * The server's requested delay in ms, from `retry-after-ms` or `retry-after` (whole or decimal
+ * seconds, or an HTTP date); undefined when it asked nothing readable. The one reading, for the
+ * LLM clients and the proxy: `header` gives a header's value by its lower-case name.
+ */
+export function retryAfterMs(header: (name: string) => string | null | undefined, now: number = Date.now()): number | undefined {
+  const ms = delay(header("retry-after-ms"));
+  if (ms !== undefined) return ms;
+  const raw = header("retry-after");
+  if (raw === null || raw === undefined) return undefined;
+  const seconds = delay(raw);
+  if (seconds !== undefined) return seconds * 1000;
+  const date = /[a-z]/i.test(raw) ? Date.parse(raw) : Number.NaN;
+  return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
+}
+
+/** A non-negative finite number written alone ("12abc", "", "-3" and "Infinity" are not). */
+function delay(raw: string | null | undefined): number | undefined {
+  if (raw === null || raw === undefined || !/^\s*\d+(\.\d+)?\s*$/.test(raw)) return undefined;
+  return Number(raw);
 }

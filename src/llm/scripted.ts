@@ -23,9 +23,6 @@ export interface ScriptedLlm extends Llm {
   readonly remaining: number;
 }
 
-/** Rough token count: about four characters a token, as common BPE vocabularies average on code and English. */
-export const estimateTokens = (chars: number): number => Math.ceil(chars / 4);
-
 /** Serves `replies` in order; fails with an `exhausted` LlmError once they run out. */
 export function scriptedLlm(replies: readonly ScriptedReply[], options: ScriptedLlmOptions = {}): ScriptedLlm {
   const name = options.name ?? "scripted";

@@ -3,7 +3,7 @@
 // reply into word-sized pieces, so a streamed run behaves the same offline as live.
 
 /** The reply's text in pieces of one word with the spaces before it (lines stay whole where they are short). */
-export function textPieces(text: string): string[] {
+function textPieces(text: string): string[] {
   return text.match(/\s*\S+|\s+$/g) ?? (text === "" ? [] : [text]);
 }
 

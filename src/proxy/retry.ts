@@ -8,6 +8,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { ProxyConfig } from "./config.js";
 import type { ProxyContext } from "./context.js";
 import { upstreamBase, type UpstreamResult } from "./upstream.js";
+import { retryAfterMs } from "../llm/retry.js";
 
 const RETRYABLE = new Set([429, 500, 502, 503, 504]);
 
@@ -29,18 +30,6 @@ function fallbackBase(config: ProxyConfig): URL | undefined {
   return base;
 }
 
-/** What the upstream asked to wait, in ms, or undefined when it did not say. */
-export function retryAfterMs(headers: IncomingHttpHeaders, now: number): number | undefined {
-  const ms = Number(headers["retry-after-ms"]);
-  if (headers["retry-after-ms"] !== undefined && Number.isFinite(ms) && ms >= 0) return ms;
-  const v = headers["retry-after"];
-  if (typeof v !== "string" || v.trim() === "") return undefined;
-  const seconds = Number(v);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(v);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
 export async function sendWithRetries(ctx: ProxyContext, config: ProxyConfig, method: string, path: string, headers: IncomingHttpHeaders, body: Buffer, extra: Record<string, string>, signal?: AbortSignal): Promise<Sent> {
   const policy = config.retries;
   const primary = upstreamBase(config) as URL;
@@ -55,7 +44,7 @@ export async function sendWithRetries(ctx: ProxyContext, config: ProxyConfig, me
       const retryable = result.ok ? RETRYABLE.has(result.response.statusCode ?? 502) : result.kind === "unreachable";
       const last = t === targets.length - 1;
       if (!retryable || signal?.aborted === true) return { result, attempts, fallback: t > 0 };
-      const asked = result.ok ? retryAfterMs(result.response.headers, ctx.now()) : undefined;
+      const asked = result.ok ? upstreamRetryAfter(result.response.headers, ctx.now()) : undefined;
       const delay = asked ?? Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** i);
       const again = i < policy.attempts && delay <= policy.maxDelayMs;
       if (!again && last) return { result, attempts, fallback: t > 0 };
@@ -67,4 +56,12 @@ export async function sendWithRetries(ctx: ProxyContext, config: ProxyConfig, me
     }
     ctx.metrics.inc("ptc_proxy_upstream_fallbacks_total");
   }
+}
+
+/** What the upstream asked to wait, in ms (Node keeps the first of repeated `retry-after` headers, so a value is a string). */
+export function upstreamRetryAfter(headers: IncomingHttpHeaders, now: number): number | undefined {
+  return retryAfterMs((name) => {
+    const v = headers[name];
+    return typeof v === "string" ? v : undefined;
+  }, now);
 }

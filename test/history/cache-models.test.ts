@@ -94,6 +94,25 @@ describe("cache models", () => {
     expect(cost(trace, compressed("breakpoint"), BREAKPOINT)).toBeLessThan(cost(trace, full, BREAKPOINT));
   });
 
+  // Each turn defines eight values and prints three lines: the output is a small part of what a
+  // cut rewrites, the summaries after it are most of it. Priced as the output alone, cuts paid on
+  // paper and the session cost 1.23x full history under a breakpoint cache (0.68x token prefix).
+  it("a cut is priced with the summaries it rewrites: many definitions and a little output per turn cost less than full under both models", async () => {
+    const rows = Array.from({ length: 40 }, (_, i) => ({ id: i, sku: `SKU-${1000 + i}`, qty: (i * 7) % 13, price: (i * 37) % 500 }));
+    const turns = 40;
+    const programs = Array.from({ length: turns - 1 }, (_, k) => {
+      const defs = Array.from({ length: 8 }, (_, j) => `(def v${k}_${j} "step ${k} value ${j}" (vec (take ${3 + j} (drop ${(k + j) % 30} data/rows))))`);
+      const prints = Array.from({ length: 3 }, (_, j) => `(println "step ${k} line ${j}" (take 4 (map :sku (drop ${j} data/rows))))`);
+      return [...defs, ...prints].join("\n");
+    });
+    const agent = SubAgent.create({ prompt: "Look through the rows.", maxTurns: turns });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([...programs, "(return 1)"].map(code)), context: { rows } });
+    expect(step.ok).toBe(true);
+    const trace = step.trace;
+    expect(cost(trace, compressed("breakpoint"), BREAKPOINT)).toBeLessThan(0.8 * cost(trace, full, BREAKPOINT));
+    expect(cost(trace, compressed("token-prefix"), TOKEN_PREFIX)).toBeLessThan(0.8 * cost(trace, full, TOKEN_PREFIX));
+  });
+
   it("a cut that would not pay back in the turns left keeps the output (payback is the default rule)", async () => {
     const trace = await wide(10);
     const input = (k: number) => ({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, k), maxTurns: 10 });

@@ -276,18 +276,23 @@ describe("compressed view properties", () => {
           }
           const next = all - (protect && j === end - 2 ? whole : Math.min(whole, n));
           if (next <= cut) continue;
-          // Only when it pays, strictly: the prompts left save reading the dropped tokens; the kept older output is rewritten (9x a cached read).
+          // Only when it pays, strictly: the prompts left save reading the dropped tokens; everything
+          // from the first turn whose output changes is rewritten (9x a cached read): the kept
+          // output, and each of those turns' programs, which their summaries never exceed.
           const keptAfter = (c: number, i: number, before: number): number => Math.max(0, Math.min(lines[i], before + lines[i] - c));
           let dropped = 0;
           let rewritten = 0;
           let before = 0;
+          let changed = false;
           for (let i = 0; i < (protect ? end - 1 : end); i++) {
             const was = keptAfter(cut, i, before);
             const now = keptAfter(next, i, before);
             before += lines[i];
+            changed ||= was !== now;
+            if (changed) rewritten += countTokens(stream[i].program ?? stream[i].reply);
             if (lines[i] > 0) {
               dropped += (sizes[i] * (was - now)) / lines[i];
-              rewritten += (sizes[i] * now) / lines[i];
+              if (changed) rewritten += (sizes[i] * now) / lines[i];
             }
           }
           const left = MAX_TURNS - end - (protect ? 0 : 1);

@@ -49,6 +49,16 @@ describe("the interpreter-summaries strategy", () => {
 });
 
 describe("SubAgent's history policy", () => {
+  it("gives each turn record of a strategy that is not a view its own empty view statistics", async () => {
+    const step = await run({ history: { name: "sliding-window", options: { turns: 1 } } });
+    const views = step.trace.turns.map((t) => t.view);
+    expect(views.length).toBeGreaterThan(1);
+    expect(views[0]).toEqual({ turnsCompressed: 0, turnsFull: [], definitionsShown: 0, printlnShown: 0, printlnDropped: 0, toolCallsShown: 0 });
+    // A host editing one record's statistics edits no other record.
+    views[0]?.turnsFull.push({ turn: 1, reason: "latest" });
+    expect(views[1]?.turnsFull).toEqual([]);
+  });
+
   it("takes any strategy by name and options, keeps its state across turns, and records it in the trace", async () => {
     const step = await run({ history: { name: "sliding-window", options: { turns: 1 } } });
     expect(step.ok).toBe(true);

@@ -118,16 +118,15 @@ describe("aiSdkLlm over a real provider and a fake server", () => {
   });
 });
 
+/** The AI SDK's mock model answering "(+ 1 2)" with these input-token counts. */
+const mockModel = (inputTokens: { total: number; noCache: number; cacheRead: number; cacheWrite: number }) =>
+  new MockLanguageModelV3({
+    doGenerate: { content: [{ type: "text", text: "(+ 1 2)" }], finishReason: { unified: "stop", raw: "stop" }, usage: { inputTokens, outputTokens: { total: 5, text: 5, reasoning: 0 } }, warnings: [] },
+  });
+
 describe("aiSdkLlm: what the model receives", () => {
   it("marks the system prompt, the strategy's breakpoints and the last message for the cache, and maps cache reads and writes", async () => {
-    const model = new MockLanguageModelV3({
-      doGenerate: {
-        content: [{ type: "text", text: "(+ 1 2)" }],
-        finishReason: { unified: "stop", raw: "stop" },
-        usage: { inputTokens: { total: 900, noCache: 100, cacheRead: 500, cacheWrite: 300 }, outputTokens: { total: 5, text: 5, reasoning: 0 } },
-        warnings: [],
-      },
-    });
+    const model = mockModel({ total: 900, noCache: 100, cacheRead: 500, cacheWrite: 300 });
     const r = await aiSdkLlm({ model }).complete({ messages, cacheBreakpoints: [1] });
     expect(r.usage).toEqual({ inputTokens: 900, outputTokens: 5, cachedTokens: 500, cacheWriteTokens: 300 });
     const prompt = model.doGenerateCalls[0].prompt;
@@ -137,14 +136,7 @@ describe("aiSdkLlm: what the model receives", () => {
   });
 
   it("marks no more messages than Anthropic allows (four), the latest winning, as the Anthropic client does", async () => {
-    const model = new MockLanguageModelV3({
-      doGenerate: {
-        content: [{ type: "text", text: "(+ 1 2)" }],
-        finishReason: { unified: "stop", raw: "stop" },
-        usage: { inputTokens: { total: 9, noCache: 9, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } },
-        warnings: [],
-      },
-    });
+    const model = mockModel({ total: 9, noCache: 9, cacheRead: 0, cacheWrite: 0 });
     const long: ChatMessage[] = [...messages, { role: "assistant", content: "(return 3)" }, { role: "user", content: "ok" }, { role: "assistant", content: "(return 4)" }, { role: "user", content: "ok" }];
     // The system prompt, four breakpoints and the last message: six candidates for four marks.
     await aiSdkLlm({ model }).complete({ messages: long, cacheBreakpoints: [1, 3, 4, 5] });

@@ -64,7 +64,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   try {
     const acquired = pool.acquire(kept?.worker.alive ? kept.worker : undefined);
     // A worker may take a while to start: an abort meanwhile ends the run, and the worker goes back.
-    const got = signal === undefined ? await acquired : await Promise.race([acquired, abortion(signal)]);
+    const got = signal === undefined ? await acquired : await unlessAborted(acquired, signal);
     if (got === null) {
       void acquired.then((x) => pool.release(x), () => undefined);
       return failure(toErrorInfo(abortedError()));
@@ -202,9 +202,25 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   });
 }
 
-/** Resolves to null when `signal` aborts. */
-function abortion(signal: AbortSignal): Promise<null> {
-  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(null), { once: true }));
+/**
+ * `p`'s outcome, or null as soon as `signal` aborts. The listener goes as soon as either comes:
+ * a host's long-lived signal would otherwise keep one per run, and each run's closures with it.
+ */
+function unlessAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T | null> {
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => resolve(null);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
 }
 
 function internal(e: unknown): ErrorInfo {

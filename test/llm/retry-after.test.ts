@@ -1,0 +1,40 @@
+// The one reading of a server's requested delay, shared by the LLM clients and the proxy: both
+// used to parse it, one with parseFloat ("12abc" waited 12 s) and one with Number (it did not).
+import { describe, expect, it } from "vitest";
+import { retryAfterMs, statusError } from "../../src/llm/retry.js";
+import { upstreamRetryAfter } from "../../src/proxy/retry.js";
+
+const NOW = Date.parse("2026-11-25T12:00:00Z");
+const cases: Array<[Record<string, string>, number | undefined]> = [
+  [{ "retry-after-ms": "250" }, 250],
+  [{ "retry-after-ms": "1.5" }, 1.5],
+  [{ "retry-after": "3" }, 3000],
+  [{ "retry-after": " 3 " }, 3000],
+  [{ "retry-after": "0" }, 0],
+  [{ "retry-after": "Wed, 25 Nov 2026 12:00:10 GMT" }, 10_000],
+  [{ "retry-after": "Wed, 25 Nov 2026 11:59:00 GMT" }, 0],
+  [{ "retry-after-ms": "soon", "retry-after": "2" }, 2000],
+  [{ "retry-after-ms": "-5", "retry-after": "2" }, 2000],
+  // Not a number of seconds, not a date: no request to wait.
+  [{ "retry-after": "12abc" }, undefined],
+  [{ "retry-after": "-3" }, undefined],
+  [{ "retry-after": "" }, undefined],
+  [{ "retry-after": "   " }, undefined],
+  [{ "retry-after": "Infinity" }, undefined],
+  [{ "retry-after-ms": "" }, undefined],
+  [{}, undefined],
+];
+
+describe("retry-after", () => {
+  it.each(cases)("%j -> %s", (headers, want) => {
+    expect(retryAfterMs((name) => headers[name], NOW)).toBe(want);
+    // The proxy reads Node's header object (lower-case names, repeated headers as arrays).
+    expect(upstreamRetryAfter(headers, NOW)).toBe(want);
+  });
+
+  it("an LLM client's HTTP error carries it", () => {
+    const e = statusError("fake", 429, "slow down", new Headers({ "retry-after": "12abc" }));
+    expect(e.details.retryAfterMs).toBeUndefined();
+    expect(statusError("fake", 429, "slow down", new Headers({ "retry-after": "2" })).details.retryAfterMs).toBe(2000);
+  });
+});
