@@ -144,6 +144,10 @@ describe("a system prompt per view (issue 20)", () => {
       expect(new Set(sent.map((m) => m[0].content)).size).toBe(1);
       expect(step.trace.system).toBe(sent[0][0].content);
       expect(step.trace.system).toBe(systemPrompt(agentDef, compressHistory ? "compressed" : "full"));
+      // Hidden context changes neither the system prompt nor the task.
+      const hidden = await SubAgent.run(agentDef, { llm: scriptedLlm(replies), compressHistory, context: { _token: "sk-hidden-value-1234" } });
+      expect(hidden.trace.system).toBe(step.trace.system);
+      expect(hidden.trace.task).toBe(step.trace.task);
       const later = sent.at(-1)?.slice(2).map((m) => m.content).join("\n") ?? "";
       expect(later.includes("Stored:")).toBe(!compressHistory);
       expect(later.includes("; Defined:")).toBe(compressHistory);
