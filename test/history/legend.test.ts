@@ -5,6 +5,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { compressedView } from "../../src/history/compressed.js";
+import { renderComparison } from "../../src/history/compare.js";
 import { fullView } from "../../src/history/full.js";
 import { historySection, viewSystem } from "../../src/history/legend.js";
 import { defaultViewOptions, type ViewInput, type ViewOptions } from "../../src/history/view.js";
@@ -151,6 +152,12 @@ describe("a system prompt per view (issue 20)", () => {
       const later = sent.at(-1)?.slice(2).map((m) => m.content).join("\n") ?? "";
       expect(later.includes("Stored:")).toBe(!compressHistory);
       expect(later.includes("; Defined:")).toBe(compressHistory);
+      // `ptc trace show --compressed` shows the two system prompts side by side only where they differ.
+      const shown = renderComparison(step.trace, undefined, undefined, { width: 200 });
+      expect(shown).toContain("`Stored:`");
+      expect(shown).toContain("Earlier programs are shown as summary lines");
+      expect(shown).toMatch(/\.\.\. \(\d+ lines, same in both views\)/);
+      expect(shown).not.toContain("# Common mistakes");
     }
   });
 });
