@@ -15,6 +15,7 @@ import { tool } from "../../src/agent/tools.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import type { RunTrace, Turn } from "../../src/trace/trace.js";
 import { renderFeedback } from "../../src/trace/feedback.js";
+import { saveRun } from "../../src/agent/resume.js";
 import { runSession } from "../../bench/history/measure.js";
 import { sessions } from "../../bench/history/sessions/index.js";
 import { round3Sessions } from "../../bench/history/sessions/round3.js";
@@ -158,6 +159,23 @@ describe("a system prompt per view (issue 20)", () => {
       expect(shown).toContain("Earlier programs are shown as summary lines");
       expect(shown).toMatch(/\.\.\. \(\d+ lines, same in both views\)/);
       expect(shown).not.toContain("# Common mistakes");
+    }
+  });
+
+  it("a run saved under one view and resumed under the other sends the new view's system prompt", async () => {
+    const program = (code: string): string => "```clojure\n" + code + "\n```";
+    const replies = [program("(def xs [1 2 3])\n(println (count xs))"), program("(def total (sum xs))\n(println total)"), program("(return total)")];
+    const make = (maxTurns: number) => SubAgent.create({ prompt: "Sum the numbers.", maxTurns });
+    for (const [before, after] of [[false, true], [true, false]] as const) {
+      const first = make(2);
+      const stopped = await SubAgent.run(first, { llm: scriptedLlm(replies.slice(0, 2)), compressHistory: before });
+      const state = saveRun(stopped, first);
+      const agentNow = make(5);
+      const live = scriptedLlm(replies.slice(2));
+      const step = await SubAgent.resume(agentNow, state, { llm: live, compressHistory: after });
+      expect(step.ok, JSON.stringify(step.fail)).toBe(true);
+      expect(live.requests[0].messages[0].content).toBe(systemPrompt(agentNow, after ? "compressed" : "full"));
+      expect(step.trace.system).toBe(systemPrompt(agentNow, after ? "compressed" : "full"));
     }
   });
 });
