@@ -210,9 +210,9 @@ function distinctBy(key: Value, coll: Value): Value {
   return Vec.fromArray(out);
 }
 
-// Shared docs: the reference lists builtins with one doc on one line.
-const TOTALS_DOC = "Sum, mean (a float) or median of the numbers in coll, nils skipped; when empty, sum is 0 and the others nil.";
-const EXTREME_BY_DOC = "The item with the largest or smallest key (first on ties, nil keys skipped), or nil.";
+// Shared docs name each builtin they describe: the reference lists builtins with one doc on one line.
+const TOTALS_DOC = "sum, avg (a float) or median of the numbers in coll, nils skipped; when empty, sum is 0 and the others nil.";
+const EXTREME_BY_DOC = "The item with the largest (max-by) or smallest (min-by) key, first on ties, nil keys skipped; nil when empty.";
 
 export const AGGREGATES: BuiltinDef[] = [
   {

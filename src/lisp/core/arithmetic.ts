@@ -156,7 +156,7 @@ function rounding(name: string, n: number): number {
 }
 
 /** One doc for the four rounding functions: the reference lists them on one line. */
-const ROUNDING_DOC = "To an integer: down, up, nearest (halves away from zero), toward zero.";
+const ROUNDING_DOC = "To an integer: floor down, ceil up, round to nearest (halves away from zero), trunc toward zero.";
 
 function roundingFn(name: "floor" | "ceil" | "round" | "trunc") {
   return (x: Value): Value => {
