@@ -129,19 +129,16 @@ export async function measureSession(session: Session): Promise<SessionResult> {
   };
 }
 
-/** Tokens after the system prompt and the task, summed over every prompt of the run. */
+/** Tokens after the system prompt and the task (each view's own), summed over every prompt of the run. */
 function historyTokens(trace: RunTrace, run: RunSettings): SessionResult["history"] {
   const out = { full: 0, compressed: 0, previous: 0, strict: 0 };
-  const head = promptTokens([
-    { role: "system", content: trace.system },
-    { role: "user", content: trace.task },
-  ]);
+  const after = (messages: readonly ChatMessage[]): number => promptTokens(messages) - promptTokens(messages.slice(0, 2));
   for (let k = 0; k < trace.turns.length; k++) {
     const input: ViewInput = { ...run, system: trace.system, task: trace.task, turns: trace.turns.slice(0, k) };
-    out.full += promptTokens(compressedView(input, { ...options(false), compressHistory: false }).messages) - head;
-    out.compressed += promptTokens(compressedView(input, options(false)).messages) - head;
-    out.previous += promptTokens(compressedView(input, options(false, true)).messages) - head;
-    out.strict += promptTokens(compressedView(input, options(true)).messages) - head;
+    out.full += after(compressedView(input, { ...options(false), compressHistory: false }).messages);
+    out.compressed += after(compressedView(input, options(false)).messages);
+    out.previous += after(compressedView(input, options(false, true)).messages);
+    out.strict += after(compressedView(input, options(true)).messages);
   }
   return out;
 }

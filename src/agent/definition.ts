@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { AgentDefinitionError } from "./errors.js";
 import { checkInheritable, DEFAULTS, pickInheritable } from "./options.js";
+import type { HistoryView } from "../history/legend.js";
 import { systemPrompt } from "./prompt/system.js";
 import { isTool, TOOL_NAME } from "./tools.js";
 import { AGENT, type Agent, type AgentDefinition } from "./types.js";
@@ -38,10 +39,11 @@ export function isAgent(x: unknown): x is Agent {
   return typeof x === "object" && x !== null && (x as Partial<Agent>)[AGENT] === true;
 }
 
-const systemPrompts = new WeakMap<Agent, string>();
+const systemPrompts = new WeakMap<Agent, Partial<Record<HistoryView, string>>>();
 
-export function systemOf(agent: Agent): string {
-  let s = systemPrompts.get(agent);
-  if (s === undefined) systemPrompts.set(agent, (s = systemPrompt(agent)));
-  return s;
+/** The agent's system prompt under a history view, built once per agent and view. */
+export function systemOf(agent: Agent, view: HistoryView): string {
+  let byView = systemPrompts.get(agent);
+  if (byView === undefined) systemPrompts.set(agent, (byView = {}));
+  return (byView[view] ??= systemPrompt(agent, view));
 }

@@ -191,7 +191,7 @@ class AgentRun {
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       this.observer?.runStart(this.agent.maxTurns);
-      this.system = systemOf(this.agent);
+      this.system = systemOf(this.agent, this.strategy?.name === INTERPRETER_STRATEGY ? "compressed" : "full");
       const invalid = this.prepare();
       if (invalid !== null) return this.failure("invalid_input", invalid);
       if (outer?.aborted) return this.interrupted("aborted");

@@ -54,9 +54,13 @@ export function renderComparison(trace: Pick<RunTrace, "system" | "task" | "turn
       if (lines.length > shown) out.push(`... (${lines.length - shown} more lines, same in both views)`);
       continue;
     }
-    const left = wrap(a.content, col);
-    const right = b.content === "" ? ["(turn line left out between summaries)"] : wrap(b.content, col);
+    // The system prompts differ only in each view's part on earlier turns: shown alone.
+    const d = turn === undefined ? differingLines(a.content, b.content) : { head: 0, tail: 0, a: a.content, b: b.content };
+    if (d.head > 0) out.push(`... (${d.head} lines, same in both views)`);
+    const left = wrap(d.a, col);
+    const right = b.content === "" ? ["(turn line left out between summaries)"] : wrap(d.b, col);
     for (let k = 0; k < Math.max(left.length, right.length); k++) out.push((left[k] ?? "").padEnd(col) + GUTTER + (right[k] ?? ""));
+    if (d.tail > 0) out.push(`... (${d.tail} more lines, same in both views)`);
   }
   out.push("", figures(trace, settings, view));
   return out.join("\n");
@@ -98,6 +102,17 @@ function rows(full: readonly ChatMessage[], built: View): Row[] {
     f++;
   });
   return out;
+}
+
+/** Two texts less the lines they start and end with in common. */
+function differingLines(a: string, b: string): { head: number; tail: number; a: string; b: string } {
+  const x = a.split("\n");
+  const y = b.split("\n");
+  let head = 0;
+  while (head < x.length && head < y.length && x[head] === y[head]) head++;
+  let tail = 0;
+  while (tail < x.length - head && tail < y.length - head && x[x.length - 1 - tail] === y[y.length - 1 - tail]) tail++;
+  return { head, tail, a: x.slice(head, x.length - tail).join("\n"), b: y.slice(head, y.length - tail).join("\n") };
 }
 
 function rule(title: string, a: Part, b: Part, width: number): string {

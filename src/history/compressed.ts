@@ -9,6 +9,7 @@ import type { TextMessage as ChatMessage } from "../llm/types.js";
 import type { DefinitionTrace, Turn } from "../trace/trace.js";
 import { renderFeedback, renderSeenPrints, renderTurnLine, seenPrints, type FeedbackInfo } from "../trace/feedback.js";
 import { fullView } from "./full.js";
+import { viewSystem } from "./legend.js";
 import { payback } from "../compaction/payback.js";
 import { providerPrice, type ModelPrice } from "../compaction/prices.js";
 import { definitionLine, isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
@@ -476,7 +477,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
   const plans = planTurns(input, options);
   const summaryOptions = summaryOptionsOf(input, options);
   const messages: ChatMessage[] = [
-    { role: "system", content: input.system },
+    { role: "system", content: viewSystem(input.system, "compressed") },
     { role: "user", content: input.task },
   ];
   const stats: Required<ViewStats> = { turnsCompressed: 0, turnsFull: [], definitionsShown: 0, printlnShown: 0, printlnDropped: 0, toolCallsShown: 0, definitionsSuperseded: 0, toolCallsDropped: 0 };

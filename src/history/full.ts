@@ -1,10 +1,11 @@
 // The full-history view: system, task, then every turn's reply and feedback verbatim.
 import type { TextMessage as ChatMessage } from "../llm/types.js";
+import { viewSystem } from "./legend.js";
 import type { PromptView, TurnPlace } from "./view.js";
 
 export const fullView: PromptView = (input) => {
   const messages: ChatMessage[] = [
-    { role: "system", content: input.system },
+    { role: "system", content: viewSystem(input.system, "full") },
     { role: "user", content: input.task },
   ];
   const turns: TurnPlace[] = [];

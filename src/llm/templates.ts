@@ -10,6 +10,8 @@ export type TemplateName =
   | "mistakes"
   | "multi-turn"
   | "single-turn"
+  | "history-full"
+  | "history-compressed"
   | "agent"
   | "task"
   | "compaction-conversation"

@@ -81,7 +81,7 @@ function generate(builtins: readonly BuiltinDef[]): string {
   const out: string[] = [
     "## Special forms",
     `As in Clojure: ${forms.filter(([n]) => STANDARD_FORMS.has(n)).map(([n]) => (n === "#fn" ? "#(... % %2 %&)" : n)).join(" ")}`,
-    "for and doseq are eager and take :let, :when and :while; defn and def keep docstrings; multi-arity and & rest work.",
+    "for and doseq are eager (:let :when :while); docstrings, multi-arity and & rest work.",
   ];
   for (const [name, form] of forms) if (!STANDARD_FORMS.has(name)) out.push(`${form.syntax} - ${firstLine(form.doc)}`);
   const byArea = new Map<Area, BuiltinDef[]>();
@@ -91,7 +91,7 @@ function generate(builtins: readonly BuiltinDef[]): string {
     if (list === undefined) byArea.set(d.area, (list = []));
     list.push(d);
   }
-  out.push("", "## Functions that work as in Clojure (sequence results are vectors)");
+  out.push("", "## Functions as in Clojure (sequence results are vectors)");
   const special: BuiltinDef[] = [];
   for (const area of Object.keys(AREA_TITLES) as Area[]) {
     const list = byArea.get(area);
@@ -101,9 +101,16 @@ function generate(builtins: readonly BuiltinDef[]): string {
     special.push(...list.filter((d) => !STANDARD_CLOJURE.has(d.name)));
   }
   const java = special.filter(isJavaInterop);
-  out.push(`Java interop, as in Clojure (strings are Java strings, .indexOf also takes a vector; dates are ISO-8601 strings and the clock is fixed for the run; Exception. is ex-info): ${java.map(shortName).join(" ")}`);
-  out.push("", "## PTC-Lisp functions, and those that differ from Clojure");
-  for (const d of special) if (!isJavaInterop(d)) out.push(builtinLine(d));
+  out.push(`Java interop (dates are ISO-8601 strings, the clock fixed per run; .indexOf also takes a vector; Exception. is ex-info): ${java.map(shortName).join(" ")}`);
+  out.push("", "## PTC-Lisp's own, or differing from Clojure");
+  // Neighbours sharing parameters and doc (floor ceil round trunc) share a line.
+  const own = special.filter((d) => !isJavaInterop(d));
+  for (let i = 0; i < own.length; ) {
+    let j = i + 1;
+    while (j < own.length && own[j].params === own[i].params && own[j].doc === own[i].doc) j++;
+    out.push(j === i + 1 ? builtinLine(own[i]) : `${own.slice(i, j).map(referenceName).join(" ")} ${own[i].params} - ${firstLine(own[i].doc)}`);
+    i = j;
+  }
   return out.join("\n");
 }
 

@@ -1,8 +1,10 @@
 // The system prompt: the static part first (role and rules, the generated language
-// reference, common mistakes, turn rules), identical for every agent with the same turn
-// mode, then the agent's tools and expected output. Nothing in it changes between turns,
-// so providers can cache it whole; per-turn news goes into the user messages.
+// reference, common mistakes, turn rules and how the run's history view shows earlier
+// turns), identical for every agent with the same turn mode and view, then the agent's
+// tools and expected output. Nothing in it changes between turns, so providers can cache it
+// whole; per-turn news goes into the user messages.
 import type { z } from "zod";
+import { historySection, type HistoryView } from "../../history/legend.js";
 import type { Tool } from "../tools.js";
 import { languageReference } from "./reference.js";
 import { shapeOf } from "./shape.js";
@@ -15,14 +17,16 @@ export interface PromptAgent {
   readonly maxTurns: number;
 }
 
-/** The agent-independent prefix: role, rules, language reference, mistakes, turn rules. */
-export function staticPrompt(multiTurn: boolean): string {
-  return [
-    template("role"),
-    fill(template("language"), { reference: languageReference() }),
-    template("mistakes"),
-    template(multiTurn ? "multi-turn" : "single-turn"),
-  ].join("\n\n");
+/**
+ * The agent-independent prefix: role, rules, language reference, mistakes, turn rules, and
+ * with several turns what the history `view` shows of earlier turns (its summary lines, or
+ * the `Stored:` list of the full history).
+ */
+export function staticPrompt(multiTurn: boolean, view: HistoryView = "full"): string {
+  const parts = [template("role"), fill(template("language"), { reference: languageReference() }), template("mistakes")];
+  if (multiTurn) parts.push(template("multi-turn"), historySection(view));
+  else parts.push(template("single-turn"));
+  return parts.join("\n\n");
 }
 
 function indent(lines: readonly string[]): string {
@@ -54,7 +58,7 @@ export function outputSection(output: z.ZodType | undefined): string {
   return lines.join("\n");
 }
 
-/** The whole system prompt of an agent. Pure: the same agent always gives the same bytes. */
-export function systemPrompt(agent: PromptAgent): string {
-  return staticPrompt(agent.maxTurns > 1) + "\n\n" + fill(template("agent"), { tools: toolsSection(agent.tools), output: outputSection(agent.output) });
+/** The whole system prompt of an agent under a history view. Pure: the same agent and view always give the same bytes. */
+export function systemPrompt(agent: PromptAgent, view: HistoryView = "full"): string {
+  return staticPrompt(agent.maxTurns > 1, view) + "\n\n" + fill(template("agent"), { tools: toolsSection(agent.tools), output: outputSection(agent.output) });
 }

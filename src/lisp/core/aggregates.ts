@@ -210,13 +210,17 @@ function distinctBy(key: Value, coll: Value): Value {
   return Vec.fromArray(out);
 }
 
+// Shared docs name each builtin they describe: the reference lists builtins with one doc on one line.
+const TOTALS_DOC = "sum, avg (a float) or median of the numbers in coll, nils skipped; when empty, sum is 0 and the others nil.";
+const EXTREME_BY_DOC = "The item with the largest (max-by) or smallest (min-by) key, first on ties, nil keys skipped; nil when empty.";
+
 export const AGGREGATES: BuiltinDef[] = [
   {
     name: "sum",
     area: "aggregates",
     arity: [1, 1],
     params: "[coll]",
-    doc: "Sum of the numbers in coll (nils skipped); 0 when empty.",
+    doc: TOTALS_DOC,
     examples: [
       ["(sum [1 2 3])", "6"],
       ["(sum [1 2.5])", "3.5"],
@@ -230,7 +234,7 @@ export const AGGREGATES: BuiltinDef[] = [
     area: "aggregates",
     arity: [1, 1],
     params: "[coll]",
-    doc: "Average of the numbers in coll as a float (nils skipped); nil when empty.",
+    doc: TOTALS_DOC,
     examples: [
       ["(avg [1 2 3 4])", "2.5"],
       ["(avg [])", "nil"],
@@ -243,7 +247,7 @@ export const AGGREGATES: BuiltinDef[] = [
     area: "aggregates",
     arity: [1, 1],
     params: "[coll]",
-    doc: "Middle value of the numbers in coll (the mean of the two middle ones for an even count); nil when empty.",
+    doc: TOTALS_DOC,
     examples: [
       ["(median [3 1 2])", "2"],
       ["(median [4 1 3 2])", "2.5"],
@@ -256,7 +260,7 @@ export const AGGREGATES: BuiltinDef[] = [
     area: "aggregates",
     arity: [2, 2],
     params: "[key coll]",
-    doc: "Sum of (key item) over coll; key is a keyword, string, vector path or function. Nil values are skipped.",
+    doc: "Sum of (key item) over coll, nils skipped; key is a keyword, string, path vector or function.",
     examples: [
       ["(sum-by :amount [{:amount 10} {:amount nil} {:amount 5}])", "15"],
       ['(sum-by [:price :net] [{:price {:net 2}} {:price {:net 3}}])', "5"],
@@ -269,7 +273,7 @@ export const AGGREGATES: BuiltinDef[] = [
     area: "aggregates",
     arity: [2, 2],
     params: "[key coll]",
-    doc: "Average of (key item) over coll as a float, skipping nil values; nil when nothing is left.",
+    doc: "Mean of (key item) over coll as a float, nils skipped; nil when none.",
     examples: [
       ["(avg-by :score [{:score 10} {:score nil} {:score 20}])", "15.0"],
       ["(avg-by :score [])", "nil"],
@@ -282,7 +286,7 @@ export const AGGREGATES: BuiltinDef[] = [
     area: "aggregates",
     arity: [2, Infinity],
     params: "[key coll]",
-    doc: "The item of coll with the largest key (first one on ties), skipping items whose key is nil; nil when empty. Compare (max-key f x y ...).",
+    doc: EXTREME_BY_DOC,
     examples: [
       ["(max-by :age [{:age 30} {:age 45} {:age nil}])", "{:age 45}"],
       ["(max-by :age [])", "nil"],
@@ -295,7 +299,7 @@ export const AGGREGATES: BuiltinDef[] = [
     area: "aggregates",
     arity: [2, Infinity],
     params: "[key coll]",
-    doc: "The item of coll with the smallest key (first one on ties), skipping items whose key is nil; nil when empty. Compare (min-key f x y ...).",
+    doc: EXTREME_BY_DOC,
     examples: [["(min-by :price [{:price nil} {:price 10} {:price 5}])", "{:price 5}"]],
     fn: (a) => extremeBy("min-by", -1, a),
     f2: (k, c) => extremeBy("min-by", -1, [k, c]),
@@ -326,7 +330,7 @@ export const AGGREGATES: BuiltinDef[] = [
     area: "aggregates",
     arity: [2, 2],
     params: "[key coll]",
-    doc: "The items of coll whose key was not seen before, in order (the first item per key is kept).",
+    doc: "The first item of coll per key, in order.",
     examples: [["(distinct-by :type [{:type 1 :v :a} {:type 2 :v :b} {:type 1 :v :c}])", "[{:type 1 :v :a} {:type 2 :v :b}]"]],
     fn: (a) => distinctBy(a[0], a[1]),
     f2: distinctBy,

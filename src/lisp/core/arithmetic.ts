@@ -155,6 +155,9 @@ function rounding(name: string, n: number): number {
   return r === 0 ? 0 : r;
 }
 
+/** One doc for the four rounding functions: the reference lists them on one line. */
+const ROUNDING_DOC = "To an integer: floor down, ceil up, round to nearest (halves away from zero), trunc toward zero.";
+
 function roundingFn(name: "floor" | "ceil" | "round" | "trunc") {
   return (x: Value): Value => {
     const n = expectNumber(name, x);
@@ -248,7 +251,7 @@ export const ARITHMETIC: BuiltinDef[] = [
     area: "arithmetic",
     arity: [1, Infinity],
     params: "[x & nums]",
-    doc: "Divides x by the rest; always a float. (/ x) is 1/x.",
+    doc: "Always a float; (/ x) is 1/x.",
     examples: [["(/ 10 2)", "5.0"], ["(/ 10 4)", "2.5"]],
     fn: (args) => (args.length === 1 ? div(1, args[0]) : fold("/", div, 1)(args)),
     f2: div,
@@ -261,15 +264,15 @@ export const ARITHMETIC: BuiltinDef[] = [
   { name: "abs", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "Absolute value.", examples: [["(abs -5)", "5"]], ns: ["Math"], fn: (a) => abs(a[0]), f1: abs },
   { name: "max", area: "arithmetic", arity: [0, Infinity], params: "[x & more]", doc: "The largest number.", examples: [["(max 1 5 3)", "5"]], ns: ["Math"], fn: extremum("max") },
   { name: "min", area: "arithmetic", arity: [0, Infinity], params: "[x & more]", doc: "The smallest number.", examples: [["(min 1 5 3)", "1"]], ns: ["Math"], fn: extremum("min") },
-  { name: "floor", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "Largest integer <= x (an integer).", examples: [["(floor 3.7)", "3"]], ns: ["Math"], fn: (a) => roundingFn("floor")(a[0]), f1: roundingFn("floor") },
-  { name: "ceil", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "Smallest integer >= x (an integer).", examples: [["(ceil 3.2)", "4"]], ns: ["Math"], fn: (a) => roundingFn("ceil")(a[0]), f1: roundingFn("ceil") },
-  { name: "round", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "Nearest integer, halves away from zero.", examples: [["(round 3.5)", "4"]], ns: ["Math"], fn: (a) => roundingFn("round")(a[0]), f1: roundingFn("round") },
-  { name: "trunc", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "x with its fraction dropped (an integer).", examples: [["(trunc -3.7)", "-3"]], fn: (a) => roundingFn("trunc")(a[0]), f1: roundingFn("trunc") },
+  { name: "floor", area: "arithmetic", arity: [1, 1], params: "[x]", doc: ROUNDING_DOC, examples: [["(floor 3.7)", "3"]], ns: ["Math"], fn: (a) => roundingFn("floor")(a[0]), f1: roundingFn("floor") },
+  { name: "ceil", area: "arithmetic", arity: [1, 1], params: "[x]", doc: ROUNDING_DOC, examples: [["(ceil 3.2)", "4"]], ns: ["Math"], fn: (a) => roundingFn("ceil")(a[0]), f1: roundingFn("ceil") },
+  { name: "round", area: "arithmetic", arity: [1, 1], params: "[x]", doc: ROUNDING_DOC, examples: [["(round 3.5)", "4"]], ns: ["Math"], fn: (a) => roundingFn("round")(a[0]), f1: roundingFn("round") },
+  { name: "trunc", area: "arithmetic", arity: [1, 1], params: "[x]", doc: ROUNDING_DOC, examples: [["(trunc -3.7)", "-3"]], fn: (a) => roundingFn("trunc")(a[0]), f1: roundingFn("trunc") },
   { name: "int", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "x truncated to an integer.", aliases: ["long"], examples: [["(int 3.7)", "3"]], fn: (a) => toInt("int")(a[0]), f1: toInt("int") },
   { name: "double", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "x as a float.", examples: [["(double 5)", "5.0"]], fn: (a) => toFloat("double")(a[0]), f1: toFloat("double") },
   { name: "float", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "x as a float.", examples: [["(float 5)", "5.0"]], fn: (a) => toFloat("float")(a[0]), f1: toFloat("float") },
-  { name: "sqrt", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "Square root (a float).", examples: [["(sqrt 16)", "4.0"]], ns: ["Math"], fn: (a) => math1("sqrt", Math.sqrt)(a[0]) },
-  { name: "pow", area: "arithmetic", arity: [2, 2], params: "[x y]", doc: "x to the power y (a float).", examples: [["(pow 2 3)", "8.0"]], ns: ["Math"], fn: (a) => pow(a[0], a[1]), f2: pow },
+  { name: "sqrt", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "Square root, a float.", examples: [["(sqrt 16)", "4.0"]], ns: ["Math"], fn: (a) => math1("sqrt", Math.sqrt)(a[0]) },
+  { name: "pow", area: "arithmetic", arity: [2, 2], params: "[x y]", doc: "x to the power y, a float.", examples: [["(pow 2 3)", "8.0"]], ns: ["Math"], fn: (a) => pow(a[0], a[1]), f2: pow },
   { name: "exp", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "e to the power x.", examples: [["(Math/exp 0)", "1.0"]], ns: ["Math"], unqualified: false, fn: (a) => math1("exp", Math.exp)(a[0]) },
   { name: "log", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "Natural logarithm.", examples: [["(Math/log 1)", "0.0"]], ns: ["Math"], unqualified: false, fn: (a) => math1("log", Math.log)(a[0]) },
   { name: "log10", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "Base-10 logarithm.", examples: [["(Math/log10 1000)", "3.0"]], ns: ["Math"], unqualified: false, fn: (a) => math1("log10", Math.log10)(a[0]) },

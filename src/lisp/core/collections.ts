@@ -466,7 +466,7 @@ export const COLLECTIONS: BuiltinDef[] = [
     area: "collections",
     arity: [2, 2],
     params: "[pred coll] [m key]",
-    doc: "The first element of coll for which pred (a function, keyword or set) is truthy, or nil. (find m key) gives the map entry [key value].",
+    doc: "First element for which pred (a function, keyword or set) is truthy, or nil; (find m key) gives the entry [key value].",
     examples: [["(find even? [1 2 4])", "2"], ["(find :ok [{:ok false} {:ok true}])", "{:ok true}"], ["(find {:a 1} :a)", "[:a 1]"]],
     fn: (a) => find(a[0], a[1]),
     f2: find,

@@ -97,7 +97,7 @@ export const EXCEPTIONS: BuiltinDef[] = [
     area: "functions",
     arity: [1, 1],
     params: "[x]",
-    doc: "Raises an error of kind :exception, usually with an ex-info; try/catch can catch it. To end the whole run with a failure use (fail reason).",
+    doc: "Raises an error of kind :exception (usually an ex-info) that try/catch can catch; (fail reason) ends the run instead.",
     examples: [
       ['(try (throw (ex-info "bad input" {:id 7})) (catch e [(ex-message e) (ex-data e)]))', '["bad input" {:id 7}]'],
       ['(throw "boom")', "exception: boom"],

@@ -216,6 +216,9 @@ function noMatch(form: Value, value: Value): never {
   );
 }
 
+/** One doc for the three predicate combinators: the reference lists them on one line. */
+const COMBINED_DOC = "A predicate: all, some or none of preds hold for the item; with no preds, all-of and none-of accept all, any-of none.";
+
 export const FUNCTIONS: BuiltinDef[] = [
   {
     name: "identity",
@@ -345,7 +348,7 @@ export const FUNCTIONS: BuiltinDef[] = [
     area: "functions",
     arity: [0, Infinity],
     params: "[& preds]",
-    doc: "A predicate true when every predicate is true for the item; (all-of) accepts everything.",
+    doc: COMBINED_DOC,
     examples: [["(filter (all-of pos? even?) [1 2 3 4])", "[2 4]"]],
     fn: (preds) => combinator("all-of", preds),
   },
@@ -354,7 +357,7 @@ export const FUNCTIONS: BuiltinDef[] = [
     area: "functions",
     arity: [0, Infinity],
     params: "[& preds]",
-    doc: "A predicate true when at least one predicate is true for the item; (any-of) accepts nothing.",
+    doc: COMBINED_DOC,
     examples: [["(filter (any-of neg? even?) [-1 1 2])", "[-1 2]"]],
     fn: (preds) => combinator("any-of", preds),
   },
@@ -363,7 +366,7 @@ export const FUNCTIONS: BuiltinDef[] = [
     area: "functions",
     arity: [0, Infinity],
     params: "[& preds]",
-    doc: "A predicate true when no predicate is true for the item; (none-of) accepts everything.",
+    doc: COMBINED_DOC,
     examples: [["(filter (none-of neg? even?) [-1 1 2 3])", "[1 3]"]],
     fn: (preds) => combinator("none-of", preds),
   },

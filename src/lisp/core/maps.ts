@@ -643,7 +643,7 @@ export const MAPS: BuiltinDef[] = [
     area: "maps",
     arity: [1, 1],
     params: "[m]",
-    doc: "The map's entries as a vector of [k v] vectors.",
+    doc: "The map's [k v] entries, as a vector.",
     examples: [["(entries {:a 1 :b 2})", "[[:a 1] [:b 2]]"]],
     fn: (a) => entriesOf(a[0]),
     f1: entriesOf,

@@ -248,7 +248,7 @@ export const REGEX: BuiltinDef[] = [
     area: "regex",
     arity: [2, 3],
     params: "[re s] [re s limit]",
-    doc: "Splits s around the matches of re, keeping empty pieces; with limit, at most limit pieces.",
+    doc: "Splits s around matches of re, keeping empty pieces; at most limit pieces.",
     examples: [
       ['(re-split #"\\s+" "a  b   c")', '["a" "b" "c"]'],
       ['(re-split #"," "a,,b")', '["a" "" "b"]'],
@@ -265,7 +265,7 @@ export const REGEX: BuiltinDef[] = [
     area: "regex",
     arity: [1, 1],
     params: "[x]",
-    doc: "True if x is a regex.",
+    doc: "True for a regex.",
     examples: [
       ['(regex? #"a+")', "true"],
       ['(regex? "a+")', "false"],
@@ -278,7 +278,7 @@ export const REGEX: BuiltinDef[] = [
     area: "regex",
     arity: [2, 3],
     params: "[re s] [re s group]",
-    doc: "Group `group` (default 1; 0 is the whole match) of the first match of re in s, or nil. re may be a pattern string.",
+    doc: "Group `group` (default 1; 0: whole match) of re's first match in s, or nil; re may be a string.",
     examples: [
       ['(extract "ID:(\\\\d+)" "ID:42")', '"42"'],
       ['(extract #"x=(\\d+) y=(\\d+)" "x=10 y=20" 2)', '"20"'],
@@ -291,7 +291,7 @@ export const REGEX: BuiltinDef[] = [
     area: "regex",
     arity: [2, 4],
     params: "[re s] [re s group] [re s group default]",
-    doc: "Like extract, parsed as an integer; default (nil unless given) when there is no match or it is not an integer.",
+    doc: "extract, parsed as an integer; else default (nil).",
     examples: [
       ['(extract-int #"age=(\\d+)" "age=25")', "25"],
       ['(extract-int #"age=(\\d+)" "unknown" 1 0)', "0"],

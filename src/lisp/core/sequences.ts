@@ -897,7 +897,7 @@ export const SEQUENCES: BuiltinDef[] = [
     "range",
     [1, 3],
     "[end] [start end] [start end step]",
-    "Numbers from start (default 0) up to but not including end, by step (default 1); integers unless start or step is a float. Always bounded: (range) with no end is not available.",
+    "Numbers from start (0) up to but not including end, by step (1); floats if start or step is. end is required.",
     [
       ["(range 4)", "[0 1 2 3]"],
       ["(range 10 0 -3)", "[10 7 4 1]"],
@@ -906,7 +906,7 @@ export const SEQUENCES: BuiltinDef[] = [
     ],
     { fn: range, f1: (e) => range([e]), f2: (s, e) => range([s, e]) },
   ),
-  d("repeat", [1, 2], "[n x]", "A vector of n copies of x. (There are no infinite sequences, so the count is required.)", [["(repeat 3 :x)", "[:x :x :x]"]], { fn: repeat, f2: (n, x) => repeat([n, x]) }),
+  d("repeat", [1, 2], "[n x]", "A vector of n copies of x (n is required).", [["(repeat 3 :x)", "[:x :x :x]"]], { fn: repeat, f2: (n, x) => repeat([n, x]) }),
   d(
     "take",
     [2, 2],
@@ -991,16 +991,16 @@ export const SEQUENCES: BuiltinDef[] = [
     fn: (a) => !every("not-every?", a[0], a[1]),
     f2: (p, c) => !every("not-every?", p, c),
   }),
-  d("pluck", [2, 2], "[key coll]", "(map key coll) for a collection of maps: the value of key in each (keyword/string keys fall back to each other).", [['(pluck :id [{:id 1} {"id" 2}])', "[1 2]"]], {
+  d("pluck", [2, 2], "[key coll]", "(map key coll) over maps; keyword and string keys fall back to each other.", [['(pluck :id [{:id 1} {"id" 2}])', "[1 2]"]], {
     fn: (a) => pluck(a[0], a[1]),
     f2: pluck,
   }),
-  d("pairs", [1, 1], "[coll]", "Every pair [a b] of two elements, a before b: (combinations coll 2).", [["(pairs [1 2 3])", "[[1 2] [1 3] [2 3]]"]], { fn: (a) => combinations(a[0], 2), f1: (c) => combinations(c, 2) }),
+  d("pairs", [1, 1], "[coll]", "Every pair [a b], a before b: (combinations coll 2).", [["(pairs [1 2 3])", "[[1 2] [1 3] [2 3]]"]], { fn: (a) => combinations(a[0], 2), f1: (c) => combinations(c, 2) }),
   d("combinations", [2, 2], "[coll k]", "Every choice of k elements, in order, as vectors.", [["(combinations [1 2 3] 2)", "[[1 2] [1 3] [2 3]]"], ["(combinations [1 2] 0)", "[[]]"]], {
     fn: (a) => combinations(a[0], a[1]),
     f2: combinations,
   }),
-  d("zip", [1, Infinity], "[coll & colls]", "Vectors of the elements at the same position, stopping at the shortest collection.", [["(zip [1 2 3] [:a :b])", "[[1 :a] [2 :b]]"]], { fn: zip }),
+  d("zip", [1, Infinity], "[coll & colls]", "Vectors of the elements at each position, up to the shortest coll.", [["(zip [1 2 3] [:a :b])", "[[1 :a] [2 :b]]"]], { fn: zip }),
   d("doall", [1, 2], "[coll] [n coll]", "Returns coll (sequences are already eager; kept for Clojure habits).", [["(doall (map inc [1]))", "[2]"]], { fn: (a) => a[a.length - 1], f1: (c) => c }),
   d("dorun", [1, 2], "[coll] [n coll]", "Returns nil (sequences are already eager; kept for Clojure habits).", [["(dorun (map inc [1]))", "nil"]], { fn: () => null, f1: () => null }),
   d("run!", [2, 2], "[f coll]", "Calls f on each element for its side effects (e.g. println); returns nil.", [["(run! println [1 2])", "nil"]], { fn: (a) => runBang(a[0], a[1]), f2: runBang }),

@@ -658,7 +658,7 @@ export const STRINGS: BuiltinDef[] = [
     area: "strings",
     arity: [2, 3],
     params: "[s match replacement] [smap coll]",
-    doc: "Replaces every match in s: a string match is literal; a regex match may use $1 group references in the replacement, or a function of the match. (replace smap coll) swaps collection elements found in smap.",
+    doc: "Replaces every match in s (a string literally; a regex with $1 groups or a function of the match); (replace smap coll) swaps elements found in smap.",
     examples: [
       ['(replace "a-b-c" "-" "+")', '"a+b+c"'],
       ['(replace "2024-01-15" #"(\\d+)-(\\d+)-(\\d+)" "$3/$2/$1")', '"15/01/2024"'],
@@ -787,7 +787,7 @@ export const STRINGS: BuiltinDef[] = [
     area: "strings",
     arity: [1, Infinity],
     params: "[fmt & args]",
-    doc: "Java-style formatting, a safe subset: %s %d %f %.2f %e %x %n %% with flags - 0 + , and a width.",
+    doc: "Java-style format, a safe subset: %s %d %f %.2f %e %x %n %% with flags - 0 + , and width.",
     examples: [
       ['(format "%s has %d items" "cart" 3)', '"cart has 3 items"'],
       ['(format "%.2f" 2.345)', '"2.35"'],

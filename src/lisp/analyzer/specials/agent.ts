@@ -14,13 +14,13 @@ function oneArg(op: "return" | "fail"): SpecialForm["analyze"] {
 
 export const return_: SpecialForm = {
   syntax: "(return value)",
-  doc: "Ends the program (and the agent's mission) with value as the answer.",
+  doc: "Ends the mission with value as the answer.",
   analyze: oneArg("return"),
 };
 
 export const fail: SpecialForm = {
   syntax: "(fail reason)",
-  doc: "Ends the program (and the agent's mission) as failed, with reason (a string or map).",
+  doc: "Ends the mission as failed, with reason (a string or map).",
   analyze: oneArg("fail"),
 };
 

@@ -34,7 +34,7 @@ function kindsOf(cls: Form): readonly string[] | null {
 
 export const try_: SpecialForm = {
   syntax: "(try body... (catch e handler...) (finally cleanup...))",
-  doc: "Evaluates body; on an error, binds e to {:kind :message :data} and evaluates the handler. (catch ArithmeticException e ...) and other Java classes catch the matching kinds; limit errors cannot be caught.",
+  doc: "On an error, binds e to {:kind :message :data} and runs the handler; (catch ArithmeticException e ...) and other Java classes catch their kinds. Limits cannot be caught.",
   examples: [
     ["(try (/ 1 0) (catch e (:kind e)))", ":arithmetic_error"],
     ["(try (/ 1 0) (catch ExceptionInfo e :info) (catch ArithmeticException e :math))", ":math"],

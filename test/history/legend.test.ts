@@ -1,0 +1,187 @@
+// The system prompt says exactly what each history view sends (issue 20): the compressed view's
+// legend explains every summary line kind the view emits, and only those; the full view's
+// prompt explains `Stored:` and no summary line; a single-turn prompt explains neither.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { compressedView } from "../../src/history/compressed.js";
+import { renderComparison } from "../../src/history/compare.js";
+import { fullView } from "../../src/history/full.js";
+import { historySection, viewSystem } from "../../src/history/legend.js";
+import { defaultViewOptions, type ViewInput, type ViewOptions } from "../../src/history/view.js";
+import { staticPrompt, systemPrompt } from "../../src/agent/prompt/system.js";
+import { SubAgent } from "../../src/agent/subagent.js";
+import { tool } from "../../src/agent/tools.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
+import type { RunTrace, Turn } from "../../src/trace/trace.js";
+import { renderFeedback } from "../../src/trace/feedback.js";
+import { saveRun } from "../../src/agent/resume.js";
+import { runSession } from "../../bench/history/measure.js";
+import { sessions } from "../../bench/history/sessions/index.js";
+import { round3Sessions } from "../../bench/history/sessions/round3.js";
+import { buildTrace, turnSpecs, type TurnSpec } from "./traces.js";
+
+const legend = historySection("compressed");
+
+/**
+ * The kinds of summary line in a text: `; Label:` lines, `; (...)` lines, and the markers
+ * inside lines (`(redefined later)`, `(N dropped)`, samples, shapes, record keys, grouped calls).
+ */
+function kindsOf(text: string, into: Set<string>): void {
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("; ")) continue;
+    if (line.startsWith("; (")) into.add("; (...)");
+    else {
+      const label = /^; ([A-Z][a-z]+(?: [a-z]+)*)[ :(]/.exec(line);
+      if (label !== null) into.add(`; ${label[1]}`);
+    }
+    if (line.includes("(redefined later)")) into.add("(redefined later)");
+    if (/^; (Defined|Function): \S+ \(redefined\)/.test(line)) into.add("(redefined)");
+    if (/^; Output \(\d+ dropped\)/.test(line)) into.add("(N dropped)");
+    if (line.includes(", sample: ")) into.add("sample:");
+    if (/^; Defined: .* = \w+\[\d+\] of /.test(line)) into.add("of {");
+    if (line.includes(", keys: ")) into.add("keys:");
+    if (/^; Tool: \S+ x\d+/.test(line)) into.add("xN");
+    if (/^; Tool: .* -> [a-z][\w-]*$/.test(line) && !/-> (integer|float|string|boolean|nil|map|vector|set)\b/.test(line)) into.add("-> name");
+  }
+}
+
+/** What the legend must say for each kind. */
+function explained(kind: string): boolean {
+  if (kind === "xN") return /`x\d`/.test(legend);
+  if (kind === "-> name") return /`-> [a-z][\w-]*`/.test(legend);
+  if (kind === "; (...)") return legend.includes("`; (...)`: what the turn lacked");
+  if (kind.startsWith("; ")) return legend.includes("`" + kind + ":") || legend.includes("`" + kind + " ");
+  return legend.includes(kind);
+}
+
+/** Summary texts and feedback lines of every compressed prompt of a trace, under a few option sets. */
+function collect(trace: Pick<RunTrace, "system" | "task" | "turns">, maxTurns: number, into: Set<string>, options: ViewOptions[]): void {
+  for (const opts of options) {
+    for (let k = 1; k <= trace.turns.length; k++) {
+      const turns = trace.turns.slice(0, k);
+      const input: ViewInput = { system: trace.system, task: trace.task, turns, maxTurns };
+      const view = compressedView(input, opts);
+      for (const p of view.turns ?? []) if (p.text !== turns[p.turn - 1].reply) kindsOf(p.text, into);
+      for (const m of view.messages.slice(2)) if (m.role === "user") kindsOf(m.content, into);
+    }
+  }
+}
+
+const OPTIONS: ViewOptions[] = [
+  { ...defaultViewOptions, compressHistory: true },
+  { ...defaultViewOptions, compressHistory: true, strictPrefix: true },
+  { ...defaultViewOptions, compressHistory: true, cacheModel: "breakpoint" },
+  { ...defaultViewOptions, compressHistory: true, printlnHistoryLimit: 2, printlnHistoryTokens: 40, dropAfterTokens: 0, toolCallsPerTurn: 1 },
+];
+
+/** A turn whose return value was rejected, summarized: the one failure the generated traces lack. */
+function rejectedReturn(): RunTrace {
+  const trace = buildTrace([{ status: "ok", defs: [], prints: 1, tools: [], prose: 0 }, { status: "ok", defs: [], prints: 1, tools: [], prose: 0 }], 6);
+  const bad: Turn = { ...trace.turns[1], status: "invalid_return", error: { kind: "value_error", message: "the (return ...) value does not match the expected output", phase: "runtime" } };
+  bad.feedback = renderFeedback(bad, { maxTurns: 6 }, { prints: true });
+  const later = [3, 4, 5].map((number) => ({ ...trace.turns[0], number, feedback: renderFeedback({ ...trace.turns[0], number }, { maxTurns: 6 }, { prints: true }) }));
+  return { ...trace, turns: [trace.turns[0], bad, ...later] };
+}
+
+describe("the compressed view's legend (issue 20)", () => {
+  it("explains every summary line kind the view emits over the bench's sessions and generated turns, and names no other", async () => {
+    const kinds = new Set<string>();
+    for (const session of [...sessions, ...round3Sessions]) {
+      const step = await runSession(session);
+      collect(step.trace, session.replies.length, kinds, OPTIONS.slice(0, 2));
+    }
+    // In a 14-turn budget and a 200-turn one, where more rewrites pay (a superseded line goes).
+    for (const specs of fc.sample(turnSpecs(3, 12), { numRuns: 60, seed: 20 })) for (const budget of [14, 200]) collect(buildTrace(specs, budget), budget, kinds, OPTIONS);
+    collect(rejectedReturn(), 6, kinds, OPTIONS);
+    // A turn whose only definition is redefined while many turns are left: its summary says so.
+    const only = (defs: TurnSpec["defs"], prints: number): TurnSpec => ({ status: "ok", defs, prints, tools: [], prose: 0 });
+    const users = { name: "users", fn: false, value: Array.from({ length: 20 }, (_, i) => ({ id: i, name: `user ${i}` })) };
+    collect(buildTrace([only([users], 0), only([], 2), only([{ ...users, value: 1 }], 1), only([], 1)], 200), 200, kinds, OPTIONS);
+    // The collection itself works: these kinds occur in those sessions.
+    for (const k of ["; Defined", "; Function", "; Tool", "; Output", "; Note", "; Tool calls not listed", "(N dropped)", "(redefined later)", "(redefined)", "; Read", "; (...)", "sample:", "of {", "xN", "-> name"]) expect(kinds, k).toContain(k);
+    const unexplained = [...kinds].filter((k) => !explained(k));
+    expect(unexplained).toEqual([]);
+    // Only those: every line kind the legend names (a backticked `; Label` or `; (...)`) occurs.
+    const named = [...legend.replace(/\n\s*/g, " ").matchAll(/`(; (?:\(\.\.\.\)|[A-Z][a-z]+(?: [a-z]+)*))/g)].map((m) => m[1]);
+    expect(named.length).toBeGreaterThan(5);
+    for (const n of named) expect([...kinds].some((k) => k === n || k.startsWith(n)), n).toBe(true);
+  }, 60_000);
+});
+
+describe("a system prompt per view (issue 20)", () => {
+  const agent = { tools: {}, maxTurns: 5 };
+  const full = systemPrompt(agent, "full");
+  const compressed = systemPrompt(agent, "compressed");
+  const single = systemPrompt({ tools: {}, maxTurns: 1 });
+
+  it("the full view's explains `Stored:` and no summary line; the compressed view's the reverse; single-turn neither", () => {
+    expect(full).toContain("`Stored:`");
+    expect(compressed).not.toContain("Stored:");
+    expect(compressed).toContain(legend);
+    for (const text of [full, single]) {
+      for (const kind of ["; Defined", "; Function", "; Tool", "; Output", "; Note", "(redefined later)", "dropped)", "omitted)"]) expect(text, kind).not.toContain(kind);
+    }
+    expect(single).not.toContain("Stored:");
+    expect(staticPrompt(false, "compressed")).toBe(staticPrompt(false, "full"));
+  });
+
+  it("each view sends its own part, whichever view's prompt the input carries; other prompts are left as they are", () => {
+    expect(viewSystem(full, "compressed")).toBe(compressed);
+    expect(viewSystem(compressed, "full")).toBe(full);
+    expect(viewSystem(full, "full")).toBe(full);
+    expect(viewSystem(single, "compressed")).toBe(single);
+    expect(viewSystem("custom prompt", "full")).toBe("custom prompt");
+    const trace = buildTrace([{ status: "ok", defs: [{ name: "xs", fn: false, value: [1, 2, 3] }], prints: 1, tools: [], prose: 0 }, { status: "ok", defs: [], prints: 1, tools: [], prose: 0 }], 5);
+    for (const system of [full, compressed]) {
+      const input: ViewInput = { system, task: trace.task, turns: trace.turns, maxTurns: 5 };
+      expect(fullView(input, defaultViewOptions).messages[0].content).toBe(full);
+      expect(compressedView(input, { ...defaultViewOptions, compressHistory: true }).messages[0].content).toBe(compressed);
+    }
+  });
+
+  it("a run sends its view's prompt: `Stored:` in the full view's feedback and system prompt, in neither with compression", async () => {
+    const program = (code: string): string => "```clojure\n" + code + "\n```";
+    const replies = [program("(def xs (tool/nums))\n(println (count xs))"), program("(def total (sum xs))\n(println total)"), program("(return total)")];
+    const nums = tool({ description: "Numbers.", input: z.object({}), run: () => [1, 2, 3] });
+    const agentDef = SubAgent.create({ prompt: "Sum the numbers.", tools: { nums }, maxTurns: 4 });
+    for (const compressHistory of [false, true]) {
+      const step = await SubAgent.run(agentDef, { llm: scriptedLlm(replies), compressHistory });
+      expect(step.ok).toBe(true);
+      const sent = step.turns.map((t) => t.messages);
+      expect(new Set(sent.map((m) => m[0].content)).size).toBe(1);
+      expect(step.trace.system).toBe(sent[0][0].content);
+      expect(step.trace.system).toBe(systemPrompt(agentDef, compressHistory ? "compressed" : "full"));
+      // Hidden context changes neither the system prompt nor the task.
+      const hidden = await SubAgent.run(agentDef, { llm: scriptedLlm(replies), compressHistory, context: { _token: "sk-hidden-value-1234" } });
+      expect(hidden.trace.system).toBe(step.trace.system);
+      expect(hidden.trace.task).toBe(step.trace.task);
+      const later = sent.at(-1)?.slice(2).map((m) => m.content).join("\n") ?? "";
+      expect(later.includes("Stored:")).toBe(!compressHistory);
+      expect(later.includes("; Defined:")).toBe(compressHistory);
+      // `ptc trace show --compressed` shows the two system prompts side by side only where they differ.
+      const shown = renderComparison(step.trace, undefined, undefined, { width: 200 });
+      expect(shown).toContain("`Stored:`");
+      expect(shown).toContain("Earlier programs are shown as summary lines");
+      expect(shown).toMatch(/\.\.\. \(\d+ lines, same in both views\)/);
+      expect(shown).not.toContain("# Common mistakes");
+    }
+  });
+
+  it("a run saved under one view and resumed under the other sends the new view's system prompt", async () => {
+    const program = (code: string): string => "```clojure\n" + code + "\n```";
+    const replies = [program("(def xs [1 2 3])\n(println (count xs))"), program("(def total (sum xs))\n(println total)"), program("(return total)")];
+    const make = (maxTurns: number) => SubAgent.create({ prompt: "Sum the numbers.", maxTurns });
+    for (const [before, after] of [[false, true], [true, false]] as const) {
+      const first = make(2);
+      const stopped = await SubAgent.run(first, { llm: scriptedLlm(replies.slice(0, 2)), compressHistory: before });
+      const state = saveRun(stopped, first);
+      const agentNow = make(5);
+      const live = scriptedLlm(replies.slice(2));
+      const step = await SubAgent.resume(agentNow, state, { llm: live, compressHistory: after });
+      expect(step.ok, JSON.stringify(step.fail)).toBe(true);
+      expect(live.requests[0].messages[0].content).toBe(systemPrompt(agentNow, after ? "compressed" : "full"));
+      expect(step.trace.system).toBe(systemPrompt(agentNow, after ? "compressed" : "full"));
+    }
+  });
+});
