@@ -8,7 +8,7 @@ import { defaultViewOptions, resolveViewOptions, type ViewInput, type ViewOption
 import { createMeter, outputTokens, requestPrice, type Meter } from "../compaction/measure.js";
 import { lookupPrice, type ModelPrice } from "../compaction/prices.js";
 import type { Json } from "../compaction/types.js";
-import { ContextReader, defaultLimits, type ErrorInfo, evaluate, type Limits, type Memory, print, resolveLimits, type ToolCallRecord } from "../lisp/index.js";
+import { ABORTED, ContextReader, defaultLimits, type ErrorInfo, evaluate, type Limits, type Memory, print, resolveLimits, type ToolCallRecord, unlessAborted } from "../lisp/index.js";
 import type { Llm, LlmUsage } from "../llm/types.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import { defaultRecordOptions, Recorder } from "../trace/record.js";
@@ -38,27 +38,11 @@ function tokenCount(n: unknown): number {
   return typeof n === "number" && Number.isFinite(n) && n > 0 ? n : 0;
 }
 
-function abortable<T>(start: () => Promise<T>, signal: AbortSignal): Promise<T> {
-  const p = Promise.resolve().then(start);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    if (signal.aborted) {
-      p.catch(() => undefined);
-      onAbort();
-      return;
-    }
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
+/** The call's value, or the signal's reason thrown as soon as it aborts (the call is left to settle unheard). */
+async function abortable<T>(start: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  const r = await unlessAborted(Promise.resolve().then(start), signal);
+  if (r === ABORTED) throw signal.reason;
+  return r;
 }
 
 /** An LLM failure's kind (an LlmError's), for spans: never its message. */

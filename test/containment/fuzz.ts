@@ -6,18 +6,7 @@
 import { evaluate, print } from "../../src/lisp/evaluate.js";
 import { printSample } from "../../src/lisp/printer.js";
 import { HOST_TEXT } from "./attacks.js";
-
-/** mulberry32: small, fast, and the same sequence for a seed on every machine. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "../support/rng.js";
 
 const BASES = ["[]", "{}", "#{}", "1", '"s"', ":k", "nil", "[1 2]", "{:a 1}", "(range 5)", "data/x", "(tool/t {:q 1})", "(vec (range 40))", "(str \"ab\" 1)"];
 // Each builds a value from `x` and `y` (both the previous link, or the previous link of the other chain).

@@ -12,6 +12,7 @@ import { defaultViewOptions, type ViewOptions } from "../../src/history/view.js"
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import type { RunTrace } from "../../src/trace/trace.js";
 import { buildTrace, turnSpec } from "./traces.js";
+import { rng } from "../support/rng.js";
 
 const MODELS = {
   "token-prefix": { input: 1, output: 0, cache: PROVIDER_CACHES.openai },
@@ -32,18 +33,6 @@ function cost(trace: RunTrace, options: ViewOptions, price: ModelPrice, maxTurns
 function ratio(trace: RunTrace, cache: CacheName): number {
   const n = trace.turns.length;
   return cost(trace, { ...defaultViewOptions, compressHistory: true, cacheModel: cache }, MODELS[cache], n) / cost(trace, { ...defaultViewOptions, compressHistory: false }, MODELS[cache], n);
-}
-
-/** mulberry32: the same session for a seed on every machine. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const rows = Array.from({ length: 200 }, (_, i) => ({ id: i, sku: `SKU-${1000 + i}`, city: ["Oslo", "Lima", "Perth"][i % 3], qty: (i * 7) % 13, price: (i * 37) % 500, note: `note ${i} ${"x".repeat(i % 17)}` }));

@@ -6,6 +6,7 @@
 // crashes fails that run only; the pool starts another.
 import { abortedError, LispError, ours, thrownMessage, toErrorInfo, ToolTimeout, type ErrorInfo } from "../errors.js";
 import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, MemoryEntry, ToolCallRecord, ToolSpec } from "../evaluate.js";
+import { ABORTED, unlessAborted } from "../abort.js";
 import { boxed, Budget, ContextReader, toLisp } from "../interop.js";
 import { resolveLimits, type Limits } from "../limits.js";
 import { hideQuoted, Marks, QUOTED_MIN, STAND_IN_OPEN } from "../marks.js";
@@ -65,7 +66,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
     const acquired = pool.acquire(kept?.worker.alive ? kept.worker : undefined);
     // A worker may take a while to start: an abort meanwhile ends the run, and the worker goes back.
     const got = signal === undefined ? await acquired : await unlessAborted(acquired, signal);
-    if (got === null) {
+    if (got === ABORTED) {
       void acquired.then((x) => pool.release(x), () => undefined);
       return failure(toErrorInfo(abortedError()));
     }
@@ -199,27 +200,6 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     w.post({ type: "run", source, ctx, tools: infos, memory: sent, limits: options.limits, toolTimeoutMs: options.toolTimeoutMs });
-  });
-}
-
-/**
- * `p`'s outcome, or null as soon as `signal` aborts. The listener goes as soon as either comes:
- * a host's long-lived signal would otherwise keep one per run, and each run's closures with it.
- */
-function unlessAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T | null> {
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => resolve(null);
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
   });
 }
 
