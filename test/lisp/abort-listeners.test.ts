@@ -26,6 +26,21 @@ describe("a shared signal after many runs", () => {
     });
   }
 
+  // In process only: a worker's warnings go to the worker's own process object. Both modes build the signal the same way.
+  for (const isolation of ["none"] as const) {
+    it(`evaluate (${isolation}): twenty tool calls in flight, each listening to its signal, set off no leak warning`, async () => {
+      const warnings: string[] = [];
+      const onWarning = (w: Error): void => void warnings.push(w.name);
+      process.on("warning", onWarning);
+      const listening = { t: { run: (_: unknown, signal?: AbortSignal) => new Promise((resolve) => { signal?.addEventListener("abort", () => resolve(0)); setTimeout(() => resolve(1), 20); }) } };
+      const r = await evaluate("(sum (pmap (fn [i] (tool/t {:i i})) (range 20)))", { tools: listening, isolation });
+      await new Promise((done) => setImmediate(done));
+      process.off("warning", onWarning);
+      expect(r.ok && r.value).toBe(20);
+      expect(warnings).not.toContain("MaxListenersExceededWarning");
+    });
+  }
+
   it("SubAgent.run: a 12-turn run with tool calls leaves no listener on the host's signal", async () => {
     const shared = new AbortController();
     // The run's own signal is not the host's: listeners left on it per turn show as Node's warning past ten.
