@@ -189,22 +189,26 @@ function readsOf(turn: Turn): readonly string[] {
  * instead of the reply. Later turns are counted at their reply's size, which bounds what they show.
  */
 function summaryPays(input: ViewInput, options: Required<ViewOptions>, summaryOptions: SummaryOptions, plan: TurnPlan, i: number, visible: number): boolean {
-  const turns = input.turns;
-  const turn = turns[i];
-  const summarized = summaryTokens(turn, plan, summaryOptions) + feedbackTokens(historyFeedback(input, turn, plan, true));
+  const turn = input.turns[i];
+  const summarized = summarizedTokens(input, plan, summaryOptions, i);
   const written = sizesOf(turn).reply + feedbackTokens(historyFeedback(input, turn, plan, false));
-  return payback(VIEW_PRICES[options.cacheModel], { savedTokens: written - summarized, prompts: Math.max(0, input.maxTurns - visible), rewrittenTokens: rewrittenFrom(input, plan, summaryOptions, i, visible) }).pays;
+  return payback(VIEW_PRICES[options.cacheModel], { savedTokens: written - summarized, prompts: Math.max(0, input.maxTurns - visible), rewrittenTokens: summarized + laterTokens(input.turns, i, visible) }).pays;
 }
 
-/** Tokens a prompt over `visible` turns writes again from turn `i`'s summary on (the newest turn is new there either way). */
-function rewrittenFrom(input: ViewInput, plan: TurnPlan, summaryOptions: SummaryOptions, i: number, visible: number): number {
-  const turns = input.turns;
-  let rewritten = summaryTokens(turns[i], plan, summaryOptions) + feedbackTokens(historyFeedback(input, turns[i], plan, true));
+/** Turn `i` summarized: its summary and the short feedback after it. */
+function summarizedTokens(input: ViewInput, plan: TurnPlan, summaryOptions: SummaryOptions, i: number): number {
+  const turn = input.turns[i];
+  return summaryTokens(turn, plan, summaryOptions) + feedbackTokens(historyFeedback(input, turn, plan, true));
+}
+
+/** What a prompt over `visible` turns writes again after turn `i` (the newest turn is new there either way), at the replies' size. */
+function laterTokens(turns: readonly Turn[], i: number, visible: number): number {
+  let n = 0;
   for (let j = i + 1; j < visible - 1 && j < turns.length; j++) {
     const later = sizesOf(turns[j]);
-    rewritten += later.reply + later.feedback;
+    n += later.reply + later.feedback;
   }
-  return rewritten;
+  return n;
 }
 
 const lineCounts = new Map<string, number>();
@@ -287,7 +291,7 @@ function cutMovesInto(cutAt: (k: number) => number, start: number, lines: number
 function dropPays(input: ViewInput, options: Required<ViewOptions>, summaryOptions: SummaryOptions, plan: TurnPlan, i: number, visible: number, d: DefinitionTrace): boolean {
   if (visible > input.turns.length) return false;
   const saved = lineTokens(definitionLine(d, false, "sample", summaryOptions));
-  return payback(VIEW_PRICES[options.cacheModel], { savedTokens: saved, prompts: Math.max(0, input.maxTurns - visible), rewrittenTokens: rewrittenFrom(input, plan, summaryOptions, i, visible) }).pays;
+  return payback(VIEW_PRICES[options.cacheModel], { savedTokens: saved, prompts: Math.max(0, input.maxTurns - visible), rewrittenTokens: summarizedTokens(input, plan, summaryOptions, i) + laterTokens(input.turns, i, visible) }).pays;
 }
 
 /**
@@ -315,7 +319,8 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
     const seen = seenOf(turns[i], input.maxPrintChars);
     lines.push(seen.lines);
     tokens.push(seen.tokens);
-    rest.push(restOf(turns[i]));
+    // What the turn shows besides its output, at most: its program, which its summary never exceeds.
+    rest.push(sizesOf(turns[i]).program);
   }
   // Prompts left in the turn budget when the stream holds `end` turns: what a cut's saving recurs over.
   const first = options.keepLatestFull ? 2 : 1;
@@ -466,9 +471,6 @@ function sizesOf(turn: Turn): { program: number; reply: number; feedback: number
   if (n === undefined) sizes.set(turn, (n = { program: countTokens(turn.program ?? turn.reply), reply: countTokens(turn.reply), feedback: turn.feedback === undefined ? 0 : countTokens(turn.feedback) }));
   return n;
 }
-
-/** What a turn shows besides its output, at most: its program, which its summary never exceeds. */
-const restOf = (turn: Turn): number => sizesOf(turn).program;
 
 /** The compressed prompt view (with `compressHistory: false` it is the full view). */
 export const compressedView: PromptView = (input, rawOptions) => {
