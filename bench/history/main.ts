@@ -4,7 +4,7 @@
 // history part alone, the peak prompt, the cost with a prefix cache (cached tokens at
 // 0.1x) and where that cost goes. Tokens are counted with the o200k_base tokenizer.
 // `--json` prints the raw results.
-import { CACHE_MODELS, measureSession, type CacheBreakdown, type CacheName, type SessionResult } from "./measure.js";
+import { BUDGET_FACTORS, CACHE_MODELS, measureSession, type CacheBreakdown, type CacheName, type SessionResult } from "./measure.js";
 import { round3Sessions } from "./sessions/round3.js";
 import type { Session } from "./session.js";
 import { sessions } from "./sessions/index.js";
@@ -107,6 +107,40 @@ function costParts(sets: readonly SetResult[], keep: (r: SessionResult) => boole
   return md(rows);
 }
 
+/**
+ * The same sessions with a turn budget larger than the turns they use (the bench's own runs use
+ * exactly their budget): total cost against full under both cache models, and the session-model
+ * pairs dearer than full, the worst named.
+ */
+function budgetRows(sets: readonly SetResult[]): string {
+  const head = ["turn budget", ...CACHE_NAMES.flatMap((c) => [`${c}: full`, "compressed", "sessions dearer"]), "dearer than full (dearest first)"];
+  const rows = [head];
+  const all = sets.flatMap((set) => set.results.map((r) => ({ set: set.name, r })));
+  const at = (r: SessionResult, factor: number): Record<CacheName, { full: number; compressed: number }> => (factor === 1 ? r.priced : (r.budgets.find((b) => b.factor === factor) as SessionResult["budgets"][number]).priced);
+  for (const factor of [1, ...BUDGET_FACTORS]) {
+    const dearer: Array<{ name: string; by: number }> = [];
+    const cells = CACHE_NAMES.flatMap((c) => {
+      let full = 0;
+      let compressed = 0;
+      let count = 0;
+      for (const { set, r } of all) {
+        const p = at(r, factor)[c];
+        full += p.full;
+        compressed += p.compressed;
+        if (p.compressed > p.full) {
+          count++;
+          dearer.push({ name: `${r.name} (${set}, ${c}) +${((p.compressed / p.full - 1) * 100).toFixed(1)}%`, by: p.compressed / p.full });
+        }
+      }
+      return [num(full), `${num(compressed)} (${change(full, compressed)})`, `${count} of ${all.length}`];
+    });
+    const worst = dearer.sort((a, b) => b.by - a.by).map((d) => d.name);
+    const named = worst.length > 4 ? [...worst.slice(0, 4), `${worst.length - 4} more`] : worst;
+    rows.push([factor === 1 ? "1x (the runs above)" : `${factor}x`, ...cells, worst.length === 0 ? "none" : named.join("; ")]);
+  }
+  return md(rows);
+}
+
 async function measure(name: string, list: readonly Session[]): Promise<SetResult> {
   const results: SessionResult[] = [];
   for (const s of list) results.push(await measureSession(s));
@@ -140,6 +174,10 @@ async function main(): Promise<void> {
     "All sessions",
     "",
     totals(sets, "all", () => true),
+    "",
+    "Turn budget larger than the turns used (all sessions, each run again with a budget of 1.5-5 times its turns; it still stops where it did): cost in token-equivalents",
+    "",
+    budgetRows(sets),
     "",
     "Where the cached cost goes (sessions of 10+ turns): uncached tokens by what they are, and cached reads",
     "",

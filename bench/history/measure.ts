@@ -55,7 +55,15 @@ export interface SessionResult {
   priced: Record<CacheName, { full: number; compressed: number; strict: number }>;
   /** Problems found by the no-loss check (empty when nothing live was lost). */
   lost: string[];
+  /** The same replies run with a turn budget of BUDGET_FACTORS times the turns they use: cost per cache model, full vs compressed. */
+  budgets: Array<{ factor: number; priced: Record<CacheName, { full: number; compressed: number }> }>;
 }
+
+/**
+ * Turn budgets larger than the turns a run uses (multiples of them): a run that stops early must
+ * not have paid for rewrites made on the bet that the rest of its budget would come.
+ */
+export const BUDGET_FACTORS = [1.5, 2, 3, 5] as const;
 
 /** The two cache models every table reports: OpenAI-style token prefix and Anthropic-style breakpoints. */
 export const CACHE_MODELS = {
@@ -82,12 +90,12 @@ const options = (strictPrefix: boolean, keepLatestFull = false): ViewOptions => 
 /** A hidden context value every session gets (one passes it to a tool): no prompt may show it. */
 const HIDDEN: Readonly<Record<string, string>> = { _token: "sk-live-bench-7f3a9c21e4b8d6" };
 
-/** Runs the session; throws when the transcript does not run as written. */
-export async function runSession(session: Session): Promise<Step> {
+/** Runs the session (with a turn budget of `maxTurns`, by default the turns it uses); throws when the transcript does not run as written. */
+export async function runSession(session: Session, maxTurns = session.replies.length): Promise<Step> {
   const agent = SubAgent.create({
     prompt: session.prompt,
     tools: { ...session.tools },
-    maxTurns: session.replies.length,
+    maxTurns,
     ...(session.output !== undefined ? { output: session.output } : {}),
   });
   // Run with compression on, so the trace's messages are the prompts as sent (scrubbed of hidden values).
@@ -126,7 +134,23 @@ export async function measureSession(session: Session): Promise<SessionResult> {
       }),
     ) as SessionResult["priced"],
     lost: [...lostLive(trace, run, options(false)), ...lostLive(trace, run, options(true)), ...everyPrompt(trace, run, options(false))],
+    budgets: await budgets(session),
   };
+}
+
+/** The session run again with each larger budget (its feedback then says "Turn 3 of 28"), priced under both cache models. */
+async function budgets(session: Session): Promise<SessionResult["budgets"]> {
+  const out: SessionResult["budgets"] = [];
+  for (const factor of BUDGET_FACTORS) {
+    const maxTurns = Math.round(session.replies.length * factor);
+    const trace = (await runSession(session, maxTurns)).trace;
+    const run: RunSettings = { maxTurns, toolsWithdrawn: Object.keys(session.tools).length > 0 && maxTurns > 1 };
+    const priced = Object.fromEntries(
+      Object.entries(CACHE_MODELS).map(([name, price]) => [name, { full: pricedRun(trace, run, { ...options(false), compressHistory: false }, price), compressed: pricedRun(trace, run, { ...options(false), cacheModel: name as CacheName }, price) }]),
+    ) as SessionResult["budgets"][number]["priced"];
+    out.push({ factor, priced });
+  }
+  return out;
 }
 
 /** Tokens after the system prompt and the task (each view's own), summed over every prompt of the run. */
