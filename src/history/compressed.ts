@@ -11,6 +11,7 @@ import { renderFeedback, renderSeenPrints, renderTurnLine, seenPrints, type Feed
 import { fullView } from "./full.js";
 import { viewSystem } from "./legend.js";
 import { payback } from "../compaction/payback.js";
+import { promptsLeft } from "./prompts-left.js";
 import { providerPrice, type ModelPrice } from "../compaction/prices.js";
 import { definitionLine, isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
 import { countTokens } from "../compaction/tokens.js";
@@ -185,14 +186,14 @@ function readsOf(turn: Turn): readonly string[] {
 /**
  * Whether summarizing turn `i`, shown as written until then, pays in the prompt that first shows
  * `visible` turns (and every prompt after it): that prompt writes the summary and everything after
- * it again (the newest turn is new there either way), and each prompt from it on reads the summary
- * instead of the reply. Later turns are counted at their reply's size, which bounds what they show.
+ * it again (the newest turn is new there either way), and each prompt from it on (as many as
+ * promptsLeft counts) reads the summary instead of the reply. Later turns are counted at their reply's size, which bounds what they show.
  */
 function summaryPays(input: ViewInput, options: Required<ViewOptions>, summaryOptions: SummaryOptions, plan: TurnPlan, i: number, visible: number): boolean {
   const turn = input.turns[i];
   const summarized = summarizedTokens(input, plan, summaryOptions, i);
   const written = sizesOf(turn).reply + feedbackTokens(historyFeedback(input, turn, plan, false));
-  return payback(VIEW_PRICES[options.cacheModel], { savedTokens: written - summarized, prompts: Math.max(0, input.maxTurns - visible), rewrittenTokens: summarized + laterTokens(input.turns, i, visible) }).pays;
+  return payback(VIEW_PRICES[options.cacheModel], { savedTokens: written - summarized, prompts: promptsLeft(input.maxTurns, visible), rewrittenTokens: summarized + laterTokens(input.turns, i, visible) }).pays;
 }
 
 /** Turn `i` summarized: its summary and the short feedback after it. */
@@ -285,13 +286,13 @@ function cutMovesInto(cutAt: (k: number) => number, start: number, lines: number
 
 /**
  * Whether leaving out turn `i`'s line for `d` pays in the prompt over `visible` turns: it saves
- * the line in every prompt left, and rewrites the turn's summary and every turn after it but
+ * the line in every prompt left (as promptsLeft counts them), and rewrites the turn's summary and every turn after it but
  * the newest (counted at their replies' size, which bounds what they show).
  */
 function dropPays(input: ViewInput, options: Required<ViewOptions>, summaryOptions: SummaryOptions, plan: TurnPlan, i: number, visible: number, d: DefinitionTrace): boolean {
   if (visible > input.turns.length) return false;
   const saved = lineTokens(definitionLine(d, false, "sample", summaryOptions));
-  return payback(VIEW_PRICES[options.cacheModel], { savedTokens: saved, prompts: Math.max(0, input.maxTurns - visible), rewrittenTokens: summarizedTokens(input, plan, summaryOptions, i) + laterTokens(input.turns, i, visible) }).pays;
+  return payback(VIEW_PRICES[options.cacheModel], { savedTokens: saved, prompts: promptsLeft(input.maxTurns, visible), rewrittenTokens: summarizedTokens(input, plan, summaryOptions, i) + laterTokens(input.turns, i, visible) }).pays;
 }
 
 /**
@@ -322,9 +323,10 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
     // What the turn shows besides its output, at most: its program, which its summary never exceeds.
     rest.push(sizesOf(turns[i]).program);
   }
-  // Prompts left in the turn budget when the stream holds `end` turns: what a cut's saving recurs over.
-  const first = options.keepLatestFull ? 2 : 1;
-  const rule: PrintRule = { limit, tokens: options.printlnHistoryTokens, dropAfter: options.dropAfterTokens, price: VIEW_PRICES[options.cacheModel], promptsLeft: (end) => Math.max(0, input.maxTurns - end - first + 1), rest };
+  // The prompt whose stream holds `end` turns shows `end` turns (`end + 1` with keepLatestFull):
+  // a cut's saving recurs over the prompts left from it (see prompts-left.ts).
+  const shown = options.keepLatestFull ? 1 : 0;
+  const rule: PrintRule = { limit, tokens: options.printlnHistoryTokens, dropAfter: options.dropAfterTokens, price: VIEW_PRICES[options.cacheModel], promptsLeft: (end) => promptsLeft(input.maxTurns, end + shown), rest };
   const cuts: number[] = [];
   const cut = printCut(lines, tokens, rule, !options.keepLatestFull, cuts);
   let offset = 0;
@@ -378,7 +380,7 @@ export const VIEW_PRICES: Readonly<Record<"token-prefix" | "breakpoint", ModelPr
  * after another half budget of new output, and the cut point stays put in between. A cut is
  * made only when it pays under the cache model: it rewrites the output kept after it (read
  * cached before, written again now) and saves reading the dropped tokens in every prompt
- * left in the turn budget (`price`, `promptsLeft`); otherwise the output stays. With `cuts`,
+ * it can count on (`price`, `promptsLeft`); otherwise the output stays. With `cuts`,
  * the cut after each prefix of the turns (what each earlier prompt dropped) is pushed to it.
  */
 export function printCut(lines: readonly number[], tokens: readonly number[], rule: PrintRule, protectLast: boolean, cuts?: number[]): number {

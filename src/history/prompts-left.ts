@@ -1,0 +1,25 @@
+// How many prompts a rewrite of the compressed view is expected to be repaid over: the one count
+// every payback decision of the view uses (println cuts, summarizing a function turn or a fixed
+// error, dropping a superseded line).
+
+/**
+ * The prompts a rewrite must pay back within. The turn budget is only an upper bound on a run's
+ * length: a run often returns long before it (a budget of 5 times the turns used is common), and
+ * a rewrite priced over the whole budget left is a bet on prompts that never come (bench:history,
+ * "Turn budget" rows: up to 4 of 26 sessions dearer than full at budgets 1.5-5x; random agent runs
+ * at 5x up to 1.34x full). A short horizon bounds the bet: a rewrite is made only when it pays for
+ * itself within the next 8 prompts. Measured against the alternatives (bench:history, sessions of
+ * 10+ turns): 10 or more prompts left facts-read-late 1.7% dearer than full at budgets 1.5x and
+ * up; 7 or fewer, and "as many prompts again as the run has had" (min(budget left, turns so far)),
+ * gave up 2-5 points of history tokens on the bench's terse sessions, which use their whole budget.
+ */
+export const PAYBACK_HORIZON = 8;
+
+/**
+ * Prompts left, this one included, for a prompt over `visible` turns of a run of `maxTurns`: the
+ * budget left, at most {@link PAYBACK_HORIZON}. A pure function of the prompt where a decision is
+ * first made, so every later prompt, asking the same question about it, decides the same.
+ */
+export function promptsLeft(maxTurns: number, visible: number): number {
+  return Math.max(0, Math.min(maxTurns - visible, PAYBACK_HORIZON));
+}
