@@ -286,13 +286,17 @@ function cutMovesInto(cutAt: (k: number) => number, start: number, lines: number
 
 /**
  * Whether leaving out turn `i`'s line for `d` pays in the prompt over `visible` turns: it saves
- * the line in every prompt left (as promptsLeft counts them), and rewrites the turn's summary and every turn after it but
- * the newest (counted at their replies' size, which bounds what they show).
+ * the line in every prompt left (as promptsLeft counts them), and rewrites the turn's summary
+ * without it and every turn after it but the newest (counted at their replies' size, which bounds
+ * what they show). The line's `(redefined later)` stand-in, shown when it was the summary's only
+ * line, is counted as staying, so neither side is overstated.
  */
 function dropPays(input: ViewInput, options: Required<ViewOptions>, summaryOptions: SummaryOptions, plan: TurnPlan, i: number, visible: number, d: DefinitionTrace): boolean {
   if (visible > input.turns.length) return false;
-  const saved = lineTokens(definitionLine(d, false, "sample", summaryOptions));
-  return payback(VIEW_PRICES[options.cacheModel], { savedTokens: saved, prompts: promptsLeft(input.maxTurns, visible), rewrittenTokens: summarizedTokens(input, plan, summaryOptions, i) + laterTokens(input.turns, i, visible) }).pays;
+  const line = lineTokens(definitionLine(d, false, "sample", summaryOptions));
+  const marker = lineTokens(definitionLine(d, true, "sample", summaryOptions));
+  const rewritten = summarizedTokens(input, plan, summaryOptions, i) - line + marker + laterTokens(input.turns, i, visible);
+  return payback(VIEW_PRICES[options.cacheModel], { savedTokens: line - marker, prompts: promptsLeft(input.maxTurns, visible), rewrittenTokens: rewritten }).pays;
 }
 
 /**

@@ -68,16 +68,18 @@ describe("keeping what a model needs", () => {
   });
 
   it("keeps a fixed error in full under the breakpoint layout (summarizing it would rewrite every later message)", async () => {
-    const trace = await run([reply("Try.", "(println (+ 1 nil))"), reply("Fix.", `(println "ok" 1)`), reply("More.", `(println "ok" 2)`), reply("More.", `(println "ok" 3)`), reply("Done.", "(return 1)")]);
+    const reasoning = "The rows are keyed by region, so I will add the totals up first and look at the outliers after that. ".repeat(6);
+    const trace = await run([reply(reasoning, "(println (+ 1 nil))"), reply("Fix.", `(println "ok" 1)`), reply("More.", `(println "ok" 2)`), reply("More.", `(println "ok" 3)`), reply("Done.", "(return 1)")]);
     expect(trace.turns[0].status).toBe("error");
     expect(view(trace, 4, options("breakpoint"), 30).stats.turnsFull.map((t) => t.reason)).toEqual(["error"]);
-    // Under a token-prefix cache it is summarized once that pays: with prompts left to repay the rewrite, not in the run's last one.
+    // Under a token-prefix cache it is summarized once that pays: with prompts left to repay the rewrite (its reasoning
+    // saved in each of them), not in the run's last ones.
     expect(view(trace, 4, options("token-prefix"), 30).stats.turnsFull).toEqual([]);
     expect(view(trace, 4, options("token-prefix")).stats.turnsFull).toEqual([{ turn: 1, reason: "cost" }]);
   });
 
   it("keeps a turn that defined functions raw for one more prompt, then summarizes it when the rewrite pays", async () => {
-    const define = reply("A helper.", `(defn double-all "Doubles each" [xs] (mapv #(* 2 %) xs))\n(println "ok")`);
+    const define = reply("A helper first: the rows need doubling before they are summed, and the next programs will call it. ".repeat(4), `(defn double-all "Doubles each" [xs] (mapv #(* 2 %) xs))\n(println "ok")`);
     const trace = await run([define, reply("Use it.", `(println (double-all [1 2]))`), reply("Again.", `(println "n" 2)`), reply("Done.", "(return 1)")]);
     const next = view(trace, 1, options(), 30);
     expect(next.stats.turnsFull).toEqual([{ turn: 1, reason: "latest" }]);

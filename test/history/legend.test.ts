@@ -99,10 +99,10 @@ describe("the compressed view's legend (issue 20)", () => {
     // In a 14-turn budget and a 200-turn one, where more rewrites pay (a superseded line goes).
     for (const specs of fc.sample(turnSpecs(3, 12), { numRuns: 60, seed: 20 })) for (const budget of [14, 200]) collect(buildTrace(specs, budget), budget, kinds, OPTIONS);
     collect(rejectedReturn(), 6, kinds, OPTIONS);
-    // A turn whose only definition is redefined while many turns are left: its summary says so.
+    // A turn whose only definition is redefined by the next one, many turns left: its summary says so.
     const only = (defs: TurnSpec["defs"], prints: number): TurnSpec => ({ status: "ok", defs, prints, tools: [], prose: 0 });
     const users = { name: "users", fn: false, value: Array.from({ length: 20 }, (_, i) => ({ id: i, name: `user ${i}` })) };
-    collect(buildTrace([only([users], 0), only([], 2), only([{ ...users, value: 1 }], 1), only([], 1)], 200), 200, kinds, OPTIONS);
+    collect(buildTrace([only([users], 0), only([{ ...users, value: 1 }], 1), only([], 2), only([], 1)], 200), 200, kinds, OPTIONS);
     // The collection itself works: these kinds occur in those sessions.
     for (const k of ["; Defined", "; Function", "; Tool", "; Output", "; Note", "; Tool calls not listed", "(N dropped)", "(redefined later)", "(redefined)", "; Read", "; (...)", "sample:", "of {", "xN", "-> name"]) expect(kinds, k).toContain(k);
     const unexplained = [...kinds].filter((k) => !explained(k));

@@ -7,6 +7,7 @@ import type { DefinitionTrace, RunTrace, Turn } from "../../src/trace/trace.js";
 import { compressedView, isErrored, planTurns } from "../../src/history/compressed.js";
 import { definitionSample, isWhole, learnedLines } from "../../src/history/summary.js";
 import { fullView } from "../../src/history/full.js";
+import { PAYBACK_HORIZON } from "../../src/history/prompts-left.js";
 import { countTokens, promptTokens } from "../../src/compaction/tokens.js";
 import { defaultViewOptions, type View, type ViewInput, type ViewOptions } from "../../src/history/view.js";
 import { buildTrace, turnSpecs } from "./traces.js";
@@ -302,7 +303,8 @@ describe("compressed view properties", () => {
               if (changed) rewritten += (sizes[i] * now) / lines[i];
             }
           }
-          const left = MAX_TURNS - end - (protect ? 0 : 1);
+          // The prompts it may count on: those left in the budget, at most the payback horizon.
+          const left = Math.min(MAX_TURNS - end - (protect ? 0 : 1), PAYBACK_HORIZON);
           if (left * dropped > 9 * rewritten + 1e-9) cut = next;
         }
         const keep = history.length - cut;

@@ -149,7 +149,7 @@ describe("scenario: error recovery", () => {
     const replies = [
       clj("Explore.", `(def names (mapv :name data/products))\n(println names)`),
       clj("Prices.", `(def prices (into {} (map (juxt :name :price) data/products)))\n(println (count prices))`),
-      clj("Oops.", `(def total (reduce + (map :cost data/products)))\n(println total)`),
+      clj("The total is the sum of each product's cost, which the catalog records next to its price; summing it once gives the figure the report needs. ".repeat(3), `(def total (reduce + (map :cost data/products)))\n(println total)`),
       clj("Fix the key.", `(def total (reduce + (map :price data/products)))\n(println total)`),
       clj("Done.", `(return {:products (filterv #(> (get prices %) 100) names)})`),
     ];
@@ -166,7 +166,7 @@ describe("scenario: error recovery", () => {
     expect(llm.requests[4].messages[5].content).toMatch(/Error/);
     expect(step.turns[4].view?.turnsFull).toEqual([{ turn: 3, reason: "error" }]);
     // One turn later the error is two turns back and was fixed since: with prompts left to repay
-    // the rewrite (a 20-turn budget), its program is summarized and its feedback keeps the
+    // the rewrite (a 20-turn budget; its reasoning saved in each), its program is summarized and its feedback keeps the
     // error's first line; in the run's own 5-turn budget it stays as written.
     const at = (maxTurns: number) => compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns, maxTurns }, { ...defaultViewOptions, compressHistory: true });
     expect(at(5).stats.turnsFull).toEqual([{ turn: 3, reason: "cost" }]);

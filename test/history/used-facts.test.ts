@@ -136,16 +136,18 @@ describe("superseded lines in rewritten summaries", () => {
       reply("Narrow.", `(def users (vec (take 10 users)))\n(def top (vec (take 5 top)))\n(println "users" (count users))`),
       reply("Done.", "(return (count users))"),
     ]);
-    // A long turn budget: dropping users' stale sample pays back in the prompts left.
-    const before = compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, 2), maxTurns: 200 }, options());
-    const after = compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, 3), maxTurns: 200 }, options());
-    const place = (v: typeof after, turn: number) => (v.turns ?? []).find((p) => p.turn === turn);
+    // Dropping users' stale sample rewrites turn 1's summary and turn 2 after it: the 8 prompts a
+    // rewrite may count on do not repay that, however long the budget (before, a 200-turn budget
+    // counted 197 prompts left and the line went). It stays as written in both budgets.
+    const place = (v: ReturnType<typeof compressedView>, turn: number) => (v.turns ?? []).find((p) => p.turn === turn);
+    const at = (k: number, maxTurns: number) => compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, k), maxTurns }, options());
+    for (const maxTurns of [4, 200]) {
+      expect(place(at(3, maxTurns), 1)?.text).toBe(place(at(2, maxTurns), 1)?.text);
+      expect(place(at(3, maxTurns), 1)?.text).toMatch(/; Defined: users\b/);
+    }
+    const before = at(2, 200);
+    const after = at(3, 200);
     const first = place(after, 1)?.text ?? "";
-    expect(first).not.toMatch(/; Defined: users\b/);
-    // In the run's own 4-turn budget it does not pay: the line stays as written.
-    const short = compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, 3), maxTurns: 4 }, options());
-    expect(place(short, 1)?.text).toBe(place(compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, 2), maxTurns: 4 }, options()), 1)?.text);
-    expect(place(short, 1)?.text).toMatch(/; Defined: users\b/);
     expect(first).toMatch(/^; Defined: cities-seen = set\[4\]/m);
     // Turn 2 printed and its output is still shown: its summary is not rewritten, top's line stays
     // as written (the note after it was for one prompt).
