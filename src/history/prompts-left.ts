@@ -6,7 +6,7 @@
  * The prompts a rewrite must pay back within. The turn budget is only an upper bound on a run's
  * length: a run often returns long before it, and a rewrite priced over the whole budget left is a
  * bet on prompts that never come (bench:history, "Turn budget" rows: facts-read-late 6.2% and
- * log-triage 4.7% dearer than full at budgets 1.5-5x; random agent runs at 5x up to 1.34x). A short
+ * log-triage 4.7% dearer than full at budgets 1.5-5x; random agent runs at 5x up to 1.33x). A short
  * horizon bounds the bet: a rewrite is made only when the next 8 prompts repay it. Measured against
  * the alternatives (docs/history.md, "Every rewrite pays"): 12 left facts-read-late 0.4% dearer;
  * "as many prompts again as the run has had" (min(budget left, turns so far)) left it 1.2% dearer
