@@ -43,6 +43,8 @@ export interface Attack {
 export const DAG = "(reduce (fn [m _] [m m]) [] (range 26))";
 const MAP_DAG = "(reduce (fn [m i] {:l m :r m}) {} (range 26))";
 const BOUNDED = ["fuel_exhausted", "timeout", "collection_too_large", "string_too_large"];
+/** A string of 1,000,000 characters (maxStringLength under the defaults). */
+const LONG = '(apply str (repeat 1000 (apply str (repeat 1000 "x"))))';
 
 const code = (s: string): string => "```clojure\n" + s + "\n```";
 
@@ -245,6 +247,13 @@ export const ATTACKS: Attack[] = [
     expect: { kinds: ["tool_error"] },
     run: (limits, mode) => run("(tool/t)", { limits, tools: { t: () => Promise.reject(new Proxy({}, { get: () => { throw new Error("trap"); }, getPrototypeOf: () => { throw new Error("trap"); } })) } }, mode),
   },
+  // Strings share too: one string reached many times is copied each time it is written across a
+  // thread (structured clone does not share strings) or as JSON. 3,000 x 1M characters is 3 GB.
+  program("a long string shared in the result", `(let [s ${LONG}] (vec (repeat 3000 s)))`, { kinds: ["string_too_large"], message: /maxBoundaryChars/ }),
+  program("a long string shared in a tool's arguments", `(let [s ${LONG}] (tool/t {:xs (vec (repeat 3000 s))}))`, { kinds: ["string_too_large"], message: /maxBoundaryChars/ }, { tools: { t: () => 1 } }),
+  program("a long string shared in a definition", `(def big (let [s ${LONG}] (vec (repeat 3000 s)))) (count big)`, { value: 3000 }),
+  toolAttack("tool result sharing a long string", () => new Array(3000).fill("y".repeat(1_000_000)), { kinds: ["string_too_large", "tool_error"], message: /maxBoundaryChars/ }),
+  bigCtxAttack("ctx sharing a long string", "(count data/xs)", () => ({ xs: new Array(30).fill("y".repeat(1_000_000)) }), { kinds: ["string_too_large"], message: /maxBoundaryChars/ }),
   // evaluate's own checks; an agent's tools are checked by tool() and SubAgent.create (the next case).
   { ...program("tool spec without run", "1", { kinds: ["value_error"], message: /tool\/t/ }, { tools: { t: {} as never } }), modes: ["none", "worker"] },
   { ...program("tool spec with bad params", "1", { kinds: ["value_error"], message: /tool\/t/ }, { tools: { t: { run: () => 1, params: "a" as never } } }), modes: ["none", "worker"] },
