@@ -252,6 +252,10 @@ export const ATTACKS: Attack[] = [
   program("a long string shared in the result", `(let [s ${LONG}] (vec (repeat 3000 s)))`, { kinds: ["string_too_large"], message: /maxBoundaryChars/ }),
   program("a long string shared in a tool's arguments", `(let [s ${LONG}] (tool/t {:xs (vec (repeat 3000 s))}))`, { kinds: ["string_too_large"], message: /maxBoundaryChars/ }, { tools: { t: () => 1 } }),
   program("a long string shared in a definition", `(def big (let [s ${LONG}] (vec (repeat 3000 s)))) (count big)`, { value: 3000 }),
+  // Two equal long strings built apart compare character by character, each time: 100,000 pairs
+  // of 1M characters is 100 G characters read for 100,000 units of fuel.
+  program("equal long strings compared 100,000 times", `(let [a ${LONG} b (str ${LONG})] (= (vec (repeat 100000 a)) (vec (repeat 100000 b))))`, { kinds: BOUNDED }),
+  program("equal long strings sorted", `(let [a ${LONG} b (str ${LONG})] (count (sort (concat (repeat 1500 a) (repeat 1500 b)))))`, { kinds: BOUNDED }),
   toolAttack("tool result sharing a long string", () => new Array(3000).fill("y".repeat(1_000_000)), { kinds: ["string_too_large", "tool_error"], message: /maxBoundaryChars/ }),
   bigCtxAttack("ctx sharing a long string", "(count data/xs)", () => ({ xs: new Array(30).fill("y".repeat(1_000_000)) }), { kinds: ["string_too_large"], message: /maxBoundaryChars/ }),
   // evaluate's own checks; an agent's tools are checked by tool() and SubAgent.create (the next case).
