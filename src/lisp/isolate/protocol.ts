@@ -36,6 +36,8 @@ export interface RunMessage {
   type: "run";
   source: string;
   ctx: readonly CtxEntry[] | null;
+  /** The context as JSON text, parsed by the run in the worker (`EvaluateOptions.ctxJson`). */
+  ctxJson?: string;
   tools: ToolInfo[];
   /** Memory the worker kept from an earlier run (by id), or sent whole. */
   memory: { kept: number } | { entries: MemoryEntryWire[] };

@@ -14,7 +14,7 @@ import { OutputBuffer } from "../output.js";
 import { quietly, timeoutError, whileWhole } from "../runtime.js";
 import { WireReader, WireWriter } from "../wire.js";
 import { poolFor, type ExitReason, type PoolWorker } from "./pool.js";
-import type { CtxEntry, DataError, DoneMessage, FromWorker, MemoryEntryWire, ToolInfo } from "./protocol.js";
+import type { CtxEntry, DataError, DoneMessage, FromWorker, MemoryEntryWire, RunMessage, ToolInfo } from "./protocol.js";
 
 const EMPTY_MEMORY: Memory = new Map();
 // Past this, setTimeout fires at once; such limits get no watchdog.
@@ -91,6 +91,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
     let since = 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const arm = (): void => {
+      if (timer !== undefined) return;
       since = performance.now();
       if (budget - spent <= MAX_TIMER_MS) timer = setTimeout(() => finish(failure(toErrorInfo(timeoutError(limits.timeoutMs))), false), Math.max(0, budget - spent));
     };
@@ -199,7 +200,14 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
       }
     };
     signal?.addEventListener("abort", onAbort, { once: true });
-    w.post({ type: "run", source, ctx, tools: infos, memory: sent, limits: options.limits, toolTimeoutMs: options.toolTimeoutMs });
+    const run: RunMessage = { type: "run", source, ctx, tools: infos, memory: sent, limits: options.limits, toolTimeoutMs: options.toolTimeoutMs };
+    if (options.ctxJson !== undefined) {
+      // Context given as text goes as text, and the worker parses it: the hard stop counts from
+      // here, so copying a large text across (a native call on each side) is the run's time too.
+      run.ctxJson = options.ctxJson;
+      arm();
+    }
+    w.post(run);
   });
 }
 
