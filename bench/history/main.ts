@@ -58,6 +58,12 @@ function perSession(sets: readonly SetResult[]): string {
   return md(rows);
 }
 
+/** Views no compression can match by much, for scale: what forgetting the history would save. */
+const REFERENCES = [
+  ["latestOnly", "only the latest turn, as sent (all earlier turns forgotten)"],
+  ["noHistory", "no history at all (the system prompt and task alone)"],
+] as const;
+
 function totals(sets: readonly SetResult[], label: string, keep: (r: SessionResult) => boolean): string {
   const head = [label, ...sets.flatMap((s) => [`${s.name}: full`, "compressed", "old timing", "strict"])];
   const cells = (f: (rs: SessionResult[]) => [number, number, number, number], fmt: (full: number, v: number) => string): string[] =>
@@ -79,6 +85,7 @@ function totals(sets: readonly SetResult[], label: string, keep: (r: SessionResu
     ...CACHE_NAMES.flatMap((c) => [
       [`cost, ${CACHE_LABEL[c]}`, ...cells((x) => [sum(x, (r) => r.priced[c].full), sum(x, (r) => r.priced[c].compressed), NaN, sum(x, (r) => r.priced[c].strict)], (full, v) => (Number.isNaN(v) ? "-" : costly(full, v)))],
       [`sessions dearer than full, ${c}`, ...cells((x) => [0, x.filter((r) => r.priced[c].compressed > r.priced[c].full).length, NaN, x.filter((r) => r.priced[c].strict > r.priced[c].full).length], (_, v) => (Number.isNaN(v) ? "-" : num(v)))],
+      ...REFERENCES.map(([key, text]) => [`reference, ${c}: ${text}`, ...cells((x) => [sum(x, (r) => r.priced[c].full), sum(x, (r) => r.priced[c][key]), NaN, NaN], (full, v) => (Number.isNaN(v) ? "" : costly(full, v)))]),
     ]),
     ["sessions costlier than full", ...cells((x) => [0, x.filter((r) => r.compressed.viewCachedCost > r.compressed.fullCachedCost).length, x.filter((r) => r.previous.viewCachedCost > r.previous.fullCachedCost).length, x.filter((r) => r.strict.viewCachedCost > r.strict.fullCachedCost).length], (_, v) => num(v))],
   ];

@@ -51,8 +51,13 @@ export interface SessionResult {
   /** Input tokens of the history alone (everything after the task message), summed over prompts. */
   history: { full: number; compressed: number; previous: number; strict: number };
   cache: { full: CacheBreakdown; compressed: CacheBreakdown; previous: CacheBreakdown; strict: CacheBreakdown };
-  /** Cost in token-equivalents under the project's measure, per cache model, full vs compressed (default mode). */
-  priced: Record<CacheName, { full: number; compressed: number; strict: number }>;
+  /**
+   * Cost in token-equivalents under the project's measure, per cache model: full vs compressed
+   * (default and strict mode), and two references no view of the whole run can beat by much:
+   * the full view cut to its latest turn (everything earlier forgotten) and to the system
+   * prompt and task alone.
+   */
+  priced: Record<CacheName, { full: number; compressed: number; strict: number; latestOnly: number; noHistory: number }>;
   /** Problems found by the no-loss check (empty when nothing live was lost). */
   lost: string[];
 }
@@ -67,15 +72,20 @@ export type CacheName = keyof typeof CACHE_MODELS;
 /** The token-prefix model with an input token at one "dollar": costs read as token-equivalents (an uncached input token = 1). */
 const TOKEN_EQUIVALENTS: ModelPrice = { ...CACHE_MODELS["token-prefix"], input: 1e6 };
 
-/** Cost of every prompt of the run under one cache model, in token-equivalents (an uncached input token = 1). */
-function pricedRun(trace: RunTrace, run: RunSettings, opts: ViewOptions, price: ModelPrice): number {
+/** Cost of every prompt of the run under one cache model, in token-equivalents (an uncached input token = 1); `cut` keeps part of each prompt (a reference view). */
+function pricedRun(trace: RunTrace, run: RunSettings, opts: ViewOptions, price: ModelPrice, cut?: (messages: readonly ChatMessage[]) => readonly ChatMessage[]): number {
   const meter = createMeter(price);
   for (let k = 0; k < trace.turns.length; k++) {
     const view = compressedView({ ...run, system: trace.system, task: trace.task, turns: trace.turns.slice(0, k) }, opts);
-    meter.add({ messages: view.messages, ...(view.breakpoints === undefined ? {} : { breakpoints: view.breakpoints }) });
+    if (cut !== undefined) meter.add({ messages: cut(view.messages) });
+    else meter.add({ messages: view.messages, ...(view.breakpoints === undefined ? {} : { breakpoints: view.breakpoints }) });
   }
   return meter.totals.cost * 1e6;
 }
+
+/** The system prompt and task, then the latest reply and its feedback (the full view's last two messages). */
+const latestOnly = (messages: readonly ChatMessage[]): readonly ChatMessage[] => (messages.length <= 2 ? messages : [...messages.slice(0, 2), ...messages.slice(-2)]);
+const noHistory = (messages: readonly ChatMessage[]): readonly ChatMessage[] => messages.slice(0, 2);
 
 const options = (strictPrefix: boolean, keepLatestFull = false): ViewOptions => ({ ...defaultViewOptions, compressHistory: true, strictPrefix, keepLatestFull });
 
@@ -122,7 +132,17 @@ export async function measureSession(session: Session): Promise<SessionResult> {
     priced: Object.fromEntries(
       Object.entries(CACHE_MODELS).map(([name, price]) => {
         const cacheModel = name as CacheName;
-        return [name, { full: pricedRun(trace, run, { ...options(false), compressHistory: false }, price), compressed: pricedRun(trace, run, { ...options(false), cacheModel }, price), strict: pricedRun(trace, run, { ...options(true), cacheModel }, price) }];
+        const fullOptions = { ...options(false), compressHistory: false };
+        return [
+          name,
+          {
+            full: pricedRun(trace, run, fullOptions, price),
+            compressed: pricedRun(trace, run, { ...options(false), cacheModel }, price),
+            strict: pricedRun(trace, run, { ...options(true), cacheModel }, price),
+            latestOnly: pricedRun(trace, run, fullOptions, price, latestOnly),
+            noHistory: pricedRun(trace, run, fullOptions, price, noHistory),
+          },
+        ];
       }),
     ) as SessionResult["priced"],
     lost: [...lostLive(trace, run, options(false)), ...lostLive(trace, run, options(true)), ...everyPrompt(trace, run, options(false))],
