@@ -258,9 +258,10 @@ export function evaluate(source: string, options: EvaluateOptions = {}): Promise
  * `evaluate`, telling `sink.line` each line of output as it is written (stand-ins in place),
  * past the output limit too, in place of `options.onPrint`, and `sink.check` at each check of
  * the clock: the isolated mode's worker sends the lines to the host (in batches it sends from
- * the checks while the program computes), so what a program printed survives the worker being ended.
+ * the checks while the program computes), so what a program printed survives the worker being ended;
+ * and `sink.read` once the context text (`ctxJson`) is read, so the host's hard stop can say which it ended.
  */
-export async function evaluateWith(source: string, options: EvaluateOptions, sink: { line: (line: string) => void; check: () => void } | null): Promise<EvalResult> {
+export async function evaluateWith(source: string, options: EvaluateOptions, sink: { line: (line: string) => void; check: () => void; read?: () => void } | null): Promise<EvalResult> {
   if (options.isolation !== undefined && options.isolation !== "none") return isolated(source, options, options.isolation);
   const now = options.clock ?? defaultClock;
   const started = now();
@@ -283,7 +284,10 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
   } catch (e) {
     readError = e;
   }
-  if (options.ctxJson !== undefined) readMs = now() - started;
+  if (options.ctxJson !== undefined) {
+    readMs = now() - started;
+    sink?.read?.();
+  }
   const marks = marksFor(ctx, memory, source);
   const failure = (e: unknown, prints: string[] = []): EvalFailure => {
     const out: EvalFailure = { ok: false, error: describeFailure(e, source), prints, memory, toolCalls, stats: stats() };

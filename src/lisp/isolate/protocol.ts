@@ -108,4 +108,6 @@ export type FromWorker =
   | { type: "cancel"; call: number }
   /** The program started (true) or stopped (false) running: the span the host's hard stop counts. */
   | { type: "running"; running: boolean }
+  /** The run has read its context text (ctxJson): a hard stop from here on stops the program, not the read. */
+  | { type: "read" }
   | DoneMessage;
