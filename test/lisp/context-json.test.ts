@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { runEvalCommand } from "../../src/cli/eval.js";
 import { contextJsonProblem, parseContextJson } from "../../src/lisp/context-json.js";
 import { evaluate } from "../../src/lisp/evaluate.js";
+import { rng } from "../support/rng.js";
 
 const keys = (n: number): Record<string, number> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
 
@@ -42,6 +43,42 @@ describe("ctxJson", () => {
       expect(read.error.kind).toBe("collection_too_large");
       expect(read.error.message).toBe("data/x holds a collection of more than 10 elements, over the limit of 10 (maxCollectionSize)");
     }
+  });
+
+  it("cuts exactly the top-level values holding a collection over the limit (2,000 generated texts)", () => {
+    const next = rng(19);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)];
+    // Strings full of what the scan must not take for structure: quotes, escapes, brackets, commas, colons.
+    const str = (): string => Array.from({ length: Math.floor(next() * 6) }, () => pick(['"', "\\", "\\\"", "[", "]", "{", "}", ",", ":", "a", " ", "\u00e9"])).join("");
+    const value = (depth: number): unknown => {
+      const r = next();
+      if (depth > 3 || r < 0.4) return pick([1, -2.5e3, true, false, null, str()]);
+      const n = Math.floor(next() * 7);
+      if (r < 0.7) return Array.from({ length: n }, () => value(depth + 1));
+      return Object.fromEntries(Array.from({ length: n }, (_, i) => [str() + i, value(depth + 1)]));
+    };
+    const over = (v: unknown, max: number): boolean => {
+      if (v === null || typeof v !== "object") return false;
+      const items = Array.isArray(v) ? v : Object.values(v);
+      return items.length > max || items.some((x) => over(x, max));
+    };
+    let cut = 0;
+    for (let i = 0; i < 2000; i++) {
+      const obj = Object.fromEntries(Array.from({ length: 1 + Math.floor(next() * 4) }, (_, k) => [str() + k, value(0)]));
+      const text = i % 2 === 0 ? JSON.stringify(obj) : JSON.stringify(obj, null, 2);
+      const max = 1 + Math.floor(next() * 5);
+      const ctx = parseContextJson(text, undefined, { maxCollectionSize: max }, () => undefined);
+      expect(Object.keys(ctx)).toEqual(Object.keys(obj));
+      for (const [k, v] of Object.entries(obj)) {
+        if (over(v, max)) {
+          cut++;
+          expect(() => ctx[k], `${text} key ${k} max ${max}`).toThrow(/more than/);
+        } else expect(ctx[k], `${text} key ${k} max ${max}`).toEqual(v);
+      }
+    }
+    // Both sides of the limit are met often.
+    expect(cut).toBeGreaterThan(300);
+    expect(cut).toBeLessThan(4000);
   });
 
   it("stops the read at the time limit on the run's clock, before parsing", async () => {
