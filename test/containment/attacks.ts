@@ -226,7 +226,9 @@ export const ATTACKS: Attack[] = [
   toolAttack("tool 300k-key object", () => manyKeys(300_000), { value: 300_000, kinds: ["timeout", "collection_too_large", "fuel_exhausted"] }, "(count (tool/t))"),
   bigCtxAttack("ctx 2M-key object", "(count data/x)", (l) => ({ x: manyKeys(twiceTheLimit(l)) }), { kinds: ["collection_too_large"] }),
   bigCtxAttack("ctx 300k-key object", "(count data/x)", () => ({ x: manyKeys(300_000) }), { value: 300_000, kinds: ["timeout", "collection_too_large", "fuel_exhausted"] }),
-  toolAttack("tool object Proxy with 2M ownKeys", (l) => new Proxy({}, { ownKeys: () => Array.from({ length: twiceTheLimit(l) }, (_, i) => "k" + i), getOwnPropertyDescriptor: () => ({ value: 1, enumerable: true, configurable: true }) }), { kinds: ["collection_too_large", "type_error", "tool_error"] }),
+  // The trap is host code: nothing preempts it (README, Limits), and when it returns past the time
+  // limit the worker mode's hard stop may answer first with `timeout`, as clean as the count's refusal.
+  toolAttack("tool object Proxy with 2M ownKeys", (l) => new Proxy({}, { ownKeys: () => Array.from({ length: twiceTheLimit(l) }, (_, i) => "k" + i), getOwnPropertyDescriptor: () => ({ value: 1, enumerable: true, configurable: true }) }), { kinds: ["collection_too_large", "type_error", "tool_error", "timeout"] }),
   toolAttack("tool Map whose size says 1e9", () => Object.defineProperty(new Map([[1, 1]]), "size", { get: () => 1e9 }), { kinds: ["collection_too_large"] }),
   toolAttack("tool Set whose size says 1 over 2M entries", (l) => Object.defineProperty(new Set(Array.from({ length: twiceTheLimit(l) }, (_, i) => i)), "size", { get: () => 1 }), { kinds: ["collection_too_large", "timeout", "fuel_exhausted"] }),
   toolAttack("tool Map of 2M entries", (l) => new Map(Array.from({ length: twiceTheLimit(l) }, (_, i) => [i, i])), { kinds: ["collection_too_large"] }),
