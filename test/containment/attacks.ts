@@ -222,9 +222,10 @@ export const ATTACKS: Attack[] = [
   ctxAttack("ctx DAG of host objects", "(count data/x)", { x: (() => { let o: unknown = {}; for (let i = 0; i < 40; i++) o = { a: o, b: o }; return o; })() }, { kinds: ["collection_too_large", "fuel_exhausted", "timeout"] }),
   toolAttack("tool sparse 1e9 array", () => new Array(1e9), { kinds: ["collection_too_large"] }),
   toolAttack("tool array-like Proxy 2^32-1", () => lyingArray(2 ** 32 - 1), { kinds: ["collection_too_large"] }),
-  toolAttack("tool 2M-key object", (l) => manyKeys(twiceTheLimit(l)), { kinds: ["collection_too_large"] }),
+  // Listing 2M keys is one V8 call of about a second: on a slow machine the time limit may fire first.
+  toolAttack("tool 2M-key object", (l) => manyKeys(twiceTheLimit(l)), { kinds: ["collection_too_large", "timeout"] }),
   toolAttack("tool 300k-key object", () => manyKeys(300_000), { value: 300_000, kinds: ["timeout", "collection_too_large", "fuel_exhausted"] }, "(count (tool/t))"),
-  bigCtxAttack("ctx 2M-key object", "(count data/x)", (l) => ({ x: manyKeys(twiceTheLimit(l)) }), { kinds: ["collection_too_large"] }),
+  bigCtxAttack("ctx 2M-key object", "(count data/x)", (l) => ({ x: manyKeys(twiceTheLimit(l)) }), { kinds: ["collection_too_large", "timeout"] }),
   bigCtxAttack("ctx 300k-key object", "(count data/x)", () => ({ x: manyKeys(300_000) }), { value: 300_000, kinds: ["timeout", "collection_too_large", "fuel_exhausted"] }),
   // The trap is host code: nothing preempts it (README, Limits), and when it returns past the time
   // limit the worker mode's hard stop may answer first with `timeout`, as clean as the count's refusal.
