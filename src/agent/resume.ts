@@ -13,7 +13,7 @@ import { compressedView } from "../history/compressed.js";
 import { fullView } from "../history/full.js";
 import { resolveViewOptions } from "../trace/view-settings.js";
 import type { View, ViewOptions } from "../history/view.js";
-import { evaluate, Fn, type Memory, type MemoryEntry, print } from "../lisp/index.js";
+import { evaluate, Fn, type Memory, type MemoryEntry, ours, print, type Value } from "../lisp/index.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import type { Llm, LlmRequest, LlmResponse } from "../llm/types.js";
 import { firstTurnLine } from "./prompt/task.js";
@@ -39,18 +39,35 @@ export interface SaveOptions {
 
 const withdraws = (agent: Agent): boolean => Object.keys(agent.tools).length > 0 && agent.maxTurns > 1;
 
-/** The memory as saved: data as EDN, functions as their defining source. */
+/**
+ * The memory as saved: data as EDN, functions as their defining source. A value that prints
+ * past `print`'s limit (shared structure can unfold into gigabytes) is saved without its EDN,
+ * which `restoreMemory` reports; a resumed run does not need it (it replays the turns).
+ */
 export function saveMemory(memory: Memory): SavedDefinition[] {
   const out: SavedDefinition[] = [];
   for (const [name, entry] of memory) {
     const d: SavedDefinition = { name, kind: entry.value instanceof Fn ? "function" : "value" };
     if (entry.doc !== undefined) d.doc = entry.doc;
-    if (d.kind === "value") d.edn = print(entry.value);
+    if (d.kind === "value") {
+      const edn = printable(entry.value);
+      if (edn !== undefined) d.edn = edn;
+    }
     if (entry.source !== undefined) d.source = entry.source;
     if (entry.hidden !== undefined) d.hidden = { ...entry.hidden };
     out.push(d);
   }
   return out;
+}
+
+function printable(v: Value): string | undefined {
+  try {
+    return print(v);
+  } catch (e) {
+    const mine = ours(e);
+    if (mine !== null && "kind" in mine && mine.kind === "string_too_large") return undefined;
+    throw e;
+  }
 }
 
 /**
@@ -105,7 +122,7 @@ export async function restoreMemory(saved: readonly SavedDefinition[]): Promise<
   const functions = saved.filter((d) => d.kind === "function");
   let memory: Memory = new Map();
   for (const d of values) {
-    if (d.edn === undefined) throw new ResumeError(`cannot restore ${d.name}: its value was not saved`);
+    if (d.edn === undefined) throw new ResumeError(`cannot restore ${d.name}: its value was not saved (it prints to more than print's limit)`);
     const program = `(def ${d.name} ${d.doc === undefined ? "" : JSON.stringify(d.doc) + " "}${d.edn})`;
     memory = await step(program, memory, d.name);
     if (d.hidden !== undefined) {

@@ -3,7 +3,7 @@
 // 2 when the command line itself is wrong (so scripts can tell the two apart).
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { defaultLimits, type EvalResult, evaluate, formatError, isMap, isSet, type Limits, print, printSample, type Value, Vec } from "../lisp/index.js";
+import { contextJsonProblem, defaultLimits, type EvalResult, evaluate, formatError, isMap, isSet, type Limits, parseContextJson, print, printSample, type Value, Vec } from "../lisp/index.js";
 
 /** Where a command writes; the CLI passes the process streams, tests can pass buffers. */
 export interface Io {
@@ -51,30 +51,26 @@ export function parseIsolation(flag: string | undefined): "none" | "worker" {
   throw new UsageError(`--isolation must be worker or none, got '${flag}'`);
 }
 
-/** Reads --ctx / --ctx-file into a context object (undefined when neither is given). */
-export function loadCtx(ctx: string | undefined, ctxFile: string | undefined): Record<string, unknown> | undefined {
+/** --ctx / --ctx-file as JSON text, and which flag gave it (undefined when neither is given). */
+export function ctxText(ctx: string | undefined, ctxFile: string | undefined): { text: string; what: string } | undefined {
   if (ctx !== undefined && ctxFile !== undefined) throw new UsageError("give either --ctx or --ctx-file, not both");
-  let text: string;
-  let what: string;
-  if (ctx !== undefined) {
-    text = ctx;
-    what = "--ctx";
-  } else if (ctxFile !== undefined) {
-    text = readInput(ctxFile, "--ctx-file");
-    what = `--ctx-file ${ctxFile}`;
-  } else {
-    return undefined;
-  }
-  let parsed: unknown;
+  if (ctx !== undefined) return { text: ctx, what: "--ctx" };
+  if (ctxFile !== undefined) return { text: readInput(ctxFile, "--ctx-file"), what: `--ctx-file ${ctxFile}` };
+  return undefined;
+}
+
+/** Reads --ctx / --ctx-file into a context object here (the REPL's, kept for every program it runs). */
+export function loadCtx(ctx: string | undefined, ctxFile: string | undefined): Record<string, unknown> | undefined {
+  const given = ctxText(ctx, ctxFile);
+  if (given === undefined) return undefined;
   try {
-    parsed = JSON.parse(text);
+    // Parsed whole: each program the REPL runs reads it within its own limits.
+    return parseContextJson(given.text, undefined, { maxCollectionSize: Infinity }, () => undefined);
   } catch (e) {
-    throw new UsageError(`${what} is not valid JSON: ${(e as Error).message}`);
+    const problem = contextJsonProblem(e);
+    if (problem === null) throw e;
+    throw new UsageError(given.what + problem);
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw new UsageError(`${what} must be a JSON object such as {"orders": [...]}, got ${Array.isArray(parsed) ? "an array" : JSON.stringify(parsed)}`);
-  }
-  return parsed as Record<string, unknown>;
 }
 
 /** Parses repeated `--limit name=value` flags, checking names and values before anything runs. */
@@ -162,10 +158,14 @@ export async function runEvalCommand(args: string[], io: Io = processIo()): Prom
     }
     const limits = parseLimits(values.limit);
     const isolation = parseIsolation(values.isolation);
-    const ctx = loadCtx(values.ctx, values["ctx-file"]);
+    const ctx = ctxText(values.ctx, values["ctx-file"]);
     const file = positionals[0];
     const source = values.expr ?? (file === "-" ? await readStream(io.stdin) : readInput(file, "file"));
-    const result = await evaluate(source, { ctx, limits, isolation });
+    // The context goes as text, parsed as the run's first work (in the worker by default), so
+    // one too big to read within the time limit ends the run instead of stalling this thread.
+    const result = await evaluate(source, ctx === undefined ? { limits, isolation } : { ctxJson: ctx.text, limits, isolation });
+    const problem = ctx !== undefined && !result.ok ? contextJsonProblem(result.error) : null;
+    if (problem !== null) throw new UsageError((ctx as { what: string }).what + problem);
     return report(result, io, values.json === true);
   } catch (e) {
     return usageFailure("eval", e, io, EVAL_USAGE);

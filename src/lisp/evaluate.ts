@@ -12,6 +12,7 @@ import { abortedError, LIMIT_KINDS, LispError, ours, thrownMessage, toErrorInfo,
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
 import { boxed, Budget, Converted, readTimeout, toHost, toLisp } from "./interop.js";
+import { contextJsonTimeout, parseContextJson } from "./context-json.js";
 import { resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
 import { activate, defaultClock, fuelExhausted, GlobalEnv, output, quietly, run as current, RunState, whileWhole, type DataHost, type ToolHost } from "./runtime.js";
@@ -72,6 +73,12 @@ export interface ToolCallRecord {
 export interface EvaluateOptions {
   /** Context readable as data/key. Plain JSON-like data; object keys become keywords. */
   ctx?: Readonly<Record<string, unknown>>;
+  /**
+   * The context as JSON text of an object, instead of `ctx`: parsed as the run's first work,
+   * within its time limit (in the worker mode, inside the worker, where the hard stop can end a
+   * parse that takes too long). Text that is not a JSON object fails the run with `value_error`.
+   */
+  ctxJson?: string;
   tools?: Readonly<Record<string, ToolFn | ToolSpec>>;
   memory?: Memory;
   limits?: Partial<Limits>;
@@ -251,9 +258,10 @@ export function evaluate(source: string, options: EvaluateOptions = {}): Promise
  * `evaluate`, telling `sink.line` each line of output as it is written (stand-ins in place),
  * past the output limit too, in place of `options.onPrint`, and `sink.check` at each check of
  * the clock: the isolated mode's worker sends the lines to the host (in batches it sends from
- * the checks while the program computes), so what a program printed survives the worker being ended.
+ * the checks while the program computes), so what a program printed survives the worker being ended;
+ * and `sink.read` once the context text (`ctxJson`) is read, so the host's hard stop can say which it ended.
  */
-export async function evaluateWith(source: string, options: EvaluateOptions, sink: { line: (line: string) => void; check: () => void } | null): Promise<EvalResult> {
+export async function evaluateWith(source: string, options: EvaluateOptions, sink: { line: (line: string) => void; check: () => void; read?: () => void } | null): Promise<EvalResult> {
   if (options.isolation !== undefined && options.isolation !== "none") return isolated(source, options, options.isolation);
   const now = options.clock ?? defaultClock;
   const started = now();
@@ -261,7 +269,26 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
   const toolCalls: ToolCallRecord[] = [];
   let fuelUsed = 0;
   const stats = (): EvalStats => ({ fuelUsed, durationMs: now() - started });
-  const marks = marksFor(options.ctx, memory, source);
+  let limits: Limits | null = null;
+  // Context given as text is read first, and the time that takes is the run's.
+  let ctx = options.ctx;
+  let readError: unknown = null;
+  let readMs = 0;
+  try {
+    limits = resolveLimits(options.limits);
+    const { timeoutMs } = limits;
+    const late = (): void => {
+      if (now() - started > timeoutMs) throw contextJsonTimeout(timeoutMs);
+    };
+    if (options.ctxJson !== undefined) ctx = parseContextJson(options.ctxJson, ctx, limits, late);
+  } catch (e) {
+    readError = e;
+  }
+  if (options.ctxJson !== undefined) {
+    readMs = now() - started;
+    sink?.read?.();
+  }
+  const marks = marksFor(ctx, memory, source);
   const failure = (e: unknown, prints: string[] = []): EvalFailure => {
     const out: EvalFailure = { ok: false, error: describeFailure(e, source), prints, memory, toolCalls, stats: stats() };
     if (marks !== null) {
@@ -272,16 +299,16 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
     return out;
   };
 
-  let limits: Limits;
   let program: Program;
   let data: DataHost | null;
   let tools = new Map<string, ToolSpec>();
   // What the analyzer checks tool names against; the runtime host below answers the same.
   const toolNames = { has: (n: string) => tools.has(n), names: () => [...tools.keys()] };
   try {
+    if (readError !== null || limits === null) throw readError;
     tools = normalizeTools(options.tools);
-    limits = resolveLimits(options.limits);
-    data = dataHost(options.ctx, limits.maxNestingDepth, marks);
+    if (readMs > limits.timeoutMs) throw contextJsonTimeout(limits.timeoutMs);
+    data = dataHost(ctx, limits.maxNestingDepth, marks);
     program = prepare(source, memory, toolNames, data, limits, tools.size > 0, marks);
   } catch (e) {
     return failure(e);
@@ -360,6 +387,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
     },
   };
   const state: RunState = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, program.suspendable ? compileArityAsync : null, now);
+  state.deadline -= readMs;
   state.onLine = sink?.line ?? whileWhole(state.out, quietly(options.onPrint));
   state.onCheck = sink?.check ?? null;
 

@@ -17,7 +17,7 @@ import { defaultClock, fuelExhausted, limitError, timeoutError } from "./runtime
 import { Fn, Keyword, keyword, LFloat, Regex, Var, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 
-type BudgetLimits = Pick<Limits, "maxFuel" | "timeoutMs" | "maxCollectionSize" | "maxBoundaryValues" | "maxNestingDepth" | "maxStringLength">;
+type BudgetLimits = Pick<Limits, "maxFuel" | "timeoutMs" | "maxCollectionSize" | "maxBoundaryValues" | "maxBoundaryChars" | "maxNestingDepth" | "maxStringLength">;
 
 // The clock is read at a walk's first value, then at intervals that double up to this many
 // values while reads are cheap; a stretch that took more than an eighth of the time limit (slow
@@ -25,13 +25,15 @@ type BudgetLimits = Pick<Limits, "maxFuel" | "timeoutMs" | "maxCollectionSize" |
 // overruns its limit by about a quarter of it at most, never by 4,096 slow reads.
 const CLOCK_EVERY = 4096;
 
-/** What one walk across the boundary may spend: values (maxBoundaryValues), fuel and time. */
+/** What one walk across the boundary may spend: values (maxBoundaryValues), characters of text (maxBoundaryChars), fuel and time. */
 export class Budget {
   private ticks = 0;
   private every = 1;
   private lastRead: number | undefined;
   /** Values left before the data is too big to cross. */
   room: number;
+  /** Characters of strings left before the data is too big to cross. */
+  private chars: number;
   constructor(
     readonly limits: BudgetLimits = defaultLimits,
     /** Values it may still visit; the caller charges what was spent to its run. */
@@ -44,6 +46,12 @@ export class Budget {
     private readonly late: () => LispError = () => timeoutError(limits.timeoutMs),
   ) {
     this.room = limits.maxBoundaryValues;
+    this.chars = limits.maxBoundaryChars;
+  }
+
+  /** A string of `length` characters crossed; `tooMuch` says so when the characters run out. */
+  text(length: number, tooMuch: () => LispError): void {
+    if ((this.chars -= length) < 0) throw tooMuch();
   }
 
   /** One value visited; `tooBig` says how big the whole is when the room runs out. */
@@ -156,12 +164,22 @@ class Inbound {
       "give the program a smaller slice of the data, or page through it with a tool",
     );
 
+  private readonly tooMuchText = (): LispError =>
+    new LispError(
+      "string_too_large",
+      `${this.where} holds more than ${this.budget.limits.maxBoundaryChars} characters of text (a string counted each time it appears), over the limit (maxBoundaryChars)`,
+      undefined,
+      "give the program the part of the text it needs, or page through it with a tool",
+    );
+
   convert(x: unknown, depth: number): Value {
     this.budget.step(this.tooBig);
     if (x === null || x === undefined) return null;
     switch (typeof x) {
       case "boolean":
+        return x;
       case "string":
+        this.budget.text(x.length, this.tooMuchText);
         return x;
       case "number":
         return Object.is(x, -0) ? new LFloat(-0) : x;
@@ -216,7 +234,7 @@ class Inbound {
       if (!(x.size <= this.budget.limits.maxCollectionSize)) throw this.tooLarge(x.size);
       return IMap<Value, Value>().withMutations((m) => {
         for (const [k, v] of x) {
-          const key = typeof k === "string" ? keyword(k) : this.at(String(k), k, depth);
+          const key = typeof k === "string" ? this.key(k) : this.at(String(k), k, depth);
           m.set(key, this.at(typeof k === "string" ? k : String(k), v, depth));
         }
       });
@@ -239,8 +257,13 @@ class Inbound {
     const keys = Object.keys(obj);
     if (keys.length > this.budget.limits.maxCollectionSize) throw this.tooLarge(keys.length);
     return IMap<Value, Value>().withMutations((m) => {
-      for (const k of keys) m.set(keyword(k), this.read(obj, k, depth));
+      for (const k of keys) m.set(this.key(k), this.read(obj, k, depth));
     });
+  }
+
+  private key(k: string): Keyword {
+    this.budget.text(k.length, this.tooMuchText);
+    return keyword(k);
   }
 
   /** Reads one property; a getter that throws is refused at its key. */
@@ -373,6 +396,14 @@ class Outbound {
     );
   };
 
+  private readonly tooMuchText = (): LispError =>
+    new LispError(
+      "string_too_large",
+      `the value is too big to cross out of the program: its strings hold more than ${this.budget.limits.maxBoundaryChars} characters (a string counted each time it appears), over the limit (maxBoundaryChars)`,
+      undefined,
+      "return or pass the part of the text needed, or a summary, not many copies of it",
+    );
+
   private spent = 0;
 
   private spend(): void {
@@ -381,9 +412,16 @@ class Outbound {
   }
 
   convert(v: Value, depth: number): unknown {
-    if (v === null || typeof v === "boolean" || typeof v === "number" || typeof v === "string") return v;
+    if (typeof v === "string") {
+      this.budget.text(v.length, this.tooMuchText);
+      return v;
+    }
+    if (v === null || typeof v === "boolean" || typeof v === "number") return v;
     if (v instanceof LFloat) return v.v;
-    if (v instanceof Keyword) return v.name;
+    if (v instanceof Keyword) {
+      this.budget.text(v.name.length, this.tooMuchText);
+      return v.name;
+    }
     if (depth >= this.maxDepth) throw tooDeep(this.maxDepth, "out of");
     if (v instanceof Vec || isSet(v)) {
       const out: unknown[] = [];
@@ -405,16 +443,19 @@ class Outbound {
   }
 
   private keyString(k: Value): string {
-    if (typeof k === "string") return k;
-    if (k instanceof Keyword) return k.name;
-    return this.text(k);
+    if (typeof k !== "string" && !(k instanceof Keyword)) return this.text(k);
+    const key = typeof k === "string" ? k : k.name;
+    this.budget.text(key.length, this.tooMuchText);
+    return key;
   }
 
   // A key that is a collection, or a function, crosses as its EDN text, within the string limit.
   private text(v: Value): string {
     const limits = this.budget.limits;
     try {
-      return printChecked(v, true, limits.maxStringLength, limits.maxNestingDepth, () => this.budget.step());
+      const s = printChecked(v, true, limits.maxStringLength, limits.maxNestingDepth, () => this.budget.step());
+      this.budget.text(s.length, this.tooMuchText);
+      return s;
     } catch (e) {
       if (!(e instanceof PrintOverflow)) throw e;
       throw new LispError("string_too_large", `a map key or value printed for the host is over the limit of ${limits.maxStringLength} characters (maxStringLength)`);

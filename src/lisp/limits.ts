@@ -18,6 +18,12 @@ export interface Limits {
    * arguments, the program's result), a value reached twice through shared structure counted twice.
    */
   maxBoundaryValues: number;
+  /**
+   * Characters of the strings (map keys included) in one piece of data crossing the host
+   * boundary, a string reached twice counted twice: a copy across a thread or into JSON writes
+   * every occurrence.
+   */
+  maxBoundaryChars: number;
   /** Characters in any one string a program builds. */
   maxStringLength: number;
   /** Total characters of `println` output kept (head and tail, with a marker between). */
@@ -43,6 +49,7 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   maxCallDepth: 1_000,
   maxCollectionSize: 1_000_000,
   maxBoundaryValues: 2_000_000,
+  maxBoundaryChars: 20_000_000,
   maxStringLength: 1_000_000,
   maxOutputChars: 20_000,
   maxRegexPatternLength: 1_000,

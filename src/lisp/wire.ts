@@ -2,7 +2,9 @@
 // clone copies plain data only, so PTC-Lisp values are written as tagged plain objects and
 // read back as values. One writer per message keeps sharing: a value reached twice is sent
 // once and read back as one object, so a shared structure costs its distinct nodes, and a
-// tool result held by a definition stays the very same value on the other side.
+// tool result held by a definition stays the very same value on the other side. Long strings
+// and keyword names are shared the same way (structured clone writes a string every time it
+// meets it: a vector of 3,000 references to one 1M-character string would be 3 GB).
 import { OrderedMap, OrderedSet } from "ptc-immutable";
 import { markSorted, sortOrder } from "./core/sorted.js";
 import { compare } from "./equality.js";
@@ -18,7 +20,10 @@ export type Wire = null | boolean | number | string | WireNode;
 /** `h`: the mark of a value from hidden context (marks.ts), which the other side's marks take on. */
 type WireNode = (
   | { t: "f"; v: number }
-  | { t: "k"; n: string }
+  /** `r`: 1 when the keyword takes a slot in the table (a long name, sent once). */
+  | { t: "k"; n: string; r?: 1 }
+  /** A long string, sent once and then referred to by its slot. */
+  | { t: "t"; s: string }
   | { t: "v"; x: Wire[] }
   /** Keys and values alternate; `o`: 1 sorted in the default order, 2 in a custom one. */
   | { t: "m"; x: Wire[]; o?: 1 | 2 }
@@ -63,9 +68,13 @@ export class RemoteFn extends Fn {
 // Sorted in a custom order on the other side: readable, but not sendable back as data.
 const foreignOrder = new WeakSet<object>();
 
+/** Strings and keyword names this long or longer are written once per message. */
+const SHARED_FROM = 256;
+
 export class WireWriter {
   private readonly seen = new Map<object, number>();
-  private readonly added: object[] = [];
+  private readonly strings = new Map<string, number>();
+  private readonly added: Array<object | string> = [];
 
   /**
    * @param functions Whether functions are written (as `RemoteFn`s on the other side) or refused.
@@ -77,6 +86,7 @@ export class WireWriter {
   ) {}
 
   write(v: Value): Wire {
+    if (typeof v === "string") return v.length < SHARED_FROM ? v : this.string(v);
     if (v === null || typeof v !== "object") return v;
     const w = this.node(v);
     if (this.marks !== null && w.t !== "@") {
@@ -87,10 +97,14 @@ export class WireWriter {
   }
 
   private node(v: Value & object): WireNode {
-    if (v instanceof Keyword) return { t: "k", n: v.name };
+    if (v instanceof Keyword && v.name.length < SHARED_FROM) return { t: "k", n: v.name };
     if (v instanceof LFloat) return { t: "f", v: v.v };
     const at = this.seen.get(v);
     if (at !== undefined) return { t: "@", i: at };
+    if (v instanceof Keyword) {
+      this.note(v);
+      return { t: "k", n: v.name, r: 1 };
+    }
     if (v instanceof Vec) {
       this.note(v);
       const items = v.toArray();
@@ -127,7 +141,11 @@ export class WireWriter {
       return this.write(v);
     } catch (e) {
       if (!(e instanceof Unencodable)) throw e;
-      while (this.added.length > mark) this.seen.delete(this.added.pop() as object);
+      while (this.added.length > mark) {
+        const x = this.added.pop() as object | string;
+        if (typeof x === "string") this.strings.delete(x);
+        else this.seen.delete(x);
+      }
       return undefined;
     }
   }
@@ -135,6 +153,14 @@ export class WireWriter {
   private note(v: object): void {
     this.seen.set(v, this.added.length);
     this.added.push(v);
+  }
+
+  private string(s: string): Wire {
+    const at = this.strings.get(s);
+    if (at !== undefined) return { t: "@", i: at };
+    this.strings.set(s, this.added.length);
+    this.added.push(s);
+    return { t: "t", s };
   }
 
   private order(v: LMap | LSet): 0 | 1 | 2 {
@@ -171,8 +197,14 @@ export class WireReader {
 
   private value(w: WireNode): Value {
     switch (w.t) {
-      case "k":
-        return keyword(w.n);
+      case "k": {
+        const k = keyword(w.n);
+        if (w.r === 1) this.table.push(k);
+        return k;
+      }
+      case "t":
+        this.table.push(w.s);
+        return w.s;
       case "f":
         return new LFloat(w.v);
       case "@":

@@ -43,6 +43,8 @@ export interface Attack {
 export const DAG = "(reduce (fn [m _] [m m]) [] (range 26))";
 const MAP_DAG = "(reduce (fn [m i] {:l m :r m}) {} (range 26))";
 const BOUNDED = ["fuel_exhausted", "timeout", "collection_too_large", "string_too_large"];
+/** A string of 1,000,000 characters (maxStringLength under the defaults). */
+const LONG = '(apply str (repeat 1000 (apply str (repeat 1000 "x"))))';
 
 const code = (s: string): string => "```clojure\n" + s + "\n```";
 
@@ -220,11 +222,14 @@ export const ATTACKS: Attack[] = [
   ctxAttack("ctx DAG of host objects", "(count data/x)", { x: (() => { let o: unknown = {}; for (let i = 0; i < 40; i++) o = { a: o, b: o }; return o; })() }, { kinds: ["collection_too_large", "fuel_exhausted", "timeout"] }),
   toolAttack("tool sparse 1e9 array", () => new Array(1e9), { kinds: ["collection_too_large"] }),
   toolAttack("tool array-like Proxy 2^32-1", () => lyingArray(2 ** 32 - 1), { kinds: ["collection_too_large"] }),
-  toolAttack("tool 2M-key object", (l) => manyKeys(twiceTheLimit(l)), { kinds: ["collection_too_large"] }),
+  // Listing 2M keys is one V8 call of about a second: on a slow machine the time limit may fire first.
+  toolAttack("tool 2M-key object", (l) => manyKeys(twiceTheLimit(l)), { kinds: ["collection_too_large", "timeout"] }),
   toolAttack("tool 300k-key object", () => manyKeys(300_000), { value: 300_000, kinds: ["timeout", "collection_too_large", "fuel_exhausted"] }, "(count (tool/t))"),
-  bigCtxAttack("ctx 2M-key object", "(count data/x)", (l) => ({ x: manyKeys(twiceTheLimit(l)) }), { kinds: ["collection_too_large"] }),
+  bigCtxAttack("ctx 2M-key object", "(count data/x)", (l) => ({ x: manyKeys(twiceTheLimit(l)) }), { kinds: ["collection_too_large", "timeout"] }),
   bigCtxAttack("ctx 300k-key object", "(count data/x)", () => ({ x: manyKeys(300_000) }), { value: 300_000, kinds: ["timeout", "collection_too_large", "fuel_exhausted"] }),
-  toolAttack("tool object Proxy with 2M ownKeys", (l) => new Proxy({}, { ownKeys: () => Array.from({ length: twiceTheLimit(l) }, (_, i) => "k" + i), getOwnPropertyDescriptor: () => ({ value: 1, enumerable: true, configurable: true }) }), { kinds: ["collection_too_large", "type_error", "tool_error"] }),
+  // The trap is host code: nothing preempts it (README, Limits), and when it returns past the time
+  // limit the worker mode's hard stop may answer first with `timeout`, as clean as the count's refusal.
+  toolAttack("tool object Proxy with 2M ownKeys", (l) => new Proxy({}, { ownKeys: () => Array.from({ length: twiceTheLimit(l) }, (_, i) => "k" + i), getOwnPropertyDescriptor: () => ({ value: 1, enumerable: true, configurable: true }) }), { kinds: ["collection_too_large", "type_error", "tool_error", "timeout"] }),
   toolAttack("tool Map whose size says 1e9", () => Object.defineProperty(new Map([[1, 1]]), "size", { get: () => 1e9 }), { kinds: ["collection_too_large"] }),
   toolAttack("tool Set whose size says 1 over 2M entries", (l) => Object.defineProperty(new Set(Array.from({ length: twiceTheLimit(l) }, (_, i) => i)), "size", { get: () => 1 }), { kinds: ["collection_too_large", "timeout", "fuel_exhausted"] }),
   toolAttack("tool Map of 2M entries", (l) => new Map(Array.from({ length: twiceTheLimit(l) }, (_, i) => [i, i])), { kinds: ["collection_too_large"] }),
@@ -245,6 +250,17 @@ export const ATTACKS: Attack[] = [
     expect: { kinds: ["tool_error"] },
     run: (limits, mode) => run("(tool/t)", { limits, tools: { t: () => Promise.reject(new Proxy({}, { get: () => { throw new Error("trap"); }, getPrototypeOf: () => { throw new Error("trap"); } })) } }, mode),
   },
+  // Strings share too: one string reached many times is copied each time it is written across a
+  // thread (structured clone does not share strings) or as JSON. 3,000 x 1M characters is 3 GB.
+  program("a long string shared in the result", `(let [s ${LONG}] (vec (repeat 3000 s)))`, { kinds: ["string_too_large"], message: /maxBoundaryChars/ }),
+  program("a long string shared in a tool's arguments", `(let [s ${LONG}] (tool/t {:xs (vec (repeat 3000 s))}))`, { kinds: ["string_too_large"], message: /maxBoundaryChars/ }, { tools: { t: () => 1 } }),
+  program("a long string shared in a definition", `(def big (let [s ${LONG}] (vec (repeat 3000 s)))) (count big)`, { value: 3000 }),
+  // Two equal long strings built apart compare character by character, each time: 100,000 pairs
+  // of 1M characters is 100 G characters read for 100,000 units of fuel.
+  program("equal long strings compared 100,000 times", `(let [a ${LONG} b (str ${LONG})] (= (vec (repeat 100000 a)) (vec (repeat 100000 b))))`, { kinds: BOUNDED }),
+  program("equal long strings sorted", `(let [a ${LONG} b (str ${LONG})] (count (sort (concat (repeat 1500 a) (repeat 1500 b)))))`, { kinds: BOUNDED }),
+  toolAttack("tool result sharing a long string", () => new Array(3000).fill("y".repeat(1_000_000)), { kinds: ["string_too_large", "tool_error"], message: /maxBoundaryChars/ }),
+  bigCtxAttack("ctx sharing a long string", "(count data/xs)", () => ({ xs: new Array(30).fill("y".repeat(1_000_000)) }), { kinds: ["string_too_large"], message: /maxBoundaryChars/ }),
   // evaluate's own checks; an agent's tools are checked by tool() and SubAgent.create (the next case).
   { ...program("tool spec without run", "1", { kinds: ["value_error"], message: /tool\/t/ }, { tools: { t: {} as never } }), modes: ["none", "worker"] },
   { ...program("tool spec with bad params", "1", { kinds: ["value_error"], message: /tool\/t/ }, { tools: { t: { run: () => 1, params: "a" as never } } }), modes: ["none", "worker"] },

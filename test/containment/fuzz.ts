@@ -8,7 +8,7 @@ import { printSample } from "../../src/lisp/printer.js";
 import { HOST_TEXT } from "./attacks.js";
 import { rng } from "../support/rng.js";
 
-const BASES = ["[]", "{}", "#{}", "1", '"s"', ":k", "nil", "[1 2]", "{:a 1}", "(range 5)", "data/x", "(tool/t {:q 1})", "(vec (range 40))", "(str \"ab\" 1)"];
+const BASES = ["[]", "{}", "#{}", "1", '"s"', ":k", "nil", "[1 2]", "{:a 1}", "(range 5)", "data/x", "(tool/t {:q 1})", "(vec (range 40))", "(str \"ab\" 1)", '(apply str (repeat 2000 "ab"))'];
 // Each builds a value from `x` and `y` (both the previous link, or the previous link of the other chain).
 const STEPS = [
   "[x y]",
@@ -96,6 +96,7 @@ const HOSTS: Host[] = [
   { label: "deep", make: () => { let o: unknown = 1; for (let i = 0; i < 400; i++) o = [o]; return o; } },
   { label: "wide object", make: () => Object.fromEntries(Array.from({ length: 30_000 }, (_, i) => [`k${i}`, i])) },
   { label: "big flat", make: () => Array.from({ length: 5_000 }, (_, i) => i) },
+  { label: "shared long string", make: () => new Array(5_000).fill("q".repeat(10_000)) },
 ];
 
 export interface FuzzCase {
@@ -122,7 +123,7 @@ export function generate(seed: number): FuzzCase {
   return { source, ctx: pick(HOSTS).label, tool: pick(HOSTS).label };
 }
 
-export const FUZZ_LIMITS = { timeoutMs: 200, maxFuel: 300_000, maxCollectionSize: 10_000, maxBoundaryValues: 20_000, maxStringLength: 20_000 };
+export const FUZZ_LIMITS = { timeoutMs: 200, maxFuel: 300_000, maxCollectionSize: 10_000, maxBoundaryValues: 20_000, maxBoundaryChars: 200_000, maxStringLength: 20_000 };
 
 export interface FuzzOutcome {
   /** Empty when the program was contained; else what went wrong. */

@@ -115,6 +115,18 @@ describe("run state", () => {
     await expect(restoreMemory([{ name: "f", kind: "function" }])).rejects.toThrow(/source was not saved/);
     await expect(restoreMemory([{ name: "x", kind: "value", edn: "(+ 1" }])).rejects.toThrow(ResumeError);
   });
+
+  it("saves a value too big to print without its EDN, instead of throwing; restoring it says why", async () => {
+    // 3,000 references to one 1M-character string: 3 GB as EDN.
+    const run = await evaluate('(def big (let [s (apply str (repeat 1000 (apply str (repeat 1000 "x"))))] (vec (repeat 3000 s)))) (def small 1)');
+    expect(run.ok).toBe(true);
+    if (!run.ok) return;
+    const saved = saveMemory(run.memory);
+    expect(saved.find((d) => d.name === "big")).toMatchObject({ name: "big", kind: "value" });
+    expect(saved.find((d) => d.name === "big")?.edn).toBeUndefined();
+    expect(saved.find((d) => d.name === "small")?.edn).toBe("1");
+    await expect(restoreMemory(saved)).rejects.toThrow(/cannot restore big: its value was not saved \(it prints to more than/);
+  });
 });
 
 describe("resumeRun", () => {

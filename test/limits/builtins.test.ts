@@ -17,6 +17,8 @@ const INPUTS = {
   nested: (n: number) => `x (mapv (fn [i] {:a i :b [i]}) (range ${n}))`,
   pair: (n: number) => `x (vec (range ${n})) y (vec (range ${n}))`,
   maps: (n: number) => `x (zipmap (range ${n}) (range ${n})) y (zipmap (range ${n}) (range ${n}))`,
+  // Two equal texts built apart: comparing them reads every character.
+  texts: (n: number) => `x (apply str (repeat ${n} "a,")) y (apply str (repeat ${n} "a,"))`,
 } as const;
 
 type Input = keyof typeof INPUTS;
@@ -40,6 +42,7 @@ const CALLS: ReadonlyArray<readonly [string, Input]> = [
   ["(clojure.set/difference x x)", "set"], ["(clojure.set/select even? x)", "set"],
   // equality and ordering of big values
   ["(= x y)", "pair"], ["(not= x y)", "pair"], ["(compare x y)", "pair"], ["(= x y)", "maps"], ["(apply < x)", "ints"],
+  ["(= x y)", "texts"], ["(compare x y)", "texts"], ["(= [x] [y])", "texts"], ["(not= {:a x} {:a y})", "texts"],
   // strings and regexes
   ["(apply str x)", "strs"], ["(str x)", "ints"], ["(clojure.string/join \",\" x)", "strs"], ["(clojure.string/split x #\",\")", "text"],
   ["(clojure.string/replace x #\"a\" \"b\")", "text"], ["(clojure.string/escape x {\\a \"b\"})", "text"], ["(vec x)", "text"],

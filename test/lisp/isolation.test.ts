@@ -6,7 +6,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { evaluate, print, type EvaluateOptions, type EvalResult, type ToolFn } from "../../src/lisp/evaluate.js";
-import { Fn } from "../../src/lisp/values.js";
+import { Fn, keyword } from "../../src/lisp/values.js";
+import { Vec } from "../../src/lisp/vector.js";
+import { WireReader, WireWriter } from "../../src/lisp/wire.js";
 import { showStandIns } from "../../src/lisp/marks.js";
 import { form, program } from "../property/arbitraries.js";
 import { caseFiles } from "../support/cases.js";
@@ -333,6 +335,46 @@ describe("isolated mode: context and memory", () => {
     const v = r.ok ? r.defs[0].value : null;
     // Both halves are one object on the host too.
     expect(v !== null && typeof v === "object" && "get" in v && v.get(0) === v.get(1)).toBe(true);
+  });
+
+  it("a long string crosses once however often it is reached, in a definition and in the message itself", async () => {
+    // 2,000 references to one 100,000-character string: 200 MB if every reference were copied.
+    const r = await evaluate('(def v (let [s (apply str (repeat 100000 "x"))] (vec (repeat 2000 s)))) (count v)', worker());
+    expect(r.ok && print(r.lisp)).toBe("2000");
+    const v = r.ok ? (r.defs[0].value as unknown as { get(i: number): string }) : null;
+    expect(v?.get(0).length).toBe(100_000);
+    const s = "y".repeat(300);
+    const writer = new WireWriter(false);
+    const wire = writer.write(Vec.fromArray([s, s, keyword(s), keyword(s), "short", "short"]));
+    // The wire says each long text once: the rest are references to it.
+    expect(JSON.stringify(wire).length).toBeLessThan(2 * s.length + 200);
+    const back = new WireReader().read(wire);
+    expect(print(back)).toBe(print(Vec.fromArray([s, s, keyword(s), keyword(s), "short", "short"])));
+  });
+
+  it("text crossing the boundary is bounded in total, a shared string counted each time (maxBoundaryChars)", async () => {
+    const s = "z".repeat(1000);
+    const limits = { maxBoundaryChars: 50_000 };
+    const cases: Array<[string, EvaluateOptions, RegExp]> = [
+      ["(count data/xs)", { ctx: { xs: new Array(60).fill(s) }, limits }, /^data\/xs holds more than 50000 characters/],
+      ["(count data/m)", { ctx: { m: Object.fromEntries(Array.from({ length: 60 }, (_, i) => [s + i, 1])) }, limits }, /^data\/m holds more than 50000 characters/],
+      ["(count (tool/t))", { tools: { t: () => new Array(60).fill(s) }, limits }, /^the result of tool\/t holds more than 50000 characters/],
+      ['(let [s (apply str (repeat 1000 "z"))] (vec (repeat 60 s)))', { limits }, /its strings hold more than 50000 characters/],
+      ['(let [s (apply str (repeat 1000 "z"))] (zipmap (map #(str s %) (range 60)) (range 60)))', { limits }, /its strings hold more than 50000 characters/],
+      ['(let [k (keyword (apply str (repeat 1000 "z")))] (vec (repeat 60 k)))', { limits }, /its strings hold more than 50000 characters/],
+      ['(let [s (apply str (repeat 1000 "z"))] (tool/t {:xs (vec (repeat 60 s))}))', { tools: { t: () => 1 }, limits }, /its strings hold more than 50000 characters/],
+    ];
+    for (const [src, options, message] of cases) {
+      for (const o of [options, worker(options)]) {
+        const r = await evaluate(src, o);
+        expect(!r.ok && r.error.kind, src).toBe("string_too_large");
+        expect(!r.ok && r.error.message, src).toMatch(message);
+        expect(!r.ok && r.error.message, src).toMatch(/\(maxBoundaryChars\)/);
+      }
+    }
+    // Under the limit, the same data crosses.
+    const r = await evaluate("(count data/xs)", { ctx: { xs: new Array(40).fill(s) }, limits });
+    expect(r.ok && r.value).toBe(40);
   });
 
   it("bad isolation options are a value_error naming the option", async () => {

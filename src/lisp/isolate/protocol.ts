@@ -36,6 +36,8 @@ export interface RunMessage {
   type: "run";
   source: string;
   ctx: readonly CtxEntry[] | null;
+  /** The context as JSON text, parsed by the run in the worker (`EvaluateOptions.ctxJson`). */
+  ctxJson?: string;
   tools: ToolInfo[];
   /** Memory the worker kept from an earlier run (by id), or sent whole. */
   memory: { kept: number } | { entries: MemoryEntryWire[] };
@@ -106,4 +108,6 @@ export type FromWorker =
   | { type: "cancel"; call: number }
   /** The program started (true) or stopped (false) running: the span the host's hard stop counts. */
   | { type: "running"; running: boolean }
+  /** The run has read its context text (ctxJson): a hard stop from here on stops the program, not the read. */
+  | { type: "read" }
   | DoneMessage;

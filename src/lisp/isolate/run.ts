@@ -12,9 +12,10 @@ import { resolveLimits, type Limits } from "../limits.js";
 import { hideQuoted, Marks, QUOTED_MIN, STAND_IN_OPEN } from "../marks.js";
 import { OutputBuffer } from "../output.js";
 import { quietly, timeoutError, whileWhole } from "../runtime.js";
+import { contextJsonTimeout } from "../context-json.js";
 import { WireReader, WireWriter } from "../wire.js";
 import { poolFor, type ExitReason, type PoolWorker } from "./pool.js";
-import type { CtxEntry, DataError, DoneMessage, FromWorker, MemoryEntryWire, ToolInfo } from "./protocol.js";
+import type { CtxEntry, DataError, DoneMessage, FromWorker, MemoryEntryWire, RunMessage, ToolInfo } from "./protocol.js";
 
 const EMPTY_MEMORY: Memory = new Map();
 // Past this, setTimeout fires at once; such limits get no watchdog.
@@ -87,12 +88,15 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
     // sent), and not while every branch waits on a tool.
     const budget = hardStopMs(limits.timeoutMs);
     let running = false;
+    // Whether the worker is still reading the context text (the hard stop's error says so).
+    let reading = options.ctxJson !== undefined;
     let spent = ctxMs;
     let since = 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const arm = (): void => {
+      if (timer !== undefined) return;
       since = performance.now();
-      if (budget - spent <= MAX_TIMER_MS) timer = setTimeout(() => finish(failure(toErrorInfo(timeoutError(limits.timeoutMs))), false), Math.max(0, budget - spent));
+      if (budget - spent <= MAX_TIMER_MS) timer = setTimeout(() => finish(failure(toErrorInfo(reading ? contextJsonTimeout(limits.timeoutMs) : timeoutError(limits.timeoutMs))), false), Math.max(0, budget - spent));
     };
     const pause = (): void => {
       if (timer === undefined) return;
@@ -123,6 +127,9 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
           running = m.running;
           if (running && inflight.size === 0) arm();
           else pause();
+          return;
+        case "read":
+          reading = false;
           return;
         case "print":
           for (const line of m.lines) {
@@ -199,7 +206,14 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
       }
     };
     signal?.addEventListener("abort", onAbort, { once: true });
-    w.post({ type: "run", source, ctx, tools: infos, memory: sent, limits: options.limits, toolTimeoutMs: options.toolTimeoutMs });
+    const run: RunMessage = { type: "run", source, ctx, tools: infos, memory: sent, limits: options.limits, toolTimeoutMs: options.toolTimeoutMs };
+    if (options.ctxJson !== undefined) {
+      // Context given as text goes as text, and the worker parses it: the hard stop counts from
+      // here, so copying a large text across (a native call on each side) is the run's time too.
+      run.ctxJson = options.ctxJson;
+      arm();
+    }
+    w.post(run);
   });
 }
 

@@ -157,9 +157,10 @@ async function start(m: RunMessage): Promise<void> {
   };
   const options: EvaluateOptions = { tools, memory: await memoryOf(m.memory), limits: m.limits, toolTimeoutMs: m.toolTimeoutMs, onToolCall };
   if (m.ctx !== null) options.ctx = ctxOf(m.ctx);
+  if (m.ctxJson !== undefined) options.ctxJson = m.ctxJson;
   records.length = 0;
   send({ type: "running", running: true });
-  const r = await evaluateWith(m.source, options, printer);
+  const r = await evaluateWith(m.source, options, { line: printer.line, check: printer.check, read: () => send({ type: "read" }) });
   // Every line reaches the host as a print message before the result, so its listener hears them all.
   printer.flush();
   send({ type: "running", running: false });
