@@ -80,15 +80,21 @@ export type CacheName = keyof typeof CACHE_MODELS;
 /** The token-prefix model with an input token at one "dollar": costs read as token-equivalents (an uncached input token = 1). */
 const TOKEN_EQUIVALENTS: ModelPrice = { ...CACHE_MODELS["token-prefix"], input: 1e6 };
 
-/** Cost of every prompt of the run under one cache model, in token-equivalents (an uncached input token = 1); `cut` keeps part of each prompt (a reference view). */
-function pricedRun(trace: RunTrace, run: RunSettings, opts: ViewOptions, price: ModelPrice, cut?: (messages: readonly ChatMessage[]) => readonly ChatMessage[]): number {
-  const meter = createMeter(price);
+type Cut = (messages: readonly ChatMessage[]) => readonly ChatMessage[];
+
+/**
+ * Cost of every prompt of the run under one cache model, in token-equivalents (an uncached input
+ * token = 1): the view as sent, then each of `cuts` (reference views keeping part of each
+ * prompt), all priced from one build of each prompt.
+ */
+function pricedRun(trace: RunTrace, run: RunSettings, opts: ViewOptions, price: ModelPrice, cuts: readonly Cut[] = []): number[] {
+  const meters = [createMeter(price), ...cuts.map(() => createMeter(price))];
   for (let k = 0; k < trace.turns.length; k++) {
     const view = compressedView({ ...run, system: trace.system, task: trace.task, turns: trace.turns.slice(0, k) }, opts);
-    if (cut !== undefined) meter.add({ messages: cut(view.messages) });
-    else meter.add({ messages: view.messages, ...(view.breakpoints === undefined ? {} : { breakpoints: view.breakpoints }) });
+    meters[0].add({ messages: view.messages, ...(view.breakpoints === undefined ? {} : { breakpoints: view.breakpoints }) });
+    cuts.forEach((cut, c) => meters[c + 1].add({ messages: cut(view.messages) }));
   }
-  return meter.totals.cost * 1e6;
+  return meters.map((m) => m.totals.cost * 1e6);
 }
 
 /** The system prompt and task, then the latest reply and its feedback (the full view's last two messages). */
@@ -140,15 +146,15 @@ export async function measureSession(session: Session): Promise<SessionResult> {
     priced: Object.fromEntries(
       Object.entries(CACHE_MODELS).map(([name, price]) => {
         const cacheModel = name as CacheName;
-        const fullOptions = { ...options(false), compressHistory: false };
+        const [full, latest, none] = pricedRun(trace, run, { ...options(false), compressHistory: false }, price, [latestOnly, noHistory]);
         return [
           name,
           {
-            full: pricedRun(trace, run, fullOptions, price),
-            compressed: pricedRun(trace, run, { ...options(false), cacheModel }, price),
-            strict: pricedRun(trace, run, { ...options(true), cacheModel }, price),
-            latestOnly: pricedRun(trace, run, fullOptions, price, latestOnly),
-            noHistory: pricedRun(trace, run, fullOptions, price, noHistory),
+            full,
+            compressed: pricedRun(trace, run, { ...options(false), cacheModel }, price)[0],
+            strict: pricedRun(trace, run, { ...options(true), cacheModel }, price)[0],
+            latestOnly: latest,
+            noHistory: none,
           },
         ];
       }),
@@ -166,7 +172,7 @@ async function budgets(session: Session): Promise<SessionResult["budgets"]> {
     const trace = (await runSession(session, maxTurns)).trace;
     const run: RunSettings = { maxTurns, toolsWithdrawn: Object.keys(session.tools).length > 0 && maxTurns > 1 };
     const priced = Object.fromEntries(
-      Object.entries(CACHE_MODELS).map(([name, price]) => [name, { full: pricedRun(trace, run, { ...options(false), compressHistory: false }, price), compressed: pricedRun(trace, run, { ...options(false), cacheModel: name as CacheName }, price) }]),
+      Object.entries(CACHE_MODELS).map(([name, price]) => [name, { full: pricedRun(trace, run, { ...options(false), compressHistory: false }, price)[0], compressed: pricedRun(trace, run, { ...options(false), cacheModel: name as CacheName }, price)[0] }]),
     ) as SessionResult["budgets"][number]["priced"];
     out.push({ factor, priced });
   }
