@@ -48,7 +48,7 @@ const wellReviewed = products.filter((p) => p.category === "Electronics" && rati
 export const restock = defineExample({
   name: "restock",
   title: "Exploring without printing",
-  summary: "The agent defines what it fetches and computes without printing it; with --compress, each next prompt shows the values as samples, so it never prints them.",
+  summary: "The agent defines what it fetches and computes without printing it; with --compress, each next prompt shows what it defined (samples where they fit in the turn, else the keys of its records), so it never prints them.",
   prompt: "Among Electronics products rated 4.0 or more, list those in stock and, for those out of stock, their supplier and lead time.",
   tools,
   output: z.object({
@@ -64,7 +64,7 @@ export const restock = defineExample({
 (def electronics "Electronics products" (filterv #(= (:category %) "Electronics") data/products))
 (println (count electronics) "Electronics products")
 \`\`\``,
-    `Six products. I'll fetch their ratings and the inventory without printing: the next summary shows their shapes and samples.
+    `Six products. I'll fetch their ratings and the inventory without printing: the next summary shows their shapes.
 
 \`\`\`clojure
 (def reviews (tool/search-reviews {:category "Electronics"}))

@@ -339,7 +339,7 @@ describe("ptc trace show", () => {
   it("compares the full and the compressed prompt, with the compression figures", async () => {
     const { code, out } = await capture(() => runTraceCommand(["show", file, "--compressed", "--turn", "3"]));
     expect(code).toBe(0);
-    expect(out).toMatch(/^Settings recorded in the trace: 5 turns, printlnHistoryLimit 15 \/ 2000 tokens \(dropped past 500\), errorContextTurns 1, errorWindowTurns 2, samples 3 items \/ 80 chars\nPrompt for turn 3: full \d+ tokens, compressed \d+ tokens/);
+    expect(out).toMatch(/^Settings recorded in the trace: 5 turns, printlnHistoryLimit 15 \/ 1000 tokens \(dropped past 500\), errorContextTurns 1, errorWindowTurns 2, samples 3 items \/ 80 chars\nPrompt for turn 3: full \d+ tokens, compressed \d+ tokens/);
     expect(out).toMatch(/^Compression per prompt$/m);
     expect(out.match(/^ +\d+ +\d+ +\d+ +-?\d+%/gm)).toHaveLength(trace.turns.length);
     const last = await capture(() => runTraceCommand(["show", file, "--compressed"]));
@@ -355,7 +355,7 @@ describe("ptc trace show", () => {
     const { code, out } = await capture(() => runTraceCommand(["show", f, "--compressed"]));
     expect(code).toBe(0);
     const run = { maxTurns: tight.maxTurns, toolsWithdrawn: tight.toolsWithdrawn, maxPrintChars: tight.maxPrintChars };
-    expect(out).toBe(`Settings recorded in the trace: ${recovery.maxTurns} turns, printlnHistoryLimit 1 / 2000 tokens (dropped past 500), errorContextTurns 0, errorWindowTurns 2, samples 3 items / 80 chars, strict prefix (payback within 15 prompts)\n${renderComparison(trace, run, tight.view)}\n`);
+    expect(out).toBe(`Settings recorded in the trace: ${recovery.maxTurns} turns, printlnHistoryLimit 1 / 1000 tokens (dropped past 500), errorContextTurns 0, errorWindowTurns 2, samples 3 items / 80 chars, strict prefix (payback within 15 prompts)\n${renderComparison(trace, run, tight.view)}\n`);
     expect(out).not.toContain(renderComparison(trace, run, defaultViewOptions));
     const bare = join(dir, "bare.json");
     writeFileSync(bare, traceToJson({ ...trace, settings: undefined }));

@@ -4,11 +4,12 @@
 // history part alone, the peak prompt, the cost with a prefix cache (cached tokens at
 // 0.1x) and where that cost goes. Tokens are counted with the o200k_base tokenizer.
 // `--json` prints the raw results.
-import { BUDGET_FACTORS, CACHE_MODELS, measureSession, type CacheBreakdown, type CacheName, type SessionResult } from "./measure.js";
-import { round3Sessions } from "./sessions/round3.js";
+import { BUDGET_FACTORS, CACHE_MODELS, measureSession, sweepPrintBudget, type BudgetSweep, type CacheBreakdown, type CacheName, type SessionResult } from "./measure.js";
+import { round3Sessions, widePages } from "./sessions/round3.js";
 import type { Session } from "./session.js";
 import { sessions } from "./sessions/index.js";
 import { realisticSessions } from "./sessions/realistic/index.js";
+import { defaultViewOptions } from "../../src/history/view.js";
 
 interface SetResult {
   name: string;
@@ -24,7 +25,7 @@ const change = (full: number, view: number): string => {
 };
 const CACHE_NAMES = Object.keys(CACHE_MODELS) as CacheName[];
 const CACHE_LABEL: Record<CacheName, string> = { "token-prefix": "token-prefix cache (1,024 min, 128 step, reads 0.1x)", breakpoint: "breakpoint cache (1,024 min, reads 0.1x, writes 1.25x)" };
-const sum = (rs: readonly SessionResult[], f: (r: SessionResult) => number): number => rs.reduce((s, r) => s + f(r), 0);
+const sum = <T>(rs: readonly T[], f: (r: T) => number): number => rs.reduce((s, r) => s + f(r), 0);
 const md = (rows: string[][]): string => [rows[0], rows[0].map(() => "---"), ...rows.slice(1)].map((r) => `| ${r.join(" | ")} |`).join("\n");
 
 function perSession(sets: readonly SetResult[]): string {
@@ -148,6 +149,21 @@ function budgetRows(sets: readonly SetResult[]): string {
   return md(rows);
 }
 
+/** The println token budgets the sweep compares (the default is marked), and the wide-line sessions it runs: rows per line x turns. */
+const SWEEP_BUDGETS = [500, 1000, 1500, 2000] as const;
+const SWEEP_SESSIONS = [2, 4, 8, 16].flatMap((rows) => [12, 30].map((turns) => widePages(rows, turns)));
+
+/** Per wide-line session, compressed against full at each println token budget, under both cache models. */
+function sweepRows(sweeps: readonly BudgetSweep[]): string {
+  const head = ["session (rows per line x turns)", ...SWEEP_BUDGETS.flatMap((b) => CACHE_NAMES.map((c) => `${num(b)}${b === defaultViewOptions.printlnHistoryTokens ? " (default)" : ""}: ${c}`))];
+  const rows = [head];
+  const line = (name: string, full: (c: CacheName) => number, at: (b: number, c: CacheName) => number): string[] => [name, ...SWEEP_BUDGETS.flatMap((b) => CACHE_NAMES.map((c) => change(full(c), at(b, c))))];
+  const at = (s: BudgetSweep, b: number, c: CacheName): number => (s.compressed.find((x) => x.tokens === b) as BudgetSweep["compressed"][number]).priced[c];
+  for (const s of sweeps) rows.push(line(s.name, (c) => s.full[c], (b, c) => at(s, b, c)));
+  rows.push(line("all", (c) => sum(sweeps, (s) => s.full[c]), (b, c) => sum(sweeps, (s) => at(s, b, c))));
+  return md(rows);
+}
+
 async function measure(name: string, list: readonly Session[]): Promise<SetResult> {
   const results: SessionResult[] = [];
   for (const s of list) results.push(await measureSession(s));
@@ -157,8 +173,10 @@ async function measure(name: string, list: readonly Session[]): Promise<SetResul
 async function main(): Promise<void> {
   const started = performance.now();
   const sets = [await measure("terse", sessions), await measure("realistic", realisticSessions), await measure("round 3", round3Sessions)];
+  const sweeps: BudgetSweep[] = [];
+  for (const s of SWEEP_SESSIONS) sweeps.push(await sweepPrintBudget(s, SWEEP_BUDGETS));
   if (process.argv.includes("--json")) {
-    process.stdout.write(JSON.stringify(sets, null, 2) + "\n");
+    process.stdout.write(JSON.stringify({ sets, sweeps }, null, 2) + "\n");
     return;
   }
   const long = (r: SessionResult): boolean => r.turns >= 10;
@@ -189,6 +207,10 @@ async function main(): Promise<void> {
     "Where the cached cost goes (sessions of 10+ turns): uncached tokens by what they are, and cached reads",
     "",
     costParts(sets, long),
+    "",
+    "The println token budget (`printlnHistoryTokens`): sessions printing rows of orders as one wide line per turn, cost of compressed against full at each budget",
+    "",
+    sweepRows(sweeps),
     "",
     lost.length === 0
       ? "Nothing lost (both sets): every live definition is shown with its latest type and the most recent println lines are in the final prompt (default and strict); in every default-mode prompt no hidden value is shown (as sent), no live value is bare, every definition of a turn that printed nothing is sampled in the next prompt, every definition a later program read shows its sample once its output is not whole (until redefined), and at least half the println limit of earlier lines is shown when that many exist."

@@ -179,6 +179,25 @@ async function budgets(session: Session): Promise<SessionResult["budgets"]> {
   return out;
 }
 
+/** Cost of a session, full and compressed with each println token budget, under both cache models (the budget sweep). */
+export interface BudgetSweep {
+  name: string;
+  full: Record<CacheName, number>;
+  compressed: Array<{ tokens: number; priced: Record<CacheName, number> }>;
+}
+
+/** Runs the session once and prices its prompts with each `printlnHistoryTokens` in `budgets`. */
+export async function sweepPrintBudget(session: Session, budgets: readonly number[]): Promise<BudgetSweep> {
+  const trace = (await runSession(session)).trace;
+  const run: RunSettings = { maxTurns: session.replies.length, toolsWithdrawn: Object.keys(session.tools).length > 0 && session.replies.length > 1 };
+  const each = <T>(f: (name: CacheName, price: ModelPrice) => T): Record<CacheName, T> => Object.fromEntries(Object.entries(CACHE_MODELS).map(([name, price]) => [name, f(name as CacheName, price)])) as Record<CacheName, T>;
+  return {
+    name: session.name,
+    full: each((_, price) => pricedRun(trace, run, { ...options(false), compressHistory: false }, price)[0]),
+    compressed: budgets.map((tokens) => ({ tokens, priced: each((cacheModel, price) => pricedRun(trace, run, { ...options(false), cacheModel, printlnHistoryTokens: tokens }, price)[0]) })),
+  };
+}
+
 /** Tokens after the system prompt and the task (each view's own), summed over every prompt of the run. */
 function historyTokens(trace: RunTrace, run: RunSettings): SessionResult["history"] {
   const out = { full: 0, compressed: 0, previous: 0, strict: 0 };

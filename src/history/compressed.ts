@@ -13,7 +13,7 @@ import { viewSystem } from "./legend.js";
 import { payback } from "../compaction/payback.js";
 import { promptsLeft } from "./prompts-left.js";
 import { providerPrice, type ModelPrice } from "../compaction/prices.js";
-import { definitionLine, isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
+import { definitionLine, type Detail, isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
 import { countTokens } from "../compaction/tokens.js";
 import { freeNames } from "../lisp/index.js";
 import { resolveViewOptions, type FullReason, type PromptView, type TurnPlace, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
@@ -32,6 +32,8 @@ export interface TurnPlan {
   read: ReadonlySet<string> | undefined;
   /** Earlier definitions its program read that it shows with their samples (default mode only; see markReads). */
   reads: readonly DefinitionTrace[] | undefined;
+  /** What it shows of data it defined without printing (see SummaryContext.teach); set as it is rendered. */
+  teach?: Detail;
 }
 
 /** A turn that did not succeed: its program stays visible so the model can fix it. */
@@ -516,12 +518,11 @@ export const compressedView: PromptView = (input, rawOptions) => {
     stats.printlnDropped += seenOf(turn, input.maxPrintChars).lines - plan.printsShown;
     let full = plan.full;
     if (full === null) {
-      const summary = summaryOf(turn, plan, summaryOptions);
       const shortFeedback = historyFeedback(input, turn, plan, true);
+      const summary = taughtSummary(turn, plan, summaryOptions, shortFeedback);
       // A summary never restates a program at more than the program's size (terse programs
-      // stay as written); what the turn taught (samples, record keys) is not counted: a
-      // turn kept in full shows it after its feedback, so no learning is dropped for size.
-      if (!fits(summary.code, shortFeedback, turn.reply, turn.feedback)) full = "short";
+      // stay as written, as full history shows them).
+      if (summary === undefined) full = "short";
       else if (options.strictPrefix && !paysBack(summary.text, shortFeedback, turn.reply, keptFeedback(input, turn, plan, i === last, options), options.paybackPrompts, VIEW_PRICES[options.cacheModel], options.keepLatestFull)) full = "cost";
       else {
         stats.turnsCompressed++;
@@ -644,6 +645,29 @@ function fits(a: string, a2: string | undefined, b: string, b2: string | undefin
   return countTokens(a) + (a2 === undefined ? 0 : countTokens(a2)) <= countTokens(b) + (b2 === undefined ? 0 : countTokens(b2));
 }
 
+/** What a summary teaches of data defined without printing, richest first: samples, then the keys of records. */
+const TEACHING: readonly Detail[] = ["sample", "shape"];
+
+/**
+ * The turn's summary, or undefined when the turn is to stay as written: no summary fits in the
+ * turn it replaces (reply and feedback as full history shows them). Data the turn defined
+ * without printing shows the richest teaching that fits: samples teach the model values it
+ * never saw, but a summary larger than its turn makes compression dearer than full history
+ * (random agent runs of short programs that print nothing: up to 7% dearer with every one
+ * sampled). A turn left as written teaches nothing beyond its program (`plan.teach` "none"),
+ * exactly as full history shows it. Sets `plan.teach`.
+ */
+function taughtSummary(turn: Turn, plan: TurnPlan, options: SummaryOptions, feedback: string | undefined): RenderedSummary | undefined {
+  const silent = turn.prints.length === 0 && turn.definitions.length > 0;
+  for (const teach of silent ? TEACHING : [undefined]) {
+    plan.teach = teach;
+    const summary = summaryOf(turn, plan, options);
+    if (fits(silent ? summary.text : summary.code, feedback, turn.reply, turn.feedback)) return summary;
+  }
+  plan.teach = "none";
+  return undefined;
+}
+
 // Summaries are memoized per turn record: a turn's summary is rebuilt only when what it
 // depends on changes (a definition superseded, println lines dropped, other options).
 const summaries = new WeakMap<Turn, { key: string; summary: RenderedSummary }>();
@@ -654,6 +678,7 @@ function summaryOf(turn: Turn, plan: TurnPlan, options: SummaryOptions): Rendere
   if (plan.redefines !== undefined) for (const name of plan.redefines) key += "/a:" + name;
   if (plan.read !== undefined) for (const name of plan.read) key += "/r:" + name;
   if (plan.reads !== undefined) for (const d of plan.reads) key += "/R:" + d.name;
+  if (plan.teach !== undefined) key += "/t:" + plan.teach;
   const hit = summaries.get(turn);
   if (hit !== undefined && hit.key === key) return hit.summary;
   const summary = renderSummary(turn, plan, options);

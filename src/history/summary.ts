@@ -39,6 +39,11 @@ export interface SummaryContext {
    * values (their output dropped): shown here with their samples (`; Read: name = ...`).
    */
   reads?: readonly DefinitionTrace[];
+  /**
+   * What a turn that printed nothing shows of its data (default "sample"): the view lowers it
+   * to "shape" or "none" when samples would make the summary larger than the turn it replaces.
+   */
+  teach?: Detail;
 }
 
 /** Longest docstring shown; docstrings are the model's own notes and usually short. */
@@ -109,7 +114,10 @@ export function renderSummary(turn: Turn, ctx: SummaryContext, options: SummaryO
  * the model needs to write code against them, at a fraction of a sample.
  */
 function detailOf(turn: Turn, ctx: SummaryContext, options: SummaryOptions): (d: DefinitionTrace) => Detail {
-  if (turn.prints.length === 0) return () => "sample";
+  if (turn.prints.length === 0) {
+    const teach = ctx.teach ?? "sample";
+    return () => teach;
+  }
   if (ctx.printsShown >= seenPrints(turn.prints, options.maxPrintChars).lines.length) return () => "none";
   const rest: Detail = ctx.printsShown <= 0 ? "shape" : "none";
   return (d) => (ctx.read?.has(d.name) === true ? "sample" : rest);

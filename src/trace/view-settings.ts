@@ -12,7 +12,8 @@ export interface ViewOptions {
   printlnHistoryLimit: number;
   /**
    * Token budget of the println output kept, beside the line limit: past either, the
-   * oldest turns' output is dropped, keeping at least half the line limit (default 2000).
+   * oldest turns' output is dropped, keeping at least half the line limit within half the
+   * budget (default 1000: the line limit at about 65 tokens a line, a wide row of a record).
    */
   printlnHistoryTokens?: number;
   /**
@@ -107,7 +108,7 @@ export const viewOptionsSchema = z.object({
   paybackPrompts: count.default(15),
   errorWindowTurns: count.default(2),
   keepLatestFull: z.boolean().default(false),
-  printlnHistoryTokens: count.default(2000),
+  printlnHistoryTokens: count.default(1000),
   dropAfterTokens: count.default(500),
   cacheModel: z.enum(["token-prefix", "breakpoint"]).default("token-prefix"),
 });

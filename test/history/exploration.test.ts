@@ -13,11 +13,14 @@ describe.each(examples.map((e) => [e.name, e] as const))("example %s, compressed
     step.turns.slice(0, -1).forEach((t, i) => {
       if (t.status !== "ok" || t.prints.length > 0) return;
       const next = step.turns[i + 1].messages.map((m) => (typeof m.content === "string" ? m.content : "")).join("\n");
+      // No summary fits in the turn: it stays as written, as full history shows it.
+      if (next.includes(t.reply)) return;
       for (const d of t.definitions) {
         if (d.kind !== "value") continue;
         const line = next.split("\n").find((l) => l.startsWith(`; Defined: ${d.name} `));
         expect(line, `${d.name} (turn ${t.number})`).toBeDefined();
-        expect(line).toMatch(isWhole(d) ? / = [^ ]/ : /, sample: /);
+        // Samples where they fit in the turn, else the keys of its records (keep.test.ts).
+        expect(line).toMatch(isWhole(d) ? / = [^ ]/ : /, sample: | of \{/);
       }
     });
   });
@@ -27,6 +30,6 @@ describe("the restock example", () => {
   it("defines without printing on most turns, so the check above has work to do", async () => {
     const step = await runExample(examples.find((e) => e.name === "restock")!, { compressHistory: true });
     expect(step.turns.filter((t) => t.prints.length === 0 && t.definitions.length > 0).length).toBeGreaterThanOrEqual(3);
-    expect(step.turns[2].messages.at(-2)?.content).toMatch(/^; Defined: reviews = vector\[6\], sample: \[\{:sku "E-1" :rating 4\.5\}/m);
+    expect(step.turns[2].messages.at(-2)?.content).toMatch(/^; Defined: reviews = vector\[6\] of \{:sku string, :rating float\}/m);
   });
 });

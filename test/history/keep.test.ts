@@ -62,9 +62,24 @@ describe("keeping what a model needs", () => {
 
   it("lists every record key in a sample its budget cut short", async () => {
     const sales = Array.from({ length: 5 }, (_, i) => ({ region: `region-number-${i}`, customer: `customer-with-a-long-name-${i}`, address: `${i} Long Street, Some Town, Some County`, comment: "a comment that takes a good many characters", revenue: i * 100 }));
-    const trace = await run([reply("Load.", "(def rows data/sales)"), reply("Done.", "(return 1)")], { sales });
+    const why = "The sales rows are what the mission is about: I will keep them under a short name and look at them in the next turn. ";
+    const trace = await run([reply(why.repeat(2), "(def rows data/sales)"), reply("Done.", "(return 1)")], { sales });
     const v = view(trace, 1, options());
     expect(text(v), JSON.stringify(v.messages.slice(2))).toMatch(/; Defined: rows = vector\[5\], sample: .*, keys: :region :customer :address :comment :revenue/);
+  });
+
+  // Samples cost tokens full history never sends: a run of short programs that print nothing
+  // was up to 7% dearer than full history (random agent runs, never-dearer.test.ts) while every
+  // one was sampled. What a turn taught now fits in the turn it summarizes.
+  it("teaches what fits in the turn: samples for a long reply, the keys of records for a short one, the program itself when neither fits", async () => {
+    const sales = Array.from({ length: 5 }, (_, i) => ({ region: `region-number-${i}`, customer: `customer-with-a-long-name-${i}`, address: `${i} Long Street, Some Town, Some County`, comment: "a comment that takes a good many characters", revenue: i * 100 }));
+    const why = "The sales rows are what the mission is about: I will keep them under a short name and look at them in the next turn. ";
+    const shown = async (prose: string, code: string): Promise<string> => text(view(await run([reply(prose, code), reply("Done.", "(return 1)")], { sales }), 1, options()));
+    expect(await shown(why.repeat(2), "(def rows data/sales)")).toMatch(/; Defined: rows = vector\[5\], sample: /);
+    expect(await shown("Load.", "(def rows data/sales)")).toMatch(/; Defined: rows = vector\[5\] of \{:region string, :customer string, :address string, :comment string, :revenue integer\}/);
+    const terse = await shown("", "(def a (take 2 data/sales))\n(def b (take 3 data/sales))\n(def c (take 4 data/sales))");
+    expect(terse).toContain("(def a (take 2 data/sales))");
+    expect(terse).not.toMatch(/; Defined: /);
   });
 
   it("keeps a fixed error in full under the breakpoint layout (summarizing it would rewrite every later message)", async () => {

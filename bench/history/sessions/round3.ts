@@ -8,7 +8,7 @@ import { pick, random, reply, type Session } from "../session.js";
 const rand = random(20);
 const cities = ["Lisbon", "Oslo", "Quito", "Hanoi", "Perth", "Tunis", "Dakar", "Lima"];
 const statuses = ["open", "shipped", "returned", "held"];
-const rows = Array.from({ length: 240 }, (_, i) => ({
+const orderRows = Array.from({ length: 240 }, (_, i) => ({
   id: i + 1,
   customer: `customer-${1000 + Math.floor(rand() * 9000)}`,
   city: pick(rand, cities),
@@ -19,19 +19,25 @@ const rows = Array.from({ length: 240 }, (_, i) => ({
   placed: `2026-${String(1 + Math.floor(rand() * 9)).padStart(2, "0")}-${String(1 + Math.floor(rand() * 28)).padStart(2, "0")}`,
 }));
 
-const wideReplies = Array.from({ length: 29 }, (_, k) =>
-  reply(`Page ${k + 1}: the next eight orders.`, `(println (take 8 (drop ${k * 8} data/orders)))`),
-);
+/**
+ * `turns` turns that each print the next `rows` orders as one wide line, then count: wide-lines-30
+ * is (8, 30); the println budget sweep (bench:history) varies both.
+ */
+export function widePages(rows: number, turns: number): Session {
+  const many = rows === 8 ? "eight" : String(rows);
+  const pages = Array.from({ length: turns - 1 }, (_, k) => reply(`Page ${k + 1}: the next ${many} orders.`, `(println (take ${rows} (drop ${(k * rows) % 240} data/orders)))`));
+  return {
+    name: rows === 8 && turns === 30 ? "wide-lines-30" : `wide-${rows}x${turns}`,
+    kind: "exploration",
+    prompt: `Page through the orders ${many} at a time and return how many are held.`,
+    tools: {},
+    output: z.number(),
+    context: { orders: orderRows },
+    replies: [...pages, reply("Now the count.", `(return (count (filter #(= (:status %) "held") data/orders)))`)],
+  };
+}
 
-export const wideLines: Session = {
-  name: "wide-lines-30",
-  kind: "exploration",
-  prompt: "Page through the orders eight at a time and return how many are held.",
-  tools: {},
-  output: z.number(),
-  context: { orders: rows },
-  replies: [...wideReplies, reply("Now the count.", `(return (count (filter #(= (:status %) "held") data/orders)))`)],
-};
+export const wideLines: Session = widePages(8, 30);
 
 const steps: string[] = [
   `(println "orders:" (count data/orders) "keys:" (keys (first data/orders)))`,
@@ -56,7 +62,7 @@ export const thirtyTurns: Session = {
   prompt: "Count the large orders (over the threshold you set) per city, then return the number of large orders and the threshold.",
   tools: {},
   output: z.object({ large: z.number(), threshold: z.number() }),
-  context: { orders: rows },
+  context: { orders: orderRows },
   replies: steps.map((s, i) => reply(`Step ${i + 1}.`, s)),
 };
 
@@ -72,7 +78,7 @@ export const accumulator: Session = {
   prompt: "Add up the totals of every seventh order, one at a time, tracking the cities seen; return the sum and the number of cities.",
   tools: {},
   output: z.object({ sum: z.number(), cities: z.number() }),
-  context: { orders: rows },
+  context: { orders: orderRows },
   replies: accSteps.map((s, i) => reply(`Adding order ${i}.`, s)),
 };
 
@@ -96,7 +102,7 @@ export const factsReadLate: Session = {
   prompt: "Find the orders on the watch list and the VIP cohort, page through the orders, and return the flagged count, the cohort size and the watch label.",
   tools: {},
   output: z.object({ flagged: z.number(), vip: z.number(), label: z.string() }),
-  context: { orders: rows },
+  context: { orders: orderRows },
   replies: lateSteps.map((s, i) => reply(`Step ${i + 1}.`, s)),
 };
 
