@@ -213,7 +213,7 @@ async function main(): Promise<void> {
     sweepRows(sweeps),
     "",
     lost.length === 0
-      ? "Nothing lost (both sets): every live definition is shown with its latest type and the most recent println lines are in the final prompt (default and strict); in every default-mode prompt no hidden value is shown (as sent), no live value is bare, every definition of a turn that printed nothing is sampled in the next prompt, every definition a later program read shows its sample once its output is not whole (until redefined), and at least half the println limit of earlier lines is shown when that many exist."
+      ? "Nothing lost (both sets): every live definition is shown with its latest type and the most recent println lines are in the final prompt (default and strict); in every default-mode prompt no hidden value is shown (as sent), no live value is bare, every definition of a turn that printed nothing is shown in the next prompt (or the turn as written), every definition a later program read shows its sample once its output is not whole (until redefined), and at least half the println limit of earlier lines is shown when that many exist."
       : `LOST:\n${lost.join("\n")}`,
     `(${((performance.now() - started) / 1000).toFixed(1)} s)`,
   ];

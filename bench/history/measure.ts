@@ -338,7 +338,7 @@ function factsInUse(turns: readonly RunTrace["turns"][number][], plans: ReturnTy
  * The checks on every prompt of the run (default mode): no hidden value in any message as
  * sent; no bare live value (a scalar or short string without its value, or a collection
  * whose turn's output is gone without a sample or shape); every definition of a turn that
- * printed nothing sampled in the very next prompt; at least half the println limit of
+ * printed nothing shown in the very next prompt (or the turn left as written); at least half the println limit of
  * earlier lines when that many exist.
  */
 function everyPrompt(trace: RunTrace, run: RunSettings, opts: ViewOptions): string[] {
@@ -366,8 +366,9 @@ function everyPrompt(trace: RunTrace, run: RunSettings, opts: ViewOptions): stri
     }
     // The turn just done printed nothing: its definitions must show their values now.
     const last = turns[k - 1];
-    if (k < turns.length && last.status === "ok" && last.prints.length === 0) {
-      const place = (view.turns as TurnPlace[])[k - 1];
+    const place = (view.turns as TurnPlace[])[k - 1];
+    // Left as written, its program says what it defined (no summary with samples fitted in it).
+    if (k < turns.length && last.status === "ok" && last.prints.length === 0 && place.text !== last.reply) {
       const shown = [view.messages[place.message].content.slice(place.start), ...view.messages.slice(place.message + 1).map((m) => m.content)].join("\n");
       for (const d of last.definitions) if (d.kind === "value" && !shown.includes(`; Defined: ${d.name}`)) problems.push(`${d.name} (turn ${k}, no println) not sampled in the next prompt`);
     }
