@@ -659,26 +659,44 @@ const TEACHING: readonly Detail[] = ["sample", "shape"];
  */
 function taughtSummary(turn: Turn, plan: TurnPlan, options: SummaryOptions, feedback: string | undefined): RenderedSummary | undefined {
   const silent = turn.prints.length === 0 && turn.definitions.length > 0;
+  // The choice is remembered per turn record, so a build renders only the summary it shows.
+  const key = `${summaryKey(plan, options)}/${feedback ?? ""}`;
+  const known = teachings.get(turn);
+  if (known !== undefined && known.key === key) {
+    plan.teach = known.teach;
+    return known.teach === "none" ? undefined : summaryOf(turn, plan, options);
+  }
   for (const teach of silent ? TEACHING : [undefined]) {
     plan.teach = teach;
     const summary = summaryOf(turn, plan, options);
-    if (fits(silent ? summary.text : summary.code, feedback, turn.reply, turn.feedback)) return summary;
+    if (fits(silent ? summary.text : summary.code, feedback, turn.reply, turn.feedback)) {
+      teachings.set(turn, { key, teach });
+      return summary;
+    }
   }
   plan.teach = "none";
+  teachings.set(turn, { key, teach: "none" });
   return undefined;
 }
+
+const teachings = new WeakMap<Turn, { key: string; teach: Detail | undefined }>();
 
 // Summaries are memoized per turn record: a turn's summary is rebuilt only when what it
 // depends on changes (a definition superseded, println lines dropped, other options).
 const summaries = new WeakMap<Turn, { key: string; summary: RenderedSummary }>();
 
-function summaryOf(turn: Turn, plan: TurnPlan, options: SummaryOptions): RenderedSummary {
+/** What a turn's summary depends on besides the turn and its teaching. */
+function summaryKey(plan: TurnPlan, options: SummaryOptions): string {
   let key = `${plan.printsShown}/${options.sampleItems}/${options.sampleChars}/${options.toolCallsPerTurn}/${options.maxPrintChars}`;
   if (plan.superseded !== undefined) for (const name of plan.superseded) key += "/" + name;
   if (plan.redefines !== undefined) for (const name of plan.redefines) key += "/a:" + name;
   if (plan.read !== undefined) for (const name of plan.read) key += "/r:" + name;
   if (plan.reads !== undefined) for (const d of plan.reads) key += "/R:" + d.name;
-  if (plan.teach !== undefined) key += "/t:" + plan.teach;
+  return key;
+}
+
+function summaryOf(turn: Turn, plan: TurnPlan, options: SummaryOptions): RenderedSummary {
+  const key = plan.teach === undefined ? summaryKey(plan, options) : `${summaryKey(plan, options)}/t:${plan.teach}`;
   const hit = summaries.get(turn);
   if (hit !== undefined && hit.key === key) return hit.summary;
   const summary = renderSummary(turn, plan, options);
