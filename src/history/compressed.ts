@@ -59,12 +59,15 @@ export function planTurns(input: ViewInput, rawOptions: ViewOptions): TurnPlan[]
   const window = options.strictPrefix || setting <= 0 || options.cacheModel === "breakpoint" ? Infinity : setting;
   const summaryOptions = summaryOptionsOf(input, options);
   let nextSuccess = -1;
+  // Per errored turn: the turns visible in the first prompt that no longer shows it in full.
+  const leaves: number[] = new Array(n);
   for (let i = n - 1; i >= 0; i--) {
     const errored = isErrored(turns[i]);
     plans[i] = { full: errored && (n - i <= window || nextSuccess < 0) ? "error" : null, printsShown: seenOf(turns[i], input.maxPrintChars).lines, superseded: undefined, redefines: undefined, read: undefined, reads: undefined };
+    leaves[i] = Math.max(i + window + 1, nextSuccess + 1);
     // Summarizing an error rewrites the prompt from it on: only when that pays, decided at the
     // prompt where it first could be (so every later prompt decides the same).
-    if (errored && plans[i].full === null && !summaryPays(input, options, summaryOptions, plans[i], i, Math.max(i + window + 1, nextSuccess + 1))) plans[i].full = "cost";
+    if (errored && plans[i].full === null && !summaryPays(input, options, summaryOptions, plans[i], i, leaves[i])) plans[i].full = "cost";
     if (!errored) nextSuccess = i;
   }
   const defined = new Set<string>();
@@ -77,12 +80,17 @@ export function planTurns(input: ViewInput, rawOptions: ViewOptions): TurnPlan[]
   // With the design's timing the turns before an error were summarized before it happened:
   // showing one in full again rewrites the prompt from there, so it is done only when the
   // error happened inside a function that turn defined (its body is what needs fixing).
+  // Once the error leaves its window, such a turn is summarized again, rewriting the prompt from
+  // it on: only when that pays (generated traces: up to 1.035x full history before).
   const context = Math.max(0, options.errorContextTurns);
   for (let i = 0; i < n; i++) {
-    if (plans[i].full !== "error") continue;
+    if (!isErrored(turns[i])) continue;
+    const shown = plans[i].full === "error";
     const trail = options.keepLatestFull ? undefined : (turns[i].error?.trace ?? []);
     for (let j = i - 1; j >= 0 && j >= i - context; j--) {
-      if (plans[j].full === null && (trail === undefined || definesAny(turns[j], trail))) plans[j].full = "error-context";
+      if (plans[j].full !== null || !(trail === undefined || definesAny(turns[j], trail))) continue;
+      if (shown) plans[j].full = "error-context";
+      else if (!summaryPays(input, options, summaryOptions, plans[j], j, leaves[i])) plans[j].full = "cost";
     }
   }
   // The reference design summarizes a successful turn as soon as the next one starts (the

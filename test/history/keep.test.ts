@@ -93,6 +93,26 @@ describe("keeping what a model needs", () => {
     expect(view(trace, 4, options("token-prefix")).stats.turnsFull).toEqual([{ turn: 1, reason: "cost" }]);
   });
 
+  // Generated traces: summarizing such a turn again once the error left its window, unpriced,
+  // made one run 1.035x full history. Now it is a rewrite like any other: made only when it pays.
+  it("keeps a turn shown in full beside an error as written when summarizing it again would not pay", async () => {
+    const why = "A helper first: the rows need scaling before they are summed, and the next programs will call it. ".repeat(12);
+    const trace = await run([
+      reply(why, `(defn scale "Scales a row" [x] (* 2 (:n x)))\n(println "ok")`),
+      reply("Use it.", `(println (scale "a"))`),
+      reply("Fix.", `(println (scale {:n 1}))`),
+      reply("More.", `(println "more")`),
+      reply("Done.", "(return 1)"),
+    ]);
+    expect(trace.turns[1].status).toBe("error");
+    const reasons = (k: number, budget?: number): string[] => view(trace, k, options(), budget).stats.turnsFull.map((t) => `${t.turn}:${t.reason}`);
+    expect(reasons(2)).toEqual(["1:error-context", "2:error"]);
+    // The error leaves its window at the prompt over 4 turns: one prompt is left to repay a rewrite from turn 1 on.
+    expect(reasons(4)).toEqual(["1:cost", "2:cost"]);
+    // With a budget that leaves prompts to repay it, it is summarized again.
+    expect(reasons(4, 40)).not.toContain("1:cost");
+  });
+
   it("keeps a turn that defined functions raw for one more prompt, then summarizes it when the rewrite pays", async () => {
     const define = reply("A helper first: the rows need doubling before they are summed, and the next programs will call it. ".repeat(4), `(defn double-all "Doubles each" [xs] (mapv #(* 2 %) xs))\n(println "ok")`);
     const trace = await run([define, reply("Use it.", `(println (double-all [1 2]))`), reply("Again.", `(println "n" 2)`), reply("Done.", "(return 1)")]);
