@@ -109,7 +109,7 @@ export function planTurns(input: ViewInput, rawOptions: ViewOptions): TurnPlan[]
       if (plans[i].full === null && definesFunction(turns[i]) && !summaryPays(input, options, summaryOptions, plans[i], i, i + 2)) plans[i].full = "cost";
     }
   }
-  const cutAt = limitPrints(input, plans, options);
+  const cutAt = limitPrints(input, plans, options, summaryOptions);
   if (cutAt !== undefined) {
     // println lines of the turns before each one: a cut past them has dropped some of its output.
     const before: number[] = [];
@@ -247,6 +247,23 @@ function summaryTokens(turn: Turn, plan: TurnPlan, options: SummaryOptions): num
 
 const summaryCounts = new WeakMap<RenderedSummary, number>();
 
+// Per turn record: the tokens of its summary less its output, for one set of summary options.
+const restCounts = new WeakMap<Turn, { key: string; tokens: number }>();
+
+/**
+ * Tokens a summarized turn shows besides its output: what a println cut rewrites of it. Tool
+ * lines with their result shapes can be longer than the program (a reply's prose pays for them).
+ */
+function restTokens(turn: Turn, plan: TurnPlan, options: SummaryOptions): number {
+  const bare: TurnPlan = { ...plan, printsShown: 0 };
+  const key = summaryKey(bare, options);
+  const hit = restCounts.get(turn);
+  if (hit !== undefined && hit.key === key) return hit.tokens;
+  const tokens = countTokens(renderSummary(turn, bare, options).text);
+  restCounts.set(turn, { key, tokens });
+  return tokens;
+}
+
 function definesFunction(turn: Turn): boolean {
   return turn.status === "ok" && turn.definitions.some((d) => d.kind === "function");
 }
@@ -317,7 +334,7 @@ function dropPays(input: ViewInput, options: Required<ViewOptions>, summaryOptio
  * mode the limit applies per turn when the turn is first summarized (its own last N lines)
  * and a written summary never changes: size traded for a prefix that only grows.
  */
-function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<ViewOptions>): ((k: number) => number) | undefined {
+function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<ViewOptions>, summaryOptions: SummaryOptions): ((k: number) => number) | undefined {
   const turns = input.turns;
   const limit = Math.max(0, Math.floor(options.printlnHistoryLimit));
   const last = turns.length - 1;
@@ -335,7 +352,7 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
     lines.push(seen.lines);
     tokens.push(seen.tokens);
     // What the turn shows besides its output, at most: its program, which its summary never exceeds.
-    rest.push(sizesOf(turns[i]).program);
+    rest.push(plans[i].full === null ? Math.max(sizesOf(turns[i]).program, restTokens(turns[i], plans[i], summaryOptions)) : sizesOf(turns[i]).reply);
   }
   // The prompt whose stream holds `end` turns shows `end` turns (`end + 1` with keepLatestFull):
   // a cut's saving recurs over the prompts left from it (see prompts-left.ts).
@@ -545,7 +562,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
         // its feedback, the one message the next prompt does not keep as written.
         let note = i === last && !options.strictPrefix ? noteOf(turn) : "";
         // Like the summary, never more than the reply it stands for.
-        if (note !== "" && !fits(`${summary.code}\n${note}`, shortFeedback, turn.reply, turn.feedback)) note = "";
+        if (note !== "" && !fits(`${summary.text}\n${note}`, shortFeedback, turn.reply, turn.feedback)) note = "";
         const text = note === "" || ownMessages ? summary.text : `${summary.text}\n${note}`;
         places.push({ turn: turn.number, message: messages.length, start: run.length, text });
         run += text;
@@ -564,10 +581,14 @@ export const compressedView: PromptView = (input, rawOptions) => {
   }
   flush();
   if (!ownMessages) return { messages, stats, turns: places };
-  // After the task (the system prompt and task are read by every prompt) and at the end; with
-  // a note in the last message, also before it, where the next prompt's cache hit is.
+  // After the task (the system prompt and task are read by every prompt), at the end, and before
+  // what the next prompt may change: the note in the last message, else the latest turn (a reply
+  // kept as written for one more prompt is summarized in the next). Without that mark, a prompt
+  // after a rewrite (a println cut) found no written prefix past the task and wrote every message
+  // again (random tool-heavy runs at 3x budgets: 1.07x full history).
   const end = messages.length - 1;
-  const breakpoints = end > 1 ? (noted && end - 1 > 1 ? [1, end - 1, end] : [1, end]) : [end];
+  const stable = noted ? end - 1 : (places.at(-1)?.message ?? end) - 1;
+  const breakpoints = end > 1 ? (stable > 1 && stable < end ? [1, stable, end] : [1, end]) : [end];
   return { messages, stats, turns: places, breakpoints };
 };
 
