@@ -103,14 +103,26 @@ async function toolRun(seed: number, budget = 1): Promise<RunTrace> {
   return (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: {} })).trace;
 }
 
+/**
+ * Prices the run `make` gives for each seed from `first` to `last` at each budget factor (its turn
+ * budget that many times the turns it uses), under both cache models, against full history:
+ * at most `bound(turns)` times its cost.
+ */
+async function expectRuns(make: (seed: number, factor: number) => Promise<RunTrace>, first: number, last: number, factors: readonly number[], bound: (turns: number) => number): Promise<void> {
+  for (let seed = first; seed <= last; seed++) {
+    for (const factor of factors) {
+      const trace = await make(seed, factor);
+      const budget = Math.round(trace.turns.length * factor);
+      for (const cache of ["token-prefix", "breakpoint"] as const) expect(ratio(trace, cache, budget), `seed ${seed}, ${factor}x, ${cache}, ${trace.turns.length} turns`).toBeLessThanOrEqual(bound(trace.turns.length));
+    }
+  }
+}
+
 describe("compressed history is never dearer than full history", () => {
   // Before every rewrite was priced, 2 of these 12 cost more than full under a breakpoint cache
   // (up to 1.15x), and 14 of the first 60 seeds.
   it("agent runs of random shape, under both cache models", async () => {
-    for (let seed = 1; seed <= 12; seed++) {
-      const trace = await randomRun(seed);
-      for (const cache of ["token-prefix", "breakpoint"] as const) expect(ratio(trace, cache), `seed ${seed}, ${cache}`).toBeLessThanOrEqual(1);
-    }
+    await expectRuns(randomRun, 1, 12, [1], () => 1);
   }, 60_000);
 
   // Seeds 13-100 hold runs of short programs that define without printing: with every such
@@ -118,13 +130,7 @@ describe("compressed history is never dearer than full history", () => {
   // 1.066x under breakpoints, seed 51 1.012x, and at a budget of twice the turns seed 106 1.086x.
   // What a turn teaches now fits in the turn it summarizes (compressed.ts, taughtSummary).
   it("agent runs of short programs that print nothing, under both cache models", async () => {
-    for (let seed = 13; seed <= 100; seed++) {
-      for (const factor of [1, 2]) {
-        const trace = await randomRun(seed, factor);
-        const budget = Math.round(trace.turns.length * factor);
-        for (const cache of ["token-prefix", "breakpoint"] as const) expect(ratio(trace, cache, budget), `seed ${seed}, ${factor}x, ${cache}`).toBeLessThanOrEqual(1);
-      }
-    }
+    await expectRuns(randomRun, 13, 100, [1, 2], () => 1);
   }, 600_000);
 
   // Tool-heavy runs, at their own budget and three times it. Before: at 3x, seed 67 (27 turns)
@@ -137,13 +143,7 @@ describe("compressed history is never dearer than full history", () => {
   // compressed view's legend (40 tokens more of system prompt) and the token-prefix cache's
   // 128-token steps: up to 1.032x, the margin allowed them.
   it("tool-heavy agent runs, under both cache models", async () => {
-    for (let seed = 1; seed <= 60; seed++) {
-      for (const factor of [1, 3]) {
-        const trace = await toolRun(seed, factor);
-        const budget = Math.round(trace.turns.length * factor);
-        for (const cache of ["token-prefix", "breakpoint"] as const) expect(ratio(trace, cache, budget), `seed ${seed}, ${factor}x, ${cache}, ${trace.turns.length} turns`).toBeLessThanOrEqual(trace.turns.length >= 10 ? 1.01 : 1.035);
-      }
-    }
+    await expectRuns(toolRun, 1, 60, [1, 3], (turns) => (turns >= 10 ? 1.01 : 1.035));
   }, 600_000);
 
   // Generated traces (with a system prompt long enough to cache). Before: 271 of 400 dearer, up
@@ -167,11 +167,7 @@ describe("compressed history is never dearer than full history", () => {
   // 19 turns of 95, breakpoint cache), 10 of them more than 1.01x. Each rewrite now has to pay back
   // within a short horizon (prompts-left.ts): none is dearer than full (of seeds 1-40, the worst 0.997x).
   it("agent runs that stop far short of a large turn budget, under both cache models", async () => {
-    for (let seed = 1; seed <= 26; seed++) {
-      const trace = await randomRun(seed, 5);
-      const budget = Math.round(trace.turns.length * 5);
-      for (const cache of ["token-prefix", "breakpoint"] as const) expect(ratio(trace, cache, budget), `seed ${seed}, ${cache}`).toBeLessThanOrEqual(1);
-    }
+    await expectRuns(randomRun, 1, 26, [5], () => 1);
   }, 120_000);
 
   // The generated traces again, each with a budget 1.5 to 5 times its turns. Counting the whole
