@@ -351,7 +351,7 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
     const seen = seenOf(turns[i], input.maxPrintChars);
     lines.push(seen.lines);
     tokens.push(seen.tokens);
-    // What the turn shows besides its output, at most: its program, which its summary never exceeds.
+    // What the turn shows besides its output: its summary (at least its program's size), or its reply when kept as written.
     rest.push(plans[i].full === null ? Math.max(sizesOf(turns[i]).program, restTokens(turns[i], plans[i], summaryOptions)) : sizesOf(turns[i]).reply);
   }
   // The prompt whose stream holds `end` turns shows `end` turns (`end + 1` with keepLatestFull):
@@ -382,9 +382,9 @@ export interface PrintRule {
   /** Prompts still to come (this one included) when the stream holds `end` turns. */
   promptsLeft?: (end: number) => number;
   /**
-   * Tokens each turn shows besides its output (its summary or program: estimated by the
-   * program, which a summary never exceeds). A cut rewrites them too, from the first turn whose
-   * output it changes on: everything after a change is written again under either cache.
+   * Tokens each turn shows besides its output (its summary, or its reply when it is kept as
+   * written). A cut rewrites them too, from the first turn whose output it changes on:
+   * everything after a change is written again under either cache.
    */
   rest?: readonly number[];
 }

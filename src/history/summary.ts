@@ -41,7 +41,8 @@ export interface SummaryContext {
   reads?: readonly DefinitionTrace[];
   /**
    * What a turn that printed nothing shows of its data (default "sample"): the view lowers it
-   * to "shape" or "none" when samples would make the summary larger than the turn it replaces.
+   * to "shape" when samples would make the summary larger than the turn it replaces, and to
+   * "none" when it keeps the turn as written (its program says what it defined).
    */
   teach?: Detail;
 }
