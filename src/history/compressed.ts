@@ -251,15 +251,17 @@ const summaryCounts = new WeakMap<RenderedSummary, number>();
 const restCounts = new WeakMap<Turn, { key: string; tokens: number }>();
 
 /**
- * Tokens a summarized turn shows besides its output: what a println cut rewrites of it. Tool
- * lines with their result shapes can be longer than the program (a reply's prose pays for them).
+ * Tokens a turn shows besides its output, at most its program or its summary without output:
+ * what a println cut rewrites of it (tool lines with their results' shapes can be longer than
+ * the program; a reply's prose pays for them). The summary is the turn's as first written
+ * (nothing superseded or read yet), so every prompt replaying a cut counts the same.
  */
-function restTokens(turn: Turn, plan: TurnPlan, options: SummaryOptions): number {
-  const bare: TurnPlan = { ...plan, printsShown: 0 };
+function restTokens(turn: Turn, redefines: ReadonlySet<string> | undefined, options: SummaryOptions): number {
+  const bare: TurnPlan = { full: null, printsShown: 0, superseded: undefined, redefines, read: undefined, reads: undefined };
   const key = summaryKey(bare, options);
   const hit = restCounts.get(turn);
   if (hit !== undefined && hit.key === key) return hit.tokens;
-  const tokens = countTokens(renderSummary(turn, bare, options).text);
+  const tokens = Math.max(sizesOf(turn).program, countTokens(renderSummary(turn, bare, options).text));
   restCounts.set(turn, { key, tokens });
   return tokens;
 }
@@ -351,8 +353,7 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
     const seen = seenOf(turns[i], input.maxPrintChars);
     lines.push(seen.lines);
     tokens.push(seen.tokens);
-    // What the turn shows besides its output: its summary (at least its program's size), or its reply when kept as written.
-    rest.push(plans[i].full === null ? Math.max(sizesOf(turns[i]).program, restTokens(turns[i], plans[i], summaryOptions)) : sizesOf(turns[i]).reply);
+    rest.push(restTokens(turns[i], plans[i].redefines, summaryOptions));
   }
   // The prompt whose stream holds `end` turns shows `end` turns (`end + 1` with keepLatestFull):
   // a cut's saving recurs over the prompts left from it (see prompts-left.ts).
@@ -382,9 +383,9 @@ export interface PrintRule {
   /** Prompts still to come (this one included) when the stream holds `end` turns. */
   promptsLeft?: (end: number) => number;
   /**
-   * Tokens each turn shows besides its output (its summary, or its reply when it is kept as
-   * written). A cut rewrites them too, from the first turn whose output it changes on:
-   * everything after a change is written again under either cache.
+   * Tokens each turn shows besides its output (see restTokens). A cut rewrites them too, from
+   * the first turn whose output it changes on: everything after a change is written again under
+   * either cache.
    */
   rest?: readonly number[];
 }

@@ -5,7 +5,7 @@ import { renderFeedback, renderTurnLine } from "../../src/trace/feedback.js";
 import { typeLabel } from "../../src/trace/record.js";
 import type { DefinitionTrace, RunTrace, Turn } from "../../src/trace/trace.js";
 import { compressedView, isErrored, planTurns } from "../../src/history/compressed.js";
-import { definitionSample, isWhole, learnedLines } from "../../src/history/summary.js";
+import { definitionSample, isWhole, learnedLines, renderSummary } from "../../src/history/summary.js";
 import { fullView } from "../../src/history/full.js";
 import { PAYBACK_HORIZON } from "../../src/history/prompts-left.js";
 import { countTokens, promptTokens } from "../../src/compaction/tokens.js";
@@ -68,6 +68,13 @@ function errorKept(turns: readonly Turn[], i: number, options: ViewOptions): boo
 }
 
 const inputOf = (trace: RunTrace, turns: readonly Turn[] = trace.turns): ViewInput => ({ system: trace.system, task: trace.task, turns, maxTurns: MAX_TURNS });
+
+/** The names `turn` defines that an earlier turn of `turns` defined too (its summary says `(redefined)`). */
+function redefinesOf(turns: readonly Turn[], turn: Turn): ReadonlySet<string> | undefined {
+  const earlier = new Set(turns.slice(0, turns.indexOf(turn)).flatMap((t) => t.definitions.map((d) => d.name)));
+  const again = turn.definitions.filter((d) => earlier.has(d.name)).map((d) => d.name);
+  return again.length === 0 ? undefined : new Set(again);
+}
 
 /** The assistant message of turn index i in `unmerged` (every turn but a finished run's last has feedback). */
 const assistantAt = (i: number): number => 2 + 2 * i;
@@ -265,6 +272,7 @@ describe("compressed view properties", () => {
         // only when the output shown since it passes dropAfterTokens and the line limit or the token budget.
         const lines = stream.map((t) => t.prints.length);
         const sizes = stream.map((t) => (t.prints.length === 0 ? 0 : countTokens(t.prints.join("\n"))));
+        const summaryOpts = { sampleItems: opts.sampleItems, sampleChars: opts.sampleChars, toolCallsPerTurn: opts.toolCallsPerTurn ?? 10 };
         let cut = 0;
         for (let end = 1; end <= stream.length; end++) {
           const all = lines.slice(0, end).reduce((a, b) => a + b, 0);
@@ -291,7 +299,8 @@ describe("compressed view properties", () => {
           if (next <= cut) continue;
           // Only when it pays, strictly: the prompts left save reading the dropped tokens; everything
           // from the first turn whose output changes is rewritten (9x a cached read): the kept
-          // output, and each of those turns' programs, which their summaries never exceed.
+          // output, and each of those turns' program or, when longer, its summary less its output
+          // as first written (tool lines with their results' shapes can pass the program).
           const keptAfter = (c: number, i: number, before: number): number => Math.max(0, Math.min(lines[i], before + lines[i] - c));
           let dropped = 0;
           let rewritten = 0;
@@ -302,7 +311,7 @@ describe("compressed view properties", () => {
             const now = keptAfter(next, i, before);
             before += lines[i];
             changed ||= was !== now;
-            if (changed) rewritten += countTokens(stream[i].program ?? stream[i].reply);
+            if (changed) rewritten += Math.max(countTokens(stream[i].program ?? stream[i].reply), countTokens(renderSummary(stream[i], { printsShown: 0, redefines: redefinesOf(trace.turns, stream[i]) }, summaryOpts).text));
             if (lines[i] > 0) {
               dropped += (sizes[i] * (was - now)) / lines[i];
               if (changed) rewritten += (sizes[i] * now) / lines[i];
