@@ -251,8 +251,8 @@ const summaryCounts = new WeakMap<RenderedSummary, number>();
 const restCounts = new WeakMap<Turn, { key: string; tokens: number }>();
 
 /**
- * Tokens a turn shows besides its output, at most its program or its summary without output:
- * what a println cut rewrites of it (tool lines with their results' shapes can be longer than
+ * Tokens a turn shows besides its output, counted as the larger of its program and its summary
+ * without output: what a println cut rewrites of it (tool lines with their results' shapes can be longer than
  * the program; a reply's prose pays for them). The summary is the turn's as first written
  * (nothing superseded or read yet), so every prompt replaying a cut counts the same.
  */
