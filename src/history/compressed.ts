@@ -34,6 +34,8 @@ export interface TurnPlan {
   reads: readonly DefinitionTrace[] | undefined;
   /** What it shows of data it defined without printing (see SummaryContext.teach); set as it is rendered. */
   teach?: Detail;
+  /** Its summary is followed by the source of the functions it defined: one of them failed in a later turn. */
+  code?: boolean;
 }
 
 /** A turn that did not succeed: its program stays visible so the model can fix it. */
@@ -77,11 +79,11 @@ export function planTurns(input: ViewInput, rawOptions: ViewOptions): TurnPlan[]
     plans[i].redefines = again;
     for (const d of turns[i].definitions) defined.add(d.name);
   }
-  // With the design's timing the turns before an error were summarized before it happened:
-  // showing one in full again rewrites the prompt from there, so it is done only when the
-  // error happened inside a function that turn defined (its body is what needs fixing).
-  // Once the error leaves its window, such a turn is summarized again, rewriting the prompt from
-  // it on: only when that pays (generated traces: up to 1.035x full history before).
+  // With the design's timing the turns before an error were summarized before it happened.
+  // When the error happened inside a function such a turn defined, its summary is followed by the
+  // source of its functions (the body that needs fixing): appended to the summary, it rewrites
+  // nothing before it, and the turn just done showed that source there already. Once the error
+  // leaves its window, the source goes, rewriting the prompt from it on: only when that pays.
   const context = Math.max(0, options.errorContextTurns);
   for (let i = 0; i < n; i++) {
     if (!isErrored(turns[i])) continue;
@@ -89,25 +91,18 @@ export function planTurns(input: ViewInput, rawOptions: ViewOptions): TurnPlan[]
     const trail = options.keepLatestFull ? undefined : (turns[i].error?.trace ?? []);
     for (let j = i - 1; j >= 0 && j >= i - context; j--) {
       if (plans[j].full !== null || !(trail === undefined || definesAny(turns[j], trail))) continue;
-      if (shown) plans[j].full = "error-context";
-      else if (!summaryPays(input, options, summaryOptions, plans[j], j, leaves[i])) plans[j].full = "cost";
+      if (options.keepLatestFull) {
+        if (shown) plans[j].full = "error-context";
+        else if (!summaryPays(input, options, summaryOptions, plans[j], j, leaves[i])) plans[j].full = "cost";
+      } else if (shown || !codeDropPays(input, options, j, leaves[i])) plans[j].code = true;
     }
   }
   // The reference design summarizes a successful turn as soon as the next one starts (the
   // prompt grows by appends only); `keepLatestFull` keeps it in full for one more prompt.
-  // A turn that defined functions stays raw for one more prompt too: the next program builds
-  // on them, and a summary keeps only their signatures (ptc_runner's lesson from its compressed runs).
-  // Summarized at the prompt after, it is rewritten there: a turn whose summary would not pay
-  // that back stays as written.
   if (n > 0) {
     const latest = plans[n - 1];
     if (input.maxTurns <= 1) latest.full = "single";
-    else if (options.keepLatestFull || (latest.full === null && !options.strictPrefix && definesFunction(turns[n - 1]))) latest.full = "latest";
-  }
-  if (!options.keepLatestFull && !options.strictPrefix && input.maxTurns > 1) {
-    for (let i = 0; i < n - 1; i++) {
-      if (plans[i].full === null && definesFunction(turns[i]) && !summaryPays(input, options, summaryOptions, plans[i], i, i + 2)) plans[i].full = "cost";
-    }
+    else if (options.keepLatestFull) latest.full = "latest";
   }
   const cutAt = limitPrints(input, plans, options, summaryOptions);
   if (cutAt !== undefined) {
@@ -206,6 +201,12 @@ function summaryPays(input: ViewInput, options: Required<ViewOptions>, summaryOp
   return payback(VIEW_PRICES[options.cacheModel], { savedTokens: written - summarized, prompts: promptsLeft(input.maxTurns, visible), rewrittenTokens: summarized + laterTokens(input.turns, i, visible) }).pays;
 }
 
+/** Whether dropping the function source after turn `i`'s summary, first in the prompt over `visible` turns, pays. */
+function codeDropPays(input: ViewInput, options: Required<ViewOptions>, i: number, visible: number): boolean {
+  const code = lineTokens(functionSources(input.turns[i]));
+  return payback(VIEW_PRICES[options.cacheModel], { savedTokens: code, prompts: promptsLeft(input.maxTurns, visible), rewrittenTokens: laterTokens(input.turns, i, visible) }).pays;
+}
+
 /** Turn `i` summarized: its summary and the short feedback after it. */
 function summarizedTokens(input: ViewInput, plan: TurnPlan, summaryOptions: SummaryOptions, i: number): number {
   const turn = input.turns[i];
@@ -266,8 +267,33 @@ function restTokens(turn: Turn, redefines: ReadonlySet<string> | undefined, opti
   return tokens;
 }
 
-function definesFunction(turn: Turn): boolean {
-  return turn.status === "ok" && turn.definitions.some((d) => d.kind === "function");
+/**
+ * What the turn just done shows after its summary for one prompt: the model's prose as a note and
+ * the source of the functions it defined, each only when it fits, with the summary (less what it
+ * taught of values read, as in the size rule), in the reply and feedback it stands for. The code
+ * comes first: the next program builds on it, and if that program fails in one of the functions,
+ * the next prompt keeps the code where it was.
+ */
+function tailOf(turn: Turn, summary: string, feedback: string | undefined): string {
+  const code = functionSources(turn);
+  const note = noteOf(turn);
+  for (const tail of [note === "" || code === "" ? "" : `${code}\n${note}`, code, note]) {
+    if (tail !== "" && fits(`${summary}\n${tail}`, feedback, turn.reply, turn.feedback)) return tail;
+  }
+  return "";
+}
+
+const sourceTexts = new WeakMap<Turn, string>();
+
+/** The source of the functions a turn defined, fenced as the model wrote them ("" when it defined none); once per turn record. */
+function functionSources(turn: Turn): string {
+  let text = sourceTexts.get(turn);
+  if (text === undefined) {
+    const sources = turn.status === "ok" ? turn.definitions.flatMap((d) => (d.kind === "function" && d.source !== undefined ? [d.source.trim()] : [])) : [];
+    text = sources.length === 0 ? "" : `\`\`\`clojure\n${sources.join("\n")}\n\`\`\``;
+    sourceTexts.set(turn, text);
+  }
+  return text;
 }
 
 function definesAny(turn: Turn, names: readonly string[]): boolean {
@@ -545,7 +571,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
     let full = plan.full;
     if (full === null) {
       const shortFeedback = historyFeedback(input, turn, plan, true);
-      const summary = taughtSummary(turn, plan, summaryOptions, shortFeedback);
+      const summary = taughtSummary(turn, plan, summaryOptions, shortFeedback, options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn));
       // A summary never restates a program at more than the program's size (terse programs
       // stay as written, as full history shows them).
       if (summary === undefined) full = "short";
@@ -558,17 +584,19 @@ export const compressedView: PromptView = (input, rawOptions) => {
         stats.toolCallsShown += summary.toolCallsListed;
         stats.toolCallsDropped += turn.toolCalls.length - summary.toolCallsListed;
         if (run !== "") run += "\n\n";
-        // The turn just done keeps the model's prose for one prompt: as the summary's last line
-        // (a later prompt extends the text before it), or with the breakpoint layout, after
-        // its feedback, the one message the next prompt does not keep as written.
-        let note = i === last && !options.strictPrefix ? noteOf(turn) : "";
-        // Like the summary, never more than the reply it stands for.
-        if (note !== "" && !fits(`${summary.text}\n${note}`, shortFeedback, turn.reply, turn.feedback)) note = "";
-        const text = note === "" || ownMessages ? summary.text : `${summary.text}\n${note}`;
+        // The turn just done keeps the model's prose for one prompt, and the source of the
+        // functions it defined (the next program builds on them, and a summary keeps only their
+        // signatures: ptc_runner's lesson from its compressed runs); a turn whose function failed
+        // keeps that source while the error is in its window. That tail goes at the summary's end
+        // (a later prompt extends the text before it), or with the breakpoint layout after its
+        // feedback, the one message the next prompt does not keep as written. Keeping the turn as
+        // written instead rewrote the prompt from it when it was summarized a prompt later.
+        const tail = i === last && !options.strictPrefix ? tailOf(turn, turn.prints.length === 0 ? summary.text : summary.code, shortFeedback) : plan.code === true ? functionSources(turn) : "";
+        const text = tail === "" || ownMessages ? summary.text : `${summary.text}\n${tail}`;
         places.push({ turn: turn.number, message: messages.length, start: run.length, text });
         run += text;
-        runFeedback = note === "" || !ownMessages ? shortFeedback : shortFeedback === undefined ? note : `${shortFeedback}\n\n${note}`;
-        if (note !== "" && ownMessages) noted = true;
+        runFeedback = tail === "" || !ownMessages ? shortFeedback : shortFeedback === undefined ? tail : `${shortFeedback}\n\n${tail}`;
+        if (tail !== "" && ownMessages && i === last) noted = true;
         if (ownMessages || shortFeedback === undefined || shortFeedback !== renderTurnLine(turn.number + 1, info)) flush();
         continue;
       }
@@ -685,23 +713,27 @@ const TEACHING: readonly Detail[] = ["sample", "shape"];
  * never saw, but a summary larger than its turn makes compression dearer than full history
  * (random agent runs of short programs that print nothing: up to 7% dearer with every one
  * sampled). A turn left as written teaches nothing beyond its program (`plan.teach` "none"),
- * exactly as full history shows it. Sets `plan.teach`.
+ * exactly as full history shows it. A turn that defined functions teaches what fits beside their
+ * `source` where anything does (it follows the summary for a prompt: see tailOf), decided for
+ * the turn once, so every prompt shows the same summary. Sets `plan.teach`.
  */
-function taughtSummary(turn: Turn, plan: TurnPlan, options: SummaryOptions, feedback: string | undefined): RenderedSummary | undefined {
+function taughtSummary(turn: Turn, plan: TurnPlan, options: SummaryOptions, feedback: string | undefined, source: string): RenderedSummary | undefined {
   const silent = turn.prints.length === 0 && turn.definitions.length > 0;
   // The choice is remembered per turn record, so a build renders only the summary it shows.
-  const key = `${summaryKey(plan, options)}/${feedback ?? ""}`;
+  const key = `${summaryKey(plan, options)}/${source.length}/${feedback ?? ""}`;
   const known = teachings.get(turn);
   if (known !== undefined && known.key === key) {
     plan.teach = known.teach;
     return known.teach === "none" ? undefined : summaryOf(turn, plan, options);
   }
-  for (const teach of silent ? TEACHING : [undefined]) {
-    plan.teach = teach;
-    const summary = summaryOf(turn, plan, options);
-    if (fits(silent ? summary.text : summary.code, feedback, turn.reply, turn.feedback)) {
-      teachings.set(turn, { key, teach });
-      return summary;
+  for (const beside of silent && source !== "" ? [`\n${source}`, ""] : [""]) {
+    for (const teach of silent ? TEACHING : [undefined]) {
+      plan.teach = teach;
+      const summary = summaryOf(turn, plan, options);
+      if (fits((silent ? summary.text : summary.code) + beside, feedback, turn.reply, turn.feedback)) {
+        teachings.set(turn, { key, teach });
+        return summary;
+      }
     }
   }
   plan.teach = "none";

@@ -93,39 +93,51 @@ describe("keeping what a model needs", () => {
     expect(view(trace, 4, options("token-prefix")).stats.turnsFull).toEqual([{ turn: 1, reason: "cost" }]);
   });
 
-  // Generated traces: summarizing such a turn again once the error left its window, unpriced,
-  // made one run 1.035x full history. Now it is a rewrite like any other: made only when it pays.
-  it("keeps a turn shown in full beside an error as written when summarizing it again would not pay", async () => {
-    const why = "A helper first: the rows need scaling before they are summed, and the next programs will call it. ".repeat(12);
+  // Before, such a turn was shown as written again beside the error, rewriting the prompt from it
+  // (generated traces: up to 1.054x full history once the turn just done showed its source).
+  it("follows the summary of a turn whose function failed with the function's source while the error is in its window", async () => {
+    const why = "A helper first: the rows need sizing before they are counted, and the next programs will call it. ".repeat(12);
+    const body = `(cond ${Array.from({ length: 30 }, (_, i) => `(< (:n x) ${10 * (i + 1)}) :size-${i}`).join(" ")} :else :giant)`;
     const trace = await run([
-      reply(why, `(defn scale "Scales a row" [x] (* 2 (:n x)))\n(println "ok")`),
-      reply("Use it.", `(println (scale "a"))`),
-      reply("Fix.", `(println (scale {:n 1}))`),
+      reply(why, `(defn size-of "Size class of a row" [x] ${body})\n(println "ok")`),
+      reply("Use it.", `(println (size-of "a"))`),
+      reply("Fix.", `(println (size-of {:n 1}))`),
       reply("More.", `(println "more")`),
       reply("Done.", "(return 1)"),
     ]);
     expect(trace.turns[1].status).toBe("error");
-    const reasons = (k: number, budget?: number): string[] => view(trace, k, options(), budget).stats.turnsFull.map((t) => `${t.turn}:${t.reason}`);
-    expect(reasons(2)).toEqual(["1:error-context", "2:error"]);
-    // The error leaves its window at the prompt over 4 turns: one prompt is left to repay a rewrite from turn 1 on.
-    expect(reasons(4)).toEqual(["1:cost", "2:cost"]);
-    // With a budget that leaves prompts to repay it, it is summarized again.
-    expect(reasons(4, 40)).not.toContain("1:cost");
+    const source = (k: number, budget?: number): string | undefined => (view(trace, k, options(), budget).turns ?? [])[0].text;
+    // The turn just done shows its function's source after its summary; the error keeps it there.
+    expect(source(1)).toMatch(/^; Function: size-of \[x\][\s\S]*\n```clojure\n\(defn size-of /);
+    expect(view(trace, 2, options()).stats.turnsFull.map((t) => `${t.turn}:${t.reason}`)).toEqual(["2:error"]);
+    expect(source(2)).toMatch(/\n```clojure\n\(defn size-of [\s\S]*```$/);
+    expect(source(1)?.startsWith(source(2) ?? "-")).toBe(true);
+    // Once the error leaves its window the source goes only when that pays: not with one prompt left,
+    for (const k of [3, 4]) expect(source(k)).toContain("(defn size-of");
+    // but with a budget leaving prompts enough.
+    expect(source(4, 40)).not.toContain("(defn size-of");
+    expect(source(4, 40)).toContain("; Function: size-of [x]");
   });
 
-  it("keeps a turn that defined functions raw for one more prompt, then summarizes it when the rewrite pays", async () => {
-    const define = reply("A helper first: the rows need doubling before they are summed, and the next programs will call it. ".repeat(4), `(defn double-all "Doubles each" [xs] (mapv #(* 2 %) xs))\n(println "ok")`);
+  it("shows the source of the functions the turn just done defined after its summary, for one prompt", async () => {
+    const define = reply("A helper first: the rows need doubling before they are summed, and the next programs will call it. ".repeat(4), `(defn double-all "Doubles each" [xs] (mapv #(* 2 %) xs))\n(def rows [1 2])\n(println "ok")`);
     const trace = await run([define, reply("Use it.", `(println (double-all [1 2]))`), reply("Again.", `(println "n" 2)`), reply("Done.", "(return 1)")]);
-    const next = view(trace, 1, options(), 30);
-    expect(next.stats.turnsFull).toEqual([{ turn: 1, reason: "latest" }]);
-    expect(text(next)).toContain("(defn double-all");
-    const later = view(trace, 2, options(), 30);
-    expect(later.stats.turnsFull).toEqual([]);
-    expect(text(later)).toContain('; Function: double-all [xs] - "Doubles each"');
+    const next = view(trace, 1, options());
+    expect(next.stats.turnsFull).toEqual([]);
+    const shown = (next.turns ?? [])[0].text;
+    expect(shown).toContain('; Function: double-all [xs] - "Doubles each"');
+    // The functions' source, not the rest of the program; then the note.
+    expect(shown).toContain('```clojure\n(defn double-all "Doubles each" [xs] (mapv #(* 2 %) xs))\n```\n; Note: A helper first');
+    expect(shown).not.toContain("(def rows");
+    // The next prompt drops it and extends the text before it: nothing is rewritten.
+    const later = view(trace, 2, options());
     expect(text(later)).not.toContain("(defn double-all");
-    // Two prompts left in a 4-turn budget cannot repay rewriting the cached program: it stays as written.
-    const short = view(trace, 2, options());
-    expect(short.stats.turnsFull).toEqual([{ turn: 1, reason: "cost" }]);
-    expect(text(short)).toContain("(defn double-all");
+    const summary = shown.slice(0, shown.indexOf("\n```clojure"));
+    expect(String(later.messages[2].content).startsWith(summary)).toBe(true);
+    expect(String(next.messages[2].content).startsWith(summary)).toBe(true);
+    // Under the breakpoint layout it follows the latest feedback, the message the next prompt rewrites.
+    const marked = view(trace, 1, options("breakpoint"));
+    expect(String(marked.messages.at(-1)?.content)).toContain("(defn double-all");
+    expect(String(marked.messages.at(-2)?.content)).not.toContain("(defn double-all");
   });
 });

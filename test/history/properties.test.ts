@@ -36,17 +36,19 @@ const typed = (line: string, d: DefinitionTrace, options: ViewOptions): boolean 
   d.kind === "function" ? line.includes(`; Function: ${d.name}`) : isWhole(d) ? line.endsWith(` = ${definitionSample(d, { ...options, toolCallsPerTurn: 1 })}`) : line.includes(` = ${typeLabel(d)}`);
 
 /** A successful latest turn that defined functions stays raw for one more prompt (not in strict mode). */
-const definesFunctionOk = (t: Turn, options: ViewOptions): boolean => !options.strictPrefix && t.status === "ok" && t.definitions.some((d) => d.kind === "function");
+/** Turn j's error happened in a function turn i defined (the error's call trail names it). */
+const failedIn = (turns: readonly Turn[], i: number, j: number): boolean => turns[i].definitions.some((d) => d.kind === "function" && (turns[j].error?.trace ?? []).includes(d.name));
+
+/** The source of the functions a turn defined, fenced: what may follow its summary. */
+const sourcesOf = (t: Turn): string => `\`\`\`clojure\n${t.definitions.flatMap((d) => (d.kind === "function" && d.source !== undefined ? [d.source.trim()] : [])).join("\n")}\n\`\`\``;
 
 /** Whether turn i is kept in full for being the latest (the earlier timing) or for an error (or the function an error happened in). */
 function keptFull(turns: readonly Turn[], i: number, options: ViewOptions): boolean {
   const kept = (j: number): boolean => isErrored(turns[j]) && errorKept(turns, j, options);
   if (kept(i)) return true;
-  if (i === turns.length - 1 && (options.keepLatestFull === true || definesFunctionOk(turns[i], options))) return true;
-  for (let j = i + 1; j <= i + options.errorContextTurns && j < turns.length; j++) {
-    if (!kept(j)) continue;
-    if (options.keepLatestFull === true || turns[i].definitions.some((d) => d.kind === "function" && (turns[j].error?.trace ?? []).includes(d.name))) return true;
-  }
+  if (options.keepLatestFull !== true) return false;
+  if (i === turns.length - 1) return true;
+  for (let j = i + 1; j <= i + options.errorContextTurns && j < turns.length; j++) if (kept(j)) return true;
   return false;
 }
 
@@ -92,10 +94,20 @@ function unmerged(view: View, trace: RunTrace, turns = trace.turns.length): Arra
     const message = view.messages[p.message];
     expect(message.role).toBe("assistant");
     expect(message.content.slice(p.start, p.start + p.text.length)).toBe(p.text);
-    // The turn just done may end with the model's prose (one prompt only; test/history/keep.test.ts).
+    // The turn just done may end with the model's prose (one prompt only; test/history/keep.test.ts),
     const note = p.text.lastIndexOf("\n; Note: ");
     if (note >= 0) expect(i).toBe(places.length - 1);
-    out.push({ role: "assistant", content: note >= 0 ? p.text.slice(0, note) : p.text });
+    let text = note >= 0 ? p.text.slice(0, note) : p.text;
+    // and it, or a turn a later error failed in, with the source of the functions it defined.
+    const turn = trace.turns[i];
+    const code = text.startsWith(";") && text.endsWith("\n```") ? text.lastIndexOf("\n```clojure\n") : -1;
+    if (code >= 0) {
+      expect(text.slice(code + 1)).toBe(sourcesOf(turn));
+      const context = trace.turns.slice(i + 1).some((later, k) => isErrored(later) && failedIn(trace.turns, i, i + 1 + k));
+      expect(i === places.length - 1 || context, `turn ${turn.number} shows its functions' source`).toBe(true);
+      text = text.slice(0, code);
+    }
+    out.push({ role: "assistant", content: text });
     const next = places[i + 1];
     if (next !== undefined && next.message === p.message) {
       // Left out inside a run of summaries: only the turn line, followed by a blank line and the next summary.

@@ -60,9 +60,10 @@ describe("run state", () => {
     expect(state.memory.map((d) => d.name)).toEqual(["by-customer", "info", "missing", "tier-of", "by-tier"]);
     expect(state.memory.find((d) => d.name === "tier-of")).toMatchObject({ kind: "function", doc: "Tier of a customer" });
     expect(state.memory.find((d) => d.name === "tier-of")?.source).toMatch(/^\(defn tier-of/);
-    // Turn 2 defined a function: kept as written for the prompt after it, and past that no prompt
-    // is left in a 3-turn budget to repay rewriting it into a summary.
-    expect(state.summaries.map((s) => s.turn)).toEqual([1, 3]);
+    // Every turn is summarized (turn 2's function source followed its summary for one prompt only).
+    expect(state.summaries.map((s) => s.turn)).toEqual([1, 2, 3]);
+    expect(state.summaries[1].text).toMatch(/^; Function: tier-of \[/);
+    expect(state.summaries[1].text).not.toContain("(defn");
     expect(state.summaries[0].text).toBe('; Defined: by-customer - "Order totals per customer" = map[2]\n; Output:\n{"acme" 162.75 "globex" 80}');
     // Tool results may hold non-finite numbers; they survive the trip.
     const odd = structuredClone(state);
@@ -146,14 +147,12 @@ describe("resumeRun", () => {
     // The live LLM saw the compressed history of the replayed turns.
     expect(live.requests).toHaveLength(1);
     const sent = live.requests[0].messages;
-    // The saved summaries; turn 2 defined a function and stays as written (rewriting it would not
-    // pay back in the turns left), so it parts them.
-    expect(state.summaries.map((x) => x.turn)).toEqual([1, 3]);
-    expect(sent[2].content).toBe(state.summaries[0].text);
-    expect(sent[4].content).toBe(stopped.turns[1].reply);
-    expect(sent[5].content).toContain("tool/customer-info failed: no such customer");
-    expect(sent[6].content.startsWith(state.summaries[1].text)).toBe(true);
-    expect(state.summaries[1].text).toMatch(/^; Defined: by-tier = map\[2\]\n; Output:/);
+    // The saved summaries, in one message (the latest with its note).
+    expect(state.summaries.map((x) => x.turn)).toEqual([1, 2, 3]);
+    expect(sent[2].content).toBe(state.summaries.map((x) => x.text).join("\n\n"));
+    expect(state.summaries[2].text).toMatch(/\n; Note: Group by tier\./);
+    expect(state.summaries[1].text).toContain("; Tool: customer-info {:id \"nobody\"} -> error: no such customer");
+    expect(state.summaries[2].text).toMatch(/^; Defined: by-tier = map\[2\]\n; Output:/);
   });
 
   it("is SubAgent.resume, and carries the saved run's prompt settings over", async () => {
@@ -173,9 +172,8 @@ describe("resumeRun", () => {
     // The live prompt is the saved run's next compressed prompt (with the larger turn budget).
     const next = compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns.slice(0, 3), maxTurns: 6, toolsWithdrawn: true, maxPrintChars: 4000 }, state.view);
     expect(live.requests[0].messages).toEqual(next.messages);
-    // Turns 1 and 3; turn 2 defined a function and stays as written.
-    expect(next.stats.turnsCompressed).toBe(2);
-    expect(next.stats.turnsFull).toEqual([{ turn: 2, reason: "cost" }]);
+    expect(next.stats.turnsCompressed).toBe(3);
+    expect(next.stats.turnsFull).toEqual([]);
     await expect(SubAgent.resume(make(6), { ...state, outcome: { ok: true } }, { llm: live, context })).rejects.toThrow(ResumeError);
   });
 

@@ -86,33 +86,30 @@ describe("scenario: successful multi-turn", () => {
     // The summaries share one message: each prompt appends the newest to it, and the turn
     // lines between them are left out (the last feedback says which turn this is).
     expect(sent[1]).toEqual(["system", "user", "summary", "feedback"]);
-    // Turn 2 defined a function the next turn builds on: raw for one more prompt.
-    expect(sent[2]).toEqual(["system", "user", "summary", "feedback", "full", "feedback"]);
-    // Then it stays as written: its summary (samples of what it defined without printing) saves
-    // too little to repay rewriting the cached prompt from it on.
-    expect(sent[3]).toEqual(["system", "user", "summary", "feedback", "full", "feedback", "summary", "feedback"]);
-    expect(step.turns[3].view?.turnsFull).toEqual([{ turn: 2, reason: "cost" }]);
-    // Exploration mode: turn 2 defined without printing, and the very next prompt shows its samples.
-    // (Kept raw, the turn shows them before its feedback.)
-    expect(llm.requests[2].messages[5].content).toMatch(/; Defined: reviews = string\[\d+\], sample: "Customer Review Summary/);
-    // Every prompt extends the previous one up to its last feedback: a prefix cache serves all of it.
+    // Turn 2 defined a function the next turn builds on: its summary is followed by the
+    // function's source for one prompt (what it defined without printing shows its type, which
+    // fits beside that source where samples would not).
+    expect(sent[2]).toEqual(["system", "user", "summary", "summary", "feedback"]);
+    expect(sent[3]).toEqual(["system", "user", "summary", "summary", "summary", "feedback"]);
+    expect(step.turns[3].view?.turnsFull).toEqual([]);
+    expect(llm.requests[2].messages[2].content).toMatch(/; Defined: reviews = string\[\d+\]\n[\s\S]*\n```clojure\n\(defn rated "Names with rating of at least 4" \[text\][^\n]*\n```$/);
+    expect(llm.requests[3].messages[2].content).not.toContain("(defn rated");
+    // Every prompt extends the previous one up to its last feedback: a prefix cache serves all of it,
     for (let k = 1; k < 4; k++) {
       const [prev, next] = [llm.requests[k - 1].messages, llm.requests[k].messages];
       expect(next.slice(0, 2)).toEqual(prev.slice(0, 2));
-      // ...less the model's note, which the latest summary carries for one prompt, at its end.
-      const note = k > 1 ? prev[2].content.lastIndexOf("\n; Note: ") : -1;
-      const base = k === 1 ? "" : note >= 0 ? prev[2].content.slice(0, note) : prev[2].content;
-      // Turn 2 is raw from the prompt for turn 3 on, so there the shared message ends after turn 1.
-      if (k > 1) expect(next[2].content).toBe(base);
-      if (k === 3) expect(next.slice(3, 6)).toEqual(prev.slice(3, 6));
-      expect(next).toHaveLength(k === 1 ? 4 : k === 2 ? 6 : 8);
+      // less the note or the source the latest summary carries for one prompt, at its end.
+      const tail = k > 1 ? String(prev[2].content).search(/\n(; Note: |```clojure\n)/) : -1;
+      const base = k === 1 ? "" : tail >= 0 ? String(prev[2].content).slice(0, tail) : String(prev[2].content);
+      if (k > 1) expect(String(next[2].content).startsWith(base)).toBe(true);
+      expect(next).toHaveLength(4);
     }
     const last = llm.requests[3].messages;
     const [first] = summariesIn(last[2].content);
     // Turn 1 printed: its output moved into the summary, without samples.
     expect(first).toBe('; Defined: electronics - "Electronics products" = vector[3]\n; Output:\ncount: 3');
     expect(last[3].content).not.toContain("count: 3");
-    expect(last[7].content).toMatch(/^Turn 4 of 5\. Next turn is your last/);
+    expect(last[3].content).toMatch(/^Turn 4 of 5\. Next turn is your last/);
     // Turn 2's summary, had it paid: samples, the function with its docstring, and both tool calls with result shapes.
     const second = renderSummary(step.turns[1], { printsShown: 0 }, { sampleItems: defaultViewOptions.sampleItems, sampleChars: defaultViewOptions.sampleChars, toolCallsPerTurn: 10 }).text;
     expect(second).toContain('; Function: rated [text] - "Names with rating of at least 4"');
@@ -122,9 +119,9 @@ describe("scenario: successful multi-turn", () => {
     // The trace keeps every full program and the exact messages sent.
     expect(step.turns.map((t) => t.program)).toEqual(replies.map((r) => r.split("```clojure\n")[1].split("\n```")[0]));
     expect(step.turns[3].messages).toEqual(last);
-    const [third] = summariesIn(last[6].content);
+    const [, , third] = summariesIn(last[2].content);
     expect(third.startsWith("; Defined: good = vector[2]\n; Output:\ngood: [\"Laptop\" \"Monitor\"]\n; Note: Compute the answer. I will keep")).toBe(true);
-    expect(step.turns[3].view?.turnsCompressed).toBe(2);
+    expect(step.turns[3].view?.turnsCompressed).toBe(3);
   });
 
   it("keeps the latest turn in full for one more prompt with keepLatestFull (the earlier timing)", async () => {
@@ -179,7 +176,7 @@ describe("scenario: error recovery", () => {
     expect(compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns, maxTurns: 5 }, { ...defaultViewOptions, compressHistory: true, errorWindowTurns: 0 }).messages[4].content).toBe(replies[2]);
   });
 
-  it("shows the turn before an error in full when the error happened in a function it defined", async () => {
+  it("follows the summary of the turn before an error with its function's source when the error happened in that function", async () => {
     const replies = [
       clj("Helper.", `(defn cost-of "Cost of a product" [p] (+ 1 (:cost p)))\n(println "ok")`),
       clj("Use it.", `(def costs (mapv cost-of data/products))\n(println costs)`),
@@ -190,11 +187,12 @@ describe("scenario: error recovery", () => {
     const step = await SubAgent.run(agent, { llm, context: { products }, compressHistory: true });
     expect(step.ok, JSON.stringify(step.fail)).toBe(true);
     expect(step.turns[1].error?.trace).toContain("cost-of");
-    expect(shape(llm.requests[2].messages, replies)).toEqual(["system", "user", "full", "feedback", "full", "feedback"]);
-    expect(step.turns[2].view?.turnsFull).toEqual([
-      { turn: 1, reason: "error-context" },
-      { turn: 2, reason: "error" },
-    ]);
+    expect(shape(llm.requests[2].messages, replies)).toEqual(["system", "user", "summary", "feedback", "full", "feedback"]);
+    expect(step.turns[2].view?.turnsFull).toEqual([{ turn: 2, reason: "error" }]);
+    const source = '```clojure\n(defn cost-of "Cost of a product" [p] (+ 1 (:cost p)))\n```';
+    expect(String(llm.requests[2].messages[2].content).endsWith(`\n${source}`)).toBe(true);
+    // Where the prompt before showed it, after the turn's summary (less the note there): nothing before it is written again.
+    expect(String(llm.requests[1].messages[2].content).startsWith(String(llm.requests[2].messages[2].content))).toBe(true);
   });
 });
 
