@@ -554,7 +554,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
   const ownMessages = rawOptions.cacheModel === "breakpoint";
   let run = "";
   let runFeedback: string | undefined;
-  let noted = false;
+  let tailed = false;
   const flush = (): void => {
     if (run === "") return;
     messages.push({ role: "assistant", content: run });
@@ -591,12 +591,12 @@ export const compressedView: PromptView = (input, rawOptions) => {
         // (a later prompt extends the text before it), or with the breakpoint layout after its
         // feedback, the one message the next prompt does not keep as written. Keeping the turn as
         // written instead rewrote the prompt from it when it was summarized a prompt later.
-        const tail = i === last && !options.strictPrefix ? tailOf(turn, turn.prints.length === 0 ? summary.text : summary.code, shortFeedback) : plan.code === true ? functionSources(turn) : "";
+        const tail = i === last && !options.strictPrefix ? tailOf(turn, counted(turn, summary), shortFeedback) : plan.code === true ? functionSources(turn) : "";
         const text = tail === "" || ownMessages ? summary.text : `${summary.text}\n${tail}`;
         places.push({ turn: turn.number, message: messages.length, start: run.length, text });
         run += text;
         runFeedback = tail === "" || !ownMessages ? shortFeedback : shortFeedback === undefined ? tail : `${shortFeedback}\n\n${tail}`;
-        if (tail !== "" && ownMessages && i === last) noted = true;
+        if (tail !== "" && ownMessages && i === last) tailed = true;
         if (ownMessages || shortFeedback === undefined || shortFeedback !== renderTurnLine(turn.number + 1, info)) flush();
         continue;
       }
@@ -611,12 +611,11 @@ export const compressedView: PromptView = (input, rawOptions) => {
   flush();
   if (!ownMessages) return { messages, stats, turns: places };
   // After the task (the system prompt and task are read by every prompt), at the end, and before
-  // what the next prompt may change: the note in the last message, else the latest turn (a reply
-  // kept as written for one more prompt is summarized in the next). Without that mark, a prompt
-  // after a rewrite (a println cut) found no written prefix past the task and wrote every message
-  // again (random tool-heavy runs at 3x budgets: 1.07x full history).
+  // what the next prompt may change: the tail in the last message, else the latest turn. Without
+  // that mark, a prompt after a rewrite (a println cut) found no written prefix past the task and
+  // wrote every message again (random tool-heavy runs at 3x budgets: 1.07x full history).
   const end = messages.length - 1;
-  const stable = noted ? end - 1 : (places.at(-1)?.message ?? end) - 1;
+  const stable = tailed ? end - 1 : (places.at(-1)?.message ?? end) - 1;
   const breakpoints = end > 1 ? (stable > 1 && stable < end ? [1, stable, end] : [1, end]) : [end];
   return { messages, stats, turns: places, breakpoints };
 };
@@ -718,19 +717,20 @@ const TEACHING: readonly Detail[] = ["sample", "shape"];
  * the turn once, so every prompt shows the same summary. Sets `plan.teach`.
  */
 function taughtSummary(turn: Turn, plan: TurnPlan, options: SummaryOptions, feedback: string | undefined, source: string): RenderedSummary | undefined {
-  const silent = turn.prints.length === 0 && turn.definitions.length > 0;
+  const silent = isSilent(turn);
   // The choice is remembered per turn record, so a build renders only the summary it shows.
-  const key = `${summaryKey(plan, options)}/${source.length}/${feedback ?? ""}`;
+  const base = summaryKey(plan, options);
+  const key = `${base}/${source.length}/${feedback ?? ""}`;
   const known = teachings.get(turn);
   if (known !== undefined && known.key === key) {
     plan.teach = known.teach;
-    return known.teach === "none" ? undefined : summaryOf(turn, plan, options);
+    return known.teach === "none" ? undefined : summaryOf(turn, plan, options, base);
   }
   for (const beside of silent && source !== "" ? [`\n${source}`, ""] : [""]) {
     for (const teach of silent ? TEACHING : [undefined]) {
       plan.teach = teach;
-      const summary = summaryOf(turn, plan, options);
-      if (fits((silent ? summary.text : summary.code) + beside, feedback, turn.reply, turn.feedback)) {
+      const summary = summaryOf(turn, plan, options, base);
+      if (fits(counted(turn, summary) + beside, feedback, turn.reply, turn.feedback)) {
         teachings.set(turn, { key, teach });
         return summary;
       }
@@ -742,6 +742,15 @@ function taughtSummary(turn: Turn, plan: TurnPlan, options: SummaryOptions, feed
 }
 
 const teachings = new WeakMap<Turn, { key: string; teach: Detail | undefined }>();
+
+/** A turn that defined data and printed nothing: its summary teaches what it holds. */
+const isSilent = (turn: Turn): boolean => turn.prints.length === 0 && turn.definitions.length > 0;
+
+/**
+ * What of a summary is weighed against the turn it replaces: all of it for a silent turn (its
+ * samples or record keys must fit), else all but what it taught of values read (the size rule).
+ */
+const counted = (turn: Turn, summary: RenderedSummary): string => (isSilent(turn) ? summary.text : summary.code);
 
 // Summaries are memoized per turn record: a turn's summary is rebuilt only when what it
 // depends on changes (a definition superseded, println lines dropped, other options).
@@ -757,8 +766,8 @@ function summaryKey(plan: TurnPlan, options: SummaryOptions): string {
   return key;
 }
 
-function summaryOf(turn: Turn, plan: TurnPlan, options: SummaryOptions): RenderedSummary {
-  const key = plan.teach === undefined ? summaryKey(plan, options) : `${summaryKey(plan, options)}/t:${plan.teach}`;
+function summaryOf(turn: Turn, plan: TurnPlan, options: SummaryOptions, base = summaryKey(plan, options)): RenderedSummary {
+  const key = plan.teach === undefined ? base : `${base}/t:${plan.teach}`;
   const hit = summaries.get(turn);
   if (hit !== undefined && hit.key === key) return hit.summary;
   const summary = renderSummary(turn, plan, options);

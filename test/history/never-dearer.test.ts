@@ -140,9 +140,9 @@ describe("compressed history is never dearer than full history", () => {
   // counted what it rewrote of each summary at the program's size, though tool lines with their
   // results' shapes can be longer (now at the summary's own). Short runs save too little to
   // cover the compressed view's legend (40 tokens more of system prompt) and the token-prefix
-  // cache's 128-token steps: up to 1.032x, the margin allowed them. Of runs of 10+ turns two are
-  // dearer: seed 68 (12 turns, 1.016x, the same costs on its first prompts) and seed 70 (22 turns,
-  // 1.005x: a cut that needed 8.3 of its 8 prompts).
+  // cache's 128-token steps: up to 1.032x, the margin allowed them. Of runs of 10+ turns one is
+  // dearer: seed 70 (22 turns, 1.001x). Before the turn just done showed its functions' source
+  // after its summary instead of staying as written, seed 68 (12 turns) cost 1.016x and seed 70 1.005x.
   it("tool-heavy agent runs, under both cache models", async () => {
     await expectRuns(toolRun, 1, 100, [1, 3], (turns) => (turns >= 10 ? 1.02 : 1.035));
   }, 600_000);

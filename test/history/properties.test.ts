@@ -42,7 +42,7 @@ const failedIn = (turns: readonly Turn[], i: number, j: number): boolean => turn
 /** The source of the functions a turn defined, fenced: what may follow its summary. */
 const sourcesOf = (t: Turn): string => `\`\`\`clojure\n${t.definitions.flatMap((d) => (d.kind === "function" && d.source !== undefined ? [d.source.trim()] : [])).join("\n")}\n\`\`\``;
 
-/** Whether turn i is kept in full for being the latest (the earlier timing) or for an error (or the function an error happened in). */
+/** Whether turn i is kept in full: for an error, or with keepLatestFull (the earlier timing) as the latest turn or a turn before a kept error. */
 function keptFull(turns: readonly Turn[], i: number, options: ViewOptions): boolean {
   const kept = (j: number): boolean => isErrored(turns[j]) && errorKept(turns, j, options);
   if (kept(i)) return true;
@@ -206,7 +206,7 @@ describe("compressed view properties", () => {
     );
   });
 
-  it("keeps errored turns (and the turn whose function failed) in full, and the latest turn only with keepLatestFull", () => {
+  it("keeps errored turns in full (and, with keepLatestFull, the turn before one and the latest turn)", () => {
     fc.assert(
       fc.property(turnSpecs(), optionsArb, (specs, options) => {
         const trace = buildTrace(specs, MAX_TURNS);

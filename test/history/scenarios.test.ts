@@ -61,7 +61,7 @@ function shape(messages: ReadonlyArray<{ role: string; content: string }>, repli
 }
 
 describe("scenario: successful multi-turn", () => {
-  it("summarizes every successful turn as soon as the next starts (one that defined functions a prompt later), and keeps the trace whole", async () => {
+  it("summarizes every successful turn as soon as the next starts (one that defined functions with their source for one prompt), and keeps the trace whole", async () => {
     const replies = [
       clj(
         "Let me look at the products.",

@@ -59,7 +59,7 @@ describe("anthropicLlm under a history strategy", () => {
     const last = bodies[3];
     // Task, then each summarized turn as an assistant message with its feedback.
     expect(last.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant", "user"]);
-    // The message before the latest turn: the next request's hit if it changes that turn (a reply kept as written, then summarized).
+    // The message before the latest turn: the next request's hit if a rewrite (a println cut) changes what follows it.
     expect(marks(last)).toEqual(["system:0", "user:0:0", "user:4:0", "user:6:0"]);
     // Each summary reaches the wire once and is sent unchanged in every later request.
     const text = (b: Body, i: number): string => JSON.stringify(b.messages[i].content.map((c) => ({ ...c, cache_control: undefined })));

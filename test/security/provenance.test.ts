@@ -46,6 +46,10 @@ const STEPS = [
   "(println (pr-str data/_creds))",
   '(doseq [p (clojure.string/split tok #"-")] (println (clojure.string/lower-case p)))',
   "(defn shout [] (clojure.string/upper-case tok))\n(println (shout))",
+  // A function over the token whose source follows its summary, and that a later step fails in
+  // (its summary is then followed by that source while the error is shown).
+  '(defn bearer [x] (str "Bearer " tok "/" x))\n(defn plus-bearer [x] (+ x (bearer x)))\n(println (count (bearer 1)))',
+  "(println (plus-bearer 2))",
   '(println (clojure.string/replace tok "-" "_"))',
   '(println (map clojure.string/lower-case (clojure.string/split tok #"-")))',
   '(try (throw (ex-info (str "bad token " tok) {})) (catch Exception e (println (ex-message e))))',
