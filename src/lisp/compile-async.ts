@@ -5,13 +5,12 @@
 // (no call of a function, tool or builtin that calls back) keep the synchronous closures.
 import { Map as IMap, Set as ISet } from "ptc-immutable";
 import type { Bind, FnArityNode, ForClause, Node } from "./analyzer/nodes.js";
-import { asMap, asSeq, CATCHABLE, compile, compileBinds, compileFn, errorValue, letfnPatches, runsFinally, slot, startTool, whereMaker } from "./compile.js";
+import { asMap, asSeq, CATCHABLE, forItems, compile, compileBinds, compileFn, errorValue, letfnPatches, runsFinally, slot, startTool, whereMaker } from "./compile.js";
 import { LispError, withLoc, type SourceLoc } from "./errors.js";
 import type { BuiltinDef } from "./core/registry.js";
 import { callAsync, callAsync1, callAsync2, Closure, RECUR, type AsyncCode, type Frame } from "./fn.js";
 import { hasKey, lookup } from "./lookup.js";
 import { chargeLoop, checkCollectionSize, run } from "./runtime.js";
-import { seqArray } from "./seq.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
 import { after, andThen, isPending, located, syncCall, type Maybe } from "./suspend.js";
 import { isNumber, Keyword, num, truthy, typeName, Var, type Value } from "./values.js";
@@ -573,7 +572,7 @@ function forAsync(clauseNodes: ForClause[], body: AsyncCode, collect: boolean): 
   };
   const items = (v: Value, loc: SourceLoc): Value[] => {
     try {
-      return seqArray(v, who);
+      return forItems(v, who);
     } catch (e) {
       throw withLoc(e, loc);
     }

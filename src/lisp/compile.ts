@@ -10,7 +10,7 @@ import { callValue, Closure, NativeFn, RECUR, type Arity, type Code, type Frame,
 import { describe } from "./core/args.js";
 import { intrinsic1, intrinsic2 } from "./intrinsics.js";
 import { hasKey, lookup } from "./lookup.js";
-import { chargeLoop, checkCollectionSize, run, type Cell, type GlobalEnv } from "./runtime.js";
+import { chargeLoop, checkCollectionSize, run, took, type Cell, type GlobalEnv } from "./runtime.js";
 import { located } from "./suspend.js";
 import { entries, seqArray } from "./seq.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
@@ -532,7 +532,7 @@ function compileFor(clauseNodes: ForClause[], body: Code, collect: boolean): Cod
       case "bind": {
         let items: Value[];
         try {
-          items = seqArray(c.coll(fr), collect ? "for" : "doseq");
+          items = forItems(c.coll(fr), collect ? "for" : "doseq");
         } catch (e) {
           throw withLoc(e, c.loc);
         }
@@ -715,15 +715,29 @@ function destructureError(what: string, v: Value, loc: SourceLoc): LispError {
 
 /** What a sequential pattern ([a b]) destructures a value as. */
 export function asSeq(v: Value, loc: SourceLoc): Value {
-  if (v === null || v instanceof Vec) return v;
-  if (typeof v === "string") return Vec.fromArray<Value>(chars(v));
-  if (isMap(v)) return Vec.fromArray(entries(v));
+  if (v === null) return v;
+  if (v instanceof Vec) return took(v, v);
+  if (typeof v === "string") return Vec.fromArray<Value>(partsOf(v, chars(v)));
+  if (isMap(v)) return Vec.fromArray(entries(took(v, v) as LMap));
   throw destructureError("a sequence", v, loc);
+}
+
+/** The elements a for or doseq binding walks, told to the run's marks. */
+export function forItems(coll: Value, who: string): Value[] {
+  const items = seqArray(coll, who);
+  return typeof coll === "string" ? partsOf(coll, items) : (took(coll, coll), items);
+}
+
+/** A string's characters as a program takes them, each told to the run's marks. */
+function partsOf(s: string, cs: Value[]): Value[] {
+  if (run.marks !== null) for (const c of cs) took(s, c);
+  return cs;
 }
 
 /** What a map pattern ({:keys [..]}) destructures a value as. */
 export function asMap(v: Value, restArgs: boolean, loc: SourceLoc): Value {
-  if (v === null || isMap(v)) return v;
+  if (v === null) return v;
+  if (isMap(v)) return took(v, v);
   // Keyword arguments: (f 1 :k 2) or (f 1 {:k 2}) against [a & {:keys [k]}], as in Clojure 1.11.
   if (restArgs && v instanceof Vec) {
     if (v.size === 1 && isMap(v.get(0))) return v.get(0) as Value;

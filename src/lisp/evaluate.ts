@@ -388,6 +388,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
   };
   const state: RunState = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, program.suspendable ? compileArityAsync : null, now);
   state.deadline -= readMs;
+  state.marks = marks;
   state.onLine = sink?.line ?? whileWhole(state.out, quietly(options.onPrint));
   state.onCheck = sink?.check ?? null;
 

@@ -3,7 +3,7 @@
 // then parameters, then locals), so calling one allocates exactly one array.
 import type { FnArityNode } from "./analyzer/nodes.js";
 import { LispError, type SourceLoc } from "./errors.js";
-import { chargeLoop, depthExceeded, run, slowCheck } from "./runtime.js";
+import { chargeLoop, depthExceeded, run, slowCheck, took } from "./runtime.js";
 import { after, fromSync, isPending, syncCall, type Maybe } from "./suspend.js";
 import { lookup } from "./lookup.js";
 import { Fn, Keyword, typeName, type Value, isMap, isSet } from "./values.js";
@@ -305,7 +305,7 @@ export function callValue(f: Value, args: Value[]): Value {
   if (f instanceof Vec) {
     if (n === 1) {
       const i = args[0];
-      if (typeof i === "number" && Number.isInteger(i) && i >= 0 && i < f.size) return f.get(i) as Value;
+      if (typeof i === "number" && Number.isInteger(i) && i >= 0 && i < f.size) return took(f, f.get(i) as Value);
       throw new LispError("index_out_of_bounds", `index ${typeName(i) === "integer" ? String(i) : typeName(i)} is out of bounds for a vector of ${f.size}`);
     }
     throw new LispError("arity_error", `a vector used as a function expects 1 argument, got ${n}`);

@@ -1,6 +1,7 @@
 // Key lookup shared by `get`, keyword and map invocation, and destructuring.
 // Keyword and string keys fall back to each other (exact type first), because host data
 // often arrives with string keys while programs use keywords.
+import { took } from "./runtime.js";
 import { charCount, chars, isSimpleText } from "./text.js";
 import { Keyword, keyword, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
@@ -9,6 +10,10 @@ import { Vec } from "./vector.js";
 const MISSING = Symbol("missing") as unknown as Value;
 
 export function lookup(coll: Value, key: Value, dflt: Value): Value {
+  return took(coll, find(coll, key, dflt));
+}
+
+function find(coll: Value, key: Value, dflt: Value): Value {
   if (isMap(coll)) {
     let v = coll.get(key, MISSING);
     if (v !== MISSING) return v;

@@ -10,8 +10,9 @@
 // Strings and numbers have no identity in the host language, so they are marked by value:
 // within one evaluation a string or number equal to a marked one counts as marked. So that
 // ordinary values are not caught that way, strings shorter than 3 characters and integers
-// below 1,000 in size are never marked (a count, an index, a flag). Collections and other
-// objects are marked by identity; collections are immutable, so what one holds is found once.
+// below 1,000 in size are marked only once the program takes them out of hidden data (`pin`):
+// a hidden string's characters, a hidden card's CVV. Collections and other objects are marked
+// by identity; collections are immutable, so what one holds is found once.
 import { Builtin, type BuiltinDef } from "./core/registry.js";
 import { Closure } from "./fn.js";
 import { Fn, isMap, isSet, Keyword, LFloat, type LMap, type LSet, typeName, type Value } from "./values.js";
@@ -85,6 +86,14 @@ function markable(v: Value): v is string | number {
   return typeof v === "string" ? v.length >= 3 : typeof v === "number" && (!Number.isInteger(v) || Math.abs(v) >= 1000);
 }
 
+/**
+ * A string or number too short to mark by value in general (0 and 1 are never marked: a flag's
+ * value is no secret, and they are in every count).
+ */
+function small(v: Value): v is string | number {
+  return typeof v === "string" ? v.length > 0 && v.length < 3 : typeof v === "number" && Number.isInteger(v) && Math.abs(v) < 1000 && v !== 0 && v !== 1;
+}
+
 /** Builtins the compiler inlines for plain numbers: run without their fast paths, so no arithmetic slips past. */
 const INLINED = new Set(["+", "-", "*", "<", ">", "<=", ">=", "=", "inc", "dec", "zero?"]);
 
@@ -145,6 +154,8 @@ export class Marks {
   /** Collections found to hold a marked value (its origin) or none (null). */
   private readonly holds = new WeakMap<object, Origin | null>();
   private readonly wrapped = new Map<Builtin, Builtin>();
+  /** Hidden collections whose small values are marked: the program has taken something out of them. */
+  private readonly opened = new WeakSet<object>();
   private empty = true;
   private budget = WALK_BUDGET;
 
@@ -162,7 +173,9 @@ export class Marks {
     if (v === null || typeof v === "boolean") return;
     const o: Origin = { path, root, derived: false };
     if (typeof v !== "object") {
-      if (!markable(v)) return;
+      // A small value read whole (data/_pin) is taken out as it is read; a small one inside a
+      // collection is marked once something is taken out of the collection (open).
+      if (!markable(v) && !(path === root && small(v))) return;
       const had = this.prims.get(v);
       if (had === undefined || had.derived) this.prims.set(v, o);
       this.empty = false;
@@ -185,7 +198,62 @@ export class Marks {
   originOf(v: Value): Origin | undefined {
     if (v === null || typeof v === "boolean") return undefined;
     if (typeof v === "object") return this.objs.get(v);
-    return markable(v) ? this.prims.get(v) : undefined;
+    return this.prims.get(v);
+  }
+
+  /**
+   * Small strings and numbers are not marked by value when a collection holding one is marked:
+   * "a", 3 and 42 are in too much ordinary output. They are marked (`pin`) when the program takes
+   * them out: a piece of a marked string (its characters, two at a time), a number computed from
+   * a marked one, and every small value of a hidden collection the program takes anything out
+   * of. Past that point equal text in the same evaluation is shown as a stand-in too, which errs
+   * towards hiding.
+   */
+  private pin(v: string | number, o: Origin): void {
+    if (!this.prims.has(v)) this.prims.set(v, o);
+    this.empty = false;
+  }
+
+  /** Told of a value the program took out of another without a builtin (runtime.ts `took`). */
+  took(from: Value, part: Value): void {
+    if (this.empty || from === null || typeof from === "boolean") return;
+    if (typeof from === "object") {
+      this.open(from);
+    } else if (typeof from === "string" && typeof part === "string" && small(part)) {
+      const o = this.prims.get(from);
+      if (o !== undefined) this.pin(part, derivedOf(o));
+    }
+  }
+
+  /** Marks the small values of a hidden collection (read from context, not derived), each with its place. */
+  private open(v: object, depth = 0): void {
+    if (this.opened.has(v) || depth > 64) return;
+    const o = this.objs.get(v);
+    if (o === undefined || o.derived) return;
+    this.opened.add(v);
+    const each = (x: Value, path: string): void => {
+      if (x !== null && typeof x === "object") this.open(x, depth + 1);
+      else if (small(x)) this.pin(x, { path, root: o.root, derived: false });
+    };
+    if (v instanceof Vec) {
+      let i = 0;
+      for (const x of v as Vec<Value>) each(x, `${o.path} ${i++}`);
+    } else if (isMap(v)) {
+      for (const [k, x] of v) each(x, `${o.path} ${keyText(k)}`);
+    } else if (isSet(v)) {
+      for (const x of v) each(x, o.path);
+    }
+  }
+
+  /** Marks the small strings in a value built from a marked string's characters (`(vec tok)`), as pieces of it. */
+  private pieces(v: Value, o: Origin, depth: number): void {
+    if (typeof v === "string") {
+      if (small(v)) this.pin(v, o);
+      return;
+    }
+    if (v === null || typeof v !== "object" || depth > 8 || --this.budget < 0) return;
+    const kids = v instanceof Closure ? null : children(v);
+    if (kids !== null) for (const x of kids) this.pieces(x, o, depth + 1);
   }
 
   /** The mark of a value or of anything it holds (functions: what they close over). */
@@ -209,8 +277,7 @@ export class Marks {
 
   /** Marks a value, and all it holds, as derived from `from`. */
   derive(v: Value, from: Origin): void {
-    const o: Origin = from.derived ? from : { path: from.root, root: from.root, derived: true };
-    this.mark(v, o, 0);
+    this.mark(v, derivedOf(from), 0);
   }
 
   private mark(v: Value, o: Origin, depth: number): void {
@@ -230,9 +297,16 @@ export class Marks {
     if (kids !== null) for (const x of kids) if (--this.budget >= 0) this.mark(x, o, depth + 1);
   }
 
+  /** Opens the hidden collections among a builtin's arguments before it runs (it may hand their values to a function). */
+  private before(args: Value[]): void {
+    if (this.empty) return;
+    for (const a of args) if (a !== null && typeof a === "object" && !this.opened.has(a)) this.open(a);
+  }
+
   /** A builtin's result, marked when it was computed from a marked argument. */
   private after(name: string, args: Value[], r: Value): Value {
-    if (this.empty || r === null || typeof r === "boolean" || (typeof r !== "object" && !markable(r))) return r;
+    if (this.empty || r === null || typeof r === "boolean") return r;
+    if (typeof r !== "object" && !markable(r)) return small(r) ? this.afterSmall(args, r) : r;
     if (SELECTORS.has(name) && !args.some((a) => typeof a === "string" && this.originOf(a) !== undefined)) return r;
     if (this.originOf(r) !== undefined) return r;
     let closure = false;
@@ -241,6 +315,7 @@ export class Marks {
       const o = this.find(a);
       if (o !== undefined) {
         this.derive(r, o);
+        if (typeof a === "string" && typeof r === "object") this.pieces(r, derivedOf(o), 0);
         return r;
       }
     }
@@ -248,6 +323,23 @@ export class Marks {
     // next call over it does not walk it again ((reduce conj [] xs) walked every prefix). Not
     // when a closure took part: it may read a marked definition it does not close over.
     if (!closure && typeof r === "object") this.holds.set(r, null);
+    return r;
+  }
+
+  /**
+   * A small result: a piece of a marked string (a character, a cut of two) or a number computed
+   * from a marked number is marked; a count or an index of a marked string is not.
+   */
+  private afterSmall(args: Value[], r: string | number): Value {
+    if (this.prims.has(r)) return r;
+    for (const a of args) {
+      if (typeof a !== typeof r) continue;
+      const o = this.prims.get(a as string | number);
+      if (o !== undefined) {
+        this.pin(r, derivedOf(o));
+        return r;
+      }
+    }
     return r;
   }
 
@@ -267,13 +359,17 @@ export class Marks {
       ? { ...d, f1: undefined, f2: undefined, fn: (args) => fn(this.empty ? args : args.map((a) => this.hide(a))) }
       : {
           ...d,
-          f1: fast && f1 !== undefined ? (a) => (this.empty ? f1(a) : this.after(name, [a], f1(a))) : undefined,
-          f2: fast && f2 !== undefined ? (a, b) => (this.empty ? f2(a, b) : this.after(name, [a, b], f2(a, b))) : undefined,
-          fn: (args) => this.after(name, args, fn(args)),
+          f1: fast && f1 !== undefined ? (a) => (this.empty ? f1(a) : this.after(name, [a], f1(this.opening(a)))) : undefined,
+          f2: fast && f2 !== undefined ? (a, b) => (this.empty ? f2(a, b) : this.after(name, [a, b], f2(this.opening(a), this.opening(b)))) : undefined,
+          fn: (args) => {
+            this.before(args);
+            return this.after(name, args, fn(args));
+          },
           suspendable:
             d.suspendable === undefined
               ? undefined
               : (args) => {
+                  this.before(args);
                   const r = (d.suspendable as NonNullable<BuiltinDef["suspendable"]>)(args);
                   return r instanceof Promise ? r.then((x) => this.after(name, args, x)) : this.after(name, args, r);
                 },
@@ -283,12 +379,18 @@ export class Marks {
     return w;
   }
 
+  /** An argument, its hidden collection opened first. */
+  private opening(a: Value): Value {
+    if (a !== null && typeof a === "object" && !this.opened.has(a)) this.open(a);
+    return a;
+  }
+
   /** A value with every marked part replaced by its stand-in (a string); the same value when nothing in it is marked. */
   hide(v: Value, inside?: Origin, depth = 0): Value {
     if (this.empty || v === null || typeof v === "boolean") return v;
     const own = this.originOf(v) ?? inside;
     if (typeof v !== "object" || v instanceof LFloat || v instanceof Keyword) {
-      if (own === undefined || (typeof v === "string" && v.length < 2 && inside === undefined)) return v;
+      if (own === undefined) return v;
       if (v instanceof Keyword && inside !== undefined && this.originOf(v) === undefined) return v;
       return standIn(typeName(v), own);
     }
@@ -308,11 +410,14 @@ export class Marks {
   hideText(text: string): string {
     if (this.empty) return text;
     const found: Array<[string, string]> = [];
+    let out = text;
     for (const [v, o] of this.prims) {
       const s = String(v);
       if (s.length >= QUOTED_MIN) found.push([s, standIn(!/^-?\d+(\.\d+)?$/.test(s) ? "string" : "number", o)]);
+      // A piece too short to search for bare is hidden where the message quotes it ("K").
+      else if (typeof v === "string" && small(v)) out = out.split(JSON.stringify(v)).join(standIn("string", o));
     }
-    return hideQuoted(text, found);
+    return hideQuoted(out, found);
   }
 
   /** The marks of strings and numbers (by value), to send across a thread boundary; an object's mark travels with it (wire.ts). */
@@ -330,8 +435,18 @@ export class Marks {
 
   /** Marks a value kept in memory as it was marked when defined (`Origin` saved with it). */
   restore(v: Value, o: Origin): void {
-    if (o.derived) this.derive(v, o);
+    if (small(v)) this.pin(v, o);
+    else if (o.derived) {
+      // Whether its short strings were pieces of a hidden string is not kept: taken to be.
+      this.derive(v, o);
+      this.pieces(v, o, 0);
+    }
     else if (o.path === o.root) this.hidden(o.root.slice("data/".length), v);
     else this.place(v, o.path, o.root);
   }
+}
+
+/** The mark of a value computed from one marked `o`. */
+function derivedOf(o: Origin): Origin {
+  return o.derived ? o : { path: o.root, root: o.root, derived: true };
 }

@@ -70,6 +70,14 @@ export const defaultClock = (): number => performance.now();
 // How often (in fuel units) the slow path looks at the clock and the abort signal.
 export const CHECK_INTERVAL = 10_000;
 
+/**
+ * What a run's provenance marks (marks.ts) hear of values a program takes out of others without a
+ * builtin (a key's value, an element a loop or a pattern binds, a character).
+ */
+export interface Taking {
+  took(from: Value, part: Value): void;
+}
+
 /** The state of one evaluation, from its first step to its last, across every tool call. */
 export class RunState {
   /** The evaluation's "now" (ms since the epoch), fixed for the whole run. */
@@ -98,6 +106,8 @@ export class RunState {
   captured: { text: string } | null = null;
   /** Whether the program was compiled in the suspendable mode (it can reach a tool). */
   readonly suspendable: boolean;
+  /** The run's provenance marks, when it may meet hidden context. */
+  marks: Taking | null = null;
   /** Set when the evaluation has ended: continuations still waiting on tools then stop. */
   stopped = false;
   /** When the last stretch of evaluation ended (now()); the gap to the next one is waiting. */
@@ -166,6 +176,13 @@ export function quietly<A extends unknown[]>(f: ((...args: A) => void) | undefin
 }
 
 export let run: RunState;
+
+/** `part`, taken out of `from` by the program, told to the run's marks (when a run with marks is in progress). */
+export function took(from: Value, part: Value): Value {
+  const m = (run as RunState | undefined)?.marks;
+  if (m != null) m.took(from, part);
+  return part;
+}
 
 /** Makes `s` the current state and returns the previous one (to restore afterwards). */
 export function activate(s: RunState): RunState {

@@ -61,6 +61,12 @@ const STEPS = [
   "(println {:a [tok auth] :b #{(subs tok 1 9)}})",
   "(println (str {:t tok}))",
   '(println (with-out-str (print tok)))',
+  // Pieces too short to mark by value (characters, cuts of two), put back together.
+  "(doseq [c tok] (print c))\n(println)",
+  "(println (str (first tok) (second tok) (nth tok 2) (nth tok 3) (last tok)))",
+  '(let [[a b c d e] tok] (println (str a b c d e)))',
+  "(doseq [i (range 0 (count tok) 2)] (print (subs tok i (min (count tok) (+ i 2)))))\n(println)",
+  "(def cs (mapv str tok))\n(println (apply str (take 6 cs)))",
 ];
 
 // Letter-digit pairs: a 4-character fragment of one never occurs in ordinary prompt text.

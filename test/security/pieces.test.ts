@@ -1,0 +1,150 @@
+// The adversary for what value-marking alone misses: a hidden string taken apart into pieces
+// too short to be marked by value (its characters, two at a time) and printed or glued back
+// together, and hidden values too small to be marked by value (a 3-digit CVV, a PIN of 42)
+// taken out of hidden context by every way a program can take a value out of a collection.
+// The other way round, a program that only passes hidden context on (to a tool) shows an
+// ordinary number that happens to equal a small hidden one.
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { SubAgent } from "../../src/agent/subagent.js";
+import { tool } from "../../src/agent/tools.js";
+import { evaluate } from "../../src/lisp/evaluate.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
+import { showStandIns } from "../../src/lisp/marks.js";
+
+const code = (body: string): string => "```clojure\n" + body + "\n```";
+const TOKEN = "K7Z2Q9-B3M8X4-W5R2";
+
+function fragments(v: string): string[] {
+  const out: string[] = [];
+  for (const t of [v, v.toLowerCase(), [...v].reverse().join("")]) for (let i = 0; i + 4 <= t.length; i++) out.push(t.slice(i, i + 4));
+  return out;
+}
+
+// Each prints the token (or a 4+ character run of it) rebuilt from pieces of 1 or 2 characters.
+const PIECES = [
+  "(doseq [c tok] (print c))",
+  "(doseq [c (seq tok)] (print c))",
+  "(loop [i 0] (when (< i (count tok)) (print (nth tok i)) (recur (inc i))))",
+  "(loop [s tok] (when (seq s) (print (first s)) (recur (rest s))))",
+  "(doseq [i (range 0 18 2)] (print (subs tok i (min 18 (+ i 2)))))",
+  "(println (str (first tok) (second tok) (nth tok 2) (nth tok 3)))",
+  "(print (subs tok 0 2)) (print (subs tok 2 4)) (print (subs tok 4 6)) (println)",
+  "(let [[a b c d e] tok] (println (str a b c d e)))",
+  "(println (apply str (for [c tok] c)))",
+  "(println (reduce (fn [acc c] (str acc c)) \"\" (vec tok)))",
+  "(run! print (vec tok))",
+  "(doseq [c (.split tok \"\")] (print c))",
+  "(doseq [[i c] (map-indexed vector tok)] (print c))",
+  "(println (with-out-str (doseq [c tok] (print c))))",
+  "(doseq [c (clojure.string/lower-case tok)] (print c))",
+  "(doseq [c (reverse tok)] (print c))",
+  "(println (.charAt tok 0) (.charAt tok 1) (.charAt tok 2) (.charAt tok 3))",
+];
+
+describe("pieces of a hidden string stay hidden", () => {
+  it.each(PIECES)("%s", async (program) => {
+    const r = await evaluate(`(def tok (get-in data/_creds [:crm :token]))\n${program}`, { ctx: { _creds: { crm: { token: TOKEN } } }, isolation: "none" });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const out = showStandIns(r.prints.join("\n"));
+    for (const f of fragments(TOKEN)) expect(out, out).not.toContain(f);
+    expect(out).toContain("<hidden string");
+  });
+
+  it("pieces kept in memory stay hidden on later turns, in both views", async () => {
+    for (const compressHistory of [false, true]) {
+      const programs = ['(def tok (:token data/_creds))\n(def head (subs tok 0 2))\n(def cs (mapv str tok))\n(def c0 (first tok))\n(println "ok")', '(println (str head (subs tok 2 4)) c0 (first cs) (str (nth cs 4) (nth cs 5)))', "(return :done)"];
+      const agent = SubAgent.create({ prompt: "Find it.", maxTurns: programs.length });
+      const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _creds: { token: TOKEN } }, compressHistory });
+      expect(step.ok).toBe(true);
+      const text = step.messages.flat().map((m) => m.content).join("\n");
+      for (const f of fragments(TOKEN)) expect(text).not.toContain(f);
+      expect(text).not.toMatch(/\bK7\b|\bQ9\b/);
+      expect(JSON.stringify(step.trace)).not.toContain("K7Z2");
+    }
+  });
+
+  it("a program that takes no piece of a hidden string shows short strings as they are", async () => {
+    const r = await evaluate('(def tok (:token data/_creds))\n(println (clojure.string/join "-" ["a" "b"]) (str "K" 7) (count tok))', { ctx: { _creds: { token: TOKEN } }, isolation: "none" });
+    expect(r.ok).toBe(true);
+    expect(r.prints).toEqual(["a-b K7 18"]);
+  });
+});
+
+const charged: Array<Record<string, unknown>> = [];
+const charge = tool({
+  description: "Charges a card.",
+  input: z.object({ card: z.unknown(), amount: z.number() }),
+  run: async (args) => {
+    charged.push(args);
+    return { ok: true };
+  },
+});
+
+// Each takes the CVV (123), the PIN (42) or the 2-character code ("Q7") out of hidden context.
+const SMALL = [
+  "(println (:cvv data/_card))",
+  "(println (get data/_card :pin))",
+  "(println (data/_card :code))",
+  "(println (get-in data/_wallet [:card :cvv]))",
+  "(println (:cvv (:card data/_wallet)))",
+  "(let [{:keys [cvv pin]} data/_card] (println cvv pin))",
+  "(let [{cvv :cvv} data/_card] (println (str \"cvv=\" cvv)))",
+  "(doseq [[k v] data/_card] (println k v))",
+  "(run! println (vals data/_card))",
+  "(doseq [v (vals data/_card)] (println v))",
+  "(println (first (vals data/_card)))",
+  "(println (map :cvv [data/_card]))",
+  "(println (mapv (fn [[k v]] v) data/_card))",
+  "(defn cvv-of [c] (:cvv c))\n(println (cvv-of data/_card))",
+  "(println (+ 0 (:cvv data/_card)) (inc (:pin data/_card)))",
+  "(println (select-keys data/_card [:cvv]))",
+  "(println (str (:code data/_card)))",
+  "(println data/_pin)",
+  "(println (str \"pin \" data/_pin))",
+];
+
+describe("small hidden values stay hidden once taken out", () => {
+  it.each(SMALL)("%s", async (program) => {
+    const card = { cvv: 123, pin: 42, code: "Q7" };
+    const r = await evaluate(program, { ctx: { _card: card, _wallet: { card }, _pin: 42 }, isolation: "none" });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const out = showStandIns(r.prints.join("\n"));
+    expect(out, out).not.toMatch(/\b123\b|\b42\b|\b43\b|Q7/);
+    expect(out).toContain("<hidden");
+  });
+
+  it("a small value taken out and kept stays hidden on later turns, and the tool still gets it", async () => {
+    charged.length = 0;
+    const programs = ['(def cvv (:cvv data/_card))\n(println "kept")', '(println cvv)\n(tool/charge {:card {:cvv cvv} :amount 5})', "(return :done)"];
+    const agent = SubAgent.create({ prompt: "Pay.", tools: { charge }, maxTurns: programs.length });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _card: { cvv: 123 } }, compressHistory: true });
+    expect(step.ok).toBe(true);
+    const text = step.messages.flat().map((m) => m.content).join("\n");
+    expect(text).not.toMatch(/\b123\b/);
+    expect(text).toContain("<hidden integer");
+    expect(charged).toEqual([{ card: { cvv: 123 }, amount: 5 }]);
+  });
+
+  it("passing hidden context to a tool leaves an equal ordinary number shown", async () => {
+    charged.length = 0;
+    const r = await evaluate("(def rows [1 2 3])\n(tool/charge {:card data/_card :amount 5})\n(println (count rows) \"rows\" 42)", {
+      ctx: { _card: { cvv: 123, retries: 3, pin: 42 } },
+      tools: { charge: (args: unknown) => (charged.push(args as Record<string, unknown>), { ok: true }) },
+      isolation: "none",
+    });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    expect(r.prints).toEqual(["3 rows 42"]);
+    expect(charged).toEqual([{ card: { cvv: 123, retries: 3, pin: 42 }, amount: 5 }]);
+  });
+});
+
+describe("an error quoting a piece of a hidden string", () => {
+  it("shows the piece as a stand-in", async () => {
+    const r = await evaluate("(def tok (:token data/_creds))\n(+ 1 (nth tok 2))", { ctx: { _creds: { token: TOKEN } }, isolation: "none" });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(showStandIns(r.error.message)).toContain("<hidden string derived from data/_creds>");
+    expect(r.error.message).not.toContain('"Z"');
+  });
+});
