@@ -358,7 +358,8 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
         .then(
           (value) => {
             // A tool's result is not computed from its arguments by the interpreter; only a
-            // string equal to a marked one (an echoed token) is hidden.
+            // string that echoes a marked one (a token sent back, in any case) is hidden.
+            marks?.echoed(args, value);
             record.result = toHost(marks === null ? value : marks.hide(value));
             record.value = value;
             record.durationMs = now() - t0;

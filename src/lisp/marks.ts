@@ -147,6 +147,9 @@ export function hideQuoted(text: string, found: Array<[string, string]>): string
   return out;
 }
 
+/** The fewest characters of a hidden string a tool's result is searched for inside longer text. */
+const ECHO_MIN = 8;
+
 /** The marks of one evaluation. */
 export class Marks {
   private readonly objs = new WeakMap<object, Origin>();
@@ -401,6 +404,43 @@ export class Marks {
     if (isSet(v)) return v.map((x) => this.hide(x, own, depth + 1));
     if (v instanceof Fn) return own === undefined ? v : standIn("function", own);
     return standIn(typeName(v), own ?? (this.find(v) as Origin));
+  }
+
+  /**
+   * Marks the strings of a tool's result that echo a hidden string its arguments held, in any
+   * case: one equal to a hidden argument string, or one quoting a hidden string of ECHO_MIN+
+   * characters (`"token K7Z2Q9-B3M8X4 accepted"`). Text equal to a hidden value that the tool was
+   * not given stays as it is.
+   */
+  echoed(args: Value, result: Value): void {
+    if (this.empty || this.find(args) === undefined) return;
+    const given = new Map<string, Origin>();
+    const collect = (x: Value, depth: number): void => {
+      if (typeof x === "string") {
+        const o = this.prims.get(x);
+        if (o !== undefined && x.length >= QUOTED_MIN) given.set(x.toLowerCase(), o);
+      } else if (x !== null && typeof x === "object" && depth <= 64 && !(x instanceof Closure)) {
+        const kids = children(x);
+        if (kids !== null) for (const k of kids) collect(k, depth + 1);
+      }
+    };
+    collect(args, 0);
+    const quoted: Array<[string, Origin]> = [];
+    for (const [v, o] of this.prims) if (typeof v === "string" && v.length >= ECHO_MIN) quoted.push([v.toLowerCase(), o]);
+    let budget = WALK_BUDGET;
+    const walk = (x: Value, depth: number): void => {
+      if (--budget < 0) return;
+      if (typeof x === "string") {
+        if (x.length < QUOTED_MIN || this.prims.has(x)) return;
+        const low = x.toLowerCase();
+        const o = given.get(low) ?? (x.length >= ECHO_MIN ? quoted.find(([q]) => low.includes(q))?.[1] : undefined);
+        if (o !== undefined) this.prims.set(x, derivedOf(o));
+      } else if (x !== null && typeof x === "object" && depth <= 64 && !(x instanceof Closure)) {
+        const kids = children(x);
+        if (kids !== null) for (const k of kids) walk(k, depth + 1);
+      }
+    };
+    walk(result, 0);
   }
 
   /**

@@ -151,6 +151,33 @@ describe("provenance: nothing derived from hidden context reaches a prompt", () 
     expect(fed).toContain('acme <hidden string from data/_tok> [{:id 1 :name "acme"}]');
   });
 
+  it("a tool that sends a hidden argument back in another case, or inside a message, shows a stand-in there", async () => {
+    const shout = tool({
+      description: "Checks a token.",
+      input: z.object({ token: z.string() }),
+      run: async ({ token }) => ({ low: token.toLowerCase(), msg: `token ${token.toUpperCase()} accepted`, env: "latest test" }),
+    });
+    const lower = tool({ description: "Lower-cases.", input: z.object({ s: z.string() }), run: async ({ s }) => ({ low: s.toLowerCase(), env: "latest test" }) });
+    const tok = "K7Z2Q9-B3M8X4-W5R2";
+    // Inside longer text only hidden strings of 8+ characters are looked for; a shorter one
+    // sent back whole, in any case, is hidden too.
+    const programs = [
+      '(def r (tool/shout {:token data/_tok}))\n(def s (tool/lower {:s (subs data/_tok 0 6)}))\n(def e (tool/lower {:s data/_env}))\n(println (:low r) (:msg r) (:low s))\n(println (:env e) (:low e))',
+      "(return :done)",
+    ];
+    for (const compressHistory of [false, true]) {
+      const agent = SubAgent.create({ prompt: "Check it.", tools: { shout, lower }, maxTurns: 2 });
+      const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _tok: tok, _env: "test" }, compressHistory });
+      const frags = fragments([tok]);
+      for (const prompt of step.messages) for (const m of prompt) expect(leaks(m.content, frags), m.content).toEqual([]);
+      expect(leaks(JSON.stringify(step.trace), frags)).toEqual([]);
+      const fed = step.messages[1].map((m) => m.content).join("\n");
+      expect(fed).toContain("<hidden string derived from data/_tok> <hidden string derived from data/_tok> <hidden string derived from data/_tok>");
+      // "test" was given to the tool, but "latest test" only contains it: left as it is.
+      expect(fed).toContain("latest test <hidden string from data/_env>");
+    }
+  });
+
   it("hidden context that resembles ordinary text changes nothing a model sees", async () => {
     const programs = [
       '(def rows [{:year 2024 :env "test" :name "name"} {:year 2025 :env "prod" :name "tenant name"}])\n(println rows)\n(println "test name 2024")',
