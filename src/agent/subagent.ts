@@ -1,7 +1,7 @@
 // SubAgent: an LLM that works by writing PTC-Lisp programs, one per turn. The public face:
 // create (definition.ts), run (the loop, loop.ts), asTool and resume.
 import { z } from "zod";
-import { placeholders } from "./prompt/task.js";
+import { hiddenName, hidePlaceholders, placeholders } from "./prompt/task.js";
 import { create, isAgent } from "./definition.js";
 import { AgentDefinitionError } from "./errors.js";
 import { eventQueue, type AgentEvent, type AgentStream } from "./events.js";
@@ -63,7 +63,12 @@ function asTool<O extends z.ZodType | undefined>(agent: Agent<O>, opts: AsToolOp
     const scope = ctx.scope;
     const maxDepth = scope.options.maxDepth ?? DEFAULTS.maxDepth;
     if (scope.depth + 1 > maxDepth) throw new Error(`max_depth_exceeded: agents may nest at most ${maxDepth} levels deep`);
-    const step = await runAgent(agent as Agent, { context: args, signal }, scope);
+    // Arguments that hold the caller's hidden context stay hidden from the nested agent's model:
+    // they become hidden context keys (`_key`), and the mission names them as data/_key.
+    const hidden = ctx.hidden;
+    const nested = hidden.length === 0 ? agent : Object.freeze({ ...agent, prompt: hidePlaceholders(agent.prompt, hidden) });
+    const context = hidden.length === 0 ? args : Object.fromEntries(Object.entries(args).map(([k, v]) => [hidden.includes(k) ? hiddenName(k) : k, v]));
+    const step = await runAgent(nested as Agent, { context, signal }, scope);
     scope.addNested(ctx.name, step);
     if (!step.ok) throw new Error(`${step.fail.reason}: ${step.fail.message}`);
     return step.value;

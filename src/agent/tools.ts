@@ -16,6 +16,12 @@ export interface ToolRunContext {
   readonly name: string;
   /** The calling run, so nested agents (SubAgent.asTool) inherit its options. */
   readonly scope: RunScope;
+  /**
+   * The argument keys whose values hold hidden context (they came from `_` context keys, or were
+   * computed from them): a tool that hands its arguments to a model, as a nested agent does,
+   * keeps these from it.
+   */
+  readonly hidden: readonly string[];
 }
 
 export interface ToolDefinition<I extends ToolInput = ToolInput, O extends z.ZodType | undefined = z.ZodType | undefined> {
@@ -124,7 +130,7 @@ export class ToolSession {
     this.closed = {};
     for (const [name, t] of Object.entries(tools)) {
       const params = Object.keys(t.input.shape);
-      this.open[name] = { params, run: (args, signal) => this.call(name, t, args, signal) };
+      this.open[name] = { params, run: (args, signal, call) => this.call(name, t, args, signal, call?.hidden ?? []) };
       this.closed[name] = {
         params,
         run: () => {
@@ -148,21 +154,21 @@ export class ToolSession {
   }
 
   // Without approvals the call is `checked` itself, adding no promise of its own.
-  private call(name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+  private call(name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal, hidden: readonly string[]): Promise<unknown> {
     const gate = this.options.gate;
-    return gate === undefined ? this.checked(name, t, raw, signal, undefined, 0) : this.gated(gate, name, t, raw, signal);
+    return gate === undefined ? this.checked(name, t, raw, signal, hidden, undefined, 0) : this.gated(gate, name, t, raw, signal, hidden);
   }
 
-  private async gated(gate: ApprovalGate, name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+  private async gated(gate: ApprovalGate, name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal, hidden: readonly string[]): Promise<unknown> {
     const index = gate.enter();
     try {
-      return await this.checked(name, t, raw, signal, gate, index);
+      return await this.checked(name, t, raw, signal, hidden, gate, index);
     } finally {
       gate.leave(index);
     }
   }
 
-  private async checked(name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal, gate: ApprovalGate | undefined, index: number): Promise<unknown> {
+  private async checked(name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal, hidden: readonly string[], gate: ApprovalGate | undefined, index: number): Promise<unknown> {
     if (signal.aborted) throw new ToolFailure("aborted");
     const used = this.callCount(name);
     if (t.maxCalls !== undefined && used >= t.maxCalls) {
@@ -187,7 +193,7 @@ export class ToolSession {
         args = edited.data;
       }
     }
-    const { value: result } = await this.withTimeout(t, (s) => boxed(t.run(args, s, { name, scope: this.options.scope })), signal);
+    const { value: result } = await this.withTimeout(t, (s) => boxed(t.run(args, s, { name, scope: this.options.scope, hidden })), signal);
     // Returned from here it is resolved as a promise's value, which reads its `then`: a result
     // that cannot be read (a revoked Proxy) fails here in our words, not the host's.
     if (!readable(result)) throw new ToolFailure("the tool returned an object that cannot be read (reading it threw)");

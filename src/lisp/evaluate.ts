@@ -25,11 +25,17 @@ import { Vec } from "./vector.js";
 import { printChecked, PrintOverflow } from "./printer.js";
 import { resolveIsolation, type Isolation, type ResolvedIsolation } from "./isolate/options.js";
 import { evaluateIsolated } from "./isolate/run.js";
-import { isHiddenKey, Marks, type Origin } from "./marks.js";
+import { hiddenKeys, isHiddenKey, Marks, type Origin } from "./marks.js";
 import { setMaxListeners } from "node:events";
 
 /** A host tool: receives a plain argument object, returns plain data (or a promise of it). */
-export type ToolFn = (args: Record<string, unknown>, signal: AbortSignal) => unknown;
+export type ToolFn = (args: Record<string, unknown>, signal: AbortSignal, call?: ToolCallInfo) => unknown;
+
+/** What a tool is told of its call beyond the arguments. */
+export interface ToolCallInfo {
+  /** The argument keys whose values hold hidden context (shown to models as stand-ins), in order. */
+  readonly hidden: readonly string[];
+}
 
 export interface ToolSpec {
   run: ToolFn;
@@ -353,7 +359,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
       toolCalls.push(record);
       onToolCall?.(record, false);
       const t0 = now();
-      return settle(spec, hostArgs, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
+      return settle(spec, hostArgs, { hidden: shown === hostArgs ? [] : hiddenKeys(shown) }, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
         .then((answer) => convertResult(state, answer.value, name))
         .then(
           (value) => {
@@ -567,7 +573,7 @@ function envFrom(memory: Memory): GlobalEnv {
  * or over) or the call takes longer than `timeoutMs`: a tool that never answers cannot hold the
  * evaluation. The tool's own signal fires too, so it can stop its work.
  */
-function settle(spec: ToolSpec, args: Record<string, unknown>, halt: Halt, timeoutMs: number | undefined): Promise<{ value: unknown }> {
+function settle(spec: ToolSpec, args: Record<string, unknown>, call: ToolCallInfo, halt: Halt, timeoutMs: number | undefined): Promise<{ value: unknown }> {
   if (halt.signal.aborted) return Promise.reject(new Error("aborted"));
   // Only a call with a timeout of its own needs a signal of its own; the others get the
   // evaluation's, which fires when it is aborted or over (an AbortController per call costs).
@@ -581,7 +587,7 @@ function settle(spec: ToolSpec, args: Record<string, unknown>, halt: Halt, timeo
     const timer = own !== null ? setTimeout(() => (own.abort(), reject(new ToolTimeout(timeoutMs as number))), timeoutMs) : undefined;
     halt.stops.add(onHalt);
     Promise.resolve()
-      .then(() => boxed(spec.run(args, own !== null ? own.signal : halt.signal)))
+      .then(() => boxed(spec.run(args, own !== null ? own.signal : halt.signal, call)))
       .then(resolve, reject)
       .finally(() => {
         if (timer !== undefined) clearTimeout(timer);

@@ -13,6 +13,7 @@ export type {
   MemoryEntry,
   Definition,
   ToolFn,
+  ToolCallInfo,
   ToolSpec,
   ToolCallRecord,
   Outcome,

@@ -74,6 +74,17 @@ export function showStandInsIn<T>(x: T, depth = 0): T {
   return (out ?? x) as T;
 }
 
+/** The keys of a tool's arguments, as shown, whose values hold a stand-in: the ones that carry hidden context. */
+export function hiddenKeys(shown: Record<string, unknown>): string[] {
+  const holds = (x: unknown, depth: number): boolean => {
+    if (typeof x === "string") return x.includes(STAND_IN_OPEN);
+    if (x === null || typeof x !== "object" || depth > 64) return false;
+    for (const v of Array.isArray(x) ? x : Object.values(x as Record<string, unknown>)) if (holds(v, depth + 1)) return true;
+    return false;
+  };
+  return Object.keys(shown).filter((k) => holds(shown[k], 0));
+}
+
 /** Builtins that pick an element out of a collection: the element keeps its own mark, not its siblings'. */
 const SELECTORS = new Set(["get", "get-in", "first", "second", "last", "nth", "peek", "ffirst", "fnext", "val", "key"]);
 /** Builtins whose output a model sees: marked arguments are shown as stand-ins. */

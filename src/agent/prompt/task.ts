@@ -15,6 +15,19 @@ export function placeholders(prompt: string): string[] {
   return [...new Set(Array.from(prompt.matchAll(PLACEHOLDER), (m) => m[1]))];
 }
 
+/**
+ * The mission with each {{key}} of `keys` (values that must stay hidden) written as the hidden
+ * context key the program reads it from, `data/_key`.
+ */
+export function hidePlaceholders(prompt: string, keys: readonly string[]): string {
+  return prompt.replace(PLACEHOLDER, (m, key: string) => (keys.includes(key) ? `data/${hiddenName(key)}` : m));
+}
+
+/** The context key a value that must stay hidden is passed under: `_key`. */
+export function hiddenName(key: string): string {
+  return isHiddenKey(key) ? key : `_${key}`;
+}
+
 /** Fills {{key}} from the context: strings as they are, other values as EDN, read by `reader` (the run's limits and clock). */
 export function expandMission(prompt: string, context: Readonly<Record<string, unknown>>, reader = new ContextReader(defaultLimits)): MissionResult {
   for (const key of placeholders(prompt)) {

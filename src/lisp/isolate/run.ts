@@ -9,7 +9,7 @@ import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, Memo
 import { ABORTED, unlessAborted } from "../abort.js";
 import { boxed, Budget, ContextReader, toLisp } from "../interop.js";
 import { resolveLimits, type Limits } from "../limits.js";
-import { hideQuoted, Marks, QUOTED_MIN, STAND_IN_OPEN } from "../marks.js";
+import { hiddenKeys, hideQuoted, Marks, QUOTED_MIN, STAND_IN_OPEN } from "../marks.js";
 import { OutputBuffer } from "../output.js";
 import { quietly, timeoutError, whileWhole } from "../runtime.js";
 import { contextJsonTimeout } from "../context-json.js";
@@ -157,7 +157,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
           onToolCall?.(record, false);
           const t0 = performance.now();
           Promise.resolve()
-            .then(() => boxed(spec.run(m.args, ac.signal)))
+            .then(() => boxed(spec.run(m.args, ac.signal, { hidden: m.shown === undefined ? [] : hiddenKeys(m.shown) })))
             .then(
               ({ value: raw }) => {
                 if (settled || ac.signal.aborted) return;

@@ -1,0 +1,55 @@
+// A nested agent (SubAgent.asTool) is a tool that hands its arguments to a model. An argument
+// holding the caller's hidden context must stay hidden there too: it reaches the nested run as a
+// hidden context key, not as input data shown in its prompt or a filled {{placeholder}}.
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { SubAgent } from "../../src/agent/subagent.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
+
+const code = (body: string): string => "```clojure\n" + body + "\n```";
+const TOKEN = "K7Z2Q9-B3M8X4-W5R2";
+
+function fragments(v: string): string[] {
+  const out: string[] = [];
+  for (const t of [v, v.toLowerCase(), [...v].reverse().join("")]) for (let i = 0; i + 4 <= t.length; i++) out.push(t.slice(i, i + 4));
+  return out;
+}
+
+describe("a nested agent given hidden context", () => {
+  it.each([
+    ["the token itself", "(:token data/_creds)"],
+    ["a value derived from it", '(str "Bearer " (:token data/_creds))'],
+    ["a map holding it", "{:crm (:token data/_creds)}"],
+  ])("keeps %s from its model, and still uses it", async (_what, arg) => {
+    const child = SubAgent.create({ prompt: "Check the token {{token}} for customer {{customer}}.", maxTurns: 2 });
+    const checker = SubAgent.asTool(child, { description: "Checks a token.", input: z.object({ token: z.unknown(), customer: z.string() }) });
+    const llm = scriptedLlm([
+      code(`(def r (tool/checker {:token ${arg} :customer "acme"}))\n(println r)`),
+      code("(return (count (pr-str data/_token)))"),
+      code("(return :done)"),
+    ]);
+    const parent = SubAgent.create({ prompt: "Check my token.", tools: { checker }, maxTurns: 3 });
+    const step = await SubAgent.run(parent, { llm, context: { _creds: { token: TOKEN } } });
+    expect(step.ok, JSON.stringify(step.ok ? step.value : step.fail)).toBe(true);
+    expect(llm.requests).toHaveLength(3);
+    // The nested agent's first prompt: the visible argument filled in, the hidden one named.
+    const mission = llm.requests[1].messages.map((m) => m.content).join("\n");
+    expect(mission).toContain("Check the token data/_token for customer acme.");
+    for (const r of llm.requests) for (const m of r.messages) for (const f of fragments(TOKEN)) expect(m.content).not.toContain(f);
+    for (const f of fragments(TOKEN)) expect(JSON.stringify(step.trace)).not.toContain(f);
+    // The nested program read the real value (its answer went back to the caller's program).
+    const fed = llm.requests[2].messages.at(-1)?.content ?? "";
+    expect(fed).toMatch(/Output:\n(2[0-9]|3[0-9])\n/);
+  });
+
+  it("passes arguments that hold nothing hidden as they are", async () => {
+    const child = SubAgent.create({ prompt: "Check the token {{token}}.", maxTurns: 1 });
+    const checker = SubAgent.asTool(child, { description: "Checks a token." });
+    const llm = scriptedLlm([code('(println (tool/checker {:token "visible-123"}))'), code("(return (count data/token))"), code("(return :done)")]);
+    const parent = SubAgent.create({ prompt: "Check a token.", tools: { checker }, maxTurns: 3 });
+    const step = await SubAgent.run(parent, { llm, context: { _creds: { token: TOKEN } } });
+    expect(step.ok).toBe(true);
+    expect(llm.requests[1].messages.map((m) => m.content).join("\n")).toContain("Check the token visible-123.");
+    expect(llm.requests[2].messages.at(-1)?.content).toContain("Output:\n11\n");
+  });
+});
