@@ -87,6 +87,8 @@ export function hiddenKeys(shown: Record<string, unknown>): string[] {
 
 /** Builtins that pick an element out of a collection: the element keeps its own mark, not its siblings'. */
 const SELECTORS = new Set(["get", "get-in", "first", "second", "last", "nth", "peek", "ffirst", "fnext", "val", "key"]);
+/** Builtins that read a number out of a string: a small one read from a marked string is a piece of it. */
+const PARSERS = new Set(["parse-long", "parse-int", "parse-double", "extract-int", "parseInt", "parseLong", "parseDouble"]);
 /** Builtins whose output a model sees: marked arguments are shown as stand-ins. */
 const SINKS = new Set(["println", "print", "prn"]);
 
@@ -320,7 +322,7 @@ export class Marks {
   /** A builtin's result, marked when it was computed from a marked argument. */
   private after(name: string, args: Value[], r: Value): Value {
     if (this.empty || r === null || typeof r === "boolean") return r;
-    if (typeof r !== "object" && !markable(r)) return small(r) ? this.afterSmall(args, r) : r;
+    if (typeof r !== "object" && !markable(r)) return small(r) ? this.afterSmall(args, r, PARSERS.has(name)) : r;
     if (SELECTORS.has(name) && !args.some((a) => typeof a === "string" && this.originOf(a) !== undefined)) return r;
     if (this.originOf(r) !== undefined) return r;
     let closure = false;
@@ -341,13 +343,14 @@ export class Marks {
   }
 
   /**
-   * A small result: a piece of a marked string (a character, a cut of two) or a number computed
-   * from a marked number is marked; a count or an index of a marked string is not.
+   * A small result: a piece of a marked string (a character, a cut of two, a number read from
+   * it: `parse`) or a number computed from a marked number is marked; a count or an index of a
+   * marked string is not.
    */
-  private afterSmall(args: Value[], r: string | number): Value {
+  private afterSmall(args: Value[], r: string | number, parse: boolean): Value {
     if (this.prims.has(r)) return r;
     for (const a of args) {
-      if (typeof a !== typeof r) continue;
+      if (typeof a !== typeof r && !(parse && typeof a === "string")) continue;
       const o = this.prims.get(a as string | number);
       if (o !== undefined) {
         this.pin(r, derivedOf(o));

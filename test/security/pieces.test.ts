@@ -102,12 +102,14 @@ const SMALL = [
   "(println (str (:code data/_card)))",
   "(println data/_pin)",
   "(println (str \"pin \" data/_pin))",
+  "(println (parse-long (subs data/_code 0 2)) (Integer/parseInt (subs data/_code 2)))",
+  "(println (extract-int #\"(\\d\\d)\" data/_code))",
 ];
 
 describe("small hidden values stay hidden once taken out", () => {
   it.each(SMALL)("%s", async (program) => {
     const card = { cvv: 123, pin: 42, code: "Q7" };
-    const r = await evaluate(program, { ctx: { _card: card, _wallet: { card }, _pin: 42 }, isolation: "none" });
+    const r = await evaluate(program, { ctx: { _card: card, _wallet: { card }, _pin: 42, _code: "4243" }, isolation: "none" });
     expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
     const out = showStandIns(r.prints.join("\n"));
     expect(out, out).not.toMatch(/\b123\b|\b42\b|\b43\b|Q7/);
