@@ -5,15 +5,10 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
+import { fragments } from "../support/hidden.js";
 
 const code = (body: string): string => "```clojure\n" + body + "\n```";
 const TOKEN = "K7Z2Q9-B3M8X4-W5R2";
-
-function fragments(v: string): string[] {
-  const out: string[] = [];
-  for (const t of [v, v.toLowerCase(), [...v].reverse().join("")]) for (let i = 0; i + 4 <= t.length; i++) out.push(t.slice(i, i + 4));
-  return out;
-}
 
 describe("a nested agent given hidden context", () => {
   it.each([
@@ -35,8 +30,8 @@ describe("a nested agent given hidden context", () => {
     // The nested agent's first prompt: the visible argument filled in, the hidden one named.
     const mission = llm.requests[1].messages.map((m) => m.content).join("\n");
     expect(mission).toContain("Check the token data/_token for customer acme.");
-    for (const r of llm.requests) for (const m of r.messages) for (const f of fragments(TOKEN)) expect(m.content).not.toContain(f);
-    for (const f of fragments(TOKEN)) expect(JSON.stringify(step.trace)).not.toContain(f);
+    for (const r of llm.requests) for (const m of r.messages) for (const f of fragments([TOKEN])) expect(m.content).not.toContain(f);
+    for (const f of fragments([TOKEN])) expect(JSON.stringify(step.trace)).not.toContain(f);
     // The nested program read the real value (its answer went back to the caller's program).
     const fed = llm.requests[2].messages.at(-1)?.content ?? "";
     expect(fed).toMatch(/Output:\n(2[0-9]|3[0-9])\n/);

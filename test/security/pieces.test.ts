@@ -10,16 +10,11 @@ import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { evaluate } from "../../src/lisp/evaluate.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
+import { fragments } from "../support/hidden.js";
 import { showStandIns } from "../../src/lisp/marks.js";
 
 const code = (body: string): string => "```clojure\n" + body + "\n```";
 const TOKEN = "K7Z2Q9-B3M8X4-W5R2";
-
-function fragments(v: string): string[] {
-  const out: string[] = [];
-  for (const t of [v, v.toLowerCase(), [...v].reverse().join("")]) for (let i = 0; i + 4 <= t.length; i++) out.push(t.slice(i, i + 4));
-  return out;
-}
 
 // Each prints the token (or a 4+ character run of it) rebuilt from pieces of 1 or 2 characters.
 const PIECES = [
@@ -47,7 +42,7 @@ describe("pieces of a hidden string stay hidden", () => {
     const r = await evaluate(`(def tok (get-in data/_creds [:crm :token]))\n${program}`, { ctx: { _creds: { crm: { token: TOKEN } } }, isolation: "none" });
     expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
     const out = showStandIns(r.prints.join("\n"));
-    for (const f of fragments(TOKEN)) expect(out, out).not.toContain(f);
+    for (const f of fragments([TOKEN])) expect(out, out).not.toContain(f);
     expect(out).toContain("<hidden string");
   });
 
@@ -58,7 +53,7 @@ describe("pieces of a hidden string stay hidden", () => {
       const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _creds: { token: TOKEN } }, compressHistory });
       expect(step.ok).toBe(true);
       const text = step.messages.flat().map((m) => m.content).join("\n");
-      for (const f of fragments(TOKEN)) expect(text).not.toContain(f);
+      for (const f of fragments([TOKEN])) expect(text).not.toContain(f);
       expect(text).not.toMatch(/\bK7\b|\bQ9\b/);
       expect(JSON.stringify(step.trace)).not.toContain("K7Z2");
     }

@@ -12,6 +12,7 @@ import { tool } from "../../src/agent/tools.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import { resumeRun, saveRun } from "../../src/agent/resume.js";
 import { runStateFromJson, runStateToJson } from "../../src/trace/run-state.js";
+import { fragments, leaks, transforms } from "../support/hidden.js";
 
 const code = (body: string): string => "```clojure\n" + body + "\n```";
 
@@ -74,24 +75,6 @@ const LETTERS = "BCDFGHJKLMNPQRSTVWXZ";
 const group = fc.array(fc.tuple(fc.constantFrom(...LETTERS), fc.integer({ min: 2, max: 9 })), { minLength: 2, maxLength: 4 }).map((ps) => ps.map(([l, d]) => l + d).join(""));
 const token = fc.array(group, { minLength: 3, maxLength: 4 }).map((gs) => gs.join("-"));
 const pin = fc.integer({ min: 2_345_678, max: 9_876_543 });
-
-function transforms(v: string): string[] {
-  const r = [...v].reverse().join("");
-  return [v, v.toUpperCase(), v.toLowerCase(), r, r.toUpperCase(), r.toLowerCase()];
-}
-
-/** Every 4-character fragment of the values and their transforms. */
-function fragments(values: string[]): Set<string> {
-  const out = new Set<string>();
-  for (const v of values) for (const t of transforms(v)) for (let i = 0; i + 4 <= t.length; i++) out.add(t.slice(i, i + 4));
-  return out;
-}
-
-function leaks(text: string, frags: Set<string>): string[] {
-  const found: string[] = [];
-  for (const f of frags) if (text.includes(f)) found.push(f);
-  return found;
-}
 
 describe("provenance: nothing derived from hidden context reaches a prompt", () => {
   it("no fragment of a hidden value or its transforms in any message of any prompt, either view, nor the trace (property)", async () => {
