@@ -315,8 +315,7 @@ export class Marks {
 
   /** Opens the hidden collections among a builtin's arguments before it runs (it may hand their values to a function). */
   private before(args: Value[]): void {
-    if (this.empty) return;
-    for (const a of args) if (a !== null && typeof a === "object" && !this.opened.has(a)) this.open(a);
+    if (!this.empty) for (const a of args) this.opening(a);
   }
 
   /** A builtin's result, marked when it was computed from a marked argument. */
@@ -429,32 +428,18 @@ export class Marks {
   echoed(args: Value, result: Value): void {
     if (this.empty || this.find(args) === undefined) return;
     const given = new Map<string, Origin>();
-    const collect = (x: Value, depth: number): void => {
-      if (typeof x === "string") {
-        const o = this.prims.get(x);
-        if (o !== undefined && x.length >= QUOTED_MIN) given.set(x.toLowerCase(), o);
-      } else if (x !== null && typeof x === "object" && depth <= 64 && !(x instanceof Closure)) {
-        const kids = children(x);
-        if (kids !== null) for (const k of kids) collect(k, depth + 1);
-      }
-    };
-    collect(args, 0);
+    eachString(args, (s) => {
+      const o = this.prims.get(s);
+      if (o !== undefined && s.length >= QUOTED_MIN) given.set(s.toLowerCase(), o);
+    });
     const quoted: Array<[string, Origin]> = [];
     for (const [v, o] of this.prims) if (typeof v === "string" && v.length >= ECHO_MIN) quoted.push([v.toLowerCase(), o]);
-    let budget = WALK_BUDGET;
-    const walk = (x: Value, depth: number): void => {
-      if (--budget < 0) return;
-      if (typeof x === "string") {
-        if (x.length < QUOTED_MIN || this.prims.has(x)) return;
-        const low = x.toLowerCase();
-        const o = given.get(low) ?? (x.length >= ECHO_MIN ? quoted.find(([q]) => low.includes(q))?.[1] : undefined);
-        if (o !== undefined) this.prims.set(x, derivedOf(o));
-      } else if (x !== null && typeof x === "object" && depth <= 64 && !(x instanceof Closure)) {
-        const kids = children(x);
-        if (kids !== null) for (const k of kids) walk(k, depth + 1);
-      }
-    };
-    walk(result, 0);
+    eachString(result, (s) => {
+      if (s.length < QUOTED_MIN || this.prims.has(s)) return;
+      const low = s.toLowerCase();
+      const o = given.get(low) ?? (s.length >= ECHO_MIN ? quoted.find(([q]) => low.includes(q))?.[1] : undefined);
+      if (o !== undefined) this.prims.set(s, derivedOf(o));
+    });
   }
 
   /**
@@ -503,4 +488,18 @@ export class Marks {
 /** The mark of a value computed from one marked `o`. */
 function derivedOf(o: Origin): Origin {
   return o.derived ? o : { path: o.root, root: o.root, derived: true };
+}
+
+/** Calls `visit` on each string in a value (not inside functions), visiting at most WALK_BUDGET nodes. */
+function eachString(v: Value, visit: (s: string) => void): void {
+  let budget = WALK_BUDGET;
+  const walk = (x: Value, depth: number): void => {
+    if (--budget < 0) return;
+    if (typeof x === "string") visit(x);
+    else if (x !== null && typeof x === "object" && depth <= 64 && !(x instanceof Closure)) {
+      const kids = children(x);
+      if (kids !== null) for (const k of kids) walk(k, depth + 1);
+    }
+  };
+  walk(v, 0);
 }
