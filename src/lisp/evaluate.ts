@@ -20,7 +20,6 @@ import { compileArityAsync, compileAsync, usesTools } from "./compile-async.js";
 import { isPending, Suspend } from "./suspend.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
 import { Fn, Keyword, type Value, isMap, isSet } from "./values.js";
-import type { Builtin } from "./core/registry.js";
 import { Vec } from "./vector.js";
 import { printChecked, PrintOverflow } from "./printer.js";
 import { resolveIsolation, type Isolation, type ResolvedIsolation } from "./isolate/options.js";
@@ -294,7 +293,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
     readMs = now() - started;
     sink?.read?.();
   }
-  const marks = marksFor(ctx, memory, source);
+  const marks = marksFor(ctx, memory);
   const failure = (e: unknown, prints: string[] = []): EvalFailure => {
     const out: EvalFailure = { ok: false, error: describeFailure(e, source), prints, memory, toolCalls, stats: stats() };
     if (marks !== null) {
@@ -499,11 +498,12 @@ interface Program {
 }
 
 /**
- * The marks of an evaluation that may meet hidden context: the context has hidden keys the
- * program (or a function kept in memory) may read, or memory holds marked values. Null
- * otherwise, and then builtins run unwrapped.
+ * The marks of an evaluation that may meet hidden context: the context has hidden keys, or
+ * memory holds marked values. Null otherwise, and then builtins run unwrapped. A program that
+ * reads no hidden key is still compiled with marking builtins in such a run: a function it
+ * defines may be given a hidden value in a later turn.
  */
-function marksFor(ctx: EvaluateOptions["ctx"], memory: Memory, source: string): Marks | null {
+function marksFor(ctx: EvaluateOptions["ctx"], memory: Memory): Marks | null {
   let marks: Marks | null = null;
   for (const entry of memory.values()) {
     if (entry.hidden === undefined) continue;
@@ -511,7 +511,7 @@ function marksFor(ctx: EvaluateOptions["ctx"], memory: Memory, source: string): 
     marks.restore(entry.value, entry.hidden);
   }
   if (marks !== null || ctx === undefined || !Object.keys(ctx).some(isHiddenKey)) return marks;
-  return source.includes("data/_") || holdsFunctions(memory) ? new Marks() : null;
+  return new Marks();
 }
 
 function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], data: DataHost | null, limits: Limits, hasTools: boolean, marks: Marks | null): Program {
@@ -528,7 +528,7 @@ function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], dat
     tools,
     data,
     maxRegexPatternLength: limits.maxRegexPatternLength,
-    ...(marks === null ? {} : { builtins: (b: Builtin) => marks.builtin(b) }),
+    ...(marks === null ? {} : { builtins: Marks.builtin }),
   });
   const analyzed = forms.map((form) => analyzer.analyzeTop(form));
   // Pure programs keep the synchronous closures; only one that can reach a tool (directly, or

@@ -14,6 +14,7 @@
 // a hidden string's characters, a hidden card's CVV. Collections and other objects are marked
 // by identity; collections are immutable, so what one holds is found once.
 import { Builtin, type BuiltinDef } from "./core/registry.js";
+import { run, type RunState } from "./runtime.js";
 import { Closure } from "./fn.js";
 import { Fn, isMap, isSet, Keyword, LFloat, type LMap, type LSet, typeName, type Value } from "./values.js";
 import { Vec } from "./vector.js";
@@ -163,13 +164,21 @@ export function hideQuoted(text: string, found: Array<[string, string]>): string
 /** The fewest characters of a hidden string a tool's result is searched for inside longer text. */
 const ECHO_MIN = 8;
 
+/** Each builtin as programs that may meet hidden context run it (`Marks.builtin`), made once. */
+const WRAPPED = new Map<Builtin, Builtin>();
+
+/** The marks of the evaluation running now, when it has marked anything. */
+function current(): Marks | null {
+  const m = (run as RunState | undefined)?.marks as Marks | null | undefined;
+  return m == null || m.isEmpty ? null : m;
+}
+
 /** The marks of one evaluation. */
 export class Marks {
   private readonly objs = new WeakMap<object, Origin>();
   private readonly prims = new Map<string | number, Origin>();
   /** Collections found to hold a marked value (its origin) or none (null). */
   private readonly holds = new WeakMap<object, Origin | null>();
-  private readonly wrapped = new Map<Builtin, Builtin>();
   /** Hidden collections whose small values are marked: the program has taken something out of them. */
   private readonly opened = new WeakSet<object>();
   private empty = true;
@@ -360,11 +369,13 @@ export class Marks {
   }
 
   /**
-   * The builtin as this evaluation runs it: its results carry the marks of its arguments, and
-   * an output builtin shows marked arguments as stand-ins.
+   * The builtin as a program that may meet hidden context runs it: its results carry the marks
+   * of its arguments, and an output builtin shows marked arguments as stand-ins. The marks are
+   * those of the evaluation running at the call (`run.marks`), not of the one that compiled it:
+   * a function kept from an earlier turn marks what it computes in the turn that calls it.
    */
-  builtin(b: Builtin): Builtin {
-    let w = this.wrapped.get(b);
+  static builtin(b: Builtin): Builtin {
+    let w = WRAPPED.get(b);
     if (w !== undefined) return w;
     const d = b.def;
     const name = d.name;
@@ -372,26 +383,50 @@ export class Marks {
     const { f1, f2 } = d;
     const fast = !INLINED.has(name);
     const def: BuiltinDef = SINKS.has(name)
-      ? { ...d, f1: undefined, f2: undefined, fn: (args) => fn(this.empty ? args : args.map((a) => this.hide(a))) }
+      ? {
+          ...d,
+          f1: undefined,
+          f2: undefined,
+          fn: (args) => {
+            const m = current();
+            return fn(m === null ? args : args.map((a) => m.hide(a)));
+          },
+        }
       : {
           ...d,
-          f1: fast && f1 !== undefined ? (a) => (this.empty ? f1(a) : this.after(name, [a], f1(this.opening(a)))) : undefined,
-          f2: fast && f2 !== undefined ? (a, b) => (this.empty ? f2(a, b) : this.after(name, [a, b], f2(this.opening(a), this.opening(b)))) : undefined,
+          f1:
+            fast && f1 !== undefined
+              ? (a) => {
+                  const m = current();
+                  return m === null ? f1(a) : m.after(name, [a], f1(m.opening(a)));
+                }
+              : undefined,
+          f2:
+            fast && f2 !== undefined
+              ? (a, b) => {
+                  const m = current();
+                  return m === null ? f2(a, b) : m.after(name, [a, b], f2(m.opening(a), m.opening(b)));
+                }
+              : undefined,
           fn: (args) => {
-            this.before(args);
-            return this.after(name, args, fn(args));
+            const m = current();
+            if (m === null) return fn(args);
+            m.before(args);
+            return m.after(name, args, fn(args));
           },
           suspendable:
             d.suspendable === undefined
               ? undefined
               : (args) => {
-                  this.before(args);
+                  const m = current();
+                  if (m === null) return (d.suspendable as NonNullable<BuiltinDef["suspendable"]>)(args);
+                  m.before(args);
                   const r = (d.suspendable as NonNullable<BuiltinDef["suspendable"]>)(args);
-                  return r instanceof Promise ? r.then((x) => this.after(name, args, x)) : this.after(name, args, r);
+                  return r instanceof Promise ? r.then((x) => m.after(name, args, x)) : m.after(name, args, r);
                 },
         };
     w = new Builtin(def);
-    this.wrapped.set(b, w);
+    WRAPPED.set(b, w);
     return w;
   }
 

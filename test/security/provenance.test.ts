@@ -161,6 +161,25 @@ describe("provenance: nothing derived from hidden context reaches a prompt", () 
     }
   });
 
+  it("a function kept from an earlier turn hides what it computes from a hidden value given later", async () => {
+    const tok = "K7Z2Q9-B3M8X4-W5R2";
+    const programs = [
+      '(defn g [x] (clojure.string/lower-case x))\n(defn h [x] (str "Bearer " x))\n(def up (comp clojure.string/reverse str))\n(def p (partial str "x"))\n(println "ok")',
+      "(def tok (:token data/_creds))\n(defn f [] (subs tok 0 8))\n(println (g tok) (h tok) (up tok) (p tok))",
+      "(println (f) (g (f)))\n(tool/lookup {:token (g tok)})",
+      "(return :done)",
+    ];
+    for (const compressHistory of [false, true]) {
+      const agent = SubAgent.create({ prompt: "Find the customer.", tools: { lookup }, maxTurns: programs.length });
+      const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _creds: { token: tok } }, compressHistory });
+      expect(step.ok).toBe(true);
+      const frags = fragments([tok]);
+      for (const prompt of step.messages) for (const m of prompt) expect(leaks(m.content, frags), m.content).toEqual([]);
+      expect(leaks(JSON.stringify(step.trace), frags)).toEqual([]);
+      expect(step.messages[2].map((m) => m.content).join("\n")).toContain("<hidden string derived from data/_creds> <hidden string derived from data/_creds>");
+    }
+  });
+
   it("hidden context that resembles ordinary text changes nothing a model sees", async () => {
     const programs = [
       '(def rows [{:year 2024 :env "test" :name "name"} {:year 2025 :env "prod" :name "tenant name"}])\n(println rows)\n(println "test name 2024")',
