@@ -10,7 +10,7 @@ import { callValue, Closure, NativeFn, RECUR, type Arity, type Code, type Frame,
 import { describe } from "./core/args.js";
 import { intrinsic1, intrinsic2 } from "./intrinsics.js";
 import { hasKey, lookup } from "./lookup.js";
-import { chargeLoop, checkCollectionSize, run, took, type Cell, type GlobalEnv } from "./runtime.js";
+import { chargeLoop, checkCollectionSize, run, shownMessage, took, type Cell, type GlobalEnv } from "./runtime.js";
 import { located } from "./suspend.js";
 import { entries, seqArray } from "./seq.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
@@ -667,7 +667,7 @@ export function whereMaker(path: Value[], cmp: string | null): (target: Value) =
 export const CATCHABLE = (e: unknown): e is LispError => e instanceof LispError && !e.isLimit && e.kind !== "aborted" && e.kind !== "internal_error";
 
 export function errorValue(e: LispError): Value {
-  let m = IMap<Value, Value>().set(keyword("kind"), keyword(e.kind)).set(keyword("message"), e.message);
+  let m = IMap<Value, Value>().set(keyword("kind"), keyword(e.kind)).set(keyword("message"), shownMessage(e.message));
   if (e.data !== null && e.data !== undefined) m = m.set(keyword("data"), e.data as Value);
   return m;
 }

@@ -150,8 +150,9 @@ export function hideQuoted(text: string, found: Array<[string, string]>): string
       let n = QUOTED_MIN;
       while (n < s.length && out[i + n] === s[n]) n++;
       const whole = n === s.length;
-      if (whole || out[i + n] === "…") {
-        out = out.slice(0, i) + shown + out.slice(i + n + (whole ? 0 : 1));
+      const cut = whole ? 0 : out[i + n] === "…" ? 1 : out.startsWith("...", i + n) ? 3 : -1;
+      if (cut >= 0) {
+        out = out.slice(0, i) + shown + out.slice(i + n + cut);
         i = out.indexOf(head, i + shown.length);
       } else {
         i = out.indexOf(head, i + 1);
@@ -478,18 +479,27 @@ export class Marks {
   }
 
   /**
-   * Text the interpreter wrote (an error message) with every marked string it quotes, whole or
-   * cut short with `…`, replaced by its stand-in.
+   * Text the interpreter wrote (an error message) with every marked string or number it quotes,
+   * whole or cut short (`…`, `...`), as written or escaped (`\"`, `\n`), replaced by its
+   * stand-in. A string too short to search for bare is replaced where it is quoted (`"K7Z"`), a
+   * small number where it stands alone (`index 123`).
    */
   hideText(text: string): string {
     if (this.empty) return text;
     const found: Array<[string, string]> = [];
     let out = text;
     for (const [v, o] of this.prims) {
+      const shown = standIn(typeof v === "number" ? "number" : "string", o);
       const s = String(v);
-      if (s.length >= QUOTED_MIN) found.push([s, standIn(!/^-?\d+(\.\d+)?$/.test(s) ? "string" : "number", o)]);
-      // A piece too short to search for bare is hidden where the message quotes it ("K").
-      else if (typeof v === "string" && small(v)) out = out.split(JSON.stringify(v)).join(standIn("string", o));
+      if (s.length >= QUOTED_MIN) {
+        found.push([s, shown]);
+        const escaped = JSON.stringify(s).slice(1, -1);
+        if (escaped !== s) found.push([escaped, shown]);
+      } else if (typeof v === "string") {
+        out = out.split(JSON.stringify(v)).join(shown);
+      } else {
+        out = out.replace(new RegExp(`(?<![\\w.])${s.replace(/[.-]/g, "\\$&")}(?![\\w.])`, "g"), shown);
+      }
     }
     return hideQuoted(out, found);
   }

@@ -76,6 +76,8 @@ export const CHECK_INTERVAL = 10_000;
  */
 export interface Taking {
   took(from: Value, part: Value): void;
+  /** Text the interpreter wrote with the hidden values it quotes shown as stand-ins. */
+  hideText(text: string): string;
 }
 
 /** The state of one evaluation, from its first step to its last, across every tool call. */
@@ -182,6 +184,12 @@ export function took(from: Value, part: Value): Value {
   const m = (run as RunState | undefined)?.marks;
   if (m != null) m.took(from, part);
   return part;
+}
+
+/** An error message as a program may read it (a caught error): hidden values it quotes as stand-ins. */
+export function shownMessage(text: string): string {
+  const m = (run as RunState | undefined)?.marks;
+  return m == null ? text : m.hideText(text);
 }
 
 /** Makes `s` the current state and returns the previous one (to restore afterwards). */
