@@ -162,6 +162,9 @@ export function hideQuoted(text: string, found: Array<[string, string]>): string
   return out;
 }
 
+/** The mark of a value nested too deep to search, which may hold a marked one. */
+const TOO_DEEP: Origin = { path: "hidden context", root: "hidden context", derived: true };
+
 /** The fewest characters of a hidden string a tool's result is searched for inside longer text. */
 const ECHO_MIN = 8;
 
@@ -271,15 +274,26 @@ export class Marks {
     }
   }
 
-  /** Marks the small strings in a value built from a marked string's characters (`(vec tok)`), as pieces of it. */
-  private pieces(v: Value, o: Origin, depth: number): void {
-    if (typeof v === "string") {
+  /**
+   * Marks the small strings in a value built from a marked string's characters (`(vec tok)`),
+   * as pieces of it; with `all`, its small numbers and keywords too (a marked value kept from an
+   * earlier evaluation, where which of them were marked is not kept).
+   */
+  private pieces(v: Value, o: Origin, depth: number, all = false): void {
+    if (typeof v === "string" || (all && typeof v === "number")) {
       if (small(v)) this.pin(v, o);
       return;
     }
-    if (v === null || typeof v !== "object" || depth > 8 || --this.budget < 0) return;
+    if (v === null || typeof v !== "object" || depth > 64 || --this.budget < 0) return;
+    if (v instanceof Keyword) {
+      if (all && !this.objs.has(v)) {
+        this.objs.set(v, o);
+        if (small(v.name)) this.pin(v.name, o);
+      }
+      return;
+    }
     const kids = v instanceof Closure ? null : children(v);
-    if (kids !== null) for (const x of kids) this.pieces(x, o, depth + 1);
+    if (kids !== null) for (const x of kids) this.pieces(x, o, depth + 1, all);
   }
 
   /** The mark of a value or of anything it holds (functions: what they close over). */
@@ -289,7 +303,9 @@ export class Marks {
     if (own !== undefined || v === null || typeof v !== "object") return own;
     const known = this.holds.get(v);
     if (known !== undefined) return known ?? undefined;
-    const kids = depth > 64 ? null : children(v);
+    // Nested past what is searched: taken to hold a mark rather than remembered as clean.
+    if (depth > 64) return TOO_DEEP;
+    const kids = children(v);
     let found: Origin | undefined;
     if (kids !== null) {
       for (const x of kids) {
@@ -331,7 +347,7 @@ export class Marks {
   /** A builtin's result, marked when it was computed from a marked argument. */
   private after(name: string, args: Value[], r: Value): Value {
     if (this.empty || r === null || typeof r === "boolean") return r;
-    if (typeof r !== "object" && !markable(r)) return small(r) ? this.afterSmall(args, r, PARSERS.has(name)) : r;
+    if (typeof r !== "object" && !markable(r)) return small(r) ? this.afterSmall(name, args, r) : r;
     if (SELECTORS.has(name) && !args.some((a) => typeof a === "string" && this.originOf(a) !== undefined)) return r;
     if (this.originOf(r) !== undefined) return r;
     let closure = false;
@@ -352,15 +368,23 @@ export class Marks {
   }
 
   /**
-   * A small result: a piece of a marked string (a character, a cut of two, a number read from
-   * it: `parse`) or a number computed from a marked number is marked; a count or an index of a
-   * marked string is not.
+   * A small result computed from a marked value is marked: a piece of a marked string (a
+   * character, a cut of two, a number read from it), the text of a marked number, a number
+   * computed from one, a string or number computed from a collection holding one (joined
+   * characters, a sum). Not marked: a count, or a position or length of a marked string; and an
+   * element a selector takes out keeps its own mark.
    */
-  private afterSmall(args: Value[], r: string | number, parse: boolean): Value {
+  private afterSmall(name: string, args: Value[], r: string | number): Value {
     if (this.prims.has(r)) return r;
+    const parse = PARSERS.has(name);
     for (const a of args) {
-      if (typeof a !== typeof r && !(parse && typeof a === "string")) continue;
-      const o = this.prims.get(a as string | number);
+      if (a === null || typeof a === "boolean") continue;
+      let o: Origin | undefined;
+      if (typeof a === "object") {
+        if (!SELECTORS.has(name) && name !== "count") o = this.find(a);
+      } else if (typeof r === "string" || typeof a === "number" || parse) {
+        o = this.prims.get(a);
+      }
       if (o !== undefined) {
         this.pin(r, derivedOf(o));
         return r;
@@ -523,7 +547,7 @@ export class Marks {
     else if (o.derived) {
       // Whether its short strings were pieces of a hidden string is not kept: taken to be.
       this.derive(v, o);
-      this.pieces(v, o, 0);
+      this.pieces(v, o, 0, true);
     }
     else if (o.path === o.root) this.hidden(o.root.slice("data/".length), v);
     else this.place(v, o.path, o.root);

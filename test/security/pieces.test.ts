@@ -171,3 +171,50 @@ describe("errors quoting hidden values", () => {
     expect(text).toContain("<hidden");
   });
 });
+
+// Values computed from hidden ones by way of other types: text of a hidden number, a number
+// through a float, characters joined back from a collection, a sum, nesting deeper than is
+// searched; and the same kept to a later turn.
+describe("small values computed from hidden ones", () => {
+  const ctx = { _creds: { token: TOKEN, cvv: 123, pin: 42, acct: 98765432 }, _pin: 42 };
+  const SMALL_VALUES = /\b(42|43|123|124|58|32|84|165|7b)\b/;
+  it.each([
+    "(def tok (:token data/_creds))\n(doseq [i (range 0 18 2)] (print (clojure.string/join (take 2 (drop i tok)))))",
+    '(def tok (:token data/_creds))\n(doseq [p (partition-all 2 tok)] (print (clojure.string/join "" p)))',
+    '(println (str data/_pin) (format "%d" data/_pin) (pr-str data/_pin))',
+    '(println (format "%x" (:cvv data/_creds)))',
+    "(println (str (- 100 (:pin data/_creds))) (str (mod (:acct data/_creds) 100)))",
+    "(println (int (+ (double (:cvv data/_creds)) 1)) (long (* 2.0 (:pin data/_creds))))",
+    "(println (sum [(:pin data/_creds) (:cvv data/_creds)]))",
+    "(def tok (:token data/_creds))\n(def deep (loop [i 0 v tok] (if (< i 70) (recur (inc i) [v]) v)))\n(println deep)\n(println (flatten deep))",
+    "(def tok (:token data/_creds))\n(doseq [x (map (fn [c] [[[[[[[[[[c]]]]]]]]]]) tok)] (print (first (flatten x))))",
+  ])("%s", async (program) => {
+    const r = await evaluate(program, { ctx, isolation: "none" });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const out = showStandIns(r.prints.join("\n"));
+    for (const f of fragments([TOKEN])) expect(out, out).not.toContain(f);
+    expect(out, out).not.toMatch(SMALL_VALUES);
+    expect(out).toContain("<hidden");
+  });
+
+  it("counts stay shown", async () => {
+    const r = await evaluate("(def rows [1 2 3])\n(println (count rows) (count data/_creds) (count (:token data/_creds)))", { ctx, isolation: "none" });
+    expect(r.ok && r.prints).toEqual(["3 4 18"]);
+  });
+
+  it("kept to a later turn: small hidden numbers in a collection, keywords made from pieces, a float", async () => {
+    const programs = [
+      "(def v [(:pin data/_creds) (:cvv data/_creds)])\n(def w (mapv inc v))\n(def tok (:token data/_creds))\n(def ks (mapv #(keyword (subs tok % (+ % 2))) (range 0 18 2)))\n(def f (double (:cvv data/_creds)))",
+      "(println (first v) (second v) (first w))\n(doseq [k ks] (print (name k)))\n(println)\n(println (int f))",
+      "(return :done)",
+    ];
+    for (const compressHistory of [false, true]) {
+      const agent = SubAgent.create({ prompt: "Find it.", maxTurns: programs.length });
+      const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: ctx, compressHistory });
+      expect(step.ok).toBe(true);
+      const text = step.messages.flat().map((m) => m.content).join("\n");
+      for (const f of fragments([TOKEN])) expect(text).not.toContain(f);
+      expect(text).not.toMatch(SMALL_VALUES);
+    }
+  });
+});
