@@ -1,6 +1,7 @@
 // SubAgent: an LLM that works by writing PTC-Lisp programs, one per turn. The public face:
 // create (definition.ts), run (the loop, loop.ts), asTool and resume.
 import { z } from "zod";
+import { holdsStandIn } from "../lisp/index.js";
 import { hiddenName, hidePlaceholders, placeholders } from "./prompt/task.js";
 import { create, isAgent } from "./definition.js";
 import { AgentDefinitionError } from "./errors.js";
@@ -70,7 +71,12 @@ function asTool<O extends z.ZodType | undefined>(agent: Agent<O>, opts: AsToolOp
     const context = hidden.length === 0 ? args : Object.fromEntries(Object.entries(args).map(([k, v]) => [hidden.includes(k) ? hiddenName(k) : k, v]));
     const step = await runAgent(nested as Agent, { context, signal }, scope);
     scope.addNested(ctx.name, step);
-    if (!step.ok) throw new Error(`${step.fail.reason}: ${step.fail.message}`);
+    // An answer the nested run computed from hidden arguments is hidden from the caller's model
+    // too: its record holds stand-ins, and so does a failure's message.
+    const answer = step.trace.turns.at(-1)?.value;
+    const hiddenAnswer = hidden.length > 0 && answer !== undefined && holdsStandIn(answer);
+    if (!step.ok) throw new Error(`${step.fail.reason}: ${hiddenAnswer ? answer : step.fail.message}`);
+    if (hiddenAnswer) ctx.hideResult();
     return step.value;
   };
   // The output type is only known as a schema here, so the run returns unknown.

@@ -2,7 +2,7 @@
 // a ToolSession adapts a run's tools to the interpreter, adding argument validation that
 // names the failing field, per-call timeouts, per-run call caps, abort, and withdrawal.
 import { z } from "zod";
-import { boxed, ours, type ToolSpec, ToolTimeout } from "../lisp/index.js";
+import { boxed, ours, type ToolCallInfo, type ToolSpec, ToolTimeout } from "../lisp/index.js";
 import type { ApprovalGate, NeedsApproval } from "./approval.js";
 import { AgentDefinitionError, describeIssues } from "./errors.js";
 import type { RunScope } from "./types.js";
@@ -11,6 +11,9 @@ import type { RunScope } from "./types.js";
 export type ToolInput = z.ZodObject;
 
 /** What a tool's `run` receives besides its arguments. Plain tools ignore it. */
+/** A call made without call information (a host calling the spec directly): nothing hidden. */
+const NO_CALL_INFO: ToolCallInfo = { hidden: [], hideResult: () => undefined };
+
 export interface ToolRunContext {
   /** The name the program called the tool by. */
   readonly name: string;
@@ -22,6 +25,8 @@ export interface ToolRunContext {
    * keeps these from it.
    */
   readonly hidden: readonly string[];
+  /** Says the result is computed from the hidden arguments (a nested agent's answer): the caller then hides it as derived from them. */
+  hideResult(): void;
 }
 
 export interface ToolDefinition<I extends ToolInput = ToolInput, O extends z.ZodType | undefined = z.ZodType | undefined> {
@@ -130,7 +135,7 @@ export class ToolSession {
     this.closed = {};
     for (const [name, t] of Object.entries(tools)) {
       const params = Object.keys(t.input.shape);
-      this.open[name] = { params, run: (args, signal, call) => this.call(name, t, args, signal, call?.hidden ?? []) };
+      this.open[name] = { params, run: (args, signal, call) => this.call(name, t, args, signal, call ?? NO_CALL_INFO) };
       this.closed[name] = {
         params,
         run: () => {
@@ -154,21 +159,21 @@ export class ToolSession {
   }
 
   // Without approvals the call is `checked` itself, adding no promise of its own.
-  private call(name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal, hidden: readonly string[]): Promise<unknown> {
+  private call(name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal, call: ToolCallInfo): Promise<unknown> {
     const gate = this.options.gate;
-    return gate === undefined ? this.checked(name, t, raw, signal, hidden, undefined, 0) : this.gated(gate, name, t, raw, signal, hidden);
+    return gate === undefined ? this.checked(name, t, raw, signal, call, undefined, 0) : this.gated(gate, name, t, raw, signal, call);
   }
 
-  private async gated(gate: ApprovalGate, name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal, hidden: readonly string[]): Promise<unknown> {
+  private async gated(gate: ApprovalGate, name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal, call: ToolCallInfo): Promise<unknown> {
     const index = gate.enter();
     try {
-      return await this.checked(name, t, raw, signal, hidden, gate, index);
+      return await this.checked(name, t, raw, signal, call, gate, index);
     } finally {
       gate.leave(index);
     }
   }
 
-  private async checked(name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal, hidden: readonly string[], gate: ApprovalGate | undefined, index: number): Promise<unknown> {
+  private async checked(name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal, call: ToolCallInfo, gate: ApprovalGate | undefined, index: number): Promise<unknown> {
     if (signal.aborted) throw new ToolFailure("aborted");
     const used = this.callCount(name);
     if (t.maxCalls !== undefined && used >= t.maxCalls) {
@@ -193,7 +198,7 @@ export class ToolSession {
         args = edited.data;
       }
     }
-    const { value: result } = await this.withTimeout(t, (s) => boxed(t.run(args, s, { name, scope: this.options.scope, hidden })), signal);
+    const { value: result } = await this.withTimeout(t, (s) => boxed(t.run(args, s, { name, scope: this.options.scope, hidden: call.hidden, hideResult: () => call.hideResult() })), signal);
     // Returned from here it is resolved as a promise's value, which reads its `then`: a result
     // that cannot be read (a revoked Proxy) fails here in our words, not the host's.
     if (!readable(result)) throw new ToolFailure("the tool returned an object that cannot be read (reading it threw)");

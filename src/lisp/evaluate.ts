@@ -34,6 +34,11 @@ export type ToolFn = (args: Record<string, unknown>, signal: AbortSignal, call?:
 export interface ToolCallInfo {
   /** The argument keys whose values hold hidden context (shown to models as stand-ins), in order. */
   readonly hidden: readonly string[];
+  /**
+   * Called by a tool whose result is computed from its hidden arguments (a nested agent's
+   * answer): the result is then hidden as derived from them.
+   */
+  hideResult(): void;
 }
 
 export interface ToolSpec {
@@ -358,12 +363,15 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
       toolCalls.push(record);
       onToolCall?.(record, false);
       const t0 = now();
-      return settle(spec, hostArgs, { hidden: shown === hostArgs ? [] : hiddenKeys(shown) }, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
+      let resultHidden = false;
+      const call: ToolCallInfo = { hidden: shown === hostArgs ? [] : hiddenKeys(shown), hideResult: () => void (resultHidden = true) };
+      return settle(spec, hostArgs, call, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
         .then((answer) => convertResult(state, answer.value, name))
         .then(
           (value) => {
             // A tool's result is not computed from its arguments by the interpreter; only a
             // string that echoes a marked one (a token sent back, in any case) is hidden.
+            if (resultHidden) marks?.taint(value, args);
             marks?.echoed(args, value);
             record.result = toHost(marks === null ? value : marks.hide(value));
             record.value = value;

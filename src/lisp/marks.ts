@@ -43,6 +43,13 @@ export function standIn(type: string, o: Origin): string {
 
 const STAND_IN = /"\uE000([^\uE000\uE001"]*)\uE001"|\uE000([^\uE000\uE001]*)\uE001/g;
 
+const SHOWN_STAND_IN = /<hidden [a-z]+ (?:derived )?from /;
+
+/** Whether text holds a stand-in, shown or not (a recorded value computed from hidden context). */
+export function holdsStandIn(text: string): boolean {
+  return text.includes(STAND_IN_OPEN) || SHOWN_STAND_IN.test(text);
+}
+
 /** Text with every stand-in shown unquoted, `<hidden string from data/_creds :token>`; a stand-in cut short still shows as one. */
 export function showStandIns(text: string): string {
   if (!text.includes(STAND_IN_OPEN)) return text;
@@ -477,6 +484,14 @@ export class Marks {
     if (isSet(v)) return v.map((x) => this.hide(x, own, depth + 1));
     if (v instanceof Fn) return own === undefined ? v : standIn("function", own);
     return standIn(typeName(v), own ?? (this.find(v) as Origin));
+  }
+
+  /** Marks a value, all it holds and its small values, as derived from what `from` holds (a tool's result computed from its hidden arguments). */
+  taint(v: Value, from: Value): void {
+    const o = derivedOf(this.find(from) ?? TOO_DEEP);
+    if (small(v)) this.pin(v, o);
+    this.derive(v, o);
+    this.pieces(v, o, 0, true);
   }
 
   /**

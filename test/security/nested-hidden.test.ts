@@ -37,6 +37,37 @@ describe("a nested agent given hidden context", () => {
     expect(fed).toMatch(/Output:\n(2[0-9]|3[0-9])\n/);
   });
 
+  it.each([
+    ["returns a value computed from it", "(return (clojure.string/reverse data/_token))"],
+    ["returns a map holding a piece of it", "(return {:t (subs data/_token 2 12) :ok true})"],
+    ["fails quoting a piece of it", '(fail (str "bad " (subs data/_token 0 8)))'],
+  ])("hides its answer from the caller's model when it %s", async (_what, answer) => {
+    const child = SubAgent.create({ prompt: "Check the token {{token}}.", maxTurns: 1 });
+    const checker = SubAgent.asTool(child, { description: "Checks a token." });
+    const replies = [code("(println (try (tool/checker {:token (:token data/_creds)}) (catch e (ex-message e))))"), code(answer), code("(return :done)")];
+    const parent = SubAgent.create({ prompt: "Check my token.", tools: { checker }, maxTurns: 3 });
+    for (const isolation of ["worker", "none"] as const) {
+      const step = await SubAgent.run(parent, { llm: scriptedLlm(replies), context: { _creds: { token: TOKEN } }, isolation });
+      expect(step.ok).toBe(true);
+      const fed = step.messages[1].map((m) => m.content).join("\n");
+      expect(fed).toContain("<hidden");
+      for (const f of fragments([TOKEN])) {
+        expect(fed).not.toContain(f);
+        expect(JSON.stringify(step.trace)).not.toContain(f);
+      }
+    }
+  });
+
+  it("shows an answer that holds nothing hidden, though it was given a hidden value", async () => {
+    const child = SubAgent.create({ prompt: "Check the token {{token}}.", maxTurns: 1 });
+    const checker = SubAgent.asTool(child, { description: "Checks a token." });
+    const llm = scriptedLlm([code("(println (tool/checker {:token (:token data/_creds)}))"), code('(return {:valid (= 18 (count data/_token)) :user "ann"})'), code("(return :done)")]);
+    const parent = SubAgent.create({ prompt: "Check my token.", tools: { checker }, maxTurns: 3 });
+    const step = await SubAgent.run(parent, { llm, context: { _creds: { token: TOKEN } } });
+    expect(step.ok).toBe(true);
+    expect(step.messages[1].map((m) => m.content).join("\n")).toContain('{:valid true :user "ann"}');
+  });
+
   it("passes arguments that hold nothing hidden as they are", async () => {
     const child = SubAgent.create({ prompt: "Check the token {{token}}.", maxTurns: 1 });
     const checker = SubAgent.asTool(child, { description: "Checks a token." });

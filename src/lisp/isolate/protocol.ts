@@ -55,6 +55,8 @@ export interface AnswerMessage {
   call: number;
   /** The tool's result, already converted (and checked) as the program receives it. */
   value?: Wire;
+  /** The tool said its result is computed from its hidden arguments (`ToolCallInfo.hideResult`). */
+  hidden?: true;
   /** Why the call failed, as the program's `tool_error` tells it. */
   error?: string;
   /** The result was refused as it was converted (too big, not data, out of time): the error the run sees. */

@@ -156,8 +156,9 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
           calls.push(record);
           onToolCall?.(record, false);
           const t0 = performance.now();
+          let resultHidden = false;
           Promise.resolve()
-            .then(() => boxed(spec.run(m.args, ac.signal, { hidden: m.shown === undefined ? [] : hiddenKeys(m.shown) })))
+            .then(() => boxed(spec.run(m.args, ac.signal, { hidden: m.shown === undefined ? [] : hiddenKeys(m.shown), hideResult: () => void (resultHidden = true) })))
             .then(
               ({ value: raw }) => {
                 if (settled || ac.signal.aborted) return;
@@ -177,7 +178,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                 }
                 const ms = performance.now() - c0;
                 spent += ms;
-                w.post({ type: "answer", call: m.call, value, cost: { steps: limits.maxFuel - b.fuel, ms } });
+                w.post({ type: "answer", call: m.call, value, cost: { steps: limits.maxFuel - b.fuel, ms }, ...(resultHidden ? { hidden: true as const } : {}) });
               },
               (e: unknown) => {
                 // Safe on anything a tool throws (a Proxy whose traps throw).

@@ -3,7 +3,7 @@
 // turn of the same agent (sent back here) needs no copy of them.
 import { parentPort } from "node:worker_threads";
 import { abortedError, LispError, toErrorInfo, ToolTimeout } from "../errors.js";
-import { evaluate, evaluateWith, type EvalResult, type EvaluateOptions, type Memory, type MemoryEntry, type ToolCallRecord, type ToolSpec } from "../evaluate.js";
+import { evaluate, evaluateWith, type EvalResult, type EvaluateOptions, type Memory, type MemoryEntry, type ToolCallInfo, type ToolCallRecord, type ToolSpec } from "../evaluate.js";
 import { Converted } from "../interop.js";
 import { RemoteFn, WireReader, WireWriter, type Wire } from "../wire.js";
 import type { AnswerMessage, CtxEntry, DoneMessage, FromWorker, MemoryEntryWire, RunMessage, ToWorker } from "./protocol.js";
@@ -22,6 +22,7 @@ let nextCall = 1;
 interface Answer {
   value: Wire;
   cost?: { steps: number; ms: number };
+  hidden?: true;
 }
 const pending = new Map<number, { resolve: (a: Answer) => void; reject: (e: unknown) => void }>();
 let waitingMemory: ((entries: MemoryEntryWire[]) => void) | null = null;
@@ -42,14 +43,14 @@ function answer(m: AnswerMessage): void {
   else if (m.refused !== undefined) p.reject(new LispError(m.refused.kind, m.refused.message, undefined, m.refused.hint));
   else if (m.halted === true) p.reject(abortedError());
   else if (m.error !== undefined) p.reject(new Error(m.error));
-  else p.resolve({ value: m.value as Wire, cost: m.cost });
+  else p.resolve({ value: m.value as Wire, cost: m.cost, ...(m.hidden === true ? { hidden: true } : {}) });
 }
 
 // The records of the calls the run is about to make, in order: the evaluator makes a record,
 // then calls the tool, so each call takes the oldest (its arguments as the record shows them).
 const records: ToolCallRecord[] = [];
 
-function callHost(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+function callHost(name: string, args: Record<string, unknown>, signal: AbortSignal, info: ToolCallInfo | undefined): Promise<unknown> {
   const call = nextCall++;
   const shown = records.shift()?.args as Record<string, unknown> | undefined;
   // The evaluator stopped waiting (the call's timeout, or the run ended): the host's tool is told.
@@ -62,7 +63,10 @@ function callHost(name: string, args: Record<string, unknown>, signal: AbortSign
     send(shown !== undefined && shown !== args ? { type: "call", call, name, args, shown } : { type: "call", call, name, args });
   })
     .finally(() => signal.removeEventListener("abort", onAbort))
-    .then((a) => new Converted(new WireReader().read(a.value), a.cost?.steps ?? 0, a.cost?.ms ?? 0));
+    .then((a) => {
+      if (a.hidden === true) info?.hideResult();
+      return new Converted(new WireReader().read(a.value), a.cost?.steps ?? 0, a.cost?.ms ?? 0);
+    });
 }
 
 // Printed lines go to the host in batches: at most this long or this big, and whenever the program waits.
@@ -147,7 +151,7 @@ function keep(memory: Memory): number {
 
 async function start(m: RunMessage): Promise<void> {
   const tools: Record<string, ToolSpec> = {};
-  for (const t of m.tools) tools[t.name] = { run: (args, signal) => callHost(t.name, args, signal), params: t.params, timeoutMs: t.timeoutMs, maxCalls: t.maxCalls };
+  for (const t of m.tools) tools[t.name] = { run: (args, signal, info) => callHost(t.name, args, signal, info), params: t.params, timeoutMs: t.timeoutMs, maxCalls: t.maxCalls };
   const printer = new Printer();
   const onToolCall = (record: ToolCallRecord, done: boolean): void => {
     if (done) return;
