@@ -147,22 +147,27 @@ export const QUOTED_MIN = 4;
  * stand-in: `found` pairs each hidden value's text (QUOTED_MIN+ characters) with its stand-in.
  * Longer values go first, so one that holds another is replaced whole.
  */
-export function hideQuoted(text: string, found: Array<[string, string]>): string {
+export function hideQuoted(text: string, found: Array<[string, string]>, anyCase = false): string {
   found.sort((a, b) => b[0].length - a[0].length);
   let out = text;
-  for (const [s, shown] of found) {
+  // With anyCase the search runs over a lower-cased copy kept the same length as `out`.
+  const fold = (t: string): string => (anyCase && t.toLowerCase().length === t.length ? t.toLowerCase() : t);
+  let low = fold(out);
+  for (const [quoted, shown] of found) {
+    const s = fold(quoted);
     const head = s.slice(0, QUOTED_MIN);
-    let i = out.indexOf(head);
+    let i = low.indexOf(head);
     while (i >= 0) {
       let n = QUOTED_MIN;
-      while (n < s.length && out[i + n] === s[n]) n++;
+      while (n < s.length && low[i + n] === s[n]) n++;
       const whole = n === s.length;
       const cut = whole ? 0 : out[i + n] === "…" ? 1 : out.startsWith("...", i + n) ? 3 : -1;
       if (cut >= 0) {
         out = out.slice(0, i) + shown + out.slice(i + n + cut);
-        i = out.indexOf(head, i + shown.length);
+        low = fold(out);
+        i = low.indexOf(head, i + shown.length);
       } else {
-        i = out.indexOf(head, i + 1);
+        i = low.indexOf(head, i + 1);
       }
     }
   }
@@ -293,8 +298,8 @@ export class Marks {
     }
     if (v === null || typeof v !== "object" || depth > 64 || --this.budget < 0) return;
     if (v instanceof Keyword) {
-      if (all && !this.objs.has(v)) {
-        this.objs.set(v, o);
+      if (all) {
+        if (!this.objs.has(v)) this.objs.set(v, o);
         if (small(v.name)) this.pin(v.name, o);
       }
       return;
@@ -503,28 +508,44 @@ export class Marks {
   echoed(args: Value, result: Value): void {
     if (this.empty || this.find(args) === undefined) return;
     const given = new Map<string, Origin>();
-    eachString(args, (s) => {
-      const o = this.prims.get(s);
-      if (o !== undefined && s.length >= QUOTED_MIN) given.set(s.toLowerCase(), o);
-    });
+    // Small values of hidden collections the tool was given: marked only if it sends them back.
+    const smalls = new Map<string | number, Origin>();
+    const collect = (x: Value, inside: Origin | undefined, depth: number): void => {
+      if (typeof x === "string" || typeof x === "number") {
+        const o = this.prims.get(x);
+        if (typeof x === "string" && o !== undefined && x.length >= QUOTED_MIN) given.set(x.toLowerCase(), o);
+        else if (inside !== undefined && small(x)) smalls.set(x, inside);
+      } else if (x !== null && typeof x === "object" && depth <= 64 && !(x instanceof Closure)) {
+        const own = this.objs.get(x);
+        const kids = children(x);
+        if (kids !== null) for (const k of kids) collect(k, own !== undefined && !own.derived ? own : inside, depth + 1);
+      }
+    };
+    collect(args, undefined, 0);
     const quoted: Array<[string, Origin]> = [];
     for (const [v, o] of this.prims) if (typeof v === "string" && v.length >= ECHO_MIN) quoted.push([v.toLowerCase(), o]);
-    eachString(result, (s) => {
-      if (s.length < QUOTED_MIN || this.prims.has(s)) return;
-      const low = s.toLowerCase();
-      const o = given.get(low) ?? (s.length >= ECHO_MIN ? quoted.find(([q]) => low.includes(q))?.[1] : undefined);
-      if (o !== undefined) this.prims.set(s, derivedOf(o));
+    eachPrimitive(result, (x) => {
+      if (this.prims.has(x)) return;
+      const echo = smalls.get(x);
+      if (echo !== undefined) return this.pin(x, echo);
+      if (typeof x !== "string" || x.length < QUOTED_MIN) return;
+      const low = x.toLowerCase();
+      const o = given.get(low) ?? (x.length >= ECHO_MIN ? quoted.find(([q]) => low.includes(q))?.[1] : undefined);
+      if (o !== undefined) this.prims.set(x, derivedOf(o));
     });
   }
 
   /**
    * Text the interpreter wrote (an error message) with every marked string or number it quotes,
-   * whole or cut short (`…`, `...`), as written or escaped (`\"`, `\n`), replaced by its
-   * stand-in. A string too short to search for bare is replaced where it is quoted (`"K7Z"`), a
+   * whole or cut short (`…`, `...`), as written or escaped (`\"`, `\n`), in any case with
+   * `anyCase` (a tool's message), replaced by its stand-in. A string too short to search for bare is replaced where it is quoted (`"K7Z"`), a
    * small number where it stands alone (`index 123`).
    */
-  hideText(text: string): string {
+  hideText(text: string, anyCase = false): string {
     if (this.empty) return text;
+    // A message that is a hidden string itself ((throw (ex-info piece {}))), however short.
+    const whole = this.prims.get(text);
+    if (whole !== undefined) return standIn("string", whole);
     const found: Array<[string, string]> = [];
     let out = text;
     for (const [v, o] of this.prims) {
@@ -540,7 +561,7 @@ export class Marks {
         out = out.replace(new RegExp(`(?<![\\w.])${s.replace(/[.-]/g, "\\$&")}(?![\\w.])`, "g"), shown);
       }
     }
-    return hideQuoted(out, found);
+    return hideQuoted(out, found, anyCase);
   }
 
   /** The marks of strings and numbers (by value), to send across a thread boundary; an object's mark travels with it (wire.ts). */
@@ -574,12 +595,12 @@ function derivedOf(o: Origin): Origin {
   return o.derived ? o : { path: o.root, root: o.root, derived: true };
 }
 
-/** Calls `visit` on each string in a value (not inside functions), visiting at most WALK_BUDGET nodes. */
-function eachString(v: Value, visit: (s: string) => void): void {
+/** Calls `visit` on each string and number in a value (not inside functions), visiting at most WALK_BUDGET nodes. */
+function eachPrimitive(v: Value, visit: (x: string | number) => void): void {
   let budget = WALK_BUDGET;
   const walk = (x: Value, depth: number): void => {
     if (--budget < 0) return;
-    if (typeof x === "string") visit(x);
+    if (typeof x === "string" || typeof x === "number") visit(x);
     else if (x !== null && typeof x === "object" && depth <= 64 && !(x instanceof Closure)) {
       const kids = children(x);
       if (kids !== null) for (const k of kids) walk(k, depth + 1);

@@ -218,3 +218,30 @@ describe("small values computed from hidden ones", () => {
     }
   });
 });
+
+describe("tools that send hidden values back", () => {
+  it("a tool's error quoting a hidden argument in another case, and a tool echoing a hidden card's small numbers", async () => {
+    const tools = {
+      check: (args: Record<string, unknown>) => {
+        throw new Error(`bad token ${String(args.token).toLowerCase()}`);
+      },
+      charge: (args: Record<string, unknown>) => ({ charged: args.card, rows: 3 }),
+    };
+    for (const isolation of ["none", "worker"] as const) {
+      const r = await evaluate(
+        '(println (try (tool/check {:token (:token data/_creds)}) (catch e (ex-message e))))\n(def r (tool/charge {:card data/_card}))\n(println (:charged r) (:rows r) (count [1 2 3]))\n(println (ex-message (ex-info (subs (:token data/_creds) 0 3) {})))',
+        { ctx: { _creds: { token: TOKEN }, _card: { cvv: 123, pin: 42 } }, tools, isolation },
+      );
+      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+      const out = showStandIns(r.prints.join("\n"));
+      for (const f of fragments([TOKEN])) expect(out, out).not.toContain(f);
+      expect(out, out).not.toMatch(/\b123\b|\b42\b|K7Z/);
+      // The tool's own count, equal to nothing hidden, still shows.
+      expect(out).toContain("} 3 3");
+      // What the records show (the trace's tool lines); `value` is the program's own copy.
+      const shown = JSON.stringify(r.toolCalls.map((c) => [c.args, c.result, c.error]));
+      for (const f of fragments([TOKEN])) expect(shown).not.toContain(f);
+      expect(shown).not.toMatch(/\b123\b|\b42\b/);
+    }
+  });
+});

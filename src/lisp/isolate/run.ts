@@ -312,5 +312,5 @@ function hideArgs(text: string, args: unknown, shown: unknown): string {
     else if (s !== null && typeof s === "object" && a !== null && typeof a === "object") for (const k of Object.keys(s)) walk((a as Record<string, unknown>)[k], (s as Record<string, unknown>)[k], depth + 1);
   };
   walk(args, shown, 0);
-  return hideQuoted(text, found);
+  return hideQuoted(text, found, true);
 }
