@@ -195,6 +195,8 @@ export class Marks {
   private readonly prims = new Map<string | number, Origin>();
   /** Collections found to hold a marked value (its origin) or none (null). */
   private readonly holds = new WeakMap<object, Origin | null>();
+  /** The numbers of marked floats (marked by identity), for messages that quote them. */
+  private readonly floats = new Map<number, Origin>();
   /** Hidden collections whose small values are marked: the program has taken something out of them. */
   private readonly opened = new WeakSet<object>();
   private empty = true;
@@ -224,6 +226,7 @@ export class Marks {
     }
     if (this.objs.has(v)) return;
     this.objs.set(v, o);
+    if (v instanceof LFloat) this.floats.set(v.v, o);
     this.empty = false;
     if (v instanceof Vec) {
       let i = 0;
@@ -345,6 +348,7 @@ export class Marks {
     }
     if (this.objs.has(v)) return;
     this.objs.set(v, o);
+    if (v instanceof LFloat) this.floats.set(v.v, o);
     this.empty = false;
     if (depth > 64 || --this.budget < 0) return;
     const kids = children(v);
@@ -558,9 +562,10 @@ export class Marks {
       } else if (typeof v === "string") {
         out = out.split(JSON.stringify(v)).join(shown);
       } else {
-        out = out.replace(new RegExp(`(?<![\\w.])${s.replace(/[.-]/g, "\\$&")}(?![\\w.])`, "g"), shown);
+        out = out.replace(standingAlone(s), shown);
       }
     }
+    for (const [f, o] of this.floats) out = out.replace(standingAlone(String(f), true), standIn("number", o));
     return hideQuoted(out, found, anyCase);
   }
 
@@ -607,4 +612,9 @@ function eachPrimitive(v: Value, visit: (x: string | number) => void): void {
     }
   };
   walk(v, 0);
+}
+
+/** A number as it stands alone in a message (`index 123`, not `1234` or `v1.23`); a float also as written with `.0`. */
+function standingAlone(n: string, float = false): RegExp {
+  return new RegExp(`(?<![\\w.])${n.replace(/[.-]/g, "\\$&")}${float ? "(?:\\.0+)?" : ""}(?![\\w.])`, "g");
 }

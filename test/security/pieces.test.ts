@@ -150,7 +150,7 @@ describe("an error quoting a piece of a hidden string", () => {
 // hidden one shows as a stand-in however it is quoted (escaped, cut short, 3 characters, a
 // small number).
 describe("errors quoting hidden values", () => {
-  const ctx = { _creds: { token: TOKEN, cvv: 123 }, _s: { q: 'Pa"ssW0rd!Secret', n: "BEGIN-KEY\nM5Q8-Z3X7-W2R9\nEND-KEY" }, _pin: 42 };
+  const ctx = { _creds: { token: TOKEN, cvv: 123, rate: 3.75 }, _s: { q: 'Pa"ssW0rd!Secret', n: "BEGIN-KEY\nM5Q8-Z3X7-W2R9\nEND-KEY" }, _pin: 42 };
   const secrets = [TOKEN, 'Pa"ssW0rd!Secret', "M5Q8-Z3X7-W2R9", 'Pa\\"ssW0rd'];
   it.each([
     "(def tok (:token data/_creds))\n(try (+ tok 1) (catch e (println (ex-message e) (:message e) (str e))))",
@@ -163,11 +163,13 @@ describe("errors quoting hidden values", () => {
     "(def tok (:token data/_creds))\n(+ (subs tok 0 3) 1)",
     "(nth [1 2] (:cvv data/_creds))",
     "(nth [] data/_pin)",
+    "(nth [] (* (:rate data/_creds) 1000))",
+    "(nth [] (/ data/_pin 2))",
   ])("%s", async (program) => {
     const r = await evaluate(program, { ctx, isolation: "none" });
     const text = showStandIns(r.ok ? r.prints.join("\n") : `${r.error.message}\n${r.error.hint ?? ""}`);
     for (const f of fragments(secrets)) expect(text, text).not.toContain(f);
-    expect(text, text).not.toMatch(/\b123\b|\b42\b|"K7Z"/);
+    expect(text, text).not.toMatch(/\b123\b|\b42\b|"K7Z"|\b3750\b|\b21\b/);
     expect(text).toContain("<hidden");
   });
 });
