@@ -100,7 +100,7 @@ const PARSERS = new Set(["parse-long", "parse-int", "parse-double", "extract-int
 /** Builtins whose output a model sees: marked arguments are shown as stand-ins. */
 const SINKS = new Set(["println", "print", "prn"]);
 
-/** Nodes one evaluation may visit marking derived collections; past it, collections are marked whole but not walked. */
+/** Nodes one evaluation may visit marking derived collections; past it, every value it shows is hidden. */
 const WALK_BUDGET = 1_000_000;
 
 function markable(v: Value): v is string | number {
@@ -174,7 +174,7 @@ export function hideQuoted(text: string, found: Array<[string, string]>, anyCase
   return out;
 }
 
-/** The mark of a value nested too deep to search, which may hold a marked one. */
+/** The mark of a value too deep, or made past too much marking, to tell whether it holds a marked one. */
 const TOO_DEEP: Origin = { path: "hidden context", root: "hidden context", derived: true };
 
 /** The fewest characters of a hidden string a tool's result is searched for inside longer text. */
@@ -200,6 +200,7 @@ export class Marks {
   /** Hidden collections whose small values are marked: the program has taken something out of them. */
   private readonly opened = new WeakSet<object>();
   private empty = true;
+  /** Nodes left to visit marking derived values; once spent, every value counts as marked (`originOf`). */
   private budget = WALK_BUDGET;
 
   /** Whether nothing has been marked yet. */
@@ -241,8 +242,9 @@ export class Marks {
   /** The mark of a value itself (not of what it holds), if any. */
   originOf(v: Value): Origin | undefined {
     if (v === null || typeof v === "boolean") return undefined;
-    if (typeof v === "object") return this.objs.get(v);
-    return this.prims.get(v);
+    const o = typeof v === "object" ? this.objs.get(v) : this.prims.get(v);
+    // Past the marking budget what is derived is no longer followed: everything counts as marked.
+    return o ?? (this.budget < 0 ? TOO_DEEP : undefined);
   }
 
   /**

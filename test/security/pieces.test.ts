@@ -247,3 +247,17 @@ describe("tools that send hidden values back", () => {
     }
   });
 });
+
+describe("past the marking budget", () => {
+  it("a program that derives more than can be followed has everything it shows hidden", async () => {
+    const r = await evaluate(
+      '(def tok (:token data/_creds))\n(def j1 (vec (repeat 600000 tok)))\n(def j2 (vec (repeat 600000 tok)))\n(doseq [c (vec tok)] (print c))\n(println)\n(println (first (clojure.string/split tok #"-")) (count j1))',
+      { ctx: { _creds: { token: TOKEN } }, isolation: "none", limits: { timeoutMs: 120_000 } },
+    );
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const out = showStandIns(r.prints.join("\n"));
+    for (const f of fragments([TOKEN])) expect(out, out).not.toContain(f);
+    expect(out).not.toContain("600000");
+    expect(out).toContain("<hidden string derived from hidden context>");
+  });
+});
