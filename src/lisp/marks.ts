@@ -193,6 +193,8 @@ function current(): Marks | null {
 export class Marks {
   private readonly objs = new WeakMap<object, Origin>();
   private readonly prims = new Map<string | number, Origin>();
+  /** How many numbers `prims` holds: arithmetic on plain numbers skips the search while none is. */
+  private numbers = 0;
   /** Collections found to hold a marked value (its origin) or none (null). */
   private readonly holds = new WeakMap<object, Origin | null>();
   /** The numbers of marked floats (marked by identity), for messages that quote them. */
@@ -221,7 +223,7 @@ export class Marks {
       // collection is marked once something is taken out of the collection (open).
       if (!markable(v) && !(path === root && small(v))) return;
       const had = this.prims.get(v);
-      if (had === undefined || had.derived) this.prims.set(v, o);
+      if (had === undefined || had.derived) this.setPrim(v, o);
       this.empty = false;
       return;
     }
@@ -255,8 +257,13 @@ export class Marks {
    * of. Past that point equal text in the same evaluation is shown as a stand-in too, which errs
    * towards hiding.
    */
+  private setPrim(v: string | number, o: Origin): void {
+    if (typeof v === "number" && !this.prims.has(v)) this.numbers++;
+    this.prims.set(v, o);
+  }
+
   private pin(v: string | number, o: Origin): void {
-    if (!this.prims.has(v)) this.prims.set(v, o);
+    if (!this.prims.has(v)) this.setPrim(v, o);
     this.empty = false;
   }
 
@@ -343,7 +350,7 @@ export class Marks {
     if (v === null || typeof v === "boolean") return;
     if (typeof v !== "object") {
       if (markable(v) && !this.prims.has(v)) {
-        this.prims.set(v, o);
+        this.setPrim(v, o);
         this.empty = false;
       }
       return;
@@ -393,6 +400,7 @@ export class Marks {
    * element a selector takes out keeps its own mark.
    */
   private afterSmall(name: string, args: Value[], r: string | number): Value {
+    if (typeof r === "number" && this.numbers === 0 && plainNumbers(args)) return r;
     if (this.prims.has(r)) return r;
     const parse = PARSERS.has(name);
     for (const a of args) {
@@ -537,7 +545,7 @@ export class Marks {
       if (typeof x !== "string" || x.length < QUOTED_MIN) return;
       const low = x.toLowerCase();
       const o = given.get(low) ?? (x.length >= ECHO_MIN ? quoted.find(([q]) => low.includes(q))?.[1] : undefined);
-      if (o !== undefined) this.prims.set(x, derivedOf(o));
+      if (o !== undefined) this.setPrim(x, derivedOf(o));
     });
   }
 
@@ -580,7 +588,7 @@ export class Marks {
   carry(v: Value, o: Origin): void {
     if (v === null || typeof v === "boolean") return;
     if (typeof v === "object") this.objs.set(v, o);
-    else this.prims.set(v, o);
+    else this.setPrim(v, o);
     this.empty = false;
   }
 
@@ -619,4 +627,9 @@ function eachPrimitive(v: Value, visit: (x: string | number) => void): void {
 /** A number as it stands alone in a message (`index 123`, not `1234` or `v1.23`); a float also as written with `.0`. */
 function standingAlone(n: string, float = false): RegExp {
   return new RegExp(`(?<![\\w.])${n.replace(/[.-]/g, "\\$&")}${float ? "(?:\\.0+)?" : ""}(?![\\w.])`, "g");
+}
+
+function plainNumbers(args: Value[]): boolean {
+  for (let i = 0; i < args.length; i++) if (typeof args[i] !== "number") return false;
+  return true;
 }
