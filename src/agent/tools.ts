@@ -198,7 +198,7 @@ export class ToolSession {
         args = edited.data;
       }
     }
-    const { value: result } = await this.withTimeout(t, (s) => boxed(t.run(args, s, { name, scope: this.options.scope, hidden: call.hidden, hideResult: () => call.hideResult() })), signal);
+    const { value: result } = await this.withTimeout(t, (s) => boxed(t.run(args, s, { name, scope: this.options.scope, hidden: call.hidden, hideResult: call.hideResult })), signal);
     // Returned from here it is resolved as a promise's value, which reads its `then`: a result
     // that cannot be read (a revoked Proxy) fails here in our words, not the host's.
     if (!readable(result)) throw new ToolFailure("the tool returned an object that cannot be read (reading it threw)");

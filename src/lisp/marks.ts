@@ -14,7 +14,7 @@
 // a hidden string's characters, a hidden card's CVV. Collections and other objects are marked
 // by identity; collections are immutable, so what one holds is found once.
 import { Builtin, type BuiltinDef } from "./core/registry.js";
-import { run, type RunState } from "./runtime.js";
+import { runMarks } from "./runtime.js";
 import { Closure } from "./fn.js";
 import { Fn, isMap, isSet, Keyword, LFloat, type LMap, type LSet, typeName, type Value } from "./values.js";
 import { Vec } from "./vector.js";
@@ -143,35 +143,72 @@ function keyText(k: Value): string {
 export const QUOTED_MIN = 4;
 
 /**
- * `text` with every quote of a hidden value, whole or cut short with `…`, replaced by its
+ * `text` with every quote of a hidden value, whole or cut short (`…`, `...`), replaced by its
  * stand-in: `found` pairs each hidden value's text (QUOTED_MIN+ characters) with its stand-in.
- * Longer values go first, so one that holds another is replaced whole.
+ * With `anyCase`, quotes in another case count too.
  */
 export function hideQuoted(text: string, found: Array<[string, string]>, anyCase = false): string {
-  found.sort((a, b) => b[0].length - a[0].length);
-  let out = text;
-  // With anyCase the search runs over a lower-cased copy kept the same length as `out`.
-  const fold = (t: string): string => (anyCase && t.toLowerCase().length === t.length ? t.toLowerCase() : t);
-  let low = fold(out);
-  for (const [quoted, shown] of found) {
-    const s = fold(quoted);
+  return new QuoteIndex(found, anyCase).hide(text);
+}
+
+const fold = (t: string, anyCase: boolean): string => (anyCase && t.toLowerCase().length === t.length ? t.toLowerCase() : t);
+
+/**
+ * Hidden texts indexed by their first QUOTED_MIN characters, so a message is searched in one
+ * pass over it however many values are hidden (a program catching errors in a loop asks for
+ * every one of them).
+ */
+export class QuoteIndex {
+  private readonly heads = new Map<string, Array<[string, string]>>();
+
+  constructor(
+    found: Array<[string, string]>,
+    private readonly anyCase: boolean,
+  ) {
+    for (const [quoted, shown] of found) this.add(quoted, shown);
+  }
+
+  add(quoted: string, shown: string): void {
+    const s = fold(quoted, this.anyCase);
     const head = s.slice(0, QUOTED_MIN);
-    let i = low.indexOf(head);
-    while (i >= 0) {
+    const list = this.heads.get(head);
+    if (list === undefined) return void this.heads.set(head, [[s, shown]]);
+    // Longer values first, so one that holds another is replaced whole.
+    let at = 0;
+    while (at < list.length && list[at][0].length >= s.length) at++;
+    list.splice(at, 0, [s, shown]);
+  }
+
+  hide(text: string): string {
+    if (this.heads.size === 0) return text;
+    const low = fold(text, this.anyCase);
+    let out = "";
+    let from = 0;
+    let i = 0;
+    while (i + QUOTED_MIN <= text.length) {
+      const hit = this.match(text, low, i);
+      if (hit === null) {
+        i++;
+        continue;
+      }
+      out += text.slice(from, i) + hit.shown;
+      i = from = hit.end;
+    }
+    return from === 0 ? text : out + text.slice(from);
+  }
+
+  /** The hidden value quoted at `i`: its stand-in and where the quote ends (past its `…` or `...` when cut short). */
+  private match(text: string, low: string, i: number): { shown: string; end: number } | null {
+    const list = this.heads.get(low.slice(i, i + QUOTED_MIN));
+    if (list === undefined) return null;
+    for (const [s, shown] of list) {
       let n = QUOTED_MIN;
       while (n < s.length && low[i + n] === s[n]) n++;
-      const whole = n === s.length;
-      const cut = whole ? 0 : out[i + n] === "…" ? 1 : out.startsWith("...", i + n) ? 3 : -1;
-      if (cut >= 0) {
-        out = out.slice(0, i) + shown + out.slice(i + n + cut);
-        low = fold(out);
-        i = low.indexOf(head, i + shown.length);
-      } else {
-        i = low.indexOf(head, i + 1);
-      }
+      const cut = n === s.length ? 0 : text[i + n] === "…" ? 1 : text.startsWith("...", i + n) ? 3 : -1;
+      if (cut >= 0) return { shown, end: i + n + cut };
     }
+    return null;
   }
-  return out;
 }
 
 /** The mark of a value too deep, or made past too much marking, to tell whether it holds a marked one. */
@@ -185,8 +222,8 @@ const WRAPPED = new Map<Builtin, Builtin>();
 
 /** The marks of the evaluation running now, when it has marked anything. */
 function current(): Marks | null {
-  const m = (run as RunState | undefined)?.marks as Marks | null | undefined;
-  return m == null || m.isEmpty ? null : m;
+  const m = runMarks() as Marks | null;
+  return m === null || m.isEmpty ? null : m;
 }
 
 /** The marks of one evaluation. */
@@ -199,6 +236,8 @@ export class Marks {
   private readonly holds = new WeakMap<object, Origin | null>();
   /** The numbers of marked floats (marked by identity), for messages that quote them. */
   private readonly floats = new Map<number, Origin>();
+  /** What error messages are searched for, as written and in any case (`messageIndex`). */
+  private readonly indexes: Array<MessageIndex | undefined> = [];
   /** Hidden collections whose small values are marked: the program has taken something out of them. */
   private readonly opened = new WeakSet<object>();
   private empty = true;
@@ -483,7 +522,7 @@ export class Marks {
 
   /** An argument, its hidden collection opened first. */
   private opening(a: Value): Value {
-    if (a !== null && typeof a === "object" && !this.opened.has(a)) this.open(a);
+    if (a !== null && typeof a === "object") this.open(a);
     return a;
   }
 
@@ -552,31 +591,54 @@ export class Marks {
   /**
    * Text the interpreter wrote (an error message) with every marked string or number it quotes,
    * whole or cut short (`…`, `...`), as written or escaped (`\"`, `\n`), in any case with
-   * `anyCase` (a tool's message), replaced by its stand-in. A string too short to search for bare is replaced where it is quoted (`"K7Z"`), a
-   * small number where it stands alone (`index 123`).
+   * `anyCase` (a tool's message), replaced by its stand-in. A string too short to search for
+   * bare is replaced where it is quoted (`"K7Z"`), a small number where it stands alone
+   * (`index 123`).
    */
   hideText(text: string, anyCase = false): string {
     if (this.empty) return text;
     // A message that is a hidden string itself ((throw (ex-info piece {}))), however short.
     const whole = this.prims.get(text);
     if (whole !== undefined) return standIn("string", whole);
-    const found: Array<[string, string]> = [];
-    let out = text;
-    for (const [v, o] of this.prims) {
-      const shown = standIn(typeof v === "number" ? "number" : "string", o);
-      const s = String(v);
-      if (s.length >= QUOTED_MIN) {
-        found.push([s, shown]);
-        const escaped = JSON.stringify(s).slice(1, -1);
-        if (escaped !== s) found.push([escaped, shown]);
-      } else if (typeof v === "string") {
-        out = out.split(JSON.stringify(v)).join(shown);
-      } else {
-        out = out.replace(standingAlone(s), shown);
-      }
+    const ix = this.messageIndex(anyCase);
+    const out = text
+      .replace(SHORT_QUOTE, (q) => ix.quoted.get(q) ?? q)
+      .replace(NUMBER, (n) => ix.numbers.get(n) ?? ix.floatNumbers.get(n.replace(FLOAT_ZEROS, "")) ?? n);
+    return ix.long.hide(out);
+  }
+
+  /** What `hideText` looks for, brought up to date with what has been marked since it last looked. */
+  private messageIndex(anyCase: boolean): MessageIndex {
+    let ix = this.indexes[anyCase ? 1 : 0];
+    if (ix === undefined) {
+      ix = { prims: 0, floats: 0, quoted: new Map(), numbers: new Map(), floatNumbers: new Map(), long: new QuoteIndex([], anyCase) };
+      this.indexes[anyCase ? 1 : 0] = ix;
     }
-    for (const [f, o] of this.floats) out = out.replace(standingAlone(String(f), true), standIn("number", o));
-    return hideQuoted(out, found, anyCase);
+    // Marked values are only ever added (Maps keep their order): only the new ones are indexed.
+    let k = 0;
+    if (ix.prims < this.prims.size) {
+      for (const [v, o] of this.prims) {
+        if (k++ < ix.prims) continue;
+        const shown = standIn(typeof v === "number" ? "number" : "string", o);
+        const s = String(v);
+        if (s.length >= QUOTED_MIN) {
+          ix.long.add(s, shown);
+          const escaped = JSON.stringify(s).slice(1, -1);
+          if (escaped !== s) ix.long.add(escaped, shown);
+        } else if (typeof v === "string") {
+          ix.quoted.set(JSON.stringify(v), shown);
+        } else {
+          ix.numbers.set(s, shown);
+        }
+      }
+      ix.prims = this.prims.size;
+    }
+    k = 0;
+    if (ix.floats < this.floats.size) {
+      for (const [f, o] of this.floats) if (k++ >= ix.floats) ix.floatNumbers.set(String(f), standIn("number", o));
+      ix.floats = this.floats.size;
+    }
+    return ix;
   }
 
   /** The marks of strings and numbers (by value), to send across a thread boundary; an object's mark travels with it (wire.ts). */
@@ -624,9 +686,26 @@ function eachPrimitive(v: Value, visit: (x: string | number) => void): void {
   walk(v, 0);
 }
 
-/** A number as it stands alone in a message (`index 123`, not `1234` or `v1.23`); a float also as written with `.0`. */
-function standingAlone(n: string, float = false): RegExp {
-  return new RegExp(`(?<![\\w.])${n.replace(/[.-]/g, "\\$&")}${float ? "(?:\\.0+)?" : ""}(?![\\w.])`, "g");
+/** A string of up to 3 characters as a message quotes it (`"K7Z"`). */
+const SHORT_QUOTE = /"(?:[^"\\]|\\.){1,3}"/g;
+/** A number standing alone in a message (`index 123`, not `1234` or `v1.23`). */
+const NUMBER = /(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])/g;
+/** A float's zero fraction (`3750.0`), so it is found as its number is written (`3750`). */
+const FLOAT_ZEROS = /\.0+$/;
+
+/** The marked values an error message may quote, by how they are searched for. */
+interface MessageIndex {
+  /** How many of the marked strings and numbers, and of the marked floats, it holds. */
+  prims: number;
+  floats: number;
+  /** Strings under QUOTED_MIN characters, quoted. */
+  quoted: Map<string, string>;
+  /** Small numbers as written. */
+  numbers: Map<string, string>;
+  /** Marked floats' numbers as written. */
+  floatNumbers: Map<string, string>;
+  /** Longer strings and numbers, as written and escaped. */
+  readonly long: QuoteIndex;
 }
 
 function plainNumbers(args: Value[]): boolean {

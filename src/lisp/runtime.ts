@@ -179,17 +179,20 @@ export function quietly<A extends unknown[]>(f: ((...args: A) => void) | undefin
 
 export let run: RunState;
 
+/** The provenance marks of the run in progress, if any (none outside a run). */
+export function runMarks(): Taking | null {
+  return (run as RunState | undefined)?.marks ?? null;
+}
+
 /** `part`, taken out of `from` by the program, told to the run's marks (when a run with marks is in progress). */
 export function took(from: Value, part: Value): Value {
-  const m = (run as RunState | undefined)?.marks;
-  if (m != null) m.took(from, part);
+  runMarks()?.took(from, part);
   return part;
 }
 
 /** An error message as a program may read it (a caught error): hidden values it quotes as stand-ins. */
 export function shownMessage(text: string): string {
-  const m = (run as RunState | undefined)?.marks;
-  return m == null ? text : m.hideText(text);
+  return runMarks()?.hideText(text) ?? text;
 }
 
 /** Makes `s` the current state and returns the previous one (to restore afterwards). */

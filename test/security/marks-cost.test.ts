@@ -4,7 +4,7 @@
 // The walks are counted (not timed): doubling the input must about double them.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { evaluate } from "../../src/lisp/evaluate.js";
-import { Marks } from "../../src/lisp/marks.js";
+import { Marks, QuoteIndex } from "../../src/lisp/marks.js";
 
 const ctx = { _creds: { token: "sk-live-7Hq2ZpX9wLm4" }, region: "eu" };
 
@@ -36,5 +36,29 @@ describe("marks cost in proportion to the work (adversary)", () => {
     expect(r.ok).toBe(true);
     expect(r.prints.join("\n")).not.toContain("sk-live");
     expect(r.prints.join("\n")).toContain("hidden string");
+  });
+});
+
+describe("error messages searched in proportion to the work (adversary)", () => {
+  // A program that catches an error per row, in a run whose program derived many hidden strings:
+  // every caught message is searched for hidden values. Indexing them again for each message
+  // took 15 s for 10,000 errors over 3,000 strings; the index must grow with what is marked, not
+  // with the errors caught.
+  const names = { _names: Array.from({ length: 300 }, (_, i) => `customer-name-${i}`) };
+  const program = (n: number): string => `(def up-names (mapv clojure.string/upper-case data/_names))\n(count (filter nil? (mapv (fn [i] (try (+ i "x") (catch e nil))) (range ${n}))))`;
+  async function indexed(n: number): Promise<number> {
+    const add = vi.spyOn(QuoteIndex.prototype, "add");
+    const r = await evaluate(program(n), { ctx: names, isolation: "none", limits: { timeoutMs: 600_000 } });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const calls = add.mock.calls.length;
+    add.mockRestore();
+    return calls;
+  }
+
+  it("indexes each hidden value once however many errors are caught", async () => {
+    const few = await indexed(100);
+    const many = await indexed(1_000);
+    expect(few).toBeGreaterThanOrEqual(300);
+    expect(many).toBe(few);
   });
 });
