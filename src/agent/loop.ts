@@ -8,7 +8,7 @@ import { defaultViewOptions, resolveViewOptions, type ViewInput, type ViewOption
 import { createMeter, outputTokens, requestPrice, type Meter } from "../compaction/measure.js";
 import { lookupPrice, type ModelPrice } from "../compaction/prices.js";
 import type { Json } from "../compaction/types.js";
-import { ABORTED, ContextReader, defaultLimits, type ErrorInfo, evaluate, type Limits, type Memory, print, resolveLimits, type ToolCallRecord, unlessAborted } from "../lisp/index.js";
+import { ABORTED, ContextReader, defaultLimits, type ErrorInfo, evaluate, type Limits, type Marks, type Memory, print, resolveLimits, showStandIns, showStandInsIn, toHost, type ToolCallRecord, unlessAborted, type Value } from "../lisp/index.js";
 import type { Llm, LlmUsage } from "../llm/types.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import { defaultRecordOptions, Recorder } from "../trace/record.js";
@@ -351,7 +351,7 @@ class AgentRun {
     let status: TurnStatus = "error";
     if (result.ok) {
       this.memory = result.memory;
-      status = result.outcome === "return" ? this.validate(result.value, record) : result.outcome === "fail" ? this.failed(result.value) : "ok";
+      status = result.outcome === "return" ? this.validate(result.value, record, result.marks) : result.outcome === "fail" ? this.failed(result.value, result.lisp, result.marks) : "ok";
     }
     this.paused = this.gate?.pausedAt(result.toolCalls) ?? null;
     if (this.paused !== null) status = "paused";
@@ -371,7 +371,7 @@ class AgentRun {
     return { limits, deadlineCut: left < own };
   }
 
-  private validate(value: unknown, record: { error?: ErrorInfo }): TurnStatus {
+  private validate(value: unknown, record: { error?: ErrorInfo }, marks: Marks | undefined): TurnStatus {
     const schema = this.agent.output;
     if (schema === undefined) {
       this.returned = value;
@@ -382,18 +382,22 @@ class AgentRun {
       this.returned = parsed.data;
       return "returned";
     }
+    const message = `the (return ...) value does not match the expected output:\n- ${describeIssues(parsed.error, value).join("\n- ")}`;
     record.error = {
       kind: "value_error",
       phase: "runtime",
-      message: `the (return ...) value does not match the expected output:\n- ${describeIssues(parsed.error, value).join("\n- ")}`,
+      // The issues name the value's keys and may quote it (a host's own message): hidden ones are stand-ins.
+      message: marks === undefined ? message : showStandIns(marks.hideText(message, true)),
       hint: "fix the value so it has the shape under Expected output, then return it again",
     };
     return "invalid_return";
   }
 
-  private failed(value: unknown): TurnStatus {
-    this.failMessage = typeof value === "string" ? value : print(value);
-    this.failDetails = value;
+  private failed(value: unknown, lisp: Value, marks: Marks | undefined): TurnStatus {
+    // The reason reaches the result, the saved run, `ptc trace show` and the viewer: hidden values in it are stand-ins.
+    const shown = marks === undefined ? lisp : marks.hide(lisp);
+    this.failMessage = showStandIns(typeof shown === "string" ? shown : print(shown));
+    this.failDetails = shown === lisp ? value : showStandInsIn(toHost(shown));
     return "failed";
   }
 

@@ -20,7 +20,7 @@ export type {
 } from "./evaluate.js";
 export { Fn, isMap, isSet, keyword, Keyword, LFloat, LMap, LSet, typeName, type Value } from "./values.js";
 export { Vec } from "./vector.js";
-export { boxed, ContextReader, toLisp } from "./interop.js";
+export { boxed, ContextReader, toHost, toLisp } from "./interop.js";
 export { contextJsonProblem, parseContextJson } from "./context-json.js";
 export { ABORTED, unlessAborted } from "./abort.js";
 export { read, isSymbolName } from "./reader.js";

@@ -11,6 +11,7 @@
 // it is copied, so a sparse `new Array(1e9)` or a Proxy whose length lies is refused at once.
 import { Map as IMap, Set as ISet } from "ptc-immutable";
 import { LispError } from "./errors.js";
+import { isFieldName, isHiddenKey } from "./hidden-names.js";
 import { defaultLimits, type Limits } from "./limits.js";
 import { printChecked, PrintOverflow } from "./printer.js";
 import { defaultClock, fuelExhausted, limitError, timeoutError } from "./runtime.js";
@@ -120,9 +121,11 @@ class Refused {
   ) {}
 }
 
-function pathText(path: ReadonlyArray<string | number>): string {
-  let out = "";
-  for (const p of path) out += typeof p === "number" ? `[${p}]` : /^[A-Za-z_$][\w$-]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`;
+/** A place in data as JavaScript writes it; in hidden context (`data/_creds`) a key that is not a field name is written `[…]`. */
+function pathText(where: string, path: ReadonlyArray<string | number>): string {
+  const hidden = where.startsWith("data/") && isHiddenKey(where.slice("data/".length));
+  let out = where;
+  for (const p of path) out += typeof p === "number" ? `[${p}]` : hidden && !isFieldName(p) ? "[…]" : /^[A-Za-z_$][\w$-]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`;
   return out;
 }
 
@@ -153,7 +156,7 @@ class Inbound {
 
   tooLarge(n: number): LispError {
     const max = this.budget.limits.maxCollectionSize;
-    return new LispError("collection_too_large", `${this.where}${pathText(this.path)} has ${n} elements, over the limit of ${max} (maxCollectionSize)`, undefined, "give the program a smaller slice of the data, or page through it with a tool");
+    return new LispError("collection_too_large", `${pathText(this.where, this.path)} has ${n} elements, over the limit of ${max} (maxCollectionSize)`, undefined, "give the program a smaller slice of the data, or page through it with a tool");
   }
 
   private readonly tooBig = (): LispError =>
@@ -289,7 +292,7 @@ export function toLisp(x: unknown, maxDepth = 256, depth = 0, where = "host data
     return new Inbound(budget, maxDepth, where).convert(x, depth);
   } catch (e) {
     if (!(e instanceof Refused)) throw e;
-    throw new LispError("type_error", `${where}${pathText(e.path)} is ${e.what}, which cannot cross into the program`, undefined, "give programs plain data: objects, arrays, strings, numbers, booleans and null");
+    throw new LispError("type_error", `${pathText(where, e.path)} is ${e.what}, which cannot cross into the program`, undefined, "give programs plain data: objects, arrays, strings, numbers, booleans and null");
   }
 }
 

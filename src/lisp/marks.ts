@@ -14,10 +14,13 @@
 // a hidden string's characters, a hidden card's CVV. Collections and other objects are marked
 // by identity; collections are immutable, so what one holds is found once.
 import { Builtin, type BuiltinDef } from "./core/registry.js";
+import { isFieldName, isHiddenKey } from "./hidden-names.js";
 import { runMarks } from "./runtime.js";
 import { Closure } from "./fn.js";
 import { Fn, isMap, isSet, Keyword, LFloat, type LMap, type LSet, typeName, type Value } from "./values.js";
 import { Vec } from "./vector.js";
+
+export { isHiddenKey };
 
 /** Where a marked value came from: its place (`data/_creds :crm :token`) and whether it was computed from it. */
 export interface Origin {
@@ -30,11 +33,6 @@ export interface Origin {
 /** A stand-in is written between these private-use characters until it is shown (`showStandIns`). */
 export const STAND_IN_OPEN = "\uE000";
 export const STAND_IN_CLOSE = "\uE001";
-
-/** Whether a context key is hidden from prompts. */
-export function isHiddenKey(key: string): boolean {
-  return key.startsWith("_");
-}
 
 /** The text a marked value is shown as, for a value of type `type`. */
 export function standIn(type: string, o: Origin): string {
@@ -133,10 +131,11 @@ function* iterEntries(m: LMap): Iterable<Value> {
   }
 }
 
+/** A hidden map's key as its values' place shows it: a field name as written, any other key as `…` (it is hidden itself). */
 function keyText(k: Value): string {
-  if (k instanceof Keyword) return ":" + k.name;
-  if (typeof k === "number") return String(k);
-  return typeName(k);
+  if (k instanceof Keyword && isFieldName(k.name)) return ":" + k.name;
+  if (typeof k === "number" && !markable(k) && !small(k)) return String(k);
+  return "…";
 }
 
 /** The fewest characters of a hidden string or number that text is searched for (shorter ones are too common). */
@@ -274,10 +273,22 @@ export class Marks {
       let i = 0;
       for (const x of v as Vec<Value>) this.place(x, `${path} ${i++}`, root);
     } else if (isMap(v)) {
-      for (const [k, x] of v) this.place(x, `${path} ${keyText(k)}`, root);
+      for (const [k, x] of v) {
+        const at = keyText(k);
+        if (at === "…") this.placeKey(k, o);
+        this.place(x, `${path} ${at}`, root);
+      }
     } else if (isSet(v)) {
       for (const x of v) this.place(x, path, root);
     }
+  }
+
+  /** Marks a hidden map's key that is not a field name (`:alice@example.com`) with the map's place, its name by value too, for messages that quote it. */
+  private placeKey(k: Value, o: Origin): void {
+    if (!(k instanceof Keyword)) return this.place(k, o.path, o.root);
+    if (!this.objs.has(k)) this.objs.set(k, o);
+    const had = this.prims.get(k.name);
+    if ((markable(k.name) || small(k.name)) && (had === undefined || had.derived)) this.setPrim(k.name, o);
   }
 
   /** The mark of a value itself (not of what it holds), if any. */
@@ -349,7 +360,7 @@ export class Marks {
     }
     if (v === null || typeof v !== "object" || depth > 64 || --this.budget < 0) return;
     if (v instanceof Keyword) {
-      if (all) {
+      if (all && (small(v.name) || !isFieldName(v.name))) {
         if (!this.objs.has(v)) this.objs.set(v, o);
         if (small(v.name)) this.pin(v.name, o);
       }
@@ -394,7 +405,9 @@ export class Marks {
       }
       return;
     }
-    if (this.objs.has(v)) return;
+    // Keywords are shared by name: a field name inside a derived collection (`:plan`) is its
+    // shape, and marking it would hide that name everywhere in the evaluation.
+    if (this.objs.has(v) || (depth > 0 && v instanceof Keyword && isFieldName(v.name))) return;
     this.objs.set(v, o);
     if (v instanceof LFloat) this.floats.set(v.v, o);
     this.empty = false;
@@ -538,10 +551,24 @@ export class Marks {
     if (own === undefined && this.find(v) === undefined) return v;
     if (depth > 64) return standIn(typeName(v), own ?? (this.find(v) as Origin));
     if (v instanceof Vec) return Vec.fromArray((v as Vec<Value>).toArray().map((x) => this.hide(x, own, depth + 1)));
-    if (isMap(v)) return v.mapEntries(([k, x]) => [this.hide(k, own, depth + 1), this.hide(x, own, depth + 1)]);
+    if (isMap(v)) return this.hideMap(v, own, depth);
     if (isSet(v)) return v.map((x) => this.hide(x, own, depth + 1));
     if (v instanceof Fn) return own === undefined ? v : standIn("function", own);
     return standIn(typeName(v), own ?? (this.find(v) as Origin));
+  }
+
+  /** A map with its marked parts replaced; hidden keys that would show alike are numbered, so no entry is lost. */
+  private hideMap(m: LMap, own: Origin | undefined, depth: number): LMap {
+    const shown = new Map<Value, number>();
+    return m.mapEntries(([k, x]) => {
+      let hk = this.hide(k, own, depth + 1);
+      if (hk !== k && typeof hk === "string") {
+        const n = (shown.get(hk) ?? 0) + 1;
+        shown.set(hk, n);
+        if (n > 1) hk = `${hk.slice(0, -1)} (${n})${STAND_IN_CLOSE}`;
+      }
+      return [hk, this.hide(x, own, depth + 1)];
+    });
   }
 
   /** Marks a value, all it holds and its small values, as derived from what `from` holds (a tool's result computed from its hidden arguments). */
@@ -553,21 +580,29 @@ export class Marks {
   }
 
   /**
-   * Marks the strings of a tool's result that echo a hidden string its arguments held, in any
-   * case: one equal to a hidden argument string, or one quoting a hidden string of ECHO_MIN+
-   * characters (`"token K7Z2Q9-B3M8X4 accepted"`). Text equal to a hidden value that the tool was
-   * not given stays as it is.
+   * Marks the strings, numbers and keys of a tool's result that echo a hidden value its arguments
+   * held: equal to a hidden argument string in any case; quoting a hidden string of ECHO_MIN+
+   * characters (`"token K7Z2Q9-B3M8X4 accepted"`); or holding a hidden argument's letters and
+   * digits (ECHO_MIN+ of them) once case, separators and URL or `\u` escapes are set aside, forwards
+   * or reversed (`"4111111111111111"` for `"4111 1111 1111 1111"`, the number 98765432 for
+   * `"98765432"`, `alice.smith%40example.com`). A key is checked as its name (a batch answer keyed
+   * by the emails it was given). Text equal to a hidden value that the tool was not given stays as
+   * it is.
    */
   echoed(args: Value, result: Value): void {
     if (this.empty || this.find(args) === undefined) return;
     const given = new Map<string, Origin>();
+    const compact: Array<[string, Origin]> = [];
     // Small values of hidden collections the tool was given: marked only if it sends them back.
     const smalls = new Map<string | number, Origin>();
     const collect = (x: Value, inside: Origin | undefined, depth: number): void => {
       if (typeof x === "string" || typeof x === "number") {
         const o = this.prims.get(x);
-        if (typeof x === "string" && o !== undefined && x.length >= QUOTED_MIN) given.set(x.toLowerCase(), o);
-        else if (inside !== undefined && small(x)) smalls.set(x, inside);
+        if (o !== undefined) {
+          if (typeof x === "string" && x.length >= QUOTED_MIN) given.set(x.toLowerCase(), o);
+          const c = compactText(String(x));
+          if (c.length >= ECHO_MIN) compact.push([c, o], [reversed(c), o]);
+        } else if (inside !== undefined && small(x)) smalls.set(x, inside);
       } else if (x !== null && typeof x === "object" && depth <= 64 && !(x instanceof Closure)) {
         const own = this.objs.get(x);
         const kids = children(x);
@@ -577,14 +612,25 @@ export class Marks {
     collect(args, undefined, 0);
     const quoted: Array<[string, Origin]> = [];
     for (const [v, o] of this.prims) if (typeof v === "string" && v.length >= ECHO_MIN) quoted.push([v.toLowerCase(), o]);
-    eachPrimitive(result, (x) => {
+    const echo = (text: string): Origin | undefined => {
+      if (text.length < QUOTED_MIN) return undefined;
+      const low = text.toLowerCase();
+      const o = given.get(low) ?? (text.length >= ECHO_MIN ? quoted.find(([q]) => low.includes(q))?.[1] : undefined);
+      if (o !== undefined || compact.length === 0) return o;
+      const c = compactText(text);
+      return c.length >= ECHO_MIN ? compact.find(([q]) => c.includes(q))?.[1] : undefined;
+    };
+    eachPart(result, (x) => {
+      if (x instanceof Keyword) {
+        const o = this.objs.has(x) ? undefined : echo(x.name);
+        if (o !== undefined) this.objs.set(x, derivedOf(o));
+        return;
+      }
       if (this.prims.has(x)) return;
-      const echo = smalls.get(x);
-      if (echo !== undefined) return this.pin(x, echo);
-      if (typeof x !== "string" || x.length < QUOTED_MIN) return;
-      const low = x.toLowerCase();
-      const o = given.get(low) ?? (x.length >= ECHO_MIN ? quoted.find(([q]) => low.includes(q))?.[1] : undefined);
-      if (o !== undefined) this.setPrim(x, derivedOf(o));
+      const pinned = smalls.get(x);
+      if (pinned !== undefined) return this.pin(x, pinned);
+      const o = echo(String(x));
+      if (o !== undefined && (typeof x === "string" || markable(x))) this.setPrim(x, derivedOf(o));
     });
   }
 
@@ -625,6 +671,8 @@ export class Marks {
           ix.long.add(s, shown);
           const escaped = JSON.stringify(s).slice(1, -1);
           if (escaped !== s) ix.long.add(escaped, shown);
+          // A tool's message may send a hidden argument back reversed.
+          if (anyCase && s.length >= ECHO_MIN) ix.long.add(reversed(s), shown);
         } else if (typeof v === "string") {
           ix.quoted.set(JSON.stringify(v), shown);
         } else {
@@ -672,18 +720,30 @@ function derivedOf(o: Origin): Origin {
   return o.derived ? o : { path: o.root, root: o.root, derived: true };
 }
 
-/** Calls `visit` on each string and number in a value (not inside functions), visiting at most WALK_BUDGET nodes. */
-function eachPrimitive(v: Value, visit: (x: string | number) => void): void {
+/** Calls `visit` on each string, number and keyword in a value (not inside functions), visiting at most WALK_BUDGET nodes. */
+function eachPart(v: Value, visit: (x: string | number | Keyword) => void): void {
   let budget = WALK_BUDGET;
   const walk = (x: Value, depth: number): void => {
     if (--budget < 0) return;
-    if (typeof x === "string" || typeof x === "number") visit(x);
+    if (typeof x === "string" || typeof x === "number" || x instanceof Keyword) visit(x);
     else if (x !== null && typeof x === "object" && depth <= 64 && !(x instanceof Closure)) {
       const kids = children(x);
       if (kids !== null) for (const k of kids) walk(k, depth + 1);
     }
   };
   walk(v, 0);
+}
+
+/** Text's letters and digits in lower case, its URL (`%40`) and `\u0040` escapes read first: what an echo keeps of a value whatever it did to separators. */
+function compactText(text: string): string {
+  return text.replace(ESCAPE, (m, hex: string | undefined, u: string | undefined) => String.fromCharCode(parseInt(hex ?? u ?? "", 16))).toLowerCase().replace(NOT_ALNUM, "");
+}
+
+const ESCAPE = /%([0-9A-Fa-f]{2})|\\u([0-9A-Fa-f]{4})/g;
+const NOT_ALNUM = /[^\p{L}\p{N}]/gu;
+
+function reversed(text: string): string {
+  return [...text].reverse().join("");
 }
 
 /** A string of up to 3 characters as a message quotes it (`"K7Z"`). */

@@ -194,8 +194,8 @@ describe("hidden context is never exported (adversary)", () => {
     expect(spans.length).toBeGreaterThan(6);
     const exported = JSON.stringify(spans.map((s) => ({ name: s.name, attributes: s.attributes, status: s.status, events: s.events, links: s.links, resource: s.resource.attributes })));
     for (const f of fragments) expect(exported).not.toContain(f);
-    // The run did see the secret: the host's own failure message holds it, the spans do not.
-    expect(step.fail?.message).toContain(SECRET);
+    // The failure reason was computed from the secret: it reaches the host (and the saved run, the CLI and the viewer) as a stand-in.
+    expect(step.fail?.message).toBe("<hidden string derived from data/_creds>");
   });
 
   it("a tool span says tool_timeout for a call that ran out of time, and tool_error for a tool's own error that only mentions one", async () => {

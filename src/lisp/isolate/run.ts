@@ -309,7 +309,18 @@ function hideArgs(text: string, args: unknown, shown: unknown): string {
       return;
     }
     if (Array.isArray(s) && Array.isArray(a)) for (let i = 0; i < s.length; i++) walk(a[i], s[i], depth + 1);
-    else if (s !== null && typeof s === "object" && a !== null && typeof a === "object") for (const k of Object.keys(s)) walk((a as Record<string, unknown>)[k], (s as Record<string, unknown>)[k], depth + 1);
+    else if (s !== null && typeof s === "object" && a !== null && typeof a === "object") {
+      // A hidden key is a stand-in in the shown form: paired with the argument's key in the same place.
+      const shownKeys = Object.keys(s);
+      const keys = Object.keys(a);
+      for (let i = 0; i < shownKeys.length; i++) {
+        const k = shownKeys[i];
+        const key = k in a ? k : shownKeys.length === keys.length ? keys[i] : undefined;
+        if (key === undefined) continue;
+        if (key !== k && k.startsWith(STAND_IN_OPEN) && key.length >= QUOTED_MIN) found.push([key, k]);
+        walk((a as Record<string, unknown>)[key], (s as Record<string, unknown>)[k], depth + 1);
+      }
+    }
   };
   walk(args, shown, 0);
   return hideQuoted(text, found, true);

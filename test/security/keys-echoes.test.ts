@@ -1,0 +1,156 @@
+// The adversary for hidden context where it is not a value: the keys of a hidden map (users
+// keyed by email, cards by number), the output check's message naming the keys and quoting the
+// input of a returned value, a tool that answers keyed by its hidden argument or sends it back
+// rewritten (separators dropped, another type, URL-encoded, reversed), and the host's own
+// surfaces (the failure reason, the saved run, worker-side tool events). Found by a red-team
+// pass; each case failed before its fix.
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { runToJson } from "../../src/agent/saved-run.js";
+import { SubAgent } from "../../src/agent/subagent.js";
+import { tool, type Tool } from "../../src/agent/tools.js";
+import { evaluate } from "../../src/lisp/evaluate.js";
+import { showStandIns } from "../../src/lisp/marks.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
+import { traceToJson } from "../../src/trace/serialize.js";
+import { fragments, leaks } from "../support/hidden.js";
+
+const code = (body: string): string => "```clojure\n" + body + "\n```";
+const TOKEN = "K7Z2Q9-B3M8X4-W5R2";
+const EMAIL = "alice.smith@example.com";
+const CARD = "4111 1111 1111 1111";
+const CONTEXT = { _creds: { token: TOKEN, email: EMAIL, card: CARD }, _users: { [EMAIL]: { pin: 4321, plan: "pro" }, "bob.jones@example.com": { pin: 9876, plan: "team" } }, region: "eu" };
+// Fragments that ordinary text around them holds anyway ("ampl" of example.com in a tool's own data) are not counted.
+const FRAGS = new Set([...fragments([TOKEN, EMAIL, CARD.replace(/ /g, ""), "alice.smith", "bob.jones"])].filter((f) => !"example.com".includes(f) && !f.includes(".com")));
+
+interface Seen {
+  prompts: string;
+  host: string;
+}
+
+/** Runs programs as an agent in one history view and collects what models saw and what the host keeps (trace, saved run, failure, events). */
+async function run(programs: string[], options: { tools?: Record<string, Tool>; output?: z.ZodType; compressHistory: boolean; isolation?: "none" | "worker" }): Promise<Seen> {
+  const llm = scriptedLlm(programs.map(code));
+  const agent = SubAgent.create({ prompt: "Look the customer up.", maxTurns: programs.length, ...(options.tools === undefined ? {} : { tools: options.tools }), ...(options.output === undefined ? {} : { output: options.output }) });
+  const events: unknown[] = [];
+  const step = await SubAgent.run(agent, { llm, context: CONTEXT, compressHistory: options.compressHistory, isolation: options.isolation ?? "none", onEvent: (e) => void events.push(e) });
+  const prompts = llm.requests.flatMap((r) => r.messages.map((m) => m.content)).join("\n");
+  const events_ = JSON.stringify(events.filter((e) => (e as { type: string }).type !== "program"));
+  // Numbers in the host's records are timings and counts: digits of them are no leak of the card.
+  const host = [traceToJson(step.trace), JSON.stringify(step.fail ?? null), runToJson(step).replace(/"context":\{.*?\}\}\}/s, ""), events_].join("\n").replace(/":-?\d+(?:\.\d+)?/g, '":0');
+  return { prompts, host };
+}
+
+function expectClean(text: string, where: string): void {
+  const found = leaks(text, FRAGS);
+  expect(found, `${where}: ${found.map((f) => text.slice(Math.max(0, text.indexOf(f) - 80), text.indexOf(f) + 40)).join(" | ")}`).toEqual([]);
+}
+
+const VIEWS = [false, true];
+
+describe("the output check's message shows no hidden key or input", () => {
+  const T = "(:token data/_creds)";
+  const E = "(:email data/_creds)";
+  const CASES: Array<[string, z.ZodType, string]> = [
+    ["a hidden string as an unknown key", z.strictObject({ n: z.number() }), `(return {:n 1 ${T} 2})`],
+    ["a keyword made from a hidden string", z.strictObject({ n: z.number() }), `(return {:n 1 (keyword ${E}) 2})`],
+    ["a hidden key on an issue's path", z.object({ n: z.record(z.string(), z.number()) }), `(return {:n {${E} "x"}})`],
+    ["a cut of a hidden string on the path", z.object({ m: z.record(z.string(), z.object({ v: z.number() })) }), `(return {:m {(subs ${T} 0 13) {:v "bad"}}})`],
+    ["a host's message that quotes the input", z.object({ email: z.string().refine((v) => v.endsWith("@corp.example"), { error: (iss) => `not a corp address: ${String(iss.input)}` }) }), `(return {:email ${E}})`],
+    ["keys grouped from hidden values", z.record(z.string(), z.array(z.number())), `(return (group-by :email [{:email ${E} :n 1}]))`],
+  ];
+  it.each(CASES)("%s", async (_name, output, program) => {
+    for (const compressHistory of VIEWS) {
+      const seen = await run([program, "(return {:n 1})"], { output, compressHistory });
+      expect(seen.prompts).toContain("does not match the expected output");
+      expectClean(seen.prompts, "prompts");
+      expectClean(seen.host, "trace and saved run");
+    }
+  });
+});
+
+describe("keys of a hidden map stay hidden", () => {
+  const PROGRAMS = [
+    "(println data/_users)",
+    "(println (map :pin (vals data/_users)))",
+    "(println (into {} data/_users))",
+    "(println (first data/_users))",
+    "(println (keys data/_users))",
+    "(println (dissoc data/_users :nobody))",
+    "(def u (first (vals data/_users)))\n(println (:plan u) (+ (:plan u) 1))",
+    "(doseq [[k v] data/_users] (println k (:plan v)))",
+  ];
+  it.each(PROGRAMS)("%s", async (program) => {
+    for (const compressHistory of VIEWS) {
+      const seen = await run([program, "(println 1)", "(return :done)"], { compressHistory });
+      expect(seen.prompts).toContain("<hidden");
+      expectClean(seen.prompts, "prompts");
+      expectClean(seen.host.replace(/"source":"[^"]*"/g, ""), "trace and saved run");
+    }
+  });
+
+  it("a hidden map's field names still show, and a map with hidden keys keeps every entry", async () => {
+    const r = await evaluate("(println data/_creds)\n(println (count data/_users) data/_users)\n(def t (:token data/_creds))\n(println {(subs t 0 6) 1 (subs t 7 13) 2 (subs t 14) 3})", { ctx: CONTEXT, isolation: "none" });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const [creds, users, cuts] = r.prints.map(showStandIns);
+    expect(creds).toMatch(/^\{:token <hidden string from data\/_creds :token> :email <hidden string from data\/_creds :email> :card <hidden string from data\/_creds :card>\}$/);
+    expect(users.match(/<hidden keyword from data\/_users(?: \(2\))?> \{:pin <hidden integer from data\/_users … :pin> :plan <hidden string from data\/_users … :plan>\}/g)).toHaveLength(2);
+    expect(cuts.match(/<hidden string derived from data\/_creds[^>]*> [123]/g)).toHaveLength(3);
+  });
+
+  it("a hidden map holding what cannot cross names no hidden key in its error", async () => {
+    const r = await evaluate("(count data/_users)", { ctx: { _users: { [EMAIL]: { cb: () => 1 } } }, isolation: "none" });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error.message).toContain("cannot cross into the program");
+      expectClean(r.error.message, "error");
+    }
+  });
+});
+
+describe("a tool that sends a hidden argument back rewritten does not show it", () => {
+  const TOOLS = {
+    batch: tool({ description: "Plans by email.", input: z.object({ emails: z.array(z.string()) }), run: ({ emails }) => Object.fromEntries(emails.map((e) => [e, { plan: "pro", seats: 3 }])) }),
+    check: tool({ description: "Checks a token.", input: z.object({ token: z.string() }), run: ({ token }) => ({ [token]: "valid", compact: token.replace(/-/g, ""), reversed: [...token].reverse().join("") }) }),
+    card: tool({ description: "Normalizes a card.", input: z.object({ card: z.string() }), run: ({ card }) => ({ digits: card.replace(/ /g, ""), n: Number(card.replace(/ /g, "")) }) }),
+    link: tool({ description: "A link for an email.", input: z.object({ email: z.string() }), run: ({ email }) => ({ url: `https://crm.example/u?e=${encodeURIComponent(email)}` }) }),
+    reject: tool({ description: "Rejects a token.", input: z.object({ token: z.string() }), run: ({ token }) => { throw new Error(`bad token: ${[...token].reverse().join("")}`); } }),
+  };
+  const PROGRAMS = [
+    "(def r (tool/batch {:emails [(:email data/_creds)]}))\n(println r (keys r))",
+    "(def r (tool/check {:token (:token data/_creds)}))\n(println r)",
+    "(def r (tool/card {:card (:card data/_creds)}))\n(println r)",
+    "(def r (tool/link {:email (:email data/_creds)}))\n(println r)",
+    "(tool/reject {:token (:token data/_creds)})",
+  ];
+  it.each(PROGRAMS)("%s", async (program) => {
+    for (const compressHistory of VIEWS) {
+      const seen = await run([program, "(println 1)", "(return :done)"], { tools: TOOLS, compressHistory });
+      expectClean(seen.prompts, "prompts");
+    }
+  });
+
+  it("a result that merely holds text like a hidden argument's still shows", async () => {
+    const seen = await run(['(def r (tool/batch {:emails [(:email data/_creds)]}))\n(println r)\n(println (tool/batch {:emails ["carol@example.com"]}))', "(return :done)"], { tools: TOOLS, compressHistory: false });
+    expect(seen.prompts).toContain('{<hidden keyword derived from data/_creds> {:plan "pro" :seats 3}}');
+    expect(seen.prompts).toContain('{:carol@example.com {:plan "pro" :seats 3}}');
+  });
+});
+
+describe("the host's surfaces show no hidden value", () => {
+  it("a failure reason computed from hidden context is hidden in the result, the saved run and the trace", async () => {
+    for (const compressHistory of VIEWS) {
+      const seen = await run(['(fail (str "bad token " (:token data/_creds)))'], { compressHistory });
+      expect(seen.host).toContain('"message":"<hidden string derived from data/_creds>"');
+      expectClean(seen.host, "host");
+    }
+  });
+
+  it("a tool's refusal naming a hidden key is hidden in the events of a worker run", async () => {
+    const strict = tool({ description: "Strict.", input: z.strictObject({ q: z.string() }), run: () => ({ ok: 1 }) });
+    const seen = await run(['(tool/strict {:q "x" (:email data/_creds) 1})', "(return :done)"], { tools: { strict }, compressHistory: false, isolation: "worker" });
+    expect(seen.host).toContain("invalid arguments");
+    expectClean(seen.host.replace(/"source":"[^"]*"/g, ""), "events");
+    expectClean(seen.prompts, "prompts");
+  });
+});
