@@ -125,8 +125,9 @@ class AgentRun {
     parent: RunScope | null,
     approvals: ApprovalSetup | undefined,
   ) {
-    this.viewOptions = tryViewOptions(options);
-    this.strategy = tryStrategy(options);
+    const settled = withClientCache(options);
+    this.viewOptions = tryViewOptions(settled);
+    this.strategy = tryStrategy(settled);
     this.recorder = new Recorder({ sampleItems: this.viewOptions.sampleItems, sampleChars: this.viewOptions.sampleChars, ednBudget: options.ednBudget ?? defaultRecordOptions.ednBudget });
     const own = run.deadlineMs !== undefined ? Date.now() + run.deadlineMs : undefined;
     this.deadlineAt = own === undefined ? parent?.deadlineAt : parent?.deadlineAt === undefined ? own : Math.min(own, parent.deadlineAt);
@@ -496,6 +497,16 @@ export async function runAgent(agent: Agent, run: RunOptions, parent: RunScope |
   agentRun.observer?.runEnd(step);
   run.onStep?.(step);
   return step;
+}
+
+/**
+ * The options with the client's cache model (`Llm.cacheModel`) where the view names none: a
+ * breakpoint client given the token-prefix layout found its cache only at the task on every
+ * prompt (3.6 times full history's cost over 63 turns).
+ */
+function withClientCache(options: InheritableOptions): InheritableOptions {
+  const cacheModel = options.llm?.cacheModel;
+  return cacheModel === undefined || options.view?.cacheModel !== undefined ? options : { ...options, view: { ...options.view, cacheModel } };
 }
 
 /** The run's view options, or the defaults when they are invalid: `prepare` then ends the run with invalid_input. */

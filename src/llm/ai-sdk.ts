@@ -30,6 +30,8 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
 
   return {
     name,
+    // Its messages carry Anthropic's cache option, which only an Anthropic provider reads.
+    ...(id.startsWith("anthropic") ? { cacheModel: "breakpoint" as const } : {}),
     complete(request) {
       const { system, messages } = toModelMessages(request);
       const maxOutputTokens = request.maxOutputTokens ?? options.maxTokens;

@@ -48,6 +48,7 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
 
   return {
     name,
+    ...(cache ? { cacheModel: "breakpoint" as const } : {}),
     complete(request) {
       const { system, messages } = toAnthropic(request.messages, cache ? cacheMarks(request) : new Set());
       const body = {

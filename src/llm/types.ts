@@ -73,5 +73,12 @@ export interface LlmResponse {
 
 export interface Llm {
   readonly name: string;
+  /**
+   * How the provider behind the client caches prompts, when the client knows: `breakpoint` when
+   * it marks cache breakpoints (Anthropic's `cache_control`), `token-prefix` when the provider
+   * caches the prefix shared with an earlier request by itself (OpenAI). A compressed history
+   * view lays its summaries out for it unless `view.cacheModel` says otherwise.
+   */
+  readonly cacheModel?: "token-prefix" | "breakpoint";
   complete(request: LlmRequest): Promise<LlmResponse>;
 }

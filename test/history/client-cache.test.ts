@@ -1,0 +1,69 @@
+// A host that turns compression on with an Anthropic-style client and names no cache model. The
+// client marks cache breakpoints (the system prompt, the strategy's stable points, the last
+// message); given the token-prefix layout, whose one summary message changes on every prompt,
+// it found its cache only at the system prompt: 3.6 times full history's cost over 63 turns.
+// The view now takes the client's cache model (`Llm.cacheModel`) unless told otherwise.
+import { describe, expect, it } from "vitest";
+import { SubAgent } from "../../src/agent/subagent.js";
+import { createMeter } from "../../src/compaction/measure.js";
+import { PROVIDER_CACHES } from "../../src/compaction/prices.js";
+import { aiSdkLlm } from "../../src/llm/ai-sdk.js";
+import { anthropicLlm } from "../../src/llm/anthropic.js";
+import { cacheMarks } from "../../src/llm/messages.js";
+import { openaiLlm } from "../../src/llm/openai.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
+import type { Llm, LlmRequest } from "../../src/llm/types.js";
+
+const code = (body: string, prose = ""): string => (prose === "" ? "" : prose + "\n\n") + "```clojure\n" + body + "\n```";
+const rows = Array.from({ length: 300 }, (_, i) => ({ id: i, sku: `SKU-${10000 + i}`, city: ["Oslo", "Lima", "Perth", "Tokyo"][i % 4], qty: (i * 7) % 13, price: (i * 37) % 500 }));
+
+// Explores rows for 62 turns, keeping a few of them now and then: the shape of a long look through data.
+const replies = [...Array.from({ length: 62 }, (_, k) => code(k % 3 === 0 ? `(def acc${k % 5} (take 3 (drop ${k} data/rows)))` : `(println (take 2 (drop ${k * 4} data/rows)))`, k % 2 ? "Next." : "")), code("(return 1)")];
+
+/** A client like anthropicLlm: it marks what `cacheMarks` picks, and says it caches at breakpoints unless `cacheModel` is left out. */
+function breakpointClient(sent: Array<{ request: LlmRequest; marks: number[] }>, cacheModel: Llm["cacheModel"]): Llm {
+  const scripted = scriptedLlm(replies);
+  return {
+    name: "fake-anthropic",
+    ...(cacheModel === undefined ? {} : { cacheModel }),
+    complete: (request) => {
+      sent.push({ request, marks: [...cacheMarks(request)] });
+      return scripted.complete(request);
+    },
+  };
+}
+
+/** The run's cost under Anthropic's cache, each prompt priced with the breakpoints the client marked. */
+async function cost(compressHistory: boolean, view?: { cacheModel: "token-prefix" | "breakpoint" }): Promise<{ cost: number; cacheModel: string | undefined }> {
+  const sent: Array<{ request: LlmRequest; marks: number[] }> = [];
+  const agent = SubAgent.create({ prompt: "Look at the rows.", maxTurns: replies.length });
+  const step = await SubAgent.run(agent, { llm: breakpointClient(sent, "breakpoint"), context: { rows }, compressHistory, ...(view === undefined ? {} : { view }) });
+  expect(step.ok).toBe(true);
+  const meter = createMeter({ input: 1, output: 0, cache: PROVIDER_CACHES.anthropic });
+  for (const { request, marks } of sent) meter.add({ messages: request.messages, breakpoints: marks });
+  return { cost: meter.totals.cost, cacheModel: step.trace.settings?.view?.cacheModel };
+}
+
+describe("the compressed view takes the client's cache model", () => {
+  it("an Anthropic-style client with compression and no cache model named: the breakpoint layout, and cheaper than full history", async () => {
+    const full = await cost(false);
+    const compressed = await cost(true);
+    expect(compressed.cacheModel).toBe("breakpoint");
+    expect(compressed.cost).toBeLessThan(full.cost);
+  });
+
+  it("a cache model the view names wins over the client's", async () => {
+    const named = await cost(true, { cacheModel: "token-prefix" });
+    expect(named.cacheModel).toBe("token-prefix");
+  });
+});
+
+describe("clients say how their provider caches", () => {
+  it("anthropicLlm and an AI SDK Anthropic model mark breakpoints; with caching off, or another provider, they say nothing", () => {
+    expect(anthropicLlm({ model: "claude-x", apiKey: "k", env: {} }).cacheModel).toBe("breakpoint");
+    expect(anthropicLlm({ model: "claude-x", apiKey: "k", env: {}, cache: false }).cacheModel).toBeUndefined();
+    expect(aiSdkLlm({ model: { provider: "anthropic.messages", modelId: "claude-x" } as never }).cacheModel).toBe("breakpoint");
+    expect(aiSdkLlm({ model: { provider: "openai.chat", modelId: "gpt-x" } as never }).cacheModel).toBeUndefined();
+    expect(openaiLlm({ model: "gpt-x", apiKey: "k", env: {} }).cacheModel).toBeUndefined();
+  });
+});
