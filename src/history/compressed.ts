@@ -268,6 +268,21 @@ function restTokens(turn: Turn, redefines: ReadonlySet<string> | undefined, opti
 }
 
 /**
+ * What turn `i` shows besides its output, which a println cut before it writes again: a turn that
+ * failed, kept in full while its error is in the window, its whole reply and feedback (excerpt,
+ * hint, the calls it made); any other its summary (or program, when longer) and short feedback.
+ * Counting only the summary made cuts that did not pay back past errors kept in full (errors
+ * between wide prints: 1.14x full history at 3x the turns used). The same in every prompt, so
+ * each prompt prices the cuts of earlier ones as they did; exported for the property tests.
+ */
+export function shownBesidesOutput(input: ViewInput, plan: Pick<TurnPlan, "redefines">, i: number, summaryOptions: SummaryOptions): number {
+  const turn = input.turns[i];
+  const bare: TurnPlan = { full: null, printsShown: 0, superseded: undefined, redefines: plan.redefines, read: undefined, reads: undefined };
+  if (isErrored(turn)) return sizesOf(turn).reply + feedbackTokens(historyFeedback(input, turn, bare, false));
+  return restTokens(turn, plan.redefines, summaryOptions) + feedbackTokens(historyFeedback(input, turn, bare, true));
+}
+
+/**
  * What the turn just done shows after its summary for one prompt: the model's prose as a note and
  * the source of the functions it defined, each only when it fits, with the summary (less what it
  * taught of values read, as in the size rule), in the reply and feedback it stands for. The code
@@ -379,7 +394,7 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
     const seen = seenOf(turns[i], input.maxPrintChars);
     lines.push(seen.lines);
     tokens.push(seen.tokens);
-    rest.push(restTokens(turns[i], plans[i].redefines, summaryOptions));
+    rest.push(shownBesidesOutput(input, plans[i], i, summaryOptions));
   }
   // The prompt whose stream holds `end` turns shows `end` turns (`end + 1` with keepLatestFull):
   // a cut's saving recurs over the prompts left from it (see prompts-left.ts).
@@ -614,9 +629,14 @@ export const compressedView: PromptView = (input, rawOptions) => {
   // what the next prompt may change: the tail in the last message, else the latest turn. Without
   // that mark, a prompt after a rewrite (a println cut) found no written prefix past the task and
   // wrote every message again (random tool-heavy runs at 3x budgets: 1.07x full history).
+  // One more before the turn before the latest, whose summary the next prompt may rewrite (a
+  // superseded line, a moved cut): a hit there, or within the 20 blocks a lookup goes back from
+  // it, saves the history before it. Without it, a name redefined every turn cost up to 1.33x
+  // full history. With four marks a client's own mark on the system prompt gives way: the task's covers it.
   const end = messages.length - 1;
   const stable = tailed ? end - 1 : (places.at(-1)?.message ?? end) - 1;
-  const breakpoints = end > 1 ? (stable > 1 && stable < end ? [1, stable, end] : [1, end]) : [end];
+  const earlier = stable - 1;
+  const breakpoints = end <= 1 ? [end] : stable > 1 && stable < end ? (earlier > 1 && earlier < stable ? [1, earlier, stable, end] : [1, stable, end]) : [1, end];
   return { messages, stats, turns: places, breakpoints };
 };
 

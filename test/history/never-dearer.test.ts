@@ -171,6 +171,36 @@ describe("compressed history is never dearer than full history", () => {
     await expectRuns(randomRun, 1, 26, [5], () => 1);
   }, 120_000);
 
+  // One definition refined turn after turn without printing (narrowing a filter): each prompt
+  // drops the previous turn's line for it (superseded), rewriting that summary. The breakpoint
+  // layout marked only the task, the message before the latest turn and the last one, so the
+  // next prompt found its cache at the task and wrote the whole history again: 1.14x full
+  // history at its own budget, 1.29x at twice it. A mark one message earlier holds the rest.
+  it("a definition refined every turn without printing, under both cache models", async () => {
+    const cities = ["Oslo", "Lima", "Perth"];
+    for (const factor of [1, 2]) {
+      const replies = [...Array.from({ length: 19 }, (_, k) => `Refining the filter.\n\n\`\`\`clojure\n(def candidates (take 5 (sort-by :price > (filter #(and (= (:city %) "${cities[k % 3]}") (> (:price %) ${k * 10})) data/rows))))\n\`\`\``), "```clojure\n(return (count candidates))\n```"];
+      const agent = SubAgent.create({ prompt: "Find the priciest candidates.", maxTurns: replies.length * factor });
+      const trace = (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { rows } })).trace;
+      for (const cache of ["token-prefix", "breakpoint"] as const) expect(ratio(trace, cache, replies.length * factor), `${factor}x, ${cache}`).toBeLessThan(1);
+    }
+  }, 60_000);
+
+  // Wide rows printed every other turn, and between them a paragraph of reasoning (about 400
+  // tokens) whose program fails. A println cut rewrites the failed turns kept in full, reply and
+  // feedback, but priced each at its program's size: 1.05x full history at its own budget and
+  // 1.14x at three times it (token prefix), 1.22x and 1.40x (breakpoint).
+  it("failed turns with long reasoning between wide prints, under both cache models", async () => {
+    const cities = ["Oslo", "Lima", "Perth"];
+    const reasoning = (k: number): string => Array.from({ length: 8 }, (_, i) => `Point ${k}.${i}: the rows in ${cities[i % 3]} have prices that do not follow the quantity, so I want to group them and compare the medians before deciding.`).join(" ");
+    const replies = [...Array.from({ length: 23 }, (_, k) => (k % 2 === 1 ? `${reasoning(k)}\n\n\`\`\`clojure\n(def g${k} (group-by :city data/rows))\n(println (nth (keys g${k}) 9))\n\`\`\`` : `\`\`\`clojure\n(println (take 8 (drop ${k * 5} data/rows)))\n\`\`\``)), "```clojure\n(return 1)\n```"];
+    for (const factor of [1, 3]) {
+      const agent = SubAgent.create({ prompt: "Compare prices by city.", maxTurns: replies.length * factor });
+      const trace = (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { rows } })).trace;
+      for (const cache of ["token-prefix", "breakpoint"] as const) expect(ratio(trace, cache, replies.length * factor), `${factor}x, ${cache}`).toBeLessThan(1);
+    }
+  }, 60_000);
+
   // The generated traces again, each with a budget 1.5 to 5 times its turns. Counting the whole
   // budget left, 42 of 200 traces at 5x cost more than 1.03x full history (up to 1.21x).
   it("generated traces with a turn budget 1.5-5 times the turns used, under both cache models, within 3%", () => {

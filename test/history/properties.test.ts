@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { renderFeedback, renderTurnLine } from "../../src/trace/feedback.js";
 import { typeLabel } from "../../src/trace/record.js";
 import type { DefinitionTrace, RunTrace, Turn } from "../../src/trace/trace.js";
-import { compressedView, isErrored, planTurns } from "../../src/history/compressed.js";
-import { definitionSample, isWhole, learnedLines, renderSummary } from "../../src/history/summary.js";
+import { compressedView, isErrored, planTurns, shownBesidesOutput } from "../../src/history/compressed.js";
+import { definitionSample, isWhole, learnedLines } from "../../src/history/summary.js";
 import { fullView } from "../../src/history/full.js";
 import { PAYBACK_HORIZON } from "../../src/history/prompts-left.js";
 import { countTokens, promptTokens } from "../../src/compaction/tokens.js";
@@ -311,8 +311,8 @@ describe("compressed view properties", () => {
           if (next <= cut) continue;
           // Only when it pays, strictly: the prompts left save reading the dropped tokens; everything
           // from the first turn whose output changes is rewritten (9x a cached read): the kept
-          // output, and each of those turns' program or, when longer, its summary less its output
-          // as first written (tool lines with their results' shapes can pass the program).
+          // output, and what each of those turns shows besides it (shownBesidesOutput: a failed
+          // turn's reply and feedback, another's summary or program and short feedback).
           const keptAfter = (c: number, i: number, before: number): number => Math.max(0, Math.min(lines[i], before + lines[i] - c));
           let dropped = 0;
           let rewritten = 0;
@@ -323,7 +323,7 @@ describe("compressed view properties", () => {
             const now = keptAfter(next, i, before);
             before += lines[i];
             changed ||= was !== now;
-            if (changed) rewritten += Math.max(countTokens(stream[i].program ?? stream[i].reply), countTokens(renderSummary(stream[i], { printsShown: 0, redefines: redefinesOf(trace.turns, stream[i]) }, summaryOpts).text));
+            if (changed) rewritten += shownBesidesOutput(inputOf(trace), { redefines: redefinesOf(trace.turns, stream[i]) }, i, summaryOpts);
             if (lines[i] > 0) {
               dropped += (sizes[i] * (was - now)) / lines[i];
               if (changed) rewritten += (sizes[i] * now) / lines[i];

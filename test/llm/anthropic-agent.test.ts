@@ -48,7 +48,7 @@ describe("anthropicLlm under a history strategy", () => {
     expect(marks(bodies[2])).toEqual(["system:0", "assistant:1:0", "assistant:3:0", "user:4:0"]);
   });
 
-  it("compressed history with the breakpoint layout: summaries are their own messages, sent unchanged, and the task and the message before the latest turn are marked besides the system prompt and the last message", async () => {
+  it("compressed history with the breakpoint layout: summaries are their own messages, sent unchanged, and the task and the two messages before the latest turn are marked besides the last message", async () => {
     bodies.length = 0;
     replies = COMPRESSED;
     const llm = anthropicLlm({ model: "claude-fake", apiKey: "k", baseURL, env: {} });
@@ -59,8 +59,11 @@ describe("anthropicLlm under a history strategy", () => {
     const last = bodies[3];
     // Task, then each summarized turn as an assistant message with its feedback.
     expect(last.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant", "user"]);
-    // The message before the latest turn: the next request's hit if a rewrite (a println cut) changes what follows it.
-    expect(marks(last)).toEqual(["system:0", "user:0:0", "user:4:0", "user:6:0"]);
+    // The two messages before the latest turn: the next request's hit if a rewrite (a println
+    // cut, a superseded line) changes what follows them. Four marks are all a request may carry:
+    // the system prompt's gives way to the task's, which covers it (the first request marked it).
+    expect(marks(bodies[0])).toContain("system:0");
+    expect(marks(last)).toEqual(["user:0:0", "assistant:3:0", "user:4:0", "user:6:0"]);
     // Each summary reaches the wire once and is sent unchanged in every later request.
     const text = (b: Body, i: number): string => JSON.stringify(b.messages[i].content.map((c) => ({ ...c, cache_control: undefined })));
     for (let k = 2; k < 4; k++) for (let i = 0; i < bodies[k - 1].messages.length - 1; i++) expect(text(bodies[k], i)).toBe(text(bodies[k - 1], i));
