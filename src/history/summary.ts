@@ -8,7 +8,7 @@
 import { renderSeenPrints, seenPrints } from "../trace/feedback.js";
 import { recordKeys, typeLabel } from "../trace/record.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "../trace/trace.js";
-import { type Form, isMap, isSet, keyword, LFloat, LMap, LSet, printSample, quoteString, read, toLisp, type Value, Vec } from "../lisp/index.js";
+import { cutPoint, type Form, isMap, isSet, keyword, LFloat, LMap, LSet, printSample, quoteString, read, toLisp, type Value, Vec } from "../lisp/index.js";
 import { elementShape, keyShape, SHAPE_STRING, valueShape } from "./shape.js";
 
 export interface SummaryOptions {
@@ -427,7 +427,7 @@ function argsText(args: unknown, options: SummaryOptions): string {
 }
 
 function cut(s: string, max: number): string {
-  return s.length > max ? s.slice(0, max) + "..." : s;
+  return s.length > max ? s.slice(0, cutPoint(s, max)) + "..." : s;
 }
 
 /**
@@ -475,5 +475,5 @@ export function noteLine(reply: string): string {
   if (prose.length <= NOTE_CHARS) return "; Note: " + prose;
   // Cut at the last word boundary within the limit (a single longer word is cut at the limit).
   const space = prose.lastIndexOf(" ", NOTE_CHARS);
-  return "; Note: " + prose.slice(0, space > 0 ? space : NOTE_CHARS) + "...";
+  return "; Note: " + prose.slice(0, space > 0 ? space : cutPoint(prose, NOTE_CHARS)) + "...";
 }

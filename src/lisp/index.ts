@@ -22,6 +22,7 @@ export { Fn, isMap, isSet, keyword, Keyword, LFloat, LMap, LSet, typeName, type 
 export { Vec } from "./vector.js";
 export { boxed, ContextReader, toHost, toLisp } from "./interop.js";
 export { contextJsonProblem, parseContextJson } from "./context-json.js";
+export { cutPoint } from "./text.js";
 export { ABORTED, unlessAborted } from "./abort.js";
 export { read, isSymbolName } from "./reader.js";
 export { freeNames } from "./reads.js";

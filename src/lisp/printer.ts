@@ -2,6 +2,7 @@
 // (at most N items per collection and M characters overall, saying what was cut).
 import { Map as IMap, Set as ISet } from "ptc-immutable";
 import { LispError } from "./errors.js";
+import { cutPoint } from "./text.js";
 import { Fn, Keyword, LFloat, Reduced, Regex, Var, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 
@@ -70,7 +71,7 @@ class Writer {
       if (this.hard) throw new PrintOverflow(this.len + s.length);
       const room = this.maxChars - this.len;
       // An ellipsis being written already says "cut": do not write a second one.
-      if (room > 0 && s !== "...") this.parts.push(s.slice(0, room));
+      if (room > 0 && s !== "...") this.parts.push(s.slice(0, cutPoint(s, room)));
       const last = this.parts[this.parts.length - 1] ?? "";
       this.parts.push(last.endsWith("...") ? "" : "...", ...this.closers.slice().reverse());
       this.len = this.maxChars;
@@ -130,8 +131,8 @@ function printValue(v: Value, c: Ctx, depth: number, top: boolean): void {
       const text = c.readably || !top ? quoteString(v) : v;
       // A long string in a sample is cut inside its quotes, so the preview stays well formed.
       if (text.length > w.room && w.room >= 8 && text.startsWith('"')) {
-        const kept = quoteString(v.slice(0, w.room - 5));
-        w.write(kept.slice(0, Math.min(kept.length - 1, w.room - 4)) + '..."');
+        const kept = quoteString(v.slice(0, cutPoint(v, w.room - 5)));
+        w.write(kept.slice(0, cutPoint(kept, Math.min(kept.length - 1, w.room - 4))) + '..."');
         c.itemsCut = true;
         return;
       }

@@ -1,7 +1,7 @@
 // The user message after a turn: what the program printed (bounded), what went wrong
 // (line:column, caret excerpt, hint), the names now in memory, and where the run stands.
 // Pure, so prompt views can re-render it (the compressed view leaves the prints out).
-import type { ErrorInfo } from "../lisp/index.js";
+import { cutPoint, type ErrorInfo } from "../lisp/index.js";
 import type { Turn } from "./trace.js";
 
 export interface FeedbackInfo {
@@ -43,7 +43,7 @@ export function seenPrints(prints: readonly string[], maxChars: number = DEFAULT
   const total = text.length;
   if (total <= maxChars) return { lines: prints, cut: undefined };
   const at = text.lastIndexOf("\n", maxChars);
-  const shown = at > maxChars / 2 ? at : maxChars;
+  const shown = at > maxChars / 2 ? at : cutPoint(text, maxChars);
   const lines: string[] = [];
   let offset = 0;
   for (const p of prints) {
