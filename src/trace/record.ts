@@ -36,26 +36,47 @@ export function describeValue(v: Value, opts: Pick<RecordOptions, "sampleItems" 
   return out;
 }
 
-/** Records looked at, and keys listed at most, for a collection's record keys. */
-const KEY_RECORDS = 500;
-const MAX_KEYS = 40;
+/** Records looked at, and keys listed before the rest are counted, for a collection's record keys. */
+const KEY_RECORDS = 10_000;
+const MAX_KEYS = 60;
 
 /**
- * Every key of a vector of records (maps), in first-seen order, as `, keys: :a :b`, when the
- * sample does not show them all: a sample cut at its budget hides the later keys, which the
- * mission may name (`:revenue` for "Sum revenue"). Empty otherwise.
+ * Every key of the records a value holds, in first-seen order, when the sample does not show
+ * them all: a sample cut at its budget hides the later keys, which the mission may name
+ * (`:revenue` for "Sum revenue"). Records are the maps of a vector (`, keys: :a :b`), of a vector
+ * of vectors (pages), the values of a map of records (`, values' keys: ...`) and the maps of a
+ * vector under a map's key (`, keys of :rows: ...`). Past MAX_KEYS the rest are counted
+ * (`(+5 more)`), never left out unsaid. Empty otherwise.
  */
 export function recordKeys(v: Value, sample: string): string {
-  if (!(v instanceof Vec) || v.size === 0) return "";
-  const keys = new Map<string, true>();
+  if (v instanceof Vec) return listed("keys", keysOf(v), sample);
+  if (!isMap(v) || v.size === 0) return "";
+  const values = [...v.values()];
+  if (values.every(isMap)) return listed("values' keys", keysOf(values), sample);
+  let out = "";
+  for (const [k, x] of v) if (x instanceof Vec) out += listed(`keys of ${prStr(k)}`, keysOf(x), sample);
+  return out;
+}
+
+/** The keys of the records among `rows` (maps, or vectors of maps one level down), or null when some element is neither. */
+function keysOf(rows: Iterable<Value>): string[] | null {
+  const keys = new Set<string>();
   let looked = 0;
-  for (const r of v as Vec<Value>) {
-    if (++looked > KEY_RECORDS) break;
-    if (!isMap(r)) return "";
-    for (const k of r.keys()) if (keys.size < MAX_KEYS) keys.set(prStr(k), true);
+  for (const r of rows) {
+    const records = r instanceof Vec ? (r as Vec<Value>) : [r];
+    for (const m of records) {
+      if (!isMap(m)) return null;
+      if (++looked > KEY_RECORDS) return [...keys];
+      for (const k of m.keys()) keys.add(prStr(k));
+    }
   }
-  const all = [...keys.keys()];
-  return all.every((k) => sample.includes(k + " ")) ? "" : `, keys: ${all.join(" ")}`;
+  return keys.size === 0 ? null : [...keys];
+}
+
+function listed(label: string, keys: string[] | null, sample: string): string {
+  if (keys === null || keys.every((k) => sample.includes(k + " "))) return "";
+  const more = keys.length > MAX_KEYS ? ` (+${keys.length - MAX_KEYS} more)` : "";
+  return `, ${label}: ${keys.slice(0, MAX_KEYS).join(" ")}${more}`;
 }
 
 /** `vector[5]`, `string[120]`, `integer`: the type label with the size when there is one. */

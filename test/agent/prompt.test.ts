@@ -304,4 +304,20 @@ describe("the task's data section (issue 20)", () => {
     const [plain] = contextLines({ n: [1, 2, 3] }, { sampleItems: 3, sampleChars: 80 }, reader(32));
     expect(plain).not.toContain("keys:");
   });
+
+  // A red-team pass found the keys missing wherever the records were not the top vector's maps,
+  // a key first seen after 500 records, and keys past 40 left out unsaid.
+  it("lists the keys of records however the data holds them, and says how many it leaves out", () => {
+    const row = (i: number) => ({ id: i, region: `region-${i % 7} with a long name`, customer: `customer ${i}`, revenue: i * 10 });
+    const lines = (context: Record<string, unknown>): string => contextLines(context, { sampleItems: 3, sampleChars: 80 }, reader(32)).join("\n");
+    expect(lines({ report: { meta: { source: "crm export of the quarter" }, rows: [row(1), { ...row(2), refund: 5 }] } })).toContain("keys of :rows: :id :region :customer :revenue :refund");
+    expect(lines({ byId: { a1: row(1), b2: { ...row(2), refund: 5 } } })).toContain("values' keys: :id :region :customer :revenue :refund");
+    expect(lines({ pages: [[row(1), row(2)], [{ ...row(3), refund: 5 }]] })).toContain("keys: :id :region :customer :revenue :refund");
+    expect(lines({ sales: [...Array.from({ length: 600 }, (_, i) => row(i)), { ...row(600), refund: 5 }] })).toContain("keys: :id :region :customer :revenue :refund");
+    const wide = (n: number) => [Object.fromEntries(Array.from({ length: n }, (_, i) => [`field${String.fromCharCode(97 + (i % 26))}${Math.floor(i / 26)}`, i]))];
+    const w45 = lines({ wide: wide(45) });
+    expect(w45.match(/:field/g)?.length).toBeGreaterThanOrEqual(45);
+    expect(w45).not.toContain("more)");
+    expect(lines({ wide: wide(70) })).toContain("(+10 more)");
+  });
 });
