@@ -264,21 +264,25 @@ async function compileModes(): Promise<void> {
 async function timeoutOvershoot(): Promise<void> {
   const timeoutMs = 100;
   const cases = [
-    ["a loop of (parse-double x) over 40,000 chars", `(let [x (apply str (repeat 20000 "a,"))] (dotimes [_ 1000000] (parse-double x)))`, undefined],
+    // Digits that do not end a number: parse-double's grammar once backtracked over every split of them (2.6 s a call).
+    ["a loop of (parse-double x) over 40,000 digits and a letter", `(let [x (str (apply str (repeat 39999 "1")) "x")] (dotimes [_ 1000000] (parse-double x)))`, undefined],
     ["a loop of (frequencies x) over 40,000 strings", `(let [x (mapv str (range 40000))] (dotimes [_ 1000000] (frequencies x)))`, undefined],
     ["one (sort x) over 500,000 host strings", "(let [x data/x] (sort x) nil)", { x: Array.from({ length: 500_000 }, (_, i) => String(i)) }],
   ] as const;
   console.log(`\nTime limit overshoot (timeoutMs ${timeoutMs}, median of 5): wall-clock stop time / timeoutMs`);
   for (const [name, source, ctx] of cases) {
     const times: number[] = [];
+    let finished = 0;
     for (let k = 0; k < 5; k++) {
       const t = performance.now();
       const r = await evaluate(source, { limits: { ...LIMITS, timeoutMs, maxCollectionSize: 1e8 }, ...(ctx ? { ctx } : {}) });
       times.push(performance.now() - t);
-      if (r.ok || r.error.kind !== "timeout") throw new Error(`${name}: expected a timeout, got ${r.ok ? "a value" : r.error.kind}`);
+      if (r.ok) finished++;
+      else if (r.error.kind !== "timeout") throw new Error(`${name}: expected a timeout, got ${r.error.kind}`);
     }
     const m = median(times);
-    console.log(`  ${name}: ${fmt(m)} ms = ${(m / timeoutMs).toFixed(2)}x`);
+    // A machine fast enough to finish the work inside the limit measures no overshoot: said, not a failure.
+    console.log(`  ${name}: ${fmt(m)} ms = ${(m / timeoutMs).toFixed(2)}x${finished > 0 ? ` (${finished} of 5 finished inside the limit)` : ""}`);
   }
 }
 
