@@ -1,6 +1,7 @@
 // A finished run to JSON and back: the outcome, the usage and the trace. The file's reader is
 // src/trace/saved-run.ts (the viewer and the CLI read it there); this side writes it and types
 // the outcome and usage as this agent's.
+import { holdsStandIn } from "../lisp/index.js";
 import { encodeTrace, numberReplacer, TRACE_VERSION } from "../trace/serialize.js";
 import { parseSavedRun } from "../trace/saved-run.js";
 import type { RunTrace } from "../trace/trace.js";
@@ -17,10 +18,15 @@ export interface SavedRun {
   trace: RunTrace;
 }
 
-/** A finished run as JSON. Live memory values are not saved: the trace's definitions carry their EDN and source. */
+/**
+ * A finished run as JSON. Live memory values are not saved: the trace's definitions carry their
+ * EDN and source. An answer computed from hidden context is the host's (`step.value`), but the
+ * file is an export: it holds the answer as the trace records it, its hidden parts stand-ins.
+ */
 export function runToJson(step: Step, indent?: number): string {
   const saved: Record<string, unknown> = { version: TRACE_VERSION, ok: step.ok };
-  if (step.ok) saved.value = step.value;
+  const recorded = step.trace.turns.at(-1)?.value;
+  if (step.ok) saved.value = recorded !== undefined && holdsStandIn(recorded) ? recorded : step.value;
   else saved.fail = step.fail;
   saved.usage = step.usage;
   saved.trace = encodeTrace(step.trace);

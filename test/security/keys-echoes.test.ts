@@ -146,9 +146,26 @@ describe("the host's surfaces show no hidden value", () => {
     }
   });
 
-  it("a tool's refusal naming a hidden key is hidden in the events of a worker run", async () => {
+  it("an answer computed from hidden context is the host's, and the saved run holds it as the trace shows it", async () => {
+    const agent = SubAgent.create({ prompt: "Sign it.", maxTurns: 1 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(return {:signed (str "v1:" (:token data/_creds))})')]), context: CONTEXT, isolation: "none" });
+    expect(step.ok && step.value).toEqual({ signed: `v1:${TOKEN}` });
+    const saved = runToJson(step).replace(/"context":\{.*?\}\}\}/s, "");
+    expect(saved).toContain("<hidden string derived from data/_creds>");
+    expectClean(saved, "saved run");
+  });
+
+  it("a tool's refusal naming a hidden key, or quoting a hidden argument reversed, is hidden in the events of a worker run", async () => {
     const strict = tool({ description: "Strict.", input: z.strictObject({ q: z.string() }), run: () => ({ ok: 1 }) });
-    const seen = await run(['(tool/strict {:q "x" (:email data/_creds) 1})', "(return :done)"], { tools: { strict }, compressHistory: false, isolation: "worker" });
+    const reject = tool({
+      description: "Rejects a token.",
+      input: z.object({ token: z.string() }),
+      run: ({ token }) => {
+        throw new Error(`bad token: ${[...token].reverse().join("")}`);
+      },
+    });
+    const seen = await run(['(tool/strict {:q "x" (:email data/_creds) 1})', "(tool/reject {:token (:token data/_creds)})", "(return :done)"], { tools: { strict, reject }, compressHistory: false, isolation: "worker" });
+    expect(seen.host).toContain("bad token: <hidden string");
     expect(seen.host).toContain("invalid arguments");
     expectClean(seen.host.replace(/"source":"[^"]*"/g, ""), "events");
     expectClean(seen.prompts, "prompts");
