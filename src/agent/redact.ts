@@ -4,8 +4,9 @@
 // characters so it can be told from data. Here the messages of a prompt get their stand-ins
 // shown unquoted (`{:token <hidden string from data/_creds :token>}`). Nothing else in a
 // prompt is touched: text that merely equals a hidden value is ordinary text.
-import { showStandIns } from "../lisp/index.js";
+import { holdsStandIn, showStandIns } from "../lisp/index.js";
 import type { TextMessage } from "../llm/types.js";
+import type { RunTrace } from "../trace/trace.js";
 
 /** The messages with their stand-ins shown; the same message objects where none holds one. */
 export function showHidden(messages: TextMessage[]): TextMessage[] {
@@ -17,4 +18,10 @@ export function showHidden(messages: TextMessage[]): TextMessage[] {
     if (out !== null) out.push(content === m.content ? m : { ...m, content });
   }
   return out ?? messages;
+}
+
+/** A run's answer (or failure) as its trace records it, when computed from hidden context: the text with stand-ins; undefined otherwise. */
+export function hiddenOutcome(trace: RunTrace): string | undefined {
+  const recorded = trace.turns.at(-1)?.value;
+  return recorded !== undefined && holdsStandIn(recorded) ? recorded : undefined;
 }

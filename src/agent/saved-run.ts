@@ -1,11 +1,11 @@
 // A finished run to JSON and back: the outcome, the usage and the trace. The file's reader is
 // src/trace/saved-run.ts (the viewer and the CLI read it there); this side writes it and types
 // the outcome and usage as this agent's.
-import { holdsStandIn } from "../lisp/index.js";
 import { encodeTrace, numberReplacer, TRACE_VERSION } from "../trace/serialize.js";
 import { parseSavedRun } from "../trace/saved-run.js";
 import type { RunTrace } from "../trace/trace.js";
 import type { AgentFailure } from "./errors.js";
+import { hiddenOutcome } from "./redact.js";
 import type { RunUsage, Step } from "./types.js";
 
 /** A finished run as saved: the outcome, the usage and the full trace (values as plain data). */
@@ -25,8 +25,7 @@ export interface SavedRun {
  */
 export function runToJson(step: Step, indent?: number): string {
   const saved: Record<string, unknown> = { version: TRACE_VERSION, ok: step.ok };
-  const recorded = step.trace.turns.at(-1)?.value;
-  if (step.ok) saved.value = recorded !== undefined && holdsStandIn(recorded) ? recorded : step.value;
+  if (step.ok) saved.value = hiddenOutcome(step.trace) ?? step.value;
   else saved.fail = step.fail;
   saved.usage = step.usage;
   saved.trace = encodeTrace(step.trace);

@@ -1,10 +1,10 @@
 // SubAgent: an LLM that works by writing PTC-Lisp programs, one per turn. The public face:
 // create (definition.ts), run (the loop, loop.ts), asTool and resume.
 import { z } from "zod";
-import { holdsStandIn } from "../lisp/index.js";
 import { hiddenName, hidePlaceholders, placeholders } from "./prompt/task.js";
 import { create, isAgent } from "./definition.js";
 import { AgentDefinitionError } from "./errors.js";
+import { hiddenOutcome } from "./redact.js";
 import { eventQueue, type AgentEvent, type AgentStream } from "./events.js";
 import { runAgent } from "./loop.js";
 import { DEFAULTS } from "./options.js";
@@ -71,12 +71,10 @@ function asTool<O extends z.ZodType | undefined>(agent: Agent<O>, opts: AsToolOp
     const context = hidden.length === 0 ? args : Object.fromEntries(Object.entries(args).map(([k, v]) => [hidden.includes(k) ? hiddenName(k) : k, v]));
     const step = await runAgent(nested as Agent, { context, signal }, scope);
     scope.addNested(ctx.name, step);
-    // An answer the nested run computed from hidden arguments is hidden from the caller's model
-    // too: its record holds stand-ins, and so does a failure's message.
-    const answer = step.trace.turns.at(-1)?.value;
-    const hiddenAnswer = hidden.length > 0 && answer !== undefined && holdsStandIn(answer);
-    if (!step.ok) throw new Error(`${step.fail.reason}: ${hiddenAnswer ? answer : step.fail.message}`);
-    if (hiddenAnswer) ctx.hideResult();
+    // A failure's message shows hidden values as stand-ins already (loop.ts, failed); an answer
+    // the nested run computed from hidden arguments is hidden from the caller's model too.
+    if (!step.ok) throw new Error(`${step.fail.reason}: ${step.fail.message}`);
+    if (hidden.length > 0 && hiddenOutcome(step.trace) !== undefined) ctx.hideResult();
     return step.value;
   };
   // The output type is only known as a schema here, so the run returns unknown.

@@ -10,10 +10,10 @@ import type { RunScope } from "./types.js";
 /** The zod object a tool's argument map is validated with. */
 export type ToolInput = z.ZodObject;
 
-/** What a tool's `run` receives besides its arguments. Plain tools ignore it. */
 /** A call made without call information (a host calling the spec directly): nothing hidden. */
 const NO_CALL_INFO: ToolCallInfo = { hidden: [], hideResult: () => undefined };
 
+/** What a tool's `run` receives besides its arguments. Plain tools ignore it. */
 export interface ToolRunContext {
   /** The name the program called the tool by. */
   readonly name: string;

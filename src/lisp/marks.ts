@@ -167,8 +167,13 @@ export class QuoteIndex {
     for (const [quoted, shown] of found) this.add(quoted, shown);
   }
 
+  /** Indexes a hidden text; in any case (a tool's message) reversed too, from ECHO_MIN characters: a tool may send an argument back reversed. */
   add(quoted: string, shown: string): void {
-    const s = fold(quoted, this.anyCase);
+    this.insert(fold(quoted, this.anyCase), shown);
+    if (this.anyCase && quoted.length >= ECHO_MIN) this.insert(fold(reversed(quoted), true), shown);
+  }
+
+  private insert(s: string, shown: string): void {
     const head = s.slice(0, QUOTED_MIN);
     const list = this.heads.get(head);
     if (list === undefined) return void this.heads.set(head, [[s, shown]]);
@@ -214,7 +219,7 @@ export class QuoteIndex {
 const TOO_DEEP: Origin = { path: "hidden context", root: "hidden context", derived: true };
 
 /** The fewest characters of a hidden string a tool's result is searched for inside longer text. */
-export const ECHO_MIN = 8;
+const ECHO_MIN = 8;
 
 /** Each builtin as programs that may meet hidden context run it (`Marks.builtin`), made once. */
 const WRAPPED = new Map<Builtin, Builtin>();
@@ -671,8 +676,6 @@ export class Marks {
           ix.long.add(s, shown);
           const escaped = JSON.stringify(s).slice(1, -1);
           if (escaped !== s) ix.long.add(escaped, shown);
-          // A tool's message may send a hidden argument back reversed.
-          if (anyCase && s.length >= ECHO_MIN) ix.long.add(reversed(s), shown);
         } else if (typeof v === "string") {
           ix.quoted.set(JSON.stringify(v), shown);
         } else {

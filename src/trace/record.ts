@@ -60,17 +60,19 @@ export function recordKeys(v: Value, sample: string): string {
 
 /** The keys of the records among `rows` (maps, or vectors of maps one level down), or null when some element is neither. */
 function keysOf(rows: Iterable<Value>): string[] | null {
-  const keys = new Set<string>();
+  // Keys as values (keywords are interned), printed once each at the end.
+  const keys = new Set<Value>();
+  const printed = (): string[] => [...new Set([...keys].map(prStr))];
   let looked = 0;
   for (const r of rows) {
     const records = r instanceof Vec ? (r as Vec<Value>) : [r];
     for (const m of records) {
       if (!isMap(m)) return null;
-      if (++looked > KEY_RECORDS) return [...keys];
-      for (const k of m.keys()) keys.add(prStr(k));
+      if (++looked > KEY_RECORDS) return printed();
+      for (const k of m.keys()) keys.add(k);
     }
   }
-  return keys.size === 0 ? null : [...keys];
+  return keys.size === 0 ? null : printed();
 }
 
 function listed(label: string, keys: string[] | null, sample: string): string {

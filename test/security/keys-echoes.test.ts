@@ -48,6 +48,13 @@ function expectClean(text: string, where: string): void {
 
 const VIEWS = [false, true];
 
+/** `program`, then a turn that prints and one that returns, run in the full and the compressed view. */
+async function inBothViews(program: string, tools?: Record<string, Tool>): Promise<Seen[]> {
+  const out: Seen[] = [];
+  for (const compressHistory of VIEWS) out.push(await run([program, "(println 1)", "(return :done)"], { compressHistory, ...(tools === undefined ? {} : { tools }) }));
+  return out;
+}
+
 describe("the output check's message shows no hidden key or input", () => {
   const T = "(:token data/_creds)";
   const E = "(:email data/_creds)";
@@ -81,8 +88,7 @@ describe("keys of a hidden map stay hidden", () => {
     "(doseq [[k v] data/_users] (println k (:plan v)))",
   ];
   it.each(PROGRAMS)("%s", async (program) => {
-    for (const compressHistory of VIEWS) {
-      const seen = await run([program, "(println 1)", "(return :done)"], { compressHistory });
+    for (const seen of await inBothViews(program)) {
       expect(seen.prompts).toContain("<hidden");
       expectClean(seen.prompts, "prompts");
       expectClean(seen.host.replace(/"source":"[^"]*"/g, ""), "trace and saved run");
@@ -124,10 +130,7 @@ describe("a tool that sends a hidden argument back rewritten does not show it", 
     "(tool/reject {:token (:token data/_creds)})",
   ];
   it.each(PROGRAMS)("%s", async (program) => {
-    for (const compressHistory of VIEWS) {
-      const seen = await run([program, "(println 1)", "(return :done)"], { tools: TOOLS, compressHistory });
-      expectClean(seen.prompts, "prompts");
-    }
+    for (const seen of await inBothViews(program, TOOLS)) expectClean(seen.prompts, "prompts");
   });
 
   it("a result that merely holds text like a hidden argument's still shows", async () => {

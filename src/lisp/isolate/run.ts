@@ -9,7 +9,7 @@ import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, Memo
 import { ABORTED, unlessAborted } from "../abort.js";
 import { boxed, Budget, ContextReader, toLisp } from "../interop.js";
 import { resolveLimits, type Limits } from "../limits.js";
-import { ECHO_MIN, hiddenKeys, hideQuoted, Marks, QUOTED_MIN, STAND_IN_OPEN } from "../marks.js";
+import { hiddenKeys, hideQuoted, Marks, QUOTED_MIN, STAND_IN_OPEN } from "../marks.js";
 import { OutputBuffer } from "../output.js";
 import { quietly, timeoutError, whileWhole } from "../runtime.js";
 import { contextJsonTimeout } from "../context-json.js";
@@ -305,12 +305,7 @@ function hideArgs(text: string, args: unknown, shown: unknown): string {
   const walk = (a: unknown, s: unknown, depth: number): void => {
     if (depth > 64) return;
     if (typeof s === "string") {
-      if (s.startsWith(STAND_IN_OPEN) && (typeof a === "string" || typeof a === "number") && String(a).length >= QUOTED_MIN) {
-        const text = String(a);
-        found.push([text, s]);
-        // Sent back reversed, as the run's own record hides it (marks.ts).
-        if (text.length >= ECHO_MIN) found.push([[...text].reverse().join(""), s]);
-      }
+      if (s.startsWith(STAND_IN_OPEN) && (typeof a === "string" || typeof a === "number") && String(a).length >= QUOTED_MIN) found.push([String(a), s]);
       return;
     }
     if (Array.isArray(s) && Array.isArray(a)) for (let i = 0; i < s.length; i++) walk(a[i], s[i], depth + 1);
