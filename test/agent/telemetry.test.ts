@@ -1,7 +1,7 @@
 // OpenTelemetry export: a run's spans in an in-memory exporter, their tree, names and GenAI
 // attributes, and hidden context in no attribute of any span.
 import { context, trace } from "@opentelemetry/api";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { SubAgent } from "../../src/agent/subagent.js";
@@ -11,9 +11,20 @@ import { scriptedLlm } from "../../src/llm/scripted.js";
 
 const code = (body: string): string => "```clojure\n" + body + "\n```";
 
+// The order spans started in, by span id. Their start times come from a millisecond clock, so a
+// tool call and the nested run it starts, or a chat and the evaluation after it, can tie: ordered
+// by start time, such siblings came in finishing order and the tree test failed about one run in three.
+const started = new Map<string, number>();
+const startOrder: SpanProcessor = {
+  onStart: (span) => void started.set(span.spanContext().spanId, started.size),
+  onEnd: () => undefined,
+  forceFlush: () => Promise.resolve(),
+  shutdown: () => Promise.resolve(),
+};
+
 function setup(): { exporter: InMemorySpanExporter; provider: BasicTracerProvider } {
   const exporter = new InMemorySpanExporter();
-  return { exporter, provider: new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }) };
+  return { exporter, provider: new BasicTracerProvider({ spanProcessors: [startOrder, new SimpleSpanProcessor(exporter)] }) };
 }
 
 /** The span tree as indented lines: name and the attributes asked for. */
@@ -27,7 +38,8 @@ function tree(spans: ReadableSpan[], keys: string[] = []): string[] {
   }
   const out: string[] = [];
   const walk = (parent: string | undefined, depth: number): void => {
-    const kids = (children.get(parent) ?? []).sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
+    const order = (s: ReadableSpan): number => started.get(s.spanContext().spanId) ?? Infinity;
+    const kids = (children.get(parent) ?? []).sort((a, b) => order(a) - order(b));
     for (const s of kids) {
       const attrs = keys.filter((k) => s.attributes[k] !== undefined).map((k) => `${k}=${String(s.attributes[k])}`);
       out.push(`${"  ".repeat(depth)}${s.name}${attrs.length > 0 ? ` ${attrs.join(" ")}` : ""}`);
