@@ -184,7 +184,7 @@ async function main(): Promise<void> {
   const out = [
     "History compression benchmark: full history vs compressed (default: the design's timing) vs the earlier timing (keepLatestFull) vs compressed (strict prefix)",
     "Tokens: o200k_base, chat framing included. Cost: uncached tokens at 1x, tokens shared with the previous prompt's start at 0.1x, in token-equivalents.",
-    "'history' is everything after the system prompt and the task (the part compression acts on); each view sends the agent's real system prompt with its own part on earlier turns (the full view's `Stored:` line, the compressed view's summary legend).",
+    "'history' is everything after the system prompt and the task (the part compression acts on), less each view's fixed note on earlier turns: the full view's on `Stored:` (in its system prompt) and the compressed view's summary legend (heading its first summary). Input tokens and costs count every token as sent.",
     "Two sets of the same eleven sessions, each turn doing the same work with the same outcome: 'terse' replies (a sentence, then a compact program)",
     "and 'realistic' replies (the reasoning paragraph and the commented, formatted program GPT-4-class models write in such loops).",
     "",

@@ -84,7 +84,8 @@ const whole = (m: ChatMessage): Part => ({ content: m.content, tokens: messageTo
 /**
  * The rows of the comparison: the system prompt and the task, then each turn's program and
  * its feedback. A summary that shares its message is its text alone (the message's framing
- * counted with the first), and a feedback left out between such summaries is empty.
+ * and the legend heading the first summary counted with the first), and a feedback left out
+ * between such summaries is empty.
  */
 function rows(full: readonly ChatMessage[], built: View): Row[] {
   const out: Row[] = [0, 1].map((i) => ({ role: full[i].role, turn: undefined, a: whole(full[i]), b: whole(built.messages[i]) }));
@@ -92,7 +93,9 @@ function rows(full: readonly ChatMessage[], built: View): Row[] {
   let f = 2;
   places.forEach((p, i) => {
     const shared = places[i - 1]?.message === p.message;
-    out.push({ role: "assistant", turn: p.turn, a: whole(full[f]), b: shared ? { content: p.text, tokens: countTokens("\n\n" + p.text) } : p.start === 0 && places[i + 1]?.message !== p.message ? whole(built.messages[p.message]) : { content: p.text, tokens: TOKENS_PER_MESSAGE + countTokens(p.text) } });
+    // What precedes the first summary in its message (the legend) is shown with it.
+    const text = shared ? p.text : built.messages[p.message].content.slice(0, p.start) + p.text;
+    out.push({ role: "assistant", turn: p.turn, a: whole(full[f]), b: shared ? { content: text, tokens: countTokens("\n\n" + text) } : p.start === 0 && places[i + 1]?.message !== p.message ? whole(built.messages[p.message]) : { content: text, tokens: TOKENS_PER_MESSAGE + countTokens(text) } });
     f++;
     const feedback = full[f]?.role === "user" ? full[f] : undefined;
     if (feedback === undefined) return;

@@ -9,7 +9,7 @@ import type { TextMessage as ChatMessage } from "../llm/types.js";
 import type { DefinitionTrace, Turn } from "../trace/trace.js";
 import { renderFeedback, renderSeenPrints, renderTurnLine, seenPrints, type FeedbackInfo } from "../trace/feedback.js";
 import { fullView } from "./full.js";
-import { viewSystem } from "./legend.js";
+import { summaryLegend, viewSystem } from "./legend.js";
 import { payback } from "../compaction/payback.js";
 import { promptsLeft } from "./prompts-left.js";
 import { providerPrice, type ModelPrice } from "../compaction/prices.js";
@@ -390,11 +390,15 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
   const lines: number[] = [];
   const tokens: number[] = [];
   const rest: number[] = [];
+  // Under a breakpoint cache a cut from the first summary on writes the whole message again, the
+  // legend heading it too; a token-prefix cache keeps the text before the first change.
+  let legend = options.cacheModel === "breakpoint" ? legendSize() : 0;
   for (let i = 0; i < end; i++) {
     const seen = seenOf(turns[i], input.maxPrintChars);
     lines.push(seen.lines);
     tokens.push(seen.tokens);
-    rest.push(shownBesidesOutput(input, plans[i], i, summaryOptions));
+    rest.push(shownBesidesOutput(input, plans[i], i, summaryOptions) + (plans[i].full === null ? legend : 0));
+    if (plans[i].full === null) legend = 0;
   }
   // The prompt whose stream holds `end` turns shows `end` turns (`end + 1` with keepLatestFull):
   // a cut's saving recurs over the prompts left from it (see prompts-left.ts).
@@ -413,6 +417,9 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
     return e <= 0 ? 0 : cuts[Math.min(e, cuts.length) - 1];
   };
 }
+
+let legendTokens: number | undefined;
+const legendSize = (): number => (legendTokens ??= countTokens(summaryLegend()));
 
 /** The bounds of the println stream: lines, tokens, and the size below which nothing is dropped. */
 export interface PrintRule {
@@ -586,7 +593,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
     let full = plan.full;
     if (full === null) {
       const shortFeedback = historyFeedback(input, turn, plan, true);
-      const summary = taughtSummary(turn, plan, summaryOptions, shortFeedback, options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn));
+      const summary = taughtSummary(turn, plan, summaryOptions, shortFeedback, options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn), stats.turnsCompressed === 0 && !options.strictPrefix ? legendShare(input, i) : 0);
       // A summary never restates a program at more than the program's size (terse programs
       // stay as written, as full history shows them).
       if (summary === undefined) full = "short";
@@ -599,6 +606,8 @@ export const compressedView: PromptView = (input, rawOptions) => {
         stats.toolCallsShown += summary.toolCallsListed;
         stats.toolCallsDropped += turn.toolCalls.length - summary.toolCallsListed;
         if (run !== "") run += "\n\n";
+        // The legend heads the first summary: paid by runs that summarize, once, then cached.
+        if (stats.turnsCompressed === 1) run += summaryLegend() + "\n";
         // The turn just done keeps the model's prose for one prompt, and the source of the
         // functions it defined (the next program builds on them, and a summary keeps only their
         // signatures: ptc_runner's lesson from its compressed runs); a turn whose function failed
@@ -716,10 +725,22 @@ export function paysBack(s: string, s2: string | undefined, f: string, f2: strin
   return payback(price, { savedTokens: F - S, prompts, rewrittenTokens: shownBefore ? S : 0 }).pays;
 }
 
-/** Whether `a + a2` is no larger than `b + b2`, in characters and in tokens. */
-function fits(a: string, a2: string | undefined, b: string, b2: string | undefined): boolean {
+/** Whether `a + a2` is no larger than `b + b2`, in characters and in tokens, with `margin` tokens to spare. */
+function fits(a: string, a2: string | undefined, b: string, b2: string | undefined, margin = 0): boolean {
   if (a.length + (a2?.length ?? 0) > b.length + (b2?.length ?? 0)) return false;
-  return countTokens(a) + (a2 === undefined ? 0 : countTokens(a2)) <= countTokens(b) + (b2 === undefined ? 0 : countTokens(b2));
+  return countTokens(a) + (a2 === undefined ? 0 : countTokens(a2)) + margin <= countTokens(b) + (b2 === undefined ? 0 : countTokens(b2));
+}
+
+/**
+ * Tokens the first summary of a prompt must save besides fitting in its turn: its share of the
+ * legend that heads it, which the summaries of the prompts left (at most the payback horizon,
+ * counted at the prompt where the turn is first summarized) are expected to repay alike. A run
+ * whose summaries save less keeps its turns as written and sends no legend: short tool-heavy runs,
+ * whose summaries list calls with their results' shapes, were dearer than full history that way.
+ * Strict-prefix mode prices each summary with its own payback rule instead (paysBack).
+ */
+function legendShare(input: ViewInput, i: number): number {
+  return Math.ceil(legendSize() / Math.max(1, promptsLeft(input.maxTurns, i + 1)));
 }
 
 /** What a summary teaches of data defined without printing, richest first: samples, then the keys of records. */
@@ -734,13 +755,14 @@ const TEACHING: readonly Detail[] = ["sample", "shape"];
  * sampled). A turn left as written teaches nothing beyond its program (`plan.teach` "none"),
  * exactly as full history shows it. A turn that defined functions teaches what fits beside their
  * `source` where anything does (it follows the summary for a prompt: see tailOf), decided for
- * the turn once, so every prompt shows the same summary. Sets `plan.teach`.
+ * the turn once, so every prompt shows the same summary. The first summary of a prompt must
+ * save `margin` tokens more (see legendShare). Sets `plan.teach`.
  */
-function taughtSummary(turn: Turn, plan: TurnPlan, options: SummaryOptions, feedback: string | undefined, source: string): RenderedSummary | undefined {
+function taughtSummary(turn: Turn, plan: TurnPlan, options: SummaryOptions, feedback: string | undefined, source: string, margin: number): RenderedSummary | undefined {
   const silent = isSilent(turn);
   // The choice is remembered per turn record, so a build renders only the summary it shows.
   const base = summaryKey(plan, options);
-  const key = `${base}/${source.length}/${feedback ?? ""}`;
+  const key = `${base}/${source.length}/${margin}/${feedback ?? ""}`;
   const known = teachings.get(turn);
   if (known !== undefined && known.key === key) {
     plan.teach = known.teach;
@@ -750,7 +772,7 @@ function taughtSummary(turn: Turn, plan: TurnPlan, options: SummaryOptions, feed
     for (const teach of silent ? TEACHING : [undefined]) {
       plan.teach = teach;
       const summary = summaryOf(turn, plan, options, base);
-      if (fits(counted(turn, summary) + beside, feedback, turn.reply, turn.feedback)) {
+      if (fits(counted(turn, summary) + beside, feedback, turn.reply, turn.feedback, margin)) {
         teachings.set(turn, { key, teach });
         return summary;
       }

@@ -1,37 +1,48 @@
-// The part of the system prompt that says how earlier turns are shown, which depends on the
-// prompt view: the full view ends each feedback with the names in memory (`Stored:`); the
-// compressed view shows old turns as summary lines and leaves `Stored:` out. Each view sends
-// its own part, so a trace replayed under the other view (comparisons, reports, the viewer,
-// the benchmark) sends what that view would have sent. Single-turn prompts carry neither.
+// How each history view explains earlier turns. The full view's part sits in the system prompt,
+// after the turn rules: each feedback ends with the names in memory (`Stored:`). The compressed
+// view sends no part there: its legend heads the first summary of a prompt, so a run that never
+// summarizes (one that returns on its first turn, or keeps every turn as written) pays nothing
+// for it, and one that does pays it once, cached from then on like the summaries after it. Each
+// view sends its own system prompt, so a trace replayed under the other view (comparisons,
+// reports, the viewer, the benchmark) sends what that view would have sent. Single-turn prompts
+// carry neither.
 import { template } from "../llm/templates.js";
 
 /** Which history view a system prompt is written for. */
 export type HistoryView = "full" | "compressed";
 
-const TEMPLATES = { full: "history-full", compressed: "history-compressed" } as const;
-
-/** The view's part of the system prompt. */
+/** The view's part of the system prompt: the full view's `Stored:` note; none for the compressed view. */
 export function historySection(view: HistoryView): string {
-  return template(TEMPLATES[view]);
+  return view === "full" ? template("history-full") : "";
 }
 
-const OTHER: Readonly<Record<HistoryView, HistoryView>> = { full: "compressed", compressed: "full" };
+/** The compressed view's legend of summary lines, the first line of the first summary in a prompt. */
+export function summaryLegend(): string {
+  return template("history-compressed");
+}
 
 // One entry per view: a run rebuilds every prompt from the same system prompt.
 const swapped: Partial<Record<HistoryView, { from: string; to: string }>> = {};
 
 /**
- * The system prompt as `view` sends it: the other view's part (a paragraph of its own,
- * between blank lines) replaced by this view's. A prompt already written for the view, a
- * single-turn prompt and a prompt without either part (a custom or older one) are returned
- * as they are. Pure: the same prompt and view always give the same bytes.
+ * The system prompt as `view` sends it: the full view's part (a paragraph right after the turn
+ * rules) added or taken out. A prompt already written for the view, a single-turn prompt and a
+ * prompt without the turn rules (a custom one) are returned as they are. Pure: the same prompt
+ * and view always give the same bytes.
  */
 export function viewSystem(system: string, view: HistoryView): string {
   const hit = swapped[view];
   if (hit !== undefined && hit.from === system) return hit.to;
-  const other = `\n\n${historySection(OTHER[view])}\n\n`;
-  const at = system.indexOf(other);
-  const to = at < 0 ? system : `${system.slice(0, at)}\n\n${historySection(view)}\n\n${system.slice(at + other.length)}`;
+  const rules = template("multi-turn");
+  const part = `\n\n${historySection("full")}`;
+  const at = system.indexOf(rules);
+  let to = system;
+  if (at >= 0) {
+    const end = at + rules.length;
+    const has = system.startsWith(part, end);
+    if (view === "full" && !has) to = system.slice(0, end) + part + system.slice(end);
+    else if (view === "compressed" && has) to = system.slice(0, end) + system.slice(end + part.length);
+  }
   swapped[view] = { from: system, to };
   return to;
 }

@@ -124,7 +124,9 @@ describe("OpenTelemetry spans", () => {
   it("records compression stats when a history strategy compacts, and a failed run's reason", async () => {
     const { exporter, provider } = setup();
     const agent = SubAgent.create({ prompt: "Loop.", maxTurns: 3 });
-    const llm = scriptedLlm([code('(println "a")'), code('(println "b")'), code('(println "c")')]);
+    // Reasoning before each program, which the summaries leave out: enough to repay the legend in a run of 3.
+    const why = "I will print the next letter of the loop and look at what comes back before I decide what to do with the rest of it. ";
+    const llm = scriptedLlm([why.repeat(2) + "\n\n" + code('(println "a")'), why.repeat(2) + "\n\n" + code('(println "b")'), why.repeat(2) + "\n\n" + code('(println "c")')]);
     const step = await SubAgent.run(agent, { llm, tracer: provider.getTracer("test"), compressHistory: true, isolation: "none" });
     expect(step.ok).toBe(false);
     const run = exporter.getFinishedSpans().find((s) => s.name === "invoke_agent") as ReadableSpan;

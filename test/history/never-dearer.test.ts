@@ -10,6 +10,7 @@ import { tool } from "../../src/agent/tools.js";
 import { createMeter } from "../../src/compaction/measure.js";
 import { PROVIDER_CACHES, type ModelPrice } from "../../src/compaction/prices.js";
 import { compressedView } from "../../src/history/compressed.js";
+import { summaryLegend } from "../../src/history/legend.js";
 import { defaultViewOptions, type ViewOptions } from "../../src/history/view.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import type { RunTrace } from "../../src/trace/trace.js";
@@ -108,14 +109,29 @@ async function toolRun(seed: number, budget = 1): Promise<RunTrace> {
  * budget that many times the turns it uses), under both cache models, against full history:
  * at most `bound(turns)` times its cost.
  */
-async function expectRuns(make: (seed: number, factor: number) => Promise<RunTrace>, first: number, last: number, factors: readonly number[], bound: (turns: number) => number): Promise<void> {
+async function expectRuns(make: (seed: number, factor: number) => Promise<RunTrace>, first: number, last: number, factors: readonly number[], bound: (turns: number) => number, averaged = false): Promise<void> {
   for (let seed = first; seed <= last; seed++) {
     for (const factor of factors) {
       const trace = await make(seed, factor);
       const budget = Math.round(trace.turns.length * factor);
-      for (const cache of ["token-prefix", "breakpoint"] as const) expect(ratio(trace, cache, budget), `seed ${seed}, ${factor}x, ${cache}, ${trace.turns.length} turns`).toBeLessThanOrEqual(bound(trace.turns.length));
+      for (const cache of ["token-prefix", "breakpoint"] as const) {
+        const r = averaged && cache === "token-prefix" ? stepAveraged(trace, budget) : ratio(trace, cache, budget);
+        expect(r, `seed ${seed}, ${factor}x, ${cache}, ${trace.turns.length} turns`).toBeLessThanOrEqual(bound(trace.turns.length));
+      }
     }
   }
+}
+
+/**
+ * The token-prefix ratio averaged over 8 task lengths 16 tokens apart, one 128-token step in all.
+ * Such a cache serves whole steps, so where each prompt's shared prefix ends against a step is
+ * luck that moves a short run's cost by up to 5% whichever the view: a change to the system
+ * prompt or the task deals every run a new hand. The average is what the view decides.
+ */
+function stepAveraged(trace: RunTrace, budget: number): number {
+  let sum = 0;
+  for (let pad = 0; pad < 128; pad += 16) sum += ratio({ ...trace, task: trace.task + " x".repeat(pad) }, "token-prefix", budget);
+  return sum / 8;
 }
 
 describe("compressed history is never dearer than full history", () => {
@@ -138,13 +154,18 @@ describe("compressed history is never dearer than full history", () => {
   // prompt, changing the turn just kept as written, found no written prefix past the task and
   // wrote them all again (now a breakpoint marks the message before the latest turn); a cut
   // counted what it rewrote of each summary at the program's size, though tool lines with their
-  // results' shapes can be longer (now at the summary's own). Short runs save too little to
-  // cover the compressed view's legend (40 tokens more of system prompt) and the token-prefix
-  // cache's 128-token steps: up to 1.032x, the margin allowed them. Of runs of 10+ turns one is
-  // dearer: seed 70 (22 turns, 1.001x). Before the turn just done showed its functions' source
-  // after its summary instead of staying as written, seed 68 (12 turns) cost 1.016x and seed 70 1.005x.
+  // results' shapes can be longer (now at the summary's own). Before the turn just done showed
+  // its functions' source after its summary instead of staying as written, seed 68 (12 turns)
+  // cost 1.016x and seed 70 1.005x. Token-prefix costs are averaged over where the cache's steps
+  // fall (stepAveraged): on one task length this test allowed short runs 1.035x, and moving the
+  // legend out of the system prompt (20 tokens shorter) dealt seed 79 (3 turns) 1.054x and seed 46
+  // 1.043x, though averaged it made short runs cheaper. Runs of 3-9 turns often save too little
+  // to cover the legend (60 tokens heading the first summary, 20 more than the full view's note
+  // on `Stored:`): with it in the system prompt 21 of these 62 were dearer under token prefix and
+  // 28 under breakpoints, at most 1.012x; now that the first summary must repay its share of it,
+  // 11 and 17, at most 1.011x. Runs of 10+ turns: none dearer, at most 0.975x.
   it("tool-heavy agent runs, under both cache models", async () => {
-    await expectRuns(toolRun, 1, 100, [1, 3], (turns) => (turns >= 10 ? 1.02 : 1.035));
+    await expectRuns(toolRun, 1, 100, [1, 3], (turns) => (turns >= 10 ? 1 : 1.015), true);
   }, 600_000);
 
   // Generated traces (with a system prompt long enough to cache). Before: 271 of 400 dearer, up
@@ -200,6 +221,26 @@ describe("compressed history is never dearer than full history", () => {
       for (const cache of ["token-prefix", "breakpoint"] as const) expect(ratio(trace, cache, replies.length * factor), `${factor}x, ${cache}`).toBeLessThan(1);
     }
   }, 60_000);
+
+  // The compressed view's legend sat in its system prompt, 40 tokens more than the full view's:
+  // a run that returned on its first turn, the commonest run, cost 1.016x full history for
+  // summaries it never sent. It heads the first summary now, and the system prompt is the full
+  // view's without its note on `Stored:`. The first summary must also save its share of the
+  // legend over the prompts left: in 3 turns of a 3-turn budget, two terse turns saving about 20
+  // tokens each were summarized and cost 1.004x full history under breakpoints.
+  it("a run that summarizes nothing (it returns at once, fails a turn, or its summaries would save less than the legend) costs less than full history, and sends no legend", async () => {
+    const program = (code: string): string => "```clojure\n" + code + "\n```";
+    const runs = [[program("(return (count data/rows))")], [program("(nth [] 5)"), program("(return 2)")], ["Counting first.\n\n" + program("(println (count data/rows))"), "Now the cities.\n\n" + program("(println (count (distinct (map :city data/rows))))"), program("(return 3)")]];
+    for (const replies of runs) {
+      const agent = SubAgent.create({ prompt: "Count the rows.", tools: catalogueTools, maxTurns: 3 });
+      const trace = (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { rows }, compressHistory: true })).trace;
+      expect(stepAveraged(trace, 3), `${replies.length} turns, token-prefix`).toBeLessThan(1);
+      expect(ratio(trace, "breakpoint", 3), `${replies.length} turns, breakpoint`).toBeLessThan(1);
+      const last = compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, -1), maxTurns: 3 }, { ...defaultViewOptions, compressHistory: true });
+      expect(last.stats.turnsCompressed).toBe(0);
+      expect(last.messages.map((m) => m.content).join("\n")).not.toContain(summaryLegend());
+    }
+  });
 
   // The generated traces again, each with a budget 1.5 to 5 times its turns. Counting the whole
   // budget left, 42 of 200 traces at 5x cost more than 1.03x full history (up to 1.21x).

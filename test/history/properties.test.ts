@@ -7,6 +7,7 @@ import type { DefinitionTrace, RunTrace, Turn } from "../../src/trace/trace.js";
 import { compressedView, isErrored, planTurns, shownBesidesOutput } from "../../src/history/compressed.js";
 import { definitionSample, isWhole, learnedLines } from "../../src/history/summary.js";
 import { fullView } from "../../src/history/full.js";
+import { summaryLegend } from "../../src/history/legend.js";
 import { PAYBACK_HORIZON } from "../../src/history/prompts-left.js";
 import { countTokens, promptTokens } from "../../src/compaction/tokens.js";
 import { defaultViewOptions, type View, type ViewInput, type ViewOptions } from "../../src/history/view.js";
@@ -417,7 +418,8 @@ describe("compressed view properties", () => {
             expect(summarized(messages, trace, i)).toBe(false);
             return;
           }
-          const S = countTokens(always[assistantAt(i)].content) + countTokens(always[assistantAt(i) + 1].content);
+          // (Less the legend heading the first summary: no turn's price.)
+          const S = countTokens(always[assistantAt(i)].content.replace(`${summaryLegend()}\n`, "")) + countTokens(always[assistantAt(i) + 1].content);
           // The turn as it stays when kept: its reply, and its feedback with its own last N lines and without the names in memory.
           // The latest turn's output is always whole.
           const shown = i === trace.turns.length - 1 ? t.prints.length : Math.min(options.printlnHistoryLimit, t.prints.length);
@@ -444,7 +446,14 @@ describe("compressed view properties", () => {
       fc.property(turnSpecs(), optionsArb, fc.boolean(), (specs, options, finished) => {
         const trace = buildTrace(specs, MAX_TURNS, finished);
         const input = inputOf(trace);
+        // Less the legend heading the first summary (the full view's own note on `Stored:` sits in
+        // the agent's system prompt, which the compressed view leaves out).
+        const legend = summaryLegend() + "\n";
         const compressed = compressedView(input, options).messages;
+        compressed.forEach((m, i) => {
+          const text: string = m.content;
+          if (m.role === "assistant" && text.startsWith(legend)) compressed[i] = { role: "assistant", content: text.slice(legend.length) };
+        });
         const full = fullView(input, options).messages;
         expect(compressed.length).toBeLessThanOrEqual(full.length);
         // A learning: a summary's definition line after its type label (`, sample: ...`, ` of {...}`,
@@ -499,8 +508,8 @@ describe("prefix stability", () => {
     return out;
   }
 
-  /** The prompt as one string (role marks between messages), and where each turn's text ends in it. */
-  function flat(view: View): { text: string; starts: number[]; ends: number[] } {
+  /** The prompt as one string (role marks between messages), where each turn's text starts and ends in it, and where its message starts. */
+  function flat(view: View): { text: string; starts: number[]; ends: number[]; messages: number[] } {
     const at: number[] = [];
     let text = "";
     for (const m of view.messages) {
@@ -509,7 +518,7 @@ describe("prefix stability", () => {
       text += m.content;
     }
     const starts = (view.turns ?? []).map((p) => at[p.message] + p.start);
-    return { text, starts, ends: (view.turns ?? []).map((p, i) => starts[i] + p.text.length) };
+    return { text, starts, ends: (view.turns ?? []).map((p, i) => starts[i] + p.text.length), messages: (view.turns ?? []).map((p) => at[p.message]) };
   }
 
   it("strict mode: a prompt extends the previous one byte for byte up to the previous latest turn", () => {
@@ -524,7 +533,8 @@ describe("prefix stability", () => {
           expect(changedBefore(unmerged(prev, trace, k), unmerged(next, trace, k + 1), assistantAt(k - 1))).toEqual([]);
           // ...and the prompt as sent starts with the previous one up to the end of the turn before it.
           const p = flat(prev);
-          const bound = k >= 2 ? p.ends[k - 2] : p.starts[0];
+          // (The first turn's message, with the legend that may head its summary.)
+          const bound = k >= 2 ? p.ends[k - 2] : p.messages[0];
           expect(flat(next).text.startsWith(p.text.slice(0, bound))).toBe(true);
           prev = next;
         }

@@ -9,6 +9,7 @@ import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { compressedView } from "../../src/history/compressed.js";
 import { fullView } from "../../src/history/full.js";
+import { summaryLegend } from "../../src/history/legend.js";
 import { defaultViewOptions } from "../../src/history/view.js";
 import { evaluate, print } from "../../src/lisp/evaluate.js";
 
@@ -76,7 +77,7 @@ describe("run state", () => {
     expect(back.view).toEqual(state.view);
     expect(stateView(back, "full")).toEqual(fullView({ system: step.trace.system, task: step.trace.task, turns: step.turns, maxTurns: 3, toolsWithdrawn: true, maxPrintChars: 4000 }, state.view));
     const compressed = stateView(back, "compressed");
-    expect(compressed.messages[2].content.startsWith(state.summaries[0].text)).toBe(true);
+    expect(compressed.messages[2].content.startsWith(`${summaryLegend()}\n${state.summaries[0].text}`)).toBe(true);
     expect(compressed.turns?.filter((p) => state.summaries.some((x) => x.turn === p.turn)).map((p) => p.text)).toEqual(state.summaries.map((x) => x.text));
     expect(compressed).toEqual(compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns, maxTurns: 3, toolsWithdrawn: true, maxPrintChars: 4000 }, state.view));
   });
@@ -147,9 +148,9 @@ describe("resumeRun", () => {
     // The live LLM saw the compressed history of the replayed turns.
     expect(live.requests).toHaveLength(1);
     const sent = live.requests[0].messages;
-    // The saved summaries, in one message (the latest with its note).
+    // The saved summaries, in one message headed by the legend (the latest with its note).
     expect(state.summaries.map((x) => x.turn)).toEqual([1, 2, 3]);
-    expect(sent[2].content).toBe(state.summaries.map((x) => x.text).join("\n\n"));
+    expect(sent[2].content).toBe(`${summaryLegend()}\n${state.summaries.map((x) => x.text).join("\n\n")}`);
     expect(state.summaries[2].text).toMatch(/\n; Note: Group by tier\./);
     expect(state.summaries[1].text).toContain("; Tool: customer-info {:id \"nobody\"} -> error: no such customer");
     expect(state.summaries[2].text).toMatch(/^; Defined: by-tier = map\[2\]\n; Output:/);

@@ -7,6 +7,7 @@ import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { renderSummary } from "../../src/history/summary.js";
 import { compressedView } from "../../src/history/compressed.js";
+import { summaryLegend } from "../../src/history/legend.js";
 import { compressionReport } from "../../src/history/stats.js";
 import { defaultViewOptions } from "../../src/history/view.js";
 
@@ -44,8 +45,11 @@ const agent = SubAgent.create({
 });
 
 /** Roles and kinds of the messages sent for one turn: summary, full code (a reply as the model wrote it), feedback. */
-/** The summaries an assistant message holds: consecutive summaries share one, a blank line apart. */
-const summariesIn = (content: string): string[] => content.split(/\n\n(?=; )/);
+/** The summaries an assistant message holds: consecutive summaries share one, a blank line apart; the first in a prompt is headed by the legend. */
+const summariesIn = (content: string): string[] => {
+  const legend = summaryLegend() + "\n";
+  return (content.startsWith(legend) ? content.slice(legend.length) : content).split(/\n\n(?=; )/);
+};
 
 function shape(messages: ReadonlyArray<{ role: string; content: string }>, replies: readonly string[]): string[] {
   return messages.flatMap((m, i) => {

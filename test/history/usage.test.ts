@@ -85,10 +85,9 @@ describe("step.usage.compression", () => {
       if (i > 0) expect(p.fullPrefixTokens).toBe(sharedPrefix(fullView({ ...input, turns: step.turns.slice(0, i - 1) }, s.view).messages, fullView(input, s.view).messages).tokens);
     });
     const last = usage.perTurn.at(-1)!;
-    // Each view sends its own system prompt (the compressed one explains its summary lines, a
-    // fixed cost per prompt that this short session does not earn back): what compression
-    // saves is in the messages after it.
-    const after = (messages: Parameters<typeof promptTokens>[0]) => promptTokens(messages.slice(1));
+    // Each view sends its own system prompt (the full view's explains `Stored:`; the compressed
+    // view's legend heads its first summary instead): whole prompts compare.
+    const after = (messages: Parameters<typeof promptTokens>[0]) => promptTokens(messages);
     const fullAt = (i: number) => fullView({ system: step.trace.system, task: step.trace.task, turns: step.turns.slice(0, i), maxTurns: s.maxTurns, toolsWithdrawn: s.toolsWithdrawn, maxPrintChars: s.maxPrintChars }, s.view).messages;
     expect(after((step.turns.at(-1) as Turn).messages)).toBeLessThan(after(fullAt(step.turns.length - 1)));
     // The error (turn 3) is three turns back and was fixed since, but the few prompts left in

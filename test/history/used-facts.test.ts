@@ -128,7 +128,8 @@ describe("superseded lines in rewritten summaries", () => {
   it("a name redefined later: its line leaves a summary rewritten anyway or when dropping it pays; a summary not rewritten keeps its text byte for byte", async () => {
     const trace = await run([
       // Printed nothing: its samples would go stale, so its summary is rewritten when users is redefined.
-      reply("Load.", `(def users (vec (take 30 (map :customer data/orders))))\n(def cities-seen (set (map :city data/orders)))`),
+      // (Its reasoning, which the summary leaves out, repays the legend heading it in a budget of 4.)
+      reply("Load the customers and the cities they order from, to compare them in the next turns. ".repeat(3), `(def users (vec (take 30 (map :customer data/orders))))\n(def cities-seen (set (map :city data/orders)))`),
       // Printed, output still shown: its summary is not rewritten for the redefinition.
       reply("Count.", `(def n (count users))\n(def top (vec (take 30 (map :id data/orders))))\n(println "n" n)`),
       reply("Narrow.", `(def users (vec (take 10 users)))\n(def top (vec (take 5 top)))\n(println "users" (count users))`),

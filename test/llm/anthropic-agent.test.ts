@@ -3,12 +3,15 @@
 import { describe, expect, it } from "vitest";
 import { SubAgent } from "../../src/index.js";
 import { anthropicLlm } from "../../src/llm/anthropic.js";
+import { summaryLegend } from "../../src/history/legend.js";
 import { localServer } from "../support/local-server.js";
 
-interface Body { system?: Array<{ cache_control?: unknown }>; messages: Array<{ role: string; content: Array<{ cache_control?: unknown }> }> }
+interface Body { system?: Array<{ text?: string; cache_control?: unknown }>; messages: Array<{ role: string; content: Array<{ text?: string; cache_control?: unknown }> }> }
 
 const REPLIES = ["```clojure\n(println 1)\n```", "```clojure\n(println 2)\n```", "```clojure\n(return 3)\n```"];
-const COMPRESSED = ["```clojure\n(def xs [1 2 3])\n(println \"xs\" (count xs))\n```", "```clojure\n(def ys (map inc xs))\n(println \"ys\" ys)\n```", "```clojure\n(def zs (filter odd? ys))\n(println \"zs\" zs)\n```", "```clojure\n(return (count zs))\n```"];
+// Reasoning before each program, which the summaries leave out: enough to repay the legend that heads the first in a run this short.
+const WHY = "I will build on what the last program stored and print just enough to check it before the next step. ".repeat(2) + "\n\n";
+const COMPRESSED = [WHY + "```clojure\n(def xs [1 2 3])\n(println \"xs\" (count xs))\n```", WHY + "```clojure\n(def ys (map inc xs))\n(println \"ys\" ys)\n```", WHY + "```clojure\n(def zs (filter odd? ys))\n(println \"zs\" zs)\n```", "```clojure\n(return (count zs))\n```"];
 let replies: readonly string[] = REPLIES;
 let baseURL = "";
 const bodies: Body[] = [];
@@ -59,14 +62,19 @@ describe("anthropicLlm under a history strategy", () => {
     const last = bodies[3];
     // Task, then each summarized turn as an assistant message with its feedback.
     expect(last.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant", "user"]);
-    // The two messages before the latest turn: the next request's hit if a rewrite (a println
-    // cut, a superseded line) changes what follows them. Four marks are all a request may carry:
-    // the system prompt's gives way to the task's, which covers it (the first request marked it).
+    // The two messages before the last, which holds the model's note (one prompt only): the next
+    // request's hit if a rewrite (a println cut, a superseded line) changes what follows them.
+    // Four marks are all a request may carry: the system prompt's gives way to the task's, which
+    // covers it (the first request marked it).
     expect(marks(bodies[0])).toContain("system:0");
-    expect(marks(last)).toEqual(["user:0:0", "assistant:3:0", "user:4:0", "user:6:0"]);
+    expect(last.messages[6].content[0].text).toContain("; Note: I will build on");
+    expect(marks(last)).toEqual(["user:0:0", "user:4:0", "assistant:5:0", "user:6:0"]);
     // Each summary reaches the wire once and is sent unchanged in every later request.
     const text = (b: Body, i: number): string => JSON.stringify(b.messages[i].content.map((c) => ({ ...c, cache_control: undefined })));
     for (let k = 2; k < 4; k++) for (let i = 0; i < bodies[k - 1].messages.length - 1; i++) expect(text(bodies[k], i)).toBe(text(bodies[k - 1], i));
     expect(JSON.stringify(last.messages[1])).toContain("; Defined: xs");
+    // The legend heads the first summary, and the system prompt does not hold it.
+    expect(last.messages[1].content[0].text?.startsWith(summaryLegend())).toBe(true);
+    expect(JSON.stringify(last.system)).not.toContain(summaryLegend());
   });
 });

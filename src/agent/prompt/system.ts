@@ -1,6 +1,6 @@
 // The system prompt: the static part first (role and rules, the generated language
-// reference, common mistakes, turn rules and how the run's history view shows earlier
-// turns), identical for every agent with the same turn mode and view, then the agent's
+// reference, common mistakes, turn rules and, with the full history, its note on `Stored:`),
+// identical for every agent with the same turn mode and view, then the agent's
 // tools and expected output. Nothing in it changes between turns, so providers can cache it
 // whole; per-turn news goes into the user messages.
 import type { z } from "zod";
@@ -19,14 +19,14 @@ export interface PromptAgent {
 
 /**
  * The agent-independent prefix: role, rules, language reference, mistakes, turn rules, and
- * with several turns what the history `view` shows of earlier turns (its summary lines, or
- * the `Stored:` list of the full history).
+ * with several turns the full history's note on its `Stored:` list (the compressed view's
+ * legend heads its first summary instead).
  */
 export function staticPrompt(multiTurn: boolean, view: HistoryView = "full"): string {
   const parts = [template("role"), fill(template("language"), { reference: languageReference() }), template("mistakes")];
   if (multiTurn) parts.push(template("multi-turn"), historySection(view));
   else parts.push(template("single-turn"));
-  return parts.join("\n\n");
+  return parts.filter((p) => p !== "").join("\n\n");
 }
 
 function indent(lines: readonly string[]): string {
