@@ -733,14 +733,17 @@ function fits(a: string, a2: string | undefined, b: string, b2: string | undefin
 
 /**
  * Tokens the first summary of a prompt must save besides fitting in its turn: its share of the
- * legend that heads it, which the summaries of the prompts left (at most the payback horizon,
- * counted at the prompt where the turn is first summarized) are expected to repay alike. A run
- * whose summaries save less keeps its turns as written and sends no legend: short tool-heavy runs,
- * whose summaries list calls with their results' shapes, were dearer than full history that way.
+ * legend that heads it, as if every other turn of the prompts left (at most the payback horizon,
+ * counted at the prompt where the turn is first summarized) saved as much. A run whose summaries
+ * save less keeps its turns as written and sends no legend: short tool-heavy runs, whose
+ * summaries list calls with their results' shapes, were dearer than full history that way.
+ * Counting on every later turn left more of them dearer (runs of 1-8 turns at their own budget:
+ * 3 of 40 under a token-prefix cache, 8 of 60 under breakpoints; now 0 and 2); counting on none
+ * (the whole legend) cost the bench's round-3 sessions 6 points of history tokens.
  * Strict-prefix mode prices each summary with its own payback rule instead (paysBack).
  */
 function legendShare(input: ViewInput, i: number): number {
-  return Math.ceil(legendSize() / Math.max(1, promptsLeft(input.maxTurns, i + 1)));
+  return Math.ceil(legendSize() / Math.max(1, Math.floor(promptsLeft(input.maxTurns, i + 1) / 2)));
 }
 
 /** What a summary teaches of data defined without printing, richest first: samples, then the keys of records. */

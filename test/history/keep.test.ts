@@ -30,11 +30,12 @@ describe("keeping what a model needs", () => {
       reply("Next, the totals.", `(println "total" 10)`),
       reply("Done.", "(return 10)"),
     ]);
-    const second = view(trace, 1, options());
+    // A budget of 20 turns: in a run of 3 these terse turns save too little to repay the legend.
+    const second = view(trace, 1, options(), 20);
     const place = (second.turns ?? [])[0];
     expect(place.text.split("\n").at(-1)).toBe("; Note: MAX_JOB_RETRIES = 3 is job-level, not part of the answer.");
     // One prompt later the note is gone, and the earlier text is extended, not rewritten.
-    const third = view(trace, 2, options());
+    const third = view(trace, 2, options(), 20);
     expect(text(third)).not.toContain("MAX_JOB_RETRIES");
     expect(text(third)).toContain("; Note: Next, the totals.");
     const before = String(second.messages[2].content);

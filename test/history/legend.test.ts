@@ -147,11 +147,11 @@ describe("a system prompt per view (issue 20)", () => {
 
   it("a run sends its view's prompt: `Stored:` in the full view's feedback and system prompt, in neither with compression", async () => {
     const program = (code: string): string => "```clojure\n" + code + "\n```";
-    // Reasoning the summaries leave out: enough to repay the legend in a run this short.
+    // Reasoning the summaries leave out, in a budget of 8: enough to repay the legend.
     const why = "I will fetch the numbers first, see how many there are, and add them up in the next program. ".repeat(2) + "\n\n";
     const replies = [why + program("(def xs (tool/nums))\n(println (count xs))"), why + program("(def total (sum xs))\n(println total)"), program("(return total)")];
     const nums = tool({ description: "Numbers.", input: z.object({}), run: () => [1, 2, 3] });
-    const agentDef = SubAgent.create({ prompt: "Sum the numbers.", tools: { nums }, maxTurns: 4 });
+    const agentDef = SubAgent.create({ prompt: "Sum the numbers.", tools: { nums }, maxTurns: 8 });
     for (const compressHistory of [false, true]) {
       const step = await SubAgent.run(agentDef, { llm: scriptedLlm(replies), compressHistory });
       expect(step.ok).toBe(true);

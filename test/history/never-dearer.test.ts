@@ -163,7 +163,7 @@ describe("compressed history is never dearer than full history", () => {
   // to cover the legend (60 tokens heading the first summary, 20 more than the full view's note
   // on `Stored:`): with it in the system prompt 21 of these 62 were dearer under token prefix and
   // 28 under breakpoints, at most 1.012x; now that the first summary must repay its share of it,
-  // 11 and 17, at most 1.011x. Runs of 10+ turns: none dearer, at most 0.975x.
+  // 9 and 14, at most 1.011x. Runs of 10+ turns: none dearer, at most 0.975x.
   it("tool-heavy agent runs, under both cache models", async () => {
     await expectRuns(toolRun, 1, 100, [1, 3], (turns) => (turns >= 10 ? 1 : 1.015), true);
   }, 600_000);

@@ -36,7 +36,8 @@ function setup() {
   };
   const make = (maxTurns: number) => SubAgent.create({ prompt: "Total order value per customer tier", tools, output: z.record(z.string(), z.number()), maxTurns });
   const replies = [
-    clj("Look at the orders.", `(def by-customer "Order totals per customer" (reduce (fn [m o] (update m (:customer o) (fnil + 0) (:total o))) {} data/orders))\n(println by-customer)`),
+    // (Reasoning the summary leaves out: in a budget of 3 the first summary must repay the legend.)
+    clj("Look at the orders. I will total them per customer first, so that the tiers can be compared once the customers are fetched, and keep the totals for the next turns.", `(def by-customer "Order totals per customer" (reduce (fn [m o] (update m (:customer o) (fnil + 0) (:total o))) {} data/orders))\n(println by-customer)`),
     clj(
       "Fetch the customers.",
       `(def info (into {} (map (fn [c] [c (tool/customer-info {:id c})]) (keys by-customer))))

@@ -249,12 +249,13 @@ describe("scenario: single-shot", () => {
 
 describe("inheritance", () => {
   it("a nested agent compresses its history when its caller does", async () => {
-    const child = SubAgent.create({ prompt: "Look up {{item}}", output: z.string(), maxTurns: 3 });
+    // A budget of 8 and reasoning the summaries leave out: enough to repay the legend.
+    const child = SubAgent.create({ prompt: "Look up {{item}}", output: z.string(), maxTurns: 8 });
     const parent = SubAgent.create({ prompt: "Ask the helper", tools: { helper: SubAgent.asTool(child) }, output: z.string(), maxTurns: 2 });
     const replies = [
       clj("Ask.", `(def r (tool/helper {:item "x"}))\n(return r)`),
-      clj("Child looks.", `(def a 1)\n(println "a is" a)`),
-      clj("Child looks more.", `(def b 2)\n(println "b is" b)`),
+      clj("The child looks up the first value it needs and prints it, so that the next turn can add the second one.", `(def a 1)\n(println "a is" a)`),
+      clj("The child looks up the second value and prints it too, so that the last turn can return the sum of both.", `(def b 2)\n(println "b is" b)`),
       clj("Child answers.", `(return (str "x=" (+ a b)))`),
     ];
     const llm = scriptedLlm(replies);
