@@ -1,13 +1,11 @@
-// Strategies side by side under several cache models at once: each transcript is replayed once
-// per strategy and every prompt is priced by one meter per cache model (the project's one
-// measure, src/compaction/measure.ts), so "cheaper than full" can be read under a token-prefix
-// cache, a breakpoint cache with its write premium, and no cache. Also far-fact retention.
-import { createMeter, requestPrice, type Meter } from "../compaction/measure.js";
+// Strategies side by side under several cache models at once: each transcript is replayed per
+// strategy (once per kind of cache for a strategy laid out for its client's cache) and every
+// prompt is priced by one meter per cache model (the project's one measure,
+// src/compaction/measure.ts), so "cheaper than full" can be read under a token-prefix cache, a
+// breakpoint cache with its write premium, and no cache. Also far-fact retention.
 import { DEFAULT_PRICES, NO_CACHE, type ModelPrice } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
-import { defaultStrategies } from "../history/registry.js";
-import type { Strategy } from "../compaction/types.js";
-import type { ChatMessage, Llm } from "../llm/types.js";
+import type { Llm } from "../llm/types.js";
 import { specLabel } from "./compare.js";
 import { holds, measure, probePattern } from "./measure.js";
 import type { Transcript } from "./transcript.js";
@@ -62,13 +60,6 @@ export interface CacheCompareOptions {
   registry?: StrategyRegistry;
 }
 
-/** The last message, and where the strategy says its prompt stays stable. */
-function breakpoints(messages: readonly ChatMessage[], marks: Strategy["cacheBreakpoints"]): number[] {
-  const last = messages.length - 1;
-  if (last < 0) return [];
-  return [...new Set([...(marks?.(messages) ?? []).filter((i) => i >= 0 && i < last), last])].sort((a, b) => a - b).slice(-4);
-}
-
 /** Probes needed at each request index, with whether each is far there. */
 function probesAt(t: Transcript): Map<number, Array<{ re: RegExp; far: boolean }>> {
   const at = new Map<number, Array<{ re: RegExp; far: boolean }>>();
@@ -99,22 +90,17 @@ export async function compareUnderCaches(transcripts: readonly Transcript[], str
     let llmCalls = 0;
     let fired = 0;
     for (const t of transcripts) {
-      const meters: Meter[] = names.map((n) => createMeter(models[n]));
-      const registry = options.registry ?? defaultStrategies;
-      const marks = registry.create(spec).cacheBreakpoints;
       const probes = probesAt(t);
       let compacted = false;
-      await measure(t, spec, {
-        models: [options.model ?? "gpt-4o"],
+      // Priced by measure, one meter per cache model: a strategy laid out for its client's cache
+      // (the interpreter strategy) runs once per kind of cache, with its own breakpoints.
+      const metrics = await measure(t, spec, {
+        models: names,
+        prices: models,
         ...(options.model === undefined ? {} : { model: options.model }),
         ...(options.llm === undefined ? {} : { llm: options.llm }),
-        registry,
+        ...(options.registry === undefined ? {} : { registry: options.registry }),
         onPrompt(p) {
-          meters.forEach((m, k) => {
-            m.add({ messages: p.messages, breakpoints: breakpoints(p.messages, marks) }, p.outputTokens);
-            // The compaction's own summary calls, uncached.
-            cost[names[k]] += requestPrice(m.price, { inputTokens: p.stats?.llmInputTokens ?? 0, cachedTokens: 0, outputTokens: p.stats?.llmOutputTokens ?? 0 });
-          });
           llmCalls += p.stats?.llmCalls ?? 0;
           if (p.events?.some((e) => e.kind === "compacted") === true) compacted = true;
           for (const probe of probes.get(p.index) ?? []) {
@@ -128,8 +114,8 @@ export async function compareUnderCaches(transcripts: readonly Transcript[], str
           }
         },
       });
-      meters.forEach((m, k) => (cost[names[k]] += m.totals.cost));
-      inputTokens += meters[0]?.totals.inputTokens ?? 0;
+      names.forEach((n, k) => (cost[n] += metrics.costs[k] ?? 0));
+      inputTokens += metrics.inputTokens;
       if (compacted) fired++;
     }
     rows.push({ strategy: specLabel(spec), inputTokens, reduction: 0, cost, costRatio: {}, retention: needed === 0 ? null : kept / needed, farRetention: farNeeded === 0 ? null : farKept / farNeeded, farNeeded, llmCalls, fired });

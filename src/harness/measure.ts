@@ -3,13 +3,14 @@
 // as an app or the proxy would send it. Measures tokens, cost under a prefix cache, cache breaks,
 // what the compaction itself spent, and whether each probe fact is still in the prompt that needs it.
 import { compact } from "../compaction/compact.js";
-import { createMeter, outputTokens, requestPrice } from "../compaction/measure.js";
-import { modelPrice, type PriceTable } from "../compaction/prices.js";
+import { createMeter, outputTokens, requestPrice, type Prompt } from "../compaction/measure.js";
+import { modelPrice, type CacheModel, type ModelPrice, type PriceTable } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import { taskIndex } from "../compaction/messages.js";
 import { defaultStrategies } from "../history/registry.js";
 import { promptTokens } from "../compaction/tokens.js";
-import type { CompactionResult, Json } from "../compaction/types.js";
+import type { CompactionResult, Json, Strategy } from "../compaction/types.js";
+import { INTERPRETER_STRATEGY } from "../history/strategy.js";
 import { messageText, toolCallText } from "../llm/messages.js";
 import type { ChatMessage, Llm } from "../llm/types.js";
 import type { Transcript } from "./transcript.js";
@@ -210,6 +211,8 @@ export interface MeasureOptions {
 export interface SentPrompt {
   readonly index: number;
   readonly messages: readonly ChatMessage[];
+  /** The messages that end with a cache breakpoint: the strategy's marks and the last message. */
+  readonly breakpoints?: readonly number[];
   readonly outputTokens: number;
   /** Absent for the baselines, which are no strategy. */
   readonly events?: CompactionResult["events"];
@@ -218,13 +221,55 @@ export interface SentPrompt {
 
 /** The metrics of one transcript under one strategy. */
 export async function measure(t: Transcript, spec: StrategySpec | string | Baseline, options: MeasureOptions): Promise<Metrics> {
-  const strategy = isBaseline(spec) ? undefined : (options.registry ?? defaultStrategies).create(spec);
+  const registry = options.registry ?? defaultStrategies;
   const m = emptyMetrics();
   const needs = probeNeeds(t, m);
   const systems = new Set(t.messages.filter((x) => x.role === "system"));
-  let state: Json | undefined;
   const meters = options.models.map((name) => createMeter(name, options.prices));
   const summaryPrices = options.models.map((name) => modelPrice(options.summaryModel ?? name, options.prices));
+  // Each price model's client runs the strategy laid out for its cache (see forCache): the first
+  // model's run gives every metric; a model whose client runs it otherwise is priced on its own run.
+  const specs = meters.map((meter) => (isBaseline(spec) ? spec : forCache(spec, meter.price.cache.kind)));
+  const own = specs.map((s) => JSON.stringify(s) === JSON.stringify(specs[0]));
+  await replay(t, specs[0], registry, options, (j, sent, result, prompt) => {
+    const tokens = promptTokens(sent);
+    if (tokens < promptTokens(t.messages.slice(0, j))) m.compacted++;
+    const reply = outputTokens(t.messages[j]);
+    const measured = meters.map((meter, k) => (own[k] ? meter.add(prompt, reply) : undefined));
+    const costs = measured.map((x, k) => (x === undefined ? 0 : x.cost + llmCost(result, summaryPrices[k])));
+    const cacheBreak = measured[0]?.cacheBreak ?? false;
+    if (cacheBreak) m.rewrites++;
+    options.onRequest?.({ tokens, cacheBreak });
+    options.onPrompt?.({ index: j, messages: sent, outputTokens: reply, breakpoints: prompt.breakpoints, ...(result === undefined ? {} : { events: result.events, stats: result.stats }) });
+    m.requests++;
+    m.inputTokens += tokens;
+    m.peakPrompt = Math.max(m.peakPrompt, tokens);
+    m.cachedTokens += measured[0]?.cachedTokens ?? 0;
+    m.costs = costs.map((c, k) => c + (m.costs[k] ?? 0));
+    m.llmCalls += result?.stats.llmCalls ?? 0;
+    m.llmTokens += (result?.stats.llmInputTokens ?? 0) + (result?.stats.llmOutputTokens ?? 0);
+    for (const need of needs.get(j) ?? []) count(m, need.band, holds(sent, need.re, systems));
+  }, m);
+  for (let k = 1; k < meters.length; k++) {
+    if (own[k]) continue;
+    let cost = 0;
+    await replay(t, specs[k], registry, options, (j, _sent, result, prompt) => {
+      cost += meters[k].add(prompt, outputTokens(t.messages[j])).cost + llmCost(result, summaryPrices[k]);
+    });
+    m.costs[k] = cost;
+  }
+  m.cost = m.costs[0] ?? 0;
+  return m;
+}
+
+/**
+ * Replays the transcript's requests under `spec`: for assistant message j, the projection of
+ * messages[0..j-1] with the state carried from the request before, as sent (with the strategy's
+ * cache breakpoints and the last message marked). `into` collects the compaction's time.
+ */
+async function replay(t: Transcript, spec: StrategySpec | string | Baseline, registry: StrategyRegistry, options: MeasureOptions, each: (j: number, sent: readonly ChatMessage[], result: CompactionResult | undefined, prompt: Prompt) => void, into?: Metrics): Promise<void> {
+  const strategy = isBaseline(spec) ? undefined : registry.create(spec);
+  let state: Json | undefined;
   for (let j = 1; j < t.messages.length; j++) {
     if (t.messages[j].role !== "assistant") continue;
     const stored = t.messages.slice(0, j);
@@ -239,31 +284,36 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
             ...(options.llm === undefined ? {} : { llm: options.llm }),
             ...(options.model === undefined ? {} : { model: options.model }),
           });
-    m.compactionMs += performance.now() - started;
+    if (into !== undefined) into.compactionMs += performance.now() - started;
     state = result?.state;
     const sent = result === undefined ? baselinePrompt(spec as Baseline, stored) : result.messages;
-    const tokens = promptTokens(sent);
-    if (tokens < promptTokens(stored)) m.compacted++;
-    const reply = outputTokens(t.messages[j]);
-    const measured = meters.map((meter) => meter.add(sent, reply));
-    const llmIn = result?.stats.llmInputTokens ?? 0;
-    const llmOut = result?.stats.llmOutputTokens ?? 0;
-    // The compaction's own calls are paid at the same model's uncached prices: whole cost, not just the prompt's.
-    const costs = measured.map((x, k) => x.cost + (llmIn + llmOut === 0 ? 0 : requestPrice(summaryPrices[k], { inputTokens: llmIn, cachedTokens: 0, outputTokens: llmOut })));
-    const cacheBreak = measured[0]?.cacheBreak ?? false;
-    if (cacheBreak) m.rewrites++;
-    options.onRequest?.({ tokens, cacheBreak });
-    options.onPrompt?.({ index: j, messages: sent, outputTokens: reply, ...(result === undefined ? {} : { events: result.events, stats: result.stats }) });
-    m.requests++;
-    m.inputTokens += tokens;
-    m.peakPrompt = Math.max(m.peakPrompt, tokens);
-    m.cachedTokens += measured[0]?.cachedTokens ?? 0;
-    m.costs = costs.map((c, k) => c + (m.costs[k] ?? 0));
-    m.cost = m.costs[0] ?? 0;
-    m.llmCalls += result?.stats.llmCalls ?? 0;
-    m.llmTokens += (result?.stats.llmInputTokens ?? 0) + (result?.stats.llmOutputTokens ?? 0);
-    for (const need of needs.get(j) ?? []) count(m, need.band, holds(sent, need.re, systems));
+    each(j, sent, result, { messages: sent, breakpoints: cacheBreakpoints(sent, strategy?.cacheBreakpoints?.bind(strategy)) });
   }
-  return m;
+}
+
+/** The compaction's own calls, paid at the model's uncached prices: whole cost, not just the prompt's. */
+function llmCost(result: CompactionResult | undefined, price: ModelPrice): number {
+  const llmIn = result?.stats.llmInputTokens ?? 0;
+  const llmOut = result?.stats.llmOutputTokens ?? 0;
+  return llmIn + llmOut === 0 ? 0 : requestPrice(price, { inputTokens: llmIn, cachedTokens: 0, outputTokens: llmOut });
+}
+
+/**
+ * The spec as a client with this kind of cache runs it: the interpreter strategy lays its
+ * summaries out for the client's cache, as the agent loop does with `Llm.cacheModel`, unless the
+ * spec names one. Priced under a breakpoint cache in the token-prefix layout, its growing summary
+ * message missed on every prompt: 1.21x full history's cost on the bench's PTC-Lisp sessions.
+ */
+function forCache(spec: StrategySpec | string, kind: CacheModel["kind"]): StrategySpec | string {
+  const s: StrategySpec = typeof spec === "string" ? { name: spec } : spec;
+  if (s.name !== INTERPRETER_STRATEGY || s.options?.cacheModel !== undefined) return spec;
+  return { name: s.name, options: { ...s.options, cacheModel: kind === "breakpoint" ? "breakpoint" : "token-prefix" } };
+}
+
+/** The last message, and where the strategy says its prompt stays stable (at most four marks). */
+export function cacheBreakpoints(messages: readonly ChatMessage[], marks: Strategy["cacheBreakpoints"]): number[] {
+  const last = messages.length - 1;
+  if (last < 0) return [];
+  return [...new Set([...(marks?.(messages) ?? []).filter((i) => i >= 0 && i < last), last])].sort((a, b) => a - b).slice(-4);
 }
 

@@ -240,8 +240,8 @@ describe("ptc compare on PTC-Lisp runs", () => {
   const row = (r: Report, name: string) => r.rows.find((x) => x.strategy === name);
 
   it("measures interpreter-summaries on a saved run, a bare trace and a run state, from the run's turn records", async () => {
-    // Five turns: the compressed view's own system prompt (its legend) makes the first prompts of a
-    // shorter run larger than full history; from the third prompt on the summaries save more.
+    // Five turns: the legend heading the first summary makes the first prompts of a shorter run
+    // larger than full history; from the third prompt on the summaries save more.
     const example = findExample("exploration") as Example;
     const step = await runExample(example);
     const files = {
