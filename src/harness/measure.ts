@@ -311,7 +311,7 @@ function forCache(spec: StrategySpec | string, kind: CacheModel["kind"]): Strate
 }
 
 /** The last message, and where the strategy says its prompt stays stable (at most four marks). */
-export function cacheBreakpoints(messages: readonly ChatMessage[], marks: Strategy["cacheBreakpoints"]): number[] {
+function cacheBreakpoints(messages: readonly ChatMessage[], marks: Strategy["cacheBreakpoints"]): number[] {
   const last = messages.length - 1;
   if (last < 0) return [];
   return [...new Set([...(marks?.(messages) ?? []).filter((i) => i >= 0 && i < last), last])].sort((a, b) => a - b).slice(-4);
