@@ -257,8 +257,7 @@ const restCounts = new WeakMap<Turn, { key: string; tokens: number }>();
  * the program; a reply's prose pays for them). The summary is the turn's as first written
  * (nothing superseded or read yet), so every prompt replaying a cut counts the same.
  */
-function restTokens(turn: Turn, redefines: ReadonlySet<string> | undefined, options: SummaryOptions): number {
-  const bare: TurnPlan = { full: null, printsShown: 0, superseded: undefined, redefines, read: undefined, reads: undefined };
+function restTokens(turn: Turn, bare: TurnPlan, options: SummaryOptions): number {
   const key = summaryKey(bare, options);
   const hit = restCounts.get(turn);
   if (hit !== undefined && hit.key === key) return hit.tokens;
@@ -279,7 +278,7 @@ export function shownBesidesOutput(input: ViewInput, plan: Pick<TurnPlan, "redef
   const turn = input.turns[i];
   const bare: TurnPlan = { full: null, printsShown: 0, superseded: undefined, redefines: plan.redefines, read: undefined, reads: undefined };
   if (isErrored(turn)) return sizesOf(turn).reply + feedbackTokens(historyFeedback(input, turn, bare, false));
-  return restTokens(turn, plan.redefines, summaryOptions) + feedbackTokens(historyFeedback(input, turn, bare, true));
+  return restTokens(turn, bare, summaryOptions) + feedbackTokens(historyFeedback(input, turn, bare, true));
 }
 
 /**
@@ -593,7 +592,9 @@ export const compressedView: PromptView = (input, rawOptions) => {
     let full = plan.full;
     if (full === null) {
       const shortFeedback = historyFeedback(input, turn, plan, true);
-      const summary = taughtSummary(turn, plan, summaryOptions, shortFeedback, options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn), stats.turnsCompressed === 0 && !options.strictPrefix ? legendShare(input, i) : 0);
+      // The legend heads the first summary: paid by runs that summarize, once, then cached.
+      const first = stats.turnsCompressed === 0;
+      const summary = taughtSummary(turn, plan, summaryOptions, shortFeedback, options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn), first && !options.strictPrefix ? legendShare(input, i) : 0);
       // A summary never restates a program at more than the program's size (terse programs
       // stay as written, as full history shows them).
       if (summary === undefined) full = "short";
@@ -606,8 +607,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
         stats.toolCallsShown += summary.toolCallsListed;
         stats.toolCallsDropped += turn.toolCalls.length - summary.toolCallsListed;
         if (run !== "") run += "\n\n";
-        // The legend heads the first summary: paid by runs that summarize, once, then cached.
-        if (stats.turnsCompressed === 1) run += summaryLegend() + "\n";
+        if (first) run += summaryLegend() + "\n";
         // The turn just done keeps the model's prose for one prompt, and the source of the
         // functions it defined (the next program builds on them, and a summary keeps only their
         // signatures: ptc_runner's lesson from its compressed runs); a turn whose function failed
@@ -644,8 +644,13 @@ export const compressedView: PromptView = (input, rawOptions) => {
   // full history. With four marks a client's own mark on the system prompt gives way: the task's covers it.
   const end = messages.length - 1;
   const stable = tailed ? end - 1 : (places.at(-1)?.message ?? end) - 1;
-  const earlier = stable - 1;
-  const breakpoints = end <= 1 ? [end] : stable > 1 && stable < end ? (earlier > 1 && earlier < stable ? [1, earlier, stable, end] : [1, stable, end]) : [1, end];
+  if (end <= 1) return { messages, stats, turns: places, breakpoints: [end] };
+  const breakpoints = [1];
+  if (stable > 1 && stable < end) {
+    if (stable - 1 > 1) breakpoints.push(stable - 1);
+    breakpoints.push(stable);
+  }
+  breakpoints.push(end);
   return { messages, stats, turns: places, breakpoints };
 };
 

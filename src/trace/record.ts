@@ -51,11 +51,15 @@ const MAX_KEYS = 60;
 export function recordKeys(v: Value, sample: string): string {
   if (v instanceof Vec) return listed("keys", keysOf(v), sample);
   if (!isMap(v) || v.size === 0) return "";
-  const values = [...v.values()];
-  if (values.every(isMap)) return listed("values' keys", keysOf(values), sample);
+  if (everyMap(v.values())) return listed("values' keys", keysOf(v.values()), sample);
   let out = "";
   for (const [k, x] of v) if (x instanceof Vec) out += listed(`keys of ${prStr(k)}`, keysOf(x), sample);
   return out;
+}
+
+function everyMap(values: Iterable<Value>): boolean {
+  for (const x of values) if (!isMap(x)) return false;
+  return true;
 }
 
 /** The keys of the records among `rows` (maps, or vectors of maps one level down), or null when some element is neither. */
