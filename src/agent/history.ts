@@ -3,11 +3,11 @@
 // strategy with the run's view options) projects the full-history view of the turns, with the
 // turn records beside it. The loop and resume's replay check both build prompts here, so a
 // replayed prompt is built exactly as the original was.
-import { resolveStrategy, type StrategySpec } from "../compaction/registry.js";
+import { isStrategy, resolveStrategy, type StrategySpec } from "../compaction/registry.js";
 import type { CompactionResult, Json, Strategy } from "../compaction/types.js";
 import { fullView } from "../history/full.js";
 import { defaultStrategies } from "../history/registry.js";
-import { INTERPRETER_STRATEGY } from "../history/strategy.js";
+import { forClientCache, INTERPRETER_STRATEGY } from "../history/strategy.js";
 import { mergeViewOptions } from "../trace/view-settings.js";
 import type { ViewInput, ViewOptions, ViewStats } from "../history/view.js";
 import { messageText } from "../llm/messages.js";
@@ -18,8 +18,13 @@ import type { InheritableOptions } from "./types.js";
 export type HistoryStrategy = Strategy<Json, ViewInput>;
 
 /** The run's one strategy: `history` if set, else the interpreter strategy for `compressHistory`, else the full history. Throws on an unknown name or invalid options. */
-export function historyStrategy(options: Pick<InheritableOptions, "history" | "compressHistory" | "printlnHistoryLimit" | "view">): HistoryStrategy {
-  if (options.history !== undefined) return resolveStrategy(options.history as Strategy | StrategySpec | string, defaultStrategies);
+export function historyStrategy(options: Pick<InheritableOptions, "history" | "compressHistory" | "printlnHistoryLimit" | "view" | "llm">): HistoryStrategy {
+  if (options.history !== undefined) {
+    const history = options.history as Strategy | StrategySpec | string;
+    // The client's cache lays out a strategy given by name or spec, as it does the view (withClientCache).
+    const cache = options.llm?.cacheModel;
+    return resolveStrategy(cache === undefined || isStrategy(history) ? history : forClientCache(history, cache), defaultStrategies);
+  }
   if (options.compressHistory === true) return defaultStrategies.create({ name: INTERPRETER_STRATEGY, options: interpreterOptions(options) });
   return defaultStrategies.create("full");
 }

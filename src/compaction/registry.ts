@@ -82,8 +82,12 @@ export const compactionStrategies = new StrategyRegistry([fullStrategy, slidingW
 
 /** An instance as it is, or a name or spec built from `registry`. */
 export function resolveStrategy(strategy: Strategy | StrategySpec | string, registry: StrategyRegistry = compactionStrategies): Strategy {
-  if (typeof strategy === "object" && strategy !== null && "project" in strategy && typeof strategy.project === "function") return strategy;
-  return registry.create(strategy as StrategySpec | string);
+  return isStrategy(strategy) ? strategy : registry.create(strategy);
+}
+
+/** Whether `x` is a built strategy (it projects), not a name or a spec. */
+export function isStrategy(x: Strategy | StrategySpec | string): x is Strategy {
+  return typeof x === "object" && x !== null && "project" in x && typeof x.project === "function";
 }
 
 /** Builds a strategy from `registry` (default: the generic compaction strategies). */

@@ -4,13 +4,13 @@
 // what the compaction itself spent, and whether each probe fact is still in the prompt that needs it.
 import { compact } from "../compaction/compact.js";
 import { createMeter, outputTokens, requestPrice, type Prompt } from "../compaction/measure.js";
-import { modelPrice, type CacheModel, type ModelPrice, type PriceTable } from "../compaction/prices.js";
+import { modelPrice, type ModelPrice, type PriceTable } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import { taskIndex } from "../compaction/messages.js";
 import { defaultStrategies } from "../history/registry.js";
 import { promptTokens } from "../compaction/tokens.js";
 import type { CompactionResult, Json, Strategy } from "../compaction/types.js";
-import { INTERPRETER_STRATEGY } from "../history/strategy.js";
+import { forClientCache } from "../history/strategy.js";
 import { messageText, toolCallText } from "../llm/messages.js";
 import type { ChatMessage, Llm } from "../llm/types.js";
 import type { Transcript } from "./transcript.js";
@@ -227,13 +227,13 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
   const systems = new Set(t.messages.filter((x) => x.role === "system"));
   const meters = options.models.map((name) => createMeter(name, options.prices));
   const summaryPrices = options.models.map((name) => modelPrice(options.summaryModel ?? name, options.prices));
-  // Each price model's client runs the strategy laid out for its cache (see forCache): the first
+  // Each price model's client runs the strategy laid out for its cache (forClientCache): the first
   // model's run gives every metric; a model whose client runs it otherwise is priced on its own run.
-  const specs = meters.map((meter) => (isBaseline(spec) ? spec : forCache(spec, meter.price.cache.kind)));
+  const specs = meters.map((meter) => (isBaseline(spec) ? spec : forClientCache(spec, meter.price.cache.kind === "breakpoint" ? "breakpoint" : "token-prefix")));
   const own = specs.map((s) => JSON.stringify(s) === JSON.stringify(specs[0]));
-  await replay(t, specs[0], registry, options, (j, sent, result, prompt) => {
+  await replay(t, specs[0], registry, options, (j, stored, sent, result, prompt) => {
     const tokens = promptTokens(sent);
-    if (tokens < promptTokens(t.messages.slice(0, j))) m.compacted++;
+    if (tokens < promptTokens(stored)) m.compacted++;
     const reply = outputTokens(t.messages[j]);
     const measured = meters.map((meter, k) => (own[k] ? meter.add(prompt, reply) : undefined));
     const costs = measured.map((x, k) => (x === undefined ? 0 : x.cost + llmCost(result, summaryPrices[k])));
@@ -253,7 +253,7 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
   for (let k = 1; k < meters.length; k++) {
     if (own[k]) continue;
     let cost = 0;
-    await replay(t, specs[k], registry, options, (j, _sent, result, prompt) => {
+    await replay(t, specs[k], registry, options, (j, _stored, _sent, result, prompt) => {
       cost += meters[k].add(prompt, outputTokens(t.messages[j])).cost + llmCost(result, summaryPrices[k]);
     });
     m.costs[k] = cost;
@@ -267,7 +267,7 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
  * messages[0..j-1] with the state carried from the request before, as sent (with the strategy's
  * cache breakpoints and the last message marked). `into` collects the compaction's time.
  */
-async function replay(t: Transcript, spec: StrategySpec | string | Baseline, registry: StrategyRegistry, options: MeasureOptions, each: (j: number, sent: readonly ChatMessage[], result: CompactionResult | undefined, prompt: Prompt) => void, into?: Metrics): Promise<void> {
+async function replay(t: Transcript, spec: StrategySpec | string | Baseline, registry: StrategyRegistry, options: MeasureOptions, each: (j: number, stored: readonly ChatMessage[], sent: readonly ChatMessage[], result: CompactionResult | undefined, prompt: Prompt) => void, into?: Metrics): Promise<void> {
   const strategy = isBaseline(spec) ? undefined : registry.create(spec);
   let state: Json | undefined;
   for (let j = 1; j < t.messages.length; j++) {
@@ -287,7 +287,7 @@ async function replay(t: Transcript, spec: StrategySpec | string | Baseline, reg
     if (into !== undefined) into.compactionMs += performance.now() - started;
     state = result?.state;
     const sent = result === undefined ? baselinePrompt(spec as Baseline, stored) : result.messages;
-    each(j, sent, result, { messages: sent, breakpoints: cacheBreakpoints(sent, strategy?.cacheBreakpoints?.bind(strategy)) });
+    each(j, stored, sent, result, { messages: sent, breakpoints: cacheBreakpoints(sent, strategy?.cacheBreakpoints?.bind(strategy)) });
   }
 }
 
@@ -296,18 +296,6 @@ function llmCost(result: CompactionResult | undefined, price: ModelPrice): numbe
   const llmIn = result?.stats.llmInputTokens ?? 0;
   const llmOut = result?.stats.llmOutputTokens ?? 0;
   return llmIn + llmOut === 0 ? 0 : requestPrice(price, { inputTokens: llmIn, cachedTokens: 0, outputTokens: llmOut });
-}
-
-/**
- * The spec as a client with this kind of cache runs it: the interpreter strategy lays its
- * summaries out for the client's cache, as the agent loop does with `Llm.cacheModel`, unless the
- * spec names one. Priced under a breakpoint cache in the token-prefix layout, its growing summary
- * message missed on every prompt: 1.21x full history's cost on the bench's PTC-Lisp sessions.
- */
-function forCache(spec: StrategySpec | string, kind: CacheModel["kind"]): StrategySpec | string {
-  const s: StrategySpec = typeof spec === "string" ? { name: spec } : spec;
-  if (s.name !== INTERPRETER_STRATEGY || s.options?.cacheModel !== undefined) return spec;
-  return { name: s.name, options: { ...s.options, cacheModel: kind === "breakpoint" ? "breakpoint" : "token-prefix" } };
 }
 
 /** The last message, and where the strategy says its prompt stays stable (at most four marks). */

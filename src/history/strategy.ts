@@ -3,6 +3,7 @@
 // input) are what it summarizes from, so its messages are exactly compressedView's.
 import { z } from "zod";
 import type { StrategyDefinition } from "../compaction/registry-types.js";
+import type { StrategySpec } from "../compaction/registry.js";
 import { clock, finish } from "../compaction/result.js";
 import { promptTokens } from "../compaction/tokens.js";
 import type { Json } from "../compaction/types.js";
@@ -11,6 +12,18 @@ import { givenViewOptionsSchema, resolveViewOptions } from "../trace/view-settin
 import type { ViewInput, ViewOptions } from "./view.js";
 
 export const INTERPRETER_STRATEGY = "interpreter-summaries";
+
+/**
+ * The spec as a client with this cache runs it: the interpreter strategy lays its summaries out
+ * for the client's cache (`Llm.cacheModel`) unless the spec names one; any other spec as it is.
+ * The agent and the harness both ask here. Laid out for a token-prefix cache and sent to a
+ * breakpoint one, its growing summary message missed on every prompt (1.24x full history).
+ */
+export function forClientCache(spec: StrategySpec | string, cache: "token-prefix" | "breakpoint"): StrategySpec | string {
+  const s: StrategySpec = typeof spec === "string" ? { name: spec } : spec;
+  if (s.name !== INTERPRETER_STRATEGY || s.options?.cacheModel !== undefined) return spec;
+  return { name: s.name, options: { ...s.options, cacheModel: cache } };
+}
 
 type Options = Partial<Omit<ViewOptions, "compressHistory">> & Record<string, Json>;
 

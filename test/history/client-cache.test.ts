@@ -13,6 +13,7 @@ import { cacheMarks } from "../../src/llm/messages.js";
 import { openaiLlm } from "../../src/llm/openai.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import type { Llm, LlmRequest } from "../../src/llm/types.js";
+import type { StrategySpec } from "../../src/compaction/registry.js";
 
 const code = (body: string, prose = ""): string => (prose === "" ? "" : prose + "\n\n") + "```clojure\n" + body + "\n```";
 const rows = Array.from({ length: 300 }, (_, i) => ({ id: i, sku: `SKU-${10000 + i}`, city: ["Oslo", "Lima", "Perth", "Tokyo"][i % 4], qty: (i * 7) % 13, price: (i * 37) % 500 }));
@@ -34,14 +35,14 @@ function breakpointClient(sent: Array<{ request: LlmRequest; marks: number[] }>,
 }
 
 /** The run's cost under Anthropic's cache, each prompt priced with the breakpoints the client marked. */
-async function cost(compressHistory: boolean, view?: { cacheModel: "token-prefix" | "breakpoint" }): Promise<{ cost: number; cacheModel: string | undefined }> {
+async function cost(compressHistory: boolean, view?: { cacheModel: "token-prefix" | "breakpoint" }, history?: StrategySpec | string): Promise<{ cost: number; cacheModel: string | undefined; strategyCache: unknown }> {
   const sent: Array<{ request: LlmRequest; marks: number[] }> = [];
   const agent = SubAgent.create({ prompt: "Look at the rows.", maxTurns: replies.length });
-  const step = await SubAgent.run(agent, { llm: breakpointClient(sent, "breakpoint"), context: { rows }, compressHistory, ...(view === undefined ? {} : { view }) });
+  const step = await SubAgent.run(agent, { llm: breakpointClient(sent, "breakpoint"), context: { rows }, compressHistory, ...(view === undefined ? {} : { view }), ...(history === undefined ? {} : { history }) });
   expect(step.ok).toBe(true);
   const meter = createMeter({ input: 1, output: 0, cache: PROVIDER_CACHES.anthropic });
   for (const { request, marks } of sent) meter.add({ messages: request.messages, breakpoints: marks });
-  return { cost: meter.totals.cost, cacheModel: step.trace.settings?.view?.cacheModel };
+  return { cost: meter.totals.cost, cacheModel: step.trace.settings?.view?.cacheModel, strategyCache: step.trace.settings?.strategy?.options?.cacheModel };
 }
 
 describe("the compressed view takes the client's cache model", () => {
@@ -50,6 +51,18 @@ describe("the compressed view takes the client's cache model", () => {
     const compressed = await cost(true);
     expect(compressed.cacheModel).toBe("breakpoint");
     expect(compressed.cost).toBeLessThan(full.cost);
+  });
+
+  // Named as a strategy instead of `compressHistory`, it was laid out for a token-prefix cache:
+  // 3.24x full history's cost here, now 0.84x. The agent and the harness ask one place (forClientCache).
+  it("the same with `history: \"interpreter-summaries\"`, and a spec's own cache model wins", async () => {
+    const full = await cost(false);
+    const named = await cost(false, undefined, "interpreter-summaries");
+    expect(named.strategyCache).toBe("breakpoint");
+    expect(named.cost).toBeLessThan(full.cost);
+    const own = await cost(false, undefined, { name: "interpreter-summaries", options: { cacheModel: "token-prefix" } });
+    expect(own.strategyCache).toBe("token-prefix");
+    expect(own.cost).toBeGreaterThan(named.cost);
   });
 
   it("a cache model the view names wins over the client's", async () => {
