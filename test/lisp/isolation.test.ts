@@ -319,6 +319,46 @@ describe("isolated mode: context and memory", () => {
     expect(after.ok ? print(after.lisp) : after.error.message).toBe("[6 #{0 1 2 3}]");
   });
 
+  it("a function rebuilt after its worker is lost reads data/, calls tools and hides what it computes from hidden keys, as in process", async () => {
+    const ctx = { xs: [1, 2, 3], _token: "sk-secret-abcdef123" };
+    const fetched: number[] = [];
+    const { started, tool } = starter();
+    const tools: Record<string, ToolFn> = { started: tool, fetch: (args) => (fetched.push(Number(args.n)), Number(args.n) * 10) };
+    const defs = "(defn up [s] (clojure.string/upper-case s)) (defn total [] (reduce + data/xs)) (defn fetch10 [n] (tool/fetch {:n n})) (def once (let [v (tool/fetch {:n 1})] (fn [] v)))";
+    const program = "(println (up data/_token) (subs (up data/_token) 3)) [(total) (fetch10 4)]";
+    const here = await evaluate(defs, { ctx, tools });
+    const first = await evaluate(defs, worker({ ctx, tools }));
+    if (!here.ok || !first.ok) throw new Error("the definitions did not run");
+    // The worker that kept the memory is ended: the next run gets the memory sent whole.
+    const ac = new AbortController();
+    const pending = evaluate(SPIN, worker({ ctx, tools, limits: SPIN_LIMITS, signal: ac.signal, memory: first.memory }));
+    await started;
+    ac.abort();
+    expect((await pending).ok).toBe(false);
+    const after = await evaluate(program, worker({ ctx, tools, memory: first.memory }));
+    expect(shown(after)).toEqual(shown(await evaluate(program, { ctx, tools, memory: here.memory })));
+    expect(after.ok ? showStandIns(after.prints.join("\n")) : after.error.message).toBe("<hidden string derived from data/_token> <hidden string derived from data/_token>");
+    // A definition that called a tool when it was made is not made again: the call would happen twice.
+    fetched.length = 0;
+    const again = await evaluate("(once)", worker({ ctx, tools, memory: first.memory }));
+    expect(again.ok ? "ok" : again.error.message).toMatch(/once cannot be called here: its definition could not be run again/);
+    expect(fetched).toEqual([]);
+  });
+
+  it("a function rebuilt after its worker is lost reads context given as JSON text", async () => {
+    const ctxJson = JSON.stringify({ xs: [1, 2, 3] });
+    const { started, tool } = starter();
+    const first = await evaluate("(defn total [] (reduce + data/xs))", worker({ ctxJson, tools: { started: tool } }));
+    if (!first.ok) throw new Error(first.error.message);
+    const ac = new AbortController();
+    const pending = evaluate(SPIN, worker({ ctxJson, tools: { started: tool }, limits: SPIN_LIMITS, signal: ac.signal, memory: first.memory }));
+    await started;
+    ac.abort();
+    expect((await pending).ok).toBe(false);
+    const after = await evaluate("(total)", worker({ ctxJson, memory: first.memory }));
+    expect(after.ok ? after.value : after.error.message).toBe(6);
+  });
+
   it("memory made in process is usable in a worker, and the other way round", async () => {
     const inProcess = await evaluate("(defn twice [x] (* 2 x)) (def xs [1 2 3])");
     if (!inProcess.ok) throw new Error(inProcess.error.message);

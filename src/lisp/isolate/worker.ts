@@ -5,7 +5,10 @@ import { parentPort } from "node:worker_threads";
 import { abortedError, LispError, toErrorInfo, ToolTimeout } from "../errors.js";
 import { evaluate, evaluateWith, type EvalResult, type EvaluateOptions, type Memory, type MemoryEntry, type ToolCallInfo, type ToolCallRecord, type ToolSpec } from "../evaluate.js";
 import { Converted } from "../interop.js";
-import { RemoteFn, WireReader, WireWriter, type Wire } from "../wire.js";
+import { againOptions, defineAgain } from "../define-again.js";
+import { parseContextJson } from "../context-json.js";
+import { resolveLimits } from "../limits.js";
+import { WireReader, WireWriter, type Wire } from "../wire.js";
 import type { AnswerMessage, CtxEntry, DoneMessage, FromWorker, MemoryEntryWire, RunMessage, ToWorker } from "./protocol.js";
 
 const port = parentPort;
@@ -113,33 +116,40 @@ function ctxOf(entries: readonly CtxEntry[]): Record<string, unknown> {
   return ctx;
 }
 
-async function memoryOf(m: RunMessage["memory"]): Promise<Memory> {
-  if ("kept" in m) {
-    const kept = memories.get(m.kept);
+async function memoryOf(m: RunMessage, ctx: Record<string, unknown> | undefined): Promise<Memory> {
+  const from = m.memory;
+  if ("kept" in from) {
+    const kept = memories.get(from.kept);
     if (kept !== undefined) return kept;
     send({ type: "need-memory" });
-    return recreate(await new Promise<MemoryEntryWire[]>((resolve) => (waitingMemory = resolve)));
+    return recreate(await new Promise<MemoryEntryWire[]>((resolve) => (waitingMemory = resolve)), m, ctx);
   }
-  return recreate(m.entries);
+  return recreate(from.entries, m, ctx);
 }
 
 /**
  * Memory rebuilt from what the host sent: data as it was, then each definition holding a
- * function defined again from its source, in order (as a resumed run restores it). One that
- * cannot be (its source calls a tool, or was not kept) becomes a function that says so.
+ * function made again from its source, in order (as a resumed run restores it), compiled as
+ * the run's own code is (see define-again.ts).
  */
-async function recreate(entries: MemoryEntryWire[]): Promise<Memory> {
+async function recreate(entries: MemoryEntryWire[], m: RunMessage, ctx: Record<string, unknown> | undefined): Promise<Memory> {
   waitingMemory = null;
   const reader = new WireReader();
   const memory = new Map<string, MemoryEntry>();
   for (const e of entries) if (e.value !== undefined) memory.set(e.name, { value: reader.read(e.value), doc: e.doc, source: e.source, hidden: e.hidden });
-  for (const e of entries) {
-    if (e.value !== undefined) continue;
-    const again = e.source === undefined ? null : await evaluate(e.source, { memory });
-    const value = (again?.ok ? again.memory.get(e.name)?.value : undefined) ?? new RemoteFn(e.name, e.name, undefined, "its definition could not be run again after its worker was lost; define it again");
-    memory.set(e.name, { value, doc: e.doc, source: e.source, hidden: e.hidden });
+  const functions = entries.filter((e) => e.value === undefined);
+  if (functions.length === 0) return memory;
+  return defineAgain(memory, functions, againOptions(m.tools, { ctx: ctx ?? contextOf(m), limits: m.limits }), evaluate, "its definition could not be run again after its worker was lost; define it again");
+}
+
+/** The context given as text, read once for all the definitions made again; unreadable, none (the run itself reports why). */
+function contextOf(m: RunMessage): Record<string, unknown> | undefined {
+  if (m.ctxJson === undefined) return undefined;
+  try {
+    return parseContextJson(m.ctxJson, undefined, resolveLimits(m.limits), () => undefined);
+  } catch {
+    return undefined;
   }
-  return memory;
 }
 
 function keep(memory: Memory): number {
@@ -159,8 +169,9 @@ async function start(m: RunMessage): Promise<void> {
     // A call is made while the program waits: what it printed so far goes first.
     printer.flush();
   };
-  const options: EvaluateOptions = { tools, memory: await memoryOf(m.memory), limits: m.limits, toolTimeoutMs: m.toolTimeoutMs, onToolCall };
-  if (m.ctx !== null) options.ctx = ctxOf(m.ctx);
+  const ctx = m.ctx === null ? undefined : ctxOf(m.ctx);
+  const options: EvaluateOptions = { tools, memory: await memoryOf(m, ctx), limits: m.limits, toolTimeoutMs: m.toolTimeoutMs, onToolCall };
+  if (ctx !== undefined) options.ctx = ctx;
   if (m.ctxJson !== undefined) options.ctxJson = m.ctxJson;
   records.length = 0;
   send({ type: "running", running: true });
