@@ -13,7 +13,7 @@ import { compressedView } from "../history/compressed.js";
 import { fullView } from "../history/full.js";
 import { resolveViewOptions } from "../trace/view-settings.js";
 import type { View, ViewOptions } from "../history/view.js";
-import { evaluate, Fn, type Memory, type MemoryEntry, ours, print, type Value } from "../lisp/index.js";
+import { againOptions, evaluate, type EvaluateOptions, holdsFunction, type Memory, type MemoryEntry, ours, print, type Value } from "../lisp/index.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import type { Llm, LlmRequest, LlmResponse } from "../llm/types.js";
 import { firstTurnLine } from "./prompt/task.js";
@@ -40,14 +40,15 @@ export interface SaveOptions {
 const withdraws = (agent: Agent): boolean => Object.keys(agent.tools).length > 0 && agent.maxTurns > 1;
 
 /**
- * The memory as saved: data as EDN, functions as their defining source. A value that prints
+ * The memory as saved: data as EDN, a definition holding a function (a map of them too) as its
+ * defining source. A value that prints
  * past `print`'s limit (shared structure can unfold into gigabytes) is saved without its EDN,
  * which `restoreMemory` reports; a resumed run does not need it (it replays the turns).
  */
 export function saveMemory(memory: Memory): SavedDefinition[] {
   const out: SavedDefinition[] = [];
   for (const [name, entry] of memory) {
-    const d: SavedDefinition = { name, kind: entry.value instanceof Fn ? "function" : "value" };
+    const d: SavedDefinition = { name, kind: holdsFunction(entry.value) ? "function" : "value" };
     if (entry.doc !== undefined) d.doc = entry.doc;
     if (d.kind === "value") {
       const edn = printable(entry.value);
@@ -115,30 +116,34 @@ export function stateView(state: RunState, which: "full" | "compressed"): View {
 
 /**
  * Re-creates the saved memory in the interpreter: data from its EDN, then functions from
- * their source (in saved order, so a function defined from another finds it).
+ * their source (in saved order, so a function defined from another finds it). `run` is what
+ * the runs that will use the memory have: their context, so a function may read `data/` (and
+ * marks what it computes from `_` keys), and their tools, by name, so it may call them. A
+ * definition is only made again: one that calls a tool while being defined cannot be restored.
  */
-export async function restoreMemory(saved: readonly SavedDefinition[]): Promise<Memory> {
+export async function restoreMemory(saved: readonly SavedDefinition[], run: { ctx?: Record<string, unknown>; tools?: Readonly<Record<string, unknown>> } = {}): Promise<Memory> {
   const values = saved.filter((d) => d.kind === "value");
   const functions = saved.filter((d) => d.kind === "function");
   let memory: Memory = new Map();
   for (const d of values) {
     if (d.edn === undefined) throw new ResumeError(`cannot restore ${d.name}: its value was not saved (it prints to more than print's limit)`);
     const program = `(def ${d.name} ${d.doc === undefined ? "" : JSON.stringify(d.doc) + " "}${d.edn})`;
-    memory = await step(program, memory, d.name);
+    memory = await step(program, memory, d.name, {});
     if (d.hidden !== undefined) {
       const entry = memory.get(d.name) as MemoryEntry;
       memory = new Map(memory).set(d.name, { ...entry, hidden: d.hidden });
     }
   }
+  const again = againOptions(Object.keys(run.tools ?? {}).map((name) => ({ name })), { ctx: run.ctx });
   for (const d of functions) {
     if (d.source === undefined) throw new ResumeError(`cannot restore function ${d.name}: its source was not saved`);
-    memory = await step(d.source, memory, d.name);
+    memory = await step(d.source, memory, d.name, again);
   }
   return memory;
 }
 
-async function step(program: string, memory: Memory, name: string): Promise<Memory> {
-  const result = await evaluate(program, { memory });
+async function step(program: string, memory: Memory, name: string, options: EvaluateOptions): Promise<Memory> {
+  const result = await evaluate(program, { ...options, memory });
   if (!result.ok) throw new ResumeError(`cannot restore ${name}: ${result.error.message}`);
   if (!result.memory.has(name)) throw new ResumeError(`cannot restore ${name}: its saved form does not define it`);
   return result.memory;

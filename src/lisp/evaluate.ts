@@ -19,12 +19,15 @@ import { activate, defaultClock, fuelExhausted, GlobalEnv, output, quietly, run 
 import { compileArityAsync, compileAsync, usesTools } from "./compile-async.js";
 import { isPending, Suspend } from "./suspend.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
-import { Fn, Keyword, type Value, isMap, isSet } from "./values.js";
+import { Fn, Keyword, type Value, isMap } from "./values.js";
 import { Vec } from "./vector.js";
 import { printChecked, PrintOverflow } from "./printer.js";
 import { resolveIsolation, type Isolation, type ResolvedIsolation } from "./isolate/options.js";
 import { evaluateIsolated } from "./isolate/run.js";
 import { hiddenKeys, isHiddenKey, Marks, type Origin } from "./marks.js";
+import { againOptions, defineAgain, type Pending } from "./define-again.js";
+import { RemoteFn } from "./wire.js";
+import { holdsFunction } from "./holds-function.js";
 import { setMaxListeners } from "node:events";
 
 /** A host tool: receives a plain argument object, returns plain data (or a promise of it). */
@@ -275,7 +278,8 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
   if (options.isolation !== undefined && options.isolation !== "none") return isolated(source, options, options.isolation);
   const now = options.clock ?? defaultClock;
   const started = now();
-  const memory = options.memory ?? EMPTY_MEMORY;
+  const given = options.memory ?? EMPTY_MEMORY;
+  let memory = given;
   const toolCalls: ToolCallRecord[] = [];
   let fuelUsed = 0;
   const stats = (): EvalStats => ({ fuelUsed, durationMs: now() - started });
@@ -298,9 +302,22 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
     readMs = now() - started;
     sink?.read?.();
   }
+  // Functions compiled by a run without hidden context would not mark what they compute from it.
+  if (readError === null && meetsHidden(ctx, given)) {
+    const stale = unmarked(given);
+    if (stale.length > 0) {
+      try {
+        const again = againOptions([...normalizeTools(options.tools)].map(([name, t]) => ({ name, params: t.params })), { ctx, limits: options.limits });
+        memory = await defineAgain(without(given, stale), stale, again, evaluate, "it was defined by a run without hidden context and could not be defined again for this one; define it again");
+      } catch (e) {
+        readError = e;
+      }
+    }
+  }
   const marks = marksFor(ctx, memory);
+  // A failed run leaves the caller's memory as it was given.
   const failure = (e: unknown, prints: string[] = []): EvalFailure => {
-    const out: EvalFailure = { ok: false, error: describeFailure(e, source), prints, memory, toolCalls, stats: stats() };
+    const out: EvalFailure = { ok: false, error: describeFailure(e, source), prints, memory: given, toolCalls, stats: stats() };
     if (marks !== null) {
       out.marks = marks;
       out.error.message = marks.hideText(out.error.message);
@@ -512,14 +529,46 @@ interface Program {
  * defines may be given a hidden value in a later turn.
  */
 function marksFor(ctx: EvaluateOptions["ctx"], memory: Memory): Marks | null {
-  let marks: Marks | null = null;
-  for (const entry of memory.values()) {
-    if (entry.hidden === undefined) continue;
-    marks ??= new Marks();
-    marks.restore(entry.value, entry.hidden);
+  if (!meetsHidden(ctx, memory)) return null;
+  const marks = new Marks();
+  for (const entry of memory.values()) if (entry.hidden !== undefined) marks.restore(entry.value, entry.hidden);
+  return marks;
+}
+
+/** Whether a run may meet hidden context: its context has hidden keys, or memory holds marked values. */
+function meetsHidden(ctx: EvaluateOptions["ctx"], memory: Memory): boolean {
+  if (ctx !== undefined && Object.keys(ctx).some(isHiddenKey)) return true;
+  for (const entry of memory.values()) if (entry.hidden !== undefined) return true;
+  return false;
+}
+
+// Values defined by a run that may meet hidden context (its code compiled with marking builtins),
+// or looked at and found to hold no function: what they compute is marked in any run.
+const marking = new WeakSet<object>();
+
+/**
+ * The definitions in memory holding a function compiled by a run that could not meet hidden
+ * context: its builtins unwrapped, it would compute from a hidden value without marking the
+ * result. Each value is looked at once.
+ */
+function unmarked(memory: Memory): Pending[] {
+  let out: Pending[] | undefined;
+  for (const [name, e] of memory) {
+    const v = e.value;
+    if (typeof v !== "object" || v === null || marking.has(v)) continue;
+    if (holdsFunction(v, computes)) (out ??= []).push(e.hidden === undefined ? { name, doc: e.doc, source: e.source } : { name, doc: e.doc, source: e.source, hidden: e.hidden });
+    else marking.add(v);
   }
-  if (marks !== null || ctx === undefined || !Object.keys(ctx).some(isHiddenKey)) return marks;
-  return new Marks();
+  return out ?? [];
+}
+
+/** A function that computes (one left in a worker only refuses to be called). */
+const computes = (f: Fn): boolean => !(f instanceof RemoteFn);
+
+function without(memory: Memory, names: readonly Pending[]): Map<string, MemoryEntry> {
+  const out = new Map(memory);
+  for (const p of names) out.delete(p.name);
+  return out;
 }
 
 function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], data: DataHost | null, limits: Limits, hasTools: boolean, marks: Marks | null): Program {
@@ -548,19 +597,8 @@ function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], dat
 
 /** Whether memory holds a function anywhere (it may call a tool); past a budget, assume so. */
 function holdsFunctions(memory: Memory): boolean {
-  let budget = 10_000;
-  const walk = (v: Value): boolean => {
-    if (--budget < 0) return true;
-    if (v instanceof Fn) return true;
-    if (v instanceof Vec) return v.toArray().some(walk);
-    if (isMap(v)) {
-      for (const [k, x] of v) if (walk(k) || walk(x)) return true;
-    } else if (isSet(v)) {
-      for (const x of v) if (walk(x)) return true;
-    }
-    return false;
-  };
-  for (const entry of memory.values()) if (walk(entry.value)) return true;
+  const budget = { left: 10_000 };
+  for (const entry of memory.values()) if (holdsFunction(entry.value, undefined, budget)) return true;
   return false;
 }
 
@@ -637,6 +675,7 @@ function success(result: Value, outcome: Outcome, state: RunState, memory: Memor
     const hidden = marks?.find(c.value);
     const entry: MemoryEntry = hidden === undefined ? { value: c.value, doc: c.doc, source: c.source } : { value: c.value, doc: c.doc, source: c.source, hidden: marks?.originOf(c.value) ?? { ...hidden, path: hidden.root, derived: true } };
     next.set(name, entry);
+    if (marks !== null && typeof c.value === "object" && c.value !== null) marking.add(c.value);
     defs.push({ name, doc: c.doc, value: c.value, source: c.source });
   }
   // The result crosses out within what the run had left: its fuel, its clock, the size limit.

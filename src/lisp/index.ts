@@ -19,6 +19,8 @@ export type {
   Outcome,
 } from "./evaluate.js";
 export { Fn, isMap, isSet, keyword, Keyword, LFloat, LMap, LSet, typeName, type Value } from "./values.js";
+export { holdsFunction } from "./holds-function.js";
+export { againOptions } from "./define-again.js";
 export { Vec } from "./vector.js";
 export { boxed, ContextReader, toHost, toLisp } from "./interop.js";
 export { contextJsonProblem, parseContextJson } from "./context-json.js";

@@ -12,6 +12,7 @@ import { fullView } from "../../src/history/full.js";
 import { summaryLegend } from "../../src/history/legend.js";
 import { defaultViewOptions } from "../../src/history/view.js";
 import { evaluate, print } from "../../src/lisp/evaluate.js";
+import { showStandIns } from "../../src/lisp/marks.js";
 
 const clj = (prose: string, code: string): string => `${prose} Keeping the program short and printing only what I need.\n\n\`\`\`clojure\n${code}\n\`\`\``;
 
@@ -105,18 +106,42 @@ describe("run state", () => {
     const run = await evaluate(`(def xs "numbers" [1 2.5 {:a #{:k}} "s" nil true])
 (def inf [##Inf 1.0])
 (defn twice "double" [x] (* 2 x))
-(defn sum-xs [] (reduce + (map twice [1 2])))`);
+(defn sum-xs [] (reduce + (map twice [1 2])))
+(def ops {:twice twice :inc (fn [x] (inc x))})`);
     expect(run.ok).toBe(true);
     if (!run.ok) return;
     const saved = saveMemory(run.memory);
+    // A map of functions is code, not data: it is saved as its source (as EDN it read `#fn[...]`).
+    expect(saved.find((d) => d.name === "ops")).toMatchObject({ kind: "function", source: "(def ops {:twice twice :inc (fn [x] (inc x))})" });
     const memory = await restoreMemory(JSON.parse(JSON.stringify(saved)));
-    expect([...memory.keys()].sort()).toEqual(["inf", "sum-xs", "twice", "xs"]);
+    expect([...memory.keys()].sort()).toEqual(["inf", "ops", "sum-xs", "twice", "xs"]);
+    const ops = await evaluate("[((:twice ops) 4) ((:inc ops) 1)]", { memory });
+    expect(ops.ok ? ops.value : ops.error.message).toEqual([8, 2]);
     expect(print(memory.get("xs")?.value)).toBe(print(run.memory.get("xs")?.value));
     expect(memory.get("xs")?.doc).toBe("numbers");
     const check = await evaluate("(sum-xs)", { memory });
     expect(check.ok && check.value).toBe(6);
     await expect(restoreMemory([{ name: "f", kind: "function" }])).rejects.toThrow(/source was not saved/);
     await expect(restoreMemory([{ name: "x", kind: "value", edn: "(+ 1" }])).rejects.toThrow(ResumeError);
+  });
+
+  it("restores functions that read the context or call tools, given what the runs that use them have", async () => {
+    const ctx = { xs: [1, 2, 3], _token: "sk-live-restore-7f3a9c21" };
+    const fetched: unknown[] = [];
+    const tools = { fetch: (args: Record<string, unknown>) => (fetched.push(args), Number(args.n) * 10) };
+    const run = await evaluate("(defn total [] (reduce + data/xs)) (defn fetch10 [n] (tool/fetch {:n n})) (defn up [s] (clojure.string/upper-case s))", { ctx, tools });
+    if (!run.ok) throw new Error(run.error.message);
+    const saved = saveMemory(run.memory);
+    await expect(restoreMemory(saved)).rejects.toThrow(/cannot restore total: data\/xs is not available/);
+    const memory = await restoreMemory(saved, { ctx, tools });
+    const r = await evaluate("(println (up data/_token)) [(total) (fetch10 4)]", { ctx, tools, memory });
+    expect(r.ok ? [r.value, showStandIns(r.prints.join())] : r.error.message).toEqual([[6, 40], "<hidden string derived from data/_token>"]);
+    // A definition that called a tool while being made is not made again: the call would happen twice.
+    const once = await evaluate("(def g (let [v (tool/fetch {:n 1})] (fn [] v)))", { tools });
+    if (!once.ok) throw new Error(once.error.message);
+    fetched.length = 0;
+    await expect(restoreMemory(saveMemory(once.memory), { tools })).rejects.toThrow(/cannot restore g: .*tool\/fetch is not called again/);
+    expect(fetched).toEqual([]);
   });
 
   it("saves a value too big to print without its EDN, instead of throwing; restoring it says why", async () => {

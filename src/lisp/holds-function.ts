@@ -1,0 +1,33 @@
+// Whether a value holds a function somewhere: code, not data, so it cannot be written as EDN
+// or sent as data, and what it computes depends on how it was compiled.
+import { Fn, isMap, isSet, type Value } from "./values.js";
+import { Vec } from "./vector.js";
+
+const EVERY = (): boolean => true;
+
+/**
+ * Whether `value` holds a function that `counts` (any, by default). Shared structure is looked
+ * into once. Each value visited spends one of `budget.left` (shared across calls); a walk that
+ * cannot finish within it answers true at once, the safe guess for callers that bound it.
+ */
+export function holdsFunction(value: Value, counts: (f: Fn) => boolean = EVERY, budget: { left: number } = { left: Infinity }): boolean {
+  const seen = new Set<object>();
+  const stack: Value[] = [value];
+  const push = (x: Value): boolean => stack.push(x) > budget.left;
+  while (stack.length > 0) {
+    budget.left--;
+    const v = stack.pop() as Value;
+    if (typeof v !== "object" || v === null || seen.has(v)) continue;
+    seen.add(v);
+    if (v instanceof Fn) {
+      if (counts(v)) return true;
+    } else if (v instanceof Vec) {
+      for (const x of v) if (push(x)) return true;
+    } else if (isMap(v)) {
+      for (const [k, x] of v) if (push(k) || push(x)) return true;
+    } else if (isSet(v)) {
+      for (const x of v) if (push(x)) return true;
+    }
+  }
+  return false;
+}
