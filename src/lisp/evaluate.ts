@@ -302,8 +302,9 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
     readMs = now() - started;
     sink?.read?.();
   }
+  const hidden = meetsHidden(ctx, given);
   // Functions compiled by a run without hidden context would not mark what they compute from it.
-  if (readError === null && meetsHidden(ctx, given)) {
+  if (readError === null && hidden) {
     const stale = unmarked(given);
     if (stale.length > 0) {
       try {
@@ -314,7 +315,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
       }
     }
   }
-  const marks = marksFor(ctx, memory);
+  const marks = hidden ? marksOf(memory) : null;
   // A failed run leaves the caller's memory as it was given.
   const failure = (e: unknown, prints: string[] = []): EvalFailure => {
     const out: EvalFailure = { ok: false, error: describeFailure(e, source), prints, memory: given, toolCalls, stats: stats() };
@@ -523,13 +524,12 @@ interface Program {
 }
 
 /**
- * The marks of an evaluation that may meet hidden context: the context has hidden keys, or
- * memory holds marked values. Null otherwise, and then builtins run unwrapped. A program that
+ * The marks of an evaluation that may meet hidden context (see meetsHidden), with those of the
+ * marked values in memory; otherwise there are none, and builtins run unwrapped. A program that
  * reads no hidden key is still compiled with marking builtins in such a run: a function it
  * defines may be given a hidden value in a later turn.
  */
-function marksFor(ctx: EvaluateOptions["ctx"], memory: Memory): Marks | null {
-  if (!meetsHidden(ctx, memory)) return null;
+function marksOf(memory: Memory): Marks {
   const marks = new Marks();
   for (const entry of memory.values()) if (entry.hidden !== undefined) marks.restore(entry.value, entry.hidden);
   return marks;
