@@ -12,6 +12,7 @@ import { WireReader, WireWriter } from "../../src/lisp/wire.js";
 import { showStandIns } from "../../src/lisp/marks.js";
 import { form, program } from "../property/arbitraries.js";
 import { caseFiles } from "../support/cases.js";
+import { fragments, leaks } from "../support/hidden.js";
 
 const worker = (o: EvaluateOptions = {}): EvaluateOptions => ({ ...o, isolation: "worker" });
 // Limits that leave a spinning loop to the clock alone, with the clock far away.
@@ -192,6 +193,30 @@ describe("isolated mode: a tool quoting a hidden argument", () => {
       expect(heard).toEqual(r.toolCalls.map((c) => c.error));
       for (const e of heard) expect(showStandIns(e)).toMatch(/^token <hidden string from data\/_creds :token> rejected$/);
     }
+  });
+
+  it("the host's live record hides it JSON-escaped too, and in a refused result's path", async () => {
+    // A value with a quote and a newline: JSON.stringify quotes it as ab\"Qz7v...\nHx8r...
+    const ctx = { _tok: 'ab"Qz7vLmXw9pK3\nHx8rTy2Wq', _id: "Qz7vLmXw9pK3-id" };
+    const tools = {
+      login: (a: Record<string, unknown>) => {
+        throw new Error(`login refused for ${JSON.stringify(a.creds)}`);
+      },
+      // The result echoes the argument as a key, over a value that cannot cross: refused, and the refusal names the path.
+      lookup: (a: Record<string, unknown>) => ({ [String(a.id)]: { seen: () => 1 } }),
+    };
+    const src = "(try (tool/login {:creds data/_tok}) (catch e nil)) (try (tool/lookup {:id data/_id}) (catch e nil))";
+    const frags = fragments(["Qz7vLmXw9pK3", "Hx8rTy2Wq"]);
+    const records: string[][] = [];
+    for (const o of [{}, worker()]) {
+      const heard: string[] = [];
+      const r = await evaluate(src, { ...o, ctx, tools, onToolCall: (c, done) => void (done && heard.push(c.error ?? "")) });
+      expect(heard).toEqual(r.toolCalls.map((c) => c.error));
+      expect(leaks(heard.join("\n"), frags)).toEqual([]);
+      records.push(heard.map(showStandIns));
+    }
+    expect(records[1]).toEqual(records[0]);
+    expect(records[0][1]).toBe("the result of tool/lookup.<hidden string from data/_id>.seen is a function, which cannot cross into the program");
   });
 });
 

@@ -172,7 +172,8 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                 } catch (e) {
                   spent += performance.now() - c0;
                   const refused = dataError(e);
-                  record.error = refused.message;
+                  // A refused result's path can quote a hidden argument the tool echoed (a key).
+                  record.error = m.shown === undefined ? refused.message : hideArgs(refused.message, m.args, m.shown);
                   w.post({ type: "answer", call: m.call, refused });
                   return;
                 }
@@ -302,10 +303,16 @@ function result(m: DoneMessage, memory: Memory, w: PoolWorker, started: number):
  */
 function hideArgs(text: string, args: unknown, shown: unknown): string {
   const found: Array<[string, string]> = [];
+  // As the run's own marks do (Marks.hideText): a message may quote the value JSON-escaped too.
+  const quoted = (value: string, shown: string): void => {
+    found.push([value, shown]);
+    const escaped = JSON.stringify(value).slice(1, -1);
+    if (escaped !== value) found.push([escaped, shown]);
+  };
   const walk = (a: unknown, s: unknown, depth: number): void => {
     if (depth > 64) return;
     if (typeof s === "string") {
-      if (s.startsWith(STAND_IN_OPEN) && (typeof a === "string" || typeof a === "number") && String(a).length >= QUOTED_MIN) found.push([String(a), s]);
+      if (s.startsWith(STAND_IN_OPEN) && (typeof a === "string" || typeof a === "number") && String(a).length >= QUOTED_MIN) quoted(String(a), s);
       return;
     }
     if (Array.isArray(s) && Array.isArray(a)) for (let i = 0; i < s.length; i++) walk(a[i], s[i], depth + 1);
@@ -317,7 +324,7 @@ function hideArgs(text: string, args: unknown, shown: unknown): string {
         const k = shownKeys[i];
         const key = k in a ? k : shownKeys.length === keys.length ? keys[i] : undefined;
         if (key === undefined) continue;
-        if (key !== k && k.startsWith(STAND_IN_OPEN) && key.length >= QUOTED_MIN) found.push([key, k]);
+        if (key !== k && k.startsWith(STAND_IN_OPEN) && key.length >= QUOTED_MIN) quoted(key, k);
         walk((a as Record<string, unknown>)[key], (s as Record<string, unknown>)[k], depth + 1);
       }
     }
