@@ -25,7 +25,7 @@ import { printChecked, PrintOverflow } from "./printer.js";
 import { resolveIsolation, type Isolation, type ResolvedIsolation } from "./isolate/options.js";
 import { evaluateIsolated } from "./isolate/run.js";
 import { hiddenKeys, isHiddenKey, Marks, type Origin } from "./marks.js";
-import { againOptions, defineAgain, type Pending } from "./define-again.js";
+import { againOptions, defineAgain, type Entry } from "./define-again.js";
 import { RemoteFn } from "./wire.js";
 import { holdsFunction } from "./holds-function.js";
 import { setMaxListeners } from "node:events";
@@ -306,10 +306,10 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
   // Functions compiled by a run without hidden context would not mark what they compute from it.
   if (readError === null && hidden) {
     const stale = unmarked(given);
-    if (stale.length > 0) {
+    if (stale.size > 0) {
       try {
         const again = againOptions([...normalizeTools(options.tools)].map(([name, t]) => ({ name, params: t.params })), { ctx, limits: options.limits });
-        memory = await defineAgain(without(given, stale), stale, again, evaluate, "it was defined by a run without hidden context and could not be defined again for this one; define it again");
+        memory = await defineAgain(entriesOf(given, stale), again, evaluate, "it was defined by a run without hidden context and could not be defined again for this one; define it again");
       } catch (e) {
         readError = e;
       }
@@ -551,23 +551,26 @@ const marking = new WeakSet<object>();
  * context: its builtins unwrapped, it would compute from a hidden value without marking the
  * result. Each value is looked at once.
  */
-function unmarked(memory: Memory): Pending[] {
-  let out: Pending[] | undefined;
+function unmarked(memory: Memory): ReadonlySet<string> {
+  let out: Set<string> | undefined;
   for (const [name, e] of memory) {
     const v = e.value;
     if (typeof v !== "object" || v === null || marking.has(v)) continue;
-    if (holdsFunction(v, computes)) (out ??= []).push(e.hidden === undefined ? { name, doc: e.doc, source: e.source } : { name, doc: e.doc, source: e.source, hidden: e.hidden });
+    if (holdsFunction(v, computes)) (out ??= new Set()).add(name);
     else marking.add(v);
   }
-  return out ?? [];
+  return out ?? NONE;
 }
+
+const NONE: ReadonlySet<string> = new Set();
 
 /** A function that computes (one left in a worker only refuses to be called). */
 const computes = (f: Fn): boolean => !(f instanceof RemoteFn);
 
-function without(memory: Memory, names: readonly Pending[]): Map<string, MemoryEntry> {
-  const out = new Map(memory);
-  for (const p of names) out.delete(p.name);
+/** Memory's entries in order, those named in `again` without their value (to be made again). */
+function entriesOf(memory: Memory, again: ReadonlySet<string>): Entry[] {
+  const out: Entry[] = [];
+  for (const [name, e] of memory) out.push(again.has(name) ? { name, doc: e.doc, source: e.source, hidden: e.hidden } : { ...e, name });
   return out;
 }
 
@@ -674,6 +677,9 @@ function success(result: Value, outcome: Outcome, state: RunState, memory: Memor
     const c = env.cell(name);
     const hidden = marks?.find(c.value);
     const entry: MemoryEntry = hidden === undefined ? { value: c.value, doc: c.doc, source: c.source } : { value: c.value, doc: c.doc, source: c.source, hidden: marks?.originOf(c.value) ?? { ...hidden, path: hidden.root, derived: true } };
+    // Memory keeps the order of last definition: a definition made again from its source then
+    // finds what it read while it was made before it (define-again.ts).
+    next.delete(name);
     next.set(name, entry);
     if (marks !== null && typeof c.value === "object" && c.value !== null) marking.add(c.value);
     defs.push({ name, doc: c.doc, value: c.value, source: c.source });

@@ -2,6 +2,8 @@
 // (not locals, not qualified names), found without running it. The compressed history view
 // asks it which earlier definitions a later program used.
 import { Analyzer } from "./analyzer/analyze.js";
+import type { Node } from "./analyzer/nodes.js";
+import { children } from "./compile-async.js";
 import type { Form } from "./forms.js";
 import { defaultLimits } from "./limits.js";
 import { read } from "./reader.js";
@@ -50,4 +52,54 @@ function symbols(forms: readonly Form[], into: Set<string>): void {
     if (f.type === "symbol") into.add(f.name);
     else if ("items" in f) symbols(f.items, into);
   }
+}
+
+/**
+ * The names a definition's source reads while it is being made: what the value it defines
+ * depends on. A function it makes as its value (the definition's value itself, an item of a
+ * collection literal, what a let or do ends with) reads its names when it is called, whatever
+ * they hold then, and is not looked into; any other function may be called while the value is
+ * made (passed to mapv, partial, comp), and its reads count. A source the analyzer rejects
+ * gives every symbol it names (a superset).
+ */
+export function definitionReads(source: string): string[] {
+  let forms: Form[];
+  try {
+    forms = read(source, defaultLimits.maxNestingDepth, defaultLimits.maxSourceForms);
+  } catch {
+    return [];
+  }
+  const analyzer = new Analyzer({ source, globals: new FreeNames(), tools: ANY, data: ANY, maxRegexPatternLength: defaultLimits.maxRegexPatternLength });
+  const names = new Set<string>();
+  // `value`: the node's value is what is defined (or held by it), not something called now.
+  const walk = (node: Node, value: boolean): void => {
+    switch (node.op) {
+      case "fn":
+        if (value) return;
+        break;
+      case "global":
+        names.add(node.name);
+        return;
+      case "def":
+        return walk(node.init, true);
+      case "vector":
+      case "set":
+      case "map":
+        for (const c of node.items) walk(c, value);
+        return;
+      case "let":
+        for (const b of node.binds) walk(b.init, false);
+        return walk(node.body, value);
+      case "do":
+        node.body.forEach((c, i) => walk(c, value && i === node.body.length - 1));
+        return;
+    }
+    for (const c of children(node)) walk(c, false);
+  };
+  try {
+    for (const form of forms) walk(analyzer.analyzeTop(form).node, false);
+  } catch {
+    symbols(forms, names);
+  }
+  return [...names];
 }

@@ -370,6 +370,34 @@ describe("isolated mode: context and memory", () => {
     expect(fetched).toEqual([]);
   });
 
+  it("a definition made again after its worker is lost gives what it gave in process, or says why it cannot", async () => {
+    // Turns, then a program run with the memory sent whole (a copy of the map: no worker keeps it),
+    // against the same turns in process. A function reads a name when called, so one defined
+    // before what it calls comes back; a value read while a definition was made and changed since
+    // (its own earlier value too) cannot be had again, and the definition says so.
+    const cases: ReadonlyArray<readonly [turns: string[], program: string, same: boolean]> = [
+      [["(defn helper [] 1) (defn main [] 2)", "(defn helper [] (+ 40 (main)))"], "(helper)", true],
+      [["(def x 1) (defn rx [] x)", "(def x 5)"], "(rx)", true],
+      [["(defn f [x] (* 2 x))", "(def fs (mapv (fn [i] (fn [] (f i))) (range 3)))"], "((nth fs 2))", true],
+      [["(def handlers {:a (fn [] 1)})", "(def handlers2 (assoc handlers :b (fn [] 2)))"], "[((:a handlers2)) ((:b handlers2))]", true],
+      [["(defn f [] 1)", "(def f (let [old f] (fn [] (+ 1 (old)))))"], "(f)", false],
+      [["(def x 1) (def f (let [y x] (fn [] y)))", "(def x 2)"], "(f)", false],
+      [["(defn f [] 1) (def g f)", "(defn f [] 2)"], "(g)", false],
+    ];
+    for (const [turns, program, same] of cases) {
+      let here: EvalResult | undefined;
+      let there: EvalResult | undefined;
+      for (const t of turns) {
+        here = await evaluate(t, { memory: here?.memory });
+        there = await evaluate(t, worker({ memory: there?.memory }));
+      }
+      const expected = await evaluate(program, { memory: here?.memory });
+      const after = await evaluate(program, worker({ memory: new Map(there?.memory) }));
+      if (same) expect(shown(after), program).toEqual(shown(expected));
+      else expect(after.ok ? print(after.lisp) : after.error.message, program).toMatch(/cannot be called here: its definition read (its own earlier value|x|f), which is not what it was then; define it again/);
+    }
+  });
+
   it("a function rebuilt after its worker is lost reads context given as JSON text", async () => {
     const ctxJson = JSON.stringify({ xs: [1, 2, 3] });
     const { started, tool } = starter();

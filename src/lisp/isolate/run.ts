@@ -288,6 +288,8 @@ function result(m: DoneMessage, memory: Memory, w: PoolWorker, started: number):
   const defs: Definition[] = m.defs.map((d, i) => ({ name: d.name, doc: d.doc, value: values[1 + i], source: d.source }));
   m.defs.forEach((d, i) => {
     const entry: MemoryEntry = d.hidden === undefined ? { value: values[1 + i], doc: d.doc, source: d.source } : { value: values[1 + i], doc: d.doc, source: d.source, hidden: d.hidden };
+    // The order of last definition, as in process (evaluate.ts, success).
+    next.delete(d.name);
     next.set(d.name, entry);
   });
   keptIn.set(next, { worker: w, id: m.memory });

@@ -3,9 +3,9 @@
 // turn of the same agent (sent back here) needs no copy of them.
 import { parentPort } from "node:worker_threads";
 import { abortedError, LispError, toErrorInfo, ToolTimeout } from "../errors.js";
-import { evaluate, evaluateWith, type EvalResult, type EvaluateOptions, type Memory, type MemoryEntry, type ToolCallInfo, type ToolCallRecord, type ToolSpec } from "../evaluate.js";
+import { evaluate, evaluateWith, type EvalResult, type EvaluateOptions, type Memory, type ToolCallInfo, type ToolCallRecord, type ToolSpec } from "../evaluate.js";
 import { Converted } from "../interop.js";
-import { againOptions, defineAgain } from "../define-again.js";
+import { againOptions, defineAgain, type Entry } from "../define-again.js";
 import { parseContextJson } from "../context-json.js";
 import { resolveLimits } from "../limits.js";
 import { WireReader, WireWriter, type Wire } from "../wire.js";
@@ -135,11 +135,9 @@ async function memoryOf(m: RunMessage, ctx: Record<string, unknown> | undefined)
 async function recreate(entries: MemoryEntryWire[], m: RunMessage, ctx: Record<string, unknown> | undefined): Promise<Memory> {
   waitingMemory = null;
   const reader = new WireReader();
-  const memory = new Map<string, MemoryEntry>();
-  for (const e of entries) if (e.value !== undefined) memory.set(e.name, { value: reader.read(e.value), doc: e.doc, source: e.source, hidden: e.hidden });
-  const functions = entries.filter((e) => e.value === undefined);
-  if (functions.length === 0) return memory;
-  return defineAgain(memory, functions, againOptions(m.tools, { ctx: ctx ?? contextOf(m), limits: m.limits }), evaluate, "its definition could not be run again after its worker was lost; define it again");
+  const all: Entry[] = entries.map((e) => ({ name: e.name, doc: e.doc, source: e.source, hidden: e.hidden, ...(e.value === undefined ? {} : { value: reader.read(e.value) }) }));
+  const again = all.some((e) => e.value === undefined) ? againOptions(m.tools, { ctx: ctx ?? contextOf(m), limits: m.limits }) : {};
+  return defineAgain(all, again, evaluate, "its definition could not be run again after its worker was lost; define it again");
 }
 
 /** The context given as text, read once for all the definitions made again; unreadable, none (the run itself reports why). */
