@@ -98,6 +98,27 @@ describe("a file given to the wrong command names the right one", () => {
     expect(report.stderr).toContain(`ptc view ${file("report.json")} shows it`);
   });
 
+  it("ptc compare refuses an output it cannot write before it runs, and a file without transcripts, with exit 2", async () => {
+    writeFileSync(file("empty.jsonl"), "");
+    writeFileSync(file("one.jsonl"), '{"id":"a","messages":[{"role":"tool","content":"x"}]}\n');
+    const cases: Array<[string[], string]> = [
+      [["compare", file("empty.jsonl")], `no transcripts in ${file("empty.jsonl")}: nothing to compare`],
+      [["compare", file("chats.jsonl"), "--json", join(dir, "missing", "x.json")], `cannot write --json ${join(dir, "missing", "x.json")}: the folder ${join(dir, "missing")} does not exist`],
+      [["compare", file("chats.jsonl"), "--html", dir], `cannot write --html ${dir}: it is a folder`],
+      [["compare", "--experiment", "--json", join(dir, "missing", "e.json")], `cannot write --json ${join(dir, "missing", "e.json")}`],
+    ];
+    for (const [args, message] of cases) {
+      const r = await ptc(args);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`ptc compare: ${message}`);
+      expect(r.stdout).toBe("");
+    }
+    // A transcript holding no request to measure gives a table of zeros, not a crash.
+    const one = await ptc(["compare", file("one.jsonl")]);
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stdout).toContain("1.000x");
+  });
+
   it("a run state saved for resuming is shown by trace show and view, not refused", async () => {
     const shown = await ptc(["trace", "show", file("state.json")]);
     expect(shown.stderr).toBe("");

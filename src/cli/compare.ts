@@ -22,6 +22,7 @@ import { parseRun } from "./trace.js";
 import { fileKind, whatReads } from "./file-kind.js";
 import type { Io } from "./eval.js";
 import { version } from "./version.js";
+import { unwritable } from "./output.js";
 
 const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M]... [--summarizer facts|copy | --summarizer-llm MODEL] [--caches] [--json FILE|-] [--html FILE]
        ptc compare --experiment [--live] [--strategy ...]... [--runs N]
@@ -178,6 +179,11 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
       if (kind !== "transcripts" && kind !== "other") throw new Error(`${whatReads(kind, f)}, not ptc compare (which reads transcripts: JSON lines of {"messages": [...]}, or a saved PTC-Lisp run)`);
       return parseTranscripts(text, f, limit);
     });
+    if (transcripts.length === 0) throw new Error(`no transcripts in ${files.join(", ")}: nothing to compare`);
+    for (const [flag, file] of [["json", values.json === "-" ? undefined : values.json], ["html", values.html]] as const) {
+      const problem = file === undefined ? undefined : unwritable(file);
+      if (problem !== undefined) throw new Error(`cannot write --${flag} ${file}: ${problem}`);
+    }
   } catch (e) {
     io.stderr.write(`ptc compare: ${(e as Error).message}\n`);
     return 2;
@@ -207,9 +213,8 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
       io.stdout.write(renderTable(report) + "\n" + goalLine);
       if (caches !== undefined) io.stdout.write(`\nCost against full under each cache model (the one measure; far facts: last mentioned ${FAR_MESSAGES}+ messages earlier):\n${renderCacheTable(caches)}\n`);
     }
-    if (values.json !== undefined && !toStdout) writeFileSync(values.json, json);
-    if (values.html !== undefined) writeFileSync(values.html, renderHtml(report));
-    return 0;
+    const written = [values.json !== undefined && !toStdout ? write(values.json, json, io) : true, values.html !== undefined ? write(values.html, renderHtml(report), io) : true];
+    return written.every(Boolean) ? 0 : 1;
   } catch (e) {
     if (e instanceof TranscriptError) {
       io.stderr.write(`ptc compare: ${e.message}\n`);
@@ -225,10 +230,26 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
   }
 }
 
+/** Writes an output file; says why it could not (a folder made read-only during the run), without a stack trace. */
+function write(file: string, text: string, io: Io): boolean {
+  try {
+    writeFileSync(file, text);
+    return true;
+  } catch (e) {
+    io.stderr.write(`ptc compare: cannot write ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`);
+    return false;
+  }
+}
+
 async function runExperimentCommand(values: { strategy?: string[]; runs?: string; live?: boolean; model?: string; json?: string }, io: Io): Promise<number> {
   const runs = values.runs === undefined ? 1 : Number(values.runs);
   if (!(Number.isInteger(runs) && runs >= 1)) {
     io.stderr.write(`ptc compare: --runs takes a whole number of at least 1, got "${values.runs}"\n`);
+    return 2;
+  }
+  const problem = values.json === undefined ? undefined : unwritable(values.json);
+  if (problem !== undefined) {
+    io.stderr.write(`ptc compare: cannot write --json ${values.json}: ${problem}\n`);
     return 2;
   }
   let strategies: StrategySpec[];
@@ -243,8 +264,7 @@ async function runExperimentCommand(values: { strategy?: string[]; runs?: string
     }
     const rows = await runExperiment(strategies, roles, runs);
     io.stdout.write(`Goal experiment (${values.live ? "live" : "offline, scripted user, agent and judge"}): ${SCENARIOS.length} scenarios x ${PERSONAS.length} personas x ${runs} run${runs === 1 ? "" : "s"}\n${renderExperiment(rows)}\n`);
-    if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ experiment: rows }, null, 2) + "\n");
-    return 0;
+    return values.json === undefined || write(values.json, JSON.stringify({ experiment: rows }, null, 2) + "\n", io) ? 0 : 1;
   } catch (e) {
     const message = (e as Error).message ?? String(e);
     if (e instanceof LlmError || message.startsWith("compaction:") || message.startsWith("--strategy")) {

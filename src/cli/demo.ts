@@ -2,8 +2,7 @@
 // tool calls, output, errors), the answer and the token use. Offline by default (the
 // example's scripted transcript); `--live` asks a real model on an OpenAI-compatible server,
 // `--record`/`--replay` capture and repeat a run exactly.
-import { statSync, writeFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { writeFileSync } from "node:fs";
 import { isDeepStrictEqual, parseArgs } from "node:util";
 import { LlmError } from "../llm/errors.js";
 import { recordingLlm } from "../llm/recorder.js";
@@ -12,6 +11,7 @@ import type { Llm } from "../llm/types.js";
 import { runToJson } from "../agent/saved-run.js";
 import type { AgentEvent } from "../agent/events.js";
 import { liveHint, liveLlm } from "./live-llm.js";
+import { unwritable } from "./output.js";
 import { renderRunHead, renderTokens, renderTurn } from "./trace.js";
 
 const USAGE = `usage: ptc demo [name] [options]
@@ -227,12 +227,3 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   return code;
 }
 
-/** Why `file` cannot be written (its folder is missing, or it is a folder), or undefined. */
-function unwritable(file: string): string | undefined {
-  const dir = dirname(resolve(file));
-  const folder = statSync(dir, { throwIfNoEntry: false });
-  if (folder === undefined) return `the folder ${dir} does not exist`;
-  if (!folder.isDirectory()) return `${dir} is not a folder`;
-  if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) return "it is a folder";
-  return undefined;
-}

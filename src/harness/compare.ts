@@ -122,7 +122,8 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
       totals: totals[i],
       reduction: full.inputTokens === 0 ? 0 : 1 - totals[i].inputTokens / full.inputTokens,
       costRatio: full.cost === 0 ? 1 : totals[i].cost / full.cost,
-      costRatios: totals[i].costs.map((c, k) => (full.costs[k] === 0 ? 1 : c / full.costs[k])),
+      // One per price model, whether or not a request was measured (a transcript may hold none).
+      costRatios: options.models.map((_, k) => ((full.costs[k] ?? 0) === 0 ? 1 : (totals[i].costs[k] ?? 0) / full.costs[k])),
       retention: ratio(totals[i].probesKept, totals[i].probesNeeded),
       retentionByDistance: {
         near: ratio(totals[i].nearKept, totals[i].nearNeeded),
