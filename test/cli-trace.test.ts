@@ -365,7 +365,15 @@ describe("ptc trace show", () => {
     writeFileSync(broken, traceToJson({ ...trace, settings: { ...settings, view: { ...settings.view, sampleItems: -2 } } }));
     const bad = await capture(() => runTraceCommand(["show", broken, "--compressed"]));
     expect(bad.code).toBe(2);
-    expect(bad.err).toMatch(/broken\.json: invalid trace settings at settings\.view\.sampleItems: /);
+    // Checked when the trace is read, so every reader (show, view, compare) refuses it alike.
+    expect(bad.err).toMatch(/broken\.json: not a ptc-lisp trace: at settings\.view\.sampleItems: /);
+    for (const [field, value] of [["model", null], ["strategy", null], ["strategy", { name: 1 }]] as const) {
+      const odd = join(dir, "odd.json");
+      writeFileSync(odd, traceToJson({ ...trace, settings: { ...settings, [field]: value } as unknown as RunTrace["settings"] }));
+      const r = await capture(() => runTraceCommand(["show", odd, "--compressed"]));
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(new RegExp(`odd\\.json: not a ptc-lisp trace: at settings\\.${field}`));
+    }
   });
 
   it("reads the turn budget from the task message, and checks --compressed's flags", async () => {

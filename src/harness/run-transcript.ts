@@ -2,7 +2,7 @@
 // the model's replies the turn records its prompt was built from, so interpreter-summaries (which
 // summarizes from those records, not from the messages) is measured beside the other strategies.
 import { fullView } from "../history/full.js";
-import { turnBudget } from "../history/settings.js";
+import { traceSettings, turnBudget } from "../history/settings.js";
 import { defaultViewOptions, type ViewInput } from "../history/view.js";
 import type { ChatMessage } from "../llm/types.js";
 import type { RunTrace } from "../trace/trace.js";
@@ -10,7 +10,10 @@ import type { Transcript } from "./transcript.js";
 
 /** The transcript of a run; undefined when the run has no turn (nothing was asked of the model). */
 export function runTranscript(id: string, trace: RunTrace, source = "PTC-Lisp run"): Transcript | undefined {
-  const settings = trace.settings;
+  // A trace is input from disk: settings it carries are checked before a view is built from them.
+  const checked = traceSettings(trace);
+  if (!checked.ok) throw new Error(`${id}: ${checked.message}`);
+  const settings = checked.settings;
   const input = (turns: number): ViewInput => ({
     system: trace.system,
     task: trace.task,

@@ -1,16 +1,8 @@
 // The run settings a stored trace carries (turn budget, tool withdrawal, print cap, view
 // options), checked before a view is rebuilt from them: a trace is input from disk, and a
 // bad value must be reported, not rendered.
-import { z } from "zod";
 import type { RunTrace, TraceSettings } from "../trace/trace.js";
-import { viewOptionsSchema } from "../trace/view-settings.js";
-
-const settingsSchema = z.object({
-  maxTurns: z.number().int().positive(),
-  toolsWithdrawn: z.boolean(),
-  maxPrintChars: z.number().positive(),
-  view: viewOptionsSchema,
-});
+import { settingsSchema } from "../trace/serialize.js";
 
 export type SettingsCheck = { ok: true; settings: TraceSettings | undefined } | { ok: false; message: string };
 
@@ -20,7 +12,7 @@ export function traceSettings(trace: Pick<RunTrace, "settings">): SettingsCheck 
   const checked = settingsSchema.safeParse(trace.settings);
   if (checked.success) return { ok: true, settings: checked.data };
   const issue = checked.error.issues[0];
-  return { ok: false, message: `invalid trace settings at settings.${issue.path.join(".")}: ${issue.message}` };
+  return { ok: false, message: `invalid trace settings at ${["settings", ...issue.path].join(".")}: ${issue.message}` };
 }
 
 /** A run's turn budget, read from the task message's turn line ("Turn 1 of 5."); else the turns taken. */

@@ -7,6 +7,7 @@
 // marker standing for the first k messages of the turn before, and are expanded on load.
 import { z } from "zod";
 import type { RunTrace } from "./trace.js";
+import { viewOptionsSchema } from "./view-settings.js";
 
 export const TRACE_VERSION = 2;
 
@@ -47,6 +48,20 @@ const definition = z.looseObject({
 
 const usage = z.looseObject({ inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number(), llmMs: z.number(), execMs: z.number() });
 
+const count = z.number().int().nonnegative();
+
+// What the prompt view recorded for a turn (ViewStats); every field optional, each checked when there.
+const viewStats = z.looseObject({
+  turnsCompressed: count.optional(),
+  turnsFull: z.array(z.looseObject({ turn: z.number().int(), reason: z.string() })).optional(),
+  definitionsShown: count.optional(),
+  printlnShown: count.optional(),
+  printlnDropped: count.optional(),
+  toolCallsShown: count.optional(),
+  definitionsSuperseded: count.optional(),
+  toolCallsDropped: count.optional(),
+});
+
 const turn = z.looseObject({
   number: z.number().int().positive(),
   messages: z.array(message),
@@ -62,10 +77,20 @@ const turn = z.looseObject({
   feedback: z.string().optional(),
   usage,
   notes: z.array(z.string()).optional(),
-  view: z.looseObject({}).optional(),
+  view: viewStats.optional(),
   get nested() {
     return z.array(z.looseObject({ tool: z.string(), ok: z.boolean(), trace: runTrace })).optional();
   },
+});
+
+/** A run's settings (TraceSettings): what every reader of a trace builds its views and prices from. */
+export const settingsSchema = z.object({
+  maxTurns: z.number().int().positive(),
+  toolsWithdrawn: z.boolean(),
+  maxPrintChars: z.number().positive(),
+  view: viewOptionsSchema,
+  model: z.string().optional(),
+  strategy: z.looseObject({ name: z.string(), options: z.record(z.string(), z.unknown()) }).optional(),
 });
 
 export const runTrace = z.looseObject({
@@ -73,6 +98,7 @@ export const runTrace = z.looseObject({
   system: z.string(),
   task: z.string(),
   turns: z.array(turn),
+  settings: settingsSchema.optional(),
 });
 
 const NUMBER_TAG = "$ptc:number";
@@ -153,7 +179,10 @@ export function parseTraceJson<T>(text: string, schema: z.ZodType, what: string,
   }
   const version = isRecord(raw) ? raw.version : undefined;
   if (version !== undefined && !READS.has(version)) throw new TraceFormatError(`unsupported ${what} version ${String(version)}; this library reads versions 1 and ${TRACE_VERSION}`);
-  if (isRecord(raw)) decodeTrace(trace(raw), prefix);
+  if (isRecord(raw)) {
+    if (nestedPast(trace(raw), MAX_NESTED_DEPTH)) throw new TraceFormatError(`not a ${what}: its nested agents go more than ${MAX_NESTED_DEPTH} levels deep`);
+    decodeTrace(trace(raw), prefix);
+  }
   const checked = schema.safeParse(raw);
   if (!checked.success) {
     const issue = checked.error.issues[0];
@@ -162,6 +191,24 @@ export function parseTraceJson<T>(text: string, schema: z.ZodType, what: string,
   }
   // The checked input itself, not zod's copy, so key order (and the bytes) survive a round trip.
   return raw as T;
+}
+
+// Nested agents (an agent a tool runs) as deep as a trace may hold them: readers walk them
+// recursively, and a hand-made file 400 levels deep overflowed the stack.
+const MAX_NESTED_DEPTH = 64;
+
+/** Whether a trace holds nested traces more than `max` levels deep. Walked without recursion. */
+function nestedPast(root: unknown, max: number): boolean {
+  const stack: Array<{ trace: unknown; depth: number }> = [{ trace: root, depth: 0 }];
+  while (stack.length > 0) {
+    const { trace, depth } = stack.pop() as { trace: unknown; depth: number };
+    if (depth > max) return true;
+    if (!isRecord(trace) || !Array.isArray(trace.turns)) continue;
+    for (const t of trace.turns as unknown[]) {
+      if (isRecord(t) && Array.isArray(t.nested)) for (const n of t.nested as unknown[]) if (isRecord(n)) stack.push({ trace: n.trace, depth: depth + 1 });
+    }
+  }
+  return false;
 }
 
 export function traceToJson(trace: RunTrace, indent?: number): string {

@@ -90,6 +90,37 @@ describe("trace JSON", () => {
     raw.turns[2].status = "weird";
     expect(() => traceFromJson(JSON.stringify(raw))).toThrow(/at turns\.2\.status/);
   });
+
+  it("rejects what the viewer and the tables read when it is malformed: a turn's view statistics, the run's settings", async () => {
+    const step = await sampleRun();
+    type Raw = { turns: Array<{ view?: unknown }>; settings: { strategy?: unknown; model?: unknown } | null };
+    const edits: Array<[(raw: Raw) => void, RegExp]> = [
+      [(raw) => (raw.turns[0].view = { turnsFull: -1 }), /at turns\.0\.view\.turnsFull/],
+      [(raw) => (raw.turns[0].view = { turnsFull: [{ turn: "one", reason: "error" }] }), /at turns\.0\.view\.turnsFull\.0\.turn/],
+      [(raw) => (raw.settings = null), /at settings/],
+      [(raw) => ((raw.settings ?? {}).strategy = null), /at settings\.strategy/],
+      [(raw) => ((raw.settings ?? {}).model = 4), /at settings\.model/],
+    ];
+    for (const [edit, where] of edits) {
+      const raw = JSON.parse(traceToJson(step.trace));
+      edit(raw);
+      expect(() => traceFromJson(JSON.stringify(raw))).toThrow(where);
+    }
+  });
+
+  it("refuses nested agents more than 64 levels deep, without overflowing the stack at any depth", async () => {
+    const step = await sampleRun();
+    const base = JSON.parse(traceToJson(step.trace));
+    // Built as text: a deep object would overflow a recursive JSON.stringify before the reader got it.
+    const level = JSON.stringify({ ...base, turns: [{ ...base.turns[0], nested: [{ tool: "t", ok: true, trace: "@inner@" }] }] });
+    const [open, close] = level.split('"@inner@"');
+    const nest = (levels: number): string => open.repeat(levels) + JSON.stringify(base) + close.repeat(levels);
+    // The sample run nests one agent already.
+    expect(() => traceFromJson(nest(63))).not.toThrow();
+    for (const levels of [64, 400]) expect(() => traceFromJson(nest(levels))).toThrow(/not a ptc-lisp trace: its nested agents go more than 64 levels deep/);
+    // Deeper still, the JSON reader itself gives up first: refused all the same.
+    for (const levels of [900, 3000]) expect(() => traceFromJson(nest(levels))).toThrow(TraceFormatError);
+  });
 });
 
 describe("saved runs", () => {
