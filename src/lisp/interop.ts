@@ -185,7 +185,9 @@ class Inbound {
         this.budget.text(x.length, this.tooMuchText);
         return x;
       case "number":
-        return Object.is(x, -0) ? new LFloat(-0) : x;
+        // An integer past ±2^53 was already rounded when the host made it (JSON.parse does): it
+        // comes in as the float it is, as a bigint that large does, never as an exact integer.
+        return Object.is(x, -0) ? new LFloat(-0) : Number.isInteger(x) && !Number.isSafeInteger(x) ? new LFloat(x) : x;
       case "bigint":
         return Number.isSafeInteger(Number(x)) ? Number(x) : new LFloat(Number(x));
       case "function":
