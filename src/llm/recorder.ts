@@ -1,6 +1,6 @@
 // Wraps any `Llm` and appends every call to a JSONL file: one line per request with the
 // reply (or the error), so a real run can be replayed exactly by `replayLlm`.
-import { appendFile, mkdir, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, open, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { LlmError, type LlmErrorKind } from "./errors.js";
 import type { ChatMessage, Llm, LlmResponse } from "./types.js";
@@ -26,13 +26,28 @@ export interface RecordingOptions {
  * written before the reply is handed back; a write failure is reported as a `config` error.
  */
 export function recordingLlm(inner: Llm, file: string, options: RecordingOptions = {}): Llm {
+  // The file as this recorder left it (its size and last line): another writer (a second run
+  // recording to the same file) changes it, and its lines would interleave with these into a
+  // recording neither run made.
+  let size = 0;
   let ready: Promise<void> | undefined;
-  const prepare = () => (ready ??= mkdir(dirname(file), { recursive: true }).then(() => (options.fresh ? writeFile(file, "") : undefined)));
+  const prepare = () =>
+    (ready ??= mkdir(dirname(file), { recursive: true })
+      .then(() => (options.fresh ? writeFile(file, "") : undefined))
+      .then(() => stat(file).then((s) => void (size = s.size), () => void (size = 0))));
+  let last: Buffer | null = null;
+  const append = async (line: string): Promise<void> => {
+    if (!(await leftAsItWas(file, size, last))) throw new Error("it was written by something else during this recording; record each run to its own file");
+    const bytes = Buffer.from(line, "utf8");
+    await appendFile(file, bytes);
+    size += bytes.length;
+    last = bytes;
+  };
   // Calls may overlap (nested agents); lines are appended in completion order, one at a time.
   let queue: Promise<void> = Promise.resolve();
   const write = (entry: RecordedCall): Promise<void> => {
     const line = `${JSON.stringify(entry)}\n`;
-    const next = queue.then(prepare).then(() => appendFile(file, line, "utf8"));
+    const next = queue.then(prepare).then(() => append(line));
     queue = next.catch(() => undefined);
     return next.catch((e: unknown) => {
       throw new LlmError("config", `recorder: cannot write ${file} (${e instanceof Error ? e.message : String(e)})`);
@@ -64,4 +79,19 @@ export function recordingLlm(inner: Llm, file: string, options: RecordingOptions
       return response;
     },
   };
+}
+
+/** Whether `file` is `size` bytes long and ends with `last` (when given): as a recorder left it. */
+async function leftAsItWas(file: string, size: number, last: Buffer | null): Promise<boolean> {
+  const handle = await open(file, "r").catch(() => null);
+  if (handle === null) return size === 0;
+  try {
+    if ((await handle.stat()).size !== size) return false;
+    if (last === null) return true;
+    const tail = Buffer.alloc(last.length);
+    await handle.read(tail, 0, last.length, size - last.length);
+    return tail.equals(last);
+  } finally {
+    await handle.close();
+  }
 }

@@ -98,6 +98,20 @@ describe("recordingLlm and replayLlm", () => {
     expect(loadRecording(file)).toHaveLength(2);
   });
 
+  it("of two recordings to one file at once, the one whose lines were lost fails, instead of both claiming a recording neither made", async () => {
+    const file = join(dir, "shared.jsonl");
+    const a = recordingLlm(scriptedLlm(["(def a 1)", "(return a)"]), file, { fresh: true });
+    const b = recordingLlm(scriptedLlm(["(def b 2)", "(return b)"]), file, { fresh: true });
+    const [first, second] = conversation();
+    await a.complete(first);
+    await b.complete(first);
+    // b started the file afresh over a's first line: a finds the file changed since its own last line.
+    await expect(a.complete(second)).rejects.toThrow(/recorder: cannot write .*shared\.jsonl \(it was written by something else during this recording/);
+    await b.complete(second);
+    // What is left is b's recording alone, whole.
+    expect(loadRecording(file).map((c) => c.response?.content)).toEqual(["(def b 2)", "(return b)"]);
+  });
+
   it("replays the recorded replies in order, usage and model included", async () => {
     const file = join(dir, "replay.jsonl");
     const live = await record(file);
