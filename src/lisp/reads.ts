@@ -29,14 +29,9 @@ const ANY = { has: (): boolean => true, keys: (): string[] => [], names: (): str
  * every symbol it names (a superset); one the reader rejects gives none.
  */
 export function freeNames(source: string): string[] {
-  let forms: Form[];
-  try {
-    forms = read(source, defaultLimits.maxNestingDepth, defaultLimits.maxSourceForms);
-  } catch {
-    return [];
-  }
-  const globals = new FreeNames();
-  const analyzer = new Analyzer({ source, globals, tools: ANY, data: ANY, maxRegexPatternLength: defaultLimits.maxRegexPatternLength });
+  const got = prepared(source);
+  if (got === null) return [];
+  const { forms, globals, analyzer } = got;
   try {
     for (const form of forms) analyzer.analyzeTop(form);
     return [...globals.asked];
@@ -45,6 +40,18 @@ export function freeNames(source: string): string[] {
     symbols(forms, names);
     return [...names];
   }
+}
+
+/** The source read, and an analyzer that takes every name to exist and records the free ones; null when it does not read. */
+function prepared(source: string): { forms: Form[]; globals: FreeNames; analyzer: Analyzer } | null {
+  let forms: Form[];
+  try {
+    forms = read(source, defaultLimits.maxNestingDepth, defaultLimits.maxSourceForms);
+  } catch {
+    return null;
+  }
+  const globals = new FreeNames();
+  return { forms, globals, analyzer: new Analyzer({ source, globals, tools: ANY, data: ANY, maxRegexPatternLength: defaultLimits.maxRegexPatternLength }) };
 }
 
 function symbols(forms: readonly Form[], into: Set<string>): void {
@@ -63,13 +70,9 @@ function symbols(forms: readonly Form[], into: Set<string>): void {
  * gives every symbol it names (a superset).
  */
 export function definitionReads(source: string): string[] {
-  let forms: Form[];
-  try {
-    forms = read(source, defaultLimits.maxNestingDepth, defaultLimits.maxSourceForms);
-  } catch {
-    return [];
-  }
-  const analyzer = new Analyzer({ source, globals: new FreeNames(), tools: ANY, data: ANY, maxRegexPatternLength: defaultLimits.maxRegexPatternLength });
+  const got = prepared(source);
+  if (got === null) return [];
+  const { forms, analyzer } = got;
   const names = new Set<string>();
   // `value`: the node's value is what is defined (or held by it), not something called now.
   const walk = (node: Node, value: boolean): void => {
