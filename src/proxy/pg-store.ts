@@ -20,8 +20,15 @@ export const loadPg = (require?: (id: string) => unknown): PgModule => loadDrive
 
 /** First key of every advisory lock the proxy takes ("ptc" in ASCII), so other users of the database are not blocked. */
 const LOCK_SPACE = 0x707463;
-/** Attempts at a write that keeps meeting newer versions (each attempt merges the newest one). */
-const MAX_WRITE_ATTEMPTS = 16;
+/**
+ * Attempts at a write that keeps meeting newer versions (each attempt merges the newest one).
+ * Every lost attempt is another writer's success, so a writer among N at once can lose N - 1
+ * times in a row: 16 attempts with no pause failed with 20 writers on one record on a loaded
+ * machine. Lost attempts now wait a random pause, growing to WRITE_PAUSE_MS, so writers in
+ * step fall out of it.
+ */
+const MAX_WRITE_ATTEMPTS = 64;
+const WRITE_PAUSE_MS = 32;
 
 const TABLES = ["ptc_conversations", "ptc_messages", "ptc_prefixes", "ptc_spend"];
 const SCHEMA = `
@@ -183,6 +190,7 @@ export class PostgresStore implements ConversationStore {
       const row = await this.latest(record.id);
       if (row === undefined) this.bases.delete(record);
       else this.adopt(record, base, row);
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(WRITE_PAUSE_MS, 2 ** attempt)));
     }
     throw new Error(`conversation ${record.conversation} was written by other replicas ${MAX_WRITE_ATTEMPTS} times while this one tried to write it`);
   }
