@@ -150,6 +150,9 @@ async function main() {
     { name: "chat, 4 messages, streamed", body: () => JSON.stringify({ model: "fake-model", stream: true, messages: small }), headers: (i: number) => ({ "x-conversation-id": `s${i % 64}` }) },
     { name: "chat, 101 messages (35 KB), explicit id", body: () => JSON.stringify({ model: "fake-model", messages: big }), headers: (i: number) => ({ "x-conversation-id": `b${i % 64}` }) },
     { name: "chat, 101 messages, no id (prefix match)", body: () => JSON.stringify({ model: "fake-model", messages: big }), headers: () => ({}) },
+    // A 100 KB line without a break, new on every request (a divider, padding, a blob): the token
+    // count's worst case, once 6 s a request and a stall for every other client.
+    { name: "chat, one 100 KB line without a break", body: (i: number) => JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: `${i} ${"-".repeat(100_000)}` }] }), headers: (i: number) => ({ "x-conversation-id": `w${i % 64}` }) },
   ];
 
   console.log(`proxy bench: fake upstream and proxies in their own processes on loopback, ${n} sequential requests per side, ${seconds} s at 16 concurrent clients per side\n`);

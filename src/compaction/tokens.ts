@@ -23,30 +23,40 @@ const cache = new Map<string, number>();
 // length, and a run without a break is one piece: 100,000 dashes took 6 s, a megabyte minutes,
 // enough for one request to stall the proxy. A run this long is cut into slices counted apart
 // (a few tokens off at each cut, against a count that would never finish).
-const LONG_RUN = /\S{512,}|\s{512,}/g;
+const LONG_RUN = 512;
 const SLICE = 256;
 
-/** The text in parts no longer than a long run's slices where it has such runs; null when it has none. */
-function parts(text: string): string[] | null {
-  if (text.length < 512) return null;
-  LONG_RUN.lastIndex = 0;
-  let m = LONG_RUN.exec(text);
-  if (m === null) return null;
-  const out: string[] = [];
+const isSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x2028 || c === 0x2029 || c === 0xfeff || c === 0x3000 || (c >= 0x2000 && c <= 0x200a);
+
+/**
+ * The parts a text is counted in: as it is, unless it holds a run of LONG_RUN or more characters
+ * that are all space or all not, which is cut into slices of SLICE (never between the halves of
+ * a surrogate pair); null when it holds none. One pass over the text. Exported for tests.
+ */
+export function countedParts(text: string): string[] | null {
+  if (text.length < LONG_RUN) return null;
+  let out: string[] | null = null;
   let from = 0;
-  for (; m !== null; m = LONG_RUN.exec(text)) {
-    if (m.index > from) out.push(text.slice(from, m.index));
-    const end = m.index + m[0].length;
-    for (let i = m.index; i < end; ) {
-      let j = Math.min(end, i + SLICE);
-      // Never between the halves of a surrogate pair.
-      if (j < end && (text.charCodeAt(j - 1) & 0xfc00) === 0xd800) j++;
-      out.push(text.slice(i, j));
-      i = j;
+  let run = 0;
+  while (run < text.length) {
+    // The run of one kind (space or not) starting at `run`.
+    const space = isSpace(text.charCodeAt(run));
+    let end = run + 1;
+    while (end < text.length && isSpace(text.charCodeAt(end)) === space) end++;
+    if (end - run >= LONG_RUN) {
+      out ??= [];
+      if (run > from) out.push(text.slice(from, run));
+      for (let i = run; i < end; ) {
+        let j = Math.min(end, i + SLICE);
+        if (j < end && (text.charCodeAt(j - 1) & 0xfc00) === 0xd800) j++;
+        out.push(text.slice(i, j));
+        i = j;
+      }
+      from = end;
     }
-    from = end;
+    run = end;
   }
-  if (from < text.length) out.push(text.slice(from));
+  if (out !== null && from < text.length) out.push(text.slice(from));
   return out;
 }
 
@@ -55,7 +65,7 @@ export function countTokens(text: string): number {
   if (text.length === 0) return 0;
   let n = cache.get(text);
   if (n === undefined) {
-    const split = parts(text);
+    const split = countedParts(text);
     if (split === null) n = bpeCount(text, AS_TEXT);
     else {
       n = 0;
@@ -69,7 +79,7 @@ export function countTokens(text: string): number {
 
 /** Token ids of a text (for measuring shared prefixes token by token), cut as countTokens cuts it. */
 export function tokenize(text: string): number[] {
-  const split = parts(text);
+  const split = countedParts(text);
   if (split === null) return encode(text, AS_TEXT);
   const out: number[] = [];
   for (const p of split) for (const t of encode(p, AS_TEXT)) out.push(t);

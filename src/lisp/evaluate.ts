@@ -27,7 +27,7 @@ import { evaluateIsolated } from "./isolate/run.js";
 import { hiddenKeys, isHiddenKey, Marks, type Origin } from "./marks.js";
 import { againOptions, defineAgain, type Entry } from "./define-again.js";
 import { RemoteFn } from "./wire.js";
-import { holdsFunction } from "./holds-function.js";
+import { anyHoldsFunction, holdsFunction } from "./holds-function.js";
 import { setMaxListeners } from "node:events";
 
 /** A host tool: receives a plain argument object, returns plain data (or a promise of it). */
@@ -600,9 +600,12 @@ function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], dat
 
 /** Whether memory holds a function anywhere (it may call a tool); past a budget, assume so. */
 function holdsFunctions(memory: Memory): boolean {
-  const budget = { left: 10_000 };
-  for (const entry of memory.values()) if (holdsFunction(entry.value, undefined, budget)) return true;
-  return false;
+  if (memory.size === 0) return false;
+  return anyHoldsFunction(memoryValues(memory), undefined, { left: 10_000 });
+}
+
+function* memoryValues(memory: Memory): Iterable<Value> {
+  for (const entry of memory.values()) yield entry.value;
 }
 
 function envFrom(memory: Memory): GlobalEnv {

@@ -7,12 +7,18 @@ const EVERY = (): boolean => true;
 
 /**
  * Whether `value` holds a function that `counts` (any, by default). Shared structure is looked
- * into once. Each value visited spends one of `budget.left` (shared across calls); a walk that
- * cannot finish within it answers true at once, the safe guess for callers that bound it.
+ * into once. Each value visited spends one of `budget.left`; a walk that cannot finish within it
+ * answers true at once, the safe guess for callers that bound it.
  */
 export function holdsFunction(value: Value, counts: (f: Fn) => boolean = EVERY, budget: { left: number } = { left: Infinity }): boolean {
+  return anyHoldsFunction([value], counts, budget);
+}
+
+/** The same over several values in one walk (memory's entries: one set of visited values, one stack). */
+export function anyHoldsFunction(values: Iterable<Value>, counts: (f: Fn) => boolean = EVERY, budget: { left: number } = { left: Infinity }): boolean {
   const seen = new Set<object>();
-  const stack: Value[] = [value];
+  const stack: Value[] = [...values];
+  if (stack.length > budget.left) return true;
   const push = (x: Value): boolean => stack.push(x) > budget.left;
   while (stack.length > 0) {
     budget.left--;

@@ -141,6 +141,12 @@ function keyText(k: Value): string {
 /** The fewest characters of a hidden string or number that text is searched for (shorter ones are too common). */
 export const QUOTED_MIN = 4;
 
+/** The texts a hidden value is quoted as: itself, and JSON-escaped when that differs (a message built with JSON.stringify). */
+export function quotedForms(value: string): string[] {
+  const escaped = JSON.stringify(value).slice(1, -1);
+  return escaped === value ? [value] : [value, escaped];
+}
+
 /**
  * `text` with every quote of a hidden value, whole or cut short (`…`, `...`), replaced by its
  * stand-in: `found` pairs each hidden value's text (QUOTED_MIN+ characters) with its stand-in.
@@ -673,9 +679,7 @@ export class Marks {
         const shown = standIn(typeof v === "number" ? "number" : "string", o);
         const s = String(v);
         if (s.length >= QUOTED_MIN) {
-          ix.long.add(s, shown);
-          const escaped = JSON.stringify(s).slice(1, -1);
-          if (escaped !== s) ix.long.add(escaped, shown);
+          for (const q of quotedForms(s)) ix.long.add(q, shown);
         } else if (typeof v === "string") {
           ix.quoted.set(JSON.stringify(v), shown);
         } else {

@@ -176,6 +176,7 @@ export class PostgresStore implements ConversationStore {
 
   async put(record: ConversationRecord, body?: string): Promise<void> {
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(WRITE_PAUSE_MS, 2 ** attempt)));
       const base = this.bases.get(record);
       const json = JSON.stringify(record);
       const written =
@@ -190,7 +191,6 @@ export class PostgresStore implements ConversationStore {
       const row = await this.latest(record.id);
       if (row === undefined) this.bases.delete(record);
       else this.adopt(record, base, row);
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(WRITE_PAUSE_MS, 2 ** attempt)));
     }
     throw new Error(`conversation ${record.conversation} was written by other replicas ${MAX_WRITE_ATTEMPTS} times while this one tried to write it`);
   }

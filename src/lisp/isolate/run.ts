@@ -9,7 +9,7 @@ import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, Memo
 import { ABORTED, unlessAborted } from "../abort.js";
 import { boxed, Budget, ContextReader, toLisp } from "../interop.js";
 import { resolveLimits, type Limits } from "../limits.js";
-import { hiddenKeys, hideQuoted, Marks, QUOTED_MIN, STAND_IN_OPEN } from "../marks.js";
+import { hiddenKeys, hideQuoted, Marks, QUOTED_MIN, quotedForms, STAND_IN_OPEN } from "../marks.js";
 import { OutputBuffer } from "../output.js";
 import { quietly, timeoutError, whileWhole } from "../runtime.js";
 import { contextJsonTimeout } from "../context-json.js";
@@ -307,9 +307,7 @@ function hideArgs(text: string, args: unknown, shown: unknown): string {
   const found: Array<[string, string]> = [];
   // As the run's own marks do (Marks.hideText): a message may quote the value JSON-escaped too.
   const quoted = (value: string, shown: string): void => {
-    found.push([value, shown]);
-    const escaped = JSON.stringify(value).slice(1, -1);
-    if (escaped !== value) found.push([escaped, shown]);
+    for (const q of quotedForms(value)) found.push([q, shown]);
   };
   const walk = (a: unknown, s: unknown, depth: number): void => {
     if (depth > 64) return;
