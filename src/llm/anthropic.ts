@@ -64,7 +64,7 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
         const stream = await client.messages.create({ ...body, stream: true }, { signal });
         return parseReply(await readStream(stream, name, (delta) => onText(delta, attempt)), name);
       };
-      return withRetries(name, retry, request, send, (e, signal) => sdkError(e, signal, name, SDK_ERRORS));
+      return withRetries(name, retry, request, send, (e, signal) => sdkError(e, signal, name, SDK_ERRORS, apiKey));
     },
   };
 }

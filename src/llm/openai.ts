@@ -71,7 +71,7 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
         const stream = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
         return parseCompletion(await readStream(stream, name, (delta) => onText(delta, attempt)), name);
       };
-      return withRetries(name, retry, request, send, (e, signal) => sdkError(e, signal, name, SDK_ERRORS));
+      return withRetries(name, retry, request, send, (e, signal) => sdkError(e, signal, name, SDK_ERRORS, apiKey));
     },
   };
 }

@@ -53,8 +53,19 @@ export interface SdkErrors {
   Api: abstract new (...args: never[]) => Error & { status?: number; headers?: Headers };
 }
 
-/** Maps whatever an SDK (or the body parser) threw to an LlmError with a kind. */
-export function sdkError(e: unknown, signal: AbortSignal, name: string, sdk: SdkErrors): LlmError {
+/**
+ * Maps whatever an SDK (or the body parser) threw to an LlmError with a kind, with the client's
+ * `apiKey` masked: a server or gateway may quote the key it refused in its error body, and the
+ * message goes on to the run's ending, trace and events.
+ */
+export function sdkError(e: unknown, signal: AbortSignal, name: string, sdk: SdkErrors, apiKey?: string): LlmError {
+  const error = toSdkError(e, signal, name, sdk);
+  // A key of a few characters (a local server's placeholder) would mask ordinary words.
+  if (apiKey === undefined || apiKey.length < 8 || !error.message.includes(apiKey)) return error;
+  return new LlmError(error.kind, error.message.replaceAll(apiKey, "[api key]"), error.details);
+}
+
+function toSdkError(e: unknown, signal: AbortSignal, name: string, sdk: SdkErrors): LlmError {
   if (e instanceof LlmError) return e;
   // Our controller fired: its reason says whether it was the timeout or the caller.
   if (signal.aborted && signal.reason instanceof LlmError) return signal.reason;

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { llmFailure as failure } from "../support/llm.js";
 import { openaiLlm, recordingLlm, replayLlm, type ChatMessage, type OpenAiLlmOptions, type RetryInfo } from "../../src/llm/index.js";
 import { localServer } from "../support/local-server.js";
+import { SubAgent } from "../../src/agent/subagent.js";
 
 /** What the fake server does with one request. */
 type Behaviour =
@@ -179,6 +180,24 @@ describe("openaiLlm: retries", () => {
     expect(e.message).toMatch(/HTTP 400: messages: too long/);
     expect(e.message.match(/400/g)).toHaveLength(1);
     expect(received).toHaveLength(1);
+  });
+
+  it("masks the API key a server quotes in its error body, in the error, its retries and a run's trace and events", async () => {
+    const apiKey = "sk-live-quoted-0123456789";
+    const body = { error: { message: `Incorrect API key provided: ${apiKey}` } };
+    script = [{ status: 500, body }, { status: 401, body }];
+    const retries: RetryInfo[] = [];
+    const e = await failure(client({ apiKey, maxRetries: 1, onRetry: (r) => retries.push(r) }).complete({ messages }));
+    expect(e.kind).toBe("http");
+    expect(e.message).toMatch(/Incorrect API key provided: \[api key\]/);
+    expect(retries[0].error.message).not.toContain(apiKey);
+
+    script = [{ status: 401, body }];
+    const events: unknown[] = [];
+    const step = await SubAgent.run(SubAgent.create({ prompt: "Say hi" }), { llm: client({ apiKey }), onEvent: (ev) => events.push(ev) });
+    expect(step.ok).toBe(false);
+    expect(JSON.stringify(step)).toContain("[api key]");
+    expect(JSON.stringify([step, events])).not.toContain(apiKey);
   });
 
   it("reports a server it cannot reach as a connection error", async () => {

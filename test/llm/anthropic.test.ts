@@ -192,6 +192,14 @@ describe("anthropicLlm: errors", () => {
     expect(received).toHaveLength(1);
   });
 
+  it("masks the API key a server quotes in its error body", async () => {
+    const apiKey = "sk-ant-quoted-0123456789";
+    script = [{ status: 401, body: { type: "error", error: { type: "authentication_error", message: `invalid x-api-key ${apiKey}` } } }];
+    const e = await failure(client({ apiKey }).complete({ messages: conversation(0) }));
+    expect(e.message).toMatch(/invalid x-api-key \[api key\]/);
+    expect(e.message).not.toContain(apiKey);
+  });
+
   it("retries a 429 after the server's retry-after, then succeeds", async () => {
     script = [{ status: 429, headers: { "retry-after-ms": "15" } }, { reply: "ok" }];
     const retries: RetryInfo[] = [];
