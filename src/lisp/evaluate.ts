@@ -401,7 +401,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
             const e = ours(thrown);
             const message = e instanceof ToolTimeout ? `no answer within ${e.ms} ms` : thrownMessage(thrown);
             // A tool's message may quote a hidden argument back.
-            record.error = marks === null ? message : marks.hideText(message, true);
+            record.error = marks === null ? message : marks.hideEchoes(args, marks.hideText(message, true));
             record.durationMs = now() - t0;
             onToolCall?.(record, true);
             if (options.signal?.aborted) throw abortedError();

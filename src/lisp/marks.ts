@@ -611,8 +611,7 @@ export class Marks {
         const o = this.prims.get(x);
         if (o !== undefined) {
           if (typeof x === "string" && x.length >= QUOTED_MIN) given.set(x.toLowerCase(), o);
-          const c = compactText(String(x));
-          if (c.length >= ECHO_MIN) compact.push([c, o], [reversed(c), o]);
+          compactForms(String(x), o, compact);
         } else if (inside !== undefined && small(x)) smalls.set(x, inside);
       } else if (x !== null && typeof x === "object" && depth <= 64 && !(x instanceof Closure)) {
         const own = this.objs.get(x);
@@ -643,6 +642,17 @@ export class Marks {
       const o = echo(String(x));
       if (o !== undefined && (typeof x === "string" || markable(x))) this.setPrim(x, derivedOf(o));
     });
+  }
+
+  /** A tool's message with the hidden arguments it sends back rewritten as stand-ins (`hideRewritten`). */
+  hideEchoes(args: Value, text: string): string {
+    if (this.empty) return text;
+    const given: Array<[string, string]> = [];
+    eachPart(args, (x) => {
+      const o = x instanceof Keyword ? undefined : this.prims.get(x);
+      if (o !== undefined) given.push([String(x), standIn("string", o)]);
+    });
+    return given.length === 0 ? text : hideRewritten(text, given);
   }
 
   /**
@@ -747,7 +757,57 @@ function compactText(text: string): string {
 }
 
 const ESCAPE = /%([0-9A-Fa-f]{2})|\\u([0-9A-Fa-f]{4})/g;
+/** ESCAPE where a scan stands. */
+const ESCAPE_AT = new RegExp(ESCAPE.source, "y");
 const NOT_ALNUM = /[^\p{L}\p{N}]/gu;
+
+/**
+ * A tool's message with each stretch that holds a hidden argument's letters and digits once case,
+ * separators and escapes are set aside (`4111-1111-1111-1111` for `"4111 1111 1111 1111"`),
+ * forwards or reversed, replaced by its stand-in: the echoes `Marks.echoed` hides in a result.
+ * `given` pairs each hidden argument with its stand-in.
+ */
+export function hideRewritten(text: string, given: Array<[string, string]>): string {
+  const compact: Array<[string, string]> = [];
+  for (const [value, shown] of given) compactForms(value, shown, compact);
+  if (compact.length === 0) return text;
+  // The text's letters and digits as compactText keeps them, each with the stretch it came from.
+  let c = "";
+  const from: number[] = [];
+  const to: number[] = [];
+  for (let i = 0; i < text.length; ) {
+    ESCAPE_AT.lastIndex = i;
+    const m = ESCAPE_AT.exec(text);
+    const ch = m === null ? String.fromCodePoint(text.codePointAt(i) as number) : String.fromCharCode(parseInt(m[1] ?? m[2], 16));
+    const end = i + (m === null ? ch.length : m[0].length);
+    for (const k of ch.toLowerCase().replace(NOT_ALNUM, "")) {
+      c += k;
+      from.push(i);
+      to.push(end);
+    }
+    i = end;
+  }
+  const spans: Array<[number, number, string]> = [];
+  for (const [q, shown] of compact) {
+    for (let k = c.indexOf(q); k >= 0; k = c.indexOf(q, k + q.length)) spans.push([from[k], to[k + q.length - 1], shown]);
+  }
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0]);
+  let out = "";
+  let at = 0;
+  for (const [start, end, shown] of spans) {
+    if (end <= at) continue;
+    out += start >= at ? text.slice(at, start) + shown : "";
+    at = end;
+  }
+  return out + text.slice(at);
+}
+
+/** A hidden value's compact text, forwards and reversed, when it is long enough to be an echo. */
+function compactForms<T>(text: string, tag: T, out: Array<[string, T]>): void {
+  const c = compactText(text);
+  if (c.length >= ECHO_MIN) out.push([c, tag], [reversed(c), tag]);
+}
 
 function reversed(text: string): string {
   return [...text].reverse().join("");

@@ -126,6 +126,8 @@ describe("a tool that sends a hidden argument back rewritten does not show it", 
     card: tool({ description: "Normalizes a card.", input: z.object({ card: z.string() }), run: ({ card }) => ({ digits: card.replace(/ /g, ""), n: Number(card.replace(/ /g, "")) }) }),
     link: tool({ description: "A link for an email.", input: z.object({ email: z.string() }), run: ({ email }) => ({ url: `https://crm.example/u?e=${encodeURIComponent(email)}` }) }),
     reject: tool({ description: "Rejects a token.", input: z.object({ token: z.string() }), run: ({ token }) => { throw new Error(`bad token: ${[...token].reverse().join("")}`); } }),
+    decline: tool({ description: "Charges a card.", input: z.object({ card: z.string() }), run: ({ card }) => { throw new Error(`card ${card.replace(/ /g, "-")} declined`); } }),
+    bounce: tool({ description: "Mails an email.", input: z.object({ email: z.string() }), run: ({ email }) => { throw new Error(`no mailbox ${encodeURIComponent(email)} (550)`); } }),
   };
   const PROGRAMS = [
     "(def r (tool/batch {:emails [(:email data/_creds)]}))\n(println r (keys r))",
@@ -133,9 +135,19 @@ describe("a tool that sends a hidden argument back rewritten does not show it", 
     "(def r (tool/card {:card (:card data/_creds)}))\n(println r)",
     "(def r (tool/link {:email (:email data/_creds)}))\n(println r)",
     "(tool/reject {:token (:token data/_creds)})",
+    "(tool/decline {:card (:card data/_creds)})",
+    "(tool/bounce {:email (:email data/_creds)})",
   ];
   it.each(PROGRAMS)("%s", async (program) => {
     for (const seen of await inBothViews(program, TOOLS)) expectClean(seen.prompts, "prompts");
+  });
+
+  it("a tool's message keeps its own words around an argument it sends back rewritten", async () => {
+    for (const isolation of ["none", "worker"] as const) {
+      const seen = await run(["(tool/decline {:card (:card data/_creds)})", "(return :done)"], { tools: TOOLS, compressHistory: false, isolation });
+      expect(seen.prompts).toContain("tool/decline failed: card <hidden string from data/_creds :card> declined");
+      expectClean(seen.host, `host (${isolation})`);
+    }
   });
 
   it("a result that merely holds text like a hidden argument's still shows", async () => {

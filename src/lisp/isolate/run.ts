@@ -9,7 +9,7 @@ import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, Memo
 import { ABORTED, unlessAborted } from "../abort.js";
 import { boxed, Budget, ContextReader, toLisp } from "../interop.js";
 import { resolveLimits, type Limits } from "../limits.js";
-import { hiddenKeys, hideQuoted, Marks, QUOTED_MIN, quotedForms, STAND_IN_OPEN } from "../marks.js";
+import { hiddenKeys, hideQuoted, hideRewritten, Marks, QUOTED_MIN, quotedForms, STAND_IN_OPEN } from "../marks.js";
 import { OutputBuffer } from "../output.js";
 import { quietly, timeoutError, whileWhole } from "../runtime.js";
 import { contextJsonTimeout } from "../context-json.js";
@@ -299,15 +299,17 @@ function result(m: DoneMessage, memory: Memory, w: PoolWorker, started: number):
 }
 
 /**
- * A tool's error with every hidden argument it quotes (whole or cut short, as the run's own
- * record hides it: `hideQuoted`) shown as its stand-in: the hidden values are what the arguments
+ * A tool's error with every hidden argument it quotes (whole or cut short, or rewritten, as the
+ * run's own record hides it: `hideQuoted`, `hideRewritten`) shown as its stand-in: the hidden values are what the arguments
  * hold where their shown form (made by the worker's marks) has a stand-in.
  */
 function hideArgs(text: string, args: unknown, shown: unknown): string {
   const found: Array<[string, string]> = [];
   // As the run's own marks do (Marks.hideText): a message may quote the value JSON-escaped too.
+  const given: Array<[string, string]> = [];
   const quoted = (value: string, shown: string): void => {
     for (const q of quotedForms(value)) found.push([q, shown]);
+    given.push([value, shown]);
   };
   const walk = (a: unknown, s: unknown, depth: number): void => {
     if (depth > 64) return;
@@ -330,5 +332,5 @@ function hideArgs(text: string, args: unknown, shown: unknown): string {
     }
   };
   walk(args, shown, 0);
-  return hideQuoted(text, found, true);
+  return hideRewritten(hideQuoted(text, found, true), given);
 }
