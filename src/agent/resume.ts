@@ -162,8 +162,9 @@ export interface ResumeOptions extends RunOptions {
  * recorded results instead of tool calls — and each replayed turn's feedback must match
  * the saved one, so a changed context or agent is caught before a live turn is spent.
  */
-export async function resumeRun(agent: Agent, state: RunState, resumeOptions: ResumeOptions): Promise<Step> {
+export async function resumeRun(agent: Agent, savedState: RunState, resumeOptions: ResumeOptions): Promise<Step> {
   const { approvals: decisions, ...options } = resumeOptions;
+  const state = withoutCutTurn(savedState);
   if (state.outcome.ok) throw new ResumeError("the saved run already returned a value; there is nothing to resume");
   if (state.outcome.reason === "failed") throw new ResumeError(`the saved run ended with (fail ...): ${state.outcome.message}`);
   const saved = state.trace.turns;
@@ -197,6 +198,17 @@ export async function resumeRun(agent: Agent, state: RunState, resumeOptions: Re
     if (before !== undefined) step.turns[i].nested = approvals.paused?.turn === i + 1 ? [...before, ...(step.turns[i].nested ?? [])] : before;
   }
   return step;
+}
+
+/**
+ * The state without its last turn when the caller's abort cut that turn's program short: the
+ * program's results never reached it and it gave no feedback to replay, so it runs again live.
+ */
+function withoutCutTurn(state: RunState): RunState {
+  const turns = state.trace.turns;
+  const last = turns.at(-1);
+  if (state.outcome.ok || state.outcome.reason !== "aborted" || state.paused !== undefined || last === undefined || last.status === "paused" || last.error?.kind !== "aborted") return state;
+  return { ...state, trace: { ...state.trace, turns: turns.slice(0, -1) }, summaries: state.summaries.filter((x) => x.turn !== last.number) };
 }
 
 const decisionSchema = z.union([

@@ -182,6 +182,32 @@ describe("resumeRun", () => {
     expect(state.summaries[2].text).toMatch(/^; Defined: by-tier = map\[2\]\n; Output:/);
   });
 
+  it("resumes a run aborted during a tool call by running the cut turn again", async () => {
+    const code = (b: string): string => "```clojure\n" + b + "\n```";
+    const ctl = new AbortController();
+    const calls: string[] = [];
+    const lookup = tool({
+      description: "Length of a word.",
+      input: z.object({ q: z.string() }),
+      run: ({ q }) => {
+        calls.push(q);
+        if (q === "worlds" && calls.length === 2) ctl.abort();
+        return { n: q.length };
+      },
+    });
+    const agent = SubAgent.create({ prompt: "Add the lengths.", tools: { lookup }, maxTurns: 4 });
+    const replies = [code('(def a (tool/lookup {:q "hello"}))'), code('(def b (tool/lookup {:q "worlds"}))'), code("(return (+ (:n a) (:n b)))")];
+    const stopped = await SubAgent.run(agent, { llm: scriptedLlm(replies.slice(0, 2)), signal: ctl.signal });
+    expect(stopped.fail?.reason).toBe("aborted");
+    const state = runStateFromJson(runStateToJson(saveRun(stopped, agent)));
+    const step = await SubAgent.resume(agent, state, { llm: scriptedLlm(replies.slice(1)) });
+    expect(step.ok, JSON.stringify(step.fail)).toBe(true);
+    expect(step.value).toBe(11);
+    // The first turn's call is replayed; the cut turn's call runs again, its result never having reached the program.
+    expect(calls).toEqual(["hello", "worlds", "worlds"]);
+    expect(step.turns.map((t) => t.program)).toEqual(['(def a (tool/lookup {:q "hello"}))', '(def b (tool/lookup {:q "worlds"}))', "(return (+ (:n a) (:n b)))"]);
+  });
+
   it("is SubAgent.resume, and carries the saved run's prompt settings over", async () => {
     const { calls, make, replies, context } = setup();
     const first = make(3);
