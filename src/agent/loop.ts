@@ -352,7 +352,7 @@ class AgentRun {
     let status: TurnStatus = "error";
     if (result.ok) {
       this.memory = result.memory;
-      status = result.outcome === "return" ? this.validate(result.value, record, result.marks) : result.outcome === "fail" ? this.failed(result.value, result.lisp, result.marks) : "ok";
+      status = result.outcome === "return" ? await this.validate(result.value, record, result.marks) : result.outcome === "fail" ? this.failed(result.value, result.lisp, result.marks) : "ok";
     }
     this.paused = this.gate?.pausedAt(result.toolCalls) ?? null;
     if (this.paused !== null) status = "paused";
@@ -372,13 +372,14 @@ class AgentRun {
     return { limits, deadlineCut: left < own };
   }
 
-  private validate(value: unknown, record: { error?: ErrorInfo }, marks: Marks | undefined): TurnStatus {
+  private async validate(value: unknown, record: { error?: ErrorInfo }, marks: Marks | undefined): Promise<TurnStatus> {
     const schema = this.agent.output;
     if (schema === undefined) {
       this.returned = value;
       return "returned";
     }
-    const parsed = schema.safeParse(value);
+    // Async: a host's schema may refine or transform asynchronously.
+    const parsed = await schema.safeParseAsync(value);
     if (parsed.success) {
       this.returned = parsed.data;
       return "returned";

@@ -532,6 +532,16 @@ describe("nested agents", () => {
     expect(step.trace.system).toContain("tool/score {:product string} -> any");
   });
 
+  it("checks a returned value against an output schema that refines asynchronously", async () => {
+    const known = new Set(["acme"]);
+    const output = z.object({ id: z.string() }).refine(async (o) => known.has(o.id), "unknown id");
+    const agent = SubAgent.create({ prompt: "Pick a customer", output, maxTurns: 2 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(return {:id "nobody"})'), code('(return {:id "acme"})')]) });
+    expect(step.ok, JSON.stringify(step.fail)).toBe(true);
+    expect(step.value).toEqual({ id: "acme" });
+    expect(step.turns[0].error?.message).toContain("unknown id");
+  });
+
   it("turns a nested failure into a tool error the parent can see", async () => {
     const parent = SubAgent.create({ prompt: "Go", tools: { rate: SubAgent.asTool(rate) }, maxTurns: 2 });
     const llm = scriptedLlm([code('(tool/rate "X")'), code('(fail "cannot rate")'), code('(return "gave up")')]);
