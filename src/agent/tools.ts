@@ -179,7 +179,7 @@ export class ToolSession {
     if (t.maxCalls !== undefined && used >= t.maxCalls) {
       throw new ToolFailure(`call limit reached: tool/${name} may be called at most ${t.maxCalls} time${t.maxCalls === 1 ? "" : "s"} per run; use the results you already have`);
     }
-    const parsed = t.input.safeParse(raw);
+    const parsed = await t.input.safeParseAsync(raw);
     if (!parsed.success) throw new ToolFailure(`invalid arguments: ${describeIssues(parsed.error, raw).join("; ")}`);
     this.calls.set(name, used + 1);
     let args = parsed.data;
@@ -193,7 +193,7 @@ export class ToolSession {
         return verdict.call.result;
       }
       if (verdict.args !== undefined) {
-        const edited = t.input.safeParse(verdict.args);
+        const edited = await t.input.safeParseAsync(verdict.args);
         if (!edited.success) throw new ToolFailure(`invalid arguments from the host: ${describeIssues(edited.error, verdict.args).join("; ")}`);
         args = edited.data;
       }
@@ -203,7 +203,7 @@ export class ToolSession {
     // that cannot be read (a revoked Proxy) fails here in our words, not the host's.
     if (!readable(result)) throw new ToolFailure("the tool returned an object that cannot be read (reading it threw)");
     if (t.output === undefined || t.checkOutput === false) return result;
-    const checked = t.output.safeParse(result);
+    const checked = await t.output.safeParseAsync(result);
     if (!checked.success) throw new ToolFailure(`the tool returned a result that does not match its declared output: ${describeIssues(checked.error, result).join("; ")}`);
     return checked.data;
   }

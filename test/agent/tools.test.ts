@@ -230,6 +230,20 @@ describe("tool results and transforms", () => {
     expect(r.ok && r.value).toBe(2);
   });
 
+  it("checks arguments and results against schemas that refine asynchronously", async () => {
+    const known = async (id: string): Promise<boolean> => id === "acme";
+    const t = tool({
+      description: "Looks a customer up.",
+      input: z.object({ id: z.string().refine(known, "unknown id") }),
+      output: z.object({ id: z.string() }).refine(async (o) => o.id !== "", "empty id"),
+      run: ({ id }) => ({ id }),
+    });
+    const ok = await evaluate('(tool/t "acme")', { tools: session({ t }).specs(false) });
+    expect(ok.ok ? ok.value : ok.error.message).toEqual({ id: "acme" });
+    const bad = await evaluate('(tool/t "nobody")', { tools: session({ t }).specs(false) });
+    expect(bad.ok ? "" : bad.error.message).toMatch(/invalid arguments: .*unknown id/);
+  });
+
   it("can skip checking results that are already valid", async () => {
     // @ts-expect-error the compiler rejects a run whose return does not match `output`
     const t = tool({ description: "Trusted.", output: z.number(), checkOutput: false, run: () => "not a number" });
