@@ -175,12 +175,14 @@ export class ToolSession {
 
   private async checked(name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal, call: ToolCallInfo, gate: ApprovalGate | undefined, index: number): Promise<unknown> {
     if (signal.aborted) throw new ToolFailure("aborted");
+    const parsed = await t.input.safeParseAsync(raw);
+    if (!parsed.success) throw new ToolFailure(`invalid arguments: ${describeIssues(parsed.error, raw).join("; ")}`);
+    // Counted after the check's await, with nothing awaited between reading and counting: calls
+    // made at once (pmap) each see the others'.
     const used = this.callCount(name);
     if (t.maxCalls !== undefined && used >= t.maxCalls) {
       throw new ToolFailure(`call limit reached: tool/${name} may be called at most ${t.maxCalls} time${t.maxCalls === 1 ? "" : "s"} per run; use the results you already have`);
     }
-    const parsed = await t.input.safeParseAsync(raw);
-    if (!parsed.success) throw new ToolFailure(`invalid arguments: ${describeIssues(parsed.error, raw).join("; ")}`);
     this.calls.set(name, used + 1);
     let args = parsed.data;
     if (gate !== undefined) {

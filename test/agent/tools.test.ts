@@ -134,6 +134,15 @@ describe("ToolSession", () => {
     expect(s.callCount("capped")).toBe(2);
   });
 
+  it("caps calls made at once (pmap) as it caps calls made one after another", async () => {
+    let ran = 0;
+    const capped = tool({ description: "Capped.", maxCalls: 2, input: z.object({ n: z.number() }), run: ({ n }) => (ran++, n) });
+    const s = session({ capped });
+    const r = await evaluate("(pmap (fn [n] (try (tool/capped n) (catch e :refused))) [1 2 3 4 5])", { tools: s.specs(false) });
+    expect(r.ok && r.value).toEqual([1, 2, "refused", "refused", "refused"]);
+    expect(ran).toBe(2);
+  });
+
   it("checks results against the declared output", async () => {
     // A JavaScript host (or a cast) can still return the wrong shape: the runtime check catches it.
     // @ts-expect-error the compiler rejects a run whose return does not match `output`
