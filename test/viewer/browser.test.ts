@@ -179,6 +179,13 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     expect(await page.locator(".nested-link").count()).toBeGreaterThan(0);
   });
 
+  it("shows the first file for a link whose hash is no valid percent-encoding (a cut or mistyped link)", async () => {
+    for (const hash of ["%", "r1%E0"]) {
+      const page = await open(hash);
+      expect(await page.locator(".run-head h2").textContent()).toMatch(/recovery\.json/);
+    }
+  });
+
   it("opens a compaction report as a self-contained file: the table and its charts", async () => {
     const page = await open("c1", pathToFileURL(reportFile).href);
     // full, the two strategies, and the two baselines.

@@ -25,8 +25,17 @@ interface Route {
   turn?: number;
 }
 
+/** The hash percent-decoded, or as it is when it holds a malformed escape (a cut or mistyped link: `#%`), which then names nothing. */
+function decodeHash(hash: string): string {
+  try {
+    return decodeURIComponent(hash);
+  } catch {
+    return hash;
+  }
+}
+
 function parseHash(hash: string): Route | null {
-  const m = /^#?([A-Za-z0-9.]+)(?:\/(\d+))?$/.exec(decodeURIComponent(hash));
+  const m = /^#?([A-Za-z0-9.]+)(?:\/(\d+))?$/.exec(decodeHash(hash));
   if (m === null) return null;
   return m[2] === undefined ? { id: m[1] } : { id: m[1], turn: Number(m[2]) };
 }
