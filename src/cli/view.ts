@@ -1,7 +1,7 @@
 // `ptc view FILE...`: the web viewer for agent runs (saved runs and traces) and `ptc compare
 // --json` reports. Serves one page on a loopback address, or writes it to a file with --out.
 import { readFileSync, statSync, writeFileSync } from "node:fs";
-import { basename } from "node:path";
+import { basename, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { parseTranscripts, TranscriptError } from "../harness/transcript.js";
 import { buildPageData } from "../viewer/data.js";
@@ -86,6 +86,9 @@ export async function runViewCommand(args: string[], io: Io, stopped: () => Prom
     if (files.length === 0) throw new UsageError("give at least one file: a saved run, a trace or a ptc compare --json report");
     if (!isLoopback(listen.host)) throw new UsageError(`--host must be a loopback address (127.0.0.1, ::1 or localhost), got "${listen.host}": the viewer shows traces, which may hold private data`);
     if (values.out !== undefined && (values.port !== undefined || values.host !== undefined)) throw new UsageError("--out writes a file and serves nothing: it takes no --port or --host");
+    // The page would replace the trace or report it shows, which is then lost.
+    const out = values.out;
+    if (out !== undefined && files.some((f) => resolve(f) === resolve(out))) throw new UsageError(`--out ${out} is one of the files to show: writing the page there would overwrite it`);
   } catch (e) {
     return usageFailure("view", e, io, USAGE);
   }

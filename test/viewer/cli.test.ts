@@ -73,6 +73,17 @@ describe("ptc view --out", () => {
     expect(() => readFileSync(out)).toThrow();
   });
 
+  it("refuses an --out that names one of the files shown, which would be overwritten by the page", async () => {
+    const run = await savedExample("recovery");
+    const path = file("keep.json", run);
+    for (const out of [path, join(dir, ".", "keep.json")]) {
+      const t = io();
+      expect(await runViewCommand([path, "--out", out], t.io)).toBe(2);
+      expect(t.out.stderr).toMatch(/--out .*keep\.json is one of the files to show/);
+    }
+    expect(readFileSync(path, "utf8")).toBe(run);
+  });
+
   it("prints its usage on --help", async () => {
     const t = io();
     expect(await runViewCommand(["--help"], t.io)).toBe(0);
