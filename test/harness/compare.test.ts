@@ -197,6 +197,23 @@ describe("ptc compare", () => {
     expect(report.caches.rows.map((row) => [row.strategy, row.fired])).toEqual([["full", 0], ["sliding-window:turns=1", 1], ["observation-masking", 0]]);
   });
 
+  it("refuses a --json or --html that names a transcript file or the other report, which would be overwritten", async () => {
+    const corpus = join(dir, "keep.jsonl");
+    writeFileSync(corpus, `${JSON.stringify(booking)}\n`);
+    const both = join(dir, "both.out");
+    for (const [args, message] of [
+      [["--html", corpus], /--html .*keep\.jsonl is one of the transcript files/],
+      [["--json", join(dir, ".", "keep.jsonl")], /--json .*keep\.jsonl is one of the transcript files/],
+      [["--json", both, "--html", both], /--json and --html name the same file/],
+    ] as Array<[string[], RegExp]>) {
+      const r = await cli([corpus, "--strategy", "full", ...args]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+    expect(readFileSync(corpus, "utf8")).toBe(`${JSON.stringify(booking)}\n`);
+    expect(existsSync(both)).toBe(false);
+  });
+
   it("writes a self-contained HTML report with its charts", async () => {
     const html = join(dir, "report.html");
     const r = await cli([file, "--strategy", "sliding-window:turns=1", "--html", html]);
