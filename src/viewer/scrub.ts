@@ -55,6 +55,9 @@ function learn(into: HiddenValues, sent: readonly TextMessage[], rebuilt: readon
     if (!m.content.includes("data/_")) return;
     // The message at the same place first; a strategy that dropped or merged messages moves them.
     const candidates = [rebuilt[i], ...rebuilt].filter((r) => r !== undefined && r.role === m.role);
+    // Sent as rebuilt: nothing was replaced. Another message that merely starts and ends alike
+    // would otherwise be read as holding a "value" (the text between), scrubbed from the page.
+    if (candidates.some((r) => r.content === m.content)) return;
     for (const r of candidates) {
       const found = placeholderValues(m.content, r.content);
       if (found.length === 0) continue;

@@ -189,6 +189,15 @@ describe("hidden context values", () => {
     });
   }
 
+  it("are not read off another message that only starts and ends like one sent as it was", async () => {
+    // Reply 1 is sent unchanged; reply 2 starts and ends as it does, with more between: no hidden value, and nothing on the page is replaced.
+    const programs = ["(println (count data/_token))", "(println (count data/_token))\n(println (count data/_token))", "(return 1)"];
+    const agent = SubAgent.create({ prompt: "Count.", maxTurns: 3 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _token: "sk-live-7f3a9c2e11" } });
+    const data = await page([["run.json", runToJson(step)]]);
+    expect(data.runs[0].turns.map((t) => t.program)).toEqual(programs);
+  });
+
   it("are read off a sent message and the same message rebuilt", () => {
     expect(placeholderValues("got data/_token here", "got sk-123456 here")).toEqual([["_token", "sk-123456"]]);
     expect(placeholderValues("a data/_k b data/_j c", "a 1111 b 2222 c")).toEqual([
