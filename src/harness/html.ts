@@ -109,7 +109,7 @@ svg{width:100%;height:auto}svg text{fill:var(--fg);font-size:12px}.axis{stroke:v
 <h1>${esc(title)}</h1>
 <p>${report.transcripts} transcripts, ${report.messages.toLocaleString("en-US")} messages; every request replayed under each strategy.</p>
 ${describeReport(report).map((l) => `<p>${esc(l)}</p>`).join("\n")}
-<table><thead><tr>${head.map((h) => `<th>${h}</th>`).join("")}</tr></thead><tbody>${rows}</tbody></table>
+<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join("")}</tr></thead><tbody>${rows}</tbody></table>
 ${tokensBars(report.rows)}
 ${costRetention(report.rows)}
 ${perRequest(report)}

@@ -229,11 +229,20 @@ describe("ptc compare", () => {
     expect(page).toContain("full: cost 1.000x full");
     expect(page.match(/<text class="label"/g)?.length).toBeGreaterThanOrEqual(8);
     expect(page).toMatch(/price model gpt-4o: .*token-prefix cache/);
-    expect(page).toContain("<th>&gt;20</th>".replace("&gt;", ">"));
+    expect(page).toContain("<th>&gt;20</th>");
     expect(page).toContain("<polyline");
     expect(page).toMatch(/sliding-window:turns=1: the cache breaks at request \d/);
     // Nothing is loaded from anywhere.
     expect(page).not.toMatch(/(src|href)=|https?:/);
+  });
+
+  it("escapes a price model's name in the HTML report's table", async () => {
+    const html = join(dir, "named.html");
+    const r = await cli([file, "--strategy", "sliding-window:turns=1", "--model", "gpt-4o<b id=x>", "--html", html]);
+    expect(r.code).toBe(0);
+    const page = readFileSync(html, "utf8");
+    expect(page).not.toContain("<b id=x>");
+    expect(page).toContain("<th>cost gpt-4o&lt;b id=x&gt;</th>");
   });
 
   it("refuses a bad strategy, limit or file with exit 2 and a reason", async () => {
