@@ -120,6 +120,11 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   const input = { messages: request.messages, model: request.model, tools: request.tools, maxTokens: request.maxTokens, bodyBytes: raw.length };
   const reserved = request.maxTokens ?? config.compaction.reserveOutputTokens;
 
+  // Listened for from the start: a client can give up while its request waits for compaction.
+  const clientGone = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) clientGone.abort();
+  });
   const compactStart = performance.now();
   let outcome: CompactionOutcome = await ctx.compactor.run(config, record, input, llm);
   let compactMs = performance.now() - compactStart;
@@ -132,10 +137,8 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
       ? raw
       : Buffer.from(JSON.stringify(restore !== undefined ? { ...request.body, ...restore(o.messages) } : { ...request.body, messages: o.messages, ...(inject ? { stream_options: { ...streamOptions, include_usage: true } } : {}) }));
   const headers = { "accept-encoding": "identity", ...upstreamAuth(tenant) };
-  const clientGone = new AbortController();
-  res.on("close", () => {
-    if (!res.writableFinished) clientGone.abort();
-  });
+  // Nobody is waiting for the reply: the compaction is stored for the client's retry, and nothing is sent.
+  if (clientGone.signal.aborted) return;
 
   let upstreamMs = 0;
   let attempt = await sendWithRetries(ctx, config, "POST", target, req.headers, bodyFor(outcome), headers, clientGone.signal);

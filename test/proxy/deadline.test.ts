@@ -141,6 +141,25 @@ describe("proxy compaction deadline", () => {
     expect(sent.length).toBeLessThan(longer.length);
   });
 
+  it("sends nothing upstream for a client that went away while its request waited for compaction", async () => {
+    summarizer = await startSummarizer("hold");
+    const clock = manualDeadline();
+    r = await rig({ proxy: { wait: clock.wait }, config: { compaction: { ...SMALL, summarizer: { baseURL: summarizer.url, apiKey: "sk-sum" } } } });
+    const gone = new AbortController();
+    const pending = r.client.chat.completions.create({ model: "fake-model", messages: longConversation(30) }, { headers: { "x-conversation-id": "left" }, signal: gone.signal });
+    await expect.poll(() => clock.pending, { timeout: 5000 }).toBe(1);
+    gone.abort();
+    await expect(pending).rejects.toThrow();
+    // The proxy has seen the client go (the request is no longer in flight) before compaction ends.
+    await expect.poll(() => r?.proxy.context.life.inFlight, { timeout: 5000 }).toBe(0);
+    clock.pass();
+    summarizer.release();
+    await r.proxy.context.compactor.idle();
+    // A later request goes through the same upstream after anything the abandoned one would have sent.
+    await send(r, [{ role: "user", content: "after" }], "other");
+    expect(chats(r).map((q) => (q.body?.messages as Msg[]).at(-1)?.content)).toEqual(["after"]);
+  });
+
   it("caps the summary calls of one compaction, retries included", async () => {
     summarizer = await startSummarizer("fail");
     r = await rig({ config: { compaction: { ...SMALL, maxSummaryCalls: 2, strategy: { name: "usage-ratio", options: { maxAttempts: 5 } }, summarizer: { baseURL: summarizer.url, apiKey: "sk-sum" } } } });
