@@ -183,8 +183,12 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
       charged = ctx.tenants.charge(tenant, usage.promptTokens + usage.completionTokens);
       ctx.metrics.tokens(request.model ?? "unknown", tenant.id, usage.promptTokens, usage.completionTokens);
     } else if (answered) {
-      // An upstream that reports no usage: the prompt is counted by the one measure (issue 18), apart from reported tokens.
-      ctx.metrics.inc("ptc_proxy_estimated_prompt_tokens_total", "", inputTokens({ messages: outcome.messages, ...(request.tools === undefined ? {} : { tools: request.tools }) }));
+      // No usage reported (an upstream that sends none, or a stream cut before its usage chunk): the prompt is
+      // counted by the one measure (issue 18), apart from reported tokens, and charged, so leaving a stream
+      // early is no way around a budget.
+      const prompt = inputTokens({ messages: outcome.messages, ...(request.tools === undefined ? {} : { tools: request.tools }) });
+      ctx.metrics.inc("ptc_proxy_estimated_prompt_tokens_total", "", prompt);
+      charged = ctx.tenants.charge(tenant, prompt);
     }
     return Promise.all([charged, remember(ctx, config, record, request, hashes, outcome, raw, reserved, usage)]).then(undefined, (e: unknown) => {
       // The reply stands; the record is written again by the conversation's next request.
@@ -216,7 +220,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     upstreamMs = performance.now() - result.startedAt;
     if (ended === undefined) {
       ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="stream_cut"');
-      return finish(tap.usage);
+      return finish(tap.usage, true);
     }
     await finish(tap.usage, true);
     res.end(ended);

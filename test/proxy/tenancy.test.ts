@@ -84,6 +84,20 @@ describe("proxy tenancy", () => {
     expect(call?.headers.authorization).toBe("Bearer sk-summarizer");
   });
 
+  it("charges a virtual key for a stream it leaves before the usage chunk", async () => {
+    r = await rig({ config: { tenancy: { virtualKeys: { leaver: { keyHash: hashKey("ptc-vk-leaver"), tokenBudget: 1_000_000 } } } } });
+    const gone = new AbortController();
+    const stream = await client(r, "ptc-vk-leaver").chat.completions.create(
+      { model: "fake-model", messages: longConversation(5), stream: true },
+      { headers: { "x-fake-mode": "hold" }, signal: gone.signal },
+    );
+    // Take the first chunk, then leave: the usage chunk, at the end, never comes.
+    for await (const _ of stream) break;
+    gone.abort();
+    await expect.poll(() => r?.upstream.abandoned, { timeout: 5000 }).toBe(1);
+    await expect.poll(() => r?.proxy.context.tenants.spentBy("leaver"), { timeout: 5000 }).toBeGreaterThan(0);
+  });
+
   it("gives a virtual key its own upstream key, request rate and token budget", async () => {
     let now = 1_000_000;
     const key = "ptc-vk-team-one-secret";
