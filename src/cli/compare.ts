@@ -2,7 +2,7 @@
 // shared corpora): tokens, cost with a prefix cache, cache breaks, and how many probe facts each
 // strategy keeps in the prompts that need them.
 import { readFileSync, writeFileSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_PRICES, lookupPrice } from "../compaction/prices.js";
 import type { StrategySpec } from "../compaction/registry.js";
@@ -22,7 +22,7 @@ import { parseRun } from "./trace.js";
 import { fileKind, whatReads } from "./file-kind.js";
 import type { Io } from "./eval.js";
 import { version } from "./version.js";
-import { unwritable } from "./output.js";
+import { namesOneOf, unwritable } from "./output.js";
 
 const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M]... [--summarizer facts|copy | --summarizer-llm MODEL] [--caches] [--json FILE|-] [--html FILE]
        ptc compare --experiment [--live] [--strategy ...]... [--runs N]
@@ -180,14 +180,15 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
       return parseTranscripts(text, f, limit);
     });
     if (transcripts.length === 0) throw new Error(`no transcripts in ${files.join(", ")}: nothing to compare`);
-    const outputs = [["json", values.json === "-" ? undefined : values.json], ["html", values.html]] as const;
-    for (const [flag, file] of outputs) {
+    const json = values.json === "-" ? undefined : values.json;
+    for (const [flag, file] of [["json", json], ["html", values.html]] as const) {
+      if (file === undefined) continue;
       // A report written over a transcript file, or over the other report, loses that file.
-      if (file !== undefined && files.some((f) => resolve(f) === resolve(file))) throw new Error(`--${flag} ${file} is one of the transcript files: writing the report there would overwrite it`);
-      const problem = file === undefined ? undefined : unwritable(file);
+      if (namesOneOf(file, files)) throw new Error(`--${flag} ${file} is one of the transcript files: writing the report there would overwrite it`);
+      const problem = unwritable(file);
       if (problem !== undefined) throw new Error(`cannot write --${flag} ${file}: ${problem}`);
     }
-    if (outputs[0][1] !== undefined && outputs[1][1] !== undefined && resolve(outputs[0][1]) === resolve(outputs[1][1])) throw new Error("--json and --html name the same file: the HTML would overwrite the JSON");
+    if (json !== undefined && values.html !== undefined && namesOneOf(json, [values.html])) throw new Error("--json and --html name the same file: the HTML would overwrite the JSON");
   } catch (e) {
     io.stderr.write(`ptc compare: ${(e as Error).message}\n`);
     return 2;

@@ -12,3 +12,9 @@ export function unwritable(file: string): string | undefined {
   if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) return "it is a folder";
   return undefined;
 }
+
+/** Whether `file` names one of `files`, read or written by the same command: writing it would lose that file. */
+export function namesOneOf(file: string, files: readonly string[]): boolean {
+  const target = resolve(file);
+  return files.some((f) => resolve(f) === target);
+}

@@ -1,7 +1,7 @@
 // `ptc view FILE...`: the web viewer for agent runs (saved runs and traces) and `ptc compare
 // --json` reports. Serves one page on a loopback address, or writes it to a file with --out.
 import { readFileSync, statSync, writeFileSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { parseTranscripts, TranscriptError } from "../harness/transcript.js";
 import { buildPageData } from "../viewer/data.js";
@@ -9,6 +9,7 @@ import { MAX_INPUT_BYTES, readViewerInput, ViewerInputError, type ViewerInput } 
 import { contentSecurityPolicy, renderPage, ViewerAssetsError } from "../viewer/page.js";
 import { isLoopback, serveViewer } from "../viewer/server.js";
 import { usageFailure, UsageError, type Io } from "./eval.js";
+import { namesOneOf } from "./output.js";
 
 const USAGE = `usage: ptc view FILE... [--port N] [--host ADDRESS] [--out FILE]
 
@@ -87,8 +88,7 @@ export async function runViewCommand(args: string[], io: Io, stopped: () => Prom
     if (!isLoopback(listen.host)) throw new UsageError(`--host must be a loopback address (127.0.0.1, ::1 or localhost), got "${listen.host}": the viewer shows traces, which may hold private data`);
     if (values.out !== undefined && (values.port !== undefined || values.host !== undefined)) throw new UsageError("--out writes a file and serves nothing: it takes no --port or --host");
     // The page would replace the trace or report it shows, which is then lost.
-    const out = values.out;
-    if (out !== undefined && files.some((f) => resolve(f) === resolve(out))) throw new UsageError(`--out ${out} is one of the files to show: writing the page there would overwrite it`);
+    if (values.out !== undefined && namesOneOf(values.out, files)) throw new UsageError(`--out ${values.out} is one of the files to show: writing the page there would overwrite it`);
   } catch (e) {
     return usageFailure("view", e, io, USAGE);
   }
