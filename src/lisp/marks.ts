@@ -650,7 +650,7 @@ export class Marks {
     const given: Array<[string, string]> = [];
     eachPart(args, (x) => {
       const o = x instanceof Keyword ? undefined : this.prims.get(x);
-      if (o !== undefined) given.push([String(x), standIn("string", o)]);
+      if (o !== undefined) given.push([String(x), standIn(typeName(x), o)]);
     });
     return given.length === 0 ? text : hideRewritten(text, given);
   }
@@ -770,7 +770,9 @@ const NOT_ALNUM = /[^\p{L}\p{N}]/gu;
 export function hideRewritten(text: string, given: Array<[string, string]>): string {
   const compact: Array<[string, string]> = [];
   for (const [value, shown] of given) compactForms(value, shown, compact);
-  if (compact.length === 0) return text;
+  // Most messages hold no echo: the positions below are worked out only for one that does.
+  const whole = compact.length === 0 ? "" : compactText(text);
+  if (!compact.some(([q]) => whole.includes(q))) return text;
   // The text's letters and digits as compactText keeps them, each with the stretch it came from.
   let c = "";
   const from: number[] = [];

@@ -150,6 +150,17 @@ describe("a tool that sends a hidden argument back rewritten does not show it", 
     }
   });
 
+  it("a hidden number a tool's error sends back rewritten is named as in a worker run", async () => {
+    const lock = { run: (a: Record<string, unknown>) => { throw new Error(`account ${String(a.acct).replace(/(\d\d)(\d\d\d)(\d\d\d)/, "$1-$2-$3")} locked`); } };
+    const errors: Array<Array<string | undefined> | undefined> = [];
+    for (const isolation of ["none", "worker"] as const) {
+      const r = await evaluate("(try (tool/lock {:acct data/_acct}) (catch e :caught))", { ctx: { _acct: 98765432 }, isolation, tools: { lock } });
+      errors.push(r.toolCalls?.map((c) => c.error));
+    }
+    expect(errors[0]).toEqual(errors[1]);
+    expect(errors[0]?.[0]).toMatch(/^account .*hidden integer from data\/_acct.* locked$/);
+  });
+
   it("a result that merely holds text like a hidden argument's still shows", async () => {
     const seen = await run(['(def r (tool/batch {:emails [(:email data/_creds)]}))\n(println r)\n(println (tool/batch {:emails ["carol@example.com"]}))', "(return :done)"], { tools: TOOLS, compressHistory: false });
     expect(seen.prompts).toContain('{<hidden keyword derived from data/_creds> {:plan "pro" :seats 3}}');
