@@ -118,15 +118,21 @@ export function isAnswered(messages: readonly ChatMessage[], i: number): boolean
   return false;
 }
 
-/** Merges runs of plain (no tool calls) messages of one role into one where either is `mergeable`, so compacted runs keep the alternation. */
+/**
+ * Merges runs of messages of one role into one where either is `mergeable`, so compacted runs
+ * keep the alternation. The later message may carry tool calls (its results follow it, so the
+ * merged message keeps them); the earlier one may not, since its results would be cut off.
+ */
 export function mergeRuns(messages: readonly ChatMessage[], mergeable: (m: ChatMessage) => boolean): ChatMessage[] {
   const out: ChatMessage[] = [];
   const merged = new Set<ChatMessage>();
   const canMerge = (m: ChatMessage): boolean => merged.has(m) || mergeable(m);
   for (const m of messages) {
     const last = out[out.length - 1];
-    if (last !== undefined && last.role === m.role && (m.role === "user" || m.role === "assistant") && !hasToolCalls(last) && !hasToolCalls(m) && (canMerge(last) || canMerge(m))) {
-      const joined: ChatMessage = { role: m.role, content: `${messageText(last)}\n${messageText(m)}` };
+    if (last !== undefined && last.role === m.role && (m.role === "user" || m.role === "assistant") && !hasToolCalls(last) && (canMerge(last) || canMerge(m))) {
+      const text = messageText(m);
+      const content = text === "" ? messageText(last) : `${messageText(last)}\n${text}`;
+      const joined: ChatMessage = hasToolCalls(m) ? { ...m, content } : { role: m.role, content };
       merged.add(joined);
       out[out.length - 1] = joined;
     } else out.push(m);

@@ -53,6 +53,17 @@ describe("recap", () => {
     expect(roleOrderProblems(r.messages)).toEqual([]);
   });
 
+  it("keeps the roles alternating when the message after a compacted tool step is another tool step", async () => {
+    // An agent loop: every reply calls a tool, so the next message after a compacted step (its results dropped) is an assistant with tool calls.
+    const output = Array.from({ length: 30 }, (_, i) => `line ${i} of the listing`).join("\n");
+    const messages = [user("task")];
+    for (const id of ["a", "b", "c"]) messages.push(call(id, "bash", "{}", `recap - step ${id}\n${output}`), result(id, output));
+    const r = await compact(messages, { name: "recap", options: { minPreservedAssistantMessages: 1, batchSize: 2 } });
+    expect(r.stats.compressionRatio).toBeLessThan(1);
+    expect(roleOrderProblems(r.messages)).toEqual([]);
+    expect(r.messages.slice(-2)).toEqual([{ ...messages[5], content: `recap - step a\nrecap - step b\n${messages[5].content as string}` }, messages[6]]);
+  });
+
   it("reads the seed's environment variables", () => {
     expect(recapOptionsFromEnv({})).toEqual({ enabled: true, minPreservedAssistantMessages: 3, batchSize: 4 });
     expect(recapOptionsFromEnv({ LLM_COMPACTION_ENABLED: "false", LLM_COMPACTION_BATCH_SIZE: "2" })).toMatchObject({ enabled: false, batchSize: 2 });
