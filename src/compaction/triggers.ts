@@ -5,7 +5,7 @@ import { z } from "zod";
 import { payback } from "./payback.js";
 import { fixedPriceSchema, modelPrice, providerPrice, type ModelPrice } from "./prices.js";
 import { contextLimit, toolTokens } from "./models.js";
-import { taskIndex } from "./messages.js";
+import { isUnitStart, taskIndex } from "./messages.js";
 import { messageTokens } from "./tokens.js";
 import type { Conversation, Json, Trigger } from "./types.js";
 
@@ -95,9 +95,15 @@ function costDecision(c: Conversation, tokens: number, price: ModelPrice, o: z.o
   if (task < 0) return decide(false, "no task yet");
   let head = 0;
   for (let i = 0; i <= task; i++) head += messageTokens(messages[i]);
+  // What the summary cannot replace: the messages from the cut on (the cut never splits a call
+  // batch, so it may keep more than keepLast), and the system messages after the task (kept).
+  let cut = Math.max(task + 1, messages.length - o.keepLast);
+  while (cut > task + 1 && !isUnitStart(messages, cut)) cut--;
+  let kept = 0;
+  for (let i = task + 1; i < messages.length; i++) if (i >= cut || messages[i].role === "system") kept += messageTokens(messages[i]);
   let tail = 0;
-  for (let i = Math.max(task + 1, messages.length - o.keepLast); i < messages.length; i++) tail += messageTokens(messages[i]);
-  const replaced = Math.max(0, tokens - head - tail);
+  for (let i = cut; i < messages.length; i++) tail += messageTokens(messages[i]);
+  const replaced = Math.max(0, tokens - head - kept);
   const saved = replaced - o.summaryTokens;
   if (saved <= 0) return decide(false, `only ${replaced} tokens could be replaced`);
   let turns = 0;

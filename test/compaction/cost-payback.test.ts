@@ -56,6 +56,22 @@ describe("cost-payback trigger", () => {
     expect(decisions()).toEqual(PINNED);
   });
 
+  it("counts as replaced only what the summary replaces: not a system message after the task, not a call batch the cut keeps whole", () => {
+    const doc = sys(`Reference document:\n${Array.from({ length: 4000 }, (_, k) => `clause ${k} applies`).join("\n")}`);
+    const plain = chat(40);
+    // An app that injects a document as a system message after the task: the summary keeps it, so it saves nothing.
+    const withDoc = [...plain.slice(0, 2), doc, ...plain.slice(2)];
+    const trigger = createTrigger({ name: "cost-payback", options: {} });
+    const decide = (messages: readonly ChatMessage[]) => trigger.shouldCompact({ messages, model: "gpt-5" }, promptTokens(messages));
+    expect(decide(withDoc)).toEqual(decide(plain));
+    expect(decide(withDoc).compact).toBe(false);
+    // The last two messages are results of one batch of three calls: the cut keeps the whole batch.
+    const batch: ChatMessage = { role: "assistant", content: null, tool_calls: ["a", "b", "c"].map((id) => ({ id, type: "function", function: { name: "read", arguments: `{"file":"${id}"}` } })) };
+    const parallel = [...chat(12), user("read the three files"), batch, ...["a", "b", "c"].map((id) => result(id, `contents of ${id} `.repeat(2000)))];
+    const keep = (keepLast: number) => createTrigger({ name: "cost-payback", options: { keepLast } }).shouldCompact({ messages: parallel, model: "gpt-4o" }, promptTokens(parallel));
+    expect(keep(2)).toEqual(keep(4));
+  });
+
   it("rejects a fixed price for a provider it has no cache model for", () => {
     expect(() => createTrigger({ name: "cost-payback", options: { price: { input: 1, output: 1, provider: "nowhere" } } })).toThrow(/unknown provider "nowhere"/);
   });
