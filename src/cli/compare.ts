@@ -91,7 +91,7 @@ export function parseStrategy(text: string): StrategySpec {
   const [name, rest] = text.split(/:(.*)/s, 2);
   if (!name) throw new Error(`--strategy needs a name, got "${text}"`);
   const options: Record<string, Json> = {};
-  for (const pair of (rest ?? "").split(",").filter((p) => p !== "")) {
+  for (const pair of topLevelParts(rest ?? "").filter((p) => p !== "")) {
     const eq = pair.indexOf("=");
     if (eq <= 0) throw new Error(`--strategy ${name}: expected key=value, got "${pair}"`);
     const raw = pair.slice(eq + 1);
@@ -104,6 +104,29 @@ export function parseStrategy(text: string): StrategySpec {
     options[pair.slice(0, eq)] = value;
   }
   return { name, options } as StrategySpec;
+}
+
+/** `text` cut at its commas outside brackets, braces and strings, so a JSON list or object value keeps its own commas. */
+function topLevelParts(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let quoted = false;
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === "\\") i++;
+      else if (c === '"') quoted = false;
+    } else if (c === '"') quoted = true;
+    else if (c === "[" || c === "{") depth++;
+    else if ((c === "]" || c === "}") && depth > 0) depth--;
+    else if (c === "," && depth === 0) {
+      parts.push(text.slice(from, i));
+      from = i + 1;
+    }
+  }
+  parts.push(text.slice(from));
+  return parts;
 }
 
 /** A file's text, read once: its kind is told from it and it is parsed from it. */

@@ -185,6 +185,18 @@ describe("ptc compare", () => {
     expect(report.rows[1]).toMatchObject({ strategy: "sliding-window:turns=1", options: { turns: 1 }, retention: 0 });
   });
 
+  it("takes JSON option values with commas in them (lists, objects)", async () => {
+    const json = join(dir, "lists.json");
+    const r = await cli([file, "--strategy", 'observation-masking:neverMask=["bash","view"],turns=1', "--strategy", 'rolling-summary:trigger={"name":"token-threshold","options":{"maxTokens":50}},roundsToRetain=1', "--json", json]);
+    expect(r.stderr).not.toMatch(/expected key=value/);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(readFileSync(json, "utf8")) as { rows: Array<{ options: unknown }> };
+    expect(report.rows.slice(1, 3).map((row) => row.options)).toEqual([
+      { neverMask: ["bash", "view"], turns: 1 },
+      { trigger: { name: "token-threshold", options: { maxTokens: 50 } }, roundsToRetain: 1 },
+    ]);
+  });
+
   it("with --caches, prices every strategy under the three cache models and says which never fired", async () => {
     const json = join(dir, "caches.json");
     const r = await cli([file, "--strategy", "sliding-window:turns=1", "--strategy", "observation-masking", "--caches", "--json", json]);
