@@ -7,7 +7,7 @@ import { DEFAULT_PRICES, NO_CACHE, type ModelPrice } from "../compaction/prices.
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import type { Llm } from "../llm/types.js";
 import { specLabel } from "./compare.js";
-import { holds, measure, probePattern } from "./measure.js";
+import { measure } from "./measure.js";
 import type { Transcript } from "./transcript.js";
 
 /** The three ways a provider bills a prompt, each with a real model's list prices from the one price table. */
@@ -60,21 +60,6 @@ export interface CacheCompareOptions {
   registry?: StrategyRegistry;
 }
 
-/** Probes needed at each request index, with whether each is far there. */
-function probesAt(t: Transcript): Map<number, Array<{ re: RegExp; far: boolean }>> {
-  const at = new Map<number, Array<{ re: RegExp; far: boolean }>>();
-  for (const p of t.probes ?? []) {
-    const listed = p.mentions;
-    const mentions = Array.isArray(listed) ? listed.filter((m): m is number => typeof m === "number") : [];
-    const re = probePattern(p.value);
-    for (const j of p.needed_at) {
-      const last = Math.max(p.introduced_at, ...mentions.filter((m) => m < j));
-      at.set(j, [...(at.get(j) ?? []), { re, far: j - last >= FAR_MESSAGES }]);
-    }
-  }
-  return at;
-}
-
 export async function compareUnderCaches(transcripts: readonly Transcript[], strategies: ReadonlyArray<StrategySpec | string>, options: CacheCompareOptions = {}): Promise<CacheReport> {
   const models = options.models ?? CACHE_MODELS;
   const names = Object.keys(models);
@@ -90,7 +75,6 @@ export async function compareUnderCaches(transcripts: readonly Transcript[], str
     let llmCalls = 0;
     let fired = 0;
     for (const t of transcripts) {
-      const probes = probesAt(t);
       let compacted = false;
       // Priced by measure, one meter per cache model: a strategy laid out for its client's cache
       // (the interpreter strategy) runs once per kind of cache, with its own breakpoints.
@@ -103,13 +87,14 @@ export async function compareUnderCaches(transcripts: readonly Transcript[], str
         onPrompt(p) {
           llmCalls += p.stats?.llmCalls ?? 0;
           if (p.events?.some((e) => e.kind === "compacted") === true) compacted = true;
-          for (const probe of probes.get(p.index) ?? []) {
-            const held = holds(p.messages, probe.re);
+          // Judged by the measure, as the compare table counts them; 1-2 character values apart there, left out here.
+          for (const probe of p.probes) {
+            if (probe.band === "short") continue;
             needed++;
-            if (held) kept++;
-            if (probe.far) {
+            if (probe.kept) kept++;
+            if (probe.distance >= FAR_MESSAGES) {
               farNeeded++;
-              if (held) farKept++;
+              if (probe.kept) farKept++;
             }
           }
         },

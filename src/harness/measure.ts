@@ -116,11 +116,20 @@ export function holds(messages: readonly ChatMessage[], re: RegExp, systems: Rea
   return false;
 }
 
-type Band = "near" | "mid" | "far" | "short";
+export type Band = "near" | "mid" | "far" | "short";
 
 interface Need {
   re: RegExp;
   band: Band;
+  /** Messages from the value's last mention to the request. */
+  distance: number;
+}
+
+/** A probe need at a request, judged: its band, how far back the value was last said, whether the prompt holds it. */
+export interface ProbeOutcome {
+  readonly band: Band;
+  readonly distance: number;
+  readonly kept: boolean;
 }
 
 /** A probe's needs by request, banded; the ones the task states are only counted. */
@@ -139,7 +148,7 @@ function probeNeeds(t: Transcript, m: Metrics): Map<number, Need[]> {
       for (const i of mentions) if (i < j && i > last) last = i;
       const distance = j - last;
       const band: Band = p.value.length < SHORT_VALUE ? "short" : distance <= NEAR_MAX ? "near" : distance <= MID_MAX ? "mid" : "far";
-      needs.set(j, [...(needs.get(j) ?? []), { re, band }]);
+      needs.set(j, [...(needs.get(j) ?? []), { re, band, distance }]);
     }
   }
   return needs;
@@ -217,6 +226,8 @@ export interface SentPrompt {
   /** Absent for the baselines, which are no strategy. */
   readonly events?: CompactionResult["events"];
   readonly stats?: CompactionResult["stats"];
+  /** The probe needs at this request as the metrics count them (task-stated values left out). */
+  readonly probes: readonly ProbeOutcome[];
 }
 
 /** The metrics of one transcript under one strategy. */
@@ -239,8 +250,10 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
     const costs = measured.map((x, k) => (x === undefined ? 0 : x.cost + llmCost(result, summaryPrices[k])));
     const cacheBreak = measured[0]?.cacheBreak ?? false;
     if (cacheBreak) m.rewrites++;
+    const probes = (needs.get(j) ?? []).map((need) => ({ band: need.band, distance: need.distance, kept: holds(sent, need.re, systems) }));
+    for (const p of probes) count(m, p.band, p.kept);
     options.onRequest?.({ tokens, cacheBreak });
-    options.onPrompt?.({ index: j, messages: sent, outputTokens: reply, breakpoints: prompt.breakpoints, ...(result === undefined ? {} : { events: result.events, stats: result.stats }) });
+    options.onPrompt?.({ index: j, messages: sent, outputTokens: reply, breakpoints: prompt.breakpoints, probes, ...(result === undefined ? {} : { events: result.events, stats: result.stats }) });
     m.requests++;
     m.inputTokens += tokens;
     m.peakPrompt = Math.max(m.peakPrompt, tokens);
@@ -248,7 +261,6 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
     m.costs = costs.map((c, k) => c + (m.costs[k] ?? 0));
     m.llmCalls += result?.stats.llmCalls ?? 0;
     m.llmTokens += (result?.stats.llmInputTokens ?? 0) + (result?.stats.llmOutputTokens ?? 0);
-    for (const need of needs.get(j) ?? []) count(m, need.band, holds(sent, need.re, systems));
   }, m);
   for (let k = 1; k < meters.length; k++) {
     if (own[k]) continue;

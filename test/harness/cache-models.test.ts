@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { createStrategy } from "../../src/compaction/registry.js";
 import { NO_CACHE } from "../../src/compaction/prices.js";
 import { compareUnderCaches, CACHE_MODELS, renderCacheTable } from "../../src/harness/cache-models.js";
+import { compareStrategies } from "../../src/harness/compare.js";
 import type { Transcript } from "../../src/harness/transcript.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 
@@ -57,6 +58,21 @@ describe("compareUnderCaches", () => {
     const without = await compareUnderCaches(runs, ["masking-without-marks"], { models: { breakpoint: CACHE_MODELS.breakpoint }, registry });
     expect(withMarks.rows[1].inputTokens).toBe(without.rows[1].inputTokens);
     expect(withMarks.rows[1].cost.breakpoint).toBeLessThan(without.rows[1].cost.breakpoint);
+  });
+
+  it("counts a fact as the compare table does: not when only the system prompt or the task states it", async () => {
+    const run = codingRun("e", 30);
+    const file = run.probes?.[0].value as string;
+    // A system prompt that names the file keeps nothing: the masked output was the conversation's only copy.
+    const named: Transcript = { ...run, id: "named", messages: [{ role: "system", content: `You are a coding agent. The project's headers include ${file}.` }, ...run.messages.slice(1)] };
+    const caches = await compareUnderCaches([named], ["observation-masking"]);
+    expect(caches.rows[1].farRetention).toBe(0);
+    // A value the task states is left out of both tables, so their retention is one figure.
+    const stated: Transcript = { ...run, id: "stated", messages: [run.messages[0], { role: "user", content: `Fix the parser crash; it may be in ${file}.` }, ...run.messages.slice(2)] };
+    const both = await compareUnderCaches([named, stated], ["observation-masking"]);
+    const table = await compareStrategies([named, stated], ["observation-masking"], { models: ["gpt-4o"] });
+    expect(both.rows[1].farNeeded).toBe(1);
+    expect(both.rows.map((r) => r.retention)).toEqual(table.rows.slice(0, 2).map((r) => r.retention));
   });
 
   it("says when a strategy never fired", async () => {
