@@ -26,3 +26,20 @@ describe("force", () => {
     });
   }
 });
+
+describe("force with mask-then-summarize", () => {
+  it("folds the masked turns into a summary though the masked prompt is under the trigger's budget", async () => {
+    const run: ChatMessage[] = [{ role: "system", content: "You are a coding agent." }, { role: "user", content: "Fix the failing test." }];
+    for (let i = 0; i < 14; i++) {
+      run.push({ role: "assistant", content: `Step ${i}: listing part ${i}.`, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "bash", arguments: `{"command":"ls part_${i}"}` } }] });
+      run.push({ role: "tool", tool_call_id: `c${i}`, content: Array.from({ length: 40 }, (_, k) => `part_${i}/file_${k}.py`).join("\n") });
+    }
+    const spec = { name: "mask-then-summarize", options: { trigger: { name: "token-threshold", options: { maxTokens: 1_000_000 } } } };
+    const normal = await compact(run, spec);
+    expect(normal.events.some((e) => e.kind === "compacted" && e.detail === undefined)).toBe(false);
+    const forced = await compact(run, spec, { force: true });
+    // The masking's event carries a detail; the summary's does not.
+    expect(forced.events.some((e) => e.kind === "compacted" && e.detail === undefined), JSON.stringify(forced.events)).toBe(true);
+    expect(forced.stats.tokensOut).toBeLessThan(normal.stats.tokensOut);
+  });
+});
