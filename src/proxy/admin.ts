@@ -128,12 +128,16 @@ async function compactNow(ctx: ProxyContext, req: IncomingMessage, res: ServerRe
   return sendJson(res, 200, report);
 }
 
-/** A conversation by store key ("tenant:id"), or by the client's id when only one tenant has it. */
+/**
+ * A conversation by store key, or by the client's id when only one tenant has it: the history last
+ * sent under it (an id keeps one record per history, see headKey).
+ */
 async function find(ctx: ProxyContext, id: string): Promise<ConversationRecord | undefined> {
   const exact = await ctx.store.get(id);
   if (exact !== undefined) return exact;
   const matches = (await ctx.store.list()).filter((r) => r.conversation === id);
-  return matches.length === 1 ? matches[0] : undefined;
+  if (matches.some((r) => r.tenant !== matches[0].tenant)) return undefined;
+  return matches.reduce<ConversationRecord | undefined>((latest, r) => (latest === undefined || r.updatedAt > latest.updatedAt ? r : latest), undefined);
 }
 
 /** POST keys { name, upstreamKey?, tokenBudget?, requestsPerMinute? }: a new virtual key, shown once; only its hash is kept. */

@@ -77,7 +77,7 @@ export function summarizerLlm(config: ProxyConfig, model: string | undefined, ke
 export async function resolveConversation(ctx: ProxyContext, config: ProxyConfig, tenant: Tenant, headers: IncomingMessage["headers"], body: Record<string, unknown>, messages: ChatMessage[]): Promise<{ record: ConversationRecord; identity: Identity; hashes: string[] | undefined }> {
   const now = ctx.now();
   let hashes: string[] | undefined;
-  let identity = explicitIdentity(tenant.id, headers, body, config.identity.headers, config.identity.bodyFields);
+  let identity = explicitIdentity(tenant.id, headers, body, config.identity.headers, config.identity.bodyFields, messages);
   // Hashed only to be matched: a request with no conversation (prefix matching off) leaves nothing in the index.
   if (identity === undefined && config.identity.prefixMatch) {
     hashes = prefixHashes(messages, tenant.id);
@@ -86,7 +86,9 @@ export async function resolveConversation(ctx: ProxyContext, config: ProxyConfig
   identity ??= { key: `${tenant.id}:conv-once-${now}`, id: `conv-once-${now}`, source: "none" };
   let record = identity.record ?? (identity.source === "none" ? undefined : await ctx.store.get(identity.key));
   if (record === undefined) {
-    record = newRecord(identity, tenant.id, now, identity.forkedFrom);
+    // A record kept under the bare id (before heads were) still seeds its history's state; the strategy re-checks it.
+    const from = identity.forkedFrom ?? (identity.legacy === undefined ? undefined : await ctx.store.get(identity.legacy));
+    record = newRecord(identity, tenant.id, now, from);
     // Stored at once, so concurrent requests of a new conversation share one record (and its summary).
     if (identity.source !== "none") await ctx.store.put(record);
   }

@@ -1,14 +1,14 @@
 // Which conversation a request belongs to. Explicit ids first, in the configured order (headers,
-// then body fields); otherwise the stored conversation whose last request is the longest prefix
+// then body fields), each history under one id kept by its task (headKey in store.ts); otherwise the stored conversation whose last request is the longest prefix
 // of this one's messages (a client resending its history always extends its previous request).
-// Never a hash of the first message alone: identical openings would collide. Two conversations
+// Never a hash of the first message alone without an id: identical openings would collide. Two conversations
 // that share an opening are split at the first request where they differ. Everything is scoped
-// by tenant: the stored key is "<tenant>:<id>", and the prefix hashes are seeded with the tenant,
+// by tenant: the stored key starts "<tenant>:<id>", and the prefix hashes are seeded with the tenant,
 // so one tenant's messages never match another's conversation.
 import { createHash, randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { ChatMessage } from "../llm/types.js";
-import type { ConversationRecord, ConversationStore } from "./store.js";
+import { HEAD_LENGTH, headKey, type ConversationRecord, type ConversationStore } from "./store.js";
 
 export interface Identity {
   /** The store key: tenant and conversation id. */
@@ -21,22 +21,38 @@ export interface Identity {
   readonly forkedFrom?: ConversationRecord;
   /** The stored record, when finding the identity already read it. */
   readonly record?: ConversationRecord;
+  /** Where a client-given id's record was kept before heads were (its state seeds a new head's record). */
+  readonly legacy?: string;
 }
 
 export const scopedKey = (tenant: string, id: string): string => `${tenant}:${id}`;
 
-/** An id from the request itself, or undefined when it carries none. */
-export function explicitIdentity(tenant: string, headers: IncomingHttpHeaders, body: Record<string, unknown>, headerNames: readonly string[], fields: readonly string[]): Identity | undefined {
+/** An id from the request itself, or undefined when it carries none; its record is the one of the messages' head (see headKey). */
+export function explicitIdentity(tenant: string, headers: IncomingHttpHeaders, body: Record<string, unknown>, headerNames: readonly string[], fields: readonly string[], messages: readonly ChatMessage[]): Identity | undefined {
+  const named = (id: string, source: string): Identity => ({ key: headKey(scopedKey(tenant, id), headHash(messages)), id, source, legacy: scopedKey(tenant, id) });
   for (const name of headerNames) {
     const v = headers[name];
     const id = Array.isArray(v) ? v[0] : v;
-    if (typeof id === "string" && id.length > 0 && id.length <= 256) return { key: scopedKey(tenant, id), id, source: `header:${name}` };
+    if (typeof id === "string" && id.length > 0 && id.length <= 256) return named(id, `header:${name}`);
   }
   for (const field of fields) {
     const v = body[field];
-    if (typeof v === "string" && v.length > 0 && v.length <= 256) return { key: scopedKey(tenant, v), id: v, source: `body:${field}` };
+    if (typeof v === "string" && v.length > 0 && v.length <= 256) return named(v, `body:${field}`);
   }
   return undefined;
+}
+
+/**
+ * The head of a history: its first user message (the task). Not the system messages, which apps
+ * fill with the date or retrieved context; a task that changes changes every summary's
+ * fingerprint anyway, so a record of its own costs no summary that could have been reused.
+ */
+function headHash(messages: readonly ChatMessage[]): string {
+  const task = messages.find((m) => m.role === "user");
+  return createHash("sha256")
+    .update(task === undefined ? "" : canonical(task))
+    .digest("base64url")
+    .slice(0, HEAD_LENGTH);
 }
 
 /** The parts of a message that identify it; fields clients add or drop on a resend (refusal: null...) are left out. */

@@ -11,7 +11,7 @@
 import type { Pool, PoolClient } from "pg";
 import type { ChatMessage } from "../llm/types.js";
 import { loadDriver } from "./driver.js";
-import type { ConversationRecord, ConversationStore, PrefixHit } from "./store.js";
+import { HEAD_LENGTH, HEAD_SUFFIX, HEADS_PER_ID, type ConversationRecord, type ConversationStore, type PrefixHit } from "./store.js";
 
 type PgModule = typeof import("pg");
 
@@ -44,6 +44,11 @@ const SCHEMA = `
 const WITH_BODY = "m AS (INSERT INTO ptc_messages (id, messages) SELECT $1, $4::text FROM w WHERE $4::text IS NOT NULL ON CONFLICT (id) DO UPDATE SET messages = excluded.messages)";
 const INSERT_RECORD = `WITH w AS (INSERT INTO ptc_conversations (id, version, updated_at, record) VALUES ($1, 1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING version), ${WITH_BODY} SELECT version FROM w`;
 const UPDATE_RECORD = `WITH w AS (UPDATE ptc_conversations SET version = version + 1, updated_at = $2, record = $3 WHERE id = $1 AND version = $5 RETURNING version), ${WITH_BODY} SELECT version FROM w`;
+
+// Idle records, and under each client-given id the least recently updated heads beyond the bound.
+const EXPIRE = `DELETE FROM ptc_conversations WHERE updated_at < $1 OR id IN (
+  SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY left(id, -$3::int) ORDER BY updated_at DESC) AS n FROM ptc_conversations WHERE id ~ $2) t WHERE n > $4
+) RETURNING id`;
 
 /** The version a record was read at and its stored text: the base of a merge. */
 interface Base {
@@ -239,7 +244,7 @@ export class PostgresStore implements ConversationStore {
     const client = await this.pool.connect();
     try {
       await client.query("BEGIN");
-      const gone = await client.query<{ id: string }>("DELETE FROM ptc_conversations WHERE updated_at < $1 RETURNING id", [before]);
+      const gone = await client.query<{ id: string }>(EXPIRE, [before, HEAD_SUFFIX, HEAD_LENGTH + 1, HEADS_PER_ID]);
       const ids = gone.rows.map((r) => r.id);
       if (ids.length > 0) {
         await client.query("DELETE FROM ptc_messages WHERE id = ANY($1)", [ids]);

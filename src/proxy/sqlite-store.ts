@@ -9,7 +9,7 @@ import { chmodSync, closeSync, openSync } from "node:fs";
 import type Database from "better-sqlite3";
 import type { ChatMessage } from "../llm/types.js";
 import { loadDriver } from "./driver.js";
-import type { ConversationRecord, ConversationStore, PrefixHit } from "./store.js";
+import { HEAD_LENGTH, HEAD_SUFFIX, HEADS_PER_ID, type ConversationRecord, type ConversationStore, type PrefixHit } from "./store.js";
 
 type SqliteModule = typeof Database;
 
@@ -18,6 +18,7 @@ export const loadSqlite = (require?: (id: string) => unknown): SqliteModule =>
   loadDriver("better-sqlite3", "the proxy keeps its state in SQLite through better-sqlite3 (it compiles a native module)", require) as SqliteModule;
 
 const DONE = Promise.resolve();
+const HEAD = new RegExp(HEAD_SUFFIX);
 
 export class SqliteStore implements ConversationStore {
   private readonly db: Database.Database;
@@ -162,8 +163,23 @@ export class SqliteStore implements ConversationStore {
   expire(before: number): Promise<number> {
     this.write();
     const stale = this.statements.stale.all(before).map((r) => r.id);
-    if (stale.length === 0) return Promise.resolve(0);
     const gone = new Set(stale);
+    // Under each client-given id, the least recently updated heads beyond the bound (all in memory).
+    const heads = new Map<string, ConversationRecord[]>();
+    for (const [id, record] of this.records) {
+      if (gone.has(id) || !HEAD.test(id)) continue;
+      const base = id.slice(0, -HEAD_LENGTH - 1);
+      const group = heads.get(base);
+      if (group === undefined) heads.set(base, [record]);
+      else group.push(record);
+    }
+    for (const group of heads.values()) {
+      if (group.length <= HEADS_PER_ID) continue;
+      group.sort((x, y) => y.updatedAt - x.updatedAt);
+      for (const record of group.slice(HEADS_PER_ID)) stale.push(record.id);
+    }
+    if (stale.length === 0) return Promise.resolve(0);
+    for (const id of stale) gone.add(id);
     this.db.transaction(() => {
       for (const id of stale) for (const s of this.statements.delete) s.run(id);
     })();

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { longConversation, rig, tempDir, type Rig, key } from "./setup.js";
+import { longConversation, rig, stored, tempDir, type Rig, key } from "./setup.js";
 
 let rigs: Rig[] = [];
 afterEach(async () => {
@@ -124,7 +124,7 @@ describe("proxy admin, health and state", () => {
     await x.client.chat.completions.create({ model: "fake-model", messages: history }, { headers: { "x-conversation-id": "ops" } });
     const status = await admin(x, "status");
     const conv = (status.json.conversations as Record<string, unknown>[])[0];
-    expect(conv).toMatchObject({ id: key("ops"), conversation: "ops", identitySource: "header:x-conversation-id", messageCount: history.length, compactions: 0, flagged: false, strategy: "usage-ratio" });
+    expect(conv).toMatchObject({ id: expect.stringMatching(`^${key("ops")}#`), conversation: "ops", identitySource: "header:x-conversation-id", messageCount: history.length, compactions: 0, flagged: false, strategy: "usage-ratio" });
     expect(typeof conv.usageRatio).toBe("number");
     expect(JSON.stringify(status.json)).not.toContain("aword");
     expect(JSON.stringify(status.json)).not.toContain("TASK-a");
@@ -135,12 +135,12 @@ describe("proxy admin, health and state", () => {
     const preview = dry.json.messages as { content: string }[];
     expect(preview.length).toBeLessThan(history.length);
     expect(preview[2].content).toContain("[Summary of");
-    expect((await x.proxy.context.store.get(key("ops")))?.compactions).toBe(0);
+    expect((await stored(x.proxy.context.store, "ops"))?.compactions).toBe(0);
 
     const real = await admin(x, "compact", { conversation: "ops" });
     expect(real.json).toMatchObject({ dryRun: false, compacted: true });
     expect(real.json.messages).toBeUndefined();
-    expect((await x.proxy.context.store.get(key("ops")))?.compactions).toBe(1);
+    expect((await stored(x.proxy.context.store, "ops"))?.compactions).toBe(1);
     // The next request of that conversation goes out compacted, without another summary.
     const calls = x.upstream.summaryCalls;
     await x.client.chat.completions.create({ model: "fake-model", messages: [...history, { role: "assistant", content: "ok" }, { role: "user", content: "go on" }] }, { headers: { "x-conversation-id": "ops" } });
@@ -178,8 +178,8 @@ describe("proxy admin, health and state", () => {
     const recaps = await admin(x, "compact", { conversation: "recaps" });
     expect(recaps.json).toMatchObject({ compacted: true });
     expect(recaps.json.events).toEqual([expect.objectContaining({ kind: "compacted" })]);
-    expect((await x.proxy.context.store.get(key("rounds")))?.strategy).toBe("rolling-summary");
-    expect((await x.proxy.context.store.get(key("recaps")))?.strategy).toBe("recap");
+    expect((await stored(x.proxy.context.store, "rounds"))?.strategy).toBe("rolling-summary");
+    expect((await stored(x.proxy.context.store, "recaps"))?.strategy).toBe("recap");
   });
 
   it("keeps a summary stored under the name older versions used for every rolling strategy", async () => {
@@ -187,14 +187,14 @@ describe("proxy admin, health and state", () => {
     const history = longConversation(30);
     await x.client.chat.completions.create({ model: "fake-model", messages: history }, { headers: { "x-conversation-id": "old" } });
     expect(x.upstream.summaryCalls).toBe(1);
-    const record = await x.proxy.context.store.get(key("old"));
+    const record = await stored(x.proxy.context.store, "old");
     if (record === undefined) throw new Error("no record");
     // As a proxy before this version stored it.
     await x.proxy.context.store.put({ ...record, strategy: "rolling" });
     await x.client.chat.completions.create({ model: "fake-model", messages: [...history, { role: "assistant", content: "ok" }, { role: "user", content: "go on" }] }, { headers: { "x-conversation-id": "old" } });
     expect((x.upstream.requests.at(-1)?.body?.messages as unknown[]).length).toBeLessThan(history.length);
     expect(x.upstream.summaryCalls).toBe(1);
-    expect((await x.proxy.context.store.get(key("old")))?.strategy).toBe("usage-ratio");
+    expect((await stored(x.proxy.context.store, "old"))?.strategy).toBe("usage-ratio");
   });
 
   it("honours per-conversation settings: disabled, threshold and strategy", async () => {
@@ -222,16 +222,17 @@ describe("proxy admin, health and state", () => {
     expect(existsSync(db)).toBe(true);
 
     const second = await start({ config: SMALL, dir, proxy: { db } });
-    expect((await second.proxy.context.store.get(key("persist")))?.compactions).toBe(1);
+    expect((await stored(second.proxy.context.store, "persist"))?.compactions).toBe(1);
     await second.client.chat.completions.create({ model: "fake-model", messages: [...history, { role: "assistant", content: "ok" }, { role: "user", content: "after restart" }] }, { headers: { "x-conversation-id": "persist" } });
     // The stored summary was reused: the restarted proxy made no summary call.
     expect(second.upstream.summaryCalls).toBe(0);
     expect((second.upstream.requests.at(-1)?.body?.messages as { content: string }[])[2].content).toContain("[Summary of");
 
     const store = second.proxy.context.store;
+    const persisted = (await stored(store, "persist"))?.id ?? "";
     expect(await store.expire(Date.now() + 1000)).toBe(1);
-    expect(await store.get(key("persist"))).toBeUndefined();
-    expect(await store.messages(key("persist"))).toBeUndefined();
+    expect(await stored(store, "persist")).toBeUndefined();
+    expect(await store.messages(persisted)).toBeUndefined();
 
     // Writes that fail (here: the table is gone) make the proxy not ready until they succeed again.
     const other = new Database(db);

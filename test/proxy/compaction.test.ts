@@ -2,13 +2,16 @@
 // and still answered; summaries are reused; a context-length error leads to exactly one
 // compact-and-retry; failed summaries send the history as it is and open the breaker after
 // repeated failures; an upstream that cuts prompts is detected; conversations never mix.
-import type OpenAI from "openai";
+import { join } from "node:path";
+import OpenAI from "openai";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { defaultStrategies } from "../../src/history/registry.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 import { prefixHashes } from "../../src/proxy/identity.js";
+import type { ConversationRecord } from "../../src/proxy/store.js";
 import { tenantOf } from "../../src/proxy/tenancy.js";
-import { longConversation, rig, type Rig, key } from "./setup.js";
+import { startProxy } from "../../src/proxy/index.js";
+import { longConversation, never, rig, stored, type Rig, key, tempDir } from "./setup.js";
 
 let r: Rig | undefined;
 afterEach(async () => {
@@ -101,7 +104,7 @@ describe("proxy compaction", () => {
     }
     // Two failed compactions of two attempts each, then the breaker skips the summarizer.
     expect(r.upstream.summaryCalls).toBe(4);
-    const record = await r.proxy.context.store.get(key("fails"));
+    const record = await stored(r.proxy.context.store, "fails");
     expect(record?.flagged).toBe(true);
     expect(record?.lastError).toMatch(/summar/);
     expect(r.proxy.context.metrics.get("ptc_proxy_compactions_total", 'outcome="failed"')).toBe(2);
@@ -124,7 +127,7 @@ describe("proxy compaction", () => {
     r = await rig({ upstream: { promptTokens: () => 400 }, config: { compaction: { strategy: { name: "usage-ratio", options: {} }, contextLimits: { "fake-model": 1_000_000 }, reserveOutputTokens: 100 } } });
     const history = longConversation(30);
     await send(r, history, "cut");
-    const record = await r.proxy.context.store.get(key("cut"));
+    const record = await stored(r.proxy.context.store, "cut");
     expect(record?.truncated).toBe(true);
     expect(record?.lastError).toContain("cut the prompt");
     expect(r.proxy.context.metrics.get("ptc_proxy_upstream_truncation_total")).toBe(1);
@@ -172,6 +175,62 @@ describe("proxy compaction", () => {
     expect(status).toHaveLength(tags.length);
     expect(status.filter((c) => c.source === "prefix" || c.source === "new")).toHaveLength(3);
     expect(r.upstream.summaryCalls).toBe(tags.length);
+  });
+
+  /** Two 30-round histories sent alternately under one client-given id, `turns` requests each, through `clients` in turn. */
+  async function alternate(clients: OpenAI[], turns: number, id: string): Promise<void> {
+    const histories = [longConversation(30, 80, "a"), longConversation(30, 80, "b")];
+    for (let i = 0; i < 2 * turns; i++) {
+      const h = i % 2;
+      const reply = await clients[Math.floor(i / 2) % clients.length].chat.completions.create({ model: "fake-model", messages: histories[h] }, { headers: { "x-conversation-id": id } });
+      histories[h] = [...histories[h], { role: "assistant", content: reply.choices[0].message.content ?? "" }, { role: "user", content: `more ${h}-${i}` }];
+    }
+  }
+
+  it("keeps apart two histories sent under one conversation id (an agent and its subagent): each keeps its own summary", async () => {
+    r = await rig({ config: SMALL });
+    await alternate([r.client], 5, "shared-session");
+    // One summary per history, reused by its later requests: not one per request as each resets the other's.
+    expect(r.upstream.summaryCalls).toBe(2);
+    for (const q of chatRequests(r)) {
+      const text = JSON.stringify(q.body?.messages);
+      expect(text.includes("question a") && text.includes("question b")).toBe(false);
+      expect(text).toContain("[Summary of");
+    }
+    const records = (await r.proxy.context.store.list()).filter((c) => c.conversation === "shared-session");
+    expect(records).toHaveLength(2);
+  });
+
+  it("keeps apart two histories under one id with two proxies on one SQLite file", async () => {
+    const dir = tempDir();
+    const db = join(dir, "proxy.db");
+    r = await rig({ config: SMALL, proxy: { db } });
+    const other = await startProxy({ upstream: r.upstream.url, port: 0, logger: () => {}, wait: never, sleep: async () => {}, db, configFile: join(r.dir, "config.json") });
+    try {
+      const second = new OpenAI({ baseURL: `${other.url}/v1`, apiKey: "sk-client-key", maxRetries: 0, timeout: 5000 });
+      // Each proxy sees both histories in turn; each keeps its own records, so two summaries each at most.
+      await alternate([r.client, second], 6, "shared-session");
+      expect(r.upstream.summaryCalls).toBe(4);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("reuses the summary of a conversation stored under its bare id, as versions before heads kept it", async () => {
+    r = await rig({ config: SMALL });
+    const history = longConversation(30);
+    await send(r, history, "upgraded");
+    expect(r.upstream.summaryCalls).toBe(1);
+    const old = await stored(r.proxy.context.store, "upgraded");
+    const again = await rig({ config: SMALL });
+    try {
+      await again.proxy.context.store.put({ ...(old as ConversationRecord), id: key("upgraded") });
+      await send(again, [...history, { role: "assistant", content: "ok" }, { role: "user", content: "go on" }], "upgraded");
+      expect(again.upstream.summaryCalls).toBe(0);
+      expect(sentMessages(again, 0)[2].content).toContain("[Summary of");
+    } finally {
+      await again.close();
+    }
   });
 
   it("tells apart conversations that share their opening, without ids", async () => {

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import type OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultPromptTokens } from "../support/fake-openai.js";
-import { key, longConversation, rig, type Rig } from "./setup.js";
+import { longConversation, rig, stored, type Rig } from "./setup.js";
 
 let r: Rig | undefined;
 let summarizer: Summarizer | undefined;
@@ -108,7 +108,7 @@ describe("proxy compaction deadline", () => {
 
     // The summary arrives later: the background compaction stores it, and the next request uses it.
     summarizer.release();
-    await expect.poll(async () => (await r?.proxy.context.store.get(key("hostage")))?.compactions, { timeout: 5000 }).toBe(1);
+    await expect.poll(async () => (await (r === undefined ? undefined : stored(r.proxy.context.store, "hostage")))?.compactions, { timeout: 5000 }).toBe(1);
     const next = [...history, { role: "assistant" as const, content: "ok" }, { role: "user" as const, content: "next" }];
     await send(r, next, "hostage");
     const sent = chats(r).at(-1)?.body?.messages as Msg[];
@@ -165,7 +165,7 @@ describe("proxy compaction deadline", () => {
     r = await rig({ config: { compaction: { ...SMALL, maxSummaryCalls: 2, strategy: { name: "usage-ratio", options: { maxAttempts: 5 } }, summarizer: { baseURL: summarizer.url, apiKey: "sk-sum" } } } });
     await send(r, longConversation(30), "capped");
     expect(summarizer.calls).toBe(2);
-    expect((await r.proxy.context.store.get(key("capped")))?.flagged).toBe(true);
+    expect((await stored(r.proxy.context.store, "capped"))?.flagged).toBe(true);
   });
 
   it("does not count the reserved output in a learned window: a small window does not summarize on every request", async () => {
@@ -173,7 +173,7 @@ describe("proxy compaction deadline", () => {
     r = await rig({ upstream: { promptTokens: (m) => Math.min(defaultPromptTokens(m), 1500) }, config: { compaction: { strategy: { name: "usage-ratio", options: {} }, contextLimits: { "fake-model": 1_000_000 }, reserveOutputTokens: 1000 } } });
     let history = longConversation(30);
     await send(r, history, "learn");
-    expect((await r.proxy.context.store.get(key("learn")))?.truncated).toBe(true);
+    expect((await stored(r.proxy.context.store, "learn"))?.truncated).toBe(true);
     const counts: number[] = [];
     for (let i = 0; i < 5; i++) {
       history = [...history, { role: "assistant", content: `ok ${i}` }, { role: "user", content: `short ${i}` }];

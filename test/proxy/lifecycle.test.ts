@@ -69,8 +69,8 @@ describe("proxy life cycle", { timeout: 300_000 }, () => {
     expect(await proxy.exited).toBe(0);
     expect(proxy.stderr()).toContain('"event":"drained"');
     // The store was flushed: both conversations' records are on disk.
-    const rows = new Database(db, { readonly: true }).prepare("SELECT id FROM conversations").all() as { id: string }[];
-    expect(rows.map((r) => r.id.split(":")[1]).sort()).toEqual(["drain-plain", "drain-stream"]);
+    const rows = new Database(db, { readonly: true }).prepare("SELECT record FROM conversations").all() as { record: string }[];
+    expect(rows.map((r) => (JSON.parse(r.record) as { conversation: string }).conversation).sort()).toEqual(["drain-plain", "drain-stream"]);
   });
 
   it("gives up on requests still running at the drain timeout, and exits 0 on SIGINT", async () => {

@@ -5,7 +5,7 @@
 // streams pass through with their usage read, and tenants stay apart.
 import Anthropic from "@anthropic-ai/sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { key, rig, type Rig } from "./setup.js";
+import { rig, stored, type Rig } from "./setup.js";
 
 let r: Rig | undefined;
 afterEach(async () => {
@@ -47,7 +47,7 @@ describe("proxy /v1/messages", () => {
     expect((summary?.content as Block[])[0].cache_control).toEqual({ type: "ephemeral" });
     expect(first.messages.at(-1)).toEqual({ role: "user", content: "final question a" });
     expect(r.upstream.summaryCalls).toBe(1);
-    expect((await r.proxy.context.store.get(key("anth-1")))?.reportedTokens).toBeGreaterThan(0);
+    expect((await stored(r.proxy.context.store, "anth-1"))?.reportedTokens).toBeGreaterThan(0);
 
     const next: Anthropic.MessageParam[] = [...history, { role: "assistant", content: "ok" }, { role: "user", content: "one more" }];
     await c.messages.create({ model: "claude-test", max_tokens: 200, system: "You are terse.", messages: next }, { headers: { "x-conversation-id": "anth-1" } });
@@ -83,11 +83,11 @@ describe("proxy /v1/messages", () => {
     const stream = client(r).messages.stream({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "stream please" }] }, { headers: { "x-conversation-id": "s" } });
     const final = await stream.finalMessage();
     expect(final.content[0]).toMatchObject({ type: "text", text: "reply to stream please (1 messages)" });
-    expect((await r.proxy.context.store.get(key("s")))?.reportedTokens).toBeGreaterThan(0);
+    expect((await stored(r.proxy.context.store, "s"))?.reportedTokens).toBeGreaterThan(0);
     // Another key under the same id: a conversation of its own.
     await client(r, "sk-other").messages.create({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "hi" }] }, { headers: { "x-conversation-id": "s" } });
-    expect((await r.proxy.context.store.get(key("s")))?.messageCount).toBe(1);
-    expect((await r.proxy.context.store.get(key("s", "sk-other")))?.messageCount).toBe(1);
+    expect((await stored(r.proxy.context.store, "s"))?.messageCount).toBe(1);
+    expect((await stored(r.proxy.context.store, "s", "sk-other"))?.messageCount).toBe(1);
     const bad = await client(r).messages.create({ model: "claude-test", max_tokens: 100, messages: [] }).catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(Anthropic.BadRequestError);
   });

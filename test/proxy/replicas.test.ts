@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/proxy/store.js";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-openai.js";
 import { freshDatabase, postgresUrl } from "../support/postgres.js";
-import { key, longConversation, rig, tempDir } from "./setup.js";
+import { longConversation, rig, stored, tempDir } from "./setup.js";
 
 const pgAdmin = postgresUrl();
 const ROOT = join(import.meta.dirname, "../..");
@@ -92,8 +92,8 @@ describe.skipIf(pgAdmin === undefined)("proxy replicas on PostgreSQL", { timeout
     expect(named.ids).toEqual(["named", "named", "named", "named"]);
     const store = await openStore(db.url);
     cleanups.push(() => store.close());
-    expect((await store.get(key("named")))?.messageCount).toBe(longConversation(30).length + 6);
-    expect((await store.get(key("named")))?.compactions).toBe(upstream.summaryCalls - before);
+    expect((await stored(store, "named"))?.messageCount).toBe(longConversation(30).length + 6);
+    expect((await stored(store, "named"))?.compactions).toBe(upstream.summaryCalls - before);
   });
 
   it("two replicas compacting one conversation at once make one summary between them", async () => {
@@ -113,7 +113,34 @@ describe.skipIf(pgAdmin === undefined)("proxy replicas on PostgreSQL", { timeout
     for (const q of sent) expect(JSON.stringify(q.body?.messages)).toContain("[Summary of");
     const store = await openStore(db.url);
     cleanups.push(() => store.close());
-    expect((await store.get(key("race")))?.compactions).toBe(1);
+    expect((await stored(store, "race"))?.compactions).toBe(1);
+  });
+
+  it("keeps apart two histories sent under one conversation id across replicas, each with its own summary", async () => {
+    /** Two histories, alternately, 5 requests each, through `pick`; `ids` names each history's conversation. */
+    const alternate = async (pick: (i: number) => OpenAI, ids: [string, string]) => {
+      const histories = [longConversation(30, 80, "a"), longConversation(30, 80, "b")];
+      for (let i = 0; i < 10; i++) {
+        const h = i % 2;
+        const reply = await pick(i).chat.completions.create({ model: "fake-model", messages: histories[h] }, { headers: { "x-conversation-id": ids[h] } });
+        histories[h] = [...histories[h], { role: "assistant", content: reply.choices[0].message.content ?? "" }, { role: "user", content: `more ${h}-${i}` }];
+      }
+    };
+    // What the two histories cost under ids of their own, on one proxy.
+    const single = await rig({ config: SMALL });
+    cleanups.push(() => single.close());
+    await alternate(() => single.client, ["own-a", "own-b"]);
+    expect(single.upstream.summaryCalls).toBeGreaterThan(0);
+
+    const db = await freshDatabase(pgAdmin as string);
+    cleanups.push(db.drop);
+    const upstream = await startFakeUpstream();
+    cleanups.push(() => upstream.close());
+    const [a, b] = await Promise.all([replica(upstream, db.url), replica(upstream, db.url)]);
+    const clients = [client(a), client(b)];
+    // Each replica sees both histories in turn, as a balancer would send them.
+    await alternate((i) => clients[Math.floor(i / 2) % 2], ["shared", "shared"]);
+    expect(upstream.summaryCalls).toBe(single.upstream.summaryCalls);
   });
 
   it("answers 503 store_unavailable, and is not ready, while its database does not answer", async () => {

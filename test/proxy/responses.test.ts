@@ -3,7 +3,7 @@
 // function calls stay with their outputs, and a request continuing a stored response passes as it is.
 import type OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
-import { key, rig, type Rig } from "./setup.js";
+import { rig, stored, type Rig } from "./setup.js";
 
 let r: Rig | undefined;
 afterEach(async () => {
@@ -42,7 +42,7 @@ describe("proxy /v1/responses", () => {
       if (item.type === "function_call_output") expect(first.input[i - 1], `output ${item.call_id}`).toMatchObject({ type: "function_call", call_id: item.call_id });
     });
     expect(r.upstream.summaryCalls).toBe(1);
-    expect((await r.proxy.context.store.get(key("resp-1")))?.reportedTokens).toBeGreaterThan(0);
+    expect((await stored(r.proxy.context.store, "resp-1"))?.reportedTokens).toBeGreaterThan(0);
     await r.client.responses.create({ model: "fake-model", instructions: "Be terse.", input: [...input, { role: "assistant", content: "ok" }, { role: "user", content: "more" }] }, { headers: { "x-conversation-id": "resp-1" } });
     expect(r.upstream.summaryCalls).toBe(1);
     expect(sent(r)[1].input.length).toBeLessThan(input.length);
@@ -69,7 +69,7 @@ describe("proxy /v1/responses", () => {
     expect(types.at(-1)).toBe("response.completed");
     expect(completed?.usage?.input_tokens).toBeGreaterThan(0);
     // The usage of the stream's last event reached the conversation's record.
-    expect((await r.proxy.context.store.get(key("resp-stream")))?.reportedTokens).toBe(completed?.usage?.input_tokens);
+    expect((await stored(r.proxy.context.store, "resp-stream"))?.reportedTokens).toBe(completed?.usage?.input_tokens);
     // The next turn, read as raw bytes: exactly what the upstream sent, with the summary reused.
     const raw = await fetch(`${r.proxy.url}/v1/responses`, {
       method: "POST",

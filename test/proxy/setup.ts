@@ -6,6 +6,7 @@ import { join } from "node:path";
 import OpenAI from "openai";
 import { startProxy, type ProxyOptions, type RunningProxy } from "../../src/proxy/index.js";
 import type { LogEvent } from "../../src/proxy/log.js";
+import type { ConversationRecord, ConversationStore } from "../../src/proxy/store.js";
 import { tenantOf } from "../../src/proxy/tenancy.js";
 import { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions } from "../support/fake-openai.js";
 
@@ -23,6 +24,13 @@ export const never = (_ms: number, signal: AbortSignal): Promise<void> => new Pr
 
 /** The store key of a conversation the rig's client (key sk-client-key) started under `id`. */
 export const key = (id: string, apiKey = "sk-client-key"): string => `${tenantOf(apiKey)}:${id}`;
+
+/** The record of the history last sent under the client id `id` (each history under an id has its own: headKey). */
+export async function stored(store: ConversationStore, id: string, apiKey = "sk-client-key"): Promise<ConversationRecord | undefined> {
+  const tenant = tenantOf(apiKey);
+  const records = (await store.list()).filter((c) => c.tenant === tenant && c.conversation === id);
+  return records.sort((x, y) => y.updatedAt - x.updatedAt)[0];
+}
 
 export const tempDir = () => mkdtempSync(join(tmpdir(), "ptc-proxy-"));
 

@@ -8,7 +8,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { newRecord } from "../../src/proxy/chat.js";
 import { mergeRecords } from "../../src/proxy/pg-store.js";
-import { openStore, type ConversationRecord, type ConversationStore } from "../../src/proxy/store.js";
+import { HEAD_LENGTH, headKey, HEADS_PER_ID, openStore, type ConversationRecord, type ConversationStore } from "../../src/proxy/store.js";
 import { freshDatabase, postgresUrl } from "../support/postgres.js";
 import { tempDir } from "./setup.js";
 
@@ -95,6 +95,23 @@ describe.each(backends.filter((b) => b.name !== "postgres" || pgAdmin !== undefi
     expect(await store.longestPrefix(["h-old"])).toBeUndefined();
     expect(await store.get("t:new")).toBeDefined();
     expect(await store.expire(2000)).toBe(0);
+    await store.close();
+  });
+
+  it("keeps the most recently updated heads under one client id, and every other conversation", async () => {
+    const { store } = await open();
+    const head = (id: string, i: number) => headKey(`t:${id}`, `h${String(i).padStart(HEAD_LENGTH - 1, "0")}`);
+    // Twelve heads under "batch", written out of order of their times; three under "small"; and a bare id.
+    for (const i of [3, 11, 0, 7, 1, 10, 4, 9, 2, 8, 5, 6]) await store.put({ ...record("batch", 10_000 + i), id: head("batch", i) }, JSON.stringify({ messages: [] }));
+    for (let i = 0; i < 3; i++) await store.put({ ...record("small", 10_000 + i), id: head("small", i) });
+    await store.put(record("plain", 10_000));
+    expect(await store.expire(0)).toBe(12 - HEADS_PER_ID);
+    const kept = (await store.list()).map((c) => c.id);
+    expect(kept.filter((id) => id.startsWith("t:batch#")).sort()).toEqual(Array.from({ length: HEADS_PER_ID }, (_, k) => head("batch", 12 - HEADS_PER_ID + k)).sort());
+    expect(kept.filter((id) => id.startsWith("t:small#"))).toHaveLength(3);
+    expect(kept).toContain("t:plain");
+    expect(await store.messages(head("batch", 0))).toBeUndefined();
+    expect(await store.expire(0)).toBe(0);
     await store.close();
   });
 

@@ -4,8 +4,8 @@
 // tenant's key; virtual keys carry their own upstream key, token budget and request rate.
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
-import { hashKey, tenantOf } from "../../src/proxy/tenancy.js";
-import { longConversation, rig, type Rig } from "./setup.js";
+import { hashKey } from "../../src/proxy/tenancy.js";
+import { longConversation, rig, stored, type Rig } from "./setup.js";
 
 let r: Rig | undefined;
 afterEach(async () => {
@@ -27,8 +27,8 @@ describe("proxy tenancy", () => {
     const b = client(r, "sk-tenant-b");
     const history = longConversation(30);
     await ask(a, history, "shared");
-    const keyA = `${tenantOf("sk-tenant-a")}:shared`;
-    const before = structuredClone(await r.proxy.context.store.get(keyA));
+    const before = structuredClone(await stored(r.proxy.context.store, "shared", "sk-tenant-a"));
+    const keyA = before?.id ?? "";
     expect(before?.compactions).toBe(1);
     const summaries = r.upstream.summaryCalls;
 
@@ -44,7 +44,7 @@ describe("proxy tenancy", () => {
     expect(after?.messageCount).toBe(before?.messageCount);
     expect(after?.state).toEqual(before?.state);
     expect(after?.compactions).toBe(1);
-    expect((await r.proxy.context.store.get(`${tenantOf("sk-tenant-b")}:shared`))?.messageCount).toBe(longConversation(40, 80, "b").length);
+    expect((await stored(r.proxy.context.store, "shared", "sk-tenant-b"))?.messageCount).toBe(longConversation(40, 80, "b").length);
 
     // A continues with its stored summary: no new summary call on A's behalf.
     const calls = r.upstream.summaryCalls;
