@@ -124,12 +124,14 @@ export class SqliteStore implements ConversationStore {
     this.writeError = undefined;
   }
 
-  messages(id: string): Promise<ChatMessage[] | undefined> {
+  // Async, as every method that touches the file: a failing statement (a full disk, another
+  // process's lock) rejects, where a throw would escape a caller's .then and end the process.
+  async messages(id: string): Promise<ChatMessage[] | undefined> {
     this.write();
     const row = this.statements.messages.get(id);
-    if (row === undefined) return Promise.resolve(undefined);
+    if (row === undefined) return undefined;
     const body = JSON.parse(row.messages) as { messages?: ChatMessage[] };
-    return Promise.resolve(Array.isArray(body.messages) ? body.messages : undefined);
+    return Array.isArray(body.messages) ? body.messages : undefined;
   }
 
   longestPrefix(hashes: readonly string[]): Promise<PrefixHit | undefined> {
@@ -140,16 +142,14 @@ export class SqliteStore implements ConversationStore {
     return Promise.resolve(undefined);
   }
 
-  addPrefix(hash: string, id: string): Promise<void> {
-    if (this.prefixes.get(hash) === id) return DONE;
+  async addPrefix(hash: string, id: string): Promise<void> {
+    if (this.prefixes.get(hash) === id) return;
     this.prefixes.set(hash, id);
     this.statements.addPrefix.run(hash, id);
-    return DONE;
   }
 
-  removePrefix(hash: string, id: string): Promise<void> {
+  async removePrefix(hash: string, id: string): Promise<void> {
     if (this.prefixes.get(hash) === id && this.prefixes.delete(hash)) this.statements.removePrefix.run(hash);
-    return DONE;
   }
 
   list(): Promise<ConversationRecord[]> {
@@ -160,7 +160,7 @@ export class SqliteStore implements ConversationStore {
     return Promise.resolve(this.records.size);
   }
 
-  expire(before: number): Promise<number> {
+  async expire(before: number): Promise<number> {
     this.write();
     const stale = this.statements.stale.all(before).map((r) => r.id);
     const gone = new Set(stale);
@@ -178,14 +178,14 @@ export class SqliteStore implements ConversationStore {
       group.sort((x, y) => y.updatedAt - x.updatedAt);
       for (const record of group.slice(HEADS_PER_ID)) stale.push(record.id);
     }
-    if (stale.length === 0) return Promise.resolve(0);
+    if (stale.length === 0) return 0;
     for (const id of stale) gone.add(id);
     this.db.transaction(() => {
       for (const id of stale) for (const s of this.statements.delete) s.run(id);
     })();
     for (const id of stale) this.records.delete(id);
     for (const [hash, id] of this.prefixes) if (gone.has(id)) this.prefixes.delete(hash);
-    return Promise.resolve(stale.length);
+    return stale.length;
   }
 
   /** One process holds the file, and the compactor already runs one compaction per conversation at a time in it. */
@@ -193,10 +193,10 @@ export class SqliteStore implements ConversationStore {
     return fn();
   }
 
-  addSpend(virtualKey: string, tokens: number): Promise<void> {
-    this.statements.addSpend.run(virtualKey, tokens);
+  async addSpend(virtualKey: string, tokens: number): Promise<void> {
+    // Counted in memory first: while the disk fails, the budget still holds in this process.
     this.spend.set(virtualKey, (this.spend.get(virtualKey) ?? 0) + tokens);
-    return DONE;
+    this.statements.addSpend.run(virtualKey, tokens);
   }
 
   /** From memory: a budgeted key's check reads no disk. */

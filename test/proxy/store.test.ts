@@ -4,6 +4,7 @@
 // between processes) runs against PostgreSQL with two store instances, as two replicas would be.
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { newRecord } from "../../src/proxy/chat.js";
@@ -278,6 +279,26 @@ describe.each(backends.filter((b) => b.name !== "postgres" || pgAdmin !== undefi
       });
     });
   }
+});
+
+describe("conversation store: sqlite file whose tables fail", () => {
+  it("answers every call with a rejected promise, never a throw (a caller's .then would not catch it)", async () => {
+    const where = join(tempDir(), "s.db");
+    const store = await openStore(where);
+    await store.put(record("a"), JSON.stringify({ messages: [] }));
+    await store.flush();
+    // Another process (or a full disk) makes every statement fail.
+    const other = new Database(where);
+    other.exec("DROP TABLE conversations; DROP TABLE messages; DROP TABLE prefixes; DROP TABLE spend");
+    other.close();
+    const calls: Array<() => Promise<unknown>> = [() => store.expire(0), () => store.messages("t:a"), () => store.addPrefix("h", "t:a"), () => store.removePrefix("h", "t:a"), () => store.addSpend("vk", 1)];
+    for (const call of calls) {
+      let promise: Promise<unknown> | undefined;
+      expect(() => (promise = call())).not.toThrow();
+      await expect(promise).rejects.toThrow(/no such table/);
+    }
+    await store.close();
+  });
 });
 
 describe("three-way merge of a record", () => {

@@ -2,10 +2,12 @@
 // client A's id (or resending A's messages) starts its own conversation and cannot read, change
 // or reset A's state; summaries go out with the configured key or the conversation's own
 // tenant's key; virtual keys carry their own upstream key, token budget and request rate.
+import { join } from "node:path";
+import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { hashKey } from "../../src/proxy/tenancy.js";
-import { longConversation, rig, stored, type Rig } from "./setup.js";
+import { longConversation, rig, stored, tempDir, type Rig } from "./setup.js";
 
 let r: Rig | undefined;
 afterEach(async () => {
@@ -96,6 +98,23 @@ describe("proxy tenancy", () => {
     gone.abort();
     await expect.poll(() => r?.upstream.abandoned, { timeout: 5000 }).toBe(1);
     await expect.poll(() => r?.proxy.context.tenants.spentBy("leaver"), { timeout: 5000 }).toBeGreaterThan(0);
+  });
+
+  it("answers a virtual key's requests, streamed or not, when its spend cannot be written (a full disk), and keeps serving", async () => {
+    const db = join(tempDir(), "proxy.db");
+    r = await rig({ proxy: { db }, config: { tenancy: { virtualKeys: { full: { keyHash: hashKey("ptc-vk-full"), tokenBudget: 1_000_000 } } } } });
+    const other = new Database(db);
+    other.exec("DROP TABLE spend");
+    other.close();
+    const c = client(r, "ptc-vk-full");
+    const plain = await ask(c, [{ role: "user", content: "hello" }]);
+    expect(plain.data.choices[0].message.content).toContain("hello");
+    const stream = await c.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "streamed" }], stream: true });
+    let text = "";
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? "";
+    expect(text).toContain("streamed");
+    expect((await fetch(`${r.proxy.url}/healthz`)).status).toBe(200);
+    expect(r.logs.filter((l) => l.event === "store_error").length).toBeGreaterThanOrEqual(2);
   });
 
   it("gives a virtual key its own upstream key, request rate and token budget", async () => {
