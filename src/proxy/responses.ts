@@ -1,7 +1,8 @@
 // OpenAI's POST /v1/responses, seen by the compaction machinery as chat messages and turned back
 // after. `instructions` is the system prompt; each input message is one chat message; a run of
-// function_call items is one assistant message with those tool calls and each function_call_output
-// a tool result, so a cut never separates a call from its output. Kept items go back as the
+// function_call items (with the reasoning items before them) is one assistant message with those
+// tool calls and each function_call_output a tool result, so a cut never separates a call from its
+// output or its reasoning. Kept items go back as the
 // client's own objects, the summary as one input message. A request that continues a stored
 // response (`previous_response_id`) or sends a plain string has nothing here to compact.
 import type { ChatMessage } from "../llm/types.js";
@@ -12,6 +13,13 @@ type Item = { type?: unknown; role?: unknown; content?: unknown; call_id?: unkno
 
 const partText = (c: unknown): string =>
   typeof c === "string" ? c : Array.isArray(c) ? (c as { text?: unknown; type?: unknown }[]).map((p) => (typeof p.text === "string" ? p.text : `[${String(p.type)}]`)).join("\n") : "";
+
+/** The index of the call that continues a run at `from` (after any reasoning items), or -1. */
+function runEnd(items: Item[], from: number): number {
+  let j = from;
+  while (items[j]?.type === "reasoning") j++;
+  return items[j]?.type === "function_call" ? j : -1;
+}
 
 export interface ResponsesRequest extends ChatRequest {
   readonly restore: (messages: ChatMessage[]) => { input: unknown[] };
@@ -31,17 +39,32 @@ export function parseResponsesRequest(raw: Buffer): ParsedRequest & ({ ok: false
     if (typeof item !== "object" || item === null) return { ok: false, error: `input[${i}] must be an object`, param: `input[${i}]` };
     let chat: ChatMessage;
     const group = [item];
-    if (item.type === "function_call") {
-      // A run of calls is one assistant turn: its outputs follow as tool results.
-      while (items[i + 1]?.type === "function_call") group.push(items[++i]);
-      chat = { role: "assistant", content: null, tool_calls: group.map((c) => ({ id: String(c.call_id), type: "function" as const, function: { name: String(c.name), arguments: String(c.arguments ?? "") } })) };
+    // A reasoning model's reasoning items go with the call run or reply after them: the upstream
+    // refuses either without the other, so no cut may fall between them.
+    let reasoning = "";
+    if (item.type === "reasoning") {
+      while (items[i + 1]?.type === "reasoning") group.push(items[++i]);
+      reasoning = group.map((r) => JSON.stringify(r)).join("\n");
+      const next = items[i + 1] as Item | undefined;
+      if (next?.type === "function_call" || (next?.role === "assistant" && (next.type === undefined || next.type === "message"))) group.push(items[++i]);
+    }
+    const head = group[group.length - 1];
+    if (head.type === "function_call") {
+      // A run of calls is one assistant turn (reasoning before a later call included): its outputs follow as tool results.
+      for (let next = runEnd(items, i + 1); next > i; next = runEnd(items, i + 1)) while (i < next) group.push(items[++i]);
+      const calls = group.filter((c) => c.type === "function_call");
+      const thought = group.filter((c) => c.type === "reasoning");
+      reasoning = thought.map((r) => JSON.stringify(r)).join("\n");
+      chat = { role: "assistant", content: reasoning === "" ? null : reasoning, tool_calls: calls.map((c) => ({ id: String(c.call_id), type: "function" as const, function: { name: String(c.name), arguments: String(c.arguments ?? "") } })) };
+    } else if (head.type !== "reasoning" && reasoning !== "") {
+      chat = { role: "assistant", content: `${reasoning}\n${partText(head.content)}` };
     } else if (item.type === "function_call_output") {
       chat = { role: "tool", content: partText(item.output), tool_call_id: String(item.call_id) };
     } else if (item.role === "user" || item.role === "assistant" || item.role === "system" || item.role === "developer") {
       chat = { role: item.role === "developer" ? "system" : item.role, content: partText(item.content) };
     } else {
       // Reasoning and other items: kept in place, counted as assistant text.
-      chat = { role: "assistant", content: JSON.stringify(item) };
+      chat = { role: "assistant", content: reasoning === "" ? JSON.stringify(item) : reasoning };
     }
     originals.set(chat, group);
     messages.push(chat);

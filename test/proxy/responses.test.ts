@@ -1,6 +1,6 @@
 // OpenAI's /v1/responses through the proxy with the official client: a long input is compacted by
 // the same machinery as chat completions (instructions kept, the summary reused on the next turn),
-// function calls stay with their outputs, and a request continuing a stored response passes as it is.
+// function calls stay with their outputs and their reasoning items, and a request continuing a stored response passes as it is.
 import type OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { rig, stored, type Rig } from "./setup.js";
@@ -46,6 +46,34 @@ describe("proxy /v1/responses", () => {
     await r.client.responses.create({ model: "fake-model", instructions: "Be terse.", input: [...input, { role: "assistant", content: "ok" }, { role: "user", content: "more" }] }, { headers: { "x-conversation-id": "resp-1" } });
     expect(r.upstream.summaryCalls).toBe(1);
     expect(sent(r)[1].input.length).toBeLessThan(input.length);
+  });
+
+  it("never keeps a function call or a message without the reasoning item before it (the upstream refuses one)", async () => {
+    r = await rig({ config: SMALL });
+    // As a reasoning model's client (Codex) resends its history: each call and each reply after its reasoning item.
+    const reasoning = (id: string) => ({ type: "reasoning", id: `rs_${id}`, summary: [], encrypted_content: `enc-${id}` }) as unknown as OpenAI.Responses.ResponseInputItem;
+    const input: OpenAI.Responses.ResponseInputItem[] = [];
+    for (const item of longInput(25)) {
+      if (item.type === "function_call") input.push(reasoning(item.call_id), { ...item, id: `fc_${item.call_id}` });
+      else input.push(item);
+    }
+    input.push(reasoning("last"), { type: "message", role: "assistant", id: "msg_last", status: "completed", content: [{ type: "output_text", text: "done", annotations: [] }] }, { role: "user", content: "and now?" });
+    // Then two calls at once, each after its own reasoning item (as some gateways send them), and their outputs.
+    const call = (id: string) => ({ type: "function_call", id: `fc_${id}`, call_id: id, name: "lookup", arguments: "{}" }) as OpenAI.Responses.ResponseInputItem;
+    const output = (id: string) => ({ type: "function_call_output", call_id: id, output: `out ${id}` }) as OpenAI.Responses.ResponseInputItem;
+    const parallel = [...input, reasoning("p1"), call("p1"), reasoning("p2"), call("p2"), output("p1"), output("p2")];
+    for (const request of [input, parallel]) await r.client.responses.create({ model: "fake-model", input: request }, { headers: { "x-conversation-id": "reasoning" } });
+    for (const [n, kept] of [[0, "msg_last"], [1, "fc_p1"]] as const) {
+      const out = sent(r)[n].input as (Item & { id?: string })[];
+      expect(out.length).toBeLessThan((n === 0 ? input : parallel).length);
+      expect(out.some((c) => c.id === kept)).toBe(true);
+      out.forEach((item, i) => {
+        if (item.type === "function_call") expect(out[i - 1], `before ${item.call_id}`).toMatchObject({ type: "reasoning", id: `rs_${item.call_id}` });
+        if (item.id === "msg_last") expect(out[i - 1]).toMatchObject({ type: "reasoning", id: "rs_last" });
+        if (item.type === "reasoning") expect(out[i + 1]?.type === "function_call" || out[i + 1]?.id === "msg_last", `after ${item.id}`).toBe(true);
+        if (item.type === "function_call_output") expect(out.slice(0, i).some((c) => c.type === "function_call" && c.call_id === item.call_id), `call of ${item.call_id}`).toBe(true);
+      });
+    }
   });
 
   it("compacts a streamed request and passes its event stream through byte for byte", async () => {
