@@ -1,5 +1,6 @@
 // Characters of a string as PTC-Lisp sees them: grapheme clusters (so "é" or an emoji
 // counts as one character), with a fast path for text without combining marks or surrogates.
+import { chargeIfRunning } from "./runtime.js";
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
@@ -8,16 +9,26 @@ const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 // eslint-disable-next-line no-control-regex
 const SIMPLE = /^[\u0000-\u000c\u000e-\u02ff]*$/;
 
+// Each of these reads all of `s`: a run pays for it as for a string builtin's scan (one unit per
+// 64 characters), so (nth s i) or (count s) in a loop over a long text runs out of fuel and
+// reaches the clock's checks instead of running for minutes at one step per call.
+function scan(s: string): void {
+  if (s.length >= 64) chargeIfRunning(s.length >>> 6);
+}
+
 export function isSimpleText(s: string): boolean {
+  scan(s);
   return SIMPLE.test(s);
 }
 
 export function chars(s: string): string[] {
+  scan(s);
   if (SIMPLE.test(s)) return s.split("");
   return Array.from(segmenter.segment(s), (x) => x.segment);
 }
 
 export function charCount(s: string): number {
+  scan(s);
   if (SIMPLE.test(s)) return s.length;
   let n = 0;
   for (const _ of segmenter.segment(s)) n++;

@@ -50,6 +50,9 @@ const CALLS: ReadonlyArray<readonly [string, Input]> = [
   ["(clojure.string/includes? x \"zz\")", "text"],
   ["(keyword x)", "text"], ["(format \"%s\" x)", "text"], ["(parse-double x)", "text"], ["(clojure.string/blank? x)", "text"],
   ["(clojure.string/split x \",\")", "text"], ["(clojure.string/index-of x \"zz\")", "text"], ["(.toUpperCase x)", "text"],
+  // reading characters of a text: each call scans it (for combining marks) or splits it
+  ["(count x)", "text"], ["(nth x 5)", "text"], ["(get x 5)", "text"], ["(contains? x 5)", "text"], ["(last x)", "text"],
+  ["(second x)", "text"], ["(take 2 x)", "text"], ["(take-last 2 x)", "text"], ["(subs x 1 2)", "text"], ["(format \"%.3s\" x)", "text"],
   // printing, aggregates, trees, functions
   ["(pr-str x)", "nested"], ["(prn-str x)", "map"], ["(with-out-str (println x))", "nested"], ["(sum x)", "ints"], ["(median x)", "ints"],
   ["(max-by :a x)", "nested"], ["(distinct-by :a x)", "nested"], ["(clojure.walk/postwalk identity x)", "nested"],
