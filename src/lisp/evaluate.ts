@@ -679,7 +679,7 @@ function success(result: Value, outcome: Outcome, state: RunState, memory: Memor
   for (const name of env.defined) {
     const c = env.cell(name);
     const hidden = marks?.find(c.value);
-    const entry: MemoryEntry = hidden === undefined ? { value: c.value, doc: c.doc, source: c.source } : { value: c.value, doc: c.doc, source: c.source, hidden: marks?.originOf(c.value) ?? { ...hidden, path: hidden.root, derived: true } };
+    const entry: MemoryEntry = hidden === undefined || marks === null ? { value: c.value, doc: c.doc, source: c.source } : { value: c.value, doc: c.doc, source: c.source, hidden: marks.kept(c.value, marks.originOf(c.value) ?? { ...hidden, path: hidden.root, derived: true }) };
     // Memory keeps the order of last definition: a definition made again from its source then
     // finds what it read while it was made before it (define-again.ts).
     next.delete(name);

@@ -28,6 +28,11 @@ export interface Origin {
   /** The hidden key's place, `data/_creds`. */
   readonly root: string;
   readonly derived: boolean;
+  /**
+   * A kept value's keywords made from hidden text that read as field names (`:acme-corp`): by
+   * spelling they cannot be told from the data's own keys, so the next evaluation is told which.
+   */
+  readonly keywords?: readonly string[];
 }
 
 /** A stand-in is written between these private-use characters until it is shown (`showStandIns`). */
@@ -417,8 +422,9 @@ export class Marks {
       return;
     }
     // Keywords are shared by name: a field name inside a derived collection (`:plan`) is its
-    // shape, and marking it would hide that name everywhere in the evaluation.
-    if (this.objs.has(v) || (depth > 0 && v instanceof Keyword && isFieldName(v.name))) return;
+    // shape, and marking it would hide that name everywhere in the evaluation; not one made
+    // from a hidden string (`(keywordize-keys {tenant 1})`, or one a kept value's origin names).
+    if (this.objs.has(v) || (depth > 0 && v instanceof Keyword && isFieldName(v.name) && !this.prims.has(v.name) && !(o.keywords?.includes(v.name) ?? false))) return;
     this.objs.set(v, o);
     if (v instanceof LFloat) this.floats.set(v.v, o);
     this.empty = false;
@@ -717,6 +723,25 @@ export class Marks {
     if (typeof v === "object") this.objs.set(v, o);
     else this.setPrim(v, o);
     this.empty = false;
+  }
+
+  /** The origin to keep with a value defined from `o`: with the field-name keywords it holds that are marked (`Origin.keywords`). */
+  kept(v: Value, o: Origin): Origin {
+    const names = new Set<string>();
+    let budget = WALK_BUDGET;
+    // Closures included: a kept function may hand back a keyword it closes over.
+    const walk = (x: Value, depth: number): void => {
+      if (x === null || typeof x !== "object" || depth > 64 || --budget < 0) return;
+      if (x instanceof Keyword) {
+        if (isFieldName(x.name) && this.objs.has(x)) names.add(x.name);
+        return;
+      }
+      const kids = children(x);
+      if (kids !== null) for (const k of kids) walk(k, depth + 1);
+    };
+    walk(v, 0);
+    if (names.size > 0) return { path: o.path, root: o.root, derived: o.derived, keywords: [...names] };
+    return o.keywords === undefined ? o : { path: o.path, root: o.root, derived: o.derived };
   }
 
   /** Marks a value kept in memory as it was marked when defined (`Origin` saved with it). */

@@ -75,7 +75,7 @@ const savedDefinition = z.object({
   doc: z.string().optional(),
   edn: z.string().optional(),
   source: z.string().optional(),
-  hidden: z.object({ path: z.string(), root: z.string(), derived: z.boolean() }).optional(),
+  hidden: z.object({ path: z.string(), root: z.string(), derived: z.boolean(), keywords: z.array(z.string()).optional() }).optional(),
 });
 
 const runStateSchema = z.object({

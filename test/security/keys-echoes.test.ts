@@ -6,12 +6,14 @@
 // pass; each case failed before its fix.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { resumeRun, saveRun } from "../../src/agent/resume.js";
 import { runToJson } from "../../src/agent/saved-run.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool, type Tool } from "../../src/agent/tools.js";
 import { evaluate } from "../../src/lisp/evaluate.js";
 import { showStandIns } from "../../src/lisp/marks.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
+import { runStateFromJson, runStateToJson } from "../../src/trace/run-state.js";
 import { traceToJson } from "../../src/trace/serialize.js";
 import { fragments, leaks } from "../support/hidden.js";
 
@@ -200,5 +202,42 @@ describe("the host's surfaces show no hidden value", () => {
     expect(seen.host).toContain("invalid arguments");
     expectClean(seen.host.replace(/"source":"[^"]*"/g, ""), "events");
     expectClean(seen.prompts, "prompts");
+  });
+});
+
+describe("a keyword made from a hidden string that reads as a field name stays hidden", () => {
+  // A tenant or user name reads like a field name (`:acme-corp`): it cannot be told from the
+  // data's own keys by its spelling, only by where it came from.
+  const TENANT = "zyqxvw-kjplomb";
+  const frags = fragments([TENANT]);
+  const echoKey = tool({ description: "Counts by tenant.", input: z.object({ t: z.string() }), run: ({ t }) => ({ [t]: 3 }) });
+  it.each([
+    ["kept from an earlier turn", "(def m {(keyword data/_tenant) 3})\n(def s #{(keyword data/_tenant)})\n(def r (tool/echoKey {:t data/_tenant}))\n(def f (let [k (keyword data/_tenant)] (fn [] k)))", "(println m s (first s) (keys r) (f))"],
+    ["made inside a builtin", '(println (keywordize-keys {data/_tenant 1}))\n(def k (keywordize-keys {data/_tenant 1 "plan" 2}))', "(println k)"],
+  ])("%s", async (_name, first, later) => {
+    for (const isolation of ["none", "worker"] as const) {
+      for (const compressHistory of VIEWS) {
+        const llm = scriptedLlm([first, later, "(return :done)"].map(code));
+        const agent = SubAgent.create({ prompt: "Count the tenant's orders.", tools: { echoKey }, maxTurns: 3 });
+        const step = await SubAgent.run(agent, { llm, context: { _tenant: TENANT }, compressHistory, isolation });
+        expect(step.ok).toBe(true);
+        const prompts = llm.requests.flatMap((r) => r.messages.map((m) => m.content)).join("\n");
+        expect(prompts).toContain("<hidden keyword");
+        expect(leaks(prompts, frags), `${isolation} ${compressHistory}`).toEqual([]);
+        expect(leaks(traceToJson(step.trace), frags)).toEqual([]);
+      }
+    }
+  });
+  it("a saved run restores which of its keywords were made from hidden text", async () => {
+    const make = (maxTurns: number) => SubAgent.create({ prompt: "Count the tenant's orders.", maxTurns });
+    const saved = await SubAgent.run(make(2), { llm: scriptedLlm(["(def m {(keyword data/_tenant) 3 :plan 4})", "(println 1)"].map(code)), context: { _tenant: TENANT }, isolation: "none" });
+    const state = runStateFromJson(runStateToJson(saveRun(saved, make(2))));
+    expect(state.memory.find((d) => d.name === "m")?.hidden?.keywords).toEqual([TENANT]);
+    const live = scriptedLlm([code("(println m)"), code("(return :done)")]);
+    expect((await resumeRun(make(4), state, { llm: live, context: { _tenant: TENANT } })).ok).toBe(true);
+    const prompts = live.requests.flatMap((r) => r.messages.map((m) => m.content)).join("\n");
+    // The data's own field name still shows.
+    expect(prompts).toMatch(/\{<hidden keyword derived from data\/_tenant> <[^>]+> :plan <[^>]+>\}/);
+    expect(leaks(prompts, frags)).toEqual([]);
   });
 });
