@@ -435,7 +435,23 @@ export class Marks {
 
   /** Opens the hidden collections among a builtin's arguments before it runs (it may hand their values to a function). */
   private before(args: Value[]): void {
-    if (!this.empty) for (const a of args) this.opening(a);
+    if (this.empty) return;
+    for (const a of args) this.opening(a);
+    this.handing(args);
+  }
+
+  /**
+   * Pins the characters of a marked string a builtin is given with a function ((map f tok)): it
+   * hands them to the function, which may read a digit out of one or quote it in an error.
+   */
+  private handing(args: readonly Value[]): void {
+    let fn = false;
+    for (let i = 0; i < args.length && !fn; i++) fn = args[i] instanceof Fn;
+    if (!fn) return;
+    for (const a of args) {
+      const o = typeof a === "string" ? this.prims.get(a) : undefined;
+      if (o !== undefined) for (const c of a as string) this.pin(c, derivedOf(o));
+    }
   }
 
   /** A builtin's result, marked when it was computed from a marked argument. */
@@ -525,7 +541,10 @@ export class Marks {
             fast && f2 !== undefined
               ? (a, b) => {
                   const m = current();
-                  return m === null ? f2(a, b) : m.after(name, [a, b], f2(m.opening(a), m.opening(b)));
+                  if (m === null) return f2(a, b);
+                  const args = [a, b];
+                  m.handing(args);
+                  return m.after(name, args, f2(m.opening(a), m.opening(b)));
                 }
               : undefined,
           fn: (args) => {

@@ -199,6 +199,19 @@ describe("small values computed from hidden ones", () => {
     expect(out).toContain("<hidden");
   });
 
+  it.each([
+    '(doseq [d (map #(parse-long (str %)) (str (:acct data/_creds)))] (print d ""))',
+    "(def ds (mapv #(parse-long (str %)) (str (:acct data/_creds))))\n(println (nth ds 0) (nth ds 1) (nth ds 2) (nth ds 3) (nth ds 4) (nth ds 5) (nth ds 6))",
+    "(def tok (:token data/_creds))\n(println (try (mapv #(+ % 1) tok) (catch e (ex-message e))))",
+  ])("characters a builtin hands to a function, and what it reads from them: %s", async (program) => {
+    const r = await evaluate(program, { ctx, isolation: "none" });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const out = showStandIns(r.prints.join("\n"));
+    // Digits of the account number (98765432) or of the token (7 2 9 3 8 4 5 2), one at a time, or its first character.
+    expect(out, out).not.toMatch(/\b[2-9]\b|"K"/);
+    expect(out).toContain("<hidden");
+  });
+
   it("counts stay shown", async () => {
     const r = await evaluate("(def rows [1 2 3])\n(println (count rows) (count data/_creds) (count (:token data/_creds)))", { ctx, isolation: "none" });
     expect(r.ok && r.prints).toEqual(["3 4 18"]);
