@@ -377,7 +377,7 @@ export class Marks {
     if (v === null || typeof v !== "object" || depth > 64 || --this.budget < 0) return;
     if (v instanceof Keyword) {
       if (all && (small(v.name) || !isFieldName(v.name))) {
-        if (!this.objs.has(v)) this.objs.set(v, o);
+        if (!this.objs.has(v)) this.keyword(v, o);
         if (small(v.name)) this.pin(v.name, o);
       }
       return;
@@ -425,12 +425,20 @@ export class Marks {
     // shape, and marking it would hide that name everywhere in the evaluation; not one made
     // from a hidden string (`(keywordize-keys {tenant 1})`, or one a kept value's origin names).
     if (this.objs.has(v) || (depth > 0 && v instanceof Keyword && isFieldName(v.name) && !this.prims.has(v.name) && !(o.keywords?.includes(v.name) ?? false))) return;
+    if (v instanceof Keyword) return this.keyword(v, o);
     this.objs.set(v, o);
     if (v instanceof LFloat) this.floats.set(v.v, o);
     this.empty = false;
     if (depth > 64 || --this.budget < 0) return;
     const kids = children(v);
     if (kids !== null) for (const x of kids) if (--this.budget >= 0) this.mark(x, o, depth + 1);
+  }
+
+  /** Marks a keyword computed from hidden context, its name by value too: an error message quotes a keyword by its name. */
+  private keyword(k: Keyword, o: Origin): void {
+    this.objs.set(k, o);
+    if (markable(k.name) && !this.prims.has(k.name)) this.setPrim(k.name, o);
+    this.empty = false;
   }
 
   /** Opens the hidden collections among a builtin's arguments before it runs (it may hand their values to a function). */
@@ -658,7 +666,7 @@ export class Marks {
     eachPart(result, (x) => {
       if (x instanceof Keyword) {
         const o = this.objs.has(x) ? undefined : echo(x.name);
-        if (o !== undefined) this.objs.set(x, derivedOf(o));
+        if (o !== undefined) this.keyword(x, derivedOf(o));
         return;
       }
       if (this.prims.has(x)) return;

@@ -228,6 +228,16 @@ describe("a keyword made from a hidden string that reads as a field name stays h
       }
     }
   });
+  it("a kept keyword made from a hidden string is hidden in a later turn's error message", async () => {
+    for (const isolation of ["none", "worker"] as const) {
+      const programs = ['(def k (keyword (str (:token data/_creds) "x")))\n(def m {k 1})', "(+ 1 k)", "(try (+ 1 m) (catch e (println (ex-message e))))", "(k 1 2 3)", "(return :done)"];
+      const seen = await run(programs, { compressHistory: false, isolation });
+      expect(seen.prompts).toContain("got keyword :<hidden string derived from data/_creds>");
+      expectClean(seen.prompts, "prompts");
+      expectClean(seen.host.replace(/"source":"[^"]*"/g, ""), "trace and saved run");
+    }
+  });
+
   it("a saved run restores which of its keywords were made from hidden text", async () => {
     const make = (maxTurns: number) => SubAgent.create({ prompt: "Count the tenant's orders.", maxTurns });
     const saved = await SubAgent.run(make(2), { llm: scriptedLlm(["(def m {(keyword data/_tenant) 3 :plan 4})", "(println 1)"].map(code)), context: { _tenant: TENANT }, isolation: "none" });
