@@ -17,7 +17,7 @@ import { Builtin, type BuiltinDef } from "./core/registry.js";
 import { isFieldName, isHiddenKey } from "./hidden-names.js";
 import { runMarks } from "./runtime.js";
 import { Closure } from "./fn.js";
-import { Fn, isMap, isSet, Keyword, LFloat, type LMap, type LSet, typeName, type Value } from "./values.js";
+import { Fn, isMap, isSet, Keyword, LFloat, type LMap, type LSet, Regex, typeName, type Value } from "./values.js";
 import { Vec } from "./vector.js";
 
 export { isHiddenKey };
@@ -377,7 +377,7 @@ export class Marks {
     if (v === null || typeof v !== "object" || depth > 64 || --this.budget < 0) return;
     if (v instanceof Keyword) {
       if (all && (small(v.name) || !isFieldName(v.name))) {
-        if (!this.objs.has(v)) this.keyword(v, o);
+        if (!this.objs.has(v)) this.named(v, o);
         if (small(v.name)) this.pin(v.name, o);
       }
       return;
@@ -425,7 +425,7 @@ export class Marks {
     // shape, and marking it would hide that name everywhere in the evaluation; not one made
     // from a hidden string (`(keywordize-keys {tenant 1})`, or one a kept value's origin names).
     if (this.objs.has(v) || (depth > 0 && v instanceof Keyword && isFieldName(v.name) && !this.prims.has(v.name) && !(o.keywords?.includes(v.name) ?? false))) return;
-    if (v instanceof Keyword) return this.keyword(v, o);
+    if (v instanceof Keyword || v instanceof Regex) return this.named(v, o);
     this.objs.set(v, o);
     if (v instanceof LFloat) this.floats.set(v.v, o);
     this.empty = false;
@@ -434,10 +434,11 @@ export class Marks {
     if (kids !== null) for (const x of kids) if (--this.budget >= 0) this.mark(x, o, depth + 1);
   }
 
-  /** Marks a keyword computed from hidden context, its name by value too: an error message quotes a keyword by its name. */
-  private keyword(k: Keyword, o: Origin): void {
-    this.objs.set(k, o);
-    if (markable(k.name) && !this.prims.has(k.name)) this.setPrim(k.name, o);
+  /** Marks a keyword or a regex computed from hidden context, its text by value too: an error message quotes one by its text (`:name`, `#"source"`). */
+  private named(v: Keyword | Regex, o: Origin): void {
+    this.objs.set(v, o);
+    const text = v instanceof Keyword ? v.name : v.source;
+    if (markable(text) && !this.prims.has(text)) this.setPrim(text, o);
     this.empty = false;
   }
 
@@ -666,7 +667,7 @@ export class Marks {
     eachPart(result, (x) => {
       if (x instanceof Keyword) {
         const o = this.objs.has(x) ? undefined : echo(x.name);
-        if (o !== undefined) this.keyword(x, derivedOf(o));
+        if (o !== undefined) this.named(x, derivedOf(o));
         return;
       }
       if (this.prims.has(x)) return;

@@ -228,6 +228,15 @@ describe("a keyword made from a hidden string that reads as a field name stays h
       }
     }
   });
+  it("a kept regex made from a hidden string is hidden in a later turn's error message", async () => {
+    for (const isolation of ["none", "worker"] as const) {
+      const seen = await run(['(def rs [(re-pattern (str (:token data/_creds) "-?"))])', "(+ 1 rs)", "(return :done)"], { compressHistory: false, isolation });
+      expect(seen.prompts).toContain("got vector [#<hidden string derived from data/_creds>]");
+      expectClean(seen.prompts, "prompts");
+      expectClean(seen.host.replace(/"source":"[^"]*"/g, ""), "trace and saved run");
+    }
+  });
+
   it("a kept keyword made from a hidden string is hidden in a later turn's error message", async () => {
     for (const isolation of ["none", "worker"] as const) {
       const programs = ['(def k (keyword (str (:token data/_creds) "x")))\n(def m {k 1})', "(+ 1 k)", "(try (+ 1 m) (catch e (println (ex-message e))))", "(k 1 2 3)", "(return :done)"];
