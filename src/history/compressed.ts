@@ -402,7 +402,10 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
   // The prompt whose stream holds `end` turns shows `end` turns (`end + 1` with keepLatestFull):
   // a cut's saving recurs over the prompts left from it (see prompts-left.ts).
   const shown = options.keepLatestFull ? 1 : 0;
-  const rule: PrintRule = { limit, tokens: options.printlnHistoryTokens, dropAfter: options.dropAfterTokens, price: VIEW_PRICES[options.cacheModel], promptsLeft: (end) => promptsLeft(input.maxTurns, end + shown), rest };
+  // A breakpoint prompt over v turns writes a cache entry at the message before its latest turn:
+  // after turn v - 2 (see compressedView's breakpoints).
+  const entryAfter = options.cacheModel === "breakpoint" ? (end: number) => end + shown - 2 : undefined;
+  const rule: PrintRule = { limit, tokens: options.printlnHistoryTokens, dropAfter: options.dropAfterTokens, price: VIEW_PRICES[options.cacheModel], promptsLeft: (end) => promptsLeft(input.maxTurns, end + shown), rest, ...(entryAfter === undefined ? {} : { entryAfter }) };
   const cuts: number[] = [];
   const cut = printCut(lines, tokens, rule, !options.keepLatestFull, cuts);
   let offset = 0;
@@ -435,6 +438,15 @@ export interface PrintRule {
    * either cache.
    */
   rest?: readonly number[];
+  /**
+   * Breakpoint caches: the turn after which the prompt whose stream holds `end` turns writes a
+   * cache entry. A cut there is written again from the last entry still valid before the first
+   * turn it changes, not from that turn: after one cut rewrote the history, the next (which drops
+   * the turns just after it) found no entry before them and wrote the whole history again
+   * (facts-read-late at 1.5-5x its turns: 1.019x full history). Absent: a token-prefix cache,
+   * which serves the text up to the first change.
+   */
+  entryAfter?: (end: number) => number;
 }
 
 /**
@@ -464,6 +476,8 @@ export const VIEW_PRICES: Readonly<Record<"token-prefix" | "breakpoint", ModelPr
  */
 export function printCut(lines: readonly number[], tokens: readonly number[], rule: PrintRule, protectLast: boolean, cuts?: number[]): number {
   let cut = 0;
+  // Breakpoint caches: per turn, whether a cache entry ends after it on the prompts' current text.
+  const entries: boolean[] | undefined = rule.entryAfter === undefined ? undefined : [];
   for (let end = 1; end <= lines.length; end++) {
     let shown = 0;
     let size = 0;
@@ -477,8 +491,19 @@ export function printCut(lines: readonly number[], tokens: readonly number[], ru
     }
     if (size > rule.dropAfter && (shown > rule.limit || size > rule.tokens)) {
       const next = floorCut(lines, tokens, end, rule, protectLast);
-      if (next > cut && pays(lines, tokens, end, cut, next, rule, protectLast)) cut = next;
+      if (next > cut) {
+        const changed = turnOfLine(lines, cut);
+        let start = changed;
+        if (entries !== undefined) while (start > 0 && entries[start - 1] !== true) start--;
+        if (pays(lines, tokens, end, cut, next, start, rule, protectLast)) {
+          cut = next;
+          // The entries after the changed turn held the text it had.
+          entries?.fill(false, changed);
+        }
+      }
     }
+    const entry = rule.entryAfter?.(end);
+    if (entries !== undefined && entry !== undefined && entry >= 0) entries[entry] = true;
     cuts?.push(cut);
   }
   return cut;
@@ -487,22 +512,31 @@ export function printCut(lines: readonly number[], tokens: readonly number[], ru
 /** Tokens of the most recent `kept` of a turn's `lines` lines of `tokens` tokens. */
 const partTokens = (lines: number, tokens: number, kept: number): number => (kept >= lines ? tokens : (tokens * kept) / lines);
 
-/** Whether moving the cut from `from` to `to` lines pays back within the prompts left (see printCut). */
-function pays(lines: readonly number[], tokens: readonly number[], end: number, from: number, to: number, rule: PrintRule, protectLast: boolean): boolean {
+/** The turn holding line `line` of the stream (the first turn a cut from there changes). */
+function turnOfLine(lines: readonly number[], line: number): number {
+  let before = 0;
+  let i = 0;
+  while (i < lines.length && before + lines[i] <= line) before += lines[i++];
+  return i;
+}
+
+/**
+ * Whether moving the cut from `from` to `to` lines pays back within the prompts left (see
+ * printCut), when it writes the prompt again from turn `start` on.
+ */
+function pays(lines: readonly number[], tokens: readonly number[], end: number, from: number, to: number, start: number, rule: PrintRule, protectLast: boolean): boolean {
   if (rule.price === undefined || rule.promptsLeft === undefined) return true;
   let dropped = 0;
   let rewritten = 0;
   let before = 0;
-  let changed = false;
   // The protected latest turn is new in this prompt either way.
   const last = protectLast ? end - 1 : end;
   for (let i = 0; i < last; i++) {
     const old = Math.min(lines[i], Math.max(0, before + lines[i] - from));
     const now = Math.min(lines[i], Math.max(0, before + lines[i] - to));
     before += lines[i];
-    changed ||= old !== now;
     dropped += partTokens(lines[i], tokens[i], old) - partTokens(lines[i], tokens[i], now);
-    if (changed) rewritten += partTokens(lines[i], tokens[i], now) + (rule.rest?.[i] ?? 0);
+    if (i >= start) rewritten += partTokens(lines[i], tokens[i], now) + (rule.rest?.[i] ?? 0);
   }
   return payback(rule.price, { savedTokens: dropped, prompts: rule.promptsLeft(end), rewrittenTokens: rewritten }).pays;
 }

@@ -13,6 +13,8 @@ import { historySection, summaryLegend } from "../../src/history/legend.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import type { RunTrace } from "../../src/trace/trace.js";
 import { buildTrace } from "./traces.js";
+import { runSession } from "../../bench/history/measure.js";
+import { factsReadLate } from "../../bench/history/sessions/round3.js";
 
 const code = (body: string): string => "Next step.\n\n```clojure\n" + body + "\n```";
 const rows = Array.from({ length: 60 }, (_, i) => ({ id: i, city: ["Oslo", "Lima", "Perth"][i % 3], total: (i * 37) % 500, note: `order note ${i}` }));
@@ -25,10 +27,10 @@ async function session(turns: number): Promise<RunTrace> {
   return step.trace;
 }
 
-function cost(trace: RunTrace, options: ViewOptions, price: ModelPrice): number {
+function cost(trace: RunTrace, options: ViewOptions, price: ModelPrice, maxTurns = trace.turns.length): number {
   const meter = createMeter(price);
   for (let k = 0; k < trace.turns.length; k++) {
-    const view = compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, k), maxTurns: trace.turns.length }, options);
+    const view = compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, k), maxTurns }, options);
     meter.add({ messages: view.messages, ...(view.breakpoints === undefined ? {} : { breakpoints: view.breakpoints }) });
   }
   return meter.totals.cost;
@@ -97,6 +99,19 @@ describe("cache models", () => {
     expect(cost(trace, compressed("breakpoint"), BREAKPOINT)).toBeLessThan(cost(trace, full, BREAKPOINT));
   });
 
+  // Under a breakpoint cache a prompt writes cache entries only near its end, so after a cut that
+  // wrote the history again no entry sits before the turns just after it: the next cut, which drops
+  // their output, writes the whole history again, not only what follows them. Priced from the turn
+  // it changes, such cuts paid on paper: facts-read-late with a turn budget of 1.5-5 times the
+  // turns it uses cost 1.019x full history.
+  it("a println cut under a breakpoint cache is priced from the last cache entry before it: no session dearer than full at budgets above its turns", async () => {
+    const budget = Math.round(factsReadLate.replies.length * 1.5);
+    const { trace } = await runSession(factsReadLate, budget);
+    expect(cost(trace, compressed("breakpoint"), BREAKPOINT, budget)).toBeLessThan(cost(trace, full, BREAKPOINT, budget));
+    // The same cuts under a token-prefix cache are priced from the turn they change, as before.
+    expect(cost(trace, compressed("token-prefix"), TOKEN_PREFIX, budget)).toBeLessThan(cost(trace, full, TOKEN_PREFIX, budget));
+  });
+
   // Each turn defines eight values and prints three lines: the output is a small part of what a
   // cut rewrites, the summaries after it are most of it. Priced as the output alone, cuts paid on
   // paper and the session cost 1.23x full history under a breakpoint cache (0.68x token prefix).
@@ -145,6 +160,19 @@ describe("cache models", () => {
     expect([cut("token-prefix", 4), cut("breakpoint", 4)]).toEqual([0, 0]);
     expect([cut("token-prefix", 5), cut("breakpoint", 5)]).toEqual([20, 0]);
     expect([cut("token-prefix", 6), cut("breakpoint", 6)]).toEqual([20, 20]);
+    // Eight turns of one 400-token line, each showing 100 tokens besides, a 1,000-token budget. The
+    // first cut (prompt over five turns) drops turns 1-3; the next (over eight) would drop turns 4-6.
+    const eight = { limit: 15, tokens: 1000, dropAfter: 500, price: VIEW_PRICES.breakpoint, promptsLeft: () => 8, rest: new Array<number>(8).fill(100) };
+    const cuts = (entryAfter?: (end: number) => number): number[] => {
+      const out: number[] = [];
+      printCut(new Array<number>(8).fill(1), new Array<number>(8).fill(400), entryAfter === undefined ? eight : { ...eight, entryAfter }, true, out);
+      return out;
+    };
+    // Priced from the changed turn 4: 8 x 1,200 > 11.5 x (4 x 100 + 400 kept), so it is made.
+    expect(cuts()).toEqual([0, 0, 0, 0, 3, 3, 3, 6]);
+    // A breakpoint cache with entries only after the turn before each prompt's latest has none
+    // before turn 4 once the first cut rewrote turn 1: it writes turns 1-7 again (7 x 100 + 400) and is not made.
+    expect(cuts((end) => end - 2)).toEqual([0, 0, 0, 0, 3, 3, 3, 3]);
   });
 
   it("strict mode prices a summary's payback under the configured cache model (11.5 cached reads per rewritten token under a breakpoint cache, 9 under a prefix cache)", () => {
