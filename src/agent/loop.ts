@@ -2,10 +2,10 @@
 // LLM replies, one program is extracted and run with the memory of earlier turns, and the
 // outcome is recorded and fed back, until the program returns a valid value, fails, or the run
 // meets one of its limits.
-import { measureView, totalsOf, type PromptCompression, type PromptPair } from "../history/stats.js";
+import { measureView, totalsOf, type PromptCompression, type PromptPair, type SentPrompts } from "../history/stats.js";
 import { INTERPRETER_STRATEGY } from "../history/strategy.js";
 import { defaultViewOptions, resolveViewOptions, type ViewInput, type ViewOptions, type ViewStats } from "../history/view.js";
-import { createMeter, outputTokens, requestPrice, type Meter } from "../compaction/measure.js";
+import { createMeter, outputTokens, requestPrice, type Meter, type Prompt } from "../compaction/measure.js";
 import { lookupPrice, type ModelPrice } from "../compaction/prices.js";
 import type { Json } from "../compaction/types.js";
 import { ABORTED, ContextReader, defaultLimits, type ErrorInfo, evaluate, type Limits, type Marks, type Memory, print, resolveLimits, showStandIns, showStandInsIn, toHost, type ToolCallRecord, unlessAborted, type Value } from "../lisp/index.js";
@@ -32,6 +32,15 @@ import type { Agent, CompressionUsage, InheritableOptions, RunOptions, RunScope,
 /** Why the run's internal controller fired. */
 class Stop {
   constructor(readonly reason: Interruption) {}
+}
+
+/** A prompt as the client sends it under `price`'s cache: with a breakpoint cache, the strategy's stable points and the last message marked, within the provider's allowance. */
+function sentPrompt(messages: Prompt["messages"], marks: readonly number[] | undefined, price: ModelPrice): Prompt {
+  const cache = price.cache;
+  const last = messages.length - 1;
+  if (marks === undefined || cache.kind !== "breakpoint" || last < 0) return { messages };
+  const breakpoints = [...new Set([...marks.filter((i) => Number.isInteger(i) && i >= 0 && i < last), last])].sort((a, b) => a - b).slice(-cache.maxBreakpoints);
+  return { messages, breakpoints };
 }
 
 function tokenCount(n: unknown): number {
@@ -84,6 +93,8 @@ class AgentRun {
   /** Per-prompt token figures (compression on), and the prompts they were measured on. */
   private readonly measured: PromptCompression[] = [];
   private prompts: PromptPair | undefined;
+  /** Those prompts as sent, with the strategy's cache marks: what the compression totals price. */
+  private readonly sent: Array<{ pair: PromptPair; marks: readonly number[] | undefined }> = [];
   private readonly controller = new AbortController();
   private readonly started = performance.now();
   private readonly viewOptions: ViewOptions;
@@ -299,6 +310,7 @@ class AgentRun {
     try {
       // Where the strategy's prompt stays stable, for clients with explicit cache breakpoints.
       marks = this.strategy?.cacheBreakpoints?.(view.messages);
+      if (this.compressing() && this.prompts !== undefined) this.sent.push({ pair: this.prompts, marks });
       const onText = text === null ? undefined : (delta: string, attempt: number) => ((streamed = true), text(n, delta, attempt));
       const request = { messages: view.messages, signal: this.controller.signal, turn: n, ...(marks === undefined ? {} : { cacheBreakpoints: marks }), ...(onText === undefined ? {} : { onText }) };
       const response = await abortable(() => llm.complete(request), this.controller.signal);
@@ -421,15 +433,17 @@ class AgentRun {
       this.price = lookupPrice(model);
       this.meter = createMeter(this.price ?? model);
     }
-    const cache = this.meter.price.cache;
-    const last = messages.length - 1;
-    // The breakpoints a client would mark: the strategy's stable points and the last message, within the provider's allowance.
-    const breakpoints = marks === undefined || cache.kind !== "breakpoint" ? undefined : [...new Set([...marks.filter((i) => Number.isInteger(i) && i >= 0 && i < last), last])].sort((a, b) => a - b).slice(-cache.maxBreakpoints);
-    const m = this.meter.add({ messages, ...(breakpoints === undefined || last < 0 ? {} : { breakpoints }) }, outputTokens(reply));
+    const m = this.meter.add(sentPrompt(messages, marks, this.meter.price), outputTokens(reply));
     if (reported === undefined) return { inputTokens: m.tokens, outputTokens: m.outputTokens, cachedTokens: m.cachedTokens, source: "local", ...(this.price === undefined ? {} : { cost: m.cost }) };
     const u = { inputTokens: tokenCount(reported.inputTokens), outputTokens: tokenCount(reported.outputTokens), cachedTokens: tokenCount(reported.cachedTokens) };
     const cost = this.price === undefined ? undefined : requestPrice(this.price, { ...u, writtenTokens: tokenCount(reported.cacheWriteTokens) });
     return { ...u, source: "provider", ...(cost === undefined ? {} : { cost }) };
+  }
+
+  /** The prompts of the run under both views, as the meter prices them under the run's model. */
+  private sentPrompts(): SentPrompts[] {
+    const price = this.meter?.price;
+    return this.sent.map(({ pair, marks }) => ({ view: price === undefined ? { messages: pair.view } : sentPrompt(pair.view, marks, price), full: { messages: pair.full } }));
   }
 
   /** Whether the strategy rewrites history (its prompts are then measured against the full history's). */
@@ -473,7 +487,7 @@ class AgentRun {
           latest: this.latestView,
           totals: { ...this.viewTotals },
           perTurn: [...this.measured],
-          tokens: this.compressing() ? totalsOf(this.measured, this.meter?.price) : null,
+          tokens: this.compressing() ? totalsOf(this.measured, this.sentPrompts(), this.meter?.price) : null,
         },
       },
     };

@@ -4,7 +4,7 @@ export { defaultViewOptions, resolveViewOptions, type FullReason, type PromptVie
 export { fullView } from "./full.js";
 export { compressedView, planTurns, isErrored, type TurnPlan } from "./compressed.js";
 export { renderSummary, definitionLine, definitionSample, toolLine, resultShape, ednValue, type SummaryOptions, type SummaryContext } from "./summary.js";
-export { compressionReport, measurePrompt, measureView, totalsOf, type CompressionReport, type CompressionTotals, type PromptCompression, type PromptPair, type RunSettings } from "./stats.js";
+export { compressionReport, measurePrompt, measureView, totalsOf, type CompressionReport, type CompressionTotals, type PromptCompression, type PromptPair, type RunSettings, type SentPrompts } from "./stats.js";
 export { sharedPrefix, type SharedPrefix } from "../compaction/measure.js";
 export { countTokens, messageTokens, promptTokens, TOKENS_PER_MESSAGE, TOKENS_PER_REPLY } from "../compaction/tokens.js";
 export { renderComparison, type CompareOptions } from "./compare.js";

@@ -108,7 +108,7 @@ describe("compression usage", () => {
     const gpt = modelPrice("gpt-4o");
     expect(promptCost(gpt, 2000, 1000)).toBeCloseTo((2000 * 2.5) / 1e6, 12);
     expect(promptCost(gpt, 2000, 1300)).toBeCloseTo(((2000 - 1280) * 2.5 + 1280 * 1.25) / 1e6, 12);
-    expect(totalsOf([]).saved).toBe(0);
+    expect(totalsOf([], []).saved).toBe(0);
     expect(usage.enabled).toBe(true);
   });
 

@@ -10,7 +10,7 @@ import type { RunTrace, Turn } from "../../src/trace/trace.js";
 import { compressedView } from "../../src/history/compressed.js";
 import { fullView } from "../../src/history/full.js";
 import { sharedPrefix } from "../../src/compaction/measure.js";
-import { compressionReport, totalsOf } from "../../src/history/stats.js";
+import { compressionReport } from "../../src/history/stats.js";
 import { promptTokens } from "../../src/compaction/tokens.js";
 import { defaultViewOptions } from "../../src/history/view.js";
 
@@ -103,11 +103,37 @@ describe("step.usage.compression", () => {
       { turn: 2, reason: "short" },
       { turn: 3, reason: "error" },
     ]);
-    expect(usage.tokens).toEqual(totalsOf(usage.perTurn));
+    expect(usage.tokens).toEqual(compressionReport(step.trace, s, s.view, s.model).totals);
     const full = step.turns.reduce((sum, _, i) => sum + after(fullAt(i)), 0);
     expect(step.turns.reduce((sum, t) => sum + after(t.messages), 0)).toBeLessThan(full);
     // The same figures a trace viewer rebuilds from the stored trace.
     expect(compressionReport(step.trace, s, s.view).prompts).toEqual(usage.perTurn);
+  });
+
+  // The cost figures are the one meter's, prompt after prompt: under a breakpoint cache (Anthropic)
+  // a prompt is served only up to an entry an earlier prompt wrote, and writes bill at 1.25x.
+  // Priced from each prompt's shared prefix alone, every shared prefix was served and nothing
+  // written: 24 turns of wide rows on claude-sonnet-4 reported compressed 12% below full history
+  // where the run was billed 8% below it.
+  it("prices both views' prompts as the run's model bills them, breakpoint caches included", async () => {
+    const orders = Array.from({ length: 200 }, (_, i) => ({ id: i + 1, customer: `customer-${1000 + ((i * 7919) % 9000)}`, city: ["Lisbon", "Oslo", "Quito"][i % 3], status: ["open", "held"][i % 2], total: ((i * 3571) % 90000) / 100 }));
+    const pages = Array.from({ length: 23 }, (_, k) => clj(`Page ${k + 1}.`, `(println (take 8 (drop ${k * 8} data/orders)))`));
+    const wide = SubAgent.create({ prompt: "Page through the orders, then count them.", maxTurns: 24 });
+    const billed = async (compressHistory: boolean) => {
+      const llm = { ...scriptedLlm([...pages, clj("Done.", "(return (count data/orders))")], { name: "claude-sonnet-4" }), cacheModel: "breakpoint" as const };
+      const step = await SubAgent.run(wide, { llm, context: { orders }, compressHistory });
+      expect(step.ok).toBe(true);
+      // Input only: the reply's output tokens at the output price come off each turn's cost.
+      return { step, input: step.usage.perTurn.reduce((sum, t) => sum + (t.cost as number) - (t.outputTokens * 15) / 1e6, 0) };
+    };
+    const compressed = await billed(true);
+    const full = await billed(false);
+    const tokens = compressed.step.usage.compression.tokens as NonNullable<typeof compressed.step.usage.compression.tokens>;
+    expect(tokens.viewCachedCost).toBeCloseTo(compressed.input, 9);
+    expect(tokens.fullCachedCost).toBeCloseTo(full.input, 9);
+    // A stored trace rebuilds the same figures.
+    const s = compressed.step.trace.settings as NonNullable<RunTrace["settings"]>;
+    expect(compressionReport(compressed.step.trace, s, s.view, s.model).totals).toEqual(tokens);
   });
 
   it("measures nothing with compression off", async () => {
