@@ -1,11 +1,24 @@
 // The facts summarizer: keeps the values later turns need (names, times, ids, paths, commands
 // and their errors, call arguments), drops the prose, and keeps its budget; the copy baseline
 // beside it shows what copying keeps instead.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { countTokens, promptTokens } from "../../src/compaction/tokens.js";
 import { extractiveSummary } from "../../src/compaction/summarizers/extractive.js";
 import { factsSummary, textFacts } from "../../src/compaction/summarizers/facts.js";
 import type { ChatMessage } from "../../src/llm/types.js";
+
+// Counts the characters the summarizer has tokenized, so its work is measured without a clock.
+const tokenized = vi.hoisted(() => ({ chars: 0 }));
+vi.mock("../../src/compaction/tokens.js", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../src/compaction/tokens.js")>();
+  return { ...real, countTokens: (text: string) => ((tokenized.chars += text.length), real.countTokens(text)) };
+});
+
+/** A call whose one output is `output`. */
+const listing = (output: string): ChatMessage[] => [
+  { role: "assistant", content: "Listing the repository.", tool_calls: [{ id: "f", type: "function", function: { name: "bash", arguments: JSON.stringify({ command: "find /repo -name '*.py'" }) } }] },
+  { role: "tool", tool_call_id: "f", content: output },
+];
 
 const coding: ChatMessage[] = [
   { role: "assistant", content: "Let me look at the parser first.", tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: JSON.stringify({ command: "python -m pytest tests/test_parser.py -x" }) } }] },
@@ -33,6 +46,20 @@ describe("facts summarizer", () => {
     const copy = extractiveSummary({ messages: coding, maxTokens: 10_000 });
     expect(copy).toContain("test session starts");
     expect(copy).not.toContain("AttributeError");
+  });
+
+  it("summarizes a huge tool output in work proportional to it, within its budget", () => {
+    // A find over a real repository: 1,500 paths, each one a fact. Dropping them one by one and
+    // counting the whole line again each time took seconds per thousand (minutes for ten thousand).
+    const paths = Array.from({ length: 1500 }, (_, i) => `/repo/src/module_${i}/file_${i}.py`).join("\n");
+    tokenized.chars = 0;
+    const text = factsSummary({ messages: listing(paths), maxTokens: 600 });
+    expect(countTokens(text)).toBeLessThanOrEqual(600);
+    expect(text).toContain("find /repo -name '*.py'");
+    expect(tokenized.chars).toBeLessThan(20 * paths.length);
+    // 200,000 values in one output: more than a call's arguments may spread.
+    const numbers = Array.from({ length: 200_000 }, (_, i) => `v${i}`).join(" ");
+    expect(countTokens(factsSummary({ messages: listing(numbers), maxTokens: 300 }))).toBeLessThanOrEqual(300);
   });
 
   it("keeps names, times and amounts of a dialogue and drops the filler", () => {

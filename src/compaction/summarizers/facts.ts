@@ -181,7 +181,7 @@ function jsonFacts(value: unknown, out: Item[], rank: Rank = Rank.Value, depth =
     // Short values are names, dates, counts; long ones (addresses, descriptions) are rarely repeated.
     if (value.length <= 30) out.push({ text: value.trim(), rank: rank === Rank.Value ? valueRank(value.trim()) : rank });
     else if (value.length <= 60) out.push({ text: value.trim(), rank: Rank.Word });
-    else out.push(...textFacts(value).map((f) => ({ ...f, rank: rank === Rank.Value ? f.rank : (Math.min(f.rank, rank) as Rank) })));
+    else for (const f of textFacts(value)) out.push({ ...f, rank: rank === Rank.Value ? f.rank : (Math.min(f.rank, rank) as Rank) });
   } else if (typeof value === "number") out.push({ text: String(value), rank });
   else if (Array.isArray(value)) value.forEach((v, n) => jsonFacts(v, out, n === 0 ? rank : Rank.Word, depth + 1));
   else if (typeof value === "object" && value !== null) for (const v of Object.values(value)) jsonFacts(v, out, rank, depth + 1);
@@ -221,7 +221,7 @@ function callFacts(name: string, args: string): Item[] {
   const json = parseJson(args);
   const out: Item[] = [{ text: name, rank: Rank.Vital, structural: true }];
   const args_: Item[] = [];
-  if (json === undefined) args_.push(...textFacts(args));
+  if (json === undefined) for (const f of textFacts(args)) args_.push(f);
   else if (typeof json === "object" && json !== null && !Array.isArray(json)) {
     for (const [k, v] of Object.entries(json)) {
       // A command is kept whole up to a line: it is what was run.
@@ -253,7 +253,11 @@ function linesOf(messages: readonly ChatMessage[]): Line[] {
       for (const c of m.tool_calls ?? []) {
         const result = results.get(c.id);
         const items = callFacts(c.function.name, c.function.arguments);
-        if (result !== undefined) items.push(ARROW, ...outputFacts(result));
+        // Appended one by one: a huge output has more facts than a call may take as arguments.
+        if (result !== undefined) {
+          items.push(ARROW);
+          for (const f of outputFacts(result)) items.push(f);
+        }
         lines.push({ head: "called", items, sticky: false });
       }
     } else if (m.role === "tool" && (m.tool_call_id === undefined || !messages.some((p) => p.tool_calls?.some((c) => c.id === m.tool_call_id)))) {
@@ -316,9 +320,24 @@ export function factsSummary(request: SummaryRequest): string {
       return true;
     });
   }
+  // Past the budget's count of one rank's items in one line, an item can never be kept (the
+  // items before it in its line, dropped after it, would already fill the budget): a huge tool
+  // output is cut to that here, so the work below does not grow with it.
+  const cut = lines.map((l) => {
+    const count = new Map<Rank, number>();
+    const before = l.items.length;
+    l.items = l.items.filter((f) => {
+      if (f.structural === true) return true;
+      const n = count.get(f.rank) ?? 0;
+      count.set(f.rank, n + 1);
+      return n < request.maxTokens;
+    });
+    return l.items.length < before;
+  });
   const tail = request.knownNames && request.knownNames.length > 0 ? `Variables: ${request.knownNames.join(", ")}` : undefined;
+  const tailCost = tail === undefined ? 0 : countTokens(tail) + 1;
   const cost = (l: Line): number => (l.items.length === 0 && !l.sticky ? 0 : countTokens(render(l)) + 1);
-  let total = lines.reduce((n, l) => n + cost(l), tail === undefined ? 0 : countTokens(tail) + 1);
+  const total = lines.reduce((n, l) => n + cost(l), tailCost);
   // Drop the least specific, oldest items until the summary fits. Line costs are estimates
   // (tokens merge across the joins), so the text is counted again and trimmed further if needed.
   // Within a rank, each line's later items go before any line's first ones: a tight budget then
@@ -339,16 +358,41 @@ export function factsSummary(request: SummaryRequest): string {
     if (tail !== undefined) out.push(tail);
     return out.join("\n");
   };
+  // The lines once the first k items of the order are dropped (a line that lost an item and is
+  // left with only its structure is emptied, as dropNext empties it), and their estimated total.
+  // Positions are per line (one ARROW object is in every call's line); an object twice in a line
+  // goes at its first turn, as dropNext's filter takes both.
+  const all = lines.map((l) => l.items);
+  const positions = lines.map(() => new Map<Item, number>());
+  order.forEach((o, n) => {
+    if (!positions[o.line].has(o.item)) positions[o.line].set(o.item, n);
+  });
+  const itemsAt = (k: number): Item[][] =>
+    all.map((items, i) => {
+      const kept = items.filter((f) => (positions[i].get(f) as number) >= k);
+      return (kept.length < items.length || cut[i]) && kept.every((f) => f.structural === true) ? [] : kept;
+    });
+  const totalAt = (k: number): number => itemsAt(k).reduce((n, items, i) => n + cost({ ...lines[i], items }), tailCost);
+  // The fewest drops that bring the estimate within budget, found by bisection: the total only
+  // falls as items go, and dropping one at a time recounted a huge line once per item.
   let next = 0;
+  if (total > request.maxTokens) {
+    let lo = 0;
+    let hi = order.length;
+    while (lo + 1 < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (totalAt(mid) > request.maxTokens) lo = mid;
+      else hi = mid;
+    }
+    next = hi;
+    itemsAt(next).forEach((items, i) => (lines[i].items = items));
+  }
   const dropNext = (): void => {
     const { line, item } = order[next++];
     const l = lines[line];
-    const before = cost(l);
     l.items = l.items.filter((f) => f !== item);
     if (l.items.every((f) => f.structural === true)) l.items = [];
-    total += cost(l) - before;
   };
-  while (next < order.length && total > request.maxTokens) dropNext();
   let out = text();
   while (next < order.length && countTokens(out) > request.maxTokens) {
     for (let k = 0; k < 8 && next < order.length; k++) dropNext();
