@@ -275,7 +275,8 @@ async function runExperimentCommand(values: { strategy?: string[]; runs?: string
     io.stderr.write(`ptc compare: --runs takes a whole number of at least 1, got "${values.runs}"\n`);
     return 2;
   }
-  const problem = values.json === undefined ? undefined : unwritable(values.json);
+  const toStdout = values.json === "-";
+  const problem = values.json === undefined || toStdout ? undefined : unwritable(values.json);
   if (problem !== undefined) {
     io.stderr.write(`ptc compare: cannot write --json ${values.json}: ${problem}\n`);
     return 2;
@@ -291,8 +292,14 @@ async function runExperimentCommand(values: { strategy?: string[]; runs?: string
       roles = scriptedRoles;
     }
     const rows = await runExperiment(strategies, roles, runs);
+    const json = JSON.stringify({ experiment: rows }, null, 2) + "\n";
+    // "-" is standard output, instead of the table (as for transcripts), not a file named "-".
+    if (toStdout) {
+      io.stdout.write(json);
+      return 0;
+    }
     io.stdout.write(`Goal experiment (${values.live ? "live" : "offline, scripted user, agent and judge"}): ${SCENARIOS.length} scenarios x ${PERSONAS.length} personas x ${runs} run${runs === 1 ? "" : "s"}\n${renderExperiment(rows)}\n`);
-    return values.json === undefined || write(values.json, JSON.stringify({ experiment: rows }, null, 2) + "\n", io) ? 0 : 1;
+    return values.json === undefined || write(values.json, json, io) ? 0 : 1;
   } catch (e) {
     const message = (e as Error).message ?? String(e);
     if (e instanceof LlmError || message.startsWith("compaction:") || message.startsWith("--strategy")) {

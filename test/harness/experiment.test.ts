@@ -78,6 +78,13 @@ describe("offline experiment", () => {
     expect(defaults.stdout).not.toMatch(/never/);
     expect((await cli(["--live"])).stderr).toMatch(/--live applies to --experiment/);
   });
+
+  it("with --json -, writes the JSON report to standard output instead of the table, as the transcript comparison does", async () => {
+    const r = await cli(["--experiment", "--strategy", "sliding-window:turns=2", "--json", "-"]);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as { experiment: Array<{ strategy: string; conversations: number }> };
+    expect(report.experiment.map((row) => [row.strategy, row.conversations])).toEqual([["full", 12], ["sliding-window:turns=2", 12]]);
+  });
 });
 
 describe("live experiment against an OpenAI-compatible server", () => {
