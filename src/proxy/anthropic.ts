@@ -7,7 +7,7 @@
 // carries a cache_control breakpoint, so the prefix up to it is cached until the next compaction.
 import type { ChatMessage } from "../llm/types.js";
 import type { ChatRequest, ParsedRequest } from "./request.js";
-import { parseJsonObject } from "./request.js";
+import { notAnObject, parseJsonObject } from "./request.js";
 
 type Block = { type?: unknown; text?: unknown; id?: unknown; name?: unknown; input?: unknown; tool_use_id?: unknown; content?: unknown; cache_control?: unknown };
 type AnthropicMessage = { role: "user" | "assistant"; content: string | Block[] };
@@ -20,6 +20,18 @@ function blockText(b: Block): string {
   if (b.type === "tool_use") return `[tool call ${String(b.name)}] ${JSON.stringify(b.input ?? {})}`;
   if (b.type === "tool_result") return typeof b.content === "string" ? b.content : Array.isArray(b.content) ? (b.content as Block[]).map(blockText).join("\n") : "";
   return `[${String(b.type)}]`;
+}
+
+/** The path of the first block (or block inside a tool result) that is not an object. */
+function badBlock(blocks: unknown[], path: string): string | undefined {
+  const bad = notAnObject(blocks, path);
+  if (bad !== undefined) return bad;
+  for (let j = 0; j < blocks.length; j++) {
+    const inner = (blocks[j] as Block).content;
+    const nested = Array.isArray(inner) ? notAnObject(inner, `${path}[${j}].content`) : undefined;
+    if (nested !== undefined) return nested;
+  }
+  return undefined;
 }
 
 function toChat(m: AnthropicMessage): ChatMessage {
@@ -46,6 +58,8 @@ export function parseMessagesRequest(raw: Buffer): ParsedRequest & ({ ok: false 
   if (!Array.isArray(b.messages) || b.messages.length === 0) return { ok: false, error: "'messages' must be a non-empty array", param: "messages" };
   const originals = new Map<ChatMessage, AnthropicMessage>();
   const messages: ChatMessage[] = [];
+  const badSystem = Array.isArray(b.system) ? notAnObject(b.system, "system") : undefined;
+  if (badSystem !== undefined) return { ok: false, error: `${badSystem} must be a content block (an object)`, param: badSystem };
   if (typeof b.system === "string" || Array.isArray(b.system)) {
     messages.push({ role: "system", content: typeof b.system === "string" ? b.system : (b.system as Block[]).map(blockText).join("\n") });
   }
@@ -53,6 +67,8 @@ export function parseMessagesRequest(raw: Buffer): ParsedRequest & ({ ok: false 
     const m = b.messages[i] as Partial<AnthropicMessage> | null;
     if (typeof m !== "object" || m === null || (m.role !== "user" && m.role !== "assistant")) return { ok: false, error: `messages[${i}].role must be user or assistant`, param: `messages[${i}].role` };
     if (!(typeof m.content === "string" || Array.isArray(m.content))) return { ok: false, error: `messages[${i}].content must be a string or an array of blocks`, param: `messages[${i}].content` };
+    const bad = Array.isArray(m.content) ? badBlock(m.content, `messages[${i}].content`) : undefined;
+    if (bad !== undefined) return { ok: false, error: `${bad} must be a content block (an object)`, param: bad };
     const chat = toChat(m as AnthropicMessage);
     originals.set(chat, m as AnthropicMessage);
     messages.push(chat);

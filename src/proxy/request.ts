@@ -28,6 +28,15 @@ export function parseJsonObject(raw: Buffer): { ok: true; body: Record<string, u
   return { ok: true, body: body as Record<string, unknown> };
 }
 
+const isObject = (v: unknown): boolean => typeof v === "object" && v !== null && !Array.isArray(v);
+const isObjectArray = (v: unknown): v is unknown[] => Array.isArray(v) && v.every(isObject);
+
+/** The path of the first element of `list` that is not an object, or undefined when all are. */
+export function notAnObject(list: readonly unknown[], path: string): string | undefined {
+  const j = list.findIndex((v) => !isObject(v));
+  return j === -1 ? undefined : `${path}[${j}]`;
+}
+
 export function parseChatRequest(raw: Buffer): ParsedRequest {
   const parsed = parseJsonObject(raw);
   if (!parsed.ok) return parsed;
@@ -41,6 +50,9 @@ export function parseChatRequest(raw: Buffer): ParsedRequest {
     if (!(content === undefined || content === null || typeof content === "string" || Array.isArray(content))) {
       return { ok: false, error: `messages[${i}].content must be a string, an array of parts or null`, param: `messages[${i}].content` };
     }
+    // Hashed to find the conversation: a call that is not an object is the client's error, not the store's.
+    const calls = (m as { tool_calls?: unknown }).tool_calls;
+    if (calls !== undefined && calls !== null && !isObjectArray(calls)) return { ok: false, error: `messages[${i}].tool_calls must be an array of objects`, param: `messages[${i}].tool_calls` };
   }
   if (b.model !== undefined && typeof b.model !== "string") return { ok: false, error: "'model' must be a string", param: "model" };
   if (b.tools !== undefined && !Array.isArray(b.tools)) return { ok: false, error: "'tools' must be an array", param: "tools" };

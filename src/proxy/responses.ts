@@ -7,7 +7,7 @@
 // response (`previous_response_id`) or sends a plain string has nothing here to compact.
 import type { ChatMessage } from "../llm/types.js";
 import type { ChatRequest, ParsedRequest } from "./request.js";
-import { parseJsonObject } from "./request.js";
+import { notAnObject, parseJsonObject } from "./request.js";
 
 type Item = { type?: unknown; role?: unknown; content?: unknown; call_id?: unknown; name?: unknown; arguments?: unknown; output?: unknown };
 
@@ -34,9 +34,15 @@ export function parseResponsesRequest(raw: Buffer): ParsedRequest & ({ ok: false
   if (items.length === 0) return { ok: false, error: "'input' must be a string or a non-empty array of items", param: "input" };
   const originals = new Map<ChatMessage, Item[]>();
   const messages: ChatMessage[] = typeof b.instructions === "string" ? [{ role: "system", content: b.instructions }] : [];
+  // Checked before any is read: an item can be read as part of the one before it (a call run, reasoning).
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
     if (typeof item !== "object" || item === null) return { ok: false, error: `input[${i}] must be an object`, param: `input[${i}]` };
+    const bad = Array.isArray(item.content) ? notAnObject(item.content, `input[${i}].content`) : Array.isArray(item.output) ? notAnObject(item.output, `input[${i}].output`) : undefined;
+    if (bad !== undefined) return { ok: false, error: `${bad} must be a content part (an object)`, param: bad };
+  }
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
     let chat: ChatMessage;
     const group = [item];
     // A reasoning model's reasoning items go with the call run or reply after them: the upstream

@@ -85,6 +85,31 @@ describe("proxy errors", () => {
     expect(r.upstream.requests).toHaveLength(0);
   });
 
+  it("refuses a null block, part or tool call with 400 naming it, in every API (not 500, not 503 store_unavailable)", async () => {
+    r = await rig();
+    const post = (path: string, body: unknown) => fetch(`${r?.proxy.url}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": "k" }, body: JSON.stringify(body) });
+    const user = { role: "user", content: "x" };
+    const cases: [string, unknown, string][] = [
+      ["/v1/chat/completions", { model: "m", messages: [{ role: "assistant", content: null, tool_calls: [null] }, user] }, "messages[0].tool_calls"],
+      ["/v1/chat/completions", { model: "m", messages: [{ role: "assistant", content: null, tool_calls: "x" }, user] }, "messages[0].tool_calls"],
+      ["/v1/messages", { model: "m", max_tokens: 10, messages: [{ role: "user", content: [null] }] }, "messages[0].content[0]"],
+      ["/v1/messages", { model: "m", max_tokens: 10, system: [null], messages: [user] }, "system[0]"],
+      ["/v1/messages", { model: "m", max_tokens: 10, messages: [{ role: "user", content: [{ type: "tool_result", tool_use_id: "a", content: [null] }] }] }, "messages[0].content[0].content[0]"],
+      ["/v1/responses", { model: "m", input: [{ role: "user", content: [null] }] }, "input[0].content[0]"],
+      ["/v1/responses", { model: "m", input: [{ type: "function_call_output", call_id: "c", output: [null] }] }, "input[0].output[0]"],
+      ["/v1/responses", { model: "m", input: [user, { type: "reasoning", id: "rs" }, { role: "assistant", content: [null] }] }, "input[2].content[0]"],
+    ];
+    for (const [path, body, param] of cases) {
+      const res = await post(path, body);
+      expect(res.status, `${path} ${param}`).toBe(400);
+      const json = (await res.json()) as { error: { message: string; type: string; param: string } };
+      expect(json.error).toMatchObject({ type: "invalid_request_error", param });
+      expect(json.error.message).toContain(param);
+    }
+    expect(r.upstream.requests).toHaveLength(0);
+    expect(r.logs.filter((l) => l.event === "internal_error" || l.event === "store_error")).toEqual([]);
+  });
+
   it("refuses bodies over the size limit with 413", async () => {
     r = await rig({ config: { maxBodyBytes: 4096 } });
     const e = await failure(r.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "x".repeat(10_000) }] }));
