@@ -95,6 +95,12 @@ export async function resolveConversation(ctx: ProxyContext, config: ProxyConfig
   return { record, identity, hashes };
 }
 
+/**
+ * The id as a header value: a body field (`user`) may hold what no header can carry (beyond Latin-1,
+ * a line break), and writing it would throw after the upstream answered. Such an id is percent-encoded.
+ */
+const headerSafe = (id: string): string => (/^[\x20-\x7e]*$/.test(id) ? id : encodeURIComponent(id));
+
 /** Which API a compacted request speaks: OpenAI chat completions, or Anthropic messages. */
 export type ChatApi = "chat" | "messages" | "responses";
 
@@ -116,7 +122,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   }
   const { record, identity, hashes } = resolved;
   // The source of this request's id: a follow-up found by prefix says so, whatever started the conversation.
-  const echo: Record<string, string> = { [CONVERSATION_HEADER]: record.conversation, [SOURCE_HEADER]: identity.source };
+  const echo: Record<string, string> = { [CONVERSATION_HEADER]: headerSafe(record.conversation), [SOURCE_HEADER]: identity.source };
   // Summaries of this conversation go out with the configured summarizer key or this tenant's own.
   const llm = () => summarizerLlm(config, request.model, tenant.upstreamKey);
   const input = { messages: request.messages, model: request.model, tools: request.tools, maxTokens: request.maxTokens, bodyBytes: raw.length };

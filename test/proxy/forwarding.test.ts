@@ -37,6 +37,20 @@ describe("proxy forwarding", () => {
     expect(r.upstream.requests[0].headers["x-session-affinity"]).toBe("sess-42");
   });
 
+  it("answers a request whose body-field id no header can carry (non-Latin-1, a line break), streamed or not", async () => {
+    r = await rig();
+    for (const user of ["用户-42", "jane\ndoe", "😀"]) {
+      const { data, response } = await r.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "hi" }], user }).withResponse();
+      expect(data.choices[0].message.content).toContain("hi");
+      expect(decodeURIComponent(response.headers.get("x-ptc-conversation-id") ?? "")).toBe(user);
+      const stream = await r.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "hi" }], user, stream: true });
+      let text = "";
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? "";
+      expect(text).toContain("hi");
+    }
+    expect(r.logs.filter((l) => l.event === "internal_error")).toEqual([]);
+  });
+
   it("lists models and passes any other path, body and header through untouched", async () => {
     r = await rig();
     const models = await r.client.models.list();
