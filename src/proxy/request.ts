@@ -50,7 +50,9 @@ export function parseChatRequest(raw: Buffer): ParsedRequest {
     if (!(content === undefined || content === null || typeof content === "string" || Array.isArray(content))) {
       return { ok: false, error: `messages[${i}].content must be a string, an array of parts or null`, param: `messages[${i}].content` };
     }
-    // Hashed to find the conversation: a call that is not an object is the client's error, not the store's.
+    // Parts and calls are read to count and hash the prompt: one that is not an object is the client's error.
+    const part = Array.isArray(content) ? notAnObject(content, `messages[${i}].content`) : undefined;
+    if (part !== undefined) return { ok: false, error: `${part} must be a content part (an object)`, param: part };
     const calls = (m as { tool_calls?: unknown }).tool_calls;
     if (calls !== undefined && calls !== null && !isObjectArray(calls)) return { ok: false, error: `messages[${i}].tool_calls must be an array of objects`, param: `messages[${i}].tool_calls` };
   }

@@ -92,6 +92,8 @@ describe("proxy errors", () => {
     const cases: [string, unknown, string][] = [
       ["/v1/chat/completions", { model: "m", messages: [{ role: "assistant", content: null, tool_calls: [null] }, user] }, "messages[0].tool_calls"],
       ["/v1/chat/completions", { model: "m", messages: [{ role: "assistant", content: null, tool_calls: "x" }, user] }, "messages[0].tool_calls"],
+      // Streamed without usage, the prompt is counted after the reply: a null part cut the stream (internal_error).
+      ["/v1/chat/completions", { model: "m", stream: true, stream_options: { include_usage: false }, messages: [{ role: "user", content: [null, { type: "text", text: "hi" }] }] }, "messages[0].content[0]"],
       ["/v1/messages", { model: "m", max_tokens: 10, messages: [{ role: "user", content: [null] }] }, "messages[0].content[0]"],
       ["/v1/messages", { model: "m", max_tokens: 10, system: [null], messages: [user] }, "system[0]"],
       ["/v1/messages", { model: "m", max_tokens: 10, messages: [{ role: "user", content: [{ type: "tool_result", tool_use_id: "a", content: [null] }] }] }, "messages[0].content[0].content[0]"],
