@@ -10,7 +10,7 @@ import { hash as ihash, is, Map as IMap, Set as ISet } from "ptc-immutable";
 import { typeErr } from "./errors.js";
 import { charge, chargeIfRunning } from "./runtime.js";
 import { Keyword, LFloat, type Value, typeName, isMap, isSet } from "./values.js";
-import { setKeyEquality, Vec } from "./vector.js";
+import { setElementHash, setKeyEquality, Vec } from "./vector.js";
 
 // After this many collection nodes in one comparison, equal pairs are remembered: small
 // comparisons (the common case) allocate nothing.
@@ -136,9 +136,49 @@ ISet.prototype.equals = function (this: ISet<unknown>, other: unknown): boolean 
 };
 setKeyEquality(keyEquals);
 
-export function hashValue(v: Value): number {
+/**
+ * Hashing a string reads all of it (immutable hashes a map's or set's keys, and the members of a
+ * collection used as a key): a long one is charged as a scan, as comparing it is, so a loop that
+ * puts fresh long strings in a set runs out of fuel and reaches the clock's checks.
+ */
+export function chargeHash(x: unknown): void {
+  if (typeof x === "string") chargeStrings(x.length);
+}
+
+// Every lookup and change of a map or set goes through these three (a set's through its map).
+const immutableGet = IMap.prototype.get;
+const immutableSet = IMap.prototype.set;
+const immutableRemove = IMap.prototype.remove;
+IMap.prototype.get = function (this: IMap<unknown, unknown>, k: unknown, notSetValue?: unknown): unknown {
+  chargeHash(k);
+  return immutableGet.call(this, k, notSetValue);
+} as typeof immutableGet;
+IMap.prototype.set = function (this: IMap<unknown, unknown>, k: unknown, v: unknown): IMap<unknown, unknown> {
+  chargeHash(k);
+  return immutableSet.call(this, k, v);
+};
+IMap.prototype.remove = IMap.prototype.delete = function (this: IMap<unknown, unknown>, k: unknown): IMap<unknown, unknown> {
+  chargeHash(k);
+  return immutableRemove.call(this, k);
+};
+
+// A collection's hash is computed once (then cached): that first time, its long strings are charged.
+const immutableMapHash = IMap.prototype.hashCode;
+const immutableSetHash = ISet.prototype.hashCode;
+IMap.prototype.hashCode = function (this: IMap<unknown, unknown>): number {
+  if (knownHash(this) === undefined) this.forEach((v, k) => void (chargeHash(k), chargeHash(v)));
+  return immutableMapHash.call(this);
+};
+ISet.prototype.hashCode = function (this: ISet<unknown>): number {
+  if (knownHash(this) === undefined) this.forEach((x) => chargeHash(x));
+  return immutableSetHash.call(this);
+};
+
+export function hashValue(v: unknown): number {
+  chargeHash(v);
   return ihash(v);
 }
+setElementHash(hashValue);
 
 // Clojure's ordering of types when compare meets mixed kinds that it can order.
 function rank(v: Value): number {

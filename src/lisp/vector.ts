@@ -25,6 +25,13 @@ export function setKeyEquality(f: (a: Vec<unknown>, b: Vec<unknown>) => boolean)
   keyEquality = f;
 }
 
+// An element's hash: immutable's until equality.ts installs its own, which charges long strings.
+let elementHash: (x: unknown) => number = hash;
+
+export function setElementHash(f: (x: unknown) => number): void {
+  elementHash = f;
+}
+
 export class Vec<T = unknown> implements Iterable<T> {
   private hashCache: number | undefined;
 
@@ -203,7 +210,7 @@ export class Vec<T = unknown> implements Iterable<T> {
     if (this.hashCache !== undefined) return this.hashCache;
     let h = 1;
     this.eachChunk((leaf, from, to) => {
-      for (let j = from; j < to; j++) h = (Math.imul(31, h) + hash(leaf[j])) | 0;
+      for (let j = from; j < to; j++) h = (Math.imul(31, h) + elementHash(leaf[j])) | 0;
     });
     this.hashCache = h;
     return h;

@@ -2,7 +2,7 @@
 // infinite sequences). The hot paths (map, filter, reduce over a vector with a user fn)
 // materialise the input once with toArray(), reuse that array for the result where they
 // can, and call functions through call1/call2 so no argument arrays are allocated.
-import { compare, equals } from "../equality.js";
+import { chargeHash, compare, equals } from "../equality.js";
 import { LispError, typeErr } from "../errors.js";
 import { call2, callValue } from "../fn.js";
 import { lookup } from "../lookup.js";
@@ -428,6 +428,7 @@ class ValueIndex {
   /** The slot of x, adding it as a new slot if it is not there yet. */
   slot(x: Value): number {
     if (x === null || typeof x !== "object" || x instanceof LFloat) {
+      chargeHash(x);
       const k = x instanceof LFloat ? x.v : x;
       const i = this.prims.get(k);
       if (i !== undefined) return i;
