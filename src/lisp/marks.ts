@@ -166,25 +166,25 @@ const fold = (t: string, anyCase: boolean): string => (anyCase && t.toLowerCase(
 /**
  * Hidden texts indexed by their first QUOTED_MIN characters, so a message is searched in one
  * pass over it however many values are hidden (a program catching errors in a loop asks for
- * every one of them).
+ * every one of them). Each is tagged with what stands for it: its stand-in, or its origin.
  */
-export class QuoteIndex {
-  private readonly heads = new Map<string, Array<[string, string]>>();
+export class QuoteIndex<T = string> {
+  private readonly heads = new Map<string, Array<[string, T]>>();
 
   constructor(
-    found: Array<[string, string]>,
+    found: Array<[string, T]>,
     private readonly anyCase: boolean,
   ) {
     for (const [quoted, shown] of found) this.add(quoted, shown);
   }
 
   /** Indexes a hidden text; in any case (a tool's message) reversed too, from ECHO_MIN characters: a tool may send an argument back reversed. */
-  add(quoted: string, shown: string): void {
+  add(quoted: string, shown: T): void {
     this.insert(fold(quoted, this.anyCase), shown);
     if (this.anyCase && quoted.length >= ECHO_MIN) this.insert(fold(reversed(quoted), true), shown);
   }
 
-  private insert(s: string, shown: string): void {
+  private insert(s: string, shown: T): void {
     const head = s.slice(0, QUOTED_MIN);
     const list = this.heads.get(head);
     if (list === undefined) return void this.heads.set(head, [[s, shown]]);
@@ -194,7 +194,7 @@ export class QuoteIndex {
     list.splice(at, 0, [s, shown]);
   }
 
-  hide(text: string): string {
+  hide(this: QuoteIndex<string>, text: string): string {
     if (this.heads.size === 0) return text;
     const low = fold(text, this.anyCase);
     let out = "";
@@ -212,15 +212,26 @@ export class QuoteIndex {
     return from === 0 ? text : out + text.slice(from);
   }
 
-  /** The hidden value quoted at `i`: its stand-in and where the quote ends (past its `…` or `...` when cut short). */
-  private match(text: string, low: string, i: number): { shown: string; end: number } | null {
+  /** The tag of a hidden text that `text` quotes cut short (`…`, `...`) after `min` or more of its characters. */
+  cutQuote(text: string, min: number): T | undefined {
+    if (this.heads.size === 0 || (!text.includes("…") && !text.includes("..."))) return undefined;
+    const low = fold(text, this.anyCase);
+    for (let i = 0; i + QUOTED_MIN <= text.length; i++) {
+      const hit = this.match(text, low, i);
+      if (hit !== null && hit.cut && hit.kept >= min) return hit.shown;
+    }
+    return undefined;
+  }
+
+  /** The hidden value quoted at `i`: its tag, where the quote ends (past its `…` or `...` when cut short) and how much of it is kept. */
+  private match(text: string, low: string, i: number): { shown: T; end: number; kept: number; cut: boolean } | null {
     const list = this.heads.get(low.slice(i, i + QUOTED_MIN));
     if (list === undefined) return null;
     for (const [s, shown] of list) {
       let n = QUOTED_MIN;
       while (n < s.length && low[i + n] === s[n]) n++;
       const cut = n === s.length ? 0 : text[i + n] === "…" ? 1 : text.startsWith("...", i + n) ? 3 : -1;
-      if (cut >= 0) return { shown, end: i + n + cut };
+      if (cut >= 0) return { shown, end: i + n + cut, kept: n, cut: cut > 0 };
     }
     return null;
   }
@@ -656,10 +667,13 @@ export class Marks {
     collect(args, undefined, 0);
     const quoted: Array<[string, Origin]> = [];
     for (const [v, o] of this.prims) if (typeof v === "string" && v.length >= ECHO_MIN) quoted.push([v.toLowerCase(), o]);
+    // Quotes cut short (`token K7Z2Q9-B3M8… rejected`), as a tool's error message is searched for them.
+    let cuts: QuoteIndex<Origin> | null = null;
+    const cutQuote = (text: string): Origin | undefined => (cuts ??= new QuoteIndex(quoted, true)).cutQuote(text, ECHO_MIN);
     const echo = (text: string): Origin | undefined => {
       if (text.length < QUOTED_MIN) return undefined;
       const low = text.toLowerCase();
-      const o = given.get(low) ?? (text.length >= ECHO_MIN ? quoted.find(([q]) => low.includes(q))?.[1] : undefined);
+      const o = given.get(low) ?? (text.length >= ECHO_MIN ? (quoted.find(([q]) => low.includes(q))?.[1] ?? cutQuote(text)) : undefined);
       if (o !== undefined || compact.length === 0) return o;
       const c = compactText(text);
       return c.length >= ECHO_MIN ? compact.find(([q]) => c.includes(q))?.[1] : undefined;
@@ -887,7 +901,7 @@ interface MessageIndex {
   /** Marked floats' numbers as written. */
   floatNumbers: Map<string, string>;
   /** Longer strings and numbers, as written and escaped. */
-  readonly long: QuoteIndex;
+  readonly long: QuoteIndex<string>;
 }
 
 function plainNumbers(args: Value[]): boolean {

@@ -161,6 +161,27 @@ describe("provenance: nothing derived from hidden context reaches a prompt", () 
     }
   });
 
+  it("a tool that sends a hidden argument back cut short (… or ...) shows a stand-in there, as in its error", async () => {
+    const check = tool({
+      description: "Checks a token.",
+      input: z.object({ token: z.string() }),
+      run: async ({ token }) => ({ msg: `token ${token.slice(0, 11)}… rejected`, dots: `key ${token.slice(0, 9).toLowerCase()}... unknown`, short: `${token.slice(0, 4)}…`, env: "see the docs..." }),
+    });
+    const tok = "K7Z2Q9-B3M8X4-W5R2";
+    const programs = ["(def r (tool/check {:token data/_tok}))\n(println (:msg r))\n(println (:dots r))\n(println (:short r) (:env r))", "(return :done)"];
+    for (const isolation of ["none", "worker"] as const) {
+      for (const compressHistory of [false, true]) {
+        const agent = SubAgent.create({ prompt: "Check it.", tools: { check }, maxTurns: 2 });
+        const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _tok: tok }, compressHistory, isolation });
+        const frags = fragments([tok.slice(3, 9)]);
+        for (const prompt of step.messages) for (const m of prompt) expect(leaks(m.content, frags), m.content).toEqual([]);
+        expect(leaks(JSON.stringify(step.trace), frags)).toEqual([]);
+        // A cut of fewer than 8 characters, and text merely ending in "...", stay as they are.
+        expect(step.messages[1].map((m) => m.content).join("\n")).toContain("<hidden string derived from data/_tok>\n<hidden string derived from data/_tok>\nK7Z2… see the docs...");
+      }
+    }
+  });
+
   it("a function kept from an earlier turn hides what it computes from a hidden value given later", async () => {
     const tok = "K7Z2Q9-B3M8X4-W5R2";
     const programs = [
