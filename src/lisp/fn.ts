@@ -3,7 +3,7 @@
 // then parameters, then locals), so calling one allocates exactly one array.
 import type { FnArityNode } from "./analyzer/nodes.js";
 import { LispError, type SourceLoc } from "./errors.js";
-import { chargeLoop, depthExceeded, run, slowCheck, took } from "./runtime.js";
+import { chargeLoop, depthExceeded, returned, run, slowCheck, took } from "./runtime.js";
 import { after, fromSync, isPending, syncCall, type Maybe } from "./suspend.js";
 import { lookup } from "./lookup.js";
 import { Fn, Keyword, typeName, type Value, isMap, isSet } from "./values.js";
@@ -268,7 +268,8 @@ export class NativeFn extends Fn {
   }
   call(args: Value[]): Value {
     if (this.start !== undefined && run.suspendable) return startFromSync(this.start, args);
-    return this.impl(args);
+    // What it holds (a bound argument, a constant, a cache) is out of the marks' sight: its result is told apart by the function's own mark.
+    return returned(this, this.impl(args));
   }
 }
 

@@ -355,6 +355,22 @@ export class Marks {
     }
   }
 
+  /** Marks what a function made by a builtin returned as computed from it, when it is marked (it holds hidden values). */
+  returned(f: Value, r: Value): void {
+    if (this.empty || f === null || typeof f !== "object") return;
+    const o = this.originOf(f);
+    if (o === undefined || r === null || typeof r === "boolean") return;
+    if (small(r)) this.pin(r, derivedOf(o));
+    else if (this.originOf(r) === undefined) this.derive(r, o);
+  }
+
+  /** Marks a function as holding hidden values once it keeps one (memoize's cache). */
+  stored(holder: Value, part: Value): void {
+    if (this.empty || holder === null || typeof holder !== "object" || this.objs.has(holder)) return;
+    const o = this.find(part);
+    if (o !== undefined) this.objs.set(holder, derivedOf(o));
+  }
+
   /** Marks the small values of a hidden collection (read from context, not derived), each with its place. */
   private open(v: object, depth = 0): void {
     if (this.opened.has(v) || depth > 64) return;

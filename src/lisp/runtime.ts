@@ -76,6 +76,10 @@ export const CHECK_INTERVAL = 10_000;
  */
 export interface Taking {
   took(from: Value, part: Value): void;
+  /** What a function made by a builtin (partial, constantly, memoize, ...) returned: computed from it when it holds hidden values. */
+  returned(f: Value, r: Value): void;
+  /** `part` kept inside `holder` (memoize's cache): the holder then holds a mark `part` holds. */
+  stored(holder: Value, part: Value): void;
   /** Text the interpreter wrote with the hidden values it quotes shown as stand-ins. */
   hideText(text: string): string;
 }
@@ -188,6 +192,17 @@ export function runMarks(): Taking | null {
 export function took(from: Value, part: Value): Value {
   runMarks()?.took(from, part);
   return part;
+}
+
+/** `r`, returned by `f`, told to the run's marks (`Taking.returned`). */
+export function returned(f: Value, r: Value): Value {
+  runMarks()?.returned(f, r);
+  return r;
+}
+
+/** `part`, kept inside `holder`, told to the run's marks (`Taking.stored`). */
+export function stored(holder: Value, part: Value): void {
+  runMarks()?.stored(holder, part);
 }
 
 /** An error message as a program may read it (a caught error): hidden values it quotes as stand-ins. */

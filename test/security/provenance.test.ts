@@ -201,6 +201,27 @@ describe("provenance: nothing derived from hidden context reaches a prompt", () 
     }
   });
 
+  it("a function a builtin made over a hidden value (partial, constantly, fnil, comp, memoize) hides what it returns in a later turn", async () => {
+    const tok = "K7Z2Q9-B3M8X4-W5R2";
+    const T = "(:token data/_creds)";
+    const programs = [
+      `(def g (partial str ${T}))\n(def c (constantly ${T}))\n(def f (fnil identity ${T}))\n(def h (comp (partial str ${T}) str))\n(def m (memoize (fn [x] (str x (:token data/_creds)))))\n(m 1)`,
+      '(println (g "x") (c) (f nil) (h 1) (m 1))',
+      "(return :done)",
+    ];
+    for (const isolation of ["none", "worker"] as const) {
+      for (const compressHistory of [false, true]) {
+        const agent = SubAgent.create({ prompt: "Find the customer.", maxTurns: programs.length });
+        const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _creds: { token: tok } }, compressHistory, isolation });
+        expect(step.ok).toBe(true);
+        const frags = fragments([tok]);
+        for (const prompt of step.messages) for (const m of prompt) expect(leaks(m.content, frags), m.content).toEqual([]);
+        expect(leaks(JSON.stringify(step.trace), frags)).toEqual([]);
+        expect(step.trace.turns[1].prints).toEqual([Array(5).fill("<hidden string derived from data/_creds>").join(" ")]);
+      }
+    }
+  });
+
   it("hidden context that resembles ordinary text changes nothing a model sees", async () => {
     const programs = [
       '(def rows [{:year 2024 :env "test" :name "name"} {:year 2025 :env "prod" :name "tenant name"}])\n(println rows)\n(println "test name 2024")',

@@ -6,7 +6,7 @@ import { equals, hashValue } from "../equality.js";
 import { LispError, typeErr } from "../errors.js";
 import { call1, call2, callValue, NativeFn } from "../fn.js";
 import { printSample } from "../printer.js";
-import { charge } from "../runtime.js";
+import { charge, stored } from "../runtime.js";
 import { isSeqable, seqArray } from "../seq.js";
 import { truthy, type Value } from "../values.js";
 import { Vec } from "../vector.js";
@@ -184,7 +184,7 @@ function memoize(f: Value): Value {
   expectCallable("memoize", f);
   const buckets = new Map<number, MemoEntry[]>();
   let size = 0;
-  return new NativeFn("memoize", (args) => {
+  const memo: NativeFn = new NativeFn("memoize", (args) => {
     const h = argsHash(args);
     const bucket = buckets.get(h);
     if (bucket !== undefined) {
@@ -201,8 +201,11 @@ function memoize(f: Value): Value {
     if (b === undefined) buckets.set(h, [entry]);
     else b.push(entry);
     size++;
+    // A later call (in a later turn too) answers from the cache: a hidden value kept there is the function's.
+    stored(memo, value);
     return value;
   });
+  return memo;
 }
 
 function noMatch(form: Value, value: Value): never {
