@@ -68,9 +68,30 @@ export function parseTranscripts(text: string, where: string, limit = Infinity):
       const issue = checked.error.issues[0];
       throw new TranscriptError(`${where}:${i + 1}: at ${issue.path.join(".") || "(top level)"}: ${issue.message}`);
     }
-    out.push(withTrace(checked.data, `${where}:${i + 1}`));
+    const t = withTrace(checked.data, `${where}:${i + 1}`);
+    const problem = probeProblem(t);
+    if (problem !== undefined) throw new TranscriptError(`${where}:${i + 1}: ${problem}`);
+    out.push(t);
   }
   return out;
+}
+
+/**
+ * Why a transcript's probes do not fit its messages (the corpora's own check, check.mjs): an
+ * index past the end would never be scored, and a need before the value is said would be
+ * scored as lost by every strategy, full included.
+ */
+function probeProblem(t: Transcript): string | undefined {
+  const n = t.messages.length;
+  const outside = (path: string, i: number): string | undefined => (i < n ? undefined : `at ${path}: ${i} is not the index of one of the ${n} messages`);
+  for (const [k, p] of (t.probes ?? []).entries()) {
+    const problem =
+      outside(`probes.${k}.introduced_at`, p.introduced_at) ??
+      p.needed_at.map((j, x) => outside(`probes.${k}.needed_at.${x}`, j) ?? (j > p.introduced_at ? undefined : `at probes.${k}.needed_at.${x}: a value is needed only after it is introduced (at ${p.introduced_at})`)).find((e) => e !== undefined) ??
+      (p.mentions ?? []).map((j, x) => outside(`probes.${k}.mentions.${x}`, j)).find((e) => e !== undefined);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
 }
 
 /**

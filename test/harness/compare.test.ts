@@ -151,6 +151,15 @@ describe("transcripts", () => {
     expect(() => parseTranscripts(`${good}\n\n${JSON.stringify({ id: "x", messages: [{ role: "robot", content: "hi" }] })}`, "t.jsonl")).toThrow(/^t\.jsonl:3: at messages\.0\.role/);
     expect(parseTranscripts(`${good}\n${good}\n${good}`, "t.jsonl", 2)).toHaveLength(2);
   });
+
+  it("refuses a probe that points outside its conversation or needs a value before it is said, which would be silently uncounted or scored against every strategy", () => {
+    const line = (probe: object): string => JSON.stringify({ ...booking, probes: [probe] });
+    const probe = booking.probes?.[0] as object;
+    expect(() => parseTranscripts(`${JSON.stringify(booking)}\n${line({ ...probe, introduced_at: 40 })}`, "t.jsonl")).toThrow(/^t\.jsonl:2: at probes\.0\.introduced_at: 40 is not the index of one of the 7 messages$/);
+    expect(() => parseTranscripts(line({ ...probe, needed_at: [6, 99] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at probes\.0\.needed_at\.1: 99 is not the index of one of the 7 messages$/);
+    expect(() => parseTranscripts(line({ ...probe, needed_at: [2] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at probes\.0\.needed_at\.0: a value is needed only after it is introduced \(at 3\)$/);
+    expect(() => parseTranscripts(line({ ...probe, mentions: [3, 70] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at probes\.0\.mentions\.1: 70 is not the index/);
+  });
 });
 
 describe("ptc compare", () => {
