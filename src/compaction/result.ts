@@ -38,15 +38,18 @@ export function finish<S extends Json>(
   const tokensIn = promptTokens(conversation.messages);
   let messages = projected;
   let tokensOut = promptTokens(projected);
+  let happened = events;
   if (tokensOut > tokensIn) {
     messages = conversation.messages.slice();
     tokensOut = tokensIn;
-    events.push({ kind: "skipped", detail: "the projection was not smaller than the stored conversation" });
+    // Nothing the strategy replaced is sent, so no compaction is reported.
+    happened = events.filter((e) => e.kind !== "compacted");
+    happened.push({ kind: "skipped", detail: "the projection was not smaller than the stored conversation" });
   }
   return {
     messages,
     state,
-    events,
+    events: happened,
     ...(summarizer === undefined ? {} : { summarizer }),
     stats: {
       messagesIn: conversation.messages.length,

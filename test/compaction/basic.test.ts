@@ -24,6 +24,14 @@ describe("compact and the registry", () => {
     expect(r.events[0]).toMatchObject({ kind: "compacted", replaced: 7 });
   });
 
+  it("a projection sent as stored because it was not smaller reports no compaction", async () => {
+    // The window drops one short message, and its marker outweighs it: the stored messages go out.
+    const messages = [sys("You help."), user("Plan a trip across Europe with many stops."), user("hi?"), ...chat(3).slice(1)];
+    const r = await compact(messages, { name: "sliding-window", options: { turns: 3 } });
+    expect(r.messages).toEqual(messages);
+    expect(r.events.map((e) => e.kind)).toEqual(["skipped"]);
+  });
+
   it("sliding-window by steps never splits a tool call from its result", async () => {
     const messages = [sys("s"), user("fix the bug"), call("a", "read"), result("a", "x".repeat(50)), call("b", "edit"), result("b", "ok"), assistant("done")];
     const r = await compact(messages, { name: "sliding-window", options: { turns: 1, unit: "step" } });
