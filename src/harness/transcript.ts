@@ -69,7 +69,7 @@ export function parseTranscripts(text: string, where: string, limit = Infinity):
       throw new TranscriptError(`${where}:${i + 1}: at ${issue.path.join(".") || "(top level)"}: ${issue.message}`);
     }
     const t = withTrace(checked.data, `${where}:${i + 1}`);
-    const problem = probeProblem(t);
+    const problem = annotationProblem(t);
     if (problem !== undefined) throw new TranscriptError(`${where}:${i + 1}: ${problem}`);
     out.push(t);
   }
@@ -77,13 +77,22 @@ export function parseTranscripts(text: string, where: string, limit = Infinity):
 }
 
 /**
- * Why a transcript's probes do not fit its messages (the corpora's own check, check.mjs): an
- * index past the end would never be scored, and a need before the value is said would be
- * scored as lost by every strategy, full included.
+ * Why a transcript's goals or probes do not fit its messages (the corpora's own check,
+ * check.mjs): an index past the end, or a goal start that is no user message, would never be
+ * scored, and a need before the value is said would be scored as lost by every strategy, full
+ * included.
  */
-function probeProblem(t: Transcript): string | undefined {
+function annotationProblem(t: Transcript): string | undefined {
   const n = t.messages.length;
   const outside = (path: string, i: number): string | undefined => (i < n ? undefined : `at ${path}: ${i} is not the index of one of the ${n} messages`);
+  for (const [k, g] of (t.goals ?? []).entries()) {
+    const path = `goals.${k}.start`;
+    const problem =
+      outside(path, g.start) ??
+      (k > 0 && g.start <= (t.goals as Array<{ start: number }>)[k - 1].start ? `at ${path}: goals start in order (after ${(t.goals as Array<{ start: number }>)[k - 1].start})` : undefined) ??
+      (t.messages[g.start].role === "user" ? undefined : `at ${path}: message ${g.start} (${t.messages[g.start].role}) is not the user message that opens a goal`);
+    if (problem !== undefined) return problem;
+  }
   for (const [k, p] of (t.probes ?? []).entries()) {
     const problem =
       outside(`probes.${k}.introduced_at`, p.introduced_at) ??

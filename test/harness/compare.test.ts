@@ -160,6 +160,14 @@ describe("transcripts", () => {
     expect(() => parseTranscripts(line({ ...probe, needed_at: [2] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at probes\.0\.needed_at\.0: a value is needed only after it is introduced \(at 3\)$/);
     expect(() => parseTranscripts(line({ ...probe, mentions: [3, 70] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at probes\.0\.mentions\.1: 70 is not the index/);
   });
+
+  it("refuses goal starts that are not user messages in order, which the detector's score would silently skip", () => {
+    const line = (goals: object[]): string => JSON.stringify({ ...booking, goals });
+    expect(() => parseTranscripts(line([{ start: 1, label: "a" }, { start: 4, label: "b" }]), "t.jsonl")).toThrow(/^t\.jsonl:1: at goals\.1\.start: message 4 \(assistant\) is not the user message that opens a goal$/);
+    expect(() => parseTranscripts(line([{ start: 3, label: "a" }, { start: 1, label: "b" }]), "t.jsonl")).toThrow(/^t\.jsonl:1: at goals\.1\.start: goals start in order \(after 3\)$/);
+    expect(() => parseTranscripts(line([{ start: 1, label: "a" }, { start: 9, label: "b" }]), "t.jsonl")).toThrow(/^t\.jsonl:1: at goals\.1\.start: 9 is not the index of one of the 7 messages$/);
+    expect(parseTranscripts(line([{ start: 1, label: "a" }, { start: 3, label: "b" }]), "t.jsonl")).toHaveLength(1);
+  });
 });
 
 describe("ptc compare", () => {
