@@ -13,7 +13,7 @@ import { errorBody, isContextLengthError, sendError, upstreamErrorBody } from ".
 import { explicitIdentity, prefixHashes, prefixIdentity, type Identity } from "./identity.js";
 import { upstreamAuth, type Tenant } from "./tenancy.js";
 import { messagesUsage, parseMessagesRequest, type AnthropicRequest } from "./anthropic.js";
-import { parseChatRequest, type ChatRequest } from "./request.js";
+import { forCompaction, parseChatRequest, type ChatRequest } from "./request.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./responses.js";
 import { sendWithRetries } from "./retry.js";
 import { SseTap } from "./sse.js";
@@ -157,7 +157,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     errorText = await readText(result.response);
     if (isContextLengthError(result.response.statusCode, errorText) && config.compaction.enabled && config.conversations[record.conversation]?.disabled !== true) {
       // The window is smaller than the estimate thought: learn it, compact to fit, try once more.
-      const sent = outcome.estimatedTokens || estimatePromptTokens({ messages: outcome.messages, ...(request.tools === undefined ? {} : { tools: request.tools }) });
+      const sent = outcome.estimatedTokens || estimatePromptTokens({ messages: forCompaction(outcome.messages).messages, ...(request.tools === undefined ? {} : { tools: request.tools }) });
       // What the prompt alone may take (the reserved output is added back per request).
       record.learnedLimit = Math.min(record.learnedLimit ?? Infinity, Math.max(1, sent - 1));
       const t = performance.now();
@@ -194,7 +194,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
       // No usage reported (an upstream that sends none, or a stream cut before its usage chunk): the prompt is
       // counted by the one measure (issue 18), apart from reported tokens, and charged, so leaving a stream
       // early is no way around a budget.
-      const prompt = inputTokens({ messages: outcome.messages, ...(request.tools === undefined ? {} : { tools: request.tools }) });
+      const prompt = inputTokens({ messages: forCompaction(outcome.messages).messages, ...(request.tools === undefined ? {} : { tools: request.tools }) });
       ctx.metrics.inc("ptc_proxy_estimated_prompt_tokens_total", "", prompt);
       charged = ctx.tenants.charge(tenant, prompt);
     }

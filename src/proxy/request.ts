@@ -1,6 +1,6 @@
 // Reading a chat-completions request: the checks that turn a malformed body into a 400 with a
 // reason, and the parts of it the token budget needs. Returns a reason instead of throwing.
-import type { ChatMessage } from "../llm/types.js";
+import type { ChatMessage, ToolCall } from "../llm/types.js";
 
 export interface ChatRequest {
   readonly body: Record<string, unknown>;
@@ -69,16 +69,27 @@ export function parseChatRequest(raw: Buffer): ParsedRequest {
   };
 }
 
+/** A tool call as the library knows it: OpenAI's custom (freeform) calls carry `custom` (name, input) instead of `function`. */
+function asFunctionCall(call: ToolCall): ToolCall {
+  const c = call as Partial<ToolCall> & { custom?: { name?: unknown; input?: unknown } | null };
+  if (typeof c.function === "object" && c.function !== null) return call;
+  const input = c.custom?.input;
+  return { id: String(c.id), type: "function", function: { name: String(c.custom?.name ?? c.type), arguments: typeof input === "string" ? input : JSON.stringify(input ?? null) } };
+}
+
 /**
- * The messages as the compaction library sees them: roles it does not know (developer, function)
- * become system messages, and `restore` maps the projection back to the client's own objects.
+ * The messages as the compaction library sees them (and counts them): roles it does not know
+ * (developer, function) become system messages, tool calls without a `function` take that shape,
+ * and `restore` maps the projection back to the client's own objects.
  */
 export function forCompaction(messages: ChatMessage[]): { messages: ChatMessage[]; restore: (out: ChatMessage[]) => ChatMessage[] } {
   let originals: Map<ChatMessage, ChatMessage> | undefined;
   const mapped = messages.map((m) => {
     const role = m.role as string;
-    if (role !== "developer" && role !== "function") return m;
-    const copy: ChatMessage = { ...m, role: "system" };
+    const odd = role === "developer" || role === "function";
+    const calls = m.tool_calls?.some((c) => typeof (c as Partial<ToolCall>).function !== "object" || (c as Partial<ToolCall>).function === null) === true;
+    if (!odd && !calls) return m;
+    const copy: ChatMessage = { ...m, ...(odd ? { role: "system" } : {}), ...(calls ? { tool_calls: m.tool_calls?.map(asFunctionCall) } : {}) };
     (originals ??= new Map()).set(copy, m);
     return copy;
   });

@@ -5,11 +5,13 @@
 import { estimatePromptTokens } from "../compaction/models.js";
 import type { ChatMessage } from "../llm/types.js";
 import type { ProxyConfig } from "./config.js";
+import { forCompaction } from "./request.js";
 import type { ConversationRecord } from "./store.js";
 
 const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
 
 export interface Sent {
+  /** The client's messages as sent (counted through the compaction view). */
   readonly messages: ChatMessage[];
   readonly tools: readonly unknown[] | undefined;
   readonly bodyBytes: number;
@@ -28,7 +30,7 @@ export function learnFromUsage(record: ConversationRecord, config: ProxyConfig, 
     return false;
   }
   // Fewer than one token per 8 bytes of body is suspicious enough to count exactly (after the reply was sent).
-  if (estimate === 0 && promptTokens * 8 < sent.bodyBytes) estimate = estimatePromptTokens({ messages: sent.messages, ...(sent.tools === undefined ? {} : { tools: sent.tools }) });
+  if (estimate === 0 && promptTokens * 8 < sent.bodyBytes) estimate = estimatePromptTokens({ messages: forCompaction(sent.messages).messages, ...(sent.tools === undefined ? {} : { tools: sent.tools }) });
   record.estimatedTokens = estimate;
   record.reportedTokens = promptTokens;
   if (estimate > 200 && promptTokens < estimate * config.compaction.truncationRatio) {

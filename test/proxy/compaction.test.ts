@@ -233,6 +233,26 @@ describe("proxy compaction", () => {
     }
   });
 
+  it("compacts a conversation with custom (freeform) tool calls, and counts it when no usage comes back", async () => {
+    r = await rig({ config: SMALL });
+    // OpenAI's custom tools: a call carries `custom` (name, input), no `function`.
+    const custom = (i: number) => [
+      { role: "assistant", content: null, tool_calls: [{ id: `call_${i}`, type: "custom", custom: { name: "apply_patch", input: `*** patch ${i} ***` } }] },
+      { role: "tool", tool_call_id: `call_${i}`, content: `applied ${i}` },
+    ];
+    const history = [...longConversation(30).slice(0, -1), ...custom(1), ...custom(2), { role: "user", content: "final question a" }] as OpenAI.ChatCompletionMessageParam[];
+    await send(r, history, "custom-tools");
+    expect(sentMessages(r, 0)[2].content).toContain("[Summary of");
+    expect(JSON.stringify(sentMessages(r, 0))).toContain('"custom":{"name":"apply_patch","input":"*** patch 2 ***"}');
+    expect(r.logs.filter((l) => l.event === "compaction_error")).toEqual([]);
+    // Streamed with no usage chunk: the prompt is counted locally after the reply, and the stream ends whole.
+    const stream = await r.client.chat.completions.create({ model: "fake-model", messages: history, stream: true, stream_options: { include_usage: false } }, { headers: { "x-conversation-id": "custom-tools" } });
+    let text = "";
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? "";
+    expect(text).toContain("final question a");
+    expect(r.logs.filter((l) => l.event === "internal_error" || l.event === "store_error")).toEqual([]);
+  });
+
   it("tells apart conversations that share their opening, without ids", async () => {
     r = await rig();
     const opening: OpenAI.ChatCompletionMessageParam[] = [{ role: "system", content: "s" }, { role: "user", content: "hello" }];
