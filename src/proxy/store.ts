@@ -10,7 +10,7 @@ export type IdentitySource = string;
 
 /** What the proxy knows about one conversation. Never holds message content. */
 export interface ConversationRecord {
-  /** The store key: "<tenant>:<conversation>". */
+  /** The store key: "<tenant>:<conversation>", with "#<head>" for a client-given id (headKey). */
   readonly id: string;
   /** Whose conversation this is (see tenancy.ts): never a key, only its hash or a virtual key's name. */
   readonly tenant: string;
