@@ -101,9 +101,21 @@ export function thrownMessage(e: unknown): string {
 }
 
 /** Attaches a position to an error that does not have one yet (the innermost position wins). */
-export function withLoc<E>(e: E, loc: SourceLoc | undefined): E {
-  if (e instanceof LispError && e.loc === undefined) e.loc = loc;
-  return e;
+export function withLoc<E>(e: E, loc: SourceLoc | undefined): E | LispError {
+  // The host stack overflowing (hashing, comparing or walking data nested deeper than it) is
+  // named here, at the innermost call of the program it happened in, so the error has a place.
+  const own = e instanceof LispError ? e : isStackOverflow(e) ? stackOverflow() : null;
+  if (own === null) return e;
+  own.loc ??= loc;
+  return own;
+}
+
+export function isStackOverflow(e: unknown): boolean {
+  return e instanceof RangeError && /call stack/i.test(e.message);
+}
+
+export function stackOverflow(): LispError {
+  return new LispError("depth_exceeded", "the program nested too deeply (recursion or deeply nested data)", undefined, "use loop/recur instead of deep recursion, and keep data shallow");
 }
 
 export function typeErr(message: string, hint?: string): LispError {

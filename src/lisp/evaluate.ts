@@ -8,7 +8,7 @@
 import { Analyzer, type AnalyzeEnv } from "./analyzer/analyze.js";
 import "./core/index.js";
 import { compile } from "./compile.js";
-import { abortedError, LIMIT_KINDS, LispError, ours, thrownMessage, toErrorInfo, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
+import { abortedError, isStackOverflow, LIMIT_KINDS, LispError, ours, stackOverflow, thrownMessage, toErrorInfo, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
 import { boxed, Budget, Converted, readTimeout, toHost, toLisp } from "./interop.js";
@@ -694,9 +694,7 @@ function success(result: Value, outcome: Outcome, state: RunState, memory: Memor
 
 function describeFailure(e: unknown, source: string): ErrorInfo {
   if (e instanceof LispError) return toErrorInfo(e, source);
-  if (e instanceof RangeError && /call stack/i.test(e.message)) {
-    return toErrorInfo(new LispError("depth_exceeded", "the program nested too deeply (recursion or deeply nested data)", undefined, "use loop/recur instead of deep recursion, and keep data shallow"), source);
-  }
+  if (isStackOverflow(e)) return toErrorInfo(stackOverflow(), source);
   const message = e instanceof Error ? e.message : e instanceof Suspend ? "a tool call was reached where the program could not wait for it" : String(e);
   return toErrorInfo(new LispError("internal_error", `internal error: ${message}`), source);
 }

@@ -39,6 +39,12 @@ describe("limits: loops and recursion", () => {
     expect(e.error.kind).toBe("depth_exceeded");
   });
 
+  it("data too deep for the host stack to hash fails with depth_exceeded at the call that hashed it", async () => {
+    const e = await failure("(let [v (reduce (fn [a _] [a]) [] (range 500000))]\n  (hash-set v 1 2 3 4 5 6 7 8 9))", { limits: { timeoutMs: 60_000 } });
+    expect(e.error.kind).toBe("depth_exceeded");
+    expect([e.error.line, e.error.column]).toEqual([2, 3]);
+  });
+
   it("self-recursion through recur in a fn is a loop, not stack growth", async () => {
     const e = await failure("((fn [n] (recur (inc n))) 0)", { limits: { maxLoopIterations: 10_000 } });
     expect(e.error.kind).toBe("loop_limit_exceeded");
