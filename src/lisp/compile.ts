@@ -40,7 +40,12 @@ export function compile(node: Node): Code {
       return () => {
         const d = run.data;
         if (d === null) throw new LispError("unbound_var", `data/${key} is not available: no context was provided`, loc);
-        return d.get(key);
+        try {
+          return d.get(key);
+        } catch (e) {
+          // A value refused when first read (a cycle, a getter that throws) fails here, at the read.
+          throw withLoc(e, loc);
+        }
       };
     }
     case "if": {

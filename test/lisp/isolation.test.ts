@@ -316,6 +316,14 @@ describe("isolated mode: context and memory", () => {
     }
   });
 
+  it("a refused context value fails where the program reads it, with that line and column, in both modes", async () => {
+    const ctx = { bad: { f: new (class Conn {})() }, ok: 1 };
+    for (const o of [{ ctx }, worker({ ctx })]) {
+      const r = await evaluate("(let [x data/ok]\n  (count data/bad))", o);
+      expect(!r.ok && [r.error.kind, r.error.line, r.error.column]).toEqual(["type_error", 2, 10]);
+    }
+  });
+
   it("definitions, functions and closures stay from one run to the next", async () => {
     const first = await evaluate("(def n 5) (defn add-n [x] (+ x n)) (def counter (let [base 100] (fn [] base))) (def s (sorted-map :b 2 :a 1))", worker());
     expect(first.ok).toBe(true);
