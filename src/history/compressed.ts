@@ -12,9 +12,9 @@ import { fullView } from "./full.js";
 import { summaryLegend, viewSystem } from "./legend.js";
 import { payback } from "../compaction/payback.js";
 import { promptsLeft } from "./prompts-left.js";
-import { providerPrice, type ModelPrice } from "../compaction/prices.js";
+import { providerPrice, readMultiplier, writeMultiplier, type ModelPrice } from "../compaction/prices.js";
 import { definitionLine, type Detail, isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
-import { countTokens } from "../compaction/tokens.js";
+import { countTokens, TOKENS_PER_MESSAGE } from "../compaction/tokens.js";
 import { freeNames } from "../lisp/index.js";
 import { resolveViewOptions, type FullReason, type PromptView, type TurnPlace, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
 
@@ -288,13 +288,25 @@ export function shownBesidesOutput(input: ViewInput, plan: Pick<TurnPlan, "redef
  * comes first: the next program builds on it, and if that program fails in one of the functions,
  * the next prompt keeps the code where it was.
  */
-function tailOf(turn: Turn, summary: string, feedback: string | undefined): string {
+function tailOf(turn: Turn, summary: string, feedback: string | undefined, rewritten: boolean): string {
   const code = functionSources(turn);
   const note = noteOf(turn);
+  // With the breakpoint layout the tail shares the feedback's message, which the next prompt
+  // writes again without it (a write where it would have read the message cached): there the
+  // tail fits only with that rewrite paid too. Unpriced, a note on every turn of a name refined
+  // without printing cost 1.010x full history (never-dearer.test.ts).
+  const margin = rewritten && feedback !== undefined ? tailRewrite(feedback) : 0;
   for (const tail of [note === "" || code === "" ? "" : `${code}\n${note}`, code, note]) {
-    if (tail !== "" && fits(`${summary}\n${tail}`, feedback, turn.reply, turn.feedback)) return tail;
+    if (tail !== "" && fits(`${summary}\n${tail}`, feedback, turn.reply, turn.feedback, margin)) return tail;
   }
   return "";
+}
+
+/** A feedback message written again under a breakpoint cache, in tokens at the write price: (write − read) / write of the message. */
+function tailRewrite(feedback: string): number {
+  const cache = VIEW_PRICES.breakpoint.cache;
+  const write = writeMultiplier(cache);
+  return Math.ceil(((write - readMultiplier(cache)) / write) * (lineTokens(feedback) + TOKENS_PER_MESSAGE));
 }
 
 const sourceTexts = new WeakMap<Turn, string>();
@@ -649,7 +661,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
         // (a later prompt extends the text before it), or with the breakpoint layout after its
         // feedback, the one message the next prompt does not keep as written. Keeping the turn as
         // written instead rewrote the prompt from it when it was summarized a prompt later.
-        const tail = i === last && !options.strictPrefix ? tailOf(turn, counted(turn, summary), shortFeedback) : plan.code === true ? functionSources(turn) : "";
+        const tail = i === last && !options.strictPrefix ? tailOf(turn, counted(turn, summary), shortFeedback, ownMessages && promptsLeft(input.maxTurns, last + 1) > 1) : plan.code === true ? functionSources(turn) : "";
         const text = tail === "" || ownMessages ? summary.text : `${summary.text}\n${tail}`;
         places.push({ turn: turn.number, message: messages.length, start: run.length, text });
         run += text;

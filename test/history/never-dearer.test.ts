@@ -207,6 +207,27 @@ describe("compressed history is never dearer than full history", () => {
     }
   }, 60_000);
 
+  // Orders with six fields, for sessions whose silent turns show their records' keys.
+  const orders = Array.from({ length: 40 }, (_, i) => ({ id: i + 1, customer: `customer-${1000 + ((i * 7919) % 9000)}`, city: ["Lisbon", "Oslo", "Quito", "Hanoi"][i % 4], status: ["open", "held"][i % 2], total: ((i * 3571) % 90000) / 100, note: ["gift wrap", "call first", "fragile"][i % 3] }));
+  const step = (code: string): string => `Next step.\n\n\`\`\`clojure\n${code}\n\`\`\``;
+  async function ordersRun(programs: readonly string[], maxTurns: number): Promise<RunTrace> {
+    const agent = SubAgent.create({ prompt: "Look through the orders.", maxTurns });
+    const run = await SubAgent.run(agent, { llm: scriptedLlm([...programs, "(return 1)"].map(step)), context: { orders } });
+    expect(run.ok).toBe(true);
+    return run.trace;
+  }
+
+  // A turn that printed, then one name refined every turn without printing: each summary (the
+  // records' keys) is about its turn's size. With the breakpoint layout the turn just done's
+  // `; Note:` goes in its feedback's message, which the next prompt writes again without it; the
+  // note was shown whenever it fitted in the turn, that rewrite unpaid: 1.010x full history.
+  it("a note under a breakpoint cache pays for the feedback message the next prompt writes again", async () => {
+    const programs = [`(def acc (vec (take 2 data/orders)))\n(def cities (distinct (map :city data/orders)))\n(println "cities" (count cities) "rows" (count data/orders))`, ...Array.from({ length: 8 }, (_, k) => `(def acc (vec (take ${((k + 1) % 5) + 1} (drop ${k + 1} data/orders))))`)];
+    const trace = await ordersRun(programs, 10);
+    expect(ratio(trace, "breakpoint")).toBeLessThan(1);
+    expect(ratio(trace, "token-prefix")).toBeLessThan(1);
+  }, 60_000);
+
   // Wide rows printed every other turn, and between them a paragraph of reasoning (about 400
   // tokens) whose program fails. A println cut rewrites the failed turns kept in full, reply and
   // feedback, but priced each at its program's size: 1.05x full history at its own budget and
