@@ -61,6 +61,9 @@ export class Compactor {
   // Built strategies by spec: options are validated once, and the summarizer's cache of accepted
   // summaries is shared by every request (a retry after a failed upstream call costs no new summary).
   private readonly strategies = new Map<string, Strategy>();
+  // Cut when the proxy closes: a background compaction's summary call would otherwise keep the
+  // process alive past its drain timeout, for as long as the summarizer's own timeout.
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly metrics: Metrics,
@@ -173,6 +176,7 @@ export class Compactor {
         ...(input.tools === undefined ? {} : { tools: input.tools }),
         reservedOutputTokens: reserved,
         ...(force ? { force } : {}),
+        signal: this.closing.signal,
       });
     } catch (e) {
       // A strategy that cannot run on these messages: send them as they are and say why.
@@ -257,6 +261,11 @@ export class Compactor {
       this.strategies.set(key, s);
     }
     return s;
+  }
+
+  /** Cuts the summary calls in flight: the proxy is closing, and nothing they produce would be kept. */
+  close(): void {
+    this.closing.abort();
   }
 
   /** Resolves when no compaction is running (background ones included). */

@@ -250,6 +250,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
       // Nothing listens: let go of the store (its connections would keep the process alive) and the config watcher.
       clearInterval(timer);
       config.close();
+      ctx.compactor.close();
       void store.close().finally(() => reject(e));
     };
     server.once("error", failed);
@@ -264,6 +265,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     new Promise<void>((resolve) => {
       clearInterval(timer);
       config.close();
+      ctx.compactor.close();
       server.close(() => {
         void store.close().then(resolve, resolve);
       });

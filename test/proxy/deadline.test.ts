@@ -25,6 +25,8 @@ type Msg = { role: string; content: string | null };
 interface Summarizer {
   url: string;
   calls: number;
+  /** Held calls whose client went away before an answer. */
+  abandoned: number;
   release(): void;
   close(): Promise<void>;
 }
@@ -37,7 +39,7 @@ async function startSummarizer(mode: "hold" | "fail"): Promise<Summarizer> {
     res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
     res.end(body);
   };
-  const s: Summarizer = { url: "", calls: 0, release: () => {}, close: async () => {} };
+  const s: Summarizer = { url: "", calls: 0, abandoned: 0, release: () => {}, close: async () => {} };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     req.resume();
     req.on("end", () => {
@@ -47,7 +49,12 @@ async function startSummarizer(mode: "hold" | "fail"): Promise<Summarizer> {
         return res.end('{"error":{"message":"down"}}');
       }
       if (released) answer(res);
-      else held.push(res);
+      else {
+        held.push(res);
+        res.on("close", () => {
+          if (!res.writableFinished) s.abandoned++;
+        });
+      }
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -90,6 +97,21 @@ const chats = (x: Rig) => x.upstream.requests.filter((q) => q.path === "/v1/chat
 const send = (x: Rig, messages: OpenAI.ChatCompletionMessageParam[], id: string) => x.client.chat.completions.create({ model: "fake-model", messages }, { headers: { "x-conversation-id": id } });
 
 describe("proxy compaction deadline", () => {
+  it("cuts a background compaction's hanging summary call when the proxy closes after its drain", async () => {
+    summarizer = await startSummarizer("hold");
+    const clock = manualDeadline();
+    const x = await rig({ proxy: { wait: clock.wait }, config: { compaction: { ...SMALL, summarizer: { baseURL: summarizer.url, apiKey: "sk-sum" } } } });
+    const pending = send(x, longConversation(30), "left-behind");
+    await expect.poll(() => clock.pending, { timeout: 5000 }).toBe(1);
+    clock.pass();
+    await pending;
+    // The summary call still hangs (for the summarizer's timeout, 120 s): a drain that gives up must not wait for it.
+    expect(await x.proxy.drain(0)).toBe(false);
+    await x.upstream.close();
+    await expect.poll(() => summarizer?.abandoned, { timeout: 5000 }).toBe(1);
+  });
+
+
   it("sends the request uncompacted when the summarizer hangs past the deadline, and compacts in the background", async () => {
     summarizer = await startSummarizer("hold");
     const clock = manualDeadline();
