@@ -1,14 +1,16 @@
 // Which conversation a request belongs to. Explicit ids first, in the configured order (headers,
-// then body fields), each history under one id kept by its task (headKey in store.ts); otherwise the stored conversation whose last request is the longest prefix
-// of this one's messages (a client resending its history always extends its previous request).
-// Never a hash of the first message alone without an id: identical openings would collide. Two conversations
-// that share an opening are split at the first request where they differ. Everything is scoped
-// by tenant: the stored key starts "<tenant>:<id>", and the prefix hashes are seeded with the tenant,
-// so one tenant's messages never match another's conversation.
+// then body fields), each history under one id kept apart by its task (heads.ts); otherwise the
+// stored conversation whose last request is the longest prefix of this one's messages (a client
+// resending its history always extends its previous request). Never a hash of the first message
+// alone without an id: identical openings would collide. Two conversations that share an opening
+// are split at the first request where they differ. Everything is scoped by tenant: the stored
+// key starts "<tenant>:<id>", and the prefix hashes are seeded with the tenant, so one tenant's
+// messages never match another's conversation.
 import { createHash, randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { ChatMessage } from "../llm/types.js";
-import { HEAD_LENGTH, headKey, type ConversationRecord, type ConversationStore } from "./store.js";
+import { HEAD_LENGTH, headKey } from "./heads.js";
+import type { ConversationRecord, ConversationStore } from "./store.js";
 
 export interface Identity {
   /** The store key: tenant and conversation id. */

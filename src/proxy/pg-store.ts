@@ -11,7 +11,8 @@
 import type { Pool, PoolClient } from "pg";
 import type { ChatMessage } from "../llm/types.js";
 import { loadDriver } from "./driver.js";
-import { HEAD_LENGTH, HEAD_SUFFIX, HEADS_PER_ID, type ConversationRecord, type ConversationStore, type PrefixHit } from "./store.js";
+import { HEAD_LENGTH, HEAD_SUFFIX, HEADS_PER_ID } from "./heads.js";
+import type { ConversationRecord, ConversationStore, PrefixHit } from "./store.js";
 
 type PgModule = typeof import("pg");
 

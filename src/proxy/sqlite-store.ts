@@ -9,7 +9,8 @@ import { chmodSync, closeSync, openSync } from "node:fs";
 import type Database from "better-sqlite3";
 import type { ChatMessage } from "../llm/types.js";
 import { loadDriver } from "./driver.js";
-import { HEAD_LENGTH, HEAD_SUFFIX, HEADS_PER_ID, type ConversationRecord, type ConversationStore, type PrefixHit } from "./store.js";
+import { HEAD_LENGTH, HEAD_SUFFIX, HEADS_PER_ID } from "./heads.js";
+import type { ConversationRecord, ConversationStore, PrefixHit } from "./store.js";
 
 type SqliteModule = typeof Database;
 

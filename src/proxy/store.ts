@@ -10,7 +10,7 @@ export type IdentitySource = string;
 
 /** What the proxy knows about one conversation. Never holds message content. */
 export interface ConversationRecord {
-  /** The store key: "<tenant>:<conversation>", with "#<head>" for a client-given id (headKey). */
+  /** The store key: "<tenant>:<conversation>", with "#<head>" for a client-given id (heads.ts). */
   readonly id: string;
   /** Whose conversation this is (see tenancy.ts): never a key, only its hash or a virtual key's name. */
   readonly tenant: string;
@@ -84,7 +84,7 @@ export interface ConversationStore {
   count(): Promise<number>;
   /**
    * Deletes conversations not updated since `before` (ms since epoch), and under each client-given
-   * id all but the HEADS_PER_ID most recently updated (see headKey); returns how many.
+   * id all but the HEADS_PER_ID most recently updated (heads.ts); returns how many.
    */
   expire(before: number): Promise<number>;
   /** Runs `fn` holding the conversation's compaction lock: across every process sharing the store. */
@@ -100,20 +100,6 @@ export interface ConversationStore {
   readonly writeError: string | undefined;
   close(): Promise<void>;
 }
-
-/**
- * Histories sent under one client-given id (an agent and its subagents share a session id; an app
- * may send one `user` for all of a user's chats) are kept apart by their head, so each keeps its
- * own summary: the key is "<tenant>:<id>#<head>", the head HEAD_LENGTH base64url characters
- * (identity.ts). Distinct heads never share a record, so replicas adding them at once never
- * contend; the bound per id is kept by expiry, which deletes the least recently updated.
- */
-export const headKey = (key: string, head: string): string => `${key}#${head}`;
-export const HEAD_LENGTH = 16;
-/** Records kept per client-given id (a batch job sending a new task on each request keeps this many). */
-export const HEADS_PER_ID = 8;
-/** A key with a head (what is before the suffix is the id's key); the same pattern both stores match. */
-export const HEAD_SUFFIX = `#[A-Za-z0-9_-]{${HEAD_LENGTH}}$`;
 
 /** A PostgreSQL connection string selects the shared backend; anything else is a SQLite file. */
 export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db);

@@ -9,7 +9,8 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { newRecord } from "../../src/proxy/chat.js";
 import { mergeRecords } from "../../src/proxy/pg-store.js";
-import { HEAD_LENGTH, headKey, HEADS_PER_ID, openStore, type ConversationRecord, type ConversationStore } from "../../src/proxy/store.js";
+import { HEAD_LENGTH, headKey, HEADS_PER_ID } from "../../src/proxy/heads.js";
+import { openStore, type ConversationRecord, type ConversationStore } from "../../src/proxy/store.js";
 import { freshDatabase, postgresUrl } from "../support/postgres.js";
 import { tempDir } from "./setup.js";
 
