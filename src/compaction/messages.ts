@@ -89,10 +89,25 @@ export function roleOrderProblems(messages: readonly ChatMessage[]): string[] {
   return problems;
 }
 
+const isHigh = (c: number): boolean => (c & 0xfc00) === 0xd800;
+const isLow = (c: number): boolean => (c & 0xfc00) === 0xdc00;
+
+/** The first `n` code units of a text, one fewer where the cut would split a surrogate pair (a lone surrogate makes a request body some APIs refuse). */
+export function headOf(text: string, n: number): string {
+  const end = Math.max(0, Math.floor(n));
+  return text.slice(0, end > 0 && end < text.length && isHigh(text.charCodeAt(end - 1)) ? end - 1 : end);
+}
+
+/** The last `n` code units of a text, one fewer where the cut would split a surrogate pair. */
+export function tailOf(text: string, n: number): string {
+  const start = Math.max(0, text.length - Math.floor(n));
+  return text.slice(start > 0 && start < text.length && isLow(text.charCodeAt(start)) ? start + 1 : start);
+}
+
 /** One line of at most `max` characters: the first non-empty line of a text. */
 export function firstLine(text: string, max: number): string {
   const line = text.split("\n").find((l) => l.trim() !== "")?.trim() ?? "";
-  return line.length <= max ? line : line.slice(0, max - 1) + "…";
+  return line.length <= max ? line : headOf(line, max - 1) + "…";
 }
 
 /**
@@ -104,7 +119,7 @@ export function transcript(messages: readonly ChatMessage[], maxChars = 2000): s
   const blocks: string[] = [];
   messages.forEach((m, i) => {
     let text = messageText(m);
-    if (text.length > maxChars) text = `${text.slice(0, maxChars / 2)}\n[… ${text.length - maxChars} characters omitted …]\n${text.slice(-maxChars / 2)}`;
+    if (text.length > maxChars) text = `${headOf(text, maxChars / 2)}\n[… ${text.length - maxChars} characters omitted …]\n${tailOf(text, maxChars / 2)}`;
     const calls = toolCallText(m);
     const label = m.role === "user" ? (isAnswered(messages, i) ? "user (done)" : "user") : m.role;
     blocks.push(`[${label}] ${text}${calls ? `\n[tool calls] ${calls}` : ""}`);

@@ -62,6 +62,16 @@ describe("facts summarizer", () => {
     expect(countTokens(factsSummary({ messages: listing(numbers), maxTokens: 300 }))).toBeLessThanOrEqual(300);
   });
 
+  it("cuts long error lines and commands without splitting a character", () => {
+    const rocket = `${"x".repeat(159)}🚀 failed`;
+    const messages: ChatMessage[] = [{ role: "assistant", content: "", tool_calls: [{ id: "r", type: "function", function: { name: "bash", arguments: JSON.stringify({ command: rocket }) } }] }, { role: "tool", tool_call_id: "r", content: `ERROR ${"y".repeat(153)}🚀 boom` }];
+    const text = factsSummary({ messages, maxTokens: 600 });
+    expect(text).toContain("x".repeat(159));
+    expect(text).toContain(`ERROR ${"y".repeat(153)}`);
+    // No lone surrogate: every high surrogate is followed by a low one, and every low one follows a high one.
+    expect(text).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+  });
+
   it("keeps names, times and amounts of a dialogue and drops the filler", () => {
     const facts = textFacts("Sounds great. Could you book a table at The Gardenia for 4 people at 19:30 on the 10th? I also need to transfer 150 bucks to Margaret.");
     // Values rank above plain words, which a tight budget drops first; stop words are never kept.

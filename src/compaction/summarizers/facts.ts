@@ -7,7 +7,7 @@
 // before errors and open requests), oldest first within a rank.
 import { messageText } from "../../llm/messages.js";
 import type { ChatMessage } from "../../llm/types.js";
-import { isAnswered } from "../messages.js";
+import { headOf, isAnswered } from "../messages.js";
 import { countTokens } from "../tokens.js";
 import type { Summarizer, SummaryRequest, SummaryResult } from "../types.js";
 
@@ -166,7 +166,7 @@ function errorLines(text: string, limit = 3): Item[] {
     .map((l) => l.replace(/<\/?[a-z_]+>/gi, "").trim())
     .filter((l) => l !== "" && ERROR_LINE.test(l));
   const picked = lines.length <= limit ? lines : [...lines.slice(0, limit - 1), lines[lines.length - 1]];
-  return picked.map((l) => ({ text: l.slice(0, 160), rank: Rank.Error }));
+  return picked.map((l) => ({ text: headOf(l, 160), rank: Rank.Error }));
 }
 
 /**
@@ -225,7 +225,7 @@ function callFacts(name: string, args: string): Item[] {
   else if (typeof json === "object" && json !== null && !Array.isArray(json)) {
     for (const [k, v] of Object.entries(json)) {
       // A command is kept whole up to a line: it is what was run.
-      if (typeof v === "string" && (k === "command" || k === "cmd")) args_.push({ text: v.split("\n")[0].slice(0, 160), rank: Rank.Vital });
+      if (typeof v === "string" && (k === "command" || k === "cmd")) args_.push({ text: headOf(v.split("\n")[0], 160), rank: Rank.Vital });
       else jsonFacts(v, args_);
     }
   }
