@@ -30,11 +30,23 @@ export function checkMessages(messages: unknown): asserts messages is ChatMessag
   if (!Array.isArray(messages)) throw new TypeError("compaction: messages must be an array of chat messages");
   messages.forEach((m: unknown, i) => {
     if (typeof m !== "object" || m === null) throw new TypeError(`compaction: message ${i} is not an object`);
-    const { role, content } = m as { role?: unknown; content?: unknown };
+    const { role, content, tool_calls: calls } = m as { role?: unknown; content?: unknown; tool_calls?: unknown };
     if (typeof role !== "string" || !ROLES.has(role)) throw new TypeError(`compaction: message ${i} has role ${JSON.stringify(role)} (expected system, user, assistant or tool)`);
     if (!(typeof content === "string" || content === null || content === undefined || Array.isArray(content))) {
       throw new TypeError(`compaction: message ${i} has content of type ${typeof content} (expected a string, null or content parts)`);
     }
+    if (Array.isArray(content)) {
+      const bad = content.findIndex((p: unknown) => typeof p !== "object" || p === null);
+      if (bad >= 0) throw new TypeError(`compaction: message ${i} has a content part (${bad}) that is not an object`);
+    }
+    // Null is what the SDKs write for a message without tool calls.
+    if (calls === undefined || calls === null) return;
+    if (!Array.isArray(calls)) throw new TypeError(`compaction: message ${i} has tool_calls of type ${typeof calls} (expected an array)`);
+    const bad = calls.findIndex((c: unknown) => {
+      const f = (c as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
+      return typeof f !== "object" || f === null || typeof f.name !== "string" || typeof f.arguments !== "string";
+    });
+    if (bad >= 0) throw new TypeError(`compaction: message ${i} has a tool call (${bad}) without a function name and arguments string`);
   });
 }
 

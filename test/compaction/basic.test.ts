@@ -51,6 +51,14 @@ describe("compact and the registry", () => {
   it("rejects malformed messages", async () => {
     await expect(compact([{ role: "robot", content: "x" }] as never, "full")).rejects.toThrow(/message 0 has role "robot"/);
     await expect(compact("hi" as never, "full")).rejects.toThrow(/must be an array/);
+    // Tool calls and content parts an app built wrong fail with the message named, not deep inside a strategy.
+    const task = { role: "user", content: "task" };
+    await expect(compact([task, { role: "assistant", content: null, tool_calls: [{}] }] as never, "full")).rejects.toThrow(/^compaction: message 1 has a tool call \(0\) without a function name and arguments string$/);
+    await expect(compact([task, { role: "assistant", content: null, tool_calls: {} }] as never, "full")).rejects.toThrow(/^compaction: message 1 has tool_calls of type object \(expected an array\)$/);
+    await expect(compact([task, { role: "assistant", content: null, tool_calls: [{ id: "1", type: "function", function: { name: "f", arguments: { a: 1 } } }] }] as never, "full")).rejects.toThrow(/message 1 has a tool call \(0\) without a function name and arguments string/);
+    await expect(compact([{ role: "user", content: [{ type: "text", text: "hi" }, null] }] as never, "full")).rejects.toThrow(/^compaction: message 0 has a content part \(1\) that is not an object$/);
+    // What the SDKs write for a message without tool calls is accepted.
+    await expect(compact([task, { role: "assistant", content: "x", tool_calls: null }] as never, "full")).resolves.toMatchObject({ stats: { messagesOut: 2 } });
   });
 
   it("lists strategies with their defaults", () => {
