@@ -62,6 +62,16 @@ describe("facts summarizer", () => {
     expect(countTokens(factsSummary({ messages: listing(numbers), maxTokens: 300 }))).toBeLessThanOrEqual(300);
   });
 
+  // A search for error words that backtracks over every position of a line is quadratic in it:
+  // this 100,000-character line took 10 s (a megabyte, a quarter of an hour, blocking the proxy);
+  // read in one pass it takes milliseconds, far inside the test's timeout.
+  it("reads a line of 100,000 word characters (a contract's bytecode, a hex dump) in one pass", () => {
+    const hex = Array.from({ length: 100_000 }, (_, i) => "0123456789abcdef"[(i * 7) % 16]).join("");
+    const text = factsSummary({ messages: listing(`0x${hex}\nError: out of gas`), maxTokens: 200 });
+    expect(text).toContain("Error: out of gas");
+    expect(countTokens(text)).toBeLessThanOrEqual(200);
+  });
+
   it("cuts long error lines and commands without splitting a character", () => {
     const rocket = `${"x".repeat(159)}🚀 failed`;
     const messages: ChatMessage[] = [{ role: "assistant", content: "", tool_calls: [{ id: "r", type: "function", function: { name: "bash", arguments: JSON.stringify({ command: rocket }) } }] }, { role: "tool", tool_call_id: "r", content: `ERROR ${"y".repeat(153)}🚀 boom` }];
