@@ -50,6 +50,9 @@ describe("observation-masking", () => {
     expect(placeholder("bash", "Command exited with code 2\nboom", 80)).toBe("[Old bash output omitted: 2 lines; exit status 2]");
     expect(placeholder("bash", "done\nexit status: 0\n", 80)).toBe("[Old bash output omitted: 2 lines; exit status 0]");
     expect(placeholder("search", "\n\n" + "x".repeat(200), 20)).toBe(`[Old search output omitted: 3 lines; first line: ${"x".repeat(19)}…]`);
+    // Trailing newlines are not lines; a run of 50,000 blank lines inside is counted in one pass.
+    expect(placeholder("bash", "a\n\n\n", 80)).toBe("[Old bash output omitted: 1 line; first line: a]");
+    expect(placeholder("bash", `a${"\n".repeat(50_000)}b`, 80)).toBe("[Old bash output omitted: 50001 lines; first line: a]");
     // A cut never splits an emoji into a lone surrogate (Anthropic's API refuses such a request body).
     expect(placeholder("bash", `${"x".repeat(18)}🚀🚀 done`, 20)).toBe(`[Old bash output omitted: 1 line; first line: ${"x".repeat(18)}…]`);
   });

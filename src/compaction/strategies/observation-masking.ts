@@ -64,7 +64,11 @@ export function maskBoundary(messages: readonly ChatMessage[], options: Pick<Mas
 
 /** What stays of an observation: its tool, size, and the exit status or first line. */
 export function placeholder(tool: string, text: string, firstLineChars: number): string {
-  const lines = text.replace(/\n+$/, "").split("\n").length;
+  // Counted in one pass: /\n+$/ rescanned a run of blank lines from each of its newlines (50,000 took 4.7 s).
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 10) end--;
+  let lines = 1;
+  for (let i = 0; i < end; i++) if (text.charCodeAt(i) === 10) lines++;
   const status = /<returncode>\s*(-?\d+)\s*<\/returncode>|\b(?:exit(?:ed with)? (?:code|status)|return ?code)\s*[:=]?\s*(-?\d+)/i.exec(text);
   const tail = status !== null ? `exit status ${status[1] ?? status[2]}` : `first line: ${firstLine(text, firstLineChars)}`;
   return `[Old ${tool} output omitted: ${lines} line${lines === 1 ? "" : "s"}; ${tail}]`;
