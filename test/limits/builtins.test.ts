@@ -32,7 +32,7 @@ const CALLS: ReadonlyArray<readonly [string, Input]> = [
   ["(drop-last x)", "ints"], ["(split-with even? x)", "ints"], ["(take-nth 2 x)", "ints"], ["(distinct x)", "strs"],
   ["(dedupe x)", "ints"], ["(concat x x)", "ints"], ["(flatten x)", "nested"], ["(interleave x x)", "ints"],
   ["(interpose 0 x)", "ints"], ["(partition 2 x)", "ints"], ["(partition-all 3 x)", "ints"], ["(partition-by even? x)", "ints"],
-  ["(reverse x)", "ints"], ["(sort x)", "strs"], ["(sort > x)", "ints"], ["(sort-by - x)", "ints"], ["(group-by even? x)", "ints"],
+  ["(reverse x)", "ints"], ["(rseq x)", "ints"], ["(sort x)", "strs"], ["(sort > x)", "ints"], ["(sort-by - x)", "ints"], ["(group-by even? x)", "ints"],
   ["(frequencies x)", "strs"], ["(every? some? x)", "ints"], ["(some neg? x)", "ints"], ["(pluck :a x)", "nested"],
   ["(zip x x)", "ints"], ["(run! identity x)", "ints"], ["(transduce (map inc) + x)", "ints"], ["(sequence (map inc) x)", "ints"],
   // maps and sets

@@ -61,7 +61,12 @@ function shift(name: string, op: (a: bigint, n: bigint) => bigint, doc: string, 
 }
 
 function rseq(x: Value): Value {
-  if (x instanceof Vec) return x.size === 0 ? null : Vec.fromArray(x.toArray().reverse());
+  if (x instanceof Vec) {
+    if (x.size === 0) return null;
+    // A copy of every element, as reverse makes: charged as reverse is.
+    charge(x.size);
+    return Vec.fromArray(x.toArray().reverse());
+  }
   if (sortOrder(x) !== undefined) {
     const xs: Value[] = [];
     for (const e of x as Iterable<Value | [Value, Value]>) xs.push(Array.isArray(e) ? Vec.of<Value>(e[0], e[1]) : (e as Value));
