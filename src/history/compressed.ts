@@ -167,7 +167,7 @@ function markReads(input: ViewInput, plans: TurnPlan[], { cutAt, before }: Strea
     const live = list?.filter((d) => {
       const r = redefinedAfter(turns, d.name, j);
       if (r < 0) return true;
-      return !(lines > 0 ? cutMovesInto(cutAt, before[j], lines, r + 1, n) : dropPays(input, options, summaryOptions, plans[j], j, r + 1, d));
+      return !(lines > 0 ? cutMovesInto(cutAt, before[j], lines, r + 1, n) : dropPays(input, options, summaryOptions, plans, j, r + 1, d));
     });
     if (live !== undefined && live.length > 0) plans[j].reads = live;
   });
@@ -348,7 +348,7 @@ function markSuperseded(input: ViewInput, plans: TurnPlan[], { cutAt, before }: 
       const j = next.get(d.name);
       if (j === undefined) continue;
       // The first prompt that shows turn j shows `j + 1` turns.
-      const marked = lines > 0 ? cutMovesInto(cutAt, before[i], lines, j + 1, n) : dropPays(input, options, summaryOptions, plans[i], i, j + 1, d);
+      const marked = lines > 0 ? cutMovesInto(cutAt, before[i], lines, j + 1, n) : dropPays(input, options, summaryOptions, plans, i, j + 1, d);
       if (marked) (set ??= new Set()).add(d.name);
     }
     plans[i].superseded = set;
@@ -372,11 +372,14 @@ function cutMovesInto(cutAt: (k: number) => number, start: number, lines: number
  * what they show). The line's `(redefined later)` stand-in, shown when it was the summary's only
  * line, is counted as staying, so neither side is overstated.
  */
-function dropPays(input: ViewInput, options: Required<ViewOptions>, summaryOptions: SummaryOptions, plan: TurnPlan, i: number, visible: number, d: DefinitionTrace): boolean {
+function dropPays(input: ViewInput, options: Required<ViewOptions>, summaryOptions: SummaryOptions, plans: readonly TurnPlan[], i: number, visible: number, d: DefinitionTrace): boolean {
   if (visible > input.turns.length) return false;
-  const line = lineTokens(definitionLine(d, false, "sample", summaryOptions));
+  // The line as the summary shows it: a turn that printed nothing shows the records' keys where
+  // the sample would not fit in it (taughtDetail), a line shorter than the sample.
+  const detail = input.turns[i].definitions.includes(d) ? taughtDetail(input, options, summaryOptions, plans, i) : undefined;
+  const line = lineTokens(definitionLine(d, false, detail === "shape" ? "shape" : "sample", summaryOptions));
   const marker = lineTokens(definitionLine(d, true, "sample", summaryOptions));
-  const rewritten = summarizedTokens(input, plan, summaryOptions, i) - line + marker + laterTokens(input.turns, i, visible);
+  const rewritten = summarizedTokens(input, plans[i], summaryOptions, i) - line + marker + laterTokens(input.turns, i, visible) + legendRewritten(plans, i, options);
   return payback(VIEW_PRICES[options.cacheModel], { savedTokens: line - marker, prompts: promptsLeft(input.maxTurns, visible), rewrittenTokens: rewritten }).pays;
 }
 
@@ -434,6 +437,31 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
 
 let legendTokens: number | undefined;
 const legendSize = (): number => (legendTokens ??= countTokens(summaryLegend()));
+
+/**
+ * What turn `i`'s summary shows of the data it defined without printing, before any of its lines
+ * is left out: taughtSummary's choice, with the arguments the view passes it (sets `plan.teach`).
+ */
+function taughtDetail(input: ViewInput, options: Required<ViewOptions>, summaryOptions: SummaryOptions, plans: readonly TurnPlan[], i: number): Detail | undefined {
+  const turn = input.turns[i];
+  const plan = plans[i];
+  if (!isSilent(turn) || plan.full !== null) return undefined;
+  const first = !plans.slice(0, i).some((p) => p.full === null);
+  taughtSummary(turn, plan, summaryOptions, historyFeedback(input, turn, plan, true), options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn), first && !options.strictPrefix ? legendShare(input, i) : 0);
+  return plan.teach;
+}
+
+/**
+ * The legend a change to turn `i`'s summary writes again: under a breakpoint cache the legend
+ * shares the first summary's message, which a change anywhere in it writes whole (a token-prefix
+ * cache keeps the text before the change). The first summary is taken to be the first turn not
+ * kept in full, as the println cut takes it.
+ */
+function legendRewritten(plans: readonly TurnPlan[], i: number, options: Required<ViewOptions>): number {
+  if (options.cacheModel !== "breakpoint" || plans[i].full !== null) return 0;
+  for (let k = 0; k < i; k++) if (plans[k].full === null) return 0;
+  return legendSize();
+}
 
 /** The bounds of the println stream: lines, tokens, and the size below which nothing is dropped. */
 export interface PrintRule {

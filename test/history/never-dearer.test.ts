@@ -228,6 +228,18 @@ describe("compressed history is never dearer than full history", () => {
     expect(ratio(trace, "token-prefix")).toBeLessThan(1);
   }, 60_000);
 
+  // One name refined every turn without printing, its records' keys shown (the sample would not
+  // fit in the turn). Leaving the previous turn's line out was priced as saving the sample line,
+  // not the shorter keys line the summary shows, and, under a breakpoint cache, without the legend
+  // the first summary's message writes again with it: 1.016x full history at twice its turns.
+  it("leaving out a superseded line is priced with the line the summary shows and the legend it writes again", async () => {
+    const programs = Array.from({ length: 9 }, (_, k) => `(def acc (vec (take ${(k % 5) + 1} (drop ${k} data/orders))))`);
+    for (const factor of [1, 2]) {
+      const trace = await ordersRun(programs, 10 * factor);
+      for (const cache of ["token-prefix", "breakpoint"] as const) expect(ratio(trace, cache, 10 * factor), `${factor}x, ${cache}`).toBeLessThan(1);
+    }
+  }, 60_000);
+
   // Wide rows printed every other turn, and between them a paragraph of reasoning (about 400
   // tokens) whose program fails. A println cut rewrites the failed turns kept in full, reply and
   // feedback, but priced each at its program's size: 1.05x full history at its own budget and
