@@ -1,7 +1,7 @@
 // Evaluation results → turn records: what a turn printed, called and defined, and the
 // memory after it, with every value rendered as type, size, bounded sample and (when
 // small enough) full EDN. Values themselves stay in the interpreter's Memory.
-import { type EvalResult, Fn, isMap, isSet, Marks, type Memory, type MemoryEntry, printSample, prStr, showStandIns, type ToolCallRecord, typeName, type Value, Vec } from "../lisp/index.js";
+import { type EvalResult, Fn, isMap, Keyword, isSet, Marks, type Memory, type MemoryEntry, printSample, prStr, showStandIns, type ToolCallRecord, typeName, type Value, Vec } from "../lisp/index.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "./trace.js";
 
 export interface RecordOptions {
@@ -44,17 +44,23 @@ const MAX_KEYS = 60;
  * Every key of the records a value holds, in first-seen order, when the sample does not show
  * them all: a sample cut at its budget hides the later keys, which the mission may name
  * (`:revenue` for "Sum revenue"). Records are the maps of a vector (`, keys: :a :b`), of a vector
- * of vectors (pages), the values of a map of records (`, values' keys: ...`) and the maps of a
- * vector under a map's key (`, keys of :rows: ...`). Past MAX_KEYS the rest are counted
+ * of vectors (pages), the values of a map of records (`, values' keys: ...`), a map keyed by
+ * keywords itself (`, keys: ...`) and the maps of a vector under a map's key (`, keys of :rows: ...`). Past MAX_KEYS the rest are counted
  * (`(+5 more)`), never left out unsaid. Empty otherwise.
  */
 export function recordKeys(v: Value, sample: string): string {
   if (v instanceof Vec) return listed("keys", keysOf(v), sample);
   if (!isMap(v) || v.size === 0) return "";
   if (everyMap(v.values())) return listed("values' keys", keysOf(v.values()), sample);
-  let out = "";
+  // One record (its keys field names): its own keys. A dictionary's keys are data, which its shape names.
+  let out = everyKeyword(v.keys()) ? listed("keys", keysOf([v]), sample) : "";
   for (const [k, x] of v) if (x instanceof Vec) out += listed(`keys of ${prStr(k)}`, keysOf(x), sample);
   return out;
+}
+
+function everyKeyword(keys: Iterable<Value>): boolean {
+  for (const k of keys) if (!(k instanceof Keyword)) return false;
+  return true;
 }
 
 function everyMap(values: Iterable<Value>): boolean {

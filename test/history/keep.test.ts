@@ -72,6 +72,18 @@ describe("keeping what a model needs", () => {
     expect(text(v), JSON.stringify(v.messages.slice(2))).toMatch(/; Defined: rows = vector\[5\], sample: .*, keys: :region :customer :address :comment :revenue/);
   });
 
+  // One record (a settings or watch-list map) whose sample its budget cut: its later keys were
+  // gone from the prompt (`{:cities [...] :status "held" :min-total 400 ...}` hid `:label`, which the
+  // mission names) while a vector of such maps listed them.
+  it("lists every key of one record map in a sample its budget cut short", async () => {
+    const trace = await run([reply("The watch list.", `(def watch {:cities ["Lisbon" "Oslo" "Quito"] :status "held" :min-total 400 :label "priority review list"})`), reply("Done.", "(return 1)")]);
+    const summary = renderSummary(trace.turns[0], { superseded: undefined, printsShown: 0 }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 });
+    expect(summary.text).toMatch(/; Defined: watch = map\[4\], sample: \{.*\.\.\.\}, keys: :cities :status :min-total :label/);
+    // A dictionary (keys that are data, not field names) lists none: its shape line names them.
+    const dict = await run([reply("Totals.", `(def totals (into {} (map (fn [i] [(str "region-" i) (* i 1000.5)]) (range 12))))`), reply("Done.", "(return 1)")]);
+    expect(renderSummary(dict.turns[0], { superseded: undefined, printsShown: 0 }, { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 }).text).not.toContain("keys:");
+  });
+
   // Samples cost tokens full history never sends: a run of short programs that print nothing
   // was up to 7% dearer than full history (random agent runs, never-dearer.test.ts) while every
   // one was sampled. What a turn taught now fits in the turn it summarizes.
