@@ -357,6 +357,9 @@ class Replay {
    * unchanged): a changed context, agent, tool or strategy state is caught before a live turn is spent.
    */
   private async check(request: LlmRequest, n: number): Promise<void> {
+    // The paused turn ran again with the host's decisions: its feedback is new, not the saved
+    // turn's (which stopped at the held call), and the turns before it were checked by its own prompt.
+    if (this.pausedTurn !== 0 && n > this.pausedTurn) return;
     const sent = request.messages;
     const asked = this.expectedSummaries.overrun;
     const expected = await this.expected(n);

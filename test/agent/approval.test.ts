@@ -83,6 +83,23 @@ describe.each<Isolation>(["worker", "none"])("tool approvals (isolation %s)", (i
     expect(done.turns[0].prints).toEqual(["found ann@example.com"]);
   });
 
+  it("goes on to live turns after a paused turn that does not return, approved or rejected", async () => {
+    for (const approved of [true, false]) {
+      const w = world();
+      const llm = scriptedLlm([code('(def addr (tool/lookup {:name "ann"}))'), code('(def r (try (tool/send {:to "boss@corp.org" :body "hi"}) (catch e :rejected)))\n(println "sent" r)')]);
+      const step = await SubAgent.run(w.agent, { llm, isolation });
+      expect(step.paused?.approvals.map((a) => a.id)).toEqual(["turn-2-call-1"]);
+      const live = scriptedLlm([code("(return r)")]);
+      const done = await SubAgent.resume(w.agent, runStateFromJson(json(step, w.agent)), { llm: live, isolation, approvals: { "turn-2-call-1": approved ? { approved: true } : { approved: false } } });
+      expect(done.fail).toBeUndefined();
+      expect(done.value).toEqual(approved ? { id: 1 } : "rejected");
+      expect(done.turns[1].prints).toEqual([approved ? "sent {:id 1}" : "sent :rejected"]);
+      expect(live.requests).toHaveLength(1);
+      // The live prompt shows the paused turn as it ran once decided.
+      expect(live.requests[0].messages.at(-1)?.content).toContain(approved ? "sent {:id 1}" : "sent :rejected");
+    }
+  });
+
   it("runs several approvals of one program one after another, inside functions and map", async () => {
     const w = world();
     const program = `(defn mail [who] (tool/send {:to who :body "hello"}))
