@@ -53,6 +53,9 @@ const CALLS: ReadonlyArray<readonly [string, Input]> = [
   // reading characters of a text: each call scans it (for combining marks) or splits it
   ["(count x)", "text"], ["(nth x 5)", "text"], ["(get x 5)", "text"], ["(contains? x 5)", "text"], ["(last x)", "text"],
   ["(second x)", "text"], ["(take 2 x)", "text"], ["(take-last 2 x)", "text"], ["(subs x 1 2)", "text"], ["(format \"%.3s\" x)", "text"],
+  // a copy of the whole collection that a call makes, however little it keeps of it
+  ["(last x)", "set"], ["(take 1 x)", "set"], ["(take-last 1 x)", "map"], ["(sequence x)", "set"], ["(drop 1 x)", "map"],
+  ["(take-while neg? x)", "ints"], ["(drop-while neg? x)", "set"], ["(split-with neg? x)", "ints"],
   // hashing a text as a key (in a set or map big enough to hash its keys) reads every character
   ["(conj (set (range 9)) x)", "text"], ["(contains? (set (range 9)) x)", "text"], ["(get (zipmap (range 9) (range 9)) x)", "text"],
   ["(assoc (zipmap (range 9) (range 9)) x 1)", "text"], ["(conj (set (range 9)) [x])", "text"], ["(conj (set (range 9)) {:a x})", "text"],

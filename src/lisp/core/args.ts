@@ -1,7 +1,7 @@
 // Argument checks shared by builtins: each failure is a type_error that names the builtin,
 // what it expected and what it got (with a short rendering of the value).
 import { typeErr, type LispError } from "../errors.js";
-import { checkCollectionSize } from "../runtime.js";
+import { charge, checkCollectionSize } from "../runtime.js";
 import { entries, isSeqable } from "../seq.js";
 import { chars } from "../text.js";
 import { Fn, Keyword, LFloat, type Value, typeName, isMap, isSet } from "../values.js";
@@ -71,7 +71,11 @@ export function items(who: string, x: Value): Value[] {
  * gives its elements in its own order (sorted for a sorted set): any one element for first.
  */
 export function ordered(who: string, x: Value): Value[] {
-  return items(who, x);
+  const xs = items(who, x);
+  // The copy is of every element, however few the caller keeps ((last s), (take 1 s),
+  // take-while that stops at once): charged here, so a loop of such calls reaches the clock.
+  charge(xs.length);
+  return xs;
 }
 
 /** A count or index argument: a finite number, rounded with `round` (take/drop round up, like Clojure). */

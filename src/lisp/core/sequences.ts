@@ -327,7 +327,6 @@ function take(n: Value, coll: Value): Value {
     return coll.slice(0, k);
   }
   const xs = ordered("take", coll);
-  charge(Math.min(Math.max(k, 0), xs.length));
   return Vec.fromArray(k >= xs.length ? xs : xs.slice(0, Math.max(k, 0)));
 }
 
@@ -338,7 +337,6 @@ function drop(n: Value, coll: Value): Value {
     return coll.slice(k);
   }
   const xs = ordered("drop", coll);
-  charge(Math.max(xs.length - k, 0));
   return Vec.fromArray(k === 0 ? xs : xs.slice(k));
 }
 
@@ -350,7 +348,6 @@ function takeLast(n: Value, coll: Value): Value {
     return k === 0 || coll.size === 0 ? null : coll.slice(Math.max(0, coll.size - k));
   }
   const xs = ordered("take-last", coll);
-  charge(Math.min(k, xs.length));
   // Clojure's take-last gives nil, not an empty sequence, when nothing is taken.
   if (k === 0 || xs.length === 0) return null;
   return Vec.fromArray(k >= xs.length ? xs : xs.slice(xs.length - k));
@@ -359,7 +356,6 @@ function takeLast(n: Value, coll: Value): Value {
 function dropLast(args: Value[]): Value {
   const k = args.length === 1 ? 1 : Math.max(0, countArg("drop-last", args[0], Math.ceil));
   const xs = ordered("drop-last", args[args.length - 1]);
-  charge(xs.length);
   xs.length = Math.max(0, xs.length - k);
   return Vec.fromArray(xs);
 }
@@ -387,7 +383,6 @@ function dropWhile(pred: Value, coll: Value): Value {
 function splitAt(n: Value, coll: Value): Value {
   const xs = ordered("split-at", coll);
   const k = Math.min(xs.length, Math.max(0, countArg("split-at", n, Math.ceil)));
-  charge(xs.length);
   return Vec.of<Value>(Vec.fromArray(xs.slice(0, k)), Vec.fromArray(xs.slice(k)));
 }
 
@@ -406,7 +401,6 @@ function positive(who: string, x: Value, what: string): number {
 function takeNth(n: Value, coll: Value): Value {
   const k = positive("take-nth", n, "step");
   const xs = ordered("take-nth", coll);
-  charge(xs.length);
   const out: Value[] = [];
   for (let i = 0; i < xs.length; i += k) out.push(xs[i]);
   return Vec.fromArray(out);
@@ -601,7 +595,6 @@ function partitionBy(f: Value, coll: Value): Value {
 
 function reverse(coll: Value): Value {
   const xs = ordered("reverse", coll);
-  charge(xs.length);
   return Vec.fromArray(xs.reverse());
 }
 

@@ -10,7 +10,7 @@ import { charge, checkCollectionSize, tick } from "../runtime.js";
 import { isSeqable } from "../seq.js";
 import { Fn, Reduced, truthy, type Value } from "../values.js";
 import { Vec } from "../vector.js";
-import { describe, expectFn, items } from "./args.js";
+import { describe, expectFn, items, ordered } from "./args.js";
 import { Builtin, type BuiltinDef } from "./registry.js";
 
 /** A reducing function as the pipeline sees it: a step, and a completion run once at the end. */
@@ -361,7 +361,7 @@ function transduce(args: Value[]): Value {
 }
 
 function sequence(args: Value[]): Value {
-  if (args.length === 1) return Vec.fromArray(items("sequence", args[0]));
+  if (args.length === 1) return Vec.fromArray(ordered("sequence", args[0]));
   return Vec.fromArray(transformAll("sequence", args[0], items("sequence", args[1])));
 }
 
