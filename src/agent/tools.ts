@@ -2,7 +2,7 @@
 // a ToolSession adapts a run's tools to the interpreter, adding argument validation that
 // names the failing field, per-call timeouts, per-run call caps, abort, and withdrawal.
 import { z } from "zod";
-import { boxed, ours, type ToolCallInfo, type ToolSpec, ToolTimeout } from "../lisp/index.js";
+import { boxed, cutPoint, ours, type ToolCallInfo, type ToolSpec, ToolTimeout } from "../lisp/index.js";
 import type { ApprovalGate, NeedsApproval } from "./approval.js";
 import { AgentDefinitionError, describeIssues } from "./errors.js";
 import type { RunScope } from "./types.js";
@@ -114,7 +114,7 @@ function messageOf(e: unknown): string {
   }
   if (typeof m !== "string") m = "the tool failed";
   const text = m as string;
-  return text.length > MAX_ERROR_CHARS ? text.slice(0, MAX_ERROR_CHARS) + "…" : text;
+  return text.length > MAX_ERROR_CHARS ? text.slice(0, cutPoint(text, MAX_ERROR_CHARS)) + "…" : text;
 }
 
 /**

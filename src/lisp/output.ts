@@ -1,5 +1,6 @@
 // Bounded `println` capture: keeps the head and the tail of the output and counts what
 // was dropped between them, so a flood of output can never exhaust memory.
+import { cutPoint, tailPoint } from "./cuts.js";
 
 export interface OutputSnapshot {
   lines: string[];
@@ -48,9 +49,10 @@ export class OutputBuffer {
       } else {
         const room = keep - chars;
         if (room > 0 && kept.length === 0) {
-          kept.push(l.slice(0, room) + "…");
-          this.droppedChars += l.length - room;
-          chars += room;
+          const cut = cutPoint(l, room);
+          kept.push(l.slice(0, cut) + "…");
+          this.droppedChars += l.length - cut;
+          chars += cut;
         } else {
           this.droppedLines++;
           this.droppedChars += l.length;
@@ -65,9 +67,10 @@ export class OutputBuffer {
     const budget = this.maxChars - this.headChars;
     if (line.length > budget) {
       this.dropTail();
-      this.droppedChars += line.length - budget;
-      this.tail.push("…" + line.slice(line.length - budget));
-      this.tailChars = budget;
+      const from = tailPoint(line, line.length - budget);
+      this.droppedChars += from;
+      this.tail.push("…" + line.slice(from));
+      this.tailChars = line.length - from;
       return;
     }
     this.tail.push(line);

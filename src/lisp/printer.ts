@@ -2,7 +2,7 @@
 // (at most N items per collection and M characters overall, saying what was cut).
 import { Map as IMap, Set as ISet } from "ptc-immutable";
 import { LispError } from "./errors.js";
-import { cutPoint } from "./text.js";
+import { cutPoint } from "./cuts.js";
 import { Fn, Keyword, LFloat, Reduced, Regex, Var, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 

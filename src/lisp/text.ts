@@ -35,9 +35,3 @@ export function charCount(s: string): number {
   return n;
 }
 
-/** Where to cut `s` at most `at` code units in without splitting a surrogate pair (a cut emoji is a lone surrogate, invalid text on the wire). */
-export function cutPoint(s: string, at: number): number {
-  if (at <= 0 || at >= s.length) return Math.max(0, Math.min(at, s.length));
-  const c = s.charCodeAt(at - 1);
-  return c >= 0xd800 && c <= 0xdbff ? at - 1 : at;
-}

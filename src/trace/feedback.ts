@@ -111,7 +111,7 @@ export function renderCompletedCalls(turn: Turn): string {
   if (done.length === 0) return "";
   const lines = done.slice(0, MAX_CALLS_LISTED).map((c) => {
     const args = JSON.stringify(c.args ?? {}) ?? "{}";
-    return `  tool/${c.name} ${args.length > MAX_ARGS_CHARS ? args.slice(0, MAX_ARGS_CHARS - 1) + "…" : args}`;
+    return `  tool/${c.name} ${args.length > MAX_ARGS_CHARS ? args.slice(0, cutPoint(args, MAX_ARGS_CHARS - 1)) + "…" : args}`;
   });
   if (done.length > MAX_CALLS_LISTED) lines.push(`  … and ${done.length - MAX_CALLS_LISTED} more`);
   return `These tool calls completed before the error (their effects are not undone; do not repeat them unless you mean to):\n${lines.join("\n")}`;

@@ -12,6 +12,9 @@ function session(tools: Record<string, Tool>, defaultTimeoutMs = 1000): ToolSess
   return new ToolSession(tools, { defaultTimeoutMs, scope });
 }
 
+// Half of a surrogate pair: what a cut by UTF-16 units leaves of an emoji.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
     const t = setTimeout(resolve, ms);
@@ -229,6 +232,14 @@ describe("ToolSession", () => {
     const verbose = tool({ description: "Verbose.", run: () => Promise.reject(new Error("x".repeat(5000))) });
     const r = await evaluate("(tool/verbose)", { tools: session({ verbose }).specs(false) });
     expect(!r.ok && r.error.message.length).toBeLessThan(600);
+  });
+
+  it("never cuts an emoji in half where it cuts a long error (a lone surrogate is a body Anthropic's API refuses)", async () => {
+    for (const pad of [0, 1]) {
+      const loud = tool({ description: "Loud.", run: () => Promise.reject(new Error("x".repeat(pad) + "🚀".repeat(400))) });
+      const r = await evaluate("(tool/loud)", { tools: session({ loud }).specs(false) });
+      expect(!r.ok && LONE_SURROGATE.test(r.error.message), `pad ${pad}`).toBe(false);
+    }
   });
 });
 

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
+import { evaluate } from "../../src/lisp/evaluate.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 
 const E = "😀🚀✨🔥💯🎉";
@@ -20,18 +21,37 @@ const tools = {
       throw new Error(`${E.repeat(10)} no such key ${k} ${E.repeat(10)}`);
     },
   }),
+  echo: tool({ description: "Echoes.", input: z.object({ k: z.string() }), run: ({ k }) => k.length }),
+  loud: tool({
+    description: "Fails at length.",
+    run: () => {
+      throw new Error(`x${E.repeat(100)}`);
+    },
+  }),
 };
 const prose = (k: number): string => `${E.repeat(30)} turn ${k} ${E.repeat(30)}`;
 const replies = [
   code(`(defn tag "${E.repeat(60)}" [x] (str "${E}" x))\n(def xs (vec (take 5 data/items)))`, prose(0)),
   code("(def ys (vec (take 8 (drop 5 data/items))))", prose(1)),
   code(`(println (tool/boom {:k "${E.repeat(12)}"}))`, prose(2)),
+  // A call that worked, listed with its arguments cut, before the turn fails; a tool error cut at its length.
+  code(`(tool/echo {:k "${E.repeat(40)}"})\n(tool/loud)`, prose(3)),
   ...Array.from({ length: 10 }, (_, k) => code(`(println (take 4 (drop ${k * 3} data/items)))\n(println (apply str (repeat ${700 + k} "${E}")))`, prose(k + 3))),
   "```clojure\n(return 1)\n```",
 ];
 const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 describe("no prompt cuts an emoji in half", () => {
+  it("the output limit cuts a line at its head and its tail between characters", async () => {
+    // One line over the limit (the head keeps half of it), then another (the tail keeps the rest), at both parities.
+    for (const pad of ["", "x"]) {
+      const r = await evaluate(`(println (apply str "${pad}" (repeat 80 "${E}")))\n(println (apply str (concat (repeat 80 "${E}") ["${pad}"])))`, { limits: { maxOutputChars: 301 } });
+      expect(r.ok).toBe(true);
+      expect(r.prints.join("\n")).toContain("output truncated");
+      expect(r.prints.filter((l) => LONE.test(l)), `pad "${pad}"`).toEqual([]);
+    }
+  });
+
   it.each([
     ["full history", { compressHistory: false }],
     ["compressed, token prefix", { compressHistory: true }],

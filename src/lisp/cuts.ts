@@ -1,0 +1,17 @@
+// Cutting text by UTF-16 code units without splitting a surrogate pair: half an emoji is a lone
+// surrogate, which a provider's JSON parser refuses and a terminal shows as a replacement
+// character. Apart from text.ts, so the output buffer (which runtime.ts holds) can use it.
+
+/** Where to cut `s` at most `at` code units in without splitting a surrogate pair (a cut emoji is a lone surrogate, invalid text on the wire). */
+export function cutPoint(s: string, at: number): number {
+  if (at <= 0 || at >= s.length) return Math.max(0, Math.min(at, s.length));
+  const c = s.charCodeAt(at - 1);
+  return c >= 0xd800 && c <= 0xdbff ? at - 1 : at;
+}
+
+/** Where to start the last part of `s` at `from` or just after, without splitting a surrogate pair (`cutPoint` for a tail). */
+export function tailPoint(s: string, from: number): number {
+  if (from <= 0 || from >= s.length) return Math.max(0, Math.min(from, s.length));
+  const c = s.charCodeAt(from);
+  return c >= 0xdc00 && c <= 0xdfff ? from + 1 : from;
+}
