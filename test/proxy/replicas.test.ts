@@ -64,6 +64,16 @@ async function converse(pick: (turn: number) => OpenAI, turns: number, id?: stri
   return { ids, sources };
 }
 
+/** Two proxy processes on a fresh database, both sending to one fake upstream. */
+async function replicaPair() {
+  const db = await freshDatabase(pgAdmin as string);
+  cleanups.push(db.drop);
+  const upstream = await startFakeUpstream();
+  cleanups.push(() => upstream.close());
+  const [a, b] = await Promise.all([replica(upstream, db.url), replica(upstream, db.url)]);
+  return { db, upstream, a, b };
+}
+
 describe.skipIf(pgAdmin === undefined)("proxy replicas on PostgreSQL", { timeout: 400_000 }, () => {
   it("moves a conversation between two proxy processes at every request, sending what one proxy would", async () => {
     // What one proxy sends upstream for the conversation (in process, embedded store).
@@ -73,11 +83,7 @@ describe.skipIf(pgAdmin === undefined)("proxy replicas on PostgreSQL", { timeout
     const expected = chatBodies(single.upstream);
     expect(single.upstream.summaryCalls).toBeGreaterThan(0);
 
-    const db = await freshDatabase(pgAdmin as string);
-    cleanups.push(db.drop);
-    const upstream = await startFakeUpstream();
-    cleanups.push(() => upstream.close());
-    const [a, b] = await Promise.all([replica(upstream, db.url), replica(upstream, db.url)]);
+    const { db, upstream, a, b } = await replicaPair();
     const clients = [client(a), client(b)];
     // No conversation id: found by prefix on whichever replica the request lands.
     const moved = await converse((turn) => clients[turn % 2], 8);
@@ -97,11 +103,7 @@ describe.skipIf(pgAdmin === undefined)("proxy replicas on PostgreSQL", { timeout
   });
 
   it("two replicas compacting one conversation at once make one summary between them", async () => {
-    const db = await freshDatabase(pgAdmin as string);
-    cleanups.push(db.drop);
-    const upstream = await startFakeUpstream();
-    cleanups.push(() => upstream.close());
-    const [a, b] = await Promise.all([replica(upstream, db.url), replica(upstream, db.url)]);
+    const { db, upstream, a, b } = await replicaPair();
     const history = longConversation(30);
     const ask = (url: string) => client(url).chat.completions.create({ model: "fake-model", messages: history }, { headers: { "x-conversation-id": "race" } });
     const replies = await Promise.all([ask(a), ask(b), ask(a), ask(b)]);
@@ -132,11 +134,7 @@ describe.skipIf(pgAdmin === undefined)("proxy replicas on PostgreSQL", { timeout
     await alternate(() => single.client, ["own-a", "own-b"]);
     expect(single.upstream.summaryCalls).toBeGreaterThan(0);
 
-    const db = await freshDatabase(pgAdmin as string);
-    cleanups.push(db.drop);
-    const upstream = await startFakeUpstream();
-    cleanups.push(() => upstream.close());
-    const [a, b] = await Promise.all([replica(upstream, db.url), replica(upstream, db.url)]);
+    const { upstream, a, b } = await replicaPair();
     const clients = [client(a), client(b)];
     // Each replica sees both histories in turn, as a balancer would send them.
     await alternate((i) => clients[Math.floor(i / 2) % 2], ["shared", "shared"]);
