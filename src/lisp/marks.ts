@@ -786,18 +786,14 @@ export class Marks {
   /** The origin to keep with a value defined from `o`: with the field-name keywords it holds that are marked (`Origin.keywords`). */
   kept(v: Value, o: Origin): Origin {
     const names = new Set<string>();
-    let budget = WALK_BUDGET;
     // Closures included: a kept function may hand back a keyword it closes over.
-    const walk = (x: Value, depth: number): void => {
-      if (x === null || typeof x !== "object" || depth > 64 || --budget < 0) return;
-      if (x instanceof Keyword) {
-        if (isFieldName(x.name) && this.objs.has(x)) names.add(x.name);
-        return;
-      }
-      const kids = children(x);
-      if (kids !== null) for (const k of kids) walk(k, depth + 1);
-    };
-    walk(v, 0);
+    eachPart(
+      v,
+      (x) => {
+        if (x instanceof Keyword && isFieldName(x.name) && this.objs.has(x)) names.add(x.name);
+      },
+      true,
+    );
     if (names.size > 0) return { path: o.path, root: o.root, derived: o.derived, keywords: [...names] };
     return o.keywords === undefined ? o : { path: o.path, root: o.root, derived: o.derived };
   }
@@ -820,13 +816,13 @@ function derivedOf(o: Origin): Origin {
   return o.derived ? o : { path: o.root, root: o.root, derived: true };
 }
 
-/** Calls `visit` on each string, number and keyword in a value (not inside functions), visiting at most WALK_BUDGET nodes. */
-function eachPart(v: Value, visit: (x: string | number | Keyword) => void): void {
+/** Calls `visit` on each string, number and keyword in a value (inside functions' closed-over values only with `closures`), visiting at most WALK_BUDGET nodes. */
+function eachPart(v: Value, visit: (x: string | number | Keyword) => void, closures = false): void {
   let budget = WALK_BUDGET;
   const walk = (x: Value, depth: number): void => {
     if (--budget < 0) return;
     if (typeof x === "string" || typeof x === "number" || x instanceof Keyword) visit(x);
-    else if (x !== null && typeof x === "object" && depth <= 64 && !(x instanceof Closure)) {
+    else if (x !== null && typeof x === "object" && depth <= 64 && (closures || !(x instanceof Closure))) {
       const kids = children(x);
       if (kids !== null) for (const k of kids) walk(k, depth + 1);
     }
