@@ -8,7 +8,7 @@
 // compare in time proportional to their distinct nodes, not to the leaves they unfold into.
 import { hash as ihash, is, Map as IMap, Set as ISet } from "ptc-immutable";
 import { typeErr } from "./errors.js";
-import { charge, chargeIfRunning } from "./runtime.js";
+import { charge, chargeIfRunning, chargeRead } from "./runtime.js";
 import { Keyword, LFloat, type Value, typeName, isMap, isSet } from "./values.js";
 import { setElementHash, setKeyEquality, Vec } from "./vector.js";
 
@@ -27,9 +27,7 @@ let proved: Map<object, Set<object>> | null = null;
 // strings runs out of fuel instead of running for seconds between clock checks.
 const LONG_STRING = 1024;
 
-function chargeStrings(length: number): void {
-  if (length >= LONG_STRING) chargeIfRunning(length >>> 6);
-}
+const chargeStrings = (length: number): void => chargeRead(length, LONG_STRING);
 
 /** `=`: NaN equals nothing, not even itself. */
 export function equals(a: Value, b: Value): boolean {

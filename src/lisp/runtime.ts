@@ -232,6 +232,14 @@ export function charge(n: number): void {
  * Charges a value walk (equality, hashing keys, printing, conversion) to the run in progress, if
  * any: the same walk outside a run (a host comparing or printing values) is bounded by its caller.
  */
+/**
+ * A native read of `length` characters (a scan, a hash, a compare) in a run, from `from` characters
+ * on: one unit per 64, the rate string builtins pay, so a loop of such reads reaches the clock.
+ */
+export function chargeRead(length: number, from = 64): void {
+  if (length >= from) chargeIfRunning(length >>> 6);
+}
+
 export function chargeIfRunning(n: number): void {
   const r = run as RunState | undefined;
   if (r === undefined || r.stopped) return;

@@ -1,6 +1,6 @@
 // Characters of a string as PTC-Lisp sees them: grapheme clusters (so "é" or an emoji
 // counts as one character), with a fast path for text without combining marks or surrogates.
-import { chargeIfRunning } from "./runtime.js";
+import { chargeRead } from "./runtime.js";
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
@@ -9,12 +9,10 @@ const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 // eslint-disable-next-line no-control-regex
 const SIMPLE = /^[\u0000-\u000c\u000e-\u02ff]*$/;
 
-// Each of these reads all of `s`: a run pays for it as for a string builtin's scan (one unit per
-// 64 characters), so (nth s i) or (count s) in a loop over a long text runs out of fuel and
-// reaches the clock's checks instead of running for minutes at one step per call.
-function scan(s: string): void {
-  if (s.length >= 64) chargeIfRunning(s.length >>> 6);
-}
+// Each of these reads all of `s`: a run pays for it (chargeRead), so (nth s i) or (count s) in a
+// loop over a long text runs out of fuel and reaches the clock's checks instead of running for
+// minutes at one step per call.
+const scan = (s: string): void => chargeRead(s.length);
 
 export function isSimpleText(s: string): boolean {
   scan(s);
