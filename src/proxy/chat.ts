@@ -2,8 +2,6 @@
 // and pass the reply back (streams chunk by chunk) while reading its usage. An upstream
 // "context length exceeded" answer leads to one forced compaction and one retry, never more.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { inputTokens } from "../compaction/measure.js";
-import { estimatePromptTokens } from "../compaction/models.js";
 import type { ChatMessage, Llm } from "../llm/types.js";
 import { openaiLlm } from "../llm/openai.js";
 import type { ProxyConfig } from "./config.js";
@@ -13,7 +11,7 @@ import { errorBody, isContextLengthError, sendError, upstreamErrorBody } from ".
 import { explicitIdentity, prefixHashes, prefixIdentity, type Identity } from "./identity.js";
 import { upstreamAuth, type Tenant } from "./tenancy.js";
 import { messagesUsage, parseMessagesRequest, type AnthropicRequest } from "./anthropic.js";
-import { forCompaction, parseChatRequest, type ChatRequest } from "./request.js";
+import { clientPromptTokens, parseChatRequest, type ChatRequest } from "./request.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./responses.js";
 import { sendWithRetries } from "./retry.js";
 import { SseTap } from "./sse.js";
@@ -157,7 +155,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     errorText = await readText(result.response);
     if (isContextLengthError(result.response.statusCode, errorText) && config.compaction.enabled && config.conversations[record.conversation]?.disabled !== true) {
       // The window is smaller than the estimate thought: learn it, compact to fit, try once more.
-      const sent = outcome.estimatedTokens || estimatePromptTokens({ messages: forCompaction(outcome.messages).messages, ...(request.tools === undefined ? {} : { tools: request.tools }) });
+      const sent = outcome.estimatedTokens || clientPromptTokens(outcome.messages, request.tools);
       // What the prompt alone may take (the reserved output is added back per request).
       record.learnedLimit = Math.min(record.learnedLimit ?? Infinity, Math.max(1, sent - 1));
       const t = performance.now();
@@ -194,7 +192,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
       // No usage reported (an upstream that sends none, or a stream cut before its usage chunk): the prompt is
       // counted by the one measure (issue 18), apart from reported tokens, and charged, so leaving a stream
       // early is no way around a budget.
-      const prompt = inputTokens({ messages: forCompaction(outcome.messages).messages, ...(request.tools === undefined ? {} : { tools: request.tools }) });
+      const prompt = clientPromptTokens(outcome.messages, request.tools);
       ctx.metrics.inc("ptc_proxy_estimated_prompt_tokens_total", "", prompt);
       charged = ctx.tenants.charge(tenant, prompt);
     }

@@ -1,5 +1,6 @@
 // Reading a chat-completions request: the checks that turn a malformed body into a 400 with a
 // reason, and the parts of it the token budget needs. Returns a reason instead of throwing.
+import { inputTokens } from "../compaction/measure.js";
 import type { ChatMessage, ToolCall } from "../llm/types.js";
 
 export interface ChatRequest {
@@ -96,4 +97,9 @@ export function forCompaction(messages: ChatMessage[]): { messages: ChatMessage[
   if (originals === undefined) return { messages, restore: (out) => out };
   const map = originals;
   return { messages: mapped, restore: (out) => out.map((m) => map.get(m) ?? m) };
+}
+
+/** A client's prompt (messages and tool schemas) counted by the one measure, as the compaction library sees it. */
+export function clientPromptTokens(messages: ChatMessage[], tools: readonly unknown[] | undefined): number {
+  return inputTokens({ messages: forCompaction(messages).messages, ...(tools === undefined ? {} : { tools }) });
 }

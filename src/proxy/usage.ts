@@ -2,10 +2,9 @@
 // estimate against the upstream's count, the usage ratio for status, and whether the upstream
 // silently cut the prompt (it then reports far fewer prompt tokens than were sent; the window
 // it really has is learned from that, so the next request is compacted to fit it).
-import { estimatePromptTokens } from "../compaction/models.js";
 import type { ChatMessage } from "../llm/types.js";
 import type { ProxyConfig } from "./config.js";
-import { forCompaction } from "./request.js";
+import { clientPromptTokens } from "./request.js";
 import type { ConversationRecord } from "./store.js";
 
 const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
@@ -30,7 +29,7 @@ export function learnFromUsage(record: ConversationRecord, config: ProxyConfig, 
     return false;
   }
   // Fewer than one token per 8 bytes of body is suspicious enough to count exactly (after the reply was sent).
-  if (estimate === 0 && promptTokens * 8 < sent.bodyBytes) estimate = estimatePromptTokens({ messages: forCompaction(sent.messages).messages, ...(sent.tools === undefined ? {} : { tools: sent.tools }) });
+  if (estimate === 0 && promptTokens * 8 < sent.bodyBytes) estimate = clientPromptTokens(sent.messages, sent.tools);
   record.estimatedTokens = estimate;
   record.reportedTokens = promptTokens;
   if (estimate > 200 && promptTokens < estimate * config.compaction.truncationRatio) {
