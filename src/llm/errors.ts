@@ -6,9 +6,9 @@ export type LlmErrorKind =
   | "config"
   /** HTTP 429 after the retries ran out (or a retry-after beyond the cap). */
   | "rate_limit"
-  /** HTTP 5xx after the retries ran out. */
+  /** HTTP 5xx (or a server's error inside a stream) after the retries ran out. */
   | "server"
-  /** Any other HTTP error status (400, 401, 404 ...): not retried. */
+  /** Any other HTTP error status (400, 401, 404 ...), or a stream's error for a bad request: not retried. */
   | "http"
   /** The server could not be reached. */
   | "connection"

@@ -50,7 +50,7 @@ export interface SdkErrors {
   ConnectionTimeout: ErrorClass;
   UserAbort: ErrorClass;
   Connection: ErrorClass;
-  Api: abstract new (...args: never[]) => Error & { status?: number; headers?: Headers };
+  Api: abstract new (...args: never[]) => Error & { status?: number; headers?: Headers; error?: unknown };
 }
 
 /**
@@ -72,9 +72,26 @@ function toSdkError(e: unknown, signal: AbortSignal, name: string, sdk: SdkError
   if (e instanceof sdk.ConnectionTimeout) return new LlmError("timeout", `${name}: the server did not answer in time`);
   if (e instanceof sdk.UserAbort) return new LlmError("aborted", `${name}: request aborted`);
   if (e instanceof sdk.Connection) return new LlmError("connection", `${name}: cannot reach the server (${e.message})`);
-  if (e instanceof sdk.Api) return statusError(name, e.status ?? 0, e.message, e.headers);
+  if (e instanceof sdk.Api) return e.status === undefined ? streamError(name, e.error) : statusError(name, e.status, e.message, e.headers);
   if (e instanceof SyntaxError) return new LlmError("malformed", `${name}: the reply is not valid JSON (${e.message})`);
   return new LlmError("malformed", `${name}: unexpected failure reading the reply (${e instanceof Error ? e.message : String(e)})`);
+}
+
+/** Error types of a stream's error event that the same request would meet again. */
+const REQUEST_FAULTS: ReadonlySet<string> = new Set(["invalid_request_error", "authentication_error", "permission_error", "not_found_error", "request_too_large", "billing_error"]);
+
+/**
+ * An error the server sent inside a stream after its 200 (Anthropic's `error` event, where an
+ * overload strikes mid-reply; an OpenAI-compatible `{"error": ...}` chunk). It has no status, so
+ * its type tells whether a retry can help: only a fault of the request itself cannot.
+ */
+function streamError(name: string, body: unknown): LlmError {
+  const b = (typeof body === "object" && body !== null ? body : {}) as { type?: unknown; code?: unknown; message?: unknown; error?: unknown };
+  const inner = (typeof b.error === "object" && b.error !== null ? b.error : b) as typeof b;
+  const type = typeof inner.type === "string" ? inner.type : "";
+  const message = typeof inner.message === "string" ? inner.message : typeof body === "string" ? body : JSON.stringify(body);
+  const kind = /rate_limit/.test(`${type} ${String(inner.code)}`) ? "rate_limit" : REQUEST_FAULTS.has(type) ? "http" : "server";
+  return new LlmError(kind, `${name}: error in the stream: ${type === "" ? "" : `${type}: `}${message}`);
 }
 
 /** An SDK's own timeout, set past the attempt's so that the attempt's controller always fires first. */

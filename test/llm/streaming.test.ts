@@ -10,6 +10,7 @@ import { aiSdkLlm } from "../../src/llm/ai-sdk.js";
 import { anthropicLlm } from "../../src/llm/anthropic.js";
 import { openaiLlm } from "../../src/llm/openai.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
+import type { RetryInfo } from "../../src/llm/retry.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 import { localServer } from "../support/local-server.js";
 
@@ -95,6 +96,20 @@ describe("openaiLlm streaming", () => {
     expect(r.content).toBe("(count x)");
   });
 
+  it("retries a server error that arrives in the stream, and rate-limits one that says so", async () => {
+    const broken = (error: Record<string, unknown>): Sse => ({ events: [...chatStream(["(cou"]).events.slice(0, 2), { data: { error } }] });
+    script = [broken({ message: "The server had an error while processing your request.", type: "server_error" }), broken({ message: "Rate limit reached", type: "rate_limit_exceeded" }), chatStream(["(count x)"])];
+    const retries: RetryInfo[] = [];
+    const c = collector();
+    const r = await openaiLlm({ model: "fake", baseURL: `${base}/v1`, apiKey: "sk-test", retryBaseMs: 5, env: {}, onRetry: (i) => retries.push(i) }).complete({ messages, onText: c.onText });
+    expect(retries.map((i) => [i.error.kind, i.error.message])).toEqual([
+      ["server", "openai:fake: error in the stream: server_error: The server had an error while processing your request."],
+      ["rate_limit", "openai:fake: error in the stream: rate_limit_exceeded: Rate limit reached"],
+    ]);
+    expect(c.deltas).toEqual([["(cou", 1], ["(cou", 2], ["(count x)", 3]]);
+    expect(r.content).toBe("(count x)");
+  });
+
   it("fails as malformed when the stream holds no text", async () => {
     script = [chatStream([])];
     const e = await failure(client().complete({ messages, onText: () => undefined }));
@@ -139,13 +154,27 @@ describe("anthropicLlm streaming", () => {
     expect(r.content).toBe("(return 1)");
   });
 
-  it("fails with the stream's error event (an overloaded server mid-stream)", async () => {
+  // Anthropic sends an overload that strikes after the 200 as an error event: the 529 of a stream.
+  it("retries a stream's overloaded error event as a server error, the new attempt starting the reply over", async () => {
     const s = stream(["(ret"]);
-    script = [{ events: [...s.events.slice(0, 4), { event: "error", data: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } }] }];
+    script = [{ events: [...s.events.slice(0, 4), { event: "error", data: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } }] }, stream(["(return 1)"])];
+    const retries: RetryInfo[] = [];
     const c = collector();
-    const e = await failure(client().complete({ messages, onText: c.onText }));
-    expect(e.message).toContain("Overloaded");
-    expect(c.deltas).toEqual([["(ret", 1]]);
+    const r = await anthropicLlm({ model: "claude-fake", baseURL: base, apiKey: "sk-ant-test", retryBaseMs: 5, env: {}, onRetry: (i) => retries.push(i) }).complete({ messages, onText: c.onText });
+    expect(retries.map((i) => i.error.kind)).toEqual(["server"]);
+    expect(retries[0].error.message).toBe("anthropic:claude-fake: error in the stream: overloaded_error: Overloaded");
+    expect(c.deltas).toEqual([["(ret", 1], ["(return 1)", 2]]);
+    expect(r.content).toBe("(return 1)");
+  });
+
+  it("does not retry a stream's error event for a bad request, and names no HTTP status it never had", async () => {
+    const s = stream([]);
+    script = [{ events: [...s.events.slice(0, 2), { event: "error", data: { type: "error", error: { type: "invalid_request_error", message: "prompt is too long" } } }] }];
+    const e = await failure(client().complete({ messages, onText: () => undefined }));
+    expect(e.kind).toBe("http");
+    expect(e.message).toBe("anthropic:claude-fake: error in the stream: invalid_request_error: prompt is too long");
+    expect(e.details.status).toBeUndefined();
+    expect(received).toHaveLength(1);
   });
 });
 
