@@ -150,8 +150,23 @@ export function statusError(name: string, status: number, message: string, heade
   const kind = status === 429 ? "rate_limit" : status >= 500 || status === 408 ? "server" : "http";
   const retryAfter = headers ? retryAfterMs((name) => headers.get(name)) : undefined;
   // The SDKs' messages start with the status already ("500 Internal error"): say it once.
-  const text = message.startsWith(`${status} `) ? message.slice(String(status).length + 1) : message;
+  const body = message.startsWith(`${status} `) ? message.slice(String(status).length + 1) : message;
+  const text = htmlSummary(body) ?? body;
   return new LlmError(kind, `${name}: HTTP ${status}: ${text}`, { status, ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }) });
+}
+
+/**
+ * A gateway's HTML error page (a proxy's or CDN's 502) told by its title, else its visible text,
+ * briefly: the SDKs quote a body that is not JSON whole, and the message goes on to the run's
+ * ending, trace and events. Undefined for a body that is not an HTML page.
+ */
+function htmlSummary(body: string): string | undefined {
+  if (!/^\s*<(!doctype\s+html|html)[\s>]/i.test(body)) return undefined;
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1] ?? "";
+  const visible = (title.trim() === "" ? body.replace(/<(head|script|style)[\s>][\s\S]*?<\/\1\s*>/gi, " ").replace(/<[^>]*>/g, " ") : title).replace(/\s+/g, " ").trim();
+  // By code points: an error message is text like any other, and half an emoji is not.
+  const cut = visible.length > 200 ? `${[...visible].slice(0, 200).join("")}…` : visible;
+  return `${cut === "" ? "an error" : cut} (an HTML page)`;
 }
 
 /**

@@ -15,7 +15,7 @@ type Behaviour =
   | { reply: string; usage?: Record<string, unknown>; model?: string }
   | { status: number; headers?: Record<string, string>; body?: unknown }
   | { json: unknown }
-  | { raw: string; contentType?: string }
+  | { raw: string; contentType?: string; status?: number }
   | { hang: "headers" | "body" };
 
 interface Received {
@@ -48,12 +48,12 @@ function handle(req: IncomingMessage, res: ServerResponse, text: string): void {
   const b = script.shift() ?? { status: 500, body: { error: { message: "fake server: script exhausted" } } };
   if ("reply" in b) {
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(completion(b.reply, b.usage, b.model)));
+  } else if ("raw" in b) {
+    res.writeHead(b.status ?? 200, { "content-type": b.contentType ?? "application/json" }).end(b.raw);
   } else if ("status" in b) {
     res.writeHead(b.status, { "content-type": "application/json", ...b.headers }).end(JSON.stringify(b.body ?? { error: { message: `fake failure ${b.status}` } }));
   } else if ("json" in b) {
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(b.json));
-  } else if ("raw" in b) {
-    res.writeHead(200, { "content-type": b.contentType ?? "application/json" }).end(b.raw);
   } else if (b.hang === "body") {
     res.writeHead(200, { "content-type": "application/json" });
     res.write('{"id":"chatcmpl-1","choices":[');
@@ -180,6 +180,17 @@ describe("openaiLlm: retries", () => {
     expect(e.message).toMatch(/HTTP 400: messages: too long/);
     expect(e.message.match(/400/g)).toHaveLength(1);
     expect(received).toHaveLength(1);
+  });
+
+  it("says what a gateway's HTML error page is (its title), not the whole page", async () => {
+    const style = `<style>${"body{margin:0;padding:0}".repeat(200)}</style>`;
+    const page = (title: string) => `<!DOCTYPE html>\n<html lang="en">\n<head><title>${title}</title>${style}</head>\n<body><h1>Bad gateway</h1><p>The web server reported a bad gateway error.</p></body></html>\n`;
+    script = [{ raw: page("example.com | 502: Bad gateway"), contentType: "text/html", status: 502 }, { raw: `<html><body>${style}<center><h1>503 Service Temporarily Unavailable</h1></center><hr><center>nginx</center></body></html>`, contentType: "text/html", status: 503 }];
+    const retries: RetryInfo[] = [];
+    const e = await failure(client({ maxRetries: 1, onRetry: (r) => retries.push(r) }).complete({ messages }));
+    expect(retries[0].error.message).toBe("openai:fake-model: HTTP 502: example.com | 502: Bad gateway (an HTML page)");
+    expect(e.kind).toBe("server");
+    expect(e.message).toBe("openai:fake-model: HTTP 503: 503 Service Temporarily Unavailable nginx (an HTML page) (after 2 attempts)");
   });
 
   it("masks the API key a server quotes in its error body, in the error, its retries and a run's trace and events", async () => {
