@@ -102,7 +102,9 @@ class AgentRun {
   private readonly session: ToolSession;
   private readonly scope: RunScope;
   private readonly deadlineAt: number | undefined;
+  /** This run's own budget (Infinity for none); a nested run also stays within its callers' (`tokensLeft`). */
   private readonly tokenBudget: number;
+  private readonly parent: RunScope | null;
   /** Tools are withdrawn on the final turn (the agent has tools and more than one turn). */
   private readonly withdraws: boolean;
   private readonly maxPrintChars: number;
@@ -142,12 +144,14 @@ class AgentRun {
     this.recorder = new Recorder({ sampleItems: this.viewOptions.sampleItems, sampleChars: this.viewOptions.sampleChars, ednBudget: options.ednBudget ?? defaultRecordOptions.ednBudget });
     const own = run.deadlineMs !== undefined ? Date.now() + run.deadlineMs : undefined;
     this.deadlineAt = own === undefined ? parent?.deadlineAt : parent?.deadlineAt === undefined ? own : Math.min(own, parent.deadlineAt);
-    this.tokenBudget = Math.min(run.tokenBudget ?? Infinity, parent?.tokensLeft() ?? Infinity);
+    this.tokenBudget = run.tokenBudget ?? Infinity;
+    this.parent = parent;
     this.scope = {
       depth,
       options,
       deadlineAt: this.deadlineAt,
-      tokensLeft: () => this.tokenBudget - this.tokensUsed(),
+      tokensLeft: () => this.tokensLeft(),
+      charge: (usage) => this.charge(usage),
       addNested: (name, step) => this.addNested(name, step),
       parentSpan: () => this.observer?.parent(),
     };
@@ -168,16 +172,35 @@ class AgentRun {
     return this.totals.inputTokens + this.totals.outputTokens + this.nested.inputTokens + this.nested.outputTokens;
   }
 
+  /** What is left of this run's budget and of every calling run's, whose nested runs spend it as they go. */
+  private tokensLeft(): number {
+    return Math.min(this.tokenBudget - this.tokensUsed(), this.parent?.tokensLeft() ?? Infinity);
+  }
+
+  /**
+   * Usage a nested run (or one under it) just spent, counted at once, so nested runs going
+   * at the same time (pmap) see each other's spending against the budget they share.
+   */
+  private charge(usage: Readonly<UsageTotals>): void {
+    for (const k of ["inputTokens", "outputTokens", "cachedTokens", "llmRequests"] as const) this.nested[k] += usage[k];
+    this.parent?.charge(usage);
+  }
+
+  /** This run's own spending so far, counted by the runs that called it. */
+  private spent(usage: Readonly<UsageTotals>): void {
+    for (const k of ["inputTokens", "outputTokens", "cachedTokens", "llmRequests"] as const) this.totals[k] += usage[k];
+    this.parent?.charge(usage);
+  }
+
   private stop(reason: Interruption): void {
     if (this.stopReason !== null) return;
     this.stopReason = reason;
     this.controller.abort(new Stop(reason));
   }
 
+  /** A nested run ended (its usage was charged as it went). */
   private addNested(tool: string, step: Step): void {
-    const u = step.usage;
-    for (const k of ["inputTokens", "outputTokens", "cachedTokens", "llmRequests"] as const) this.nested[k] += u[k] + u.nested[k];
-    this.nested.runs += 1 + u.nested.runs;
+    this.nested.runs += 1 + step.usage.nested.runs;
     this.pendingNested.push({ tool, ok: step.ok, trace: step.trace });
   }
 
@@ -235,7 +258,7 @@ class AgentRun {
     for (let n = 1; ; n++) {
       if (this.deadlineAt !== undefined && Date.now() >= this.deadlineAt) this.stop("deadline_exceeded");
       if (this.stopReason !== null) return this.interrupted(this.stopReason);
-      if (this.tokensUsed() >= this.tokenBudget) return this.overBudget();
+      if (this.tokensLeft() <= 0) return this.overBudget();
       const turn = await this.turn(n, this.withdraws && n === maxTurns);
       if (turn === null) return this.stopReason !== null ? this.interrupted(this.stopReason) : this.failure("llm_error", this.llmError);
       this.turns.push(turn);
@@ -258,7 +281,7 @@ class AgentRun {
       const why = turn.error !== undefined ? `; the last turn ended with ${turn.error.kind}: ${turn.error.message}` : "";
       return this.failure("max_turns_exceeded", `no valid (return ...) within ${this.agent.maxTurns} turns${why}`);
     }
-    if (this.tokensUsed() >= this.tokenBudget) return this.overBudget();
+    if (this.tokensLeft() <= 0) return this.overBudget();
     return null;
   }
 
@@ -275,7 +298,9 @@ class AgentRun {
   }
 
   private overBudget(): Step {
-    return this.failure("token_budget_exceeded", `the run used ${this.tokensUsed()} tokens of its budget of ${this.tokenBudget}`);
+    const used = this.tokensUsed();
+    if (used >= this.tokenBudget) return this.failure("token_budget_exceeded", `the run used ${used} tokens of its budget of ${this.tokenBudget}`);
+    return this.failure("token_budget_exceeded", `the run used ${used} tokens, and the budget it shares with the agent that called it is spent`);
   }
 
   /** One turn: prompt, LLM call, extraction, evaluation, record. Null when the LLM call failed. */
@@ -299,7 +324,7 @@ class AgentRun {
     }
     const llm = this.options.llm as Llm;
     const t0 = performance.now();
-    this.totals.llmRequests++;
+    this.spent({ inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmRequests: 1 });
     let content: string;
     let usage: LlmUsage | undefined;
     let model: string;
@@ -330,9 +355,7 @@ class AgentRun {
     const llmMs = performance.now() - t0;
     this.llmMs += llmMs;
     const tokens = this.usageOf(model, view.messages, marks, content, usage);
-    this.totals.inputTokens += tokens.inputTokens;
-    this.totals.outputTokens += tokens.outputTokens;
-    this.totals.cachedTokens += tokens.cachedTokens;
+    this.spent({ inputTokens: tokens.inputTokens, outputTokens: tokens.outputTokens, cachedTokens: tokens.cachedTokens, llmRequests: 0 });
 
     const base = { number: n, messages: view.messages, reply: content, usage: { ...tokens, llmMs, execMs: 0 }, view: view.stats, compaction: built.compaction };
     const extraction = extractProgram(content);

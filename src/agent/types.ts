@@ -178,7 +178,9 @@ export interface RunScope {
   readonly deadlineAt: number | undefined;
   /** Tokens the run may still spend (Infinity without a budget). */
   tokensLeft(): number;
-  /** Records a nested run on the current turn and adds its usage to the run's. */
+  /** Counts usage a nested run just spent, as it spends it (and passes it up to the runs above). */
+  charge(usage: Readonly<UsageTotals>): void;
+  /** Records a nested run that ended on the current turn. */
   addNested(tool: string, step: Step): void;
   /** The span a nested run's spans hang under (the calling program's evaluation), when the run exports spans. */
   parentSpan?(): unknown;

@@ -5,6 +5,7 @@ import { AgentDefinitionError } from "../../src/agent/errors.js";
 import { renderFeedback, renderPrints } from "../../src/trace/feedback.js";
 import { scriptedLlm, type ScriptedReply } from "../../src/llm/scripted.js";
 import type { Llm } from "../../src/llm/types.js";
+import { messageText } from "../../src/llm/messages.js";
 import { SubAgent, type AgentDefinition, type RunOptions } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { evaluate } from "../../src/lisp/evaluate.js";
@@ -577,6 +578,35 @@ describe("nested agents", () => {
     expect(step.turns[0].nested?.[0].ok).toBe(false);
     expect(step.turns[0].error?.message).toContain("token_budget_exceeded");
     expect(step.fail?.reason).toBe("token_budget_exceeded");
+  });
+
+  it("shares the parent's token budget among nested runs going at once", async () => {
+    // Two nested runs started together by pmap: each first reply waits for the other's, so
+    // both spend 60 of the 100 tokens the parent had (90 left after its own 10). Once they
+    // have, the budget is spent: neither may ask the model again.
+    const child = SubAgent.create({ prompt: "Work on {{item}}", maxTurns: 5 });
+    const parent = SubAgent.create({ prompt: "Go", tools: { work: SubAgent.asTool(child) }, maxTurns: 2 });
+    let arrived = 0;
+    let release: () => void = () => undefined;
+    const together = new Promise<void>((resolve) => (release = resolve));
+    let nestedCalls = 0;
+    const llm: Llm = {
+      name: "budget",
+      async complete(request) {
+        if (messageText(request.messages[0]).includes("tool/work")) {
+          return { content: code('(pmap (fn [i] (try (tool/work i) (catch e (:message e)))) ["a" "b"])'), usage: { inputTokens: 10, outputTokens: 0, cachedTokens: 0 } };
+        }
+        nestedCalls++;
+        if (request.turn === 1 && ++arrived === 2) release();
+        if (request.turn === 1) await together;
+        return { content: code("(println 1)"), usage: { inputTokens: 60, outputTokens: 0, cachedTokens: 0 } };
+      },
+    };
+    const step = await SubAgent.run(parent, { llm, tokenBudget: 100 });
+    expect(step.fail?.reason).toBe("token_budget_exceeded");
+    expect(nestedCalls).toBe(2);
+    expect(step.usage.nested).toMatchObject({ inputTokens: 120, llmRequests: 2, runs: 2 });
+    expect(step.turns[0].nested?.map((n) => n.ok)).toEqual([false, false]);
   });
 });
 
