@@ -7,7 +7,7 @@ import { openaiLlm } from "../llm/openai.js";
 import type { ProxyConfig } from "./config.js";
 import type { CompactionOutcome } from "./compactor.js";
 import type { ProxyContext } from "./context.js";
-import { errorBody, isContextLengthError, sendError, upstreamErrorBody } from "./errors.js";
+import { isContextLengthError, sendError, streamErrorEvent, upstreamErrorBody } from "./errors.js";
 import { explicitIdentity, prefixHashes, prefixIdentity, type Identity } from "./identity.js";
 import { upstreamAuth, type Tenant } from "./tenancy.js";
 import { messagesUsage, parseMessagesRequest, type AnthropicRequest } from "./anthropic.js";
@@ -222,7 +222,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     const tap = new SseTap(inject);
     res.writeHead(status, { ...responseHeaders(response.headers, false), ...echo });
     res.flushHeaders();
-    const ended = await pipeStream(response, res, tap);
+    const ended = await pipeStream(response, res, tap, api === "messages");
     upstreamMs = performance.now() - result.startedAt;
     if (ended === undefined) {
       ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="stream_cut"');
@@ -311,7 +311,7 @@ async function readText(response: IncomingMessage): Promise<string> {
  * the caller to send once the conversation is written, or undefined when the upstream broke off
  * or the client went away (the reply is ended or cut then).
  */
-function pipeStream(response: IncomingMessage, res: ServerResponse, tap: SseTap): Promise<Buffer | undefined> {
+function pipeStream(response: IncomingMessage, res: ServerResponse, tap: SseTap, anthropic: boolean): Promise<Buffer | undefined> {
   return new Promise((resolve) => {
     let done = false;
     const stop = (ok: boolean, clientGone = false) => {
@@ -319,8 +319,10 @@ function pipeStream(response: IncomingMessage, res: ServerResponse, tap: SseTap)
       done = true;
       if (ok) return resolve(tap.end());
       if (clientGone) res.destroy();
-      // The upstream broke off mid-stream: end with an error event, which OpenAI clients raise as an APIError.
-      else res.end(Buffer.concat([tap.end(), Buffer.from(`\n\ndata: ${errorBody("the upstream stream broke off before it was complete", "upstream_error", "upstream_stream_cut")}\n\n`)]));
+      // The upstream broke off mid-stream: its unfinished event is dropped, and an error event
+      // ends the stream, which the SDKs raise. The blank line closes an event passed on unfinished
+      // for its size.
+      else res.end(`\n\n${streamErrorEvent("the upstream stream broke off before it was complete", "upstream_stream_cut", anthropic)}`);
       resolve(undefined);
     };
     response.on("data", (chunk: Buffer) => {

@@ -8,6 +8,14 @@ export function errorBody(message: string, type: ErrorType, code: string | null 
   return JSON.stringify({ error: { message, type, code, param } });
 }
 
+/**
+ * An error as the last event of a stream already under way. Anthropic's SDKs raise only an event
+ * named `error` (they skip unnamed ones); OpenAI's raise a data event that carries `error`.
+ */
+export function streamErrorEvent(message: string, code: string, anthropic: boolean): string {
+  return anthropic ? `event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "api_error", message } })}\n\n` : `data: ${errorBody(message, "upstream_error", code)}\n\n`;
+}
+
 /** Sends an OpenAI-style error, unless the response has already started (then it is cut off). */
 export function sendError(res: ServerResponse, status: number, message: string, type: ErrorType, code: string | null = null, headers: Record<string, string> = {}, param: string | null = null): void {
   if (res.headersSent) {

@@ -1,7 +1,8 @@
 // A tap on an upstream SSE stream. It reads the usage chunk (for the token budget) and, when the
 // proxy asked for usage on the client's behalf, drops that usage-only chunk: many clients index
 // choices[0] and fail on a chunk without choices. Everything else passes byte for byte, as soon
-// as it arrives; in stripping mode only an incomplete event at the end of a read is held back.
+// as it arrives; only an incomplete event at the end of a read is held back, so a stream the
+// upstream breaks off inside an event never hands the client half an event.
 
 export interface StreamUsage {
   promptTokens: number;
@@ -60,7 +61,6 @@ export class SseTap {
     // An over-long unterminated event is not held back any further.
     const held = buf.length - start > MAX_PENDING ? buf.length : start;
     this.pending = held < buf.length ? Buffer.from(buf.subarray(held)) : Buffer.alloc(0);
-    if (!this.strip) return chunk;
     if (out === undefined) return buf.subarray(0, held);
     if (held > keptFrom) out.push(buf.subarray(keptFrom, held));
     return Buffer.concat(out);
@@ -71,7 +71,7 @@ export class SseTap {
     const rest = this.pending;
     this.pending = Buffer.alloc(0);
     if (rest.length > 0 && rest.includes(USAGE)) this.usageOnly(rest.toString("utf8"));
-    return this.strip ? rest : Buffer.alloc(0);
+    return rest;
   }
 
   /** Records the usage an event carries; true when the event is nothing but usage. */

@@ -91,4 +91,20 @@ describe("proxy /v1/messages", () => {
     const bad = await client(r).messages.create({ model: "claude-test", max_tokens: 100, messages: [] }).catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(Anthropic.BadRequestError);
   });
+
+  it("ends a stream the upstream broke off with an error event the Anthropic SDK raises", async () => {
+    r = await rig({ config: SMALL });
+    const stream = await client(r).messages.create({ model: "claude-test", max_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] }, { headers: { "x-fake-mode": "cut" } });
+    let text = "";
+    const e = await (async () => {
+      for await (const ev of stream) if (ev.type === "content_block_delta" && ev.delta.type === "text_delta") text += ev.delta.text;
+    })().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(text).toBe("partial ");
+    // Before: the SDK skipped the unnamed error event and the cut reply ended as if complete.
+    expect(e).toBeInstanceOf(Anthropic.APIError);
+    expect((e as Error).message).toContain("upstream stream broke off");
+  });
 });

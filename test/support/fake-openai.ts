@@ -173,8 +173,10 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
           });
           return;
         }
-        if (mode === "cut") {
+        if (mode === "cut" || mode === "cut-mid-event") {
           res.write(chunk({ content: "partial " }, null));
+          // A connection can break anywhere, also inside an event.
+          if (mode === "cut-mid-event") res.write(chunk({ content: "lost" }, null).slice(0, 30));
           setTimeout(() => res.socket?.destroy(), 20);
           return;
         }
@@ -217,7 +219,10 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       event("message_stop", {});
       res.end();
     };
-    if (mode === "hold") held.push(rest);
+    if (mode === "cut") {
+      event("content_block_delta", { index: 0, delta: { type: "text_delta", text: "partial " } });
+      setTimeout(() => res.socket?.destroy(), 20);
+    } else if (mode === "hold") held.push(rest);
     else rest();
   }
 
