@@ -1,6 +1,7 @@
 // Every failure a program can meet is a LispError: our own record with a kind, a message
 // written for an LLM reader, a source position and an optional hint. It deliberately does
 // not extend Error, so no host stack trace is ever captured or shown.
+import { cutPoint, tailPoint } from "./cuts.js";
 
 export type Phase = "read" | "analysis" | "runtime";
 
@@ -172,8 +173,10 @@ export function excerpt(source: string, line: number, column: number): string | 
   if (text === undefined) return undefined;
   let col = Math.max(1, column);
   if (text.length > MAX_EXCERPT_LINE) {
-    const start = Math.max(0, col - 1 - MAX_EXCERPT_LINE / 2);
-    text = (start > 0 ? "…" : "") + text.slice(start, start + MAX_EXCERPT_LINE) + (start + MAX_EXCERPT_LINE < text.length ? "…" : "");
+    // The window's edges never split an emoji: half of one is a lone surrogate, invalid text on the wire.
+    const start = tailPoint(text, Math.max(0, col - 1 - MAX_EXCERPT_LINE / 2));
+    const end = cutPoint(text, start + MAX_EXCERPT_LINE);
+    text = (start > 0 ? "…" : "") + text.slice(start, end) + (end < text.length ? "…" : "");
     col = col - start + (start > 0 ? 1 : 0);
   }
   const gutter = String(line);

@@ -12,6 +12,18 @@ describe("the caret", () => {
     expect(excerpt("  (+ 1 :a)", 1, 3)).toBe("1 |   (+ 1 :a)\n  |   ^");
   });
 
+  it("windows a long line without splitting an emoji (a lone surrogate is invalid text on the wire)", () => {
+    const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    const line = "xx\"" + "😀".repeat(700) + "\" (+ 1 :a)";
+    for (const column of [1, 600, 1404]) {
+      const shown = excerpt(line, 1, column) as string;
+      expect(shown).not.toMatch(lone);
+      // The caret still points at the character in the column.
+      const [text, caret] = shown.split("\n");
+      expect(text.slice(4).slice(caret.length - 5).codePointAt(0)).toBe(line.codePointAt(column - 1));
+    }
+  });
+
   it("is placed that way in a real error", async () => {
     const r = await evaluate('(let [x 1]\n\t(+ x "a"))');
     expect(r.ok).toBe(false);
