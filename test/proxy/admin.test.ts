@@ -6,6 +6,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { ConfigFile } from "../../src/proxy/config-file.js";
+import { fragments } from "../support/hidden.js";
 import { longConversation, rig, stored, tempDir, type Rig, key } from "./setup.js";
 
 let rigs: Rig[] = [];
@@ -116,6 +118,25 @@ describe("proxy admin, health and state", () => {
     writeFileSync(file, JSON.stringify({ idleTtlSeconds: "soon" }));
     await expect.poll(() => x.logs.some((l) => l.event === "config_reload_rejected"), { timeout: 2000 }).toBe(true);
     expect(x.proxy.context.config.current.idleTtlSeconds).toBe(120);
+  });
+
+  it("says where a config file is not JSON without quoting it: the text around the mistake may be a key", () => {
+    const secret = "sk-live-Q7vX2mP9rT4w";
+    const file = join(tempDir(), "config.json");
+    // Unquoted (a template filled in raw), single-quoted, near the end of the file, and a file too short to be cut.
+    const cases: Array<[string, string]> = [
+      [`{\n  "compaction": {\n    "summarizer": { "apiKey": ${secret} }\n  }\n}\n`, "Unexpected token 's' at line 3, column 31"],
+      [`{\n  "retries": { "fallbackApiKey": '${secret}' }\n}\n`, "Unexpected token ''' at line 2, column 34"],
+      [`{"apiKey": ${secret.slice(0, 9)}}`, "Unexpected token 's' at line 1, column 12"],
+      [`{"a":${secret.slice(0, 8)}}`, "Unexpected token 's'"],
+    ];
+    for (const [text, problem] of cases) {
+      writeFileSync(file, text);
+      const opened = ConfigFile.open(file);
+      const error = opened.ok ? "" : opened.error;
+      expect(error).toBe(`the config file ${file} is not valid JSON: ${problem}`);
+      for (const f of fragments([secret.slice(0, 9)])) expect(error).not.toContain(f);
+    }
   });
 
   it("reports status without message content, and compacts a conversation on demand, with a dry run", async () => {
