@@ -142,27 +142,33 @@ const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === "obje
 
 /**
  * A partial update applied over the current settings: objects merge key by key, anything else
- * replaces, null removes a key. A redacted secret sent back unchanged keeps the stored one.
+ * replaces, null removes a key. A redacted secret (or URL) sent back unchanged keeps the stored one.
  */
 export function mergeConfig(current: unknown, patch: unknown): unknown {
   if (!isPlain(patch) || !isPlain(current)) return patch;
   const out: Record<string, unknown> = { ...current };
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
-    else if (v === REDACTED) continue;
+    else if (v === REDACTED || (typeof v === "string" && shownAs(current[k], v))) continue;
     else out[k] = isPlain(v) && isPlain(current[k]) && k !== "strategy" ? mergeConfig(current[k], v) : v;
   }
   return out;
 }
 
-/** A URL without the user name and password it may carry, for logs and status. */
+/**
+ * A URL with the user name and password it may carry shown as `[redacted]`, for logs, status and
+ * GET /config. Sent back in an update it keeps them (mergeConfig), as a redacted key does; a URL
+ * sent without credentials drops them.
+ */
 export function redactUrl(url: string | undefined): string | undefined {
   if (url === undefined || !url.includes("@")) return url;
   const u = new URL(url);
-  u.username = "";
-  u.password = "";
-  return u.href;
+  if (u.username === "" && u.password === "") return url;
+  return `${u.protocol}//${REDACTED}@${u.host}${u.pathname}${u.search}${u.hash}`;
 }
+
+/** Whether `given` is how redactUrl shows the stored value: an update that sends it back changes nothing. */
+const shownAs = (stored: unknown, given: string): boolean => given.includes(`${REDACTED}@`) && typeof stored === "string" && URL.canParse(stored) && redactUrl(stored) === given;
 
 /** The configuration as GET /config shows it: the key and any credentials in URLs replaced. */
 export function redactConfig(config: ProxyConfig): ProxyConfig {

@@ -120,6 +120,26 @@ describe("proxy admin, health and state", () => {
     expect(x.proxy.context.config.current.idleTtlSeconds).toBe(120);
   });
 
+  it("keeps every secret when the configuration GET shows is sent back, credentials in URLs included", async () => {
+    const secrets = {
+      upstream: "http://gw-user:upstream-url-secret@127.0.0.1:9/v1",
+      retries: { fallbackUpstream: "https://fb-user:fallback-url-secret@127.0.0.1:10/v1", fallbackApiKey: "sk-fallback-secret" },
+      compaction: { summarizer: { apiKey: "sk-summary-secret", baseURL: "http://sum-user:summary-url-secret@127.0.0.1:11/v1" } },
+    };
+    const x = await start({ config: secrets });
+    const before = structuredClone(x.proxy.context.config.current);
+    const shown = await admin(x, "config");
+    expect(JSON.stringify(shown.json)).not.toMatch(/secret|-user/);
+    // A host that reads the configuration, changes one setting and writes it all back.
+    const sent = await admin(x, "config", { ...shown.json, idleTtlSeconds: 60 });
+    expect(sent.status).toBe(200);
+    expect(x.proxy.context.config.current).toEqual({ ...before, idleTtlSeconds: 60 });
+    // Sending a URL without credentials removes them.
+    expect((shown.json.compaction as { summarizer: { baseURL: string } }).summarizer.baseURL).toBe("http://[redacted]@127.0.0.1:11/v1");
+    expect((await admin(x, "config", { compaction: { summarizer: { baseURL: "http://127.0.0.1:11/v1" } } })).status).toBe(200);
+    expect(x.proxy.context.config.current.compaction.summarizer.baseURL).toBe("http://127.0.0.1:11/v1");
+  });
+
   it("says where a config file is not JSON without quoting it: the text around the mistake may be a key", () => {
     const secret = "sk-live-Q7vX2mP9rT4w";
     const file = join(tempDir(), "config.json");
