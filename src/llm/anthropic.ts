@@ -82,7 +82,7 @@ function toAnthropic(chat: readonly ChatMessage[], marked: ReadonlySet<number>):
     const blocks = m.role === "system" ? [] : contentBlocks(m);
     if (m.role === "system") {
       const text = messageText(m);
-      if (text !== "") system.push({ type: "text", text });
+      if (text.trim() !== "") system.push({ type: "text", text });
     }
     const target: Array<TextBlockParam | ContentBlockParam> = m.role === "system" ? system : blocks;
     if (marked.has(i) && target.length > 0) {
@@ -103,9 +103,9 @@ function contentBlocks(m: ChatMessage): ContentBlockParam[] {
   if (m.role === "tool") {
     return [{ type: "tool_result", tool_use_id: m.tool_call_id ?? "", content: text === "" ? "(empty)" : text }];
   }
-  // Text parts stay apart (so a mark lands on the last); the API rejects empty text blocks.
+  // Text parts stay apart (so a mark lands on the last); the API rejects text blocks that are empty or only whitespace.
   const texts = Array.isArray(m.content) ? m.content.map((p) => (typeof p.text === "string" ? p.text : "")) : [text];
-  const blocks: ContentBlockParam[] = texts.filter((t) => t !== "").map((t) => ({ type: "text", text: t }));
+  const blocks: ContentBlockParam[] = texts.filter((t) => t.trim() !== "").map((t) => ({ type: "text", text: t }));
   for (const call of m.role === "assistant" ? (m.tool_calls ?? []) : []) {
     blocks.push({ type: "tool_use", id: call.id, name: call.function.name, input: parseArguments(call.function.arguments) });
   }

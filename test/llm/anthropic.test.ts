@@ -140,6 +140,22 @@ describe("anthropicLlm: the request on the wire", () => {
       { role: "user", content: [{ type: "tool_result", tool_use_id: "call_1", content: "rain" }, { type: "text", text: "and " }, { type: "text", text: "tomorrow?", cache_control: { type: "ephemeral" } }] },
     ]);
   });
+  // The API refuses a text block that is empty or only whitespace ("text content blocks must contain non-whitespace text").
+  it("sends no text block that is empty or only whitespace, in the system prompt or the messages", async () => {
+    script = [{ reply: "done" }];
+    const messages: ChatMessage[] = [
+      { role: "system", content: "You write PTC-Lisp." },
+      { role: "system", content: " \n" },
+      { role: "user", content: "Count the orders." },
+      { role: "assistant", content: "\n\n" },
+      { role: "user", content: [{ type: "text", text: "\t" }, { type: "text", text: "result 1" }] },
+    ];
+    await client().complete({ messages });
+    const body = received[0].body;
+    const texts = [...(body.system ?? []), ...body.messages.flatMap((m) => m.content)].map((b) => b.text);
+    expect(texts).toEqual(["You write PTC-Lisp.", "Count the orders.", "result 1"]);
+    expect(body.messages.map((m) => m.role)).toEqual(["user"]);
+  });
 });
 
 describe("anthropicLlm: usage and replies", () => {
