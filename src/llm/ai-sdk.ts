@@ -72,16 +72,21 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
   };
 }
 
-/** The reply as an LlmResponse: text required, usage with the cache reads and writes the provider reports. */
+/**
+ * The reply as an LlmResponse: text required, usage with the cache reads and writes the provider
+ * reports. A provider that reports no token counts (a stream not asked for usage) gives no usage,
+ * so the agent measures the prompt itself rather than count zero tokens.
+ */
 function reply(name: string, text: string, finishReason: string, u: LanguageModelUsage | undefined, modelId: string): LlmResponse {
   if (text.trim() === "") throw new LlmError("malformed", `${name}: the reply has no text content (finish reason: ${finishReason})`);
-  const cacheWrite = u?.inputTokenDetails?.cacheWriteTokens;
+  if (u?.inputTokens === undefined || u.outputTokens === undefined) return { content: text, model: modelId };
+  const cacheWrite = u.inputTokenDetails?.cacheWriteTokens;
   return {
     content: text,
     usage: {
-      inputTokens: u?.inputTokens ?? 0,
-      outputTokens: u?.outputTokens ?? 0,
-      cachedTokens: u?.inputTokenDetails?.cacheReadTokens ?? 0,
+      inputTokens: u.inputTokens,
+      outputTokens: u.outputTokens,
+      cachedTokens: u.inputTokenDetails?.cacheReadTokens ?? 0,
       ...(cacheWrite === undefined ? {} : { cacheWriteTokens: cacheWrite }),
     },
     model: modelId,

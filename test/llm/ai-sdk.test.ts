@@ -9,8 +9,9 @@ import { aiSdkLlm } from "../../src/llm/ai-sdk.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 import type { RetryInfo } from "../../src/llm/retry.js";
 import { localServer } from "../support/local-server.js";
+import { SubAgent } from "../../src/agent/subagent.js";
 
-type Behaviour = { reply: string; usage?: Record<string, unknown> } | { status: number; headers?: Record<string, string> } | { hang: true };
+type Behaviour = { reply: string; usage?: Record<string, unknown> } | { stream: string[] } | { status: number; headers?: Record<string, string> } | { hang: true };
 
 let baseURL: string;
 let script: Behaviour[] = [];
@@ -22,6 +23,10 @@ function handle(req: IncomingMessage, res: ServerResponse, text: string): void {
   if ("reply" in b) {
     const usage = b.usage ?? { prompt_tokens: 10, completion_tokens: 2 };
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: "c1", object: "chat.completion", created: 0, model: "fake-served", choices: [{ index: 0, message: { role: "assistant", content: b.reply }, finish_reason: "stop" }], usage }));
+  } else if ("stream" in b) {
+    // No usage chunk: the server was not asked for one (stream_options), as providers made without includeUsage.
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 0, model: "fake-served", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    res.writeHead(200, { "content-type": "text/event-stream" }).end([...b.stream.map((p) => chunk({ content: p })), chunk({}, "stop"), "data: [DONE]\n\n"].join(""));
   } else if ("status" in b) {
     res.writeHead(b.status, { "content-type": "application/json", ...b.headers }).end(JSON.stringify({ error: { message: `fake failure ${b.status}` } }));
   }
@@ -123,6 +128,27 @@ const mockModel = (inputTokens: { total: number; noCache: number; cacheRead: num
   new MockLanguageModelV3({
     doGenerate: { content: [{ type: "text", text: "(+ 1 2)" }], finishReason: { unified: "stop", raw: "stop" }, usage: { inputTokens, outputTokens: { total: 5, text: 5, reasoning: 0 } }, warnings: [] },
   });
+
+describe("aiSdkLlm: a provider that reports no usage", () => {
+  // The agent measures the prompt itself when a client reports no usage; zeros would read as the provider's count.
+  it("reports none, not zero tokens", async () => {
+    const none = { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined };
+    const model = new MockLanguageModelV3({
+      doGenerate: { content: [{ type: "text", text: "(+ 1 2)" }], finishReason: { unified: "stop", raw: "stop" }, usage: { inputTokens: none, outputTokens: { total: undefined, text: undefined, reasoning: undefined } }, warnings: [] },
+    });
+    const r = await aiSdkLlm({ model }).complete({ messages });
+    expect(r.content).toBe("(+ 1 2)");
+    expect(r.usage).toBeUndefined();
+  });
+
+  it("over a streamed OpenAI-compatible server without includeUsage: the run counts its prompts itself", async () => {
+    script = [{ stream: ["(return ", "3)"] }];
+    const step = await SubAgent.run(SubAgent.create({ prompt: "Return 3" }), { llm: aiSdkLlm({ model: provider().chatModel("m"), retryBaseMs: 5 }), onEvent: () => undefined });
+    expect(received[0].body).toMatchObject({ stream: true });
+    expect(step.ok).toBe(true);
+    expect(step.usage.inputTokens).toBeGreaterThan(100);
+  });
+});
 
 describe("aiSdkLlm: what the model receives", () => {
   it("marks the system prompt, the strategy's breakpoints and the last message for the cache, and maps cache reads and writes", async () => {
