@@ -5,7 +5,7 @@
 import { APICallError, generateText, streamText, type LanguageModel, type LanguageModelUsage, type ModelMessage, type SystemModelMessage } from "ai";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
-import { retrySettings, statusError, withRetries, type RetryOptions } from "./retry.js";
+import { retrySettings, statusError, streamError, withRetries, type RetryOptions } from "./retry.js";
 import type { ChatMessage, Llm, LlmRequest, LlmResponse } from "./types.js";
 
 export interface AiSdkLlmOptions extends RetryOptions {
@@ -145,5 +145,7 @@ function toLlmError(e: unknown, signal: AbortSignal, name: string): LlmError {
     if (e.statusCode === undefined) return new LlmError("connection", `${name}: cannot reach the server (${e.message})`);
     return statusError(name, e.statusCode, e.message, e.responseHeaders ? new Headers(e.responseHeaders) : undefined);
   }
-  return new LlmError("malformed", `${name}: unexpected failure (${e instanceof Error ? e.message : String(e)})`);
+  // A provider hands a stream's error chunk over as the chunk's error body, not an Error.
+  if (!(e instanceof Error)) return streamError(name, e);
+  return new LlmError("malformed", `${name}: unexpected failure (${e.message})`);
 }

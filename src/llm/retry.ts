@@ -82,10 +82,11 @@ const REQUEST_FAULTS: ReadonlySet<string> = new Set(["invalid_request_error", "a
 
 /**
  * An error the server sent inside a stream after its 200 (Anthropic's `error` event, where an
- * overload strikes mid-reply; an OpenAI-compatible `{"error": ...}` chunk). It has no status, so
+ * overload strikes mid-reply; an OpenAI-compatible `{"error": ...}` chunk), as the SDKs and the AI
+ * SDK's providers hand over its body. It has no status, so
  * its type tells whether a retry can help: only a fault of the request itself cannot.
  */
-function streamError(name: string, body: unknown): LlmError {
+export function streamError(name: string, body: unknown): LlmError {
   const b = (typeof body === "object" && body !== null ? body : {}) as { type?: unknown; code?: unknown; message?: unknown; error?: unknown };
   const inner = (typeof b.error === "object" && b.error !== null ? b.error : b) as typeof b;
   const type = typeof inner.type === "string" ? inner.type : "";

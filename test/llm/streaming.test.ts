@@ -199,6 +199,21 @@ describe("aiSdkLlm streaming", () => {
     expect(c.deltas).toEqual([["(inc 1)", 2]]);
     expect(r.content).toBe("(inc 1)");
   });
+  it("retries an error chunk in the stream as the HTTP clients do, and says what it was", async () => {
+    const broken = (error: Record<string, unknown>): Sse => ({ events: [...chatStream(["(cou"]).events.slice(0, 2), { data: { error } }] });
+    script = [broken({ message: "The server had an error while processing your request.", type: "server_error" }), chatStream(["(count x)"]), broken({ message: "prompt is too long", type: "invalid_request_error" })];
+    const provider = createOpenAICompatible({ name: "fake", baseURL: `${base}/v1`, apiKey: "sk-fake" });
+    const retries: RetryInfo[] = [];
+    const c = collector();
+    const llm = aiSdkLlm({ model: provider.chatModel("fake-model"), retryBaseMs: 5, onRetry: (i) => retries.push(i) });
+    const r = await llm.complete({ messages, onText: c.onText });
+    expect(retries.map((i) => [i.error.kind, i.error.message])).toEqual([["server", "ai-sdk:fake.chat:fake-model: error in the stream: server_error: The server had an error while processing your request."]]);
+    expect(c.deltas).toEqual([["(cou", 1], ["(count x)", 2]]);
+    expect(r.content).toBe("(count x)");
+    const e = await failure(llm.complete({ messages, onText: () => undefined }));
+    expect([e.kind, e.message]).toEqual(["http", "ai-sdk:fake.chat:fake-model: error in the stream: invalid_request_error: prompt is too long"]);
+    expect(received).toHaveLength(3);
+  });
 });
 
 describe("offline clients", () => {
