@@ -24,7 +24,7 @@ import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type Hi
 import { runAgent } from "./loop.js";
 import { showHidden } from "./redact.js";
 import type { Agent, RunOptions, Step } from "./types.js";
-import { recordedFailure, tool, type Tool } from "./tools.js";
+import { differingArgument, recordedFailure, tool, type Tool } from "./tools.js";
 import type { ToolCallTrace, Turn } from "../trace/trace.js";
 import { ResumeError, RUN_STATE_FORMAT, RUN_STATE_VERSION, type RunState, type SavedDefinition } from "../trace/run-state.js";
 
@@ -295,6 +295,8 @@ class Replay {
   /** Set once the saved turns are replayed: from then on everything is live. */
   private isLive = false;
   private readonly used = new Map<string, number>();
+  /** Set when a replayed turn called a tool with other arguments than the saved run. */
+  private diverged: string | undefined = undefined;
   /** The prompts the saved turns' records give under the resumed run's settings, built one by one as the checks ask. */
   private expectedState: Json | undefined = undefined;
   private readonly expectedSummaries: ReturnType<typeof recordedSummarizer>;
@@ -357,6 +359,7 @@ class Replay {
    * unchanged): a changed context, agent, tool or strategy state is caught before a live turn is spent.
    */
   private async check(request: LlmRequest, n: number): Promise<void> {
+    if (this.diverged !== undefined) throw new ResumeError(this.diverged);
     // The paused turn ran again with the host's decisions: its feedback is new, not the saved
     // turn's (which stopped at the held call), and the turns before it were checked by its own prompt.
     if (this.pausedTurn !== 0 && n > this.pausedTurn) return;
@@ -417,19 +420,26 @@ class Replay {
   tools(tools: Readonly<Record<string, Tool>>): Record<string, Tool> {
     const out: Record<string, Tool> = {};
     for (const [name, t] of Object.entries(tools)) {
-      out[name] = tool({ ...t, run: (args, signal, ctx) => (this.isLive || this.current === this.pausedTurn ? t.run(args, signal, ctx) : this.recorded(name)) });
+      out[name] = tool({ ...t, run: (args, signal, ctx) => (this.isLive || this.current === this.pausedTurn ? t.run(args, signal, ctx) : this.recorded(name, t, args, ctx.hidden)) });
     }
     return out;
   }
 
-  /** The next recorded call of `name` in the replayed turn: its result, or its error again. */
-  private recorded(name: string): unknown {
-    const key = `${this.current}/${name}`;
+  /** The next recorded call of `name` in the replayed turn: its result, or its error again; a call with other arguments is refused. */
+  private async recorded(name: string, t: Tool, args: Readonly<Record<string, unknown>>, hidden: readonly string[]): Promise<unknown> {
+    const turn = this.current;
+    const key = `${turn}/${name}`;
     const k = this.used.get(key) ?? 0;
     this.used.set(key, k + 1);
-    const calls: ToolCallTrace[] = this.saved[this.current - 1].toolCalls.filter((c) => c.name === name);
+    const calls: ToolCallTrace[] = this.saved[turn - 1].toolCalls.filter((c) => c.name === name);
     const call = calls[k];
-    if (call === undefined) throw new Error(`resume: turn ${this.current} calls tool/${name} more often than the saved run did`);
+    if (call === undefined) throw new Error(`resume: turn ${turn} calls tool/${name} more often than the saved run did`);
+    const differs = await differingArgument(t.input, call.args, args, hidden);
+    if (differs !== undefined) {
+      // The next prompt's check ends the run with this, whatever the program made of the failed call.
+      this.diverged ??= `resume: replaying turn ${turn}, tool/${name} is called with a different :${differs} than in the saved run (a different context?)`;
+      throw new Error(this.diverged);
+    }
     if (call.error !== undefined) throw recordedFailure(call.error);
     return call.result;
   }

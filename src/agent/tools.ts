@@ -1,6 +1,7 @@
 // Host tools for agents: `tool()` declares one with zod input (and optional output) schemas;
 // a ToolSession adapts a run's tools to the interpreter, adding argument validation that
 // names the failing field, per-call timeouts, per-run call caps, abort, and withdrawal.
+import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { boxed, cutPoint, ours, type ToolCallInfo, type ToolSpec, ToolTimeout } from "../lisp/index.js";
 import type { ApprovalGate, NeedsApproval } from "./approval.js";
@@ -191,6 +192,8 @@ export class ToolSession {
       if (verdict.kind === "reject") throw new ToolFailure(verdict.message);
       if (verdict.kind === "recorded") {
         if (verdict.call.name !== name) throw new ToolFailure(`resume: call ${index + 1} of this turn is tool/${name}, the saved run's was tool/${verdict.call.name}`);
+        const key = await differingArgument(t.input, verdict.call.args, args, call.hidden);
+        if (key !== undefined) throw new ToolFailure(`resume: call ${index + 1} of this turn, tool/${name}, has a different :${key} than in the saved run (a different context?)`);
         if (verdict.call.error !== undefined) throw recordedFailure(verdict.call.error);
         return verdict.call.result;
       }
@@ -270,6 +273,22 @@ export function recordedFailure(error: string): ToolTimeout | Error {
 export function recordedTimeoutMs(error: string): number | undefined {
   const timeout = RECORDED_TIMEOUT.exec(error);
   return timeout === null ? undefined : Number(timeout[1]);
+}
+
+/**
+ * The first argument (its key) in which a call differs from a recorded call of the same tool,
+ * both as the tool receives them (parsed), or undefined: resume answers a call from its record
+ * only when it is the call the saved run made. Keys holding hidden context are stand-ins in the
+ * record, so they are not compared.
+ */
+export async function differingArgument(input: ToolInput, recorded: unknown, args: Readonly<Record<string, unknown>>, hidden: readonly string[]): Promise<string | undefined> {
+  const was = typeof recorded === "object" && recorded !== null ? (recorded as Record<string, unknown>) : {};
+  for (const [key, schema] of Object.entries(input.shape)) {
+    if (hidden.includes(key)) continue;
+    const parsed = await (schema as z.ZodType).safeParseAsync(was[key]);
+    if (!parsed.success || !isDeepStrictEqual(parsed.data, args[key])) return key;
+  }
+  return undefined;
 }
 
 /** Whether resolving a promise with `x` can read its `then` without throwing. */

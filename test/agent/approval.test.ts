@@ -214,6 +214,24 @@ describe("tool approvals: refusals", () => {
     await expect(SubAgent.resume(w.agent, state, { llm: scriptedLlm([]), approvals: { "turn-1-call-1": { approved: true } } })).rejects.toThrow("not waiting for approval");
   });
 
+  it("refuses to answer a paused turn's call from its record when the call's arguments changed (a changed context)", async () => {
+    // The task message samples the first names only: name 40 is not in it.
+    const names = (x: string): string[] => Array.from({ length: 50 }, (_, i) => (i === 40 ? x : `n${i}`));
+    const w = world({ limit: 1 });
+    const program = '(let [to (tool/lookup {:name (nth data/names 40)})]\n  (tool/send {:to to :body "hi"})\n  (return to))';
+    const step = await SubAgent.run(w.agent, { llm: scriptedLlm([code(program)]), context: { names: names("ann") } });
+    expect(step.paused?.approvals[0].args).toEqual({ to: "ann@example.com", body: "hi" });
+    const state = runStateFromJson(json(step, w.agent));
+    const approvals = { "turn-1-call-2": { approved: true } } as const;
+    const done = await SubAgent.resume(w.agent, state, { llm: scriptedLlm([code("(return 0)")]), context: { names: names("bob") }, approvals });
+    expect(w.sent).toEqual([]);
+    expect(done.turns[0].error?.message).toContain("resume: call 1 of this turn, tool/lookup, has a different :name than in the saved run");
+    expect(w.looked).toEqual(["ann"]);
+    const same = await SubAgent.resume(w.agent, state, { llm: scriptedLlm([]), context: { names: names("ann") }, approvals });
+    expect(same.value).toBe("ann@example.com");
+    expect(w.sent).toEqual([{ to: "ann@example.com", body: "hi" }]);
+  });
+
   it("keeps hidden context out of the request and the saved state", async () => {
     const w = world();
     const llm = scriptedLlm([code("(return (tool/send {:to data/_addr :body \"s\"}))")]);

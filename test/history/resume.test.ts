@@ -242,6 +242,28 @@ describe("resumeRun", () => {
     expect(live.requests).toHaveLength(0);
   });
 
+  it("refuses a changed context the task message does not show, when a replayed tool call's arguments differ", async () => {
+    // The task message samples the first items only: item 40 is not in it, and the replayed
+    // call's recorded result is the old item's. Answering the new item's call with it would
+    // hand the live turns a stale result.
+    const code = (b: string): string => "```clojure\n" + b + "\n```";
+    const calls: string[] = [];
+    const price = tool({ description: "Price of a sku.", input: z.object({ sku: z.string(), currency: z.string().default("EUR") }), run: ({ sku }) => (calls.push(sku), { sku, price: sku.length }) });
+    const agent = SubAgent.create({ prompt: "Price item 40.", tools: { price }, maxTurns: 4 });
+    const items = (x: string): string[] => Array.from({ length: 50 }, (_, i) => (i === 40 ? x : `sku-${i}`));
+    const stopped = await SubAgent.run(agent, { llm: scriptedLlm([code("(def p (tool/price (nth data/items 40)))\n(println (:sku p))"), code("(println 1)")]), context: { items: items("sku-40") } });
+    const state = runStateFromJson(runStateToJson(saveRun(stopped, agent)));
+    // The same context resumes, the call answered from its record (its default argument filled in again).
+    const same = await SubAgent.resume(agent, state, { llm: scriptedLlm([code("(return p)")]), context: { items: items("sku-40") } });
+    expect(same.value).toEqual({ sku: "sku-40", price: 6 });
+    const live = scriptedLlm([code("(return p)")]);
+    const step = await SubAgent.resume(agent, state, { llm: live, context: { items: items("sku-forty") } });
+    expect(step.ok).toBe(false);
+    expect(step.fail?.message).toMatch(/resume: replaying turn 1, tool\/price is called with a different :sku than in the saved run/);
+    expect(live.requests).toHaveLength(0);
+    expect(calls).toEqual(["sku-40"]);
+  });
+
   it("detects a replay that does not reproduce the saved turns", async () => {
     const { make, replies, context } = setup();
     const agent = make(3);
