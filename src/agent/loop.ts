@@ -413,13 +413,20 @@ class AgentRun {
       this.returned = value;
       return "returned";
     }
-    // Async: a host's schema may refine or transform asynchronously.
-    const parsed = await schema.safeParseAsync(value);
-    if (parsed.success) {
-      this.returned = parsed.data;
-      return "returned";
+    let message: string;
+    try {
+      // Async: a host's schema may refine or transform asynchronously.
+      const parsed = await schema.safeParseAsync(value);
+      if (parsed.success) {
+        this.returned = parsed.data;
+        return "returned";
+      }
+      message = `the (return ...) value does not match the expected output:\n- ${describeIssues(parsed.error, value).join("\n- ")}`;
+    } catch (e) {
+      // A host's transform or refinement that throws (instead of adding an issue) fails the check
+      // as an issue would: the run goes on, and its message, which may quote the value, is hidden below.
+      message = `the output check failed on the (return ...) value: ${errorText(e)}`;
     }
-    const message = `the (return ...) value does not match the expected output:\n- ${describeIssues(parsed.error, value).join("\n- ")}`;
     record.error = {
       kind: "value_error",
       phase: "runtime",

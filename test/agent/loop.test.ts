@@ -543,6 +543,22 @@ describe("nested agents", () => {
     expect(step.turns[0].error?.message).toContain("unknown id");
   });
 
+  it("takes an output schema that throws as a failed check the model can fix, its message hiding hidden values", async () => {
+    // A host's transform that throws (rather than adding an issue), quoting the value it got.
+    const output = z.string().transform((s) => {
+      if (s.includes("PIN")) throw new Error(`cannot use ${s}`);
+      return s.length;
+    });
+    const agent = SubAgent.create({ prompt: "Answer", output, maxTurns: 2 });
+    const llm = scriptedLlm([code("(return (str data/_pin))"), code('(return "abc")')]);
+    const step = await SubAgent.run(agent, { llm, context: { _pin: "s3cr3tPIN" } });
+    expect(step.ok, JSON.stringify(step.fail)).toBe(true);
+    expect(step.value).toBe(3);
+    expect(step.turns[0].status).toBe("invalid_return");
+    expect(step.turns[0].error?.message).toContain("the output check failed on the (return ...) value: cannot use <hidden string from data/_pin>");
+    expect(JSON.stringify({ trace: step.trace, requests: llm.requests })).not.toContain("s3cr3t");
+  });
+
   it("turns a nested failure into a tool error the parent can see", async () => {
     const parent = SubAgent.create({ prompt: "Go", tools: { rate: SubAgent.asTool(rate) }, maxTurns: 2 });
     const llm = scriptedLlm([code('(tool/rate "X")'), code('(fail "cannot rate")'), code('(return "gave up")')]);
