@@ -259,6 +259,17 @@ describe.concurrent("ptc", () => {
     expect(big.stdout.length).toBeGreaterThan(500_000);
   });
 
+  it("ends quietly when its reader stops early (ptc ... | head -1), with no EPIPE stack trace", { timeout: 120_000 }, async () => {
+    // Far more output than a pipe holds, so writes go on after the reader has gone.
+    const child = spawn(process.execPath, [BIN, "eval", "-e", "(vec (range 200000))", "--limit", "timeoutMs=1e9"], { cwd: root });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.stdout.once("data", () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+  });
+
   it("runs the program in a worker from the built JS by default, with the same output as --isolation none", async () => {
     const program = '(println "hi") (def xs (mapv inc (range 5))) {:sum (reduce + xs) :xs xs}';
     const [isolated, inProcess] = [await spawnPtc(["eval", "-e", program]), await spawnPtc(["eval", "--isolation", "none", "-e", program])];

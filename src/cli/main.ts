@@ -4,6 +4,15 @@
 import { runCli } from "./commands.js";
 import { processIo } from "./eval.js";
 
+// A reader that stops early (ptc ... | head -1) closes the pipe: the rest of the output has
+// nowhere to go, which is no failure of the command (the command still finishes, so files it
+// writes are complete).
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE") throw e;
+  });
+}
+
 runCli(process.argv.slice(2), processIo()).then(
   (code) => {
     process.exitCode = code;
