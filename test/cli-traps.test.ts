@@ -1,7 +1,7 @@
 // The traps a new user fell into on the command line: a command started without what it needs
 // (it must refuse with exit 2 and its usage, never run half-configured), and a file handed to
 // the wrong command (it must name the command that reads it).
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -128,5 +128,26 @@ describe("a file given to the wrong command names the right one", () => {
     const viewed = await ptc(["view", file("state.json"), "--out", out]);
     expect(viewed.stderr).toBe("");
     expect(viewed.code).toBe(0);
+  });
+});
+
+describe("an output that names an input is refused before it is lost", () => {
+  it("ptc demo will not write --record or --trace-out over the recording it replays, nor both to one file", async () => {
+    const recording = file("demo-rec.jsonl");
+    const made = await ptc(["demo", "--record", recording]);
+    expect(made.code, made.stderr).toBe(0);
+    const before = readFileSync(recording, "utf8");
+    const cases: Array<[string[], string]> = [
+      [["demo", "--replay", recording, "--record", recording, "--compress"], `--record ${recording} is the recording to replay: writing there would overwrite it`],
+      [["demo", "--replay", recording, "--trace-out", recording], `--trace-out ${recording} is the recording to replay: writing there would overwrite it`],
+      [["demo", "--record", file("both.json"), "--trace-out", file("both.json")], "--record and --trace-out name the same file: the trace would overwrite the recording"],
+    ];
+    for (const [args, message] of cases) {
+      const r = await ptc(args);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`ptc demo: ${message}`);
+      expect(readFileSync(recording, "utf8")).toBe(before);
+    }
+    expect(existsSync(file("both.json"))).toBe(false);
   });
 });

@@ -11,7 +11,7 @@ import type { Llm } from "../llm/types.js";
 import { runToJson } from "../agent/saved-run.js";
 import type { AgentEvent } from "../agent/events.js";
 import { liveHint, liveLlm } from "./live-llm.js";
-import { unwritable } from "./output.js";
+import { namesOneOf, unwritable } from "./output.js";
 import { renderRunHead, renderTokens, renderTurn } from "./trace.js";
 
 const USAGE = `usage: ptc demo [name] [options]
@@ -149,11 +149,22 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   // Output paths are checked before the (possibly slow and paid) run, not after it.
   for (const flag of ["record", "trace-out"] as const) {
     const file = values[flag];
-    const problem = file === undefined ? undefined : unwritable(file);
+    if (file === undefined) continue;
+    // Written over the recording being replayed, that recording is lost (a replay that fails
+    // leaves only the part it got through).
+    if (values.replay !== undefined && namesOneOf(file, [values.replay])) {
+      process.stderr.write(`ptc demo: --${flag} ${file} is the recording to replay: writing there would overwrite it\n`);
+      return 2;
+    }
+    const problem = unwritable(file);
     if (problem !== undefined) {
       process.stderr.write(`ptc demo: cannot write --${flag} ${file}: ${problem}\n`);
       return 2;
     }
+  }
+  if (values.record !== undefined && values["trace-out"] !== undefined && namesOneOf(values.record, [values["trace-out"]])) {
+    process.stderr.write("ptc demo: --record and --trace-out name the same file: the trace would overwrite the recording\n");
+    return 2;
   }
 
   let llm: Llm;
