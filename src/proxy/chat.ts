@@ -142,7 +142,8 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     !o.changed && !inject
       ? raw
       : Buffer.from(JSON.stringify(restore !== undefined ? { ...request.body, ...restore(o.messages) } : { ...request.body, messages: o.messages, ...(inject ? { stream_options: { ...streamOptions, include_usage: true } } : {}) }));
-  const headers = { "accept-encoding": "identity", ...upstreamAuth(tenant) };
+  // The body goes out decoded: the client's content-encoding no longer describes it.
+  const headers = { "accept-encoding": "identity", "content-encoding": "", ...upstreamAuth(tenant) };
   // Nobody is waiting for the reply: the compaction is stored for the client's retry, and nothing is sent.
   if (clientGone.signal.aborted) return;
 

@@ -2,6 +2,7 @@
 // compactor, the upstream connection pool and the logger. Also the small helpers every route
 // uses to read a body under the size limit and to answer with JSON.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import zlib from "node:zlib";
 import type { ConfigFile } from "./config-file.js";
 import type { Compactor } from "./compactor.js";
 import type { Logger } from "./log.js";
@@ -43,6 +44,36 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 
     req.on("end", () => resolve(over ? undefined : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
     req.on("error", reject);
   });
+}
+
+type Inflate = (buf: Buffer, options: zlib.ZlibOptions & zlib.BrotliOptions, done: (e: Error | null, out: Buffer) => void) => void;
+// zstd (what Codex sends) where this Node's zlib has it (22.15 and later).
+const zstd = (zlib as unknown as { zstdDecompress?: Inflate }).zstdDecompress;
+const INFLATE: Record<string, Inflate> = { gzip: zlib.gunzip, "x-gzip": zlib.gunzip, deflate: zlib.inflate, br: zlib.brotliDecompress, ...(zstd === undefined ? {} : { zstd }) };
+
+export type DecodedBody = { ok: true; body: Buffer } | { ok: false; status: 400 | 413 | 415; message: string; code: string };
+
+/**
+ * A request body as the client wrote it before its `content-encoding` (codings undone last to
+ * first), inflated to at most `limit` bytes: a small compressed body cannot grow past the limit.
+ */
+export async function decodeBody(body: Buffer, encoding: string | string[] | undefined, limit: number): Promise<DecodedBody> {
+  const codings = String(encoding ?? "")
+    .split(",")
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== "" && c !== "identity");
+  let out = body;
+  for (const coding of codings.reverse()) {
+    const inflate = INFLATE[coding] as Inflate | undefined;
+    if (inflate === undefined) return { ok: false, status: 415, message: `the request body's content-encoding ${JSON.stringify(coding)} is not supported (use ${Object.keys(INFLATE).join(", ")} or none)`, code: "unsupported_content_encoding" };
+    try {
+      out = await new Promise<Buffer>((resolve, reject) => inflate(out, { maxOutputLength: limit }, (e, b) => (e === null ? resolve(b) : reject(e))));
+    } catch (e) {
+      if ((e as { code?: unknown }).code === "ERR_BUFFER_TOO_LARGE") return { ok: false, status: 413, message: `the request body is larger than the limit of ${limit} bytes once decoded`, code: "body_too_large" };
+      return { ok: false, status: 400, message: `the request body is not valid ${coding} (${(e as Error).message})`, code: "invalid_content_encoding" };
+    }
+  }
+  return { ok: true, body: out };
 }
 
 export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {

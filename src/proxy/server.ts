@@ -10,7 +10,7 @@ import { ATTEMPTS_HEADER, handleChat } from "./chat.js";
 import { ConfigFile } from "./config-file.js";
 import { redactUrl } from "./config.js";
 import { Compactor } from "./compactor.js";
-import { readBody, sendJson, type ProxyContext } from "./context.js";
+import { decodeBody, readBody, sendJson, type ProxyContext } from "./context.js";
 import { sendError, upstreamErrorBody } from "./errors.js";
 import { jsonLogger, type Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
@@ -154,7 +154,12 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
     }
     const api = method !== "POST" ? undefined : path === "/v1/chat/completions" ? "chat" : path === "/v1/messages" ? "messages" : path === "/v1/responses" ? "responses" : undefined;
     routes.set(res, api ?? "other");
-    if (api !== undefined) return handleChat(ctx, req, res, body, started, who.tenant, target, api);
+    if (api !== undefined) {
+      // The proxy reads and rewrites these bodies, so it takes them decoded (and sends them on so).
+      const decoded = await decodeBody(body, req.headers["content-encoding"], ctx.config.current.maxBodyBytes);
+      if (!decoded.ok) return sendError(res, decoded.status, decoded.message, "invalid_request_error", decoded.code);
+      return handleChat(ctx, req, res, decoded.body, started, who.tenant, target, api);
+    }
     return passthrough(ctx, req, res, body, started, who.tenant, target);
   });
 }

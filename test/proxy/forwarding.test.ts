@@ -1,5 +1,6 @@
 // Forwarding through the proxy as an app sees it: the official client, chat completions with and
 // without streaming, models, other paths and headers untouched, SSE byte for byte.
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { rig, type Rig } from "./setup.js";
 
@@ -49,6 +50,36 @@ describe("proxy forwarding", () => {
       expect(text).toContain("hi");
     }
     expect(r.logs.filter((l) => l.event === "internal_error")).toEqual([]);
+  });
+
+  it("reads a compressed request body (Codex compresses its requests), sends it on decoded, and bounds what it inflates to", async () => {
+    r = await rig({ config: { maxBodyBytes: 4096 } });
+    const post = (path: string, body: Buffer, encoding: string) => fetch(`${r?.proxy.url}${path}`, { method: "POST", headers: { "content-type": "application/json", "content-encoding": encoding }, body });
+    const chat = Buffer.from(JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "squeezed" }] }));
+    const responses = Buffer.from(JSON.stringify({ model: "fake-model", input: [{ role: "user", content: "squeezed" }] }));
+    for (const [encoding, bytes] of [["gzip", gzipSync(chat)], ["deflate", deflateSync(chat)], ["br", brotliCompressSync(chat)], ["gzip, br", brotliCompressSync(gzipSync(chat))]] as const) {
+      const res = await post("/v1/chat/completions", bytes, encoding);
+      expect(res.status, encoding).toBe(200);
+      expect(((await res.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content).toBe("reply to squeezed (1 messages)");
+      const sent = r.upstream.requests.at(-1);
+      expect(sent?.headers["content-encoding"]).toBeUndefined();
+      expect(sent?.raw).toEqual(chat);
+    }
+    expect((await post("/v1/responses", gzipSync(responses), "gzip")).status).toBe(200);
+    // Over the limit once inflated: 413, however small it was on the wire.
+    const bomb = await post("/v1/chat/completions", gzipSync(JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "x".repeat(100_000) }] })), "gzip");
+    expect(bomb.status).toBe(413);
+    const broken = await post("/v1/chat/completions", Buffer.from("not gzip at all"), "gzip");
+    expect(broken.status).toBe(400);
+    expect(((await broken.json()) as { error: { message: string } }).error.message).toContain("gzip");
+    const unknown = await post("/v1/chat/completions", chat, "compress");
+    expect(unknown.status).toBe(415);
+    expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe("unsupported_content_encoding");
+    expect(r.upstream.requests).toHaveLength(5);
+    // Any other path still passes the bytes and the header through as they are.
+    await post("/v1/echo", gzipSync(chat), "gzip");
+    expect(r.upstream.requests.at(-1)?.headers["content-encoding"]).toBe("gzip");
+    expect(r.upstream.requests.at(-1)?.raw).toEqual(gzipSync(chat));
   });
 
   it("lists models and passes any other path, body and header through untouched", async () => {
