@@ -75,7 +75,14 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   const config = ctx.config.current;
   const base = upstreamBase(config);
   if (base === undefined) return sendError(res, 502, "the proxy has no upstream configured", "upstream_error", "no_upstream");
-  const { result, attempts } = await sendWithRetries(ctx, config, req.method ?? "GET", target, req.headers, body, upstreamAuth(tenant));
+  // A client that goes away cancels its upstream request, waiting or streaming: the upstream stops
+  // working for nobody, and its connection is not held until the upstream timeout.
+  const clientGone = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) clientGone.abort();
+  });
+  const { result, attempts } = await sendWithRetries(ctx, config, req.method ?? "GET", target, req.headers, body, upstreamAuth(tenant), clientGone.signal);
+  if (clientGone.signal.aborted) return;
   if (!result.ok) {
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", `kind="${result.kind}"`);
     return sendError(res, result.kind === "timeout" ? 504 : 502, result.message, "upstream_error", result.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable");

@@ -138,6 +138,22 @@ describe("proxy errors", () => {
     await expect.poll(() => r?.upstream.abandoned, { timeout: 2000 }).toBe(1);
   });
 
+  it("stops the upstream request of any other path when the client goes away, before or during the reply", async () => {
+    r = await rig();
+    for (const [mode, sent] of [["hang", 1], ["headers-then-hang", 2]] as const) {
+      const ctl = new AbortController();
+      const pending = fetch(`${r.proxy.url}/v1/completions`, { method: "POST", headers: { "content-type": "application/json", "x-fake-mode": mode }, body: '{"model":"fake-model","prompt":"hi","stream":true}', signal: ctl.signal })
+        .then((res) => res.body?.getReader().read())
+        .catch((e: unknown) => e);
+      await expect.poll(() => r?.upstream.requests.length, { timeout: 2000 }).toBe(sent);
+      if (mode === "headers-then-hang") await pending;
+      ctl.abort();
+      await pending;
+      // Before: the upstream went on answering nobody, its connection held until upstreamTimeoutMs.
+      await expect.poll(() => r?.upstream.abandoned, { timeout: 2000 }).toBe(sent);
+    }
+  });
+
   it("ends a stream the upstream broke off with an error event the client raises", async () => {
     r = await rig();
     const stream = await r.client.chat.completions.create({ model: "fake-model", stream: true, messages: [{ role: "user", content: "hi" }] }, { headers: { "x-fake-mode": "cut" } });

@@ -90,6 +90,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         res.end(text);
       };
       if (mode === "hang") return;
+      if (mode === "headers-then-hang") {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write("data: {}\n\n");
+        return;
+      }
       if (mode === "html500") {
         res.writeHead(500, { "content-type": "text/html" });
         return res.end("<html><body>Internal Server Error</body></html>");
