@@ -590,12 +590,26 @@ function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], dat
     maxRegexPatternLength: limits.maxRegexPatternLength,
     ...(marks === null ? {} : { builtins: Marks.builtin }),
   });
-  const analyzed = forms.map((form) => analyzer.analyzeTop(form));
+  const analyzed = forms.map((form) => expanding(form, () => analyzer.analyzeTop(form)));
   // Pure programs keep the synchronous closures; only one that can reach a tool (directly, or
   // through a function kept in memory) is compiled to wait for one.
-  const suspendable = hasTools && (analyzed.some((a) => usesTools(a.node)) || holdsFunctions(memory));
-  const forms2 = analyzed.map(({ node, scope }) => ({ code: suspendable ? compileAsync(node) : compile(node), frameSize: scope.captures.length + scope.slotCount }));
+  const suspendable = hasTools && (analyzed.some((a, i) => expanding(forms[i], () => usesTools(a.node))) || holdsFunctions(memory));
+  const forms2 = analyzed.map(({ node, scope }, i) => ({ code: expanding(forms[i], () => (suspendable ? compileAsync(node) : compile(node))), frameSize: scope.captures.length + scope.slotCount }));
   return { forms: forms2, suspendable };
+}
+
+/**
+ * Runs a walk over a top-level form's expansion. A long ->, some->, cond or for is flat in the
+ * source, within the reader's nesting limit, but nests one level per step once expanded: past
+ * the host stack, that is an error at the form, not an overflow with no place.
+ */
+function expanding<T>(form: Form, walk: () => T): T {
+  try {
+    return walk();
+  } catch (e) {
+    if (!isStackOverflow(e)) throw e;
+    throw new LispError("nesting_too_deep", "this form nests too deeply once expanded (a very long ->, some->, cond, condp, for or doseq)", form.loc, "split it into steps: bind intermediate results with let", "analysis");
+  }
 }
 
 /** Whether memory holds a function anywhere (it may call a tool); past a budget, assume so. */

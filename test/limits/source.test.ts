@@ -47,3 +47,20 @@ describe("limits: source text", () => {
     expect(r.error.kind).toBe("source_too_large");
   });
 });
+
+describe("limits: code that nests deeply only once expanded", () => {
+  // A thread or cond of thousands of steps is nested that deep once expanded, though its
+  // source is flat: the reader's nesting limit does not see it.
+  const cases: Array<[string, string]> = [
+    ["a long -> thread", "(-> 1 " + "inc ".repeat(20_000) + ")"],
+    ["a long some-> thread", "(some-> 1 " + "inc ".repeat(20_000) + ")"],
+    ["a long cond", "(cond " + "false 1 ".repeat(15_000) + ":else 2)"],
+  ];
+  for (const [what, form] of cases) {
+    it(`${what} is refused with the form's position, not the host stack's overflow`, async () => {
+      const e = await failure("(def x 1)\n  " + form);
+      expect(e.error).toMatchObject({ kind: "nesting_too_deep", phase: "analysis", line: 2, column: 3 });
+      expect(e.error.hint).toMatch(/let/);
+    });
+  }
+});
