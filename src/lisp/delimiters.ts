@@ -31,6 +31,8 @@ export function checkDelimiters(src: string, maxDepth: number, maxForms = Infini
   let i = 0;
   const n = src.length;
   let forms = 0;
+  // `#_` marks in a row: each one nests the parser a level deeper until the forms they drop are read.
+  let discards = 0;
   const counted = (): void => {
     if (++forms > maxForms) {
       throw at("source_too_large", `the program has more than ${maxForms} forms`, line, col, i, "pass large data through the context (data/...) or a tool, not as a literal in the program");
@@ -51,6 +53,17 @@ export function checkDelimiters(src: string, maxDepth: number, maxForms = Infini
       while (i < n && src[i] !== "\n") advance();
       continue;
     }
+    if (c === "#" && src[i + 1] === "_") {
+      if (stack.length + ++discards > maxDepth) {
+        throw at("nesting_too_deep", `forms nested deeper than ${maxDepth} levels (counting #_ discards in a row)`, line, col, i, "remove the #_ marks");
+      }
+      counted();
+      advance();
+      advance();
+      continue;
+    }
+    // Any other token ends the run (whitespace and commas do not).
+    if (src.charCodeAt(i) > 32 && c !== ",") discards = 0;
     if (c === "\\") {
       // A character literal: the next character is data, even if it is a delimiter.
       counted();

@@ -33,11 +33,9 @@ const UNSUPPORTED: Record<string, [string, string]> = {
 
 const MAX_SAFE_INT = Number.MAX_SAFE_INTEGER;
 
-function convert(raw: RawForm, fnlitDepth: number): Form | null {
+function convert(raw: RawForm, fnlitDepth: number): Form {
   const loc = raw.loc;
   switch (raw.type) {
-    case "discard":
-      return null;
     case "unsupported": {
       if (raw.syntax === "tagged-literal") {
         throw new LispError("parse_error", `tagged literal #${raw.tag} is not supported`, loc, "PTC-Lisp reads plain EDN data: nil, booleans, numbers, strings, keywords, vectors, maps and sets", "read");
@@ -64,12 +62,8 @@ function convert(raw: RawForm, fnlitDepth: number): Form | null {
       if (raw.type === "fnlit" && fnlitDepth > 0) {
         throw new LispError("parse_error", "nested #() function literals are not allowed", loc, "use (fn [x] ...) for the inner function", "read");
       }
-      const items: Form[] = [];
       const inner = raw.type === "fnlit" ? fnlitDepth + 1 : fnlitDepth;
-      for (const r of raw.items as RawForm[]) {
-        const f = convert(r, inner);
-        if (f) items.push(f);
-      }
+      const items = (raw.items as RawForm[]).map((r) => convert(r, inner));
       if (raw.type === "map" && items.length % 2 !== 0) {
         throw new LispError("parse_error", `a map literal needs an even number of forms (key value pairs), got ${items.length}`, loc, "every key needs a value", "read");
       }
@@ -97,12 +91,7 @@ export function read(source: string, maxDepth: number, maxForms = Infinity): For
     }
     throw e;
   }
-  const forms: Form[] = [];
-  for (const r of raw) {
-    const f = convert(r, 0);
-    if (f) forms.push(f);
-  }
-  return forms;
+  return raw.map((r) => convert(r, 0));
 }
 
 // The grammar's symbol rule (grammar/ptc-lisp.peggy: SymbolStart SymbolChar*, not a number).

@@ -21,6 +21,11 @@ describe("limits: source text", () => {
     expect(e.error.kind).toBe("nesting_too_deep");
   });
 
+  it("a chain of #_ discards is bounded by the nesting limit, with its position", async () => {
+    const e = await failure("1\n" + "#_ ".repeat(20_000) + "1 ".repeat(20_000) + "2");
+    expect(e.error).toMatchObject({ kind: "nesting_too_deep", phase: "read", line: 2, column: 3 * 256 + 1 });
+  });
+
   it("unbalanced input reports the unclosed opener", async () => {
     const e = await failure("(defn f [x]\n  (+ x 1)");
     expect(e.error.kind).toBe("parse_error");
