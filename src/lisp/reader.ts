@@ -28,6 +28,7 @@ const UNSUPPORTED: Record<string, [string, string]> = {
   "reader-conditional": ["reader conditionals (#?) are not supported", "write the code for PTC-Lisp only"],
   ratio: ["ratio literals are not supported", "write (/ 1 2) or 0.5"],
   "auto-keyword": ["namespaced keywords (::k) are not supported", "use a plain keyword :k"],
+  discard: ["#_ drops the form after it, and no form follows it here", "remove the #_, or put the form to drop after it"],
   octal: ["a number with a leading zero is octal, and 8 and 9 are not octal digits", "write it without the leading zero (8), or as a string (\"08\") if it is a code"],
 };
 

@@ -63,6 +63,8 @@ line"
 ;!! parse_error: plain keyword
 #inst "2024"
 ;!! parse_error: tagged literal
+[1 #_]
+;!! parse_error: no form follows it
 ^String x
 ;!! parse_error: metadata
 "bad \q escape"
