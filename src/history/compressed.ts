@@ -420,7 +420,13 @@ function limitPrints(input: ViewInput, plans: TurnPlan[], options: Required<View
   // A breakpoint prompt over v turns writes a cache entry at the message before its latest turn:
   // after turn v - 2 (see compressedView's breakpoints).
   const entryAfter = options.cacheModel === "breakpoint" ? (end: number) => end + shown - 2 : undefined;
-  const rule: PrintRule = { limit, tokens: options.printlnHistoryTokens, dropAfter: options.dropAfterTokens, price: VIEW_PRICES[options.cacheModel], promptsLeft: (end) => promptsLeft(input.maxTurns, end + shown), rest, ...(entryAfter === undefined ? {} : { entryAfter }) };
+  // Its lowest mark past the task is message 2v - 2 (two messages a turn after the system prompt
+  // and task: turn e's entry ends at message 2e + 3), and a lookup goes back `lookback` messages
+  // from a mark: an entry further back is not found (PrintRule.reach).
+  const cache = VIEW_PRICES.breakpoint.cache;
+  const lookback = cache.kind === "breakpoint" ? cache.lookback : Infinity;
+  const reach = entryAfter === undefined ? undefined : (end: number) => Math.ceil((2 * (end + shown) - 5 - lookback) / 2);
+  const rule: PrintRule = { limit, tokens: options.printlnHistoryTokens, dropAfter: options.dropAfterTokens, price: VIEW_PRICES[options.cacheModel], promptsLeft: (end) => promptsLeft(input.maxTurns, end + shown), rest, ...(entryAfter === undefined ? {} : { entryAfter }), ...(reach === undefined ? {} : { reach }) };
   const cuts: number[] = [];
   const cut = printCut(lines, tokens, rule, !options.keepLatestFull, cuts);
   let offset = 0;
@@ -487,6 +493,13 @@ export interface PrintRule {
    * which serves the text up to the first change.
    */
   entryAfter?: (end: number) => number;
+  /**
+   * Breakpoint caches: the oldest turn whose entry the prompt whose stream holds `end` turns can
+   * still hit. A lookup goes back only so many message boundaries from a breakpoint; an entry
+   * before that is not found, and the prompt is written again from the task (a cut priced from an
+   * entry 30 messages back cost 2.0% more than keeping the output). Absent: any entry is found.
+   */
+  reach?: (end: number) => number;
 }
 
 /**
@@ -534,7 +547,10 @@ export function printCut(lines: readonly number[], tokens: readonly number[], ru
       if (next > cut) {
         const changed = turnOfLine(lines, cut);
         let start = changed;
-        if (entries !== undefined) while (start > 0 && entries[start - 1] !== true) start--;
+        if (entries !== undefined) {
+          while (start > 0 && entries[start - 1] !== true) start--;
+          if (start > 0 && start - 1 < (rule.reach?.(end) ?? 0)) start = 0;
+        }
         if (pays(lines, tokens, end, cut, next, start, rule, protectLast)) {
           cut = next;
           // The entries after the changed turn held the text it had.

@@ -275,6 +275,31 @@ describe("compressed history is never dearer than full history", () => {
     }
   });
 
+  // Six turns of tool calls, twelve wide lines, fourteen quiet turns, twelve wide lines again: the
+  // cut that drops the first wide lines changes turn 7, and was priced as writing the prompt again
+  // from the cache entry after turn 6. An Anthropic-style cache looks for an entry only 20 message
+  // boundaries back from a breakpoint, and that entry lay 30 back: the prompt was written again
+  // from the task, and the run cost 2.0% more than without the cut (18,575 against 18,208
+  // token-equivalents).
+  it("a println cut under a breakpoint cache is priced from an entry the cache's lookback can reach", async () => {
+    const fence = (code: string): string => "```clojure\n" + code + "\n```";
+    const wideLines = (from: number): string => fence(`(dotimes [i 12] (println (take 2 (drop (+ ${from} (* i 2)) data/rows))))`);
+    const replies = [
+      ...Array.from({ length: 6 }, (_, k) => fence(Array.from({ length: 4 }, (_, j) => `(def r${k}_${j} (tool/page {:n ${k * 4 + j}}))`).join("\n"))),
+      wideLines(0),
+      ...Array.from({ length: 14 }, (_, k) => fence(`(def x${k} ${k * 3})`)),
+      wideLines(50),
+      ...Array.from({ length: 6 }, (_, k) => fence(`(def y${k} ${k})`)),
+      fence("(return 1)"),
+    ];
+    const agent = SubAgent.create({ prompt: "Look through the rows.", tools: catalogueTools, maxTurns: replies.length });
+    const trace = (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { rows } })).trace;
+    const options = { ...defaultViewOptions, compressHistory: true, cacheModel: "breakpoint" } as const;
+    const withCuts = cost(trace, options, MODELS.breakpoint, replies.length);
+    const withoutCuts = cost(trace, { ...options, printlnHistoryLimit: 1000, printlnHistoryTokens: 100_000 }, MODELS.breakpoint, replies.length);
+    expect(withCuts).toBeLessThanOrEqual(withoutCuts);
+  }, 60_000);
+
   // The generated traces again, each with a budget 1.5 to 5 times its turns. Counting the whole
   // budget left, 42 of 200 traces at 5x cost more than 1.03x full history (up to 1.21x).
   it("generated traces with a turn budget 1.5-5 times the turns used, under both cache models, within 3%", () => {
