@@ -20,8 +20,10 @@ export function showHidden(messages: TextMessage[]): TextMessage[] {
   return out ?? messages;
 }
 
-/** A run's answer (or failure) as its trace records it, when computed from hidden context: the text with stand-ins; undefined otherwise. */
+/** A run's answer (or failure) as its trace records it, when computed from hidden context: the text with stand-ins (or cut before them); undefined otherwise. */
 export function hiddenOutcome(trace: RunTrace): string | undefined {
-  const recorded = trace.turns.at(-1)?.value;
-  return recorded !== undefined && holdsStandIn(recorded) ? recorded : undefined;
+  const last = trace.turns.at(-1);
+  const recorded = last?.value;
+  // Traces written before valueHidden tell only by their stand-ins.
+  return recorded !== undefined && (last?.valueHidden === true || holdsStandIn(recorded)) ? recorded : undefined;
 }

@@ -107,7 +107,7 @@ function callTrace(c: ToolCallRecord, holder: string | undefined): ToolCallTrace
 }
 
 /** The turn fields that come from running the program. */
-export type EvaluationRecord = Pick<Turn, "prints" | "toolCalls" | "definitions" | "memory" | "error"> & { value?: string };
+export type EvaluationRecord = Pick<Turn, "prints" | "toolCalls" | "definitions" | "memory" | "error" | "valueHidden"> & { value?: string };
 
 /**
  * Renders definitions for one run. A memory entry's rendering is computed once and shared
@@ -185,6 +185,8 @@ export class Recorder {
       const entry = result.memory.get(d.name);
       return entry !== undefined ? this.definition(d.name, entry, marks) : this.definition(d.name, { value: d.value, doc: d.doc, source: d.source }, marks);
     });
-    return { prints, toolCalls, definitions, memory, value: this.value(result.lisp, marks) };
+    const value = this.value(result.lisp, marks);
+    // Said apart from the EDN: a large value's hidden part may lie past its cut.
+    return marks !== undefined && marks.find(result.lisp) !== undefined ? { prints, toolCalls, definitions, memory, value, valueHidden: true } : { prints, toolCalls, definitions, memory, value };
   }
 }

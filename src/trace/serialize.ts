@@ -69,6 +69,7 @@ const turn = z.looseObject({
   program: z.string().nullable(),
   status: z.enum(["ok", "error", "no_code", "invalid_return", "returned", "failed", "paused"]),
   value: z.string().optional(),
+  valueHidden: z.literal(true).optional(),
   error: errorInfo.optional(),
   prints: z.array(z.string()),
   toolCalls: z.array(toolCall),

@@ -81,6 +81,8 @@ export interface Turn {
   status: TurnStatus;
   /** EDN of the program's value (returned value for "returned"), when it ran. */
   value?: string;
+  /** Set when the value holds hidden context: its EDN shows stand-ins, but one cut at the EDN budget may show none of them. */
+  valueHidden?: true;
   error?: ErrorInfo;
   /** println output lines (bounded by the interpreter, with a marker when cut). */
   prints: string[];

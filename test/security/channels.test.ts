@@ -130,6 +130,8 @@ describe.each(["none", "worker"] as const)("hidden context in every channel but 
     ["returns a value computed from it", "(return {:auth up :n (count tok)})"],
     ["fails with it", '(fail (str "gave up on " rev))'],
     ["fails with data holding it", "(fail {:reason :bad :tok tok :up up})"],
+    // The trace keeps a value's EDN cut at 4,096 characters: here the hidden part lies past the cut.
+    ["returns a large value holding it past what the trace keeps", "(return {:rows (vec (range 3000)) :auth up})"],
   ])("a run that %s", async (_what, final) => {
     const r = await run(final, { isolation });
     expect(r.step.turns.length).toBe(4);

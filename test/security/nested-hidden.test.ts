@@ -58,6 +58,20 @@ describe("a nested agent given hidden context", () => {
     }
   });
 
+  it("hides its answer when the piece of it lies past the 4,096 characters of a value the trace keeps", async () => {
+    const child = SubAgent.create({ prompt: "Check the token {{token}}.", maxTurns: 1 });
+    const checker = SubAgent.asTool(child, { description: "Checks a token." });
+    const replies = [code("(def r (tool/checker {:token (:token data/_creds)}))\n(println (:t r))"), code("(return {:rows (vec (range 3000)) :t (subs data/_token 2 12)})"), code("(return :done)")];
+    const parent = SubAgent.create({ prompt: "Check my token.", tools: { checker }, maxTurns: 3 });
+    for (const isolation of ["worker", "none"] as const) {
+      const step = await SubAgent.run(parent, { llm: scriptedLlm(replies), context: { _creds: { token: TOKEN } }, isolation });
+      expect(step.ok).toBe(true);
+      const fed = step.messages[1].map((m) => m.content).join("\n");
+      expect(fed).toContain("Output:\n<hidden string");
+      for (const f of fragments([TOKEN])) expect(fed).not.toContain(f);
+    }
+  });
+
   it("shows an answer that holds nothing hidden, though it was given a hidden value", async () => {
     const child = SubAgent.create({ prompt: "Check the token {{token}}.", maxTurns: 1 });
     const checker = SubAgent.asTool(child, { description: "Checks a token." });
