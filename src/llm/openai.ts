@@ -18,7 +18,7 @@ export interface OpenAiLlmOptions extends RetryOptions {
   /** Default `OPENAI_API_KEY`; optional when `baseURL` points at a server that ignores it. */
   apiKey?: string;
   temperature?: number;
-  /** Upper bound on reply tokens (`max_tokens`). */
+  /** Upper bound on reply tokens (`max_tokens`, or `max_completion_tokens` once the server refuses `max_tokens`). */
   maxTokens?: number;
   /** Where the defaults come from; default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
@@ -53,23 +53,35 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
   // (withRetries) bounds each attempt; the SDK's timeout is only a backstop set past it, since
   // when both fire together a body cut by the SDK reads as a connection error, not a timeout.
   const client = new OpenAI({ apiKey: apiKey || "unused", baseURL, maxRetries: 0, timeout: sdkBackstopMs(retry.timeoutMs) });
+  // OpenAI's reasoning models (o-series, gpt-5) refuse `max_tokens` for `max_completion_tokens`,
+  // which other OpenAI-compatible servers may not know: the client learns which its server takes.
+  let completionTokens = false;
 
   return {
     name,
     complete(request) {
       const maxTokens = request.maxOutputTokens ?? options.maxTokens;
-      const body = {
+      const body = () => ({
         model: request.model ?? (model as string),
         // The wire shape is OpenAI's own; tool calls, ids and names pass through.
         messages: request.messages as unknown as ChatCompletionMessageParam[],
         ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
-        ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
-      };
+        ...(maxTokens === undefined ? {} : completionTokens ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens }),
+      });
       const onText = request.onText;
-      const send = async (signal: AbortSignal, attempt: number) => {
-        if (onText === undefined) return parseCompletion(await client.chat.completions.create(body, { signal }), name);
-        const stream = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
+      const sendOnce = async (signal: AbortSignal, attempt: number) => {
+        if (onText === undefined) return parseCompletion(await client.chat.completions.create(body(), { signal }), name);
+        const stream = await client.chat.completions.create({ ...body(), stream: true, stream_options: { include_usage: true } }, { signal });
         return parseCompletion(await readStream(stream, name, (delta) => onText(delta, attempt)), name);
+      };
+      const send = async (signal: AbortSignal, attempt: number) => {
+        try {
+          return await sendOnce(signal, attempt);
+        } catch (e) {
+          if (maxTokens === undefined || completionTokens || !(e instanceof APIError) || e.status !== 400 || e.param !== "max_tokens") throw e;
+          completionTokens = true;
+          return await sendOnce(signal, attempt);
+        }
       };
       return withRetries(name, retry, request, send, (e, signal) => sdkError(e, signal, name, SDK_ERRORS, apiKey));
     },

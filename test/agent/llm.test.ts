@@ -107,6 +107,18 @@ describe("openaiLlm: requests and replies", () => {
     expect((await llm.complete({ messages })).usage).toEqual({ inputTokens: 50, outputTokens: 2, cachedTokens: 0 });
   });
 
+  // OpenAI's reasoning models (o-series, gpt-5) refuse max_tokens; servers other than OpenAI's may know only max_tokens.
+  it("sends max_completion_tokens instead of max_tokens once the server refuses max_tokens, and keeps to it", async () => {
+    const refusal = { status: 400, body: { error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", type: "invalid_request_error", param: "max_tokens", code: "unsupported_parameter" } } };
+    script = [refusal, { reply: "a" }, { reply: "b" }];
+    const retries: RetryInfo[] = [];
+    const llm = client({ model: "gpt-5-mini", maxTokens: 300, onRetry: (i) => retries.push(i) });
+    expect((await llm.complete({ messages })).content).toBe("a");
+    expect((await llm.complete({ messages, maxOutputTokens: 40 })).content).toBe("b");
+    expect(received.map((r) => [r.body.max_tokens, (r.body as { max_completion_tokens?: number }).max_completion_tokens])).toEqual([[300, undefined], [undefined, 300], [undefined, 40]]);
+    expect(retries).toEqual([]);
+  });
+
   it("takes model, base URL and key from the environment", async () => {
     script = [{ reply: "(println 1)" }];
     const llm = openaiLlm({ env: { OPENAI_MODEL: "env-model", OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: "sk-env" } });
