@@ -17,6 +17,7 @@ export interface OpenAiLlmOptions extends RetryOptions {
   baseURL?: string;
   /** Default `OPENAI_API_KEY`; optional when `baseURL` points at a server that ignores it. */
   apiKey?: string;
+  /** Sampling temperature; left out once the server refuses it (a reasoning model takes only its default). */
   temperature?: number;
   /** Upper bound on reply tokens (`max_tokens`, or `max_completion_tokens` once the server refuses `max_tokens`). */
   maxTokens?: number;
@@ -53,9 +54,10 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
   // (withRetries) bounds each attempt; the SDK's timeout is only a backstop set past it, since
   // when both fire together a body cut by the SDK reads as a connection error, not a timeout.
   const client = new OpenAI({ apiKey: apiKey || "unused", baseURL, maxRetries: 0, timeout: sdkBackstopMs(retry.timeoutMs) });
-  // OpenAI's reasoning models (o-series, gpt-5) refuse `max_tokens` for `max_completion_tokens`,
-  // which other OpenAI-compatible servers may not know: the client learns which its server takes.
-  let completionTokens = false;
+  // The parameters the server refused (400 naming the param), left out of this client's later
+  // requests: OpenAI's reasoning models (o-series, gpt-5) take `max_completion_tokens` for
+  // `max_tokens`, which other OpenAI-compatible servers may not know, and only the default temperature.
+  const refused = new Set<"max_tokens" | "temperature">();
 
   return {
     name,
@@ -65,8 +67,8 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
         model: request.model ?? (model as string),
         // The wire shape is OpenAI's own; tool calls, ids and names pass through.
         messages: request.messages as unknown as ChatCompletionMessageParam[],
-        ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
-        ...(maxTokens === undefined ? {} : completionTokens ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens }),
+        ...(options.temperature === undefined || refused.has("temperature") ? {} : { temperature: options.temperature }),
+        ...(maxTokens === undefined ? {} : refused.has("max_tokens") ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens }),
       });
       const onText = request.onText;
       const sendOnce = async (signal: AbortSignal, attempt: number) => {
@@ -74,13 +76,15 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
         const stream = await client.chat.completions.create({ ...body(), stream: true, stream_options: { include_usage: true } }, { signal });
         return parseCompletion(await readStream(stream, name, (delta) => onText(delta, attempt)), name);
       };
-      const send = async (signal: AbortSignal, attempt: number) => {
+      const send = async (signal: AbortSignal, attempt: number): Promise<LlmResponse> => {
         try {
           return await sendOnce(signal, attempt);
         } catch (e) {
-          if (maxTokens === undefined || completionTokens || !(e instanceof APIError) || e.status !== 400 || e.param !== "max_tokens") throw e;
-          completionTokens = true;
-          return await sendOnce(signal, attempt);
+          const param = e instanceof APIError && e.status === 400 ? e.param : undefined;
+          const sent = param === "max_tokens" ? maxTokens !== undefined : param === "temperature" && options.temperature !== undefined;
+          if (!sent || refused.has(param as "max_tokens" | "temperature")) throw e;
+          refused.add(param as "max_tokens" | "temperature");
+          return send(signal, attempt);
         }
       };
       return withRetries(name, retry, request, send, (e, signal) => sdkError(e, signal, name, SDK_ERRORS, apiKey));

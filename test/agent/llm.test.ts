@@ -119,6 +119,16 @@ describe("openaiLlm: requests and replies", () => {
     expect(retries).toEqual([]);
   });
 
+  it("leaves the temperature out once the server refuses it, and still fails on other refused parameters", async () => {
+    const refusal = (param: string, message: string) => ({ status: 400, body: { error: { message, type: "invalid_request_error", param, code: "unsupported_value" } } });
+    script = [refusal("temperature", "Unsupported value: 'temperature' does not support 0.3 with this model. Only the default (1) value is supported."), { reply: "a" }, refusal("messages", "messages: too long")];
+    const llm = client({ model: "gpt-5-mini", temperature: 0.3 });
+    expect((await llm.complete({ messages })).content).toBe("a");
+    expect(received.map((r) => r.body.temperature)).toEqual([0.3, undefined]);
+    expect((await failure(llm.complete({ messages }))).message).toMatch(/HTTP 400: messages: too long/);
+    expect(received).toHaveLength(3);
+  });
+
   it("takes model, base URL and key from the environment", async () => {
     script = [{ reply: "(println 1)" }];
     const llm = openaiLlm({ env: { OPENAI_MODEL: "env-model", OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: "sk-env" } });
