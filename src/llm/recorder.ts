@@ -3,11 +3,12 @@
 import { appendFile, mkdir, open, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { LlmError, type LlmErrorKind } from "./errors.js";
-import type { ChatMessage, Llm, LlmResponse } from "./types.js";
+import { messageText } from "./messages.js";
+import type { Llm, LlmResponse, TextMessage } from "./types.js";
 
 /** One line of a recording. */
 export interface RecordedCall {
-  request: { turn?: number; messages: ChatMessage[] };
+  request: { turn?: number; messages: TextMessage[] };
   /** The reply, when the call succeeded. */
   response?: LlmResponse;
   /** The failure, when it did not. */
@@ -60,7 +61,8 @@ export function recordingLlm(inner: Llm, file: string, options: RecordingOptions
       const started = performance.now();
       const recorded: RecordedCall["request"] = {
         ...(request.turn === undefined ? {} : { turn: request.turn }),
-        messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+        // As text, what a replay compares: a tool call's null content or content parts would make a recording no replay loads.
+        messages: request.messages.map((m) => ({ role: m.role, content: messageText(m) })),
       };
       let response: LlmResponse;
       try {

@@ -86,7 +86,7 @@ function checkCalls(calls: readonly RecordedCall[]): readonly RecordedCall[] {
   return calls;
 }
 
-const ROLES = new Set(["system", "user", "assistant"]);
+const ROLES = new Set(["system", "user", "assistant", "tool"]);
 const KINDS: ReadonlySet<string> = new Set<LlmErrorKind | "unknown">(["config", "rate_limit", "server", "http", "connection", "timeout", "aborted", "malformed", "exhausted", "diverged", "unknown"]);
 
 function checkCall(v: unknown): string | undefined {

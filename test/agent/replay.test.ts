@@ -123,6 +123,19 @@ describe("recordingLlm and replayLlm", () => {
     expect(replay.remaining).toBe(0);
   });
 
+  it("replays a recording of messages with tool calls, tool results and content parts, as it recorded them", async () => {
+    const file = join(dir, "tools.jsonl");
+    const messages: ChatMessage[] = [
+      task,
+      { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "orders", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "call_1", content: "[3 orders]" },
+      { role: "user", content: [{ type: "text", text: "Which is " }, { type: "text", text: "the largest?" }] },
+    ];
+    await recordingLlm(scriptedLlm(["(return 3)"]), file, { fresh: true }).complete({ messages });
+    const replay = replayLlm(file);
+    expect((await replay.complete({ messages })).content).toBe("(return 3)");
+  });
+
   it("fails with the first difference when the requests diverge", async () => {
     const file = join(dir, "diverge.jsonl");
     await record(file);
@@ -207,7 +220,7 @@ describe("loadRecording: bad files", () => {
 
   it("names a line without the expected fields", () => {
     expect(() => loadRecording(write("no-msgs.jsonl", '{"response":{"content":"x"}}\n'))).toThrow(/no-msgs\.jsonl:1: request\.messages is missing/);
-    expect(() => loadRecording(write("bad-role.jsonl", '{"request":{"messages":[{"role":"tool","content":"x"}]},"response":{"content":"x"}}\n'))).toThrow(/without a valid role/);
+    expect(() => loadRecording(write("bad-role.jsonl", '{"request":{"messages":[{"role":"robot","content":"x"}]},"response":{"content":"x"}}\n'))).toThrow(/without a valid role/);
     expect(() => loadRecording(write("no-reply.jsonl", '{"request":{"messages":[]},"response":{}}\n'))).toThrow(/response\.content is missing/);
     expect(() => loadRecording(write("bad-err.jsonl", '{"request":{"messages":[]},"error":{"kind":"boom","message":"x"}}\n'))).toThrow(/error needs a known kind/);
   });
