@@ -106,18 +106,34 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, onText: 
     if (typeof chunk.model === "string") out.model = chunk.model;
     if (chunk.usage) out.usage = chunk.usage;
     const choice = (Array.isArray(chunk.choices) ? chunk.choices[0] : undefined) as { delta?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown } | undefined;
-    const delta = choice?.delta;
-    if (typeof delta?.content === "string" && delta.content !== "") {
-      content += delta.content;
-      onText(delta.content);
+    const text = replyText(choice?.delta?.content);
+    if (text !== undefined && text !== "") {
+      content += text;
+      onText(text);
     }
-    if (typeof delta?.refusal === "string") refusal += delta.refusal;
+    const refused = choice?.delta?.refusal;
+    if (typeof refused === "string") refusal += refused;
     if (choice?.finish_reason) finish = choice.finish_reason;
   }
   // A stream cut short ends like a whole one; only the finish reason tells them apart.
   if (finish === null) throw new LlmError("connection", `${name}: the stream ended before the reply was complete`);
   out.choices = [{ message: { content, ...(refusal ? { refusal } : {}) }, finish_reason: finish }];
   return out;
+}
+
+/**
+ * A reply's (or a delta's) text: its content string, or the text chunks of a content list, as
+ * Mistral's reasoning models send it (a `thinking` chunk, then `text` ones); undefined for neither.
+ */
+function replyText(content: unknown): string | undefined {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  let text = "";
+  for (const part of content as unknown[]) {
+    const p = part as { type?: unknown; text?: unknown } | null;
+    if (p?.type === "text" && typeof p.text === "string") text += p.text;
+  }
+  return text;
 }
 
 /** Checks the reply is a chat completion with text, and maps its usage. */
@@ -128,8 +144,8 @@ function parseCompletion(raw: unknown, name: string): LlmResponse {
   const c = raw as CompletionShape;
   if (!Array.isArray(c.choices) || c.choices.length === 0) throw new LlmError("malformed", `${name}: the reply has no choices`);
   const choice = c.choices[0] as { message?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown } | null;
-  const content = choice?.message?.content;
-  if (typeof content !== "string" || content.trim() === "") {
+  const content = replyText(choice?.message?.content);
+  if (content === undefined || content.trim() === "") {
     const refusal = choice?.message?.refusal;
     const why = typeof refusal === "string" && refusal ? `the model refused: ${refusal}` : `finish_reason: ${String(choice?.finish_reason ?? "none")}`;
     throw new LlmError("malformed", `${name}: the reply has no text content (${why})`);

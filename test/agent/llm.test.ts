@@ -301,6 +301,15 @@ describe("openaiLlm: timeouts and abort", () => {
   });
 });
 
+describe("openaiLlm: content as a list of chunks", () => {
+  // Mistral's reasoning models answer with content as chunks: the thinking, then the text.
+  it("takes the text chunks of a reply whose content is a list, leaving the thinking out", async () => {
+    const content = [{ type: "thinking", thinking: [{ type: "text", text: "Count them." }] }, { type: "text", text: "(count " }, { type: "text", text: "data/orders)" }];
+    script = [{ json: { id: "x", object: "chat.completion", model: "mistral-medium", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }] } }];
+    expect((await client().complete({ messages })).content).toBe("(count data/orders)");
+  });
+});
+
 describe("openaiLlm: malformed replies", () => {
   it("reports a body that is not JSON", async () => {
     script = [{ raw: '{"id": "chatcmpl-1", "choices": [' }];

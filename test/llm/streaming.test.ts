@@ -110,6 +110,16 @@ describe("openaiLlm streaming", () => {
     expect(r.content).toBe("(count x)");
   });
 
+  it("takes the text chunks of deltas whose content is a list (Mistral's reasoning models), leaving the thinking out", async () => {
+    const s = chatStream([]);
+    const delta = (content: unknown) => ({ data: { id: "c1", object: "chat.completion.chunk", created: 0, model: "fake-served", choices: [{ index: 0, delta: { content }, finish_reason: null }] } });
+    script = [{ events: [s.events[0], delta([{ type: "thinking", thinking: [{ type: "text", text: "Count them." }] }]), delta([{ type: "text", text: "(count" }]), delta(" x)"), ...s.events.slice(1)] }];
+    const c = collector();
+    const r = await client().complete({ messages, onText: c.onText });
+    expect(c.deltas).toEqual([["(count", 1], [" x)", 1]]);
+    expect(r.content).toBe("(count x)");
+  });
+
   it("fails as malformed when the stream holds no text", async () => {
     script = [chatStream([])];
     const e = await failure(client().complete({ messages, onText: () => undefined }));
