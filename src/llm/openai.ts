@@ -54,7 +54,7 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
   // (withRetries) bounds each attempt; the SDK's timeout is only a backstop set past it, since
   // when both fire together a body cut by the SDK reads as a connection error, not a timeout.
   const client = new OpenAI({ apiKey: apiKey || "unused", baseURL, maxRetries: 0, timeout: sdkBackstopMs(retry.timeoutMs) });
-  // The parameters the server refused (400 naming the param), left out of this client's later
+  // The parameters the server refused (400 naming the param, code unsupported_...), left out of this client's later
   // requests: OpenAI's reasoning models (o-series, gpt-5) take `max_completion_tokens` for
   // `max_tokens`, which other OpenAI-compatible servers may not know, and only the default temperature.
   const refused = new Set<"max_tokens" | "temperature">();
@@ -80,7 +80,8 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
         try {
           return await sendOnce(signal, attempt);
         } catch (e) {
-          const param = e instanceof APIError && e.status === 400 ? e.param : undefined;
+          // Only a parameter refused as such: a max_tokens too large (invalid_value) stays an error.
+          const param = e instanceof APIError && e.status === 400 && typeof e.code === "string" && e.code.startsWith("unsupported_") ? e.param : undefined;
           const sent = param === "max_tokens" ? maxTokens !== undefined : param === "temperature" && options.temperature !== undefined;
           if (!sent || refused.has(param as "max_tokens" | "temperature")) throw e;
           refused.add(param as "max_tokens" | "temperature");

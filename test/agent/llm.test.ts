@@ -121,12 +121,15 @@ describe("openaiLlm: requests and replies", () => {
 
   it("leaves the temperature out once the server refuses it, and still fails on other refused parameters", async () => {
     const refusal = (param: string, message: string) => ({ status: 400, body: { error: { message, type: "invalid_request_error", param, code: "unsupported_value" } } });
-    script = [refusal("temperature", "Unsupported value: 'temperature' does not support 0.3 with this model. Only the default (1) value is supported."), { reply: "a" }, refusal("messages", "messages: too long")];
+    const tooLarge = { status: 400, body: { error: { message: "max_tokens is too large: 200000.", type: "invalid_request_error", param: "max_tokens", code: "invalid_value" } } };
+    script = [refusal("temperature", "Unsupported value: 'temperature' does not support 0.3 with this model. Only the default (1) value is supported."), { reply: "a" }, refusal("messages", "messages: too long"), tooLarge];
     const llm = client({ model: "gpt-5-mini", temperature: 0.3 });
     expect((await llm.complete({ messages })).content).toBe("a");
     expect(received.map((r) => r.body.temperature)).toEqual([0.3, undefined]);
     expect((await failure(llm.complete({ messages }))).message).toMatch(/HTTP 400: messages: too long/);
-    expect(received).toHaveLength(3);
+    expect((await failure(llm.complete({ messages, maxOutputTokens: 200_000 }))).message).toMatch(/HTTP 400: max_tokens is too large/);
+    expect(received).toHaveLength(4);
+    expect(received[3].body.max_tokens).toBe(200_000);
   });
 
   it("takes model, base URL and key from the environment", async () => {
