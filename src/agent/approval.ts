@@ -29,7 +29,8 @@ export interface ApprovalSetup {
   paused?: { turn: number; calls: readonly ToolCallTrace[]; held: ReadonlySet<number> };
 }
 
-const approvalId = (turn: number, index: number): string => `turn-${turn}-call-${index + 1}`;
+/** A request's id: its turn and its call's place among the turn's calls. */
+export const approvalId = (turn: number, index: number): string => `turn-${turn}-call-${index + 1}`;
 
 /** What the tool session does with one call. */
 export type Verdict =

@@ -17,7 +17,7 @@ import { againOptions, evaluate, type EvaluateOptions, holdsFunction, type Memor
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import type { Llm, LlmRequest, LlmResponse } from "../llm/types.js";
 import { firstTurnLine } from "./prompt/task.js";
-import type { ApprovalDecision, ApprovalSetup } from "./approval.js";
+import { approvalId, type ApprovalDecision, type ApprovalSetup } from "./approval.js";
 import { create } from "./definition.js";
 import { describeIssues } from "./errors.js";
 import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type HistoryStrategy } from "./history.js";
@@ -229,6 +229,11 @@ function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<Record
   }
   const last = saved.at(-1);
   if (last === undefined || last.status !== "paused" || paused.approvals.some((a) => a.turn !== last.number)) throw new ResumeError("not a ptc-lisp run state: it is paused for approval but its last turn is not the paused one");
+  // A held call does not run on its record (which holds no result): each request's call must be one, and held calls the turn's.
+  const held = new Set(paused.held.filter((i) => i < last.toolCalls.length).map((i) => approvalId(last.number, i)));
+  const astray = paused.approvals.find((a) => !held.has(a.id));
+  if (held.size < paused.held.length) throw new ResumeError("not a ptc-lisp run state: its held calls are not the paused turn's calls");
+  if (astray !== undefined) throw new ResumeError(`not a ptc-lisp run state: its request ${astray.id} is not among the paused turn's held calls`);
   const waiting = new Map(paused.approvals.map((a) => [a.id, a]));
   const out = new Map<string, ApprovalDecision>();
   for (const id of ids) {

@@ -191,6 +191,19 @@ describe("tool approvals: refusals", () => {
     expect(w.sent).toEqual([]);
   });
 
+  it("refuses a paused state whose held calls do not hold its requests", async () => {
+    // A request's call answered from its record (which holds no result) would give the program nil, the call never run.
+    const { w, state } = await paused();
+    for (const [held, problem] of [
+      [[], "its request turn-1-call-1 is not among the paused turn's held calls"],
+      [[0, 1], "its held calls are not the paused turn's calls"],
+    ] as const) {
+      const edited = runStateFromJson(runStateToJson({ ...state, paused: { approvals: state.paused?.approvals ?? [], held: [...held] } }));
+      await expect(SubAgent.resume(w.agent, edited, { llm: scriptedLlm([]), approvals: { "turn-1-call-1": { approved: true } } })).rejects.toThrow(`not a ptc-lisp run state: ${problem}`);
+    }
+    expect(w.sent).toEqual([]);
+  });
+
   it("pauses again at the same request when it is left undecided", async () => {
     const { w, state } = await paused();
     const step = await SubAgent.resume(w.agent, state, { llm: scriptedLlm([]) });
