@@ -21,7 +21,7 @@ import { approvalId, type ApprovalDecision, type ApprovalSetup } from "./approva
 import { create } from "./definition.js";
 import { describeIssues } from "./errors.js";
 import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type HistoryStrategy } from "./history.js";
-import { runAgent } from "./loop.js";
+import { errorText, runAgent } from "./loop.js";
 import { showHidden } from "./redact.js";
 import type { Agent, RunOptions, Step } from "./types.js";
 import { differingArgument, recordedFailure, tool, type Tool } from "./tools.js";
@@ -168,7 +168,7 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
   if (state.outcome.ok) throw new ResumeError("the saved run already returned a value; there is nothing to resume");
   if (state.outcome.reason === "failed") throw new ResumeError(`the saved run ended with (fail ...): ${state.outcome.message}`);
   const saved = state.trace.turns;
-  const approvals = approvalSetup(agent, state, decisions);
+  const approvals = await approvalSetup(agent, state, decisions);
   if (saved.length - (state.paused === undefined ? 0 : 1) >= agent.maxTurns) throw new ResumeError(`the saved run used ${saved.length} of the agent's ${agent.maxTurns} turns; resume with an agent that allows more`);
   const live = options.llm ?? agent.options.llm;
   if (live === undefined) throw new ResumeError("no llm: pass { llm } to serve the turns after the saved ones");
@@ -216,8 +216,19 @@ const decisionSchema = z.union([
   z.object({ approved: z.literal(false), reason: z.string().optional() }).strict(),
 ]);
 
+/** What is wrong with a host's edited arguments, checked as the tool session checks a call's (asynchronously: a schema may refine so), or undefined. */
+async function argumentProblem(t: Tool, args: Record<string, unknown>): Promise<string | undefined> {
+  try {
+    const edited = await t.input.safeParseAsync(args);
+    return edited.success ? undefined : describeIssues(edited.error, args).join("; ");
+  } catch (e) {
+    // A transform that throws instead of adding an issue.
+    return errorText(e);
+  }
+}
+
 /** The approvals of a resumed run: every decision checked against the requests and the tools' schemas before anything runs. */
-function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<Record<string, ApprovalDecision>> = {}): ApprovalSetup {
+async function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<Record<string, ApprovalDecision>> = {}): Promise<ApprovalSetup> {
   const paused = state.paused;
   const ids = Object.keys(decisions);
   const saved = state.trace.turns;
@@ -245,8 +256,8 @@ function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<Record
     const t = agent.tools[request.tool] as Tool | undefined;
     if (t === undefined) throw new ResumeError(`resume: the agent has no tool/${request.tool}, which the saved run paused on (${id})`);
     if (decision.approved && decision.args !== undefined) {
-      const edited = t.input.safeParse(decision.args);
-      if (!edited.success) throw new ResumeError(`resume: the edited arguments for ${id} (tool/${request.tool}) are invalid: ${describeIssues(edited.error, decision.args).join("; ")}; the run is still paused`);
+      const problem = await argumentProblem(t, decision.args);
+      if (problem !== undefined) throw new ResumeError(`resume: the edited arguments for ${id} (tool/${request.tool}) are invalid: ${problem}; the run is still paused`);
     }
     out.set(id, decision);
   }

@@ -146,6 +146,30 @@ describe.each<Isolation>(["worker", "none"])("tool approvals (isolation %s)", (i
     expect(w.sent).toEqual([{ to: "hr@corp.org", body: "raise?" }]);
   });
 
+  it("checks edited arguments with a tool's asynchronous refinement, and refuses an edit its transform throws on", async () => {
+    const sent: unknown[] = [];
+    const known = new Set(["ann@corp.org", "bob@corp.org"]);
+    const input = z.object({
+      to: z
+        .string()
+        .refine(async (to) => known.has(to), "unknown recipient")
+        .transform((to) => {
+          if (to.startsWith("bob")) throw new Error(`cannot mail ${to}`);
+          return to;
+        }),
+    });
+    const send = tool({ description: "Sends mail.", input, needsApproval: true, run: (args) => (sent.push(args), "sent") });
+    const agent = SubAgent.create({ prompt: "Mail.", tools: { send }, maxTurns: 2 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(return (tool/send {:to "ann@corp.org"}))')]), isolation });
+    const resume = (to: string) => SubAgent.resume(agent, runStateFromJson(json(step, agent)), { llm: scriptedLlm([]), isolation, approvals: { "turn-1-call-1": { approved: true, args: { to } } } });
+    await expect(resume("eve@corp.org")).rejects.toThrow(/edited arguments for turn-1-call-1 \(tool\/send\) are invalid: :to: unknown recipient; the run is still paused/);
+    await expect(resume("bob@corp.org")).rejects.toThrow(/edited arguments for turn-1-call-1 \(tool\/send\) are invalid: cannot mail bob@corp.org; the run is still paused/);
+    expect(sent).toEqual([]);
+    const done = await resume("ann@corp.org");
+    expect(done.value).toBe("sent");
+    expect(sent).toEqual([{ to: "ann@corp.org" }]);
+  });
+
   it("pauses parallel branches for their approvals, running each call that needs none once", async () => {
     const w = world();
     const llm = scriptedLlm([code('(return (pmap (fn [who] (:id (tool/send {:to who :body "x"}))) ["p@out.org" "q@example.com" "r@out.org"]))')]);
