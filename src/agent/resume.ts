@@ -24,7 +24,7 @@ import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type Hi
 import { errorText, runAgent } from "./loop.js";
 import { showHidden } from "./redact.js";
 import type { Agent, RunOptions, Step } from "./types.js";
-import { differingArgument, recordedFailure, tool, type Tool } from "./tools.js";
+import { differingArgument, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
 import type { ToolCallTrace, Turn } from "../trace/trace.js";
 import { ResumeError, RUN_STATE_FORMAT, RUN_STATE_VERSION, type RunState, type SavedDefinition } from "../trace/run-state.js";
 
@@ -436,9 +436,19 @@ class Replay {
   tools(tools: Readonly<Record<string, Tool>>): Record<string, Tool> {
     const out: Record<string, Tool> = {};
     for (const [name, t] of Object.entries(tools)) {
-      out[name] = tool({ ...t, run: (args, signal, ctx) => (this.isLive || this.current === this.pausedTurn ? t.run(args, signal, ctx) : this.recorded(name, t, args, ctx.hidden)) });
+      out[name] = tool({ ...t, run: (args, signal, ctx) => (this.isLive || this.current === this.pausedTurn ? t.run(args, signal, this.live(ctx)) : this.recorded(name, t, args, ctx.hidden)) });
     }
     return out;
+  }
+
+  /**
+   * A live call's context. An agent it starts (SubAgent.asTool) inherits the caller's models: the
+   * live ones, not the replay's, which would take its prompts for the saved run's (the paused
+   * turn's calls run live before the replay hands over).
+   */
+  private live(ctx: ToolRunContext): ToolRunContext {
+    const options = { ...ctx.scope.options, llm: this.liveLlm, historyLlm: this.options.historyLlm ?? this.agent.options.historyLlm };
+    return { ...ctx, scope: { ...ctx.scope, options } };
   }
 
   /** The next recorded call of `name` in the replayed turn: its result, or its error again; a call with other arguments is refused. */

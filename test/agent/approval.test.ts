@@ -284,6 +284,20 @@ describe("tool approvals: refusals", () => {
     expect(w.sent).toEqual([{ to: "secret.person@hidden.org", body: "s" }]);
   });
 
+  it("runs an agent the paused turn calls after the approved call with the live model, not the replay", async () => {
+    const w = world();
+    const summarize = SubAgent.asTool(SubAgent.create({ prompt: "Summarize {{topic}}", maxTurns: 1 }));
+    const agent = SubAgent.create({ prompt: "Mail people.", tools: { ...w.tools, summarize }, maxTurns: 3 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(tool/wipe)\n(return (tool/summarize "cats"))')]), isolation: "none" });
+    const live = scriptedLlm([code('(return "cats purr")')]);
+    const done = await SubAgent.resume(agent, runStateFromJson(json(step, agent)), { llm: live, isolation: "none", approvals: { "turn-1-call-1": { approved: true } } });
+    expect(done.turns[0].error?.message).toBeUndefined();
+    expect(done.ok ? done.value : done.fail.message).toBe("cats purr");
+    expect(done.turns[0].nested?.map((n) => n.ok)).toEqual([true]);
+    expect(live.requests.map((r) => r.messages[1].content)).toEqual([expect.stringContaining("Summarize cats")]);
+    expect(w.sent).toEqual([{ to: "wipe", body: "" }]);
+  });
+
   it("refuses, in an agent called as a tool, a call that needs approval", async () => {
     const w = world();
     const inner = SubAgent.create({ prompt: "Wipe.", tools: { wipe: w.tools.wipe }, maxTurns: 1 });
