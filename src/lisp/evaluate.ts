@@ -11,7 +11,7 @@ import { compile } from "./compile.js";
 import { abortedError, isStackOverflow, LIMIT_KINDS, LispError, ours, stackOverflow, thrownMessage, toErrorInfo, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
-import { boxed, Budget, Converted, readTimeout, toHost, toLisp } from "./interop.js";
+import { boxed, Budget, contextValue, Converted, readTimeout, toHost, toLisp } from "./interop.js";
 import { contextJsonTimeout, parseContextJson } from "./context-json.js";
 import { resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
@@ -220,7 +220,7 @@ function dataHost(ctx: EvaluateOptions["ctx"], maxDepth: number, marks: Marks | 
         // Read while the program runs: the conversion spends its fuel and its time.
         const budget = runBudget(current, current.deadline, () => readTimeout(k, current.limits.timeoutMs));
         try {
-          v = Object.hasOwn(ctx, k) ? toLisp(ctx[k], maxDepth, 0, `data/${k}`, budget) : null;
+          v = Object.hasOwn(ctx, k) ? toLisp(contextValue(ctx, k), maxDepth, 0, `data/${k}`, budget) : null;
         } finally {
           budget.commit();
         }

@@ -10,7 +10,7 @@
 // values, and a collection's size is read and checked against maxCollectionSize before any of
 // it is copied, so a sparse `new Array(1e9)` or a Proxy whose length lies is refused at once.
 import { Map as IMap, Set as ISet } from "ptc-immutable";
-import { LispError } from "./errors.js";
+import { LispError, ours } from "./errors.js";
 import { isFieldName, isHiddenKey } from "./hidden-names.js";
 import { defaultLimits, type Limits } from "./limits.js";
 import { printChecked, PrintOverflow } from "./printer.js";
@@ -294,7 +294,25 @@ export function toLisp(x: unknown, maxDepth = 256, depth = 0, where = "host data
     return new Inbound(budget, maxDepth, where).convert(x, depth);
   } catch (e) {
     if (!(e instanceof Refused)) throw e;
-    throw new LispError("type_error", `${pathText(where, e.path)} is ${e.what}, which cannot cross into the program`, undefined, "give programs plain data: objects, arrays, strings, numbers, booleans and null");
+    throw refusal(where, e);
+  }
+}
+
+function refusal(where: string, e: Refused): LispError {
+  return new LispError("type_error", `${pathText(where, e.path)} is ${e.what}, which cannot cross into the program`, undefined, "give programs plain data: objects, arrays, strings, numbers, booleans and null");
+}
+
+/**
+ * The host value of data/key. A getter that throws is refused as one inside a value is: its
+ * message, which may quote the very value (a hidden one too), reaches no program or prompt.
+ */
+export function contextValue(ctx: Readonly<Record<string, unknown>>, key: string): unknown {
+  try {
+    return ctx[key];
+  } catch (e) {
+    // A context of our own making (ctxJson's, read lazily) refuses its values with our errors.
+    if (ours(e) !== null) throw e;
+    throw refusal(`data/${key}`, new Refused("a getter that throws", []));
   }
 }
 

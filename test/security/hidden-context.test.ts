@@ -63,6 +63,18 @@ describe("hidden context in prompts", () => {
     );
   });
 
+  it.each(["worker", "none"] as const)("refuses a hidden key whose getter throws without its message, which may quote the secret (isolation %s)", async (isolation) => {
+    const context = {
+      get _token(): string {
+        throw new Error("vault locked, last token s3cr3t-tok");
+      },
+    };
+    const llm = scriptedLlm([code("(println (str data/_token))"), code("(return :done)")]);
+    const step = await SubAgent.run(SubAgent.create({ prompt: "Use the token.", maxTurns: 2 }), { llm, context, isolation });
+    expect(step.turns[0].error?.message).toBe("data/_token is a getter that throws, which cannot cross into the program");
+    expect(JSON.stringify({ trace: step.trace, requests: llm.requests })).not.toContain("s3cr3t");
+  });
+
   it("leaves prompts untouched when nothing is hidden", async () => {
     const agent = SubAgent.create({ prompt: "Echo." });
     const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(println "sk-visible-1234")'), code("(return 1)")]), context: { token: "sk-visible-1234" } });

@@ -7,7 +7,7 @@
 import { abortedError, LispError, ours, thrownMessage, toErrorInfo, ToolTimeout, type ErrorInfo } from "../errors.js";
 import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, MemoryEntry, ToolCallRecord, ToolSpec } from "../evaluate.js";
 import { ABORTED, unlessAborted } from "../abort.js";
-import { boxed, Budget, ContextReader, toLisp } from "../interop.js";
+import { boxed, Budget, ContextReader, contextValue, toLisp } from "../interop.js";
 import { resolveLimits, type Limits } from "../limits.js";
 import { hiddenKeys, hideQuoted, hideRewritten, Marks, QUOTED_MIN, quotedForms, STAND_IN_OPEN } from "../marks.js";
 import { OutputBuffer } from "../output.js";
@@ -240,7 +240,7 @@ function ctxEntries(ctx: Readonly<Record<string, unknown>>, limits: Limits): Ctx
   const reader = new ContextReader(limits);
   for (const key of Object.keys(ctx)) {
     try {
-      const v = writer.tryWrite(reader.value(key, ctx[key]));
+      const v = writer.tryWrite(reader.value(key, contextValue(ctx, key)));
       out.push(v === undefined ? [key, null, { kind: "type_error", message: `data/${key} holds a function, which cannot cross into the program` }] : [key, v, null]);
     } catch (e) {
       out.push([key, null, dataError(e)]);
