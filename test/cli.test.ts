@@ -170,6 +170,10 @@ describe.concurrent("ptc eval", () => {
     expect(none.stderr).toMatch(/no program given/);
     const two = await ptc(["eval", "-e", "1", "file.clj"]);
     expect(two.code).toBe(2);
+    // A second -e is a second program (as with sed or perl), not a replacement for the first.
+    const repeated = await ptc(["eval", "-e", '(println "first")', "-e", "2"]);
+    expect(repeated).toMatchObject({ code: 2, stdout: "" });
+    expect(repeated.stderr).toMatch(/give exactly one program/);
     const unknown = await ptc(["eval", "--bogus"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/Unknown option '--bogus'/);

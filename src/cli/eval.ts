@@ -145,14 +145,15 @@ export async function runEvalCommand(args: string[], io: Io = processIo()): Prom
   try {
     const { values, positionals } = parseArgs({
       args,
-      options: { expr: { type: "string", short: "e" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" }, ...SANDBOX_OPTIONS },
+      // Repeatable only to be counted: a second -e is a second program, which would otherwise replace the first unseen.
+      options: { expr: { type: "string", short: "e", multiple: true }, json: { type: "boolean" }, help: { type: "boolean", short: "h" }, ...SANDBOX_OPTIONS },
       allowPositionals: true,
     });
     if (values.help) {
       io.stdout.write(EVAL_USAGE);
       return 0;
     }
-    const sources = (values.expr !== undefined ? 1 : 0) + positionals.length;
+    const sources = (values.expr?.length ?? 0) + positionals.length;
     if (sources !== 1) {
       throw new UsageError(sources === 0 ? "no program given: use -e SOURCE, a FILE, or - for stdin" : "give exactly one program: -e SOURCE, a FILE, or -");
     }
@@ -160,7 +161,7 @@ export async function runEvalCommand(args: string[], io: Io = processIo()): Prom
     const isolation = parseIsolation(values.isolation);
     const ctx = ctxText(values.ctx, values["ctx-file"]);
     const file = positionals[0];
-    const source = values.expr ?? (file === "-" ? await readStream(io.stdin) : readInput(file, "file"));
+    const source = values.expr?.[0] ?? (file === "-" ? await readStream(io.stdin) : readInput(file, "file"));
     // The context goes as text, parsed as the run's first work (in the worker by default), so
     // one too big to read within the time limit ends the run instead of stalling this thread.
     const result = await evaluate(source, ctx === undefined ? { limits, isolation } : { ctxJson: ctx.text, limits, isolation });
