@@ -25,7 +25,7 @@ import { version } from "./version.js";
 import { namesOneOf, unwritable } from "./output.js";
 
 const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M]... [--summarizer facts|copy | --summarizer-llm MODEL] [--caches] [--json FILE|-] [--html FILE]
-       ptc compare --experiment [--live] [--strategy ...]... [--runs N]
+       ptc compare --experiment [--live [--model M]] [--strategy ...]... [--runs N] [--json FILE|-]
 
 Replays each transcript (JSONL: one conversation per line, as in ../shared/corpora; a line may
 carry a PTC-Lisp run's "trace" instead of its messages) or saved PTC-Lisp run (ptc demo
@@ -138,6 +138,25 @@ function readInput(file: string): string {
   }
 }
 
+/**
+ * An option (or file) of one mode given to the other, which that mode would ignore unseen (an
+ * --html never written, transcripts never read); undefined when there is none.
+ */
+function misplacedOption(values: { experiment?: boolean; live?: boolean; runs?: string; model?: string[]; limit?: string; summarizer?: string; "summarizer-llm"?: string; html?: string; caches?: boolean }, files: readonly string[]): string | undefined {
+  if (!values.experiment) {
+    if (values.live) return "--live applies to --experiment (transcripts need no model)";
+    if (values.runs !== undefined) return "--runs applies to --experiment";
+    return undefined;
+  }
+  const flag = (["limit", "summarizer", "summarizer-llm", "html", "caches"] as const).find((f) => values[f] !== undefined);
+  if (flag !== undefined) return `--${flag} applies to the transcript comparison, not --experiment`;
+  if (files.length > 0) return `--experiment runs its own scenarios and reads no files, got ${files.join(" ")}`;
+  const models = values.model?.length ?? 0;
+  if (models > 0 && !values.live) return "--model with --experiment applies to --live runs only";
+  if (models > 1) return `--experiment --live takes one --model, got ${models}`;
+  return undefined;
+}
+
 export async function runCompareCommand(args: string[], io: Io): Promise<number> {
   let values;
   let files: string[];
@@ -167,11 +186,12 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     io.stdout.write(USAGE);
     return 0;
   }
-  if (values.experiment) return runExperimentCommand({ ...values, model: values.model?.[0] }, io);
-  if (values.live) {
-    io.stderr.write("ptc compare: --live applies to --experiment (transcripts need no model)\n");
+  const misplaced = misplacedOption(values, files);
+  if (misplaced !== undefined) {
+    io.stderr.write(`ptc compare: ${misplaced}\n`);
     return 2;
   }
+  if (values.experiment) return runExperimentCommand({ ...values, model: values.model?.[0] }, io);
   if (files.length === 0) {
     io.stderr.write(`ptc compare: give at least one transcript file\n${USAGE}`);
     return 2;

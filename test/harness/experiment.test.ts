@@ -79,6 +79,24 @@ describe("offline experiment", () => {
     expect((await cli(["--live"])).stderr).toMatch(/--live applies to --experiment/);
   });
 
+  it("refuses an option or file of the transcript comparison under --experiment, and --runs without it, instead of ignoring it", async () => {
+    const cases: Array<[string[], string]> = [
+      [["--experiment", "--html", "exp.html"], "--html applies to the transcript comparison, not --experiment"],
+      [["--experiment", "--caches"], "--caches applies to the transcript comparison, not --experiment"],
+      [["--experiment", "--limit", "5"], "--limit applies to the transcript comparison, not --experiment"],
+      [["--experiment", "--summarizer", "copy"], "--summarizer applies to the transcript comparison, not --experiment"],
+      [["--experiment", "chats.jsonl"], "--experiment runs its own scenarios and reads no files, got chats.jsonl"],
+      [["--experiment", "--model", "m"], "--model with --experiment applies to --live runs only"],
+      [["--experiment", "--live", "--model", "a", "--model", "b"], "--experiment --live takes one --model, got 2"],
+      [["chats.jsonl", "--runs", "3"], "--runs applies to --experiment"],
+    ];
+    for (const [args, message] of cases) {
+      const r = await cli(args);
+      expect(r.stderr).toContain(`ptc compare: ${message}`);
+      expect(r).toMatchObject({ code: 2, stdout: "" });
+    }
+  });
+
   it("with --json -, writes the JSON report to standard output instead of the table, as the transcript comparison does", async () => {
     const r = await cli(["--experiment", "--strategy", "sliding-window:turns=2", "--json", "-"]);
     expect(r.code).toBe(0);
