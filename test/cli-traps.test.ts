@@ -151,3 +151,26 @@ describe("an output that names an input is refused before it is lost", () => {
     expect(existsSync(file("both.json"))).toBe(false);
   });
 });
+
+describe("a file saved in another encoding", () => {
+  it("with a byte-order mark is read by trace show, view and compare; one not UTF-8 is refused with where", async () => {
+    const bom = file("bom-run.json");
+    writeFileSync(bom, `\ufeff${readFileSync(file("run.json"), "utf8")}`);
+    const shown = await ptc(["trace", "show", bom]);
+    expect(shown.stderr).toBe("");
+    expect(shown.code).toBe(0);
+    const viewed = await ptc(["view", bom, "--out", file("bom.html")]);
+    expect(viewed.stderr).toBe("");
+    expect(viewed.code).toBe(0);
+    const compared = await ptc(["compare", bom, "--strategy", "sliding-window"]);
+    expect(compared.code, compared.stderr).toBe(0);
+    const latin1 = file("latin1.jsonl");
+    writeFileSync(latin1, Buffer.concat([Buffer.from(chatsJsonl()), Buffer.from('{"id":"x","messages":[{"role":"user","content":"Z\xfcrich"}]}\n', "latin1")]));
+    const lines = chatsJsonl().split("\n").length;
+    for (const command of [["trace", "show"], ["view"], ["compare"]]) {
+      const r = await ptc([...command, latin1]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`${latin1} is not UTF-8 text: byte 0xFC at line ${lines}, column 50`);
+    }
+  });
+});

@@ -164,6 +164,22 @@ describe.concurrent("ptc eval", () => {
     expect(missing.stderr).toMatch(/no such file/);
   });
 
+  it("refuses a program or context file that is not UTF-8, saying where, instead of replacing its characters; reads one with a BOM", async () => {
+    const ctx = join(tmp, "latin1.json");
+    writeFileSync(ctx, Buffer.from('{"city":\n "Z\xfcrich"}', "latin1"));
+    const r = await ptc(["eval", "--ctx-file", ctx, "-e", "data/city"]);
+    expect(r).toMatchObject({ code: 2, stdout: "" });
+    expect(r.stderr).toContain(`ptc eval: --ctx-file ${ctx} is not UTF-8 text: byte 0xFC at line 2, column 4`);
+    const program = join(tmp, "latin1.clj");
+    writeFileSync(program, Buffer.from('(str "caf\xe9")', "latin1"));
+    const p = await ptc(["eval", program]);
+    expect(p).toMatchObject({ code: 2, stdout: "" });
+    expect(p.stderr).toContain(`ptc eval: ${program} is not UTF-8 text: byte 0xE9 at line 1, column 10`);
+    const bom = join(tmp, "bom.json");
+    writeFileSync(bom, '\ufeff{"a": 1}');
+    expect(await ptc(["eval", "--ctx-file", bom, "-e", "data/a"])).toEqual({ code: 0, stdout: "1\n", stderr: "" });
+  });
+
   it("needs exactly one program", async () => {
     const none = await ptc(["eval"]);
     expect(none.code).toBe(2);

@@ -23,6 +23,7 @@ import { fileKind, whatReads } from "./file-kind.js";
 import type { Io } from "./eval.js";
 import { version } from "./version.js";
 import { namesOneOf, unwritable } from "./output.js";
+import { decodeText } from "./input.js";
 
 const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M]... [--summarizer facts|copy | --summarizer-llm MODEL] [--caches] [--json FILE|-] [--html FILE]
        ptc compare --experiment [--live [--model M]] [--strategy ...]... [--runs N] [--json FILE|-]
@@ -131,11 +132,13 @@ function topLevelParts(text: string): string[] {
 
 /** A file's text, read once: its kind is told from it and it is parsed from it. */
 function readInput(file: string): string {
+  let bytes: Buffer;
   try {
-    return readFileSync(file, "utf8");
+    bytes = readFileSync(file);
   } catch (e) {
     throw new TranscriptError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
+  return decodeText(bytes, file);
 }
 
 /**

@@ -3,6 +3,7 @@
 // 2 when the command line itself is wrong (so scripts can tell the two apart).
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { decodeText, NotUtf8Error } from "./input.js";
 import { contextJsonProblem, defaultLimits, type EvalResult, evaluate, formatError, isMap, isSet, type Limits, parseContextJson, print, printSample, type Value, Vec } from "../lisp/index.js";
 
 /** Where a command writes; the CLI passes the process streams, tests can pass buffers. */
@@ -92,18 +93,30 @@ export function parseLimits(flags: readonly string[] | undefined): Partial<Limit
 }
 
 function readInput(path: string, what: string): string {
+  let bytes: Buffer;
   try {
-    return readFileSync(path, "utf8");
+    bytes = readFileSync(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw new UsageError(`cannot read ${what} '${path}'${code === "ENOENT" ? ": no such file" : code ? ` (${code})` : ""}`);
   }
+  return asUsage(() => decodeText(bytes, what === "file" ? path : `${what} ${path}`));
 }
 
-export async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
+async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString("utf8");
+  return asUsage(() => decodeText(Buffer.concat(chunks), "standard input"));
+}
+
+/** Input that is not UTF-8 is a mistake in the command's input: exit 2, as for a missing file. */
+function asUsage(decode: () => string): string {
+  try {
+    return decode();
+  } catch (e) {
+    if (e instanceof NotUtf8Error) throw new UsageError(e.message);
+    throw e;
+  }
 }
 
 /** Bounds on how much of a result the REPL shows (a person reads it; `ptc eval` prints it all for pipes). */

@@ -9,6 +9,7 @@ import { prettyJson, type RunSource } from "../viewer/run.js";
 import { runSourceOf } from "../viewer/input.js";
 import { ResumeError } from "../trace/run-state.js";
 import { fileKind, whatReads, type FileKind } from "./file-kind.js";
+import { decodeText, NotUtf8Error } from "./input.js";
 import type { SavedRunFile } from "../trace/saved-run.js";
 import { TraceFormatError } from "../trace/serialize.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
@@ -158,11 +159,18 @@ export class TraceFileError extends Error {
 
 /** Reads a saved run (`runToJson`, what `ptc demo --trace-out` writes), a run state or a bare trace (`traceToJson`). */
 export function loadRun(file: string): RunSource {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, "utf8");
+    bytes = readFileSync(file);
   } catch (e) {
     throw new TraceFileError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  let text: string;
+  try {
+    text = decodeText(bytes, file);
+  } catch (e) {
+    if (e instanceof NotUtf8Error) throw new TraceFileError(e.message);
+    throw e;
   }
   return parseRun(text, file);
 }

@@ -10,6 +10,7 @@ import { contentSecurityPolicy, renderPage, ViewerAssetsError } from "../viewer/
 import { isLoopback, serveViewer } from "../viewer/server.js";
 import { usageFailure, UsageError, type Io } from "./eval.js";
 import { namesOneOf } from "./output.js";
+import { decodeText, NotUtf8Error } from "./input.js";
 
 const USAGE = `usage: ptc view FILE... [--port N] [--host ADDRESS] [--out FILE]
 
@@ -37,8 +38,9 @@ export function readInputs(files: readonly string[]): ViewerInput[] {
     if (size > MAX_INPUT_BYTES) throw new ViewerInputError(`${file} is too large to view (${size} bytes; the limit is ${MAX_INPUT_BYTES})`);
     let text: string;
     try {
-      text = readFileSync(file, "utf8");
+      text = decodeText(readFileSync(file), file);
     } catch (e) {
+      if (e instanceof NotUtf8Error) throw new ViewerInputError(e.message);
       throw new ViewerInputError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
     }
     if (!file.endsWith(".jsonl")) return readViewerInput(file, text);

@@ -1,0 +1,56 @@
+// Input files a command reads, as text. Decoded strictly: a file saved in another encoding
+// (Latin-1, Windows-1252) would otherwise reach the program, the view or the report with its
+// characters silently replaced by U+FFFD. A leading byte-order mark, which some editors write
+// and JSON.parse refuses as a character no one can see, is dropped.
+import { TextDecoder } from "node:util";
+
+/** Why an input's bytes are not UTF-8 text: the first bad byte and where it is. */
+export class NotUtf8Error extends Error {
+  override readonly name = "NotUtf8Error";
+}
+
+const decoder = (): TextDecoder => new TextDecoder("utf-8", { fatal: true });
+
+/** The text of `bytes` (from the input `name`, as errors call it), or a NotUtf8Error saying where it stops being UTF-8. */
+export function decodeText(bytes: Uint8Array, name: string): string {
+  try {
+    return decoder().decode(bytes);
+  } catch {
+    throw new NotUtf8Error(`${name} is not UTF-8 text: ${whereInvalid(bytes)} (save it as UTF-8)`);
+  }
+}
+
+const decodes = (bytes: Uint8Array, stream: boolean): boolean => {
+  try {
+    decoder().decode(bytes, { stream });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The first byte that is not UTF-8, as "byte 0xFC at line L, column C". */
+function whereInvalid(bytes: Uint8Array): string {
+  if (decodes(bytes, true)) return "it ends inside a character";
+  // Bytes [0, lo) stream as the start of a text, [0, hi) do not: narrowed to hi = lo + 1.
+  let lo = 0;
+  let hi = bytes.length;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (decodes(bytes.subarray(0, mid), true)) lo = mid;
+    else hi = mid;
+  }
+  // Byte lo cannot follow. It is the bad one unless [0, lo) ends inside a character (Latin-1's
+  // é, 0xE9, opens a three-byte one): then that character's first byte is.
+  let bad = lo;
+  if (!decodes(bytes.subarray(0, lo), false)) {
+    bad = lo - 1;
+    while ((bytes[bad] & 0xc0) === 0x80) bad--;
+  }
+  const lineStart = bytes.lastIndexOf(0x0a, bad) + 1;
+  let line = 1;
+  for (let i = 0; i < lineStart; i++) if (bytes[i] === 0x0a) line++;
+  // Columns count characters, as the reader's do: the line's text before the bad byte.
+  const column = decoder().decode(bytes.subarray(lineStart, bad)).length + 1;
+  return `byte 0x${bytes[bad].toString(16).toUpperCase().padStart(2, "0")} at line ${line}, column ${column}`;
+}
