@@ -3,7 +3,7 @@
 // real process shows (shebang, exit status, flushed output). `npm test` builds first (pretest);
 // a missing build is made here so the file also runs on its own.
 import { execFileSync, spawn } from "node:child_process";
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
@@ -288,6 +288,17 @@ describe.concurrent("ptc", () => {
     const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
     expect(stderr).toBe("");
     expect(code).toBe(0);
+  });
+
+  it.skipIf(!existsSync("/dev/full"))("says it cannot write its output to a full disk, with exit 1 and no stack trace", { timeout: 120_000 }, async () => {
+    const full = openSync("/dev/full", "w");
+    const child = spawn(process.execPath, [BIN, "eval", "-e", "(+ 1 2)"], { cwd: root, stdio: ["ignore", full, "pipe"] });
+    closeSync(full);
+    let stderr = "";
+    child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(stderr).toBe("ptc: cannot write to standard output (ENOSPC): the output is lost\n");
+    expect(code).toBe(1);
   });
 
   it("runs the program in a worker from the built JS by default, with the same output as --isolation none", async () => {
