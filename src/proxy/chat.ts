@@ -204,6 +204,8 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   };
 
   if (!result.ok) {
+    // The client cancelled its own request: nobody to answer, and no fault of the upstream's.
+    if (clientGone.signal.aborted) return finish(undefined);
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", `kind="${result.kind}"`);
     sendError(res, result.kind === "timeout" ? 504 : 502, result.message, "upstream_error", result.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable", echo);
     return finish(undefined);
@@ -226,7 +228,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     const ended = await pipeStream(response, res, tap, api === "messages");
     upstreamMs = performance.now() - result.startedAt;
     if (ended === undefined) {
-      ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="stream_cut"');
+      if (!clientGone.signal.aborted) ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="stream_cut"');
       return finish(tap.usage, true);
     }
     await finish(tap.usage, true);

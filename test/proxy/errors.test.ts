@@ -136,6 +136,21 @@ describe("proxy errors", () => {
     ctl.abort();
     await pending;
     await expect.poll(() => r?.upstream.abandoned, { timeout: 2000 }).toBe(1);
+    await expect.poll(() => r?.proxy.context.metrics.get("ptc_proxy_requests_total", 'route="chat",status="none"'), { timeout: 2000 }).toBe(1);
+    // The client cancelled: nothing is wrong with the upstream (before, this counted it unreachable).
+    expect(r.proxy.context.metrics.get("ptc_proxy_upstream_errors_total", 'kind="unreachable"')).toBe(0);
+  });
+
+  it("stops the upstream stream when the client leaves it, and does not count that as the upstream's fault", async () => {
+    r = await rig();
+    const gone = new AbortController();
+    const stream = await r.client.chat.completions.create({ model: "fake-model", stream: true, messages: [{ role: "user", content: "hi" }] }, { headers: { "x-fake-mode": "hold" }, signal: gone.signal });
+    for await (const _ of stream) break;
+    gone.abort();
+    await expect.poll(() => r?.upstream.abandoned, { timeout: 2000 }).toBe(1);
+    await expect.poll(() => r?.proxy.context.metrics.get("ptc_proxy_requests_total", 'route="chat",status="2xx"'), { timeout: 2000 }).toBe(1);
+    // Before: every stream a user stopped counted as an upstream stream cut.
+    expect(r.proxy.context.metrics.get("ptc_proxy_upstream_errors_total", 'kind="stream_cut"')).toBe(0);
   });
 
   it("stops the upstream request of any other path when the client goes away, before or during the reply", async () => {
