@@ -114,10 +114,12 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
   }
   const path = normalized.path;
   const method = req.method ?? "GET";
-  // Answered here, never forwarded: load balancers and monitors probe these.
+  // Answered here, never forwarded: load balancers and monitors probe these, some with HEAD
+  // (answered as GET, without the body).
   routes.set(res, "local");
-  if (method === "GET" && (path === "/healthz" || path === "/health")) return sendJson(res, 200, { status: ctx.life.draining ? "draining" : "ok" });
-  if (method === "GET" && path === "/readyz") {
+  const probe = method === "GET" || method === "HEAD";
+  if (probe && (path === "/healthz" || path === "/health")) return sendJson(res, 200, { status: ctx.life.draining ? "draining" : "ok" });
+  if (probe && path === "/readyz") {
     // A draining proxy is alive but not ready: balancers stop sending it work and nothing is cut.
     if (ctx.life.draining) return sendJson(res, 503, { status: "draining" });
     const ready = ctx.store.open;

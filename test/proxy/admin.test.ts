@@ -58,6 +58,8 @@ describe("proxy admin, health and state", () => {
     const ready = await fetch(`${x.proxy.url}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ store: "open" });
+    // Balancers often probe with HEAD (HAProxy's httpchk examples): before, it answered 400 invalid_path.
+    for (const path of ["/healthz", "/health", "/readyz"]) expect((await fetch(`${x.proxy.url}${path}`, { method: "HEAD" })).status, path).toBe(200);
     await x.client.chat.completions.create({ model: "fake-model", messages: longConversation(30) }, { headers: { "x-conversation-id": "m" } });
     const text = await (await fetch(`${x.proxy.url}/metrics`)).text();
     expect(text).toContain('ptc_proxy_requests_total{route="chat",status="2xx"} 1');
