@@ -14,7 +14,7 @@ import { messagesUsage, parseMessagesRequest, type AnthropicRequest } from "./an
 import { clientPromptTokens, parseChatRequest, type ChatRequest } from "./request.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./responses.js";
 import { sendWithRetries } from "./retry.js";
-import { SseTap } from "./sse.js";
+import { SseTap, type StreamUsage } from "./sse.js";
 import type { ConversationRecord } from "./store.js";
 import { responseHeaders, upstreamBase, upstreamUrl, type UpstreamResult } from "./upstream.js";
 import { learnFromUsage } from "./usage.js";
@@ -242,7 +242,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     sendError(res, 504, "the upstream stopped in the middle of its reply", "upstream_error", "upstream_timeout", echo);
     return finish(undefined);
   }
-  const usage = completionUsage(text, api);
+  const usage = completionUsage(text);
   if (usage === "malformed") {
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="malformed"');
     sendError(res, 502, `the upstream's reply is not a JSON ${api === "chat" ? "chat completion" : api === "messages" ? "message" : "response"} (it starts with ${JSON.stringify(text.toString("utf8", 0, 60))})`, "upstream_error", "upstream_malformed", echo);
@@ -279,8 +279,12 @@ async function remember(ctx: ProxyContext, config: ProxyConfig, record: Conversa
   await Promise.all(writes);
 }
 
-/** Usage of a non-streaming completion, undefined when it has none, "malformed" when it is not a JSON object. */
-function completionUsage(body: Buffer, api: ChatApi): { promptTokens: number; completionTokens: number } | undefined | "malformed" {
+/**
+ * Usage of a whole (non-streamed) reply, undefined when it has none, "malformed" when it is not a
+ * JSON object. OpenAI's shape (chat, completions, embeddings: prompt_tokens) or Anthropic's and
+ * the Responses API's (input_tokens).
+ */
+function completionUsage(body: Buffer): StreamUsage | undefined | "malformed" {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString("utf8"));
@@ -288,10 +292,35 @@ function completionUsage(body: Buffer, api: ChatApi): { promptTokens: number; co
     return "malformed";
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return "malformed";
-  if (api !== "chat") return messagesUsage(parsed);
   const u = (parsed as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null }).usage;
-  if (typeof u !== "object" || u === null || typeof u.prompt_tokens !== "number") return undefined;
+  if (typeof u !== "object" || u === null || typeof u.prompt_tokens !== "number") return messagesUsage(parsed);
   return { promptTokens: u.prompt_tokens, completionTokens: typeof u.completion_tokens === "number" ? u.completion_tokens : 0 };
+}
+
+/**
+ * The usage a forwarded reply reports, read as it passes (the caller pipes it): from its usage
+ * event when it is a stream, else from the whole body when that is at most `limit` bytes.
+ */
+export function replyUsage(response: IncomingMessage, limit: number): Promise<StreamUsage | undefined> {
+  const tap = String(response.headers["content-type"] ?? "").includes("text/event-stream") ? new SseTap(false) : undefined;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  response.on("data", (c: Buffer) => {
+    if (tap !== undefined) tap.push(c);
+    else if ((size += c.length) <= limit) chunks.push(c);
+  });
+  return new Promise((resolve) => {
+    response.on("end", () => {
+      if (tap !== undefined) {
+        tap.end();
+        return resolve(tap.usage);
+      }
+      const usage = size <= limit ? completionUsage(Buffer.concat(chunks)) : undefined;
+      resolve(usage === "malformed" ? undefined : usage);
+    });
+    // Cut off: what a stream reported before it broke still counts.
+    response.on("close", () => resolve(tap?.usage));
+  });
 }
 
 /** The whole body, or undefined when the upstream connection broke first. */

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { ADMIN_PREFIX, handleAdmin } from "./admin.js";
-import { ATTEMPTS_HEADER, handleChat } from "./chat.js";
+import { ATTEMPTS_HEADER, handleChat, replyUsage } from "./chat.js";
 import { ConfigFile } from "./config-file.js";
 import { redactUrl } from "./config.js";
 import { Compactor } from "./compactor.js";
@@ -98,9 +98,17 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
     return;
   }
   res.writeHead(status, { ...responseHeaders(result.response.headers, true), ...(attempts > 1 ? { [ATTEMPTS_HEADER]: String(attempts) } : {}) });
+  // A virtual key's budget counts what the upstream reports on every path (embeddings, legacy completions), not only on chat.
+  const usage = tenant.virtualKey === undefined ? undefined : replyUsage(result.response, config.maxBodyBytes);
   result.response.pipe(res);
   await new Promise<void>((resolve) => res.on("close", resolve));
   ctx.metrics.observe("ptc_proxy_upstream_seconds", performance.now() - started);
+  const used = await usage;
+  if (used !== undefined) {
+    await ctx.tenants.charge(tenant, used.promptTokens + used.completionTokens)?.catch((e: unknown) => {
+      ctx.log({ event: "store_error", tenant: tenant.id, error: e instanceof Error ? e.message : String(e) });
+    });
+  }
 }
 
 // The route each response is counted under, set as the request is routed (default "rejected": a bad path).

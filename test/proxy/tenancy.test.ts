@@ -154,6 +154,20 @@ describe("proxy tenancy", () => {
     expect(metrics).not.toContain("sk-");
   });
 
+  it("charges a virtual key the usage reported on any path it forwards (embeddings, legacy completions), whole or streamed", async () => {
+    r = await rig({ config: { tenancy: { virtualKeys: { rag: { keyHash: hashKey("ptc-vk-rag"), tokenBudget: 1_000_000 } } } } });
+    // The fake upstream's /v1/echo answers the body it got, with its content type: a reply of our choosing.
+    const echo = (type: string, body: string) => fetch(`${r?.proxy.url}/v1/echo`, { method: "POST", headers: { authorization: "Bearer ptc-vk-rag", "content-type": type }, body }).then((res) => res.text());
+    const embeddings = JSON.stringify({ object: "list", data: [{ object: "embedding", index: 0, embedding: [0.1, 0.2] }], usage: { prompt_tokens: 7, total_tokens: 7 } });
+    expect(await echo("application/json", embeddings)).toBe(embeddings);
+    await expect.poll(() => r?.proxy.context.tenants.spentBy("rag")).toBe(7);
+    const stream = `data: ${JSON.stringify({ choices: [{ index: 0, text: "hi" }] })}\n\ndata: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 20, completion_tokens: 5 } })}\n\ndata: [DONE]\n\n`;
+    // Passed through byte for byte, usage chunk included.
+    expect(await echo("text/event-stream", stream)).toBe(stream);
+    // Before: 0 and 7, whatever the upstream reported: only the chat routes were charged.
+    await expect.poll(() => r?.proxy.context.tenants.spentBy("rag")).toBe(32);
+  });
+
   it("issues a virtual key through the admin API, keeping only its hash", async () => {
     r = await rig({ proxy: { adminToken: "admin" }, config: {} });
     const res = await fetch(`${r.proxy.url}/ext/context_compaction/keys`, { method: "POST", headers: { authorization: "Bearer admin", "content-type": "application/json" }, body: JSON.stringify({ name: "ci", upstreamKey: "sk-up-ci", requestsPerMinute: 100 }) });
