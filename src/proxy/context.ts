@@ -28,11 +28,14 @@ export interface ProxyContext {
   readonly life: { draining: boolean; inFlight: number };
 }
 
-/** The request body, or undefined when it is larger than `limit` bytes (the caller answers 413). */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+/**
+ * The request body, undefined when it is larger than `limit` bytes (the caller answers 413), or
+ * null when the client went away before sending all of it (nobody is left to answer).
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined | null> {
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let over = false;
@@ -42,7 +45,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 
       else chunks.push(chunk);
     });
     req.on("end", () => resolve(over ? undefined : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    req.on("error", reject);
+    req.on("error", () => resolve(null));
   });
 }
 

@@ -158,6 +158,7 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
   }
   const target = path + normalized.query;
   return readBody(req, ctx.config.current.maxBodyBytes).then(async (body) => {
+    if (body === null) return;
     if (body === undefined) {
       // The rest of the body is not read: close the connection rather than drain it.
       res.setHeader("connection", "close");

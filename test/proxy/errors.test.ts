@@ -1,5 +1,6 @@
 // Failures reach the client as OpenAI-style errors the official SDK understands: upstream error
 // pages, JSON errors, timeouts, malformed replies, an unreachable upstream, and bad requests.
+import { connect } from "node:net";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { startProxy, type RunningProxy } from "../../src/proxy/index.js";
@@ -121,6 +122,22 @@ describe("proxy errors", () => {
     // The proxy still serves the next request.
     const ok = await ask(r.client);
     expect(ok.choices[0].message.content).toContain("hi");
+  });
+
+  it("takes a client that leaves in the middle of its request body for what it is, not an internal error", async () => {
+    r = await rig({ proxy: { adminToken: "admin" } });
+    for (const [path, auth] of [["/v1/chat/completions", ""], ["/ext/context_compaction/config", "Authorization: Bearer admin\r\n"]]) {
+      const socket = connect(r.proxy.port, "127.0.0.1");
+      await new Promise((resolve) => socket.on("connect", resolve));
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"model":`);
+      await expect.poll(() => r?.proxy.context.life.inFlight).toBe(1);
+      socket.destroy();
+      await expect.poll(() => r?.proxy.context.life.inFlight).toBe(0);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    // Before: each logged internal_error ("aborted"), the event that means a bug in the proxy.
+    expect(r.logs.filter((l) => l.event === "internal_error")).toEqual([]);
+    expect(r.upstream.requests).toHaveLength(0);
   });
 
   it("stops the upstream request when the client goes away", async () => {
