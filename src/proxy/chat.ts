@@ -6,7 +6,7 @@ import type { ChatMessage, Llm } from "../llm/types.js";
 import { openaiLlm } from "../llm/openai.js";
 import type { ProxyConfig } from "./config.js";
 import type { CompactionOutcome } from "./compactor.js";
-import type { ProxyContext } from "./context.js";
+import { decodeBody, type ProxyContext } from "./context.js";
 import { isContextLengthError, sendError, streamErrorEvent, upstreamErrorBody } from "./errors.js";
 import { explicitIdentity, prefixHashes, prefixIdentity, type Identity } from "./identity.js";
 import { upstreamAuth, type Tenant } from "./tenancy.js";
@@ -299,7 +299,8 @@ function completionUsage(body: Buffer): StreamUsage | undefined | "malformed" {
 
 /**
  * The usage a forwarded reply reports, read as it passes (the caller pipes it): from its usage
- * event when it is a stream, else from the whole body when that is at most `limit` bytes.
+ * event when it is a stream, else from the whole body (decoded: the client's accept-encoding
+ * went upstream) when that is at most `limit` bytes.
  */
 export function replyUsage(response: IncomingMessage, limit: number): Promise<StreamUsage | undefined> {
   const tap = String(response.headers["content-type"] ?? "").includes("text/event-stream") ? new SseTap(false) : undefined;
@@ -315,11 +316,16 @@ export function replyUsage(response: IncomingMessage, limit: number): Promise<St
         tap.end();
         return resolve(tap.usage);
       }
-      const usage = size <= limit ? completionUsage(Buffer.concat(chunks)) : undefined;
-      resolve(usage === "malformed" ? undefined : usage);
+      if (size > limit) return resolve(undefined);
+      void decodeBody(Buffer.concat(chunks), response.headers["content-encoding"], limit).then((body) => {
+        const usage = body.ok ? completionUsage(body.body) : undefined;
+        resolve(usage === "malformed" ? undefined : usage);
+      });
     });
     // Cut off: what a stream reported before it broke still counts.
-    response.on("close", () => resolve(tap?.usage));
+    response.on("close", () => {
+      if (!response.complete) resolve(tap?.usage);
+    });
   });
 }
 

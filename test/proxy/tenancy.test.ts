@@ -3,6 +3,7 @@
 // or reset A's state; summaries go out with the configured key or the conversation's own
 // tenant's key; virtual keys carry their own upstream key, token budget and request rate.
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
@@ -166,6 +167,11 @@ describe("proxy tenancy", () => {
     expect(await echo("text/event-stream", stream)).toBe(stream);
     // Before: 0 and 7, whatever the upstream reported: only the chat routes were charged.
     await expect.poll(() => r?.proxy.context.tenants.spentBy("rag")).toBe(32);
+    // A compressed reply (the client's accept-encoding goes upstream on these paths) is read too.
+    const res = await fetch(`${r.proxy.url}/v1/echo`, { method: "POST", headers: { authorization: "Bearer ptc-vk-rag", "content-type": "application/json", "x-echo-encoding": "gzip" }, body: gzipSync(embeddings) });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    await expect.poll(() => r?.proxy.context.tenants.spentBy("rag")).toBe(39);
   });
 
   it("issues a virtual key through the admin API, keeping only its hash", async () => {

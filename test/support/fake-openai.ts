@@ -106,7 +106,9 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       }
       if (req.method === "GET" && path === "/v1/models") return json(200, { object: "list", data: [{ id: "fake-model", object: "model", created: 0, owned_by: "test" }] });
       if (path === "/v1/echo") {
-        res.writeHead(200, { "content-type": req.headers["content-type"] ?? "application/octet-stream", "x-upstream": "fake" });
+        // x-echo-encoding: the reply says its body has this content-encoding (the body is sent as it came).
+        const encoding = req.headers["x-echo-encoding"];
+        res.writeHead(200, { "content-type": req.headers["content-type"] ?? "application/octet-stream", "x-upstream": "fake", ...(typeof encoding === "string" ? { "content-encoding": encoding } : {}) });
         return res.end(raw);
       }
       if (path === "/v1/messages" && body !== undefined) return anthropic(res, body, mode);
