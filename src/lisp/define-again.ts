@@ -22,8 +22,10 @@ type Evaluate = (source: string, options: EvaluateOptions) => Promise<EvalResult
  * a tool when it is called, not when it is defined, compiles and comes back).
  */
 export function againOptions(tools: ReadonlyArray<{ readonly name: string; readonly params?: readonly string[] }>, run: Pick<EvaluateOptions, "ctx" | "limits">): EvaluateOptions {
-  const refusing: Record<string, ToolSpec> = {};
-  for (const t of tools) refusing[t.name] = { run: () => Promise.reject(new LispError("tool_error", `tool/${t.name} is not called again to make a definition again`)), params: t.params };
+  // Own properties, whatever the name: assigning to `__proto__` would set the prototype instead.
+  const refusing: Record<string, ToolSpec> = Object.fromEntries(
+    tools.map((t) => [t.name, { run: () => Promise.reject(new LispError("tool_error", `tool/${t.name} is not called again to make a definition again`)), params: t.params }]),
+  );
   const options: EvaluateOptions = { tools: refusing };
   if (run.limits !== undefined) options.limits = run.limits;
   if (run.ctx !== undefined) options.ctx = run.ctx;

@@ -252,6 +252,16 @@ describe("isolated mode: tools across the boundary", () => {
     expect(b.ok && b.toolCalls[0].value).toBe(b.ok && b.defs[0].value);
   });
 
+  it("a tool named like an Object.prototype property (__proto__, constructor) is called in both modes", async () => {
+    // As a host gets tool names from JSON (a proxy client's request, an MCP server's list).
+    const tools = JSON.parse('{"__proto__": null, "constructor": null}') as Record<string, ToolFn>;
+    for (const name of Object.keys(tools)) tools[name] = () => name;
+    const src = "[(tool/__proto__) (tool/constructor)]";
+    const a = await evaluate(src, { tools });
+    expect(a.ok && a.value).toEqual(["__proto__", "constructor"]);
+    expect(shown(await evaluate(src, worker({ tools })))).toEqual(shown(a));
+  });
+
   it("tool failures, refused results and timeouts give the same errors in both modes", async () => {
     let cancelled = 0;
     const tools: Record<string, ToolFn | { run: ToolFn; timeoutMs: number }> = {

@@ -82,4 +82,13 @@ describe("memory made without hidden context, used with it", () => {
     const r = await evaluate("[(total) (fetch10 4) (count data/_token)]", { ctx, tools, memory: first.memory });
     expect(r.ok ? r.value : r.error.message).toEqual([6, 40, TOKEN.length]);
   });
+
+  it("a function calling a tool named __proto__ (a name from JSON) is defined again too", async () => {
+    const tools = JSON.parse('{"__proto__": null}') as Record<string, () => number>;
+    tools["__proto__"] = () => 5;
+    const first = await evaluate("(defn f [] (tool/__proto__))", { tools });
+    if (!first.ok) throw new Error(first.error.message);
+    const r = await evaluate("(f)", { ctx, tools, memory: first.memory });
+    expect(r.ok ? r.value : r.error.message).toBe(5);
+  });
 });

@@ -158,8 +158,10 @@ function keep(memory: Memory): number {
 }
 
 async function start(m: RunMessage): Promise<void> {
-  const tools: Record<string, ToolSpec> = {};
-  for (const t of m.tools) tools[t.name] = { run: (args, signal, info) => callHost(t.name, args, signal, info), params: t.params, timeoutMs: t.timeoutMs, maxCalls: t.maxCalls };
+  // Own properties, whatever the name: assigning to `__proto__` would set the prototype instead.
+  const tools: Record<string, ToolSpec> = Object.fromEntries(
+    m.tools.map((t) => [t.name, { run: (args, signal, info) => callHost(t.name, args, signal, info), params: t.params, timeoutMs: t.timeoutMs, maxCalls: t.maxCalls }]),
+  );
   const printer = new Printer();
   const onToolCall = (record: ToolCallRecord, done: boolean): void => {
     if (done) return;
