@@ -74,15 +74,16 @@ export function showStandInsIn<T>(x: T, depth = 0): T {
   }
   const proto: unknown = Object.getPrototypeOf(x);
   if (proto !== Object.prototype && proto !== null) return x;
-  let out: Record<string, unknown> | null = null;
+  // Entries, made an object at the end: assigning a key "__proto__" would set the prototype instead.
+  let out: Array<[string, unknown]> | null = null;
   const entries = Object.entries(x as Record<string, unknown>);
   for (let i = 0; i < entries.length; i++) {
     const [k, v] = entries[i];
     const w = showStandInsIn(v, depth + 1);
-    if (w !== v && out === null) out = Object.fromEntries(entries.slice(0, i));
-    if (out !== null) out[k] = w;
+    if (w !== v && out === null) out = entries.slice(0, i);
+    if (out !== null) out.push([k, w]);
   }
-  return (out ?? x) as T;
+  return (out === null ? x : Object.fromEntries(out)) as T;
 }
 
 /** The keys of a tool's arguments, as shown, whose values hold a stand-in: the ones that carry hidden context. */

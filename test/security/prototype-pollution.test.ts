@@ -2,6 +2,7 @@
 // through assoc, and on the way back to the host. Object.prototype is never touched.
 import { afterEach, describe, expect, it } from "vitest";
 import { evaluate } from "../../src/lisp/evaluate.js";
+import { showStandInsIn } from "../../src/lisp/marks.js";
 import { edn } from "../support/run.js";
 
 afterEach(() => {
@@ -51,6 +52,13 @@ describe("security: prototype pollution", () => {
     expect(r.ok).toBe(true);
     expect(seen && Object.hasOwn(seen, "__proto__")).toBe(true);
     expect((seen as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+
+  it("a recorded call's arguments keyed by __proto__ keep the key when their stand-ins are shown", async () => {
+    const r = await evaluate('(tool/echo {"__proto__" data/_k "b" data/_k})', { ctx: { _k: "secret" }, tools: { echo: () => "ok" } });
+    const shown = showStandInsIn(r.toolCalls[0].args) as Record<string, unknown>;
+    expect(Object.hasOwn(shown, "__proto__")).toBe(true);
+    expect(JSON.stringify(shown)).toBe('{"__proto__":"<hidden string from data/_k>","b":"<hidden string from data/_k>"}');
   });
 
   it("definitions named like prototype members live in memory like any name", async () => {
