@@ -235,7 +235,8 @@ function dataHost(ctx: EvaluateOptions["ctx"], maxDepth: number, marks: Marks | 
 /** Turns (tool/x), (tool/x {:a 1}), (tool/x :a 1 :b 2) and (tool/x "q" 5) into one argument map. */
 function toolArgs(name: string, args: Value, spec: ToolSpec, budget: Budget): Record<string, unknown> {
   const list: Value[] = args instanceof Vec ? args.toArray() : [args];
-  const host = (v: Value): unknown => toHost(v, budget.limits.maxNestingDepth, budget);
+  // The tool gets its arguments only as host data: a key they would lose is an error here.
+  const host = (v: Value): unknown => toHost(v, budget.limits.maxNestingDepth, budget, true);
   if (list.length === 0 || (list.length === 1 && list[0] === null)) return {};
   if (list.length === 1 && isMap(list[0])) return host(list[0]) as Record<string, unknown>;
   if (list.length % 2 === 0 && list.every((v, i) => i % 2 === 1 || v instanceof Keyword)) {

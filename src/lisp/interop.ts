@@ -13,9 +13,10 @@ import { Map as IMap, Set as ISet } from "ptc-immutable";
 import { LispError, ours } from "./errors.js";
 import { isFieldName, isHiddenKey } from "./hidden-names.js";
 import { defaultLimits, type Limits } from "./limits.js";
-import { printChecked, PrintOverflow } from "./printer.js";
+import { cutPoint } from "./cuts.js";
+import { printChecked, printSample, PrintOverflow, quoteString } from "./printer.js";
 import { defaultClock, fuelExhausted, limitError, timeoutError } from "./runtime.js";
-import { Fn, Keyword, keyword, LFloat, Regex, Var, type Value, isMap, isSet } from "./values.js";
+import { Fn, Keyword, keyword, LFloat, Regex, Var, type LMap, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 
 type BudgetLimits = Pick<Limits, "maxFuel" | "timeoutMs" | "maxCollectionSize" | "maxBoundaryValues" | "maxBoundaryChars" | "maxNestingDepth" | "maxStringLength">;
@@ -407,6 +408,7 @@ class Outbound {
     readonly budget: Budget,
     readonly maxDepth: number,
     readonly root: Value,
+    readonly oneKeyEach: boolean,
   ) {}
 
   private readonly tooBig = (): LispError => {
@@ -458,11 +460,32 @@ class Outbound {
       const o: Record<string, unknown> = {};
       for (const [k, x] of v) {
         this.spend();
-        setOwn(o, this.keyString(k), this.convert(x, depth + 1));
+        const key = this.keyString(k);
+        if (this.oneKeyEach && Object.hasOwn(o, key)) throw this.sameKey(v, k, key);
+        setOwn(o, key, this.convert(x, depth + 1));
       }
       return o;
     }
     return this.text(v);
+  }
+
+  // Two keys of one map that are one string for the host (:total and "total", 1 and "1"): the
+  // host would keep one value and lose the other without a word.
+  private sameKey(m: LMap, k: Value, key: string): LispError {
+    let first: Value = key;
+    for (const [j] of m) {
+      if (j !== k && this.keyString(j) === key) {
+        first = j;
+        break;
+      }
+    }
+    const shown = (x: Value): string => printSample(x, { maxChars: 60 }).text;
+    return new LispError(
+      "value_error",
+      `a map crossing out of the program has the keys ${shown(first)} and ${shown(k)}, which are both ${quoteString(key.length > 60 ? key.slice(0, cutPoint(key, 60)) + "…" : key)} for the host`,
+      undefined,
+      "use keys of one kind in a map for the host: all keywords or all strings",
+    );
   }
 
   private keyString(k: Value): string {
@@ -486,7 +509,11 @@ class Outbound {
   }
 }
 
-/** Converts a PTC-Lisp value to plain JS data for the host, within `budget`. */
-export function toHost(v: Value, maxDepth = 256, budget: Budget = new Budget()): unknown {
-  return new Outbound(budget, maxDepth, v).convert(v, 0);
+/**
+ * Converts a PTC-Lisp value to plain JS data for the host, within `budget`. Two keys of a map
+ * that are one string for the host (:a and "a"): the last one wins, or with `oneKeyEach` (a
+ * tool's arguments, which the tool gets only this way) a `value_error`.
+ */
+export function toHost(v: Value, maxDepth = 256, budget: Budget = new Budget(), oneKeyEach = false): unknown {
+  return new Outbound(budget, maxDepth, v, oneKeyEach).convert(v, 0);
 }
