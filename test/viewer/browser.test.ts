@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runViewCommand } from "../../src/cli/view.js";
-import { chatsJsonl, compareReportJson, savedExample } from "./fixtures.js";
+import { chatsJsonl, compareReportJson, pausedRunJson, savedExample } from "./fixtures.js";
 
 const CHROMIUM = process.env.PTC_CHROMIUM ?? "/usr/bin/chromium";
 const missing = !existsSync(CHROMIUM);
@@ -68,6 +68,7 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
       "exploration.json": await savedExample("exploration", { compressHistory: true }),
       "report.json": await compareReportJson(),
       "chats.jsonl": chatsJsonl(),
+      "paused.json": await pausedRunJson(),
     };
     for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
     const paths = Object.keys(files).map((n) => join(dir, n));
@@ -75,7 +76,7 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     expect(await runViewCommand([paths[3], paths[4], "--out", reportFile], silent)).toBe(0);
     let out = "";
     const io = { ...silent, stdout: { write: (s: string) => (out += s) } };
-    served = runViewCommand([...paths.slice(0, 3), "--port", "0"], io, () => new Promise<void>((resolve) => (stop = resolve)));
+    served = runViewCommand([...paths.slice(0, 3), paths[5], "--port", "0"], io, () => new Promise<void>((resolve) => (stop = resolve)));
     while (!out.includes("http://")) await new Promise((r) => setTimeout(r, 10));
     url = /(http:\/\/\S+\/)/.exec(out)?.[1] ?? "";
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"] });
@@ -177,6 +178,12 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     await page.locator(".parent a").click();
     await hashMatches(page, /^#r2\/\d+$/);
     expect(await page.locator(".nested-link").count()).toBeGreaterThan(0);
+  });
+
+  it("names the status of a run's paused turn (waiting for a tool call's approval)", async () => {
+    const page = await open("r4/2");
+    expect(await page.locator(".turn-pill[data-turn='2'] small").textContent()).toBe("paused");
+    expect(await page.locator("article.turn .status").textContent()).toBe("paused");
   });
 
   it("shows the first file for a link whose hash is no valid percent-encoding (a cut or mistyped link)", async () => {

@@ -3,13 +3,24 @@
 import { findExample, type Example } from "../../examples/index.js";
 import { runExample } from "../../examples/run.js";
 import { runToJson } from "../../src/agent/saved-run.js";
-import type { RunOptions } from "../../src/agent/subagent.js";
+import { SubAgent, type RunOptions } from "../../src/agent/subagent.js";
+import { tool } from "../../src/agent/tools.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
 import { compareStrategies } from "../../src/harness/compare.js";
 import { assistant, sys, user } from "../compaction/conversations.js";
 
 /** The saved-run JSON of an example run. */
 export async function savedExample(name: string, options: RunOptions = {}): Promise<string> {
   const step = await runExample(findExample(name) as Example, options);
+  return runToJson(step);
+}
+
+/** The saved-run JSON of a run that paused on its second turn at a tool call waiting for approval. */
+export async function pausedRunJson(): Promise<string> {
+  const wipe = tool({ description: "Deletes everything.", needsApproval: true, run: () => "wiped" });
+  const agent = SubAgent.create({ prompt: "Clean up.", tools: { wipe }, maxTurns: 3 });
+  const code = (src: string) => `Next step.\n\n\`\`\`clojure\n${src}\n\`\`\``;
+  const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(println "looking")'), code("(return (tool/wipe {}))")]) });
   return runToJson(step);
 }
 

@@ -42,11 +42,13 @@ function parseHash(hash: string): Route | null {
 
 function start(): void {
   const app = document.getElementById("app") as HTMLElement;
-  const data = readData();
-  if (typeof data === "string") {
-    app.replaceChildren(h("p", { class: "notice" }, `Cannot show this page: ${data}.`));
+  const read = readData();
+  if (typeof read === "string") {
+    app.replaceChildren(h("p", { class: "notice" }, `Cannot show this page: ${read}.`));
     return;
   }
+  // Narrowed once here: render, a hoisted function declaration, would not see the narrowing.
+  const data: PageData = read;
   let layout: PromptLayout = "split";
   const runs = new Map(data.runs.map((r) => [r.id, r]));
   const reports = new Map(data.reports.map((r) => [r.id, r]));
@@ -98,7 +100,7 @@ function start(): void {
     if (run !== undefined) {
       const turn = route.turn !== undefined && run.turns.some((t) => t.number === route.turn) ? route.turn : (run.turns[0]?.number ?? 0);
       const ctx: RunContext = {
-        data: data as PageData,
+        data,
         layout,
         setLayout: (l) => {
           layout = l;

@@ -23,6 +23,7 @@ const STATUS: Record<TurnView["status"], string> = {
   invalid_return: "return rejected",
   returned: "returned",
   failed: "failed",
+  paused: "paused",
 };
 
 function stat(label: string, value: string): HTMLElement {
