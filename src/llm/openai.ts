@@ -54,17 +54,20 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
   // (withRetries) bounds each attempt; the SDK's timeout is only a backstop set past it, since
   // when both fire together a body cut by the SDK reads as a connection error, not a timeout.
   const client = new OpenAI({ apiKey: apiKey || "unused", baseURL, maxRetries: 0, timeout: sdkBackstopMs(retry.timeoutMs) });
-  // The parameters the server refused (400 naming the param, code unsupported_...), left out of this client's later
-  // requests: OpenAI's reasoning models (o-series, gpt-5) take `max_completion_tokens` for
-  // `max_tokens`, which other OpenAI-compatible servers may not know, and only the default temperature.
-  const refused = new Set<"max_tokens" | "temperature">();
+  // The parameters the server refused for a model (400 naming the param, code unsupported_...),
+  // left out of that model's later requests: OpenAI's reasoning models (o-series, gpt-5) take
+  // `max_completion_tokens` for `max_tokens`, which other OpenAI-compatible servers may not know,
+  // and only the default temperature. Per model: a request may name another model, which takes them.
+  const refusedBy = new Map<string, Set<"max_tokens" | "temperature">>();
 
   return {
     name,
     complete(request) {
       const maxTokens = request.maxOutputTokens ?? options.maxTokens;
+      const wanted = request.model ?? (model as string);
+      const refused = refusedBy.get(wanted) ?? new Set();
       const body = () => ({
-        model: request.model ?? (model as string),
+        model: wanted,
         // The wire shape is OpenAI's own; tool calls, ids and names pass through.
         messages: request.messages as unknown as ChatCompletionMessageParam[],
         ...(options.temperature === undefined || refused.has("temperature") ? {} : { temperature: options.temperature }),
@@ -85,6 +88,7 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
           const sent = param === "max_tokens" ? maxTokens !== undefined : param === "temperature" && options.temperature !== undefined;
           if (!sent || refused.has(param as "max_tokens" | "temperature")) throw e;
           refused.add(param as "max_tokens" | "temperature");
+          refusedBy.set(wanted, refused);
           return send(signal, attempt);
         }
       };

@@ -119,6 +119,21 @@ describe("openaiLlm: requests and replies", () => {
     expect(retries).toEqual([]);
   });
 
+  it("keeps what one model refused to that model: a request for another model still sends its temperature and max_tokens", async () => {
+    const refusal = (param: string) => ({ status: 400, body: { error: { message: `Unsupported parameter: '${param}'`, type: "invalid_request_error", param, code: "unsupported_parameter" } } });
+    script = [refusal("temperature"), refusal("max_tokens"), { reply: "a" }, { reply: "b" }, { reply: "c" }];
+    const llm = client({ model: "gpt-5-mini", temperature: 0.3, maxTokens: 50 });
+    expect((await llm.complete({ messages })).content).toBe("a");
+    expect((await llm.complete({ messages, model: "gpt-4o" })).content).toBe("b");
+    expect((await llm.complete({ messages })).content).toBe("c");
+    const sent = received.map((r) => [r.body.model, r.body.temperature, r.body.max_tokens, (r.body as { max_completion_tokens?: number }).max_completion_tokens]);
+    expect(sent.slice(2)).toEqual([
+      ["gpt-5-mini", undefined, undefined, 50],
+      ["gpt-4o", 0.3, 50, undefined],
+      ["gpt-5-mini", undefined, undefined, 50],
+    ]);
+  });
+
   it("leaves the temperature out once the server refuses it, and still fails on other refused parameters", async () => {
     const refusal = (param: string, message: string) => ({ status: 400, body: { error: { message, type: "invalid_request_error", param, code: "unsupported_value" } } });
     const tooLarge = { status: 400, body: { error: { message: "max_tokens is too large: 200000.", type: "invalid_request_error", param: "max_tokens", code: "invalid_value" } } };
