@@ -12,6 +12,9 @@ export interface StreamUsage {
 const USAGE = Buffer.from('"usage"');
 // An event longer than this is not a usage chunk worth holding back: it passes as it is.
 const MAX_PENDING = 1 << 20;
+// Such an event is still read for its usage up to this size (a Responses reply's last event
+// carries its whole output, generated images included, and its usage after them).
+const MAX_EVENT = 32 << 20;
 
 /** The end of the next event separator at or after `from` (blank line, LF or CRLF), or -1. */
 function nextBoundary(buf: Buffer, from: number): number {
@@ -37,6 +40,9 @@ function eventJson(text: string): unknown {
 export class SseTap {
   usage: StreamUsage | undefined;
   private pending: Buffer = Buffer.alloc(0);
+  // The part of an over-long event already passed on, kept to read its usage once it ends; null past MAX_EVENT.
+  private passed: Buffer[] | null | undefined;
+  private passedBytes = 0;
 
   /** @param strip drop usage-only chunks (the client did not ask for them) */
   constructor(private readonly strip: boolean) {}
@@ -50,6 +56,14 @@ export class SseTap {
     // Only events that mention "usage" are decoded; the search runs once per occurrence, not per event.
     let usageAt = buf.indexOf(USAGE);
     for (let end = nextBoundary(buf, 0); end !== -1; end = nextBoundary(buf, start)) {
+      if (start === 0 && this.passed !== undefined) {
+        // The end of an over-long event: already on its way to the client, read here for its usage only.
+        const head = this.passed;
+        this.passed = undefined;
+        if (head !== null && end + this.passedBytes <= MAX_EVENT && ((usageAt !== -1 && usageAt < end) || head.some((b) => b.includes(USAGE)))) this.usageOnly(Buffer.concat([...head, buf.subarray(0, end)]).toString("utf8"));
+        start = end;
+        continue;
+      }
       if (usageAt !== -1 && usageAt < start) usageAt = buf.indexOf(USAGE, start);
       if (usageAt !== -1 && usageAt < end && this.usageOnly(buf.toString("utf8", start, end)) && this.strip) {
         out ??= [];
@@ -60,6 +74,11 @@ export class SseTap {
     }
     // An over-long unterminated event is not held back any further.
     const held = buf.length - start > MAX_PENDING ? buf.length : start;
+    if (held === buf.length && held > start) {
+      if (start > 0 || this.passed === undefined) this.passedBytes = 0;
+      this.passedBytes += buf.length - start;
+      this.passed = this.passedBytes > MAX_EVENT ? null : [...(start > 0 ? [] : (this.passed ?? [])), Buffer.from(buf.subarray(start))];
+    }
     this.pending = held < buf.length ? Buffer.from(buf.subarray(held)) : Buffer.alloc(0);
     if (out === undefined) return buf.subarray(0, held);
     if (held > keptFrom) out.push(buf.subarray(keptFrom, held));

@@ -39,6 +39,17 @@ describe("SseTap", () => {
     );
   });
 
+  it("reads the usage of an event too long to hold back (a Responses reply carrying a generated image)", () => {
+    const image = "iVBORw0KGgo".repeat(300_000);
+    const completed = `event: response.completed\ndata: ${JSON.stringify({ type: "response.completed", response: { output: [{ type: "image_generation_call", result: image }], usage: { input_tokens: 11, output_tokens: 1500 } } })}\n\n`;
+    const text = `event: response.created\ndata: {"type":"response.created"}\n\n${completed}`;
+    const tap = new SseTap(false);
+    // In reads of 64 KB, as a socket delivers it.
+    expect(run(tap, text, Array.from({ length: Math.ceil(text.length / 65536) }, (_, i) => i * 65536))).toBe(text);
+    // Before: undefined, so the reply was charged as if it reported nothing.
+    expect(tap.usage).toEqual({ promptTokens: 11, completionTokens: 1500 });
+  });
+
   it("keeps a usage field on an event that also has choices", () => {
     const event = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "x" } }], usage: { prompt_tokens: 5, completion_tokens: 1 } })}\n\n`;
     const tap = new SseTap(true);
