@@ -279,12 +279,13 @@ export function recordedTimeoutMs(error: string): number | undefined {
  * The first argument (its key) in which a call differs from a recorded call of the same tool,
  * both as the tool receives them (parsed), or undefined: resume answers a call from its record
  * only when it is the call the saved run made. Keys holding hidden context are stand-ins in the
- * record, so they are not compared.
+ * record, and keys the recorded call left out take the schema's default, which may differ on
+ * every parse (a fresh id or date), so neither is compared.
  */
 export async function differingArgument(input: ToolInput, recorded: unknown, args: Readonly<Record<string, unknown>>, hidden: readonly string[]): Promise<string | undefined> {
   const was = typeof recorded === "object" && recorded !== null ? (recorded as Record<string, unknown>) : {};
   for (const [key, schema] of Object.entries(input.shape)) {
-    if (hidden.includes(key)) continue;
+    if (hidden.includes(key) || !Object.hasOwn(was, key)) continue;
     const parsed = await (schema as z.ZodType).safeParseAsync(was[key]);
     if (!parsed.success || !isDeepStrictEqual(parsed.data, args[key])) return key;
   }

@@ -264,6 +264,17 @@ describe("resumeRun", () => {
     expect(calls).toEqual(["sku-40"]);
   });
 
+  it("replays a call whose left-out argument takes a default that differs on every parse (a fresh id)", async () => {
+    const code = (b: string): string => "```clojure\n" + b + "\n```";
+    let next = 0;
+    const log = tool({ description: "Logs a line.", input: z.object({ line: z.string(), id: z.number().default(() => ++next) }), run: ({ id }) => id });
+    const agent = SubAgent.create({ prompt: "Log.", tools: { log }, maxTurns: 3 });
+    const stopped = await SubAgent.run(agent, { llm: scriptedLlm([code('(def id (tool/log "hi"))')]) });
+    const step = await SubAgent.resume(agent, runStateFromJson(runStateToJson(saveRun(stopped, agent))), { llm: scriptedLlm([code("(return id)")]) });
+    // The saved run's id, answered from its record.
+    expect(step.ok ? step.value : step.fail.message).toBe(stopped.turns[0].toolCalls[0].result);
+  });
+
   it("detects a replay that does not reproduce the saved turns", async () => {
     const { make, replies, context } = setup();
     const agent = make(3);
