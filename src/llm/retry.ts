@@ -95,9 +95,12 @@ export function streamError(name: string, body: unknown): LlmError {
   return new LlmError(kind, `${name}: error in the stream: ${type === "" ? "" : `${type}: `}${message}`);
 }
 
+/** The longest delay a timer holds: Node fires a longer one after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** An SDK's own timeout, set past the attempt's so that the attempt's controller always fires first. */
 export function sdkBackstopMs(timeoutMs: number): number {
-  return timeoutMs * 2 + 5_000;
+  return Math.min(MAX_TIMER_MS, timeoutMs * 2 + 5_000);
 }
 
 /**
@@ -116,7 +119,8 @@ export async function withRetries(
   for (let n = 1; ; n++) {
     let error: LlmError;
     const ctl = new AbortController();
-    const timer = setTimeout(() => ctl.abort(new LlmError("timeout", `${name}: no reply within ${s.timeoutMs} ms`)), s.timeoutMs);
+    // A timeout past what a timer holds (weeks) is no timeout, not one that fires at once.
+    const timer = s.timeoutMs > MAX_TIMER_MS ? undefined : setTimeout(() => ctl.abort(new LlmError("timeout", `${name}: no reply within ${s.timeoutMs} ms`)), s.timeoutMs);
     const outer = request.signal;
     const onAbort = () => ctl.abort(abortError(outer as AbortSignal, name));
     outer?.addEventListener("abort", onAbort, { once: true });
