@@ -116,8 +116,8 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, onText: 
       content += text;
       onText(text);
     }
-    const refused = choice?.delta?.refusal;
-    if (typeof refused === "string") refusal += refused;
+    const refusalDelta = choice?.delta?.refusal;
+    if (typeof refusalDelta === "string") refusal += refusalDelta;
     if (choice?.finish_reason) finish = choice.finish_reason;
   }
   // A stream cut short ends like a whole one; only the finish reason tells them apart.

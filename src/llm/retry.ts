@@ -83,8 +83,8 @@ const REQUEST_FAULTS: ReadonlySet<string> = new Set(["invalid_request_error", "a
 /**
  * An error the server sent inside a stream after its 200 (Anthropic's `error` event, where an
  * overload strikes mid-reply; an OpenAI-compatible `{"error": ...}` chunk), as the SDKs and the AI
- * SDK's providers hand over its body. It has no status, so
- * its type tells whether a retry can help: only a fault of the request itself cannot.
+ * SDK's providers hand over its body. It has no status, so its type tells whether a retry can
+ * help: only a fault of the request itself cannot.
  */
 export function streamError(name: string, body: unknown): LlmError {
   const b = (typeof body === "object" && body !== null ? body : {}) as { type?: unknown; code?: unknown; message?: unknown; error?: unknown };
@@ -165,8 +165,10 @@ export function statusError(name: string, status: number, message: string, heade
  * briefly: the SDKs quote a body that is not JSON whole, and the message goes on to the run's
  * ending, trace and events. Undefined for a body that is not an HTML page.
  */
-function htmlSummary(body: string): string | undefined {
-  if (!/^\s*<(!doctype\s+html|html)[\s>]/i.test(body)) return undefined;
+function htmlSummary(page: string): string | undefined {
+  if (!/^\s*<(!doctype\s+html|html)[\s>]/i.test(page)) return undefined;
+  // Its head is enough, and a page of megabytes would cost the tag-stripping below dearly.
+  const body = page.slice(0, 8_192);
   const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1] ?? "";
   const visible = (title.trim() === "" ? body.replace(/<(head|script|style)[\s>][\s\S]*?<\/\1\s*>/gi, " ").replace(/<[^>]*>/g, " ") : title).replace(/\s+/g, " ").trim();
   // By code points: an error message is text like any other, and half an emoji is not.
