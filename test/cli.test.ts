@@ -6,7 +6,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { accessSync, closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { Readable } from "node:stream";
+import { PassThrough, Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli/commands.js";
@@ -201,6 +201,28 @@ describe.concurrent("ptc repl", () => {
     const r = await ptc(["repl"], "(defn sq [x]\n  (* x x))\n(sq 7)\n\n(def xs [1\n2])\n(sq (+ 1 (sq 2)))\nxs\n");
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("#'sq\n49\n#'xs\n25\n[1 2]\n");
+  });
+
+  it("at a terminal, Ctrl-C stops the entry that is running and the session goes on", { timeout: 120_000 }, async () => {
+    // A terminal's input: readline reads keys from it, and Ctrl-C (\x03) is its SIGINT.
+    const stdin = Object.assign(new PassThrough(), { isTTY: true });
+    const terminal = Object.assign(new PassThrough(), { isTTY: true, columns: 80 });
+    let stdout = "";
+    terminal.on("data", (d: Buffer) => (stdout += d.toString()));
+    let stderr = "";
+    const io = { stdin, stdout: terminal, stderr: { write: (s: string) => (stderr += s) } };
+    const done = runCli(["repl", "--limit", "timeoutMs=20000", "--limit", "maxFuel=1e15", "--limit", "maxLoopIterations=1e15"], io);
+    stdin.write("(loop [i 0] (recur (inc i)))\r");
+    // Pressed until the run ends: a press before the entry starts only says how to leave.
+    while (!stderr.includes("\n")) {
+      stdin.write("\x03");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(stderr).toMatch(/^aborted: /);
+    stdin.write("(+ 1 2)\r");
+    stdin.end();
+    expect(await done).toBe(0);
+    expect(stdout).toMatch(/\n3\r?\n/);
   });
 
   it("shows errors with the caret and keeps going; a failed entry defines nothing", async () => {

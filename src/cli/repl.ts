@@ -18,7 +18,7 @@ Definitions stay available for later entries; a failed entry changes nothing.
 Commands:
   :help    show this help
   :defs    list the definitions made so far
-  :quit    leave (Ctrl-D works too; Ctrl-C clears a half-typed entry)
+  :quit    leave (Ctrl-D works too; Ctrl-C stops a running entry or clears a half-typed one)
 `;
 
 // A result is cut for the screen as agent feedback is: enough to see its shape, with a note.
@@ -84,7 +84,13 @@ export async function runReplCommand(args: string[], io: Io = processIo()): Prom
     rl.setPrompt(buffer === "" ? "ptc> " : "...> ");
     rl.prompt();
   };
+  // The entry being run, which Ctrl-C stops (as in any REPL) instead of leaving it to its time limit.
+  let running: AbortController | undefined;
   rl.on("SIGINT", () => {
+    if (running !== undefined) {
+      running.abort();
+      return;
+    }
     if (buffer !== "") {
       buffer = "";
       io.stdout.write("\n(entry cleared)\n");
@@ -95,7 +101,9 @@ export async function runReplCommand(args: string[], io: Io = processIo()): Prom
   });
 
   const run = async (source: string): Promise<void> => {
-    const r = await evaluate(source, { ctx, limits, memory, isolation });
+    running = new AbortController();
+    const r = await evaluate(source, { ctx, limits, memory, isolation, signal: running.signal });
+    running = undefined;
     report(r, io, false, RESULT_PREVIEW);
     memory = r.memory;
   };
