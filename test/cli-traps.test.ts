@@ -60,6 +60,8 @@ describe("a command without what it needs refuses with exit 2 and its usage", ()
     [["compare"], "usage: ptc compare FILE"],
     [["proxy"], "usage: ptc proxy --upstream URL"],
     [["proxy", "--port", "0", "--db", ":memory:"], "usage: ptc proxy --upstream URL"],
+    // Two homes for the state: one would be ignored unseen.
+    [["proxy", "--upstream", "http://127.0.0.1:1/v1", "--port", "0", "--db", ":memory:", "--state-dir", dir], "give --state-dir or --db, not both"],
   ])("ptc %s", async (args, usage) => {
     const r = await ptc(args);
     expect(r.code).toBe(2);
