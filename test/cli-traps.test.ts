@@ -45,6 +45,7 @@ beforeAll(async () => {
   writeFileSync(file("chats.jsonl"), chatsJsonl());
   writeFileSync(file("experiment.json"), JSON.stringify({ experiment: [] }));
   writeFileSync(file("no-upstream.json"), JSON.stringify({}));
+  writeFileSync(file("empty-token"), "\n");
   const agent = SubAgent.create({ prompt: "Count", output: z.number(), maxTurns: 1 });
   const step = await SubAgent.run(agent, { llm: scriptedLlm(["```clojure\n(println 1)\n```"]) });
   writeFileSync(file("state.json"), runStateToJson(saveRun(step, agent)));
@@ -62,6 +63,8 @@ describe("a command without what it needs refuses with exit 2 and its usage", ()
     [["proxy", "--port", "0", "--db", ":memory:"], "usage: ptc proxy --upstream URL"],
     // Two homes for the state: one would be ignored unseen.
     [["proxy", "--upstream", "http://127.0.0.1:1/v1", "--port", "0", "--db", ":memory:", "--state-dir", dir], "give --state-dir or --db, not both"],
+    // An empty token file (a token written from an unset variable) would serve with the admin routes off, unsaid.
+    [["proxy", "--upstream", "http://127.0.0.1:1/v1", "--port", "0", "--db", ":memory:", "--admin-token-file", file("empty-token")], `the admin token file ${file("empty-token")} is empty`],
   ])("ptc %s", async (args, usage) => {
     const r = await ptc(args);
     expect(r.code).toBe(2);

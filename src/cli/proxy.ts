@@ -84,6 +84,11 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
       io.stderr.write(`ptc proxy: cannot read the admin token file ${tokenFile}: ${(e as Error).message}\n`);
       return 2;
     }
+    // Else the admin routes would be off without a word (a token written from an unset variable).
+    if (adminToken === "") {
+      io.stderr.write(`ptc proxy: the admin token file ${tokenFile} is empty\n`);
+      return 2;
+    }
   }
   let proxy;
   try {
