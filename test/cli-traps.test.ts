@@ -179,3 +179,14 @@ describe("a file saved in another encoding", () => {
     }
   });
 });
+
+describe("a blank port (--port=\"$PORT\" with PORT unset)", () => {
+  it("is refused by ptc view and ptc proxy instead of serving on a random port", async () => {
+    const view = await ptc(["view", file("run.json"), "--port", ""]);
+    expect(view.code).toBe(2);
+    expect(view.stderr).toContain('--port expects a port number from 0 to 65535, got ""');
+    const proxy = await ptc(["proxy", "--upstream", "http://127.0.0.1:1/v1", "--db", ":memory:", "--port", " "]);
+    expect(proxy.code).toBe(2);
+    expect(proxy.stderr).toContain("--port must be a port number, got  ");
+  });
+});

@@ -60,7 +60,8 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
   } catch (e) {
     return usageFailure("proxy", e, io, USAGE);
   }
-  const port = values.port === undefined ? 8787 : Number(values.port);
+  // Digits only: Number("") is 0, any free port, which no client of a chosen port finds.
+  const port = values.port === undefined ? 8787 : /^\d+$/.test(values.port) ? Number(values.port) : NaN;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     io.stderr.write(`ptc proxy: --port must be a port number, got ${values.port}\n`);
     return 2;

@@ -55,7 +55,8 @@ export function readInputs(files: readonly string[]): ViewerInput[] {
 
 function port(raw: string | undefined): number {
   if (raw === undefined) return 0;
-  const n = Number(raw);
+  // Digits only: Number("") is 0, any free port, which no client of a chosen port finds.
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--port expects a port number from 0 to 65535, got "${raw}"`);
   return n;
 }
