@@ -111,6 +111,19 @@ export function withLoc<E>(e: E, loc: SourceLoc | undefined): E | LispError {
   return own;
 }
 
+const MAX_SOURCE_MESSAGE = 300;
+
+/**
+ * A message about the program's source, its middle cut out past 300 characters: one quoting a
+ * name or literal from the source (an unquoted 100 KB token read as a symbol) would repeat all
+ * of it to the model. The head and the tail (what the message says of it) stay.
+ */
+export function aboutSource(message: string): string {
+  if (message.length <= MAX_SOURCE_MESSAGE) return message;
+  const head = message.slice(0, cutPoint(message, MAX_SOURCE_MESSAGE - 100));
+  return head + "…" + message.slice(tailPoint(message, message.length - 99));
+}
+
 export function isStackOverflow(e: unknown): boolean {
   return e instanceof RangeError && /call stack/i.test(e.message);
 }

@@ -2,7 +2,7 @@
 // checks delimiters first, then turns the raw parse into forms and reports unsupported
 // Clojure syntax with a hint.
 import { checkDelimiters } from "./delimiters.js";
-import { LispError, type SourceLoc } from "./errors.js";
+import { aboutSource, LispError, type SourceLoc } from "./errors.js";
 import type { Form } from "./forms.js";
 import { parse, SyntaxError as PeggySyntaxError } from "./generated/parser.js";
 
@@ -39,7 +39,7 @@ function convert(raw: RawForm, fnlitDepth: number): Form {
   switch (raw.type) {
     case "unsupported": {
       if (raw.syntax === "tagged-literal") {
-        throw new LispError("parse_error", `tagged literal #${raw.tag} is not supported`, loc, "PTC-Lisp reads plain EDN data: nil, booleans, numbers, strings, keywords, vectors, maps and sets", "read");
+        throw new LispError("parse_error", aboutSource(`tagged literal #${raw.tag} is not supported`), loc, "PTC-Lisp reads plain EDN data: nil, booleans, numbers, strings, keywords, vectors, maps and sets", "read");
       }
       const [msg, hint] = UNSUPPORTED[raw.syntax ?? ""] ?? ["unsupported syntax", "use plain PTC-Lisp forms"];
       throw new LispError("parse_error", msg, loc, hint, "read");
@@ -51,7 +51,7 @@ function convert(raw: RawForm, fnlitDepth: number): Form {
     case "int": {
       const v = raw.value as number;
       if (!Number.isSafeInteger(v)) {
-        throw new LispError("parse_error", `integer ${raw.text} is out of range (integers are limited to ±${MAX_SAFE_INT})`, loc, "write it as a float, e.g. 1.5e20", "read");
+        throw new LispError("parse_error", aboutSource(`integer ${raw.text} is out of range (integers are limited to ±${MAX_SAFE_INT})`), loc, "write it as a float, e.g. 1.5e20", "read");
       }
       return { type: "int", value: v, text: raw.text as string, loc };
     }

@@ -2,7 +2,7 @@
 // global, builtin, context key, tool), expands special forms, checks arity and tail
 // position, and performs every sandbox check before anything runs.
 import { allBuiltins, arityText, Builtin, lookupBuiltin, lookupQualified, NAMESPACE_ALIASES, namespaceNames, type Namespace } from "../core/registry.js";
-import { LispError, type ErrorKind, type SourceLoc } from "../errors.js";
+import { aboutSource, LispError, type ErrorKind, type SourceLoc } from "../errors.js";
 import { describeForm, type Form } from "../forms.js";
 import { keyword, LFloat, LMap, LSet, type Value } from "../values.js";
 import { Vec } from "../vector.js";
@@ -71,7 +71,7 @@ export class Analyzer {
 
   error(kind: ErrorKind, message: string, at: Form | SourceLoc, hint?: string): LispError {
     const loc = "loc" in at ? at.loc : at;
-    return new LispError(kind, message, loc, hint, "analysis");
+    return new LispError(kind, aboutSource(message), loc, hint, "analysis");
   }
 
   /** Analyzes one top-level form in a fresh function scope (the top-level frame). */
@@ -250,12 +250,11 @@ export class Analyzer {
     if (tools && tools.has(name)) return;
     const names = tools ? tools.names() : [];
     const near = suggest(name, names);
-    throw new LispError(
+    throw this.error(
       "unknown_tool",
       `unknown tool: tool/${name}`,
       loc,
       names.length === 0 ? "no tools are available to this program" : `${near.length ? `did you mean tool/${near[0]}? ` : ""}available tools: ${names.map((n) => "tool/" + n).join(", ")}`,
-      "analysis",
     );
   }
 
