@@ -49,7 +49,8 @@ export function checkDelimiters(src: string, maxDepth: number, maxForms = Infini
   };
   while (i < n) {
     const c = src[i];
-    if (c === ";") {
+    // A comment, `;` or `#!` (a script's first line) to the end of the line, as the grammar reads it.
+    if (c === ";" || (c === "#" && src[i + 1] === "!")) {
       while (i < n && src[i] !== "\n") advance();
       continue;
     }

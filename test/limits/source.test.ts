@@ -1,7 +1,7 @@
 // Hostile source text: deep nesting, huge literals, unterminated input. The reader rejects
 // it with a position instead of recursing into the host stack.
 import { describe, expect, it } from "vitest";
-import { failure } from "../support/run.js";
+import { edn, failure } from "../support/run.js";
 
 describe("limits: source text", () => {
   it("100k nested vectors in source are rejected by the nesting limit", async () => {
@@ -24,6 +24,10 @@ describe("limits: source text", () => {
   it("a chain of #_ discards is bounded by the nesting limit, with its position", async () => {
     const e = await failure("1\n" + "#_ ".repeat(20_000) + "1 ".repeat(20_000) + "2");
     expect(e.error).toMatchObject({ kind: "nesting_too_deep", phase: "read", line: 2, column: 3 * 256 + 1 });
+  });
+
+  it("a #! comment line is a comment to the delimiter scan too, quotes and parentheses and all", async () => {
+    expect(await edn('#!/usr/bin/env -S ptc eval --ctx "data.json" (x\n(+ 1 2)')).toBe("3");
   });
 
   it("unbalanced input reports the unclosed opener", async () => {
