@@ -49,8 +49,9 @@ export function checkDelimiters(src: string, maxDepth: number, maxForms = Infini
   };
   while (i < n) {
     const c = src[i];
-    // A comment, `;` or `#!` (a script's first line) to the end of the line, as the grammar reads it.
-    if (c === ";" || (c === "#" && src[i + 1] === "!")) {
+    // A comment to the end of the line, as the grammar reads it: `;`, or `#!` (a script's first
+    // line) where a token starts (inside a symbol, a#!b, it is part of the name).
+    if (c === ";" || (c === "#" && src[i + 1] === "!" && (i === 0 || boundary(src.charCodeAt(i - 1))))) {
       while (i < n && src[i] !== "\n") advance();
       continue;
     }

@@ -28,6 +28,8 @@ describe("limits: source text", () => {
 
   it("a #! comment line is a comment to the delimiter scan too, quotes and parentheses and all", async () => {
     expect(await edn('#!/usr/bin/env -S ptc eval --ctx "data.json" (x\n(+ 1 2)')).toBe("3");
+    // Inside a name it is part of the name.
+    expect(await edn("(let [a#!b 1] (inc a#!b))")).toBe("2");
   });
 
   it("unbalanced input reports the unclosed opener", async () => {
