@@ -99,7 +99,7 @@ function analyzeOnly(source: string): string {
   for (const f of forms) {
     if (f.type === "list" && f.items[0]?.type === "symbol" && /^def/.test(f.items[0].name) && f.items[1]?.type === "symbol") globals.add(f.items[1].name);
   }
-  const analyzer = new Analyzer({ source, globals, tools: null, data: null, maxRegexPatternLength: 1_000 });
+  const analyzer = new Analyzer({ source, globals, tools: null, data: null, maxRegexPatternLength: 1_000, maxNestingDepth: 256 });
   let nodes = 0;
   for (const f of forms) if (analyzer.analyzeTop(f).node) nodes++;
   return `${nodes} forms`;

@@ -589,6 +589,7 @@ function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], dat
     tools,
     data,
     maxRegexPatternLength: limits.maxRegexPatternLength,
+    maxNestingDepth: limits.maxNestingDepth,
     ...(marks === null ? {} : { builtins: Marks.builtin }),
   });
   const analyzed = forms.map((form) => expanding(form, () => analyzer.analyzeTop(form)));

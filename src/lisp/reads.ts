@@ -51,7 +51,7 @@ function prepared(source: string): { forms: Form[]; globals: FreeNames; analyzer
     return null;
   }
   const globals = new FreeNames();
-  return { forms, globals, analyzer: new Analyzer({ source, globals, tools: ANY, data: ANY, maxRegexPatternLength: defaultLimits.maxRegexPatternLength }) };
+  return { forms, globals, analyzer: new Analyzer({ source, globals, tools: ANY, data: ANY, maxRegexPatternLength: defaultLimits.maxRegexPatternLength, maxNestingDepth: defaultLimits.maxNestingDepth }) };
 }
 
 function symbols(forms: readonly Form[], into: Set<string>): void {

@@ -67,6 +67,16 @@ describe("limits: code that nests deeply only once expanded", () => {
     ["a long some-> thread", "(some-> 1 " + "inc ".repeat(20_000) + ")"],
     ["a long cond", "(cond " + "false 1 ".repeat(15_000) + ":else 2)"],
   ];
+  it("a for of more clauses than the nesting limit is refused at its bindings, in both modes", async () => {
+    // Each clause runs nested in the one before: 30,000 of them overflowed the host stack when run.
+    for (const isolation of ["none", "worker"] as const) {
+      const e = await failure("(def x 1)\n(for [" + "_ [1] ".repeat(30_000) + "] 1)", { isolation });
+      expect(e.error, isolation).toMatchObject({ kind: "nesting_too_deep", phase: "analysis", line: 2, column: 6 });
+    }
+    const ok = await failure("(doseq [" + "_ [1] ".repeat(300) + "] (/ 1 0))", { limits: { maxNestingDepth: 300 } });
+    expect(ok.error.kind).toBe("arithmetic_error");
+  });
+
   for (const [what, form] of cases) {
     it(`${what} is refused with the form's position, not the host stack's overflow`, async () => {
       const e = await failure("(def x 1)\n  " + form);

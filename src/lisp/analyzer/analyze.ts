@@ -37,6 +37,8 @@ export interface AnalyzeEnv {
   readonly tools: { has(name: string): boolean; names(): string[] } | null;
   readonly data: { has(key: string): boolean; keys(): string[] } | null;
   readonly maxRegexPatternLength: number;
+  /** The nesting limit, for forms that nest when they run though flat in the source (for's clauses). */
+  readonly maxNestingDepth: number;
   /** The builtin a program runs in place of each one it names (marking provenance); default: itself. */
   readonly builtins?: (b: Builtin) => Builtin;
 }

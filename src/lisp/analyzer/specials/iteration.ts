@@ -14,6 +14,11 @@ function comprehension(collect: boolean): SpecialForm["analyze"] {
     const v = form.items[1];
     if (!v || v.type !== "vector") throw a.error("invalid_form", `expected (${name} [x coll ...] body...)`, v ?? form, `(${name} [x [1 2 3]] ...)`);
     if (form.items.length < 3) throw a.error("invalid_form", `${name} needs a body after the bindings`, form, `(${name} [x coll] (f x))`);
+    // Each clause nests the next one inside it when the loop runs, as deep as written nesting would.
+    const max = a.env.maxNestingDepth;
+    if (v.items.length / 2 > max) {
+      throw a.error("nesting_too_deep", `${name} has ${Math.ceil(v.items.length / 2)} clauses, each nested in the one before: more than the nesting limit of ${max}`, v, "loop over fewer collections at once: combine them first, e.g. with map or concat");
+    }
     let scope = new Scope(ctx.scope, ctx.scope.fn);
     const clauses: ForClause[] = [];
     const items = v.items;
