@@ -34,7 +34,10 @@ export async function buildPageData(inputs: readonly ViewerInput[], title = "ptc
         const pair = defaultPair(view);
         const options = (label: string) => input.report.rows.find((r) => r.strategy === label)?.options;
         try {
-          view.sideBySide = await replaySideBySide(transcript, [specOf(pair[0], options(pair[0])), specOf(pair[1], options(pair[1]))], pair, table);
+          const sideBySide = await replaySideBySide(transcript, [specOf(pair[0], options(pair[0])), specOf(pair[1], options(pair[1]))], pair, table);
+          // A request is a reply to replay: with none there is no column to draw.
+          if (sideBySide.requests.length > 0) view.sideBySide = sideBySide;
+          else view.note = `${transcript.id} has no request to replay: no assistant reply follows its first message`;
         } catch (e) {
           // A strategy this version cannot rebuild still leaves the report worth showing.
           view.note = `${transcript.id} cannot be replayed under ${pair.join(" and ")}: ${(e as Error).message}`;

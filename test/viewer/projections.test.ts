@@ -13,6 +13,8 @@ import type { PageData, RunView } from "../../src/viewer/model.js";
 import { embedJson, renderPage } from "../../src/viewer/page.js";
 import { messageChanges } from "../../src/viewer/prompt.js";
 import { placeholderValues, scrubber } from "../../src/viewer/scrub.js";
+import { compareStrategies } from "../../src/harness/compare.js";
+import { sys, user } from "../compaction/conversations.js";
 import { chats, compareReportJson, savedExample } from "./fixtures.js";
 
 const page = (files: Array<[string, string]>): Promise<PageData> => buildPageData(files.map(([name, text]) => readViewerInput(name, text)));
@@ -252,6 +254,14 @@ describe("one transcript under two strategies", () => {
     expect(last?.prompts[0].length).toBe(28);
     expect(last?.prompts[1].length).toBeLessThan(28);
     expect(sbs?.messages[last?.prompts[1][0] ?? -1].role).toBe("system");
+  });
+
+  it("says so when the transcript holds no request to replay (no assistant reply): no empty side by side, which the page could not draw", async () => {
+    const silent = { id: "silent", messages: [sys("You are helpful."), user("Anyone there?"), user("Hello?")] };
+    const report = readViewerInput("report.json", JSON.stringify(await compareStrategies([silent], ["sliding-window"], { models: ["gpt-4o"] })));
+    const data = await buildPageData([report, { kind: "transcripts", name: "silent.jsonl", transcripts: [silent] }]);
+    expect(data.reports[0].sideBySide).toBeUndefined();
+    expect(data.reports[0].note).toBe("silent has no request to replay: no assistant reply follows its first message");
   });
 
   it("says so when none of the transcripts given is one the report measured", async () => {
