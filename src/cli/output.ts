@@ -1,6 +1,6 @@
 // Output files a command writes: checked before the work that fills them, so a run is not
 // spent to fail at its last step.
-import { statSync } from "node:fs";
+import { statSync, type Stats } from "node:fs";
 import { dirname, resolve } from "node:path";
 
 /** Why `file` cannot be written (its folder is missing, or it is a folder), or undefined. */
@@ -16,5 +16,20 @@ export function unwritable(file: string): string | undefined {
 /** Whether `file` names one of `files`, read or written by the same command: writing it would lose that file. */
 export function namesOneOf(file: string, files: readonly string[]): boolean {
   const target = resolve(file);
-  return files.some((f) => resolve(f) === target);
+  // Through a symbolic or hard link another spelling names the same file: compare what the names lead to.
+  const stat = statOf(file);
+  return files.some((f) => {
+    if (resolve(f) === target) return true;
+    const other = stat === undefined ? undefined : statOf(f);
+    return other !== undefined && stat !== undefined && other.dev === stat.dev && other.ino === stat.ino;
+  });
+}
+
+/** The file a name leads to, or undefined when there is none to reach (missing, a file used as a folder, unreadable); the caller's own checks report those. */
+function statOf(file: string): Stats | undefined {
+  try {
+    return statSync(file);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,6 +1,6 @@
 // `ptc view`: the self-contained file (--out), the loopback server (one page, CSP, no paths
 // from the browser), and clear exits on bad input or options.
-import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { linkSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -76,10 +76,13 @@ describe("ptc view --out", () => {
   it("refuses an --out that names one of the files shown, which would be overwritten by the page", async () => {
     const run = await savedExample("recovery");
     const path = file("keep.json", run);
-    for (const out of [path, join(dir, ".", "keep.json")]) {
+    // Another name for the same file: a symbolic link shown (the page would go through it), a hard link written.
+    symlinkSync(path, join(dir, "keep-link.json"));
+    linkSync(path, join(dir, "keep-hard.json"));
+    for (const [shown, out] of [[path, path], [path, join(dir, ".", "keep.json")], [join(dir, "keep-link.json"), path], [path, join(dir, "keep-hard.json")]]) {
       const t = io();
-      expect(await runViewCommand([path, "--out", out], t.io)).toBe(2);
-      expect(t.out.stderr).toMatch(/--out .*keep\.json is one of the files to show/);
+      expect(await runViewCommand([shown, "--out", out], t.io)).toBe(2);
+      expect(t.out.stderr).toMatch(/--out .*keep(-hard)?\.json is one of the files to show/);
     }
     expect(readFileSync(path, "utf8")).toBe(run);
   });
