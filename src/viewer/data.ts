@@ -1,12 +1,31 @@
 // The files given → the page's data: runs (nested ones included) and reports, message
 // texts stored once, and every string scrubbed of hidden context values.
 import { PAGE_DATA_VERSION, type FileEntry, type PageData, type ReportView, type RunView } from "./model.js";
-import type { ViewerInput } from "./input.js";
+import { ViewerInputError, type ViewerInput } from "./input.js";
 import { projectReport } from "./report.js";
 import { defaultPair, pickTranscript, replaySideBySide, specOf, type ReplayTranscript } from "./sidebyside.js";
 import { projectRun } from "./run.js";
 import { findHiddenValues, scrubber, scrubDeep, type HiddenValues } from "./scrub.js";
 import { TextTable } from "./texts.js";
+import type { RunTrace } from "../trace/trace.js";
+
+/**
+ * Sent messages, over every turn of every run shown, that a page holds at most. Each turn's
+ * prompt is listed whole (as sent and as the full history), so the page grows with the square
+ * of a run's turns: a 19.6 MB trace of 2,600 turns built 78 s and then failed with a string
+ * longer than JSON.stringify can make. A million messages is a page of about 100 MB.
+ */
+export const MAX_PROMPT_MESSAGES = 1_000_000;
+
+/** The messages a run's prompts hold, its nested runs' included. */
+function promptMessages(trace: RunTrace): number {
+  let n = 0;
+  for (const turn of trace.turns) {
+    n += turn.messages.length;
+    for (const nested of turn.nested ?? []) n += promptMessages(nested.trace);
+  }
+  return n;
+}
 
 /**
  * The page's data. Transcripts given with a report show one of them under two of the
@@ -19,9 +38,14 @@ export async function buildPageData(inputs: readonly ViewerInput[], title = "ptc
   const reports: ReportView[] = [];
   const hidden: HiddenValues = new Map();
   let runCount = 0;
+  let messages = 0;
   const transcripts: ReplayTranscript[] = inputs.flatMap((i) => (i.kind === "transcripts" ? i.transcripts : []));
   for (const input of inputs) {
     if (input.kind === "run") {
+      messages += promptMessages(input.source.trace);
+      if (messages > MAX_PROMPT_MESSAGES) {
+        throw new ViewerInputError(`${input.name} is too large to view: the prompts of the runs shown hold ${messages.toLocaleString("en-US")} messages in all (the limit is ${MAX_PROMPT_MESSAGES.toLocaleString("en-US")}; each turn's prompt is shown whole)`);
+      }
       findHiddenValues(input.source.trace, hidden);
       const id = `r${++runCount}`;
       projectRun(input.source, input.name, id, table, runs);

@@ -218,6 +218,19 @@ describe("hidden context values", () => {
   });
 });
 
+describe("page size", () => {
+  it("refuses runs whose prompts hold more messages in all than a page can list, naming the file, before building it", async () => {
+    // A page lists each turn's prompt whole: 1,001 turns sending 1,000 messages each is past the limit.
+    const input = readViewerInput("recovery.json", await savedExample("recovery"));
+    if (input.kind !== "run") throw new Error("a run was expected");
+    const base = input.source.trace.turns[0];
+    const messages = Array.from({ length: 1000 }, (_, i) => ({ role: "user" as const, content: `message ${i}` }));
+    const turns = Array.from({ length: 1001 }, (_, i) => ({ ...base, number: i + 1, messages }));
+    const long = { ...input, name: "long.json", source: { trace: { ...input.source.trace, turns } } };
+    await expect(buildPageData([long])).rejects.toThrow(new ViewerInputError("long.json is too large to view: the prompts of the runs shown hold 1,001,000 messages in all (the limit is 1,000,000; each turn's prompt is shown whole)"));
+  });
+});
+
 describe("compare reports", () => {
   it("projects the table, the per-transcript figures and the longest transcript's series", async () => {
     const json = await compareReportJson();
