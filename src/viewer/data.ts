@@ -3,7 +3,7 @@
 import { PAGE_DATA_VERSION, type FileEntry, type PageData, type ReportView, type RunView } from "./model.js";
 import { ViewerInputError, type ViewerInput } from "./input.js";
 import { projectReport } from "./report.js";
-import { defaultPair, pickTranscript, replaySideBySide, specOf, type ReplayTranscript } from "./sidebyside.js";
+import { defaultPair, pickTranscript, replayMessages, replaySideBySide, specOf, type ReplayTranscript } from "./sidebyside.js";
 import { projectRun } from "./run.js";
 import { findHiddenValues, scrubber, scrubDeep, type HiddenValues } from "./scrub.js";
 import { TextTable } from "./texts.js";
@@ -16,6 +16,13 @@ import type { RunTrace } from "../trace/trace.js";
  * longer than JSON.stringify can make. A million messages is a page of about 100 MB.
  */
 export const MAX_PROMPT_MESSAGES = 1_000_000;
+
+/**
+ * Messages the full history's prompts hold over the requests of a transcript shown side by
+ * side, at most. Each request lists both prompts by message number, so this grows with the
+ * square of the transcript's replies too: 3,000 replies (9 million) made a 43 MB page in 7.5 s.
+ */
+export const MAX_REPLAY_MESSAGES = 10_000_000;
 
 /** The messages a run's prompts hold, its nested runs' included. */
 function promptMessages(trace: RunTrace): number {
@@ -54,7 +61,10 @@ export async function buildPageData(inputs: readonly ViewerInput[], title = "ptc
       const id = `c${reports.length + 1}`;
       const view = projectReport(input.report, input.name, id);
       const transcript = pickTranscript(view, transcripts);
-      if (transcript !== undefined) {
+      const replayed = transcript === undefined ? 0 : replayMessages(transcript);
+      if (transcript !== undefined && replayed > MAX_REPLAY_MESSAGES) {
+        view.note = `${transcript.id} is too long to show side by side: its requests' prompts hold ${replayed.toLocaleString("en-US")} messages in all (the limit is ${MAX_REPLAY_MESSAGES.toLocaleString("en-US")})`;
+      } else if (transcript !== undefined) {
         const pair = defaultPair(view);
         const options = (label: string) => input.report.rows.find((r) => r.strategy === label)?.options;
         try {

@@ -36,6 +36,13 @@ function flatten(m: ChatMessage): { role: string; content: string } {
   return { role: m.role, content: calls === "" ? text : text === "" ? `[tool calls]\n${calls}` : `${text}\n[tool calls]\n${calls}` };
 }
 
+/** Messages the full history's prompts hold over the transcript's requests (each reply's prompt is every message before it). */
+export function replayMessages(t: ReplayTranscript): number {
+  let n = 0;
+  for (let j = 1; j < t.messages.length; j++) if (t.messages[j].role === "assistant") n += j;
+  return n;
+}
+
 export async function replaySideBySide(t: ReplayTranscript, specs: [StrategySpec, StrategySpec], labels: [string, string], table: TextTable): Promise<SideBySide> {
   const messages: MessageRef[] = [];
   const index = new Map<string, number>();

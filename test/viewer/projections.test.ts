@@ -14,7 +14,7 @@ import { embedJson, renderPage } from "../../src/viewer/page.js";
 import { messageChanges } from "../../src/viewer/prompt.js";
 import { placeholderValues, scrubber } from "../../src/viewer/scrub.js";
 import { compareStrategies } from "../../src/harness/compare.js";
-import { sys, user } from "../compaction/conversations.js";
+import { assistant, sys, user } from "../compaction/conversations.js";
 import { chats, compareReportJson, savedExample } from "./fixtures.js";
 
 const page = (files: Array<[string, string]>): Promise<PageData> => buildPageData(files.map(([name, text]) => readViewerInput(name, text)));
@@ -275,6 +275,17 @@ describe("one transcript under two strategies", () => {
     const data = await buildPageData([report, { kind: "transcripts", name: "silent.jsonl", transcripts: [silent] }]);
     expect(data.reports[0].sideBySide).toBeUndefined();
     expect(data.reports[0].note).toBe("silent has no request to replay: no assistant reply follows its first message");
+  });
+
+  it("says so when the transcript is too long to list every request's prompts, and still shows the report", async () => {
+    // The report's longest transcript, grown to 3,200 replies: the full history's prompts hold 2 + 4 + ... + 6,400 = 10,243,200 messages.
+    const messages = [sys("You are helpful.")];
+    for (let i = 0; i < 3200; i++) messages.push(user(`q${i}`), assistant(`a${i}`));
+    const report = readViewerInput("report.json", await compareReportJson());
+    const data = await buildPageData([report, { kind: "transcripts", name: "long.jsonl", transcripts: [{ id: "chat-3", messages }] }]);
+    expect(data.reports[0].sideBySide).toBeUndefined();
+    expect(data.reports[0].note).toBe("chat-3 is too long to show side by side: its requests' prompts hold 10,243,200 messages in all (the limit is 10,000,000)");
+    expect(data.reports[0].rows.map((r) => r.strategy)).toContain("rolling-summary");
   });
 
   it("says so when none of the transcripts given is one the report measured", async () => {
