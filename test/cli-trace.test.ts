@@ -253,6 +253,27 @@ describe("ptc trace show", () => {
     expect(out).toContain("Returned: {:orders 9");
   });
 
+  // A model's reply or a tool's output may hold terminal controls: printed raw, ESC sequences retitle
+  // the window, clear the screen or recolour text, and a carriage return writes over the line.
+  it("prints a file's control characters written out, never raw to the terminal", async () => {
+    const attack = "\u001b]0;pwned\u0007\u001b[2Jgone\rover\u009b31m";
+    const saved = JSON.parse(readFileSync(file, "utf8")) as { trace: { turns: Array<{ reply: string; prints: string[]; messages: Array<{ content: string }> }> } };
+    const [first, second] = saved.trace.turns;
+    first.reply += attack;
+    first.prints.push(attack);
+    // The messages a turn repeats from the one before are stored by reference; the second turn's own is the first's reply.
+    second.messages[1].content += attack;
+    const hostile = join(dir, "hostile.json");
+    writeFileSync(hostile, JSON.stringify(saved));
+    for (const args of [[], ["--turn", "1"], ["--turn", "2", "--messages"]]) {
+      const { code, out } = await capture(() => runTraceCommand(["show", hostile, ...args]));
+      expect(code).toBe(0);
+      expect([...out].filter((c) => c !== "\n" && c !== "\t" && (c < " " || (c >= "\u007f" && c <= "\u009f")))).toEqual([]);
+      expect(out).toContain("\\x1B]0;pwned\\x07\\x1B[2Jgone\\x0D");
+      expect(out).toContain("over\\x9B31m");
+    }
+  });
+
   it("prints exactly the messages the LLM saw for one turn", async () => {
     const { code, out } = await capture(() => runTraceCommand(["show", file, "--turn", "3", "--messages"]));
     expect(code).toBe(0);

@@ -22,7 +22,7 @@ import { parseRun } from "./trace.js";
 import { fileKind, whatReads } from "./file-kind.js";
 import type { Io } from "./eval.js";
 import { version } from "./version.js";
-import { namesOneOf, unwritable } from "./output.js";
+import { forTerminal, namesOneOf, unwritable } from "./output.js";
 import { decodeText } from "./input.js";
 
 const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M]... [--summarizer facts|copy | --summarizer-llm MODEL] [--caches] [--json FILE|-] [--html FILE]
@@ -236,7 +236,7 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     }
     if (json !== undefined && values.html !== undefined && namesOneOf(json, [values.html])) throw new Error("--json and --html name the same file: the HTML would overwrite the JSON");
   } catch (e) {
-    io.stderr.write(`ptc compare: ${(e as Error).message}\n`);
+    io.stderr.write(forTerminal(`ptc compare: ${(e as Error).message}\n`));
     return 2;
   }
   const toStdout = values.json === "-";

@@ -11,7 +11,7 @@ import type { Llm } from "../llm/types.js";
 import { runToJson } from "../agent/saved-run.js";
 import type { AgentEvent } from "../agent/events.js";
 import { liveHint, liveLlm } from "./live-llm.js";
-import { namesOneOf, unwritable } from "./output.js";
+import { forTerminal, namesOneOf, unwritable } from "./output.js";
 import { renderRunHead, renderTokens, renderTurn } from "./trace.js";
 
 const USAGE = `usage: ptc demo [name] [options]
@@ -183,12 +183,13 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   } catch (e) {
     if (!(e instanceof LlmError)) throw e;
     const hint = values.live ? `\n${liveHint()}` : "";
-    process.stderr.write(`ptc demo: ${e.message}${hint}\n`);
+    process.stderr.write(forTerminal(`ptc demo: ${e.message}${hint}\n`));
     return 2;
   }
   if (values.record !== undefined) llm = recordingLlm(llm, values.record, { fresh: true });
 
-  const out = process.stdout;
+  // A live model's replies and its tools' output, printed: safe for a terminal.
+  const out = { write: (text: string) => process.stdout.write(forTerminal(text)) };
   const mode = values.live ? "live" : values.replay !== undefined ? `replaying ${values.replay}` : "offline, scripted replies";
   out.write(`Example: ${example.name}: ${example.title}\n${example.summary}\nLLM: ${llm.name} (${mode})${values.compress ? " · compressed history" : ""}\nMission: ${example.prompt}\n\n`);
 
@@ -203,7 +204,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
     ...(values.compress ? { compressHistory: true } : {}),
     signal: stop.signal,
     onTurn: ({ turn }) => out.write(`${renderTurn(turn, render)}\n\n`),
-    ...(values.stream ? { onEvent: liveView((text) => process.stderr.write(text)) } : {}),
+    ...(values.stream ? { onEvent: liveView((text) => process.stderr.write(forTerminal(text))) } : {}),
   }).finally(() => process.off("SIGINT", onInterrupt));
   out.write(`${renderRunHead(step.trace, render, step)}\n\n`);
 

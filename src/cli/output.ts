@@ -1,5 +1,5 @@
-// Output files a command writes: checked before the work that fills them, so a run is not
-// spent to fail at its last step.
+// Output a command makes: files, checked before the work that fills them, so a run is not
+// spent to fail at its last step; and text from files and models, made safe for a terminal.
 import { statSync, type Stats } from "node:fs";
 import { dirname, resolve } from "node:path";
 
@@ -32,4 +32,15 @@ function statOf(file: string): Stats | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Text from a file or a model as a terminal should show it: control characters other than
+ * newline and tab written out (`\x1B`). Printed raw, ESC and the C1 controls start sequences
+ * that recolour or hide text, move the cursor, retitle the window or set the clipboard; a lone
+ * carriage return writes over the line before it.
+ */
+export function forTerminal(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\r\n/g, "\n").replace(/[\x00-\x08\x0B-\x1F\x7F-\x9F]/g, (c) => `\\x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
 }

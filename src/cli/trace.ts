@@ -10,6 +10,7 @@ import { runSourceOf } from "../viewer/input.js";
 import { ResumeError } from "../trace/run-state.js";
 import { fileKind, whatReads, type FileKind } from "./file-kind.js";
 import { decodeText, NotUtf8Error } from "./input.js";
+import { forTerminal } from "./output.js";
 import type { SavedRunFile } from "../trace/saved-run.js";
 import { TraceFormatError } from "../trace/serialize.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
@@ -46,6 +47,8 @@ const indent = (text: string, pad = "  "): string => text.replace(/^/gm, pad);
 const cut = (s: string, max = MAX_INLINE): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 
 const json = (v: unknown): string => prettyJson(v, 0);
+/** A rendering as printed: hidden values as stand-ins, and the file's text (a model's reply, a tool's output) safe for a terminal. */
+const shown = (text: string): string => forTerminal(showStandIns(text));
 
 /** `12,345 in (8,000 cached) / 456 out`. */
 export function renderTokens(u: { inputTokens: number; outputTokens: number; cachedTokens: number }): string {
@@ -265,7 +268,7 @@ export async function runTraceCommand(args: string[]): Promise<number> {
   } catch (e) {
     if (!(e instanceof TraceFileError)) throw e;
     // A file that cannot be read or parsed is bad input, as for `ptc eval`: exit 2.
-    process.stderr.write(`ptc trace show: ${e.message}\n`);
+    process.stderr.write(forTerminal(`ptc trace show: ${e.message}\n`));
     return 2;
   }
   const { trace, saved } = loaded;
@@ -280,18 +283,18 @@ export async function runTraceCommand(args: string[]): Promise<number> {
     }
     const checked = traceSettings(trace);
     if (!checked.ok) {
-      process.stderr.write(`ptc trace show: ${positionals[0]}: ${checked.message}\n`);
+      process.stderr.write(forTerminal(`ptc trace show: ${positionals[0]}: ${checked.message}\n`));
       return 2;
     }
     const { settings } = checked;
     const run: RunSettings = settings === undefined ? { maxTurns: maxTurns ?? turnBudget(trace) } : { maxTurns: maxTurns ?? settings.maxTurns, toolsWithdrawn: settings.toolsWithdrawn, maxPrintChars: settings.maxPrintChars };
     const view = resolveViewOptions(settings?.view);
-    process.stdout.write(showStandIns(`${settingsLine(run, view, settings !== undefined, maxTurns !== undefined)}\n${renderComparison(trace, run, view, turnNumber === undefined ? {} : { turn: turnNumber })}\n`));
+    process.stdout.write(shown(`${settingsLine(run, view, settings !== undefined, maxTurns !== undefined)}\n${renderComparison(trace, run, view, turnNumber === undefined ? {} : { turn: turnNumber })}\n`));
     return 0;
   }
   const options: RenderOptions = { full: values.full ?? false };
   if (turnNumber === undefined) {
-    process.stdout.write(showStandIns(`${renderRun(trace, options, saved)}\n`));
+    process.stdout.write(shown(`${renderRun(trace, options, saved)}\n`));
     return 0;
   }
   const turn = trace.turns.find((t) => t.number === turnNumber);
@@ -300,9 +303,9 @@ export async function runTraceCommand(args: string[]): Promise<number> {
     return 2;
   }
   if (values.messages) {
-    process.stdout.write(showStandIns(`${renderMessages(turn)}\n`));
+    process.stdout.write(shown(`${renderMessages(turn)}\n`));
     return 0;
   }
-  process.stdout.write(showStandIns(`${renderTurn(turn, { full: true })}\n\nReply:\n${indent(turn.reply.trimEnd())}\n${turn.feedback ? `\nFeedback:\n${indent(turn.feedback)}\n` : ""}`));
+  process.stdout.write(shown(`${renderTurn(turn, { full: true })}\n\nReply:\n${indent(turn.reply.trimEnd())}\n${turn.feedback ? `\nFeedback:\n${indent(turn.feedback)}\n` : ""}`));
   return 0;
 }

@@ -9,7 +9,7 @@ import { MAX_INPUT_BYTES, readViewerInput, ViewerInputError, type ViewerInput } 
 import { contentSecurityPolicy, renderPage, ViewerAssetsError } from "../viewer/page.js";
 import { isLoopback, serveViewer } from "../viewer/server.js";
 import { usageFailure, UsageError, type Io } from "./eval.js";
-import { namesOneOf } from "./output.js";
+import { forTerminal, namesOneOf } from "./output.js";
 import { decodeText, NotUtf8Error } from "./input.js";
 
 const USAGE = `usage: ptc view FILE... [--port N] [--host ADDRESS] [--out FILE]
@@ -107,7 +107,7 @@ export async function runViewCommand(args: string[], io: Io, stopped: () => Prom
     csp = contentSecurityPolicy();
   } catch (e) {
     if (!(e instanceof ViewerInputError) && !(e instanceof ViewerAssetsError)) throw e;
-    io.stderr.write(`ptc view: ${e.message}\n`);
+    io.stderr.write(forTerminal(`ptc view: ${e.message}\n`));
     return 2;
   }
   if (values.out !== undefined) {
