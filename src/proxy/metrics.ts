@@ -36,9 +36,16 @@ const HELP: Record<string, string> = {
 
 const TYPES: Record<string, string> = { ptc_proxy_upstream_seconds: "histogram", ptc_proxy_overhead_seconds: "histogram", ptc_proxy_compaction_seconds: "histogram", ptc_proxy_conversations: "gauge" };
 
+/**
+ * Model names kept as label values. The name is the client's, and an upstream that serves any
+ * name (llama.cpp's server does) would otherwise let each new one add series without end.
+ */
+export const MAX_MODEL_LABELS = 100;
+
 export class Metrics {
   private readonly counters = new Map<string, number>();
   private readonly histograms = new Map<string, Histogram>();
+  private readonly models = new Set<string>();
 
   inc(name: string, labels = "", by = 1): void {
     const key = labels === "" ? name : `${name}{${labels}}`;
@@ -49,7 +56,9 @@ export class Metrics {
   tokens(model: string, tenant: string, prompt: number, completion: number): void {
     // Label values are client-chosen text: quotes, backslashes and newlines would break the format.
     const m = model.length > 128 ? model.slice(0, 128) : model;
-    const label = m.replace(/[\\"\n]/g, "_");
+    const named = m.replace(/[\\"\n]/g, "_");
+    if (!this.models.has(named) && this.models.size < MAX_MODEL_LABELS) this.models.add(named);
+    const label = this.models.has(named) ? named : "other";
     this.inc("ptc_proxy_tokens_total", `model="${label}",kind="prompt"`, prompt);
     this.inc("ptc_proxy_tokens_total", `model="${label}",kind="completion"`, completion);
     this.inc("ptc_proxy_tenant_tokens_total", `tenant="${tenant}",kind="prompt"`, prompt);

@@ -5,6 +5,7 @@
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { inputTokens } from "../../src/compaction/measure.js";
+import { MAX_MODEL_LABELS, Metrics } from "../../src/proxy/metrics.js";
 import { tenantOf } from "../../src/proxy/tenancy.js";
 import { longConversation, rig, type Rig } from "./setup.js";
 
@@ -26,6 +27,17 @@ const sum = (text: string, name: string): number =>
     .reduce((a, l) => a + Number(l.split(" ").at(-1)), 0);
 
 describe("proxy metrics", () => {
+  // The model is the client's name for it: an upstream that serves any name must not let each new one add series.
+  it("keeps a bounded number of model names as labels, counting the rest as other, totals unchanged", () => {
+    const m = new Metrics();
+    for (let i = 0; i < MAX_MODEL_LABELS + 50; i++) m.tokens(`model-${i}`, "t", 1, 2);
+    const series = m.render({}).split("\n").filter((l) => l.startsWith("ptc_proxy_tokens_total{"));
+    expect(series).toHaveLength(2 * (MAX_MODEL_LABELS + 1));
+    expect(m.get("ptc_proxy_tokens_total", 'model="model-0",kind="prompt"')).toBe(1);
+    expect(m.get("ptc_proxy_tokens_total", 'model="other",kind="completion"')).toBe(100);
+    expect(sum(m.render({}), "ptc_proxy_tokens_total")).toBe(3 * (MAX_MODEL_LABELS + 50));
+  });
+
   it("counts every request once with its status, rejected ones included", async () => {
     r = await rig({ proxy: { adminToken: "admin" }, config: { maxBodyBytes: 4096 } });
     const base = r.proxy.url;
