@@ -61,12 +61,15 @@ function errorKind(e: unknown): string {
 }
 
 export function errorText(e: unknown): string {
-  if (e instanceof Error) return e.message;
-  if (typeof e === "object" && e !== null && typeof (e as { message?: unknown }).message === "string") return (e as { message: string }).message;
-  return String(e);
+  // A host may throw anything: an error whose message getter throws, an object String() cannot convert.
+  try {
+    if (e instanceof Error) return String(e.message);
+    if (typeof e === "object" && e !== null && typeof (e as { message?: unknown }).message === "string") return (e as { message: string }).message;
+    return String(e);
+  } catch {
+    return "a thrown value that cannot be read";
+  }
 }
-
-
 
 /** Endings that interrupt a run from outside the loop. */
 type Interruption = "aborted" | "deadline_exceeded";

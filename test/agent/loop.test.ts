@@ -743,6 +743,20 @@ describe("onTurn and onStep", () => {
     expect(step.fail?.reason).toBe("internal_error");
     expect(step.fail?.message).toContain("logger down");
   });
+
+  // Whatever the host throws, the run returns a Step: a value that cannot even be read is named so.
+  it.each([
+    ["an error whose message getter throws", () => Object.defineProperty(new Error(), "message", { get: () => { throw new Error("no"); } })],
+    ["an object with no prototype, which String() cannot convert", () => Object.create(null) as object],
+  ])("ends the run with internal_error when onTurn throws %s", async (_what, thrown) => {
+    const step = await SubAgent.run(SubAgent.create({ prompt: "Add up." }), {
+      llm: scriptedLlm([code("(def a 1)"), code("(return a)")]),
+      onTurn: () => {
+        throw thrown();
+      },
+    });
+    expect(step.fail).toEqual({ reason: "internal_error", message: "internal error: a thrown value that cannot be read" });
+  });
 });
 
 describe("a failed program's side effects", () => {
