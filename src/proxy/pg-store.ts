@@ -19,6 +19,9 @@ type PgModule = typeof import("pg");
 /** pg, loaded on first use. */
 export const loadPg = (require?: (id: string) => unknown): PgModule => loadDriver("pg", "replicas keep their state in PostgreSQL through pg", require) as PgModule;
 
+/** How long a connection or a query may wait for the server. */
+const DEFAULT_TIMEOUT_MS = 10_000;
+
 /** First key of every advisory lock the proxy takes ("ptc" in ASCII), so other users of the database are not blocked. */
 const LOCK_SPACE = 0x707463;
 /**
@@ -101,14 +104,19 @@ export class PostgresStore implements ConversationStore {
     private readonly locks: Pool,
   ) {}
 
-  /** Connects, and creates the tables when any is missing (one replica at a time). */
-  static async open(url: string): Promise<PostgresStore> {
+  /**
+   * Connects, and creates the tables when any is missing (one replica at a time). A connection or
+   * a query that waits past `timeoutMs` fails: a server that stops answering (a partition, a
+   * stalled failover) gives store_unavailable, which a balancer retries elsewhere, not requests
+   * that wait forever. Advisory locks wait as long as their holder needs.
+   */
+  static async open(url: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<PostgresStore> {
     const pg = loadPg();
     // BIGINT columns hold ms timestamps, versions and token counts: well inside a double's exact
     // range, so they are read as numbers (for these pools only, not for other users of pg).
     const types = { getTypeParser: ((oid: number, format?: "text" | "binary") => (oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser };
-    const pool = new pg.Pool({ connectionString: url, max: 10, types });
-    const locks = new pg.Pool({ connectionString: url, max: 8, types });
+    const pool = new pg.Pool({ connectionString: url, max: 10, types, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+    const locks = new pg.Pool({ connectionString: url, max: 8, types, connectionTimeoutMillis: timeoutMs });
     // An idle connection the server dropped is replaced on next use; without a listener it would throw.
     pool.on("error", () => {});
     locks.on("error", () => {});
@@ -243,6 +251,7 @@ export class PostgresStore implements ConversationStore {
 
   async expire(before: number): Promise<number> {
     const client = await this.pool.connect();
+    let broken: Error | undefined;
     try {
       await client.query("BEGIN");
       const gone = await client.query<{ id: string }>(EXPIRE, [before, HEAD_SUFFIX, HEAD_LENGTH + 1, HEADS_PER_ID]);
@@ -254,10 +263,12 @@ export class PostgresStore implements ConversationStore {
       await client.query("COMMIT");
       return ids.length;
     } catch (e) {
+      // A connection whose query timed out may still be busy: dropped, not handed to the next user.
+      broken = e instanceof Error ? e : new Error(String(e));
       await client.query("ROLLBACK").catch(() => {});
       throw e;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 

@@ -3,12 +3,13 @@
 // (no lost update between replicas, one compaction at a time across processes, a record moved
 // between processes) runs against PostgreSQL with two store instances, as two replicas would be.
 import { randomBytes } from "node:crypto";
+import { createServer, connect, type Socket } from "node:net";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { newRecord } from "../../src/proxy/chat.js";
-import { mergeRecords } from "../../src/proxy/pg-store.js";
+import { mergeRecords, PostgresStore } from "../../src/proxy/pg-store.js";
 import { HEAD_LENGTH, headKey, HEADS_PER_ID } from "../../src/proxy/heads.js";
 import { openStore, type ConversationRecord, type ConversationStore } from "../../src/proxy/store.js";
 import { freshDatabase, postgresUrl } from "../support/postgres.js";
@@ -299,6 +300,40 @@ describe("conversation store: sqlite file whose tables fail", () => {
       await expect(promise).rejects.toThrow(/no such table/);
     }
     await store.close();
+  });
+});
+
+// A server that stops answering (a partition, a stalled failover) sends nothing back, neither
+// an answer nor an error: without timeouts every request waited on it forever.
+describe.skipIf(pgAdmin === undefined)("conversation store: a PostgreSQL server that stops answering", () => {
+  it("fails its calls after the store's timeout, so requests answer store_unavailable instead of waiting", async () => {
+    const db = await freshDatabase(pgAdmin as string);
+    dropped.push(db.drop);
+    const target = new URL(db.url);
+    // A relay in front of the server that, once frozen, swallows everything both ways.
+    let frozen = false;
+    const sockets: Socket[] = [];
+    const relay = createServer((client) => {
+      const server = connect(Number(target.port || 5432), target.hostname);
+      sockets.push(client, server);
+      client.on("data", (d) => frozen || server.write(d));
+      server.on("data", (d) => frozen || client.write(d));
+      client.on("error", () => server.destroy());
+      server.on("error", () => client.destroy());
+    });
+    await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
+    const via = new URL(db.url);
+    via.hostname = "127.0.0.1";
+    via.port = String((relay.address() as { port: number }).port);
+    // Long enough that the calls before the freeze never time out on a loaded machine.
+    const store = await PostgresStore.open(via.href, 3000);
+    await store.put(record("a"), JSON.stringify({ messages: [] }));
+    frozen = true;
+    const calls: Array<() => Promise<unknown>> = [() => store.get("t:a"), () => store.put(record("b"), JSON.stringify({ messages: [] })), () => store.count(), () => store.expire(0), () => store.spent("vk")];
+    await Promise.all(calls.map((call) => expect(call()).rejects.toThrow(/timeout/i)));
+    for (const s of sockets) s.destroy();
+    await store.close();
+    await new Promise((resolve) => relay.close(resolve));
   });
 });
 
