@@ -14,7 +14,7 @@ import type { Transcript } from "./transcript.js";
 export const CACHE_MODELS: Readonly<Record<string, ModelPrice>> = {
   /** OpenAI-style: the shared token prefix from 1,024 tokens on in 128-token steps, read at 0.1x (gpt-5). */
   "token-prefix": DEFAULT_PRICES["gpt-5"],
-  /** Anthropic-style: hits only at earlier breakpoints (the last message of each prompt, and where the strategy's `cacheBreakpoints` says), writes at 1.25x (claude-sonnet-4). */
+  /** Anthropic-style: hits only at earlier breakpoints (the end of the system prompt, the last message of each prompt, and where the strategy's `cacheBreakpoints` says), writes at 1.25x (claude-sonnet-4). */
   breakpoint: DEFAULT_PRICES["claude-sonnet-4"],
   /** Every input token at the list price (gpt-5's). */
   none: { ...DEFAULT_PRICES["gpt-5"], cache: NO_CACHE },

@@ -9,9 +9,9 @@ import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import { taskIndex } from "../compaction/messages.js";
 import { defaultStrategies } from "../history/registry.js";
 import { promptTokens } from "../compaction/tokens.js";
-import type { CompactionResult, Json, Strategy } from "../compaction/types.js";
+import type { CompactionResult, Json } from "../compaction/types.js";
 import { forClientCache } from "../history/strategy.js";
-import { messageText, toolCallText } from "../llm/messages.js";
+import { cacheMarks, messageText, toolCallText } from "../llm/messages.js";
 import type { ChatMessage, Llm } from "../llm/types.js";
 import type { Transcript } from "./transcript.js";
 
@@ -220,7 +220,7 @@ export interface MeasureOptions {
 export interface SentPrompt {
   readonly index: number;
   readonly messages: readonly ChatMessage[];
-  /** The messages that end with a cache breakpoint: the strategy's marks and the last message. */
+  /** The messages that end with a cache breakpoint, as the Anthropic client marks them: the system prompt's end, the strategy's marks and the last message. */
   readonly breakpoints?: readonly number[];
   readonly outputTokens: number;
   /** Absent for the baselines, which are no strategy. */
@@ -299,7 +299,9 @@ async function replay(t: Transcript, spec: StrategySpec | string | Baseline, reg
     if (into !== undefined) into.compactionMs += performance.now() - started;
     state = result?.state;
     const sent = result === undefined ? baselinePrompt(spec as Baseline, stored) : result.messages;
-    each(j, stored, sent, result, { messages: sent, breakpoints: cacheBreakpoints(sent, strategy?.cacheBreakpoints?.bind(strategy)) });
+    // Marked as the Anthropic client marks them: the system prompt's end, the strategy's marks, the last message.
+    const marks = strategy?.cacheBreakpoints?.(sent);
+    each(j, stored, sent, result, { messages: sent, breakpoints: [...cacheMarks({ messages: sent, ...(marks === undefined ? {} : { cacheBreakpoints: marks }) })] });
   }
 }
 
@@ -309,11 +311,3 @@ function llmCost(result: CompactionResult | undefined, price: ModelPrice): numbe
   const llmOut = result?.stats.llmOutputTokens ?? 0;
   return llmIn + llmOut === 0 ? 0 : requestPrice(price, { inputTokens: llmIn, cachedTokens: 0, outputTokens: llmOut });
 }
-
-/** The last message, and where the strategy says its prompt stays stable (at most four marks). */
-function cacheBreakpoints(messages: readonly ChatMessage[], marks: Strategy["cacheBreakpoints"]): number[] {
-  const last = messages.length - 1;
-  if (last < 0) return [];
-  return [...new Set([...(marks?.(messages) ?? []).filter((i) => i >= 0 && i < last), last])].sort((a, b) => a - b).slice(-4);
-}
-

@@ -97,3 +97,42 @@ describe("observation-masking's cache breakpoints", () => {
     }
   });
 });
+
+describe("the breakpoints the harness prices", () => {
+  // anthropicLlm marks the end of the system prompt besides the strategy's marks and the last
+  // message (cacheMarks); the harness priced prompts without that mark, so a strategy that
+  // rewrites everything after a long system prompt paid to write it again on every request.
+  it("are the ones the Anthropic client sends, the system prompt's end included", async () => {
+    const { cacheMarks } = await import("../../src/llm/messages.js");
+    const { measure } = await import("../../src/harness/measure.js");
+    const policy = Array.from({ length: 400 }, (_, i) => `Rule ${i}: never book flight AB${i} without consent.`).join("\n");
+    const messages: ChatMessage[] = [{ role: "system", content: policy }];
+    for (let r = 0; r < 8; r++) messages.push({ role: "user", content: `Question ${r} about booking ${r}.` }, { role: "assistant", content: `Answer ${r}: done.` });
+    const strategy = createStrategy({ name: "sliding-window", options: { turns: 1 } });
+    const sent: Array<{ messages: readonly ChatMessage[]; breakpoints?: readonly number[] }> = [];
+    await measure({ id: "policy", messages }, { name: "sliding-window", options: { turns: 1 } }, { models: ["claude-sonnet-4"], onPrompt: (p) => sent.push(p) });
+    expect(sent.length).toBe(8);
+    for (const p of sent) {
+      const client = [...cacheMarks({ messages: [...p.messages], cacheBreakpoints: strategy.cacheBreakpoints?.(p.messages) ?? [] })];
+      expect(p.breakpoints).toEqual(client);
+      expect(p.breakpoints?.[0]).toBe(0);
+    }
+  });
+
+  it("a round of 25 parallel tool calls still reads the system prompt from the cache", async () => {
+    const { measure } = await import("../../src/harness/measure.js");
+    const policy = Array.from({ length: 400 }, (_, i) => `Rule ${i}: never book flight AB${i} without consent.`).join("\n");
+    const ids = Array.from({ length: 25 }, (_, i) => `c${i}`);
+    const messages: ChatMessage[] = [
+      { role: "system", content: policy },
+      { role: "user", content: "Check all 25 flights." },
+      { role: "assistant", content: null, tool_calls: ids.map((id) => ({ id, type: "function" as const, function: { name: "get", arguments: `{"id":"${id}"}` } })) },
+      ...ids.map((id): ChatMessage => ({ role: "tool", tool_call_id: id, content: `flight ${id}: on time` })),
+      { role: "assistant", content: "All on time." },
+    ];
+    // The second prompt's last message is 27 messages past the first prompt's end, beyond the
+    // 20-block lookback: only the mark at the system prompt's end finds the entry.
+    const m = await measure({ id: "parallel", messages }, "full", { models: ["claude-sonnet-4"] });
+    expect(m.cachedTokens).toBeGreaterThan(4000);
+  });
+});
