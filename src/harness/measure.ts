@@ -234,6 +234,9 @@ export interface SentPrompt {
 export async function measure(t: Transcript, spec: StrategySpec | string | Baseline, options: MeasureOptions): Promise<Metrics> {
   const registry = options.registry ?? defaultStrategies;
   const m = emptyMetrics();
+  // One cost per price model even when the transcript has no request: summed into totals, a
+  // shorter list would cut theirs short.
+  m.costs = options.models.map(() => 0);
   const needs = probeNeeds(t, m);
   const systems = new Set(t.messages.filter((x) => x.role === "system"));
   const meters = options.models.map((name) => createMeter(name, options.prices));

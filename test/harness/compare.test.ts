@@ -142,6 +142,19 @@ describe("compareStrategies", () => {
     expect(window.perTranscript.map((p) => p.id)).toEqual(["booking", "booking"]);
     expect(window.perTranscript[0].metrics.inputTokens * 2).toBe(window.totals.inputTokens);
   });
+
+  it("a transcript with no request to replay (a lone question) adds nothing to the costs, and wipes none", async () => {
+    // Summing its empty per-model costs into the totals replaced them with an empty list: every
+    // row's cost under each price model read 1.000x of full, whatever it sent.
+    const question: Transcript = { id: "question", messages: [{ role: "system", content: "You book tables." }, { role: "user", content: "Book a table for tonight." }] };
+    const spec = { name: "sliding-window", options: { turns: 1 } };
+    const alone = await compareStrategies([booking], [spec], { models: ["gpt-4o", "claude-sonnet-4"] });
+    const r = await compareStrategies([booking, question], [spec], { models: ["gpt-4o", "claude-sonnet-4"] });
+    expect(r.rows[1].totals.costs).toEqual(alone.rows[1].totals.costs);
+    expect(r.rows[1].costRatios).toEqual(alone.rows[1].costRatios);
+    expect(r.rows[1].costRatios[0]).toBeLessThan(1);
+    expect(r.rows[1].costRatios[0]).toBeCloseTo(r.rows[1].costRatio, 12);
+  });
 });
 
 describe("transcripts", () => {
