@@ -243,9 +243,11 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
   try {
     const started = performance.now();
     const interactive = (io.stderr as { isTTY?: boolean }).isTTY === true;
+    // The summarizer of both tables, when it is a model.
+    const summarizing = llmModel === undefined ? {} : { llm: openaiLlm({ model: llmModel }), summaryModel: llmModel };
     const report: CompareReport = await compareStrategies(transcripts, strategies, {
       models,
-      ...(llmModel === undefined ? {} : { llm: openaiLlm({ model: llmModel }), summaryModel: llmModel }),
+      ...summarizing,
       // Progress: a rewritten line at a terminal, a plain line now and then in a log.
       onProgress: (done: number, total: number) => {
         if (interactive) {
@@ -257,7 +259,7 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     // Labelled corpora (goal starts) also score the offline goal detector against the labels.
     const goals = transcripts.some((t) => t.goals !== undefined && t.goals.length > 1) ? await scoreDetector(domainGoalDetector(), transcripts) : undefined;
     const goalLine = goals === undefined ? "" : `goal boundaries, domain detector: precision ${(goals.precision * 100).toFixed(1)}%, recall ${(goals.recall * 100).toFixed(1)}% (${goals.truePositives} found, ${goals.falsePositives} false, ${goals.falseNegatives} missed)\n`;
-    const caches = values.caches === true ? await compareUnderCaches(transcripts, strategies, { model: models[0] }) : undefined;
+    const caches = values.caches === true ? await compareUnderCaches(transcripts, strategies, { model: models[0], ...summarizing }) : undefined;
     const json = JSON.stringify({ ...report, ...(goals === undefined ? {} : { goalDetector: goals }), ...(caches === undefined ? {} : { caches }) }, null, 2) + "\n";
     if (toStdout) io.stdout.write(json);
     else {

@@ -54,6 +54,8 @@ export interface CacheReport {
 export interface CacheCompareOptions {
   models?: Readonly<Record<string, ModelPrice>>;
   llm?: Llm;
+  /** The model the LLM summarizer calls (prices its spend), when not the conversations'. */
+  summaryModel?: string;
   /** The conversations' model, for context limits (usage-ratio). */
   model?: string;
   /** Where strategies given by name are found (default: every shipped strategy). */
@@ -83,6 +85,7 @@ export async function compareUnderCaches(transcripts: readonly Transcript[], str
         prices: models,
         ...(options.model === undefined ? {} : { model: options.model }),
         ...(options.llm === undefined ? {} : { llm: options.llm }),
+        ...(options.summaryModel === undefined ? {} : { summaryModel: options.summaryModel }),
         ...(options.registry === undefined ? {} : { registry: options.registry }),
         onPrompt(p) {
           llmCalls += p.stats?.llmCalls ?? 0;

@@ -453,5 +453,20 @@ describe("ptc compare reports that stand alone", () => {
       expect(row.totals.llmTokens).toBeGreaterThan(0);
       expect(row.totals.cost).toBe(row.totals.costs[0]);
     });
+
+    it("with --caches, the cache table summarizes through the same server", async () => {
+      // The cache table was run without the model client: every summary strategy threw
+      // 'summarizer "llm" needs an llm' and the command failed after the main table was measured.
+      vi.stubEnv("OPENAI_BASE_URL", upstream.url);
+      vi.stubEnv("OPENAI_API_KEY", "sk-local");
+      const before = upstream.summaryCalls;
+      const r = await cli([file, "--strategy", "rolling-summary", "--summarizer-llm", "gpt-4o-mini", "--caches", "--json", "-"]);
+      expect(r.stderr).not.toMatch(/needs an llm/);
+      expect(r.code).toBe(0);
+      const report = JSON.parse(r.stdout) as { rows: Array<{ totals: { llmCalls: number } }>; caches: { rows: Array<{ strategy: string; llmCalls: number }> } };
+      expect(report.caches.rows[1].strategy).toBe("rolling-summary:summarizer=llm");
+      expect(report.caches.rows[1].llmCalls).toBe(report.rows[1].totals.llmCalls);
+      expect(upstream.summaryCalls).toBeGreaterThan(before);
+    });
   });
 });
