@@ -240,6 +240,31 @@ describe("goal-boundary", () => {
     const quiet = await compact(multiGoal, { name: "goal-boundary", options: { trigger: { name: "message-count", options: { maxMessages: 50 } } } });
     expect(quiet.messages).toEqual(multiGoal);
   });
+
+  it("an edited last message keeps the finished goals' boundaries and summaries: only the current goal is checked again", async () => {
+    // The fingerprint covered every message, so editing the newest one (a chat UI's "edit")
+    // reset the whole state: every user message went through the detector again and every goal
+    // was summarized again.
+    const llm = scriptedLlm(["CONTINUE", "NEW", "CONTINUE", summaryReply("[done] booked Pasta Palace for 2 at 19:00 (PP42)")]);
+    const first = await compact(multiGoal, "goal-boundary", { llm });
+    expect(first.stats.llmCalls).toBe(4);
+    const edited = [...multiGoal.slice(0, -2), user("What colour is the taxi?")];
+    const again = await compact(edited, "goal-boundary", { llm: scriptedLlm(["CONTINUE"]), state: first.state });
+    expect(again.stats.llmCalls).toBe(1);
+    expect(again.state).toMatchObject({ boundaries: [5], summaries: [expect.stringContaining("PP42")] });
+    expect(again.messages.slice(3)).toEqual(edited.slice(5));
+    // An edited message that started the current goal: only it is checked again, and the goal it ended summarized again.
+    const toTaxi = multiGoal.slice(0, 6);
+    const taxi = await compact(toTaxi, "goal-boundary", { llm: scriptedLlm(["CONTINUE", "NEW", summaryReply("[done] booked Pasta Palace (PP42)")]) });
+    const retold = [...toTaxi.slice(0, 5), user("Thanks! Now I need a taxi from the hotel instead.")];
+    const redone = await compact(retold, "goal-boundary", { llm: scriptedLlm(["NEW", summaryReply("[done] booked Pasta Palace (PP42)")]), state: taxi.state });
+    expect(redone.stats.llmCalls).toBe(2);
+    expect(redone.state).toMatchObject({ boundaries: [5], summaries: [expect.stringContaining("PP42")] });
+    // An edit inside a summarized goal still resets.
+    const early = [...multiGoal.slice(0, 3), user("Book it for four people at eight please."), ...multiGoal.slice(4)];
+    const reset = await compact(early, "goal-boundary", { state: first.state });
+    expect(reset.events[0]).toMatchObject({ kind: "skipped", detail: expect.stringContaining("goal state reset") });
+  });
 });
 
 describe("cost model and cost-trigger", () => {

@@ -37,11 +37,39 @@ export type GoalState = {
   boundaries: number[];
   /** Summaries of the first goals, in order; the n-th covers up to boundaries[n]. */
   summaries: string[];
+  /** Hash of the messages before `checked`. */
   fingerprint: string;
+  /**
+   * Hashes of the messages before the last boundary and up to it included ([] without one): what
+   * the boundaries and summaries depend on, so an edit after them (an edited last message) keeps
+   * them, and an edit of the last boundary's message keeps the ones before it.
+   */
+  settled: string[];
   breaker: BreakerState;
 };
 
-const initial = (): GoalState => ({ checked: 0, boundaries: [], summaries: [], fingerprint: "", breaker: closedBreaker() });
+const initial = (): GoalState => ({ checked: 0, boundaries: [], summaries: [], fingerprint: "", settled: [], breaker: closedBreaker() });
+
+/** Hashes of the messages before boundary `at` and up to it included. */
+const settledAt = (messages: readonly ChatMessage[], at: number): string[] => [fingerprint(messages, at), fingerprint(messages, at + 1)];
+
+/**
+ * What an edit after the messages a state checked leaves of it: everything when only messages
+ * after its last boundary changed; all but that boundary (and the summary of the goal it ended)
+ * when its message changed; undefined when an earlier message changed.
+ */
+function settledPart(state: GoalState, messages: readonly ChatMessage[]): GoalState | undefined {
+  const last = state.boundaries[state.boundaries.length - 1];
+  if (last === undefined || !Array.isArray(state.settled) || state.settled.length !== 2 || last > messages.length) return undefined;
+  if (last < messages.length) {
+    const through = fingerprint(messages, last + 1);
+    if (through === state.settled[1]) return { ...state, checked: last + 1, fingerprint: through };
+  }
+  const before = fingerprint(messages, last);
+  if (before !== state.settled[0]) return undefined;
+  const boundaries = state.boundaries.slice(0, -1);
+  return { ...state, checked: last, boundaries, summaries: state.summaries.slice(0, boundaries.length), fingerprint: before, settled: [] };
+}
 
 function isGoalState(s: Json): s is GoalState {
   return typeof s === "object" && s !== null && !Array.isArray(s) && typeof s.checked === "number" && Array.isArray(s.boundaries) && Array.isArray(s.summaries);
@@ -73,8 +101,9 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
         const spend = noSpend();
         let state = isGoalState(input) ? input : initial();
         if (state.checked > messages.length || (state.checked > 0 && fingerprint(messages, state.checked) !== state.fingerprint)) {
-          events.push({ kind: "skipped", detail: "the stored conversation no longer starts with the messages seen before: goal state reset" });
-          state = initial();
+          const kept = settledPart(state, messages);
+          events.push({ kind: "skipped", detail: kept === undefined ? "the stored conversation no longer starts with the messages seen before: goal state reset" : `messages from ${kept.checked} on changed: the goal from there is checked again` });
+          state = kept ?? initial();
         }
         const task = taskIndex(messages);
         if (task < 0) return finish(conversation, messages.slice(), initial(), events, started, context, spend, summarizer);
@@ -90,7 +119,10 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
             events.push({ kind: "goal_boundary", messageIndex: i, detail: detector.name });
           }
         }
-        state = { ...state, checked: messages.length, boundaries, fingerprint: fingerprint(messages, messages.length) };
+        // A last boundary the state already had lies in the messages its fingerprint just matched: its hash stands.
+        const last = boundaries[boundaries.length - 1];
+        const settled = last === undefined ? [] : last === state.boundaries[state.boundaries.length - 1] && Array.isArray(state.settled) && state.settled.length === 2 ? state.settled : settledAt(messages, last);
+        state = { ...state, checked: messages.length, boundaries, fingerprint: fingerprint(messages, messages.length), settled };
         const view = (s: GoalState): ChatMessage[] => {
           if (s.summaries.length === 0) return messages.slice();
           const cut = s.boundaries[s.summaries.length - 1];
