@@ -32,6 +32,22 @@ const coding: ChatMessage[] = [
 ];
 
 describe("facts summarizer", () => {
+  it("pairs each call with its own result when a server reuses call ids from one reply to the next", () => {
+    // Some OpenAI-compatible servers number calls per reply ("call_0" every turn): results were
+    // looked up by id across the whole span, so every call showed the last one's output.
+    const commands = ["ls src", "grep -rn TODO src", "pytest tests/test_parser.py"];
+    const outputs = ["parser.py\nlexer.py", "src/lexer.py:12: TODO handle tabs", "FAILED tests/test_parser.py::test_empty - IndexError"];
+    const messages: ChatMessage[] = [{ role: "user", content: "find the bug" }];
+    commands.forEach((command, i) => {
+      messages.push({ role: "assistant", content: null, tool_calls: [{ id: "call_0", type: "function", function: { name: "bash", arguments: JSON.stringify({ command }) } }] });
+      messages.push({ role: "tool", tool_call_id: "call_0", content: outputs[i] });
+    });
+    const text = factsSummary({ messages, maxTokens: 2000 });
+    expect(text).toMatch(/ls src; ->; parser\.py; lexer\.py/);
+    expect(text).toMatch(/grep -rn TODO src; ->; src\/lexer\.py/);
+    expect(text).toMatch(/pytest tests\/test_parser\.py; ->; FAILED/);
+  });
+
   it("keeps commands, the error line, paths and function names of tool output, not its first lines, within its budget", () => {
     const replaced = promptTokens(coding);
     const budget = Math.floor(replaced * 0.2);

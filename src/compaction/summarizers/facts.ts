@@ -240,8 +240,8 @@ const ARROW: Item = { text: "->", rank: Rank.Vital, structural: true };
 
 function linesOf(messages: readonly ChatMessage[]): Line[] {
   const lines: Line[] = [];
-  const results = new Map<string, string>();
-  for (const m of messages) if (m.role === "tool" && m.tool_call_id !== undefined) results.set(m.tool_call_id, messageText(m));
+  // Tool messages read with the call they answer; the others get a line of their own.
+  const paired = new Set<ChatMessage>();
   messages.forEach((m, i) => {
     const text = messageText(m);
     if (m.role === "user") {
@@ -252,8 +252,19 @@ function linesOf(messages: readonly ChatMessage[]): Line[] {
       lines.push({ head: open ? "user [open]:" : "user:", items: items.map((f) => ({ ...f, rank: open ? Rank.Vital : f.rank === Rank.Value ? Rank.Id : f.rank })), sticky: open });
     } else if (m.role === "assistant") {
       if (text.trim() !== "") lines.push({ head: "assistant:", items: textFacts(text), sticky: false });
+      // A call's result is among the tool messages right after it: some servers number calls per
+      // reply ("call_0" every turn), so an id names a call only within its own batch.
+      const results = new Map<string, ChatMessage>();
+      if (m.tool_calls !== undefined && m.tool_calls.length > 0) {
+        for (let j = i + 1; j < messages.length && (messages[j].role === "tool" || messages[j].role === "system"); j++) {
+          const r = messages[j];
+          if (r.role === "tool" && r.tool_call_id !== undefined && !results.has(r.tool_call_id)) results.set(r.tool_call_id, r);
+        }
+      }
       for (const c of m.tool_calls ?? []) {
-        const result = results.get(c.id);
+        const answer = results.get(c.id);
+        if (answer !== undefined) paired.add(answer);
+        const result = answer === undefined ? undefined : messageText(answer);
         const items = callFacts(c.function.name, c.function.arguments);
         // Appended one by one: a huge output has more facts than a call may take as arguments.
         if (result !== undefined) {
@@ -262,7 +273,7 @@ function linesOf(messages: readonly ChatMessage[]): Line[] {
         }
         lines.push({ head: "called", items, sticky: false });
       }
-    } else if (m.role === "tool" && (m.tool_call_id === undefined || !messages.some((p) => p.tool_calls?.some((c) => c.id === m.tool_call_id)))) {
+    } else if (m.role === "tool" && !paired.has(m)) {
       lines.push({ head: "tool:", items: outputFacts(text), sticky: false });
     }
   });
