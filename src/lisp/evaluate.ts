@@ -578,7 +578,7 @@ function entriesOf(memory: Memory, again: ReadonlySet<string>): Entry[] {
 function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], data: DataHost | null, limits: Limits, hasTools: boolean, marks: Marks | null): Program {
   // Checked before reading, so a huge literal costs nothing to refuse.
   if (source.length > limits.maxSourceChars) {
-    throw new LispError("source_too_large", `the program is ${source.length} characters long, over the limit of ${limits.maxSourceChars}`, undefined, "pass large data through the context (data/...) or a tool, not as a literal in the program");
+    throw new LispError("source_too_large", `the program is ${source.length} characters long, over the limit of ${limits.maxSourceChars}`, undefined, "pass large data through the context (data/...) or a tool, not as a literal in the program", "read");
   }
   const forms = read(source, limits.maxNestingDepth, limits.maxSourceForms);
   const globals = new Set<string>(memory.keys());
