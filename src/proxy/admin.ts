@@ -110,7 +110,7 @@ async function compactNow(ctx: ProxyContext, req: IncomingMessage, res: ServerRe
   const record: ConversationRecord = dryRun ? structuredClone(stored) : stored;
   // Summaries use the configured key, or the key of the conversation's own virtual key; never another tenant's.
   const vk = record.tenant.startsWith("vk-") ? config.tenancy.virtualKeys[record.tenant.slice(3)] : undefined;
-  const outcome = await ctx.compactor.run(config, record, { messages, model: record.model, tools: undefined, maxTokens: undefined, bodyBytes: 0 }, () => summarizerLlm(config, record.model, vk?.upstreamKey), { force: true, noDeadline: true, dryRun });
+  const outcome = await ctx.compactor.run(config, record, { messages, model: record.model, tools: undefined, maxTokens: undefined, bodyBytes: 0 }, () => summarizerLlm(ctx, config, record.model, vk?.upstreamKey), { force: true, noDeadline: true, dryRun });
   const report = {
     conversation: record.id,
     dryRun,

@@ -53,19 +53,28 @@ export function newRecord(identity: Identity, tenant: string, now: number, from:
   };
 }
 
-/** A summarizer client created on first use only: most requests never summarize. */
-export function summarizerLlm(config: ProxyConfig, model: string | undefined, key: string | undefined): Llm | undefined {
+/** Summarizer clients a proxy keeps (ProxyContext.summarizers); past this, the oldest goes. */
+const MAX_SUMMARIZERS = 64;
+
+/** A summarizer client taken on first use only (most requests never summarize), one per setting across requests. */
+export function summarizerLlm(ctx: ProxyContext, config: ProxyConfig, model: string | undefined, key: string | undefined): Llm | undefined {
   const s = config.compaction.summarizer;
   const name = s.model ?? model;
   const upstream = upstreamBase(config);
   const base = s.baseURL ?? (upstream === undefined ? undefined : upstreamUrl(upstream, "/v1").href);
   if (name === undefined || base === undefined) return undefined;
-  let llm: Llm | undefined;
+  const apiKey = s.apiKey ?? key ?? "unused";
   return {
     name: `summarizer:${name}`,
     complete(request) {
-      // No client-side retries: the compactor counts every call against maxSummaryCalls.
-      llm ??= openaiLlm({ model: name, baseURL: base, apiKey: s.apiKey ?? key ?? "unused", maxRetries: 0, timeoutMs: s.timeoutMs, temperature: 0.3, env: {} });
+      const id = JSON.stringify([name, base, apiKey, s.timeoutMs]);
+      let llm = ctx.summarizers.get(id);
+      if (llm === undefined) {
+        if (ctx.summarizers.size >= MAX_SUMMARIZERS) ctx.summarizers.delete(ctx.summarizers.keys().next().value as string);
+        // No client-side retries: the compactor counts every call against maxSummaryCalls.
+        llm = openaiLlm({ model: name, baseURL: base, apiKey, maxRetries: 0, timeoutMs: s.timeoutMs, temperature: 0.3, env: {} });
+        ctx.summarizers.set(id, llm);
+      }
       return llm.complete(request);
     },
   };
@@ -122,7 +131,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   // The source of this request's id: a follow-up found by prefix says so, whatever started the conversation.
   const echo: Record<string, string> = { [CONVERSATION_HEADER]: headerSafe(record.conversation), [SOURCE_HEADER]: identity.source };
   // Summaries of this conversation go out with the configured summarizer key or this tenant's own.
-  const llm = () => summarizerLlm(config, request.model, tenant.upstreamKey);
+  const llm = () => summarizerLlm(ctx, config, request.model, tenant.upstreamKey);
   const input = { messages: request.messages, model: request.model, tools: request.tools, maxTokens: request.maxTokens, bodyBytes: raw.length };
   const reserved = request.maxTokens ?? config.compaction.reserveOutputTokens;
 

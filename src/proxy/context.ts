@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import zlib from "node:zlib";
 import type { ConfigFile } from "./config-file.js";
 import type { Compactor } from "./compactor.js";
+import type { Llm } from "../llm/types.js";
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
 import type { ConversationStore } from "./store.js";
@@ -26,6 +27,11 @@ export interface ProxyContext {
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Requests being answered, and whether the proxy is draining (it takes no new work then). */
   readonly life: { draining: boolean; inFlight: number };
+  /**
+   * Summarizer clients by model, URL, key and timeout, kept across requests: what a server refused
+   * once (a reasoning model's temperature) is not asked again on every summary.
+   */
+  readonly summarizers: Map<string, Llm>;
 }
 
 /**

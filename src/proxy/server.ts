@@ -225,6 +225,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     now,
     tenants: new Tenants(now, store),
     life: { draining: false, inFlight: 0 },
+    summarizers: new Map(),
     sleep: options.sleep ?? ((ms, signal) => wait(ms, signal ?? new AbortController().signal)),
   };
   let onIdle: (() => void) | undefined;

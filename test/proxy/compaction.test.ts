@@ -62,6 +62,16 @@ describe("proxy compaction", () => {
     expect(sentMessages(r, 1)[2].content).toBe(sent[2].content);
   });
 
+  // A reasoning model as the summarizer refuses the summarizer's temperature: learned once per process, not once per summary.
+  it("learns once what the summarizer's model refuses, across requests and conversations", async () => {
+    r = await rig({ config: SMALL, upstream: { refuseTemperature: true } });
+    await send(r, longConversation(30, 80, "a"), "learn-a");
+    await send(r, longConversation(30, 80, "b"), "learn-b");
+    expect(r.upstream.summaryCalls).toBe(2);
+    const refused = r.upstream.requests.filter((q) => q.body?.temperature !== undefined);
+    expect(refused).toHaveLength(1);
+  });
+
   it("counts tool schemas and the reserved output in the budget", async () => {
     r = await rig({ config: SMALL });
     const history = longConversation(3);

@@ -18,6 +18,8 @@ export interface FakeUpstreamOptions {
   contextTokens?: number;
   /** Reported prompt tokens for a request; default chars of the messages JSON / 4. */
   promptTokens?: (messages: unknown[]) => number;
+  /** Refuse any request that sets a temperature, as OpenAI's reasoning models do (400, unsupported_value). */
+  refuseTemperature?: boolean;
   /** What the summarizer prompt is answered with; default a valid short summary. */
   summary?: (prompt: string) => string;
   /** The first `count` chat requests get this status (and headers), as an overloaded server answers. */
@@ -146,6 +148,9 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       // The summarizer's model is taken to have a larger window than the conversation's.
       if (options.contextTokens !== undefined && promptTokens > options.contextTokens && !isSummaryPrompt(messages)) {
         return json(400, { error: { message: `This model's maximum context length is ${options.contextTokens} tokens. However, your messages resulted in ${promptTokens} tokens.`, type: "invalid_request_error", code: "context_length_exceeded" } });
+      }
+      if (options.refuseTemperature && body.temperature !== undefined) {
+        return json(400, { error: { message: "Unsupported value: 'temperature' does not support 0.3 with this model. Only the default (1) value is supported.", type: "invalid_request_error", param: "temperature", code: "unsupported_value" } });
       }
       if (options.failFirst !== undefined && failed < options.failFirst.count && !isSummaryPrompt(messages)) {
         failed++;
