@@ -18,6 +18,20 @@ describe("map keys that are one key for the host", () => {
     }
   });
 
+  // The error names both keys: made from hidden context, they show as stand-ins, not the secret or a piece of it.
+  it("names keys made from hidden context by their stand-ins, in both modes", async () => {
+    const secret = "zyqxvwkjplomb";
+    for (const isolation of ["none", "worker"] as const) {
+      for (const src of ["(tool/put {(keyword data/_tenant) 1 data/_tenant 2})", "(tool/put {:rows {(keyword (subs data/_tenant 2)) 1 (subs data/_tenant 2) 2}})"]) {
+        const r = await evaluate(src, { ctx: { _tenant: secret }, tools: { put: () => 1 }, isolation });
+        expect(r.ok, src).toBe(false);
+        const message = r.ok ? "" : r.error.message;
+        expect(message, src).toMatch(/hidden string (from|derived from) data\/_tenant/);
+        for (let i = 0; i + 4 <= secret.length; i++) expect(message, `${isolation} ${src}`).not.toContain(secret.slice(i, i + 4));
+      }
+    }
+  });
+
   it("keys that differ for the host cross as before", async () => {
     const r = await evaluate('(tool/echo {:a 1 "b" 2 3 4 [5] 6})', { tools: { echo: (args) => args } });
     expect(r.ok && r.value).toEqual({ a: 1, b: 2, "3": 4, "[5]": 6 });
