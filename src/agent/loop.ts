@@ -60,6 +60,13 @@ function errorKind(e: unknown): string {
   return typeof kind === "string" ? kind : "error";
 }
 
+const USAGE_KEYS = ["inputTokens", "outputTokens", "cachedTokens", "llmRequests"] as const;
+
+/** Adds `usage` into `into`, key by key. */
+function addUsage(into: Pick<UsageTotals, (typeof USAGE_KEYS)[number]>, usage: Readonly<UsageTotals>): void {
+  for (const k of USAGE_KEYS) into[k] += usage[k];
+}
+
 export function errorText(e: unknown): string {
   // A host may throw anything: an error whose message getter throws, an object String() cannot convert.
   try {
@@ -185,13 +192,13 @@ class AgentRun {
    * at the same time (pmap) see each other's spending against the budget they share.
    */
   private charge(usage: Readonly<UsageTotals>): void {
-    for (const k of ["inputTokens", "outputTokens", "cachedTokens", "llmRequests"] as const) this.nested[k] += usage[k];
+    addUsage(this.nested, usage);
     this.parent?.charge(usage);
   }
 
   /** This run's own spending so far, counted by the runs that called it. */
   private spent(usage: Readonly<UsageTotals>): void {
-    for (const k of ["inputTokens", "outputTokens", "cachedTokens", "llmRequests"] as const) this.totals[k] += usage[k];
+    addUsage(this.totals, usage);
     this.parent?.charge(usage);
   }
 
