@@ -64,10 +64,10 @@ export function summarizerLlm(ctx: ProxyContext, config: ProxyConfig, model: str
   const base = s.baseURL ?? (upstream === undefined ? undefined : upstreamUrl(upstream, "/v1").href);
   if (name === undefined || base === undefined) return undefined;
   const apiKey = s.apiKey ?? key ?? "unused";
+  const id = JSON.stringify([name, base, apiKey, s.timeoutMs]);
   return {
     name: `summarizer:${name}`,
     complete(request) {
-      const id = JSON.stringify([name, base, apiKey, s.timeoutMs]);
       let llm = ctx.summarizers.get(id);
       if (llm === undefined) {
         if (ctx.summarizers.size >= MAX_SUMMARIZERS) ctx.summarizers.delete(ctx.summarizers.keys().next().value as string);

@@ -75,9 +75,16 @@ export class SseTap {
     // An over-long unterminated event is not held back any further.
     const held = buf.length - start > MAX_PENDING ? buf.length : start;
     if (held === buf.length && held > start) {
-      if (start > 0 || this.passed === undefined) this.passedBytes = 0;
+      if (start > 0 || this.passed === undefined) {
+        this.passedBytes = 0;
+        this.passed = [];
+      }
       this.passedBytes += buf.length - start;
-      this.passed = this.passedBytes > MAX_EVENT ? null : [...(start > 0 ? [] : (this.passed ?? [])), Buffer.from(buf.subarray(start))];
+      // Appended, not copied: an event of megabytes arrives in many reads.
+      if (this.passed !== null) {
+        if (this.passedBytes > MAX_EVENT) this.passed = null;
+        else this.passed.push(Buffer.from(buf.subarray(start)));
+      }
     }
     this.pending = held < buf.length ? Buffer.from(buf.subarray(held)) : Buffer.alloc(0);
     if (out === undefined) return buf.subarray(0, held);
