@@ -310,7 +310,8 @@ class Replay {
   private current = 0;
   /** Set once the saved turns are replayed: from then on everything is live. */
   private isLive = false;
-  private readonly used = new Map<string, number>();
+  /** Per replayed turn, the places of its recorded calls answered so far. */
+  private readonly answered = new Map<number, Set<number>>();
   /** Set when a replayed turn called a tool with other arguments than the saved run. */
   private diverged: string | undefined = undefined;
   /** The prompts the saved turns' records give under the resumed run's settings, built one by one as the checks ask. */
@@ -451,21 +452,31 @@ class Replay {
     return { ...ctx, scope: { ...ctx.scope, options } };
   }
 
-  /** The next recorded call of `name` in the replayed turn: its result, or its error again; a call with other arguments is refused. */
+  /**
+   * The replayed turn's recorded call of `name` with these arguments, the first one not answered
+   * yet: its result, or its error again; a call no record matches is refused. Matched by
+   * arguments, not by place: pmap branches make their later calls in the order their earlier
+   * ones answered, which the replay's instant answers need not repeat.
+   */
   private async recorded(name: string, t: Tool, args: Readonly<Record<string, unknown>>, hidden: readonly string[]): Promise<unknown> {
     const turn = this.current;
-    const key = `${turn}/${name}`;
-    const k = this.used.get(key) ?? 0;
-    this.used.set(key, k + 1);
-    const calls: ToolCallTrace[] = this.saved[turn - 1].toolCalls.filter((c) => c.name === name);
-    const call = calls[k];
-    if (call === undefined) throw new Error(`resume: turn ${turn} calls tool/${name} more often than the saved run did`);
-    const differs = await differingArgument(t.input, call.args, args, hidden);
-    if (differs !== undefined) {
+    const calls: readonly ToolCallTrace[] = this.saved[turn - 1].toolCalls;
+    const candidates: number[] = [];
+    for (let i = 0; i < calls.length; i++) if (calls[i].name === name) candidates.push(i);
+    const differs = await Promise.all(candidates.map((i) => differingArgument(t.input, calls[i].args, args, hidden)));
+    // Claimed with nothing awaited after the choice, so calls made at once never share a record.
+    let answered = this.answered.get(turn);
+    if (answered === undefined) this.answered.set(turn, (answered = new Set()));
+    const open = candidates.filter((i) => !answered.has(i));
+    if (open.length === 0) throw new Error(`resume: turn ${turn} calls tool/${name} more often than the saved run did`);
+    const index = open.find((i) => differs[candidates.indexOf(i)] === undefined);
+    if (index === undefined) {
       // The next prompt's check ends the run with this, whatever the program made of the failed call.
-      this.diverged ??= `resume: replaying turn ${turn}, tool/${name} is called with a different :${differs} than in the saved run (a different context?)`;
+      this.diverged ??= `resume: replaying turn ${turn}, tool/${name} is called with a different :${differs[candidates.indexOf(open[0])] as string} than in the saved run (a different context?)`;
       throw new Error(this.diverged);
     }
+    answered.add(index);
+    const call = calls[index];
     if (call.error !== undefined) throw recordedFailure(call.error);
     return call.result;
   }

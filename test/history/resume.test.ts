@@ -297,6 +297,30 @@ describe("resumeRun", () => {
     const stopped = await SubAgent.run(short, { llm: scriptedLlm(replies.slice(0, 3)), context });
     await expect(resumeRun(short, saveRun(stopped, short), { llm: scriptedLlm([]), context })).rejects.toThrow(/allows more/);
   });
+  it("replays pmap branches whose later calls came in another order than the replay makes them", async () => {
+    // tool/slow answers "a" only once "b" has answered, so the branches' tool/echo calls came b first.
+    let releaseA: () => void = () => undefined;
+    const bAnswered = new Promise<void>((resolve) => (releaseA = resolve));
+    const tools = {
+      slow: tool({
+        description: "Slow.",
+        input: z.object({ x: z.string() }),
+        run: async ({ x }) => {
+          if (x === "a") await bAnswered;
+          else setImmediate(releaseA);
+          return x.toUpperCase();
+        },
+      }),
+      echo: tool({ description: "Echo.", input: z.object({ x: z.string() }), run: ({ x }) => `echo ${x}` }),
+    };
+    const make = (maxTurns: number) => SubAgent.create({ prompt: "Go", tools, maxTurns });
+    const first = clj("Both.", '(def r (pmap (fn [x] (tool/echo {:x (tool/slow {:x x})})) ["a" "b"]))\n(println r)');
+    const step = await SubAgent.run(make(2), { llm: scriptedLlm([first, clj("Look.", "(println 1)")]) });
+    expect(step.turns[0].toolCalls.map((c) => c.args)).toEqual([{ x: "a" }, { x: "b" }, { x: "B" }, { x: "A" }]);
+    const resumed = await SubAgent.resume(make(3), saveRun(step, make(2)), { llm: scriptedLlm([clj("Done.", "(return r)")]) });
+    expect(resumed.fail?.message).toBeUndefined();
+    expect(resumed.value).toEqual(["echo A", "echo B"]);
+  });
 });
 
 describe("resume explains what differs", () => {
