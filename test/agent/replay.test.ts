@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { llmFailure as failure } from "../support/llm.js";
+import { z } from "zod";
+import { SubAgent } from "../../src/agent/subagent.js";
 import { LlmError, loadRecording, recordingLlm, replayLlm, scriptedLlm, type ChatMessage, type TextMessage, type Llm, type RecordedCall } from "../../src/llm/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ptc-replay-"));
@@ -146,6 +148,32 @@ describe("recordingLlm and replayLlm", () => {
     const e = await failure(replay.complete(changed));
     expect(e.kind).toBe("diverged");
     expect(e.message).toMatch(/request 2 differs from the recording: message 4 \(user\) differs at character 13: recorded "Stored: rows\\nTurn 2 of 5", sent "Stored: rows, total/);
+  });
+
+  it("replays a run whose nested agents in pmap called the model at once, their replies recorded in another order", async () => {
+    const file = join(dir, "nested.jsonl");
+    const fence = "`".repeat(3);
+    // The model answers the nested run for "a" only after the one for "b": the recording holds b's call first.
+    let bAnswered: () => void = () => undefined;
+    const afterB = new Promise<void>((resolve) => (bAnswered = resolve));
+    const model: Llm = {
+      name: "model",
+      async complete({ messages }) {
+        const last = String(messages.at(-1)?.content);
+        if (last.includes("Name a")) await afterB;
+        else if (last.includes("Name b")) setImmediate(bAnswered);
+        const reply = last.includes("Name a") ? '(return "A")' : last.includes("Name b") ? '(return "B")' : '(return (pmap (fn [x] (tool/name {:x x})) ["a" "b"]))';
+        return { content: `${fence}clojure\n${reply}\n${fence}` };
+      },
+    };
+    const inner = SubAgent.create({ prompt: "Name {{x}}", output: z.string(), maxTurns: 1 });
+    const outer = SubAgent.create({ prompt: "Collect the names", tools: { name: SubAgent.asTool(inner) }, maxTurns: 2 });
+    const live = await SubAgent.run(outer, { llm: recordingLlm(model, file, { fresh: true }) });
+    expect(live.value).toEqual(["A", "B"]);
+    expect(loadRecording(file).map((c) => c.response?.content.includes('"B"'))).toEqual([false, true, false]);
+    const replayed = await SubAgent.run(outer, { llm: replayLlm(file) });
+    expect(replayed.fail?.message).toBeUndefined();
+    expect(replayed.value).toEqual(["A", "B"]);
   });
 
   it("names a missing or extra message", async () => {
