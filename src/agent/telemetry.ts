@@ -61,7 +61,7 @@ export function telemetryObserver(option: TracerOption, llmName: string, depth: 
   let calls = 0;
   const under = (span: Span | undefined) => (span === undefined ? root : trace.setSpan(root, span));
 
-  return {
+  return unfailing({
     runStart(maxTurns) {
       run = tracer.startSpan(
         "invoke_agent",
@@ -158,5 +158,34 @@ export function telemetryObserver(option: TracerOption, llmName: string, depth: 
       run.end();
     },
     parent: () => evaluation ?? turn ?? run,
+  });
+}
+
+/** `f`, with what it throws ignored. */
+function quietly<A extends unknown[]>(f: (...args: A) => void): (...args: A) => void {
+  return (...args) => {
+    try {
+      f(...args);
+    } catch {
+      // A tracer or exporter that throws costs its spans, never the run (a host's observability bug).
+    }
+  };
+}
+
+/** The observer with every hook's failure ignored, as RunObserver requires. */
+function unfailing(o: RunObserver): RunObserver {
+  return {
+    runStart: quietly(o.runStart),
+    turnStart: quietly(o.turnStart),
+    llmStart: quietly(o.llmStart),
+    text: o.text === null ? null : quietly(o.text),
+    llmEnd: quietly(o.llmEnd),
+    programStart: quietly(o.programStart),
+    toolCall: quietly(o.toolCall),
+    print: quietly(o.print),
+    programEnd: quietly(o.programEnd),
+    turnEnd: quietly(o.turnEnd),
+    runEnd: quietly(o.runEnd),
+    parent: o.parent,
   };
 }

@@ -1,6 +1,6 @@
 // OpenTelemetry export: a run's spans in an in-memory exporter, their tree, names and GenAI
 // attributes, and hidden context in no attribute of any span.
-import { context, trace } from "@opentelemetry/api";
+import { context, trace, type Span, type Tracer } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -173,6 +173,30 @@ describe("OpenTelemetry spans", () => {
     const step = await SubAgent.run(SubAgent.create({ prompt: "One." }), { llm: scriptedLlm([]), tracer: {} as never });
     expect(step.fail?.reason).toBe("invalid_input");
     expect(step.fail?.message).toContain("tracer must be an OpenTelemetry Tracer");
+  });
+
+  it("a tracer that throws (from startSpan, setAttribute, setStatus or end) costs its spans, never the run", async () => {
+    const fails = (where: string): Tracer => {
+      const ok = (what: string) => () => {
+        if (what === where) throw new Error(`${what} failed`);
+        return span;
+      };
+      const span = {
+        end: ok("end"),
+        setAttribute: ok("setAttribute"),
+        setAttributes: ok("setAttribute"),
+        setStatus: ok("setStatus"),
+        spanContext: () => ({ traceId: "1".repeat(32), spanId: "1".repeat(16), traceFlags: 1 }),
+        isRecording: () => true,
+      } as unknown as Span;
+      return { startSpan: ok("startSpan"), startActiveSpan: () => undefined } as unknown as Tracer;
+    };
+    const agent = SubAgent.create({ prompt: "Price the lamp.", tools: { lookup }, maxTurns: 3 });
+    const replies = [code('(def p (tool/lookup {:product "lamp"}))\n(println p)'), code("(return (:price p))")];
+    for (const where of ["startSpan", "setAttribute", "setStatus", "end"]) {
+      const step = await SubAgent.run(agent, { llm: scriptedLlm(replies), tracer: fails(where), isolation: "none" });
+      expect([where, step.ok, step.value, step.turns.map((t) => t.status)]).toEqual([where, true, 4, ["ok", "returned"]]);
+    }
   });
 
   it("names provider and model from the client's name", () => {
