@@ -154,8 +154,13 @@ function decodeTrace(raw: unknown, path: string): void {
   });
 }
 
-/** JSON.stringify's replacer keeping the numbers plain JSON cannot write (±Infinity, NaN, -0). */
-export function numberReplacer(_key: string, v: unknown): unknown {
+/**
+ * JSON.stringify's replacer keeping the numbers plain JSON cannot write (±Infinity, NaN, -0).
+ * A bigint (an answer the host's output schema made one), which JSON.stringify throws on, is
+ * written as the number it is, as the interpreter reads a bigint.
+ */
+export function numberReplacer(_key: string, raw: unknown): unknown {
+  const v = typeof raw === "bigint" ? Number(raw) : raw;
   if (typeof v !== "number") return v;
   if (!Number.isFinite(v)) return { [NUMBER_TAG]: String(v) };
   return Object.is(v, -0) ? { [NUMBER_TAG]: "-0" } : v;

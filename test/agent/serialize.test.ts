@@ -142,6 +142,15 @@ describe("saved runs", () => {
     expect(saved.value).toBeUndefined();
   });
 
+  it("saves an answer the output schema made a bigint (which JSON.stringify refuses) as the number it is", async () => {
+    // The host's schema, not the program, makes the bigint: 2^60 is past a float's exact integers, as the interpreter's own bigints are read.
+    const agent = SubAgent.create({ prompt: "x", output: z.number().transform((n) => (n === 1 ? 2n ** 60n : BigInt(n))), maxTurns: 1 });
+    for (const [reply, value] of [["(return 7)", 7], ["(return 1)", 2 ** 60]] as const) {
+      const step = await SubAgent.run(agent, { llm: scriptedLlm([code(reply)]) });
+      expect(runFromJson(runToJson(step)).value).toBe(value);
+    }
+  });
+
   it("keeps the definitions needed to rebuild memory: EDN for data, source for functions", async () => {
     const step = await sampleRun();
     const memory = runFromJson(runToJson(step)).trace.turns.at(-1)?.memory ?? [];
