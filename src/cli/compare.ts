@@ -1,7 +1,7 @@
 // `ptc compare`: compaction strategies side by side on transcripts (JSONL, the format of the
 // shared corpora): tokens, cost with a prefix cache, cache breaks, and how many probe facts each
 // strategy keeps in the prompts that need them.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_PRICES, lookupPrice } from "../compaction/prices.js";
@@ -22,7 +22,7 @@ import { parseRun } from "./trace.js";
 import { fileKind, whatReads } from "./file-kind.js";
 import type { Io } from "./eval.js";
 import { version } from "./version.js";
-import { forTerminal, namesOneOf, unwritable } from "./output.js";
+import { forTerminal, namesOneOf, unwritable, writeOutput } from "./output.js";
 import { decodeText } from "./input.js";
 
 const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M]... [--summarizer facts|copy | --summarizer-llm MODEL] [--caches] [--json FILE|-] [--html FILE]
@@ -286,7 +286,7 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
 /** Writes an output file; says why it could not (a folder made read-only during the run), without a stack trace. */
 function write(file: string, text: string, io: Io): boolean {
   try {
-    writeFileSync(file, text);
+    writeOutput(file, text);
     return true;
   } catch (e) {
     io.stderr.write(`ptc compare: cannot write ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`);

@@ -2,7 +2,6 @@
 // tool calls, output, errors), the answer and the token use. Offline by default (the
 // example's scripted transcript); `--live` asks a real model on an OpenAI-compatible server,
 // `--record`/`--replay` capture and repeat a run exactly.
-import { writeFileSync } from "node:fs";
 import { isDeepStrictEqual, parseArgs } from "node:util";
 import { LlmError } from "../llm/errors.js";
 import { recordingLlm } from "../llm/recorder.js";
@@ -11,7 +10,7 @@ import type { Llm } from "../llm/types.js";
 import { runToJson } from "../agent/saved-run.js";
 import type { AgentEvent } from "../agent/events.js";
 import { liveHint, liveLlm } from "./live-llm.js";
-import { forTerminal, namesOneOf, unwritable } from "./output.js";
+import { forTerminal, namesOneOf, replacing, unwritable, writeOutput, type Replacement } from "./output.js";
 import { renderRunHead, renderTokens, renderTurn } from "./trace.js";
 
 const USAGE = `usage: ptc demo [name] [options]
@@ -186,7 +185,12 @@ export async function runDemoCommand(args: string[]): Promise<number> {
     process.stderr.write(forTerminal(`ptc demo: ${e.message}${hint}\n`));
     return 2;
   }
-  if (values.record !== undefined) llm = recordingLlm(llm, values.record, { fresh: true });
+  // Recorded beside the file and put in place when the run ends: a run killed halfway leaves the previous recording.
+  let recording: Replacement | undefined;
+  if (values.record !== undefined) {
+    recording = replacing(values.record);
+    llm = recordingLlm(llm, recording.path, { fresh: true });
+  }
 
   // A live model's replies and its tools' output, printed: safe for a terminal.
   const out = { write: (text: string) => process.stdout.write(forTerminal(text)) };
@@ -205,7 +209,12 @@ export async function runDemoCommand(args: string[]): Promise<number> {
     signal: stop.signal,
     onTurn: ({ turn }) => out.write(`${renderTurn(turn, render)}\n\n`),
     ...(values.stream ? { onEvent: liveView((text) => process.stderr.write(forTerminal(text))) } : {}),
-  }).finally(() => process.off("SIGINT", onInterrupt));
+  })
+    .catch((e: unknown) => {
+      recording?.abandon();
+      throw e;
+    })
+    .finally(() => process.off("SIGINT", onInterrupt));
   out.write(`${renderRunHead(step.trace, render, step)}\n\n`);
 
   let code = 0;
@@ -221,15 +230,25 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   const u = step.usage;
   out.write(`Tokens: ${renderTokens(u)} over ${u.llmRequests} LLM request${u.llmRequests === 1 ? "" : "s"}${values.live || values.replay !== undefined ? "" : " (estimated: about 4 characters a token)"}\n`);
   if (u.nested.runs > 0) out.write(`Nested agents: ${u.nested.runs} run${u.nested.runs === 1 ? "" : "s"}, ${renderTokens(u.nested)} over ${u.nested.llmRequests} LLM requests\n`);
-  if (values.record !== undefined) {
-    // A recorder that could not write fails the run with its own message; claim nothing then.
+  if (values.record !== undefined && recording !== undefined) {
+    // A recorder that could not write fails the run with its own message; claim nothing then, and keep the previous recording.
     const unwritten = !step.ok && step.fail.message.includes("recorder: cannot write");
-    if (!unwritten) out.write(`Recording written to ${values.record} (replay it with ptc demo ${example.name} --replay ${values.record}${values.compress ? " --compress" : ""})\n`);
+    if (unwritten) recording.abandon();
+    else {
+      try {
+        recording.commit();
+      } catch (e) {
+        recording.abandon();
+        process.stderr.write(`ptc demo: cannot write the recording to ${values.record} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`);
+        return 1;
+      }
+      out.write(`Recording written to ${values.record} (replay it with ptc demo ${example.name} --replay ${values.record}${values.compress ? " --compress" : ""})\n`);
+    }
   }
   if (values["trace-out"] !== undefined) {
     const file = values["trace-out"];
     try {
-      writeFileSync(file, `${runToJson(step, 2)}\n`);
+      writeOutput(file, `${runToJson(step, 2)}\n`);
       out.write(`Trace written to ${file} (ptc trace show ${file})\n`);
     } catch (e) {
       process.stderr.write(`ptc demo: cannot write the trace to ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`);

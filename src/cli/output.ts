@@ -1,7 +1,7 @@
 // Output a command makes: files, checked before the work that fills them, so a run is not
 // spent to fail at its last step; and text from files and models, made safe for a terminal.
-import { statSync, type Stats } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { chmodSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 
 /** Why `file` cannot be written (its folder is missing, or it is a folder), or undefined. */
 export function unwritable(file: string): string | undefined {
@@ -31,6 +31,46 @@ function statOf(file: string): Stats | undefined {
     return statSync(file);
   } catch {
     return undefined;
+  }
+}
+
+/** An output file being replaced: `path` is where to write it, `commit` puts it in place, `abandon` drops it. */
+export interface Replacement {
+  readonly path: string;
+  commit(): void;
+  abandon(): void;
+}
+
+/**
+ * Replaces `file` through a temporary file beside it and a rename, so a write that stops
+ * halfway (a full disk, a kill) leaves the previous file whole instead of half of the new one.
+ * The new file keeps the old one's permissions (a trace made private stays so) and a symbolic
+ * link is written through; a FIFO or device (/dev/stdout) is written in place, as it cannot be replaced.
+ */
+export function replacing(file: string): Replacement {
+  const old = statOf(file);
+  if (old !== undefined && !old.isFile()) return { path: file, commit: () => undefined, abandon: () => undefined };
+  const target = old === undefined ? file : realpathSync(file);
+  const path = join(dirname(target), `.${basename(target)}.${process.pid}.tmp`);
+  return {
+    path,
+    commit() {
+      if (old !== undefined) chmodSync(path, old.mode & 0o7777);
+      renameSync(path, target);
+    },
+    abandon: () => rmSync(path, { force: true }),
+  };
+}
+
+/** Writes `text` to `file` through `replacing`: all of it, or (throwing) none of it. */
+export function writeOutput(file: string, text: string): void {
+  const r = replacing(file);
+  try {
+    writeFileSync(r.path, text);
+    r.commit();
+  } catch (e) {
+    r.abandon();
+    throw e;
   }
 }
 

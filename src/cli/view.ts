@@ -1,6 +1,6 @@
 // `ptc view FILE...`: the web viewer for agent runs (saved runs and traces) and `ptc compare
 // --json` reports. Serves one page on a loopback address, or writes it to a file with --out.
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { parseTranscripts, TranscriptError } from "../harness/transcript.js";
@@ -9,7 +9,7 @@ import { MAX_INPUT_BYTES, readViewerInput, ViewerInputError, type ViewerInput } 
 import { contentSecurityPolicy, renderPage, ViewerAssetsError } from "../viewer/page.js";
 import { isLoopback, serveViewer } from "../viewer/server.js";
 import { usageFailure, UsageError, type Io } from "./eval.js";
-import { forTerminal, namesOneOf } from "./output.js";
+import { forTerminal, namesOneOf, writeOutput } from "./output.js";
 import { decodeText, NotUtf8Error } from "./input.js";
 
 const USAGE = `usage: ptc view FILE... [--port N] [--host ADDRESS] [--out FILE]
@@ -112,7 +112,7 @@ export async function runViewCommand(args: string[], io: Io, stopped: () => Prom
   }
   if (values.out !== undefined) {
     try {
-      writeFileSync(values.out, page);
+      writeOutput(values.out, page);
     } catch (e) {
       io.stderr.write(`ptc view: cannot write ${values.out} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`);
       return 2;

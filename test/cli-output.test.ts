@@ -1,0 +1,75 @@
+// The files the CLI writes (view --out, compare --json/--html, demo --trace-out/--record) as a
+// process meets them: a write that stops halfway (a full disk, a file-size limit, a kill) must
+// leave the file as it was, never half a page in place of the good one. The limit is a real
+// one: the built bin runs under `ulimit -f`, so its writes fail with EFBIG past that size.
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chatsJsonl } from "./viewer/fixtures.js";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { bin: Record<string, string> };
+const BIN = join(root, pkg.bin.ptc);
+
+/** The built bin with `args`, its writes limited to `kb` KiB; its exit code and output. */
+function ptcLimited(kb: number, args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+    const child = spawn("bash", ["-c", `ulimit -f ${kb}; exec ${quoted}`], { cwd });
+    let stdout = "";
+    let stderr = "";
+    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+let dir: string;
+const GOOD = "the previous good file\n";
+
+beforeAll(() => {
+  if (!existsSync(BIN)) execFileSync("npm", ["run", "build"], { cwd: root, stdio: "ignore" });
+  dir = mkdtempSync(join(tmpdir(), "ptc-output-"));
+  execFileSync(process.execPath, [BIN, "demo", "--trace-out", join(dir, "run.json")], { stdio: "ignore" });
+  writeFileSync(join(dir, "chats.jsonl"), chatsJsonl());
+}, 300_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("an output file whose write fails halfway", () => {
+  it.each([
+    ["view --out", ["view", "run.json", "--out", "out.html"], "out.html"],
+    ["compare --html", ["compare", "chats.jsonl", "--strategy", "sliding-window:turns=3", "--html", "out.html"], "out.html"],
+    ["demo --trace-out", ["demo", "--trace-out", "out.json"], "out.json"],
+    ["demo --record", ["demo", "--record", "out.jsonl"], "out.jsonl"],
+  ])("ptc %s keeps the file as it was, fails, and leaves no temporary file", { timeout: 180_000 }, async (_name, args, out) => {
+    const target = join(dir, out);
+    writeFileSync(target, GOOD, { mode: 0o600 });
+    const before = new Set(readdirSync(dir));
+    // Every one of these writes more than 4 KiB: the write is stopped partway.
+    const r = await ptcLimited(4, args, dir);
+    expect(r.code).not.toBe(0);
+    // The demo reports a recorder that could not write as the run's failure, on stdout.
+    expect(r.stderr + r.stdout).toMatch(/EFBIG/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(readFileSync(target, "utf8")).toBe(GOOD);
+    expect(readdirSync(dir).filter((f) => !before.has(f))).toEqual([]);
+  });
+
+  it("a rewrite that succeeds keeps the old file's permissions (a private trace stays private)", { timeout: 180_000 }, async () => {
+    const target = join(dir, "private.html");
+    writeFileSync(target, GOOD, { mode: 0o600 });
+    const r = await ptcLimited(100_000, ["view", "run.json", "--out", "private.html"], dir);
+    expect(r.code).toBe(0);
+    expect(readFileSync(target, "utf8")).toContain("<html");
+    expect(statSync(target).mode & 0o777).toBe(0o600);
+  });
+});
