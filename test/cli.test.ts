@@ -240,10 +240,19 @@ describe.concurrent("ptc repl", () => {
     expect(r.stdout).not.toContain("never");
   });
 
-  it("reports an entry left unfinished at end of input", async () => {
+  it("reports an entry left unfinished at end of input, and exits 1 for it", async () => {
     const r = await ptc(["repl"], "(+ 1\n");
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^parse_error: unbalanced/);
+  });
+
+  it("given a script on stdin, exits 1 when an entry failed (as ptc eval does), though the later entries still run", async () => {
+    for (const script of ['(/ 1 0)\n(+ 1 2)\n', '(fail "no")\n(+ 1 2)\n', "(def a 1)\n(undefined-fn)\na\n"]) {
+      const r = await ptc(["repl"], script);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(/\n?(3|1)\n$/);
+    }
+    expect((await ptc(["repl"], "(def a 1)\n(+ a 2)\n")).code).toBe(0);
   });
 
   it("accepts --ctx", async () => {

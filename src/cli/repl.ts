@@ -10,6 +10,9 @@ export const REPL_USAGE = `Usage: ptc repl [--ctx JSON | --ctx-file FILE] [--lim
 
 An interactive PTC-Lisp session. Definitions (def, defn) persist between entries;
 an entry may span several lines until its brackets balance.
+
+Exit status: 0; with input that is not a terminal (a script piped in), 1 when an entry
+failed (error or (fail ...)), as ptc eval exits; 2 on a usage error.
 `;
 
 const REPL_HELP = `Type a PTC-Lisp expression, e.g. (+ 1 2) or (defn sq [x] (* x x)).
@@ -100,11 +103,13 @@ export async function runReplCommand(args: string[], io: Io = processIo()): Prom
     prompt();
   });
 
+  // A script piped in that hit an error ends with exit 1, so `ptc repl < setup.clj && next` stops.
+  let failed = false;
   const run = async (source: string): Promise<void> => {
     running = new AbortController();
     const r = await evaluate(source, { ctx, limits, memory, isolation, signal: running.signal });
     running = undefined;
-    report(r, io, false, RESULT_PREVIEW);
+    if (report(r, io, false, RESULT_PREVIEW) !== 0) failed = true;
     memory = r.memory;
   };
 
@@ -131,7 +136,7 @@ export async function runReplCommand(args: string[], io: Io = processIo()): Prom
   // Input ended halfway through an entry: run it anyway so the reader explains what is missing.
   if (!isBlank(buffer)) await run(buffer);
   if (interactive) io.stdout.write("\n");
-  return 0;
+  return failed && !interactive ? 1 : 0;
 }
 
 function listDefs(memory: Memory): string {
