@@ -20,6 +20,7 @@ import { knownNamesOf, type Conversation, type KnownNames } from "../../src/comp
 import { roleOrderProblems } from "../../src/compaction/messages.js";
 import { promptTokens, TOKENS_PER_REPLY } from "../../src/compaction/tokens.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
+import { messageText } from "../../src/llm/messages.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 import { assistant, call, chat, result, sys, user } from "./conversations.js";
 
@@ -43,6 +44,13 @@ describe("recap", () => {
     messages[4] = assistant("no recap here\njust text");
     const r = await compact(messages, "recap");
     expect(r.messages).toContain(messages[4]);
+  });
+
+  it("reports no compaction when no compacted message has a recap line (recorded transcripts)", async () => {
+    const messages = chat(8).map((m) => (m.role === "assistant" && m.tool_calls === undefined ? assistant(messageText(m).replace(/^recap - .*\n?/m, "")) : m));
+    const r = await compact(messages, { name: "recap", options: { minPreservedAssistantMessages: 1, batchSize: 1 } });
+    expect(r.messages).toEqual(messages);
+    expect(r.events.filter((e) => e.kind === "compacted")).toEqual([]);
   });
 
   it("drops a compacted message's tool calls together with their results", async () => {

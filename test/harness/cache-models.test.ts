@@ -47,6 +47,14 @@ describe("compareUnderCaches", () => {
     expect(masking.farNeeded).toBe(2);
   });
 
+  it("a strategy that sent everything never fired, in both tables (recap on runs without recap lines)", async () => {
+    const caches = await compareUnderCaches(runs, ["recap"], { models: { none: CACHE_MODELS.none } });
+    const table = await compareStrategies(runs, ["recap"], { models: ["gpt-4o"] });
+    expect(caches.rows[1].reduction).toBe(0);
+    expect(table.rows[1].triggered).toBe(false);
+    expect(caches.rows[1].fired).toBe(0);
+  });
+
   it("the breakpoints a strategy declares make a breakpoint cache cheaper than marking the last message only", async () => {
     const options = { turns: 2, polling: 10 };
     const withMarks = await compareUnderCaches(runs, [{ name: "observation-masking", options }], { models: { breakpoint: CACHE_MODELS.breakpoint } });

@@ -71,9 +71,13 @@ export const recapStrategy = pureStrategy<RecapOptions>({
     const synthetic = new Set<ChatMessage>();
     const out: ChatMessage[] = [];
     let recapped = 0;
+    let dropped = 0;
     for (let i = 0; i < messages.length; i++) {
       const m = messages[i];
-      if (i > task && i < earliest && m.role === "user") continue;
+      if (i > task && i < earliest && m.role === "user") {
+        dropped++;
+        continue;
+      }
       const line = compacted.has(i) ? recapLine(m) : undefined;
       if (line === undefined) {
         out.push(m);
@@ -86,6 +90,8 @@ export const recapStrategy = pureStrategy<RecapOptions>({
       // The compacted message's tool calls go, so their results go with them.
       while (i + 1 < messages.length && messages[i + 1].role === "tool") i++;
     }
+    // Recorded transcripts have no recap lines: nothing changed, so nothing was compacted.
+    if (recapped === 0 && dropped === 0) return null;
     const events: CompactionEvent[] = [{ kind: "compacted", messageIndex: earliest, replaced: recapped, detail: `${recapped} of ${count} compacted assistant messages had a recap line` }];
     return { messages: mergeRuns(out, (m) => synthetic.has(m)), events };
   },
