@@ -287,6 +287,15 @@ describe("ptc compare", () => {
     expect(page).toContain("<th>cost gpt-4o&lt;b id=x&gt;</th>");
   });
 
+  it("refuses a transcript file given twice, which would count its conversations twice in every total", async () => {
+    for (const again of [file, join(dir, ".", "booking.jsonl")]) {
+      const r = await cli([file, again, "--strategy", "full"]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/booking\.jsonl is given twice/);
+      expect(r.stdout).toBe("");
+    }
+  });
+
   it("refuses a bad strategy, limit or file with exit 2 and a reason", async () => {
     expect(await cli([file, "--strategy", "nope"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown strategy "nope"/) });
     expect(await cli([file, "--strategy", "sliding-window:turns=0"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/invalid options for strategy "sliding-window"/) });
