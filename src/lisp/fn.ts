@@ -2,11 +2,12 @@
 // template: its arities' bodies are closures over a flat frame (captured values first,
 // then parameters, then locals), so calling one allocates exactly one array.
 import type { FnArityNode } from "./analyzer/nodes.js";
-import { LispError, type SourceLoc } from "./errors.js";
+import { LispError, typeErr, type SourceLoc } from "./errors.js";
 import { chargeLoop, depthExceeded, returned, run, slowCheck, took } from "./runtime.js";
 import { after, fromSync, isPending, syncCall, type Maybe } from "./suspend.js";
 import { lookup } from "./lookup.js";
-import { Fn, Keyword, typeName, type Value, isMap, isSet } from "./values.js";
+import { prStr } from "./printer.js";
+import { asIndex, Fn, isNumber, Keyword, typeName, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 
 export type Frame = Value[];
@@ -305,14 +306,18 @@ export function callValue(f: Value, args: Value[]): Value {
   }
   if (f instanceof Vec) {
     if (n === 1) {
-      const i = args[0];
-      if (typeof i === "number" && Number.isInteger(i) && i >= 0 && i < f.size) return took(f, f.get(i) as Value);
-      throw new LispError("index_out_of_bounds", `index ${typeName(i) === "integer" ? String(i) : typeName(i)} is out of bounds for a vector of ${f.size}`);
+      const i = asIndex(args[0]);
+      if (i === null) throw typeErr(`a vector used as a function expects an integer index, got ${describeIndex(args[0])}`, "vectors are indexed by position; use a map for named keys");
+      if (i >= 0 && i < f.size) return took(f, f.get(i) as Value);
+      throw new LispError("index_out_of_bounds", `index ${i} is out of bounds for a vector of ${f.size}`);
     }
     throw new LispError("arity_error", `a vector used as a function expects 1 argument, got ${n}`);
   }
   throw notCallable(f);
 }
+
+// A number is shown (it is the program's own index); anything else only by its type.
+const describeIndex = (x: Value): string => (isNumber(x) ? `${typeName(x)} ${prStr(x)}` : typeName(x));
 
 export function call1(f: Value, a: Value): Value {
   return f instanceof Fn ? f.call1(a) : callValue(f, [a]);

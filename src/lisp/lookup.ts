@@ -3,7 +3,7 @@
 // often arrives with string keys while programs use keywords.
 import { took } from "./runtime.js";
 import { charCount, chars, isSimpleText } from "./text.js";
-import { Keyword, keyword, type Value, isMap, isSet } from "./values.js";
+import { asIndex, Keyword, keyword, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 
 // A sentinel no program value can be, so a key present with nil is told from a missing one.
@@ -22,15 +22,16 @@ function find(coll: Value, key: Value, dflt: Value): Value {
     return v === MISSING ? dflt : v;
   }
   if (coll instanceof Vec) {
-    if (typeof key === "number" && Number.isInteger(key) && key >= 0 && key < coll.size) return coll.get(key) as Value;
-    return dflt;
+    const i = asIndex(key);
+    return i !== null && i >= 0 && i < coll.size ? (coll.get(i) as Value) : dflt;
   }
   if (isSet(coll)) return coll.has(key) ? key : dflt;
   if (typeof coll === "string") {
-    if (typeof key !== "number" || !Number.isInteger(key) || key < 0) return dflt;
-    if (isSimpleText(coll)) return key < coll.length ? coll[key] : dflt;
+    const i = asIndex(key);
+    if (i === null || i < 0) return dflt;
+    if (isSimpleText(coll)) return i < coll.length ? coll[i] : dflt;
     const cs = chars(coll);
-    return key < cs.length ? cs[key] : dflt;
+    return i < cs.length ? cs[i] : dflt;
   }
   return dflt;
 }
@@ -43,8 +44,10 @@ export function hasKey(coll: Value, key: Value): boolean {
     if (typeof key === "string") return coll.has(keyword(key));
     return false;
   }
-  if (coll instanceof Vec) return typeof key === "number" && Number.isInteger(key) && key >= 0 && key < coll.size;
+  if (coll instanceof Vec || typeof coll === "string") {
+    const i = asIndex(key);
+    return i !== null && i >= 0 && i < (typeof coll === "string" ? charCount(coll) : coll.size);
+  }
   if (isSet(coll)) return coll.has(key);
-  if (typeof coll === "string") return typeof key === "number" && Number.isInteger(key) && key >= 0 && key < charCount(coll);
   return false;
 }

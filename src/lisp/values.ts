@@ -117,6 +117,15 @@ export function isFloat(x: Value): boolean {
   return x instanceof LFloat || (typeof x === "number" && !Number.isInteger(x));
 }
 
+/**
+ * The position a number names in a vector or string, or null: an integer, or a float with an
+ * integral value, because `/` always makes a float where Clojure's (/ 4 2) is the integer 2.
+ */
+export function asIndex(x: Value): number | null {
+  if (typeof x === "number") return Number.isInteger(x) ? x : null;
+  return x instanceof LFloat && Number.isInteger(x.v) ? x.v : null;
+}
+
 /** The numeric value of a number (int or float). */
 export function num(x: number | LFloat): number {
   return typeof x === "number" ? x : x.v;

@@ -9,7 +9,7 @@ import { hasKey, lookup } from "../lookup.js";
 import { printSample, prStr } from "../printer.js";
 import { charge, checkCollectionSize, limitError, run, tick } from "../runtime.js";
 import { entries as mapEntries, seqArray } from "../seq.js";
-import { EMPTY_MAP, isMap, isSet, Keyword, keyword, LMap, LSet, type Value } from "../values.js";
+import { asIndex, EMPTY_MAP, isMap, isSet, Keyword, keyword, LMap, LSet, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe, isCallable } from "./args.js";
 import type { BuiltinDef } from "./registry.js";
@@ -72,9 +72,10 @@ function getIn(coll: Value, path: Value, dflt: Value): Value {
   return cur;
 }
 
-function vectorIndex(who: string, v: Vec<Value>, k: Value): number {
-  if (typeof k !== "number" || !Number.isInteger(k)) {
-    throw typeErr(`${who} on a vector expects an integer index, got ${describe(k)}`, "vectors are indexed by position; use a map for named keys");
+function vectorIndex(who: string, v: Vec<Value>, key: Value): number {
+  const k = asIndex(key);
+  if (k === null) {
+    throw typeErr(`${who} on a vector expects an integer index, got ${describe(key)}`, "vectors are indexed by position; use a map for named keys");
   }
   if (k < 0 || k > v.size) {
     throw new LispError("index_out_of_bounds", `${who}: index ${k} is out of bounds for a vector of ${v.size} (valid: 0 to ${v.size}, where ${v.size} appends)`);

@@ -173,3 +173,17 @@
 ;=> nil
 (letfn [f] 1)
 ;!! invalid_form: each letfn spec is (name [params] body...)
+;; `/` always makes a float, where Clojure's (/ 4 2) is the integer 2: an integral float finds
+;; a vector's or string's element as its integer does (2.0 is the key 2 in a map too).
+(let [v [10 20 30 40]] [(get v (/ (count v) 2)) (v (/ 2 2)) (contains? v (/ 8 2)) (get v 1.5)])
+;=> [30 20 false nil]
+(get-in {:rows [[1 2] [3 4]]} [:rows (/ 2 2) 0])
+;=> 3
+[(get "abc" (/ 4 2)) (contains? "abc" 2.0)]
+;=> ["c" true]
+[(assoc [1 2] (/ 2 2) :x) (update [1 2] (/ 0 2) inc) (assoc-in [[1 2]] [0 (/ 4 2)] 3)]
+;=> [[1 :x] [2 2] [[1 2 3]]]
+([1 2 3] 1.5)
+;!! type_error: a vector used as a function expects an integer index, got float 1.5
+(assoc [1 2] 0.5 :x)
+;!! type_error: expects an integer index, got float 0.5
