@@ -41,6 +41,10 @@ function convert(raw: RawForm, fnlitDepth: number): Form {
       if (raw.syntax === "tagged-literal") {
         throw new LispError("parse_error", aboutSource(`tagged literal #${raw.tag} is not supported`), loc, "PTC-Lisp reads plain EDN data: nil, booleans, numbers, strings, keywords, vectors, maps and sets", "read");
       }
+      if (raw.syntax === "char") {
+        const hint = "a character is \\ and one character (\\a), \\uXXXX, \\oNNN or \\newline \\space \\tab \\return \\backspace \\formfeed; write text as a string \"...\"";
+        throw new LispError("parse_error", aboutSource(`unsupported character literal \\${raw.text}`), loc, hint, "read");
+      }
       const [msg, hint] = UNSUPPORTED[raw.syntax ?? ""] ?? ["unsupported syntax", "use plain PTC-Lisp forms"];
       throw new LispError("parse_error", msg, loc, hint, "read");
     }

@@ -30,6 +30,17 @@ line"
 ;=> "a"
 \newline
 ;=> "\n"
+;; A character literal is one token, as in Clojure: \a1 is not \a followed by 1.
+[\a\b \( \) \1 \u0041 \o101 \o \u \space]
+;=> ["a" "b" "(" ")" "1" "A" "A" "o" "u" " "]
+[\a1]
+;!! parse_error: unsupported character literal \a1
+;@ 1:2
+(str \spce)
+;!! parse_error: unsupported character literal \spce
+;@ 1:6
+[\u00411 \o400]
+;!! parse_error: unsupported character literal \u00411
 :keyword
 ;=> :keyword
 [1 "two" :three [4]]
