@@ -3,7 +3,7 @@
 // framing follows OpenAI's accounting: a few tokens per message, a few to prime the reply.
 import { countTokens as bpeCount, encode } from "gpt-tokenizer";
 import { messageText, toolCallText } from "../llm/messages.js";
-import type { ChatMessage } from "../llm/types.js";
+import type { ChatMessage, ContentPart } from "../llm/types.js";
 
 /** Framing tokens of one chat message: start marker, role, separator, end marker. */
 export const TOKENS_PER_MESSAGE = 4;
@@ -90,16 +90,153 @@ export function tokenize(text: string): number[] {
 // repeats 300 stored messages recounts none of them.
 const perMessage = new WeakMap<ChatMessage, number>();
 
-/** Tokens of one message including its framing, tool calls and name. */
+/** Tokens of one message including its framing, tool calls, name and media parts. */
 export function messageTokens(m: ChatMessage): number {
   let n = perMessage.get(m);
   if (n === undefined) {
-    n = TOKENS_PER_MESSAGE + countTokens(typeof m.content === "string" ? m.content : messageText(m));
+    const c = m.content;
+    n = TOKENS_PER_MESSAGE + countTokens(typeof c === "string" ? c : messageText(m));
+    if (Array.isArray(c)) n += mediaTokens(c);
     if (m.tool_calls) n += countTokens(toolCallText(m));
     if (m.name) n += 1;
     perMessage.set(m, n);
   }
   return n;
+}
+
+// Media parts. A provider bills an image by its pixels, not its bytes, so a remote URL of 30
+// characters can cost hundreds of tokens and a base64 data URL far fewer than its length. The
+// size is read from the image's header (a few dozen bytes decoded from the data URL, never the
+// whole image); an image whose size is unknown (a remote URL, a file id) is counted as a
+// 1024x1024 one, the example of OpenAI's guide.
+
+/** OpenAI (gpt-4o family): an image at detail "low" is this many tokens; at "high" or "auto" the base of its tiles. */
+export const IMAGE_BASE_TOKENS = 85;
+/** OpenAI: tokens per 512-pixel tile of an image at detail "high" or "auto". */
+export const IMAGE_TILE_TOKENS = 170;
+/** Anthropic: an image is about width x height / 750 tokens, scaled to at most this many. */
+const ANTHROPIC_IMAGE_MAX = 1600;
+/** Assumed width and height of an image whose size is unknown. */
+const UNKNOWN_SIDE = 1024;
+
+/** Tokens of the non-text parts of a message (images; text parts are counted as text). */
+export function mediaTokens(parts: readonly ContentPart[]): number {
+  let n = 0;
+  for (const p of parts) if (p.type !== "text" && typeof p.text !== "string") n += partTokens(p);
+  return n;
+}
+
+const field = (o: unknown, key: string): unknown => (typeof o === "object" && o !== null ? (o as Record<string, unknown>)[key] : undefined);
+
+/** Tokens of one non-text part, by the shape of the API that sent it; 0 for a part of no known kind. */
+function partTokens(p: ContentPart): number {
+  switch (p.type) {
+    case "image_url": {
+      // Chat completions: { image_url: { url, detail } } (or the URL alone).
+      const url = typeof p.image_url === "string" ? p.image_url : field(p.image_url, "url");
+      return openaiImageTokens(url, field(p.image_url, "detail") ?? p.detail);
+    }
+    case "input_image":
+      // Responses: { image_url, file_id, detail }.
+      return openaiImageTokens(p.image_url, p.detail);
+    case "image": {
+      // Anthropic: { source: { type: "base64", media_type, data } | { type: "url", url } }.
+      const data = field(p.source, "data");
+      const size = typeof data === "string" ? imageSize(data, 0) : undefined;
+      return anthropicImageTokens(size?.[0] ?? UNKNOWN_SIDE, size?.[1] ?? UNKNOWN_SIDE);
+    }
+    default:
+      return 0;
+  }
+}
+
+function openaiImageTokens(url: unknown, detail: unknown): number {
+  if (detail === "low") return IMAGE_BASE_TOKENS;
+  const size = typeof url === "string" && url.startsWith("data:") ? imageSize(url, url.indexOf(",") + 1) : undefined;
+  let w = size?.[0] ?? UNKNOWN_SIDE;
+  let h = size?.[1] ?? UNKNOWN_SIDE;
+  // Scaled to fit 2048 x 2048, then so that its shorter side is at most 768 (never enlarged).
+  const fit = Math.min(1, 2048 / Math.max(w, h));
+  w = Math.floor(w * fit);
+  h = Math.floor(h * fit);
+  const short = Math.min(1, 768 / Math.min(w, h));
+  w = Math.floor(w * short);
+  h = Math.floor(h * short);
+  return IMAGE_BASE_TOKENS + IMAGE_TILE_TOKENS * Math.ceil(w / 512) * Math.ceil(h / 512);
+}
+
+function anthropicImageTokens(w: number, h: number): number {
+  // Scaled so that its long side is at most 1568 pixels, and to at most about 1,600 tokens.
+  const fit = Math.min(1, 1568 / Math.max(w, h));
+  return Math.min(ANTHROPIC_IMAGE_MAX, Math.ceil((Math.floor(w * fit) * Math.floor(h * fit)) / 750));
+}
+
+const B64 = new Int8Array(128).fill(-1);
+for (let i = 0; i < 64; i++) B64["ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".charCodeAt(i)] = i;
+B64[45] = 62; // "-" and "_": the URL-safe alphabet
+B64[95] = 63;
+
+/** Byte `i` of the base64 text in `s` from `from` on, decoded alone; -1 past its end or on a character that is not base64. */
+function byteAt(s: string, from: number, i: number): number {
+  const q = from + Math.floor(i / 3) * 4;
+  const r = i % 3;
+  const a = sextet(s, q + r);
+  const b = sextet(s, q + r + 1);
+  if (a < 0 || b < 0) return -1;
+  return r === 0 ? ((a << 2) | (b >> 4)) & 255 : r === 1 ? ((a << 4) | (b >> 2)) & 255 : ((a << 6) | b) & 255;
+}
+
+const sextet = (s: string, k: number): number => {
+  const c = k < s.length ? s.charCodeAt(k) : 128;
+  return c < 128 ? B64[c] : -1;
+};
+
+/**
+ * Width and height of a PNG, GIF, WebP or JPEG image from its header, given as base64 from
+ * `from` on; undefined when it is none of these or the header is cut. Decodes only the header
+ * bytes (a JPEG's segments are skipped by their lengths, at most 64 of them).
+ */
+export function imageSize(s: string, from: number): [number, number] | undefined {
+  const at = (i: number) => byteAt(s, from, i);
+  const be16 = (i: number) => (at(i) << 8) | at(i + 1);
+  const le16 = (i: number) => at(i) | (at(i + 1) << 8);
+  const le24 = (i: number) => le16(i) | (at(i + 2) << 16);
+  const ok = (w: number, h: number): [number, number] | undefined => (w > 0 && h > 0 && at(0) >= 0 ? [w, h] : undefined);
+  const b0 = at(0);
+  if (b0 === 0x89 && at(1) === 0x50 && at(2) === 0x4e && at(3) === 0x47) {
+    if (at(23) < 0) return undefined;
+    return ok(be16(16) * 65536 + be16(18), be16(20) * 65536 + be16(22));
+  }
+  if (b0 === 0x47 && at(1) === 0x49 && at(2) === 0x46) return at(9) < 0 ? undefined : ok(le16(6), le16(8));
+  if (b0 === 0x52 && at(8) === 0x57 && at(9) === 0x45 && at(10) === 0x42 && at(11) === 0x50) {
+    const kind = String.fromCharCode(at(12), at(13), at(14), at(15));
+    if (kind === "VP8 " && at(29) >= 0) return ok(le16(26) & 0x3fff, le16(28) & 0x3fff);
+    if (kind === "VP8L" && at(24) >= 0) return ok(1 + (((at(22) & 0x3f) << 8) | at(21)), 1 + (((at(24) & 0xf) << 10) | (at(23) << 2) | ((at(22) & 0xc0) >> 6)));
+    if (kind === "VP8X" && at(29) >= 0) return ok(1 + le24(24), 1 + le24(27));
+    return undefined;
+  }
+  if (b0 === 0xff && at(1) === 0xd8) {
+    let pos = 2;
+    for (let segments = 0; segments < 64; segments++) {
+      if (at(pos) !== 0xff) return undefined;
+      const marker = at(pos + 1);
+      if (marker === 0xff) {
+        pos++; // fill byte
+        continue;
+      }
+      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+        return at(pos + 8) < 0 ? undefined : ok(be16(pos + 7), be16(pos + 5));
+      }
+      if ((marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
+        pos += 2;
+        continue;
+      }
+      const len = be16(pos + 2);
+      if (at(pos + 3) < 0 || len < 2) return undefined;
+      pos += 2 + len;
+    }
+  }
+  return undefined;
 }
 
 /** Tokens of a whole prompt as the provider bills it. */

@@ -8,6 +8,7 @@
 // compaction makes at most `maxSummaryCalls` summary calls, retries included.
 import { compact } from "../compaction/compact.js";
 import { contextLimit, toolTokens } from "../compaction/models.js";
+import { mediaTokens } from "../compaction/tokens.js";
 import { defaultStrategies } from "../history/registry.js";
 import type { CompactionResult, Json, Strategy } from "../compaction/types.js";
 import type { ChatMessage, Llm } from "../llm/types.js";
@@ -44,6 +45,13 @@ export interface RunOptions {
   readonly noDeadline?: boolean;
   /** A preview: counted and logged apart from real compactions (its record is a copy the caller drops). */
   readonly dryRun?: boolean;
+}
+
+/** Tokens of the messages' media parts, which their bytes in the body do not bound. */
+function mediaBound(messages: readonly ChatMessage[]): number {
+  let n = 0;
+  for (const m of messages) if (Array.isArray(m.content)) n += mediaTokens(m.content);
+  return n;
 }
 
 /** Refuses every call: a projection with it shows the stored summary and makes no new one. */
@@ -112,7 +120,8 @@ export class Compactor {
     if (!config.compaction.enabled || settings?.disabled === true) return { messages: input.messages, changed: false, estimatedTokens: 0 };
     const reserved = input.maxTokens ?? config.compaction.reserveOutputTokens;
     const spec = this.spec(config, record, input.model, reserved);
-    // A token is at least one byte of the body: far below the threshold, no tokenizer is needed.
+    // A token of text is at least one byte of the body, and an image is what its part says it
+    // costs (a URL of 40 bytes can be 765 tokens): far below the threshold, no tokenizer is needed.
     // Checked with the strategy as configured (built once, where the spec's learned window would
     // build one per conversation): it knows the threshold's default and whether a state holds a summary.
     if (!force && spec.name === "usage-ratio" && !record.flagged) {
@@ -120,7 +129,7 @@ export class Compactor {
       const state = this.stateOf(record, spec);
       const holds = state !== null && configured.compacted?.(state) === true;
       const threshold = (spec.options.threshold ?? configured.options.threshold) as number;
-      if (!holds && input.bodyBytes + reserved < threshold * (spec.options.contextLimit as number)) return { messages: input.messages, changed: false, estimatedTokens: 0 };
+      if (!holds && input.bodyBytes + mediaBound(input.messages) + reserved < threshold * (spec.options.contextLimit as number)) return { messages: input.messages, changed: false, estimatedTokens: 0 };
     }
     const max = config.compaction.maxSummaryCalls;
     // A dry run's record is a copy, and a request with no conversation (source "none") keeps nothing.

@@ -4,7 +4,9 @@
 // no piece the tokenizer gets is long. How long a count takes is bench:proxy's row "one 100 KB
 // line without a break"; here, what is counted.
 import { describe, expect, it } from "vitest";
-import { countedParts, countTokens, tokenize } from "../../src/compaction/tokens.js";
+import { compact } from "../../src/compaction/compact.js";
+import { countedParts, countTokens, imageSize, messageTokens, promptTokens, tokenize } from "../../src/compaction/tokens.js";
+import type { ChatMessage } from "../../src/llm/types.js";
 
 /** The longest run of characters that are all space or all not. */
 function longestRun(text: string): number {
@@ -41,5 +43,57 @@ describe("countTokens on long runs", () => {
     expect(countTokens("hello world")).toBe(2);
     for (const p of countedParts("😀".repeat(1_000)) ?? []) expect(p.length % 2).toBe(0);
     expect(countTokens("😀".repeat(1_000))).toBe(1_000);
+  });
+});
+
+// Images are billed by their pixels (OpenAI, gpt-4o family: 85 tokens at detail "low", else 85 +
+// 170 per 512-pixel tile after scaling to fit 2048 x 2048 and a shorter side of at most 768).
+// The measure reads an image's size from its header only; a remote URL counts as 1024 x 1024.
+const be32 = (n: number) => [(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255];
+const le16 = (n: number) => [n & 255, (n >> 8) & 255];
+const png = (w: number, h: number) => Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, ...be32(w), ...be32(h), 8, 6, 0, 0, 0]);
+// A JPEG whose size comes after a 40 KB metadata segment, as a camera's EXIF block puts it.
+const jpeg = (w: number, h: number) =>
+  Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0]), Buffer.from([0xff, 0xe1, 0xa0, 0x00]), Buffer.alloc(0xa000 - 2, 7), Buffer.from([0xff, 0xc0, 0, 17, 8, (h >> 8) & 255, h & 255, (w >> 8) & 255, w & 255, 3])]);
+const gif = (w: number, h: number) => Buffer.from([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, ...le16(w), ...le16(h), 0, 0, 0]);
+const webp = (w: number, h: number) => Buffer.from([0x52, 0x49, 0x46, 0x46, 0, 0, 0, 0, 0x57, 0x45, 0x42, 0x50, 0x56, 0x50, 0x38, 0x58, 10, 0, 0, 0, 0, 0, 0, 0, ...le16(w - 1), 0, ...le16(h - 1), 0]);
+const dataUrl = (type: string, bytes: Buffer) => `data:image/${type};base64,${bytes.toString("base64")}`;
+const imageMessage = (url: string, detail?: string): ChatMessage => ({ role: "user", content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url, ...(detail === undefined ? {} : { detail }) } }] });
+const TEXT_ONLY = messageTokens({ role: "user", content: [{ type: "text", text: "look" }] });
+
+describe("media parts", () => {
+  it("reads an image's size from the header of its data URL: PNG, JPEG past its metadata, GIF, WebP", () => {
+    expect(imageSize(png(1920, 1080).toString("base64"), 0)).toEqual([1920, 1080]);
+    expect(imageSize(jpeg(4032, 3024).toString("base64"), 0)).toEqual([4032, 3024]);
+    expect(imageSize(gif(300, 200).toString("base64"), 0)).toEqual([300, 200]);
+    expect(imageSize(webp(1500, 4000).toString("base64"), 0)).toEqual([1500, 4000]);
+    // Only the header is decoded: what follows it may be anything.
+    expect(imageSize(png(640, 480).toString("base64") + "!!not base64!!".repeat(1000), 0)).toEqual([640, 480]);
+    expect(imageSize("not an image", 0)).toBeUndefined();
+    expect(imageSize(png(640, 480).toString("base64").slice(0, 20), 0)).toBeUndefined();
+  });
+
+  it("counts an image as the provider bills it, by detail and size", () => {
+    const image = (url: string, detail?: string) => messageTokens(imageMessage(url, detail)) - TEXT_ONLY;
+    expect(image(dataUrl("png", png(4000, 4000)), "low")).toBe(85);
+    // OpenAI's examples: 1024 x 1024 is 4 tiles, 2048 x 4096 scales to 768 x 1536, 6 tiles.
+    expect(image(dataUrl("png", png(1024, 1024)), "high")).toBe(765);
+    expect(image(dataUrl("jpeg", jpeg(2048, 4096)))).toBe(1105);
+    expect(image(dataUrl("gif", gif(300, 200)), "auto")).toBe(255);
+    expect(image(dataUrl("webp", webp(1920, 1080)))).toBe(1105);
+    expect(image("https://example.com/screenshot.png")).toBe(765);
+  });
+
+  it("fires usage-ratio on a conversation of screenshots before the model's window overflows", async () => {
+    // 150 steps, each a 1920 x 1080 screenshot (1,105 tokens): 165,750 tokens of images for gpt-4o's 128,000.
+    const messages: ChatMessage[] = [{ role: "system", content: "You operate a browser." }, { role: "user", content: "Book the cheapest flight to Oslo." }];
+    for (let i = 0; i < 150; i++) {
+      messages.push({ role: "assistant", content: `clicking step ${i}` });
+      messages.push({ role: "user", content: [{ type: "text", text: `screen ${i}` }, { type: "image_url", image_url: { url: dataUrl("png", png(1920, 1080)) } }] });
+    }
+    expect(promptTokens(messages)).toBeGreaterThan(150 * 1105);
+    const r = await compact(messages, { name: "usage-ratio" }, { model: "gpt-4o" });
+    expect(r.events.map((e) => e.kind)).toContain("compacted");
+    expect(r.stats.tokensOut).toBeLessThan(128_000);
   });
 });

@@ -84,6 +84,18 @@ describe("proxy compaction", () => {
     expect(sentMessages(r, 2).length).toBeLessThan(history.length);
   });
 
+  it("compacts a short body of remote images by what they cost, not by its bytes", async () => {
+    // Twelve screenshots by URL: a body of 2 KB, a prompt of 12 x 765 tokens for a 3,000-token window.
+    r = await rig({ config: SMALL });
+    const history: OpenAI.ChatCompletionMessageParam[] = [{ role: "system", content: "You operate a browser." }, { role: "user", content: "Book a flight." }];
+    for (let i = 0; i < 12; i++) {
+      history.push({ role: "assistant", content: `step ${i}` });
+      history.push({ role: "user", content: [{ type: "image_url", image_url: { url: `https://cdn.example.com/shot-${i}.png` } }] });
+    }
+    await send(r, history, "images");
+    expect(sentMessages(r, 0).length).toBeLessThan(history.length);
+  });
+
   it("retries once after compacting on an upstream context-length error, never more", async () => {
     // The proxy believes the window is large; the upstream's is small.
     r = await rig({ upstream: { contextTokens: 2500 }, config: { compaction: { strategy: { name: "usage-ratio", options: {} }, contextLimits: { "fake-model": 1_000_000 } } } });
