@@ -18,7 +18,7 @@ import { sendWithRetries } from "./retry.js";
 import { normalizePath, underV1 } from "./paths.js";
 import { MissingDriverError } from "./driver.js";
 import { isPostgresUrl, openStore, type ConversationStore } from "./store.js";
-import { Tenants, upstreamAuth, type Tenant } from "./tenancy.js";
+import { Tenants, upstreamAuth, type Tenant, type TenantResult } from "./tenancy.js";
 import { responseHeaders, Upstream, upstreamBase } from "./upstream.js";
 
 export interface ProxyOptions {
@@ -166,7 +166,14 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
       res.on("finish", () => req.destroy());
       return;
     }
-    const who = await ctx.tenants.resolve(ctx.config.current, req.headers);
+    let who: TenantResult;
+    try {
+      who = await ctx.tenants.resolve(ctx.config.current, req.headers);
+    } catch (e) {
+      // A budgeted virtual key's spend is read from the store: unreachable, the balancer retries elsewhere.
+      ctx.log({ event: "store_error", error: e instanceof Error ? e.message : String(e) });
+      return sendError(res, 503, "the proxy's state store does not answer", "server_error", "store_unavailable", { "retry-after": "1" });
+    }
     if (!who.ok) {
       return sendError(res, who.status, who.message, who.status === 401 ? "authentication_error" : "rate_limit_error", who.code, who.retryAfterSeconds === undefined ? {} : { "retry-after": String(who.retryAfterSeconds) });
     }

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/proxy/store.js";
+import { hashKey } from "../../src/proxy/tenancy.js";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-openai.js";
 import { freshDatabase, postgresUrl } from "../support/postgres.js";
 import { longConversation, rig, stored, tempDir } from "./setup.js";
@@ -154,6 +155,24 @@ describe.skipIf(pgAdmin === undefined)("proxy replicas on PostgreSQL", { timeout
     const ready = await fetch(`${r.proxy.url}/readyz`);
     expect(ready.status).toBe(503);
     expect(((await ready.json()) as { store: string }).store).toMatch(/write failing: .*database/);
+    expect(r.logs.some((l) => l.event === "store_error")).toBe(true);
+  });
+
+  it("answers 503 store_unavailable, not an internal error, to a budgeted virtual key while its database does not answer", async () => {
+    const db = await freshDatabase(pgAdmin as string);
+    cleanups.push(db.drop);
+    const r = await rig({ proxy: { db: db.url }, config: { tenancy: { virtualKeys: { team: { keyHash: hashKey("ptc-vk-team"), tokenBudget: 1_000_000 } } } } });
+    cleanups.push(() => r.close());
+    const team = new OpenAI({ baseURL: `${r.proxy.url}/v1`, apiKey: "ptc-vk-team", maxRetries: 0, timeout: 20_000 });
+    await team.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "hi" }] }, { headers: { "x-conversation-id": "budgeted" } });
+    await db.drop();
+    // Its budget is read from the database before anything else: chat, and a path forwarded untouched.
+    const chat = await team.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "again" }] }, { headers: { "x-conversation-id": "budgeted" } }).catch((e: unknown) => e);
+    expect(chat).toMatchObject({ status: 503, code: "store_unavailable" });
+    const models = await fetch(`${r.proxy.url}/v1/models`, { headers: { authorization: "Bearer ptc-vk-team" } });
+    expect(models.status).toBe(503);
+    expect(models.headers.get("retry-after")).toBe("1");
+    expect(r.logs.some((l) => l.event === "internal_error")).toBe(false);
     expect(r.logs.some((l) => l.event === "store_error")).toBe(true);
   });
 });
