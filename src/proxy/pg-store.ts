@@ -5,8 +5,10 @@
 // No lost update: every record carries a version. A write names the version it was read at; when
 // another replica wrote in between, the two are merged field by field against what was read (a
 // three-way merge: each side's changes are kept, counters add up) and the write is tried again.
-// One compaction per conversation at a time across processes: a session advisory lock, held on a
-// connection of a pool of its own, so replicas waiting for locks never starve ordinary queries.
+// One compaction per conversation at a time across processes: a session advisory lock. A free one
+// is taken on one session kept for that (any number of conversations compact at once); one that
+// another replica holds is waited for on a connection of a pool of its own, so replicas waiting
+// for locks never starve ordinary queries.
 // `pg` is pure JavaScript but only replicas need it, so it is an optional peer dependency too.
 import type { Pool, PoolClient } from "pg";
 import type { ChatMessage } from "../llm/types.js";
@@ -102,6 +104,8 @@ export class PostgresStore implements ConversationStore {
   private constructor(
     private readonly pool: Pool,
     private readonly locks: Pool,
+    /** One connection, never closed while idle: the session that holds the locks taken without waiting. */
+    private readonly session: Pool,
   ) {}
 
   /**
@@ -117,11 +121,14 @@ export class PostgresStore implements ConversationStore {
     const types = { getTypeParser: ((oid: number, format?: "text" | "binary") => (oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser };
     const pool = new pg.Pool({ connectionString: url, max: 10, types, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
     const locks = new pg.Pool({ connectionString: url, max: 8, types, connectionTimeoutMillis: timeoutMs });
+    // An idle session closed by the pool would let go of the locks it holds while their summaries run.
+    const session = new pg.Pool({ connectionString: url, max: 1, types, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs, idleTimeoutMillis: 0 });
     // An idle connection the server dropped is replaced on next use; without a listener it would throw.
     pool.on("error", () => {});
     locks.on("error", () => {});
+    session.on("error", () => {});
     const client = await pool.connect().catch(async (e: unknown) => {
-      await Promise.all([pool.end(), locks.end()]);
+      await Promise.all([pool.end(), locks.end(), session.end()]);
       throw e;
     });
     try {
@@ -135,11 +142,11 @@ export class PostgresStore implements ConversationStore {
     } catch (e) {
       await client.query("ROLLBACK").catch(() => {});
       client.release();
-      await Promise.all([pool.end(), locks.end()]);
+      await Promise.all([pool.end(), locks.end(), session.end()]);
       throw e;
     }
     client.release();
-    return new PostgresStore(pool, locks);
+    return new PostgresStore(pool, locks, session);
   }
 
   get open(): boolean {
@@ -273,6 +280,16 @@ export class PostgresStore implements ConversationStore {
   }
 
   async locked<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    // Free (the usual case): taken on the shared session, so it holds no connection of its own
+    // for as long as the summary call takes.
+    if (await this.onSession("SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok", id)) {
+      try {
+        return await fn();
+      } finally {
+        await this.onSession("SELECT pg_advisory_unlock($1, hashtext($2)) AS ok", id).catch(() => {});
+      }
+    }
+    // Another replica holds it: wait for it on a connection of its own.
     const client: PoolClient = await this.locks.connect();
     let broken: Error | undefined;
     try {
@@ -284,6 +301,23 @@ export class PostgresStore implements ConversationStore {
         broken = e instanceof Error ? e : new Error(String(e));
       });
       client.release(broken);
+    }
+  }
+
+  /**
+   * A lock query on the shared session. A session whose query failed (timed out, perhaps still
+   * running on the server) is dropped: the server lets go of what it holds, so no lock is left
+   * behind with nobody to release it.
+   */
+  private async onSession(query: string, id: string): Promise<boolean> {
+    const client = await this.session.connect();
+    try {
+      const rows = (await client.query<{ ok: boolean }>(query, [LOCK_SPACE, id])).rows;
+      client.release();
+      return rows[0].ok;
+    } catch (e) {
+      client.release(e instanceof Error ? e : new Error(String(e)));
+      throw e;
     }
   }
 
@@ -304,6 +338,6 @@ export class PostgresStore implements ConversationStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.all([this.pool.end(), this.locks.end()]);
+    await Promise.all([this.pool.end(), this.locks.end(), this.session.end()]);
   }
 }

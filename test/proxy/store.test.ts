@@ -248,6 +248,27 @@ describe.each(backends.filter((b) => b.name !== "postgres" || pgAdmin !== undefi
         await Promise.all([a.close(), b.close()]);
       });
 
+      it("holds the locks of more conversations at once than it has connections for them (each compaction holds its lock for its summary call)", async () => {
+        const { store, where } = await open();
+        let release = () => {};
+        const gate = new Promise<void>((resolve) => (release = resolve));
+        let holding = 0;
+        const runs = Array.from({ length: 20 }, (_, i) =>
+          store.locked(`t:many-${i}`, async () => {
+            holding++;
+            await gate;
+          }),
+        );
+        // Every one holds its lock at once: none waits for another conversation's summary to end.
+        await expect.poll(() => holding, { timeout: 5000 }).toBe(20);
+        release();
+        await Promise.all(runs);
+        // And the locks were let go: another store takes each at once.
+        const other = await openStore(where);
+        await Promise.all(Array.from({ length: 20 }, (_, i) => other.locked(`t:many-${i}`, async () => {})));
+        await Promise.all([store.close(), other.close()]);
+      });
+
       it("opens as a user with only reads and writes once the tables exist (no CREATE on the schema)", async () => {
         const db = await freshDatabase(pgAdmin as string);
         await (await openStore(db.url)).close();
