@@ -117,8 +117,11 @@ export class SqliteStore implements ConversationStore {
         }
       })();
     } catch (e) {
-      // Requests go on from memory meanwhile.
+      // Requests go on from memory meanwhile. The records are kept for the next try (they are in
+      // memory anyway); the bodies are not: held until the disk takes writes again, every
+      // conversation's last request would pile up in memory. Its next request brings a new one.
       this.writeError = e instanceof Error ? e.message : String(e);
+      for (const id of this.dirty.keys()) this.dirty.set(id, undefined);
       return;
     }
     this.dirty.clear();

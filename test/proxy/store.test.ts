@@ -5,6 +5,8 @@
 import { randomBytes } from "node:crypto";
 import { createServer, connect, type Socket } from "node:net";
 import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
@@ -321,6 +323,42 @@ describe("conversation store: sqlite file whose tables fail", () => {
       await expect(promise).rejects.toThrow(/no such table/);
     }
     await store.close();
+  });
+});
+
+describe("conversation store: sqlite file that stops taking writes (a full disk)", () => {
+  it("does not hold every conversation's request body in memory while its writes fail", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const where = join(tempDir(), "s.db");
+    const store = await openStore(where);
+    await store.put(record("before"), JSON.stringify({ messages: [] }));
+    await store.flush();
+    const other = new Database(where);
+    other.exec("DROP TABLE messages");
+    other.close();
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    // 100 conversations go on from memory, each with a 1 MB request body that cannot be written.
+    for (let i = 0; i < 100; i++) {
+      await store.put(record(`c${i}`), JSON.stringify({ messages: [{ role: "user", content: `${i} ${"x".repeat(1_000_000)}` }] }));
+      await store.flush();
+    }
+    expect(store.writeError).toMatch(/no such table/);
+    gc();
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(20_000_000);
+    // The records themselves are kept, and written once the file takes writes again.
+    expect((await store.get("t:c99"))?.conversation).toBe("c99");
+    const again = new Database(where);
+    again.exec("CREATE TABLE messages (id TEXT PRIMARY KEY, messages TEXT NOT NULL)");
+    again.close();
+    await store.put(record("after"), JSON.stringify({ messages: [] }));
+    await store.flush();
+    expect(store.writeError).toBeUndefined();
+    await store.close();
+    const reopened = await openStore(where);
+    expect((await reopened.list()).map((r) => r.conversation)).toContain("c99");
+    await reopened.close();
   });
 });
 
