@@ -746,8 +746,8 @@ export const compressedView: PromptView = (input, rawOptions) => {
 
 /**
  * The feedback after an earlier turn: its notes, errors and turn line, and its println
- * lines still inside the history limit (a summarized turn shows them in its summary
- * instead). The names in memory are left out: the summaries and full programs show them,
+ * lines still inside the history limit with a count of those dropped (a summarized turn
+ * shows them in its summary instead). The names in memory are left out: the summaries and full programs show them,
  * and repeating them after every turn would grow the prompt quadratically.
  */
 function historyFeedback(input: ViewInput, turn: Turn, plan: TurnPlan, summarized: boolean): string | undefined {
@@ -758,10 +758,14 @@ function historyFeedback(input: ViewInput, turn: Turn, plan: TurnPlan, summarize
     const info = feedbackInfo(input);
     // A summarized error's code is gone, so its excerpt and hint would point at nothing.
     const bare = renderFeedback(turn, info, { prints: false, errorDetail: !summarized, stored: false });
-    if (shown === 0) return bare;
+    if (summarized || turn.prints.length === 0) return bare;
+    // A turn kept as written counts the lines the limit dropped (`Output (12 dropped)`): without
+    // them its println calls read as printing nothing, or only the lines left.
+    const none = renderFeedback(turn, info, { prints: true, maxPrintChars: input.maxPrintChars, printsShown: 0, stored: false });
+    if (shown === 0) return none;
     const withPrints = renderFeedback(turn, info, { prints: true, maxPrintChars: input.maxPrintChars, printsShown: shown, stored: false });
     // Feedback cuts long output, so fewer lines can render longer: then none are shown.
-    return fits(withPrints, undefined, feedback, undefined) ? withPrints : bare;
+    return fits(withPrints, undefined, feedback, undefined) ? withPrints : none;
   });
 }
 

@@ -5,7 +5,7 @@
 // are still inside the history limit), so it is byte-stable from one prompt to the next.
 // It carries no header: a summary is told from a program by its `; ` lines, and the
 // turn's place in the conversation already says which turn it was.
-import { renderSeenPrints, seenPrints } from "../trace/feedback.js";
+import { renderOutput, seenPrints } from "../trace/feedback.js";
 import { recordKeys, typeLabel } from "../trace/record.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 import { cutPoint, type Form, isMap, isSet, keyword, LFloat, LMap, LSet, printSample, quoteString, read, toLisp, type Value, Vec } from "../lisp/index.js";
@@ -449,13 +449,10 @@ export function resultShape(result: unknown, maxChars: number): string {
 /**
  * The turn's println output: the most recent `shown` of the lines its feedback showed (the
  * same head, with the same cut note when the output was cut), with a count of older lines
- * dropped.
+ * dropped, as a feedback shows it (`; Output (5 dropped):`).
  */
 function outputBlock(prints: readonly string[], shown: number, maxChars: number | undefined): string {
-  const seen = seenPrints(prints, maxChars);
-  const dropped = seen.lines.length - Math.max(0, Math.min(shown, seen.lines.length));
-  if (dropped === seen.lines.length) return `; Output (${dropped} dropped)`;
-  return `${dropped === 0 ? "; Output:" : `; Output (${dropped} dropped):`}\n${renderSeenPrints(seen, seen.lines.length - dropped)}`;
+  return "; " + renderOutput(seenPrints(prints, maxChars), shown);
 }
 
 /** Characters of the model's prose kept in a `; Note:` line. */

@@ -15,7 +15,7 @@ export interface FeedbackOptions {
   prints: boolean;
   /** Characters of println output shown before it is cut (default 4000). */
   maxPrintChars?: number;
-  /** Show only the most recent this many of the lines the model saw (a view dropped the older ones), with the cut note. */
+  /** Show only the most recent this many of the lines the model saw (a view dropped the older ones: counted, see renderOutput), with the cut note. */
   printsShown?: number;
   /** Show an error's excerpt, call trail and hint (default true); false keeps its first line. */
   errorDetail?: boolean;
@@ -58,6 +58,18 @@ export function seenPrints(prints: readonly string[], maxChars: number = DEFAULT
 export function renderSeenPrints(seen: SeenPrints, shown: number = seen.lines.length): string {
   const lines = shown >= seen.lines.length ? seen.lines : seen.lines.slice(seen.lines.length - Math.max(0, shown));
   return seen.cut === undefined ? lines.join("\n") : [...lines, seen.cut].join("\n");
+}
+
+/**
+ * The println section of the lines the model saw: `Output:` and the lines, or `Output (N dropped):`
+ * and the most recent `shown` when a view dropped the oldest N, `Output (N dropped)` when it dropped
+ * them all, so a program's println calls never read as printing nothing, or only the lines left.
+ */
+export function renderOutput(seen: SeenPrints, shown: number = seen.lines.length): string {
+  const dropped = seen.lines.length - Math.max(0, Math.min(shown, seen.lines.length));
+  if (dropped === 0) return `Output:\n${renderSeenPrints(seen)}`;
+  if (dropped === seen.lines.length) return `Output (${dropped} dropped)`;
+  return `Output (${dropped} dropped):\n${renderSeenPrints(seen, shown)}`;
 }
 
 /** The println section: `Output:` and the lines, cut at `maxChars` with a note saying so. */
@@ -122,7 +134,7 @@ export function renderFeedback(turn: Turn, info: FeedbackInfo, opts: FeedbackOpt
   const parts: string[] = [];
   if (turn.notes && turn.notes.length > 0) parts.push(`Note: your program was repaired before it ran: ${turn.notes.join("; ")}.`);
   if (opts.prints) {
-    if (turn.prints.length > 0) parts.push(`Output:\n${renderSeenPrints(seenPrints(turn.prints, opts.maxPrintChars), opts.printsShown)}`);
+    if (turn.prints.length > 0) parts.push(renderOutput(seenPrints(turn.prints, opts.maxPrintChars), opts.printsShown));
     else if (turn.status === "ok") parts.push("No output: only println output is shown to you, not the program's value.");
   }
   if (turn.error !== undefined) {

@@ -157,3 +157,31 @@ describe("keeping what a model needs", () => {
     expect(String(marked.messages.at(-2)?.content)).not.toContain("(defn double-all");
   });
 });
+
+// A turn kept as written (here a failed one, inside its error window) whose println output the
+// stream cut dropped: its feedback showed no output at all, or only its last lines under a bare
+// `Output:`, so its program's println calls read as printing nothing, or those lines as all it printed.
+describe("the output a turn kept as written no longer shows", () => {
+  const wide = (label: string, n: number): string => `(doseq [i (range ${n})] (println "${label}" i "has some fairly long descriptive text to make tokens add up quickly here"))`;
+
+  it("says how many lines were dropped when all of them were", async () => {
+    const trace = await run([wide("row number", 12) + "\n(+ 1 nil)", wide("second", 12), wide("third", 12), "(return 1)"].map((b) => reply("Next.", b)));
+    const v = view(trace, 3, options(), 30);
+    expect(v.stats.turnsFull.map((t) => t.turn)).toContain(1);
+    const feedback = String(v.messages[3].content);
+    expect(feedback).not.toContain("row number 0");
+    expect(feedback.startsWith("Output (12 dropped)\n\nError at line 2")).toBe(true);
+  });
+
+  it("says how many lines were dropped when only the last ones show", async () => {
+    const trace = await run([`(doseq [i (range 60)] (println "r" i))\n(+ 1 nil)`, `(println "ok")`, `(println "ok2")`, "(return 1)"].map((b) => "```clojure\n" + b + "\n```"));
+    // A line limit of 15 and no drop threshold: the cut goes into the failed turn's 60 lines.
+    const v = view(trace, 2, { ...options(), dropAfterTokens: 0 }, 30);
+    expect(v.stats.turnsFull.map((t) => t.turn)).toContain(1);
+    const feedback = String(v.messages[3].content);
+    const kept = feedback.split("\n").filter((l) => /^r \d+$/.test(l));
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThan(60);
+    expect(feedback.startsWith(`Output (${60 - kept.length} dropped):\nr ${60 - kept.length}\n`)).toBe(true);
+  });
+});

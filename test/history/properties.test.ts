@@ -423,8 +423,11 @@ describe("compressed view properties", () => {
           // The turn as it stays when kept: its reply, and its feedback with its own last N lines and without the names in memory.
           // The latest turn's output is always whole.
           const shown = i === trace.turns.length - 1 ? t.prints.length : Math.min(options.printlnHistoryLimit, t.prints.length);
-          const bare: Turn = { ...t, memory: [], prints: t.prints.slice(t.prints.length - shown) };
-          const feedback = renderFeedback(bare, { maxTurns: MAX_TURNS, toolsWithdrawn: false }, { prints: shown > 0 || (i === trace.turns.length - 1 && options.keepLatestFull === true) });
+          // The lines dropped are counted: `Output (N dropped):` before those left, `Output (N dropped)` for all of them.
+          const dropped = t.prints.length - shown;
+          const bare: Turn = { ...t, memory: [], prints: dropped > 0 && shown === 0 ? ["\u0000"] : t.prints.slice(dropped) };
+          const plain = renderFeedback(bare, { maxTurns: MAX_TURNS, toolsWithdrawn: false }, { prints: t.prints.length > 0 || (i === trace.turns.length - 1 && options.keepLatestFull === true) });
+          const feedback = dropped === 0 ? plain : shown === 0 ? plain.replace("Output:\n\u0000", `Output (${dropped} dropped)`) : plain.replace("Output:\n", `Output (${dropped} dropped):\n`);
           const F = countTokens(t.reply) + countTokens(feedback);
           // With the design's timing the summary is the turn's first appearance: nothing is rewritten.
           const pays = options.keepLatestFull === true ? horizon * (F - S) > 9 * S : F > S;
