@@ -461,18 +461,23 @@ class Replay {
   private async recorded(name: string, t: Tool, args: Readonly<Record<string, unknown>>, hidden: readonly string[]): Promise<unknown> {
     const turn = this.current;
     const calls: readonly ToolCallTrace[] = this.saved[turn - 1].toolCalls;
-    const candidates: number[] = [];
-    for (let i = 0; i < calls.length; i++) if (calls[i].name === name) candidates.push(i);
-    const differs = await Promise.all(candidates.map((i) => differingArgument(t.input, calls[i].args, args, hidden)));
-    // Claimed with nothing awaited after the choice, so calls made at once never share a record.
     let answered = this.answered.get(turn);
     if (answered === undefined) this.answered.set(turn, (answered = new Set()));
-    const open = candidates.filter((i) => !answered.has(i));
-    if (open.length === 0) throw new Error(`resume: turn ${turn} calls tool/${name} more often than the saved run did`);
-    const index = open.find((i) => differs[candidates.indexOf(i)] === undefined);
+    // Tried in recorded order, stopping at the first match: a turn replayed in the order it ran
+    // checks one record per call, not every record of the tool (a map over 2,000 items).
+    let differs: string | undefined;
+    let index: number | undefined;
+    for (let i = 0; i < calls.length && index === undefined; i++) {
+      if (calls[i].name !== name || answered.has(i)) continue;
+      const d = await differingArgument(t.input, calls[i].args, args, hidden);
+      // Claimed with nothing awaited after the check, so calls made at once never share a record.
+      if (d === undefined && !answered.has(i)) index = i;
+      else differs ??= d;
+    }
+    if (index === undefined && differs === undefined) throw new Error(`resume: turn ${turn} calls tool/${name} more often than the saved run did`);
     if (index === undefined) {
       // The next prompt's check ends the run with this, whatever the program made of the failed call.
-      this.diverged ??= `resume: replaying turn ${turn}, tool/${name} is called with a different :${differs[candidates.indexOf(open[0])] as string} than in the saved run (a different context?)`;
+      this.diverged ??= `resume: replaying turn ${turn}, tool/${name} is called with a different :${differs} than in the saved run (a different context?)`;
       throw new Error(this.diverged);
     }
     answered.add(index);
