@@ -4,7 +4,7 @@
 import { messageText, toolCallText } from "../llm/messages.js";
 import type { ChatMessage } from "../llm/types.js";
 import { modelPrice, readMultiplier, writeMultiplier, type CacheModel, type ModelPrice, type PriceTable } from "./prices.js";
-import { countTokens, messageTokens, promptTokens, tokenize, TOKENS_PER_MESSAGE } from "./tokens.js";
+import { countTokens, messageTokens, nameTokens, promptTokens, tokenize, TOKENS_PER_MESSAGE } from "./tokens.js";
 import { toolTokens } from "./models.js";
 
 /** A prompt as sent: its messages, the tool schemas sent with them, and (breakpoint caches) where its breakpoints sit. */
@@ -101,7 +101,7 @@ export function sharedPrefix(previous: PromptLike, next: PromptLike): SharedPref
     const y = b.messages[i];
     if (x.role === y.role && (x.name ?? "") === (y.name ?? "") && (x.tool_call_id ?? "") === (y.tool_call_id ?? "")) {
       // The header (start marker, role, separator, name) is shared; then the common leading tokens.
-      tokens += TOKENS_PER_MESSAGE - 1 + (y.name ? 1 : 0);
+      tokens += TOKENS_PER_MESSAGE - 1 + (y.name ? nameTokens(y.name) : 0);
       const tx = messageText(x);
       const ty = messageText(y);
       if (tx === ty) {

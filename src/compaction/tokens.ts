@@ -90,6 +90,9 @@ export function tokenize(text: string): number[] {
 // repeats 300 stored messages recounts none of them.
 const perMessage = new WeakMap<ChatMessage, number>();
 
+/** Tokens a message's name adds to its header: its own, and one more (OpenAI's accounting). */
+export const nameTokens = (name: string): number => 1 + countTokens(name);
+
 /** Tokens of one message including its framing, tool calls, name and media parts. */
 export function messageTokens(m: ChatMessage): number {
   let n = perMessage.get(m);
@@ -98,7 +101,7 @@ export function messageTokens(m: ChatMessage): number {
     n = TOKENS_PER_MESSAGE + countTokens(typeof c === "string" ? c : messageText(m));
     if (Array.isArray(c)) n += mediaTokens(c);
     if (m.tool_calls) n += countTokens(toolCallText(m));
-    if (m.name) n += 1;
+    if (m.name) n += nameTokens(m.name);
     perMessage.set(m, n);
   }
   return n;

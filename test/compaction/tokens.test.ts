@@ -97,3 +97,24 @@ describe("media parts", () => {
     expect(r.stats.tokensOut).toBeLessThan(128_000);
   });
 });
+
+describe("message names", () => {
+  // OpenAI's accounting: a name costs its own tokens plus one; a group chat names every message.
+  const NAME = "research_assistant_number_seven_of_the_planning_group";
+
+  it("count a message's name by its tokens, plus one", () => {
+    const plain = messageTokens({ role: "user", content: "ok" });
+    expect(messageTokens({ role: "user", content: "ok", name: NAME })).toBe(plain + 1 + countTokens(NAME));
+    expect(messageTokens({ role: "user", content: "ok", name: "a" })).toBe(plain + 2);
+  });
+
+  it("fire usage-ratio on a group chat whose names carry the prompt past the window", async () => {
+    const messages: ChatMessage[] = [{ role: "system", content: "You moderate the planning group." }, { role: "user", content: "Plan the offsite.", name: NAME }];
+    for (let i = 0; i < 60; i++) messages.push({ role: "assistant", content: `noted ${i}` }, { role: "user", content: `idea ${i}`, name: NAME });
+    // 61 names of 11 tokens: 671 more tokens, a 1,654-token prompt, which overflows a
+    // 1,500-token window (counted at one token a name, it was 983: 66% full, nothing to do).
+    expect(promptTokens(messages)).toBeGreaterThan(1_500);
+    const r = await compact(messages, { name: "usage-ratio", options: { contextLimit: 1_500 } });
+    expect(r.events.map((e) => e.kind)).toContain("compacted");
+  });
+});
