@@ -5,7 +5,7 @@
 // tool_result blocks becomes a tool message, so a cut never separates a call from its result.
 // Kept messages go back as the client's own objects; the summary goes in as a text block that
 // carries a cache_control breakpoint, so the prefix up to it is cached until the next compaction.
-import type { ChatMessage } from "../llm/types.js";
+import type { ChatMessage, ContentPart } from "../llm/types.js";
 import type { ChatRequest, ParsedRequest } from "./request.js";
 import { notAnObject, parseJsonObject } from "./request.js";
 
@@ -34,16 +34,31 @@ function badBlock(blocks: unknown[], path: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The message's text, with its images after it as parts (the measure counts an image by its
+ * size, not its "[image]" placeholder); the text alone when it has none.
+ */
+function withImages(text: string, blocks: Block[]): string | ContentPart[] {
+  let images: ContentPart[] | undefined;
+  for (const b of blocks) {
+    if (b.type === "image") (images ??= []).push(b as ContentPart);
+    else if (b.type === "tool_result" && Array.isArray(b.content)) for (const inner of b.content as Block[]) if (inner.type === "image") (images ??= []).push(inner as ContentPart);
+  }
+  return images === undefined ? text : [{ type: "text", text }, ...images];
+}
+
 function toChat(m: AnthropicMessage): ChatMessage {
   if (typeof m.content === "string") return { role: m.role, content: m.content };
-  const text = m.content.map(blockText).join("\n");
   const uses = m.content.filter((b) => b.type === "tool_use");
   if (m.role === "assistant" && uses.length > 0) {
-    return { role: "assistant", content: text, tool_calls: uses.map((b) => ({ id: String(b.id), type: "function" as const, function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) } })) };
+    // The calls' input is in tool_calls, where the measure and the summarizers read it: not again in the text.
+    const text = m.content.filter((b) => b.type !== "tool_use").map(blockText).join("\n");
+    return { role: "assistant", content: withImages(text, m.content), tool_calls: uses.map((b) => ({ id: String(b.id), type: "function" as const, function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) } })) };
   }
+  const content = withImages(m.content.map(blockText).join("\n"), m.content);
   const result = m.content.find((b) => b.type === "tool_result");
-  if (m.role === "user" && result !== undefined) return { role: "tool", content: text, tool_call_id: String(result.tool_use_id) };
-  return { role: m.role, content: text };
+  if (m.role === "user" && result !== undefined) return { role: "tool", content, tool_call_id: String(result.tool_use_id) };
+  return { role: m.role, content };
 }
 
 export interface AnthropicRequest extends ChatRequest {

@@ -32,6 +32,36 @@ function longHistory(turns: number, tag = "a"): Anthropic.MessageParam[] {
 }
 
 describe("proxy /v1/messages", () => {
+  it("counts a tool_use input once: a prompt at half the window is not compacted", async () => {
+    // Claude Code's Write calls: each input (a file of ~210 tokens) is sent once, so the prompt is
+    // 1,332 tokens of a 3,000-token window; counted twice it looked like 2,600 and was summarized.
+    r = await rig({ config: SMALL });
+    const file = (i: number) => Array.from({ length: 20 }, (_, j) => `const v${i}_${j} = ${j};`).join("\n");
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "Write the modules." }];
+    for (let i = 0; i < 6; i++) {
+      history.push({ role: "assistant", content: [{ type: "tool_use", id: `w${i}`, name: "Write", input: { path: `m${i}.ts`, content: file(i) } }] });
+      history.push({ role: "user", content: [{ type: "tool_result", tool_use_id: `w${i}`, content: "ok" }] });
+    }
+    history.push({ role: "user", content: "now test them" });
+    await client(r).messages.create({ model: "claude-test", max_tokens: 200, messages: history }, { headers: { "x-conversation-id": "writes" } });
+    expect(r.upstream.summaryCalls).toBe(0);
+    expect((sentMessages(r)[0].body as { messages: Sent[] }).messages).toHaveLength(history.length);
+  });
+
+  it("counts the screenshots in tool results by their size, and compacts before they overflow the window", async () => {
+    // Three 1920 x 1080 PNG screenshots (the header is all the measure reads): 1,600 tokens each for a 3,000-token window.
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 7, 128, 0, 0, 4, 56, 8, 6, 0, 0, 0]).toString("base64");
+    r = await rig({ config: SMALL });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "Book the flight." }];
+    for (let i = 0; i < 3; i++) {
+      history.push({ role: "assistant", content: [{ type: "tool_use", id: `s${i}`, name: "screenshot", input: {} }] });
+      history.push({ role: "user", content: [{ type: "tool_result", tool_use_id: `s${i}`, content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: png } }] }] });
+    }
+    history.push({ role: "user", content: "what now?" });
+    await client(r).messages.create({ model: "claude-test", max_tokens: 200, messages: history }, { headers: { "x-conversation-id": "shots" } });
+    expect((sentMessages(r)[0].body as { messages: Sent[] }).messages.length).toBeLessThan(history.length);
+  });
+
   it("compacts a long conversation with a cached summary, and reuses it byte for byte", async () => {
     r = await rig({ config: SMALL });
     const c = client(r);
