@@ -18,8 +18,14 @@ export type ListForm = Extract<Form, { type: "list" }>;
 
 export interface RecurTarget {
   readonly targets: LocalRef[];
-  readonly what: "loop" | "fn";
+  /** A try or a for/doseq body stands between a recur and its loop or fn: recur is refused. */
+  readonly what: "loop" | "fn" | "try" | "for" | "doseq";
   used: boolean;
+}
+
+/** The recur target inside a form recur cannot jump out of (null stays null: there is no loop). */
+export function recurBlockedBy(ctx: Ctx, what: "try" | "for" | "doseq"): RecurTarget | null {
+  return ctx.recur === null ? null : { targets: [], what, used: false };
 }
 
 /** Where a form is being analyzed: its lexical scope, whether it is in tail position, and the recur target. */

@@ -66,6 +66,19 @@
 ;!! invalid_form: outside
 (loop [a 1 b 2] (recur 1))
 ;!! arity_error: recur expects 2
+;; recur inside try (a retry loop) or a for/doseq body cannot reach the loop around it: the
+;; error says so instead of claiming there is no loop.
+(loop [n 0]
+  (try (if (< n 3) (recur (inc n)) n)
+    (catch Exception e :failed)))
+;!! invalid_form: recur cannot jump out of a try
+;@ 2:20
+(defn f [xs] (doseq [x xs] (when (odd? x) (recur (rest xs)))))
+;!! invalid_form: recur cannot jump out of a doseq body
+(loop [i 0] (for [x [1]] (recur x)))
+;!! invalid_form: recur cannot jump out of a for body
+(try (recur 1))
+;!! invalid_form: recur outside of a loop or function
 ((fn [n acc] (if (zero? n) acc (recur (dec n) (* acc n)))) 5 1)
 ;=> 120
 (def x 10)

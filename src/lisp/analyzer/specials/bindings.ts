@@ -96,6 +96,10 @@ export const recur: SpecialForm = {
   analyze: (a, form, ctx) => {
     const target = ctx.recur;
     if (!target) throw a.error("invalid_form", "recur outside of a loop or function", form, "use (loop [x init] ... (recur (next-value x)))");
+    if (target.what !== "loop" && target.what !== "fn") {
+      const hint = target.what === "try" ? "let the try return a value and decide after it, e.g. (loop [n 0] (let [r (try (work) (catch Exception e nil))] (if (or r (> n 2)) r (recur (inc n)))))" : "recur goes around the loop or fn, so call it after the body, not inside it";
+      throw a.error("invalid_form", `recur cannot jump out of a ${target.what === "try" ? "try" : `${target.what} body`} to the loop or fn around it`, form, hint);
+    }
     if (!ctx.tail) {
       throw a.error("invalid_form", "recur must be in tail position", form, "recur must be the last thing evaluated in its loop or fn (not inside another call, and not in a for/doseq body)");
     }

@@ -2,6 +2,7 @@
 // sandbox limit errors cannot, and a finally block never runs while one propagates.
 // Several catch clauses may name Java exception classes, which map onto error kinds.
 import { isSym, type Form } from "../../forms.js";
+import { recurBlockedBy } from "../analyze.js";
 import type { CatchClause } from "../nodes.js";
 import { Scope } from "../scope.js";
 import type { SpecialForm } from "./types.js";
@@ -45,7 +46,7 @@ export const try_: SpecialForm = {
     const body = items.filter((f) => !isClause(f, "catch") && !isClause(f, "finally"));
     const finallies = items.filter((f) => isClause(f, "finally"));
     if (finallies.length > 1) throw a.error("invalid_form", "only one finally clause is allowed", finallies[1]);
-    const bodyCtx = { scope: ctx.scope, tail: false, recur: null };
+    const bodyCtx = { scope: ctx.scope, tail: false, recur: recurBlockedBy(ctx, "try") };
     const catches: CatchClause[] = items
       .filter((f) => isClause(f, "catch"))
       .map((f) => {
@@ -59,7 +60,7 @@ export const try_: SpecialForm = {
         if (!isSym(name)) throw a.error("invalid_form", "expected (catch e handler...) or (catch ExceptionClass e handler...)", c);
         const scope = new Scope(ctx.scope, ctx.scope.fn);
         const slot = scope.declare(name.name);
-        return { kinds: nameIdx === 1 ? kindsOf(first) : null, slot, handler: a.body(rest.slice(nameIdx + 1), { scope, tail: false, recur: null }, c.loc) };
+        return { kinds: nameIdx === 1 ? kindsOf(first) : null, slot, handler: a.body(rest.slice(nameIdx + 1), { scope, tail: false, recur: bodyCtx.recur }, c.loc) };
       });
     const fin = finallies.length === 1 ? a.body((finallies[0] as ListForm).items.slice(1), bodyCtx, finallies[0].loc) : null;
     return { op: "try", body: a.body(body, bodyCtx, form.loc), catches, finally: fin, loc: form.loc };

@@ -2,7 +2,7 @@
 // side effects, returning nil). Both take several bindings (nested loops), destructuring,
 // and the :let, :when and :while modifiers.
 import { describeForm, isSym, type Form } from "../../forms.js";
-import type { Analyzer, Ctx, ListForm } from "../analyze.js";
+import { recurBlockedBy, type Analyzer, type Ctx, type ListForm } from "../analyze.js";
 import { bindPattern, hiddenName } from "../destructure.js";
 import type { Bind, ForClause, Node } from "../nodes.js";
 import { Scope } from "../scope.js";
@@ -61,7 +61,7 @@ function comprehension(collect: boolean): SpecialForm["analyze"] {
       clauses.push({ kind: "bind", coll, raw, prelude, loc: val.loc });
     }
     if (clauses.length === 0) throw a.error("invalid_form", `${name} needs at least one binding`, v);
-    const body = a.body(form.items.slice(2), { scope, tail: false, recur: null }, form.loc);
+    const body = a.body(form.items.slice(2), { scope, tail: false, recur: recurBlockedBy(ctx, name) }, form.loc);
     return { op: "for", clauses, body, collect, loc: form.loc };
   };
 }
