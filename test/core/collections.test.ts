@@ -185,6 +185,12 @@ describe("contains? and find", () => {
     expect(await edn('[(find {:a 1} :a) (find {:a 1} :b) (find {"a" 1} :a) (find {:a 1} "a") (find {1 :x} 1)]')).toBe('[[:a 1] nil ["a" 1] [:a 1] [1 :x]]');
   });
 
+  it("find on a map looks up a key that is a collection, and on a vector an index, like Clojure", async () => {
+    // A map or vector is never a predicate here: (find m [x y]) looks up the composite key.
+    expect(await edn("[(find {[1 2] :pt} [1 2]) (find {:a 1} [:a]) (find {#{1} :s} #{1}) (find (sorted-map [0] :z) [0])]")).toBe("[[[1 2] :pt] nil [#{1} :s] [[0] :z]]");
+    expect(await edn("[(find [10 20] 1) (find [10 20] 2) (find [10 20] -1) (find [10 20] (/ 2 2)) (find [10 20] :a)]")).toBe("[[1 20] nil nil [1 20] nil]");
+  });
+
   it("find rejects a non-function predicate", async () => {
     const e = await error("(find 1 [1 2])");
     expect(e.kind).toBe("type_error");

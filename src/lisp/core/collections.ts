@@ -6,7 +6,7 @@ import { LispError, typeErr } from "../errors.js";
 import { hasKey } from "../lookup.js";
 import { charge, checkCollectionSize, tick } from "../runtime.js";
 import { charCount, chars } from "../text.js";
-import { EMPTY_MAP, EMPTY_SET, EMPTY_VEC, Fn, Keyword, truthy, type LMap, type Value, isMap, isSet } from "../values.js";
+import { asIndex, EMPTY_MAP, EMPTY_SET, EMPTY_VEC, Fn, Keyword, truthy, type LMap, type Value, isMap, isSet } from "../values.js";
 import { call1 } from "../fn.js";
 import { Vec } from "../vector.js";
 import { ARG_ORDER_HINT, countArg, describe, expectFn, items, notColl, ordered } from "./args.js";
@@ -275,9 +275,14 @@ function mapEntry(m: LMap, k: Value): Value {
 }
 
 function find(a: Value, b: Value): Value {
-  // Clojure's (find m k) when the first argument is a map and the second is not a collection;
-  // otherwise the reference's (find pred coll): the first element pred accepts.
-  if (isMap(a) && !(b instanceof Vec || isMap(b) || isSet(b))) return mapEntry(a, b);
+  // Clojure's (find m k) and (find v i) when the first argument is a map or a vector, whatever
+  // the key (a composite key [x y] too): neither is a predicate. Otherwise the reference's
+  // (find pred coll): the first element pred accepts.
+  if (isMap(a)) return mapEntry(a, b);
+  if (a instanceof Vec) {
+    const i = asIndex(b);
+    return i !== null && i >= 0 && i < a.size ? Vec.of<Value>(i, a.get(i) as Value) : null;
+  }
   const pred = expectFn("find", a);
   const xs = items("find", b);
   charge(xs.length);
