@@ -62,6 +62,11 @@ function bindVector(a: Analyzer, items: Form[], loc: SourceLoc, init: Node, scop
       if (!rest || (rest.type === "keyword" && rest.name === "as")) throw a.error("invalid_form", "& must be followed by a binding for the rest", item);
       bindPattern(a, rest, { op: "destructure", kind: "rest", src, index, loc: rest.loc }, scope, out, true);
       k++;
+      // A name after the rest would bind an element from the front, not what follows the rest.
+      const after = items[k + 1];
+      if (after !== undefined && !(after.type === "keyword" && after.name === "as")) {
+        throw a.error("invalid_form", "only :as can follow the & binding", after, "[a & more] binds the rest; take the last element with (last more)");
+      }
       continue;
     }
     if (item.type === "keyword" && item.name === "as") {

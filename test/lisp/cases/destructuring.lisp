@@ -54,3 +54,11 @@
 ;!! invalid_form: vector of names
 (let [5 1] 5)
 ;!! invalid_form: binding form
+;; Only :as may follow the & binding, as in Clojure: [a & r last] does not bind last to an element.
+(let [[a & r last] [1 2 3 4]] last)
+;!! invalid_form: only :as can follow the & binding
+;@ 1:14
+(defn f [[x & xs y]] y)
+;!! invalid_form: only :as can follow the & binding
+(let [[a & r :as all] [1 2]] [r all])
+;=> [[2] [1 2]]
