@@ -91,6 +91,22 @@ describe("limits", () => {
     expect(e.kind).toBe("fuel_exhausted");
   });
 
+  it("charges a scan for its characters times the compiled program's size, before it starts", async () => {
+    // 13 characters of pattern compile to about 2,000 instructions, and RE2 may step each of them at
+    // every character: 1,000 characters cost about 2M steps (minutes for a longer pattern over a
+    // longer text, all inside one call, where the clock is not read).
+    const opts = { ctx: { s: "a".repeat(1_000) }, limits: { maxFuel: 1_000_000 } };
+    for (const src of ['(re-find #"(?:a?){999}b" data/s)', '(re-seq #"(?:a?){999}" data/s)', '(re-matches #"(?:a?){999}" data/s)', '(split data/s #"(?:a?){999}b")', '(replace data/s #"(?:a?){999}b" "")', '(extract #"(?:a?){999}(b)" data/s)', '(.split data/s "(?:a?){999}b")']) {
+      const e = await failure(src, opts);
+      expect(e.kind, src).toBe("fuel_exhausted");
+      expect(e.message, src).toMatch(/regex of \d+ instructions over 1001 characters/);
+      expect(e.line, src).toBe(1);
+    }
+    const r = await evaluate('(re-find #"(?:a?){999}" data/s)', { ctx: opts.ctx, limits: { maxFuel: 3_000_000 } });
+    expect(r.ok && r.stats.fuelUsed).toBeGreaterThan(2_000_000);
+    expect(await value('(re-find #"\\d+" data/s)', opts)).toBe("nil");
+  });
+
   it("caches compiled pattern strings", () => {
     const a = regexFromString("id=(\\d+)", 100, "test");
     expect(regexFromString("id=(\\d+)", 100, "test")).toBe(a);

@@ -21,8 +21,14 @@ function toRegex(who: string, x: Value): Regex {
   throw typeErr(`${who} expects a regex (re-pattern or #"...") or a pattern string, got ${describe(x)}`);
 }
 
-/** The text a regex will scan: a string within the input limit, charged per character. */
-export function regexInput(who: string, x: Value): string {
+/**
+ * The text `re` will scan: a string within the input limit, charged up front for the most the
+ * scan may cost. RE2 is linear in the text but may step every instruction of the compiled
+ * program at each character, and a short pattern can compile to thousands ((?:a?){999}): the
+ * charge is the characters times the program's size, so no single match, inside which the
+ * clock is not read, runs past the fuel limit.
+ */
+export function regexInput(who: string, re: Regex, x: Value): string {
   if (typeof x !== "string") {
     throw typeErr(`${who} expects a string to search, got ${describe(x)}`, x === null ? NIL_HINT : x instanceof Regex ? `the regex comes first: (${who} #"..." s)` : undefined);
   }
@@ -30,7 +36,19 @@ export function regexInput(who: string, x: Value): string {
   if (x.length > max) {
     throw limitError("regex_limit_exceeded", `${who}: a regex may scan at most ${max} characters, got a string of ${x.length}`, "split the text first (split-lines, subs) and match the pieces");
   }
-  charge(x.length + 1);
+  const size = compiled(re).programSize();
+  const cost = (x.length + 1) * size;
+  if (cost > run.fuel) {
+    const left = Math.max(0, run.fuel);
+    // Spent, as when a charge runs out: the run used its whole budget.
+    run.fuel = -1;
+    throw limitError(
+      "fuel_exhausted",
+      `${who}: a regex of ${size} instructions over ${x.length + 1} characters may take ${cost} evaluation steps, more than the ${left} left of ${run.limits.maxFuel}`,
+      "use a simpler pattern (fewer counted repetitions like {999}), or match smaller pieces of the text",
+    );
+  }
+  charge(cost);
   return x;
 }
 
@@ -172,7 +190,7 @@ function groupIndex(who: string, x: Value): number {
 
 function extract(who: string, pattern: Value, s: Value, group: Value): Value {
   const re = toRegex(who, pattern);
-  const text = regexInput(who, s);
+  const text = regexInput(who, re, s);
   const g = groupIndex(who, group);
   const m = compiled(re).matcher(text);
   if (!m.find() || g < 0 || g > m.groupCount()) return null;
@@ -209,7 +227,10 @@ export const REGEX: BuiltinDef[] = [
       ['(re-find #"\\d+" "v1.25")', '"1"'],
       ['(re-find #"(\\d+)-(\\d+)" "10-20")', '["10-20" "10" "20"]'],
     ],
-    fn: (a) => findFirst(toRegex("re-find", a[0]), regexInput("re-find", a[1])),
+    fn: (a) => {
+      const re = toRegex("re-find", a[0]);
+      return findFirst(re, regexInput("re-find", re, a[1]));
+    },
   },
   {
     name: "re-matches",
@@ -223,7 +244,7 @@ export const REGEX: BuiltinDef[] = [
     ],
     fn: (a) => {
       const re = toRegex("re-matches", a[0]);
-      const m = compiled(re).matcher(regexInput("re-matches", a[1]));
+      const m = compiled(re).matcher(regexInput("re-matches", re, a[1]));
       return m.matches() ? matchValue(m, m.groupCount()) : null;
     },
   },
@@ -239,7 +260,8 @@ export const REGEX: BuiltinDef[] = [
     ],
     // nil when nothing matches, as in Clojure, so (if-let [ms (re-seq ...)] ...) works.
     fn: (a) => {
-      const matches = allMatches(toRegex("re-seq", a[0]), regexInput("re-seq", a[1]));
+      const re = toRegex("re-seq", a[0]);
+      const matches = allMatches(re, regexInput("re-seq", re, a[1]));
       return matches.length === 0 ? null : Vec.fromArray(matches);
     },
   },
@@ -255,7 +277,7 @@ export const REGEX: BuiltinDef[] = [
     ],
     fn: (a) => {
       const re = toRegex("re-split", a[0]);
-      const s = regexInput("re-split", a[1]);
+      const s = regexInput("re-split", re, a[1]);
       const limit = a.length > 2 ? groupLimit("re-split", a[2]) : 0;
       return Vec.fromArray<Value>(regexSplit(re, s, limit, false));
     },

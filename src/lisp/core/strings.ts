@@ -192,7 +192,7 @@ function split(args: Value[]): Value {
   const limit = args.length > 2 ? expectIndex("split", args[2], "limit") : 0;
   let parts: string[];
   if (sep instanceof Regex) {
-    regexInput("split", s);
+    regexInput("split", sep, s);
     parts = regexSplit(sep, s, limit, limit === 0);
   } else if (typeof sep === "string") {
     chargeScan(s.length);
@@ -268,7 +268,7 @@ function replace(who: string, all: boolean) {
     // A map is a function of its keys in Clojure: {"cat" "dog"} replaces each match it holds.
     const given = args[2];
     const rep = isMap(given) ? new NativeFn("replacement map", (a) => callValue(given, a)) : given;
-    if (match instanceof Regex) return regexReplace(who, match, regexInput(who, s), rep, all);
+    if (match instanceof Regex) return regexReplace(who, match, regexInput(who, match, s), rep, all);
     if (typeof match === "string") return replaceLiteral(who, s, match, rep, all);
     throw typeErr(`${who} expects a string or regex to match, got ${describe(match)}`, "e.g. (replace s \"old\" \"new\") or (replace s #\"\\d+\" \"#\")");
   };
