@@ -19,9 +19,15 @@ export function compiled(r: Regex): RE2JS {
 
 // Programs often pass the same pattern string on every iteration (extract in a map over
 // lines), so compiled patterns are kept. Bounded, oldest entry evicted first; a Map keeps
-// insertion order, and a hit is re-inserted so frequently used patterns stay.
+// insertion order, and a hit is re-inserted so frequently used patterns stay. The bound is on
+// instructions too: a compiled program keeps about 170 bytes an instruction, and a pattern of
+// 1,000 characters can compile to 180,000 (30 MB), so 256 of them would fill the host's heap.
 const CACHE_SIZE = 256;
+const CACHE_INSTRUCTIONS = 65_536;
 const cache = new Map<string, Regex>();
+let cachedInstructions = 0;
+
+const sizeOf = (re: Regex): number => compiled(re).programSize();
 
 /**
  * The compiled regex for a pattern built at run time, rejecting patterns longer than
@@ -43,7 +49,14 @@ export function regexFromString(source: string, maxLength: number, who: string):
     return hit;
   }
   const re = compileRegex(source);
-  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  const size = sizeOf(re);
+  if (size > CACHE_INSTRUCTIONS) return re;
+  for (const [oldest, old] of cache) {
+    if (cache.size < CACHE_SIZE && cachedInstructions + size <= CACHE_INSTRUCTIONS) break;
+    cache.delete(oldest);
+    cachedInstructions -= sizeOf(old);
+  }
   cache.set(source, re);
+  cachedInstructions += size;
   return re;
 }

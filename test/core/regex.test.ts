@@ -112,6 +112,22 @@ describe("limits", () => {
     expect(regexFromString("id=(\\d+)", 100, "test")).toBe(a);
     expect(regexFromString("id=(\\d*)", 100, "test")).not.toBe(a);
   });
+
+  it("caches patterns by the size of their compiled programs, not only their number", () => {
+    // 15 x (?:a?){999} is 165 characters and 30,000 instructions, about 5 MB compiled: 256 such
+    // patterns (one per run is enough) kept the host's heap over a gigabyte until it ran out.
+    const big = (tag: string): string => tag + "(?:a?){999}".repeat(15);
+    const first = regexFromString(big("a"), 1_000, "test");
+    expect(regexFromString(big("a"), 1_000, "test")).toBe(first);
+    regexFromString(big("b"), 1_000, "test");
+    regexFromString(big("c"), 1_000, "test");
+    expect(regexFromString(big("a"), 1_000, "test")).not.toBe(first);
+    // One bigger than the whole cache is compiled each time, never kept.
+    const huge = "(?:a?){999}".repeat(35);
+    expect(regexFromString(huge, 1_000, "test")).not.toBe(regexFromString(huge, 1_000, "test"));
+    const small = regexFromString("id=(\\d+)", 100, "test");
+    expect(regexFromString("id=(\\d+)", 100, "test")).toBe(small);
+  });
 });
 
 describe("extract and extract-int", () => {
