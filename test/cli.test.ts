@@ -119,6 +119,27 @@ describe.concurrent("ptc eval", () => {
     expect(r.stdout).toBe("a 1\nb\n:done\n");
   });
 
+  it("writes what a program prints, and its error text, safe for a terminal at one; as it is to a file or pipe", async () => {
+    // ESC ] 0 ; ... BEL retitles the window; ESC [ 2 J clears the screen.
+    const program = '(println "\\u001b]0;owned\\u0007\\u001b[2J") (throw (ex-info "\\u001b[31mred" {}))';
+    const run = async (tty: boolean): Promise<Run> => {
+      let stdout = "";
+      let stderr = "";
+      const io = { stdin: Readable.from([""]), stdout: { isTTY: tty, write: (s: string) => (stdout += s) }, stderr: { isTTY: tty, write: (s: string) => (stderr += s) } };
+      const code = await runCli(["eval", "-e", program], io);
+      return { code, stdout, stderr };
+    };
+    const terminal = await run(true);
+    expect(terminal.code).toBe(1);
+    expect(terminal.stdout + terminal.stderr).not.toContain("\x1b");
+    expect(terminal.stdout).not.toContain("\x07");
+    expect(terminal.stdout).toBe("\\x1B]0;owned\\x07\\x1B[2J\n");
+    expect(terminal.stderr).toMatch(/^exception: \\x1B\[31mred/);
+    const piped = await run(false);
+    expect(piped.stdout).toBe("\x1b]0;owned\x07\x1b[2J\n");
+    expect(piped.stderr.startsWith("exception: \x1b[31mred")).toBe(true);
+  });
+
   it("reports a program error on stderr with kind, position and caret, exit 1", async () => {
     const r = await ptc(["eval", "-e", '(let [x 1]\n  (+ x "a"))']);
     expect(r.code).toBe(1);

@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { decodeText, NotUtf8Error } from "./input.js";
+import { forStream } from "./output.js";
 import { contextJsonProblem, defaultLimits, type EvalResult, evaluate, formatError, isMap, isSet, type Limits, parseContextJson, print, printSample, type Value, Vec } from "../lisp/index.js";
 
 /** Where a command writes; the CLI passes the process streams, tests can pass buffers. */
@@ -140,9 +141,9 @@ function previewOf(v: Value, preview: Preview): string {
  */
 export function report(r: EvalResult, io: Io, json = false, preview?: Preview): number {
   const printed = json ? io.stderr : io.stdout;
-  for (const line of r.prints) printed.write(line + "\n");
+  for (const line of r.prints) printed.write(forStream(printed, line + "\n"));
   if (!r.ok) {
-    io.stderr.write(formatError(r.error) + "\n");
+    io.stderr.write(forStream(io.stderr, formatError(r.error) + "\n"));
     return 1;
   }
   const text = json ? JSON.stringify(r.value ?? null) : preview ? previewOf(r.lisp, preview) : print(r.lisp);

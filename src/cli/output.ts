@@ -84,3 +84,11 @@ export function forTerminal(text: string): string {
   // eslint-disable-next-line no-control-regex
   return text.replace(/\r\n/g, "\n").replace(/[\x00-\x08\x0B-\x1F\x7F-\x9F]/g, (c) => `\\x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
 }
+
+/**
+ * Text a program wrote (println, an error's message), for `stream`: forTerminal at a terminal;
+ * to a file or pipe as it is, since there the program's characters are its output.
+ */
+export function forStream(stream: object, text: string): string {
+  return (stream as { isTTY?: boolean }).isTTY === true ? forTerminal(text) : text;
+}
