@@ -180,6 +180,35 @@ describe("a file saved in another encoding", () => {
   });
 });
 
+describe("a JSON input with a mistake", () => {
+  it("is named by line and column (not a character position) by every command that reads one", async () => {
+    // A hand-edited file: the comma after "a": 1 is missing on line 3.
+    const broken = '{\n  "version": 2,\n  "a": 1\n  "b": 2\n}\n';
+    const json = file("broken.json");
+    writeFileSync(json, broken);
+    const jsonl = file("broken.jsonl");
+    writeFileSync(jsonl, `${chatsJsonl().trimEnd()}\n{"id": "x" "messages": []}\n`);
+    const line = chatsJsonl().trimEnd().split("\n").length + 1;
+    const cases: Array<[string[], string]> = [
+      [["eval", "--ctx-file", json, "-e", "1"], "line 4, column 3"],
+      [["repl", "--ctx-file", json], "line 4, column 3"],
+      [["trace", "show", json], "line 4, column 3"],
+      [["view", json, "--out", file("broken.html")], "line 4, column 3"],
+      [["proxy", "--config", json, "--db", ":memory:"], "line 4, column 3"],
+      [["compare", jsonl], `${jsonl}:${line}:12: not valid JSON`],
+    ];
+    for (const [args, where] of cases) {
+      const r = await ptc(args);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(where);
+      expect(r.stderr).not.toContain("position");
+    }
+    // Cut off at the end: where it ends.
+    writeFileSync(json, '{\n  "turns": [\n');
+    expect((await ptc(["trace", "show", json])).stderr).toContain("Unexpected end of JSON input at line 3, column 1");
+  });
+});
+
 describe("a blank port (--port=\"$PORT\" with PORT unset)", () => {
   it("is refused by ptc view and ptc proxy instead of serving on a random port", async () => {
     const view = await ptc(["view", file("run.json"), "--port", ""]);

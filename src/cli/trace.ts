@@ -1,7 +1,7 @@
 // `ptc trace show FILE`: a run, turn by turn (program, tool calls, output, definitions,
 // errors, tokens); `--turn N` for one turn with the model's raw reply, `--messages` for
 // exactly what the LLM was sent. The renderers are pure and also print the demo's turns.
-import { quoteString, showStandIns } from "../lisp/index.js";
+import { jsonSyntaxError, quoteString, showStandIns } from "../lisp/index.js";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { renderError } from "../trace/feedback.js";
@@ -185,7 +185,7 @@ export function parseRun(text: string, file: string, kind: FileKind = fileKind(t
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw new TraceFileError(`${file} is not valid JSON (${(e as Error).message})`);
+    throw new TraceFileError(`${file} is not valid JSON (${jsonSyntaxError(text, e)})`);
   }
   try {
     return runSourceOf(text, raw);

@@ -7,6 +7,7 @@ import { traceFromJson, TraceFormatError } from "../trace/serialize.js";
 import type { ChatMessage } from "../llm/types.js";
 import type { RunTrace } from "../trace/trace.js";
 import { runTranscript } from "./run-transcript.js";
+import { jsonSyntaxProblem } from "../lisp/index.js";
 
 const message = z.looseObject({
   role: z.enum(["system", "user", "assistant", "tool"]),
@@ -61,7 +62,10 @@ export function parseTranscripts(text: string, where: string, limit = Infinity):
     try {
       raw = JSON.parse(line);
     } catch (e) {
-      throw new TranscriptError(`${where}:${i + 1}: not valid JSON (${(e as Error).message})`);
+      // file:line:column, the column counted in the line as written (before its indent was trimmed).
+      const p = jsonSyntaxProblem(line, e);
+      const column = p.column === undefined ? "" : `:${p.column + lines[i].length - lines[i].trimStart().length}`;
+      throw new TranscriptError(`${where}:${i + 1}${column}: not valid JSON (${p.reason})`);
     }
     const checked = transcript.safeParse(raw);
     if (!checked.success) {

@@ -8,6 +8,7 @@
 // limit is cut out of the text before it is parsed, and reading that data/ key fails with
 // `collection_too_large`, as it would in process; only text within the limits is parsed.
 import { LispError } from "./errors.js";
+import { jsonSyntaxError } from "./json-error.js";
 import type { Limits } from "./limits.js";
 import { limitError } from "./runtime.js";
 
@@ -47,10 +48,10 @@ export function parseContextJson(text: string, ctx: object | undefined, limits: 
   try {
     parsed = JSON.parse(kept);
   } catch (e) {
-    // JSON.parse says where the text went wrong ("... at position 12"); a text with cuts is
-    // parsed again whole for the position in the caller's text.
+    // JSON.parse says where the text went wrong; a text with cuts is parsed again whole for
+    // the place in the caller's text.
     if (cuts.length > 0) return parseContextJson(text, undefined, { maxCollectionSize: Infinity }, check);
-    throw new LispError("value_error", `${SUBJECT} is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+    throw new LispError("value_error", `${SUBJECT} is not valid JSON: ${jsonSyntaxError(kept, e)}`);
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     const got = Array.isArray(parsed) ? "an array" : JSON.stringify(parsed).slice(0, 80);

@@ -5,6 +5,7 @@
 // are picked up without a restart, and a bad edit keeps the running settings.
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { mergeConfig, parseConfig, type Parsed, type ProxyConfig } from "./config.js";
+import { jsonSyntaxError } from "../lisp/index.js";
 
 export class ConfigFile {
   private value: ProxyConfig;
@@ -94,31 +95,11 @@ function load(file: string | undefined, overrides: Record<string, unknown>): Par
     try {
       raw = JSON.parse(text);
     } catch (e) {
-      return { ok: false, error: `the config file ${file} is not valid JSON: ${jsonProblem(text, (e as Error).message)}` };
+      return { ok: false, error: `the config file ${file} is not valid JSON: ${jsonSyntaxError(text, e)}` };
     }
   }
   const parsed = parseConfig(mergeConfig(raw, overrides));
   return parsed.ok ? parsed : { ok: false, error: `invalid configuration${file === undefined ? "" : ` in ${file}`}:\n${parsed.error}` };
-}
-
-/**
- * JSON.parse's complaint without the text V8 quotes around an unexpected token (10 characters
- * either side, or all of a short text): a config file holds keys, and the complaint goes to the
- * log. The token's place is given as line and column instead, worked out from the quote's shape.
- */
-function jsonProblem(text: string, message: string): string {
-  const m = /^(Unexpected token '[\s\S]+?'), (\.\.\.)?"([\s\S]*)"(\.\.\.)? is not valid JSON$/.exec(message);
-  if (m === null) return message;
-  const [, what, before, quoted, after] = m;
-  // V8 quotes 10 characters either side of the token; "..." marks where the quote cuts the text.
-  const CONTEXT = 10;
-  let at: number;
-  if (before !== undefined && after !== undefined) at = text.indexOf(quoted) + CONTEXT;
-  else if (after !== undefined) at = quoted.length - CONTEXT; // the quote starts the text
-  else if (before !== undefined) at = text.length - quoted.length + CONTEXT; // the quote ends the text
-  else return what; // a short text, quoted whole
-  const lines = text.slice(0, at).split("\n");
-  return `${what} at line ${lines.length}, column ${(lines.at(-1) as string).length + 1}`;
 }
 
 /** Writes through a temporary file and a rename, so a reader never sees half a file. Returns an error message or undefined. */

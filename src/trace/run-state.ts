@@ -4,7 +4,7 @@
 // the CLI read a saved run without loading the agent; resuming one is the agent's (agent/resume.ts).
 import { z } from "zod";
 import type { Json } from "../compaction/types.js";
-import type { Origin } from "../lisp/index.js";
+import { jsonSyntaxError, type Origin } from "../lisp/index.js";
 import { numberReplacer, numberReviver, traceFromJson, traceToJson } from "./serialize.js";
 import type { RunTrace } from "./trace.js";
 import { viewOptionsSchema, type ViewOptions } from "./view-settings.js";
@@ -112,7 +112,7 @@ export function runStateFromJson(text: string): RunState {
   try {
     raw = JSON.parse(text, numberReviver);
   } catch (e) {
-    throw new ResumeError(`not a ptc-lisp run state: invalid JSON (${(e as Error).message})`);
+    throw new ResumeError(`not a ptc-lisp run state: invalid JSON (${jsonSyntaxError(text, e)})`);
   }
   const checked = runStateSchema.safeParse(raw);
   if (!checked.success) {

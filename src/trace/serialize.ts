@@ -8,6 +8,7 @@
 import { z } from "zod";
 import type { RunTrace } from "./trace.js";
 import { viewOptionsSchema } from "./view-settings.js";
+import { jsonSyntaxError } from "../lisp/index.js";
 
 export const TRACE_VERSION = 2;
 
@@ -181,7 +182,7 @@ export function parseTraceJson<T>(text: string, schema: z.ZodType, what: string,
   try {
     raw = JSON.parse(text, numberReviver);
   } catch (e) {
-    throw new TraceFormatError(`not a ${what}: invalid JSON (${(e as Error).message})`);
+    throw new TraceFormatError(`not a ${what}: invalid JSON (${jsonSyntaxError(text, e)})`);
   }
   const version = isRecord(raw) ? raw.version : undefined;
   if (version !== undefined && !READS.has(version)) throw new TraceFormatError(`unsupported ${what} version ${String(version)}; this library reads versions 1 and ${TRACE_VERSION}`);

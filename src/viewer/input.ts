@@ -7,6 +7,7 @@ import { parseSavedRun } from "../trace/saved-run.js";
 import { compareReportSchema, looksLikeReport, type CompareReportJson } from "./report.js";
 import type { RunSource } from "./run.js";
 import type { ReplayTranscript } from "./sidebyside.js";
+import { jsonSyntaxError } from "../lisp/index.js";
 
 /** Larger files are refused: a page holding them would not load usefully. */
 export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
@@ -27,7 +28,7 @@ export function readViewerInput(name: string, text: string): ViewerInput {
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw new ViewerInputError(`${name} is not valid JSON (${(e as Error).message})`);
+    throw new ViewerInputError(`${name} is not valid JSON (${jsonSyntaxError(text, e)})`);
   }
   if (typeof raw === "object" && raw !== null && "experiment" in raw) {
     throw new ViewerInputError(`${name} holds goal-experiment results (ptc compare --experiment); the viewer reads traces and transcript comparison reports`);

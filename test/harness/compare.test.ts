@@ -160,7 +160,7 @@ describe("compareStrategies", () => {
 describe("transcripts", () => {
   it("reports a bad line with its number and what is wrong", () => {
     const good = JSON.stringify(booking);
-    expect(() => parseTranscripts(`${good}\n{oops`, "t.jsonl")).toThrow(/^t\.jsonl:2: not valid JSON/);
+    expect(() => parseTranscripts(`${good}\n{oops`, "t.jsonl")).toThrow(/^t\.jsonl:2:2: not valid JSON/);
     expect(() => parseTranscripts(`${good}\n\n${JSON.stringify({ id: "x", messages: [{ role: "robot", content: "hi" }] })}`, "t.jsonl")).toThrow(/^t\.jsonl:3: at messages\.0\.role/);
     expect(parseTranscripts(`${good}\n${good}\n${good}`, "t.jsonl", 2)).toHaveLength(2);
   });

@@ -96,12 +96,12 @@ describe("ctxJson", () => {
     expect(parse.mock.calls.some(([s]) => s === text)).toBe(false);
   });
 
-  it("says what is wrong with text that is not a JSON object, with JSON.parse's position", async () => {
+  it("says what is wrong with text that is not a JSON object, and where: line and column", async () => {
     const bad = await evaluate("1", { ctxJson: "{oops" });
     expect(bad.ok).toBe(false);
     if (!bad.ok) {
       expect(bad.error.kind).toBe("value_error");
-      expect(bad.error.message).toMatch(/^ctxJson is not valid JSON: .*position 1$/);
+      expect(bad.error.message).toBe("ctxJson is not valid JSON: Expected property name or '}' at line 1, column 2");
       expect(contextJsonProblem(bad.error)).toMatch(/^ is not valid JSON: /);
     }
     const arr = await evaluate("1", { ctxJson: "[1]", isolation: "worker" });

@@ -58,7 +58,7 @@ describe("ptc view --out", () => {
       [file("broken.json", '{"version": 2, "trace": '), /broken\.json is not valid JSON/],
       [file("other.json", '{"version":2,"ok":true,"usage":{},"trace":{}}'), /other\.json: not a saved ptc-lisp run: at /],
       [join(dir, "missing.json"), /cannot read .*missing\.json \(ENOENT\)/],
-      [file("bad.jsonl", "{nope\n"), /bad\.jsonl:1: not valid JSON/],
+      [file("bad.jsonl", "{nope\n"), /bad\.jsonl:1:2: not valid JSON/],
       [file("chats.jsonl", chatsJsonl()), /transcripts \(\.jsonl\) are shown beside the ptc compare report/],
     ];
     const big = file("big.json", "");

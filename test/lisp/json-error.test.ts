@@ -1,0 +1,33 @@
+// JSON.parse's complaint read as a line and column, never quoting the text: the one reader every
+// JSON input uses (contexts, traces, saved runs, transcripts, config files).
+import { describe, expect, it } from "vitest";
+import { jsonSyntaxError } from "../../src/lisp/index.js";
+
+const complaint = (text: string): string => {
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    return jsonSyntaxError(text, e);
+  }
+  throw new Error("parsed");
+};
+
+describe("jsonSyntaxError", () => {
+  it("places each form of JSON.parse's complaint by line and column", () => {
+    expect(complaint('{\n  "a": 1\n  "b": 2\n}')).toBe("Expected ',' or '}' after property value at line 3, column 3");
+    expect(complaint('{\n  "a": [\n')).toBe("Unexpected end of JSON input at line 3, column 1");
+    expect(complaint("")).toBe("Unexpected end of JSON input at line 1, column 1");
+    // An unexpected token: V8 quotes the text around it, cut at either end or both.
+    const secret = "sk-live-Q7vX2mP9rT4w";
+    expect(complaint(`{\n  "k": {\n    "apiKey": ${secret} }\n}\n`)).toBe("Unexpected token 's' at line 3, column 15");
+    expect(complaint(`{"apiKey": ${secret}, "other": "a long enough value"}`)).toBe("Unexpected token 's' at line 1, column 12");
+    expect(complaint(`{"padding": "a long enough value", "apiKey": ${secret.slice(0, 9)}}`)).toBe("Unexpected token 's' at line 1, column 46");
+    // Quoted whole (a short text): no place to tell, and still nothing of the text.
+    expect(complaint(`{"a":${secret.slice(0, 8)}}`)).toBe("Unexpected token 's'");
+  });
+
+  it("reads newer Node's message, which adds its own line and column to the position", () => {
+    const text = '{\n  "a" 1\n}';
+    expect(jsonSyntaxError(text, new SyntaxError("Expected ':' after property name in JSON at position 8 (line 2 column 7)"))).toBe("Expected ':' after property name at line 2, column 7");
+  });
+});
