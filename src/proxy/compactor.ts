@@ -64,8 +64,19 @@ function capped(llm: Llm | undefined, max: number): Llm | undefined {
   return { name: llm.name, complete: (request) => (++calls > max ? Promise.reject(new Error(`at most ${max} summary calls per compaction`)) : llm.complete(request)) };
 }
 
+/** A compaction waiting for its conversation's lock. */
+interface Waiting {
+  /** Dropped when it is skipped. */
+  input: CompactionInput | undefined;
+  started: boolean;
+  /** Its request went out past the deadline. */
+  gone: boolean;
+}
+
 export class Compactor {
   private readonly locks = new Map<string, Promise<unknown>>();
+  /** Per conversation, the newest compaction not started yet. */
+  private readonly waiting = new Map<string, Waiting>();
   // Built strategies by spec: options are validated once, and the summarizer's cache of accepted
   // summaries is shared by every request (a retry after a failed upstream call costs no new summary).
   private readonly strategies = new Map<string, Strategy>();
@@ -134,26 +145,44 @@ export class Compactor {
     const max = config.compaction.maxSummaryCalls;
     // A dry run's record is a copy, and a request with no conversation (source "none") keeps nothing.
     const kept = options.dryRun !== true && record.source !== "none";
-    const work = this.locked(record.id, () =>
-      this.store
+    // A preview supersedes nothing: only real compactions take the conversation's waiting place.
+    const job: Waiting = { input, started: false, gone: false };
+    if (options.dryRun !== true) {
+      const before = this.waiting.get(record.id);
+      if (before?.gone === true) before.input = undefined;
+      this.waiting.set(record.id, job);
+    }
+    const work = this.locked(record.id, (): Promise<CompactionOutcome | undefined> => {
+      job.started = true;
+      if (this.waiting.get(record.id) === job) this.waiting.delete(record.id);
+      const mine = job.input;
+      // Its request went out past the deadline, and a newer request's compaction waits behind
+      // it: that one compacts newer messages, and this one would only add a summary call.
+      if (mine === undefined) return Promise.resolve(undefined);
+      return this.store
         .locked(record.id, async () => {
           // Another replica may have compacted while this one waited: start from its summary.
           if (kept) await this.store.refresh(record);
-          const outcome = await this.project(record, input, spec, reserved, capped(llm(), max), options.dryRun === true, force);
+          const outcome = await this.project(record, mine, spec, reserved, capped(llm(), max), options.dryRun === true, force);
           if (kept) await this.store.put(record);
           return outcome;
         })
         .catch((e: unknown): CompactionOutcome => {
           // The store failed (the database is unreachable): the request goes out as the client sent it.
           this.log({ event: "store_error", conversation: record.conversation, tenant: record.tenant, error: e instanceof Error ? e.message : String(e) });
-          return { messages: input.messages, changed: false, estimatedTokens: 0 };
-        }),
-    );
-    if (options.noDeadline === true) return work;
+          return { messages: mine.messages, changed: false, estimatedTokens: 0 };
+        });
+    });
+    // Only a compaction whose request went out (below) is ever skipped.
+    if (options.noDeadline === true) return (await work) ?? { messages: input.messages, changed: false, estimatedTokens: 0 };
     const settled = new AbortController();
     const first = await Promise.race([work, this.wait(config.compaction.deadlineMs, settled.signal).then(() => undefined)]);
     settled.abort();
     if (first !== undefined) return first;
+    // Nobody waits for this compaction now: a newer one waiting behind it replaces it, and until
+    // its turn it holds none of the request's messages (a hanging summarizer queues one per request).
+    job.gone = true;
+    if (!job.started && this.waiting.get(record.id) !== job) job.input = undefined;
     this.metrics.inc("ptc_proxy_compaction_deadline_total");
     this.log({ event: "compaction_deadline", conversation: record.conversation, tenant: record.tenant, deadlineMs: config.compaction.deadlineMs });
     return this.lastGood(record, input, spec, reserved);

@@ -163,6 +163,29 @@ describe("proxy compaction deadline", () => {
     expect(sent.length).toBeLessThan(longer.length);
   });
 
+  it("keeps one compaction waiting per conversation while its summarizer hangs: requests that already went out do not queue theirs", async () => {
+    summarizer = await startSummarizer("hold");
+    const clock = manualDeadline();
+    r = await rig({ proxy: { wait: clock.wait }, config: { compaction: { ...SMALL, summarizer: { baseURL: summarizer.url, apiKey: "sk-sum" } } } });
+    const base = longConversation(30);
+    const rounds = longConversation(60, 80, "z").slice(3, -1);
+    // Each request adds ten rounds: past the window again even after the summary before it.
+    for (let k = 0; k < 6; k++) {
+      const pending = send(r, [...base, { role: "assistant", content: "ok" }, ...rounds.slice(0, 20 * k), { role: "user", content: `next ${k}` }], "stuck");
+      await expect.poll(() => clock.pending, { timeout: 5000 }).toBe(1);
+      clock.pass();
+      await pending;
+    }
+    expect(summarizer.calls).toBe(1);
+    summarizer.release();
+    await r.proxy.context.compactor.idle();
+    // The hanging compaction, then the newest request's: not one per request that went out meanwhile.
+    expect(summarizer.calls).toBe(2);
+    const record = await stored(r.proxy.context.store, "stuck");
+    expect(record?.compactions).toBe(2);
+    expect(record?.messageCount).toBe(base.length + 2 + 100);
+  });
+
   it("sends nothing upstream for a client that went away while its request waited for compaction", async () => {
     summarizer = await startSummarizer("hold");
     const clock = manualDeadline();
