@@ -39,23 +39,45 @@ export function describeValue(v: Value, opts: Pick<RecordOptions, "sampleItems" 
 /** Records looked at, and keys listed before the rest are counted, for a collection's record keys. */
 const KEY_RECORDS = 10_000;
 const MAX_KEYS = 60;
+/** Map levels searched for record lists (`{:data {:orders [...]}}` is two), and lists named apart before their keys are merged. */
+const LIST_DEPTH = 3;
+const MAX_LISTS = 4;
 
 /**
  * Every key of the records a value holds, in first-seen order, when the sample does not show
  * them all: a sample cut at its budget hides the later keys, which the mission may name
  * (`:revenue` for "Sum revenue"). Records are the maps of a vector (`, keys: :a :b`), of a vector
  * of vectors (pages), the values of a map of records (`, values' keys: ...`), a map keyed by
- * keywords itself (`, keys: ...`) and the maps of a vector under a map's key (`, keys of :rows: ...`). Past MAX_KEYS the rest are counted
+ * keywords itself (`, keys: ...`) and the maps of a vector under a map's key, nested maps
+ * included (`, keys of :rows: ...`, `, keys of [:data :orders]: ...`); more than MAX_LISTS such
+ * vectors (a dictionary of record lists) share one list (`, keys in its vectors: ...`), so the text
+ * stays bounded however many entries the map has. Past MAX_KEYS the rest are counted
  * (`(+5 more)`), never left out unsaid. Empty otherwise.
  */
 export function recordKeys(v: Value, sample: string): string {
   if (v instanceof Vec) return listed("keys", keysOf(v), sample);
   if (!isMap(v) || v.size === 0) return "";
-  if (everyMap(v.values())) return listed("values' keys", keysOf(v.values()), sample);
+  let out: string;
+  if (everyMap(v.values())) out = listed("values' keys", keysOf(v.values()), sample);
   // One record (its keys field names): its own keys. A dictionary's keys are data, which its shape names.
-  let out = everyKeyword(v.keys()) ? listed("keys", keysOf([v]), sample) : "";
-  for (const [k, x] of v) if (x instanceof Vec) out += listed(`keys of ${prStr(k)}`, keysOf(x), sample);
+  else out = everyKeyword(v.keys()) ? listed("keys", keysOf([v]), sample) : "";
+  const lists: Array<{ path: Value[]; keys: string[] }> = [];
+  recordLists(v, [], lists, { left: KEY_RECORDS });
+  if (lists.length > MAX_LISTS) return out + listed("keys in its vectors", [...new Set(lists.flatMap((l) => l.keys))], sample);
+  for (const { path, keys } of lists) out += listed(`keys of ${path.length === 1 ? prStr(path[0]) : prStr(Vec.fromArray(path))}`, keys, sample);
   return out;
+}
+
+/** The keys of the record vectors under a map's keys, LIST_DEPTH map levels down, by the paths that reach them; `budget.left` entries at most are looked at. */
+function recordLists(m: Value, path: readonly Value[], out: Array<{ path: Value[]; keys: string[] }>, budget: { left: number }): void {
+  if (!isMap(m)) return;
+  for (const [k, x] of m) {
+    if (--budget.left < 0) return;
+    if (x instanceof Vec) {
+      const keys = keysOf(x);
+      if (keys !== null) out.push({ path: [...path, k], keys });
+    } else if (isMap(x) && path.length + 1 < LIST_DEPTH) recordLists(x, [...path, k], out, budget);
+  }
 }
 
 function everyKeyword(keys: Iterable<Value>): boolean {

@@ -320,4 +320,23 @@ describe("the task's data section (issue 20)", () => {
     expect(w45).not.toContain("more)");
     expect(lines({ wide: wide(70) })).toContain("(+10 more)");
   });
+
+  // An API response holds its rows a level further down ({:data {:orders [...]}}): the sample cut
+  // the first order short, and no keys were listed, so `:status` and `:revenue` were nowhere.
+  it("lists the keys of records nested under maps, by their path", () => {
+    const row = (i: number) => ({ id: i, customer: `customer number ${i} with a long name`, address: `${i} Long Street`, status: "held", revenue: i * 10 });
+    const [line] = contextLines({ resp: { meta: { page: 1 }, data: { orders: [row(1), { ...row(2), discount: 0.1 }] } } }, { sampleItems: 3, sampleChars: 80 }, reader(32));
+    expect(line).toContain("keys of [:data :orders]: :id :customer :address :status :revenue :discount");
+  });
+
+  // A dictionary of record lists (JSON objects come in with keyword keys) listed the keys of every
+  // entry's vector apart: 300 entries made one data line of 6,669 characters, unbounded in the entries.
+  it("merges the keys of many record lists into one bounded list", () => {
+    const byRegion = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`r${i}`, [{ [`k${i}`]: 1, total: i }]]));
+    const [line] = contextLines({ byRegion }, { sampleItems: 3, sampleChars: 80 }, reader(32));
+    expect(line.length).toBeLessThan(2000);
+    expect(line).toMatch(/, keys in its vectors: :(k\d+|total) /);
+    expect(line).toMatch(/\(\+\d+ more\)/);
+    expect(line.match(/keys of/g)?.length ?? 0).toBeLessThanOrEqual(1);
+  });
 });
