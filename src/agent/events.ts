@@ -5,7 +5,7 @@
 // Hidden context never appears: printed lines, tool arguments and errors show hidden values as
 // the prompts do, as stand-ins (`<hidden string from data/_creds :token>`).
 import { showStandIns, showStandInsIn, type ToolCallRecord } from "../lisp/index.js";
-import type { RunObserver } from "./observer.js";
+import { unheard, type RunObserver } from "./observer.js";
 import type { Step, TurnEvent } from "./types.js";
 
 /** What a run reports as it goes, in order. Every event but the last names its turn. */
@@ -34,7 +34,7 @@ export type AgentEvent =
 export function eventObserver(listener: (event: AgentEvent) => void): RunObserver {
   const emit = (event: AgentEvent): void => {
     try {
-      listener(event);
+      unheard(listener(event));
     } catch {
       // A progress listener's failure is the host's; the run goes on.
     }

@@ -25,7 +25,7 @@ import { expandMission, taskMessage } from "./prompt/task.js";
 import { showHidden } from "./redact.js";
 import { ToolSession } from "./tools.js";
 import { eventObserver } from "./events.js";
-import { observers, type RunObserver } from "./observer.js";
+import { observers, unheard, type RunObserver } from "./observer.js";
 import { isTracerOption, telemetryObserver } from "./telemetry.js";
 import type { Agent, CompressionUsage, InheritableOptions, RunOptions, RunScope, Step, StepBase, UsageTotals } from "./types.js";
 
@@ -275,7 +275,7 @@ class AgentRun {
       const ending = this.ending(turn, n === maxTurns);
       if (ending === null) turn.feedback = renderFeedback(turn, { maxTurns, toolsWithdrawn: this.withdraws }, { prints: true, maxPrintChars: this.maxPrintChars });
       const event = { turn, maxTurns, totals: { ...this.totals }, compression: this.latestView };
-      this.run.onTurn?.(event);
+      unheard(this.run.onTurn?.(event));
       this.observer?.turnEnd(event);
       if (ending !== null) return ending;
     }
@@ -550,7 +550,7 @@ export async function runAgent(agent: Agent, run: RunOptions, parent: RunScope |
   const agentRun = new AgentRun(agent, options, run, parent === null ? 0 : parent.depth + 1, parent, approvals);
   const step = await agentRun.execute();
   agentRun.observer?.runEnd(step);
-  run.onStep?.(step);
+  unheard(run.onStep?.(step));
   return step;
 }
 

@@ -70,3 +70,12 @@ export function observers(list: ReadonlyArray<RunObserver | null>): RunObserver 
     parent: () => all.map((o) => o.parent()).find((p) => p !== undefined),
   };
 }
+
+/**
+ * What a host's callback returned, its rejection handled: an async `onEvent`, `onTurn` or
+ * `onStep` is not awaited (the run never waits for the host's logging), and its rejection,
+ * unheard, would end the host's process.
+ */
+export function unheard(result: unknown): void {
+  if (typeof (result as { then?: unknown } | null)?.then === "function") Promise.resolve(result).catch(() => undefined);
+}

@@ -94,16 +94,16 @@ export interface RunOptions extends InheritableOptions {
   /**
    * Called after each turn of this run (not of nested agents), with its record, usage and the
    * compression stats of the prompt it answered: for logs and progress without wrapping the Llm.
-   * A callback that throws ends the run with `internal_error`.
+   * A callback that throws ends the run with `internal_error`; an async one is not awaited, and its rejection is ignored.
    */
   onTurn?: (event: TurnEvent) => void;
   /**
    * Told each event of this run as it happens: model text, the program, tool calls, printed
    * lines, turns and the end (see `AgentEvent`; `SubAgent.stream` gives the same as an async
-   * iterable). Hidden values appear as stand-ins. What it throws is ignored.
+   * iterable). Hidden values appear as stand-ins. What it throws (or its promise rejects with) is ignored.
    */
   onEvent?: (event: AgentEvent) => void;
-  /** Called once with the run's result, just before `run` resolves (what it throws rejects the run). */
+  /** Called once with the run's result, just before `run` resolves (what it throws rejects the run; an async one is not awaited, its rejection ignored). */
   onStep?: (step: Step) => void;
 }
 

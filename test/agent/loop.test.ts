@@ -744,6 +744,30 @@ describe("onTurn and onStep", () => {
     expect(step.fail?.message).toContain("logger down");
   });
 
+  it("ignores the rejection of an async onTurn, onEvent or onStep, which unheard would end the host's process", async () => {
+    const unhandled: unknown[] = [];
+    const note = (e: unknown): void => void unhandled.push(e);
+    process.on("unhandledRejection", note);
+    try {
+      const rejects = async (): Promise<void> => {
+        throw new Error("log sink down");
+      };
+      const step = await SubAgent.run(SubAgent.create({ prompt: "Add up." }), {
+        llm: scriptedLlm([code("(def a 1)"), code("(return a)")]),
+        isolation: "none",
+        onTurn: rejects,
+        onEvent: rejects,
+        onStep: rejects,
+      });
+      expect(step.value).toBe(1);
+      // Node reports an unhandled rejection once the microtasks have run: before the next macrotask.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", note);
+    }
+  });
+
   // Whatever the host throws, the run returns a Step: a value that cannot even be read is named so.
   it.each([
     ["an error whose message getter throws", () => Object.defineProperty(new Error(), "message", { get: () => { throw new Error("no"); } })],
