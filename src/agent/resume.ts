@@ -22,7 +22,7 @@ import { create } from "./definition.js";
 import { describeIssues } from "./errors.js";
 import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type HistoryStrategy } from "./history.js";
 import { errorText, runAgent } from "./loop.js";
-import { showHidden } from "./redact.js";
+import { hiddenOutcome, showHidden } from "./redact.js";
 import type { Agent, RunOptions, Step } from "./types.js";
 import { differingArgument, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
 import type { ToolCallTrace, Turn } from "../trace/trace.js";
@@ -88,7 +88,8 @@ export function saveRun(step: Step, agent: Agent, options: SaveOptions = {}): Ru
     view,
     toolsWithdrawn: recorded?.toolsWithdrawn ?? withdraws(agent),
     maxPrintChars,
-    outcome: step.ok ? { ok: true, value: step.value } : { ok: false, reason: step.fail.reason, message: step.fail.message },
+    // The state is an export, as runToJson's file is: an answer computed from hidden context is kept as the trace records it.
+    outcome: step.ok ? { ok: true, value: hiddenOutcome(trace) ?? step.value } : { ok: false, reason: step.fail.reason, message: step.fail.message },
     trace,
     memory: saveMemory(step.memory),
     summaries: [],

@@ -104,6 +104,8 @@ export const runTrace = z.looseObject({
 });
 
 const NUMBER_TAG = "$ptc:number";
+const BIGINT_TAG = "$ptc:bigint";
+const MAX_BIGINT_CHARS = 10_000;
 const REUSE_TAG = "$ptc:reuse";
 
 type Message = { role: string; content: string };
@@ -155,13 +157,10 @@ function decodeTrace(raw: unknown, path: string): void {
   });
 }
 
-/**
- * JSON.stringify's replacer keeping the numbers plain JSON cannot write (±Infinity, NaN, -0).
- * A bigint (an answer the host's output schema made one), which JSON.stringify throws on, is
- * written as the number it is, as the interpreter reads a bigint.
- */
-export function numberReplacer(_key: string, raw: unknown): unknown {
-  const v = typeof raw === "bigint" ? Number(raw) : raw;
+/** JSON.stringify's replacer keeping the numbers plain JSON cannot write (±Infinity, NaN, -0, BigInts). */
+export function numberReplacer(_key: string, v: unknown): unknown {
+  // A run's answer may hold a BigInt (an output schema may transform to one), which JSON.stringify refuses.
+  if (typeof v === "bigint") return { [BIGINT_TAG]: v.toString() };
   if (typeof v !== "number") return v;
   if (!Number.isFinite(v)) return { [NUMBER_TAG]: String(v) };
   return Object.is(v, -0) ? { [NUMBER_TAG]: "-0" } : v;
@@ -172,6 +171,9 @@ export function numberReviver(_key: string, v: unknown): unknown {
   if (typeof v === "object" && v !== null && !Array.isArray(v)) {
     const tag = (v as Record<string, unknown>)[NUMBER_TAG];
     if (typeof tag === "string" && Object.keys(v).length === 1) return Number(tag);
+    const big = (v as Record<string, unknown>)[BIGINT_TAG];
+    // Parsing a BigInt grows with the square of its digits: a file's longer ones stay tagged data.
+    if (typeof big === "string" && big.length <= MAX_BIGINT_CHARS && /^-?\d+$/.test(big) && Object.keys(v).length === 1) return BigInt(big);
   }
   return v;
 }

@@ -133,6 +133,13 @@ describe("saved runs", () => {
     expect(saved.usage).toEqual(JSON.parse(JSON.stringify(step.usage)));
   });
 
+  it("saves and loads back an answer holding a BigInt, as an output schema may transform to one", async () => {
+    const agent = SubAgent.create({ prompt: "x", maxTurns: 1, output: z.object({ id: z.string().transform((s) => BigInt(s)) }) });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(return {:id "9007199254740993"})')]), isolation: "none" });
+    expect(step.value).toEqual({ id: 9007199254740993n });
+    expect(runFromJson(runToJson(step)).value).toEqual({ id: 9007199254740993n });
+  });
+
   it("saves a failure with its reason", async () => {
     const agent = SubAgent.create({ prompt: "x", maxTurns: 1 });
     const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(fail {:why "no data"})')]) });
@@ -140,15 +147,6 @@ describe("saved runs", () => {
     expect(saved.ok).toBe(false);
     expect(saved.fail).toEqual({ reason: "failed", message: '{:why "no data"}', details: { why: "no data" } });
     expect(saved.value).toBeUndefined();
-  });
-
-  it("saves an answer the output schema made a bigint (which JSON.stringify refuses) as the number it is", async () => {
-    // The host's schema, not the program, makes the bigint: 2^60 is past a float's exact integers, as the interpreter's own bigints are read.
-    const agent = SubAgent.create({ prompt: "x", output: z.number().transform((n) => (n === 1 ? 2n ** 60n : BigInt(n))), maxTurns: 1 });
-    for (const [reply, value] of [["(return 7)", 7], ["(return 1)", 2 ** 60]] as const) {
-      const step = await SubAgent.run(agent, { llm: scriptedLlm([code(reply)]) });
-      expect(runFromJson(runToJson(step)).value).toBe(value);
-    }
   });
 
   it("keeps the definitions needed to rebuild memory: EDN for data, source for functions", async () => {

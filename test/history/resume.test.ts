@@ -84,6 +84,18 @@ describe("run state", () => {
     expect(compressed).toEqual(compressedView({ system: step.trace.system, task: step.trace.task, turns: step.turns, maxTurns: 3, toolsWithdrawn: true, maxPrintChars: 4000 }, state.view));
   });
 
+  it("saves a finished run's answer as an export: hidden context in it as stand-ins, a BigInt kept", async () => {
+    const secret = SubAgent.create({ prompt: "Go", maxTurns: 1 });
+    const hidden = await SubAgent.run(secret, { llm: scriptedLlm([clj("Key.", '(return {:key (str "k-" data/_apiKey)})')]), context: { _apiKey: "sk-live-1234" }, isolation: "none" });
+    expect(hidden.value).toEqual({ key: "k-sk-live-1234" });
+    const json = runStateToJson(saveRun(hidden, secret));
+    expect(json).not.toContain("sk-live-1234");
+    expect(runStateFromJson(json).outcome).toEqual({ ok: true, value: hidden.trace.turns[0].value });
+    const big = SubAgent.create({ prompt: "Go", maxTurns: 1, output: z.object({ id: z.string().transform((s) => BigInt(s)) }) });
+    const step = await SubAgent.run(big, { llm: scriptedLlm([clj("Id.", '(return {:id "12"})')]), isolation: "none" });
+    expect(runStateFromJson(runStateToJson(saveRun(step, big))).outcome).toEqual({ ok: true, value: { id: 12n } });
+  });
+
   it("rejects what is not a run state, saying where", () => {
     const state = {
       format: "ptc-lisp.run-state",
