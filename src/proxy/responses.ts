@@ -5,7 +5,7 @@
 // output or its reasoning. Kept items go back as the
 // client's own objects, the summary as one input message. A request that continues a stored
 // response (`previous_response_id`) or sends a plain string has nothing here to compact.
-import type { ChatMessage } from "../llm/types.js";
+import type { ChatMessage, ContentPart } from "../llm/types.js";
 import type { ChatRequest, ParsedRequest } from "./request.js";
 import { notAnObject, parseJsonObject } from "./request.js";
 
@@ -13,6 +13,16 @@ type Item = { type?: unknown; role?: unknown; content?: unknown; call_id?: unkno
 
 const partText = (c: unknown): string =>
   typeof c === "string" ? c : Array.isArray(c) ? (c as { text?: unknown; type?: unknown }[]).map((p) => (typeof p.text === "string" ? p.text : `[${String(p.type)}]`)).join("\n") : "";
+
+/**
+ * The item's text, with its images after it as parts (the measure counts an image by its size,
+ * not its "[input_image]" placeholder); the text alone when it has none.
+ */
+function withImages(c: unknown): string | ContentPart[] {
+  const text = partText(c);
+  const images = Array.isArray(c) ? (c as ContentPart[]).filter((p) => p.type === "input_image") : [];
+  return images.length === 0 ? text : [{ type: "text", text }, ...images];
+}
 
 /** The index of the call that continues a run at `from` (after any reasoning items), or -1. */
 function runEnd(items: Item[], from: number): number {
@@ -65,9 +75,9 @@ export function parseResponsesRequest(raw: Buffer): ParsedRequest & ({ ok: false
     } else if (head.type !== "reasoning" && reasoning !== "") {
       chat = { role: "assistant", content: `${reasoning}\n${partText(head.content)}` };
     } else if (item.type === "function_call_output") {
-      chat = { role: "tool", content: partText(item.output), tool_call_id: String(item.call_id) };
+      chat = { role: "tool", content: withImages(item.output), tool_call_id: String(item.call_id) };
     } else if (item.role === "user" || item.role === "assistant" || item.role === "system" || item.role === "developer") {
-      chat = { role: item.role === "developer" ? "system" : item.role, content: partText(item.content) };
+      chat = { role: item.role === "developer" ? "system" : item.role, content: withImages(item.content) };
     } else {
       // Reasoning and other items: kept in place, counted as assistant text.
       chat = { role: "assistant", content: reasoning === "" ? JSON.stringify(item) : reasoning };

@@ -28,6 +28,19 @@ function longInput(turns: number): OpenAI.Responses.ResponseInputItem[] {
 }
 
 describe("proxy /v1/responses", () => {
+  it("counts the screenshots a computer-use loop returns by their size, and compacts before they overflow the window", async () => {
+    // Five function_call_outputs, each a remote screenshot (765 tokens): 3,825 tokens for a 3,000-token window.
+    r = await rig({ config: { compaction: { ...SMALL.compaction, strategy: { name: "usage-ratio", options: {} } } } });
+    const input: OpenAI.Responses.ResponseInputItem[] = [{ role: "user", content: "Book the flight." }];
+    for (let i = 0; i < 5; i++) {
+      input.push({ type: "function_call", call_id: `c${i}`, name: "screenshot", arguments: "{}" });
+      input.push({ type: "function_call_output", call_id: `c${i}`, output: [{ type: "input_image", image_url: `https://cdn.example.com/s${i}.png`, detail: "auto" }] });
+    }
+    input.push({ role: "user", content: [{ type: "input_text", text: "what now?" }] });
+    await r.client.responses.create({ model: "fake-model", input }, { headers: { "x-conversation-id": "shots" } });
+    expect(sent(r)[0].input.length).toBeLessThan(input.length);
+  });
+
   it("compacts a long input, keeps instructions and call/output pairs, and reuses the summary", async () => {
     r = await rig({ config: SMALL });
     const input = longInput(25);
