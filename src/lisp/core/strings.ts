@@ -457,6 +457,9 @@ function format(args: Value[]): string {
       if (/^%\d+\$/.test(fmt.slice(pct))) throw formatErr(`argument positions such as ${shown} are not supported`, "pass the values in the order the directives use them");
       throw formatErr(m === null ? `cannot read the directive at ${shown}` : `unsupported directive %${m[0]}`);
     }
+    // Java's ( and # flags change the text ("(5)", "0xff"): refused rather than ignored.
+    const flag = /[#(]/.exec(m[1]);
+    if (flag !== null) throw formatErr(`the flag ${flag[0]} in %${m[0]} is not supported`);
     const spec: Spec = { flags: m[1], width: m[2] === undefined ? 0 : Number(m[2]), precision: m[3] === undefined ? -1 : Number(m[3]), conv: m[4] };
     i = DIRECTIVE.lastIndex;
     if (spec.width > max) checkStringLength(spec.width);
