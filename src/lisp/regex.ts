@@ -5,12 +5,52 @@ import { LispError } from "./errors.js";
 import { Regex } from "./values.js";
 
 export function compileRegex(source: string): Regex {
+  if (hasJavaClassSet(source)) {
+    throw new LispError("regex_error", `invalid regex #"${source}": nested character classes and && intersections are not supported`, undefined, "write the class flat, e.g. [a-zA-Z] for [a-z[A-Z]] or [ac-z] for [a-z&&[^b]]");
+  }
   try {
     return new Regex(source, RE2JS.compile(source));
   } catch (e) {
     const detail = e instanceof Error ? e.message : String(e);
     throw new LispError("regex_error", `invalid regex #"${source}": ${detail}`, undefined, "regexes use RE2 syntax: no backreferences (\\1) or lookaround ((?=...), (?!...))");
   }
+}
+
+/**
+ * Whether a character class holds an unescaped [ (not a POSIX [:name:]) or &&: Java's nested
+ * classes and intersections, which RE2 reads as literal characters (so [a-z&&[^b]] would match
+ * nothing a Java reader expects) instead of refusing.
+ */
+function hasJavaClassSet(source: string): boolean {
+  if (source.indexOf("[") < 0) return false;
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") {
+      // \Q...\E quotes its text.
+      if (source[i + 1] === "Q") {
+        const end = source.indexOf("\\E", i + 2);
+        if (end < 0) return false;
+        i = end;
+      }
+      i++;
+    } else if (!inClass) {
+      if (c !== "[") continue;
+      inClass = true;
+      // A ] first in the class (after an optional ^) is a literal.
+      if (source[i + 1] === "^") i++;
+      if (source[i + 1] === "]") i++;
+    } else if (c === "]") {
+      inClass = false;
+    } else if (c === "[") {
+      const end = source[i + 1] === ":" ? source.indexOf(":]", i + 2) : -1;
+      if (end < 0) return true;
+      i = end + 1;
+    } else if (c === "&" && source[i + 1] === "&") {
+      return true;
+    }
+  }
+  return false;
 }
 
 export function compiled(r: Regex): RE2JS {

@@ -47,6 +47,17 @@ describe("re-find, re-matches, re-seq", () => {
     }
   });
 
+  it("rejects Java's nested classes and && intersections, which RE2 would read as literal text", async () => {
+    // [a-z&&[^b]] is a-z without b in Java; RE2 reads it as a class of a-z & [ ^ b, then a literal ].
+    for (const src of ['(re-find #"[a-z&&[^b]]+" "abc")', '(re-find #"[a-c[x-z]]" "y")', '(re-pattern "[\\\\w&&[^_]]")']) {
+      const e = await failure(src);
+      expect(e.kind, src).toBe("regex_error");
+      expect(e.message, src).toMatch(/nested character classes and && intersections are not supported/);
+    }
+    // A bracket or & that is escaped, a POSIX class, or a ] first in a class are all fine.
+    expect(await value('[(re-find #"[\\[&]+" "x[&&y") (re-find #"[[:alpha:]&]+" "ab&c1") (re-find #"[]a]+" "]a]") (re-find #"a&&b" "a&&b") (re-find #"[^]]+" "ab]") (re-find #"\\Q[a&&b]\\E" "[a&&b]")]')).toBe('["[&&" "ab&c" "]a]" "a&&b" "ab" "[a&&b]"]');
+  });
+
   it("rejects non-regex patterns and non-string inputs, naming the function", async () => {
     const e = await failure('(re-find 1 "a")');
     expect(e.kind).toBe("type_error");
