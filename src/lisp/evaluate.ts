@@ -15,7 +15,7 @@ import { boxed, Budget, contextValue, Converted, readTimeout, toHost, toLisp } f
 import { contextJsonTimeout, parseContextJson } from "./context-json.js";
 import { resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
-import { activate, defaultClock, fuelExhausted, GlobalEnv, output, quietly, run as current, RunState, whileWhole, type DataHost, type ToolHost } from "./runtime.js";
+import { activate, defaultClock, fuelExhausted, GlobalEnv, output, quietly, run as current, RunState, timeoutError, whileWhole, type DataHost, type ToolHost } from "./runtime.js";
 import { compileArityAsync, compileAsync, usesTools } from "./compile-async.js";
 import { isPending, Suspend } from "./suspend.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
@@ -338,7 +338,11 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
     tools = normalizeTools(options.tools);
     if (readMs > limits.timeoutMs) throw contextJsonTimeout(limits.timeoutMs);
     data = dataHost(ctx, limits.maxNestingDepth, marks);
-    program = prepare(source, memory, toolNames, data, limits, tools.size > 0, marks);
+    const { timeoutMs } = limits;
+    const checkClock = (): void => {
+      if (now() - started > timeoutMs) throw timeoutError(timeoutMs);
+    };
+    program = prepare(source, memory, toolNames, data, limits, tools.size > 0, marks, checkClock);
   } catch (e) {
     return failure(e);
   }
@@ -575,7 +579,7 @@ function entriesOf(memory: Memory, again: ReadonlySet<string>): Entry[] {
   return out;
 }
 
-function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], data: DataHost | null, limits: Limits, hasTools: boolean, marks: Marks | null): Program {
+function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], data: DataHost | null, limits: Limits, hasTools: boolean, marks: Marks | null, checkClock: () => void): Program {
   // Checked before reading, so a huge literal costs nothing to refuse.
   if (source.length > limits.maxSourceChars) {
     throw new LispError("source_too_large", `the program is ${source.length} characters long, over the limit of ${limits.maxSourceChars}`, undefined, "pass large data through the context (data/...) or a tool, not as a literal in the program", "read");
@@ -590,6 +594,7 @@ function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], dat
     data,
     maxRegexPatternLength: limits.maxRegexPatternLength,
     maxNestingDepth: limits.maxNestingDepth,
+    checkClock,
     ...(marks === null ? {} : { builtins: Marks.builtin }),
   });
   const analyzed = forms.map((form) => expanding(form, () => analyzer.analyzeTop(form)));

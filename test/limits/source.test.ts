@@ -1,7 +1,8 @@
 // Hostile source text: deep nesting, huge literals, unterminated input. The reader rejects
 // it with a position instead of recursing into the host stack.
 import { describe, expect, it } from "vitest";
-import { edn, failure } from "../support/run.js";
+import { evaluate } from "../../src/lisp/evaluate.js";
+import { edn, failure, virtualClock } from "../support/run.js";
 
 describe("limits: source text", () => {
   it("100k nested vectors in source are rejected by the nesting limit", async () => {
@@ -85,4 +86,19 @@ describe("limits: code that nests deeply only once expanded", () => {
       expect(e.error.hint).toMatch(/let/);
     });
   }
+});
+
+describe("limits: regex literals", () => {
+  // Each literal compiles while the program is analyzed, before it runs: 13 characters of
+  // (?:a?){999} are 2,000 instructions, and a 200 KB program of 1,000-character literals took
+  // minutes and gigabytes there, with no clock read. Each compile is a clock tick of 100 ms here.
+  it("the time limit holds while the literals compile, at the literal where it passes", async () => {
+    const pattern = "(?:a?){999}".repeat(8);
+    const src = "[" + Array.from({ length: 40 }, (_, i) => `\n#"${"x".repeat(i)}${pattern}"`).join(" ") + "]";
+    const clock = virtualClock(100);
+    const r = await evaluate(src, { clock: clock.now, limits: { timeoutMs: 1_000 } });
+    expect(r.ok || r.error).toMatchObject({ kind: "timeout", phase: "analysis" });
+    expect(!r.ok && r.error.line).toBeLessThan(15);
+    expect(await edn(`(count [#"${pattern}" #"${pattern}b"])`)).toBe("2");
+  });
 });

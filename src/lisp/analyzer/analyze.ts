@@ -47,6 +47,12 @@ export interface AnalyzeEnv {
   readonly maxNestingDepth: number;
   /** The builtin a program runs in place of each one it names (marking provenance); default: itself. */
   readonly builtins?: (b: Builtin) => Builtin;
+  /**
+   * Throws when the run's time is up: called after each regex literal is compiled, the one step
+   * of analysis whose cost the source's size does not bound (a short pattern can compile to
+   * 180,000 instructions, half a second).
+   */
+  readonly checkClock?: () => void;
 }
 
 const CONSTANTS: Record<string, Value> = {
@@ -136,7 +142,9 @@ export class Analyzer {
       throw new LispError("regex_limit_exceeded", `regex pattern of ${source.length} characters exceeds the limit of ${this.env.maxRegexPatternLength}`, loc, undefined, "analysis");
     }
     try {
-      return compileRegex(source);
+      const re = compileRegex(source);
+      this.env.checkClock?.();
+      return re;
     } catch (e) {
       if (e instanceof LispError) {
         e.loc = loc;
