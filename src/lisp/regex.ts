@@ -2,6 +2,7 @@
 // pattern can backtrack catastrophically. Backreferences and lookaround are not supported.
 import { RE2JS } from "re2js";
 import { LispError } from "./errors.js";
+import { chargeIfRunning } from "./runtime.js";
 import { Regex } from "./values.js";
 
 export function compileRegex(source: string): Regex {
@@ -90,6 +91,9 @@ export function regexFromString(source: string, maxLength: number, who: string):
   }
   const re = compileRegex(source);
   const size = sizeOf(re);
+  // Compiling takes time in proportion to the program, in one call: charged so that a loop of
+  // compiles reaches the run's clock.
+  chargeIfRunning(size);
   if (size > CACHE_INSTRUCTIONS) return re;
   for (const [oldest, old] of cache) {
     if (cache.size < CACHE_SIZE && cachedInstructions + size <= CACHE_INSTRUCTIONS) break;

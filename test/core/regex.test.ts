@@ -1,7 +1,7 @@
 // Regex builtins on RE2: match shapes (string or [whole groups...]), pattern strings,
 // invalid patterns, the pattern and input limits, and extract / extract-int.
 import { describe, expect, it } from "vitest";
-import { edn as value, errorOf as failure, cases } from "../support/run.js";
+import { edn as value, errorOf as failure, cases, virtualClock } from "../support/run.js";
 import { evaluate, print } from "../../src/lisp/evaluate.js";
 import { regexFromString } from "../../src/lisp/regex.js";
 
@@ -122,6 +122,17 @@ describe("limits", () => {
     const a = regexFromString("id=(\\d+)", 100, "test");
     expect(regexFromString("id=(\\d+)", 100, "test")).toBe(a);
     expect(regexFromString("id=(\\d*)", 100, "test")).not.toBe(a);
+  });
+
+  it("charges compiling a pattern string its program's size, so a loop of compiles reaches the clock", async () => {
+    // Each distinct pattern compiles (6,000 instructions, some milliseconds); 1,000 characters of
+    // them compile to 180,000 (half a second), and a loop of 20 took 14 s under a 1 s limit.
+    const src = '(let [p (apply str (repeat 3 "(?:a?){999}"))] (dotimes [i 200] (re-pattern (str i p))))';
+    const r = await evaluate(src, { clock: virtualClock(100).now, limits: { timeoutMs: 1_000 } });
+    expect(r.ok || r.error.kind).toBe("timeout");
+    expect(r.stats.fuelUsed).toBeLessThan(200 * 6_000);
+    const done = await evaluate('(let [p (apply str (repeat 3 "(?:a?){999}"))] (dotimes [i 3] (re-pattern (str "y" i p))))');
+    expect(done.ok && done.stats.fuelUsed).toBeGreaterThan(3 * 6_000);
   });
 
   it("caches patterns by the size of their compiled programs, not only their number", () => {
