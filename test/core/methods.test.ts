@@ -45,6 +45,15 @@ describe("string methods", () => {
     ['(.split "abc" "")', '["a" "b" "c"]'],
   ]);
 
+  it("keeps a string that grows in case within the string limit, as upper-case does", async () => {
+    // ß upper-cases to SS, and ΐ to three characters.
+    const limits = { maxStringLength: 1000 };
+    for (const src of ['(.toUpperCase (apply str (repeat 600 "ß")))', '(.toUpperCase (apply str (repeat 400 "ΐ")))', '(.toLowerCase (apply str (repeat 600 "İ")))']) {
+      expect((await failure(src, { limits })).kind, src).toBe("string_too_large");
+    }
+    expect(await value('(count (.toUpperCase (apply str (repeat 500 "ß"))))', { limits })).toBe("1000");
+  });
+
   it("fails for out-of-range indices like Java", async () => {
     for (const src of ['(.substring "hello" 3 10)', '(.substring "hello" -1)', '(.substring "hello" 3 2)', '(.charAt "abc" 3)', '(.charAt "a🍎" -1)']) {
       const e = await failure(src);

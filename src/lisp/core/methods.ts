@@ -12,7 +12,7 @@ import { LFloat, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe } from "./args.js";
 import { regexInput, regexSplit } from "./regex.js";
-import { charOffset, chargeScan, expectText, findText } from "./strings.js";
+import { cased, charOffset, chargeScan, expectText, findText } from "./strings.js";
 import type { BuiltinDef } from "./registry.js";
 
 function methodTarget(who: string, x: Value): string {
@@ -223,8 +223,8 @@ export const METHODS: BuiltinDef[] = [
     ],
     fn: lastIndexOf,
   },
-  { name: ".toUpperCase", area: "interop", arity: [1, 1], params: "[s]", doc: "s in upper case.", examples: [['(.toUpperCase "abc")', '"ABC"']], fn: stringMethod(".toUpperCase", (s) => s.toUpperCase()) },
-  { name: ".toLowerCase", area: "interop", arity: [1, 1], params: "[s]", doc: "s in lower case.", examples: [['(.toLowerCase "ABC")', '"abc"']], fn: stringMethod(".toLowerCase", (s) => s.toLowerCase()) },
+  { name: ".toUpperCase", area: "interop", arity: [1, 1], params: "[s]", doc: "s in upper case.", examples: [['(.toUpperCase "abc")', '"ABC"']], fn: stringMethod(".toUpperCase", (s) => cased(s, true)) },
+  { name: ".toLowerCase", area: "interop", arity: [1, 1], params: "[s]", doc: "s in lower case.", examples: [['(.toLowerCase "ABC")', '"abc"']], fn: stringMethod(".toLowerCase", (s) => cased(s, false)) },
   { name: ".trim", area: "interop", arity: [1, 1], params: "[s]", doc: "s without leading and trailing whitespace.", examples: [['(.trim "  a ")', '"a"']], fn: stringMethod(".trim", (s) => s.trim()) },
   { name: ".startsWith", area: "interop", arity: [2, 2], params: "[s prefix]", doc: "True if s begins with prefix.", examples: [['(.startsWith "hello" "he")', "true"]], fn: stringTest(".startsWith", (s, x) => s.startsWith(x)) },
   { name: ".endsWith", area: "interop", arity: [2, 2], params: "[s suffix]", doc: "True if s ends with suffix.", examples: [['(.endsWith "hello" "lo")', "true"]], fn: stringTest(".endsWith", (s, x) => s.endsWith(x)) },

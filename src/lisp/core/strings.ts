@@ -328,7 +328,8 @@ function capitalize(s: string): string {
   return out;
 }
 
-function cased(s: string, upper: boolean): string {
+/** s in upper or lower case, within the string limit (ß upper-cases to SS, İ lower-cases to two characters). */
+export function cased(s: string, upper: boolean): string {
   const out = upper ? s.toUpperCase() : s.toLowerCase();
   if (out.length > s.length) checkStringLength(out.length);
   return out;
