@@ -339,6 +339,7 @@ class AgentRun {
     let usage: LlmUsage | undefined;
     let model: string;
     let marks: number[] | undefined;
+    let truncated = false;
     observer?.llmStart(n, { llm: llm.name });
     const text = observer?.text ?? null;
     let streamed = false;
@@ -352,6 +353,7 @@ class AgentRun {
       if (typeof response?.content !== "string") throw new Error("the LLM response has no text content");
       content = response.content;
       usage = response.usage;
+      truncated = response.truncated === true;
       model = typeof response.model === "string" && response.model !== "" ? response.model : llm.name;
       // A client that does not stream gives its reply as one piece.
       if (text !== null && !streamed) text(n, content, 1);
@@ -367,7 +369,7 @@ class AgentRun {
     const tokens = this.usageOf(model, view.messages, marks, content, usage);
     this.spent({ inputTokens: tokens.inputTokens, outputTokens: tokens.outputTokens, cachedTokens: tokens.cachedTokens, llmRequests: 0 });
 
-    const base = { number: n, messages: view.messages, reply: content, usage: { ...tokens, llmMs, execMs: 0 }, view: view.stats, compaction: built.compaction };
+    const base = { number: n, messages: view.messages, reply: content, ...(truncated ? { truncated: true as const } : {}), usage: { ...tokens, llmMs, execMs: 0 }, view: view.stats, compaction: built.compaction };
     const extraction = extractProgram(content);
     if (!extraction.ok) {
       const error: ErrorInfo = { kind: "parse_error", phase: "read", message: extraction.message, hint: extraction.hint };

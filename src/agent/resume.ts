@@ -368,7 +368,7 @@ class Replay {
     // The saved run's model prices the replayed turns; figures it measured itself are measured again (the same prompts give the same figures).
     const model = this.state.trace.settings?.model;
     const usage = t.usage.source === "local" ? undefined : { inputTokens: t.usage.inputTokens, outputTokens: t.usage.outputTokens, cachedTokens: t.usage.cachedTokens };
-    return { content: t.reply, ...(model === undefined ? {} : { model }), ...(usage === undefined ? {} : { usage }) };
+    return { content: t.reply, ...(model === undefined ? {} : { model }), ...(usage === undefined ? {} : { usage }), ...(t.truncated === true ? { truncated: true } : {}) };
   }
 
   /**

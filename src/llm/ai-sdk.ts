@@ -79,9 +79,11 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
  */
 function reply(name: string, text: string, finishReason: string, u: LanguageModelUsage | undefined, modelId: string): LlmResponse {
   if (text.trim() === "") throw new LlmError("malformed", `${name}: the reply has no text content (finish reason: ${finishReason})`);
-  if (u?.inputTokens === undefined || u.outputTokens === undefined) return { content: text, model: modelId };
+  const truncated = finishReason === "length" ? { truncated: true } : {};
+  if (u?.inputTokens === undefined || u.outputTokens === undefined) return { content: text, model: modelId, ...truncated };
   const cacheWrite = u.inputTokenDetails?.cacheWriteTokens;
   return {
+    ...truncated,
     content: text,
     usage: {
       inputTokens: u.inputTokens,

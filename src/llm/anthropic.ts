@@ -173,6 +173,6 @@ function parseReply(raw: unknown, name: string): LlmResponse {
         cacheWriteTokens: num(u.cache_creation_input_tokens),
       }
     : undefined;
-  return { content: text, ...(usage ? { usage } : {}), ...(typeof r.model === "string" ? { model: r.model } : {}) };
+  return { content: text, ...(usage ? { usage } : {}), ...(typeof r.model === "string" ? { model: r.model } : {}), ...(r.stop_reason === "max_tokens" ? { truncated: true } : {}) };
 }
 

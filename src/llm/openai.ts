@@ -163,6 +163,6 @@ function parseCompletion(raw: unknown, name: string): LlmResponse {
         cachedTokens: num(u.prompt_tokens_details?.cached_tokens) || num(u.prompt_cache_hit_tokens),
       }
     : undefined;
-  return { content, ...(usage ? { usage } : {}), ...(typeof c.model === "string" ? { model: c.model } : {}) };
+  return { content, ...(usage ? { usage } : {}), ...(typeof c.model === "string" ? { model: c.model } : {}), ...(choice?.finish_reason === "length" ? { truncated: true } : {}) };
 }
 

@@ -48,7 +48,7 @@ export function scriptedLlm(replies: readonly ScriptedReply[], options: Scripted
       const produced = typeof scripted === "function" ? await scripted(request) : scripted;
       const response: LlmResponse = typeof produced === "string" ? { content: produced } : produced;
       streamWhole(response.content, request.onText);
-      return { content: response.content, model: response.model ?? name, ...(response.usage ? { usage: response.usage } : {}) };
+      return { content: response.content, model: response.model ?? name, ...(response.usage ? { usage: response.usage } : {}), ...(response.truncated === true ? { truncated: true } : {}) };
     },
   };
 }

@@ -132,6 +132,8 @@ export function renderCompletedCalls(turn: Turn): string {
 /** The feedback message after `turn`. */
 export function renderFeedback(turn: Turn, info: FeedbackInfo, opts: FeedbackOptions): string {
   const parts: string[] = [];
+  // Else the model reads the cut as its own syntax error ("add the missing ')'") and writes as much again.
+  if (turn.truncated === true) parts.push("Note: your reply was cut off at the output limit (max tokens), so only what came before the cut was read. Write a shorter reply: less in one program, and little prose.");
   if (turn.notes && turn.notes.length > 0) parts.push(`Note: your program was repaired before it ran: ${turn.notes.join("; ")}.`);
   if (opts.prints) {
     if (turn.prints.length > 0) parts.push(renderOutput(seenPrints(turn.prints, opts.maxPrintChars), opts.printsShown));

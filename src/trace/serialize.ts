@@ -67,6 +67,7 @@ const turn = z.looseObject({
   number: z.number().int().positive(),
   messages: z.array(message),
   reply: z.string(),
+  truncated: z.literal(true).optional(),
   program: z.string().nullable(),
   status: z.enum(["ok", "error", "no_code", "invalid_return", "returned", "failed", "paused"]),
   value: z.string().optional(),

@@ -76,6 +76,8 @@ export interface Turn {
   messages: TraceMessage[];
   /** The LLM's raw reply. */
   reply: string;
+  /** Set when the reply stopped at the model's output token limit: it is cut, and the feedback says so. */
+  truncated?: true;
   /** The program extracted from the reply, or null. */
   program: string | null;
   status: TurnStatus;

@@ -175,6 +175,17 @@ describe("recovery from mistakes", () => {
     expect(step.ok).toBe(true);
   });
 
+  it("tells the model, and the trace, when its reply was cut at the output token limit, rather than only that its program does not parse", async () => {
+    const agent = SubAgent.create({ prompt: "Add up.", maxTurns: 3 });
+    const cut = { content: "I will build the table first.\n```clojure\n(def rows (map (fn [x] {:a x", truncated: true };
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([cut, code("(def a 1)"), code("(return a)")]), isolation: "none" });
+    expect(step.value).toBe(1);
+    const [first, second] = step.turns;
+    expect([first.truncated, first.error?.kind, second.truncated]).toEqual([true, "parse_error", undefined]);
+    expect(first.feedback).toMatch(/^Note: your reply was cut off at the output limit \(max tokens\), so only what came before the cut was read\./);
+    expect(second.feedback).not.toContain("cut off");
+  });
+
   it("answers a reply without code, and the run goes on", async () => {
     const { step } = await run(["The products are Laptop and Monitor.", code('(return {:products ["Laptop"]})')]);
     const t1 = step.turns[0];

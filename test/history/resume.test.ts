@@ -309,6 +309,17 @@ describe("resumeRun", () => {
     const stopped = await SubAgent.run(short, { llm: scriptedLlm(replies.slice(0, 3)), context });
     await expect(resumeRun(short, saveRun(stopped, short), { llm: scriptedLlm([]), context })).rejects.toThrow(/allows more/);
   });
+  it("replays a turn whose reply was cut at the output token limit, its feedback saying so again", async () => {
+    const make = (maxTurns: number) => SubAgent.create({ prompt: "Go", maxTurns });
+    const cut = { content: clj("Start.", "(def a 1)\n(def rows [1").replace(/\n```$/, ""), truncated: true };
+    const step = await SubAgent.run(make(2), { llm: scriptedLlm([cut, clj("Again.", "(def a 1)")]), isolation: "none" });
+    expect(step.turns[0].feedback).toContain("your reply was cut off at the output limit");
+    const state = runStateFromJson(runStateToJson(saveRun(step, make(2))));
+    expect(state.trace.turns[0].truncated).toBe(true);
+    const resumed = await SubAgent.resume(make(3), state, { llm: scriptedLlm([clj("Done.", "(return a)")]), isolation: "none" });
+    expect([resumed.fail?.message, resumed.value, resumed.turns[0].truncated]).toEqual([undefined, 1, true]);
+  });
+
   it("replays pmap branches whose later calls came in another order than the replay makes them", async () => {
     // tool/slow answers "a" only once "b" has answered, so the branches' tool/echo calls came b first.
     let releaseA: () => void = () => undefined;

@@ -50,13 +50,13 @@ const messages: ChatMessage[] = [
 ];
 
 /** An OpenAI chat-completions stream of `pieces`, ending with a usage chunk and [DONE]. */
-function chatStream(pieces: string[], usage: Record<string, unknown> = { prompt_tokens: 12, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 8 } }): Sse {
+function chatStream(pieces: string[], usage: Record<string, unknown> = { prompt_tokens: 12, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 8 } }, finish = "stop"): Sse {
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ data: { id: "c1", object: "chat.completion.chunk", created: 0, model: "fake-served", choices: [{ index: 0, delta, finish_reason: finish }] } });
   return {
     events: [
       chunk({ role: "assistant", content: "" }),
       ...pieces.map((p) => chunk({ content: p })),
-      chunk({}, "stop"),
+      chunk({}, finish),
       { data: { id: "c1", object: "chat.completion.chunk", created: 0, model: "fake-served", choices: [], usage } },
       { data: "[DONE]" },
     ],
@@ -130,14 +130,14 @@ describe("openaiLlm streaming", () => {
 
 describe("anthropicLlm streaming", () => {
   const client = () => anthropicLlm({ model: "claude-fake", baseURL: base, apiKey: "sk-ant-test", retryBaseMs: 5, env: {} });
-  const stream = (pieces: string[]): Sse => ({
+  const stream = (pieces: string[], stop = "end_turn"): Sse => ({
     events: [
       { event: "message_start", data: { type: "message_start", message: { id: "m1", type: "message", role: "assistant", model: "claude-fake-2026", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 4, cache_read_input_tokens: 30, cache_creation_input_tokens: 6, output_tokens: 1 } } } },
       { event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } } },
       { event: "ping", data: { type: "ping" } },
       ...pieces.map((p) => ({ event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: p } } })),
       { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
-      { event: "message_delta", data: { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 9 } } },
+      { event: "message_delta", data: { type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 9 } } },
       { event: "message_stop", data: { type: "message_stop" } },
     ],
   });
@@ -223,6 +223,37 @@ describe("aiSdkLlm streaming", () => {
     const e = await failure(llm.complete({ messages, onText: () => undefined }));
     expect([e.kind, e.message]).toEqual(["http", "ai-sdk:fake.chat:fake-model: error in the stream: invalid_request_error: prompt is too long"]);
     expect(received).toHaveLength(3);
+  });
+});
+
+describe("a reply cut at the output token limit", () => {
+  it("is flagged truncated by each client, and only then", async () => {
+    const usage = { prompt_tokens: 20, completion_tokens: 3 };
+    const provider = createOpenAICompatible({ name: "fake", baseURL: `${base}/v1`, apiKey: "sk-fake", includeUsage: true });
+    const clients = {
+      openai: [openaiLlm({ model: "fake", baseURL: `${base}/v1`, apiKey: "sk-test", retryBaseMs: 5, env: {} }), (cut: boolean) => chatStream(["(def x [1"], usage, cut ? "length" : "stop")],
+      anthropic: [
+        anthropicLlm({ model: "claude-fake", baseURL: base, apiKey: "sk-ant-test", retryBaseMs: 5, env: {} }),
+        (cut: boolean) => ({
+          events: [
+            { event: "message_start", data: { type: "message_start", message: { id: "m1", type: "message", role: "assistant", model: "claude-fake", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 4, output_tokens: 1 } } } },
+            { event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } } },
+            { event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "(def x [1" } } },
+            { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
+            { event: "message_delta", data: { type: "message_delta", delta: { stop_reason: cut ? "max_tokens" : "end_turn", stop_sequence: null }, usage: { output_tokens: 9 } } },
+            { event: "message_stop", data: { type: "message_stop" } },
+          ],
+        }),
+      ],
+      "ai-sdk": [aiSdkLlm({ model: provider.chatModel("fake-model"), retryBaseMs: 5 }), (cut: boolean) => chatStream(["(def x [1"], usage, cut ? "length" : "stop")],
+    } as const;
+    for (const [name, [client, reply]] of Object.entries(clients)) {
+      for (const cut of [true, false]) {
+        script = [reply(cut)];
+        const r = await client.complete({ messages, onText: () => undefined });
+        expect([name, cut, r.content, r.truncated]).toEqual([name, cut, "(def x [1", cut ? true : undefined]);
+      }
+    }
   });
 });
 
