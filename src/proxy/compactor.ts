@@ -66,11 +66,17 @@ function capped(llm: Llm | undefined, max: number): Llm | undefined {
 
 /** A compaction waiting for its conversation's lock. */
 interface Waiting {
-  /** Dropped when it is skipped. */
+  /** Dropped when it is skipped, with the summarizer (whose closure may hold the whole request). */
   input: CompactionInput | undefined;
+  llm: (() => Llm | undefined) | undefined;
   started: boolean;
   /** Its request went out past the deadline. */
   gone: boolean;
+}
+
+function drop(job: Waiting): void {
+  job.input = undefined;
+  job.llm = undefined;
 }
 
 export class Compactor {
@@ -146,24 +152,25 @@ export class Compactor {
     // A dry run's record is a copy, and a request with no conversation (source "none") keeps nothing.
     const kept = options.dryRun !== true && record.source !== "none";
     // A preview supersedes nothing: only real compactions take the conversation's waiting place.
-    const job: Waiting = { input, started: false, gone: false };
+    const job: Waiting = { input, llm, started: false, gone: false };
     if (options.dryRun !== true) {
       const before = this.waiting.get(record.id);
-      if (before?.gone === true) before.input = undefined;
+      if (before?.gone === true) drop(before);
       this.waiting.set(record.id, job);
     }
     const work = this.locked(record.id, (): Promise<CompactionOutcome | undefined> => {
       job.started = true;
       if (this.waiting.get(record.id) === job) this.waiting.delete(record.id);
       const mine = job.input;
+      const summarizer = job.llm;
       // Its request went out past the deadline, and a newer request's compaction waits behind
       // it: that one compacts newer messages, and this one would only add a summary call.
-      if (mine === undefined) return Promise.resolve(undefined);
+      if (mine === undefined || summarizer === undefined) return Promise.resolve(undefined);
       return this.store
         .locked(record.id, async () => {
           // Another replica may have compacted while this one waited: start from its summary.
           if (kept) await this.store.refresh(record);
-          const outcome = await this.project(record, mine, spec, reserved, capped(llm(), max), options.dryRun === true, force);
+          const outcome = await this.project(record, mine, spec, reserved, capped(summarizer(), max), options.dryRun === true, force);
           if (kept) await this.store.put(record);
           return outcome;
         })
@@ -182,7 +189,7 @@ export class Compactor {
     // Nobody waits for this compaction now: a newer one waiting behind it replaces it, and until
     // its turn it holds none of the request's messages (a hanging summarizer queues one per request).
     job.gone = true;
-    if (!job.started && this.waiting.get(record.id) !== job) job.input = undefined;
+    if (!job.started && this.waiting.get(record.id) !== job) drop(job);
     this.metrics.inc("ptc_proxy_compaction_deadline_total");
     this.log({ event: "compaction_deadline", conversation: record.conversation, tenant: record.tenant, deadlineMs: config.compaction.deadlineMs });
     return this.lastGood(record, input, spec, reserved);

@@ -5,6 +5,8 @@
 // capped, and a learned context window never counts the reserved output.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import type OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultPromptTokens } from "../support/fake-openai.js";
@@ -184,6 +186,33 @@ describe("proxy compaction deadline", () => {
     const record = await stored(r.proxy.context.store, "stuck");
     expect(record?.compactions).toBe(2);
     expect(record?.messageCount).toBe(base.length + 2 + 100);
+  });
+
+  it("holds no request's messages for the compactions given way while its summarizer hangs", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    summarizer = await startSummarizer("hold");
+    const clock = manualDeadline();
+    r = await rig({ proxy: { wait: clock.wait }, config: { compaction: { ...SMALL, summarizer: { baseURL: summarizer.url, apiKey: "sk-sum" } } } });
+    const base = longConversation(30);
+    const go = async (k: number) => {
+      const pending = send(r as Rig, [...base, { role: "assistant", content: "ok" }, { role: "user", content: `${k} ${"y".repeat(500_000)}` }], "heavy");
+      await expect.poll(() => clock.pending, { timeout: 5000 }).toBe(1);
+      clock.pass();
+      await pending;
+    };
+    await go(0);
+    await go(1);
+    // What the fake upstream keeps of each request is not the proxy's.
+    r.upstream.requests.length = 0;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let k = 2; k < 22; k++) await go(k);
+    r.upstream.requests.length = 0;
+    gc();
+    // 20 requests of 0.5 MB went out while the first summary hung: one of them waits to compact.
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(5_000_000);
+    expect(summarizer.calls).toBe(1);
   });
 
   it("sends nothing upstream for a client that went away while its request waited for compaction", async () => {
