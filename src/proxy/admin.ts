@@ -7,7 +7,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { redactConfig, redactUrl } from "./config.js";
 import { summarizerLlm } from "./chat.js";
 import { readBody, sendJson, type ProxyContext } from "./context.js";
-import { sendError } from "./errors.js";
+import { sendError, sendStoreUnavailable } from "./errors.js";
+import type { ChatMessage } from "../llm/types.js";
 import type { ConversationRecord } from "./store.js";
 import { hashKey, issueVirtualKey } from "./tenancy.js";
 
@@ -82,12 +83,16 @@ export async function handleAdmin(ctx: ProxyContext, req: IncomingMessage, res: 
   }
   if (route === "status" && method === "GET") {
     const config = ctx.config.current;
-    return sendJson(res, 200, {
-      enabled: config.compaction.enabled,
-      strategy: config.compaction.strategy,
-      upstream: redactUrl(config.upstream) ?? null,
-      conversations: (await ctx.store.list()).map((r) => summary(ctx, r)),
-    });
+    return ctx.store.list().then(
+      (records) =>
+        sendJson(res, 200, {
+          enabled: config.compaction.enabled,
+          strategy: config.compaction.strategy,
+          upstream: redactUrl(config.upstream) ?? null,
+          conversations: records.map((r) => summary(ctx, r)),
+        }),
+      (e: unknown) => sendStoreUnavailable(res, ctx.log, e),
+    );
   }
   if (route === "compact" && method === "POST") return compactNow(ctx, req, res);
   if (route === "keys" && method === "POST") return issueKey(ctx, req, res);
@@ -101,8 +106,14 @@ async function compactNow(ctx: ProxyContext, req: IncomingMessage, res: ServerRe
   if (typeof body !== "object" || body === null || typeof body.conversation !== "string") return sendError(res, 400, "'conversation' (a conversation id) is required", "invalid_request_error", "invalid_request");
   if (body.dryRun !== undefined && typeof body.dryRun !== "boolean") return sendError(res, 400, "'dryRun' must be a boolean", "invalid_request_error", "invalid_request");
   if (!ctx.config.current.keepMessages) return sendError(res, 409, "compact on demand needs the stored messages, and keepMessages is off: the next request of the conversation compacts it", "invalid_request_error", "messages_not_kept");
-  const stored = await find(ctx, body.conversation);
-  const messages = stored === undefined ? undefined : await ctx.store.messages(stored.id);
+  let stored: ConversationRecord | undefined;
+  let messages: ChatMessage[] | undefined;
+  try {
+    stored = await find(ctx, body.conversation);
+    messages = stored === undefined ? undefined : await ctx.store.messages(stored.id);
+  } catch (e) {
+    return sendStoreUnavailable(res, ctx.log, e);
+  }
   if (stored === undefined || messages === undefined) return sendError(res, 404, `no stored conversation ${JSON.stringify(body.conversation)}`, "not_found_error", "conversation_not_found");
   const config = ctx.config.current;
   const dryRun = body.dryRun === true;
@@ -125,7 +136,11 @@ async function compactNow(ctx: ProxyContext, req: IncomingMessage, res: ServerRe
   };
   if (dryRun) return sendJson(res, 200, { ...report, messages: outcome.messages });
   record.updatedAt = ctx.now();
-  await ctx.store.put(record);
+  try {
+    await ctx.store.put(record);
+  } catch (e) {
+    return sendStoreUnavailable(res, ctx.log, e, record.tenant);
+  }
   return sendJson(res, 200, report);
 }
 

@@ -7,7 +7,7 @@ import { openaiLlm } from "../llm/openai.js";
 import type { ProxyConfig } from "./config.js";
 import type { CompactionOutcome } from "./compactor.js";
 import { decodeBody, type ProxyContext } from "./context.js";
-import { isContextLengthError, sendError, streamErrorEvent, upstreamErrorBody } from "./errors.js";
+import { isContextLengthError, sendError, sendStoreUnavailable, streamErrorEvent, upstreamErrorBody } from "./errors.js";
 import { explicitIdentity, prefixHashes, prefixIdentity, type Identity } from "./identity.js";
 import { upstreamAuth, type Tenant } from "./tenancy.js";
 import { messagesUsage, parseMessagesRequest, type AnthropicRequest } from "./anthropic.js";
@@ -123,9 +123,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   try {
     resolved = await resolveConversation(ctx, config, tenant, req.headers, request.body, request.messages);
   } catch (e) {
-    // The shared store is unreachable: say so, so a balancer retries elsewhere, rather than answer without the conversation's state.
-    ctx.log({ event: "store_error", tenant: tenant.id, error: e instanceof Error ? e.message : String(e) });
-    return sendError(res, 503, "the proxy's state store does not answer", "server_error", "store_unavailable", { "retry-after": "1" });
+    return sendStoreUnavailable(res, ctx.log, e, tenant.id);
   }
   const { record, identity, hashes } = resolved;
   // The source of this request's id: a follow-up found by prefix says so, whatever started the conversation.

@@ -1,6 +1,7 @@
 // Errors in the shape OpenAI clients parse ({ error: { message, type, code, param } }), so the
 // official SDK raises a proper APIError with the status and message instead of a parse failure.
 import type { ServerResponse } from "node:http";
+import type { Logger } from "./log.js";
 
 export type ErrorType = "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "rate_limit_error" | "upstream_error" | "server_error";
 
@@ -25,6 +26,15 @@ export function sendError(res: ServerResponse, status: number, message: string, 
   const body = errorBody(message, type, code, param);
   res.writeHead(status, { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) });
   res.end(body);
+}
+
+/**
+ * The store failed (the shared database is unreachable): logged, and answered 503 with
+ * retry-after, so a balancer retries elsewhere rather than the request going on without its state.
+ */
+export function sendStoreUnavailable(res: ServerResponse, log: Logger, e: unknown, tenant?: string): void {
+  log({ event: "store_error", tenant, error: e instanceof Error ? e.message : String(e) });
+  sendError(res, 503, "the proxy's state store does not answer", "server_error", "store_unavailable", { "retry-after": "1" });
 }
 
 // How providers word "the prompt does not fit" (OpenAI, vLLM, llama.cpp, Ollama, Anthropic-compatible servers).

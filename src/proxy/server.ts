@@ -11,7 +11,7 @@ import { ConfigFile } from "./config-file.js";
 import { redactUrl } from "./config.js";
 import { Compactor } from "./compactor.js";
 import { decodeBody, readBody, sendJson, type ProxyContext } from "./context.js";
-import { sendError, upstreamErrorBody } from "./errors.js";
+import { sendError, sendStoreUnavailable, upstreamErrorBody } from "./errors.js";
 import { jsonLogger, type Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
 import { sendWithRetries } from "./retry.js";
@@ -170,9 +170,8 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
     try {
       who = await ctx.tenants.resolve(ctx.config.current, req.headers);
     } catch (e) {
-      // A budgeted virtual key's spend is read from the store: unreachable, the balancer retries elsewhere.
-      ctx.log({ event: "store_error", error: e instanceof Error ? e.message : String(e) });
-      return sendError(res, 503, "the proxy's state store does not answer", "server_error", "store_unavailable", { "retry-after": "1" });
+      // A budgeted virtual key's spend is read from the store.
+      return sendStoreUnavailable(res, ctx.log, e);
     }
     if (!who.ok) {
       return sendError(res, who.status, who.message, who.status === 401 ? "authentication_error" : "rate_limit_error", who.code, who.retryAfterSeconds === undefined ? {} : { "retry-after": String(who.retryAfterSeconds) });

@@ -145,13 +145,21 @@ describe.skipIf(pgAdmin === undefined)("proxy replicas on PostgreSQL", { timeout
   it("answers 503 store_unavailable, and is not ready, while its database does not answer", async () => {
     const db = await freshDatabase(pgAdmin as string);
     cleanups.push(db.drop);
-    const r = await rig({ proxy: { db: db.url } });
+    const r = await rig({ proxy: { db: db.url, adminToken: "admin-secret" } });
     cleanups.push(() => r.close());
     await r.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "hi" }] }, { headers: { "x-conversation-id": "gone" } });
     expect((await fetch(`${r.proxy.url}/readyz`)).status).toBe(200);
     await db.drop();
     const failed = await r.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "again" }] }, { headers: { "x-conversation-id": "gone" } }).catch((e: unknown) => e);
     expect(failed).toMatchObject({ status: 503, code: "store_unavailable" });
+    // The admin routes that read the store say so too, not "internal proxy error".
+    const admin = { authorization: "Bearer admin-secret" };
+    const status = await fetch(`${r.proxy.url}/ext/context_compaction/status`, { headers: admin });
+    expect(status.status).toBe(503);
+    expect(((await status.json()) as { error: { code: string } }).error.code).toBe("store_unavailable");
+    const compact = await fetch(`${r.proxy.url}/ext/context_compaction/compact`, { method: "POST", headers: admin, body: JSON.stringify({ conversation: "gone" }) });
+    expect(compact.status).toBe(503);
+    expect(r.logs.some((l) => l.event === "internal_error")).toBe(false);
     const ready = await fetch(`${r.proxy.url}/readyz`);
     expect(ready.status).toBe(503);
     expect(((await ready.json()) as { store: string }).store).toMatch(/write failing: .*database/);
