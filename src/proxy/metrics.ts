@@ -41,11 +41,17 @@ const TYPES: Record<string, string> = { ptc_proxy_upstream_seconds: "histogram",
  * name (llama.cpp's server does) would otherwise let each new one add series without end.
  */
 export const MAX_MODEL_LABELS = 100;
+/**
+ * Credential tenants kept as label values, for the same reason: an upstream that takes any key
+ * (Ollama, llama.cpp) lets every new key reach the usage. Virtual keys, named in the config, all are.
+ */
+export const MAX_TENANT_LABELS = 100;
 
 export class Metrics {
   private readonly counters = new Map<string, number>();
   private readonly histograms = new Map<string, Histogram>();
   private readonly models = new Set<string>();
+  private readonly tenants = new Set<string>();
 
   inc(name: string, labels = "", by = 1): void {
     const key = labels === "" ? name : `${name}{${labels}}`;
@@ -61,8 +67,10 @@ export class Metrics {
     const label = this.models.has(named) ? named : "other";
     this.inc("ptc_proxy_tokens_total", `model="${label}",kind="prompt"`, prompt);
     this.inc("ptc_proxy_tokens_total", `model="${label}",kind="completion"`, completion);
-    this.inc("ptc_proxy_tenant_tokens_total", `tenant="${tenant}",kind="prompt"`, prompt);
-    this.inc("ptc_proxy_tenant_tokens_total", `tenant="${tenant}",kind="completion"`, completion);
+    if (!tenant.startsWith("vk-") && !this.tenants.has(tenant) && this.tenants.size < MAX_TENANT_LABELS) this.tenants.add(tenant);
+    const who = tenant.startsWith("vk-") || this.tenants.has(tenant) ? tenant : "other";
+    this.inc("ptc_proxy_tenant_tokens_total", `tenant="${who}",kind="prompt"`, prompt);
+    this.inc("ptc_proxy_tenant_tokens_total", `tenant="${who}",kind="completion"`, completion);
   }
 
   /** The current value of a counter (tests, status). */

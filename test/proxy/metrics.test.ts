@@ -5,7 +5,7 @@
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { inputTokens } from "../../src/compaction/measure.js";
-import { MAX_MODEL_LABELS, Metrics } from "../../src/proxy/metrics.js";
+import { MAX_MODEL_LABELS, MAX_TENANT_LABELS, Metrics } from "../../src/proxy/metrics.js";
 import { tenantOf } from "../../src/proxy/tenancy.js";
 import { longConversation, rig, type Rig } from "./setup.js";
 
@@ -36,6 +36,19 @@ describe("proxy metrics", () => {
     expect(m.get("ptc_proxy_tokens_total", 'model="model-0",kind="prompt"')).toBe(1);
     expect(m.get("ptc_proxy_tokens_total", 'model="other",kind="completion"')).toBe(100);
     expect(sum(m.render({}), "ptc_proxy_tokens_total")).toBe(3 * (MAX_MODEL_LABELS + 50));
+  });
+
+  // Each credential is a tenant: behind an upstream that takes any key (Ollama, llama.cpp), each new key must not add series.
+  it("keeps a bounded number of credential tenants as labels, counting the rest as other, and every virtual key", () => {
+    const m = new Metrics();
+    for (let i = 0; i < MAX_TENANT_LABELS + 50; i++) m.tokens("m", tenantOf(`sk-random-${i}`), 1, 2);
+    m.tokens("m", "vk-team", 5, 5);
+    const series = m.render({}).split("\n").filter((l) => l.startsWith("ptc_proxy_tenant_tokens_total{"));
+    expect(series).toHaveLength(2 * (MAX_TENANT_LABELS + 2));
+    expect(m.get("ptc_proxy_tenant_tokens_total", `tenant="${tenantOf("sk-random-0")}",kind="prompt"`)).toBe(1);
+    expect(m.get("ptc_proxy_tenant_tokens_total", 'tenant="other",kind="completion"')).toBe(100);
+    expect(m.get("ptc_proxy_tenant_tokens_total", 'tenant="vk-team",kind="prompt"')).toBe(5);
+    expect(sum(m.render({}), "ptc_proxy_tenant_tokens_total")).toBe(3 * (MAX_TENANT_LABELS + 50) + 10);
   });
 
   it("counts every request once with its status, rejected ones included", async () => {
