@@ -88,6 +88,32 @@ describe("facts summarizer", () => {
     expect(countTokens(text)).toBeLessThanOrEqual(200);
   });
 
+  // Every dot of a progress line starts a word, and matching a value from each one scanned the
+  // rest of the line (for a path's "/", an email's "@"): a 96,000-dot line took 65 s. The text
+  // a value match may read is counted instead of timed: linear in the line, as for any prose.
+  it("reads a line of 20,000 dots or dashes in work proportional to it, and keeps a long value whole", () => {
+    const scanned = { chars: 0 };
+    const exec = RegExp.prototype.exec;
+    const spy = vi.spyOn(RegExp.prototype, "exec").mockImplementation(function (this: RegExp, input: string) {
+      // The value patterns (the long sticky ones; the word pattern reads one word whatever it is given).
+      if (this.sticky && this.source.length > 40) scanned.chars += input.length - this.lastIndex;
+      return exec.call(this, input);
+    });
+    try {
+      for (const run of [".", "-", "+-"]) {
+        const line = `Downloading ${run.repeat(20_000 / run.length)} done`;
+        scanned.chars = 0;
+        const text = factsSummary({ messages: listing(`${line}\nError: checksum mismatch`), maxTokens: 200 });
+        expect(text).toContain("Error: checksum mismatch");
+        expect(scanned.chars).toBeLessThan(1_000 * line.length);
+      }
+    } finally {
+      spy.mockRestore();
+    }
+    const binary = "01".repeat(600);
+    expect(textFacts(`The file holds ${binary}.`).map((f) => f.text)).toContain(binary);
+  });
+
   it("cuts long error lines and commands without splitting a character", () => {
     const rocket = `${"x".repeat(159)}🚀 failed`;
     const messages: ChatMessage[] = [{ role: "assistant", content: "", tool_calls: [{ id: "r", type: "function", function: { name: "bash", arguments: JSON.stringify({ command: rocket }) } }] }, { role: "tool", tool_call_id: "r", content: `ERROR ${"y".repeat(153)}🚀 boom` }];

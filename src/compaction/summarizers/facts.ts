@@ -88,11 +88,24 @@ const VALUE_ANY_CASE = new RegExp(
 // snake_case, camelCase, dotted names (module.function)
 const VALUE_AS_WRITTEN = /(?:\p{Lu}\p{Ll}+(?: \p{Lu}\p{Ll}+)*, \p{Lu}{2}\b|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z]+_\w+|_\w+|[a-z]+[A-Z]\w*)/uy;
 
+// A value is matched within a window of this many characters from where it starts, and matched
+// again in the whole text only when it fills the window (a long path, a binary string). Matched
+// in the whole text from every start, the path and email patterns scanned a run of dots or
+// dashes to its end from each of its characters (each one a word start): quadratic in the run,
+// a 96,000-dot progress line took 65 s, blocking the proxy.
+const MAX_VALUE = 256;
+
+function matchAt(re: RegExp, text: string, i: number): string | undefined {
+  re.lastIndex = i;
+  return re.exec(text)?.[0];
+}
+
 function valueAt(text: string, i: number): string | undefined {
+  const window = text.length - i > MAX_VALUE ? text.slice(i, i + MAX_VALUE) : undefined;
   for (const re of [VALUE_ANY_CASE, VALUE_AS_WRITTEN]) {
-    re.lastIndex = i;
-    const v = re.exec(text);
-    if (v !== null && v[0].length > 0 && !/\w/.test(text[i + v[0].length] ?? "")) return v[0];
+    let v = window === undefined ? matchAt(re, text, i) : matchAt(re, window, 0);
+    if (window !== undefined && v !== undefined && v.length === window.length) v = matchAt(re, text, i);
+    if (v !== undefined && v.length > 0 && !/\w/.test(text[i + v.length] ?? "")) return v;
   }
   return undefined;
 }
