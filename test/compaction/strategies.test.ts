@@ -120,6 +120,15 @@ describe("rolling-summary", () => {
     expect(calls).toEqual([2, 2, 0, 0, 0, 2]);
   });
 
+  it("counts a summarizer that rejects with no error at all (undefined, null) as a failed summary, not a crash", async () => {
+    for (const reason of [undefined, null]) {
+      const llm = { name: "bare", complete: () => Promise.reject(reason as unknown as Error) };
+      const r = await compact(chat(8), { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 1 } }, { llm });
+      expect(r.messages).toEqual(chat(8));
+      expect(r.events.filter((e) => e.kind === "summary_failed").map((e) => e.detail)).toEqual([`llm summary failed: ${String(reason)}`, `llm summary failed: ${String(reason)}`]);
+    }
+  });
+
   it("rejects a summary that names a variable that does not exist (code template)", async () => {
     const llm = scriptedLlm([summaryReply("computed `totals` from `orders`"), summaryReply("computed `orders`")]);
     const r = await compact(chat(5), { name: "rolling-summary", options: { template: "code" } }, { llm, records: { knownNames: ["orders"] } });

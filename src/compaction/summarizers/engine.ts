@@ -94,7 +94,8 @@ export class SummaryEngine {
         if (!summarizer.usesLlm) break;
       } catch (e) {
         if (isAbort(e)) throw e;
-        const paid = (e as { spend?: LlmSpend }).spend;
+        // A client may reject with nothing at all (`reject()`): that is a failure too, not a crash.
+        const paid = (e as { spend?: LlmSpend } | null | undefined)?.spend;
         if (paid) addSpend(spend, paid);
         events.push({ kind: "summary_failed", messageIndex, detail: `${summarizer.name} summary failed: ${e instanceof Error ? e.message : String(e)}` });
       }
