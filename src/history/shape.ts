@@ -3,7 +3,7 @@
 // their elements, maps with their keys and the types of their values. Element shapes come
 // from all elements (up to a bound), not the first: `:score float|integer` when scores are
 // mixed, `:note string|nil` when some records lack it.
-import { isMap, isSet, Keyword, printSample, quoteString, typeName, type Value, Vec } from "../lisp/index.js";
+import { isMap, isSet, Keyword, keywordText, printSample, quoteString, typeName, type Value, Vec } from "../lisp/index.js";
 
 /** Keys of a map shown in a shape; more are summarized as `...`. */
 const SHAPE_KEYS = 8;
@@ -100,7 +100,7 @@ function variants(shapes: readonly string[]): string {
 }
 
 function keyText(k: Value): string {
-  if (k instanceof Keyword) return `:${k.name}`;
+  if (k instanceof Keyword) return keywordText(k.name);
   if (typeof k === "string") return quoteString(k.length > SHAPE_STRING ? k.slice(0, SHAPE_STRING) + "..." : k);
   return isShownWhole(k) ? scalarText(k) : typeName(k);
 }

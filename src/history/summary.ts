@@ -265,6 +265,11 @@ function formValue(f: Form): Value | undefined {
     }
     case "keyword":
       return keyword(f.name);
+    // A keyword the reader cannot read as one, as samples write it (`(keyword "Order ID")`: see keywordText).
+    case "list": {
+      const [head, name] = f.items;
+      return f.items.length === 2 && head.type === "symbol" && head.name === "keyword" && name.type === "string" ? keyword(name.value) : undefined;
+    }
     case "vector":
     case "set": {
       const items: Value[] = [];

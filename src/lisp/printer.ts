@@ -109,6 +109,19 @@ interface Ctx {
   /** Called with a running count of the items printed: a run's printing checks its clock through it. */
   tick: (i: number) => void;
   items: number;
+  /** A keyword the reader cannot read back (`:Order ID`) written as the call that makes it (a sample). */
+  keywordCalls?: boolean;
+}
+
+// The grammar's keyword rule (grammar/ptc-lisp.peggy: ":" SymbolChar+, not "::").
+const KEYWORD_NAME = /^[a-zA-Z0-9*+!\-_?<>=/.&%$|'#\u00A0-\uFFFF][a-zA-Z0-9*+!\-_?<>=/.&%$|':#\u00A0-\uFFFF]*$/;
+
+/**
+ * A keyword as a preview shows it: `:name`, or `(keyword "Order ID")` when `:Order ID` would read
+ * as another keyword and a symbol (JSON keys become keywords whatever they hold).
+ */
+export function keywordText(name: string): string {
+  return KEYWORD_NAME.test(name) ? ":" + name : `(keyword ${quoteString(name)})`;
 }
 
 const noTick = (): void => {};
@@ -145,7 +158,7 @@ function printValue(v: Value, c: Ctx, depth: number, top: boolean): void {
     return;
   }
   if (v instanceof Keyword) {
-    w.write(":" + v.name);
+    w.write(c.keywordCalls === true ? keywordText(v.name) : ":" + v.name);
     return;
   }
   if (v instanceof Vec || isMap(v) || isSet(v)) {
@@ -256,6 +269,7 @@ export function printSample(v: Value, opts: PrintOptions = {}): Sample {
     itemsCut: false,
     tick: noTick,
     items: 0,
+    keywordCalls: true,
   };
   printValue(v, c, 0, true);
   let text = c.w.toString();

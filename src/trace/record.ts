@@ -1,7 +1,7 @@
 // Evaluation results → turn records: what a turn printed, called and defined, and the
 // memory after it, with every value rendered as type, size, bounded sample and (when
 // small enough) full EDN. Values themselves stay in the interpreter's Memory.
-import { type EvalResult, Fn, isMap, Keyword, isSet, Marks, type Memory, type MemoryEntry, printSample, prStr, showStandIns, type ToolCallRecord, typeName, type Value, Vec } from "../lisp/index.js";
+import { type EvalResult, Fn, isMap, Keyword, isSet, keywordText, Marks, type Memory, type MemoryEntry, printSample, prStr, showStandIns, type ToolCallRecord, typeName, type Value, Vec } from "../lisp/index.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "./trace.js";
 
 export interface RecordOptions {
@@ -64,7 +64,7 @@ export function recordKeys(v: Value, sample: string): string {
   const lists: Array<{ path: Value[]; keys: string[] }> = [];
   recordLists(v, [], lists, { left: KEY_RECORDS });
   if (lists.length > MAX_LISTS) return out + listed("keys in its vectors", [...new Set(lists.flatMap((l) => l.keys))], sample);
-  for (const { path, keys } of lists) out += listed(`keys of ${path.length === 1 ? prStr(path[0]) : prStr(Vec.fromArray(path))}`, keys, sample);
+  for (const { path, keys } of lists) out += listed(`keys of ${path.length === 1 ? keyText(path[0]) : `[${path.map(keyText).join(" ")}]`}`, keys, sample);
   return out;
 }
 
@@ -80,6 +80,9 @@ function recordLists(m: Value, path: readonly Value[], out: Array<{ path: Value[
   }
 }
 
+/** A key as a sample prints it (see keywordText). */
+const keyText = (k: Value): string => (k instanceof Keyword ? keywordText(k.name) : prStr(k));
+
 function everyKeyword(keys: Iterable<Value>): boolean {
   for (const k of keys) if (!(k instanceof Keyword)) return false;
   return true;
@@ -94,7 +97,7 @@ function everyMap(values: Iterable<Value>): boolean {
 function keysOf(rows: Iterable<Value>): string[] | null {
   // Keys as values (keywords are interned), printed once each at the end.
   const keys = new Set<Value>();
-  const printed = (): string[] => [...new Set([...keys].map(prStr))];
+  const printed = (): string[] => [...new Set([...keys].map(keyText))];
   let looked = 0;
   for (const r of rows) {
     const records = r instanceof Vec ? (r as Vec<Value>) : [r];

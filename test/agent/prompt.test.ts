@@ -329,6 +329,17 @@ describe("the task's data section (issue 20)", () => {
     expect(line).toContain("keys of [:data :orders]: :id :customer :address :status :revenue :discount");
   });
 
+  // JSON keys become keywords whatever they hold: a CSV export's "Order ID" printed as `:Order ID`,
+  // which reads as the key :Order with the value ID (and `(:Order row)` is nil).
+  it("writes a key the reader cannot read as a keyword as the call that makes it", () => {
+    const rows = [{ "Order ID": "A1", "first name": "Al", "": 1, région: 2 }, { "Order ID": "A2", total: 5 }];
+    const [line] = contextLines({ rows }, { sampleItems: 3, sampleChars: 80 }, reader(32));
+    expect(line).toContain('sample: [{(keyword "Order ID") "A1" (keyword "first name") "Al"');
+    expect(line).toContain(':région');
+    expect(line).not.toContain(":Order ID");
+    expect(line).toContain('keys: (keyword "Order ID") (keyword "first name") (keyword "") :région :total');
+  });
+
   // A dictionary of record lists (JSON objects come in with keyword keys) listed the keys of every
   // entry's vector apart: 300 entries made one data line of 6,669 characters, unbounded in the entries.
   it("merges the keys of many record lists into one bounded list", () => {

@@ -87,6 +87,18 @@ describe("keeping what a model needs", () => {
   // Samples cost tokens full history never sends: a run of short programs that print nothing
   // was up to 7% dearer than full history (random agent runs, never-dearer.test.ts) while every
   // one was sampled. What a turn taught now fits in the turn it summarizes.
+  // JSON keys become keywords whatever they hold: `:Order ID` read as the key :Order and a symbol.
+  it("writes a record key the reader cannot read as the call that makes it, in samples and shapes", async () => {
+    const orders = Array.from({ length: 30 }, (_, i) => ({ "Order ID": `A${i}`, "Unit Price": i * 1.5, notes: "a note that is long enough to cut the sample short" }));
+    const trace = await run([reply("Orders.", `(def rows data/orders)\n(println (count rows))`), reply("Done.", "(return 1)")], { orders });
+    const opts = { sampleItems: 3, sampleChars: 80, toolCallsPerTurn: 10 };
+    const shape = renderSummary(trace.turns[0], { superseded: undefined, printsShown: 0 }, opts).text;
+    expect(shape).toContain('; Defined: rows = vector[30] of {(keyword "Order ID") string, (keyword "Unit Price") integer|float, :notes string}');
+    const sample = renderSummary(trace.turns[0], { superseded: undefined, printsShown: 0, read: new Set(["rows"]) }, opts).text;
+    expect(sample).toContain('sample: [{(keyword "Order ID") "A0" (keyword "Unit Price") 0 :notes');
+    expect(`${shape}\n${sample}`).not.toContain(":Order ID");
+  });
+
   it("teaches what fits in the turn: samples for a long reply, the keys of records for a short one, the program itself when neither fits", async () => {
     const sales = Array.from({ length: 5 }, (_, i) => ({ region: `region-number-${i}`, customer: `customer-with-a-long-name-${i}`, address: `${i} Long Street, Some Town, Some County`, comment: "a comment that takes a good many characters", revenue: i * 100 }));
     const why = "The sales rows are what the mission is about: I will keep them under a short name and look at them in the next turn. ";
