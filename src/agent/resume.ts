@@ -63,7 +63,8 @@ export function saveMemory(memory: Memory): SavedDefinition[] {
 
 function printable(v: Value): string | undefined {
   try {
-    return print(v);
+    // Read back as a program: a keyword from a JSON key with a space must come back whole.
+    return print(v, true);
   } catch (e) {
     const mine = ours(e);
     if (mine !== null && "kind" in mine && mine.kind === "string_too_large") return undefined;

@@ -723,11 +723,15 @@ function describeFailure(e: unknown, source: string): ErrorInfo {
 // The most `print` writes: past it, a value (shared structure can unfold without end) is an error.
 const PRINT_MAX_CHARS = 10_000_000;
 
-/** EDN text of a value: a PTC-Lisp value as is, plain JS data after conversion. Throws a LispError past 10M characters. */
-export function print(value: unknown): string {
+/**
+ * EDN text of a value: a PTC-Lisp value as is, plain JS data after conversion. Throws a LispError
+ * past 10M characters. With `readable`, text a program reads back as the same value: a keyword
+ * EDN cannot spell (`:first name`, from a JSON key) is written `(keyword "first name")`.
+ */
+export function print(value: unknown, readable = false): string {
   const v = isValue(value) ? value : toLisp(value);
   try {
-    return printChecked(v, true, PRINT_MAX_CHARS, Infinity);
+    return printChecked(v, true, PRINT_MAX_CHARS, Infinity, undefined, readable);
   } catch (e) {
     if (!(e instanceof PrintOverflow)) throw e;
     throw new LispError("string_too_large", `the value prints to more than ${PRINT_MAX_CHARS} characters`);

@@ -238,12 +238,13 @@ export function strOf(v: Value): string {
 
 /**
  * Prints whole or not at all: throws PrintOverflow past `maxChars` and `nesting_too_deep` past
- * `maxDepth` (the nesting limit the evaluator enforces on printing); `tick` is called per item.
+ * `maxDepth` (the nesting limit the evaluator enforces on printing); `tick` is called per item;
+ * with `keywordCalls`, a keyword the reader cannot read is written as the call that makes it (keywordText).
  */
-export function printChecked(v: Value, readably: boolean, maxChars: number, maxDepth: number, tick: (i: number) => void = noTick): string {
+export function printChecked(v: Value, readably: boolean, maxChars: number, maxDepth: number, tick: (i: number) => void = noTick, keywordCalls = false): string {
   if (!readably && typeof v === "string") return v;
   if (v === null && !readably) return "";
-  const c: Ctx = { w: new Writer(maxChars, true), readably, maxItems: Infinity, maxDepth: Math.min(maxDepth, STACK_SAFE_DEPTH), deepIsError: true, itemsCut: false, tick, items: 0 };
+  const c: Ctx = { w: new Writer(maxChars, true), readably, maxItems: Infinity, maxDepth: Math.min(maxDepth, STACK_SAFE_DEPTH), deepIsError: true, itemsCut: false, tick, items: 0, keywordCalls };
   printValue(v, c, 0, true);
   return c.w.toString();
 }

@@ -114,6 +114,17 @@ describe("run state", () => {
     expect(() => runStateFromJson(JSON.stringify({ ...state, trace: { version: 1, system: 1 } }))).toThrow(/system/);
   });
 
+  // JSON keys become keywords whatever they hold; saved as `{:first name "Al"}`, such a map failed to
+  // restore ("unexpected ' '") and its value was lost.
+  it("restores a map whose keys the reader cannot read as keywords", async () => {
+    const run = await evaluate(`(def row {(keyword "first name") "Al" (keyword "") 2 (keyword "a,b") 3 :ok [(keyword "x y")]})`);
+    expect(run.ok).toBe(true);
+    if (!run.ok) return;
+    const memory = await restoreMemory(JSON.parse(JSON.stringify(saveMemory(run.memory))));
+    const back = await evaluate(`[(get row (keyword "first name")) (get row (keyword "")) (get row (keyword "a,b")) (count row) (= (first (:ok row)) (keyword "x y"))]`, { memory });
+    expect(back.ok ? back.value : back.error.message).toEqual(["Al", 2, 3, 4, true]);
+  });
+
   it("restores memory from EDN and source", async () => {
     const run = await evaluate(`(def xs "numbers" [1 2.5 {:a #{:k}} "s" nil true])
 (def inf [##Inf 1.0])
