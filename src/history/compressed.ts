@@ -923,6 +923,6 @@ const notes = new WeakMap<Turn, string>();
 
 function noteOf(turn: Turn): string {
   let note = notes.get(turn);
-  if (note === undefined) notes.set(turn, (note = noteLine(turn.reply)));
+  if (note === undefined) notes.set(turn, (note = noteLine(turn.reply, turn.program)));
   return note;
 }

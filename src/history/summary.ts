@@ -468,9 +468,12 @@ const NOTE_CHARS = 160;
  * what it concluded or planned. Shown once, at the end of the turn's summary in the next
  * prompt, where removing it later leaves the text before it, and so the cached prefix, as it was.
  */
-export function noteLine(reply: string): string {
-  const prose = reply
-    .replace(/```[\s\S]*?(```|$)/g, " ")
+export function noteLine(reply: string, program: string | null = null): string {
+  // The program is not prose however it came: fenced with ``` or ~~~ (as the extractor reads
+  // both), or bare; other fenced blocks (expected output, say) are not prose either.
+  const body = program?.trim() ?? "";
+  const prose = (body === "" ? reply : reply.replace(body, " "))
+    .replace(/(`{3,}|~{3,})[\s\S]*?(\1|$)/g, " ")
     .replace(/\s+/g, " ")
     .trim();
   if (prose === "") return "";

@@ -43,6 +43,18 @@ describe("keeping what a model needs", () => {
     expect(String(third.messages[2].content).startsWith(summary)).toBe(true);
   });
 
+  // The extractor runs a program fenced with ~~~ as well as with ```: the note stripped only ```
+  // blocks, so it read "; Note: Now the sum ... ~~~clojure (def total (->> rows ... (def biggest..."
+  // (the program, cut mid-form, as "your words").
+  it("keeps the program out of the note however it was fenced", async () => {
+    const rows = "(def rows (->> (range 40) (map (fn [i] {:a i :b (* i i)})) (filter #(even? (:a %))) (vec)))\n(println \"rows\" (count rows))";
+    const sum = "(def total (->> rows (map (fn [r] (+ (:a r) (:b r)))) (filter #(> % 10)) (reduce +)))\n(def biggest (->> rows (map (fn [r] (+ (:a r) (:b r)))) (filter #(> % 10)) (apply max)))\n(println \"total\" total biggest)";
+    const trace = await run([reply("Rows first.", rows), `Now the sum of a and b over the rows above ten.\n\n~~~clojure\n${sum}\n~~~\n\nThen I return it.`, reply("Done.", "(return total)")]);
+    expect(trace.turns[1].program).toContain("(def total");
+    const note = text(view(trace, 2, options(), 20)).split("\n").find((l) => l.startsWith("; Note: Now"));
+    expect(note).toBe("; Note: Now the sum of a and b over the rows above ten. Then I return it.");
+  });
+
   it("with the breakpoint layout the note follows the latest feedback, and the breakpoint before it is where the next prompt hits", async () => {
     const trace = await run([reply("Counting first.", `(println "n" 3)`), reply("Then summing.", `(println "s" 6)`), reply("Done.", "(return 6)")]);
     // A budget of 20 turns: in a run of 3 these summaries save too little to repay the legend.

@@ -329,6 +329,11 @@ describe("noteLine", () => {
     expect(noteLine(`Plan.\n${fence}clojure\n(def x 1)`)).toBe("; Note: Plan.");
   });
 
+  it("leaves the program out however it came: fenced with ~~~, or a bare form", () => {
+    expect(noteLine("Sum.\n~~~clojure\n(def t (+ 1 2))\n~~~\nDone.", "(def t (+ 1 2))")).toBe("; Note: Sum. Done.");
+    expect(noteLine("(def t (+ 1 2))\n(println t)", "(def t (+ 1 2))\n(println t)")).toBe("");
+  });
+
   it("cuts a long prose at a word boundary within 160 characters, and a single wider word at 160", () => {
     const words = Array.from({ length: 60 }, (_, i) => `w${i}`).join(" ");
     const note = noteLine(words).slice("; Note: ".length);
