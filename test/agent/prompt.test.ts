@@ -65,6 +65,19 @@ describe("language reference", () => {
     expect(reference).not.toMatch(/^%/m);
   });
 
+  // The language section said clojure.string functions "work unqualified", but seven of them
+  // (str/blank?, str/capitalize, str/reverse, ...) exist only qualified: `(blank? s)` fails.
+  it("says namespaced functions work as the reference writes them, and each does", async () => {
+    const text = staticPrompt(true, "compressed");
+    const namespaced = allBuiltins().filter((d) => isDocumented(d) && ["clojure.string", "clojure.set", "clojure.walk"].includes(d.ns?.[0] ?? ""));
+    expect(namespaced.some((d) => d.unqualified === false)).toBe(true);
+    expect(text).not.toContain("functions work unqualified");
+    for (const d of namespaced) {
+      const r = await evaluate(`(fn? ${referenceName(d)})`);
+      expect(r.ok ? r.value : r.error.message, referenceName(d)).toBe(true);
+    }
+  });
+
   it("is the same text every time (cached by registry size)", () => {
     expect(languageReference()).toBe(reference);
   });
