@@ -43,9 +43,10 @@ async function runTop<O extends z.ZodType | undefined>(agent: Agent<O>, options:
 function stream<O extends z.ZodType | undefined>(agent: Agent<O>, options: RunOptions = {}): AgentStream<Step<OutputOf<O>>> {
   const queue = eventQueue();
   const own = options?.onEvent;
-  const onEvent = (e: AgentEvent): void => {
+  // The host's listener's result is handed on, so the run handles a promise it returns (unheard).
+  const onEvent = (e: AgentEvent): unknown => {
     queue.push(e);
-    own?.(e);
+    return own?.(e);
   };
   const step = runTop(agent, { ...options, onEvent });
   step.then(

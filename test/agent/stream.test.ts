@@ -99,6 +99,28 @@ describe("SubAgent.stream", () => {
     expect(told.at(-1)).toBe("run-finish");
   });
 
+  it("ignores the rejection of an async onEvent passed to stream, which unheard would end the host's process", async () => {
+    const unhandled: unknown[] = [];
+    const note = (e: unknown): void => void unhandled.push(e);
+    process.on("unhandledRejection", note);
+    try {
+      const stream = SubAgent.stream(agent("none"), {
+        llm: scriptedLlm(REPLIES),
+        onEvent: async () => {
+          throw new Error("log sink down");
+        },
+      });
+      const types: string[] = [];
+      for await (const e of stream) types.push(e.type);
+      expect([(await stream.step).ok, types.at(-1)]).toEqual([true, "run-finish"]);
+      // Node reports an unhandled rejection once the microtasks have run: before the next macrotask.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", note);
+    }
+  });
+
   it("ends the stream when the run fails, with the failure in step", async () => {
     const stream = SubAgent.stream(agent("none"), { llm: scriptedLlm([]) });
     const events = await collect(stream);
