@@ -23,7 +23,7 @@ import { checkInheritable, DEFAULTS, isPlainObject, mergeOptions, pickInheritabl
 import { TRACE_VERSION } from "../trace/serialize.js";
 import { expandMission, taskMessage } from "./prompt/task.js";
 import { showHidden } from "./redact.js";
-import { ToolSession } from "./tools.js";
+import { MAX_TIMER_MS, ToolSession } from "./tools.js";
 import { eventObserver } from "./events.js";
 import { observers, unheard, type RunObserver } from "./observer.js";
 import { isTracerOption, telemetryObserver } from "./telemetry.js";
@@ -86,8 +86,6 @@ const INTERRUPTED: Readonly<Record<Interruption, string>> = {
   deadline_exceeded: "the run's deadline passed",
 };
 
-// setTimeout fires at once for delays past 2^31-1 ms; such deadlines are checked between turns only.
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The state of one run. */
 class AgentRun {
@@ -226,6 +224,7 @@ class AgentRun {
       if (outer?.aborted) return this.interrupted("aborted");
       outer?.addEventListener("abort", onAbort, { once: true });
       const delay = this.deadlineAt === undefined ? Infinity : Math.max(0, this.deadlineAt - Date.now());
+      // Longer deadlines are checked between turns only.
       if (delay <= MAX_TIMER_MS) timer = setTimeout(() => this.stop("deadline_exceeded"), delay);
       return await this.loop();
     } catch (e) {

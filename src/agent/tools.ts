@@ -102,6 +102,9 @@ export interface ToolSessionOptions {
 
 const MAX_ERROR_CHARS = 500;
 
+/** setTimeout fires at once for delays past 2^31-1 ms (about 24.8 days): longer limits set no timer. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 // A failure the program sees as `tool/x failed: <message>`.
 class ToolFailure extends Error {}
 
@@ -229,7 +232,7 @@ export class ToolSession {
         ac.abort();
         reject(new ToolFailure("aborted"));
       });
-      if (Number.isFinite(timeoutMs)) {
+      if (timeoutMs <= MAX_TIMER_MS) {
         timer = setTimeout(() => {
           finish();
           ac.abort();

@@ -237,6 +237,16 @@ describe("tools in the loop", () => {
     expect(step.turns[0].feedback).toContain("tool/flaky failed: service unavailable");
   });
 
+  it("takes a tool timeout past setTimeout's range (2^31 ms) as none, instead of timing the call out after 1 ms", async () => {
+    // A 1 ms timer set before the tool's 20 ms one fires first: the old code timed the call out.
+    const answer = (): Promise<number> => new Promise((resolve) => setTimeout(() => resolve(7), 20));
+    const own = tool({ description: "Slow.", timeoutMs: 2 ** 31, run: answer });
+    const inherited = tool({ description: "Slow.", run: answer });
+    const agent = SubAgent.create({ prompt: "Go", tools: { own, inherited }, maxTurns: 2 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(return [(tool/own) (tool/inherited)])")]), toolTimeoutMs: 2 ** 32, isolation: "none" });
+    expect([step.turns[0].error?.message, step.value]).toEqual([undefined, [7, 7]]);
+  });
+
   it("feeds back a tool timeout", async () => {
     const slow = tool({ description: "Slow.", timeoutMs: 20, run: (_a, signal) => sleep(5000, signal) });
     const { step } = await run([code("(tool/slow)"), code('(return {:products []})')], { tools: { slow } });
