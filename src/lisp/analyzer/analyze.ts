@@ -282,6 +282,8 @@ export class Analyzer {
     if (head.type === "symbol" && !ctx.scope.find(head.name)) {
       const special = this.isSpecial(head.name) ? SPECIAL_FORMS[head.name] : undefined;
       if (special) return special.analyze(this, form, ctx);
+      // (Math/PI) is the static field in Clojure, as Math/PI is.
+      if (args.length === 0 && Object.hasOwn(CONSTANTS, head.name)) return { op: "const", value: CONSTANTS[head.name], loc };
       if (head.name.startsWith("tool/") && head.name.length > 5) {
         const name = head.name.slice(5);
         this.checkTool(name, head.loc);

@@ -187,3 +187,8 @@
 ;!! type_error: a vector used as a function expects an integer index, got float 1.5
 (assoc [1 2] 0.5 :x)
 ;!! type_error: expects an integer index, got float 0.5
+;; Clojure reads (Math/PI) as the static field itself, as it reads Math/PI.
+[(Math/PI) (* 2 (Math/E)) (Integer/MAX_VALUE) (Double/POSITIVE_INFINITY)]
+;=> [3.141592653589793 5.43656365691809 2147483647 ##Inf]
+(Math/PI 2)
+;!! not_callable: is not a function
