@@ -23,6 +23,13 @@ describe("sum and avg", () => {
     expect(await ok("(avg [10 nil 20])")).toBe("15.0");
   });
 
+  it("avg of large integers is their float mean, not an integer overflow of the running sum", async () => {
+    // Microsecond timestamps: ten of them add up past the integer range, their mean does not.
+    expect(await ok("(avg (repeat 10 1700000000000000))")).toBe("1700000000000000.0");
+    expect(await ok("(avg-by :t (repeat 10 {:t 1700000000000000}))")).toBe("1700000000000000.0");
+    expect((await fails("(sum (repeat 10 1700000000000000))")).kind).toBe("arithmetic_error");
+  });
+
   it("rejects non-numbers, naming the function", async () => {
     const e = await fails('(sum [1 "2"])');
     expect(e.kind).toBe("type_error");

@@ -44,6 +44,8 @@ class NumSum {
   total = 0;
   count = 0;
   isFloat = false;
+  /** A sum must stay an exact integer; a mean is a float whatever the running total. */
+  constructor(private readonly exact: boolean) {}
 
   add(who: string, v: Value, context: () => string): void {
     let n: number;
@@ -58,7 +60,7 @@ class NumSum {
     }
     this.total += n;
     this.count++;
-    if (!this.isFloat && (this.total > MAX_INT || this.total < -MAX_INT)) {
+    if (this.exact && !this.isFloat && (this.total > MAX_INT || this.total < -MAX_INT)) {
       throw new LispError("arithmetic_error", `integer overflow in ${who} (integers are limited to ±${MAX_INT})`, undefined, "convert to floats first, e.g. (double x)");
     }
   }
@@ -75,11 +77,11 @@ class NumSum {
 const noContext = (): string => "";
 const mapContext = (): string => " (a map is a sequence of [key value] entries; use (vals m))";
 
-function numbers(who: string, coll: Value): NumSum {
+function numbers(who: string, coll: Value, exact: boolean): NumSum {
   if (!isSeqable(coll)) throw typeErr(`${who} expects a collection of numbers, got ${describe(coll)}`, typeof coll === "number" || coll instanceof LFloat ? "to add numbers given as arguments use (+ a b ...)" : undefined);
   const xs = seqArray(coll, who);
   charge(xs.length);
-  const acc = new NumSum();
+  const acc = new NumSum(exact);
   const context = isMap(coll) ? mapContext : noContext;
   for (const x of xs) {
     if (x === null) continue;
@@ -88,11 +90,11 @@ function numbers(who: string, coll: Value): NumSum {
   return acc;
 }
 
-function numbersBy(who: string, key: Value, coll: Value): NumSum {
+function numbersBy(who: string, key: Value, coll: Value, exact: boolean): NumSum {
   const get = keyAccessor(who, key);
   const xs = items(who, coll, key);
   charge(xs.length);
-  const acc = new NumSum();
+  const acc = new NumSum(exact);
   for (const x of xs) {
     const v = get(x);
     if (v === null) continue;
@@ -226,8 +228,8 @@ export const AGGREGATES: BuiltinDef[] = [
       ["(sum [1 2.5])", "3.5"],
       ["(sum [])", "0"],
     ],
-    fn: (a) => numbers("sum", a[0]).sum(),
-    f1: (c) => numbers("sum", c).sum(),
+    fn: (a) => numbers("sum", a[0], true).sum(),
+    f1: (c) => numbers("sum", c, true).sum(),
   },
   {
     name: "avg",
@@ -239,8 +241,8 @@ export const AGGREGATES: BuiltinDef[] = [
       ["(avg [1 2 3 4])", "2.5"],
       ["(avg [])", "nil"],
     ],
-    fn: (a) => numbers("avg", a[0]).avg(),
-    f1: (c) => numbers("avg", c).avg(),
+    fn: (a) => numbers("avg", a[0], false).avg(),
+    f1: (c) => numbers("avg", c, false).avg(),
   },
   {
     name: "median",
@@ -265,8 +267,8 @@ export const AGGREGATES: BuiltinDef[] = [
       ["(sum-by :amount [{:amount 10} {:amount nil} {:amount 5}])", "15"],
       ['(sum-by [:price :net] [{:price {:net 2}} {:price {:net 3}}])', "5"],
     ],
-    fn: (a) => numbersBy("sum-by", a[0], a[1]).sum(),
-    f2: (k, c) => numbersBy("sum-by", k, c).sum(),
+    fn: (a) => numbersBy("sum-by", a[0], a[1], true).sum(),
+    f2: (k, c) => numbersBy("sum-by", k, c, true).sum(),
   },
   {
     name: "avg-by",
@@ -278,8 +280,8 @@ export const AGGREGATES: BuiltinDef[] = [
       ["(avg-by :score [{:score 10} {:score nil} {:score 20}])", "15.0"],
       ["(avg-by :score [])", "nil"],
     ],
-    fn: (a) => numbersBy("avg-by", a[0], a[1]).avg(),
-    f2: (k, c) => numbersBy("avg-by", k, c).avg(),
+    fn: (a) => numbersBy("avg-by", a[0], a[1], false).avg(),
+    f2: (k, c) => numbersBy("avg-by", k, c, false).avg(),
   },
   {
     name: "max-by",
