@@ -3,7 +3,7 @@
 // names the failing field, per-call timeouts, per-run call caps, abort, and withdrawal.
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
-import { boxed, cutPoint, ours, type ToolCallInfo, type ToolSpec, ToolTimeout } from "../lisp/index.js";
+import { boxed, cutPoint, MAX_TIMER_MS, ours, type ToolCallInfo, type ToolSpec, ToolTimeout } from "../lisp/index.js";
 import type { ApprovalGate, NeedsApproval } from "./approval.js";
 import { AgentDefinitionError, describeIssues } from "./errors.js";
 import type { RunScope } from "./types.js";
@@ -101,9 +101,6 @@ export interface ToolSessionOptions {
 }
 
 const MAX_ERROR_CHARS = 500;
-
-/** setTimeout fires at once for delays past 2^31-1 ms (about 24.8 days): longer limits set no timer. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 // A failure the program sees as `tool/x failed: <message>`.
 class ToolFailure extends Error {}

@@ -13,7 +13,7 @@ import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
 import { boxed, Budget, contextValue, Converted, readTimeout, toHost, toLisp } from "./interop.js";
 import { contextJsonTimeout, parseContextJson } from "./context-json.js";
-import { resolveLimits, type Limits } from "./limits.js";
+import { MAX_TIMER_MS, resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
 import { activate, defaultClock, fuelExhausted, GlobalEnv, output, quietly, run as current, RunState, timeoutError, whileWhole, type DataHost, type ToolHost } from "./runtime.js";
 import { compileArityAsync, compileAsync, usesTools } from "./compile-async.js";
@@ -650,7 +650,7 @@ function settle(spec: ToolSpec, args: Record<string, unknown>, call: ToolCallInf
   if (halt.signal.aborted) return Promise.reject(new Error("aborted"));
   // Only a call with a timeout of its own needs a signal of its own; the others get the
   // evaluation's, which fires when it is aborted or over (an AbortController per call costs).
-  const own = timeoutMs !== undefined && Number.isFinite(timeoutMs) ? new AbortController() : null;
+  const own = timeoutMs !== undefined && timeoutMs <= MAX_TIMER_MS ? new AbortController() : null;
   return new Promise<{ value: unknown }>((resolve, reject) => {
     const stop = (why: string): void => {
       own?.abort();

@@ -76,3 +76,6 @@ export function resolveLimits(overrides?: Partial<Limits>): Limits {
   }
   return out;
 }
+
+/** setTimeout fires at once for delays past 2^31-1 ms (about 24.8 days): longer limits set no timer. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -60,6 +60,15 @@ describe("limits across tool calls", () => {
     expect(own.ok && own.value).toBe("caught");
   });
 
+  it("a timeout past setTimeout's range (2^31 ms) sets no timer, as none would, instead of firing at once", async () => {
+    // A tool that answers on the next macrotask: a timer Node clamps to 1 ms fires before it.
+    const later = () => new Promise((resolve) => setTimeout(() => resolve(7), 20));
+    for (const options of [{ tools: { later: { run: later, timeoutMs: 2 ** 31 } } }, { tools: { later }, toolTimeoutMs: 2 ** 32 }]) {
+      const r = await evaluate("(tool/later {})", options);
+      expect(r.ok && r.value).toBe(7);
+    }
+  });
+
   it("caps the calls of one tool with maxCalls", async () => {
     const r = await evaluate("(doseq [i (range 5)] (tool/t {:i i}))", { tools: { t: { run: () => 1, maxCalls: 3 } } });
     expect(!r.ok && r.error.kind).toBe("tool_limit_exceeded");

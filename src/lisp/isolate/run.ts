@@ -8,7 +8,7 @@ import { abortedError, LispError, ours, thrownMessage, toErrorInfo, ToolTimeout,
 import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, MemoryEntry, ToolCallRecord, ToolSpec } from "../evaluate.js";
 import { ABORTED, unlessAborted } from "../abort.js";
 import { boxed, Budget, ContextReader, contextValue, toLisp } from "../interop.js";
-import { resolveLimits, type Limits } from "../limits.js";
+import { MAX_TIMER_MS, resolveLimits, type Limits } from "../limits.js";
 import { hiddenKeys, hideQuoted, hideRewritten, Marks, QUOTED_MIN, quotedForms, STAND_IN_OPEN } from "../marks.js";
 import { OutputBuffer } from "../output.js";
 import { quietly, timeoutError, whileWhole } from "../runtime.js";
@@ -18,8 +18,6 @@ import { poolFor, type ExitReason, type PoolWorker } from "./pool.js";
 import type { CtxEntry, DataError, DoneMessage, FromWorker, MemoryEntryWire, RunMessage, ToolInfo } from "./protocol.js";
 
 const EMPTY_MEMORY: Memory = new Map();
-// Past this, setTimeout fires at once; such limits get no watchdog.
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The worker that keeps each memory a run returned, and its id there. */
 const keptIn = new WeakMap<Memory, { worker: PoolWorker; id: number }>();
