@@ -329,6 +329,25 @@ describe("cost model and cost-trigger", () => {
     expect(pays.stats.tokensOut).toBeLessThan(pays.stats.tokensIn);
   });
 
+  it("a message-count trigger counts the messages sent, so it folds again only when the prompt is over the count again", async () => {
+    // On the stored messages it fired on every request once the conversation passed the count: a summary call per request.
+    for (const name of ["rolling-summary", "mask-then-summarize"]) {
+      const trigger = { name: "message-count", options: { maxMessages: 10 } };
+      const strategy = createStrategy({ name, options: name === "rolling-summary" ? { roundsToCompress: 100, roundsToRetain: 2, trigger } : { turns: 1, polling: 1, trigger } });
+      const llm = scriptedLlm(Array(40).fill(summaryReply("[done] items priced")));
+      const all = chat(30);
+      let state = strategy.initialState();
+      let calls = "";
+      for (let end = 2; end <= all.length; end += 2) {
+        const r = await strategy.project({ messages: all.slice(0, end) }, state, { llm, now: () => 0 });
+        expect(r.messages.length).toBeLessThanOrEqual(10);
+        calls += String(r.stats.llmCalls);
+        state = r.state;
+      }
+      expect(calls).toBe(`00000${"100".repeat(8)}1`);
+    }
+  });
+
   it("triggers say why", () => {
     const c = { messages: chat(3), model: "gpt-4o" };
     expect(createTrigger({ name: "token-threshold", options: { maxTokens: 10 } }).shouldCompact(c, 50)).toEqual({ compact: true, reason: "prompt 50 tokens > 10" });

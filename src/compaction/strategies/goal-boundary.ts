@@ -131,9 +131,11 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
         };
         // Completed goals not yet summarized, oldest first (the current goal is never summarized).
         while (state.summaries.length < state.boundaries.length) {
-          const tokens = promptTokens(view(state));
+          const sent = view(state);
+          const tokens = promptTokens(sent);
           if (!context.force && options.maxTokens > 0 && tokens <= options.maxTokens) break;
-          if (!context.force && trigger !== undefined && !trigger.shouldCompact(conversation, tokens).compact) break;
+          // Judged on the prompt as sent, as the token budget is.
+          if (!context.force && trigger !== undefined && !trigger.shouldCompact({ ...conversation, messages: sent }, tokens).compact) break;
           const n = state.summaries.length;
           const from = n === 0 ? task + 1 : state.boundaries[n - 1];
           const to = state.boundaries[n];

@@ -33,8 +33,8 @@ export const maskThenSummarizeStrategy: StrategyDefinition<MaskThenSummarizeOpti
     const { turns, polling, neverMask, alwaysMask, userReplies, firstLineChars } = options;
     const masking = observationMaskingStrategy.create({ turns, polling, neverMask, alwaysMask, userReplies, firstLineChars });
     const trigger = createTrigger(options.trigger);
-    const summary = rollingStrategy("mask-then-summarize", options, ({ conversation, messages, base, tokens, force }) => {
-      const decision = force ? { compact: true, reason: "compaction forced" } : trigger.shouldCompact(conversation, tokens);
+    const summary = rollingStrategy("mask-then-summarize", options, ({ conversation, messages, base, sent, tokens, force }) => {
+      const decision = force ? { compact: true, reason: "compaction forced" } : trigger.shouldCompact({ ...conversation, messages: sent }, tokens);
       if (!decision.compact) return undefined;
       const cut = maskBoundary(messages, options);
       return cut > base ? cut : { skip: `${decision.reason}, but no masked turn is left to summarize` };

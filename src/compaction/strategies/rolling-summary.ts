@@ -29,14 +29,15 @@ export const rollingSummaryStrategy: StrategyDefinition<z.output<typeof schema>>
   schema,
   create(options) {
     const trigger = options.trigger ? createTrigger(options.trigger) : undefined;
-    return rollingStrategy("rolling-summary", options, ({ conversation, messages, base, tokens, force }) => {
+    return rollingStrategy("rolling-summary", options, ({ conversation, messages, base, sent, tokens, force }) => {
       const starts = turnStarts(messages, options.unit, base - 1);
       const segments = starts[0] === base ? starts : [base, ...starts].filter((i) => i < messages.length);
       const n = segments.length;
       if (n <= options.roundsToRetain) return undefined;
       const byRounds = n >= options.roundsToCompress + options.roundsToRetain;
       const byTokens = options.maxPromptTokens > 0 && tokens > options.maxPromptTokens;
-      const byTrigger = trigger !== undefined && trigger.shouldCompact(conversation, tokens).compact;
+      // Judged on the prompt as sent: on the stored messages a message count, once passed, fired on every request after.
+      const byTrigger = trigger !== undefined && trigger.shouldCompact({ ...conversation, messages: sent }, tokens).compact;
       return force || byRounds || byTokens || byTrigger ? segments[n - options.roundsToRetain] : undefined;
     });
   },

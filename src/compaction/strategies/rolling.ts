@@ -56,7 +56,8 @@ export interface CutInput {
   readonly task: number;
   /** First stored message not yet covered by the summary. */
   readonly base: number;
-  /** Tokens of the projection as it stands (with the current summary). */
+  /** The projection as it stands (with the current summary), and its tokens: what a trigger judges. */
+  readonly sent: readonly ChatMessage[];
   readonly tokens: number;
   /** The caller asked to compact now, whatever the trigger says. */
   readonly force: boolean;
@@ -95,7 +96,8 @@ export function rollingStrategy(name: string, options: SummaryOptions & Record<s
       if (task < 0 || (state.covered > 0 && state.covered <= task)) return finish(conversation, messages.slice(), initialRolling(), events, started, context, spend, summarizer);
       const view = (s: RollingState): ChatMessage[] => (s.covered > 0 ? spliceSummary(messages, task, s.covered, summaryText(s.summary, s.covered - task - 1)) : messages.slice());
       const base = state.covered > 0 ? state.covered : task + 1;
-      const decision = rule({ conversation, messages, task, base, tokens: promptTokens(view(state)), force: context.force === true });
+      const sent = view(state);
+      const decision = rule({ conversation, messages, task, base, sent, tokens: promptTokens(sent), force: context.force === true });
       if (typeof decision === "object") events.push({ kind: "skipped", detail: decision.skip });
       else if (decision !== undefined && decision > base) {
         const covered = messages.slice(base, decision).filter((m) => m.role !== "system");
