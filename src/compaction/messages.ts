@@ -7,7 +7,8 @@ import type { ChatMessage } from "../llm/types.js";
 /** How history is divided into turns: a round starts at each user message; a step also at each assistant reply that follows a tool result or another reply. */
 export type TurnUnit = "round" | "step";
 
-const hasToolCalls = (m: ChatMessage): boolean => m.tool_calls !== undefined && m.tool_calls.length > 0;
+// Null is what the SDKs write for a reply without calls (compact accepts it): no calls.
+const hasToolCalls = (m: ChatMessage): boolean => (m.tool_calls?.length ?? 0) > 0;
 
 /** Index of the task (the first user message), or -1 when there is none. */
 export function taskIndex(messages: readonly ChatMessage[]): number {

@@ -348,6 +348,20 @@ describe("cost model and cost-trigger", () => {
     }
   });
 
+  it("reads tool_calls: null (what the SDKs write for a reply without calls) as no calls", async () => {
+    // The facts summary threw on it, so nothing was ever summarized; a result after it threw in compact().
+    const sdk = (m: ChatMessage): ChatMessage => (m.role === "assistant" ? ({ ...m, tool_calls: null } as unknown as ChatMessage) : m);
+    const messages = chat(8).map(sdk);
+    const r = await compact(messages, { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 2 } });
+    expect(r.events.filter((e) => e.kind === "summary_failed")).toEqual([]);
+    expect(r.stats.tokensOut).toBe((await compact(chat(8), { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 2 } })).stats.tokensOut);
+    const orphan = [...chat(6), result("gone", "a result whose call was dropped"), ...chat(6).slice(1)].map(sdk);
+    for (const force of [false, true]) {
+      const c = await compact(orphan, { name: "cost-trigger", options: { remainingTurns: 500, summaryMaxTokens: 60 } }, { force });
+      expect(c.messages).toContain(orphan[orphan.length - 1]);
+    }
+  });
+
   it("triggers say why", () => {
     const c = { messages: chat(3), model: "gpt-4o" };
     expect(createTrigger({ name: "token-threshold", options: { maxTokens: 10 } }).shouldCompact(c, 50)).toEqual({ compact: true, reason: "prompt 50 tokens > 10" });

@@ -268,7 +268,7 @@ function linesOf(messages: readonly ChatMessage[]): Line[] {
       // A call's result is among the tool messages right after it: some servers number calls per
       // reply ("call_0" every turn), so an id names a call only within its own batch.
       const results = new Map<string, ChatMessage>();
-      if (m.tool_calls !== undefined && m.tool_calls.length > 0) {
+      if ((m.tool_calls?.length ?? 0) > 0) {
         for (let j = i + 1; j < messages.length && (messages[j].role === "tool" || messages[j].role === "system"); j++) {
           const r = messages[j];
           if (r.role === "tool" && r.tool_call_id !== undefined && !results.has(r.tool_call_id)) results.set(r.tool_call_id, r);
