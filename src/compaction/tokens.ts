@@ -122,7 +122,7 @@ const ANTHROPIC_IMAGE_MAX = 1600;
 /** Assumed width and height of an image whose size is unknown. */
 const UNKNOWN_SIDE = 1024;
 
-/** Tokens of the non-text parts of a message (images; text parts are counted as text). */
+/** Tokens of the non-text parts of a message (images, sound; text parts are counted as text). */
 export function mediaTokens(parts: readonly ContentPart[]): number {
   let n = 0;
   for (const p of parts) if (p.type !== "text" && typeof p.text !== "string") n += partTokens(p);
@@ -148,9 +148,28 @@ function partTokens(p: ContentPart): number {
       const size = typeof data === "string" ? imageSize(data, 0) : undefined;
       return anthropicImageTokens(size?.[0] ?? UNKNOWN_SIDE, size?.[1] ?? UNKNOWN_SIDE);
     }
+    case "input_audio": {
+      // Chat completions: { input_audio: { data, format } }.
+      const data = field(p.input_audio, "data");
+      return typeof data === "string" ? audioTokens(data) : 0;
+    }
     default:
       return 0;
   }
+}
+
+/** OpenAI bills audio input at one token per 100 ms. */
+const AUDIO_TOKENS_PER_SECOND = 10;
+/** Bytes per second of audio without a WAV header to say: MP3 at 128 kbit/s. */
+const COMPRESSED_AUDIO_RATE = 16_000;
+
+/** Tokens of a base64 sound: its length over its byte rate (a WAV header's, else MP3's usual), at 10 a second. */
+function audioTokens(data: string): number {
+  const b = (i: number) => byteAt(data, 0, i);
+  const bytes = Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);
+  const wav = b(0) === 0x52 && b(8) === 0x57 && b(9) === 0x41 && b(10) === 0x56 && b(31) >= 0;
+  const rate = wav ? b(28) + b(29) * 256 + b(30) * 65536 + b(31) * 16777216 : COMPRESSED_AUDIO_RATE;
+  return rate > 0 ? Math.ceil((Math.max(0, bytes - (wav ? 44 : 0)) / rate) * AUDIO_TOKENS_PER_SECOND) : 0;
 }
 
 function openaiImageTokens(url: unknown, detail: unknown): number {

@@ -98,6 +98,35 @@ describe("media parts", () => {
   });
 });
 
+describe("audio parts", () => {
+  // OpenAI bills audio input at one token per 100 ms: a minute is 600 tokens, whatever its encoding.
+  const wav = (seconds: number, rate = 32_000) => {
+    const head = Buffer.alloc(44);
+    head.write("RIFF", 0);
+    head.write("WAVEfmt ", 8);
+    head.writeUInt32LE(rate, 28);
+    head.write("data", 36);
+    return Buffer.concat([head, Buffer.alloc(seconds * rate)]).toString("base64");
+  };
+  const voice = (data: string, format: string): ChatMessage => ({ role: "user", content: [{ type: "input_audio", input_audio: { data, format } }] });
+  const EMPTY = messageTokens({ role: "user", content: [] });
+
+  it("count a sound by its length: a WAV by its header's byte rate, an MP3 at 128 kbit/s", () => {
+    expect(messageTokens(voice(wav(60), "wav")) - EMPTY).toBe(600);
+    expect(messageTokens(voice(wav(30, 88_200), "wav")) - EMPTY).toBe(300);
+    expect(messageTokens(voice(Buffer.alloc(60 * 16_000).toString("base64"), "mp3")) - EMPTY).toBe(600);
+  });
+
+  it("fire usage-ratio on a voice conversation before the window overflows", async () => {
+    // Ten one-minute voice notes: 6,000 tokens for a 5,000-token window (counted as nothing before).
+    const messages: ChatMessage[] = [{ role: "system", content: "You transcribe and answer." }, { role: "user", content: "Listen to my notes." }];
+    for (let i = 0; i < 10; i++) messages.push({ role: "assistant", content: `noted ${i}` }, voice(wav(60, 8_000), "wav"));
+    expect(promptTokens(messages)).toBeGreaterThan(6_000);
+    const r = await compact(messages, { name: "usage-ratio", options: { contextLimit: 5_000 } });
+    expect(r.events.map((e) => e.kind)).toContain("compacted");
+  });
+});
+
 describe("message names", () => {
   // OpenAI's accounting: a name costs its own tokens plus one; a group chat names every message.
   const NAME = "research_assistant_number_seven_of_the_planning_group";
