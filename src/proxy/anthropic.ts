@@ -9,7 +9,7 @@ import type { ChatMessage, ContentPart } from "../llm/types.js";
 import type { ChatRequest, ParsedRequest } from "./request.js";
 import { notAnObject, parseJsonObject } from "./request.js";
 
-type Block = { type?: unknown; text?: unknown; id?: unknown; name?: unknown; input?: unknown; tool_use_id?: unknown; content?: unknown; cache_control?: unknown };
+type Block = { type?: unknown; text?: unknown; id?: unknown; name?: unknown; input?: unknown; tool_use_id?: unknown; content?: unknown; cache_control?: unknown; source?: { type?: unknown; data?: unknown; content?: unknown } | null };
 type AnthropicMessage = { role: "user" | "assistant"; content: string | Block[] };
 
 // Anthropic accepts at most 4 cache breakpoints per request.
@@ -19,6 +19,9 @@ function blockText(b: Block): string {
   if (b.type === "text" && typeof b.text === "string") return b.text;
   if (b.type === "tool_use") return `[tool call ${String(b.name)}] ${JSON.stringify(b.input ?? {})}`;
   if (b.type === "tool_result") return typeof b.content === "string" ? b.content : Array.isArray(b.content) ? (b.content as Block[]).map(blockText).join("\n") : "";
+  // A plain-text document is its text (a PDF's cost is not known without reading it whole).
+  if (b.type === "document" && b.source?.type === "text" && typeof b.source.data === "string") return b.source.data;
+  if (b.type === "document" && b.source?.type === "content" && Array.isArray(b.source.content)) return (b.source.content as Block[]).map(blockText).join("\n");
   return `[${String(b.type)}]`;
 }
 

@@ -48,6 +48,21 @@ describe("proxy /v1/messages", () => {
     expect((sentMessages(r)[0].body as { messages: Sent[] }).messages).toHaveLength(history.length);
   });
 
+  it("counts a plain-text document by its text, and compacts before it overflows the window", async () => {
+    // A pasted contract of about 3,000 tokens for a 3,000-token window (it counted as "[document]").
+    r = await rig({ config: SMALL });
+    const contract = Array.from({ length: 300 }, (_, i) => `Clause ${i}: the supplier delivers lot ${i * 7} by day ${i % 28}.`).join("\n");
+    const history: Anthropic.MessageParam[] = [
+      { role: "user", content: [{ type: "document", source: { type: "text", media_type: "text/plain", data: contract } }, { type: "text", text: "Summarize the delivery terms." }] },
+      { role: "assistant", content: "They deliver by lot." },
+      { role: "user", content: "Which lots are late?" },
+      { role: "assistant", content: "None yet." },
+      { role: "user", content: "And the penalties?" },
+    ];
+    await client(r).messages.create({ model: "claude-test", max_tokens: 200, messages: history }, { headers: { "x-conversation-id": "contract" } });
+    expect(r.upstream.summaryCalls).toBe(1);
+  });
+
   it("counts the screenshots in tool results by their size, and compacts before they overflow the window", async () => {
     // Three 1920 x 1080 PNG screenshots (the header is all the measure reads): 1,600 tokens each for a 3,000-token window.
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 7, 128, 0, 0, 4, 56, 8, 6, 0, 0, 0]).toString("base64");
