@@ -122,31 +122,35 @@ const ANTHROPIC_IMAGE_MAX = 1600;
 /** Assumed width and height of an image whose size is unknown. */
 const UNKNOWN_SIDE = 1024;
 
-/** Tokens of the non-text parts of a message (images, sound; text parts are counted as text). */
-export function mediaTokens(parts: readonly ContentPart[]): number {
+/**
+ * Tokens of the non-text parts of a message (images, sound; text parts are counted as text).
+ * `least`: an image of unknown size as the fewest it can be billed (one tile; nothing for
+ * Anthropic's), for a check that must not mistake the assumed size for tokens sent.
+ */
+export function mediaTokens(parts: readonly ContentPart[], least = false): number {
   let n = 0;
-  for (const p of parts) if (p.type !== "text" && typeof p.text !== "string") n += partTokens(p);
+  for (const p of parts) if (p.type !== "text" && typeof p.text !== "string") n += partTokens(p, least ? 1 : UNKNOWN_SIDE);
   return n;
 }
 
 const field = (o: unknown, key: string): unknown => (typeof o === "object" && o !== null ? (o as Record<string, unknown>)[key] : undefined);
 
 /** Tokens of one non-text part, by the shape of the API that sent it; 0 for a part of no known kind. */
-function partTokens(p: ContentPart): number {
+function partTokens(p: ContentPart, unknown: number): number {
   switch (p.type) {
     case "image_url": {
       // Chat completions: { image_url: { url, detail } } (or the URL alone).
       const url = typeof p.image_url === "string" ? p.image_url : field(p.image_url, "url");
-      return openaiImageTokens(url, field(p.image_url, "detail") ?? p.detail);
+      return openaiImageTokens(url, field(p.image_url, "detail") ?? p.detail, unknown);
     }
     case "input_image":
       // Responses: { image_url, file_id, detail }.
-      return openaiImageTokens(p.image_url, p.detail);
+      return openaiImageTokens(p.image_url, p.detail, unknown);
     case "image": {
       // Anthropic: { source: { type: "base64", media_type, data } | { type: "url", url } }.
       const data = field(p.source, "data");
       const size = typeof data === "string" ? imageSize(data, 0) : undefined;
-      return anthropicImageTokens(size?.[0] ?? UNKNOWN_SIDE, size?.[1] ?? UNKNOWN_SIDE);
+      return size === undefined && unknown === 1 ? 0 : anthropicImageTokens(size?.[0] ?? unknown, size?.[1] ?? unknown);
     }
     case "input_audio": {
       // Chat completions: { input_audio: { data, format } }.
@@ -172,11 +176,11 @@ function audioTokens(data: string): number {
   return rate > 0 ? Math.ceil((Math.max(0, bytes - (wav ? 44 : 0)) / rate) * AUDIO_TOKENS_PER_SECOND) : 0;
 }
 
-function openaiImageTokens(url: unknown, detail: unknown): number {
+function openaiImageTokens(url: unknown, detail: unknown, unknown: number): number {
   if (detail === "low") return IMAGE_BASE_TOKENS;
   const size = typeof url === "string" && url.startsWith("data:") ? imageSize(url, url.indexOf(",") + 1) : undefined;
-  let w = size?.[0] ?? UNKNOWN_SIDE;
-  let h = size?.[1] ?? UNKNOWN_SIDE;
+  let w = size?.[0] ?? unknown;
+  let h = size?.[1] ?? unknown;
   // Scaled to fit 2048 x 2048, then so that its shorter side is at most 768 (never enlarged).
   const fit = Math.min(1, 2048 / Math.max(w, h));
   w = Math.floor(w * fit);

@@ -96,6 +96,19 @@ describe("proxy compaction", () => {
     expect(sentMessages(r, 0).length).toBeLessThan(history.length);
   });
 
+  it("does not take small remote images, billed below the size assumed for them, for a cut prompt", async () => {
+    // Forty 256 x 256 thumbnails by URL: 255 tokens each as billed, 765 as assumed without their size.
+    // A 40,000-token window: the prompt (about 31,000 tokens as estimated) is counted, and not compacted.
+    r = await rig({ upstream: { promptTokens: (messages) => 40 * 255 + messages.length * 8 }, config: { compaction: { strategy: { name: "usage-ratio", options: {} }, contextLimits: { "fake-model": 40_000 }, reserveOutputTokens: 100 } } });
+    const history: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "Which of these are shoes?" }];
+    for (let i = 0; i < 40; i++) history.push({ role: "user", content: [{ type: "text", text: `item ${i}` }, { type: "image_url", image_url: { url: `https://cdn.example.com/thumb-${i}.jpg` } }] });
+    await send(r, history, "thumbs");
+    await send(r, [...history, { role: "assistant", content: "items 3 and 7" }, { role: "user", content: "and boots?" }], "thumbs");
+    const record = await stored(r.proxy.context.store, "thumbs");
+    expect(record?.truncated).not.toBe(true);
+    expect(record?.learnedLimit).toBeUndefined();
+  });
+
   it("retries once after compacting on an upstream context-length error, never more", async () => {
     // The proxy believes the window is large; the upstream's is small.
     r = await rig({ upstream: { contextTokens: 2500 }, config: { compaction: { strategy: { name: "usage-ratio", options: {} }, contextLimits: { "fake-model": 1_000_000 } } } });
