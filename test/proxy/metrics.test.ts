@@ -5,6 +5,7 @@
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { inputTokens } from "../../src/compaction/measure.js";
+import type { ChatMessage } from "../../src/llm/types.js";
 import { MAX_MODEL_LABELS, MAX_TENANT_LABELS, Metrics } from "../../src/proxy/metrics.js";
 import { tenantOf } from "../../src/proxy/tenancy.js";
 import { longConversation, rig, type Rig } from "./setup.js";
@@ -101,6 +102,16 @@ describe("proxy metrics", () => {
     const text = await scrape(r);
     expect(sample(text, "ptc_proxy_estimated_prompt_tokens_total")).toBe(inputTokens([{ role: "user", content: "count me" }]));
     expect(sample(text, "ptc_proxy_tokens_total", 'model="fake-model",kind="prompt"')).toBe(0);
+  });
+
+  it("charges the images of a prompt whose stream reports no usage (ten screenshots by URL: 7,650 tokens)", async () => {
+    r = await rig();
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: Array.from({ length: 10 }, (_, i) => ({ type: "image_url" as const, image_url: { url: `https://cdn.example.com/s${i}.png` } })) }];
+    const stream = await r.client.chat.completions.create({ model: "fake-model", messages, stream: true, stream_options: { include_usage: false } });
+    for await (const chunk of stream) void chunk;
+    const charged = sample(await scrape(r), "ptc_proxy_estimated_prompt_tokens_total");
+    expect(charged).toBe(inputTokens(messages as ChatMessage[]));
+    expect(charged).toBeGreaterThan(7_650);
   });
 
   it("totals tokens per model and per tenant as the upstream reported them, and says how each request was matched", async () => {
