@@ -5,6 +5,7 @@
 // tool_result blocks becomes a tool message, so a cut never separates a call from its result.
 // Kept messages go back as the client's own objects; the summary goes in as a text block that
 // carries a cache_control breakpoint, so the prefix up to it is cached until the next compaction.
+import { messageText } from "../llm/messages.js";
 import type { ChatMessage, ContentPart } from "../llm/types.js";
 import type { ChatRequest, ParsedRequest } from "./request.js";
 import { notAnObject, parseJsonObject } from "./request.js";
@@ -99,7 +100,10 @@ export function parseMessagesRequest(raw: Buffer): ParsedRequest & ({ ok: false 
       const original = originals.get(m);
       if (original !== undefined) restored.push(original);
       else if (m.role === "system" && restored.length === 0) continue; // the client's own system prompt, kept in `system`
-      else {
+      else if (m.role === "tool") {
+        // A masked tool result: still the result of its tool_use, or the upstream refuses the call.
+        restored.push({ role: "user", content: [{ type: "tool_result", tool_use_id: m.tool_call_id ?? "", content: messageText(m) }] });
+      } else {
         // The summary: a text block with a breakpoint (when the request has one to spare).
         const block = { type: "text", text: typeof m.content === "string" ? m.content : "", ...(breakpoints < MAX_BREAKPOINTS ? { cache_control: { type: "ephemeral" } } : {}) };
         restored.push({ role: m.role === "assistant" ? "assistant" : "user", content: [block] });

@@ -5,6 +5,7 @@
 // output or its reasoning. Kept items go back as the
 // client's own objects, the summary as one input message. A request that continues a stored
 // response (`previous_response_id`) or sends a plain string has nothing here to compact.
+import { messageText } from "../llm/messages.js";
 import type { ChatMessage, ContentPart } from "../llm/types.js";
 import type { ChatRequest, ParsedRequest } from "./request.js";
 import { notAnObject, parseJsonObject } from "./request.js";
@@ -91,6 +92,8 @@ export function parseResponsesRequest(raw: Buffer): ParsedRequest & ({ ok: false
       const original = originals.get(m);
       if (original !== undefined) input.push(...original);
       else if (m.role === "system" && input.length === 0) continue; // `instructions`, kept as they were
+      // A masked tool result: still the output of its call, or the upstream refuses the call.
+      else if (m.role === "tool") input.push({ type: "function_call_output", call_id: m.tool_call_id ?? "", output: messageText(m) });
       else input.push({ role: m.role === "assistant" ? "assistant" : "user", content: typeof m.content === "string" ? m.content : "" });
     }
     return { input };

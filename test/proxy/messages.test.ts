@@ -48,6 +48,22 @@ describe("proxy /v1/messages", () => {
     expect((sentMessages(r)[0].body as { messages: Sent[] }).messages).toHaveLength(history.length);
   });
 
+  it("masks an old tool result as a tool_result block, so every tool_use keeps its result", async () => {
+    r = await rig({ config: { compaction: { strategy: { name: "observation-masking", options: { turns: 1, polling: 1 } } } } });
+    const output = (i: number) => Array.from({ length: 40 }, (_, k) => `make[${i}]: building object_${k}.o`).join("\n");
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "Find why the build fails." }];
+    for (let i = 0; i < 4; i++) {
+      history.push({ role: "assistant", content: [{ type: "tool_use", id: `b${i}`, name: "bash", input: { command: `make t${i}` } }] });
+      history.push({ role: "user", content: [{ type: "tool_result", tool_use_id: `b${i}`, content: output(i) }] });
+    }
+    await client(r).messages.create({ model: "claude-test", max_tokens: 200, messages: history }, { headers: { "x-conversation-id": "mask" } });
+    const sent = (sentMessages(r)[0].body as { messages: Sent[] }).messages;
+    expect(sent).toHaveLength(history.length);
+    const results = sent.filter((m) => m.role === "user" && Array.isArray(m.content)).map((m) => (m.content as Block[])[0]);
+    expect(results.map((b) => [b.type, b.tool_use_id])).toEqual([0, 1, 2, 3].map((i) => ["tool_result", `b${i}`]));
+    expect(JSON.stringify(results[0])).toContain("Old bash output omitted");
+  });
+
   it("counts a plain-text document by its text, and compacts before it overflows the window", async () => {
     // A pasted contract of about 3,000 tokens for a 3,000-token window (it counted as "[document]").
     r = await rig({ config: SMALL });

@@ -28,6 +28,21 @@ function longInput(turns: number): OpenAI.Responses.ResponseInputItem[] {
 }
 
 describe("proxy /v1/responses", () => {
+  it("masks an old function_call_output as an output of its call, so every call keeps its output", async () => {
+    r = await rig({ config: { compaction: { strategy: { name: "observation-masking", options: { turns: 1, polling: 1 } } } } });
+    const input: OpenAI.Responses.ResponseInputItem[] = [{ role: "user", content: "Find why the build fails." }];
+    for (let i = 0; i < 4; i++) {
+      input.push({ type: "function_call", call_id: `b${i}`, name: "bash", arguments: `{"command":"make t${i}"}` });
+      input.push({ type: "function_call_output", call_id: `b${i}`, output: Array.from({ length: 40 }, (_, k) => `make[${i}]: building object_${k}.o`).join("\n") });
+    }
+    await r.client.responses.create({ model: "fake-model", input }, { headers: { "x-conversation-id": "mask" } });
+    const items = sent(r)[0].input;
+    expect(items).toHaveLength(input.length);
+    const outputs = items.filter((x) => x.type === "function_call_output" || x.role === "user").slice(1);
+    expect(outputs.map((x) => [x.type, x.call_id])).toEqual([0, 1, 2, 3].map((i) => ["function_call_output", `b${i}`]));
+    expect(JSON.stringify(outputs[0])).toContain("Old bash output omitted");
+  });
+
   it("counts the screenshots a computer-use loop returns by their size, and compacts before they overflow the window", async () => {
     // Five function_call_outputs, each a remote screenshot (765 tokens): 3,825 tokens for a 3,000-token window.
     r = await rig({ config: { compaction: { ...SMALL.compaction, strategy: { name: "usage-ratio", options: {} } } } });
