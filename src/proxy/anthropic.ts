@@ -65,6 +65,15 @@ function toChat(m: AnthropicMessage): ChatMessage {
   return { role: m.role, content };
 }
 
+/** The ids of an assistant message's tool_use blocks; none for anything else. */
+function toolUseIds(m: unknown): string[] {
+  const content = (m as Partial<AnthropicMessage> | undefined)?.content;
+  if ((m as Partial<AnthropicMessage> | undefined)?.role !== "assistant" || !Array.isArray(content)) return [];
+  const ids: string[] = [];
+  for (const b of content) if (b.type === "tool_use") ids.push(String(b.id));
+  return ids;
+}
+
 export interface AnthropicRequest extends ChatRequest {
   /** The chat messages back as Anthropic messages: the client's own objects, the summary as a cached text block. */
   readonly restore: (messages: ChatMessage[]) => { system: unknown; messages: unknown[] };
@@ -101,8 +110,11 @@ export function parseMessagesRequest(raw: Buffer): ParsedRequest & ({ ok: false 
       if (original !== undefined) restored.push(original);
       else if (m.role === "system" && restored.length === 0) continue; // the client's own system prompt, kept in `system`
       else if (m.role === "tool") {
-        // A masked tool result: still the result of its tool_use, or the upstream refuses the call.
-        restored.push({ role: "user", content: [{ type: "tool_result", tool_use_id: m.tool_call_id ?? "", content: messageText(m) }] });
+        // A masked tool result: still the result of every tool_use of the turn before (a user message
+        // answers parallel calls together, and the chat form keeps one id), or the upstream refuses them.
+        const text = messageText(m);
+        const ids = toolUseIds(restored.at(-1));
+        restored.push({ role: "user", content: (ids.length > 0 ? ids : [m.tool_call_id ?? ""]).map((id) => ({ type: "tool_result", tool_use_id: id, content: text })) });
       } else {
         // The summary: a text block with a breakpoint (when the request has one to spare).
         const block = { type: "text", text: typeof m.content === "string" ? m.content : "", ...(breakpoints < MAX_BREAKPOINTS ? { cache_control: { type: "ephemeral" } } : {}) };

@@ -64,6 +64,22 @@ describe("proxy /v1/messages", () => {
     expect(JSON.stringify(results[0])).toContain("Old bash output omitted");
   });
 
+  it("masks the results of parallel tool calls as one tool_result block per call", async () => {
+    r = await rig({ config: { compaction: { strategy: { name: "observation-masking", options: { turns: 1, polling: 1 } } } } });
+    const output = (i: number) => Array.from({ length: 40 }, (_, k) => `grep[${i}]: src/file_${k}.ts: match`).join("\n");
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "Find every caller." }];
+    for (let i = 0; i < 4; i++) {
+      history.push({ role: "assistant", content: [0, 1].map((j) => ({ type: "tool_use" as const, id: `p${i}${j}`, name: "grep", input: { pattern: `f${i}${j}` } })) });
+      history.push({ role: "user", content: [0, 1].map((j) => ({ type: "tool_result" as const, tool_use_id: `p${i}${j}`, content: output(i) })) });
+    }
+    await client(r).messages.create({ model: "claude-test", max_tokens: 200, messages: history }, { headers: { "x-conversation-id": "mask-parallel" } });
+    const sent = (sentMessages(r)[0].body as { messages: Sent[] }).messages;
+    expect(sent).toHaveLength(history.length);
+    const answered = sent.filter((m) => m.role === "user" && Array.isArray(m.content)).map((m) => (m.content as Block[]).map((b) => b.tool_use_id));
+    expect(answered).toEqual([0, 1, 2, 3].map((i) => [`p${i}0`, `p${i}1`]));
+    expect(JSON.stringify(sent[2])).toContain("omitted");
+  });
+
   it("counts a plain-text document by its text, and compacts before it overflows the window", async () => {
     // A pasted contract of about 3,000 tokens for a 3,000-token window (it counted as "[document]").
     r = await rig({ config: SMALL });
