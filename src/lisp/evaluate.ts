@@ -459,7 +459,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
     activate(prev);
     fuelUsed = limits.maxFuel - Math.max(0, state.fuel);
   }
-  if (state.pendingLine !== "") output(state, state.pendingLine);
+  if (state.pendingLine !== "") output(state, state.pendingLine, state.pendingElided);
   const prints = state.out.snapshot().lines;
   if (error !== null) return failure(options.signal?.aborted ? abortedError() : error, prints);
   try {

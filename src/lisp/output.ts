@@ -24,9 +24,10 @@ export class OutputBuffer {
     return this.overflow;
   }
 
-  push(line: string): void {
+  /** Adds a line; `elided` characters were already cut from its start (a line print kept only the end of). */
+  push(line: string, elided = 0): void {
     if (!this.overflow) {
-      if (this.headChars + line.length <= this.maxChars) {
+      if (elided === 0 && this.headChars + line.length <= this.maxChars) {
         this.head.push(line);
         this.headChars += line.length;
         return;
@@ -34,7 +35,7 @@ export class OutputBuffer {
       this.overflow = true;
       this.shrinkHead();
     }
-    this.pushTail(line);
+    this.pushTail(line, elided);
   }
 
   // On the first overflow the head gives back half the budget to the tail.
@@ -63,12 +64,12 @@ export class OutputBuffer {
     this.headChars = chars;
   }
 
-  private pushTail(line: string): void {
+  private pushTail(line: string, elided: number): void {
     const budget = this.maxChars - this.headChars;
-    if (line.length > budget) {
+    if (line.length + elided > budget) {
       this.dropTail();
       const from = tailPoint(line, line.length - budget);
-      this.droppedChars += from;
+      this.droppedChars += from + elided;
       this.tail.push("…" + line.slice(from));
       this.tailChars = line.length - from;
       return;

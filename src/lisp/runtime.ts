@@ -96,8 +96,10 @@ export class RunState {
   loopsLeft: number;
   toolCalls = 0;
   readonly out: OutputBuffer;
-  /** Text written by `print` that no newline has ended yet. */
+  /** Text written by `print` that no newline has ended yet (its end, when it is longer than the output limit). */
   pendingLine = "";
+  /** Characters cut from the start of `pendingLine`. */
+  pendingElided = 0;
   /**
    * Told each line as it is output: the host's `EvaluateOptions.onPrint` (see `whileWhole`), or
    * the isolated mode's worker, which sends every line to the host.
@@ -155,8 +157,8 @@ export class RunState {
 }
 
 /** Adds a line to the output and tells the run's listener, if any. */
-export function output(r: RunState, line: string): void {
-  r.out.push(line);
+export function output(r: RunState, line: string, elided = 0): void {
+  r.out.push(line, elided);
   r.onLine?.(line);
 }
 

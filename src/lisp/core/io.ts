@@ -1,7 +1,8 @@
 // Output: println and friends write to the run's bounded output buffer, which the agent
 // turns into feedback. pr-str returns the printed text instead.
 import { PrintOverflow, printChecked } from "../printer.js";
-import { charge, checkStringLength, output, run, tick } from "../runtime.js";
+import { tailPoint } from "../cuts.js";
+import { charge, checkStringLength, output, run, tick, type RunState } from "../runtime.js";
 import type { Value } from "../values.js";
 import type { BuiltinDef } from "./registry.js";
 
@@ -38,14 +39,40 @@ function emit(text: string, newline: boolean): null {
     if (c.text.length > r.limits.maxStringLength) checkStringLength(c.text.length);
     return null;
   }
-  const pending = r.pendingLine + text;
-  if (!newline) {
-    r.pendingLine = pending;
+  if (newline) {
+    lines(r, r.pendingLine + text);
+    r.pendingLine = "";
     return null;
   }
-  r.pendingLine = "";
-  for (const line of pending.split("\n")) output(r, line);
+  // The lines print has ended go out now: held to the next println, a loop of prints built one
+  // string of hundreds of millions of lines, and splitting it crashed the host.
+  const end = text.lastIndexOf("\n");
+  let pending: string;
+  if (end >= 0) {
+    lines(r, r.pendingLine + text.slice(0, end));
+    pending = text.slice(end + 1);
+  } else {
+    pending = r.pendingLine + text;
+  }
+  // Of a line longer than the output limit, the output keeps only the end: so does the line.
+  const max = r.limits.maxOutputChars;
+  if (pending.length > 2 * max) {
+    const from = tailPoint(pending, pending.length - max);
+    r.pendingElided += from;
+    pending = pending.slice(from);
+  }
+  r.pendingLine = pending;
   return null;
+}
+
+/** Outputs the lines of `text`, the first one ending the pending line (and its elided start). */
+function lines(r: RunState, text: string): void {
+  let elided = r.pendingElided;
+  r.pendingElided = 0;
+  for (const line of text.split("\n")) {
+    output(r, line, elided);
+    elided = 0;
+  }
 }
 
 export const IO: BuiltinDef[] = [
