@@ -26,7 +26,7 @@ export interface Limits {
   maxBoundaryChars: number;
   /** Characters in any one string a program builds. */
   maxStringLength: number;
-  /** Total characters of `println` output kept (head and tail, with a marker between). */
+  /** Total characters of `println` output kept (head and tail, with a marker between; an empty line counts one). */
   maxOutputChars: number;
   /** Characters in a regex pattern. */
   maxRegexPatternLength: number;

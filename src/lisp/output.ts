@@ -9,10 +9,16 @@ export interface OutputSnapshot {
   droppedChars: number;
 }
 
+// What a line takes of the budget: its characters, and one for an empty line (its newline is
+// output too), so that a flood of empty lines is cut like any other.
+const weight = (line: string): number => Math.max(1, line.length);
+
 export class OutputBuffer {
   private head: string[] = [];
   private headChars = 0;
   private tail: string[] = [];
+  /** Where the tail starts in `tail`: lines before it were dropped (cut off in batches, not one shift a line). */
+  private tailFrom = 0;
   private tailChars = 0;
   private overflow = false;
   private droppedLines = 0;
@@ -27,9 +33,9 @@ export class OutputBuffer {
   /** Adds a line; `elided` characters were already cut from its start (a line print kept only the end of). */
   push(line: string, elided = 0): void {
     if (!this.overflow) {
-      if (elided === 0 && this.headChars + line.length <= this.maxChars) {
+      if (elided === 0 && this.headChars + weight(line) <= this.maxChars) {
         this.head.push(line);
-        this.headChars += line.length;
+        this.headChars += weight(line);
         return;
       }
       this.overflow = true;
@@ -44,9 +50,9 @@ export class OutputBuffer {
     const kept: string[] = [];
     let chars = 0;
     for (const l of this.head) {
-      if (chars + l.length <= keep) {
+      if (chars + weight(l) <= keep) {
         kept.push(l);
-        chars += l.length;
+        chars += weight(l);
       } else {
         const room = keep - chars;
         if (room > 0 && kept.length === 0) {
@@ -75,23 +81,29 @@ export class OutputBuffer {
       return;
     }
     this.tail.push(line);
-    this.tailChars += line.length;
-    let i = 0;
+    this.tailChars += weight(line);
+    let i = this.tailFrom;
     while (this.tailChars > budget && i < this.tail.length) {
-      this.tailChars -= this.tail[i].length;
+      this.tailChars -= weight(this.tail[i]);
       this.droppedLines++;
       this.droppedChars += this.tail[i].length;
       i++;
     }
-    if (i > 0) this.tail.splice(0, i);
+    this.tailFrom = i;
+    if (i > 1024 && i > this.tail.length / 2) {
+      this.tail = this.tail.slice(i);
+      this.tailFrom = 0;
+    }
   }
 
   private dropTail(): void {
-    for (const l of this.tail) {
+    for (let i = this.tailFrom; i < this.tail.length; i++) {
+      const l = this.tail[i];
       this.droppedLines++;
       this.droppedChars += l.length;
     }
     this.tail = [];
+    this.tailFrom = 0;
     this.tailChars = 0;
   }
 
@@ -99,7 +111,7 @@ export class OutputBuffer {
     if (!this.overflow) return { lines: this.head.slice(), droppedLines: 0, droppedChars: 0 };
     const marker = `... [output truncated: ${this.droppedLines} line(s), ${this.droppedChars} char(s) omitted; print less or narrow the data] ...`;
     return {
-      lines: [...this.head, marker, ...this.tail],
+      lines: [...this.head, marker, ...this.tail.slice(this.tailFrom)],
       droppedLines: this.droppedLines,
       droppedChars: this.droppedChars,
     };

@@ -16,6 +16,17 @@ describe("limits: output written by print", () => {
     expect(atCall).toEqual(["one", "two"]);
   });
 
+  it("empty lines count against the output limit: each line is its characters and its newline", async () => {
+    // 1M newlines printed 7 times kept 7M empty lines (350 MB, and 7 MB of newlines for a model).
+    for (const src of ["(dotimes [i 10000] (println))", '(println (apply str (repeat 10000 "\n")))', '(print (apply str (repeat 10000 "\n")))']) {
+      const r = await evaluate(src, { limits: { maxOutputChars: 100 } });
+      expect(r.ok && r.prints.length, src).toBeLessThanOrEqual(101);
+      expect(r.ok && r.prints.join("\n"), src).toContain("[output truncated:");
+    }
+    const r = await evaluate('(println "a") (println) (println "b")', { limits: { maxOutputChars: 6 } });
+    expect(r.ok && r.prints).toEqual(["a", "", "b"]);
+  });
+
   it("a line many prints long keeps its end and counts all it drops", async () => {
     for (const end of ["", "(println)", '(println "!")']) {
       const r = await evaluate(`(println "first") (dotimes [i 2000] (print "0123456789")) ${end}`, { limits: { maxOutputChars: 100 } });
