@@ -209,6 +209,26 @@ describe("a JSON input with a mistake", () => {
   });
 });
 
+describe("an option that takes one value, given twice", () => {
+  it("is refused with exit 2 by every command, instead of the first value being dropped unseen", async () => {
+    const cases: string[][] = [
+      ["eval", "--ctx", "{}", "--ctx={\"a\": 1}", "-e", "data/a"],
+      ["repl", "--isolation", "none", "--isolation", "worker"],
+      ["view", file("run.json"), "--out", file("a.html"), "--out", file("b.html")],
+      ["compare", file("chats.jsonl"), "--json", file("a.json"), "--json", file("b.json")],
+      ["trace", "show", file("run.json"), "--turn", "1", "--turn", "2"],
+      ["demo", "--trace-out", file("t1.json"), "--trace-out", file("t2.json")],
+      ["proxy", "--upstream", "http://127.0.0.1:1/v1", "--port", "0", "--port", "1"],
+    ];
+    for (const args of cases) {
+      const r = await ptc(args);
+      expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toMatch(/--(ctx|isolation|out|json|turn|trace-out|port) is given twice/);
+    }
+    for (const f of ["a.html", "b.html", "a.json", "b.json", "t1.json", "t2.json"]) expect(existsSync(file(f))).toBe(false);
+  });
+});
+
 describe("a blank port (--port=\"$PORT\" with PORT unset)", () => {
   it("is refused by ptc view and ptc proxy instead of serving on a random port", async () => {
     const view = await ptc(["view", file("run.json"), "--port", ""]);

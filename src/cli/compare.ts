@@ -3,7 +3,6 @@
 // strategy keeps in the prompts that need them.
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
-import { parseArgs } from "node:util";
 import { DEFAULT_PRICES, lookupPrice } from "../compaction/prices.js";
 import type { StrategySpec } from "../compaction/registry.js";
 import { defaultStrategies } from "../history/registry.js";
@@ -20,7 +19,7 @@ import { runTranscript } from "../harness/run-transcript.js";
 import { parseTranscripts, TranscriptError, type Transcript } from "../harness/transcript.js";
 import { parseRun } from "./trace.js";
 import { fileKind, whatReads } from "./file-kind.js";
-import type { Io } from "./eval.js";
+import { parseOptions, type Io } from "./eval.js";
 import { version } from "./version.js";
 import { forTerminal, namesOneOf, unwritable, writeOutput } from "./output.js";
 import { decodeText } from "./input.js";
@@ -164,7 +163,7 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
   let values;
   let files: string[];
   try {
-    const parsed = parseArgs({ args, allowPositionals: true, options: {
+    const parsed = parseOptions({ args, allowPositionals: true, options: {
         strategy: { type: "string", multiple: true },
         limit: { type: "string" },
         model: { type: "string", multiple: true },

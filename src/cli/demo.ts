@@ -2,7 +2,7 @@
 // tool calls, output, errors), the answer and the token use. Offline by default (the
 // example's scripted transcript); `--live` asks a real model on an OpenAI-compatible server,
 // `--record`/`--replay` capture and repeat a run exactly.
-import { isDeepStrictEqual, parseArgs } from "node:util";
+import { isDeepStrictEqual } from "node:util";
 import { LlmError } from "../llm/errors.js";
 import { recordingLlm } from "../llm/recorder.js";
 import { replayLlm } from "../llm/replay.js";
@@ -10,6 +10,7 @@ import type { Llm } from "../llm/types.js";
 import { runToJson } from "../agent/saved-run.js";
 import type { AgentEvent } from "../agent/events.js";
 import { liveHint, liveLlm } from "./live-llm.js";
+import { parseOptions } from "./eval.js";
 import { forTerminal, namesOneOf, replacing, unwritable, writeOutput, type Replacement } from "./output.js";
 import { renderRunHead, renderTokens, renderTurn } from "./trace.js";
 
@@ -84,7 +85,7 @@ function announcing(llm: Llm): Llm {
 export async function runDemoCommand(args: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({
+    parsed = parseOptions({
       args,
       allowPositionals: true,
       options: {

@@ -2,7 +2,7 @@
 // result. Exit codes: 0 for a value, 1 when the program failed (an error or `(fail ...)`),
 // 2 when the command line itself is wrong (so scripts can tell the two apart).
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import { decodeText, NotUtf8Error } from "./input.js";
 import { forStream } from "./output.js";
 import { contextJsonProblem, defaultLimits, type EvalResult, evaluate, formatError, isMap, isSet, type Limits, parseContextJson, print, printSample, type Value, Vec } from "../lisp/index.js";
@@ -18,6 +18,23 @@ export const processIo = (): Io => ({ stdin: process.stdin, stdout: process.stdo
 
 /** A command-line mistake: reported as `ptc <command>: <message>` with exit code 2. */
 export class UsageError extends Error {}
+
+/**
+ * parseArgs for every command, refusing an option that takes one value given twice: parseArgs
+ * keeps the last, so the first would be dropped unseen (--json a.json --json b.json wrote only
+ * b.json; --ctx A --ctx B ran on B).
+ */
+export function parseOptions<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  const given = new Map<string, string | undefined>();
+  for (const t of parseArgs({ ...config, tokens: true }).tokens ?? []) {
+    const option = t.kind === "option" ? config.options?.[t.name] : undefined;
+    if (t.kind !== "option" || option?.type !== "string" || option.multiple === true) continue;
+    const first = given.get(t.name);
+    if (given.has(t.name)) throw new UsageError(`--${t.name} is given twice (${JSON.stringify(first)}, then ${JSON.stringify(t.value)}): give it once`);
+    given.set(t.name, t.value);
+  }
+  return parseArgs(config);
+}
 
 export const EVAL_USAGE = `Usage: ptc eval [options] (-e SOURCE | FILE | -)
 
@@ -157,7 +174,7 @@ export function report(r: EvalResult, io: Io, json = false, preview?: Preview): 
 
 export async function runEvalCommand(args: string[], io: Io = processIo()): Promise<number> {
   try {
-    const { values, positionals } = parseArgs({
+    const { values, positionals } = parseOptions({
       args,
       // Repeatable only to be counted: a second -e is a second program, which would otherwise replace the first unseen.
       options: { expr: { type: "string", short: "e", multiple: true }, json: { type: "boolean" }, help: { type: "boolean", short: "h" }, ...SANDBOX_OPTIONS },

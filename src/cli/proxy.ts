@@ -1,11 +1,10 @@
 // `ptc proxy`: runs the compaction proxy until SIGINT or SIGTERM.
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { redactUrl } from "../proxy/config.js";
 import { jsonLogger } from "../proxy/log.js";
 import { defaultStateDir } from "../proxy/paths.js";
 import { ProxyStartError, startProxy } from "../proxy/server.js";
-import { usageFailure, UsageError, type Io } from "./eval.js";
+import { parseOptions, usageFailure, UsageError, type Io } from "./eval.js";
 
 const USAGE = `usage: ptc proxy --upstream URL [--port 8787] [--host 127.0.0.1] [--config FILE] [--state-dir DIR | --db FILE|URL] [--admin-token-file FILE] [--drain-timeout MS]
 
@@ -34,7 +33,7 @@ Logs are JSON lines on stderr. Stop with Ctrl-C or SIGTERM: in-flight requests f
 export async function runProxyCommand(args: string[], io: Io, stop?: Promise<void>): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({
+    ({ values } = parseOptions({
       args,
       options: {
         upstream: { type: "string" },

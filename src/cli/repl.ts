@@ -2,9 +2,8 @@
 // its delimiters balance. Definitions persist from one entry to the next through the same
 // `memory` the agent runtime uses, so the REPL behaves like successive agent turns.
 import { createInterface } from "node:readline";
-import { parseArgs } from "node:util";
 import { evaluate, type Memory } from "../lisp/index.js";
-import { loadCtx, parseIsolation, parseLimits, processIo, report, SANDBOX_OPTIONS, usageFailure, type Io } from "./eval.js";
+import { loadCtx, parseIsolation, parseLimits, parseOptions, processIo, report, SANDBOX_OPTIONS, usageFailure, type Io } from "./eval.js";
 
 export const REPL_USAGE = `Usage: ptc repl [--ctx JSON | --ctx-file FILE] [--limit NAME=N ...] [--isolation worker|none]
 
@@ -65,7 +64,7 @@ export async function runReplCommand(args: string[], io: Io = processIo()): Prom
   let limits;
   let isolation: "none" | "worker";
   try {
-    const { values } = parseArgs({ args, options: { help: { type: "boolean", short: "h" }, ...SANDBOX_OPTIONS } });
+    const { values } = parseOptions({ args, options: { help: { type: "boolean", short: "h" }, ...SANDBOX_OPTIONS } });
     if (values.help) {
       io.stdout.write(REPL_USAGE);
       return 0;

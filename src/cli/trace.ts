@@ -3,7 +3,6 @@
 // exactly what the LLM was sent. The renderers are pure and also print the demo's turns.
 import { jsonSyntaxError, quoteString, showStandIns } from "../lisp/index.js";
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { renderError } from "../trace/feedback.js";
 import { prettyJson, type RunSource } from "../viewer/run.js";
 import { runSourceOf } from "../viewer/input.js";
@@ -11,6 +10,7 @@ import { ResumeError } from "../trace/run-state.js";
 import { fileKind, whatReads, type FileKind } from "./file-kind.js";
 import { decodeText, NotUtf8Error } from "./input.js";
 import { forTerminal } from "./output.js";
+import { parseOptions } from "./eval.js";
 import type { SavedRunFile } from "../trace/saved-run.js";
 import { TraceFormatError } from "../trace/serialize.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
@@ -226,7 +226,7 @@ export async function runTraceCommand(args: string[]): Promise<number> {
   }
   let parsed;
   try {
-    parsed = parseArgs({
+    parsed = parseOptions({
       args: rest,
       allowPositionals: true,
       options: {

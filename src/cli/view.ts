@@ -2,13 +2,12 @@
 // --json` reports. Serves one page on a loopback address, or writes it to a file with --out.
 import { readFileSync, statSync } from "node:fs";
 import { basename } from "node:path";
-import { parseArgs } from "node:util";
 import { parseTranscripts, TranscriptError } from "../harness/transcript.js";
 import { buildPageData } from "../viewer/data.js";
 import { MAX_INPUT_BYTES, readViewerInput, ViewerInputError, type ViewerInput } from "../viewer/input.js";
 import { contentSecurityPolicy, renderPage, ViewerAssetsError } from "../viewer/page.js";
 import { isLoopback, serveViewer } from "../viewer/server.js";
-import { usageFailure, UsageError, type Io } from "./eval.js";
+import { parseOptions, usageFailure, UsageError, type Io } from "./eval.js";
 import { forTerminal, namesOneOf, writeOutput } from "./output.js";
 import { decodeText, NotUtf8Error } from "./input.js";
 
@@ -79,7 +78,7 @@ export async function runViewCommand(args: string[], io: Io, stopped: () => Prom
   let files: string[];
   let listen: { host: string; port: number };
   try {
-    const parsed = parseArgs({ args, allowPositionals: true, options: { port: { type: "string" }, host: { type: "string" }, out: { type: "string" }, help: { type: "boolean", short: "h" } } });
+    const parsed = parseOptions({ args, allowPositionals: true, options: { port: { type: "string" }, host: { type: "string" }, out: { type: "string" }, help: { type: "boolean", short: "h" } } });
     values = parsed.values;
     files = parsed.positionals;
     listen = { host: values.host ?? "127.0.0.1", port: port(values.port) };
