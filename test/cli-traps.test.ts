@@ -8,6 +8,8 @@ import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { runCli } from "../src/cli/commands.js";
+import { decodeText, TextInputError } from "../src/cli/input.js";
+import { constants } from "node:buffer";
 import { saveRun } from "../src/agent/resume.js";
 import { runStateToJson } from "../src/trace/run-state.js";
 import { SubAgent } from "../src/agent/subagent.js";
@@ -226,6 +228,15 @@ describe("an option that takes one value, given twice", () => {
       expect(r.stderr).toMatch(/--(ctx|isolation|out|json|turn|trace-out|port) is given twice/);
     }
     for (const f of ["a.html", "b.html", "a.json", "b.json", "t1.json", "t2.json"]) expect(existsSync(file(f))).toBe(false);
+  });
+});
+
+describe("an input file too large to be a string", () => {
+  it("is refused as too large, not misreported as not UTF-8 (600 MB of zeros was 'byte 0x00 at column 536870889')", () => {
+    // Zeroed pages the check never reads: the length alone decides.
+    const bytes = new Uint8Array(constants.MAX_STRING_LENGTH + 1);
+    expect(() => decodeText(bytes, "huge.json")).toThrow(TextInputError);
+    expect(() => decodeText(bytes, "huge.json")).toThrow(`huge.json is too large to read as text (${bytes.length} bytes; the most is ${constants.MAX_STRING_LENGTH})`);
   });
 });
 

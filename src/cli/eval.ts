@@ -3,7 +3,7 @@
 // 2 when the command line itself is wrong (so scripts can tell the two apart).
 import { readFileSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { decodeText, NotUtf8Error } from "./input.js";
+import { decodeText, TextInputError } from "./input.js";
 import { forStream } from "./output.js";
 import { contextJsonProblem, defaultLimits, type EvalResult, evaluate, formatError, isMap, isSet, type Limits, parseContextJson, print, printSample, type Value, Vec } from "../lisp/index.js";
 
@@ -127,12 +127,12 @@ async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
   return asUsage(() => decodeText(Buffer.concat(chunks), "standard input"));
 }
 
-/** Input that is not UTF-8 is a mistake in the command's input: exit 2, as for a missing file. */
+/** Input that is not UTF-8 (or too large for text) is a mistake in the command's input: exit 2, as for a missing file. */
 function asUsage(decode: () => string): string {
   try {
     return decode();
   } catch (e) {
-    if (e instanceof NotUtf8Error) throw new UsageError(e.message);
+    if (e instanceof TextInputError) throw new UsageError(e.message);
     throw e;
   }
 }

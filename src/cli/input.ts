@@ -2,21 +2,25 @@
 // (Latin-1, Windows-1252) would otherwise reach the program, the view or the report with its
 // characters silently replaced by U+FFFD. A leading byte-order mark, which some editors write
 // and JSON.parse refuses as a character no one can see, is dropped.
+import { constants } from "node:buffer";
 import { TextDecoder } from "node:util";
 
-/** Why an input's bytes are not UTF-8 text: the first bad byte and where it is. */
-export class NotUtf8Error extends Error {
-  override readonly name = "NotUtf8Error";
+/** Why an input's bytes cannot be read as text: too many of them, or not UTF-8 (the first bad byte and where it is). */
+export class TextInputError extends Error {
+  override readonly name = "TextInputError";
 }
 
 const decoder = (): TextDecoder => new TextDecoder("utf-8", { fatal: true });
 
-/** The text of `bytes` (from the input `name`, as errors call it), or a NotUtf8Error saying where it stops being UTF-8. */
+/** The text of `bytes` (from the input `name`, as errors call it), or a TextInputError saying why not (where it stops being UTF-8). */
 export function decodeText(bytes: Uint8Array, name: string): string {
+  // Past the longest string there is, decoding fails for its size, not its bytes; and searching
+  // the bytes for a bad one decodes hundreds of megabytes some thirty times over.
+  if (bytes.length > constants.MAX_STRING_LENGTH) throw new TextInputError(`${name} is too large to read as text (${bytes.length} bytes; the most is ${constants.MAX_STRING_LENGTH})`);
   try {
     return decoder().decode(bytes);
   } catch {
-    throw new NotUtf8Error(`${name} is not UTF-8 text: ${whereInvalid(bytes)} (save it as UTF-8)`);
+    throw new TextInputError(`${name} is not UTF-8 text: ${whereInvalid(bytes)} (save it as UTF-8)`);
   }
 }
 

@@ -8,7 +8,7 @@ import { prettyJson, type RunSource } from "../viewer/run.js";
 import { runSourceOf } from "../viewer/input.js";
 import { ResumeError } from "../trace/run-state.js";
 import { fileKind, whatReads, type FileKind } from "./file-kind.js";
-import { decodeText, NotUtf8Error } from "./input.js";
+import { decodeText, TextInputError } from "./input.js";
 import { forTerminal } from "./output.js";
 import { parseOptions } from "./eval.js";
 import type { SavedRunFile } from "../trace/saved-run.js";
@@ -172,7 +172,7 @@ export function loadRun(file: string): RunSource {
   try {
     text = decodeText(bytes, file);
   } catch (e) {
-    if (e instanceof NotUtf8Error) throw new TraceFileError(e.message);
+    if (e instanceof TextInputError) throw new TraceFileError(e.message);
     throw e;
   }
   return parseRun(text, file);

@@ -9,7 +9,7 @@ import { contentSecurityPolicy, renderPage, ViewerAssetsError } from "../viewer/
 import { isLoopback, serveViewer } from "../viewer/server.js";
 import { parseOptions, usageFailure, UsageError, type Io } from "./eval.js";
 import { forTerminal, namesOneOf, writeOutput } from "./output.js";
-import { decodeText, NotUtf8Error } from "./input.js";
+import { decodeText, TextInputError } from "./input.js";
 
 const USAGE = `usage: ptc view FILE... [--port N] [--host ADDRESS] [--out FILE]
 
@@ -39,7 +39,7 @@ export function readInputs(files: readonly string[]): ViewerInput[] {
     try {
       text = decodeText(readFileSync(file), file);
     } catch (e) {
-      if (e instanceof NotUtf8Error) throw new ViewerInputError(e.message);
+      if (e instanceof TextInputError) throw new ViewerInputError(e.message);
       throw new ViewerInputError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
     }
     if (!file.endsWith(".jsonl")) return readViewerInput(file, text);
