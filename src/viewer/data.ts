@@ -11,9 +11,8 @@ import type { RunTrace } from "../trace/trace.js";
 
 /**
  * Sent messages, over every turn of every run shown, that a page holds at most. Each turn's
- * prompt is listed whole (as sent and as the full history), so the page grows with the square
- * of a run's turns: a 19.6 MB trace of 2,600 turns built 78 s and then failed with a string
- * longer than JSON.stringify can make. A million messages is a page of about 100 MB.
+ * prompt is rebuilt and compared whole (as sent and as the full history), so the work grows
+ * with the square of a run's turns: a 19.6 MB trace of 2,600 turns built 78 s.
  */
 export const MAX_PROMPT_MESSAGES = 1_000_000;
 
@@ -83,6 +82,6 @@ export async function buildPageData(inputs: readonly ViewerInput[], title = "ptc
       files.push({ name: input.name, kind: "report", id });
     }
   }
-  const data: PageData = { version: PAGE_DATA_VERSION, title, texts: table.texts, files, runs, reports };
+  const data: PageData = { version: PAGE_DATA_VERSION, title, texts: table.texts, messages: table.messages, files, runs, reports };
   return scrubDeep(data, scrubber(hidden));
 }

@@ -1,15 +1,19 @@
 // The page's data: what the server projects from traces and compare reports and the client
-// draws. Plain JSON. Message texts live once in `texts` (consecutive prompts repeat most of
-// their messages, the system prompt above all) and are referred to by index.
+// draws. Plain JSON. Message texts live once in `texts` and messages once in `messages`
+// (consecutive prompts repeat most of their messages, the system prompt above all); prompts
+// list their messages as runs of message numbers, so a run's page grows with its turns, not
+// with their square.
 import type { TurnStatus } from "../trace/trace.js";
 
-export const PAGE_DATA_VERSION = 1;
+export const PAGE_DATA_VERSION = 2;
 
 export interface PageData {
   version: typeof PAGE_DATA_VERSION;
   title: string;
   /** Every message text, once. */
   texts: string[];
+  /** Every distinct message (role and text) of the runs' prompts, once, numbered in the order first met. */
+  messages: MessageRef[];
   /** The files given, in order: what the navigation lists. */
   files: FileEntry[];
   /** Every run, nested agents' runs included (they link to their parent). */
@@ -98,22 +102,36 @@ export interface MessageRef {
   tokens: number;
 }
 
+/**
+ * Message numbers (indexes into PageData.messages) as runs of consecutive numbers, flattened:
+ * `[first, count, first, count, ...]`. Messages are numbered in the order first met, so a
+ * prompt that repeats the previous one and adds a turn is a run or two, however long.
+ */
+export type MessageRuns = number[];
+
+/** The message numbers `runs` lists, in order. */
+export function expandRuns(runs: MessageRuns): number[] {
+  const out: number[] = [];
+  for (let i = 0; i + 1 < runs.length; i += 2) for (let k = 0; k < runs[i + 1]; k++) out.push(runs[i] + k);
+  return out;
+}
+
 /** How a message of this turn's prompt relates to the previous turn's prompt. */
 export type MessageChange = "cached" | "changed" | "same" | "new";
 
 export interface PromptView {
   /** The prompt as sent (the trace's record of it). */
-  sent: MessageRef[];
+  sent: MessageRuns;
   /** The full history for the same turn (rebuilt from the turns before). */
-  full: MessageRef[];
+  full: MessageRuns;
   sentTokens: number;
   fullTokens: number;
-  /** Per sent message: inside the cached prefix, the message where the prefix breaks, elsewhere in the previous prompt, or new. */
+  /** Per sent message after the cached prefix (those in it are "cached"): the message where the prefix breaks, elsewhere in the previous prompt, or new. */
   changes: MessageChange[];
   /** The prefix shared with the previous prompt; null on the first turn. */
   prefix: { messages: number; chars: number; tokens: number } | null;
   /** Messages of the previous prompt that this one no longer has. */
-  dropped: MessageRef[];
+  dropped: MessageRuns;
   /** Turns the view kept in full and why, and how many it summarized. */
   keptFull: Array<{ turn: number; reason: string }>;
   summarized: number;

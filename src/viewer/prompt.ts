@@ -9,15 +9,18 @@ import type { RunTrace, Turn } from "../trace/trace.js";
 import type { ChartPoint, MessageChange, PromptView } from "./model.js";
 import type { TextTable } from "./texts.js";
 
-/** How each sent message relates to the previous prompt, given the length of the shared prefix. */
+/**
+ * How each sent message after the cached prefix relates to the previous prompt, given the
+ * prefix's length (the messages before it are all cached, and not listed: a long run would
+ * list its whole history again on every turn).
+ */
 export function messageChanges(previous: readonly TextMessage[] | null, sent: readonly TextMessage[], prefixMessages: number, prefixChars: number): MessageChange[] {
   if (previous === null) return sent.map(() => "new");
   const before = new Set(previous.map((m) => m.content));
   let cachedChars = 0;
   for (let i = 0; i < prefixMessages; i++) cachedChars += sent[i].content.length;
-  return sent.map((m, i) => {
-    if (i < prefixMessages) return "cached";
-    if (i === prefixMessages && prefixChars > cachedChars) return "changed";
+  return sent.slice(prefixMessages).map((m, k) => {
+    if (k === 0 && prefixChars > cachedChars) return "changed";
     return before.has(m.content) ? "same" : "new";
   });
 }
@@ -39,13 +42,13 @@ export function runPrompts(trace: Pick<RunTrace, "system" | "task" | "turns">, t
     const sentTokens = inputTokens(sent);
     const fullTokens = inputTokens(full);
     prompts.push({
-      sent: table.refs(sent),
-      full: table.refs(full),
+      sent: table.runs(sent),
+      full: table.runs(full),
       sentTokens,
       fullTokens,
       changes: messageChanges(prev, sent, prefix?.messages ?? 0, prefix?.chars ?? 0),
       prefix,
-      dropped: table.refs(dropped),
+      dropped: table.runs(dropped),
       keptFull: (turn.view?.turnsFull ?? []).map((f) => ({ turn: f.turn, reason: f.reason })),
       summarized: turn.view?.turnsCompressed ?? 0,
     });

@@ -1,12 +1,15 @@
-// The page's string table: each message text is stored once and referred to by index, so a
-// run whose prompts repeat the system prompt on every turn carries it once.
+// The page's string and message tables: each message text is stored once and each distinct
+// message (role and text) once, referred to by index, so a run whose prompts repeat the system
+// prompt and every earlier turn on every turn carries each of them once.
 import { messageTokens } from "../compaction/tokens.js";
 import type { TextMessage } from "../llm/types.js";
-import type { MessageRef } from "./model.js";
+import type { MessageRef, MessageRuns } from "./model.js";
 
 export class TextTable {
   readonly texts: string[] = [];
+  readonly messages: MessageRef[] = [];
   private readonly index = new Map<string, number>();
+  private readonly messageIndex = new Map<string, number>();
 
   id(text: string): number {
     let i = this.index.get(text);
@@ -18,7 +21,28 @@ export class TextTable {
     return i;
   }
 
-  refs(messages: readonly TextMessage[]): MessageRef[] {
-    return messages.map((m) => ({ role: m.role, text: this.id(m.content), tokens: messageTokens(m) }));
+  /** The message's number in `messages`, adding it when first met. */
+  messageId(m: TextMessage): number {
+    const text = this.id(m.content);
+    const key = `${m.role}:${text}`;
+    let i = this.messageIndex.get(key);
+    if (i === undefined) {
+      i = this.messages.length;
+      this.messages.push({ role: m.role, text, tokens: messageTokens(m) });
+      this.messageIndex.set(key, i);
+    }
+    return i;
+  }
+
+  /** The messages' numbers as runs of consecutive numbers (see MessageRuns). */
+  runs(messages: readonly TextMessage[]): MessageRuns {
+    const out: MessageRuns = [];
+    for (const m of messages) {
+      const i = this.messageId(m);
+      const n = out.length;
+      if (n > 0 && out[n - 2] + out[n - 1] === i) out[n - 1]++;
+      else out.push(i, 1);
+    }
+    return out;
   }
 }

@@ -9,7 +9,7 @@ import { tool } from "../../src/agent/tools.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import { buildPageData } from "../../src/viewer/data.js";
 import { readViewerInput, ViewerInputError } from "../../src/viewer/input.js";
-import type { PageData, RunView } from "../../src/viewer/model.js";
+import { expandRuns, type MessageRef, type MessageRuns, type PageData, type RunView } from "../../src/viewer/model.js";
 import { embedJson, renderPage } from "../../src/viewer/page.js";
 import { messageChanges } from "../../src/viewer/prompt.js";
 import { placeholderValues, scrubber } from "../../src/viewer/scrub.js";
@@ -19,6 +19,7 @@ import { chats, compareReportJson, savedExample } from "./fixtures.js";
 
 const page = (files: Array<[string, string]>): Promise<PageData> => buildPageData(files.map(([name, text]) => readViewerInput(name, text)));
 const text = (data: PageData, i: number): string => data.texts[i];
+const refs = (data: PageData, runs: MessageRuns): MessageRef[] => expandRuns(runs).map((i) => data.messages[i]);
 
 describe("run projection", () => {
   it("shows each turn of the recovery run: the error with its caret excerpt and hint, then the recovery", async () => {
@@ -53,7 +54,7 @@ describe("run projection", () => {
 
   it("pairs each turn's prompt as sent with the full history and marks where the cache prefix breaks", async () => {
     const data = await page([["recovery.json", await savedExample("recovery")]]);
-    const [t1, t2, t3] = data.runs[0].turns.map((t) => t.prompt);
+    const [t1, t2, t3] = data.runs[0].turns.map((t) => ({ ...t.prompt, sent: refs(data, t.prompt.sent), full: refs(data, t.prompt.full), dropped: refs(data, t.prompt.dropped) }));
     // Turn 1: system and task, the same in both views, nothing cached before it.
     expect(t1.prefix).toBeNull();
     expect(t1.sent.map((m) => m.role)).toEqual(["system", "user"]);
@@ -63,8 +64,7 @@ describe("run projection", () => {
     // Turn 2 extends turn 1: its two messages are the cached prefix, the reply and feedback are new.
     expect(t2.full.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
     expect(t2.prefix?.messages).toBe(2);
-    expect(t2.changes.slice(0, 2)).toEqual(["cached", "cached"]);
-    expect(t2.changes.slice(2)).toEqual(["new", "new"]);
+    expect(t2.changes).toEqual(["new", "new"]);
     expect(t2.dropped).toEqual([]);
     expect(t3.full).toHaveLength(6);
     expect(text(data, t3.full[2].text)).toBe(text(data, t2.full[2].text));
@@ -91,7 +91,7 @@ describe("run projection", () => {
     // With the design's timing a turn is summarized as soon as the next starts: the prompt
     // extends the one before.
     const k = run.chart.indexOf(events[0]);
-    expect(run.turns[k].prompt.prefix?.messages).toBe(run.turns[k - 1].prompt.sent.length);
+    expect(run.turns[k].prompt.prefix?.messages).toBe(expandRuns(run.turns[k - 1].prompt.sent).length);
   });
 
   it("shows where a summarized prompt rewrites what the one before sent (the earlier timing)", async () => {
@@ -101,7 +101,7 @@ describe("run projection", () => {
     const k = run.chart.indexOf(events[0]);
     const p = run.turns[k].prompt;
     // The previous turn, sent in full, is now its summary: the cache breaks before its end.
-    expect(p.prefix?.messages).toBeLessThan(run.turns[k - 1].prompt.sent.length);
+    expect(p.prefix?.messages).toBeLessThan(expandRuns(run.turns[k - 1].prompt.sent).length);
     expect(p.changes).toContain("new");
   });
 
@@ -121,8 +121,8 @@ describe("run projection", () => {
   it("classifies messages against the previous prompt", () => {
     const m = (content: string) => ({ role: "user" as const, content });
     expect(messageChanges(null, [m("a")], 0, 0)).toEqual(["new"]);
-    expect(messageChanges([m("a"), m("b"), m("c")], [m("a"), m("bX"), m("c"), m("d")], 1, 2)).toEqual(["cached", "changed", "same", "new"]);
-    expect(messageChanges([m("a"), m("b")], [m("a"), m("z")], 1, 1)).toEqual(["cached", "new"]);
+    expect(messageChanges([m("a"), m("b"), m("c")], [m("a"), m("bX"), m("c"), m("d")], 1, 2)).toEqual(["changed", "same", "new"]);
+    expect(messageChanges([m("a"), m("b")], [m("a"), m("z")], 1, 1)).toEqual(["new"]);
   });
 });
 
@@ -219,6 +219,33 @@ describe("hidden context values", () => {
 });
 
 describe("page size", () => {
+  /** A saved run of `turns` turns under the full history: each prompt repeats every earlier message. */
+  async function longRun(turns: number): Promise<string> {
+    const lookup = tool({ description: "Looks up an item.", input: z.object({ id: z.number() }), run: (a) => ({ id: a.id, details: "Details of the catalogue entry. ".repeat(5) }) });
+    const agent = SubAgent.create({ prompt: "Look up every item.", tools: { lookup }, maxTurns: turns });
+    const code = (src: string) => `Next.\n\n\`\`\`clojure\n${src}\n\`\`\``;
+    const replies = Array.from({ length: turns - 1 }, (_, i) => code(`(println (:details (tool/lookup {:id ${i}})))`));
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([...replies, code("(return 1)")]) });
+    expect(step.trace.turns).toHaveLength(turns);
+    return runToJson(step);
+  }
+
+  it("grows with a run's turns, not their square: each message is listed once, prompts refer to it", async () => {
+    // 120 turns of full history send 14,520 messages in all; listed per prompt (sent and full,
+    // each with its change mark) they made 1.3 MB of the page besides the texts (now 22 KB).
+    const data = await page([["long.json", await longRun(120)]]);
+    const run = data.runs[0];
+    const last = run.turns[119].prompt;
+    expect(expandRuns(last.sent)).toHaveLength(240);
+    expect(refs(data, last.full).map((m) => text(data, m.text))).toEqual(refs(data, last.sent).map((m) => text(data, m.text)));
+    expect(data.messages).toHaveLength(240);
+    const prompts = JSON.stringify(run.turns.map((t) => t.prompt)).length;
+    expect(prompts).toBeLessThan(120 * 400);
+    const { texts, ...rest } = data;
+    expect(JSON.stringify(rest).length).toBeLessThan(120 * 3000);
+    expect(texts.length).toBeLessThanOrEqual(240);
+  });
+
   it("refuses runs whose prompts hold more messages in all than a page can list, naming the file, before building it", async () => {
     // A page lists each turn's prompt whole: 1,001 turns sending 1,000 messages each is past the limit.
     const input = readViewerInput("recovery.json", await savedExample("recovery"));

@@ -1,7 +1,7 @@
 // The viewer's client: reads the page's embedded data, routes on the location hash
 // (`#run`, `#run/turn`, `#report`), draws the navigation and the selected view, and handles
 // the keys (j/k and left/right arrows between turns, e to the first error, f for the prompt view).
-import type { PageData, RunView } from "../model.js";
+import { PAGE_DATA_VERSION, type PageData, type RunView } from "../model.js";
 import { baseName, h } from "./dom.js";
 import type { PromptLayout } from "./prompt.js";
 import { renderReport } from "./report.js";
@@ -14,7 +14,7 @@ function readData(): PageData | string {
   if (el === null) return "the page holds no data";
   try {
     const data = JSON.parse(el.textContent ?? "") as PageData;
-    return data.version === 1 ? data : `this page's data is version ${String(data.version)}; the viewer reads version 1`;
+    return data.version === PAGE_DATA_VERSION ? data : `this page's data is version ${String(data.version)}; the viewer reads version ${PAGE_DATA_VERSION}`;
   } catch (e) {
     return `the page's data cannot be read (${(e as Error).message})`;
   }

@@ -1,7 +1,7 @@
 // A turn's prompt: as sent beside the full history (or either alone), each message with its
 // tokens and how it relates to the previous turn's prompt, and a marker where the prefix
 // cache broke.
-import type { MessageChange, MessageRef, PromptView } from "../model.js";
+import { expandRuns, type MessageChange, type MessageRef, type PromptView } from "../model.js";
 import { block, fmt, h } from "./dom.js";
 
 export type PromptLayout = "split" | "sent" | "full";
@@ -23,33 +23,41 @@ function message(texts: readonly string[], m: MessageRef, index: number, change?
   return h("div", { class: `msg msg-${m.role}${change ? ` ${change}` : ""}`, "data-index": index }, head, block(text, `${m.role} message`, body));
 }
 
-function sentColumn(texts: readonly string[], p: PromptView): HTMLElement {
+/** A prompt's message lists, read from the page's message table. */
+interface Lists {
+  sent: MessageRef[];
+  full: MessageRef[];
+  dropped: MessageRef[];
+}
+
+function sentColumn(texts: readonly string[], p: PromptView, l: Lists): HTMLElement {
   const items: HTMLElement[] = [];
   let cachedChars = 0;
-  p.sent.forEach((m, i) => {
-    const change = p.changes[i];
+  const cached = p.prefix?.messages ?? 0;
+  l.sent.forEach((m, i) => {
+    const change: MessageChange = i < cached ? "cached" : p.changes[i - cached];
     if (p.prefix !== null && i === p.prefix.messages) {
       items.push(h("div", { class: "cache-break" }, `prefix cache breaks here: ${fmt(p.prefix.tokens)} tokens (${p.prefix.messages} message${p.prefix.messages === 1 ? "" : "s"}) could be served from the cache`));
     }
     items.push(message(texts, m, i, change, change === "changed" && p.prefix ? p.prefix.chars - cachedChars : 0));
     if (change === "cached") cachedChars += (texts[m.text] ?? "").length;
   });
-  if (p.prefix !== null && p.prefix.messages === p.sent.length) items.push(h("div", { class: "cache-break whole" }, "the whole prompt repeats the previous one"));
-  if (p.dropped.length > 0) {
+  if (p.prefix !== null && p.prefix.messages === l.sent.length) items.push(h("div", { class: "cache-break whole" }, "the whole prompt repeats the previous one"));
+  if (l.dropped.length > 0) {
     items.push(
       h(
         "details",
         { class: "dropped" },
-        h("summary", null, `${p.dropped.length} message${p.dropped.length === 1 ? "" : "s"} of the previous prompt no longer sent (${fmt(p.dropped.reduce((n, m) => n + m.tokens, 0))} tokens)`),
-        p.dropped.map((m, i) => message(texts, m, i)),
+        h("summary", null, `${l.dropped.length} message${l.dropped.length === 1 ? "" : "s"} of the previous prompt no longer sent (${fmt(l.dropped.reduce((n, m) => n + m.tokens, 0))} tokens)`),
+        l.dropped.map((m, i) => message(texts, m, i)),
       ),
     );
   }
-  const same = p.sent.length === p.full.length && p.sent.every((m, i) => m.text === p.full[i].text);
+  const same = l.sent.length === l.full.length && l.sent.every((m, i) => m.text === l.full[i].text);
   return h(
     "section",
     { class: "prompt-col", "data-view": "sent" },
-    h("h4", null, `As sent: ${fmt(p.sentTokens)} tokens, ${p.sent.length} messages`, same ? h("span", { class: "badge" }, "same as the full history") : null),
+    h("h4", null, `As sent: ${fmt(p.sentTokens)} tokens, ${l.sent.length} messages`, same ? h("span", { class: "badge" }, "same as the full history") : null),
     keptLine(p),
     items,
   );
@@ -61,11 +69,13 @@ function keptLine(p: PromptView): HTMLElement | null {
   return h("p", { class: "muted" }, `${p.summarized} earlier turn${p.summarized === 1 ? "" : "s"} summarized${kept ? `; kept in full: ${kept}` : ""}`);
 }
 
-function fullColumn(texts: readonly string[], p: PromptView): HTMLElement {
-  return h("section", { class: "prompt-col", "data-view": "full" }, h("h4", null, `Full history: ${fmt(p.fullTokens)} tokens, ${p.full.length} messages`), p.full.map((m, i) => message(texts, m, i)));
+function fullColumn(texts: readonly string[], p: PromptView, l: Lists): HTMLElement {
+  return h("section", { class: "prompt-col", "data-view": "full" }, h("h4", null, `Full history: ${fmt(p.fullTokens)} tokens, ${l.full.length} messages`), l.full.map((m, i) => message(texts, m, i)));
 }
 
-export function promptSection(texts: readonly string[], p: PromptView, layout: PromptLayout, setLayout: (l: PromptLayout) => void): HTMLElement {
+export function promptSection(texts: readonly string[], messages: readonly MessageRef[], p: PromptView, layout: PromptLayout, setLayout: (l: PromptLayout) => void): HTMLElement {
+  const refs = (runs: number[]): MessageRef[] => expandRuns(runs).map((i) => messages[i]);
+  const lists: Lists = { sent: refs(p.sent), full: refs(p.full), dropped: refs(p.dropped) };
   const saved = p.fullTokens === 0 ? 0 : 1 - p.sentTokens / p.fullTokens;
   const button = (l: PromptLayout, label: string) => h("button", { class: l === layout ? "toggle on" : "toggle", "data-layout": l, "aria-pressed": String(l === layout), onclick: () => setLayout(l) }, label);
   return h(
@@ -79,6 +89,6 @@ export function promptSection(texts: readonly string[], p: PromptView, layout: P
       p.prefix === null ? "First turn: nothing cached yet." : `${fmt(p.prefix.tokens)} tokens shared with the previous prompt.`,
     ),
     h("div", { class: "toggles", role: "group", "aria-label": "prompt view" }, button("split", "Side by side"), button("sent", "As sent"), button("full", "Full history"), h("span", { class: "muted" }, " (key f)")),
-    h("div", { class: `prompt-cols layout-${layout}` }, layout !== "full" ? sentColumn(texts, p) : null, layout !== "sent" ? fullColumn(texts, p) : null),
+    h("div", { class: `prompt-cols layout-${layout}` }, layout !== "full" ? sentColumn(texts, p, lists) : null, layout !== "sent" ? fullColumn(texts, p, lists) : null),
   );
 }

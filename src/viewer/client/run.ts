@@ -123,7 +123,7 @@ function turnDetail(run: RunView, t: TurnView, ctx: RunContext): HTMLElement {
       : null,
     t.value !== undefined ? h("section", null, h("h4", null, t.status === "failed" ? "Failed with" : t.status === "returned" ? "Returned" : "Value"), block(t.value, "value")) : null,
     t.feedback !== undefined ? h("details", { class: "feedback" }, h("summary", null, "Feedback sent back to the model"), h("pre", null, t.feedback)) : null,
-    promptSection(ctx.data.texts, t.prompt, ctx.layout, ctx.setLayout),
+    promptSection(ctx.data.texts, ctx.data.messages, t.prompt, ctx.layout, ctx.setLayout),
   );
 }
 
