@@ -18,8 +18,8 @@ export const MAX_PROMPT_MESSAGES = 1_000_000;
 
 /**
  * Messages the full history's prompts hold over the requests of a transcript shown side by
- * side, at most. Each request lists both prompts by message number, so this grows with the
- * square of the transcript's replies too: 3,000 replies (9 million) made a 43 MB page in 7.5 s.
+ * side, at most. Each request replays both strategies over the messages before it, so the work
+ * grows with the square of the transcript's replies: 3,000 replies (9 million) built 7.5 s.
  */
 export const MAX_REPLAY_MESSAGES = 10_000_000;
 

@@ -109,6 +109,17 @@ export interface MessageRef {
  */
 export type MessageRuns = number[];
 
+/** Message numbers as runs (see MessageRuns). */
+export function runsOf(ids: readonly number[]): MessageRuns {
+  const out: MessageRuns = [];
+  for (const i of ids) {
+    const n = out.length;
+    if (n > 0 && out[n - 2] + out[n - 1] === i) out[n - 1]++;
+    else out.push(i, 1);
+  }
+  return out;
+}
+
 /** The message numbers `runs` lists, in order. */
 export function expandRuns(runs: MessageRuns): number[] {
   const out: number[] = [];
@@ -202,8 +213,8 @@ export interface ReportView {
 export interface SideBySide {
   transcript: string;
   strategies: [string, string];
-  /** Every distinct message of either strategy's prompts; prompts list indexes into it. */
+  /** Every distinct message of either strategy's prompts, numbered in the order first met; prompts list runs of these numbers. */
   messages: MessageRef[];
   /** Per request (the transcript's assistant replies, in order): each strategy's prompt and its tokens. */
-  requests: Array<{ index: number; prompts: [number[], number[]]; tokens: [number, number] }>;
+  requests: Array<{ index: number; prompts: [MessageRuns, MessageRuns]; tokens: [number, number] }>;
 }

@@ -7,7 +7,7 @@ import type { Json } from "../compaction/types.js";
 import { messageTokens, promptTokens } from "../compaction/tokens.js";
 import { messageText, toolCallText } from "../llm/messages.js";
 import type { ChatMessage } from "../llm/types.js";
-import type { MessageRef, ReportView, SideBySide } from "./model.js";
+import { runsOf, type MessageRef, type ReportView, type SideBySide } from "./model.js";
 import type { TextTable } from "./texts.js";
 
 export interface ReplayTranscript {
@@ -57,21 +57,24 @@ export async function replaySideBySide(t: ReplayTranscript, specs: [StrategySpec
     }
     return i;
   };
-  const states: Array<Json | undefined> = [undefined, undefined];
   const requests: SideBySide["requests"] = [];
   for (let j = 1; j < t.messages.length; j++) {
-    if (t.messages[j].role !== "assistant") continue;
-    const stored = t.messages.slice(0, j);
-    const prompts: [number[], number[]] = [[], []];
-    const tokens: [number, number] = [0, 0];
-    for (const k of [0, 1] as const) {
-      const state = states[k];
-      const result = await compact(stored, specs[k], state === undefined ? {} : { state });
-      states[k] = result.state;
-      prompts[k] = result.messages.map(refOf);
-      tokens[k] = promptTokens(result.messages);
+    if (t.messages[j].role === "assistant") requests.push({ index: requests.length + 1, prompts: [[], []], tokens: [0, 0] });
+  }
+  // One strategy's requests after the other: the first numbers its messages in the order its
+  // prompts meet them, so each prompt of it is a run or two (interleaved, the other strategy's
+  // new messages would split every prompt into runs of one or two).
+  for (const k of [0, 1] as const) {
+    let state: Json | undefined;
+    let r = 0;
+    for (let j = 1; j < t.messages.length; j++) {
+      if (t.messages[j].role !== "assistant") continue;
+      const result = await compact(t.messages.slice(0, j), specs[k], state === undefined ? {} : { state });
+      state = result.state;
+      requests[r].prompts[k] = runsOf(result.messages.map(refOf));
+      requests[r].tokens[k] = promptTokens(result.messages);
+      r++;
     }
-    requests.push({ index: requests.length + 1, prompts, tokens });
   }
   return { transcript: t.id, strategies: labels, messages, requests };
 }

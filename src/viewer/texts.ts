@@ -3,7 +3,7 @@
 // prompt and every earlier turn on every turn carries each of them once.
 import { messageTokens } from "../compaction/tokens.js";
 import type { TextMessage } from "../llm/types.js";
-import type { MessageRef, MessageRuns } from "./model.js";
+import { runsOf, type MessageRef, type MessageRuns } from "./model.js";
 
 export class TextTable {
   readonly texts: string[] = [];
@@ -36,13 +36,6 @@ export class TextTable {
 
   /** The messages' numbers as runs of consecutive numbers (see MessageRuns). */
   runs(messages: readonly TextMessage[]): MessageRuns {
-    const out: MessageRuns = [];
-    for (const m of messages) {
-      const i = this.messageId(m);
-      const n = out.length;
-      if (n > 0 && out[n - 2] + out[n - 1] === i) out[n - 1]++;
-      else out.push(i, 1);
-    }
-    return out;
+    return runsOf(messages.map((m) => this.messageId(m)));
   }
 }

@@ -291,9 +291,10 @@ describe("one transcript under two strategies", () => {
       expect(sbs?.requests.map((q) => q.tokens[k])).toEqual(series?.tokens);
     }
     const last = sbs?.requests.at(-1);
-    expect(last?.prompts[0].length).toBe(28);
-    expect(last?.prompts[1].length).toBeLessThan(28);
-    expect(sbs?.messages[last?.prompts[1][0] ?? -1].role).toBe("system");
+    const [full, window] = (last?.prompts ?? [[], []]).map(expandRuns);
+    expect(full).toHaveLength(28);
+    expect(window.length).toBeLessThan(28);
+    expect(sbs?.messages[window[0]].role).toBe("system");
   });
 
   it("says so when the transcript holds no request to replay (no assistant reply): no empty side by side, which the page could not draw", async () => {
@@ -302,6 +303,20 @@ describe("one transcript under two strategies", () => {
     const data = await buildPageData([report, { kind: "transcripts", name: "silent.jsonl", transcripts: [silent] }]);
     expect(data.reports[0].sideBySide).toBeUndefined();
     expect(data.reports[0].note).toBe("silent has no request to replay: no assistant reply follows its first message");
+  });
+
+  it("lists each request's prompts as runs of message numbers: the page grows with the transcript, not its square", async () => {
+    // 400 replies: the full history's prompts hold 2 + 4 + ... + 800 = 160,400 messages, which
+    // listed one number each made 640 KB of the page (now 28 KB).
+    const messages = [sys("You are helpful.")];
+    for (let i = 0; i < 400; i++) messages.push(user(`q${i}`), assistant(`a${i}`));
+    const report = readViewerInput("report.json", await compareReportJson());
+    const data = await buildPageData([report, { kind: "transcripts", name: "long.jsonl", transcripts: [{ id: "chat-3", messages }] }]);
+    const sbs = data.reports[0].sideBySide;
+    const last = sbs?.requests.at(-1);
+    expect(sbs?.requests).toHaveLength(400);
+    expect(expandRuns(last?.prompts[0] ?? []).map((i) => sbs?.messages[i].role)).toEqual(messages.slice(0, 800).map((m) => m.role));
+    expect(JSON.stringify(sbs?.requests).length).toBeLessThan(400 * 100);
   });
 
   it("says so when the transcript is too long to list every request's prompts, and still shows the report", async () => {

@@ -1,5 +1,5 @@
 // A `ptc compare` report: the per-strategy table, its charts, and the per-transcript figures.
-import type { ReportView, SideBySide } from "../model.js";
+import { expandRuns, type ReportView, type SideBySide } from "../model.js";
 import { costRetention, requestLines, strategyBars } from "./charts.js";
 import { baseName, block, fmt, h } from "./dom.js";
 
@@ -14,13 +14,14 @@ function sideBySide(r: ReportView, sbs: SideBySide, texts: readonly string[], re
   const n = sbs.requests.length;
   const at = Math.min(Math.max(1, request), n);
   const req = sbs.requests[at - 1];
+  const prompts = [expandRuns(req.prompts[0]), expandRuns(req.prompts[1])];
   const column = (k: 0 | 1) => {
-    const other = new Set(req.prompts[1 - k]);
+    const other = new Set(prompts[1 - k]);
     return h(
       "section",
       { class: "prompt-col", "data-strategy": k },
-      h("h4", null, h("code", null, sbs.strategies[k]), `: ${fmt(req.tokens[k])} tokens, ${req.prompts[k].length} messages`),
-      req.prompts[k].map((i, pos) => {
+      h("h4", null, h("code", null, sbs.strategies[k]), `: ${fmt(req.tokens[k])} tokens, ${prompts[k].length} messages`),
+      prompts[k].map((i, pos) => {
         const m = sbs.messages[i];
         const only = !other.has(i);
         return h("div", { class: `msg msg-${m.role}${only ? " new" : ""}` }, h("div", { class: "msg-head" }, h("span", { class: `role role-${m.role}` }, m.role), ` #${pos + 1} · ${fmt(m.tokens)} tokens`, only ? h("span", { class: "change change-new" }, "only here") : null), block(texts[m.text] ?? "", `${m.role} message`));
