@@ -9,27 +9,16 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chatsJsonl } from "./viewer/fixtures.js";
+import { outcome, type Outcome } from "./support/process.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { bin: Record<string, string> };
 const BIN = join(root, pkg.bin.ptc);
 
 /** The built bin with `args`, its writes limited to `kb` KiB; its exit code and output. */
-function ptcLimited(kb: number, args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
-    const child = spawn("bash", ["-c", `ulimit -f ${kb}; exec ${quoted}`], { cwd });
-    let stdout = "";
-    let stderr = "";
-    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function ptcLimited(kb: number, args: string[], cwd: string): Promise<Outcome> {
+  const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+  return outcome(spawn("bash", ["-c", `ulimit -f ${kb}; exec ${quoted}`], { cwd }), 120_000);
 }
 
 let dir: string;

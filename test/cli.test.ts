@@ -13,6 +13,7 @@ import { runCli } from "../src/cli/commands.js";
 import { loadCtx, parseLimits, UsageError } from "../src/cli/eval.js";
 import { needsMore } from "../src/cli/repl.js";
 import { evaluate, print } from "../src/lisp/evaluate.js";
+import { outcome } from "./support/process.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { bin: Record<string, string>; version: string };
@@ -35,21 +36,10 @@ async function ptc(args: string[], input = ""): Promise<Run> {
 
 /** Runs the built bin as a process with the given arguments and stdin, with a hard time limit. */
 function spawnPtc(args: string[], input = "", opts: { direct?: boolean } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = opts.direct ? spawn(BIN, args, { cwd: root }) : spawn(process.execPath, [BIN, ...args], { cwd: root });
-    let stdout = "";
-    let stderr = "";
-    // A hang guard only: on a loaded machine a process can take many seconds to start.
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(input);
-  });
+  const child = opts.direct ? spawn(BIN, args, { cwd: root }) : spawn(process.execPath, [BIN, ...args], { cwd: root });
+  const done = outcome(child, 60_000);
+  child.stdin.end(input);
+  return done;
 }
 
 /** How the interpreter prints a literal, so expectations do not hard-code printer details. */
