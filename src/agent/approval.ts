@@ -7,6 +7,7 @@
 import { abortedError, type ToolCallRecord } from "../lisp/index.js";
 import type { ToolCallTrace } from "../trace/trace.js";
 import type { Paused, RunState } from "../trace/run-state.js";
+import { claimRecord, type ToolInput } from "./tools.js";
 import type { Step } from "./types.js";
 
 /** The host's answer to one request: run it (with `args` replacing the program's, validated again), or reject it. */
@@ -53,6 +54,10 @@ export class ApprovalGate {
   private released = false;
   private readonly held = new Map<number, () => void>();
   private readonly waiting: number[] = [];
+  /** The paused turn's records answered or decided so far (resume). */
+  private readonly claimed = new Set<number>();
+  /** Whether a held call of the paused turn met its decision: from then on the program may make calls the saved run did not. */
+  private decided = false;
 
   /** `setup` null: a nested run, whose calls that need approval are refused. */
   constructor(private readonly setup: ApprovalSetup | null) {}
@@ -64,6 +69,8 @@ export class ApprovalGate {
     this.released = false;
     this.held.clear();
     this.waiting.length = 0;
+    this.claimed.clear();
+    this.decided = false;
   }
 
   /** A call begins: its place in the turn. Every call the tool session sees must leave. */
@@ -77,20 +84,34 @@ export class ApprovalGate {
     this.maybeStop();
   }
 
-  async verdict(index: number, needs: NeedsApproval<Record<string, unknown>> | undefined, args: Record<string, unknown>): Promise<Verdict> {
+  async verdict(index: number, needs: NeedsApproval<Record<string, unknown>> | undefined, args: Record<string, unknown>, call: { name: string; input: ToolInput; hidden: readonly string[] }): Promise<Verdict> {
     const setup = this.setup;
     if (setup === null) return needs === undefined || needs === false ? { kind: "run" } : { kind: "reject", message: REFUSED };
     // Turns replayed whole answer from their records (resume's Replay), as they ran when saved.
     if (this.turn <= setup.replayedTurns) return { kind: "run" };
+    // The request a decision answers: the call's place in the turn, or in the paused turn the
+    // place of its record (by tool and arguments, as the replay matches: parallel branches
+    // may call in another order); a call the saved run did not make has no decision yet.
+    let request: number | undefined = index;
     const paused = setup.paused;
-    if (paused !== undefined && this.turn === paused.turn && index < paused.calls.length && !paused.held.has(index)) return { kind: "recorded", call: paused.calls[index] };
+    if (paused !== undefined && this.turn === paused.turn) {
+      const { index: at, differs } = await claimRecord(paused.calls, this.claimed, call.name, call.input, args, call.hidden);
+      if (at !== undefined && !paused.held.has(at)) return { kind: "recorded", call: paused.calls[at] };
+      // Until a decision lets the program go on, every call is one the saved run made.
+      if (at === undefined && !this.decided) {
+        const what = differs === undefined ? "is not a call the saved run made" : `has a different :${differs} than in the saved run`;
+        return { kind: "reject", message: `resume: call ${index + 1} of this turn, tool/${call.name}, ${what} (a different context?)` };
+      }
+      request = at;
+    }
     if (this.released) return this.hold(index);
     if (!(await needsApproval(needs, args))) return { kind: "run" };
-    const decision = setup.decisions.get(approvalId(this.turn, index));
+    const decision = request === undefined ? undefined : setup.decisions.get(approvalId(this.turn, request));
     if (decision === undefined) {
       this.waiting.push(index);
       return this.hold(index);
     }
+    this.decided = true;
     if (!decision.approved) return { kind: "reject", message: `rejected by the host${decision.reason === undefined || decision.reason === "" ? "" : `: ${decision.reason}`}` };
     return decision.args === undefined ? { kind: "run" } : { kind: "run", args: decision.args };
   }

@@ -24,7 +24,7 @@ import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type Hi
 import { errorText, runAgent } from "./loop.js";
 import { hiddenOutcome, showHidden } from "./redact.js";
 import type { Agent, RunOptions, Step } from "./types.js";
-import { differingArgument, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
+import { claimRecord, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
 import type { ToolCallTrace, Turn } from "../trace/trace.js";
 import { ResumeError, RUN_STATE_FORMAT, RUN_STATE_VERSION, type RunState, type SavedDefinition } from "../trace/run-state.js";
 
@@ -454,35 +454,19 @@ class Replay {
     return { ...ctx, scope: { ...ctx.scope, options } };
   }
 
-  /**
-   * The replayed turn's recorded call of `name` with these arguments, the first one not answered
-   * yet: its result, or its error again; a call no record matches is refused. Matched by
-   * arguments, not by place: pmap branches make their later calls in the order their earlier
-   * ones answered, which the replay's instant answers need not repeat.
-   */
+  /** The replayed turn's recorded call of `name` with these arguments (claimRecord): its result, or its error again; a call no record matches is refused. */
   private async recorded(name: string, t: Tool, args: Readonly<Record<string, unknown>>, hidden: readonly string[]): Promise<unknown> {
     const turn = this.current;
     const calls: readonly ToolCallTrace[] = this.saved[turn - 1].toolCalls;
     let answered = this.answered.get(turn);
     if (answered === undefined) this.answered.set(turn, (answered = new Set()));
-    // Tried in recorded order, stopping at the first match: a turn replayed in the order it ran
-    // checks one record per call, not every record of the tool (a map over 2,000 items).
-    let differs: string | undefined;
-    let index: number | undefined;
-    for (let i = 0; i < calls.length && index === undefined; i++) {
-      if (calls[i].name !== name || answered.has(i)) continue;
-      const d = await differingArgument(t.input, calls[i].args, args, hidden);
-      // Claimed with nothing awaited after the check, so calls made at once never share a record.
-      if (d === undefined && !answered.has(i)) index = i;
-      else differs ??= d;
-    }
+    const { index, differs } = await claimRecord(calls, answered, name, t.input, args, hidden);
     if (index === undefined && differs === undefined) throw new Error(`resume: turn ${turn} calls tool/${name} more often than the saved run did`);
     if (index === undefined) {
       // The next prompt's check ends the run with this, whatever the program made of the failed call.
       this.diverged ??= `resume: replaying turn ${turn}, tool/${name} is called with a different :${differs} than in the saved run (a different context?)`;
       throw new Error(this.diverged);
     }
-    answered.add(index);
     const call = calls[index];
     if (call.error !== undefined) throw recordedFailure(call.error);
     return call.result;

@@ -7,6 +7,7 @@ import { boxed, cutPoint, MAX_TIMER_MS, ours, type ToolCallInfo, type ToolSpec, 
 import type { ApprovalGate, NeedsApproval } from "./approval.js";
 import { AgentDefinitionError, describeIssues } from "./errors.js";
 import type { RunScope } from "./types.js";
+import type { ToolCallTrace } from "../trace/trace.js";
 
 /** The zod object a tool's argument map is validated with. */
 export type ToolInput = z.ZodObject;
@@ -187,13 +188,10 @@ export class ToolSession {
     this.calls.set(name, used + 1);
     let args = parsed.data;
     if (gate !== undefined) {
-      const verdict = await gate.verdict(index, t.needsApproval as NeedsApproval<Record<string, unknown>> | undefined, args);
+      const verdict = await gate.verdict(index, t.needsApproval as NeedsApproval<Record<string, unknown>> | undefined, args, { name, input: t.input, hidden: call.hidden });
       if (verdict.kind === "hold") return verdict.until;
       if (verdict.kind === "reject") throw new ToolFailure(verdict.message);
       if (verdict.kind === "recorded") {
-        if (verdict.call.name !== name) throw new ToolFailure(`resume: call ${index + 1} of this turn is tool/${name}, the saved run's was tool/${verdict.call.name}`);
-        const key = await differingArgument(t.input, verdict.call.args, args, call.hidden);
-        if (key !== undefined) throw new ToolFailure(`resume: call ${index + 1} of this turn, tool/${name}, has a different :${key} than in the saved run (a different context?)`);
         if (verdict.call.error !== undefined) throw recordedFailure(verdict.call.error);
         return verdict.call.result;
       }
@@ -290,6 +288,37 @@ export async function differingArgument(input: ToolInput, recorded: unknown, arg
     if (!parsed.success || !isDeepStrictEqual(parsed.data, args[key])) return key;
   }
   return undefined;
+}
+
+/**
+ * Which of a turn's recorded calls a call of `name` with these arguments is (resume): the first
+ * not claimed yet whose arguments equal the call's, claimed here (`index`); else the first
+ * argument in which an unclaimed record of the tool differs (`differs`); else neither (no
+ * record of the tool is left). Matched by arguments, not by place: pmap branches make their
+ * later calls in the order their earlier ones answered, which a resumed run need not repeat.
+ */
+export async function claimRecord(
+  calls: readonly ToolCallTrace[],
+  claimed: Set<number>,
+  name: string,
+  input: ToolInput,
+  args: Readonly<Record<string, unknown>>,
+  hidden: readonly string[],
+): Promise<{ index?: number; differs?: string }> {
+  // Tried in recorded order, stopping at the first match: a turn replayed in the order it ran
+  // checks one record per call, not every record of the tool (a map over 2,000 items).
+  let differs: string | undefined;
+  for (let i = 0; i < calls.length; i++) {
+    if (calls[i].name !== name || claimed.has(i)) continue;
+    const d = await differingArgument(input, calls[i].args, args, hidden);
+    // Claimed with nothing awaited after the check, so calls made at once never share a record.
+    if (d === undefined && !claimed.has(i)) {
+      claimed.add(i);
+      return { index: i };
+    }
+    differs ??= d;
+  }
+  return differs === undefined ? {} : { differs };
 }
 
 /** Whether resolving a promise with `x` can read its `then` without throwing. */
