@@ -269,6 +269,19 @@ describe("tool approvals: refusals", () => {
     expect(w.sent).toEqual([{ to: "ann@example.com", body: "hi" }]);
   });
 
+  it("refuses to run an approved call whose arguments changed since it was asked for (a changed context)", async () => {
+    // The task message samples the first names only: name 40 is not in it.
+    const names = (x: string): string[] => Array.from({ length: 50 }, (_, i) => (i === 40 ? x : `n${i}`));
+    const w = world();
+    const program = '(return (tool/send {:to (nth data/names 40) :body "hi"}))';
+    const step = await SubAgent.run(w.agent, { llm: scriptedLlm([code(program)]), context: { names: names("x@out.org") } });
+    expect(step.paused?.approvals.map((a) => [a.id, a.args])).toEqual([["turn-1-call-1", { to: "x@out.org", body: "hi" }]]);
+    const approvals = { "turn-1-call-1": { approved: true } } as const;
+    const done = await SubAgent.resume(w.agent, saveRun(step, w.agent), { llm: scriptedLlm([code("(return 0)")]), context: { names: names("y@out.org") }, approvals });
+    expect(w.sent).toEqual([]);
+    expect(done.turns[0].error?.message).toContain("resume: call 1 of this turn, tool/send, has a different :to than in the saved run");
+  });
+
   it("keeps hidden context out of the request and the saved state", async () => {
     const w = world();
     const llm = scriptedLlm([code("(return (tool/send {:to data/_addr :body \"s\"}))")]);
