@@ -360,7 +360,7 @@ describe("tool approvals: refusals", () => {
   });
 });
 
-describe("tool approvals: parallel branches resumed in another order", () => {
+describe.each<Isolation>(["worker", "none"])("tool approvals: parallel branches resumed in another order (isolation %s)", (isolation) => {
   // tool/slow answers "a" only once "b" has answered, so the saved run's branches made their
   // tool/send calls b first; the resumed run answers tool/slow from its records at once, a first.
   function branches(needs: (to: string) => boolean) {
@@ -394,10 +394,10 @@ describe("tool approvals: parallel branches resumed in another order", () => {
 
   it("answers a call that ran from its own record, not the one in its place", async () => {
     const b = branches((to) => to === "A");
-    const step = await SubAgent.run(b.agent, { llm: b.llm, isolation: "none" });
+    const step = await SubAgent.run(b.agent, { llm: b.llm, isolation });
     expect(step.turns[0].toolCalls.map((c) => [c.name, c.args])).toEqual([["slow", { x: "a" }], ["slow", { x: "b" }], ["send", { to: "B" }], ["send", { to: "A" }]]);
     expect(step.paused?.approvals.map((a) => [a.id, a.args])).toEqual([["turn-1-call-4", { to: "A" }]]);
-    const done = await SubAgent.resume(b.agent, runStateFromJson(json(step, b.agent)), { llm: scriptedLlm([]), isolation: "none", approvals: { "turn-1-call-4": { approved: true } } });
+    const done = await SubAgent.resume(b.agent, runStateFromJson(json(step, b.agent)), { llm: scriptedLlm([]), isolation, approvals: { "turn-1-call-4": { approved: true } } });
     expect(done.turns[0].error?.message).toBeUndefined();
     expect(done.value).toEqual(["a", "b"]);
     expect(b.sent).toEqual(["B", "A"]);
@@ -405,10 +405,10 @@ describe("tool approvals: parallel branches resumed in another order", () => {
 
   it("applies each decision to the call it was asked for", async () => {
     const b = branches(() => true);
-    const step = await SubAgent.run(b.agent, { llm: b.llm, isolation: "none" });
+    const step = await SubAgent.run(b.agent, { llm: b.llm, isolation });
     expect(step.paused?.approvals.map((a) => [a.id, a.args])).toEqual([["turn-1-call-3", { to: "B" }], ["turn-1-call-4", { to: "A" }]]);
     const approvals = { "turn-1-call-3": { approved: true }, "turn-1-call-4": { approved: false, reason: "not A" } } as const;
-    const done = await SubAgent.resume(b.agent, saveRun(step, b.agent), { llm: scriptedLlm([code("(return :next)")]), isolation: "none", approvals });
+    const done = await SubAgent.resume(b.agent, saveRun(step, b.agent), { llm: scriptedLlm([code("(return :next)")]), isolation, approvals });
     expect(b.sent).toEqual(["B"]);
     expect(done.turns[0].error?.message).toContain("rejected by the host: not A");
   });
