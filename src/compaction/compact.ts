@@ -25,28 +25,36 @@ export interface CompactOptions<R = unknown> {
 
 const ROLES = new Set(["system", "user", "assistant", "tool"]);
 
+/** What is wrong with one message's shape: the field (a path inside the message, "" for the message itself) and why; undefined when compact() takes it. */
+export function messageProblem(m: unknown): { field: string; problem: string } | undefined {
+  if (typeof m !== "object" || m === null || Array.isArray(m)) return { field: "", problem: "is not an object" };
+  const { role, content, name, tool_calls: calls } = m as { role?: unknown; content?: unknown; name?: unknown; tool_calls?: unknown };
+  if (typeof role !== "string" || !ROLES.has(role)) return { field: "role", problem: `has role ${JSON.stringify(role)} (expected system, user, assistant or tool)` };
+  if (!(typeof content === "string" || content === null || content === undefined || Array.isArray(content))) {
+    return { field: "content", problem: `has content of type ${typeof content} (expected a string, null or content parts)` };
+  }
+  if (Array.isArray(content)) {
+    const bad = content.findIndex((p: unknown) => typeof p !== "object" || p === null);
+    if (bad >= 0) return { field: `content.${bad}`, problem: `has a content part (${bad}) that is not an object` };
+  }
+  // A name is counted as text: one of another type failed deep in the tokenizer.
+  if (!(name === undefined || name === null || typeof name === "string")) return { field: "name", problem: `has name of type ${typeof name} (expected a string)` };
+  // Null is what the SDKs write for a message without tool calls.
+  if (calls === undefined || calls === null) return undefined;
+  if (!Array.isArray(calls)) return { field: "tool_calls", problem: `has tool_calls of type ${typeof calls} (expected an array)` };
+  const bad = calls.findIndex((c: unknown) => {
+    const f = (c as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
+    return typeof f !== "object" || f === null || typeof f.name !== "string" || typeof f.arguments !== "string";
+  });
+  return bad >= 0 ? { field: `tool_calls.${bad}`, problem: `has a tool call (${bad}) without a function name and arguments string` } : undefined;
+}
+
 /** Checks the shape of the messages, so bad input fails with a clear message instead of deep inside a strategy. */
 export function checkMessages(messages: unknown): asserts messages is ChatMessage[] {
   if (!Array.isArray(messages)) throw new TypeError("compaction: messages must be an array of chat messages");
   messages.forEach((m: unknown, i) => {
-    if (typeof m !== "object" || m === null) throw new TypeError(`compaction: message ${i} is not an object`);
-    const { role, content, tool_calls: calls } = m as { role?: unknown; content?: unknown; tool_calls?: unknown };
-    if (typeof role !== "string" || !ROLES.has(role)) throw new TypeError(`compaction: message ${i} has role ${JSON.stringify(role)} (expected system, user, assistant or tool)`);
-    if (!(typeof content === "string" || content === null || content === undefined || Array.isArray(content))) {
-      throw new TypeError(`compaction: message ${i} has content of type ${typeof content} (expected a string, null or content parts)`);
-    }
-    if (Array.isArray(content)) {
-      const bad = content.findIndex((p: unknown) => typeof p !== "object" || p === null);
-      if (bad >= 0) throw new TypeError(`compaction: message ${i} has a content part (${bad}) that is not an object`);
-    }
-    // Null is what the SDKs write for a message without tool calls.
-    if (calls === undefined || calls === null) return;
-    if (!Array.isArray(calls)) throw new TypeError(`compaction: message ${i} has tool_calls of type ${typeof calls} (expected an array)`);
-    const bad = calls.findIndex((c: unknown) => {
-      const f = (c as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
-      return typeof f !== "object" || f === null || typeof f.name !== "string" || typeof f.arguments !== "string";
-    });
-    if (bad >= 0) throw new TypeError(`compaction: message ${i} has a tool call (${bad}) without a function name and arguments string`);
+    const p = messageProblem(m);
+    if (p !== undefined) throw new TypeError(`compaction: message ${i} ${p.problem}`);
   });
 }
 

@@ -8,13 +8,13 @@ import type { ChatMessage } from "../llm/types.js";
 import type { RunTrace } from "../trace/trace.js";
 import { runTranscript } from "./run-transcript.js";
 import { jsonSyntaxProblem } from "../lisp/index.js";
+import { messageProblem } from "../compaction/compact.js";
 
-const message = z.looseObject({
-  role: z.enum(["system", "user", "assistant", "tool"]),
-  content: z.union([z.string(), z.null()]),
-  tool_calls: z.array(z.looseObject({ id: z.string(), type: z.literal("function"), function: z.object({ name: z.string(), arguments: z.string() }) })).optional(),
-  tool_call_id: z.string().optional(),
-  name: z.string().optional(),
+// A message is what compact() takes (its one check, messageProblem); exported conversations
+// carry more (refusal, audio, annotations...), which is kept and never counted.
+const message = z.unknown().superRefine((m, ctx) => {
+  const p = messageProblem(m);
+  if (p !== undefined) ctx.addIssue({ code: "custom", message: p.problem, path: p.field === "" ? [] : p.field.split(".") });
 });
 
 const probe = z.looseObject({
@@ -116,7 +116,7 @@ function withTrace(line: z.output<typeof transcript>, where: string): Transcript
   const { trace: raw, ...rest } = line;
   if (raw === undefined) {
     if (rest.messages === undefined) throw new TranscriptError(`${where}: at messages: a transcript needs messages or a trace`);
-    return rest as unknown as Transcript;
+    return { ...(rest as unknown as Transcript), messages: rest.messages.map(asChatMessage) };
   }
   let trace: RunTrace;
   try {
@@ -128,6 +128,17 @@ function withTrace(line: z.output<typeof transcript>, where: string): Transcript
   if (run === undefined) throw new TranscriptError(`${where}: at trace: the run has no turns`);
   if (rest.messages !== undefined && JSON.stringify(rest.messages) !== JSON.stringify(run.messages)) throw new TranscriptError(`${where}: at messages: they are not the trace's full history (leave them out, or write them from the trace)`);
   return { ...(rest as unknown as Transcript), ...run };
+}
+
+/**
+ * A checked message as ChatMessage types it: the SDKs' `tool_calls: null` and `name: null` mean
+ * none (the reader's users test `tool_calls !== undefined`), and absent content is null.
+ */
+function asChatMessage(raw: unknown): ChatMessage {
+  const m = raw as ChatMessage & { tool_calls?: unknown; name?: unknown };
+  if (m.tool_calls !== null && m.name !== null && m.content !== undefined) return m;
+  const { tool_calls: calls, name, ...rest } = m;
+  return { ...rest, content: rest.content ?? null, ...(calls === null || calls === undefined ? {} : { tool_calls: calls as ChatMessage["tool_calls"] }), ...(name === null || name === undefined ? {} : { name: name as string }) };
 }
 
 export function loadTranscripts(file: string, limit = Infinity): Transcript[] {

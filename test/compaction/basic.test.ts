@@ -57,8 +57,10 @@ describe("compact and the registry", () => {
     await expect(compact([task, { role: "assistant", content: null, tool_calls: {} }] as never, "full")).rejects.toThrow(/^compaction: message 1 has tool_calls of type object \(expected an array\)$/);
     await expect(compact([task, { role: "assistant", content: null, tool_calls: [{ id: "1", type: "function", function: { name: "f", arguments: { a: 1 } } }] }] as never, "full")).rejects.toThrow(/message 1 has a tool call \(0\) without a function name and arguments string/);
     await expect(compact([{ role: "user", content: [{ type: "text", text: "hi" }, null] }] as never, "full")).rejects.toThrow(/^compaction: message 0 has a content part \(1\) that is not an object$/);
-    // What the SDKs write for a message without tool calls is accepted.
-    await expect(compact([task, { role: "assistant", content: "x", tool_calls: null }] as never, "full")).resolves.toMatchObject({ stats: { messagesOut: 2 } });
+    // A name that is not text failed inside the tokenizer ("Model name must be provided...").
+    await expect(compact([task, { role: "user", content: "x", name: 5 }] as never, "full")).rejects.toThrow(/^compaction: message 1 has name of type number \(expected a string\)$/);
+    // What the SDKs write for a message without tool calls or name is accepted.
+    await expect(compact([task, { role: "assistant", content: "x", tool_calls: null, name: null }] as never, "full")).resolves.toMatchObject({ stats: { messagesOut: 2 } });
   });
 
   it("lists strategies with their defaults", () => {

@@ -165,6 +165,38 @@ describe("transcripts", () => {
     expect(parseTranscripts(`${good}\n${good}\n${good}`, "t.jsonl", 2)).toHaveLength(2);
   });
 
+  it("reads conversations as the OpenAI SDKs export them, as compact() takes them: content parts, null content beside tool calls, tool_calls/refusal/audio/function_call null", async () => {
+    // model_dump() / JSON of a ChatCompletionMessage writes every field, absent ones as null;
+    // request messages carry content parts and names. The reader refused all of it.
+    const sdk = {
+      id: "export",
+      messages: [
+        { role: "system", content: "You read receipts." },
+        { role: "user", name: "ann", content: [{ type: "text", text: "What does this receipt total?" }, { type: "image_url", image_url: { url: "https://example.com/r.png", detail: "high" } }] },
+        { role: "assistant", content: null, refusal: null, annotations: [], audio: null, function_call: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "ocr", arguments: '{"page":1}' } }] },
+        { role: "tool", tool_call_id: "call_1", content: "TOTAL 42.50 EUR" },
+        { role: "assistant", content: "It totals 42.50 EUR.", refusal: null, annotations: [], audio: null, function_call: null, tool_calls: null },
+        { role: "user", content: [{ type: "text", text: "And the tax?" }] },
+        { role: "assistant", content: "8.50 EUR.", refusal: null, audio: null, function_call: null, tool_calls: null },
+      ],
+    };
+    const [t] = parseTranscripts(JSON.stringify(sdk), "sdk.jsonl");
+    // tool_calls: null is no tool call (normalized to absent); parts are kept, image included.
+    expect(t.messages.map((m) => "tool_calls" in m)).toEqual([false, false, true, false, false, false, false]);
+    expect(t.messages[1].content).toEqual(sdk.messages[1].content);
+    const r = await compareStrategies([t], [{ name: "sliding-window", options: { turns: 1 } }], { models });
+    const full = r.rows[0];
+    // The image part is counted: the same conversation without it sends fewer tokens.
+    const textOnly = { ...t, messages: t.messages.map((m, i) => (i === 1 ? { ...m, content: [{ type: "text", text: "What does this receipt total?" }] } : m)) };
+    const without = await compareStrategies([textOnly], [], { models });
+    expect(full.totals.inputTokens).toBeGreaterThan(without.rows[0].totals.inputTokens + 100);
+    // What compact() refuses, the reader refuses too, with the line and the message.
+    const bad = (m: object): string => JSON.stringify({ id: "x", messages: [{ role: "user", content: "hi" }, m] });
+    expect(() => parseTranscripts(bad({ role: "assistant", content: 7 }), "t.jsonl")).toThrow(/^t\.jsonl:1: at messages\.1/);
+    expect(() => parseTranscripts(bad({ role: "assistant", content: ["hi"] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at messages\.1/);
+    expect(() => parseTranscripts(bad({ role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "f" } }] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at messages\.1/);
+  });
+
   it("refuses a probe that points outside its conversation or needs a value before it is said, which would be silently uncounted or scored against every strategy", () => {
     const line = (probe: object): string => JSON.stringify({ ...booking, probes: [probe] });
     const probe = booking.probes?.[0] as object;
