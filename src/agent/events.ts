@@ -83,6 +83,7 @@ export function eventQueue(): { push(e: AgentEvent): void; end(): void; fail(e: 
   let done = false;
   let error: { e: unknown } | null = null;
   let wake: (() => void) | null = null;
+  let reading = false;
   const poke = (): void => {
     const w = wake;
     wake = null;
@@ -104,13 +105,21 @@ export function eventQueue(): { push(e: AgentEvent): void; end(): void; fail(e: 
     },
     iterable: {
       async *[Symbol.asyncIterator]() {
-        for (;;) {
-          while (queue.length > 0) yield queue.shift() as AgentEvent;
-          if (done) {
-            if (error !== null) throw error.e;
-            return;
+        // One wake slot: a second reader at the same time would take it and leave the first
+        // waiting forever, so it is refused (as a locked ReadableStream refuses a second reader).
+        if (reading) throw new Error("SubAgent.stream: the stream has one reader at a time; it is being read by another loop");
+        reading = true;
+        try {
+          for (;;) {
+            while (queue.length > 0) yield queue.shift() as AgentEvent;
+            if (done) {
+              if (error !== null) throw error.e;
+              return;
+            }
+            await new Promise<void>((resolve) => (wake = resolve));
           }
-          await new Promise<void>((resolve) => (wake = resolve));
+        } finally {
+          reading = false;
         }
       },
     },

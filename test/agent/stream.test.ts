@@ -143,6 +143,36 @@ describe("SubAgent.stream", () => {
     expect(JSON.stringify(events.slice(0, -1))).not.toContain("INV-secret-9911");
   });
 
+  it("refuses a second reader while one reads, instead of leaving one of them waiting forever", async () => {
+    // The model answers only once both readers wait for the first event.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const llm = scriptedLlm([async () => (await gate, code("(return 1)"))]);
+    const stream = SubAgent.stream(SubAgent.create({ prompt: "One." }), { llm });
+    const first = stream[Symbol.asyncIterator]();
+    const second = stream[Symbol.asyncIterator]();
+    const a = first.next(); // turn-start, queued already
+    expect((await a).value?.type).toBe("turn-start");
+    const waiting = first.next();
+    await expect(second.next()).rejects.toThrow(/one reader at a time/);
+    release();
+    const rest: string[] = [(await waiting).value?.type ?? "done"];
+    for (let r = await first.next(); r.done !== true; r = await first.next()) rest.push(r.value.type);
+    expect(rest.at(-1)).toBe("run-finish");
+    expect((await stream.step).ok).toBe(true);
+  });
+
+  it("lets a new loop read on where a loop that stopped early left off", async () => {
+    const stream = SubAgent.stream(agent("none"), { llm: scriptedLlm(REPLIES) });
+    for await (const e of stream) {
+      expect(e.type).toBe("turn-start");
+      break;
+    }
+    const rest = await collect(stream);
+    expect(rest[0].type).toBe("text-delta");
+    expect(rest.at(-1)?.type).toBe("run-finish");
+  });
+
   it("stops the live prints where the output limit cuts in (the trace keeps head and tail)", async () => {
     const flood = code('(doseq [i (range 200)] (println "line" i))\n(return :ok)');
     const events = await collect(SubAgent.stream(SubAgent.create({ prompt: "Flood." }), { llm: scriptedLlm([flood]), isolation: "none", limits: { maxOutputChars: 100 } }));
