@@ -346,9 +346,12 @@ class AgentRun {
       // Where the strategy's prompt stays stable, for clients with explicit cache breakpoints.
       marks = this.strategy?.cacheBreakpoints?.(view.messages);
       if (this.compressing() && this.prompts !== undefined) this.sent.push({ pair: this.prompts, marks });
-      const onText = text === null ? undefined : (delta: string, attempt: number) => ((streamed = true), text(n, delta, attempt));
+      // A client that ignores the signal may still stream after the run abandoned its request
+      // (even after the run ended): that text is not the run's, as its late reply is not.
+      let open = true;
+      const onText = text === null ? undefined : (delta: string, attempt: number) => void (open && ((streamed = true), text(n, delta, attempt)));
       const request = { messages: view.messages, signal: this.controller.signal, turn: n, ...(marks === undefined ? {} : { cacheBreakpoints: marks }), ...(onText === undefined ? {} : { onText }) };
-      const response = await abortable(() => llm.complete(request), this.controller.signal);
+      const response = await abortable(() => llm.complete(request), this.controller.signal).finally(() => (open = false));
       if (typeof response?.content !== "string") throw new Error("the LLM response has no text content");
       content = response.content;
       usage = response.usage;

@@ -173,6 +173,34 @@ describe("SubAgent.stream", () => {
     expect(rest.at(-1)?.type).toBe("run-finish");
   });
 
+  it("ignores the text a client still gives after the run abandoned its request: run-finish stays the last event", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let asked!: () => void;
+    const waiting = new Promise<void>((resolve) => (asked = resolve));
+    // A client that ignores the signal and streams its reply once it is no longer wanted.
+    const deaf: Llm = {
+      name: "deaf",
+      async complete(request) {
+        asked();
+        await gate;
+        request.onText?.("late words", 1);
+        return { content: "late words" };
+      },
+    };
+    const controller = new AbortController();
+    const told: string[] = [];
+    const stream = SubAgent.stream(SubAgent.create({ prompt: "One." }), { llm: deaf, signal: controller.signal, onEvent: (e) => told.push(e.type) });
+    await waiting;
+    controller.abort();
+    expect((await stream.step).fail?.reason).toBe("aborted");
+    release();
+    await gate;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(told).toEqual(["turn-start", "run-finish"]);
+    expect((await collect(stream)).map((e) => e.type)).toEqual(["turn-start", "run-finish"]);
+  });
+
   it("stops the live prints where the output limit cuts in (the trace keeps head and tail)", async () => {
     const flood = code('(doseq [i (range 200)] (println "line" i))\n(return :ok)');
     const events = await collect(SubAgent.stream(SubAgent.create({ prompt: "Flood." }), { llm: scriptedLlm([flood]), isolation: "none", limits: { maxOutputChars: 100 } }));
