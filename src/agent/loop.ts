@@ -125,7 +125,7 @@ class AgentRun {
   private meter: Meter | undefined;
   private model: string | undefined;
   private price: ModelPrice | undefined;
-  private pendingNested: NestedRunTrace[] = [];
+  private pendingNested: Array<Promise<NestedRunTrace>> = [];
   private stopReason: Interruption | null = null;
   /** Present when a tool may need approval (a nested run's refuses such calls). */
   private readonly gate: ApprovalGate | undefined;
@@ -206,10 +206,14 @@ class AgentRun {
     this.controller.abort(new Stop(reason));
   }
 
-  /** A nested run ended (its usage was charged as it went). */
-  private addNested(tool: string, step: Step): void {
-    this.nested.runs += 1 + step.usage.nested.runs;
-    this.pendingNested.push({ tool, ok: step.ok, trace: step.trace });
+  /** A nested run started (its usage is charged as it goes); runAgent never rejects. */
+  private addNested(tool: string, running: Promise<Step>): void {
+    this.pendingNested.push(
+      running.then((step) => {
+        this.nested.runs += 1 + step.usage.nested.runs;
+        return { tool, ok: step.ok, trace: step.trace };
+      }),
+    );
   }
 
   async execute(): Promise<Step> {
@@ -407,7 +411,8 @@ class AgentRun {
     if (this.paused !== null) status = "paused";
     const turn: Turn = { ...base, program, status, ...record };
     if (extraction.notes.length > 0) turn.notes = extraction.notes;
-    if (this.pendingNested.length > 0) turn.nested = this.pendingNested;
+    // A nested run the program left behind (an abort stopped it mid-call) ends as its signal fired.
+    if (this.pendingNested.length > 0) turn.nested = await Promise.all(this.pendingNested);
     return turn;
   }
 

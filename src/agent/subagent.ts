@@ -70,8 +70,10 @@ function asTool<O extends z.ZodType | undefined>(agent: Agent<O>, opts: AsToolOp
     const hidden = ctx.hidden;
     const nested = hidden.length === 0 ? agent : Object.freeze({ ...agent, prompt: hidePlaceholders(agent.prompt, hidden) });
     const context = hidden.length === 0 ? args : Object.fromEntries(Object.entries(args).map(([k, v]) => [hidden.includes(k) ? hiddenName(k) : k, v]));
-    const step = await runAgent(nested as Agent, { context, signal }, scope);
-    scope.addNested(ctx.name, step);
+    // Recorded as it starts: a caller whose program an abort stops still keeps the nested trace.
+    const running = runAgent(nested as Agent, { context, signal }, scope);
+    scope.addNested(ctx.name, running);
+    const step = await running;
     // A failure's message shows hidden values as stand-ins already (loop.ts, failed); an answer
     // the nested run computed from hidden arguments is hidden from the caller's model too.
     if (!step.ok) throw new Error(`${step.fail.reason}: ${step.fail.message}`);

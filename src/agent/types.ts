@@ -180,8 +180,8 @@ export interface RunScope {
   tokensLeft(): number;
   /** Counts usage a nested run just spent, as it spends it (and passes it up to the runs above). */
   charge(usage: Readonly<UsageTotals>): void;
-  /** Records a nested run that ended on the current turn. */
-  addNested(tool: string, step: Step): void;
+  /** Records a nested run started on the current turn; the turn waits for it to end (it ends soon after the turn's program stops, as its signal fires). */
+  addNested(tool: string, step: Promise<Step>): void;
   /** The span a nested run's spans hang under (the calling program's evaluation), when the run exports spans. */
   parentSpan?(): unknown;
 }

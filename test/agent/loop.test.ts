@@ -645,6 +645,31 @@ describe("nested agents", () => {
     expect(step.usage.nested).toMatchObject({ inputTokens: 120, llmRequests: 2, runs: 2 });
     expect(step.turns[0].nested?.map((n) => n.ok)).toEqual([false, false]);
   });
+
+  for (const isolation of ["none", "worker"] as const) {
+    it(`keeps the trace of a nested run the caller's abort cut short (isolation ${isolation})`, async () => {
+      const child = SubAgent.create({ prompt: "Work on {{item}}", maxTurns: 2 });
+      const parent = SubAgent.create({ prompt: "Go", tools: { work: SubAgent.asTool(child) }, maxTurns: 2, isolation });
+      let asked!: () => void;
+      const nestedAsked = new Promise<void>((resolve) => (asked = resolve));
+      const llm = scriptedLlm([
+        code('(tool/work {:item "a"})'),
+        // The nested run's model answers only when told to stop.
+        (request) => {
+          asked();
+          return new Promise((_resolve, reject) => request.signal?.addEventListener("abort", () => reject(new Error("stopped"))));
+        },
+      ]);
+      const controller = new AbortController();
+      const running = SubAgent.run(parent, { llm, signal: controller.signal });
+      await nestedAsked;
+      controller.abort();
+      const step = await running;
+      expect(step.fail?.reason).toBe("aborted");
+      expect(step.usage.nested).toMatchObject({ llmRequests: 1, runs: 1 });
+      expect(step.turns[0].nested?.map((n) => [n.tool, n.ok])).toEqual([["work", false]]);
+    });
+  }
 });
 
 describe("SubAgent.create", () => {
