@@ -278,8 +278,9 @@ class AgentRun {
       const ending = this.ending(turn, n === maxTurns);
       if (ending === null) turn.feedback = renderFeedback(turn, { maxTurns, toolsWithdrawn: this.withdraws }, { prints: true, maxPrintChars: this.maxPrintChars });
       const event = { turn, maxTurns, totals: { ...this.totals }, compression: this.latestView };
-      unheard(this.run.onTurn?.(event));
+      // Observers first: an onTurn that throws ends the run, and the turn it was told is in the trace.
       this.observer?.turnEnd(event);
+      unheard(this.run.onTurn?.(event));
       if (ending !== null) return ending;
     }
   }

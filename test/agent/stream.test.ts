@@ -201,6 +201,20 @@ describe("SubAgent.stream", () => {
     expect((await collect(stream)).map((e) => e.type)).toEqual(["turn-start", "run-finish"]);
   });
 
+  it("tells the turn-finish of a turn the trace keeps when onTurn throws and ends the run", async () => {
+    const stream = SubAgent.stream(SubAgent.create({ prompt: "Two.", maxTurns: 2 }), {
+      llm: scriptedLlm([code("(println 1)"), code("(return 2)")]),
+      onTurn: () => {
+        throw new Error("progress sink down");
+      },
+    });
+    const kinds = (await collect(stream)).map((e) => e.type).filter((t) => t !== "text-delta");
+    const step = await stream.step;
+    expect(step.fail?.reason).toBe("internal_error");
+    expect(step.turns).toHaveLength(1);
+    expect(kinds).toEqual(["turn-start", "program", "print", "turn-finish", "run-finish"]);
+  });
+
   it("stops the live prints where the output limit cuts in (the trace keeps head and tail)", async () => {
     const flood = code('(doseq [i (range 200)] (println "line" i))\n(return :ok)');
     const events = await collect(SubAgent.stream(SubAgent.create({ prompt: "Flood." }), { llm: scriptedLlm([flood]), isolation: "none", limits: { maxOutputChars: 100 } }));
