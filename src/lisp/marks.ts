@@ -350,9 +350,13 @@ export class Marks {
     if (this.empty || from === null || typeof from === "boolean") return;
     if (typeof from === "object") {
       this.open(from);
-    } else if (typeof from === "string" && typeof part === "string" && small(part)) {
+    } else if (typeof from === "string" && typeof part === "string") {
       const o = this.prims.get(from);
-      if (o !== undefined) this.pin(part, derivedOf(o));
+      // A longer part is marked too: an error message may quote it (a regex's unreadable part).
+      if (o !== undefined) {
+        if (small(part)) this.pin(part, derivedOf(o));
+        else this.derive(part, o);
+      }
     }
   }
 

@@ -2,7 +2,7 @@
 // pattern can backtrack catastrophically. Backreferences and lookaround are not supported.
 import { RE2JS } from "re2js";
 import { LispError } from "./errors.js";
-import { chargeIfRunning } from "./runtime.js";
+import { chargeIfRunning, took } from "./runtime.js";
 import { Regex } from "./values.js";
 
 export function compileRegex(source: string): Regex {
@@ -13,6 +13,9 @@ export function compileRegex(source: string): Regex {
     return new Regex(source, RE2JS.compile(source));
   } catch (e) {
     const detail = e instanceof Error ? e.message : String(e);
+    // RE2 quotes the part it could not read (`[mQ8sLd2`): a part of a hidden pattern is hidden too.
+    const quote = detail.indexOf("`");
+    if (quote >= 0 && detail.endsWith("`")) took(source, detail.slice(quote + 1, -1));
     throw new LispError("regex_error", `invalid regex #"${source}": ${detail}`, undefined, "regexes use RE2 syntax: no backreferences (\\1) or lookaround ((?=...), (?!...))");
   }
 }

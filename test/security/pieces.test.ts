@@ -174,6 +174,27 @@ describe("errors quoting hidden values", () => {
   });
 });
 
+// A regex or format error quotes the part of its pattern it could not read (RE2's "missing
+// closing ]: `[mQ8sLd2`", "unsupported directive %-08.3Zp"): a part of a hidden pattern is as
+// hidden as the pattern, in the worker too.
+describe.each(["none", "worker"] as const)("errors quoting a part of a hidden pattern (isolation %s)", (isolation) => {
+  const ctx = { _p: { re: "Hv4Y[mQ8sLd2", named: "Jn5T(?P<Ux7w-Rq>b", fmt: "Gc3R %-08.3Zp4Rm", flag: "Lp2W %(08.3dTy", pos: "Mz4Q %12$sKv" } };
+  it.each([
+    "(re-pattern (:re data/_p))",
+    '(re-find (:re data/_p) "abc")',
+    '(clojure.string/split "abc" (re-pattern (str "x" (:named data/_p))))',
+    "(format (:fmt data/_p) 1)",
+    '(println (try (format (str (:fmt data/_p) "%(d") 1) (catch e (ex-message e))))',
+    "(format (:flag data/_p) 1)",
+    "(format (:pos data/_p) 1)",
+  ])("%s", async (program) => {
+    const r = await evaluate(program, { ctx, isolation });
+    const text = showStandIns(r.ok ? r.prints.join("\n") : `${r.error.message}\n${r.error.hint ?? ""}`);
+    for (const f of fragments(Object.values(ctx._p))) expect(text, text).not.toContain(f);
+    expect(text).toContain("<hidden");
+  });
+});
+
 // Values computed from hidden ones by way of other types: text of a hidden number, a number
 // through a float, characters joined back from a collection, a sum, nesting deeper than is
 // searched; and the same kept to a later turn.

@@ -5,7 +5,7 @@
 import { LispError, typeErr } from "../errors.js";
 import { call1, callValue, NativeFn } from "../fn.js";
 import { formatFloat, PrintOverflow, printChecked } from "../printer.js";
-import { charge, checkCollectionSize, checkStringLength, run, tick } from "../runtime.js";
+import { charge, checkCollectionSize, checkStringLength, run, tick, took } from "../runtime.js";
 import { seqArray } from "../seq.js";
 import { charCount, chars, isSimpleText } from "../text.js";
 import { Fn, Keyword, keyword, LFloat, mkFloat, Regex, type Value, isMap, isSet } from "../values.js";
@@ -453,14 +453,15 @@ function format(args: Value[]): string {
     out += fmt.slice(i, pct);
     DIRECTIVE.lastIndex = pct + 1;
     const m = DIRECTIVE.exec(fmt);
+    // The refusals quote a part of the format string: a part of a hidden one is hidden too.
     if (m === null || !"sSdfeExXn%".includes(m[4])) {
-      const shown = JSON.stringify(fmt.slice(pct, pct + 6));
+      const shown = JSON.stringify(took(fmt, fmt.slice(pct, pct + 6)));
       if (/^%\d+\$/.test(fmt.slice(pct))) throw formatErr(`argument positions such as ${shown} are not supported`, "pass the values in the order the directives use them");
-      throw formatErr(m === null ? `cannot read the directive at ${shown}` : `unsupported directive %${m[0]}`);
+      throw formatErr(m === null ? `cannot read the directive at ${shown}` : `unsupported directive ${took(fmt, "%" + m[0])}`);
     }
     // Java's ( and # flags change the text ("(5)", "0xff"): refused rather than ignored.
     const flag = /[#(]/.exec(m[1]);
-    if (flag !== null) throw formatErr(`the flag ${flag[0]} in %${m[0]} is not supported`);
+    if (flag !== null) throw formatErr(`the flag ${flag[0]} in ${took(fmt, "%" + m[0])} is not supported`);
     const spec: Spec = { flags: m[1], width: m[2] === undefined ? 0 : Number(m[2]), precision: m[3] === undefined ? -1 : Number(m[3]), conv: m[4] };
     i = DIRECTIVE.lastIndex;
     if (spec.width > max) checkStringLength(spec.width);
