@@ -369,6 +369,14 @@ export class Marks {
     else if (this.originOf(r) === undefined) this.derive(r, o);
   }
 
+  /** Marks what a builtin computed from what a function it was given returned (`(sum-by f xs)`), when that holds a mark. */
+  builtFrom(parts: Value, whole: Value): void {
+    const o = this.find(parts);
+    if (o === undefined || whole === null || typeof whole === "boolean") return;
+    if (small(whole)) this.pin(whole, derivedOf(o));
+    else this.derive(whole, o);
+  }
+
   /** Marks a function as holding hidden values once it keeps one (memoize's cache). */
   stored(holder: Value, part: Value): void {
     if (this.empty || holder === null || typeof holder !== "object" || this.objs.has(holder)) return;

@@ -82,6 +82,8 @@ export interface Taking {
   stored(holder: Value, part: Value): void;
   /** Text the interpreter wrote with the hidden values it quotes shown as stand-ins. */
   hideText(text: string): string;
+  /** `whole`, which a builtin computed from `parts` (what a function it was given returned): computed from them when they hold hidden values. */
+  builtFrom(parts: Value, whole: Value): void;
 }
 
 /** The state of one evaluation, from its first step to its last, across every tool call. */
@@ -200,6 +202,12 @@ export function took(from: Value, part: Value): Value {
 export function returned(f: Value, r: Value): Value {
   runMarks()?.returned(f, r);
   return r;
+}
+
+/** `whole`, computed by a builtin from `parts`, told to the run's marks (`Taking.builtFrom`). */
+export function builtFrom(parts: Value, whole: Value): Value {
+  runMarks()?.builtFrom(parts, whole);
+  return whole;
 }
 
 /** `part`, kept inside `holder`, told to the run's marks (`Taking.stored`). */

@@ -8,7 +8,7 @@ import { compare, equals, hashValue } from "../equality.js";
 import { LispError, typeErr } from "../errors.js";
 import { call1 } from "../fn.js";
 import { lookup } from "../lookup.js";
-import { charge } from "../runtime.js";
+import { builtFrom, charge, runMarks } from "../runtime.js";
 import { isSeqable, seqArray } from "../seq.js";
 import { Fn, isMap, isSet, Keyword, LFloat, mkFloat, type Value } from "../values.js";
 import { Vec } from "../vector.js";
@@ -90,17 +90,21 @@ function numbers(who: string, coll: Value, exact: boolean): NumSum {
   return acc;
 }
 
-function numbersBy(who: string, key: Value, coll: Value, exact: boolean): NumSum {
+function numbersBy(who: string, key: Value, coll: Value, exact: boolean): Value {
   const get = keyAccessor(who, key);
   const xs = items(who, coll, key);
   charge(xs.length);
   const acc = new NumSum(exact);
+  // What a function key returned, kept when the run follows hidden values: the result is computed from it.
+  const got: Value[] | null = key instanceof Fn && runMarks() !== null ? [] : null;
   for (const x of xs) {
     const v = get(x);
     if (v === null) continue;
+    got?.push(v);
     acc.add(who, v, () => ` as the key of ${describe(x)}`);
   }
-  return acc;
+  const r = exact ? acc.sum() : acc.avg();
+  return got === null ? r : builtFrom(Vec.fromArray(got), r);
 }
 
 function median(coll: Value): Value {
@@ -267,8 +271,8 @@ export const AGGREGATES: BuiltinDef[] = [
       ["(sum-by :amount [{:amount 10} {:amount nil} {:amount 5}])", "15"],
       ['(sum-by [:price :net] [{:price {:net 2}} {:price {:net 3}}])', "5"],
     ],
-    fn: (a) => numbersBy("sum-by", a[0], a[1], true).sum(),
-    f2: (k, c) => numbersBy("sum-by", k, c, true).sum(),
+    fn: (a) => numbersBy("sum-by", a[0], a[1], true),
+    f2: (k, c) => numbersBy("sum-by", k, c, true),
   },
   {
     name: "avg-by",
@@ -280,8 +284,8 @@ export const AGGREGATES: BuiltinDef[] = [
       ["(avg-by :score [{:score 10} {:score nil} {:score 20}])", "15.0"],
       ["(avg-by :score [])", "nil"],
     ],
-    fn: (a) => numbersBy("avg-by", a[0], a[1], false).avg(),
-    f2: (k, c) => numbersBy("avg-by", k, c, false).avg(),
+    fn: (a) => numbersBy("avg-by", a[0], a[1], false),
+    f2: (k, c) => numbersBy("avg-by", k, c, false),
   },
   {
     name: "max-by",
