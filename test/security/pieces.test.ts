@@ -240,6 +240,9 @@ describe("small values computed from hidden ones", () => {
       '(println (clojure.string/replace-first "ab" #"b" (fn [_] (subs (:token data/_creds) 2))))',
       "(println (sum-by (fn [_] (:acct data/_creds)) [1 2]) (avg-by (fn [_] (:acct data/_creds)) [1 2]))",
       "(println (sum-by (fn [x] (* x (:cvv data/_creds))) [1]) (avg-by (fn [_] (:pin data/_creds)) [1 2]))",
+      '(println (clojure.string/replace "abc" "b" (fn [_] (:token data/_creds))) (clojure.string/replace-first "abc" "b" (fn [_] (:token data/_creds))))',
+      '(println (clojure.string/replace "abc" "" (fn [_] (:token data/_creds))))',
+      '(println (clojure.string/escape "abc" (fn [c] (when (= c \\b) (:token data/_creds)))))',
     ];
     for (const program of programs) {
       const r = await evaluate(program, { ctx, isolation });

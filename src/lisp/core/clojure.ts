@@ -3,10 +3,10 @@
 // assert. Each behaves as its Clojure namesake (on 64-bit longs for the bit operations).
 import { LispError, typeErr } from "../errors.js";
 import { call1, callValue } from "../fn.js";
-import { charge, checkCollectionSize, checkStringLength, tick } from "../runtime.js";
+import { builtFrom, charge, checkCollectionSize, checkStringLength, runMarks, tick } from "../runtime.js";
 import { chars } from "../text.js";
 import { strOf } from "../printer.js";
-import { isInteger, isNumber, type Value } from "../values.js";
+import { Fn, isInteger, isNumber, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { countArg, describe, expectFn } from "./args.js";
 import type { BuiltinDef } from "./registry.js";
@@ -86,17 +86,20 @@ function escape(s: Value, cmap: Value): Value {
   expectFn("clojure.string/escape", cmap);
   const cs = chars(s);
   charge(cs.length);
+  // What a function returns, kept when the run follows hidden values: the result is built from it.
+  const got: Value[] | null = cmap instanceof Fn && runMarks() !== null ? [] : null;
   let out = "";
   for (let i = 0; i < cs.length; i++) {
     const c = cs[i];
     // A map as cmap is looked up without a charge: the loop checks the clock itself.
     tick(i);
     const r = call1(cmap, c);
+    got?.push(r);
     out += r === null ? c : strOf(r);
     if (out.length > s.length * 2) checkStringLength(out.length);
   }
   checkStringLength(out.length);
-  return out;
+  return got === null ? out : builtFrom(Vec.fromArray(got), out);
 }
 
 function repeatedly(args: Value[]): Value {

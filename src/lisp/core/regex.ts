@@ -6,7 +6,7 @@ import { LispError, typeErr } from "../errors.js";
 import { call1 } from "../fn.js";
 import { strOf } from "../printer.js";
 import { compiled, regexFromString } from "../regex.js";
-import { builtFrom, charge, checkCollectionSize, checkStringLength, limitError, run, runMarks, tick } from "../runtime.js";
+import { charge, checkCollectionSize, checkStringLength, limitError, run, tick } from "../runtime.js";
 import { Fn, LFloat, Regex, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe } from "./args.js";
@@ -161,8 +161,6 @@ export function regexReplace(who: string, re: Regex, s: string, rep: Value, all:
   if (typeof rep === "string") template = parseTemplate(rep, groups, pattern.namedGroups());
   else if (!(rep instanceof Fn)) throw typeErr(`${who} with a regex expects a replacement string or a function of the match, got ${describe(rep)}`);
   const max = run.limits.maxStringLength;
-  // What the function returned, kept when the run follows hidden values: the result is built from it.
-  const got: Value[] | null = template === null && runMarks() !== null ? [] : null;
   let out = "";
   let last = 0;
   for (let i = 0; m.find(); i++) {
@@ -172,9 +170,7 @@ export function regexReplace(who: string, re: Regex, s: string, rep: Value, all:
       for (const p of template) out += typeof p === "number" ? (m.group(p) ?? "") : p;
     } else {
       charge(1);
-      const r = call1(rep, matchValue(m, groups));
-      got?.push(r);
-      out += strOf(r);
+      out += strOf(call1(rep, matchValue(m, groups)));
     }
     if (out.length > max) checkStringLength(out.length);
     last = m.end();
@@ -183,7 +179,7 @@ export function regexReplace(who: string, re: Regex, s: string, rep: Value, all:
   if (last === 0 && out === "") return s;
   out += s.slice(last);
   checkStringLength(out.length);
-  return got === null ? out : (builtFrom(Vec.fromArray(got), out) as string);
+  return out;
 }
 
 function groupIndex(who: string, x: Value): number {

@@ -5,7 +5,7 @@
 import { LispError, typeErr } from "../errors.js";
 import { call1, callValue, NativeFn } from "../fn.js";
 import { formatFloat, PrintOverflow, printChecked } from "../printer.js";
-import { charge, checkCollectionSize, checkStringLength, run, tick, took } from "../runtime.js";
+import { builtFrom, charge, checkCollectionSize, checkStringLength, run, runMarks, tick, took } from "../runtime.js";
 import { seqArray } from "../seq.js";
 import { charCount, chars, isSimpleText } from "../text.js";
 import { Fn, Keyword, keyword, LFloat, mkFloat, Regex, type Value, isMap, isSet } from "../values.js";
@@ -267,9 +267,21 @@ function replace(who: string, all: boolean) {
     const match = args[1];
     // A map is a function of its keys in Clojure: {"cat" "dog"} replaces each match it holds.
     const given = args[2];
-    const rep = isMap(given) ? new NativeFn("replacement map", (a) => callValue(given, a)) : given;
-    if (match instanceof Regex) return regexReplace(who, match, regexInput(who, match, s), rep, all);
-    if (typeof match === "string") return replaceLiteral(who, s, match, rep, all);
+    // What a function returns, kept when the run follows hidden values: the result is built from it.
+    const got: Value[] | null = given instanceof Fn && runMarks() !== null ? [] : null;
+    const rep = isMap(given)
+      ? new NativeFn("replacement map", (a) => callValue(given, a))
+      : got !== null
+        ? new NativeFn("replacement", (a) => {
+            const r = callValue(given, a);
+            got.push(r);
+            return r;
+          })
+        : given;
+    let out: string | null = null;
+    if (match instanceof Regex) out = regexReplace(who, match, regexInput(who, match, s), rep, all);
+    else if (typeof match === "string") out = replaceLiteral(who, s, match, rep, all);
+    if (out !== null) return got === null ? out : builtFrom(Vec.fromArray(got), out);
     throw typeErr(`${who} expects a string or regex to match, got ${describe(match)}`, "e.g. (replace s \"old\" \"new\") or (replace s #\"\\d+\" \"#\")");
   };
 }
