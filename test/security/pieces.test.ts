@@ -174,6 +174,17 @@ describe("errors quoting hidden values", () => {
   });
 });
 
+// An index or count rounded from a hidden float is computed from it: an error quoting it shows a stand-in.
+describe.each(["none", "worker"] as const)("errors quoting an index rounded from a hidden number (isolation %s)", (isolation) => {
+  it.each(["(nth [] (/ data/_cvv 2))", "(subvec [1] 0 (/ data/_cvv 2))", "(subvec [1] 0 (- data/_cvv 62))", "([] (double (/ data/_cvv 2)))", "(println (try (nth \"ab\" (* data/_cvv 0.5)) (catch e (ex-message e))))"])("%s", async (program) => {
+    const r = await evaluate(program, { ctx: { _cvv: 123 }, isolation });
+    const text = showStandIns(r.ok ? r.prints.join("\n") : r.error.message);
+    // 123 / 2 = 61.5, read as index 61.
+    expect(text, text).not.toMatch(/\b61\b/);
+    expect(text).toContain("<hidden");
+  });
+});
+
 // A regex or format error quotes the part of its pattern it could not read (RE2's "missing
 // closing ]: `[mQ8sLd2`", "unsupported directive %-08.3Zp"): a part of a hidden pattern is as
 // hidden as the pattern, in the worker too.

@@ -1,7 +1,7 @@
 // Argument checks shared by builtins: each failure is a type_error that names the builtin,
 // what it expected and what it got (with a short rendering of the value).
 import { typeErr, type LispError } from "../errors.js";
-import { charge, checkCollectionSize } from "../runtime.js";
+import { builtFrom, charge, checkCollectionSize } from "../runtime.js";
 import { entries, isSeqable } from "../seq.js";
 import { chars } from "../text.js";
 import { Fn, Keyword, LFloat, type Value, typeName, isMap, isSet } from "../values.js";
@@ -85,5 +85,7 @@ export function countArg(who: string, x: Value, round: (n: number) => number = M
     const coll = x instanceof Vec || isMap(x) || isSet(x);
     throw typeErr(`${who} expects a number for its count or index, got ${describe(x)}`, coll ? "check the argument order; in a -> pipeline, sequence functions need ->>" : x !== null && typeof x === "object" ? "check the argument order" : undefined);
   }
-  return round(n);
+  const r = round(n);
+  // Rounded from a hidden float, it is computed from it: a message quoting it shows a stand-in.
+  return r === x ? r : (builtFrom(x, r) as number);
 }

@@ -256,7 +256,7 @@ function subvec(args: Value[]): Value {
   const start = countArg("subvec", args[1]);
   const end = args.length > 2 ? countArg("subvec", args[2]) : v.size;
   if (!(start >= 0 && start <= end && end <= v.size)) {
-    throw new LispError("index_out_of_bounds", `subvec: range ${start}..${end} is out of bounds for a vector of ${v.size}`, undefined, "start and end must satisfy 0 <= start <= end <= (count v)");
+    throw new LispError("index_out_of_bounds", `subvec: the range from ${start} to ${end} is out of bounds for a vector of ${v.size}`, undefined, "start and end must satisfy 0 <= start <= end <= (count v)");
   }
   charge(1);
   return v.slice(start, end);
