@@ -15,6 +15,7 @@
 // by identity; collections are immutable, so what one holds is found once.
 import { Builtin, type BuiltinDef } from "./core/registry.js";
 import { isFieldName, isHiddenKey } from "./hidden-names.js";
+import { quoteString } from "./printer.js";
 import { runMarks } from "./runtime.js";
 import { Closure } from "./fn.js";
 import { Fn, isMap, isSet, Keyword, LFloat, type LMap, type LSet, Regex, typeName, type Value } from "./values.js";
@@ -147,10 +148,17 @@ function keyText(k: Value): string {
 /** The fewest characters of a hidden string or number that text is searched for (shorter ones are too common). */
 export const QUOTED_MIN = 4;
 
-/** The texts a hidden value is quoted as: itself, and JSON-escaped when that differs (a message built with JSON.stringify). */
+/**
+ * The texts a hidden value is quoted as: itself, and escaped when that differs: as JSON (a
+ * message built with JSON.stringify) and as printed data (`describe`), which also escapes DEL.
+ */
 export function quotedForms(value: string): string[] {
-  const escaped = JSON.stringify(value).slice(1, -1);
-  return escaped === value ? [value] : [value, escaped];
+  const forms = [value];
+  const json = JSON.stringify(value).slice(1, -1);
+  if (json !== value) forms.push(json);
+  const edn = quoteString(value).slice(1, -1);
+  if (edn !== value && edn !== json) forms.push(edn);
+  return forms;
 }
 
 /**

@@ -174,6 +174,18 @@ describe("errors quoting hidden values", () => {
   });
 });
 
+// Printed data escapes a DEL character as \u007f, which JSON leaves as it is: a message quoting a
+// collection that holds such a hidden string is searched for that form too.
+describe.each(["none", "worker"] as const)("errors quoting a hidden string as printed data escapes it (isolation %s)", (isolation) => {
+  const D = "Ab3Xz9Qw\u007fRt5Yp2Lm";
+  it.each(["(+ [data/_d] 1)", "(throw [data/_d])", "(println (try (+ {:a data/_d} 1) (catch e (ex-message e))))"])("%s", async (program) => {
+    const r = await evaluate(program, { ctx: { _d: D }, isolation });
+    const text = showStandIns(r.ok ? r.prints.join("\n") : r.error.message);
+    for (const f of fragments(["Ab3Xz9Qw", "Rt5Yp2Lm"])) expect(text, text).not.toContain(f);
+    expect(text).toContain("<hidden");
+  });
+});
+
 // An index or count rounded from a hidden float is computed from it: an error quoting it shows a stand-in.
 describe.each(["none", "worker"] as const)("errors quoting an index rounded from a hidden number (isolation %s)", (isolation) => {
   it.each(["(nth [] (/ data/_cvv 2))", "(subvec [1] 0 (/ data/_cvv 2))", "(subvec [1] 0 (- data/_cvv 62))", "([] (double (/ data/_cvv 2)))", "(println (try (nth \"ab\" (* data/_cvv 0.5)) (catch e (ex-message e))))"])("%s", async (program) => {
