@@ -15,7 +15,7 @@
 // by identity; collections are immutable, so what one holds is found once.
 import { Builtin, type BuiltinDef } from "./core/registry.js";
 import { isFieldName, isHiddenKey } from "./hidden-names.js";
-import { quoteString } from "./printer.js";
+import { quoteString, regexText } from "./printer.js";
 import { runMarks } from "./runtime.js";
 import { Closure } from "./fn.js";
 import { Fn, isMap, isSet, Keyword, LFloat, type LMap, type LSet, Regex, typeName, type Value } from "./values.js";
@@ -150,14 +150,12 @@ export const QUOTED_MIN = 4;
 
 /**
  * The texts a hidden value is quoted as: itself, and escaped when that differs: as JSON (a
- * message built with JSON.stringify) and as printed data (`describe`), which also escapes DEL.
+ * message built with JSON.stringify), as printed data (`describe`), which also escapes DEL,
+ * and as a printed regex's source (`#"..."`), which escapes only quotes.
  */
 export function quotedForms(value: string): string[] {
   const forms = [value];
-  const json = JSON.stringify(value).slice(1, -1);
-  if (json !== value) forms.push(json);
-  const edn = quoteString(value).slice(1, -1);
-  if (edn !== value && edn !== json) forms.push(edn);
+  for (const q of [JSON.stringify(value).slice(1, -1), quoteString(value).slice(1, -1), regexText(value)]) if (!forms.includes(q)) forms.push(q);
   return forms;
 }
 

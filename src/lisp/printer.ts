@@ -44,6 +44,11 @@ export function formatFloat(x: number): string {
 
 const ESCAPES: Record<string, string> = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f" };
 
+/** A regex's source as `#"..."` shows it: only its quotes escaped. */
+export function regexText(source: string): string {
+  return source.replace(/"/g, '\\"');
+}
+
 export function quoteString(s: string): string {
   // eslint-disable-next-line no-control-regex
   return '"' + s.replace(/["\\\u0000-\u001f\u007f]/g, (c) => ESCAPES[c] ?? "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0")) + '"';
@@ -176,7 +181,7 @@ function printValue(v: Value, c: Ctx, depth: number, top: boolean): void {
     return;
   }
   if (v instanceof Regex) {
-    w.write('#"' + v.source.replace(/"/g, '\\"') + '"');
+    w.write('#"' + regexText(v.source) + '"');
     return;
   }
   if (v instanceof Reduced) {

@@ -184,6 +184,14 @@ describe.each(["none", "worker"] as const)("errors quoting a hidden string as pr
     for (const f of fragments(["Ab3Xz9Qw", "Rt5Yp2Lm"])) expect(text, text).not.toContain(f);
     expect(text).toContain("<hidden");
   });
+
+  // A regex prints its source with only its quotes escaped: #"\"apikey_Qz7\":\s*\"(\w+)\"".
+  it.each(["(+ [(re-pattern data/_rx)] 1)", "(throw [(re-pattern data/_rx)])", "(println (try (+ {:a (re-pattern data/_rx)} 1) (catch e (ex-message e))))"])("%s", async (program) => {
+    const r = await evaluate(program, { ctx: { _rx: '"apikey_Qz7":\\s*"(\\w+)"' }, isolation });
+    const text = showStandIns(r.ok ? r.prints.join("\n") : r.error.message);
+    for (const f of fragments(["apikey_Qz7"])) expect(text, text).not.toContain(f);
+    expect(text).toContain("<hidden");
+  });
 });
 
 // An index or count rounded from a hidden float is computed from it: an error quoting it shows a stand-in.
