@@ -753,7 +753,7 @@ export class Marks {
     const ix = this.messageIndex(anyCase);
     const out = text
       .replace(SHORT_QUOTE, (q) => ix.quoted.get(q) ?? q)
-      .replace(NUMBER, (n) => ix.numbers.get(n) ?? ix.floatNumbers.get(n.replace(FLOAT_ZEROS, "")) ?? n);
+      .replace(NUMBER, (n) => ix.numbers.get(n) ?? ix.floatNumbers.get(String(Number(n))) ?? n);
     return ix.long.hide(out);
   }
 
@@ -915,10 +915,8 @@ function reversed(text: string): string {
 
 /** A string of up to 3 characters as a message quotes it (`"K7Z"`). */
 const SHORT_QUOTE = /"(?:[^"\\]|\\.){1,3}"/g;
-/** A number standing alone in a message (`index 123`, not `1234` or `v1.23`). */
-const NUMBER = /(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])/g;
-/** A float's zero fraction (`3750.0`), so it is found as its number is written (`3750`). */
-const FLOAT_ZEROS = /\.0+$/;
+/** A number standing alone in a message (`index 123`, `1.0e+21`, not `1234` or `v1.23`); a float is looked up by its value (`3750.0` as 3750). */
+const NUMBER = /(?<![\w.])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w.])/g;
 
 /** The marked values an error message may quote, by how they are searched for. */
 interface MessageIndex {

@@ -194,6 +194,16 @@ describe.each(["none", "worker"] as const)("errors quoting a hidden string as pr
   });
 });
 
+// A large float prints with an exponent (1.5e+300, 1.0e+21): a message quoting one shows a stand-in.
+describe.each(["none", "worker"] as const)("errors quoting a hidden float written with an exponent (isolation %s)", (isolation) => {
+  it.each(["(inc [data/_big])", "(throw [data/_e21])", "(println (try (inc {:a data/_big}) (catch e (ex-message e))))"])("%s", async (program) => {
+    const r = await evaluate(program, { ctx: { _big: 1.5e300, _e21: 1e21 }, isolation });
+    const text = showStandIns(r.ok ? r.prints.join("\n") : r.error.message);
+    expect(text, text).not.toMatch(/e\+(300|21)/);
+    expect(text).toContain("<hidden");
+  });
+});
+
 // An index or count rounded from a hidden float is computed from it: an error quoting it shows a stand-in.
 describe.each(["none", "worker"] as const)("errors quoting an index rounded from a hidden number (isolation %s)", (isolation) => {
   it.each(["(nth [] (/ data/_cvv 2))", "(subvec [1] 0 (/ data/_cvv 2))", "(subvec [1] 0 (- data/_cvv 62))", "([] (double (/ data/_cvv 2)))", "(println (try (nth \"ab\" (* data/_cvv 0.5)) (catch e (ex-message e))))"])("%s", async (program) => {
