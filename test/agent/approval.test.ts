@@ -11,6 +11,7 @@ import { tool } from "../../src/agent/tools.js";
 import { AgentDefinitionError } from "../../src/agent/errors.js";
 import type { ApprovalDecision } from "../../src/agent/approval.js";
 import type { Isolation } from "../../src/lisp/isolate/options.js";
+import { answersBFirst } from "../support/reorder.js";
 
 const code = (src: string): string => `Next step.\n\n\`\`\`clojure\n${src}\n\`\`\``;
 
@@ -365,18 +366,8 @@ describe.each<Isolation>(["worker", "none"])("tool approvals: parallel branches 
   // tool/send calls b first; the resumed run answers tool/slow from its records at once, a first.
   function branches(needs: (to: string) => boolean) {
     const sent: string[] = [];
-    let releaseA: () => void = () => undefined;
-    const bAnswered = new Promise<void>((resolve) => (releaseA = resolve));
     const tools = {
-      slow: tool({
-        description: "Slow.",
-        input: z.object({ x: z.string() }),
-        run: async ({ x }) => {
-          if (x === "a") await bAnswered;
-          else setImmediate(releaseA);
-          return x.toUpperCase();
-        },
-      }),
+      slow: answersBFirst(),
       send: tool({
         description: "Sends.",
         input: z.object({ to: z.string() }),

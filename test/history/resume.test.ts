@@ -13,6 +13,7 @@ import { summaryLegend } from "../../src/history/legend.js";
 import { defaultViewOptions } from "../../src/history/view.js";
 import { evaluate, print } from "../../src/lisp/evaluate.js";
 import { showStandIns } from "../../src/lisp/marks.js";
+import { answersBFirst } from "../support/reorder.js";
 
 const clj = (prose: string, code: string): string => `${prose} Keeping the program short and printing only what I need.\n\n\`\`\`clojure\n${code}\n\`\`\``;
 
@@ -333,18 +334,8 @@ describe("resumeRun", () => {
 
   it("replays pmap branches whose later calls came in another order than the replay makes them", async () => {
     // tool/slow answers "a" only once "b" has answered, so the branches' tool/echo calls came b first.
-    let releaseA: () => void = () => undefined;
-    const bAnswered = new Promise<void>((resolve) => (releaseA = resolve));
     const tools = {
-      slow: tool({
-        description: "Slow.",
-        input: z.object({ x: z.string() }),
-        run: async ({ x }) => {
-          if (x === "a") await bAnswered;
-          else setImmediate(releaseA);
-          return x.toUpperCase();
-        },
-      }),
+      slow: answersBFirst(),
       echo: tool({ description: "Echo.", input: z.object({ x: z.string() }), run: ({ x }) => `echo ${x}` }),
     };
     const make = (maxTurns: number) => SubAgent.create({ prompt: "Go", tools, maxTurns });
