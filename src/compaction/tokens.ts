@@ -133,6 +133,13 @@ export function mediaTokens(parts: readonly ContentPart[], least = false): numbe
   return n;
 }
 
+/** mediaTokens over the parts lists of `messages` (their bytes in a request body do not bound these). */
+export function messagesMediaTokens(messages: readonly ChatMessage[], least = false): number {
+  let n = 0;
+  for (const m of messages) if (Array.isArray(m.content)) n += mediaTokens(m.content, least);
+  return n;
+}
+
 const field = (o: unknown, key: string): unknown => (typeof o === "object" && o !== null ? (o as Record<string, unknown>)[key] : undefined);
 
 /** Tokens of one non-text part, by the shape of the API that sent it; 0 for a part of no known kind. */

@@ -8,7 +8,7 @@
 // compaction makes at most `maxSummaryCalls` summary calls, retries included.
 import { compact } from "../compaction/compact.js";
 import { contextLimit, toolTokens } from "../compaction/models.js";
-import { mediaTokens } from "../compaction/tokens.js";
+import { messagesMediaTokens } from "../compaction/tokens.js";
 import { defaultStrategies } from "../history/registry.js";
 import type { CompactionResult, Json, Strategy } from "../compaction/types.js";
 import type { ChatMessage, Llm } from "../llm/types.js";
@@ -47,13 +47,6 @@ export interface RunOptions {
   readonly dryRun?: boolean;
 }
 
-/** Tokens of the messages' media parts, which their bytes in the body do not bound. */
-function mediaBound(messages: readonly ChatMessage[]): number {
-  let n = 0;
-  for (const m of messages) if (Array.isArray(m.content)) n += mediaTokens(m.content);
-  return n;
-}
-
 /** Refuses every call: a projection with it shows the stored summary and makes no new one. */
 const refusing: Llm = { name: "none", complete: () => Promise.reject(new Error("no summary calls past the deadline")) };
 
@@ -69,10 +62,12 @@ interface Waiting {
   /** Dropped when it is skipped, with the summarizer (whose closure may hold the whole request). */
   input: CompactionInput | undefined;
   llm: (() => Llm | undefined) | undefined;
-  started: boolean;
   /** Its request went out past the deadline. */
   gone: boolean;
 }
+
+/** The outcome that sends the client's messages as they came. */
+const unchanged = (messages: ChatMessage[]): CompactionOutcome => ({ messages, changed: false, estimatedTokens: 0 });
 
 function drop(job: Waiting): void {
   job.input = undefined;
@@ -134,7 +129,7 @@ export class Compactor {
   async run(config: ProxyConfig, record: ConversationRecord, input: CompactionInput, llm: () => Llm | undefined, options: RunOptions = {}): Promise<CompactionOutcome> {
     const force = options.force === true;
     const settings = config.conversations[record.conversation];
-    if (!config.compaction.enabled || settings?.disabled === true) return { messages: input.messages, changed: false, estimatedTokens: 0 };
+    if (!config.compaction.enabled || settings?.disabled === true) return unchanged(input.messages);
     const reserved = input.maxTokens ?? config.compaction.reserveOutputTokens;
     const spec = this.spec(config, record, input.model, reserved);
     // A token of text is at least one byte of the body, and an image is what its part says it
@@ -146,20 +141,19 @@ export class Compactor {
       const state = this.stateOf(record, spec);
       const holds = state !== null && configured.compacted?.(state) === true;
       const threshold = (spec.options.threshold ?? configured.options.threshold) as number;
-      if (!holds && input.bodyBytes + mediaBound(input.messages) + reserved < threshold * (spec.options.contextLimit as number)) return { messages: input.messages, changed: false, estimatedTokens: 0 };
+      if (!holds && input.bodyBytes + messagesMediaTokens(input.messages) + reserved < threshold * (spec.options.contextLimit as number)) return unchanged(input.messages);
     }
     const max = config.compaction.maxSummaryCalls;
     // A dry run's record is a copy, and a request with no conversation (source "none") keeps nothing.
     const kept = options.dryRun !== true && record.source !== "none";
     // A preview supersedes nothing: only real compactions take the conversation's waiting place.
-    const job: Waiting = { input, llm, started: false, gone: false };
+    const job: Waiting = { input, llm, gone: false };
     if (options.dryRun !== true) {
       const before = this.waiting.get(record.id);
       if (before?.gone === true) drop(before);
       this.waiting.set(record.id, job);
     }
     const work = this.locked(record.id, (): Promise<CompactionOutcome | undefined> => {
-      job.started = true;
       if (this.waiting.get(record.id) === job) this.waiting.delete(record.id);
       const mine = job.input;
       const summarizer = job.llm;
@@ -177,19 +171,20 @@ export class Compactor {
         .catch((e: unknown): CompactionOutcome => {
           // The store failed (the database is unreachable): the request goes out as the client sent it.
           this.log({ event: "store_error", conversation: record.conversation, tenant: record.tenant, error: e instanceof Error ? e.message : String(e) });
-          return { messages: mine.messages, changed: false, estimatedTokens: 0 };
+          return unchanged(mine.messages);
         });
     });
     // Only a compaction whose request went out (below) is ever skipped.
-    if (options.noDeadline === true) return (await work) ?? { messages: input.messages, changed: false, estimatedTokens: 0 };
+    if (options.noDeadline === true) return (await work) ?? unchanged(input.messages);
     const settled = new AbortController();
     const first = await Promise.race([work, this.wait(config.compaction.deadlineMs, settled.signal).then(() => undefined)]);
     settled.abort();
     if (first !== undefined) return first;
     // Nobody waits for this compaction now: a newer one waiting behind it replaces it, and until
     // its turn it holds none of the request's messages (a hanging summarizer queues one per request).
+    // (One already started keeps what it needs in its own closure: dropping it then frees nothing and harms nothing.)
     job.gone = true;
-    if (!job.started && this.waiting.get(record.id) !== job) drop(job);
+    if (this.waiting.get(record.id) !== job) drop(job);
     this.metrics.inc("ptc_proxy_compaction_deadline_total");
     this.log({ event: "compaction_deadline", conversation: record.conversation, tenant: record.tenant, deadlineMs: config.compaction.deadlineMs });
     return this.lastGood(record, input, spec, reserved);
@@ -198,14 +193,14 @@ export class Compactor {
   /** The messages with the stored summary applied and no new summary made (the state it returns is not kept). */
   private async lastGood(record: ConversationRecord, input: CompactionInput, spec: Spec, reserved: number): Promise<CompactionOutcome> {
     const state = this.stateOf(record, spec);
-    if (state === null) return { messages: input.messages, changed: false, estimatedTokens: 0 };
+    if (state === null) return unchanged(input.messages);
     const view = forCompaction(input.messages);
     try {
       const result = await compact(view.messages, this.strategy(spec), { state, llm: refusing, ...(input.model === undefined ? {} : { model: input.model }), ...(input.tools === undefined ? {} : { tools: input.tools }), reservedOutputTokens: reserved });
       const changed = result.messages.length !== input.messages.length || result.messages.some((m, i) => m !== view.messages[i]);
       return { messages: changed ? view.restore(result.messages) : input.messages, changed, estimatedTokens: 0 };
     } catch {
-      return { messages: input.messages, changed: false, estimatedTokens: 0 };
+      return unchanged(input.messages);
     }
   }
 
@@ -229,7 +224,7 @@ export class Compactor {
       record.lastError = `compaction failed: ${e instanceof Error ? e.message : String(e)}`;
       this.metrics.inc("ptc_proxy_compactions_total", 'outcome="failed"');
       this.log({ event: "compaction_error", conversation: record.conversation, tenant: record.tenant, strategy: spec.name, error: record.lastError });
-      return { messages: input.messages, changed: false, estimatedTokens: 0 };
+      return unchanged(input.messages);
     }
     record.state = result.state;
     record.strategy = spec.name;

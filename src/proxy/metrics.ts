@@ -47,6 +47,12 @@ export const MAX_MODEL_LABELS = 100;
  */
 export const MAX_TENANT_LABELS = 100;
 
+/** `value` as a label: one of the first `max` seen, else "other" (a bound on the series it adds). */
+function labelled(seen: Set<string>, value: string, max: number): string {
+  if (!seen.has(value) && seen.size < max) seen.add(value);
+  return seen.has(value) ? value : "other";
+}
+
 export class Metrics {
   private readonly counters = new Map<string, number>();
   private readonly histograms = new Map<string, Histogram>();
@@ -63,12 +69,10 @@ export class Metrics {
     // Label values are client-chosen text: quotes, backslashes and newlines would break the format.
     const m = model.length > 128 ? model.slice(0, 128) : model;
     const named = m.replace(/[\\"\n]/g, "_");
-    if (!this.models.has(named) && this.models.size < MAX_MODEL_LABELS) this.models.add(named);
-    const label = this.models.has(named) ? named : "other";
+    const label = labelled(this.models, named, MAX_MODEL_LABELS);
     this.inc("ptc_proxy_tokens_total", `model="${label}",kind="prompt"`, prompt);
     this.inc("ptc_proxy_tokens_total", `model="${label}",kind="completion"`, completion);
-    if (!tenant.startsWith("vk-") && !this.tenants.has(tenant) && this.tenants.size < MAX_TENANT_LABELS) this.tenants.add(tenant);
-    const who = tenant.startsWith("vk-") || this.tenants.has(tenant) ? tenant : "other";
+    const who = tenant.startsWith("vk-") ? tenant : labelled(this.tenants, tenant, MAX_TENANT_LABELS);
     this.inc("ptc_proxy_tenant_tokens_total", `tenant="${who}",kind="prompt"`, prompt);
     this.inc("ptc_proxy_tenant_tokens_total", `tenant="${who}",kind="completion"`, completion);
   }

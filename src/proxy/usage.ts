@@ -2,7 +2,7 @@
 // estimate against the upstream's count, the usage ratio for status, and whether the upstream
 // silently cut the prompt (it then reports far fewer prompt tokens than were sent; the window
 // it really has is learned from that, so the next request is compacted to fit it).
-import { mediaTokens } from "../compaction/tokens.js";
+import { messagesMediaTokens } from "../compaction/tokens.js";
 import type { ChatMessage } from "../llm/types.js";
 import type { ProxyConfig } from "./config.js";
 import { clientPromptTokens } from "./request.js";
@@ -21,13 +21,6 @@ export interface Sent {
   readonly window: number;
 }
 
-/** Tokens the estimate assumed for images whose size it could not read, above the fewest they can be billed. */
-function assumedImageTokens(messages: readonly ChatMessage[]): number {
-  let n = 0;
-  for (const m of messages) if (Array.isArray(m.content)) n += mediaTokens(m.content) - mediaTokens(m.content, true);
-  return n;
-}
-
 /** Updates the record from the usage the upstream reported for what was sent. Returns true when it cut the prompt. */
 export function learnFromUsage(record: ConversationRecord, config: ProxyConfig, sent: Sent, promptTokens: number | undefined): boolean {
   let estimate = sent.estimatedTokens;
@@ -41,7 +34,7 @@ export function learnFromUsage(record: ConversationRecord, config: ProxyConfig, 
   record.estimatedTokens = estimate;
   record.reportedTokens = promptTokens;
   // Images of unknown size were assumed 1024 x 1024; a smaller one billed less is no cut.
-  if (estimate > 200 && promptTokens < (estimate - assumedImageTokens(sent.messages)) * config.compaction.truncationRatio) {
+  if (estimate > 200 && promptTokens < (estimate - (messagesMediaTokens(sent.messages) - messagesMediaTokens(sent.messages, true))) * config.compaction.truncationRatio) {
     record.truncated = true;
     record.flagged = true;
     // The prompt it kept is what a prompt may take; the output is reserved on top, per request.
