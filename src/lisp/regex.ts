@@ -71,7 +71,8 @@ const CACHE_INSTRUCTIONS = 65_536;
 const cache = new Map<string, Regex>();
 let cachedInstructions = 0;
 
-const sizeOf = (re: Regex): number => compiled(re).programSize();
+/** Instructions of a regex's compiled program: what compiling it and each character of a scan may cost. */
+export const sizeOf = (re: Regex): number => compiled(re).programSize();
 
 /**
  * The compiled regex for a pattern built at run time, rejecting patterns longer than

@@ -144,7 +144,8 @@ describe("heavy builtin calls stop on time (property)", () => {
         expect(r.ok || r.error.kind, `${call} over ${input} (n=${n}, ${clock.reads()} clock reads)`).toBe(overdue ? "timeout" : true);
         expect(clock.reads()).toBeLessThanOrEqual(timeoutMs + 4);
       }),
-      { numRuns: 10 },
+      // A regex literal's compile read the clock once more, in analysis (found on a loaded CI run).
+      { numRuns: 10, examples: [[['(clojure.string/split x #",")', "text"], 200_000, 2]] },
     );
   });
 });
