@@ -1,8 +1,9 @@
-// The embedded store: one SQLite file (better-sqlite3, WAL) for one proxy process. Records, the
-// prefix index and virtual keys' spend are also held in memory, so the request path reads no disk
-// and every call resolves at once. Records and request bodies are written in one transaction per
-// turn of the event loop (a burst of requests costs one commit), and at close; index and spend
-// changes are written as they come. Message history is kept on disk only (admin
+// The embedded store: one SQLite file (better-sqlite3, WAL) for one proxy process. Records and the
+// prefix index are also held in memory, so the request path reads no disk and every call resolves
+// at once. Records and request bodies are written in one transaction per turn of the event loop (a
+// burst of requests costs one commit), and at close; index and spend changes are written as they
+// come. Virtual keys' spend is read from the file at each check (one primary-key lookup): other
+// processes on the same file (two proxies on the default state directory) charge the same keys. Message history is kept on disk only (admin
 // `compact` reads it). better-sqlite3 is a native module, so it is an optional peer dependency,
 // loaded when a store opens: only proxy users should have to build it.
 import { chmodSync, closeSync, openSync } from "node:fs";
@@ -25,7 +26,10 @@ export class SqliteStore implements ConversationStore {
   private readonly db: Database.Database;
   private readonly records = new Map<string, ConversationRecord>();
   private readonly prefixes = new Map<string, string>();
+  /** Each key's spend as last read from or written to the file: the answer while the file cannot be read. */
   private readonly spend = new Map<string, number>();
+  /** Tokens whose write failed (a full disk): counted here so the budget still holds, and written with the next charge. */
+  private readonly unwritten = new Map<string, number>();
   private readonly statements;
   private closed = false;
   // Records and request bodies waiting for the next flush; the latest body per conversation wins.
@@ -59,7 +63,8 @@ export class SqliteStore implements ConversationStore {
       messages: this.db.prepare<[string], { messages: string }>("SELECT messages FROM messages WHERE id = ?"),
       addPrefix: this.db.prepare("INSERT INTO prefixes (hash, id) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET id = excluded.id"),
       removePrefix: this.db.prepare("DELETE FROM prefixes WHERE hash = ?"),
-      addSpend: this.db.prepare("INSERT INTO spend (name, tokens) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET tokens = tokens + excluded.tokens"),
+      addSpend: this.db.prepare<[string, number], { tokens: number }>("INSERT INTO spend (name, tokens) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET tokens = tokens + excluded.tokens RETURNING tokens"),
+      spent: this.db.prepare<[string], { tokens: number }>("SELECT tokens FROM spend WHERE name = ?"),
       stale: this.db.prepare<[number], { id: string }>("SELECT id FROM conversations WHERE updated_at < ?"),
       delete: [
         this.db.prepare("DELETE FROM conversations WHERE id = ?"),
@@ -198,14 +203,26 @@ export class SqliteStore implements ConversationStore {
   }
 
   async addSpend(virtualKey: string, tokens: number): Promise<void> {
-    // Counted in memory first: while the disk fails, the budget still holds in this process.
-    this.spend.set(virtualKey, (this.spend.get(virtualKey) ?? 0) + tokens);
-    this.statements.addSpend.run(virtualKey, tokens);
+    const adding = tokens + (this.unwritten.get(virtualKey) ?? 0);
+    let row: { tokens: number } | undefined;
+    try {
+      row = this.statements.addSpend.get(virtualKey, adding);
+    } catch (e) {
+      this.unwritten.set(virtualKey, adding);
+      throw e;
+    }
+    this.unwritten.delete(virtualKey);
+    if (row !== undefined) this.spend.set(virtualKey, row.tokens);
   }
 
-  /** From memory: a budgeted key's check reads no disk. */
-  spent(virtualKey: string): Promise<number> {
-    return Promise.resolve(this.spend.get(virtualKey) ?? 0);
+  /** From the file, where every process on it adds its charges; what could not be written yet is added. */
+  async spent(virtualKey: string): Promise<number> {
+    try {
+      this.spend.set(virtualKey, this.statements.spent.get(virtualKey)?.tokens ?? 0);
+    } catch {
+      // The file cannot be read (its table gone, an I/O error): the last count seen still holds the budget here.
+    }
+    return (this.spend.get(virtualKey) ?? 0) + (this.unwritten.get(virtualKey) ?? 0);
   }
 
   close(): Promise<void> {

@@ -7,8 +7,9 @@ import { gzipSync } from "node:zlib";
 import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
+import { startProxy } from "../../src/proxy/index.js";
 import { hashKey } from "../../src/proxy/tenancy.js";
-import { longConversation, rig, stored, tempDir, type Rig } from "./setup.js";
+import { longConversation, never, rig, stored, tempDir, type Rig } from "./setup.js";
 
 let r: Rig | undefined;
 afterEach(async () => {
@@ -153,6 +154,28 @@ describe("proxy tenancy", () => {
     const metrics = await (await fetch(`${r.proxy.url}/metrics`)).text();
     expect(metrics).toMatch(/ptc_proxy_tenant_tokens_total\{tenant="vk-team1",kind="prompt"\} \d+/);
     expect(metrics).not.toContain("sk-");
+  });
+
+  it("holds a virtual key's budget across two proxy processes on one SQLite file", async () => {
+    const db = join(tempDir(), "proxy.db");
+    r = await rig({ proxy: { db }, config: { tenancy: { virtualKeys: { small: { keyHash: hashKey("ptc-vk-small"), tokenBudget: 50 } } } } });
+    const other = await startProxy({ upstream: r.upstream.url, port: 0, logger: () => {}, wait: never, sleep: async () => {}, db, configFile: join(r.dir, "config.json") });
+    try {
+      // The other process opened the file before anything was spent: it must still see the spend.
+      await ask(client(r, "ptc-vk-small"), longConversation(2));
+      expect(await r.proxy.context.tenants.spentBy("small")).toBeGreaterThan(50);
+      const second = new OpenAI({ baseURL: `${other.url}/v1`, apiKey: "ptc-vk-small", maxRetries: 0, timeout: 5000 });
+      const seen = r.upstream.requests.length;
+      // Before: the second process answered 200 from its own count (0), so N processes allowed N budgets.
+      const over = (await ask(second, [{ role: "user", content: "more" }]).catch((err: unknown) => err)) as InstanceType<typeof OpenAI.APIError>;
+      expect(over.status).toBe(429);
+      expect(over.message).toContain("budget");
+      expect(r.upstream.requests.length).toBe(seen);
+      // And what it charges adds to the same count: the first process sees it.
+      expect(await other.context.tenants.spentBy("small")).toBe(await r.proxy.context.tenants.spentBy("small"));
+    } finally {
+      await other.close();
+    }
   });
 
   it("charges a virtual key the usage reported on any path it forwards (embeddings, legacy completions), whole or streamed", async () => {
