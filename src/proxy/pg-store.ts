@@ -94,6 +94,31 @@ function assign(record: ConversationRecord, value: Record<string, unknown>): voi
   for (const k of Object.keys(value)) if (!FIXED.has(k)) target[k] = value[k];
 }
 
+/** A connection checked out of a pool, and why it must not go back to it (then it is closed). */
+interface Held {
+  readonly client: PoolClient;
+  broken: Error | undefined;
+}
+
+const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
+
+/**
+ * Runs `fn` on a connection of `pool`. Checked out, a connection has no pool listener: cut by the
+ * server meanwhile (a restart, a failover, an administrator), even in the middle of a query, its
+ * error event would end the process. Heard here, it is closed at release, as is one `fn` marks broken.
+ */
+async function withClient<T>(pool: Pool, fn: (held: Held) => Promise<T>): Promise<T> {
+  const held: Held = { client: await pool.connect(), broken: undefined };
+  const cut = (e: Error) => (held.broken ??= e);
+  held.client.on("error", cut);
+  try {
+    return await fn(held);
+  } finally {
+    held.client.off("error", cut);
+    held.client.release(held.broken);
+  }
+}
+
 export class PostgresStore implements ConversationStore {
   readonly kind = "postgres";
   // The version and text each record object was read at (records are the callers' own objects).
@@ -127,25 +152,25 @@ export class PostgresStore implements ConversationStore {
     pool.on("error", () => {});
     locks.on("error", () => {});
     session.on("error", () => {});
-    const client = await pool.connect().catch(async (e: unknown) => {
-      await Promise.all([pool.end(), locks.end(), session.end()]);
-      throw e;
-    });
     try {
-      await client.query("BEGIN");
-      await client.query("SELECT pg_advisory_xact_lock($1, 0)", [LOCK_SPACE]);
-      // Created only when missing: CREATE ... IF NOT EXISTS needs the CREATE privilege even when
-      // the tables exist, and a user with only reads and writes must be able to start a replica.
-      const missing = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM unnest($1::text[]) AS t(name) WHERE to_regclass(t.name) IS NULL", [TABLES]);
-      if (missing.rows[0].n > 0) await client.query(SCHEMA);
-      await client.query("COMMIT");
+      await withClient(pool, async ({ client }) => {
+        try {
+          await client.query("BEGIN");
+          await client.query("SELECT pg_advisory_xact_lock($1, 0)", [LOCK_SPACE]);
+          // Created only when missing: CREATE ... IF NOT EXISTS needs the CREATE privilege even when
+          // the tables exist, and a user with only reads and writes must be able to start a replica.
+          const missing = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM unnest($1::text[]) AS t(name) WHERE to_regclass(t.name) IS NULL", [TABLES]);
+          if (missing.rows[0].n > 0) await client.query(SCHEMA);
+          await client.query("COMMIT");
+        } catch (e) {
+          await client.query("ROLLBACK").catch(() => {});
+          throw e;
+        }
+      });
     } catch (e) {
-      await client.query("ROLLBACK").catch(() => {});
-      client.release();
       await Promise.all([pool.end(), locks.end(), session.end()]);
       throw e;
     }
-    client.release();
     return new PostgresStore(pool, locks, session);
   }
 
@@ -256,27 +281,26 @@ export class PostgresStore implements ConversationStore {
     return rows[0].n;
   }
 
-  async expire(before: number): Promise<number> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query("BEGIN");
-      const gone = await client.query<{ id: string }>(EXPIRE, [before, HEAD_SUFFIX, HEAD_LENGTH + 1, HEADS_PER_ID]);
-      const ids = gone.rows.map((r) => r.id);
-      if (ids.length > 0) {
-        await client.query("DELETE FROM ptc_messages WHERE id = ANY($1)", [ids]);
-        await client.query("DELETE FROM ptc_prefixes WHERE id = ANY($1)", [ids]);
+  expire(before: number): Promise<number> {
+    return withClient(this.pool, async (held) => {
+      const { client } = held;
+      try {
+        await client.query("BEGIN");
+        const gone = await client.query<{ id: string }>(EXPIRE, [before, HEAD_SUFFIX, HEAD_LENGTH + 1, HEADS_PER_ID]);
+        const ids = gone.rows.map((r) => r.id);
+        if (ids.length > 0) {
+          await client.query("DELETE FROM ptc_messages WHERE id = ANY($1)", [ids]);
+          await client.query("DELETE FROM ptc_prefixes WHERE id = ANY($1)", [ids]);
+        }
+        await client.query("COMMIT");
+        return ids.length;
+      } catch (e) {
+        // A connection whose query timed out may still be busy: dropped, not handed to the next user.
+        held.broken ??= asError(e);
+        await client.query("ROLLBACK").catch(() => {});
+        throw e;
       }
-      await client.query("COMMIT");
-      return ids.length;
-    } catch (e) {
-      // A connection whose query timed out may still be busy: dropped, not handed to the next user.
-      broken = e instanceof Error ? e : new Error(String(e));
-      await client.query("ROLLBACK").catch(() => {});
-      throw e;
-    } finally {
-      client.release(broken);
-    }
+    });
   }
 
   async locked<T>(id: string, fn: () => Promise<T>): Promise<T> {
@@ -290,18 +314,17 @@ export class PostgresStore implements ConversationStore {
       }
     }
     // Another replica holds it: wait for it on a connection of its own.
-    const client: PoolClient = await this.locks.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query("SELECT pg_advisory_lock($1, hashtext($2))", [LOCK_SPACE, id]);
-      return await fn();
-    } finally {
-      // A connection that cannot unlock is dropped: the server releases its locks when it goes.
-      await client.query("SELECT pg_advisory_unlock($1, hashtext($2))", [LOCK_SPACE, id]).catch((e: unknown) => {
-        broken = e instanceof Error ? e : new Error(String(e));
-      });
-      client.release(broken);
-    }
+    return withClient(this.locks, async (held) => {
+      try {
+        await held.client.query("SELECT pg_advisory_lock($1, hashtext($2))", [LOCK_SPACE, id]);
+        return await fn();
+      } finally {
+        // A connection that cannot unlock is dropped: the server releases its locks when it goes.
+        await held.client.query("SELECT pg_advisory_unlock($1, hashtext($2))", [LOCK_SPACE, id]).catch((e: unknown) => {
+          held.broken ??= asError(e);
+        });
+      }
+    });
   }
 
   /**
@@ -309,16 +332,15 @@ export class PostgresStore implements ConversationStore {
    * running on the server) is dropped: the server lets go of what it holds, so no lock is left
    * behind with nobody to release it.
    */
-  private async onSession(query: string, id: string): Promise<boolean> {
-    const client = await this.session.connect();
-    try {
-      const rows = (await client.query<{ ok: boolean }>(query, [LOCK_SPACE, id])).rows;
-      client.release();
-      return rows[0].ok;
-    } catch (e) {
-      client.release(e instanceof Error ? e : new Error(String(e)));
-      throw e;
-    }
+  private onSession(query: string, id: string): Promise<boolean> {
+    return withClient(this.session, async (held) => {
+      try {
+        return (await held.client.query<{ ok: boolean }>(query, [LOCK_SPACE, id])).rows[0].ok;
+      } catch (e) {
+        held.broken ??= asError(e);
+        throw e;
+      }
+    });
   }
 
   async addSpend(virtualKey: string, tokens: number): Promise<void> {

@@ -250,6 +250,65 @@ describe.each(backends.filter((b) => b.name !== "postgres" || pgAdmin !== undefi
         await Promise.all([a.close(), b.close()]);
       });
 
+      it("survives the database cutting the connection a waited-for lock is held on while its holder runs", async () => {
+        const { store: a, where } = await open();
+        const b = await openStore(where);
+        let releaseA = () => {};
+        const gateA = new Promise<void>((resolve) => (releaseA = resolve));
+        let releaseB = () => {};
+        const gateB = new Promise<void>((resolve) => (releaseB = resolve));
+        let inB = false;
+        const first = a.locked("t:cut", () => gateA);
+        const admin = new pg.Client({ connectionString: where });
+        await admin.connect();
+        const granted = async () => (await admin.query<{ pid: number }>("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")).rows.map((r) => r.pid);
+        await expect.poll(granted).toHaveLength(1);
+        // B waits for A's lock on a connection of its own, and holds it there once A lets go.
+        const second = b.locked("t:cut", async () => {
+          inB = true;
+          await gateB;
+          return "b's result";
+        });
+        await expect.poll(async () => (await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0].n).toBe(1);
+        releaseA();
+        await first;
+        await expect.poll(() => inB).toBe(true);
+        const [holder] = await granted();
+        // A server restart, a failover or an administrator cuts that connection while B's summary runs.
+        await admin.query("SELECT pg_terminate_backend($1)", [holder]);
+        await expect.poll(granted).toHaveLength(0);
+        // Before: the connection, checked out with no listener, threw its error and ended the process.
+        releaseB();
+        expect(await second).toBe("b's result");
+        // The lock is free again, and the store goes on.
+        await a.locked("t:cut", async () => {});
+        await b.put(record("after"));
+        expect((await a.get("t:after"))?.conversation).toBe("after");
+        await admin.end();
+        await Promise.all([a.close(), b.close()]);
+      });
+
+      it("survives the database cutting the connection of an expiry in its transaction", async () => {
+        const { store, where } = await open();
+        await store.put(record("old", 1));
+        const admin = new pg.Client({ connectionString: where });
+        await admin.connect();
+        const blocker = new pg.Client({ connectionString: where });
+        await blocker.connect();
+        // Another transaction holds the row, so the expiry waits inside its own.
+        await blocker.query("BEGIN");
+        await blocker.query("SELECT * FROM ptc_conversations FOR UPDATE");
+        const expiring = store.expire(10).catch((e: unknown) => e);
+        const waiting = async () => (await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")).rows.map((r) => r.pid);
+        await expect.poll(waiting).toHaveLength(1);
+        await admin.query("SELECT pg_terminate_backend($1)", [(await waiting())[0]]);
+        // Before: the checked-out connection's error event ended the process.
+        expect(await expiring).toBeInstanceOf(Error);
+        await blocker.query("ROLLBACK");
+        expect(await store.expire(10)).toBe(1);
+        await Promise.all([admin.end(), blocker.end(), store.close()]);
+      });
+
       it("holds the locks of more conversations at once than it has connections for them (each compaction holds its lock for its summary call)", async () => {
         const { store, where } = await open();
         let release = () => {};
