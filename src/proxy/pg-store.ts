@@ -10,7 +10,7 @@
 // another replica holds is waited for on a connection of a pool of its own, so replicas waiting
 // for locks never starve ordinary queries.
 // `pg` is pure JavaScript but only replicas need it, so it is an optional peer dependency too.
-import type { Pool, PoolClient } from "pg";
+import type { ClientBase, Pool, PoolClient } from "pg";
 import type { ChatMessage } from "../llm/types.js";
 import { loadDriver } from "./driver.js";
 import { HEAD_LENGTH, HEAD_SUFFIX, HEADS_PER_ID } from "./heads.js";
@@ -35,6 +35,9 @@ const LOCK_SPACE = 0x707463;
  */
 const MAX_WRITE_ATTEMPTS = 64;
 const WRITE_PAUSE_MS = 32;
+
+/** Turns idle_session_timeout off for this connection; a server before 14 has no such setting, and no rows. */
+const KEEP_IDLE_SESSION = "SELECT set_config(name, '0', false) FROM pg_settings WHERE name = 'idle_session_timeout'";
 
 const TABLES = ["ptc_conversations", "ptc_messages", "ptc_prefixes", "ptc_spend"];
 const SCHEMA = `
@@ -145,9 +148,13 @@ export class PostgresStore implements ConversationStore {
     // range, so they are read as numbers (for these pools only, not for other users of pg).
     const types = { getTypeParser: ((oid: number, format?: "text" | "binary") => (oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser };
     const pool = new pg.Pool({ connectionString: url, max: 10, types, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
-    const locks = new pg.Pool({ connectionString: url, max: 8, types, connectionTimeoutMillis: timeoutMs });
+    // A lock lives as long as its connection, which sits idle while the summary runs: a server that
+    // cuts idle sessions (idle_session_timeout, PostgreSQL 14 and later) would let go of the lock,
+    // and another replica would compact the same conversation at once. Off for these connections.
+    const onConnect = (client: ClientBase) => client.query(KEEP_IDLE_SESSION);
+    const locks = new pg.Pool({ connectionString: url, max: 8, types, connectionTimeoutMillis: timeoutMs, onConnect });
     // An idle session closed by the pool would let go of the locks it holds while their summaries run.
-    const session = new pg.Pool({ connectionString: url, max: 1, types, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs, idleTimeoutMillis: 0 });
+    const session = new pg.Pool({ connectionString: url, max: 1, types, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs, idleTimeoutMillis: 0, onConnect });
     // An idle connection the server dropped is replaced on next use; without a listener it would throw.
     pool.on("error", () => {});
     locks.on("error", () => {});

@@ -309,6 +309,45 @@ describe.each(backends.filter((b) => b.name !== "postgres" || pgAdmin !== undefi
         await Promise.all([admin.end(), blocker.end(), store.close()]);
       });
 
+      it("keeps a compaction lock while its holder runs on a database that cuts idle sessions (idle_session_timeout)", async () => {
+        const where = await backend.location();
+        const admin = new pg.Client({ connectionString: where });
+        await admin.connect();
+        await admin.query(`ALTER DATABASE ${new URL(where).pathname.slice(1)} SET idle_session_timeout = '100ms'`);
+        await admin.end();
+        const a = await openStore(where);
+        const b = await openStore(where);
+        const watch = new pg.Client({ connectionString: where });
+        const order: string[] = [];
+        let release = () => {};
+        const gate = new Promise<void>((resolve) => (release = resolve));
+        const first = a.locked("t:idle", async () => {
+          order.push("a start");
+          await gate;
+          order.push("a end");
+        });
+        await expect.poll(() => order).toEqual(["a start"]);
+        // A session that goes idle after A's lock session did is cut: the timeout has passed for A's too.
+        const idle = new pg.Client({ connectionString: where });
+        const cut = new Promise<void>((resolve) => idle.on("error", () => resolve()));
+        await idle.connect();
+        await cut;
+        const second = b.locked("t:idle", async () => {
+          order.push("b");
+        });
+        // The watcher asks more often than the timeout, so it is never idle long enough to be cut.
+        watch.on("error", () => {});
+        await watch.connect();
+        const waits = async () => (await watch.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0].n;
+        // B waits on the server for A's lock, or (before: A's lock session was cut, and its lock with it) runs at once.
+        await expect.poll(async () => order.includes("b") || (await waits()) === 1, { interval: 20 }).toBe(true);
+        expect(order).toEqual(["a start"]);
+        release();
+        await Promise.all([first, second]);
+        expect(order).toEqual(["a start", "a end", "b"]);
+        await Promise.all([watch.end(), a.close(), b.close()]);
+      });
+
       it("holds the locks of more conversations at once than it has connections for them (each compaction holds its lock for its summary call)", async () => {
         const { store, where } = await open();
         let release = () => {};
