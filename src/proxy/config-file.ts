@@ -40,6 +40,7 @@ export class ConfigFile {
   /** Applies a partial update: all of it or, when any part is invalid, none of it. */
   update(patch: unknown): Parsed<ProxyConfig> {
     if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return { ok: false, error: "the update must be a JSON object" };
+    this.sync();
     const parsed = parseConfig(mergeConfig(this.value, patch));
     if (!parsed.ok) return parsed;
     if (this.file !== undefined) {
@@ -61,15 +62,22 @@ export class ConfigFile {
     return loaded;
   }
 
+  /**
+   * Reloads when the file's text changed since it was last read or written. Before an update too:
+   * another proxy sharing the file may have written it since the last poll (a key it issued), and
+   * an update built on the older settings would drop that change from the file.
+   */
+  sync(): void {
+    if (this.file === undefined) return;
+    // A missing file is most likely being replaced: keep the running settings.
+    const text = readText(this.file);
+    if (text !== undefined && text !== this.seen) this.reload();
+  }
+
   /** Reloads when the file's text changes (read by polling: editors that replace the file are seen too). */
   watch(intervalMs = 1000): void {
     if (this.file === undefined || this.timer !== undefined) return;
-    const file = this.file;
-    this.timer = setInterval(() => {
-      // A missing file is most likely being replaced: keep the running settings.
-      const text = readText(file);
-      if (text !== undefined && text !== this.seen) this.reload();
-    }, intervalMs);
+    this.timer = setInterval(() => this.sync(), intervalMs);
     this.timer.unref();
   }
 

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigFile } from "../../src/proxy/config-file.js";
+import { startProxy } from "../../src/proxy/index.js";
 import { fragments } from "../support/hidden.js";
 import { longConversation, rig, stored, tempDir, type Rig, key } from "./setup.js";
 
@@ -120,6 +121,31 @@ describe("proxy admin, health and state", () => {
     writeFileSync(file, JSON.stringify({ idleTtlSeconds: "soon" }));
     await expect.poll(() => x.logs.some((l) => l.event === "config_reload_rejected"), { timeout: 2000 }).toBe(true);
     expect(x.proxy.context.config.current.idleTtlSeconds).toBe(120);
+  });
+
+  it("keeps the virtual keys two proxies sharing one config file issue between their polls of it", async () => {
+    // Polls far apart: each proxy writes before it has seen the other's write.
+    const x = await start({ config: {}, proxy: { adminToken: "admin", watchIntervalMs: 3_600_000 } });
+    const other = await startProxy({ upstream: x.upstream.url, port: 0, logger: () => {}, db: ":memory:", configFile: join(x.dir, "config.json"), adminToken: "admin", watchIntervalMs: 3_600_000 });
+    try {
+      const issue = async (url: string, name: string) => {
+        const res = await fetch(`${url}/ext/context_compaction/keys`, { method: "POST", headers: { authorization: "Bearer admin" }, body: JSON.stringify({ name }) });
+        return { status: res.status, key: ((await res.json()) as { key?: string }).key };
+      };
+      const alpha = await issue(x.proxy.url, "alpha");
+      const beta = await issue(other.url, "beta");
+      expect([alpha.status, beta.status]).toEqual([200, 200]);
+      // Before: the second write was built on what that proxy had read, and dropped "alpha" from the file.
+      const file = JSON.parse(readFileSync(join(x.dir, "config.json"), "utf8")) as { tenancy: { virtualKeys: Record<string, unknown> } };
+      expect(Object.keys(file.tenancy.virtualKeys).sort()).toEqual(["alpha", "beta"]);
+      expect(Object.keys(other.context.config.current.tenancy.virtualKeys).sort()).toEqual(["alpha", "beta"]);
+      // A name the other proxy issued meanwhile is taken: no key silently replaces another.
+      expect((await issue(x.proxy.url, "beta")).status).toBe(409);
+      const vk = await fetch(`${other.url}/v1/models`, { headers: { authorization: `Bearer ${alpha.key}` } });
+      expect(vk.status).toBe(200);
+    } finally {
+      await other.close();
+    }
   });
 
   it("keeps every secret when the configuration GET shows is sent back, credentials in URLs included", async () => {
