@@ -3,9 +3,10 @@
 // at once. Records and request bodies are written in one transaction per turn of the event loop (a
 // burst of requests costs one commit), and at close; index and spend changes are written as they
 // come. Virtual keys' spend is read from the file at each check (one primary-key lookup): other
-// processes on the same file (two proxies on the default state directory) charge the same keys. Message history is kept on disk only (admin
-// `compact` reads it). better-sqlite3 is a native module, so it is an optional peer dependency,
-// loaded when a store opens: only proxy users should have to build it.
+// processes on the same file (two proxies on the default state directory) charge the same keys.
+// Message history is kept on disk only (admin `compact` reads it). better-sqlite3 is a native
+// module, so it is an optional peer dependency, loaded when a store opens: only proxy users should
+// have to build it.
 import { chmodSync, closeSync, openSync } from "node:fs";
 import type Database from "better-sqlite3";
 import type { ChatMessage } from "../llm/types.js";
