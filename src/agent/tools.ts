@@ -106,6 +106,22 @@ const MAX_ERROR_CHARS = 500;
 // A failure the program sees as `tool/x failed: <message>`.
 class ToolFailure extends Error {}
 
+// A call the host refused (its approval rejected, its edited arguments invalid): it never ran,
+// so it gives its place under maxCalls back.
+class Refusal extends ToolFailure {}
+
+/** The messages of refusals, as a trace records them: a replayed refusal must give its place back too. */
+const REFUSAL = /^(rejected by the host|invalid arguments from the host)(:|$)/;
+
+/** Whether `e` is a refusal (asked safely: a tool may throw a Proxy whose getPrototypeOf throws). */
+function isRefusal(e: unknown): boolean {
+  try {
+    return e instanceof Refusal;
+  } catch {
+    return false;
+  }
+}
+
 // A tool may throw anything, an Error whose message getter throws or a Proxy included.
 function messageOf(e: unknown): string {
   let m: unknown;
@@ -170,6 +186,10 @@ export class ToolSession {
     const index = gate.enter();
     try {
       return await this.checked(name, t, raw, signal, call, gate, index);
+    } catch (e) {
+      // Only gated calls can be refused: a refusal is counted as the call passes its cap, then given back.
+      if (isRefusal(e)) this.calls.set(name, this.callCount(name) - 1);
+      throw e;
     } finally {
       gate.leave(index);
     }
@@ -190,14 +210,14 @@ export class ToolSession {
     if (gate !== undefined) {
       const verdict = await gate.verdict(index, t.needsApproval as NeedsApproval<Record<string, unknown>> | undefined, args, { name, input: t.input, hidden: call.hidden });
       if (verdict.kind === "hold") return verdict.until;
-      if (verdict.kind === "reject") throw new ToolFailure(verdict.message);
+      if (verdict.kind === "reject") throw new Refusal(verdict.message);
       if (verdict.kind === "recorded") {
         if (verdict.call.error !== undefined) throw recordedFailure(verdict.call.error);
         return verdict.call.result;
       }
       if (verdict.args !== undefined) {
         const edited = await t.input.safeParseAsync(verdict.args);
-        if (!edited.success) throw new ToolFailure(`invalid arguments from the host: ${describeIssues(edited.error, verdict.args).join("; ")}`);
+        if (!edited.success) throw new Refusal(`invalid arguments from the host: ${describeIssues(edited.error, verdict.args).join("; ")}`);
         args = edited.data;
       }
     }
@@ -247,7 +267,8 @@ export class ToolSession {
             // A timeout replayed from a record (resume) stays a timeout: the program sees tool_timeout again.
             // `ours` asks safely: a tool may throw a Proxy whose getPrototypeOf throws.
             const own = ours(e);
-            reject(own instanceof ToolTimeout ? own : new ToolFailure(messageOf(e)));
+            // A refusal replayed from a record stays one (it does not count against maxCalls).
+            reject(own instanceof ToolTimeout ? own : isRefusal(e) ? (e as Refusal) : new ToolFailure(messageOf(e)));
           },
         );
     });
@@ -260,11 +281,13 @@ const RECORDED_TIMEOUT = /^no answer within (\d+) ms$/;
 /**
  * What to throw again for a recorded call that failed (resume's replay): a recorded timeout as
  * the interpreter's ToolTimeout, so the replayed program meets tool_timeout as the saved one
- * did (a plain error would be tool_error, and the replay check would fail); else the error.
+ * did (a plain error would be tool_error, and the replay check would fail); a recorded refusal
+ * as a refusal, which does not count against maxCalls; else the error.
  */
 export function recordedFailure(error: string): ToolTimeout | Error {
   const ms = recordedTimeoutMs(error);
-  return ms === undefined ? new ToolFailure(error) : new ToolTimeout(ms);
+  if (ms !== undefined) return new ToolTimeout(ms);
+  return REFUSAL.test(error) ? new Refusal(error) : new ToolFailure(error);
 }
 
 /** The time limit a recorded call's error says it ran out of, or undefined for any other error. */

@@ -132,6 +132,27 @@ describe.each<Isolation>(["worker", "none"])("tool approvals (isolation %s)", (i
     expect(w.sent).toEqual([]);
   });
 
+  it("does not count a call the host rejected against the tool's maxCalls, live or replayed from the saved turns", async () => {
+    const ran: number[] = [];
+    const send = tool({ description: "Sends.", input: z.object({ n: z.number() }), maxCalls: 2, needsApproval: true, run: ({ n }) => (ran.push(n), n) });
+    const agent = SubAgent.create({ prompt: "Send.", tools: { send }, maxTurns: 3 });
+    const llm = scriptedLlm([
+      code('(def a (try (tool/send {:n 1}) (catch e :rejected)))\n(def b (tool/send {:n 2}))\n(println a b)'),
+      code("(return (tool/send {:n 3}))"),
+    ]);
+    let step = await SubAgent.run(agent, { llm, isolation });
+    const asked: string[] = [];
+    for (let round = 0; step.paused !== undefined && round < 4; round++) {
+      const [request] = step.paused.approvals;
+      asked.push(request.id);
+      // The second resume replays turn 1, its rejected call answered from the record.
+      step = await SubAgent.resume(agent, runStateFromJson(json(step, agent)), { llm, isolation, approvals: { [request.id]: request.id === "turn-1-call-1" ? { approved: false } : { approved: true } } });
+    }
+    expect(asked).toEqual(["turn-1-call-1", "turn-1-call-2", "turn-2-call-1"]);
+    expect(step.ok ? step.value : step.fail.message).toBe(3);
+    expect(ran).toEqual([2, 3]);
+  });
+
   it("runs an edited call with the host's arguments, and keeps the run paused when the edit is invalid", async () => {
     const w = world();
     const llm = scriptedLlm([code('(return (tool/send {:to "ceo@corp.org" :body "raise?"}))')]);
