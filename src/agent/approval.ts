@@ -58,6 +58,10 @@ export class ApprovalGate {
   private readonly claimed = new Set<number>();
   /** Whether a held call of the paused turn met its decision: from then on the program may make calls the saved run did not. */
   private decided = false;
+  /** In the paused turn, resumed: the saved run's place of each call that claimed a record, by its place in this evaluation. */
+  private readonly places = new Map<number, number>();
+  /** Each call's place in the turn's record, by its place in the evaluation (`arrange`); null: the same. */
+  private placeOf: number[] | null = null;
 
   /** `setup` null: a nested run, whose calls that need approval are refused. */
   constructor(private readonly setup: ApprovalSetup | null) {}
@@ -71,6 +75,8 @@ export class ApprovalGate {
     this.waiting.length = 0;
     this.claimed.clear();
     this.decided = false;
+    this.places.clear();
+    this.placeOf = null;
   }
 
   /** A call begins: its place in the turn. Every call the tool session sees must leave. */
@@ -96,6 +102,7 @@ export class ApprovalGate {
     const paused = setup.paused;
     if (paused !== undefined && this.turn === paused.turn) {
       const { index: at, differs } = await claimRecord(paused.calls, this.claimed, call.name, call.input, args, call.hidden);
+      if (at !== undefined) this.places.set(index, at);
       if (at !== undefined && !paused.held.has(at)) return { kind: "recorded", call: paused.calls[at] };
       // Until a decision lets the program go on, every call is one the saved run made.
       if (at === undefined && !this.decided) {
@@ -135,11 +142,45 @@ export class ApprovalGate {
     });
   }
 
-  /** After the turn's evaluation: where it paused (null if it did not), with the requests as the trace shows them. */
+  /**
+   * After a resumed paused turn's evaluation: puts its calls (`records`, in the order they were
+   * made) in the saved run's order, each at the place of the record it claimed, the others in the
+   * places left, in order. Its parallel branches may call in another order than the saved run's;
+   * a request's id is its call's place, so without this a request left undecided came back under
+   * the id of another, perhaps one the host had approved.
+   */
+  arrange<T>(records: T[]): void {
+    if (this.places.size === 0) return;
+    const taken = new Set(this.places.values());
+    const wanted: number[] = [];
+    let free = 0;
+    for (let i = 0; i < records.length; i++) {
+      let at = this.places.get(i);
+      if (at === undefined) {
+        while (taken.has(free)) free++;
+        at = free++;
+      }
+      wanted.push(at);
+    }
+    // Ranked, so a saved call the evaluation did not make again leaves no gap.
+    const order = records.map((_, i) => i).sort((a, b) => wanted[a] - wanted[b]);
+    const placeOf = new Array<number>(records.length);
+    order.forEach((i, place) => (placeOf[i] = place));
+    const made = [...records];
+    order.forEach((i, place) => (records[place] = made[i]));
+    this.placeOf = placeOf;
+  }
+
+  /** After the turn's evaluation (and `arrange`): where it paused (null if it did not), with the requests as the trace shows them. */
   pausedAt(records: readonly ToolCallRecord[]): Paused | null {
     if (this.waiting.length === 0) return null;
-    const approvals = this.waiting.map((i) => ({ id: approvalId(this.turn, i), turn: this.turn, tool: records[i]?.name ?? "?", args: records[i]?.args ?? null }));
-    return { approvals, held: [...this.held.keys()].sort((a, b) => a - b) };
+    const placeOf = this.placeOf;
+    const place = (i: number): number => (placeOf === null ? i : placeOf[i]);
+    const approvals = this.waiting.map((i) => {
+      const at = place(i);
+      return { id: approvalId(this.turn, at), turn: this.turn, tool: records[at]?.name ?? "?", args: records[at]?.args ?? null };
+    });
+    return { approvals, held: [...this.held.keys()].map(place).sort((a, b) => a - b) };
   }
 }
 

@@ -402,6 +402,8 @@ class AgentRun {
     this.execMs += base.usage.execMs;
     // A program stopped by a time limit that was the deadline's cut has met the deadline.
     if (!result.ok && result.error.kind === "timeout" && deadlineCut) this.stop("deadline_exceeded");
+    // A resumed paused turn records its calls in the saved run's order, where its requests' ids point.
+    this.gate?.arrange(result.toolCalls);
     const record = this.recorder.evaluation(result);
     let status: TurnStatus = "error";
     if (result.ok) {

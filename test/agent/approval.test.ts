@@ -424,4 +424,20 @@ describe.each<Isolation>(["worker", "none"])("tool approvals: parallel branches 
     expect(b.sent).toEqual(["B"]);
     expect(done.turns[0].error?.message).toContain("rejected by the host: not A");
   });
+
+  // In a worker, A's branch may reach tool/send only after the pause (docs: it then pauses at the
+  // next resume), so the saved run asks for both calls at once only in the host's thread.
+  it.skipIf(isolation === "worker")("keeps the id of a request left undecided when the resumed branches call in another order", async () => {
+    const b = branches(() => true);
+    const step = await SubAgent.run(b.agent, { llm: b.llm, isolation });
+    expect(step.paused?.approvals.map((a) => [a.id, a.args])).toEqual([["turn-1-call-3", { to: "B" }], ["turn-1-call-4", { to: "A" }]]);
+    const decided: Record<string, ApprovalDecision> = { "turn-1-call-3": { approved: true } };
+    const again = await SubAgent.resume(b.agent, runStateFromJson(json(step, b.agent)), { llm: scriptedLlm([]), isolation, approvals: decided });
+    // A host that keeps its decisions by id must not find the approval of B under A's request.
+    expect(again.paused?.approvals.map((a) => [a.id, a.args])).toEqual([["turn-1-call-4", { to: "A" }]]);
+    expect(b.sent).toEqual(["B"]);
+    const done = await SubAgent.resume(b.agent, runStateFromJson(json(again, b.agent)), { llm: scriptedLlm([]), isolation, approvals: { "turn-1-call-4": { approved: false } } });
+    expect(done.turns[0].error?.message).toContain("tool/send failed: rejected by the host");
+    expect(b.sent).toEqual(["B"]);
+  });
 });
