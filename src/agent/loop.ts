@@ -18,7 +18,7 @@ import type { Paused } from "../trace/run-state.js";
 import { systemOf } from "./definition.js";
 import { AgentDefinitionError, describeIssues, type AgentFailure, type FailReason } from "./errors.js";
 import { extractProgram } from "./extract.js";
-import { buildPrompt, historyStrategy, strategySpec, type HistoryStrategy } from "./history.js";
+import { buildPrompt, type BuiltPrompt, historyStrategy, strategySpec, type HistoryStrategy } from "./history.js";
 import { checkInheritable, DEFAULTS, isPlainObject, mergeOptions, pickInheritable, positiveNumber } from "./options.js";
 import { TRACE_VERSION } from "../trace/serialize.js";
 import { expandMission, taskMessage } from "./prompt/task.js";
@@ -320,11 +320,23 @@ class AgentRun {
   /** One turn: prompt, LLM call, extraction, evaluation, record. Null when the LLM call failed. */
   private async turn(n: number, withdrawn: boolean): Promise<Turn | null> {
     const input: ViewInput = { system: this.system, task: this.task, turns: this.turns, maxTurns: this.agent.maxTurns, toolsWithdrawn: this.withdraws, maxPrintChars: this.maxPrintChars };
-    const built = await buildPrompt(input, this.viewOptions, this.strategy as HistoryStrategy, {
-      state: this.strategyState,
-      signal: this.controller.signal,
-      ...(this.options.historyLlm === undefined ? {} : { llm: this.options.historyLlm }),
-    });
+    let built: BuiltPrompt;
+    try {
+      // A strategy's summarizer that ignores the signal must not hold the run past its abort or deadline.
+      built = await abortable(
+        () =>
+          buildPrompt(input, this.viewOptions, this.strategy as HistoryStrategy, {
+            state: this.strategyState,
+            signal: this.controller.signal,
+            ...(this.options.historyLlm === undefined ? {} : { llm: this.options.historyLlm }),
+          }),
+        this.controller.signal,
+      );
+    } catch (e) {
+      // Stopped (abort, deadline): the run ends as such, not as an internal error.
+      if (this.stopReason !== null) return null;
+      throw e;
+    }
     this.strategyState = built.compaction.state;
     // Hidden values are stand-ins in the records already (the interpreter marks them); here they are shown unquoted.
     const view = { messages: showHidden(built.messages), stats: built.view };

@@ -445,6 +445,33 @@ describe("endings", () => {
     expect([...step.memory.keys()]).toEqual(["a"]);
   });
 
+  it.each([
+    ["ignores the signal", (): Promise<never> => new Promise(() => undefined)],
+    ["honours the signal", (signal?: AbortSignal): Promise<never> => new Promise((_, reject) => signal?.addEventListener("abort", () => reject(Object.assign(new Error("stopped"), { name: "AbortError" }))))],
+  ])("ends with aborted, not internal_error or a hang, when the signal fires while the history strategy's summarizer %s", async (_, answer) => {
+    const ac = new AbortController();
+    const historyLlm: Llm = {
+      name: "summarizer",
+      complete: ({ signal }) => {
+        ac.abort();
+        return answer(signal);
+      },
+    };
+    const history = { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 1 } };
+    const { step } = await run([code("(println 1)"), code("(println 2)"), code("(println 3)"), code("(return {:products []})")], {}, { signal: ac.signal, history, historyLlm });
+    expect(step.fail?.reason).toBe("aborted");
+    expect(step.turns.map((t) => t.status)).toEqual(["ok"]);
+  });
+
+  it("ends with deadline_exceeded when the history strategy's summarizer never answers", async () => {
+    let asked = 0;
+    const historyLlm: Llm = { name: "summarizer", complete: () => (asked++, new Promise(() => undefined)) };
+    const history = { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 1 } };
+    const { step } = await run([code("(println 1)"), code("(println 2)"), code("(println 3)"), code("(return {:products []})")], {}, { deadlineMs: 3_000, history, historyLlm });
+    expect(step.fail?.reason).toBe("deadline_exceeded");
+    expect(asked).toBe(1);
+  });
+
   it("returns at once for a signal aborted before the run", async () => {
     const llm = scriptedLlm([code("(return {:products []})")]);
     const step = await SubAgent.run(agentWith(), { llm, signal: AbortSignal.abort() });
