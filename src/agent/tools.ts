@@ -234,6 +234,8 @@ export class ToolSession {
   // Races the call against its timeout and the run's signal, so a tool that ignores its
   // signal can never hold the run; the tool's own signal fires in both cases.
   private withTimeout(t: Tool, run: (signal: AbortSignal) => { value: unknown } | Promise<{ value: unknown }>, outer: AbortSignal): Promise<{ value: unknown }> {
+    // The run may have been aborted while the call's arguments or approval were checked: it must not start then.
+    if (outer.aborted) return Promise.reject(new ToolFailure("aborted"));
     const timeoutMs = t.timeoutMs ?? this.options.defaultTimeoutMs;
     const ac = new AbortController();
     return new Promise<{ value: unknown }>((resolve, reject) => {

@@ -192,6 +192,17 @@ describe("ToolSession", () => {
     expect(!r.ok && r.error.kind).toBe("aborted");
   });
 
+  it("does not run a call whose run was aborted while its arguments were being checked", async () => {
+    const ac = new AbortController();
+    const ran: string[] = [];
+    // The refinement stands in for any await before the call runs (an async schema, an approval check).
+    const to = z.string().refine(async () => (ac.abort(), true));
+    const send = tool({ description: "Sends.", input: z.object({ to }), timeoutMs: Infinity, run: ({ to }) => (ran.push(to), "sent") });
+    const call = session({ send }).specs(false).send.run({ to: "a" }, ac.signal);
+    await expect(call).rejects.toThrow("aborted");
+    expect(ran).toEqual([]);
+  });
+
   it("serves a wide fan-out with one abort listener on the run's signal, removed when the calls settle", async () => {
     const gate: Array<() => void> = [];
     const held = tool({ description: "Waits for the gate.", input: z.object({ i: z.number() }), run: ({ i }) => new Promise((resolve) => gate.push(() => resolve(i))) });
