@@ -6,7 +6,9 @@
 // path where it was, in our words, never the host's.
 //
 // Both directions are bounded walks (a Budget): every value visited costs one unit of fuel (a
-// value reached twice through shared structure costs twice), the clock is read every 4,096
+// value reached twice through shared structure costs twice; coming in, a host object met again
+// is not read again: what it cost the first time is charged at once and its value reused, so 30
+// levels each holding the previous one twice are refused in 60 steps), the clock is read every 4,096
 // values, and a collection's size is read and checked against maxCollectionSize before any of
 // it is copied, so a sparse `new Array(1e9)` or a Proxy whose length lies is refused at once.
 import { Map as IMap, Set as ISet } from "ptc-immutable";
@@ -35,7 +37,7 @@ export class Budget {
   /** Values left before the data is too big to cross. */
   room: number;
   /** Characters of strings left before the data is too big to cross. */
-  private chars: number;
+  chars: number;
   constructor(
     readonly limits: BudgetLimits = defaultLimits,
     /** Values it may still visit; the caller charges what was spent to its run. */
@@ -60,6 +62,14 @@ export class Budget {
   step(tooBig?: () => LispError): void {
     if (--this.room < 0 && tooBig !== undefined) throw tooBig();
     if (--this.fuel < 0) throw fuelExhausted(this.limits);
+    this.tick();
+  }
+
+  /** A part walked before met again (shared structure): the values and characters it spent then, spent again at once. */
+  again(values: number, chars: number, tooBig: () => LispError, tooMuch: () => LispError): void {
+    if ((this.room -= values) < 0) throw tooBig();
+    if ((this.fuel -= values) < 0) throw fuelExhausted(this.limits);
+    this.text(chars, tooMuch);
     this.tick();
   }
 
@@ -145,6 +155,8 @@ class Inbound {
   readonly path: Array<string | number> = [];
   /** Objects from the root down: a cycle is an object met again among its own ancestors. */
   readonly ancestors: object[] = [];
+  /** Objects converted whole, with their value and the values and characters that cost. */
+  private readonly done = new Map<object, { value: Value; values: number; chars: number }>();
   constructor(
     readonly budget: Budget,
     readonly maxDepth: number,
@@ -177,7 +189,17 @@ class Inbound {
     );
 
   convert(x: unknown, depth: number): Value {
-    this.budget.step(this.tooBig);
+    const budget = this.budget;
+    if (typeof x === "object" && x !== null) {
+      const seen = this.done.get(x);
+      if (seen !== undefined) {
+        budget.again(seen.values, seen.chars, this.tooBig, this.tooMuchText);
+        return seen.value;
+      }
+    }
+    const room = budget.room;
+    const chars = budget.chars;
+    budget.step(this.tooBig);
     if (x === null || x === undefined) return null;
     switch (typeof x) {
       case "boolean":
@@ -200,7 +222,9 @@ class Inbound {
     try {
       if (isLispValue(x as object)) return x as Value;
       if (depth >= this.maxDepth) throw this.cycleOrTooDeep();
-      return this.object(x as object, depth);
+      const value = this.object(x as object, depth);
+      this.done.set(x as object, { value, values: room - budget.room, chars: chars - budget.chars });
+      return value;
     } catch (e) {
       if (isOurs(e)) throw e;
       // A revoked Proxy, a trap or getter that throws, a toJSON that fails: not data.

@@ -109,6 +109,47 @@ describe("limits on source and host data", () => {
     expect(ctx.ok && ctx.value).toBe(true);
   });
 
+  // 30 levels, each holding the previous one twice: 61 objects that unfold into 2^31 values.
+  // Counting the reads of each level's fields tells how much of it the walk unfolded.
+  const hostDag = (): { value: unknown; reads: () => number } => {
+    let reads = 0;
+    let level: unknown = [1];
+    for (let i = 0; i < 30; i++) {
+      const below = level;
+      level = Object.defineProperties({}, { a: { enumerable: true, get: () => (reads++, below) }, b: { enumerable: true, get: () => (reads++, [below]) } });
+    }
+    return { value: level, reads: () => reads };
+  };
+
+  it("host data sharing its parts is refused by its unfolded size without unfolding it, as context and as a tool's result", async () => {
+    // A clock that stands still: only the size limit can stop the walk.
+    const clock = (): number => 0;
+    for (const run of [(x: unknown) => evaluate("(count data/x)", { ctx: { x }, clock }), (x: unknown) => evaluate("(count (tool/t))", { tools: { t: () => x }, clock })]) {
+      const dag = hostDag();
+      const r = await run(dag.value);
+      expect(!r.ok && r.error.kind).toBe("collection_too_large");
+      expect(dag.reads()).toBeLessThan(100);
+    }
+  });
+
+  it("a part the host shares is counted, and costs fuel, each time it appears", async () => {
+    const part = { a: [1, 2, 3], s: "abcd" };
+    const shared = { p: part, q: part };
+    const copied = { p: { a: [1, 2, 3], s: "abcd" }, q: { a: [1, 2, 3], s: "abcd" } };
+    const fuel = async (x: unknown): Promise<number> => {
+      const r = await evaluate("(count data/x)", { ctx: { x } });
+      return r.stats.fuelUsed;
+    };
+    expect(await fuel(shared)).toBe(await fuel(copied));
+    // 13 values and 14 characters unfolded (the keys' too); one occurrence of the part alone fits.
+    const sized = (x: unknown, limits: object): Promise<unknown> => evaluate("(get-in data/x [:q :a 2])", { ctx: { x }, limits }).then((r) => (r.ok ? r.value : r.error.kind));
+    for (const x of [shared, copied]) {
+      expect(await sized(x, { maxBoundaryValues: 13, maxBoundaryChars: 14 })).toBe(3);
+      expect(await sized(x, { maxBoundaryValues: 12 })).toBe("collection_too_large");
+      expect(await sized(x, { maxBoundaryChars: 13 })).toBe("string_too_large");
+    }
+  });
+
   // Host data whose reading is slow (getters, Proxy traps): each read takes a virtual
   // millisecond, so the walk can stop near its limit only if it reads the clock as it goes, and
   // more often when reads are slow than the every-4,096-values pace cheap data allows.
