@@ -396,7 +396,8 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
             // string that echoes a marked one (a token sent back, in any case) is hidden.
             if (resultHidden) marks?.taint(value, args);
             marks?.echoed(args, value);
-            record.result = toHost(marks === null ? value : marks.hide(value));
+            // Within the run's own limits (a host may raise them), not charged: the host's bookkeeping.
+            record.result = toHost(marks === null ? value : marks.hide(value), limits.maxNestingDepth, new Budget(limits));
             record.value = value;
             record.durationMs = now() - t0;
             onToolCall?.(record, true);

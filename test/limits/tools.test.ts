@@ -150,6 +150,16 @@ describe("limits on source and host data", () => {
     }
   });
 
+  it("a tool's result within limits the host raised reaches the program, and its record, in both modes", async () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 300; i++) deep = [deep];
+    for (const isolation of ["none", "worker"] as const) {
+      const r = await evaluate("(count (tool/t))", { tools: { t: () => deep }, limits: { maxNestingDepth: 400 }, isolation });
+      expect(r.ok ? r.value : r.error.message).toBe(1);
+      expect(r.toolCalls[0].result).toEqual(deep);
+    }
+  });
+
   // Host data whose reading is slow (getters, Proxy traps): each read takes a virtual
   // millisecond, so the walk can stop near its limit only if it reads the clock as it goes, and
   // more often when reads are slow than the every-4,096-values pace cheap data allows.
