@@ -49,9 +49,14 @@ export function regexText(source: string): string {
   return source.replace(/"/g, '\\"');
 }
 
+// Quotes, backslashes, control characters and half of a surrogate pair (host text cut inside an
+// emoji): raw, that half is text no UTF-8 output holds and a provider's JSON parser refuses; as
+// an escape (`\ud83d`, as JSON writes it) it reads back as the same string.
+// eslint-disable-next-line no-control-regex
+const TO_ESCAPE = /["\\\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 export function quoteString(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return '"' + s.replace(/["\\\u0000-\u001f\u007f]/g, (c) => ESCAPES[c] ?? "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0")) + '"';
+  return '"' + s.replace(TO_ESCAPE, (c) => ESCAPES[c] ?? "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0")) + '"';
 }
 
 class Writer {

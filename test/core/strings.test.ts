@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { edn as value, errorOf as failure, cases } from "../support/run.js";
 import { fixedHalfUp } from "../../src/lisp/core/strings.js";
+import { evaluate, print } from "../../src/lisp/evaluate.js";
 
 describe("str", () => {
   cases([
@@ -374,5 +375,19 @@ describe("name, keyword and parsing", () => {
     expect(e.kind).toBe("type_error");
     expect(e.message).toContain("name expects a keyword or string");
     expect((await failure("(name 5)")).hint).toContain("str");
+  });
+});
+
+describe("printed strings holding half of a surrogate pair", () => {
+  // Host text may hold one (a title cut inside an emoji by an upstream API): printed raw it is
+  // text no UTF-8 output can hold (a terminal shows a replacement character, a provider's JSON
+  // parser refuses the prompt), so EDN writes it as an escape, which reads back as the same string.
+  it("pr-str escapes it, keeps whole pairs, and reads back the same", async () => {
+    const ctx = { x: "caf\ud83d \udc00!" };
+    const r = await evaluate('[(pr-str data/x) (pr-str "😀")]', { ctx });
+    expect(r.ok && r.value).toEqual(['"caf\\ud83d \\udc00!"', '"😀"']);
+    const again = await evaluate(`(= ${(r.ok && (r.value as string[])[0]) || ""} data/x)`, { ctx });
+    expect(again.ok && again.value).toBe(true);
+    expect(print(["a\udfff"])).toBe('["a\\udfff"]');
   });
 });
