@@ -147,17 +147,36 @@ export function chargeHash(x: unknown): void {
 const immutableGet = IMap.prototype.get;
 const immutableSet = IMap.prototype.set;
 const immutableRemove = IMap.prototype.remove;
+
+// Immutable's key test gives up on a falsy primitive before it unboxes the other side, so the
+// integer 0 never meets the float 0.0 (an LFloat) though they are =: a zero key that is absent
+// is also tried as its other kind (the boxed ±0.0 meet each other through valueOf).
+const FLOAT_ZERO = new LFloat(0);
+const ABSENT = {};
+const otherZero = (k: unknown): unknown => (k === 0 ? FLOAT_ZERO : k instanceof LFloat && k.v === 0 ? 0 : undefined);
+
+/** The key under which `m` holds zero key `k`, `k` itself when it holds neither kind of zero. */
+function zeroKey(m: IMap<unknown, unknown>, k: unknown, other: unknown): unknown {
+  return immutableGet.call(m, k, ABSENT) === ABSENT && immutableGet.call(m, other, ABSENT) !== ABSENT ? other : k;
+}
+
 IMap.prototype.get = function (this: IMap<unknown, unknown>, k: unknown, notSetValue?: unknown): unknown {
   chargeHash(k);
-  return immutableGet.call(this, k, notSetValue);
+  const other = otherZero(k);
+  if (other === undefined) return immutableGet.call(this, k, notSetValue);
+  const v = immutableGet.call(this, k, ABSENT);
+  return v !== ABSENT ? v : immutableGet.call(this, other, notSetValue);
 } as typeof immutableGet;
+// Setting a zero the map holds as the other kind keeps the key it holds, as Clojure keeps a key.
 IMap.prototype.set = function (this: IMap<unknown, unknown>, k: unknown, v: unknown): IMap<unknown, unknown> {
   chargeHash(k);
-  return immutableSet.call(this, k, v);
+  const other = otherZero(k);
+  return immutableSet.call(this, other === undefined ? k : zeroKey(this, k, other), v);
 };
 IMap.prototype.remove = IMap.prototype.delete = function (this: IMap<unknown, unknown>, k: unknown): IMap<unknown, unknown> {
   chargeHash(k);
-  return immutableRemove.call(this, k);
+  const other = otherZero(k);
+  return immutableRemove.call(this, other === undefined ? k : zeroKey(this, k, other));
 };
 
 // A collection's hash is computed once (then cached): that first time, its long strings are charged.

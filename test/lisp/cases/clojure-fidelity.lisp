@@ -192,3 +192,28 @@
 ;=> [3.141592653589793 5.43656365691809 2147483647 ##Inf]
 (Math/PI 2)
 ;!! not_callable: is not a function
+;; 0 and 0.0 are = as keys too (immutable's key test gave up on the falsy 0 before unboxing 0.0).
+(contains? #{0} 0.0)
+;=> true
+(contains? #{0.0 1} 0)
+;=> true
+(get {0 :zero} 0.0)
+;=> :zero
+(get {-0.0 :zero} 0)
+;=> :zero
+(= (set (range 5)) (set (map double (range 5))))
+;=> true
+(= {0 :a} {0.0 :a})
+;=> true
+(count (into #{} [0 0.0 -0.0]))
+;=> 1
+(frequencies [0 0.0 1 1.0])
+;=> {0 2 1 2}
+(assoc {0 :a} 0.0 :b)
+;=> {0 :b}
+(dissoc {0 :a :b 1} 0.0)
+;=> {:b 1}
+(disj #{0 1} 0.0)
+;=> #{1}
+(let [m (zipmap (range 40) (range 40))] [(get m 0.0) (contains? (dissoc m -0.0) 0)])
+;=> [0 false]
