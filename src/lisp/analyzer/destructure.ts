@@ -104,9 +104,14 @@ function bindMap(a: Analyzer, items: Form[], loc: SourceLoc, init: Node, scope: 
   const src = scope.declare(hiddenName("m"));
   out.push({ target: src, init: { op: "destructure", kind: "map", init, restArgs, loc } });
   const defaults = new Map<string, Form>();
+  // Clojure binds :as first, so an :or default can read it and a key of the same name wins.
   for (let k = 0; k < items.length; k += 2) {
     const key = items[k];
-    if (key.type === "keyword" && key.name === "or") {
+    if (key.type === "keyword" && key.name === "as") {
+      const val = items[k + 1];
+      if (!isSym(val)) throw a.error("invalid_form", ":as must be followed by a name", key);
+      bindPattern(a, val, local(src, val.loc), scope, out);
+    } else if (key.type === "keyword" && key.name === "or") {
       const m = items[k + 1];
       if (m.type !== "map") throw a.error("invalid_form", ":or must be followed by a map of defaults, e.g. {:or {x 0}}", key);
       for (let j = 0; j < m.items.length; j += 2) {
@@ -135,12 +140,7 @@ function bindMap(a: Analyzer, items: Form[], loc: SourceLoc, init: Node, scope: 
       }
       continue;
     }
-    if (key.type === "keyword" && key.name === "or") continue;
-    if (key.type === "keyword" && key.name === "as") {
-      if (!isSym(val)) throw a.error("invalid_form", ":as must be followed by a name", key);
-      bindPattern(a, val, local(src, val.loc), scope, out);
-      continue;
-    }
+    if (key.type === "keyword" && (key.name === "or" || key.name === "as")) continue;
     if (key.type === "symbol" || key.type === "vector" || key.type === "map") {
       fromKey(key, keyValue(a, val), val);
       continue;

@@ -62,3 +62,9 @@
 ;!! invalid_form: only :as can follow the & binding
 (let [[a & r :as all] [1 2]] [r all])
 ;=> [[2] [1 2]]
+;; As in Clojure, a map pattern's :as is bound before its keys: an :or default may read it,
+;; and a key of the same name wins.
+(let [{:keys [a] :or {a (count m)} :as m} {:b 1}] a)
+;=> 1
+(let [{:keys [m] :as m} {:m 5}] m)
+;=> 5
