@@ -346,7 +346,7 @@ export function withTransducerArity(def: BuiltinDef): BuiltinDef {
 function takesOne(f: Value): boolean {
   if (f instanceof Builtin) return f.def.arity[0] <= 1 && f.def.arity[1] >= 1;
   if (f instanceof Closure) return f.t.fixed[1] !== undefined || (f.t.variadic !== null && f.t.variadic.required <= 1);
-  return false;
+  return f instanceof CompletingFn;
 }
 
 function transduce(args: Value[]): Value {

@@ -95,3 +95,8 @@
 ;!! type_error: cat: expected a collection to concatenate
 (into [] (take -1) [1])
 ;!! value_error: take expects a count of at least 0
+;; transduce completes with (f acc): completing's cf runs there.
+(transduce (map identity) (completing + str) 0 [1 2])
+;=> "3"
+(transduce (filter odd?) (completing conj count) [] [1 2 3])
+;=> 2
