@@ -5,7 +5,7 @@
 // (no call of a function, tool or builtin that calls back) keep the synchronous closures.
 import { Map as IMap, Set as ISet } from "ptc-immutable";
 import type { Bind, FnArityNode, ForClause, Node } from "./analyzer/nodes.js";
-import { asMap, asSeq, CATCHABLE, forItems, compile, compileBinds, compileFn, errorValue, letfnPatches, runsFinally, slot, startTool, whereMaker } from "./compile.js";
+import { asMap, asSeq, CATCHABLE, dotimesCount, forItems, compile, compileBinds, compileFn, errorValue, letfnPatches, runsFinally, slot, startTool, whereMaker } from "./compile.js";
 import { LispError, withLoc, type SourceLoc } from "./errors.js";
 import type { BuiltinDef } from "./core/registry.js";
 import { callAsync, callAsync1, callAsync2, Closure, RECUR, type AsyncCode, type Frame } from "./fn.js";
@@ -13,7 +13,7 @@ import { hasKey, lookup } from "./lookup.js";
 import { chargeLoop, checkCollectionSize, run } from "./runtime.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
 import { after, andThen, isPending, located, syncCall, type Maybe } from "./suspend.js";
-import { isNumber, Keyword, num, truthy, typeName, Var, type Value } from "./values.js";
+import { Keyword, truthy, typeName, Var, type Value } from "./values.js";
 import { Vec } from "./vector.js";
 
 type Binder = (fr: Frame) => void | Promise<Value>;
@@ -524,10 +524,7 @@ function dotimesAsync(i: number, count: AsyncCode, body: AsyncCode, loc: SourceL
     return null;
   };
   return (fr) =>
-    andThen(count(fr), (n) => {
-      if (!isNumber(n)) throw new LispError("type_error", `dotimes expects a number of times, got ${typeName(n)}`, loc);
-      return from(fr, 0, num(n));
-    });
+    andThen(count(fr), (n) => from(fr, 0, dotimesCount(n, loc)));
 }
 
 type AsyncClause =

@@ -571,11 +571,15 @@ function compileFor(clauseNodes: ForClause[], body: Code, collect: boolean): Cod
   };
 }
 
+/** How many times dotimes runs: Clojure's (long n), so (dotimes [i 2.5]) runs twice. */
+export function dotimesCount(n: Value, loc: SourceLoc): number {
+  if (!isNumber(n)) throw new LispError("type_error", `dotimes expects a number of times, got ${typeName(n)}`, loc);
+  return Math.trunc(num(n));
+}
+
 function compileDotimes(i: number, count: Code, body: Code, loc: SourceLoc): Code {
   return (fr) => {
-    const n = count(fr);
-    if (!isNumber(n)) throw new LispError("type_error", `dotimes expects a number of times, got ${typeName(n)}`, loc);
-    const limit = num(n);
+    const limit = dotimesCount(count(fr), loc);
     for (let k = 0; k < limit; k++) {
       chargeLoop(loc);
       fr[i] = k;

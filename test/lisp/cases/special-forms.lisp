@@ -152,3 +152,10 @@ once
 ;=> [5]
 (pmap + [1 2] [10 20])
 ;=> [11 22]
+;; dotimes takes (long n) times, as Clojure does: (/ 5 2) is 2.5 here, a ratio there, and both run twice.
+(dotimes [i (/ 5 2)] (println i))
+;>> 0
+;>> 1
+;=> nil
+(dotimes [i -1.5] (println i))
+;=> nil
