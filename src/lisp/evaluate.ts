@@ -700,8 +700,8 @@ function success(result: Value, outcome: Outcome, state: RunState, memory: Memor
   const defs: Definition[] = [];
   for (const name of env.defined) {
     const c = env.cell(name);
-    const hidden = marks?.find(c.value);
-    const entry: MemoryEntry = hidden === undefined || marks === null ? { value: c.value, doc: c.doc, source: c.source } : { value: c.value, doc: c.doc, source: c.source, hidden: marks.kept(c.value, marks.originOf(c.value) ?? { ...hidden, path: hidden.root, derived: true }) };
+    const hidden = marks?.keep(c.value);
+    const entry: MemoryEntry = hidden === undefined ? { value: c.value, doc: c.doc, source: c.source } : { value: c.value, doc: c.doc, source: c.source, hidden };
     // Memory keeps the order of last definition: a definition made again from its source then
     // finds what it read while it was made before it (define-again.ts).
     next.delete(name);

@@ -383,11 +383,30 @@ export class Marks {
     else this.derive(whole, o);
   }
 
-  /** Marks a function as holding hidden values once it keeps one (memoize's cache). */
-  stored(holder: Value, part: Value): void {
-    if (this.empty || holder === null || typeof holder !== "object" || this.objs.has(holder)) return;
-    const o = this.find(part);
-    if (o !== undefined) this.objs.set(holder, derivedOf(o));
+  /** Marks a function as holding hidden values once it keeps one (memoize's cache); the mark the cache keeps with it. */
+  stored(holder: Value, part: Value): Origin | undefined {
+    if (this.empty || holder === null || typeof holder !== "object") return undefined;
+    const o = this.keep(part);
+    if (o !== undefined && !this.objs.has(holder)) this.objs.set(holder, derivedOf(o));
+    return o;
+  }
+
+  /**
+   * Marks a value read back from a cache where it was kept with mark `o`, and the cache's
+   * function: a later evaluation's marks never saw it kept, and a function defined before it
+   * met hidden context is not kept as holding any.
+   */
+  recalled(holder: Value, part: Value, o: Origin): void {
+    if (holder === null || typeof holder !== "object") return;
+    if (this.originOf(part) === undefined) this.restore(part, o);
+    if (!this.objs.has(holder)) this.objs.set(holder, derivedOf(o));
+    this.empty = false;
+  }
+
+  /** The origin to keep with a value leaving this evaluation (a definition, a cache entry), when it holds a mark. */
+  keep(v: Value): Origin | undefined {
+    const found = this.find(v);
+    return found === undefined ? undefined : this.kept(v, this.originOf(v) ?? { ...found, path: found.root, derived: true });
   }
 
   /** Marks the small values of a hidden collection (read from context, not derived), each with its place. */

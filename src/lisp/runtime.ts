@@ -6,6 +6,7 @@ import { abortedError, LispError, withLoc, type LimitKind, type SourceLoc } from
 import type { FnArityNode } from "./analyzer/nodes.js";
 import type { AsyncCode } from "./fn.js";
 import type { Limits } from "./limits.js";
+import type { Origin } from "./marks.js";
 import { OutputBuffer } from "./output.js";
 import type { Value } from "./values.js";
 
@@ -78,8 +79,10 @@ export interface Taking {
   took(from: Value, part: Value): void;
   /** What a function made by a builtin (partial, constantly, memoize, ...) returned: computed from it when it holds hidden values. */
   returned(f: Value, r: Value): void;
-  /** `part` kept inside `holder` (memoize's cache): the holder then holds a mark `part` holds. */
-  stored(holder: Value, part: Value): void;
+  /** `part` kept inside `holder` (memoize's cache): the holder then holds a mark `part` holds, which is returned for the holder to keep with it. */
+  stored(holder: Value, part: Value): Origin | undefined;
+  /** `part`, kept inside `holder` with the mark `stored` returned, read back: in a later evaluation too, whose marks never saw it kept. */
+  recalled(holder: Value, part: Value, mark: Origin): void;
   /** Text the interpreter wrote with the hidden values it quotes shown as stand-ins. */
   hideText(text: string): string;
   /** `whole`, which a builtin computed from `parts` (what a function it was given returned): computed from them when they hold hidden values. */
@@ -210,9 +213,15 @@ export function builtFrom(parts: Value, whole: Value): Value {
   return whole;
 }
 
-/** `part`, kept inside `holder`, told to the run's marks (`Taking.stored`). */
-export function stored(holder: Value, part: Value): void {
-  runMarks()?.stored(holder, part);
+/** `part`, kept inside `holder`, told to the run's marks (`Taking.stored`): the mark to keep with it, if it holds one. */
+export function stored(holder: Value, part: Value): Origin | undefined {
+  return runMarks()?.stored(holder, part);
+}
+
+/** `part`, read back from `holder` where it was kept with `mark`, told to the run's marks (`Taking.recalled`). */
+export function recalled(holder: Value, part: Value, mark: Origin): Value {
+  runMarks()?.recalled(holder, part, mark);
+  return part;
 }
 
 /** An error message as a program may read it (a caught error): hidden values it quotes as stand-ins. */

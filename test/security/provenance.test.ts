@@ -222,6 +222,30 @@ describe("provenance: nothing derived from hidden context reaches a prompt", () 
     }
   });
 
+  // The cache changes after the definition: the turn that fills it defines nothing (or fails), so
+  // no definition of that turn records what it took in.
+  it("a memoized function defined before it met hidden context hides what its cache answers in a later turn", async () => {
+    const tok = "K7Z2Q9-B3M8X4-W5R2";
+    const programs = [
+      '(def m (memoize (fn [x] (str x "!"))))\n(def n (memoize (fn [x] (str x (:token data/_creds)))))\n(def fs {:m (memoize (fn [x] (clojure.string/reverse x)))})\n(println "ok")',
+      "(m (:token data/_creds))\n(n 1)\n((:m fs) (:token data/_creds))\n(println \"filled\")",
+      '(m (subs (:token data/_creds) 2))\n(throw "stop")',
+      '(println (m (:token data/_creds)) (n 1) ((:m fs) (:token data/_creds)) (m (subs (:token data/_creds) 2)))',
+      "(return :done)",
+    ];
+    for (const isolation of ["none", "worker"] as const) {
+      for (const compressHistory of [false, true]) {
+        const agent = SubAgent.create({ prompt: "Find the customer.", maxTurns: programs.length });
+        const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _creds: { token: tok } }, compressHistory, isolation });
+        expect(step.ok).toBe(true);
+        const frags = fragments([tok]);
+        for (const prompt of step.messages) for (const m of prompt) expect(leaks(m.content, frags), m.content).toEqual([]);
+        expect(leaks(JSON.stringify(step.trace), frags)).toEqual([]);
+        expect(step.trace.turns[3].prints).toEqual([Array(4).fill("<hidden string derived from data/_creds>").join(" ")]);
+      }
+    }
+  });
+
   it("hidden context that resembles ordinary text changes nothing a model sees", async () => {
     const programs = [
       '(def rows [{:year 2024 :env "test" :name "name"} {:year 2025 :env "prod" :name "tenant name"}])\n(println rows)\n(println "test name 2024")',

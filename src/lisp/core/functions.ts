@@ -4,9 +4,10 @@
 // wrap through callValue, so keywords, maps, sets and vectors work wherever a fn does.
 import { equals, hashValue } from "../equality.js";
 import { LispError, typeErr } from "../errors.js";
+import type { Origin } from "../marks.js";
 import { call1, call2, callValue, NativeFn } from "../fn.js";
 import { printSample } from "../printer.js";
-import { charge, stored } from "../runtime.js";
+import { charge, recalled, stored } from "../runtime.js";
 import { isSeqable, seqArray } from "../seq.js";
 import { truthy, type Value } from "../values.js";
 import { Vec } from "../vector.js";
@@ -166,6 +167,8 @@ const MEMO_CAP = 10_000;
 interface MemoEntry {
   args: Value[];
   value: Value;
+  /** The mark of hidden context the value held when it was kept. */
+  hidden: Origin | undefined;
 }
 
 function argsHash(args: Value[]): number {
@@ -188,7 +191,8 @@ function memoize(f: Value): Value {
     const h = argsHash(args);
     const bucket = buckets.get(h);
     if (bucket !== undefined) {
-      for (const e of bucket) if (sameArgs(e.args, args)) return e.value;
+      // Read back in a later evaluation too, whose marks never saw it kept.
+      for (const e of bucket) if (sameArgs(e.args, args)) return e.hidden === undefined ? e.value : recalled(memo, e.value, e.hidden);
     }
     // Errors propagate uncached: the next call with the same arguments tries again.
     const value = callN(f, args);
@@ -196,13 +200,12 @@ function memoize(f: Value): Value {
       buckets.clear();
       size = 0;
     }
-    const entry: MemoEntry = { args: args.slice(), value };
+    // A later call (in a later turn too) answers from the cache: a hidden value kept there is the function's.
+    const entry: MemoEntry = { args: args.slice(), value, hidden: stored(memo, value) };
     const b = buckets.get(h);
     if (b === undefined) buckets.set(h, [entry]);
     else b.push(entry);
     size++;
-    // A later call (in a later turn too) answers from the cache: a hidden value kept there is the function's.
-    stored(memo, value);
     return value;
   });
   return memo;
