@@ -10,7 +10,7 @@ import { LispError, withLoc, type SourceLoc } from "./errors.js";
 import type { BuiltinDef } from "./core/registry.js";
 import { callAsync, callAsync1, callAsync2, Closure, RECUR, type AsyncCode, type Frame } from "./fn.js";
 import { hasKey, lookup } from "./lookup.js";
-import { chargeLoop, checkCollectionSize, run } from "./runtime.js";
+import { capturedText, chargeLoop, checkCollectionSize, run, type Captured } from "./runtime.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
 import { after, andThen, isPending, located, syncCall, type Maybe } from "./suspend.js";
 import { Keyword, truthy, typeName, Var, type Value } from "./values.js";
@@ -152,7 +152,7 @@ export function compileAsync(node: Node): AsyncCode {
       return (fr) => {
         const r = run;
         const outer = r.captured;
-        const mine = { text: "" };
+        const mine: Captured = { text: "", hidden: null };
         r.captured = mine;
         let v: Maybe;
         try {
@@ -160,7 +160,7 @@ export function compileAsync(node: Node): AsyncCode {
         } finally {
           r.captured = outer;
         }
-        return isPending(v) ? after(v, () => mine.text) : mine.text;
+        return isPending(v) ? after(v, () => capturedText(mine)) : capturedText(mine);
       };
     }
     case "letfn": {

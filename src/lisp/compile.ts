@@ -10,7 +10,7 @@ import { callValue, Closure, NativeFn, RECUR, type Arity, type Code, type Frame,
 import { describe } from "./core/args.js";
 import { intrinsic1, intrinsic2 } from "./intrinsics.js";
 import { hasKey, lookup } from "./lookup.js";
-import { chargeLoop, checkCollectionSize, run, shownMessage, took, type Cell, type GlobalEnv } from "./runtime.js";
+import { capturedText, chargeLoop, checkCollectionSize, run, shownMessage, took, type Captured, type Cell, type GlobalEnv } from "./runtime.js";
 import { located } from "./suspend.js";
 import { entries, seqArray } from "./seq.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
@@ -73,14 +73,14 @@ export function compile(node: Node): Code {
       return (fr) => {
         const r = run;
         const outer = r.captured;
-        const mine = { text: "" };
+        const mine: Captured = { text: "", hidden: null };
         r.captured = mine;
         try {
           body(fr);
         } finally {
           r.captured = outer;
         }
-        return mine.text;
+        return capturedText(mine);
       };
     }
     case "let": {

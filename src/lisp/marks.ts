@@ -16,7 +16,7 @@
 import { Builtin, type BuiltinDef } from "./core/registry.js";
 import { isFieldName, isHiddenKey } from "./hidden-names.js";
 import { quoteString, regexText } from "./printer.js";
-import { runMarks } from "./runtime.js";
+import { run, runMarks } from "./runtime.js";
 import { Closure } from "./fn.js";
 import { Fn, isMap, isSet, Keyword, LFloat, type LMap, type LSet, Regex, typeName, type Value } from "./values.js";
 import { Vec } from "./vector.js";
@@ -599,7 +599,13 @@ export class Marks {
           f2: undefined,
           fn: (args) => {
             const m = current();
-            return fn(m === null ? args : args.map((a) => m.hide(a)));
+            if (m === null) return fn(args);
+            // Printed into (with-out-str ...), the text is the program's own (a tool may be sent it):
+            // the real values, and the string it makes is marked as computed from them.
+            const c = run.captured;
+            if (c === null) return fn(args.map((a) => m.hide(a)));
+            if (c.hidden === null) for (let i = 0; i < args.length && c.hidden === null; i++) if (m.find(args[i]) !== undefined) c.hidden = args[i];
+            return fn(args);
           },
         }
       : {

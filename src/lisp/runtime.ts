@@ -89,6 +89,17 @@ export interface Taking {
   builtFrom(parts: Value, whole: Value): void;
 }
 
+/** What (with-out-str ...) has captured: the text, and a value printed into it that holds hidden context (the marks tell it). */
+export interface Captured {
+  text: string;
+  hidden: Value;
+}
+
+/** Output captured by (with-out-str ...) made a string: marked as computed from the hidden values printed into it. */
+export function capturedText(c: Captured): string {
+  return c.hidden === null ? c.text : (builtFrom(c.hidden, c.text) as string);
+}
+
 /** The state of one evaluation, from its first step to its last, across every tool call. */
 export class RunState {
   /** The evaluation's "now" (ms since the epoch), fixed for the whole run. */
@@ -116,7 +127,7 @@ export class RunState {
    */
   onCheck: (() => void) | null = null;
   /** Where println writes inside (with-out-str ...) instead of the output, innermost first. */
-  captured: { text: string } | null = null;
+  captured: Captured | null = null;
   /** Whether the program was compiled in the suspendable mode (it can reach a tool). */
   readonly suspendable: boolean;
   /** The run's provenance marks, when it may meet hidden context. */

@@ -344,6 +344,31 @@ describe("tools that send hidden values back", () => {
   });
 });
 
+// (with-out-str ...) makes a string of what the program prints: the program's own text, which a
+// tool is sent as it is, and which is shown as computed from the hidden values printed into it.
+describe.each(["none", "worker"] as const)("text printed into with-out-str (isolation %s)", (isolation) => {
+  it.each([
+    ['(with-out-str (print "Bearer" (:token data/_creds)))', `Bearer ${TOKEN}`],
+    ['(with-out-str (prn {:t (:token data/_creds)}))', `{:t "${TOKEN}"}\n`],
+    ["(with-out-str (doseq [c (:token data/_creds)] (print c)))", TOKEN],
+    ["(with-out-str (print (:pin data/_creds)))", "42"],
+  ])("%s: the tool gets the text, the model a stand-in", async (body, text) => {
+    const sent: unknown[] = [];
+    const r = await evaluate(`(def body ${body})\n(tool/send {:body body})\n(println body (str body "!"))\n(println (try (+ 1 body) (catch e (ex-message e))))`, {
+      ctx: { _creds: { token: TOKEN, pin: 42 } },
+      tools: { send: (args: unknown) => (sent.push(args), true) },
+      isolation,
+    });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    expect(sent).toEqual([{ body: text }]);
+    const out = showStandIns(r.prints.join("\n"));
+    for (const f of fragments([TOKEN])) expect(out, out).not.toContain(f);
+    expect(out, out).not.toMatch(/\b42\b/);
+    // (The token rebuilt whole is the token itself, shown as read.)
+    expect(out).toMatch(/^<hidden string (derived )?from data\/_creds( :token)?> <hidden string derived from data\/_creds>\n/);
+  });
+});
+
 describe("past the marking budget", () => {
   it("a program that derives more than can be followed has everything it shows hidden", async () => {
     const r = await evaluate(
