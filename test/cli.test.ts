@@ -104,6 +104,16 @@ describe.concurrent("ptc eval", () => {
     expect(r.stderr).toBe("note\n");
   });
 
+  it("shows hidden context (_ keys) as stand-ins in println output and errors, and the value as it is", async () => {
+    const ctx = ["--ctx", '{"_tok": "K7Z2Q9-B3M8X4"}'];
+    const r = await ptc(["eval", "-e", '(println data/_tok) (str data/_tok "!")', ...ctx]);
+    expect(r).toEqual({ code: 0, stdout: '<hidden string from data/_tok>\n"K7Z2Q9-B3M8X4!"\n', stderr: "" });
+    const e = await ptc(["eval", "-e", "(+ 1 data/_tok)", ...ctx]);
+    expect(e.code).toBe(1);
+    expect(e.stderr).toContain("got string <hidden string from data/_tok>");
+    expect(e.stderr).not.toMatch(/[\uE000\uE001]/);
+  });
+
   it("prints println output on stdout before the value", async () => {
     const r = await ptc(["eval", "-e", '(println "a" 1) (println "b") :done']);
     expect(r.stdout).toBe("a 1\nb\n:done\n");

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { decodeText, TextInputError } from "./input.js";
 import { forStream } from "./output.js";
-import { contextJsonProblem, defaultLimits, type EvalResult, evaluate, formatError, isMap, isSet, type Limits, parseContextJson, print, printSample, type Value, Vec } from "../lisp/index.js";
+import { contextJsonProblem, defaultLimits, type EvalResult, evaluate, formatError, isMap, isSet, type Limits, parseContextJson, print, printSample, showStandIns, type Value, Vec } from "../lisp/index.js";
 
 /** Where a command writes; the CLI passes the process streams, tests can pass buffers. */
 export interface Io {
@@ -158,9 +158,10 @@ function previewOf(v: Value, preview: Preview): string {
  */
 export function report(r: EvalResult, io: Io, json = false, preview?: Preview): number {
   const printed = json ? io.stderr : io.stdout;
-  for (const line of r.prints) printed.write(forStream(printed, line + "\n"));
+  // Hidden context (_ keys) is printed and quoted as the model would see it, its stand-ins shown; the value is the host's.
+  for (const line of r.prints) printed.write(forStream(printed, showStandIns(line) + "\n"));
   if (!r.ok) {
-    io.stderr.write(forStream(io.stderr, formatError(r.error) + "\n"));
+    io.stderr.write(forStream(io.stderr, showStandIns(formatError(r.error)) + "\n"));
     return 1;
   }
   const text = json ? JSON.stringify(r.value ?? null) : preview ? previewOf(r.lisp, preview) : print(r.lisp);
