@@ -668,7 +668,11 @@ export class Marks {
     if (depth > 64) return standIn(typeName(v), own ?? (this.find(v) as Origin));
     if (v instanceof Vec) return Vec.fromArray((v as Vec<Value>).toArray().map((x) => this.hide(x, own, depth + 1)));
     if (isMap(v)) return this.hideMap(v, own, depth);
-    if (isSet(v)) return v.map((x) => this.hide(x, own, depth + 1));
+    if (isSet(v)) {
+      // Stand-ins alike are numbered, as a map's keys are: a set would keep one of them.
+      const shown = new Map<Value, number>();
+      return v.map((x) => numbered(this.hide(x, own, depth + 1), x, shown));
+    }
     if (v instanceof Fn) return own === undefined ? v : standIn("function", own);
     return standIn(typeName(v), own ?? (this.find(v) as Origin));
   }
@@ -676,15 +680,7 @@ export class Marks {
   /** A map with its marked parts replaced; hidden keys that would show alike are numbered, so no entry is lost. */
   private hideMap(m: LMap, own: Origin | undefined, depth: number): LMap {
     const shown = new Map<Value, number>();
-    return m.mapEntries(([k, x]) => {
-      let hk = this.hide(k, own, depth + 1);
-      if (hk !== k && typeof hk === "string") {
-        const n = (shown.get(hk) ?? 0) + 1;
-        shown.set(hk, n);
-        if (n > 1) hk = `${hk.slice(0, -1)} (${n})${STAND_IN_CLOSE}`;
-      }
-      return [hk, this.hide(x, own, depth + 1)];
-    });
+    return m.mapEntries(([k, x]) => [numbered(this.hide(k, own, depth + 1), k, shown), this.hide(x, own, depth + 1)]);
   }
 
   /** Marks a value, all it holds and its small values, as derived from what `from` holds (a tool's result computed from its hidden arguments). */
@@ -853,6 +849,14 @@ export class Marks {
     else if (o.path === o.root) this.hidden(o.root.slice("data/".length), v);
     else this.place(v, o.path, o.root);
   }
+}
+
+/** `hidden`, the stand-in for `v`, numbered when one alike was shown before in the same map's keys or set (`shown` counts them). */
+function numbered(hidden: Value, v: Value, shown: Map<Value, number>): Value {
+  if (hidden === v || typeof hidden !== "string") return hidden;
+  const n = (shown.get(hidden) ?? 0) + 1;
+  shown.set(hidden, n);
+  return n > 1 ? `${hidden.slice(0, -1)} (${n})${STAND_IN_CLOSE}` : hidden;
 }
 
 /** The mark of a value computed from one marked `o`. */

@@ -111,6 +111,19 @@ describe("keys of a hidden map stay hidden", () => {
     expect(cuts.match(/<hidden string derived from data\/_creds[^>]*> [123]/g)).toHaveLength(3);
   });
 
+  // Stand-ins of one origin are the same text: a set of them would collapse to one element.
+  it("a set of hidden values keeps every element, printed and in the summary's size", async () => {
+    const r = await evaluate("(def s (set (map (comp clojure.string/upper-case name) (keys data/_users))))\n(println (count s) s)\n(println (set (keys data/_users)))", { ctx: CONTEXT, isolation: "none" });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const [derived, keys] = r.prints.map(showStandIns);
+    expect(derived).toMatch(/^2 #\{<hidden string derived from data\/_users(?: \(2\))?> <hidden string derived from data\/_users(?: \(2\))?>\}$/);
+    expect(keys.match(/<hidden keyword from data\/_users(?: \(2\))?>/g)).toHaveLength(2);
+    const programs = ["(def s (set (map (comp clojure.string/upper-case name) (keys data/_users))))", "(return :done)"];
+    const agent = SubAgent.create({ prompt: "Find it.", maxTurns: 2 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: CONTEXT, compressHistory: true });
+    expect(step.trace.turns[0].definitions[0]).toMatchObject({ type: "set", size: 2 });
+  });
+
   it("a hidden map holding what cannot cross names no hidden key in its error", async () => {
     const r = await evaluate("(count data/_users)", { ctx: { _users: { [EMAIL]: { cb: () => 1 } } }, isolation: "none" });
     expect(r.ok).toBe(false);
