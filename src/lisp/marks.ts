@@ -434,7 +434,7 @@ export class Marks {
    * as pieces of it; with `all`, its small numbers and keywords too (a marked value kept from an
    * earlier evaluation, where which of them were marked is not kept).
    */
-  private pieces(v: Value, o: Origin, depth: number, all = false): void {
+  private pieces(v: Value, o: Origin, depth: number, all = false, closures?: Set<Closure>): void {
     if (typeof v === "string" || (all && typeof v === "number")) {
       if (small(v)) this.pin(v, o);
       return;
@@ -447,8 +447,14 @@ export class Marks {
       }
       return;
     }
-    const kids = v instanceof Closure ? null : children(v);
-    if (kids !== null) for (const x of kids) this.pieces(x, o, depth + 1, all);
+    if (v instanceof Closure) {
+      // A kept function hands back the small values it closes over (a PIN, two characters of a
+      // token); functions made by letfn close over each other, so each is walked once.
+      if (!all || closures?.has(v) === true) return;
+      (closures ??= new Set()).add(v);
+    }
+    const kids = children(v);
+    if (kids !== null) for (const x of kids) this.pieces(x, o, depth + 1, all, closures);
   }
 
   /** The mark of a value or of anything it holds (functions: what they close over). */

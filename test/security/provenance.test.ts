@@ -222,6 +222,26 @@ describe("provenance: nothing derived from hidden context reaches a prompt", () 
     }
   });
 
+  // Small values are marked by value only once taken out of hidden context: a kept function that
+  // closes over them hands them back in a later turn, where nothing took them out.
+  it("a function kept from an earlier turn hides the small hidden values it closes over", async () => {
+    const tok = "K7Z2Q9-B3M8X4-W5R2";
+    const programs = [
+      "(let [pin (:pin data/_creds)] (defn p [] pin))\n(def q (let [t (subs (:token data/_creds) 0 2)] (fn [] [t (:pin data/_creds)])))\n(defn make [] (let [pin (:pin data/_creds)] (fn [] pin)))\n(def r (make))\n(println \"ok\")",
+      "(println (p) (str (p)) (q) (first (q)) (r))",
+      "(return :done)",
+    ];
+    for (const isolation of ["none", "worker"] as const) {
+      const agent = SubAgent.create({ prompt: "Find the customer.", maxTurns: programs.length });
+      const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _creds: { token: tok, pin: 42 } }, isolation });
+      expect(step.ok).toBe(true);
+      const text = step.messages.flat().map((m) => m.content).join("\n");
+      expect(text).not.toMatch(/\b42\b|\bK7\b/);
+      expect(JSON.stringify(step.trace)).not.toMatch(/\b42\b|\\"K7\\"/);
+      expect(step.trace.turns[1].prints[0]).toMatch(/^<hidden integer derived from data\/_creds> <hidden string derived from data\/_creds> \[<hidden/);
+    }
+  });
+
   // The cache changes after the definition: the turn that fills it defines nothing (or fails), so
   // no definition of that turn records what it took in.
   it("a memoized function defined before it met hidden context hides what its cache answers in a later turn", async () => {
