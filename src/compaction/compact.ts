@@ -1,5 +1,5 @@
 // The one-call entry for any app: project a plain ChatMessage[] through a strategy.
-import type { ChatMessage, Llm } from "../llm/types.js";
+import type { ChatMessage, Llm, ToolCall } from "../llm/types.js";
 import { resolveStrategy, type StrategyRegistry, type StrategySpec } from "./registry.js";
 import type { CompactionResult, Conversation, Json, Strategy } from "./types.js";
 
@@ -23,13 +23,15 @@ export interface CompactOptions<R = unknown> {
   readonly registry?: StrategyRegistry;
 }
 
-const ROLES = new Set(["system", "user", "assistant", "tool"]);
+// OpenAI's `developer` (newer models' system prompt) and legacy `function` results are taken
+// too: forCompaction shows them to the strategies as system messages.
+const ROLES = new Set(["system", "developer", "user", "assistant", "tool", "function"]);
 
 /** What is wrong with one message's shape: the field (a path inside the message, "" for the message itself) and why; undefined when compact() takes it. */
 export function messageProblem(m: unknown): { field: string; problem: string } | undefined {
   if (typeof m !== "object" || m === null || Array.isArray(m)) return { field: "", problem: "is not an object" };
   const { role, content, name, tool_calls: calls } = m as { role?: unknown; content?: unknown; name?: unknown; tool_calls?: unknown };
-  if (typeof role !== "string" || !ROLES.has(role)) return { field: "role", problem: `has role ${JSON.stringify(role)} (expected system, user, assistant or tool)` };
+  if (typeof role !== "string" || !ROLES.has(role)) return { field: "role", problem: `has role ${JSON.stringify(role)} (expected system, developer, user, assistant, tool or function)` };
   if (!(typeof content === "string" || content === null || content === undefined || Array.isArray(content))) {
     return { field: "content", problem: `has content of type ${typeof content} (expected a string, null or content parts)` };
   }
@@ -43,7 +45,9 @@ export function messageProblem(m: unknown): { field: string; problem: string } |
   if (calls === undefined || calls === null) return undefined;
   if (!Array.isArray(calls)) return { field: "tool_calls", problem: `has tool_calls of type ${typeof calls} (expected an array)` };
   const bad = calls.findIndex((c: unknown) => {
-    const f = (c as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
+    const { function: f, custom } = (c ?? {}) as { function?: { name?: unknown; arguments?: unknown } | null; custom?: { name?: unknown } | null };
+    // OpenAI's custom (freeform) tool calls carry `custom` (name, input) instead of `function`.
+    if (f === undefined && typeof custom === "object" && custom !== null) return typeof custom.name !== "string";
     return typeof f !== "object" || f === null || typeof f.name !== "string" || typeof f.arguments !== "string";
   });
   return bad >= 0 ? { field: `tool_calls.${bad}`, problem: `has a tool call (${bad}) without a function name and arguments string` } : undefined;
@@ -65,8 +69,9 @@ export function checkMessages(messages: unknown): asserts messages is ChatMessag
 export async function compact<R = unknown>(messages: readonly ChatMessage[], strategy: Strategy<Json, R> | StrategySpec | string, options: CompactOptions<R> = {}): Promise<CompactionResult> {
   checkMessages(messages);
   const s = resolveStrategy(strategy as Strategy, options.registry) as unknown as Strategy<Json, R>;
+  const view = forCompaction(messages);
   const conversation: Conversation<R> = {
-    messages,
+    messages: view.messages,
     ...(options.model === undefined ? {} : { model: options.model }),
     ...(options.tools === undefined ? {} : { tools: options.tools }),
     ...(options.reservedOutputTokens === undefined ? {} : { reservedOutputTokens: options.reservedOutputTokens }),
@@ -74,10 +79,40 @@ export async function compact<R = unknown>(messages: readonly ChatMessage[], str
     ...(options.records === undefined ? {} : { records: options.records }),
   };
   const state = options.state === undefined ? s.initialState() : options.state;
-  return s.project(conversation, state, {
+  const result = await s.project(conversation, state, {
     ...(options.llm === undefined ? {} : { llm: options.llm }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.now === undefined ? {} : { now: options.now }),
     ...(options.force === undefined ? {} : { force: options.force }),
   });
+  return view.messages === messages ? result : { ...result, messages: view.restore(result.messages) };
+}
+
+/** A tool call as the library knows it: OpenAI's custom (freeform) calls carry `custom` (name, input) instead of `function`. */
+function asFunctionCall(call: ToolCall): ToolCall {
+  const c = call as Partial<ToolCall> & { custom?: { name?: unknown; input?: unknown } | null };
+  if (typeof c.function === "object" && c.function !== null) return call;
+  const input = c.custom?.input;
+  return { id: String(c.id), type: "function", function: { name: String(c.custom?.name ?? c.type), arguments: typeof input === "string" ? input : JSON.stringify(input ?? null) } };
+}
+
+/**
+ * The messages as the strategies see them (and count them): roles they do not know (developer,
+ * function) become system messages, tool calls without a `function` take that shape, and
+ * `restore` maps a projection back to the client's own objects.
+ */
+export function forCompaction(messages: readonly ChatMessage[]): { messages: readonly ChatMessage[]; restore: (out: ChatMessage[]) => ChatMessage[] } {
+  let originals: Map<ChatMessage, ChatMessage> | undefined;
+  const mapped = messages.map((m) => {
+    const role = m.role as string;
+    const odd = role === "developer" || role === "function";
+    const calls = m.tool_calls?.some((c) => typeof (c as Partial<ToolCall>).function !== "object" || (c as Partial<ToolCall>).function === null) === true;
+    if (!odd && !calls) return m;
+    const copy: ChatMessage = { ...m, ...(odd ? { role: "system" } : {}), ...(calls ? { tool_calls: m.tool_calls?.map(asFunctionCall) } : {}) };
+    (originals ??= new Map()).set(copy, m);
+    return copy;
+  });
+  if (originals === undefined) return { messages, restore: (out) => out };
+  const map = originals;
+  return { messages: mapped, restore: (out) => out.map((m) => map.get(m) ?? m) };
 }

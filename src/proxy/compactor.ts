@@ -15,7 +15,6 @@ import type { ChatMessage, Llm } from "../llm/types.js";
 import type { ProxyConfig } from "./config.js";
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
-import { forCompaction } from "./request.js";
 import type { ConversationRecord, ConversationStore } from "./store.js";
 
 export interface CompactionInput {
@@ -194,11 +193,10 @@ export class Compactor {
   private async lastGood(record: ConversationRecord, input: CompactionInput, spec: Spec, reserved: number): Promise<CompactionOutcome> {
     const state = this.stateOf(record, spec);
     if (state === null) return unchanged(input.messages);
-    const view = forCompaction(input.messages);
     try {
-      const result = await compact(view.messages, this.strategy(spec), { state, llm: refusing, ...(input.model === undefined ? {} : { model: input.model }), ...(input.tools === undefined ? {} : { tools: input.tools }), reservedOutputTokens: reserved });
-      const changed = result.messages.length !== input.messages.length || result.messages.some((m, i) => m !== view.messages[i]);
-      return { messages: changed ? view.restore(result.messages) : input.messages, changed, estimatedTokens: 0 };
+      const result = await compact(input.messages, this.strategy(spec), { state, llm: refusing, ...(input.model === undefined ? {} : { model: input.model }), ...(input.tools === undefined ? {} : { tools: input.tools }), reservedOutputTokens: reserved });
+      const changed = result.messages.length !== input.messages.length || result.messages.some((m, i) => m !== input.messages[i]);
+      return { messages: changed ? result.messages : input.messages, changed, estimatedTokens: 0 };
     } catch {
       return unchanged(input.messages);
     }
@@ -206,10 +204,9 @@ export class Compactor {
 
   private async project(record: ConversationRecord, input: CompactionInput, spec: Spec, reserved: number, summarizer: Llm | undefined, dryRun: boolean, force: boolean): Promise<CompactionOutcome> {
     const state = this.stateOf(record, spec);
-    const view = forCompaction(input.messages);
     let result: CompactionResult;
     try {
-      result = await compact(view.messages, this.strategy(spec), {
+      result = await compact(input.messages, this.strategy(spec), {
         ...(state === null ? {} : { state }),
         ...(summarizer === undefined ? {} : { llm: summarizer }),
         ...(input.model === undefined ? {} : { model: input.model }),
@@ -233,8 +230,8 @@ export class Compactor {
       this.metrics.inc("ptc_proxy_dry_runs_total");
       this.log({ event: "compaction_dry_run", conversation: record.conversation, tenant: record.tenant, strategy: spec.name, tokensBefore: result.stats.tokensIn, tokensAfter: result.stats.tokensOut });
     } else this.account(record, spec.name, result);
-    const changed = result.messages.length !== input.messages.length || result.messages.some((m, i) => m !== view.messages[i]);
-    return { messages: changed ? view.restore(result.messages) : input.messages, changed, estimatedTokens, result };
+    const changed = result.messages.length !== input.messages.length || result.messages.some((m, i) => m !== input.messages[i]);
+    return { messages: changed ? result.messages : input.messages, changed, estimatedTokens, result };
   }
 
   /** Records events on the conversation, in the metrics and in the log. */

@@ -1,7 +1,8 @@
 // Reading a chat-completions request: the checks that turn a malformed body into a 400 with a
 // reason, and the parts of it the token budget needs. Returns a reason instead of throwing.
+import { forCompaction } from "../compaction/compact.js";
 import { inputTokens } from "../compaction/measure.js";
-import type { ChatMessage, ToolCall } from "../llm/types.js";
+import type { ChatMessage } from "../llm/types.js";
 
 export interface ChatRequest {
   readonly body: Record<string, unknown>;
@@ -68,35 +69,6 @@ export function parseChatRequest(raw: Buffer): ParsedRequest {
     ok: true,
     request: { body: b, messages: b.messages as ChatMessage[], model: b.model as string | undefined, tools: b.tools as unknown[] | undefined, stream: b.stream === true, maxTokens: max },
   };
-}
-
-/** A tool call as the library knows it: OpenAI's custom (freeform) calls carry `custom` (name, input) instead of `function`. */
-function asFunctionCall(call: ToolCall): ToolCall {
-  const c = call as Partial<ToolCall> & { custom?: { name?: unknown; input?: unknown } | null };
-  if (typeof c.function === "object" && c.function !== null) return call;
-  const input = c.custom?.input;
-  return { id: String(c.id), type: "function", function: { name: String(c.custom?.name ?? c.type), arguments: typeof input === "string" ? input : JSON.stringify(input ?? null) } };
-}
-
-/**
- * The messages as the compaction library sees them (and counts them): roles it does not know
- * (developer, function) become system messages, tool calls without a `function` take that shape,
- * and `restore` maps the projection back to the client's own objects.
- */
-export function forCompaction(messages: ChatMessage[]): { messages: ChatMessage[]; restore: (out: ChatMessage[]) => ChatMessage[] } {
-  let originals: Map<ChatMessage, ChatMessage> | undefined;
-  const mapped = messages.map((m) => {
-    const role = m.role as string;
-    const odd = role === "developer" || role === "function";
-    const calls = m.tool_calls?.some((c) => typeof (c as Partial<ToolCall>).function !== "object" || (c as Partial<ToolCall>).function === null) === true;
-    if (!odd && !calls) return m;
-    const copy: ChatMessage = { ...m, ...(odd ? { role: "system" } : {}), ...(calls ? { tool_calls: m.tool_calls?.map(asFunctionCall) } : {}) };
-    (originals ??= new Map()).set(copy, m);
-    return copy;
-  });
-  if (originals === undefined) return { messages, restore: (out) => out };
-  const map = originals;
-  return { messages: mapped, restore: (out) => out.map((m) => map.get(m) ?? m) };
 }
 
 /** A client's prompt (messages and tool schemas) counted by the one measure, as the compaction library sees it. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { compact, compactionStrategies, createStrategy, finish, listStrategies } from "../../src/compaction/index.js";
 import { roleOrderProblems } from "../../src/compaction/messages.js";
+import type { ChatMessage } from "../../src/llm/types.js";
 import { assistant, call, chat, result, sys, user } from "./conversations.js";
 
 describe("compact and the registry", () => {
@@ -46,6 +47,23 @@ describe("compact and the registry", () => {
     expect(() => createStrategy({ name: "nope" })).toThrow(/unknown strategy "nope" \(known: .*sliding-window/);
     expect(() => createStrategy({ name: "sliding-window", options: { turns: 0 } })).toThrow(/invalid options for strategy "sliding-window"[\s\S]*turns/);
     expect(() => createStrategy({ name: "sliding-window", options: { window: 3 } })).toThrow(/window/);
+  });
+
+  it("takes OpenAI's developer and legacy function roles and custom tool calls, and gives the stored objects back", async () => {
+    // A real OpenAI conversation: a developer prompt, a legacy function result, a freeform (custom) tool call.
+    const developer = { role: "developer", content: "Answer tersely." };
+    const fn = { role: "function", name: "weather", content: "sunny, 21 C" };
+    const custom = { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "custom", custom: { name: "shell", input: "ls" } }] };
+    const messages = [developer, user("weather in Oslo?"), { role: "assistant", content: null, function_call: { name: "weather", arguments: "{}" } }, fn, assistant("Sunny."), user("and files?"), custom, result("c1", "a.txt"), ...chat(4).slice(1)] as never as ChatMessage[];
+    for (const name of ["full", "sliding-window", "rolling-summary", "observation-masking", "recap"]) {
+      const r = await compact(messages, { name, options: name === "sliding-window" ? { turns: 1 } : {} });
+      // Kept messages are the stored objects, roles and call shapes as the client wrote them.
+      expect(r.messages[0]).toBe(developer);
+      if (name === "full") expect(r.messages).toEqual(messages);
+    }
+    const window = await compact(messages, { name: "sliding-window", options: { turns: 1 } });
+    expect(window.messages).toContain(fn);
+    expect(window.messages.length).toBeLessThan(messages.length);
   });
 
   it("rejects malformed messages", async () => {
