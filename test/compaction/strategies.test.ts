@@ -53,6 +53,19 @@ describe("recap", () => {
     expect(r.events.filter((e) => e.kind === "compacted")).toEqual([]);
   });
 
+  it("keeps a follow-up user message sent before the first reply", async () => {
+    // The user adds a constraint before the assistant answers: it is the user's words, not a reply to cut to its recap line.
+    const messages = [sys("s"), user("Plan my trip."), user("Also: budget 300 EUR, answer in French."), ...chat(7).slice(2)];
+    const r = await compact(messages, "recap");
+    expect(r.messages).toContain(messages[2]);
+    expect(r.stats.compressionRatio).toBeLessThan(1);
+    // Without recap lines nothing is compacted, so nothing is sent otherwise.
+    const plain = messages.map((m) => (m.role === "assistant" ? assistant(messageText(m).replace(/^recap - .*\n?/m, "")) : m));
+    const p = await compact(plain, "recap");
+    expect(p.messages).toEqual(plain);
+    expect(p.events.filter((e) => e.kind === "compacted")).toEqual([]);
+  });
+
   it("drops a compacted message's tool calls together with their results", async () => {
     const messages = [user("task"), call("a", "read", "{}", "recap - read the file"), result("a", "contents"), assistant("recap - done\nmore"), user("next"), assistant("x"), user("more"), assistant("y")];
     const r = await compact(messages, { name: "recap", options: { minPreservedAssistantMessages: 2, batchSize: 2 } });

@@ -2,8 +2,9 @@
 // begin each reply with a `recap -` line. The last minPreservedAssistantMessages assistant
 // messages stay full; older ones are compacted in multiples of batchSize (so the prompt prefix
 // changes once per batch, not every turn), each to its first `recap -` line, or left in full
-// when it has none. User inputs before the earliest compacted assistant message are removed
-// (the task excepted). No model call: a pure function of the messages.
+// when it has none. User messages all stay: they are the user's own words (a follow-up before the
+// first reply can hold a constraint the recaps never repeat). No model call: a pure function of
+// the messages.
 import { z } from "zod";
 import { messageText } from "../../llm/messages.js";
 import type { ChatMessage } from "../../llm/types.js";
@@ -67,17 +68,11 @@ export const recapStrategy = pureStrategy<RecapOptions>({
     const count = context.force ? older : Math.floor(older / options.batchSize) * options.batchSize;
     if (count <= 0) return null;
     const compacted = new Set(assistants.slice(0, count));
-    const earliest = assistants[0];
     const synthetic = new Set<ChatMessage>();
     const out: ChatMessage[] = [];
     let recapped = 0;
-    let dropped = 0;
     for (let i = 0; i < messages.length; i++) {
       const m = messages[i];
-      if (i > task && i < earliest && m.role === "user") {
-        dropped++;
-        continue;
-      }
       const line = compacted.has(i) ? recapLine(m) : undefined;
       if (line === undefined) {
         out.push(m);
@@ -91,8 +86,8 @@ export const recapStrategy = pureStrategy<RecapOptions>({
       while (i + 1 < messages.length && messages[i + 1].role === "tool") i++;
     }
     // Recorded transcripts have no recap lines: nothing changed, so nothing was compacted.
-    if (recapped === 0 && dropped === 0) return null;
-    const events: CompactionEvent[] = [{ kind: "compacted", messageIndex: earliest, replaced: recapped, detail: `${recapped} of ${count} compacted assistant messages had a recap line` }];
+    if (recapped === 0) return null;
+    const events: CompactionEvent[] = [{ kind: "compacted", messageIndex: assistants[0], replaced: recapped, detail: `${recapped} of ${count} compacted assistant messages had a recap line` }];
     return { messages: mergeRuns(out, (m) => synthetic.has(m)), events };
   },
 });
