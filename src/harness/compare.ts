@@ -141,6 +141,23 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 const pctOr = (x: number | null): string => (x === null ? "-" : pct(x));
 
+/**
+ * What a strategy row that never sent less than everything shows instead of its retention (which
+ * would read 100%, measuring nothing), or undefined for a row that did: its trigger never fired,
+ * or it fired and every summary failed.
+ */
+export function idleLabel(row: StrategyRow): string | undefined {
+  if (row.kind !== "strategy" || row.triggered || nameOf(row.strategy) === "full") return undefined;
+  return row.totals.summaryFailures > 0 ? "summaries failed" : "never triggered";
+}
+
+/** One line per strategy whose summaries failed somewhere: at how many requests, in how many transcripts. */
+export function failureNotes(r: CompareReport): string[] {
+  return r.rows
+    .filter((row) => row.totals.summaryFailures > 0)
+    .map((row) => `${row.strategy}: a summary failed at ${row.totals.summaryFailures} requests in ${row.perTranscript.filter((p) => p.metrics.summaryFailures > 0).length} of ${r.transcripts} transcripts; those prompts went out without it`);
+}
+
 /** A price model in words: list prices and cache rules. */
 export function describePrice(model: string, p: ModelPrice): string {
   const c = p.cache;
@@ -169,7 +186,7 @@ export function renderTable(r: CompareReport): string {
   const head = ["strategy", "input tokens", "reduction", "peak prompt", ...r.models.map((m) => `cost ${m.model}`), "cache breaks", "retention", "≤6 back", "7-20", ">20", ">6", "short", "llm calls", "ms"];
   const rows = r.rows.map((row) => {
     // A strategy that never sent less than everything measured nothing: say so instead of 100%.
-    const idle = row.kind === "strategy" && !row.triggered && nameOf(row.strategy) !== "full";
+    const idle = idleLabel(row);
     const d = row.retentionByDistance;
     return [
       row.strategy,
@@ -178,12 +195,12 @@ export function renderTable(r: CompareReport): string {
       row.totals.peakPrompt.toLocaleString("en-US"),
       ...row.costRatios.map((c) => `${c.toFixed(3)}x`),
       String(row.totals.rewrites),
-      idle ? "never triggered" : pctOr(row.retention),
-      idle ? "" : pctOr(d.near),
-      idle ? "" : pctOr(d.mid),
-      idle ? "" : pctOr(d.far),
-      idle ? "" : pctOr(d.beyond6),
-      idle ? "" : pctOr(row.shortRetention),
+      idle ?? pctOr(row.retention),
+      idle === undefined ? pctOr(d.near) : "",
+      idle === undefined ? pctOr(d.mid) : "",
+      idle === undefined ? pctOr(d.far) : "",
+      idle === undefined ? pctOr(d.beyond6) : "",
+      idle === undefined ? pctOr(row.shortRetention) : "",
       String(row.totals.llmCalls),
       row.totals.compactionMs.toFixed(0),
     ];
@@ -195,5 +212,5 @@ export function renderTable(r: CompareReport): string {
     f.probesNeeded + f.shortNeeded + f.taskStated === 0
       ? "no probe facts"
       : `probe needs: ${f.probesNeeded} counted (≤6 back ${f.nearNeeded}, 7-20 ${f.midNeeded}, >20 ${f.farNeeded}), ${f.shortNeeded} short values apart, ${f.taskStated} left out because the task states them; a value counts only outside the system prompt`;
-  return [...describeReport(r), `${r.transcripts} transcripts, ${r.messages.toLocaleString("en-US")} messages; ${probes}`, line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+  return [...describeReport(r), `${r.transcripts} transcripts, ${r.messages.toLocaleString("en-US")} messages; ${probes}`, line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), ...failureNotes(r)].join("\n");
 }

@@ -1,6 +1,6 @@
 // The comparison as one self-contained HTML page: no scripts, no network, charts drawn here as
 // inline SVG. People would rather look at these than read the table.
-import { describeReport, type CompareReport, type StrategyRow } from "./compare.js";
+import { describeReport, failureNotes, idleLabel, type CompareReport, type StrategyRow } from "./compare.js";
 
 const COLORS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f", "#bab0ac"];
 const W = 680;
@@ -78,7 +78,7 @@ export function renderHtml(report: CompareReport, title = "Compaction strategies
   const or = (x: number | null): string => (x === null ? "-" : pct(x));
   const rows = report.rows
     .map((r) => {
-      const idle = r.kind === "strategy" && !r.triggered && r.strategy !== "full";
+      const idle = idleLabel(r);
       const d = r.retentionByDistance;
       const cells = [
         esc(r.strategy),
@@ -87,8 +87,8 @@ export function renderHtml(report: CompareReport, title = "Compaction strategies
         r.totals.peakPrompt.toLocaleString("en-US"),
         ...r.costRatios.map((c) => `${c.toFixed(3)}x`),
         String(r.totals.rewrites),
-        idle ? "never triggered" : or(r.retention),
-        ...(idle ? ["", "", "", "", ""] : [or(d.near), or(d.mid), or(d.far), or(d.beyond6), or(r.shortRetention)]),
+        idle ?? or(r.retention),
+        ...(idle !== undefined ? ["", "", "", "", ""] : [or(d.near), or(d.mid), or(d.far), or(d.beyond6), or(r.shortRetention)]),
         String(r.totals.llmCalls),
       ];
       return `<tr>${cells.map((c) => `<td>${c}</td>`).join("")}</tr>`;
@@ -110,6 +110,7 @@ svg{width:100%;height:auto}svg text{fill:var(--fg);font-size:12px}.axis{stroke:v
 <p>${report.transcripts} transcripts, ${report.messages.toLocaleString("en-US")} messages; every request replayed under each strategy.</p>
 ${describeReport(report).map((l) => `<p>${esc(l)}</p>`).join("\n")}
 <table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join("")}</tr></thead><tbody>${rows}</tbody></table>
+${failureNotes(report).map((l) => `<p>${esc(l)}</p>`).join("\n")}
 ${tokensBars(report.rows)}
 ${costRetention(report.rows)}
 ${perRequest(report)}

@@ -37,6 +37,8 @@ export interface Metrics {
   compactionMs: number;
   /** Requests whose prompt is smaller than the stored conversation (the strategy did something). */
   compacted: number;
+  /** Requests at which the compaction tried a summary and it failed (the prompt went out without it). */
+  summaryFailures: number;
   /**
    * Probe facts needed at a request, and how many of those were still in its prompt outside the
    * system messages. Values of fewer than 3 characters and values the task states are not
@@ -70,6 +72,7 @@ export const emptyMetrics = (): Metrics => ({
   llmTokens: 0,
   compactionMs: 0,
   compacted: 0,
+  summaryFailures: 0,
   probesNeeded: 0,
   probesKept: 0,
   nearNeeded: 0,
@@ -248,6 +251,7 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
   await replay(t, specs[0], registry, options, (j, stored, sent, result, prompt) => {
     const tokens = promptTokens(sent);
     if (tokens < promptTokens(stored)) m.compacted++;
+    if (result?.events.some((e) => e.kind === "summary_failed") === true) m.summaryFailures++;
     const reply = outputTokens(t.messages[j]);
     const measured = meters.map((meter, k) => (own[k] ? meter.add(prompt, reply) : undefined));
     const costs = measured.map((x, k) => (x === undefined ? 0 : x.cost + llmCost(result, summaryPrices[k])));

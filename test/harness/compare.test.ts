@@ -9,6 +9,8 @@ import { startFakeUpstream, type FakeUpstream } from "../support/fake-openai.js"
 import { promptTokens } from "../../src/compaction/tokens.js";
 import { runCli } from "../../src/cli/commands.js";
 import { compareStrategies, renderTable } from "../../src/harness/compare.js";
+import { renderHtml } from "../../src/harness/html.js";
+import type { Llm } from "../../src/llm/types.js";
 import { measure, probePattern } from "../../src/harness/measure.js";
 import { parseTranscripts, type Transcript } from "../../src/harness/transcript.js";
 import { saveRun } from "../../src/agent/resume.js";
@@ -154,6 +156,26 @@ describe("compareStrategies", () => {
     expect(r.rows[1].costRatios).toEqual(alone.rows[1].costRatios);
     expect(r.rows[1].costRatios[0]).toBeLessThan(1);
     expect(r.rows[1].costRatios[0]).toBeCloseTo(r.rows[1].costRatio, 12);
+  });
+});
+
+describe("a summarizer that fails", () => {
+  it("counts the requests and transcripts where a summary failed, instead of saying the strategy never triggered", async () => {
+    // The summarizer's server is down: every summary fails and the prompts go out whole.
+    let attempts = 0;
+    const down: Llm = { name: "down", complete: () => Promise.reject(new Error(`connect ECONNREFUSED (${++attempts})`)) };
+    const spec = { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 1 } };
+    const r = await compareStrategies([booking, booking], [spec], { models, llm: down });
+    const row = r.rows[1];
+    expect(attempts).toBeGreaterThan(0);
+    expect(row.triggered).toBe(false);
+    expect(row.totals.summaryFailures).toBeGreaterThan(0);
+    expect(row.perTranscript.map((p) => p.metrics.summaryFailures > 0)).toEqual([true, true]);
+    const table = renderTable(r);
+    expect(table).not.toMatch(/never triggered/);
+    expect(table).toMatch(/\nrolling-summary:roundsToCompress=1,roundsToRetain=1 .*summaries failed/);
+    expect(table).toContain(`rolling-summary:roundsToCompress=1,roundsToRetain=1: a summary failed at ${row.totals.summaryFailures} requests in 2 of 2 transcripts`);
+    expect(renderHtml(r)).toContain("summaries failed");
   });
 });
 
