@@ -4,7 +4,7 @@
 // what the compaction itself spent, and whether each probe fact is still in the prompt that needs it.
 import { compact } from "../compaction/compact.js";
 import { createMeter, outputTokens, requestPrice, type Prompt } from "../compaction/measure.js";
-import { modelPrice, type ModelPrice, type PriceTable } from "../compaction/prices.js";
+import { lookupPrice, modelPrice, type ModelPrice, type PriceTable } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import { taskIndex } from "../compaction/messages.js";
 import { defaultStrategies } from "../history/registry.js";
@@ -243,7 +243,9 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
   const needs = probeNeeds(t, m);
   const systems = new Set(t.messages.filter((x) => x.role === "system"));
   const meters = options.models.map((name) => createMeter(name, options.prices));
-  const summaryPrices = options.models.map((name) => modelPrice(options.summaryModel ?? name, options.prices));
+  // A summary model is a real model: one a table of cache models lacks is priced from the built-in table, not by the fallback guess.
+  const summaryModel = options.summaryModel;
+  const summaryPrices = options.models.map((name) => (summaryModel === undefined ? modelPrice(name, options.prices) : (lookupPrice(summaryModel, options.prices) ?? modelPrice(summaryModel))));
   // Each price model's client runs the strategy laid out for its cache (forClientCache): the first
   // model's run gives every metric; a model whose client runs it otherwise is priced on its own run.
   const specs = meters.map((meter) => (isBaseline(spec) ? spec : forClientCache(spec, meter.price.cache.kind === "breakpoint" ? "breakpoint" : "token-prefix")));

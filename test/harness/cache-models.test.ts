@@ -4,11 +4,11 @@
 // far facts only in old tool output are what masking gives up.
 import { describe, expect, it } from "vitest";
 import { createStrategy } from "../../src/compaction/registry.js";
-import { NO_CACHE } from "../../src/compaction/prices.js";
+import { DEFAULT_PRICES, NO_CACHE } from "../../src/compaction/prices.js";
 import { compareUnderCaches, CACHE_MODELS, renderCacheTable } from "../../src/harness/cache-models.js";
 import { compareStrategies } from "../../src/harness/compare.js";
 import type { Transcript } from "../../src/harness/transcript.js";
-import type { ChatMessage } from "../../src/llm/types.js";
+import type { ChatMessage, Llm } from "../../src/llm/types.js";
 
 /** A coding run of `steps` bash calls with 60-line outputs; step 1's output names the file the last call edits. */
 function codingRun(id: string, steps: number): Transcript {
@@ -45,6 +45,18 @@ describe("compareUnderCaches", () => {
     expect(full.farRetention).toBe(1);
     expect(masking.farRetention).toBe(0);
     expect(masking.farNeeded).toBe(2);
+  });
+
+  it("prices the summarizer's calls by its own model, not a guess (the cache models are no model names)", async () => {
+    // Every summary call reports 1,000 tokens in and 100 out.
+    const summarizer: Llm = { name: "s", complete: async () => ({ content: JSON.stringify({ ConversationSummary: "Grepped src for parse." }), usage: { inputTokens: 1000, outputTokens: 100, cachedTokens: 0 } }) };
+    const spec = { name: "rolling-summary", options: { unit: "step", summarizer: "llm" } };
+    const run = async (summaryModel: string) => (await compareUnderCaches([runs[1]], [spec], { models: { none: CACHE_MODELS.none }, llm: summarizer, summaryModel })).rows[1];
+    const [mini, big] = [await run("gpt-4o-mini"), await run("gpt-4o")];
+    expect(mini.llmCalls).toBeGreaterThan(0);
+    expect(mini.inputTokens).toBe(big.inputTokens);
+    const [pm, pb] = [DEFAULT_PRICES["gpt-4o-mini"], DEFAULT_PRICES["gpt-4o"]];
+    expect(big.cost.none - mini.cost.none).toBeCloseTo((mini.llmCalls * (1000 * (pb.input - pm.input) + 100 * (pb.output - pm.output))) / 1e6, 9);
   });
 
   it("a strategy that sent everything never fired, in both tables (recap on runs without recap lines)", async () => {
