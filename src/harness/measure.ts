@@ -104,18 +104,21 @@ export function probePattern(value: string): RegExp {
   return new RegExp(`(?<![A-Za-z0-9])${value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![A-Za-z0-9])`, "i");
 }
 
+/** Whether a stored message is the system prompt: a system message, or OpenAI's developer message that newer models take in its place. */
+const isSystemPrompt = (m: ChatMessage): boolean => m.role === "system" || (m.role as string) === "developer";
+
 /** Whether a message says the value (content or tool-call arguments). */
 function says(m: ChatMessage, re: RegExp): boolean {
   return re.test(messageText(m)) || (m.tool_calls !== undefined && re.test(toolCallText(m)));
 }
 
 /**
- * Whether a prompt holds the value outside the conversation's own system messages (a system
+ * Whether a prompt holds the value outside the conversation's own system prompt messages (a system
  * prompt naming "Cambridge" keeps nothing). A summary a strategy sends as a system message
  * counts: it is not one of the stored messages.
  */
 export function holds(messages: readonly ChatMessage[], re: RegExp, systems: ReadonlySet<ChatMessage> = new Set()): boolean {
-  for (const m of messages) if (!(m.role === "system" && systems.has(m)) && says(m, re)) return true;
+  for (const m of messages) if (!systems.has(m) && says(m, re)) return true;
   return false;
 }
 
@@ -191,7 +194,7 @@ export const BASELINES: readonly Baseline[] = [{ baseline: "system+last" }, { ba
 
 function baselinePrompt(b: Baseline, stored: readonly ChatMessage[]): ChatMessage[] {
   const task = b.baseline === "system+task+last" ? taskIndex(stored) : -1;
-  return stored.filter((m, i) => m.role === "system" || i === task || i === stored.length - 1);
+  return stored.filter((m, i) => isSystemPrompt(m) || i === task || i === stored.length - 1);
 }
 
 export const isBaseline = (s: unknown): s is Baseline => typeof s === "object" && s !== null && "baseline" in s;
@@ -241,7 +244,7 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
   // shorter list would cut theirs short.
   m.costs = options.models.map(() => 0);
   const needs = probeNeeds(t, m);
-  const systems = new Set(t.messages.filter((x) => x.role === "system"));
+  const systems = new Set(t.messages.filter(isSystemPrompt));
   const meters = options.models.map((name) => createMeter(name, options.prices));
   // A summary model is a real model: one a table of cache models lacks is priced from the built-in table, not by the fallback guess.
   const summaryModel = options.summaryModel;

@@ -117,6 +117,14 @@ describe("strict, stratified retention", () => {
     expect([m.midNeeded, m.midKept]).toEqual([1, 1]);
   });
 
+  it("takes a developer message (OpenAI's newer system prompt) as the system prompt: it keeps no value, and the floors keep it", async () => {
+    const asDeveloper: Transcript = { ...t, id: "developer", messages: [{ role: "developer" as never, content: messages[0].content }, ...messages.slice(1)] };
+    for (const spec of ["full", { name: "sliding-window", options: { turns: 1 } }, { baseline: "system+last" as const }]) {
+      const [a, b] = [await measure(t, spec, { models }), await measure(asDeveloper, spec, { models })];
+      expect({ ...b, compactionMs: 0 }).toEqual({ ...a, compactionMs: 0 });
+    }
+  });
+
   it("says a strategy that never sent less than everything never triggered, instead of showing its retention", async () => {
     const r = await compareStrategies([t], [{ name: "sliding-window", options: { turns: 50 } }], { models });
     expect(r.rows[1].triggered).toBe(false);
