@@ -96,7 +96,7 @@ describe("facts summarizer", () => {
     const exec = RegExp.prototype.exec;
     const spy = vi.spyOn(RegExp.prototype, "exec").mockImplementation(function (this: RegExp, input: string) {
       // The value patterns (the long sticky ones; the word pattern reads one word whatever it is given).
-      if (this.sticky && this.source.length > 40) scanned.chars += input.length - this.lastIndex;
+      if (this.sticky && this.source.length > 40 && !this.source.includes("Script=Han")) scanned.chars += input.length - this.lastIndex;
       return exec.call(this, input);
     });
     try {
@@ -129,6 +129,16 @@ describe("facts summarizer", () => {
     // Values rank above plain words, which a tight budget drops first; stop words are never kept.
     expect(facts.filter((f) => f.rank === 2).map((f) => f.text)).toEqual(["The Gardenia", "4 people", "19:30", "the 10th", "150 bucks", "Margaret"]);
     expect(facts.map((f) => f.text).join(" ")).not.toMatch(/\b(?:Could|you|great|at|also)\b/);
+  });
+
+  it("keeps identifiers and numbers written inside Chinese, Japanese or Korean text, which has no spaces between words", () => {
+    // A run of letters took the Latin letters after the kana with it ("予約番号はQX"), and the rest of the reference was lost.
+    const values = (text: string) => textFacts(text).filter((f) => f.rank >= 2).map((f) => f.text);
+    expect(values("予約番号はQX77Zです。")).toContain("QX77Z");
+    expect(values("订单号AB1234已确认")).toContain("AB1234");
+    expect(values("예약번호는QX77Z입니다")).toContain("QX77Z");
+    const summary = factsSummary({ messages: [{ role: "user", content: "東京駅の近くで4人分の予約をお願いします。予約番号はQX77Zです。" }, { role: "assistant", content: "了解しました。" }], maxTokens: 60 });
+    expect(summary).toContain("QX77Z");
   });
 
   it("keeps the latest mention of a repeated value once, and folds a previous summary without losing its values", () => {

@@ -117,7 +117,10 @@ const TITLE_JOINERS = new Set(["by", "at", "on", "in", "for", "with", "to", "a",
 // Anchored at a word start: unanchored, `\w*` was tried from every position of a long word and
 // backtracked over the rest of it, quadratic in the line (a 100,000-character hex line took 13 s).
 const ERROR_LINE = /(?:\b\w*(?:Error|Exception)\b|\b(?:error|exception|traceback|failed|failure|fail:|assert(?:ion)?|not found|no such|denied|refused|invalid|cannot|can't|unable|warning)\b)/i;
-const WORD = /[\p{L}][\p{L}'&-]*/uy;
+// Chinese, Japanese and Korean put no space between words, nor before a Latin identifier: a run of
+// their letters is a word of its own, so "予約番号はQX77Z" leaves "QX77Z" to be read as a value.
+const CJK = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc`;
+const WORD = new RegExp(`[${CJK}]+|(?![${CJK}])\\p{L}(?:(?![${CJK}])[\\p{L}'&-])*`, "uy");
 
 /** The facts of a text: specific values, runs of capitalized names, and runs of content words. */
 export function textFacts(text: string): Item[] {
