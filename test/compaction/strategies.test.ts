@@ -16,7 +16,7 @@ import {
 } from "../../src/compaction/index.js";
 import { requestPrice, sharedPrefix } from "../../src/compaction/measure.js";
 import { DEFAULT_PRICES, FALLBACK_MODEL_PRICE, modelPrice } from "../../src/compaction/prices.js";
-import { knownNamesOf, type Conversation, type KnownNames } from "../../src/compaction/types.js";
+import { knownNamesOf, type Conversation, type Json, type KnownNames } from "../../src/compaction/types.js";
 import { roleOrderProblems } from "../../src/compaction/messages.js";
 import { promptTokens, TOKENS_PER_REPLY } from "../../src/compaction/tokens.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
@@ -184,6 +184,35 @@ describe("rolling-summary", () => {
     edited[3] = user("something else entirely");
     const again = await strategy.project({ messages: edited }, r.state, {});
     expect(again.events[0].detail).toMatch(/state reset/);
+  });
+
+  it("keeps its summary when a system prompt changes from request to request (a clock, injected context), and still resets when one is added", async () => {
+    // The system prompt carries the time: each request's differed, the fingerprint never matched,
+    // and every request summarized everything again (8 summary calls over 12 requests instead of 4).
+    const run = async (system: (t: number) => string): Promise<number[]> => {
+      const llm = scriptedLlm(Array.from({ length: 12 }, (_, k) => summaryReply(`[done] items up to ${k} priced`)));
+      const stored: ChatMessage[] = [sys(""), user("I need prices for catalogue items.")];
+      let state: Json | undefined;
+      const calls: number[] = [];
+      for (let t = 1; t <= 12; t++) {
+        stored[0] = sys(system(t));
+        if (t > 1) stored.push(user(`Request ${t}: please look up item ${t} and report its price in euros with availability.`));
+        const r = await compact(stored, "rolling-summary", { llm, ...(state === undefined ? {} : { state }) });
+        expect(r.events.filter((e) => /reset/.test(e.detail ?? ""))).toEqual([]);
+        state = r.state;
+        calls.push(r.stats.llmCalls);
+        stored.push(assistant(`Item ${t} costs ${t * 10} euros. It is in stock and ships within ${t} days from the main warehouse.`));
+      }
+      return calls;
+    };
+    const fixed = await run(() => "You are helpful.");
+    expect(await run((t) => `You are helpful. Current time: 10:${String(t).padStart(2, "0")}`)).toEqual(fixed);
+    expect(fixed.reduce((a, b) => a + b)).toBe(4);
+    // A system message added before the summarized messages moves them: that is still an edit.
+    const strategy = createStrategy("rolling-summary");
+    const r = await strategy.project({ messages: chat(5) }, strategy.initialState(), {});
+    const moved = [sys("Note."), ...chat(5)];
+    expect((await strategy.project({ messages: moved }, r.state, {})).events[0].detail).toMatch(/state reset/);
   });
 
   it("summarizes with the facts summarizer without an llm; the copy baseline still writes one line per message, marking answered requests done", async () => {

@@ -22,9 +22,14 @@ export type RollingState = {
 
 export const initialRolling = (): RollingState => ({ summary: "", covered: 0, fingerprint: "", breaker: closedBreaker() });
 
+/**
+ * A hash of `messages[0..end)`. A system message counts by its place only: no summary reads one
+ * (each projection keeps the current ones), and apps rewrite theirs on every request (the time,
+ * retrieved context), which would otherwise reset the state and summarize everything again.
+ */
 export function fingerprint(messages: readonly ChatMessage[], end: number): string {
   const h = createHash("sha256");
-  for (let i = 0; i < end; i++) h.update(JSON.stringify(messages[i])).update("\n");
+  for (let i = 0; i < end; i++) h.update(messages[i].role === "system" ? "system" : JSON.stringify(messages[i])).update("\n");
   return h.digest("hex").slice(0, 32);
 }
 
