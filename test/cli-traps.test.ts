@@ -138,6 +138,23 @@ describe("a file given to the wrong command names the right one", () => {
   });
 });
 
+describe("an empty output name is refused before the work", () => {
+  // An unset variable (--json "$OUT") gives an empty name: the run (hours with a live model)
+  // went ahead and failed at its last step with "cannot write  (ENOENT)" and exit 1.
+  it.each([
+    [["compare", file("chats.jsonl"), "--json", ""], "ptc compare: cannot write --json : the file name is empty"],
+    [["compare", file("chats.jsonl"), "--html", ""], "ptc compare: cannot write --html : the file name is empty"],
+    [["demo", "--trace-out", ""], "ptc demo: cannot write --trace-out : the file name is empty"],
+    [["demo", "--record", ""], "ptc demo: cannot write --record : the file name is empty"],
+    [["view", file("run.json"), "--out", ""], "ptc view: cannot write --out : the file name is empty"],
+  ])("ptc %s", async (args, message) => {
+    const r = await ptc(args);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(message);
+    expect(r.stdout).toBe("");
+  });
+});
+
 describe("an output that names an input is refused before it is lost", () => {
   it("ptc demo will not write --record or --trace-out over the recording it replays, nor both to one file", async () => {
     const recording = file("demo-rec.jsonl");

@@ -3,8 +3,10 @@
 import { chmodSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 
-/** Why `file` cannot be written (its folder is missing, or it is a folder), or undefined. */
+/** Why `file` cannot be written (no name, its folder is missing, or it is a folder), or undefined. */
 export function unwritable(file: string): string | undefined {
+  // An unset variable (--json "$OUT") names nothing; resolve("") would pass for the folder itself.
+  if (file === "") return "the file name is empty";
   const dir = dirname(resolve(file));
   const folder = statSync(dir, { throwIfNoEntry: false });
   if (folder === undefined) return `the folder ${dir} does not exist`;

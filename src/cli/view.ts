@@ -8,7 +8,7 @@ import { MAX_INPUT_BYTES, readViewerInput, ViewerInputError, type ViewerInput } 
 import { contentSecurityPolicy, renderPage, ViewerAssetsError } from "../viewer/page.js";
 import { isLoopback, serveViewer } from "../viewer/server.js";
 import { parseOptions, usageFailure, UsageError, type Io } from "./eval.js";
-import { forTerminal, namesOneOf, writeOutput } from "./output.js";
+import { forTerminal, namesOneOf, unwritable, writeOutput } from "./output.js";
 import { decodeText, TextInputError } from "./input.js";
 
 const USAGE = `usage: ptc view FILE... [--port N] [--host ADDRESS] [--out FILE]
@@ -91,6 +91,9 @@ export async function runViewCommand(args: string[], io: Io, stopped: () => Prom
     if (values.out !== undefined && (values.port !== undefined || values.host !== undefined)) throw new UsageError("--out writes a file and serves nothing: it takes no --port or --host");
     // The page would replace the trace or report it shows, which is then lost.
     if (values.out !== undefined && namesOneOf(values.out, files)) throw new UsageError(`--out ${values.out} is one of the files to show: writing the page there would overwrite it`);
+    // Checked before the page is built (a long run's takes a minute), not when it is written.
+    const problem = values.out === undefined ? undefined : unwritable(values.out);
+    if (problem !== undefined) throw new UsageError(`cannot write --out ${values.out}: ${problem}`);
   } catch (e) {
     return usageFailure("view", e, io, USAGE);
   }
