@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import { runFromJson, runToJson } from "../../src/agent/saved-run.js";
-import { traceFromJson, traceToJson, TraceFormatError } from "../../src/trace/serialize.js";
+import { parseTraceJson, traceFromJson, traceToJson, TraceFormatError } from "../../src/trace/serialize.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 
@@ -61,6 +61,30 @@ describe("trace JSON", () => {
   it("rejects a reuse marker that points past the previous turn", () => {
     const text = JSON.stringify({ version: 1, system: "s", task: "t", turns: [{ messages: [{ "$ptc:reuse": 3 }] }] });
     expect(() => traceFromJson(text)).toThrow("at turns.0.messages: reuses 3 messages of a turn that sent 2");
+  });
+
+  it("validates each message of the file once, not once per turn that repeats it", () => {
+    // A long run repeats its history on every turn: a turn is a reuse marker and two messages.
+    const turns = 300;
+    const bare = { reply: "x", program: null, status: "no_code", prints: [], toolCalls: [], definitions: [], memory: [], usage: { inputTokens: 1, outputTokens: 1, cachedTokens: 0, llmMs: 0, execMs: 0 } };
+    const raw = {
+      version: 2,
+      system: "s",
+      task: "t",
+      turns: Array.from({ length: turns }, (_, i) => ({ ...bare, number: i + 1, messages: [{ "$ptc:reuse": 2 * (i + 1) }, { role: "assistant", content: `a${i}` }, { role: "user", content: `u${i}` }] })),
+    };
+    const text = JSON.stringify(raw);
+    const loaded = traceFromJson(text);
+    expect(loaded.turns.at(-1)?.messages).toHaveLength(2 + 2 * turns);
+    expect(loaded.turns[2].messages.map((m) => m.content)).toEqual(["s", "t", "a0", "u0", "a1", "u1", "a2", "u2"]);
+    // Read through a schema counting the messages it checks: those written, not some n²/2 (90,900 here).
+    let checked = 0;
+    const counting = z.looseObject({ turns: z.array(z.looseObject({ messages: z.array(z.custom(() => ++checked > 0)) })) });
+    parseTraceJson(text, counting, "trace", (r) => r, "");
+    expect(checked).toBe(3 * turns);
+    // A malformed message after a marker is placed as the file numbers it.
+    raw.turns[5].messages[2] = { role: "robot", content: "x" };
+    expect(() => traceFromJson(JSON.stringify(raw))).toThrow("at turns.5.messages.2.role");
   });
 
   it("pretty-prints on request", async () => {
