@@ -276,6 +276,25 @@ describe.concurrent("ptc repl", () => {
     expect((await ptc(["repl"], "(def a 1)\n(+ a 2)\n")).code).toBe(0);
   });
 
+  it("refuses a script piped in that is not UTF-8, saying where, as ptc eval does, instead of replacing its characters", async () => {
+    // Latin-1 é on line 2; the entry before it runs, none from the bad line on.
+    const bytes = Buffer.from('(+ 1 2)\n(def n "caf\xe9")\n(println n)\n', "latin1");
+    let stdout = "";
+    let stderr = "";
+    const io = { stdin: Readable.from([bytes]), stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) } };
+    expect(await runCli(["repl"], io)).toBe(2);
+    expect(stdout).toBe("3\n");
+    expect(stderr).toBe("ptc repl: standard input is not UTF-8 text: byte 0xE9 at line 2, column 12 (save it as UTF-8)\n");
+    // Split inside a character and with Windows line ends, UTF-8 reads as it is; a BOM is dropped.
+    const text = Buffer.from('\ufeff(def n "café ☕")\r\n(count n)\r\n', "utf8");
+    const split = { ...io, stdin: Readable.from([text.subarray(0, 14), text.subarray(14, 22), text.subarray(22)]) };
+    stdout = "";
+    stderr = "";
+    expect(await runCli(["repl"], split)).toBe(0);
+    expect(stderr).toBe("");
+    expect(stdout).toBe("#'n\n6\n");
+  });
+
   it("accepts --ctx", async () => {
     const r = await ptc(["repl", "--ctx", '{"n": 2}'], "(* data/n 21)\n");
     expect(r.stdout).toBe("42\n");

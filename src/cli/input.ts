@@ -10,7 +10,7 @@ export class TextInputError extends Error {
   override readonly name = "TextInputError";
 }
 
-const decoder = (): TextDecoder => new TextDecoder("utf-8", { fatal: true });
+const decoder = (ignoreBOM = false): TextDecoder => new TextDecoder("utf-8", { fatal: true, ignoreBOM });
 
 /** The text of `bytes` (from the input `name`, as errors call it), or a TextInputError saying why not (where it stops being UTF-8). */
 export function decodeText(bytes: Uint8Array, name: string): string {
@@ -33,8 +33,41 @@ const decodes = (bytes: Uint8Array, stream: boolean): boolean => {
   }
 };
 
-/** The first byte that is not UTF-8, as "byte 0xFC at line L, column C". */
-function whereInvalid(bytes: Uint8Array): string {
+/**
+ * The lines of a stream as they come (split at a newline, a carriage return before it dropped),
+ * each decoded strictly: a TextInputError names the first bad byte by its line and column in the
+ * whole input, as decodeText does. For input read line by line (ptc repl), which decodeText
+ * would make wait for its end.
+ */
+export async function* textLines(stream: AsyncIterable<Buffer | string>, name: string): AsyncGenerator<string> {
+  let pending: Buffer[] = [];
+  let line = 1;
+  const decode = (bytes: Uint8Array): string => {
+    try {
+      // A BOM opens the input only; inside it U+FEFF is a character like any other.
+      const text = decoder(line > 1).decode(bytes);
+      line++;
+      return text.endsWith("\r") ? text.slice(0, -1) : text;
+    } catch {
+      throw new TextInputError(`${name} is not UTF-8 text: ${whereInvalid(bytes, line)} (save it as UTF-8)`);
+    }
+  };
+  for await (const chunk of stream) {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    let from = 0;
+    for (let nl = bytes.indexOf(0x0a); nl >= 0; nl = bytes.indexOf(0x0a, from)) {
+      pending.push(bytes.subarray(from, nl));
+      yield decode(Buffer.concat(pending));
+      pending = [];
+      from = nl + 1;
+    }
+    if (from < bytes.length) pending.push(bytes.subarray(from));
+  }
+  if (pending.length > 0) yield decode(Buffer.concat(pending));
+}
+
+/** The first byte that is not UTF-8, as "byte 0xFC at line L, column C" (`bytes` starting at line `firstLine`). */
+function whereInvalid(bytes: Uint8Array, firstLine = 1): string {
   if (decodes(bytes, true)) return "it ends inside a character";
   // Bytes [0, lo) stream as the start of a text, [0, hi) do not: narrowed to hi = lo + 1.
   let lo = 0;
@@ -52,7 +85,7 @@ function whereInvalid(bytes: Uint8Array): string {
     while ((bytes[bad] & 0xc0) === 0x80) bad--;
   }
   const lineStart = bytes.lastIndexOf(0x0a, bad) + 1;
-  let line = 1;
+  let line = firstLine;
   for (let i = 0; i < lineStart; i++) if (bytes[i] === 0x0a) line++;
   // Columns count characters, as the reader's do: the line's text before the bad byte.
   const column = decoder().decode(bytes.subarray(lineStart, bad)).length + 1;

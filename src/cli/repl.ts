@@ -3,6 +3,7 @@
 // `memory` the agent runtime uses, so the REPL behaves like successive agent turns.
 import { createInterface } from "node:readline";
 import { evaluate, type Memory } from "../lisp/index.js";
+import { textLines, TextInputError } from "./input.js";
 import { loadCtx, parseIsolation, parseLimits, parseOptions, processIo, report, SANDBOX_OPTIONS, usageFailure, type Io } from "./eval.js";
 
 export const REPL_USAGE = `Usage: ptc repl [--ctx JSON | --ctx-file FILE] [--limit NAME=N ...] [--isolation worker|none]
@@ -11,7 +12,8 @@ An interactive PTC-Lisp session. Definitions (def, defn) persist between entries
 an entry may span several lines until its brackets balance.
 
 Exit status: 0; with input that is not a terminal (a script piped in), 1 when an entry
-failed (error or (fail ...)), as ptc eval exits; 2 on a usage error.
+failed (error or (fail ...)), as ptc eval exits; 2 on a usage error, or when the script
+is not UTF-8 text (nothing from its bad line on runs).
 `;
 
 const REPL_HELP = `Type a PTC-Lisp expression, e.g. (+ 1 2) or (defn sq [x] (* x x)).
@@ -78,17 +80,19 @@ export async function runReplCommand(args: string[], io: Io = processIo()): Prom
 
   // Prompts only make sense for a person at a terminal; piped input gets just the results.
   const interactive = (io.stdin as { isTTY?: boolean }).isTTY === true;
-  const rl = createInterface({ input: io.stdin, output: interactive ? (io.stdout as NodeJS.WritableStream) : undefined, terminal: interactive });
+  // A script piped in is read as ptc eval reads a file: strictly UTF-8, never with characters replaced.
+  const rl = interactive ? createInterface({ input: io.stdin, output: io.stdout as NodeJS.WritableStream, terminal: true }) : undefined;
+  const lines = rl ?? textLines(io.stdin as AsyncIterable<Buffer | string>, "standard input");
   let memory: Memory = new Map();
   let buffer = "";
   const prompt = (): void => {
-    if (!interactive) return;
+    if (rl === undefined) return;
     rl.setPrompt(buffer === "" ? "ptc> " : "...> ");
     rl.prompt();
   };
   // The entry being run, which Ctrl-C stops (as in any REPL) instead of leaving it to its time limit.
   let running: AbortController | undefined;
-  rl.on("SIGINT", () => {
+  rl?.on("SIGINT", () => {
     if (running !== undefined) {
       running.abort();
       return;
@@ -114,24 +118,31 @@ export async function runReplCommand(args: string[], io: Io = processIo()): Prom
 
   if (interactive) io.stdout.write("PTC-Lisp REPL. Type :help for help, :quit to leave.\n");
   prompt();
-  for await (const line of rl) {
-    const command = line.trim();
-    if (buffer === "" && COMMANDS.has(command)) {
-      if (command === ":help") io.stdout.write(REPL_HELP);
-      else if (command === ":defs") io.stdout.write(listDefs(memory));
-      else break;
+  try {
+    for await (const line of lines) {
+      const command = line.trim();
+      if (buffer === "" && COMMANDS.has(command)) {
+        if (command === ":help") io.stdout.write(REPL_HELP);
+        else if (command === ":defs") io.stdout.write(listDefs(memory));
+        else break;
+        prompt();
+        continue;
+      }
+      buffer = buffer === "" ? line : buffer + "\n" + line;
+      if (!needsMore(buffer)) {
+        const source = buffer;
+        buffer = "";
+        if (!isBlank(source)) await run(source);
+      }
       prompt();
-      continue;
     }
-    buffer = buffer === "" ? line : buffer + "\n" + line;
-    if (!needsMore(buffer)) {
-      const source = buffer;
-      buffer = "";
-      if (!isBlank(source)) await run(source);
-    }
-    prompt();
+  } catch (e) {
+    if (!(e instanceof TextInputError)) throw e;
+    // Nothing from the bad line on runs: its entry would read other characters than were written.
+    io.stderr.write(`ptc repl: ${e.message}\n`);
+    return 2;
   }
-  rl.close();
+  rl?.close();
   // Input ended halfway through an entry: run it anyway so the reader explains what is missing.
   if (!isBlank(buffer)) await run(buffer);
   if (interactive) io.stdout.write("\n");
