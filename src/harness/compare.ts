@@ -3,6 +3,7 @@
 // facts still in the prompts that need them.
 import { modelPrice, type ModelPrice, type PriceTable } from "../compaction/prices.js";
 import type { StrategySpec } from "../compaction/registry.js";
+import { defaultStrategies } from "../history/registry.js";
 import type { Llm } from "../llm/types.js";
 import { addMetrics, BASELINES, emptyMetrics, isBaseline, measure, type Baseline, type Metrics, type RequestPoint } from "./measure.js";
 import type { Transcript } from "./transcript.js";
@@ -80,6 +81,9 @@ export function specLabel(s: Measured): string {
 const optionsOf = (s: Measured): Record<string, unknown> => (typeof s === "string" || isBaseline(s) ? {} : { ...(s.options ?? {}) });
 
 export async function compareStrategies(transcripts: readonly Transcript[], strategies: ReadonlyArray<StrategySpec | string>, options: CompareOptions): Promise<CompareReport> {
+  // Each built once first (as measure builds them): an unknown name or a bad option otherwise
+  // stopped the comparison only after the strategies before it had run, a summarizer's model paid.
+  for (const s of strategies) defaultStrategies.create(s);
   const specs: Measured[] = [...(strategies.some((s) => nameOf(s) === "full") ? [] : ["full"]), ...strategies, ...BASELINES];
   const total = specs.length * transcripts.length;
   let done = 0;

@@ -153,6 +153,16 @@ describe("compareStrategies", () => {
     expect(window.perTranscript[0].metrics.inputTokens * 2).toBe(window.totals.inputTokens);
   });
 
+  it("refuses an unknown strategy or a bad option before measuring any, not after the strategies before it ran", async () => {
+    // Those before it may summarize through a paid model over every transcript: ptc compare
+    // --strategy rolling-summary --strategy nosuch ran rolling-summary, then failed with exit 2.
+    for (const bad of ["nosuch", { name: "sliding-window", options: { turns: 0 } }]) {
+      let progress = 0;
+      await expect(compareStrategies([booking], ["rolling-summary", bad], { models, onProgress: () => progress++ })).rejects.toThrow(/^compaction: (unknown strategy "nosuch"|invalid options for strategy "sliding-window")/);
+      expect(progress).toBe(0);
+    }
+  });
+
   it("a transcript with no request to replay (a lone question) adds nothing to the costs, and wipes none", async () => {
     // Summing its empty per-model costs into the totals replaced them with an empty list: every
     // row's cost under each price model read 1.000x of full, whatever it sent.
