@@ -60,9 +60,15 @@ export interface SdkErrors {
  */
 export function sdkError(e: unknown, signal: AbortSignal, name: string, sdk: SdkErrors, apiKey?: string): LlmError {
   const error = toSdkError(e, signal, name, sdk);
+  const message = maskKey(error.message, apiKey);
+  return message === error.message ? error : new LlmError(error.kind, message, error.details);
+}
+
+/** `text` with every occurrence of `key` shown as [api key]. */
+export function maskKey(text: string, key: string | undefined): string {
   // A key of a few characters (a local server's placeholder) would mask ordinary words.
-  if (apiKey === undefined || apiKey.length < 8 || !error.message.includes(apiKey)) return error;
-  return new LlmError(error.kind, error.message.replaceAll(apiKey, "[api key]"), error.details);
+  if (key === undefined || key.length < 8 || !text.includes(key)) return text;
+  return text.replaceAll(key, "[api key]");
 }
 
 function toSdkError(e: unknown, signal: AbortSignal, name: string, sdk: SdkErrors): LlmError {

@@ -9,7 +9,7 @@ import type { CompactionOutcome } from "./compactor.js";
 import { decodeBody, type ProxyContext } from "./context.js";
 import { isContextLengthError, sendError, sendStoreUnavailable, streamErrorEvent, upstreamErrorBody } from "./errors.js";
 import { explicitIdentity, prefixHashes, prefixIdentity, type Identity } from "./identity.js";
-import { upstreamAuth, type Tenant } from "./tenancy.js";
+import { hiddenKeys, maskKeys, upstreamAuth, type Tenant } from "./tenancy.js";
 import { messagesUsage, parseMessagesRequest, type AnthropicRequest } from "./anthropic.js";
 import { clientPromptTokens, parseChatRequest, type ChatRequest } from "./request.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./responses.js";
@@ -219,18 +219,19 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   }
   const response = result.response;
   const status = response.statusCode ?? 502;
+  const hidden = hiddenKeys(tenant, config);
   if (errorText !== undefined) {
     upstreamMs = performance.now() - result.startedAt;
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="status"');
-    const body = upstreamErrorBody(status, errorText);
-    res.writeHead(status, { ...responseHeaders(response.headers, false), ...echo, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) });
+    const body = maskKeys(upstreamErrorBody(status, errorText), hidden);
+    res.writeHead(status, { ...responseHeaders(response.headers, false, hidden), ...echo, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) });
     res.end(body);
     return finish(undefined);
   }
   const isStream = request.stream && String(response.headers["content-type"] ?? "").includes("text/event-stream");
   if (isStream) {
     const tap = new SseTap(inject);
-    res.writeHead(status, { ...responseHeaders(response.headers, false), ...echo });
+    res.writeHead(status, { ...responseHeaders(response.headers, false, hidden), ...echo });
     res.flushHeaders();
     const ended = await pipeStream(response, res, tap, api === "messages");
     upstreamMs = performance.now() - result.startedAt;
@@ -255,7 +256,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     sendError(res, 502, `the upstream's reply is not a JSON ${api === "chat" ? "chat completion" : api === "messages" ? "message" : "response"} (it starts with ${JSON.stringify(text.toString("utf8", 0, 60))})`, "upstream_error", "upstream_malformed", echo);
     return finish(undefined);
   }
-  res.writeHead(status, { ...responseHeaders(response.headers, false), ...echo, "content-length": String(text.length) });
+  res.writeHead(status, { ...responseHeaders(response.headers, false, hidden), ...echo, "content-length": String(text.length) });
   await finish(usage, true);
   res.end(text);
 }

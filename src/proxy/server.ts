@@ -18,7 +18,7 @@ import { sendWithRetries } from "./retry.js";
 import { normalizePath, underV1 } from "./paths.js";
 import { MissingDriverError } from "./driver.js";
 import { isPostgresUrl, openStore, type ConversationStore } from "./store.js";
-import { Tenants, upstreamAuth, type Tenant, type TenantResult } from "./tenancy.js";
+import { hiddenKeys, maskKeys, Tenants, upstreamAuth, type Tenant, type TenantResult } from "./tenancy.js";
 import { responseHeaders, Upstream, upstreamBase } from "./upstream.js";
 
 export interface ProxyOptions {
@@ -88,16 +88,24 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
     return sendError(res, result.kind === "timeout" ? 504 : 502, result.message, "upstream_error", result.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable");
   }
   const status = result.response.statusCode ?? 502;
-  if (status >= 400 && !String(result.response.headers["content-type"] ?? "").includes("json")) {
-    // Error pages (HTML from a load balancer, plain text) become OpenAI-style errors.
+  const hidden = hiddenKeys(tenant, config);
+  const json = String(result.response.headers["content-type"] ?? "").includes("json");
+  // Error pages (HTML from a load balancer, plain text) become OpenAI-style errors; an error that
+  // may quote a key the client never gave is read to mask it.
+  if (status >= 400 && (!json || hidden.length > 0)) {
     const chunks: Buffer[] = [];
     for await (const c of result.response) chunks.push(c as Buffer);
-    const text = upstreamErrorBody(status, Buffer.concat(chunks).toString("utf8"));
-    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+    // The client's accept-encoding went upstream: the body is read decoded, and sent so.
+    const decoded = await decodeBody(Buffer.concat(chunks), result.response.headers["content-encoding"], config.maxBodyBytes);
+    const raw = decoded.ok ? decoded.body.toString("utf8") : "";
+    const text = maskKeys(json ? raw : upstreamErrorBody(status, raw), hidden);
+    const headers = json ? responseHeaders(result.response.headers, false, hidden) : { "content-type": "application/json" };
+    delete headers["content-encoding"];
+    res.writeHead(status, { ...headers, "content-length": Buffer.byteLength(text) });
     res.end(text);
     return;
   }
-  res.writeHead(status, { ...responseHeaders(result.response.headers, true), ...(attempts > 1 ? { [ATTEMPTS_HEADER]: String(attempts) } : {}) });
+  res.writeHead(status, { ...responseHeaders(result.response.headers, true, hidden), ...(attempts > 1 ? { [ATTEMPTS_HEADER]: String(attempts) } : {}) });
   // A virtual key's budget counts what the upstream reports on every path (embeddings, legacy completions), not only on chat.
   const usage = tenant.virtualKey === undefined ? undefined : replyUsage(result.response, config.maxBodyBytes);
   result.response.pipe(res);

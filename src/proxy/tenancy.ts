@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { ProxyConfig } from "./config.js";
+import { maskKey } from "../llm/retry.js";
 import type { ConversationStore } from "./store.js";
 
 export const VIRTUAL_KEY_PREFIX = "ptc-vk-";
@@ -109,4 +110,24 @@ export class Tenants {
 export function upstreamAuth(tenant: Tenant): Record<string, string> {
   if (!tenant.replaceAuth) return {};
   return tenant.upstreamKey === undefined ? { authorization: "", "x-api-key": "" } : { authorization: `Bearer ${tenant.upstreamKey}`, "x-api-key": tenant.upstreamKey };
+}
+
+const NO_KEYS: readonly string[] = [];
+
+/**
+ * Keys the proxy puts on this tenant's upstream requests that the client never gave it (a virtual
+ * key's upstream key, the fallback's key): an upstream may quote the key it refused in its error
+ * body or headers, and what it says goes back to the client.
+ */
+export function hiddenKeys(tenant: Tenant, config: ProxyConfig): readonly string[] {
+  const own = tenant.replaceAuth ? tenant.upstreamKey : undefined;
+  const fallback = config.retries.fallbackApiKey;
+  if (own === undefined) return fallback === undefined ? NO_KEYS : [fallback];
+  return fallback === undefined ? [own] : [own, fallback];
+}
+
+/** `text` with each of `keys` (hiddenKeys) shown as [api key]. */
+export function maskKeys(text: string, keys: readonly string[]): string {
+  for (const key of keys) text = maskKey(text, key);
+  return text;
 }

@@ -3,6 +3,7 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage } from "node:http";
 import https from "node:https";
 import type { ProxyConfig } from "./config.js";
+import { maskKeys } from "./tenancy.js";
 
 // Per-hop headers (RFC 9110 §7.6.1) and those the proxy sets itself.
 const HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length"]);
@@ -73,9 +74,15 @@ export function upstreamUrl(base: URL, path: string): URL {
   return new URL(base.origin + basePath + rest);
 }
 
-/** Response headers to pass back: all but the per-hop ones (and the length, when the body changes). */
-export function responseHeaders(headers: IncomingHttpHeaders, keepLength: boolean): Record<string, string | string[]> {
+/**
+ * Response headers to pass back: all but the per-hop ones (and the length, when the body changes),
+ * with the keys the client never gave the proxy (tenancy's hiddenKeys) masked.
+ */
+export function responseHeaders(headers: IncomingHttpHeaders, keepLength: boolean, hidden: readonly string[]): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(headers)) if (v !== undefined && (!HOP.has(k) || (keepLength && k === "content-length"))) out[k] = v;
+  for (const [k, v] of Object.entries(headers)) {
+    if (v === undefined || (HOP.has(k) && !(keepLength && k === "content-length"))) continue;
+    out[k] = hidden.length === 0 ? v : typeof v === "string" ? maskKeys(v, hidden) : v.map((x) => maskKeys(x, hidden));
+  }
   return out;
 }

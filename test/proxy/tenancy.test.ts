@@ -9,12 +9,16 @@ import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { startProxy } from "../../src/proxy/index.js";
 import { hashKey } from "../../src/proxy/tenancy.js";
+import { startFakeUpstream, type FakeUpstream } from "../support/fake-openai.js";
 import { longConversation, never, rig, stored, tempDir, type Rig } from "./setup.js";
 
 let r: Rig | undefined;
+let fallback: FakeUpstream | undefined;
 afterEach(async () => {
   await r?.close();
+  await fallback?.close();
   r = undefined;
+  fallback = undefined;
 });
 
 const SMALL = { compaction: { contextLimits: { "fake-model": 3000 }, reserveOutputTokens: 200 } };
@@ -175,6 +179,31 @@ describe("proxy tenancy", () => {
       expect(await other.context.tenants.spentBy("small")).toBe(await r.proxy.context.tenants.spentBy("small"));
     } finally {
       await other.close();
+    }
+  });
+
+  it("never passes back a virtual key's upstream key or the fallback key that an upstream quotes in its error", async () => {
+    fallback = await startFakeUpstream();
+    r = await rig({ config: { retries: { attempts: 0, fallbackUpstream: fallback.url, fallbackApiKey: "sk-fallback-secret-42" }, tenancy: { virtualKeys: { team: { keyHash: hashKey("ptc-vk-team"), upstreamKey: "sk-upstream-secret-42" } } } } });
+    const call = (path: string, mode: string, body: Record<string, unknown>, apiKey = "ptc-vk-team") =>
+      fetch(`${r?.proxy.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", "x-fake-mode": mode }, body: JSON.stringify(body) }).then(async (res) => ({ status: res.status, text: `${JSON.stringify([...res.headers])}${await res.text()}` }));
+    const chat = { model: "fake-model", messages: [{ role: "user", content: "hi" }] };
+    const replies = [
+      await call("/v1/chat/completions", "quote-key", chat),
+      await call("/v1/chat/completions", "quote-key", { ...chat, stream: true }),
+      await call("/v1/messages", "quote-key", { model: "fake-model", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }),
+      await call("/v1/embeddings", "quote-key", { model: "fake-model", input: "hi" }),
+      await call("/v1/chat/completions", "quote-key-text", chat),
+      await call("/v1/embeddings", "quote-key-text", { model: "fake-model", input: "hi" }),
+    ];
+    // The fallback's key: the primary fails (502), the fallback quotes its own key.
+    replies.push(await call("/v1/chat/completions", "quote-key-text", chat, "sk-client-own-key"));
+    expect(replies.map((x) => x.status)).toEqual([401, 401, 401, 401, 502, 502, 502]);
+    expect(fallback.requests.length).toBeGreaterThan(0);
+    for (const reply of replies) {
+      // Before: the whole reply, body and headers, quoted the key the client was never given.
+      expect(reply.text).not.toContain("secret-42");
+      expect(reply.text).toMatch(/\[api key\]/);
     }
   });
 

@@ -101,6 +101,17 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         res.writeHead(500, { "content-type": "text/html" });
         return res.end("<html><body>Internal Server Error</body></html>");
       }
+      if (mode === "quote-key") {
+        // A gateway refusing the key it got, quoting it in its error body and a header.
+        const auth = String(req.headers.authorization ?? "");
+        const text = JSON.stringify({ error: { message: `Incorrect API key provided: ${auth}`, type: "invalid_request_error", code: "invalid_api_key" } });
+        res.writeHead(401, { "content-type": "application/json", "x-echo-authorization": auth });
+        return res.end(text);
+      }
+      if (mode === "quote-key-text") {
+        res.writeHead(502, { "content-type": "text/plain" });
+        return res.end(`bad gateway for key ${String(req.headers["x-api-key"] ?? "")}`);
+      }
       if (mode === "json429") return json(429, { error: { message: "Rate limit reached", type: "rate_limit_error", code: "rate_limit_exceeded" } });
       if (mode === "malformed") {
         res.writeHead(200, { "content-type": "application/json" });
