@@ -158,6 +158,25 @@ describe("proxy errors", () => {
     expect(r.proxy.context.metrics.get("ptc_proxy_upstream_errors_total", 'kind="unreachable"')).toBe(0);
   });
 
+  it("does not count a client that leaves in the middle of a whole reply as an upstream timeout", async () => {
+    r = await rig();
+    const ctl = new AbortController();
+    // The upstream sends its headers, then nothing: the client gives up while the body is read.
+    const pending = fetch(`${r.proxy.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-fake-mode": "headers-then-hang" },
+      body: JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "slow" }] }),
+      signal: ctl.signal,
+    }).catch((e: unknown) => e);
+    await expect.poll(() => r?.upstream.requests.length, { timeout: 2000 }).toBe(1);
+    ctl.abort();
+    await pending;
+    await expect.poll(() => r?.upstream.abandoned, { timeout: 2000 }).toBe(1);
+    await expect.poll(() => r?.proxy.context.metrics.get("ptc_proxy_requests_total", 'route="chat",status="none"'), { timeout: 2000 }).toBe(1);
+    // Before: 1, as if the upstream had stopped in the middle of its reply.
+    expect(r.proxy.context.metrics.get("ptc_proxy_upstream_errors_total", 'kind="timeout"')).toBe(0);
+  });
+
   it("stops the upstream stream when the client leaves it, and does not count that as the upstream's fault", async () => {
     r = await rig();
     const gone = new AbortController();
