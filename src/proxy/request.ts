@@ -27,7 +27,24 @@ export function parseJsonObject(raw: Buffer): { ok: true; body: Record<string, u
     return { ok: false, error: `the request body is not valid JSON (${(e as Error).message})` };
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) return { ok: false, error: "the request body must be a JSON object" };
+  if (deeperThan(body, MAX_DEPTH)) return { ok: false, error: `the request body is nested deeper than ${MAX_DEPTH} levels` };
   return { ok: true, body: body as Record<string, unknown> };
+}
+
+// JSON.parse takes any depth, but serializing, hashing and counting the body recurse: a few
+// thousand levels overflow the stack. Real requests (tool schemas included) stay far below this.
+const MAX_DEPTH = 512;
+
+/** Whether `v` nests arrays and objects more than `max` levels deep (the walk itself stops there). */
+function deeperThan(v: unknown, max: number): boolean {
+  if (typeof v !== "object" || v === null) return false;
+  if (max === 0) return true;
+  if (Array.isArray(v)) {
+    for (const x of v) if (deeperThan(x, max - 1)) return true;
+    return false;
+  }
+  for (const k in v) if (deeperThan((v as Record<string, unknown>)[k], max - 1)) return true;
+  return false;
 }
 
 const isObject = (v: unknown): boolean => typeof v === "object" && v !== null && !Array.isArray(v);

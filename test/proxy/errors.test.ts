@@ -113,6 +113,33 @@ describe("proxy errors", () => {
     expect(r.logs.filter((l) => l.event === "internal_error" || l.event === "store_error")).toEqual([]);
   });
 
+  it("refuses JSON nested deeper than it can handle with 400, in every API (not 500, not 503 store_unavailable)", async () => {
+    r = await rig();
+    // 5,000 levels: JSON.parse takes them, but the proxy's own serializing, hashing and counting overflowed the stack.
+    const deep = "[".repeat(5000) + "1" + "]".repeat(5000);
+    const user = '{"role":"user","content":"hi"}';
+    const cases: [string, string][] = [
+      ["/v1/chat/completions", `{"model":"m","stream":true,"messages":[${user}],"metadata":${deep}}`],
+      ["/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"hi","x":${deep}}]}]}`],
+      ["/v1/chat/completions", `{"model":"m","messages":[${user}],"tools":[{"type":"function","function":{"name":"f","parameters":${deep}}}]}`],
+      ["/v1/messages", `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":[{"type":"text","text":"hi","x":${deep}}]}]}`],
+      ["/v1/responses", `{"model":"m","input":[{"role":"user","content":[{"type":"input_text","text":"hi","x":${deep}}]}]}`],
+    ];
+    for (const [path, body] of cases) {
+      const res = await fetch(`${r.proxy.url}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": "k" }, body });
+      // Before: 500 internal_error, 503 store_unavailable (a balancer retries that elsewhere), or 200 with the record left unwritten.
+      expect(res.status, path).toBe(400);
+      const json = (await res.json()) as { error: { message: string; type: string } };
+      expect(json.error.type).toBe("invalid_request_error");
+      expect(json.error.message).toContain("nested");
+    }
+    // Strings holding brackets, and a depth real schemas reach, are no nesting.
+    const fine = await fetch(`${r.proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: `{"model":"m","messages":[{"role":"user","content":"${"[{\\\"".repeat(3000)}"}],"metadata":${"[".repeat(100)}1${"]".repeat(100)}}` });
+    expect(fine.status).toBe(200);
+    expect(r.upstream.requests).toHaveLength(1);
+    expect(r.logs.filter((l) => l.event === "internal_error" || l.event === "store_error")).toEqual([]);
+  });
+
   it("refuses bodies over the size limit with 413", async () => {
     r = await rig({ config: { maxBodyBytes: 4096 } });
     const e = await failure(r.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "x".repeat(10_000) }] }));
