@@ -151,10 +151,36 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
       : Buffer.from(JSON.stringify(restore !== undefined ? { ...request.body, ...restore(o.messages) } : { ...request.body, messages: o.messages, ...(inject ? { stream_options: { ...streamOptions, include_usage: true } } : {}) }));
   // The body goes out decoded: the client's content-encoding no longer describes it.
   const headers = { "accept-encoding": "identity", "content-encoding": "", ...upstreamAuth(tenant) };
-  // Nobody is waiting for the reply: the compaction is stored for the client's retry, and nothing is sent.
-  if (clientGone.signal.aborted) return;
-
   let upstreamMs = 0;
+  // Resolves once the conversation is written: a reply ends after that, so the next request, on
+  // whichever replica, sees it.
+  const finish = (usage: { promptTokens: number; completionTokens: number } | undefined, answered = false): Promise<void> => {
+    const total = performance.now() - started;
+    if (upstreamMs > 0) {
+      ctx.metrics.observe("ptc_proxy_upstream_seconds", upstreamMs);
+      ctx.metrics.observe("ptc_proxy_overhead_seconds", Math.max(0, total - upstreamMs - compactMs));
+    }
+    let charged: Promise<void> | undefined;
+    if (usage !== undefined) {
+      charged = ctx.tenants.charge(tenant, usage.promptTokens + usage.completionTokens);
+      ctx.metrics.tokens(request.model ?? "unknown", tenant.id, usage.promptTokens, usage.completionTokens);
+    } else if (answered) {
+      // No usage reported (an upstream that sends none, or a stream cut before its usage chunk): the prompt is
+      // counted by the one measure (issue 18), apart from reported tokens, and charged, so leaving a stream
+      // early is no way around a budget.
+      const prompt = clientPromptTokens(outcome.messages, request.tools);
+      ctx.metrics.inc("ptc_proxy_estimated_prompt_tokens_total", "", prompt);
+      charged = ctx.tenants.charge(tenant, prompt);
+    }
+    return Promise.all([charged, remember(ctx, config, record, request, hashes, outcome, raw, reserved, usage)]).then(undefined, (e: unknown) => {
+      // The reply stands; the record is written again by the conversation's next request.
+      ctx.log({ event: "store_error", conversation: record.conversation, tenant: record.tenant, error: e instanceof Error ? e.message : String(e) });
+    });
+  };
+  // Nobody is waiting for the reply: nothing is sent, but the compaction and the request are
+  // stored (and indexed by prefix) for the client's retry.
+  if (clientGone.signal.aborted) return finish(undefined);
+
   let attempt = await sendWithRetries(ctx, config, "POST", target, req.headers, bodyFor(outcome), headers, clientGone.signal);
   let result: UpstreamResult = attempt.result;
   let attempts = attempt.attempts;
@@ -184,31 +210,6 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     }
   }
   if (attempts > 1) echo[ATTEMPTS_HEADER] = String(attempts);
-  // Resolves once the conversation is written: a reply ends after that, so the next request, on
-  // whichever replica, sees it.
-  const finish = (usage: { promptTokens: number; completionTokens: number } | undefined, answered = false): Promise<void> => {
-    const total = performance.now() - started;
-    if (upstreamMs > 0) {
-      ctx.metrics.observe("ptc_proxy_upstream_seconds", upstreamMs);
-      ctx.metrics.observe("ptc_proxy_overhead_seconds", Math.max(0, total - upstreamMs - compactMs));
-    }
-    let charged: Promise<void> | undefined;
-    if (usage !== undefined) {
-      charged = ctx.tenants.charge(tenant, usage.promptTokens + usage.completionTokens);
-      ctx.metrics.tokens(request.model ?? "unknown", tenant.id, usage.promptTokens, usage.completionTokens);
-    } else if (answered) {
-      // No usage reported (an upstream that sends none, or a stream cut before its usage chunk): the prompt is
-      // counted by the one measure (issue 18), apart from reported tokens, and charged, so leaving a stream
-      // early is no way around a budget.
-      const prompt = clientPromptTokens(outcome.messages, request.tools);
-      ctx.metrics.inc("ptc_proxy_estimated_prompt_tokens_total", "", prompt);
-      charged = ctx.tenants.charge(tenant, prompt);
-    }
-    return Promise.all([charged, remember(ctx, config, record, request, hashes, outcome, raw, reserved, usage)]).then(undefined, (e: unknown) => {
-      // The reply stands; the record is written again by the conversation's next request.
-      ctx.log({ event: "store_error", conversation: record.conversation, tenant: record.tenant, error: e instanceof Error ? e.message : String(e) });
-    });
-  };
 
   if (!result.ok) {
     // The client cancelled its own request: nobody to answer, and no fault of the upstream's.

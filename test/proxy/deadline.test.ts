@@ -234,6 +234,27 @@ describe("proxy compaction deadline", () => {
     expect(chats(r).map((q) => (q.body?.messages as Msg[]).at(-1)?.content)).toEqual(["after"]);
   });
 
+  it("keeps the compaction of a client that went away for its retry, when the conversation has no id too", async () => {
+    summarizer = await startSummarizer("hold");
+    r = await rig({ config: { compaction: { ...SMALL, summarizer: { baseURL: summarizer.url, apiKey: "sk-sum" } } } });
+    const history = longConversation(30);
+    const gone = new AbortController();
+    // The first request of a conversation found by its messages alone (no id): the client gives up during the summary.
+    const pending = r.client.chat.completions.create({ model: "fake-model", messages: history }, { signal: gone.signal });
+    await expect.poll(() => summarizer?.calls, { timeout: 5000 }).toBe(1);
+    gone.abort();
+    await expect(pending).rejects.toThrow();
+    await expect.poll(() => r?.proxy.context.life.inFlight, { timeout: 5000 }).toBe(0);
+    summarizer.release();
+    await r.proxy.context.compactor.idle();
+    await expect.poll(async () => (await r?.proxy.context.store.list())?.[0]?.lastLength, { timeout: 5000 }).toBe(history.length);
+    // The retry finds the conversation and its summary. Before: a new conversation ("new") and a second summary call.
+    const retry = await r.client.chat.completions.create({ model: "fake-model", messages: history }).withResponse();
+    expect(retry.response.headers.get("x-ptc-conversation-source")).toBe("prefix");
+    expect(summarizer.calls).toBe(1);
+    expect((chats(r)[0].body?.messages as Msg[]).length).toBeLessThan(history.length);
+  });
+
   it("caps the summary calls of one compaction, retries included", async () => {
     summarizer = await startSummarizer("fail");
     r = await rig({ config: { compaction: { ...SMALL, maxSummaryCalls: 2, strategy: { name: "usage-ratio", options: { maxAttempts: 5 } }, summarizer: { baseURL: summarizer.url, apiKey: "sk-sum" } } } });
