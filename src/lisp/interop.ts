@@ -155,8 +155,10 @@ class Inbound {
   readonly path: Array<string | number> = [];
   /** Objects from the root down: a cycle is an object met again among its own ancestors. */
   readonly ancestors: object[] = [];
-  /** Objects converted whole, with their value and the values and characters that cost. */
-  private readonly done = new Map<object, { value: Value; values: number; chars: number }>();
+  /** Objects converted whole, with their value, the values and characters that cost, and how many levels they nest below themselves. */
+  private readonly done = new Map<object, { value: Value; values: number; chars: number; height: number }>();
+  /** The deepest level an object was met at so far: a converted object's height is read from it. */
+  private deepest = 0;
   constructor(
     readonly budget: Budget,
     readonly maxDepth: number,
@@ -193,7 +195,10 @@ class Inbound {
     if (typeof x === "object" && x !== null) {
       const seen = this.done.get(x);
       if (seen !== undefined) {
+        // Met again deeper than before, it nests deeper too: the depth limit holds for it as it unfolds.
+        if (depth + seen.height >= this.maxDepth) throw tooDeep(this.maxDepth, "into");
         budget.again(seen.values, seen.chars, this.tooBig, this.tooMuchText);
+        if (depth + seen.height > this.deepest) this.deepest = depth + seen.height;
         return seen.value;
       }
     }
@@ -222,8 +227,11 @@ class Inbound {
     try {
       if (isLispValue(x as object)) return x as Value;
       if (depth >= this.maxDepth) throw this.cycleOrTooDeep();
+      const above = this.deepest;
+      this.deepest = depth;
       const value = this.object(x as object, depth);
-      this.done.set(x as object, { value, values: room - budget.room, chars: chars - budget.chars });
+      this.done.set(x as object, { value, values: room - budget.room, chars: chars - budget.chars, height: this.deepest - depth });
+      if (above > this.deepest) this.deepest = above;
       return value;
     } catch (e) {
       if (isOurs(e)) throw e;

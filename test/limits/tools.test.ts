@@ -160,6 +160,27 @@ describe("limits on source and host data", () => {
     }
   });
 
+  it("a shared part met again deeper down is nested as deep as it unfolds: the depth limit holds", async () => {
+    // Each layer wraps the one before in 250 objects, and the root meets every layer first near
+    // the top: unfolded, layer k is 250 × k deep, though no walk from the root below a layer's
+    // own 250 goes deeper than that unless the shared layers count their depth again.
+    const layers: unknown[] = [];
+    let layer: unknown = { leaf: 1 };
+    for (let k = 0; k < 3; k++) {
+      for (let i = 0; i < 250; i++) layer = { d: layer };
+      layers.push(layer);
+    }
+    for (const run of [(x: unknown) => evaluate("(count data/x)", { ctx: { x } }), (x: unknown) => evaluate("(count (tool/t))", { tools: { t: () => x } })]) {
+      const r = await run(layers);
+      expect(!r.ok && r.error.kind).toBe("nesting_too_deep");
+      expect(!r.ok && r.error.message).toContain("cannot cross into the program");
+    }
+    // Met again at the depth it was first met, a shared part is taken.
+    const part = layers[0];
+    const ok = await evaluate("(count data/x)", { ctx: { x: [part, part] } });
+    expect(ok.ok && ok.value).toBe(2);
+  });
+
   // Host data whose reading is slow (getters, Proxy traps): each read takes a virtual
   // millisecond, so the walk can stop near its limit only if it reads the clock as it goes, and
   // more often when reads are slow than the every-4,096-values pace cheap data allows.
