@@ -212,8 +212,10 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   if (attempts > 1) echo[ATTEMPTS_HEADER] = String(attempts);
 
   if (!result.ok) {
-    // The client cancelled its own request: nobody to answer, and no fault of the upstream's.
-    if (clientGone.signal.aborted) return finish(undefined);
+    // The client cancelled its own request: nobody to answer, and no fault of the upstream's. One
+    // the upstream had whole is charged its prompt, like a stream left early: leaving before the
+    // reply is no way around a budget either.
+    if (clientGone.signal.aborted) return finish(undefined, result.delivered);
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", `kind="${result.kind}"`);
     sendError(res, result.kind === "timeout" ? 504 : 502, result.message, "upstream_error", result.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable", echo);
     return finish(undefined);

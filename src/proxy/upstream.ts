@@ -10,7 +10,8 @@ const HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-auth
 
 export type UpstreamResult =
   | { ok: true; response: IncomingMessage; startedAt: number }
-  | { ok: false; kind: "unreachable" | "timeout"; message: string };
+  /** `delivered`: the whole request had gone out before the failure (the upstream may have worked on it, and billed it). */
+  | { ok: false; kind: "unreachable" | "timeout"; message: string; delivered: boolean };
 
 export class Upstream {
   private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
@@ -43,10 +44,10 @@ export class Upstream {
         }
       };
       req.setTimeout(timeoutMs, () => {
-        settle({ ok: false, kind: "timeout", message: `the upstream sent nothing for ${timeoutMs} ms` });
+        settle({ ok: false, kind: "timeout", message: `the upstream sent nothing for ${timeoutMs} ms`, delivered: req.writableFinished });
         req.destroy();
       });
-      req.on("error", (e) => settle({ ok: false, kind: "unreachable", message: `cannot reach the upstream at ${url.origin}: ${e.message}` }));
+      req.on("error", (e) => settle({ ok: false, kind: "unreachable", message: `cannot reach the upstream at ${url.origin}: ${e.message}`, delivered: req.writableFinished }));
       req.on("response", (response) => settle({ ok: true, response, startedAt }));
       req.end(body);
     });

@@ -106,6 +106,21 @@ describe("proxy tenancy", () => {
     await expect.poll(() => r?.proxy.context.tenants.spentBy("leaver"), { timeout: 5000 }).toBeGreaterThan(0);
   });
 
+  it("charges a virtual key for a request it leaves while the upstream works on it, before any reply", async () => {
+    r = await rig({ config: { tenancy: { virtualKeys: { quitter: { keyHash: hashKey("ptc-vk-quitter"), tokenBudget: 1_000_000 } } } } });
+    const gone = new AbortController();
+    const asked = client(r, "ptc-vk-quitter")
+      .chat.completions.create({ model: "fake-model", messages: longConversation(5) }, { headers: { "x-fake-mode": "hold" }, signal: gone.signal })
+      .catch((e: unknown) => e);
+    // The upstream has the whole prompt (and bills it) when the client leaves.
+    await expect.poll(() => r?.upstream.held, { timeout: 5000 }).toBe(1);
+    gone.abort();
+    await asked;
+    await expect.poll(() => r?.upstream.abandoned, { timeout: 5000 }).toBe(1);
+    // Before: 0, so a client leaving each request before its reply spent the upstream's tokens past any budget.
+    await expect.poll(() => r?.proxy.context.tenants.spentBy("quitter"), { timeout: 5000 }).toBeGreaterThan(0);
+  });
+
   it("answers a virtual key's requests, streamed or not, when its spend cannot be written (a full disk), and keeps serving", async () => {
     const db = join(tempDir(), "proxy.db");
     r = await rig({ proxy: { db }, config: { tenancy: { virtualKeys: { full: { keyHash: hashKey("ptc-vk-full"), tokenBudget: 1_000_000 } } } } });
