@@ -65,13 +65,15 @@ export class ConfigFile {
   /**
    * Reloads when the file's text changed since it was last read or written. Before an update too:
    * another proxy sharing the file may have written it since the last poll (a key it issued), and
-   * an update built on the older settings would drop that change from the file.
+   * an update built on the older settings would drop that change from the file. True when it
+   * loaded new settings.
    */
-  sync(): void {
-    if (this.file === undefined) return;
+  sync(): boolean {
+    if (this.file === undefined) return false;
     // A missing file is most likely being replaced: keep the running settings.
     const text = readText(this.file);
-    if (text !== undefined && text !== this.seen) this.reload();
+    if (text === undefined || text === this.seen) return false;
+    return this.reload().ok;
   }
 
   /** Reloads when the file's text changes (read by polling: editors that replace the file are seen too). */

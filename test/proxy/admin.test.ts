@@ -141,7 +141,9 @@ describe("proxy admin, health and state", () => {
       expect(Object.keys(other.context.config.current.tenancy.virtualKeys).sort()).toEqual(["alpha", "beta"]);
       // A name the other proxy issued meanwhile is taken: no key silently replaces another.
       expect((await issue(x.proxy.url, "beta")).status).toBe(409);
-      const vk = await fetch(`${other.url}/v1/models`, { headers: { authorization: `Bearer ${alpha.key}` } });
+      // A key issued on one proxy works on the other at once, not only after its next poll (before: 401 until then).
+      const gamma = await issue(x.proxy.url, "gamma");
+      const vk = await fetch(`${other.url}/v1/models`, { headers: { authorization: `Bearer ${gamma.key}` } });
       expect(vk.status).toBe(200);
     } finally {
       await other.close();
