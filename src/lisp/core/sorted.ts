@@ -67,19 +67,23 @@ export function sortedMapBy(who: string, pairs: [Value, Value][], cmp: Cmp = com
   return out;
 }
 
+// Emptying an OrderedSet gives the shared empty one, so a fresh one is made around a fresh
+// empty map with the constructor hook immutable's own sets use.
+const freshEmptySet = (): LSet => (OrderedSet<Value>() as unknown as { __make(map: LMap): LSet }).__make(freshEmptyMap());
+
 /** A sorted set of distinct elements in `cmp` order. */
 export function sortedSetBy(who: string, xs: Value[], cmp: Cmp = compare): LSet {
   sorting(who, xs, (x) => x, cmp);
-  const out =
-    xs.length > 0 && xs.length <= ORDERED_UP_TO
-      ? LSet<Value>(xs)
-      : OrderedSet<Value>().withMutations((s) => {
-          for (let i = 0; i < xs.length; i++) {
-            tick(i);
-            s.add(xs[i]);
-          }
-        });
-  if (xs.length > 0 && (xs.length <= ORDERED_UP_TO || cmp !== compare)) orders.set(out, cmp);
+  const small = xs.length > 0 && xs.length <= ORDERED_UP_TO;
+  const out = small
+    ? LSet<Value>(xs)
+    : (xs.length === 0 && cmp !== compare ? freshEmptySet() : OrderedSet<Value>()).withMutations((s) => {
+        for (let i = 0; i < xs.length; i++) {
+          tick(i);
+          s.add(xs[i]);
+        }
+      });
+  if (small || cmp !== compare) orders.set(out, cmp);
   return out;
 }
 

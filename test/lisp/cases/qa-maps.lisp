@@ -218,6 +218,11 @@
 ;=> #{"apple" "fig" "pear"}
 (into (sorted-map) {:a 1 "b" 2})
 ;!! type_error: one comparable type
+;; An empty set sorted by a comparator keeps it (it was the shared empty set, sorted by compare).
+(into (sorted-set-by >) [1 3 2])
+;=> #{3 2 1}
+(conj (disj (sorted-set-by > 1) 1) 1 3 2)
+;=> #{3 2 1}
 (assoc {} :a 1 :b)
 ;!! arity_error
 (get-in {:a 1} :a)
