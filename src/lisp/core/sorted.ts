@@ -1,5 +1,5 @@
-// Sorted maps and sets stay sorted, as in Clojure: assoc, conj, merge, into, update, dissoc
-// and disj on one give a sorted result. A sorted collection is an immutable map or set whose
+// Sorted maps and sets stay sorted, as in Clojure: assoc, conj, merge, into, update, dissoc,
+// disj and empty on one give a sorted result. A sorted collection is an immutable map or set whose
 // iteration order is its sort order; which ones are sorted, and by what, is recorded here,
 // by identity. Large ones are OrderedMap/OrderedSet (only sorted-* make those), small ones plain
 // maps and sets that hash like any other (see sortedMapOf), marked in a weak table.
@@ -98,7 +98,7 @@ export function keepSorted(who: string, before: Value, after: Value): Value {
 }
 
 /** Builtins whose result is their collection argument changed: sorted in, sorted out. */
-const KEEPS_ORDER: Readonly<Record<string, number>> = { assoc: 0, "assoc-in": 0, update: 0, "update-in": 0, dissoc: 0, merge: 0, "merge-with": 1, conj: 0, into: 0, disj: 0 };
+const KEEPS_ORDER: Readonly<Record<string, number>> = { assoc: 0, "assoc-in": 0, update: 0, "update-in": 0, dissoc: 0, merge: 0, "merge-with": 1, conj: 0, into: 0, disj: 0, empty: 0 };
 
 /** Wraps a builtin so a sorted collection argument gives a sorted result. */
 export function keepingSortedOrder(def: BuiltinDef): BuiltinDef {

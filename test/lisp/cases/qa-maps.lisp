@@ -223,6 +223,13 @@
 ;=> #{3 2 1}
 (conj (disj (sorted-set-by > 1) 1) 1 3 2)
 ;=> #{3 2 1}
+;; empty keeps a sorted collection's order, as Clojure's does.
+(assoc (empty (sorted-map :b 1)) :c 1 :a 2)
+;=> {:a 2 :c 1}
+(conj (empty (sorted-set-by > 1)) 1 3 2)
+;=> #{3 2 1}
+(into (empty (sorted-map-by > 1 :a)) {1 :a 2 :b 3 :c})
+;=> {3 :c 2 :b 1 :a}
 (assoc {} :a 1 :b)
 ;!! arity_error
 (get-in {:a 1} :a)
