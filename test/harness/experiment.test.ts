@@ -54,6 +54,15 @@ describe("offline experiment", () => {
     expect(masked.inputTokens).toBeLessThan(full.inputTokens);
   });
 
+  it("refuses an unknown strategy before any conversation, not after those of the strategies before it", async () => {
+    // Live, each conversation is three paid models: --strategy sliding-window --strategy nosuch held
+    // the full and sliding-window conversations before failing.
+    let conversations = 0;
+    const counting = (s: (typeof SCENARIOS)[number], p: (typeof PERSONAS)[number]) => (conversations++, scriptedRoles(s, p));
+    await expect(runExperiment([{ name: "sliding-window", options: { turns: 2 } }, "nosuch"], counting)).rejects.toThrow(/^compaction: unknown strategy "nosuch"/);
+    expect(conversations).toBe(0);
+  });
+
   it("says when a strategy never compacted", async () => {
     const rows = await runExperiment([{ name: "usage-ratio", options: { threshold: 0.99 } }, { name: "sliding-window", options: { turns: 2 } }], scriptedRoles);
     expect(rows.map((r) => r.acted)).toEqual([0, 0, expect.any(Number)]);
