@@ -136,6 +136,13 @@ export function encodeTrace(trace: RunTrace): unknown {
 
 const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
+/**
+ * Messages a trace's turns may hold in all, once expanded: each turn records its whole prompt,
+ * so n turns of full history hold some n²: 50 million is about 7,000 such turns (0.8 GB loaded).
+ * A 7 MB file of 20,000 turns ran out of heap.
+ */
+export const MAX_TRACE_MESSAGES = 50_000_000;
+
 /** What stands for a reuse marker while the trace is validated: a valid message, so paths into the turn's own messages keep their numbers. */
 const REUSED: Message = { role: "system", content: "" };
 
@@ -145,7 +152,7 @@ const REUSED: Message = { role: "system", content: "" };
  * took 6 s, 7,000 turns 4 GB and 38 s); returns in `expand` the expansions to run, in order, once
  * the trace is valid. Leaves anything malformed for validation to report.
  */
-function setReuseAside(raw: unknown, path: string, expand: Array<() => void>): void {
+function setReuseAside(raw: unknown, path: string, expand: Array<() => void>, total = { messages: 0 }): void {
   if (!isRecord(raw) || !Array.isArray(raw.turns)) return;
   const first = [
     { role: "system", content: raw.system },
@@ -169,7 +176,10 @@ function setReuseAside(raw: unknown, path: string, expand: Array<() => void>): v
       });
       sent = k + messages.length - 1;
     } else sent = messages.length;
-    if (Array.isArray(t.nested)) t.nested.forEach((n: unknown, j) => isRecord(n) && setReuseAside(n.trace, `${path}turns.${i}.nested.${j}.trace.`, expand));
+    // Expanded, a few megabytes of markers hold billions of messages: past the limit, refused before any is made.
+    total.messages += sent;
+    if (total.messages > MAX_TRACE_MESSAGES) throw new TraceFormatError(`not a ptc-lisp trace: its turns' prompts hold more than ${MAX_TRACE_MESSAGES.toLocaleString("en-US")} messages in all (at ${path}turns.${i})`);
+    if (Array.isArray(t.nested)) t.nested.forEach((n: unknown, j) => isRecord(n) && setReuseAside(n.trace, `${path}turns.${i}.nested.${j}.trace.`, expand, total));
   });
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import { runFromJson, runToJson } from "../../src/agent/saved-run.js";
-import { parseTraceJson, traceFromJson, traceToJson, TraceFormatError } from "../../src/trace/serialize.js";
+import { MAX_TRACE_MESSAGES, parseTraceJson, traceFromJson, traceToJson, TraceFormatError } from "../../src/trace/serialize.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 
@@ -85,6 +85,15 @@ describe("trace JSON", () => {
     // A malformed message after a marker is placed as the file numbers it.
     raw.turns[5].messages[2] = { role: "robot", content: "x" };
     expect(() => traceFromJson(JSON.stringify(raw))).toThrow("at turns.5.messages.2.role");
+  });
+
+  it("refuses a trace whose reuse markers expand past MAX_TRACE_MESSAGES, before expanding them", () => {
+    // 7,100 turns of full history (2.5 MB) hold some 50 million messages; 20,000 (7 MB) ran out of heap.
+    const bare = { reply: "", program: null, status: "no_code", prints: [], toolCalls: [], definitions: [], memory: [], usage: { inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmMs: 0, execMs: 0 } };
+    const turns = Array.from({ length: 7_100 }, (_, i) => ({ ...bare, number: i + 1, messages: [{ "$ptc:reuse": 2 * (i + 1) }, { role: "assistant", content: "a" }, { role: "user", content: "u" }] }));
+    const text = JSON.stringify({ version: 2, system: "s", task: "t", turns });
+    expect(() => traceFromJson(text)).toThrow(new TraceFormatError(`not a ptc-lisp trace: its turns' prompts hold more than ${MAX_TRACE_MESSAGES.toLocaleString("en-US")} messages in all (at turns.7069)`));
+    expect(traceFromJson(JSON.stringify({ version: 2, system: "s", task: "t", turns: turns.slice(0, 1_000) })).turns).toHaveLength(1_000);
   });
 
   it("pretty-prints on request", async () => {
