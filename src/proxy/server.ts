@@ -5,6 +5,7 @@ import { mkdirSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
+import { pipeline } from "node:stream";
 import { ADMIN_PREFIX, handleAdmin } from "./admin.js";
 import { ATTEMPTS_HEADER, handleChat, replyUsage } from "./chat.js";
 import { ConfigFile } from "./config-file.js";
@@ -108,7 +109,11 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   res.writeHead(status, { ...responseHeaders(result.response.headers, true, hidden), ...(attempts > 1 ? { [ATTEMPTS_HEADER]: String(attempts) } : {}) });
   // A virtual key's budget counts what the upstream reports on every path (embeddings, legacy completions), not only on chat.
   const usage = tenant.virtualKey === undefined ? undefined : replyUsage(result.response, config.maxBodyBytes);
-  result.response.pipe(res);
+  // pipeline, not pipe: an upstream that breaks off in the middle of its reply cuts the client's
+  // too (pipe left it open, the client waiting for an end that never came).
+  pipeline(result.response, res, (e) => {
+    if (e && !clientGone.signal.aborted) ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="stream_cut"');
+  });
   await new Promise<void>((resolve) => res.on("close", resolve));
   ctx.metrics.observe("ptc_proxy_upstream_seconds", performance.now() - started);
   const used = await usage;

@@ -232,6 +232,20 @@ describe("proxy errors", () => {
     }
   });
 
+  it("cuts the reply of any other path when the upstream breaks off in the middle of it, instead of leaving the client waiting", async () => {
+    r = await rig();
+    const res = await fetch(`${r.proxy.url}/v1/completions`, { method: "POST", headers: { "content-type": "application/json", "x-fake-mode": "headers-then-cut" }, body: '{"model":"fake-model","prompt":"hi","stream":true}' });
+    expect(res.status).toBe(200);
+    const body = res.text().then(
+      () => "ended",
+      () => "cut",
+    );
+    // Before: the reply stayed open with no end (the client waited for its own timeout) and the request in flight, holding up a drain.
+    await expect.poll(() => r?.proxy.context.life.inFlight, { timeout: 5000 }).toBe(0);
+    expect(await body).toBe("cut");
+    expect(r.proxy.context.metrics.get("ptc_proxy_upstream_errors_total", 'kind="stream_cut"')).toBe(1);
+  });
+
   // "cut-mid-event": before, the half event reached the client, whose SDK failed on it with a JSON SyntaxError.
   it.each(["cut", "cut-mid-event"])("ends a stream the upstream broke off (%s) with an error event the client raises, never half an event", async (mode) => {
     r = await rig();

@@ -97,6 +97,12 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         res.write("data: {}\n\n");
         return;
       }
+      if (mode === "headers-then-cut") {
+        // The connection breaks once the first event is on its way: no end of the reply ever comes.
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write("data: {}\n\n", () => res.socket?.destroy());
+        return;
+      }
       if (mode === "html500") {
         res.writeHead(500, { "content-type": "text/html" });
         return res.end("<html><body>Internal Server Error</body></html>");
