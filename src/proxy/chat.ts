@@ -343,7 +343,7 @@ export function replyUsage(response: IncomingMessage, limit: number): Promise<St
 }
 
 /** The whole body, or undefined when the upstream connection broke first. */
-function readBuffer(response: IncomingMessage): Promise<Buffer | undefined> {
+export function readBuffer(response: IncomingMessage): Promise<Buffer | undefined> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     response.on("data", (c: Buffer) => chunks.push(c));

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { pipeline } from "node:stream";
 import { ADMIN_PREFIX, handleAdmin } from "./admin.js";
-import { ATTEMPTS_HEADER, handleChat, replyUsage } from "./chat.js";
+import { ATTEMPTS_HEADER, handleChat, readBuffer, replyUsage } from "./chat.js";
 import { ConfigFile } from "./config-file.js";
 import { redactUrl } from "./config.js";
 import { Compactor } from "./compactor.js";
@@ -94,10 +94,8 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   // Error pages (HTML from a load balancer, plain text) become OpenAI-style errors; an error that
   // may quote a key the client never gave is read to mask it.
   if (status >= 400 && (!json || hidden.length > 0)) {
-    const chunks: Buffer[] = [];
-    for await (const c of result.response) chunks.push(c as Buffer);
-    // The client's accept-encoding went upstream: the body is read decoded, and sent so.
-    const decoded = await decodeBody(Buffer.concat(chunks), result.response.headers["content-encoding"], config.maxBodyBytes);
+    // The client's accept-encoding went upstream: the body is read decoded, and sent so (as empty when the upstream broke it off).
+    const decoded = await decodeBody((await readBuffer(result.response)) ?? Buffer.alloc(0), result.response.headers["content-encoding"], config.maxBodyBytes);
     const raw = decoded.ok ? decoded.body.toString("utf8") : "";
     const text = maskKeys(json ? raw : upstreamErrorBody(status, raw), hidden);
     const headers = json ? responseHeaders(result.response.headers, false, hidden) : { "content-type": "application/json" };

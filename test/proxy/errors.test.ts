@@ -246,6 +246,17 @@ describe("proxy errors", () => {
     expect(r.proxy.context.metrics.get("ptc_proxy_upstream_errors_total", 'kind="stream_cut"')).toBe(1);
   });
 
+  it("answers an error reply the upstream broke off as an upstream error on every path, not an internal one", async () => {
+    r = await rig();
+    for (const path of ["/v1/completions", "/v1/chat/completions"]) {
+      const res = await fetch(`${r.proxy.url}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-fake-mode": "error-then-cut" }, body: '{"model":"fake-model","prompt":"hi","messages":[{"role":"user","content":"hi"}]}' });
+      // Before, on /v1/completions: 500 internal_error, and the log event that means a bug in the proxy.
+      expect(res.status, path).toBe(500);
+      expect(((await res.json()) as { error: { type: string } }).error.type).toBe("upstream_error");
+    }
+    expect(r.logs.filter((l) => l.event === "internal_error")).toEqual([]);
+  });
+
   // "cut-mid-event": before, the half event reached the client, whose SDK failed on it with a JSON SyntaxError.
   it.each(["cut", "cut-mid-event"])("ends a stream the upstream broke off (%s) with an error event the client raises, never half an event", async (mode) => {
     r = await rig();

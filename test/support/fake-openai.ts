@@ -103,6 +103,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         res.write("data: {}\n\n", () => res.socket?.destroy());
         return;
       }
+      if (mode === "error-then-cut") {
+        res.writeHead(500, { "content-type": "text/plain" });
+        res.write("upstream fail", () => res.socket?.destroy());
+        return;
+      }
       if (mode === "html500") {
         res.writeHead(500, { "content-type": "text/html" });
         return res.end("<html><body>Internal Server Error</body></html>");
