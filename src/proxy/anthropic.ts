@@ -74,6 +74,14 @@ function toolUseIds(m: unknown): string[] {
   return ids;
 }
 
+const anHour = (c: unknown): boolean => (c as { ttl?: unknown } | null | undefined)?.ttl === "1h";
+
+/** Whether a message has a block (or a block of a tool result) with a 1-hour breakpoint. */
+function cachedForAnHour(m: AnthropicMessage | undefined): boolean {
+  if (m === undefined || typeof m.content === "string") return false;
+  return m.content.some((b) => anHour(b.cache_control) || (Array.isArray(b.content) && (b.content as Block[]).some((c) => anHour(c.cache_control))));
+}
+
 export interface AnthropicRequest extends ChatRequest {
   /** The chat messages back as Anthropic messages: the client's own objects, the summary as a cached text block. */
   readonly restore: (messages: ChatMessage[]) => { system: unknown; messages: unknown[] };
@@ -103,9 +111,11 @@ export function parseMessagesRequest(raw: Buffer): ParsedRequest & ({ ok: false 
   }
   if (typeof b.model !== "string") return { ok: false, error: "'model' must be a string", param: "model" };
   const breakpoints = (JSON.stringify(b).match(/"cache_control"/g) ?? []).length;
+  const hourAfter = (out: ChatMessage[], i: number) => out.slice(i + 1).some((m) => cachedForAnHour(originals.get(m)));
   const restore = (out: ChatMessage[]) => {
     const restored: unknown[] = [];
-    for (const m of out) {
+    for (let i = 0; i < out.length; i++) {
+      const m = out[i];
       const original = originals.get(m);
       if (original !== undefined) restored.push(original);
       else if (m.role === "system" && restored.length === 0) continue; // the client's own system prompt, kept in `system`
@@ -116,8 +126,10 @@ export function parseMessagesRequest(raw: Buffer): ParsedRequest & ({ ok: false 
         const ids = toolUseIds(restored.at(-1));
         restored.push({ role: "user", content: (ids.length > 0 ? ids : [m.tool_call_id ?? ""]).map((id) => ({ type: "tool_result", tool_use_id: id, content: text })) });
       } else {
-        // The summary: a text block with a breakpoint (when the request has one to spare).
-        const block = { type: "text", text: typeof m.content === "string" ? m.content : "", ...(breakpoints < MAX_BREAKPOINTS ? { cache_control: { type: "ephemeral" } } : {}) };
+        // The summary: a text block with a breakpoint (when the request has one to spare), of an hour
+        // when one after it is: Anthropic refuses a 1-hour breakpoint after a 5-minute one.
+        const cache = hourAfter(out, i) ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" };
+        const block = { type: "text", text: typeof m.content === "string" ? m.content : "", ...(breakpoints < MAX_BREAKPOINTS ? { cache_control: cache } : {}) };
         restored.push({ role: m.role === "assistant" ? "assistant" : "user", content: [block] });
       }
     }

@@ -133,6 +133,22 @@ describe("proxy /v1/messages", () => {
     expect(JSON.stringify(second.messages.slice(0, first.messages.indexOf(summary as Sent) + 1))).toBe(JSON.stringify(first.messages.slice(0, first.messages.indexOf(summary as Sent) + 1)));
   });
 
+  it("gives the summary's breakpoint a TTL the upstream accepts when the client caches for an hour", async () => {
+    r = await rig({ config: SMALL });
+    const hour = { type: "ephemeral", ttl: "1h" } as const;
+    // An agent that caches everything for an hour: its system prompt and its latest message.
+    const history = longHistory(30);
+    history[history.length - 1] = { role: "user", content: [{ type: "text", text: "final question a", cache_control: hour }] };
+    await client(r).messages.create({ model: "claude-test", max_tokens: 200, system: [{ type: "text", text: "You are terse.", cache_control: hour }], messages: history }, { headers: { "x-conversation-id": "anth-ttl" } });
+    const sent = sentMessages(r)[0].body as { system: Block[]; messages: Sent[] };
+    expect(sent.messages.length).toBeLessThan(history.length);
+    // Anthropic refuses a 1-hour breakpoint after a 5-minute one (in the order system, messages).
+    const ttls = [...sent.system, ...sent.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []))].flatMap((b) => (b.cache_control === undefined ? [] : [(b.cache_control as { ttl?: string }).ttl ?? "5m"]));
+    expect(ttls.length).toBeGreaterThan(2);
+    // Before: ["1h", "5m", "1h"], the summary's default 5-minute breakpoint before the client's 1-hour one.
+    expect(ttls.slice(ttls.indexOf("5m") === -1 ? ttls.length : ttls.indexOf("5m"))).not.toContain("1h");
+  });
+
   it("never separates a tool_use from its tool_result", async () => {
     r = await rig({ config: SMALL });
     const history: Anthropic.MessageParam[] = [{ role: "user", content: "TASK: look things up." }];
