@@ -231,6 +231,15 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     res.end(body);
     return finish(undefined);
   }
+  if (status >= 300 && status < 400) {
+    // Followed by no one: node:http follows none, and a client that did would reach the upstream past the proxy.
+    response.resume();
+    upstreamMs = performance.now() - result.startedAt;
+    ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="status"');
+    const location = response.headers.location;
+    sendError(res, 502, `the upstream answered HTTP ${status}${location === undefined ? "" : ` with a redirect to ${maskKeys(location, hidden)}`}, which the proxy does not follow: set the upstream to the URL that answers`, "upstream_error", "upstream_redirect", echo);
+    return finish(undefined);
+  }
   const isStream = request.stream && String(response.headers["content-type"] ?? "").includes("text/event-stream");
   if (isStream) {
     const tap = new SseTap(inject);

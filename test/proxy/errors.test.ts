@@ -55,6 +55,19 @@ describe("proxy errors", () => {
     expect(hung.code).toBe("upstream_timeout");
   });
 
+  it("says so when the upstream answers a chat request with a redirect, which the proxy does not follow", async () => {
+    r = await rig();
+    for (const stream of [false, true]) {
+      const res = await fetch(`${r.proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", "x-fake-mode": "redirect" }, body: JSON.stringify({ model: "fake-model", stream, messages: [{ role: "user", content: "hi" }] }) });
+      expect(res.status).toBe(502);
+      const { error } = (await res.json()) as { error: { message: string; code: string } };
+      // Before: upstream_malformed, 'the upstream's reply is not a JSON chat completion (it starts with "")'.
+      expect(error.code).toBe("upstream_redirect");
+      expect(error.message).toContain("HTTP 307");
+      expect(error.message).toContain("https://upstream.example/v1/chat/completions");
+    }
+  });
+
   it("answers 502 when the upstream cannot be reached", async () => {
     extra = await startProxy({ upstream: "http://127.0.0.1:9/v1", port: 0, logger: () => {} });
     const client = new OpenAI({ baseURL: `${extra.url}/v1`, apiKey: "k", maxRetries: 0 });

@@ -108,6 +108,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         res.write("upstream fail", () => res.socket?.destroy());
         return;
       }
+      if (mode === "redirect") {
+        // A server reached over http that answers on https only, or a path it wants with a trailing slash.
+        res.writeHead(307, { location: "https://upstream.example/v1/chat/completions" });
+        return res.end();
+      }
       if (mode === "html500") {
         res.writeHead(500, { "content-type": "text/html" });
         return res.end("<html><body>Internal Server Error</body></html>");
