@@ -10,6 +10,7 @@ import { defaultStrategies } from "../history/registry.js";
 import { forClientCache, INTERPRETER_STRATEGY } from "../history/strategy.js";
 import { mergeViewOptions } from "../trace/view-settings.js";
 import type { ViewInput, ViewOptions, ViewStats } from "../history/view.js";
+import { wellFormed } from "../lisp/index.js";
 import { messageText } from "../llm/messages.js";
 import type { Llm, LlmRequest, LlmResponse, TextMessage } from "../llm/types.js";
 import type { TurnCompaction } from "../trace/trace.js";
@@ -72,8 +73,14 @@ export async function buildPrompt(input: ViewInput, viewOptions: ViewOptions, st
     context.state === undefined ? strategy.initialState() : context.state,
     { ...(llm === undefined ? {} : { llm }), ...(context.signal === undefined ? {} : { signal: context.signal }) },
   );
-  // Strategies keep the stored messages' text; summaries they add are text too.
-  const messages = result.messages.map((m) => (typeof m.content === "string" ? m : { ...m, content: messageText(m) })) as TextMessage[];
+  // Strategies keep the stored messages' text; summaries they add are text too. Host text may hold
+  // half of a surrogate pair (a printed title cut inside an emoji, a tool's error, the mission's
+  // {{placeholder}}): the model gets a replacement character, as a provider's JSON parser refuses it raw.
+  const messages = result.messages.map((m) => {
+    const text = typeof m.content === "string" ? m.content : messageText(m);
+    const sent = wellFormed(text);
+    return sent === m.content ? m : { ...m, content: sent };
+  }) as TextMessage[];
   const { durationMs: _wallTime, ...stats } = result.stats;
   const compaction: TurnCompaction = { stats, events: [...result.events], state: result.state };
   if (calls.length > 0) compaction.calls = calls;
@@ -85,7 +92,12 @@ function noting(llm: Llm, calls: string[]): Llm {
   return {
     name: llm.name,
     async complete(request: LlmRequest): Promise<LlmResponse> {
-      const response = await llm.complete(request);
+      // What it is asked about holds the turns' host text as the prompt does.
+      const messages = request.messages.map((m) => {
+        const sent = typeof m.content === "string" ? wellFormed(m.content) : m.content;
+        return sent === m.content ? m : { ...m, content: sent };
+      });
+      const response = await llm.complete({ ...request, messages });
       if (typeof response?.content === "string") calls.push(response.content);
       return response;
     },

@@ -15,3 +15,11 @@ export function tailPoint(s: string, from: number): number {
   const c = s.charCodeAt(from);
   return c >= 0xdc00 && c <= 0xdfff ? from + 1 : from;
 }
+
+// Half of a surrogate pair standing alone.
+const LONE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** `s` with each half of a surrogate pair standing alone (host text cut inside an emoji) replaced by U+FFFD, as a UTF-8 encoder writes it: text a provider's JSON parser accepts. */
+export function wellFormed(s: string): string {
+  return s.replace(LONE, "\ufffd");
+}

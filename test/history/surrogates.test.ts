@@ -66,4 +66,41 @@ describe("no prompt cuts an emoji in half", () => {
     // The cuts happened: long output and notes were shortened, not left whole.
     expect(llm.requests.some((r) => r.messages.some((m) => m.content.includes("[output cut:")))).toBe(true);
   });
+
+  // Host text may hold half of a pair already (a title an upstream API cut inside an emoji):
+  // printed, thrown or put in the mission, it is the host's, but no prompt may carry it raw.
+  const summarizer = scriptedLlm(Array.from({ length: 20 }, () => JSON.stringify({ ConversationSummary: "the page was fetched" })));
+  it.each([
+    ["full history", { compressHistory: false }],
+    ["compressed", { compressHistory: true }],
+    ["rolling-summary, its summarizer too", { history: { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 1 } }, historyLlm: summarizer }],
+  ])("host text holding half of a pair reaches no prompt raw: %s", async (_name, options) => {
+    const title = "caf\ud83d";
+    const hostTools = {
+      fetch: tool({ description: "Fetches.", run: () => ({ title }) }),
+      fail: tool({
+        description: "Fails.",
+        run: () => {
+          throw new Error(`no page ${title}`);
+        },
+      }),
+    };
+    const llm = scriptedLlm([
+      code("(def t (:title (tool/fetch)))\n(println t)", "fetch"),
+      code("(println (tool/fail))", "fail"),
+      code('(println (str "[" data/note "]"))', "note"),
+      "```clojure\n(return 1)\n```",
+    ]);
+    const agent = SubAgent.create({ prompt: "Read {{note}} and the page.", tools: hostTools, maxTurns: 6 });
+    const step = await SubAgent.run(agent, { llm, context: { note: "x\udc00y" }, ...options });
+    expect(step.ok).toBe(true);
+    const raw = [...llm.requests, ...summarizer.requests].flatMap((r, i) => r.messages.filter((m) => LONE.test(m.content)).map((m) => `prompt ${i + 1}: ${JSON.stringify(m.content.slice(Math.max(0, m.content.search(LONE) - 30), m.content.search(LONE) + 5))}`));
+    expect(raw).toEqual([]);
+    // The text is there, with a replacement character where the half was.
+    const sent = llm.requests.flatMap((r) => r.messages.map((m) => m.content)).join("\n");
+    expect(sent).toContain("caf\ufffd");
+    expect(sent).toContain("no page caf\ufffd");
+    expect(sent).toContain("[x\ufffdy]");
+    if ("historyLlm" in options) expect(summarizer.requests.length).toBeGreaterThan(0);
+  });
 });
