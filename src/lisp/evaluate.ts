@@ -730,20 +730,15 @@ const PRINT_MAX_CHARS = 10_000_000;
  * EDN cannot spell (`:first name`, from a JSON key) is written `(keyword "first name")`.
  */
 export function print(value: unknown, readable = false): string {
-  const v = isValue(value) ? value : toLisp(value);
+  // A value of the language comes back from toLisp as it is; host data is converted, and what is
+  // not plain data (a Buffer, a class instance) refused, at the top as inside.
+  const v = toLisp(value);
   try {
     return printChecked(v, true, PRINT_MAX_CHARS, Infinity, undefined, readable);
   } catch (e) {
     if (!(e instanceof PrintOverflow)) throw e;
     throw new LispError("string_too_large", `the value prints to more than ${PRINT_MAX_CHARS} characters`);
   }
-}
-
-// Host data is arrays, plain objects, Maps, Sets and Dates; anything else is already a value.
-function isValue(x: unknown): x is Value {
-  if (x === null || typeof x !== "object") return typeof x !== "undefined" && typeof x !== "function" && typeof x !== "bigint" && typeof x !== "symbol";
-  const proto = Object.getPrototypeOf(x);
-  return !(Array.isArray(x) || proto === Object.prototype || proto === null || x instanceof Map || x instanceof Set || x instanceof Date);
 }
 
 export type { SourceLoc };

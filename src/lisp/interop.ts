@@ -18,7 +18,7 @@ import { defaultLimits, type Limits } from "./limits.js";
 import { cutPoint } from "./cuts.js";
 import { printChecked, printSample, PrintOverflow, quoteString } from "./printer.js";
 import { defaultClock, fuelExhausted, limitError, timeoutError } from "./runtime.js";
-import { Fn, Keyword, keyword, LFloat, Regex, Var, type LMap, type Value, isMap, isSet } from "./values.js";
+import { Fn, Keyword, keyword, LFloat, Reduced, Regex, Var, type LMap, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 
 type BudgetLimits = Pick<Limits, "maxFuel" | "timeoutMs" | "maxCollectionSize" | "maxBoundaryValues" | "maxBoundaryChars" | "maxNestingDepth" | "maxStringLength">;
@@ -404,7 +404,7 @@ function className(x: object): string {
 }
 
 function isLispValue(x: object): boolean {
-  return x instanceof Vec || isMap(x) || isSet(x) || x instanceof Keyword || x instanceof LFloat || x instanceof Fn || x instanceof Regex || x instanceof Var;
+  return x instanceof Vec || isMap(x) || isSet(x) || x instanceof Keyword || x instanceof LFloat || x instanceof Fn || x instanceof Regex || x instanceof Var || x instanceof Reduced;
 }
 
 /** Sets a property as an own data property, so "__proto__" is just a key. */

@@ -1,7 +1,8 @@
 // No host object is reachable from a program: JS globals, prototypes, constructors and
 // Function are not names, not keys, not methods. Each attempt fails with our own error.
 import { describe, expect, it } from "vitest";
-import { evaluate } from "../../src/lisp/evaluate.js";
+import { evaluate, print } from "../../src/lisp/evaluate.js";
+import { LispError } from "../../src/lisp/errors.js";
 import { edn, failure } from "../support/run.js";
 
 const HOST_NAMES = ["constructor", "__proto__", "prototype", "toString", "valueOf", "hasOwnProperty", "globalThis", "process", "require", "eval", "Function", "Object", "window", "this", "js/process", "js/globalThis"];
@@ -68,6 +69,29 @@ describe("security: host objects", () => {
     }
     const ctx = await evaluate("data/x", { ctx: { x: { when: new Date(0), nested: [{ f: Math.max }] } } });
     expect(!ctx.ok && ctx.error.message).toContain("data/x.nested[0].f is a function");
+  });
+
+  it("print refuses a host object that is not plain data at the top as it does inside, in our words", async () => {
+    class Order {
+      id = 1;
+    }
+    const trap = new Proxy({}, { getPrototypeOf: () => { throw new Error("host trap text"); } });
+    for (const [value, what] of [[Buffer.from("hi"), "binary data (Buffer)"], [new Order(), "Order instance"], [/x/, "RegExp instance"], [trap, "an object that cannot be read"]] as const) {
+      let thrown: unknown;
+      try {
+        print(value);
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBeInstanceOf(LispError);
+      expect((thrown as LispError).message).toContain(`host data is ${what}`);
+    }
+    // Values of the language print as they are, plain data after conversion.
+    const r = await evaluate("[:a #{1} {:b 2.0}]");
+    expect(print(r.ok ? r.lisp : null)).toBe("[:a #{1} {:b 2.0}]");
+    expect(print({ when: new Date(0), xs: new Set([1]) })).toBe('{:when "1970-01-01T00:00:00.000Z" :xs #{1}}');
+    const reduced = await evaluate("(reduced 1)");
+    expect(print(reduced.ok ? reduced.lisp : null)).toMatch(/1/);
   });
 
   it("errors never carry host stack traces", async () => {
