@@ -8,7 +8,7 @@
 // Both directions are bounded walks (a Budget): every value visited costs one unit of fuel (a
 // value reached twice through shared structure costs twice; coming in, a host object met again
 // is not read again: what it cost the first time is charged at once and its value reused, so 30
-// levels each holding the previous one twice are refused in 60 steps), the clock is read every 4,096
+// levels each holding the previous one twice are refused in a few hundred steps), the clock is read every 4,096
 // values, and a collection's size is read and checked against maxCollectionSize before any of
 // it is copied, so a sparse `new Array(1e9)` or a Proxy whose length lies is refused at once.
 import { Map as IMap, Set as ISet } from "ptc-immutable";
@@ -150,12 +150,16 @@ function isOurs(e: unknown): boolean {
   }
 }
 
+// Only parts bigger than this are remembered: plain records cost no bookkeeping, and a small part
+// met again is walked again, which costs at most this much each time.
+const MEMO_FROM = 64;
+
 class Inbound {
   /** Keys from the root to the value being converted, for the error's path. */
   readonly path: Array<string | number> = [];
   /** Objects from the root down: a cycle is an object met again among its own ancestors. */
   readonly ancestors: object[] = [];
-  /** Objects converted whole, with their value, the values and characters that cost, and how many levels they nest below themselves. */
+  /** Objects converted whole that cost more than MEMO_FROM values, with their value, the values and characters that cost, and how many levels they nest below themselves. */
   private readonly done = new Map<object, { value: Value; values: number; chars: number; height: number }>();
   /** The deepest level an object was met at so far: a converted object's height is read from it. */
   private deepest = 0;
@@ -192,7 +196,7 @@ class Inbound {
 
   convert(x: unknown, depth: number): Value {
     const budget = this.budget;
-    if (typeof x === "object" && x !== null) {
+    if (typeof x === "object" && x !== null && this.done.size > 0) {
       const seen = this.done.get(x);
       if (seen !== undefined) {
         // Met again deeper than before, it nests deeper too: the depth limit holds for it as it unfolds.
@@ -230,7 +234,7 @@ class Inbound {
       const above = this.deepest;
       this.deepest = depth;
       const value = this.object(x as object, depth);
-      this.done.set(x as object, { value, values: room - budget.room, chars: chars - budget.chars, height: this.deepest - depth });
+      if (room - budget.room > MEMO_FROM) this.done.set(x as object, { value, values: room - budget.room, chars: chars - budget.chars, height: this.deepest - depth });
       if (above > this.deepest) this.deepest = above;
       return value;
     } catch (e) {
