@@ -405,7 +405,8 @@ const d = (name: string, arity: readonly [number, number], params: string, doc: 
 const CAT_DEF: BuiltinDef = d("cat", [1, 1], "[rf]", "The transducer that concatenates collections: (into [] cat [[1] [2 3]]).", [["(into [] cat [[1 2] [3]])", "[1 2 3]"]], () => {
   throw typeErr("cat is a transducer: give it to into, transduce, sequence or eduction", "e.g. (into [] cat [[1] [2 3]]), or use (apply concat colls)");
 });
-const isCat = (x: Value): boolean => x instanceof Builtin && x.def === CAT_DEF;
+// By name: a run with hidden context gives programs a marking wrapper of it (marks.ts), another def.
+const isCat = (x: Value): boolean => x instanceof Builtin && x.name === CAT_DEF.name;
 
 export const TRANSDUCERS: BuiltinDef[] = [
   d(
