@@ -35,6 +35,13 @@ const PIECES = [
   "(doseq [c (clojure.string/lower-case tok)] (print c))",
   "(doseq [c (reverse tok)] (print c))",
   "(println (.charAt tok 0) (.charAt tok 1) (.charAt tok 2) (.charAt tok 3))",
+  // A builtin takes apart the string a function returned.
+  "(run! print (mapcat (fn [_] tok) [1]))",
+  "(run! print (rest (mapcat (fn [_] tok) [1])))",
+  "(run! print (mapcat (fn [a b] tok) [1] [2]))",
+  "(run! print (into [] (mapcat (fn [_] tok)) [1]))",
+  "(run! print (into [] (comp (map (fn [_] tok)) cat) [1]))",
+  "(run! print (sequence (mapcat (fn [_] (subs tok 1))) [1]))",
 ];
 
 describe("pieces of a hidden string stay hidden", () => {

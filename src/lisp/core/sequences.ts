@@ -7,7 +7,7 @@ import { LispError, typeErr } from "../errors.js";
 import { call2, callValue } from "../fn.js";
 import { lookup } from "../lookup.js";
 import { isSeqable } from "../seq.js";
-import { charge, checkCollectionSize, limitError, run, tick } from "../runtime.js";
+import { charge, checkCollectionSize, limitError, run, tick, took } from "../runtime.js";
 import { EMPTY_MAP, EMPTY_VEC, Fn, isFloat, Keyword, LFloat, LMap, mkFloat, Reduced, truthy, type Value, isMap, isSet } from "../values.js";
 import { Vec } from "../vector.js";
 import { countArg, describe, expectFn, items, ordered } from "./args.js";
@@ -118,6 +118,8 @@ function appendAll(who: string, out: Value[], part: Value): void {
   const xs = items(who, part);
   checkCollectionSize(out.length + xs.length);
   charge(xs.length);
+  // The characters of a string the function returned are pieces of it (of a hidden one, hidden).
+  if (typeof part === "string") for (const x of xs) took(part, x);
   for (const x of xs) out.push(x);
 }
 

@@ -6,7 +6,7 @@
 import { LispError, typeErr } from "../errors.js";
 import { equals, hashValue } from "../equality.js";
 import { Closure, call1, call2, callValue } from "../fn.js";
-import { charge, checkCollectionSize, tick } from "../runtime.js";
+import { charge, checkCollectionSize, tick, took } from "../runtime.js";
 import { isSeqable } from "../seq.js";
 import { Fn, Reduced, truthy, type Value } from "../values.js";
 import { Vec } from "../vector.js";
@@ -124,6 +124,8 @@ function stepAll(who: string, rf: Rf, a: Value, coll: Value): Value {
   if (coll !== null && !isSeqable(coll)) throw typeErr(`${who}: expected a collection to concatenate, got ${describe(coll)}`, "wrap a single value in a vector, e.g. (fn [x] [x])");
   const xs = items(who, coll);
   charge(xs.length);
+  // The characters of a string (a function's result) are pieces of it (of a hidden one, hidden).
+  if (typeof coll === "string") for (const x of xs) took(coll, x);
   for (let i = 0; i < xs.length; i++) {
     a = rf.step(a, xs[i]);
     if (a instanceof Reduced) return a;
