@@ -42,6 +42,7 @@ const PIECES = [
   "(run! print (into [] (mapcat (fn [_] tok)) [1]))",
   "(run! print (into [] (comp (map (fn [_] tok)) cat) [1]))",
   "(run! print (sequence (mapcat (fn [_] (subs tok 1))) [1]))",
+  "(run! print (rest (tree-seq vector? (fn [_] tok) [1])))",
 ];
 
 describe("pieces of a hidden string stay hidden", () => {

@@ -5,7 +5,7 @@
 // [key value] vectors, as in Clojure; they do not count as a nesting level.
 import { typeErr } from "../errors.js";
 import { call1 } from "../fn.js";
-import { charge, checkCollectionSize, limitError, run } from "../runtime.js";
+import { charge, checkCollectionSize, limitError, run, took } from "../runtime.js";
 import { isSeqable, seqArray } from "../seq.js";
 import { isColl, isMap, isSet, keyword, Keyword, LMap, LSet, truthy, type Value } from "../values.js";
 import { Vec } from "../vector.js";
@@ -163,6 +163,8 @@ function treeSeq(isBranch: Value, children: Value, root: Value): Value {
     const kids = call1(children, node);
     if (!isSeqable(kids)) throw typeErr(`tree-seq: the children function returned ${describe(kids)} for ${describe(node)}, expected a collection or nil`);
     const arr = seqArray(kids, "tree-seq");
+    // The characters of a string the function returned are pieces of it (of a hidden one, hidden).
+    if (typeof kids === "string") for (const c of arr) took(kids, c);
     if (arr.length === 0) return;
     if (stack.length >= max) tooDeep("tree-seq");
     stack.push({ kids: arr, i: 0 });
