@@ -386,9 +386,11 @@ export class Marks {
   /** Marks a function as holding hidden values once it keeps one (memoize's cache); the mark the cache keeps with it. */
   stored(holder: Value, part: Value): Origin | undefined {
     if (this.empty || holder === null || typeof holder !== "object") return undefined;
-    const o = this.keep(part);
-    if (o !== undefined && !this.objs.has(holder)) this.objs.set(holder, derivedOf(o));
-    return o;
+    // Not `keep`: its walk for keywords, at every call, would cost a cache of large values their size each time.
+    const found = this.find(part);
+    if (found === undefined) return undefined;
+    if (!this.objs.has(holder)) this.objs.set(holder, derivedOf(found));
+    return this.originOf(part) ?? derivedOf(found);
   }
 
   /**
@@ -403,7 +405,7 @@ export class Marks {
     this.empty = false;
   }
 
-  /** The origin to keep with a value leaving this evaluation (a definition, a cache entry), when it holds a mark. */
+  /** The origin to keep with a definition leaving this evaluation, when it holds a mark. */
   keep(v: Value): Origin | undefined {
     const found = this.find(v);
     return found === undefined ? undefined : this.kept(v, this.originOf(v) ?? { ...found, path: found.root, derived: true });
