@@ -372,7 +372,12 @@ export class Marks {
     const o = this.originOf(f);
     if (o === undefined || r === null || typeof r === "boolean") return;
     if (small(r)) this.pin(r, derivedOf(o));
-    else if (this.originOf(r) === undefined) this.derive(r, o);
+    else if (this.originOf(r) === undefined) {
+      this.derive(r, o);
+      // What it was made with is out of sight (partial's arguments, constantly's value), kept from
+      // an earlier turn too: the small values it hands back may be hidden ones, taken to be.
+      this.pieces(r, derivedOf(o), 0, true);
+    }
   }
 
   /** Marks what a builtin computed from what a function it was given returned (`(sum-by f xs)`), when that holds a mark. */

@@ -242,6 +242,22 @@ describe("provenance: nothing derived from hidden context reaches a prompt", () 
     }
   });
 
+  // A function a builtin made keeps what it was given out of sight (partial's arguments): what it
+  // returns in a later turn holds the small hidden values it was made with.
+  it("a function a builtin made over small hidden values hides them in what it returns in a later turn", async () => {
+    const programs = [
+      "(def j (juxt (constantly (:pin data/_creds)) inc))\n(def c (constantly [(:pin data/_creds) 5]))\n(def p (partial vector (:pin data/_creds)))\n(println \"ok\")",
+      "(println (first (j 1)) (first (c)) (first (p)) (get (p 1) 0))",
+      "(return :done)",
+    ];
+    for (const isolation of ["none", "worker"] as const) {
+      const agent = SubAgent.create({ prompt: "Find the customer.", maxTurns: programs.length });
+      const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _creds: { pin: 42 } }, isolation });
+      expect(step.ok).toBe(true);
+      expect(step.trace.turns[1].prints).toEqual([Array(4).fill("<hidden integer derived from data/_creds>").join(" ")]);
+    }
+  });
+
   // The cache changes after the definition: the turn that fills it defines nothing (or fails), so
   // no definition of that turn records what it took in.
   it("a memoized function defined before it met hidden context hides what its cache answers in a later turn", async () => {
