@@ -246,10 +246,20 @@ export interface ExperimentRow {
   gsr: number;
   /** GSR of full minus this strategy's (0 for full). */
   accuracyDrop: number;
-  /** reduction / (1 + accuracy drop). */
+  /** Reduction in percent per point of goal success lost (see `efficiency`). */
   efficiency: number;
   /** Conversations in which the strategy compacted at all (0: it never fired, and its figures measure nothing). */
   acted: number;
+}
+
+/**
+ * Seed 004's trade-off score, token reduction / (1 + accuracy drop), both in percent as the seed's
+ * own table has them (45% saved at 78% success: 45 / 23 = 2.0): savings per point of goal success
+ * lost. In fractions the drop barely counted (a window forgetting 81% of the goals scored close to
+ * masking that forgot none). A strategy that met more goals than full lost none.
+ */
+export function efficiency(reduction: number, accuracyDrop: number): number {
+  return (100 * reduction) / (1 + 100 * Math.max(0, accuracyDrop));
 }
 
 /** Every scenario × persona under each strategy (full always included as the baseline). */
@@ -274,14 +284,14 @@ export async function runExperiment(strategies: ReadonlyArray<StrategySpec | str
     const reduction = full === 0 ? 0 : 1 - input / full;
     const gsr = gsrOf(rs);
     const accuracyDrop = fullGsr - gsr;
-    return { strategy: specLabel(spec), conversations: rs.length, reduction, gsr, accuracyDrop, efficiency: reduction / (1 + accuracyDrop), acted: rs.filter((r) => r.compacted).length };
+    return { strategy: specLabel(spec), conversations: rs.length, reduction, gsr, accuracyDrop, efficiency: efficiency(reduction, accuracyDrop), acted: rs.filter((r) => r.compacted).length };
   });
 }
 
 export function renderExperiment(rows: readonly ExperimentRow[]): string {
   const head = ["strategy", "conversations", "token reduction", "goal success", "accuracy drop", "efficiency", "acted"];
   const base = (r: ExperimentRow): boolean => r.strategy === "full";
-  const cells = rows.map((r) => [r.strategy, String(r.conversations), `${(r.reduction * 100).toFixed(1)}%`, `${(r.gsr * 100).toFixed(1)}%`, `${(r.accuracyDrop * 100).toFixed(1)} pt`, r.efficiency.toFixed(3), base(r) ? "-" : r.acted === 0 ? "never" : `${r.acted}/${r.conversations}`]);
+  const cells = rows.map((r) => [r.strategy, String(r.conversations), `${(r.reduction * 100).toFixed(1)}%`, `${(r.gsr * 100).toFixed(1)}%`, `${(r.accuracyDrop * 100).toFixed(1)} pt`, r.efficiency.toFixed(2), base(r) ? "-" : r.acted === 0 ? "never" : `${r.acted}/${r.conversations}`]);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   const line = (c: string[]) => c.map((x, i) => (i === 0 ? x.padEnd(widths[i]) : x.padStart(widths[i]))).join("  ");
   const idle = rows.filter((r) => !base(r) && r.acted === 0).map((r) => `${r.strategy} never compacted: its trigger was not reached in these conversations, so its row measures nothing.`);

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runCli } from "../../src/cli/commands.js";
-import { parseVerdict, PERSONAS, renderExperiment, runConversation, runExperiment, SCENARIOS, scriptedRoles } from "../../src/harness/experiment.js";
+import { efficiency, parseVerdict, PERSONAS, renderExperiment, runConversation, runExperiment, SCENARIOS, scriptedRoles } from "../../src/harness/experiment.js";
 
 const cli = async (args: string[]) => {
   let stdout = "";
@@ -35,14 +35,24 @@ describe("offline experiment", () => {
     expect(window.goalsMet).toBeLessThan(scenario.goals.length);
   });
 
-  it("reports reduction, goal success, accuracy drop and efficiency = reduction / (1 + drop)", async () => {
+  it("reports reduction, goal success, accuracy drop and efficiency = reduction / (1 + drop), both in percent as the seed has it", async () => {
     const rows = await runExperiment([{ name: "sliding-window", options: { turns: 2 } }], scriptedRoles);
     expect(rows.map((r) => r.strategy)).toEqual(["full", "sliding-window:turns=2"]);
     const [full, window] = rows;
     expect(full).toMatchObject({ conversations: SCENARIOS.length * PERSONAS.length, reduction: 0, gsr: 1, accuracyDrop: 0, efficiency: 0 });
     expect(window.reduction).toBeGreaterThan(0);
     expect(window.accuracyDrop).toBeCloseTo(1 - window.gsr, 10);
-    expect(window.efficiency).toBeCloseTo(window.reduction / (1 + window.accuracyDrop), 10);
+    expect(window.efficiency).toBeCloseTo((100 * window.reduction) / (1 + 100 * window.accuracyDrop), 10);
+  });
+
+  it("efficiency is savings per point of goal success lost: the seed's sliding window (45% saved, 78% success) scores 2.0", () => {
+    // In fractions (0.45 / 1.22 = 0.37) a window forgetting 81% of the goals scored about as well as masking that forgot none.
+    expect(efficiency(0.45, 0.22)).toBeCloseTo(45 / 23, 10);
+    expect(efficiency(0.311, 0)).toBeCloseTo(31.1, 10);
+    expect(efficiency(0.515, 0.81)).toBeLessThan(efficiency(0.311, 0) / 10);
+    // A strategy that met more goals than full lost none (a live run's noise): no division by zero or below.
+    expect(efficiency(0.3, -0.01)).toBeCloseTo(30, 10);
+    expect(efficiency(0.3, -0.5)).toBeCloseTo(30, 10);
   });
 
   it("with the agent's lookups in the conversations, masking old results keeps every goal and still saves tokens", async () => {
