@@ -277,6 +277,15 @@ describe("ptc compare", () => {
     expect(r.stdout).toContain(`precision ${(json.goalDetector.precision * 100).toFixed(1)}%, recall ${(json.goalDetector.recall * 100).toFixed(1)}%`);
   });
 
+  it("refuses a strategy's bad options before replaying anything", async () => {
+    // A typo (turn for turns) was found only when its turn came: after full had replayed every transcript.
+    const r = await cli([file, "--strategy", "sliding-window:turns=1", "--strategy", "sliding-window:turn=3"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^ptc compare: compaction: invalid options for strategy "sliding-window":[\s\S]*"turn"/);
+    expect(r.stderr).not.toMatch(/transcript runs/);
+    expect((await cli([file, "--strategy", "nope"])).stderr).toMatch(/^ptc compare: compaction: unknown strategy "nope"/);
+  });
+
   it("prints the table and writes the JSON report", async () => {
     const json = join(dir, "report.json");
     const r = await cli([file, "--strategy", "sliding-window:turns=1", "--json", json]);
