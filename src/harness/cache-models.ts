@@ -43,6 +43,8 @@ export interface CacheRow {
   llmCalls: number;
   /** Transcripts on which the strategy compacted at least once. */
   fired: number;
+  /** Transcripts on which a summary failed (the prompts there went out without it). */
+  failed: number;
 }
 
 export interface CacheReport {
@@ -76,6 +78,7 @@ export async function compareUnderCaches(transcripts: readonly Transcript[], str
     let farKept = 0;
     let llmCalls = 0;
     let fired = 0;
+    let failed = 0;
     for (const t of transcripts) {
       let compacted = false;
       // Priced by measure, one meter per cache model: a strategy laid out for its client's cache
@@ -105,8 +108,9 @@ export async function compareUnderCaches(transcripts: readonly Transcript[], str
       names.forEach((n, k) => (cost[n] += metrics.costs[k] ?? 0));
       inputTokens += metrics.inputTokens;
       if (compacted) fired++;
+      if (metrics.summaryFailures > 0) failed++;
     }
-    rows.push({ strategy: specLabel(spec), inputTokens, reduction: 0, cost, costRatio: {}, retention: needed === 0 ? null : kept / needed, farRetention: farNeeded === 0 ? null : farKept / farNeeded, farNeeded, llmCalls, fired });
+    rows.push({ strategy: specLabel(spec), inputTokens, reduction: 0, cost, costRatio: {}, retention: needed === 0 ? null : kept / needed, farRetention: farNeeded === 0 ? null : farKept / farNeeded, farNeeded, llmCalls, fired, failed });
   }
   const full = rows[specs.findIndex((s) => (typeof s === "string" ? s : s.name) === "full")];
   for (const row of rows) {
@@ -128,7 +132,7 @@ export function renderCacheTable(r: CacheReport): string {
     ...r.models.map((m) => `${(row.costRatio[m] ?? 1).toFixed(3)}x`),
     pct(row.retention),
     `${pct(row.farRetention)} of ${row.farNeeded}`,
-    row.strategy === "full" ? "-" : row.fired === 0 ? "never" : `${row.fired}/${r.transcripts}`,
+    (row.strategy === "full" ? "-" : row.fired === 0 ? "never" : `${row.fired}/${r.transcripts}`) + (row.failed > 0 ? `, summaries failed in ${row.failed}/${r.transcripts}` : ""),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");

@@ -59,6 +59,13 @@ describe("compareUnderCaches", () => {
     expect(big.cost.none - mini.cost.none).toBeCloseTo((mini.llmCalls * (1000 * (pb.input - pm.input) + 100 * (pb.output - pm.output))) / 1e6, 9);
   });
 
+  it("tells a strategy whose summaries all failed from one that never fired", async () => {
+    const down: Llm = { name: "down", complete: () => Promise.reject(new Error("connect ECONNREFUSED")) };
+    const r = await compareUnderCaches(runs, [{ name: "rolling-summary", options: { unit: "step", summarizer: "llm" } }], { llm: down });
+    expect(r.rows[1]).toMatchObject({ fired: 0, failed: 2 });
+    expect(renderCacheTable(r)).toMatch(/\nrolling-summary:unit=step,summarizer=llm .* never, summaries failed in 2\/2\n?/);
+  });
+
   it("a strategy that sent everything never fired, in both tables (recap on runs without recap lines)", async () => {
     const caches = await compareUnderCaches(runs, ["recap"], { models: { none: CACHE_MODELS.none } });
     const table = await compareStrategies(runs, ["recap"], { models: ["gpt-4o"] });
