@@ -103,16 +103,24 @@ function asFunctionCall(call: ToolCall): ToolCall {
  */
 export function forCompaction(messages: readonly ChatMessage[]): { messages: readonly ChatMessage[]; restore: (out: ChatMessage[]) => ChatMessage[] } {
   let originals: Map<ChatMessage, ChatMessage> | undefined;
+  // Converted calls, for a new message that carries them (recap merges text into a tool step's message).
+  const callOriginals = new Map<ToolCall, ToolCall>();
   const mapped = messages.map((m) => {
     const role = m.role as string;
     const odd = role === "developer" || role === "function";
     const calls = m.tool_calls?.some((c) => typeof (c as Partial<ToolCall>).function !== "object" || (c as Partial<ToolCall>).function === null) === true;
     if (!odd && !calls) return m;
-    const copy: ChatMessage = { ...m, ...(odd ? { role: "system" } : {}), ...(calls ? { tool_calls: m.tool_calls?.map(asFunctionCall) } : {}) };
+    const converted = calls ? m.tool_calls?.map((c) => {
+      const f = asFunctionCall(c);
+      if (f !== c) callOriginals.set(f, c);
+      return f;
+    }) : undefined;
+    const copy: ChatMessage = { ...m, ...(odd ? { role: "system" } : {}), ...(converted === undefined ? {} : { tool_calls: converted }) };
     (originals ??= new Map()).set(copy, m);
     return copy;
   });
   if (originals === undefined) return { messages, restore: (out) => out };
   const map = originals;
-  return { messages: mapped, restore: (out) => out.map((m) => map.get(m) ?? m) };
+  const restoreCalls = (m: ChatMessage): ChatMessage => (m.tool_calls?.some((c) => callOriginals.has(c)) === true ? { ...m, tool_calls: m.tool_calls.map((c) => callOriginals.get(c) ?? c) } : m);
+  return { messages: mapped, restore: (out) => out.map((m) => map.get(m) ?? restoreCalls(m)) };
 }

@@ -66,6 +66,17 @@ describe("compact and the registry", () => {
     expect(window.messages.length).toBeLessThan(messages.length);
   });
 
+  it("a message recap merges keeps the client's custom tool calls as written", async () => {
+    // Recap folds the recap lines before a tool step into that step's message: a copy, whose calls were sent in the function shape.
+    const output = Array.from({ length: 30 }, (_, i) => `line ${i} of the listing`).join("\n");
+    const custom = (id: string, content: string) => ({ role: "assistant", content, tool_calls: [{ id, type: "custom", custom: { name: "shell", input: "ls" } }] });
+    const messages = [user("task"), ...["a", "b", "c"].flatMap((id) => [custom(id, `recap - step ${id}\n${output}`), result(id, output)])] as never as ChatMessage[];
+    const r = await compact(messages, { name: "recap", options: { minPreservedAssistantMessages: 1, batchSize: 2 } });
+    const merged = r.messages[r.messages.length - 2];
+    expect(merged.content).toMatch(/^recap - step a\nrecap - step b\n/);
+    expect(merged.tool_calls).toEqual(messages[5].tool_calls);
+  });
+
   it("rejects malformed messages", async () => {
     await expect(compact([{ role: "robot", content: "x" }] as never, "full")).rejects.toThrow(/message 0 has role "robot"/);
     await expect(compact("hi" as never, "full")).rejects.toThrow(/must be an array/);
