@@ -3,7 +3,7 @@
 // strategy keeps in the prompts that need them.
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
-import { DEFAULT_PRICES, lookupPrice } from "../compaction/prices.js";
+import { DEFAULT_PRICES, FALLBACK_MODEL_PRICE, lookupPrice } from "../compaction/prices.js";
 import type { StrategySpec } from "../compaction/registry.js";
 import { defaultStrategies } from "../history/registry.js";
 import type { Json } from "../compaction/types.js";
@@ -258,7 +258,9 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
         } else if (done === total || done % Math.max(1, Math.ceil(total / 10)) === 0) io.stderr.write(`ptc compare: ${done}/${total} transcript runs\n`);
       },
     });
-    report.meta = { corpus: files, summarizer: llmModel === undefined ? (values.summarizer ?? "facts") : `llm:${llmModel}`, date: new Date().toISOString(), version: version(), runMs: performance.now() - started };
+    // A summarizer model the table lacks (a local one) is priced by the fallback: the report says so.
+    const unpriced = llmModel !== undefined && lookupPrice(llmModel) === undefined ? ` (not in the price table: its calls are priced at $${FALLBACK_MODEL_PRICE.input}/$${FALLBACK_MODEL_PRICE.output} per M input/output tokens)` : "";
+    report.meta = { corpus: files, summarizer: llmModel === undefined ? (values.summarizer ?? "facts") : `llm:${llmModel}${unpriced}`, date: new Date().toISOString(), version: version(), runMs: performance.now() - started };
     // Labelled corpora (goal starts) also score the offline goal detector against the labels.
     const goals = transcripts.some((t) => t.goals !== undefined && t.goals.length > 1) ? await scoreDetector(domainGoalDetector(), transcripts) : undefined;
     const goalLine = goals === undefined ? "" : `goal boundaries, domain detector: precision ${(goals.precision * 100).toFixed(1)}%, recall ${(goals.recall * 100).toFixed(1)}% (${goals.truePositives} found, ${goals.falsePositives} false, ${goals.falseNegatives} missed)\n`;

@@ -544,6 +544,15 @@ describe("ptc compare reports that stand alone", () => {
       expect(row.totals.cost).toBe(row.totals.costs[0]);
     });
 
+    it("says when the summarizer's model is not in the price table, and what its calls were priced at", async () => {
+      // A local model's calls were billed at the fallback price, and the report did not say so.
+      vi.stubEnv("OPENAI_BASE_URL", upstream.url);
+      vi.stubEnv("OPENAI_API_KEY", "sk-local");
+      const r = await cli([file, "--strategy", "rolling-summary", "--summarizer-llm", "llama3-local"]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^corpus: .*; summarizer: llm:llama3-local \(not in the price table: its calls are priced at \$1\/\$4 per M input\/output tokens\)\n/);
+    });
+
     it("with --caches, the cache table summarizes through the same server", async () => {
       // The cache table was run without the model client: every summary strategy threw
       // 'summarizer "llm" needs an llm' and the command failed after the main table was measured.
