@@ -288,14 +288,16 @@ export function shownBesidesOutput(input: ViewInput, plan: Pick<TurnPlan, "redef
  * comes first: the next program builds on it, and if that program fails in one of the functions,
  * the next prompt keeps the code where it was.
  */
-function tailOf(turn: Turn, summary: string, feedback: string | undefined, rewritten: boolean): string {
+function tailOf(turn: Turn, summary: string, feedback: string | undefined, rewritten: boolean, legend: number): string {
   const code = functionSources(turn);
   const note = noteOf(turn);
   // With the breakpoint layout the tail shares the feedback's message, which the next prompt
   // writes again without it (a write where it would have read the message cached): there the
   // tail fits only with that rewrite paid too. Unpriced, a note on every turn of a name refined
   // without printing cost 1.010x full history (never-dearer.test.ts).
-  const margin = rewritten && feedback !== undefined ? tailRewrite(feedback) : 0;
+  // The first summary's share of the legend is owed by the tail too (see legendShare): fitted
+  // without it, a first summary on a run's last prompts sent more than the turn it replaced.
+  const margin = legend + (rewritten && feedback !== undefined ? tailRewrite(feedback) : 0);
   for (const tail of [note === "" || code === "" ? "" : `${code}\n${note}`, code, note]) {
     if (tail !== "" && fits(`${summary}\n${tail}`, feedback, turn.reply, turn.feedback, margin)) return tail;
   }
@@ -684,7 +686,8 @@ export const compressedView: PromptView = (input, rawOptions) => {
       const shortFeedback = historyFeedback(input, turn, plan, true);
       // The legend heads the first summary: paid by runs that summarize, once, then cached.
       const first = stats.turnsCompressed === 0;
-      const summary = taughtSummary(turn, plan, summaryOptions, shortFeedback, options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn), first && !options.strictPrefix ? legendShare(input, i) : 0);
+      const legend = first && !options.strictPrefix ? legendShare(input, i) : 0;
+      const summary = taughtSummary(turn, plan, summaryOptions, shortFeedback, options.strictPrefix || options.keepLatestFull ? "" : functionSources(turn), legend);
       // A summary never restates a program at more than the program's size (terse programs
       // stay as written, as full history shows them).
       if (summary === undefined) full = "short";
@@ -705,7 +708,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
         // (a later prompt extends the text before it), or with the breakpoint layout after its
         // feedback, the one message the next prompt does not keep as written. Keeping the turn as
         // written instead rewrote the prompt from it when it was summarized a prompt later.
-        const tail = i === last && !options.strictPrefix ? tailOf(turn, counted(turn, summary), shortFeedback, ownMessages && promptsLeft(input.maxTurns, last + 1) > 1) : plan.code === true ? functionSources(turn) : "";
+        const tail = i === last && !options.strictPrefix ? tailOf(turn, counted(turn, summary), shortFeedback, ownMessages && promptsLeft(input.maxTurns, last + 1) > 1, legend) : plan.code === true ? functionSources(turn) : "";
         const text = tail === "" || ownMessages ? summary.text : `${summary.text}\n${tail}`;
         places.push({ turn: turn.number, message: messages.length, start: run.length, text });
         run += text;

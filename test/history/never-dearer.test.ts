@@ -16,6 +16,7 @@ import { scriptedLlm } from "../../src/llm/scripted.js";
 import type { RunTrace } from "../../src/trace/trace.js";
 import { buildTrace, turnSpec } from "./traces.js";
 import { rng } from "../support/rng.js";
+import { reply } from "../../bench/history/session.js";
 
 const MODELS = {
   "token-prefix": { input: 1, output: 0, cache: PROVIDER_CACHES.openai },
@@ -299,6 +300,25 @@ describe("compressed history is never dearer than full history", () => {
     const withoutCuts = cost(trace, { ...options, printlnHistoryLimit: 1000, printlnHistoryTokens: 100_000 }, MODELS.breakpoint, replies.length);
     expect(withCuts).toBeLessThanOrEqual(withoutCuts);
   }, 60_000);
+
+  // A run's first summary pays for the legend heading it (legendShare), and so must what follows it
+  // on the turn just done: its functions' source and note were fitted in the turn without that
+  // share. Here the turn after a failed one prints, defines two functions and explains itself; in
+  // the run's last prompt the legend, summary, source and note came to 38 tokens more than the turn
+  // as written: 1.0037x full history under breakpoints at the run's own budget.
+  it("the tail after a run's first summary owes the legend's share too", async () => {
+    const prose = "The previous output shows the rows I expected; the quantities differ by city, so next I will narrow the selection and check the notes before deciding what to return. ";
+    const replies = [
+      reply(prose.repeat(4), "(def bad0 (nth [] 5))"),
+      reply(prose, '(def acc 10)\n(def acc 11)\n(def d1_2 (vec (take 1 (drop 1 data/rows))))\n(defn f1_3 [x] (+ x 3))\n(defn f1_4 [x] (+ x 4))\n(println "w1" (take 12 (drop 77 data/rows)))'),
+      reply("Done.", "(return 1)"),
+    ];
+    const data = Array.from({ length: 120 }, (_, i) => ({ id: i, sku: `SKU-${1000 + i}`, city: ["Oslo", "Lima", "Perth"][i % 3], qty: (i * 7) % 13, note: `note ${i} ${"lorem ipsum ".repeat(i % 9)}` }));
+    const agent = SubAgent.create({ prompt: "Look through the rows and report.", maxTurns: 3 });
+    const trace = (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { rows: data } })).trace;
+    expect(ratio(trace, "breakpoint", 3)).toBeLessThan(1);
+    expect(stepAveraged(trace, 3)).toBeLessThan(1);
+  });
 
   // The generated traces again, each with a budget 1.5 to 5 times its turns. Counting the whole
   // budget left, 42 of 200 traces at 5x cost more than 1.03x full history (up to 1.21x).
