@@ -16,7 +16,8 @@ import { scriptedLlm } from "../../src/llm/scripted.js";
 import type { RunTrace } from "../../src/trace/trace.js";
 import { buildTrace, turnSpec } from "./traces.js";
 import { rng } from "../support/rng.js";
-import { reply } from "../../bench/history/session.js";
+import { reply, type Session } from "../../bench/history/session.js";
+import { runSession } from "../../bench/history/measure.js";
 
 const MODELS = {
   "token-prefix": { input: 1, output: 0, cache: PROVIDER_CACHES.openai },
@@ -103,6 +104,47 @@ async function toolRun(seed: number, budget = 1): Promise<RunTrace> {
   replies.push("```clojure\n(return 1)\n```");
   const agent = SubAgent.create({ prompt: "Look through the catalogue.", tools: catalogueTools, maxTurns: Math.round(turns * budget) });
   return (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: {} })).trace;
+}
+
+
+const advRows = Array.from({ length: 120 }, (_, i) => ({ id: i, sku: `SKU-${1000 + i}`, city: ["Oslo", "Lima", "Perth"][i % 3], qty: (i * 7) % 13, note: `note ${i} ${"lorem ipsum ".repeat(i % 9)}` }));
+const advTools = {
+  search: tool({ description: "Search rows", input: z.object({ q: z.string(), n: z.number().int() }), run: ({ q, n }) => advRows.slice(n % 100, (n % 100) + 5 + (n % 30)).map((r) => ({ ...r, q })) }),
+};
+const ADV_PROSE = "The previous output shows the rows I expected; the quantities differ by city, so next I will narrow the selection and check the notes before deciding what to return. ";
+
+/**
+ * A scripted session unlike the bench's (run by the bench's own runner, which adds its hidden
+ * context value): 2-9 turns of definitions (many small ones, an accumulator redefined, functions,
+ * big collections, a count of the hidden token), tool results, short or wide println lines or
+ * none, prose from none to five long sentences, and failed turns followed by recovery.
+ */
+function adversarySession(seed: number): Session {
+  const r = rng(seed);
+  const turns = 2 + Math.floor(r() * 8);
+  const replies: string[] = [];
+  const failing: number[] = [];
+  const prose = (): string => (r() < 0.4 ? ADV_PROSE.repeat(1 + Math.floor(r() * 5)) : r() < 0.5 ? "Next." : "");
+  for (let k = 0; k < turns - 1; k++) {
+    if (r() < 0.15 && k < turns - 2) {
+      failing.push(k + 1);
+      replies.push(reply(prose(), `(def bad${k} (nth [] ${k + 5}))`));
+      continue;
+    }
+    const parts: string[] = [];
+    const defs = Math.floor(r() * 6);
+    for (let j = 0; j < defs; j++) parts.push(r() < 0.3 ? `(def acc ${k * 10 + j})` : r() < 0.5 ? `(def d${k}_${j} (vec (take ${1 + Math.floor(r() * 8)} (drop ${Math.floor(r() * 100)} data/rows))))` : `(defn f${k}_${j} [x] (+ x ${j}))`);
+    if (r() < 0.4) parts.push(`(def res${k} (tool/search {:q "q${k}" :n ${Math.floor(r() * 200)}}))`);
+    if (r() < 0.15) parts.push(`(def big${k} (vec (take ${40 + Math.floor(r() * 80)} data/rows)))`);
+    if (r() < 0.2) parts.push(`(def hid${k} (count data/_token))`);
+    const lines = r() < 0.35 ? 0 : Math.floor(r() * 8);
+    const wide = r() < 0.3;
+    for (let j = 0; j < lines; j++) parts.push(wide ? `(println "w${k}" (take ${5 + Math.floor(r() * 10)} (drop ${Math.floor(r() * 100)} data/rows)))` : `(println "t${k} l${j}" ${j})`);
+    if (parts.length === 0) parts.push(`(def n${k} ${k})`);
+    replies.push(reply(prose(), parts.join("\n")));
+  }
+  replies.push(reply("Done.", "(return 1)"));
+  return { name: `adversary-${seed}`, kind: "exploration", prompt: "Look through the rows and report.", tools: advTools, context: { rows: advRows }, replies, failingTurns: failing };
 }
 
 /**
@@ -319,6 +361,25 @@ describe("compressed history is never dearer than full history", () => {
     expect(ratio(trace, "breakpoint", 3)).toBeLessThan(1);
     expect(stepAveraged(trace, 3)).toBeLessThan(1);
   });
+
+  // Scripted sessions unlike the bench's: 2-9 turns, budgets 1-5 times the turns used. At their own
+  // budget none costs more than full history (seed 66 did, 1.0037x, before the tail after a first
+  // summary owed the legend's share). At larger budgets a rewrite is a bet on the prompts the
+  // budget allows (at most 8, prompts-left.ts), which a run that stops early loses: of seeds 1-160,
+  // 16 (seed, budget) pairs cost more than full, all under breakpoints at 2-5x, the worst 1.021x
+  // (seed 145, 6 turns of a 12-turn budget: a println cut at turn 5 priced over 7 prompts).
+  it("short scripted sessions with turn budgets 1-5 times their turns, under both cache models", async () => {
+    for (let seed = 1; seed <= 24; seed++) {
+      const session = adversarySession(seed);
+      for (const factor of [1, 3]) {
+        const budget = session.replies.length * factor;
+        const trace = (await runSession(session, budget)).trace;
+        const bound = factor === 1 ? 1 : 1.025;
+        expect(stepAveraged(trace, budget), `seed ${seed}, ${factor}x, token-prefix`).toBeLessThanOrEqual(bound);
+        expect(ratio(trace, "breakpoint", budget), `seed ${seed}, ${factor}x, breakpoint`).toBeLessThanOrEqual(bound);
+      }
+    }
+  }, 120_000);
 
   // The generated traces again, each with a budget 1.5 to 5 times its turns. Counting the whole
   // budget left, 42 of 200 traces at 5x cost more than 1.03x full history (up to 1.21x).
