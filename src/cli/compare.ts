@@ -212,8 +212,6 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     if (values.summarizer !== undefined && !["facts", "copy"].includes(values.summarizer)) throw new Error(`--summarizer takes facts or copy, got "${values.summarizer}"`);
     if (values.summarizer !== undefined && llmModel !== undefined) throw new Error("give --summarizer or --summarizer-llm, not both");
     strategies = withSummarizer((values.strategy ?? allStrategies()).map(parseStrategy), llmModel === undefined ? values.summarizer : "llm");
-    // Built once now, so a bad name or option is refused before full replays every transcript.
-    for (const s of strategies) defaultStrategies.create(s);
     transcripts = files.flatMap((f, i) => {
       // Read twice, a file's conversations would count twice in every total and average.
       if (namesOneOf(f, files.slice(0, i))) throw new Error(`${f} is given twice: its conversations would be counted twice`);
