@@ -112,9 +112,11 @@ export class ApprovalGate {
       request = at;
     }
     if (this.released) return this.hold(index);
-    if (!(await needsApproval(needs, args))) return { kind: "run" };
     const decision = request === undefined ? undefined : setup.decisions.get(approvalId(this.turn, request));
+    // A decided request is not asked again: the check may answer otherwise by now (it reads the
+    // world, or the tool changed), and the host's no must still stop the call, its edit still apply.
     if (decision === undefined) {
+      if (!(await needsApproval(needs, args))) return { kind: "run" };
       this.waiting.push(index);
       return this.hold(index);
     }

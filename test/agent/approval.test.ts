@@ -257,6 +257,23 @@ describe("tool approvals: refusals", () => {
     expect(w.sent).toEqual([]);
   });
 
+  it("applies the host's decision even when the tool's check no longer asks for approval by the time the run resumes", async () => {
+    const trusted = new Set<string>();
+    const sent: string[] = [];
+    const send = tool({ description: "Sends.", input: z.object({ to: z.string() }), needsApproval: ({ to }) => !trusted.has(to), run: ({ to }) => (sent.push(to), "sent") });
+    const agent = SubAgent.create({ prompt: "Send.", tools: { send }, maxTurns: 2 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(return (tool/send {:to "x@out.org"}))')]), isolation: "none" });
+    const state = runStateToJson(saveRun(step, agent));
+    // Meanwhile the recipient became trusted: a fresh call would need no approval, but this one was decided.
+    trusted.add("x@out.org");
+    const rejected = await SubAgent.resume(agent, runStateFromJson(state), { llm: scriptedLlm([code("(return :next)")]), approvals: { "turn-1-call-1": { approved: false, reason: "no" } } });
+    expect(rejected.turns[0].error?.message).toContain("tool/send failed: rejected by the host: no");
+    expect(sent).toEqual([]);
+    const edited = await SubAgent.resume(agent, runStateFromJson(state), { llm: scriptedLlm([]), approvals: { "turn-1-call-1": { approved: true, args: { to: "y@corp.org" } } } });
+    expect(edited.value).toBe("sent");
+    expect(sent).toEqual(["y@corp.org"]);
+  });
+
   it("refuses a state saved with a different agent definition, saying what differs", async () => {
     const { state } = await paused();
     const other = world({ sendDescription: "Sends an email to anyone." });
