@@ -47,6 +47,13 @@ function tokenCount(n: unknown): number {
   return typeof n === "number" && Number.isFinite(n) && n > 0 ? n : 0;
 }
 
+const isCount = (n: unknown): boolean => typeof n === "number" && Number.isFinite(n) && n >= 0;
+
+/** The client's usage when it holds the prompt's and the reply's token counts; else none (the turn is measured). */
+function reportedUsage(usage: LlmUsage | undefined): LlmUsage | undefined {
+  return isCount(usage?.inputTokens) && isCount(usage?.outputTokens) ? usage : undefined;
+}
+
 /** The call's value, or the signal's reason thrown as soon as it aborts (the call is left to settle unheard). */
 async function abortable<T>(start: () => Promise<T>, signal: AbortSignal): Promise<T> {
   const r = await unlessAborted(Promise.resolve().then(start), signal);
@@ -385,7 +392,8 @@ class AgentRun {
     }
     const llmMs = performance.now() - t0;
     this.llmMs += llmMs;
-    const tokens = this.usageOf(model, view.messages, marks, content, usage);
+    // Counts a client left out (or garbled) would count as zero and let the token budget pass.
+    const tokens = this.usageOf(model, view.messages, marks, content, reportedUsage(usage));
     this.spent({ inputTokens: tokens.inputTokens, outputTokens: tokens.outputTokens, cachedTokens: tokens.cachedTokens, llmRequests: 0 });
 
     const base = { number: n, messages: view.messages, reply: content, ...(truncated ? { truncated: true as const } : {}), usage: { ...tokens, llmMs, execMs: 0 }, view: view.stats, compaction: built.compaction };

@@ -119,6 +119,16 @@ describe("a successful run", () => {
     expect(step.usage.compression).toMatchObject({ enabled: false, latest: { turnsCompressed: 0 } });
   });
 
+  it("measures a turn itself when the client's usage holds no token counts, so the token budget still holds", async () => {
+    // A host's adapter mapping a provider that left the counts out (undefined), or gave garbage.
+    const blank = { inputTokens: undefined, outputTokens: Number.NaN, cachedTokens: undefined } as never;
+    const { step } = await run([{ content: code("(println 1)"), usage: blank }, { content: code("(println 2)"), usage: blank }, { content: code("(return {:products []})"), usage: blank }], {}, { tokenBudget: 1000 });
+    expect(step.turns[0].usage.source).toBe("local");
+    expect(step.turns[0].usage.inputTokens).toBeGreaterThan(1000);
+    expect(step.fail?.reason).toBe("token_budget_exceeded");
+    expect(step.turns).toHaveLength(1);
+  });
+
   it("accepts any value without an output schema, and returns zod's parsed output with one", async () => {
     const free = await SubAgent.run(SubAgent.create({ prompt: "Anything" }), { llm: scriptedLlm([code("(return [1 :a nil])")]) });
     expect(free.value).toEqual([1, "a", null]);
