@@ -194,6 +194,12 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
     ...(agent.description !== undefined ? { description: agent.description } : {}),
   });
   const step = await runAgent(replaying as Agent, { ...run, llm: replay.llm, historyLlm: replay.summarizer(run.historyLlm ?? agent.options.historyLlm) }, null, approvals);
+  // Stopped (abort, deadline) before the turns saved whole were replayed: nothing ran live, and the
+  // step holds fewer turns than the state, so a state saved from it would run the rest again live.
+  const whole = saved.length - (approvals.paused === undefined ? 0 : 1);
+  if (!step.ok && (step.fail.reason === "aborted" || step.fail.reason === "deadline_exceeded") && saved.length > 0 && replay.reached <= whole) {
+    throw new ResumeError(`resume: the run was ${step.fail.reason === "aborted" ? "aborted" : "past its deadline"} before its saved turns were replayed; nothing ran, and the saved state is still the one to resume`);
+  }
   // Nested agents' traces of replayed calls were not re-run: carry the saved ones over (before a paused turn's new ones).
   for (let i = 0; i < Math.min(saved.length, step.turns.length); i++) {
     const before = saved[i].nested;
@@ -310,6 +316,8 @@ function firstDifference(a: ReadonlyArray<{ role: string; content: unknown }>, b
 class Replay {
   /** The saved turn being replayed (1-based). */
   private current = 0;
+  /** The latest turn whose reply was asked for: the turns before it were replayed, and checked by its prompt. */
+  reached = 0;
   /** Set once the saved turns are replayed: from then on everything is live. */
   private isLive = false;
   /** Per replayed turn, the places of its recorded calls answered so far. */
@@ -360,6 +368,7 @@ class Replay {
     if (this.isLive) return this.liveLlm.complete(request);
     const n = request.turn ?? 1;
     await this.check(request, n);
+    this.reached = Math.max(this.reached, n);
     if (n > this.saved.length) {
       this.isLive = true;
       return this.liveLlm.complete(request);

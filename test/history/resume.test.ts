@@ -232,6 +232,24 @@ describe("resumeRun", () => {
     expect(step.turns.map((t) => t.program)).toEqual(['(def a (tool/lookup {:q "hello"}))', '(def b (tool/lookup {:q "worlds"}))', "(return (+ (:n a) (:n b)))"]);
   });
 
+  it("refuses, rather than give a step short of the saved turns, a resume stopped before its replay ended", async () => {
+    const { calls, make, replies, context } = setup();
+    const agent = make(6);
+    const stopped = await SubAgent.run(make(3), { llm: scriptedLlm(replies.slice(0, 3)), context });
+    const state = runStateToJson(saveRun(stopped, make(3)));
+    // Aborted before it starts, and aborted while replaying turn 2 (its program calls a tool, answered from the record).
+    const ctl = new AbortController();
+    const llm = { name: "live", complete: () => Promise.reject(new Error("no live turn expected")) };
+    for (const signal of [AbortSignal.abort(), ctl.signal]) {
+      const resumed = SubAgent.resume(agent, runStateFromJson(state), { llm, context, signal, onEvent: (e) => void (e.type === "tool-call" && ctl.abort()) });
+      // A step holding fewer turns than the state, saved in its place, would run the rest again live (tools, model).
+      await expect(resumed).rejects.toThrow(/resume: the run was aborted before its saved turns were replayed; nothing ran, and the saved state is still the one to resume/);
+    }
+    expect(calls).toEqual(["acme", "globex", "nobody"]);
+    const done = await SubAgent.resume(agent, runStateFromJson(state), { llm: scriptedLlm(replies.slice(3)), context });
+    expect(done.value).toEqual({ gold: 162.75, silver: 80 });
+  });
+
   it("is SubAgent.resume, and carries the saved run's prompt settings over", async () => {
     const { calls, make, replies, context } = setup();
     const first = make(3);
