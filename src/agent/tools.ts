@@ -197,7 +197,7 @@ export class ToolSession {
 
   private async checked(name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal, call: ToolCallInfo, gate: ApprovalGate | undefined, index: number): Promise<unknown> {
     if (signal.aborted) throw new ToolFailure("aborted");
-    const parsed = await t.input.safeParseAsync(raw);
+    const parsed = await this.bounded(t, () => t.input.safeParseAsync(raw), signal);
     if (!parsed.success) throw new ToolFailure(`invalid arguments: ${describeIssues(parsed.error, raw).join("; ")}`);
     // Counted after the check's await, with nothing awaited between reading and counting: calls
     // made at once (pmap) each see the others'.
@@ -208,7 +208,9 @@ export class ToolSession {
     this.calls.set(name, used + 1);
     let args = parsed.data;
     if (gate !== undefined) {
-      const verdict = await gate.verdict(index, t.needsApproval as NeedsApproval<Record<string, unknown>> | undefined, args, { name, input: t.input, hidden: call.hidden });
+      const needs = t.needsApproval as NeedsApproval<Record<string, unknown>> | undefined;
+      const ask = typeof needs === "function" ? (a: Record<string, unknown>) => this.bounded(t, () => needs(a), signal) : needs;
+      const verdict = await gate.verdict(index, ask, args, { name, input: t.input, hidden: call.hidden });
       if (verdict.kind === "hold") return verdict.until;
       if (verdict.kind === "reject") throw new Refusal(verdict.message);
       if (verdict.kind === "recorded") {
@@ -229,6 +231,13 @@ export class ToolSession {
     const checked = await t.output.safeParseAsync(result);
     if (!checked.success) throw new ToolFailure(`the tool returned a result that does not match its declared output: ${describeIssues(checked.error, result).join("; ")}`);
     return checked.data;
+  }
+
+  // The host's own checks before a call runs (an async refinement of its arguments, an approval
+  // predicate) are bounded by the call's timeout and the run's signal too: one that never settles
+  // cannot hold the run.
+  private async bounded<T>(t: Tool, check: () => T | Promise<T>, signal: AbortSignal): Promise<T> {
+    return (await this.withTimeout(t, async () => ({ value: await check() }), signal)).value as T;
   }
 
   // Races the call against its timeout and the run's signal, so a tool that ignores its

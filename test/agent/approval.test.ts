@@ -382,6 +382,15 @@ describe("tool approvals: refusals", () => {
     expect(runs).toEqual([5, 50]);
   });
 
+  it("asks the host when a needsApproval check does not answer within the call's timeout", async () => {
+    const sent: string[] = [];
+    const send = tool({ description: "Sends.", input: z.object({ to: z.string() }), timeoutMs: 20, needsApproval: () => new Promise<boolean>(() => undefined), run: ({ to }) => (sent.push(to), "sent") });
+    const agent = SubAgent.create({ prompt: "Send.", tools: { send }, maxTurns: 2 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(return (tool/send {:to "x"}))')]), isolation: "none" });
+    expect(step.paused?.approvals.map((a) => a.id)).toEqual(["turn-1-call-1"]);
+    expect(sent).toEqual([]);
+  });
+
   it("checks needsApproval when the tool is declared", () => {
     expect(() => tool({ description: "x", run: () => 1, needsApproval: "yes" as never })).toThrow(AgentDefinitionError);
   });

@@ -203,6 +203,15 @@ describe("ToolSession", () => {
     expect(ran).toEqual([]);
   });
 
+  it("bounds an argument check that never settles by the call's timeout", async () => {
+    const ran: string[] = [];
+    const to = z.string().refine(() => new Promise<boolean>(() => undefined));
+    const send = tool({ description: "Sends.", input: z.object({ to }), timeoutMs: 20, run: ({ to }) => (ran.push(to), "sent") });
+    const r = await evaluate('(try (tool/send {:to "a"}) (catch e (:kind e)))', { tools: session({ send }).specs(false) });
+    expect(r.ok && r.value).toBe("tool_timeout");
+    expect(ran).toEqual([]);
+  });
+
   it("serves a wide fan-out with one abort listener on the run's signal, removed when the calls settle", async () => {
     const gate: Array<() => void> = [];
     const held = tool({ description: "Waits for the gate.", input: z.object({ i: z.number() }), run: ({ i }) => new Promise((resolve) => gate.push(() => resolve(i))) });
