@@ -218,7 +218,8 @@ export class ToolSession {
         return verdict.call.result;
       }
       if (verdict.args !== undefined) {
-        const edited = await t.input.safeParseAsync(verdict.args);
+        const given = verdict.args;
+        const edited = await this.bounded(t, () => t.input.safeParseAsync(given), signal);
         if (!edited.success) throw new Refusal(`invalid arguments from the host: ${describeIssues(edited.error, verdict.args).join("; ")}`);
         args = edited.data;
       }
@@ -228,12 +229,13 @@ export class ToolSession {
     // that cannot be read (a revoked Proxy) fails here in our words, not the host's.
     if (!readable(result)) throw new ToolFailure("the tool returned an object that cannot be read (reading it threw)");
     if (t.output === undefined || t.checkOutput === false) return result;
-    const checked = await t.output.safeParseAsync(result);
+    const output = t.output;
+    const checked = await this.bounded(t, () => output.safeParseAsync(result), signal);
     if (!checked.success) throw new ToolFailure(`the tool returned a result that does not match its declared output: ${describeIssues(checked.error, result).join("; ")}`);
     return checked.data;
   }
 
-  // The host's own checks before a call runs (an async refinement of its arguments, an approval
+  // The host's own checks of a call (an async refinement of its arguments or result, an approval
   // predicate) are bounded by the call's timeout and the run's signal too: one that never settles
   // cannot hold the run.
   private async bounded<T>(t: Tool, check: () => T | Promise<T>, signal: AbortSignal): Promise<T> {

@@ -212,6 +212,13 @@ describe("ToolSession", () => {
     expect(ran).toEqual([]);
   });
 
+  it("bounds a result check that never settles by the call's timeout", async () => {
+    const output = z.string().refine(() => new Promise<boolean>(() => undefined));
+    const lookup = tool({ description: "Looks up.", output, timeoutMs: 20, run: () => "x" });
+    const r = await evaluate("(try (tool/lookup) (catch e (:kind e)))", { tools: session({ lookup }).specs(false) });
+    expect(r.ok && r.value).toBe("tool_timeout");
+  });
+
   it("serves a wide fan-out with one abort listener on the run's signal, removed when the calls settle", async () => {
     const gate: Array<() => void> = [];
     const held = tool({ description: "Waits for the gate.", input: z.object({ i: z.number() }), run: ({ i }) => new Promise((resolve) => gate.push(() => resolve(i))) });
