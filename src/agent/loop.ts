@@ -458,7 +458,8 @@ class AgentRun {
     let message: string;
     try {
       // Async: a host's schema may refine or transform asynchronously.
-      const parsed = await schema.safeParseAsync(value);
+      // Raced against the run's signal: a refinement that never settles must not hold the run past its abort or deadline.
+      const parsed = await abortable(() => schema.safeParseAsync(value), this.controller.signal);
       if (parsed.success) {
         this.returned = parsed.data;
         return "returned";
@@ -467,7 +468,7 @@ class AgentRun {
     } catch (e) {
       // A host's transform or refinement that throws (instead of adding an issue) fails the check
       // as an issue would: the run goes on, and its message, which may quote the value, is hidden below.
-      message = `the output check failed on the (return ...) value: ${errorText(e)}`;
+      message = this.stopReason !== null ? `the output check was stopped: ${INTERRUPTED[this.stopReason]}` : `the output check failed on the (return ...) value: ${errorText(e)}`;
     }
     record.error = {
       kind: "value_error",

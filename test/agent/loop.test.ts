@@ -482,6 +482,14 @@ describe("endings", () => {
     expect(asked).toBe(1);
   });
 
+  it("ends with aborted when the signal fires while the output schema's async refinement never settles", async () => {
+    const ac = new AbortController();
+    const output = z.number().refine(() => (ac.abort(), new Promise<boolean>(() => undefined)));
+    const step = await SubAgent.run(SubAgent.create({ prompt: "Count.", output, maxTurns: 2 }), { llm: scriptedLlm([code("(return 1)")]), signal: ac.signal });
+    expect(step.fail?.reason).toBe("aborted");
+    expect(step.turns).toHaveLength(1);
+  });
+
   it("returns at once for a signal aborted before the run", async () => {
     const llm = scriptedLlm([code("(return {:products []})")]);
     const step = await SubAgent.run(agentWith(), { llm, signal: AbortSignal.abort() });
