@@ -239,13 +239,6 @@ export function prStr(v: Value): string {
   return c.w.toString();
 }
 
-/** str semantics: nil is "", strings are raw at the top level, everything else as pr-str. */
-export function strOf(v: Value): string {
-  if (v === null) return "";
-  if (typeof v === "string") return v;
-  return prStr(v);
-}
-
 /**
  * Prints whole or not at all: throws PrintOverflow past `maxChars` and `nesting_too_deep` past
  * `maxDepth` (the nesting limit the evaluator enforces on printing); `tick` is called per item;

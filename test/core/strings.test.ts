@@ -35,6 +35,21 @@ describe("str", () => {
   it("stays within the limit when the result fits", async () => {
     expect(await value('(count (apply str (repeat 500 "xx")))', { limits: { maxStringLength: 1000 } })).toBe("1000");
   });
+
+  // A replacement function's value, an escape function's value and an assert's message are shown
+  // as str shows them: printing stops at the string limit. A value sharing its parts (2^20 leaves
+  // from 20 vectors, 2^40 in the containment attacks) was printed whole first: seconds and
+  // gigabytes, or without end, under any limit.
+  it("prints a function's value or an assert's message no further than the string limit", async () => {
+    const dag = "(reduce (fn [v _] [v v]) 1 (range 20))";
+    const limits = { maxStringLength: 1000 };
+    for (const src of [`(clojure.string/replace "ab" #"a" (fn [m] ${dag}))`, `(clojure.string/escape "ab" (fn [c] ${dag}))`, `(assert false ${dag})`]) {
+      const e = await failure(src, { limits });
+      expect(e.kind, src).toBe("string_too_large");
+      // The length it gives is where printing stopped, just past the limit, not the whole value's.
+      expect(Number(/a string of (\d+) characters/.exec(e.message)?.[1]), src).toBeLessThan(2000);
+    }
+  });
 });
 
 describe("subs", () => {

@@ -1,12 +1,12 @@
 // Argument checks shared by builtins: each failure is a type_error that names the builtin,
 // what it expected and what it got (with a short rendering of the value).
 import { typeErr, type LispError } from "../errors.js";
-import { builtFrom, charge, checkCollectionSize } from "../runtime.js";
+import { builtFrom, charge, checkCollectionSize, checkStringLength, run, tick } from "../runtime.js";
 import { entries, isSeqable } from "../seq.js";
 import { chars } from "../text.js";
-import { Fn, Keyword, LFloat, type Value, typeName, isMap, isSet } from "../values.js";
+import { Fn, Keyword, LFloat, Regex, type Value, typeName, isMap, isSet } from "../values.js";
 import { Vec } from "../vector.js";
-import { printSample, prStr } from "../printer.js";
+import { formatFloat, printChecked, PrintOverflow, printSample, prStr } from "../printer.js";
 
 /** `integer 42`, `string "abc"`, `vector [1 2 ...]`: a value as an error message shows it. */
 export function describe(v: Value): string {
@@ -88,4 +88,40 @@ export function countArg(who: string, x: Value, round: (n: number) => number = M
   const r = round(n);
   // Rounded from a hidden float, it is computed from it: a message quoting it shows a stand-in.
   return r === x ? r : (builtFrom(x, r) as number);
+}
+
+// ---------------------------------------------------------------------------------------
+// str of one value: shared by the builtins that show a value as text (str, format, replace, escape, assert)
+
+/** A top-level value as str shows it: nil is "", strings raw, everything else printed. */
+export function strPart(v: Value, room: number): string {
+  if (typeof v === "string") return v;
+  if (v === null) return "";
+  if (typeof v === "number") return Number.isInteger(v) ? String(v) : floatText(v);
+  if (v instanceof LFloat) return floatText(v.v);
+  if (typeof v === "boolean") return v ? "true" : "false";
+  if (v instanceof Keyword) return ":" + v.name;
+  if (v instanceof Regex) return v.source;
+  const limits = run.limits;
+  try {
+    const s = printChecked(v, false, Math.max(0, room), limits.maxNestingDepth, tick);
+    charge(s.length >>> 4);
+    return s;
+  } catch (e) {
+    if (e instanceof PrintOverflow) checkStringLength(limits.maxStringLength - room + e.length);
+    throw e;
+  }
+}
+
+// Clojure's str shows the IEEE specials as Java does; inside collections they stay EDN.
+function floatText(x: number): string {
+  if (Number.isNaN(x)) return "NaN";
+  if (x === Infinity) return "Infinity";
+  if (x === -Infinity) return "-Infinity";
+  return formatFloat(x);
+}
+
+/** str semantics for one value, within the string limit: what a builtin shows of a value a function gave it. */
+export function strValue(v: Value): string {
+  return strPart(v, run.limits.maxStringLength);
 }

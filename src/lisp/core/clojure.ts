@@ -5,10 +5,9 @@ import { LispError, typeErr } from "../errors.js";
 import { call1, callValue } from "../fn.js";
 import { builtFrom, charge, checkCollectionSize, checkStringLength, runMarks, tick } from "../runtime.js";
 import { chars } from "../text.js";
-import { strOf } from "../printer.js";
 import { Fn, isInteger, isNumber, type Value } from "../values.js";
 import { Vec } from "../vector.js";
-import { countArg, describe, expectFn } from "./args.js";
+import { countArg, describe, expectFn, strValue } from "./args.js";
 import type { BuiltinDef } from "./registry.js";
 import { sortOrder } from "./sorted.js";
 
@@ -95,7 +94,7 @@ function escape(s: Value, cmap: Value): Value {
     tick(i);
     const r = call1(cmap, c);
     got?.push(r);
-    out += r === null ? c : strOf(r);
+    out += r === null ? c : strValue(r);
     if (out.length > s.length * 2) checkStringLength(out.length);
   }
   checkStringLength(out.length);
@@ -118,7 +117,7 @@ function repeatedly(args: Value[]): Value {
 function assert(args: Value[]): Value {
   const x = args[0];
   if (x !== null && x !== false) return null;
-  const message = args.length === 2 ? `Assert failed: ${strOf(args[1])}` : "Assert failed";
+  const message = args.length === 2 ? `Assert failed: ${strValue(args[1])}` : "Assert failed";
   throw new LispError("exception", message, undefined, "an (assert ...) found its condition false; catch it with (catch AssertionError e ...) or fix the data");
 }
 

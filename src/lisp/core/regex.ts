@@ -4,12 +4,11 @@
 import type { Matcher } from "re2js";
 import { LispError, typeErr } from "../errors.js";
 import { call1 } from "../fn.js";
-import { strOf } from "../printer.js";
 import { compiled, regexFromString } from "../regex.js";
 import { charge, checkCollectionSize, checkStringLength, limitError, run, tick } from "../runtime.js";
 import { Fn, LFloat, Regex, type Value } from "../values.js";
 import { Vec } from "../vector.js";
-import { describe } from "./args.js";
+import { describe, strValue } from "./args.js";
 import type { BuiltinDef } from "./registry.js";
 
 const NIL_HINT = "a nil usually means a missing key or an empty result; check it first, e.g. (when s (re-find re s))";
@@ -170,7 +169,7 @@ export function regexReplace(who: string, re: Regex, s: string, rep: Value, all:
       for (const p of template) out += typeof p === "number" ? (m.group(p) ?? "") : p;
     } else {
       charge(1);
-      out += strOf(call1(rep, matchValue(m, groups)));
+      out += strValue(call1(rep, matchValue(m, groups)));
     }
     if (out.length > max) checkStringLength(out.length);
     last = m.end();

@@ -4,13 +4,12 @@
 // code points below U+0300 takes the plain code-unit fast path.
 import { LispError, typeErr } from "../errors.js";
 import { call1, callValue, NativeFn } from "../fn.js";
-import { formatFloat, PrintOverflow, printChecked } from "../printer.js";
-import { builtFrom, charge, checkCollectionSize, checkStringLength, run, runMarks, tick, took } from "../runtime.js";
+import { builtFrom, charge, checkCollectionSize, checkStringLength, run, runMarks, took } from "../runtime.js";
 import { seqArray } from "../seq.js";
 import { charCount, chars, isSimpleText } from "../text.js";
 import { Fn, Keyword, keyword, LFloat, mkFloat, Regex, type Value, isMap, isSet } from "../values.js";
 import { Vec } from "../vector.js";
-import { describe } from "./args.js";
+import { describe, strPart, strValue } from "./args.js";
 import { regexInput, regexReplace, regexSplit } from "./regex.js";
 import type { BuiltinDef } from "./registry.js";
 
@@ -74,39 +73,6 @@ function expectIndex(who: string, x: Value, what: string): number {
 
 // ---------------------------------------------------------------------------------------
 // str
-
-/** A top-level value as str shows it: nil is "", strings raw, everything else printed. */
-function strPart(v: Value, room: number): string {
-  if (typeof v === "string") return v;
-  if (v === null) return "";
-  if (typeof v === "number") return Number.isInteger(v) ? String(v) : floatText(v);
-  if (v instanceof LFloat) return floatText(v.v);
-  if (typeof v === "boolean") return v ? "true" : "false";
-  if (v instanceof Keyword) return ":" + v.name;
-  if (v instanceof Regex) return v.source;
-  const limits = run.limits;
-  try {
-    const s = printChecked(v, false, Math.max(0, room), limits.maxNestingDepth, tick);
-    charge(s.length >>> 4);
-    return s;
-  } catch (e) {
-    if (e instanceof PrintOverflow) checkStringLength(limits.maxStringLength - room + e.length);
-    throw e;
-  }
-}
-
-// Clojure's str shows the IEEE specials as Java does; inside collections they stay EDN.
-function floatText(x: number): string {
-  if (Number.isNaN(x)) return "NaN";
-  if (x === Infinity) return "Infinity";
-  if (x === -Infinity) return "-Infinity";
-  return formatFloat(x);
-}
-
-/** str semantics for one value, within the string limit. */
-function strValue(v: Value): string {
-  return strPart(v, run.limits.maxStringLength);
-}
 
 function str(args: Value[]): string {
   charge(args.length);
