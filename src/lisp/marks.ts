@@ -668,8 +668,13 @@ export class Marks {
     return a;
   }
 
-  /** A value with every marked part replaced by its stand-in (a string); the same value when nothing in it is marked. */
-  hide(v: Value, inside?: Origin, depth = 0): Value {
+  /**
+   * A value with every marked part replaced by its stand-in (a string); the same value when nothing
+   * in it is marked. `done` holds the collections already hidden in this walk, by the mark they were
+   * reached under: a part shared many times (a vector holding one vector twice, 40 levels deep, is
+   * 2^40 leaves from 40 vectors) is hidden once and its copy reused, so the result shares as the value does.
+   */
+  hide(v: Value, inside?: Origin, depth = 0, done?: Map<Origin | undefined, Map<object, Value>>): Value {
     if (this.empty || v === null || typeof v === "boolean") return v;
     const own = this.originOf(v) ?? inside;
     if (typeof v !== "object" || v instanceof LFloat || v instanceof Keyword) {
@@ -679,21 +684,32 @@ export class Marks {
     }
     if (own === undefined && this.find(v) === undefined) return v;
     if (depth > 64) return standIn(typeName(v), own ?? (this.find(v) as Origin));
-    if (v instanceof Vec) return Vec.fromArray((v as Vec<Value>).toArray().map((x) => this.hide(x, own, depth + 1)));
-    if (isMap(v)) return this.hideMap(v, own, depth);
-    if (isSet(v)) {
+    if (!(v instanceof Vec || isMap(v) || isSet(v))) {
+      if (v instanceof Fn) return own === undefined ? v : standIn("function", own);
+      return standIn(typeName(v), own ?? (this.find(v) as Origin));
+    }
+    done ??= new Map();
+    let under = done.get(own);
+    if (under === undefined) done.set(own, (under = new Map()));
+    const known = under.get(v);
+    if (known !== undefined) return known;
+    const d = done;
+    let out: Value;
+    if (v instanceof Vec) out = Vec.fromArray((v as Vec<Value>).toArray().map((x) => this.hide(x, own, depth + 1, d)));
+    else if (isMap(v)) out = this.hideMap(v, own, depth, d);
+    else {
       // Stand-ins alike are numbered, as a map's keys are: a set would keep one of them.
       const shown = new Map<Value, number>();
-      return v.map((x) => numbered(this.hide(x, own, depth + 1), x, shown));
+      out = (v as LSet).map((x) => numbered(this.hide(x, own, depth + 1, d), x, shown));
     }
-    if (v instanceof Fn) return own === undefined ? v : standIn("function", own);
-    return standIn(typeName(v), own ?? (this.find(v) as Origin));
+    under.set(v, out);
+    return out;
   }
 
   /** A map with its marked parts replaced; hidden keys that would show alike are numbered, so no entry is lost. */
-  private hideMap(m: LMap, own: Origin | undefined, depth: number): LMap {
+  private hideMap(m: LMap, own: Origin | undefined, depth: number, done: Map<Origin | undefined, Map<object, Value>>): LMap {
     const shown = new Map<Value, number>();
-    return m.mapEntries(([k, x]) => [numbered(this.hide(k, own, depth + 1), k, shown), this.hide(x, own, depth + 1)]);
+    return m.mapEntries(([k, x]) => [numbered(this.hide(k, own, depth + 1, done), k, shown), this.hide(x, own, depth + 1, done)]);
   }
 
   /** Marks a value, all it holds and its small values, as derived from what `from` holds (a tool's result computed from its hidden arguments). */

@@ -208,6 +208,18 @@ export const ATTACKS: Attack[] = [
       return step.ok ? { ok: true, value: step.value } : { ok: false, kind: step.fail.reason, message: step.fail.message };
     },
   },
+  program("dag of a hidden value printed", "(println (reduce (fn [v _] [v v]) data/_tok (range 40)))", { kinds: BOUNDED }, { ctx: { _tok: "secret-token-123" } }),
+  {
+    name: "dag of a hidden value in agent memory",
+    expect: { value: "done" },
+    modes: ["agent"],
+    async run() {
+      const agent = SubAgent.create({ prompt: "Keep a value", maxTurns: 2 });
+      const llm = scriptedLlm([code("(def d (reduce (fn [v _] [v v]) data/_tok (range 40))) (count d)"), code('(return "done")')]);
+      const step = await SubAgent.run(agent, { llm, context: { _tok: "secret-token-123" } });
+      return step.ok ? { ok: true, value: step.value } : { ok: false, kind: step.fail.reason, message: step.fail.message };
+    },
+  },
   program("deep printing is an error", "(str (reduce (fn [m _] [m]) [] (range 300)))", { kinds: ["nesting_too_deep"] }),
   program("deep pr-str is an error", "(pr-str (reduce (fn [m _] {:a m}) {} (range 300)))", { kinds: ["nesting_too_deep"] }),
 

@@ -62,3 +62,28 @@ describe("error messages searched in proportion to the work (adversary)", () => 
     expect(many).toBe(few);
   });
 });
+
+describe("hiding shared structure costs its distinct parts (adversary)", () => {
+  // A vector holding the same vector twice, n levels deep, over a hidden token: 2^n leaves from n
+  // vectors. Showing it (println, a definition's sample) replaces the token by its stand-in; that
+  // walk went leaf by leaf, so at 40 levels println ran past any time limit in process and an
+  // agent's turn never ended (the host records the definition after the run, with no limit).
+  async function hides(n: number): Promise<number> {
+    const hide = vi.spyOn(Marks.prototype, "hide");
+    const r = await evaluate(`(println (reduce (fn [v _] [v v]) (:token data/_creds) (range ${n})))`, { ctx, isolation: "none", limits: { timeoutMs: 600_000 } });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    expect(r.prints.join("\n")).not.toContain("sk-live");
+    expect(r.prints.join("\n")).toContain("hidden string");
+    const calls = hide.mock.calls.length;
+    hide.mockRestore();
+    return calls;
+  }
+
+  it("hides each shared part once, however many times it is reached", async () => {
+    const shallow = await hides(6);
+    const deep = await hides(12);
+    expect(shallow).toBeGreaterThan(0);
+    // Twice the levels: about twice the parts, 64 times the leaves.
+    expect(deep / shallow).toBeLessThan(3);
+  });
+});
