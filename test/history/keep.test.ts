@@ -162,7 +162,9 @@ describe("keeping what a model needs", () => {
   it("shows the source of the functions the turn just done defined after its summary, for one prompt", async () => {
     const define = reply("A helper first: the rows need doubling before they are summed, and the next programs will call it. ".repeat(4), `(defn double-all "Doubles each" [xs] (mapv #(* 2 %) xs))\n(def rows [1 2])\n(println "ok")`);
     const trace = await run([define, reply("Use it.", `(println (double-all [1 2]))`), reply("Again.", `(println "n" 2)`), reply("Done.", "(return 1)")]);
-    const next = view(trace, 1, options());
+    // With a budget of 10 turns the legend that heads the first summary is repaid over more prompts
+    // than in a run of 4, where the tail must owe more of it (see the end).
+    const next = view(trace, 1, options(), 10);
     expect(next.stats.turnsFull).toEqual([]);
     const shown = (next.turns ?? [])[0].text;
     expect(shown).toContain('; Function: double-all [xs] - "Doubles each"');
@@ -170,15 +172,19 @@ describe("keeping what a model needs", () => {
     expect(shown).toContain('```clojure\n(defn double-all "Doubles each" [xs] (mapv #(* 2 %) xs))\n```\n; Note: A helper first');
     expect(shown).not.toContain("(def rows");
     // The next prompt drops it and extends the text before it: nothing is rewritten.
-    const later = view(trace, 2, options());
+    const later = view(trace, 2, options(), 10);
     expect(text(later)).not.toContain("(defn double-all");
     const summary = `${summaryLegend()}\n${shown.slice(0, shown.indexOf("\n```clojure"))}`;
     expect(String(later.messages[2].content).startsWith(summary)).toBe(true);
     expect(String(next.messages[2].content).startsWith(summary)).toBe(true);
     // Under the breakpoint layout it follows the latest feedback, the message the next prompt rewrites.
-    const marked = view(trace, 1, options("breakpoint"));
+    const marked = view(trace, 1, options("breakpoint"), 10);
     expect(String(marked.messages.at(-1)?.content)).toContain("(defn double-all");
     expect(String(marked.messages.at(-2)?.content)).not.toContain("(defn double-all");
+    // In the run's own budget of 4 the legend is repaid over fewer prompts: the source still fits, the note does not.
+    const short = view(trace, 1, options());
+    expect(text(short)).toContain('```clojure\n(defn double-all "Doubles each" [xs] (mapv #(* 2 %) xs))\n```');
+    expect(text(short)).not.toContain("; Note: A helper first");
   });
 });
 
