@@ -441,7 +441,7 @@ export class Marks {
    * as pieces of it; with `all`, its small numbers and keywords too (a marked value kept from an
    * earlier evaluation, where which of them were marked is not kept).
    */
-  private pieces(v: Value, o: Origin, depth: number, all = false, closures?: Set<Closure>): void {
+  private pieces(v: Value, o: Origin, depth: number, all = false, seen?: Map<object, number>): void {
     if (typeof v === "string" || (all && typeof v === "number")) {
       if (small(v)) this.pin(v, o);
       return;
@@ -454,14 +454,16 @@ export class Marks {
       }
       return;
     }
-    if (v instanceof Closure) {
-      // A kept function hands back the small values it closes over (a PIN, two characters of a
-      // token); functions made by letfn close over each other, so each is walked once.
-      if (!all || closures?.has(v) === true) return;
-      (closures ??= new Set()).add(v);
-    }
+    // A kept function hands back the small values it closes over (a PIN, two characters of a token).
+    if (v instanceof Closure && !all) return;
+    // A part met again in one walk is walked once (a value sharing its parts unfolds past any
+    // budget; functions made by letfn close over each other), unless met nearer the top this time,
+    // where more of it is within reach.
+    const at = seen?.get(v);
+    if (at !== undefined && at <= depth) return;
+    (seen ??= new Map()).set(v, depth);
     const kids = children(v);
-    if (kids !== null) for (const x of kids) this.pieces(x, o, depth + 1, all, closures);
+    if (kids !== null) for (const x of kids) this.pieces(x, o, depth + 1, all, seen);
   }
 
   /** The mark of a value or of anything it holds (functions: what they close over). */

@@ -4,7 +4,7 @@
 // The walks are counted (not timed): doubling the input must about double them.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { evaluate } from "../../src/lisp/evaluate.js";
-import { Marks, QuoteIndex } from "../../src/lisp/marks.js";
+import { Marks, QuoteIndex, showStandIns } from "../../src/lisp/marks.js";
 
 const ctx = { _creds: { token: "sk-live-7Hq2ZpX9wLm4" }, region: "eu" };
 
@@ -85,5 +85,21 @@ describe("hiding shared structure costs its distinct parts (adversary)", () => {
     expect(shallow).toBeGreaterThan(0);
     // Twice the levels: about twice the parts, 64 times the leaves.
     expect(deep / shallow).toBeLessThan(3);
+  });
+});
+
+describe("a hidden value that shares its parts (adversary)", () => {
+  // 2^40 leaves in 41 vectors: a walk that does not remember what it walked ran out of its budget,
+  // and past it everything counted as marked, so every value of the run and the next showed as a stand-in.
+  const dag = "(def d (reduce (fn [v _] [v v]) (:token data/_creds) (range 40)))";
+  const leaf = "(loop [x d] (if (vector? x) (recur (first x)) x))";
+  it.each(["none", "worker"] as const)("marks what it holds, not everything else (isolation %s)", async (isolation) => {
+    const first = await evaluate(`${dag}\n(println :ok (subs ${leaf} 0 7) (count (str (count d))))`, { ctx, isolation });
+    expect(first.ok, first.ok ? "" : first.error.message).toBe(true);
+    expect(first.prints.map(showStandIns)).toEqual([":ok <hidden string derived from data/_creds> 1"]);
+    const next = await evaluate(`(println (+ 1 2) "abc" ${leaf} (subs ${leaf} 0 2))`, { ctx, isolation, memory: first.memory });
+    expect(next.ok, next.ok ? "" : next.error.message).toBe(true);
+    expect(showStandIns(next.prints[0])).toMatch(/^3 abc <hidden string [^>]*> <hidden string [^>]*>$/);
+    expect(next.prints.join("\n")).not.toMatch(/sk-live|sk-/);
   });
 });
