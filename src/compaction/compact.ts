@@ -96,19 +96,24 @@ function asFunctionCall(call: ToolCall): ToolCall {
   return { id: String(c.id), type: "function", function: { name: String(c.custom?.name ?? c.type), arguments: typeof input === "string" ? input : JSON.stringify(input ?? null) } };
 }
 
+const same = (out: ChatMessage[]): ChatMessage[] => out;
+const oddRole = (m: ChatMessage): boolean => (m.role as string) === "developer" || (m.role as string) === "function";
+const oddCalls = (m: ChatMessage): boolean => m.tool_calls?.some((c) => typeof (c as Partial<ToolCall>).function !== "object" || (c as Partial<ToolCall>).function === null) === true;
+
 /**
  * The messages as the strategies see them (and count them): roles they do not know (developer,
  * function) become system messages, tool calls without a `function` take that shape, and
  * `restore` maps a projection back to the client's own objects.
  */
 export function forCompaction(messages: readonly ChatMessage[]): { messages: readonly ChatMessage[]; restore: (out: ChatMessage[]) => ChatMessage[] } {
-  let originals: Map<ChatMessage, ChatMessage> | undefined;
+  // The common case (every request through the proxy counts and compacts): nothing to show otherwise, nothing allocated.
+  if (!messages.some((m) => oddRole(m) || oddCalls(m))) return { messages, restore: same };
+  const originals = new Map<ChatMessage, ChatMessage>();
   // Converted calls, for a new message that carries them (recap merges text into a tool step's message).
   const callOriginals = new Map<ToolCall, ToolCall>();
   const mapped = messages.map((m) => {
-    const role = m.role as string;
-    const odd = role === "developer" || role === "function";
-    const calls = m.tool_calls?.some((c) => typeof (c as Partial<ToolCall>).function !== "object" || (c as Partial<ToolCall>).function === null) === true;
+    const odd = oddRole(m);
+    const calls = oddCalls(m);
     if (!odd && !calls) return m;
     const converted = calls ? m.tool_calls?.map((c) => {
       const f = asFunctionCall(c);
@@ -116,11 +121,9 @@ export function forCompaction(messages: readonly ChatMessage[]): { messages: rea
       return f;
     }) : undefined;
     const copy: ChatMessage = { ...m, ...(odd ? { role: "system" } : {}), ...(converted === undefined ? {} : { tool_calls: converted }) };
-    (originals ??= new Map()).set(copy, m);
+    originals.set(copy, m);
     return copy;
   });
-  if (originals === undefined) return { messages, restore: (out) => out };
-  const map = originals;
   const restoreCalls = (m: ChatMessage): ChatMessage => (m.tool_calls?.some((c) => callOriginals.has(c)) === true ? { ...m, tool_calls: m.tool_calls.map((c) => callOriginals.get(c) ?? c) } : m);
-  return { messages: mapped, restore: (out) => out.map((m) => map.get(m) ?? restoreCalls(m)) };
+  return { messages: mapped, restore: (out) => out.map((m) => originals.get(m) ?? restoreCalls(m)) };
 }
