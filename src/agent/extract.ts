@@ -1,5 +1,6 @@
 // Finds the one program in an LLM reply and repairs the typographic damage chat models and
 // editors do to code (smart quotes, invisible characters), saying what was changed.
+import { splitThinking } from "../llm/thinking.js";
 
 export type ExtractionProblem = "no_code" | "multiple_blocks" | "empty";
 
@@ -51,7 +52,12 @@ const ONE_BLOCK_HINT = "reply with exactly one ```clojure fenced block holding t
 
 /** Extracts exactly one program: a fenced clojure/lisp block, an untagged block of code, or a bare form. */
 export function extractProgram(reply: string): Extraction {
-  const text = reply.replace(/\r\n?/g, "\n").replace(/^\uFEFF/, "");
+  // Drafts in a reasoning block are not the program.
+  const reasoned = splitThinking(reply.replace(/\r\n?/g, "\n").replace(/^\uFEFF/, ""));
+  if (reasoned.unclosed) {
+    return { ok: false, program: null, problem: "no_code", message: "your reply ended inside its <think> block, before any program", hint: ONE_BLOCK_HINT + " after the reasoning" };
+  }
+  const text = reasoned.answer;
   const blocks = fencedBlocks(text);
   const tagged = blocks.filter((b) => PROGRAM_TAGS.has(b.tag));
   const candidates = tagged.length > 0 ? tagged : blocks.filter((b) => b.tag === "" && looksLikeCode(sanitizeProgram(b.body).text));

@@ -9,6 +9,7 @@ import { renderOutput, seenPrints } from "../trace/feedback.js";
 import { recordKeys, typeLabel } from "../trace/record.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "../trace/trace.js";
 import { cutPoint, type Form, isMap, isSet, keyword, LFloat, LMap, LSet, printSample, quoteString, read, toLisp, type Value, Vec } from "../lisp/index.js";
+import { splitThinking } from "../llm/thinking.js";
 import { elementShape, keyShape, SHAPE_STRING, valueShape } from "./shape.js";
 
 export interface SummaryOptions {
@@ -471,8 +472,10 @@ const NOTE_CHARS = 160;
 export function noteLine(reply: string, program: string | null = null): string {
   // The program is not prose however it came: fenced with ``` or ~~~ (as the extractor reads
   // both), or bare; other fenced blocks (expected output, say) are not prose either.
+  // A reasoning model's <think> block is its drafting, not what it concluded.
+  const answer = splitThinking(reply).answer;
   const body = program?.trim() ?? "";
-  const prose = (body === "" ? reply : reply.replace(body, " "))
+  const prose = (body === "" ? answer : answer.replace(body, " "))
     .replace(/(`{3,}|~{3,})[\s\S]*?(\1|$)/g, " ")
     .replace(/\s+/g, " ")
     .trim();

@@ -61,6 +61,28 @@ describe("extractProgram", () => {
     expect(extractProgram("```clojure\n(def x 1)\n(println x").program).toBe("(def x 1)\n(println x");
   });
 
+  // Reasoning models served through OpenAI-compatible servers (DeepSeek-R1 and Qwen on vLLM or
+  // Ollama) put their reasoning in the reply, in a <think> block, often with draft programs.
+  it("reads past a reasoning model's <think> block, drafts and all", () => {
+    const draft = `<think>\nLet me try:\n${fence("clojure", "(println (count data/rows))")}\nNo, sum them.\n</think>\n\n`;
+    expect(extractProgram(draft + fence("clojure", "(println (reduce + data/rows))")).program).toBe("(println (reduce + data/rows))");
+    // A chat template that opens the block itself sends only its end.
+    expect(extractProgram("Drafting (first data/rows) first.\n</think>\n(println 1)").program).toBe("(println 1)");
+    expect(extractProgram("<thinking>\n(a draft)\n</thinking>\n" + fence("", "(println 2)")).program).toBe("(println 2)");
+  });
+
+  it("says so when a reply ends inside its <think> block", () => {
+    const r = extractProgram(`<think>\nFirst ${fence("clojure", "(def a 1)")}\nthen`);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect([r.problem, r.message]).toEqual(["no_code", expect.stringContaining("<think>")]);
+  });
+
+  it("keeps <think> text that is a program's own data", () => {
+    const program = '(println "<think>")\n(println "</think>")';
+    expect(extractProgram(fence("clojure", program)).program).toBe(program);
+    expect(extractProgram(program).program).toBe(program);
+  });
+
   it("does not end a block at a shorter inner fence", () => {
     const body = '(println "```")';
     expect(extractProgram("````clojure\n" + body + "\n```\n(more)\n````").program).toBe(body + "\n```\n(more)");

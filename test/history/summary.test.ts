@@ -334,6 +334,12 @@ describe("noteLine", () => {
     expect(noteLine("(def t (+ 1 2))\n(println t)", "(def t (+ 1 2))\n(println t)")).toBe("");
   });
 
+  it("keeps the answer's prose, not a reasoning model's <think> block", () => {
+    const reply = `<think>\nHmm, maybe count first? ${fence}clojure\n(count rows)\n${fence}\n</think>\nSumming the rows.\n${fence}clojure\n(println 1)\n${fence}`;
+    expect(noteLine(reply, "(println 1)")).toBe("; Note: Summing the rows.");
+    expect(noteLine(`Let me think.\n</think>\n${fence}clojure\n(println 1)\n${fence}`, "(println 1)")).toBe("");
+  });
+
   it("cuts a long prose at a word boundary within 160 characters, and a single wider word at 160", () => {
     const words = Array.from({ length: 60 }, (_, i) => `w${i}`).join(" ");
     const note = noteLine(words).slice("; Note: ".length);
