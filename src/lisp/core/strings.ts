@@ -173,6 +173,9 @@ function split(args: Value[]): Value {
 function splitLines(s: string): Value {
   chargeScan(s.length);
   const lines = s.split(/\r?\n/);
+  // Trailing empty lines go as Java's split drops them, but "" is one empty line: Java gives
+  // back an input it found no separator in, as split does here.
+  if (s === "") return Vec.fromArray<Value>(lines);
   while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
   checkCollectionSize(lines.length);
   return Vec.fromArray<Value>(lines);

@@ -21,6 +21,9 @@
 ;=> ["a" "b"]
 (str/split-lines "l1\nl2\r\nl3\n")
 ;=> ["l1" "l2" "l3"]
+;; As Clojure: an empty string is one empty line, as (split "" #",") is one empty piece.
+(str/split-lines "")
+;=> [""]
 (str/join ", " ["a" "b" "c"])
 ;=> "a, b, c"
 (str/join ["a" "b"])
