@@ -8,7 +8,7 @@ import { call2, callValue } from "../fn.js";
 import { lookup } from "../lookup.js";
 import { isSeqable } from "../seq.js";
 import { charge, checkCollectionSize, limitError, run, tick, took } from "../runtime.js";
-import { EMPTY_MAP, EMPTY_VEC, Fn, isFloat, Keyword, LFloat, LMap, mkFloat, Reduced, truthy, type Value, isMap, isSet } from "../values.js";
+import { EMPTY_MAP, EMPTY_VEC, Fn, isFloat, Keyword, LFloat, LMap, mkFloat, num, Reduced, truthy, type Value, isMap, isSet } from "../values.js";
 import { Vec } from "../vector.js";
 import { countArg, describe, expectFn, items, ordered } from "./args.js";
 import { Builtin, type BuiltinDef } from "./registry.js";
@@ -394,8 +394,10 @@ function splitWith(pred: Value, coll: Value): Value {
   return Vec.of<Value>(Vec.fromArray(xs.slice(0, k)), Vec.fromArray(xs.slice(k)));
 }
 
+// A fractional size or step rounds up, as take and drop round it (Clojure's take-nth and
+// partition-all are made of them); (/ 5 2) is 2.5 here where Clojure has 5/2.
 function positive(who: string, x: Value, what: string): number {
-  const n = countArg(who, x);
+  const n = countArg(who, x, Math.ceil);
   if (n > 0) return n;
   throw new LispError("value_error", `${who} expects a positive ${what}, got ${describe(x)}`, undefined, "a size or step of 0 or less would never make progress");
 }
@@ -551,6 +553,9 @@ function zip(args: Value[]): Value {
 /** (partition n coll), (partition n step coll), (partition n step pad coll); `all` keeps a short tail. */
 function partitionWith(who: string, args: Value[], all: boolean): Value {
   const n = positive(who, args[0], "size");
+  // Clojure's partition keeps only chunks whose count = n, which a fractional n never has: it
+  // gives nothing, silently.
+  if (!all && !Number.isInteger(num(args[0] as number | LFloat))) throw new LispError("value_error", `partition expects a whole size, got ${describe(args[0])}`, undefined, "round it, (int n) or (quot a b), or use partition-all");
   const step = args.length > 2 ? positive(who, args[1], "step") : n;
   const pad = !all && args.length > 3 ? items(who, args[2]) : null;
   const xs = items(who, args[args.length - 1]);

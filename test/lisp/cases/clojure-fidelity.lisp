@@ -217,3 +217,20 @@
 ;=> #{1}
 (let [m (zipmap (range 40) (range 40))] [(get m 0.0) (contains? (dissoc m -0.0) 0)])
 ;=> [0 false]
+;; A fractional size or step counts as Clojure's take and drop count it, rounded up: / always
+;; makes a float here, so (partition-all (/ (count xs) 2) xs) splits 5 items in two halves.
+(take-nth 2.5 [1 2 3 4 5 6 7])
+;=> [1 4 7]
+(take-nth 0.5 [1 2 3])
+;=> [1 2 3]
+(partition-all (/ 5 2) [1 2 3 4 5])
+;=> [[1 2 3] [4 5]]
+(partition-all 2 1.5 [1 2 3 4 5])
+;=> [[1 2] [3 4] [5]]
+(partition 2 1.5 [1 2 3 4 5])
+;=> [[1 2] [3 4]]
+(partition (/ 4 2) [1 2 3 4])
+;=> [[1 2] [3 4]]
+;; Clojure's partition keeps only chunks of exactly n, which a fractional n never makes.
+(partition (/ 5 2) [1 2 3 4 5])
+;!! value_error: partition expects a whole size
