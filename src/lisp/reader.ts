@@ -57,7 +57,8 @@ function convert(raw: RawForm, fnlitDepth: number): Form {
       if (!Number.isSafeInteger(v)) {
         throw new LispError("parse_error", aboutSource(`integer ${raw.text} is out of range (integers are limited to ±${MAX_SAFE_INT})`), loc, "write it as a float, e.g. 1.5e20", "read");
       }
-      return { type: "int", value: v, text: raw.text as string, loc };
+      // -0 reads as 0, as in Clojure: an integer has no sign of zero.
+      return { type: "int", value: v + 0, text: raw.text as string, loc };
     }
     case "list":
     case "vector":

@@ -37,9 +37,11 @@ function numOf(op: string, x: Value, other?: Value): number {
 
 const isF = (x: Value): boolean => x instanceof LFloat || (typeof x === "number" && !Number.isInteger(x));
 
+// An integer has no sign of zero, but JS arithmetic makes -0 ((* -1 0), (quot -1 3)), which
+// a float made from it would keep: adding 0 turns -0 into 0 and leaves every other number as is.
 function intResult(op: string, r: number): number {
   if (r > MAX || r < -MAX) throw overflow(op);
-  return r;
+  return r + 0;
 }
 
 function add(a: Value, b: Value): Value {
@@ -111,7 +113,7 @@ function intOp(name: string, f: (x: number, y: number) => number, floatResultIsI
     if (y === 0) throw divZero();
     const r = f(x, y);
     if (isF(a) || isF(b)) return floatResultIsInt && Number.isFinite(r) ? Math.trunc(r) : mkFloat(r);
-    return r;
+    return r + 0;
   };
 }
 

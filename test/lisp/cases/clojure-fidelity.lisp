@@ -234,3 +234,12 @@
 ;; Clojure's partition keeps only chunks of exactly n, which a fractional n never makes.
 (partition (/ 5 2) [1 2 3 4 5])
 ;!! value_error: partition expects a whole size
+;; An integer has no sign of zero (JS arithmetic makes -0): a float made from one is 0.0.
+(quot -1 3)
+;=> 0
+[(double (quot -1 3)) (double (rem -4 2)) (double (mod -3 3)) (double (apply * [-1 0])) (double -0)]
+;=> [0.0 0.0 0.0 0.0 0.0]
+(/ 1.0 (quot -1 3))
+;=> ##Inf
+(* 2.0 (reduce * [0 -1]))
+;=> 0.0
