@@ -6,13 +6,11 @@
 // live under the host's decisions. Only pure computation runs twice: no tool call, no LLM call.
 import { abortedError, type ToolCallRecord } from "../lisp/index.js";
 import type { ToolCallTrace } from "../trace/trace.js";
-import type { Paused, RunState } from "../trace/run-state.js";
+import type { ApprovalDecision, Paused, RunState } from "../trace/run-state.js";
 import { claimRecord, type ToolInput } from "./tools.js";
 import type { Step } from "./types.js";
 
-/** The host's answer to one request: run it (with `args` replacing the program's, validated again), or reject it. */
-export type ApprovalDecision = { approved: true; args?: Record<string, unknown> } | { approved: false; reason?: string };
-
+export type { ApprovalDecision };
 
 /** Whether a call needs approval: always, never, or by its validated arguments. */
 export type NeedsApproval<A> = boolean | ((args: A) => boolean | Promise<boolean>);
@@ -182,7 +180,16 @@ export class ApprovalGate {
       const at = place(i);
       return { id: approvalId(this.turn, at), turn: this.turn, tool: records[at]?.name ?? "?", args: records[at]?.args ?? null };
     });
-    return { approvals, held: [...this.held.keys()].map(place).sort((a, b) => a - b) };
+    const paused: Paused = { approvals, held: [...this.held.keys()].map(place).sort((a, b) => a - b) };
+    // A decided call held because the turn paused before it reached the gate (a parallel branch
+    // still computing) keeps its decision for the next resume: the host was asked once.
+    const decisions = this.setup?.decisions;
+    for (const i of this.held.keys()) {
+      const at = this.places.get(i);
+      const decision = at === undefined ? undefined : decisions?.get(approvalId(this.turn, at));
+      if (decision !== undefined) (paused.decided ??= {})[approvalId(this.turn, place(i))] = decision;
+    }
+    return paused;
   }
 }
 

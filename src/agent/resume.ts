@@ -7,7 +7,6 @@
 // every message of every replayed prompt, then goes on with the live LLM. The file a state is
 // stored in (its format, reader and writer) is src/trace/run-state.ts.
 import { isDeepStrictEqual } from "node:util";
-import { z } from "zod";
 import type { Json } from "../compaction/types.js";
 import { compressedView } from "../history/compressed.js";
 import { fullView } from "../history/full.js";
@@ -26,7 +25,7 @@ import { hiddenOutcome, showHidden } from "./redact.js";
 import type { Agent, RunOptions, Step } from "./types.js";
 import { claimRecord, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
 import type { ToolCallTrace, Turn } from "../trace/trace.js";
-import { ResumeError, RUN_STATE_FORMAT, RUN_STATE_VERSION, type RunState, type SavedDefinition } from "../trace/run-state.js";
+import { approvalDecisionSchema, ResumeError, RUN_STATE_FORMAT, RUN_STATE_VERSION, type RunState, type SavedDefinition } from "../trace/run-state.js";
 
 /** Settings that shaped the saved prompts and feedback (the agent's, merged with the run's). */
 export interface SaveOptions {
@@ -96,7 +95,10 @@ export function saveRun(step: Step, agent: Agent, options: SaveOptions = {}): Ru
     summaries: [],
     history: { strategy: savedStrategy(trace.settings?.strategy, view), state: trace.turns.at(-1)?.compaction?.state ?? null },
   };
-  if (step.paused !== undefined) state.paused = { approvals: step.paused.approvals.map((a) => ({ ...a })), held: [...step.paused.held] };
+  if (step.paused !== undefined) {
+    const { approvals, held, decided } = step.paused;
+    state.paused = { approvals: approvals.map((a) => ({ ...a })), held: [...held], ...(decided === undefined ? {} : { decided: { ...decided } }) };
+  }
   const compressed = stateView(state, "compressed");
   const full = new Set(compressed.stats.turnsFull.map((f) => f.turn));
   state.summaries = (compressed.turns ?? []).filter((p) => !full.has(p.turn)).map((p) => ({ turn: p.turn, text: p.text }));
@@ -219,11 +221,6 @@ function withoutCutTurn(state: RunState): RunState {
   return { ...state, trace: { ...state.trace, turns: turns.slice(0, -1) }, summaries: state.summaries.filter((x) => x.turn !== last.number) };
 }
 
-const decisionSchema = z.union([
-  z.object({ approved: z.literal(true), args: z.record(z.string(), z.unknown()).optional() }).strict(),
-  z.object({ approved: z.literal(false), reason: z.string().optional() }).strict(),
-]);
-
 /** What is wrong with a host's edited arguments, checked as the tool session checks a call's (asynchronously: a schema may refine so), or undefined. */
 async function argumentProblem(t: Tool, args: Record<string, unknown>): Promise<string | undefined> {
   try {
@@ -254,11 +251,18 @@ async function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<
   if (held.size < paused.held.length) throw new ResumeError("not a ptc-lisp run state: its held calls are not the paused turn's calls");
   if (astray !== undefined) throw new ResumeError(`not a ptc-lisp run state: its request ${astray.id} is not among the paused turn's held calls`);
   const waiting = new Map(paused.approvals.map((a) => [a.id, a]));
-  const out = new Map<string, ApprovalDecision>();
+  // Decisions given at an earlier resume for calls the turn had not reached when it paused again.
+  const earlier = new Map(Object.entries(paused.decided ?? {}));
+  for (const id of earlier.keys()) {
+    if (!held.has(id) || waiting.has(id)) throw new ResumeError(`not a ptc-lisp run state: its decision for ${id} is not for a held call left to decide`);
+  }
+  const out = new Map<string, ApprovalDecision>(earlier);
   for (const id of ids) {
     const request = waiting.get(id);
+    const given = earlier.get(id);
+    if (given !== undefined) throw new ResumeError(`resume: ${id} was decided (${given.approved ? "approved" : "rejected"}) at an earlier resume, and the decision stands; the saved run waits for ${paused.approvals.map((a) => `${a.id} (tool/${a.tool})`).join(", ")}`);
     if (request === undefined) throw new ResumeError(`resume: no call waits for approval under the id "${id}"; the saved run waits for ${paused.approvals.map((a) => `${a.id} (tool/${a.tool})`).join(", ")}`);
-    const checked = decisionSchema.safeParse(decisions[id]);
+    const checked = approvalDecisionSchema.safeParse(decisions[id]);
     if (!checked.success) throw new ResumeError(`resume: the decision for ${id} must be { approved: true, args? } or { approved: false, reason? }`);
     const decision = checked.data as ApprovalDecision;
     const t = agent.tools[request.tool] as Tool | undefined;

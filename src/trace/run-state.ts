@@ -19,10 +19,24 @@ export interface ApprovalRequest {
   args: unknown;
 }
 
+/** The host's answer to one request: run it (with `args` replacing the program's, validated again), or reject it. */
+export type ApprovalDecision = { approved: true; args?: Record<string, unknown> } | { approved: false; reason?: string };
+
+export const approvalDecisionSchema = z.union([
+  z.object({ approved: z.literal(true), args: z.record(z.string(), z.unknown()).optional() }).strict(),
+  z.object({ approved: z.literal(false), reason: z.string().optional() }).strict(),
+]);
+
 /** Where a run paused: the requests, and which calls of the paused turn did not run (by their place in it). */
 export interface Paused {
   approvals: ApprovalRequest[];
   held: number[];
+  /**
+   * Decisions the host gave for held calls that had not reached the approval gate when the
+   * resumed turn paused again (parallel branches), by request id: they apply at the next resume,
+   * so the host is not asked again about a call it decided. Absent when there are none.
+   */
+  decided?: Record<string, ApprovalDecision>;
 }
 
 export const RUN_STATE_FORMAT = "ptc-lisp.run-state";
@@ -94,6 +108,7 @@ const runStateSchema = z.object({
     .object({
       approvals: z.array(z.object({ id: z.string(), turn: z.number().int().positive(), tool: z.string(), args: z.unknown() })).min(1),
       held: z.array(z.number().int().nonnegative()),
+      decided: z.record(z.string(), approvalDecisionSchema).optional(),
     })
     .optional(),
 });

@@ -250,6 +250,13 @@ describe("tool approvals: refusals", () => {
     expect(w.sent).toEqual([]);
   });
 
+  it("refuses a paused state that holds a decision for a call still waiting for one", async () => {
+    const { w, state } = await paused();
+    const edited = runStateFromJson(runStateToJson({ ...state, paused: { approvals: state.paused?.approvals ?? [], held: [0], decided: { "turn-1-call-1": { approved: true } } } }));
+    await expect(SubAgent.resume(w.agent, edited, { llm: scriptedLlm([]) })).rejects.toThrow("not a ptc-lisp run state: its decision for turn-1-call-1 is not for a held call left to decide");
+    expect(w.sent).toEqual([]);
+  });
+
   it("pauses again at the same request when it is left undecided", async () => {
     const { w, state } = await paused();
     const step = await SubAgent.resume(w.agent, state, { llm: scriptedLlm([]) });
@@ -441,15 +448,22 @@ describe.each<Isolation>(["worker", "none"])("tool approvals: parallel branches 
     expect(b.sent).toEqual(["B", "A"]);
   });
 
-  // In a worker, A's branch may reach tool/send only after the pause (docs: it then pauses at the
-  // next resume), so the saved run asks for both calls at once only in the host's thread; and a
-  // resumed turn may pause again before an approved call reaches the gate, which then asks for it
-  // again at the next resume (a race the host's thread does not have).
-  it.skipIf(isolation === "worker")("applies each decision to the call it was asked for", async () => {
+  it("applies each decision to the call it was asked for", async () => {
     const b = branches(() => true);
-    const step = await SubAgent.run(b.agent, { llm: b.llm, isolation });
-    expect(step.paused?.approvals.map((a) => [a.id, a.args])).toEqual([["turn-1-call-3", { to: "B" }], ["turn-1-call-4", { to: "A" }]]);
+    let step = await SubAgent.run(b.agent, { llm: b.llm, isolation });
     const approvals = { "turn-1-call-3": { approved: true }, "turn-1-call-4": { approved: false, reason: "not A" } } as const;
+    // In a worker, A's branch may reach tool/send only after the pause (docs: it then pauses at
+    // the next resume): B's request comes alone, and A's follows under its own id.
+    if (isolation === "worker" && step.paused?.approvals.length === 1) {
+      expect(step.paused.approvals.map((a) => [a.id, a.args])).toEqual([["turn-1-call-3", { to: "B" }]]);
+      step = await SubAgent.resume(b.agent, saveRun(step, b.agent), { llm: scriptedLlm([]), isolation, approvals: { "turn-1-call-3": approvals["turn-1-call-3"] } });
+      expect(step.paused?.approvals.map((a) => [a.id, a.args])).toEqual([["turn-1-call-4", { to: "A" }]]);
+      const done = await SubAgent.resume(b.agent, saveRun(step, b.agent), { llm: scriptedLlm([code("(return :next)")]), isolation, approvals: { "turn-1-call-4": approvals["turn-1-call-4"] } });
+      expect(b.sent).toEqual(["B"]);
+      expect(done.turns[0].error?.message).toContain("rejected by the host: not A");
+      return;
+    }
+    expect(step.paused?.approvals.map((a) => [a.id, a.args])).toEqual([["turn-1-call-3", { to: "B" }], ["turn-1-call-4", { to: "A" }]]);
     const done = await SubAgent.resume(b.agent, saveRun(step, b.agent), { llm: scriptedLlm([code("(return :next)")]), isolation, approvals });
     expect(b.sent).toEqual(["B"]);
     expect(done.turns[0].error?.message).toContain("rejected by the host: not A");
@@ -469,5 +483,50 @@ describe.each<Isolation>(["worker", "none"])("tool approvals: parallel branches 
     const done = await SubAgent.resume(b.agent, runStateFromJson(json(again, b.agent)), { llm: scriptedLlm([]), isolation, approvals: { "turn-1-call-4": { approved: false } } });
     expect(done.turns[0].error?.message).toContain("tool/send failed: rejected by the host");
     expect(b.sent).toEqual(["B"]);
+  });
+});
+
+describe.each<Isolation>(["worker", "none"])("tool approvals: a decision is given once (isolation %s)", (isolation) => {
+  it("does not ask again for an approved call that reaches the gate after another call paused the resumed turn", async () => {
+    const sent: string[] = [];
+    const checked: string[] = [];
+    let bChecked: () => void = () => undefined;
+    const bAsked = new Promise<void>((resolve) => (bChecked = resolve));
+    let firstRun = true;
+    const tools = {
+      lookup: tool({ description: "Looks up.", input: z.object({ x: z.string() }), run: ({ x }) => x }),
+      send: tool({
+        description: "Sends.",
+        input: z.object({ to: z.string() }),
+        // A barrier: in the first run A's check waits for B's, so both are asked at once in either isolation.
+        needsApproval: async ({ to }) => {
+          checked.push(to);
+          if (to === "B") bChecked();
+          else if (firstRun) await bAsked;
+          return true;
+        },
+        run: ({ to }) => (sent.push(to), to),
+      }),
+    };
+    const agent = SubAgent.create({ prompt: "Send.", tools, maxTurns: 3 });
+    // B's branch waits for a call, then computes (fuel, no timer) before its own: in a worker the
+    // host meanwhile sees A's call wait with nothing else in flight, and pauses the resumed turn.
+    const program = '(return (pmap (fn [x] (if (= x "b") (do (tool/lookup {:x x}) (reduce + (range 200000)) (tool/send {:to "B"})) (tool/send {:to "A"}))) ["a" "b"]))';
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code(program)]), isolation });
+    const id = (to: string): string => step.paused?.approvals.find((a) => (a.args as { to: string }).to === to)?.id ?? "none";
+    expect(step.paused?.approvals).toHaveLength(2);
+    firstRun = false;
+    // B approved, A left for later.
+    const again = await SubAgent.resume(agent, runStateFromJson(json(step, agent)), { llm: scriptedLlm([]), isolation, approvals: { [id("B")]: { approved: true } } });
+    expect(again.paused?.approvals.map((a) => a.id)).toEqual([id("A")]);
+    // A host that gives B's decision again is told it stands.
+    await expect(SubAgent.resume(agent, runStateFromJson(json(again, agent)), { llm: scriptedLlm([]), isolation, approvals: { [id("B")]: { approved: true } } })).rejects.toThrow(
+      again.paused?.decided === undefined ? "no call waits for approval" : `${id("B")} was decided (approved) at an earlier resume`,
+    );
+    const done = await SubAgent.resume(agent, runStateFromJson(json(again, agent)), { llm: scriptedLlm([]), isolation, approvals: { [id("A")]: { approved: true } } });
+    expect(done.ok ? done.value : done.fail.message).toEqual(["A", "B"]);
+    expect([...sent].sort()).toEqual(["A", "B"]);
+    // The host was asked about B once, in the first run.
+    expect(checked.filter((to) => to === "B")).toEqual(["B"]);
   });
 });
