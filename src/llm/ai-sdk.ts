@@ -2,10 +2,10 @@
 // supports drives an agent. The AI SDK's own retries are off; those of retry.ts apply, as for
 // the other HTTP clients. Cache breakpoints travel as Anthropic's message-level provider
 // option, which other providers ignore.
-import { APICallError, generateText, streamText, type LanguageModel, type LanguageModelUsage, type ModelMessage, type SystemModelMessage } from "ai";
+import { APICallError, generateText, InvalidResponseDataError, streamText, type LanguageModel, type LanguageModelUsage, type ModelMessage, type SystemModelMessage } from "ai";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
-import { retrySettings, statusError, streamError, withRetries, type RetryOptions } from "./retry.js";
+import { droppedConnection, lostReply, retrySettings, statusError, streamError, withRetries, type RetryOptions } from "./retry.js";
 import type { ChatMessage, Llm, LlmRequest, LlmResponse } from "./types.js";
 
 export interface AiSdkLlmOptions extends RetryOptions {
@@ -143,6 +143,11 @@ function toLlmError(e: unknown, signal: AbortSignal, name: string): LlmError {
   // Our controller fired: its reason says whether it was the timeout or the caller.
   if (signal.aborted && signal.reason instanceof LlmError) return signal.reason;
   if (signal.aborted) return new LlmError("aborted", `${name}: request aborted`);
+  // A provider wraps a body cut mid-way as a failure "to process successful response" of status 200.
+  const dropped = droppedConnection(e);
+  if (dropped !== undefined) return lostReply(name, dropped);
+  // The OpenAI-compatible provider's word for a stream that ended cleanly before its finish reason.
+  if (InvalidResponseDataError.isInstance(e) && e.message.includes("without a finish reason")) return lostReply(name, "the stream ended before its finish reason");
   if (APICallError.isInstance(e)) {
     if (e.statusCode === undefined) return new LlmError("connection", `${name}: cannot reach the server (${e.message})`);
     return statusError(name, e.statusCode, e.message, e.responseHeaders ? new Headers(e.responseHeaders) : undefined);

@@ -6,7 +6,7 @@ import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, API
 import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
-import { retrySettings, sdkBackstopMs, sdkError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
+import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
 import type { ChatMessage, Llm, LlmResponse } from "./types.js";
 
 const SDK_ERRORS: SdkErrors = { ConnectionTimeout: APIConnectionTimeoutError, UserAbort: APIUserAbortError, Connection: APIConnectionError, Api: APIError };
@@ -134,19 +134,25 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, onText: 
   let model: unknown;
   let stop: unknown;
   let usage: Record<string, unknown> | null = null;
-  for await (const raw of stream) {
-    const e = (raw ?? {}) as { type?: unknown; message?: { model?: unknown; usage?: Record<string, unknown> }; delta?: { type?: unknown; text?: unknown; stop_reason?: unknown }; usage?: Record<string, unknown> };
-    if (e.type === "message_start") {
-      model = e.message?.model;
-      usage = { ...e.message?.usage };
-    } else if (e.type === "content_block_delta" && e.delta?.type === "text_delta" && typeof e.delta.text === "string") {
-      text += e.delta.text;
-      onText(e.delta.text);
-    } else if (e.type === "message_delta") {
-      stop = e.delta?.stop_reason;
-      // Its usage figures are cumulative: they replace the start's where given.
-      usage = { ...(usage ?? {}), ...Object.fromEntries(Object.entries(e.usage ?? {}).filter(([, v]) => v !== null && v !== undefined)) };
+  try {
+    for await (const raw of stream) {
+      const e = (raw ?? {}) as { type?: unknown; message?: { model?: unknown; usage?: Record<string, unknown> }; delta?: { type?: unknown; text?: unknown; stop_reason?: unknown }; usage?: Record<string, unknown> };
+      if (e.type === "message_start") {
+        model = e.message?.model;
+        usage = { ...e.message?.usage };
+      } else if (e.type === "content_block_delta" && e.delta?.type === "text_delta" && typeof e.delta.text === "string") {
+        text += e.delta.text;
+        onText(e.delta.text);
+      } else if (e.type === "message_delta") {
+        stop = e.delta?.stop_reason;
+        // Its usage figures are cumulative: they replace the start's where given.
+        usage = { ...(usage ?? {}), ...Object.fromEntries(Object.entries(e.usage ?? {}).filter(([, v]) => v !== null && v !== undefined)) };
+      }
     }
+  } catch (e) {
+    // Dropped after the stop reason (before message_stop): the reply is whole and paid for, and
+    // asking again would pay for it twice.
+    if (stop === undefined || stop === null || droppedConnection(e) === undefined) throw e;
   }
   // A stream cut short ends like a whole one; only the stop reason tells them apart.
   if (stop === undefined || stop === null) throw new LlmError("connection", `${name}: the stream ended before the reply was complete`);

@@ -2,7 +2,7 @@
 // package, with the retries of retry.ts.
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { LlmError } from "./errors.js";
-import { retrySettings, sdkBackstopMs, sdkError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
+import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { Llm, LlmResponse, LlmUsage } from "./types.js";
 
@@ -106,19 +106,25 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, onText: 
   let refusal = "";
   let finish: unknown = null;
   const out: CompletionShape = {};
-  for await (const raw of stream) {
-    const chunk = (raw ?? {}) as CompletionShape;
-    if (typeof chunk.model === "string") out.model = chunk.model;
-    if (chunk.usage) out.usage = chunk.usage;
-    const choice = (Array.isArray(chunk.choices) ? chunk.choices[0] : undefined) as { delta?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown } | undefined;
-    const text = replyText(choice?.delta?.content);
-    if (text !== undefined && text !== "") {
-      content += text;
-      onText(text);
+  try {
+    for await (const raw of stream) {
+      const chunk = (raw ?? {}) as CompletionShape;
+      if (typeof chunk.model === "string") out.model = chunk.model;
+      if (chunk.usage) out.usage = chunk.usage;
+      const choice = (Array.isArray(chunk.choices) ? chunk.choices[0] : undefined) as { delta?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown } | undefined;
+      const text = replyText(choice?.delta?.content);
+      if (text !== undefined && text !== "") {
+        content += text;
+        onText(text);
+      }
+      const refusalDelta = choice?.delta?.refusal;
+      if (typeof refusalDelta === "string") refusal += refusalDelta;
+      if (choice?.finish_reason) finish = choice.finish_reason;
     }
-    const refusalDelta = choice?.delta?.refusal;
-    if (typeof refusalDelta === "string") refusal += refusalDelta;
-    if (choice?.finish_reason) finish = choice.finish_reason;
+  } catch (e) {
+    // Dropped after the finish reason (before the usage chunk or [DONE]): the reply is whole and
+    // paid for, and asking again would pay for it twice.
+    if (finish === null || droppedConnection(e) === undefined) throw e;
   }
   // A stream cut short ends like a whole one; only the finish reason tells them apart.
   if (finish === null) throw new LlmError("connection", `${name}: the stream ended before the reply was complete`);

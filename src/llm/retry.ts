@@ -80,7 +80,31 @@ function toSdkError(e: unknown, signal: AbortSignal, name: string, sdk: SdkError
   if (e instanceof sdk.Connection) return new LlmError("connection", `${name}: cannot reach the server (${e.message})`);
   if (e instanceof sdk.Api) return e.status === undefined ? streamError(name, e.error) : statusError(name, e.status, e.message, e.headers);
   if (e instanceof SyntaxError) return new LlmError("malformed", `${name}: the reply is not valid JSON (${e.message})`);
+  const dropped = droppedConnection(e);
+  if (dropped !== undefined) return lostReply(name, dropped);
   return new LlmError("malformed", `${name}: unexpected failure reading the reply (${e instanceof Error ? e.message : String(e)})`);
+}
+
+/** Socket failures: the connection was closed or reset under the request. */
+const SOCKET_CODES: ReadonlySet<string> = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE", "ECONNABORTED"]);
+
+/**
+ * The socket's failure under an error thrown while a reply was read, or undefined: fetch (undici)
+ * throws `terminated`, caused by "other side closed", when a proxy or load balancer drops the
+ * connection in the middle of a body, and the SDKs hand it on as it is.
+ */
+export function droppedConnection(e: unknown): string | undefined {
+  let c: unknown = e;
+  for (let depth = 0; c instanceof Error && depth < 4; depth++, c = c.cause) {
+    const code = (c as { code?: unknown }).code;
+    if (typeof code === "string" && SOCKET_CODES.has(code)) return c.message;
+  }
+  return undefined;
+}
+
+/** A reply lost with its connection: retryable, as the server may well answer the next attempt in full. */
+export function lostReply(name: string, why: string): LlmError {
+  return new LlmError("connection", `${name}: the connection was lost before the reply was complete (${why})`);
 }
 
 /** Error types of a stream's error event that the same request would meet again. */

@@ -14,9 +14,14 @@ import type { RetryInfo } from "../../src/llm/retry.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 import { localServer } from "../support/local-server.js";
 
-/** One answer: SSE events to send (`cut` drops the connection after them), or an HTTP error. */
-type Sse = { events: Array<{ event?: string; data: unknown }>; cut?: boolean };
-type Behaviour = Sse | { status: number };
+/**
+ * One answer: SSE events to send, or an HTTP error. `cut` ends the socket after the events are
+ * written; `drop` waits until they are on the wire, then closes it (FIN) or resets it (RST), as a
+ * proxy or load balancer that loses its upstream or times out does: the client has read them first.
+ */
+type Sse = { events: Array<{ event?: string; data: unknown }>; cut?: boolean; drop?: "fin" | "reset" };
+/** `whole` is a plain JSON reply; with `drop`, only its first half is sent. */
+type Behaviour = Sse | { status: number } | { whole: unknown; drop?: "fin" | "reset" };
 
 let base: string;
 let script: Behaviour[] = [];
@@ -29,10 +34,22 @@ function handle(req: IncomingMessage, res: ServerResponse, text: string): void {
     res.writeHead(b.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { type: "api_error", message: `fake failure ${b.status}` } }));
     return;
   }
+  if ("whole" in b) {
+    const body = JSON.stringify(b.whole);
+    if (!b.drop) return void res.writeHead(200, { "content-type": "application/json" }).end(body);
+    res.shouldKeepAlive = true;
+    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    res.write(body.slice(0, body.length >> 1), () => (b.drop === "reset" ? res.socket?.resetAndDestroy() : res.socket?.end()));
+    return;
+  }
+  // A drop comes inside a chunked body on a kept-alive connection, as a proxy sends it: with
+  // `connection: close` the client takes the close for the body's end and sees no cut.
+  if (b.drop) res.shouldKeepAlive = true;
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   for (const e of b.events) res.write(`${e.event === undefined ? "" : `event: ${e.event}\n`}data: ${typeof e.data === "string" ? e.data : JSON.stringify(e.data)}\n\n`);
   // A cut: the socket closes after the data (FIN, not reset) without ending the chunked body.
   if (b.cut) res.socket?.end();
+  else if (b.drop) res.write("", () => (b.drop === "reset" ? res.socket?.resetAndDestroy() : res.socket?.end()));
   else res.end();
 }
 
@@ -223,6 +240,70 @@ describe("aiSdkLlm streaming", () => {
     const e = await failure(llm.complete({ messages, onText: () => undefined }));
     expect([e.kind, e.message]).toEqual(["http", "ai-sdk:fake.chat:fake-model: error in the stream: invalid_request_error: prompt is too long"]);
     expect(received).toHaveLength(3);
+  });
+});
+
+describe("a connection dropped by a proxy or load balancer", () => {
+  const provider = () => createOpenAICompatible({ name: "fake", baseURL: `${base}/v1`, apiKey: "sk-fake", includeUsage: true });
+  const anthropicStream = (pieces: string[]): Sse => ({
+    events: [
+      { event: "message_start", data: { type: "message_start", message: { id: "m1", type: "message", role: "assistant", model: "claude-fake", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 4, output_tokens: 1 } } } },
+      { event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } } },
+      ...pieces.map((p) => ({ event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: p } } })),
+      { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
+      { event: "message_delta", data: { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 9 } } },
+      { event: "message_stop", data: { type: "message_stop" } },
+    ],
+  });
+  const clients = (onRetry: (i: RetryInfo) => void) =>
+    [
+      ["openai", openaiLlm({ model: "fake", baseURL: `${base}/v1`, apiKey: "sk-test", retryBaseMs: 5, env: {}, onRetry }), chatStream, 2],
+      ["anthropic", anthropicLlm({ model: "claude-fake", baseURL: base, apiKey: "sk-ant-test", retryBaseMs: 5, env: {}, onRetry }), anthropicStream, 3],
+      ["ai-sdk", aiSdkLlm({ model: provider().chatModel("fake-model"), retryBaseMs: 5, onRetry }), chatStream, 2],
+    ] as const;
+
+  it("half-way through a reply is a connection error, retried, whether the socket is closed or reset", async () => {
+    const retries: RetryInfo[] = [];
+    for (const [name, client, stream, head] of clients((i) => retries.push(i))) {
+      for (const drop of ["fin", "reset"] as const) {
+        script = [{ events: stream(["(cou"]).events.slice(0, head), drop }, stream(["(count x)"])];
+        received = [];
+        retries.length = 0;
+        const c = collector();
+        const r = await client.complete({ messages, onText: c.onText });
+        expect([name, drop, received.length, retries.map((i) => i.error.kind), r.content]).toEqual([name, drop, 2, ["connection"], "(count x)"]);
+        expect(c.deltas.at(-1)).toEqual(["(count x)", 2]);
+      }
+    }
+  });
+
+  it("half-way through a whole (not streamed) reply is a connection error too, retried", async () => {
+    const completion = { id: "c1", object: "chat.completion", created: 0, model: "fake-served", choices: [{ index: 0, message: { role: "assistant", content: "(count x)" }, finish_reason: "stop" }] };
+    const message = { id: "m1", type: "message", role: "assistant", model: "claude-fake", content: [{ type: "text", text: "(count x)" }], stop_reason: "end_turn", usage: { input_tokens: 4, output_tokens: 9 } };
+    const retries: RetryInfo[] = [];
+    for (const [name, client] of clients((i) => retries.push(i))) {
+      const whole = name === "anthropic" ? message : completion;
+      for (const drop of ["fin", "reset"] as const) {
+        script = [{ whole, drop }, { whole }];
+        received = [];
+        retries.length = 0;
+        const r = await client.complete({ messages });
+        expect([name, drop, received.length, retries.map((i) => i.error.kind), r.content]).toEqual([name, drop, 2, ["connection"], "(count x)"]);
+      }
+    }
+  });
+
+  // The server has charged for the whole reply: asking again would pay for it twice.
+  it("after the whole reply was read (finish reason and usage, no [DONE] or message_stop) takes it, without asking again", async () => {
+    for (const [name, client, stream] of clients(() => undefined).slice(0, 2)) {
+      for (const drop of ["fin", "reset"] as const) {
+        const whole = stream(["(count", " x)"]).events;
+        script = [{ events: whole.slice(0, -1), drop }, stream(["(other)"])];
+        received = [];
+        const r = await client.complete({ messages, onText: () => undefined });
+        expect([name, drop, received.length, r.content, r.usage?.outputTokens]).toEqual([name, drop, 1, "(count x)", name === "openai" ? 5 : 9]);
+      }
+    }
   });
 });
 
