@@ -72,9 +72,10 @@ export function maskKey(text: string, key: string | undefined): string {
 }
 
 function toSdkError(e: unknown, signal: AbortSignal, name: string, sdk: SdkErrors): LlmError {
-  if (e instanceof LlmError) return e;
-  // Our controller fired: its reason says whether it was the timeout or the caller.
+  // Our controller fired: its reason says whether it was the timeout or the caller. It comes
+  // first: the Anthropic SDK ends a stream quietly when it fires, which reads as a stream cut short.
   if (signal.aborted && signal.reason instanceof LlmError) return signal.reason;
+  if (e instanceof LlmError) return e;
   if (e instanceof sdk.ConnectionTimeout) return new LlmError("timeout", `${name}: the server did not answer in time`);
   if (e instanceof sdk.UserAbort) return new LlmError("aborted", `${name}: request aborted`);
   if (e instanceof sdk.Connection) return new LlmError("connection", `${name}: cannot reach the server (${e.message})`);

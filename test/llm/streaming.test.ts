@@ -18,8 +18,9 @@ import { localServer } from "../support/local-server.js";
  * One answer: SSE events to send, or an HTTP error. `cut` ends the socket after the events are
  * written; `drop` waits until they are on the wire, then closes it (FIN) or resets it (RST), as a
  * proxy or load balancer that loses its upstream or times out does: the client has read them first.
+ * `hold` leaves the stream open after the events, a reply that stalls.
  */
-type Sse = { events: Array<{ event?: string; data: unknown }>; cut?: boolean; drop?: "fin" | "reset" };
+type Sse = { events: Array<{ event?: string; data: unknown }>; cut?: boolean; drop?: "fin" | "reset"; hold?: boolean };
 /** `whole` is a plain JSON reply; with `drop`, only its first half is sent. */
 type Behaviour = Sse | { status: number } | { whole: unknown; drop?: "fin" | "reset" };
 
@@ -50,7 +51,7 @@ function handle(req: IncomingMessage, res: ServerResponse, text: string): void {
   // A cut: the socket closes after the data (FIN, not reset) without ending the chunked body.
   if (b.cut) res.socket?.end();
   else if (b.drop) res.write("", () => (b.drop === "reset" ? res.socket?.resetAndDestroy() : res.socket?.end()));
-  else res.end();
+  else if (!b.hold) res.end();
 }
 
 localServer(handle, {
@@ -192,6 +193,20 @@ describe("anthropicLlm streaming", () => {
     expect(retries[0].error.message).toBe("anthropic:claude-fake: error in the stream: overloaded_error: Overloaded");
     expect(c.deltas).toEqual([["(ret", 1], ["(return 1)", 2]]);
     expect(r.content).toBe("(return 1)");
+  });
+
+  // The SDK ends a stream quietly when the attempt's signal fires, which looked like a stream cut short.
+  it("says a reply that stalls half-way timed out, and that the caller's abort was no failure to retry", async () => {
+    script = [{ events: stream(["(ret"]).events.slice(0, 4), hold: true }];
+    const retries: RetryInfo[] = [];
+    const llm = anthropicLlm({ model: "claude-fake", baseURL: base, apiKey: "sk-ant-test", timeoutMs: 300, maxRetries: 0, env: {}, onRetry: (i) => retries.push(i) });
+    const e = await failure(llm.complete({ messages, onText: () => undefined }));
+    expect([e.kind, e.message]).toEqual(["timeout", "anthropic:claude-fake: no reply within 300 ms"]);
+    script = [{ events: stream(["(ret"]).events.slice(0, 4), hold: true }];
+    const ctl = new AbortController();
+    const aborted = failure(anthropicLlm({ model: "claude-fake", baseURL: base, apiKey: "sk-ant-test", env: {}, onRetry: (i) => retries.push(i) }).complete({ messages, signal: ctl.signal, onText: () => ctl.abort() }));
+    expect((await aborted).kind).toBe("aborted");
+    expect(retries).toEqual([]);
   });
 
   it("does not retry a stream's error event for a bad request, and names no HTTP status it never had", async () => {
