@@ -6,9 +6,9 @@
 // Kept messages go back as the client's own objects; the summary goes in as a text block that
 // carries a cache_control breakpoint, so the prefix up to it is cached until the next compaction.
 import { messageText } from "../llm/messages.js";
-import type { ChatMessage, ContentPart } from "../llm/types.js";
+import type { ChatMessage, ContentPart, ToolCall } from "../llm/types.js";
 import type { ChatRequest, ParsedRequest } from "./request.js";
-import { notAnObject, parseJsonObject } from "./request.js";
+import { mergedInto, notAnObject, parseJsonObject } from "./request.js";
 
 type Block = { type?: unknown; text?: unknown; id?: unknown; name?: unknown; input?: unknown; tool_use_id?: unknown; content?: unknown; cache_control?: unknown; source?: { type?: unknown; data?: unknown; content?: unknown } | null };
 type AnthropicMessage = { role: "user" | "assistant"; content: string | Block[] };
@@ -93,6 +93,8 @@ export function parseMessagesRequest(raw: Buffer): ParsedRequest & ({ ok: false 
   const b = parsed.body;
   if (!Array.isArray(b.messages) || b.messages.length === 0) return { ok: false, error: "'messages' must be a non-empty array", param: "messages" };
   const originals = new Map<ChatMessage, AnthropicMessage>();
+  // Each tool call's message, for a step the compaction merged text into (a new message with the step's calls).
+  const byCall = new Map<ToolCall, ChatMessage>();
   const messages: ChatMessage[] = [];
   const badSystem = Array.isArray(b.system) ? notAnObject(b.system, "system") : undefined;
   if (badSystem !== undefined) return { ok: false, error: `${badSystem} must be a content block (an object)`, param: badSystem };
@@ -107,6 +109,7 @@ export function parseMessagesRequest(raw: Buffer): ParsedRequest & ({ ok: false 
     if (bad !== undefined) return { ok: false, error: `${bad} must be a content block (an object)`, param: bad };
     const chat = toChat(m as AnthropicMessage);
     originals.set(chat, m as AnthropicMessage);
+    for (const c of chat.tool_calls ?? []) byCall.set(c, chat);
     messages.push(chat);
   }
   if (typeof b.model !== "string") return { ok: false, error: "'model' must be a string", param: "model" };
@@ -117,8 +120,14 @@ export function parseMessagesRequest(raw: Buffer): ParsedRequest & ({ ok: false 
     for (let i = 0; i < out.length; i++) {
       const m = out[i];
       const original = originals.get(m);
+      const step = original === undefined ? mergedInto(m, byCall) : undefined;
       if (original !== undefined) restored.push(original);
-      else if (m.role === "system" && restored.length === 0) continue; // the client's own system prompt, kept in `system`
+      else if (step !== undefined) {
+        // The step's own blocks (its tool_use blocks answer the results after it), the merged text before them, after any thinking (which must come first).
+        const blocks = (originals.get(step.kept) as AnthropicMessage).content as Block[];
+        const lead = blocks.findIndex((b) => b.type !== "thinking" && b.type !== "redacted_thinking");
+        restored.push({ role: "assistant", content: [...blocks.slice(0, lead), { type: "text", text: step.before }, ...blocks.slice(lead)] });
+      } else if (m.role === "system" && restored.length === 0) continue; // the client's own system prompt, kept in `system`
       else if (m.role === "tool") {
         // A masked tool result: still the result of every tool_use of the turn before (a user message
         // answers parallel calls together, and the chat form keeps one id), or the upstream refuses them.

@@ -2,7 +2,8 @@
 // reason, and the parts of it the token budget needs. Returns a reason instead of throwing.
 import { forCompaction } from "../compaction/compact.js";
 import { inputTokens } from "../compaction/measure.js";
-import type { ChatMessage } from "../llm/types.js";
+import { messageText } from "../llm/messages.js";
+import type { ChatMessage, ToolCall } from "../llm/types.js";
 
 export interface ChatRequest {
   readonly body: Record<string, unknown>;
@@ -54,6 +55,19 @@ const isObjectArray = (v: unknown): v is unknown[] => Array.isArray(v) && v.ever
 export function notAnObject(list: readonly unknown[], path: string): string | undefined {
   const j = list.findIndex((v) => !isObject(v));
   return j === -1 ? undefined : `${path}[${j}]`;
+}
+
+/**
+ * A new message the compaction built around a kept message's tool calls (recap merges the recap
+ * lines before a step into the step, see mergeRuns): the kept message, found by its calls in
+ * `byCall`, and the text put before its own. Undefined for any other message.
+ */
+export function mergedInto(m: ChatMessage, byCall: ReadonlyMap<ToolCall, ChatMessage>): { kept: ChatMessage; before: string } | undefined {
+  const kept = m.tool_calls === undefined || m.tool_calls.length === 0 ? undefined : byCall.get(m.tool_calls[0]);
+  if (kept === undefined) return undefined;
+  const text = messageText(m);
+  const own = messageText(kept);
+  return { kept, before: own !== "" && text.endsWith(`\n${own}`) ? text.slice(0, text.length - own.length - 1) : text };
 }
 
 export function parseChatRequest(raw: Buffer): ParsedRequest {

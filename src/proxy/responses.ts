@@ -6,9 +6,9 @@
 // client's own objects, the summary as one input message. A request that continues a stored
 // response (`previous_response_id`) or sends a plain string has nothing here to compact.
 import { messageText } from "../llm/messages.js";
-import type { ChatMessage, ContentPart } from "../llm/types.js";
+import type { ChatMessage, ContentPart, ToolCall } from "../llm/types.js";
 import type { ChatRequest, ParsedRequest } from "./request.js";
-import { notAnObject, parseJsonObject } from "./request.js";
+import { mergedInto, notAnObject, parseJsonObject } from "./request.js";
 
 type Item = { type?: unknown; role?: unknown; content?: unknown; call_id?: unknown; name?: unknown; arguments?: unknown; output?: unknown };
 
@@ -44,6 +44,8 @@ export function parseResponsesRequest(raw: Buffer): ParsedRequest & ({ ok: false
   const items: Item[] = typeof b.input === "string" ? [{ role: "user", content: b.input }] : Array.isArray(b.input) ? (b.input as Item[]) : [];
   if (items.length === 0) return { ok: false, error: "'input' must be a string or a non-empty array of items", param: "input" };
   const originals = new Map<ChatMessage, Item[]>();
+  // Each call's message, for a call run the compaction merged text into (a new message with the run's calls).
+  const byCall = new Map<ToolCall, ChatMessage>();
   const messages: ChatMessage[] = typeof b.instructions === "string" ? [{ role: "system", content: b.instructions }] : [];
   // Checked before any is read: an item can be read as part of the one before it (a call run, reasoning).
   for (let i = 0; i < items.length; i++) {
@@ -84,13 +86,17 @@ export function parseResponsesRequest(raw: Buffer): ParsedRequest & ({ ok: false
       chat = { role: "assistant", content: reasoning === "" ? JSON.stringify(item) : reasoning };
     }
     originals.set(chat, group);
+    for (const c of chat.tool_calls ?? []) byCall.set(c, chat);
     messages.push(chat);
   }
   const restore = (out: ChatMessage[]) => {
     const input: unknown[] = [];
     for (const m of out) {
       const original = originals.get(m);
+      const step = original === undefined ? mergedInto(m, byCall) : undefined;
       if (original !== undefined) input.push(...original);
+      // The merged text as a message, then the run's own items (its calls answer the outputs after it).
+      else if (step !== undefined) input.push({ role: "assistant", content: step.before }, ...(originals.get(step.kept) as Item[]));
       else if (m.role === "system" && input.length === 0) continue; // `instructions`, kept as they were
       // A masked tool result: still the output of its call, or the upstream refuses the call.
       else if (m.role === "tool") input.push({ type: "function_call_output", call_id: m.tool_call_id ?? "", output: messageText(m) });

@@ -171,6 +171,27 @@ describe("proxy /v1/messages", () => {
     });
   });
 
+  it("keeps the tool_use blocks of a step that recap merged its older recap lines into", async () => {
+    r = await rig({ config: { compaction: { strategy: { name: "recap", options: { minPreservedAssistantMessages: 1, batchSize: 2 } } } } });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "Fix the failing test." }];
+    for (let i = 0; i < 5; i++) {
+      history.push({ role: "assistant", content: [{ type: "text", text: `recap - read file ${i}\nI read file ${i} next, since the failing assertion may come from it or from what it imports.` }, { type: "tool_use", id: `tu_${i}`, name: "bash", input: { command: `cat f${i}.py` } }] });
+      history.push({ role: "user", content: [{ type: "tool_result", tool_use_id: `tu_${i}`, content: `contents of f${i}.py` }] });
+    }
+    await client(r).messages.create({ model: "claude-test", max_tokens: 200, messages: history }, { headers: { "x-conversation-id": "recap-steps" } });
+    const sent = (sentMessages(r)[0].body as { messages: Sent[] }).messages;
+    expect(JSON.stringify(sent)).toContain("recap - read file 0");
+    // Before: the last step went out as one text block, its tool_use gone, and tu_4's result had no call.
+    sent.forEach((m, i) => {
+      if (!Array.isArray(m.content)) return;
+      for (const b of m.content.filter((x) => x.type === "tool_result")) {
+        const prev = sent[i - 1];
+        expect(Array.isArray(prev.content) && prev.content.some((x) => x.type === "tool_use" && x.id === b.tool_use_id), `result ${b.tool_use_id}`).toBe(true);
+      }
+    });
+    expect(sent.at(-2)?.content).toEqual([{ type: "text", text: "recap - read file 0\nrecap - read file 1\nrecap - read file 2\nrecap - read file 3" }, ...(history.at(-2)?.content as Block[])]);
+  });
+
   it("streams through the SDK, reads the usage, and keeps tenants apart", async () => {
     r = await rig({ config: SMALL });
     const stream = client(r).messages.stream({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "stream please" }] }, { headers: { "x-conversation-id": "s" } });

@@ -76,6 +76,24 @@ describe("proxy /v1/responses", () => {
     expect(sent(r)[1].input.length).toBeLessThan(input.length);
   });
 
+  it("keeps the function calls of a step that recap merged its older recap lines into", async () => {
+    r = await rig({ config: { compaction: { strategy: { name: "recap", options: { minPreservedAssistantMessages: 1, batchSize: 2 } } } } });
+    const input: OpenAI.Responses.ResponseInputItem[] = [{ role: "user", content: "Fix the failing test." }];
+    for (let i = 0; i < 3; i++) {
+      input.push({ role: "assistant", content: `recap - read file ${i}\nI read file ${i} next, since the failing assertion may come from it or from what it imports.` });
+      input.push({ type: "function_call", call_id: `c${i}`, name: "bash", arguments: `{"command":"cat f${i}.py"}` });
+      input.push({ type: "function_call_output", call_id: `c${i}`, output: `contents of f${i}.py` });
+    }
+    await r.client.responses.create({ model: "fake-model", input }, { headers: { "x-conversation-id": "recap-steps" } });
+    const out = sent(r)[0].input;
+    // Before: each recap line was merged into the call after it and went out as a message, the call gone, its output orphaned.
+    expect(out.filter((x) => x.type === "function_call").map((x) => x.call_id)).toEqual(["c0", "c1", "c2"]);
+    expect(out.slice(0, 4)).toEqual([input[0], { role: "assistant", content: "recap - read file 0" }, input[2], input[3]]);
+    out.forEach((item, i) => {
+      if (item.type === "function_call_output") expect(out[i - 1], `call of ${item.call_id}`).toMatchObject({ type: "function_call", call_id: item.call_id });
+    });
+  });
+
   it("never keeps a function call or a message without the reasoning item before it (the upstream refuses one)", async () => {
     r = await rig({ config: SMALL });
     // As a reasoning model's client (Codex) resends its history: each call and each reply after its reasoning item.
