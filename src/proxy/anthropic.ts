@@ -117,6 +117,7 @@ export function parseMessagesRequest(raw: Buffer): ParsedRequest & ({ ok: false 
   const hourAfter = (out: ChatMessage[], i: number) => out.slice(i + 1).some((m) => cachedForAnHour(originals.get(m)));
   const restore = (out: ChatMessage[]) => {
     const restored: unknown[] = [];
+    let written: { block: Record<string, unknown>; at: number } | undefined;
     for (let i = 0; i < out.length; i++) {
       const m = out[i];
       const original = originals.get(m);
@@ -135,13 +136,17 @@ export function parseMessagesRequest(raw: Buffer): ParsedRequest & ({ ok: false 
         const ids = toolUseIds(restored.at(-1));
         restored.push({ role: "user", content: (ids.length > 0 ? ids : [m.tool_call_id ?? ""]).map((id) => ({ type: "tool_result", tool_use_id: id, content: text })) });
       } else {
-        // The summary: a text block with a breakpoint (when the request has one to spare), of an hour
-        // when one after it is: Anthropic refuses a 1-hour breakpoint after a 5-minute one.
-        const cache = hourAfter(out, i) ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" };
-        const block = { type: "text", text: typeof m.content === "string" ? m.content : "", ...(breakpoints < MAX_BREAKPOINTS ? { cache_control: cache } : {}) };
+        // A message the compaction wrote (a summary, a marker, a recap line): a text block.
+        const block: Record<string, unknown> = { type: "text", text: typeof m.content === "string" ? m.content : "" };
         restored.push({ role: m.role === "assistant" ? "assistant" : "user", content: [block] });
+        written = { block, at: i };
       }
     }
+    // One breakpoint (when the request has one to spare) at the last message the compaction wrote,
+    // which ends the prefix that stays until the next compaction (recap writes one per old reply, and
+    // Anthropic refuses more than 4); of an hour when one after it is: Anthropic refuses a 1-hour
+    // breakpoint after a 5-minute one.
+    if (written !== undefined && breakpoints < MAX_BREAKPOINTS) written.block.cache_control = hourAfter(out, written.at) ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" };
     return { system: b.system, messages: restored };
   };
   const max = typeof b.max_tokens === "number" ? b.max_tokens : undefined;

@@ -192,6 +192,23 @@ describe("proxy /v1/messages", () => {
     expect(sent.at(-2)?.content).toEqual([{ type: "text", text: "recap - read file 0\nrecap - read file 1\nrecap - read file 2\nrecap - read file 3" }, ...(history.at(-2)?.content as Block[])]);
   });
 
+  it("marks one breakpoint for the messages the compaction wrote, so a request stays within Anthropic's four", async () => {
+    r = await rig({ config: { compaction: { strategy: { name: "recap", options: { minPreservedAssistantMessages: 1, batchSize: 2 } } } } });
+    const history: Anthropic.MessageParam[] = [];
+    for (let i = 0; i < 8; i++) {
+      history.push({ role: "user", content: `question ${i}: what does item ${i} cost?` });
+      history.push({ role: "assistant", content: `recap - item ${i} costs ${i} EUR\nItem ${i} costs ${i} EUR; it is in stock, ships in ${i} days and comes in three colours.` });
+    }
+    history.push({ role: "user", content: [{ type: "text", text: "and item 8?", cache_control: { type: "ephemeral" } }] });
+    await client(r).messages.create({ model: "claude-test", max_tokens: 200, system: [{ type: "text", text: "You are terse.", cache_control: { type: "ephemeral" } }], messages: history }, { headers: { "x-conversation-id": "recap-marks" } });
+    const body = sentMessages(r)[0].body as { messages: Sent[] };
+    const recaps = body.messages.filter((m) => m.role === "assistant" && Array.isArray(m.content));
+    expect(recaps.map((m) => (m.content as Block[])[0].text)).toEqual([0, 1, 2, 3, 4, 5].map((i) => `recap - item ${i} costs ${i} EUR`));
+    // Before: each of the six recaps carried one, 8 in all, and Anthropic refuses more than 4.
+    expect(JSON.stringify(body).match(/"cache_control"/g)).toHaveLength(3);
+    expect((recaps.at(-1)?.content as Block[])[0].cache_control).toEqual({ type: "ephemeral" });
+  });
+
   it("streams through the SDK, reads the usage, and keeps tenants apart", async () => {
     r = await rig({ config: SMALL });
     const stream = client(r).messages.stream({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "stream please" }] }, { headers: { "x-conversation-id": "s" } });
