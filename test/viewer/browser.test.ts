@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runViewCommand } from "../../src/cli/view.js";
-import { chatsJsonl, compareReportJson, pausedRunJson, savedExample } from "./fixtures.js";
+import { chatsJsonl, compareReportJson, pausedRunJson, savedExample, wideRunJson } from "./fixtures.js";
 
 const CHROMIUM = process.env.PTC_CHROMIUM ?? "/usr/bin/chromium";
 const missing = !existsSync(CHROMIUM);
@@ -24,6 +24,7 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
   let browser: Browser;
   let url = "";
   let reportFile = "";
+  let wideFile = "";
   let stop: () => void = () => {};
   let served: Promise<number>;
   /** Console errors and failed checks (a CSP violation is one) of every page opened. */
@@ -69,11 +70,14 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
       "report.json": await compareReportJson(),
       "chats.jsonl": chatsJsonl(),
       "paused.json": await pausedRunJson(),
+      "wide.json": await wideRunJson(),
     };
     for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
     const paths = Object.keys(files).map((n) => join(dir, n));
     reportFile = join(dir, "report.html");
     expect(await runViewCommand([paths[3], paths[4], "--out", reportFile], silent)).toBe(0);
+    wideFile = join(dir, "wide.html");
+    expect(await runViewCommand([paths[6], "--out", wideFile], silent)).toBe(0);
     let out = "";
     const io = { ...silent, stdout: { write: (s: string) => (out += s) } };
     served = runViewCommand([...paths.slice(0, 3), paths[5], "--port", "0"], io, () => new Promise<void>((resolve) => (stop = resolve)));
@@ -225,6 +229,15 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     await hashIs(page, "#c1/14");
     await page.evaluate('document.getElementById("side-by-side").scrollIntoView()');
     await shot(page, "viewer-side-by-side.png");
+  });
+
+  it("wraps a line 1,500 characters wide with no space in it (an error naming a long URL, a docstring) inside the page", async () => {
+    for (const turn of [1, 2, 3]) {
+      const page = await open(`r1/${turn}`, pathToFileURL(wideFile).href);
+      expect(await page.locator("article.turn").getAttribute("data-turn")).toBe(String(turn));
+      const [scrolled, shown] = (await page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")) as number[];
+      expect(scrolled, `turn ${turn}`).toBe(shown);
+    }
   });
 
   it("ran with no console error or policy violation", () => {

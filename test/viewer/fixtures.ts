@@ -24,6 +24,20 @@ export async function pausedRunJson(): Promise<string> {
   return runToJson(step);
 }
 
+/**
+ * The saved-run JSON of a run whose texts hold lines 1,500 characters wide with no space to
+ * break at: a tool's error naming a long URL, a function's docstring, an exception's message.
+ */
+export async function wideRunJson(): Promise<string> {
+  const url = `https://api.example.com/v1/search?q=${"a".repeat(1500)}`;
+  const fetchPage = tool({ description: "Fetches a page.", run: () => Promise.reject(new Error(`502 from ${url}`)) });
+  const agent = SubAgent.create({ prompt: "Fetch the page.", tools: { fetchPage }, maxTurns: 3 });
+  const code = (src: string) => `\`\`\`clojure\n${src}\n\`\`\``;
+  const programs = ["(tool/fetchPage {})", `(defn f "${"d".repeat(1500)}" [x] x)`, `(throw (ex-info "${url}" {}))`];
+  const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)) });
+  return runToJson(step);
+}
+
 /** Three small chats with a probe fact each, as `ptc compare` reads them (JSONL lines). */
 export function chats() {
   return [3, 8, 14].map((rounds, t) => {
