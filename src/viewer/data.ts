@@ -10,7 +10,7 @@ import { TextTable } from "./texts.js";
 import type { RunTrace } from "../trace/trace.js";
 
 /**
- * Sent messages, over every turn of every run shown, that a page holds at most. Each turn's
+ * Prompt messages, over every turn of every run shown, that a page holds at most. Each turn's
  * prompt is rebuilt and compared whole (as sent and as the full history), so the work grows
  * with the square of a run's turns: a 19.6 MB trace of 2,600 turns built 78 s.
  */
@@ -23,11 +23,17 @@ export const MAX_PROMPT_MESSAGES = 1_000_000;
  */
 export const MAX_REPLAY_MESSAGES = 10_000_000;
 
-/** The messages a run's prompts hold, its nested runs' included. */
+/**
+ * The messages a run's prompts hold, its nested runs' included: per turn the prompt as sent or
+ * the full history rebuilt beside it, whichever is longer (a windowed strategy sends a few
+ * messages of a history that grows by each turn's reply and feedback).
+ */
 function promptMessages(trace: RunTrace): number {
   let n = 0;
+  let full = 2;
   for (const turn of trace.turns) {
-    n += turn.messages.length;
+    n += Math.max(turn.messages.length, full);
+    full += turn.feedback === undefined ? 1 : 2;
     for (const nested of turn.nested ?? []) n += promptMessages(nested.trace);
   }
   return n;
@@ -50,7 +56,7 @@ export async function buildPageData(inputs: readonly ViewerInput[], title = "ptc
     if (input.kind === "run") {
       messages += promptMessages(input.source.trace);
       if (messages > MAX_PROMPT_MESSAGES) {
-        throw new ViewerInputError(`${input.name} is too large to view: the prompts of the runs shown hold ${messages.toLocaleString("en-US")} messages in all (the limit is ${MAX_PROMPT_MESSAGES.toLocaleString("en-US")}; each turn's prompt is shown whole)`);
+        throw new ViewerInputError(`${input.name} is too large to view: the prompts of the runs shown hold ${messages.toLocaleString("en-US")} messages in all (the limit is ${MAX_PROMPT_MESSAGES.toLocaleString("en-US")}; each turn's prompt is shown whole, as sent and as the full history)`);
       }
       findHiddenValues(input.source.trace, hidden);
       const id = `r${++runCount}`;

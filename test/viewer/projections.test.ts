@@ -254,7 +254,20 @@ describe("page size", () => {
     const messages = Array.from({ length: 1000 }, (_, i) => ({ role: "user" as const, content: `message ${i}` }));
     const turns = Array.from({ length: 1001 }, (_, i) => ({ ...base, number: i + 1, messages }));
     const long = { ...input, name: "long.json", source: { trace: { ...input.source.trace, turns } } };
-    await expect(buildPageData([long])).rejects.toThrow(new ViewerInputError("long.json is too large to view: the prompts of the runs shown hold 1,001,000 messages in all (the limit is 1,000,000; each turn's prompt is shown whole)"));
+    await expect(buildPageData([long])).rejects.toThrow(new ViewerInputError("long.json is too large to view: the prompts of the runs shown hold 1,252,502 messages in all (the limit is 1,000,000; each turn's prompt is shown whole, as sent and as the full history)"));
+  });
+
+  it("counts the full history each turn's prompt is shown beside, not only the few messages a windowed strategy sent", async () => {
+    // 1,001 turns each sending the last turn only (4 messages): the full history rebuilt for
+    // turn k holds 2k messages, a million in all, built and compared whole (a 6 MB trace of
+    // 4,000 such turns took ten minutes to build).
+    const input = readViewerInput("recovery.json", await savedExample("recovery"));
+    if (input.kind !== "run") throw new Error("a run was expected");
+    const base = input.source.trace.turns[0];
+    const messages = base.messages.slice(0, 4);
+    const turns = Array.from({ length: 1001 }, (_, i) => ({ ...base, number: i + 1, messages }));
+    const windowed = { ...input, name: "windowed.json", source: { trace: { ...input.source.trace, turns } } };
+    await expect(buildPageData([windowed])).rejects.toThrow(new ViewerInputError("windowed.json is too large to view: the prompts of the runs shown hold 1,003,002 messages in all (the limit is 1,000,000; each turn's prompt is shown whole, as sent and as the full history)"));
   });
 });
 
