@@ -152,6 +152,8 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   // The body goes out decoded: the client's content-encoding no longer describes it.
   const headers = { "accept-encoding": "identity", "content-encoding": "", ...upstreamAuth(tenant) };
   let upstreamMs = 0;
+  // Tokens reserved against the virtual key's budget before forwarding, settled by finish.
+  let reservation = 0;
   // Resolves once the conversation is written: a reply ends after that, so the next request, on
   // whichever replica, sees it.
   const finish = (usage: { promptTokens: number; completionTokens: number } | undefined, answered = false): Promise<void> => {
@@ -160,18 +162,19 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
       ctx.metrics.observe("ptc_proxy_upstream_seconds", upstreamMs);
       ctx.metrics.observe("ptc_proxy_overhead_seconds", Math.max(0, total - upstreamMs - compactMs));
     }
-    let charged: Promise<void> | undefined;
+    let used = 0;
     if (usage !== undefined) {
-      charged = ctx.tenants.charge(tenant, usage.promptTokens + usage.completionTokens);
+      used = usage.promptTokens + usage.completionTokens;
       ctx.metrics.tokens(request.model ?? "unknown", tenant.id, usage.promptTokens, usage.completionTokens);
     } else if (answered) {
       // No usage reported (an upstream that sends none, or a stream cut before its usage chunk): the prompt is
       // counted by the one measure (issue 18), apart from reported tokens, and charged, so leaving a stream
       // early is no way around a budget.
-      const prompt = clientPromptTokens(outcome.messages, request.tools);
-      ctx.metrics.inc("ptc_proxy_estimated_prompt_tokens_total", "", prompt);
-      charged = ctx.tenants.charge(tenant, prompt);
+      used = clientPromptTokens(outcome.messages, request.tools);
+      ctx.metrics.inc("ptc_proxy_estimated_prompt_tokens_total", "", used);
     }
+    // Settles the reservation: a request that never reached the upstream gives it back.
+    const charged = ctx.tenants.charge(tenant, used, reservation);
     return Promise.all([charged, remember(ctx, config, record, request, hashes, outcome, raw, reserved, usage)]).then(undefined, (e: unknown) => {
       // The reply stands; the record is written again by the conversation's next request.
       ctx.log({ event: "store_error", conversation: record.conversation, tenant: record.tenant, error: e instanceof Error ? e.message : String(e) });
@@ -180,6 +183,18 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   // Nobody is waiting for the reply: nothing is sent, but the compaction and the request are
   // stored (and indexed by prefix) for the client's retry.
   if (clientGone.signal.aborted) return finish(undefined);
+  let budget: Awaited<ReturnType<typeof ctx.tenants.reserve>>;
+  try {
+    budget = await ctx.tenants.reserve(config, tenant, () => outcome.estimatedTokens || clientPromptTokens(outcome.messages, request.tools));
+  } catch (e) {
+    sendStoreUnavailable(res, ctx.log, e, tenant.id);
+    return finish(undefined);
+  }
+  if (typeof budget !== "number") {
+    sendError(res, budget.status, budget.message, "rate_limit_error", budget.code, echo);
+    return finish(undefined);
+  }
+  reservation = budget;
 
   let attempt = await sendWithRetries(ctx, config, "POST", target, req.headers, bodyFor(outcome), headers, clientGone.signal);
   let result: UpstreamResult = attempt.result;

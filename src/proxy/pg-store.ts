@@ -354,6 +354,12 @@ export class PostgresStore implements ConversationStore {
     await this.query("INSERT INTO ptc_spend (name, tokens) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET tokens = ptc_spend.tokens + excluded.tokens", [virtualKey, tokens]);
   }
 
+  async reserve(virtualKey: string, tokens: number, budget: number): Promise<boolean> {
+    // The conflicting row is locked before the condition is read: replicas reserving at once take turns.
+    const rows = await this.query("INSERT INTO ptc_spend (name, tokens) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET tokens = ptc_spend.tokens + excluded.tokens WHERE ptc_spend.tokens < $3 RETURNING tokens", [virtualKey, tokens, budget]);
+    return rows.length > 0;
+  }
+
   async spent(virtualKey: string): Promise<number> {
     const rows = await this.query<{ tokens: number }>("SELECT tokens FROM ptc_spend WHERE name = $1", [virtualKey]);
     return rows[0]?.tokens ?? 0;

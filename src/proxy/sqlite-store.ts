@@ -65,6 +65,8 @@ export class SqliteStore implements ConversationStore {
       addPrefix: this.db.prepare("INSERT INTO prefixes (hash, id) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET id = excluded.id"),
       removePrefix: this.db.prepare("DELETE FROM prefixes WHERE hash = ?"),
       addSpend: this.db.prepare<[string, number], { tokens: number }>("INSERT INTO spend (name, tokens) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET tokens = tokens + excluded.tokens RETURNING tokens"),
+      // Checked and added in one statement: another process on the file may be reserving at once.
+      reserve: this.db.prepare<[string, number, number], { tokens: number }>("INSERT INTO spend (name, tokens) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET tokens = spend.tokens + excluded.tokens WHERE spend.tokens < ? RETURNING tokens"),
       spent: this.db.prepare<[string], { tokens: number }>("SELECT tokens FROM spend WHERE name = ?"),
       stale: this.db.prepare<[number], { id: string }>("SELECT id FROM conversations WHERE updated_at < ?"),
       delete: [
@@ -214,6 +216,25 @@ export class SqliteStore implements ConversationStore {
     }
     this.unwritten.delete(virtualKey);
     if (row !== undefined) this.spend.set(virtualKey, row.tokens);
+  }
+
+  async reserve(virtualKey: string, tokens: number, budget: number): Promise<boolean> {
+    const pending = this.unwritten.get(virtualKey) ?? 0;
+    let row: { tokens: number } | undefined;
+    try {
+      // What could not be written yet counts against the budget, and is written with this.
+      row = this.statements.reserve.get(virtualKey, tokens + pending, budget - pending);
+    } catch {
+      // The file takes no writes (a full disk): the last count seen holds the budget here, and the
+      // reservation is written with the key's next charge (which reports the failure).
+      if ((this.spend.get(virtualKey) ?? 0) + pending >= budget) return false;
+      this.unwritten.set(virtualKey, pending + tokens);
+      return true;
+    }
+    if (row === undefined) return false;
+    this.unwritten.delete(virtualKey);
+    this.spend.set(virtualKey, row.tokens);
+    return true;
   }
 
   /** From the file, where every process on it adds its charges; what could not be written yet is added. */

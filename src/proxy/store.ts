@@ -89,8 +89,14 @@ export interface ConversationStore {
   expire(before: number): Promise<number>;
   /** Runs `fn` holding the conversation's compaction lock: across every process sharing the store. */
   locked<T>(id: string, fn: () => Promise<T>): Promise<T>;
-  /** Adds tokens to a virtual key's spend, shared by every process on the store. */
+  /** Adds tokens (negative: gives them back) to a virtual key's spend, shared by every process on the store. */
   addSpend(virtualKey: string, tokens: number): Promise<void>;
+  /**
+   * Adds tokens to a virtual key's spend unless it already reached `budget`, in one step for every
+   * process on the store (requests sent together cannot all pass a check made before any is
+   * charged); false when it had.
+   */
+  reserve(virtualKey: string, tokens: number, budget: number): Promise<boolean>;
   spent(virtualKey: string): Promise<number>;
   /** Writes pending changes now. */
   flush(): Promise<void>;

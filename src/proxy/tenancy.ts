@@ -73,9 +73,7 @@ export class Tenants {
       return { ok: true, tenant: { id: tenantOf(cred), upstreamKey: cred, replaceAuth: false } };
     }
     const vk = config.tenancy.virtualKeys[name];
-    if (vk.tokenBudget !== undefined && (await this.store.spent(name)) >= vk.tokenBudget) {
-      return { ok: false, status: 429, message: `the token budget of virtual key "${name}" (${vk.tokenBudget} tokens) is used up`, code: "budget_exceeded" };
-    }
+    if (vk.tokenBudget !== undefined && (await this.store.spent(name)) >= vk.tokenBudget) return overBudget(name, vk.tokenBudget);
     if (vk.requestsPerMinute !== undefined) {
       const wait = this.take(name, vk.requestsPerMinute);
       if (wait > 0) return { ok: false, status: 429, message: `virtual key "${name}" is limited to ${vk.requestsPerMinute} requests per minute`, code: "rate_limited", retryAfterSeconds: Math.ceil(wait / 1000) };
@@ -83,9 +81,22 @@ export class Tenants {
     return { ok: true, tenant: { id: `vk-${name}`, upstreamKey: vk.upstreamKey, replaceAuth: true, virtualKey: name } };
   }
 
-  /** Adds the tokens a reply used to its virtual key's spend. */
-  charge(tenant: Tenant, tokens: number): Promise<void> | undefined {
-    return tenant.virtualKey !== undefined && tokens > 0 ? this.store.addSpend(tenant.virtualKey, tokens) : undefined;
+  /**
+   * Reserves a request's estimated tokens against its virtual key's budget before it goes
+   * upstream (the check on arrival charges nothing, so requests sent together would all pass it):
+   * the tokens reserved (0 without a budget, and `estimate` is then never counted), or the 429
+   * when the budget is used up. `charge` settles the reservation when the reply ends.
+   */
+  async reserve(config: ProxyConfig, tenant: Tenant, estimate: () => number): Promise<number | TenantResult & { ok: false }> {
+    const budget = tenant.virtualKey === undefined ? undefined : config.tenancy.virtualKeys[tenant.virtualKey]?.tokenBudget;
+    if (tenant.virtualKey === undefined || budget === undefined) return 0;
+    const tokens = Math.max(1, estimate());
+    return (await this.store.reserve(tenant.virtualKey, tokens, budget)) ? tokens : overBudget(tenant.virtualKey, budget);
+  }
+
+  /** Adds the tokens a reply used to its virtual key's spend, less what its request reserved. */
+  charge(tenant: Tenant, tokens: number, reserved = 0): Promise<void> | undefined {
+    return tenant.virtualKey !== undefined && tokens !== reserved ? this.store.addSpend(tenant.virtualKey, tokens - reserved) : undefined;
   }
 
   spentBy(name: string): Promise<number> {
@@ -105,6 +116,8 @@ export class Tenants {
     return 0;
   }
 }
+
+const overBudget = (name: string, budget: number): TenantResult & { ok: false } => ({ ok: false, status: 429, message: `the token budget of virtual key "${name}" (${budget} tokens) is used up`, code: "budget_exceeded" });
 
 /** Headers to send upstream for this tenant: a virtual key is replaced by its upstream key. */
 export function upstreamAuth(tenant: Tenant): Record<string, string> {

@@ -135,6 +135,27 @@ describe.each(backends.filter((b) => b.name !== "postgres" || pgAdmin !== undefi
     await again.close();
   });
 
+  it("reserves against a virtual key's budget in one step, for every process on the store", async () => {
+    const { store: a, where } = await open();
+    // Two processes on one file or database (in memory there is only the one).
+    const b = where === ":memory:" ? a : await openStore(where);
+    // Six reservations of 40 made at once against a budget of 100: each is taken only while the
+    // spend is below it, so three are (0, 40, 80), whichever process makes them.
+    const taken = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? a : b).reserve("vk", 40, 100)));
+    expect(taken.filter(Boolean)).toHaveLength(3);
+    expect(await b.spent("vk")).toBe(120);
+    // Settled: one request used 10 of its 40, and the budget has room again.
+    await a.addSpend("vk", -30);
+    expect(await a.spent("vk")).toBe(90);
+    expect(await b.reserve("vk", 40, 100)).toBe(true);
+    expect(await a.reserve("vk", 40, 100)).toBe(false);
+    // A key's first reservation makes its row.
+    expect(await a.reserve("new", 500, 100)).toBe(true);
+    expect(await b.spent("new")).toBe(500);
+    await a.close();
+    if (b !== a) await b.close();
+  });
+
   it("reports itself closed", async () => {
     const { store } = await open();
     expect(store.open).toBe(true);

@@ -8,6 +8,7 @@ import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { startProxy } from "../../src/proxy/index.js";
+import { clientPromptTokens } from "../../src/proxy/request.js";
 import { hashKey } from "../../src/proxy/tenancy.js";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-openai.js";
 import { longConversation, never, rig, stored, tempDir, type Rig } from "./setup.js";
@@ -173,6 +174,38 @@ describe("proxy tenancy", () => {
     const metrics = await (await fetch(`${r.proxy.url}/metrics`)).text();
     expect(metrics).toMatch(/ptc_proxy_tenant_tokens_total\{tenant="vk-team1",kind="prompt"\} \d+/);
     expect(metrics).not.toContain("sk-");
+  });
+
+  it("holds a virtual key's budget against requests sent together: each reserves its prompt before it goes upstream", async () => {
+    r = await rig({ config: { tenancy: { virtualKeys: { burst: { keyHash: hashKey("ptc-vk-burst"), tokenBudget: 1000 } } } } });
+    const c = client(r, "ptc-vk-burst");
+    // About 400 tokens each by the local count, which is what a request reserves: a budget of 1000 lets three go.
+    const prompt = "x ".repeat(400);
+    expect(clientPromptTokens([{ role: "user", content: `0: ${prompt}` }], undefined)).toBeGreaterThan(334);
+    expect(clientPromptTokens([{ role: "user", content: `0: ${prompt}` }], undefined)).toBeLessThan(500);
+    const statuses: number[] = [];
+    let reported = 0;
+    const asks = Array.from({ length: 6 }, (_, i) =>
+      c.chat.completions
+        .create({ model: "fake-model", messages: [{ role: "user", content: `${i}: ${prompt}` }] }, { headers: { "x-fake-mode": "hold", "x-conversation-id": `burst-${i}` } })
+        .then(
+          (reply) => {
+            statuses.push(200);
+            reported += reply.usage?.total_tokens ?? 0;
+          },
+          (e: unknown) => statuses.push((e as InstanceType<typeof OpenAI.APIError>).status ?? 0),
+        ),
+    );
+    // Every request is either held by the upstream or already refused: nothing has been charged yet.
+    await expect.poll(() => (r?.upstream.held ?? 0) + statuses.length, { timeout: 5000 }).toBe(6);
+    // Before: all 6 passed the check (nothing spent yet) and reached the upstream, spending 2.6x the budget.
+    expect(r.upstream.held).toBe(3);
+    r.upstream.release();
+    await Promise.all(asks);
+    expect(statuses.sort()).toEqual([200, 200, 200, 429, 429, 429]);
+    // Each reservation settled to what the upstream reported; the refused ones reserved nothing.
+    expect(reported).toBeGreaterThan(0);
+    expect(await r.proxy.context.tenants.spentBy("burst")).toBe(reported);
   });
 
   it("holds a virtual key's budget across two proxy processes on one SQLite file", async () => {
