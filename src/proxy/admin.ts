@@ -119,9 +119,11 @@ async function compactNow(ctx: ProxyContext, req: IncomingMessage, res: ServerRe
   const dryRun = body.dryRun === true;
   // A dry run works on a copy, so nothing it does is kept.
   const record: ConversationRecord = dryRun ? structuredClone(stored) : stored;
-  // Summaries use the configured key, or the key of the conversation's own virtual key; never another tenant's.
-  const vk = record.tenant.startsWith("vk-") ? config.tenancy.virtualKeys[record.tenant.slice(3)] : undefined;
-  const outcome = await ctx.compactor.run(config, record, { messages, model: record.model, tools: undefined, maxTokens: undefined, bodyBytes: 0 }, () => summarizerLlm(ctx, config, record.model, vk?.upstreamKey), { force: true, noDeadline: true, dryRun });
+  // Summaries use the configured key, or the key of the conversation's own virtual key, never another
+  // tenant's; they are charged to that virtual key, as its own requests' summaries are.
+  const name = record.tenant.startsWith("vk-") ? record.tenant.slice(3) : undefined;
+  const vk = name === undefined ? undefined : config.tenancy.virtualKeys[name];
+  const outcome = await ctx.compactor.run(config, record, { messages, model: record.model, tools: undefined, maxTokens: undefined, bodyBytes: 0 }, () => summarizerLlm(ctx, config, record.model, vk?.upstreamKey, vk === undefined ? undefined : name), { force: true, noDeadline: true, dryRun });
   const report = {
     conversation: record.id,
     dryRun,

@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ChatMessage, Llm } from "../llm/types.js";
 import { openaiLlm } from "../llm/openai.js";
+import { inputTokens } from "../compaction/measure.js";
 import type { ProxyConfig } from "./config.js";
 import type { CompactionOutcome } from "./compactor.js";
 import { decodeBody, type ProxyContext } from "./context.js";
@@ -56,8 +57,12 @@ export function newRecord(identity: Identity, tenant: string, now: number, from:
 /** Summarizer clients a proxy keeps (ProxyContext.summarizers); past this, the oldest goes. */
 const MAX_SUMMARIZERS = 64;
 
-/** A summarizer client taken on first use only (most requests never summarize), one per setting across requests. */
-export function summarizerLlm(ctx: ProxyContext, config: ProxyConfig, model: string | undefined, key: string | undefined): Llm | undefined {
+/**
+ * A summarizer client taken on first use only (most requests never summarize), one per setting
+ * across requests. Each call's tokens are charged to `virtualKey`, whose conversation it
+ * summarizes: the key's budget bounds what is spent upstream on its behalf.
+ */
+export function summarizerLlm(ctx: ProxyContext, config: ProxyConfig, model: string | undefined, key: string | undefined, virtualKey: string | undefined): Llm | undefined {
   const s = config.compaction.summarizer;
   const name = s.model ?? model;
   const upstream = upstreamBase(config);
@@ -75,7 +80,13 @@ export function summarizerLlm(ctx: ProxyContext, config: ProxyConfig, model: str
         llm = openaiLlm({ model: name, baseURL: base, apiKey, maxRetries: 0, timeoutMs: s.timeoutMs, temperature: 0.3, env: {} });
         ctx.summarizers.set(id, llm);
       }
-      return llm.complete(request);
+      if (virtualKey === undefined) return llm.complete(request);
+      return llm.complete(request).then((reply) => {
+        // A reply without usage is charged its prompt, counted by the one measure, as a chat reply is.
+        const tokens = reply.usage === undefined ? inputTokens({ messages: request.messages }) : reply.usage.inputTokens + reply.usage.outputTokens;
+        ctx.tenants.charge(virtualKey, tokens)?.catch((e: unknown) => ctx.log({ event: "store_error", tenant: `vk-${virtualKey}`, error: e instanceof Error ? e.message : String(e) }));
+        return reply;
+      });
     },
   };
 }
@@ -129,7 +140,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   // The source of this request's id: a follow-up found by prefix says so, whatever started the conversation.
   const echo: Record<string, string> = { [CONVERSATION_HEADER]: headerSafe(record.conversation), [SOURCE_HEADER]: identity.source };
   // Summaries of this conversation go out with the configured summarizer key or this tenant's own.
-  const llm = () => summarizerLlm(ctx, config, request.model, tenant.upstreamKey);
+  const llm = () => summarizerLlm(ctx, config, request.model, tenant.upstreamKey, tenant.virtualKey);
   const input = { messages: request.messages, model: request.model, tools: request.tools, maxTokens: request.maxTokens, bodyBytes: raw.length };
   const reserved = request.maxTokens ?? config.compaction.reserveOutputTokens;
 
@@ -174,7 +185,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
       ctx.metrics.inc("ptc_proxy_estimated_prompt_tokens_total", "", used);
     }
     // Settles the reservation: a request that never reached the upstream gives it back.
-    const charged = ctx.tenants.charge(tenant, used, reservation);
+    const charged = ctx.tenants.charge(tenant.virtualKey, used, reservation);
     return Promise.all([charged, remember(ctx, config, record, request, hashes, outcome, raw, reserved, usage)]).then(undefined, (e: unknown) => {
       // The reply stands; the record is written again by the conversation's next request.
       ctx.log({ event: "store_error", conversation: record.conversation, tenant: record.tenant, error: e instanceof Error ? e.message : String(e) });

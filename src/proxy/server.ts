@@ -116,7 +116,7 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   ctx.metrics.observe("ptc_proxy_upstream_seconds", performance.now() - started);
   const used = await usage;
   if (used !== undefined) {
-    await ctx.tenants.charge(tenant, used.promptTokens + used.completionTokens)?.catch((e: unknown) => {
+    await ctx.tenants.charge(tenant.virtualKey, used.promptTokens + used.completionTokens)?.catch((e: unknown) => {
       ctx.log({ event: "store_error", tenant: tenant.id, error: e instanceof Error ? e.message : String(e) });
     });
   }

@@ -94,9 +94,9 @@ export class Tenants {
     return (await this.store.reserve(tenant.virtualKey, tokens, budget)) ? tokens : overBudget(tenant.virtualKey, budget);
   }
 
-  /** Adds the tokens a reply used to its virtual key's spend, less what its request reserved. */
-  charge(tenant: Tenant, tokens: number, reserved = 0): Promise<void> | undefined {
-    return tenant.virtualKey !== undefined && tokens !== reserved ? this.store.addSpend(tenant.virtualKey, tokens - reserved) : undefined;
+  /** Adds the tokens a reply (or a summary call made for the key) used to a virtual key's spend, less what its request reserved. */
+  charge(virtualKey: string | undefined, tokens: number, reserved = 0): Promise<void> | undefined {
+    return virtualKey !== undefined && tokens !== reserved ? this.store.addSpend(virtualKey, tokens - reserved) : undefined;
   }
 
   spentBy(name: string): Promise<number> {

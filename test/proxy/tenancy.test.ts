@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startProxy } from "../../src/proxy/index.js";
 import { clientPromptTokens } from "../../src/proxy/request.js";
 import { hashKey } from "../../src/proxy/tenancy.js";
-import { startFakeUpstream, type FakeUpstream } from "../support/fake-openai.js";
+import { defaultPromptTokens, startFakeUpstream, type FakeUpstream } from "../support/fake-openai.js";
 import { longConversation, never, rig, stored, tempDir, type Rig } from "./setup.js";
 
 let r: Rig | undefined;
@@ -206,6 +206,19 @@ describe("proxy tenancy", () => {
     // Each reservation settled to what the upstream reported; the refused ones reserved nothing.
     expect(reported).toBeGreaterThan(0);
     expect(await r.proxy.context.tenants.spentBy("burst")).toBe(reported);
+  });
+
+  it("charges a virtual key for the summary calls made compacting its conversations", async () => {
+    r = await rig({ config: { ...SMALL, tenancy: { virtualKeys: { summed: { keyHash: hashKey("ptc-vk-summed"), tokenBudget: 1_000_000 } } } } });
+    const reply = await ask(client(r, "ptc-vk-summed"), longConversation(30), "sum");
+    const summaries = r.upstream.requests.filter(isSummary);
+    expect(summaries.length).toBeGreaterThan(0);
+    // The fake reports a prompt of 4 characters a token, and at least one token of reply.
+    const summaryTokens = summaries.reduce((n, q) => n + defaultPromptTokens(q.body?.messages as unknown[]) + 1, 0);
+    const chat = reply.data.usage?.total_tokens ?? 0;
+    expect(chat).toBeGreaterThan(0);
+    // Before: only the reply's own usage was charged, so compaction spent upstream tokens past the budget.
+    expect(await r.proxy.context.tenants.spentBy("summed")).toBeGreaterThanOrEqual(chat + summaryTokens);
   });
 
   it("holds a virtual key's budget across two proxy processes on one SQLite file", async () => {
