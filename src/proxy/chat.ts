@@ -12,7 +12,7 @@ import { isContextLengthError, sendError, sendStoreUnavailable, streamErrorEvent
 import { explicitIdentity, prefixHashes, prefixIdentity, type Identity } from "./identity.js";
 import { hiddenKeys, maskKeys, upstreamAuth, type Tenant } from "./tenancy.js";
 import { messagesUsage, parseMessagesRequest, type AnthropicRequest } from "./anthropic.js";
-import { clientPromptTokens, parseChatRequest, type ChatRequest } from "./request.js";
+import { clientPromptTokens, parseChatRequest, serializeBody, type ChatRequest } from "./request.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./responses.js";
 import { sendWithRetries } from "./retry.js";
 import { SseTap, type StreamUsage } from "./sse.js";
@@ -159,7 +159,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   const bodyFor = (o: CompactionOutcome): Buffer =>
     !o.changed && !inject
       ? raw
-      : Buffer.from(JSON.stringify(restore !== undefined ? { ...request.body, ...restore(o.messages) } : { ...request.body, messages: o.messages, ...(inject ? { stream_options: { ...streamOptions, include_usage: true } } : {}) }));
+      : Buffer.from(serializeBody(restore !== undefined ? { ...request.body, ...restore(o.messages) } : { ...request.body, messages: o.messages, ...(inject ? { stream_options: { ...streamOptions, include_usage: true } } : {}) }, request.body));
   // The body goes out decoded: the client's content-encoding no longer describes it.
   const headers = { "accept-encoding": "identity", "content-encoding": "", ...upstreamAuth(tenant) };
   let upstreamMs = 0;

@@ -1,5 +1,6 @@
 // Reading a chat-completions request: the checks that turn a malformed body into a 400 with a
 // reason, and the parts of it the token budget needs. Returns a reason instead of throwing.
+import { randomBytes } from "node:crypto";
 import { forCompaction } from "../compaction/compact.js";
 import { inputTokens } from "../compaction/measure.js";
 import { messageText } from "../llm/messages.js";
@@ -21,15 +22,93 @@ export type ParsedRequest = { ok: true; request: ChatRequest } | { ok: false; er
 
 /** A request body as a JSON object, or the 400 to answer; every API's parser starts here. */
 export function parseJsonObject(raw: Buffer): { ok: true; body: Record<string, unknown> } | { ok: false; error: string } {
+  const text = raw.toString("utf8");
   let body: unknown;
   try {
-    body = JSON.parse(raw.toString("utf8"));
+    body = JSON.parse(text);
   } catch (e) {
     return { ok: false, error: `the request body is not valid JSON (${(e as Error).message})` };
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) return { ok: false, error: "the request body must be a JSON object" };
   if (deeperThan(body, MAX_DEPTH)) return { ok: false, error: `the request body is nested deeper than ${MAX_DEPTH} levels` };
+  // Rare (a seed, an id in metadata or a tool's input), so looked for only where 16 digits stand in a row.
+  if (LONG_DIGITS.test(text)) {
+    const kept = keepLongIntegers(text);
+    if (kept !== undefined) {
+      body = JSON.parse(kept, (_k, v: unknown) => (typeof v === "string" && v.startsWith(EXACT) ? new ExactInteger(v.slice(EXACT.length)) : v));
+      exactBodies.add(body as object);
+    }
+  }
   return { ok: true, body: body as Record<string, unknown> };
+}
+
+/**
+ * An integer literal a double cannot hold (past 2^53: a seed, an id), kept as written so a body the
+ * proxy rewrites sends it unchanged. Anything that reads it as JSON (counting, hashing, a summary
+ * prompt) sees its digits as a string.
+ */
+export class ExactInteger {
+  constructor(readonly digits: string) {}
+  toJSON(): string {
+    return this.digits;
+  }
+}
+
+const LONG_DIGITS = /\d{16}/;
+// Stands for an exact integer between parsing and serializing: no client can write it, not knowing the nonce.
+const EXACT = `\u0000ptc-exact-${randomBytes(8).toString("hex")}:`;
+const EXACT_STRING = new RegExp(`"${JSON.stringify(EXACT).slice(1, -1).replace(/\\/g, "\\\\")}(-?\\d+)"`, "g");
+/** Bodies holding an ExactInteger: only these need the slower serialization. */
+const exactBodies = new WeakSet<object>();
+
+const isNumberChar = (c: number): boolean => (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69;
+
+/**
+ * The (valid JSON) text with each integer past 2^53 outside strings turned into a string that
+ * stands for it; undefined when there is none. A loop, not a regular expression: one over a
+ * string of megabytes overflows the stack.
+ */
+function keepLongIntegers(text: string): string | undefined {
+  let out: string[] | undefined;
+  let last = 0;
+  for (let i = 0; i < text.length; ) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      // To the closing quote: one not escaped by an odd run of backslashes.
+      let end = text.indexOf('"', i + 1);
+      for (;;) {
+        let k = end - 1;
+        while (text.charCodeAt(k) === 92) k--;
+        if ((end - 1 - k) % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
+      }
+      i = end + 1;
+    } else if (isNumberChar(c)) {
+      let j = i + 1;
+      while (j < text.length && isNumberChar(text.charCodeAt(j))) j++;
+      const token = text.slice(i, j);
+      if (j - i >= 16 && /^-?\d+$/.test(token) && !Number.isSafeInteger(Number(token))) {
+        (out ??= []).push(text.slice(last, i), JSON.stringify(EXACT + token));
+        last = j;
+      }
+      i = j;
+    } else i++;
+  }
+  if (out === undefined) return undefined;
+  out.push(text.slice(last));
+  return out.join("");
+}
+
+/**
+ * A rewritten request body as JSON: `value` is made from `body` (parseJsonObject's), and the
+ * integers past 2^53 it holds are written as the client wrote them.
+ */
+export function serializeBody(value: unknown, body: Record<string, unknown>): string {
+  if (!exactBodies.has(body)) return JSON.stringify(value);
+  return JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
+    const own = this[key];
+    return own instanceof ExactInteger ? EXACT + own.digits : v;
+  }).replace(EXACT_STRING, "$1");
 }
 
 // JSON.parse takes any depth, but serializing, hashing and counting the body recurse: a few

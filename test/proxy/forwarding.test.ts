@@ -121,6 +121,29 @@ describe("proxy forwarding", () => {
     expect((await r.proxy.context.store.list()).find((c) => c.tenant === "anon" && c.conversation === "stream-1")?.reportedTokens).toBeGreaterThan(0);
   });
 
+  it("keeps integers past 2^53 exact in a body it rewrites (usage asked for, messages compacted), in the client's fields and in kept messages", async () => {
+    r = await rig({ config: { compaction: { contextLimits: { "fake-model": 3000 }, reserveOutputTokens: 200 } } });
+    // Written as text: JSON.stringify of a JS object cannot hold these numbers either.
+    const big = (extra: string, messages: string) =>
+      `{"model":"fake-model","stream":true,"seed":12345678901234567890,"metadata":{"order":-98765432109876543210,"small":9007199254740991,"ratio":1.5e300},"logit_bias":{"12345678901234567890":-100}${extra},"messages":${messages}}`;
+    const asked = await fetch(`${r.proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", "x-conversation-id": "big-1" }, body: big("", '[{"role":"user","content":"a number 12345678901234567890 in a string"}]') });
+    await asked.text();
+    // Only stream_options was added: every number arrives as the client wrote it.
+    const first = r.upstream.requests[0].raw.toString("utf8");
+    expect(first).toContain('"stream_options":{"include_usage":true}');
+    for (const n of ['"seed":12345678901234567890', '"order":-98765432109876543210', '"small":9007199254740991', '"ratio":1.5e+300', '"12345678901234567890":-100', '"content":"a number 12345678901234567890 in a string"']) expect(first).toContain(n);
+    // A conversation long enough to compact: the kept last messages carry a field of their own.
+    const turns = Array.from({ length: 40 }, (_, i) => `{"role":"${i % 2 === 0 ? "user" : "assistant"}","content":"turn ${i} ${"words and more words ".repeat(20)}"}`);
+    const messages = `[{"role":"system","content":"sys"},${turns.join(",")},{"role":"user","content":"last","x_trace":18446744073709551615}]`;
+    const compacted = await fetch(`${r.proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", "x-conversation-id": "big-2" }, body: big(',"stream_options":{"include_usage":true}', messages) });
+    await compacted.text();
+    const sent = r.upstream.requests.at(-1)?.raw.toString("utf8") ?? "";
+    expect(r.upstream.summaryCalls).toBeGreaterThan(0);
+    expect(sent.length).toBeLessThan(messages.length);
+    // Before: "seed":12345678901234567000, "order":-98765432109876540000, "x_trace":18446744073709552000.
+    for (const n of ['"seed":12345678901234567890', '"order":-98765432109876543210', '"x_trace":18446744073709551615']) expect(sent).toContain(n);
+  });
+
   it("leaves an explicit include_usage: false alone", async () => {
     r = await rig();
     const body = { model: "fake-model", stream: true, stream_options: { include_usage: false }, messages: [{ role: "user", content: "no usage" }] };
