@@ -196,11 +196,18 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
     ...(agent.description !== undefined ? { description: agent.description } : {}),
   });
   const step = await runAgent(replaying as Agent, { ...run, llm: replay.llm, historyLlm: replay.summarizer(run.historyLlm ?? agent.options.historyLlm) }, null, approvals);
-  // Stopped (abort, deadline) before the turns saved whole were replayed: nothing ran live, and the
-  // step holds fewer turns than the state, so a state saved from it would run the rest again live.
+  // Stopped (abort, deadline, a token budget the saved turns' tokens spend) before the turns saved
+  // whole were replayed: nothing ran live, and the step holds fewer turns than the state, so a
+  // state saved from it would run the rest again live (the paused turn's calls that had run too).
   const whole = saved.length - (approvals.paused === undefined ? 0 : 1);
-  if (!step.ok && (step.fail.reason === "aborted" || step.fail.reason === "deadline_exceeded") && saved.length > 0 && replay.reached <= whole) {
-    throw new ResumeError(`resume: the run was ${step.fail.reason === "aborted" ? "aborted" : "past its deadline"} before its saved turns were replayed; nothing ran, and the saved state is still the one to resume`);
+  if (!step.ok && saved.length > 0 && replay.reached <= whole) {
+    const reason = step.fail.reason;
+    if (reason === "token_budget_exceeded") {
+      throw new ResumeError(`resume: the saved turns spent the run's tokenBudget of ${String(run.tokenBudget)} before they were replayed (${step.fail.message}); nothing ran, and the saved state is still the one to resume, with a larger budget`);
+    }
+    if (reason === "aborted" || reason === "deadline_exceeded") {
+      throw new ResumeError(`resume: the run was ${reason === "aborted" ? "aborted" : "past its deadline"} before its saved turns were replayed; nothing ran, and the saved state is still the one to resume`);
+    }
   }
   // Nested agents' traces of replayed calls were not re-run: carry the saved ones over (before a paused turn's new ones).
   for (let i = 0; i < Math.min(saved.length, step.turns.length); i++) {

@@ -257,6 +257,28 @@ describe("tool approvals: refusals", () => {
     expect(w.sent).toEqual([]);
   });
 
+  it("refuses a resume whose tokenBudget the saved turns already spent, running nothing and asking the model nothing", async () => {
+    const charged: number[] = [];
+    const charge = tool({ description: "Charges.", input: z.object({ n: z.number() }), run: ({ n }) => (charged.push(n), "ok") });
+    const w = world();
+    const agent = SubAgent.create({ prompt: "Mail people.", tools: { ...w.tools, charge }, maxTurns: 4 });
+    const usage = { inputTokens: 1000, outputTokens: 100, cachedTokens: 0 };
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([{ content: code("(tool/charge {:n 1})"), usage }, { content: code("(tool/charge {:n 2})\n(tool/wipe)"), usage }]), isolation: "none" });
+    expect(step.paused?.approvals.map((a) => a.id)).toEqual(["turn-2-call-2"]);
+    const state = runStateToJson(saveRun(step, agent));
+    const live = scriptedLlm([code("(return 1)")]);
+    // Turn 1 alone spends the budget: a step stopped there, saved, would run turn 2 again live.
+    const e = await SubAgent.resume(agent, runStateFromJson(state), { llm: live, tokenBudget: 1000, approvals: { "turn-2-call-2": { approved: true } } }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ResumeError);
+    expect((e as Error).message).toContain("resume: the saved turns spent the run's tokenBudget of 1000 before they were replayed");
+    expect(w.sent).toEqual([]);
+    expect(live.requests).toHaveLength(0);
+    const done = await SubAgent.resume(agent, runStateFromJson(state), { llm: live, tokenBudget: 10_000, approvals: { "turn-2-call-2": { approved: true } } });
+    expect(done.ok ? done.value : done.fail.message).toBe(1);
+    expect(w.sent).toEqual([{ to: "wipe", body: "" }]);
+    expect(charged).toEqual([1, 2]);
+  });
+
   it("pauses again at the same request when it is left undecided", async () => {
     const { w, state } = await paused();
     const step = await SubAgent.resume(w.agent, state, { llm: scriptedLlm([]) });
