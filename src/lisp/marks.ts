@@ -15,7 +15,7 @@
 // by identity; collections are immutable, so what one holds is found once.
 import { Builtin, type BuiltinDef } from "./core/registry.js";
 import { isFieldName, isHiddenKey } from "./hidden-names.js";
-import { quoteString, regexText } from "./printer.js";
+import { formatFloat, quoteString, regexText } from "./printer.js";
 import { run, runMarks } from "./runtime.js";
 import { Closure } from "./fn.js";
 import { Fn, isMap, isSet, Keyword, LFloat, type LMap, type LSet, Regex, typeName, type Value } from "./values.js";
@@ -829,6 +829,11 @@ export class Marks {
           ix.quoted.set(JSON.stringify(v), shown);
         } else {
           ix.numbers.set(s, shown);
+        }
+        // A float is quoted as the printer writes it, which is not always JS's text (5e-7 prints as 5.0e-7).
+        if (typeof v === "number" && Number.isFinite(v) && !Number.isInteger(v)) {
+          const printed = formatFloat(v);
+          if (printed !== s) ix.long.add(printed, shown);
         }
       }
       ix.prims = this.prims.size;
