@@ -205,6 +205,19 @@ describe("transcripts", () => {
     expect(parseTranscripts(`${good}\n${good}\n${good}`, "t.jsonl", 2)).toHaveLength(2);
   });
 
+  it("refuses a line nested too deeply to measure, with its line and column, instead of crashing the run", async () => {
+    // 20,000 levels in a field compact() keeps and never reads: the reader took it, and the rolling
+    // summary's fingerprint (JSON.stringify) then overflowed the stack, a host stack trace.
+    const deep = { ...booking, id: "deep", messages: booking.messages.map((m, i) => (i === 1 ? { ...m, extra: "DEEP" } : m)) };
+    const line = JSON.stringify(deep).replace('"DEEP"', `${"[".repeat(20_000)}${"]".repeat(20_000)}`);
+    const column = line.indexOf("[[[") + 1 + (512 - 3);
+    expect(() => parseTranscripts(`${JSON.stringify(booking)}\n${line}`, "t.jsonl")).toThrow(new RegExp(`^t\\.jsonl:2:${column}: nested deeper than 512 levels$`));
+    // As deep as the reader takes, it is measured.
+    const ok = JSON.stringify(deep).replace('"DEEP"', `${"[".repeat(508)}${"]".repeat(508)}`);
+    const r = await compareStrategies(parseTranscripts(ok, "t.jsonl"), [{ name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 1 } }], { models });
+    expect(r.rows.find((row) => row.strategy.startsWith("rolling-summary"))?.totals.requests).toBe(3);
+  });
+
   it("reads conversations as the OpenAI SDKs export them, as compact() takes them: content parts, null content beside tool calls, tool_calls/refusal/audio/function_call null", async () => {
     // model_dump() / JSON of a ChatCompletionMessage writes every field, absent ones as null;
     // request messages carry content parts and names. The reader refused all of it.
