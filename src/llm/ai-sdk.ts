@@ -5,7 +5,7 @@
 import { APICallError, generateText, InvalidResponseDataError, streamText, type LanguageModel, type LanguageModelUsage, type ModelMessage, type SystemModelMessage } from "ai";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
-import { droppedConnection, lostReply, retrySettings, statusError, streamError, withRetries, type RetryOptions } from "./retry.js";
+import { droppedConnection, lostReply, maskKey, retrySettings, statusError, streamError, withRetries, type RetryOptions } from "./retry.js";
 import type { ChatMessage, Llm, LlmRequest, LlmResponse } from "./types.js";
 
 export interface AiSdkLlmOptions extends RetryOptions {
@@ -67,7 +67,7 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
         }
         return reply(name, text, finish, usage, (await result.response).modelId);
       };
-      return withRetries(name, retry, request, send, (e, signal) => toLlmError(e, signal, name));
+      return withRetries(name, retry, request, send, (e, signal) => masked(toLlmError(e, signal, name), credentials(model)));
     },
   };
 }
@@ -155,4 +155,37 @@ function toLlmError(e: unknown, signal: AbortSignal, name: string): LlmError {
   // A provider hands a stream's error chunk over as the chunk's error body, not an Error.
   if (!(e instanceof Error)) return streamError(name, e);
   return new LlmError("malformed", `${name}: unexpected failure (${e.message})`);
+}
+
+/** Headers whose value is a credential, as the AI SDK's providers send them. */
+const AUTH_HEADERS: ReadonlySet<string> = new Set(["authorization", "x-api-key", "api-key", "x-goog-api-key"]);
+
+/**
+ * The credentials the provider sends, read where the AI SDK's own providers keep their headers
+ * (the model's `config.headers()`), none where a model keeps them elsewhere: a server or gateway
+ * may quote the key it refused, and the message goes on to the run's ending, trace and events.
+ */
+function credentials(model: LanguageModel): string[] {
+  const headers = typeof model === "object" ? (model as { config?: { headers?: unknown } }).config?.headers : undefined;
+  if (typeof headers !== "function") return [];
+  let values: unknown;
+  try {
+    values = (headers as () => unknown)();
+  } catch {
+    // A provider with no key throws here; its request has failed for that already.
+    return [];
+  }
+  if (typeof values !== "object" || values === null) return [];
+  const keys: string[] = [];
+  for (const [name, value] of Object.entries(values)) {
+    if (AUTH_HEADERS.has(name.toLowerCase()) && typeof value === "string") keys.push(value.replace(/^Bearer\s+/i, ""));
+  }
+  return keys;
+}
+
+/** `error` with each of `keys` in its message shown as [api key]. */
+function masked(error: LlmError, keys: readonly string[]): LlmError {
+  let message = error.message;
+  for (const key of keys) message = maskKey(message, key);
+  return message === error.message ? error : new LlmError(error.kind, message, error.details);
 }

@@ -11,7 +11,7 @@ import type { RetryInfo } from "../../src/llm/retry.js";
 import { localServer } from "../support/local-server.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 
-type Behaviour = { reply: string; usage?: Record<string, unknown> } | { stream: string[] } | { status: number; headers?: Record<string, string> } | { hang: true };
+type Behaviour = { reply: string; usage?: Record<string, unknown> } | { stream: string[] } | { status: number; headers?: Record<string, string>; body?: unknown } | { hang: true };
 
 let baseURL: string;
 let script: Behaviour[] = [];
@@ -28,7 +28,7 @@ function handle(req: IncomingMessage, res: ServerResponse, text: string): void {
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 0, model: "fake-served", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
     res.writeHead(200, { "content-type": "text/event-stream" }).end([...b.stream.map((p) => chunk({ content: p })), chunk({}, "stop"), "data: [DONE]\n\n"].join(""));
   } else if ("status" in b) {
-    res.writeHead(b.status, { "content-type": "application/json", ...b.headers }).end(JSON.stringify({ error: { message: `fake failure ${b.status}` } }));
+    res.writeHead(b.status, { "content-type": "application/json", ...b.headers }).end(JSON.stringify(b.body ?? { error: { message: `fake failure ${b.status}` } }));
   }
 }
 
@@ -89,6 +89,19 @@ describe("aiSdkLlm over a real provider and a fake server", () => {
     expect(e.details.status).toBe(401);
     expect(e.message).not.toContain("sk-fake");
     expect(received).toHaveLength(1);
+  });
+
+  // As the OpenAI and Anthropic clients do with the key they were given: the provider holds it here.
+  it("masks the API key a server or gateway quotes in its error body, in the error and its retries", async () => {
+    const apiKey = "sk-fake-quoted-0123456789";
+    const body = { error: { message: `Incorrect API key provided: ${apiKey}.` } };
+    const retries: RetryInfo[] = [];
+    const model = createOpenAICompatible({ name: "fake", baseURL, apiKey }).chatModel("m");
+    script = [{ status: 503, body }, { status: 401, body }];
+    const e = await failure(aiSdkLlm({ model, retryBaseMs: 5, onRetry: (i) => retries.push(i) }).complete({ messages }));
+    expect([e.kind, e.message]).toEqual(["http", "ai-sdk:fake.chat:m: HTTP 401: Incorrect API key provided: [api key]. (after 2 attempts)"]);
+    expect(retries.map((i) => i.error.message)).toEqual(["ai-sdk:fake.chat:m: HTTP 503: Incorrect API key provided: [api key]."]);
+    expect(received[0].headers.authorization).toBe(`Bearer ${apiKey}`);
   });
 
   it("retries a 429 after retry-after-ms and a 5xx, then succeeds", async () => {
