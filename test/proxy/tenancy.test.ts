@@ -221,6 +221,22 @@ describe("proxy tenancy", () => {
     expect(await r.proxy.context.tenants.spentBy("summed")).toBeGreaterThanOrEqual(chat + summaryTokens);
   });
 
+  it("takes a chat path spelled with percent-encoded letters as the chat path, so a stream without usage is still charged", async () => {
+    r = await rig({ config: { tenancy: { virtualKeys: { spelled: { keyHash: hashKey("ptc-vk-spelled"), tokenBudget: 1_000_000 } } } } });
+    // The upstream decodes the path (ASGI servers such as vLLM and LiteLLM do), so this is its chat route.
+    const res = await fetch(`${r.proxy.url}/v1/chat/%63ompletions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer ptc-vk-spelled" },
+      body: JSON.stringify({ model: "fake-model", stream: true, stream_options: { include_usage: false }, messages: [{ role: "user", content: "free tokens?" }] }),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain("data: [DONE]");
+    // Before: forwarded untouched as an unknown path (never compacted), and a stream reporting no usage charged nothing.
+    expect(res.headers.get("x-ptc-conversation-source")).not.toBeNull();
+    expect(r.upstream.requests.at(-1)?.path).toBe("/v1/chat/completions");
+    expect(await r.proxy.context.tenants.spentBy("spelled")).toBeGreaterThan(0);
+  });
+
   it("holds a virtual key's budget across two proxy processes on one SQLite file", async () => {
     const db = join(tempDir(), "proxy.db");
     r = await rig({ proxy: { db }, config: { tenancy: { virtualKeys: { small: { keyHash: hashKey("ptc-vk-small"), tokenBudget: 50 } } } } });
