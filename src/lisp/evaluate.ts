@@ -437,7 +437,14 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
   try {
     for (const f of program.forms) {
       const v = f.code(new Array(f.frameSize));
-      result = isPending(v) ? await waitFor(state, v, halting()) : v;
+      if (!isPending(v)) {
+        result = v;
+        continue;
+      }
+      result = await waitFor(state, v, halting());
+      // This function goes on a microtask after waitFor returned: another evaluation in this
+      // thread may have run a stretch (and activated its state) in between.
+      activate(state);
     }
   } catch (e) {
     if (e instanceof ReturnSignal) {
@@ -518,7 +525,6 @@ async function waitFor(state: RunState, p: Promise<Value>, halt: Halt): Promise<
   try {
     return await Promise.race([p, halt.aborted]);
   } finally {
-    activate(state);
     state.deadline += state.now() - state.lastActive;
   }
 }
