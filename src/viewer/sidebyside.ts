@@ -1,18 +1,22 @@
 // One transcript of a compare report replayed under two of its strategies, request by
 // request, as `ptc compare` replays it (compaction state carried from one request to the
-// next, no summarizer model): the prompts each strategy would send, side by side.
+// next, a recorded run's turn records given to the strategies that read them, no summarizer
+// model): the prompts each strategy would send, side by side.
 import { compact } from "../compaction/compact.js";
 import type { StrategySpec } from "../compaction/registry.js";
 import type { Json } from "../compaction/types.js";
 import { messageTokens, promptTokens } from "../compaction/tokens.js";
 import { messageText, toolCallText } from "../llm/messages.js";
 import type { ChatMessage } from "../llm/types.js";
+import { defaultStrategies } from "../history/registry.js";
 import { runsOf, type MessageRef, type ReportView, type SideBySide } from "./model.js";
 import type { TextTable } from "./texts.js";
 
 export interface ReplayTranscript {
   id: string;
   messages: ChatMessage[];
+  /** A recorded run's turn records behind the prompt for message j (interpreter-summaries reads them). */
+  recordsAt?: (j: number) => unknown;
 }
 
 /** The two strategies shown by default: full (the baseline) and the one that saved the most. */
@@ -69,7 +73,8 @@ export async function replaySideBySide(t: ReplayTranscript, specs: [StrategySpec
     let r = 0;
     for (let j = 1; j < t.messages.length; j++) {
       if (t.messages[j].role !== "assistant") continue;
-      const result = await compact(t.messages.slice(0, j), specs[k], state === undefined ? {} : { state });
+      const records = t.recordsAt?.(j);
+      const result = await compact(t.messages.slice(0, j), specs[k], { registry: defaultStrategies, ...(state === undefined ? {} : { state }), ...(records === undefined ? {} : { records }) });
       state = result.state;
       requests[r].prompts[k] = runsOf(result.messages.map(refOf));
       requests[r].tokens[k] = promptTokens(result.messages);

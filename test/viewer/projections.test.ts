@@ -14,6 +14,7 @@ import { embedJson, renderPage } from "../../src/viewer/page.js";
 import { messageChanges } from "../../src/viewer/prompt.js";
 import { placeholderValues, scrubber } from "../../src/viewer/scrub.js";
 import { compareStrategies } from "../../src/harness/compare.js";
+import { parseTranscripts } from "../../src/harness/transcript.js";
 import { assistant, sys, user } from "../compaction/conversations.js";
 import { chats, compareReportJson, savedExample } from "./fixtures.js";
 
@@ -308,6 +309,20 @@ describe("one transcript under two strategies", () => {
     expect(full).toHaveLength(28);
     expect(window.length).toBeLessThan(28);
     expect(sbs?.messages[window[0]].role).toBe("system");
+  });
+
+  it("replays a recorded PTC-Lisp run under interpreter-summaries, from its turn records, as ptc compare measured it", async () => {
+    const saved = JSON.parse(await savedExample("exploration")) as { trace: unknown };
+    const transcripts = parseTranscripts(`${JSON.stringify({ id: "exploration", trace: saved.trace })}\n`, "run.jsonl");
+    const report = readViewerInput("report.json", JSON.stringify(await compareStrategies(transcripts, ["interpreter-summaries"], { models: ["gpt-4o"] })));
+    const data = await buildPageData([report, { kind: "transcripts", name: "run.jsonl", transcripts }]);
+    const r = data.reports[0];
+    expect(r.note).toBeUndefined();
+    expect(r.sideBySide?.strategies).toEqual(["full", "interpreter-summaries"]);
+    for (const k of [0, 1] as const) {
+      const series = r.longest?.series.find((s) => s.strategy === r.sideBySide?.strategies[k]);
+      expect(r.sideBySide?.requests.map((q) => q.tokens[k])).toEqual(series?.tokens);
+    }
   });
 
   it("says so when the transcript holds no request to replay (no assistant reply): no empty side by side, which the page could not draw", async () => {
