@@ -2,7 +2,8 @@
 // seen by the compaction machinery as chat messages and turned back after. Each Anthropic
 // message becomes one chat message whose text is its blocks rendered (for the token estimate and
 // the summarizer); an assistant turn's tool_use blocks become its tool calls, and a user turn of
-// tool_result blocks becomes a tool message, so a cut never separates a call from its result.
+// tool_result blocks becomes a tool message (followed by a user message of its other blocks), so
+// a cut never separates a call from its result.
 // Kept messages go back as the client's own objects; the summary goes in as a text block that
 // carries a cache_control breakpoint, so the prefix up to it is cached until the next compaction.
 import { messageText } from "../llm/messages.js";
@@ -51,18 +52,24 @@ function withImages(text: string, blocks: Block[]): string | ContentPart[] {
   return images === undefined ? text : [{ type: "text", text }, ...images];
 }
 
-function toChat(m: AnthropicMessage): ChatMessage {
-  if (typeof m.content === "string") return { role: m.role, content: m.content };
+/**
+ * The message as chat messages: one, or for a user turn of tool results with more blocks (what
+ * the person typed while a tool ran, a reminder) a tool message of the results and a user message
+ * of the rest after it, so masking a result never takes the person's words with it.
+ */
+function toChat(m: AnthropicMessage): ChatMessage[] {
+  if (typeof m.content === "string") return [{ role: m.role, content: m.content }];
   const uses = m.content.filter((b) => b.type === "tool_use");
   if (m.role === "assistant" && uses.length > 0) {
     // The calls' input is in tool_calls, where the measure and the summarizers read it: not again in the text.
     const text = m.content.filter((b) => b.type !== "tool_use").map(blockText).join("\n");
-    return { role: "assistant", content: withImages(text, m.content), tool_calls: uses.map((b) => ({ id: String(b.id), type: "function" as const, function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) } })) };
+    return [{ role: "assistant", content: withImages(text, m.content), tool_calls: uses.map((b) => ({ id: String(b.id), type: "function" as const, function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) } })) }];
   }
-  const content = withImages(m.content.map(blockText).join("\n"), m.content);
-  const result = m.content.find((b) => b.type === "tool_result");
-  if (m.role === "user" && result !== undefined) return { role: "tool", content, tool_call_id: String(result.tool_use_id) };
-  return { role: m.role, content };
+  const results = m.role === "user" ? m.content.filter((b) => b.type === "tool_result") : [];
+  if (results.length === 0) return [{ role: m.role, content: withImages(m.content.map(blockText).join("\n"), m.content) }];
+  const tool: ChatMessage = { role: "tool", content: withImages(results.map(blockText).join("\n"), results), tool_call_id: String(results[0].tool_use_id) };
+  const rest = m.content.filter((b) => b.type !== "tool_result");
+  return rest.length === 0 ? [tool] : [tool, { role: "user", content: withImages(rest.map(blockText).join("\n"), rest) }];
 }
 
 /** The ids of an assistant message's tool_use blocks; none for anything else. */
@@ -95,6 +102,8 @@ export function parseMessagesRequest(raw: Buffer): ParsedRequest & ({ ok: false 
   const originals = new Map<ChatMessage, AnthropicMessage>();
   // Each tool call's message, for a step the compaction merged text into (a new message with the step's calls).
   const byCall = new Map<ToolCall, ChatMessage>();
+  // The two chat messages of a user turn of tool results and more: which turn, and which half.
+  const halves = new Map<ChatMessage, { whole: AnthropicMessage; results: boolean }>();
   const messages: ChatMessage[] = [];
   const badSystem = Array.isArray(b.system) ? notAnObject(b.system, "system") : undefined;
   if (badSystem !== undefined) return { ok: false, error: `${badSystem} must be a content block (an object)`, param: badSystem };
@@ -107,23 +116,38 @@ export function parseMessagesRequest(raw: Buffer): ParsedRequest & ({ ok: false 
     if (!(typeof m.content === "string" || Array.isArray(m.content))) return { ok: false, error: `messages[${i}].content must be a string or an array of blocks`, param: `messages[${i}].content` };
     const bad = Array.isArray(m.content) ? badBlock(m.content, `messages[${i}].content`) : undefined;
     if (bad !== undefined) return { ok: false, error: `${bad} must be a content block (an object)`, param: bad };
-    const chat = toChat(m as AnthropicMessage);
-    originals.set(chat, m as AnthropicMessage);
-    for (const c of chat.tool_calls ?? []) byCall.set(c, chat);
-    messages.push(chat);
+    const chats = toChat(m as AnthropicMessage);
+    if (chats.length === 2) {
+      halves.set(chats[0], { whole: m as AnthropicMessage, results: true });
+      halves.set(chats[1], { whole: m as AnthropicMessage, results: false });
+    } else originals.set(chats[0], m as AnthropicMessage);
+    for (const c of chats[0].tool_calls ?? []) byCall.set(c, chats[0]);
+    messages.push(...chats);
   }
   if (typeof b.model !== "string") return { ok: false, error: "'model' must be a string", param: "model" };
   const breakpoints = (JSON.stringify(b).match(/"cache_control"/g) ?? []).length;
-  const hourAfter = (out: ChatMessage[], i: number) => out.slice(i + 1).some((m) => cachedForAnHour(originals.get(m)));
+  const hourAfter = (out: ChatMessage[], i: number) => out.slice(i + 1).some((m) => cachedForAnHour(originals.get(m) ?? halves.get(m)?.whole));
   const restore = (out: ChatMessage[]) => {
     const restored: unknown[] = [];
     let written: { block: Record<string, unknown>; at: number } | undefined;
+    // Masked results written here, which the rest of their turn joins (the person's words after them).
+    const results = new Set<unknown>();
     for (let i = 0; i < out.length; i++) {
       const m = out[i];
       const original = originals.get(m);
       const step = original === undefined ? mergedInto(m, byCall) : undefined;
+      const half = original === undefined ? halves.get(m) : undefined;
       if (original !== undefined) restored.push(original);
-      else if (step !== undefined) {
+      else if (half !== undefined) {
+        const blocks = (half.whole.content as Block[]).filter((b) => (b.type === "tool_result") === half.results);
+        const last = restored.at(-1) as { role?: unknown; content?: unknown } | undefined;
+        if (half.results && halves.get(out[i + 1])?.whole === half.whole) {
+          // Both halves kept: the client's own message.
+          restored.push(half.whole);
+          i++;
+        } else if (!half.results && last !== undefined && results.has(last)) (last.content as Block[]).push(...blocks);
+        else restored.push({ role: "user", content: blocks });
+      } else if (step !== undefined) {
         // The step's own blocks (its tool_use blocks answer the results after it), the merged text before them, after any thinking (which must come first).
         const blocks = (originals.get(step.kept) as AnthropicMessage).content as Block[];
         const lead = blocks.findIndex((b) => b.type !== "thinking" && b.type !== "redacted_thinking");
@@ -134,7 +158,9 @@ export function parseMessagesRequest(raw: Buffer): ParsedRequest & ({ ok: false 
         // answers parallel calls together, and the chat form keeps one id), or the upstream refuses them.
         const text = messageText(m);
         const ids = toolUseIds(restored.at(-1));
-        restored.push({ role: "user", content: (ids.length > 0 ? ids : [m.tool_call_id ?? ""]).map((id) => ({ type: "tool_result", tool_use_id: id, content: text })) });
+        const masked = { role: "user", content: (ids.length > 0 ? ids : [m.tool_call_id ?? ""]).map((id) => ({ type: "tool_result", tool_use_id: id, content: text })) };
+        results.add(masked);
+        restored.push(masked);
       } else {
         // A message the compaction wrote (a summary, a marker, a recap line): a text block.
         const block: Record<string, unknown> = { type: "text", text: typeof m.content === "string" ? m.content : "" };

@@ -64,6 +64,25 @@ describe("proxy /v1/messages", () => {
     expect(JSON.stringify(results[0])).toContain("Old bash output omitted");
   });
 
+  it("masks an old tool result, never the words the person sent with it", async () => {
+    r = await rig({ config: { compaction: { strategy: { name: "observation-masking", options: { turns: 1, polling: 1 } } } } });
+    const output = (i: number) => Array.from({ length: 40 }, (_, k) => `make[${i}]: building object_${k}.o`).join("\n");
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "Find why the build fails." }];
+    for (let i = 0; i < 4; i++) {
+      history.push({ role: "assistant", content: [{ type: "tool_use", id: `b${i}`, name: "bash", input: { command: `make t${i}` } }] });
+      const results: Anthropic.ContentBlockParam[] = [{ type: "tool_result", tool_use_id: `b${i}`, content: output(i) }];
+      // Claude Code sends what the person typed while a tool ran in the turn of its result.
+      if (i === 1) results.push({ type: "text", text: "Never touch the migrations folder." });
+      history.push({ role: "user", content: results });
+    }
+    await client(r).messages.create({ model: "claude-test", max_tokens: 200, messages: history }, { headers: { "x-conversation-id": "mask-words" } });
+    const sent = (sentMessages(r)[0].body as { messages: Sent[] }).messages;
+    expect(sent).toHaveLength(history.length);
+    // Before: the whole turn became the placeholder, the instruction gone from every later request.
+    expect(sent[4].content).toEqual([{ type: "tool_result", tool_use_id: "b1", content: "[Old bash output omitted: 40 lines; first line: make[1]: building object_0.o]" }, { type: "text", text: "Never touch the migrations folder." }]);
+    expect(sent.at(-1)).toEqual(history.at(-1));
+  });
+
   it("masks the results of parallel tool calls as one tool_result block per call", async () => {
     r = await rig({ config: { compaction: { strategy: { name: "observation-masking", options: { turns: 1, polling: 1 } } } } });
     const output = (i: number) => Array.from({ length: 40 }, (_, k) => `grep[${i}]: src/file_${k}.ts: match`).join("\n");
