@@ -178,6 +178,16 @@ describe("facts summarizer", () => {
     expect(text).toContain("TR0757");
   });
 
+  it("keeps an identifier whose letters and digits a dash joins (a ticket, a flight, a model) whole", () => {
+    // It was cut at the dash ("PROJ-" a plain word, "1234" a number), so the reference was in no summary whole.
+    const values = (text: string) => textFacts(text).filter((f) => f.rank >= 3).map((f) => f.text);
+    expect(values("Fixed in PROJ-1234 yesterday.")).toEqual(["PROJ-1234"]);
+    expect(values("Your flight UA-889 leaves from gate B12; reference CM-5521, case ABC-DEF-123.")).toEqual(["UA-889", "B12", "CM-5521", "ABC-DEF-123"]);
+    expect(values("Use gpt-4o for COVID-19 data.")).toEqual(["gpt-4o", "COVID-19"]);
+    const summary = factsSummary({ messages: [{ role: "user", content: "Please reopen the ticket." }, { role: "assistant", content: "Reopened INC-00123 and assigned it to the network team, who will look at it today." }], maxTokens: 16 });
+    expect(summary).toContain("INC-00123");
+  });
+
   it("keeps what the user stated (a name, a time) before what the assistant offered", () => {
     const messages: ChatMessage[] = [
       { role: "user", content: "I need a hotel for 2 people under the name Ashley, around 17:40." },
