@@ -379,6 +379,10 @@ function dropPays(input: ViewInput, options: Required<ViewOptions>, summaryOptio
   // The line as the summary shows it: a turn that printed nothing shows the records' keys where
   // the sample would not fit in it (taughtDetail), a line shorter than the sample.
   const detail = input.turns[i].definitions.includes(d) ? taughtDetail(input, options, summaryOptions, plans, i) : undefined;
+  // A turn kept as written shows its program, not a line: leaving the name out would summarize it
+  // in place of its reply, rewriting the prompt from it for a saving no line prices (a big
+  // definition redefined in the next turn: 1.002x full history at three times its turns).
+  if (detail === "none") return false;
   const line = lineTokens(definitionLine(d, false, detail === "shape" ? "shape" : "sample", summaryOptions));
   const marker = lineTokens(definitionLine(d, true, "sample", summaryOptions));
   const rewritten = summarizedTokens(input, plans[i], summaryOptions, i) - line + marker + laterTokens(input.turns, i, visible) + legendRewritten(plans, i, options);

@@ -381,6 +381,24 @@ describe("compressed history is never dearer than full history", () => {
     }
   }, 120_000);
 
+  // A big collection defined without printing, too big for its summary to fit in its turn, so the
+  // turn stays as written; the next turn redefines it. Leaving the stale line out was priced as
+  // dropping one line from a summary, but the turn showed no summary: it was summarized in place
+  // of its reply, rewriting the prompt from it, in the run's last prompt: 1.002x full history
+  // under breakpoints at three times its turns.
+  it("a turn kept as written is not summarized later because a later turn redefined its name", async () => {
+    const replies = [reply(ADV_PROSE, "(def big (vec (take 68 (drop 15 data/rows))))"), reply("", '(def big (vec (take 40 (drop 17 data/rows))))\n(println "big" (count big) (first big))'), reply("Done.", "(return 1)")];
+    const session: Session = { name: "big-redefined", kind: "exploration", prompt: "Look through the rows and report.", tools: advTools, context: { rows: advRows }, replies };
+    for (const factor of [1, 3]) {
+      const budget = replies.length * factor;
+      const trace = (await runSession(session, budget)).trace;
+      expect(ratio(trace, "breakpoint", budget), `${factor}x, breakpoint`).toBeLessThanOrEqual(1);
+      expect(stepAveraged(trace, budget), `${factor}x, token-prefix`).toBeLessThanOrEqual(1);
+      const last = compressedView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, 2), maxTurns: budget }, { ...defaultViewOptions, compressHistory: true, cacheModel: "breakpoint" });
+      expect(last.stats.turnsFull.map((t) => t.turn), `${factor}x`).toContain(1);
+    }
+  }, 60_000);
+
   // The generated traces again, each with a budget 1.5 to 5 times its turns. Counting the whole
   // budget left, 42 of 200 traces at 5x cost more than 1.03x full history (up to 1.21x).
   it("generated traces with a turn budget 1.5-5 times the turns used, under both cache models, within 3%", () => {
