@@ -2,7 +2,7 @@
 // package, with the retries of retry.ts.
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { LlmError } from "./errors.js";
-import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
+import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { Llm, LlmResponse, LlmUsage } from "./types.js";
 
@@ -29,6 +29,8 @@ export interface OpenAiLlmOptions extends RetryOptions {
 interface CompletionShape {
   model?: unknown;
   choices?: unknown;
+  /** A failure a gateway sends in a 200's body, having committed the status before the provider ran (OpenRouter). */
+  error?: unknown;
   usage?: {
     prompt_tokens?: unknown;
     completion_tokens?: unknown;
@@ -111,7 +113,8 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, onText: 
       const chunk = (raw ?? {}) as CompletionShape;
       if (typeof chunk.model === "string") out.model = chunk.model;
       if (chunk.usage) out.usage = chunk.usage;
-      const choice = (Array.isArray(chunk.choices) ? chunk.choices[0] : undefined) as { delta?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown } | undefined;
+      const choice = (Array.isArray(chunk.choices) ? chunk.choices[0] : undefined) as { delta?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown; error?: unknown } | undefined;
+      if (choice?.finish_reason === "error") throw streamError(name, choice.error ?? chunk);
       const text = replyText(choice?.delta?.content);
       if (text !== undefined && text !== "") {
         content += text;
@@ -153,8 +156,10 @@ function parseCompletion(raw: unknown, name: string): LlmResponse {
     throw new LlmError("malformed", `${name}: the reply is not a chat completion (got ${typeof raw === "string" ? `text: ${JSON.stringify(raw.slice(0, 80))}` : String(raw)})`);
   }
   const c = raw as CompletionShape;
+  if (typeof c.error === "object" && c.error !== null) throw streamError(name, c, "the reply");
   if (!Array.isArray(c.choices) || c.choices.length === 0) throw new LlmError("malformed", `${name}: the reply has no choices`);
-  const choice = c.choices[0] as { message?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown } | null;
+  const choice = c.choices[0] as { message?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown; error?: unknown } | null;
+  if (choice?.finish_reason === "error") throw streamError(name, choice.error ?? c, "the reply");
   const content = replyText(choice?.message?.content);
   if (content === undefined || content.trim() === "") {
     const refusal = choice?.message?.refusal;

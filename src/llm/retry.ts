@@ -112,18 +112,21 @@ export function lostReply(name: string, why: string): LlmError {
 const REQUEST_FAULTS: ReadonlySet<string> = new Set(["invalid_request_error", "authentication_error", "permission_error", "not_found_error", "request_too_large", "billing_error"]);
 
 /**
- * An error the server sent inside a stream after its 200 (Anthropic's `error` event, where an
- * overload strikes mid-reply; an OpenAI-compatible `{"error": ...}` chunk), as the SDKs and the AI
- * SDK's providers hand over its body. It has no status, so its type tells whether a retry can
- * help: only a fault of the request itself cannot.
+ * An error the server sent after its 200 (Anthropic's `error` event, where an overload strikes
+ * mid-reply; an OpenAI-compatible `{"error": ...}` chunk; a gateway's error body, `where` "the
+ * reply"), as the SDKs and the AI SDK's providers hand over its body. Its status is 200, so the
+ * status a gateway puts in its numeric `code` (OpenRouter), else its type, tells whether a retry
+ * can help: only a fault of the request itself cannot.
  */
-export function streamError(name: string, body: unknown): LlmError {
+export function streamError(name: string, body: unknown, where = "the stream"): LlmError {
   const b = (typeof body === "object" && body !== null ? body : {}) as { type?: unknown; code?: unknown; message?: unknown; error?: unknown };
   const inner = (typeof b.error === "object" && b.error !== null ? b.error : b) as typeof b;
   const type = typeof inner.type === "string" ? inner.type : "";
   const message = typeof inner.message === "string" ? inner.message : typeof body === "string" ? body : JSON.stringify(body);
-  const kind = /rate_limit/.test(`${type} ${String(inner.code)}`) ? "rate_limit" : REQUEST_FAULTS.has(type) ? "http" : "server";
-  return new LlmError(kind, `${name}: error in the stream: ${type === "" ? "" : `${type}: `}${message}`);
+  const code = inner.code;
+  const kind =
+    typeof code === "number" && code >= 400 && code < 600 ? statusKind(code) : /rate_limit/.test(`${type} ${String(code)}`) ? "rate_limit" : REQUEST_FAULTS.has(type) ? "http" : "server";
+  return new LlmError(kind, `${name}: error in ${where}: ${type === "" ? "" : `${type}: `}${message}`);
 }
 
 /** The longest delay a timer holds: Node fires a longer one after 1 ms. */
@@ -183,12 +186,16 @@ function withAttempts(e: LlmError, attempts: number): LlmError {
 
 /** An HTTP error status as an LlmError: 429 is `rate_limit`, 5xx and 408 `server`, the rest `http`. */
 export function statusError(name: string, status: number, message: string, headers: Headers | undefined): LlmError {
-  const kind = status === 429 ? "rate_limit" : status >= 500 || status === 408 ? "server" : "http";
+  const kind = statusKind(status);
   const retryAfter = headers ? retryAfterMs((name) => headers.get(name)) : undefined;
   // The SDKs' messages start with the status already ("500 Internal error"): say it once.
   const body = message.startsWith(`${status} `) ? message.slice(String(status).length + 1) : message;
   const text = htmlSummary(body) ?? body;
   return new LlmError(kind, `${name}: HTTP ${status}: ${text}`, { status, ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }) });
+}
+
+function statusKind(status: number): "rate_limit" | "server" | "http" {
+  return status === 429 ? "rate_limit" : status >= 500 || status === 408 ? "server" : "http";
 }
 
 /**

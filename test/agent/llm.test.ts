@@ -350,6 +350,26 @@ describe("openaiLlm: malformed replies", () => {
     expect(e.message).toMatch(/no choices/);
   });
 
+  // OpenRouter commits its 200 before the provider runs: a later failure rides the body, at the top
+  // or in the choice (finish_reason "error"), its code the status it would have had.
+  it("reads an error sent in a 200's body: says it, retries what a retry can help, and not a bad request", async () => {
+    const retries: RetryInfo[] = [];
+    script = [
+      { json: { error: { message: "Rate limit exceeded: free-models-per-min", code: 429 } } },
+      { json: { id: "x", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: "" }, finish_reason: "error", error: { message: "Provider disconnected", code: 502 } }] } },
+      { reply: "(count data/orders)" },
+      { json: { error: { message: "No endpoints found that support image input", code: 404 } } },
+    ];
+    const llm = client({ onRetry: (i) => retries.push(i) });
+    expect((await llm.complete({ messages })).content).toBe("(count data/orders)");
+    expect(retries.map((i) => [i.error.kind, i.error.message])).toEqual([
+      ["rate_limit", "openai:fake-model: error in the reply: Rate limit exceeded: free-models-per-min"],
+      ["server", "openai:fake-model: error in the reply: Provider disconnected"],
+    ]);
+    const e = await failure(llm.complete({ messages }));
+    expect([e.kind, e.message, received.length]).toEqual(["http", "openai:fake-model: error in the reply: No endpoints found that support image input", 4]);
+  });
+
   it("reports empty content, with the finish reason or the refusal", async () => {
     script = [
       { json: { choices: [{ index: 0, message: { role: "assistant", content: "" }, finish_reason: "length" }] } },

@@ -128,6 +128,16 @@ describe("openaiLlm streaming", () => {
     expect(r.content).toBe("(count x)");
   });
 
+  it("retries a stream whose choice ends in an error (OpenRouter's finish_reason \"error\") instead of taking the half reply", async () => {
+    const s = chatStream(["(cou"]);
+    const failed = { data: { id: "c1", object: "chat.completion.chunk", created: 0, model: "fake-served", choices: [{ index: 0, delta: { content: "" }, finish_reason: "error", error: { message: "Provider disconnected", code: 502 } }] } };
+    script = [{ events: [...s.events.slice(0, 2), failed, { data: "[DONE]" }] }, chatStream(["(count x)"])];
+    const retries: RetryInfo[] = [];
+    const r = await openaiLlm({ model: "fake", baseURL: `${base}/v1`, apiKey: "sk-test", retryBaseMs: 5, env: {}, onRetry: (i) => retries.push(i) }).complete({ messages, onText: () => undefined });
+    expect(retries.map((i) => [i.error.kind, i.error.message])).toEqual([["server", "openai:fake: error in the stream: Provider disconnected"]]);
+    expect(r.content).toBe("(count x)");
+  });
+
   it("takes the text chunks of deltas whose content is a list (Mistral's reasoning models), leaving the thinking out", async () => {
     const s = chatStream([]);
     const delta = (content: unknown) => ({ data: { id: "c1", object: "chat.completion.chunk", created: 0, model: "fake-served", choices: [{ index: 0, delta: { content }, finish_reason: null }] } });
