@@ -11,6 +11,7 @@ import { ATTEMPTS_HEADER, handleChat, readBuffer, replyUsage } from "./chat.js";
 import { ConfigFile } from "./config-file.js";
 import { redactUrl } from "./config.js";
 import { Compactor } from "./compactor.js";
+import { countTokens } from "../compaction/tokens.js";
 import { decodeBody, readBody, sendJson, type ProxyContext } from "./context.js";
 import { sendError, sendStoreUnavailable, upstreamErrorBody } from "./errors.js";
 import { jsonLogger, type Logger } from "./log.js";
@@ -115,11 +116,20 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   await new Promise<void>((resolve) => res.on("close", resolve));
   ctx.metrics.observe("ptc_proxy_upstream_seconds", performance.now() - started);
   const used = await usage;
-  if (used !== undefined) {
-    await ctx.tenants.charge(tenant.virtualKey, used.promptTokens + used.completionTokens)?.catch((e: unknown) => {
-      ctx.log({ event: "store_error", tenant: tenant.id, error: e instanceof Error ? e.message : String(e) });
-    });
-  }
+  if (tenant.virtualKey === undefined) return;
+  // A JSON request whose reply reports no usage (a legacy completions stream without include_usage,
+  // a client leaving before the usage) is charged its body, counted, as the chat routes charge their
+  // prompt: else such a path spends past any budget.
+  const tokens = used !== undefined ? used.promptTokens + used.completionTokens : status < 300 && req.method === "POST" && String(req.headers["content-type"] ?? "").includes("json") ? await requestTokens(body, req, config.maxBodyBytes) : 0;
+  await ctx.tenants.charge(tenant.virtualKey, tokens)?.catch((e: unknown) => {
+    ctx.log({ event: "store_error", tenant: tenant.id, error: e instanceof Error ? e.message : String(e) });
+  });
+}
+
+/** The tokens of a request body as text (decoded when the client compressed it; none when it cannot be). */
+async function requestTokens(body: Buffer, req: IncomingMessage, limit: number): Promise<number> {
+  const decoded = await decodeBody(body, req.headers["content-encoding"], limit);
+  return decoded.ok ? countTokens(decoded.body.toString("utf8")) : 0;
 }
 
 // The route each response is counted under, set as the request is routed (default "rejected": a bad path).

@@ -301,6 +301,11 @@ describe("proxy tenancy", () => {
     expect(res.status).toBe(200);
     await res.arrayBuffer();
     await expect.poll(() => r?.proxy.context.tenants.spentBy("rag")).toBe(39);
+    // A reply that reports no usage (a legacy completions stream without include_usage) is charged its request, counted.
+    const legacy = JSON.stringify({ model: "fake-model", prompt: "a prompt of some length ".repeat(20), stream: true });
+    expect(await echo("application/json", legacy)).toBe(legacy);
+    // Before: 39, so such a path spent past any budget.
+    await expect.poll(() => r?.proxy.context.tenants.spentBy("rag")).toBeGreaterThan(39 + 80);
   });
 
   it("issues a virtual key through the admin API, keeping only its hash", async () => {
