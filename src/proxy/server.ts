@@ -117,10 +117,11 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   ctx.metrics.observe("ptc_proxy_upstream_seconds", performance.now() - started);
   const used = await usage;
   if (tenant.virtualKey === undefined) return;
-  // A JSON request whose reply reports no usage (a legacy completions stream without include_usage,
-  // a client leaving before the usage) is charged its body, counted, as the chat routes charge their
-  // prompt: else such a path spends past any budget.
-  const tokens = used !== undefined ? used.promptTokens + used.completionTokens : status < 300 && req.method === "POST" && String(req.headers["content-type"] ?? "").includes("json") ? await requestTokens(body, req, config.maxBodyBytes) : 0;
+  // A stream that reports no usage (legacy completions without include_usage, a client leaving
+  // before the usage) is charged its JSON request, counted, as the chat routes charge their prompt:
+  // else such a path spends past any budget. A whole JSON reply without usage (a token count) costs nothing.
+  const unreported = used === undefined && status < 300 && String(result.response.headers["content-type"] ?? "").includes("text/event-stream") && String(req.headers["content-type"] ?? "").includes("json");
+  const tokens = used !== undefined ? used.promptTokens + used.completionTokens : unreported ? await requestTokens(body, req, config.maxBodyBytes) : 0;
   await ctx.tenants.charge(tenant.virtualKey, tokens)?.catch((e: unknown) => {
     ctx.log({ event: "store_error", tenant: tenant.id, error: e instanceof Error ? e.message : String(e) });
   });

@@ -301,11 +301,15 @@ describe("proxy tenancy", () => {
     expect(res.status).toBe(200);
     await res.arrayBuffer();
     await expect.poll(() => r?.proxy.context.tenants.spentBy("rag")).toBe(39);
-    // A reply that reports no usage (a legacy completions stream without include_usage) is charged its request, counted.
+    // A token count's JSON reply (Anthropic's count_tokens) reports no usage and costs nothing.
+    await echo("application/json", JSON.stringify({ input_tokens: 600, messages: [{ role: "user", content: "count me ".repeat(300) }] }));
+    // A stream that reports no usage (legacy completions without include_usage) is charged its request, counted.
     const legacy = JSON.stringify({ model: "fake-model", prompt: "a prompt of some length ".repeat(20), stream: true });
-    expect(await echo("application/json", legacy)).toBe(legacy);
+    const streamed = await fetch(`${r.proxy.url}/v1/echo`, { method: "POST", headers: { authorization: "Bearer ptc-vk-rag", "content-type": "application/json", "x-echo-type": "text/event-stream" }, body: legacy });
+    expect(await streamed.text()).toBe(legacy);
     // Before: 39, so such a path spent past any budget.
     await expect.poll(() => r?.proxy.context.tenants.spentBy("rag")).toBeGreaterThan(39 + 80);
+    expect(await r.proxy.context.tenants.spentBy("rag")).toBeLessThan(39 + 200);
   });
 
   it("issues a virtual key through the admin API, keeping only its hash", async () => {

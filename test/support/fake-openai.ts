@@ -135,9 +135,9 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       }
       if (req.method === "GET" && path === "/v1/models") return json(200, { object: "list", data: [{ id: "fake-model", object: "model", created: 0, owned_by: "test" }] });
       if (path === "/v1/echo") {
-        // x-echo-encoding: the reply says its body has this content-encoding (the body is sent as it came).
+        // x-echo-encoding: the reply says its body has this content-encoding (the body is sent as it came); x-echo-type: its content type.
         const encoding = req.headers["x-echo-encoding"];
-        res.writeHead(200, { "content-type": req.headers["content-type"] ?? "application/octet-stream", "x-upstream": "fake", ...(typeof encoding === "string" ? { "content-encoding": encoding } : {}) });
+        res.writeHead(200, { "content-type": req.headers["x-echo-type"] ?? req.headers["content-type"] ?? "application/octet-stream", "x-upstream": "fake", ...(typeof encoding === "string" ? { "content-encoding": encoding } : {}) });
         return res.end(raw);
       }
       if (path === "/v1/messages" && body !== undefined) return anthropic(res, body, mode);
