@@ -1,8 +1,8 @@
 // Where the proxy keeps its state, and which request paths it accepts. State goes to the XDG
 // state directory (never the working directory unless asked: a command run in a clone must not
 // leave a database in it). A request path is normalized once (doubled slashes, dot segments,
-// percent-encoded unreserved characters) before anything matches on it, so `//ext/...` is the admin route and
-// `/v1/../../x` cannot climb out of the upstream's base path.
+// percent-encoded unreserved characters) before anything matches on it, so `//ext/...` is the
+// admin route and `/v1/../../x` cannot climb out of the upstream's base path.
 import { homedir } from "node:os";
 import { join } from "node:path";
 
