@@ -830,7 +830,7 @@ export class Marks {
         } else {
           ix.numbers.set(s, shown);
         }
-        // A float is quoted as the printer writes it, which is not always JS's text (5e-7 prints as 5.0e-7).
+        // A float is quoted as the printer writes it, which is not always JS's text (5e-7 prints as 5.0E-7).
         if (typeof v === "number" && Number.isFinite(v) && !Number.isInteger(v)) {
           const printed = formatFloat(v);
           if (printed !== s) ix.long.add(printed, shown);
@@ -980,8 +980,8 @@ function reversed(text: string): string {
 
 /** A string of up to 3 characters as a message quotes it (`"K7Z"`). */
 const SHORT_QUOTE = /"(?:[^"\\]|\\.){1,3}"/g;
-/** A number standing alone in a message (`index 123`, `1.0e+21`, not `1234` or `v1.23`); a float is looked up by its value (`3750.0` as 3750). */
-const NUMBER = /(?<![\w.])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w.])/g;
+/** A number standing alone in a message (`index 123`, `1.0E21`, not `1234` or `v1.23`); a float is looked up by its value (`3750.0` as 3750). */
+const NUMBER = /(?<![\w.])-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?![\w.])/g;
 
 /** The marked values an error message may quote, by how they are searched for. */
 interface MessageIndex {

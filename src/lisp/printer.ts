@@ -35,11 +35,18 @@ export function formatFloat(x: number): string {
   if (x === Infinity) return "##Inf";
   if (x === -Infinity) return "##-Inf";
   if (Object.is(x, -0)) return "-0.0";
-  const s = String(x);
-  if (s.includes(".")) return s;
+  if (x === 0) return "0.0";
+  // As Clojure prints (Java's Double.toString), with JS's shortest digits: plain from 10^-3 up
+  // to 10^7 (where JS writes no exponent either), else d.dddE±n (12345678.9 is 1.23456789E7).
+  const a = Math.abs(x);
+  if (a >= 1e-3 && a < 1e7) {
+    const s = String(x);
+    return s.includes(".") ? s : s + ".0";
+  }
+  const s = x.toExponential();
   const e = s.indexOf("e");
-  if (e >= 0) return s.slice(0, e) + ".0" + s.slice(e);
-  return s + ".0";
+  const mantissa = s.slice(0, e);
+  return (mantissa.includes(".") ? mantissa : mantissa + ".0") + "E" + (s[e + 1] === "+" ? s.slice(e + 2) : s.slice(e + 1));
 }
 
 const ESCAPES: Record<string, string> = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f" };

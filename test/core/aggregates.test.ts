@@ -25,8 +25,8 @@ describe("sum and avg", () => {
 
   it("avg of large integers is their float mean, not an integer overflow of the running sum", async () => {
     // Microsecond timestamps: ten of them add up past the integer range, their mean does not.
-    expect(await ok("(avg (repeat 10 1700000000000000))")).toBe("1700000000000000.0");
-    expect(await ok("(avg-by :t (repeat 10 {:t 1700000000000000}))")).toBe("1700000000000000.0");
+    expect(await ok("(avg (repeat 10 1700000000000000))")).toBe("1.7E15");
+    expect(await ok("(avg-by :t (repeat 10 {:t 1700000000000000}))")).toBe("1.7E15");
     expect((await fails("(sum (repeat 10 1700000000000000))")).kind).toBe("arithmetic_error");
   });
 

@@ -111,7 +111,7 @@ describe("definition lines", () => {
   it("prints floats in samples without binary rounding noise", () => {
     const d = data("by-region", { north: 14484.200000000003, east: 0.1 + 0.2, west: 2.0000000000000004, tiny: 1.234567890123456e-7 });
     expect(d.edn).toContain("14484.200000000003");
-    expect(definitionSample(d, { ...opts, sampleItems: 4 })).toBe("{:north 14484.2 :east 0.3 :west 2.0 :tiny 1.23456789012e-7}");
+    expect(definitionSample(d, { ...opts, sampleItems: 4 })).toBe("{:north 14484.2 :east 0.3 :west 2.0 :tiny 1.23456789012E-7}");
   });
 
   it("falls back to the recorded sample when the value had no EDN", () => {

@@ -243,3 +243,14 @@
 ;=> ##Inf
 (* 2.0 (reduce * [0 -1]))
 ;=> 0.0
+;; Floats print as Clojure (Java's Double.toString) prints them: plain from 0.001 up to 10^7,
+;; else one digit, a point and an exponent; and they read back.
+[1e7 12345678.9 1e21 1.5e-7 5e-7 0.0001 0.001 9999999.0 -2.5e-5 1.7976931348623157E308]
+;=> [1.0E7 1.23456789E7 1.0E21 1.5E-7 5.0E-7 1.0E-4 0.001 9999999.0 -2.5E-5 1.7976931348623157E308]
+(str 1e20 " " 0.5 " " (* 1.0 12345678))
+;=> "1.0E20 0.5 1.2345678E7"
+(println (avg [1700000000000000 1700000000000000]) -0.0 0.0)
+;>> 1.7E15 -0.0 0.0
+;=> nil
+(= [1e7 5e-7 1e21] [(parse-double (str 1e7)) (parse-double (str 5e-7)) (parse-double (pr-str 1e21))])
+;=> true
