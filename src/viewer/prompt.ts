@@ -1,6 +1,7 @@
 // Each turn's prompt as sent (the trace's record of it) beside the full history for the same
 // turn, what changed since the previous turn's prompt, and where the prefix cache broke; and
 // the per-turn series the run's charts draw.
+import { showHidden } from "../agent/redact.js";
 import { inputTokens, sharedPrefix } from "../compaction/measure.js";
 import { fullView } from "../history/full.js";
 import { defaultViewOptions } from "../history/view.js";
@@ -34,7 +35,8 @@ export function runPrompts(trace: Pick<RunTrace, "system" | "task" | "turns">, t
   let previous: Turn | null = null;
   trace.turns.forEach((turn, k) => {
     const sent = turn.messages;
-    const full = fullView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, k), maxTurns: Math.max(1, trace.turns.length) }, defaultViewOptions).messages;
+    // The turns hold stand-ins unshown (a failed turn's feedback lists its completed calls' arguments): shown, as the agent sent them.
+    const full = showHidden(fullView({ system: trace.system, task: trace.task, turns: trace.turns.slice(0, k), maxTurns: Math.max(1, trace.turns.length) }, defaultViewOptions).messages);
     const prev = previous?.messages ?? null;
     const prefix = prev === null ? null : sharedPrefix(prev, sent);
     const sentSet = new Set(sent.map((m) => m.content));

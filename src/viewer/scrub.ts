@@ -4,6 +4,7 @@
 // output and definitions; for those the values are found where the agent replaced them: a
 // sent message reads `data/_key` where the same message rebuilt from the turns holds the
 // value, and every occurrence is replaced by its place.
+import { showHidden } from "../agent/redact.js";
 import { quoteString, showStandIns } from "../lisp/index.js";
 import { compressedView } from "../history/compressed.js";
 import { fullView } from "../history/full.js";
@@ -80,17 +81,12 @@ export function findHiddenValues(trace: RunTrace, into: HiddenValues = new Map()
     const turn = trace.turns[k];
     if (turn.messages.some((m) => m.content.includes("data/_"))) {
       const input: ViewInput = { ...base, system: trace.system, task: trace.task, turns: trace.turns.slice(0, k) };
-      learn(into, turn.messages, shown(fullView(input, defaultViewOptions).messages));
-      if (settings?.view.compressHistory) learn(into, turn.messages, shown(compressedView(input, settings.view).messages));
+      learn(into, turn.messages, showHidden(fullView(input, defaultViewOptions).messages));
+      if (settings?.view.compressHistory) learn(into, turn.messages, showHidden(compressedView(input, settings.view).messages));
     }
     for (const n of turn.nested ?? []) findHiddenValues(n.trace, into);
   }
   return into;
-}
-
-/** Rebuilt messages as the agent sent them: stand-ins shown. */
-function shown(messages: readonly TextMessage[]): TextMessage[] {
-  return messages.map((m) => ({ ...m, content: showStandIns(m.content) }));
 }
 
 /** A function replacing every hidden value an older trace held (in each spelling) by its place; stand-ins of a current trace shown. */

@@ -192,6 +192,18 @@ describe("hidden context values", () => {
     });
   }
 
+  it("show as stand-ins in the full history rebuilt from the turns, as in the prompt sent: a full-history run's prompts are the same", async () => {
+    // The feedback of a failed turn lists the tool calls that completed, their hidden arguments as stand-ins.
+    const programs = ["(tool/lookup {:token data/_token})\n(+ 1 data/_token)", "(return :done)"];
+    const agent = SubAgent.create({ prompt: "Find the customer.", tools: { lookup }, maxTurns: 2 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _token: "sk-live-7f3a9c2e11" } });
+    const data = await page([["run.json", runToJson(step)]]);
+    const prompts = data.runs[0].turns.map((t) => t.prompt);
+    expect(prompts.map((p) => expandRuns(p.full))).toEqual(prompts.map((p) => expandRuns(p.sent)));
+    expect(prompts.map((p) => p.fullTokens)).toEqual(prompts.map((p) => p.sentTokens));
+    expect(text(data, refs(data, prompts[1].full).at(-1)?.text ?? -1)).toContain('tool/lookup {"token":<hidden string from data/_token>}');
+  });
+
   it("are not read off another message that only starts and ends like one sent as it was", async () => {
     // Reply 1 is sent unchanged; reply 2 starts and ends as it does, with more between: no hidden value, and nothing on the page is replaced.
     const programs = ["(println (count data/_token))", "(println (count data/_token))\n(println (count data/_token))", "(return 1)"];
