@@ -188,6 +188,15 @@ describe("facts summarizer", () => {
     expect(summary).toContain("INC-00123");
   });
 
+  it("keeps a number with a decimal point or thousands separator whole when no unit follows it", () => {
+    // It was cut at the separator: "The fare is 1,250." kept "1" and "250", never the fare.
+    const values = (text: string) => textFacts(text).filter((f) => f.rank >= 2).map((f) => f.text);
+    expect(values("The fare is 1,250.")).toEqual(["1,250"]);
+    expect(values("Set the timeout to 2.5 and retry.")).toEqual(["2.5"]);
+    expect(values("Requires python 3.11 or later, and v2.3.1 of the client at 10.0.0.1.")).toEqual(["3.11", "v2.3.1", "10.0.0.1"]);
+    expect(values("Rooms 1, 2 and 3.")).toEqual(["1", "2", "3"]);
+  });
+
   it("keeps what the user stated (a name, a time) before what the assistant offered", () => {
     const messages: ChatMessage[] = [
       { role: "user", content: "I need a hotel for 2 people under the name Ashley, around 17:40." },

@@ -75,10 +75,11 @@ const VALUE_ANY_CASE = new RegExp(
     String.raw`(?:this|next|last)\s+(?:week(?:end)?|month|year)`,
     String.raw`(?:${alt(MONTHS)})\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?`,
     String.raw`(?:next\s+|this\s+)?(?:${alt(DAYS)})(?:\s+(?:this|next)\s+week)?\b`,
-    // money, numbers with a unit word, identifiers mixing letters and digits (with dashes between: PROJ-1234, UA-889, gpt-4o)
+    // money, numbers with a unit word, identifiers mixing letters and digits (with dashes between:
+    // PROJ-1234, UA-889, gpt-4o), and numbers with their separators (1,250, 2.5, v2.3.1, 10.0.0.1)
     String.raw`[$£€]\s?${NUM}`,
     String.raw`${NUM}\s?(?:%|(?!(?:and|or|the|for|in|on|at|to|of|is|are|was|by|from)\b)[a-z]{2,12}\b)`,
-    String.raw`(?:[a-z]+-)*[a-z]*\d[\w-]*`,
+    String.raw`(?:[a-z]+-)*[a-z]*\d[\w-]*(?:[.,]\d[\w-]*)*`,
     String.raw`(?:${alt(NUMBER_WORDS.join(" "))})(?:\s+(?!(?:and|or|the|for|in|on|at|to|of|is|are|was|by|from)\b)[a-z]{3,12})?\b`,
   ]
     .map((p) => `(?:${p})`)
