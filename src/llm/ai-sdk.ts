@@ -150,11 +150,26 @@ function toLlmError(e: unknown, signal: AbortSignal, name: string): LlmError {
   if (InvalidResponseDataError.isInstance(e) && e.message.includes("without a finish reason")) return lostReply(name, "the stream ended before its finish reason");
   if (APICallError.isInstance(e)) {
     if (e.statusCode === undefined) return new LlmError("connection", `${name}: cannot reach the server (${e.message})`);
+    // A gateway that commits its 200 before the provider runs (OpenRouter) sends a later failure in the body.
+    const failure = e.statusCode < 300 ? bodyError(e.responseBody) : undefined;
+    if (failure !== undefined) return streamError(name, failure, "the reply");
     return statusError(name, e.statusCode, e.message, e.responseHeaders ? new Headers(e.responseHeaders) : undefined);
   }
   // A provider hands a stream's error chunk over as the chunk's error body, not an Error.
   if (!(e instanceof Error)) return streamError(name, e);
   return new LlmError("malformed", `${name}: unexpected failure (${e.message})`);
+}
+
+/** A reply body that is an error (`{"error": {...}}`), or undefined. */
+function bodyError(body: string | undefined): unknown {
+  if (body === undefined || !body.includes('"error"')) return undefined;
+  try {
+    const v: unknown = JSON.parse(body);
+    const error = typeof v === "object" && v !== null ? (v as { error?: unknown }).error : undefined;
+    return typeof error === "object" && error !== null ? v : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Headers whose value is a credential, as the AI SDK's providers send them. */

@@ -6,7 +6,7 @@ import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, API
 import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
-import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
+import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
 import type { ChatMessage, Llm, LlmResponse } from "./types.js";
 
 const SDK_ERRORS: SdkErrors = { ConnectionTimeout: APIConnectionTimeoutError, UserAbort: APIUserAbortError, Connection: APIConnectionError, Api: APIError };
@@ -162,7 +162,9 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, onText: 
 /** Checks the reply is a message with text, and maps its usage (cache reads and writes included). */
 function parseReply(raw: unknown, name: string): LlmResponse {
   if (typeof raw !== "object" || raw === null) throw new LlmError("malformed", `${name}: the reply is not a message (got ${String(raw).slice(0, 80)})`);
-  const r = raw as { content?: unknown; model?: unknown; stop_reason?: unknown; usage?: Record<string, unknown> | null };
+  const r = raw as { type?: unknown; error?: unknown; content?: unknown; model?: unknown; stop_reason?: unknown; usage?: Record<string, unknown> | null };
+  // A gateway that commits its 200 before the upstream fails sends the API's error in the body.
+  if (r.type === "error" && typeof r.error === "object" && r.error !== null) throw streamError(name, r, "the reply");
   if (!Array.isArray(r.content)) throw new LlmError("malformed", `${name}: the reply has no content blocks`);
   const text = r.content
     .filter((b): b is { type: "text"; text: string } => typeof b === "object" && b !== null && (b as { type?: unknown }).type === "text" && typeof (b as { text?: unknown }).text === "string")

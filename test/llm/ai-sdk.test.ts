@@ -104,6 +104,15 @@ describe("aiSdkLlm over a real provider and a fake server", () => {
     expect(received[0].headers.authorization).toBe(`Bearer ${apiKey}`);
   });
 
+  // OpenRouter commits its 200 before the provider runs: a later failure rides the body, its code the status it stands for.
+  it("reads an error sent in a 200's body: says it, and retries a rate limit", async () => {
+    const retries: RetryInfo[] = [];
+    script = [{ status: 200, body: { error: { message: "Rate limit exceeded: free-models-per-min", code: 429 } } }, { reply: "ok" }];
+    const r = await aiSdkLlm({ model: provider().chatModel("m"), retryBaseMs: 5, onRetry: (i) => retries.push(i) }).complete({ messages });
+    expect(r.content).toBe("ok");
+    expect(retries.map((i) => [i.error.kind, i.error.message])).toEqual([["rate_limit", "ai-sdk:fake.chat:m: error in the reply: Rate limit exceeded: free-models-per-min"]]);
+  });
+
   it("retries a 429 after retry-after-ms and a 5xx, then succeeds", async () => {
     script = [{ status: 429, headers: { "retry-after-ms": "12" } }, { status: 502 }, { reply: "ok" }];
     const retries: RetryInfo[] = [];

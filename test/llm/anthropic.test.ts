@@ -170,6 +170,17 @@ describe("anthropicLlm: usage and replies", () => {
     expect((await client().complete({ messages: conversation(0) })).usage).toEqual({ inputTokens: 20, outputTokens: 7, cachedTokens: 0, cacheWriteTokens: 0 });
   });
 
+  // A gateway in front of the API may commit its 200 before the upstream fails, and send the API's error in the body.
+  it("reads an error sent in a 200's body as the API's error: retries an overload, not a bad request", async () => {
+    const retries: RetryInfo[] = [];
+    script = [{ json: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } }, { reply: "(+ 1 2)" }, { json: { type: "error", error: { type: "invalid_request_error", message: "prompt is too long" } } }];
+    const llm = client({ onRetry: (i) => retries.push(i) });
+    expect((await llm.complete({ messages: conversation(0) })).content).toBe("(+ 1 2)");
+    expect(retries.map((i) => [i.error.kind, i.error.message])).toEqual([["server", "anthropic:claude-fake: error in the reply: overloaded_error: Overloaded"]]);
+    const e = await failure(llm.complete({ messages: conversation(0) }));
+    expect([e.kind, e.message, received.length]).toEqual(["http", "anthropic:claude-fake: error in the reply: invalid_request_error: prompt is too long", 3]);
+  });
+
   it("joins the text blocks and fails clearly on a reply with no text", async () => {
     const message = (content: unknown[]) => ({ id: "m", type: "message", role: "assistant", model: "x", content, stop_reason: "max_tokens", usage: { input_tokens: 1, output_tokens: 1 } });
     script = [{ json: message([{ type: "text", text: "(+ 1 " }, { type: "thinking", thinking: "hm" }, { type: "text", text: "2)" }]) }, { json: message([]) }];
