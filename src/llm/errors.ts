@@ -6,11 +6,11 @@ export type LlmErrorKind =
   | "config"
   /** HTTP 429 after the retries ran out (or a retry-after beyond the cap). */
   | "rate_limit"
-  /** HTTP 5xx (or a server's error inside a stream) after the retries ran out. */
+  /** HTTP 5xx (or a server's error inside a stream or a 200's body) after the retries ran out. */
   | "server"
   /** Any other HTTP error status (400, 401, 404 ...), or a stream's error for a bad request: not retried. */
   | "http"
-  /** The server could not be reached. */
+  /** The server could not be reached, or the connection was lost before the reply was complete. */
   | "connection"
   /** No reply within `timeoutMs`, after the retries ran out. */
   | "timeout"
