@@ -218,13 +218,19 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
 }
 
 /**
- * The state without its last turn when the caller's abort cut that turn's program short: the
- * program's results never reached it and it gave no feedback to replay, so it runs again live.
+ * The state without its last turn when the caller's abort or the run's deadline cut that turn's
+ * program short (stopped at a tool call, or out of the time limit the deadline cut, with no
+ * feedback given): the program's results never reached it and it gave no feedback to replay, so
+ * it runs again live.
  */
 function withoutCutTurn(state: RunState): RunState {
   const turns = state.trace.turns;
   const last = turns.at(-1);
-  if (state.outcome.ok || state.outcome.reason !== "aborted" || state.paused !== undefined || last === undefined || last.status === "paused" || last.error?.kind !== "aborted") return state;
+  if (state.outcome.ok || state.paused !== undefined || last === undefined || last.status === "paused") return state;
+  const reason = state.outcome.reason;
+  const kind = last.error?.kind;
+  const cut = (reason === "aborted" || reason === "deadline_exceeded") && (kind === "aborted" || (reason === "deadline_exceeded" && kind === "timeout" && last.feedback === undefined));
+  if (!cut) return state;
   return { ...state, trace: { ...state.trace, turns: turns.slice(0, -1) }, summaries: state.summaries.filter((x) => x.turn !== last.number) };
 }
 

@@ -1,6 +1,6 @@
 // Saving a run (trace, memory, summaries) and resuming it: round trips, view rebuilding,
 // memory restoration, and replay that catches a changed context.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import { restoreMemory, resumeRun, saveMemory, saveRun, stateView } from "../../src/agent/resume.js";
@@ -230,6 +230,62 @@ describe("resumeRun", () => {
     // The first turn's call is replayed; the cut turn's call runs again, its result never having reached the program.
     expect(calls).toEqual(["hello", "worlds", "worlds"]);
     expect(step.turns.map((t) => t.program)).toEqual(['(def a (tool/lookup {:q "hello"}))', '(def b (tool/lookup {:q "worlds"}))', "(return (+ (:n a) (:n b)))"]);
+  });
+
+  it("resumes a run whose deadline passed during a tool call by running the cut turn again, in either isolation", async () => {
+    const code = (b: string): string => "```clojure\n" + b + "\n```";
+    for (const isolation of ["none", "worker"] as const) {
+      const calls: string[] = [];
+      let late = true;
+      const lookup = tool({
+        description: "Length of a word.",
+        input: z.object({ q: z.string() }),
+        run: ({ q }) => {
+          calls.push(q);
+          // The run's clock passes its deadline while this call is in flight (fake timers: no wait).
+          if (q === "worlds" && late) vi.advanceTimersByTime(60_000);
+          return { n: q.length };
+        },
+      });
+      const agent = SubAgent.create({ prompt: "Add the lengths.", tools: { lookup }, maxTurns: 4 });
+      const replies = [code('(def a (tool/lookup {:q "hello"}))'), code('(def b (tool/lookup {:q "worlds"}))'), code("(return (+ (:n a) (:n b)))")];
+      vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout"] });
+      let stopped;
+      try {
+        stopped = await SubAgent.run(agent, { llm: scriptedLlm(replies.slice(0, 2)), deadlineMs: 30_000, isolation });
+      } finally {
+        vi.useRealTimers();
+      }
+      expect(stopped.fail?.reason).toBe("deadline_exceeded");
+      late = false;
+      const state = runStateFromJson(runStateToJson(saveRun(stopped, agent)));
+      const step = await SubAgent.resume(agent, state, { llm: scriptedLlm(replies.slice(1)), isolation });
+      expect(step.ok ? step.value : step.fail.message).toBe(11);
+      // The first turn's call is replayed; the cut turn's call runs again, its result never having reached the program.
+      expect(calls).toEqual(["hello", "worlds", "worlds"]);
+    }
+  });
+
+  it("resumes a run whose deadline cut a computing program's time limit by running the cut turn again", async () => {
+    const code = (b: string): string => "```clojure\n" + b + "\n```";
+    // A time limit longer than the deadline: the run cuts it to what is left of the deadline.
+    const agent = SubAgent.create({ prompt: "Count.", maxTurns: 4, limits: { timeoutMs: 120_000 } });
+    const replies = [code("(def a 1)"), code('(println "counting")\n(def n (loop [i 0] (if (< i 100000) (recur (inc i)) i)))'), code("(return n)")];
+    // The clock passes the deadline while the program computes, after its line is printed (fake clocks: no wait).
+    vi.useFakeTimers({ toFake: ["Date", "performance"] });
+    let stopped;
+    try {
+      const onEvent = (e: { type: string }): void => void (e.type === "print" && vi.advanceTimersByTime(120_000));
+      stopped = await SubAgent.run(agent, { llm: scriptedLlm(replies.slice(0, 2)), deadlineMs: 60_000, isolation: "none", onEvent });
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(stopped.fail?.reason).toBe("deadline_exceeded");
+    expect(stopped.turns.map((t) => t.error?.kind)).toEqual([undefined, "timeout"]);
+    const state = runStateFromJson(runStateToJson(saveRun(stopped, agent)));
+    const step = await SubAgent.resume(agent, state, { llm: scriptedLlm(replies.slice(1)), isolation: "none" });
+    expect(step.ok ? step.value : step.fail.message).toBe(100000);
+    expect(step.turns[1].prints).toEqual(["counting"]);
   });
 
   it("refuses, rather than give a step short of the saved turns, a resume stopped before its replay ended", async () => {
