@@ -197,10 +197,12 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
   });
   const step = await runAgent(replaying as Agent, { ...run, llm: replay.llm, historyLlm: replay.summarizer(run.historyLlm ?? agent.options.historyLlm) }, null, approvals);
   // Stopped (abort, deadline, a token budget the saved turns' tokens spend) before the turns saved
-  // whole were replayed: nothing ran live, and the step holds fewer turns than the state, so a
-  // state saved from it would run the rest again live (the paused turn's calls that had run too).
+  // whole were replayed, or in the paused turn before a held call ran: nothing ran live, and the
+  // step holds fewer turns than the state (the paused one cut), so a state saved from it would
+  // run the rest again live (the paused turn's calls that had run before the pause too).
   const whole = saved.length - (approvals.paused === undefined ? 0 : 1);
-  if (!step.ok && saved.length > 0 && replay.reached <= whole) {
+  const pausedUntouched = approvals.paused !== undefined && replay.reached === saved.length && !replay.pausedTurnRan;
+  if (!step.ok && saved.length > 0 && (replay.reached <= whole || pausedUntouched)) {
     const reason = step.fail.reason;
     if (reason === "token_budget_exceeded") {
       throw new ResumeError(`resume: the saved turns spent the run's tokenBudget of ${String(run.tokenBudget)} before they were replayed (${step.fail.message}); nothing ran, and the saved state is still the one to resume, with a larger budget`);
@@ -337,6 +339,8 @@ class Replay {
   reached = 0;
   /** Set once the saved turns are replayed: from then on everything is live. */
   private isLive = false;
+  /** Set once a call of the paused turn ran live (a held call, decided): the turn is no longer the saved one. */
+  pausedTurnRan = false;
   /** Per replayed turn, the places of its recorded calls answered so far. */
   private readonly answered = new Map<number, Set<number>>();
   /** Set when a replayed turn called a tool with other arguments than the saved run. */
@@ -465,7 +469,15 @@ class Replay {
   tools(tools: Readonly<Record<string, Tool>>): Record<string, Tool> {
     const out: Record<string, Tool> = {};
     for (const [name, t] of Object.entries(tools)) {
-      out[name] = tool({ ...t, run: (args, signal, ctx) => (this.isLive || this.current === this.pausedTurn ? t.run(args, signal, this.live(ctx)) : this.recorded(name, t, args, ctx.hidden)) });
+      out[name] = tool({
+        ...t,
+        run: (args, signal, ctx) => {
+          if (this.isLive) return t.run(args, signal, this.live(ctx));
+          if (this.current !== this.pausedTurn) return this.recorded(name, t, args, ctx.hidden);
+          this.pausedTurnRan = true;
+          return t.run(args, signal, this.live(ctx));
+        },
+      });
     }
     return out;
   }

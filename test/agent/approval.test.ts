@@ -279,6 +279,28 @@ describe("tool approvals: refusals", () => {
     expect(charged).toEqual([1, 2]);
   });
 
+  it("refuses, rather than give a step that would run the paused turn again live, a resume stopped before a held call ran", async () => {
+    for (const isolation of ["none", "worker"] as const) {
+      const charged: number[] = [];
+      const charge = tool({ description: "Charges.", input: z.object({ n: z.number() }), run: ({ n }) => (charged.push(n), "ok") });
+      const w = world();
+      const agent = SubAgent.create({ prompt: "Mail people.", tools: { ...w.tools, charge }, maxTurns: 4 });
+      const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(tool/charge {:n 1})\n(tool/wipe)")]), isolation });
+      const state = runStateToJson(saveRun(step, agent));
+      // The host aborts as the paused turn, evaluated again, reaches its recorded call.
+      const ctl = new AbortController();
+      const live = scriptedLlm([code("(return 1)")]);
+      const onEvent = (e: { type: string }): void => void (e.type === "tool-call" && ctl.abort());
+      const resumed = SubAgent.resume(agent, runStateFromJson(state), { llm: live, isolation, signal: ctl.signal, onEvent, approvals: { "turn-1-call-2": { approved: true } } });
+      await expect(resumed).rejects.toThrow("resume: the run was aborted before its saved turns were replayed; nothing ran, and the saved state is still the one to resume");
+      expect(w.sent).toEqual([]);
+      const done = await SubAgent.resume(agent, runStateFromJson(state), { llm: live, isolation, approvals: { "turn-1-call-2": { approved: true } } });
+      expect(done.ok ? done.value : done.fail.message).toBe(1);
+      expect(w.sent).toEqual([{ to: "wipe", body: "" }]);
+      expect(charged).toEqual([1]);
+    }
+  });
+
   it("pauses again at the same request when it is left undecided", async () => {
     const { w, state } = await paused();
     const step = await SubAgent.resume(w.agent, state, { llm: scriptedLlm([]) });
