@@ -22,7 +22,7 @@ import { buildPrompt, type BuiltPrompt, historyStrategy, strategySpec, type Hist
 import { checkInheritable, DEFAULTS, isPlainObject, mergeOptions, pickInheritable, positiveNumber } from "./options.js";
 import { TRACE_VERSION } from "../trace/serialize.js";
 import { expandMission, taskMessage } from "./prompt/task.js";
-import { showHidden } from "./redact.js";
+import { showHidden } from "../trace/redact.js";
 import { ToolSession } from "./tools.js";
 import { eventObserver } from "./events.js";
 import { observers, unheard, type RunObserver } from "./observer.js";

@@ -21,7 +21,7 @@ import { create } from "./definition.js";
 import { describeIssues } from "./errors.js";
 import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type HistoryStrategy } from "./history.js";
 import { errorText, runAgent } from "./loop.js";
-import { hiddenOutcome, showHidden } from "./redact.js";
+import { hiddenOutcome, showHidden } from "../trace/redact.js";
 import type { Agent, RunOptions, Step } from "./types.js";
 import { claimRecord, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
 import type { ToolCallTrace, Turn } from "../trace/trace.js";

@@ -5,7 +5,7 @@ import { encodeTrace, numberReplacer, TRACE_VERSION } from "../trace/serialize.j
 import { parseSavedRun } from "../trace/saved-run.js";
 import type { RunTrace } from "../trace/trace.js";
 import type { AgentFailure } from "./errors.js";
-import { hiddenOutcome } from "./redact.js";
+import { hiddenOutcome } from "../trace/redact.js";
 import type { RunUsage, Step } from "./types.js";
 
 /** A finished run as saved: the outcome, the usage and the full trace (values as plain data). */

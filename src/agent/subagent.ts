@@ -4,7 +4,7 @@ import { z } from "zod";
 import { hiddenName, hidePlaceholders, placeholders } from "./prompt/task.js";
 import { create, isAgent } from "./definition.js";
 import { AgentDefinitionError } from "./errors.js";
-import { hiddenOutcome } from "./redact.js";
+import { hiddenOutcome } from "../trace/redact.js";
 import { eventQueue, type AgentEvent, type AgentStream } from "./events.js";
 import { runAgent } from "./loop.js";
 import { DEFAULTS } from "./options.js";

@@ -1,7 +1,7 @@
 // Each turn's prompt as sent (the trace's record of it) beside the full history for the same
 // turn, what changed since the previous turn's prompt, and where the prefix cache broke; and
 // the per-turn series the run's charts draw.
-import { showHidden } from "../agent/redact.js";
+import { showHidden } from "../trace/redact.js";
 import { inputTokens, sharedPrefix } from "../compaction/measure.js";
 import { fullView } from "../history/full.js";
 import { defaultViewOptions } from "../history/view.js";

@@ -4,7 +4,7 @@
 // output and definitions; for those the values are found where the agent replaced them: a
 // sent message reads `data/_key` where the same message rebuilt from the turns holds the
 // value, and every occurrence is replaced by its place.
-import { showHidden } from "../agent/redact.js";
+import { showHidden } from "../trace/redact.js";
 import { quoteString, showStandIns } from "../lisp/index.js";
 import { compressedView } from "../history/compressed.js";
 import { fullView } from "../history/full.js";

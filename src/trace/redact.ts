@@ -6,7 +6,7 @@
 // prompt is touched: text that merely equals a hidden value is ordinary text.
 import { holdsStandIn, showStandIns } from "../lisp/index.js";
 import type { TextMessage } from "../llm/types.js";
-import type { RunTrace } from "../trace/trace.js";
+import type { RunTrace } from "./trace.js";
 
 /** The messages with their stand-ins shown; the same message objects where none holds one. */
 export function showHidden(messages: TextMessage[]): TextMessage[] {
