@@ -195,10 +195,16 @@ export class QuoteIndex<T = string> {
     const head = s.slice(0, QUOTED_MIN);
     const list = this.heads.get(head);
     if (list === undefined) return void this.heads.set(head, [[s, shown]]);
-    // Longer values first, so one that holds another is replaced whole.
-    let at = 0;
-    while (at < list.length && list[at][0].length >= s.length) at++;
-    list.splice(at, 0, [s, shown]);
+    // Longer values first, so one that holds another is replaced whole; after those as long (the
+    // place found by halving: many values share a head, "user", "http", and a scan made it quadratic).
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (list[mid][0].length >= s.length) lo = mid + 1;
+      else hi = mid;
+    }
+    list.splice(lo, 0, [s, shown]);
   }
 
   hide(this: QuoteIndex<string>, text: string): string {

@@ -171,6 +171,9 @@ function manyKeys(n: number): Record<string, number> {
 
 const TYPE = { kinds: ["type_error"] };
 
+/** 90,000 distinct strings that all begin "user-". */
+const users = (from: number): string[] => Array.from({ length: 90_000 }, (_, i) => `user-${100_000 + from + i}`);
+
 export const ATTACKS: Attack[] = [
   // Shared structure.
   program("dag returned", DAG, { kinds: ["collection_too_large"], message: /unfolds into 134217727 values/ }),
@@ -220,6 +223,10 @@ export const ATTACKS: Attack[] = [
       return step.ok ? { ok: true, value: step.value } : { ok: false, kind: step.fail.reason, message: step.fail.message };
     },
   },
+  // Hidden strings sharing their first characters ("user", "http"): an error message is searched
+  // for each, and indexing them scanned every value with the same head, so an error in a run that
+  // read 180,000 of them ran for minutes after the run had ended.
+  bigCtxAttack("an error after reading many hidden strings with one head", '(do (count data/_a) (count data/_b) (+ 1 "a"))', () => ({ _a: users(0), _b: users(90_000) }), { kinds: ["type_error"], message: /\+ expects numbers/ }),
   program("deep printing is an error", "(str (reduce (fn [m _] [m]) [] (range 300)))", { kinds: ["nesting_too_deep"] }),
   program("deep pr-str is an error", "(pr-str (reduce (fn [m _] {:a m}) {} (range 300)))", { kinds: ["nesting_too_deep"] }),
 
