@@ -224,8 +224,9 @@ function dataHost(ctx: EvaluateOptions["ctx"], maxDepth: number, marks: Marks | 
         } finally {
           budget.commit();
         }
-        cache.set(k, v);
+        // Marking it spends the run's fuel and clock too (after the commit, which sets the fuel).
         if (marks !== null && isHiddenKey(k)) marks.hidden(k, v);
+        cache.set(k, v);
       }
       return v;
     },
@@ -316,7 +317,18 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
       }
     }
   }
-  const marks = hidden ? marksOf(memory) : null;
+  // Marking what memory holds from hidden context walks it: within the time limit, as reading
+  // the source is, and its fuel is charged to the run.
+  const restoring = limits === null ? undefined : new Budget(limits, limits.maxFuel, started + limits.timeoutMs, now);
+  let marks: Marks | null = null;
+  if (hidden) {
+    marks = new Marks();
+    try {
+      restoreMarks(marks, memory, restoring);
+    } catch (e) {
+      readError ??= e;
+    }
+  }
   // A failed run leaves the caller's memory as it was given.
   const failure = (e: unknown, prints: string[] = []): EvalFailure => {
     const out: EvalFailure = { ok: false, error: describeFailure(e, source), prints, memory: given, toolCalls, stats: stats() };
@@ -426,6 +438,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
   };
   const state: RunState = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, program.suspendable ? compileArityAsync : null, now);
   state.deadline -= readMs;
+  if (restoring !== undefined) state.fuel -= limits.maxFuel - restoring.fuel;
   state.marks = marks;
   state.onLine = sink?.line ?? whileWhole(state.out, quietly(options.onPrint));
   state.onCheck = sink?.check ?? null;
@@ -536,15 +549,13 @@ interface Program {
 }
 
 /**
- * The marks of an evaluation that may meet hidden context (see meetsHidden), with those of the
- * marked values in memory; otherwise there are none, and builtins run unwrapped. A program that
- * reads no hidden key is still compiled with marking builtins in such a run: a function it
- * defines may be given a hidden value in a later turn.
+ * Gives the marks of an evaluation that may meet hidden context (see meetsHidden) those of the
+ * marked values in memory, each walk spending `budget`; a run that cannot meet any has no marks,
+ * and builtins run unwrapped. A program that reads no hidden key is still compiled with marking
+ * builtins in such a run: a function it defines may be given a hidden value in a later turn.
  */
-function marksOf(memory: Memory): Marks {
-  const marks = new Marks();
-  for (const entry of memory.values()) if (entry.hidden !== undefined) marks.restore(entry.value, entry.hidden);
-  return marks;
+function restoreMarks(marks: Marks, memory: Memory, budget: Budget | undefined): void {
+  for (const entry of memory.values()) if (entry.hidden !== undefined) marks.restore(entry.value, entry.hidden, budget);
 }
 
 /** Whether a run may meet hidden context: its context has hidden keys, or memory holds marked values. */

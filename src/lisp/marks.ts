@@ -16,7 +16,8 @@
 import { Builtin, type BuiltinDef } from "./core/registry.js";
 import { isFieldName, isHiddenKey } from "./hidden-names.js";
 import { formatFloat, quoteString, regexText } from "./printer.js";
-import { run, runMarks } from "./runtime.js";
+import type { Budget } from "./interop.js";
+import { chargeIfRunning, run, runMarks } from "./runtime.js";
 import { Closure } from "./fn.js";
 import { Fn, isMap, isSet, Keyword, LFloat, type LMap, type LSet, Regex, typeName, type Value } from "./values.js";
 import { Vec } from "./vector.js";
@@ -288,13 +289,19 @@ export class Marks {
     return this.empty;
   }
 
-  /** Marks a value read from hidden context key `key`, every part with its own place. */
-  hidden(key: string, v: Value): void {
-    this.place(v, `data/${key}`, `data/${key}`);
+  /**
+   * Marks a value read from hidden context key `key`, every part with its own place. The walk is
+   * work in proportion to the value's size: each part spends a unit of `budget` (fuel and clock),
+   * or of the run in progress without one.
+   */
+  hidden(key: string, v: Value, budget?: Budget): void {
+    this.place(v, `data/${key}`, `data/${key}`, budget);
   }
 
-  private place(v: Value, path: string, root: string): void {
+  private place(v: Value, path: string, root: string, budget: Budget | undefined): void {
     if (v === null || typeof v === "boolean") return;
+    if (budget === undefined) chargeIfRunning(1);
+    else budget.step();
     const o: Origin = { path, root, derived: false };
     if (typeof v !== "object") {
       // A small value read whole (data/_pin) is taken out as it is read; a small one inside a
@@ -311,21 +318,21 @@ export class Marks {
     this.empty = false;
     if (v instanceof Vec) {
       let i = 0;
-      for (const x of v as Vec<Value>) this.place(x, `${path} ${i++}`, root);
+      for (const x of v as Vec<Value>) this.place(x, `${path} ${i++}`, root, budget);
     } else if (isMap(v)) {
       for (const [k, x] of v) {
         const at = keyText(k);
-        if (at === "…") this.placeKey(k, o);
-        this.place(x, `${path} ${at}`, root);
+        if (at === "…") this.placeKey(k, o, budget);
+        this.place(x, `${path} ${at}`, root, budget);
       }
     } else if (isSet(v)) {
-      for (const x of v) this.place(x, path, root);
+      for (const x of v) this.place(x, path, root, budget);
     }
   }
 
   /** Marks a hidden map's key that is not a field name (`:alice@example.com`) with the map's place, its name by value too, for messages that quote it. */
-  private placeKey(k: Value, o: Origin): void {
-    if (!(k instanceof Keyword)) return this.place(k, o.path, o.root);
+  private placeKey(k: Value, o: Origin, budget: Budget | undefined): void {
+    if (!(k instanceof Keyword)) return this.place(k, o.path, o.root, budget);
     if (!this.objs.has(k)) this.objs.set(k, o);
     const had = this.prims.get(k.name);
     if ((markable(k.name) || small(k.name)) && (had === undefined || had.derived)) this.setPrim(k.name, o);
@@ -880,16 +887,16 @@ export class Marks {
     return o.keywords === undefined ? o : { path: o.path, root: o.root, derived: o.derived };
   }
 
-  /** Marks a value kept in memory as it was marked when defined (`Origin` saved with it). */
-  restore(v: Value, o: Origin): void {
+  /** Marks a value kept in memory as it was marked when defined (`Origin` saved with it), spending `budget` as `hidden` does. */
+  restore(v: Value, o: Origin, budget?: Budget): void {
     if (small(v)) this.pin(v, o);
     else if (o.derived) {
       // Whether its short strings were pieces of a hidden string is not kept: taken to be.
       this.derive(v, o);
       this.pieces(v, o, 0, true);
     }
-    else if (o.path === o.root) this.hidden(o.root.slice("data/".length), v);
-    else this.place(v, o.path, o.root);
+    else if (o.path === o.root) this.hidden(o.root.slice("data/".length), v, budget);
+    else this.place(v, o.path, o.root, budget);
   }
 }
 

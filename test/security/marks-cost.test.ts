@@ -103,3 +103,35 @@ describe("a hidden value that shares its parts (adversary)", () => {
     expect(next.prints.join("\n")).not.toMatch(/sk-live|sk-/);
   });
 });
+
+describe("marking hidden context is the run's work (adversary)", () => {
+  // A hidden context value has each of its parts marked with its place as it is read, and a
+  // definition holding one is marked again before every later run. Those walks spent no fuel and
+  // never looked at the clock: in process, a hidden list of 1M strings was read in 8.8 s under a
+  // 1 s limit (the same list not hidden: 0.6 s), and once defined, every later run paid it again
+  // before starting (`1` took 9.4 s, and timed out in a worker). Fuel counts the walk here.
+  const rows = Array.from({ length: 20_000 }, (_, i) => `customer-${100_000 + i}`);
+
+  it("reading a hidden value spends fuel for its parts, and a fuel limit stops the walk", async () => {
+    const plain = await evaluate("(count data/rows)", { ctx: { rows }, isolation: "none" });
+    const hidden = await evaluate("(count data/_rows)", { ctx: { _rows: rows }, isolation: "none" });
+    expect(plain.ok && hidden.ok).toBe(true);
+    expect(hidden.stats.fuelUsed).toBeGreaterThanOrEqual(plain.stats.fuelUsed + rows.length);
+    const limits = { maxFuel: plain.stats.fuelUsed + rows.length / 2 };
+    expect((await evaluate("(count data/rows)", { ctx: { rows }, isolation: "none", limits })).ok).toBe(true);
+    const stopped = await evaluate("(count data/_rows)", { ctx: { _rows: rows }, isolation: "none", limits });
+    expect(!stopped.ok && stopped.error.kind).toBe("fuel_exhausted");
+  });
+
+  it.each(["none", "worker"] as const)("a definition holding one is marked again within the next run's limits (isolation %s)", async (isolation) => {
+    const ctx = { _rows: rows };
+    const first = await evaluate("(def d data/_rows) (count d)", { ctx, isolation });
+    expect(first.ok, first.ok ? "" : first.error.message).toBe(true);
+    const next = await evaluate("(println (first d)) 1", { ctx, isolation, memory: first.memory });
+    expect(next.ok, next.ok ? "" : next.error.message).toBe(true);
+    expect(next.stats.fuelUsed).toBeGreaterThanOrEqual(rows.length);
+    expect(next.prints.map(showStandIns)).toEqual(["<hidden string from data/_rows 0>"]);
+    const stopped = await evaluate("1", { ctx, isolation, memory: first.memory, limits: { maxFuel: rows.length / 2 } });
+    expect(!stopped.ok && stopped.error.kind).toBe("fuel_exhausted");
+  });
+});
