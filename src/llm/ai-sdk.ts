@@ -44,7 +44,7 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
         ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
       };
       const onText = request.onText;
-      const send = async (signal: AbortSignal, attempt: number): Promise<LlmResponse> => {
+      const send = async (signal: AbortSignal, attempt: number, alive: () => void): Promise<LlmResponse> => {
         if (onText === undefined) {
           const result = await generateText({ ...call, abortSignal: signal });
           return reply(name, result.text, result.finishReason, result.usage, result.response.modelId);
@@ -55,6 +55,8 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
         let finish = "unknown";
         let usage: LanguageModelUsage | undefined;
         for await (const part of result.fullStream) {
+          // The AI SDK's own `start` comes before anything from the server.
+          if (part.type !== "start") alive();
           if (part.type === "text-delta") {
             text += part.text;
             onText(part.text, attempt);

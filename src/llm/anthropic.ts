@@ -59,10 +59,10 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
         ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
       };
       const onText = request.onText;
-      const send = async (signal: AbortSignal, attempt: number) => {
+      const send = async (signal: AbortSignal, attempt: number, alive: () => void) => {
         if (onText === undefined) return parseReply(await client.messages.create(body, { signal }), name);
         const stream = await client.messages.create({ ...body, stream: true }, { signal });
-        return parseReply(await readStream(stream, name, (delta) => onText(delta, attempt)), name);
+        return parseReply(await readStream(stream, name, alive, (delta) => onText(delta, attempt)), name);
       };
       return withRetries(name, retry, request, send, (e, signal) => sdkError(e, signal, name, SDK_ERRORS, apiKey));
     },
@@ -125,17 +125,19 @@ function parseArguments(text: string): Record<string, unknown> {
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
 /**
- * A streamed message read to its end, each text delta told as it comes, and put back together
- * in the shape of a whole message: `message_start` carries the model and the prompt's usage
- * (cache reads and writes), `message_delta` the stop reason and the output tokens.
+ * A streamed message read to its end, each event told to `alive` and each text delta to `onText`
+ * as it comes, and put back together in the shape of a whole message: `message_start` carries
+ * the model and the prompt's usage (cache reads and writes), `message_delta` the stop reason and
+ * the output tokens.
  */
-async function readStream(stream: AsyncIterable<unknown>, name: string, onText: (delta: string) => void): Promise<unknown> {
+async function readStream(stream: AsyncIterable<unknown>, name: string, alive: () => void, onText: (delta: string) => void): Promise<unknown> {
   let text = "";
   let model: unknown;
   let stop: unknown;
   let usage: Record<string, unknown> | null = null;
   try {
     for await (const raw of stream) {
+      alive();
       const e = (raw ?? {}) as { type?: unknown; message?: { model?: unknown; usage?: Record<string, unknown> }; delta?: { type?: unknown; text?: unknown; stop_reason?: unknown }; usage?: Record<string, unknown> };
       if (e.type === "message_start") {
         model = e.message?.model;

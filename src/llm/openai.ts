@@ -76,14 +76,14 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
         ...(maxTokens === undefined ? {} : refused.has("max_tokens") ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens }),
       });
       const onText = request.onText;
-      const sendOnce = async (signal: AbortSignal, attempt: number) => {
+      const sendOnce = async (signal: AbortSignal, attempt: number, alive: () => void) => {
         if (onText === undefined) return parseCompletion(await client.chat.completions.create(body(), { signal }), name);
         const stream = await client.chat.completions.create({ ...body(), stream: true, stream_options: { include_usage: true } }, { signal });
-        return parseCompletion(await readStream(stream, name, (delta) => onText(delta, attempt)), name);
+        return parseCompletion(await readStream(stream, name, alive, (delta) => onText(delta, attempt)), name);
       };
-      const send = async (signal: AbortSignal, attempt: number): Promise<LlmResponse> => {
+      const send = async (signal: AbortSignal, attempt: number, alive: () => void): Promise<LlmResponse> => {
         try {
-          return await sendOnce(signal, attempt);
+          return await sendOnce(signal, attempt, alive);
         } catch (e) {
           // Only a parameter refused as such: a max_tokens too large (invalid_value) stays an error.
           const param = e instanceof APIError && e.status === 400 && typeof e.code === "string" && e.code.startsWith("unsupported_") ? e.param : undefined;
@@ -91,7 +91,7 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
           if (!sent || refused.has(param as "max_tokens" | "temperature")) throw e;
           refused.add(param as "max_tokens" | "temperature");
           refusedBy.set(wanted, refused);
-          return send(signal, attempt);
+          return send(signal, attempt, alive);
         }
       };
       return withRetries(name, retry, request, send, (e, signal) => sdkError(e, signal, name, SDK_ERRORS, apiKey));
@@ -100,16 +100,18 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
 }
 
 /**
- * A streamed completion read to its end, each content delta told as it comes, and put back
- * together in the shape of a whole completion (usage from the final chunk `include_usage` asks for).
+ * A streamed completion read to its end, each chunk told to `alive` and each content delta to
+ * `onText` as it comes, and put back together in the shape of a whole completion (usage from the
+ * final chunk `include_usage` asks for).
  */
-async function readStream(stream: AsyncIterable<unknown>, name: string, onText: (delta: string) => void): Promise<CompletionShape> {
+async function readStream(stream: AsyncIterable<unknown>, name: string, alive: () => void, onText: (delta: string) => void): Promise<CompletionShape> {
   let content = "";
   let refusal = "";
   let finish: unknown = null;
   const out: CompletionShape = {};
   try {
     for await (const raw of stream) {
+      alive();
       const chunk = (raw ?? {}) as CompletionShape;
       if (typeof chunk.model === "string") out.model = chunk.model;
       if (chunk.usage) out.usage = chunk.usage;

@@ -1,6 +1,8 @@
 // Retries shared by the HTTP clients (OpenAI-compatible, Anthropic). The SDKs' own retries are
 // off: retrying here honours `retry-after`, caps the wait, reports each retry, and bounds every
-// attempt (body included) with one timeout that also follows the caller's AbortSignal.
+// attempt (body included) with one timeout that also follows the caller's AbortSignal: for a
+// streamed reply, the wait for the server (before its first event and between two), so a healthy
+// long stream is not cut and paid for again.
 import { abortError, LlmError, sleep } from "./errors.js";
 import type { LlmRequest, LlmResponse } from "./types.js";
 
@@ -15,7 +17,10 @@ export interface RetryInfo {
 export interface RetryOptions {
   /** Retries after the first attempt for 429, 5xx, timeouts and connection failures. Default 3. */
   maxRetries?: number;
-  /** Bound on one attempt, reading the reply included. Default 120 000 ms. */
+  /**
+   * Bound on one attempt, reading the reply included; for a streamed reply (`onText`), on the wait
+   * for its first event and between two events, however long the stream runs. Default 120 000 ms.
+   */
   timeoutMs?: number;
   /** First backoff delay; doubles with each retry (with jitter). Default 500 ms. */
   retryBaseMs?: number;
@@ -139,27 +144,35 @@ export function sdkBackstopMs(timeoutMs: number): number {
 
 /**
  * Runs `send` with a signal that fires on the timeout or the caller's abort, retrying the
- * retryable failures (`attempt` counts from 1, for a stream's `onText`). `toError` maps whatever `send` threw; it gets the attempt's signal,
- * whose reason tells the timeout from the caller.
+ * retryable failures (`attempt` counts from 1, for a stream's `onText`). A stream calls `alive`
+ * on each event it reads, which starts the timeout over. `toError` maps whatever `send` threw; it
+ * gets the attempt's signal, whose reason tells the timeout from the caller.
  */
 export async function withRetries(
   name: string,
   s: RetrySettings,
   request: LlmRequest,
-  send: (signal: AbortSignal, attempt: number) => Promise<LlmResponse>,
+  send: (signal: AbortSignal, attempt: number, alive: () => void) => Promise<LlmResponse>,
   toError: (e: unknown, signal: AbortSignal) => LlmError,
 ): Promise<LlmResponse> {
   if (request.signal?.aborted) throw abortError(request.signal, name);
   for (let n = 1; ; n++) {
     let error: LlmError;
     const ctl = new AbortController();
+    let heard = false;
+    const expire = () => ctl.abort(new LlmError("timeout", heard ? `${name}: the reply stalled: nothing received for ${s.timeoutMs} ms` : `${name}: no reply within ${s.timeoutMs} ms`));
     // A timeout past what a timer holds (weeks) is no timeout, not one that fires at once.
-    const timer = s.timeoutMs > MAX_TIMER_MS ? undefined : setTimeout(() => ctl.abort(new LlmError("timeout", `${name}: no reply within ${s.timeoutMs} ms`)), s.timeoutMs);
+    const timer = s.timeoutMs > MAX_TIMER_MS ? undefined : setTimeout(expire, s.timeoutMs);
+    // Called per event: refresh re-arms the one timer without allocating.
+    const alive = () => {
+      heard = true;
+      timer?.refresh();
+    };
     const outer = request.signal;
     const onAbort = () => ctl.abort(abortError(outer as AbortSignal, name));
     outer?.addEventListener("abort", onAbort, { once: true });
     try {
-      return await send(ctl.signal, n);
+      return await send(ctl.signal, n, alive);
     } catch (e) {
       error = toError(e, ctl.signal);
     } finally {

@@ -211,7 +211,7 @@ describe("anthropicLlm streaming", () => {
     const retries: RetryInfo[] = [];
     const llm = anthropicLlm({ model: "claude-fake", baseURL: base, apiKey: "sk-ant-test", timeoutMs: 300, maxRetries: 0, env: {}, onRetry: (i) => retries.push(i) });
     const e = await failure(llm.complete({ messages, onText: () => undefined }));
-    expect([e.kind, e.message]).toEqual(["timeout", "anthropic:claude-fake: no reply within 300 ms"]);
+    expect([e.kind, e.message]).toEqual(["timeout", "anthropic:claude-fake: the reply stalled: nothing received for 300 ms"]);
     script = [{ events: stream(["(ret"]).events.slice(0, 4), hold: true }];
     const ctl = new AbortController();
     const aborted = failure(anthropicLlm({ model: "claude-fake", baseURL: base, apiKey: "sk-ant-test", env: {}, onRetry: (i) => retries.push(i) }).complete({ messages, signal: ctl.signal, onText: () => ctl.abort() }));
