@@ -41,9 +41,10 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
   if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new LlmError("config", `anthropicLlm: maxTokens must be a positive integer, got ${maxTokens}`);
   const retry = retrySettings("anthropicLlm", options);
   const name = `anthropic:${model}`;
-  // authToken null: a stray ANTHROPIC_AUTH_TOKEN in the environment must not ride along.
+  // authToken null: a stray ANTHROPIC_AUTH_TOKEN in the environment must not ride along; baseURL
+  // null: the SDK would read ANTHROPIC_BASE_URL from process.env, whatever `env` says.
   // The attempt's own controller (withRetries) bounds each attempt; the SDK's timeout is a backstop past it.
-  const client = new Anthropic({ apiKey, authToken: null, ...(baseURL ? { baseURL } : {}), maxRetries: 0, timeout: sdkBackstopMs(retry.timeoutMs) });
+  const client = new Anthropic({ apiKey, authToken: null, baseURL: baseURL || null, maxRetries: 0, timeout: sdkBackstopMs(retry.timeoutMs) });
   const cache = options.cache ?? true;
 
   return {

@@ -21,7 +21,10 @@ export interface OpenAiLlmOptions extends RetryOptions {
   temperature?: number;
   /** Upper bound on reply tokens (`max_tokens`, or `max_completion_tokens` once the server refuses `max_tokens`). */
   maxTokens?: number;
-  /** Where the defaults come from; default `process.env`. */
+  /**
+   * Where the defaults come from, `OPENAI_ORG_ID` and `OPENAI_PROJECT_ID` too (sent as the
+   * `OpenAI-Organization` and `OpenAI-Project` headers); default `process.env`.
+   */
   env?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -55,7 +58,9 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
   // Local servers ignore the key, but the SDK insists on one. The attempt's own controller
   // (withRetries) bounds each attempt; the SDK's timeout is only a backstop set past it, since
   // when both fire together a body cut by the SDK reads as a connection error, not a timeout.
-  const client = new OpenAI({ apiKey: apiKey || "unused", baseURL, maxRetries: 0, timeout: sdkBackstopMs(retry.timeoutMs) });
+  // The SDK reads process.env for an option left undefined, whatever `env` says: null leaves it unread.
+  const account = { baseURL: baseURL ?? null, organization: env.OPENAI_ORG_ID ?? null, project: env.OPENAI_PROJECT_ID ?? null };
+  const client = new OpenAI({ apiKey: apiKey || "unused", ...account, maxRetries: 0, timeout: sdkBackstopMs(retry.timeoutMs) });
   // The parameters the server refused for a model (400 naming the param, code unsupported_...),
   // left out of that model's later requests: OpenAI's reasoning models (o-series, gpt-5) take
   // `max_completion_tokens` for `max_tokens`, which other OpenAI-compatible servers may not know,
