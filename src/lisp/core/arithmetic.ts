@@ -106,13 +106,13 @@ function divZero(): LispError {
 }
 
 /** Integer-style division helpers: results are integers when both inputs are integers. */
-function intOp(name: string, f: (x: number, y: number) => number, floatResultIsInt = false) {
+function intOp(name: string, f: (x: number, y: number) => number) {
   return (a: Value, b: Value): Value => {
     const x = numOf(name, a, b);
     const y = numOf(name, b, a);
     if (y === 0) throw divZero();
     const r = f(x, y);
-    if (isF(a) || isF(b)) return floatResultIsInt && Number.isFinite(r) ? Math.trunc(r) : mkFloat(r);
+    if (isF(a) || isF(b)) return mkFloat(r);
     return r + 0;
   };
 }
