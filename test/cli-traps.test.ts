@@ -257,6 +257,26 @@ describe("an input file too large to be a string", () => {
   });
 });
 
+describe("an input without an end (/dev/zero)", () => {
+  it.skipIf(!existsSync("/dev/zero"))("is read no further than the most a string holds and refused as too large (it was read until memory ran out)", async () => {
+    for (const args of [["eval", "/dev/zero"], ["trace", "show", "/dev/zero"]]) {
+      const r = await ptc(args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`/dev/zero is too large to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
+    }
+  });
+  it("on standard input too (ptc eval - < /dev/zero)", async () => {
+    const chunk = Buffer.alloc(1 << 20);
+    const zeros = Readable.from((function* () {
+      for (;;) yield chunk;
+    })());
+    let stderr = "";
+    const code = await runCli(["eval", "-"], { stdin: zeros, stdout: { write: () => true }, stderr: { write: (s: string) => (stderr += s) } });
+    expect(code).toBe(2);
+    expect(stderr).toContain(`standard input is too large to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
+  });
+});
+
 describe("a blank port (--port=\"$PORT\" with PORT unset)", () => {
   it("is refused by ptc view and ptc proxy instead of serving on a random port", async () => {
     const view = await ptc(["view", file("run.json"), "--port", ""]);

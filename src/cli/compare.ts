@@ -1,7 +1,6 @@
 // `ptc compare`: compaction strategies side by side on transcripts (JSONL, the format of the
 // shared corpora): tokens, cost with a prefix cache, cache breaks, and how many probe facts each
 // strategy keeps in the prompts that need them.
-import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { DEFAULT_PRICES, FALLBACK_MODEL_PRICE, lookupPrice } from "../compaction/prices.js";
 import type { StrategySpec } from "../compaction/registry.js";
@@ -22,7 +21,7 @@ import { fileKind, whatReads } from "./file-kind.js";
 import { parseOptions, type Io } from "./eval.js";
 import { version } from "./version.js";
 import { forTerminal, namesOneOf, unwritable, writeOutput } from "./output.js";
-import { decodeText } from "./input.js";
+import { readText, TextInputError } from "./input.js";
 
 const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M]... [--summarizer facts|copy | --summarizer-llm MODEL] [--caches] [--json FILE|-] [--html FILE]
        ptc compare --experiment [--live [--model M]] [--strategy ...]... [--runs N] [--json FILE|-]
@@ -131,13 +130,12 @@ function topLevelParts(text: string): string[] {
 
 /** A file's text, read once: its kind is told from it and it is parsed from it. */
 function readInput(file: string): string {
-  let bytes: Buffer;
   try {
-    bytes = readFileSync(file);
+    return readText(file, file);
   } catch (e) {
+    if (e instanceof TextInputError) throw e;
     throw new TranscriptError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
-  return decodeText(bytes, file);
 }
 
 /**

@@ -1,9 +1,9 @@
 // `ptc eval`: runs one PTC-Lisp program from an argument, a file or stdin and prints the
 // result. Exit codes: 0 for a value, 1 when the program failed (an error or `(fail ...)`),
 // 2 when the command line itself is wrong (so scripts can tell the two apart).
-import { readFileSync } from "node:fs";
+import { constants } from "node:buffer";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { decodeText, TextInputError } from "./input.js";
+import { decodeText, readText, TextInputError } from "./input.js";
 import { forStream } from "./output.js";
 import { contextJsonProblem, defaultLimits, type EvalResult, evaluate, formatError, isMap, isSet, type Limits, parseContextJson, print, printSample, showStandIns, type Value, Vec } from "../lisp/index.js";
 
@@ -111,19 +111,24 @@ export function parseLimits(flags: readonly string[] | undefined): Partial<Limit
 }
 
 function readInput(path: string, what: string): string {
-  let bytes: Buffer;
   try {
-    bytes = readFileSync(path);
+    return asUsage(() => readText(path, what === "file" ? path : `${what} ${path}`));
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     throw new UsageError(`cannot read ${what} '${path}'${code === "ENOENT" ? ": no such file" : code ? ` (${code})` : ""}`);
   }
-  return asUsage(() => decodeText(bytes, what === "file" ? path : `${what} ${path}`));
 }
 
 async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  let length = 0;
+  for await (const chunk of stream) {
+    chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+    length += chunks[chunks.length - 1].length;
+    // Input without an end (< /dev/zero) is refused once it cannot be a string, not read until memory runs out.
+    if (length > constants.MAX_STRING_LENGTH) throw new UsageError(`standard input is too large to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
+  }
   return asUsage(() => decodeText(Buffer.concat(chunks), "standard input"));
 }
 

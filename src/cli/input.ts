@@ -3,11 +3,42 @@
 // characters silently replaced by U+FFFD. A leading byte-order mark, which some editors write
 // and JSON.parse refuses as a character no one can see, is dropped.
 import { constants } from "node:buffer";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { TextDecoder } from "node:util";
 
 /** Why an input's bytes cannot be read as text: too many of them, or not UTF-8 (the first bad byte and where it is). */
 export class TextInputError extends Error {
   override readonly name = "TextInputError";
+}
+
+/**
+ * The text of the file `path` (named `name` in errors), as decodeText reads it. Read at most one
+ * byte past the most a string holds: a device or FIFO without an end (/dev/zero, a stream that
+ * never closes) would otherwise be read into memory until the process died. Errors opening or
+ * reading the file are thrown as they are, for the command to report.
+ */
+export function readText(path: string, name: string): string {
+  const fd = openSync(path, "r");
+  try {
+    // A regular file's size is known: one buffer. Anything else grows as it is read.
+    const stat = fstatSync(fd);
+    let buffer = Buffer.allocUnsafe(Math.min(constants.MAX_STRING_LENGTH + 1, stat.isFile() && stat.size > 0 ? stat.size + 1 : 1 << 16));
+    let length = 0;
+    for (;;) {
+      if (length === buffer.length) {
+        if (length > constants.MAX_STRING_LENGTH) throw new TextInputError(`${name} is too large to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
+        const grown = Buffer.allocUnsafe(Math.min(constants.MAX_STRING_LENGTH + 1, length * 2));
+        buffer.copy(grown, 0, 0, length);
+        buffer = grown;
+      }
+      const n = readSync(fd, buffer, length, buffer.length - length, null);
+      if (n === 0) break;
+      length += n;
+    }
+    return decodeText(buffer.subarray(0, length), name);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 const decoder = (ignoreBOM = false): TextDecoder => new TextDecoder("utf-8", { fatal: true, ignoreBOM });

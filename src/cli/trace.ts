@@ -2,13 +2,12 @@
 // errors, tokens); `--turn N` for one turn with the model's raw reply, `--messages` for
 // exactly what the LLM was sent. The renderers are pure and also print the demo's turns.
 import { jsonSyntaxError, quoteString, showStandIns } from "../lisp/index.js";
-import { readFileSync } from "node:fs";
 import { renderError } from "../trace/feedback.js";
 import { prettyJson, type RunSource } from "../viewer/run.js";
 import { runSourceOf } from "../viewer/input.js";
 import { ResumeError } from "../trace/run-state.js";
 import { fileKind, whatReads, type FileKind } from "./file-kind.js";
-import { decodeText, TextInputError } from "./input.js";
+import { readText, TextInputError } from "./input.js";
 import { forTerminal } from "./output.js";
 import { parseOptions } from "./eval.js";
 import type { SavedRunFile } from "../trace/saved-run.js";
@@ -162,18 +161,12 @@ export class TraceFileError extends Error {
 
 /** Reads a saved run (`runToJson`, what `ptc demo --trace-out` writes), a run state or a bare trace (`traceToJson`). */
 export function loadRun(file: string): RunSource {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (e) {
-    throw new TraceFileError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
   let text: string;
   try {
-    text = decodeText(bytes, file);
+    text = readText(file, file);
   } catch (e) {
     if (e instanceof TextInputError) throw new TraceFileError(e.message);
-    throw e;
+    throw new TraceFileError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
   return parseRun(text, file);
 }

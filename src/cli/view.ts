@@ -1,6 +1,6 @@
 // `ptc view FILE...`: the web viewer for agent runs (saved runs and traces) and `ptc compare
 // --json` reports. Serves one page on a loopback address, or writes it to a file with --out.
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { parseTranscripts, TranscriptError } from "../harness/transcript.js";
 import { buildPageData } from "../viewer/data.js";
@@ -9,7 +9,7 @@ import { contentSecurityPolicy, renderPage, ViewerAssetsError } from "../viewer/
 import { isLoopback, serveViewer } from "../viewer/server.js";
 import { parseOptions, usageFailure, UsageError, type Io } from "./eval.js";
 import { forTerminal, namesOneOf, unwritable, writeOutput } from "./output.js";
-import { decodeText, TextInputError } from "./input.js";
+import { readText, TextInputError } from "./input.js";
 
 const USAGE = `usage: ptc view FILE... [--port N] [--host ADDRESS] [--out FILE]
 
@@ -37,7 +37,7 @@ export function readInputs(files: readonly string[]): ViewerInput[] {
     if (size > MAX_INPUT_BYTES) throw new ViewerInputError(`${file} is too large to view (${size} bytes; the limit is ${MAX_INPUT_BYTES})`);
     let text: string;
     try {
-      text = decodeText(readFileSync(file), file);
+      text = readText(file, file);
     } catch (e) {
       if (e instanceof TextInputError) throw new ViewerInputError(e.message);
       throw new ViewerInputError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
