@@ -257,6 +257,21 @@ describe("an input file too large to be a string", () => {
   });
 });
 
+describe("ptc compare --summarizer-llm with no server configured", () => {
+  it("is a usage error (exit 2, what to set), not an internal error with a stack trace", async () => {
+    vi.stubEnv("OPENAI_API_KEY", "");
+    vi.stubEnv("OPENAI_BASE_URL", "");
+    try {
+      const r = await ptc(["compare", file("chats.jsonl"), "--summarizer-llm", "gpt-4o-mini"]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain("ptc compare: openaiLlm: no API key");
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+});
+
 describe("an input without an end (/dev/zero)", () => {
   it.skipIf(!existsSync("/dev/zero"))("is read no further than the most a string holds and refused as too large (it was read until memory ran out)", async () => {
     for (const args of [["eval", "/dev/zero"], ["trace", "show", "/dev/zero"]]) {

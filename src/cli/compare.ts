@@ -14,6 +14,7 @@ import { renderHtml } from "../harness/html.js";
 import { domainGoalDetector } from "../compaction/goals.js";
 import { LlmError } from "../llm/errors.js";
 import { openaiLlm } from "../llm/openai.js";
+import type { Llm } from "../llm/types.js";
 import { runTranscript } from "../harness/run-transcript.js";
 import { parseTranscripts, TranscriptError, type Transcript } from "../harness/transcript.js";
 import { parseRun } from "./trace.js";
@@ -203,6 +204,8 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
   }
   let strategies: StrategySpec[];
   let transcripts: Transcript[];
+  // The summarizer of both tables, when it is a model.
+  let summarizing: { llm?: Llm; summaryModel?: string } = {};
   const models = values.model ?? DEFAULT_MODELS;
   const llmModel = values["summarizer-llm"];
   try {
@@ -234,6 +237,8 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
       if (problem !== undefined) throw new Error(`cannot write --${flag} ${file}: ${problem}`);
     }
     if (json !== undefined && values.html !== undefined && namesOneOf(json, [values.html])) throw new Error("--json and --html name the same file: the HTML would overwrite the JSON");
+    // Made before the run, so an environment that names no server is told as a usage error, not a crash.
+    if (llmModel !== undefined) summarizing = { llm: openaiLlm({ model: llmModel }), summaryModel: llmModel };
   } catch (e) {
     io.stderr.write(forTerminal(`ptc compare: ${(e as Error).message}\n`));
     return 2;
@@ -242,8 +247,6 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
   try {
     const started = performance.now();
     const interactive = (io.stderr as { isTTY?: boolean }).isTTY === true;
-    // The summarizer of both tables, when it is a model.
-    const summarizing = llmModel === undefined ? {} : { llm: openaiLlm({ model: llmModel }), summaryModel: llmModel };
     const report: CompareReport = await compareStrategies(transcripts, strategies, {
       models,
       ...summarizing,
