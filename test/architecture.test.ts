@@ -1,4 +1,4 @@
-// The layers, bottom to top: src/lisp and src/llm, then src/compaction, the turn records
+// The layers, bottom to top: src/json (where a JSON text went wrong), src/lisp and src/llm, then src/compaction, the turn records
 // (src/trace), the prompt views (src/history), the agent, the tools built on it (harness, proxy,
 // viewer), and the CLI (docs/architecture.md). A folder imports only from folders below it, and
 // only through src/lisp/index.ts into the interpreter; no files import each other in a cycle,
@@ -16,19 +16,20 @@ const src = join(root, "src");
 
 /** What each folder may import from (besides itself). Anything unlisted is a layering error. */
 const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
-  lisp: [],
-  llm: [],
-  compaction: ["llm"],
-  trace: ["lisp", "llm", "compaction"],
-  history: ["lisp", "llm", "compaction", "trace"],
-  agent: ["lisp", "llm", "compaction", "trace", "history"],
-  harness: ["lisp", "llm", "compaction", "trace", "history", "agent"],
-  proxy: ["lisp", "llm", "compaction", "trace", "history", "agent"],
+  json: [],
+  lisp: ["json"],
+  llm: ["json"],
+  compaction: ["json", "llm"],
+  trace: ["json", "lisp", "llm", "compaction"],
+  history: ["json", "lisp", "llm", "compaction", "trace"],
+  agent: ["json", "lisp", "llm", "compaction", "trace", "history"],
+  harness: ["json", "lisp", "llm", "compaction", "trace", "history", "agent"],
+  proxy: ["json", "lisp", "llm", "compaction", "trace", "history", "agent"],
   // The viewer reads saved runs, run states and traces through src/trace's readers, never the agent.
-  viewer: ["lisp", "llm", "compaction", "trace", "history"],
-  cli: ["lisp", "llm", "compaction", "trace", "history", "agent", "harness", "proxy", "viewer", "examples"],
+  viewer: ["json", "lisp", "llm", "compaction", "trace", "history"],
+  cli: ["json", "lisp", "llm", "compaction", "trace", "history", "agent", "harness", "proxy", "viewer", "examples"],
   // The public entries (src/index.ts, src/advanced.ts) gather everything.
-  entry: ["lisp", "llm", "compaction", "trace", "history", "agent", "harness", "proxy", "viewer"],
+  entry: ["json", "lisp", "llm", "compaction", "trace", "history", "agent", "harness", "proxy", "viewer"],
 };
 
 /** The CLI's readers of run files: like the viewer, they read a saved run without the agent. */

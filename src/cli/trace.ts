@@ -1,7 +1,8 @@
 // `ptc trace show FILE`: a run, turn by turn (program, tool calls, output, definitions,
 // errors, tokens); `--turn N` for one turn with the model's raw reply, `--messages` for
 // exactly what the LLM was sent. The renderers are pure and also print the demo's turns.
-import { jsonSyntaxError, quoteString, showStandIns } from "../lisp/index.js";
+import { quoteString, showStandIns } from "../lisp/index.js";
+import { jsonSyntaxError } from "../json/json-error.js";
 import { renderError } from "../trace/feedback.js";
 import { prettyJson, type RunSource } from "../viewer/run.js";
 import { runSourceOf } from "../viewer/input.js";

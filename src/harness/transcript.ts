@@ -7,7 +7,7 @@ import { traceFromJson, TraceFormatError } from "../trace/serialize.js";
 import type { ChatMessage } from "../llm/types.js";
 import type { RunTrace } from "../trace/trace.js";
 import { runTranscript } from "./run-transcript.js";
-import { jsonSyntaxProblem } from "../lisp/index.js";
+import { jsonSyntaxProblem } from "../json/json-error.js";
 import { messageProblem } from "../compaction/compact.js";
 
 // A message is what compact() takes (its one check, messageProblem); exported conversations

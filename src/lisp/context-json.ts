@@ -8,7 +8,7 @@
 // limit is cut out of the text before it is parsed, and reading that data/ key fails with
 // `collection_too_large`, as it would in process; only text within the limits is parsed.
 import { LispError } from "./errors.js";
-import { jsonSyntaxError } from "./json-error.js";
+import { jsonSyntaxError } from "../json/json-error.js";
 import type { Limits } from "./limits.js";
 import { limitError } from "./runtime.js";
 

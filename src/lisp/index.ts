@@ -24,7 +24,6 @@ export { againOptions } from "./define-again.js";
 export { Vec } from "./vector.js";
 export { boxed, ContextReader, toHost, toLisp } from "./interop.js";
 export { contextJsonProblem, parseContextJson } from "./context-json.js";
-export { jsonSyntaxError, jsonSyntaxProblem } from "./json-error.js";
 export { cutPoint, tailPoint, wellFormed } from "./cuts.js";
 export { ABORTED, unlessAborted } from "./abort.js";
 export { read, isSymbolName } from "./reader.js";

@@ -4,6 +4,7 @@
 // (a changed prompt, tool or interpreter) stops with the first difference instead of
 // silently feeding the model's old replies to a different conversation.
 import { readFileSync } from "node:fs";
+import { jsonSyntaxProblem } from "../json/json-error.js";
 import { abortError, LlmError, type LlmErrorKind } from "./errors.js";
 import type { RecordedCall } from "./recorder.js";
 import { messageText } from "./messages.js";
@@ -80,8 +81,11 @@ export function loadRecording(file: string): RecordedCall[] {
     let entry: unknown;
     try {
       entry = JSON.parse(line);
-    } catch {
-      throw new LlmError("config", `replay: ${file}:${i + 1}: not valid JSON`);
+    } catch (e) {
+      // The column is in the untrimmed line, where an editor finds it.
+      const p = jsonSyntaxProblem(line, e);
+      const column = p.column === undefined ? "" : `:${p.column + lines[i].length - lines[i].trimStart().length}`;
+      throw new LlmError("config", `replay: ${file}:${i + 1}${column}: not valid JSON (${p.reason})`);
     }
     const problem = checkCall(entry);
     if (problem) throw new LlmError("config", `replay: ${file}:${i + 1}: ${problem}`);

@@ -5,7 +5,7 @@
 // are picked up without a restart, and a bad edit keeps the running settings.
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { mergeConfig, parseConfig, type Parsed, type ProxyConfig } from "./config.js";
-import { jsonSyntaxError } from "../lisp/index.js";
+import { jsonSyntaxError } from "../json/json-error.js";
 
 export class ConfigFile {
   private value: ProxyConfig;

@@ -4,7 +4,8 @@
 // the CLI read a saved run without loading the agent; resuming one is the agent's (agent/resume.ts).
 import { z } from "zod";
 import type { Json } from "../compaction/types.js";
-import { jsonSyntaxError, type Origin } from "../lisp/index.js";
+import type { Origin } from "../lisp/index.js";
+import { jsonSyntaxError } from "../json/json-error.js";
 import { numberReplacer, numberReviver, traceFromJson, traceToJson } from "./serialize.js";
 import type { RunTrace } from "./trace.js";
 import { viewOptionsSchema, type ViewOptions } from "./view-settings.js";

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import type { RunTrace } from "./trace.js";
 import { viewOptionsSchema } from "./view-settings.js";
-import { jsonSyntaxError } from "../lisp/index.js";
+import { jsonSyntaxError } from "../json/json-error.js";
 
 export const TRACE_VERSION = 2;
 

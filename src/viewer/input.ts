@@ -7,7 +7,7 @@ import { parseSavedRun } from "../trace/saved-run.js";
 import { compareReportSchema, looksLikeReport, type CompareReportJson } from "./report.js";
 import type { RunSource } from "./run.js";
 import type { ReplayTranscript } from "./sidebyside.js";
-import { jsonSyntaxError } from "../lisp/index.js";
+import { jsonSyntaxError } from "../json/json-error.js";
 
 /** Larger files are refused: a page holding them would not load usefully. */
 export const MAX_INPUT_BYTES = 64 * 1024 * 1024;

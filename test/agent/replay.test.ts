@@ -243,7 +243,19 @@ describe("loadRecording: bad files", () => {
 
   it("names the line that is not JSON", () => {
     const file = write("bad-json.jsonl", `${JSON.stringify({ request: { messages: [] }, response: { content: "x" } })}\n\n{oops\n`);
-    expect(() => loadRecording(file)).toThrow(/bad-json\.jsonl:3: not valid JSON/);
+    expect(() => loadRecording(file)).toThrow(/bad-json\.jsonl:3:2: not valid JSON \(Expected property name or '\}'\)$/);
+  });
+
+  it("names the column and the reason of a line cut short (a recording whose writer was killed), in the line as written", () => {
+    const call = JSON.stringify({ request: { messages: [{ role: "user", content: "a secret-ish prompt" }] }, response: { content: "x" } });
+    const file = write("cut.jsonl", `${call}\n  ${call.slice(0, 40)}\n`);
+    let message = "";
+    try {
+      loadRecording(file);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toBe(`replay: ${file}:2:43: not valid JSON (Unterminated string)`);
   });
 
   it("names a line without the expected fields", () => {

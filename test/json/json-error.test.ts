@@ -1,7 +1,7 @@
 // JSON.parse's complaint read as a line and column, never quoting the text: the one reader every
 // JSON input uses (contexts, traces, saved runs, transcripts, config files).
 import { describe, expect, it } from "vitest";
-import { jsonSyntaxError } from "../../src/lisp/index.js";
+import { jsonSyntaxError } from "../../src/json/json-error.js";
 
 const complaint = (text: string): string => {
   try {
