@@ -274,7 +274,7 @@ describe("ptc compare --summarizer-llm with no server configured", () => {
 
 describe("an input without an end (/dev/zero)", () => {
   it.skipIf(!existsSync("/dev/zero"))("is read no further than the most a string holds and refused as too large (it was read until memory ran out)", async () => {
-    for (const args of [["eval", "/dev/zero"], ["trace", "show", "/dev/zero"]]) {
+    for (const args of [["eval", "/dev/zero"], ["trace", "show", "/dev/zero"], ["demo", "--replay", "/dev/zero"]]) {
       const r = await ptc(args);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`/dev/zero is too large to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);

@@ -5,12 +5,13 @@
 import { isDeepStrictEqual } from "node:util";
 import { LlmError } from "../llm/errors.js";
 import { recordingLlm } from "../llm/recorder.js";
-import { replayLlm } from "../llm/replay.js";
+import { parseRecording, replayLlm } from "../llm/replay.js";
 import type { Llm } from "../llm/types.js";
 import { runToJson } from "../agent/saved-run.js";
 import type { AgentEvent } from "../agent/events.js";
 import { liveHint, liveLlm } from "./live-llm.js";
 import { parseOptions } from "./eval.js";
+import { readText, TextInputError } from "./input.js";
 import { forTerminal, namesOneOf, replacing, unwritable, writeOutput, type Replacement } from "./output.js";
 import { renderRunHead, renderTokens, renderTurn } from "./trace.js";
 
@@ -65,6 +66,15 @@ function liveView(write: (text: string) => void): (event: AgentEvent) => void {
         return;
     }
   };
+}
+
+/** The text of the recording `file`, or a config LlmError saying why it cannot be read. */
+function readRecording(file: string): string {
+  try {
+    return readText(file, file);
+  } catch (e) {
+    throw new LlmError("config", `replay: ${e instanceof TextInputError ? e.message : `cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`}`);
+  }
 }
 
 /** Plain-data comparison: key order and null-prototype objects do not matter. */
@@ -178,7 +188,8 @@ export async function runDemoCommand(args: string[]): Promise<number> {
         }),
       );
     }
-    else if (values.replay !== undefined) llm = replayLlm(values.replay);
+    // Read here, bounded and strictly UTF-8: a recording without an end (/dev/zero) is refused, not read until memory runs out.
+    else if (values.replay !== undefined) llm = replayLlm(parseRecording(readRecording(values.replay), values.replay), { name: `replay:${values.replay}` });
     else llm = scriptedExampleLlm(example);
   } catch (e) {
     if (!(e instanceof LlmError)) throw e;

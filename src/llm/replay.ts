@@ -73,6 +73,11 @@ export function loadRecording(file: string): RecordedCall[] {
   } catch (e) {
     throw new LlmError("config", `replay: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
+  return parseRecording(text, file);
+}
+
+/** Validates the text of a recording read by the caller (`file` names it in errors); every problem names the line. */
+export function parseRecording(text: string, file: string): RecordedCall[] {
   const calls: RecordedCall[] = [];
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
