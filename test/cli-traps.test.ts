@@ -8,6 +8,9 @@ import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { runCli } from "../src/cli/commands.js";
+import { stopsWhenUnanswered } from "../src/cli/compare.js";
+import { LlmError } from "../src/llm/errors.js";
+import type { Llm } from "../src/llm/types.js";
 import { decodeText, TextInputError } from "../src/cli/input.js";
 import { constants } from "node:buffer";
 import { saveRun } from "../src/agent/resume.js";
@@ -269,6 +272,40 @@ describe("ptc compare --summarizer-llm with no server configured", () => {
     } finally {
       vi.unstubAllEnvs();
     }
+  });
+});
+
+describe("ptc compare's summarizer when its server does not answer", () => {
+  it("is asked no more after one call times out: the rest fail at once, instead of each waiting out the timeouts again", async () => {
+    let asked = 0;
+    const silent: Llm = {
+      name: "silent",
+      complete: () => {
+        asked++;
+        return Promise.reject(new LlmError("timeout", "openai: no reply within 120000 ms"));
+      },
+    };
+    let stderr = "";
+    const llm = stopsWhenUnanswered(silent, { stderr: { write: (s: string) => (stderr += s) } });
+    const request = { messages: [{ role: "user" as const, content: "summarize" }] };
+    for (let i = 0; i < 5; i++) await expect(llm.complete(request)).rejects.toMatchObject({ kind: "timeout" });
+    expect(asked).toBe(1);
+    await expect(llm.complete(request)).rejects.toThrow("not asked: the summarizer did not answer an earlier call (openai: no reply within 120000 ms)");
+    expect(stderr).toBe("ptc compare: the summarizer did not answer (openai: no reply within 120000 ms); the rest of the run goes without its summaries\n");
+  });
+
+  it("is still asked after an answer it could not use (a rate limit, a bad reply)", async () => {
+    let asked = 0;
+    const busy: Llm = {
+      name: "busy",
+      complete: () => {
+        asked++;
+        return Promise.reject(new LlmError("rate_limit", "429"));
+      },
+    };
+    const llm = stopsWhenUnanswered(busy, { stderr: { write: () => true } });
+    for (let i = 0; i < 3; i++) await expect(llm.complete({ messages: [] })).rejects.toMatchObject({ kind: "rate_limit" });
+    expect(asked).toBe(3);
   });
 });
 

@@ -238,7 +238,7 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     }
     if (json !== undefined && values.html !== undefined && namesOneOf(json, [values.html])) throw new Error("--json and --html name the same file: the HTML would overwrite the JSON");
     // Made before the run, so an environment that names no server is told as a usage error, not a crash.
-    if (llmModel !== undefined) summarizing = { llm: openaiLlm({ model: llmModel }), summaryModel: llmModel };
+    if (llmModel !== undefined) summarizing = { llm: stopsWhenUnanswered(openaiLlm({ model: llmModel }), io), summaryModel: llmModel };
   } catch (e) {
     io.stderr.write(forTerminal(`ptc compare: ${(e as Error).message}\n`));
     return 2;
@@ -285,6 +285,31 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     }
     throw e;
   }
+}
+
+/**
+ * The summarizer's client for one compare run, which stops asking once the server has not
+ * answered a call (timed out or unreachable after the client's own retries): each call would
+ * otherwise wait out the same timeouts again, per summary, conversation and strategy, holding the
+ * command for hours. Later summaries fail at once, counted as the report's failed summaries.
+ */
+export function stopsWhenUnanswered(llm: Llm, io: Pick<Io, "stderr">): Llm {
+  let silent: LlmError | undefined;
+  return {
+    name: llm.name,
+    async complete(request) {
+      if (silent !== undefined) throw new LlmError(silent.kind, `not asked: the summarizer did not answer an earlier call (${silent.message})`);
+      try {
+        return await llm.complete(request);
+      } catch (e) {
+        if (e instanceof LlmError && (e.kind === "timeout" || e.kind === "connection")) {
+          silent = e;
+          io.stderr.write(forTerminal(`ptc compare: the summarizer did not answer (${e.message}); the rest of the run goes without its summaries\n`));
+        }
+        throw e;
+      }
+    },
+  };
 }
 
 /** Writes an output file; says why it could not (a folder made read-only during the run), without a stack trace. */
