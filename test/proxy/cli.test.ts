@@ -24,6 +24,12 @@ describe("ptc proxy", () => {
     expect(b.out.join("")).toMatch(/proxy\s+OpenAI-compatible proxy/);
   });
 
+  it("rejects an --upstream that is no http(s) URL without echoing the credentials in it (a typo in the scheme)", async () => {
+    const a = io();
+    expect(await runCli(["proxy", "--upstream", "htps://user:sk-secret-123@api.example.com/v1", "--db", ":memory:"], a.io)).toBe(2);
+    expect(a.err.join("")).toBe("ptc proxy: --upstream must be an http(s) URL, got htps://[redacted]@api.example.com/v1\n");
+  });
+
   it("rejects bad options with exit code 2", async () => {
     for (const args of [["--port", "99999"], ["--upstream", "ftp://x"], ["--nope"]]) {
       const a = io();
