@@ -317,6 +317,17 @@ describe("an input without an end (/dev/zero)", () => {
       expect(r.stderr).toContain(`/dev/zero is too large to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
     }
   });
+  it("as a line without an end on ptc repl's input (ptc repl < /dev/zero)", async () => {
+    const chunk = Buffer.alloc(1 << 20);
+    const zeros = Readable.from((function* () {
+      for (;;) yield chunk;
+    })());
+    let stderr = "";
+    const code = await runCli(["repl"], { stdin: zeros, stdout: { write: () => true }, stderr: { write: (s: string) => (stderr += s) } });
+    expect(code).toBe(2);
+    expect(stderr).toContain(`ptc repl: standard input line 1 is too long to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
+  });
+
   it("on standard input too (ptc eval - < /dev/zero)", async () => {
     const chunk = Buffer.alloc(1 << 20);
     const zeros = Readable.from((function* () {

@@ -72,6 +72,7 @@ const decodes = (bytes: Uint8Array, stream: boolean): boolean => {
  */
 export async function* textLines(stream: AsyncIterable<Buffer | string>, name: string): AsyncGenerator<string> {
   let pending: Buffer[] = [];
+  let pendingBytes = 0;
   let line = 1;
   const decode = (bytes: Uint8Array): string => {
     try {
@@ -90,9 +91,15 @@ export async function* textLines(stream: AsyncIterable<Buffer | string>, name: s
       pending.push(bytes.subarray(from, nl));
       yield decode(Buffer.concat(pending));
       pending = [];
+      pendingBytes = 0;
       from = nl + 1;
     }
-    if (from < bytes.length) pending.push(bytes.subarray(from));
+    if (from < bytes.length) {
+      pending.push(bytes.subarray(from));
+      pendingBytes += bytes.length - from;
+      // A line without an end (< /dev/zero) is refused once it cannot be a string, not kept until memory runs out.
+      if (pendingBytes > constants.MAX_STRING_LENGTH) throw new TextInputError(`${name} line ${line} is too long to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
+    }
   }
   if (pending.length > 0) yield decode(Buffer.concat(pending));
 }
