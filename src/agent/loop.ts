@@ -227,6 +227,8 @@ class AgentRun {
     const outer = this.run.signal;
     const onAbort = (): void => this.stop("aborted");
     let timer: ReturnType<typeof setTimeout> | undefined;
+    // A signal `prepare` refused has no listener to remove (and may have no method to remove it with).
+    let listening = false;
     try {
       this.observer?.runStart(this.agent.maxTurns);
       this.system = systemOf(this.agent, this.strategy?.name === INTERPRETER_STRATEGY ? "compressed" : "full");
@@ -234,6 +236,7 @@ class AgentRun {
       if (invalid !== null) return this.failure("invalid_input", invalid);
       if (outer?.aborted) return this.interrupted("aborted");
       outer?.addEventListener("abort", onAbort, { once: true });
+      listening = true;
       const delay = this.deadlineAt === undefined ? Infinity : Math.max(0, this.deadlineAt - Date.now());
       // Longer deadlines are checked between turns only.
       if (delay <= MAX_TIMER_MS) timer = setTimeout(() => this.stop("deadline_exceeded"), delay);
@@ -242,7 +245,7 @@ class AgentRun {
       return this.failure("internal_error", `internal error: ${errorText(e)}`);
     } finally {
       if (timer !== undefined) clearTimeout(timer);
-      outer?.removeEventListener("abort", onAbort);
+      if (listening) outer?.removeEventListener("abort", onAbort);
     }
   }
 
@@ -254,6 +257,13 @@ class AgentRun {
       });
     } catch (e) {
       return errorText(e);
+    }
+    // What the run uses of a signal, so one from another realm or a polyfill still serves.
+    const signal = this.run.signal as Partial<AbortSignal> | null | undefined;
+    if (signal !== undefined && (typeof signal !== "object" || signal === null || typeof signal.aborted !== "boolean" || typeof signal.addEventListener !== "function" || typeof signal.removeEventListener !== "function")) return "signal must be an AbortSignal";
+    for (const key of ["onTurn", "onEvent", "onStep"] as const) {
+      const callback = this.run[key] as unknown;
+      if (callback !== undefined && typeof callback !== "function") return `${key} must be a function, got ${callback === null ? "null" : typeof callback}`;
     }
     const context = this.run.context ?? {};
     if (!isPlainObject(context)) return "context must be a plain object of key → data";
@@ -583,7 +593,8 @@ export async function runAgent(agent: Agent, run: RunOptions, parent: RunScope |
   const agentRun = new AgentRun(agent, options, run, parent === null ? 0 : parent.depth + 1, parent, approvals);
   const step = await agentRun.execute();
   agentRun.observer?.runEnd(step);
-  unheard(run.onStep?.(step));
+  // An onStep that is not a function has ended the run with invalid_input.
+  if (typeof run.onStep === "function") unheard(run.onStep(step));
   return step;
 }
 

@@ -874,6 +874,22 @@ describe("onTurn and onStep", () => {
   });
 });
 
+describe("run options of the wrong type", () => {
+  // SubAgent.run never throws for an agent made by create: a signal or callback that is not one is invalid_input, before any LLM call.
+  it.each([
+    ["signal", {}, "signal must be an AbortSignal"],
+    ["signal", "stop", "signal must be an AbortSignal"],
+    ["onTurn", 5, "onTurn must be a function, got number"],
+    ["onEvent", "log", "onEvent must be a function, got string"],
+    ["onStep", {}, "onStep must be a function, got object"],
+  ])("%s: %j ends the run with invalid_input", async (option, value, message) => {
+    const llm = scriptedLlm([code("(return 1)")]);
+    const step = await SubAgent.run(SubAgent.create({ prompt: "Add up." }), { llm, isolation: "none", [option]: value } as never);
+    expect(step.fail).toEqual({ reason: "invalid_input", message });
+    expect(llm.requests).toHaveLength(0);
+  });
+});
+
 describe("a failed program's side effects", () => {
   it("feedback lists the tool calls that completed before the error, so a retry does not repeat them", async () => {
     const sent: string[] = [];
