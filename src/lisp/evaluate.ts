@@ -266,7 +266,21 @@ const isLimit = (e: unknown): e is LispError => e instanceof LispError && (LIMIT
 
 /** Evaluates a PTC-Lisp program. Never throws: every failure is an `{ ok: false }` result. */
 export function evaluate(source: string, options: EvaluateOptions = {}): Promise<EvalResult> {
+  const wrong = wrongInput(source, options);
+  if (wrong !== null) return Promise.resolve({ ok: false, error: toErrorInfo(new LispError("value_error", wrong), ""), prints: [], memory: EMPTY_MEMORY, toolCalls: [], stats: { fuelUsed: 0, durationMs: 0 } });
   return evaluateWith(source, options, null);
+}
+
+/** What is of the wrong type in a host's call (an untyped caller's), which would otherwise fail deep inside as a raw TypeError. */
+function wrongInput(source: unknown, options: unknown): string | null {
+  const type = (x: unknown): string => (x === null ? "null" : typeof x);
+  if (typeof source !== "string") return `the source must be a string, got ${type(source)}`;
+  if (typeof options !== "object" || options === null) return `the options must be an object, got ${type(options)}`;
+  const { memory, clock, ctxJson } = options as Record<string, unknown>;
+  if (memory !== undefined && !(memory instanceof Map)) return `memory must be a Map of definitions (an EvalResult's memory), got ${type(memory)}`;
+  if (clock !== undefined && typeof clock !== "function") return `clock must be a function returning milliseconds, got ${type(clock)}`;
+  if (ctxJson !== undefined && typeof ctxJson !== "string") return `ctxJson must be a string of JSON, got ${type(ctxJson)}`;
+  return null;
 }
 
 /**
