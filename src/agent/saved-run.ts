@@ -1,7 +1,7 @@
 // A finished run to JSON and back: the outcome, the usage and the trace. The file's reader is
 // src/trace/saved-run.ts (the viewer and the CLI read it there); this side writes it and types
 // the outcome and usage as this agent's.
-import { encodeTrace, numberReplacer, TRACE_VERSION } from "../trace/serialize.js";
+import { encodeTrace, numberReplacer, TRACE_VERSION, unsavable } from "../trace/serialize.js";
 import { parseSavedRun } from "../trace/saved-run.js";
 import type { RunTrace } from "../trace/trace.js";
 import type { AgentFailure } from "./errors.js";
@@ -25,8 +25,11 @@ export interface SavedRun {
  */
 export function runToJson(step: Step, indent?: number): string {
   const saved: Record<string, unknown> = { version: TRACE_VERSION, ok: step.ok };
-  if (step.ok) saved.value = hiddenOutcome(step.trace) ?? step.value;
-  else saved.fail = step.fail;
+  if (step.ok) {
+    saved.value = hiddenOutcome(step.trace) ?? step.value;
+    const problem = unsavable(saved.value);
+    if (problem !== null) throw new TypeError(`runToJson: the run's value cannot be saved as JSON: ${problem}`);
+  } else saved.fail = step.fail;
   saved.usage = step.usage;
   saved.trace = encodeTrace(step.trace);
   return JSON.stringify(saved, numberReplacer, indent);

@@ -192,6 +192,43 @@ export function numberReplacer(_key: string, v: unknown): unknown {
   return Object.is(v, -0) ? { [NUMBER_TAG]: "-0" } : v;
 }
 
+/**
+ * Where a run's answer holds what its JSON cannot (an output schema may transform it to
+ * anything): JSON.stringify throws a bare TypeError for a cycle and writes a Map or Set as `{}`
+ * and drops a function. The text names the first such place (`value.byId is a Map`), or null.
+ */
+export function unsavable(value: unknown, path = "value"): string | null {
+  return unsavableAt(value, path, new Set(), new WeakSet());
+}
+
+function unsavableAt(v: unknown, path: string, ancestors: Set<object>, fine: WeakSet<object>): string | null {
+  if (typeof v === "function") return `${path} is a function`;
+  if (typeof v === "symbol") return `${path} is a symbol`;
+  if (typeof v !== "object" || v === null || fine.has(v)) return null;
+  if (ancestors.has(v)) return `${path} is a cycle (it contains itself)`;
+  if (v instanceof Map || v instanceof Set || v instanceof WeakMap || v instanceof WeakSet) return `${path} is a ${v.constructor.name}`;
+  // What JSON.stringify writes of an object with toJSON (a Date) is its own business.
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return null;
+  ancestors.add(v);
+  try {
+    for (const key of Object.keys(v)) {
+      let item: unknown;
+      try {
+        item = (v as Record<string, unknown>)[key];
+      } catch {
+        return `${path}.${key} is a getter that throws`;
+      }
+      const problem = unsavableAt(item, `${path}.${key}`, ancestors, fine);
+      if (problem !== null) return problem;
+    }
+  } finally {
+    ancestors.delete(v);
+  }
+  // Checked whole: shared structure met again is not walked again.
+  fine.add(v);
+  return null;
+}
+
 /** JSON.parse's reviver undoing numberReplacer. */
 export function numberReviver(_key: string, v: unknown): unknown {
   if (typeof v === "object" && v !== null && !Array.isArray(v)) {

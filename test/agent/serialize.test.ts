@@ -5,6 +5,8 @@ import { runFromJson, runToJson } from "../../src/agent/saved-run.js";
 import { MAX_TRACE_MESSAGES, parseTraceJson, traceFromJson, traceToJson, TraceFormatError } from "../../src/trace/serialize.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
+import { saveRun } from "../../src/agent/resume.js";
+import { runStateToJson } from "../../src/trace/run-state.js";
 
 const code = (body: string): string => "```clojure\n" + body + "\n```";
 
@@ -174,6 +176,22 @@ describe("saved runs", () => {
     const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(return {:id "9007199254740993"})')]), isolation: "none" });
     expect(step.value).toEqual({ id: 9007199254740993n });
     expect(runFromJson(runToJson(step)).value).toEqual({ id: 9007199254740993n });
+  });
+
+  // An output schema may transform the answer to anything: what JSON cannot hold is named, never a raw TypeError nor silently dropped.
+  it.each([
+    ["a cycle", () => { const c: Record<string, unknown> = { a: 1 }; c.self = c; return c; }, "value.self is a cycle (it contains itself)"],
+    ["a Map, which JSON writes as {}", () => ({ byId: new Map([["a", 1]]) }), "value.byId is a Map"],
+    ["a Set", () => [1, new Set([2])], "value.1 is a Set"],
+    ["a function, which JSON drops", () => ({ total: 3, format: () => "3" }), "value.format is a function"],
+    ["a symbol", () => Symbol("x"), "value is a symbol"],
+  ] as Array<[string, () => unknown, string]>)("refuses to save an answer holding %s, saying where", async (_what, answer, where) => {
+    const agent = SubAgent.create({ prompt: "x", maxTurns: 1, output: z.number().transform(answer) });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(return 1)")]), isolation: "none" });
+    expect(step.ok).toBe(true);
+    const message = `the run's value cannot be saved as JSON: ${where}`;
+    expect(() => runToJson(step)).toThrow(message);
+    expect(() => runStateToJson(saveRun(step, agent))).toThrow(message);
   });
 
   it("saves a failure with its reason", async () => {
