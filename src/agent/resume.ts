@@ -105,6 +105,17 @@ export function saveRun(step: Step, agent: Agent, options: SaveOptions = {}): Ru
   return state;
 }
 
+/** Why a value an untyped host passed as the state is not one (its JSON text, say), or null: the replay would fail on it with a bare TypeError. */
+function notRunState(x: unknown): string | null {
+  if (typeof x === "string") return "resume expects a RunState object, got its JSON text: read it with runStateFromJson first";
+  const expects = "resume expects a RunState (saveRun's result, a paused step's state, or runStateFromJson's), got";
+  if (typeof x !== "object" || x === null) return `${expects} ${x === null ? "null" : typeof x}`;
+  const { format, trace, outcome } = x as Partial<Record<keyof RunState, unknown>>;
+  if (format !== RUN_STATE_FORMAT) return `${expects} an object without its format`;
+  if (typeof outcome !== "object" || outcome === null || typeof trace !== "object" || trace === null || !Array.isArray((trace as { turns?: unknown }).turns)) return `${expects} an object without its trace and outcome`;
+  return null;
+}
+
 /** The strategy a saved run used: the one its trace records, or the view's (traces without one). */
 function savedStrategy(recorded: { name: string; options: Readonly<Record<string, unknown>> } | undefined, view: ViewOptions): { name: string; options: Record<string, unknown> } {
   if (recorded !== undefined) return { name: recorded.name, options: { ...recorded.options } };
@@ -166,8 +177,10 @@ export interface ResumeOptions extends RunOptions {
  * recorded results instead of tool calls — and each replayed turn's feedback must match
  * the saved one, so a changed context or agent is caught before a live turn is spent.
  */
-export async function resumeRun(agent: Agent, savedState: RunState, resumeOptions: ResumeOptions): Promise<Step> {
-  const { approvals: decisions, ...options } = resumeOptions;
+export async function resumeRun(agent: Agent, savedState: RunState, resumeOptions: ResumeOptions = {}): Promise<Step> {
+  const notState = notRunState(savedState as unknown);
+  if (notState !== null) throw new ResumeError(notState);
+  const { approvals: decisions, ...options } = resumeOptions ?? {};
   const state = withoutCutTurn(savedState);
   if (state.outcome.ok) throw new ResumeError("the saved run already returned a value; there is nothing to resume");
   if (state.outcome.reason === "failed") throw new ResumeError(`the saved run ended with (fail ...): ${state.outcome.message}`);

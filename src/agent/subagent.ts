@@ -99,7 +99,7 @@ function asTool<O extends z.ZodType | undefined>(agent: Agent<O>, opts: AsToolOp
  * `ResumeError` when the state cannot be resumed (the run returned or failed, no turns
  * left, a replayed turn differs from the saved one). See `resumeRun` in `./resume.ts`.
  */
-async function resume<O extends z.ZodType | undefined>(agent: Agent<O>, state: RunState, options: ResumeOptions): Promise<Step<OutputOf<O>>> {
+async function resume<O extends z.ZodType | undefined>(agent: Agent<O>, state: RunState, options: ResumeOptions = {}): Promise<Step<OutputOf<O>>> {
   // resume.ts runs agents through this module: loaded on first use, so neither module imports the other at load time.
   return (await resumeRun(agent as Agent, state, options)) as Step<OutputOf<O>>;
 }

@@ -422,6 +422,29 @@ describe("resumeRun", () => {
   });
 });
 
+describe("resume given what is not a run state", () => {
+  // It rejects with a ResumeError saying what it expects, not a TypeError from inside the replay.
+  it.each([
+    ["the state's JSON text, not parsed", (text: string) => text, "resume expects a RunState object, got its JSON text: read it with runStateFromJson first"],
+    ["null", () => null, "resume expects a RunState (saveRun's result, a paused step's state, or runStateFromJson's), got null"],
+    ["an object that is not one", () => ({ turns: [] }), "resume expects a RunState (saveRun's result, a paused step's state, or runStateFromJson's), got an object without its format"],
+  ])("%s", async (_what, given, message) => {
+    const first = SubAgent.create({ prompt: "Count.", maxTurns: 1 });
+    const stopped = await SubAgent.run(first, { llm: scriptedLlm([clj("Start.", "(def a 1)")]), isolation: "none" });
+    const text = runStateToJson(saveRun(stopped, first));
+    const agent = SubAgent.create({ prompt: "Count.", maxTurns: 3 });
+    await expect(SubAgent.resume(agent, given(text) as never, { llm: scriptedLlm([]) })).rejects.toThrow(new ResumeError(message));
+  });
+
+  it("takes no options when the agent has its llm", async () => {
+    const agent = SubAgent.create({ prompt: "Count.", maxTurns: 3, isolation: "none", llm: scriptedLlm([clj("Done.", "(return a)")]) });
+    // The first run's script ends after one turn: the run stops with llm_error, to be resumed.
+    const stopped = await SubAgent.run(agent, { llm: scriptedLlm([clj("Start.", "(def a 1)")]) });
+    const step = await SubAgent.resume(agent, saveRun(stopped, agent), undefined as never);
+    expect(step.value).toBe(1);
+  });
+});
+
 describe("resume explains what differs", () => {
   it("resumes a run saved with maxTurns 2 (tools withdrawn on its last turn) into an agent with more turns", async () => {
     const { make, replies, context } = setup();
@@ -433,7 +456,7 @@ describe("resume explains what differs", () => {
     // The saved second turn ran without tools (its run's last turn), so its fetch failed: the live turns fetch again.
     expect(state.trace.turns[1].status).toBe("error");
     const step = await SubAgent.resume(make(5), state, { llm: scriptedLlm(replies.slice(1)), context });
-    expect(step.fail).toBeUndefined();
+    expect(JSON.stringify(step.fail)).toBeUndefined();
     expect(step.turns.map((t) => t.status)).toEqual(["ok", "error", "ok", "ok", "returned"]);
     expect(step.value).toEqual({ gold: 162.75, silver: 80 });
   });
