@@ -111,6 +111,14 @@ class ToolFailure extends Error {}
 class Refusal extends ToolFailure {}
 
 /** The messages of refusals, as a trace records them: a replayed refusal must give its place back too. */
+/**
+ * The argument map without a prototype: zod reads each key of the input schema from it, and an
+ * optional `constructor` or `toString` left out read as Object.prototype's function, failing the call.
+ */
+function ownOnly(args: Record<string, unknown>): Record<string, unknown> {
+  return Object.assign(Object.create(null) as Record<string, unknown>, args);
+}
+
 const REFUSAL = /^(rejected by the host|invalid arguments from the host)(:|$)/;
 
 /** Whether `e` is a refusal (asked safely: a tool may throw a Proxy whose getPrototypeOf throws). */
@@ -197,7 +205,7 @@ export class ToolSession {
 
   private async checked(name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal, call: ToolCallInfo, gate: ApprovalGate | undefined, index: number): Promise<unknown> {
     if (signal.aborted) throw new ToolFailure("aborted");
-    const parsed = await this.bounded(t, () => t.input.safeParseAsync(raw), signal);
+    const parsed = await this.bounded(t, () => t.input.safeParseAsync(ownOnly(raw)), signal);
     if (!parsed.success) throw new ToolFailure(`invalid arguments: ${describeIssues(parsed.error, raw).join("; ")}`);
     // Counted after the check's await, with nothing awaited between reading and counting: calls
     // made at once (pmap) each see the others'.
@@ -219,7 +227,7 @@ export class ToolSession {
       }
       if (verdict.args !== undefined) {
         const given = verdict.args;
-        const edited = await this.bounded(t, () => t.input.safeParseAsync(given), signal);
+        const edited = await this.bounded(t, () => t.input.safeParseAsync(ownOnly(given)), signal);
         if (!edited.success) throw new Refusal(`invalid arguments from the host: ${describeIssues(edited.error, verdict.args).join("; ")}`);
         args = edited.data;
       }

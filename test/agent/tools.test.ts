@@ -80,6 +80,18 @@ describe("ToolSession", () => {
     expect(!deep.ok && deep.error.message).toContain("[:filter :tags 1]: expected string");
   });
 
+  // The argument map is built as a plain object: zod read an optional `constructor` left out
+  // as Object.prototype's function, so every call without it failed.
+  it.each([
+    ["a map", '(tool/f {:q "a"})'],
+    ["keyword arguments", '(tool/f :q "a")'],
+    ["positional arguments", '(tool/f "a")'],
+  ])("leaves out an optional argument named like an Object.prototype member, given %s", async (_how, program) => {
+    const f = tool({ description: "x", input: z.object({ q: z.string(), constructor: z.string().optional(), toString: z.number().optional() }), run: (args) => Object.keys(args).join(",") });
+    const r = await evaluate(program, { tools: session({ f }).specs(false) });
+    expect(r.ok && r.value).toBe("q");
+  });
+
   it("records calls with plain-data arguments and results, errors and durations", async () => {
     const boom = tool({ description: "Fails.", run: () => Promise.reject(new Error("backend down")) });
     const r = await evaluate('(def a (tool/search "x")) (try (tool/boom) (catch e (:message e)))', { tools: session({ search, boom }).specs(false) });
