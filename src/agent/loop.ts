@@ -23,7 +23,7 @@ import { checkInheritable, DEFAULTS, isPlainObject, mergeOptions, pickInheritabl
 import { TRACE_VERSION } from "../trace/serialize.js";
 import { expandMission, taskMessage } from "./prompt/task.js";
 import { showHidden } from "../trace/redact.js";
-import { ToolSession } from "./tools.js";
+import { ownOnly, ToolSession } from "./tools.js";
 import { eventObserver } from "./events.js";
 import { observers, unheard, type RunObserver } from "./observer.js";
 import { isTracerOption, telemetryObserver } from "./telemetry.js";
@@ -469,9 +469,11 @@ class AgentRun {
     try {
       // Async: a host's schema may refine or transform asynchronously.
       // Raced against the run's signal: a refinement that never settles must not hold the run past its abort or deadline.
-      const parsed = await abortable(() => schema.safeParseAsync(value), this.controller.signal);
+      const checked = ownOnly(value);
+      const parsed = await abortable(() => schema.safeParseAsync(checked), this.controller.signal);
       if (parsed.success) {
-        this.returned = parsed.data;
+        // A schema that passes its input through (z.any()) gives the host the value, prototype and all.
+        this.returned = parsed.data === checked ? value : parsed.data;
         return "returned";
       }
       message = `the (return ...) value does not match the expected output:\n- ${describeIssues(parsed.error, value).join("\n- ")}`;

@@ -23,7 +23,7 @@ import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type Hi
 import { errorText, runAgent } from "./loop.js";
 import { hiddenOutcome, showHidden } from "../trace/redact.js";
 import type { Agent, RunOptions, Step } from "./types.js";
-import { claimRecord, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
+import { claimRecord, ownOnly, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
 import type { ToolCallTrace, Turn } from "../trace/trace.js";
 import { approvalDecisionSchema, ResumeError, RUN_STATE_FORMAT, RUN_STATE_VERSION, type RunState, type SavedDefinition } from "../trace/run-state.js";
 
@@ -252,7 +252,7 @@ function withoutCutTurn(state: RunState): RunState {
 /** What is wrong with a host's edited arguments, checked as the tool session checks a call's (asynchronously: a schema may refine so), or undefined. */
 async function argumentProblem(t: Tool, args: Record<string, unknown>): Promise<string | undefined> {
   try {
-    const edited = await t.input.safeParseAsync(args);
+    const edited = await t.input.safeParseAsync(ownOnly(args));
     return edited.success ? undefined : describeIssues(edited.error, args).join("; ");
   } catch (e) {
     // A transform that throws instead of adding an issue.

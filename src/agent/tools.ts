@@ -112,11 +112,13 @@ class Refusal extends ToolFailure {}
 
 /** The messages of refusals, as a trace records them: a replayed refusal must give its place back too. */
 /**
- * The argument map without a prototype: zod reads each key of the input schema from it, and an
- * optional `constructor` or `toString` left out read as Object.prototype's function, failing the call.
+ * A plain object (a program's argument map or returned map) without its prototype, for a zod
+ * check: zod reads each key of an object schema from it, and an optional `constructor` or
+ * `toString` left out read as Object.prototype's function, failing the check. Anything else as is.
  */
-function ownOnly(args: Record<string, unknown>): Record<string, unknown> {
-  return Object.assign(Object.create(null) as Record<string, unknown>, args);
+export function ownOnly<T>(value: T): T {
+  if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) return value;
+  return Object.assign(Object.create(null) as T & object, value);
 }
 
 const REFUSAL = /^(rejected by the host|invalid arguments from the host)(:|$)/;

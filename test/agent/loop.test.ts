@@ -874,6 +874,20 @@ describe("onTurn and onStep", () => {
   });
 });
 
+describe("the output check", () => {
+  it("takes a returned map without an optional key named like an Object.prototype member, which zod read from the prototype", async () => {
+    const agent = SubAgent.create({ prompt: "Add up.", maxTurns: 1, output: z.object({ total: z.number(), constructor: z.string().optional() }) });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(return {:total 1})")]), isolation: "none" });
+    expect(step.value).toEqual({ total: 1 });
+  });
+
+  it("gives back a map a schema passes through as a plain object", async () => {
+    const agent = SubAgent.create({ prompt: "Add up.", maxTurns: 1, output: z.any() });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(return {:total 1})")]), isolation: "none" });
+    expect(Object.getPrototypeOf(step.value)).toBe(Object.prototype);
+  });
+});
+
 describe("run options of the wrong type", () => {
   // SubAgent.run never throws for an agent made by create: a signal or callback that is not one is invalid_input, before any LLM call.
   it.each([
