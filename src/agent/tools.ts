@@ -110,7 +110,6 @@ class ToolFailure extends Error {}
 // so it gives its place under maxCalls back.
 class Refusal extends ToolFailure {}
 
-/** The messages of refusals, as a trace records them: a replayed refusal must give its place back too. */
 /**
  * A plain object (a program's argument map or returned map) without its prototype, for a zod
  * check: zod reads each key of an object schema from it, and an optional `constructor` or
@@ -121,6 +120,7 @@ export function ownOnly<T>(value: T): T {
   return Object.assign(Object.create(null) as T & object, value);
 }
 
+/** The messages of refusals, as a trace records them: a replayed refusal must give its place back too. */
 const REFUSAL = /^(rejected by the host|invalid arguments from the host)(:|$)/;
 
 /** Whether `e` is a refusal (asked safely: a tool may throw a Proxy whose getPrototypeOf throws). */
