@@ -12,7 +12,8 @@ import { promptTokens } from "../compaction/tokens.js";
 import type { CompactionResult, Json } from "../compaction/types.js";
 import { forClientCache } from "../history/strategy.js";
 import { cacheMarks, messageText, toolCallText } from "../llm/messages.js";
-import type { ChatMessage, Llm } from "../llm/types.js";
+import type { ChatMessage, Llm, TextMessage } from "../llm/types.js";
+import { showHidden } from "../trace/redact.js";
 import type { Transcript } from "./transcript.js";
 
 export interface Metrics {
@@ -293,6 +294,9 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
  */
 async function replay(t: Transcript, spec: StrategySpec | string | Baseline, registry: StrategyRegistry, options: MeasureOptions, each: (j: number, stored: readonly ChatMessage[], sent: readonly ChatMessage[], result: CompactionResult | undefined, prompt: Prompt) => void, into?: Metrics): Promise<void> {
   const strategy = isBaseline(spec) ? undefined : registry.create(spec);
+  // A PTC-Lisp run's turn records hold hidden values' stand-ins unshown (a failed turn's feedback
+  // lists its calls' arguments); the agent shows them in every prompt it sends, and so is priced.
+  const shown = t.recordsAt === undefined ? (ms: ChatMessage[]) => ms : (ms: ChatMessage[]) => (ms.every((m) => typeof m.content === "string") ? showHidden(ms as TextMessage[]) : ms);
   let state: Json | undefined;
   for (let j = 1; j < t.messages.length; j++) {
     if (t.messages[j].role !== "assistant") continue;
@@ -310,10 +314,10 @@ async function replay(t: Transcript, spec: StrategySpec | string | Baseline, reg
           });
     if (into !== undefined) into.compactionMs += performance.now() - started;
     state = result?.state;
-    const sent = result === undefined ? baselinePrompt(spec as Baseline, stored) : result.messages;
+    const sent = shown(result === undefined ? baselinePrompt(spec as Baseline, stored) : result.messages);
     // Marked as the Anthropic client marks them: the system prompt's end, the strategy's marks, the last message.
     const marks = strategy?.cacheBreakpoints?.(sent);
-    each(j, stored, sent, result, { messages: sent, breakpoints: [...cacheMarks({ messages: sent, ...(marks === undefined ? {} : { cacheBreakpoints: marks }) })] });
+    each(j, shown(stored), sent, result, { messages: sent, breakpoints: [...cacheMarks({ messages: sent, ...(marks === undefined ? {} : { cacheBreakpoints: marks }) })] });
   }
 }
 
