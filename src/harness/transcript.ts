@@ -8,6 +8,7 @@ import type { ChatMessage } from "../llm/types.js";
 import type { RunTrace } from "../trace/trace.js";
 import { runTranscript } from "./run-transcript.js";
 import { jsonSyntaxProblem } from "../json/json-error.js";
+import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeepAt } from "../json/depth.js";
 import { messageProblem } from "../compaction/compact.js";
 
 // A message is what compact() takes (its one check, messageProblem); exported conversations
@@ -51,25 +52,6 @@ export class TranscriptError extends Error {
   override readonly name = "TranscriptError";
 }
 
-// JSON.parse takes any depth, but the strategies serialize and hash what they keep (a message's
-// unknown fields too), which recurses: 20,000 levels overflowed the stack mid-run. Real
-// conversations stay far below this (the proxy refuses deeper request bodies alike).
-const MAX_DEPTH = 512;
-
-/** The index in a JSON text where its nesting passes MAX_DEPTH, or -1. One pass; strings are skipped. */
-function tooDeepAt(text: string): number {
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
-    } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > MAX_DEPTH) return i;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return -1;
-}
-
 /** Parses JSONL text; `limit` keeps the first N conversations. */
 export function parseTranscripts(text: string, where: string, limit = Infinity): Transcript[] {
   const out: Transcript[] = [];
@@ -86,8 +68,9 @@ export function parseTranscripts(text: string, where: string, limit = Infinity):
       const column = p.column === undefined ? "" : `:${p.column + lines[i].length - lines[i].trimStart().length}`;
       throw new TranscriptError(`${where}:${i + 1}${column}: not valid JSON (${p.reason})`);
     }
-    const deep = tooDeepAt(line);
-    if (deep >= 0) throw new TranscriptError(`${where}:${i + 1}:${deep + 1 + lines[i].length - lines[i].trimStart().length}: nested deeper than ${MAX_DEPTH} levels`);
+    // Located in the text only when the value is too deep: the walk is the cheaper question.
+    const deep = nestedDeeperThan(raw) ? tooDeepAt(line) : -1;
+    if (deep >= 0) throw new TranscriptError(`${where}:${i + 1}:${deep + 1 + lines[i].length - lines[i].trimStart().length}: nested deeper than ${MAX_JSON_DEPTH} levels`);
     const checked = transcript.safeParse(raw);
     if (!checked.success) {
       const issue = checked.error.issues[0];

@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { forCompaction } from "../compaction/compact.js";
 import { inputTokens } from "../compaction/measure.js";
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "../json/depth.js";
 import { messageText } from "../llm/messages.js";
 import type { ChatMessage, ToolCall } from "../llm/types.js";
 
@@ -30,7 +31,7 @@ export function parseJsonObject(raw: Buffer): { ok: true; body: Record<string, u
     return { ok: false, error: `the request body is not valid JSON (${(e as Error).message})` };
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) return { ok: false, error: "the request body must be a JSON object" };
-  if (deeperThan(body, MAX_DEPTH)) return { ok: false, error: `the request body is nested deeper than ${MAX_DEPTH} levels` };
+  if (nestedDeeperThan(body)) return { ok: false, error: `the request body is nested deeper than ${MAX_JSON_DEPTH} levels` };
   // Rare (a seed, an id in metadata or a tool's input), so looked for only where 16 digits stand in a row.
   if (LONG_DIGITS.test(text)) {
     const kept = keepLongIntegers(text);
@@ -109,22 +110,6 @@ export function serializeBody(value: unknown, body: Record<string, unknown>): st
     const own = this[key];
     return own instanceof ExactInteger ? EXACT + own.digits : v;
   }).replace(EXACT_STRING, "$1");
-}
-
-// JSON.parse takes any depth, but serializing, hashing and counting the body recurse: a few
-// thousand levels overflow the stack. Real requests (tool schemas included) stay far below this.
-const MAX_DEPTH = 512;
-
-/** Whether `v` nests arrays and objects more than `max` levels deep (the walk itself stops there). */
-function deeperThan(v: unknown, max: number): boolean {
-  if (typeof v !== "object" || v === null) return false;
-  if (max === 0) return true;
-  if (Array.isArray(v)) {
-    for (const x of v) if (deeperThan(x, max - 1)) return true;
-    return false;
-  }
-  for (const k in v) if (deeperThan((v as Record<string, unknown>)[k], max - 1)) return true;
-  return false;
 }
 
 const isObject = (v: unknown): boolean => typeof v === "object" && v !== null && !Array.isArray(v);
