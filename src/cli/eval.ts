@@ -1,9 +1,8 @@
 // `ptc eval`: runs one PTC-Lisp program from an argument, a file or stdin and prints the
 // result. Exit codes: 0 for a value, 1 when the program failed (an error or `(fail ...)`),
 // 2 when the command line itself is wrong (so scripts can tell the two apart).
-import { constants } from "node:buffer";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { decodeText, readText, TextInputError } from "./input.js";
+import { readStreamText, readText, TextInputError } from "./input.js";
 import { forStream } from "./output.js";
 import { contextJsonProblem, defaultLimits, type EvalResult, evaluate, formatError, isMap, isSet, type Limits, parseContextJson, print, printSample, showStandIns, type Value, Vec } from "../lisp/index.js";
 
@@ -110,32 +109,20 @@ export function parseLimits(flags: readonly string[] | undefined): Partial<Limit
   return out;
 }
 
+// Input that is not UTF-8 (or too large for text) is a mistake in the command's input: exit 2, as for a missing file.
 function readInput(path: string, what: string): string {
   try {
-    return asUsage(() => readText(path, what === "file" ? path : `${what} ${path}`));
+    return readText(path, what === "file" ? path : `${what} ${path}`);
   } catch (e) {
-    if (e instanceof UsageError) throw e;
+    if (e instanceof TextInputError) throw new UsageError(e.message);
     const code = (e as NodeJS.ErrnoException).code;
     throw new UsageError(`cannot read ${what} '${path}'${code === "ENOENT" ? ": no such file" : code ? ` (${code})` : ""}`);
   }
 }
 
-async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  let length = 0;
-  for await (const chunk of stream) {
-    chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
-    length += chunks[chunks.length - 1].length;
-    // Input without an end (< /dev/zero) is refused once it cannot be a string, not read until memory runs out.
-    if (length > constants.MAX_STRING_LENGTH) throw new UsageError(`standard input is too large to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
-  }
-  return asUsage(() => decodeText(Buffer.concat(chunks), "standard input"));
-}
-
-/** Input that is not UTF-8 (or too large for text) is a mistake in the command's input: exit 2, as for a missing file. */
-function asUsage(decode: () => string): string {
+async function readStdin(stream: NodeJS.ReadableStream): Promise<string> {
   try {
-    return decode();
+    return await readStreamText(stream as AsyncIterable<Buffer | string>, "standard input");
   } catch (e) {
     if (e instanceof TextInputError) throw new UsageError(e.message);
     throw e;
@@ -198,7 +185,7 @@ export async function runEvalCommand(args: string[], io: Io = processIo()): Prom
     const isolation = parseIsolation(values.isolation);
     const ctx = ctxText(values.ctx, values["ctx-file"]);
     const file = positionals[0];
-    const source = values.expr?.[0] ?? (file === "-" ? await readStream(io.stdin) : readInput(file, "file"));
+    const source = values.expr?.[0] ?? (file === "-" ? await readStdin(io.stdin) : readInput(file, "file"));
     // The context goes as text, parsed as the run's first work (in the worker by default), so
     // one too big to read within the time limit ends the run instead of stalling this thread.
     const result = await evaluate(source, ctx === undefined ? { limits, isolation } : { ctxJson: ctx.text, limits, isolation });

@@ -41,6 +41,19 @@ export function readText(path: string, name: string): string {
   }
 }
 
+/** The text of a whole stream (standard input), as decodeText reads it; refused once past the most a string holds (< /dev/zero has no end). */
+export async function readStreamText(stream: AsyncIterable<Buffer | string>, name: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of stream) {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    chunks.push(bytes);
+    length += bytes.length;
+    if (length > constants.MAX_STRING_LENGTH) throw new TextInputError(`${name} is too large to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
+  }
+  return decodeText(Buffer.concat(chunks), name);
+}
+
 const decoder = (ignoreBOM = false): TextDecoder => new TextDecoder("utf-8", { fatal: true, ignoreBOM });
 
 /** The text of `bytes` (from the input `name`, as errors call it), or a TextInputError saying why not (where it stops being UTF-8). */
