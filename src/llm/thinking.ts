@@ -18,6 +18,8 @@ const TAG = "think|thinking|reasoning";
 const OPENED = new RegExp(`^\\s*<(${TAG})>`, "i");
 // Only the end, closing its line: a program's own "</think>" sits inside a string, mid-line.
 const CLOSED_ONLY = new RegExp(`</(${TAG})>[ \\t]*(?:\\r?\\n|$)`, "i");
+// An opening tag before that end: the block was opened in the reply, not by the template.
+const ANY_OPEN = new RegExp(`<(${TAG})>`, "i");
 
 /** Splits off a reasoning block that opens the reply (or whose end alone the reply holds). */
 export function splitThinking(reply: string): ReplyParts {
@@ -30,7 +32,7 @@ export function splitThinking(reply: string): ReplyParts {
     return { thinking: reply.slice(0, cut), answer: reply.slice(cut), unclosed: false };
   }
   const close = CLOSED_ONLY.exec(reply);
-  if (close === null || new RegExp(`<(${TAG})>`, "i").test(reply.slice(0, close.index))) return { thinking: "", answer: reply, unclosed: false };
+  if (close === null || ANY_OPEN.test(reply.slice(0, close.index))) return { thinking: "", answer: reply, unclosed: false };
   const cut = close.index + close[0].length;
   return { thinking: reply.slice(0, cut), answer: reply.slice(cut), unclosed: false };
 }
