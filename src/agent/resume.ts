@@ -15,6 +15,7 @@ import type { View, ViewOptions } from "../history/view.js";
 import { againOptions, evaluate, type EvaluateOptions, holdsFunction, type Memory, type MemoryEntry, ours, print, type Value } from "../lisp/index.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import type { Llm, LlmRequest, LlmResponse } from "../llm/types.js";
+import { withTurnMode } from "./prompt/system.js";
 import { firstTurnLine } from "./prompt/task.js";
 import { approvalId, type ApprovalDecision, type ApprovalSetup } from "./approval.js";
 import { create } from "./definition.js";
@@ -364,6 +365,8 @@ class Replay {
   private readonly summaries: readonly string[];
   /** Whether the turn budget and the history strategy are the saved run's: its prompts are then sent again as they were. */
   private readonly unchanged: boolean;
+  /** The saved system prompt under the resumed turn budget: a single-turn run resumed with more turns gets the turn rules. */
+  private readonly system: string;
 
   constructor(
     private readonly saved: readonly Turn[],
@@ -379,6 +382,7 @@ class Replay {
     this.expectedSummaries = recordedSummarizer(this.summaries);
     const spec = strategySpec(strategy);
     this.unchanged = agent.maxTurns === state.maxTurns && isDeepStrictEqual(spec, state.history?.strategy ?? spec);
+    this.system = withTurnMode(state.trace.system, agent.maxTurns > 1);
   }
 
   /** The summarizer of the resumed run: the recorded summaries while replaying, then the live one (or none). */
@@ -471,7 +475,7 @@ class Replay {
     const maxPrintChars = this.maxPrintChars();
     const task = this.state.trace.task.replace(firstTurnLine(this.state.maxTurns, this.state.toolsWithdrawn), firstTurnLine(this.agent.maxTurns, info.toolsWithdrawn));
     const turns = this.saved.slice(0, n - 1).map((t) => ({ ...t, feedback: renderFeedback(t, info, { prints: true, maxPrintChars }) }));
-    const input = { system: this.state.trace.system, task, turns, maxTurns: this.agent.maxTurns, toolsWithdrawn: info.toolsWithdrawn, maxPrintChars };
+    const input = { system: this.system, task, turns, maxTurns: this.agent.maxTurns, toolsWithdrawn: info.toolsWithdrawn, maxPrintChars };
     const built = await buildPrompt(input, this.state.view, this.strategy, { state: this.expectedState, llm: this.expectedSummaries });
     this.expectedState = built.compaction.state;
     // As the loop sends it: hidden values are stand-ins in the records, shown unquoted.

@@ -461,6 +461,25 @@ describe("resume explains what differs", () => {
     expect(step.value).toEqual({ gold: 162.75, silver: 80 });
   });
 
+  it("resumes a single-turn run (the system prompt's one-turn rules) into an agent with more turns, still catching other tools", async () => {
+    const { make, replies, context } = setup();
+    const agent = make(1);
+    const stopped = await SubAgent.run(agent, { llm: scriptedLlm(replies.slice(0, 1)), context, isolation: "none" });
+    expect(stopped.fail?.reason).toBe("max_turns_exceeded");
+    expect(stopped.trace.system).toContain("# One turn");
+    const state = runStateFromJson(runStateToJson(saveRun(stopped, agent)));
+    const llm = scriptedLlm(replies.slice(1));
+    const step = await SubAgent.resume(make(4), state, { llm, context, isolation: "none" });
+    expect(JSON.stringify(step.fail)).toBeUndefined();
+    expect(step.value).toEqual({ gold: 162.75, silver: 80 });
+    // The resumed run works over several turns, and its prompts say so.
+    expect(llm.requests[0].messages[0].content).toContain("# Working over several turns");
+    expect(step.trace.system).toBe(llm.requests[0].messages[0].content);
+    const fewerTools = SubAgent.create({ prompt: "Total order value per customer tier", tools: {}, output: z.record(z.string(), z.number()), maxTurns: 4 });
+    const changedTools = await SubAgent.resume(fewerTools, state, { llm: scriptedLlm(replies.slice(1)), context, isolation: "none" });
+    expect(changedTools.fail?.message).toMatch(/the system prompt differs from the saved run's \(different tools/);
+  });
+
   it("names the part that differs: mission, context, tools, a turn that no longer replays", async () => {
     const { make, replies, context } = setup();
     const agent = make(3);

@@ -29,6 +29,19 @@ export function staticPrompt(multiTurn: boolean, view: HistoryView = "full"): st
   return parts.filter((p) => p !== "").join("\n\n");
 }
 
+/**
+ * A system prompt as an agent with `multiTurn` sends it: a prompt written for the other turn mode
+ * (a run resumed with another `maxTurns`) has its static part swapped, its agent part kept. A
+ * prompt with neither static part (a custom one) is returned as it is.
+ */
+export function withTurnMode(system: string, multiTurn: boolean): string {
+  // The full view's static part first: the compressed view's is a prefix of it.
+  for (const other of [staticPrompt(!multiTurn, "full"), staticPrompt(!multiTurn, "compressed")]) {
+    if (system.startsWith(`${other}\n\n`)) return staticPrompt(multiTurn) + system.slice(other.length);
+  }
+  return system;
+}
+
 function indent(lines: readonly string[]): string {
   return lines.map((l) => "  " + l).join("\n");
 }
