@@ -38,6 +38,8 @@ export class AgentDefinitionError extends Error {
 }
 
 const MAX_ISSUES = 8;
+// A map with thousands of extra keys would otherwise fill the feedback with their names.
+const MAX_KEYS = 8;
 
 /** `:query` for a top-level key, `[:products 0 :name]` for a nested path: how the program would write it. */
 export function fieldPath(path: readonly PropertyKey[]): string {
@@ -67,7 +69,9 @@ export function describeIssues(error: z.ZodError, input: unknown): string[] {
     if (issue.code === "invalid_type" && issue.path.length > 0 && valueAt(input, issue.path) === undefined) {
       lines.push(`missing ${where} (${issue.expected === undefined ? message : `expected ${issue.expected}`})`);
     } else if (issue.code === "unrecognized_keys") {
-      lines.push(`${where}: unknown key${issue.keys.length === 1 ? "" : "s"} ${issue.keys.map((k) => ":" + k).join(", ")}`);
+      const keys = issue.keys.slice(0, MAX_KEYS).map((k) => ":" + k);
+      if (issue.keys.length > MAX_KEYS) keys.push(`and ${issue.keys.length - MAX_KEYS} more`);
+      lines.push(`${where}: unknown key${issue.keys.length === 1 ? "" : "s"} ${keys.join(", ")}`);
     } else {
       lines.push(`${where}: ${message}`);
     }

@@ -881,6 +881,15 @@ describe("the output check", () => {
     expect(step.value).toEqual({ total: 1 });
   });
 
+  it("names a few of a returned map's unknown keys, not every one: 20,000 extra keys made a 369,159-character feedback, 500 keys 3,500", async () => {
+    const agent = SubAgent.create({ prompt: "Add up.", maxTurns: 2, output: z.strictObject({ total: z.number() }) });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(return (into {:total 1} (map (fn [i] [(keyword (str "k" i)) i]) (range 500))))'), code("(return {:total 1})")]), isolation: "none", limits: { timeoutMs: 60_000 } });
+    expect(step.value).toEqual({ total: 1 });
+    const error = step.turns[0].error?.message ?? "";
+    expect(error).toMatch(/^the \(return \.\.\.\) value does not match the expected output:\n- the value: unknown keys (:k\d+, ){8}and 492 more$/);
+    expect(step.turns[0].feedback?.length).toBeLessThan(1000);
+  });
+
   it("gives back a map a schema passes through as a plain object", async () => {
     const agent = SubAgent.create({ prompt: "Add up.", maxTurns: 1, output: z.any() });
     const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(return {:total 1})")]), isolation: "none" });
