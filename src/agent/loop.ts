@@ -512,7 +512,7 @@ class AgentRun {
    * the proxy show one count for one prompt. Every prompt goes through the meter, reported or
    * not, so its cache simulation follows the whole session.
    */
-  private usageOf(model: string, messages: Turn["messages"], marks: readonly number[] | undefined, reply: string, reported: LlmUsage | undefined): Pick<Turn["usage"], "inputTokens" | "outputTokens" | "cachedTokens" | "source" | "cost"> {
+  private usageOf(model: string, messages: Turn["messages"], marks: readonly number[] | undefined, reply: string, reported: LlmUsage | undefined): Pick<Turn["usage"], "inputTokens" | "outputTokens" | "cachedTokens" | "cacheWriteTokens" | "source" | "cost"> {
     if (this.meter === undefined) {
       this.model = model;
       this.price = lookupPrice(model);
@@ -521,8 +521,9 @@ class AgentRun {
     const m = this.meter.add(sentPrompt(messages, marks, this.meter.price), outputTokens(reply));
     if (reported === undefined) return { inputTokens: m.tokens, outputTokens: m.outputTokens, cachedTokens: m.cachedTokens, source: "local", ...(this.price === undefined ? {} : { cost: m.cost }) };
     const u = { inputTokens: tokenCount(reported.inputTokens), outputTokens: tokenCount(reported.outputTokens), cachedTokens: tokenCount(reported.cachedTokens) };
-    const cost = this.price === undefined ? undefined : requestPrice(this.price, { ...u, writtenTokens: tokenCount(reported.cacheWriteTokens) });
-    return { ...u, source: "provider", ...(cost === undefined ? {} : { cost }) };
+    const written = tokenCount(reported.cacheWriteTokens);
+    const cost = this.price === undefined ? undefined : requestPrice(this.price, { ...u, writtenTokens: written });
+    return { ...u, ...(written > 0 ? { cacheWriteTokens: written } : {}), source: "provider", ...(cost === undefined ? {} : { cost }) };
   }
 
   /** The prompts of the run under both views, as the meter prices them under the run's model. */

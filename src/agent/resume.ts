@@ -415,7 +415,7 @@ class Replay {
     const t = this.saved[n - 1];
     // The saved run's model prices the replayed turns; figures it measured itself are measured again (the same prompts give the same figures).
     const model = this.state.trace.settings?.model;
-    const usage = t.usage.source === "local" ? undefined : { inputTokens: t.usage.inputTokens, outputTokens: t.usage.outputTokens, cachedTokens: t.usage.cachedTokens };
+    const usage = t.usage.source === "local" ? undefined : { inputTokens: t.usage.inputTokens, outputTokens: t.usage.outputTokens, cachedTokens: t.usage.cachedTokens, ...(t.usage.cacheWriteTokens === undefined ? {} : { cacheWriteTokens: t.usage.cacheWriteTokens }) };
     return { content: t.reply, ...(model === undefined ? {} : { model }), ...(usage === undefined ? {} : { usage }), ...(t.truncated === true ? { truncated: true } : {}) };
   }
 

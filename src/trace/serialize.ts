@@ -47,7 +47,7 @@ const definition = z.looseObject({
   source: z.string().optional(),
 });
 
-const usage = z.looseObject({ inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number(), llmMs: z.number(), execMs: z.number(), cost: z.number().optional() });
+const usage = z.looseObject({ inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number(), cacheWriteTokens: z.number().optional(), llmMs: z.number(), execMs: z.number(), cost: z.number().optional() });
 
 const count = z.number().int().nonnegative();
 

@@ -56,6 +56,8 @@ export interface TurnUsage {
   inputTokens: number;
   outputTokens: number;
   cachedTokens: number;
+  /** Prompt tokens the provider reported writing to its cache (priced above input), when it reported any: a resumed run prices the turn again with them. */
+  cacheWriteTokens?: number;
   /**
    * Where the token figures come from: "provider" when the LLM client reported usage, "local"
    * when the run measured the prompt itself (src/compaction/measure.ts). Absent in older traces.

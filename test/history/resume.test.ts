@@ -480,6 +480,21 @@ describe("resume explains what differs", () => {
     expect(changedTools.fail?.message).toMatch(/the system prompt differs from the saved run's \(different tools/);
   });
 
+  it("prices the replayed turns as the saved run did, cache writes included", async () => {
+    const { make, replies, context } = setup();
+    const model = "claude-sonnet-4-5";
+    const reply = (i: number) => ({ content: replies[i], model, usage: { inputTokens: 3000 + i, outputTokens: 50, cachedTokens: 1000, cacheWriteTokens: 1500 } });
+    // The script ends after two turns: the run stops with llm_error, to be resumed.
+    const stopped = await SubAgent.run(make(4), { llm: scriptedLlm([reply(0), reply(1)]), context, isolation: "none" });
+    const state = runStateFromJson(runStateToJson(saveRun(stopped, make(4))));
+    const step = await SubAgent.resume(make(4), state, { llm: scriptedLlm([reply(2), reply(3)]), context, isolation: "none" });
+    expect(step.value).toEqual({ gold: 162.75, silver: 80 });
+    const cost = (turns: readonly { usage: { cost?: number } }[]) => turns.map((t) => t.usage.cost);
+    expect(cost(stopped.turns).every((c) => c !== undefined && c > 0)).toBe(true);
+    // Before, the replay dropped the cache writes: 0.008175 and 0.008178 became 0.00705 and 0.007053.
+    expect(cost(step.turns.slice(0, 2))).toEqual(cost(stopped.turns));
+  });
+
   it("names the part that differs: mission, context, tools, a turn that no longer replays", async () => {
     const { make, replies, context } = setup();
     const agent = make(3);
