@@ -23,7 +23,23 @@ interface Block {
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)/;
 
-/** Fenced blocks in order. An unclosed fence runs to the end (a reply cut off mid-program). */
+/** Whether a program is inside a string at the end of `line`, given whether it was at its start. */
+function endsInString(line: string, inString: boolean): boolean {
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    // An escape in a string, or a character literal (\") outside one.
+    if (c === "\\") i++;
+    else if (c === '"') inString = !inString;
+    else if (c === ";" && !inString) return false;
+  }
+  return inString;
+}
+
+/**
+ * Fenced blocks in order. An unclosed fence runs to the end (a reply cut off mid-program). In a
+ * program's block, a fence line inside a string (a program writing markdown) is the string's:
+ * the block ends at the first fence outside one, or at its first fence when every one is inside.
+ */
 function fencedBlocks(text: string): Block[] {
   const lines = text.split("\n");
   const blocks: Block[] = [];
@@ -31,17 +47,31 @@ function fencedBlocks(text: string): Block[] {
     const open = FENCE.exec(lines[i]);
     if (open === null) continue;
     const fence = open[1];
+    const tag = open[2].toLowerCase();
+    // Only a block tagged as a program: an untagged one may be prose with a stray quote.
+    const program = PROGRAM_TAGS.has(tag);
     const body: string[] = [];
     let closed = false;
+    let inString = false;
+    let first: { line: number; length: number } | undefined;
     for (i++; i < lines.length; i++) {
       const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(lines[i]);
       if (close !== null && close[1][0] === fence[0] && close[1].length >= fence.length) {
-        closed = true;
-        break;
+        if (!inString) {
+          closed = true;
+          break;
+        }
+        first ??= { line: i, length: body.length };
       }
       body.push(lines[i]);
+      if (program) inString = endsInString(lines[i], inString);
     }
-    blocks.push({ tag: open[2].toLowerCase(), body: body.join("\n"), closed });
+    if (!closed && first !== undefined) {
+      i = first.line;
+      body.length = first.length;
+      closed = true;
+    }
+    blocks.push({ tag, body: body.join("\n"), closed });
   }
   return blocks;
 }

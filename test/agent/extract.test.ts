@@ -24,6 +24,19 @@ describe("extractProgram", () => {
     expect(r.program).toBe("(+ 1 2)");
   });
 
+  it("keeps a fence line inside a string of the program as part of the string", () => {
+    const program = '(def report "# Totals\n```\n3 items\n```\ndone")\n(return report)';
+    const r = extractProgram(`Writing the report.\n\n${fence("clojure", program)}\n\nThat is all.`);
+    expect(r).toEqual({ ok: true, program, notes: [] });
+    // Escaped quotes, comments and character literals do not open or close a string.
+    const tricky = '(def a "say \\"hi\\"") ; a "quote\n(def b \\")\n(def s "x\n```\ny")\n(return s)';
+    expect(extractProgram(fence("clojure", tricky)).program).toBe(tricky);
+    // A string left open for good still ends at the first fence: the reader says where.
+    expect(extractProgram(`${fence("clojure", '(println "oops)')}\nmore prose`).program).toBe('(println "oops)');
+    // An untagged block (sample output, prose) with a stray quote ends at its fence.
+    expect(extractProgram(`${fence("", 'He said "hi')}\n${fence("clojure", "(return 1)")}`).program).toBe("(return 1)");
+  });
+
   it("normalises CRLF line ends", () => {
     expect(extractProgram("```clojure\r\n(def x 1)\r\n(println x)\r\n```").program).toBe("(def x 1)\n(println x)");
   });
