@@ -155,20 +155,27 @@ export function mergeConfig(current: unknown, patch: unknown): unknown {
   return out;
 }
 
+/** A query parameter that carries a credential (libpq's `password` and `sslpassword`, a `key` or `token`), up to its value. */
+const SECRET_PARAM = /([?&][^=&#]*(?:pass|secret|token|key)[^=&#]*=)[^&#]*/gi;
+
 /**
- * A URL with the user name and password it may carry shown as `[redacted]`, for logs, status and
- * GET /config. Sent back in an update it keeps them (mergeConfig), as a redacted key does; a URL
- * sent without credentials drops them.
+ * A URL with the user name and password it may carry, and the values of query parameters named
+ * as credentials (`?password=`, which PostgreSQL URLs take), shown as `[redacted]`, for logs,
+ * status and GET /config; one that does not parse (a password with an unencoded `#` or `/`)
+ * hidden up to its last `@`. Sent back in an update it keeps them (mergeConfig), as a redacted
+ * key does; a URL sent without credentials drops them.
  */
 export function redactUrl(url: string | undefined): string | undefined {
-  if (url === undefined || !url.includes("@")) return url;
+  if (url === undefined || (!url.includes("@") && !url.includes("?"))) return url;
+  if (!URL.canParse(url)) return url.replace(/^([a-z][a-z\d+.-]*:\/\/)?[^]*@/i, `$1${REDACTED}@`).replace(SECRET_PARAM, `$1${REDACTED}`);
   const u = new URL(url);
-  if (u.username === "" && u.password === "") return url;
-  return `${u.protocol}//${REDACTED}@${u.host}${u.pathname}${u.search}${u.hash}`;
+  const search = u.search.replace(SECRET_PARAM, `$1${REDACTED}`);
+  if (u.username === "" && u.password === "" && search === u.search) return url;
+  return `${u.protocol}//${u.username === "" && u.password === "" ? "" : `${REDACTED}@`}${u.host}${u.pathname}${search}${u.hash}`;
 }
 
 /** Whether `given` is how redactUrl shows the stored value: an update that sends it back changes nothing. */
-const shownAs = (stored: unknown, given: string): boolean => given.includes(`${REDACTED}@`) && typeof stored === "string" && URL.canParse(stored) && redactUrl(stored) === given;
+const shownAs = (stored: unknown, given: string): boolean => given.includes(REDACTED) && typeof stored === "string" && redactUrl(stored) === given;
 
 /** The configuration as GET /config shows it: the key and any credentials in URLs replaced. */
 export function redactConfig(config: ProxyConfig): ProxyConfig {

@@ -30,6 +30,24 @@ describe("ptc proxy", () => {
     expect(a.err.join("")).toBe("ptc proxy: --upstream must be an http(s) URL, got htps://[redacted]@api.example.com/v1\n");
   });
 
+  it("names a PostgreSQL URL it cannot open without its password, in the query or unencoded in the user part", async () => {
+    const secret = "s3cr3t-pw-XYZ9";
+    const cases: Array<[string, string]> = [
+      // libpq's (and pg's) password parameter.
+      [`postgres://127.0.0.1:1/db?sslmode=disable&password=${secret}`, "postgres://127.0.0.1:1/db?sslmode=disable&password=[redacted]"],
+      // A generated password with '#' or '/' not percent-encoded: the URL no longer parses.
+      [`postgres://alice:${secret.replace("-", "#")}@127.0.0.1:1/db`, "postgres://[redacted]@127.0.0.1:1/db"],
+      [`postgresql://alice:${secret.replace("-", "/")}@127.0.0.1:1/db`, "postgresql://[redacted]@127.0.0.1:1/db"],
+    ];
+    for (const [db, shown] of cases) {
+      const a = io();
+      expect(await runCli(["proxy", "--upstream", "http://127.0.0.1:9/v1", "--port", "0", "--db", db], a.io)).toBe(2);
+      const err = a.err.join("");
+      expect(err).toContain(`ptc proxy: cannot open the state database ${shown}: `);
+      expect(err).not.toMatch(/s3cr3t|pw.XYZ9/);
+    }
+  });
+
   it("rejects bad options with exit code 2", async () => {
     for (const args of [["--port", "99999"], ["--upstream", "ftp://x"], ["--nope"]]) {
       const a = io();
