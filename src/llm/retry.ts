@@ -71,9 +71,12 @@ export function sdkError(e: unknown, signal: AbortSignal, name: string, sdk: Sdk
 
 /** `text` with every occurrence of `key` shown as [api key]. */
 export function maskKey(text: string, key: string | undefined): string {
+  // As sent: fetch trims a header value, so a key read with a trailing newline (a secret file)
+  // works, and a server quotes it without the newline.
+  const sent = key?.trim();
   // A key of a few characters (a local server's placeholder) would mask ordinary words.
-  if (key === undefined || key.length < 8 || !text.includes(key)) return text;
-  return text.replaceAll(key, "[api key]");
+  if (sent === undefined || sent.length < 8 || !text.includes(sent)) return text;
+  return text.replaceAll(sent, "[api key]");
 }
 
 function toSdkError(e: unknown, signal: AbortSignal, name: string, sdk: SdkErrors): LlmError {

@@ -9,6 +9,7 @@ import { llmFailure as failure } from "../support/llm.js";
 import { openaiLlm, recordingLlm, replayLlm, type ChatMessage, type OpenAiLlmOptions, type RetryInfo } from "../../src/llm/index.js";
 import { localServer } from "../support/local-server.js";
 import { SubAgent } from "../../src/agent/subagent.js";
+import { anthropicLlm } from "../../src/llm/anthropic.js";
 
 /** What the fake server does with one request. */
 type Behaviour =
@@ -249,6 +250,28 @@ describe("openaiLlm: retries", () => {
     expect(step.ok).toBe(false);
     expect(JSON.stringify(step)).toContain("[api key]");
     expect(JSON.stringify([step, events])).not.toContain(apiKey);
+  });
+
+  it("masks a key with whitespace around it (a trailing newline from a secret file) as the server received and quotes it, in both HTTP clients", async () => {
+    // fetch trims a header value, so the server sees and quotes the key without the whitespace.
+    const echo = createServer((req, res) => {
+      req.resume();
+      const auth = String(req.headers.authorization ?? req.headers["x-api-key"]);
+      res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ type: "error", error: { type: "authentication_error", message: `Incorrect API key provided: ${auth}` } }));
+    });
+    await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
+    try {
+      for (const apiKey of ["sk-live-newline-0123456789\n", "sk-live-spaced-0123456789 ", " sk-live-crlf-0123456789\r\n"]) {
+        for (const llm of [openaiLlm({ model: "m", baseURL: `${url}/v1`, apiKey, maxRetries: 0, env: {} }), anthropicLlm({ model: "m", baseURL: url, apiKey, maxRetries: 0, env: {} })]) {
+          const e = await failure(llm.complete({ messages }));
+          expect(e.message).toMatch(/Incorrect API key provided: Bearer +\[api key\]/);
+          expect(e.message).not.toContain(apiKey.trim());
+        }
+      }
+    } finally {
+      await new Promise<void>((resolve) => echo.close(() => resolve()));
+    }
   });
 
   it("reports a server it cannot reach as a connection error", async () => {
