@@ -5,7 +5,7 @@
 import { APICallError, generateText, InvalidResponseDataError, streamText, type LanguageModel, type LanguageModelUsage, type ModelMessage, type SystemModelMessage } from "ai";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
-import { droppedConnection, lostReply, maskKey, retrySettings, statusError, streamError, withRetries, type RetryOptions } from "./retry.js";
+import { droppedConnection, lostReply, maskSecrets, retrySettings, statusError, streamError, withRetries, type RetryOptions } from "./retry.js";
 import type { ChatMessage, Llm, LlmRequest, LlmResponse } from "./types.js";
 
 export interface AiSdkLlmOptions extends RetryOptions {
@@ -200,9 +200,8 @@ function credentials(model: LanguageModel): string[] {
   return keys;
 }
 
-/** `error` with each of `keys` in its message shown as [api key]. */
+/** `error` with the secrets its message may quote masked (maskSecrets). */
 function masked(error: LlmError, keys: readonly string[]): LlmError {
-  let message = error.message;
-  for (const key of keys) message = maskKey(message, key);
+  const message = maskSecrets(error.message, keys);
   return message === error.message ? error : new LlmError(error.kind, message, error.details);
 }

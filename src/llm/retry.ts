@@ -65,8 +65,19 @@ export interface SdkErrors {
  */
 export function sdkError(e: unknown, signal: AbortSignal, name: string, sdk: SdkErrors, apiKey?: string): LlmError {
   const error = toSdkError(e, signal, name, sdk);
-  const message = maskKey(error.message, apiKey);
+  const message = maskSecrets(error.message, apiKey === undefined ? [] : [apiKey]);
   return message === error.message ? error : new LlmError(error.kind, message, error.details);
+}
+
+/**
+ * An error's message with each of a client's `keys` shown as [api key] (maskKey), and the user
+ * name and password of any URL in it as [redacted]: fetch refuses a base URL with credentials
+ * (a server behind basic auth) with a TypeError that quotes it whole.
+ */
+export function maskSecrets(message: string, keys: readonly string[]): string {
+  let out = message.includes("@") ? message.replace(/(\b[a-z][a-z\d+.-]*:\/\/)[^\s/@]+@/gi, "$1[redacted]@") : message;
+  for (const key of keys) out = maskKey(out, key);
+  return out;
 }
 
 /** `text` with every occurrence of `key` shown as [api key]. */

@@ -104,6 +104,17 @@ describe("aiSdkLlm over a real provider and a fake server", () => {
     expect(received[0].headers.authorization).toBe(`Bearer ${apiKey}`);
   });
 
+  // fetch refuses such a URL with a TypeError that quotes it, which the provider hands on as it is.
+  it("masks the password of a base URL with credentials (a server behind basic auth) in the error", async () => {
+    const withCredentials = baseURL.replace("://", "://alice:s3cr3t-basic-pw@");
+    const model = createOpenAICompatible({ name: "fake", baseURL: withCredentials, apiKey: "sk-fake-0123456789" }).chatModel("m");
+    for (const onText of [undefined, () => {}]) {
+      const e = await failure(aiSdkLlm({ model, maxRetries: 0 }).complete({ messages, ...(onText === undefined ? {} : { onText }) }));
+      expect(e.message).toContain(baseURL.replace("://", "://[redacted]@"));
+      expect(e.message).not.toMatch(/alice|s3cr3t/);
+    }
+  });
+
   // OpenRouter commits its 200 before the provider runs: a later failure rides the body, its code the status it stands for.
   it("reads an error sent in a 200's body: says it, and retries a rate limit", async () => {
     const retries: RetryInfo[] = [];
