@@ -72,12 +72,14 @@ export function sdkError(e: unknown, signal: AbortSignal, name: string, sdk: Sdk
 /**
  * An error's message with each of a client's `keys` shown as [api key] (maskKey), and the user
  * name and password of any URL in it as [redacted]: fetch refuses a base URL with credentials
- * (a server behind basic auth) with a TypeError that quotes it whole.
+ * (a server behind basic auth) with a TypeError that quotes it whole. A bearer token quoted as
+ * a header is masked whoever sent it: an AI SDK model wrapped in middleware keeps its key out of
+ * reach. A token has a digit, which the words after "Bearer" in an ordinary message do not.
  */
 export function maskSecrets(message: string, keys: readonly string[]): string {
   let out = message.includes("@") ? message.replace(/(\b[a-z][a-z\d+.-]*:\/\/)[^\s/@]+@/gi, "$1[redacted]@") : message;
   for (const key of keys) out = maskKey(out, key);
-  return out;
+  return out.replace(/\b(Bearer\s+)(?=[^\s"',;]*\d)[\w.~+/=-]{8,}/gi, "$1[api key]");
 }
 
 /** `text` with every occurrence of `key` shown as [api key]. */

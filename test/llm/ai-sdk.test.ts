@@ -2,6 +2,7 @@
 // 127.0.0.1, and with the AI SDK's mock model for what the provider receives.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { extractReasoningMiddleware, wrapLanguageModel } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { llmFailure as failure } from "../support/llm.js";
@@ -101,6 +102,18 @@ describe("aiSdkLlm over a real provider and a fake server", () => {
     const e = await failure(aiSdkLlm({ model, retryBaseMs: 5, onRetry: (i) => retries.push(i) }).complete({ messages }));
     expect([e.kind, e.message]).toEqual(["http", "ai-sdk:fake.chat:m: HTTP 401: Incorrect API key provided: [api key]. (after 2 attempts)"]);
     expect(retries.map((i) => i.error.message)).toEqual(["ai-sdk:fake.chat:m: HTTP 503: Incorrect API key provided: [api key]."]);
+    expect(received[0].headers.authorization).toBe(`Bearer ${apiKey}`);
+  });
+
+  // A wrapped model (middleware such as extractReasoningMiddleware, for a model that thinks in
+  // <think> tags) keeps its provider's headers out of reach: the key is not known to mask.
+  it("masks a bearer token a gateway quotes in its error for a wrapped model, whose key it cannot read", async () => {
+    const apiKey = "sk-fake-wrapped-0123456789";
+    const inner = createOpenAICompatible({ name: "fake", baseURL, apiKey }).chatModel("m");
+    const model = wrapLanguageModel({ model: inner, middleware: extractReasoningMiddleware({ tagName: "think" }) });
+    script = [{ status: 401, body: { error: { message: `Invalid authorization header: Bearer ${apiKey}` } } }];
+    const e = await failure(aiSdkLlm({ model, maxRetries: 0 }).complete({ messages }));
+    expect(e.message).toBe("ai-sdk:fake.chat:m: HTTP 401: Invalid authorization header: Bearer [api key]");
     expect(received[0].headers.authorization).toBe(`Bearer ${apiKey}`);
   });
 
