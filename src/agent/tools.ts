@@ -4,6 +4,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { boxed, cutPoint, MAX_TIMER_MS, ours, type ToolCallInfo, type ToolSpec, ToolTimeout } from "../lisp/index.js";
+import { maskSecrets } from "../llm/retry.js";
 import type { ApprovalGate, NeedsApproval } from "./approval.js";
 import { AgentDefinitionError, describeIssues } from "./errors.js";
 import type { RunScope } from "./types.js";
@@ -132,6 +133,8 @@ function isRefusal(e: unknown): boolean {
   }
 }
 
+const NO_KEYS: readonly string[] = [];
+
 // A tool may throw anything, an Error whose message getter throws or a Proxy included.
 function messageOf(e: unknown): string {
   let m: unknown;
@@ -141,7 +144,9 @@ function messageOf(e: unknown): string {
     m = "the tool failed (its error could not be read)";
   }
   if (typeof m !== "string") m = "the tool failed";
-  const text = m as string;
+  // What a client library's error quotes may hold a credential the tool never meant to show
+  // (fetch refuses a URL with a password by quoting it): masked as an LLM client's errors are.
+  const text = maskSecrets(m as string, NO_KEYS);
   return text.length > MAX_ERROR_CHARS ? text.slice(0, cutPoint(text, MAX_ERROR_CHARS)) + "…" : text;
 }
 

@@ -273,6 +273,16 @@ describe("ToolSession", () => {
     expect(!r.ok && r.error.message.length).toBeLessThan(600);
   });
 
+  // fetch refuses a URL with credentials (a search server behind basic auth) with a TypeError that
+  // quotes the URL whole: the tool's author never wrote the password into a message.
+  it("shows no password of a URL a tool's error quotes, in the program's error and the call's record", async () => {
+    const logs = tool({ description: "Searches the logs.", input: z.object({ q: z.string() }), run: async ({ q }) => (await fetch(`http://elastic:s3cr3t-es-pw@127.0.0.1:9/logs/_search?q=${q}`)).json() });
+    const tools = session({ logs });
+    const r = await evaluate('(tool/logs {:q "error"})', { tools: tools.specs(false) });
+    expect(!r.ok && r.error.message).toContain("http://[redacted]@127.0.0.1:9/logs/_search?q=error");
+    expect(JSON.stringify([r.ok ? null : r.error, r.toolCalls])).not.toMatch(/elastic|s3cr3t/);
+  });
+
   it("never cuts an emoji in half where it cuts a long error (a lone surrogate is a body Anthropic's API refuses)", async () => {
     for (const pad of [0, 1]) {
       const loud = tool({ description: "Loud.", run: () => Promise.reject(new Error("x".repeat(pad) + "🚀".repeat(400))) });
