@@ -193,6 +193,12 @@ function credentials(model: LanguageModel): string[] {
     return [];
   }
   if (typeof values !== "object" || values === null) return [];
+  // Headers given as a promise (the AI Gateway's) cannot be read here, and one that rejects (no
+  // key) must not go unhandled: Node would end the process.
+  if (typeof (values as { then?: unknown }).then === "function") {
+    (values as Promise<unknown>).then(undefined, () => undefined);
+    return [];
+  }
   const keys: string[] = [];
   for (const [name, value] of Object.entries(values)) {
     if (AUTH_HEADERS.has(name.toLowerCase()) && typeof value === "string") keys.push(value.replace(/^Bearer\s+/i, ""));

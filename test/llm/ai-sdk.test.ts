@@ -2,9 +2,9 @@
 // 127.0.0.1, and with the AI SDK's mock model for what the provider receives.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { extractReasoningMiddleware, wrapLanguageModel } from "ai";
+import { createGateway, extractReasoningMiddleware, wrapLanguageModel } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { llmFailure as failure } from "../support/llm.js";
 import { aiSdkLlm } from "../../src/llm/ai-sdk.js";
 import type { ChatMessage } from "../../src/llm/types.js";
@@ -103,6 +103,29 @@ describe("aiSdkLlm over a real provider and a fake server", () => {
     expect([e.kind, e.message]).toEqual(["http", "ai-sdk:fake.chat:m: HTTP 401: Incorrect API key provided: [api key]. (after 2 attempts)"]);
     expect(retries.map((i) => i.error.message)).toEqual(["ai-sdk:fake.chat:m: HTTP 503: Incorrect API key provided: [api key]."]);
     expect(received[0].headers.authorization).toBe(`Bearer ${apiKey}`);
+  });
+
+  // The AI Gateway's provider gives its headers as a promise, which rejects without a key: read
+  // for the key to mask, it rejected again with no one to catch it, and Node ends the process.
+  it("fails a call of a model whose headers reject (the AI Gateway without a key) without an unhandled rejection", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    // Nothing in the environment may authenticate the gateway either.
+    vi.stubEnv("AI_GATEWAY_API_KEY", "");
+    vi.stubEnv("VERCEL_OIDC_TOKEN", "");
+    try {
+      const model = createGateway({ baseURL: `${baseURL}/ai`, apiKey: "" })("openai/gpt-5");
+      const e = await failure(aiSdkLlm({ model, maxRetries: 0 }).complete({ messages }));
+      expect(e.message).toContain("ai-sdk:gateway:openai/gpt-5:");
+      // A rejection no one handles is reported once the queued callbacks have run.
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+      vi.unstubAllEnvs();
+    }
   });
 
   // A wrapped model (middleware such as extractReasoningMiddleware, for a model that thinks in
