@@ -155,8 +155,8 @@ export function mergeConfig(current: unknown, patch: unknown): unknown {
   return out;
 }
 
-/** A query parameter that carries a credential (libpq's `password` and `sslpassword`, a `key` or `token`), up to its value. */
-const SECRET_PARAM = /([?&][^=&#]*(?:pass|secret|token|key)[^=&#]*=)[^&#]*/gi;
+/** A query parameter that carries a credential (libpq's `password` and `sslpassword`, `key`, `api_key`, `access_token`), up to its value. */
+const SECRET_PARAM = /([?&](?:[^=&#]*[_-])?(?:(?:ssl)?pass(?:word|wd)?|secret|token|(?:api)?key)=)[^&#]*/gi;
 
 /**
  * A URL with the user name and password it may carry, and the values of query parameters named
