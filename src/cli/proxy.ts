@@ -1,6 +1,6 @@
 // `ptc proxy`: runs the compaction proxy until SIGINT or SIGTERM.
 import { readFileSync } from "node:fs";
-import { REDACTED, redactUrl } from "../proxy/config.js";
+import { redactUrl } from "../proxy/config.js";
 import { jsonLogger } from "../proxy/log.js";
 import { defaultStateDir } from "../proxy/paths.js";
 import { ProxyStartError, startProxy } from "../proxy/server.js";
@@ -72,7 +72,7 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
   }
   if (values.upstream !== undefined && !/^https?:\/\/[^/]/.test(values.upstream)) {
     // Credentials in it (user:key@host) are not echoed: a mistyped scheme is no reason to print a key.
-    io.stderr.write(`ptc proxy: --upstream must be an http(s) URL, got ${values.upstream.replace(/^([^/@]*\/\/)?[^/]*@/, `$1${REDACTED}@`)}\n`);
+    io.stderr.write(`ptc proxy: --upstream must be an http(s) URL, got ${redactUrl(values.upstream)}\n`);
     return 2;
   }
   let adminToken = values["admin-token"] ?? process.env.PTC_PROXY_ADMIN_TOKEN;
