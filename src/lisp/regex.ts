@@ -6,11 +6,12 @@ import { chargeIfRunning, took } from "./runtime.js";
 import { Regex } from "./values.js";
 
 export function compileRegex(source: string): Regex {
-  if (hasJavaClassSet(source)) {
+  const re2 = re2Source(source);
+  if (re2 === null) {
     throw new LispError("regex_error", `invalid regex #"${source}": nested character classes and && intersections are not supported`, undefined, "write the class flat, e.g. [a-zA-Z] for [a-z[A-Z]] or [ac-z] for [a-z&&[^b]]");
   }
   try {
-    return new Regex(source, RE2JS.compile(source));
+    return new Regex(source, RE2JS.compile(re2));
   } catch (e) {
     const detail = e instanceof Error ? e.message : String(e);
     // RE2 quotes the part it could not read (`[mQ8sLd2`): a part of a hidden pattern is hidden too.
@@ -20,24 +21,78 @@ export function compileRegex(source: string): Regex {
   }
 }
 
+/** Java's POSIX classes (\p{Alpha}), ASCII-only as in Java, by RE2's names for them. */
+const POSIX: Readonly<Record<string, string>> = {
+  Lower: "lower",
+  Upper: "upper",
+  ASCII: "ascii",
+  Alpha: "alpha",
+  Digit: "digit",
+  Alnum: "alnum",
+  Punct: "punct",
+  Graph: "graph",
+  Print: "print",
+  Blank: "blank",
+  Cntrl: "cntrl",
+  XDigit: "xdigit",
+  Space: "space",
+};
+
+const HEX4 = /^[0-9a-fA-F]{4}$/;
+
 /**
- * Whether a character class holds an unescaped [ (not a POSIX [:name:]) or &&: Java's nested
- * classes and intersections, which RE2 reads as literal characters (so [a-z&&[^b]] would match
- * nothing a Java reader expects) instead of refusing.
+ * A Java pattern as RE2 reads it: the escapes Java spells its own way rewritten to RE2's
+ * (\uXXXX, a surrogate pair of them being one character, to \x{...}; \p{Alpha} and \P{Alpha}
+ * to [[:alpha:]] and [^[:alpha:]], [:alpha:] and [:^alpha:] inside a class), or null for a
+ * class holding an unescaped [ (not a POSIX [:name:]) or &&: Java's nested classes and
+ * intersections, which RE2 reads as literal characters (so [a-z&&[^b]] would match nothing a
+ * Java reader expects) instead of refusing.
  */
-function hasJavaClassSet(source: string): boolean {
-  if (source.indexOf("[") < 0) return false;
+function re2Source(source: string): string | null {
+  if (source.indexOf("[") < 0 && source.indexOf("\\") < 0) return source;
+  let out = "";
+  let copied = 0;
   let inClass = false;
   for (let i = 0; i < source.length; i++) {
     const c = source[i];
     if (c === "\\") {
+      const next = source[i + 1];
       // \Q...\E quotes its text.
-      if (source[i + 1] === "Q") {
+      if (next === "Q") {
         const end = source.indexOf("\\E", i + 2);
-        if (end < 0) return false;
-        i = end;
+        if (end < 0) break;
+        i = end + 1;
+        continue;
       }
-      i++;
+      let written: string | null = null;
+      let length = 0;
+      if (next === "u" && HEX4.test(source.slice(i + 2, i + 6))) {
+        let code = parseInt(source.slice(i + 2, i + 6), 16);
+        length = 6;
+        if (code >= 0xd800 && code <= 0xdbff && source[i + 6] === "\\" && source[i + 7] === "u" && HEX4.test(source.slice(i + 8, i + 12))) {
+          const low = parseInt(source.slice(i + 8, i + 12), 16);
+          if (low >= 0xdc00 && low <= 0xdfff) {
+            code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+            length = 12;
+          }
+        }
+        written = `\\x{${code.toString(16)}}`;
+      } else if ((next === "p" || next === "P") && source[i + 2] === "{") {
+        const close = source.indexOf("}", i + 3);
+        const name = close < 0 ? "" : source.slice(i + 3, close);
+        if (Object.hasOwn(POSIX, name)) {
+          const not = next === "P" ? "^" : "";
+          written = inClass ? `[:${not}${POSIX[name]}:]` : `[${not}[:${POSIX[name]}:]]`;
+          length = close + 1 - i;
+        }
+      }
+      if (written === null) {
+        i++;
+        continue;
+      }
+      out += source.slice(copied, i) + written;
+      copied = i + length;
+      i = copied - 1;
     } else if (!inClass) {
       if (c !== "[") continue;
       inClass = true;
@@ -48,13 +103,13 @@ function hasJavaClassSet(source: string): boolean {
       inClass = false;
     } else if (c === "[") {
       const end = source[i + 1] === ":" ? source.indexOf(":]", i + 2) : -1;
-      if (end < 0) return true;
+      if (end < 0) return null;
       i = end + 1;
     } else if (c === "&" && source[i + 1] === "&") {
-      return true;
+      return null;
     }
   }
-  return false;
+  return copied === 0 ? source : out + source.slice(copied);
 }
 
 export function compiled(r: Regex): RE2JS {

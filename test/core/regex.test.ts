@@ -33,6 +33,15 @@ describe("re-find, re-matches, re-seq", () => {
     ['(re-find (re-pattern #"a+") "baa")', '"aa"'],
   ]);
 
+  it("reads Java's \\uXXXX escapes and POSIX classes \\p{Alpha}, which RE2 spells \\x{...} and [[:alpha:]]", async () => {
+    // A surrogate pair written as two escapes is one character, as Java reads it.
+    expect(await value('[(re-find #"[\\u4e00-\\u9fff]+" "ab中文c") (re-find #"\\uD83D\\uDE00" "x😀") (re-find #"\\u0041" "A") (re-find (re-pattern "\\\\u0041+") "xAA")]')).toBe('["中文" "😀" "A" "AA"]');
+    expect(await value('[(str/replace "a, b! c?" #"\\p{Punct}" "") (re-find #"\\p{Alpha}+" "12abc3") (re-find #"[\\p{Upper}\\p{Digit}]+" "abC1D") (re-find #"\\P{Alnum}+" "ab -c") (re-find #"[^\\P{Lower}]+" "ABcd")]')).toBe('["a b c" "abc" "C1D" " -" "cd"]');
+    // Quoted and escaped text stays literal; an unknown class is still RE2's error.
+    expect(await value('[(re-find #"\\Q\\u0041\\E" "\\\\u0041") (re-find #"\\\\u0041" "\\\\u0041") (re-find #"\\p{L}" "é")]')).toBe('["\\\\u0041" "\\\\u0041" "é"]');
+    expect((await failure('(re-find #"\\p{Nope}" "a")')).kind).toBe("regex_error");
+  });
+
   it("runs pathological patterns in linear time", async () => {
     const r = await evaluate('(re-find #"(a+)+$" data/s)', { ctx: { s: "a".repeat(50_000) + "b" } });
     expect(r.ok).toBe(true);
