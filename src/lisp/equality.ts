@@ -231,11 +231,8 @@ export function compare(a: Value, b: Value): number {
     case 3:
       chargeStrings(Math.min((a as string).length, (b as string).length));
       return (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
-    case 4: {
-      const x = (a as Keyword).name;
-      const y = (b as Keyword).name;
-      return x < y ? -1 : x > y ? 1 : 0;
-    }
+    case 4:
+      return compareKeywords(a as Keyword, b as Keyword);
     default: {
       const x = a as Vec<Value>;
       const y = b as Vec<Value>;
@@ -250,6 +247,18 @@ export function compare(a: Value, b: Value): number {
       return 0;
     }
   }
+}
+
+const compareText = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
+
+// As Clojure orders keywords: a plain one before a qualified one, then by namespace, then by
+// name; not by the whole text, where :user-x/a would come before :user/id.
+function compareKeywords(a: Keyword, b: Keyword): number {
+  const i = a.nsEnd();
+  const j = b.nsEnd();
+  if (i < 0 && j < 0) return compareText(a.name, b.name);
+  if (i < 0 || j < 0) return i < 0 ? -1 : 1;
+  return compareText(a.name.slice(0, i), b.name.slice(0, j)) || compareText(a.name.slice(i + 1), b.name.slice(j + 1));
 }
 
 // NaN sorts after every number so sorting stays a total order.

@@ -52,6 +52,10 @@ export class Keyword {
   toString(): string {
     return ":" + this.name;
   }
+  /** Where the namespace of a qualified keyword ends (:ns/name), or -1. A lone "/" is a name. */
+  nsEnd(): number {
+    return this.name.length > 1 ? this.name.indexOf("/") : -1;
+  }
 }
 
 const KEYWORD_INTERN_CAP = 100_000;

@@ -248,6 +248,13 @@ describe("reverse, sort, sort-by", () => {
     );
   });
 
+  it("orders keywords as Clojure does: a plain keyword first, then by namespace, then by name", async () => {
+    // Not by the whole text: "user/id" < "user-x/a" and "a.b/c" < "a/c" as strings.
+    expect(await edn("[(sort [:user-x/a :user/id :b :a/c :a.b/c :a]) (compare :user/id :user-x/a) (compare :z :a/b) (keys (sorted-map :x/b 1 :a 2 :x/a 3))]")).toBe(
+      "[[:a :b :a/c :a.b/c :user/id :user-x/a] -1 -1 [:a :x/a :x/b]]",
+    );
+  });
+
   it("sort with a comparator: <, >, compare, numeric or boolean functions", async () => {
     expect(await edn('[(sort > [1 3 2]) (sort < [3 1 2]) (sort compare ["b" "a"]) (sort (fn [a b] (- b a)) [1 3 2]) (sort (fn [a b] (> a b)) [1 3 2]) (sort > ["a" "c" "b"])]')).toBe(
       '[[3 2 1] [1 2 3] ["a" "b"] [3 2 1] [3 2 1] ["c" "b" "a"]]',

@@ -468,15 +468,10 @@ function format(args: Value[]): string {
 // ---------------------------------------------------------------------------------------
 // names, keywords and parsing
 
-/** Where a qualified keyword's namespace ends (:ns/name), or -1. A lone "/" is a name. */
-function nsSlash(k: Keyword): number {
-  return k.name.length > 1 ? k.name.indexOf("/") : -1;
-}
-
 function name(x: Value): Value {
   if (typeof x === "string") return x;
   if (x instanceof Keyword) {
-    const i = nsSlash(x);
+    const i = x.nsEnd();
     return i < 0 ? x.name : x.name.slice(i + 1);
   }
   throw typeErr(`name expects a keyword or string, got ${describe(x)}`, x === null ? NIL_HINT : typeof x === "number" ? "use (str x) to turn a number into a string" : undefined);
@@ -484,7 +479,7 @@ function name(x: Value): Value {
 
 function namespace(x: Value): Value {
   if (x instanceof Keyword) {
-    const i = nsSlash(x);
+    const i = x.nsEnd();
     return i < 0 ? null : x.name.slice(0, i);
   }
   throw typeErr(`namespace expects a keyword, got ${describe(x)}`, x === null ? NIL_HINT : undefined);
