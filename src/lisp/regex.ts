@@ -7,9 +7,6 @@ import { Regex } from "./values.js";
 
 export function compileRegex(source: string): Regex {
   const re2 = re2Source(source);
-  if (re2 === null) {
-    throw new LispError("regex_error", `invalid regex #"${source}": nested character classes and && intersections are not supported`, undefined, "write the class flat, e.g. [a-zA-Z] for [a-z[A-Z]] or [ac-z] for [a-z&&[^b]]");
-  }
   try {
     return new Regex(source, RE2JS.compile(re2));
   } catch (e) {
@@ -43,13 +40,14 @@ const HEX4 = /^[0-9a-fA-F]{4}$/;
 /**
  * A Java pattern as RE2 reads it: the escapes Java spells its own way rewritten to RE2's
  * (\uXXXX, a surrogate pair of them being one character, to \x{...}; \p{Alpha} and \P{Alpha}
- * to [[:alpha:]] and [^[:alpha:]], [:alpha:] and [:^alpha:] inside a class), or null for a
- * class holding an unescaped [ (not a POSIX [:name:]) or &&: Java's nested classes and
- * intersections, which RE2 reads as literal characters (so [a-z&&[^b]] would match nothing a
- * Java reader expects) instead of refusing.
+ * to [[:alpha:]] and [^[:alpha:]], [:alpha:] and [:^alpha:] inside a class). Refused
+ * (regex_error), because RE2 would match other text without a word: a class holding an
+ * unescaped [ (not a POSIX [:name:]) or &&, Java's nested classes and intersections, which RE2
+ * reads as literal characters (so [a-z&&[^b]] would match nothing a Java reader expects); and
+ * the flag U, Java's Unicode classes, which RE2 reads as making every repetition lazy.
  */
-function re2Source(source: string): string | null {
-  if (source.indexOf("[") < 0 && source.indexOf("\\") < 0) return source;
+function re2Source(source: string): string {
+  if (source.indexOf("[") < 0 && source.indexOf("\\") < 0 && source.indexOf("(?") < 0) return source;
   let out = "";
   let copied = 0;
   let inClass = false;
@@ -94,6 +92,9 @@ function re2Source(source: string): string | null {
       copied = i + length;
       i = copied - 1;
     } else if (!inClass) {
+      if (c === "(" && source[i + 1] === "?" && unicodeClassFlag(source, i + 2)) {
+        throw new LispError("regex_error", `invalid regex #"${source}": the flag (?U) is Java's Unicode classes, which RE2 reads as making every repetition lazy`, undefined, "drop the U and name Unicode classes directly: \\p{L} for letters, \\p{N} for digits, [\\p{L}\\p{N}_] for word characters");
+      }
       if (c !== "[") continue;
       inClass = true;
       // A ] first in the class (after an optional ^) is a literal.
@@ -103,13 +104,25 @@ function re2Source(source: string): string | null {
       inClass = false;
     } else if (c === "[") {
       const end = source[i + 1] === ":" ? source.indexOf(":]", i + 2) : -1;
-      if (end < 0) return null;
+      if (end < 0) throw nestedClass(source);
       i = end + 1;
     } else if (c === "&" && source[i + 1] === "&") {
-      return null;
+      throw nestedClass(source);
     }
   }
   return copied === 0 ? source : out + source.slice(copied);
+}
+
+function nestedClass(source: string): LispError {
+  return new LispError("regex_error", `invalid regex #"${source}": nested character classes and && intersections are not supported`, undefined, "write the class flat, e.g. [a-zA-Z] for [a-z[A-Z]] or [ac-z] for [a-z&&[^b]]");
+}
+
+/** Whether the flags of a group (?flags) or (?flags:...), read from `from`, set or clear U. */
+function unicodeClassFlag(source: string, from: number): boolean {
+  let u = false;
+  let i = from;
+  for (; i < source.length && /[a-zA-Z-]/.test(source[i]); i++) if (source[i] === "U") u = true;
+  return u && (source[i] === ")" || source[i] === ":");
 }
 
 export function compiled(r: Regex): RE2JS {

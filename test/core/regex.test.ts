@@ -42,6 +42,18 @@ describe("re-find, re-matches, re-seq", () => {
     expect((await failure('(re-find #"\\p{Nope}" "a")')).kind).toBe("regex_error");
   });
 
+  it("refuses Java's (?U) flag, which RE2 would read as making every repetition lazy", async () => {
+    // In Java (?U) widens \\w and \\d to Unicode; RE2's U made (re-seq #"(?U)\\d+" "123 45") ["1" "2" "3" "4" "5"].
+    for (const src of ['(re-seq #"(?U)\\d+" "123 45")', '(re-find #"(?iU)a+" "AAA")', '(re-find #"(?U:a+)b" "aab")', '(re-pattern "(?-U)a+")']) {
+      const e = await failure(src);
+      expect(e.kind, src).toBe("regex_error");
+      expect(e.message, src).toContain("(?U)");
+      expect(e.hint, src).toContain("\\p{L}");
+    }
+    // U elsewhere (a named group, a class, an escape) is not a flag.
+    expect(await value('[(re-find #"(?<U>a)" "a") (re-find #"[(?U)]+" "U?") (re-find #"\\Q(?U)\\E" "(?U)") (re-find #"(?i)u+" "UU")]')).toBe('[["a" "a"] "U?" "(?U)" "UU"]');
+  });
+
   it("runs pathological patterns in linear time", async () => {
     const r = await evaluate('(re-find #"(a+)+$" data/s)', { ctx: { s: "a".repeat(50_000) + "b" } });
     expect(r.ok).toBe(true);
