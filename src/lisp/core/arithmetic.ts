@@ -148,7 +148,8 @@ function rounding(name: string, n: number): number {
       r = Math.ceil(n);
       break;
     case "round":
-      r = Math.sign(n) * Math.round(Math.abs(n));
+      // Java's Math.round (clojure.math/round), which JS's is: a half rounds toward +infinity.
+      r = Math.round(n);
       break;
     default:
       r = Math.trunc(n);
@@ -158,7 +159,7 @@ function rounding(name: string, n: number): number {
 }
 
 /** One doc for the four rounding functions: the reference lists them on one line. */
-const ROUNDING_DOC = "To an integer: floor down, ceil up, round to nearest (halves away from zero), trunc toward zero.";
+const ROUNDING_DOC = "To an integer: floor down, ceil up, round to nearest (halves up: -2.5 to -2), trunc toward zero.";
 
 function roundingFn(name: "floor" | "ceil" | "round" | "trunc") {
   return (x: Value): Value => {

@@ -254,3 +254,7 @@
 ;=> nil
 (= [1e7 5e-7 1e21] [(parse-double (str 1e7)) (parse-double (str 5e-7)) (parse-double (pr-str 1e21))])
 ;=> true
+;; Math/round is Java's (clojure.math/round): halves round up, toward positive infinity, so a
+;; negative half goes toward zero; round is the same function.
+[(Math/round -2.5) (Math/round 2.5) (Math/round -0.5) (Math/round -2.6) (round -1.5) (round 1.5) (round -2.4)]
+;=> [-2 3 0 -3 -1 2 -2]
