@@ -184,7 +184,8 @@ function extremum(name: "max" | "min") {
     let bv = extremumArg(name, best);
     for (let i = 1; i < args.length; i++) {
       const v = extremumArg(name, args[i]);
-      if (Number.isNaN(v) || (name === "max" ? v > bv : v < bv)) {
+      // Of equal numbers the later one wins, as in Clojure: (max 2 2.0) is 2.0.
+      if (Number.isNaN(v) || (name === "max" ? v >= bv : v <= bv)) {
         best = args[i];
         bv = v;
       }

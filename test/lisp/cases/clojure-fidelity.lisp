@@ -258,3 +258,6 @@
 ;; negative half goes toward zero; round is the same function.
 [(Math/round -2.5) (Math/round 2.5) (Math/round -0.5) (Math/round -2.6) (round -1.5) (round 1.5) (round -2.4)]
 ;=> [-2 3 0 -3 -1 2 -2]
+;; max and min return the later of equal numbers, as Clojure's do ((max 2 2.0) is 2.0).
+[(max 2 2.0) (max 2.0 2) (min 1 1.0) (min 1.0 1 3) (max 1 3 3.0 2) (max ##NaN 1) (max 1 ##NaN)]
+;=> [2.0 2 1.0 1 3.0 ##NaN ##NaN]
