@@ -148,7 +148,10 @@ function rounding(name: string, n: number): number {
       r = Math.ceil(n);
       break;
     case "round":
-      // Java's Math.round (clojure.math/round), which JS's is: a half rounds toward +infinity.
+      r = Math.sign(n) * Math.round(Math.abs(n));
+      break;
+    case "Math/round":
+      // Java's Math.round (clojure.math/round), which JS's is: a half goes toward +infinity.
       r = Math.round(n);
       break;
     default:
@@ -159,9 +162,9 @@ function rounding(name: string, n: number): number {
 }
 
 /** One doc for the four rounding functions: the reference lists them on one line. */
-const ROUNDING_DOC = "To an integer: floor down, ceil up, round to nearest (halves up: -2.5 to -2), trunc toward zero.";
+const ROUNDING_DOC = "To an integer: floor down, ceil up, round to nearest (halves away from zero), trunc toward zero.";
 
-function roundingFn(name: "floor" | "ceil" | "round" | "trunc") {
+function roundingFn(name: "floor" | "ceil" | "round" | "Math/round" | "trunc") {
   return (x: Value): Value => {
     const n = expectNumber(name, x);
     if (!Number.isFinite(n)) return x;
@@ -270,8 +273,20 @@ export const ARITHMETIC: BuiltinDef[] = [
   { name: "min", area: "arithmetic", arity: [0, Infinity], params: "[x & more]", doc: "The smallest number.", examples: [["(min 1 5 3)", "1"]], ns: ["Math"], fn: extremum("min") },
   { name: "floor", area: "arithmetic", arity: [1, 1], params: "[x]", doc: ROUNDING_DOC, examples: [["(floor 3.7)", "3"]], ns: ["Math"], fn: (a) => roundingFn("floor")(a[0]), f1: roundingFn("floor") },
   { name: "ceil", area: "arithmetic", arity: [1, 1], params: "[x]", doc: ROUNDING_DOC, examples: [["(ceil 3.2)", "4"]], ns: ["Math"], fn: (a) => roundingFn("ceil")(a[0]), f1: roundingFn("ceil") },
-  { name: "round", area: "arithmetic", arity: [1, 1], params: "[x]", doc: ROUNDING_DOC, examples: [["(round 3.5)", "4"]], ns: ["Math"], fn: (a) => roundingFn("round")(a[0]), f1: roundingFn("round") },
+  { name: "round", area: "arithmetic", arity: [1, 1], params: "[x]", doc: ROUNDING_DOC, examples: [["(round 3.5)", "4"]], fn: (a) => roundingFn("round")(a[0]), f1: roundingFn("round") },
   { name: "trunc", area: "arithmetic", arity: [1, 1], params: "[x]", doc: ROUNDING_DOC, examples: [["(trunc -3.7)", "-3"]], fn: (a) => roundingFn("trunc")(a[0]), f1: roundingFn("trunc") },
+  {
+    name: "round",
+    area: "arithmetic",
+    arity: [1, 1],
+    params: "[x]",
+    doc: "Java's Math.round: to the nearest integer, a half toward positive infinity.",
+    examples: [["(Math/round -2.5)", "-2"]],
+    ns: ["Math"],
+    unqualified: false,
+    fn: (a) => roundingFn("Math/round")(a[0]),
+    f1: roundingFn("Math/round"),
+  },
   { name: "int", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "x truncated to an integer.", aliases: ["long"], examples: [["(int 3.7)", "3"]], fn: (a) => toInt("int")(a[0]), f1: toInt("int") },
   { name: "double", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "x as a float.", examples: [["(double 5)", "5.0"]], fn: (a) => toFloat("double")(a[0]), f1: toFloat("double") },
   { name: "float", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "x as a float.", examples: [["(float 5)", "5.0"]], fn: (a) => toFloat("float")(a[0]), f1: toFloat("float") },

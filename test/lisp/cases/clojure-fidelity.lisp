@@ -254,10 +254,10 @@
 ;=> nil
 (= [1e7 5e-7 1e21] [(parse-double (str 1e7)) (parse-double (str 5e-7)) (parse-double (pr-str 1e21))])
 ;=> true
-;; Math/round is Java's (clojure.math/round): halves round up, toward positive infinity, so a
-;; negative half goes toward zero; round is the same function.
+;; Math/round is Java's (clojure.math/round): a half goes toward positive infinity, so a
+;; negative half toward zero; PTC-Lisp's own round takes halves away from zero.
 [(Math/round -2.5) (Math/round 2.5) (Math/round -0.5) (Math/round -2.6) (round -1.5) (round 1.5) (round -2.4)]
-;=> [-2 3 0 -3 -1 2 -2]
+;=> [-2 3 0 -3 -2 2 -2]
 ;; max and min return the later of equal numbers, as Clojure's do ((max 2 2.0) is 2.0).
 [(max 2 2.0) (max 2.0 2) (min 1 1.0) (min 1.0 1 3) (max 1 3 3.0 2) (max ##NaN 1) (max 1 ##NaN)]
 ;=> [2.0 2 1.0 1 3.0 ##NaN ##NaN]
