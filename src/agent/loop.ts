@@ -8,7 +8,7 @@ import { defaultViewOptions, resolveViewOptions, type ViewInput, type ViewOption
 import { createMeter, outputTokens, requestPrice, type Meter, type Prompt } from "../compaction/measure.js";
 import { lookupPrice, type ModelPrice } from "../compaction/prices.js";
 import type { Json } from "../compaction/types.js";
-import { ABORTED, ContextReader, defaultLimits, type ErrorInfo, MAX_TIMER_MS, evaluate, type Limits, type Marks, type Memory, print, resolveLimits, showStandIns, showStandInsIn, toHost, type ToolCallRecord, unlessAborted, type Value } from "../lisp/index.js";
+import { ABORTED, ContextReader, isAbortSignal, defaultLimits, type ErrorInfo, MAX_TIMER_MS, evaluate, type Limits, type Marks, type Memory, print, resolveLimits, showStandIns, showStandInsIn, toHost, type ToolCallRecord, unlessAborted, type Value } from "../lisp/index.js";
 import type { Llm, LlmUsage } from "../llm/types.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import { defaultRecordOptions, Recorder } from "../trace/record.js";
@@ -258,9 +258,7 @@ class AgentRun {
     } catch (e) {
       return errorText(e);
     }
-    // What the run uses of a signal, so one from another realm or a polyfill still serves.
-    const signal = this.run.signal as Partial<AbortSignal> | null | undefined;
-    if (signal !== undefined && (typeof signal !== "object" || signal === null || typeof signal.aborted !== "boolean" || typeof signal.addEventListener !== "function" || typeof signal.removeEventListener !== "function")) return "signal must be an AbortSignal";
+    if (this.run.signal !== undefined && !isAbortSignal(this.run.signal)) return "signal must be an AbortSignal";
     for (const key of ["onTurn", "onEvent", "onStep"] as const) {
       const callback = this.run[key] as unknown;
       if (callback !== undefined && typeof callback !== "function") return `${key} must be a function, got ${callback === null ? "null" : typeof callback}`;

@@ -1,6 +1,15 @@
 // A promise raced against an abort signal. The listener goes as soon as either settles: a
 // host's long-lived signal would otherwise keep one listener, and its closures, per call.
 
+/**
+ * Whether a host's `signal` option has what a run uses of one: a signal from another realm or
+ * a polyfill serves; anything else would fail deep inside, or later, unhandled.
+ */
+export function isAbortSignal(x: unknown): x is AbortSignal {
+  const s = x as Partial<AbortSignal> | null;
+  return typeof s === "object" && s !== null && typeof s.aborted === "boolean" && typeof s.addEventListener === "function" && typeof s.removeEventListener === "function";
+}
+
 /** What `unlessAborted` resolves to when the signal fires first. */
 export const ABORTED: unique symbol = Symbol("aborted");
 

@@ -8,6 +8,7 @@
 import { Analyzer, type AnalyzeEnv } from "./analyzer/analyze.js";
 import "./core/index.js";
 import { compile } from "./compile.js";
+import { isAbortSignal } from "./abort.js";
 import { abortedError, isStackOverflow, LIMIT_KINDS, LispError, ours, stackOverflow, thrownMessage, toErrorInfo, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
@@ -276,11 +277,28 @@ function wrongInput(source: unknown, options: unknown): string | null {
   const type = (x: unknown): string => (x === null ? "null" : typeof x);
   if (typeof source !== "string") return `the source must be a string, got ${type(source)}`;
   if (typeof options !== "object" || options === null) return `the options must be an object, got ${type(options)}`;
-  const { memory, clock, ctxJson } = options as Record<string, unknown>;
+  const { memory, clock, ctxJson, ctx, signal, toolTimeoutMs } = options as Record<string, unknown>;
+  if (ctx !== undefined) {
+    const problem = notContext(ctx);
+    if (problem !== null) return `ctx must be an object of key → data, got ${problem}`;
+  }
+  if (signal !== undefined && !isAbortSignal(signal)) return "signal must be an AbortSignal";
+  if (toolTimeoutMs !== undefined && !(typeof toolTimeoutMs === "number" && toolTimeoutMs > 0)) return `toolTimeoutMs must be a positive number (or Infinity), got ${String(toolTimeoutMs)}`;
   if (memory !== undefined && !(memory instanceof Map)) return `memory must be a Map of definitions (an EvalResult's memory), got ${type(memory)}`;
   if (clock !== undefined && typeof clock !== "function") return `clock must be a function returning milliseconds, got ${type(clock)}`;
   if (ctxJson !== undefined && typeof ctxJson !== "string") return `ctxJson must be a string of JSON, got ${type(ctxJson)}`;
   return null;
+}
+
+/** What a ctx that is not an object of keys is, or null. */
+function notContext(ctx: unknown): string | null {
+  if (typeof ctx !== "object" || ctx === null) return ctx === null ? "null" : typeof ctx;
+  try {
+    return Array.isArray(ctx) ? "an array" : null;
+  } catch {
+    // A revoked Proxy.
+    return "one that cannot be read";
+  }
 }
 
 /**

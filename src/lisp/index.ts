@@ -25,7 +25,7 @@ export { Vec } from "./vector.js";
 export { boxed, ContextReader, toHost, toLisp } from "./interop.js";
 export { contextJsonProblem, parseContextJson } from "./context-json.js";
 export { cutPoint, tailPoint, wellFormed } from "./cuts.js";
-export { ABORTED, unlessAborted } from "./abort.js";
+export { ABORTED, isAbortSignal, unlessAborted } from "./abort.js";
 export { read, isSymbolName } from "./reader.js";
 export { freeNames } from "./reads.js";
 export type { Form } from "./forms.js";

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { evaluate, type EvaluateOptions } from "../../src/lisp/evaluate.js";
 
+function revoked(): object {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy;
+}
+
 // evaluate never throws and resolves to an EvalResult: input of the wrong type is a value_error naming it, not a raw TypeError.
 describe("evaluate given input of the wrong type", () => {
   it.each([
@@ -10,6 +16,16 @@ describe("evaluate given input of the wrong type", () => {
     ["memory that is not a Map", "1", { memory: 5 }, "memory must be a Map of definitions (an EvalResult's memory), got number"],
     ["a clock that is not a function", "1", { clock: 5 }, "clock must be a function returning milliseconds, got number"],
     ["ctxJson that is not text", "data/a", { ctxJson: 5 }, "ctxJson must be a string of JSON, got number"],
+    ["a null ctx", "1", { ctx: null }, "ctx must be an object of key → data, got null"],
+    ["a ctx that is text", "data/a", { ctx: "abc" }, "ctx must be an object of key → data, got string"],
+    ["a ctx that is an array", "data/a", { ctx: [1] }, "ctx must be an object of key → data, got an array"],
+    ["a revoked Proxy as ctx", "data/a", { ctx: revoked() }, "ctx must be an object of key → data, got one that cannot be read"],
+    // A signal without its methods failed the run as internal_error, and in the worker mode a listener's removal threw later, unhandled: a crash.
+    ["a signal that is not an AbortSignal", "1", { signal: {} }, "signal must be an AbortSignal"],
+    ["a signal that is not an AbortSignal, in a worker", "1", { signal: "x", isolation: "worker" }, "signal must be an AbortSignal"],
+    // Taken as given, a negative or textual timeout timed every tool call out at once ("no answer within -5 ms").
+    ["a negative tool timeout", "1", { toolTimeoutMs: -5 }, "toolTimeoutMs must be a positive number (or Infinity), got -5"],
+    ["a tool timeout that is text", "1", { toolTimeoutMs: "5" }, "toolTimeoutMs must be a positive number (or Infinity), got 5"],
   ])("%s", async (_what, source, options, message) => {
     const result = await evaluate(source as string, options as EvaluateOptions);
     expect(result.ok).toBe(false);
