@@ -78,7 +78,13 @@ export function mergeOptions(...layers: ReadonlyArray<InheritableOptions | undef
 }
 
 export function isPlainObject(x: unknown): x is Record<string, unknown> {
-  if (typeof x !== "object" || x === null || Array.isArray(x)) return false;
-  const proto = Object.getPrototypeOf(x);
-  return proto === Object.prototype || proto === null;
+  if (typeof x !== "object" || x === null) return false;
+  try {
+    if (Array.isArray(x)) return false;
+    const proto = Object.getPrototypeOf(x);
+    return proto === Object.prototype || proto === null;
+  } catch {
+    // A revoked Proxy, or one whose getPrototypeOf trap throws: not data.
+    return false;
+  }
 }

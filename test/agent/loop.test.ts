@@ -531,6 +531,14 @@ describe("endings", () => {
     expect(llm.requests).toHaveLength(0);
   });
 
+  it("fails a run whose context is a revoked Proxy with invalid_input, not internal_error", async () => {
+    // An immer draft after its producer returned is one; reading whether it is an array threw.
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const step = await SubAgent.run(agentWith(), { llm: scriptedLlm([]), context: proxy });
+    expect(step.fail).toEqual({ reason: "invalid_input", message: "context must be a plain object of key → data" });
+  });
+
   it("fails a mission whose placeholder is missing from the context", async () => {
     const step = await SubAgent.run(SubAgent.create({ prompt: "Find {{category}}" }), { llm: scriptedLlm([]) });
     expect(step.fail).toMatchObject({ reason: "invalid_input", message: expect.stringContaining("{{category}}") });
