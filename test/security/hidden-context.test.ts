@@ -4,6 +4,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { runToJson } from "../../src/agent/saved-run.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
@@ -73,6 +74,19 @@ describe("hidden context in prompts", () => {
     const step = await SubAgent.run(SubAgent.create({ prompt: "Use the token.", maxTurns: 2 }), { llm, context, isolation });
     expect(step.turns[0].error?.message).toBe("data/_token is a getter that throws, which cannot cross into the program");
     expect(JSON.stringify({ trace: step.trace, requests: llm.requests })).not.toContain("s3cr3t");
+  });
+
+  // A visible key's getter was read bare: its message, which may quote a secret, became the run's
+  // failure (and so the saved run's), and under a {{placeholder}} an internal_error.
+  it.each(["Use the token.", "Use the token {{token}}."])("refuses a visible key whose getter throws without its message (%s)", async (prompt) => {
+    const context = {
+      get token(): string {
+        throw new Error("vault locked, last token s3cr3t-tok");
+      },
+    };
+    const step = await SubAgent.run(SubAgent.create({ prompt }), { llm: scriptedLlm([code("(return :done)")]), context });
+    expect(step.fail).toMatchObject({ reason: "invalid_input", message: expect.stringContaining("data/token is a getter that throws, which cannot cross into the program") });
+    expect(runToJson(step)).not.toContain("s3cr3t");
   });
 
   it("leaves prompts untouched when nothing is hidden", async () => {

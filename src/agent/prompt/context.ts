@@ -1,6 +1,6 @@
 // Context keys → prompt lines: `data/products ; vector[7], sample: [{:name "Laptop" ...} ...]`.
 // Keys starting with `_` are readable by programs but never shown to the LLM.
-import { type ContextReader, isHiddenKey, isSymbolName } from "../../lisp/index.js";
+import { type ContextReader, contextValue, isHiddenKey, isSymbolName } from "../../lisp/index.js";
 import { describeValue, recordKeys, typeLabel, type RecordOptions } from "../../trace/record.js";
 
 export { isHiddenKey };
@@ -17,7 +17,7 @@ export function contextLines(context: Readonly<Record<string, unknown>>, opts: P
       lines.push(`; context key ${JSON.stringify(key)} cannot be read: it is not a valid name after data/`);
       continue;
     }
-    const value = reader.value(key, context[key]);
+    const value = reader.value(key, contextValue(context, key));
     const summary = describeValue(value, opts);
     lines.push(`data/${key} ; ${typeLabel(summary)}, sample: ${summary.sample}${recordKeys(value, summary.sample)}`);
   }

@@ -1,6 +1,6 @@
 // The first user message: the run's visible input data and the mission, whose
 // {{placeholders}} are filled from the context. Hidden (`_`) keys never appear in it.
-import { ContextReader, defaultLimits } from "../../lisp/index.js";
+import { ContextReader, contextValue, defaultLimits } from "../../lisp/index.js";
 import { renderTurnLine } from "../../trace/feedback.js";
 import type { RecordOptions } from "../../trace/record.js";
 import { contextLines, isHiddenKey } from "./context.js";
@@ -30,15 +30,22 @@ export function hiddenName(key: string): string {
 
 /** Fills {{key}} from the context: strings as they are, other values as EDN, read by `reader` (the run's limits and clock). */
 export function expandMission(prompt: string, context: Readonly<Record<string, unknown>>, reader = new ContextReader(defaultLimits)): MissionResult {
-  for (const key of placeholders(prompt)) {
+  const keys = placeholders(prompt);
+  for (const key of keys) {
     if (isHiddenKey(key)) return { ok: false, message: `the prompt uses {{${key}}}, but context keys starting with _ are hidden from prompts; read it in the program as data/${key}` };
-    if (!Object.hasOwn(context, key) || context[key] === undefined) return { ok: false, message: `the prompt uses {{${key}}}, but the context has no key "${key}"` };
   }
+  const shown = new Map<string, string>();
   try {
-    return { ok: true, text: prompt.replace(PLACEHOLDER, (_, key: string) => reader.show(key, context[key])) };
+    for (const key of keys) {
+      // Read as a program reads it: a getter that throws is refused without its message, which may quote a secret.
+      const value = Object.hasOwn(context, key) ? contextValue(context, key) : undefined;
+      if (value === undefined) return { ok: false, message: `the prompt uses {{${key}}}, but the context has no key "${key}"` };
+      shown.set(key, reader.show(key, value));
+    }
   } catch (e) {
     return { ok: false, message: `a context value used in the prompt cannot be shown: ${(e as { message?: string }).message ?? String(e)}` };
   }
+  return { ok: true, text: prompt.replace(PLACEHOLDER, (_, key: string) => shown.get(key) as string) };
 }
 
 /** "Turn 1 of 5." (with the feedback's warnings when the run is that short), or the single-turn reminder. */
