@@ -18,8 +18,9 @@ import type { Llm, LlmRequest, LlmResponse } from "../llm/types.js";
 import { withTurnMode } from "./prompt/system.js";
 import { firstTurnLine } from "./prompt/task.js";
 import { approvalId, type ApprovalDecision, type ApprovalSetup } from "./approval.js";
-import { create } from "./definition.js";
-import { describeIssues } from "./errors.js";
+import { create, isAgent } from "./definition.js";
+import { notStep } from "./saved-run.js";
+import { AgentDefinitionError, describeIssues } from "./errors.js";
 import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type HistoryStrategy } from "./history.js";
 import { errorText, runAgent } from "./loop.js";
 import { hiddenOutcome, showHidden } from "../trace/redact.js";
@@ -78,6 +79,9 @@ function printable(v: Value): string | undefined {
  * them for a trace written without settings).
  */
 export function saveRun(step: Step, agent: Agent, options: SaveOptions = {}): RunState {
+  const wrong = notStep(step);
+  if (wrong !== null) throw new ResumeError(`saveRun expects a Step (what SubAgent.run resolves to), ${wrong}`);
+  if (!isAgent(agent)) throw new AgentDefinitionError("saveRun expects an agent made by SubAgent.create");
   const trace = step.trace;
   const recorded = trace.settings;
   const view = resolveViewOptions(recorded === undefined ? agent.options : recorded.view, options);

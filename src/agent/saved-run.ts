@@ -24,6 +24,8 @@ export interface SavedRun {
  * file is an export: it holds the answer as the trace records it, its hidden parts stand-ins.
  */
 export function runToJson(step: Step, indent?: number): string {
+  const wrong = notStep(step);
+  if (wrong !== null) throw new TypeError(`runToJson expects a Step (what SubAgent.run resolves to), ${wrong}`);
   const saved: Record<string, unknown> = { version: TRACE_VERSION, ok: step.ok };
   if (step.ok) {
     saved.value = hiddenOutcome(step.trace) ?? step.value;
@@ -33,6 +35,15 @@ export function runToJson(step: Step, indent?: number): string {
   saved.usage = step.usage;
   saved.trace = encodeTrace(step.trace);
   return JSON.stringify(saved, numberReplacer, indent);
+}
+
+/** What a value an untyped host passed as a Step is instead (a step not awaited, say), or null: reading it would fail with a bare TypeError. */
+export function notStep(x: unknown): string | null {
+  if (typeof x !== "object" || x === null) return `got ${x === null ? "null" : typeof x}`;
+  if (typeof (x as { then?: unknown }).then === "function") return "got a Promise: await SubAgent.run first";
+  const { ok, trace } = x as Partial<Record<keyof Step, unknown>>;
+  if (typeof ok !== "boolean" || typeof trace !== "object" || trace === null || !Array.isArray((trace as { turns?: unknown }).turns)) return "got an object that is not one";
+  return null;
 }
 
 /** Reads a run written by runToJson (one written by this agent: its outcome and usage are this agent's). */

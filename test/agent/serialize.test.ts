@@ -6,7 +6,8 @@ import { MAX_TRACE_MESSAGES, parseTraceJson, traceFromJson, traceToJson, TraceFo
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { saveRun } from "../../src/agent/resume.js";
-import { runStateToJson } from "../../src/trace/run-state.js";
+import { ResumeError, runStateToJson } from "../../src/trace/run-state.js";
+import { AgentDefinitionError } from "../../src/agent/errors.js";
 
 const code = (body: string): string => "```clojure\n" + body + "\n```";
 
@@ -192,6 +193,24 @@ describe("saved runs", () => {
     const message = `the run's value cannot be saved as JSON: ${where}`;
     expect(() => runToJson(step)).toThrow(message);
     expect(() => runStateToJson(saveRun(step, agent))).toThrow(message);
+  });
+
+  // A JavaScript host's slip (a step not awaited, null, the trace alone) met a raw TypeError deep inside ("Cannot read properties of null (reading 'ok')").
+  it.each([
+    ["null", null, "got null"],
+    ["a step not awaited", Promise.resolve(), "got a Promise: await SubAgent.run first"],
+    ["a trace", { version: 2, system: "", task: "", turns: [] }, "got an object that is not one"],
+  ])("refuses to save %s, naming what it expects", async (_what, given, got) => {
+    const agent = SubAgent.create({ prompt: "x", maxTurns: 1 });
+    expect(() => runToJson(given as never)).toThrow(new TypeError(`runToJson expects a Step (what SubAgent.run resolves to), ${got}`));
+    expect(() => saveRun(given as never, agent)).toThrow(new ResumeError(`saveRun expects a Step (what SubAgent.run resolves to), ${got}`));
+  });
+
+  it("refuses to save a run with something other than its agent", async () => {
+    const agent = SubAgent.create({ prompt: "x", maxTurns: 1 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(return 1)")]), isolation: "none" });
+    // Taken as given, {} saved a state without maxTurns, which no resume could read back.
+    for (const other of [null, {}, { prompt: "x" }]) expect(() => saveRun(step, other as never)).toThrow(new AgentDefinitionError("saveRun expects an agent made by SubAgent.create"));
   });
 
   it("saves a failure with its reason", async () => {
