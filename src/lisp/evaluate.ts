@@ -12,7 +12,7 @@ import { isAbortSignal } from "./abort.js";
 import { abortedError, isStackOverflow, LIMIT_KINDS, LispError, ours, stackOverflow, thrownMessage, toErrorInfo, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
-import { boxed, Budget, contextValue, Converted, readTimeout, toHost, toLisp } from "./interop.js";
+import { boxed, Budget, contextValue, Converted, isLispValue, readTimeout, toHost, toLisp } from "./interop.js";
 import { contextJsonTimeout, parseContextJson } from "./context-json.js";
 import { MAX_TIMER_MS, resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
@@ -285,6 +285,14 @@ function wrongInput(source: unknown, options: unknown): string | null {
   if (signal !== undefined && !isAbortSignal(signal)) return "signal must be an AbortSignal";
   if (toolTimeoutMs !== undefined && !(typeof toolTimeoutMs === "number" && toolTimeoutMs > 0)) return `toolTimeoutMs must be a positive number (or Infinity), got ${String(toolTimeoutMs)}`;
   if (memory !== undefined && !(memory instanceof Map)) return `memory must be a Map of definitions (an EvalResult's memory), got ${type(memory)}`;
+  if (memory !== undefined) {
+    // Host data put in by hand would read as #unknown (a host function, in a worker, fail to be sent): only a value a run made is one.
+    for (const [name, entry] of memory as Map<unknown, unknown>) {
+      const value = typeof entry === "object" && entry !== null ? (entry as { value?: unknown }).value : undefined;
+      const lisp = value === null || typeof value === "boolean" || typeof value === "number" || typeof value === "string" || (typeof value === "object" && isLispValue(value));
+      if (!lisp) return `memory entry ${JSON.stringify(String(name))} is not a definition from an EvalResult's memory (or restoreMemory's)`;
+    }
+  }
   if (clock !== undefined && typeof clock !== "function") return `clock must be a function returning milliseconds, got ${type(clock)}`;
   if (ctxJson !== undefined && typeof ctxJson !== "string") return `ctxJson must be a string of JSON, got ${type(ctxJson)}`;
   return null;

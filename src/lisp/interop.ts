@@ -407,7 +407,8 @@ function className(x: object): string {
   return typeof name === "string" && name !== "" ? name : "an unknown";
 }
 
-function isLispValue(x: object): boolean {
+/** Whether an object is a PTC-Lisp value (a collection, keyword, function...), not host data. */
+export function isLispValue(x: object): boolean {
   return x instanceof Vec || isMap(x) || isSet(x) || x instanceof Keyword || x instanceof LFloat || x instanceof Fn || x instanceof Regex || x instanceof Var || x instanceof Reduced;
 }
 

@@ -26,6 +26,10 @@ describe("evaluate given input of the wrong type", () => {
     // Taken as given, a negative or textual timeout timed every tool call out at once ("no answer within -5 ms").
     ["a negative tool timeout", "1", { toolTimeoutMs: -5 }, "toolTimeoutMs must be a positive number (or Infinity), got -5"],
     ["a tool timeout that is text", "1", { toolTimeoutMs: "5" }, "toolTimeoutMs must be a positive number (or Infinity), got 5"],
+    // Entries made by hand: null threw a raw TypeError; plain host data read as #unknown (#fn[x] in a worker); a host function, in a worker, threw a DOMException.
+    ["a memory entry that is null", "x", { memory: new Map([["x", null]]) }, 'memory entry "x" is not a definition from an EvalResult\'s memory (or restoreMemory\'s)'],
+    ["a memory entry holding host data", "x", { memory: new Map([["x", { value: [1, 2, 3] }]]) }, 'memory entry "x" is not a definition from an EvalResult\'s memory (or restoreMemory\'s)'],
+    ["a memory entry holding a host function, in a worker", "(x)", { memory: new Map([["x", { value: () => 1 }]]), isolation: "worker" }, 'memory entry "x" is not a definition from an EvalResult\'s memory (or restoreMemory\'s)'],
   ])("%s", async (_what, source, options, message) => {
     const result = await evaluate(source as string, options as EvaluateOptions);
     expect(result.ok).toBe(false);
