@@ -27,7 +27,7 @@ import { hiddenOutcome, showHidden } from "../trace/redact.js";
 import type { Agent, RunOptions, Step } from "./types.js";
 import { claimRecord, ownOnly, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
 import type { ToolCallTrace, Turn } from "../trace/trace.js";
-import { approvalDecisionSchema, ResumeError, RUN_STATE_FORMAT, RUN_STATE_VERSION, type RunState, type SavedDefinition } from "../trace/run-state.js";
+import { approvalDecisionSchema, ResumeError, RUN_STATE_FORMAT, RUN_STATE_VERSION, type RunState, type SavedDefinition, savedMemorySchema } from "../trace/run-state.js";
 
 /** Settings that shaped the saved prompts and feedback (the agent's, merged with the run's). */
 export interface SaveOptions {
@@ -142,6 +142,8 @@ export function stateView(state: RunState, which: "full" | "compressed"): View {
  * definition is only made again: one that calls a tool while being defined cannot be restored.
  */
 export async function restoreMemory(saved: readonly SavedDefinition[], run: { ctx?: Record<string, unknown>; tools?: Readonly<Record<string, unknown>> } = {}): Promise<Memory> {
+  const wrong = notSavedMemory(saved);
+  if (wrong !== null) throw new ResumeError(`restoreMemory expects saved definitions (saveMemory's result, or a RunState's memory), ${wrong}`);
   const values = saved.filter((d) => d.kind === "value");
   const functions = saved.filter((d) => d.kind === "function");
   let memory: Memory = new Map();
@@ -160,6 +162,14 @@ export async function restoreMemory(saved: readonly SavedDefinition[], run: { ct
     memory = await step(d.source, memory, d.name, again);
   }
   return memory;
+}
+
+/** What a value an untyped host passed as saved definitions is instead (the whole state, its JSON text), or null. */
+function notSavedMemory(x: unknown): string | null {
+  if (typeof x === "string") return "got a string: read it with runStateFromJson and pass its memory";
+  if (!Array.isArray(x)) return typeof x === "object" && x !== null ? "got an object: pass the state's memory" : `got ${x === null ? "null" : typeof x}`;
+  const parsed = savedMemorySchema.safeParse(x);
+  return parsed.success ? null : `got an entry that is not one: ${describeIssues(parsed.error, x).join("; ")}`;
 }
 
 async function step(program: string, memory: Memory, name: string, options: EvaluateOptions): Promise<Memory> {

@@ -93,6 +93,9 @@ const savedDefinition = z.object({
   hidden: z.object({ path: z.string(), root: z.string(), derived: z.boolean(), keywords: z.array(z.string()).optional() }).optional(),
 });
 
+/** A run's memory as saved (saveMemory's result): what restoreMemory reads. */
+export const savedMemorySchema = z.array(savedDefinition);
+
 const runStateSchema = z.object({
   format: z.literal(RUN_STATE_FORMAT),
   version: z.literal(RUN_STATE_VERSION),
@@ -102,7 +105,7 @@ const runStateSchema = z.object({
   maxPrintChars: z.number().positive(),
   outcome: z.union([z.object({ ok: z.literal(true), value: z.unknown().optional() }), z.object({ ok: z.literal(false), reason: z.string(), message: z.string() })]),
   trace: z.unknown(),
-  memory: z.array(savedDefinition),
+  memory: savedMemorySchema,
   summaries: z.array(z.object({ turn: z.number().int().positive(), text: z.string() })),
   history: z.object({ strategy: z.object({ name: z.string(), options: z.record(z.string(), z.unknown()) }), state: json }).optional(),
   paused: z

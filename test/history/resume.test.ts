@@ -149,6 +149,16 @@ describe("run state", () => {
     await expect(restoreMemory([{ name: "x", kind: "value", edn: "(+ 1" }])).rejects.toThrow(ResumeError);
   });
 
+  // An untyped host's slip (the whole state, its JSON text, null) met a raw TypeError: "saved.filter is not a function".
+  it.each([
+    ["null", null, "got null"],
+    ["a run state's JSON text", "{}", "got a string: read it with runStateFromJson and pass its memory"],
+    ["a whole run state", { format: "ptc-lisp.run-state", memory: [] }, "got an object: pass the state's memory"],
+    ["an entry that is not a definition", [null], "got an entry that is not one: 0: expected object, received null"],
+  ])("refuses to restore %s, naming what it expects", async (_what, saved, got) => {
+    await expect(restoreMemory(saved as never)).rejects.toThrow(new ResumeError(`restoreMemory expects saved definitions (saveMemory's result, or a RunState's memory), ${got}`));
+  });
+
   it("restores functions that read the context or call tools, given what the runs that use them have", async () => {
     const ctx = { xs: [1, 2, 3], _token: "sk-live-restore-7f3a9c21" };
     const fetched: unknown[] = [];
