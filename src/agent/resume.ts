@@ -27,7 +27,7 @@ import { hiddenOutcome, showHidden } from "../trace/redact.js";
 import type { Agent, RunOptions, Step } from "./types.js";
 import { claimRecord, ownOnly, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
 import type { ToolCallTrace, Turn } from "../trace/trace.js";
-import { approvalDecisionSchema, ResumeError, RUN_STATE_FORMAT, RUN_STATE_VERSION, type RunState, type SavedDefinition, savedMemorySchema } from "../trace/run-state.js";
+import { approvalDecisionSchema, notRunState, ResumeError, RUN_STATE_FORMAT, RUN_STATE_VERSION, type RunState, type SavedDefinition, savedMemorySchema } from "../trace/run-state.js";
 
 /** Settings that shaped the saved prompts and feedback (the agent's, merged with the run's). */
 export interface SaveOptions {
@@ -110,17 +110,6 @@ export function saveRun(step: Step, agent: Agent, options: SaveOptions = {}): Ru
   return state;
 }
 
-/** Why a value an untyped host passed as the state is not one (its JSON text, say), or null: the replay would fail on it with a bare TypeError. */
-function notRunState(x: unknown): string | null {
-  if (typeof x === "string") return "resume expects a RunState object, got its JSON text: read it with runStateFromJson first";
-  const expects = "resume expects a RunState (saveRun's result, a paused step's state, or runStateFromJson's), got";
-  if (typeof x !== "object" || x === null) return `${expects} ${x === null ? "null" : typeof x}`;
-  const { format, trace, outcome } = x as Partial<Record<keyof RunState, unknown>>;
-  if (format !== RUN_STATE_FORMAT) return `${expects} an object without its format`;
-  if (typeof outcome !== "object" || outcome === null || typeof trace !== "object" || trace === null || !Array.isArray((trace as { turns?: unknown }).turns)) return `${expects} an object without its trace and outcome`;
-  return null;
-}
-
 /** The strategy a saved run used: the one its trace records, or the view's (traces without one). */
 function savedStrategy(recorded: { name: string; options: Readonly<Record<string, unknown>> } | undefined, view: ViewOptions): { name: string; options: Record<string, unknown> } {
   if (recorded !== undefined) return { name: recorded.name, options: { ...recorded.options } };
@@ -193,7 +182,7 @@ export interface ResumeOptions extends RunOptions {
  * the saved one, so a changed context or agent is caught before a live turn is spent.
  */
 export async function resumeRun(agent: Agent, savedState: RunState, resumeOptions: ResumeOptions = {}): Promise<Step> {
-  const notState = notRunState(savedState as unknown);
+  const notState = notRunState(savedState as unknown, "resume");
   if (notState !== null) throw new ResumeError(notState);
   const { approvals: decisions, ...options } = resumeOptions ?? {};
   const state = withoutCutTurn(savedState);

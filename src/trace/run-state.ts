@@ -117,8 +117,21 @@ const runStateSchema = z.object({
     .optional(),
 });
 
+/** Why a value an untyped host passed as a state is not one (its JSON text, say), or null: reading it would fail with a bare TypeError. `who` names the function it was passed to. */
+export function notRunState(x: unknown, who: string): string | null {
+  if (typeof x === "string") return `${who} expects a RunState object, got its JSON text: read it with runStateFromJson first`;
+  const expects = `${who} expects a RunState (saveRun's result, a paused step's state, or runStateFromJson's), got`;
+  if (typeof x !== "object" || x === null) return `${expects} ${x === null ? "null" : typeof x}`;
+  const { format, trace, outcome } = x as Partial<Record<keyof RunState, unknown>>;
+  if (format !== RUN_STATE_FORMAT) return `${expects} an object without its format`;
+  if (typeof outcome !== "object" || outcome === null || typeof trace !== "object" || trace === null || !Array.isArray((trace as { turns?: unknown }).turns)) return `${expects} an object without its trace and outcome`;
+  return null;
+}
+
 /** The state as JSON (every number kept, -0 and non-finite ones included, as traceToJson does). */
 export function runStateToJson(state: RunState, indent?: number): string {
+  const wrong = notRunState(state, "runStateToJson");
+  if (wrong !== null) throw new TypeError(wrong);
   const { trace, ...rest } = state;
   const problem = state.outcome.ok ? unsavable(state.outcome.value) : null;
   if (problem !== null) throw new TypeError(`runStateToJson: the run's value cannot be saved as JSON: ${problem}`);

@@ -286,7 +286,18 @@ function nestedPast(root: unknown, max: number): boolean {
 }
 
 export function traceToJson(trace: RunTrace, indent?: number): string {
+  const wrong = notTrace(trace);
+  if (wrong !== null) throw new TypeError(`traceToJson expects a RunTrace (a Step's trace), ${wrong}`);
   return JSON.stringify(encodeTrace(trace), numberReplacer, indent);
+}
+
+/** What a value an untyped host passed as a trace is instead (the whole Step, say), or null. */
+function notTrace(x: unknown): string | null {
+  if (typeof x !== "object" || x === null) return `got ${x === null ? "null" : typeof x}`;
+  const { turns, trace } = x as { turns?: unknown; trace?: unknown };
+  // A Step has turns too.
+  if (typeof trace === "object" && trace !== null) return "got a Step: pass its trace";
+  return Array.isArray(turns) ? null : "got an object that is not one";
 }
 
 /** Loads a trace; throws TraceFormatError naming the first problem and where it is. */

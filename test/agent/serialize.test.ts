@@ -206,6 +206,16 @@ describe("saved runs", () => {
     expect(() => saveRun(given as never, agent)).toThrow(new ResumeError(`saveRun expects a Step (what SubAgent.run resolves to), ${got}`));
   });
 
+  // The other writers met the same slips bare: runStateToJson(step.paused?.state) of a run that did not pause threw
+  // "Cannot destructure property 'trace' of 'state' as it is undefined", traceToJson(step) "Cannot read properties of undefined (reading 'map')".
+  it("refuses to write a state or a trace that is not one, naming what it expects", async () => {
+    const step = await SubAgent.run(SubAgent.create({ prompt: "x", maxTurns: 1 }), { llm: scriptedLlm([code("(return 1)")]), isolation: "none" });
+    expect(() => runStateToJson(step.paused?.state as never)).toThrow(new TypeError("runStateToJson expects a RunState (saveRun's result, a paused step's state, or runStateFromJson's), got undefined"));
+    expect(() => runStateToJson(step as never)).toThrow(new TypeError("runStateToJson expects a RunState (saveRun's result, a paused step's state, or runStateFromJson's), got an object without its format"));
+    expect(() => traceToJson(step as never)).toThrow(new TypeError("traceToJson expects a RunTrace (a Step's trace), got a Step: pass its trace"));
+    expect(() => traceToJson(null as never)).toThrow(new TypeError("traceToJson expects a RunTrace (a Step's trace), got null"));
+  });
+
   it("refuses to save a run with something other than its agent", async () => {
     const agent = SubAgent.create({ prompt: "x", maxTurns: 1 });
     const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(return 1)")]), isolation: "none" });
