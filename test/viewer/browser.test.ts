@@ -25,6 +25,7 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
   let url = "";
   let reportFile = "";
   let wideFile = "";
+  let negativeFile = "";
   let stop: () => void = () => {};
   let served: Promise<number>;
   /** Console errors and failed checks (a CSP violation is one) of every page opened. */
@@ -78,6 +79,13 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     expect(await runViewCommand([paths[3], paths[4], "--out", reportFile], silent)).toBe(0);
     wideFile = join(dir, "wide.html");
     expect(await runViewCommand([paths[6], "--out", wideFile], silent)).toBe(0);
+    // A provider (or a host's Llm) may report any number: the agent records what it was told.
+    const negative = JSON.parse(files["recovery.json"]) as { trace: { turns: Array<{ usage: Record<string, number> }> } };
+    negative.trace.turns[1].usage.outputTokens = -50;
+    negative.trace.turns[2].usage.cachedTokens = -100;
+    writeFileSync(join(dir, "negative.json"), JSON.stringify(negative));
+    negativeFile = join(dir, "negative.html");
+    expect(await runViewCommand([join(dir, "negative.json"), "--out", negativeFile], silent)).toBe(0);
     let out = "";
     const io = { ...silent, stdout: { write: (s: string) => (out += s) } };
     served = runViewCommand([...paths.slice(0, 3), paths[5], "--port", "0"], io, () => new Promise<void>((resolve) => (stop = resolve)));
@@ -238,6 +246,17 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
       const [scrolled, shown] = (await page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")) as number[];
       expect(scrolled, `turn ${turn}`).toBe(shown);
     }
+  });
+
+  it("draws a run whose trace records negative token counts with no negative bar", async () => {
+    const before = problems.length;
+    const page = await open("r1", pathToFileURL(negativeFile).href);
+    const heights = await page.locator("[data-chart] rect").evaluateAll((rs) => rs.map((r) => Number(r.getAttribute("height"))));
+    expect(heights.length).toBeGreaterThan(0);
+    expect(heights.filter((h) => !(h >= 0))).toEqual([]);
+    // The recorded figures stay readable in the bars' titles.
+    expect(await page.locator("[data-chart=output] rect.bar-output[data-turn='2'] title").textContent()).toBe("turn 2: -50 output tokens");
+    expect(problems.slice(before)).toEqual([]);
   });
 
   it("ran with no console error or policy violation", () => {

@@ -16,6 +16,9 @@ const plotH = H - T - B;
 export const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1", "#edc948", "#9c755f", "#bab0ac"];
 const color = (i: number): string => PALETTE[i % PALETTE.length];
 
+/** A bar's length: a trace records whatever count its provider reported, and SVG refuses a negative height. */
+const bar = (v: number): number => Math.max(0, v);
+
 /** A nice round maximum for the y axis. */
 function niceMax(v: number): number {
   if (v <= 0) return 1;
@@ -56,7 +59,7 @@ export function promptChart(points: readonly ChartPoint[], onPick: (turn: number
   const els: SVGElement[] = axes(max, "prompt tokens", points.map((p) => String(p.turn)), xAt);
   const bw = Math.min(36, step * 0.6);
   points.forEach((p, i) => {
-    const cached = Math.min(p.cachedTokens, p.sentTokens);
+    const cached = bar(Math.min(p.cachedTokens, p.sentTokens));
     const x = xAt(i) - bw / 2;
     els.push(s("rect", { x, y: y(p.sentTokens), width: bw, height: y(cached) - y(p.sentTokens), class: "bar-uncached" }, s("title", null, `turn ${p.turn}: ${fmt(p.sentTokens - cached)} uncached`)));
     els.push(s("rect", { x, y: y(cached), width: bw, height: y(0) - y(cached), class: "bar-cached" }, s("title", null, `turn ${p.turn}: ${fmt(cached)} cached (${p.cachedSource})`)));
@@ -99,7 +102,7 @@ export function outputChart(points: readonly ChartPoint[], onPick: (turn: number
   const bw = Math.min(36, step * 0.6);
   const els = axes(max, "output tokens", points.map((p) => String(p.turn)), xAt);
   points.forEach((p, i) =>
-    els.push(s("rect", { x: xAt(i) - bw / 2, y: y(p.outputTokens), width: bw, height: y(0) - y(p.outputTokens), class: p.failed ? "bar-output failed" : "bar-output", "data-turn": p.turn, onclick: () => onPick(p.turn) }, s("title", null, `turn ${p.turn}: ${fmt(p.outputTokens)} output tokens`))),
+    els.push(s("rect", { x: xAt(i) - bw / 2, y: y(bar(p.outputTokens)), width: bw, height: y(0) - y(bar(p.outputTokens)), class: p.failed ? "bar-output failed" : "bar-output", "data-turn": p.turn, onclick: () => onPick(p.turn) }, s("title", null, `turn ${p.turn}: ${fmt(p.outputTokens)} output tokens`))),
   );
   return h("figure", { class: "chart-box small", "data-chart": "output" }, svgRoot("output tokens per turn", els));
 }
@@ -111,7 +114,7 @@ export function strategyBars(rows: readonly ReportRow[]): HTMLElement {
   const xAt = (i: number) => L + step * (i + 0.5);
   const y = (v: number) => T + plotH - (v / max) * plotH;
   const els = axes(max, "input tokens, all requests", rows.map((_, i) => String(i + 1)), xAt);
-  rows.forEach((r, i) => els.push(s("rect", { x: xAt(i) - step * 0.3, y: y(r.inputTokens), width: step * 0.6, height: y(0) - y(r.inputTokens), fill: color(i), class: "bar" }, s("title", null, `${r.strategy}: ${fmt(r.inputTokens)} tokens, ${(r.reduction * 100).toFixed(1)}% fewer than full`))));
+  rows.forEach((r, i) => els.push(s("rect", { x: xAt(i) - step * 0.3, y: y(bar(r.inputTokens)), width: step * 0.6, height: y(0) - y(bar(r.inputTokens)), fill: color(i), class: "bar" }, s("title", null, `${r.strategy}: ${fmt(r.inputTokens)} tokens, ${(r.reduction * 100).toFixed(1)}% fewer than full`))));
   return h("figure", { class: "chart-box", "data-chart": "strategy-bars" }, svgRoot("input tokens per strategy", els), strategyLegend(rows.map((r) => r.strategy), true));
 }
 
