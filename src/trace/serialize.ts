@@ -96,11 +96,19 @@ export const settingsSchema = z.object({
   strategy: z.looseObject({ name: z.string(), options: z.record(z.string(), z.unknown()) }).optional(),
 });
 
+/** Turns in the order they ran: readers (the viewer's links and keys, ptc trace show --turn) find a turn by its number. */
+const turns = z.array(turn).superRefine((list, ctx) => {
+  for (let i = 1; i < list.length; i++) {
+    const [before, now] = [list[i - 1].number, list[i].number];
+    if (now <= before) ctx.addIssue({ code: "custom", path: [i, "number"], message: `turn ${now} follows turn ${before}: a run's turns are numbered in the order they ran` });
+  }
+});
+
 export const runTrace = z.looseObject({
   version: z.union([z.literal(1), z.literal(TRACE_VERSION)]),
   system: z.string(),
   task: z.string(),
-  turns: z.array(turn),
+  turns,
   settings: settingsSchema.optional(),
 });
 

@@ -147,6 +147,20 @@ describe("trace JSON", () => {
     }
   });
 
+  it("rejects turns not numbered in order (a duplicated or moved turn), which readers find by number", async () => {
+    const step = await sampleRun();
+    // The viewer's deep links and keys and ptc trace show --turn find a turn by its number: a second turn 2 could not be opened.
+    for (const [numbers, where] of [
+      [[1, 2, 2], /at turns\.2\.number: turn 2 follows turn 2/],
+      [[1, 3, 2], /at turns\.2\.number: turn 2 follows turn 3/],
+    ] as const) {
+      const raw = JSON.parse(traceToJson(step.trace)) as { turns: Array<{ number: number }> };
+      raw.turns = raw.turns.slice(0, 3);
+      numbers.forEach((n, i) => (raw.turns[i].number = n));
+      expect(() => traceFromJson(JSON.stringify(raw))).toThrow(where);
+    }
+  });
+
   it("refuses nested agents more than 64 levels deep, without overflowing the stack at any depth", async () => {
     const step = await sampleRun();
     const base = JSON.parse(traceToJson(step.trace));
