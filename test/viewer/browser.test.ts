@@ -248,6 +248,22 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     }
   });
 
+  it("keeps a report's tables inside the page in a narrow window, the per-transcript table opened too", async () => {
+    const page = await open("c1", pathToFileURL(reportFile).href);
+    try {
+      await page.locator(".per-transcript-box summary").click();
+      expect(await page.locator("table.per-transcript").isVisible()).toBe(true);
+      // Beside the navigation, and below it (under 900 pixels).
+      for (const width of [950, 800]) {
+        await page.setViewportSize({ width, height: 1000 });
+        const [scrolled, shown] = (await page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")) as number[];
+        expect(scrolled, `${width} pixels`).toBe(shown);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1400, height: 1000 });
+    }
+  });
+
   it("draws a run whose trace records negative token counts with no negative bar", async () => {
     const before = problems.length;
     const page = await open("r1", pathToFileURL(negativeFile).href);

@@ -5,8 +5,9 @@ import { baseName, block, fmt, h } from "./dom.js";
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
+/** A table in a box that scrolls sideways: a column per strategy can be wider than the window, which would otherwise widen the page. */
 function table(head: string[], rows: Array<Array<string | HTMLElement>>, cls: string): HTMLElement {
-  return h("table", { class: `grid ${cls}` }, h("thead", null, h("tr", null, head.map((c) => h("th", null, c)))), h("tbody", null, rows.map((r) => h("tr", null, r.map((c) => h("td", null, c))))));
+  return h("div", { class: "table-box" }, h("table", { class: `grid ${cls}` }, h("thead", null, h("tr", null, head.map((c) => h("th", null, c)))), h("tbody", null, rows.map((r) => h("tr", null, r.map((c) => h("td", null, c)))))));
 }
 
 /** One request of the transcript: each strategy's prompt in a column; messages the other prompt lacks are marked. */
