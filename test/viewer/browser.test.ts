@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runViewCommand } from "../../src/cli/view.js";
-import { chatsJsonl, compareReportJson, pausedRunJson, savedExample, wideRunJson } from "./fixtures.js";
+import { chatsJsonl, compareReportJson, emojiRewriteTraceJson, pausedRunJson, savedExample, wideRunJson } from "./fixtures.js";
 
 const CHROMIUM = process.env.PTC_CHROMIUM ?? "/usr/bin/chromium";
 const missing = !existsSync(CHROMIUM);
@@ -26,6 +26,7 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
   let reportFile = "";
   let wideFile = "";
   let negativeFile = "";
+  let emojiFile = "";
   let stop: () => void = () => {};
   let served: Promise<number>;
   /** Console errors and failed checks (a CSP violation is one) of every page opened. */
@@ -86,6 +87,9 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     writeFileSync(join(dir, "negative.json"), JSON.stringify(negative));
     negativeFile = join(dir, "negative.html");
     expect(await runViewCommand([join(dir, "negative.json"), "--out", negativeFile], silent)).toBe(0);
+    writeFileSync(join(dir, "emoji.json"), emojiRewriteTraceJson());
+    emojiFile = join(dir, "emoji.html");
+    expect(await runViewCommand([join(dir, "emoji.json"), "--out", emojiFile], silent)).toBe(0);
     let out = "";
     const io = { ...silent, stdout: { write: (s: string) => (out += s) } };
     served = runViewCommand([...paths.slice(0, 3), paths[5], "--port", "0"], io, () => new Promise<void>((resolve) => (stop = resolve)));
@@ -262,6 +266,13 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     } finally {
       await page.setViewportSize({ width: 1400, height: 1000 });
     }
+  });
+
+  it("marks a cache break inside a message without splitting a character written as two UTF-16 units (an emoji)", async () => {
+    const page = await open("r1/2", pathToFileURL(emojiFile).href);
+    const changed = page.locator(".msg.changed pre");
+    expect(await changed.locator("mark.break-mark").count()).toBe(1);
+    expect(await changed.textContent()).toBe("Mood: ▼🙂 today");
   });
 
   it("draws a run whose trace records negative token counts with no negative bar", async () => {

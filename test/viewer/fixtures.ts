@@ -61,3 +61,28 @@ export async function compareReportJson(): Promise<string> {
   }) as never, { models: ["gpt-4o"] });
   return JSON.stringify(report, null, 2);
 }
+
+/**
+ * A bare trace of two turns whose second prompt rewrites the task, changing one emoji for
+ * another that shares its first UTF-16 unit (😀 U+1F600 and 🙂 U+1F642 both start \uD83D):
+ * the prefix cache breaks inside the pair.
+ */
+export function emojiRewriteTraceJson(): string {
+  const system = { role: "system", content: "System." };
+  const reply = "```clojure\n(println 1)\n```";
+  const turn = (number: number, messages: Array<{ role: string; content: string }>) => ({
+    number,
+    messages,
+    reply,
+    program: "(println 1)",
+    status: "ok",
+    prints: ["1"],
+    toolCalls: [],
+    definitions: [],
+    memory: [],
+    feedback: "Output:\n1",
+    usage: { inputTokens: 10, outputTokens: 5, cachedTokens: 0, llmMs: 1, execMs: 1 },
+  });
+  const turns = [turn(1, [system, { role: "user", content: "Mood: 😀 today" }]), turn(2, [system, { role: "user", content: "Mood: 🙂 today" }, { role: "assistant", content: reply }, { role: "user", content: "Output:\n1" }])];
+  return JSON.stringify({ version: 2, system: system.content, task: "Mood: 😀 today", turns });
+}

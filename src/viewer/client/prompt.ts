@@ -16,9 +16,11 @@ const CHANGE_LABEL: Record<MessageChange, string> = {
 function message(texts: readonly string[], m: MessageRef, index: number, change?: MessageChange, commonChars = 0): HTMLElement {
   const text = texts[m.text] ?? "";
   const head = h("div", { class: "msg-head" }, h("span", { class: `role role-${m.role}` }, m.role), ` #${index + 1} · ${fmt(m.tokens)} tokens`, change ? h("span", { class: `change change-${change}` }, CHANGE_LABEL[change]) : null);
+  // The shared start is counted in UTF-16 units, which may end inside a character written as two (an emoji): mark before it.
+  const cut = commonChars > 0 && text.charCodeAt(commonChars - 1) >= 0xd800 && text.charCodeAt(commonChars - 1) <= 0xdbff ? commonChars - 1 : commonChars;
   const body = (t: string) =>
-    change === "changed" && commonChars > 0 && commonChars < t.length
-      ? h("pre", null, h("span", { class: "common" }, t.slice(0, commonChars)), h("mark", { class: "break-mark", title: "the prefix cache breaks here" }, "▼"), h("span", { class: "differs" }, t.slice(commonChars)))
+    change === "changed" && cut > 0 && cut < t.length
+      ? h("pre", null, h("span", { class: "common" }, t.slice(0, cut)), h("mark", { class: "break-mark", title: "the prefix cache breaks here" }, "▼"), h("span", { class: "differs" }, t.slice(cut)))
       : h("pre", null, t);
   return h("div", { class: `msg msg-${m.role}${change ? ` ${change}` : ""}`, "data-index": index }, head, block(text, `${m.role} message`, body));
 }
