@@ -7,7 +7,8 @@ import type { StrategySpec } from "../compaction/registry.js";
 import type { Json } from "../compaction/types.js";
 import { messageTokens, promptTokens } from "../compaction/tokens.js";
 import { messageText, toolCallText } from "../llm/messages.js";
-import type { ChatMessage } from "../llm/types.js";
+import type { ChatMessage, TextMessage } from "../llm/types.js";
+import { showHidden } from "../trace/redact.js";
 import { defaultStrategies } from "../history/registry.js";
 import { runsOf, type MessageRef, type ReportView, type SideBySide } from "./model.js";
 import type { TextTable } from "./texts.js";
@@ -65,6 +66,9 @@ export async function replaySideBySide(t: ReplayTranscript, specs: [StrategySpec
   for (let j = 1; j < t.messages.length; j++) {
     if (t.messages[j].role === "assistant") requests.push({ index: requests.length + 1, prompts: [[], []], tokens: [0, 0] });
   }
+  // A recorded run's turn records hold hidden values' stand-ins unshown (a failed turn's feedback
+  // lists its calls' arguments); its agent sent them shown, and ptc compare measures them so.
+  const shown = t.recordsAt === undefined ? (ms: ChatMessage[]) => ms : (ms: ChatMessage[]) => (ms.every((m) => typeof m.content === "string") ? showHidden(ms as TextMessage[]) : ms);
   // One strategy's requests after the other: the first numbers its messages in the order its
   // prompts meet them, so each prompt of it is a run or two (interleaved, the other strategy's
   // new messages would split every prompt into runs of one or two).
@@ -76,8 +80,9 @@ export async function replaySideBySide(t: ReplayTranscript, specs: [StrategySpec
       const records = t.recordsAt?.(j);
       const result = await compact(t.messages.slice(0, j), specs[k], { registry: defaultStrategies, ...(state === undefined ? {} : { state }), ...(records === undefined ? {} : { records }) });
       state = result.state;
-      requests[r].prompts[k] = runsOf(result.messages.map(refOf));
-      requests[r].tokens[k] = promptTokens(result.messages);
+      const sent = shown(result.messages);
+      requests[r].prompts[k] = runsOf(sent.map(refOf));
+      requests[r].tokens[k] = promptTokens(sent);
       r++;
     }
   }

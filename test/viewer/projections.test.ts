@@ -337,6 +337,25 @@ describe("one transcript under two strategies", () => {
     }
   });
 
+  it("replays a recorded run with hidden context as ptc compare measured it: stand-ins shown, as the agent sent them", async () => {
+    // A failed turn's feedback lists its completed calls' arguments, their hidden values stand-ins the turn records keep unshown.
+    const lookup = tool({ description: "Looks a customer up.", input: z.object({ token: z.string() }), run: async ({ token }) => ({ found: token.length > 0 }) });
+    const code = (body: string) => "```clojure\n" + body + "\n```";
+    const programs = ["(tool/lookup {:token data/_token})\n(+ 1 data/_token)", "(println (tool/lookup {:token data/_token}))", "(return :done)"];
+    const agent = SubAgent.create({ prompt: "Find the customer.", tools: { lookup }, maxTurns: 3, compressHistory: true });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _token: "sk-live-7f3a9c2e11" } });
+    const transcripts = parseTranscripts(`${JSON.stringify({ id: "hidden", trace: (JSON.parse(runToJson(step)) as { trace: unknown }).trace })}\n`, "run.jsonl");
+    const report = readViewerInput("report.json", JSON.stringify(await compareStrategies(transcripts, ["interpreter-summaries"], { models: ["gpt-4o"] })));
+    const r = (await buildPageData([report, { kind: "transcripts", name: "run.jsonl", transcripts }])).reports[0];
+    expect(r.sideBySide?.strategies).toEqual(["full", "interpreter-summaries"]);
+    for (const k of [0, 1] as const) {
+      const series = r.longest?.series.find((s) => s.strategy === r.sideBySide?.strategies[k]);
+      expect(r.sideBySide?.requests.map((q) => q.tokens[k])).toEqual(series?.tokens);
+    }
+    // Request 2 is turn 2's prompt: under interpreter-summaries, which the run used, the one its agent sent.
+    expect(r.sideBySide?.requests[1].tokens[1]).toBe(step.trace.turns[1].usage.inputTokens);
+  });
+
   it("says so when the transcript holds no request to replay (no assistant reply): no empty side by side, which the page could not draw", async () => {
     const silent = { id: "silent", messages: [sys("You are helpful."), user("Anyone there?"), user("Hello?")] };
     const report = readViewerInput("report.json", JSON.stringify(await compareStrategies([silent], ["sliding-window"], { models: ["gpt-4o"] })));
