@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runViewCommand } from "../../src/cli/view.js";
-import { chatsJsonl, compareReportJson, emojiRewriteTraceJson, pausedRunJson, savedExample, wideRunJson } from "./fixtures.js";
+import { chatsJsonl, compareReportJson, emojiRewriteTraceJson, longRunTraceJson, pausedRunJson, savedExample, wideRunJson } from "./fixtures.js";
 
 const CHROMIUM = process.env.PTC_CHROMIUM ?? "/usr/bin/chromium";
 const missing = !existsSync(CHROMIUM);
@@ -27,6 +27,7 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
   let wideFile = "";
   let negativeFile = "";
   let emojiFile = "";
+  let longFile = "";
   let stop: () => void = () => {};
   let served: Promise<number>;
   /** Console errors and failed checks (a CSP violation is one) of every page opened. */
@@ -90,6 +91,9 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     writeFileSync(join(dir, "emoji.json"), emojiRewriteTraceJson());
     emojiFile = join(dir, "emoji.html");
     expect(await runViewCommand([join(dir, "emoji.json"), "--out", emojiFile], silent)).toBe(0);
+    writeFileSync(join(dir, "long.json"), longRunTraceJson(300));
+    longFile = join(dir, "long.html");
+    expect(await runViewCommand([join(dir, "long.json"), "--out", longFile], silent)).toBe(0);
     let out = "";
     const io = { ...silent, stdout: { write: (s: string) => (out += s) } };
     served = runViewCommand([...paths.slice(0, 3), paths[5], "--port", "0"], io, () => new Promise<void>((resolve) => (stop = resolve)));
@@ -273,6 +277,26 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     const changed = page.locator(".msg.changed pre");
     expect(await changed.locator("mark.break-mark").count()).toBe(1);
     expect(await changed.textContent()).toBe("Mood: ▼🙂 today");
+  });
+
+  it("leaves a long run's turn readable below the strip of turns, with the selected turn's pill in view", async () => {
+    const page = await open("r1/250", pathToFileURL(longFile).href);
+    expect(await page.locator(".turn-pill").count()).toBe(300);
+    await page.evaluate('document.getElementById("prompt").scrollIntoView()');
+    // What the middle of the window shows once the turn's prompt is scrolled to: the turn, not the strip stuck over it.
+    const middle = await page.evaluate('document.elementFromPoint(800, 600)?.closest("#turn, .turn-strip")?.className ?? null');
+    expect(middle).toBe("turn");
+    const inView = await page.evaluate(`(() => {
+      const strip = document.querySelector(".turn-strip").getBoundingClientRect();
+      const pill = document.querySelector(".turn-pill.selected").getBoundingClientRect();
+      return pill.top >= strip.top && pill.bottom <= strip.bottom;
+    })()`);
+    expect(inView).toBe(true);
+    // A key moves to the next turn and brings it into view: its heading below the strip, not under it.
+    await page.keyboard.press("j");
+    await hashIs(page, "#r1/251");
+    const [title, stripBottom] = (await page.evaluate('[document.querySelector(".turn-title").getBoundingClientRect().top, document.querySelector(".turn-strip").getBoundingClientRect().bottom]')) as number[];
+    expect(title).toBeGreaterThanOrEqual(stripBottom);
   });
 
   it("draws a run whose trace records negative token counts with no negative bar", async () => {

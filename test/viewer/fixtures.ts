@@ -86,3 +86,22 @@ export function emojiRewriteTraceJson(): string {
   const turns = [turn(1, [system, { role: "user", content: "Mood: 😀 today" }]), turn(2, [system, { role: "user", content: "Mood: 🙂 today" }, { role: "assistant", content: reply }, { role: "user", content: "Output:\n1" }])];
   return JSON.stringify({ version: 2, system: system.content, task: "Mood: 😀 today", turns });
 }
+
+/** A bare trace of `n` turns that each print a line, under the full history: a long run's page. */
+export function longRunTraceJson(n: number): string {
+  const system = "You are an agent.";
+  const task = "Count.";
+  const history = [
+    { role: "system", content: system },
+    { role: "user", content: task },
+  ];
+  const turns = [];
+  for (let i = 1; i <= n; i++) {
+    const program = `(println "step ${i}")`;
+    const reply = "```clojure\n" + program + "\n```";
+    const feedback = `Output:\nstep ${i}`;
+    turns.push({ number: i, messages: [...history], reply, program, status: "ok", prints: [`step ${i}`], toolCalls: [], definitions: [], memory: [], feedback, usage: { inputTokens: 10 * i, outputTokens: 5, cachedTokens: 0, llmMs: 1, execMs: 1 } });
+    history.push({ role: "assistant", content: reply }, { role: "user", content: feedback });
+  }
+  return JSON.stringify({ version: 2, system, task, turns });
+}

@@ -117,7 +117,17 @@ function start(): void {
     const scrollY = window.scrollY;
     // data-hash says which location the content is for (tests wait on it after a hash change).
     app.replaceChildren(h("div", { class: "layout" }, nav(route.id), h("main", { id: "main", "data-hash": location.hash }, view)));
-    if (scrollToTurn) document.getElementById("turn")?.scrollIntoView();
+    // The strip of turns stays above the turn, a quarter of the window at most (a long run's
+    // would cover it whole), and scrolls on its own: bring the selected turn's pill into it.
+    const strip = app.querySelector<HTMLElement>(".turn-strip");
+    const pill = strip?.querySelector<HTMLElement>(".turn-pill.selected");
+    if (strip && pill) strip.scrollTop = pill.offsetTop - (strip.clientHeight - pill.offsetHeight) / 2;
+    const turn = document.getElementById("turn");
+    if (scrollToTurn && turn) {
+      // Below the strip, which stays over the top of the window.
+      turn.style.scrollMarginTop = `${strip?.offsetHeight ?? 0}px`;
+      turn.scrollIntoView();
+    }
     else window.scrollTo(0, scrollY);
     scrollToTurn = false;
     document.title = `${route.id}${route.turn ? ` turn ${route.turn}` : ""} · ${data.title}`;
