@@ -128,9 +128,20 @@ export function transcript(messages: readonly ChatMessage[], maxChars = 2000): s
   return blocks.join("\n\n");
 }
 
-/** Whether a user message was already answered: an assistant message follows it in `messages`. */
+/**
+ * Whether a user message was already answered: an assistant reply without tool calls follows it,
+ * or a user message after the assistant has acted. Tool calls alone are work still in progress:
+ * a request marked done there would tell the model not to finish it.
+ */
 export function isAnswered(messages: readonly ChatMessage[], i: number): boolean {
-  for (let j = i + 1; j < messages.length; j++) if (messages[j].role === "assistant") return true;
+  let acted = false;
+  for (let j = i + 1; j < messages.length; j++) {
+    const m = messages[j];
+    if (m.role === "assistant") {
+      if (!hasToolCalls(m)) return true;
+      acted = true;
+    } else if (m.role === "user" && acted) return true;
+  }
   return false;
 }
 

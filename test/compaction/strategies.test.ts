@@ -255,6 +255,36 @@ describe("usage-ratio", () => {
     const reserved = await compact(messages, { name: "usage-ratio", options: { contextLimit: 2000 } }, { reservedOutputTokens: 1500 });
     expect(reserved.messages).toHaveLength(5);
   });
+
+  it("never marks done a request the agent is still working on (only tool calls so far), by any summarizer", async () => {
+    const lookup = "reservation ABC123: SFO-JFK on 2024-05-14, paid with card 4242, status confirmed. ".repeat(20);
+    const messages = [
+      sys("You are an airline agent."),
+      user("Hi, I need help with my booking."),
+      assistant("Sure, what can I do?"),
+      user("Is my seat on ABC123 still 14C?"),
+      assistant("Yes, seat 14C."),
+      user("Cancel reservation ABC123, then refund it to my card ending 4242."),
+      call("c1", "get_reservation", '{"id":"ABC123"}'),
+      result("c1", lookup),
+      call("c2", "cancel_reservation", '{"id":"ABC123"}'),
+      result("c2", "cancelled"),
+    ];
+    const options = { contextLimit: 500 };
+    const copy = await compact(messages, { name: "usage-ratio", options: { ...options, summarizer: "copy" } });
+    expect(copy.events.map((e) => e.kind)).toContain("compacted");
+    expect(copy.messages[2].content).toMatch(/\[open\] User: Cancel reservation ABC123/);
+    expect(copy.messages[2].content).not.toMatch(/\[done\] User: Cancel/);
+    const facts = await compact(messages, { name: "usage-ratio", options });
+    expect(facts.messages[2].content).toMatch(/user \[open\]:/);
+    const llm = scriptedLlm([summaryReply("[open] cancel ABC123, refund to card 4242")]);
+    await compact(messages, { name: "usage-ratio", options }, { llm });
+    const prompt = messageText(llm.requests[0].messages[0]);
+    expect(prompt).toContain("[user] Cancel reservation ABC123");
+    expect(prompt).not.toContain("[user (done)] Cancel");
+    // A request the assistant did reply to stays done.
+    expect(prompt).toContain("[user (done)] Is my seat on ABC123 still 14C?");
+  });
 });
 
 describe("goal-boundary", () => {
