@@ -284,6 +284,12 @@ describe("usage-ratio", () => {
     expect(prompt).not.toContain("[user (done)] Cancel");
     // A request the assistant did reply to stays done.
     expect(prompt).toContain("[user (done)] Is my seat on ABC123 still 14C?");
+    // Folded again once the agent has replied, the copy summary no longer calls the request open.
+    const later = [...messages, assistant("Cancelled ABC123 and refunded 420 USD to card 4242."), user("Thanks. Any vouchers on my account?"), call("c3", "get_vouchers"), result("c3", lookup), assistant("None.")];
+    const again = await compact(later, { name: "usage-ratio", options: { ...options, summarizer: "copy" } }, { state: copy.state });
+    expect(again.events.map((e) => e.kind)).toContain("compacted");
+    expect(again.messages[2].content).toMatch(/\[done\] User: Cancel reservation ABC123/);
+    expect(again.messages[2].content).not.toMatch(/\[open\] User: Cancel/);
   });
 });
 

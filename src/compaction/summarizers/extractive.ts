@@ -9,6 +9,8 @@ import { countTokens } from "../tokens.js";
 import type { Summarizer, SummaryRequest, SummaryResult } from "../types.js";
 
 const VARIABLES = "Variables: ";
+const OPEN = "- [open] User: ";
+const DONE = "- [done] User: ";
 
 function recapLine(text: string): string | undefined {
   return text.split("\n").find((l) => l.trim().startsWith("recap -"))?.trim();
@@ -19,7 +21,7 @@ function lineOf(messages: readonly ChatMessage[], i: number): string[] {
   const text = messageText(m);
   switch (m.role) {
     case "user":
-      return [`- ${isAnswered(messages, i) ? "[done]" : "[open]"} User: ${firstLine(text, 160)}`];
+      return [`${isAnswered(messages, i) ? DONE : OPEN}${firstLine(text, 160)}`];
     case "assistant": {
       const lines = text.trim() === "" ? [] : [`- Assistant: ${recapLine(text) ?? firstLine(text, 160)}`];
       for (const c of m.tool_calls ?? []) lines.push(`- Called ${c.function.name}(${firstLine(c.function.arguments, 80)})`);
@@ -35,7 +37,9 @@ function lineOf(messages: readonly ChatMessage[], i: number): string[] {
 /** The extractive summary of a request, deterministic and within `maxTokens` when any line fits. */
 export function extractiveSummary(request: SummaryRequest): string {
   const lines: string[] = [];
-  if (request.previous) for (const l of request.previous.split("\n")) if (!l.startsWith(VARIABLES)) lines.push(l);
+  // A request still open when last folded that the new messages answer (isAnswered from before them) is done now.
+  const answered = isAnswered(request.messages, -1);
+  if (request.previous) for (const l of request.previous.split("\n")) if (!l.startsWith(VARIABLES)) lines.push(answered && l.startsWith(OPEN) ? DONE + l.slice(OPEN.length) : l);
   for (let i = 0; i < request.messages.length; i++) lines.push(...lineOf(request.messages, i));
   const tail = request.knownNames && request.knownNames.length > 0 ? [VARIABLES + request.knownNames.join(", ")] : [];
   // Each line costs its tokens plus about one for the newline joining it.
