@@ -17,13 +17,15 @@ export function taskIndex(messages: readonly ChatMessage[]): number {
 
 /**
  * Whether a cut may fall before message `i`: never between an assistant's tool calls and
- * their results, nor between two results of one call batch.
+ * their results, nor between two results of one call batch. System messages are looked past:
+ * a cut keeps them (spliceSummary), so one between a call and its result must not open a cut there.
  */
 export function isUnitStart(messages: readonly ChatMessage[], i: number): boolean {
   if (i <= 0 || i >= messages.length) return true;
-  if (messages[i].role !== "tool") return true;
-  const prev = messages[i - 1];
-  return !(prev.role === "tool" || (prev.role === "assistant" && hasToolCalls(prev)));
+  const next = nextNonSystem(messages, i);
+  if (next === undefined || next.role !== "tool") return true;
+  const prev = previousNonSystem(messages, i);
+  return !(prev !== undefined && (prev.role === "tool" || (prev.role === "assistant" && hasToolCalls(prev))));
 }
 
 /** Start indices of the turns after `from` (exclusive), oldest first. */

@@ -291,6 +291,17 @@ describe("usage-ratio", () => {
     expect(again.messages[2].content).toMatch(/\[done\] User: Cancel reservation ABC123/);
     expect(again.messages[2].content).not.toMatch(/\[open\] User: Cancel/);
   });
+
+  it("never cuts between a tool call and its result when a system message sits between them", async () => {
+    const output = Array.from({ length: 60 }, (_, i) => `line ${i} of the build log`).join("\n");
+    const messages = [user("Build the project."), assistant(`Which target? The Makefile has these:\n${output}`), user("The release one."), call("c1", "bash", '{"cmd":"make release"}'), sys("Note: the tool output below was truncated."), result("c1", output), assistant("Built.")];
+    for (const name of ["usage-ratio", "cost-trigger"]) {
+      const r = await compact(messages, { name, options: name === "usage-ratio" ? { contextLimit: 100 } : {} }, { force: true });
+      expect(r.events.map((e) => e.kind)).toContain("compacted");
+      expect(roleOrderProblems(r.messages)).toEqual([]);
+      expect(r.messages).toContain(messages[4]);
+    }
+  });
 });
 
 describe("goal-boundary", () => {
