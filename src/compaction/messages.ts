@@ -151,19 +151,24 @@ export function isAnswered(messages: readonly ChatMessage[], i: number): boolean
  * Merges runs of messages of one role into one where either is `mergeable`, so compacted runs
  * keep the alternation. The later message may carry tool calls (its results follow it, so the
  * merged message keeps them); the earlier one may not, since its results would be cut off.
+ * System messages do not break a run (roles alternate around them): those between the two come
+ * before the merged message, so none lands between its tool calls and their results.
  */
 export function mergeRuns(messages: readonly ChatMessage[], mergeable: (m: ChatMessage) => boolean): ChatMessage[] {
   const out: ChatMessage[] = [];
   const merged = new Set<ChatMessage>();
   const canMerge = (m: ChatMessage): boolean => merged.has(m) || mergeable(m);
   for (const m of messages) {
-    const last = out[out.length - 1];
+    let k = out.length - 1;
+    if (m.role !== "system") while (k >= 0 && out[k].role === "system") k--;
+    const last = k >= 0 ? out[k] : undefined;
     if (last !== undefined && last.role === m.role && (m.role === "user" || m.role === "assistant") && !hasToolCalls(last) && (canMerge(last) || canMerge(m))) {
       const text = messageText(m);
       const content = text === "" ? messageText(last) : `${messageText(last)}\n${text}`;
       const joined: ChatMessage = hasToolCalls(m) ? { ...m, content } : { role: m.role, content };
       merged.add(joined);
-      out[out.length - 1] = joined;
+      out.splice(k, 1);
+      out.push(joined);
     } else out.push(m);
   }
   return out;

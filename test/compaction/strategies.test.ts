@@ -85,6 +85,27 @@ describe("recap", () => {
     expect(r.messages.slice(-2)).toEqual([{ ...messages[5], content: `recap - step a\nrecap - step b\n${messages[5].content as string}` }, messages[6]]);
   });
 
+  it("keeps the roles alternating and every result with its call when system messages sit among the tool steps", async () => {
+    // Agent frameworks add notes between steps (the time, a reminder), or even between a call and its result.
+    const output = Array.from({ length: 30 }, (_, i) => `line ${i} of the listing`).join("\n");
+    const between = sys("Reminder: the time is 10:00.");
+    const inside = sys("Note: the output below was truncated.");
+    const messages = [sys("s"), user("task")];
+    for (const id of ["a", "b", "c", "d"]) {
+      messages.push(call(id, "bash", "{}", `recap - step ${id}\n${output}`));
+      if (id === "b") messages.push(inside);
+      messages.push(result(id, output));
+      if (id === "a") messages.push(between);
+    }
+    expect(roleOrderProblems(messages)).toEqual([]);
+    const r = await compact(messages, { name: "recap", options: { minPreservedAssistantMessages: 1, batchSize: 1 } });
+    expect(r.stats.compressionRatio).toBeLessThan(1);
+    expect(roleOrderProblems(r.messages)).toEqual([]);
+    expect(r.messages).toContain(between);
+    expect(r.messages).toContain(inside);
+    expect(r.messages.filter((m) => m.role === "assistant").map((m) => messageText(m).split("\n").slice(0, 3).join("|"))).toEqual(["recap - step a|recap - step b|recap - step c"]);
+  });
+
   it("reads the seed's environment variables", () => {
     expect(recapOptionsFromEnv({})).toEqual({ enabled: true, minPreservedAssistantMessages: 3, batchSize: 4 });
     expect(recapOptionsFromEnv({ LLM_COMPACTION_ENABLED: "false", LLM_COMPACTION_BATCH_SIZE: "2" })).toMatchObject({ enabled: false, batchSize: 2 });

@@ -82,8 +82,8 @@ export const recapStrategy = pureStrategy<RecapOptions>({
       synthetic.add(recap);
       out.push(recap);
       recapped++;
-      // The compacted message's tool calls go, so their results go with them.
-      while (i + 1 < messages.length && messages[i + 1].role === "tool") i++;
+      // The compacted message's tool calls go, so their results go with them (a system message among them stays).
+      while (i + 1 < messages.length && (messages[i + 1].role === "tool" || messages[i + 1].role === "system")) if (messages[++i].role === "system") out.push(messages[i]);
     }
     // Recorded transcripts have no recap lines: nothing changed, so nothing was compacted.
     if (recapped === 0) return null;
