@@ -33,7 +33,7 @@ export function inputTokens(prompt: PromptLike): number {
 /** Output tokens of a reply (its text and tool calls), as the local measure counts them when the provider reports none. */
 export function outputTokens(reply: string | ChatMessage): number {
   if (typeof reply === "string") return countTokens(reply);
-  const calls = reply.tool_calls === undefined ? "" : toolCallText(reply);
+  const calls = toolCallText(reply);
   return countTokens(messageText(reply)) + (calls === "" ? 0 : countTokens(calls));
 }
 

@@ -100,7 +100,8 @@ export function messageTokens(m: ChatMessage): number {
     const c = m.content;
     n = TOKENS_PER_MESSAGE + countTokens(typeof c === "string" ? c : messageText(m));
     if (Array.isArray(c)) n += mediaTokens(c);
-    if (m.tool_calls) n += countTokens(toolCallText(m));
+    const calls = toolCallText(m);
+    if (calls !== "") n += countTokens(calls);
     if (m.name) n += nameTokens(m.name);
     perMessage.set(m, n);
   }

@@ -110,7 +110,7 @@ const isSystemPrompt = (m: ChatMessage): boolean => m.role === "system" || (m.ro
 
 /** Whether a message says the value (content or tool-call arguments). */
 function says(m: ChatMessage, re: RegExp): boolean {
-  return re.test(messageText(m)) || (m.tool_calls !== undefined && re.test(toolCallText(m)));
+  return re.test(messageText(m)) || re.test(toolCallText(m));
 }
 
 /**

@@ -13,10 +13,17 @@ export function messageText(m: ChatMessage): string {
 
 /** The tool calls' names and arguments as text, as a tokenizer or summarizer sees them. */
 export function toolCallText(m: ChatMessage): string {
-  if (!m.tool_calls || m.tool_calls.length === 0) return "";
+  if (!m.tool_calls || m.tool_calls.length === 0) return legacyCallText(m);
   let out = "";
   for (const call of m.tool_calls) out += (out ? "\n" : "") + call.function.name + " " + call.function.arguments;
   return out;
+}
+
+/** OpenAI's older function calling: the assistant message's `function_call` ({ name, arguments }) is sent, and billed, like a tool call. */
+function legacyCallText(m: ChatMessage): string {
+  const f = (m as { function_call?: { name?: unknown; arguments?: unknown } | null }).function_call;
+  if (typeof f !== "object" || f === null) return "";
+  return `${typeof f.name === "string" ? f.name : ""} ${typeof f.arguments === "string" ? f.arguments : ""}`;
 }
 
 /** The most cache breakpoints one Anthropic request may carry (`cache_control` blocks). */

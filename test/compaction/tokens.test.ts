@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { compact } from "../../src/compaction/compact.js";
 import { countedParts, countTokens, imageSize, messageTokens, promptTokens, tokenize } from "../../src/compaction/tokens.js";
+import { outputTokens } from "../../src/compaction/measure.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 
 /** The longest run of characters that are all space or all not. */
@@ -145,5 +146,25 @@ describe("message names", () => {
     expect(promptTokens(messages)).toBeGreaterThan(1_500);
     const r = await compact(messages, { name: "usage-ratio", options: { contextLimit: 1_500 } });
     expect(r.events.map((e) => e.kind)).toContain("compacted");
+  });
+});
+
+describe("legacy function calls", () => {
+  // OpenAI's older function calling: an assistant message carries `function_call` ({ name, arguments }) instead of tool_calls.
+  const args = JSON.stringify({ path: "report.md", text: "The quarterly figures rose by 12 percent in the north region. ".repeat(200) });
+  const legacy = { role: "assistant", content: null, function_call: { name: "write_file", arguments: args } } as never as ChatMessage;
+
+  it("count the call's name and arguments, as a tool call's are", () => {
+    const asTool: ChatMessage = { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "write_file", arguments: args } }] };
+    expect(messageTokens(legacy)).toBe(messageTokens(asTool));
+    expect(outputTokens(legacy)).toBe(outputTokens(asTool));
+    expect(messageTokens(legacy)).toBeGreaterThan(countTokens(args));
+  });
+
+  it("fire usage-ratio on a conversation whose function call arguments carry it past the window", async () => {
+    const messages = [{ role: "system", content: "You write files." }, { role: "user", content: "Write the report." }, legacy, { role: "function", name: "write_file", content: "ok" }, { role: "assistant", content: "Written." }, { role: "user", content: "Thanks." }] as never as ChatMessage[];
+    const r = await compact(messages, { name: "usage-ratio", options: { contextLimit: 2_000 } });
+    expect(r.stats.tokensIn).toBeGreaterThan(2_000);
+    expect(r.events.map((e) => e.kind)).not.toEqual([]);
   });
 });
