@@ -2,7 +2,7 @@
 // against sending every message (the `full` baseline, always measured) and the share of probe
 // facts still in the prompts that need them.
 import { modelPrice, type ModelPrice, type PriceTable } from "../compaction/prices.js";
-import type { StrategySpec } from "../compaction/registry.js";
+import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import { defaultStrategies } from "../history/registry.js";
 import type { Llm } from "../llm/types.js";
 import { addMetrics, BASELINES, emptyMetrics, isBaseline, measure, type Baseline, type Metrics, type RequestPoint } from "./measure.js";
@@ -80,10 +80,21 @@ export function specLabel(s: Measured): string {
 }
 const optionsOf = (s: Measured): Record<string, unknown> => (typeof s === "string" || isBaseline(s) ? {} : { ...(s.options ?? {}) });
 
+/**
+ * Refuses a strategy the run cannot serve before any is measured: an unknown name, a bad option,
+ * or a summarizer or goal detector "llm" when the run has no model (each strategy projects one
+ * message without it, which makes no call and fails only there). Found when its turn came, the
+ * strategies before it had run over every transcript, a summarizer's model paid.
+ */
+export async function checkStrategies(strategies: ReadonlyArray<StrategySpec | string>, llm: Llm | undefined, registry: StrategyRegistry = defaultStrategies): Promise<void> {
+  for (const s of strategies) {
+    const built = registry.create(s);
+    if (llm === undefined) await built.project({ messages: [{ role: "user", content: "?" }] }, built.initialState(), {});
+  }
+}
+
 export async function compareStrategies(transcripts: readonly Transcript[], strategies: ReadonlyArray<StrategySpec | string>, options: CompareOptions): Promise<CompareReport> {
-  // Each built once first (as measure builds them): an unknown name or a bad option otherwise
-  // stopped the comparison only after the strategies before it had run, a summarizer's model paid.
-  for (const s of strategies) defaultStrategies.create(s);
+  await checkStrategies(strategies, options.llm);
   const specs: Measured[] = [...(strategies.some((s) => nameOf(s) === "full") ? [] : ["full"]), ...strategies, ...BASELINES];
   const total = specs.length * transcripts.length;
   let done = 0;

@@ -6,8 +6,8 @@
 // and asks for them back at the end, the agent answers from what its prompt still holds, and the
 // judge checks the answers, so goal success measures what a strategy keeps.
 import { compact } from "../compaction/compact.js";
-import { createStrategy, type StrategySpec } from "../compaction/registry.js";
-import { specLabel } from "./compare.js";
+import { compactionStrategies, type StrategySpec } from "../compaction/registry.js";
+import { checkStrategies, specLabel } from "./compare.js";
 import { promptTokens } from "../compaction/tokens.js";
 import type { Json } from "../compaction/types.js";
 import { messageText } from "../llm/messages.js";
@@ -265,9 +265,9 @@ export function efficiency(reduction: number, accuracyDrop: number): number {
 /** Every scenario × persona under each strategy (full always included as the baseline). */
 export async function runExperiment(strategies: ReadonlyArray<StrategySpec | string>, roles: (s: Scenario, p: Persona) => Roles, runs = 1): Promise<ExperimentRow[]> {
   const name = (s: StrategySpec | string): string => (typeof s === "string" ? s : s.name);
-  // Each built once first (as compact builds them): an unknown name or a bad option otherwise
-  // stopped the experiment only after the conversations of the strategies before it, paid when live.
-  for (const s of strategies) createStrategy(s);
+  // Checked first (as compact builds them, and without a model: the agent's prompts are compacted
+  // without one): otherwise found after the conversations of the strategies before it, paid when live.
+  await checkStrategies(strategies, undefined, compactionStrategies);
   const specs = strategies.some((s) => name(s) === "full") ? [...strategies] : ["full", ...strategies];
   const results: ConversationResult[][] = [];
   for (const spec of specs) {

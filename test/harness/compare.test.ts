@@ -163,6 +163,15 @@ describe("compareStrategies", () => {
     }
   });
 
+  it("refuses a summarizer or goal detector that needs a model when the run has none, before measuring any", async () => {
+    // Found only when the strategy projected: full had replayed every transcript first (30 SGD: 3 s), then exit 2.
+    for (const bad of [{ name: "rolling-summary", options: { summarizer: "llm" } }, { name: "goal-boundary", options: { detector: "llm" } }]) {
+      let progress = 0;
+      await expect(compareStrategies([booking], ["sliding-window", bad], { models, onProgress: () => progress++ })).rejects.toThrow(/^compaction: (summarizer|detector) "llm" needs an llm/);
+      expect(progress).toBe(0);
+    }
+  });
+
   it("a transcript with no request to replay (a lone question) adds nothing to the costs, and wipes none", async () => {
     // Summing its empty per-model costs into the totals replaced them with an empty list: every
     // row's cost under each price model read 1.000x of full, whatever it sent.

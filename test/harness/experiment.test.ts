@@ -73,6 +73,13 @@ describe("offline experiment", () => {
     expect(conversations).toBe(0);
   });
 
+  it("refuses a summarizer that needs a model before any conversation (the agent's prompts are compacted without one)", async () => {
+    let conversations = 0;
+    const counting = (s: (typeof SCENARIOS)[number], p: (typeof PERSONAS)[number]) => (conversations++, scriptedRoles(s, p));
+    await expect(runExperiment([{ name: "rolling-summary", options: { summarizer: "llm" } }], counting)).rejects.toThrow(/^compaction: summarizer "llm" needs an llm/);
+    expect(conversations).toBe(0);
+  });
+
   it("says when a strategy never compacted", async () => {
     const rows = await runExperiment([{ name: "usage-ratio", options: { threshold: 0.99 } }, { name: "sliding-window", options: { turns: 2 } }], scriptedRoles);
     expect(rows.map((r) => r.acted)).toEqual([0, 0, expect.any(Number)]);
