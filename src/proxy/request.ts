@@ -32,11 +32,13 @@ export function parseJsonObject(raw: Buffer): { ok: true; body: Record<string, u
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) return { ok: false, error: "the request body must be a JSON object" };
   if (nestedDeeperThan(body)) return { ok: false, error: `the request body is nested deeper than ${MAX_JSON_DEPTH} levels` };
-  // Rare (a seed, an id in metadata or a tool's input), so looked for only where 16 digits stand in a row.
-  if (LONG_DIGITS.test(text)) {
-    const kept = keepLongIntegers(text);
+  // Rare (a seed, an id in metadata or a tool's input), so looked for only where 16 digits stand in
+  // a row or an exponent has 3 digits: a literal a double overflows has one or the other (with 2,
+  // its mantissa has over 200 digits).
+  if (INEXACT_HINT.test(text)) {
+    const kept = keepInexactNumbers(text);
     if (kept !== undefined) {
-      body = JSON.parse(kept, (_k, v: unknown) => (typeof v === "string" && v.startsWith(EXACT) ? new ExactInteger(v.slice(EXACT.length)) : v));
+      body = JSON.parse(kept, (_k, v: unknown) => (typeof v === "string" && v.startsWith(EXACT) ? new ExactNumber(v.slice(EXACT.length)) : v));
       exactBodies.add(body as object);
     }
   }
@@ -44,32 +46,35 @@ export function parseJsonObject(raw: Buffer): { ok: true; body: Record<string, u
 }
 
 /**
- * An integer literal a double cannot hold (past 2^53: a seed, an id), kept as written so a body the
- * proxy rewrites sends it unchanged. Anything that reads it as JSON (counting, hashing, a summary
- * prompt) sees its digits as a string.
+ * A number literal a double cannot hold (an integer past 2^53: a seed, an id; or one past the
+ * double range, 1e400, which JSON.stringify writes as null), kept as written so a body the proxy
+ * rewrites sends it unchanged. Anything that reads it as JSON (counting, hashing, a summary
+ * prompt) sees its literal as a string.
  */
-export class ExactInteger {
-  constructor(readonly digits: string) {}
+export class ExactNumber {
+  constructor(readonly literal: string) {}
   toJSON(): string {
-    return this.digits;
+    return this.literal;
   }
 }
 
-const LONG_DIGITS = /\d{16}/;
-// Stands for an exact integer between parsing and serializing: no client can write it, not knowing the nonce.
+// The exponent as a number ends it, so hex ids in text ("3e456f") rarely send a body to the scan.
+const INEXACT_HINT = /\d{16}|\d[eE][+-]?\d{3,}(?!\w)/;
+// Stands for an exact number between parsing and serializing: no client can write it, not knowing the nonce.
 const EXACT = `\u0000ptc-exact-${randomBytes(8).toString("hex")}:`;
-const EXACT_STRING = new RegExp(`"${JSON.stringify(EXACT).slice(1, -1).replace(/\\/g, "\\\\")}(-?\\d+)"`, "g");
-/** Bodies holding an ExactInteger: only these need the slower serialization. */
+const EXACT_STRING = new RegExp(`"${JSON.stringify(EXACT).slice(1, -1).replace(/\\/g, "\\\\")}(-?[\\d.eE+-]+)"`, "g");
+/** Bodies holding an ExactNumber: only these need the slower serialization. */
 const exactBodies = new WeakSet<object>();
 
 const isNumberChar = (c: number): boolean => (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69;
 
 /**
- * The (valid JSON) text with each integer past 2^53 outside strings turned into a string that
- * stands for it; undefined when there is none. A loop, not a regular expression: one over a
- * string of megabytes overflows the stack.
+ * The (valid JSON) text with each number outside strings that a double cannot hold (an integer
+ * past 2^53, a literal past the double range) turned into a string that stands for it; undefined
+ * when there is none. A loop, not a regular expression: one over a string of megabytes overflows
+ * the stack.
  */
-function keepLongIntegers(text: string): string | undefined {
+function keepInexactNumbers(text: string): string | undefined {
   let out: string[] | undefined;
   let last = 0;
   for (let i = 0; i < text.length; ) {
@@ -88,7 +93,9 @@ function keepLongIntegers(text: string): string | undefined {
       let j = i + 1;
       while (j < text.length && isNumberChar(text.charCodeAt(j))) j++;
       const token = text.slice(i, j);
-      if (j - i >= 16 && /^-?\d+$/.test(token) && !Number.isSafeInteger(Number(token))) {
+      // Only a valid number overflows to Infinity (the "e" of true and false gives NaN).
+      const n = Number(token);
+      if (n === Infinity || n === -Infinity || (j - i >= 16 && /^-?\d+$/.test(token) && !Number.isSafeInteger(n))) {
         (out ??= []).push(text.slice(last, i), JSON.stringify(EXACT + token));
         last = j;
       }
@@ -102,13 +109,13 @@ function keepLongIntegers(text: string): string | undefined {
 
 /**
  * A rewritten request body as JSON: `value` is made from `body` (parseJsonObject's), and the
- * integers past 2^53 it holds are written as the client wrote them.
+ * numbers a double cannot hold are written as the client wrote them.
  */
 export function serializeBody(value: unknown, body: Record<string, unknown>): string {
   if (!exactBodies.has(body)) return JSON.stringify(value);
   return JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
     const own = this[key];
-    return own instanceof ExactInteger ? EXACT + own.digits : v;
+    return own instanceof ExactNumber ? EXACT + own.literal : v;
   }).replace(EXACT_STRING, "$1");
 }
 

@@ -144,6 +144,16 @@ describe("proxy forwarding", () => {
     for (const n of ['"seed":12345678901234567890', '"order":-98765432109876543210', '"x_trace":18446744073709551615']) expect(sent).toContain(n);
   });
 
+  it("keeps number literals a double overflows (1e400) as written in a body it rewrites, where they became null", async () => {
+    r = await rig();
+    const body = '{"model":"fake-model","stream":true,"metadata":{"huge":1e400,"neg":-2E+308,"fine":1e300},"messages":[{"role":"user","content":"1e400 in a string","x":[1E999]}],"tail":true,"off":false}';
+    await (await fetch(`${r.proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body })).text();
+    const sent = r.upstream.requests[0].raw.toString("utf8");
+    expect(sent).toContain('"stream_options":{"include_usage":true}');
+    // Before: "huge":null, "neg":null, "x":[null].
+    for (const n of ['"huge":1e400', '"neg":-2E+308', '"fine":1e+300', '"x":[1E999]', '"content":"1e400 in a string"', '"tail":true', '"off":false']) expect(sent).toContain(n);
+  });
+
   it("leaves an explicit include_usage: false alone", async () => {
     r = await rig();
     const body = { model: "fake-model", stream: true, stream_options: { include_usage: false }, messages: [{ role: "user", content: "no usage" }] };
