@@ -83,23 +83,48 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   res.on("close", () => {
     if (!res.writableFinished) clientGone.abort();
   });
+  // A JSON request (embeddings, legacy completions) is counted as text, once: reserved against a
+  // budget, and charged when its stream reports no usage.
+  const json = String(req.headers["content-type"] ?? "").includes("json");
+  let counted: Promise<number> | undefined;
+  const bodyTokens = () => (counted ??= json ? requestTokens(body, req, config.maxBodyBytes) : Promise.resolve(0));
+  // Reserved before it goes upstream, as a chat request's prompt is: the check on arrival charges
+  // nothing, so requests sent together would all pass it. A request without a body costs nothing to reserve.
+  let reservation = 0;
+  if (body.length > 0) {
+    let budget: Awaited<ReturnType<typeof ctx.tenants.reserve>>;
+    try {
+      budget = await ctx.tenants.reserve(config, tenant, bodyTokens);
+    } catch (e) {
+      return sendStoreUnavailable(res, ctx.log, e, tenant.id);
+    }
+    if (typeof budget !== "number") return sendError(res, budget.status, budget.message, "rate_limit_error", budget.code);
+    reservation = budget;
+  }
+  const settle = (tokens: number) =>
+    ctx.tenants.charge(tenant.virtualKey, tokens, reservation)?.catch((e: unknown) => {
+      ctx.log({ event: "store_error", tenant: tenant.id, error: e instanceof Error ? e.message : String(e) });
+    });
   const { result, attempts } = await sendWithRetries(ctx, config, req.method ?? "GET", target, req.headers, body, upstreamAuth(tenant), clientGone.signal);
-  if (clientGone.signal.aborted) return;
+  // A request the client left while the upstream had it whole keeps its reservation: leaving before the reply is no way around a budget.
+  if (clientGone.signal.aborted) return settle(result.ok || result.delivered ? reservation : 0);
   if (!result.ok) {
+    void settle(0);
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", `kind="${result.kind}"`);
     return sendError(res, result.kind === "timeout" ? 504 : 502, result.message, "upstream_error", result.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable");
   }
   const status = result.response.statusCode ?? 502;
   const hidden = hiddenKeys(tenant, config);
-  const json = String(result.response.headers["content-type"] ?? "").includes("json");
+  const jsonReply = String(result.response.headers["content-type"] ?? "").includes("json");
   // Error pages (HTML from a load balancer, plain text) become OpenAI-style errors; an error that
   // may quote a key the client never gave is read to mask it.
-  if (status >= 400 && (!json || hidden.length > 0)) {
+  if (status >= 400 && (!jsonReply || hidden.length > 0)) {
+    void settle(0);
     // The client's accept-encoding went upstream: the body is read decoded, and sent so (as empty when the upstream broke it off).
     const decoded = await decodeBody((await readBuffer(result.response)) ?? Buffer.alloc(0), result.response.headers["content-encoding"], config.maxBodyBytes);
     const raw = decoded.ok ? decoded.body.toString("utf8") : "";
-    const text = maskKeys(json ? raw : upstreamErrorBody(status, raw), hidden);
-    const headers = json ? responseHeaders(result.response.headers, false, hidden) : { "content-type": "application/json" };
+    const text = maskKeys(jsonReply ? raw : upstreamErrorBody(status, raw), hidden);
+    const headers = jsonReply ? responseHeaders(result.response.headers, false, hidden) : { "content-type": "application/json" };
     delete headers["content-encoding"];
     res.writeHead(status, { ...headers, "content-length": Buffer.byteLength(text) });
     res.end(text);
@@ -120,11 +145,8 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   // A stream that reports no usage (legacy completions without include_usage, a client leaving
   // before the usage) is charged its JSON request, counted, as the chat routes charge their prompt:
   // else such a path spends past any budget. A whole JSON reply without usage (a token count) costs nothing.
-  const unreported = used === undefined && status < 300 && String(result.response.headers["content-type"] ?? "").includes("text/event-stream") && String(req.headers["content-type"] ?? "").includes("json");
-  const tokens = used !== undefined ? used.promptTokens + used.completionTokens : unreported ? await requestTokens(body, req, config.maxBodyBytes) : 0;
-  await ctx.tenants.charge(tenant.virtualKey, tokens)?.catch((e: unknown) => {
-    ctx.log({ event: "store_error", tenant: tenant.id, error: e instanceof Error ? e.message : String(e) });
-  });
+  const unreported = used === undefined && status < 300 && String(result.response.headers["content-type"] ?? "").includes("text/event-stream");
+  await settle(used !== undefined ? used.promptTokens + used.completionTokens : unreported ? await bodyTokens() : 0);
 }
 
 /** The tokens of a request body as text (decoded when the client compressed it; none when it cannot be). */

@@ -87,10 +87,10 @@ export class Tenants {
    * the tokens reserved (0 without a budget, and `estimate` is then never counted), or the 429
    * when the budget is used up. `charge` settles the reservation when the reply ends.
    */
-  async reserve(config: ProxyConfig, tenant: Tenant, estimate: () => number): Promise<number | TenantResult & { ok: false }> {
+  async reserve(config: ProxyConfig, tenant: Tenant, estimate: () => number | Promise<number>): Promise<number | TenantResult & { ok: false }> {
     const budget = tenant.virtualKey === undefined ? undefined : config.tenancy.virtualKeys[tenant.virtualKey]?.tokenBudget;
     if (tenant.virtualKey === undefined || budget === undefined) return 0;
-    const tokens = Math.max(1, estimate());
+    const tokens = Math.max(1, await estimate());
     return (await this.store.reserve(tenant.virtualKey, tokens, budget)) ? tokens : overBudget(tenant.virtualKey, budget);
   }
 

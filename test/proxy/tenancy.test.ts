@@ -208,6 +208,37 @@ describe("proxy tenancy", () => {
     expect(await r.proxy.context.tenants.spentBy("burst")).toBe(reported);
   });
 
+  it("holds a virtual key's budget against requests forwarded untouched sent together (embeddings): each reserves its body, counted, before it goes upstream", async () => {
+    r = await rig({ config: { tenancy: { virtualKeys: { rag: { keyHash: hashKey("ptc-vk-rag"), tokenBudget: 1000 } } } } });
+    // The fake's /v1/echo answers the body it got: an embeddings reply reporting 7 tokens, about 400 by the local count.
+    const body = JSON.stringify({ model: "fake-model", input: "x ".repeat(400), usage: { prompt_tokens: 7, total_tokens: 7 } });
+    const statuses: number[] = [];
+    const asks = Array.from({ length: 6 }, () =>
+      fetch(`${r?.proxy.url}/v1/echo`, { method: "POST", headers: { authorization: "Bearer ptc-vk-rag", "content-type": "application/json", "x-fake-mode": "hold" }, body }).then(async (res) => {
+        await res.arrayBuffer();
+        statuses.push(res.status);
+      }),
+    );
+    await expect.poll(() => (r?.upstream.held ?? 0) + statuses.length, { timeout: 5000 }).toBe(6);
+    // Before: all 6 passed the check on arrival (nothing spent yet) and reached the upstream.
+    expect(r.upstream.held).toBe(3);
+    r.upstream.release();
+    await Promise.all(asks);
+    expect(statuses.sort()).toEqual([200, 200, 200, 429, 429, 429]);
+    // Each reservation settled to what the upstream reported.
+    await expect.poll(() => r?.proxy.context.tenants.spentBy("rag")).toBe(21);
+    // A reply the upstream refuses gives its reservation back; one the client leaves while the upstream has it keeps it.
+    expect((await fetch(`${r.proxy.url}/v1/embeddings`, { method: "POST", headers: { authorization: "Bearer ptc-vk-rag", "content-type": "application/json", "x-fake-mode": "html500" }, body })).status).toBe(500);
+    expect(await r.proxy.context.tenants.spentBy("rag")).toBe(21);
+    const gone = new AbortController();
+    const left = fetch(`${r.proxy.url}/v1/echo`, { method: "POST", headers: { authorization: "Bearer ptc-vk-rag", "content-type": "application/json", "x-fake-mode": "hold" }, body, signal: gone.signal }).catch(() => undefined);
+    await expect.poll(() => r?.upstream.held).toBe(1);
+    gone.abort();
+    await left;
+    await expect.poll(() => r?.upstream.abandoned).toBe(1);
+    await expect.poll(() => r?.proxy.context.tenants.spentBy("rag")).toBeGreaterThan(21 + 300);
+  });
+
   it("charges a virtual key for the summary calls made compacting its conversations", async () => {
     r = await rig({ config: { ...SMALL, tenancy: { virtualKeys: { summed: { keyHash: hashKey("ptc-vk-summed"), tokenBudget: 1_000_000 } } } } });
     const reply = await ask(client(r, "ptc-vk-summed"), longConversation(30), "sum");

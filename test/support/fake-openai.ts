@@ -137,8 +137,13 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       if (path === "/v1/echo") {
         // x-echo-encoding: the reply says its body has this content-encoding (the body is sent as it came); x-echo-type: its content type.
         const encoding = req.headers["x-echo-encoding"];
-        res.writeHead(200, { "content-type": req.headers["x-echo-type"] ?? req.headers["content-type"] ?? "application/octet-stream", "x-upstream": "fake", ...(typeof encoding === "string" ? { "content-encoding": encoding } : {}) });
-        return res.end(raw);
+        const echo = () => {
+          res.writeHead(200, { "content-type": req.headers["x-echo-type"] ?? req.headers["content-type"] ?? "application/octet-stream", "x-upstream": "fake", ...(typeof encoding === "string" ? { "content-encoding": encoding } : {}) });
+          res.end(raw);
+        };
+        if (mode === "hold") held.push(echo);
+        else echo();
+        return;
       }
       if (path === "/v1/messages" && body !== undefined) return anthropic(res, body, mode);
       if (path === "/v1/responses" && body !== undefined) {
