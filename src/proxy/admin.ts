@@ -164,9 +164,12 @@ async function issueKey(ctx: ProxyContext, req: IncomingMessage, res: ServerResp
   if (body === undefined) return;
   if (typeof body !== "object" || body === null || typeof body.name !== "string") return sendError(res, 400, "'name' is required", "invalid_request_error", "invalid_request");
   const { name, ...settings } = body;
+  // The config's parsing drops this key (it would replace an object's prototype): the key issued would never work.
+  if (name === "__proto__") return sendError(res, 400, "'name' cannot be __proto__", "invalid_request_error", "invalid_request", {}, "name");
   // Another proxy sharing the config file may have issued this name since this one last read it.
   ctx.config.sync();
-  if (ctx.config.current.tenancy.virtualKeys[name] !== undefined) return sendError(res, 409, `a virtual key named ${JSON.stringify(name)} exists; remove it first (POST config with null)`, "invalid_request_error", "key_exists");
+  // Own keys only: "constructor" is a valid name, not Object.prototype's.
+  if (Object.hasOwn(ctx.config.current.tenancy.virtualKeys, name)) return sendError(res, 409, `a virtual key named ${JSON.stringify(name)} exists; remove it first (POST config with null)`, "invalid_request_error", "key_exists");
   const key = issueVirtualKey();
   const updated = ctx.config.update({ tenancy: { virtualKeys: { [name]: { ...settings, keyHash: hashKey(key) } } } });
   if (!updated.ok) return sendError(res, 400, `key not issued: ${updated.error}`, "invalid_request_error", "invalid_config");

@@ -355,4 +355,21 @@ describe("proxy tenancy", () => {
     const again = await fetch(`${r.proxy.url}/ext/context_compaction/keys`, { method: "POST", headers: { authorization: "Bearer admin" }, body: JSON.stringify({ name: "ci" }) });
     expect(again.status).toBe(409);
   });
+
+  it("issues a virtual key whose name is also an Object.prototype member (constructor), and refuses __proto__ as a name", async () => {
+    r = await rig({ proxy: { adminToken: "admin" }, config: {} });
+    const issue = (name: string) => fetch(`${r?.proxy.url}/ext/context_compaction/keys`, { method: "POST", headers: { authorization: "Bearer admin" }, body: JSON.stringify({ name, upstreamKey: `sk-up-${name}` }) });
+    for (const name of ["constructor", "toString"]) {
+      const res = await issue(name);
+      // Before: 409 'a virtual key named "constructor" exists', read from the prototype.
+      expect(res.status).toBe(200);
+      const { key } = (await res.json()) as { key: string };
+      await ask(client(r, key), [{ role: "user", content: "hi" }]);
+      expect(r.upstream.requests.at(-1)?.headers.authorization).toBe(`Bearer sk-up-${name}`);
+      expect((await issue(name)).status).toBe(409);
+    }
+    const proto = await issue("__proto__");
+    expect(proto.status).toBe(400);
+    expect(await proto.text()).toContain("__proto__");
+  });
 });
