@@ -284,8 +284,9 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   const text = await readBuffer(response);
   upstreamMs = performance.now() - result.startedAt;
   if (text === undefined) {
-    // The client cancelled (its signal cut the upstream): nobody to answer, and no fault of the upstream's.
-    if (clientGone.signal.aborted) return finish(undefined);
+    // The client cancelled (its signal cut the upstream): nobody to answer, and no fault of the
+    // upstream's. The upstream had answered, so it had the prompt: charged as a stream left early is.
+    if (clientGone.signal.aborted) return finish(undefined, true);
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="timeout"');
     sendError(res, 504, "the upstream stopped in the middle of its reply", "upstream_error", "upstream_timeout", echo);
     return finish(undefined);

@@ -122,6 +122,32 @@ describe("proxy tenancy", () => {
     await expect.poll(() => r?.proxy.context.tenants.spentBy("quitter"), { timeout: 5000 }).toBeGreaterThan(0);
   });
 
+  it("charges a virtual key for a whole (not streamed) reply it leaves after the upstream's headers, before its body", async () => {
+    r = await rig({ config: { tenancy: { virtualKeys: { midway: { keyHash: hashKey("ptc-vk-midway"), tokenBudget: 1_000_000 } } } } });
+    // Told when the upstream's reply (its headers) reached the proxy.
+    const upstream = r.proxy.context.upstream;
+    const send = upstream.send.bind(upstream);
+    let answered = false;
+    upstream.send = async (...args) => {
+      const result = await send(...args);
+      answered = result.ok;
+      return result;
+    };
+    const gone = new AbortController();
+    // The fake sends its headers and a first piece, then nothing more.
+    const asked = client(r, "ptc-vk-midway")
+      .chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "a prompt ".repeat(100) }] }, { headers: { "x-fake-mode": "headers-then-hang" }, signal: gone.signal })
+      .catch((e: unknown) => e);
+    await expect.poll(() => answered, { timeout: 5000 }).toBe(true);
+    gone.abort();
+    await asked;
+    await expect.poll(() => r?.upstream.abandoned, { timeout: 5000 }).toBe(1);
+    // The request is over once its conversation is written (the reservation is settled just before).
+    await expect.poll(async () => (await r?.proxy.context.store.list())?.some((c) => c.messageCount > 0), { timeout: 5000 }).toBe(true);
+    // Before: 0 (its reservation given back), as if the upstream never had the prompt.
+    expect(await r.proxy.context.tenants.spentBy("midway")).toBeGreaterThan(0);
+  });
+
   it("answers a virtual key's requests, streamed or not, when its spend cannot be written (a full disk), and keeps serving", async () => {
     const db = join(tempDir(), "proxy.db");
     r = await rig({ proxy: { db }, config: { tenancy: { virtualKeys: { full: { keyHash: hashKey("ptc-vk-full"), tokenBudget: 1_000_000 } } } } });
