@@ -143,9 +143,10 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   const used = await usage;
   if (tenant.virtualKey === undefined) return;
   // A stream that reports no usage (legacy completions without include_usage, a client leaving
-  // before the usage) is charged its JSON request, counted, as the chat routes charge their prompt:
-  // else such a path spends past any budget. A whole JSON reply without usage (a token count) costs nothing.
-  const unreported = used === undefined && status < 300 && String(result.response.headers["content-type"] ?? "").includes("text/event-stream");
+  // before the usage), or a reply cut before its end, is charged its JSON request, counted, as the
+  // chat routes charge their prompt: else such a path spends past any budget. A whole JSON reply
+  // without usage (a token count) costs nothing.
+  const unreported = used === undefined && status < 300 && (!result.response.complete || String(result.response.headers["content-type"] ?? "").includes("text/event-stream"));
   await settle(used !== undefined ? used.promptTokens + used.completionTokens : unreported ? await bodyTokens() : 0);
 }
 

@@ -263,6 +263,34 @@ describe("proxy tenancy", () => {
     await left;
     await expect.poll(() => r?.upstream.abandoned).toBe(1);
     await expect.poll(() => r?.proxy.context.tenants.spentBy("rag")).toBeGreaterThan(21 + 300);
+    const kept = await r.proxy.context.tenants.spentBy("rag");
+    // And one it leaves after the reply's headers, before its end: the upstream had it whole.
+    const upstream = r.proxy.context.upstream;
+    const send = upstream.send.bind(upstream);
+    let answered = false;
+    upstream.send = async (...args) => {
+      const result = await send(...args);
+      answered = result.ok;
+      return result;
+    };
+    // Told when the request's reservation is settled, as it ends.
+    const tenants = r.proxy.context.tenants;
+    const charge = tenants.charge.bind(tenants);
+    let settled = 0;
+    tenants.charge = (...args) => {
+      settled++;
+      return charge(...args);
+    };
+    const midway = new AbortController();
+    const cut = fetch(`${r.proxy.url}/v1/embeddings`, { method: "POST", headers: { authorization: "Bearer ptc-vk-rag", "content-type": "application/json", "x-fake-mode": "json-headers-then-hang" }, body, signal: midway.signal })
+      .then((res) => res.text())
+      .catch(() => undefined);
+    await expect.poll(() => answered).toBe(true);
+    midway.abort();
+    await cut;
+    await expect.poll(() => settled).toBe(1);
+    // Before: its reservation was given back.
+    expect(await tenants.spentBy("rag")).toBeGreaterThan(kept + 300);
   });
 
   it("charges a virtual key for the summary calls made compacting its conversations", async () => {

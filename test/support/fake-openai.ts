@@ -97,6 +97,12 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         res.write("data: {}\n\n");
         return;
       }
+      if (mode === "json-headers-then-hang") {
+        // A whole JSON reply whose headers and first bytes come before it is done.
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write('{"object":"list",');
+        return;
+      }
       if (mode === "headers-then-cut") {
         // The connection breaks once the first event is on its way: no end of the reply ever comes.
         res.writeHead(200, { "content-type": "text/event-stream" });
