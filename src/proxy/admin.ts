@@ -5,10 +5,12 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { redactConfig, redactUrl } from "./config.js";
-import { summarizerLlm } from "./chat.js";
+import { parseRequest, summarizerLlm } from "./chat.js";
+import type { AnthropicRequest } from "./anthropic.js";
+import type { ChatRequest } from "./request.js";
+import type { ResponsesRequest } from "./responses.js";
 import { readBody, sendJson, type ProxyContext } from "./context.js";
 import { sendError, sendStoreUnavailable } from "./errors.js";
-import type { ChatMessage } from "../llm/types.js";
 import type { ConversationRecord } from "./store.js";
 import { hashKey, issueVirtualKey } from "./tenancy.js";
 
@@ -107,14 +109,18 @@ async function compactNow(ctx: ProxyContext, req: IncomingMessage, res: ServerRe
   if (body.dryRun !== undefined && typeof body.dryRun !== "boolean") return sendError(res, 400, "'dryRun' must be a boolean", "invalid_request_error", "invalid_request");
   if (!ctx.config.current.keepMessages) return sendError(res, 409, "compact on demand needs the stored messages, and keepMessages is off: the next request of the conversation compacts it", "invalid_request_error", "messages_not_kept");
   let stored: ConversationRecord | undefined;
-  let messages: ChatMessage[] | undefined;
+  let raw: string | undefined;
   try {
     stored = await find(ctx, body.conversation);
-    messages = stored === undefined ? undefined : await ctx.store.messages(stored.id);
+    raw = stored === undefined ? undefined : await ctx.store.body(stored.id);
   } catch (e) {
     return sendStoreUnavailable(res, ctx.log, e);
   }
-  if (stored === undefined || messages === undefined) return sendError(res, 404, `no stored conversation ${JSON.stringify(body.conversation)}`, "not_found_error", "conversation_not_found");
+  // Read as its route read it: an Anthropic or Responses history is seen as the chat messages its requests are compacted as.
+  const parsed = stored === undefined || raw === undefined ? undefined : parseRequest(stored.api ?? "chat", Buffer.from(raw));
+  if (stored === undefined || parsed?.ok !== true) return sendError(res, 404, `no stored conversation ${JSON.stringify(body.conversation)}`, "not_found_error", "conversation_not_found");
+  const request: ChatRequest = parsed.request;
+  const messages = request.messages;
   const config = ctx.config.current;
   const dryRun = body.dryRun === true;
   // A dry run works on a copy, so nothing it does is kept.
@@ -123,7 +129,7 @@ async function compactNow(ctx: ProxyContext, req: IncomingMessage, res: ServerRe
   // tenant's; they are charged to that virtual key, as its own requests' summaries are.
   const name = record.tenant.startsWith("vk-") ? record.tenant.slice(3) : undefined;
   const vk = name === undefined ? undefined : config.tenancy.virtualKeys[name];
-  const outcome = await ctx.compactor.run(config, record, { messages, model: record.model, tools: undefined, maxTokens: undefined, bodyBytes: 0 }, () => summarizerLlm(ctx, config, record.model, vk?.upstreamKey, vk === undefined ? undefined : name), { force: true, noDeadline: true, dryRun });
+  const outcome = await ctx.compactor.run(config, record, { messages, model: record.model, tools: request.tools, maxTokens: request.maxTokens, bodyBytes: 0 }, () => summarizerLlm(ctx, config, record.model, vk?.upstreamKey, vk === undefined ? undefined : name), { force: true, noDeadline: true, dryRun });
   const report = {
     conversation: record.id,
     dryRun,
@@ -136,7 +142,12 @@ async function compactNow(ctx: ProxyContext, req: IncomingMessage, res: ServerRe
     events: outcome.result?.events.map((e) => ({ kind: e.kind, ...(e.detail === undefined ? {} : { detail: e.detail }) })) ?? [],
     lastError: record.lastError ?? null,
   };
-  if (dryRun) return sendJson(res, 200, { ...report, messages: outcome.messages });
+  if (dryRun) {
+    // What would be sent, in the API's own form.
+    const restore = "restore" in request ? (request as AnthropicRequest | ResponsesRequest).restore : undefined;
+    const sent = restore === undefined ? outcome.messages : restore(outcome.messages);
+    return sendJson(res, 200, { ...report, messages: Array.isArray(sent) ? sent : "input" in sent ? sent.input : sent.messages });
+  }
   record.updatedAt = ctx.now();
   try {
     await ctx.store.put(record);

@@ -12,11 +12,11 @@ import { isContextLengthError, sendError, sendStoreUnavailable, streamErrorEvent
 import { explicitIdentity, prefixHashes, prefixIdentity, type Identity } from "./identity.js";
 import { hiddenKeys, maskKeys, upstreamAuth, type Tenant } from "./tenancy.js";
 import { messagesUsage, parseMessagesRequest, type AnthropicRequest } from "./anthropic.js";
-import { clientPromptTokens, parseChatRequest, serializeBody, type ChatRequest } from "./request.js";
+import { clientPromptTokens, parseChatRequest, serializeBody, type ChatRequest, type ParsedRequest } from "./request.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./responses.js";
 import { sendWithRetries } from "./retry.js";
 import { SseTap, type StreamUsage } from "./sse.js";
-import type { ConversationRecord } from "./store.js";
+import type { ChatApi, ConversationRecord } from "./store.js";
 import { responseHeaders, upstreamBase, upstreamUrl, type UpstreamResult } from "./upstream.js";
 import { learnFromUsage } from "./usage.js";
 
@@ -119,11 +119,13 @@ export async function resolveConversation(ctx: ProxyContext, config: ProxyConfig
  */
 const headerSafe = (id: string): string => (/^[\x20-\x7e]*$/.test(id) ? id : encodeURIComponent(id));
 
-/** Which API a compacted request speaks: OpenAI chat completions, or Anthropic messages. */
-export type ChatApi = "chat" | "messages" | "responses";
+/** A request body of `api` as the compaction sees it (chat messages), and how to turn them back. */
+export function parseRequest(api: ChatApi, raw: Buffer): ParsedRequest {
+  return api === "messages" ? parseMessagesRequest(raw) : api === "responses" ? parseResponsesRequest(raw) : parseChatRequest(raw);
+}
 
 export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, raw: Buffer, started: number, tenant: Tenant, target: string, api: ChatApi = "chat"): Promise<void> {
-  const parsed = api === "messages" ? parseMessagesRequest(raw) : api === "responses" ? parseResponsesRequest(raw) : parseChatRequest(raw);
+  const parsed = parseRequest(api, raw);
   if (!parsed.ok) return sendError(res, 400, parsed.error, "invalid_request_error", "invalid_request", {}, parsed.param ?? null);
   const request = parsed.request;
   const restore = "restore" in request ? (request as AnthropicRequest | ResponsesRequest).restore : undefined;
@@ -186,7 +188,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     }
     // Settles the reservation: a request that never reached the upstream gives it back.
     const charged = ctx.tenants.charge(tenant.virtualKey, used, reservation);
-    return Promise.all([charged, remember(ctx, config, record, request, hashes, outcome, raw, reserved, usage)]).then(undefined, (e: unknown) => {
+    return Promise.all([charged, remember(ctx, config, record, api, request, hashes, outcome, raw, reserved, usage)]).then(undefined, (e: unknown) => {
       // The reply stands; the record is written again by the conversation's next request.
       ctx.log({ event: "store_error", conversation: record.conversation, tenant: record.tenant, error: e instanceof Error ? e.message : String(e) });
     });
@@ -303,12 +305,14 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
 }
 
 /** After the reply: what the usage taught, the prefix index, and the record, written through. */
-async function remember(ctx: ProxyContext, config: ProxyConfig, record: ConversationRecord, request: ChatRequest, hashes: string[] | undefined, outcome: CompactionOutcome, raw: Buffer, reserved: number, usage: { promptTokens: number; completionTokens: number } | undefined): Promise<void> {
+async function remember(ctx: ProxyContext, config: ProxyConfig, record: ConversationRecord, api: ChatApi, request: ChatRequest, hashes: string[] | undefined, outcome: CompactionOutcome, raw: Buffer, reserved: number, usage: { promptTokens: number; completionTokens: number } | undefined): Promise<void> {
   const window = ctx.compactor.window(config, record, request.model, reserved);
   const truncated = learnFromUsage(record, config, { messages: outcome.messages, tools: request.tools, bodyBytes: raw.length, estimatedTokens: outcome.estimatedTokens, reserved, window }, usage?.promptTokens);
   if (truncated) ctx.metrics.inc("ptc_proxy_upstream_truncation_total");
   record.updatedAt = ctx.now();
   record.messageCount = request.messages.length;
+  // The stored body is read with its API's parser (the admin `compact`).
+  record.api = api;
   if (request.model !== undefined) record.model = request.model;
   // The writes touch different rows, so they go at once: the reply waits for them, and on a
   // shared store each is a round trip.

@@ -11,7 +11,6 @@
 // for locks never starve ordinary queries.
 // `pg` is pure JavaScript but only replicas need it, so it is an optional peer dependency too.
 import type { ClientBase, Pool, PoolClient } from "pg";
-import type { ChatMessage } from "../llm/types.js";
 import { loadDriver } from "./driver.js";
 import { HEAD_LENGTH, HEAD_SUFFIX, HEADS_PER_ID } from "./heads.js";
 import type { ConversationRecord, ConversationStore, PrefixHit } from "./store.js";
@@ -248,11 +247,9 @@ export class PostgresStore implements ConversationStore {
     throw new Error(`conversation ${record.conversation} was written by other replicas ${MAX_WRITE_ATTEMPTS} times while this one tried to write it`);
   }
 
-  async messages(id: string): Promise<ChatMessage[] | undefined> {
+  async body(id: string): Promise<string | undefined> {
     const rows = await this.query<{ messages: string }>("SELECT messages FROM ptc_messages WHERE id = $1", [id]);
-    if (rows.length === 0) return undefined;
-    const body = JSON.parse(rows[0].messages) as { messages?: ChatMessage[] };
-    return Array.isArray(body.messages) ? body.messages : undefined;
+    return rows[0]?.messages;
   }
 
   async longestPrefix(hashes: readonly string[]): Promise<PrefixHit | undefined> {

@@ -9,7 +9,6 @@
 // have to build it.
 import { chmodSync, closeSync, openSync } from "node:fs";
 import type Database from "better-sqlite3";
-import type { ChatMessage } from "../llm/types.js";
 import { loadDriver } from "./driver.js";
 import { HEAD_LENGTH, HEAD_SUFFIX, HEADS_PER_ID } from "./heads.js";
 import type { ConversationRecord, ConversationStore, PrefixHit } from "./store.js";
@@ -138,12 +137,9 @@ export class SqliteStore implements ConversationStore {
 
   // Async, as every method that touches the file: a failing statement (a full disk, another
   // process's lock) rejects, where a throw would escape a caller's .then and end the process.
-  async messages(id: string): Promise<ChatMessage[] | undefined> {
+  async body(id: string): Promise<string | undefined> {
     this.write();
-    const row = this.statements.messages.get(id);
-    if (row === undefined) return undefined;
-    const body = JSON.parse(row.messages) as { messages?: ChatMessage[] };
-    return Array.isArray(body.messages) ? body.messages : undefined;
+    return this.statements.messages.get(id)?.messages;
   }
 
   longestPrefix(hashes: readonly string[]): Promise<PrefixHit | undefined> {

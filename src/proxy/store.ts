@@ -3,10 +3,12 @@
 // method is async so a networked backend fits; the SQLite one answers from memory and resolves at
 // once. Both drivers are optional peer dependencies, loaded when a store opens (driver.ts).
 import type { Json } from "../compaction/types.js";
-import type { ChatMessage } from "../llm/types.js";
 
 /** Where a conversation's id came from: a header or body field by name, or the prefix match. */
 export type IdentitySource = string;
+
+/** Which API a compacted request speaks: OpenAI chat completions, Anthropic messages, or OpenAI responses. */
+export type ChatApi = "chat" | "messages" | "responses";
 
 /** What the proxy knows about one conversation. Never holds message content. */
 export interface ConversationRecord {
@@ -17,6 +19,8 @@ export interface ConversationRecord {
   /** The id the client knows. */
   readonly conversation: string;
   source: IdentitySource;
+  /** The API of its last request, which its stored body is read with; absent: chat (records written before it was kept). */
+  api?: ChatApi;
   model?: string;
   createdAt: number;
   updatedAt: number;
@@ -73,8 +77,8 @@ export interface ConversationStore {
    * field, so neither write is lost; `record` is updated to what was stored.
    */
   put(record: ConversationRecord, body?: string): Promise<void>;
-  /** The messages of the conversation's last request. */
-  messages(id: string): Promise<ChatMessage[] | undefined>;
+  /** The body of the conversation's last request, as its API wrote it (`api` on the record). */
+  body(id: string): Promise<string | undefined>;
   /** The longest of `hashes` (a request's prefix hashes, shortest first) that a stored conversation sent. */
   longestPrefix(hashes: readonly string[]): Promise<PrefixHit | undefined>;
   addPrefix(hash: string, id: string): Promise<void>;

@@ -223,6 +223,31 @@ describe("proxy admin, health and state", () => {
     expect((await admin(x, "compact", {})).status).toBe(400);
   });
 
+  it("compacts on demand a conversation of the Anthropic messages or Responses API, so its next request goes out compacted", async () => {
+    const x = await start({ config: { compaction: { strategy: { name: "usage-ratio", options: {} }, contextLimits: { "fake-model": 1_000_000 } } } });
+    const history = longConversation(30).filter((m) => m.role !== "system");
+    const post = (path: string, body: unknown, id: string) => fetch(`${x.proxy.url}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": "sk-client-key", "x-conversation-id": id }, body: JSON.stringify(body) }).then((res) => res.text());
+    const anthropic = history.map((m) => ({ role: m.role, content: [{ type: "text", text: m.content as string }] }));
+    const more = [{ role: "assistant", content: "ok" }, { role: "user", content: "go on" }];
+    await post("/v1/messages", { model: "fake-model", max_tokens: 100, system: "sys", messages: anthropic }, "anth");
+    await post("/v1/responses", { model: "fake-model", instructions: "sys", input: history }, "resp");
+    for (const [id, path, body, sent] of [
+      ["anth", "/v1/messages", { model: "fake-model", max_tokens: 100, system: "sys", messages: [...anthropic, ...more] }, (b: Record<string, unknown> | undefined) => b?.messages],
+      ["resp", "/v1/responses", { model: "fake-model", instructions: "sys", input: [...history, ...more] }, (b: Record<string, unknown> | undefined) => b?.input],
+    ] as const) {
+      // Before: the Anthropic one answered "compacted" from its blocks read as chat messages, a summary the next request could not use (it went out whole); the Responses one 404.
+      const dry = await admin(x, "compact", { conversation: id, dryRun: true });
+      expect(dry.json, id).toMatchObject({ compacted: true, messagesBefore: history.length + 1 });
+      // The preview is what would be sent, in the API's own form.
+      expect(JSON.stringify(dry.json.messages), id).toContain("[Summary of");
+      expect((await admin(x, "compact", { conversation: id })).json, id).toMatchObject({ compacted: true });
+      const calls = x.upstream.summaryCalls;
+      await post(path, body, id);
+      expect((sent(x.upstream.requests.at(-1)?.body) as unknown[]).length, id).toBeLessThan(history.length);
+      expect(x.upstream.summaryCalls, id).toBe(calls);
+    }
+  });
+
   it("compacts on demand through the conversation's own strategy and its keep rules, whatever it is", async () => {
     // A big window: no request compacts by itself, only the admin compact does.
     const x = await start({ config: { compaction: { contextLimits: { "fake-model": 1_000_000 } } } });
@@ -303,7 +328,7 @@ describe("proxy admin, health and state", () => {
     const persisted = (await stored(store, "persist"))?.id ?? "";
     expect(await store.expire(Date.now() + 1000)).toBe(1);
     expect(await stored(store, "persist")).toBeUndefined();
-    expect(await store.messages(persisted)).toBeUndefined();
+    expect(await store.body(persisted)).toBeUndefined();
 
     // Writes that fail (here: the table is gone) make the proxy not ready until they succeed again.
     const other = new Database(db);

@@ -61,8 +61,8 @@ describe.each(backends.filter((b) => b.name !== "postgres" || pgAdmin !== undefi
     await store.put(r, JSON.stringify({ messages: [{ role: "user", content: "hi" }] }));
     await store.put(record("b"));
     expect((await store.get("t:a"))?.state).toEqual({ summary: "S", covered: 3 });
-    expect(await store.messages("t:a")).toEqual([{ role: "user", content: "hi" }]);
-    expect(await store.messages("t:b")).toBeUndefined();
+    expect(await store.body("t:a")).toBe(JSON.stringify({ messages: [{ role: "user", content: "hi" }] }));
+    expect(await store.body("t:b")).toBeUndefined();
     expect(await store.get("t:none")).toBeUndefined();
     expect(await store.count()).toBe(2);
     expect((await store.list()).map((x) => x.id).sort()).toEqual(["t:a", "t:b"]);
@@ -70,7 +70,7 @@ describe.each(backends.filter((b) => b.name !== "postgres" || pgAdmin !== undefi
     if (where === ":memory:") return;
     const again = await openStore(where);
     expect((await again.get("t:a"))?.learnedLimit).toBe(4000);
-    expect(await again.messages("t:a")).toEqual([{ role: "user", content: "hi" }]);
+    expect(await again.body("t:a")).toBe(JSON.stringify({ messages: [{ role: "user", content: "hi" }] }));
     await again.close();
   });
 
@@ -96,7 +96,7 @@ describe.each(backends.filter((b) => b.name !== "postgres" || pgAdmin !== undefi
     await store.addPrefix("h-old", "t:old");
     expect(await store.expire(2000)).toBe(1);
     expect(await store.get("t:old")).toBeUndefined();
-    expect(await store.messages("t:old")).toBeUndefined();
+    expect(await store.body("t:old")).toBeUndefined();
     expect(await store.longestPrefix(["h-old"])).toBeUndefined();
     expect(await store.get("t:new")).toBeDefined();
     expect(await store.expire(2000)).toBe(0);
@@ -115,7 +115,7 @@ describe.each(backends.filter((b) => b.name !== "postgres" || pgAdmin !== undefi
     expect(kept.filter((id) => id.startsWith("t:batch#")).sort()).toEqual(Array.from({ length: HEADS_PER_ID }, (_, k) => head("batch", 12 - HEADS_PER_ID + k)).sort());
     expect(kept.filter((id) => id.startsWith("t:small#"))).toHaveLength(3);
     expect(kept).toContain("t:plain");
-    expect(await store.messages(head("batch", 0))).toBeUndefined();
+    expect(await store.body(head("batch", 0))).toBeUndefined();
     expect(await store.expire(0)).toBe(0);
     await store.close();
   });
@@ -435,7 +435,7 @@ describe("conversation store: sqlite file whose tables fail", () => {
     const other = new Database(where);
     other.exec("DROP TABLE conversations; DROP TABLE messages; DROP TABLE prefixes; DROP TABLE spend");
     other.close();
-    const calls: Array<() => Promise<unknown>> = [() => store.expire(0), () => store.messages("t:a"), () => store.addPrefix("h", "t:a"), () => store.removePrefix("h", "t:a"), () => store.addSpend("vk", 1)];
+    const calls: Array<() => Promise<unknown>> = [() => store.expire(0), () => store.body("t:a"), () => store.addPrefix("h", "t:a"), () => store.removePrefix("h", "t:a"), () => store.addSpend("vk", 1)];
     for (const call of calls) {
       let promise: Promise<unknown> | undefined;
       expect(() => (promise = call())).not.toThrow();
