@@ -10,7 +10,8 @@ import type { ProxyContext } from "./context.js";
 import { upstreamBase, type UpstreamResult } from "./upstream.js";
 import { retryAfterMs } from "../llm/retry.js";
 
-const RETRYABLE = new Set([429, 500, 502, 503, 504]);
+// 429 and every 5xx, as the OpenAI and Anthropic SDKs retry them: Anthropic answers 529 when overloaded, CDNs 520-524.
+const retryable = (status: number): boolean => status === 429 || status >= 500;
 
 export interface Sent {
   readonly result: UpstreamResult;
@@ -41,9 +42,9 @@ export async function sendWithRetries(ctx: ProxyContext, config: ProxyConfig, me
     for (let i = 0; ; i++) {
       attempts++;
       const result = await ctx.upstream.send(targets[t], method, path, headers, body, config.upstreamTimeoutMs, { ...extra, ...auth }, signal);
-      const retryable = result.ok ? RETRYABLE.has(result.response.statusCode ?? 502) : result.kind === "unreachable";
+      const failed = result.ok ? retryable(result.response.statusCode ?? 502) : result.kind === "unreachable";
       const last = t === targets.length - 1;
-      if (!retryable || signal?.aborted === true) return { result, attempts, fallback: t > 0 };
+      if (!failed || signal?.aborted === true) return { result, attempts, fallback: t > 0 };
       const asked = result.ok ? upstreamRetryAfter(result.response.headers, ctx.now()) : undefined;
       const delay = asked ?? Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** i);
       const again = i < policy.attempts && delay <= policy.maxDelayMs;

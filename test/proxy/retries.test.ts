@@ -50,6 +50,18 @@ describe("proxy retries and fallback", () => {
     expect(chats(r.upstream)).toHaveLength(1);
   });
 
+  it("retries every 5xx, such as Anthropic's 529 overloaded and a CDN's 520", async () => {
+    for (const status of [529, 520]) {
+      r = await rig({ upstream: { failFirst: { count: 1, status } } });
+      // Before: passed to the client at once, as a 400 would be.
+      const reply = await r.client.chat.completions.create({ model: "fake-model", messages }).withResponse();
+      expect(reply.data.choices[0].message.content, String(status)).toBe("reply to hello (1 messages)");
+      expect(reply.response.headers.get("x-ptc-upstream-attempts"), String(status)).toBe("2");
+      await r.close();
+      r = undefined;
+    }
+  });
+
   it("does not retry a client error", async () => {
     r = await rig({ upstream: { failFirst: { count: 1, status: 400 } } });
     const e = (await r.client.chat.completions.create({ model: "fake-model", messages }).catch((err: unknown) => err)) as InstanceType<typeof OpenAI.APIError>;
