@@ -119,7 +119,7 @@ export async function resolveConversation(ctx: ProxyContext, config: ProxyConfig
  */
 const headerSafe = (id: string): string => (/^[\x20-\x7e]*$/.test(id) ? id : encodeURIComponent(id));
 
-/** A request body of `api` as the compaction sees it (chat messages), and how to turn them back. */
+/** A request body of `api`, read as the compaction sees it (chat messages), or the 400 to answer. */
 export function parseRequest(api: ChatApi, raw: Buffer): ParsedRequest {
   return api === "messages" ? parseMessagesRequest(raw) : api === "responses" ? parseResponsesRequest(raw) : parseChatRequest(raw);
 }
