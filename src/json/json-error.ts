@@ -11,11 +11,19 @@ export interface JsonSyntaxProblem {
   column?: number;
 }
 
+import { MAX_JSON_DEPTH, tooDeepAt } from "./depth.js";
+
 // V8 quotes this many characters either side of an unexpected token; "..." marks a cut.
 const QUOTE_CONTEXT = 10;
 
 /** The problem `e` (thrown by JSON.parse(text)) describes, with its line and column in `text`. */
 export function jsonSyntaxProblem(text: string, e: unknown): JsonSyntaxProblem {
+  // Valid JSON too deep for a reader that recurses (a reviver): the place it passes the limit
+  // says more than the stack's size, which is no fault of the text's syntax.
+  if (e instanceof RangeError) {
+    const deep = tooDeepAt(text);
+    if (deep >= 0) return place(`nested more than ${MAX_JSON_DEPTH} levels deep`, text, deep);
+  }
   const message = e instanceof Error ? e.message : String(e);
   // Node 20: "... in JSON at position 12"; Node 22 adds " (line 2 column 3)".
   const at = /^([\s\S]*?) in JSON at position (\d+)(?: \(line \d+ column \d+\))?$/.exec(message);

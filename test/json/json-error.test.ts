@@ -1,6 +1,7 @@
 // JSON.parse's complaint read as a line and column, never quoting the text: the one reader every
 // JSON input uses (contexts, traces, saved runs, transcripts, config files).
 import { describe, expect, it } from "vitest";
+import { MAX_JSON_DEPTH } from "../../src/json/depth.js";
 import { jsonSyntaxError } from "../../src/json/json-error.js";
 
 const complaint = (text: string): string => {
@@ -29,5 +30,18 @@ describe("jsonSyntaxError", () => {
   it("reads newer Node's message, which adds its own line and column to the position", () => {
     const text = '{\n  "a" 1\n}';
     expect(jsonSyntaxError(text, new SyntaxError("Expected ':' after property name in JSON at position 8 (line 2 column 7)"))).toBe("Expected ':' after property name at line 2, column 7");
+  });
+
+  it("says a text nested too deeply to parse is that, where it passes the limit, not a syntax error", () => {
+    // A reviver makes JSON.parse recurse: some thousands of levels overflow the stack.
+    const text = `{\n  "a": ${"[".repeat(20_000)}${"]".repeat(20_000)}\n}`;
+    let message = "";
+    try {
+      JSON.parse(text, (_k, v: unknown) => v);
+    } catch (e) {
+      message = jsonSyntaxError(text, e);
+    }
+    // The object is the first level: the bracket opening level 513 is the 512th.
+    expect(message).toBe(`nested more than ${MAX_JSON_DEPTH} levels deep at line 2, column ${7 + MAX_JSON_DEPTH}`);
   });
 });
