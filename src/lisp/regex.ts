@@ -14,7 +14,11 @@ export function compileRegex(source: string): Regex {
     // RE2 quotes the part it could not read (`[mQ8sLd2`): a part of a hidden pattern is hidden too.
     const quote = detail.indexOf("`");
     if (quote >= 0 && detail.endsWith("`")) took(source, detail.slice(quote + 1, -1));
-    throw new LispError("regex_error", `invalid regex #"${source}": ${detail}`, undefined, "regexes use RE2 syntax: no backreferences (\\1) or lookaround ((?=...), (?!...))");
+    // RE2 says "invalid character class range" for a \p{...} it does not know: name what it knows.
+    const hint = /`\\[pP]/.test(detail)
+      ? "RE2 knows Unicode categories and scripts (\\p{L}, \\p{Lu}, \\p{N}, \\p{P}, \\p{Greek}) and the POSIX classes (\\p{Alpha}, \\p{Punct}), not Java's \\p{Is...}, \\p{In...} or \\p{java...}"
+      : "regexes use RE2 syntax: no backreferences (\\1) or lookaround ((?=...), (?!...))";
+    throw new LispError("regex_error", `invalid regex #"${source}": ${detail}`, undefined, hint);
   }
 }
 
