@@ -1,6 +1,7 @@
 // Agent-level failures: why a run ended without a validated value, and how schema
 // validation problems are worded for the LLM (naming the failing field).
 import type { z } from "zod";
+import { cutPoint } from "../lisp/index.js";
 
 /** Why a run ended without a value. Each ending keeps the trace of the turns so far. */
 export type FailReason =
@@ -40,6 +41,19 @@ export class AgentDefinitionError extends Error {
 const MAX_ISSUES = 8;
 // A map with thousands of extra keys would otherwise fill the feedback with their names.
 const MAX_KEYS = 8;
+
+/** The most of a host-written text (a tool's error, an output check's issue) shown to a model: a host may throw megabytes. */
+const MAX_HOST_CHARS = 500;
+
+/** `text` cut to MAX_HOST_CHARS at a character boundary, marked "…". */
+export function shortMessage(text: string): string {
+  return text.length > MAX_HOST_CHARS ? text.slice(0, cutPoint(text, MAX_HOST_CHARS)) + "…" : text;
+}
+
+/** describeIssues' lines under a heading, each cut by shortMessage, and no more lines than it writes (an issue's own message may hold line breaks). */
+export function shortIssues(text: string): string {
+  return text.length <= MAX_HOST_CHARS ? text : text.split("\n", MAX_ISSUES + 2).map(shortMessage).join("\n");
+}
 
 /** `:query` for a top-level key, `[:products 0 :name]` for a nested path: how the program would write it. */
 export function fieldPath(path: readonly PropertyKey[]): string {

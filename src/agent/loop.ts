@@ -16,7 +16,7 @@ import type { NestedRunTrace, TraceSettings, Turn, TurnStatus } from "../trace/t
 import { ApprovalGate, type ApprovalSetup } from "./approval.js";
 import type { Paused } from "../trace/run-state.js";
 import { systemOf } from "./definition.js";
-import { AgentDefinitionError, describeIssues, type AgentFailure, type FailReason } from "./errors.js";
+import { AgentDefinitionError, describeIssues, shortIssues, shortMessage, type AgentFailure, type FailReason } from "./errors.js";
 import { extractProgram } from "./extract.js";
 import { buildPrompt, type BuiltPrompt, historyStrategy, strategySpec, type HistoryStrategy } from "./history.js";
 import { checkInheritable, DEFAULTS, isPlainObject, mergeOptions, pickInheritable, positiveNumber } from "./options.js";
@@ -464,6 +464,7 @@ class AgentRun {
       return "returned";
     }
     let message: string;
+    let thrown = false;
     try {
       // Async: a host's schema may refine or transform asynchronously.
       // Raced against the run's signal: a refinement that never settles must not hold the run past its abort or deadline.
@@ -479,12 +480,14 @@ class AgentRun {
       // A host's transform or refinement that throws (instead of adding an issue) fails the check
       // as an issue would: the run goes on, and its message, which may quote the value, is hidden below.
       message = this.stopReason !== null ? `the output check was stopped: ${INTERRUPTED[this.stopReason]}` : `the output check failed on the (return ...) value: ${errorText(e)}`;
+      thrown = true;
     }
     record.error = {
       kind: "value_error",
       phase: "runtime",
       // The issues name the value's keys and may quote it (a host's own message): hidden ones are stand-ins.
-      message: marks === undefined ? message : showStandIns(marks.hideText(message, true)),
+      // Then cut as a tool's error is, after hiding, so that no cut leaves a piece of a hidden value unrecognized.
+      message: (thrown ? shortMessage : shortIssues)(marks === undefined ? message : showStandIns(marks.hideText(message, true))),
       hint: "fix the value so it has the shape under Expected output, then return it again",
     };
     return "invalid_return";

@@ -3,10 +3,10 @@
 // names the failing field, per-call timeouts, per-run call caps, abort, and withdrawal.
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
-import { boxed, cutPoint, MAX_TIMER_MS, ours, type ToolCallInfo, type ToolSpec, ToolTimeout } from "../lisp/index.js";
+import { boxed, MAX_TIMER_MS, ours, type ToolCallInfo, type ToolSpec, ToolTimeout } from "../lisp/index.js";
 import { maskSecrets } from "../llm/retry.js";
 import type { ApprovalGate, NeedsApproval } from "./approval.js";
-import { AgentDefinitionError, describeIssues } from "./errors.js";
+import { AgentDefinitionError, describeIssues, shortMessage } from "./errors.js";
 import type { RunScope } from "./types.js";
 import type { ToolCallTrace } from "../trace/trace.js";
 
@@ -102,8 +102,6 @@ export interface ToolSessionOptions {
   gate?: ApprovalGate;
 }
 
-const MAX_ERROR_CHARS = 500;
-
 // A failure the program sees as `tool/x failed: <message>`.
 class ToolFailure extends Error {}
 
@@ -146,8 +144,7 @@ function messageOf(e: unknown): string {
   if (typeof m !== "string") m = "the tool failed";
   // What a client library's error quotes may hold a credential the tool never meant to show
   // (fetch refuses a URL with a password by quoting it): masked as an LLM client's errors are.
-  const text = maskSecrets(m as string, NO_KEYS);
-  return text.length > MAX_ERROR_CHARS ? text.slice(0, cutPoint(text, MAX_ERROR_CHARS)) + "…" : text;
+  return shortMessage(maskSecrets(m as string, NO_KEYS));
 }
 
 /**

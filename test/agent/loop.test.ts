@@ -883,6 +883,21 @@ describe("onTurn and onStep", () => {
 });
 
 describe("the output check", () => {
+  // The output check's message went to the next prompt whole, where a tool's error is cut at 500 characters: a host's
+  // transform that threw a 5 MB message sent 5 MB; a strict schema listed each of 20,000 unknown keys (280 KB).
+  it.each([
+    ["a host's transform that throws a huge message", z.number().transform((): number => { throw new Error("z".repeat(100_000)); }), "1"],
+    ["a strict schema given thousands of unknown keys", z.strictObject({ a: z.number() }), "(merge {:a 1} (zipmap (map #(keyword (str \"key-\" %)) (range 20000)) (range 20000)))"],
+    ["a custom issue message quoting a huge value", z.string().refine(() => false, { error: (issue) => `not allowed: ${String(issue.input)}` }), '(apply str (repeat 100000 "q"))'],
+  ])("bounds the output check's message fed back for %s", async (_what, output, value) => {
+    const agent = SubAgent.create({ prompt: "x", maxTurns: 2, output: output as z.ZodType });
+    const llm = scriptedLlm([code(`(return ${value})`), code("(fail :stop)")]);
+    const step = await SubAgent.run(agent, { llm, isolation: "none", limits: { timeoutMs: 60_000 } });
+    expect(step.turns[0].status).toBe("invalid_return");
+    expect(step.turns[0].error?.message.length).toBeLessThan(2_000);
+    expect(messageText(llm.requests[1].messages.at(-1)!).length).toBeLessThan(3_000);
+  });
+
   it("takes a returned map without an optional key named like an Object.prototype member, which zod read from the prototype", async () => {
     const agent = SubAgent.create({ prompt: "Add up.", maxTurns: 1, output: z.object({ total: z.number(), constructor: z.string().optional() }) });
     const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(return {:total 1})")]), isolation: "none" });
