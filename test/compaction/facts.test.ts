@@ -197,6 +197,20 @@ describe("facts summarizer", () => {
     expect(values("Rooms 1, 2 and 3.")).toEqual(["1", "2", "3"]);
   });
 
+  it("keeps a number grouped by spaces (French, Russian, German...) and a non-Latin reference whole", () => {
+    // "Итого 42 300 рублей" gave "42" and "300": a tight budget kept "42", a total 1,000 times too small.
+    const values = (text: string) => textFacts(text).filter((f) => f.rank >= 2 && /\d/.test(f.text)).map((f) => f.text);
+    expect(values("Итого 42 300 рублей.")).toEqual(["42 300"]);
+    expect(values("Le total est de 1 250 € (1\u202f250,50 € avec la taxe).")).toEqual(["1 250", "1 250,50"]);
+    expect(values("Rooms 1 2 and 3, in 2019 100 guests.")).toEqual(["1", "2", "3", "2019", "100 guests"]);
+    // "РК-4471" was the word "РК-" and the number "4471".
+    expect(values("Готово, бронь номер РК-4471 подтверждена; Κράτηση ΑΘ-2231.")).toEqual(["РК-4471", "ΑΘ-2231"]);
+    expect(values("予約番号はQX77Zです。")).toEqual(["QX77Z"]);
+    const summary = factsSummary({ messages: [{ role: "user", content: "Сколько всё стоит?" }, { role: "assistant", content: "Итого 42 300 рублей за номер, бронь РК-4471 подтверждена, оплата картой при заезде." }], maxTokens: 16 });
+    expect(summary).toContain("42 300");
+    expect(summary).toContain("РК-4471");
+  });
+
   it("keeps what the user stated (a name, a time) before what the assistant offered", () => {
     const messages: ChatMessage[] = [
       { role: "user", content: "I need a hotel for 2 people under the name Ashley, around 17:40." },

@@ -52,7 +52,15 @@ const MONTHS = "january february march april may june july august september octo
 const DAYS = "monday tuesday wednesday thursday friday saturday sunday today tomorrow tonight";
 
 const alt = (words: string): string => words.split(" ").join("|");
-const NUM = String.raw`\d+(?:[.,]\d+)*`;
+// Digit groups joined by "." or "," (1,250, 2.5, v2.3.1), or thousands joined by a space or a
+// no-break space as French, Russian or German write them (42 300, 1 250,50).
+const GROUPED = String.raw`\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d)(?:[.,]\d+)*`;
+const NUM = String.raw`(?:${GROUPED}|\d+(?:[.,]\d+)*)`;
+// Chinese, Japanese and Korean put no space between words, nor before a Latin identifier: a run of
+// their letters is a word of its own, so "予約番号はQX77Z" leaves "QX77Z" to be read as a value.
+const CJK = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc`;
+// A letter of any other script: a reference is written in Cyrillic or Greek too (РК-4471).
+const LETTER = String.raw`(?:(?![${CJK}])\p{L})`;
 
 // Specific values, tried in order at each position; the first that matches is taken whole.
 // Words (months, days, units) match in any case; code names only as written.
@@ -79,12 +87,13 @@ const VALUE_ANY_CASE = new RegExp(
     // PROJ-1234, UA-889, gpt-4o), and numbers with their separators (1,250, 2.5, v2.3.1, 10.0.0.1)
     String.raw`[$£€]\s?${NUM}`,
     String.raw`${NUM}\s?(?:%|(?!(?:and|or|the|for|in|on|at|to|of|is|are|was|by|from)\b)[a-z]{2,12}\b)`,
-    String.raw`(?:[a-z]+-)*[a-z]*\d[\w-]*(?:[.,]\d[\w-]*)*`,
+    GROUPED,
+    String.raw`(?:${LETTER}+-)*${LETTER}*\d[\w-]*(?:[.,]\d[\w-]*)*`,
     String.raw`(?:${alt(NUMBER_WORDS.join(" "))})(?:\s+(?!(?:and|or|the|for|in|on|at|to|of|is|are|was|by|from)\b)[a-z]{3,12})?\b`,
   ]
     .map((p) => `(?:${p})`)
     .join("|"),
-  "iy",
+  "iuy",
 );
 // snake_case, camelCase, dotted names (module.function)
 const VALUE_AS_WRITTEN = /(?:\p{Lu}\p{Ll}+(?: \p{Lu}\p{Ll}+)*, \p{Lu}{2}\b|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z]+_\w+|_\w+|[a-z]+[A-Z]\w*)/uy;
@@ -118,9 +127,6 @@ const TITLE_JOINERS = new Set(["by", "at", "on", "in", "for", "with", "to", "a",
 // Anchored at a word start: unanchored, `\w*` was tried from every position of a long word and
 // backtracked over the rest of it, quadratic in the line (a 100,000-character hex line took 13 s).
 const ERROR_LINE = /(?:\b\w*(?:Error|Exception)\b|\b(?:error|exception|traceback|failed|failure|fail:|assert(?:ion)?|not found|no such|denied|refused|invalid|cannot|can't|unable|warning)\b)/i;
-// Chinese, Japanese and Korean put no space between words, nor before a Latin identifier: a run of
-// their letters is a word of its own, so "予約番号はQX77Z" leaves "QX77Z" to be read as a value.
-const CJK = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc`;
 const WORD = new RegExp(`[${CJK}]+|(?![${CJK}])\\p{L}(?:(?![${CJK}])[\\p{L}'&-])*`, "uy");
 
 /** The facts of a text: specific values, runs of capitalized names, and runs of content words. */
