@@ -210,7 +210,7 @@ export class ToolSession {
   private async checked(name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal, call: ToolCallInfo, gate: ApprovalGate | undefined, index: number): Promise<unknown> {
     if (signal.aborted) throw new ToolFailure("aborted");
     const parsed = await this.bounded(t, () => t.input.safeParseAsync(ownOnly(raw)), signal);
-    if (!parsed.success) throw new ToolFailure(`invalid arguments: ${describeIssues(parsed.error, raw).join("; ")}`);
+    if (!parsed.success) throw new ToolFailure(shortMessage(`invalid arguments: ${describeIssues(parsed.error, raw).join("; ")}`));
     // Counted after the check's await, with nothing awaited between reading and counting: calls
     // made at once (pmap) each see the others'.
     const used = this.callCount(name);
@@ -243,7 +243,7 @@ export class ToolSession {
     if (t.output === undefined || t.checkOutput === false) return result;
     const output = t.output;
     const checked = await this.bounded(t, () => output.safeParseAsync(result), signal);
-    if (!checked.success) throw new ToolFailure(`the tool returned a result that does not match its declared output: ${describeIssues(checked.error, result).join("; ")}`);
+    if (!checked.success) throw new ToolFailure(shortMessage(`the tool returned a result that does not match its declared output: ${describeIssues(checked.error, result).join("; ")}`));
     return checked.data;
   }
 

@@ -283,6 +283,17 @@ describe("ToolSession", () => {
     expect(JSON.stringify([r.ok ? null : r.error, r.toolCalls])).not.toMatch(/elastic|s3cr3t/);
   });
 
+  // Only a thrown error was cut: the argument and result checks' messages went whole to the model, 229 KB for a
+  // strict input given 20,000 extra keys, the value's length for a custom message quoting it.
+  it.each([
+    ["arguments to a strict input", tool({ description: "Strict.", input: z.strictObject({ a: z.number() }), run: () => 1 }), '(tool/t (merge {:a 1} (zipmap (map #(keyword (str "key-" %)) (range 20000)) (range 20000))))'],
+    ["an argument a custom message quotes", tool({ description: "Picky.", input: z.object({ s: z.string().refine(() => false, { error: (i) => `bad: ${String(i.input)}` }) }), run: () => 1 }), '(tool/t (apply str (repeat 100000 "q")))'],
+    ["a result a custom message quotes", tool({ description: "Wordy.", output: z.string().refine(() => false, { error: (i) => `bad: ${String(i.input)}` }), run: () => "r".repeat(100_000) }), "(tool/t)"],
+  ])("cuts the check's message for %s as it cuts a thrown error", async (_what, t, program) => {
+    const r = await evaluate(program, { tools: session({ t }).specs(false), limits: { timeoutMs: 60_000 } });
+    expect(!r.ok && r.error.message.length).toBeLessThan(600);
+  });
+
   it("never cuts an emoji in half where it cuts a long error (a lone surrogate is a body Anthropic's API refuses)", async () => {
     for (const pad of [0, 1]) {
       const loud = tool({ description: "Loud.", run: () => Promise.reject(new Error("x".repeat(pad) + "🚀".repeat(400))) });
