@@ -182,6 +182,7 @@ export interface ResumeOptions extends RunOptions {
  * the saved one, so a changed context or agent is caught before a live turn is spent.
  */
 export async function resumeRun(agent: Agent, savedState: RunState, resumeOptions: ResumeOptions = {}): Promise<Step> {
+  if (!isAgent(agent)) throw new AgentDefinitionError("SubAgent.resume expects an agent made by SubAgent.create");
   const notState = notRunState(savedState as unknown, "resume");
   if (notState !== null) throw new ResumeError(notState);
   const { approvals: decisions, ...options } = resumeOptions ?? {};

@@ -57,8 +57,10 @@ function stream<O extends z.ZodType | undefined>(agent: Agent<O>, options: RunOp
 }
 
 /** Offers an agent to other agents as a tool. The nested run inherits the caller's options (llm, limits...) unless the agent sets its own. */
-function asTool<O extends z.ZodType | undefined>(agent: Agent<O>, opts: AsToolOptions = {}): Tool<z.ZodObject, O> {
+function asTool<O extends z.ZodType | undefined>(agent: Agent<O>, given: AsToolOptions = {}): Tool<z.ZodObject, O> {
   if (!isAgent(agent)) throw new AgentDefinitionError("SubAgent.asTool expects an agent made by SubAgent.create");
+  // An untyped host may pass null for no options, as run's options may be.
+  const opts = given ?? {};
   const input = opts.input ?? z.object(Object.fromEntries(placeholders(agent.prompt).map((k) => [k, z.string()])));
   const description = opts.description ?? agent.description ?? `A sub-agent for: ${agent.prompt.trim().split("\n")[0]}`;
   const run = async (args: Record<string, unknown>, signal: AbortSignal, ctx: ToolRunContext): Promise<unknown> => {

@@ -237,6 +237,14 @@ describe("saved runs", () => {
     for (const other of [null, {}, { prompt: "x" }]) expect(() => saveRun(step, other as never)).toThrow(new AgentDefinitionError("saveRun expects an agent made by SubAgent.create"));
   });
 
+  // resume(null, state) threw "Cannot read properties of null (reading 'maxTurns')"; asTool(agent, null) "(reading 'input')".
+  it("refuses to resume with something other than an agent, and offers an agent as a tool with null options", async () => {
+    const agent = SubAgent.create({ prompt: "x", maxTurns: 3 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(println 1)")]), isolation: "none" });
+    for (const other of [null, { prompt: "x", maxTurns: 3 }]) await expect(SubAgent.resume(other as never, saveRun(step, agent), { llm: scriptedLlm([]) })).rejects.toThrow(new AgentDefinitionError("SubAgent.resume expects an agent made by SubAgent.create"));
+    expect(SubAgent.asTool(agent, null as never).description).toBe("A sub-agent for: x");
+  });
+
   it("saves a failure with its reason", async () => {
     const agent = SubAgent.create({ prompt: "x", maxTurns: 1 });
     const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(fail {:why "no data"})')]) });
