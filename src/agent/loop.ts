@@ -598,7 +598,14 @@ export async function runAgent(agent: Agent, run: RunOptions, parent: RunScope |
   const step = await agentRun.execute();
   agentRun.observer?.runEnd(step);
   // An onStep that is not a function has ended the run with invalid_input.
-  if (typeof run.onStep === "function") unheard(run.onStep(step));
+  if (typeof run.onStep === "function") {
+    // The run has ended: what the host's callback throws, as what it rejects with, must not lose the step.
+    try {
+      unheard(run.onStep(step));
+    } catch {
+      // Ignored, as the docs say.
+    }
+  }
   return step;
 }
 

@@ -843,6 +843,21 @@ describe("onTurn and onStep", () => {
     expect(step.fail?.message).toContain("logger down");
   });
 
+  // An onStep that threw made SubAgent.run reject with the host's error (and SubAgent.stream's step and its
+  // reader), though run never throws and the run had ended: its result was lost.
+  it("ignores what onStep throws: the run has ended, and its step is the result", async () => {
+    const onStep = (): void => {
+      throw new Error("log sink down");
+    };
+    const step = await SubAgent.run(SubAgent.create({ prompt: "Add up." }), { llm: scriptedLlm([code("(return 1)")]), isolation: "none", onStep });
+    expect(step.value).toBe(1);
+    const stream = SubAgent.stream(SubAgent.create({ prompt: "Add up." }), { llm: scriptedLlm([code("(return 2)")]), isolation: "none", onStep });
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    expect(types.at(-1)).toBe("run-finish");
+    expect((await stream.step).value).toBe(2);
+  });
+
   it("ignores the rejection of an async onTurn, onEvent or onStep, which unheard would end the host's process", async () => {
     const unhandled: unknown[] = [];
     const note = (e: unknown): void => void unhandled.push(e);
