@@ -113,21 +113,45 @@ export function firstLine(text: string, max: number): string {
   return line.length <= max ? line : headOf(line, max - 1) + "…";
 }
 
+/** A text cut in the middle to about `max` characters. */
+function cutMiddle(text: string, max: number): string {
+  return text.length > max ? `${headOf(text, max / 2)}\n[… ${text.length - max} characters omitted …]\n${tailOf(text, max / 2)}` : text;
+}
+
 /**
- * The messages as a plain transcript for a summarizer: one block per message, long contents cut
- * in the middle so a huge tool output cannot crowd out the rest. User requests that an assistant
- * already answered are marked done, so a summary cannot bring them back as open work.
+ * The messages as a plain transcript for a summarizer: one block per message, long contents and
+ * call arguments cut in the middle so a huge tool output cannot crowd out the rest, and at most
+ * about `maxTotal` characters in all: past it, messages are left out from the middle of the span
+ * (its oldest and newest stay). User requests that an assistant already answered are marked done,
+ * so a summary cannot bring them back as open work.
  */
-export function transcript(messages: readonly ChatMessage[], maxChars = 2000): string {
+export function transcript(messages: readonly ChatMessage[], maxChars = 2000, maxTotal = Infinity): string {
   const blocks: string[] = [];
+  let total = 0;
   messages.forEach((m, i) => {
-    let text = messageText(m);
-    if (text.length > maxChars) text = `${headOf(text, maxChars / 2)}\n[… ${text.length - maxChars} characters omitted …]\n${tailOf(text, maxChars / 2)}`;
-    const calls = toolCallText(m);
+    const text = cutMiddle(messageText(m), maxChars);
+    const calls = cutMiddle(toolCallText(m), maxChars);
     const label = m.role === "user" ? (isAnswered(messages, i) ? "user (done)" : "user") : m.role;
-    blocks.push(`[${label}] ${text}${calls ? `\n[tool calls] ${calls}` : ""}`);
+    const block = `[${label}] ${text}${calls ? `\n[tool calls] ${calls}` : ""}`;
+    total += block.length + 2;
+    blocks.push(block);
   });
-  return blocks.join("\n\n");
+  if (total <= maxTotal) return blocks.join("\n\n");
+  // Taken from both ends in turn, so the oldest messages (the far facts) and the newest both stay.
+  const head: string[] = [];
+  const tail: string[] = [];
+  let used = 0;
+  let i = 0;
+  let j = blocks.length - 1;
+  while (i <= j) {
+    const fromHead = head.length <= tail.length;
+    const block = blocks[fromHead ? i : j];
+    if (used + block.length + 2 > maxTotal) break;
+    used += block.length + 2;
+    if (fromHead) head.push(blocks[i++]);
+    else tail.push(blocks[j--]);
+  }
+  return [...head, `[… ${j - i + 1} messages omitted …]`, ...tail.reverse()].join("\n\n");
 }
 
 /**

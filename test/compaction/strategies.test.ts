@@ -497,6 +497,24 @@ describe("summaries", () => {
     expect(summaryProblem("a much longer text than the message itself", request)).toMatch(/not smaller/);
   });
 
+  it("sends the summarizer at most maxInputChars of transcript, whatever the number of messages or the size of a call's arguments", async () => {
+    // 1,500 tool steps gave each message its 200-character floor: a 438,940-character prompt (about
+    // 110k tokens) where 60,000 is the stated bound; a call's arguments went in whole, uncut.
+    const many: ChatMessage[] = [sys("s"), user("Keep the server healthy.")];
+    for (let i = 0; i < 1500; i++) many.push(call(`c${i}`, "bash", `{"cmd":"check ${i}"}`), result(`c${i}`, `status ${i}: ok ${"x ".repeat(600)}`));
+    const written = [sys("s"), user("Write the report."), call("w", "write_file", JSON.stringify({ path: "r.md", text: "The figures rose by 12 percent. ".repeat(8_000) })), result("w", "ok"), assistant("Written."), user("Thanks.")];
+    // The template around the transcript is under 2,000 characters.
+    const template = 2_000;
+    for (const messages of [many, written]) {
+      const llm = scriptedLlm([summaryReply("[done] checked and written")]);
+      await compact(messages, { name: "usage-ratio", options: { contextLimit: 2_000 } }, { llm });
+      const prompt = messageText(llm.requests[0].messages[0]);
+      expect(prompt.length).toBeLessThan(60_000 + template);
+      // Both ends of the span are still there.
+      expect(prompt).toMatch(/check 0|write_file/);
+    }
+  });
+
   it("asks for an llm when told to use one", async () => {
     await expect(compact(chat(6), { name: "rolling-summary", options: { summarizer: "llm" } })).rejects.toThrow(/needs an llm/);
   });

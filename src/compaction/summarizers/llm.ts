@@ -55,8 +55,8 @@ export function llmSummarizer(options: LlmSummarizerOptions = {}): Summarizer {
       const names = request.knownNames ?? [];
       const prompt = fill(promptTemplate(`compaction-${template}`), {
         previous: request.previous || "(none)",
-        // Long spans get a smaller share per message, so the summarizer's own prompt stays bounded.
-        transcript: transcript(request.messages, Math.max(200, Math.min(2000, Math.floor(maxInputChars / Math.max(1, request.messages.length))))),
+        // Long spans get a smaller share per message, and past maxInputChars lose messages from their middle, so the summarizer's own prompt stays bounded.
+        transcript: transcript(request.messages, Math.max(200, Math.min(2000, Math.floor(maxInputChars / Math.max(1, request.messages.length)))), maxInputChars),
         maxTokens: String(request.maxTokens),
         variables: names.length > 0 ? names.join(", ") : "(none)",
       });
