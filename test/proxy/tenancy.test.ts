@@ -25,6 +25,18 @@ afterEach(async () => {
 const SMALL = { compaction: { contextLimits: { "fake-model": 3000 }, reserveOutputTokens: 200 } };
 type Msg = { role: string; content: string | null };
 const isSummary = (q: { body?: Record<string, unknown> }) => JSON.stringify(q.body).includes("ConversationSummary");
+/** Whether the upstream's reply (its headers) has reached the proxy since this was called. */
+function whenAnswered(x: Rig): () => boolean {
+  const upstream = x.proxy.context.upstream;
+  const send = upstream.send.bind(upstream);
+  let answered = false;
+  upstream.send = async (...args) => {
+    const result = await send(...args);
+    answered = result.ok;
+    return result;
+  };
+  return () => answered;
+}
 const client = (x: Rig, apiKey: string) => new OpenAI({ baseURL: `${x.proxy.url}/v1`, apiKey, maxRetries: 0, timeout: 5000 });
 const ask = (c: OpenAI, messages: OpenAI.ChatCompletionMessageParam[], id?: string, extra: Partial<OpenAI.ChatCompletionCreateParamsNonStreaming> = {}) =>
   c.chat.completions.create({ model: "fake-model", messages, ...extra }, id === undefined ? {} : { headers: { "x-conversation-id": id } }).withResponse();
@@ -125,20 +137,13 @@ describe("proxy tenancy", () => {
   it("charges a virtual key for a whole (not streamed) reply it leaves after the upstream's headers, before its body", async () => {
     r = await rig({ config: { tenancy: { virtualKeys: { midway: { keyHash: hashKey("ptc-vk-midway"), tokenBudget: 1_000_000 } } } } });
     // Told when the upstream's reply (its headers) reached the proxy.
-    const upstream = r.proxy.context.upstream;
-    const send = upstream.send.bind(upstream);
-    let answered = false;
-    upstream.send = async (...args) => {
-      const result = await send(...args);
-      answered = result.ok;
-      return result;
-    };
+    const answered = whenAnswered(r);
     const gone = new AbortController();
     // The fake sends its headers and a first piece, then nothing more.
     const asked = client(r, "ptc-vk-midway")
       .chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "a prompt ".repeat(100) }] }, { headers: { "x-fake-mode": "headers-then-hang" }, signal: gone.signal })
       .catch((e: unknown) => e);
-    await expect.poll(() => answered, { timeout: 5000 }).toBe(true);
+    await expect.poll(answered, { timeout: 5000 }).toBe(true);
     gone.abort();
     await asked;
     await expect.poll(() => r?.upstream.abandoned, { timeout: 5000 }).toBe(1);
@@ -265,14 +270,7 @@ describe("proxy tenancy", () => {
     await expect.poll(() => r?.proxy.context.tenants.spentBy("rag")).toBeGreaterThan(21 + 300);
     const kept = await r.proxy.context.tenants.spentBy("rag");
     // And one it leaves after the reply's headers, before its end: the upstream had it whole.
-    const upstream = r.proxy.context.upstream;
-    const send = upstream.send.bind(upstream);
-    let answered = false;
-    upstream.send = async (...args) => {
-      const result = await send(...args);
-      answered = result.ok;
-      return result;
-    };
+    const answered = whenAnswered(r);
     // Told when the request's reservation is settled, as it ends.
     const tenants = r.proxy.context.tenants;
     const charge = tenants.charge.bind(tenants);
@@ -285,7 +283,7 @@ describe("proxy tenancy", () => {
     const cut = fetch(`${r.proxy.url}/v1/embeddings`, { method: "POST", headers: { authorization: "Bearer ptc-vk-rag", "content-type": "application/json", "x-fake-mode": "json-headers-then-hang" }, body, signal: midway.signal })
       .then((res) => res.text())
       .catch(() => undefined);
-    await expect.poll(() => answered).toBe(true);
+    await expect.poll(answered).toBe(true);
     midway.abort();
     await cut;
     await expect.poll(() => settled).toBe(1);
