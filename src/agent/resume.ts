@@ -186,12 +186,15 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
   const notState = notRunState(savedState as unknown, "resume");
   if (notState !== null) throw new ResumeError(notState);
   const { approvals: decisions, ...options } = resumeOptions ?? {};
-  const state = withoutCutTurn(savedState);
+  const state = savedState;
   if (state.outcome.ok) throw new ResumeError("the saved run already returned a value; there is nothing to resume");
   if (state.outcome.reason === "failed") throw new ResumeError(`the saved run ended with (fail ...): ${state.outcome.message}`);
   const saved = state.trace.turns;
-  const approvals = await approvalSetup(agent, state, decisions);
-  if (saved.length - (state.paused === undefined ? 0 : 1) >= agent.maxTurns) throw new ResumeError(`the saved run used ${saved.length} of the agent's ${agent.maxTurns} turns; resume with an agent that allows more`);
+  const cut = cutTurn(state);
+  const approvals = await approvalSetup(agent, state, decisions, cut);
+  // The turns saved whole; a paused or cut turn runs again.
+  const whole = saved.length - (state.paused === undefined && cut === 0 ? 0 : 1);
+  if (whole >= agent.maxTurns) throw new ResumeError(`the saved run used ${saved.length} of the agent's ${agent.maxTurns} turns; resume with an agent that allows more`);
   const live = options.llm ?? agent.options.llm;
   if (live === undefined) throw new ResumeError("no llm: pass { llm } to serve the turns after the saved ones");
   // The saved run's prompt settings and history strategy carry over unless the options say otherwise.
@@ -204,7 +207,7 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
   } catch (e) {
     throw new ResumeError(`resume: the saved run's history strategy cannot be rebuilt: ${(e as Error).message}`);
   }
-  const replay = new Replay(saved, state, agent, run, live, strategy, approvals.paused?.turn ?? 0);
+  const replay = new Replay(saved, state, agent, run, live, strategy, approvals.paused?.turn ?? 0, cut);
   const replaying = create({
     prompt: agent.prompt,
     tools: replay.tools(agent.tools),
@@ -218,7 +221,6 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
   // whole were replayed, or in the paused turn before a held call ran: nothing ran live, and the
   // step holds fewer turns than the state (the paused one cut), so a state saved from it would
   // run the rest again live (the paused turn's calls that had run before the pause too).
-  const whole = saved.length - (approvals.paused === undefined ? 0 : 1);
   const pausedUntouched = approvals.paused !== undefined && replay.reached === saved.length && !replay.pausedTurnRan;
   if (!step.ok && saved.length > 0 && (replay.reached <= whole || pausedUntouched)) {
     const reason = step.fail.reason;
@@ -232,26 +234,32 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
   // Nested agents' traces of replayed calls were not re-run: carry the saved ones over (before a paused turn's new ones).
   for (let i = 0; i < Math.min(saved.length, step.turns.length); i++) {
     const before = saved[i].nested;
-    if (before !== undefined) step.turns[i].nested = approvals.paused?.turn === i + 1 ? [...before, ...(step.turns[i].nested ?? [])] : before;
+    if (before !== undefined) step.turns[i].nested = approvals.paused?.turn === i + 1 || cut === i + 1 ? [...before, ...(step.turns[i].nested ?? [])] : before;
   }
   return step;
 }
 
+/** What the record of a call the cut stopped (in flight, or not yet started) holds as its error. */
+const CUT_CALL = "aborted";
+
 /**
- * The state without its last turn when the caller's abort or the run's deadline cut that turn's
- * program short (stopped at a tool call, or out of the time limit the deadline cut, with no
- * feedback given): the program's results never reached it and it gave no feedback to replay, so
- * it runs again live.
+ * The number of the last turn when the caller's abort or the run's deadline cut its program
+ * short (stopped at a tool call, or out of the time limit the deadline cut, with no feedback
+ * given), else 0. Its saved program runs again, and its calls that had finished before the cut
+ * are answered from their records (Replay.cutCall): a call must not run twice. A finished call
+ * whose result was not recorded (the worker's record of one with hidden arguments or result
+ * stays there when the worker is ended) would have to run again: such a state is refused.
  */
-function withoutCutTurn(state: RunState): RunState {
-  const turns = state.trace.turns;
-  const last = turns.at(-1);
-  if (state.outcome.ok || state.paused !== undefined || last === undefined || last.status === "paused") return state;
+function cutTurn(state: RunState): number {
+  const last = state.trace.turns.at(-1);
+  if (state.outcome.ok || state.paused !== undefined || last === undefined || last.status === "paused") return 0;
   const reason = state.outcome.reason;
   const kind = last.error?.kind;
   const cut = (reason === "aborted" || reason === "deadline_exceeded") && (kind === "aborted" || (reason === "deadline_exceeded" && kind === "timeout" && last.feedback === undefined));
-  if (!cut) return state;
-  return { ...state, trace: { ...state.trace, turns: turns.slice(0, -1) }, summaries: state.summaries.filter((x) => x.turn !== last.number) };
+  if (!cut) return 0;
+  const lost = last.toolCalls.find((c) => c.result === undefined && c.error === undefined);
+  if (lost !== undefined) throw new ResumeError(`resume: turn ${last.number} was cut short after its call of tool/${lost.name} had finished, and the call's result was not recorded; resuming would run it again`);
+  return last.number;
 }
 
 /** What is wrong with a host's edited arguments, checked as the tool session checks a call's (asynchronously: a schema may refine so), or undefined. */
@@ -266,7 +274,7 @@ async function argumentProblem(t: Tool, args: Record<string, unknown>): Promise<
 }
 
 /** The approvals of a resumed run: every decision checked against the requests and the tools' schemas before anything runs. */
-async function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<Record<string, ApprovalDecision>> = {}): Promise<ApprovalSetup> {
+async function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<Record<string, ApprovalDecision>> = {}, cut = 0): Promise<ApprovalSetup> {
   const paused = state.paused;
   const ids = Object.keys(decisions);
   const saved = state.trace.turns;
@@ -274,7 +282,8 @@ async function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<
   if (paused === undefined) {
     if (saved.at(-1)?.status === "paused") throw new ResumeError("not a ptc-lisp run state: its last turn paused for approval, but it holds no requests");
     if (ids.length > 0) throw new ResumeError(`resume: the saved run is not waiting for approval, so the decision for "${ids[0]}" applies to nothing`);
-    return { save, decisions: new Map(), replayedTurns: saved.length };
+    // A cut turn's calls that run again live are asked for approval as in any live turn.
+    return { save, decisions: new Map(), replayedTurns: saved.length - (cut === 0 ? 0 : 1) };
   }
   const last = saved.at(-1);
   if (last === undefined || last.status !== "paused" || paused.approvals.some((a) => a.turn !== last.number)) throw new ResumeError("not a ptc-lisp run state: it is paused for approval but its last turn is not the paused one");
@@ -381,6 +390,8 @@ class Replay {
     private readonly strategy: HistoryStrategy,
     /** The turn the saved run paused on (0: none): its calls are answered by the approval gate, or run live. */
     private readonly pausedTurn: number,
+    /** The turn an abort or the deadline cut short (0: none): its calls that had finished are answered from their records, the others run live. */
+    private readonly cutTurn: number,
   ) {
     this.summaries = saved.flatMap((t) => t.compaction?.calls ?? []);
     this.expectedSummaries = recordedSummarizer(this.summaries);
@@ -433,6 +444,8 @@ class Replay {
     // The paused turn ran again with the host's decisions: its feedback is new, not the saved
     // turn's (which stopped at the held call), and the turns before it were checked by its own prompt.
     if (this.pausedTurn !== 0 && n > this.pausedTurn) return;
+    // So did the cut turn, run to its end this time.
+    if (this.cutTurn !== 0 && n > this.cutTurn) return;
     const sent = request.messages;
     const asked = this.expectedSummaries.overrun;
     const expected = await this.expected(n);
@@ -494,6 +507,7 @@ class Replay {
         ...t,
         run: (args, signal, ctx) => {
           if (this.isLive) return t.run(args, signal, this.live(ctx));
+          if (this.current === this.cutTurn) return this.cutCall(name, t, args, signal, ctx);
           if (this.current !== this.pausedTurn) return this.recorded(name, t, args, ctx.hidden);
           this.pausedTurnRan = true;
           return t.run(args, signal, this.live(ctx));
@@ -516,18 +530,38 @@ class Replay {
   /** The replayed turn's recorded call of `name` with these arguments (claimRecord): its result, or its error again; a call no record matches is refused. */
   private async recorded(name: string, t: Tool, args: Readonly<Record<string, unknown>>, hidden: readonly string[]): Promise<unknown> {
     const turn = this.current;
+    const { call, differs } = await this.claim(turn, name, t, args, hidden);
+    if (call === undefined && differs === undefined) throw new Error(`resume: turn ${turn} calls tool/${name} more often than the saved run did`);
+    if (call === undefined) throw this.diverge(turn, name, differs as string);
+    if (call.error !== undefined) throw recordedFailure(call.error);
+    return call.result;
+  }
+
+  /**
+   * A call of the cut turn: answered from its record when it is a call that had finished before
+   * the cut; run live when the cut stopped it or the program had not reached it.
+   */
+  private async cutCall(name: string, t: Tool, args: Readonly<Record<string, unknown>>, signal: AbortSignal, ctx: ToolRunContext): Promise<unknown> {
+    const turn = this.current;
+    const { call, differs } = await this.claim(turn, name, t, args, ctx.hidden);
+    if (call === undefined && differs !== undefined) throw this.diverge(turn, name, differs);
+    if (call === undefined || call.error === CUT_CALL) return t.run(args, signal, this.live(ctx));
+    if (call.error !== undefined) throw recordedFailure(call.error);
+    return call.result;
+  }
+
+  /** The turn's first unclaimed record of this call (claimRecord), or where the nearest record's arguments differ. */
+  private async claim(turn: number, name: string, t: Tool, args: Readonly<Record<string, unknown>>, hidden: readonly string[]): Promise<{ call?: ToolCallTrace; differs?: string }> {
     const calls: readonly ToolCallTrace[] = this.saved[turn - 1].toolCalls;
     let answered = this.answered.get(turn);
     if (answered === undefined) this.answered.set(turn, (answered = new Set()));
     const { index, differs } = await claimRecord(calls, answered, name, t.input, args, hidden);
-    if (index === undefined && differs === undefined) throw new Error(`resume: turn ${turn} calls tool/${name} more often than the saved run did`);
-    if (index === undefined) {
-      // The next prompt's check ends the run with this, whatever the program made of the failed call.
-      this.diverged ??= `resume: replaying turn ${turn}, tool/${name} is called with a different :${differs} than in the saved run (a different context?)`;
-      throw new Error(this.diverged);
-    }
-    const call = calls[index];
-    if (call.error !== undefined) throw recordedFailure(call.error);
-    return call.result;
+    return index === undefined ? (differs === undefined ? {} : { differs }) : { call: calls[index] };
+  }
+
+  /** A call with other arguments than the saved run's: the next prompt's check ends the run with this, whatever the program made of the failed call. */
+  private diverge(turn: number, name: string, differs: string): Error {
+    this.diverged ??= `resume: replaying turn ${turn}, tool/${name} is called with a different :${differs} than in the saved run (a different context?)`;
+    return new Error(this.diverged);
   }
 }

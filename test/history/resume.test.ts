@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import { restoreMemory, resumeRun, saveMemory, saveRun, stateView } from "../../src/agent/resume.js";
-import { ResumeError, runStateFromJson, runStateToJson } from "../../src/trace/run-state.js";
+import { ResumeError, runStateFromJson, runStateToJson, type RunState } from "../../src/trace/run-state.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { compressedView } from "../../src/history/compressed.js";
@@ -216,7 +216,7 @@ describe("resumeRun", () => {
     expect(state.summaries[2].text).toMatch(/^; Defined: by-tier = map\[2\]\n; Output:/);
   });
 
-  it("resumes a run aborted during a tool call by running the cut turn again", async () => {
+  it("resumes a run aborted during a tool call by running the cut turn's program again", async () => {
     const code = (b: string): string => "```clojure\n" + b + "\n```";
     const ctl = new AbortController();
     const calls: string[] = [];
@@ -234,15 +234,17 @@ describe("resumeRun", () => {
     const stopped = await SubAgent.run(agent, { llm: scriptedLlm(replies.slice(0, 2)), signal: ctl.signal });
     expect(stopped.fail?.reason).toBe("aborted");
     const state = runStateFromJson(runStateToJson(saveRun(stopped, agent)));
-    const step = await SubAgent.resume(agent, state, { llm: scriptedLlm(replies.slice(1)) });
+    const live = scriptedLlm(replies.slice(2));
+    const step = await SubAgent.resume(agent, state, { llm: live });
     expect(step.ok, JSON.stringify(step.fail)).toBe(true);
     expect(step.value).toBe(11);
-    // The first turn's call is replayed; the cut turn's call runs again, its result never having reached the program.
+    // The first turn's call is replayed; the cut turn's saved program runs again, and its call, which the cut stopped, runs live.
     expect(calls).toEqual(["hello", "worlds", "worlds"]);
+    expect(live.requests).toHaveLength(1);
     expect(step.turns.map((t) => t.program)).toEqual(['(def a (tool/lookup {:q "hello"}))', '(def b (tool/lookup {:q "worlds"}))', "(return (+ (:n a) (:n b)))"]);
   });
 
-  it("resumes a run whose deadline passed during a tool call by running the cut turn again, in either isolation", async () => {
+  it("resumes a run whose deadline passed during a tool call by running the cut turn's program again, in either isolation", async () => {
     const code = (b: string): string => "```clojure\n" + b + "\n```";
     for (const isolation of ["none", "worker"] as const) {
       const calls: string[] = [];
@@ -269,14 +271,16 @@ describe("resumeRun", () => {
       expect(stopped.fail?.reason).toBe("deadline_exceeded");
       late = false;
       const state = runStateFromJson(runStateToJson(saveRun(stopped, agent)));
-      const step = await SubAgent.resume(agent, state, { llm: scriptedLlm(replies.slice(1)), isolation });
+      const live = scriptedLlm(replies.slice(2));
+      const step = await SubAgent.resume(agent, state, { llm: live, isolation });
       expect(step.ok ? step.value : step.fail.message).toBe(11);
-      // The first turn's call is replayed; the cut turn's call runs again, its result never having reached the program.
+      // The first turn's call is replayed; the cut turn's saved program runs again, and its call, which the cut stopped, runs live.
       expect(calls).toEqual(["hello", "worlds", "worlds"]);
+      expect(live.requests).toHaveLength(1);
     }
   });
 
-  it("resumes a run whose deadline cut a computing program's time limit by running the cut turn again", async () => {
+  it("resumes a run whose deadline cut a computing program's time limit by running the cut turn's program again", async () => {
     const code = (b: string): string => "```clojure\n" + b + "\n```";
     // A time limit longer than the deadline: the run cuts it to what is left of the deadline.
     const agent = SubAgent.create({ prompt: "Count.", maxTurns: 4, limits: { timeoutMs: 120_000 } });
@@ -293,9 +297,79 @@ describe("resumeRun", () => {
     expect(stopped.fail?.reason).toBe("deadline_exceeded");
     expect(stopped.turns.map((t) => t.error?.kind)).toEqual([undefined, "timeout"]);
     const state = runStateFromJson(runStateToJson(saveRun(stopped, agent)));
-    const step = await SubAgent.resume(agent, state, { llm: scriptedLlm(replies.slice(1)), isolation: "none" });
+    const live = scriptedLlm(replies.slice(2));
+    const step = await SubAgent.resume(agent, state, { llm: live, isolation: "none" });
     expect(step.ok ? step.value : step.fail.message).toBe(100000);
     expect(step.turns[1].prints).toEqual(["counting"]);
+    // The cut turn's saved program ran again: the model was asked only for the turn after it.
+    expect(live.requests).toHaveLength(1);
+  });
+
+  it("resumes a run aborted after a tool call had finished without running that call again, in either isolation", async () => {
+    const code = (b: string): string => "```clojure\n" + b + "\n```";
+    for (const isolation of ["none", "worker"] as const) {
+      let runs = 0;
+      const charge = tool({ description: "Charge the card.", input: z.object({ amount: z.number() }), run: ({ amount }) => (runs++, { charged: amount, receipt: `r-${runs}` }) });
+      const agent = SubAgent.create({ prompt: "Charge 5.", tools: { charge }, maxTurns: 4 });
+      // The program charges, then works on; the host aborts once the charge is done.
+      const replies = [code('(def r (tool/charge {:amount 5}))\n(println "charged" (:receipt r))\n(def more (tool/charge {:amount 1}))'), code("(return [(:receipt r) (:receipt more)])")];
+      for (const at of ["tool-result", "print"] as const) {
+        runs = 0;
+        const ctl = new AbortController();
+        const stopped = await SubAgent.run(agent, { llm: scriptedLlm(replies.slice(0, 1)), signal: ctl.signal, isolation, onEvent: (e) => void (e.type === at && ctl.abort()) });
+        expect(stopped.fail?.reason).toBe("aborted");
+        expect(runs).toBe(1);
+        const state = runStateFromJson(runStateToJson(saveRun(stopped, agent)));
+        const live = scriptedLlm(replies.slice(1));
+        const step = await SubAgent.resume(agent, state, { llm: live, isolation });
+        // The cut turn's program goes on from its saved reply: the finished charge answers from its record, the rest runs live.
+        expect(step.ok ? step.value : step.fail.message, `${isolation} ${at}`).toEqual(["r-1", "r-2"]);
+        expect(runs, `${isolation} ${at}`).toBe(2);
+        expect(step.turns[0].prints).toEqual(["charged r-1"]);
+        expect(step.turns[0].program).toBe(stopped.turns[0].program);
+        expect(live.requests).toHaveLength(1);
+      }
+    }
+  });
+
+  it("refuses to resume a cut turn whose finished call's result the worker did not record (hidden arguments), rather than run it again", async () => {
+    const code = (b: string): string => "```clojure\n" + b + "\n```";
+    let runs = 0;
+    const charge = tool({ description: "Charge.", input: z.object({ card: z.string() }), run: () => (runs++, { ok: true }) });
+    const agent = SubAgent.create({ prompt: "Charge the card.", tools: { charge }, maxTurns: 3 });
+    const ctl = new AbortController();
+    const context = { _card: "4111-1111-1111-1111" };
+    const stopped = await SubAgent.run(agent, { llm: scriptedLlm([code("(def r (tool/charge {:card data/_card}))")]), context, signal: ctl.signal, isolation: "worker", onEvent: (e) => void (e.type === "tool-result" && ctl.abort()) });
+    expect(stopped.fail?.reason).toBe("aborted");
+    const state = runStateFromJson(runStateToJson(saveRun(stopped, agent)));
+    await expect(SubAgent.resume(agent, state, { llm: scriptedLlm([code("(return r)")]), context, isolation: "worker" })).rejects.toThrow(/turn 1 was cut short after its call of tool\/charge had finished, and the call's result was not recorded/);
+    expect(runs).toBe(1);
+  });
+
+  it("a cut turn run again asks approval for the calls after the cut, and a second abort in it keeps the finished call's record", async () => {
+    const code = (b: string): string => "```clojure\n" + b + "\n```";
+    for (const isolation of ["none", "worker"] as const) {
+      const runs = { charge: 0, refund: 0 };
+      const charge = tool({ description: "Charge.", input: z.object({ amount: z.number() }), run: ({ amount }) => (runs.charge++, { charged: amount }) });
+      const refund = tool({ description: "Refund.", input: z.object({ amount: z.number() }), needsApproval: true, run: ({ amount }) => (runs.refund++, { refunded: amount }) });
+      const agent = SubAgent.create({ prompt: "Charge, then refund.", tools: { charge, refund }, maxTurns: 4 });
+      const replies = [code("(def r (tool/charge {:amount 5}))\n(def f (tool/refund {:amount 2}))"), code("(return [r f])")];
+      const abortAt = (ctl: AbortController) => (e: { type: string }) => void (e.type === "tool-result" && ctl.abort());
+      const first = new AbortController();
+      const stopped = await SubAgent.run(agent, { llm: scriptedLlm(replies.slice(0, 1)), signal: first.signal, isolation, onEvent: abortAt(first) });
+      // Aborted again in the resumed cut turn, at the charge answered from its record.
+      const second = new AbortController();
+      const again = await SubAgent.resume(agent, runStateFromJson(runStateToJson(saveRun(stopped, agent))), { llm: scriptedLlm(replies.slice(1)), signal: second.signal, isolation, onEvent: abortAt(second) });
+      expect(again.fail?.reason).toBe("aborted");
+      expect(again.turns[0].toolCalls.map((c) => c.result)).toEqual([{ charged: 5 }]);
+      const paused = await SubAgent.resume(agent, runStateFromJson(runStateToJson(saveRun(again, agent))), { llm: scriptedLlm(replies.slice(1)), isolation });
+      expect(paused.paused?.approvals.map((a) => a.tool)).toEqual(["refund"]);
+      expect(runs).toEqual({ charge: 1, refund: 0 });
+      const id = paused.paused?.approvals[0].id as string;
+      const done = await SubAgent.resume(agent, paused.paused?.state as RunState, { llm: scriptedLlm(replies.slice(1)), isolation, approvals: { [id]: { approved: true } } });
+      expect(done.ok ? done.value : done.fail.message).toEqual([{ charged: 5 }, { refunded: 2 }]);
+      expect(runs).toEqual({ charge: 1, refund: 1 });
+    }
   });
 
   it("refuses, rather than give a step short of the saved turns, a resume stopped before its replay ended", async () => {

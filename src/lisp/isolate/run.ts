@@ -7,12 +7,13 @@
 import { abortedError, LispError, ours, thrownMessage, toErrorInfo, ToolTimeout, type ErrorInfo } from "../errors.js";
 import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, MemoryEntry, ToolCallRecord, ToolSpec } from "../evaluate.js";
 import { ABORTED, unlessAborted } from "../abort.js";
-import { boxed, Budget, ContextReader, contextValue, toLisp } from "../interop.js";
+import { boxed, Budget, ContextReader, contextValue, toHost, toLisp } from "../interop.js";
 import { MAX_TIMER_MS, resolveLimits, type Limits } from "../limits.js";
 import { hiddenKeys, hideQuoted, hideRewritten, Marks, QUOTED_MIN, quotedForms, STAND_IN_OPEN } from "../marks.js";
 import { OutputBuffer } from "../output.js";
 import { quietly, timeoutError, whileWhole } from "../runtime.js";
 import { contextJsonTimeout } from "../context-json.js";
+import type { Value } from "../values.js";
 import { WireReader, WireWriter } from "../wire.js";
 import { poolFor, type ExitReason, type PoolWorker } from "./pool.js";
 import type { CtxEntry, DataError, DoneMessage, FromWorker, MemoryEntryWire, RunMessage, ToolInfo } from "./protocol.js";
@@ -35,7 +36,20 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   let standIns = false;
   // What the program printed, as the worker sends it: a run whose worker is ended keeps it.
   let printed: OutputBuffer | null = null;
+  // Results answered to the worker, which records them: a run whose worker is ended (an abort
+  // just after a call finished) records them here, as a run in process would have (resume answers
+  // a finished call from its record). Only unmarked ones: which parts the program's marks hide is
+  // known in the worker.
+  const answered = new Map<ToolCallRecord, Value>();
   const failure = (error: ErrorInfo): EvalFailure => {
+    for (const [record, value] of answered) {
+      if (record.result !== undefined || record.error !== undefined) continue;
+      try {
+        record.result = toHost(value, limits.maxNestingDepth, new Budget(limits));
+      } catch {
+        // Past the run's limits: the record stays without it.
+      }
+    }
     const prints = printed?.snapshot().lines ?? [];
     const out: EvalFailure = { ok: false, error, prints, memory, toolCalls: calls, stats: { fuelUsed: 0, durationMs: performance.now() - started } };
     // Stand-ins in what was printed or passed are shown as such by whoever reads the marks.
@@ -166,7 +180,9 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                 const b = new Budget(limits, limits.maxFuel, c0 + Math.max(0, limits.timeoutMs - spent), () => performance.now());
                 let value;
                 try {
-                  value = new WireWriter(false).write(toLisp(raw, limits.maxNestingDepth, 0, `the result of tool/${m.name}`, b));
+                  const lisp = toLisp(raw, limits.maxNestingDepth, 0, `the result of tool/${m.name}`, b);
+                  value = new WireWriter(false).write(lisp);
+                  if (m.shown === undefined && !resultHidden) answered.set(record, lisp);
                 } catch (e) {
                   spent += performance.now() - c0;
                   const refused = dataError(e);
