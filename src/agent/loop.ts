@@ -465,6 +465,7 @@ class AgentRun {
     }
     let message: string;
     let thrown = false;
+    let stopped = false;
     try {
       // Async: a host's schema may refine or transform asynchronously.
       // Raced against the run's signal: a refinement that never settles must not hold the run past its abort or deadline.
@@ -479,17 +480,17 @@ class AgentRun {
     } catch (e) {
       // A host's transform or refinement that throws (instead of adding an issue) fails the check
       // as an issue would: the run goes on, and its message, which may quote the value, is hidden below.
+      stopped = this.stopReason !== null;
       message = this.stopReason !== null ? `the output check was stopped: ${INTERRUPTED[this.stopReason]}` : `the output check failed on the (return ...) value: ${errorText(e)}`;
       thrown = true;
     }
-    record.error = {
-      kind: "value_error",
-      phase: "runtime",
-      // The issues name the value's keys and may quote it (a host's own message): hidden ones are stand-ins.
-      // Then cut as a tool's error is, after hiding, so that no cut leaves a piece of a hidden value unrecognized.
-      message: (thrown ? shortMessage : shortIssues)(marks === undefined ? message : showStandIns(marks.hideText(message, true))),
-      hint: "fix the value so it has the shape under Expected output, then return it again",
-    };
+    // The issues name the value's keys and may quote it (a host's own message): hidden ones are
+    // stand-ins. Then cut as a tool's error is, after hiding, so that no cut leaves a piece of a
+    // hidden value unrecognized.
+    const shown = (thrown ? shortMessage : shortIssues)(marks === undefined ? message : showStandIns(marks.hideText(message, true)));
+    // A check the abort or the deadline stopped gave no verdict: the turn was cut short, as a
+    // program stopped so is (resume runs it again rather than replay a verdict it never had).
+    record.error = stopped ? { kind: "aborted", phase: "runtime", message: shown } : { kind: "value_error", phase: "runtime", message: shown, hint: "fix the value so it has the shape under Expected output, then return it again" };
     return "invalid_return";
   }
 

@@ -332,6 +332,30 @@ describe("resumeRun", () => {
     }
   });
 
+  it("resumes a run aborted during its output check as a cut turn: the check runs again, the finished call does not", async () => {
+    const code = (b: string): string => "```clojure\n" + b + "\n```";
+    for (const confirmed of [true, false]) {
+      let runs = 0;
+      let slow = true;
+      const ctl = new AbortController();
+      const charge = tool({ description: "Charge.", input: z.object({ amount: z.number() }), run: ({ amount }) => (runs++, { charged: amount }) });
+      // A host's check that is slow the first time: the host aborts while it runs.
+      const output = z.object({ charged: z.number() }).refine(async () => (slow ? (ctl.abort(), new Promise<boolean>(() => undefined)) : confirmed), "not confirmed");
+      const agent = SubAgent.create({ prompt: "Charge.", tools: { charge }, output, maxTurns: 2 });
+      const replies = [code("(return (tool/charge {:amount 5}))"), code("(return {:charged 5})")];
+      const stopped = await SubAgent.run(agent, { llm: scriptedLlm(replies.slice(0, 1)), signal: ctl.signal, isolation: "none" });
+      expect(stopped.fail?.reason).toBe("aborted");
+      slow = false;
+      const state = runStateFromJson(runStateToJson(saveRun(stopped, agent)));
+      const live = scriptedLlm(replies.slice(1));
+      const step = await SubAgent.resume(agent, state, { llm: live, isolation: "none" });
+      // Confirmed, the cut turn returns; not, its feedback says why and the next turn is live.
+      expect(step.ok ? step.value : step.fail.message).toEqual(confirmed ? { charged: 5 } : "no valid (return ...) within 2 turns; the last turn ended with value_error: the (return ...) value does not match the expected output:\n- the value: not confirmed");
+      expect(runs).toBe(1);
+      if (!confirmed) expect(step.turns[0].feedback).toContain("not confirmed");
+    }
+  });
+
   it("refuses to resume a cut turn whose finished call's result the worker did not record (hidden arguments), rather than run it again", async () => {
     const code = (b: string): string => "```clojure\n" + b + "\n```";
     let runs = 0;
