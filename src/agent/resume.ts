@@ -231,6 +231,11 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
       throw new ResumeError(`resume: the run was ${reason === "aborted" ? "aborted" : "past its deadline"} before its saved turns were replayed; nothing ran, and the saved state is still the one to resume`);
     }
   }
+  // The cut turn cut again: its record holds the calls this attempt reached; the saved calls it
+  // did not reach had finished all the same (before these: a call this attempt's cut stopped
+  // is answered from the finished record of it first), and a state saved from the step must answer them too.
+  const again = cut === 0 || step.ok ? undefined : step.turns[cut - 1];
+  if (again !== undefined && step.turns.length === cut && isCut(step.fail?.reason, again)) again.toolCalls.unshift(...unreached(saved[cut - 1].toolCalls, again.toolCalls));
   // Nested agents' traces of replayed calls were not re-run: carry the saved ones over (before a paused turn's new ones).
   for (let i = 0; i < Math.min(saved.length, step.turns.length); i++) {
     const before = saved[i].nested;
@@ -239,8 +244,29 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
   return step;
 }
 
+/** Whether a run that ended for `reason` ended in `last` cut short (see cutTurn). */
+function isCut(reason: string | undefined, last: Turn): boolean {
+  const kind = last.error?.kind;
+  return (reason === "aborted" || reason === "deadline_exceeded") && (kind === "aborted" || (reason === "deadline_exceeded" && kind === "timeout" && last.feedback === undefined));
+}
+
 /** What the record of a call the cut stopped (in flight, or not yet started) holds as its error. */
 const CUT_CALL = "aborted";
+
+const finished = (c: ToolCallTrace): boolean => c.result !== undefined || (c.error !== undefined && c.error !== CUT_CALL);
+
+/** The saved calls that had finished and that `now` does not hold finished (one for one, by tool and recorded arguments). */
+function unreached(saved: readonly ToolCallTrace[], now: readonly ToolCallTrace[]): ToolCallTrace[] {
+  const key = (c: ToolCallTrace): string => `${c.name} ${JSON.stringify(c.args)}`;
+  const made = new Map<string, number>();
+  for (const c of now) if (finished(c)) made.set(key(c), (made.get(key(c)) ?? 0) + 1);
+  return saved.filter((c) => {
+    if (!finished(c)) return false;
+    const n = made.get(key(c)) ?? 0;
+    made.set(key(c), n - 1);
+    return n <= 0;
+  });
+}
 
 /**
  * The number of the last turn when the caller's abort or the run's deadline cut its program
@@ -253,10 +279,7 @@ const CUT_CALL = "aborted";
 function cutTurn(state: RunState): number {
   const last = state.trace.turns.at(-1);
   if (state.outcome.ok || state.paused !== undefined || last === undefined || last.status === "paused") return 0;
-  const reason = state.outcome.reason;
-  const kind = last.error?.kind;
-  const cut = (reason === "aborted" || reason === "deadline_exceeded") && (kind === "aborted" || (reason === "deadline_exceeded" && kind === "timeout" && last.feedback === undefined));
-  if (!cut) return 0;
+  if (!isCut(state.outcome.reason, last)) return 0;
   const lost = last.toolCalls.find((c) => c.result === undefined && c.error === undefined);
   if (lost !== undefined) throw new ResumeError(`resume: turn ${last.number} was cut short after its call of tool/${lost.name} had finished, and the call's result was not recorded; resuming would run it again`);
   return last.number;
@@ -545,7 +568,7 @@ class Replay {
     const turn = this.current;
     const { call, differs } = await this.claim(turn, name, t, args, ctx.hidden);
     if (call === undefined && differs !== undefined) throw this.diverge(turn, name, differs);
-    if (call === undefined || call.error === CUT_CALL) return t.run(args, signal, this.live(ctx));
+    if (call === undefined || !finished(call)) return t.run(args, signal, this.live(ctx));
     if (call.error !== undefined) throw recordedFailure(call.error);
     return call.result;
   }

@@ -332,6 +332,27 @@ describe("resumeRun", () => {
     }
   });
 
+  it("keeps the cut turn's finished calls when the resumed run is cut again before its program reaches them", async () => {
+    const code = (b: string): string => "```clojure\n" + b + "\n```";
+    for (const isolation of ["none", "worker"] as const) {
+      let runs = 0;
+      const charge = tool({ description: "Charge.", input: z.object({ amount: z.number() }), run: ({ amount }) => (runs++, { charged: amount }) });
+      const agent = SubAgent.create({ prompt: "Charge.", tools: { charge }, maxTurns: 3 });
+      const replies = [code('(def r (tool/charge {:amount 5}))\n(println "charged")'), code("(return r)")];
+      const abortAt = (type: string, ctl: AbortController) => (e: { type: string }) => void (e.type === type && ctl.abort());
+      const first = new AbortController();
+      let state = saveRun(await SubAgent.run(agent, { llm: scriptedLlm(replies.slice(0, 1)), signal: first.signal, isolation, onEvent: abortAt("tool-result", first) }), agent);
+      // Cut again as the cut turn's program starts, before it calls the tool: a state saved then still holds the finished call.
+      const second = new AbortController();
+      const again = await SubAgent.resume(agent, runStateFromJson(runStateToJson(state)), { llm: scriptedLlm(replies.slice(1)), signal: second.signal, isolation, onEvent: abortAt("program", second) });
+      expect(again.fail?.reason).toBe("aborted");
+      state = saveRun(again, agent);
+      const step = await SubAgent.resume(agent, runStateFromJson(runStateToJson(state)), { llm: scriptedLlm(replies.slice(1)), isolation });
+      expect(step.ok ? step.value : step.fail.message).toEqual({ charged: 5 });
+      expect(runs).toBe(1);
+    }
+  });
+
   it("resumes a run aborted during its output check as a cut turn: the check runs again, the finished call does not", async () => {
     const code = (b: string): string => "```clojure\n" + b + "\n```";
     for (const confirmed of [true, false]) {
