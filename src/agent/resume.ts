@@ -273,8 +273,8 @@ function unreached(saved: readonly ToolCallTrace[], now: readonly ToolCallTrace[
  * short (stopped at a tool call, or out of the time limit the deadline cut, with no feedback
  * given), else 0. Its saved program runs again, and its calls that had finished before the cut
  * are answered from their records (Replay.cutCall): a call must not run twice. A finished call
- * whose result was not recorded (the worker's record of one with hidden arguments or result
- * stays there when the worker is ended) would have to run again: such a state is refused.
+ * whose result was not recorded (with worker isolation in a run with hidden context, the worker's
+ * record, lost when the worker is ended) would have to run again: such a state is refused.
  */
 function cutTurn(state: RunState): number {
   const last = state.trace.turns.at(-1);

@@ -599,7 +599,7 @@ function restoreMarks(marks: Marks, memory: Memory, budget: Budget | undefined):
 }
 
 /** Whether a run may meet hidden context: its context has hidden keys, or memory holds marked values. */
-function meetsHidden(ctx: EvaluateOptions["ctx"], memory: Memory): boolean {
+export function meetsHidden(ctx: EvaluateOptions["ctx"], memory: Memory): boolean {
   if (ctx !== undefined && Object.keys(ctx).some(isHiddenKey)) return true;
   for (const entry of memory.values()) if (entry.hidden !== undefined) return true;
   return false;

@@ -391,6 +391,36 @@ describe("resumeRun", () => {
     expect(runs).toBe(1);
   });
 
+  it("with worker isolation and hidden context, a result the worker did not record is not recorded by the host either (it could hold a hidden value)", async () => {
+    const code = (b: string): string => "```clojure\n" + b + "\n```";
+    const secret = "sk-live-K7Z2Q9B3M8X4";
+    // The tool is not given the hidden value, but sends back text equal to it: the program's marks hide it.
+    const lookup = tool({ description: "Account.", input: z.object({ user: z.string() }), run: () => ({ key: secret }) });
+    const agent = SubAgent.create({ prompt: "Look up bob.", tools: { lookup }, maxTurns: 3 });
+    const program = code('(def k data/_key)\n(def a (tool/lookup {:user "bob"}))\n(println "found")');
+    const recorded: string[] = [];
+    for (const [isolation, abort] of [["none", false], ["worker", false], ["worker", true]] as const) {
+      const ctl = new AbortController();
+      const onEvent = (e: { type: string }): void => void (abort && e.type === "tool-result" && ctl.abort());
+      const step = await SubAgent.run(agent, { llm: scriptedLlm([program]), context: { _key: secret }, signal: ctl.signal, isolation, onEvent });
+      recorded.push(JSON.stringify(step.turns[0].toolCalls));
+    }
+    expect(recorded[0]).not.toContain(secret);
+    expect(recorded[1]).toBe(recorded[0].replace(/"durationMs":[0-9.e-]+/, recorded[1].match(/"durationMs":[0-9.e-]+/)?.[0] ?? ""));
+    expect(recorded[2]).not.toContain(secret);
+    // The call made before a parallel branch read the hidden value: its answer is hidden all the same.
+    let ready: () => void = () => undefined;
+    const read = new Promise<void>((r) => (ready = r));
+    const waits = tool({ description: "Account.", input: z.object({ user: z.string() }), run: async () => (await read, { key: secret }) });
+    const mark = tool({ description: "Ready.", input: z.object({ n: z.number() }), run: () => (ready(), { ok: true }) });
+    const racing = SubAgent.create({ prompt: "Look up bob.", tools: { lookup: waits, mark }, maxTurns: 3 });
+    const ctl = new AbortController();
+    const onEvent = (e: { type: string; name?: string }): void => void (e.type === "tool-result" && e.name === "lookup" && ctl.abort());
+    const raced = await SubAgent.run(racing, { llm: scriptedLlm([code('(def out (pmap (fn [i] (if (= i 0) (tool/lookup {:user "bob"}) (tool/mark {:n (count data/_key)}))) [0 1]))')]), context: { _key: secret }, signal: ctl.signal, isolation: "worker", onEvent });
+    expect(raced.fail?.reason).toBe("aborted");
+    expect(JSON.stringify(raced.turns[0].toolCalls)).not.toContain(secret);
+  });
+
   it("a cut turn run again asks approval for the calls after the cut, and a second abort in it keeps the finished call's record", async () => {
     const code = (b: string): string => "```clojure\n" + b + "\n```";
     for (const isolation of ["none", "worker"] as const) {

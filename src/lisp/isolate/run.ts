@@ -5,7 +5,7 @@
 // margin for the interpreter's own check to fire first). A worker that runs out of heap or
 // crashes fails that run only; the pool starts another.
 import { abortedError, LispError, ours, thrownMessage, toErrorInfo, ToolTimeout, type ErrorInfo } from "../errors.js";
-import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, MemoryEntry, ToolCallRecord, ToolSpec } from "../evaluate.js";
+import { meetsHidden, type Definition, type EvalFailure, type EvaluateOptions, type EvalResult, type Memory, type MemoryEntry, type ToolCallRecord, type ToolSpec } from "../evaluate.js";
 import { ABORTED, unlessAborted } from "../abort.js";
 import { boxed, Budget, ContextReader, contextValue, toHost, toLisp } from "../interop.js";
 import { MAX_TIMER_MS, resolveLimits, type Limits } from "../limits.js";
@@ -38,11 +38,11 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   let printed: OutputBuffer | null = null;
   // Results answered to the worker, which records them: a run whose worker is ended (an abort
   // just after a call finished) records them here, as a run in process would have (resume answers
-  // a finished call from its record). Only unmarked ones: which parts the program's marks hide is
-  // known in the worker.
-  const answered = new Map<ToolCallRecord, Value>();
+  // a finished call from its record). Only in a run that cannot meet hidden context: which parts
+  // of a result the program's marks hide (text equal to a hidden value it read) is known in the worker.
+  const answered = options.ctxJson === undefined && !meetsHidden(options.ctx, memory) ? new Map<ToolCallRecord, Value>() : null;
   const failure = (error: ErrorInfo): EvalFailure => {
-    for (const [record, value] of answered) {
+    for (const [record, value] of answered ?? []) {
       if (record.result !== undefined || record.error !== undefined) continue;
       try {
         record.result = toHost(value, limits.maxNestingDepth, new Budget(limits));
@@ -182,7 +182,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                 try {
                   const lisp = toLisp(raw, limits.maxNestingDepth, 0, `the result of tool/${m.name}`, b);
                   value = new WireWriter(false).write(lisp);
-                  if (m.shown === undefined && !resultHidden) answered.set(record, lisp);
+                  answered?.set(record, lisp);
                 } catch (e) {
                   spent += performance.now() - c0;
                   const refused = dataError(e);
