@@ -281,7 +281,7 @@ function cutTurn(state: RunState): number {
   if (state.outcome.ok || state.paused !== undefined || last === undefined || last.status === "paused") return 0;
   if (!isCut(state.outcome.reason, last)) return 0;
   const lost = last.toolCalls.find((c) => c.result === undefined && c.error === undefined);
-  if (lost !== undefined) throw new ResumeError(`resume: turn ${last.number} was cut short after its call of tool/${lost.name} had finished, and the call's result was not recorded; resuming would run it again`);
+  if (lost !== undefined) throw new ResumeError(`resume: turn ${last.number} was cut short after its call of tool/${lost.name} had finished, and the call's result was not recorded; resuming would run it again (with hidden context, a worker keeps its calls' results until the program ends, and the cut ended it: a run with isolation "none" records them)`);
   return last.number;
 }
 
