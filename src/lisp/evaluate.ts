@@ -25,7 +25,7 @@ import { Vec } from "./vector.js";
 import { printChecked, PrintOverflow } from "./printer.js";
 import { resolveIsolation, type Isolation, type ResolvedIsolation } from "./isolate/options.js";
 import { evaluateIsolated } from "./isolate/run.js";
-import { hiddenKeys, isHiddenKey, Marks, type Origin } from "./marks.js";
+import { hiddenKeys, isHiddenKey, Marks, meetsHidden, type Origin } from "./marks.js";
 import { againOptions, defineAgain, type Entry } from "./define-again.js";
 import { RemoteFn } from "./wire.js";
 import { anyHoldsFunction, holdsFunction } from "./holds-function.js";
@@ -596,13 +596,6 @@ interface Program {
  */
 function restoreMarks(marks: Marks, memory: Memory, budget: Budget | undefined): void {
   for (const entry of memory.values()) if (entry.hidden !== undefined) marks.restore(entry.value, entry.hidden, budget);
-}
-
-/** Whether a run may meet hidden context: its context has hidden keys, or memory holds marked values. */
-export function meetsHidden(ctx: EvaluateOptions["ctx"], memory: Memory): boolean {
-  if (ctx !== undefined && Object.keys(ctx).some(isHiddenKey)) return true;
-  for (const entry of memory.values()) if (entry.hidden !== undefined) return true;
-  return false;
 }
 
 // Values defined by a run that may meet hidden context (its code compiled with marking builtins),

@@ -16,6 +16,7 @@
 import { Builtin, type BuiltinDef } from "./core/registry.js";
 import { isFieldName, isHiddenKey } from "./hidden-names.js";
 import { formatFloat, quoteString, regexText } from "./printer.js";
+import type { EvaluateOptions, Memory } from "./evaluate.js";
 import type { Budget } from "./interop.js";
 import { chargeIfRunning, run, runMarks } from "./runtime.js";
 import { Closure } from "./fn.js";
@@ -23,6 +24,13 @@ import { Fn, isMap, isSet, Keyword, LFloat, type LMap, type LSet, Regex, typeNam
 import { Vec } from "./vector.js";
 
 export { isHiddenKey };
+
+/** Whether a run may meet hidden context: its context has hidden keys, or memory holds marked values. */
+export function meetsHidden(ctx: EvaluateOptions["ctx"], memory: Memory): boolean {
+  if (ctx !== undefined && Object.keys(ctx).some(isHiddenKey)) return true;
+  for (const entry of memory.values()) if (entry.hidden !== undefined) return true;
+  return false;
+}
 
 /** Where a marked value came from: its place (`data/_creds :crm :token`) and whether it was computed from it. */
 export interface Origin {

@@ -5,11 +5,11 @@
 // margin for the interpreter's own check to fire first). A worker that runs out of heap or
 // crashes fails that run only; the pool starts another.
 import { abortedError, LispError, ours, thrownMessage, toErrorInfo, ToolTimeout, type ErrorInfo } from "../errors.js";
-import { meetsHidden, type Definition, type EvalFailure, type EvaluateOptions, type EvalResult, type Memory, type MemoryEntry, type ToolCallRecord, type ToolSpec } from "../evaluate.js";
+import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, MemoryEntry, ToolCallRecord, ToolSpec } from "../evaluate.js";
 import { ABORTED, unlessAborted } from "../abort.js";
 import { boxed, Budget, ContextReader, contextValue, toHost, toLisp } from "../interop.js";
 import { MAX_TIMER_MS, resolveLimits, type Limits } from "../limits.js";
-import { hiddenKeys, hideQuoted, hideRewritten, Marks, QUOTED_MIN, quotedForms, STAND_IN_OPEN } from "../marks.js";
+import { hiddenKeys, hideQuoted, hideRewritten, Marks, meetsHidden, QUOTED_MIN, quotedForms, STAND_IN_OPEN } from "../marks.js";
 import { OutputBuffer } from "../output.js";
 import { quietly, timeoutError, whileWhole } from "../runtime.js";
 import { contextJsonTimeout } from "../context-json.js";
