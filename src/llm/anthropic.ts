@@ -162,6 +162,9 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, alive: (
   return { content: [{ type: "text", text }], model, stop_reason: stop, usage };
 }
 
+/** Stop reasons of a reply cut before its end: the output limit, or (Sonnet 4.5 and later) the context window filled. */
+const CUT: ReadonlySet<unknown> = new Set(["max_tokens", "model_context_window_exceeded"]);
+
 /** Checks the reply is a message with text, and maps its usage (cache reads and writes included). */
 function parseReply(raw: unknown, name: string): LlmResponse {
   if (typeof raw !== "object" || raw === null) throw new LlmError("malformed", `${name}: the reply is not a message (got ${String(raw).slice(0, 80)})`);
@@ -184,6 +187,6 @@ function parseReply(raw: unknown, name: string): LlmResponse {
         cacheWriteTokens: num(u.cache_creation_input_tokens),
       }
     : undefined;
-  return { content: text, ...(usage ? { usage } : {}), ...(typeof r.model === "string" ? { model: r.model } : {}), ...(r.stop_reason === "max_tokens" ? { truncated: true } : {}) };
+  return { content: text, ...(usage ? { usage } : {}), ...(typeof r.model === "string" ? { model: r.model } : {}), ...(CUT.has(r.stop_reason) ? { truncated: true } : {}) };
 }
 

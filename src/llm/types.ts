@@ -69,7 +69,7 @@ export interface LlmResponse {
   content: string;
   usage?: LlmUsage;
   model?: string;
-  /** The reply stopped at the output token limit (OpenAI's finish_reason "length", Anthropic's stop_reason "max_tokens"): it is cut, not finished. */
+  /** The reply stopped at the output token limit (OpenAI's finish_reason "length", Anthropic's stop_reason "max_tokens" or "model_context_window_exceeded"): it is cut, not finished. */
   truncated?: boolean;
 }
 

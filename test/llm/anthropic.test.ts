@@ -189,6 +189,16 @@ describe("anthropicLlm: usage and replies", () => {
     expect(e.kind).toBe("malformed");
     expect(e.message).toMatch(/no text content \(stop_reason: max_tokens\)/);
   });
+
+  // Sonnet 4.5 and later stop a reply that fills the context window with this reason: cut like
+  // one at max_tokens (the AI SDK's Anthropic provider maps both to "length").
+  it("flags a reply stopped at the context window as truncated, like one stopped at max_tokens", async () => {
+    const message = (stop: string) => ({ id: "m", type: "message", role: "assistant", model: "x", content: [{ type: "text", text: "(def x [1" }], stop_reason: stop, usage: { input_tokens: 1, output_tokens: 1 } });
+    script = [{ json: message("model_context_window_exceeded") }, { json: message("max_tokens") }, { json: message("end_turn") }];
+    const flags = [];
+    for (let i = 0; i < 3; i++) flags.push((await client().complete({ messages: conversation(0) })).truncated);
+    expect(flags).toEqual([true, true, undefined]);
+  });
 });
 
 describe("anthropicLlm: errors", () => {
