@@ -142,14 +142,15 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, alive: (
       const e = (raw ?? {}) as { type?: unknown; message?: { model?: unknown; usage?: Record<string, unknown> }; delta?: { type?: unknown; text?: unknown; stop_reason?: unknown }; usage?: Record<string, unknown> };
       if (e.type === "message_start") {
         model = e.message?.model;
-        usage = { ...e.message?.usage };
+        // None stays none, as in a whole reply: zero tokens would pass any token budget.
+        if (typeof e.message?.usage === "object" && e.message.usage !== null) usage = { ...e.message.usage };
       } else if (e.type === "content_block_delta" && e.delta?.type === "text_delta" && typeof e.delta.text === "string") {
         text += e.delta.text;
         onText(e.delta.text);
       } else if (e.type === "message_delta") {
         stop = e.delta?.stop_reason;
         // Its usage figures are cumulative: they replace the start's where given.
-        usage = { ...(usage ?? {}), ...Object.fromEntries(Object.entries(e.usage ?? {}).filter(([, v]) => v !== null && v !== undefined)) };
+        if (typeof e.usage === "object" && e.usage !== null) usage = { ...(usage ?? {}), ...Object.fromEntries(Object.entries(e.usage).filter(([, v]) => v !== null && v !== undefined)) };
       }
     }
   } catch (e) {

@@ -183,6 +183,19 @@ describe("anthropicLlm streaming", () => {
     expect(r).toEqual({ content: "(return 42)", usage: { inputTokens: 40, outputTokens: 9, cachedTokens: 30, cacheWriteTokens: 6 }, model: "claude-fake-2026" });
   });
 
+  // As the whole reply without usage: none, so the run counts the prompt itself rather than zero tokens.
+  it("reports no usage for a stream that carries none (a gateway's), as for a whole reply without it", async () => {
+    const bare = stream(["(return 42)"]).events.map((e) => {
+      const { usage: _, ...data } = e.data as { usage?: unknown; message?: { usage?: unknown } };
+      if (data.message === undefined) return { ...e, data };
+      const { usage: __, ...message } = data.message;
+      return { ...e, data: { ...data, message } };
+    });
+    script = [{ events: bare }];
+    const r = await client().complete({ messages, onText: () => undefined });
+    expect(r).toEqual({ content: "(return 42)", model: "claude-fake-2026" });
+  });
+
   it("retries a stream cut half-way (no stop reason) instead of taking the half reply", async () => {
     script = [{ events: stream(["(ret"]).events.slice(0, 4), cut: true }, stream(["(return 1)"])];
     const c = collector();
