@@ -120,7 +120,8 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, alive: (
       const chunk = (raw ?? {}) as CompletionShape;
       if (typeof chunk.model === "string") out.model = chunk.model;
       if (chunk.usage) out.usage = chunk.usage;
-      const choice = (Array.isArray(chunk.choices) ? chunk.choices[0] : undefined) as { delta?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown; error?: unknown } | undefined;
+      // The first choice's pieces only, as a whole reply's first choice: a server answering with several interleaves them.
+      const choice = (Array.isArray(chunk.choices) ? (chunk.choices as unknown[]).find(firstChoice) : undefined) as { delta?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown; error?: unknown } | undefined;
       if (choice?.finish_reason === "error") throw streamError(name, choice.error ?? chunk);
       const text = replyText(choice?.delta?.content);
       if (text !== undefined && text !== "") {
@@ -140,6 +141,12 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, alive: (
   if (finish === null) throw new LlmError("connection", `${name}: the stream ended before the reply was complete`);
   out.choices = [{ message: { content, ...(refusal ? { refusal } : {}) }, finish_reason: finish }];
   return out;
+}
+
+/** A stream's piece of the first choice: index 0, or no index at all (a server that sends one choice may leave it out). */
+function firstChoice(c: unknown): boolean {
+  const index = (c as { index?: unknown } | null)?.index;
+  return index === undefined || index === 0;
 }
 
 /**

@@ -148,6 +148,17 @@ describe("openaiLlm streaming", () => {
     expect(r.content).toBe("(count x)");
   });
 
+  // A server that answers with several choices (n > 1 in its defaults): the whole reply's first choice, not the choices' text interleaved.
+  it("takes the first choice of a stream of several, as of a whole reply", async () => {
+    const s = chatStream([]);
+    const piece = (index: number, content: string, finish: string | null = null) => ({ data: { id: "c1", object: "chat.completion.chunk", created: 0, model: "fake-served", choices: [{ index, delta: { content }, finish_reason: finish }] } });
+    script = [{ events: [s.events[0], piece(0, "(count"), piece(1, "(sum"), piece(1, " y)", "stop"), piece(0, " x)"), piece(0, "", "length"), ...s.events.slice(2)] }];
+    const c = collector();
+    const r = await client().complete({ messages, onText: c.onText });
+    expect(c.deltas).toEqual([["(count", 1], [" x)", 1]]);
+    expect([r.content, r.truncated]).toEqual(["(count x)", true]);
+  });
+
   it("fails as malformed when the stream holds no text", async () => {
     script = [chatStream([])];
     const e = await failure(client().complete({ messages, onText: () => undefined }));
