@@ -47,12 +47,13 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
       const send = async (signal: AbortSignal, attempt: number, alive: () => void): Promise<LlmResponse> => {
         if (onText === undefined) {
           const result = await generateText({ ...call, abortSignal: signal });
-          return reply(name, result.text, result.finishReason, result.usage, result.response.modelId);
+          return reply(name, result.text, result.finishReason, result.rawFinishReason, result.usage, result.response.modelId);
         }
         // Errors come as parts of the stream and are handled below; the default onError would also log them.
         const result = streamText({ ...call, abortSignal: signal, onError: () => undefined });
         let text = "";
         let finish = "unknown";
+        let rawFinish: string | undefined;
         let usage: LanguageModelUsage | undefined;
         for await (const part of result.fullStream) {
           // The AI SDK's own `start` comes before anything from the server.
@@ -64,10 +65,11 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
           else if (part.type === "abort") throw signal.aborted ? signal.reason : new LlmError("aborted", `${name}: request aborted`);
           else if (part.type === "finish") {
             finish = part.finishReason;
+            rawFinish = part.rawFinishReason;
             usage = part.totalUsage;
           }
         }
-        return reply(name, text, finish, usage, (await result.response).modelId);
+        return reply(name, text, finish, rawFinish, usage, (await result.response).modelId);
       };
       return withRetries(name, retry, request, send, (e, signal) => masked(toLlmError(e, signal, name), credentials(model)));
     },
@@ -79,7 +81,10 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
  * reports. A provider that reports no token counts (a stream not asked for usage) gives no usage,
  * so the agent measures the prompt itself rather than count zero tokens.
  */
-function reply(name: string, text: string, finishReason: string, u: LanguageModelUsage | undefined, modelId: string): LlmResponse {
+function reply(name: string, text: string, finishReason: string, rawFinishReason: string | undefined, u: LanguageModelUsage | undefined, modelId: string): LlmResponse {
+  // A gateway (OpenRouter) ends a choice whose upstream failed half-way with "error", which the
+  // providers map to "other": the text is half a reply, and the OpenAI client retries it.
+  if (rawFinishReason === "error") throw new LlmError("server", `${name}: error in the reply: it ended with finish reason "error"`);
   if (text.trim() === "") throw new LlmError("malformed", `${name}: the reply has no text content (finish reason: ${finishReason})`);
   const truncated = finishReason === "length" ? { truncated: true } : {};
   if (u?.inputTokens === undefined || u.outputTokens === undefined) return { content: text, model: modelId, ...truncated };

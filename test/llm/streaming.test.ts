@@ -290,6 +290,21 @@ describe("aiSdkLlm streaming", () => {
     expect([e.kind, e.message]).toEqual(["http", "ai-sdk:fake.chat:fake-model: error in the stream: invalid_request_error: prompt is too long"]);
     expect(received).toHaveLength(3);
   });
+
+  // OpenRouter ends a choice whose upstream failed half-way with finish_reason "error"; the provider maps it to "other".
+  it("retries a reply whose choice ends in an error, streamed or whole, instead of taking the half reply, as the OpenAI client does", async () => {
+    const s = chatStream(["(cou"]);
+    const failed = { data: { id: "c1", object: "chat.completion.chunk", created: 0, model: "fake-served", choices: [{ index: 0, delta: { content: "" }, finish_reason: "error", error: { message: "Provider disconnected", code: 502 } }] } };
+    const whole = (content: string, finish: string) => ({ whole: { id: "c1", object: "chat.completion", created: 0, model: "fake-served", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finish }], usage: { prompt_tokens: 5, completion_tokens: 2 } } });
+    script = [{ events: [...s.events.slice(0, 2), failed, { data: "[DONE]" }] }, chatStream(["(count x)"]), whole("(cou", "error"), whole("(count y)", "stop")];
+    const provider = createOpenAICompatible({ name: "fake", baseURL: `${base}/v1`, apiKey: "sk-fake" });
+    const retries: RetryInfo[] = [];
+    const llm = aiSdkLlm({ model: provider.chatModel("fake-model"), retryBaseMs: 5, onRetry: (i) => retries.push(i) });
+    const streamed = await llm.complete({ messages, onText: () => undefined });
+    const plain = await llm.complete({ messages });
+    expect([streamed.content, plain.content]).toEqual(["(count x)", "(count y)"]);
+    expect(retries.map((i) => i.error.kind)).toEqual(["server", "server"]);
+  });
 });
 
 describe("a connection dropped by a proxy or load balancer", () => {
