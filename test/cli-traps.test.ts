@@ -317,6 +317,12 @@ describe("an input without an end (/dev/zero)", () => {
       expect(r.stderr).toContain(`/dev/zero is too large to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
     }
   });
+  it.skipIf(!existsSync("/dev/zero"))("as ptc proxy's admin token file (it was read until the process died of std::bad_alloc)", async () => {
+    const r = await ptc(["proxy", "--upstream", "http://127.0.0.1:1/v1", "--port", "0", "--db", ":memory:", "--admin-token-file", "/dev/zero"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`ptc proxy: cannot read the admin token file: /dev/zero is too large to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
+    expect(r.stdout).not.toContain("listening");
+  });
   it("as a line without an end on ptc repl's input (ptc repl < /dev/zero)", async () => {
     const chunk = Buffer.alloc(1 << 20);
     const zeros = Readable.from((function* () {

@@ -1,10 +1,10 @@
 // `ptc proxy`: runs the compaction proxy until SIGINT or SIGTERM.
-import { readFileSync } from "node:fs";
 import { redactUrl } from "../proxy/config.js";
 import { jsonLogger } from "../proxy/log.js";
 import { defaultStateDir } from "../proxy/paths.js";
 import { ProxyStartError, startProxy } from "../proxy/server.js";
 import { parseOptions, usageFailure, UsageError, type Io } from "./eval.js";
+import { readText, TextInputError } from "./input.js";
 
 const USAGE = `usage: ptc proxy --upstream URL [--port 8787] [--host 127.0.0.1] [--config FILE] [--state-dir DIR | --db FILE|URL] [--admin-token-file FILE] [--drain-timeout MS]
 
@@ -80,9 +80,10 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
   if (values["admin-token"] !== undefined) io.stderr.write("ptc proxy: warning: --admin-token is visible to other users in the process list; prefer --admin-token-file or PTC_PROXY_ADMIN_TOKEN\n");
   else if (tokenFile !== undefined) {
     try {
-      adminToken = readFileSync(tokenFile, "utf8").trim();
+      // Bounded and strictly UTF-8, as every input file: a token file without an end (/dev/zero) was read until the process died.
+      adminToken = readText(tokenFile, tokenFile).trim();
     } catch (e) {
-      io.stderr.write(`ptc proxy: cannot read the admin token file ${tokenFile}: ${(e as Error).message}\n`);
+      io.stderr.write(`ptc proxy: cannot read the admin token file${e instanceof TextInputError ? "" : ` ${tokenFile}`}: ${(e as Error).message}\n`);
       return 2;
     }
     // Else the admin routes would be off without a word (a token written from an unset variable).
