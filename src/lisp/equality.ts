@@ -179,16 +179,29 @@ IMap.prototype.remove = IMap.prototype.delete = function (this: IMap<unknown, un
   return immutableRemove.call(this, other === undefined ? k : zeroKey(this, k, other));
 };
 
-// A collection's hash is computed once (then cached): that first time, its long strings are charged.
+// A collection's hash is computed once (then cached): that first time, it is charged a unit per
+// element and its long strings as scans, so a loop that looks up a fresh big collection in a
+// set at a few steps per iteration (conj, then contains?) runs out of fuel and reaches the clock.
 const immutableMapHash = IMap.prototype.hashCode;
 const immutableSetHash = ISet.prototype.hashCode;
+const vecHash = Vec.prototype.hashCode;
 IMap.prototype.hashCode = function (this: IMap<unknown, unknown>): number {
-  if (knownHash(this) === undefined) this.forEach((v, k) => void (chargeHash(k), chargeHash(v)));
+  if (knownHash(this) === undefined) {
+    chargeIfRunning(this.size);
+    this.forEach((v, k) => void (chargeHash(k), chargeHash(v)));
+  }
   return immutableMapHash.call(this);
 };
 ISet.prototype.hashCode = function (this: ISet<unknown>): number {
-  if (knownHash(this) === undefined) this.forEach((x) => chargeHash(x));
+  if (knownHash(this) === undefined) {
+    chargeIfRunning(this.size);
+    this.forEach((x) => chargeHash(x));
+  }
   return immutableSetHash.call(this);
+};
+Vec.prototype.hashCode = function (this: Vec<unknown>): number {
+  if (this.knownHash() === undefined) chargeIfRunning(this.size);
+  return vecHash.call(this);
 };
 
 export function hashValue(v: unknown): number {

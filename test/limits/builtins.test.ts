@@ -60,6 +60,9 @@ const CALLS: ReadonlyArray<readonly [string, Input]> = [
   ["(conj (set (range 9)) x)", "text"], ["(contains? (set (range 9)) x)", "text"], ["(get (zipmap (range 9) (range 9)) x)", "text"],
   ["(assoc (zipmap (range 9) (range 9)) x 1)", "text"], ["(conj (set (range 9)) [x])", "text"], ["(conj (set (range 9)) {:a x})", "text"],
   ["(distinct [x 1])", "text"], ["(frequencies [x])", "text"],
+  // hashing a fresh collection as a key (a set big enough to hash its members) reads every element
+  ["(contains? (set (range 9)) (conj x -1))", "ints"], ["(contains? (set (range 9)) (assoc x -1 0))", "map"],
+  ["(contains? (set (range 9)) (conj x -1))", "set"], ["(get (zipmap (range 9) (range 9)) [x])", "strs"],
   // printing, aggregates, trees, functions
   ["(pr-str x)", "nested"], ["(prn-str x)", "map"], ["(with-out-str (println x))", "nested"], ["(sum x)", "ints"], ["(median x)", "ints"],
   ["(max-by :a x)", "nested"], ["(distinct-by :a x)", "nested"], ["(clojure.walk/postwalk identity x)", "nested"],
