@@ -1,6 +1,9 @@
 // The embedded store: one SQLite file (better-sqlite3, WAL) for one proxy process. Records and the
 // prefix index are also held in memory, so the request path reads no disk and every call resolves
-// at once. Records and request bodies are written in one transaction per turn of the event loop (a
+// at once. Another process may open the same file (two proxies on the default state directory):
+// SQLite's data_version tells when one committed, and only then are records read back from the
+// file, merged with this process's changes as replicas merge theirs (merge.ts), and the prefix
+// index looked up there. Records and request bodies are written in one transaction per turn of the event loop (a
 // burst of requests costs one commit), and at close; index and spend changes are written as they
 // come. Virtual keys' spend is read from the file at each check (one primary-key lookup): other
 // processes on the same file (two proxies on the default state directory) charge the same keys.
@@ -11,6 +14,7 @@ import { chmodSync, closeSync, openSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { loadDriver } from "./driver.js";
 import { HEAD_LENGTH, HEAD_SUFFIX, HEADS_PER_ID } from "./heads.js";
+import { assign, mergeRecords } from "./merge.js";
 import type { ConversationRecord, ConversationStore, PrefixHit } from "./store.js";
 
 type SqliteModule = typeof Database;
@@ -26,6 +30,14 @@ export class SqliteStore implements ConversationStore {
   private readonly db: Database.Database;
   private readonly records = new Map<string, ConversationRecord>();
   private readonly prefixes = new Map<string, string>();
+  /** Each record's text as last read from or written to the file: the base of a merge with another process's write. */
+  private readonly bases = new Map<string, string>();
+  /** The file's data_version when last looked at: it changes when another connection commits. */
+  private seen: number;
+  /** Records known to hold every other process's write since `seen`; undefined: all of them. */
+  private current: Set<string> | undefined;
+  /** Another process has written the file since it was opened: the prefix index is read from the file. */
+  private shared = false;
   /** Each key's spend as last read from or written to the file: the answer while the file cannot be read. */
   private readonly spend = new Map<string, number>();
   /** Tokens whose write failed (a full disk): counted here so the budget still holds, and written with the next charge. */
@@ -62,11 +74,15 @@ export class SqliteStore implements ConversationStore {
       putMessages: this.db.prepare("INSERT INTO messages (id, messages) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET messages = excluded.messages"),
       messages: this.db.prepare<[string], { messages: string }>("SELECT messages FROM messages WHERE id = ?"),
       addPrefix: this.db.prepare("INSERT INTO prefixes (hash, id) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET id = excluded.id"),
-      removePrefix: this.db.prepare("DELETE FROM prefixes WHERE hash = ?"),
+      removePrefix: this.db.prepare("DELETE FROM prefixes WHERE hash = ? AND id = ?"),
       addSpend: this.db.prepare<[string, number], { tokens: number }>("INSERT INTO spend (name, tokens) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET tokens = tokens + excluded.tokens RETURNING tokens"),
       // Checked and added in one statement: another process on the file may be reserving at once.
       reserve: this.db.prepare<[string, number, number], { tokens: number }>("INSERT INTO spend (name, tokens) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET tokens = spend.tokens + excluded.tokens WHERE spend.tokens < ? RETURNING tokens"),
       spent: this.db.prepare<[string], { tokens: number }>("SELECT tokens FROM spend WHERE name = ?"),
+      record: this.db.prepare<[string], { record: string }>("SELECT record FROM conversations WHERE id = ?"),
+      records: this.db.prepare<[], { id: string; record: string }>("SELECT id, record FROM conversations"),
+      prefixesOf: this.db.prepare<[string], { hash: string; id: string }>("SELECT hash, id FROM prefixes WHERE hash IN (SELECT value FROM json_each(?))"),
+      dataVersion: this.db.prepare<[], number>("PRAGMA data_version").pluck(),
       stale: this.db.prepare<[number], { id: string }>("SELECT id FROM conversations WHERE updated_at < ?"),
       delete: [
         this.db.prepare("DELETE FROM conversations WHERE id = ?"),
@@ -74,9 +90,10 @@ export class SqliteStore implements ConversationStore {
         this.db.prepare("DELETE FROM prefixes WHERE id = ?"),
       ],
     };
-    for (const row of this.db.prepare<[], { record: string }>("SELECT record FROM conversations").all()) {
-      const record = JSON.parse(row.record) as ConversationRecord;
-      this.records.set(record.id, record);
+    this.seen = this.statements.dataVersion.get() as number;
+    for (const row of this.statements.records.all()) {
+      this.records.set(row.id, JSON.parse(row.record) as ConversationRecord);
+      this.bases.set(row.id, row.record);
     }
     for (const row of this.db.prepare<[], { hash: string; id: string }>("SELECT hash, id FROM prefixes").all()) this.prefixes.set(row.hash, row.id);
     for (const row of this.db.prepare<[], { name: string; tokens: number }>("SELECT name, tokens FROM spend").all()) this.spend.set(row.name, row.tokens);
@@ -88,13 +105,76 @@ export class SqliteStore implements ConversationStore {
     return !this.closed && this.db.open && this.writeError === undefined;
   }
 
-  get(id: string): Promise<ConversationRecord | undefined> {
-    return Promise.resolve(this.records.get(id));
+  async get(id: string): Promise<ConversationRecord | undefined> {
+    this.sync(id);
+    return this.records.get(id);
   }
 
-  /** Only this process writes the file: the record in memory is the latest. */
-  refresh(): Promise<void> {
-    return DONE;
+  async refresh(record: ConversationRecord): Promise<void> {
+    this.sync(record.id);
+  }
+
+  /** Whether another process committed to the file since the last look: then any record may be stale. */
+  private others(): boolean {
+    const version = this.statements.dataVersion.get() as number;
+    if (version === this.seen) return false;
+    this.seen = version;
+    this.current = new Set();
+    this.shared = true;
+    return true;
+  }
+
+  /**
+   * Brings the record of `id` up to the file's, when another process may have written it. A file
+   * that cannot be read (its table gone, an I/O error) leaves requests going on from memory, as
+   * one that takes no writes does; the record is read again at its next use.
+   */
+  private sync(id: string): void {
+    let stored: string | undefined;
+    try {
+      this.others();
+      if (this.current === undefined || this.current.has(id)) return;
+      stored = this.statements.record.get(id)?.record;
+    } catch {
+      return;
+    }
+    this.reconcile(id, stored);
+    this.current.add(id);
+  }
+
+  /** Takes the file's text of a record (undefined: deleted) into memory, keeping this process's changes since its base. */
+  private reconcile(id: string, stored: string | undefined): void {
+    const base = this.bases.get(id);
+    if (stored === base) return;
+    const mine = this.records.get(id);
+    if (stored === undefined) {
+      // Expired by the other process: forgotten here too, unless this one has a change to write.
+      this.bases.delete(id);
+      if (!this.dirty.has(id)) this.records.delete(id);
+      return;
+    }
+    const theirs = JSON.parse(stored) as Record<string, unknown>;
+    // A record never written here was just made here: the stored one started first and wins.
+    if (mine === undefined) this.records.set(id, theirs as unknown as ConversationRecord);
+    else assign(mine, base === undefined ? theirs : mergeRecords(JSON.parse(base) as Record<string, unknown>, mine as unknown as Record<string, unknown>, theirs));
+    this.bases.set(id, stored);
+  }
+
+  /** Writes pending changes, then takes in every record another process wrote or deleted since the last look. */
+  private syncAll(): void {
+    this.write();
+    let stored: Map<string, string>;
+    try {
+      this.others();
+      if (this.current === undefined) return;
+      stored = new Map(this.statements.records.all().map((row) => [row.id, row.record]));
+    } catch {
+      // Unreadable: what is in memory is the answer meanwhile (see sync).
+      return;
+    }
+    for (const id of this.records.keys()) if (!stored.has(id)) this.reconcile(id, undefined);
+    for (const [id, text] of stored) this.reconcile(id, text);
+    this.current = undefined;
   }
 
   put(record: ConversationRecord, body?: string): Promise<void> {
@@ -114,15 +194,23 @@ export class SqliteStore implements ConversationStore {
     if (this.flushing !== undefined) clearImmediate(this.flushing);
     this.flushing = undefined;
     if (this.dirty.size === 0 || this.closed) return;
+    const written: [string, string][] = [];
     try {
-      this.db.transaction(() => {
-        for (const [id, body] of this.dirty) {
-          const record = this.records.get(id);
-          if (record === undefined) continue;
-          this.statements.put.run(id, record.updatedAt, JSON.stringify(record));
-          if (body !== undefined) this.statements.putMessages.run(id, body);
-        }
-      })();
+      // Immediate: holding the write lock, another process's last commit is what the merge sees.
+      this.db
+        .transaction(() => {
+          this.others();
+          for (const [id, body] of this.dirty) {
+            if (this.current !== undefined && !this.current.has(id)) this.reconcile(id, this.statements.record.get(id)?.record);
+            const record = this.records.get(id);
+            if (record === undefined) continue;
+            const text = JSON.stringify(record);
+            this.statements.put.run(id, record.updatedAt, text);
+            if (body !== undefined) this.statements.putMessages.run(id, body);
+            written.push([id, text]);
+          }
+        })
+        .immediate();
     } catch (e) {
       // Requests go on from memory meanwhile. The records are kept for the next try (they are in
       // memory anyway); the bodies are not: held until the disk takes writes again, every
@@ -130,6 +218,11 @@ export class SqliteStore implements ConversationStore {
       this.writeError = e instanceof Error ? e.message : String(e);
       for (const id of this.dirty.keys()) this.dirty.set(id, undefined);
       return;
+    }
+    // Bases move only once committed: a failed write leaves the file at the old ones.
+    for (const [id, text] of written) {
+      this.bases.set(id, text);
+      this.current?.add(id);
     }
     this.dirty.clear();
     this.writeError = undefined;
@@ -142,34 +235,54 @@ export class SqliteStore implements ConversationStore {
     return this.statements.messages.get(id)?.messages;
   }
 
-  longestPrefix(hashes: readonly string[]): Promise<PrefixHit | undefined> {
+  async longestPrefix(hashes: readonly string[]): Promise<PrefixHit | undefined> {
+    let rows: { hash: string; id: string }[] | undefined;
+    try {
+      this.others();
+      // Another process indexes its conversations in the file: look there, as a replica does.
+      if (this.shared) rows = this.statements.prefixesOf.all(JSON.stringify(hashes));
+    } catch {
+      // Unreadable: the index in memory answers meanwhile (see sync).
+    }
+    if (rows !== undefined) {
+      let best: PrefixHit | undefined;
+      for (const row of rows) {
+        const index = hashes.lastIndexOf(row.hash);
+        if (best === undefined || index > best.index) best = { index, id: row.id };
+      }
+      return best;
+    }
     for (let k = hashes.length - 1; k >= 0; k--) {
       const id = this.prefixes.get(hashes[k]);
-      if (id !== undefined) return Promise.resolve({ index: k, id });
+      if (id !== undefined) return { index: k, id };
     }
-    return Promise.resolve(undefined);
+    return undefined;
   }
 
   async addPrefix(hash: string, id: string): Promise<void> {
-    if (this.prefixes.get(hash) === id) return;
+    if (this.prefixes.get(hash) === id && !this.shared) return;
     this.prefixes.set(hash, id);
     this.statements.addPrefix.run(hash, id);
   }
 
   async removePrefix(hash: string, id: string): Promise<void> {
-    if (this.prefixes.get(hash) === id && this.prefixes.delete(hash)) this.statements.removePrefix.run(hash);
+    if (this.prefixes.get(hash) === id && this.prefixes.delete(hash)) this.statements.removePrefix.run(hash, id);
+    else if (this.shared) this.statements.removePrefix.run(hash, id);
   }
 
-  list(): Promise<ConversationRecord[]> {
-    return Promise.resolve([...this.records.values()]);
+  async list(): Promise<ConversationRecord[]> {
+    this.syncAll();
+    return [...this.records.values()];
   }
 
-  count(): Promise<number> {
-    return Promise.resolve(this.records.size);
+  async count(): Promise<number> {
+    this.syncAll();
+    return this.records.size;
   }
 
   async expire(before: number): Promise<number> {
-    this.write();
+    // The heads under an id are ranked by their times in the file, the other process's included.
+    this.syncAll();
     const stale = this.statements.stale.all(before).map((r) => r.id);
     const gone = new Set(stale);
     // Under each client-given id, the least recently updated heads beyond the bound (all in memory).
@@ -191,12 +304,19 @@ export class SqliteStore implements ConversationStore {
     this.db.transaction(() => {
       for (const id of stale) for (const s of this.statements.delete) s.run(id);
     })();
-    for (const id of stale) this.records.delete(id);
+    for (const id of stale) {
+      this.records.delete(id);
+      this.bases.delete(id);
+    }
     for (const [hash, id] of this.prefixes) if (gone.has(id)) this.prefixes.delete(hash);
     return stale.length;
   }
 
-  /** One process holds the file, and the compactor already runs one compaction per conversation at a time in it. */
+  /**
+   * The compactor already runs one compaction per conversation at a time in this process. Another
+   * process on the file takes no lock here: two compacting one conversation at once may both
+   * summarize, and their records are merged (a file shared that way is for spend, not for load balancing).
+   */
   locked<T>(_id: string, fn: () => Promise<T>): Promise<T> {
     return fn();
   }

@@ -68,7 +68,7 @@ export interface ConversationStore {
   get(id: string): Promise<ConversationRecord | undefined>;
   /**
    * Brings `record` up to the stored version (another replica may have written it since it was
-   * read), keeping the changes made to it here on top. A no-op for a store only this process writes.
+   * read), keeping the changes made to it here on top. Reads nothing while no other process wrote.
    */
   refresh(record: ConversationRecord): Promise<void>;
   /**

@@ -184,3 +184,33 @@ describe.skipIf(pgAdmin === undefined)("proxy replicas on PostgreSQL", { timeout
     expect(r.logs.some((l) => l.event === "store_error")).toBe(true);
   });
 });
+
+// Two proxies on one SQLite file (two on the default state directory): each keeps records in
+// memory, and each must serve what the other wrote, not its own stale copy.
+describe("two proxies on one SQLite file", { timeout: 60_000 }, () => {
+  it("moves a conversation between them at every request, sending what one proxy would and keeping one record", async () => {
+    const single = await rig({ config: SMALL });
+    cleanups.push(() => single.close());
+    await converse(() => single.client, 8, "named");
+    const expected = chatBodies(single.upstream);
+    expect(single.upstream.summaryCalls).toBeGreaterThan(0);
+
+    const db = join(tempDir(), "proxy.db");
+    const a = await rig({ config: SMALL, proxy: { db } });
+    cleanups.push(() => a.close());
+    // Both send to a's upstream, so it sees everything either proxy sent.
+    const b = await rig({ config: SMALL, proxy: { db, upstream: a.upstream.url } });
+    cleanups.push(() => b.close());
+    const clients = [a.client, b.client];
+    await converse((turn) => clients[turn % 2], 8, "named");
+    expect(chatBodies(a.upstream)).toEqual(expected);
+    expect(a.upstream.summaryCalls).toBe(single.upstream.summaryCalls);
+    await a.proxy.close();
+    await b.proxy.close();
+    const store = await openStore(db);
+    cleanups.push(() => store.close());
+    expect((await stored(store, "named"))?.compactions).toBe(single.upstream.summaryCalls);
+    expect((await stored(store, "named"))?.messageCount).toBe(longConversation(30).length + 14);
+  });
+});
+

@@ -11,7 +11,8 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { newRecord } from "../../src/proxy/chat.js";
-import { mergeRecords, PostgresStore } from "../../src/proxy/pg-store.js";
+import { mergeRecords } from "../../src/proxy/merge.js";
+import { PostgresStore } from "../../src/proxy/pg-store.js";
 import { HEAD_LENGTH, headKey, HEADS_PER_ID } from "../../src/proxy/heads.js";
 import { openStore, type ConversationRecord, type ConversationStore } from "../../src/proxy/store.js";
 import { freshDatabase, postgresUrl } from "../support/postgres.js";
@@ -478,6 +479,97 @@ describe("conversation store: sqlite file that stops taking writes (a full disk)
     const reopened = await openStore(where);
     expect((await reopened.list()).map((r) => r.conversation)).toContain("c99");
     await reopened.close();
+  });
+});
+
+// Two proxies on one SQLite file (two on the default state directory, as the spend already
+// promises): each holds records in memory, so each must notice what the other wrote to the file.
+describe("conversation store: two processes on one sqlite file", () => {
+  it("serves a conversation alternately from both without losing either's summary, count or new conversations", async () => {
+    const where = join(tempDir(), "s.db");
+    const a = await openStore(where);
+    const b = await openStore(where);
+    // Started on a after b opened: b must find it in the file.
+    const r = record("shared");
+    r.state = { summary: "S1", covered: 3 };
+    r.compactions = 1;
+    await a.put(r, JSON.stringify({ messages: ["one"] }));
+    await a.flush();
+    const seen = await b.get("t:shared");
+    expect(seen?.state).toEqual({ summary: "S1", covered: 3 });
+    // b compacts again; a's next request must start from b's summary, not its own copy.
+    seen!.state = { summary: "S2", covered: 6 };
+    seen!.compactions += 1;
+    seen!.updatedAt = 2000;
+    await b.put(seen!, JSON.stringify({ messages: ["two"] }));
+    await b.flush();
+    const back = await a.get("t:shared");
+    expect(back?.state).toEqual({ summary: "S2", covered: 6 });
+    expect(back?.compactions).toBe(2);
+    // a writes a field of its own from its copy read before b's write: b's summary is kept.
+    back!.messageCount = 9;
+    back!.updatedAt = 3000;
+    await a.put(back!);
+    await a.flush();
+    const reopened = await openStore(where);
+    const final = await reopened.get("t:shared");
+    expect(final).toMatchObject({ state: { summary: "S2", covered: 6 }, compactions: 2, messageCount: 9, updatedAt: 3000 });
+    // Status on either process lists what the other wrote.
+    expect((await b.list()).find((c) => c.id === "t:shared")?.messageCount).toBe(9);
+    await Promise.all([a.close(), b.close(), reopened.close()]);
+  });
+
+  it("merges two processes' writes of one record made from the same version", async () => {
+    const where = join(tempDir(), "s.db");
+    const a = await openStore(where);
+    const b = await openStore(where);
+    await a.put(record("race"));
+    await a.flush();
+    const ra = (await a.get("t:race"))!;
+    const rb = (await b.get("t:race"))!;
+    ra.compactions += 1;
+    ra.state = { summary: "from a", covered: 2 };
+    rb.compactions += 1;
+    rb.learnedLimit = 5000;
+    await a.put(ra);
+    await a.flush();
+    await b.put(rb);
+    await b.flush();
+    const reopened = await openStore(where);
+    expect(await reopened.get("t:race")).toMatchObject({ compactions: 2, state: { summary: "from a", covered: 2 }, learnedLimit: 5000 });
+    await Promise.all([a.close(), b.close(), reopened.close()]);
+  });
+
+  it("trims the heads under one client id by the times in the file, not by another process's stale copies", async () => {
+    const where = join(tempDir(), "s.db");
+    const a = await openStore(where);
+    const head = (i: number) => headKey("t:batch", `h${String(i).padStart(HEAD_LENGTH - 1, "0")}`);
+    for (let i = 0; i <= HEADS_PER_ID; i++) await a.put({ ...record("batch", 10_000 + i), id: head(i) }, JSON.stringify({ messages: [i] }));
+    await a.flush();
+    // b opens holding every head as it was; then a uses the oldest head again.
+    const b = await openStore(where);
+    const oldest = (await a.get(head(0)))!;
+    oldest.updatedAt = 20_000;
+    await a.put(oldest, JSON.stringify({ messages: ["again"] }));
+    await a.flush();
+    expect(await b.expire(0)).toBe(1);
+    const reopened = await openStore(where);
+    const kept = (await reopened.list()).map((c) => c.id);
+    expect(kept).toContain(head(0));
+    expect(kept).not.toContain(head(1));
+    expect(await reopened.body(head(0))).toBe(JSON.stringify({ messages: ["again"] }));
+    await Promise.all([a.close(), b.close(), reopened.close()]);
+  });
+
+  it("finds a conversation by the prefix another process indexed", async () => {
+    const where = join(tempDir(), "s.db");
+    const a = await openStore(where);
+    const b = await openStore(where);
+    await a.put(record("p"));
+    await a.addPrefix("h-1", "t:p");
+    await a.flush();
+    expect(await b.longestPrefix(["h-0", "h-1", "h-2"])).toEqual({ index: 1, id: "t:p" });
+    await Promise.all([a.close(), b.close()]);
   });
 });
 

@@ -1,0 +1,36 @@
+// Two processes that wrote one conversation record from the same version: both stores (replicas
+// on PostgreSQL, processes on one SQLite file) merge the stored version into their own this way.
+import type { ConversationRecord } from "./store.js";
+
+/** Fields a merge adds up: both replicas' increments count. */
+const COUNTERS = new Set(["compactions"]);
+/** Fields that name the record: never merged. */
+const FIXED = new Set(["id", "tenant", "conversation"]);
+
+/**
+ * Three-way merge of one record: fields only `mine` changed since `base` take mine, fields only
+ * `theirs` changed take theirs; when both changed, counters add both increments, `updatedAt` takes
+ * the later, and anything else takes mine (the later write, as it would without a conflict).
+ */
+export function mergeRecords(base: Record<string, unknown>, mine: Record<string, unknown>, theirs: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...theirs };
+  for (const k of new Set([...Object.keys(mine), ...Object.keys(base)])) {
+    if (FIXED.has(k)) continue;
+    const m = JSON.stringify(mine[k]);
+    const b = JSON.stringify(base[k]);
+    if (m === b) continue;
+    const t = JSON.stringify(theirs[k]);
+    if (t !== b && COUNTERS.has(k)) out[k] = (theirs[k] as number) + ((mine[k] as number) - ((base[k] as number | undefined) ?? 0));
+    else if (t !== b && k === "updatedAt") out[k] = Math.max(mine[k] as number, theirs[k] as number);
+    else if (mine[k] === undefined) delete out[k];
+    else out[k] = mine[k];
+  }
+  return out;
+}
+
+/** Makes the caller's own record object equal to `value`, keeping the fields that name it. */
+export function assign(record: ConversationRecord, value: Record<string, unknown>): void {
+  const target = record as unknown as Record<string, unknown>;
+  for (const k of Object.keys(target)) if (!(k in value) && !FIXED.has(k)) delete target[k];
+  for (const k of Object.keys(value)) if (!FIXED.has(k)) target[k] = value[k];
+}
