@@ -306,6 +306,26 @@ describe("proxy admin, health and state", () => {
     expect((status.json.conversations as { conversation: string; strategy: string }[]).find((c) => c.conversation === "off")?.strategy).toBe("disabled");
   });
 
+  it("shows and compacts on one proxy a conversation another proxy on the same SQLite file started, whose next request goes out compacted", async () => {
+    const db = join(tempDir(), "proxy.db");
+    const config = { compaction: { strategy: { name: "usage-ratio", options: {} }, contextLimits: { "fake-model": 1_000_000 } } };
+    const a = await start({ config, proxy: { db } });
+    // Opened before the conversation exists: it must find it in the file.
+    const b = await start({ config, proxy: { db, upstream: a.upstream.url } });
+    const history = longConversation(30);
+    await a.client.chat.completions.create({ model: "fake-model", messages: history }, { headers: { "x-conversation-id": "ops" } });
+    await a.proxy.context.store.flush();
+    // Before: b's status listed nothing, and its compact answered 404.
+    const status = await admin(b, "status");
+    expect((status.json.conversations as { conversation: string }[]).map((c) => c.conversation)).toEqual(["ops"]);
+    expect((await admin(b, "compact", { conversation: "ops" })).json).toMatchObject({ compacted: true });
+    await b.proxy.context.store.flush();
+    const calls = a.upstream.summaryCalls;
+    await a.client.chat.completions.create({ model: "fake-model", messages: [...history, { role: "assistant", content: "ok" }, { role: "user", content: "go on" }] }, { headers: { "x-conversation-id": "ops" } });
+    expect((a.upstream.requests.at(-1)?.body?.messages as unknown[]).length).toBeLessThan(history.length);
+    expect(a.upstream.summaryCalls).toBe(calls);
+  });
+
   it("keeps conversation state across a restart, and expires idle conversations", async () => {
     const dir = tempDir();
     const db = join(dir, "state.db");
