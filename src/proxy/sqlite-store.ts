@@ -3,8 +3,8 @@
 // at once. Another process may open the same file (two proxies on the default state directory):
 // SQLite's data_version tells when one committed, and only then are records read back from the
 // file, merged with this process's changes as replicas merge theirs (merge.ts), and the prefix
-// index looked up there. Records and request bodies are written in one transaction per turn of the event loop (a
-// burst of requests costs one commit), and at close; index and spend changes are written as they
+// index looked up there. Records and request bodies are written in one transaction per turn of
+// the event loop (a burst of requests costs one commit), and at close; index and spend changes are written as they
 // come. Virtual keys' spend is read from the file at each check (one primary-key lookup): other
 // processes on the same file (two proxies on the default state directory) charge the same keys.
 // Message history is kept on disk only (admin `compact` reads it). better-sqlite3 is a native
@@ -114,14 +114,13 @@ export class SqliteStore implements ConversationStore {
     this.sync(record.id);
   }
 
-  /** Whether another process committed to the file since the last look: then any record may be stale. */
-  private others(): boolean {
+  /** Looks whether another process committed to the file since the last look: then any record may be stale. */
+  private others(): void {
     const version = this.statements.dataVersion.get() as number;
-    if (version === this.seen) return false;
+    if (version === this.seen) return;
     this.seen = version;
     this.current = new Set();
     this.shared = true;
-    return true;
   }
 
   /**
