@@ -7,6 +7,7 @@ import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
 import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
+import { answeredWhole } from "./stream.js";
 import type { ChatMessage, Llm, LlmResponse } from "./types.js";
 
 const SDK_ERRORS: SdkErrors = { ConnectionTimeout: APIConnectionTimeoutError, UserAbort: APIUserAbortError, Connection: APIConnectionError, Api: APIError };
@@ -62,7 +63,12 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
       const onText = request.onText;
       const send = async (signal: AbortSignal, attempt: number, alive: () => void) => {
         if (onText === undefined) return parseReply(await client.messages.create(body, { signal }), name);
-        const stream = await client.messages.create({ ...body, stream: true }, { signal });
+        const { data: stream, response } = await client.messages.create({ ...body, stream: true }, { signal }).withResponse();
+        if (answeredWhole(response)) {
+          const whole = parseReply(await response.json(), name);
+          onText(whole.content, attempt);
+          return whole;
+        }
         return parseReply(await readStream(stream, name, alive, (delta) => onText(delta, attempt)), name);
       };
       return withRetries(name, retry, request, send, (e, signal) => sdkError(e, signal, name, SDK_ERRORS, apiKey));

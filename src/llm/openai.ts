@@ -3,6 +3,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { LlmError } from "./errors.js";
 import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
+import { answeredWhole } from "./stream.js";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { Llm, LlmResponse, LlmUsage } from "./types.js";
 
@@ -83,7 +84,12 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
       const onText = request.onText;
       const sendOnce = async (signal: AbortSignal, attempt: number, alive: () => void) => {
         if (onText === undefined) return parseCompletion(await client.chat.completions.create(body(), { signal }), name);
-        const stream = await client.chat.completions.create({ ...body(), stream: true, stream_options: { include_usage: true } }, { signal });
+        const { data: stream, response } = await client.chat.completions.create({ ...body(), stream: true, stream_options: { include_usage: true } }, { signal }).withResponse();
+        if (answeredWhole(response)) {
+          const whole = parseCompletion(await response.json(), name);
+          onText(whole.content, attempt);
+          return whole;
+        }
         return parseCompletion(await readStream(stream, name, alive, (delta) => onText(delta, attempt)), name);
       };
       const send = async (signal: AbortSignal, attempt: number, alive: () => void): Promise<LlmResponse> => {

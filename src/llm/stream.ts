@@ -12,3 +12,12 @@ export function streamWhole(text: string, onText: ((delta: string, attempt: numb
   if (onText === undefined) return;
   for (const piece of textPieces(text)) onText(piece, 1);
 }
+
+/**
+ * Whether a server asked for a stream answered with the whole reply as JSON (a server or gateway
+ * that does not stream): read as server-sent events it holds none, so it would read as a stream
+ * cut before its first event, and every retry would pay for the reply again.
+ */
+export function answeredWhole(response: Response): boolean {
+  return /[/+]json\b/i.test(response.headers.get("content-type") ?? "");
+}

@@ -402,6 +402,25 @@ describe("a reply cut at the output token limit", () => {
   });
 });
 
+// A server or gateway that does not stream answers a streamed request with the whole reply, as JSON.
+describe("a server that answers a stream with the whole reply", () => {
+  it("is read as the whole reply, told as one piece, in one request, by each HTTP client", async () => {
+    const completion = { id: "c1", object: "chat.completion", created: 0, model: "fake-served", choices: [{ index: 0, message: { role: "assistant", content: "(count x)" }, finish_reason: "length" }], usage: { prompt_tokens: 5, completion_tokens: 2 } };
+    const message = { id: "m1", type: "message", role: "assistant", model: "claude-fake", content: [{ type: "text", text: "(count x)" }], stop_reason: "max_tokens", usage: { input_tokens: 5, output_tokens: 2 } };
+    const clients = [
+      [openaiLlm({ model: "fake", baseURL: `${base}/v1`, apiKey: "sk-test", retryBaseMs: 5, env: {} }), completion],
+      [anthropicLlm({ model: "claude-fake", baseURL: base, apiKey: "sk-ant-test", retryBaseMs: 5, env: {} }), message],
+    ] as const;
+    for (const [client, whole] of clients) {
+      script = [{ whole }];
+      received = [];
+      const c = collector();
+      const r = await client.complete({ messages, onText: c.onText });
+      expect([client.name, received.length, received[0].body.stream, c.deltas, r.content, r.usage?.inputTokens, r.truncated]).toEqual([client.name, 1, true, [["(count x)", 1]], "(count x)", 5, true]);
+    }
+  });
+});
+
 describe("offline clients", () => {
   it("a scripted reply comes piece by piece, and the pieces make the reply", async () => {
     const reply = "Thinking.\n```clojure\n(return  [1 2])\n```\n";
