@@ -53,8 +53,9 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
     ...(cache ? { cacheModel: "breakpoint" as const } : {}),
     complete(request) {
       const { system, messages } = toAnthropic(request.messages, cache ? cacheMarks(request) : new Set());
+      const asked = request.model ?? (model as string);
       const body = {
-        model: request.model ?? (model as string),
+        model: asked,
         max_tokens: request.maxOutputTokens ?? maxTokens,
         ...(system.length > 0 ? { system } : {}),
         messages,
@@ -62,14 +63,14 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
       };
       const onText = request.onText;
       const send = async (signal: AbortSignal, attempt: number, alive: () => void) => {
-        if (onText === undefined) return parseReply(await client.messages.create(body, { signal }), name);
+        if (onText === undefined) return parseReply(await client.messages.create(body, { signal }), name, asked);
         const { data: stream, response } = await client.messages.create({ ...body, stream: true }, { signal }).withResponse();
         if (answeredWhole(response)) {
-          const whole = parseReply(await response.json(), name);
+          const whole = parseReply(await response.json(), name, asked);
           onText(whole.content, attempt);
           return whole;
         }
-        return parseReply(await readStream(stream, name, alive, (delta) => onText(delta, attempt)), name);
+        return parseReply(await readStream(stream, name, alive, (delta) => onText(delta, attempt)), name, asked);
       };
       return withRetries(name, retry, request, send, (e, signal) => sdkError(e, signal, name, SDK_ERRORS, apiKey));
     },
@@ -172,8 +173,8 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, alive: (
 /** Stop reasons of a reply cut before its end: the output limit, or (Sonnet 4.5 and later) the context window filled. */
 const CUT: ReadonlySet<unknown> = new Set(["max_tokens", "model_context_window_exceeded"]);
 
-/** Checks the reply is a message with text, and maps its usage (cache reads and writes included). */
-function parseReply(raw: unknown, name: string): LlmResponse {
+/** Checks the reply is a message with text, and maps its usage (cache reads and writes included); `asked` names the model when the reply does not. */
+function parseReply(raw: unknown, name: string, asked: string): LlmResponse {
   if (typeof raw !== "object" || raw === null) throw new LlmError("malformed", `${name}: the reply is not a message (got ${String(raw).slice(0, 80)})`);
   const r = raw as { type?: unknown; error?: unknown; content?: unknown; model?: unknown; stop_reason?: unknown; usage?: Record<string, unknown> | null };
   // A gateway that commits its 200 before the upstream fails sends the API's error in the body.
@@ -194,6 +195,6 @@ function parseReply(raw: unknown, name: string): LlmResponse {
         cacheWriteTokens: num(u.cache_creation_input_tokens),
       }
     : undefined;
-  return { content: text, ...(usage ? { usage } : {}), ...(typeof r.model === "string" ? { model: r.model } : {}), ...(CUT.has(r.stop_reason) ? { truncated: true } : {}) };
+  return { content: text, ...(usage ? { usage } : {}), model: typeof r.model === "string" && r.model !== "" ? r.model : asked, ...(CUT.has(r.stop_reason) ? { truncated: true } : {}) };
 }
 

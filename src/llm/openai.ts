@@ -83,14 +83,14 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
       });
       const onText = request.onText;
       const sendOnce = async (signal: AbortSignal, attempt: number, alive: () => void) => {
-        if (onText === undefined) return parseCompletion(await client.chat.completions.create(body(), { signal }), name);
+        if (onText === undefined) return parseCompletion(await client.chat.completions.create(body(), { signal }), name, wanted);
         const { data: stream, response } = await client.chat.completions.create({ ...body(), stream: true, stream_options: { include_usage: true } }, { signal }).withResponse();
         if (answeredWhole(response)) {
-          const whole = parseCompletion(await response.json(), name);
+          const whole = parseCompletion(await response.json(), name, wanted);
           onText(whole.content, attempt);
           return whole;
         }
-        return parseCompletion(await readStream(stream, name, alive, (delta) => onText(delta, attempt)), name);
+        return parseCompletion(await readStream(stream, name, alive, (delta) => onText(delta, attempt)), name, wanted);
       };
       const send = async (signal: AbortSignal, attempt: number, alive: () => void): Promise<LlmResponse> => {
         try {
@@ -170,8 +170,8 @@ function replyText(content: unknown): string | undefined {
   return text;
 }
 
-/** Checks the reply is a chat completion with text, and maps its usage. */
-function parseCompletion(raw: unknown, name: string): LlmResponse {
+/** Checks the reply is a chat completion with text, and maps its usage; `asked` names the model when the reply does not. */
+function parseCompletion(raw: unknown, name: string, asked: string): LlmResponse {
   if (typeof raw !== "object" || raw === null) {
     throw new LlmError("malformed", `${name}: the reply is not a chat completion (got ${typeof raw === "string" ? `text: ${JSON.stringify(raw.slice(0, 80))}` : String(raw)})`);
   }
@@ -194,6 +194,6 @@ function parseCompletion(raw: unknown, name: string): LlmResponse {
         cachedTokens: num(u.prompt_tokens_details?.cached_tokens) || num(u.prompt_cache_hit_tokens),
       }
     : undefined;
-  return { content, ...(usage ? { usage } : {}), ...(typeof c.model === "string" ? { model: c.model } : {}), ...(choice?.finish_reason === "length" ? { truncated: true } : {}) };
+  return { content, ...(usage ? { usage } : {}), model: typeof c.model === "string" && c.model !== "" ? c.model : asked, ...(choice?.finish_reason === "length" ? { truncated: true } : {}) };
 }
 

@@ -421,6 +421,36 @@ describe("a server that answers a stream with the whole reply", () => {
   });
 });
 
+// The run prices its turns by the model the reply names, else the client's name ("openai:gpt-4o"), which no price matches.
+describe("a reply that names no model", () => {
+  it("names the model asked for, streamed or whole, by each client", async () => {
+    const completion = { id: "c1", object: "chat.completion", created: 0, choices: [{ index: 0, message: { role: "assistant", content: "(count x)" }, finish_reason: "stop" }], usage: { prompt_tokens: 5, completion_tokens: 2 } };
+    const message = { id: "m1", type: "message", role: "assistant", content: [{ type: "text", text: "(count x)" }], stop_reason: "end_turn", usage: { input_tokens: 5, output_tokens: 2 } };
+    const anonymous = (s: Sse): Sse => ({ events: s.events.map((e) => (typeof e.data === "object" && e.data !== null ? { ...e, data: JSON.parse(JSON.stringify(e.data).replace(/"model":"[^"]*",?/g, "")) as unknown } : e)) });
+    const start = { type: "message_start", message: { id: "m1", type: "message", role: "assistant", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } };
+    const anthropicStream: Sse = {
+      events: [
+        { event: "message_start", data: start },
+        { event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "(count x)" } } },
+        { event: "message_delta", data: { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 2 } } },
+        { event: "message_stop", data: { type: "message_stop" } },
+      ],
+    };
+    const provider = createOpenAICompatible({ name: "fake", baseURL: `${base}/v1`, apiKey: "sk-fake", includeUsage: true });
+    const clients = [
+      [openaiLlm({ model: "gpt-4o", baseURL: `${base}/v1`, apiKey: "sk-test", env: {} }), completion, anonymous(chatStream(["(count x)"]))],
+      [anthropicLlm({ model: "claude-sonnet-4-5", baseURL: base, apiKey: "sk-ant-test", env: {} }), message, anthropicStream],
+      [aiSdkLlm({ model: provider.chatModel("gpt-4o") }), completion, anonymous(chatStream(["(count x)"]))],
+    ] as const;
+    const models: unknown[] = [];
+    for (const [client, whole, stream] of clients) {
+      script = [{ whole }, stream];
+      models.push((await client.complete({ messages })).model, (await client.complete({ messages, onText: () => undefined })).model);
+    }
+    expect(models).toEqual(["gpt-4o", "gpt-4o", "claude-sonnet-4-5", "claude-sonnet-4-5", "gpt-4o", "gpt-4o"]);
+  });
+});
+
 describe("offline clients", () => {
   it("a scripted reply comes piece by piece, and the pieces make the reply", async () => {
     const reply = "Thinking.\n```clojure\n(return  [1 2])\n```\n";
