@@ -334,6 +334,20 @@ describe("an input without an end (/dev/zero)", () => {
     expect(stderr).toContain(`ptc repl: standard input line 1 is too long to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
   });
 
+  it("as an entry of ptc repl's input that never closes (yes '(' | ptc repl): it ends once past maxSourceChars", async () => {
+    const lines = Readable.from((function* () {
+      yield "(def a 1)\n(do\n";
+      for (;;) yield "(def b 2)\n";
+    })());
+    let stdout = "";
+    let stderr = "";
+    const code = await runCli(["repl", "--limit", "maxSourceChars=1000"], { stdin: lines, stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } });
+    expect(code).toBe(1);
+    expect(stdout).toBe("#'a\n");
+    expect(stderr).toMatch(/^source_too_large: the program is 100\d characters long, over the limit of 1000\n/);
+    expect(stderr).toContain("ptc repl: the entry was still open after 100");
+  });
+
   it("on standard input too (ptc eval - < /dev/zero)", async () => {
     const chunk = Buffer.alloc(1 << 20);
     const zeros = Readable.from((function* () {

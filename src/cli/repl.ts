@@ -2,7 +2,7 @@
 // its delimiters balance. Definitions persist from one entry to the next through the same
 // `memory` the agent runtime uses, so the REPL behaves like successive agent turns.
 import { createInterface } from "node:readline";
-import { evaluate, type Memory } from "../lisp/index.js";
+import { defaultLimits, evaluate, type Memory } from "../lisp/index.js";
 import { textLines, TextInputError } from "./input.js";
 import { loadCtx, parseIsolation, parseLimits, parseOptions, processIo, report, SANDBOX_OPTIONS, usageFailure, type Io } from "./eval.js";
 
@@ -65,6 +65,7 @@ export async function runReplCommand(args: string[], io: Io = processIo()): Prom
   let ctx: Record<string, unknown> | undefined;
   let limits;
   let isolation: "none" | "worker";
+  let maxSourceChars: number;
   try {
     const { values } = parseOptions({ args, options: { help: { type: "boolean", short: "h" }, ...SANDBOX_OPTIONS } });
     if (values.help) {
@@ -72,6 +73,7 @@ export async function runReplCommand(args: string[], io: Io = processIo()): Prom
       return 0;
     }
     limits = parseLimits(values.limit);
+    maxSourceChars = limits.maxSourceChars ?? defaultLimits.maxSourceChars;
     isolation = parseIsolation(values.isolation);
     ctx = loadCtx(values.ctx, values["ctx-file"]);
   } catch (e) {
@@ -133,6 +135,18 @@ export async function runReplCommand(args: string[], io: Io = processIo()): Prom
         const source = buffer;
         buffer = "";
         if (!isBlank(source)) await run(source);
+      } else if (buffer.length > maxSourceChars) {
+        // An entry still open past the longest program that may run can never run: an unclosed
+        // ( near the top of a script otherwise gathered all the rest, rescanned at every line,
+        // until the input ended (yes '(' | ptc repl never did). Run it to be told so.
+        const source = buffer;
+        buffer = "";
+        await run(source);
+        // Where a piped script's next entry starts is unknown: nothing after it runs.
+        if (!interactive) {
+          io.stderr.write(`ptc repl: the entry was still open after ${source.length} characters; the rest of the input is not run\n`);
+          return 1;
+        }
       }
       prompt();
     }
