@@ -140,6 +140,27 @@ describe.concurrent("ptc eval", () => {
     expect(piped.stderr.startsWith("exception: \x1b[31mred")).toBe(true);
   });
 
+  it("writes the result and a (fail ...) value safe for a terminal too: the printer leaves C1 controls (CSI, U+009B) as they are", async () => {
+    const run = async (tty: boolean, args: string[]): Promise<Run> => {
+      let stdout = "";
+      let stderr = "";
+      const io = { stdin: Readable.from([""]), stdout: { isTTY: tty, write: (s: string) => (stdout += s) }, stderr: { isTTY: tty, write: (s: string) => (stderr += s) } };
+      const code = await runCli(["eval", ...args], io);
+      return { code, stdout, stderr };
+    };
+    // Host data (a scraped page in the context) shown as the result: CSI 2 J clears the screen.
+    const ctx = ["--ctx", JSON.stringify({ page: "a\u009b2Jb" })];
+    for (const json of [[], ["--json"]]) {
+      const value = await run(true, [...ctx, ...json, "-e", "data/page"]);
+      expect(value.code).toBe(0);
+      expect(value.stdout).toBe('"a\\x9B2Jb"\n');
+      const failed = await run(true, [...ctx, ...json, "-e", "(fail data/page)"]);
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toBe('fail: "a\\x9B2Jb"\n');
+      expect((await run(false, [...ctx, ...json, "-e", "data/page"])).stdout).toBe('"a\u009b2Jb"\n');
+    }
+  });
+
   it("reports a program error on stderr with kind, position and caret, exit 1", async () => {
     const r = await ptc(["eval", "-e", '(let [x 1]\n  (+ x "a"))']);
     expect(r.code).toBe(1);

@@ -157,11 +157,12 @@ export function report(r: EvalResult, io: Io, json = false, preview?: Preview): 
     return 1;
   }
   const text = json ? JSON.stringify(r.value ?? null) : preview ? previewOf(r.lisp, preview) : print(r.lisp);
+  // Printed and JSON text escape C0 controls but not C1 (CSI, U+009B, starts the same sequences as ESC [).
   if (r.outcome === "fail") {
-    io.stderr.write(`fail: ${text}\n`);
+    io.stderr.write(forStream(io.stderr, `fail: ${text}\n`));
     return 1;
   }
-  io.stdout.write(text + "\n");
+  io.stdout.write(forStream(io.stdout, text + "\n"));
   return 0;
 }
 
