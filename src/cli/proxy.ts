@@ -1,4 +1,5 @@
 // `ptc proxy`: runs the compaction proxy until SIGINT or SIGTERM.
+import { MAX_TIMER_MS } from "../lisp/index.js";
 import { redactUrl } from "../proxy/config.js";
 import { jsonLogger } from "../proxy/log.js";
 import { defaultStateDir } from "../proxy/paths.js";
@@ -66,8 +67,9 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
     return 2;
   }
   const drainTimeout = values["drain-timeout"] === undefined ? undefined : Number(values["drain-timeout"]);
-  if (drainTimeout !== undefined && !(Number.isInteger(drainTimeout) && drainTimeout >= 0)) {
-    io.stderr.write(`ptc proxy: --drain-timeout must be a number of milliseconds, got ${values["drain-timeout"]}\n`);
+  // Past the longest timer Node keeps, setTimeout fires after 1 ms: in-flight requests were cut at once.
+  if (drainTimeout !== undefined && !(Number.isInteger(drainTimeout) && drainTimeout >= 0 && drainTimeout <= MAX_TIMER_MS)) {
+    io.stderr.write(`ptc proxy: --drain-timeout must be a number of milliseconds from 0 to ${MAX_TIMER_MS}, got ${values["drain-timeout"]}\n`);
     return 2;
   }
   if (values.upstream !== undefined && !/^https?:\/\/[^/]/.test(values.upstream)) {
