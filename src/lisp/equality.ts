@@ -39,7 +39,7 @@ export function equals(a: Value, b: Value): boolean {
   if (typeof a === "number") return b instanceof LFloat && b.v === a;
   if (a === null || typeof a !== "object") return false;
   if (a instanceof LFloat) return typeof b === "number" ? a.v === b : b instanceof LFloat && a.v === b.v;
-  if (a instanceof Keyword) return b instanceof Keyword && a.name === b.name;
+  if (a instanceof Keyword) return b instanceof Keyword && sameName(a, b);
   return collEquals(a, b, false);
 }
 
@@ -54,9 +54,15 @@ function keyEquals(a: unknown, b: unknown): boolean {
   if (typeof a === "number") return Number.isNaN(a) ? typeof b === "number" && Number.isNaN(b) : b instanceof LFloat && b.v === a;
   if (a === null || typeof a !== "object") return false;
   if (a instanceof LFloat) return typeof b === "number" ? a.v === b : b instanceof LFloat && a.v === b.v;
-  if (a instanceof Keyword) return b instanceof Keyword && a.name === b.name;
+  if (a instanceof Keyword) return b instanceof Keyword && sameName(a, b);
   if (a instanceof Vec || isMap(a) || isSet(a)) return collEquals(a as Value, b as Value, true);
   return is(a, b);
+}
+
+// A long keyword name is not interned (values.ts), so two equal keywords made apart are compared by reading it.
+function sameName(a: Keyword, b: Keyword): boolean {
+  if (a !== b && a.name.length === b.name.length) chargeStrings(a.name.length);
+  return a.name === b.name;
 }
 
 function knownHash(x: object): number | undefined {
@@ -141,6 +147,8 @@ setKeyEquality(keyEquals);
  */
 export function chargeHash(x: unknown): void {
   if (typeof x === "string") chargeStrings(x.length);
+  // A keyword's hash is kept, but a key found under it is compared by name (Keyword.equals).
+  else if (x instanceof Keyword) chargeStrings(x.name.length);
 }
 
 // Every lookup and change of a map or set goes through these three (a set's through its map).
@@ -245,6 +253,7 @@ export function compare(a: Value, b: Value): number {
       chargeStrings(Math.min((a as string).length, (b as string).length));
       return (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
     case 4:
+      chargeStrings(Math.min((a as Keyword).name.length, (b as Keyword).name.length));
       return compareKeywords(a as Keyword, b as Keyword);
     default: {
       const x = a as Vec<Value>;

@@ -58,10 +58,15 @@ export class Keyword {
   }
 }
 
+// The table outlives every run (the host's process, a pooled worker): it keeps short names only,
+// so what programs and host keys leave in it is bounded by count and length (about 6.4M
+// characters), not by up to 100,000 names of a million characters each.
 const KEYWORD_INTERN_CAP = 100_000;
+const KEYWORD_INTERN_MAX_NAME = 64;
 const keywords = new Map<string, Keyword>();
 
 export function keyword(name: string): Keyword {
+  if (name.length > KEYWORD_INTERN_MAX_NAME) return new Keyword(name);
   let k = keywords.get(name);
   if (k === undefined) {
     k = new Keyword(name);

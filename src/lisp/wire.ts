@@ -75,6 +75,8 @@ export class WireWriter {
   private readonly seen = new Map<object, number>();
   private readonly strings = new Map<string, number>();
   private readonly added: Array<object | string> = [];
+  /** One keyword per long name: such names are not interned (values.ts), so equal keywords made apart are written once too. */
+  private readonly keywords = new Map<string, Keyword>();
 
   /**
    * @param functions Whether functions are written (as `RemoteFn`s on the other side) or refused.
@@ -99,10 +101,10 @@ export class WireWriter {
   private node(v: Value & object): WireNode {
     if (v instanceof Keyword && v.name.length < SHARED_FROM) return { t: "k", n: v.name };
     if (v instanceof LFloat) return { t: "f", v: v.v };
-    const at = this.seen.get(v);
+    const at = this.seen.get(v instanceof Keyword ? this.sameKeyword(v) : v);
     if (at !== undefined) return { t: "@", i: at };
     if (v instanceof Keyword) {
-      this.note(v);
+      this.note(this.sameKeyword(v));
       return { t: "k", n: v.name, r: 1 };
     }
     if (v instanceof Vec) {
@@ -148,6 +150,13 @@ export class WireWriter {
       }
       return undefined;
     }
+  }
+
+  private sameKeyword(k: Keyword): Keyword {
+    const first = this.keywords.get(k.name);
+    if (first !== undefined) return first;
+    this.keywords.set(k.name, k);
+    return k;
   }
 
   private note(v: object): void {

@@ -19,6 +19,8 @@ const INPUTS = {
   maps: (n: number) => `x (zipmap (range ${n}) (range ${n})) y (zipmap (range ${n}) (range ${n}))`,
   // Two equal texts built apart: comparing them reads every character.
   texts: (n: number) => `x (apply str (repeat ${n} "a,")) y (apply str (repeat ${n} "a,"))`,
+  // Two equal keywords made apart: a long name is not interned, so comparing them reads it.
+  keywords: (n: number) => `x (keyword (apply str (repeat ${n} "a,"))) y (keyword (apply str (repeat ${n} "a,")))`,
 } as const;
 
 type Input = keyof typeof INPUTS;
@@ -43,6 +45,7 @@ const CALLS: ReadonlyArray<readonly [string, Input]> = [
   // equality and ordering of big values
   ["(= x y)", "pair"], ["(not= x y)", "pair"], ["(compare x y)", "pair"], ["(= x y)", "maps"], ["(apply < x)", "ints"],
   ["(= x y)", "texts"], ["(compare x y)", "texts"], ["(= [x] [y])", "texts"], ["(not= {:a x} {:a y})", "texts"],
+  ["(= x y)", "keywords"], ["(get {x 1} y)", "keywords"], ["(contains? #{x} y)", "keywords"], ["(compare x y)", "keywords"],
   // strings and regexes
   ["(apply str x)", "strs"], ["(str x)", "ints"], ["(clojure.string/join \",\" x)", "strs"], ["(clojure.string/split x #\",\")", "text"],
   ["(clojure.string/replace x #\"a\" \"b\")", "text"], ["(clojure.string/escape x {\\a \"b\"})", "text"], ["(vec x)", "text"],
