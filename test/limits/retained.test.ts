@@ -23,4 +23,19 @@ describe("limits: what a run leaves behind", () => {
     const r = await evaluate("(keyword (str \"user-\" \"id\"))");
     expect(r.ok && r.lisp).toBe(keyword("user-id"));
   });
+
+  // Long names are no longer one object per name: a hidden map's long key, marked where it was
+  // made, must stay hidden through every path a program takes it (and an equal keyword it never
+  // read from hidden context is its own, shown).
+  it.each(["none", "worker"] as const)("a hidden map's long keyword key stays hidden in what is printed (%s)", async (isolation) => {
+    const key = `secret-${"k".repeat(70)}`;
+    const programs = ["(println (keys data/_m))", "(println (first (keys data/_m)))", "(println (name (first (keys data/_m))))", "(println (into #{} (keys data/_m)))", "(println (get {(first (keys data/_m)) 2} (keyword (name (first (keys data/_m))))))"];
+    for (const program of programs) {
+      const r = await evaluate(program, { ctx: { _m: { [key]: 1 } }, isolation });
+      expect(r.ok && r.prints.join("\n")).not.toContain("kkkkkkkk");
+    }
+    const typed = await evaluate(`(println (keyword "${key}"))`, { ctx: { _m: { [key]: 1 } }, isolation });
+    expect(typed.ok && typed.prints).toEqual([`:${key}`]);
+  });
 });
+
