@@ -3,6 +3,7 @@
 // secret (the summarizer's API key) that GET /config must never show.
 import { z } from "zod";
 import { defaultStrategies } from "../history/registry.js";
+import { MAX_TIMER_MS } from "../lisp/index.js";
 
 /** Headers that carry a conversation id, in the order they are consulted (see docs/proxy.md). */
 export const DEFAULT_IDENTITY_HEADERS = ["x-conversation-id", "x-claude-code-session-id", "session-id", "session_id", "x-session-id", "x-session-affinity"];
@@ -10,6 +11,12 @@ export const DEFAULT_IDENTITY_HEADERS = ["x-conversation-id", "x-claude-code-ses
 export const DEFAULT_IDENTITY_FIELDS = ["prompt_cache_key", "user"];
 
 export const REDACTED = "[redacted]";
+
+/**
+ * A wait in milliseconds that a timer keeps: past MAX_TIMER_MS setTimeout fires after 1 ms, so a
+ * drain timeout of 99999999999 cut in-flight requests at once.
+ */
+const timerMs = (min: number) => z.number().int().min(min).max(MAX_TIMER_MS);
 
 const strategySpec = z
   .object({ name: z.string().min(1), options: z.record(z.string(), z.json()).default({}) })
@@ -51,15 +58,15 @@ export const configSchema = z
     /** Base URL of the OpenAI-compatible server requests go to (e.g. http://127.0.0.1:11434/v1). */
     upstream: z.url({ protocol: /^https?$/ }).optional(),
     /** Bound on waiting for the upstream: no byte for this long fails the request with 504. */
-    upstreamTimeoutMs: z.number().int().min(1).default(600_000),
+    upstreamTimeoutMs: timerMs(1).default(600_000),
     retries: z
       .object({
         /** Retries after the first request, per upstream, for 429, 5xx and unreachable upstreams (before any byte reached the client). */
         attempts: z.number().int().min(0).max(10).default(2),
         /** Back-off of the first retry, doubled for each next one, when the upstream sends no retry-after. */
-        baseDelayMs: z.number().int().min(0).default(250),
+        baseDelayMs: timerMs(0).default(250),
         /** Longest wait for one retry: a longer retry-after goes to the fallback, or to the client. */
-        maxDelayMs: z.number().int().min(0).default(20_000),
+        maxDelayMs: timerMs(0).default(20_000),
         /** Tried the same way when the upstream's retries are used up. */
         fallbackUpstream: z.url({ protocol: /^https?$/ }).optional(),
         /** Key for the fallback upstream (default: the one the primary got). A secret: never shown. */
@@ -68,7 +75,7 @@ export const configSchema = z
       .strict()
       .default({ attempts: 2, baseDelayMs: 250, maxDelayMs: 20_000 }),
     /** On SIGTERM/SIGINT, how long in-flight requests and streams may take to finish before they are cut. */
-    drainTimeoutMs: z.number().int().min(0).default(30_000),
+    drainTimeoutMs: timerMs(0).default(30_000),
     /** Largest request body accepted, on any path. */
     maxBodyBytes: z.number().int().min(1024).default(32 * 1024 * 1024),
     compaction: z
@@ -82,7 +89,7 @@ export const configSchema = z
         /** Upstream reports below this share of the local estimate mean it cut the prompt. */
         truncationRatio: z.number().gt(0).lt(1).default(0.5),
         /** Longest a request waits for compaction (all summary calls counted); past it, it goes out without and compaction finishes in the background. */
-        deadlineMs: z.number().int().min(0).default(3000),
+        deadlineMs: timerMs(0).default(3000),
         /** Summary calls one compaction may make, retries included. */
         maxSummaryCalls: z.number().int().min(1).max(10).default(2),
         summarizer: z
@@ -93,7 +100,7 @@ export const configSchema = z
             baseURL: z.url({ protocol: /^https?$/ }).optional(),
             /** Key for that server; default: the client's own Authorization. A secret: never shown. */
             apiKey: z.string().min(1).optional(),
-            timeoutMs: z.number().int().min(1).default(120_000),
+            timeoutMs: timerMs(1).default(120_000),
           })
           .strict()
           .default({ timeoutMs: 120_000 }),
