@@ -5,6 +5,7 @@
 import { APICallError, generateText, InvalidResponseDataError, streamText, type LanguageModel, type LanguageModelUsage, type ModelMessage, type SystemModelMessage } from "ai";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
+import { answeredWhole } from "./stream.js";
 import { droppedConnection, lostReply, maskSecrets, retrySettings, statusError, streamError, withRetries, type RetryOptions } from "./retry.js";
 import type { ChatMessage, Llm, LlmRequest, LlmResponse } from "./types.js";
 
@@ -27,6 +28,8 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
   const retry = retrySettings("aiSdkLlm", options);
   const id = typeof model === "string" ? model : `${model.provider}:${model.modelId}`;
   const name = `ai-sdk:${id}`;
+  // The server answered a streamed request with a whole JSON reply (it does not stream).
+  let unstreamed = false;
 
   return {
     name,
@@ -44,10 +47,16 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
         ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
       };
       const onText = request.onText;
+      const whole = async (signal: AbortSignal): Promise<LlmResponse> => {
+        const result = await generateText({ ...call, abortSignal: signal });
+        return reply(name, result.text, result.finishReason, result.rawFinishReason, result.usage, result.response.modelId);
+      };
       const send = async (signal: AbortSignal, attempt: number, alive: () => void): Promise<LlmResponse> => {
-        if (onText === undefined) {
-          const result = await generateText({ ...call, abortSignal: signal });
-          return reply(name, result.text, result.finishReason, result.rawFinishReason, result.usage, result.response.modelId);
+        if (onText === undefined) return whole(signal);
+        if (unstreamed) {
+          const r = await whole(signal);
+          onText(r.content, attempt);
+          return r;
         }
         // Errors come as parts of the stream and are handled below; the default onError would also log them.
         const result = streamText({ ...call, abortSignal: signal, onError: () => undefined });
@@ -55,20 +64,37 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
         let finish = "unknown";
         let rawFinish: string | undefined;
         let usage: LanguageModelUsage | undefined;
+        // An error before any text is held until the step's end says what the server sent: a
+        // whole JSON reply reads as an event stream cut before its first event.
+        let failure: { error: unknown } | undefined;
+        let contentType: string | undefined;
         for await (const part of result.fullStream) {
           // The AI SDK's own `start` comes before anything from the server.
           if (part.type !== "start") alive();
           if (part.type === "text-delta") {
+            if (failure !== undefined) throw failure.error;
             text += part.text;
             onText(part.text, attempt);
-          } else if (part.type === "error") throw part.error;
-          else if (part.type === "abort") throw signal.aborted ? signal.reason : new LlmError("aborted", `${name}: request aborted`);
+          } else if (part.type === "error") {
+            if (text !== "") throw part.error;
+            failure ??= { error: part.error };
+          } else if (part.type === "abort") throw signal.aborted ? signal.reason : new LlmError("aborted", `${name}: request aborted`);
+          else if (part.type === "finish-step") contentType = part.response.headers?.["content-type"];
           else if (part.type === "finish") {
             finish = part.finishReason;
             rawFinish = part.rawFinishReason;
             usage = part.totalUsage;
           }
         }
+        if (text === "" && answeredWhole(contentType)) {
+          // The provider parsed the reply away as events: asked again unstreamed, this time and
+          // from now on, since each such answer is paid for and lost.
+          const r = await whole(signal);
+          unstreamed = true;
+          onText(r.content, attempt);
+          return r;
+        }
+        if (failure !== undefined) throw failure.error;
         return reply(name, text, finish, rawFinish, usage, (await result.response).modelId);
       };
       return withRetries(name, retry, request, send, (e, signal) => masked(toLlmError(e, signal, name), credentials(model)));

@@ -65,7 +65,7 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
       const send = async (signal: AbortSignal, attempt: number, alive: () => void) => {
         if (onText === undefined) return parseReply(await client.messages.create(body, { signal }), name, asked);
         const { data: stream, response } = await client.messages.create({ ...body, stream: true }, { signal }).withResponse();
-        if (answeredWhole(response)) {
+        if (answeredWhole(response.headers.get("content-type"))) {
           const whole = parseReply(await response.json(), name, asked);
           onText(whole.content, attempt);
           return whole;

@@ -85,7 +85,7 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
       const sendOnce = async (signal: AbortSignal, attempt: number, alive: () => void) => {
         if (onText === undefined) return parseCompletion(await client.chat.completions.create(body(), { signal }), name, wanted);
         const { data: stream, response } = await client.chat.completions.create({ ...body(), stream: true, stream_options: { include_usage: true } }, { signal }).withResponse();
-        if (answeredWhole(response)) {
+        if (answeredWhole(response.headers.get("content-type"))) {
           const whole = parseCompletion(await response.json(), name, wanted);
           onText(whole.content, attempt);
           return whole;

@@ -18,6 +18,6 @@ export function streamWhole(text: string, onText: ((delta: string, attempt: numb
  * that does not stream): read as server-sent events it holds none, so it would read as a stream
  * cut before its first event, and every retry would pay for the reply again.
  */
-export function answeredWhole(response: Response): boolean {
-  return /[/+]json\b/i.test(response.headers.get("content-type") ?? "");
+export function answeredWhole(contentType: string | null | undefined): boolean {
+  return /[/+]json\b/i.test(contentType ?? "");
 }

@@ -419,6 +419,20 @@ describe("a server that answers a stream with the whole reply", () => {
       expect([client.name, received.length, received[0].body.stream, c.deltas, r.content, r.usage?.inputTokens, r.truncated]).toEqual([client.name, 1, true, [["(count x)", 1]], "(count x)", 5, true]);
     }
   });
+
+  // The AI SDK's provider reads the body as events itself, so the reply is lost to it: it is
+  // asked for again unstreamed, and the client's later requests are sent unstreamed at once.
+  it("by the AI SDK client: asked again unstreamed once, then not streamed any more", async () => {
+    const completion = { id: "c1", object: "chat.completion", created: 0, model: "fake-served", choices: [{ index: 0, message: { role: "assistant", content: "(count x)" }, finish_reason: "stop" }], usage: { prompt_tokens: 5, completion_tokens: 2 } };
+    const llm = aiSdkLlm({ model: createOpenAICompatible({ name: "fake", baseURL: `${base}/v1`, apiKey: "sk-test" }).chatModel("m"), retryBaseMs: 5 });
+    for (const expected of [[true, undefined], [undefined]]) {
+      script = [{ whole: completion }, { whole: completion }];
+      received = [];
+      const c = collector();
+      const r = await llm.complete({ messages, onText: c.onText });
+      expect([received.map((q) => q.body.stream), c.deltas, r.content, r.usage?.inputTokens]).toEqual([expected, [["(count x)", 1]], "(count x)", 5]);
+    }
+  });
 });
 
 // The run prices its turns by the model the reply names, else the client's name ("openai:gpt-4o"), which no price matches.
