@@ -188,10 +188,29 @@ function toLlmError(e: unknown, signal: AbortSignal, name: string): LlmError {
     if (failure !== undefined) return streamError(name, failure, "the reply");
     return statusError(name, e.statusCode, e.message, e.responseHeaders ? new Headers(e.responseHeaders) : undefined);
   }
+  // The AI Gateway's own errors (a model named by a string goes through it) carry the status.
+  if (typeof e === "object" && e !== null && GATEWAY_ERROR in e) {
+    const { statusCode, cause } = e as { statusCode?: unknown; cause?: unknown };
+    if (typeof statusCode === "number") {
+      const headers = APICallError.isInstance(cause) && cause.responseHeaders ? new Headers(cause.responseHeaders) : undefined;
+      return statusError(name, statusCode, String((e as { message?: unknown }).message), headers);
+    }
+  }
+  // Its refusal of the key, which the AI SDK rewraps as a plain Error, coloured for a terminal.
+  if (e instanceof Error && (e.name === "GatewayAuthenticationError" || e.name === "GatewayError")) {
+    return statusError(name, 401, e.message.replace(SGR, "").replace(/\s+/g, " ").trim(), undefined);
+  }
   // A provider hands a stream's error chunk over as the chunk's error body, not an Error.
   if (!(e instanceof Error)) return streamError(name, e);
   return new LlmError("malformed", `${name}: unexpected failure (${e.message})`);
 }
+
+/** A terminal's colour escape. */
+// eslint-disable-next-line no-control-regex
+const SGR = /\u001b\[[\d;]*m/g;
+
+/** The mark of the AI Gateway's errors (GatewayError, of a package the `ai` package does not re-export). */
+const GATEWAY_ERROR = Symbol.for("vercel.ai.gateway.error");
 
 /** A reply body that is an error (`{"error": {...}}`), or undefined. */
 function bodyError(body: string | undefined): unknown {

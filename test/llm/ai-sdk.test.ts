@@ -187,6 +187,37 @@ describe("aiSdkLlm over a real provider and a fake server", () => {
     expect((await failure(aiSdkLlm({ model: dead.chatModel("m"), maxRetries: 0 }).complete({ messages }))).kind).toBe("connection");
   });
 
+  // A model named by a string goes through the AI Gateway, whose errors are its own classes, not APICallErrors.
+  it("reads the AI Gateway's errors by their status: retries a 429 after its retry-after and a 500, and does not retry a 404", async () => {
+    const gateway = () => createGateway({ baseURL: `${baseURL}/ai`, apiKey: "vck_fake0123456789" })("openai/gpt-5");
+    const retries: RetryInfo[] = [];
+    script = [
+      { status: 429, headers: { "retry-after-ms": "7" }, body: { error: { message: "slow down", type: "rate_limit_exceeded" } } },
+      { status: 500, body: { error: { message: "boom", type: "internal_server_error" } } },
+      { status: 404, body: { error: { message: "no such model", type: "model_not_found" } } },
+    ];
+    const e = await failure(aiSdkLlm({ model: gateway(), retryBaseMs: 5, onRetry: (i) => retries.push(i) }).complete({ messages }));
+    expect(retries.map((i) => [i.error.kind, i.error.details.status, i.delayMs])).toEqual([
+      ["rate_limit", 429, 7],
+      ["server", 500, expect.any(Number)],
+    ]);
+    expect([e.kind, e.details.status, e.message]).toEqual(["http", 404, "ai-sdk:gateway:openai/gpt-5: HTTP 404: no such model (after 3 attempts)"]);
+    expect(received).toHaveLength(3);
+  });
+
+  // The AI SDK rewraps the Gateway's 401 as a plain Error, its message coloured for a terminal.
+  it("says the AI Gateway's refusal of its key as an HTTP 401, without terminal escapes", async () => {
+    for (const onText of [undefined, () => {}]) {
+      script = [{ status: 401, body: { error: { message: "Invalid API key", type: "authentication_error" } } }];
+      received = [];
+      const model = createGateway({ baseURL: `${baseURL}/ai`, apiKey: "vck_fake0123456789" })("openai/gpt-5");
+      const e = await failure(aiSdkLlm({ model }).complete({ messages, ...(onText === undefined ? {} : { onText }) }));
+      expect([e.kind, e.details.status, received.length]).toEqual(["http", 401, 1]);
+      expect(e.message).toMatch(/^ai-sdk:gateway:openai\/gpt-5: HTTP 401: \S/);
+      expect(e.message).not.toContain("\u001b");
+    }
+  });
+
   it("rejects a missing model", () => {
     expect(() => aiSdkLlm({} as never)).toThrow(/no model given/);
   });
