@@ -6,6 +6,8 @@ import { runToJson } from "../src/agent/saved-run.js";
 import { SubAgent } from "../src/agent/subagent.js";
 import type { TurnEvent } from "../src/agent/types.js";
 import { measureSession, outputTokens } from "../src/compaction/measure.js";
+import { cacheMarks } from "../src/llm/messages.js";
+import type { Llm, LlmRequest } from "../src/llm/types.js";
 import { measure } from "../src/harness/measure.js";
 import { scriptedLlm } from "../src/llm/scripted.js";
 import { buildPageData } from "../src/viewer/data.js";
@@ -85,5 +87,30 @@ describe("one measure", () => {
     const run = (await buildPageData([readViewerInput("run.json", runToJson(step))])).runs[0];
     expect(run.priceModel).toBe("my-local-model");
     expect(run.totals.cost).toBeNull();
+  });
+
+  it("prices a breakpoint client's prompts as the client marks them, the system prompt included", async () => {
+    // Past the sliding window the history changes right after the task, beyond the 20 blocks a
+    // breakpoint looks back: only the system prompt's mark, which the client places, still hits.
+    const n = 14;
+    const replies = Array.from({ length: n }, (_, i) => code(i === n - 1 ? "(return 1)" : `(println ${i})`));
+    const requests: LlmRequest[] = [];
+    const llm: Llm = {
+      name: "claude-sonnet-4",
+      cacheModel: "breakpoint",
+      complete: async (r) => {
+        requests.push({ messages: [...r.messages], ...(r.cacheBreakpoints === undefined ? {} : { cacheBreakpoints: [...r.cacheBreakpoints] }) });
+        return { content: replies[requests.length - 1] };
+      },
+    };
+    const step = await SubAgent.run(SubAgent.create({ prompt: "Print, then return 1.", maxTurns: n }), { llm, history: { name: "sliding-window", options: { turns: 11 } } });
+    expect(step.ok).toBe(true);
+    const expected = measureSession(
+      requests.map((r, k) => ({ messages: r.messages, breakpoints: [...cacheMarks(r)], outputTokens: outputTokens(replies[k]) })),
+      "claude-sonnet-4",
+    );
+    expect(expected.prompts[n - 1].cachedTokens).toBeGreaterThan(0);
+    expect(step.trace.turns.map((t) => [t.usage.inputTokens, t.usage.cachedTokens, t.usage.cost])).toEqual(expected.prompts.map((p) => [p.tokens, p.cachedTokens, p.cost]));
+    expect(step.usage.cachedTokens).toBe(expected.totals.cachedTokens);
   });
 });

@@ -9,6 +9,7 @@ import { createMeter, outputTokens, requestPrice, type Meter, type Prompt } from
 import { lookupPrice, type ModelPrice } from "../compaction/prices.js";
 import type { Json } from "../compaction/types.js";
 import { ABORTED, ContextReader, isAbortSignal, defaultLimits, type ErrorInfo, MAX_TIMER_MS, evaluate, type Limits, type Marks, type Memory, print, resolveLimits, showStandIns, showStandInsIn, toHost, type ToolCallRecord, unlessAborted, type Value } from "../lisp/index.js";
+import { cacheMarks } from "../llm/messages.js";
 import type { Llm, LlmUsage } from "../llm/types.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import { defaultRecordOptions, Recorder } from "../trace/record.js";
@@ -34,13 +35,15 @@ class Stop {
   constructor(readonly reason: Interruption) {}
 }
 
-/** A prompt as the client sends it under `price`'s cache: with a breakpoint cache, the strategy's stable points and the last message marked, within the provider's allowance. */
+/**
+ * A prompt as the client sends it under `price`'s cache: with a breakpoint cache, marked where
+ * the client marks it (`cacheMarks`: the system prompt, the strategy's stable points, the last
+ * message), within the provider's allowance.
+ */
 function sentPrompt(messages: Prompt["messages"], marks: readonly number[] | undefined, price: ModelPrice): Prompt {
   const cache = price.cache;
-  const last = messages.length - 1;
-  if (marks === undefined || cache.kind !== "breakpoint" || last < 0) return { messages };
-  const breakpoints = [...new Set([...marks.filter((i) => Number.isInteger(i) && i >= 0 && i < last), last])].sort((a, b) => a - b).slice(-cache.maxBreakpoints);
-  return { messages, breakpoints };
+  if (cache.kind !== "breakpoint" || messages.length === 0) return { messages };
+  return { messages, breakpoints: [...cacheMarks({ messages, ...(marks === undefined ? {} : { cacheBreakpoints: marks }) })].slice(-cache.maxBreakpoints) };
 }
 
 function tokenCount(n: unknown): number {

@@ -35,7 +35,7 @@ const MAX_CACHE_MARKS = 4;
  * (`cacheBreakpoints`), and the last message; the latest ones win when there are more than the
  * API allows.
  */
-export function cacheMarks(request: LlmRequest): Set<number> {
+export function cacheMarks(request: { readonly messages: readonly ChatMessage[]; readonly cacheBreakpoints?: LlmRequest["cacheBreakpoints"] }): Set<number> {
   const msgs = request.messages;
   const last = msgs.length - 1;
   if (last < 0) return new Set();
