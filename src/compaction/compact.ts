@@ -100,18 +100,51 @@ const same = (out: ChatMessage[]): ChatMessage[] => out;
 const oddRole = (m: ChatMessage): boolean => (m.role as string) === "developer" || (m.role as string) === "function";
 const oddCalls = (m: ChatMessage): boolean => m.tool_calls?.some((c) => typeof (c as Partial<ToolCall>).function !== "object" || (c as Partial<ToolCall>).function === null) === true;
 
+type LegacyCall = { name?: unknown; arguments?: unknown };
+/** OpenAI's older function calling: an assistant message's `function_call`, when it carries no tool calls. */
+function legacyCall(m: ChatMessage): LegacyCall | undefined {
+  if (m.role !== "assistant" || (m.tool_calls?.length ?? 0) > 0) return undefined;
+  const f = (m as { function_call?: LegacyCall | null }).function_call;
+  return typeof f === "object" && f !== null ? f : undefined;
+}
+
 /**
- * The messages as the strategies see them (and count them): roles they do not know (developer,
- * function) become system messages, tool calls without a `function` take that shape, and
- * `restore` maps a projection back to the client's own objects.
+ * The messages as the strategies see them (and count them): roles they do not know (developer)
+ * become system messages, tool calls without a `function` take that shape, a legacy
+ * `function_call` and the `function` result that answers it become a tool call and its result
+ * (so a cut, a mask or a summary treats them as a pair; a `function` message that answers no
+ * call stays a system message), and `restore` maps a projection back to the client's own objects.
  */
 export function forCompaction(messages: readonly ChatMessage[]): { messages: readonly ChatMessage[]; restore: (out: ChatMessage[]) => ChatMessage[] } {
   // The common case (every request through the proxy counts and compacts): nothing to show otherwise, nothing allocated.
-  if (!messages.some((m) => oddRole(m) || oddCalls(m))) return { messages, restore: same };
+  if (!messages.some((m) => oddRole(m) || oddCalls(m) || legacyCall(m) !== undefined)) return { messages, restore: same };
   const originals = new Map<ChatMessage, ChatMessage>();
   // Converted calls, for a new message that carries them (recap merges text into a tool step's message).
   const callOriginals = new Map<ToolCall, ToolCall>();
-  const mapped = messages.map((m) => {
+  // Legacy calls shown as tool calls, and the ids their results are shown with.
+  const legacyCalls = new Map<ToolCall, LegacyCall>();
+  const legacyResults = new Map<string, string | undefined>();
+  // The legacy call still waiting for its result (system messages may come between).
+  let open: ToolCall | undefined;
+  const mapped = messages.map((m, i) => {
+    const role = m.role as string;
+    const legacy = legacyCall(m);
+    if (legacy !== undefined) {
+      const call: ToolCall = { id: `legacy_function_call_${i}`, type: "function", function: { name: typeof legacy.name === "string" ? legacy.name : "", arguments: typeof legacy.arguments === "string" ? legacy.arguments : "" } };
+      legacyCalls.set(call, legacy);
+      open = call;
+      const copy: ChatMessage = { ...m, tool_calls: [call] };
+      originals.set(copy, m);
+      return copy;
+    }
+    if (role === "function" && open !== undefined) {
+      const copy: ChatMessage = { ...m, role: "tool", tool_call_id: open.id };
+      legacyResults.set(open.id, m.name);
+      open = undefined;
+      originals.set(copy, m);
+      return copy;
+    }
+    if (role !== "system" && role !== "developer") open = undefined;
     const odd = oddRole(m);
     const calls = oddCalls(m);
     if (!odd && !calls) return m;
@@ -124,6 +157,19 @@ export function forCompaction(messages: readonly ChatMessage[]): { messages: rea
     originals.set(copy, m);
     return copy;
   });
-  const restoreCalls = (m: ChatMessage): ChatMessage => (m.tool_calls?.some((c) => callOriginals.has(c)) === true ? { ...m, tool_calls: m.tool_calls.map((c) => callOriginals.get(c) ?? c) } : m);
-  return { messages: mapped, restore: (out) => out.map((m) => originals.get(m) ?? restoreCalls(m)) };
+  // A new message a strategy made from a shown one goes back to the shape the client wrote.
+  const restoreNew = (m: ChatMessage): ChatMessage => {
+    if (m.role === "tool" && m.tool_call_id !== undefined && legacyResults.has(m.tool_call_id)) {
+      const { tool_call_id: _id, ...rest } = m;
+      const name = legacyResults.get(m.tool_call_id);
+      return { ...rest, role: "function" as ChatMessage["role"], ...(name === undefined ? {} : { name }) };
+    }
+    const legacy = m.tool_calls?.length === 1 ? legacyCalls.get(m.tool_calls[0]) : undefined;
+    if (legacy !== undefined) {
+      const { tool_calls: _calls, ...rest } = m;
+      return { ...rest, function_call: legacy } as ChatMessage;
+    }
+    return m.tool_calls?.some((c) => callOriginals.has(c)) === true ? { ...m, tool_calls: m.tool_calls.map((c) => callOriginals.get(c) ?? c) } : m;
+  };
+  return { messages: mapped, restore: (out) => out.map((m) => originals.get(m) ?? restoreNew(m)) };
 }

@@ -61,9 +61,38 @@ describe("compact and the registry", () => {
       expect(r.messages[0]).toBe(developer);
       if (name === "full") expect(r.messages).toEqual(messages);
     }
+    // The legacy call and its result went out of the window together.
     const window = await compact(messages, { name: "sliding-window", options: { turns: 1 } });
-    expect(window.messages).toContain(fn);
+    expect(window.messages).not.toContain(fn);
     expect(window.messages.length).toBeLessThan(messages.length);
+  });
+
+  it("keeps a legacy function_call and its function result together, or drops both", async () => {
+    // Before, the result was shown to the strategies as a system message: a window kept it and dropped its call.
+    const fnCall = (name: string) => ({ role: "assistant", content: null, function_call: { name, arguments: '{"city":"Oslo"}' } });
+    const fnResult = (name: string, content: string) => ({ role: "function", name, content });
+    const legacy = [sys("s"), user("task: weather"), fnCall("weather"), fnResult("weather", "sunny ".repeat(50)), assistant("Sunny."), user("next"), fnCall("rain"), fnResult("rain", "none ".repeat(50)), fnCall("wind"), fnResult("wind", "calm ".repeat(50)), assistant("ok"), ...chat(3).slice(1)] as never as ChatMessage[];
+    const isCall = (m: ChatMessage | undefined) => m !== undefined && m.role === "assistant" && "function_call" in m;
+    const problems = (out: ChatMessage[]) =>
+      out.flatMap((m, i) => {
+        const prev = out[i - 1];
+        const next = out[i + 1];
+        if ((m.role as string) === "function" && !isCall(prev)) return [`${i}: function result without its call`];
+        if (isCall(m) && (next?.role as string) !== "function") return [`${i}: function_call without its result`];
+        return [];
+      });
+    expect(problems(legacy)).toEqual([]);
+    for (const options of [{ turns: 1 }, { turns: 2 }, { turns: 3 }, { turns: 1, unit: "step" }, { turns: 3, unit: "step" }, { turns: 5, unit: "step" }]) {
+      const r = await compact(legacy, { name: "sliding-window", options });
+      expect(r.messages.length, JSON.stringify(options)).toBeLessThan(legacy.length);
+      expect(problems(r.messages), JSON.stringify(options)).toEqual([]);
+    }
+    // Old legacy results are observations like tool results: masked, in their own role, after their call.
+    const masked = await compact(legacy, { name: "observation-masking", options: { turns: 1, polling: 1 } });
+    expect(masked.messages[3]).toMatchObject({ role: "function", name: "weather", content: expect.stringMatching(/^\[Old weather output omitted/) });
+    expect(masked.messages[3]).not.toHaveProperty("tool_call_id");
+    expect(masked.messages[2]).toBe(legacy[2]);
+    expect(problems(masked.messages)).toEqual([]);
   });
 
   it("a message recap merges keeps the client's custom tool calls as written", async () => {
