@@ -86,8 +86,8 @@ export function parseTranscripts(text: string, where: string, limit = Infinity):
 
 /**
  * Why a transcript's goals or probes do not fit its messages (the corpora's own check,
- * check.mjs): an index past the end, or a goal start that is no user message, would never be
- * scored, and a need before the value is said would be scored as lost by every strategy, full
+ * check.mjs): an index past the end, a goal start that is no user message, or a need at a
+ * message that is no assistant reply (only their prompts are replayed) would never be scored, and a need before the value is said would be scored as lost by every strategy, full
  * included.
  */
 function annotationProblem(t: Transcript): string | undefined {
@@ -104,7 +104,14 @@ function annotationProblem(t: Transcript): string | undefined {
   for (const [k, p] of (t.probes ?? []).entries()) {
     const problem =
       outside(`probes.${k}.introduced_at`, p.introduced_at) ??
-      p.needed_at.map((j, x) => outside(`probes.${k}.needed_at.${x}`, j) ?? (j > p.introduced_at ? undefined : `at probes.${k}.needed_at.${x}: a value is needed only after it is introduced (at ${p.introduced_at})`)).find((e) => e !== undefined) ??
+      p.needed_at
+        .map(
+          (j, x) =>
+            outside(`probes.${k}.needed_at.${x}`, j) ??
+            (j > p.introduced_at ? undefined : `at probes.${k}.needed_at.${x}: a value is needed only after it is introduced (at ${p.introduced_at})`) ??
+            (t.messages[j].role === "assistant" ? undefined : `at probes.${k}.needed_at.${x}: message ${j} (${t.messages[j].role}) is not an assistant message, whose prompt is the one measured`),
+        )
+        .find((e) => e !== undefined) ??
       (p.mentions ?? []).map((j, x) => outside(`probes.${k}.mentions.${x}`, j)).find((e) => e !== undefined);
     if (problem !== undefined) return problem;
   }

@@ -266,6 +266,8 @@ describe("transcripts", () => {
     expect(() => parseTranscripts(line({ ...probe, needed_at: [6, 99] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at probes\.0\.needed_at\.1: 99 is not the index of one of the 7 messages$/);
     expect(() => parseTranscripts(line({ ...probe, needed_at: [2] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at probes\.0\.needed_at\.0: a value is needed only after it is introduced \(at 3\)$/);
     expect(() => parseTranscripts(line({ ...probe, mentions: [3, 70] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at probes\.0\.mentions\.1: 70 is not the index/);
+    // Only the prompt for an assistant message is measured: a need at a user message was never counted, in no strategy's figures.
+    expect(() => parseTranscripts(line({ ...probe, needed_at: [5, 6] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at probes\.0\.needed_at\.0: message 5 \(user\) is not an assistant message, whose prompt is the one measured$/);
   });
 
   it("refuses goal starts that are not user messages in order, which the detector's score would silently skip", () => {
