@@ -24,7 +24,7 @@ import { version } from "./version.js";
 import { forTerminal, namesOneOf, unwritable, writeOutput } from "./output.js";
 import { readText, TextInputError } from "./input.js";
 
-const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M]... [--summarizer facts|copy | --summarizer-llm MODEL] [--caches] [--json FILE|-] [--html FILE]
+const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M]... [--summarizer facts|copy | --summarizer-llm MODEL] [--caches] [--json FILE|-] [--html FILE|-]
        ptc compare --experiment [--live [--model M]] [--strategy ...]... [--runs N] [--json FILE|-]
 
 Replays each transcript (JSONL: one conversation per line, as in ../shared/corpora; a line may
@@ -53,7 +53,8 @@ out. Two floors are always measured: the system prompt with the last message, an
                     (with its write premium, at the strategy's declared breakpoints) and no cache,
                     with the transcripts on which each strategy compacted at all
   --json FILE       also write the report as JSON (- for standard output, instead of the table)
-  --html FILE       also write a self-contained HTML report with charts (no network needed)
+  --html FILE       also write a self-contained HTML report with charts (no network needed;
+                    - for standard output, instead of the table)
 
   --experiment      instead of transcripts, run the goal experiment (seed 004): a simulated user
                     with goals and a persona talks to an agent under each strategy and a judge
@@ -228,15 +229,18 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
       return parseTranscripts(text, f, limit);
     });
     if (transcripts.length === 0) throw new Error(`no transcripts in ${files.join(", ")}: nothing to compare`);
+    // "-" is standard output, not a file of that name; the two reports there would run into each other.
+    if (values.json === "-" && values.html === "-") throw new Error("--json - and --html - both name standard output: give one of them a file");
     const json = values.json === "-" ? undefined : values.json;
-    for (const [flag, file] of [["json", json], ["html", values.html]] as const) {
+    const html = values.html === "-" ? undefined : values.html;
+    for (const [flag, file] of [["json", json], ["html", html]] as const) {
       if (file === undefined) continue;
       // A report written over a transcript file, or over the other report, loses that file.
       if (namesOneOf(file, files)) throw new Error(`--${flag} ${file} is one of the transcript files: writing the report there would overwrite it`);
       const problem = unwritable(file);
       if (problem !== undefined) throw new Error(`cannot write --${flag} ${file}: ${problem}`);
     }
-    if (json !== undefined && values.html !== undefined && namesOneOf(json, [values.html])) throw new Error("--json and --html name the same file: the HTML would overwrite the JSON");
+    if (json !== undefined && html !== undefined && namesOneOf(json, [html])) throw new Error("--json and --html name the same file: the HTML would overwrite the JSON");
     // Made before the run, so an environment that names no server is told as a usage error, not a crash.
     if (llmModel !== undefined) summarizing = { llm: stopsWhenUnanswered(openaiLlm({ model: llmModel }), io), summaryModel: llmModel };
   } catch (e) {
@@ -244,6 +248,7 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     return 2;
   }
   const toStdout = values.json === "-";
+  const htmlToStdout = values.html === "-";
   try {
     const started = performance.now();
     const interactive = (io.stderr as { isTTY?: boolean }).isTTY === true;
@@ -266,11 +271,12 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     const caches = values.caches === true ? await compareUnderCaches(transcripts, strategies, { model: models[0], ...summarizing }) : undefined;
     const json = JSON.stringify({ ...report, ...(goals === undefined ? {} : { goalDetector: goals }), ...(caches === undefined ? {} : { caches }) }, null, 2) + "\n";
     if (toStdout) io.stdout.write(json);
+    else if (htmlToStdout) io.stdout.write(renderHtml(report));
     else {
       io.stdout.write(renderTable(report) + "\n" + goalLine);
       if (caches !== undefined) io.stdout.write(`\nCost against full under each cache model (the one measure; far facts: last mentioned ${FAR_MESSAGES}+ messages earlier):\n${renderCacheTable(caches)}\n`);
     }
-    const written = [values.json !== undefined && !toStdout ? write(values.json, json, io) : true, values.html !== undefined ? write(values.html, renderHtml(report), io) : true];
+    const written = [values.json !== undefined && !toStdout ? write(values.json, json, io) : true, values.html !== undefined && !htmlToStdout ? write(values.html, renderHtml(report), io) : true];
     return written.every(Boolean) ? 0 : 1;
   } catch (e) {
     if (e instanceof TranscriptError) {

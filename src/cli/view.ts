@@ -11,7 +11,7 @@ import { parseOptions, usageFailure, UsageError, type Io } from "./eval.js";
 import { forTerminal, namesOneOf, unwritable, writeOutput } from "./output.js";
 import { readText, TextInputError } from "./input.js";
 
-const USAGE = `usage: ptc view FILE... [--port N] [--host ADDRESS] [--out FILE]
+const USAGE = `usage: ptc view FILE... [--port N] [--host ADDRESS] [--out FILE|-]
 
 Shows agent runs and compaction reports in a web page: per turn the program, output, tool
 calls, definitions, error and tokens, the prompt as sent beside the full history with the
@@ -22,7 +22,8 @@ saved most).
 
   --port N         the port to serve on (default: any free port; the URL is printed)
   --host ADDRESS   a loopback address to serve on (default 127.0.0.1)
-  --out FILE       write the page to FILE (one self-contained HTML file) instead of serving
+  --out FILE       write the page to FILE (one self-contained HTML file) instead of serving;
+                   - writes it to standard output
 `;
 
 /** Reads and checks every file; a problem with any is reported and nothing is shown. */
@@ -89,10 +90,12 @@ export async function runViewCommand(args: string[], io: Io, stopped: () => Prom
     if (files.length === 0) throw new UsageError("give at least one file: a saved run, a trace or a ptc compare --json report");
     if (!isLoopback(listen.host)) throw new UsageError(`--host must be a loopback address (127.0.0.1, ::1 or localhost), got "${listen.host}": the viewer shows traces, which may hold private data`);
     if (values.out !== undefined && (values.port !== undefined || values.host !== undefined)) throw new UsageError("--out writes a file and serves nothing: it takes no --port or --host");
+    // "-" is standard output, not a file of that name.
+    const out = values.out === "-" ? undefined : values.out;
     // The page would replace the trace or report it shows, which is then lost.
-    if (values.out !== undefined && namesOneOf(values.out, files)) throw new UsageError(`--out ${values.out} is one of the files to show: writing the page there would overwrite it`);
+    if (out !== undefined && namesOneOf(out, files)) throw new UsageError(`--out ${values.out} is one of the files to show: writing the page there would overwrite it`);
     // Checked before the page is built (a long run's takes a minute), not when it is written.
-    const problem = values.out === undefined ? undefined : unwritable(values.out);
+    const problem = out === undefined ? undefined : unwritable(out);
     if (problem !== undefined) throw new UsageError(`cannot write --out ${values.out}: ${problem}`);
   } catch (e) {
     return usageFailure("view", e, io, USAGE);
@@ -111,6 +114,10 @@ export async function runViewCommand(args: string[], io: Io, stopped: () => Prom
     if (!(e instanceof ViewerInputError) && !(e instanceof ViewerAssetsError)) throw e;
     io.stderr.write(forTerminal(`ptc view: ${e.message}\n`));
     return 2;
+  }
+  if (values.out === "-") {
+    io.stdout.write(page);
+    return 0;
   }
   if (values.out !== undefined) {
     try {

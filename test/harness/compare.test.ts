@@ -535,6 +535,20 @@ describe("ptc compare reports that stand alone", () => {
     expect(existsSync(join(process.cwd(), "-"))).toBe(false);
   });
 
+  it("writes the HTML report to standard output with --html -, instead of the table, never to a file named -", async () => {
+    const r = await cli([file, "--strategy", "rolling-summary", "--html", "-"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.startsWith("<!doctype html>")).toBe(true);
+    expect(r.stdout).not.toMatch(/^strategy/m);
+    expect(existsSync(join(process.cwd(), "-"))).toBe(false);
+    // Both on standard output would run into each other: refused before the run.
+    const both = await cli([file, "--strategy", "rolling-summary", "--json", "-", "--html", "-"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--json - and --html - both name standard output/);
+    expect(both.stdout).toBe("");
+    expect(existsSync(join(process.cwd(), "-"))).toBe(false);
+  });
+
   it("the facts summary keeps the far name that the copy baseline keeps only by copying", async () => {
     const facts = JSON.parse((await cli([file, "--strategy", "rolling-summary", "--json", "-"])).stdout) as { rows: Array<{ reduction: number; retention: number }> };
     const copy = JSON.parse((await cli([file, "--strategy", "rolling-summary", "--summarizer", "copy", "--json", "-"])).stdout) as { rows: Array<{ reduction: number; retention: number }> };

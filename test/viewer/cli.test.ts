@@ -1,6 +1,6 @@
 // `ptc view`: the self-contained file (--out), the loopback server (one page, CSP, no paths
 // from the browser), and clear exits on bad input or options.
-import { linkSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -52,6 +52,16 @@ describe("ptc view --out", () => {
     expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)=/);
   });
 
+  it("writes the page to standard output with --out -, never to a file named -", async () => {
+    const run = file("recovery-stdout.json", await savedExample("recovery"));
+    const t = io();
+    expect(await runViewCommand([run, "--out", "-"], t.io)).toBe(0);
+    expect(t.out.stdout.startsWith("<!doctype html>")).toBe(true);
+    expect(t.out.stdout).toMatch(/<\/html>\n?$/);
+    expect(t.out.stderr).toBe("");
+    expect(existsSync(join(process.cwd(), "-"))).toBe(false);
+  });
+
   it("exits 2 with a clear message on a malformed, unknown, missing or oversized file, writing nothing", async () => {
     const out = join(dir, "never.html");
     const cases: Array<[string, RegExp]> = [
@@ -90,7 +100,7 @@ describe("ptc view --out", () => {
   it("prints its usage on --help", async () => {
     const t = io();
     expect(await runViewCommand(["--help"], t.io)).toBe(0);
-    expect(t.out.stdout).toMatch(/^usage: ptc view FILE\.\.\. \[--port N\] \[--host ADDRESS\] \[--out FILE\]/);
+    expect(t.out.stdout).toMatch(/^usage: ptc view FILE\.\.\. \[--port N\] \[--host ADDRESS\] \[--out FILE\|-\]/);
   });
 
   it("rejects bad options: no files, a non-loopback host, a bad port", async () => {
