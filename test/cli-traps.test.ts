@@ -160,6 +160,17 @@ describe("an empty output name is refused before the work", () => {
   });
 });
 
+describe("ptc demo's output files are files: - is refused, not written as a file named -", () => {
+  // Standard output carries the run's turns; the trace or recording would run into them.
+  it.each([["--trace-out"], ["--record"]])("ptc demo %s -", async (flag) => {
+    const r = await ptc(["demo", flag, "-"]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`ptc demo: ${flag} - would write into the run's turns on standard output: give a file name`);
+    expect(r.stdout).toBe("");
+    expect(existsSync(join(process.cwd(), "-"))).toBe(false);
+  });
+});
+
 describe("an output that names an input is refused before it is lost", () => {
   it("ptc demo will not write --record or --trace-out over the recording it replays, nor both to one file", async () => {
     const recording = file("demo-rec.jsonl");

@@ -160,6 +160,10 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   for (const flag of ["record", "trace-out"] as const) {
     const file = values[flag];
     if (file === undefined) continue;
+    if (file === "-") {
+      process.stderr.write(`ptc demo: --${flag} - would write into the run's turns on standard output: give a file name\n`);
+      return 2;
+    }
     // Written over the recording being replayed, that recording is lost (a replay that fails
     // leaves only the part it got through).
     if (values.replay !== undefined && namesOneOf(file, [values.replay])) {
