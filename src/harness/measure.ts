@@ -14,7 +14,7 @@ import { forClientCache } from "../history/strategy.js";
 import { cacheMarks, messageText, toolCallText } from "../llm/messages.js";
 import type { ChatMessage, Llm, TextMessage } from "../llm/types.js";
 import { showHidden } from "../trace/redact.js";
-import type { Transcript } from "./transcript.js";
+import { nextReply, type Transcript } from "./transcript.js";
 
 export interface Metrics {
   requests: number;
@@ -146,7 +146,12 @@ function probeNeeds(t: Transcript, m: Metrics): Map<number, Need[]> {
   for (const p of t.probes ?? []) {
     const re = probePattern(p.value);
     const mentions = p.mentions ?? [p.introduced_at];
-    for (const j of p.needed_at) {
+    const scored = new Set<number>();
+    for (const at of p.needed_at) {
+      // A need at a user or tool message is scored once, at the next reply.
+      const j = nextReply(t.messages, at);
+      if (scored.has(j)) continue;
+      scored.add(j);
       if (task >= 0 && task < j && says(t.messages[task], re)) {
         m.taskStated++;
         continue;

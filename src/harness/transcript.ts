@@ -86,10 +86,20 @@ export function parseTranscripts(text: string, where: string, limit = Infinity):
 
 /**
  * Why a transcript's goals or probes do not fit its messages (the corpora's own check,
- * check.mjs): an index past the end, a goal start that is no user message, or a need at a
- * message that is no assistant reply (only their prompts are replayed) would never be scored, and a need before the value is said would be scored as lost by every strategy, full
+ * check.mjs): an index past the end, a goal start that is no user message, or a need with no
+ * reply at or after it would never be scored, and a need before the value is said would be scored as lost by every strategy, full
  * included.
  */
+/**
+ * The first assistant message at or after `from`, or -1. Only replies' prompts are replayed: a
+ * need at a user or tool message (check.mjs only warns of one) is scored at the next reply, the
+ * first the model writes knowing that message.
+ */
+export function nextReply(messages: readonly ChatMessage[], from: number): number {
+  for (let j = from; j < messages.length; j++) if (messages[j].role === "assistant") return j;
+  return -1;
+}
+
 function annotationProblem(t: Transcript): string | undefined {
   const n = t.messages.length;
   const outside = (path: string, i: number): string | undefined => (i < n ? undefined : `at ${path}: ${i} is not the index of one of the ${n} messages`);
@@ -109,7 +119,7 @@ function annotationProblem(t: Transcript): string | undefined {
           (j, x) =>
             outside(`probes.${k}.needed_at.${x}`, j) ??
             (j > p.introduced_at ? undefined : `at probes.${k}.needed_at.${x}: a value is needed only after it is introduced (at ${p.introduced_at})`) ??
-            (t.messages[j].role === "assistant" ? undefined : `at probes.${k}.needed_at.${x}: message ${j} (${t.messages[j].role}) is not an assistant message, whose prompt is the one measured`),
+            (nextReply(t.messages, j) >= 0 ? undefined : `at probes.${k}.needed_at.${x}: no assistant message at or after message ${j}, so no prompt would measure it`),
         )
         .find((e) => e !== undefined) ??
       (p.mentions ?? []).map((j, x) => outside(`probes.${k}.mentions.${x}`, j)).find((e) => e !== undefined);

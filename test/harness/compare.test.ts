@@ -60,6 +60,18 @@ describe("measure", () => {
     expect(m.llmCalls).toBe(0);
   });
 
+  it("scores a need at a user message (check.mjs only warns of one) at the next reply, once", async () => {
+    // Message 3 says the name, 5 is the user's; 4 and 6 are replies.
+    const atUser = { ...booking, probes: [{ fact: "the booking name", value: "Zed", introduced_at: 3, needed_at: [5] }] };
+    const full = await measure(atUser, "full", { models });
+    expect([full.probesNeeded, full.probesKept, full.nearNeeded]).toEqual([1, 1, 1]);
+    const window = await measure(atUser, { name: "sliding-window", options: { turns: 1 } }, { models });
+    expect([window.probesNeeded, window.probesKept]).toEqual([1, 0]);
+    // 5 and 6 are one need, at reply 6.
+    const both = await measure({ ...atUser, probes: [{ ...atUser.probes[0], needed_at: [5, 6] }] }, "full", { models });
+    expect(both.probesNeeded).toBe(1);
+  });
+
   it("a one-turn window drops the name before it is needed, and breaks the cache", async () => {
     const m = await measure(booking, { name: "sliding-window", options: { turns: 1 } }, { models });
     const full = await measure(booking, "full", { models });
@@ -266,8 +278,9 @@ describe("transcripts", () => {
     expect(() => parseTranscripts(line({ ...probe, needed_at: [6, 99] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at probes\.0\.needed_at\.1: 99 is not the index of one of the 7 messages$/);
     expect(() => parseTranscripts(line({ ...probe, needed_at: [2] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at probes\.0\.needed_at\.0: a value is needed only after it is introduced \(at 3\)$/);
     expect(() => parseTranscripts(line({ ...probe, mentions: [3, 70] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at probes\.0\.mentions\.1: 70 is not the index/);
-    // Only the prompt for an assistant message is measured: a need at a user message was never counted, in no strategy's figures.
-    expect(() => parseTranscripts(line({ ...probe, needed_at: [5, 6] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at probes\.0\.needed_at\.0: message 5 \(user\) is not an assistant message, whose prompt is the one measured$/);
+    // Only replies' prompts are measured: a need with no reply at or after it could never be counted.
+    const tail = { ...booking, messages: [...booking.messages, { role: "user", content: "Thanks, Zed here." }] };
+    expect(() => parseTranscripts(JSON.stringify({ ...tail, probes: [{ ...probe, needed_at: [6, 7] }] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at probes\.0\.needed_at\.1: no assistant message at or after message 7, so no prompt would measure it$/);
   });
 
   it("refuses goal starts that are not user messages in order, which the detector's score would silently skip", () => {
