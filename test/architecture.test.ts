@@ -1,4 +1,5 @@
-// The layers, bottom to top: src/json (where a JSON text went wrong), src/lisp and src/llm, then src/compaction, the turn records
+// The layers, bottom to top: src/json (where a JSON text went wrong; input files as text), src/lisp
+// and src/llm, then src/compaction, the turn records
 // (src/trace), the prompt views (src/history), the agent, the tools built on it (harness, proxy,
 // viewer), and the CLI (docs/architecture.md). A folder imports only from folders below it, and
 // only through src/lisp/index.ts into the interpreter; no files import each other in a cycle,

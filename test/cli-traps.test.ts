@@ -11,7 +11,7 @@ import { runCli } from "../src/cli/commands.js";
 import { stopsWhenUnanswered } from "../src/cli/compare.js";
 import { LlmError } from "../src/llm/errors.js";
 import type { Llm } from "../src/llm/types.js";
-import { decodeText, TextInputError } from "../src/cli/input.js";
+import { decodeText, TextInputError } from "../src/json/text-input.js";
 import { constants } from "node:buffer";
 import { saveRun } from "../src/agent/resume.js";
 import { runStateToJson } from "../src/trace/run-state.js";
@@ -212,6 +212,22 @@ describe("a file saved in another encoding", () => {
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toContain(`${latin1} is not UTF-8 text: byte 0xFC at line ${lines}, column 50`);
     }
+    // ptc proxy's config file: a conversation's settings were kept under "Z\uFFFDrich", which no request names.
+    const config = file("latin1-config.json");
+    writeFileSync(config, Buffer.from('{\n  "conversations": { "Z\xfcrich": { "disabled": true } }\n}\n', "latin1"));
+    const proxy = await ptc(["proxy", "--upstream", "http://127.0.0.1:1/v1", "--port", "0", "--db", ":memory:", "--config", config]);
+    expect(proxy.code, proxy.stderr).toBe(2);
+    expect(proxy.stderr).toContain(`ptc proxy: cannot read the config file ${config}: ${config} is not UTF-8 text: byte 0xFC at line 2, column 24`);
+    // With a byte-order mark, as some editors save it, it is read (JSON.parse refused the mark as an unexpected character).
+    const bomConfig = file("bom-config.json");
+    writeFileSync(bomConfig, `\ufeff${JSON.stringify({ upstream: "http://127.0.0.1:1/v1", drainTimeoutMs: 0 })}`);
+    const stop = Promise.resolve();
+    const { runProxyCommand } = await import("../src/cli/proxy.js");
+    let out = "";
+    let err = "";
+    const code = await runProxyCommand(["--config", bomConfig, "--port", "0", "--db", ":memory:"], { stdin: Readable.from([""]), stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } }, stop);
+    expect(code, err).toBe(0);
+    expect(out).toContain("listening on");
   });
 });
 
@@ -336,6 +352,12 @@ describe("an input without an end (/dev/zero)", () => {
     expect(r.stderr).toContain(`ptc proxy: cannot read the admin token file: /dev/zero is too large to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
     expect(r.stdout).not.toContain("listening");
   });
+  it.skipIf(!existsSync("/dev/zero"))("as ptc proxy's config file (it was read without bound, as the token file was)", async () => {
+    const r = await ptc(["proxy", "--upstream", "http://127.0.0.1:1/v1", "--port", "0", "--db", ":memory:", "--config", "/dev/zero"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`ptc proxy: cannot read the config file /dev/zero: /dev/zero is too large to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
+    expect(r.stdout).not.toContain("listening");
+  }, 60_000);
   it("as a line without an end on ptc repl's input (ptc repl < /dev/zero)", async () => {
     const chunk = Buffer.alloc(1 << 20);
     const zeros = Readable.from((function* () {

@@ -22,7 +22,7 @@ import { fileKind, whatReads } from "./file-kind.js";
 import { parseOptions, type Io } from "./eval.js";
 import { version } from "./version.js";
 import { forTerminal, namesOneOf, unwritable, writeOutput } from "./output.js";
-import { readText, TextInputError } from "./input.js";
+import { readText, TextInputError } from "../json/text-input.js";
 
 const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M]... [--summarizer facts|copy | --summarizer-llm MODEL] [--caches] [--json FILE|-] [--html FILE|-]
        ptc compare --experiment [--live [--model M]] [--strategy ...]... [--runs N] [--json FILE|-]

@@ -11,7 +11,7 @@ import { runToJson } from "../agent/saved-run.js";
 import type { AgentEvent } from "../agent/events.js";
 import { liveHint, liveLlm } from "./live-llm.js";
 import { parseOptions } from "./eval.js";
-import { readText, TextInputError } from "./input.js";
+import { readText, TextInputError } from "../json/text-input.js";
 import { forTerminal, namesOneOf, replacing, unwritable, writeOutput, type Replacement } from "./output.js";
 import { renderRunHead, renderTokens, renderTurn } from "./trace.js";
 

@@ -2,7 +2,7 @@
 // result. Exit codes: 0 for a value, 1 when the program failed (an error or `(fail ...)`),
 // 2 when the command line itself is wrong (so scripts can tell the two apart).
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { readStreamText, readText, TextInputError } from "./input.js";
+import { readStreamText, readText, TextInputError } from "../json/text-input.js";
 import { forStream } from "./output.js";
 import { contextJsonProblem, defaultLimits, type EvalResult, evaluate, formatError, isMap, isSet, type Limits, parseContextJson, print, printSample, showStandIns, type Value, Vec } from "../lisp/index.js";
 

@@ -5,7 +5,7 @@ import { jsonLogger } from "../proxy/log.js";
 import { defaultStateDir } from "../proxy/paths.js";
 import { ProxyStartError, startProxy } from "../proxy/server.js";
 import { parseOptions, usageFailure, UsageError, type Io } from "./eval.js";
-import { readText, TextInputError } from "./input.js";
+import { readText, TextInputError } from "../json/text-input.js";
 
 const USAGE = `usage: ptc proxy --upstream URL [--port 8787] [--host 127.0.0.1] [--config FILE] [--state-dir DIR | --db FILE|URL] [--admin-token-file FILE] [--drain-timeout MS]
 

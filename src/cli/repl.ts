@@ -3,7 +3,7 @@
 // `memory` the agent runtime uses, so the REPL behaves like successive agent turns.
 import { createInterface } from "node:readline";
 import { defaultLimits, evaluate, type Memory } from "../lisp/index.js";
-import { textLines, TextInputError } from "./input.js";
+import { textLines, TextInputError } from "../json/text-input.js";
 import { loadCtx, parseIsolation, parseLimits, parseOptions, processIo, report, SANDBOX_OPTIONS, usageFailure, type Io } from "./eval.js";
 
 export const REPL_USAGE = `Usage: ptc repl [--ctx JSON | --ctx-file FILE] [--limit NAME=N ...] [--isolation worker|none]

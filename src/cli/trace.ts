@@ -8,7 +8,7 @@ import { prettyJson, type RunSource } from "../viewer/run.js";
 import { runSourceOf } from "../viewer/input.js";
 import { ResumeError } from "../trace/run-state.js";
 import { fileKind, whatReads, type FileKind } from "./file-kind.js";
-import { readText, TextInputError } from "./input.js";
+import { readText, TextInputError } from "../json/text-input.js";
 import { forTerminal } from "./output.js";
 import { parseOptions } from "./eval.js";
 import type { SavedRunFile } from "../trace/saved-run.js";

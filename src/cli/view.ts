@@ -9,7 +9,7 @@ import { contentSecurityPolicy, renderPage, ViewerAssetsError } from "../viewer/
 import { isLoopback, serveViewer } from "../viewer/server.js";
 import { parseOptions, usageFailure, UsageError, type Io } from "./eval.js";
 import { forTerminal, namesOneOf, unwritable, writeOutput } from "./output.js";
-import { readText, TextInputError } from "./input.js";
+import { readText, TextInputError } from "../json/text-input.js";
 
 const USAGE = `usage: ptc view FILE... [--port N] [--host ADDRESS] [--out FILE|-]
 

@@ -3,9 +3,10 @@
 // either the old settings or the new ones, never a mix. Updates are validated whole before
 // anything changes and written atomically (temporary file, then rename); edits to the file
 // are picked up without a restart, and a bad edit keeps the running settings.
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, renameSync, writeFileSync } from "node:fs";
 import { mergeConfig, parseConfig, type Parsed, type ProxyConfig } from "./config.js";
 import { jsonSyntaxError } from "../json/json-error.js";
+import { readText, TextInputError } from "../json/text-input.js";
 
 export class ConfigFile {
   private value: ProxyConfig;
@@ -24,7 +25,7 @@ export class ConfigFile {
     private readonly onReload: (result: Parsed<ProxyConfig>) => void,
   ) {
     this.value = value;
-    this.seen = file === undefined ? undefined : readText(file);
+    this.seen = file === undefined ? undefined : readConfigText(file).text;
   }
 
   /** Loads the file (if it exists) over the defaults; fails with the reason when it is invalid. */
@@ -55,7 +56,7 @@ export class ConfigFile {
 
   /** Re-reads the file; a file that no longer validates leaves the running settings alone. */
   reload(): Parsed<ProxyConfig> {
-    if (this.file !== undefined) this.seen = readText(this.file);
+    if (this.file !== undefined) this.seen = readConfigText(this.file).text;
     const loaded = load(this.file, this.overrides);
     if (loaded.ok) this.value = loaded.value;
     this.onReload(loaded);
@@ -71,7 +72,7 @@ export class ConfigFile {
   sync(): boolean {
     if (this.file === undefined) return false;
     // A missing file is most likely being replaced: keep the running settings.
-    const text = readText(this.file);
+    const { text } = readConfigText(this.file);
     if (text === undefined || text === this.seen) return false;
     return this.reload().ok;
   }
@@ -89,19 +90,23 @@ export class ConfigFile {
   }
 }
 
-function readText(file: string): string | undefined {
+/**
+ * The file's text, or why it cannot be read. Bounded and strictly UTF-8, as every input file: a
+ * config file without an end (/dev/zero) was read until the process died.
+ */
+function readConfigText(file: string): { text: string; error?: undefined } | { text?: undefined; error: string } {
   try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return undefined;
+    return { text: readText(file, file) };
+  } catch (e) {
+    return { error: `cannot read the config file ${file}${e instanceof TextInputError ? `: ${e.message}` : ""}` };
   }
 }
 
 function load(file: string | undefined, overrides: Record<string, unknown>): Parsed<ProxyConfig> {
   let raw: unknown = {};
   if (file !== undefined && existsSync(file)) {
-    const text = readText(file);
-    if (text === undefined) return { ok: false, error: `cannot read the config file ${file}` };
+    const { text, error } = readConfigText(file);
+    if (text === undefined) return { ok: false, error };
     try {
       raw = JSON.parse(text);
     } catch (e) {
