@@ -18,6 +18,18 @@ export const REDACTED = "[redacted]";
  */
 const timerMs = (min: number) => z.number().int().min(min).max(MAX_TIMER_MS);
 
+/**
+ * A server's base URL. Requests go to its origin and path only: a user name and password or a
+ * query in it were dropped without a word (a gateway's basic auth, Azure's api-version), so they
+ * are refused. The message never quotes the URL: it holds the password.
+ */
+const baseUrl = z.url({ protocol: /^https?$/ }).superRefine((url, ctx) => {
+  if (!URL.canParse(url)) return;
+  const u = new URL(url);
+  if (u.username !== "" || u.password !== "") ctx.addIssue({ code: "custom", message: "a user name or password in the URL is not sent: give the key as the client's Authorization, a virtual key's upstreamKey or the summarizer's apiKey" });
+  if (u.search !== "") ctx.addIssue({ code: "custom", message: "a query in the URL (?...) is not sent: clients' own query strings are forwarded" });
+});
+
 const strategySpec = z
   .object({ name: z.string().min(1), options: z.record(z.string(), z.json()).default({}) })
   .strict()
@@ -56,7 +68,7 @@ const virtualKey = z
 export const configSchema = z
   .object({
     /** Base URL of the OpenAI-compatible server requests go to (e.g. http://127.0.0.1:11434/v1). */
-    upstream: z.url({ protocol: /^https?$/ }).optional(),
+    upstream: baseUrl.optional(),
     /** Bound on waiting for the upstream: no byte for this long fails the request with 504. */
     upstreamTimeoutMs: timerMs(1).default(600_000),
     retries: z
@@ -68,7 +80,7 @@ export const configSchema = z
         /** Longest wait for one retry: a longer retry-after goes to the fallback, or to the client. */
         maxDelayMs: timerMs(0).default(20_000),
         /** Tried the same way when the upstream's retries are used up. */
-        fallbackUpstream: z.url({ protocol: /^https?$/ }).optional(),
+        fallbackUpstream: baseUrl.optional(),
         /** Key for the fallback upstream (default: the one the primary got). A secret: never shown. */
         fallbackApiKey: z.string().min(1).optional(),
       })
@@ -97,7 +109,7 @@ export const configSchema = z
             /** Model for summaries; default: the request's own model. */
             model: z.string().min(1).optional(),
             /** Server for summaries; default: the upstream. */
-            baseURL: z.url({ protocol: /^https?$/ }).optional(),
+            baseURL: baseUrl.optional(),
             /** Key for that server; default: the client's own Authorization. A secret: never shown. */
             apiKey: z.string().min(1).optional(),
             timeoutMs: timerMs(1).default(120_000),

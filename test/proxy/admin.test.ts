@@ -72,10 +72,9 @@ describe("proxy admin, health and state", () => {
   });
 
   it("shows config with secrets redacted and rejects a bad update whole", async () => {
-    const x = await start({ config: { compaction: { summarizer: { apiKey: "sk-summary-secret", baseURL: "http://user:url-secret@127.0.0.1:9/v1" } } } });
+    const x = await start({ config: { compaction: { summarizer: { apiKey: "sk-summary-secret", baseURL: "http://127.0.0.1:9/v1" } } } });
     const shown = await admin(x, "config");
     expect(JSON.stringify(shown.json)).not.toContain("sk-summary-secret");
-    expect(JSON.stringify(shown.json)).not.toContain("url-secret");
     expect(JSON.stringify(x.logs)).not.toContain("secret");
     expect(JSON.stringify(shown.json)).toContain("[redacted]");
     const bad = await admin(x, "config", { idleTtlSeconds: 60, compaction: { strategy: { name: "no-such-strategy" } } });
@@ -150,24 +149,28 @@ describe("proxy admin, health and state", () => {
     }
   });
 
-  it("keeps every secret when the configuration GET shows is sent back, credentials in URLs included", async () => {
+  it("keeps every secret when the configuration GET shows is sent back, and refuses credentials in URLs without quoting them", async () => {
     const secrets = {
-      upstream: "http://gw-user:upstream-url-secret@127.0.0.1:9/v1",
-      retries: { fallbackUpstream: "https://fb-user:fallback-url-secret@127.0.0.1:10/v1", fallbackApiKey: "sk-fallback-secret" },
-      compaction: { summarizer: { apiKey: "sk-summary-secret", baseURL: "http://sum-user:summary-url-secret@127.0.0.1:11/v1" } },
+      upstream: "http://127.0.0.1:9/v1",
+      retries: { fallbackUpstream: "https://127.0.0.1:10/v1", fallbackApiKey: "sk-fallback-secret" },
+      compaction: { summarizer: { apiKey: "sk-summary-secret", baseURL: "http://127.0.0.1:11/v1" } },
     };
     const x = await start({ config: secrets });
     const before = structuredClone(x.proxy.context.config.current);
     const shown = await admin(x, "config");
-    expect(JSON.stringify(shown.json)).not.toMatch(/secret|-user/);
+    expect(JSON.stringify(shown.json)).not.toMatch(/secret/);
     // A host that reads the configuration, changes one setting and writes it all back.
     const sent = await admin(x, "config", { ...shown.json, idleTtlSeconds: 60 });
     expect(sent.status).toBe(200);
     expect(x.proxy.context.config.current).toEqual({ ...before, idleTtlSeconds: 60 });
-    // Sending a URL without credentials removes them.
-    expect((shown.json.compaction as { summarizer: { baseURL: string } }).summarizer.baseURL).toBe("http://[redacted]@127.0.0.1:11/v1");
-    expect((await admin(x, "config", { compaction: { summarizer: { baseURL: "http://127.0.0.1:11/v1" } } })).status).toBe(200);
-    expect(x.proxy.context.config.current.compaction.summarizer.baseURL).toBe("http://127.0.0.1:11/v1");
+    // A user name and password in a URL would not be sent: refused, and not echoed.
+    for (const update of [{ upstream: "http://gw-user:upstream-url-secret@127.0.0.1:9/v1" }, { retries: { fallbackUpstream: "https://fb-user:fallback-url-secret@127.0.0.1:10/v1" } }, { compaction: { summarizer: { baseURL: "http://sum-user:summary-url-secret@127.0.0.1:11/v1" } } }]) {
+      const refused = await admin(x, "config", update);
+      expect(refused.status).toBe(400);
+      expect(JSON.stringify(refused.json)).toContain("user name or password in the URL is not sent");
+      expect(JSON.stringify(refused.json)).not.toMatch(/secret|-user/);
+    }
+    expect(x.proxy.context.config.current).toEqual({ ...before, idleTtlSeconds: 60 });
   });
 
   it("says where a config file is not JSON without quoting it: the text around the mistake may be a key", () => {

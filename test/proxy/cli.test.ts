@@ -30,6 +30,17 @@ describe("ptc proxy", () => {
     expect(a.err.join("")).toBe("ptc proxy: --upstream must be an http(s) URL, got htps://[redacted]@api.example.com/v1\n");
   });
 
+  it("refuses an --upstream whose user name, password or query would not be sent, without echoing them (they were dropped unseen)", async () => {
+    const a = io();
+    expect(await runCli(["proxy", "--upstream", "http://gw:sk-secret-123@127.0.0.1:9/v1?api-version=2024-02-01", "--port", "0", "--db", ":memory:"], a.io)).toBe(2);
+    const err = a.err.join("");
+    expect(err).toContain("ptc proxy: invalid configuration:\n");
+    expect(err).toContain("a user name or password in the URL is not sent");
+    expect(err).toContain("a query in the URL (?...) is not sent");
+    expect(err).not.toMatch(/sk-secret|2024-02-01/);
+    expect(a.out.join("")).not.toContain("listening");
+  });
+
   it("names a PostgreSQL URL it cannot open without its password, in the query or unencoded in the user part", async () => {
     const secret = "s3cr3t-pw-XYZ9";
     const cases: Array<[string, string]> = [

@@ -27,3 +27,26 @@ describe("a setting in milliseconds that a timer waits for", () => {
     expect(parsed.ok).toBe(true);
   });
 });
+
+describe("an upstream, fallback or summarizer URL", () => {
+  // Requests went to the URL's origin and path only: a gateway's user:password and Azure's
+  // ?api-version were dropped without a word, so the upstream saw no credentials and no version.
+  it.each([
+    [{ upstream: "http://gw-user:gw-pass-S3CR3T@127.0.0.1:9/v1" }, "upstream", "user name or password"],
+    [{ upstream: "https://api.example.com/v1?api-version=2024-02-01&key=S3CR3T" }, "upstream", "query"],
+    [{ retries: { fallbackUpstream: "https://:S3CR3T@backup.example/v1" } }, "retries.fallbackUpstream", "user name or password"],
+    [{ compaction: { summarizer: { baseURL: "http://u:S3CR3T@127.0.0.1:11/v1?x=1" } } }, "compaction.summarizer.baseURL", "query"],
+  ])("with parts that are not sent is refused, without quoting it: %j", (raw, path, why) => {
+    const parsed = parseConfig(raw);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) {
+      expect(parsed.error).toContain(path);
+      expect(parsed.error).toContain(why);
+      expect(parsed.error).not.toContain("S3CR3T");
+    }
+  });
+  it("that is not a URL is refused as before", () => {
+    const parsed = parseConfig({ upstream: "http://[::1" });
+    expect(parsed.ok).toBe(false);
+  });
+});
