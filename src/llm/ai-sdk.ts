@@ -97,7 +97,15 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
         if (failure !== undefined) throw failure.error;
         return reply(name, text, finish, rawFinish, usage, (await result.response).modelId);
       };
-      return withRetries(name, retry, request, send, (e, signal) => masked(toLlmError(e, signal, name), credentials(model)));
+      // Mapped here, where the key can be awaited (the AI Gateway's headers are a promise).
+      const attempt = async (signal: AbortSignal, n: number, alive: () => void): Promise<LlmResponse> => {
+        try {
+          return await send(signal, n, alive);
+        } catch (e) {
+          throw masked(toLlmError(e, signal, name), await credentials(model));
+        }
+      };
+      return withRetries(name, retry, request, attempt, (e, signal) => toLlmError(e, signal, name));
     },
   };
 }
@@ -229,26 +237,22 @@ const AUTH_HEADERS: ReadonlySet<string> = new Set(["authorization", "x-api-key",
 
 /**
  * The credentials the provider sends, read where the AI SDK's own providers keep their headers
- * (the model's `config.headers()`), none where a model keeps them elsewhere: a server or gateway
- * may quote the key it refused, and the message goes on to the run's ending, trace and events.
+ * (the model's `config.headers()`, a promise for the AI Gateway's), none where a model keeps them
+ * elsewhere (a model wrapped in middleware: maskSecrets knows its key by its shape only): a
+ * server or gateway may quote the key it refused, and the message goes on to the run's ending,
+ * trace and events.
  */
-function credentials(model: LanguageModel): string[] {
+async function credentials(model: LanguageModel): Promise<string[]> {
   const headers = typeof model === "object" ? (model as { config?: { headers?: unknown } }).config?.headers : undefined;
   if (typeof headers !== "function") return [];
   let values: unknown;
   try {
-    values = (headers as () => unknown)();
+    values = await (headers as () => unknown)();
   } catch {
-    // A provider with no key throws here; its request has failed for that already.
+    // A provider with no key throws (or rejects) here; its request has failed for that already.
     return [];
   }
   if (typeof values !== "object" || values === null) return [];
-  // Headers given as a promise (the AI Gateway's) cannot be read here, and one that rejects (no
-  // key) must not go unhandled: Node would end the process.
-  if (typeof (values as { then?: unknown }).then === "function") {
-    (values as Promise<unknown>).then(undefined, () => undefined);
-    return [];
-  }
   const keys: string[] = [];
   for (const [name, value] of Object.entries(values)) {
     if (AUTH_HEADERS.has(name.toLowerCase()) && typeof value === "string") keys.push(value.replace(/^Bearer\s+/i, ""));

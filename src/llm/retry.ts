@@ -70,16 +70,24 @@ export function sdkError(e: unknown, signal: AbortSignal, name: string, sdk: Sdk
 }
 
 /**
+ * The shapes of the providers' API keys (OpenAI's, Anthropic's and OpenRouter's sk-, Groq's gsk_,
+ * xAI's, Perplexity's, the AI Gateway's vck_, Hugging Face's hf_, Fireworks' fw_, NVIDIA's nvapi-,
+ * Google's AIza), with a digit after the prefix: words of a message ("sk-learn") have none.
+ */
+const KEY_SHAPES = /\b(?:(?:sk|rk|gsk|xai|pplx|vck|hf|fw|nvapi)[-_](?=[\w-]*\d)[\w-]{16,}|AIza[\w-]{30,})/g;
+
+/**
  * An error's message with each of a client's `keys` shown as [api key] (maskKey), and the user
  * name and password of any URL in it as [redacted]: fetch refuses a base URL with credentials
  * (a server behind basic auth) with a TypeError that quotes it whole. A bearer token quoted as
- * a header is masked whoever sent it: an AI SDK model wrapped in middleware keeps its key out of
- * reach. A token has a digit, which the words after "Bearer" in an ordinary message do not.
+ * a header is masked whoever sent it, and so is a key of a provider's shape (KEY_SHAPES) quoted
+ * bare: an AI SDK model wrapped in middleware keeps its key out of reach. A token has a digit,
+ * which the words after "Bearer" in an ordinary message do not.
  */
 export function maskSecrets(message: string, keys: readonly string[]): string {
   let out = message.includes("@") ? message.replace(/(\b[a-z][a-z\d+.-]*:\/\/)[^\s/@]+@/gi, "$1[redacted]@") : message;
   for (const key of keys) out = maskKey(out, key);
-  return out.replace(/\b(Bearer\s+)(?=[^\s"',;]*\d)[\w.~+/=-]{8,}/gi, "$1[api key]");
+  return out.replace(/\b(Bearer\s+)(?=[^\s"',;]*\d)[\w.~+/=-]{8,}/gi, "$1[api key]").replace(KEY_SHAPES, "[api key]");
 }
 
 /** `text` with every occurrence of `key` shown as [api key]. */

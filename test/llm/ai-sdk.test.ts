@@ -140,6 +140,27 @@ describe("aiSdkLlm over a real provider and a fake server", () => {
     expect(received[0].headers.authorization).toBe(`Bearer ${apiKey}`);
   });
 
+  // Quoted bare (no "Bearer "), the key of a wrapped model is known by its provider's shape alone.
+  it("masks a key of a provider's shape quoted bare in the error for a wrapped model", async () => {
+    for (const apiKey of ["sk-fake-wrapped-0123456789abcdef", "sk-ant-api03-Zx9_fake-0123456789", "sk-or-v1-0123456789abcdef0123", "gsk_fake0123456789abcdefABCD", "xai-fake0123456789abcdefABCD", "AIzaSyFake0123456789abcdefABCDEFGHIJKL"]) {
+      const model = wrapLanguageModel({ model: createOpenAICompatible({ name: "fake", baseURL, apiKey }).chatModel("m"), middleware: extractReasoningMiddleware({ tagName: "think" }) });
+      script = [{ status: 401, body: { error: { message: `Incorrect API key provided: ${apiKey}. You can find your API key at the dashboard.` } } }];
+      const e = await failure(aiSdkLlm({ model, maxRetries: 0 }).complete({ messages }));
+      expect(e.message).toBe("ai-sdk:fake.chat:m: HTTP 401: Incorrect API key provided: [api key]. You can find your API key at the dashboard.");
+    }
+  });
+
+  // The AI Gateway's provider gives its headers as a promise: the key is read from it when a call fails.
+  it("masks the AI Gateway's key, of any shape, quoted in its error", async () => {
+    const apiKey = "my-gateway-secret-0123456789";
+    for (const onText of [undefined, () => {}]) {
+      script = [{ status: 400, body: { error: { message: `Bad request for key ${apiKey}`, type: "invalid_request_error" } } }];
+      const model = createGateway({ baseURL: `${baseURL}/ai`, apiKey })("openai/gpt-5");
+      const e = await failure(aiSdkLlm({ model }).complete({ messages, ...(onText === undefined ? {} : { onText }) }));
+      expect(e.message).toBe("ai-sdk:gateway:openai/gpt-5: HTTP 400: Bad request for key [api key]");
+    }
+  });
+
   // fetch refuses such a URL with a TypeError that quotes it, which the provider hands on as it is.
   it("masks the password of a base URL with credentials (a server behind basic auth) in the error", async () => {
     const withCredentials = baseURL.replace("://", "://alice:s3cr3t-basic-pw@");
