@@ -38,6 +38,9 @@ export function messageProblem(m: unknown): { field: string; problem: string } |
   if (Array.isArray(content)) {
     const bad = content.findIndex((p: unknown) => typeof p !== "object" || p === null);
     if (bad >= 0) return { field: `content.${bad}`, problem: `has a content part (${bad}) that is not an object` };
+    // Anthropic's tool blocks: a call or a result no strategy counts, summarizes or keeps beside its pair.
+    const block = content.findIndex((p: { type?: unknown }) => p.type === "tool_use" || p.type === "tool_result");
+    if (block >= 0) return { field: `content.${block}`, problem: `has an Anthropic ${String((content[block] as { type: string }).type)} block (content part ${block}): give tool calls as the message's tool_calls and results as tool messages` };
   }
   // A name is counted as text: one of another type failed deep in the tokenizer.
   if (!(name === undefined || name === null || typeof name === "string")) return { field: "name", problem: `has name of type ${typeof name} (expected a string)` };

@@ -117,6 +117,10 @@ describe("compact and the registry", () => {
     await expect(compact([{ role: "user", content: [{ type: "text", text: "hi" }, null] }] as never, "full")).rejects.toThrow(/^compaction: message 0 has a content part \(1\) that is not an object$/);
     // A name that is not text failed inside the tokenizer ("Model name must be provided...").
     await expect(compact([task, { role: "user", content: "x", name: 5 }] as never, "full")).rejects.toThrow(/^compaction: message 1 has name of type number \(expected a string\)$/);
+    // Anthropic's tool blocks carry a call or a result the strategies would neither count nor keep paired: refused, with the way to write them.
+    const use = { role: "assistant", content: [{ type: "text", text: "Running." }, { type: "tool_use", id: "tu1", name: "bash", input: { cmd: "ls" } }] };
+    await expect(compact([task, use] as never, "full")).rejects.toThrow(/^compaction: message 1 has an Anthropic tool_use block \(content part 1\): give tool calls as the message's tool_calls and results as tool messages$/);
+    await expect(compact([task, { role: "user", content: [{ type: "tool_result", tool_use_id: "tu1", content: "a.txt" }] }] as never, "full")).rejects.toThrow(/^compaction: message 1 has an Anthropic tool_result block \(content part 0\)/);
     // What the SDKs write for a message without tool calls or name is accepted.
     await expect(compact([task, { role: "assistant", content: "x", tool_calls: null, name: null }] as never, "full")).resolves.toMatchObject({ stats: { messagesOut: 2 } });
   });

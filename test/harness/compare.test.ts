@@ -269,6 +269,8 @@ describe("transcripts", () => {
     expect(() => parseTranscripts(bad({ role: "assistant", content: 7 }), "t.jsonl")).toThrow(/^t\.jsonl:1: at messages\.1/);
     expect(() => parseTranscripts(bad({ role: "assistant", content: ["hi"] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at messages\.1/);
     expect(() => parseTranscripts(bad({ role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "f" } }] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at messages\.1/);
+    // An Anthropic-shaped transcript was read with its tool_use input and tool_result output counted as nothing: full kept 0% of a value its result held.
+    expect(() => parseTranscripts(bad({ role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: {} }] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at messages\.1\.content\.0: has an Anthropic tool_use block \(content part 0\)/);
   });
 
   it("refuses a probe that points outside its conversation or needs a value before it is said, which would be silently uncounted or scored against every strategy", () => {
