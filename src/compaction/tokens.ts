@@ -98,7 +98,7 @@ export function messageTokens(m: ChatMessage): number {
   let n = perMessage.get(m);
   if (n === undefined) {
     const c = m.content;
-    n = TOKENS_PER_MESSAGE + countTokens(typeof c === "string" ? c : messageText(m));
+    n = TOKENS_PER_MESSAGE + countTokens(messageText(m));
     if (Array.isArray(c)) n += mediaTokens(c);
     const calls = toolCallText(m);
     if (calls !== "") n += countTokens(calls);

@@ -12,7 +12,8 @@ import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeepAt } from "../json/depth.js";
 import { messageProblem } from "../compaction/compact.js";
 
 // A message is what compact() takes (its one check, messageProblem); exported conversations
-// carry more (refusal, audio, annotations...), which is kept and never counted.
+// carry more (audio, annotations...), which is kept and never counted; a refusal is the reply's
+// text (messageText).
 const message = z.unknown().superRefine((m, ctx) => {
   const p = messageProblem(m);
   if (p !== undefined) ctx.addIssue({ code: "custom", message: p.problem, path: p.field === "" ? [] : p.field.split(".") });

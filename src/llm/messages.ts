@@ -1,13 +1,24 @@
 // Reading chat messages whatever their content shape.
 import type { ChatMessage, LlmRequest } from "./types.js";
 
-/** The words of a message: its text content (text parts joined), without tool calls. */
+/**
+ * The words of a message: its text content (text parts joined), without tool calls. A refusal
+ * (OpenAI's `refusal` field or content part, the reply's text when the model declines) is sent
+ * back and billed like content, so it is part of the words.
+ */
 export function messageText(m: ChatMessage): string {
   const c = m.content;
-  if (typeof c === "string") return c;
-  if (c === null || c === undefined) return "";
-  let out = "";
-  for (const part of c) if (typeof part.text === "string") out += (out ? "\n" : "") + part.text;
+  const refusal = (m as { refusal?: unknown }).refusal;
+  const declined = typeof refusal === "string" && refusal !== "";
+  if (typeof c === "string" && !declined) return c;
+  let out = typeof c === "string" ? c : "";
+  if (Array.isArray(c)) {
+    for (const part of c) {
+      const text = typeof part.text === "string" ? part.text : part.type === "refusal" && typeof part.refusal === "string" ? part.refusal : undefined;
+      if (text !== undefined) out += (out ? "\n" : "") + text;
+    }
+  }
+  if (declined) out += (out ? "\n" : "") + refusal;
   return out;
 }
 

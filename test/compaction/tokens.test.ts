@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { compact } from "../../src/compaction/compact.js";
 import { countedParts, countTokens, imageSize, messageTokens, promptTokens, tokenize } from "../../src/compaction/tokens.js";
 import { outputTokens } from "../../src/compaction/measure.js";
+import { messageText } from "../../src/llm/messages.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 
 /** The longest run of characters that are all space or all not. */
@@ -166,5 +167,23 @@ describe("legacy function calls", () => {
     const r = await compact(messages, { name: "usage-ratio", options: { contextLimit: 2_000 } });
     expect(r.stats.tokensIn).toBeGreaterThan(2_000);
     expect(r.events.map((e) => e.kind)).not.toEqual([]);
+  });
+});
+
+describe("refusals", () => {
+  // OpenAI's reply when the model declines: the text is in `refusal` (content null), or a content part of type "refusal". It is sent back, and billed, like content.
+  const R = "I'm sorry, but I can't help with writing that letter for the account holder.";
+
+  it("count a refusal's text as the message's words, in a prompt and as a reply", () => {
+    const said: ChatMessage = { role: "assistant", content: R };
+    const refused = { role: "assistant", content: null, refusal: R } as never as ChatMessage;
+    const part = { role: "assistant", content: [{ type: "refusal", refusal: R }] } as never as ChatMessage;
+    for (const m of [refused, part]) {
+      expect(messageText(m)).toBe(R);
+      expect(messageTokens(m)).toBe(messageTokens(said));
+      expect(outputTokens(m)).toBe(outputTokens(said));
+    }
+    // What the SDKs write beside a reply that did not refuse counts nothing.
+    expect(messageTokens({ role: "assistant", content: "ok", refusal: null } as never as ChatMessage)).toBe(messageTokens({ role: "assistant", content: "ok" }));
   });
 });
