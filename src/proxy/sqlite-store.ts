@@ -10,7 +10,9 @@
 // Message history is kept on disk only (admin `compact` reads it). better-sqlite3 is a native
 // module, so it is an optional peer dependency, loaded when a store opens: only proxy users should
 // have to build it.
+import { randomUUID } from "node:crypto";
 import { chmodSync, closeSync, openSync } from "node:fs";
+import { hostname } from "node:os";
 import type Database from "better-sqlite3";
 import { loadDriver } from "./driver.js";
 import { HEAD_LENGTH, HEAD_SUFFIX, HEADS_PER_ID } from "./heads.js";
@@ -25,6 +27,26 @@ export const loadSqlite = (require?: (id: string) => unknown): SqliteModule =>
 
 const DONE = Promise.resolve();
 const HEAD = new RegExp(HEAD_SUFFIX);
+
+/**
+ * A compaction lease lasts this long unless renewed: its holder renews it while its summary call
+ * runs, so it runs out only when the holder stopped (killed on another host, or frozen).
+ */
+const LEASE_MS = 30_000;
+/** How often a process waiting for another's lease looks again (SQLite tells no one of a commit). */
+const LEASE_POLL_MS = 50;
+const HOST = hostname();
+
+/** Whether process `pid` of this host still runs: a holder killed mid-summary leaves its lease to be taken at once. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it runs, under another user.
+    return (e as NodeJS.ErrnoException).code !== "ESRCH";
+  }
+}
 
 export class SqliteStore implements ConversationStore {
   private readonly db: Database.Database;
@@ -44,6 +66,8 @@ export class SqliteStore implements ConversationStore {
   private readonly unwritten = new Map<string, number>();
   private readonly statements;
   private closed = false;
+  /** Names this store's compaction leases in the file (two stores in one process are two owners). */
+  private readonly owner = randomUUID();
   // Records and request bodies waiting for the next flush; the latest body per conversation wins.
   private readonly dirty = new Map<string, string | undefined>();
   private flushing: NodeJS.Immediate | undefined;
@@ -68,6 +92,7 @@ export class SqliteStore implements ConversationStore {
       CREATE TABLE IF NOT EXISTS prefixes (hash TEXT PRIMARY KEY, id TEXT NOT NULL);
       CREATE INDEX IF NOT EXISTS prefixes_id ON prefixes (id);
       CREATE TABLE IF NOT EXISTS spend (name TEXT PRIMARY KEY, tokens INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS leases (id TEXT PRIMARY KEY, owner TEXT NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL, expires INTEGER NOT NULL);
     `);
     this.statements = {
       put: this.db.prepare("INSERT INTO conversations (id, updated_at, record) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET updated_at = excluded.updated_at, record = excluded.record"),
@@ -82,6 +107,13 @@ export class SqliteStore implements ConversationStore {
       record: this.db.prepare<[string], { record: string }>("SELECT record FROM conversations WHERE id = ?"),
       records: this.db.prepare<[], { id: string; record: string }>("SELECT id, record FROM conversations"),
       prefixesOf: this.db.prepare<[string], { hash: string; id: string }>("SELECT hash, id FROM prefixes WHERE hash IN (SELECT value FROM json_each(?))"),
+      // Taken when free or run out; renewed and let go only by its owner.
+      lease: this.db.prepare<[string, string, string, number, number, number], { owner: string }>(
+        "INSERT INTO leases (id, owner, host, pid, expires) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, host = excluded.host, pid = excluded.pid, expires = excluded.expires WHERE leases.expires < ? RETURNING owner",
+      ),
+      holder: this.db.prepare<[string], { owner: string; host: string; pid: number }>("SELECT owner, host, pid FROM leases WHERE id = ?"),
+      renew: this.db.prepare("UPDATE leases SET expires = ? WHERE id = ? AND owner = ?"),
+      unlease: this.db.prepare("DELETE FROM leases WHERE id = ? AND owner = ?"),
       dataVersion: this.db.prepare<[], number>("PRAGMA data_version").pluck(),
       stale: this.db.prepare<[number], { id: string }>("SELECT id FROM conversations WHERE updated_at < ?"),
       delete: [
@@ -312,12 +344,57 @@ export class SqliteStore implements ConversationStore {
   }
 
   /**
-   * The compactor already runs one compaction per conversation at a time in this process. Another
-   * process on the file takes no lock here: two compacting one conversation at once may both
-   * summarize, and their records are merged (a file shared that way is for spend, not for load balancing).
+   * A lease row in the file, so another process on it (two proxies on the default state directory)
+   * does not summarize the same conversation at once: the second would pay for a summary call
+   * whose result the first's replaces. One that another process holds is waited for, looking again
+   * every LEASE_POLL_MS; one whose holder died (a process of this host that no longer runs) or
+   * stopped renewing it is taken over. The holder's writes are committed before it lets go, so
+   * the next holder starts from its summary. A file that takes no writes (a full disk) runs `fn`
+   * unlocked, as requests go on from memory meanwhile.
    */
-  locked<T>(_id: string, fn: () => Promise<T>): Promise<T> {
-    return fn();
+  async locked<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    for (;;) {
+      if (this.closed) throw new Error("the conversation store is closed");
+      if (this.lease(id)) break;
+      await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
+    }
+    const renew = setInterval(() => {
+      try {
+        this.statements.renew.run(Date.now() + LEASE_MS, id, this.owner);
+      } catch {
+        // Not written (a full disk): tried again at the next renewal; the lease is long enough.
+      }
+    }, LEASE_MS / 3);
+    renew.unref();
+    try {
+      return await fn();
+    } finally {
+      clearInterval(renew);
+      this.write();
+      try {
+        if (!this.closed) this.statements.unlease.run(id, this.owner);
+      } catch {
+        // Left in the file: it runs out after LEASE_MS, or is taken over once this process has ended.
+      }
+    }
+  }
+
+  /** Takes the lease of `id` when free, run out, or held by a process of this host that has ended; false while another holds it. */
+  private lease(id: string): boolean {
+    const take = () => {
+      const now = Date.now();
+      return this.statements.lease.get(id, this.owner, HOST, process.pid, now + LEASE_MS, now) !== undefined;
+    };
+    try {
+      if (take()) return true;
+      const holder = this.statements.holder.get(id);
+      if (holder === undefined || holder.host !== HOST || holder.pid === process.pid || alive(holder.pid)) return false;
+      this.statements.unlease.run(id, holder.owner);
+      return take();
+    } catch {
+      // The file takes no writes (a full disk): compactions go on unlocked, as requests go on from memory.
+      return true;
+    }
   }
 
   async addSpend(virtualKey: string, tokens: number): Promise<void> {
@@ -366,6 +443,12 @@ export class SqliteStore implements ConversationStore {
     if (this.closed) return DONE;
     this.write();
     this.closed = true;
+    try {
+      // A compaction still running (cut by the close) lets go of its lease for the other processes.
+      this.db.prepare("DELETE FROM leases WHERE owner = ?").run(this.owner);
+    } catch {
+      // They run out after LEASE_MS, or are taken over once this process has ended.
+    }
     this.db.close();
     return DONE;
   }

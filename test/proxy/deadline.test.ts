@@ -3,14 +3,12 @@
 // machine's speed); the request goes out uncompacted, or with the last good summary, and the
 // compaction finishes in the background for the next request. Summary calls per compaction are
 // capped, and a learned context window never counts the reserved output.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import type OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultPromptTokens } from "../support/fake-openai.js";
-import { longConversation, rig, stored, type Rig } from "./setup.js";
+import { longConversation, manualDeadline, rig, startSummarizer, stored, type Rig, type Summarizer } from "./setup.js";
 
 let r: Rig | undefined;
 let summarizer: Summarizer | undefined;
@@ -22,77 +20,6 @@ afterEach(async () => {
 });
 
 type Msg = { role: string; content: string | null };
-
-/** A summarizer server that holds every call until released, or fails them all. */
-interface Summarizer {
-  url: string;
-  calls: number;
-  /** Held calls whose client went away before an answer. */
-  abandoned: number;
-  release(): void;
-  close(): Promise<void>;
-}
-
-async function startSummarizer(mode: "hold" | "fail"): Promise<Summarizer> {
-  const held: ServerResponse[] = [];
-  let released = false;
-  const answer = (res: ServerResponse) => {
-    const body = JSON.stringify({ id: "s", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: JSON.stringify({ ConversationSummary: "Earlier turns: questions answered." }) }, finish_reason: "stop" }], usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } });
-    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-    res.end(body);
-  };
-  const s: Summarizer = { url: "", calls: 0, abandoned: 0, release: () => {}, close: async () => {} };
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    req.resume();
-    req.on("end", () => {
-      s.calls++;
-      if (mode === "fail") {
-        res.writeHead(500, { "content-type": "application/json" });
-        return res.end('{"error":{"message":"down"}}');
-      }
-      if (released) answer(res);
-      else {
-        held.push(res);
-        res.on("close", () => {
-          if (!res.writableFinished) s.abandoned++;
-        });
-      }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  s.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  s.release = () => {
-    released = true;
-    for (const res of held.splice(0)) answer(res);
-  };
-  s.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  return s;
-}
-
-/** A clock for the deadline that the test moves: each wait resolves when `pass` is called. */
-function manualDeadline() {
-  const waiting: (() => void)[] = [];
-  return {
-    wait: (_ms: number, signal: AbortSignal) =>
-      new Promise<void>((resolve) => {
-        waiting.push(resolve);
-        signal.addEventListener("abort", () => {
-          waiting.splice(waiting.indexOf(resolve), 1);
-          resolve();
-        });
-      }),
-    get pending() {
-      return waiting.length;
-    },
-    pass() {
-      for (const resolve of waiting.splice(0)) resolve();
-    },
-  };
-}
 
 const SMALL = { contextLimits: { "fake-model": 3000 }, reserveOutputTokens: 200 };
 const chats = (x: Rig) => x.upstream.requests.filter((q) => q.path === "/v1/chat/completions" && !JSON.stringify(q.body).includes("ConversationSummary"));

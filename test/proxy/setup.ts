@@ -1,6 +1,8 @@
 // Starts a fake upstream and a proxy in front of it, with an official `openai` client pointed at
 // the proxy as an app would be. Everything listens on 127.0.0.1 with port 0 and is closed after.
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
@@ -72,4 +74,75 @@ export function longConversation(turns: number, words = 80, tag = "a"): OpenAI.C
   }
   out.push({ role: "user", content: `final question ${tag}` });
   return out;
+}
+
+/** A summarizer server that holds every call until released, or fails them all. */
+export interface Summarizer {
+  url: string;
+  calls: number;
+  /** Held calls whose client went away before an answer. */
+  abandoned: number;
+  release(): void;
+  close(): Promise<void>;
+}
+
+export async function startSummarizer(mode: "hold" | "fail"): Promise<Summarizer> {
+  const held: ServerResponse[] = [];
+  let released = false;
+  const answer = (res: ServerResponse) => {
+    const body = JSON.stringify({ id: "s", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: JSON.stringify({ ConversationSummary: "Earlier turns: questions answered." }) }, finish_reason: "stop" }], usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } });
+    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    res.end(body);
+  };
+  const s: Summarizer = { url: "", calls: 0, abandoned: 0, release: () => {}, close: async () => {} };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    req.resume();
+    req.on("end", () => {
+      s.calls++;
+      if (mode === "fail") {
+        res.writeHead(500, { "content-type": "application/json" });
+        return res.end('{"error":{"message":"down"}}');
+      }
+      if (released) answer(res);
+      else {
+        held.push(res);
+        res.on("close", () => {
+          if (!res.writableFinished) s.abandoned++;
+        });
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  s.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  s.release = () => {
+    released = true;
+    for (const res of held.splice(0)) answer(res);
+  };
+  s.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return s;
+}
+
+/** A clock for the deadline that the test moves: each wait resolves when `pass` is called. */
+export function manualDeadline() {
+  const waiting: (() => void)[] = [];
+  return {
+    wait: (_ms: number, signal: AbortSignal) =>
+      new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        signal.addEventListener("abort", () => {
+          waiting.splice(waiting.indexOf(resolve), 1);
+          resolve();
+        });
+      }),
+    get pending() {
+      return waiting.length;
+    },
+    pass() {
+      for (const resolve of waiting.splice(0)) resolve();
+    },
+  };
 }

@@ -1,0 +1,112 @@
+// Many clients and more than one process on one store: two proxies on one SQLite file (two on the
+// default state directory) or replicas on PostgreSQL. Every step that must happen while another
+// is in flight is held by a barrier (a summarizer that holds its calls, a hook on the store), so
+// nothing here depends on the machine's speed.
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadSqlite } from "../../src/proxy/sqlite-store.js";
+import { openStore, type ConversationStore } from "../../src/proxy/store.js";
+import { longConversation, rig, startSummarizer, stored, tempDir, type Rig, type Summarizer } from "./setup.js";
+
+const ROOT = join(import.meta.dirname, "../..");
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const f of cleanups.splice(0).reverse()) await f();
+});
+
+const SMALL = { contextLimits: { "fake-model": 3000 }, reserveOutputTokens: 200 };
+const send = (x: Rig, messages: ReturnType<typeof longConversation>, id: string) => x.client.chat.completions.create({ model: "fake-model", messages }, { headers: { "x-conversation-id": id } });
+
+/** Resolves once `store.locked` has been called (and made its first attempt at the lock). */
+function onLocked(store: ConversationStore): Promise<void> {
+  const original = store.locked.bind(store);
+  return new Promise((resolve) => {
+    store.locked = <T>(id: string, fn: () => Promise<T>): Promise<T> => {
+      const held = original(id, fn);
+      resolve();
+      return held;
+    };
+  });
+}
+
+/** Two proxies on one SQLite file, summarizing through `summarizer`; both send to a's upstream. */
+async function pairOnFile(summarizer: Summarizer, db = join(tempDir(), "proxy.db")) {
+  const config = { compaction: { ...SMALL, summarizer: { baseURL: summarizer.url, apiKey: "sk-sum" } } };
+  const a = await rig({ config, proxy: { db } });
+  cleanups.push(() => a.close());
+  const b = await rig({ config, proxy: { db, upstream: a.upstream.url } });
+  cleanups.push(() => b.close());
+  return { a, b, db };
+}
+
+describe("two proxies on one SQLite file", { timeout: 60_000 }, () => {
+  it("compact one conversation once between them: the second waits for the first's summary", async () => {
+    const summarizer = await startSummarizer("hold");
+    cleanups.push(() => summarizer.close());
+    const { a, b, db } = await pairOnFile(summarizer);
+    const history = longConversation(30);
+    const first = send(a, history, "race");
+    await expect.poll(() => summarizer.calls, { timeout: 10_000 }).toBe(1);
+    // b's compaction asks for the lock while a's summary call is held.
+    const asked = onLocked(b.proxy.context.store);
+    const second = send(b, history, "race");
+    await asked;
+    summarizer.release();
+    const replies = await Promise.all([first, second]);
+    for (const r of replies) expect(r.choices[0].message.content).toContain("final question a");
+    expect(summarizer.calls).toBe(1);
+    // Both requests went out with the one summary.
+    const sent = a.upstream.requests.filter((q) => q.path === "/v1/chat/completions");
+    expect(sent).toHaveLength(2);
+    for (const q of sent) expect(JSON.stringify(q.body?.messages)).toContain("[Summary of");
+    await a.proxy.close();
+    await b.proxy.close();
+    const store = await openStore(db);
+    cleanups.push(() => store.close());
+    expect((await stored(store, "race"))?.compactions).toBe(1);
+  });
+});
+
+describe("conversation store: a process on the same SQLite file killed mid-work", { timeout: 60_000 }, () => {
+  it("leaves its compaction lease to be taken over at once, and a file the others keep using", async () => {
+    const dir = tempDir();
+    const db = join(dir, "s.db");
+    // A process that holds a conversation's lease, then writes records in a loop until it is killed.
+    const script = join(dir, "holder.mts");
+    writeFileSync(
+      script,
+      `import { SqliteStore } from ${JSON.stringify(join(ROOT, "src/proxy/sqlite-store.ts"))};
+const store = new SqliteStore(${JSON.stringify(db)});
+void store.locked("t:held", () => {
+  process.stdout.write("held\\n");
+  let i = 0;
+  const more = () => {
+    for (let k = 0; k < 50; k++) { i++; void store.put({ id: "t:c" + (i % 200), tenant: "t", conversation: "c" + (i % 200), source: "header", createdAt: i, updatedAt: i, messageCount: i, strategy: "", state: { summary: "x".repeat(2000) }, compactions: 0, failures: 0, flagged: false, usageRatio: 0, estimatedTokens: 0, calibration: 1, truncated: false, lastHash: "", lastLength: 0, indexed: [] }, "b".repeat(5000)); }
+    void store.flush();
+    if (i === 500) process.stdout.write("writing\\n");
+    setImmediate(more);
+  };
+  more();
+  return new Promise(() => {});
+});
+`,
+    );
+    const child = spawn(process.execPath, ["--import", "tsx", script], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    await expect.poll(() => out, { timeout: 30_000 }).toContain("writing");
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGKILL");
+    await exited;
+    const store = await openStore(db);
+    cleanups.push(() => store.close());
+    // Taken over at once: its holder no longer runs.
+    expect(await store.locked("t:held", async () => "mine")).toBe("mine");
+    const check = new (loadSqlite())(db, { readonly: true });
+    expect(check.pragma("integrity_check", { simple: true })).toBe("ok");
+    check.close();
+    expect(await store.count()).toBeGreaterThan(0);
+  });
+});
