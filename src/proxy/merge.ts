@@ -1,5 +1,6 @@
 // Two processes that wrote one conversation record from the same version: both stores (replicas
-// on PostgreSQL, processes on one SQLite file) merge the stored version into their own this way.
+// on PostgreSQL, processes on one SQLite file) merge the stored version into their own this way,
+// and read a stored record, an older version's included, through readRecord.
 import type { ConversationRecord } from "./store.js";
 
 /** Fields a merge adds up: both replicas' increments count. */
@@ -33,4 +34,14 @@ export function assign(record: ConversationRecord, value: Record<string, unknown
   const target = record as unknown as Record<string, unknown>;
   for (const k of Object.keys(target)) if (!(k in value) && !FIXED.has(k)) delete target[k];
   for (const k of Object.keys(value)) if (!FIXED.has(k)) target[k] = value[k];
+}
+
+/**
+ * A stored record's text as this version reads it. A record written before tenancy (keyed by the
+ * client's id alone) has no tenant, conversation or prefix list: it gets the anonymous tenant, its
+ * key as its id and an empty list, so status and admin `compact` read it as any other.
+ */
+export function readRecord(text: string): ConversationRecord {
+  const record = JSON.parse(text) as Partial<ConversationRecord> & { id: string };
+  return { ...record, tenant: record.tenant ?? "anon", conversation: record.conversation ?? record.id, indexed: record.indexed ?? [] } as ConversationRecord;
 }

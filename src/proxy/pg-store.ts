@@ -13,7 +13,7 @@
 import type { ClientBase, Pool, PoolClient } from "pg";
 import { loadDriver } from "./driver.js";
 import { HEAD_LENGTH, HEAD_SUFFIX, HEADS_PER_ID } from "./heads.js";
-import { assign, mergeRecords } from "./merge.js";
+import { assign, mergeRecords, readRecord } from "./merge.js";
 import type { ConversationRecord, ConversationStore, PrefixHit } from "./store.js";
 
 type PgModule = typeof import("pg");
@@ -174,7 +174,7 @@ export class PostgresStore implements ConversationStore {
   async get(id: string): Promise<ConversationRecord | undefined> {
     const row = await this.latest(id);
     if (row === undefined) return undefined;
-    const record = JSON.parse(row.record) as ConversationRecord;
+    const record = readRecord(row.record);
     this.bases.set(record, { version: row.version, json: row.record });
     return record;
   }
@@ -188,7 +188,7 @@ export class PostgresStore implements ConversationStore {
 
   /** Merges the stored version into `record` (keeping the changes made here) and makes it the new base. */
   private adopt(record: ConversationRecord, base: Base | undefined, latest: { version: number; record: string }): void {
-    const theirs = JSON.parse(latest.record) as Record<string, unknown>;
+    const theirs = readRecord(latest.record) as unknown as Record<string, unknown>;
     const mine = record as unknown as Record<string, unknown>;
     // A record never read from the store was just made here: the stored one started first and wins.
     assign(record, base === undefined ? theirs : mergeRecords(JSON.parse(base.json) as Record<string, unknown>, mine, theirs));
@@ -243,7 +243,7 @@ export class PostgresStore implements ConversationStore {
   async list(): Promise<ConversationRecord[]> {
     const rows = await this.query<{ version: number; record: string }>("SELECT version, record FROM ptc_conversations ORDER BY id", []);
     return rows.map((row) => {
-      const record = JSON.parse(row.record) as ConversationRecord;
+      const record = readRecord(row.record);
       this.bases.set(record, { version: row.version, json: row.record });
       return record;
     });

@@ -16,7 +16,7 @@ import { hostname } from "node:os";
 import type Database from "better-sqlite3";
 import { loadDriver } from "./driver.js";
 import { HEAD_LENGTH, HEAD_SUFFIX, HEADS_PER_ID } from "./heads.js";
-import { assign, mergeRecords } from "./merge.js";
+import { assign, mergeRecords, readRecord } from "./merge.js";
 import type { ConversationRecord, ConversationStore, PrefixHit } from "./store.js";
 
 type SqliteModule = typeof Database;
@@ -124,7 +124,7 @@ export class SqliteStore implements ConversationStore {
     };
     this.seen = this.statements.dataVersion.get() as number;
     for (const row of this.statements.records.all()) {
-      this.records.set(row.id, JSON.parse(row.record) as ConversationRecord);
+      this.records.set(row.id, readRecord(row.record));
       this.bases.set(row.id, row.record);
     }
     for (const row of this.db.prepare<[], { hash: string; id: string }>("SELECT hash, id FROM prefixes").all()) this.prefixes.set(row.hash, row.id);
@@ -184,7 +184,7 @@ export class SqliteStore implements ConversationStore {
       if (!this.dirty.has(id)) this.records.delete(id);
       return;
     }
-    const theirs = JSON.parse(stored) as Record<string, unknown>;
+    const theirs = readRecord(stored) as unknown as Record<string, unknown>;
     // A record never written here was just made here: the stored one started first and wins.
     if (mine === undefined) this.records.set(id, theirs as unknown as ConversationRecord);
     else assign(mine, base === undefined ? theirs : mergeRecords(JSON.parse(base) as Record<string, unknown>, mine as unknown as Record<string, unknown>, theirs));

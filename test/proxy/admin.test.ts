@@ -364,4 +364,22 @@ describe("proxy admin, health and state", () => {
     await second.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "y" }] }, { headers: { "x-conversation-id": "w" } });
     await expect.poll(async () => (await fetch(`${second.proxy.url}/readyz`)).status).toBe(200);
   });
+  it("shows and compacts a conversation stored by the first version, before tenancy (no tenant, conversation or prefix list in its record)", async () => {
+    const db = join(tempDir(), "old.db");
+    const old = new Database(db);
+    // The tables and the record as that version wrote them.
+    old.exec("CREATE TABLE conversations (id TEXT PRIMARY KEY, updated_at INTEGER NOT NULL, record TEXT NOT NULL); CREATE TABLE messages (id TEXT PRIMARY KEY, messages TEXT NOT NULL); CREATE TABLE prefixes (hash TEXT PRIMARY KEY, id TEXT NOT NULL);");
+    const now = Date.now();
+    const record = { id: "legacy", source: "header:x-conversation-id", model: "fake-model", createdAt: now, updatedAt: now, messageCount: 64, strategy: "rolling", state: null, compactions: 0, failures: 0, flagged: false, usageRatio: 0.5, estimatedTokens: 100, calibration: 1, truncated: false, lastHash: "", lastLength: 0 };
+    old.prepare("INSERT INTO conversations VALUES (?, ?, ?)").run("legacy", now, JSON.stringify(record));
+    old.prepare("INSERT INTO messages VALUES (?, ?)").run("legacy", JSON.stringify({ model: "fake-model", messages: longConversation(30) }));
+    old.close();
+    const x = await start({ config: { ...SMALL, keepMessages: true }, proxy: { db } });
+    const status = await admin(x, "status");
+    expect(status.json.conversations).toEqual([expect.objectContaining({ id: "legacy", conversation: "legacy", tenant: "anon" })]);
+    const compacted = await admin(x, "compact", { conversation: "legacy" });
+    expect(compacted.status).toBe(200);
+    expect(compacted.json).toMatchObject({ conversation: "legacy", compacted: true });
+    expect(x.logs.some((l) => l.event === "internal_error")).toBe(false);
+  });
 });
