@@ -299,6 +299,53 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     expect(title).toBeGreaterThanOrEqual(stripBottom);
   });
 
+  it("steps through a long run's turns building the turn, not the whole page: the elements a key press creates do not grow with the run", async () => {
+    // A 700-turn run took ~1.4 s a key press: each one rebuilt the charts, the strip of turns
+    // and every message of the turn's prompt (24,000 elements at turn 690). Counted, not timed.
+    const page = await open("r1/250", pathToFileURL(longFile).href);
+    const created = async (key: string, hash: string): Promise<number> => {
+      await page.evaluate(`(() => {
+        const count = (n) => (n.nodeType === 1 ? 1 + n.getElementsByTagName("*").length : 0);
+        window.__created = 0;
+        window.__observer = new MutationObserver((records) => { for (const r of records) for (const n of r.addedNodes) window.__created += count(n); });
+        window.__observer.observe(document.getElementById("app"), { childList: true, subtree: true });
+        document.querySelector(".turn-strip").__kept = true;
+      })()`);
+      await page.keyboard.press(key);
+      await hashIs(page, hash);
+      return (await page.evaluate(`(() => {
+        for (const r of window.__observer.takeRecords()) for (const n of r.addedNodes) window.__created += n.nodeType === 1 ? 1 + n.getElementsByTagName("*").length : 0;
+        window.__observer.disconnect();
+        return document.querySelector(".turn-strip").__kept === true ? window.__created : -1;
+      })()`)) as number;
+    };
+    const all = Number(await page.evaluate("document.getElementsByTagName('*').length"));
+    const forward = await created("j", "#r1/251");
+    const back = await created("k", "#r1/250");
+    // The strip of turns is kept (not -1), and a step builds a small part of what the page holds.
+    for (const n of [forward, back]) {
+      expect(n).toBeGreaterThan(0);
+      expect(n).toBeLessThan(1000);
+    }
+    expect(all).toBeGreaterThan(3000);
+    // The selection moved with the step: the pill, the chart's band and the turn shown.
+    expect(await page.locator(".turn-pill[aria-current=true]").getAttribute("data-turn")).toBe("250");
+    expect(await page.locator(".turn-pill.selected").count()).toBe(1);
+    const band = Number(await page.locator("[data-chart=prompt] .selected-band").getAttribute("x"));
+    expect(band).toBeCloseTo(Number(await page.locator("[data-chart=prompt] rect.hit[data-turn='250']").getAttribute("x")), 6);
+    expect(await page.locator("article.turn").getAttribute("data-turn")).toBe("250");
+    // The prompt's long history shows its first and latest messages; the rest opens on demand, all of it.
+    const full = page.locator("[data-view=full]");
+    const shown = await full.locator(".msg").count();
+    expect(shown).toBeLessThan(100);
+    expect(await full.locator(".msg").first().getAttribute("data-index")).toBe("0");
+    expect(await full.locator(".msg").last().getAttribute("data-index")).toBe(String(2 * 249 + 1));
+    await full.locator("details.earlier > summary").click();
+    await expect.poll(() => full.locator(".msg").count()).toBe(2 + 2 * 249);
+    const order = await full.locator(".msg").evaluateAll((ms) => ms.map((m) => Number(m.getAttribute("data-index"))));
+    expect(order).toEqual(Array.from({ length: 2 + 2 * 249 }, (_, i) => i));
+  });
+
   it("draws a run whose trace records negative token counts with no negative bar", async () => {
     const before = problems.length;
     const page = await open("r1", pathToFileURL(negativeFile).href);

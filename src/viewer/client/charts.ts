@@ -69,8 +69,11 @@ export function promptChart(points: readonly ChartPoint[], onPick: (turn: number
       els.push(s("text", { x: cx + 3, y: T + 10, class: "compaction-label" }, "compaction"));
     }
     if (p.failed) els.push(s("circle", { cx: xAt(i), cy: T + plotH + 6, r: 4, class: "fail-dot" }, s("title", null, `turn ${p.turn} failed`)));
-    if (p.turn === selected) els.push(s("rect", { x: xAt(i) - step / 2, y: T, width: step, height: plotH, class: "selected-band" }));
   });
+  // One band, moved by selectChartTurn when another turn is shown (the chart itself is kept).
+  const band = s("rect", { y: T, width: step, height: plotH, class: "selected-band" });
+  placeBand(band, points, selected);
+  els.push(band);
   for (const [key, cls] of [["fullTokens", "line-full"], ["sentTokens", "line-sent"]] as const) {
     els.push(s("polyline", { points: points.map((p, i) => `${xAt(i).toFixed(1)},${y(p[key]).toFixed(1)}`).join(" "), class: cls, "data-series": key }));
     points.forEach((p, i) => els.push(s("circle", { cx: xAt(i), cy: y(p[key]), r: 3, class: `dot ${cls}` }, s("title", null, `turn ${p.turn}: ${fmt(p[key])} tokens (${key === "fullTokens" ? "full history" : "as sent"})`))));
@@ -91,6 +94,19 @@ export function promptChart(points: readonly ChartPoint[], onPick: (turn: number
       ["compaction", "compaction event"],
     ]),
   );
+}
+
+/** Puts the selected-turn band over `turn`'s column, or hides it when the chart has no such turn. */
+function placeBand(band: SVGElement, points: readonly ChartPoint[], turn: number | undefined): void {
+  const i = points.findIndex((p) => p.turn === turn);
+  band.setAttribute("x", String(L + (plotW / Math.max(1, points.length)) * Math.max(0, i)));
+  band.setAttribute("visibility", i < 0 ? "hidden" : "visible");
+}
+
+/** Moves the prompt chart's band (in `root`) to `turn`. */
+export function selectChartTurn(root: ParentNode, points: readonly ChartPoint[], turn: number): void {
+  const band = root.querySelector<SVGElement>("[data-chart=prompt] .selected-band");
+  if (band !== null) placeBand(band, points, turn);
 }
 
 /** Output tokens per turn, as bars. */

@@ -50,6 +50,21 @@ export function size(text: string): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
+/**
+ * A closed `details` whose content is built when it is first opened: a long run's prompt holds
+ * hundreds of messages, which built at every step made each key press take a second.
+ */
+export function lazyDetails(attrs: Attrs | null, summary: string, build: () => Child[]): HTMLDetailsElement {
+  const el = h("details", attrs, h("summary", null, summary));
+  let built = false;
+  el.addEventListener("toggle", () => {
+    if (!el.open || built) return;
+    built = true;
+    append(el, build());
+  });
+  return el;
+}
+
 const COLLAPSE_CHARS = 1500;
 const COLLAPSE_LINES = 25;
 

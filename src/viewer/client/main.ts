@@ -5,7 +5,7 @@ import { PAGE_DATA_VERSION, type PageData, type RunView } from "../model.js";
 import { baseName, h } from "./dom.js";
 import type { PromptLayout } from "./prompt.js";
 import { renderReport } from "./report.js";
-import { renderRun, type RunContext } from "./run.js";
+import { renderRun, selectTurn, type RunContext } from "./run.js";
 
 const LAYOUTS: PromptLayout[] = ["split", "sent", "full"];
 
@@ -92,11 +92,14 @@ function start(): void {
     );
   };
 
+  // The run on the page: another turn of it (a step, a layout switch) replaces the turn only.
+  let shown: { run: RunView; view: HTMLElement } | undefined;
+
   function render(): void {
     const route = current();
     const run = runs.get(route.id);
     const report = reports.get(route.id);
-    let view: HTMLElement;
+    const scrollY = window.scrollY;
     if (run !== undefined) {
       const turn = route.turn !== undefined && run.turns.some((t) => t.number === route.turn) ? route.turn : (run.turns[0]?.number ?? 0);
       const ctx: RunContext = {
@@ -108,15 +111,17 @@ function start(): void {
         },
         go,
       };
-      view = renderRun(run, turn, ctx);
-    } else if (report !== undefined) {
-      view = renderReport(report, data.texts, route.turn ?? 1, (hash) => go(hash));
+      if (shown?.run === run) selectTurn(shown.view, run, turn, ctx);
+      else {
+        shown = { run, view: renderRun(run, turn, ctx) };
+        show(route.id, shown.view);
+      }
     } else {
-      view = h("p", null, "No files to show.");
+      shown = undefined;
+      show(route.id, report !== undefined ? renderReport(report, data.texts, route.turn ?? 1, (hash) => go(hash)) : h("p", null, "No files to show."));
     }
-    const scrollY = window.scrollY;
     // data-hash says which location the content is for (tests wait on it after a hash change).
-    app.replaceChildren(h("div", { class: "layout" }, nav(route.id), h("main", { id: "main", "data-hash": location.hash }, view)));
+    document.getElementById("main")?.setAttribute("data-hash", location.hash);
     // The strip of turns stays above the turn, a quarter of the window at most (a long run's
     // would cover it whole), and scrolls on its own: bring the selected turn's pill into it.
     const strip = app.querySelector<HTMLElement>(".turn-strip");
@@ -131,6 +136,11 @@ function start(): void {
     else window.scrollTo(0, scrollY);
     scrollToTurn = false;
     document.title = `${route.id}${route.turn ? ` turn ${route.turn}` : ""} · ${data.title}`;
+  }
+
+  /** Draws the page: the navigation with `id` active, and `view`. */
+  function show(id: string, view: HTMLElement): void {
+    app.replaceChildren(h("div", { class: "layout" }, nav(id), h("main", { id: "main" }, view)));
   }
 
   const step = (delta: number) => {

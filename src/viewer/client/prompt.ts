@@ -2,7 +2,7 @@
 // tokens and how it relates to the previous turn's prompt, and a marker where the prefix
 // cache broke.
 import { expandRuns, type MessageChange, type MessageRef, type PromptView } from "../model.js";
-import { block, fmt, h } from "./dom.js";
+import { block, fmt, h, lazyDetails } from "./dom.js";
 
 export type PromptLayout = "split" | "sent" | "full";
 
@@ -25,6 +25,24 @@ function message(texts: readonly string[], m: MessageRef, index: number, change?
   return h("div", { class: `msg msg-${m.role}${change ? ` ${change}` : ""}`, "data-index": index }, head, block(text, `${m.role} message`, body));
 }
 
+// A long history shows its first messages (the system prompt, the task) and its latest; the
+// ones between open on demand. Built whole, a 700-turn run's prompt was 15,000 elements.
+const HEAD = 2;
+const TAIL = 20;
+const MIN_HIDDEN = 10;
+
+/** The messages [from, to) of a long list, behind a summary that builds them when opened. */
+function earlier(from: number, to: number, tokens: number, build: (i: number) => HTMLElement): HTMLElement {
+  const n = to - from;
+  return lazyDetails({ class: "earlier", "data-from": from + 1, "data-to": to }, `${fmt(n)} earlier messages, #${from + 1} to #${to} (${fmt(tokens)} tokens): show`, () => Array.from({ length: n }, (_, k) => build(from + k)));
+}
+
+/** Where a list of `n` messages hides its middle: [from, to), or null when it is short enough to show whole. `limit` caps what may be hidden. */
+function hidden(n: number, limit = n): [number, number] | null {
+  const to = Math.min(limit, n - TAIL);
+  return to - HEAD >= MIN_HIDDEN ? [HEAD, to] : null;
+}
+
 /** A prompt's message lists, read from the page's message table. */
 interface Lists {
   sent: MessageRef[];
@@ -36,24 +54,20 @@ function sentColumn(texts: readonly string[], p: PromptView, l: Lists): HTMLElem
   const items: HTMLElement[] = [];
   let cachedChars = 0;
   const cached = p.prefix?.messages ?? 0;
+  // Only messages of the cached prefix are hidden: what changed is always in view.
+  const gap = hidden(l.sent.length, cached);
   l.sent.forEach((m, i) => {
     const change: MessageChange = i < cached ? "cached" : p.changes[i - cached];
     if (p.prefix !== null && i === p.prefix.messages) {
       items.push(h("div", { class: "cache-break" }, `prefix cache breaks here: ${fmt(p.prefix.tokens)} tokens (${p.prefix.messages} message${p.prefix.messages === 1 ? "" : "s"}) could be served from the cache`));
     }
-    items.push(message(texts, m, i, change, change === "changed" && p.prefix ? p.prefix.chars - cachedChars : 0));
+    if (gap !== null && i === gap[0]) items.push(earlier(gap[0], gap[1], tokensOf(l.sent, gap), (k) => message(texts, l.sent[k], k, "cached")));
+    if (gap === null || i < gap[0] || i >= gap[1]) items.push(message(texts, m, i, change, change === "changed" && p.prefix ? p.prefix.chars - cachedChars : 0));
     if (change === "cached") cachedChars += (texts[m.text] ?? "").length;
   });
   if (p.prefix !== null && p.prefix.messages === l.sent.length) items.push(h("div", { class: "cache-break whole" }, "the whole prompt repeats the previous one"));
   if (l.dropped.length > 0) {
-    items.push(
-      h(
-        "details",
-        { class: "dropped" },
-        h("summary", null, `${l.dropped.length} message${l.dropped.length === 1 ? "" : "s"} of the previous prompt no longer sent (${fmt(l.dropped.reduce((n, m) => n + m.tokens, 0))} tokens)`),
-        l.dropped.map((m, i) => message(texts, m, i)),
-      ),
-    );
+    items.push(lazyDetails({ class: "dropped" }, `${l.dropped.length} message${l.dropped.length === 1 ? "" : "s"} of the previous prompt no longer sent (${fmt(l.dropped.reduce((n, m) => n + m.tokens, 0))} tokens)`, () => l.dropped.map((m, i) => message(texts, m, i))));
   }
   const same = l.sent.length === l.full.length && l.sent.every((m, i) => m.text === l.full[i].text);
   return h(
@@ -72,8 +86,17 @@ function keptLine(p: PromptView): HTMLElement | null {
 }
 
 function fullColumn(texts: readonly string[], p: PromptView, l: Lists): HTMLElement {
-  return h("section", { class: "prompt-col", "data-view": "full" }, h("h4", null, `Full history: ${fmt(p.fullTokens)} tokens, ${l.full.length} messages`), l.full.map((m, i) => message(texts, m, i)));
+  const gap = hidden(l.full.length);
+  const shown = (from: number, to: number) => l.full.slice(from, to).map((m, k) => message(texts, m, from + k));
+  const items = gap === null ? shown(0, l.full.length) : [...shown(0, gap[0]), earlier(gap[0], gap[1], tokensOf(l.full, gap), (k) => message(texts, l.full[k], k)), ...shown(gap[1], l.full.length)];
+  return h("section", { class: "prompt-col", "data-view": "full" }, h("h4", null, `Full history: ${fmt(p.fullTokens)} tokens, ${l.full.length} messages`), items);
 }
+
+const tokensOf = (list: readonly MessageRef[], [from, to]: [number, number]): number => {
+  let n = 0;
+  for (let i = from; i < to; i++) n += list[i].tokens;
+  return n;
+};
 
 export function promptSection(texts: readonly string[], messages: readonly MessageRef[], p: PromptView, layout: PromptLayout, setLayout: (l: PromptLayout) => void): HTMLElement {
   const refs = (runs: number[]): MessageRef[] => expandRuns(runs).map((i) => messages[i]);
