@@ -274,6 +274,22 @@ describe.concurrent("ptc repl", () => {
     expect(r.stderr).toMatch(/unbound_var/);
   });
 
+  it("reports an error's line as the script's line, not the entry's: in the entry, in a function an earlier entry defined, and a delimiter's opening line", async () => {
+    const r = await ptc(["repl"], '(def a 1)\n(+ 1\n  "x")\n(def b 2)\n\n(foo)\n');
+    expect(r.stderr).toContain('(line 2, column 1)\n2 | (+ 1\n  | ^\n');
+    expect(r.stderr).toContain("(line 6, column 2)\n6 | (foo)\n  |  ^\n");
+    const earlier = await ptc(["repl"], ':help\n(def a 1)\n\n(defn f [x]\n  (+ x "s"))\n(f 1)\n');
+    expect(earlier.stderr).toContain('(in code defined by an earlier program) (line 5, column 3)\n5 |   (+ x "s"))\n  |   ^\n');
+    const mismatched = await ptc(["repl"], "(def a 1)\n\n(+ 1\n 2]\n");
+    expect(mismatched.stderr).toMatch(/^parse_error: mismatched delimiter: '\(' opened at line 3, column 1 is closed by '\]' \(line 4, column 3\)\n4 \| {2}2\]\n/);
+    // Left open when the input ends: where it was opened, in the script.
+    const open = await ptc(["repl"], "(def a 1)\n\n[1 2\n(+ 1\n");
+    expect(open.stderr).toMatch(/the innermost opened at line 4, column 1\) \(line 4, column 1\)\n4 \| \(\+ 1\n/);
+    // Ten lines on, the gutter widens and the caret stays under the column.
+    const wide = await ptc(["repl"], `${"\n".repeat(11)}(foo)\n`);
+    expect(wide.stderr).toContain("(line 12, column 2)\n12 | (foo)\n   |  ^\n");
+  });
+
   it("answers :help and :defs, evaluates other keywords, stops at :quit", async () => {
     const r = await ptc(["repl"], ":help\n(def k 1)\n:defs\n:k\n:quit\n(def never 1)\n");
     expect(r.code).toBe(0);

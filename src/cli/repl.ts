@@ -2,7 +2,7 @@
 // its delimiters balance. Definitions persist from one entry to the next through the same
 // `memory` the agent runtime uses, so the REPL behaves like successive agent turns.
 import { createInterface } from "node:readline";
-import { defaultLimits, evaluate, type Memory } from "../lisp/index.js";
+import { defaultLimits, evaluate, excerpt, IN_EARLIER_PROGRAM, relocate, type ErrorInfo, type Memory } from "../lisp/index.js";
 import { textLines, TextInputError } from "../json/text-input.js";
 import { loadCtx, parseIsolation, parseLimits, parseOptions, processIo, report, SANDBOX_OPTIONS, usageFailure, type Io } from "./eval.js";
 
@@ -54,6 +54,39 @@ export function needsMore(text: string): boolean {
     }
   }
   return depth > 0;
+}
+
+// The entries that ran, by their text, with the session line each started on: an error in a
+// function one of them defined is located in its text. Kept up to a total size, newest first.
+const REMEMBERED_CHARS = 8_000_000;
+
+/**
+ * Where an entry's errors are: the session's (or script's) lines, not the entry's, so line 12
+ * of a script is reported as line 12. An error in a function an earlier entry defined is in
+ * that entry's text: found by its excerpt among the entries remembered, else left as it is.
+ */
+class Lines {
+  private readonly entries = new Map<string, number>();
+  private chars = 0;
+
+  remember(source: string, firstLine: number): void {
+    if (this.entries.delete(source)) this.chars -= source.length;
+    this.entries.set(source, firstLine);
+    this.chars += source.length;
+    for (const [text] of this.entries) {
+      if (this.chars <= REMEMBERED_CHARS) break;
+      this.entries.delete(text);
+      this.chars -= text.length;
+    }
+  }
+
+  locate(error: ErrorInfo, source: string, firstLine: number): ErrorInfo {
+    if (error.line === undefined) return error;
+    if (!error.message.endsWith(IN_EARLIER_PROGRAM)) return relocate(error, source, firstLine);
+    const texts = [...this.entries].reverse();
+    const found = texts.find(([text]) => excerpt(text, error.line as number, error.column ?? 1) === error.excerpt);
+    return found === undefined ? error : relocate(error, found[0], found[1]);
+  }
 }
 
 /** True when the text holds no form at all (only whitespace, commas and comments). */
@@ -110,11 +143,16 @@ export async function runReplCommand(args: string[], io: Io = processIo()): Prom
 
   // A script piped in that hit an error ends with exit 1, so `ptc repl < setup.clj && next` stops.
   let failed = false;
+  const located = new Lines();
+  // The session's lines read so far, and the one the entry being gathered started on.
+  let lineNumber = 0;
+  let entryLine = 1;
   const run = async (source: string): Promise<void> => {
     running = new AbortController();
     const r = await evaluate(source, { ctx, limits, memory, isolation, signal: running.signal });
     running = undefined;
-    if (report(r, io, false, RESULT_PREVIEW) !== 0) failed = true;
+    if (report(r.ok ? r : { ...r, error: located.locate(r.error, source, entryLine) }, io, false, RESULT_PREVIEW) !== 0) failed = true;
+    if (r.ok) located.remember(source, entryLine);
     memory = r.memory;
   };
 
@@ -122,6 +160,7 @@ export async function runReplCommand(args: string[], io: Io = processIo()): Prom
   prompt();
   try {
     for await (const line of lines) {
+      lineNumber++;
       const command = line.trim();
       if (buffer === "" && COMMANDS.has(command)) {
         if (command === ":help") io.stdout.write(REPL_HELP);
@@ -130,6 +169,7 @@ export async function runReplCommand(args: string[], io: Io = processIo()): Prom
         prompt();
         continue;
       }
+      if (buffer === "") entryLine = lineNumber;
       buffer = buffer === "" ? line : buffer + "\n" + line;
       if (!needsMore(buffer)) {
         const source = buffer;

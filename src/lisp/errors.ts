@@ -150,6 +150,9 @@ export interface ErrorInfo {
   trace?: string[];
 }
 
+/** Said of an error located in a function an earlier program (an earlier REPL entry, agent turn) defined: its line is counted in that program. */
+export const IN_EARLIER_PROGRAM = " (in code defined by an earlier program)";
+
 export function toErrorInfo(e: LispError, source?: string): ErrorInfo {
   const info: ErrorInfo = { kind: e.kind, message: e.message, phase: e.phase };
   if (e.loc) {
@@ -157,7 +160,7 @@ export function toErrorInfo(e: LispError, source?: string): ErrorInfo {
     info.column = e.loc.column;
     const text = e.loc.source ?? source;
     if (text !== undefined) info.excerpt = excerpt(text, e.loc.line, e.loc.column);
-    if (source !== undefined && e.loc.source !== undefined && e.loc.source !== source) info.message += " (in code defined by an earlier program)";
+    if (source !== undefined && e.loc.source !== undefined && e.loc.source !== source) info.message += IN_EARLIER_PROGRAM;
   }
   if (e.hint) info.hint = e.hint;
   if (e.fnTrace.length > 0) info.trace = collapse(e.fnTrace);
@@ -179,8 +182,11 @@ function collapse(names: readonly string[]): string[] {
 
 const MAX_EXCERPT_LINE = 160;
 
-/** `  3 | (+ "a" 1)` and a caret line under the column. Long lines are windowed around the column. */
-export function excerpt(source: string, line: number, column: number): string | undefined {
+/**
+ * `  3 | (+ "a" 1)` and a caret line under the column. Long lines are windowed around the column.
+ * `firstLine` is the number of the source's first line where it is part of a longer text.
+ */
+export function excerpt(source: string, line: number, column: number, firstLine = 1): string | undefined {
   const lines = source.split("\n");
   let text = lines[line - 1];
   if (text === undefined) return undefined;
@@ -192,7 +198,7 @@ export function excerpt(source: string, line: number, column: number): string | 
     text = (start > 0 ? "…" : "") + text.slice(start, end) + (end < text.length ? "…" : "");
     col = col - start + (start > 0 ? 1 : 0);
   }
-  const gutter = String(line);
+  const gutter = String(line + firstLine - 1);
   const pad = " ".repeat(gutter.length);
   // Tabs before the column stay tabs, so the caret lines up however wide the terminal draws them.
   const lead = text.slice(0, col - 1).replace(/[^\t]/g, " ");
@@ -206,6 +212,22 @@ export function formatError(info: ErrorInfo): string {
   if (info.excerpt) out += "\n" + info.excerpt;
   if (info.trace && info.trace.length > 0) out += `\nin: ${info.trace.join(" <- ")}`;
   if (info.hint) out += `\nhint: ${info.hint}`;
+  return out;
+}
+
+/**
+ * `info`, located in `source`, for a source that is part of a longer text from its line
+ * `firstLine` on (an entry of a REPL session): its line, the excerpt's gutter and the lines its
+ * message cites (a delimiter "opened at line N") counted from the start of that text.
+ */
+export function relocate(info: ErrorInfo, source: string, firstLine: number): ErrorInfo {
+  if (info.line === undefined || firstLine === 1) return info;
+  const shift = firstLine - 1;
+  // Only the reader's delimiter errors cite a line; a program's own message (ex-info) is its text.
+  const message = info.kind === "parse_error" ? info.message.replace(/\bopened at line (\d+)/g, (_, n: string) => `opened at line ${Number(n) + shift}`) : info.message;
+  const out: ErrorInfo = { ...info, line: info.line + shift, message };
+  const text = excerpt(source, info.line, info.column ?? 1, firstLine);
+  if (text !== undefined) out.excerpt = text;
   return out;
 }
 
