@@ -16,19 +16,41 @@ const MAX_PENDING = 1 << 20;
 // carries its whole output, generated images included, and its usage after them).
 const MAX_EVENT = 32 << 20;
 
-/** The end of the next event separator at or after `from` (blank line, LF or CRLF), or -1. */
-function nextBoundary(buf: Buffer, from: number): number {
-  for (let i = buf.indexOf(10, from); i !== -1; i = buf.indexOf(10, i + 1)) {
-    if (buf[i + 1] === 10) return i + 2;
-    if (buf[i + 1] === 13 && buf[i + 2] === 10) return i + 3;
-  }
-  return -1;
+/**
+ * A finder of event ends in `buf`: each call gives the end of the next event at or after `from`
+ * (just past the blank line that ends it), or -1. Lines end in LF, CRLF or a lone CR, as the SSE
+ * spec allows (an upstream that ends lines in CR only had every event held back until the stream
+ * ended). A blank line's CR at the end of `buf` ends the event when its lines end in lone CRs;
+ * after a CRLF it waits for the LF that likely follows. Positions are cached across calls, so
+ * each byte is searched once however many events the buffer holds.
+ */
+function boundaries(buf: Buffer): (from: number) => number {
+  let lf = -2;
+  let cr = -2;
+  return (from) => {
+    let lineStart = from;
+    let loneCr = false;
+    for (;;) {
+      if (lf !== -1 && lf < lineStart) lf = buf.indexOf(10, lineStart);
+      if (cr !== -1 && cr < lineStart) cr = buf.indexOf(13, lineStart);
+      if (lf === -1 && cr === -1) return -1;
+      const at = cr !== -1 && (lf === -1 || cr < lf) ? cr : lf;
+      let end = at + 1;
+      if (at === cr) {
+        if (end === buf.length) return at === lineStart && loneCr ? end : -1;
+        if (buf[end] === 10) end++;
+      }
+      if (at === lineStart) return end;
+      loneCr = end === at + 1 && at === cr;
+      lineStart = end;
+    }
+  };
 }
 
 /** The JSON payload of an event's data lines, or undefined (comments, [DONE], non-JSON). */
 function eventJson(text: string): unknown {
   let data = "";
-  for (const line of text.split(/\r?\n/)) if (line.startsWith("data:")) data += line.slice(line[5] === " " ? 6 : 5);
+  for (const line of text.split(/\r\n|\r|\n/)) if (line.startsWith("data:")) data += line.slice(line[5] === " " ? 6 : 5);
   if (!data.startsWith("{")) return undefined;
   try {
     return JSON.parse(data);
@@ -55,7 +77,8 @@ export class SseTap {
     let keptFrom = 0;
     // Only events that mention "usage" are decoded; the search runs once per occurrence, not per event.
     let usageAt = buf.indexOf(USAGE);
-    for (let end = nextBoundary(buf, 0); end !== -1; end = nextBoundary(buf, start)) {
+    const nextBoundary = boundaries(buf);
+    for (let end = nextBoundary(0); end !== -1; end = nextBoundary(start)) {
       if (start === 0 && this.passed !== undefined) {
         // The end of an over-long event: already on its way to the client, read here for its usage only.
         const head = this.passed;

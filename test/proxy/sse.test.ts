@@ -22,7 +22,8 @@ function run(tap: SseTap, text: string, cuts: number[]): string {
 }
 
 describe("SseTap", () => {
-  const sep = ["\n\n", "\r\n\r\n"];
+  // The SSE spec ends a line with LF, CRLF or a lone CR; a blank line ends an event.
+  const sep = ["\n\n", "\r\n\r\n", "\r\r"];
   it("passes every byte but the usage-only event, however the stream is cut", () => {
     fc.assert(
       fc.property(fc.array(fc.string({ maxLength: 12 }), { maxLength: 6 }), fc.constantFrom(...sep), fc.array(fc.nat(), { maxLength: 8 }), (words, s, cuts) => {
@@ -48,6 +49,25 @@ describe("SseTap", () => {
     expect(run(tap, text, Array.from({ length: Math.ceil(text.length / 65536) }, (_, i) => i * 65536))).toBe(text);
     // Before: undefined, so the reply was charged as if it reported nothing.
     expect(tap.usage).toEqual({ promptTokens: 11, completionTokens: 1500 });
+  });
+
+  it("passes an event whose lines end in a lone CR as soon as it ends, and reads its usage", () => {
+    // Before, no boundary was found: every event was held back until the stream ended (or 1 MB
+    // later), and the usage event, read as one line, was never found.
+    const tap = new SseTap(true);
+    const first = `${chunk("hi")}\r\r`;
+    expect(tap.push(Buffer.from(first)).toString()).toBe(first);
+    expect(tap.push(Buffer.from(`event: x\r${usageEvent}\r\r`)).toString()).toBe("");
+    expect(tap.usage).toEqual({ promptTokens: 12, completionTokens: 3 });
+    expect(tap.push(Buffer.from("data: [DONE]\r\r")).toString()).toBe("data: [DONE]\r\r");
+    expect(tap.end().toString()).toBe("");
+  });
+
+  it("holds back a CRLF event cut between the CR and LF of its blank line, so a dropped usage event leaves no stray LF", () => {
+    const tap = new SseTap(true);
+    expect(tap.push(Buffer.from(`${usageEvent}\r\n\r`)).toString()).toBe("");
+    expect(tap.push(Buffer.from("\ndata: [DONE]\r\n\r\n")).toString()).toBe("data: [DONE]\r\n\r\n");
+    expect(tap.usage).toEqual({ promptTokens: 12, completionTokens: 3 });
   });
 
   it("keeps a usage field on an event that also has choices", () => {
