@@ -240,13 +240,13 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   if (attempts > 1) echo[ATTEMPTS_HEADER] = String(attempts);
 
   if (!result.ok) {
-    // The client cancelled its own request: nobody to answer, and no fault of the upstream's. One
-    // the upstream had whole is charged its prompt, like a stream left early: leaving before the
-    // reply is no way around a budget either.
+    // A request the upstream had whole is charged its prompt, whether the client cancelled it (like
+    // a stream left early: leaving before the reply is no way around a budget) or the upstream
+    // timed out on it: it may have worked on it, and billed it, all the same.
     if (clientGone.signal.aborted) return finish(undefined, result.delivered);
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", `kind="${result.kind}"`);
     sendError(res, result.kind === "timeout" ? 504 : 502, result.message, "upstream_error", result.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable", echo);
-    return finish(undefined);
+    return finish(undefined, result.delivered);
   }
   const response = result.response;
   const status = response.statusCode ?? 502;
@@ -291,7 +291,8 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     if (clientGone.signal.aborted) return finish(undefined, true);
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="timeout"');
     sendError(res, 504, "the upstream stopped in the middle of its reply", "upstream_error", "upstream_timeout", echo);
-    return finish(undefined);
+    // It had answered, so it had the prompt.
+    return finish(undefined, true);
   }
   const usage = completionUsage(text);
   if (usage === "malformed") {

@@ -109,7 +109,8 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   // A request the client left while the upstream had it whole keeps its reservation: leaving before the reply is no way around a budget.
   if (clientGone.signal.aborted) return settle(result.ok || result.delivered ? reservation : 0);
   if (!result.ok) {
-    void settle(0);
+    // One the upstream had whole (then timed out on, or dropped) keeps its reservation: it may have been billed.
+    void settle(result.delivered ? reservation : 0);
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", `kind="${result.kind}"`);
     return sendError(res, result.kind === "timeout" ? 504 : 502, result.message, "upstream_error", result.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable");
   }

@@ -134,6 +134,28 @@ describe("proxy tenancy", () => {
     await expect.poll(() => r?.proxy.context.tenants.spentBy("quitter"), { timeout: 5000 }).toBeGreaterThan(0);
   });
 
+  it("charges a virtual key for a request the upstream had whole but never answered in time (504), on the chat path and forwarded ones", async () => {
+    // A short upstream timeout against an upstream that never answers: the 504 comes whatever the machine's load.
+    r = await rig({ config: { upstreamTimeoutMs: 300, tenancy: { virtualKeys: { slow: { keyHash: hashKey("ptc-vk-slow"), tokenBudget: 1_000_000 } } } } });
+    const headers = { authorization: "Bearer ptc-vk-slow", "content-type": "application/json" };
+    // Too short to compact: no summary call is charged.
+    const chat = JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "a prompt ".repeat(100) }] });
+    // The spend is settled before the 504 is sent (the store counts in memory, at once).
+    const spent = async (path: string, mode: string, body: string) => {
+      const res = await fetch(`${r?.proxy.url}/v1/${path}`, { method: "POST", headers: { ...headers, "x-fake-mode": mode }, body });
+      expect(res.status).toBe(504);
+      await res.text();
+      return r?.proxy.context.tenants.spentBy("slow");
+    };
+    // Before: 0 each time, the reservation given back, though the upstream may have worked on (and billed) the prompt.
+    const afterChat = (await spent("chat/completions", "hang", chat)) ?? 0;
+    expect(afterChat).toBeGreaterThan(0);
+    // Headers, then nothing: the upstream answered, so it had the prompt.
+    const afterMidway = (await spent("chat/completions", "json-headers-then-hang", chat)) ?? 0;
+    expect(afterMidway).toBeGreaterThan(afterChat);
+    expect(await spent("embeddings", "hang", JSON.stringify({ model: "fake-embed", input: "a passage ".repeat(100) }))).toBeGreaterThan(afterMidway);
+  });
+
   it("charges a virtual key for a whole (not streamed) reply it leaves after the upstream's headers, before its body", async () => {
     r = await rig({ config: { tenancy: { virtualKeys: { midway: { keyHash: hashKey("ptc-vk-midway"), tokenBudget: 1_000_000 } } } } });
     // Told when the upstream's reply (its headers) reached the proxy.
