@@ -7,6 +7,7 @@ import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
 import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
+import { withSdkEnv } from "./sdk-env.js";
 import { answeredWhole } from "./stream.js";
 import type { ChatMessage, Llm, LlmResponse } from "./types.js";
 
@@ -24,7 +25,7 @@ export interface AnthropicLlmOptions extends RetryOptions {
   maxTokens?: number;
   /** Mark cache breakpoints. Default true; false sends no `cache_control` at all. */
   cache?: boolean;
-  /** Where the defaults come from; default `process.env`. */
+  /** Where the defaults come from, the SDK's `ANTHROPIC_CUSTOM_HEADERS` and `ANTHROPIC_LOG` too; default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -45,7 +46,7 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
   // authToken null: a stray ANTHROPIC_AUTH_TOKEN in the environment must not ride along; baseURL
   // null: the SDK would read ANTHROPIC_BASE_URL from process.env, whatever `env` says.
   // The attempt's own controller (withRetries) bounds each attempt; the SDK's timeout is a backstop past it.
-  const client = new Anthropic({ apiKey, authToken: null, baseURL: baseURL || null, maxRetries: 0, timeout: sdkBackstopMs(retry.timeoutMs) });
+  const client = withSdkEnv(env, ["ANTHROPIC_CUSTOM_HEADERS", "ANTHROPIC_LOG"], () => new Anthropic({ apiKey, authToken: null, baseURL: baseURL || null, maxRetries: 0, timeout: sdkBackstopMs(retry.timeoutMs) }));
   const cache = options.cache ?? true;
 
   return {

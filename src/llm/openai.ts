@@ -3,6 +3,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { LlmError } from "./errors.js";
 import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
+import { withSdkEnv } from "./sdk-env.js";
 import { answeredWhole } from "./stream.js";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { Llm, LlmResponse, LlmUsage } from "./types.js";
@@ -24,7 +25,8 @@ export interface OpenAiLlmOptions extends RetryOptions {
   maxTokens?: number;
   /**
    * Where the defaults come from, `OPENAI_ORG_ID` and `OPENAI_PROJECT_ID` too (sent as the
-   * `OpenAI-Organization` and `OpenAI-Project` headers); default `process.env`.
+   * `OpenAI-Organization` and `OpenAI-Project` headers), and the SDK's `OPENAI_CUSTOM_HEADERS`
+   * and `OPENAI_LOG`; default `process.env`.
    */
   env?: Readonly<Record<string, string | undefined>>;
 }
@@ -61,7 +63,7 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
   // when both fire together a body cut by the SDK reads as a connection error, not a timeout.
   // The SDK reads process.env for an option left undefined, whatever `env` says: null leaves it unread.
   const account = { baseURL: baseURL ?? null, organization: env.OPENAI_ORG_ID ?? null, project: env.OPENAI_PROJECT_ID ?? null };
-  const client = new OpenAI({ apiKey: apiKey || "unused", ...account, maxRetries: 0, timeout: sdkBackstopMs(retry.timeoutMs) });
+  const client = withSdkEnv(env, ["OPENAI_CUSTOM_HEADERS", "OPENAI_LOG"], () => new OpenAI({ apiKey: apiKey || "unused", ...account, maxRetries: 0, timeout: sdkBackstopMs(retry.timeoutMs) }));
   // The parameters the server refused for a model (400 naming the param, code unsupported_...),
   // left out of that model's later requests: OpenAI's reasoning models (o-series, gpt-5) take
   // `max_completion_tokens` for `max_tokens`, which other OpenAI-compatible servers may not know,

@@ -1,0 +1,26 @@
+// The official SDKs read some settings from process.env in their constructors, with no option to
+// say otherwise: custom headers (OPENAI_CUSTOM_HEADERS, ANTHROPIC_CUSTOM_HEADERS, added to every
+// request, where an Authorization line replaces the client's own key) and the log level
+// (OPENAI_LOG, ANTHROPIC_LOG: debug writes every request's body to the console). A client given
+// its own env (a proxy's summarizer, on a tenant's key) must take them from that env only.
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * `make()`, run with process.env's `names` set to `env`'s (unset where env has none) and put back
+ * after. The constructors read them synchronously, so nothing else sees the change.
+ */
+export function withSdkEnv<T>(env: Env, names: readonly string[], make: () => T): T {
+  if (env === process.env) return make();
+  const saved = names.map((name) => [name, process.env[name]] as const);
+  const set = (name: string, value: string | undefined) => {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  };
+  try {
+    for (const name of names) set(name, env[name]);
+    return make();
+  } finally {
+    for (const [name, value] of saved) set(name, value);
+  }
+}
