@@ -103,6 +103,10 @@ class AgentRun {
   private memory: Memory = new Map();
   private readonly totals: UsageTotals = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmRequests: 0 };
   private readonly nested: UsageTotals & { runs: number } = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmRequests: 0, runs: 0 };
+  /** What the history strategy's summarizer spent (compaction stats), rejected summaries included. */
+  private readonly summaries: UsageTotals = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmRequests: 0 };
+  /** Set when a prompt's summaries spent what was left of the budget: its LLM call is not made. */
+  private summariesOverBudget = false;
   private llmMs = 0;
   private execMs = 0;
   /** The stats of the view that built the last prompt, and their sums over the run. */
@@ -187,7 +191,8 @@ class AgentRun {
   }
 
   private tokensUsed(): number {
-    return this.totals.inputTokens + this.totals.outputTokens + this.nested.inputTokens + this.nested.outputTokens;
+    const { totals, nested, summaries } = this;
+    return totals.inputTokens + totals.outputTokens + nested.inputTokens + nested.outputTokens + summaries.inputTokens + summaries.outputTokens;
   }
 
   /** What is left of this run's budget and of every calling run's, whose nested runs spend it as they go. */
@@ -291,7 +296,7 @@ class AgentRun {
       if (this.stopReason !== null) return this.interrupted(this.stopReason);
       if (this.tokensLeft() <= 0) return this.overBudget();
       const turn = await this.turn(n, this.withdraws && n === maxTurns);
-      if (turn === null) return this.stopReason !== null ? this.interrupted(this.stopReason) : this.failure("llm_error", this.llmError);
+      if (turn === null) return this.stopReason !== null ? this.interrupted(this.stopReason) : this.summariesOverBudget ? this.overBudget() : this.failure("llm_error", this.llmError);
       this.turns.push(turn);
       const ending = this.ending(turn, n === maxTurns);
       if (ending === null) turn.feedback = renderFeedback(turn, { maxTurns, toolsWithdrawn: this.withdraws }, { prints: true, maxPrintChars: this.maxPrintChars });
@@ -301,6 +306,16 @@ class AgentRun {
       unheard(this.run.onTurn?.(event));
       if (ending !== null) return ending;
     }
+  }
+
+  /** Charges what the summarizer spent building a prompt to the run (and its callers); true when it spent the budget, so the prompt is not sent. */
+  private chargeSummaries(stats: BuiltPrompt["compaction"]["stats"]): boolean {
+    const usage = { inputTokens: tokenCount(stats.llmInputTokens), outputTokens: tokenCount(stats.llmOutputTokens), cachedTokens: 0, llmRequests: tokenCount(stats.llmCalls) };
+    if (usage.inputTokens + usage.outputTokens + usage.llmRequests === 0) return false;
+    addUsage(this.summaries, usage);
+    this.parent?.charge(usage);
+    this.summariesOverBudget = this.tokensLeft() <= 0;
+    return this.summariesOverBudget;
   }
 
   /** The step a finished turn ends the run with, or null when the run goes on. */
@@ -356,6 +371,7 @@ class AgentRun {
       throw e;
     }
     this.strategyState = built.compaction.state;
+    if (this.chargeSummaries(built.compaction.stats)) return null;
     // Hidden values are stand-ins in the records already (the interpreter marks them); here they are shown unquoted.
     const view = { messages: showHidden(built.messages), stats: built.view };
     this.noteView(view.stats);
@@ -573,6 +589,7 @@ class AgentRun {
         durationMs: performance.now() - this.started,
         perTurn: turns.map((t) => ({ turn: t.number, ...t.usage })),
         nested: { ...this.nested },
+        summaries: { ...this.summaries },
         compression: {
           enabled: this.compressing(),
           latest: this.latestView,

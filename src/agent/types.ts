@@ -150,6 +150,8 @@ export interface RunUsage extends UsageTotals {
   perTurn: Array<TurnUsage & { turn: number }>;
   /** What nested agents (called as tools) used; counted against the token budget too. */
   nested: UsageTotals & { runs: number };
+  /** What the history strategy's summarizer (`historyLlm`) used, rejected summaries included; counted against the token budget too. */
+  summaries: UsageTotals;
   compression: CompressionUsage;
 }
 

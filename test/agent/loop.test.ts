@@ -415,6 +415,24 @@ describe("endings", () => {
     expect(llm.remaining).toBe(1);
   });
 
+  it("counts what the history strategy's summarizer spent against the token budget, a rejected summary's too, before the next LLM call", async () => {
+    let asked = 0;
+    const historyLlm: Llm = { name: "summarizer", complete: () => (asked++, Promise.resolve({ content: "Summary: printed a number.", usage: { inputTokens: 1000, outputTokens: 50, cachedTokens: 0 } })) };
+    const history = { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 1 } };
+    const small = { inputTokens: 100, outputTokens: 10, cachedTokens: 0 };
+    const { step, llm } = await run(
+      [1, 2, 3, 4].map((i) => ({ content: code(i === 4 ? "(return {:products []})" : `(println ${i})`), usage: small })),
+      {},
+      { tokenBudget: 1500, history, historyLlm },
+    );
+    expect(asked).toBeGreaterThan(0);
+    expect(step.usage.summaries).toEqual({ inputTokens: asked * 1000, outputTokens: asked * 50, cachedTokens: 0, llmRequests: asked });
+    expect(step.fail?.reason).toBe("token_budget_exceeded");
+    // The summaries of turn 2's prompt spent the budget: its LLM call was not made.
+    expect(step.turns).toHaveLength(1);
+    expect(llm.remaining).toBe(3);
+  });
+
   it("ends with aborted when the signal fires during the LLM call", async () => {
     const ac = new AbortController();
     const llm = scriptedLlm([code("(println 1)"), code("(return {:products []})")], { delayMs: 120_000 });
