@@ -104,8 +104,8 @@ function noting(llm: Llm, calls: string[]): Llm {
   };
 }
 
-/** A summarizer that answers from recorded replies, in order (a replayed run asks nothing twice). */
-export function recordedSummarizer(replies: readonly string[], name = "recorded-summaries"): Llm & { readonly left: number; readonly overrun: number } {
+/** A summarizer that answers from recorded replies (their text, or the response with its usage), in order (a replayed run asks nothing twice). */
+export function recordedSummarizer(replies: ReadonlyArray<string | LlmResponse>, name = "recorded-summaries"): Llm & { readonly left: number; readonly overrun: number } {
   let next = 0;
   let overrun = 0;
   return {
@@ -122,7 +122,8 @@ export function recordedSummarizer(replies: readonly string[], name = "recorded-
         overrun++;
         return Promise.reject(new Error("resume: the history strategy asked for more summaries than the saved run recorded"));
       }
-      return Promise.resolve({ content: replies[next++] });
+      const reply = replies[next++];
+      return Promise.resolve(typeof reply === "string" ? { content: reply } : reply);
     },
   };
 }

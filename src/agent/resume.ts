@@ -381,6 +381,18 @@ function firstDifference(a: ReadonlyArray<{ role: string; content: unknown }>, b
   return -1;
 }
 
+/**
+ * A saved turn's summaries as the summarizer answered them. The trace keeps each reply and the
+ * turn's spend: the first carries it all, so the replayed turn's compaction stats, and the
+ * tokens charged for them, are the saved turn's.
+ */
+function recordedSummaries(turn: Turn): LlmResponse[] {
+  const c = turn.compaction;
+  if (c?.calls === undefined) return [];
+  const spent = { inputTokens: c.stats.llmInputTokens, outputTokens: c.stats.llmOutputTokens, cachedTokens: 0 };
+  return c.calls.map((content, i) => ({ content, usage: i === 0 ? spent : { inputTokens: 0, outputTokens: 0, cachedTokens: 0 } }));
+}
+
 /** The replay of saved turns: an LLM and tools that answer from the trace, then hand over. */
 class Replay {
   /** The saved turn being replayed (1-based). */
@@ -398,7 +410,7 @@ class Replay {
   /** The prompts the saved turns' records give under the resumed run's settings, built one by one as the checks ask. */
   private expectedState: Json | undefined = undefined;
   private readonly expectedSummaries: ReturnType<typeof recordedSummarizer>;
-  private readonly summaries: readonly string[];
+  private readonly summaries: readonly LlmResponse[];
   /** Whether the turn budget and the history strategy are the saved run's: its prompts are then sent again as they were. */
   private readonly unchanged: boolean;
   /** The saved system prompt under the resumed turn budget: a single-turn run resumed with more turns gets the turn rules. */
@@ -416,7 +428,7 @@ class Replay {
     /** The turn an abort or the deadline cut short (0: none): its calls that had finished are answered from their records, the others run live. */
     private readonly cutTurn: number,
   ) {
-    this.summaries = saved.flatMap((t) => t.compaction?.calls ?? []);
+    this.summaries = saved.flatMap(recordedSummaries);
     this.expectedSummaries = recordedSummarizer(this.summaries);
     const spec = strategySpec(strategy);
     this.unchanged = agent.maxTurns === state.maxTurns && isDeepStrictEqual(spec, state.history?.strategy ?? spec);

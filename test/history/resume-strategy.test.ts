@@ -51,7 +51,8 @@ describe("resuming a run with a history strategy", () => {
     // Each summary names the call, so a re-asked summarizer would change the prompt.
     const summarizer = () => {
       let n = 0;
-      return scriptedLlm(Array.from({ length: 20 }, () => () => JSON.stringify({ ConversationSummary: `summary ${++n}: xs is (range 10), total is 45.` })));
+      // A provider's usage, which the replayed summaries must be charged as the saved run was.
+      return scriptedLlm(Array.from({ length: 20 }, () => () => ({ content: JSON.stringify({ ConversationSummary: `summary ${++n}: xs is (range 10), total is 45.` }), usage: { inputTokens: 700 + n, outputTokens: 40, cachedTokens: 0 } })));
     };
     // Long replies, so a summary of them makes the prompt smaller and is kept.
     const programs = PROGRAMS.map((p) => "Thinking aloud about how to add up the numbers. ".repeat(30) + "\n\n" + p);
@@ -73,6 +74,10 @@ describe("resuming a run with a history strategy", () => {
     expect(resumed.fail?.message).toMatch(/no valid/);
     expect(resumed.messages).toEqual(straight.messages);
     expect(liveSummaries.requests.length).toBe(straightSummaries.requests.length);
+    // (Their prompts differ from the saved ones in the turn budget they state.)
+    const spent = (t: (typeof first.turns)[number]) => [t.compaction?.stats.llmCalls, t.compaction?.stats.llmInputTokens, t.compaction?.stats.llmOutputTokens];
+    expect(resumed.turns.slice(0, 3).map(spent)).toEqual(first.turns.map(spent));
+    expect(resumed.usage.summaries).toEqual(straight.usage.summaries);
   });
 
   it("sliding-window turns:1 sends 2, 4, 4, 4, 4 messages straight and resumed", async () => {
