@@ -3,7 +3,7 @@
 // overlap with the current goal, or an explicit switch phrase).
 import { messageText } from "../llm/messages.js";
 import type { ChatMessage } from "../llm/types.js";
-import { transcript } from "./messages.js";
+import { cutMiddle, transcript } from "./messages.js";
 import { fill, template } from "../llm/templates.js";
 import { countTokens } from "./tokens.js";
 import type { CompactionContext } from "./types.js";
@@ -142,6 +142,9 @@ export interface LlmDetectorOptions {
   readonly recent?: number;
 }
 
+/** Characters of the new user message the LLM detector is shown at most (its start and its end). */
+const NEW_MESSAGE_CHARS = 2000;
+
 /** The LLM detector: asks context.llm NEW or CONTINUE; on an error or an unclear answer the goal continues (compacting too late is the safe mistake). */
 export function llmGoalDetector(options: LlmDetectorOptions = {}): GoalDetector {
   const recent = options.recent ?? 10;
@@ -153,7 +156,8 @@ export function llmGoalDetector(options: LlmDetectorOptions = {}): GoalDetector 
       if (llm === undefined) throw new Error("compaction: the llm goal detector needs context.llm");
       const prompt = fill(template("compaction-goal"), {
         recent: transcript(messages.slice(Math.max(0, index - recent), index).filter((m) => m.role !== "system"), 500) || "(none)",
-        message: messageText(messages[index]),
+        // Cut like the summarizer's transcript: a pasted log would otherwise go whole into every check.
+        message: cutMiddle(messageText(messages[index]), NEW_MESSAGE_CHARS),
       });
       try {
         const r = await llm.complete({ messages: [{ role: "user", content: prompt }], maxOutputTokens: 5, ...(options.model === undefined ? {} : { model: options.model }), ...(context.signal === undefined ? {} : { signal: context.signal }) });

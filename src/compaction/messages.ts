@@ -114,7 +114,7 @@ export function firstLine(text: string, max: number): string {
 }
 
 /** A text cut in the middle to about `max` characters. */
-function cutMiddle(text: string, max: number): string {
+export function cutMiddle(text: string, max: number): string {
   return text.length > max ? `${headOf(text, max / 2)}\n[… ${text.length - max} characters omitted …]\n${tailOf(text, max / 2)}` : text;
 }
 

@@ -325,6 +325,14 @@ describe("usage-ratio", () => {
   });
 });
 
+const multiGoalHead: ChatMessage[] = [
+  sys("You book travel."),
+  user("I need a cheap Italian restaurant in the centre for tonight."),
+  assistant("Pasta Palace is Italian, in the centre, and cheap."),
+  user("Book Pasta Palace for two people at seven please."),
+  assistant("Booked Pasta Palace for 2 at 19:00, reference PP42."),
+];
+
 describe("goal-boundary", () => {
   const multiGoal: ChatMessage[] = [
     sys("You book travel."),
@@ -391,6 +399,21 @@ describe("goal-boundary", () => {
     const early = [...multiGoal.slice(0, 3), user("Book it for four people at eight please."), ...multiGoal.slice(4)];
     const reset = await compact(early, "goal-boundary", { state: first.state });
     expect(reset.events[0]).toMatchObject({ kind: "skipped", detail: expect.stringContaining("goal state reset") });
+  });
+});
+
+describe("goal-boundary's LLM detector", () => {
+  it("sends a bounded prompt whatever the size of the new message, keeping both of its ends", async () => {
+    // The new user message went to the detector whole: a pasted 1.2 MB log made a 1.2 MB question, at every check.
+    const pasted = `Now a taxi please. ${"log line with data 123 ".repeat(50_000)}Ends at the station.`;
+    const messages = [...multiGoalHead, user(pasted)];
+    const llm = scriptedLlm(["CONTINUE", "NEW", summaryReply("[done] booked Pasta Palace (PP42)")]);
+    await compact(messages, "goal-boundary", { llm });
+    const question = llm.requests[1].messages[0].content;
+    expect(question.length).toBeLessThan(6_000);
+    expect(question).toContain("Now a taxi please.");
+    expect(question).toContain("Ends at the station.");
+    expect(question).toMatch(/characters omitted/);
   });
 });
 
