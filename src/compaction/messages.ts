@@ -52,6 +52,13 @@ function nextNonSystem(messages: readonly ChatMessage[], i: number): ChatMessage
   return undefined;
 }
 
+/** How many messages spliceSummary replaces between `task` and `cut`: the span's system messages stay. */
+export function replacedCount(messages: readonly ChatMessage[], task: number, cut: number): number {
+  let n = 0;
+  for (let i = task + 1; i < cut; i++) if (messages[i].role !== "system") n++;
+  return n;
+}
+
 /**
  * The projection that replaces messages `(task, cut)` by one summary message: everything up to
  * and including the task, the system messages of the replaced span (they are kept, in order),

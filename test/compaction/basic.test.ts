@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { compact, compactionStrategies, createStrategy, finish, listStrategies } from "../../src/compaction/index.js";
 import { roleOrderProblems } from "../../src/compaction/messages.js";
+import { messageText } from "../../src/llm/messages.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 import { assistant, call, chat, result, sys, user } from "./conversations.js";
 
@@ -41,6 +42,21 @@ describe("compact and the registry", () => {
     expect(r.messages[2].content).toBe("[4 earlier messages omitted]");
     expect(r.messages[2].role).toBe("system");
     expect(roleOrderProblems(r.messages)).toEqual([]);
+  });
+
+  it("a marker counts the messages it replaces, not the system messages it keeps", async () => {
+    // The span's system messages stay (spliceSummary): counted in, the marker said 6 omitted where 4 were.
+    const messages = [sys("s"), user("task"), assistant("a1"), sys("note: the build is green"), user("u2"), sys("note 2"), assistant("a2"), user("u3"), assistant("a3")];
+    const r = await compact(messages, { name: "sliding-window", options: { turns: 1 } });
+    const omitted = messages.filter((m) => !r.messages.includes(m)).length;
+    expect(omitted).toBe(3);
+    expect(r.messages.find((m) => typeof m.content === "string" && m.content.includes("omitted"))?.content).toBe(`[${omitted} earlier messages omitted]`);
+    expect(r.events[0]).toMatchObject({ kind: "compacted", replaced: omitted });
+    // The rolling summary's header, over messages long enough for a summary to pay.
+    const long = messages.map((m) => (m.role === "assistant" ? assistant(`${messageText(m)}: ${"the catalogue lists the part as discontinued since spring. ".repeat(8)}`) : m));
+    const rolling = await compact(long, { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 1 } }, { force: true });
+    expect(rolling.events.map((e) => e.kind)).toContain("compacted");
+    expect(rolling.messages.find((m) => typeof m.content === "string" && m.content.startsWith("[Summary of"))?.content).toMatch(/^\[Summary of 3 earlier messages/);
   });
 
   it("rejects unknown strategies and bad options with clear messages", () => {

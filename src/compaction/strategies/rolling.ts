@@ -4,7 +4,7 @@
 // the summary, and the projection [head, task, summary, the rest].
 import { createHash } from "node:crypto";
 import type { ChatMessage } from "../../llm/types.js";
-import { isUnitStart, spliceSummary, taskIndex } from "../messages.js";
+import { isUnitStart, replacedCount, spliceSummary, taskIndex } from "../messages.js";
 import { clock, finish, noSpend } from "../result.js";
 import { closedBreaker, SummaryEngine, type BreakerState, type SummaryOptions } from "../summarizers/engine.js";
 import { promptTokens } from "../tokens.js";
@@ -99,7 +99,7 @@ export function rollingStrategy(name: string, options: SummaryOptions & Record<s
       }
       const task = taskIndex(messages);
       if (task < 0 || (state.covered > 0 && state.covered <= task)) return finish(conversation, messages.slice(), initialRolling(), events, started, context, spend, summarizer);
-      const view = (s: RollingState): ChatMessage[] => (s.covered > 0 ? spliceSummary(messages, task, s.covered, summaryText(s.summary, s.covered - task - 1)) : messages.slice());
+      const view = (s: RollingState): ChatMessage[] => (s.covered > 0 ? spliceSummary(messages, task, s.covered, summaryText(s.summary, replacedCount(messages, task, s.covered))) : messages.slice());
       const base = state.covered > 0 ? state.covered : task + 1;
       const sent = view(state);
       const decision = rule({ conversation, messages, task, base, sent, tokens: promptTokens(sent), force: context.force === true });

@@ -1,7 +1,7 @@
 // The last N turns after the system messages and the task; what falls out of the window is
 // replaced by a one-line marker, so the model knows something is missing and roles alternate.
 import { z } from "zod";
-import { spliceSummary, taskIndex, turnStarts } from "../messages.js";
+import { replacedCount, spliceSummary, taskIndex, turnStarts } from "../messages.js";
 import { pureStrategy } from "./pure.js";
 
 const schema = z
@@ -22,7 +22,7 @@ export const slidingWindowStrategy = pureStrategy<z.output<typeof schema>>({
     const starts = task < 0 ? [] : turnStarts(messages, options.unit, task);
     if (starts.length <= options.turns) return null;
     const cut = starts[starts.length - options.turns];
-    const dropped = cut - task - 1;
+    const dropped = replacedCount(messages, task, cut);
     return { messages: spliceSummary(messages, task, cut, `[${dropped} earlier messages omitted]`), events: [{ kind: "compacted", messageIndex: task + 1, replaced: dropped }] };
   },
 });
