@@ -354,6 +354,14 @@ describe("goal-boundary", () => {
     expect(await at(7, 5)).toBe(false);
   });
 
+  it("counts the messages a goal summary replaces, not the system messages it keeps", async () => {
+    const noted = [...multiGoal.slice(0, 3), sys("note: the restaurant confirmed by phone"), ...multiGoal.slice(3)];
+    const r = await compact(noted, "goal-boundary");
+    const omitted = noted.filter((m) => !r.messages.includes(m)).length;
+    expect(omitted).toBe(3);
+    expect(r.events.find((e) => e.kind === "compacted")).toMatchObject({ replaced: omitted });
+  });
+
   it("summarizes the finished goal and keeps the current one verbatim", async () => {
     const r = await compact(multiGoal, "goal-boundary");
     expect(r.events.filter((e) => e.kind === "goal_boundary").map((e) => e.messageIndex)).toEqual([5]);

@@ -152,7 +152,7 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
             break;
           }
           state = next;
-          events.push({ kind: "compacted", messageIndex: from, replaced: to - from });
+          events.push({ kind: "compacted", messageIndex: from, replaced: covered.length });
         }
         return finish(conversation, view(state), state, events, started, context, spend, summarizer);
       },
