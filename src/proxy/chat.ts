@@ -81,11 +81,24 @@ export function summarizerLlm(ctx: ProxyContext, config: ProxyConfig, model: str
         ctx.summarizers.set(id, llm);
       }
       if (virtualKey === undefined) return llm.complete(request);
-      return llm.complete(request).then((reply) => {
-        // A reply without usage is charged its prompt, counted by the one measure, as a chat reply is.
-        const tokens = reply.usage === undefined ? inputTokens({ messages: request.messages }) : reply.usage.inputTokens + reply.usage.outputTokens;
-        ctx.tenants.charge(virtualKey, tokens)?.catch((e: unknown) => ctx.log({ event: "store_error", tenant: `vk-${virtualKey}`, error: e instanceof Error ? e.message : String(e) }));
-        return reply;
+      const client = llm;
+      const settle = (tokens: number, reserved: number) => ctx.tenants.charge(virtualKey, tokens, reserved)?.catch((e: unknown) => ctx.log({ event: "store_error", tenant: `vk-${virtualKey}`, error: e instanceof Error ? e.message : String(e) }));
+      // Its prompt is reserved against the key's budget before it goes out, as a request's is:
+      // requests of one key sent together would otherwise each make a summary call past it.
+      const prompt = inputTokens({ messages: request.messages });
+      return ctx.tenants.reserveFor(config, virtualKey, () => prompt).then((reserved) => {
+        if (typeof reserved !== "number") throw new Error(reserved.message);
+        return client.complete(request).then(
+          (reply) => {
+            // A reply without usage is charged its prompt, counted by the one measure, as a chat reply is.
+            settle(reply.usage === undefined ? prompt : reply.usage.inputTokens + reply.usage.outputTokens, reserved);
+            return reply;
+          },
+          (e: unknown) => {
+            settle(0, reserved);
+            throw e;
+          },
+        );
       });
     },
   };

@@ -87,11 +87,16 @@ export class Tenants {
    * the tokens reserved (0 without a budget, and `estimate` is then never counted), or the 429
    * when the budget is used up. `charge` settles the reservation when the reply ends.
    */
-  async reserve(config: ProxyConfig, tenant: Tenant, estimate: () => number | Promise<number>): Promise<number | TenantResult & { ok: false }> {
-    const budget = tenant.virtualKey === undefined ? undefined : config.tenancy.virtualKeys[tenant.virtualKey]?.tokenBudget;
-    if (tenant.virtualKey === undefined || budget === undefined) return 0;
+  reserve(config: ProxyConfig, tenant: Tenant, estimate: () => number | Promise<number>): Promise<number | TenantResult & { ok: false }> {
+    return this.reserveFor(config, tenant.virtualKey, estimate);
+  }
+
+  /** `reserve` for a virtual key by name (a summary call made for its conversation); nothing is reserved without one. */
+  async reserveFor(config: ProxyConfig, virtualKey: string | undefined, estimate: () => number | Promise<number>): Promise<number | TenantResult & { ok: false }> {
+    const budget = virtualKey === undefined ? undefined : config.tenancy.virtualKeys[virtualKey]?.tokenBudget;
+    if (virtualKey === undefined || budget === undefined) return 0;
     const tokens = Math.max(1, await estimate());
-    return (await this.store.reserve(tenant.virtualKey, tokens, budget)) ? tokens : overBudget(tenant.virtualKey, budget);
+    return (await this.store.reserve(virtualKey, tokens, budget)) ? tokens : overBudget(virtualKey, budget);
   }
 
   /** Adds the tokens a reply (or a summary call made for the key) used to a virtual key's spend, less what its request reserved. */

@@ -87,25 +87,28 @@ export interface Summarizer {
 }
 
 export async function startSummarizer(mode: "hold" | "fail"): Promise<Summarizer> {
-  const held: ServerResponse[] = [];
+  const held: [ServerResponse, number][] = [];
   let released = false;
-  const answer = (res: ServerResponse) => {
-    const body = JSON.stringify({ id: "s", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: JSON.stringify({ ConversationSummary: "Earlier turns: questions answered." }) }, finish_reason: "stop" }], usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } });
+  // Reports a prompt of a token per 4 bytes of the request, as an upstream counts it roughly.
+  const answer = (res: ServerResponse, bytes: number) => {
+    const prompt = Math.ceil(bytes / 4);
+    const body = JSON.stringify({ id: "s", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: JSON.stringify({ ConversationSummary: "Earlier turns: questions answered." }) }, finish_reason: "stop" }], usage: { prompt_tokens: prompt, completion_tokens: 10, total_tokens: prompt + 10 } });
     res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
     res.end(body);
   };
   const s: Summarizer = { url: "", calls: 0, abandoned: 0, release: () => {}, close: async () => {} };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    req.resume();
+    let bytes = 0;
+    req.on("data", (c: Buffer) => (bytes += c.length));
     req.on("end", () => {
       s.calls++;
       if (mode === "fail") {
         res.writeHead(500, { "content-type": "application/json" });
         return res.end('{"error":{"message":"down"}}');
       }
-      if (released) answer(res);
+      if (released) answer(res, bytes);
       else {
-        held.push(res);
+        held.push([res, bytes]);
         res.on("close", () => {
           if (!res.writableFinished) s.abandoned++;
         });
@@ -116,7 +119,7 @@ export async function startSummarizer(mode: "hold" | "fail"): Promise<Summarizer
   s.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   s.release = () => {
     released = true;
-    for (const res of held.splice(0)) answer(res);
+    for (const [res, bytes] of held.splice(0)) answer(res, bytes);
   };
   s.close = () =>
     new Promise<void>((resolve) => {

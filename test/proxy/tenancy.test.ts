@@ -11,7 +11,7 @@ import { startProxy } from "../../src/proxy/index.js";
 import { clientPromptTokens } from "../../src/proxy/request.js";
 import { hashKey } from "../../src/proxy/tenancy.js";
 import { defaultPromptTokens, startFakeUpstream, type FakeUpstream } from "../support/fake-openai.js";
-import { longConversation, never, rig, stored, tempDir, type Rig } from "./setup.js";
+import { longConversation, never, rig, startSummarizer, stored, tempDir, type Rig } from "./setup.js";
 
 let r: Rig | undefined;
 let fallback: FakeUpstream | undefined;
@@ -324,6 +324,35 @@ describe("proxy tenancy", () => {
     expect(chat).toBeGreaterThan(0);
     // Before: only the reply's own usage was charged, so compaction spent upstream tokens past the budget.
     expect(await r.proxy.context.tenants.spentBy("summed")).toBeGreaterThanOrEqual(chat + summaryTokens);
+  });
+
+  it("holds a virtual key's budget against the summary calls of requests sent together: each summary reserves its prompt before it goes out", async () => {
+    const summarizer = await startSummarizer("hold");
+    try {
+      r = await rig({ config: { compaction: { ...SMALL.compaction, summarizer: { baseURL: summarizer.url } }, tenancy: { virtualKeys: { thrifty: { keyHash: hashKey("ptc-vk-thrifty"), tokenBudget: 1000 } } } } });
+      const c = client(r, "ptc-vk-thrifty");
+      const statuses: number[] = [];
+      // Three conversations of ~15k tokens each, at once: nothing is spent yet, so each passes the check on arrival.
+      const asks = ["p", "q", "s"].map((tag) =>
+        ask(c, longConversation(30, 80, tag), `thrift-${tag}`).then(
+          () => statuses.push(200),
+          (e: unknown) => statuses.push((e as InstanceType<typeof OpenAI.APIError>).status ?? 0),
+        ),
+      );
+      // Every request's summary call is either held by the summarizer or its request already answered.
+      await expect.poll(() => summarizer.calls + statuses.length, { timeout: 10_000 }).toBe(3);
+      // Before: all three summary calls went out (3 x ~15k tokens on a budget of 1000).
+      expect(summarizer.calls).toBe(1);
+      summarizer.release();
+      await Promise.all(asks);
+      expect(statuses).toEqual([429, 429, 429]);
+      // The one summary, settled to what the summarizer reported: the budget is passed by one call, not three.
+      const spent = await r.proxy.context.tenants.spentBy("thrifty");
+      expect(spent).toBeGreaterThan(1000);
+      expect(spent).toBeLessThan(20_000);
+    } finally {
+      await summarizer.close();
+    }
   });
 
   it("takes a chat path spelled with percent-encoded letters as the chat path, so a stream without usage is still charged", async () => {
