@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runViewCommand } from "../../src/cli/view.js";
-import { chatsJsonl, compareReportJson, emojiRewriteTraceJson, longRunTraceJson, pausedRunJson, savedExample, wideRunJson } from "./fixtures.js";
+import { chatsJsonl, compareReportJson, emojiRewriteTraceJson, hostileTraceJson, longRunTraceJson, pausedRunJson, savedExample, wideRunJson } from "./fixtures.js";
 
 const CHROMIUM = process.env.PTC_CHROMIUM ?? "/usr/bin/chromium";
 const missing = !existsSync(CHROMIUM);
@@ -28,6 +28,7 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
   let negativeFile = "";
   let emojiFile = "";
   let longFile = "";
+  let hostileFile = "";
   let stop: () => void = () => {};
   let served: Promise<number>;
   /** Console errors and failed checks (a CSP violation is one) of every page opened. */
@@ -94,6 +95,9 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     writeFileSync(join(dir, "long.json"), longRunTraceJson(300));
     longFile = join(dir, "long.html");
     expect(await runViewCommand([join(dir, "long.json"), "--out", longFile], silent)).toBe(0);
+    writeFileSync(join(dir, "hostile.json"), hostileTraceJson());
+    hostileFile = join(dir, "hostile.html");
+    expect(await runViewCommand([join(dir, "hostile.json"), "--out", hostileFile], silent)).toBe(0);
     let out = "";
     const io = { ...silent, stdout: { write: (s: string) => (out += s) } };
     served = runViewCommand([...paths.slice(0, 3), paths[5], "--port", "0"], io, () => new Promise<void>((resolve) => (stop = resolve)));
@@ -344,6 +348,24 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     await expect.poll(() => full.locator(".msg").count()).toBe(2 + 2 * 249);
     const order = await full.locator(".msg").evaluateAll((ms) => ms.map((m) => Number(m.getAttribute("data-index"))));
     expect(order).toEqual(Array.from({ length: 2 + 2 * 249 }, (_, i) => i));
+  });
+
+  it("shows a trace's markup as text, and its invisible characters (a bidi override, zero-width ones, an escape) as marked codes, not acted on", async () => {
+    const before = problems.length;
+    const page = await open("r1/1", pathToFileURL(hostileFile).href);
+    await page.locator("details.task > summary").click();
+    // Markup is text: no element made from it, no script run (a console error or dialog would show).
+    expect(await page.locator("#app img, #app script").count()).toBe(0);
+    expect(await page.locator("article.turn").textContent()).toContain('<img src=x onerror="alert(1)"><script>alert(2)</script>');
+    // The override would show "exif.exe" as "exe.fixe" and spill over what follows on its line: shown as a code instead, in every place.
+    const text = (await page.locator("#app").textContent()) ?? "";
+    // eslint-disable-next-line no-control-regex
+    expect(text).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200B\u001B]/);
+    const codes = await page.locator("#app .ctl").allTextContents();
+    for (const code of ["U+202E", "U+202C", "U+2066", "U+2069", "U+200B", "U+001B"]) expect(codes, code).toContain(code);
+    // Program, output, task and the prompt's messages each show them.
+    for (const where of [".code.lisp", "[data-view=sent] .msg", "details.task pre"]) expect(await page.locator(`${where} .ctl`).count(), where).toBeGreaterThan(0);
+    expect(problems.slice(before)).toEqual([]);
   });
 
   it("draws a run whose trace records negative token counts with no negative bar", async () => {

@@ -105,3 +105,28 @@ export function longRunTraceJson(n: number): string {
   }
   return JSON.stringify({ version: 2, system, task, turns });
 }
+
+/**
+ * A bare trace of one turn whose texts a hostile tool or page could have written: markup, a
+ * bidi override that shows a line reversed, zero-width and isolate characters, a terminal escape.
+ */
+export function hostileTraceJson(): string {
+  const system = { role: "system", content: "System." };
+  const hostile = 'ok <img src=x onerror="alert(1)"><script>alert(2)</script> \u202Eexif.exe\u202C end \u2066x\u2069 a\u200Bb \u001b[31mred';
+  const program = `(println "${hostile.replace(/"/g, '\\"')}")`;
+  const reply = "```clojure\n" + program + "\n```";
+  const turn = {
+    number: 1,
+    messages: [system, { role: "user", content: `Task: ${hostile}` }],
+    reply,
+    program,
+    status: "ok",
+    prints: [hostile],
+    toolCalls: [],
+    definitions: [],
+    memory: [],
+    feedback: `Output:\n${hostile}`,
+    usage: { inputTokens: 10, outputTokens: 5, cachedTokens: 0, llmMs: 1, execMs: 1 },
+  };
+  return JSON.stringify({ version: 2, system: system.content, task: `Task: ${hostile}`, turns: [turn] });
+}

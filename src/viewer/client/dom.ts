@@ -3,11 +3,39 @@
 export type Child = Node | string | number | null | undefined | false | Child[];
 type Attrs = Record<string, string | number | boolean | undefined | ((e: Event) => void)>;
 
+// Characters that change how the text around them reads without being seen: bidi overrides,
+// embeddings and isolates (a line of a program or a tool's output shown in another order than
+// it holds, and spilling over what follows), zero-width spaces, word joiners, invisible
+// operators, byte-order marks, and control characters (an escape). Every text a trace brings
+// shows them as a marked code instead.
+// eslint-disable-next-line no-control-regex
+const INVISIBLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200B\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+const HAS_INVISIBLE = new RegExp(INVISIBLE.source);
+
+/** `s` as a text node, or a fragment with its invisible characters shown as codes (`U+202E`). */
+export function text(s: string): Node {
+  if (!HAS_INVISIBLE.test(s)) return document.createTextNode(s);
+  const out = document.createDocumentFragment();
+  let from = 0;
+  for (const m of s.matchAll(INVISIBLE)) {
+    if (m.index > from) out.appendChild(document.createTextNode(s.slice(from, m.index)));
+    const code = `U+${m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+    const mark = document.createElement("span");
+    mark.className = "ctl";
+    mark.title = `an invisible character (${code}) in the text`;
+    mark.textContent = code;
+    out.appendChild(mark);
+    from = m.index + 1;
+  }
+  if (from < s.length) out.appendChild(document.createTextNode(s.slice(from)));
+  return out;
+}
+
 function append(parent: Node, children: Child[]): void {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
     if (Array.isArray(c)) append(parent, c);
-    else parent.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+    else parent.appendChild(typeof c === "string" || typeof c === "number" ? text(String(c)) : c);
   }
 }
 

@@ -1,7 +1,7 @@
 // PTC-Lisp syntax highlighting: a small tokenizer (comments, strings, keywords, numbers,
 // special forms, tool and data references, brackets), rendered line by line so an error's
 // line can be marked.
-import { h } from "./dom.js";
+import { h, text } from "./dom.js";
 
 const SPECIAL = new Set(["def", "defn", "defn-", "fn", "let", "if", "when", "when-not", "when-let", "if-let", "cond", "case", "do", "loop", "recur", "return", "fail", "for", "doseq", "->", "->>", "some->", "cond->", "and", "or", "try", "catch", "throw", "quote"]);
 
@@ -37,11 +37,11 @@ export function highlight(source: string, errorLine?: number): HTMLElement {
     lines.push(line);
     line = h("span", { class: "ln" });
   };
-  for (const [c, text] of tokenize(source)) {
-    const parts = text.split("\n");
+  for (const [c, token] of tokenize(source)) {
+    const parts = token.split("\n");
     parts.forEach((part, i) => {
       if (i > 0) flush();
-      if (part !== "") line.appendChild(c === "space" || c === "symbol" ? document.createTextNode(part) : h("span", { class: `t-${c}` }, part));
+      if (part !== "") line.appendChild(c === "space" || c === "symbol" ? text(part) : h("span", { class: `t-${c}` }, part));
     });
   }
   flush();
