@@ -2,7 +2,7 @@
 // OpenAI-compatible server, recorded and replayed, and its trace read back turn by turn.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -139,7 +139,7 @@ describe("ptc demo", () => {
 
 describe("ptc demo --live against an OpenAI-compatible server", () => {
   let server: Server;
-  let hang = false;
+  let hang: NodeJS.Signals | false = false;
   let failures = 0;
   let next = 0;
   const bodies: Array<{ model: string; messages: Array<{ role: string; content: string }> }> = [];
@@ -150,7 +150,10 @@ describe("ptc demo --live against an OpenAI-compatible server", () => {
       req.on("end", () => {
         // The model never answers; Ctrl-C comes once the run waits for it (a timer could fire before the demo listens).
         if (hang) {
-          process.emit("SIGINT");
+          // Unheard (nothing listens for the signal), the run would wait for ever: refuse the request instead.
+          const heard = process.listenerCount(hang) > 0;
+          process.emit(hang);
+          if (!heard) res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `${hang} went unheard` } }));
           return;
         }
         if (failures > 0) {
@@ -217,7 +220,7 @@ describe("ptc demo --live against an OpenAI-compatible server", () => {
     vi.stubEnv("OPENAI_API_KEY", "sk-local");
     vi.stubEnv("ANTHROPIC_API_KEY", "");
     vi.stubEnv("OPENAI_MODEL", "fake-live");
-    hang = true;
+    hang = "SIGINT";
     const f = join(dir, "aborted.json");
     const listeners = process.listenerCount("SIGINT");
     const { code, out } = await capture(() => runDemoCommand(["reviews", "--live", "--trace-out", f]));
@@ -226,6 +229,29 @@ describe("ptc demo --live against an OpenAI-compatible server", () => {
     expect(out).toMatch(/No answer: aborted/);
     expect(process.listenerCount("SIGINT")).toBe(listeners);
     expect((JSON.parse(readFileSync(f, "utf8")) as SavedRun).fail?.reason).toBe("aborted");
+  });
+
+  it("ends a live run on SIGTERM as on Ctrl-C: the trace and the recording written, no temporary file left beside them", async () => {
+    vi.stubEnv("OPENAI_BASE_URL", `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+    vi.stubEnv("OPENAI_API_KEY", "sk-local");
+    vi.stubEnv("ANTHROPIC_API_KEY", "");
+    vi.stubEnv("OPENAI_MODEL", "fake-live");
+    hang = "SIGTERM";
+    const folder = mkdtempSync(join(dir, "term-"));
+    const [f, rec] = [join(folder, "terminated.json"), join(folder, "terminated.jsonl")];
+    const listeners = process.listenerCount("SIGTERM");
+    const { code, out, err } = await capture(() => runDemoCommand(["reviews", "--live", "--trace-out", f, "--record", rec]));
+    expect(err).not.toMatch(/cannot write/);
+    hang = false;
+    expect(out).toMatch(/No answer: aborted/);
+    expect(code).toBe(1);
+    expect(process.listenerCount("SIGTERM")).toBe(listeners);
+    expect((JSON.parse(readFileSync(f, "utf8")) as SavedRun).fail?.reason).toBe("aborted");
+    expect(readdirSync(folder).sort()).toEqual(["terminated.json", "terminated.jsonl"]);
+    // The call the signal cut is recorded as it ended.
+    const lines = readFileSync(rec, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { error?: { message: string } });
+    expect(lines).toHaveLength(1);
+    expect(lines[0].error?.message).toBeDefined();
   });
 });
 

@@ -2,6 +2,7 @@
 // tool calls, output, errors), the answer and the token use. Offline by default (the
 // example's scripted transcript); `--live` asks a real model on an OpenAI-compatible server,
 // `--record`/`--replay` capture and repeat a run exactly.
+import { existsSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import { LlmError } from "../llm/errors.js";
 import { recordingLlm } from "../llm/recorder.js";
@@ -75,6 +76,33 @@ function readRecording(file: string): string {
   } catch (e) {
     throw new LlmError("config", `replay: ${e instanceof TextInputError ? e.message : `cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`}`);
   }
+}
+
+/**
+ * `llm`, and a promise for when every call made through it so far has ended. A run stopped
+ * (Ctrl-C, SIGTERM) returns while its model call is still ending, and a recorder writes that
+ * call's line after it: put in place before then, the recording was missing (ENOENT) or its
+ * temporary file was made again after the rename and left behind.
+ */
+function settling(llm: Llm): { llm: Llm; settled: () => Promise<void> } {
+  const calls = new Set<Promise<unknown>>();
+  return {
+    llm: {
+      name: llm.name,
+      complete(request) {
+        const call = llm.complete(request);
+        const ended: Promise<void> = call.then(
+          () => void calls.delete(ended),
+          () => void calls.delete(ended),
+        );
+        calls.add(ended);
+        return call;
+      },
+    },
+    async settled() {
+      while (calls.size > 0) await Promise.all(calls);
+    },
+  };
 }
 
 /** Plain-data comparison: key order and null-prototype objects do not matter. */
@@ -203,9 +231,10 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   }
   // Recorded beside the file and put in place when the run ends: a run killed halfway leaves the previous recording.
   let recording: Replacement | undefined;
+  let recorded = async (): Promise<void> => undefined;
   if (values.record !== undefined) {
     recording = replacing(values.record);
-    llm = recordingLlm(llm, recording.path, { fresh: true });
+    ({ llm, settled: recorded } = settling(recordingLlm(llm, recording.path, { fresh: true })));
   }
 
   // A live model's replies and its tools' output, printed: safe for a terminal.
@@ -213,10 +242,13 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   const mode = values.live ? "live" : values.replay !== undefined ? `replaying ${values.replay}` : "offline, scripted replies";
   out.write(`Example: ${example.name}: ${example.title}\n${example.summary}\nLLM: ${llm.name} (${mode})${values.compress ? " · compressed history" : ""}\nMission: ${example.prompt}\n\n`);
 
-  // Ctrl-C ends a (slow, live) run as "aborted", keeping its trace for --trace-out.
+  // Ctrl-C ends a (slow, live) run as "aborted", keeping its trace for --trace-out; so does
+  // SIGTERM (timeout, a supervisor), which otherwise killed the process with the recording's
+  // temporary file left beside it and no trace.
   const stop = new AbortController();
   const onInterrupt = () => stop.abort();
   process.once("SIGINT", onInterrupt);
+  process.once("SIGTERM", onInterrupt);
   // Each turn is printed as it ends (a live model is slow), the run's totals after the last.
   const render = { full: values.full ?? false, task: false };
   const step = await runExample(example, {
@@ -230,7 +262,10 @@ export async function runDemoCommand(args: string[]): Promise<number> {
       recording?.abandon();
       throw e;
     })
-    .finally(() => process.off("SIGINT", onInterrupt));
+    .finally(() => {
+      process.off("SIGINT", onInterrupt);
+      process.off("SIGTERM", onInterrupt);
+    });
   out.write(`${renderRunHead(step.trace, render, step)}\n\n`);
 
   let code = 0;
@@ -247,9 +282,12 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   out.write(`Tokens: ${renderTokens(u)} over ${u.llmRequests} LLM request${u.llmRequests === 1 ? "" : "s"}${values.live || values.replay !== undefined ? "" : " (estimated: about 4 characters a token)"}\n`);
   if (u.nested.runs > 0) out.write(`Nested agents: ${u.nested.runs} run${u.nested.runs === 1 ? "" : "s"}, ${renderTokens(u.nested)} over ${u.nested.llmRequests} LLM requests\n`);
   if (values.record !== undefined && recording !== undefined) {
+    await recorded();
     // A recorder that could not write fails the run with its own message; claim nothing then, and keep the previous recording.
     const unwritten = !step.ok && step.fail.message.includes("recorder: cannot write");
-    if (unwritten) recording.abandon();
+    // Stopped before its first call, the run recorded nothing: the previous recording stays.
+    if (u.llmRequests === 0 && !existsSync(recording.path)) out.write(`No recording written: the run made no LLM call (${values.record} is left as it was)\n`);
+    else if (unwritten) recording.abandon();
     else {
       try {
         recording.commit();
