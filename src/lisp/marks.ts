@@ -858,10 +858,16 @@ export class Marks {
     const whole = this.prims.get(text);
     if (whole !== undefined) return standIn("string", whole);
     const ix = this.messageIndex(anyCase);
-    const out = text
-      .replace(SHORT_QUOTE, (q) => ix.quoted.get(q) ?? q)
-      .replace(NUMBER, (n) => ix.numbers.get(n) ?? ix.floatNumbers.get(String(Number(n))) ?? n);
-    return ix.long.hide(out);
+    // Long quotes first: a short one replaced first may be the end of a long one (`"]\"2R5W…\"["`
+    // ends with the quote `"["`), which would then go unrecognized. The short quotes and numbers
+    // after it are looked for outside stand-ins only, which name places (`data/_users 12 :pin`).
+    const long = ix.long.hide(text);
+    const short = (t: string): string => t.replace(SHORT_QUOTE, (q) => ix.quoted.get(q) ?? q).replace(NUMBER, (n) => ix.numbers.get(n) ?? ix.floatNumbers.get(String(Number(n))) ?? n);
+    if (!long.includes(STAND_IN_OPEN)) return short(long);
+    return long
+      .split(STAND_INS)
+      .map((part, i) => (i % 2 === 1 ? part : short(part)))
+      .join("");
   }
 
   /** What `hideText` looks for, brought up to date with what has been marked since it last looked. */
@@ -1035,6 +1041,8 @@ function reversed(text: string): string {
 
 /** A string of up to 3 characters as a message quotes it (`"K7Z"`). */
 const SHORT_QUOTE = /"(?:[^"\\]|\\.){1,3}"/g;
+/** A stand-in, kept whole when text is split around it. */
+const STAND_INS = /(\uE000[^\uE000\uE001]*\uE001)/;
 /** A number standing alone in a message (`index 123`, `1.0E21`, not `1234` or `v1.23`); a float is looked up by its value (`3750.0` as 3750). */
 const NUMBER = /(?<![\w.])-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?![\w.])/g;
 
