@@ -25,7 +25,7 @@ import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type Hi
 import { errorText, runAgent } from "./loop.js";
 import { hiddenOutcome, showHidden } from "../trace/redact.js";
 import type { Agent, RunOptions, Step } from "./types.js";
-import { claimRecord, ownOnly, recordedFailure, recordedResult, tool, type Tool, type ToolRunContext } from "./tools.js";
+import { claimRecord, ownOnly, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
 import type { ToolCallTrace, Turn } from "../trace/trace.js";
 import { approvalDecisionSchema, notRunState, ResumeError, RUN_STATE_FORMAT, RUN_STATE_VERSION, type RunState, type SavedDefinition, savedMemorySchema } from "../trace/run-state.js";
 
@@ -569,7 +569,7 @@ class Replay {
     if (call === undefined && differs === undefined) throw new Error(`resume: turn ${turn} calls tool/${name} more often than the saved run did`);
     if (call === undefined) throw this.diverge(turn, name, differs as string);
     if (call.error !== undefined) throw recordedFailure(call.error);
-    return recordedResult(call, args);
+    return call.result;
   }
 
   /**
@@ -582,7 +582,7 @@ class Replay {
     if (call === undefined && differs !== undefined) throw this.diverge(turn, name, differs);
     if (call === undefined || !finished(call)) return t.run(args, signal, this.live(ctx));
     if (call.error !== undefined) throw recordedFailure(call.error);
-    return recordedResult(call, args);
+    return call.result;
   }
 
   /** The turn's first unclaimed record of this call (claimRecord), or where the nearest record's arguments differ. */

@@ -3,7 +3,7 @@
 // names the failing field, per-call timeouts, per-run call caps, abort, and withdrawal.
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
-import { boxed, MAX_TIMER_MS, ours, restoreEchoes, type ToolCallInfo, type ToolSpec, ToolTimeout } from "../lisp/index.js";
+import { boxed, MAX_TIMER_MS, ours, type ToolCallInfo, type ToolSpec, ToolTimeout } from "../lisp/index.js";
 import { maskSecrets } from "../llm/retry.js";
 import type { ApprovalGate, NeedsApproval } from "./approval.js";
 import { AgentDefinitionError, describeIssues, shortMessage } from "./errors.js";
@@ -227,7 +227,7 @@ export class ToolSession {
       if (verdict.kind === "reject") throw new Refusal(verdict.message);
       if (verdict.kind === "recorded") {
         if (verdict.call.error !== undefined) throw recordedFailure(verdict.call.error);
-        return recordedResult(verdict.call, args);
+        return verdict.call.result;
       }
       if (verdict.args !== undefined) {
         const given = verdict.args;
@@ -313,11 +313,6 @@ export function recordedFailure(error: string): ToolTimeout | Error {
   const ms = recordedTimeoutMs(error);
   if (ms !== undefined) return new ToolTimeout(ms);
   return REFUSAL.test(error) ? new Refusal(error) : new ToolFailure(error);
-}
-
-/** What a recorded call that succeeded returns again (resume's replay): its result, with the hidden arguments it sent back as they are (`restoreEchoes`). */
-export function recordedResult(call: ToolCallTrace, args: Readonly<Record<string, unknown>>): unknown {
-  return restoreEchoes(call.result, call.args, args);
 }
 
 /** The time limit a recorded call's error says it ran out of, or undefined for any other error. */

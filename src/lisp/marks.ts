@@ -96,40 +96,6 @@ export function showStandInsIn<T>(x: T, depth = 0): T {
   return (out === null ? x : Object.fromEntries(out)) as T;
 }
 
-/** The stand-in of a value read from hidden context as it was (not derived): it names one value, the one at its path. */
-const EXACT_STAND_IN = /^\uE000hidden ([a-z]+) from [^\uE000\uE001]*\uE001$/;
-
-/**
- * A tool's result as a trace recorded it (resume replays it), with each stand-in of a hidden
- * argument the call was given as it was put back as that argument's value: the tool sent the
- * argument back unchanged, and the replayed program must get it as the saved one did. `shown`
- * are the call's arguments as recorded, `args` as the replayed call holds them. A derived
- * stand-in (`derived from`) names no one value and stays, as does one two arguments share.
- */
-export function restoreEchoes(result: unknown, shown: unknown, args: unknown): unknown {
-  const given = new Map<string, string | number | null>();
-  const pair = (s: unknown, a: unknown, depth: number): void => {
-    if (typeof s === "string") {
-      const type = EXACT_STAND_IN.exec(s)?.[1];
-      if (type === undefined || typeof a !== (type === "string" ? "string" : "number")) return;
-      const had = given.get(s);
-      given.set(s, had === undefined || had === a ? (a as string | number) : null);
-    } else if (s !== null && typeof s === "object" && a !== null && typeof a === "object" && depth <= 64) {
-      for (const k of Object.keys(s)) if (Object.hasOwn(a, k)) pair((s as Record<string, unknown>)[k], (a as Record<string, unknown>)[k], depth + 1);
-    }
-  };
-  pair(shown, args, 0);
-  if (given.size === 0) return result;
-  const back = (x: unknown, depth: number): unknown => {
-    if (typeof x === "string") return given.get(x) ?? x;
-    if (x === null || typeof x !== "object" || depth > 64) return x;
-    if (Array.isArray(x)) return x.map((v) => back(v, depth + 1));
-    // Entries, made an object at the end: assigning a key "__proto__" would set the prototype instead.
-    return Object.fromEntries(Object.entries(x).map(([k, v]) => [String(given.get(k) ?? k), back(v, depth + 1)]));
-  };
-  return back(result, 0);
-}
-
 /** The keys of a tool's arguments, as shown, whose values hold a stand-in: the ones that carry hidden context. */
 export function hiddenKeys(shown: Record<string, unknown>): string[] {
   const holds = (x: unknown, depth: number): boolean => {
