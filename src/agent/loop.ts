@@ -451,7 +451,7 @@ class AgentRun {
     if (!result.ok && result.error.kind === "timeout" && deadlineCut) this.stop("deadline_exceeded");
     // A resumed paused turn records its calls in the saved run's order, where its requests' ids point.
     this.gate?.arrange(result.toolCalls);
-    const record = this.recorder.evaluation(result);
+    const record = this.recorder.evaluation(result, result.marks === undefined ? undefined : resolveLimits(limits));
     let status: TurnStatus = "error";
     if (result.ok) {
       this.memory = result.memory;

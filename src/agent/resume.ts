@@ -24,6 +24,7 @@ import { AgentDefinitionError, describeIssues } from "./errors.js";
 import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type HistoryStrategy } from "./history.js";
 import { errorText, runAgent } from "./loop.js";
 import { hiddenOutcome, showHidden } from "../trace/redact.js";
+import { heldResult, holdResult, replayResult } from "../trace/record.js";
 import type { Agent, RunOptions, Step } from "./types.js";
 import { claimRecord, ownOnly, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
 import type { ToolCallTrace, Turn } from "../trace/trace.js";
@@ -100,6 +101,15 @@ export function saveRun(step: Step, agent: Agent, options: SaveOptions = {}): Ru
     summaries: [],
     history: { strategy: savedStrategy(trace.settings?.strategy, view), state: trace.turns.at(-1)?.compaction?.state ?? null },
   };
+  // The results the records show hidden parts of: a replayed call answers with what the program had.
+  const hiddenResults: NonNullable<RunState["hiddenResults"]> = [];
+  trace.turns.forEach((t, i) =>
+    t.toolCalls.forEach((c, call) => {
+      const held = heldResult(c);
+      if (held !== undefined) hiddenResults.push({ turn: i + 1, call, result: held.result });
+    }),
+  );
+  if (hiddenResults.length > 0) state.hiddenResults = hiddenResults;
   if (step.paused !== undefined) {
     const { approvals, held, decided } = step.paused;
     state.paused = { approvals: approvals.map((a) => ({ ...a })), held: [...held], ...(decided === undefined ? {} : { decided: { ...decided } }) };
@@ -191,6 +201,11 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
   if (state.outcome.reason === "failed") throw new ResumeError(`the saved run ended with (fail ...): ${state.outcome.message}`);
   const saved = state.trace.turns;
   const cut = cutTurn(state);
+  for (const { turn, call, result } of state.hiddenResults ?? []) {
+    const record = saved[turn - 1]?.toolCalls[call];
+    if (record === undefined) throw new ResumeError(`resume: the saved state's hiddenResults name call ${call + 1} of turn ${turn}, which its trace does not hold`);
+    holdResult(record, result);
+  }
   const approvals = await approvalSetup(agent, state, decisions, cut);
   // The turns saved whole; a paused or cut turn runs again.
   const whole = saved.length - (state.paused === undefined && cut === 0 ? 0 : 1);
@@ -569,7 +584,7 @@ class Replay {
     if (call === undefined && differs === undefined) throw new Error(`resume: turn ${turn} calls tool/${name} more often than the saved run did`);
     if (call === undefined) throw this.diverge(turn, name, differs as string);
     if (call.error !== undefined) throw recordedFailure(call.error);
-    return call.result;
+    return replayResult(call);
   }
 
   /**
@@ -582,7 +597,7 @@ class Replay {
     if (call === undefined && differs !== undefined) throw this.diverge(turn, name, differs);
     if (call === undefined || !finished(call)) return t.run(args, signal, this.live(ctx));
     if (call.error !== undefined) throw recordedFailure(call.error);
-    return call.result;
+    return replayResult(call);
   }
 
   /** The turn's first unclaimed record of this call (claimRecord), or where the nearest record's arguments differ. */

@@ -22,7 +22,7 @@ export { Fn, isMap, isSet, keyword, Keyword, LFloat, LMap, LSet, typeName, type 
 export { holdsFunction } from "./holds-function.js";
 export { againOptions } from "./define-again.js";
 export { Vec } from "./vector.js";
-export { boxed, ContextReader, contextValue, toHost, toLisp } from "./interop.js";
+export { boxed, Budget, ContextReader, contextValue, toHost, toLisp } from "./interop.js";
 export { contextJsonProblem, parseContextJson } from "./context-json.js";
 export { cutPoint, tailPoint, wellFormed } from "./cuts.js";
 export { ABORTED, isAbortSignal, unlessAborted } from "./abort.js";
@@ -30,7 +30,7 @@ export { read, isSymbolName } from "./reader.js";
 export { freeNames } from "./reads.js";
 export type { Form } from "./forms.js";
 export { keywordText, printSample, prStr, quoteString } from "./printer.js";
-export { holdsStandIn, isHiddenKey, Marks, showStandIns, showStandInsIn, type Origin } from "./marks.js";
+export { holdsStandIn, holdsStandInIn, isHiddenKey, Marks, showStandIns, showStandInsIn, type Origin } from "./marks.js";
 export { defaultLimits, MAX_TIMER_MS, resolveLimits, type Limits } from "./limits.js";
 export { abortedError, excerpt, formatError, IN_EARLIER_PROGRAM, ours, relocate, ToolTimeout, type ErrorInfo, type ErrorKind } from "./errors.js";
 export { resolveIsolation, type Isolation } from "./isolate/options.js";

@@ -96,6 +96,17 @@ export function showStandInsIn<T>(x: T, depth = 0): T {
   return (out === null ? x : Object.fromEntries(out)) as T;
 }
 
+/** Whether plain data holds a stand-in in a string or a key (a recorded tool result that showed a hidden value so). */
+export function holdsStandInIn(x: unknown, depth = 0): boolean {
+  if (typeof x === "string") return x.includes(STAND_IN_OPEN);
+  if (x === null || typeof x !== "object") return false;
+  // Deeper than hiding goes (Marks.hide): taken to hold one.
+  if (depth > 64) return true;
+  if (Array.isArray(x)) return x.some((v) => holdsStandInIn(v, depth + 1));
+  for (const [k, v] of Object.entries(x as Record<string, unknown>)) if (k.includes(STAND_IN_OPEN) || holdsStandInIn(v, depth + 1)) return true;
+  return false;
+}
+
 /** The keys of a tool's arguments, as shown, whose values hold a stand-in: the ones that carry hidden context. */
 export function hiddenKeys(shown: Record<string, unknown>): string[] {
   const holds = (x: unknown, depth: number): boolean => {

@@ -1,7 +1,7 @@
 // Evaluation results → turn records: what a turn printed, called and defined, and the
 // memory after it, with every value rendered as type, size, bounded sample and (when
 // small enough) full EDN. Values themselves stay in the interpreter's Memory.
-import { type EvalResult, Fn, isMap, Keyword, isSet, keywordText, Marks, type Memory, type MemoryEntry, printSample, prStr, showStandIns, type ToolCallRecord, typeName, type Value, Vec } from "../lisp/index.js";
+import { Budget, type EvalResult, Fn, holdsStandInIn, isMap, Keyword, isSet, keywordText, type Limits, Marks, type Memory, type MemoryEntry, printSample, prStr, showStandIns, type ToolCallRecord, toHost, typeName, type Value, Vec } from "../lisp/index.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "./trace.js";
 
 export interface RecordOptions {
@@ -121,13 +121,43 @@ export function typeLabel(s: Pick<ValueSummary, "type" | "size">): string {
   return s.size === undefined ? s.type : `${s.type}[${s.size}]`;
 }
 
+/**
+ * The results, as the program had them, of recorded calls whose records show a hidden value as a
+ * stand-in (a tool sent back a token it was given): the host's, never part of the trace. A
+ * replayed call must answer with what the program had, not with the stand-in's text
+ * (`replayResult`), and a saved state keeps them as it keeps its memory's values.
+ */
+const heldResults = new WeakMap<ToolCallTrace, unknown>();
+
+/** Keeps `result` as the one `call`'s record stands in for (a saved state's `hiddenResults`, read back). */
+export function holdResult(call: ToolCallTrace, result: unknown): void {
+  heldResults.set(call, result);
+}
+
+/** The result as the program had it, when the record shows hidden parts of it as stand-ins. */
+export function heldResult(call: ToolCallTrace): { result: unknown } | undefined {
+  return heldResults.has(call) ? { result: heldResults.get(call) } : undefined;
+}
+
+/** What a replayed call answers: the result the program had, as recorded or as held. */
+export function replayResult(call: ToolCallTrace): unknown {
+  return heldResults.has(call) ? heldResults.get(call) : call.result;
+}
+
 /** A tool call as the trace keeps it: plain data, with the name of the definition holding its result. */
-function callTrace(c: ToolCallRecord, holder: string | undefined): ToolCallTrace {
+function callTrace(c: ToolCallRecord, holder: string | undefined, limits: Limits | undefined): ToolCallTrace {
   const out = { name: c.name, args: c.args } as ToolCallTrace;
   if (c.result !== undefined) out.result = c.result;
   if (holder !== undefined) out.holder = holder;
   if (c.error !== undefined) out.error = c.error;
   out.durationMs = c.durationMs;
+  if (limits !== undefined && c.value !== undefined && holdsStandInIn(c.result)) {
+    try {
+      heldResults.set(out, toHost(c.value, limits.maxNestingDepth, new Budget(limits)));
+    } catch {
+      // The value crossed in within these limits; should it not cross back, the record stands alone, as before.
+    }
+  }
   return out;
 }
 
@@ -192,20 +222,22 @@ export class Recorder {
   }
 
   /** What the program did: prints, tool calls, and (when it succeeded) its definitions. A failure defines nothing. */
-  evaluation(result: EvalResult): EvaluationRecord {
+  /** `limits`: the run's, within which a call's result that shows hidden parts as stand-ins is also kept as the program had it (`heldResult`). */
+  evaluation(result: EvalResult, limits?: Limits): EvaluationRecord {
     const marks = result.marks;
+    const within = marks === undefined ? undefined : limits;
     const memory = this.memory(result.memory, marks);
     const prints = marks === undefined ? result.prints : result.prints.map(showStandIns);
     if (!result.ok) {
       const error = marks === undefined ? result.error : { ...result.error, message: showStandIns(result.error.message), ...(result.error.hint === undefined ? {} : { hint: showStandIns(result.error.hint) }) };
-      return { prints, toolCalls: result.toolCalls.map((c) => callTrace(c, undefined)), definitions: [], memory, error };
+      return { prints, toolCalls: result.toolCalls.map((c) => callTrace(c, undefined, within)), definitions: [], memory, error };
     }
     // A definition holding the very value a tool returned holds its whole result: linked by
     // identity, so a summary describes the value once however large it is.
     const holders = new Map<Value, string>();
     for (const d of result.defs) if (typeof d.value === "object" && d.value !== null && !holders.has(d.value)) holders.set(d.value, d.name);
     for (const d of result.defs) if (typeof d.value === "string" && !holders.has(d.value)) holders.set(d.value, d.name);
-    const toolCalls = result.toolCalls.map((c) => callTrace(c, c.value === undefined ? undefined : holders.get(c.value)));
+    const toolCalls = result.toolCalls.map((c) => callTrace(c, c.value === undefined ? undefined : holders.get(c.value), within));
     const definitions = result.defs.map((d) => {
       const entry = result.memory.get(d.name);
       return entry !== undefined ? this.definition(d.name, entry, marks) : this.definition(d.name, { value: d.value, doc: d.doc, source: d.source }, marks);

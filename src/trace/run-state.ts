@@ -75,6 +75,12 @@ export interface RunState {
   history?: { strategy: { name: string; options: Record<string, unknown> }; state: Json };
   /** Set when the run paused for approval: the requests, and the paused turn's calls that did not run. The paused turn is the trace's last. */
   paused?: Paused;
+  /**
+   * The results, as the program had them, of the calls whose records show hidden values as
+   * stand-ins (by turn number and the call's place among the turn's calls): a replayed call
+   * answers with them. Like the memory's EDN, they hold hidden values. Absent when there are none.
+   */
+  hiddenResults?: Array<{ turn: number; call: number; result: unknown }>;
 }
 
 /** Thrown when a run state cannot be read or resumed; the message says why. */
@@ -115,6 +121,7 @@ const runStateSchema = z.object({
       decided: z.record(z.string(), approvalDecisionSchema).optional(),
     })
     .optional(),
+  hiddenResults: z.array(z.object({ turn: z.number().int().positive(), call: z.number().int().nonnegative(), result: z.unknown() })).optional(),
 });
 
 /** Why a value an untyped host passed as a state is not one (its JSON text, say), or null: reading it would fail with a bare TypeError. `who` names the function it was passed to. */

@@ -94,8 +94,9 @@ async function channels(r: Awaited<ReturnType<typeof run>>): Promise<Record<stri
   const saved = runToJson(step, 2);
   out["runToJson"] = saved;
   const state = saveRun(step, agent);
-  // The saved state holds hidden values in memory by design (history.md: resuming needs them).
-  out["run state (but memory)"] = runStateToJson({ ...state, memory: [], outcome: state.outcome.ok ? { ok: true } : state.outcome });
+  // The saved state holds hidden values in memory and in the results of calls that sent one back
+  // by design (history.md: resuming needs them).
+  out["run state (but memory)"] = runStateToJson({ ...state, memory: [], hiddenResults: undefined, outcome: state.outcome.ok ? { ok: true } : state.outcome });
   out["step.fail"] = JSON.stringify(step.ok ? null : step.fail);
   out["paused approvals"] = JSON.stringify(step.paused?.approvals ?? null);
   out["events"] = JSON.stringify(r.events.map((e) => (e.type === "run-finish" ? { ...e, step: null } : e)));
