@@ -574,3 +574,24 @@ describe.each<Isolation>(["worker", "none"])("tool approvals: a decision is give
     expect(checked.filter((to) => to === "B")).toEqual(["B"]);
   });
 });
+
+describe.each<Isolation>(["worker", "none"])("tool approvals: a recorded call that sent a hidden argument back (isolation %s)", (isolation) => {
+  it("gives the resumed program the argument, so the approved call gets the value rather than its stand-in", async () => {
+    const token = "tok-9f2c41d7e6";
+    const paid: string[] = [];
+    const tools = {
+      echo: tool({ description: "Echoes its argument.", input: z.object({ x: z.string() }), run: ({ x }) => ({ got: x }) }),
+      pay: tool({ description: "Pays with a token.", input: z.object({ t: z.string() }), needsApproval: true, run: ({ t }) => (paid.push(t), "paid") }),
+    };
+    const agent = SubAgent.create({ prompt: "Pay.", tools, maxTurns: 3 });
+    const context = { _token: token };
+    const step = await SubAgent.run(agent, { isolation, context, llm: scriptedLlm([code("(def r (tool/echo {:x data/_token}))\n(return (tool/pay {:t (:got r)}))")]) });
+    const paused = step.paused;
+    if (paused === undefined) throw new Error("the run did not pause");
+    const state = runStateFromJson(runStateToJson(paused.state));
+    expect(JSON.stringify(state.trace)).not.toContain(token);
+    const resumed = await SubAgent.resume(agent, state, { isolation, context, llm: scriptedLlm([]), approvals: { [paused.approvals[0].id]: { approved: true } } });
+    expect(resumed.ok ? resumed.value : resumed.fail.message).toBe("paid");
+    expect(paid).toEqual([token]);
+  });
+});

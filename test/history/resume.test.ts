@@ -689,4 +689,24 @@ describe("resume explains what differs", () => {
     expect(step.ok ? step.value : step.fail.message).toBe(1);
     expect(step.trace.turns.slice(0, 2).map((t) => t.error?.kind ?? t.prints[0])).toEqual(["caught :tool_timeout", "tool_timeout"]);
   });
+
+  it("resumes a run whose tool sent a hidden argument back: the replayed call gives the program the value, not its stand-in", async () => {
+    const token = "tok-9f2c41d7e6";
+    const used: unknown[] = [];
+    const tools = {
+      echo: tool({ description: "Echoes its argument.", input: z.object({ x: z.string() }), run: ({ x }) => ({ got: x, len: x.length }) }),
+      use: tool({ description: "Uses a token.", input: z.object({ t: z.string() }), run: ({ t }) => (used.push(t), "ok") }),
+    };
+    const make = (maxTurns: number) => SubAgent.create({ prompt: "Echo the token, then use it.", tools, maxTurns });
+    const context = { _token: token, user: "ann" };
+    const replies = [clj("Echo it.", "(def r (tool/echo {:x data/_token}))\n(println (:len r) r)"), clj("Look.", "(println (:got r))"), clj("Use it.", "(return (tool/use {:t (:got r)}))")];
+    const stopped = await SubAgent.run(make(4), { llm: scriptedLlm(replies.slice(0, 2)), context });
+    const state = runStateFromJson(runStateToJson(saveRun(stopped, make(4))));
+    expect(JSON.stringify(state.trace)).not.toContain(token);
+    const step = await resumeRun(make(4), state, { llm: scriptedLlm(replies.slice(2)), context });
+    expect(step.ok ? step.value : step.fail.message).toBe("ok");
+    expect(used).toEqual([token]);
+    expect(step.trace.turns.slice(0, 2).map((t) => t.feedback)).toEqual(stopped.trace.turns.map((t) => t.feedback));
+    expect(JSON.stringify(step.trace)).not.toContain(token);
+  });
 });
