@@ -296,8 +296,15 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     res.end(ended);
     return;
   }
-  const text = await readBuffer(response);
+  const read = await readBuffer(response, MAX_REPLY_BYTES);
   upstreamMs = performance.now() - result.startedAt;
+  if (read?.cut === true) {
+    ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="too_large"');
+    sendError(res, 502, `the upstream's reply is larger than the ${MAX_REPLY_BYTES} bytes the proxy reads whole: ask for a stream`, "upstream_error", "upstream_reply_too_large", echo);
+    // It had answered, so it had the prompt.
+    return finish(undefined, true);
+  }
+  const text = read?.body;
   if (text === undefined) {
     // The client cancelled (its signal cut the upstream): nobody to answer, and no fault of the
     // upstream's. The upstream had answered, so it had the prompt: charged as a stream left early is.
@@ -396,19 +403,41 @@ export function replyUsage(response: IncomingMessage, limit: number): Promise<St
   });
 }
 
-/** The whole body, or undefined when the upstream connection broke first. */
-export function readBuffer(response: IncomingMessage): Promise<Buffer | undefined> {
+/**
+ * The most of a reply the proxy holds whole (a chat completion, a message, a response without
+ * streaming, generated images included): past it, an upstream's reply of gigabytes was read into
+ * memory (700 MB: 1.6 GB resident, then a 500 for a string too long), and one without an end was
+ * read for ever.
+ */
+export const MAX_REPLY_BYTES = 128 << 20;
+/** The most of an upstream's error body read: the client sees at most its first 500 characters unless it is a JSON error. */
+export const MAX_ERROR_BYTES = 1 << 20;
+
+/**
+ * The whole body, or undefined when the upstream connection broke first. Past `limit` bytes the
+ * rest is not read (the upstream connection is dropped): the first `limit` bytes come back, `cut`.
+ */
+export function readBuffer(response: IncomingMessage, limit: number): Promise<{ body: Buffer; cut: boolean } | undefined> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
-    response.on("data", (c: Buffer) => chunks.push(c));
-    response.on("end", () => resolve(Buffer.concat(chunks)));
+    let size = 0;
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size <= limit) return void chunks.push(c);
+      chunks.push(c.subarray(0, c.length - (size - limit)));
+      response.off("data", onData);
+      resolve({ body: Buffer.concat(chunks), cut: true });
+      response.destroy();
+    };
+    response.on("data", onData);
+    response.on("end", () => resolve({ body: Buffer.concat(chunks), cut: false }));
     response.on("error", () => resolve(undefined));
     response.on("aborted", () => resolve(undefined));
   });
 }
 
 async function readText(response: IncomingMessage): Promise<string> {
-  return (await readBuffer(response))?.toString("utf8") ?? "";
+  return (await readBuffer(response, MAX_ERROR_BYTES))?.body.toString("utf8") ?? "";
 }
 
 /**

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { pipeline } from "node:stream";
 import { ADMIN_PREFIX, handleAdmin } from "./admin.js";
-import { ATTEMPTS_HEADER, handleChat, readBuffer, replyUsage } from "./chat.js";
+import { ATTEMPTS_HEADER, handleChat, MAX_ERROR_BYTES, readBuffer, replyUsage } from "./chat.js";
 import { ConfigFile } from "./config-file.js";
 import { redactUrl } from "./config.js";
 import { Compactor } from "./compactor.js";
@@ -122,7 +122,7 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   if (status >= 400 && (!jsonReply || hidden.length > 0)) {
     void settle(0);
     // The client's accept-encoding went upstream: the body is read decoded, and sent so (as empty when the upstream broke it off).
-    const decoded = await decodeBody((await readBuffer(result.response)) ?? Buffer.alloc(0), result.response.headers["content-encoding"], config.maxBodyBytes);
+    const decoded = await decodeBody((await readBuffer(result.response, MAX_ERROR_BYTES))?.body ?? Buffer.alloc(0), result.response.headers["content-encoding"], config.maxBodyBytes);
     const raw = decoded.ok ? decoded.body.toString("utf8") : "";
     const text = maskKeys(jsonReply ? raw : upstreamErrorBody(status, raw), hidden);
     const headers = jsonReply ? responseHeaders(result.response.headers, false, hidden) : { "content-type": "application/json" };

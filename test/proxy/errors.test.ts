@@ -1,10 +1,13 @@
 // Failures reach the client as OpenAI-style errors the official SDK understands: upstream error
 // pages, JSON errors, timeouts, malformed replies, an unreachable upstream, and bad requests.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { connect } from "node:net";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { startProxy, type RunningProxy } from "../../src/proxy/index.js";
 import { rig, type Rig } from "./setup.js";
+import { MAX_REPLY_BYTES } from "../../src/proxy/chat.js";
 
 let r: Rig | undefined;
 let extra: RunningProxy | undefined;
@@ -67,6 +70,45 @@ describe("proxy errors", () => {
       expect(error.message).toContain("https://upstream.example/v1/chat/completions");
     }
   });
+
+  it("reads no more than a bound of an upstream reply that never ends, an error page or a whole reply (it was read for ever, into memory)", async () => {
+    // An upstream (a broken gateway) that sends its body without end, until the proxy lets go.
+    let open = 0;
+    const endless = http.createServer((req, res) => {
+      req.resume();
+      const status = Number(req.headers["x-status"]);
+      res.writeHead(status, { "content-type": status === 200 ? "application/json" : "text/html" });
+      open++;
+      const chunk = Buffer.alloc(1 << 16, status === 200 ? "{" : "x");
+      const pump = () => {
+        while (res.write(chunk));
+      };
+      res.on("drain", pump);
+      res.on("close", () => open--);
+      pump();
+    });
+    await new Promise<void>((resolve) => endless.listen(0, "127.0.0.1", resolve));
+    try {
+      extra = await startProxy({ upstream: `http://127.0.0.1:${(endless.address() as AddressInfo).port}/v1`, port: 0, logger: () => {} });
+      const post = (path: string, status: number) =>
+        fetch(`${extra?.url}/v1/${path}`, { method: "POST", headers: { "content-type": "application/json", "x-status": String(status) }, body: JSON.stringify({ model: "m", input: "x", messages: [{ role: "user", content: "hi" }] }) }).then(async (res) => ({ status: res.status, body: await res.text() }));
+      // An error page: its beginning is enough to say what went wrong, on the chat path and forwarded ones.
+      for (const path of ["chat/completions", "embeddings"]) {
+        const page = await post(path, 400);
+        expect(page.status).toBe(400);
+        expect(page.body).toContain("upstream answered HTTP 400: xxxx");
+      }
+      // A whole reply past the bound: refused, not held.
+      const whole = await post("chat/completions", 200);
+      expect(whole.status).toBe(502);
+      expect(JSON.parse(whole.body)).toMatchObject({ error: { code: "upstream_reply_too_large", message: expect.stringContaining(`larger than the ${MAX_REPLY_BYTES} bytes`) } });
+      // Each upstream connection was let go.
+      await expect.poll(() => open, { timeout: 5000 }).toBe(0);
+    } finally {
+      endless.closeAllConnections();
+      endless.close();
+    }
+  }, 60_000);
 
   it("answers 502 when the upstream cannot be reached", async () => {
     extra = await startProxy({ upstream: "http://127.0.0.1:9/v1", port: 0, logger: () => {} });
