@@ -17,7 +17,7 @@ import { parseResponsesRequest, type ResponsesRequest } from "./responses.js";
 import { sendWithRetries } from "./retry.js";
 import { SseTap, type StreamUsage } from "./sse.js";
 import type { ChatApi, ConversationRecord } from "./store.js";
-import { responseHeaders, upstreamBase, upstreamUrl, type UpstreamResult } from "./upstream.js";
+import { MAX_ERROR_BYTES, MAX_REPLY_BYTES, readBuffer, responseHeaders, upstreamBase, upstreamUrl, type UpstreamResult } from "./upstream.js";
 import { learnFromUsage } from "./usage.js";
 
 const INDEXED_PER_CONVERSATION = 16;
@@ -400,39 +400,6 @@ export function replyUsage(response: IncomingMessage, limit: number): Promise<St
     response.on("close", () => {
       if (!response.complete) resolve(tap?.usage);
     });
-  });
-}
-
-/**
- * The most of a reply the proxy holds whole (a chat completion, a message, a response without
- * streaming, generated images included): past it, an upstream's reply of gigabytes was read into
- * memory (700 MB: 1.6 GB resident, then a 500 for a string too long), and one without an end was
- * read for ever.
- */
-export const MAX_REPLY_BYTES = 128 << 20;
-/** The most of an upstream's error body read: the client sees at most its first 500 characters unless it is a JSON error. */
-export const MAX_ERROR_BYTES = 1 << 20;
-
-/**
- * The whole body, or undefined when the upstream connection broke first. Past `limit` bytes the
- * rest is not read (the upstream connection is dropped): the first `limit` bytes come back, `cut`.
- */
-export function readBuffer(response: IncomingMessage, limit: number): Promise<{ body: Buffer; cut: boolean } | undefined> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (c: Buffer) => {
-      size += c.length;
-      if (size <= limit) return void chunks.push(c);
-      chunks.push(c.subarray(0, c.length - (size - limit)));
-      response.off("data", onData);
-      resolve({ body: Buffer.concat(chunks), cut: true });
-      response.destroy();
-    };
-    response.on("data", onData);
-    response.on("end", () => resolve({ body: Buffer.concat(chunks), cut: false }));
-    response.on("error", () => resolve(undefined));
-    response.on("aborted", () => resolve(undefined));
   });
 }
 

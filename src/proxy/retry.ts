@@ -7,7 +7,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { ProxyConfig } from "./config.js";
 import type { ProxyContext } from "./context.js";
-import { upstreamBase, type UpstreamResult } from "./upstream.js";
+import { discard, upstreamBase, type UpstreamResult } from "./upstream.js";
 import { retryAfterMs } from "../llm/retry.js";
 
 // 429 and every 5xx, as the OpenAI and Anthropic SDKs retry them: Anthropic answers 529 when overloaded, CDNs 520-524.
@@ -50,7 +50,7 @@ export async function sendWithRetries(ctx: ProxyContext, config: ProxyConfig, me
       const again = i < policy.attempts && delay <= policy.maxDelayMs;
       if (!again && last) return { result, attempts, fallback: t > 0 };
       // This reply is dropped: its body is read and discarded so the connection can be reused.
-      if (result.ok) result.response.resume();
+      if (result.ok) discard(result.response);
       if (!again) break;
       ctx.metrics.inc("ptc_proxy_upstream_retries_total");
       await ctx.sleep(delay, signal);

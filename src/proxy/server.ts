@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { pipeline } from "node:stream";
 import { ADMIN_PREFIX, handleAdmin } from "./admin.js";
-import { ATTEMPTS_HEADER, handleChat, MAX_ERROR_BYTES, readBuffer, replyUsage } from "./chat.js";
+import { ATTEMPTS_HEADER, handleChat, replyUsage } from "./chat.js";
 import { ConfigFile } from "./config-file.js";
 import { redactUrl } from "./config.js";
 import { Compactor } from "./compactor.js";
@@ -21,7 +21,7 @@ import { normalizePath, underV1 } from "./paths.js";
 import { MissingDriverError } from "./driver.js";
 import { isPostgresUrl, openStore, type ConversationStore } from "./store.js";
 import { hiddenKeys, maskKeys, Tenants, upstreamAuth, type Tenant, type TenantResult } from "./tenancy.js";
-import { responseHeaders, Upstream, upstreamBase } from "./upstream.js";
+import { MAX_ERROR_BYTES, readBuffer, responseHeaders, Upstream, upstreamBase } from "./upstream.js";
 
 export interface ProxyOptions {
   /** Upstream base URL; overrides the config file's. */

@@ -7,7 +7,7 @@ import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { startProxy, type RunningProxy } from "../../src/proxy/index.js";
 import { rig, type Rig } from "./setup.js";
-import { MAX_REPLY_BYTES } from "../../src/proxy/chat.js";
+import { MAX_REPLY_BYTES } from "../../src/proxy/upstream.js";
 
 let r: Rig | undefined;
 let extra: RunningProxy | undefined;
@@ -89,7 +89,7 @@ describe("proxy errors", () => {
     });
     await new Promise<void>((resolve) => endless.listen(0, "127.0.0.1", resolve));
     try {
-      extra = await startProxy({ upstream: `http://127.0.0.1:${(endless.address() as AddressInfo).port}/v1`, port: 0, logger: () => {} });
+      extra = await startProxy({ upstream: `http://127.0.0.1:${(endless.address() as AddressInfo).port}/v1`, port: 0, logger: () => {}, sleep: async () => {} });
       const post = (path: string, status: number) =>
         fetch(`${extra?.url}/v1/${path}`, { method: "POST", headers: { "content-type": "application/json", "x-status": String(status) }, body: JSON.stringify({ model: "m", input: "x", messages: [{ role: "user", content: "hi" }] }) }).then(async (res) => ({ status: res.status, body: await res.text() }));
       // An error page: its beginning is enough to say what went wrong, on the chat path and forwarded ones.
@@ -102,6 +102,9 @@ describe("proxy errors", () => {
       const whole = await post("chat/completions", 200);
       expect(whole.status).toBe(502);
       expect(JSON.parse(whole.body)).toMatchObject({ error: { code: "upstream_reply_too_large", message: expect.stringContaining(`larger than the ${MAX_REPLY_BYTES} bytes`) } });
+      // A 500 is retried: the reply each retry replaces was read for ever in the background (resume()), the last one up to the bound.
+      const retried = await post("chat/completions", 500);
+      expect(retried.status).toBe(500);
       // Each upstream connection was let go.
       await expect.poll(() => open, { timeout: 5000 }).toBe(0);
     } finally {
