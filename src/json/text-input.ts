@@ -118,7 +118,7 @@ export async function* textLines(stream: AsyncIterable<Buffer | string>, name: s
 }
 
 /** The first byte that is not UTF-8, as "byte 0xFC at line L, column C" (`bytes` starting at line `firstLine`). */
-function whereInvalid(bytes: Uint8Array, firstLine = 1): string {
+export function whereInvalid(bytes: Uint8Array, firstLine = 1): string {
   if (decodes(bytes, true)) return "it ends inside a character";
   // Bytes [0, lo) stream as the start of a text, [0, hi) do not: narrowed to hi = lo + 1.
   let lo = 0;

@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { forCompaction } from "../compaction/compact.js";
 import { inputTokens } from "../compaction/measure.js";
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../json/depth.js";
+import { whereInvalid } from "../json/text-input.js";
 import { messageText } from "../llm/messages.js";
 import type { ChatMessage, ToolCall } from "../llm/types.js";
 
@@ -21,9 +22,18 @@ const ROLES = new Set(["system", "developer", "user", "assistant", "tool", "func
 
 export type ParsedRequest = { ok: true; request: ChatRequest } | { ok: false; error: string; param?: string };
 
+// A byte-order mark is kept, so JSON.parse refuses it as before (the body may be forwarded as it came).
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
 /** A request body as a JSON object, or the 400 to answer; every API's parser starts here. */
 export function parseJsonObject(raw: Buffer): { ok: true; body: Record<string, unknown> } | { ok: false; error: string } {
-  const text = raw.toString("utf8");
+  let text: string;
+  try {
+    text = STRICT_UTF8.decode(raw);
+  } catch {
+    // Read loosely, a Latin-1 "Zürich" became "Z\uFFFDrich" in every body the proxy rewrites (a stream's stream_options, a compaction).
+    return { ok: false, error: `the request body is not UTF-8: ${whereInvalid(raw)}` };
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);

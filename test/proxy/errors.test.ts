@@ -144,6 +144,24 @@ describe("proxy errors", () => {
     expect(r.upstream.requests).toHaveLength(0);
   });
 
+  it("refuses a body that is not UTF-8 with 400 saying where, in every API (a rewritten body carried U+FFFD in its place)", async () => {
+    r = await rig();
+    const latin1 = (json: string) => Buffer.from(json.replace("Zurich", "Z\xfcrich"), "latin1");
+    const cases: Array<[string, Buffer]> = [
+      // A stream: the proxy adds stream_options, so it rewrites the body.
+      ["chat/completions", latin1('{"model":"fake-model","stream":true,"messages":[{"role":"user","content":"Zurich"}]}')],
+      ["messages", latin1('{"model":"fake-model","max_tokens":5,"messages":[{"role":"user","content":"Zurich"}]}')],
+      ["responses", latin1('{"model":"fake-model","input":"Zurich"}')],
+    ];
+    for (const [path, body] of cases) {
+      const res = await fetch(`${r.proxy.url}/v1/${path}`, { method: "POST", headers: { "content-type": "application/json" }, body });
+      const text = await res.text();
+      expect(res.status, text).toBe(400);
+      expect(JSON.parse(text)).toMatchObject({ error: { type: "invalid_request_error", message: expect.stringMatching(/^the request body is not UTF-8: byte 0xFC at line 1, column \d+$/) } });
+    }
+    expect(r.upstream.requests).toHaveLength(0);
+  });
+
   it("refuses a null block, part or tool call with 400 naming it, in every API (not 500, not 503 store_unavailable)", async () => {
     r = await rig();
     const post = (path: string, body: unknown) => fetch(`${r?.proxy.url}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": "k" }, body: JSON.stringify(body) });
