@@ -268,7 +268,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     upstreamMs = performance.now() - result.startedAt;
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="status"');
     const body = maskKeys(upstreamErrorBody(status, errorText), hidden);
-    res.writeHead(status, { ...responseHeaders(response.headers, false, hidden), ...echo, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) });
+    res.writeHead(status, { ...decodedHeaders(response, hidden), ...echo, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) });
     res.end(body);
     return finish(undefined);
   }
@@ -296,7 +296,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     res.end(ended);
     return;
   }
-  const read = await readBuffer(response, MAX_REPLY_BYTES);
+  const read = await readDecoded(response, MAX_REPLY_BYTES);
   upstreamMs = performance.now() - result.startedAt;
   if (read?.cut === true) {
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="too_large"');
@@ -320,7 +320,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     sendError(res, 502, `the upstream's reply is not a JSON ${api === "chat" ? "chat completion" : api === "messages" ? "message" : "response"} (it starts with ${JSON.stringify(text.toString("utf8", 0, 60))})`, "upstream_error", "upstream_malformed", echo);
     return finish(undefined);
   }
-  res.writeHead(status, { ...responseHeaders(response.headers, false, hidden), ...echo, "content-length": String(text.length) });
+  res.writeHead(status, { ...decodedHeaders(response, hidden), ...echo, "content-length": String(text.length) });
   await finish(usage, true);
   res.end(text);
 }
@@ -403,8 +403,28 @@ export function replyUsage(response: IncomingMessage, limit: number): Promise<St
   });
 }
 
+/**
+ * A whole reply, as readBuffer reads it, decoded by its content-encoding: the proxy asks for
+ * identity, but an upstream may compress all the same (its bytes were quoted as a malformed reply,
+ * or sent as plain text under content-encoding: gzip). One that does not decode comes as it is.
+ */
+async function readDecoded(response: IncomingMessage, limit: number): Promise<{ body: Buffer; cut: boolean } | undefined> {
+  const read = await readBuffer(response, limit);
+  const encoding = response.headers["content-encoding"];
+  if (read === undefined || read.cut || encoding === undefined) return read;
+  const decoded = await decodeBody(read.body, encoding, limit);
+  return decoded.ok ? { body: decoded.body, cut: false } : { body: read.body, cut: decoded.status === 413 };
+}
+
 async function readText(response: IncomingMessage): Promise<string> {
-  return (await readBuffer(response, MAX_ERROR_BYTES))?.body.toString("utf8") ?? "";
+  return (await readDecoded(response, MAX_ERROR_BYTES))?.body.toString("utf8") ?? "";
+}
+
+/** Reply headers for a body the proxy read whole and sends decoded. */
+function decodedHeaders(response: IncomingMessage, hidden: readonly string[]): Record<string, string | string[]> {
+  const headers = responseHeaders(response.headers, false, hidden);
+  delete headers["content-encoding"];
+  return headers;
 }
 
 /**

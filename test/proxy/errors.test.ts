@@ -3,6 +3,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { connect } from "node:net";
+import { gzipSync } from "node:zlib";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { startProxy, type RunningProxy } from "../../src/proxy/index.js";
@@ -112,6 +113,30 @@ describe("proxy errors", () => {
       endless.close();
     }
   }, 60_000);
+
+  it("decodes a whole reply or error the upstream compressed though asked for identity (it answered 502 with the gzip bytes quoted)", async () => {
+    const reply = { id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } };
+    const error = { error: { message: "bad model", type: "invalid_request_error", code: null } };
+    const gzipping = http.createServer((req, res) => {
+      req.resume();
+      const status = Number(req.headers["x-status"]);
+      res.writeHead(status, { "content-type": "application/json", "content-encoding": "gzip" });
+      res.end(gzipSync(JSON.stringify(status === 200 ? reply : error)));
+    });
+    await new Promise<void>((resolve) => gzipping.listen(0, "127.0.0.1", resolve));
+    try {
+      extra = await startProxy({ upstream: `http://127.0.0.1:${(gzipping.address() as AddressInfo).port}/v1`, port: 0, logger: () => {} });
+      const client = new OpenAI({ baseURL: `${extra.url}/v1`, apiKey: "k", maxRetries: 0 });
+      const ok = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }] }, { headers: { "x-status": "200" } });
+      expect(ok.choices[0].message.content).toBe("ok");
+      // The error as the upstream wrote it, readable: before, sent as plain text under content-encoding: gzip, which no client could read.
+      const e = await failure(client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }] }, { headers: { "x-status": "400" } }));
+      expect(e.status).toBe(400);
+      expect(e.message).toContain("bad model");
+    } finally {
+      gzipping.close();
+    }
+  });
 
   it("answers 502 when the upstream cannot be reached", async () => {
     extra = await startProxy({ upstream: "http://127.0.0.1:9/v1", port: 0, logger: () => {} });
