@@ -2,12 +2,13 @@
 // and pass the reply back (streams chunk by chunk) while reading its usage. An upstream
 // "context length exceeded" answer leads to one forced compaction and one retry, never more.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Readable } from "node:stream";
 import type { ChatMessage, Llm } from "../llm/types.js";
 import { openaiLlm } from "../llm/openai.js";
 import { inputTokens } from "../compaction/measure.js";
 import type { ProxyConfig } from "./config.js";
 import type { CompactionOutcome } from "./compactor.js";
-import { decodeBody, type ProxyContext } from "./context.js";
+import { decodeBody, decodedStream, type ProxyContext } from "./context.js";
 import { isContextLengthError, sendError, sendStoreUnavailable, streamErrorEvent, upstreamErrorBody } from "./errors.js";
 import { explicitIdentity, prefixHashes, prefixIdentity, type Identity } from "./identity.js";
 import { hiddenKeys, maskKeys, upstreamAuth, type Tenant } from "./tenancy.js";
@@ -284,9 +285,11 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   const isStream = request.stream && String(response.headers["content-type"] ?? "").includes("text/event-stream");
   if (isStream) {
     const tap = new SseTap(inject);
-    res.writeHead(status, { ...responseHeaders(response.headers, false, hidden), ...echo });
+    // Read decoded, as a whole reply is (the upstream may compress though asked for identity): else the tap finds no usage in it.
+    const decoded = decodedStream(response, response.headers["content-encoding"]);
+    res.writeHead(status, { ...(decoded === undefined ? responseHeaders(response.headers, false, hidden) : decodedHeaders(response, hidden)), ...echo });
     res.flushHeaders();
-    const ended = await pipeStream(response, res, tap, api === "messages");
+    const ended = await pipeStream(decoded ?? response, res, tap, api === "messages");
     upstreamMs = performance.now() - result.startedAt;
     if (ended === undefined) {
       if (!clientGone.signal.aborted) ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="stream_cut"');
@@ -432,7 +435,7 @@ function decodedHeaders(response: IncomingMessage, hidden: readonly string[]): R
  * the caller to send once the conversation is written, or undefined when the upstream broke off
  * or the client went away (the reply is ended or cut then).
  */
-function pipeStream(response: IncomingMessage, res: ServerResponse, tap: SseTap, anthropic: boolean): Promise<Buffer | undefined> {
+function pipeStream(response: Readable, res: ServerResponse, tap: SseTap, anthropic: boolean): Promise<Buffer | undefined> {
   return new Promise((resolve) => {
     let done = false;
     const stop = (ok: boolean, clientGone = false) => {

@@ -2,6 +2,7 @@
 // compactor, the upstream connection pool and the logger. Also the small helpers every route
 // uses to read a body under the size limit and to answer with JSON.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { pipeline, type Readable, type Transform } from "node:stream";
 import zlib from "node:zlib";
 import type { ConfigFile } from "./config-file.js";
 import type { Compactor } from "./compactor.js";
@@ -83,6 +84,26 @@ export async function decodeBody(body: Buffer, encoding: string | string[] | und
     }
   }
   return { ok: true, body: out };
+}
+
+const INFLATE_STREAM: Record<string, () => Transform> = { gzip: zlib.createGunzip, "x-gzip": zlib.createGunzip, deflate: zlib.createInflate, br: zlib.createBrotliDecompress };
+
+/**
+ * A stream's bytes with its `content-encoding` undone (codings last to first), or undefined when
+ * it has none or one this Node cannot undo (then it passes as it came). An error or an early end
+ * of `source` reaches the returned stream as an error.
+ */
+export function decodedStream(source: Readable, encoding: string | string[] | undefined): Readable | undefined {
+  const codings = String(encoding ?? "")
+    .split(",")
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== "" && c !== "identity")
+    .reverse();
+  if (codings.length === 0 || !codings.every((c) => c in INFLATE_STREAM)) return undefined;
+  const stages = codings.map((c) => INFLATE_STREAM[c]());
+  // The last stage carries the error; nothing else needs the callback.
+  pipeline([source, ...stages], () => {});
+  return stages[stages.length - 1];
 }
 
 export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {

@@ -120,6 +120,10 @@ describe("proxy errors", () => {
     const gzipping = http.createServer((req, res) => {
       req.resume();
       const status = Number(req.headers["x-status"]);
+      if (req.headers["x-stream"] !== undefined) {
+        res.writeHead(200, { "content-type": "text/event-stream", "content-encoding": "gzip" });
+        return res.end(gzipSync(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "ok" } }] })}\n\ndata: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 1 } })}\n\ndata: [DONE]\n\n`));
+      }
       res.writeHead(status, { "content-type": "application/json", "content-encoding": "gzip" });
       res.end(gzipSync(JSON.stringify(status === 200 ? reply : error)));
     });
@@ -129,6 +133,11 @@ describe("proxy errors", () => {
       const client = new OpenAI({ baseURL: `${extra.url}/v1`, apiKey: "k", maxRetries: 0 });
       const ok = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }] }, { headers: { "x-status": "200" } });
       expect(ok.choices[0].message.content).toBe("ok");
+      // A stream: its usage is read, and the usage chunk the proxy asked for on the client's behalf is dropped (both were missed in the gzip bytes).
+      const stream = await client.chat.completions.create({ model: "m", stream: true, messages: [{ role: "user", content: "hi" }] }, { headers: { "x-status": "200", "x-stream": "1" } });
+      const chunks: unknown[] = [];
+      for await (const c of stream) chunks.push(c);
+      expect(chunks).toEqual([{ choices: [{ index: 0, delta: { content: "ok" } }] }]);
       // The error as the upstream wrote it, readable: before, sent as plain text under content-encoding: gzip, which no client could read.
       const e = await failure(client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }] }, { headers: { "x-status": "400" } }));
       expect(e.status).toBe(400);
