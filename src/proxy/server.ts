@@ -284,7 +284,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   };
   let onIdle: (() => void) | undefined;
 
-  const server: Server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     ctx.life.inFlight++;
     // Every request is counted once, when it ends, with the status it got ("none": cut before any).
     // On finish when there is one: that is before the client can read the end and scrape /metrics.
@@ -308,6 +308,13 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
         sendError(res, 500, "internal proxy error", "server_error", "internal_error");
       });
     }
+  };
+  const server: Server = createServer(handle);
+  // A client that waits for 100-continue is told 413 before it sends a body announced over the
+  // limit (Node's default answer, 100, had it send all of it, to be refused after).
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+    if (!(Number(req.headers["content-length"]) > config.current.maxBodyBytes)) res.writeContinue();
+    handle(req, res);
   });
   server.keepAliveTimeout = 65_000;
   const expire = () =>

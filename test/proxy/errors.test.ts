@@ -261,6 +261,24 @@ describe("proxy errors", () => {
     expect(ok.choices[0].message.content).toContain("hi");
   });
 
+  it("answers a body announced over the limit with 413 before the client sends it, when the client waits for 100-continue", async () => {
+    r = await rig({ config: { maxBodyBytes: 4096 } });
+    const head = (length: number) => `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: ${length}\r\n\r\n`;
+    const firstLine = async (length: number) => {
+      const socket = connect(r?.proxy.port ?? 0, "127.0.0.1");
+      let got = "";
+      socket.on("data", (d: Buffer) => (got += d.toString("latin1")));
+      socket.write(head(length));
+      await expect.poll(() => got.includes("\r\n")).toBe(true);
+      socket.destroy();
+      return got.slice(0, got.indexOf("\r\n"));
+    };
+    // Before: "HTTP/1.1 100 Continue", so the client sent its gigabyte, to be refused after.
+    expect(await firstLine(1_000_000_000)).toBe("HTTP/1.1 413 Payload Too Large");
+    // A body within the limit is still asked for.
+    expect(await firstLine(100)).toBe("HTTP/1.1 100 Continue");
+  });
+
   it("takes a client that leaves in the middle of its request body for what it is, not an internal error", async () => {
     r = await rig({ proxy: { adminToken: "admin" } });
     for (const [path, auth] of [["/v1/chat/completions", ""], ["/ext/context_compaction/config", "Authorization: Bearer admin\r\n"]]) {
