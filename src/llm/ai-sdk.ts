@@ -6,7 +6,7 @@ import { APICallError, generateText, InvalidResponseDataError, streamText, type 
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
 import { answeredWhole } from "./stream.js";
-import { droppedConnection, lostReply, maskSecrets, retrySettings, statusError, streamError, withRetries, type RetryOptions } from "./retry.js";
+import { droppedConnection, lostReply, maskClientSecrets, retrySettings, statusError, streamError, withRetries, type RetryOptions } from "./retry.js";
 import type { ChatMessage, Llm, LlmRequest, LlmResponse } from "./types.js";
 
 export interface AiSdkLlmOptions extends RetryOptions {
@@ -260,8 +260,8 @@ async function credentials(model: LanguageModel): Promise<string[]> {
   return keys;
 }
 
-/** `error` with the secrets its message may quote masked (maskSecrets). */
+/** `error` with the secrets its message may quote masked (maskClientSecrets). */
 function masked(error: LlmError, keys: readonly string[]): LlmError {
-  const message = maskSecrets(error.message, keys);
+  const message = maskClientSecrets(error.message, keys);
   return message === error.message ? error : new LlmError(error.kind, message, error.details);
 }

@@ -65,7 +65,7 @@ export interface SdkErrors {
  */
 export function sdkError(e: unknown, signal: AbortSignal, name: string, sdk: SdkErrors, apiKey?: string): LlmError {
   const error = toSdkError(e, signal, name, sdk);
-  const message = maskSecrets(error.message, apiKey === undefined ? [] : [apiKey]);
+  const message = maskClientSecrets(error.message, apiKey === undefined ? [] : [apiKey]);
   return message === error.message ? error : new LlmError(error.kind, message, error.details);
 }
 
@@ -80,14 +80,22 @@ const KEY_SHAPES = /\b(?:(?:sk|rk|gsk|xai|pplx|vck|hf|fw|nvapi)[-_](?=[\w-]*\d)[
  * An error's message with each of a client's `keys` shown as [api key] (maskKey), and the user
  * name and password of any URL in it as [redacted]: fetch refuses a base URL with credentials
  * (a server behind basic auth) with a TypeError that quotes it whole. A bearer token quoted as
- * a header is masked whoever sent it, and so is a key of a provider's shape (KEY_SHAPES) quoted
- * bare: an AI SDK model wrapped in middleware keeps its key out of reach. A token has a digit,
- * which the words after "Bearer" in an ordinary message do not.
+ * a header is masked whoever sent it: an AI SDK model wrapped in middleware keeps its key out of
+ * reach. A token has a digit, which the words after "Bearer" in an ordinary message do not.
  */
 export function maskSecrets(message: string, keys: readonly string[]): string {
   let out = message.includes("@") ? message.replace(/(\b[a-z][a-z\d+.-]*:\/\/)[^\s/@]+@/gi, "$1[redacted]@") : message;
   for (const key of keys) out = maskKey(out, key);
-  return out.replace(/\b(Bearer\s+)(?=[^\s"',;]*\d)[\w.~+/=-]{8,}/gi, "$1[api key]").replace(KEY_SHAPES, "[api key]");
+  return out.replace(/\b(Bearer\s+)(?=[^\s"',;]*\d)[\w.~+/=-]{8,}/gi, "$1[api key]");
+}
+
+/**
+ * An LLM client's error message with its secrets masked (maskSecrets), and any key of a
+ * provider's shape (KEY_SHAPES) quoted bare: an AI SDK model wrapped in middleware keeps its key
+ * out of reach. (A tool's error keeps them for the run's hidden values to show as stand-ins.)
+ */
+export function maskClientSecrets(message: string, keys: readonly string[]): string {
+  return maskSecrets(message, keys).replace(KEY_SHAPES, "[api key]");
 }
 
 /** `text` with every occurrence of `key` shown as [api key]. */
