@@ -2,6 +2,7 @@
 // Prices are dollars per million tokens. Callers extend the table by passing their own entries
 // (`priceTable`); nothing here is mutated, so two users of the library never see each other's prices.
 import { z } from "zod";
+import { mustBe } from "../llm/args.js";
 
 /**
  * How a provider serves a prompt from its cache.
@@ -123,6 +124,8 @@ export function priceTable(extra: PriceTable = {}): PriceTable {
  * "openai/gpt-4o" are looked up by their last part), or the fallback when none matches.
  */
 export function modelPrice(model: string | undefined, table: PriceTable = DEFAULT_PRICES): ModelPrice {
+  // null, as JSON says "no model", is no model.
+  if (model !== undefined && model !== null && typeof model !== "string") throw new TypeError(mustBe("modelPrice: model", "a model name", model));
   return lookupPrice(model, table) ?? FALLBACK_MODEL_PRICE;
 }
 

@@ -2,6 +2,7 @@
 // so compression statistics and the benchmark report tokens, not characters/4. Chat
 // framing follows OpenAI's accounting: a few tokens per message, a few to prime the reply.
 import { countTokens as bpeCount, encode } from "gpt-tokenizer";
+import { isArrayArg, isObjectArg, mustBe } from "../llm/args.js";
 import { messageText, toolCallText } from "../llm/messages.js";
 import type { ChatMessage, ContentPart } from "../llm/types.js";
 
@@ -62,6 +63,7 @@ export function countedParts(text: string): string[] | null {
 
 /** Tokens of a text. */
 export function countTokens(text: string): number {
+  if (typeof text !== "string") throw new TypeError(mustBe("countTokens: text", "a string", text));
   if (text.length === 0) return 0;
   let n = cache.get(text);
   if (n === undefined) {
@@ -275,7 +277,12 @@ export function imageSize(s: string, from: number): [number, number] | undefined
 
 /** Tokens of a whole prompt as the provider bills it. */
 export function promptTokens(messages: readonly ChatMessage[]): number {
+  if (!isArrayArg(messages)) throw new TypeError(mustBe("promptTokens: messages", "an array of chat messages", messages));
   let n = TOKENS_PER_REPLY;
-  for (const m of messages) n += messageTokens(m);
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (!isObjectArg(m)) throw new TypeError(mustBe(`promptTokens: messages[${i}]`, "a chat message", m));
+    n += messageTokens(m);
+  }
   return n;
 }

@@ -4,6 +4,7 @@
 import { modelPrice, type ModelPrice, type PriceTable } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import { defaultStrategies } from "../history/registry.js";
+import { isArrayArg, isObjectArg, mustBe } from "../llm/args.js";
 import type { Llm } from "../llm/types.js";
 import { addMetrics, BASELINES, emptyMetrics, isBaseline, measure, type Baseline, type Metrics, type RequestPoint } from "./measure.js";
 import type { Transcript } from "./transcript.js";
@@ -198,6 +199,8 @@ export function describeReport(r: CompareReport): string[] {
 
 /** The report as a terminal table. */
 export function renderTable(r: CompareReport): string {
+  if (!isObjectArg(r)) throw new TypeError(mustBe("renderTable: report", "a CompareReport (compareStrategies' result)", r));
+  if (!isArrayArg(r.models) || !isArrayArg(r.rows)) throw new TypeError(mustBe("renderTable: report", "a CompareReport (compareStrategies' result)", r) + " without models and rows");
   const head = ["strategy", "input tokens", "reduction", "peak prompt", ...r.models.map((m) => `cost ${m.model}`), "cache breaks", "retention", "≤6 back", "7-20", ">20", ">6", "short", "llm calls", "ms"];
   const rows = r.rows.map((row) => {
     // A strategy that never sent less than everything measured nothing: say so instead of 100%.

@@ -2,6 +2,7 @@
 // kept and dropped, its size against the full view in real tokens, and how much of it
 // a prefix cache could serve (the part identical to the previous prompt). Pure: they
 // are rebuilt from the trace, so a stored run reports the same figures later.
+import { isArrayArg, isObjectArg, mustBe } from "../llm/args.js";
 import type { TextMessage as ChatMessage } from "../llm/types.js";
 import type { RunTrace, Turn } from "../trace/trace.js";
 import { compressedView } from "./compressed.js";
@@ -103,6 +104,12 @@ export type RunSettings = Pick<ViewInput, "maxTurns" | "toolsWithdrawn" | "maxPr
  * a model name; default: the price of a model no table knows).
  */
 export function compressionReport(trace: Pick<RunTrace, "system" | "task" | "turns">, run: RunSettings, options: ViewOptions, price?: ModelPrice | string): CompressionReport {
+  const who = "compressionReport";
+  if (!isObjectArg(trace)) throw new TypeError(mustBe(`${who}: trace`, "a RunTrace (a Step's trace)", trace));
+  if (!isArrayArg(trace.turns)) throw new TypeError(mustBe(`${who}: trace.turns`, "an array of turns", trace.turns));
+  if (!isObjectArg(run)) throw new TypeError(mustBe(`${who}: run`, "the run's settings ({ maxTurns })", run));
+  if (!isObjectArg(options)) throw new TypeError(mustBe(`${who}: options`, "an object of view options", options));
+  if (price !== undefined && typeof price !== "string" && !isObjectArg(price)) throw new TypeError(mustBe(`${who}: price`, "a ModelPrice or a model name", price));
   const prompts: PromptCompression[] = [];
   const sent: SentPrompts[] = [];
   let previous: PromptPair | undefined;

@@ -3,6 +3,7 @@
 // the other HTTP clients. Cache breakpoints travel as Anthropic's message-level provider
 // option, which other providers ignore.
 import { APICallError, generateText, InvalidResponseDataError, streamText, type LanguageModel, type LanguageModelUsage, type ModelMessage, type SystemModelMessage } from "ai";
+import { isObjectArg, mustBe, requestProblem } from "./args.js";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
 import { answeredWhole } from "./stream.js";
@@ -21,7 +22,8 @@ const CACHE = { anthropic: { cacheControl: { type: "ephemeral" } } } as const;
 
 /** Wraps an AI SDK language model as the agent's `llm`. */
 export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
-  const model = options?.model;
+  if (!isObjectArg(options)) throw new LlmError("config", mustBe("aiSdkLlm: options", "an object of options with the model", options));
+  const model = options.model;
   if (model === undefined || model === null || (typeof model !== "string" && typeof model !== "object")) {
     throw new LlmError("config", "aiSdkLlm: no model given (pass { model } with an AI SDK language model)");
   }
@@ -36,6 +38,8 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
     // Its messages carry Anthropic's cache option, which only an Anthropic provider reads.
     ...(id.startsWith("anthropic") ? { cacheModel: "breakpoint" as const } : {}),
     complete(request) {
+      const problem = requestProblem(name, request);
+      if (problem !== undefined) return Promise.reject(new LlmError("config", problem));
       const { system, messages } = toModelMessages(request);
       const maxOutputTokens = request.maxOutputTokens ?? options.maxTokens;
       const call = {

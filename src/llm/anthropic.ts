@@ -4,6 +4,7 @@
 // say the history stays stable, and on the last message (the next request's prefix).
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
+import { isObjectArg, mustBe, requestProblem } from "./args.js";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
 import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
@@ -33,6 +34,7 @@ const EPHEMERAL = { type: "ephemeral" } as const;
 
 /** Creates a client for Anthropic's Messages API. Throws a `config` LlmError when no model or key is given. */
 export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
+  if (!isObjectArg(options)) throw new LlmError("config", mustBe("anthropicLlm: options", "an object of options", options));
   const env = options.env ?? process.env;
   const model = options.model ?? env.ANTHROPIC_MODEL;
   const apiKey = options.apiKey ?? env.ANTHROPIC_API_KEY;
@@ -53,6 +55,8 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
     name,
     ...(cache ? { cacheModel: "breakpoint" as const } : {}),
     complete(request) {
+      const problem = requestProblem(name, request);
+      if (problem !== undefined) return Promise.reject(new LlmError("config", problem));
       const { system, messages } = toAnthropic(request.messages, cache ? cacheMarks(request) : new Set());
       const asked = request.model ?? (model as string);
       const body = {

@@ -1,4 +1,5 @@
 // Reading chat messages whatever their content shape.
+import { isArrayArg, isObjectArg, mustBe } from "./args.js";
 import type { ChatMessage, LlmRequest } from "./types.js";
 
 /**
@@ -7,14 +8,18 @@ import type { ChatMessage, LlmRequest } from "./types.js";
  * back and billed like content, so it is part of the words.
  */
 export function messageText(m: ChatMessage): string {
+  if (!isObjectArg(m)) throw new TypeError(mustBe("messageText: message", "a chat message", m));
   const c = m.content;
   const refusal = (m as { refusal?: unknown }).refusal;
   const declined = typeof refusal === "string" && refusal !== "";
   if (typeof c === "string" && !declined) return c;
+  if (c !== null && c !== undefined && typeof c !== "string" && !isArrayArg(c)) throw new TypeError(mustBe("messageText: message.content", "a string, null or a list of content parts", c));
   let out = typeof c === "string" ? c : "";
   if (Array.isArray(c)) {
-    for (const part of c) {
-      const text = typeof part.text === "string" ? part.text : part.type === "refusal" && typeof part.refusal === "string" ? part.refusal : undefined;
+    // A part that is no object carries no words, as a part without text.
+    for (const part of c as unknown[]) {
+      const p = part as { type?: unknown; text?: unknown; refusal?: unknown } | null;
+      const text = typeof p?.text === "string" ? p.text : p?.type === "refusal" && typeof p.refusal === "string" ? p.refusal : undefined;
       if (text !== undefined) out += (out ? "\n" : "") + text;
     }
   }

@@ -1,6 +1,7 @@
 // An `Llm` over any OpenAI-compatible chat-completions server, on the official `openai`
 // package, with the retries of retry.ts.
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { isObjectArg, mustBe, requestProblem } from "./args.js";
 import { LlmError } from "./errors.js";
 import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
 import { withSdkEnv } from "./sdk-env.js";
@@ -50,6 +51,7 @@ const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v)
 
 /** Creates a client for an OpenAI-compatible server. Throws a `config` LlmError when no model is given. */
 export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
+  if (!isObjectArg(options)) throw new LlmError("config", mustBe("openaiLlm: options", "an object of options", options));
   const env = options.env ?? process.env;
   const model = options.model ?? env.OPENAI_MODEL;
   const baseURL = options.baseURL ?? env.OPENAI_BASE_URL;
@@ -73,6 +75,8 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
   return {
     name,
     complete(request) {
+      const problem = requestProblem(name, request);
+      if (problem !== undefined) return Promise.reject(new LlmError("config", problem));
       const maxTokens = request.maxOutputTokens ?? options.maxTokens;
       const wanted = request.model ?? (model as string);
       const refused = refusedBy.get(wanted) ?? new Set();

@@ -2,6 +2,7 @@
 // reply (or the error), so a real run can be replayed exactly by `replayLlm`.
 import { appendFile, mkdir, open, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
+import { isObjectArg, mustBe, requestProblem } from "./args.js";
 import { LlmError, type LlmErrorKind } from "./errors.js";
 import { messageText } from "./messages.js";
 import type { Llm, LlmResponse, TextMessage } from "./types.js";
@@ -27,6 +28,9 @@ export interface RecordingOptions {
  * written before the reply is handed back; a write failure is reported as a `config` error.
  */
 export function recordingLlm(inner: Llm, file: string, options: RecordingOptions = {}): Llm {
+  if (!isObjectArg(inner) || typeof (inner as { complete?: unknown }).complete !== "function") throw new LlmError("config", mustBe("recordingLlm: inner", "an Llm (an object with complete)", inner));
+  if (typeof file !== "string" || file === "") throw new LlmError("config", mustBe("recordingLlm: file", "a file name", file));
+  if (!isObjectArg(options)) throw new LlmError("config", mustBe("recordingLlm: options", "an object of options", options));
   // The file as this recorder left it (its size and last line): another writer (a second run
   // recording to the same file) changes it, and its lines would interleave with these into a
   // recording neither run made.
@@ -58,6 +62,8 @@ export function recordingLlm(inner: Llm, file: string, options: RecordingOptions
   return {
     name: inner.name,
     async complete(request) {
+      // Nothing to record for a request no client can send: the inner client's own check says so.
+      if (requestProblem(inner.name, request) !== undefined) return inner.complete(request);
       const started = performance.now();
       const recorded: RecordedCall["request"] = {
         ...(request.turn === undefined ? {} : { turn: request.turn }),

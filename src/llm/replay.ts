@@ -5,6 +5,7 @@
 // silently feeding the model's old replies to a different conversation.
 import { readFileSync } from "node:fs";
 import { jsonSyntaxProblem } from "../json/json-error.js";
+import { isArrayArg, isObjectArg, kindOf, mustBe, requestProblem } from "./args.js";
 import { abortError, LlmError, type LlmErrorKind } from "./errors.js";
 import type { RecordedCall } from "./recorder.js";
 import { messageText } from "./messages.js";
@@ -24,6 +25,8 @@ export interface ReplayLlm extends Llm {
 
 /** Loads a JSONL recording (or takes recorded calls directly). Bad files fail here, with the line. */
 export function replayLlm(source: string | readonly RecordedCall[], options: ReplayOptions = {}): ReplayLlm {
+  if (typeof source !== "string" && !isArrayArg(source)) throw new LlmError("config", mustBe("replayLlm: source", "a recording's file name or an array of recorded calls", source));
+  if (!isObjectArg(options)) throw new LlmError("config", mustBe("replayLlm: options", "an object of options", options));
   const calls = typeof source === "string" ? loadRecording(source) : checkCalls(source);
   const name = options.name ?? (typeof source === "string" ? `replay:${source}` : "replay");
   const check = options.checkRequests ?? true;
@@ -38,6 +41,8 @@ export function replayLlm(source: string | readonly RecordedCall[], options: Rep
       return left;
     },
     async complete(request) {
+      const problem = requestProblem(name, request);
+      if (problem !== undefined) throw new LlmError("config", problem);
       if (request.signal?.aborted) throw abortError(request.signal, name);
       while (next < calls.length && served[next]) next++;
       const number = calls.length - left + 1;
@@ -111,12 +116,12 @@ const ROLES = new Set(["system", "user", "assistant", "tool"]);
 const KINDS: ReadonlySet<string> = new Set<LlmErrorKind | "unknown">(["config", "rate_limit", "server", "http", "connection", "timeout", "aborted", "malformed", "exhausted", "diverged", "unknown"]);
 
 function checkCall(v: unknown): string | undefined {
-  if (typeof v !== "object" || v === null) return "expected an object with request and response";
+  if (!isObjectArg(v)) return `expected an object with request and response, got ${kindOf(v)}`;
   const { request, response, error } = v as Partial<Record<keyof RecordedCall, unknown>>;
   const messages = (request as { messages?: unknown } | undefined)?.messages;
   if (!Array.isArray(messages)) return "request.messages is missing";
   for (const m of messages as unknown[]) {
-    const { role, content } = (m ?? {}) as { role?: unknown; content?: unknown };
+    const { role, content } = (isObjectArg(m) ? m : {}) as { role?: unknown; content?: unknown };
     if (typeof role !== "string" || !ROLES.has(role) || typeof content !== "string") return "request.messages holds a message without a valid role and text content";
   }
   if (error !== undefined) {

@@ -1,0 +1,56 @@
+// The first look at what a host passes to a public function: an untyped or careless host's
+// null, number, JSON text or revoked Proxy gets an error naming the function and the argument,
+// not the engine's "Cannot read properties of null (reading 'turns')" from somewhere inside.
+
+/** What `x` is, in a few words ("null", "a number", "a string of 12 characters", "an array"), never quoting it. */
+export function kindOf(x: unknown): string {
+  if (x === null || x === undefined) return String(x);
+  if (typeof x === "string") return `a string of ${x.length} characters`;
+  if (typeof x !== "object" && typeof x !== "function") return `a ${typeof x}`;
+  if (!readable(x)) return "an object that cannot be read (a revoked Proxy)";
+  if (typeof x === "function") return "a function";
+  return Array.isArray(x) ? "an array" : "an object";
+}
+
+/** Whether touching `x` works: a revoked Proxy throws at every touch, Array.isArray included. */
+function readable(x: object): boolean {
+  try {
+    Reflect.getPrototypeOf(x);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `x` is an object that can be read (not null, not a revoked Proxy). */
+export function isObjectArg(x: unknown): x is object {
+  return typeof x === "object" && x !== null && readable(x);
+}
+
+/** Whether `x` is an array that can be read. */
+export function isArrayArg(x: unknown): x is unknown[] {
+  return isObjectArg(x) && Array.isArray(x);
+}
+
+/** The problem with an argument, as an error says it: "`arg` must be `what`, got a number". */
+export function mustBe(arg: string, what: string, x: unknown): string {
+  return `${arg} must be ${what}, got ${kindOf(x)}`;
+}
+
+/**
+ * Why `request` is not one an `Llm` can send (`who` its name), or undefined: an object whose
+ * messages are chat messages with a string, null or a list of parts as content. Every client's
+ * `complete` looks first, as a host may call it directly.
+ */
+export function requestProblem(who: string, request: unknown): string | undefined {
+  if (!isObjectArg(request)) return mustBe(`${who}: complete: request`, "an object with messages", request);
+  const messages = (request as { messages?: unknown }).messages;
+  if (!isArrayArg(messages)) return mustBe(`${who}: complete: request.messages`, "an array of chat messages", messages);
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (!isObjectArg(m)) return mustBe(`${who}: complete: request.messages[${i}]`, "a chat message", m);
+    const c = (m as { content?: unknown }).content;
+    if (typeof c !== "string" && c !== null && c !== undefined && !isArrayArg(c)) return mustBe(`${who}: complete: request.messages[${i}].content`, "a string, null or a list of content parts", c);
+  }
+  return undefined;
+}

@@ -1,0 +1,80 @@
+// The public functions called by a careless or untyped host (plain JavaScript, JSON read from a
+// file, a mocked object) with the wrong thing: each says which function and which argument, and
+// what it got, instead of the engine's "Cannot read properties of null" from somewhere inside.
+import { describe, expect, it } from "vitest";
+import { compressionReport, countTokens, messageText, modelPrice, openaiLlm, anthropicLlm, aiSdkLlm, promptTokens, recordingLlm, renderTable, replayLlm, scriptedLlm } from "../src/index.js";
+
+const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+revoke();
+
+/** Bad values, each with the words the error must use for it. */
+const BAD: ReadonlyArray<[string, unknown, string]> = [
+  ["null", null, "got null"],
+  ["a number", 42, "got a number"],
+  ["a revoked Proxy", revoked, "got an object that cannot be read"],
+  ["a huge string", "x".repeat(2_000_000), "got a string of 2000000 characters"],
+];
+const UNDEFINED: [string, unknown, string] = ["undefined", undefined, "got undefined"];
+
+const llm = () => scriptedLlm(["ok"]);
+const http = () => openaiLlm({ model: "m", baseURL: "http://127.0.0.1:1/v1", maxRetries: 0, env: {} });
+
+/** A public call with one bad argument: its name, the call, and the words naming the argument. */
+const ROWS: ReadonlyArray<{ call: string; run: (x: unknown) => unknown; names: string; optional?: boolean }> = [
+  { call: "openaiLlm(options)", run: (x) => openaiLlm(x as never), names: "openaiLlm: options", optional: true },
+  { call: "anthropicLlm(options)", run: (x) => anthropicLlm(x as never), names: "anthropicLlm: options", optional: true },
+  { call: "aiSdkLlm(options)", run: (x) => aiSdkLlm(x as never), names: "aiSdkLlm: options" },
+  { call: "scriptedLlm(replies)", run: (x) => scriptedLlm(x as never), names: "scriptedLlm: replies" },
+  { call: "scriptedLlm(replies, options)", run: (x) => scriptedLlm([], x as never), names: "scriptedLlm: options", optional: true },
+  { call: "replayLlm(source)", run: (x) => replayLlm(x as never), names: "replayLlm: source" },
+  { call: "replayLlm(source, options)", run: (x) => replayLlm([], x as never), names: "replayLlm: options", optional: true },
+  { call: "recordingLlm(inner)", run: (x) => recordingLlm(x as never, "/tmp/unused.jsonl"), names: "recordingLlm: inner" },
+  { call: "recordingLlm(inner, file)", run: (x) => recordingLlm(llm(), x as never), names: "recordingLlm: file" },
+  { call: "recordingLlm(inner, file, options)", run: (x) => recordingLlm(llm(), "/tmp/unused.jsonl", x as never), names: "recordingLlm: options", optional: true },
+  { call: "scriptedLlm().complete(request)", run: (x) => llm().complete(x as never), names: "scripted: complete: request" },
+  { call: "scriptedLlm().complete({ messages })", run: (x) => llm().complete({ messages: x as never }), names: "scripted: complete: request.messages" },
+  { call: "scriptedLlm().complete({ messages: [m] })", run: (x) => llm().complete({ messages: [x as never] }), names: "scripted: complete: request.messages[0]" },
+  { call: "replayLlm().complete(request)", run: (x) => replayLlm([]).complete(x as never), names: "replay: complete: request" },
+  { call: "recordingLlm().complete(request)", run: (x) => recordingLlm(llm(), "/tmp/unused.jsonl").complete(x as never), names: "scripted: complete: request" },
+  { call: "openaiLlm().complete(request)", run: (x) => http().complete(x as never), names: "openai:m: complete: request" },
+  { call: "openaiLlm().complete({ messages })", run: (x) => http().complete({ messages: x as never }), names: "openai:m: complete: request.messages" },
+  { call: "messageText(message)", run: (x) => messageText(x as never), names: "messageText: message" },
+  { call: "countTokens(text)", run: (x) => countTokens(x as never), names: "countTokens: text" },
+  { call: "promptTokens(messages)", run: (x) => promptTokens(x as never), names: "promptTokens: messages" },
+  { call: "promptTokens([message])", run: (x) => promptTokens([x as never]), names: "promptTokens: messages[0]" },
+  { call: "compressionReport(trace)", run: (x) => compressionReport(x as never, { maxTurns: 5 }, {} as never), names: "compressionReport: trace" },
+  { call: "renderTable(report)", run: (x) => renderTable(x as never), names: "renderTable: report" },
+];
+
+/** The engine's words for a bad read, which must not reach the host. */
+const ENGINE = /Cannot read properties|is not (a function|iterable)|Cannot perform|Cannot destructure|Cannot convert|weak map key/;
+
+describe("a public function given the wrong thing says which argument and what it got", () => {
+  for (const row of ROWS) {
+    for (const [label, value, got] of row.optional ? BAD : [UNDEFINED, ...BAD]) {
+      // A huge string where a string is wanted is no bad value.
+      if (label === "a huge string" && (row.call === "countTokens(text)" || row.call === "replayLlm(source)" || row.call === "recordingLlm(inner, file)")) continue;
+      it(`${row.call} with ${label}`, async () => {
+        let error: unknown;
+        try {
+          await row.run(value);
+        } catch (e) {
+          error = e;
+        }
+        expect(error).toBeInstanceOf(Error);
+        const message = (error as Error).message;
+        expect(message).not.toMatch(ENGINE);
+        expect(message.startsWith(row.names)).toBe(true);
+        expect(message).toContain(got);
+      });
+    }
+  }
+
+  it("modelPrice names its argument when it is not a model name", () => {
+    for (const [, value, got] of BAD.filter(([label]) => label !== "a huge string" && label !== "null")) {
+      expect(() => modelPrice(value as never)).toThrow(`modelPrice: model must be a model name, ${got}`);
+    }
+    // JSON's word for no model.
+    expect(modelPrice(null as never)).toEqual(modelPrice(undefined));
+  });
+});
