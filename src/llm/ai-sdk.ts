@@ -6,8 +6,8 @@ import { APICallError, generateText, InvalidResponseDataError, streamText, type 
 import { isObjectArg, mustBe, requestProblem } from "./args.js";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
-import { answeredWhole } from "./stream.js";
-import { droppedConnection, lostReply, maskClientSecrets, retrySettings, statusError, streamError, withRetries, type RetryOptions } from "./retry.js";
+import { answeredPage, answeredWhole } from "./stream.js";
+import { droppedConnection, lostReply, maskClientSecrets, retrySettings, statusError, streamError, webPageError, withRetries, type RetryOptions } from "./retry.js";
 import type { ChatMessage, Llm, LlmRequest, LlmResponse } from "./types.js";
 
 export interface AiSdkLlmOptions extends RetryOptions {
@@ -90,6 +90,7 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
             usage = part.totalUsage;
           }
         }
+        if (text === "" && answeredPage(contentType)) throw webPageError(name, undefined);
         if (text === "" && answeredWhole(contentType)) {
           // The provider parsed the reply away as events: asked again unstreamed, this time and
           // from now on, since each such answer is paid for and lost.

@@ -243,6 +243,11 @@ function statusKind(status: number): "rate_limit" | "server" | "http" {
   return status === 429 ? "rate_limit" : status >= 500 || status === 408 ? "server" : "http";
 }
 
+/** A web page where the API's reply was due (answeredPage), told by its title when it is at hand. */
+export function webPageError(name: string, page: string | undefined): LlmError {
+  return new LlmError("malformed", `${name}: the server answered with a web page, not the API (is the base URL right?): ${(page === undefined ? undefined : htmlSummary(page)) ?? "an HTML page"}`);
+}
+
 /**
  * A gateway's HTML error page (a proxy's or CDN's 502) told by its title, else its visible text,
  * briefly: the SDKs quote a body that is not JSON whole, and the message goes on to the run's

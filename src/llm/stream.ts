@@ -21,3 +21,12 @@ export function streamWhole(text: string, onText: ((delta: string, attempt: numb
 export function answeredWhole(contentType: string | null | undefined): boolean {
   return /[/+]json\b/i.test(contentType ?? "");
 }
+
+/**
+ * Whether a server asked for a stream answered with a web page: a base URL that points at a web
+ * site, not the API (a web app's port, /v1 left off), answers 200 with its page, which read as
+ * server-sent events holds none, a stream cut before its first event that every retry repeats.
+ */
+export function answeredPage(contentType: string | null | undefined): boolean {
+  return /^\s*text\/html\b/i.test(contentType ?? "");
+}

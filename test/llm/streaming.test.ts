@@ -22,7 +22,7 @@ import { localServer } from "../support/local-server.js";
  */
 type Sse = { events: Array<{ event?: string; data: unknown }>; cut?: boolean; drop?: "fin" | "reset"; hold?: boolean };
 /** `whole` is a plain JSON reply; with `drop`, only its first half is sent. */
-type Behaviour = Sse | { status: number } | { whole: unknown; drop?: "fin" | "reset" };
+type Behaviour = Sse | { status: number } | { whole: unknown; drop?: "fin" | "reset" } | { page: string };
 
 let base: string;
 let script: Behaviour[] = [];
@@ -35,6 +35,7 @@ function handle(req: IncomingMessage, res: ServerResponse, text: string): void {
     res.writeHead(b.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { type: "api_error", message: `fake failure ${b.status}` } }));
     return;
   }
+  if ("page" in b) return void res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(b.page);
   if ("whole" in b) {
     const body = JSON.stringify(b.whole);
     if (!b.drop) return void res.writeHead(200, { "content-type": "application/json" }).end(body);
@@ -417,6 +418,23 @@ describe("a server that answers a stream with the whole reply", () => {
       const c = collector();
       const r = await client.complete({ messages, onText: c.onText });
       expect([client.name, received.length, received[0].body.stream, c.deltas, r.content, r.usage?.inputTokens, r.truncated]).toEqual([client.name, 1, true, [["(count x)", 1]], "(count x)", 5, true]);
+    }
+  });
+
+  // A base URL that points at a web site (a web app's port, /v1 left off) answers 200 with a page.
+  it("a web page, not the API, is said as such at once, not retried as a stream cut short, by each HTTP client", async () => {
+    const page = "<!DOCTYPE html><html><head><title>My App</title></head><body><div id=root></div></body></html>";
+    const clients = [
+      openaiLlm({ model: "fake", baseURL: `${base}/v1`, apiKey: "sk-test", retryBaseMs: 5, env: {} }),
+      anthropicLlm({ model: "claude-fake", baseURL: base, apiKey: "sk-ant-test", retryBaseMs: 5, env: {} }),
+      aiSdkLlm({ model: createOpenAICompatible({ name: "fake", baseURL: `${base}/v1`, apiKey: "sk-test" }).chatModel("m"), retryBaseMs: 5 }),
+    ];
+    for (const client of clients) {
+      script = [{ page }, { page }, { page }, { page }];
+      received = [];
+      const e = await failure(client.complete({ messages, onText: () => undefined }));
+      expect([client.name, e.kind, received.length]).toEqual([client.name, "malformed", 1]);
+      expect(e.message).toMatch(/answered with a web page, not the API \(is the base URL right\?\)/);
     }
   });
 
