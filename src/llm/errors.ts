@@ -52,18 +52,32 @@ export function abortError(signal: AbortSignal, who: string): LlmError {
   return new LlmError("aborted", `${who}: request aborted${why}`);
 }
 
-/** Waits `ms`, or rejects with an `aborted` LlmError as soon as `signal` fires. */
+/** The longest delay a timer holds: Node fires a longer one after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Waits `ms`, or rejects with an `aborted` LlmError as soon as `signal` fires. A wait longer
+ * than a timer holds (a server's retry-after of weeks under a cap as long) is waited in pieces.
+ */
 export function sleep(ms: number, signal: AbortSignal | undefined, who: string): Promise<void> {
   if (signal?.aborted) return Promise.reject(abortError(signal, who));
   return new Promise((resolve, reject) => {
+    let left = ms;
+    let timer: ReturnType<typeof setTimeout>;
     const onAbort = () => {
       clearTimeout(timer);
       reject(abortError(signal as AbortSignal, who));
     };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
+    const arm = () => {
+      const piece = Math.min(left, MAX_TIMER_MS);
+      left -= piece;
+      timer = setTimeout(() => {
+        if (left > 0) return arm();
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, piece);
+    };
+    arm();
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

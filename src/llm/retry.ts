@@ -3,7 +3,7 @@
 // attempt (body included) with one timeout that also follows the caller's AbortSignal: for a
 // streamed reply, the wait for the server (before its first event and between two), so a healthy
 // long stream is not cut and paid for again.
-import { abortError, LlmError, sleep } from "./errors.js";
+import { abortError, LlmError, MAX_TIMER_MS, sleep } from "./errors.js";
 import type { LlmRequest, LlmResponse } from "./types.js";
 
 export interface RetryInfo {
@@ -166,8 +166,6 @@ export function streamError(name: string, body: unknown, where = "the stream"): 
   return new LlmError(kind, `${name}: error in ${where}: ${type === "" ? "" : `${type}: `}${message}`);
 }
 
-/** The longest delay a timer holds: Node fires a longer one after 1 ms. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** An SDK's own timeout, set past the attempt's so that the attempt's controller always fires first. */
 export function sdkBackstopMs(timeoutMs: number): number {

@@ -19,6 +19,25 @@ describe("timeouts longer than a timer holds", () => {
     expect(r.content).toBe("ok");
   });
 
+  // A cap past a timer ("no cap to speak of") let a server's wait of weeks through to a timer that fired after 1 ms: it is waited.
+  it("a server's wait past what a timer holds is not retried after 1 ms, whatever retryMaxMs says", async () => {
+    const s = retrySettings("fake", { retryMaxMs: 10 * DAYS_30, maxRetries: 1 });
+    let sent = 0;
+    const send = () => {
+      sent++;
+      return Promise.reject(new LlmError("rate_limit", "fake: HTTP 429: slow down", { status: 429, retryAfterMs: DAYS_30 }));
+    };
+    const ctl = new AbortController();
+    const run = withRetries("fake", s, { messages: [], signal: ctl.signal }, send, (e) => e as LlmError).then(
+      () => "answered",
+      (e: unknown) => (e as LlmError).kind,
+    );
+    // It waits: nothing more is sent until the abort ends the wait.
+    const early = await Promise.race([run, new Promise<string>((resolve) => setTimeout(() => resolve("waiting"), 100))]);
+    ctl.abort();
+    expect([early, await run, sent]).toEqual(["waiting", "aborted", 1]);
+  });
+
   it("the SDKs' backstop timeout stays within a timer", () => {
     expect(sdkBackstopMs(DAYS_30)).toBeLessThanOrEqual(2 ** 31 - 1);
     expect(sdkBackstopMs(1000)).toBe(7000);
