@@ -7,7 +7,7 @@ import { isObjectArg, mustBe, requestProblem } from "./args.js";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
 import { answeredPage, answeredWhole } from "./stream.js";
-import { droppedConnection, lostReply, maskClientSecrets, retrySettings, statusError, streamError, webPageError, withRetries, type RetryOptions } from "./retry.js";
+import { droppedConnection, lostReply, maskClientSecrets, refusedHeader, retrySettings, statusError, streamError, webPageError, withRetries, type RetryOptions } from "./retry.js";
 import type { ChatMessage, Llm, LlmRequest, LlmResponse } from "./types.js";
 
 export interface AiSdkLlmOptions extends RetryOptions {
@@ -213,6 +213,8 @@ function toLlmError(e: unknown, signal: AbortSignal, name: string): LlmError {
   if (e instanceof Error && (e.name === "GatewayAuthenticationError" || e.name === "GatewayError")) {
     return statusError(name, 401, e.message.replace(SGR, "").replace(/\s+/g, " ").trim(), undefined);
   }
+  const header = refusedHeader(name, e);
+  if (header !== undefined) return header;
   // A provider hands a stream's error chunk over as the chunk's error body, not an Error.
   if (!(e instanceof Error)) return streamError(name, e);
   return new LlmError("malformed", `${name}: unexpected failure (${e.message})`);

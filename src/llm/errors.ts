@@ -2,7 +2,7 @@
 // `aborted`) ending; `kind` says what went wrong without parsing the message.
 
 export type LlmErrorKind =
-  /** Missing model, key or base URL, or a bad option. */
+  /** Missing model, key or base URL, a bad option or argument, or a key no header can carry. */
   | "config"
   /** HTTP 429 after the retries ran out (or a retry-after beyond the cap). */
   | "rate_limit"

@@ -117,10 +117,27 @@ function toSdkError(e: unknown, signal: AbortSignal, name: string, sdk: SdkError
   if (e instanceof sdk.UserAbort) return new LlmError("aborted", `${name}: request aborted`);
   if (e instanceof sdk.Connection) return new LlmError("connection", `${name}: cannot reach the server (${e.message})`);
   if (e instanceof sdk.Api) return e.status === undefined ? streamError(name, e.error) : statusError(name, e.status, e.message, e.headers);
+  const header = refusedHeader(name, e);
+  if (header !== undefined) return header;
   if (e instanceof SyntaxError) return new LlmError("malformed", `${name}: the reply is not valid JSON (${e.message})`);
   const dropped = droppedConnection(e);
   if (dropped !== undefined) return lostReply(name, dropped);
   return new LlmError("malformed", `${name}: unexpected failure reading the reply (${e instanceof Error ? e.message : String(e)})`);
+}
+
+/**
+ * A request whose headers fetch refused, or undefined: a key holding a line break or another
+ * control character (a secrets file of two lines read whole). Fetch's message quotes the whole
+ * header value, the key and whatever followed it, where no key mask finds it: nothing is quoted.
+ */
+export function refusedHeader(name: string, e: unknown): LlmError | undefined {
+  let c: unknown = e;
+  for (let depth = 0; c instanceof Error && depth < 4; depth++, c = c.cause) {
+    if (c instanceof TypeError && /is an invalid header (value|name)/.test(c.message)) {
+      return new LlmError("config", `${name}: the API key (or another header of the request) cannot be sent as a header: it holds a line break or another control character`);
+    }
+  }
+  return undefined;
 }
 
 /** Socket failures: the connection was closed or reset under the request. */
