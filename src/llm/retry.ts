@@ -26,7 +26,7 @@ export interface RetryOptions {
   retryBaseMs?: number;
   /** Longest single wait. A `retry-after` beyond it fails at once rather than stall. Default 30 000 ms. */
   retryMaxMs?: number;
-  /** Called before each retry wait (logging, tests). */
+  /** Called before each retry wait (logging, tests); what it throws is ignored. */
   onRetry?: (info: RetryInfo) => void;
 }
 
@@ -234,7 +234,11 @@ export async function withRetries(
     }
     const backoff = Math.min(s.retryMaxMs, s.retryBaseMs * 2 ** (n - 1)) * (0.75 + Math.random() * 0.25);
     const delayMs = Math.round(hinted ?? backoff);
-    s.onRetry?.({ attempt: n, delayMs, error });
+    try {
+      s.onRetry?.({ attempt: n, delayMs, error });
+    } catch {
+      // A logging hook, as the agent's onEvent: what it throws is ignored, the retry goes ahead.
+    }
     await sleep(delayMs, request.signal, name);
   }
 }

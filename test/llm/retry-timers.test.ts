@@ -38,6 +38,15 @@ describe("timeouts longer than a timer holds", () => {
     expect([early, await run, sent]).toEqual(["waiting", "aborted", 1]);
   });
 
+  // A logging hook, like the agent's onEvent: a logger that throws (a closed stream) must not end the request.
+  it("a retry goes ahead when onRetry throws", async () => {
+    let sent = 0;
+    const s = retrySettings("fake", { retryBaseMs: 1, onRetry: () => { throw new Error("log stream closed"); } });
+    const send = () => (++sent === 1 ? Promise.reject(new LlmError("server", "fake: HTTP 503: busy", { status: 503 })) : Promise.resolve({ content: "ok" }));
+    const r = await withRetries("fake", s, { messages: [] }, send, (e) => e as LlmError);
+    expect([r.content, sent]).toEqual(["ok", 2]);
+  });
+
   it("the SDKs' backstop timeout stays within a timer", () => {
     expect(sdkBackstopMs(DAYS_30)).toBeLessThanOrEqual(2 ** 31 - 1);
     expect(sdkBackstopMs(1000)).toBe(7000);
