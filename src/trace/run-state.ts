@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { Json } from "../compaction/types.js";
 import type { Origin } from "../lisp/index.js";
 import { jsonSyntaxError } from "../json/json-error.js";
-import { numberReplacer, numberReviver, traceFromJson, traceToJson, unsavable } from "./serialize.js";
+import { encodeTrace, numberReplacer, numberReviver, traceFromJson, unsavable } from "./serialize.js";
 import type { RunTrace } from "./trace.js";
 import { viewOptionsSchema, type ViewOptions } from "./view-settings.js";
 
@@ -144,7 +144,7 @@ export function runStateToJson(state: RunState, indent?: number): string {
   if (problem !== null) throw new TypeError(`runStateToJson: the run's value cannot be saved as JSON: ${problem}`);
   // The trace goes through its own serializer (which tags non-finite numbers) as data, never
   // spliced in as text: a value such as {:trace nil} elsewhere in the state cannot misplace it.
-  return JSON.stringify({ ...rest, trace: JSON.parse(traceToJson(trace)) as unknown }, numberReplacer, indent);
+  return JSON.stringify({ ...rest, trace: encodeTrace(trace) }, numberReplacer, indent);
 }
 
 /** Reads a state written by runStateToJson; throws ResumeError saying what is wrong and where. */

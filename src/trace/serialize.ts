@@ -191,10 +191,32 @@ function setReuseAside(raw: unknown, path: string, expand: Array<() => void>, to
   });
 }
 
-/** JSON.stringify's replacer keeping the numbers plain JSON cannot write (±Infinity, NaN, -0, BigInts). */
+/** The one key of an object a tag stands for, or one escaped with more `$`: data written so must be escaped. */
+const TAG_KEY = /^\$+ptc:(?:number|bigint)$/;
+
+/** The key of an object with exactly one own key, or undefined. */
+function onlyKey(v: object): string | undefined {
+  let only: string | undefined;
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue;
+    if (only !== undefined) return undefined;
+    only = k;
+  }
+  return only;
+}
+
+/**
+ * JSON.stringify's replacer keeping the numbers plain JSON cannot write (±Infinity, NaN, -0,
+ * BigInts) as tags. Data that reads as a tag (a tool's result `{"$ptc:bigint": "5"}`) is
+ * written with its key escaped by one more `$`, so it is read back as the data it was.
+ */
 export function numberReplacer(_key: string, v: unknown): unknown {
   // A run's answer may hold a BigInt (an output schema may transform to one), which JSON.stringify refuses.
   if (typeof v === "bigint") return { [BIGINT_TAG]: v.toString() };
+  if (typeof v === "object" && v !== null && !Array.isArray(v)) {
+    const k = onlyKey(v);
+    return k !== undefined && TAG_KEY.test(k) ? { [`$${k}`]: (v as Record<string, unknown>)[k] } : v;
+  }
   if (typeof v !== "number") return v;
   if (!Number.isFinite(v)) return { [NUMBER_TAG]: String(v) };
   return Object.is(v, -0) ? { [NUMBER_TAG]: "-0" } : v;
@@ -240,6 +262,8 @@ function unsavableAt(v: unknown, path: string, ancestors: Set<object>, fine: Wea
 /** JSON.parse's reviver undoing numberReplacer. */
 export function numberReviver(_key: string, v: unknown): unknown {
   if (typeof v === "object" && v !== null && !Array.isArray(v)) {
+    const k = onlyKey(v);
+    if (k !== undefined && k.startsWith("$$") && TAG_KEY.test(k)) return { [k.slice(1)]: (v as Record<string, unknown>)[k] };
     const tag = (v as Record<string, unknown>)[NUMBER_TAG];
     if (typeof tag === "string" && Object.keys(v).length === 1) return Number(tag);
     const big = (v as Record<string, unknown>)[BIGINT_TAG];

@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { saveRun } from "../../src/agent/resume.js";
 import { runStateFromJson, runStateToJson, type RunState } from "../../src/trace/run-state.js";
+import { runFromJson, runToJson } from "../../src/agent/saved-run.js";
+import { traceFromJson, traceToJson } from "../../src/trace/serialize.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 
 const code = (body: string): string => "```clojure\n" + body + "\n```";
@@ -50,5 +52,20 @@ describe("saved run states", () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it("round-trip data shaped like the file's own number tags, as data", async () => {
+    const state = await savedState();
+    // Objects with the one key the file writes a BigInt, NaN or -0 as (and those escaped once), beside the numbers themselves.
+    const tagged = [{ "$ptc:bigint": "5" }, { "$ptc:number": "NaN" }, { "$ptc:number": "-0" }, { "$$ptc:bigint": "7" }, { "$$$ptc:number": "x" }, { "$ptc:reuse": 1 }, NaN, -0, 12n];
+    const odd: RunState = structuredClone(state);
+    odd.outcome = { ok: true, value: { tagged } };
+    odd.trace.turns[0].toolCalls = [{ name: "t", args: { tagged }, result: tagged, durationMs: 1 }];
+    expect(runStateFromJson(runStateToJson(odd, 2))).toEqual(odd);
+    expect(traceFromJson(traceToJson(odd.trace))).toEqual(odd.trace);
+    const agent = SubAgent.create({ prompt: "Return the data." });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(return 1)")]) });
+    step.trace.turns[0].toolCalls = [{ name: "t", args: {}, result: tagged, durationMs: 1 }];
+    expect(runFromJson(runToJson(step)).trace.turns[0].toolCalls[0].result).toEqual(tagged);
   });
 });
