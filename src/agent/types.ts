@@ -103,7 +103,7 @@ export interface RunOptions extends InheritableOptions {
    * iterable). Hidden values appear as stand-ins. What it throws (or its promise rejects with) is ignored.
    */
   onEvent?: (event: AgentEvent) => void;
-  /** Called once with the run's result, just before `run` resolves (what it throws rejects the run; an async one is not awaited, its rejection ignored). */
+  /** Called once with the run's result, just before `run` resolves. What it throws is ignored (the run has ended); an async one is not awaited, its rejection ignored. */
   onStep?: (step: Step) => void;
 }
 
