@@ -33,7 +33,7 @@ export const approvalId = (turn: number, index: number): string => `turn-${turn}
 
 /** What the tool session does with one call. */
 export type Verdict =
-  | { kind: "run"; args?: Record<string, unknown> }
+  | { kind: "run"; args?: Record<string, unknown>; shown?: unknown }
   | { kind: "reject"; message: string }
   | { kind: "recorded"; call: ToolCallTrace }
   | { kind: "hold"; until: Promise<never> };
@@ -120,7 +120,9 @@ export class ApprovalGate {
     }
     this.decided = true;
     if (!decision.approved) return { kind: "reject", message: `rejected by the host${decision.reason === undefined || decision.reason === "" ? "" : `: ${decision.reason}`}` };
-    return decision.args === undefined ? { kind: "run" } : { kind: "run", args: decision.args };
+    // The arguments the request showed, which an edit may give back where it left one as it was.
+    const shown = paused !== undefined && request !== undefined ? paused.calls[request]?.args : undefined;
+    return decision.args === undefined ? { kind: "run" } : { kind: "run", args: decision.args, shown };
   }
 
   private hold(index: number): Verdict {

@@ -231,7 +231,7 @@ export class ToolSession {
         return replayResult(verdict.call);
       }
       if (verdict.args !== undefined) {
-        const given = verdict.args;
+        const given = keptHidden(verdict.args, verdict.shown, raw, call.hidden);
         const edited = await this.bounded(t, () => t.input.safeParseAsync(ownOnly(given)), signal);
         if (!edited.success) throw new Refusal(`invalid arguments from the host: ${describeIssues(edited.error, verdict.args).join("; ")}`);
         args = edited.data;
@@ -299,6 +299,23 @@ export class ToolSession {
         );
     });
   }
+}
+
+/**
+ * The host's edited arguments, with each argument holding hidden context that it gave back as
+ * the request showed it (its stand-ins) taken as the call's own value: a form that sends every
+ * argument back, one of them changed, must not hand the tool the stand-in text.
+ */
+function keptHidden(edited: Record<string, unknown>, shown: unknown, raw: Record<string, unknown>, hidden: readonly string[]): Record<string, unknown> {
+  if (hidden.length === 0 || typeof shown !== "object" || shown === null || typeof edited !== "object" || edited === null) return edited;
+  let out = edited;
+  for (const k of hidden) {
+    if (!Object.hasOwn(edited, k) || !Object.hasOwn(shown, k) || !Object.hasOwn(raw, k)) continue;
+    if (!isDeepStrictEqual(edited[k], (shown as Record<string, unknown>)[k])) continue;
+    if (out === edited) out = { ...edited };
+    out[k] = raw[k];
+  }
+  return out;
 }
 
 /** How the interpreter records a call that timed out (src/lisp/evaluate.ts, src/lisp/isolate/run.ts). */

@@ -595,3 +595,24 @@ describe.each<Isolation>(["worker", "none"])("tool approvals: a recorded call th
     expect(paid).toEqual([token]);
   });
 });
+
+describe.each<Isolation>(["worker", "none"])("tool approvals: the host edits a call whose arguments hold hidden context (isolation %s)", (isolation) => {
+  it("an argument the host left as the request shows it (a stand-in) is the call's own value; one it changed is the host's", async () => {
+    const token = "tok-9f2c41d7e6";
+    const paid: Array<{ t: string; amount: number }> = [];
+    const tools = {
+      pay: tool({ description: "Pays with a token.", input: z.object({ t: z.string(), amount: z.number() }), needsApproval: true, run: (args) => (paid.push(args), "paid") }),
+    };
+    const agent = SubAgent.create({ prompt: "Pay.", tools, maxTurns: 3 });
+    const context = { _token: token };
+    const step = await SubAgent.run(agent, { isolation, context, llm: scriptedLlm([code("(return (tool/pay {:t data/_token :amount 5}))")]) });
+    const request = step.paused?.approvals[0];
+    if (step.paused === undefined || request === undefined) throw new Error("the run did not pause");
+    expect(JSON.stringify(request.args)).not.toContain(token);
+    // A host's form sends back every argument as shown, with the amount changed.
+    const args = { ...(request.args as Record<string, unknown>), amount: 3 };
+    const resumed = await SubAgent.resume(agent, runStateFromJson(runStateToJson(step.paused.state)), { isolation, context, llm: scriptedLlm([]), approvals: { [request.id]: { approved: true, args } } });
+    expect(resumed.ok ? resumed.value : resumed.fail.message).toBe("paid");
+    expect(paid).toEqual([{ t: token, amount: 3 }]);
+  });
+});
