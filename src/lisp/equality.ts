@@ -6,7 +6,7 @@
 // the run and remembers the pairs it has proved equal: values that share structure (a vector
 // holding the same vector twice, 26 levels deep, is 2^26 leaves but 26 distinct nodes) then
 // compare in time proportional to their distinct nodes, not to the leaves they unfold into.
-import { hash as ihash, is, Map as IMap, Set as ISet } from "ptc-immutable";
+import { hash as ihash, is, Map as IMap, OrderedMap, Set as ISet } from "ptc-immutable";
 import { typeErr } from "./errors.js";
 import { charge, chargeIfRunning, chargeRead } from "./runtime.js";
 import { Keyword, LFloat, type Value, typeName, isMap, isSet } from "./values.js";
@@ -175,12 +175,67 @@ IMap.prototype.get = function (this: IMap<unknown, unknown>, k: unknown, notSetV
   const v = immutableGet.call(this, k, ABSENT);
   return v !== ABSENT ? v : immutableGet.call(this, other, notSetValue);
 } as typeof immutableGet;
-// Setting a zero the map holds as the other kind keeps the key it holds, as Clojure keeps a key.
+// Setting a key the map holds keeps the key it holds, as Clojure's assoc does: immutable would
+// put the new one in its place, so (assoc {1 :a} 1.0 :b) became {1.0 :b}. A zero held as the
+// other kind is found by zeroKey, any other = key by heldKey.
 IMap.prototype.set = function (this: IMap<unknown, unknown>, k: unknown, v: unknown): IMap<unknown, unknown> {
   chargeHash(k);
   const other = otherZero(k);
-  return immutableSet.call(this, other === undefined ? k : zeroKey(this, k, other), v);
+  const zero = other === undefined ? k : zeroKey(this, k, other);
+  return immutableSet.call(this, zero === k && canDiffer(k) ? heldKey(this, k) : zero, v);
 };
+// An OrderedMap (a large sorted one) keeps its entries in a list of its own, and a set's elements
+// are its map's values: both keep what they hold too.
+const orderedSet = OrderedMap.prototype.set;
+OrderedMap.prototype.set = function (this: OrderedMap<unknown, unknown>, k: unknown, v: unknown): OrderedMap<unknown, unknown> {
+  if (canDiffer(k)) {
+    const { _map: index, _list: list } = this as unknown as { _map: IMap<unknown, number>; _list: { get(i: number): [unknown, unknown] } };
+    const i = index.get(k);
+    if (i !== undefined) k = list.get(i)[0];
+  }
+  return orderedSet.call(this, k, v);
+};
+const immutableAdd = ISet.prototype.add;
+ISet.prototype.add = function (this: ISet<unknown>, x: unknown): ISet<unknown> {
+  return canDiffer(x) && this.has(x) ? this : immutableAdd.call(this, x);
+};
+
+/** Whether a key can be = to one that prints otherwise: a whole number (1 and 1.0) or a collection holding one. */
+const canDiffer = (k: unknown): boolean => (typeof k === "number" ? Number.isInteger(k) : typeof k === "object" && k !== null && !(k instanceof Keyword));
+
+interface TrieNode {
+  entries?: [unknown, unknown][];
+  entry?: [unknown, unknown];
+  bitmap?: number;
+  nodes?: (TrieNode | null | undefined)[];
+}
+
+/**
+ * The key `m` holds that is = to `k`, or `k` when it holds none: a walk down immutable's trie
+ * (the path its own get takes), since its API gives a key's value but never the key held.
+ */
+function heldKey(m: IMap<unknown, unknown>, k: unknown): unknown {
+  let node = (m as unknown as { _root?: TrieNode | null })._root;
+  const h = ihash(k);
+  for (let shift = 0; node !== undefined && node !== null; shift += 5) {
+    if (node.entries !== undefined) {
+      for (const e of node.entries) if (is(k, e[0])) return e[0];
+      return k;
+    }
+    if (node.entry !== undefined) return is(k, node.entry[0]) ? node.entry[0] : k;
+    const bit = (h >>> shift) & 31;
+    if (node.bitmap === undefined) node = node.nodes?.[bit];
+    else if ((node.bitmap & (1 << bit)) === 0) return k;
+    else node = node.nodes?.[bitCount(node.bitmap & ((1 << bit) - 1))];
+  }
+  return k;
+}
+
+function bitCount(x: number): number {
+  let n = 0;
+  for (let y = x; y !== 0; y &= y - 1) n++;
+  return n;
+}
 IMap.prototype.remove = IMap.prototype.delete = function (this: IMap<unknown, unknown>, k: unknown): IMap<unknown, unknown> {
   chargeHash(k);
   const other = otherZero(k);

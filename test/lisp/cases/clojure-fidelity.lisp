@@ -217,6 +217,28 @@
 ;=> #{1}
 (let [m (zipmap (range 40) (range 40))] [(get m 0.0) (contains? (dissoc m -0.0) 0)])
 ;=> [0 false]
+;; A key or element = to one held keeps the one held, as Clojure's assoc and conj do: only the
+;; value changes, so 1 and 1.0 never trade places (the map printed {1.0 :b}).
+(assoc {1 :a} 1.0 :b)
+;=> {1 :b}
+(assoc {1.0 :a} 1 :b)
+;=> {1.0 :b}
+(assoc {-0.0 :a} 0.0 :b)
+;=> {-0.0 :b}
+[(hash-map 1 :a 1.0 :b) (into {} [[2.0 :a] [2 :b]]) (merge {[1] :a} {[1.0] :b}) (zipmap [1 1.0] [:a :b])]
+;=> [{1 :b} {2.0 :b} {[1] :b} {1 :b}]
+(let [m (zipmap (range 40) (range 40))] [(get (assoc m 5.0 :x) 5) (contains? (set (keys (assoc m 5.0 :x))) 5.0) (some float? (keys (assoc m 5.0 :x)))])
+;=> [:x true nil]
+[(conj #{1} 1.0) (hash-set 2.0 2) (set [[1] [1.0]]) (into #{3} [3.0])]
+;=> [#{1} #{2.0} #{[1]} #{3}]
+(some float? (conj (set (range 40)) 7.0))
+;=> nil
+[(sorted-set 1 1.0) (sorted-set 2.0 2) (assoc (sorted-map 1 :a) 1.0 :b) (conj (apply sorted-set (range 20)) 7.0)]
+;=> [#{1} #{2.0} {1 :b} #{0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19}]
+(some float? (conj (apply sorted-set (range 20)) 7.0))
+;=> nil
+(some float? (keys (assoc (apply sorted-map (range 40)) 6.0 :x)))
+;=> nil
 ;; A fractional size or step counts as Clojure's take and drop count it, rounded up: / always
 ;; makes a float here, so (partition-all (/ (count xs) 2) xs) splits 5 items in two halves.
 (take-nth 2.5 [1 2 3 4 5 6 7])
