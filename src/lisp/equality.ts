@@ -8,7 +8,7 @@
 // compare in time proportional to their distinct nodes, not to the leaves they unfold into.
 import { hash as ihash, is, Map as IMap, OrderedMap, Set as ISet } from "ptc-immutable";
 import { typeErr } from "./errors.js";
-import { charge, chargeIfRunning, chargeRead } from "./runtime.js";
+import { charge, chargeIfRunning, chargeRead, tickIfRunning } from "./runtime.js";
 import { Keyword, LFloat, type Value, typeName, isMap, isSet } from "./values.js";
 import { setElementHash, setKeyEquality, Vec } from "./vector.js";
 
@@ -143,9 +143,11 @@ setKeyEquality(keyEquals);
 /**
  * Hashing a string reads all of it (immutable hashes a map's or set's keys, and the members of a
  * collection used as a key): a long one is charged as a scan, as comparing it is, so a loop that
- * puts fresh long strings in a set runs out of fuel and reaches the clock's checks.
+ * puts fresh long strings in a set runs out of fuel and reaches the clock's checks. Every call
+ * is one key operation counted towards the next look at the clock (tickIfRunning).
  */
 export function chargeHash(x: unknown): void {
+  tickIfRunning();
   if (typeof x === "string") chargeStrings(x.length);
   // A keyword's hash is kept, but a key found under it is compared by name (Keyword.equals).
   else if (x instanceof Keyword) chargeStrings(x.name.length);

@@ -293,6 +293,19 @@ export function tick(i: number): void {
   if ((i & 4095) === 4095) checkClock(run);
 }
 
+let operations = 0;
+
+/**
+ * One lookup or change of a map or set, in a run or not: every 4,096 of them the run in progress
+ * checks its clock, so a builtin that charged a big input up front and then hands it to immutable
+ * element by element (a set operation, a set built from a vector) stops on time inside that work.
+ */
+export function tickIfRunning(): void {
+  if ((++operations & 4095) !== 0) return;
+  const r = run as RunState | undefined;
+  if (r !== undefined && !r.stopped) checkClock(r);
+}
+
 export function fuelExhausted(limits: Pick<Limits, "maxFuel">): LispError {
   return limitError(
     "fuel_exhausted",
