@@ -10,7 +10,8 @@ export function compileRegex(source: string): Regex {
   try {
     return new Regex(source, RE2JS.compile(re2));
   } catch (e) {
-    const detail = e instanceof Error ? e.message : String(e);
+    // Quoted as written: the . this file spells as a class reads as a . again.
+    const detail = (e instanceof Error ? e.message : String(e)).replaceAll(JAVA_DOT, ".");
     // RE2 quotes the part it could not read (`[mQ8sLd2`): a part of a hidden pattern is hidden too.
     const quote = detail.indexOf("`");
     if (quote >= 0 && detail.endsWith("`")) took(source, detail.slice(quote + 1, -1));
@@ -44,17 +45,21 @@ const HEX4 = /^[0-9a-fA-F]{4}$/;
 /**
  * A Java pattern as RE2 reads it: the escapes Java spells its own way rewritten to RE2's
  * (\uXXXX, a surrogate pair of them being one character, to \x{...}; \p{Alpha} and \P{Alpha}
- * to [[:alpha:]] and [^[:alpha:]], [:alpha:] and [:^alpha:] inside a class). Refused
+ * to [[:alpha:]] and [^[:alpha:]], [:alpha:] and [:^alpha:] inside a class; . outside (?s) to a
+ * class of every character but Java's line terminators, where RE2's . stops only at \n). Refused
  * (regex_error), because RE2 would match other text without a word: a class holding an
  * unescaped [ (not a POSIX [:name:]) or &&, Java's nested classes and intersections, which RE2
  * reads as literal characters (so [a-z&&[^b]] would match nothing a Java reader expects); and
  * the flag U, Java's Unicode classes, which RE2 reads as making every repetition lazy.
  */
 function re2Source(source: string): string {
-  if (source.indexOf("[") < 0 && source.indexOf("\\") < 0 && source.indexOf("(?") < 0) return source;
+  if (source.indexOf("[") < 0 && source.indexOf("\\") < 0 && source.indexOf("(?") < 0 && source.indexOf(".") < 0) return source;
   let out = "";
   let copied = 0;
   let inClass = false;
+  // Whether . matches every character ((?s)) here, and what it was outside each open group.
+  let dotAll = false;
+  const outer: boolean[] = [];
   for (let i = 0; i < source.length; i++) {
     const c = source[i];
     if (c === "\\") {
@@ -99,6 +104,22 @@ function re2Source(source: string): string {
       if (c === "(" && source[i + 1] === "?" && unicodeClassFlag(source, i + 2)) {
         throw new LispError("regex_error", `invalid regex #"${source}": the flag (?U) is Java's Unicode classes, which RE2 reads as making every repetition lazy`, undefined, "drop the U and name Unicode classes directly: \\p{L} for letters, \\p{N} for digits, [\\p{L}\\p{N}_] for word characters");
       }
+      if (c === "(") {
+        const flags = source[i + 1] === "?" ? /^[a-zA-Z]*(?:-[a-zA-Z]*)?([):])/.exec(source.slice(i + 2, i + 20)) : null;
+        if (flags?.[1] !== ")") outer.push(dotAll);
+        if (flags !== null) dotAll = setsDotAll(flags[0], dotAll);
+        continue;
+      }
+      if (c === ")") {
+        dotAll = outer.pop() ?? dotAll;
+        continue;
+      }
+      if (c === "." && !dotAll) {
+        // RE2's . stops only at \n; Java's at every line terminator, so CRLF text's \r is never matched.
+        out += source.slice(copied, i) + JAVA_DOT;
+        copied = i + 1;
+        continue;
+      }
       if (c !== "[") continue;
       inClass = true;
       // A ] first in the class (after an optional ^) is a literal.
@@ -115,6 +136,17 @@ function re2Source(source: string): string {
     }
   }
   return copied === 0 ? source : out + source.slice(copied);
+}
+
+/** Java's . outside (?s): any character but its line terminators. */
+const JAVA_DOT = "[^\\n\\r\\x{85}\\x{2028}\\x{2029}]";
+
+/** Whether . matches every character after the flags of a group (?flags) or (?flags:...), read as written ("is-m:"). */
+function setsDotAll(flags: string, before: boolean): boolean {
+  const off = flags.indexOf("-");
+  if (off >= 0 && flags.indexOf("s", off) >= 0) return false;
+  const on = off >= 0 ? flags.slice(0, off) : flags;
+  return on.includes("s") ? true : before;
 }
 
 function nestedClass(source: string): LispError {

@@ -33,6 +33,15 @@ describe("re-find, re-matches, re-seq", () => {
     ['(re-find (re-pattern #"a+") "baa")', '"aa"'],
   ]);
 
+  it("reads . as Java does: any character but a line terminator (\\r, \\u0085, \\u2028, \\u2029 too), unless (?s)", async () => {
+    // CRLF text: a capture up to the end of the line kept the \r RE2's . matches.
+    expect(await value('[(re-find #"Name: (.*)" "Name: Bo\r\nAge: 3") (re-seq #"a.b" "a\rb a\u2028b a\u0085b a\u2029b axb") (re-find #"a[.]b" "a.b") (re-find #"a\\.b" "a.b axb")]')).toBe('[["Name: Bo" "Bo"] ["axb"] "a.b" "a.b"]');
+    // (?s) and (?s:...) make . match every character, for the rest of the group or inside it; (?-s) undoes it.
+    expect(await value('[(re-find #"(?s)a.b" "a\rb") (re-find #"(?s:a.)b" "a\nb") (re-find #"(?s:a).b" "a\rb") (re-find #"((?s)a.)(.)" "a\r\r") (re-find #"(?s)(?-s:a.)" "a\r") (re-find #"(?is)A.B" "a\rb")]')).toBe('["a\\rb" "a\\nb" nil nil nil "a\\rb"]');
+    // An error quotes the pattern as written, not as rewritten for RE2.
+    expect((await failure('(re-pattern "a.(b")')).message).toContain("`a.(b`");
+  });
+
   it("reads Java's \\uXXXX escapes and POSIX classes \\p{Alpha}, which RE2 spells \\x{...} and [[:alpha:]]", async () => {
     // A surrogate pair written as two escapes is one character, as Java reads it.
     expect(await value('[(re-find #"[\\u4e00-\\u9fff]+" "ab中文c") (re-find #"\\uD83D\\uDE00" "x😀") (re-find #"\\u0041" "A") (re-find (re-pattern "\\\\u0041+") "xAA")]')).toBe('["中文" "😀" "A" "AA"]');
