@@ -705,7 +705,7 @@ export const MAPS: BuiltinDef[] = [
     area: "maps",
     arity: [1, Infinity],
     params: "[comp & kvs]",
-    doc: "Like sorted-map, ordered by the comparator comp (<, >, compare or a function returning a number or a boolean).",
+    doc: "Like sorted-map, ordered by the comparator comp (<, >, compare or a function returning a number or a boolean). Keys comp calls equal are one key: the first stays, with the last value.",
     examples: [
       ["(sorted-map-by > 1 :a 3 :c 2 :b)", "{3 :c 2 :b 1 :a}"],
       ["(assoc (sorted-map-by > 1 :a) 5 :e)", "{5 :e 1 :a}"],

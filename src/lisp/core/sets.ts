@@ -191,13 +191,15 @@ export const SETS: BuiltinDef[] = [
     area: "sets",
     arity: [1, Infinity],
     params: "[comp & xs]",
-    doc: "Like sorted-set, ordered by the comparator comp (<, >, compare or a function returning a number or a boolean).",
+    doc: "Like sorted-set, ordered by the comparator comp (<, >, compare or a function returning a number or a boolean). Elements comp calls equal are one element: the first stays.",
     examples: [["(sorted-set-by > 1 3 2)", "#{3 2 1}"], ["(conj (sorted-set-by > 1 3) 2)", "#{3 2 1}"]],
     fn: (a) => {
       const xs = a.slice(1);
       charge(xs.length);
       checkCollectionSize(xs.length);
-      return sortedSetBy("sorted-set-by", [...LSet<Value>(xs)], comparator("sorted-set-by", a[0]));
+      // Distinct in the order given, so of two the comparator calls equal the first stays.
+      const seen = LSet<Value>().asMutable();
+      return sortedSetBy("sorted-set-by", xs.filter((x) => !seen.has(x) && (seen.add(x), true)), comparator("sorted-set-by", a[0]));
     },
   },
   {

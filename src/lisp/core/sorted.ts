@@ -33,15 +33,29 @@ export function markSorted<T extends LMap | LSet>(x: T): T {
   return x;
 }
 
-function sorting<T>(who: string, xs: T[], key: (x: T) => Value, cmp: Cmp): T[] {
+/**
+ * xs in `cmp` order, one per place in it: of a run the order calls equal, the first stays
+ * (`join` gives what it becomes with each later one), as a Clojure sorted collection adds an
+ * element its comparator finds there as the one already held. The sort is stable, so the first
+ * is the earliest in xs.
+ */
+function sorting<T>(who: string, xs: T[], key: (x: T) => Value, cmp: Cmp, join: (kept: T, later: T) => T = (kept) => kept): T[] {
   charge(xs.length > 1 ? xs.length * Math.ceil(Math.log2(xs.length)) : xs.length);
   try {
     // The comparisons were charged up front; the clock is checked every 4,096 of them.
     let i = 0;
-    return xs.sort((x, y) => {
+    xs.sort((x, y) => {
       tick(i++);
       return cmp(key(x), key(y));
     });
+    let n = 0;
+    for (let j = 0; j < xs.length; j++) {
+      tick(i++);
+      if (n > 0 && cmp(key(xs[n - 1]), key(xs[j])) === 0) xs[n - 1] = join(xs[n - 1], xs[j]);
+      else xs[n++] = xs[j];
+    }
+    xs.length = n;
+    return xs;
   } catch (e) {
     if (e instanceof LispError && e.kind === "type_error") throw typeErr(`${who}: ${e.message}`, "sorted collections need keys of one comparable type (numbers, strings or keywords)");
     throw e;
@@ -54,7 +68,8 @@ const freshEmptyMap = (): LMap => OrderedMap<Value, Value>([[null, null]]).remov
 
 /** A sorted map of distinct-key pairs in `cmp` order (the default order unless given). */
 export function sortedMapBy(who: string, pairs: [Value, Value][], cmp: Cmp = compare): LMap {
-  sorting(who, pairs, (p) => p[0], cmp);
+  // A key the order finds held keeps its place and takes the later value, as assoc does.
+  sorting(who, pairs, (p) => p[0], cmp, (kept, later): [Value, Value] => [kept[0], later[1]]);
   const small = pairs.length > 0 && pairs.length <= ORDERED_UP_TO;
   const base: LMap = small ? EMPTY_MAP : cmp === compare ? OrderedMap<Value, Value>() : freshEmptyMap();
   const out = base.withMutations((m) => {
@@ -92,9 +107,22 @@ export function keepSorted(who: string, before: Value, after: Value): Value {
   if (after === before) return after;
   const cmp = sortOrder(before);
   if (cmp === undefined) return after;
-  if (isMap(after)) return sortedMapBy(who, [...after.entries()], cmp);
-  if (isSet(after)) return sortedSetBy(who, after.toArray(), cmp);
+  // What `before` held comes first, so of two the order calls equal the held one stays.
+  if (isMap(after)) return sortedMapBy(who, heldFirst([...after.entries()], (p) => (before as LMap).has(p[0])), cmp);
+  if (isSet(after)) return sortedSetBy(who, heldFirst(after.toArray(), (x) => (before as LSet).has(x)), cmp);
   return after;
+}
+
+function heldFirst<T>(xs: T[], held: (x: T) => boolean): T[] {
+  const added: T[] = [];
+  let n = 0;
+  for (const x of xs) {
+    if (held(x)) xs[n++] = x;
+    else added.push(x);
+  }
+  xs.length = n;
+  for (const x of added) xs.push(x);
+  return xs;
 }
 
 /** Builtins whose result is their collection argument changed: sorted in, sorted out. */

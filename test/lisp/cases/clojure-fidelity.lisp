@@ -119,6 +119,22 @@
 ;=> {3 :c 2 :b 1 :a}
 (sorted-set-by > 1 3 2)
 ;=> #{3 2 1}
+;; A sorted collection holds one element (or key) per place in its order: one its comparator
+;; calls equal to a held one is the same, as in Clojure (a set or key kept both when not =).
+(sorted-set-by (fn [a b] (compare (count a) (count b))) "ab" "cd" "e")
+;=> #{"e" "ab"}
+(conj (sorted-set-by (fn [a b] (compare (count a) (count b))) "ab") "cd" "xyz")
+;=> #{"ab" "xyz"}
+(sorted-map-by (fn [a b] (compare (count a) (count b))) "ab" 1 "cd" 2 "e" 3)
+;=> {"e" 3 "ab" 2}
+(assoc (sorted-map-by (fn [a b] (compare (count a) (count b))) "ab" 1) "cd" 2)
+;=> {"ab" 2}
+(let [by-len (fn [a b] (compare (count a) (count b)))
+      s (apply sorted-set-by by-len (map #(apply str (repeat % "a")) (range 1 10)))]
+  [(count (conj s "bbbbb")) (nth (vec (conj s "bbbbb")) 4) (count (into s ["b" "cc" "dddddddddd"]))])
+;=> [9 "aaaaa" 10]
+(sorted-set-by #(compare (quot %1 10) (quot %2 10)) 12 5 17 31 8 30)
+;=> #{5 12 31}
 (array-map :b 1 :a 2)
 ;=> {:b 1 :a 2}
 (with-out-str (println "a" 1) (print "b") (prn :c))
