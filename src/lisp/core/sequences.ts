@@ -544,7 +544,11 @@ function zip(args: Value[]): Value {
   const n = shortest(colls);
   charge(n * colls.length);
   const out = new Array<Value>(n);
-  for (let i = 0; i < n; i++) out[i] = Vec.fromArray(colls.map((c) => c[i]));
+  // Charged up front; a vector per element is work enough that the clock is checked as it goes.
+  for (let i = 0; i < n; i++) {
+    tick(i);
+    out[i] = Vec.fromArray(colls.map((c) => c[i]));
+  }
   return Vec.fromArray(out);
 }
 
@@ -566,6 +570,7 @@ function partitionWith(who: string, args: Value[], all: boolean): Value {
   charge(starts * Math.min(n, len) + len);
   const out: Value[] = [];
   for (let s = 0; s < starts; s++) {
+    tick(s);
     const from = s * step;
     const chunk = xs.slice(from, from + n);
     if (chunk.length < n && pad) {
