@@ -583,7 +583,7 @@ export class Marks {
     if (this.originOf(r) !== undefined) return r;
     let closure = false;
     for (const a of args) {
-      if (a instanceof Closure) closure = true;
+      if (a instanceof Fn && !(a instanceof Builtin)) closure = true;
       const o = this.find(a);
       if (o !== undefined) {
         this.derive(r, o);
@@ -593,7 +593,8 @@ export class Marks {
     }
     // Made from unmarked arguments alone, the result holds no mark either: remembered, so the
     // next call over it does not walk it again ((reduce conj [] xs) walked every prefix). Not
-    // when a closure took part: it may read a marked definition it does not close over.
+    // when a function other than a builtin took part: a closure, or one a builtin made of one
+    // ((comp f str), (partial f 1), a transducer), may read a marked definition it does not close over.
     if (!closure && typeof r === "object") this.holds.set(r, null);
     return r;
   }
