@@ -239,8 +239,15 @@ export class QuoteIndex<T = string> {
         i++;
         continue;
       }
+      // A hidden text starting inside this one may reach past it (`"K7Z2Q9-`, a piece with the
+      // quote before it, then the whole token): the stretch they cover together is hidden.
+      let end = hit.end;
+      for (let j = i + 1; j < end && j + QUOTED_MIN <= text.length; j++) {
+        const next = this.match(text, low, j);
+        if (next !== null && next.end > end) end = next.end;
+      }
       out += text.slice(from, i) + hit.shown;
-      i = from = hit.end;
+      i = from = end;
     }
     return from === 0 ? text : out + text.slice(from);
   }

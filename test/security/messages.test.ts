@@ -2,7 +2,8 @@
 // escaped as printed data. Computed from hidden context, the quote is a stand-in, whatever short
 // pieces of hidden text the program took out too: a piece quoted inside the long quote
 // (`"]\"2R5W…7K\"["` ends with `"["`, a character the program took out) must not stop the long
-// one from being recognized.
+// one from being recognized, nor a hidden piece that starts with its opening quote and ends inside
+// it (`"K7Z2Q9-`) keep the rest of it from being hidden.
 import { describe, expect, it } from "vitest";
 import { evaluate } from "../../src/lisp/evaluate.js";
 import { showStandIns } from "../../src/lisp/marks.js";
@@ -17,6 +18,9 @@ const PROGRAMS = [
   // A short piece quoted at the start of the long quote, and one in its middle.
   '(let [s (str "\\"a" (clojure.string/lower-case tok))] (subs s 0 2) (take s [1]))',
   '(let [s (str (clojure.string/reverse tok) "\\"ab\\"" (clojure.string/reverse tok))] (subs tok 0 2) (take s [1]))',
+  // A hidden piece that starts with the quote before the value and ends inside it (`"K7Z2Q9-`).
+  "(let [s (subs (pr-str [tok]) 1 9)] (merge tok {}))",
+  "(let [s (subs (pr-str [tok]) 1 9) t (subs tok 5 12)] (merge (str tok tok) {}))",
   // A caught error's message, as the program reads it.
   '(let [s (clojure.string/reverse (pr-str [tok]))] (last s) (println (try (take s [1]) (catch Exception e (ex-message e)))))',
 ];
