@@ -70,6 +70,20 @@ describe.each(["none", "worker"] as const)("resuming a run whose tool echoed a h
     expect(w.looked()).toBe(1);
     expectNoLeak([...live.requests.flatMap((r) => r.messages.map((m) => m.content)), JSON.stringify(step.trace)]);
   });
+
+  it("keeps the results through a second pause and resume", async () => {
+    const w = world();
+    const agent = SubAgent.create({ prompt: "Look the token up and send it.", tools: w.tools, maxTurns: 4 });
+    const first = await SubAgent.run(agent, { llm: scriptedLlm([code("(def r (tool/look {:t (:token data/_creds)}))\n(tool/confirm {:to (:low r)})")]), context, isolation });
+    const second = await SubAgent.resume(agent, runStateFromJson(runStateToJson(saveRun(first, agent))), { llm: scriptedLlm([code('(tool/confirm {:to (str (:low r) "!")})')]), context, isolation, approvals: { "turn-1-call-2": { approved: true } } });
+    expect(second.paused?.approvals.map((a) => a.id)).toEqual(["turn-2-call-1"]);
+    const state = saveRun(second, agent);
+    expect(state.hiddenResults).toEqual([{ turn: 1, call: 0, result: { low: TOKEN.toLowerCase(), plan: "pro" } }]);
+    const third = await SubAgent.resume(agent, runStateFromJson(runStateToJson(state)), { llm: scriptedLlm([code("(return :done)")]), context, isolation, approvals: { "turn-2-call-1": { approved: true } } });
+    expect(third.ok ? third.value : third.fail).toBe("done");
+    expect(w.sent).toEqual([TOKEN.toLowerCase(), `${TOKEN.toLowerCase()}!`]);
+    expect(w.looked()).toBe(1);
+  });
 });
 
 it("answers the finished call of a turn the caller's abort cut short with the result the program had", async () => {
