@@ -68,6 +68,19 @@ const STEPS = [
   '(let [[a b c d e] tok] (println (str a b c d e)))',
   "(doseq [i (range 0 (count tok) 2)] (print (subs tok i (min (count tok) (+ i 2)))))\n(println)",
   "(def cs (mapv str tok))\n(println (apply str (take 6 cs)))",
+  // Comparators, grouping keys, reduce-kv, ex-info data, regex groups, format.
+  '(println (sort-by (fn [p] (str p tok)) (clojure.string/split tok #"-")))',
+  '(println (sort (fn [a b] (compare (str b tok) (str a tok))) (clojure.string/split tok #"-")))',
+  '(println (group-by count (clojure.string/split tok #"-")) (frequencies (seq tok)))',
+  "(println (reduce-kv (fn [acc k v] (str acc (name k) v)) \"\" {:a tok :b (subs tok 3)}))",
+  '(println (try (throw (ex-info "bad" {:tok tok :up (clojure.string/upper-case tok)})) (catch Exception e (ex-data e))))',
+  '(println (re-find #"([A-Z0-9]+)-([A-Z0-9]+)" tok) (re-seq #"[A-Z]\\d" tok))',
+  '(println (format "%s/%S/%10s" tok (subs tok 0 6) (subs tok 6)))',
+  // Functions a builtin made of a closure reading tok, handed to map; error messages quoting
+  // values that a short piece of hidden text closes or opens.
+  '(println (map (comp (fn [x] (str tok x)) str) [1 2]) (map (partial (fn [a x] (subs tok a)) 2) [1]))',
+  "(let [s (clojure.string/reverse (pr-str [tok]))] (last s) (take s [1]))",
+  "(let [s (subs (pr-str [tok]) 1 9)] (merge tok {}))",
 ];
 
 // Letter-digit pairs: a 4-character fragment of one never occurs in ordinary prompt text.
