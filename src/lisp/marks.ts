@@ -96,7 +96,7 @@ export function showStandInsIn<T>(x: T, depth = 0): T {
   return (out === null ? x : Object.fromEntries(out)) as T;
 }
 
-/** Whether plain data holds a stand-in in a string or a key (a recorded tool result that showed a hidden value so). */
+/** Whether plain data holds a stand-in, in a string or a key (a tool call's arguments or result as recorded). */
 export function holdsStandInIn(x: unknown, depth = 0): boolean {
   if (typeof x === "string") return x.includes(STAND_IN_OPEN);
   if (x === null || typeof x !== "object") return false;
@@ -107,15 +107,9 @@ export function holdsStandInIn(x: unknown, depth = 0): boolean {
   return false;
 }
 
-/** The keys of a tool's arguments, as shown, whose values hold a stand-in: the ones that carry hidden context. */
+/** The keys of a tool's arguments, as shown, whose values hold a stand-in, in a string or a key: the ones that carry hidden context. */
 export function hiddenKeys(shown: Record<string, unknown>): string[] {
-  const holds = (x: unknown, depth: number): boolean => {
-    if (typeof x === "string") return x.includes(STAND_IN_OPEN);
-    if (x === null || typeof x !== "object" || depth > 64) return false;
-    for (const v of Array.isArray(x) ? x : Object.values(x as Record<string, unknown>)) if (holds(v, depth + 1)) return true;
-    return false;
-  };
-  return Object.keys(shown).filter((k) => holds(shown[k], 0));
+  return Object.keys(shown).filter((k) => holdsStandInIn(shown[k]));
 }
 
 /** Builtins that pick an element out of a collection: the element keeps its own mark, not its siblings'. */

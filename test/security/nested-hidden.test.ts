@@ -15,6 +15,9 @@ describe("a nested agent given hidden context", () => {
     ["the token itself", "(:token data/_creds)"],
     ["a value derived from it", '(str "Bearer " (:token data/_creds))'],
     ["a map holding it", "{:crm (:token data/_creds)}"],
+    // Held as a key: its shown form has the stand-in in a key, not in a value.
+    ["a map keyed by it", "{(:token data/_creds) 1}"],
+    ["a vector of maps keyed by a keyword made of it", "[{(keyword (:token data/_creds)) 1}]"],
   ])("keeps %s from its model, and still uses it", async (_what, arg) => {
     const child = SubAgent.create({ prompt: "Check the token {{token}} for customer {{customer}}.", maxTurns: 2 });
     const checker = SubAgent.asTool(child, { description: "Checks a token.", input: z.object({ token: z.unknown(), customer: z.string() }) });

@@ -71,6 +71,17 @@ describe.each(["none", "worker"] as const)("resuming a run whose tool echoed a h
     expectNoLeak([...live.requests.flatMap((r) => r.messages.map((m) => m.content)), JSON.stringify(step.trace)]);
   });
 
+  it("runs an approved call whose argument holds a hidden value as a map key (recorded as a stand-in key)", async () => {
+    const got: unknown[] = [];
+    const confirm = tool({ description: "Sends, once a person agrees.", input: z.object({ m: z.record(z.string(), z.number()) }), needsApproval: true, run: ({ m }) => (got.push(m), "ok") });
+    const agent = SubAgent.create({ prompt: "Send it.", tools: { confirm }, maxTurns: 2 });
+    const first = await SubAgent.run(agent, { llm: scriptedLlm([code("(tool/confirm {:m {(keyword (:token data/_creds)) 1}})\n(return :done)")]), context, isolation });
+    const step = await SubAgent.resume(agent, runStateFromJson(runStateToJson(saveRun(first, agent))), { llm: scriptedLlm([]), context, isolation, approvals: { "turn-1-call-1": { approved: true } } });
+    expect(step.turns[0].error?.message).toBeUndefined();
+    expect(step.ok ? step.value : step.fail).toBe("done");
+    expect(got).toEqual([{ [TOKEN]: 1 }]);
+  });
+
   it("keeps the results through a second pause and resume", async () => {
     const w = world();
     const agent = SubAgent.create({ prompt: "Look the token up and send it.", tools: w.tools, maxTurns: 4 });
