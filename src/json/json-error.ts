@@ -25,9 +25,10 @@ export function jsonSyntaxProblem(text: string, e: unknown): JsonSyntaxProblem {
     if (deep >= 0) return place(`nested more than ${MAX_JSON_DEPTH} levels deep`, text, deep);
   }
   const message = e instanceof Error ? e.message : String(e);
-  // Node 20: "... in JSON at position 12"; Node 22 adds " (line 2 column 3)".
-  const at = /^([\s\S]*?) in JSON at position (\d+)(?: \(line \d+ column \d+\))?$/.exec(message);
-  if (at !== null) return place(at[1], text, Number(at[2]));
+  // Node 20: "... in JSON at position 12"; Node 22 adds " (line 2 column 3)". Text after a whole
+  // value (two JSONL records on one line) is "... after JSON at position 12".
+  const at = /^([\s\S]*?) (in|after) JSON at position (\d+)(?: \(line \d+ column \d+\))?$/.exec(message);
+  if (at !== null) return place(at[2] === "after" ? `${at[1]} after the JSON value` : at[1], text, Number(at[3]));
   if (message === "Unexpected end of JSON input") return place(message, text, text.length);
   const token = /^(Unexpected token '[\s\S]+?'), (\.\.\.)?"([\s\S]*)"(\.\.\.)? is not valid JSON$/.exec(message);
   if (token === null) return { reason: message };

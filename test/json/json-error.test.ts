@@ -23,6 +23,9 @@ describe("jsonSyntaxError", () => {
     expect(complaint(`{\n  "k": {\n    "apiKey": ${secret} }\n}\n`)).toBe("Unexpected token 's' at line 3, column 15");
     expect(complaint(`{"apiKey": ${secret}, "other": "a long enough value"}`)).toBe("Unexpected token 's' at line 1, column 12");
     expect(complaint(`{"padding": "a long enough value", "apiKey": ${secret.slice(0, 9)}}`)).toBe("Unexpected token 's' at line 1, column 46");
+    // Text after a whole value (two JSONL records on one line, joined by a lone CR or nothing): placed too, not left as a character position.
+    expect(complaint('{"id":"c"}\r{"id":"d"}')).toBe("Unexpected non-whitespace character after the JSON value at line 1, column 12");
+    expect(complaint('{\n  "a": 1\n} x')).toBe("Unexpected non-whitespace character after the JSON value at line 3, column 3");
     // Quoted whole (a short text): no place to tell, and still nothing of the text.
     expect(complaint(`{"a":${secret.slice(0, 8)}}`)).toBe("Unexpected token 's'");
   });
