@@ -54,12 +54,14 @@ export interface SharedPrefix {
 const NOTHING_SHARED: SharedPrefix = { messages: 0, chars: 0, tokens: 0 };
 
 // Identity of a message for prefix comparison; messages are not mutated once built, so the key
-// is computed once per message object.
+// is computed once per message object. It holds everything the measure counts as the message's:
+// a legacy function call and a refusal too (messageText, toolCallText).
 const keys = new WeakMap<ChatMessage, string>();
 function messageKey(m: ChatMessage): string {
   let k = keys.get(m);
   if (k === undefined) {
-    k = JSON.stringify([m.role, m.name ?? null, m.tool_call_id ?? null, m.content ?? null, m.tool_calls ?? null]);
+    const { function_call: legacy, refusal } = m as { function_call?: unknown; refusal?: unknown };
+    k = JSON.stringify([m.role, m.name ?? null, m.tool_call_id ?? null, m.content ?? null, m.tool_calls ?? null, legacy ?? null, refusal ?? null]);
     keys.set(m, k);
   }
   return k;

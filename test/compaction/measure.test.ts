@@ -77,6 +77,22 @@ describe("sharedPrefix: the one definition", () => {
     const withTools = sharedPrefix({ messages: a, tools: [{ name: "f" }] }, { messages: a, tools: [{ name: "f" }] });
     expect(withTools.tokens).toBe(inputTokens({ messages: a, tools: [{ name: "f" }] }) - TOKENS_PER_REPLY);
   });
+
+  it("differs on a changed legacy function call or refusal, which the measure counts as the message's", () => {
+    // Keyed on content and tool_calls only, two different legacy calls (content null) were one message: shared whole, and served by a breakpoint cache.
+    const a = [sized("system", 1200, "s"), msg("user", "task")];
+    const legacy = (args: string) => ({ role: "assistant", content: null, function_call: { name: "lookup", arguments: args } }) as never as ChatMessage;
+    const refused = (text: string) => ({ role: "assistant", content: null, refusal: text }) as never as ChatMessage;
+    for (const [x, y] of [
+      [legacy('{"id":"ID-1"}'), legacy('{"id":"ID-2"}')],
+      [refused("I can't share that."), refused("I won't do that.")],
+    ]) {
+      expect(sharedPrefix([...a, x], [...a, y]).messages).toBe(2);
+      const [, second] = measureSession([{ messages: [...a, x], breakpoints: [1, 2] }, [...a, y, msg("user", "next")]], anthropic).prompts;
+      expect(second.cacheBreak).toBe(true);
+      expect(second.cachedTokens).toBe(messageTokens(a[0]) + messageTokens(a[1]));
+    }
+  });
 });
 
 const openai: ModelPrice = { input: 2, output: 8, cache: openaiCache(0.5) };
