@@ -102,7 +102,10 @@ export function parseStrategy(text: string): StrategySpec {
     } catch {
       value = raw;
     }
-    options[pair.slice(0, eq)] = value;
+    const key = pair.slice(0, eq);
+    if (Object.hasOwn(options, key)) throw new Error(`--strategy ${name}: option ${key} is given twice`);
+    // Defined, not assigned: "__proto__" would set the options' prototype, whose keys the schema reads.
+    Object.defineProperty(options, key, { value, enumerable: true, writable: true, configurable: true });
   }
   return { name, options } as StrategySpec;
 }

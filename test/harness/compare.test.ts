@@ -323,6 +323,13 @@ describe("ptc compare", () => {
     expect(r.stderr).toMatch(/^ptc compare: compaction: invalid options for strategy "sliding-window":[\s\S]*"turn"/);
     expect(r.stderr).not.toMatch(/transcript runs/);
     expect((await cli([file, "--strategy", "nope"])).stderr).toMatch(/^ptc compare: compaction: unknown strategy "nope"/);
+    // An option given twice kept the last silently (the table said turns=3 of a run asked for 2 and 3); "__proto__" set the options' prototype, which the strict schema read as options.
+    const twice = await cli([file, "--strategy", "sliding-window:turns=2,turns=3"]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toBe("ptc compare: --strategy sliding-window: option turns is given twice\n");
+    const proto = await cli([file, "--strategy", 'sliding-window:__proto__={"turns":1}']);
+    expect(proto.code).toBe(2);
+    expect(proto.stderr).toMatch(/^ptc compare: compaction: invalid options for strategy "sliding-window":[\s\S]*"__proto__"/);
   });
 
   it("prints the table and writes the JSON report", async () => {
