@@ -121,8 +121,19 @@ export async function resolveConversation(ctx: ProxyContext, config: ProxyConfig
     // A record kept under the bare id (before heads were) still seeds its history's state; the strategy re-checks it.
     const from = identity.forkedFrom ?? (identity.legacy === undefined ? undefined : await ctx.store.get(identity.legacy));
     record = newRecord(identity, tenant.id, now, from);
-    // Stored at once, so concurrent requests of a new conversation share one record (and its summary).
-    if (identity.source !== "none") await ctx.store.put(record);
+    // Stored at once, so concurrent requests of a new conversation share one record (and its
+    // summary); one found by its messages is indexed at once too, so a client's retry sent while
+    // this request still compacts finds it and waits for its summary instead of paying for another.
+    const last = hashes?.at(-1);
+    if (last !== undefined) {
+      record.lastHash = last;
+      record.lastLength = (hashes as string[]).length;
+      record.indexed.push(last);
+    }
+    if (identity.source !== "none") {
+      await ctx.store.put(record);
+      if (last !== undefined) await ctx.store.addPrefix(last, record.id);
+    }
   }
   return { record, identity, hashes };
 }

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadSqlite } from "../../src/proxy/sqlite-store.js";
 import { openStore, type ConversationStore } from "../../src/proxy/store.js";
-import { longConversation, rig, startSummarizer, stored, tempDir, type Rig, type Summarizer } from "./setup.js";
+import { longConversation, manualDeadline, rig, startSummarizer, stored, tempDir, type Rig, type Summarizer } from "./setup.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const cleanups: (() => Promise<void>)[] = [];
@@ -108,5 +108,28 @@ void store.locked("t:held", () => {
     expect(check.pragma("integrity_check", { simple: true })).toBe("ok");
     check.close();
     expect(await store.count()).toBeGreaterThan(0);
+  });
+});
+
+describe("clients on one conversation at once", { timeout: 60_000 }, () => {
+  it("a retry of a new conversation's first request (no id), sent while its summary runs, waits for that summary instead of making its own", async () => {
+    const summarizer = await startSummarizer("hold");
+    cleanups.push(() => summarizer.close());
+    const clock = manualDeadline();
+    const x = await rig({ proxy: { wait: clock.wait }, config: { compaction: { ...SMALL, summarizer: { baseURL: summarizer.url, apiKey: "sk-sum" } } } });
+    cleanups.push(() => x.close());
+    const history = longConversation(30);
+    const first = x.client.chat.completions.create({ model: "fake-model", messages: history }).withResponse();
+    await expect.poll(() => summarizer.calls, { timeout: 10_000 }).toBe(1);
+    // The client gives up waiting and sends the same request again: it reaches compaction (its deadline is waited for).
+    const retry = x.client.chat.completions.create({ model: "fake-model", messages: history }).withResponse();
+    await expect.poll(() => clock.pending, { timeout: 10_000 }).toBe(2);
+    summarizer.release();
+    const replies = await Promise.all([first, retry]);
+    // Before: the retry started a conversation of its own and paid a second summary call.
+    expect(summarizer.calls).toBe(1);
+    const ids = replies.map((r) => r.response.headers.get("x-ptc-conversation-id"));
+    expect(ids[1]).toBe(ids[0]);
+    for (const q of x.upstream.requests.filter((q) => q.path === "/v1/chat/completions")) expect(JSON.stringify(q.body?.messages)).toContain("[Summary of");
   });
 });
