@@ -120,7 +120,8 @@ export async function resolveConversation(ctx: ProxyContext, config: ProxyConfig
   if (record === undefined) {
     // A record kept under the bare id (before heads were) still seeds its history's state; the strategy re-checks it.
     const from = identity.forkedFrom ?? (identity.legacy === undefined ? undefined : await ctx.store.get(identity.legacy));
-    record = newRecord(identity, tenant.id, now, from);
+    const created = newRecord(identity, tenant.id, now, from);
+    record = created;
     // Stored at once, so concurrent requests of a new conversation share one record (and its
     // summary); one found by its messages is indexed at once too, so a client's retry sent while
     // this request still compacts finds it and waits for its summary instead of paying for another.
@@ -132,7 +133,8 @@ export async function resolveConversation(ctx: ProxyContext, config: ProxyConfig
     }
     if (identity.source !== "none") {
       await ctx.store.put(record);
-      if (last !== undefined) await ctx.store.addPrefix(last, record.id);
+      // An index the file cannot take now (a full disk) costs only that early match: remember() writes it again.
+      if (last !== undefined) await ctx.store.addPrefix(last, record.id).catch((e: unknown) => ctx.log({ event: "store_error", conversation: created.conversation, tenant: tenant.id, error: e instanceof Error ? e.message : String(e) }));
     }
   }
   return { record, identity, hashes };

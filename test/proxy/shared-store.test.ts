@@ -132,4 +132,16 @@ describe("clients on one conversation at once", { timeout: 60_000 }, () => {
     expect(ids[1]).toBe(ids[0]);
     for (const q of x.upstream.requests.filter((q) => q.path === "/v1/chat/completions")) expect(JSON.stringify(q.body?.messages)).toContain("[Summary of");
   });
+  it("answers a new conversation without an id while the SQLite file takes no writes (its prefix index cannot be written)", async () => {
+    const db = join(tempDir(), "proxy.db");
+    const x = await rig({ proxy: { db } });
+    cleanups.push(() => x.close());
+    const other = new (loadSqlite())(db);
+    other.exec("DROP TABLE prefixes");
+    other.close();
+    const reply = await x.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "hello" }] }).withResponse();
+    expect(reply.data.choices[0].message.content).toContain("hello");
+    expect(reply.response.headers.get("x-ptc-conversation-source")).toBe("new");
+    expect(x.logs.some((l) => l.event === "store_error")).toBe(true);
+  });
 });
