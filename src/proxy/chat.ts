@@ -1,6 +1,7 @@
 // POST /v1/chat/completions: resolve the conversation, compact if its budget says so, forward,
 // and pass the reply back (streams chunk by chunk) while reading its usage. An upstream
 // "context length exceeded" answer leads to one forced compaction and one retry, never more.
+import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import type { ChatMessage, Llm } from "../llm/types.js";
@@ -10,7 +11,7 @@ import type { ProxyConfig } from "./config.js";
 import type { CompactionOutcome } from "./compactor.js";
 import { decodeBody, decodedStream, type ProxyContext } from "./context.js";
 import { isContextLengthError, sendError, sendStoreUnavailable, streamErrorEvent, upstreamErrorBody } from "./errors.js";
-import { explicitIdentity, prefixHashes, prefixIdentity, type Identity } from "./identity.js";
+import { explicitIdentity, prefixHashes, prefixIdentity, scopedKey, type Identity } from "./identity.js";
 import { hiddenKeys, maskKeys, upstreamAuth, type Tenant } from "./tenancy.js";
 import { messagesUsage, parseMessagesRequest, type AnthropicRequest } from "./anthropic.js";
 import { clientPromptTokens, parseChatRequest, serializeBody, type ChatRequest, type ParsedRequest } from "./request.js";
@@ -115,7 +116,11 @@ export async function resolveConversation(ctx: ProxyContext, config: ProxyConfig
     hashes = prefixHashes(messages, tenant.id);
     identity = await prefixIdentity(tenant.id, hashes, ctx.store);
   }
-  identity ??= { key: `${tenant.id}:conv-once-${now}`, id: `conv-once-${now}`, source: "none" };
+  if (identity === undefined) {
+    // Its own key, not one per millisecond: requests sharing a key compact one behind the other.
+    const id = `conv-once-${randomUUID()}`;
+    identity = { key: scopedKey(tenant.id, id), id, source: "none" };
+  }
   let record = identity.record ?? (identity.source === "none" ? undefined : await ctx.store.get(identity.key));
   if (record === undefined) {
     // A record kept under the bare id (before heads were) still seeds its history's state; the strategy re-checks it.

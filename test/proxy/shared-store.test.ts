@@ -132,6 +132,25 @@ describe("clients on one conversation at once", { timeout: 60_000 }, () => {
     expect(ids[1]).toBe(ids[0]);
     for (const q of x.upstream.requests.filter((q) => q.path === "/v1/chat/completions")) expect(JSON.stringify(q.body?.messages)).toContain("[Summary of");
   });
+  it("compacts two unrelated requests with no conversation (prefix matching off) at once, not one behind the other's summary", async () => {
+    const summarizer = await startSummarizer("hold");
+    cleanups.push(() => summarizer.close());
+    const clock = manualDeadline();
+    // Both arrive within one millisecond of the clock (here: a clock that stands still).
+    const x = await rig({ proxy: { wait: clock.wait, now: () => 1_700_000_000_000 }, config: { identity: { prefixMatch: false }, compaction: { ...SMALL, summarizer: { baseURL: summarizer.url, apiKey: "sk-sum" } } } });
+    cleanups.push(() => x.close());
+    const one = x.client.chat.completions.create({ model: "fake-model", messages: longConversation(30, 80, "a") });
+    await expect.poll(() => summarizer.calls, { timeout: 10_000 }).toBe(1);
+    const two = x.client.chat.completions.create({ model: "fake-model", messages: longConversation(30, 80, "b") });
+    await expect.poll(() => clock.pending, { timeout: 10_000 }).toBe(2);
+    // Before: both were keyed conv-once-<ms>, so the second waited behind the first's summary call
+    // (and, past the deadline, went out uncompacted).
+    await expect.poll(() => summarizer.calls, { timeout: 10_000 }).toBe(2);
+    summarizer.release();
+    await Promise.all([one, two]);
+    for (const q of x.upstream.requests.filter((q) => q.path === "/v1/chat/completions")) expect(JSON.stringify(q.body?.messages)).toContain("[Summary of");
+  });
+
   it("answers a new conversation without an id while the SQLite file takes no writes (its prefix index cannot be written)", async () => {
     const db = join(tempDir(), "proxy.db");
     const x = await rig({ proxy: { db } });
