@@ -36,6 +36,12 @@ const LEASE_MS = 30_000;
 /** How often a process waiting for another's lease looks again (SQLite tells no one of a commit). */
 const LEASE_POLL_MS = 50;
 const HOST = hostname();
+/**
+ * The lease owners of this process's open stores. A lease of this host and pid owned by none of
+ * them was left by an earlier process that had the same pid (a container's proxy is pid 1 after
+ * every restart).
+ */
+const OWNERS = new Set<string>();
 
 /** Whether process `pid` of this host still runs: a holder killed mid-summary leaves its lease to be taken at once. */
 function alive(pid: number): boolean {
@@ -122,6 +128,7 @@ export class SqliteStore implements ConversationStore {
         this.db.prepare("DELETE FROM prefixes WHERE id = ?"),
       ],
     };
+    OWNERS.add(this.owner);
     this.seen = this.statements.dataVersion.get() as number;
     for (const row of this.statements.records.all()) {
       this.records.set(row.id, readRecord(row.record));
@@ -388,7 +395,7 @@ export class SqliteStore implements ConversationStore {
     try {
       if (take()) return true;
       const holder = this.statements.holder.get(id);
-      if (holder === undefined || holder.host !== HOST || holder.pid === process.pid || alive(holder.pid)) return false;
+      if (holder === undefined || holder.host !== HOST || (holder.pid === process.pid ? OWNERS.has(holder.owner) : alive(holder.pid))) return false;
       this.statements.unlease.run(id, holder.owner);
       return take();
     } catch {
@@ -443,6 +450,7 @@ export class SqliteStore implements ConversationStore {
     if (this.closed) return DONE;
     this.write();
     this.closed = true;
+    OWNERS.delete(this.owner);
     try {
       // A compaction still running (cut by the close) lets go of its lease for the other processes.
       this.db.prepare("DELETE FROM leases WHERE owner = ?").run(this.owner);

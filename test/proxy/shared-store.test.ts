@@ -4,6 +4,7 @@
 // nothing here depends on the machine's speed.
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadSqlite } from "../../src/proxy/sqlite-store.js";
@@ -108,6 +109,25 @@ void store.locked("t:held", () => {
     expect(check.pragma("integrity_check", { simple: true })).toBe("ok");
     check.close();
     expect(await store.count()).toBeGreaterThan(0);
+  });
+});
+
+describe("conversation store: a lease left in the SQLite file by an earlier process with this one's pid", () => {
+  it("is taken over at once (a container's proxy restarted as pid 1 on the same host name)", async () => {
+    const db = join(tempDir(), "s.db");
+    const store = await openStore(db);
+    cleanups.push(() => store.close());
+    const file = new (loadSqlite())(db);
+    file.prepare("INSERT INTO leases (id, owner, host, pid, expires) VALUES (?, ?, ?, ?, ?)").run("t:left", "an-earlier-process", hostname(), process.pid, Date.now() + 3_600_000);
+    file.close();
+    let ran = false;
+    // The first attempt at the lease is made at the call: taken, fn runs before locked returns.
+    const done = store.locked("t:left", async () => {
+      ran = true;
+    });
+    // Before: taken for this process's own, the lease was waited for until it ran out (30 s, here an hour).
+    expect(ran).toBe(true);
+    await done;
   });
 });
 
