@@ -94,6 +94,9 @@ void store.locked("t:held", () => {
 });
 `,
     );
+    // Open before the holder starts, and used after it is killed.
+    const store = await openStore(db);
+    cleanups.push(() => store.close());
     const child = spawn(process.execPath, ["--import", "tsx", script], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString()));
@@ -101,14 +104,17 @@ void store.locked("t:held", () => {
     const exited = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGKILL");
     await exited;
-    const store = await openStore(db);
-    cleanups.push(() => store.close());
     // Taken over at once: its holder no longer runs.
     expect(await store.locked("t:held", async () => "mine")).toBe("mine");
     const check = new (loadSqlite())(db, { readonly: true });
     expect(check.pragma("integrity_check", { simple: true })).toBe("ok");
     check.close();
     expect(await store.count()).toBeGreaterThan(0);
+    const r = (await store.list())[0];
+    r.messageCount = -1;
+    await store.put(r);
+    await store.flush();
+    expect(store.writeError).toBeUndefined();
   });
 });
 
