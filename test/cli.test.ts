@@ -290,6 +290,16 @@ describe.concurrent("ptc repl", () => {
     expect(wide.stderr).toContain("(line 12, column 2)\n12 | (foo)\n   |  ^\n");
   });
 
+  it(":defs shows a docstring's terminal controls written out at a terminal, not acted on", async () => {
+    let out = "";
+    const stdout = { isTTY: true, write: (t: string) => ((out += t), true) };
+    const io = { stdin: Readable.from(['(defn f "doc \\u001b]0;pwned\\u0007 \\u009b2J" [x] x)\n:defs\n']), stdout, stderr: { write: () => true } };
+    expect(await runCli(["repl"], io)).toBe(0);
+    expect(out).toContain("f — doc \\x1B]0;pwned\\x07 \\x9B2J\n");
+    // eslint-disable-next-line no-control-regex
+    expect(out).not.toMatch(/[\x1b\x07\x9b]/);
+  });
+
   it("answers :help and :defs, evaluates other keywords, stops at :quit", async () => {
     const r = await ptc(["repl"], ":help\n(def k 1)\n:defs\n:k\n:quit\n(def never 1)\n");
     expect(r.code).toBe(0);

@@ -4,6 +4,7 @@
 import { createInterface } from "node:readline";
 import { defaultLimits, evaluate, excerpt, IN_EARLIER_PROGRAM, relocate, type ErrorInfo, type Memory } from "../lisp/index.js";
 import { textLines, TextInputError } from "../json/text-input.js";
+import { forStream } from "./output.js";
 import { loadCtx, parseIsolation, parseLimits, parseOptions, processIo, report, SANDBOX_OPTIONS, usageFailure, type Io } from "./eval.js";
 
 export const REPL_USAGE = `Usage: ptc repl [--ctx JSON | --ctx-file FILE] [--limit NAME=N ...] [--isolation worker|none]
@@ -164,7 +165,8 @@ export async function runReplCommand(args: string[], io: Io = processIo()): Prom
       const command = line.trim();
       if (buffer === "" && COMMANDS.has(command)) {
         if (command === ":help") io.stdout.write(REPL_HELP);
-        else if (command === ":defs") io.stdout.write(listDefs(memory));
+        // A docstring is the program's text: at a terminal its controls are written out, as println output is.
+        else if (command === ":defs") io.stdout.write(forStream(io.stdout, listDefs(memory)));
         else break;
         prompt();
         continue;
