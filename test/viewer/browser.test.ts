@@ -242,9 +242,13 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     const only = [await box.locator("[data-strategy='0'] .msg.new").count(), await box.locator("[data-strategy='1'] .msg.new").count()];
     expect(only[0]).toBeGreaterThan(0);
     expect(only[0] - only[1]).toBe(full - window);
+    // A step redraws the two prompts only: the tables and charts above stay (a large corpus's per-transcript table is thousands of cells).
+    await page.evaluate('document.querySelector("table.per-transcript").__kept = true');
     await page.keyboard.press("k");
     await hashIs(page, "#c1/13");
     expect((await counts())[0]).toBe(26);
+    expect(await page.evaluate('document.querySelector("table.per-transcript").__kept === true')).toBe(true);
+    expect(await page.locator("#side-by-side").getAttribute("data-request")).toBe("13");
     await page.locator("button[data-step=next]").click();
     await hashIs(page, "#c1/14");
     await page.evaluate('document.getElementById("side-by-side").scrollIntoView()');

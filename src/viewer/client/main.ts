@@ -1,10 +1,10 @@
 // The viewer's client: reads the page's embedded data, routes on the location hash
 // (`#run`, `#run/turn`, `#report`), draws the navigation and the selected view, and handles
 // the keys (j/k and left/right arrows between turns, e to the first error, f for the prompt view).
-import { PAGE_DATA_VERSION, type PageData, type RunView } from "../model.js";
+import { PAGE_DATA_VERSION, type PageData, type ReportView, type RunView } from "../model.js";
 import { baseName, h } from "./dom.js";
 import type { PromptLayout } from "./prompt.js";
-import { renderReport } from "./report.js";
+import { renderReport, selectRequest } from "./report.js";
 import { renderRun, selectTurn, type RunContext } from "./run.js";
 
 const LAYOUTS: PromptLayout[] = ["split", "sent", "full"];
@@ -92,8 +92,9 @@ function start(): void {
     );
   };
 
-  // The run on the page: another turn of it (a step, a layout switch) replaces the turn only.
-  let shown: { run: RunView; view: HTMLElement } | undefined;
+  // The run or report on the page: another turn of it (a step, a layout switch) replaces the
+  // turn only, another request of a report its side-by-side prompts.
+  let shown: { of: RunView | ReportView; view: HTMLElement } | undefined;
 
   function render(): void {
     const route = current();
@@ -111,14 +112,20 @@ function start(): void {
         },
         go,
       };
-      if (shown?.run === run) selectTurn(shown.view, run, turn, ctx);
+      if (shown?.of === run) selectTurn(shown.view, run, turn, ctx);
       else {
-        shown = { run, view: renderRun(run, turn, ctx) };
+        shown = { of: run, view: renderRun(run, turn, ctx) };
+        show(route.id, shown.view);
+      }
+    } else if (report !== undefined) {
+      if (shown?.of === report) selectRequest(shown.view, report, data.texts, route.turn ?? 1, go);
+      else {
+        shown = { of: report, view: renderReport(report, data.texts, route.turn ?? 1, go) };
         show(route.id, shown.view);
       }
     } else {
       shown = undefined;
-      show(route.id, report !== undefined ? renderReport(report, data.texts, route.turn ?? 1, (hash) => go(hash)) : h("p", null, "No files to show."));
+      show(route.id, h("p", null, "No files to show."));
     }
     // data-hash says which location the content is for (tests wait on it after a hash change).
     document.getElementById("main")?.setAttribute("data-hash", location.hash);

@@ -41,6 +41,11 @@ function sideBySide(r: ReportView, sbs: SideBySide, texts: readonly string[], re
   );
 }
 
+/** Shows request `request` in `view` (what renderReport drew for `r`): the side-by-side prompts only are built again, the tables and charts kept. */
+export function selectRequest(view: HTMLElement, r: ReportView, texts: readonly string[], request: number, go: (hash: string) => void): void {
+  if (r.sideBySide) view.querySelector("#side-by-side")?.replaceWith(sideBySide(r, r.sideBySide, texts, request, go));
+}
+
 export function renderReport(r: ReportView, texts: readonly string[] = [], request = 1, go: (hash: string) => void = () => {}): HTMLElement {
   const main = table(
     ["strategy", "input tokens", "reduction", "peak prompt", "cost vs full", "cost", "cache breaks", "retention", "llm calls", "ms"],
