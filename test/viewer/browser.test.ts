@@ -369,6 +369,9 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     for (const code of ["U+202E", "U+202C", "U+2066", "U+2069", "U+200B", "U+001B"]) expect(codes, code).toContain(code);
     // Program, output, task and the prompt's messages each show them.
     for (const where of [".code.lisp", "[data-view=sent] .msg", "details.task pre"]) expect(await page.locator(`${where} .ctl`).count(), where).toBeGreaterThan(0);
+    // 100,000 of them in one text: the first are marked, the rest written as codes in the text, not one element each.
+    expect(await page.locator("#app .ctl").count()).toBeLessThan(2000);
+    expect(text).toContain("[U+200B][U+200B]");
     expect(problems.slice(before)).toEqual([]);
   });
 

@@ -121,7 +121,8 @@ export function hostileTraceJson(): string {
     reply,
     program,
     status: "ok",
-    prints: [hostile],
+    // A tool's output of 100,000 zero-width spaces: each marked as an element, the page would hold as many.
+    prints: [hostile, "\u200B".repeat(100_000)],
     toolCalls: [],
     definitions: [],
     memory: [],

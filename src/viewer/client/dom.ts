@@ -12,22 +12,36 @@ type Attrs = Record<string, string | number | boolean | undefined | ((e: Event) 
 const INVISIBLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200B\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
 const HAS_INVISIBLE = new RegExp(INVISIBLE.source);
 
+// A text of nothing but such characters (a hostile tool's output) would be an element each:
+// past this many in one text, the rest are written as codes in the text itself.
+const MAX_MARKS = 200;
+
 /** `s` as a text node, or a fragment with its invisible characters shown as codes (`U+202E`). */
 export function text(s: string): Node {
   if (!HAS_INVISIBLE.test(s)) return document.createTextNode(s);
   const out = document.createDocumentFragment();
+  let plain = "";
   let from = 0;
+  let marks = 0;
   for (const m of s.matchAll(INVISIBLE)) {
-    if (m.index > from) out.appendChild(document.createTextNode(s.slice(from, m.index)));
+    plain += s.slice(from, m.index);
+    from = m.index + 1;
     const code = `U+${m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+    if (marks === MAX_MARKS) {
+      plain += `[${code}]`;
+      continue;
+    }
+    marks++;
+    if (plain !== "") out.appendChild(document.createTextNode(plain));
+    plain = "";
     const mark = document.createElement("span");
     mark.className = "ctl";
     mark.title = `an invisible character (${code}) in the text`;
     mark.textContent = code;
     out.appendChild(mark);
-    from = m.index + 1;
   }
-  if (from < s.length) out.appendChild(document.createTextNode(s.slice(from)));
+  plain += s.slice(from);
+  if (plain !== "") out.appendChild(document.createTextNode(plain));
   return out;
 }
 
