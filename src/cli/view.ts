@@ -38,7 +38,7 @@ export function readInputs(files: readonly string[]): ViewerInput[] {
     if (size > MAX_INPUT_BYTES) throw new ViewerInputError(`${file} is too large to view (${size} bytes; the limit is ${MAX_INPUT_BYTES})`);
     let text: string;
     try {
-      text = readText(file, file);
+      text = readText(file, file, { bytes: MAX_INPUT_BYTES, what: "view" });
     } catch (e) {
       if (e instanceof TextInputError) throw new ViewerInputError(e.message);
       throw new ViewerInputError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);

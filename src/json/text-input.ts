@@ -11,23 +11,33 @@ export class TextInputError extends Error {
   override readonly name = "TextInputError";
 }
 
+/** The most bytes an input may have, and what it is too large for (in the error's words). */
+export interface ReadLimit {
+  bytes: number;
+  what: string;
+}
+
+const AS_TEXT: ReadLimit = { bytes: constants.MAX_STRING_LENGTH, what: "read as text" };
+
 /**
  * The text of the file `path` (named `name` in errors), as decodeText reads it. Read at most one
- * byte past the most a string holds: a device or FIFO without an end (/dev/zero, a stream that
- * never closes) would otherwise be read into memory until the process died. Errors opening or
- * reading the file are thrown as they are, for the command to report.
+ * byte past `limit` (by default the most a string holds): a device or FIFO without an end
+ * (/dev/zero, a stream that never closes) would otherwise be read into memory until the process
+ * died, and it has no size to check first. Errors opening or reading the file are thrown as they
+ * are, for the command to report.
  */
-export function readText(path: string, name: string): string {
+export function readText(path: string, name: string, limit: ReadLimit = AS_TEXT): string {
+  const max = Math.min(limit.bytes, constants.MAX_STRING_LENGTH);
   const fd = openSync(path, "r");
   try {
     // A regular file's size is known: one buffer. Anything else grows as it is read.
     const stat = fstatSync(fd);
-    let buffer = Buffer.allocUnsafe(Math.min(constants.MAX_STRING_LENGTH + 1, stat.isFile() && stat.size > 0 ? stat.size + 1 : 1 << 16));
+    let buffer = Buffer.allocUnsafe(Math.min(max + 1, stat.isFile() && stat.size > 0 ? stat.size + 1 : 1 << 16));
     let length = 0;
     for (;;) {
       if (length === buffer.length) {
-        if (length > constants.MAX_STRING_LENGTH) throw new TextInputError(`${name} is too large to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
-        const grown = Buffer.allocUnsafe(Math.min(constants.MAX_STRING_LENGTH + 1, length * 2));
+        if (length > max) throw new TextInputError(`${name} is too large to ${limit.what} (more than ${max} bytes)`);
+        const grown = Buffer.allocUnsafe(Math.min(max + 1, length * 2));
         buffer.copy(grown, 0, 0, length);
         buffer = grown;
       }
