@@ -123,8 +123,9 @@ export async function runViewCommand(args: string[], io: Io, stopped: () => Prom
     try {
       writeOutput(values.out, page);
     } catch (e) {
+      // The command line was right and the page made: its loss is a failed run (exit 1), as for ptc compare and ptc demo.
       io.stderr.write(`ptc view: cannot write ${values.out} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`);
-      return 2;
+      return 1;
     }
     io.stdout.write(`wrote ${values.out} (${(Buffer.byteLength(page) / 1024).toFixed(1)} KB)\n`);
     return 0;

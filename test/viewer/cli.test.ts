@@ -62,6 +62,13 @@ describe("ptc view --out", () => {
     expect(existsSync(join(process.cwd(), "-"))).toBe(false);
   });
 
+  it.skipIf(!existsSync("/dev/full"))("exits 1, as every command whose output is lost does, when the page cannot be written (a full disk), not 2 as for a usage error", async () => {
+    const run = file("recovery-full.json", await savedExample("recovery"));
+    const t = io();
+    expect(await runViewCommand([run, "--out", "/dev/full"], t.io)).toBe(1);
+    expect(t.out.stderr).toBe("ptc view: cannot write /dev/full (ENOSPC)\n");
+  });
+
   it("exits 2 with a clear message on a malformed, unknown, missing or oversized file, writing nothing", async () => {
     const out = join(dir, "never.html");
     const cases: Array<[string, RegExp]> = [
