@@ -1,5 +1,8 @@
 // `ptc demo --live` picks Anthropic when ANTHROPIC_API_KEY is set: a fake Messages API on
 // 127.0.0.1 answers with the example's script and checks what the demo sends.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { findExample, type Example } from "../examples/index.js";
 import { runDemoCommand } from "../src/cli/demo.js";
@@ -50,6 +53,25 @@ describe("ptc demo --live with ANTHROPIC_API_KEY", () => {
     // 3 x (100 + 500 written) + (0 + 400 + 800) read = 3,000 in, 1,200 of them cached.
     expect(out).toContain("Tokens: 3,000 in (1,200 cached) / 150 out over 3 LLM requests\n");
     expect(out).toContain("Matches the expected answer.");
+  });
+
+  it("lays the compressed history out for Anthropic's breakpoint cache (the client's cacheModel reaches the run), recording or not", async () => {
+    vi.stubEnv("ANTHROPIC_API_KEY", "sk-ant-local");
+    vi.stubEnv("ANTHROPIC_BASE_URL", origin);
+    vi.stubEnv("ANTHROPIC_MODEL", "claude-fake");
+    const dir = mkdtempSync(join(tmpdir(), "ptc-anthropic-"));
+    try {
+      for (const extra of [[], ["--record", join(dir, "rec.jsonl")]]) {
+        next = 0;
+        const trace = join(dir, "run.json");
+        const { code } = await capture(() => runDemoCommand(["reviews", "--live", "--compress", "--trace-out", trace, ...extra]));
+        expect(code).toBe(0);
+        const saved = JSON.parse(readFileSync(trace, "utf8")) as { trace: { settings?: { view?: { cacheModel?: string } } } };
+        expect(saved.trace.settings?.view?.cacheModel, extra.join(" ")).toBe("breakpoint");
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("says to set ANTHROPIC_MODEL when the key is there but no model", async () => {

@@ -89,6 +89,7 @@ function settling(llm: Llm): { llm: Llm; settled: () => Promise<void> } {
   return {
     llm: {
       name: llm.name,
+      ...cacheModelOf(llm),
       complete(request) {
         const call = llm.complete(request);
         const ended: Promise<void> = call.then(
@@ -108,10 +109,14 @@ function settling(llm: Llm): { llm: Llm; settled: () => Promise<void> } {
 /** Plain-data comparison: key order and null-prototype objects do not matter. */
 const sameData = (a: unknown, b: unknown): boolean => isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? null)), JSON.parse(JSON.stringify(b ?? null)));
 
+/** A wrapper keeps the client's cache model: without it a compressed history is laid out for a token-prefix cache whatever the provider (Anthropic's is a breakpoint one). */
+const cacheModelOf = (llm: Llm): Pick<Llm, "cacheModel"> => (llm.cacheModel === undefined ? {} : { cacheModel: llm.cacheModel });
+
 /** Tells the user which turn the (slow) live model is on. */
 function announcing(llm: Llm): Llm {
   return {
     name: llm.name,
+    ...cacheModelOf(llm),
     complete(request) {
       process.stderr.write(`… turn ${request.turn ?? "?"}: waiting for ${llm.name}\n`);
       return llm.complete(request);

@@ -61,6 +61,8 @@ export function recordingLlm(inner: Llm, file: string, options: RecordingOptions
 
   return {
     name: inner.name,
+    // What the agent lays a compressed history out for: the recorded client's cache, not a guess.
+    ...(inner.cacheModel === undefined ? {} : { cacheModel: inner.cacheModel }),
     async complete(request) {
       // Nothing to record for a request no client can send: the inner client's own check says so.
       if (requestProblem(inner.name, request) !== undefined) return inner.complete(request);
