@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { redactConfig, redactUrl } from "./config.js";
 import { parseRequest, summarizerLlm } from "./chat.js";
 import type { AnthropicRequest } from "./anthropic.js";
-import type { ChatRequest } from "./request.js";
+import { bodyText, type ChatRequest } from "./request.js";
 import type { ResponsesRequest } from "./responses.js";
 import { readBody, sendJson, type ProxyContext } from "./context.js";
 import { sendError, sendStoreUnavailable } from "./errors.js";
@@ -60,8 +60,13 @@ async function jsonBody(ctx: ProxyContext, req: IncomingMessage, res: ServerResp
     sendError(res, 413, "the request body is too large", "invalid_request_error", "body_too_large");
     return undefined;
   }
+  const decoded = bodyText(raw);
+  if (!decoded.ok) {
+    sendError(res, 400, decoded.error, "invalid_request_error", "invalid_json");
+    return undefined;
+  }
   try {
-    return JSON.parse(raw.length === 0 ? "{}" : raw.toString("utf8"));
+    return JSON.parse(raw.length === 0 ? "{}" : decoded.text);
   } catch (e) {
     sendError(res, 400, `the request body is not valid JSON (${(e as Error).message})`, "invalid_request_error", "invalid_json");
     return undefined;

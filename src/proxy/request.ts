@@ -25,15 +25,24 @@ export type ParsedRequest = { ok: true; request: ChatRequest } | { ok: false; er
 // A byte-order mark is kept, so JSON.parse refuses it as before (the body may be forwarded as it came).
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/** A request body as a JSON object, or the 400 to answer; every API's parser starts here. */
-export function parseJsonObject(raw: Buffer): { ok: true; body: Record<string, unknown> } | { ok: false; error: string } {
-  let text: string;
+/**
+ * A request body's text, or why it is not UTF-8 (the first bad byte by line and column). Read
+ * loosely, a Latin-1 "Zürich" became "Z\uFFFDrich" in every body the proxy rewrites (a stream's
+ * stream_options, a compaction) and in every setting an admin update writes.
+ */
+export function bodyText(raw: Buffer): { ok: true; text: string } | { ok: false; error: string } {
   try {
-    text = STRICT_UTF8.decode(raw);
+    return { ok: true, text: STRICT_UTF8.decode(raw) };
   } catch {
-    // Read loosely, a Latin-1 "Zürich" became "Z\uFFFDrich" in every body the proxy rewrites (a stream's stream_options, a compaction).
     return { ok: false, error: `the request body is not UTF-8: ${whereInvalid(raw)}` };
   }
+}
+
+/** A request body as a JSON object, or the 400 to answer; every API's parser starts here. */
+export function parseJsonObject(raw: Buffer): { ok: true; body: Record<string, unknown> } | { ok: false; error: string } {
+  const decoded = bodyText(raw);
+  if (!decoded.ok) return decoded;
+  const text = decoded.text;
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -173,6 +173,15 @@ describe("proxy admin, health and state", () => {
     expect(x.proxy.context.config.current).toEqual({ ...before, idleTtlSeconds: 60 });
   });
 
+  it("refuses an update that is not UTF-8, saying where, and changes nothing (a Latin-1 conversation id was stored as \"Z\\uFFFDrich\")", async () => {
+    const x = await start();
+    const before = structuredClone(x.proxy.context.config.current);
+    const res = await fetch(`${x.proxy.url}/ext/context_compaction/config`, { method: "POST", headers: { "content-type": "application/json", ...auth }, body: Buffer.from('{"conversations":{"Z\xfcrich":{"disabled":true}}}', "latin1") });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toBe("the request body is not UTF-8: byte 0xFC at line 1, column 21");
+    expect(x.proxy.context.config.current).toEqual(before);
+  });
+
   it("says where a config file is not JSON without quoting it: the text around the mistake may be a key", () => {
     const secret = "sk-live-Q7vX2mP9rT4w";
     const file = join(tempDir(), "config.json");
