@@ -2,7 +2,7 @@
 // file, a mocked object) with the wrong thing: each says which function and which argument, and
 // what it got, instead of the engine's "Cannot read properties of null" from somewhere inside.
 import { describe, expect, it } from "vitest";
-import { compressionReport, countTokens, messageText, modelPrice, openaiLlm, anthropicLlm, aiSdkLlm, promptTokens, recordingLlm, renderTable, replayLlm, scriptedLlm } from "../src/index.js";
+import { compact, compareStrategies, pureStrategy, StrategyRegistry, compressionReport, countTokens, messageText, modelPrice, openaiLlm, anthropicLlm, aiSdkLlm, promptTokens, recordingLlm, renderTable, replayLlm, scriptedLlm } from "../src/index.js";
 
 const { proxy: revoked, revoke } = Proxy.revocable({}, {});
 revoke();
@@ -44,6 +44,13 @@ const ROWS: ReadonlyArray<{ call: string; run: (x: unknown) => unknown; names: s
   { call: "promptTokens([message])", run: (x) => promptTokens([x as never]), names: "promptTokens: messages[0]" },
   { call: "compressionReport(trace)", run: (x) => compressionReport(x as never, { maxTurns: 5 }, {} as never), names: "compressionReport: trace" },
   { call: "renderTable(report)", run: (x) => renderTable(x as never), names: "renderTable: report" },
+  { call: "compact(messages)", run: (x) => compact(x as never, "full"), names: "compaction: messages" },
+  { call: "compact(messages, strategy)", run: (x) => compact([], x as never), names: "compaction: strategy" },
+  { call: "pureStrategy(definition)", run: (x) => pureStrategy(x as never), names: "pureStrategy: definition" },
+  { call: "new StrategyRegistry(definitions)", run: (x) => new StrategyRegistry(x as never), names: "StrategyRegistry: definitions", optional: true },
+  { call: "new StrategyRegistry([definition])", run: (x) => new StrategyRegistry([x as never]), names: "StrategyRegistry: definitions[0]" },
+  { call: "compareStrategies(transcripts)", run: (x) => compareStrategies(x as never, [], { models: [] } as never), names: "compareStrategies: transcripts" },
+  { call: "compareStrategies(transcripts, strategies, options)", run: (x) => compareStrategies([], [], x as never), names: "compareStrategies: options" },
 ];
 
 /** The engine's words for a bad read, which must not reach the host. */

@@ -2,6 +2,7 @@
 import type { ChatMessage, Llm, ToolCall } from "../llm/types.js";
 import { resolveStrategy, type StrategyRegistry, type StrategySpec } from "./registry.js";
 import type { CompactionResult, Conversation, Json, Strategy } from "./types.js";
+import { isArrayArg, mustBe } from "../llm/args.js";
 
 export interface CompactOptions<R = unknown> {
   /** The state a previous call returned; omitted for a conversation the strategy has not seen. */
@@ -58,7 +59,7 @@ export function messageProblem(m: unknown): { field: string; problem: string } |
 
 /** Checks the shape of the messages, so bad input fails with a clear message instead of deep inside a strategy. */
 export function checkMessages(messages: unknown): asserts messages is ChatMessage[] {
-  if (!Array.isArray(messages)) throw new TypeError("compaction: messages must be an array of chat messages");
+  if (!isArrayArg(messages)) throw new TypeError(mustBe("compaction: messages", "an array of chat messages", messages));
   messages.forEach((m: unknown, i) => {
     const p = messageProblem(m);
     if (p !== undefined) throw new TypeError(`compaction: message ${i} ${p.problem}`);

@@ -14,6 +14,7 @@ import { costTriggerStrategy } from "./strategies/cost-trigger.js";
 import { observationMaskingStrategy } from "./strategies/observation-masking.js";
 import { maskThenSummarizeStrategy } from "./strategies/mask-then-summarize.js";
 import type { Json, Strategy } from "./types.js";
+import { isArrayArg, isObjectArg, mustBe } from "../llm/args.js";
 
 /** A strategy by name and options, as configuration files and traces carry it. */
 export interface StrategySpec {
@@ -39,8 +40,10 @@ export class StrategyRegistry {
   private readonly definitions: ReadonlyMap<string, AnyDefinition>;
 
   constructor(definitions: readonly AnyDefinition[] = []) {
+    if (!isArrayArg(definitions)) throw new TypeError(mustBe("StrategyRegistry: definitions", "an array of strategy definitions", definitions));
     const map = new Map<string, AnyDefinition>();
-    for (const d of definitions) {
+    for (const [i, d] of definitions.entries()) {
+      if (!isObjectArg(d) || typeof d.name !== "string") throw new TypeError(mustBe(`StrategyRegistry: definitions[${i}]`, "a strategy definition with a name", d));
       if (!/^[a-z][a-z0-9-]*$/.test(d.name)) throw new Error(`compaction: strategy name "${d.name}" must be lowercase words joined by dashes`);
       if (map.has(d.name)) throw new Error(`compaction: a strategy named "${d.name}" is already registered`);
       map.set(d.name, d);
@@ -63,8 +66,10 @@ export class StrategyRegistry {
 
   /** Builds a strategy by name; unknown names and invalid options fail with a message naming what is wrong. */
   create(spec: StrategySpec | string): Strategy {
+    if (typeof spec !== "string" && !isObjectArg(spec)) throw new TypeError(mustBe("compaction: strategy", "a strategy, its name or { name, options }", spec));
     const { name, options = {} } = typeof spec === "string" ? { name: spec } : spec;
     const definition = this.definitions.get(name);
+    if (definition === undefined && typeof name === "string" && name.length > MAX_NAME) throw new Error(mustBe("compaction: strategy", `a strategy's name (known: ${this.names().join(", ")})`, name));
     if (definition === undefined) throw new Error(`compaction: unknown strategy "${String(name)}" (known: ${this.names().join(", ")})`);
     const parsed = definition.schema.safeParse(options ?? {});
     if (!parsed.success) throw new Error(`compaction: invalid options for strategy "${name}":\n${z.prettifyError(parsed.error)}`);
@@ -80,6 +85,9 @@ export class StrategyRegistry {
 /** The strategies for any chat history (the interpreter-aware one is added above, in src/history). */
 export const compactionStrategies = new StrategyRegistry([fullStrategy, slidingWindowStrategy, recapStrategy, rollingSummaryStrategy, usageRatioStrategy, goalBoundaryStrategy, costTriggerStrategy, observationMaskingStrategy, maskThenSummarizeStrategy]);
 
+/** Longer than any strategy's name: not quoted back in an error. */
+const MAX_NAME = 100;
+
 /** An instance as it is, or a name or spec built from `registry`. */
 export function resolveStrategy(strategy: Strategy | StrategySpec | string, registry: StrategyRegistry = compactionStrategies): Strategy {
   return isStrategy(strategy) ? strategy : registry.create(strategy);
@@ -87,7 +95,7 @@ export function resolveStrategy(strategy: Strategy | StrategySpec | string, regi
 
 /** Whether `x` is a built strategy (it projects), not a name or a spec. */
 export function isStrategy(x: Strategy | StrategySpec | string): x is Strategy {
-  return typeof x === "object" && x !== null && "project" in x && typeof x.project === "function";
+  return isObjectArg(x) && "project" in x && typeof x.project === "function";
 }
 
 /** Builds a strategy from `registry` (default: the generic compaction strategies). */

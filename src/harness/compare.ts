@@ -95,6 +95,9 @@ export async function checkStrategies(strategies: ReadonlyArray<StrategySpec | s
 }
 
 export async function compareStrategies(transcripts: readonly Transcript[], strategies: ReadonlyArray<StrategySpec | string>, options: CompareOptions): Promise<CompareReport> {
+  if (!isArrayArg(transcripts)) throw new TypeError(mustBe("compareStrategies: transcripts", "an array of transcripts (loadTranscripts' result)", transcripts));
+  if (!isArrayArg(strategies)) throw new TypeError(mustBe("compareStrategies: strategies", "an array of strategy names or specs", strategies));
+  if (!isObjectArg(options)) throw new TypeError(mustBe("compareStrategies: options", "an object of options ({ models })", options));
   await checkStrategies(strategies, options.llm);
   const specs: Measured[] = [...(strategies.some((s) => nameOf(s) === "full") ? [] : ["full"]), ...strategies, ...BASELINES];
   const total = specs.length * transcripts.length;

@@ -6,6 +6,7 @@ import type { ChatMessage } from "../../llm/types.js";
 import type { StrategyDefinition } from "../registry-types.js";
 import { clock, finish } from "../result.js";
 import type { CompactionContext, CompactionEvent, Json } from "../types.js";
+import { isObjectArg, mustBe } from "../../llm/args.js";
 
 export interface PureStrategy<O extends Record<string, Json>> {
   readonly name: string;
@@ -23,6 +24,7 @@ export interface PureStrategy<O extends Record<string, Json>> {
 
 /** A registrable strategy from its rewrite; it keeps no state and calls no model. */
 export function pureStrategy<O extends Record<string, Json>>(def: PureStrategy<O>): StrategyDefinition<O> {
+  if (!isObjectArg(def)) throw new TypeError(mustBe("pureStrategy: definition", "an object with name, schema and project", def));
   const breakpoints = def.cacheBreakpoints;
   return {
     name: def.name,
