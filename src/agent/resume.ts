@@ -15,6 +15,7 @@ import type { View, ViewOptions } from "../history/view.js";
 import { againOptions, evaluate, type EvaluateOptions, holdsFunction, type Memory, type MemoryEntry, ours, print, type Value } from "../lisp/index.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import type { Llm, LlmRequest, LlmResponse } from "../llm/types.js";
+import { isObjectArg, mustBe } from "../llm/args.js";
 import { withTurnMode } from "./prompt/system.js";
 import { firstTurnLine } from "./prompt/task.js";
 import { approvalId, type ApprovalDecision, type ApprovalSetup } from "./approval.js";
@@ -48,6 +49,9 @@ const withdraws = (agent: Agent): boolean => Object.keys(agent.tools).length > 0
  * which `restoreMemory` reports; a resumed run does not need it (it replays the turns).
  */
 export function saveMemory(memory: Memory): SavedDefinition[] {
+  if (!isObjectArg(memory) || typeof (memory as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== "function") {
+    throw new TypeError(mustBe("saveMemory: memory", "a run's memory (the Map EvalResult.memory and Step.memory hold)", memory));
+  }
   const out: SavedDefinition[] = [];
   for (const [name, entry] of memory) {
     const d: SavedDefinition = { name, kind: holdsFunction(entry.value) ? "function" : "value" };

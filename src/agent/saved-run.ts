@@ -4,6 +4,7 @@
 import { encodeTrace, numberReplacer, TRACE_VERSION, unsavable } from "../trace/serialize.js";
 import { parseSavedRun } from "../trace/saved-run.js";
 import type { RunTrace } from "../trace/trace.js";
+import { isObjectArg, kindOf } from "../llm/args.js";
 import type { AgentFailure } from "./errors.js";
 import { hiddenOutcome } from "../trace/redact.js";
 import type { RunUsage, Step } from "./types.js";
@@ -39,7 +40,7 @@ export function runToJson(step: Step, indent?: number): string {
 
 /** What a value an untyped host passed as a Step is instead (a step not awaited, say), or null: reading it would fail with a bare TypeError. */
 export function notStep(x: unknown): string | null {
-  if (typeof x !== "object" || x === null) return `got ${x === null ? "null" : typeof x}`;
+  if (!isObjectArg(x)) return `got ${kindOf(x)}`;
   if (typeof (x as { then?: unknown }).then === "function") return "got a Promise: await SubAgent.run first";
   const { ok, trace } = x as Partial<Record<keyof Step, unknown>>;
   if (typeof ok !== "boolean" || typeof trace !== "object" || trace === null || !Array.isArray((trace as { turns?: unknown }).turns)) return "got an object that is not one";

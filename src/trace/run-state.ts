@@ -8,6 +8,7 @@ import type { Origin } from "../lisp/index.js";
 import { jsonSyntaxError } from "../json/json-error.js";
 import { encodeTrace, numberReplacer, numberReviver, traceFromJson, unsavable } from "./serialize.js";
 import type { RunTrace } from "./trace.js";
+import { isObjectArg, kindOf } from "../llm/args.js";
 import { viewOptionsSchema, type ViewOptions } from "./view-settings.js";
 
 /** A tool call waiting for the host's decision. Plain data: it survives JSON as it is. */
@@ -128,7 +129,7 @@ const runStateSchema = z.object({
 export function notRunState(x: unknown, who: string): string | null {
   if (typeof x === "string") return `${who} expects a RunState object, got its JSON text: read it with runStateFromJson first`;
   const expects = `${who} expects a RunState (saveRun's result, a paused step's state, or runStateFromJson's), got`;
-  if (typeof x !== "object" || x === null) return `${expects} ${x === null ? "null" : typeof x}`;
+  if (!isObjectArg(x)) return `${expects} ${kindOf(x)}`;
   const { format, trace, outcome } = x as Partial<Record<keyof RunState, unknown>>;
   if (format !== RUN_STATE_FORMAT) return `${expects} an object without its format`;
   if (typeof outcome !== "object" || outcome === null || typeof trace !== "object" || trace === null || !Array.isArray((trace as { turns?: unknown }).turns)) return `${expects} an object without its trace and outcome`;

@@ -7,6 +7,7 @@
 // marker standing for the first k messages of the turn before, and are expanded on load.
 import { z } from "zod";
 import type { RunTrace } from "./trace.js";
+import { isObjectArg, kindOf } from "../llm/args.js";
 import { viewOptionsSchema } from "./view-settings.js";
 import { jsonSyntaxError } from "../json/json-error.js";
 
@@ -325,7 +326,7 @@ export function traceToJson(trace: RunTrace, indent?: number): string {
 
 /** What a value an untyped host passed as a trace is instead (the whole Step, say), or null. */
 function notTrace(x: unknown): string | null {
-  if (typeof x !== "object" || x === null) return `got ${x === null ? "null" : typeof x}`;
+  if (!isObjectArg(x)) return `got ${kindOf(x)}`;
   const { turns, trace } = x as { turns?: unknown; trace?: unknown };
   // A Step has turns too.
   if (typeof trace === "object" && trace !== null) return "got a Step: pass its trace";

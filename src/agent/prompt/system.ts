@@ -9,6 +9,7 @@ import type { Tool } from "../tools.js";
 import { languageReference } from "./reference.js";
 import { shapeOf } from "./shape.js";
 import { fill, template } from "../../llm/templates.js";
+import { isObjectArg, mustBe } from "../../llm/args.js";
 
 /** The part of an agent the system prompt depends on. */
 export interface PromptAgent {
@@ -73,5 +74,6 @@ export function outputSection(output: z.ZodType | undefined): string {
 
 /** The whole system prompt of an agent under a history view. Pure: the same agent and view always give the same bytes. */
 export function systemPrompt(agent: PromptAgent, view: HistoryView = "full"): string {
+  if (!isObjectArg(agent) || !isObjectArg(agent.tools)) throw new TypeError(mustBe("systemPrompt: agent", "an agent made by SubAgent.create (with tools and maxTurns)", agent));
   return staticPrompt(agent.maxTurns > 1, view) + "\n\n" + fill(template("agent"), { tools: toolsSection(agent.tools), output: outputSection(agent.output) });
 }
