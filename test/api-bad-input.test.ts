@@ -2,7 +2,7 @@
 // file, a mocked object) with the wrong thing: each says which function and which argument, and
 // what it got, instead of the engine's "Cannot read properties of null" from somewhere inside.
 import { describe, expect, it } from "vitest";
-import { saveMemory, systemPrompt, traceToJson, runToJson, compact, compareStrategies, pureStrategy, StrategyRegistry, compressionReport, countTokens, messageText, modelPrice, openaiLlm, anthropicLlm, aiSdkLlm, promptTokens, recordingLlm, renderTable, replayLlm, scriptedLlm } from "../src/index.js";
+import { SubAgent, tool, saveMemory, systemPrompt, traceToJson, runToJson, compact, compareStrategies, pureStrategy, StrategyRegistry, compressionReport, countTokens, messageText, modelPrice, openaiLlm, anthropicLlm, aiSdkLlm, promptTokens, recordingLlm, renderTable, replayLlm, scriptedLlm } from "../src/index.js";
 
 const { proxy: revoked, revoke } = Proxy.revocable({}, {});
 revoke();
@@ -44,6 +44,9 @@ const ROWS: ReadonlyArray<{ call: string; run: (x: unknown) => unknown; names: s
   { call: "promptTokens([message])", run: (x) => promptTokens([x as never]), names: "promptTokens: messages[0]" },
   { call: "compressionReport(trace)", run: (x) => compressionReport(x as never, { maxTurns: 5 }, {} as never), names: "compressionReport: trace" },
   { call: "renderTable(report)", run: (x) => renderTable(x as never), names: "renderTable: report" },
+  { call: "SubAgent.create(definition)", run: (x) => SubAgent.create(x as never), names: "SubAgent.create expects a definition object" },
+  { call: "SubAgent.run(agent)", run: (x) => SubAgent.run(x as never, { llm: llm() }), names: "SubAgent.run expects an agent made by SubAgent.create" },
+  { call: "tool(definition)", run: (x) => tool(x as never), names: "tool() expects a definition object" },
   { call: "systemPrompt(agent)", run: (x) => systemPrompt(x as never), names: "systemPrompt: agent" },
   { call: "saveMemory(memory)", run: (x) => saveMemory(x as never), names: "saveMemory: memory" },
   { call: "traceToJson(trace)", run: (x) => traceToJson(x as never), names: "traceToJson expects a RunTrace" },

@@ -1,6 +1,7 @@
 // SubAgent.create: an agent definition checked once and frozen.
 import { z } from "zod";
 import { AgentDefinitionError } from "./errors.js";
+import { isObjectArg, kindOf } from "../llm/args.js";
 import { checkInheritable, DEFAULTS, pickInheritable } from "./options.js";
 import type { HistoryView } from "../history/legend.js";
 import { systemPrompt } from "./prompt/system.js";
@@ -11,7 +12,7 @@ export function create<O extends z.ZodType | undefined = undefined>(def: AgentDe
   const fail = (message: string): never => {
     throw new AgentDefinitionError(message);
   };
-  if (typeof def !== "object" || def === null) fail("SubAgent.create expects a definition object");
+  if (!isObjectArg(def)) fail(`SubAgent.create expects a definition object, got ${kindOf(def)}`);
   if (typeof def.prompt !== "string" || def.prompt.trim() === "") fail("an agent needs a prompt (its mission)");
   const maxTurns = def.maxTurns ?? DEFAULTS.maxTurns;
   if (!Number.isInteger(maxTurns) || maxTurns < 1 || maxTurns > 1000) fail(`maxTurns must be an integer from 1 to 1000, got ${String(def.maxTurns)}`);
@@ -36,7 +37,7 @@ export function create<O extends z.ZodType | undefined = undefined>(def: AgentDe
 }
 
 export function isAgent(x: unknown): x is Agent {
-  return typeof x === "object" && x !== null && (x as Partial<Agent>)[AGENT] === true;
+  return isObjectArg(x) && (x as Partial<Agent>)[AGENT] === true;
 }
 
 const systemPrompts = new WeakMap<Agent, Partial<Record<HistoryView, string>>>();

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { hiddenName, hidePlaceholders, placeholders } from "./prompt/task.js";
 import { create, isAgent } from "./definition.js";
+import { kindOf } from "../llm/args.js";
 import { AgentDefinitionError } from "./errors.js";
 import { hiddenOutcome } from "../trace/redact.js";
 import { eventQueue, type AgentEvent, type AgentStream } from "./events.js";
@@ -31,7 +32,7 @@ export type {
 
 /** Runs an agent to the end. Never throws: every ending is a Step with the trace so far. */
 async function runTop<O extends z.ZodType | undefined>(agent: Agent<O>, options: RunOptions): Promise<Step<OutputOf<O>>> {
-  if (!isAgent(agent)) throw new AgentDefinitionError("SubAgent.run expects an agent made by SubAgent.create");
+  if (!isAgent(agent)) throw new AgentDefinitionError(`SubAgent.run expects an agent made by SubAgent.create, got ${kindOf(agent)}`);
   return (await runAgent(agent as Agent, options ?? {}, null, { save: (step) => saveRun(step, agent as Agent), decisions: new Map(), replayedTurns: 0 })) as Step<OutputOf<O>>;
 }
 

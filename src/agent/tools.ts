@@ -5,6 +5,7 @@ import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { boxed, MAX_TIMER_MS, ours, type ToolCallInfo, type ToolSpec, ToolTimeout } from "../lisp/index.js";
 import { maskSecrets } from "../llm/retry.js";
+import { isObjectArg, kindOf } from "../llm/args.js";
 import type { ApprovalGate, NeedsApproval } from "./approval.js";
 import { AgentDefinitionError, describeIssues, shortMessage } from "./errors.js";
 import type { RunScope } from "./types.js";
@@ -81,7 +82,7 @@ function positive(name: string, v: number | undefined, allowInfinity: boolean): 
 
 /** Declares a tool. Its result crosses into the program as plain data (maps get keyword keys). */
 export function tool<I extends ToolInput = z.ZodObject<Record<never, never>>, O extends z.ZodType | undefined = undefined>(def: ToolDefinition<I, O>): Tool<I, O> {
-  if (typeof def !== "object" || def === null) throw new AgentDefinitionError("tool() expects a definition object");
+  if (!isObjectArg(def)) throw new AgentDefinitionError(`tool() expects a definition object, got ${kindOf(def)}`);
   if (typeof def.description !== "string" || def.description.trim() === "") throw new AgentDefinitionError("a tool needs a description (what it does, for the prompt)");
   if (typeof def.run !== "function") throw new AgentDefinitionError("a tool needs a run(args, signal) function");
   if (def.input !== undefined && !(def.input instanceof z.ZodObject)) throw new AgentDefinitionError("a tool's input must be a z.object({...}) schema");
