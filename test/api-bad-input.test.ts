@@ -2,7 +2,7 @@
 // file, a mocked object) with the wrong thing: each says which function and which argument, and
 // what it got, instead of the engine's "Cannot read properties of null" from somewhere inside.
 import { describe, expect, it } from "vitest";
-import { SubAgent, tool, saveMemory, systemPrompt, traceToJson, runToJson, compact, compareStrategies, pureStrategy, StrategyRegistry, compressionReport, countTokens, messageText, modelPrice, openaiLlm, anthropicLlm, aiSdkLlm, promptTokens, recordingLlm, renderTable, replayLlm, scriptedLlm } from "../src/index.js";
+import { loadTranscripts, SubAgent, tool, saveMemory, systemPrompt, traceToJson, runToJson, compact, compareStrategies, pureStrategy, StrategyRegistry, compressionReport, countTokens, messageText, modelPrice, openaiLlm, anthropicLlm, aiSdkLlm, promptTokens, recordingLlm, renderTable, replayLlm, scriptedLlm } from "../src/index.js";
 
 const { proxy: revoked, revoke } = Proxy.revocable({}, {});
 revoke();
@@ -56,6 +56,7 @@ const ROWS: ReadonlyArray<{ call: string; run: (x: unknown) => unknown; names: s
   { call: "pureStrategy(definition)", run: (x) => pureStrategy(x as never), names: "pureStrategy: definition" },
   { call: "new StrategyRegistry(definitions)", run: (x) => new StrategyRegistry(x as never), names: "StrategyRegistry: definitions", optional: true },
   { call: "new StrategyRegistry([definition])", run: (x) => new StrategyRegistry([x as never]), names: "StrategyRegistry: definitions[0]" },
+  { call: "loadTranscripts(file)", run: (x) => loadTranscripts(x as never), names: "loadTranscripts: file" },
   { call: "compareStrategies(transcripts)", run: (x) => compareStrategies(x as never, [], { models: [] } as never), names: "compareStrategies: transcripts" },
   { call: "compareStrategies(transcripts, strategies, options)", run: (x) => compareStrategies([], [], x as never), names: "compareStrategies: options" },
 ];
@@ -67,7 +68,7 @@ describe("a public function given the wrong thing says which argument and what i
   for (const row of ROWS) {
     for (const [label, value, got] of row.optional ? BAD : [UNDEFINED, ...BAD]) {
       // A huge string where a string is wanted is no bad value.
-      if (label === "a huge string" && (row.call === "countTokens(text)" || row.call === "replayLlm(source)" || row.call === "recordingLlm(inner, file)")) continue;
+      if (label === "a huge string" && ["countTokens(text)", "replayLlm(source)", "recordingLlm(inner, file)", "loadTranscripts(file)"].includes(row.call)) continue;
       it(`${row.call} with ${label}`, async () => {
         let error: unknown;
         try {
@@ -83,6 +84,11 @@ describe("a public function given the wrong thing says which argument and what i
       });
     }
   }
+
+  // readFileSync takes a number for a file descriptor: 0 is standard input, which a server's never closes.
+  it("loadTranscripts(0) does not read standard input", () => {
+    expect(() => loadTranscripts(0 as never)).toThrow("loadTranscripts: file must be a file name, got a number");
+  });
 
   it("modelPrice names its argument when it is not a model name", () => {
     for (const [, value, got] of BAD.filter(([label]) => label !== "a huge string" && label !== "null")) {

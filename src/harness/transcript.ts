@@ -10,6 +10,7 @@ import { runTranscript } from "./run-transcript.js";
 import { jsonSyntaxProblem } from "../json/json-error.js";
 import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeepAt } from "../json/depth.js";
 import { messageProblem } from "../compaction/compact.js";
+import { mustBe } from "../llm/args.js";
 
 // A message is what compact() takes (its one check, messageProblem); exported conversations
 // carry more (audio, annotations...), which is kept and never counted; a refusal is the reply's
@@ -164,6 +165,8 @@ function asChatMessage(raw: unknown): ChatMessage {
 }
 
 export function loadTranscripts(file: string, limit = Infinity): Transcript[] {
+  // A number is a file descriptor to readFileSync: 0 would read standard input, and wait for it.
+  if (typeof file !== "string") throw new TypeError(mustBe("loadTranscripts: file", "a file name", file));
   let text: string;
   try {
     text = readFileSync(file, "utf8");
