@@ -3,7 +3,9 @@
 // and the tool would get one of the two values without a word. (A program's result keeps
 // both in its \`lisp\` value; its host \`value\` keeps the last.)
 import { describe, expect, it } from "vitest";
+import { hash } from "ptc-immutable";
 import { evaluate } from "../../src/lisp/evaluate.js";
+import { keyword } from "../../src/lisp/values.js";
 
 describe("map keys that are one key for the host", () => {
   it("a tool is not called with arguments that would lose one of two such keys, in both modes", async () => {
@@ -44,5 +46,29 @@ describe("map keys that are one key for the host", () => {
       expect(r.ok && r.value, isolation).toBe(2);
       expect(r.toolCalls[0].result, isolation).toEqual({ "1": "str" });
     }
+  });
+});
+
+// Immutable's string hash (h*31 + c) gives "Aa" and "BB" one hash, and so every name made of such
+// pairs: a host map of 16,384 of them as keys took 4.5 s to read, every key searched one by one
+// among the others of its hash (282 ms for as many ordinary keys). Keywords hash their own way.
+describe("keyword keys a host crafts to collide", () => {
+  const crafted = (bits: number): string[] =>
+    Array.from({ length: 1 << bits }, (_, i) => Array.from({ length: bits }, (_, b) => ((i >> b) & 1 ? "Aa" : "BB")).join(""));
+
+  it("names that collide under Java's string hash do not collide as keywords", () => {
+    const names = crafted(12);
+    expect(new Set(names.map((n) => hash(n))).size).toBe(1);
+    expect(new Set(names.map((n) => keyword(n).hashCode())).size).toBe(names.length);
+    // Still one hash for equal keywords, interned or not.
+    const long = "k".repeat(100);
+    expect(keyword(long) === keyword(long)).toBe(false);
+    expect(keyword(long).hashCode()).toBe(keyword(long).hashCode());
+  });
+
+  it("a context map of such keys reads as a map of as many keys", async () => {
+    const names = crafted(12);
+    const r = await evaluate("[(count data/m) (get data/m (keyword (first (keys data/m))))]", { ctx: { m: Object.fromEntries(names.map((n, i) => [n, i])) } });
+    expect(r.ok ? r.value : r.error).toEqual([names.length, expect.any(Number)]);
   });
 });
