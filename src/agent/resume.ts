@@ -25,7 +25,7 @@ import { AgentDefinitionError, describeIssues } from "./errors.js";
 import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type HistoryStrategy } from "./history.js";
 import { errorText, runAgent } from "./loop.js";
 import { hiddenOutcome, showHidden } from "../trace/redact.js";
-import { heldResult, holdResult, replayResult } from "../trace/record.js";
+import { heldResult, holdResult, replayAnswer } from "../trace/record.js";
 import type { Agent, RunOptions, Step } from "./types.js";
 import { claimRecord, ownOnly, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
 import type { ToolCallTrace, Turn } from "../trace/trace.js";
@@ -110,7 +110,7 @@ export function saveRun(step: Step, agent: Agent, options: SaveOptions = {}): Ru
   trace.turns.forEach((t, i) =>
     t.toolCalls.forEach((c, call) => {
       const held = heldResult(c);
-      if (held !== undefined) hiddenResults.push({ turn: i + 1, call, result: held.result });
+      if (held !== undefined) hiddenResults.push(held.whole ? { turn: i + 1, call, result: held.result, whole: true } : { turn: i + 1, call, result: held.result });
     }),
   );
   if (hiddenResults.length > 0) state.hiddenResults = hiddenResults;
@@ -205,10 +205,10 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
   if (state.outcome.reason === "failed") throw new ResumeError(`the saved run ended with (fail ...): ${state.outcome.message}`);
   const saved = state.trace.turns;
   const cut = cutTurn(state);
-  for (const { turn, call, result } of state.hiddenResults ?? []) {
+  for (const { turn, call, result, whole } of state.hiddenResults ?? []) {
     const record = saved[turn - 1]?.toolCalls[call];
     if (record === undefined) throw new ResumeError(`resume: the saved state's hiddenResults name call ${call + 1} of turn ${turn}, which its trace does not hold`);
-    holdResult(record, result);
+    holdResult(record, { result, whole: whole === true });
   }
   const approvals = await approvalSetup(agent, state, decisions, cut);
   // The turns saved whole; a paused or cut turn runs again.
@@ -562,7 +562,7 @@ class Replay {
         run: (args, signal, ctx) => {
           if (this.isLive) return t.run(args, signal, this.live(ctx));
           if (this.current === this.cutTurn) return this.cutCall(name, t, args, signal, ctx);
-          if (this.current !== this.pausedTurn) return this.recorded(name, t, args, ctx.hidden);
+          if (this.current !== this.pausedTurn) return this.recorded(name, t, args, ctx);
           this.pausedTurnRan = true;
           return t.run(args, signal, this.live(ctx));
         },
@@ -582,13 +582,13 @@ class Replay {
   }
 
   /** The replayed turn's recorded call of `name` with these arguments (claimRecord): its result, or its error again; a call no record matches is refused. */
-  private async recorded(name: string, t: Tool, args: Readonly<Record<string, unknown>>, hidden: readonly string[]): Promise<unknown> {
+  private async recorded(name: string, t: Tool, args: Readonly<Record<string, unknown>>, ctx: ToolRunContext): Promise<unknown> {
     const turn = this.current;
-    const { call, differs } = await this.claim(turn, name, t, args, hidden);
+    const { call, differs } = await this.claim(turn, name, t, args, ctx.hidden);
     if (call === undefined && differs === undefined) throw new Error(`resume: turn ${turn} calls tool/${name} more often than the saved run did`);
     if (call === undefined) throw this.diverge(turn, name, differs as string);
     if (call.error !== undefined) throw recordedFailure(call.error);
-    return replayResult(call);
+    return replayAnswer(call, ctx.hideResult);
   }
 
   /**
@@ -601,7 +601,7 @@ class Replay {
     if (call === undefined && differs !== undefined) throw this.diverge(turn, name, differs);
     if (call === undefined || !finished(call)) return t.run(args, signal, this.live(ctx));
     if (call.error !== undefined) throw recordedFailure(call.error);
-    return replayResult(call);
+    return replayAnswer(call, ctx.hideResult);
   }
 
   /** The turn's first unclaimed record of this call (claimRecord), or where the nearest record's arguments differ. */

@@ -10,7 +10,7 @@ import type { ApprovalGate, NeedsApproval } from "./approval.js";
 import { AgentDefinitionError, describeIssues, shortMessage } from "./errors.js";
 import type { RunScope } from "./types.js";
 import type { ToolCallTrace } from "../trace/trace.js";
-import { replayResult } from "../trace/record.js";
+import { replayAnswer } from "../trace/record.js";
 
 /** The zod object a tool's argument map is validated with. */
 export type ToolInput = z.ZodObject;
@@ -229,7 +229,7 @@ export class ToolSession {
       if (verdict.kind === "reject") throw new Refusal(verdict.message);
       if (verdict.kind === "recorded") {
         if (verdict.call.error !== undefined) throw recordedFailure(verdict.call.error);
-        return replayResult(verdict.call);
+        return replayAnswer(verdict.call, call.hideResult);
       }
       if (verdict.args !== undefined) {
         const given = keptHidden(verdict.args, verdict.shown, raw, call.hidden);

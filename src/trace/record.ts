@@ -125,35 +125,46 @@ export function typeLabel(s: Pick<ValueSummary, "type" | "size">): string {
  * The results, as the program had them, of recorded calls whose records show a hidden value as a
  * stand-in (a tool sent back a token it was given): the host's, never part of the trace. A
  * replayed call must answer with what the program had, not with the stand-in's text
- * (`replayResult`), and a saved state keeps them as it keeps its memory's values.
+ * (`replayAnswer`), and a saved state keeps them as it keeps its memory's values. `whole`: the
+ * result was hidden whole (the tool called hideResult, a nested agent's answer computed from
+ * hidden arguments), which the replayed call must say again; echoes are found again by the run.
  */
-const heldResults = new WeakMap<ToolCallTrace, unknown>();
+export interface HeldResult {
+  result: unknown;
+  whole: boolean;
+}
 
-/** Keeps `result` as the one `call`'s record stands in for (a saved state's `hiddenResults`, read back). */
-export function holdResult(call: ToolCallTrace, result: unknown): void {
-  heldResults.set(call, result);
+const heldResults = new WeakMap<ToolCallTrace, HeldResult>();
+
+/** Keeps the result `call`'s record stands in for (a saved state's `hiddenResults`, read back). */
+export function holdResult(call: ToolCallTrace, held: HeldResult): void {
+  heldResults.set(call, held);
 }
 
 /** The result as the program had it, when the record shows hidden parts of it as stand-ins. */
-export function heldResult(call: ToolCallTrace): { result: unknown } | undefined {
-  return heldResults.has(call) ? { result: heldResults.get(call) } : undefined;
+export function heldResult(call: ToolCallTrace): HeldResult | undefined {
+  return heldResults.get(call);
 }
 
-/** What a replayed call answers: the result the program had, as recorded or as held. */
-export function replayResult(call: ToolCallTrace): unknown {
-  return heldResults.has(call) ? heldResults.get(call) : call.result;
+/** What a replayed call answers: the result the program had, as recorded or as held (then hidden whole again, through `hideResult`, if it was). */
+export function replayAnswer(call: ToolCallTrace, hideResult: () => void): unknown {
+  const held = heldResults.get(call);
+  if (held === undefined) return call.result;
+  if (held.whole) hideResult();
+  return held.result;
 }
 
 /** A tool call as the trace keeps it: plain data, with the name of the definition holding its result. */
-function callTrace(c: ToolCallRecord, holder: string | undefined, limits: Limits | undefined): ToolCallTrace {
+function callTrace(c: ToolCallRecord, holder: string | undefined, hiding: { limits: Limits; marks: Marks } | undefined): ToolCallTrace {
   const out = { name: c.name, args: c.args } as ToolCallTrace;
   if (c.result !== undefined) out.result = c.result;
   if (holder !== undefined) out.holder = holder;
   if (c.error !== undefined) out.error = c.error;
   out.durationMs = c.durationMs;
-  if (limits !== undefined && c.value !== undefined && holdsStandInIn(c.result)) {
+  if (hiding !== undefined && c.value !== undefined && holdsStandInIn(c.result)) {
     try {
-      heldResults.set(out, toHost(c.value, limits.maxNestingDepth, new Budget(limits)));
+      // Marked itself, the result was hidden whole: an echo marks only the parts that echo.
+      heldResults.set(out, { result: toHost(c.value, hiding.limits.maxNestingDepth, new Budget(hiding.limits)), whole: hiding.marks.originOf(c.value) !== undefined });
     } catch {
       // The value crossed in within these limits; should it not cross back, the record stands alone, as before.
     }
@@ -225,19 +236,19 @@ export class Recorder {
   /** `limits`: the run's, within which a call's result that shows hidden parts as stand-ins is also kept as the program had it (`heldResult`). */
   evaluation(result: EvalResult, limits?: Limits): EvaluationRecord {
     const marks = result.marks;
-    const within = marks === undefined ? undefined : limits;
+    const hiding = marks === undefined || limits === undefined ? undefined : { limits, marks };
     const memory = this.memory(result.memory, marks);
     const prints = marks === undefined ? result.prints : result.prints.map(showStandIns);
     if (!result.ok) {
       const error = marks === undefined ? result.error : { ...result.error, message: showStandIns(result.error.message), ...(result.error.hint === undefined ? {} : { hint: showStandIns(result.error.hint) }) };
-      return { prints, toolCalls: result.toolCalls.map((c) => callTrace(c, undefined, within)), definitions: [], memory, error };
+      return { prints, toolCalls: result.toolCalls.map((c) => callTrace(c, undefined, hiding)), definitions: [], memory, error };
     }
     // A definition holding the very value a tool returned holds its whole result: linked by
     // identity, so a summary describes the value once however large it is.
     const holders = new Map<Value, string>();
     for (const d of result.defs) if (typeof d.value === "object" && d.value !== null && !holders.has(d.value)) holders.set(d.value, d.name);
     for (const d of result.defs) if (typeof d.value === "string" && !holders.has(d.value)) holders.set(d.value, d.name);
-    const toolCalls = result.toolCalls.map((c) => callTrace(c, c.value === undefined ? undefined : holders.get(c.value), within));
+    const toolCalls = result.toolCalls.map((c) => callTrace(c, c.value === undefined ? undefined : holders.get(c.value), hiding));
     const definitions = result.defs.map((d) => {
       const entry = result.memory.get(d.name);
       return entry !== undefined ? this.definition(d.name, entry, marks) : this.definition(d.name, { value: d.value, doc: d.doc, source: d.source }, marks);

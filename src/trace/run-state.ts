@@ -79,9 +79,10 @@ export interface RunState {
   /**
    * The results, as the program had them, of the calls whose records show hidden values as
    * stand-ins (by turn number and the call's place among the turn's calls): a replayed call
-   * answers with them. Like the memory's EDN, they hold hidden values. Absent when there are none.
+   * answers with them; `whole` when the result was hidden whole (the tool called hideResult).
+   * Like the memory's EDN, they hold hidden values. Absent when there are none.
    */
-  hiddenResults?: Array<{ turn: number; call: number; result: unknown }>;
+  hiddenResults?: Array<{ turn: number; call: number; result: unknown; whole?: true }>;
 }
 
 /** Thrown when a run state cannot be read or resumed; the message says why. */
@@ -122,7 +123,7 @@ const runStateSchema = z.object({
       decided: z.record(z.string(), approvalDecisionSchema).optional(),
     })
     .optional(),
-  hiddenResults: z.array(z.object({ turn: z.number().int().positive(), call: z.number().int().nonnegative(), result: z.unknown() })).optional(),
+  hiddenResults: z.array(z.object({ turn: z.number().int().positive(), call: z.number().int().nonnegative(), result: z.unknown(), whole: z.literal(true).optional() })).optional(),
 });
 
 /** Why a value an untyped host passed as a state is not one (its JSON text, say), or null: reading it would fail with a bare TypeError. `who` names the function it was passed to. */

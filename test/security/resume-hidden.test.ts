@@ -82,6 +82,18 @@ describe.each(["none", "worker"] as const)("resuming a run whose tool echoed a h
     expect(got).toEqual([{ [TOKEN]: 1 }]);
   });
 
+  it("hides a replayed result whole when the tool hid it (ctx.hideResult), as the saved run did", async () => {
+    const masked = tool({ description: "Masks.", input: z.object({ t: z.string() }), run: ({ t }, _signal, ctx) => (ctx.hideResult(), { code: [...t.slice(2, 12)].reverse().join("") }) });
+    const make = (maxTurns: number) => SubAgent.create({ prompt: "Mask it.", tools: { masked }, maxTurns });
+    const first = await SubAgent.run(make(2), { llm: scriptedLlm([code("(def r (tool/masked {:t (:token data/_creds)}))\n(println (:code r))"), code("(println (:code r))")]), context, isolation });
+    const live = scriptedLlm([code("(println (:code r))\n(return :done)")]);
+    const step = await SubAgent.resume(make(4), runStateFromJson(runStateToJson(saveRun(first, make(2)))), { llm: live, context, isolation });
+    expect(step.ok ? step.value : step.fail).toBe("done");
+    expect(step.trace.turns.map((t) => t.prints)).toEqual(Array(3).fill(["<hidden string derived from data/_creds>"]));
+    const frags = fragments([TOKEN, [...TOKEN.slice(2, 12)].reverse().join("")]);
+    for (const t of [...live.requests.flatMap((r) => r.messages.map((m) => m.content)), JSON.stringify(step.trace)]) expect(leaks(t, frags), t).toEqual([]);
+  });
+
   it("keeps the results through a second pause and resume", async () => {
     const w = world();
     const agent = SubAgent.create({ prompt: "Look the token up and send it.", tools: w.tools, maxTurns: 4 });
