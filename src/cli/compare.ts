@@ -216,6 +216,9 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     checkModels(models);
     if (values.summarizer !== undefined && !["facts", "copy"].includes(values.summarizer)) throw new Error(`--summarizer takes facts or copy, got "${values.summarizer}"`);
     if (values.summarizer !== undefined && llmModel !== undefined) throw new Error("give --summarizer or --summarizer-llm, not both");
+    const twice = values.strategy?.find((spec, i) => values.strategy?.indexOf(spec) !== i);
+    // Measured twice, it made two rows of one name in every table, chart and report.
+    if (twice !== undefined) throw new Error(`--strategy ${twice} is given twice: it would be measured twice`);
     strategies = withSummarizer((values.strategy ?? allStrategies()).map(parseStrategy), llmModel === undefined ? values.summarizer : "llm");
     transcripts = files.flatMap((f, i) => {
       // Read twice, a file's conversations would count twice in every total and average.

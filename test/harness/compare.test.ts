@@ -557,6 +557,13 @@ describe("ptc compare reports that stand alone", () => {
     expect(existsSync(join(process.cwd(), "-"))).toBe(false);
   });
 
+  it("refuses a strategy given twice, which was measured twice into two rows of one name", async () => {
+    const r = await cli([file, "--strategy", "sliding-window:turns=1", "--strategy", "rolling-summary", "--strategy", "sliding-window:turns=1", "--json", "-"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("ptc compare: --strategy sliding-window:turns=1 is given twice: it would be measured twice\n");
+    expect(r.stdout).toBe("");
+  });
+
   it("writes the HTML report to standard output with --html -, instead of the table, never to a file named -", async () => {
     const r = await cli([file, "--strategy", "rolling-summary", "--html", "-"]);
     expect(r.code).toBe(0);
