@@ -79,6 +79,13 @@ describe("a command without what it needs refuses with exit 2 and its usage", ()
     expect(r.stdout).not.toContain("listening");
   });
 
+  it("ptc proxy on an address it cannot listen on says so, without the host's error class", async () => {
+    // 192.0.2.1 is a documentation address (TEST-NET-1), never this machine's.
+    const r = await ptc(["proxy", "--upstream", "http://127.0.0.1:1/v1", "--host", "192.0.2.1", "--port", "0", "--db", ":memory:"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("ptc proxy: cannot listen on 192.0.2.1:0 (EADDRNOTAVAIL)\n");
+  });
+
   it("ptc proxy with a config file that names no upstream stops instead of serving requests that must fail", async () => {
     const r = await ptc(["proxy", "--config", file("no-upstream.json"), "--port", "0", "--db", ":memory:"]);
     expect(r.code).toBe(2);

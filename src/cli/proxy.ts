@@ -106,7 +106,10 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
       logger: jsonLogger((line) => io.stderr.write(line)),
     });
   } catch (e) {
-    io.stderr.write(`ptc proxy: ${e instanceof ProxyStartError || (e as { code?: string }).code === "EADDRINUSE" ? (e as Error).message : String(e)}\n`);
+    const { code, syscall } = e as NodeJS.ErrnoException;
+    // The server's listen (or its address lookup) failing is said as ptc view says it, not as the host's "Error: listen EADDRNOTAVAIL: ...".
+    const listening = code !== undefined && code !== "EADDRINUSE" && (syscall === "listen" || syscall === "getaddrinfo");
+    io.stderr.write(`ptc proxy: ${listening ? `cannot listen on ${values.host ?? "127.0.0.1"}:${port} (${code})` : e instanceof ProxyStartError || code === "EADDRINUSE" ? (e as Error).message : String(e)}\n`);
     return 2;
   }
   if (proxy.context.config.current.upstream === undefined) {
