@@ -196,6 +196,12 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     io.stderr.write(`ptc compare: ${misplaced}\n`);
     return 2;
   }
+  // Measured twice, a strategy made two rows of one name in every table, chart and report.
+  const twice = values.strategy?.find((spec, i) => values.strategy?.indexOf(spec) !== i);
+  if (twice !== undefined) {
+    io.stderr.write(forTerminal(`ptc compare: --strategy ${twice} is given twice: it would be measured twice\n`));
+    return 2;
+  }
   if (values.experiment) return runExperimentCommand({ ...values, model: values.model?.[0] }, io);
   if (files.length === 0) {
     io.stderr.write(`ptc compare: give at least one transcript file\n${USAGE}`);
@@ -216,9 +222,6 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     checkModels(models);
     if (values.summarizer !== undefined && !["facts", "copy"].includes(values.summarizer)) throw new Error(`--summarizer takes facts or copy, got "${values.summarizer}"`);
     if (values.summarizer !== undefined && llmModel !== undefined) throw new Error("give --summarizer or --summarizer-llm, not both");
-    const twice = values.strategy?.find((spec, i) => values.strategy?.indexOf(spec) !== i);
-    // Measured twice, it made two rows of one name in every table, chart and report.
-    if (twice !== undefined) throw new Error(`--strategy ${twice} is given twice: it would be measured twice`);
     strategies = withSummarizer((values.strategy ?? allStrategies()).map(parseStrategy), llmModel === undefined ? values.summarizer : "llm");
     transcripts = files.flatMap((f, i) => {
       // Read twice, a file's conversations would count twice in every total and average.

@@ -562,6 +562,9 @@ describe("ptc compare reports that stand alone", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toBe("ptc compare: --strategy sliding-window:turns=1 is given twice: it would be measured twice\n");
     expect(r.stdout).toBe("");
+    const experiment = await cli(["--experiment", "--strategy", "rolling-summary", "--strategy", "rolling-summary", "--json", "-"]);
+    expect(experiment.code).toBe(2);
+    expect(experiment.stderr).toBe("ptc compare: --strategy rolling-summary is given twice: it would be measured twice\n");
   });
 
   it("writes the HTML report to standard output with --html -, instead of the table, never to a file named -", async () => {
