@@ -122,11 +122,9 @@ export class SqliteStore implements ConversationStore {
       unlease: this.db.prepare("DELETE FROM leases WHERE id = ? AND owner = ?"),
       dataVersion: this.db.prepare<[], number>("PRAGMA data_version").pluck(),
       stale: this.db.prepare<[number], { id: string }>("SELECT id FROM conversations WHERE updated_at < ?"),
-      delete: [
-        this.db.prepare("DELETE FROM conversations WHERE id = ?"),
-        this.db.prepare("DELETE FROM messages WHERE id = ?"),
-        this.db.prepare("DELETE FROM prefixes WHERE id = ?"),
-      ],
+      // Checked again as it deletes: another process may have used the conversation since it was picked.
+      deleteIdle: this.db.prepare<[string, number]>("DELETE FROM conversations WHERE id = ? AND updated_at < ?"),
+      delete: [this.db.prepare("DELETE FROM messages WHERE id = ?"), this.db.prepare("DELETE FROM prefixes WHERE id = ?")],
     };
     OWNERS.add(this.owner);
     this.seen = this.statements.dataVersion.get() as number;
@@ -321,12 +319,13 @@ export class SqliteStore implements ConversationStore {
   async expire(before: number): Promise<number> {
     // The heads under an id are ranked by their times in the file, the other process's included.
     this.syncAll();
-    const stale = this.statements.stale.all(before).map((r) => r.id);
-    const gone = new Set(stale);
+    // Each id with the time it must still be older than when deleted.
+    const stale: [string, number][] = this.statements.stale.all(before).map((r) => [r.id, before]);
+    const idle = new Set(stale.map(([id]) => id));
     // Under each client-given id, the least recently updated heads beyond the bound (all in memory).
     const heads = new Map<string, ConversationRecord[]>();
     for (const [id, record] of this.records) {
-      if (gone.has(id) || !HEAD.test(id)) continue;
+      if (idle.has(id) || !HEAD.test(id)) continue;
       const base = id.slice(0, -HEAD_LENGTH - 1);
       const group = heads.get(base);
       if (group === undefined) heads.set(base, [record]);
@@ -335,19 +334,26 @@ export class SqliteStore implements ConversationStore {
     for (const group of heads.values()) {
       if (group.length <= HEADS_PER_ID) continue;
       group.sort((x, y) => y.updatedAt - x.updatedAt);
-      for (const record of group.slice(HEADS_PER_ID)) stale.push(record.id);
+      // Trimmed only if not used since it was ranked.
+      for (const record of group.slice(HEADS_PER_ID)) stale.push([record.id, record.updatedAt + 1]);
     }
     if (stale.length === 0) return 0;
-    for (const id of stale) gone.add(id);
-    this.db.transaction(() => {
-      for (const id of stale) for (const s of this.statements.delete) s.run(id);
-    })();
-    for (const id of stale) {
+    const gone = new Set<string>();
+    this.db
+      .transaction(() => {
+        for (const [id, bound] of stale) {
+          if (this.statements.deleteIdle.run(id, bound).changes === 0) continue;
+          for (const s of this.statements.delete) s.run(id);
+          gone.add(id);
+        }
+      })
+      .immediate();
+    for (const id of gone) {
       this.records.delete(id);
       this.bases.delete(id);
     }
     for (const [hash, id] of this.prefixes) if (gone.has(id)) this.prefixes.delete(hash);
-    return stale.length;
+    return gone.size;
   }
 
   /**

@@ -562,6 +562,36 @@ describe("conversation store: two processes on one sqlite file", () => {
     await Promise.all([a.close(), b.close(), reopened.close()]);
   });
 
+  it("keeps a conversation another process refreshed after expire picked it as stale", async () => {
+    const where = join(tempDir(), "s.db");
+    const a = await openStore(where);
+    const b = await openStore(where);
+    await a.put(record("busy", 1000), JSON.stringify({ messages: ["kept"] }));
+    await a.addPrefix("h-busy", "t:busy");
+    await a.flush();
+    // Hook: b has just read the stale ids from the file when a (another process) uses the
+    // conversation again and commits its new time.
+    const statements = (b as unknown as { statements: { stale: { all(before: number): { id: string }[] } } }).statements;
+    const stale = statements.stale;
+    statements.stale = {
+      all(before: number) {
+        const rows = stale.all(before);
+        const fresh = { ...record("busy", 1000), updatedAt: 5000 };
+        void a.put(fresh, JSON.stringify({ messages: ["fresh"] }));
+        void a.flush();
+        expect(a.writeError).toBeUndefined();
+        return rows;
+      },
+    };
+    expect(await b.expire(2000)).toBe(0);
+    const reopened = await openStore(where);
+    expect((await reopened.get("t:busy"))?.updatedAt).toBe(5000);
+    expect(await reopened.body("t:busy")).toBe(JSON.stringify({ messages: ["fresh"] }));
+    expect(await reopened.longestPrefix(["h-busy"])).toEqual({ index: 0, id: "t:busy" });
+    expect((await b.get("t:busy"))?.updatedAt).toBe(5000);
+    await Promise.all([a.close(), b.close(), reopened.close()]);
+  });
+
   it("finds a conversation by the prefix another process indexed", async () => {
     const where = join(tempDir(), "s.db");
     const a = await openStore(where);
