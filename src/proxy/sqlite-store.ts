@@ -297,13 +297,17 @@ export class SqliteStore implements ConversationStore {
 
   async addPrefix(hash: string, id: string): Promise<void> {
     if (this.prefixes.get(hash) === id && !this.shared) return;
-    this.prefixes.set(hash, id);
+    // Written first: an entry that failed to reach the file is not taken as written, and the next add retries it.
     this.statements.addPrefix.run(hash, id);
+    this.prefixes.set(hash, id);
   }
 
   async removePrefix(hash: string, id: string): Promise<void> {
-    if (this.prefixes.get(hash) === id && this.prefixes.delete(hash)) this.statements.removePrefix.run(hash, id);
-    else if (this.shared) this.statements.removePrefix.run(hash, id);
+    const held = this.prefixes.get(hash) === id;
+    if (!held && !this.shared) return;
+    // Deleted from the file first, for the same reason as addPrefix.
+    this.statements.removePrefix.run(hash, id);
+    if (held) this.prefixes.delete(hash);
   }
 
   async list(): Promise<ConversationRecord[]> {

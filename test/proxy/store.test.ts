@@ -448,6 +448,35 @@ describe("conversation store: sqlite file whose tables fail", () => {
 });
 
 describe("conversation store: sqlite file that stops taking writes (a full disk)", () => {
+  it("writes a prefix entry whose first write failed when it is added again", async () => {
+    const where = join(tempDir(), "s.db");
+    const store = await openStore(where);
+    await store.put(record("p"));
+    // Hook: the index write fails once (a full disk), as a statement that throws.
+    const statements = (store as unknown as { statements: Record<"addPrefix" | "removePrefix", { run(...args: unknown[]): unknown }> }).statements;
+    for (const name of ["addPrefix", "removePrefix"] as const) {
+      const real = statements[name];
+      let failed = false;
+      statements[name] = {
+        run(...args: unknown[]) {
+          if (failed) return real.run(...args);
+          failed = true;
+          throw new Error("database or disk is full");
+        },
+      };
+    }
+    await expect(store.addPrefix("h-1", "t:p")).rejects.toThrow(/disk is full/);
+    await store.addPrefix("h-1", "t:p");
+    await store.addPrefix("h-2", "t:p");
+    await expect(store.removePrefix("h-2", "t:p")).rejects.toThrow(/disk is full/);
+    await store.removePrefix("h-2", "t:p");
+    await store.close();
+    const reopened = await openStore(where);
+    expect(await reopened.longestPrefix(["h-1"])).toEqual({ index: 0, id: "t:p" });
+    expect(await reopened.longestPrefix(["h-2"])).toBeUndefined();
+    await reopened.close();
+  });
+
   it("does not hold every conversation's request body in memory while its writes fail", async () => {
     setFlagsFromString("--expose-gc");
     const gc = runInNewContext("gc") as () => void;
