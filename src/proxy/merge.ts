@@ -11,7 +11,8 @@ const FIXED = new Set(["id", "tenant", "conversation"]);
 /**
  * Three-way merge of one record: fields only `mine` changed since `base` take mine, fields only
  * `theirs` changed take theirs; when both changed, counters add both increments, `updatedAt` takes
- * the later, and anything else takes mine (the later write, as it would without a conflict).
+ * the later, the prefix-index list takes both sides' entries (mergeIndexed), and anything else
+ * takes mine (the later write, as it would without a conflict).
  */
 export function mergeRecords(base: Record<string, unknown>, mine: Record<string, unknown>, theirs: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...theirs };
@@ -23,10 +24,24 @@ export function mergeRecords(base: Record<string, unknown>, mine: Record<string,
     const t = JSON.stringify(theirs[k]);
     if (t !== b && COUNTERS.has(k)) out[k] = (theirs[k] as number) + ((mine[k] as number) - ((base[k] as number | undefined) ?? 0));
     else if (t !== b && k === "updatedAt") out[k] = Math.max(mine[k] as number, theirs[k] as number);
+    else if (t !== b && k === "indexed") out[k] = mergeIndexed(base[k], mine[k], theirs[k]);
     else if (mine[k] === undefined) delete out[k];
     else out[k] = mine[k];
   }
   return out;
+}
+
+/**
+ * Both sides indexed prefixes: each hash either added is in the index under this id, so it stays
+ * listed (the list is how a later request trims the index; an unlisted hash stayed until expiry),
+ * and each either trimmed is gone. Oldest first: theirs, then mine's additions.
+ */
+function mergeIndexed(base: unknown, mine: unknown, theirs: unknown): string[] {
+  const b = (base as string[] | undefined) ?? [];
+  const m = (mine as string[] | undefined) ?? [];
+  const t = (theirs as string[] | undefined) ?? [];
+  const trimmed = (h: string) => b.includes(h) && !m.includes(h);
+  return [...t.filter((h) => !trimmed(h)), ...m.filter((h) => !b.includes(h) && !t.includes(h))];
 }
 
 /** Makes the caller's own record object equal to `value`, keeping the fields that name it. */

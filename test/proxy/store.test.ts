@@ -674,4 +674,12 @@ describe("three-way merge of a record", () => {
     const theirs = { id: "x", compactions: 3, updatedAt: 20, a: 1, b: 3, c: 9, gone: 1 };
     expect(mergeRecords(base, mine, theirs)).toEqual({ id: "x", compactions: 4, updatedAt: 30, a: 2, b: 3, c: 5 });
   });
+
+  it("lists both sides' prefix-index entries when both changed the list, minus what either trimmed", () => {
+    // Both indexed a new request; mine also trimmed h1 (removed from the index), theirs trimmed h2.
+    const base = { id: "x", indexed: ["h1", "h2", "h3"] };
+    const mine = { id: "x", indexed: ["h2", "h3", "m4"] };
+    const theirs = { id: "x", indexed: ["h1", "h3", "t4"] };
+    expect(mergeRecords(base, mine, theirs).indexed).toEqual(["h3", "t4", "m4"]);
+  });
 });
