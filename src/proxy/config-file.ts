@@ -5,6 +5,7 @@
 // are picked up without a restart, and a bad edit keeps the running settings.
 import { existsSync, renameSync, writeFileSync } from "node:fs";
 import { mergeConfig, parseConfig, type Parsed, type ProxyConfig } from "./config.js";
+import { withLockFile } from "./lock.js";
 import { jsonSyntaxError } from "../json/json-error.js";
 import { readText, TextInputError } from "../json/text-input.js";
 
@@ -41,7 +42,23 @@ export class ConfigFile {
   /** Applies a partial update: all of it or, when any part is invalid, none of it. */
   update(patch: unknown): Parsed<ProxyConfig> {
     if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return { ok: false, error: "the update must be a JSON object" };
-    this.sync();
+    if (this.file === undefined) return this.apply(patch);
+    // Read, changed and replaced under a lock file: another proxy sharing the file (issuing a
+    // key) between this one's read and its rename had its change overwritten.
+    let locked: { value: Parsed<ProxyConfig> } | undefined;
+    try {
+      locked = withLockFile(`${this.file}.lock`, () => {
+        this.sync();
+        return this.apply(patch);
+      });
+    } catch (e) {
+      return { ok: false, error: `cannot lock the config file ${this.file}: ${(e as Error).message}` };
+    }
+    return locked?.value ?? { ok: false, error: `the config file ${this.file} is being updated by another process (${this.file}.lock); try again` };
+  }
+
+  /** Validates `patch` over the current settings, and writes the result to the file if there is one. */
+  private apply(patch: object): Parsed<ProxyConfig> {
     const parsed = parseConfig(mergeConfig(this.value, patch));
     if (!parsed.ok) return parsed;
     if (this.file !== undefined) {

@@ -12,9 +12,9 @@
 // have to build it.
 import { randomUUID } from "node:crypto";
 import { chmodSync, closeSync, openSync } from "node:fs";
-import { hostname } from "node:os";
 import type Database from "better-sqlite3";
 import { loadDriver } from "./driver.js";
+import { alive, HOST } from "./lock.js";
 import { HEAD_LENGTH, HEAD_SUFFIX, HEADS_PER_ID } from "./heads.js";
 import { assign, mergeRecords, readRecord } from "./merge.js";
 import type { ConversationRecord, ConversationStore, PrefixHit } from "./store.js";
@@ -35,24 +35,12 @@ const HEAD = new RegExp(HEAD_SUFFIX);
 const LEASE_MS = 30_000;
 /** How often a process waiting for another's lease looks again (SQLite tells no one of a commit). */
 const LEASE_POLL_MS = 50;
-const HOST = hostname();
 /**
  * The lease owners of this process's open stores. A lease of this host and pid owned by none of
  * them was left by an earlier process that had the same pid (a container's proxy is pid 1 after
  * every restart).
  */
 const OWNERS = new Set<string>();
-
-/** Whether process `pid` of this host still runs: a holder killed mid-summary leaves its lease to be taken at once. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: it runs, under another user.
-    return (e as NodeJS.ErrnoException).code !== "ESRCH";
-  }
-}
 
 export class SqliteStore implements ConversationStore {
   private readonly db: Database.Database;
