@@ -2,6 +2,7 @@
 // conversation"), without rewriting the strategy into another one.
 import { describe, expect, it } from "vitest";
 import { compact } from "../../src/compaction/compact.js";
+import type { Json } from "../../src/compaction/types.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 
 const turn = (i: number): ChatMessage[] => [
@@ -42,4 +43,29 @@ describe("force with mask-then-summarize", () => {
     expect(forced.events.some((e) => e.kind === "compacted" && e.detail === undefined), JSON.stringify(forced.events)).toBe(true);
     expect(forced.stats.tokensOut).toBeLessThan(normal.stats.tokensOut);
   });
+});
+
+// A span with nothing worth keeping (blank messages, only pleasantries) made the facts summary
+// empty, which was rejected as a failed summary: ten forced rounds of "   " / "\n\n" recorded
+// three summary_failed and opened the breaker. Nothing to keep is no failure.
+describe("a span with no facts", () => {
+  for (const [label, user, assistant] of [
+    ["blank", "   ", "\n\n"],
+    ["pleasantries", "ok thanks", "Great!"],
+  ] as const) {
+    it(`${label} messages are skipped, not counted as failed summaries`, async () => {
+      const messages: ChatMessage[] = [{ role: "system", content: "sys" }];
+      let state: Json | undefined;
+      const kinds: string[] = [];
+      for (let r = 0; r < 10; r++) {
+        messages.push({ role: "user", content: user }, { role: "assistant", content: assistant });
+        const result = await compact(messages, "rolling-summary", { force: true, ...(state === undefined ? {} : { state }) });
+        state = result.state;
+        kinds.push(...result.events.map((e) => e.kind));
+      }
+      expect(kinds).not.toContain("summary_failed");
+      expect(kinds).not.toContain("circuit_open");
+      expect(kinds).toContain("skipped");
+    });
+  }
 });

@@ -87,6 +87,12 @@ export class SummaryEngine {
       try {
         const result = await summarizer.summarize(request, context);
         addSpend(spend, { calls: result.llmCalls, inputTokens: result.inputTokens, outputTokens: result.outputTokens });
+        // A model that answers nothing has failed; a summarizer without one that keeps nothing
+        // found nothing worth keeping (blank messages, pleasantries): no failure, nothing to replace.
+        if (!summarizer.usesLlm && result.text.trim() === "") {
+          events.push({ kind: "skipped", messageIndex, detail: `${summarizer.name} summary: nothing in the span worth keeping` });
+          return { text: undefined, breaker };
+        }
         const problem = summaryProblem(result.text, request);
         if (problem === undefined) return { text: result.text, breaker: closedBreaker() };
         events.push({ kind: "summary_failed", messageIndex, detail: `${summarizer.name} summary rejected: ${problem}` });
