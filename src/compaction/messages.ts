@@ -2,7 +2,7 @@
 // (an assistant tool-call message with its results), turns (rounds or steps), where a cut may
 // fall, how a summary is spliced in without breaking a strict provider's role order.
 import { messageText, toolCallText } from "../llm/messages.js";
-import type { ChatMessage } from "../llm/types.js";
+import type { ChatMessage, ContentPart } from "../llm/types.js";
 
 /** How history is divided into turns: a round starts at each user message; a step also at each assistant reply that follows a tool result or another reply. */
 export type TurnUnit = "round" | "step";
@@ -178,6 +178,30 @@ export function isAnswered(messages: readonly ChatMessage[], i: number): boolean
   return false;
 }
 
+const refusalOf = (m: ChatMessage): string | undefined => {
+  const r = (m as { refusal?: unknown }).refusal;
+  return typeof r === "string" && r !== "" ? r : undefined;
+};
+
+/** The content of a message as parts (for joining it to one that has parts). */
+const partsOf = (c: ChatMessage["content"]): ContentPart[] => (Array.isArray(c) ? c : typeof c === "string" && c !== "" ? [{ type: "text", text: c }] : []);
+
+/**
+ * Two messages of one role as one: the fields of both (the later one's where both have one: its
+ * name, its audio, its calls), the earlier one's content then the later one's. A refusal stays in
+ * its field (messageText reads it from there: copied into the content too, it was shown twice);
+ * when both have one, the earlier one's goes into the content.
+ */
+function joinMessages(first: ChatMessage, second: ChatMessage): ChatMessage {
+  const refusal = refusalOf(second) ?? refusalOf(first);
+  const a = refusalOf(first) !== undefined && refusalOf(second) !== undefined ? messageText(first) : first.content;
+  const b = second.content;
+  let content: ChatMessage["content"];
+  if (Array.isArray(a) || Array.isArray(b)) content = [...partsOf(a), ...partsOf(b)];
+  else content = [a ?? "", b ?? ""].filter((t) => t !== "").join("\n");
+  return { ...first, ...second, content, ...(refusal === undefined ? {} : { refusal }) } as ChatMessage;
+}
+
 /**
  * Merges runs of messages of one role into one where either is `mergeable`, so compacted runs
  * keep the alternation. The later message may carry tool calls (its results follow it, so the
@@ -194,9 +218,7 @@ export function mergeRuns(messages: readonly ChatMessage[], mergeable: (m: ChatM
     if (m.role !== "system") while (k >= 0 && out[k].role === "system") k--;
     const last = k >= 0 ? out[k] : undefined;
     if (last !== undefined && last.role === m.role && (m.role === "user" || m.role === "assistant") && !hasToolCalls(last) && (canMerge(last) || canMerge(m))) {
-      const text = messageText(m);
-      const content = text === "" ? messageText(last) : `${messageText(last)}\n${text}`;
-      const joined: ChatMessage = hasToolCalls(m) ? { ...m, content } : { role: m.role, content };
+      const joined = joinMessages(last, m);
       merged.add(joined);
       out.splice(k, 1);
       out.push(joined);

@@ -38,6 +38,26 @@ describe("recap", () => {
     expect(roleOrderProblems(r.messages)).toEqual([]);
   });
 
+  // Merging a recap line into the next reply rebuilt that reply as { role, content }: its name,
+  // audio and refusal were dropped; with tool calls it kept them, but its refusal was also copied
+  // into the content, so the model was shown (and billed for) the refusal twice.
+  it("keeps the fields of a reply a recap line is merged into, and its refusal once", async () => {
+    const messages = [sys("s"), user("go"), assistant("recap - step one\ndetails"), assistant("recap - step two\nmore")];
+    const named = { role: "assistant", content: "I can't do that part.", name: "planner", refusal: "I can't help with that.", audio: { id: "audio_1" } } as ChatMessage;
+    const stepping = { ...call("c9", "lookup", '{"q":9}', "Looking."), refusal: "Not that one." } as ChatMessage;
+    for (const kept of [named, stepping]) {
+      const all = [...messages, kept, ...(kept.tool_calls ? [result("c9", "ok")] : [])];
+      const r = await compact(all, { name: "recap", options: { minPreservedAssistantMessages: 0, batchSize: 1 } }, { force: true });
+      const merged = r.messages.find((m) => m.role === "assistant" && messageText(m).includes("recap - step two"));
+      expect(merged).toBeDefined();
+      const text = messageText(merged as ChatMessage);
+      expect(text.split(String((kept as { refusal?: unknown }).refusal)).length - 1).toBe(1);
+      expect(text.endsWith(`\n${messageText(kept)}`)).toBe(true);
+      const { content: _c, ...fields } = kept;
+      expect(merged).toMatchObject(fields);
+    }
+  });
+
   it("waits for a full batch and keeps messages without a recap line in full", async () => {
     expect((await compact(chat(6), "recap")).messages).toEqual(chat(6));
     const messages = chat(7);
