@@ -4,6 +4,7 @@
 // broken summarizer costs a few calls, not one per request. The breaker lives in the
 // strategy's state, so it survives a restart like everything else.
 import { z } from "zod";
+import { MAX_TIMER_MS } from "../../llm/errors.js";
 import { addSpend, type LlmSpend } from "../result.js";
 import type { CompactionContext, CompactionEvent, Summarizer, SummaryRequest } from "../types.js";
 import { extractiveSummarizer } from "./extractive.js";
@@ -26,6 +27,11 @@ export const summaryOptions = {
   summaryMaxTokens: z.number().int().min(16).default(600),
   /** Model the summarizer asks for (a cheaper one than the conversation's, typically). */
   summaryModel: z.string().min(1).optional(),
+  /**
+   * Most milliseconds one LLM summary call may take (the client is aborted then, and the call
+   * counts as a failed summary): a client that never answers must not hold compact() for ever.
+   */
+  summaryTimeoutMs: z.number().int().positive().max(MAX_TIMER_MS).default(120_000),
   /** Summary calls per attempt to compact, counting the first (a retry limit, not a loop). */
   maxAttempts: z.number().int().min(1).max(5).default(2),
   /** Consecutive failed compactions that open the circuit breaker. */
@@ -54,7 +60,7 @@ export class SummaryEngine {
   private readonly llm: Summarizer;
 
   constructor(private readonly options: SummaryOptions) {
-    this.llm = llmSummarizer({ template: options.template, ...(options.summaryModel === undefined ? {} : { model: options.summaryModel }) });
+    this.llm = llmSummarizer({ template: options.template, timeoutMs: options.summaryTimeoutMs, ...(options.summaryModel === undefined ? {} : { model: options.summaryModel }) });
   }
 
   /** The summarizer a projection with this context uses. */

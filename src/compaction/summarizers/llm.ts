@@ -2,7 +2,7 @@
 // the conversation's), parses the JSON reply and validates it. Accepted summaries are cached by
 // the exact messages and previous summary they cover, so a retry or re-run costs no call.
 import { createHash } from "node:crypto";
-import { LlmError } from "../../llm/errors.js";
+import { abortError, LlmError } from "../../llm/errors.js";
 import { transcript } from "../messages.js";
 import { fill, template as promptTemplate } from "../../llm/templates.js";
 import { countTokens } from "../tokens.js";
@@ -20,6 +20,36 @@ export interface LlmSummarizerOptions {
   readonly cacheSize?: number;
   /** Characters of transcript sent to the summarizer at most (about a quarter as many tokens). Default 60000. */
   readonly maxInputChars?: number;
+  /** Most milliseconds a summary call may take; the client is then aborted and the call fails. Default 120000. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * The client's answer, or an LlmError once `timeoutMs` pass ("timeout") or the caller aborts
+ * ("aborted"), whether or not the client listens to the signal it is given (it fires too).
+ */
+async function boundedCall<T>(call: (signal: AbortSignal) => Promise<T>, timeoutMs: number, caller: AbortSignal | undefined): Promise<T> {
+  if (caller?.aborted === true) throw abortError(caller, "summarizer");
+  const ctl = new AbortController();
+  let onAbort: (() => void) | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stopped = new Promise<never>((_, reject) => {
+    const stop = (e: LlmError): void => {
+      ctl.abort(e);
+      reject(e);
+    };
+    timer = setTimeout(() => stop(new LlmError("timeout", `summarizer: no reply within ${timeoutMs} ms`)), timeoutMs);
+    if (caller !== undefined) {
+      onAbort = () => stop(abortError(caller, "summarizer"));
+      caller.addEventListener("abort", onAbort, { once: true });
+    }
+  });
+  try {
+    return await Promise.race([call(ctl.signal), stopped]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort !== undefined) caller?.removeEventListener("abort", onAbort);
+  }
 }
 
 /** A reply that cannot be used as a summary. */
@@ -44,6 +74,7 @@ export function llmSummarizer(options: LlmSummarizerOptions = {}): Summarizer {
   const template = options.template ?? "conversation";
   const limit = options.cacheSize ?? 256;
   const maxInputChars = options.maxInputChars ?? 60_000;
+  const timeoutMs = options.timeoutMs ?? 120_000;
   const cache = new Map<string, string>();
 
   return {
@@ -63,12 +94,11 @@ export function llmSummarizer(options: LlmSummarizerOptions = {}): Summarizer {
       const key = createHash("sha256").update(`${template}\0${request.maxTokens}\0${prompt}`).digest("hex");
       const hit = cache.get(key);
       if (hit !== undefined) return { text: hit, llmCalls: 0, inputTokens: 0, outputTokens: 0 };
-      const response = await llm.complete({
-        messages: [{ role: "user", content: prompt }],
-        ...(options.model === undefined ? {} : { model: options.model }),
-        ...(context.signal === undefined ? {} : { signal: context.signal }),
-        maxOutputTokens: request.maxTokens * 2,
-      });
+      const response = await boundedCall(
+        (signal) => llm.complete({ messages: [{ role: "user", content: prompt }], ...(options.model === undefined ? {} : { model: options.model }), signal, maxOutputTokens: request.maxTokens * 2 }),
+        timeoutMs,
+        context.signal,
+      );
       const inputTokens = response.usage?.inputTokens ?? countTokens(prompt);
       const outputTokens = response.usage?.outputTokens ?? countTokens(response.content);
       let text: string;
