@@ -95,7 +95,7 @@ const perMessage = new WeakMap<ChatMessage, number>();
 /** Tokens a message's name adds to its header: its own, and one more (OpenAI's accounting). */
 export const nameTokens = (name: string): number => 1 + countTokens(name);
 
-/** Tokens of one message including its framing, tool calls, name and media parts. */
+/** Tokens of one message including its framing, tool calls, name, media parts and audio reply. */
 export function messageTokens(m: ChatMessage): number {
   let n = perMessage.get(m);
   if (n === undefined) {
@@ -105,6 +105,7 @@ export function messageTokens(m: ChatMessage): number {
     const calls = toolCallText(m);
     if (calls !== "") n += countTokens(calls);
     if (m.name) n += nameTokens(m.name);
+    n += audioReplyTokens(m);
     perMessage.set(m, n);
   }
   return n;
@@ -125,6 +126,24 @@ const ANTHROPIC_IMAGE_MAX = 1600;
 /** Assumed width and height of an image whose size is unknown. */
 const UNKNOWN_SIDE = 1024;
 
+// Files and spoken replies whose size is not read. A PDF is billed by its pages (Anthropic: 1,500
+// to 3,000 tokens of text a page, plus the page as an image; OpenAI likewise sends each page's
+// text and image), which only reading the whole file would tell: a file counts as one page at
+// the low end of that range. An assistant's earlier audio reply sent back by its id is billed as
+// input sound whose length the id does not tell: it counts as 10 seconds (10 tokens a second).
+
+/** Tokens of a file part (a PDF): one page, its length unknown. */
+export const FILE_PAGE_TOKENS = 1_500;
+/** Tokens of an assistant's audio reply given by id: 10 seconds of sound. */
+export const AUDIO_REPLY_TOKENS = 100;
+
+/** Tokens of the audio reply an assistant message refers to (`audio: { id }`); 0 for none. */
+function audioReplyTokens(m: ChatMessage, least = false): number {
+  if (least || m.role !== "assistant") return 0;
+  const audio = (m as { audio?: unknown }).audio;
+  return typeof field(audio, "id") === "string" ? AUDIO_REPLY_TOKENS : 0;
+}
+
 /**
  * Tokens of the non-text parts of a message (images, sound; text parts are counted as text).
  * `least`: an image of unknown size as the fewest it can be billed (one tile; nothing for
@@ -139,7 +158,10 @@ export function mediaTokens(parts: readonly ContentPart[], least = false): numbe
 /** mediaTokens over the parts lists of `messages` (their bytes in a request body do not bound these). */
 export function messagesMediaTokens(messages: readonly ChatMessage[], least = false): number {
   let n = 0;
-  for (const m of messages) if (Array.isArray(m.content)) n += mediaTokens(m.content, least);
+  for (const m of messages) {
+    if (Array.isArray(m.content)) n += mediaTokens(m.content, least);
+    n += audioReplyTokens(m, least);
+  }
   return n;
 }
 
@@ -166,6 +188,15 @@ function partTokens(p: ContentPart, unknown: number): number {
       // Chat completions: { input_audio: { data, format } }.
       const data = field(p.input_audio, "data");
       return typeof data === "string" ? audioTokens(data) : 0;
+    }
+    case "file":
+    case "input_file":
+      // Chat completions { file: { file_data | file_id } }, Responses { file_data | file_id | file_url }.
+      return unknown === 1 ? 0 : FILE_PAGE_TOKENS;
+    case "document": {
+      // Anthropic: a plain-text document (source "text" or "content") is counted as its text; a PDF as a file.
+      const kind = field(p.source, "type");
+      return kind === "text" || kind === "content" || unknown === 1 ? 0 : FILE_PAGE_TOKENS;
     }
     default:
       return 0;

@@ -5,10 +5,10 @@
 // line without a break"; here, what is counted.
 import { describe, expect, it } from "vitest";
 import { compact } from "../../src/compaction/compact.js";
-import { countedParts, countTokens, imageSize, messageTokens, promptTokens, tokenize } from "../../src/compaction/tokens.js";
+import { AUDIO_REPLY_TOKENS, countedParts, countTokens, FILE_PAGE_TOKENS, imageSize, messageTokens, promptTokens, tokenize } from "../../src/compaction/tokens.js";
 import { outputTokens } from "../../src/compaction/measure.js";
 import { messageText } from "../../src/llm/messages.js";
-import type { ChatMessage } from "../../src/llm/types.js";
+import type { ChatMessage, ContentPart } from "../../src/llm/types.js";
 
 /** The longest run of characters that are all space or all not. */
 function longestRun(text: string): number {
@@ -185,5 +185,28 @@ describe("refusals", () => {
     }
     // What the SDKs write beside a reply that did not refuse counts nothing.
     expect(messageTokens({ role: "assistant", content: "ok", refusal: null } as never as ChatMessage)).toBe(messageTokens({ role: "assistant", content: "ok" }));
+  });
+});
+
+// A PDF sent as a file part, or an earlier spoken reply sent back by its id, is billed, but it
+// counted as nothing: compression decisions and ptc compare took it for free. A file counts as
+// one page (FILE_PAGE_TOKENS), a spoken reply by id as AUDIO_REPLY_TOKENS, the sizes not being read.
+describe("files and audio replies are not free", () => {
+  const pdf = `data:application/pdf;base64,${Buffer.from("%PDF-1.7\n".repeat(50)).toString("base64")}`;
+  const bare = promptTokens([{ role: "user", content: [{ type: "text", text: "Summarize this." }] }]);
+  it.each([
+    ["a chat-completions file part", { type: "file", file: { filename: "a.pdf", file_data: pdf } }],
+    ["a chat-completions file by id", { type: "file", file: { file_id: "file-abc" } }],
+    ["a Responses input_file", { type: "input_file", file_data: pdf, filename: "a.pdf" }],
+    ["an Anthropic PDF document", { type: "document", source: { type: "base64", media_type: "application/pdf", data: pdf.slice(pdf.indexOf(",") + 1) } }],
+  ])("%s counts as a page", (_label, part) => {
+    const withFile = promptTokens([{ role: "user", content: [{ type: "text", text: "Summarize this." }, part as ContentPart] }]);
+    expect(withFile - bare).toBe(FILE_PAGE_TOKENS);
+  });
+
+  it("an assistant's audio reply sent back by id counts as an assumed length of sound", () => {
+    const reply: ChatMessage = { role: "assistant", content: null };
+    const spoken = { role: "assistant", content: null, audio: { id: "audio_abc" } } as ChatMessage;
+    expect(promptTokens([spoken]) - promptTokens([reply])).toBe(AUDIO_REPLY_TOKENS);
   });
 });
