@@ -4,6 +4,7 @@ import { AgentDefinitionError } from "./errors.js";
 import { isObjectArg, kindOf } from "../llm/args.js";
 import { checkInheritable, DEFAULTS, pickInheritable } from "./options.js";
 import type { HistoryView } from "../history/legend.js";
+import { unwritable } from "./prompt/shape.js";
 import { systemPrompt } from "./prompt/system.js";
 import { isTool, TOOL_NAME } from "./tools.js";
 import { AGENT, type Agent, type AgentDefinition } from "./types.js";
@@ -23,6 +24,8 @@ export function create<O extends z.ZodType | undefined = undefined>(def: AgentDe
     if (!isTool(t)) fail(`tool '${name}' must be created with tool({ description, input, run })`);
   }
   if (def.output !== undefined && !(def.output instanceof z.ZodType)) fail("output must be a zod schema");
+  const unfit = def.output && unwritable(def.output);
+  if (unfit) fail(`output schema: ${unfit}; every run would end max_turns_exceeded`);
   checkInheritable(def, fail);
   const agent: Agent<O> = {
     prompt: def.prompt,

@@ -8,6 +8,7 @@ import { maskSecrets } from "../llm/retry.js";
 import { isObjectArg, kindOf } from "../llm/args.js";
 import type { ApprovalGate, NeedsApproval } from "./approval.js";
 import { AgentDefinitionError, describeIssues, shortMessage } from "./errors.js";
+import { unwritable } from "./prompt/shape.js";
 import type { RunScope } from "./types.js";
 import type { ToolCallTrace } from "../trace/trace.js";
 import { replayAnswer } from "../trace/record.js";
@@ -87,6 +88,8 @@ export function tool<I extends ToolInput = z.ZodObject<Record<never, never>>, O 
   if (typeof def.run !== "function") throw new AgentDefinitionError("a tool needs a run(args, signal) function");
   if (def.input !== undefined && !(def.input instanceof z.ZodObject)) throw new AgentDefinitionError("a tool's input must be a z.object({...}) schema");
   if (def.output !== undefined && !(def.output instanceof z.ZodType)) throw new AgentDefinitionError("a tool's output must be a zod schema");
+  const unfit = def.input && unwritable(def.input);
+  if (unfit) throw new AgentDefinitionError(`a tool's input schema: ${unfit}, so the tool could never be called`);
   positive("timeoutMs", def.timeoutMs, true);
   if (def.maxCalls !== undefined && !(Number.isInteger(def.maxCalls) && def.maxCalls > 0)) throw new AgentDefinitionError(`maxCalls must be a positive integer, got ${String(def.maxCalls)}`);
   if (def.needsApproval !== undefined && typeof def.needsApproval !== "boolean" && typeof def.needsApproval !== "function") throw new AgentDefinitionError("needsApproval must be a boolean or a function of the arguments");

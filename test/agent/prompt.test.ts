@@ -8,6 +8,8 @@ import { outputSection, staticPrompt, systemPrompt, toolsSection } from "../../s
 import { expandMission, placeholders, taskMessage } from "../../src/agent/prompt/task.js";
 import { fill, template, type TemplateName } from "../../src/llm/templates.js";
 import { tool } from "../../src/agent/tools.js";
+import { SubAgent } from "../../src/agent/subagent.js";
+import { AgentDefinitionError } from "../../src/agent/errors.js";
 import { STANDARD_CLOJURE, STANDARD_FORMS } from "../../src/lisp/core/standard.js";
 import { DOCUMENTED_SPECIAL_FORMS } from "../../src/lisp/analyzer/specials/index.js";
 import { allBuiltins } from "../../src/lisp/core/registry.js";
@@ -362,5 +364,34 @@ describe("the task's data section (issue 20)", () => {
     expect(line).toMatch(/, keys in its vectors: :(k\d+|total) /);
     expect(line).toMatch(/\(\+\d+ more\)/);
     expect(line.match(/keys of/g)?.length ?? 0).toBeLessThanOrEqual(1);
+  });
+});
+
+describe("schemas no program can satisfy", () => {
+  // The program's data is numbers, strings, booleans, nil, vectors and string-keyed maps; these
+  // zod types showed as "any" in the prompt and every run ended max_turns_exceeded.
+  const create = (output: z.ZodType) => SubAgent.create({ prompt: "p", output });
+  it.each([
+    ["date", z.object({ when: z.date() }), /\[:when\] expects a Date/],
+    ["bigint", z.bigint(), /the schema itself expects a BigInt/],
+    ["map", z.object({ rows: z.array(z.object({ m: z.map(z.string(), z.number()) })) }), /\[:rows \* :m\] expects a Map/],
+    ["set", z.record(z.string(), z.set(z.number())), /\[\*\] expects a Set/],
+    ["symbol", z.tuple([z.string(), z.symbol()]), /\[1\] expects a Symbol/],
+    ["function", z.object({ f: z.function() }), /\[:f\] expects a function/],
+    ["optional date", z.object({ when: z.date().optional() }), /\[:when\] expects a Date/],
+  ])("refuses %s at create with the schema path", (_, schema, message) => {
+    expect(() => create(schema)).toThrow(AgentDefinitionError);
+    expect(() => create(schema)).toThrow(message);
+  });
+  it.each([
+    ["coerced date", z.object({ when: z.coerce.date() })],
+    ["preprocessed date", z.object({ when: z.preprocess((x) => new Date(String(x)), z.date()) })],
+    ["date or string", z.union([z.date(), z.string()])],
+    ["transformed string", z.string().transform((s) => new Date(s))],
+  ])("accepts %s, which a program can satisfy", (_, schema) => {
+    expect(() => create(schema)).not.toThrow();
+  });
+  it("refuses a tool whose input could never be written", () => {
+    expect(() => tool({ description: "d", input: z.object({ at: z.date() }), run: () => 1 })).toThrow(/input schema: \[:at\] expects a Date/);
   });
 });

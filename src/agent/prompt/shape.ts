@@ -144,6 +144,59 @@ function literal(v: unknown): string {
   return typeof v === "string" || typeof v === "object" ? JSON.stringify(v) : String(v);
 }
 
+// zod types whose values no program can produce: its data crosses as numbers, strings, booleans,
+// nil, vectors (sets included) and maps with string keys, so these could never parse.
+const UNWRITABLE: Record<string, string> = {
+  date: "a Date (use z.string(), or z.coerce.date())",
+  bigint: "a BigInt (use z.number().int(), or z.coerce.bigint())",
+  map: "a Map (use z.record())",
+  set: "a Set (use z.array())",
+  symbol: "a Symbol",
+  function: "a function",
+};
+
+function programPath(jsonPath: (string | number)[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < jsonPath.length; i++) {
+    const step = jsonPath[i];
+    if (step === "properties") out.push(`:${String(jsonPath[++i])}`);
+    else if (step === "items" || step === "additionalProperties") out.push("*");
+    else if (step === "prefixItems") out.push(String(jsonPath[++i]));
+  }
+  return out.length === 0 ? "the schema itself" : `[${out.join(" ")}]`;
+}
+
+/**
+ * Why no program could ever write a value of this schema, naming the first such place
+ * (`[:items * :when] expects a Date ...`), or undefined. A part that is only one branch of a
+ * union, or is fed by a z.preprocess step, is left alone: something else can satisfy it.
+ */
+export function unwritable(schema: z.ZodType): string | undefined {
+  const found: { path: (string | number)[]; what: string }[] = [];
+  const fed: (string | number)[][] = [];
+  try {
+    z.toJSONSchema(schema, {
+      io: "input",
+      cycles: "ref",
+      reused: "inline",
+      unrepresentable: ({ zodSchema, path }) => {
+        const def = zodSchema._zod.def as { type: string; coerce?: boolean };
+        const what = UNWRITABLE[def.type];
+        if (what !== undefined && def.coerce !== true && !path.includes("anyOf") && !path.includes("oneOf")) found.push({ path, what });
+        return "any";
+      },
+      override: ({ zodSchema, path }) => {
+        const def = zodSchema._zod.def as { type: string; in?: z.ZodType };
+        if (def.type === "pipe" && def.in?._zod.traits.has("$ZodTransform") === true) fed.push(path);
+      },
+    });
+  } catch {
+    return undefined;
+  }
+  const hit = found.find((f) => !fed.some((p) => p.every((step, i) => f.path[i] === step)));
+  return hit && `${programPath(hit.path)} expects ${hit.what}, which a program can never produce`;
+}
+
 /**
  * The shape of a zod schema as the program sees the data (keyword keys, vectors, nil):
  * of what the program must write (`io: "input"`, the default: arguments, return values)
