@@ -300,10 +300,12 @@ class AgentRun {
       this.turns.push(turn);
       const ending = this.ending(turn, n === maxTurns);
       if (ending === null) turn.feedback = renderFeedback(turn, { maxTurns, toolsWithdrawn: this.withdraws }, { prints: true, maxPrintChars: this.maxPrintChars });
-      const event = { turn, maxTurns, totals: { ...this.totals }, compression: this.latestView };
+      // Each hook gets its own copy of the record: the next prompt and the trace are built from
+      // this one, so a host editing what it was told must not rewrite the conversation.
+      const told = () => ({ turn: structuredClone(turn), maxTurns, totals: { ...this.totals }, compression: structuredClone(this.latestView) });
       // Observers first: an onTurn that throws ends the run, and the turn it was told is in the trace.
-      this.observer?.turnEnd(event);
-      unheard(this.run.onTurn?.(event));
+      this.observer?.turnEnd(told());
+      if (this.run.onTurn !== undefined) unheard(this.run.onTurn(told()));
       if (ending !== null) return ending;
     }
   }

@@ -109,7 +109,7 @@ export interface RunOptions extends InheritableOptions {
 
 /** What `onTurn` receives. */
 export interface TurnEvent {
-  /** The turn as recorded in the trace (program, output, tool calls, definitions, error, usage). */
+  /** A copy of the turn as recorded in the trace (program, output, tool calls, definitions, error, usage): editing it changes neither the next prompt nor the trace. */
   readonly turn: Turn;
   readonly maxTurns: number;
   /** Tokens and LLM requests of the run so far, this turn included (nested agents apart). */

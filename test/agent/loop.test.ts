@@ -848,6 +848,34 @@ describe("onTurn and onStep", () => {
     expect(steps).toEqual([true]);
   });
 
+  // A hook that edited the turn it was told changed the next prompt (the history is built from
+  // the same record) and the trace: a logger trimming turn.feedback rewrote the conversation.
+  it("gives onTurn and onEvent their own copy of the turn: editing it changes neither the next prompt nor the trace", async () => {
+    const agent = SubAgent.create({ prompt: "Add up." });
+    const replies = [code('(println "hello")'), code("(return 1)")];
+    const plain = scriptedLlm(replies);
+    const untouched = await SubAgent.run(agent, { llm: plain, isolation: "none" });
+    const llm = scriptedLlm(replies);
+    const vandal = (turn: Turn): void => {
+      turn.feedback = "INJECTED";
+      turn.prints.push("INJECTED");
+      turn.program = "(INJECTED)";
+      turn.messages.length = 0;
+    };
+    const step = await SubAgent.run(agent, {
+      llm,
+      isolation: "none",
+      onTurn: (e) => vandal(e.turn),
+      onEvent: (e) => {
+        if (e.type === "turn-finish") vandal(e.turn);
+      },
+    });
+    expect(step.ok).toBe(true);
+    expect(llm.requests[1].messages).toEqual(plain.requests[1].messages);
+    expect(JSON.stringify(llm.requests)).not.toContain("INJECTED");
+    expect(step.trace.turns.map((t) => [t.program, t.feedback, t.prints, t.messages.length])).toEqual(untouched.trace.turns.map((t) => [t.program, t.feedback, t.prints, t.messages.length]));
+  });
+
   it("ends the run with internal_error when onTurn throws", async () => {
     const agent = SubAgent.create({ prompt: "Add up." });
     const step = await SubAgent.run(agent, {
