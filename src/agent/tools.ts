@@ -3,7 +3,7 @@
 // names the failing field, per-call timeouts, per-run call caps, abort, and withdrawal.
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
-import { boxed, MAX_TIMER_MS, ours, type ToolCallInfo, type ToolSpec, ToolTimeout } from "../lisp/index.js";
+import { boxed, limitThrown, MAX_TIMER_MS, ours, recordedLimit, type ToolCallInfo, type ToolSpec, ToolTimeout } from "../lisp/index.js";
 import { maskSecrets } from "../llm/retry.js";
 import { isObjectArg, kindOf } from "../llm/args.js";
 import type { ApprovalGate, NeedsApproval } from "./approval.js";
@@ -231,7 +231,7 @@ export class ToolSession {
       if (verdict.kind === "hold") return verdict.until;
       if (verdict.kind === "reject") throw new Refusal(verdict.message);
       if (verdict.kind === "recorded") {
-        if (verdict.call.error !== undefined) throw recordedFailure(verdict.call.error);
+        if (verdict.call.error !== undefined) throw recordedFailure(verdict.call.error, verdict.call.errorKind, verdict.call.errorHint);
         return replayAnswer(verdict.call, call.hideResult);
       }
       if (verdict.args !== undefined) {
@@ -298,7 +298,8 @@ export class ToolSession {
             // `ours` asks safely: a tool may throw a Proxy whose getPrototypeOf throws.
             const own = ours(e);
             // A refusal replayed from a record stays one (it does not count against maxCalls).
-            reject(own instanceof ToolTimeout ? own : isRefusal(e) ? (e as Refusal) : new ToolFailure(messageOf(e)));
+            // So does a limit the result ran into (see recordedFailure).
+            reject(own instanceof ToolTimeout ? own : isRefusal(e) ? (e as Refusal) : (limitThrown(e) ?? new ToolFailure(messageOf(e))));
           },
         );
     });
@@ -329,9 +330,12 @@ const RECORDED_TIMEOUT = /^no answer within (\d+) ms$/;
  * What to throw again for a recorded call that failed (resume's replay): a recorded timeout as
  * the interpreter's ToolTimeout, so the replayed program meets tool_timeout as the saved one
  * did (a plain error would be tool_error, and the replay check would fail); a recorded refusal
- * as a refusal, which does not count against maxCalls; else the error.
+ * as a refusal, which does not count against maxCalls; a result that ran into a limit as that
+ * limit (`kind`); else the error.
  */
-export function recordedFailure(error: string): ToolTimeout | Error {
+export function recordedFailure(error: string, kind?: string, hint?: string): ToolTimeout | Error | NonNullable<ReturnType<typeof recordedLimit>> {
+  const limit = recordedLimit(kind, error, hint);
+  if (limit !== null) return limit;
   const ms = recordedTimeoutMs(error);
   if (ms !== undefined) return new ToolTimeout(ms);
   return REFUSAL.test(error) ? new Refusal(error) : new ToolFailure(error);

@@ -43,7 +43,27 @@ export type ErrorKind =
   | LimitKind;
 
 const limitKinds: ReadonlySet<string> = new Set(LIMIT_KINDS);
-const isLimitKind = (k: string): k is LimitKind => limitKinds.has(k);
+export const isLimitKind = (k: string): k is LimitKind => limitKinds.has(k);
+
+/**
+ * The error a tool call's record stands for when the call's result ran into a limit (resume
+ * replays it): the limit again, so the replayed program stops as the saved one did, not with
+ * tool_error. Null for a kind that is not a limit.
+ */
+export function recordedLimit(kind: string | undefined, message: string, hint?: string): LispError | null {
+  return kind !== undefined && isLimitKind(kind) ? new LispError(kind, message, undefined, hint) : null;
+}
+
+/** The fields a call's record keeps of the limit its result ran into (see recordedLimit). */
+export function limitRecord(e: { kind: string; hint?: string }): { errorKind: string; errorHint?: string } {
+  return e.hint === undefined ? { errorKind: e.kind } : { errorKind: e.kind, errorHint: e.hint };
+}
+
+/** A limit error a tool's call threw (a replayed one, see recordedLimit), else null. */
+export function limitThrown(e: unknown): LispError | null {
+  const own = ours(e);
+  return own instanceof LispError && isLimitKind(own.kind) ? own : null;
+}
 
 export interface SourceLoc {
   /** 1-based line. */

@@ -9,7 +9,7 @@ import { Analyzer, type AnalyzeEnv } from "./analyzer/analyze.js";
 import "./core/index.js";
 import { compile } from "./compile.js";
 import { isAbortSignal } from "./abort.js";
-import { abortedError, isStackOverflow, LIMIT_KINDS, LispError, ours, stackOverflow, thrownMessage, toErrorInfo, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
+import { abortedError, isStackOverflow, LIMIT_KINDS, limitRecord, LispError, ours, stackOverflow, thrownMessage, toErrorInfo, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
 import { boxed, Budget, contextValue, Converted, isLispValue, readTimeout, toHost, toLisp } from "./interop.js";
@@ -81,6 +81,10 @@ export interface ToolCallRecord {
   /** The result as the program received it: a definition holding this very value holds the whole result. */
   value?: Value;
   error?: string;
+  /** The limit the result ran into (nesting_too_deep, collection_too_large, ...), when that is why the call failed. */
+  errorKind?: string;
+  /** That limit's hint. */
+  errorHint?: string;
   durationMs: number;
 }
 
@@ -460,6 +464,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
             const message = e instanceof ToolTimeout ? `no answer within ${e.ms} ms` : thrownMessage(thrown);
             // A tool's message may quote a hidden argument back.
             record.error = marks === null ? message : marks.hideEchoes(args, marks.hideText(message, true));
+            if (isLimit(e)) Object.assign(record, limitRecord(e));
             record.durationMs = now() - t0;
             onToolCall?.(record, true);
             if (options.signal?.aborted) throw abortedError();

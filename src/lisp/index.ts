@@ -32,7 +32,7 @@ export type { Form } from "./forms.js";
 export { keywordText, printSample, prStr, quoteString } from "./printer.js";
 export { holdsStandIn, holdsStandInIn, isHiddenKey, Marks, showStandIns, showStandInsIn, type Origin } from "./marks.js";
 export { defaultLimits, MAX_TIMER_MS, resolveLimits, type Limits } from "./limits.js";
-export { abortedError, excerpt, formatError, IN_EARLIER_PROGRAM, ours, relocate, ToolTimeout, type ErrorInfo, type ErrorKind } from "./errors.js";
+export { abortedError, excerpt, formatError, IN_EARLIER_PROGRAM, limitThrown, ours, recordedLimit, relocate, ToolTimeout, type ErrorInfo, type ErrorKind } from "./errors.js";
 export { resolveIsolation, type Isolation } from "./isolate/options.js";
 export { allBuiltins, type Area, type BuiltinDef, type Namespace } from "./core/registry.js";
 export { STANDARD_CLOJURE, STANDARD_FORMS } from "./core/standard.js";

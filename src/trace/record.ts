@@ -160,6 +160,8 @@ function callTrace(c: ToolCallRecord, holder: string | undefined, hiding: { limi
   if (c.result !== undefined) out.result = c.result;
   if (holder !== undefined) out.holder = holder;
   if (c.error !== undefined) out.error = c.error;
+  if (c.errorKind !== undefined) out.errorKind = c.errorKind;
+  if (c.errorHint !== undefined) out.errorHint = c.errorHint;
   out.durationMs = c.durationMs;
   if (hiding !== undefined && c.value !== undefined && holdsStandInIn(c.result)) {
     try {

@@ -21,6 +21,10 @@ export interface ToolCallTrace {
   /** The definition of this turn holding the whole result (the very value the call returned), if one does. */
   holder?: string;
   error?: string;
+  /** The limit the result ran into (nesting_too_deep, collection_too_large, ...), when that is why the call failed: a replay meets it again. */
+  errorKind?: string;
+  /** That limit's hint. */
+  errorHint?: string;
   durationMs: number;
 }
 

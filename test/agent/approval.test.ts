@@ -616,3 +616,33 @@ describe.each<Isolation>(["worker", "none"])("tool approvals: the host edits a c
     expect(paid).toEqual([{ t: token, amount: 3 }]);
   });
 });
+
+// A call whose result ran into a limit was recorded with its message only, so the replay on
+// resume threw it as tool_error, the feedback differed, and resume refused the saved run.
+describe.each<Isolation>(["worker", "none"])("resuming past a tool result that ran into a limit (isolation %s)", (isolation) => {
+  const tools = {
+    deep: tool({
+      description: "Nested data.",
+      run: () => {
+        let v: unknown = 1;
+        for (let i = 0; i < 50; i++) v = [v];
+        return v;
+      },
+    }),
+    wide: tool({ description: "Many rows.", run: () => Array.from({ length: 200 }, (_, i) => i) }),
+    wipe: tool({ description: "Deletes everything.", needsApproval: true, run: () => "wiped" }),
+  };
+  const agent = SubAgent.create({ prompt: "Clean up.", tools, maxTurns: 4 });
+  it.each([
+    ["deep", { maxNestingDepth: 20 }, "nesting_too_deep"],
+    ["wide", { maxCollectionSize: 100 }, "collection_too_large"],
+  ] as const)("replays tool/%s's limit as the limit", async (name, limits, kind) => {
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code(`(def s (tool/${name}))`), code("(return (tool/wipe))")]), isolation, limits });
+    expect(step.fail?.reason).toBe("approval_required");
+    expect(step.turns[0].error?.kind).toBe(kind);
+    const done = await SubAgent.resume(agent, runStateFromJson(json(step, agent)), { llm: scriptedLlm([]), isolation, limits, approvals: { "turn-2-call-1": { approved: true } } });
+    expect(done.fail).toBeUndefined();
+    expect(done.value).toBe("wiped");
+    expect(done.turns[0].error?.kind).toBe(kind);
+  });
+});

@@ -78,6 +78,8 @@ export interface CallRecordWire {
   /** Index into `DoneMessage.values` of the value the program received. */
   value?: number;
   error?: string;
+  errorKind?: string;
+  errorHint?: string;
   durationMs: number;
 }
 

@@ -4,7 +4,7 @@
 // ends the worker at once, and so does a program still running past its time limit (with a
 // margin for the interpreter's own check to fire first). A worker that runs out of heap or
 // crashes fails that run only; the pool starts another.
-import { abortedError, LispError, ours, thrownMessage, toErrorInfo, ToolTimeout, type ErrorInfo } from "../errors.js";
+import { abortedError, isLimitKind, limitRecord, limitThrown, LispError, ours, thrownMessage, toErrorInfo, ToolTimeout, type ErrorInfo } from "../errors.js";
 import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, MemoryEntry, ToolCallRecord, ToolSpec } from "../evaluate.js";
 import { ABORTED, unlessAborted } from "../abort.js";
 import { boxed, Budget, ContextReader, contextValue, toHost, toLisp } from "../interop.js";
@@ -188,6 +188,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                   const refused = dataError(e);
                   // A refused result's path can quote a hidden argument the tool echoed (a key).
                   record.error = m.shown === undefined ? refused.message : hideArgs(refused.message, m.args, m.shown);
+                  if (isLimitKind(refused.kind)) Object.assign(record, limitRecord(refused));
                   w.post({ type: "answer", call: m.call, refused });
                   return;
                 }
@@ -206,7 +207,11 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                 // A tool quoting a hidden argument back: the host's record shows it as the program's does.
                 record.error = m.shown === undefined ? thrownMessage(e) : hideArgs(thrownMessage(e), m.args, m.shown);
                 const halted = own instanceof LispError && own.kind === "aborted" ? { halted: true as const } : {};
-                if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, error: record.error, ...halted });
+                // A replayed call whose result ran into a limit (resume) meets the limit again, as in-process.
+                const limit = limitThrown(e);
+                if (limit !== null) Object.assign(record, limitRecord(limit));
+                const answer = limit !== null ? { refused: dataError(limit) } : { error: record.error, ...halted };
+                if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, ...answer });
               },
             )
             .finally(() => {
@@ -294,6 +299,8 @@ function result(m: DoneMessage, memory: Memory, w: PoolWorker, started: number):
     if (c.result !== undefined) r.result = c.result;
     if (c.value !== undefined) r.value = values[c.value];
     if (c.error !== undefined) r.error = c.error;
+    if (c.errorKind !== undefined) r.errorKind = c.errorKind;
+    if (c.errorHint !== undefined) r.errorHint = c.errorHint;
     return r;
   });
   const stats = { fuelUsed: m.fuelUsed, durationMs: performance.now() - started };

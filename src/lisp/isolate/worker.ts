@@ -210,6 +210,6 @@ function done(r: EvalResult): DoneMessage {
   } else {
     out.error = r.error;
   }
-  for (const c of r.toolCalls) out.calls.push({ name: c.name, args: c.args, result: c.result, error: c.error, durationMs: c.durationMs, value: c.value === undefined ? undefined : slot(c.value) });
+  for (const c of r.toolCalls) out.calls.push({ name: c.name, args: c.args, result: c.result, error: c.error, errorKind: c.errorKind, errorHint: c.errorHint, durationMs: c.durationMs, value: c.value === undefined ? undefined : slot(c.value) });
   return out;
 }
