@@ -146,18 +146,40 @@ export function heldResult(call: ToolCallTrace): HeldResult | undefined {
   return heldResults.get(call);
 }
 
-/** What a replayed call answers: the result the program had, as recorded or as held (then hidden whole again, through `hideResult`, if it was). */
+/** What a replayed call answers: the result the program had, as recorded (exactly, when its plain JSON loses sets or map keys) or as held (then hidden whole again, through `hideResult`, if it was). */
 export function replayAnswer(call: ToolCallTrace, hideResult: () => void): unknown {
   const held = heldResults.get(call);
-  if (held === undefined) return call.result;
+  if (held === undefined) return call.exact !== undefined ? call.exact : call.result;
   if (held.whole) hideResult();
   return held.result;
+}
+
+/** Whether a value's plain JSON loses what it was: a set (written as an array), a map key that is not a keyword (written as a string). */
+function lossy(v: Value, depth: number): boolean {
+  if (depth > MAX_EXACT_DEPTH) return false;
+  if (isSet(v)) return true;
+  if (isMap(v)) {
+    for (const [k, x] of v) if (!(k instanceof Keyword) || lossy(x, depth + 1)) return true;
+  } else if (v instanceof Vec) {
+    for (const x of v) if (lossy(x, depth + 1)) return true;
+  }
+  return false;
+}
+const MAX_EXACT_DEPTH = 256;
+
+/** A value as host data keeping its sets and maps (see ToolCallTrace.exact): crossing back in, it is the value it was. */
+function exactOf(v: Value): unknown {
+  if (isSet(v)) return new Set([...v].map(exactOf));
+  if (isMap(v)) return new Map([...v].map(([k, x]) => [exactOf(k), exactOf(x)]));
+  if (v instanceof Vec) return [...v].map(exactOf);
+  return toHost(v);
 }
 
 /** A tool call as the trace keeps it: plain data, with the name of the definition holding its result. */
 function callTrace(c: ToolCallRecord, holder: string | undefined, hiding: { limits: Limits; marks: Marks } | undefined): ToolCallTrace {
   const out = { name: c.name, args: c.args } as ToolCallTrace;
   if (c.result !== undefined) out.result = c.result;
+  if (c.result !== undefined && c.value !== undefined && !holdsStandInIn(c.result) && lossy(c.value, 0)) out.exact = exactOf(c.value);
   if (holder !== undefined) out.holder = holder;
   if (c.error !== undefined) out.error = c.error;
   if (c.errorKind !== undefined) out.errorKind = c.errorKind;

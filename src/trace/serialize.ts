@@ -115,6 +115,9 @@ export const runTrace = z.looseObject({
 
 const NUMBER_TAG = "$ptc:number";
 const BIGINT_TAG = "$ptc:bigint";
+// A tool result's exact form (ToolCallTrace.exact) holds JS Sets and Maps, which JSON cannot.
+const SET_TAG = "$ptc:set";
+const MAP_TAG = "$ptc:map";
 const MAX_BIGINT_CHARS = 10_000;
 const REUSE_TAG = "$ptc:reuse";
 
@@ -193,7 +196,7 @@ function setReuseAside(raw: unknown, path: string, expand: Array<() => void>, to
 }
 
 /** The one key of an object a tag stands for, or one escaped with more `$`: data written so must be escaped. */
-const TAG_KEY = /^\$+ptc:(?:number|bigint)$/;
+const TAG_KEY = /^\$+ptc:(?:number|bigint|set|map)$/;
 
 /** The key of an object with exactly one own key, or undefined. */
 function onlyKey(v: object): string | undefined {
@@ -214,6 +217,8 @@ function onlyKey(v: object): string | undefined {
 export function numberReplacer(_key: string, v: unknown): unknown {
   // A run's answer may hold a BigInt (an output schema may transform to one), which JSON.stringify refuses.
   if (typeof v === "bigint") return { [BIGINT_TAG]: v.toString() };
+  if (v instanceof Set) return { [SET_TAG]: [...(v as Set<unknown>)] };
+  if (v instanceof Map) return { [MAP_TAG]: [...(v as Map<unknown, unknown>)] };
   if (typeof v === "object" && v !== null && !Array.isArray(v)) {
     const k = onlyKey(v);
     return k !== undefined && TAG_KEY.test(k) ? { [`$${k}`]: (v as Record<string, unknown>)[k] } : v;
@@ -265,6 +270,10 @@ export function numberReviver(_key: string, v: unknown): unknown {
   if (typeof v === "object" && v !== null && !Array.isArray(v)) {
     const k = onlyKey(v);
     if (k !== undefined && k.startsWith("$$") && TAG_KEY.test(k)) return { [k.slice(1)]: (v as Record<string, unknown>)[k] };
+    const set = (v as Record<string, unknown>)[SET_TAG];
+    if (Array.isArray(set) && Object.keys(v).length === 1) return new Set(set);
+    const map = (v as Record<string, unknown>)[MAP_TAG];
+    if (Array.isArray(map) && Object.keys(v).length === 1 && map.every((e) => Array.isArray(e) && e.length === 2)) return new Map(map as [unknown, unknown][]);
     const tag = (v as Record<string, unknown>)[NUMBER_TAG];
     if (typeof tag === "string" && Object.keys(v).length === 1) return Number(tag);
     const big = (v as Record<string, unknown>)[BIGINT_TAG];

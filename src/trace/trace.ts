@@ -18,6 +18,11 @@ export interface ToolCallTrace {
   args: unknown;
   /** The result as plain JSON, when the call succeeded. */
   result?: unknown;
+  /**
+   * The result as the program had it, when its plain JSON loses that: its sets as JS Sets, its
+   * maps as JS Maps (keys other than keywords). A replayed call (resume) answers with it.
+   */
+  exact?: unknown;
   /** The definition of this turn holding the whole result (the very value the call returned), if one does. */
   holder?: string;
   error?: string;

@@ -646,3 +646,23 @@ describe.each<Isolation>(["worker", "none"])("resuming past a tool result that r
     expect(done.turns[0].error?.kind).toBe(kind);
   });
 });
+
+// A tool's Set or Map was recorded as its plain JSON (an array, an object with string keys), so
+// the replay on resume gave the program [1 2] for #{1 2} and resume refused the saved run.
+describe.each<Isolation>(["worker", "none"])("resuming past a tool result holding a set or a map (isolation %s)", (isolation) => {
+  const tools = {
+    tags: tool({ description: "Tags.", run: () => ({ tags: new Set([1, 2]), byId: new Map<unknown, unknown>([[7, "seven"], ["a", new Set(["x"])]]) }) }),
+    wipe: tool({ description: "Deletes everything.", needsApproval: true, run: () => "wiped" }),
+  };
+  const agent = SubAgent.create({ prompt: "Clean up.", tools, maxTurns: 4 });
+  it("replays the result as the value the program had", async () => {
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(def t (tool/tags))\n(println t)"), code("(return [(tool/wipe) (:tags t) (get (:byId t) 7)])")]), isolation });
+    expect(step.fail?.reason).toBe("approval_required");
+    const printed = step.turns[0].prints;
+    expect(printed[0]).toContain("#{1 2}");
+    const done = await SubAgent.resume(agent, runStateFromJson(json(step, agent)), { llm: scriptedLlm([]), isolation, approvals: { "turn-2-call-1": { approved: true } } });
+    expect(done.fail).toBeUndefined();
+    expect(done.turns[0].prints).toEqual(printed);
+    expect(done.value).toEqual(["wiped", [1, 2], "seven"]);
+  });
+});

@@ -57,10 +57,11 @@ describe("saved run states", () => {
   it("round-trip data shaped like the file's own number tags, as data", async () => {
     const state = await savedState();
     // Objects with the one key the file writes a BigInt, NaN or -0 as (and those escaped once), beside the numbers themselves.
-    const tagged = [{ "$ptc:bigint": "5" }, { "$ptc:number": "NaN" }, { "$ptc:number": "-0" }, { "$$ptc:bigint": "7" }, { "$$$ptc:number": "x" }, { "$ptc:reuse": 1 }, NaN, -0, 12n];
+    const tagged = [{ "$ptc:bigint": "5" }, { "$ptc:number": "NaN" }, { "$ptc:number": "-0" }, { "$$ptc:bigint": "7" }, { "$$$ptc:number": "x" }, { "$ptc:reuse": 1 }, { "$ptc:set": [1] }, { "$ptc:map": [[1, 2]] }, { "$$ptc:set": [] }, NaN, -0, 12n];
     const odd: RunState = structuredClone(state);
     odd.outcome = { ok: true, value: { tagged } };
-    odd.trace.turns[0].toolCalls = [{ name: "t", args: { tagged }, result: tagged, durationMs: 1 }];
+    // A result's exact form holds JS Sets and Maps (ToolCallTrace.exact), which the file tags too.
+    odd.trace.turns[0].toolCalls = [{ name: "t", args: { tagged }, result: tagged, exact: [new Set([1, tagged]), new Map<unknown, unknown>([[7, new Set(["x"])]])], durationMs: 1 }];
     expect(runStateFromJson(runStateToJson(odd, 2))).toEqual(odd);
     expect(traceFromJson(traceToJson(odd.trace))).toEqual(odd.trace);
     const agent = SubAgent.create({ prompt: "Return the data." });
