@@ -49,7 +49,8 @@ export function eventObserver(listener: (event: AgentEvent) => void): RunObserve
     llmEnd: () => undefined,
     programStart: (turn, program) => emit({ type: "program", turn, program }),
     toolCall(turn, call, done) {
-      const args = showStandInsIn(call.args);
+      // The reader's own copy: the call's record (the trace's, which resume matches calls against) is not its to edit.
+      const args = structuredClone(showStandInsIn(call.args));
       if (!done) {
         const id = ++next;
         ids.set(call, id);

@@ -876,6 +876,21 @@ describe("onTurn and onStep", () => {
     expect(step.trace.turns.map((t) => [t.program, t.feedback, t.prints, t.messages.length])).toEqual(untouched.trace.turns.map((t) => [t.program, t.feedback, t.prints, t.messages.length]));
   });
 
+  // The tool-call events carried the call's recorded arguments themselves: an onEvent that edited
+  // them rewrote the trace's record (in process), which resume then matches calls against.
+  it("gives onEvent its own copy of a tool call's arguments: editing them leaves the trace's record", async () => {
+    const agent = SubAgent.create({ prompt: "Double.", tools: { twice: tool({ description: "Doubles.", input: z.object({ n: z.number() }), run: ({ n }) => n * 2 }) } });
+    const step = await SubAgent.run(agent, {
+      llm: scriptedLlm([code("(println (tool/twice {:n 1}))"), code("(return 1)")]),
+      isolation: "none",
+      onEvent: (e) => {
+        if (e.type === "tool-call" || e.type === "tool-result") (e.args as { n: number }).n = 999;
+      },
+    });
+    expect(step.ok).toBe(true);
+    expect(step.trace.turns[0].toolCalls.map((c) => c.args)).toEqual([{ n: 1 }]);
+  });
+
   it("ends the run with internal_error when onTurn throws", async () => {
     const agent = SubAgent.create({ prompt: "Add up." });
     const step = await SubAgent.run(agent, {
