@@ -188,7 +188,8 @@ function callTrace(c: ToolCallRecord, holder: string | undefined, hiding: { limi
   if (hiding !== undefined && c.value !== undefined && holdsStandInIn(c.result)) {
     try {
       // Marked itself, the result was hidden whole: an echo marks only the parts that echo.
-      heldResults.set(out, { result: toHost(c.value, hiding.limits.maxNestingDepth, new Budget(hiding.limits)), whole: hiding.marks.originOf(c.value) !== undefined });
+      const result = lossy(c.value, 0) ? exactOf(c.value) : toHost(c.value, hiding.limits.maxNestingDepth, new Budget(hiding.limits));
+      heldResults.set(out, { result, whole: hiding.marks.originOf(c.value) !== undefined });
     } catch {
       // The value crossed in within these limits; should it not cross back, the record stands alone, as before.
     }

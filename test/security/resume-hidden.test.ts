@@ -132,3 +132,15 @@ it("refuses a saved state whose hidden results name a call its trace does not ho
   state.hiddenResults = [{ turn: 1, call: 3, result: "x" }];
   await expect(SubAgent.resume(make(3), state, { llm: scriptedLlm([]), context, isolation: "none" })).rejects.toThrow("resume: the saved state's hiddenResults name call 4 of turn 1, which its trace does not hold");
 });
+
+// The result held for the replay was its plain JSON: a set in it came back a vector, the
+// replayed turn printed false for true, and resume refused the saved run.
+it.each(["none", "worker"] as const)("answers a replayed call whose result echoed a hidden value and held a set with that set (isolation %s)", async (isolation) => {
+  const tools = { look: tool({ description: "Looks a token up.", input: z.object({ t: z.string() }), run: ({ t }) => ({ low: t.toLowerCase(), tags: new Set([1, 2]) }) }) };
+  const make = (maxTurns: number) => SubAgent.create({ prompt: "Look the token up.", tools, maxTurns });
+  const first = await SubAgent.run(make(1), { llm: scriptedLlm([code("(def r (tool/look {:t (:token data/_creds)}))\n(println (set? (:tags r)))")]), context, isolation });
+  expect(first.trace.turns[0].prints).toEqual(["true"]);
+  const step = await SubAgent.resume(make(2), runStateFromJson(runStateToJson(saveRun(first, make(1)))), { llm: scriptedLlm([code("(return (set? (:tags r)))")]), context, isolation });
+  expect(step.fail).toBeUndefined();
+  expect(step.value).toBe(true);
+});
