@@ -14,6 +14,26 @@ vi.mock("../../src/compaction/tokens.js", async (importOriginal) => {
   return { ...real, countTokens: (text: string) => ((tokenized.chars += text.length), real.countTokens(text)) };
 });
 
+/**
+ * The facts summary of a listing with this output, and the characters its value patterns read
+ * (the long sticky ones; the word pattern reads one word whatever it is given): work counted
+ * instead of timed.
+ */
+function scannedSummary(output: string): { text: string; chars: number } {
+  let chars = 0;
+  const exec = RegExp.prototype.exec;
+  const spy = vi.spyOn(RegExp.prototype, "exec").mockImplementation(function (this: RegExp, input: string) {
+    if (this.sticky && this.source.length > 40 && !this.source.includes("Script=Han")) chars += input.length - this.lastIndex;
+    return exec.call(this, input);
+  });
+  try {
+    const text = factsSummary({ messages: listing(output), maxTokens: 200 });
+    return { text, chars };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
 /** A call whose one output is `output`. */
 const listing = (output: string): ChatMessage[] => [
   { role: "assistant", content: "Listing the repository.", tool_calls: [{ id: "f", type: "function", function: { name: "bash", arguments: JSON.stringify({ command: "find /repo -name '*.py'" }) } }] },
@@ -96,44 +116,21 @@ describe("facts summarizer", () => {
   // character was tried, and a value from inside it would have matched from there), so a run is
   // read about once.
   it("reads a run of dots, dashes and underscores about once, not once per character", () => {
-    const scanned = { chars: 0 };
-    const exec = RegExp.prototype.exec;
-    const spy = vi.spyOn(RegExp.prototype, "exec").mockImplementation(function (this: RegExp, input: string) {
-      if (this.sticky && this.source.length > 40 && !this.source.includes("Script=Han")) scanned.chars += input.length - this.lastIndex;
-      return exec.call(this, input);
-    });
-    try {
-      for (const run of ["-", ".", "+-", "-.", "-_", "..-"]) {
-        const line = `Downloading ${run.repeat(20_000 / run.length)} done see ./src/a.ts and -_x`;
-        scanned.chars = 0;
-        const text = factsSummary({ messages: listing(`${line}\nError: checksum mismatch`), maxTokens: 200 });
-        expect(text).toContain("Error: checksum mismatch");
-        expect(text).toContain("./src/a.ts");
-        expect(scanned.chars).toBeLessThan(8 * line.length);
-      }
-    } finally {
-      spy.mockRestore();
+    for (const run of ["-", ".", "+-", "-.", "-_", "..-"]) {
+      const line = `Downloading ${run.repeat(20_000 / run.length)} done see ./src/a.ts and -_x`;
+      const { text, chars } = scannedSummary(`${line}\nError: checksum mismatch`);
+      expect(text).toContain("Error: checksum mismatch");
+      expect(text).toContain("./src/a.ts");
+      expect(chars).toBeLessThan(8 * line.length);
     }
   });
 
   it("reads a line of 20,000 dots or dashes in work proportional to it, and keeps a long value whole", () => {
-    const scanned = { chars: 0 };
-    const exec = RegExp.prototype.exec;
-    const spy = vi.spyOn(RegExp.prototype, "exec").mockImplementation(function (this: RegExp, input: string) {
-      // The value patterns (the long sticky ones; the word pattern reads one word whatever it is given).
-      if (this.sticky && this.source.length > 40 && !this.source.includes("Script=Han")) scanned.chars += input.length - this.lastIndex;
-      return exec.call(this, input);
-    });
-    try {
-      for (const run of [".", "-", "+-"]) {
-        const line = `Downloading ${run.repeat(20_000 / run.length)} done`;
-        scanned.chars = 0;
-        const text = factsSummary({ messages: listing(`${line}\nError: checksum mismatch`), maxTokens: 200 });
-        expect(text).toContain("Error: checksum mismatch");
-        expect(scanned.chars).toBeLessThan(1_000 * line.length);
-      }
-    } finally {
-      spy.mockRestore();
+    for (const run of [".", "-", "+-"]) {
+      const line = `Downloading ${run.repeat(20_000 / run.length)} done`;
+      const { text, chars } = scannedSummary(`${line}\nError: checksum mismatch`);
+      expect(text).toContain("Error: checksum mismatch");
+      expect(chars).toBeLessThan(1_000 * line.length);
     }
     const binary = "01".repeat(600);
     expect(textFacts(`The file holds ${binary}.`).map((f) => f.text)).toContain(binary);
