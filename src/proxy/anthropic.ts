@@ -40,17 +40,20 @@ function badBlock(blocks: unknown[], path: string): string | undefined {
 }
 
 /**
- * The message's text, with its images after it as parts (the measure counts an image by its
- * size, not its "[image]" placeholder); the text alone when it has none.
+ * The message's text, with its images and files (a PDF document) after it as parts: the measure
+ * counts them by its rules for media, not as their "[image]" or "[document]" placeholders. The
+ * text alone when it has none. A text document is in the text already.
  */
 function withImages(text: string, blocks: Block[]): string | ContentPart[] {
   let images: ContentPart[] | undefined;
   for (const b of blocks) {
-    if (b.type === "image") (images ??= []).push(b as ContentPart);
-    else if (b.type === "tool_result" && Array.isArray(b.content)) for (const inner of b.content as Block[]) if (inner.type === "image") (images ??= []).push(inner as ContentPart);
+    if (isMedia(b)) (images ??= []).push(b as ContentPart);
+    else if (b.type === "tool_result" && Array.isArray(b.content)) for (const inner of b.content as Block[]) if (isMedia(inner)) (images ??= []).push(inner as ContentPart);
   }
   return images === undefined ? text : [{ type: "text", text }, ...images];
 }
+
+const isMedia = (b: Block): boolean => b.type === "image" || (b.type === "document" && b.source?.type !== "text" && b.source?.type !== "content");
 
 /**
  * The message as chat messages: one, or for a user turn of tool results with more blocks (what

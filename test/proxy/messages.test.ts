@@ -128,6 +128,21 @@ describe("proxy /v1/messages", () => {
     expect((sentMessages(r)[0].body as { messages: Sent[] }).messages.length).toBeLessThan(history.length);
   });
 
+  it("counts PDF documents as the measure counts a file, and compacts before they overflow the window", async () => {
+    // Three PDFs (1,500 tokens each by the measure's rule) for a 3,000-token window: they were
+    // "[document]" placeholders of a few tokens, and the request went out whole.
+    r = await rig({ config: SMALL });
+    const pdf = Buffer.from("%PDF-1.7 a contract").toString("base64");
+    const history: Anthropic.MessageParam[] = [];
+    for (let i = 0; i < 3; i++) {
+      history.push({ role: "user", content: [{ type: "document", source: { type: "base64", media_type: "application/pdf", data: pdf } }, { type: "text", text: `Read contract ${i}.` }] });
+      history.push({ role: "assistant", content: `Contract ${i} read.` });
+    }
+    history.push({ role: "user", content: "Which one is longest?" });
+    await client(r).messages.create({ model: "claude-test", max_tokens: 200, messages: history }, { headers: { "x-conversation-id": "pdfs" } });
+    expect((sentMessages(r)[0].body as { messages: Sent[] }).messages.length).toBeLessThan(history.length);
+  });
+
   it("compacts a long conversation with a cached summary, and reuses it byte for byte", async () => {
     r = await rig({ config: SMALL });
     const c = client(r);
