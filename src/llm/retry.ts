@@ -294,13 +294,16 @@ export function retryAfterMs(header: (name: string) => string | null | undefined
   const raw = header("retry-after");
   if (raw === null || raw === undefined) return undefined;
   const seconds = delay(raw);
-  if (seconds !== undefined) return seconds * 1000;
+  if (seconds !== undefined) return Math.min(seconds * 1000, Number.MAX_SAFE_INTEGER);
   const date = /[a-z]/i.test(raw) ? Date.parse(raw) : Number.NaN;
   return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
 }
 
-/** A non-negative finite number written alone ("12abc", "", "-3" and "Infinity" are not). */
+/**
+ * A non-negative number written alone ("12abc", "", "-3" and "Infinity" are not); one of more
+ * digits than a double holds is the longest wait a message can still state, not Infinity.
+ */
 function delay(raw: string | null | undefined): number | undefined {
   if (raw === null || raw === undefined || !/^\s*\d+(\.\d+)?\s*$/.test(raw)) return undefined;
-  return Number(raw);
+  return Math.min(Number(raw), Number.MAX_SAFE_INTEGER);
 }

@@ -15,6 +15,9 @@ const cases: Array<[Record<string, string>, number | undefined]> = [
   [{ "retry-after": "Wed, 25 Nov 2026 11:59:00 GMT" }, 0],
   [{ "retry-after-ms": "soon", "retry-after": "2" }, 2000],
   [{ "retry-after-ms": "-5", "retry-after": "2" }, 2000],
+  // More digits than a double holds: as long as can be said, never Infinity ("retry after Infinity s").
+  [{ "retry-after": "9".repeat(400) }, Number.MAX_SAFE_INTEGER],
+  [{ "retry-after-ms": "9".repeat(400) }, Number.MAX_SAFE_INTEGER],
   // Not a number of seconds, not a date: no request to wait.
   [{ "retry-after": "12abc" }, undefined],
   [{ "retry-after": "-3" }, undefined],
