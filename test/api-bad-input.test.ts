@@ -2,7 +2,7 @@
 // file, a mocked object) with the wrong thing: each says which function and which argument, and
 // what it got, instead of the engine's "Cannot read properties of null" from somewhere inside.
 import { describe, expect, it } from "vitest";
-import { loadTranscripts, SubAgent, tool, saveMemory, systemPrompt, traceToJson, runToJson, compact, compareStrategies, pureStrategy, StrategyRegistry, compressionReport, countTokens, messageText, modelPrice, openaiLlm, anthropicLlm, aiSdkLlm, promptTokens, recordingLlm, renderTable, replayLlm, scriptedLlm } from "../src/index.js";
+import { loadTranscripts, SubAgent, tool, saveMemory, systemPrompt, traceToJson, runToJson, compact, compareStrategies, pureStrategy, StrategyRegistry, compressionReport, countTokens, messageText, startProxy, modelPrice, openaiLlm, anthropicLlm, aiSdkLlm, promptTokens, recordingLlm, renderTable, replayLlm, scriptedLlm } from "../src/index.js";
 
 const { proxy: revoked, revoke } = Proxy.revocable({}, {});
 revoke();
@@ -59,6 +59,7 @@ const ROWS: ReadonlyArray<{ call: string; run: (x: unknown) => unknown; names: s
   { call: "loadTranscripts(file)", run: (x) => loadTranscripts(x as never), names: "loadTranscripts: file" },
   { call: "compareStrategies(transcripts)", run: (x) => compareStrategies(x as never, [], { models: [] } as never), names: "compareStrategies: transcripts" },
   { call: "compareStrategies(transcripts, strategies, options)", run: (x) => compareStrategies([], [], x as never), names: "compareStrategies: options" },
+  { call: "startProxy(options)", run: (x) => startProxy(x as never), names: "startProxy: options", optional: true },
 ];
 
 /** The engine's words for a bad read, which must not reach the host. */

@@ -20,6 +20,7 @@ import { sendWithRetries } from "./retry.js";
 import { normalizePath, underV1 } from "./paths.js";
 import { MissingDriverError } from "./driver.js";
 import { isPostgresUrl, openStore, type ConversationStore } from "./store.js";
+import { isObjectArg, mustBe } from "../llm/args.js";
 import { hiddenKeys, maskKeys, Tenants, upstreamAuth, type Tenant, type TenantResult } from "./tenancy.js";
 import { MAX_ERROR_BYTES, readBuffer, responseHeaders, Upstream, upstreamBase } from "./upstream.js";
 
@@ -249,6 +250,8 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
 
 /** Starts the proxy; resolves once it listens. */
 export async function startProxy(options: ProxyOptions = {}): Promise<RunningProxy> {
+  // A number or null from an untyped host would start a proxy on every default, or fail inside.
+  if (!isObjectArg(options)) throw new ProxyStartError(mustBe("startProxy: options", "an options object", options));
   const logger = options.logger ?? jsonLogger((line) => process.stderr.write(line));
   const opened = ConfigFile.open(options.configFile, options.upstream === undefined ? {} : { upstream: options.upstream }, (r) => {
     logger(r.ok ? { event: "config_reloaded" } : { event: "config_reload_rejected", error: r.error });
