@@ -7,9 +7,9 @@ import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic
 import { isObjectArg, mustBe, requestProblem } from "./args.js";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
-import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, webPageError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
+import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
 import { withSdkEnv } from "./sdk-env.js";
-import { answeredPage, answeredWhole } from "./stream.js";
+import { unstreamedReply } from "./stream.js";
 import type { ChatMessage, Llm, LlmResponse } from "./types.js";
 
 const SDK_ERRORS: SdkErrors = { ConnectionTimeout: APIConnectionTimeoutError, UserAbort: APIUserAbortError, Connection: APIConnectionError, Api: APIError };
@@ -70,13 +70,8 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
       const send = async (signal: AbortSignal, attempt: number, alive: () => void) => {
         if (onText === undefined) return parseReply(await client.messages.create(body, { signal }), name, asked);
         const { data: stream, response } = await client.messages.create({ ...body, stream: true }, { signal }).withResponse();
-        const type = response.headers.get("content-type");
-        if (answeredPage(type)) throw webPageError(name, await response.text());
-        if (answeredWhole(type)) {
-          const whole = parseReply(await response.json(), name, asked);
-          onText(whole.content, attempt);
-          return whole;
-        }
+        const whole = await unstreamedReply(response, name, (reply) => parseReply(reply, name, asked), (text) => onText(text, attempt));
+        if (whole !== undefined) return whole;
         return parseReply(await readStream(stream, name, alive, (delta) => onText(delta, attempt)), name, asked);
       };
       return withRetries(name, retry, request, send, (e, signal) => sdkError(e, signal, name, SDK_ERRORS, apiKey));

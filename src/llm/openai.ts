@@ -3,9 +3,9 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { isObjectArg, mustBe, requestProblem } from "./args.js";
 import { LlmError } from "./errors.js";
-import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, webPageError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
+import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
 import { withSdkEnv } from "./sdk-env.js";
-import { answeredPage, answeredWhole } from "./stream.js";
+import { unstreamedReply } from "./stream.js";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { Llm, LlmResponse, LlmUsage } from "./types.js";
 
@@ -91,13 +91,8 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
       const sendOnce = async (signal: AbortSignal, attempt: number, alive: () => void) => {
         if (onText === undefined) return parseCompletion(await client.chat.completions.create(body(), { signal }), name, wanted);
         const { data: stream, response } = await client.chat.completions.create({ ...body(), stream: true, stream_options: { include_usage: true } }, { signal }).withResponse();
-        const type = response.headers.get("content-type");
-        if (answeredPage(type)) throw webPageError(name, await response.text());
-        if (answeredWhole(type)) {
-          const whole = parseCompletion(await response.json(), name, wanted);
-          onText(whole.content, attempt);
-          return whole;
-        }
+        const whole = await unstreamedReply(response, name, (reply) => parseCompletion(reply, name, wanted), (text) => onText(text, attempt));
+        if (whole !== undefined) return whole;
         return parseCompletion(await readStream(stream, name, alive, (delta) => onText(delta, attempt)), name, wanted);
       };
       const send = async (signal: AbortSignal, attempt: number, alive: () => void): Promise<LlmResponse> => {

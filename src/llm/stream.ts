@@ -1,6 +1,7 @@
 // The streaming side of the LLM seam. A client that can stream tells `LlmRequest.onText` each
 // piece of the reply as it arrives; the offline clients (scripted, replayed) cut their whole
 // reply into word-sized pieces, so a streamed run behaves the same offline as live.
+import { webPageError } from "./retry.js";
 
 /** The reply's text in pieces of one word with the spaces before it (lines stay whole where they are short). */
 function textPieces(text: string): string[] {
@@ -29,4 +30,18 @@ export function answeredWhole(contentType: string | null | undefined): boolean {
  */
 export function answeredPage(contentType: string | null | undefined): boolean {
   return /^\s*text\/html\b/i.test(contentType ?? "");
+}
+
+/**
+ * A streamed request's reply when the response is no event stream (the HTTP clients' one check):
+ * a whole JSON reply is parsed and told to `onText` in one piece, a web page is thrown as such;
+ * undefined when the response is a stream to read.
+ */
+export async function unstreamedReply<T extends { content: string }>(response: Response, name: string, parse: (body: unknown) => T, onText: (delta: string) => void): Promise<T | undefined> {
+  const type = response.headers.get("content-type");
+  if (answeredPage(type)) throw webPageError(name, await response.text());
+  if (!answeredWhole(type)) return undefined;
+  const whole = parse(await response.json());
+  onText(whole.content);
+  return whole;
 }
