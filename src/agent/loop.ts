@@ -617,6 +617,8 @@ class AgentRun {
 export async function runAgent(agent: Agent, run: RunOptions, parent: RunScope | null, approvals?: ApprovalSetup): Promise<Step> {
   // mergeOptions takes only the inheritable keys, so the run's own options (context, signal...) stay out.
   const options = mergeOptions(parent?.options, agent.options, run);
+  // maxDepth bounds the whole tree: a nested agent's own may lower its callers' limit, never raise it.
+  if (parent !== null) options.maxDepth = Math.min(options.maxDepth ?? DEFAULTS.maxDepth, parent.options.maxDepth ?? DEFAULTS.maxDepth);
   const agentRun = new AgentRun(agent, options, run, parent === null ? 0 : parent.depth + 1, parent, approvals);
   const step = await agentRun.execute();
   agentRun.observer?.runEnd(step);

@@ -28,7 +28,7 @@ export interface InheritableOptions {
   view?: Partial<Omit<ViewOptions, "compressHistory" | "printlnHistoryLimit">>;
   /** Per-call timeout of tools that set none. Default 30 s. */
   toolTimeoutMs?: number;
-  /** Nesting depth allowed for agents called as tools. Default 3. */
+  /** Nesting depth allowed for agents called as tools. Default 3. A nested agent's own may lower its callers' limit, never raise it. */
   maxDepth?: number;
   /** Characters of println output shown in feedback. Default 4000. */
   maxPrintChars?: number;

@@ -674,6 +674,25 @@ describe("nested agents", () => {
     expect(step.value).toBe("done");
   });
 
+  it("keeps a nested agent's own maxDepth within the limit its callers set", async () => {
+    // The host limits the tree to one level; the middle agent's own maxDepth 10 must not reopen it.
+    const leaf = SubAgent.create({ prompt: "Leaf", maxTurns: 1 });
+    const middle = SubAgent.create({ prompt: "Middle", tools: { leaf: SubAgent.asTool(leaf) }, maxTurns: 1, maxDepth: 10 });
+    const top = SubAgent.create({ prompt: "Top", tools: { middle: SubAgent.asTool(middle) }, maxTurns: 1 });
+    const llm = scriptedLlm([code("(return (tool/middle))"), code("(return (tool/leaf))"), code('(return "leaf ran")')]);
+    const step = await SubAgent.run(top, { llm, maxDepth: 1 });
+    expect(llm.requests).toHaveLength(2);
+    expect(step.ok).toBe(false);
+    expect(step.turns[0].nested?.[0].trace.turns[0].error?.message).toContain("tool/leaf failed: max_depth_exceeded: agents may nest at most 1 levels deep");
+    // A nested agent may still lower the limit for the agents below it.
+    const strict = SubAgent.create({ prompt: "Middle", tools: { leaf: SubAgent.asTool(leaf) }, maxTurns: 1, maxDepth: 1 });
+    const top2 = SubAgent.create({ prompt: "Top", tools: { middle: SubAgent.asTool(strict) }, maxTurns: 1 });
+    const llm2 = scriptedLlm([code("(return (tool/middle))"), code("(return (tool/leaf))"), code('(return "leaf ran")')]);
+    const step2 = await SubAgent.run(top2, { llm: llm2, maxDepth: 5 });
+    expect(llm2.requests).toHaveLength(2);
+    expect(step2.turns[0].nested?.[0].trace.turns[0].error?.message).toContain("max_depth_exceeded: agents may nest at most 1 levels deep");
+  });
+
   it("gives a nested run the parent's remaining token budget", async () => {
     const parent = SubAgent.create({ prompt: "Go", tools: { rate: SubAgent.asTool(rate) }, maxTurns: 2 });
     const u = (n: number) => ({ inputTokens: n, outputTokens: 0, cachedTokens: 0 });
