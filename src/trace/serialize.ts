@@ -230,8 +230,9 @@ export function numberReplacer(_key: string, v: unknown): unknown {
 
 /**
  * Where a run's answer holds what its JSON cannot (an output schema may transform it to
- * anything): JSON.stringify throws a bare TypeError for a cycle and writes a Map or Set as `{}`
- * and drops a function. The text names the first such place (`value.byId is a Map`), or null.
+ * anything): JSON.stringify throws a bare TypeError for a cycle, drops a function and writes a
+ * WeakMap as `{}`. Maps and Sets are written tagged (numberReplacer), so their entries are
+ * checked. The text names the first such place (`value.byId.b is a function`), or null.
  */
 export function unsavable(value: unknown, path = "value"): string | null {
   return unsavableAt(value, path, new Set(), new WeakSet());
@@ -242,11 +243,22 @@ function unsavableAt(v: unknown, path: string, ancestors: Set<object>, fine: Wea
   if (typeof v === "symbol") return `${path} is a symbol`;
   if (typeof v !== "object" || v === null || fine.has(v)) return null;
   if (ancestors.has(v)) return `${path} is a cycle (it contains itself)`;
-  if (v instanceof Map || v instanceof Set || v instanceof WeakMap || v instanceof WeakSet) return `${path} is a ${v.constructor.name}`;
+  if (v instanceof WeakMap || v instanceof WeakSet) return `${path} is a ${v.constructor.name}`;
   // What JSON.stringify writes of an object with toJSON (a Date) is its own business.
   if (typeof (v as { toJSON?: unknown }).toJSON === "function") return null;
   ancestors.add(v);
   try {
+    if (v instanceof Map || v instanceof Set) {
+      let i = 0;
+      for (const [key, item] of v.entries() as IterableIterator<[unknown, unknown]>) {
+        const at = v instanceof Set ? `${path}.${i}` : typeof key === "object" && key !== null ? `${path}.(key ${i})` : `${path}.${String(key)}`;
+        const problem = (v instanceof Map ? unsavableAt(key, `${path}.(key ${i})`, ancestors, fine) : null) ?? unsavableAt(item, at, ancestors, fine);
+        if (problem !== null) return problem;
+        i++;
+      }
+      fine.add(v);
+      return null;
+    }
     for (const key of Object.keys(v)) {
       let item: unknown;
       try {

@@ -6,7 +6,7 @@ import { MAX_TRACE_MESSAGES, parseTraceJson, traceFromJson, traceToJson, TraceFo
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { saveRun } from "../../src/agent/resume.js";
-import { ResumeError, runStateToJson } from "../../src/trace/run-state.js";
+import { ResumeError, runStateFromJson, runStateToJson } from "../../src/trace/run-state.js";
 import { AgentDefinitionError } from "../../src/agent/errors.js";
 
 const code = (body: string): string => "```clojure\n" + body + "\n```";
@@ -193,11 +193,24 @@ describe("saved runs", () => {
     expect(runFromJson(runToJson(step)).value).toEqual({ id: 9007199254740993n });
   });
 
+  // The saved forms tag Maps and Sets (55231ff); the answer's check refused them still ("value.byId is a Map").
+  it("saves and loads back an answer holding a Map and a Set, as an output schema may transform to them", async () => {
+    const answer = () => ({ byId: new Map<unknown, unknown>([["a", 1], [7, new Set(["x", "y"])]]), tags: new Set([1, 2]) });
+    const agent = SubAgent.create({ prompt: "x", maxTurns: 1, output: z.number().transform(answer) });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(return 1)")]), isolation: "none" });
+    expect(step.ok).toBe(true);
+    expect(runFromJson(runToJson(step)).value).toEqual(answer());
+    const state = runStateFromJson(runStateToJson(saveRun(step, agent)));
+    expect(state.outcome).toEqual({ ok: true, value: answer() });
+  });
+
   // An output schema may transform the answer to anything: what JSON cannot hold is named, never a raw TypeError nor silently dropped.
   it.each([
     ["a cycle", () => { const c: Record<string, unknown> = { a: 1 }; c.self = c; return c; }, "value.self is a cycle (it contains itself)"],
-    ["a Map, which JSON writes as {}", () => ({ byId: new Map([["a", 1]]) }), "value.byId is a Map"],
-    ["a Set", () => [1, new Set([2])], "value.1 is a Set"],
+    ["a function in a Map", () => ({ byId: new Map<unknown, unknown>([["a", 1], ["b", () => 2]]) }), "value.byId.b is a function"],
+    ["a function as a Map's key", () => ({ byId: new Map([[() => 1, 1]]) }), "value.byId.(key 0) is a function"],
+    ["a symbol in a Set", () => [1, new Set([2, Symbol("x")])], "value.1.1 is a symbol"],
+    ["a WeakMap", () => ({ cache: new WeakMap() }), "value.cache is a WeakMap"],
     ["a function, which JSON drops", () => ({ total: 3, format: () => "3" }), "value.format is a function"],
     ["a symbol", () => Symbol("x"), "value is a symbol"],
   ] as Array<[string, () => unknown, string]>)("refuses to save an answer holding %s, saying where", async (_what, answer, where) => {
