@@ -44,8 +44,27 @@ export interface TriggerSpec {
   readonly options?: Readonly<Record<string, unknown>>;
 }
 
-/** The zod schema of a trigger spec, for strategies that take one as an option. */
-export const triggerSpecSchema = z.object({ name: z.string(), options: z.record(z.string(), z.json()).default({}) }).strict();
+/**
+ * The zod schema of a trigger spec, for strategies that take one as an option. The trigger's own
+ * name and options are checked here, so a bad one fails with the strategy's options (the error
+ * names the strategy and the path, `trigger.options.maxTokens`), not later from createTrigger.
+ */
+export const triggerSpecSchema = z
+  .object({ name: z.string(), options: z.record(z.string(), z.json()).default({}) })
+  .strict()
+  .superRefine((spec, ctx) => {
+    if (!Object.hasOwn(triggerSchemas, spec.name)) {
+      ctx.addIssue({ code: "custom", path: ["name"], message: unknownTrigger(spec.name) });
+      return;
+    }
+    const parsed = triggerSchemas[spec.name as TriggerName].safeParse(spec.options);
+    if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", path: ["options", ...issue.path], message: issue.message });
+  });
+
+/** Longer than any trigger's name: not quoted back in an error. */
+const MAX_NAME = 100;
+
+const unknownTrigger = (name: string): string => `unknown trigger ${name.length > MAX_NAME ? `(a name of ${name.length} characters)` : `"${name}"`} (known: ${Object.keys(triggerSchemas).join(", ")})`;
 
 function decide(compact: boolean, reason: string) {
   return { compact, reason };
@@ -53,7 +72,7 @@ function decide(compact: boolean, reason: string) {
 
 /** Builds a trigger by name with validated options. */
 export function createTrigger(spec: TriggerSpec): Trigger {
-  if (!Object.hasOwn(triggerSchemas, spec.name)) throw new Error(`compaction: unknown trigger "${spec.name}" (known: ${Object.keys(triggerSchemas).join(", ")})`);
+  if (!Object.hasOwn(triggerSchemas, spec.name)) throw new Error(`compaction: ${unknownTrigger(spec.name)}`);
   const name = spec.name as TriggerName;
   const parsed = triggerSchemas[name].safeParse(spec.options ?? {});
   if (!parsed.success) throw new Error(`compaction: invalid options for trigger "${name}":\n${z.prettifyError(parsed.error)}`);

@@ -531,6 +531,23 @@ describe("cost model and cost-trigger", () => {
     expect(createTrigger({ name: "usage-ratio" }).shouldCompact({ ...c, reportedPromptTokens: 110_000 }, 50).compact).toBe(true);
     expect(() => createTrigger({ name: "sometimes" })).toThrow(/unknown trigger "sometimes"/);
   });
+
+  // A trigger's options were checked only when the strategy built it: the error named the trigger
+  // alone ('invalid options for trigger "token-threshold"'), so with several strategies given
+  // (ptc compare, a proxy configuration) nothing said whose trigger was wrong.
+  it("a bad trigger in a strategy's options fails naming the strategy and the option's path", () => {
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      ["rolling-summary", { trigger: { name: "token-threshold", options: { maxTokens: -1 } } }, /→ at trigger\.options\.maxTokens/],
+      ["goal-boundary", { trigger: { name: "message-count", options: { maxMessages: "x" } } }, /→ at trigger\.options\.maxMessages/],
+      ["mask-then-summarize", { trigger: { name: "token-threshold", options: { bogus: 1 } } }, /Unrecognized key: "bogus"\n {2}→ at trigger\.options/],
+      ["rolling-summary", { trigger: { name: "sometimes" } }, /unknown trigger "sometimes" \(known: [^)]+\)\n {2}→ at trigger\.name/],
+      ["goal-boundary", { trigger: { name: "x".repeat(5000) } }, /unknown trigger \(a name of 5000 characters\)/],
+    ];
+    for (const [name, options, why] of cases) {
+      expect(() => createStrategy({ name, options })).toThrow(new RegExp(`^compaction: invalid options for strategy "${name}":`));
+      expect(() => createStrategy({ name, options })).toThrow(why);
+    }
+  });
 });
 
 describe("summaries", () => {
