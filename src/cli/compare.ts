@@ -6,7 +6,7 @@ import { DEFAULT_PRICES, FALLBACK_MODEL_PRICE, lookupPrice } from "../compaction
 import type { StrategySpec } from "../compaction/registry.js";
 import { defaultStrategies } from "../history/registry.js";
 import type { Json } from "../compaction/types.js";
-import { compareStrategies, renderTable, type CompareReport } from "../harness/compare.js";
+import { compareStrategies, renderTable, strategyKey, type CompareReport } from "../harness/compare.js";
 import { compareUnderCaches, FAR_MESSAGES, renderCacheTable } from "../harness/cache-models.js";
 import { PERSONAS, renderExperiment, runExperiment, SCENARIOS, scriptedRoles, type Persona, type Roles, type Scenario } from "../harness/experiment.js";
 import { scoreDetector } from "../harness/goals.js";
@@ -85,6 +85,24 @@ function withSummarizer(specs: StrategySpec[], summarizer: string | undefined): 
   if (summarizer === undefined) return specs;
   const summarizing = new Set(defaultStrategies.list().filter((s) => "summarizer" in s.defaults).map((s) => s.name));
   return specs.map((s) => (summarizing.has(s.name) && s.options?.summarizer === undefined ? { name: s.name, options: { ...s.options, summarizer } } : s));
+}
+
+/** The first --strategy that names one given before it, however spelled (strategyKey), with that one. */
+function repeatedStrategy(texts: readonly string[]): [string, string] | undefined {
+  const seen = new Map<string, string>();
+  for (const text of texts) {
+    let key: string;
+    try {
+      key = strategyKey(parseStrategy(text));
+    } catch {
+      // A spec that does not parse is refused where the strategies are read, with its reason.
+      key = text;
+    }
+    const first = seen.get(key);
+    if (first !== undefined) return [first, text];
+    seen.set(key, text);
+  }
+  return undefined;
 }
 
 /** `name:key=value,key=value` to a strategy spec; values read as JSON where they parse. */
@@ -197,9 +215,10 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     return 2;
   }
   // Measured twice, a strategy made two rows of one name in every table, chart and report.
-  const twice = values.strategy?.find((spec, i) => values.strategy?.indexOf(spec) !== i);
+  const twice = repeatedStrategy(values.strategy ?? []);
   if (twice !== undefined) {
-    io.stderr.write(forTerminal(`ptc compare: --strategy ${twice} is given twice: it would be measured twice\n`));
+    const [first, again] = twice;
+    io.stderr.write(forTerminal(`ptc compare: --strategy ${again} is given twice${first === again ? "" : ` (as ${first})`}: it would be measured twice\n`));
     return 2;
   }
   if (values.experiment) return runExperimentCommand({ ...values, model: values.model?.[0] }, io);

@@ -79,6 +79,19 @@ export function specLabel(s: Measured): string {
   const opts = Object.entries(s.options ?? {}).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`);
   return opts.length === 0 ? s.name : `${s.name}:${opts.join(",")}`;
 }
+/**
+ * What a strategy measures, however it was written: its name and options, keys in order at every
+ * depth (`turns=3,unit=step` and `unit=step,turns=3`, `turns=3` and `turns=3.0`, `name` and `name:`
+ * are one strategy, which measured twice would make two rows of one name).
+ */
+export function strategyKey(s: StrategySpec | string): string {
+  const sorted = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(sorted);
+    if (typeof v !== "object" || v === null) return v;
+    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])]));
+  };
+  return typeof s === "string" ? JSON.stringify([s, {}]) : JSON.stringify([s.name, sorted(s.options ?? {})]);
+}
 const optionsOf = (s: Measured): Record<string, unknown> => (typeof s === "string" || isBaseline(s) ? {} : { ...(s.options ?? {}) });
 
 /**

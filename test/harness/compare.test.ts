@@ -567,6 +567,15 @@ describe("ptc compare reports that stand alone", () => {
     expect(experiment.stderr).toBe("ptc compare: --strategy rolling-summary is given twice: it would be measured twice\n");
   });
 
+  it("refuses one strategy spelled two ways (a number written otherwise, options in another order, an empty option list)", async () => {
+    for (const [a, b] of [["sliding-window:turns=3", "sliding-window:turns=3.0"], ["rolling-summary:roundsToCompress=2,roundsToRetain=4", "rolling-summary:roundsToRetain=4,roundsToCompress=2"], ["rolling-summary", "rolling-summary:"]]) {
+      const r = await cli([file, "--strategy", a, "--strategy", b, "--json", "-"]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`ptc compare: --strategy ${b} is given twice (as ${a}): it would be measured twice\n`);
+      expect(r.stdout).toBe("");
+    }
+  });
+
   it("writes the HTML report to standard output with --html -, instead of the table, never to a file named -", async () => {
     const r = await cli([file, "--strategy", "rolling-summary", "--html", "-"]);
     expect(r.code).toBe(0);
