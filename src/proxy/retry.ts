@@ -1,9 +1,9 @@
-// Retries before the first byte: a 429 or 5xx answer, or an upstream that cannot be reached, is
-// retried with exponential back-off (a `retry-after` / `retry-after-ms` the upstream sends takes
-// precedence, up to maxDelayMs; longer than that, the answer goes to the client as it is), then
-// the optional fallback upstream is tried the same way. Nothing has reached the client until a
-// reply is taken, so a retry can never duplicate bytes; a timeout is not retried (it already
-// waited upstreamTimeoutMs).
+// Retries before the first byte: a 429 or 5xx answer, or an upstream that cannot be reached (the
+// request never went out whole), is retried with exponential back-off (a `retry-after` /
+// `retry-after-ms` the upstream sends takes precedence, up to maxDelayMs; longer than that, the
+// answer goes to the client as it is), then the optional fallback upstream is tried the same way.
+// Nothing has reached the client until a reply is taken, so a retry can never duplicate bytes; a
+// timeout is not retried (it already waited upstreamTimeoutMs).
 import type { IncomingHttpHeaders } from "node:http";
 import type { ProxyConfig } from "./config.js";
 import type { ProxyContext } from "./context.js";
@@ -42,7 +42,9 @@ export async function sendWithRetries(ctx: ProxyContext, config: ProxyConfig, me
     for (let i = 0; ; i++) {
       attempts++;
       const result = await ctx.upstream.send(targets[t], method, path, headers, body, config.upstreamTimeoutMs, { ...extra, ...auth }, signal);
-      const failed = result.ok ? retryable(result.response.statusCode ?? 502) : result.kind === "unreachable";
+      // A request the upstream had whole before its connection broke is not sent again, here or to
+      // the fallback: it may have worked on it, and billed it (the caller charges it so).
+      const failed = result.ok ? retryable(result.response.statusCode ?? 502) : result.kind === "unreachable" && !result.delivered;
       const last = t === targets.length - 1;
       if (!failed || signal?.aborted === true) return { result, attempts, fallback: t > 0 };
       const asked = result.ok ? upstreamRetryAfter(result.response.headers, ctx.now()) : undefined;

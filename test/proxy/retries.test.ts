@@ -4,6 +4,7 @@
 // on the machine's speed.
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
+import { hashKey } from "../../src/proxy/tenancy.js";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-openai.js";
 import { rig, type Rig } from "./setup.js";
 
@@ -80,5 +81,35 @@ describe("proxy retries and fallback", () => {
     expect(chats(fallback)[0].headers.authorization).toBe("Bearer sk-fallback");
     expect(reply.response.headers.get("x-ptc-upstream-attempts")).toBe("4");
     expect(r.proxy.context.metrics.get("ptc_proxy_upstream_fallbacks_total")).toBe(1);
+  });
+  it("does not send again a request the upstream had whole before its connection broke (it may have worked on it), on any path, nor to the fallback", async () => {
+    fallback = await startFakeUpstream();
+    r = await rig({ config: { retries: { fallbackUpstream: fallback.url }, tenancy: { virtualKeys: { once: { keyHash: hashKey("ptc-vk-once"), tokenBudget: 1_000_000 } } } } });
+    const headers = { authorization: "Bearer ptc-vk-once", "content-type": "application/json", "x-fake-mode": "reset-after-body" };
+    const paths: [string, string][] = [
+      ["/v1/chat/completions", JSON.stringify({ model: "fake-model", messages })],
+      ["/v1/embeddings", JSON.stringify({ model: "fake-embed", input: "a passage" })],
+    ];
+    for (const [path, body] of paths) {
+      const res = await fetch(`${r.proxy.url}${path}`, { method: "POST", headers, body });
+      expect(res.status, path).toBe(502);
+      expect(((await res.json()) as { error: { code: string } }).error.code, path).toBe("upstream_unreachable");
+      // Before: 3 requests upstream and 1 to the fallback, each of which the upstream could bill.
+      expect(r.upstream.requests.filter((q) => q.path === path), path).toHaveLength(1);
+    }
+    expect(fallback.requests).toHaveLength(0);
+    // It is charged: the upstream had it whole.
+    expect(await r.proxy.context.tenants.spentBy("once")).toBeGreaterThan(0);
+    // A request that never went out whole (nothing listens) is still retried, then sent to the fallback.
+    await fallback.close();
+    fallback = undefined;
+    const closed = await startFakeUpstream();
+    const url = closed.url;
+    await closed.close();
+    await r.close();
+    r = await rig({ proxy: { upstream: url }, config: { retries: { attempts: 2 } } });
+    const res = await fetch(`${r.proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: paths[0][1] });
+    expect(res.status).toBe(502);
+    expect(r.proxy.context.metrics.get("ptc_proxy_upstream_retries_total")).toBe(2);
   });
 });

@@ -109,6 +109,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         res.write("data: {}\n\n", () => res.socket?.destroy());
         return;
       }
+      if (mode === "reset-after-body") {
+        // The upstream had the whole request (it may have worked on it, and billed it), then the connection broke.
+        req.socket.destroy();
+        return;
+      }
       if (mode === "error-then-cut") {
         res.writeHead(500, { "content-type": "text/plain" });
         res.write("upstream fail", () => res.socket?.destroy());
