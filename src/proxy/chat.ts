@@ -339,7 +339,8 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   if (usage === "malformed") {
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="malformed"');
     sendError(res, 502, `the upstream's reply is not a JSON ${api === "chat" ? "chat completion" : api === "messages" ? "message" : "response"} (it starts with ${JSON.stringify(text.toString("utf8", 0, 60))})`, "upstream_error", "upstream_malformed", echo);
-    return finish(undefined);
+    // It answered 200, so it had the prompt (and may have billed it).
+    return finish(undefined, true);
   }
   res.writeHead(status, { ...decodedHeaders(response, hidden), ...echo, "content-length": String(text.length) });
   await finish(usage, true);

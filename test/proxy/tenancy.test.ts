@@ -156,6 +156,19 @@ describe("proxy tenancy", () => {
     expect(await spent("embeddings", "hang", JSON.stringify({ model: "fake-embed", input: "a passage ".repeat(100) }))).toBeGreaterThan(afterMidway);
   });
 
+  it("charges a virtual key for a 200 reply that is not JSON (502 upstream_malformed): the upstream answered, so it had the prompt", async () => {
+    r = await rig({ config: { tenancy: { virtualKeys: { garbled: { keyHash: hashKey("ptc-vk-garbled"), tokenBudget: 1_000_000 } } } } });
+    const res = await fetch(`${r.proxy.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: "Bearer ptc-vk-garbled", "content-type": "application/json", "x-fake-mode": "malformed" },
+      body: JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "a prompt ".repeat(100) }] }),
+    });
+    expect(res.status).toBe(502);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("upstream_malformed");
+    // Before: 0, the reservation given back.
+    await expect.poll(() => r?.proxy.context.tenants.spentBy("garbled")).toBe(clientPromptTokens([{ role: "user", content: "a prompt ".repeat(100) }], undefined));
+  });
+
   it("charges a virtual key for a whole (not streamed) reply it leaves after the upstream's headers, before its body", async () => {
     r = await rig({ config: { tenancy: { virtualKeys: { midway: { keyHash: hashKey("ptc-vk-midway"), tokenBudget: 1_000_000 } } } } });
     // Told when the upstream's reply (its headers) reached the proxy.
