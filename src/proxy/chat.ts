@@ -9,7 +9,7 @@ import { openaiLlm } from "../llm/openai.js";
 import { inputTokens } from "../compaction/measure.js";
 import type { ProxyConfig } from "./config.js";
 import type { CompactionOutcome } from "./compactor.js";
-import { decodeBody, decodedStream, type ProxyContext } from "./context.js";
+import { decodeBody, decodedStream, inflateStages, type ProxyContext } from "./context.js";
 import { isContextLengthError, sendError, sendStoreUnavailable, streamErrorEvent, upstreamErrorBody } from "./errors.js";
 import { explicitIdentity, prefixHashes, prefixIdentity, scopedKey, type Identity } from "./identity.js";
 import { hiddenKeys, maskKeys, upstreamAuth, type Tenant } from "./tenancy.js";
@@ -400,17 +400,35 @@ function completionUsage(body: Buffer): StreamUsage | undefined | "malformed" {
  */
 export function replyUsage(response: IncomingMessage, limit: number): Promise<StreamUsage | undefined> {
   const tap = String(response.headers["content-type"] ?? "").includes("text/event-stream") ? new SseTap(false) : undefined;
+  // A compressed stream is read for its usage through inflaters of its own; the client gets its bytes as they came.
+  const stages = tap === undefined ? undefined : inflateStages(response.headers["content-encoding"]);
   const chunks: Buffer[] = [];
   let size = 0;
   response.on("data", (c: Buffer) => {
-    if (tap !== undefined) tap.push(c);
+    if (stages !== undefined) stages[0].write(c);
+    else if (tap !== undefined) tap.push(c);
     else if ((size += c.length) <= limit) chunks.push(c);
   });
   return new Promise((resolve) => {
+    let inflated: Promise<void> | undefined;
+    if (stages !== undefined && tap !== undefined) {
+      for (let i = 1; i < stages.length; i++) stages[i - 1].pipe(stages[i]);
+      const last = stages[stages.length - 1];
+      last.on("data", (c: Buffer) => tap.push(c));
+      // A stream that does not inflate counts what it reported before the bad bytes.
+      inflated = new Promise((done) => {
+        last.on("end", done);
+        for (const s of stages) s.on("error", () => done());
+      });
+    }
     response.on("end", () => {
       if (tap !== undefined) {
-        tap.end();
-        return resolve(tap.usage);
+        stages?.[0].end();
+        void (inflated ?? Promise.resolve()).then(() => {
+          tap.end();
+          resolve(tap.usage);
+        });
+        return;
       }
       if (size > limit) return resolve(undefined);
       void decodeBody(Buffer.concat(chunks), response.headers["content-encoding"], limit).then((body) => {
@@ -420,7 +438,9 @@ export function replyUsage(response: IncomingMessage, limit: number): Promise<St
     });
     // Cut off: what a stream reported before it broke still counts.
     response.on("close", () => {
-      if (!response.complete) resolve(tap?.usage);
+      if (response.complete) return;
+      resolve(tap?.usage);
+      for (const s of stages ?? []) s.destroy();
     });
   });
 }

@@ -88,19 +88,25 @@ export async function decodeBody(body: Buffer, encoding: string | string[] | und
 
 const INFLATE_STREAM: Record<string, () => Transform> = { gzip: zlib.createGunzip, "x-gzip": zlib.createGunzip, deflate: zlib.createInflate, br: zlib.createBrotliDecompress };
 
-/**
- * A stream's bytes with its `content-encoding` undone (codings last to first), or undefined when
- * it has none or one this Node cannot undo (then it passes as it came). An error or an early end
- * of `source` reaches the returned stream as an error.
- */
-export function decodedStream(source: Readable, encoding: string | string[] | undefined): Readable | undefined {
+/** The inflaters that undo a `content-encoding`, last coding first, or undefined when it has none or one this Node cannot undo. */
+export function inflateStages(encoding: string | string[] | undefined): Transform[] | undefined {
   const codings = String(encoding ?? "")
     .split(",")
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c !== "" && c !== "identity")
     .reverse();
   if (codings.length === 0 || !codings.every((c) => c in INFLATE_STREAM)) return undefined;
-  const stages = codings.map((c) => INFLATE_STREAM[c]());
+  return codings.map((c) => INFLATE_STREAM[c]());
+}
+
+/**
+ * A stream's bytes with its `content-encoding` undone (codings last to first), or undefined when
+ * it has none or one this Node cannot undo (then it passes as it came). An error or an early end
+ * of `source` reaches the returned stream as an error.
+ */
+export function decodedStream(source: Readable, encoding: string | string[] | undefined): Readable | undefined {
+  const stages = inflateStages(encoding);
+  if (stages === undefined) return undefined;
   // The last stage carries the error; nothing else needs the callback.
   pipeline([source, ...stages], () => {});
   return stages[stages.length - 1];

@@ -3,7 +3,7 @@
 // or reset A's state; summaries go out with the configured key or the conversation's own
 // tenant's key; virtual keys carry their own upstream key, token budget and request rate.
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
@@ -457,6 +457,19 @@ describe("proxy tenancy", () => {
     // Before: 39, so such a path spent past any budget.
     await expect.poll(() => r?.proxy.context.tenants.spentBy("rag")).toBeGreaterThan(39 + 80);
     expect(await r.proxy.context.tenants.spentBy("rag")).toBeLessThan(39 + 200);
+  });
+
+  it("charges a virtual key the usage of a compressed stream forwarded untouched (the client's accept-encoding went upstream)", async () => {
+    r = await rig({ config: { tenancy: { virtualKeys: { zipped: { keyHash: hashKey("ptc-vk-zipped"), tokenBudget: 1_000_000 } } } } });
+    const stream = `data: ${JSON.stringify({ choices: [{ index: 0, text: "hi" }] })}\n\ndata: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 20, completion_tokens: 5 } })}\n\ndata: [DONE]\n\n`;
+    for (const [encoding, zip] of [["gzip", gzipSync], ["br", brotliCompressSync], ["deflate", deflateSync]] as const) {
+      const before = await r.proxy.context.tenants.spentBy("zipped");
+      const res = await fetch(`${r.proxy.url}/v1/echo`, { method: "POST", headers: { authorization: "Bearer ptc-vk-zipped", "content-type": "application/octet-stream", "x-echo-type": "text/event-stream", "x-echo-encoding": encoding }, body: zip(stream) });
+      // fetch undoes the coding: the client gets the stream as the upstream sent it.
+      expect(await res.text(), encoding).toBe(stream);
+      // Before: 0 each time, the compressed bytes searched for a usage event.
+      await expect.poll(() => r?.proxy.context.tenants.spentBy("zipped"), { message: encoding }).toBe(before + 25);
+    }
   });
 
   it("issues a virtual key through the admin API, keeping only its hash", async () => {
