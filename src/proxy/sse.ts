@@ -49,9 +49,14 @@ function boundaries(buf: Buffer): (from: number) => number {
 
 /** The JSON payload of an event's data lines, or undefined (comments, [DONE], non-JSON). */
 function eventJson(text: string): unknown {
-  let data = "";
-  for (const line of text.split(/\r\n|\r|\n/)) if (line.startsWith("data:")) data += line.slice(line[5] === " " ? 6 : 5);
-  if (!data.startsWith("{")) return undefined;
+  // An event's data lines are joined with LF (the SSE spec), so this reads what a client's parser reads.
+  let data: string | undefined;
+  for (const line of text.split(/\r\n|\r|\n/)) {
+    if (!line.startsWith("data:")) continue;
+    const value = line.slice(line[5] === " " ? 6 : 5);
+    data = data === undefined ? value : `${data}\n${value}`;
+  }
+  if (data === undefined || !data.startsWith("{")) return undefined;
   try {
     return JSON.parse(data);
   } catch {

@@ -76,4 +76,16 @@ describe("SseTap", () => {
     expect(tap.push(Buffer.from(event)).toString()).toBe(event);
     expect(tap.usage?.promptTokens).toBe(5);
   });
+  it("joins an event's data lines with a line feed, as the SSE spec and the clients' parsers do", () => {
+    // Pretty-printed across data lines: the same JSON either way.
+    const pretty = new SseTap(false);
+    pretty.push(Buffer.from('data: {"choices": [],\ndata:  "usage": {"prompt_tokens": 7, "completion_tokens": 2}}\n\n'));
+    expect(pretty.usage).toEqual({ promptTokens: 7, completionTokens: 2 });
+    // A number broken across two data lines is "1\n2" to a client, which no JSON parser reads.
+    const split = new SseTap(true);
+    const event = 'data: {"choices":[],"usage":{"prompt_tokens":1\ndata: 2,"completion_tokens":3}}\n\n';
+    // Before: read as 12 prompt tokens, and the event dropped as usage-only.
+    expect(split.push(Buffer.from(event)).toString()).toBe(event);
+    expect(split.usage).toBeUndefined();
+  });
 });
