@@ -16,9 +16,12 @@ export const TOKENS_PER_REPLY = 3;
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
 // Prompts repeat most messages from one turn to the next; counting each distinct text once
-// makes per-turn statistics incremental. Bounded: cleared wholesale when full.
+// makes per-turn statistics incremental. Bounded in texts and in the characters they hold (the
+// proxy counts whole request bodies: 4,096 of 8 MB would be 32 GB): cleared wholesale when full.
 const CACHE_LIMIT = 4096;
+const CACHE_CHARS = 1 << 23;
 const cache = new Map<string, number>();
+let cachedChars = 0;
 
 // The tokenizer merges each piece its pre-tokenizer splits off in time quadratic in the piece's
 // length, and a run without a break is one piece: 100,000 dashes took 6 s, a megabyte minutes,
@@ -73,8 +76,14 @@ export function countTokens(text: string): number {
       n = 0;
       for (const p of split) n += bpeCount(p, AS_TEXT);
     }
-    if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(text, n);
+    if (text.length <= CACHE_CHARS) {
+      if (cache.size >= CACHE_LIMIT || cachedChars + text.length > CACHE_CHARS) {
+        cache.clear();
+        cachedChars = 0;
+      }
+      cache.set(text, n);
+      cachedChars += text.length;
+    }
   }
   return n;
 }

@@ -3,6 +3,8 @@
 // piece's length (100,000 dashes: 6 s; a megabyte: minutes). Such runs are counted in slices, so
 // no piece the tokenizer gets is long. How long a count takes is bench:proxy's row "one 100 KB
 // line without a break"; here, what is counted.
+import v8 from "node:v8";
+import vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import { compact } from "../../src/compaction/compact.js";
 import { AUDIO_REPLY_TOKENS, countedParts, countTokens, FILE_PAGE_TOKENS, imageSize, messageTokens, promptTokens, tokenize } from "../../src/compaction/tokens.js";
@@ -208,5 +210,19 @@ describe("files and audio replies are not free", () => {
     const reply: ChatMessage = { role: "assistant", content: null };
     const spoken = { role: "assistant", content: null, audio: { id: "audio_abc" } } as ChatMessage;
     expect(promptTokens([spoken]) - promptTokens([reply])).toBe(AUDIO_REPLY_TOKENS);
+  });
+});
+
+describe("countTokens' cache", () => {
+  it("holds a bounded number of characters, not every long text it counted (the proxy counts whole request bodies)", () => {
+    v8.setFlagsFromString("--expose-gc");
+    const gc = vm.runInNewContext("gc") as () => void;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    // Twelve distinct 4 MB texts, as twelve embeddings bodies a budgeted key sends.
+    for (let i = 0; i < 12; i++) expect(countTokens(`doc${i} ${"lorem ipsum dolor sit amet ".repeat(150_000)}`)).toBeGreaterThan(0);
+    gc();
+    // Before: 48 MB held (91 MB for ten 8 MB bodies through the proxy), until 4,096 texts were cached.
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(24 << 20);
   });
 });
