@@ -14,6 +14,8 @@ export class ConfigFile {
   private timer: NodeJS.Timeout | undefined;
   // The file's text as last loaded or written: a poll that reads the same text changes nothing.
   private seen: string | undefined;
+  // The file's own settings as last loaded or written, without the command line's over them.
+  private fileRaw: Record<string, unknown>;
 
   /**
    * @param file the config file (optional: without one, updates live in memory only)
@@ -21,18 +23,19 @@ export class ConfigFile {
    */
   private constructor(
     readonly file: string | undefined,
-    private readonly overrides: Record<string, unknown>,
-    value: ProxyConfig,
+    private overrides: Record<string, unknown>,
+    loaded: Loaded,
     private readonly onReload: (result: Parsed<ProxyConfig>) => void,
   ) {
-    this.value = value;
+    this.value = loaded.value;
+    this.fileRaw = loaded.raw;
     this.seen = file === undefined ? undefined : readConfigText(file).text;
   }
 
   /** Loads the file (if it exists) over the defaults; fails with the reason when it is invalid. */
   static open(file: string | undefined, overrides: Record<string, unknown> = {}, onReload: (result: Parsed<ProxyConfig>) => void = () => {}): Parsed<ConfigFile> {
     const loaded = load(file, overrides);
-    return loaded.ok ? { ok: true, value: new ConfigFile(file, overrides, loaded.value, onReload) } : loaded;
+    return loaded.ok ? { ok: true, value: new ConfigFile(file, overrides, loaded, onReload) } : loaded;
   }
 
   get current(): ProxyConfig {
@@ -61,12 +64,23 @@ export class ConfigFile {
   private apply(patch: object): Parsed<ProxyConfig> {
     const parsed = parseConfig(mergeConfig(this.value, patch));
     if (!parsed.ok) return parsed;
+    // Admin updates come after the command line: one that sets an overridden setting replaces it, reloads too.
+    const overrides = Object.fromEntries(Object.entries(this.overrides).filter(([k]) => !Object.hasOwn(patch, k)));
     if (this.file !== undefined) {
-      const text = JSON.stringify(parsed.value, null, 2) + "\n";
+      // A setting still overridden keeps the file's own value there: the command line's is for this run
+      // only (an update of anything else wrote --upstream into the file, for every later start).
+      const kept: Record<string, unknown> = { ...parsed.value };
+      for (const k of Object.keys(overrides)) {
+        if (Object.hasOwn(this.fileRaw, k)) kept[k] = this.fileRaw[k];
+        else delete kept[k];
+      }
+      const text = JSON.stringify(kept, null, 2) + "\n";
       const written = writeAtomic(this.file, text);
       if (written !== undefined) return { ok: false, error: written };
       this.seen = text;
+      this.fileRaw = kept;
     }
+    this.overrides = overrides;
     this.value = parsed.value;
     return parsed;
   }
@@ -75,7 +89,10 @@ export class ConfigFile {
   reload(): Parsed<ProxyConfig> {
     if (this.file !== undefined) this.seen = readConfigText(this.file).text;
     const loaded = load(this.file, this.overrides);
-    if (loaded.ok) this.value = loaded.value;
+    if (loaded.ok) {
+      this.value = loaded.value;
+      this.fileRaw = loaded.raw;
+    }
     this.onReload(loaded);
     return loaded;
   }
@@ -119,7 +136,10 @@ function readConfigText(file: string): { text: string; error?: undefined } | { t
   }
 }
 
-function load(file: string | undefined, overrides: Record<string, unknown>): Parsed<ProxyConfig> {
+/** The settings, with the file's own part (its JSON object) beside them. */
+type Loaded = { ok: true; value: ProxyConfig; raw: Record<string, unknown> };
+
+function load(file: string | undefined, overrides: Record<string, unknown>): Loaded | { ok: false; error: string } {
   let raw: unknown = {};
   if (file !== undefined && existsSync(file)) {
     const { text, error } = readConfigText(file);
@@ -131,7 +151,9 @@ function load(file: string | undefined, overrides: Record<string, unknown>): Par
     }
   }
   const parsed = parseConfig(mergeConfig(raw, overrides));
-  return parsed.ok ? parsed : { ok: false, error: `invalid configuration${file === undefined ? "" : ` in ${file}`}:\n${parsed.error}` };
+  if (!parsed.ok) return { ok: false, error: `invalid configuration${file === undefined ? "" : ` in ${file}`}:\n${parsed.error}` };
+  // Anything but an object fails the schema, but null, which stands for no settings.
+  return { ...parsed, raw: typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {} };
 }
 
 /** Writes through a temporary file and a rename, so a reader never sees half a file. Returns an error message or undefined. */

@@ -1,7 +1,11 @@
 // The settings' schema: every value it accepts must mean what it says once in use.
 import { describe, expect, it } from "vitest";
 import { MAX_TIMER_MS } from "../../src/lisp/index.js";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ConfigFile } from "../../src/proxy/config-file.js";
 import { parseConfig } from "../../src/proxy/config.js";
+import { tempDir } from "./setup.js";
 
 describe("a setting in milliseconds that a timer waits for", () => {
   // Past the longest timer Node keeps, setTimeout fires after 1 ms (with a TimeoutOverflowWarning
@@ -48,5 +52,42 @@ describe("an upstream, fallback or summarizer URL", () => {
   it("that is not a URL is refused as before", () => {
     const parsed = parseConfig({ upstream: "http://[::1" });
     expect(parsed.ok).toBe(false);
+  });
+});
+
+describe("a setting given on the command line (--upstream)", () => {
+  // It is applied over the file's, for this run: an admin update of anything else wrote it into the
+  // file, so the one-off override became the file's upstream for every later start.
+  const open = (file: string, overrides: Record<string, unknown>) => {
+    const opened = ConfigFile.open(file, overrides);
+    if (!opened.ok) throw new Error(opened.error);
+    return opened.value;
+  };
+  it("is not written into the config file by an update of another setting", () => {
+    const file = join(tempDir(), "config.json");
+    writeFileSync(file, JSON.stringify({ upstream: "http://127.0.0.1:1111/v1" }));
+    const config = open(file, { upstream: "http://127.0.0.1:2222/v1" });
+    expect(config.update({ keepMessages: false }).ok).toBe(true);
+    expect(config.current).toMatchObject({ upstream: "http://127.0.0.1:2222/v1", keepMessages: false });
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ upstream: "http://127.0.0.1:1111/v1", keepMessages: false });
+    config.close();
+  });
+  it("is not written into a file that names no upstream", () => {
+    const file = join(tempDir(), "config.json");
+    writeFileSync(file, "{}\n");
+    const config = open(file, { upstream: "http://127.0.0.1:2222/v1" });
+    expect(config.update({ keepMessages: false }).ok).toBe(true);
+    expect(JSON.parse(readFileSync(file, "utf8"))).not.toHaveProperty("upstream");
+    config.close();
+  });
+  it("gives way to an admin update of it, which is kept across a reload", () => {
+    const file = join(tempDir(), "config.json");
+    writeFileSync(file, "{}\n");
+    const config = open(file, { upstream: "http://127.0.0.1:2222/v1" });
+    expect(config.update({ upstream: "http://127.0.0.1:3333/v1" }).ok).toBe(true);
+    expect(config.current.upstream).toBe("http://127.0.0.1:3333/v1");
+    expect(config.reload().ok).toBe(true);
+    expect(config.current.upstream).toBe("http://127.0.0.1:3333/v1");
+    config.close();
   });
 });
