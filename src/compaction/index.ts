@@ -29,5 +29,6 @@ export { createTrigger, listTriggers, type TriggerSpec, type TriggerName } from 
 export { extractiveSummarizer, extractiveSummary } from "./summarizers/extractive.js";
 export { llmSummarizer, SummaryRejected, type LlmSummarizerOptions, type SummaryTemplate } from "./summarizers/llm.js";
 export { summaryProblem } from "./summarizers/validate.js";
+export { SummaryRefused } from "./summarizers/engine.js";
 export { heuristicGoalDetector, llmGoalDetector, type GoalDetector, type GoalDecision, type HeuristicOptions, type LlmDetectorOptions } from "./goals.js";
 export { recapOptionsFromEnv, type RecapOptions } from "./strategies/recap.js";

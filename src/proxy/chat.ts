@@ -7,6 +7,7 @@ import type { Readable } from "node:stream";
 import type { ChatMessage, Llm } from "../llm/types.js";
 import { openaiLlm } from "../llm/openai.js";
 import { inputTokens } from "../compaction/measure.js";
+import { SummaryRefused } from "../compaction/summarizers/engine.js";
 import type { ProxyConfig } from "./config.js";
 import type { CompactionOutcome } from "./compactor.js";
 import { decodeBody, decodedStream, inflateStages, type ProxyContext } from "./context.js";
@@ -89,7 +90,7 @@ export function summarizerLlm(ctx: ProxyContext, config: ProxyConfig, model: str
       // requests of one key sent together would otherwise each make a summary call past it.
       const prompt = inputTokens({ messages: request.messages });
       return ctx.tenants.reserveFor(config, virtualKey, () => prompt).then((reserved) => {
-        if (typeof reserved !== "number") throw new Error(reserved.message);
+        if (typeof reserved !== "number") throw new SummaryRefused(reserved.message);
         return client.complete(request).then(
           (reply) => {
             // A reply without usage is charged its prompt, counted by the one measure, as a chat reply is.

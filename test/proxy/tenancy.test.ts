@@ -368,6 +368,33 @@ describe("proxy tenancy", () => {
     }
   });
 
+  it("does not count a summary its virtual key's budget refused as a failed summary: the breaker stays closed, and summaries resume once the budget is raised", async () => {
+    r = await rig({ proxy: { adminToken: "adm" }, config: { ...SMALL, compaction: { ...SMALL.compaction, enabled: false }, tenancy: { virtualKeys: { tight: { keyHash: hashKey("ptc-vk-tight"), tokenBudget: 50 } } } } });
+    const config = r.proxy.context.config;
+    // Sent whole while compaction is off: its ~15k tokens use up the budget of 50.
+    await ask(client(r, "ptc-vk-tight"), longConversation(30, 80, "tight"), "tight");
+    expect(config.update({ compaction: { enabled: true } }).ok).toBe(true);
+    const compactNow = async () => {
+      const res = await fetch(`${r!.proxy.url}/ext/context_compaction/compact`, { method: "POST", headers: { authorization: "Bearer adm", "content-type": "application/json" }, body: JSON.stringify({ conversation: "tight" }) });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { compacted: boolean; events: { kind: string; detail?: string }[] };
+    };
+    for (let i = 0; i < 4; i++) {
+      const report = await compactNow();
+      expect(report.compacted).toBe(false);
+      // Before: "summary_failed" (the refusal as the summarizer's failure), then "circuit_open" from the third on.
+      expect(report.events.map((e) => e.kind)).toEqual(["skipped"]);
+      expect(report.events[0].detail).toMatch(/token budget of virtual key "tight"/);
+    }
+    expect(r.upstream.summaryCalls).toBe(0);
+    const record = (await r.proxy.context.store.list()).find((x) => x.conversation === "tight");
+    expect(record?.failures).toBe(0);
+    expect(config.update({ tenancy: { virtualKeys: { tight: { tokenBudget: 10_000_000 } } } }).ok).toBe(true);
+    // Before: the open breaker skipped the summary for 4 more compactions after the budget was raised.
+    expect((await compactNow()).compacted).toBe(true);
+    expect(r.upstream.summaryCalls).toBe(1);
+  });
+
   it("takes a chat path spelled with percent-encoded letters as the chat path, so a stream without usage is still charged", async () => {
     r = await rig({ config: { tenancy: { virtualKeys: { spelled: { keyHash: hashKey("ptc-vk-spelled"), tokenBudget: 1_000_000 } } } } });
     // The upstream decodes the path (ASGI servers such as vLLM and LiteLLM do), so this is its chat route.

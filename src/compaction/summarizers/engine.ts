@@ -45,6 +45,15 @@ export type SummaryOptions = z.output<z.ZodObject<typeof summaryOptions>>;
 /** Below this a summary can say nothing useful; a span this small is not worth summarizing (validation then refuses it). */
 const MIN_BUDGET = 16;
 
+/**
+ * Thrown by a client that refuses a summary call before making it (a virtual key's token budget
+ * used up): the summarizer did not fail, so the refusal is neither retried nor counted toward the
+ * breaker, which would then stay open after the budget is raised.
+ */
+export class SummaryRefused extends Error {
+  override readonly name = "SummaryRefused";
+}
+
 /** The breaker's part of a strategy's state. */
 export type BreakerState = { failures: number; skip: number };
 
@@ -106,6 +115,10 @@ export class SummaryEngine {
         if (!summarizer.usesLlm) break;
       } catch (e) {
         if (isAbort(e)) throw e;
+        if (e instanceof SummaryRefused) {
+          events.push({ kind: "skipped", messageIndex, detail: `${summarizer.name} summary not made: ${e.message}` });
+          return { text: undefined, breaker };
+        }
         // A client may reject with nothing at all (`reject()`): that is a failure too, not a crash.
         const paid = (e as { spend?: LlmSpend } | null | undefined)?.spend;
         if (paid) addSpend(spend, paid);
