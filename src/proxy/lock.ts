@@ -27,7 +27,7 @@ const STALE_MS = 10_000;
  */
 const HELD = new Set<string>();
 
-/** Whether the lock file at `path` was left by a process that no longer holds it. */
+/** Whether the lock file at `path` was left by a process that no longer holds it (false when it is gone). */
 function abandoned(path: string): boolean {
   let text: string;
   try {
@@ -48,6 +48,57 @@ function abandoned(path: string): boolean {
   return Number(pid) === process.pid ? !HELD.has(path) : !alive(Number(pid));
 }
 
+/** Creates the lock file `path` exclusively, naming this process; false when another has it. */
+function take(path: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, "wx", 0o600);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw e;
+  }
+  HELD.add(path);
+  try {
+    writeSync(fd, `${HOST}\n${process.pid}\n`);
+  } catch (e) {
+    release(path);
+    throw e;
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+function release(path: string): void {
+  HELD.delete(path);
+  unlinkSync(path);
+}
+
+/**
+ * Removes the lock file `path` if it is still abandoned, checked again holding `path.reap`. Two
+ * processes that found it abandoned each unlinked it: the later one removed the lock the earlier
+ * had just taken in its place, took it too, and both held it (the earlier's release then failed).
+ */
+function reap(path: string): void {
+  const guard = `${path}.reap`;
+  if (!take(guard)) {
+    // Another process is taking it over; a guard left by an ended one goes, for the next round.
+    if (abandoned(guard)) {
+      try {
+        unlinkSync(guard);
+      } catch {
+        // Gone already.
+      }
+    }
+    return;
+  }
+  try {
+    if (abandoned(path)) unlinkSync(path);
+  } finally {
+    release(guard);
+  }
+}
+
 /**
  * Runs `fn` holding the lock file `path` (created exclusively), waiting up to LOCK_WAIT_MS for
  * another holder and taking over one left by an ended process of this host. Undefined when the
@@ -57,29 +108,15 @@ export function withLockFile<T>(path: string, fn: () => T): { value: T } | undef
   const deadline = Date.now() + LOCK_WAIT_MS;
   const pause = new Int32Array(new SharedArrayBuffer(4));
   for (;;) {
-    let fd: number | undefined;
-    try {
-      fd = openSync(path, "wx", 0o600);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-    }
-    if (fd !== undefined) {
+    if (take(path)) {
       try {
-        HELD.add(path);
-        writeSync(fd, `${HOST}\n${process.pid}\n`);
-        closeSync(fd);
         return { value: fn() };
       } finally {
-        HELD.delete(path);
-        unlinkSync(path);
+        release(path);
       }
     }
     if (abandoned(path)) {
-      try {
-        unlinkSync(path);
-      } catch {
-        // Another process took it over first.
-      }
+      reap(path);
       continue;
     }
     if (Date.now() >= deadline) return undefined;

@@ -2,19 +2,27 @@
 // update reads, changes and replaces the file, so one running between another's read and its
 // rename was lost. A hook on the rename runs the second update at exactly that point.
 import * as fs from "node:fs";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { ConfigFile } from "../../src/proxy/config-file.js";
 import type { Parsed, ProxyConfig } from "../../src/proxy/config.js";
+import { withLockFile } from "../../src/proxy/lock.js";
 import { tempDir } from "./setup.js";
 
 let beforeRename: (() => void) | undefined;
+let afterRead: ((path: fs.PathOrFileDescriptor) => void) | undefined;
 vi.mock("node:fs", async (importOriginal) => {
   const real = await importOriginal<typeof import("node:fs")>();
   return {
     ...real,
+    readFileSync: ((path: fs.PathOrFileDescriptor, options?: unknown) => {
+      const text = real.readFileSync(path, options as BufferEncoding);
+      const hook = afterRead;
+      hook?.(path);
+      return text;
+    }) as typeof fs.readFileSync,
     renameSync: (from: fs.PathLike, to: fs.PathLike) => {
       const hook = beforeRename;
       beforeRename = undefined;
@@ -63,4 +71,56 @@ describe("config file shared by two processes", () => {
     }
     opened.value.close();
   });
+});
+
+describe("a lock file left by an ended process, found so by two processes at once", () => {
+  // Each checked it was abandoned and then unlinked it: the later one removed the lock the earlier
+  // had just taken in its place, took it too, and both ran their read-change-write at once.
+  it("is taken over by one of them only", async () => {
+    const dir = tempDir();
+    const lock = join(dir, "config.json.lock");
+    const inside = join(dir, "inside");
+    const release = join(dir, "release");
+    const script = join(dir, "holder.mts");
+    // The other process: takes the lock, says so, and holds it until told to let go.
+    fs.writeFileSync(
+      script,
+      `import { existsSync, writeFileSync } from "node:fs";
+import { withLockFile } from ${JSON.stringify(resolve("src/proxy/lock.ts"))};
+const pause = new Int32Array(new SharedArrayBuffer(4));
+const got = withLockFile(${JSON.stringify(lock)}, () => {
+  writeFileSync(${JSON.stringify(inside)}, "");
+  const deadline = Date.now() + 60_000;
+  while (!existsSync(${JSON.stringify(release)}) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
+});
+process.stdout.write(got === undefined ? "refused" : "held");
+`,
+    );
+    const ended = spawnSync(process.execPath, ["-e", ""]).pid;
+    fs.writeFileSync(lock, `${hostname()}\n${ended}\n`);
+    let child: ReturnType<typeof spawn> | undefined;
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    // Right after this process read the ended holder's lock (and found it abandoned), the other takes it over.
+    afterRead = (path) => {
+      if (path !== lock) return;
+      afterRead = undefined;
+      child = spawn(process.execPath, ["--import", "tsx", script], { stdio: ["ignore", "pipe", "pipe"] });
+      const deadline = Date.now() + 60_000;
+      while (!fs.existsSync(inside) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
+    };
+    let out = "";
+    const got = withLockFile(lock, () => fs.existsSync(inside) && !fs.existsSync(release));
+    afterRead = undefined;
+    fs.writeFileSync(release, "");
+    expect(child).toBeDefined();
+    let err = "";
+    child!.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+    child!.stderr!.on("data", (c: Buffer) => (err += c.toString()));
+    await new Promise((done) => child!.once("close", done));
+    // Before: { value: true }, the lock held by both processes at once (and the other's release then failed: ENOENT).
+    expect(got?.value).not.toBe(true);
+    expect({ out, err }).toEqual({ out: "held", err: "" });
+    expect(fs.existsSync(lock)).toBe(false);
+    expect(fs.existsSync(`${lock}.reap`)).toBe(false);
+  }, 120_000);
 });
