@@ -20,7 +20,7 @@ import { systemOf } from "./definition.js";
 import { AgentDefinitionError, describeIssues, shortIssues, shortMessage, type AgentFailure, type FailReason } from "./errors.js";
 import { extractProgram } from "./extract.js";
 import { buildPrompt, type BuiltPrompt, historyStrategy, strategySpec, type HistoryStrategy } from "./history.js";
-import { checkInheritable, DEFAULTS, isPlainObject, mergeOptions, pickInheritable, positiveNumber } from "./options.js";
+import { checkInheritable, DEFAULTS, isPlainObject, mergeOptions, nestedOptions, pickInheritable, positiveNumber } from "./options.js";
 import { TRACE_VERSION } from "../trace/serialize.js";
 import { expandMission, taskMessage } from "./prompt/task.js";
 import { showHidden } from "../trace/redact.js";
@@ -140,6 +140,8 @@ class AgentRun {
   private model: string | undefined;
   private price: ModelPrice | undefined;
   private pendingNested: Array<Promise<NestedRunTrace>> = [];
+  /** Nested runs started under this run, at any depth: `maxNestedRuns` bounds them. */
+  private nestedStarted = 0;
   private stopReason: Interruption | null = null;
   /** Present when a tool may need approval (a nested run's refuses such calls). */
   private readonly gate: ApprovalGate | undefined;
@@ -174,6 +176,7 @@ class AgentRun {
       deadlineAt: this.deadlineAt,
       tokensLeft: () => this.tokensLeft(),
       charge: (usage) => this.charge(usage),
+      admitNested: () => this.admitNested(),
       addNested: (name, step) => this.addNested(name, step),
       parentSpan: () => this.observer?.parent(),
     };
@@ -219,6 +222,18 @@ class AgentRun {
     if (this.stopReason !== null) return;
     this.stopReason = reason;
     this.controller.abort(new Stop(reason));
+  }
+
+  /**
+   * Counts a nested run about to start under this run and every run above it, or says which
+   * limit refuses it (nothing counted then): each run's `maxNestedRuns` bounds its whole subtree.
+   */
+  private admitNested(): string | undefined {
+    const limit = this.options.maxNestedRuns ?? DEFAULTS.maxNestedRuns;
+    if (this.nestedStarted >= limit) return `nested_runs_exceeded: the run may start at most ${limit} nested agent runs in all (maxNestedRuns); use the results you already have`;
+    const above = this.parent?.admitNested();
+    if (above === undefined) this.nestedStarted++;
+    return above;
   }
 
   /** A nested run started (its usage is charged as it goes); runAgent never rejects. */
@@ -616,9 +631,8 @@ class AgentRun {
 
 export async function runAgent(agent: Agent, run: RunOptions, parent: RunScope | null, approvals?: ApprovalSetup): Promise<Step> {
   // mergeOptions takes only the inheritable keys, so the run's own options (context, signal...) stay out.
-  const options = mergeOptions(parent?.options, agent.options, run);
-  // maxDepth bounds the whole tree: a nested agent's own may lower its callers' limit, never raise it.
-  if (parent !== null) options.maxDepth = Math.min(options.maxDepth ?? DEFAULTS.maxDepth, parent.options.maxDepth ?? DEFAULTS.maxDepth);
+  const merged = mergeOptions(parent?.options, agent.options, run);
+  const options = parent === null ? merged : nestedOptions(merged, parent.options);
   const agentRun = new AgentRun(agent, options, run, parent === null ? 0 : parent.depth + 1, parent, approvals);
   const step = await agentRun.execute();
   agentRun.observer?.runEnd(step);

@@ -10,6 +10,7 @@ export const DEFAULTS = {
   maxTurns: 5,
   toolTimeoutMs: 30_000,
   maxDepth: 3,
+  maxNestedRuns: 50,
   isolation: "worker",
 } as const;
 
@@ -46,7 +47,9 @@ export function checkInheritable(o: InheritableOptions, fail: (message: string) 
   for (const key of ["toolTimeoutMs", "maxPrintChars", "ednBudget"] as const) {
     if (o[key] !== undefined && !positiveNumber(o[key])) fail(`${key} must be a positive number, got ${String(o[key])}`);
   }
-  if (o.maxDepth !== undefined && !(Number.isInteger(o.maxDepth) && o.maxDepth >= 0)) fail(`maxDepth must be a non-negative integer, got ${String(o.maxDepth)}`);
+  for (const key of ["maxDepth", "maxNestedRuns"] as const) {
+    if (o[key] !== undefined && !(Number.isInteger(o[key]) && (o[key] as number) >= 0)) fail(`${key} must be a non-negative integer, got ${String(o[key])}`);
+  }
   if (o.view !== undefined) {
     if (!isPlainObject(o.view)) fail("view must be an object of prompt-view options");
     const problem = checkViewOptions(o.view);
@@ -54,7 +57,7 @@ export function checkInheritable(o: InheritableOptions, fail: (message: string) 
   }
 }
 
-const INHERITABLE_KEYS = ["llm", "limits", "compressHistory", "printlnHistoryLimit", "view", "toolTimeoutMs", "maxDepth", "maxPrintChars", "ednBudget", "history", "historyLlm", "isolation", "tracer"] as const;
+const INHERITABLE_KEYS = ["llm", "limits", "compressHistory", "printlnHistoryLimit", "view", "toolTimeoutMs", "maxDepth", "maxNestedRuns", "maxPrintChars", "ednBudget", "history", "historyLlm", "isolation", "tracer"] as const;
 
 export function pickInheritable(o: InheritableOptions): InheritableOptions {
   const out: InheritableOptions = {};
@@ -75,6 +78,15 @@ export function mergeOptions(...layers: ReadonlyArray<InheritableOptions | undef
     }
   }
   return out;
+}
+
+/**
+ * A nested run's options: the limits that bound the whole tree (maxDepth, maxNestedRuns) are
+ * its caller's, lowered by its own, never raised by them.
+ */
+export function nestedOptions(merged: InheritableOptions, caller: Readonly<InheritableOptions>): InheritableOptions {
+  for (const key of ["maxDepth", "maxNestedRuns"] as const) merged[key] = Math.min(merged[key] ?? DEFAULTS[key], caller[key] ?? DEFAULTS[key]);
+  return merged;
 }
 
 export function isPlainObject(x: unknown): x is Record<string, unknown> {

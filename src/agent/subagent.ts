@@ -68,6 +68,8 @@ function asTool<O extends z.ZodType | undefined>(agent: Agent<O>, given: AsToolO
     const scope = ctx.scope;
     const maxDepth = scope.options.maxDepth ?? DEFAULTS.maxDepth;
     if (scope.depth + 1 > maxDepth) throw new Error(`max_depth_exceeded: agents may nest at most ${maxDepth} levels deep`);
+    const refused = scope.admitNested();
+    if (refused !== undefined) throw new Error(refused);
     // Arguments that hold the caller's hidden context stay hidden from the nested agent's model:
     // they become hidden context keys (`_key`), and the mission names them as data/_key.
     const hidden = ctx.hidden;

@@ -30,6 +30,12 @@ export interface InheritableOptions {
   toolTimeoutMs?: number;
   /** Nesting depth allowed for agents called as tools. Default 3. A nested agent's own may lower its callers' limit, never raise it. */
   maxDepth?: number;
+  /**
+   * Nested agent runs the run may start in all, at any depth and over all its turns. Default 50.
+   * Each running one holds a worker (isolation "worker"), so this bounds a fan-out's memory. A
+   * nested agent's own bounds its subtree and may lower its callers' limit, never raise it.
+   */
+  maxNestedRuns?: number;
   /** Characters of println output shown in feedback. Default 4000. */
   maxPrintChars?: number;
   /** Largest EDN recorded whole for a definition or a turn's value. Default 4096. */
@@ -182,6 +188,8 @@ export interface RunScope {
   tokensLeft(): number;
   /** Counts usage a nested run just spent, as it spends it (and passes it up to the runs above). */
   charge(usage: Readonly<UsageTotals>): void;
+  /** Counts a nested run about to start against `maxNestedRuns` (this run's and its callers'); a refusal's message when one is past it. */
+  admitNested(): string | undefined;
   /** Records a nested run started on the current turn; the turn waits for it to end (it ends soon after the turn's program stops, as its signal fires). */
   addNested(tool: string, step: Promise<Step>): void;
   /** The span a nested run's spans hang under (the calling program's evaluation), when the run exports spans. */

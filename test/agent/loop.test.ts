@@ -693,6 +693,38 @@ describe("nested agents", () => {
     expect(step2.turns[0].nested?.[0].trace.turns[0].error?.message).toContain("max_depth_exceeded: agents may nest at most 1 levels deep");
   });
 
+  // An agent that calls itself on each of N items: every level multiplies the runs (and the workers they hold).
+  // N=5 over three levels (maxDepth 3) started 155 nested runs; over two, 30 at once held 1.9 GB resident.
+  function fanOut(n: number, own: Partial<AgentDefinition> = {}) {
+    const program = code(`(return (count (filter pos? (pmap (fn [i] (try (tool/self {:x (str i)}) (catch e (println (:message e)) 0))) (range ${n})))))`);
+    const llm: Llm = { name: "fan-out", complete: async () => ({ content: program, usage: { inputTokens: 1, outputTokens: 1, cachedTokens: 0 } }) };
+    const me: { tool?: ReturnType<typeof SubAgent.asTool> } = {};
+    const self = tool({ description: "The same agent.", input: z.object({ x: z.string() }), run: (a, signal, ctx) => me.tool?.run(a, signal, ctx) });
+    const agent = SubAgent.create({ prompt: "Go {{x}}", maxTurns: 1, tools: { self }, ...own });
+    me.tool = SubAgent.asTool(agent);
+    return { agent, llm };
+  }
+  const refusals = (trace: { turns: Turn[] }): number =>
+    trace.turns.reduce((n, t) => n + t.prints.filter((p) => p.includes("nested_runs_exceeded")).length + (t.nested ?? []).reduce((m, r) => m + refusals(r.trace), 0), 0);
+
+  it("bounds the nested runs of the whole tree with maxNestedRuns, a nested agent's own unable to raise it", async () => {
+    const { agent, llm } = fanOut(3, { maxNestedRuns: 100 });
+    // 3 children, 9 grandchildren: 12 runs wanted, 5 allowed.
+    const step = await SubAgent.run(agent, { llm, context: { x: "top" }, maxDepth: 2, maxNestedRuns: 5, isolation: "none" });
+    expect(step.ok, JSON.stringify(step.fail)).toBe(true);
+    expect(step.usage.nested.runs).toBe(5);
+    expect(refusals(step.trace)).toBe(7);
+    expect(JSON.stringify(step.trace)).toContain("nested_runs_exceeded: the run may start at most 5 nested agent runs in all (maxNestedRuns)");
+  });
+
+  it("starts at most 50 nested runs by default", async () => {
+    const { agent, llm } = fanOut(8);
+    // 8 + 64 wanted at once over two levels.
+    const step = await SubAgent.run(agent, { llm, context: { x: "top" }, maxDepth: 2, isolation: "none" });
+    expect(step.usage.nested.runs).toBe(50);
+    expect(refusals(step.trace)).toBe(22);
+  });
+
   it("gives a nested run the parent's remaining token budget", async () => {
     const parent = SubAgent.create({ prompt: "Go", tools: { rate: SubAgent.asTool(rate) }, maxTurns: 2 });
     const u = (n: number) => ({ inputTokens: n, outputTokens: 0, cachedTokens: 0 });

@@ -6,7 +6,7 @@ import type { RunScope } from "../../src/agent/subagent.js";
 import { isTool, tool, ToolSession, type Tool } from "../../src/agent/tools.js";
 import { evaluate } from "../../src/lisp/evaluate.js";
 
-const scope: RunScope = { depth: 0, options: {}, deadlineAt: undefined, tokensLeft: () => Infinity, charge: () => undefined, addNested: () => undefined };
+const scope: RunScope = { depth: 0, options: {}, deadlineAt: undefined, tokensLeft: () => Infinity, charge: () => undefined, admitNested: () => undefined, addNested: () => undefined };
 
 function session(tools: Record<string, Tool>, defaultTimeoutMs = 1000): ToolSession {
   return new ToolSession(tools, { defaultTimeoutMs, scope });
