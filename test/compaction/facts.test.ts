@@ -116,13 +116,25 @@ describe("facts summarizer", () => {
   // character was tried, and a value from inside it would have matched from there), so a run is
   // read about once.
   it("reads a run of dots, dashes and underscores about once, not once per character", () => {
-    for (const run of ["-", ".", "+-", "-.", "-_", "..-"]) {
-      const line = `Downloading ${run.repeat(20_000 / run.length)} done see ./src/a.ts and -_x`;
+    for (const run of ["-", ".", "+-", "-.", "-_", "..-", "-__", "._-"]) {
+      const line = `Downloading ${run.repeat(Math.ceil(20_000 / run.length))} done see ./src/a.ts and -_x`;
       const { text, chars } = scannedSummary(`${line}\nError: checksum mismatch`);
       expect(text).toContain("Error: checksum mismatch");
       expect(text).toContain("./src/a.ts");
       expect(chars).toBeLessThan(8 * line.length);
     }
+  });
+
+  // The run skip also skipped an underscore after a dash or a dot, and the letters after it are no
+  // word start: a code name opening with "_" there was never read ('--_session_token' kept nothing).
+  it("keeps a code name opening with an underscore right after a run of dashes or dots", () => {
+    const cases: Array<[string, string]> = [
+      ["export --_session_token abc", "_session_token"],
+      ["see x.-_foo_bar", "_foo_bar"],
+      ["module -.__init__ loaded", "__init__"],
+      ["flag +-_debug_level=3", "_debug_level"],
+    ];
+    for (const [text, value] of cases) expect(textFacts(text).map((f) => f.text)).toContain(value);
   });
 
   it("reads a line of 20,000 dots or dashes in work proportional to it, and keeps a long value whole", () => {

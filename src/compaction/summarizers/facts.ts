@@ -110,9 +110,14 @@ function matchAt(re: RegExp, text: string, i: number): string | undefined {
   return re.exec(text)?.[0];
 }
 
-function valueAt(text: string, i: number): string | undefined {
+const ALL_PATTERNS: readonly RegExp[] = [VALUE_ANY_CASE, VALUE_AS_WRITTEN];
+const CODE_NAMES: readonly RegExp[] = [VALUE_AS_WRITTEN];
+const NO_PATTERNS: readonly RegExp[] = [];
+
+function valueAt(text: string, i: number, patterns: readonly RegExp[]): string | undefined {
+  if (patterns.length === 0) return undefined;
   const window = text.length - i > MAX_VALUE ? text.slice(i, i + MAX_VALUE) : undefined;
-  for (const re of [VALUE_ANY_CASE, VALUE_AS_WRITTEN]) {
+  for (const re of patterns) {
     let v = window === undefined ? matchAt(re, text, i) : matchAt(re, window, 0);
     if (window !== undefined && v !== undefined && v.length === window.length) v = matchAt(re, text, i);
     if (v !== undefined && v.length > 0 && !/\w/.test(text[i + v.length] ?? "")) return v;
@@ -123,9 +128,19 @@ function valueAt(text: string, i: number): string | undefined {
 // A value is not looked for inside a run of ".", "+", "-" (a progress bar, a rule of dashes): the
 // patterns that start on such a character (an email, a path, a file name) take the characters
 // before it in the run too, so they matched from the run's first character, which was tried. Tried from every character, the run was read
-// up to MAX_VALUE characters each time: six 200,000-dash messages took 2.9 s.
+// up to MAX_VALUE characters each time: six 200,000-dash messages took 2.9 s. A code name opening
+// with "_" right after such a run (`--_session_token`, `-.__init__`) is the exception: no pattern
+// that starts on the run takes it, so the code-name patterns are tried there (only when a letter
+// or digit follows the underscores: a run of "-_" stays read about once).
 const RUN = new Set([".", "+", "-"]);
-const insideRun = (text: string, i: number): boolean => i > 0 && RUN.has(text[i - 1]) && (RUN.has(text[i]) || text[i] === "_");
+function patternsAt(text: string, i: number): readonly RegExp[] {
+  if (i === 0 || !RUN.has(text[i - 1])) return ALL_PATTERNS;
+  if (RUN.has(text[i])) return NO_PATTERNS;
+  if (text[i] !== "_") return ALL_PATTERNS;
+  let j = i;
+  while (text[j] === "_") j++;
+  return /[A-Za-z0-9]/.test(text[j] ?? "") ? CODE_NAMES : NO_PATTERNS;
+}
 
 const JOINERS = new Set(["the", "of", "and", "de", "la", "del", "von", "van", "&"]);
 // Title-case names also take these when they are capitalized ("Ac Hotel By Marriott").
@@ -154,7 +169,7 @@ export function textFacts(text: string): Item[] {
     const c = text[i];
     const boundary = i === 0 || !/[\w]/.test(text[i - 1]);
     if (boundary) {
-      const v = insideRun(text, i) ? undefined : valueAt(text, i);
+      const v = valueAt(text, i, patternsAt(text, i));
       if (v !== undefined) {
         endRun();
         out.push({ text: v.replace(/\s+/g, " "), rank: valueRank(v) });
