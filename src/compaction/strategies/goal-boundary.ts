@@ -35,7 +35,11 @@ export type GoalState = {
   checked: number;
   /** Indices of the user messages that start a goal after the first. */
   boundaries: number[];
-  /** Summaries of the first goals, in order; the n-th covers up to boundaries[n]. */
+  /**
+   * Summaries of the first goals, in order; the n-th covers up to boundaries[n], from the end of
+   * the last goal before it with a summary of its own. "" marks a goal folded into the next
+   * summary: one too small to be summarized alone (its summary would not shrink the prompt).
+   */
   summaries: string[];
   /** Hash of the messages before `checked`. */
   fingerprint: string;
@@ -124,10 +128,19 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
         const settled = last === undefined ? [] : last === state.boundaries[state.boundaries.length - 1] && Array.isArray(state.settled) && state.settled.length === 2 ? state.settled : settledAt(messages, last);
         state = { ...state, checked: messages.length, boundaries, fingerprint: fingerprint(messages, messages.length), settled };
         const view = (s: GoalState): ChatMessage[] => {
-          if (s.summaries.length === 0) return messages.slice();
-          const cut = s.boundaries[s.summaries.length - 1];
-          const text = s.summaries.map((t, n) => `Goal ${n + 1}:\n${t}`).join("\n");
-          return spliceSummary(messages, task, cut, `${summaryHeader(text, `${s.summaries.length} earlier goal${s.summaries.length === 1 ? "" : "s"}`)}\n${text}`);
+          // Goals folded into a later summary ("") are in that summary; trailing ones are still verbatim.
+          let last = s.summaries.length - 1;
+          while (last >= 0 && s.summaries[last] === "") last--;
+          if (last < 0) return messages.slice();
+          const parts: string[] = [];
+          let first = 1;
+          for (let n = 0; n <= last; n++) {
+            if (s.summaries[n] === "") continue;
+            parts.push(`${first === n + 1 ? `Goal ${n + 1}` : `Goals ${first}-${n + 1}`}:\n${s.summaries[n]}`);
+            first = n + 2;
+          }
+          const text = parts.join("\n");
+          return spliceSummary(messages, task, s.boundaries[last], `${summaryHeader(text, `${last + 1} earlier goal${last === 0 ? "" : "s"}`)}\n${text}`);
         };
         // Completed goals not yet summarized, oldest first (the current goal is never summarized).
         while (state.summaries.length < state.boundaries.length) {
@@ -137,19 +150,36 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
           // Judged on the prompt as sent, as the token budget is.
           if (!context.force && trigger !== undefined && !trigger.shouldCompact({ ...conversation, messages: sent }, tokens).compact) break;
           const n = state.summaries.length;
-          const from = n === 0 ? task + 1 : state.boundaries[n - 1];
+          // The summary covers this goal and the ones folded into it, from the last goal summarized alone.
+          let first = n;
+          while (first > 0 && state.summaries[first - 1] === "") first--;
+          const from = first === 0 ? task + 1 : state.boundaries[first - 1];
           const to = state.boundaries[n];
           const covered = messages.slice(from, to).filter((m) => m.role !== "system");
+          // A goal too small to shrink the prompt under any summary (a greeting and its reply) is
+          // folded into the next one without a summary call; left verbatim, it stopped every later
+          // goal from being summarized.
+          const fold = (detail: string): void => {
+            state = { ...state, summaries: [...state.summaries, ""] };
+            events.push({ kind: "skipped", messageIndex: from, detail: `${detail}: folded into the next goal's summary` });
+          };
+          if (promptTokens(view({ ...state, summaries: [...state.summaries, "."] })) >= tokens) {
+            fold("the goal is too small for a summary to make the prompt smaller");
+            continue;
+          }
           const names = knownNamesOf(conversation.records);
           const request = { messages: covered, maxTokens: engine.budget(context, promptTokens(covered)), ...(names === undefined ? {} : { knownNames: names }) };
-          const outcome = covered.length === 0 ? { text: "(no messages)", breaker: state.breaker } : await engine.run(request, state.breaker, context, spend, events, from);
+          const outcome = await engine.run(request, state.breaker, context, spend, events, from);
           state = { ...state, breaker: outcome.breaker };
-          if (outcome.text === undefined) break;
+          if (outcome.text === undefined) {
+            if (outcome.failed) break;
+            fold("nothing in the goal worth keeping");
+            continue;
+          }
           const next = { ...state, summaries: [...state.summaries, outcome.text] };
-          // A goal whose summary, with its header, would not shrink the prompt stays verbatim (and so do the later ones).
-          if (promptTokens(view(next)) >= promptTokens(view(state))) {
-            events.push({ kind: "skipped", messageIndex: from, detail: "the goal summary would not make the prompt smaller" });
-            break;
+          if (promptTokens(view(next)) >= tokens) {
+            fold("the goal summary would not make the prompt smaller");
+            continue;
           }
           state = next;
           events.push({ kind: "compacted", messageIndex: from, replaced: covered.length });

@@ -63,6 +63,8 @@ export interface SummaryOutcome {
   /** The accepted summary, or undefined when none was (the caller keeps the history as it was). */
   text: string | undefined;
   breaker: BreakerState;
+  /** No summary because the summarizer failed or its breaker is open, not because the span held nothing worth keeping. */
+  failed: boolean;
 }
 
 export class SummaryEngine {
@@ -95,7 +97,7 @@ export class SummaryEngine {
   async run(request: SummaryRequest, breaker: BreakerState, context: CompactionContext, spend: LlmSpend, events: CompactionEvent[], messageIndex: number): Promise<SummaryOutcome> {
     if (breaker.skip > 0) {
       events.push({ kind: "circuit_open", messageIndex, detail: `summaries paused after ${breaker.failures} failures; ${breaker.skip - 1} more skipped before the next try` });
-      return { text: undefined, breaker: { failures: breaker.failures, skip: breaker.skip - 1 } };
+      return { text: undefined, breaker: { failures: breaker.failures, skip: breaker.skip - 1 }, failed: true };
     }
     const summarizer = this.pick(context);
     for (let attempt = 1; attempt <= this.options.maxAttempts; attempt++) {
@@ -106,10 +108,10 @@ export class SummaryEngine {
         // found nothing worth keeping (blank messages, pleasantries): no failure, nothing to replace.
         if (!summarizer.usesLlm && result.text.trim() === "") {
           events.push({ kind: "skipped", messageIndex, detail: `${summarizer.name} summary: nothing in the span worth keeping` });
-          return { text: undefined, breaker };
+          return { text: undefined, breaker, failed: false };
         }
         const problem = summaryProblem(result.text, request);
-        if (problem === undefined) return { text: result.text, breaker: closedBreaker() };
+        if (problem === undefined) return { text: result.text, breaker: closedBreaker(), failed: false };
         events.push({ kind: "summary_failed", messageIndex, detail: `${summarizer.name} summary rejected: ${problem}` });
         // A deterministic summarizer gives the same answer again: no point retrying it.
         if (!summarizer.usesLlm) break;
@@ -128,8 +130,8 @@ export class SummaryEngine {
     const failures = breaker.failures + 1;
     if (failures >= this.options.maxFailures) {
       events.push({ kind: "circuit_open", messageIndex, detail: `${failures} failed compactions in a row: the next ${this.options.cooldown} are skipped` });
-      return { text: undefined, breaker: { failures, skip: this.options.cooldown } };
+      return { text: undefined, breaker: { failures, skip: this.options.cooldown }, failed: true };
     }
-    return { text: undefined, breaker: { failures, skip: 0 } };
+    return { text: undefined, breaker: { failures, skip: 0 }, failed: true };
   }
 }
