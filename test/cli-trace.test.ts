@@ -303,6 +303,24 @@ describe("ptc trace show", () => {
     }
   });
 
+  // Bidi overrides, embeddings and isolates reorder a line where a terminal applies them (VTE,
+  // Konsole, mlterm): a program or a tool's output would read otherwise than it holds.
+  it("prints a file's bidi controls written out, never raw to the terminal", async () => {
+    const attack = 'ok (if admin? \u202E"nimda"\u202C \u2066x\u2069 \u200F\u061C)';
+    const saved = JSON.parse(readFileSync(file, "utf8")) as { trace: { turns: Array<{ reply: string; prints: string[] }> } };
+    saved.trace.turns[0].reply += attack;
+    saved.trace.turns[0].prints.push(attack);
+    const hostile = join(dir, "bidi.json");
+    writeFileSync(hostile, JSON.stringify(saved));
+    for (const args of [[], ["--turn", "1"], ["--turn", "1", "--messages"]]) {
+      const { code, out } = await capture(() => runTraceCommand(["show", hostile, ...args]));
+      expect(code).toBe(0);
+      expect(out).not.toMatch(/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/);
+    }
+    const { out } = await capture(() => runTraceCommand(["show", hostile, "--turn", "1"]));
+    expect(out).toContain('(if admin? \\u202E"nimda"\\u202C \\u2066x\\u2069 \\u200F\\u061C)');
+  });
+
   it("prints exactly the messages the LLM saw for one turn", async () => {
     const { code, out } = await capture(() => runTraceCommand(["show", file, "--turn", "3", "--messages"]));
     expect(code).toBe(0);

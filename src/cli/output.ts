@@ -78,13 +78,20 @@ export function writeOutput(file: string, text: string): void {
 
 /**
  * Text from a file or a model as a terminal should show it: control characters other than
- * newline and tab written out (`\x1B`). Printed raw, ESC and the C1 controls start sequences
- * that recolour or hide text, move the cursor, retitle the window or set the clipboard; a lone
- * carriage return writes over the line before it.
+ * newline and tab written out (`\x1B`), and the bidi controls (`\u202E`). Printed raw, ESC and
+ * the C1 controls start sequences that recolour or hide text, move the cursor, retitle the
+ * window or set the clipboard; a lone carriage return writes over the line before it; a bidi
+ * override, embedding or isolate shows a line, where the terminal applies them, in another
+ * order than it holds.
  */
 export function forTerminal(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/\r\n/g, "\n").replace(/[\x00-\x08\x0B-\x1F\x7F-\x9F]/g, (c) => `\\x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
+  return text
+    .replace(/\r\n/g, "\n")
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\x00-\x08\x0B-\x1F\x7F-\x9F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g, (c) => {
+      const code = c.charCodeAt(0);
+      return code <= 0xff ? `\\x${code.toString(16).toUpperCase().padStart(2, "0")}` : `\\u${code.toString(16).toUpperCase().padStart(4, "0")}`;
+    });
 }
 
 /**
