@@ -141,6 +141,7 @@ describe("ptc demo --live against an OpenAI-compatible server", () => {
   let server: Server;
   let hang: NodeJS.Signals | false = false;
   let failures = 0;
+  let failure = "fake overload";
   let next = 0;
   const bodies: Array<{ model: string; messages: Array<{ role: string; content: string }> }> = [];
   beforeAll(async () => {
@@ -158,7 +159,7 @@ describe("ptc demo --live against an OpenAI-compatible server", () => {
         }
         if (failures > 0) {
           failures--;
-          res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "fake overload" } }));
+          res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: failure } }));
           return;
         }
         bodies.push(JSON.parse(text) as (typeof bodies)[number]);
@@ -213,6 +214,26 @@ describe("ptc demo --live against an OpenAI-compatible server", () => {
     expect(err.match(/retrying/g)).toHaveLength(1);
     expect(code).toBe(0);
     expect(out).toContain("Matches the expected answer.");
+  });
+
+  // The server's error text goes to the terminal in the retry line: a hostile or broken server's controls are written out.
+  it("writes a server's control characters in its retry line out, never raw", async () => {
+    vi.stubEnv("OPENAI_BASE_URL", `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+    vi.stubEnv("OPENAI_API_KEY", "sk-local");
+    vi.stubEnv("ANTHROPIC_API_KEY", "");
+    vi.stubEnv("OPENAI_MODEL", "fake-live");
+    next = 0;
+    failures = 1;
+    failure = "\u001b]0;pwned\u0007\u001b[2Jover\u202Eload";
+    try {
+      const { code, err } = await capture(() => runDemoCommand(["reviews", "--live", "--timeout", "5000"]));
+      expect(code).toBe(0);
+      expect(err).toContain("HTTP 500: \\x1B]0;pwned\\x07\\x1B[2Jover\\u202Eload; retrying in");
+      // eslint-disable-next-line no-control-regex
+      expect(err).not.toMatch(/[\u001b\u0007\u202E]/);
+    } finally {
+      failure = "fake overload";
+    }
   });
 
   it("ends a live run on Ctrl-C as aborted, still writing the trace", async () => {

@@ -391,7 +391,8 @@ async function runExperimentCommand(values: { strategy?: string[]; runs?: string
   } catch (e) {
     const message = (e as Error).message ?? String(e);
     if (e instanceof LlmError || message.startsWith("compaction:") || message.startsWith("--strategy")) {
-      io.stderr.write(`ptc compare: ${message}\n`);
+      // A server's error text is quoted in its message.
+      io.stderr.write(forTerminal(`ptc compare: ${message}\n`));
       return e instanceof LlmError && e.kind !== "config" ? 1 : 2;
     }
     throw e;

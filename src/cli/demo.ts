@@ -221,7 +221,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
         liveLlm({
           ...(values.model === undefined ? {} : { model: values.model }),
           ...(timeoutMs === undefined ? {} : { timeoutMs }),
-          onRetry: ({ attempt, delayMs, error }) => process.stderr.write(`… ${error.message}; retrying in ${(delayMs / 1000).toFixed(1)} s (retry ${attempt})\n`),
+          onRetry: ({ attempt, delayMs, error }) => process.stderr.write(forTerminal(`… ${error.message}; retrying in ${(delayMs / 1000).toFixed(1)} s (retry ${attempt})\n`)),
         }),
       );
     }

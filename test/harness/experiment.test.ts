@@ -180,3 +180,31 @@ describe("live experiment against an OpenAI-compatible server", () => {
     expect(seen.judge).toBe(24);
   });
 });
+
+describe("live experiment against a server that refuses", () => {
+  let server: Server;
+  beforeAll(async () => {
+    // A 400 is not retried: the run ends at the first request with the server's text in its message.
+    server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "\u001b]0;pwned\u0007\u001b[2Jbad\u202Erequest" } })));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  });
+  afterAll(async () => {
+    vi.unstubAllEnvs();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it("writes the server's control characters in the error out, never raw to the terminal", async () => {
+    vi.stubEnv("OPENAI_BASE_URL", `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+    vi.stubEnv("OPENAI_API_KEY", "sk-local");
+    vi.stubEnv("OPENAI_MODEL", "fake");
+    const r = await cli(["--experiment", "--live", "--strategy", "sliding-window:turns=2"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("HTTP 400: \\x1B]0;pwned\\x07\\x1B[2Jbad\\u202Erequest");
+    // eslint-disable-next-line no-control-regex
+    expect(r.stderr).not.toMatch(/[\u001b\u0007\u202E]/);
+  });
+});
