@@ -204,6 +204,21 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     expect(await page.locator(".nested-link").count()).toBeGreaterThan(0);
   });
 
+  it("says a deep link's turn or run is not on the page, and titles the page by what it shows instead", async () => {
+    const page = await open("r1/999");
+    expect(await page.locator("article.turn").getAttribute("data-turn")).toBe("1");
+    expect(await page.locator("main .missing").textContent()).toMatch(/^There is no turn 999 in r1 \(turns 1 to \d+\): showing turn 1\.$/);
+    expect(await page.title()).toMatch(/^r1 turn 1 · /);
+    // Stepping on from there shows the turn stepped to, without the note.
+    await page.keyboard.press("j");
+    await hashIs(page, "#r1/2");
+    expect(await page.locator("main .missing").count()).toBe(0);
+    expect(await page.title()).toMatch(/^r1 turn 2 · /);
+    const gone = await open("r9/3");
+    expect(await gone.locator("main .missing").textContent()).toBe("There is nothing called r9 on this page: showing r1.");
+    expect(await gone.title()).toMatch(/^r1 · /);
+  });
+
   it("names the status of a run's paused turn (waiting for a tool call's approval)", async () => {
     const page = await open("r4/2");
     expect(await page.locator(".turn-pill[data-turn='2'] small").textContent()).toBe("paused");

@@ -101,8 +101,16 @@ function start(): void {
     const run = runs.get(route.id);
     const report = reports.get(route.id);
     const scrollY = window.scrollY;
+    // The turn or request on show when the link names one (a missing one is replaced by the first).
+    let shownTurn = route.turn;
+    let missing: string | undefined;
     if (run !== undefined) {
       const turn = route.turn !== undefined && run.turns.some((t) => t.number === route.turn) ? route.turn : (run.turns[0]?.number ?? 0);
+      if (route.turn !== undefined && turn !== route.turn) {
+        shownTurn = run.turns.length === 0 ? undefined : turn;
+        const turns = run.turns.length === 0 ? "it has no turns" : `turns ${run.turns[0].number} to ${run.turns[run.turns.length - 1].number}`;
+        missing = `There is no turn ${route.turn} in ${run.id} (${turns})${shownTurn === undefined ? "" : `: showing turn ${shownTurn}`}.`;
+      }
       const ctx: RunContext = {
         data,
         layout,
@@ -118,6 +126,11 @@ function start(): void {
         show(route.id, shown.view);
       }
     } else if (report !== undefined) {
+      const requests = report.sideBySide?.requests.length;
+      if (route.turn !== undefined && requests !== undefined && (route.turn < 1 || route.turn > requests)) {
+        shownTurn = Math.min(Math.max(1, route.turn), requests);
+        missing = `There is no request ${route.turn} in ${report.id} (requests 1 to ${requests}): showing request ${shownTurn}.`;
+      }
       if (shown?.of === report) selectRequest(shown.view, report, data.texts, route.turn ?? 1, go);
       else {
         shown = { of: report, view: renderReport(report, data.texts, route.turn ?? 1, go) };
@@ -127,8 +140,14 @@ function start(): void {
       shown = undefined;
       show(route.id, h("p", null, "No files to show."));
     }
+    const main = document.getElementById("main");
+    // A link to what the page does not hold (an old or mistyped turn or run) says so above what it shows instead.
+    const asked = parseHash(location.hash);
+    if (missing === undefined && asked !== null && asked.id !== route.id) missing = `There is nothing called ${asked.id} on this page${route.id === "" ? "" : `: showing ${route.id}`}.`;
+    main?.querySelector(":scope > .missing")?.remove();
+    if (missing !== undefined) main?.prepend(h("p", { class: "notice missing" }, missing));
     // data-hash says which location the content is for (tests wait on it after a hash change).
-    document.getElementById("main")?.setAttribute("data-hash", location.hash);
+    main?.setAttribute("data-hash", location.hash);
     // The strip of turns stays above the turn, a quarter of the window at most (a long run's
     // would cover it whole), and scrolls on its own: bring the selected turn's pill into it.
     const strip = app.querySelector<HTMLElement>(".turn-strip");
@@ -142,7 +161,7 @@ function start(): void {
     }
     else window.scrollTo(0, scrollY);
     scrollToTurn = false;
-    document.title = `${route.id}${route.turn ? ` turn ${route.turn}` : ""} · ${data.title}`;
+    document.title = `${route.id}${shownTurn ? ` turn ${shownTurn}` : ""} · ${data.title}`;
   }
 
   /** Draws the page: the navigation with `id` active, and `view`. */
