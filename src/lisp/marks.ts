@@ -481,7 +481,9 @@ export class Marks {
     }
     if (v === null || typeof v !== "object" || depth > 64 || --this.budget < 0) return;
     if (v instanceof Keyword) {
-      if (all && (small(v.name) || !isFieldName(v.name))) {
+      // A field name is the data's shape, shared by name with every map that has it (`:id` in the
+      // context's rows): only one the origin names as made from hidden text is marked.
+      if (all && (!isFieldName(v.name) || (o.keywords?.includes(v.name) ?? false))) {
         if (!this.objs.has(v)) this.named(v, o);
         if (small(v.name)) this.pin(v.name, o);
       }

@@ -324,6 +324,25 @@ describe("small values computed from hidden ones", () => {
       expect(text).not.toMatch(SMALL_VALUES);
     }
   });
+
+  // A kept value computed from hidden context re-marks its small numbers and the keywords made
+  // from hidden text in the next turn. It marked every keyword of fewer than three characters too,
+  // field names included: keywords are shared by name, so after keeping `{:auth ... :id 7}` the
+  // context's own rows (`:id` in each) held a marked value, every builtin over them marked its
+  // result derived, and `(map :name data/rows)` printed `[<hidden string ...> <hidden string ...>]`
+  // (in the turn that defined it, the same program printed the rows as they are).
+  it("kept to a later turn: a short field name of a kept value does not hide the context's own data", async () => {
+    const rows = [{ id: 101, name: "ann", city: "Oslo" }, { id: 102, name: "bob", city: "Lima" }];
+    const later = ["(println (map :name data/rows))", "(println (take 1 (sort-by :city data/rows)))", "(println {:id 5 :ok true} (:id (first data/rows)))"];
+    const programs = ['(def hdr {:auth (str "Bearer " (:token data/_creds)) :id 7 :ok true})', ...later, "(return :done)"];
+    const agent = SubAgent.create({ prompt: "List the names.", maxTurns: programs.length });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _creds: { token: TOKEN }, rows } });
+    expect(step.ok).toBe(true);
+    expect(step.turns.slice(1, 4).map((t) => t.prints)).toEqual([['["ann" "bob"]'], ['[{:id 102 :name "bob" :city "Lima"}]'], ["{:id 5 :ok true} 101"]]);
+    // The kept value itself still shows its hidden part as a stand-in.
+    const shown = await SubAgent.run(SubAgent.create({ prompt: "Show it.", maxTurns: 3 }), { llm: scriptedLlm([programs[0], "(println hdr)", "(return 1)"].map(code)), context: { _creds: { token: TOKEN } } });
+    expect(shown.turns[1].prints).toEqual(["{:auth <hidden string derived from data/_creds> :id <hidden integer derived from data/_creds> :ok true}"]);
+  });
 });
 
 describe("tools that send hidden values back", () => {
