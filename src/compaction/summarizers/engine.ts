@@ -63,7 +63,7 @@ export interface SummaryOutcome {
   /** The accepted summary, or undefined when none was (the caller keeps the history as it was). */
   text: string | undefined;
   breaker: BreakerState;
-  /** No summary because the summarizer failed or its breaker is open, not because the span held nothing worth keeping. */
+  /** No summary because the summarizer failed, was refused (a budget) or its breaker is open, not because the span held nothing worth keeping. */
   failed: boolean;
 }
 
@@ -119,7 +119,8 @@ export class SummaryEngine {
         if (isAbort(e)) throw e;
         if (e instanceof SummaryRefused) {
           events.push({ kind: "skipped", messageIndex, detail: `${summarizer.name} summary not made: ${e.message}` });
-          return { text: undefined, breaker };
+          // Not a failure for the breaker, but no summary can be made now: callers stop as on one.
+          return { text: undefined, breaker, failed: true };
         }
         // A client may reject with nothing at all (`reject()`): that is a failure too, not a crash.
         const paid = (e as { spend?: LlmSpend } | null | undefined)?.spend;
