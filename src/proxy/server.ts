@@ -11,7 +11,7 @@ import { ATTEMPTS_HEADER, handleChat, replyUsage } from "./chat.js";
 import { ConfigFile } from "./config-file.js";
 import { redactUrl } from "./config.js";
 import { Compactor } from "./compactor.js";
-import { countTokens } from "../compaction/tokens.js";
+import { countTokensYielding } from "../compaction/tokens.js";
 import { decodeBody, readBody, sendJson, type ProxyContext } from "./context.js";
 import { sendError, sendStoreUnavailable, upstreamErrorBody } from "./errors.js";
 import { jsonLogger, type Logger } from "./log.js";
@@ -152,10 +152,13 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   await settle(used !== undefined ? used.promptTokens + used.completionTokens : unreported ? await bodyTokens() : 0);
 }
 
-/** The tokens of a request body as text (decoded when the client compressed it; none when it cannot be). */
+/**
+ * The tokens of a request body as text (decoded when the client compressed it; none when it
+ * cannot be), counted in pieces: a body of megabytes does not hold up every other request.
+ */
 async function requestTokens(body: Buffer, req: IncomingMessage, limit: number): Promise<number> {
   const decoded = await decodeBody(body, req.headers["content-encoding"], limit);
-  return decoded.ok ? countTokens(decoded.body.toString("utf8")) : 0;
+  return decoded.ok ? countTokensYielding(decoded.body.toString("utf8")) : 0;
 }
 
 // The route each response is counted under, set as the request is routed (default "rejected": a bad path).

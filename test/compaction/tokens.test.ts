@@ -7,7 +7,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import { compact } from "../../src/compaction/compact.js";
-import { AUDIO_REPLY_TOKENS, countedParts, countTokens, FILE_PAGE_TOKENS, imageSize, messageTokens, promptTokens, tokenize } from "../../src/compaction/tokens.js";
+import { AUDIO_REPLY_TOKENS, countedParts, countTokens, countTokensYielding, FILE_PAGE_TOKENS, imageSize, messageTokens, promptTokens, tokenize } from "../../src/compaction/tokens.js";
 import { outputTokens } from "../../src/compaction/measure.js";
 import { messageText } from "../../src/llm/messages.js";
 import type { ChatMessage, ContentPart } from "../../src/llm/types.js";
@@ -224,5 +224,29 @@ describe("countTokens' cache", () => {
     gc();
     // Before: 48 MB held (91 MB for ten 8 MB bodies through the proxy), until 4,096 texts were cached.
     expect(process.memoryUsage().heapUsed - before).toBeLessThan(24 << 20);
+  });
+});
+
+describe("countTokensYielding", () => {
+  it("counts a text of megabytes as countTokens does, giving the event loop turns while it counts", async () => {
+    const prose = Array.from({ length: 40_000 }, (_, i) => `word${i % 977}, it's ${i}\n  more  text`).join(" ");
+    const texts = [prose, `${"-".repeat(3_000)} ${prose}`, "😀 ".repeat(200_000), `${"=".repeat(600)} x`.repeat(400)];
+    for (const text of texts) {
+      let turns = 0;
+      let ticking = true;
+      const tick = () => {
+        turns++;
+        if (ticking) setImmediate(tick);
+      };
+      setImmediate(tick);
+      const n = await countTokensYielding(text);
+      ticking = false;
+      expect(n).toBe(countTokens(text));
+      // One turn at least per 64 K characters: before, one count held the loop for the whole text.
+      expect(turns).toBeGreaterThanOrEqual(Math.floor(text.length / 65_536) - 1);
+    }
+    // A blob without a place to cut is cut where it stands, a few tokens off per 64 K characters.
+    const blob = Buffer.alloc(3_000_000, 7).toString("base64");
+    expect(Math.abs((await countTokensYielding(blob)) - countTokens(blob))).toBeLessThan(100);
   });
 });
