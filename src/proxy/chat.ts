@@ -397,9 +397,9 @@ function completionUsage(body: Buffer): StreamUsage | undefined | "malformed" {
 /**
  * The usage a forwarded reply reports, read as it passes (the caller pipes it): from its usage
  * event when it is a stream, else from the whole body (decoded: the client's accept-encoding
- * went upstream) when that is at most `limit` bytes.
+ * went upstream) when that is at most `limit` bytes; "unread" for a longer one.
  */
-export function replyUsage(response: IncomingMessage, limit: number): Promise<StreamUsage | undefined> {
+export function replyUsage(response: IncomingMessage, limit: number): Promise<StreamUsage | undefined | "unread"> {
   const tap = String(response.headers["content-type"] ?? "").includes("text/event-stream") ? new SseTap(false) : undefined;
   // A compressed stream is read for its usage through inflaters of its own; the client gets its bytes as they came.
   const stages = tap === undefined ? undefined : inflateStages(response.headers["content-encoding"]);
@@ -431,7 +431,7 @@ export function replyUsage(response: IncomingMessage, limit: number): Promise<St
         });
         return;
       }
-      if (size > limit) return resolve(undefined);
+      if (size > limit) return resolve("unread");
       void decodeBody(Buffer.concat(chunks), response.headers["content-encoding"], limit).then((body) => {
         const usage = body.ok ? completionUsage(body.body) : undefined;
         resolve(usage === "malformed" ? undefined : usage);

@@ -145,11 +145,12 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   const used = await usage;
   if (tenant.virtualKey === undefined) return;
   // A stream that reports no usage (legacy completions without include_usage, a client leaving
-  // before the usage), or a reply cut before its end, is charged its JSON request, counted, as the
-  // chat routes charge their prompt: else such a path spends past any budget. A whole JSON reply
-  // without usage (a token count) costs nothing.
-  const unreported = used === undefined && status < 300 && (!result.response.complete || String(result.response.headers["content-type"] ?? "").includes("text/event-stream"));
-  await settle(used !== undefined ? used.promptTokens + used.completionTokens : unreported ? await bodyTokens() : 0);
+  // before the usage), a reply cut before its end, or one too long to read whole for its usage (a
+  // big embeddings batch), is charged its JSON request, counted, as the chat routes charge their
+  // prompt: else such a path spends past any budget. A whole JSON reply without usage (a token
+  // count) costs nothing.
+  const unreported = status < 300 && (used === "unread" || (used === undefined && (!result.response.complete || String(result.response.headers["content-type"] ?? "").includes("text/event-stream"))));
+  await settle(typeof used === "object" ? used.promptTokens + used.completionTokens : unreported ? await bodyTokens() : 0);
 }
 
 /**

@@ -2,11 +2,14 @@
 // client A's id (or resending A's messages) starts its own conversation and cannot read, change
 // or reset A's state; summaries go out with the configured key or the conversation's own
 // tenant's key; virtual keys carry their own upstream key, token budget and request rate.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
+import { countTokens } from "../../src/compaction/tokens.js";
 import { startProxy } from "../../src/proxy/index.js";
 import { clientPromptTokens } from "../../src/proxy/request.js";
 import { hashKey } from "../../src/proxy/tenancy.js";
@@ -496,6 +499,32 @@ describe("proxy tenancy", () => {
       expect(await res.text(), encoding).toBe(stream);
       // Before: 0 each time, the compressed bytes searched for a usage event.
       await expect.poll(() => r?.proxy.context.tenants.spentBy("zipped"), { message: encoding }).toBe(before + 25);
+    }
+  });
+
+  it("charges a virtual key its request for a whole reply forwarded untouched too large to read for its usage (a big embeddings batch)", async () => {
+    // An embeddings reply of 2 MB, past the 1 MB the proxy reads whole, its usage at the end.
+    const big = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        const reply = JSON.stringify({ object: "list", data: [{ object: "embedding", index: 0, embedding: Array.from({ length: 200_000 }, (_, i) => i / 7) }], usage: { prompt_tokens: 900, total_tokens: 900 } });
+        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(reply) });
+        res.end(reply);
+      });
+    });
+    await new Promise<void>((resolve) => big.listen(0, "127.0.0.1", resolve));
+    try {
+      r = await rig({ proxy: { upstream: `http://127.0.0.1:${(big.address() as AddressInfo).port}/v1` }, config: { maxBodyBytes: 1 << 20, tenancy: { virtualKeys: { batch: { keyHash: hashKey("ptc-vk-batch"), tokenBudget: 1_000_000 } } } } });
+      const body = JSON.stringify({ model: "fake-embed", input: "a passage of text ".repeat(200) });
+      const res = await fetch(`${r.proxy.url}/v1/embeddings`, { method: "POST", headers: { authorization: "Bearer ptc-vk-batch", "content-type": "application/json" }, body });
+      expect(res.status).toBe(200);
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(1 << 20);
+      // Before: 0, the reservation given back, whatever the batch cost upstream.
+      await expect.poll(() => r?.proxy.context.tenants.spentBy("batch")).toBe(countTokens(body));
+    } finally {
+      await r?.close();
+      r = undefined;
+      await new Promise((resolve) => big.close(resolve));
     }
   });
 
