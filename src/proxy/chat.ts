@@ -433,7 +433,9 @@ export function replyUsage(response: IncomingMessage, limit: number): Promise<St
       }
       if (size > limit) return resolve("unread");
       void decodeBody(Buffer.concat(chunks), response.headers["content-encoding"], limit).then((body) => {
-        const usage = body.ok ? completionUsage(body.body) : undefined;
+        // One that inflates past the limit (or cannot be inflated) is as unread as a long one.
+        if (!body.ok) return resolve("unread");
+        const usage = completionUsage(body.body);
         resolve(usage === "malformed" ? undefined : usage);
       });
     });

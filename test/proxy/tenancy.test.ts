@@ -508,8 +508,10 @@ describe("proxy tenancy", () => {
       req.resume();
       req.on("end", () => {
         const reply = JSON.stringify({ object: "list", data: [{ object: "embedding", index: 0, embedding: Array.from({ length: 200_000 }, (_, i) => i / 7) }], usage: { prompt_tokens: 900, total_tokens: 900 } });
-        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(reply) });
-        res.end(reply);
+        // Compressed when asked: 2 MB that inflate past the limit from well under it.
+        const sent = req.headers["x-zip"] === "1" ? gzipSync(reply) : Buffer.from(reply);
+        res.writeHead(200, { "content-type": "application/json", "content-length": sent.length, ...(req.headers["x-zip"] === "1" ? { "content-encoding": "gzip" } : {}) });
+        res.end(sent);
       });
     });
     await new Promise<void>((resolve) => big.listen(0, "127.0.0.1", resolve));
@@ -521,6 +523,9 @@ describe("proxy tenancy", () => {
       expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(1 << 20);
       // Before: 0, the reservation given back, whatever the batch cost upstream.
       await expect.poll(() => r?.proxy.context.tenants.spentBy("batch")).toBe(countTokens(body));
+      const zipped = await fetch(`${r.proxy.url}/v1/embeddings`, { method: "POST", headers: { authorization: "Bearer ptc-vk-batch", "content-type": "application/json", "x-zip": "1" }, body });
+      expect((await zipped.arrayBuffer()).byteLength).toBeGreaterThan(1 << 20);
+      await expect.poll(() => r?.proxy.context.tenants.spentBy("batch")).toBe(2 * countTokens(body));
     } finally {
       await r?.close();
       r = undefined;
