@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import type { ChatMessage, Llm } from "../llm/types.js";
+import { LlmError } from "../llm/errors.js";
 import { openaiLlm } from "../llm/openai.js";
 import { inputTokens } from "../compaction/measure.js";
 import { SummaryRefused } from "../compaction/summarizers/engine.js";
@@ -98,7 +99,9 @@ export function summarizerLlm(ctx: ProxyContext, config: ProxyConfig, model: str
             return reply;
           },
           (e: unknown) => {
-            settle(0, reserved);
+            // A server that answered unusably, or took the prompt and never answered in time, may
+            // have billed it: charged as a chat request's is. Any other failure gives it back.
+            settle(e instanceof LlmError && (e.kind === "malformed" || e.kind === "timeout") ? prompt : 0, reserved);
             throw e;
           },
         );

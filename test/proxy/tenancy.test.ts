@@ -342,6 +342,43 @@ describe("proxy tenancy", () => {
     expect(await r.proxy.context.tenants.spentBy("summed")).toBeGreaterThanOrEqual(chat + summaryTokens);
   });
 
+  it("charges a virtual key for a summary call whose server answered but not with a usable reply, or never in time", async () => {
+    // A summarizer that reads the whole prompt, then answers 200 with what no client can parse, or nothing at all.
+    let mode = "garbled";
+    let calls = 0;
+    const bad = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        calls++;
+        if (mode === "garbled") {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end("<html>overloaded</html>");
+        }
+      });
+    });
+    await new Promise<void>((resolve) => bad.listen(0, "127.0.0.1", resolve));
+    try {
+      const summarizer = { baseURL: `http://127.0.0.1:${(bad.address() as AddressInfo).port}/v1`, timeoutMs: 300 };
+      r = await rig({ config: { compaction: { ...SMALL.compaction, summarizer }, tenancy: { virtualKeys: { failing: { keyHash: hashKey("ptc-vk-failing"), tokenBudget: 10_000_000 } } } } });
+      let total = 0;
+      for (const tag of ["g", "t"]) {
+        const before = calls;
+        const reply = await ask(client(r, "ptc-vk-failing"), longConversation(30, 80, tag), `failing-${tag}`);
+        expect(calls, mode).toBeGreaterThan(before);
+        total += reply.data.usage?.total_tokens ?? 0;
+        // Before: only the reply's own usage, the summary's reservation given back though the server had its prompt.
+        await expect.poll(() => r?.proxy.context.tenants.spentBy("failing"), { message: mode }).toBeGreaterThan(total + 1000);
+        total = (await r.proxy.context.tenants.spentBy("failing")) ?? 0;
+        mode = "hang";
+      }
+    } finally {
+      await r?.close();
+      r = undefined;
+      bad.closeAllConnections();
+      await new Promise((resolve) => bad.close(resolve));
+    }
+  });
+
   it("holds a virtual key's budget against the summary calls of requests sent together: each summary reserves its prompt before it goes out", async () => {
     const summarizer = await startSummarizer("hold");
     try {
