@@ -4,7 +4,7 @@
 // never message content; only a dry run returns messages, since that is what it is asked for.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { redactConfig, redactUrl } from "./config.js";
+import { redactConfig, redactUrl, type ProxyConfig } from "./config.js";
 import { parseRequest, summarizerLlm } from "./chat.js";
 import type { AnthropicRequest } from "./anthropic.js";
 import { bodyText, type ChatRequest } from "./request.js";
@@ -182,13 +182,13 @@ async function issueKey(ctx: ProxyContext, req: IncomingMessage, res: ServerResp
   const { name, ...settings } = body;
   // The config's parsing drops this key (it would replace an object's prototype): the key issued would never work.
   if (name === "__proto__") return sendError(res, 400, "'name' cannot be __proto__", "invalid_request_error", "invalid_request", {}, "name");
-  // Another proxy sharing the config file may have issued this name since this one last read it.
-  ctx.config.sync();
-  // Own keys only: "constructor" is a valid name, not Object.prototype's.
-  if (Object.hasOwn(ctx.config.current.tenancy.virtualKeys, name)) return sendError(res, 409, `a virtual key named ${JSON.stringify(name)} exists; remove it first (POST config with null)`, "invalid_request_error", "key_exists");
   const key = issueVirtualKey();
-  const updated = ctx.config.update({ tenancy: { virtualKeys: { [name]: { ...settings, keyHash: hashKey(key) } } } });
-  if (!updated.ok) return sendError(res, 400, `key not issued: ${updated.error}`, "invalid_request_error", "invalid_config");
+  // Checked in the update, on the settings read again under the config file's lock: another proxy
+  // sharing the file may have issued this name since (its key was replaced, and stopped working).
+  // Own keys only: "constructor" is a valid name, not Object.prototype's.
+  const exists = (current: ProxyConfig) => (Object.hasOwn(current.tenancy.virtualKeys, name) ? `a virtual key named ${JSON.stringify(name)} exists; remove it first (POST config with null)` : undefined);
+  const updated = ctx.config.update({ tenancy: { virtualKeys: { [name]: { ...settings, keyHash: hashKey(key) } } } }, exists);
+  if (!updated.ok) return "refused" in updated ? sendError(res, 409, updated.error, "invalid_request_error", "key_exists") : sendError(res, 400, `key not issued: ${updated.error}`, "invalid_request_error", "invalid_config");
   ctx.log({ event: "virtual_key_issued", name });
   return sendJson(res, 200, { name, key });
 }

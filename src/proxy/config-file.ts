@@ -42,17 +42,21 @@ export class ConfigFile {
     return this.value;
   }
 
-  /** Applies a partial update: all of it or, when any part is invalid, none of it. */
-  update(patch: unknown): Parsed<ProxyConfig> {
+  /**
+   * Applies a partial update: all of it or, when any part is invalid, none of it. `refuse` says why
+   * the settings as they are now (read again under the lock) take no such update (`refused`): a
+   * check made before the lock missed what another proxy sharing the file wrote meanwhile.
+   */
+  update(patch: unknown, refuse?: (current: ProxyConfig) => string | undefined): Parsed<ProxyConfig> | { ok: false; error: string; refused: true } {
     if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return { ok: false, error: "the update must be a JSON object" };
-    if (this.file === undefined) return this.apply(patch);
+    if (this.file === undefined) return this.apply(patch, refuse);
     // Read, changed and replaced under a lock file: another proxy sharing the file (issuing a
     // key) between this one's read and its rename had its change overwritten.
-    let locked: { value: Parsed<ProxyConfig> } | undefined;
+    let locked: { value: ReturnType<ConfigFile["apply"]> } | undefined;
     try {
       locked = withLockFile(`${this.file}.lock`, () => {
         this.sync();
-        return this.apply(patch);
+        return this.apply(patch, refuse);
       });
     } catch (e) {
       return { ok: false, error: `cannot lock the config file ${this.file}: ${(e as Error).message}` };
@@ -61,7 +65,9 @@ export class ConfigFile {
   }
 
   /** Validates `patch` over the current settings, and writes the result to the file if there is one. */
-  private apply(patch: object): Parsed<ProxyConfig> {
+  private apply(patch: object, refuse: ((current: ProxyConfig) => string | undefined) | undefined): Parsed<ProxyConfig> | { ok: false; error: string; refused: true } {
+    const refused = refuse?.(this.value);
+    if (refused !== undefined) return { ok: false, error: refused, refused: true };
     const parsed = parseConfig(mergeConfig(this.value, patch));
     if (!parsed.ok) return parsed;
     // Admin updates come after the command line: one that sets an overridden setting replaces it, reloads too.

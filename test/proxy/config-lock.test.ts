@@ -9,14 +9,22 @@ import { describe, expect, it, vi } from "vitest";
 import { ConfigFile } from "../../src/proxy/config-file.js";
 import type { Parsed, ProxyConfig } from "../../src/proxy/config.js";
 import { withLockFile } from "../../src/proxy/lock.js";
+import { startProxy } from "../../src/proxy/index.js";
+import { hashKey } from "../../src/proxy/tenancy.js";
 import { tempDir } from "./setup.js";
 
 let beforeRename: (() => void) | undefined;
 let afterRead: ((path: fs.PathOrFileDescriptor) => void) | undefined;
+let beforeOpen: ((path: fs.PathLike) => void) | undefined;
 vi.mock("node:fs", async (importOriginal) => {
   const real = await importOriginal<typeof import("node:fs")>();
   return {
     ...real,
+    openSync: ((path: fs.PathLike, ...rest: unknown[]) => {
+      const hook = beforeOpen;
+      hook?.(path);
+      return (real.openSync as (...a: unknown[]) => number)(path, ...rest);
+    }) as typeof fs.openSync,
     readFileSync: ((path: fs.PathOrFileDescriptor, options?: unknown) => {
       const text = real.readFileSync(path, options as BufferEncoding);
       const hook = afterRead;
@@ -123,4 +131,36 @@ process.stdout.write(got === undefined ? "refused" : "held");
     expect(fs.existsSync(lock)).toBe(false);
     expect(fs.existsSync(`${lock}.reap`)).toBe(false);
   }, 120_000);
+});
+
+describe("a virtual key issued under a name another proxy sharing the config file issues at the same time", () => {
+  // The name was checked free before the lock was taken: the other proxy's key of that name,
+  // written in between, was replaced by this one's, and the key it had handed out stopped working.
+  it("is refused as existing, and the other's key is kept", async () => {
+    const dir = tempDir();
+    const file = join(dir, "config.json");
+    fs.writeFileSync(file, "{}\n");
+    const proxy = await startProxy({ upstream: "http://127.0.0.1:9/v1", port: 0, logger: () => {}, configFile: file, adminToken: "adm", watchIntervalMs: 3_600_000 });
+    const other = ConfigFile.open(file);
+    if (!other.ok) throw new Error(other.error);
+    try {
+      // The other proxy issues "alice" just as this one is about to lock the file for its own "alice".
+      beforeOpen = (path) => {
+        if (path !== `${file}.lock`) return;
+        beforeOpen = undefined;
+        expect(other.value.update({ tenancy: { virtualKeys: { alice: { keyHash: hashKey("ptc-vk-others") } } } }).ok).toBe(true);
+      };
+      const res = await fetch(`${proxy.url}/ext/context_compaction/keys`, { method: "POST", headers: { authorization: "Bearer adm", "content-type": "application/json" }, body: JSON.stringify({ name: "alice" }) });
+      beforeOpen = undefined;
+      const body = (await res.json()) as { error?: { code?: string } };
+      // Before: 200 with a new key, and the file's alice was this proxy's: the other's key was dead.
+      expect({ status: res.status, code: body.error?.code }).toEqual({ status: 409, code: "key_exists" });
+      const final = JSON.parse(fs.readFileSync(file, "utf8")) as { tenancy: { virtualKeys: Record<string, { keyHash: string }> } };
+      expect(final.tenancy.virtualKeys.alice.keyHash).toBe(hashKey("ptc-vk-others"));
+    } finally {
+      beforeOpen = undefined;
+      other.value.close();
+      await proxy.close();
+    }
+  });
 });
