@@ -3,7 +3,7 @@
 // either the old settings or the new ones, never a mix. Updates are validated whole before
 // anything changes and written atomically (temporary file, then rename); edits to the file
 // are picked up without a restart, and a bad edit keeps the running settings.
-import { existsSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, realpathSync, renameSync, writeFileSync } from "node:fs";
 import { mergeConfig, parseConfig, type Parsed, type ProxyConfig } from "./config.js";
 import { withLockFile } from "./lock.js";
 import { jsonSyntaxError } from "../json/json-error.js";
@@ -54,7 +54,8 @@ export class ConfigFile {
     // key) between this one's read and its rename had its change overwritten.
     let locked: { value: ReturnType<ConfigFile["apply"]> } | undefined;
     try {
-      locked = withLockFile(`${this.file}.lock`, () => {
+      // Beside the file a link names: proxies given two links to one file share its lock.
+      locked = withLockFile(`${resolved(this.file)}.lock`, () => {
         this.sync();
         return this.apply(patch, refuse);
       });
@@ -162,8 +163,22 @@ function load(file: string | undefined, overrides: Record<string, unknown>): Loa
   return { ...parsed, raw: typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {} };
 }
 
+/**
+ * The file `file` names, through any symbolic links: renamed over a link, the temporary file made
+ * the link a plain copy that edits of the file it named no longer reached.
+ */
+function resolved(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    // Not there yet: written where named.
+    return file;
+  }
+}
+
 /** Writes through a temporary file and a rename, so a reader never sees half a file. Returns an error message or undefined. */
-function writeAtomic(file: string, text: string): string | undefined {
+function writeAtomic(named: string, text: string): string | undefined {
+  const file = resolved(named);
   const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
   try {
     // The file may hold the summarizer's key: readable by its owner only.
@@ -171,6 +186,6 @@ function writeAtomic(file: string, text: string): string | undefined {
     renameSync(tmp, file);
     return undefined;
   } catch (e) {
-    return `cannot write the config file ${file}: ${(e as Error).message}`;
+    return `cannot write the config file ${named}: ${(e as Error).message}`;
   }
 }

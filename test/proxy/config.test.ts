@@ -1,7 +1,7 @@
 // The settings' schema: every value it accepts must mean what it says once in use.
 import { describe, expect, it } from "vitest";
 import { MAX_TIMER_MS } from "../../src/lisp/index.js";
-import { readFileSync, writeFileSync } from "node:fs";
+import { lstatSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigFile } from "../../src/proxy/config-file.js";
 import { parseConfig } from "../../src/proxy/config.js";
@@ -88,6 +88,28 @@ describe("a setting given on the command line (--upstream)", () => {
     expect(config.current.upstream).toBe("http://127.0.0.1:3333/v1");
     expect(config.reload().ok).toBe(true);
     expect(config.current.upstream).toBe("http://127.0.0.1:3333/v1");
+    config.close();
+  });
+});
+
+describe("a config file that is a symbolic link", () => {
+  // An update renamed its temporary file over the link: the link became a plain copy, the file it
+  // named kept the old settings, and edits of that file were no longer seen.
+  it("is updated through the link, which stays a link to the file it names", () => {
+    const dir = tempDir();
+    const real = join(dir, "real.json");
+    const link = join(dir, "link.json");
+    writeFileSync(real, "{}\n");
+    symlinkSync(real, link);
+    const opened = ConfigFile.open(link);
+    if (!opened.ok) throw new Error(opened.error);
+    const config = opened.value;
+    expect(config.update({ keepMessages: false }).ok).toBe(true);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(readFileSync(real, "utf8"))).toMatchObject({ keepMessages: false });
+    writeFileSync(real, JSON.stringify({ idleTtlSeconds: 42 }));
+    expect(config.sync()).toBe(true);
+    expect(config.current.idleTtlSeconds).toBe(42);
     config.close();
   });
 });
