@@ -83,7 +83,7 @@ export async function handleAdmin(ctx: ProxyContext, req: IncomingMessage, res: 
   if (route === "config" && method === "POST") {
     const patch = await jsonBody(ctx, req, res);
     if (patch === undefined) return;
-    const updated = ctx.config.update(patch);
+    const updated = await ctx.config.update(patch);
     if (!updated.ok) return sendError(res, 400, `configuration not changed: ${updated.error}`, "invalid_request_error", "invalid_config");
     ctx.log({ event: "config_updated", keys: Object.keys(patch as object).join(",") });
     return sendJson(res, 200, redactConfig(updated.value));
@@ -187,7 +187,7 @@ async function issueKey(ctx: ProxyContext, req: IncomingMessage, res: ServerResp
   // sharing the file may have issued this name since (its key was replaced, and stopped working).
   // Own keys only: "constructor" is a valid name, not Object.prototype's.
   const exists = (current: ProxyConfig) => (Object.hasOwn(current.tenancy.virtualKeys, name) ? `a virtual key named ${JSON.stringify(name)} exists; remove it first (POST config with null)` : undefined);
-  const updated = ctx.config.update({ tenancy: { virtualKeys: { [name]: { ...settings, keyHash: hashKey(key) } } } }, exists);
+  const updated = await ctx.config.update({ tenancy: { virtualKeys: { [name]: { ...settings, keyHash: hashKey(key) } } } }, exists);
   if (!updated.ok) return "refused" in updated ? sendError(res, 409, updated.error, "invalid_request_error", "key_exists") : sendError(res, 400, `key not issued: ${updated.error}`, "invalid_request_error", "invalid_config");
   ctx.log({ event: "virtual_key_issued", name });
   return sendJson(res, 200, { name, key });

@@ -47,7 +47,7 @@ export class ConfigFile {
    * the settings as they are now (read again under the lock) take no such update (`refused`): a
    * check made before the lock missed what another proxy sharing the file wrote meanwhile.
    */
-  update(patch: unknown, refuse?: (current: ProxyConfig) => string | undefined): Parsed<ProxyConfig> | { ok: false; error: string; refused: true } {
+  async update(patch: unknown, refuse?: (current: ProxyConfig) => string | undefined): Promise<Parsed<ProxyConfig> | { ok: false; error: string; refused: true }> {
     if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return { ok: false, error: "the update must be a JSON object" };
     if (this.file === undefined) return this.apply(patch, refuse);
     // Read, changed and replaced under a lock file: another proxy sharing the file (issuing a
@@ -55,7 +55,7 @@ export class ConfigFile {
     let locked: { value: ReturnType<ConfigFile["apply"]> } | undefined;
     try {
       // Beside the file a link names: proxies given two links to one file share its lock.
-      locked = withLockFile(`${resolved(this.file)}.lock`, () => {
+      locked = await withLockFile(`${resolved(this.file)}.lock`, () => {
         this.sync();
         return this.apply(patch, refuse);
       });

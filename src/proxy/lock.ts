@@ -102,11 +102,12 @@ function reap(path: string): void {
 /**
  * Runs `fn` holding the lock file `path` (created exclusively), waiting up to LOCK_WAIT_MS for
  * another holder and taking over one left by an ended process of this host. Undefined when the
- * lock could not be had: the caller reports it.
+ * lock could not be had: the caller reports it. `fn` runs synchronously, so the lock is never held
+ * across a wait; the wait for another process's lock does not block the event loop (requests and
+ * streams stalled for up to 2 s behind an admin update).
  */
-export function withLockFile<T>(path: string, fn: () => T): { value: T } | undefined {
+export async function withLockFile<T>(path: string, fn: () => T): Promise<{ value: T } | undefined> {
   const deadline = Date.now() + LOCK_WAIT_MS;
-  const pause = new Int32Array(new SharedArrayBuffer(4));
   for (;;) {
     if (take(path)) {
       try {
@@ -120,7 +121,6 @@ export function withLockFile<T>(path: string, fn: () => T): { value: T } | undef
       continue;
     }
     if (Date.now() >= deadline) return undefined;
-    // The callers are synchronous (an update answers in one step): a short blocking wait.
-    Atomics.wait(pause, 0, 0, 10);
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

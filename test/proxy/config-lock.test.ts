@@ -41,7 +41,7 @@ vi.mock("node:fs", async (importOriginal) => {
 });
 
 describe("config file shared by two processes", () => {
-  it("does not lose an update another process made while this one was writing", () => {
+  it("does not lose an update another process made while this one was writing", async () => {
     const file = join(tempDir(), "config.json");
     fs.writeFileSync(file, "{}\n");
     const open = () => {
@@ -51,22 +51,39 @@ describe("config file shared by two processes", () => {
     };
     const a = open();
     const b = open();
-    let second: Parsed<ProxyConfig> | undefined;
+    let second: Promise<Parsed<ProxyConfig>> | undefined;
     beforeRename = () => {
       second = b.update({ keepMessages: false });
     };
-    expect(a.update({ compaction: { maxSummaryCalls: 7 } }).ok).toBe(true);
+    expect((await a.update({ compaction: { maxSummaryCalls: 7 } })).ok).toBe(true);
     expect(second).toBeDefined();
+    // It waits for the first to let go of the lock (not blocking this process meanwhile), then updates.
+    expect((await second!).ok).toBe(true);
     const final = JSON.parse(fs.readFileSync(file, "utf8")) as { keepMessages: boolean; compaction: { maxSummaryCalls: number } };
     expect(final.compaction.maxSummaryCalls).toBe(7);
-    // The second update either reached the file or was refused with a reason; never "ok" and lost.
-    if (second!.ok) expect(final.keepMessages).toBe(false);
-    else expect(second!.error).toMatch(/being updated by another process/);
+    expect(final.keepMessages).toBe(false);
     a.close();
     b.close();
   });
 
-  it("takes over a lock file left by an ended process, or by an earlier process with this pid", () => {
+  it("is waited for without blocking this process while another running process holds it", async () => {
+    const file = join(tempDir(), "config.json");
+    fs.writeFileSync(file, "{}\n");
+    const opened = ConfigFile.open(file);
+    if (!opened.ok) throw new Error(opened.error);
+    // Held by a process that runs (the test runner's), and never let go.
+    fs.writeFileSync(`${fs.realpathSync(file)}.lock`, `${hostname()}\n${process.ppid}\n`);
+    let turns = 0;
+    const timer = setInterval(() => turns++, 1);
+    const result = await opened.value.update({ keepMessages: false });
+    clearInterval(timer);
+    expect(result).toMatchObject({ ok: false, error: expect.stringMatching(/being updated by another process/) as unknown });
+    // Before: the wait (up to 2 s) blocked the event loop: no timer, request or stream ran meanwhile.
+    expect(turns).toBeGreaterThan(0);
+    opened.value.close();
+  });
+
+  it("takes over a lock file left by an ended process, or by an earlier process with this pid", async () => {
     const file = join(tempDir(), "config.json");
     fs.writeFileSync(file, "{}\n");
     const opened = ConfigFile.open(file);
@@ -74,7 +91,7 @@ describe("config file shared by two processes", () => {
     const ended = spawnSync(process.execPath, ["-e", ""]).pid;
     for (const pid of [ended, process.pid]) {
       fs.writeFileSync(`${file}.lock`, `${hostname()}\n${pid}\n`);
-      expect(opened.value.update({ compaction: { maxSummaryCalls: 3 } })).toMatchObject({ ok: true });
+      expect(await opened.value.update({ compaction: { maxSummaryCalls: 3 } })).toMatchObject({ ok: true });
       expect(fs.existsSync(`${file}.lock`)).toBe(false);
     }
     opened.value.close();
@@ -96,7 +113,7 @@ describe("a lock file left by an ended process, found so by two processes at onc
       `import { existsSync, writeFileSync } from "node:fs";
 import { withLockFile } from ${JSON.stringify(resolve("src/proxy/lock.ts"))};
 const pause = new Int32Array(new SharedArrayBuffer(4));
-const got = withLockFile(${JSON.stringify(lock)}, () => {
+const got = await withLockFile(${JSON.stringify(lock)}, () => {
   writeFileSync(${JSON.stringify(inside)}, "");
   const deadline = Date.now() + 60_000;
   while (!existsSync(${JSON.stringify(release)}) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
@@ -117,7 +134,7 @@ process.stdout.write(got === undefined ? "refused" : "held");
       while (!fs.existsSync(inside) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
     };
     let out = "";
-    const got = withLockFile(lock, () => fs.existsSync(inside) && !fs.existsSync(release));
+    const got = await withLockFile(lock, () => fs.existsSync(inside) && !fs.existsSync(release));
     afterRead = undefined;
     fs.writeFileSync(release, "");
     expect(child).toBeDefined();
@@ -145,13 +162,15 @@ describe("a virtual key issued under a name another proxy sharing the config fil
     if (!other.ok) throw new Error(other.error);
     try {
       // The other proxy issues "alice" just as this one is about to lock the file for its own "alice".
+      let issued: ReturnType<typeof other.value.update> | undefined;
       beforeOpen = (path) => {
         if (path !== `${file}.lock`) return;
         beforeOpen = undefined;
-        expect(other.value.update({ tenancy: { virtualKeys: { alice: { keyHash: hashKey("ptc-vk-others") } } } }).ok).toBe(true);
+        issued = other.value.update({ tenancy: { virtualKeys: { alice: { keyHash: hashKey("ptc-vk-others") } } } });
       };
       const res = await fetch(`${proxy.url}/ext/context_compaction/keys`, { method: "POST", headers: { authorization: "Bearer adm", "content-type": "application/json" }, body: JSON.stringify({ name: "alice" }) });
       beforeOpen = undefined;
+      expect((await issued)?.ok).toBe(true);
       const body = (await res.json()) as { error?: { code?: string } };
       // Before: 200 with a new key, and the file's alice was this proxy's: the other's key was dead.
       expect({ status: res.status, code: body.error?.code }).toEqual({ status: 409, code: "key_exists" });

@@ -63,28 +63,28 @@ describe("a setting given on the command line (--upstream)", () => {
     if (!opened.ok) throw new Error(opened.error);
     return opened.value;
   };
-  it("is not written into the config file by an update of another setting", () => {
+  it("is not written into the config file by an update of another setting", async () => {
     const file = join(tempDir(), "config.json");
     writeFileSync(file, JSON.stringify({ upstream: "http://127.0.0.1:1111/v1" }));
     const config = open(file, { upstream: "http://127.0.0.1:2222/v1" });
-    expect(config.update({ keepMessages: false }).ok).toBe(true);
+    expect((await config.update({ keepMessages: false })).ok).toBe(true);
     expect(config.current).toMatchObject({ upstream: "http://127.0.0.1:2222/v1", keepMessages: false });
     expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ upstream: "http://127.0.0.1:1111/v1", keepMessages: false });
     config.close();
   });
-  it("is not written into a file that names no upstream", () => {
+  it("is not written into a file that names no upstream", async () => {
     const file = join(tempDir(), "config.json");
     writeFileSync(file, "{}\n");
     const config = open(file, { upstream: "http://127.0.0.1:2222/v1" });
-    expect(config.update({ keepMessages: false }).ok).toBe(true);
+    expect((await config.update({ keepMessages: false })).ok).toBe(true);
     expect(JSON.parse(readFileSync(file, "utf8"))).not.toHaveProperty("upstream");
     config.close();
   });
-  it("gives way to an admin update of it, which is kept across a reload", () => {
+  it("gives way to an admin update of it, which is kept across a reload", async () => {
     const file = join(tempDir(), "config.json");
     writeFileSync(file, "{}\n");
     const config = open(file, { upstream: "http://127.0.0.1:2222/v1" });
-    expect(config.update({ upstream: "http://127.0.0.1:3333/v1" }).ok).toBe(true);
+    expect((await config.update({ upstream: "http://127.0.0.1:3333/v1" })).ok).toBe(true);
     expect(config.current.upstream).toBe("http://127.0.0.1:3333/v1");
     expect(config.reload().ok).toBe(true);
     expect(config.current.upstream).toBe("http://127.0.0.1:3333/v1");
@@ -95,7 +95,7 @@ describe("a setting given on the command line (--upstream)", () => {
 describe("a config file that is a symbolic link", () => {
   // An update renamed its temporary file over the link: the link became a plain copy, the file it
   // named kept the old settings, and edits of that file were no longer seen.
-  it("is updated through the link, which stays a link to the file it names", () => {
+  it("is updated through the link, which stays a link to the file it names", async () => {
     const dir = tempDir();
     const real = join(dir, "real.json");
     const link = join(dir, "link.json");
@@ -104,7 +104,7 @@ describe("a config file that is a symbolic link", () => {
     const opened = ConfigFile.open(link);
     if (!opened.ok) throw new Error(opened.error);
     const config = opened.value;
-    expect(config.update({ keepMessages: false }).ok).toBe(true);
+    expect((await config.update({ keepMessages: false })).ok).toBe(true);
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(JSON.parse(readFileSync(real, "utf8"))).toMatchObject({ keepMessages: false });
     writeFileSync(real, JSON.stringify({ idleTtlSeconds: 42 }));

@@ -80,7 +80,7 @@ describe("proxy compaction deadline", () => {
     await summarizer.close();
     // The summarizer now hangs: the conversation grows past the threshold again.
     summarizer = await startSummarizer("hold");
-    r.proxy.context.config.update({ compaction: { summarizer: { baseURL: summarizer.url } } });
+    await r.proxy.context.config.update({ compaction: { summarizer: { baseURL: summarizer.url } } });
     const longer = [...history, ...longConversation(20, 80, "z").slice(3)];
     const pending = send(r, longer, "again");
     await expect.poll(() => summarizer?.calls, { timeout: 5000 }).toBe(1);

@@ -413,7 +413,7 @@ describe("proxy tenancy", () => {
     const config = r.proxy.context.config;
     // Sent whole while compaction is off: its ~15k tokens use up the budget of 50.
     await ask(client(r, "ptc-vk-tight"), longConversation(30, 80, "tight"), "tight");
-    expect(config.update({ compaction: { enabled: true } }).ok).toBe(true);
+    expect((await config.update({ compaction: { enabled: true } })).ok).toBe(true);
     const compactNow = async () => {
       const res = await fetch(`${r!.proxy.url}/ext/context_compaction/compact`, { method: "POST", headers: { authorization: "Bearer adm", "content-type": "application/json" }, body: JSON.stringify({ conversation: "tight" }) });
       expect(res.status).toBe(200);
@@ -429,7 +429,7 @@ describe("proxy tenancy", () => {
     expect(r.upstream.summaryCalls).toBe(0);
     const record = (await r.proxy.context.store.list()).find((x) => x.conversation === "tight");
     expect(record?.failures).toBe(0);
-    expect(config.update({ tenancy: { virtualKeys: { tight: { tokenBudget: 10_000_000 } } } }).ok).toBe(true);
+    expect((await config.update({ tenancy: { virtualKeys: { tight: { tokenBudget: 10_000_000 } } } })).ok).toBe(true);
     // Before: the open breaker skipped the summary for 4 more compactions after the budget was raised.
     expect((await compactNow()).compacted).toBe(true);
     expect(r.upstream.summaryCalls).toBe(1);
