@@ -17,7 +17,7 @@ import type { NestedRunTrace, TraceSettings, Turn, TurnStatus } from "../trace/t
 import { ApprovalGate, type ApprovalSetup } from "./approval.js";
 import type { Paused } from "../trace/run-state.js";
 import { systemOf } from "./definition.js";
-import { AgentDefinitionError, describeIssues, shortIssues, shortMessage, type AgentFailure, type FailReason } from "./errors.js";
+import { AgentDefinitionError, describeIssues, errorText, shortIssues, shortMessage, type AgentFailure, type FailReason } from "./errors.js";
 import { extractProgram } from "./extract.js";
 import { buildPrompt, type BuiltPrompt, historyStrategy, strategySpec, type HistoryStrategy } from "./history.js";
 import { checkInheritable, DEFAULTS, isPlainObject, mergeOptions, nestedOptions, pickInheritable, positiveNumber } from "./options.js";
@@ -75,17 +75,6 @@ const USAGE_KEYS = ["inputTokens", "outputTokens", "cachedTokens", "llmRequests"
 /** Adds `usage` into `into`, key by key. */
 function addUsage(into: Pick<UsageTotals, (typeof USAGE_KEYS)[number]>, usage: Readonly<UsageTotals>): void {
   for (const k of USAGE_KEYS) into[k] += usage[k];
-}
-
-export function errorText(e: unknown): string {
-  // A host may throw anything: an error whose message getter throws, an object String() cannot convert.
-  try {
-    if (e instanceof Error) return String(e.message);
-    if (typeof e === "object" && e !== null && typeof (e as { message?: unknown }).message === "string") return (e as { message: string }).message;
-    return String(e);
-  } catch {
-    return "a thrown value that cannot be read";
-  }
 }
 
 /** Endings that interrupt a run from outside the loop. */

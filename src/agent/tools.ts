@@ -7,7 +7,7 @@ import { boxed, limitThrown, MAX_TIMER_MS, ours, recordedLimit, type ToolCallInf
 import { maskSecrets } from "../llm/retry.js";
 import { isObjectArg, kindOf } from "../llm/args.js";
 import type { ApprovalGate, NeedsApproval } from "./approval.js";
-import { AgentDefinitionError, describeIssues, shortMessage } from "./errors.js";
+import { AgentDefinitionError, describeIssues, errorText, shortMessage } from "./errors.js";
 import { unwritable } from "./prompt/shape.js";
 import type { RunScope } from "./types.js";
 import type { ToolCallTrace } from "../trace/trace.js";
@@ -140,16 +140,9 @@ const NO_KEYS: readonly string[] = [];
 
 // A tool may throw anything, an Error whose message getter throws or a Proxy included.
 function messageOf(e: unknown): string {
-  let m: unknown;
-  try {
-    m = e instanceof Error ? e.message : e;
-  } catch {
-    m = "the tool failed (its error could not be read)";
-  }
-  if (typeof m !== "string") m = "the tool failed";
   // What a client library's error quotes may hold a credential the tool never meant to show
   // (fetch refuses a URL with a password by quoting it): masked as an LLM client's errors are.
-  return shortMessage(maskSecrets(m as string, NO_KEYS));
+  return shortMessage(maskSecrets(errorText(e, "the tool failed"), NO_KEYS));
 }
 
 /**

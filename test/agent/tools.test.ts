@@ -53,6 +53,25 @@ describe("tool()", () => {
 });
 
 describe("ToolSession", () => {
+  // What a tool throws is the model's only clue: an object with a message (as some API clients
+  // throw), a status number, an Error with no message or an AggregateError said "the tool failed"
+  // or nothing at all ("tool/t failed: ").
+  it.each<[string, unknown, string]>([
+    ["an object with a message", { message: "rate limited", status: 429 }, "rate limited"],
+    ["a number", 404, "404"],
+    ["an Error without a message", new TypeError(""), "TypeError"],
+    ["an AggregateError without a message", new AggregateError([new Error("mirror a down"), "mirror b down"], ""), "AggregateError: mirror a down; mirror b down"],
+    ["a string", "plain", "plain"],
+    ["null", null, "the tool failed"],
+    ["a symbol", Symbol("x"), "the tool failed"],
+    ["an object without a message", { code: 7 }, "the tool failed"],
+  ])("says what a tool that throws %s failed with", async (_what, thrown, said) => {
+    const t = tool({ description: "Fails.", run: () => { throw thrown; } });
+    const r = await evaluate("(tool/t)", { tools: session({ t }).specs(false) });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.message).toBe(`tool/t failed: ${said}`);
+  });
+
   it("passes validated arguments, by map, keywords or position (the input's key order)", async () => {
     const specs = session({ search }).specs(false);
     expect(specs.search.params).toEqual(["query", "limit"]);
