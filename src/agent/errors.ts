@@ -106,7 +106,9 @@ export function describeIssues(error: z.ZodError, input: unknown): string[] {
     const where = fieldPath(issue.path);
     const message = issue.message.replace(/^Invalid input: /, "");
     if (issue.code === "invalid_type" && issue.path.length > 0 && valueAt(input, issue.path) === undefined) {
-      lines.push(`missing ${where} (${issue.expected === undefined ? message : `expected ${issue.expected}`})`);
+      // zod's own message says "received undefined"; a host's own (z.string({ error })) is kept.
+      const own = message === issue.message;
+      lines.push(`missing ${where} (${own || issue.expected === undefined ? message : `expected ${issue.expected}`})`);
     } else if (issue.code === "unrecognized_keys") {
       const keys = issue.keys.slice(0, MAX_KEYS).map((k) => ":" + k);
       if (issue.keys.length > MAX_KEYS) keys.push(`and ${issue.keys.length - MAX_KEYS} more`);

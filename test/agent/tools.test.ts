@@ -94,6 +94,10 @@ describe("ToolSession", () => {
     const missing = await evaluate("(tool/search {:limit 3})", { tools: specs });
     expect(!missing.ok && missing.error.message).toContain("missing :query (expected string)");
 
+    // The host's own message for a missing argument is what the model needs; it was dropped for "expected string".
+    const told = tool({ description: "x", input: z.object({ q: z.string({ error: "q is the search text, e.g. \"red shoes\"" }), n: z.number({ error: (i) => (i.input === undefined ? "n is required: how many results" : undefined) }) }), run: () => 1 });
+    const own = await evaluate("(tool/s {})", { tools: session({ s: told }).specs(false) });
+    expect(!own.ok && own.error.message).toBe('tool/s failed: invalid arguments: missing :q (q is the search text, e.g. "red shoes"); missing :n (n is required: how many results)');
     const nested = tool({ description: "x", input: z.object({ filter: z.object({ tags: z.array(z.string()) }) }), run: () => 1 });
     const deep = await evaluate('(tool/f {:filter {:tags ["a" 2]}})', { tools: session({ f: nested }).specs(false) });
     expect(!deep.ok && deep.error.message).toContain("[:filter :tags 1]: expected string");
