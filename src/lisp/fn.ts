@@ -2,6 +2,7 @@
 // template: its arities' bodies are closures over a flat frame (captured values first,
 // then parameters, then locals), so calling one allocates exactly one array.
 import type { FnArityNode } from "./analyzer/nodes.js";
+import { heldKey } from "./core/sorted.js";
 import { LispError, typeErr, type SourceLoc } from "./errors.js";
 import { chargeLoop, depthExceeded, returned, run, slowCheck, took } from "./runtime.js";
 import { after, fromSync, isPending, syncCall, type Maybe } from "./suspend.js";
@@ -301,7 +302,7 @@ export function callValue(f: Value, args: Value[]): Value {
     throw new LispError("arity_error", `a map used as a function expects 1 or 2 arguments, got ${n}`);
   }
   if (isSet(f)) {
-    if (n === 1) return f.has(args[0]) ? args[0] : null;
+    if (n === 1) return f.has(args[0]) ? args[0] : (heldKey(f, args[0]) ?? null);
     throw new LispError("arity_error", `a set used as a function expects 1 argument, got ${n}`);
   }
   if (f instanceof Vec) {

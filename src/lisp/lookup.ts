@@ -1,6 +1,7 @@
 // Key lookup shared by `get`, keyword and map invocation, and destructuring.
 // Keyword and string keys fall back to each other (exact type first), because host data
 // often arrives with string keys while programs use keywords.
+import { heldKey } from "./core/sorted.js";
 import { took } from "./runtime.js";
 import { charCount, chars, isSimpleText } from "./text.js";
 import { asIndex, Keyword, keyword, type Value, isMap, isSet } from "./values.js";
@@ -17,6 +18,8 @@ function find(coll: Value, key: Value, dflt: Value): Value {
   if (isMap(coll)) {
     let v = coll.get(key, MISSING);
     if (v !== MISSING) return v;
+    const held = heldKey(coll, key);
+    if (held !== undefined) return coll.get(held) as Value;
     if (key instanceof Keyword) v = coll.get(key.name, MISSING);
     else if (typeof key === "string") v = coll.get(keyword(key), MISSING);
     return v === MISSING ? dflt : v;
@@ -25,7 +28,7 @@ function find(coll: Value, key: Value, dflt: Value): Value {
     const i = asIndex(key);
     return i !== null && i >= 0 && i < coll.size ? (coll.get(i) as Value) : dflt;
   }
-  if (isSet(coll)) return coll.has(key) ? key : dflt;
+  if (isSet(coll)) return coll.has(key) ? key : (heldKey(coll, key) ?? dflt);
   if (typeof coll === "string") {
     const i = asIndex(key);
     if (i === null || i < 0) return dflt;
@@ -40,6 +43,7 @@ function find(coll: Value, key: Value, dflt: Value): Value {
 export function hasKey(coll: Value, key: Value): boolean {
   if (isMap(coll)) {
     if (coll.has(key)) return true;
+    if (heldKey(coll, key) !== undefined) return true;
     if (key instanceof Keyword) return coll.has(key.name);
     if (typeof key === "string") return coll.has(keyword(key));
     return false;
@@ -48,6 +52,6 @@ export function hasKey(coll: Value, key: Value): boolean {
     const i = asIndex(key);
     return i !== null && i >= 0 && i < (typeof coll === "string" ? charCount(coll) : coll.size);
   }
-  if (isSet(coll)) return coll.has(key);
+  if (isSet(coll)) return coll.has(key) || heldKey(coll, key) !== undefined;
   return false;
 }

@@ -14,7 +14,7 @@ import { Vec } from "../vector.js";
 import { describe, isCallable } from "./args.js";
 import type { BuiltinDef } from "./registry.js";
 import { comparator } from "./sequences.js";
-import { ORDERED_UP_TO, sortedMapBy } from "./sorted.js";
+import { heldKey, ORDERED_UP_TO, sortedMapBy } from "./sorted.js";
 
 // immutable's Map and Set keep insertion order only up to this many entries (then hash order).
 
@@ -33,6 +33,8 @@ function notAMap(who: string, x: Value, hint?: string): LispError {
 /** The key a map actually holds for `k` under the keyword/string fallback, or `k` itself. */
 export function actualKey(m: LMap, k: Value): Value {
   if (m.has(k)) return k;
+  const held = heldKey(m, k);
+  if (held !== undefined) return held;
   if (k instanceof Keyword) {
     if (m.has(k.name)) return k.name;
   } else if (typeof k === "string") {
@@ -705,7 +707,7 @@ export const MAPS: BuiltinDef[] = [
     area: "maps",
     arity: [1, Infinity],
     params: "[comp & kvs]",
-    doc: "Like sorted-map, ordered by the comparator comp (<, >, compare or a function returning a number or a boolean). Keys comp calls equal are one key: the first stays, with the last value.",
+    doc: "Like sorted-map, ordered by the comparator comp (<, >, compare or a function returning a number or a boolean). Keys comp calls equal are one key: the first stays, with the last value, and get, contains?, find and dissoc find it by comp.",
     examples: [
       ["(sorted-map-by > 1 :a 3 :c 2 :b)", "{3 :c 2 :b 1 :a}"],
       ["(assoc (sorted-map-by > 1 :a) 5 :e)", "{5 :e 1 :a}"],

@@ -9,7 +9,7 @@ import { EMPTY_SET, isMap, isSet, LSet, truthy, type Value } from "../values.js"
 import { Vec } from "../vector.js";
 import { describe, isCallable } from "./args.js";
 import { comparator } from "./sequences.js";
-import { ORDERED_UP_TO, sortedSetBy } from "./sorted.js";
+import { heldKey, ORDERED_UP_TO, sortedSetBy } from "./sorted.js";
 import type { BuiltinDef } from "./registry.js";
 
 function setOf(x: Value): Value {
@@ -48,7 +48,8 @@ function disj(args: Value[]): Value {
   }
   if (args.length === 1) return s;
   charge(args.length - 1);
-  return withoutElements(s, args.slice(1));
+  // A set sorted by its own comparator drops the element the comparator places there.
+  return withoutElements(s, args.slice(1).map((x) => (s.has(x) ? x : (heldKey(s, x) ?? x))));
 }
 
 /**
@@ -191,7 +192,7 @@ export const SETS: BuiltinDef[] = [
     area: "sets",
     arity: [1, Infinity],
     params: "[comp & xs]",
-    doc: "Like sorted-set, ordered by the comparator comp (<, >, compare or a function returning a number or a boolean). Elements comp calls equal are one element: the first stays.",
+    doc: "Like sorted-set, ordered by the comparator comp (<, >, compare or a function returning a number or a boolean). Elements comp calls equal are one element: the first stays, and get, contains? and disj find it by comp.",
     examples: [["(sorted-set-by > 1 3 2)", "#{3 2 1}"], ["(conj (sorted-set-by > 1 3) 2)", "#{3 2 1}"]],
     fn: (a) => {
       const xs = a.slice(1);

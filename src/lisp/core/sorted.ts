@@ -24,6 +24,35 @@ export function sortOrder(x: Value): Cmp | undefined {
   return orders.get(x);
 }
 
+// The keys of a sorted collection with its own order, in that order, made on its first lookup miss.
+const heldKeys = new WeakMap<object, Value[]>();
+
+/**
+ * The key a map or set sorted by its own comparator holds where the comparator places `key`,
+ * or undefined: Clojure looks keys of such a collection up by the comparator, not by =, so
+ * (get (sorted-set-by by-length "aa") "bb") is "aa". Undefined for any other collection.
+ */
+export function heldKey(coll: LMap | LSet, key: Value): Value | undefined {
+  const cmp = sortOrder(coll);
+  if (cmp === undefined || cmp === compare || coll.size === 0) return undefined;
+  let ks = heldKeys.get(coll);
+  if (ks === undefined) {
+    charge(coll.size);
+    ks = isMap(coll) ? [...coll.keys()] : coll.toArray();
+    heldKeys.set(coll, ks);
+  }
+  let lo = 0;
+  let hi = ks.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = cmp(ks[mid], key);
+    if (c === 0) return ks[mid];
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
+
 /**
  * Marks a map or set built in its sort order (default order) as sorted: how a sorted value
  * rebuilt on another thread stays sorted. Large or empty ones must be Ordered already.

@@ -135,6 +135,16 @@
 ;=> [9 "aaaaa" 10]
 (sorted-set-by #(compare (quot %1 10) (quot %2 10)) 12 5 17 31 8 30)
 ;=> #{5 12 31}
+;; Keys of such a collection are found by its comparator, not by =, as in Clojure.
+(let [by-len (fn [a b] (compare (count a) (count b)))
+      s (sorted-set-by by-len "ab" "e")
+      m (sorted-map-by by-len "ab" 1 "e" 2)]
+  [(get s "cd") (contains? s "cd") (s "cd") (disj s "cd") (get m "cd") (m "cd") (contains? m "x")
+   (find m "cd") (dissoc m "cd") (get s "xyz") (contains? m "xyz") (get m "xyz" :none)])
+;=> ["ab" true "ab" #{"e"} 1 1 true ["ab" 1] {"e" 2} nil false :none]
+(let [s (apply sorted-set-by #(compare (quot %1 10) (quot %2 10)) (range 0 200 10))]
+  [(get s 57) (contains? s 205) (count (disj s 41 42 199))])
+;=> [50 false 18]
 (array-map :b 1 :a 2)
 ;=> {:b 1 :a 2}
 (with-out-str (println "a" 1) (print "b") (prn :c))
