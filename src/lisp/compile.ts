@@ -750,12 +750,16 @@ export function asMap(v: Value, restArgs: boolean, loc: SourceLoc): Value {
   // Keyword arguments: (f 1 :k 2) or (f 1 {:k 2}) against [a & {:keys [k]}], as in Clojure 1.11.
   if (restArgs && v instanceof Vec) {
     if (v.size === 1 && isMap(v.get(0))) return v.get(0) as Value;
-    if (v.size % 2 === 0) {
-      const xs = v.toArray();
-      return IMap<Value, Value>().withMutations((m) => {
-        for (let i = 0; i < xs.length; i += 2) m.set(xs[i], xs[i + 1]);
-      });
+    const xs = v.toArray();
+    // Pairs, then (Clojure 1.11) an optional trailing map whose entries are merged in.
+    const trailing = xs.length % 2 === 1 ? xs[xs.length - 1] : null;
+    if (trailing !== null && !isMap(trailing)) {
+      throw new LispError("destructure_error", `keyword arguments come in key/value pairs: no value supplied for the key ${describe(trailing)}`, loc, "pass keyword arguments as key/value pairs, (f :k 1 :j 2), or as one map, (f {:k 1 :j 2})");
     }
+    return IMap<Value, Value>().withMutations((m) => {
+      for (let i = 0; i + 1 < xs.length; i += 2) m.set(xs[i], xs[i + 1]);
+      if (trailing !== null) for (const [k, x] of trailing) m.set(k, x);
+    });
   }
   throw destructureError("a map", v, loc);
 }

@@ -42,6 +42,16 @@
 ;=> [[1 10 nil] [1 10 :asc] [1 3 :desc]]
 ((fn [& {:keys [k]}] k) :k)
 ;!! destructure_error
+;; Odd keyword arguments name the key left without a value (Clojure: "No value supplied for key").
+((fn [& {:keys [a]}] a) :a 1 :b)
+;!! destructure_error: no value supplied for the key keyword :b
+(defn opts2 [x & {:keys [a]}] a)
+(opts2 0 1 2 3)
+;!! destructure_error: no value supplied for the key integer 3
+;@ 1:18
+;; A trailing map after the pairs is merged in, as in Clojure 1.11.
+((fn [& {:keys [a b]}] [a b]) :a 1 {:b 2})
+;=> [1 2]
 (for [[k v] {:a 1 :b 2}] [v k])
 ;=> [[1 :a] [2 :b]]
 (doseq [{:keys [id]} [{:id 1} {:id 2}]] (println id))
