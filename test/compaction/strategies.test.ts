@@ -174,6 +174,25 @@ describe("rolling-summary", () => {
     expect(calls).toEqual([2, 2, 0, 0, 0, 2]);
   });
 
+  // A span of a few short messages was sent to the summarizer although no summary could shrink the
+  // prompt: each such request paid maxAttempts calls, whose 'not smaller' rejections counted toward
+  // the breaker (a few small spans in a row paused the summaries of the large ones after them).
+  it("sends no span to the summarizer that no summary could make the prompt smaller, and counts no failure for it", async () => {
+    const tiny: ChatMessage[] = [sys("You are helpful."), user("ok"), assistant("Okay."), user("yes"), assistant("Okay.")];
+    const llm = scriptedLlm(Array(4).fill(summaryReply("The user said ok and then yes; the assistant said okay.")));
+    const strategy = createStrategy({ name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 1, maxFailures: 1 } });
+    const r = await strategy.project({ messages: tiny }, strategy.initialState(), { llm });
+    expect(r.stats.llmCalls).toBe(0);
+    expect(llm.requests).toHaveLength(0);
+    expect(r.events).toEqual([{ kind: "skipped", messageIndex: 2, detail: "the span is too small for a summary to make the prompt smaller" }]);
+    expect((r.state as { breaker: unknown }).breaker).toEqual({ failures: 0, skip: 0 });
+    // The breaker stays closed, so the first span worth summarizing is summarized.
+    const grown = [...tiny, ...chat(3).slice(1)];
+    const next = await strategy.project({ messages: grown }, r.state, { llm });
+    expect(next.events.map((e) => e.kind)).toEqual(["compacted"]);
+    expect(next.stats.llmCalls).toBe(1);
+  });
+
   it("counts a summarizer that rejects with no error at all (undefined, null) as a failed summary, not a crash", async () => {
     for (const reason of [undefined, null]) {
       const llm = { name: "bare", complete: () => Promise.reject(reason as unknown as Error) };

@@ -113,7 +113,12 @@ export function rollingStrategy(name: string, options: SummaryOptions & Record<s
           maxTokens: engine.budget(context, promptTokens(messages.slice(task + 1, decision))),
           ...(names === undefined ? {} : { knownNames: names }),
         };
-        const outcome = covered.length === 0 ? { text: undefined, breaker: state.breaker } : await engine.run(request, state.breaker, context, spend, events, base);
+        // A span no summary could shrink (a few short messages, against the summary's header) is
+        // not sent to the summarizer: the call would be paid for nothing, and its rejection
+        // counted toward the breaker, so a few small spans paused the summaries of large ones.
+        const hopeless = covered.length === 0 || promptTokens(view({ ...state, summary: ".", covered: decision })) >= promptTokens(sent);
+        if (hopeless && covered.length > 0) events.push({ kind: "skipped", messageIndex: base, detail: "the span is too small for a summary to make the prompt smaller" });
+        const outcome = hopeless ? { text: undefined, breaker: state.breaker } : await engine.run(request, state.breaker, context, spend, events, base);
         const next: RollingState | undefined = outcome.text === undefined ? undefined : { summary: outcome.text, covered: decision, fingerprint: fingerprint(messages, decision), breaker: outcome.breaker };
         // The summary shrank what it covers, but with its header it must also shrink the prompt.
         if (next !== undefined && promptTokens(view(next)) < promptTokens(view(state))) {
