@@ -1,6 +1,7 @@
 // Goal detectors (seed 004): does a user message start a new goal? An LLM detector (one short
 // call per user message, MindTheGoal-style NEW/CONTINUE) and an offline heuristic (low word
 // overlap with the current goal, or an explicit switch phrase).
+import { LlmError } from "../llm/errors.js";
 import { messageText } from "../llm/messages.js";
 import type { ChatMessage } from "../llm/types.js";
 import { cutMiddle, transcript } from "./messages.js";
@@ -164,7 +165,9 @@ export function llmGoalDetector(options: LlmDetectorOptions = {}): GoalDetector 
         return { newGoal: /^\W*new\b/i.test(r.content), llmCalls: 1, inputTokens: r.usage?.inputTokens ?? countTokens(prompt), outputTokens: r.usage?.outputTokens ?? countTokens(r.content) };
       } catch (e) {
         if (context.signal?.aborted) throw e;
-        return { newGoal: false, llmCalls: 1, inputTokens: countTokens(prompt), outputTokens: 0 };
+        // A reply the provider billed but that held no text: its reported usage, not the prompt alone.
+        const paid = e instanceof LlmError ? e.details.usage : undefined;
+        return { newGoal: false, llmCalls: 1, inputTokens: paid?.inputTokens ?? countTokens(prompt), outputTokens: paid?.outputTokens ?? 0 };
       }
     },
   };

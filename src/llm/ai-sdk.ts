@@ -8,7 +8,7 @@ import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
 import { answeredPage, answeredWhole } from "./stream.js";
 import { droppedConnection, lostReply, maskClientSecrets, refusedHeader, retrySettings, statusError, streamError, webPageError, withRetries, type RetryOptions } from "./retry.js";
-import type { ChatMessage, Llm, LlmRequest, LlmResponse } from "./types.js";
+import type { ChatMessage, Llm, LlmRequest, LlmResponse, LlmUsage } from "./types.js";
 
 export interface AiSdkLlmOptions extends RetryOptions {
   /** The AI SDK model, e.g. `anthropic("claude-sonnet-4-5")` or `openai("gpt-5-mini")`. */
@@ -124,21 +124,15 @@ function reply(name: string, text: string, finishReason: string, rawFinishReason
   // A gateway (OpenRouter) ends a choice whose upstream failed half-way with "error", which the
   // providers map to "other": the text is half a reply, and the OpenAI client retries it.
   if (rawFinishReason === "error") throw new LlmError("server", `${name}: error in the reply: it ended with finish reason "error"`);
-  if (text.trim() === "") throw new LlmError("malformed", `${name}: the reply has no text content (finish reason: ${finishReason})`);
-  const truncated = finishReason === "length" ? { truncated: true } : {};
-  if (u?.inputTokens === undefined || u.outputTokens === undefined) return { content: text, model: modelId, ...truncated };
+  const usage = usageOf(u);
+  if (text.trim() === "") throw new LlmError("malformed", `${name}: the reply has no text content (finish reason: ${finishReason})`, usage ? { usage } : {});
+  return { ...(finishReason === "length" ? { truncated: true } : {}), content: text, ...(usage ? { usage } : {}), model: modelId };
+}
+
+function usageOf(u: LanguageModelUsage | undefined): LlmUsage | undefined {
+  if (u?.inputTokens === undefined || u.outputTokens === undefined) return undefined;
   const cacheWrite = u.inputTokenDetails?.cacheWriteTokens;
-  return {
-    ...truncated,
-    content: text,
-    usage: {
-      inputTokens: u.inputTokens,
-      outputTokens: u.outputTokens,
-      cachedTokens: u.inputTokenDetails?.cacheReadTokens ?? 0,
-      ...(cacheWrite === undefined ? {} : { cacheWriteTokens: cacheWrite }),
-    },
-    model: modelId,
-  };
+  return { inputTokens: u.inputTokens, outputTokens: u.outputTokens, cachedTokens: u.inputTokenDetails?.cacheReadTokens ?? 0, ...(cacheWrite === undefined ? {} : { cacheWriteTokens: cacheWrite }) };
 }
 
 /**

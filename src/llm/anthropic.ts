@@ -186,7 +186,6 @@ function parseReply(raw: unknown, name: string, asked: string): LlmResponse {
     .filter((b): b is { type: "text"; text: string } => typeof b === "object" && b !== null && (b as { type?: unknown }).type === "text" && typeof (b as { text?: unknown }).text === "string")
     .map((b) => b.text)
     .join("");
-  if (text.trim() === "") throw new LlmError("malformed", `${name}: the reply has no text content (stop_reason: ${String(r.stop_reason ?? "none")})`);
   const u = r.usage;
   // Anthropic's input_tokens leaves out the cached part; the project's inputTokens is the whole prompt.
   const usage = u
@@ -197,6 +196,7 @@ function parseReply(raw: unknown, name: string, asked: string): LlmResponse {
         cacheWriteTokens: num(u.cache_creation_input_tokens),
       }
     : undefined;
+  if (text.trim() === "") throw new LlmError("malformed", `${name}: the reply has no text content (stop_reason: ${String(r.stop_reason ?? "none")})`, usage ? { usage } : {});
   return { content: text, ...(usage ? { usage } : {}), model: typeof r.model === "string" && r.model !== "" ? r.model : asked, ...(CUT.has(r.stop_reason) ? { truncated: true } : {}) };
 }
 

@@ -1,5 +1,6 @@
 // The one error every LLM client throws. The agent loop turns it into an `llm_error` (or
 // `aborted`) ending; `kind` says what went wrong without parsing the message.
+import type { LlmUsage } from "./types.js";
 
 export type LlmErrorKind =
   /** Missing model, key or base URL, a bad option or argument, or a key no header can carry. */
@@ -30,6 +31,11 @@ export interface LlmErrorDetails {
   attempts?: number;
   /** The delay the server asked for (`retry-after`, `retry-after-ms`). */
   retryAfterMs?: number;
+  /**
+   * The usage the provider reported with a reply it answered but that cannot be used (no text:
+   * a reasoning model that spent its output limit thinking): the call was billed all the same.
+   */
+  usage?: LlmUsage;
 }
 
 export class LlmError extends Error {

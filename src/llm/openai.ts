@@ -183,12 +183,6 @@ function parseCompletion(raw: unknown, name: string, asked: string): LlmResponse
   if (!Array.isArray(c.choices) || c.choices.length === 0) throw new LlmError("malformed", `${name}: the reply has no choices`);
   const choice = c.choices[0] as { message?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown; error?: unknown } | null;
   if (choice?.finish_reason === "error") throw streamError(name, choice.error ?? c, "the reply");
-  const content = replyText(choice?.message?.content);
-  if (content === undefined || content.trim() === "") {
-    const refusal = choice?.message?.refusal;
-    const why = typeof refusal === "string" && refusal ? `the model refused: ${refusal}` : `finish_reason: ${String(choice?.finish_reason ?? "none")}`;
-    throw new LlmError("malformed", `${name}: the reply has no text content (${why})`);
-  }
   const u = c.usage;
   const usage: LlmUsage | undefined = u
     ? {
@@ -197,6 +191,12 @@ function parseCompletion(raw: unknown, name: string, asked: string): LlmResponse
         cachedTokens: num(u.prompt_tokens_details?.cached_tokens) || num(u.prompt_cache_hit_tokens),
       }
     : undefined;
+  const content = replyText(choice?.message?.content);
+  if (content === undefined || content.trim() === "") {
+    const refusal = choice?.message?.refusal;
+    const why = typeof refusal === "string" && refusal ? `the model refused: ${refusal}` : `finish_reason: ${String(choice?.finish_reason ?? "none")}`;
+    throw new LlmError("malformed", `${name}: the reply has no text content (${why})`, usage ? { usage } : {});
+  }
   return { content, ...(usage ? { usage } : {}), model: typeof c.model === "string" && c.model !== "" ? c.model : asked, ...(choice?.finish_reason === "length" ? { truncated: true } : {}) };
 }
 

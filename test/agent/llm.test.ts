@@ -395,15 +395,18 @@ describe("openaiLlm: malformed replies", () => {
 
   it("reports empty content, with the finish reason or the refusal", async () => {
     script = [
-      { json: { choices: [{ index: 0, message: { role: "assistant", content: "" }, finish_reason: "length" }] } },
+      { json: { choices: [{ index: 0, message: { role: "assistant", content: "" }, finish_reason: "length" }], usage: { prompt_tokens: 900, completion_tokens: 64 } } },
       { json: { choices: [{ index: 0, message: { role: "assistant", content: null, refusal: "I cannot help with that." }, finish_reason: "stop" }] } },
     ];
     const llm = client();
     const e1 = await failure(llm.complete({ messages }));
     expect(e1.kind).toBe("malformed");
     expect(e1.message).toMatch(/no text content \(finish_reason: length\)/);
+    // A reply with no text was billed (a reasoning model that spent its limit thinking): its usage travels with the error.
+    expect(e1.details.usage).toEqual({ inputTokens: 900, outputTokens: 64, cachedTokens: 0 });
     const e2 = await failure(llm.complete({ messages }));
     expect(e2.message).toMatch(/refused: I cannot help with that/);
+    expect(e2.details.usage).toBeUndefined();
   });
 });
 

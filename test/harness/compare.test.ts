@@ -6,6 +6,9 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-openai.js";
+import { localServer } from "../support/local-server.js";
+import { openaiLlm } from "../../src/llm/openai.js";
+import { modelPrice } from "../../src/compaction/prices.js";
 import { promptTokens } from "../../src/compaction/tokens.js";
 import { runCli } from "../../src/cli/commands.js";
 import { compareStrategies, renderTable } from "../../src/harness/compare.js";
@@ -215,6 +218,36 @@ describe("a summarizer that fails", () => {
     expect(table).toMatch(/\nrolling-summary:roundsToCompress=1,roundsToRetain=1 .*summaries failed/);
     expect(table).toContain(`rolling-summary:roundsToCompress=1,roundsToRetain=1: a summary failed at ${row.totals.summaryFailures} requests in 2 of 2 transcripts`);
     expect(renderHtml(r)).toContain("summaries failed");
+  });
+});
+
+// A reasoning model that spends its output limit thinking answers with no text: the call is billed
+// (its usage says so) but the client threw a 'malformed' error without it, so the harness charged
+// the strategy nothing for it: 0 llm calls, the cost of full.
+describe("a summarizer billed for a reply with no text", () => {
+  let origin = "";
+  let calls = 0;
+  localServer(
+    (_req, res) => {
+      calls++;
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ id: "x", object: "chat.completion", model: "gpt-4o-mini", choices: [{ index: 0, message: { role: "assistant", content: "" }, finish_reason: "length" }], usage: { prompt_tokens: 5000, completion_tokens: 400, total_tokens: 5400 } }));
+    },
+    { listening: (o) => (origin = o), reset: () => (calls = 0) },
+  );
+
+  it("charges each such call its reported tokens, at the summary model's price", async () => {
+    const llm = openaiLlm({ baseURL: `${origin}/v1`, apiKey: "sk-local", model: "gpt-4o-mini", maxRetries: 0 });
+    const spec = { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 1 } };
+    const failing = await measure(booking, spec, { models, llm, summaryModel: "gpt-4o-mini" });
+    const full = await measure(booking, "full", { models });
+    expect(calls).toBeGreaterThan(0);
+    expect(failing.summaryFailures).toBeGreaterThan(0);
+    expect(failing.inputTokens).toBe(full.inputTokens);
+    expect(failing.llmCalls).toBe(calls);
+    expect(failing.llmTokens).toBe(calls * 5400);
+    const price = modelPrice("gpt-4o-mini");
+    expect(failing.cost - full.cost).toBeCloseTo((calls * (5000 * price.input + 400 * price.output)) / 1e6, 12);
   });
 });
 

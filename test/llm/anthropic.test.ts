@@ -188,6 +188,8 @@ describe("anthropicLlm: usage and replies", () => {
     const e = await failure(client().complete({ messages: conversation(0) }));
     expect(e.kind).toBe("malformed");
     expect(e.message).toMatch(/no text content \(stop_reason: max_tokens\)/);
+    // The reply was billed all the same: its usage travels with the error.
+    expect(e.details.usage).toEqual({ inputTokens: 1, outputTokens: 1, cachedTokens: 0, cacheWriteTokens: 0 });
   });
 
   // Sonnet 4.5 and later stop a reply that fills the context window with this reason: cut like

@@ -98,7 +98,11 @@ export function llmSummarizer(options: LlmSummarizerOptions = {}): Summarizer {
         (signal) => llm.complete({ messages: [{ role: "user", content: prompt }], ...(options.model === undefined ? {} : { model: options.model }), signal, maxOutputTokens: request.maxTokens * 2 }),
         timeoutMs,
         context.signal,
-      );
+      ).catch((e: unknown) => {
+        // A reply with no text (a reasoning model that spent its output limit thinking) was billed as it reports.
+        const paid = e instanceof LlmError ? e.details.usage : undefined;
+        throw paid === undefined ? e : Object.assign(e as LlmError, { spend: { calls: 1, inputTokens: paid.inputTokens, outputTokens: paid.outputTokens } });
+      });
       const inputTokens = response.usage?.inputTokens ?? countTokens(prompt);
       const outputTokens = response.usage?.outputTokens ?? countTokens(response.content);
       let text: string;
