@@ -241,13 +241,30 @@ function partTokens(p: ContentPart, unknown: number): number {
       // Chat completions { file: { file_data | file_id } }, Responses { file_data | file_id | file_url }.
       return unknown === 1 ? 0 : FILE_PAGE_TOKENS;
     case "document": {
-      // Anthropic: a plain-text document (source "text" or "content") is counted as its text; a PDF as a file.
+      // Anthropic: a plain-text document (source "text", or "content" blocks) is billed as its
+      // text, whose size is known (so the least count holds it too); a PDF as a file.
       const kind = field(p.source, "type");
-      return kind === "text" || kind === "content" || unknown === 1 ? 0 : FILE_PAGE_TOKENS;
+      if (kind === "text") return documentText(field(p.source, "data"));
+      if (kind === "content") return documentBlocks(field(p.source, "content"), unknown);
+      return unknown === 1 ? 0 : FILE_PAGE_TOKENS;
     }
     default:
       return 0;
   }
+}
+
+const documentText = (data: unknown): number => (typeof data === "string" ? countTokens(data) : 0);
+
+/** A "content" document's blocks: text blocks as text, images as images. */
+function documentBlocks(blocks: unknown, unknown: number): number {
+  if (!Array.isArray(blocks)) return 0;
+  let n = 0;
+  for (const b of blocks as unknown[]) {
+    if (typeof b !== "object" || b === null) continue;
+    const part = b as ContentPart;
+    n += part.type === "text" ? documentText(part.text) : partTokens(part, unknown);
+  }
+  return n;
 }
 
 /** OpenAI bills audio input at one token per 100 ms. */

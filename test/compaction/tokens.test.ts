@@ -7,7 +7,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import { compact } from "../../src/compaction/compact.js";
-import { AUDIO_REPLY_TOKENS, countedParts, countTokens, countTokensYielding, FILE_PAGE_TOKENS, imageSize, messageTokens, promptTokens, tokenize } from "../../src/compaction/tokens.js";
+import { AUDIO_REPLY_TOKENS, countedParts, countTokens, countTokensYielding, FILE_PAGE_TOKENS, imageSize, messagesMediaTokens, messageTokens, promptTokens, tokenize } from "../../src/compaction/tokens.js";
 import { outputTokens } from "../../src/compaction/measure.js";
 import { messageText } from "../../src/llm/messages.js";
 import type { ChatMessage, ContentPart } from "../../src/llm/types.js";
@@ -204,6 +204,21 @@ describe("files and audio replies are not free", () => {
   ])("%s counts as a page", (_label, part) => {
     const withFile = promptTokens([{ role: "user", content: [{ type: "text", text: "Summarize this." }, part as ContentPart] }]);
     expect(withFile - bare).toBe(FILE_PAGE_TOKENS);
+  });
+
+  // A plain-text document was said to count as its text, but nothing counted it (its text is in
+  // source.data, not a part's text): a 2,601-token report counted 0, a one-page PDF 1,500.
+  it("an Anthropic plain-text document counts as its text, in either source shape, at the least too", () => {
+    const report = "The quarterly report shows revenue of 4.2 million euros. ".repeat(200);
+    const parts: ContentPart[] = [
+      { type: "document", source: { type: "text", media_type: "text/plain", data: report } },
+      { type: "document", source: { type: "content", content: [{ type: "text", text: report }] } },
+    ];
+    for (const part of parts) {
+      const withDoc = promptTokens([{ role: "user", content: [{ type: "text", text: "Summarize this." }, part] }]);
+      expect(withDoc - bare).toBe(countTokens(report));
+      expect(messagesMediaTokens([{ role: "user", content: [part] }], true)).toBe(countTokens(report));
+    }
   });
 
   it("an assistant's audio reply sent back by id counts as an assumed length of sound", () => {
