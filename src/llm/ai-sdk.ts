@@ -193,6 +193,8 @@ function toLlmError(e: unknown, signal: AbortSignal, name: string): LlmError {
     // A gateway that commits its 200 before the provider runs (OpenRouter) sends a later failure in the body.
     const failure = e.statusCode < 300 ? bodyError(e.responseBody) : undefined;
     if (failure !== undefined) return streamError(name, failure, "the reply");
+    // A web page where the reply was due (the provider's "Invalid JSON response"), said as the HTTP clients say it.
+    if (e.statusCode < 300 && answeredPage(e.responseHeaders?.["content-type"])) return webPageError(name, e.responseBody);
     return statusError(name, e.statusCode, e.message, e.responseHeaders ? new Headers(e.responseHeaders) : undefined);
   }
   // The AI Gateway's own errors (a model named by a string goes through it) carry the status.

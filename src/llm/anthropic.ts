@@ -9,7 +9,7 @@ import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
 import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
 import { withSdkEnv } from "./sdk-env.js";
-import { unstreamedReply } from "./stream.js";
+import { unstreamedReply, wholeReply } from "./stream.js";
 import type { ChatMessage, Llm, LlmResponse } from "./types.js";
 
 const SDK_ERRORS: SdkErrors = { ConnectionTimeout: APIConnectionTimeoutError, UserAbort: APIUserAbortError, Connection: APIConnectionError, Api: APIError };
@@ -68,7 +68,10 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
       };
       const onText = request.onText;
       const send = async (signal: AbortSignal, attempt: number, alive: () => void) => {
-        if (onText === undefined) return parseReply(await client.messages.create(body, { signal }), name, asked);
+        if (onText === undefined) {
+          const { data, response } = await client.messages.create(body, { signal }).withResponse();
+          return wholeReply(data, response, name, (reply) => parseReply(reply, name, asked));
+        }
         const { data: stream, response } = await client.messages.create({ ...body, stream: true }, { signal }).withResponse();
         const whole = await unstreamedReply(response, name, (reply) => parseReply(reply, name, asked), (text) => onText(text, attempt));
         if (whole !== undefined) return whole;

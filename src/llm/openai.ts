@@ -5,7 +5,7 @@ import { isObjectArg, mustBe, requestProblem } from "./args.js";
 import { LlmError } from "./errors.js";
 import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
 import { withSdkEnv } from "./sdk-env.js";
-import { unstreamedReply } from "./stream.js";
+import { unstreamedReply, wholeReply } from "./stream.js";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { Llm, LlmResponse, LlmUsage } from "./types.js";
 
@@ -89,7 +89,10 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
       });
       const onText = request.onText;
       const sendOnce = async (signal: AbortSignal, attempt: number, alive: () => void) => {
-        if (onText === undefined) return parseCompletion(await client.chat.completions.create(body(), { signal }), name, wanted);
+        if (onText === undefined) {
+          const { data, response } = await client.chat.completions.create(body(), { signal }).withResponse();
+          return wholeReply(data, response, name, (reply) => parseCompletion(reply, name, wanted));
+        }
         const { data: stream, response } = await client.chat.completions.create({ ...body(), stream: true, stream_options: { include_usage: true } }, { signal }).withResponse();
         const whole = await unstreamedReply(response, name, (reply) => parseCompletion(reply, name, wanted), (text) => onText(text, attempt));
         if (whole !== undefined) return whole;

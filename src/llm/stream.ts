@@ -33,6 +33,16 @@ export function answeredPage(contentType: string | null | undefined): boolean {
 }
 
 /**
+ * An unstreamed request's reply, `parse`d, where the server's `response` is a chat reply; a web
+ * page (`body` as the SDK read it: its text) is thrown as such, as for a streamed request,
+ * rather than as a reply that is no completion quoting its markup.
+ */
+export function wholeReply<T>(body: unknown, response: Response, name: string, parse: (body: unknown) => T): T {
+  if (answeredPage(response.headers.get("content-type"))) throw webPageError(name, typeof body === "string" ? body : undefined);
+  return parse(body);
+}
+
+/**
  * A streamed request's reply when the response is no event stream (the HTTP clients' one check):
  * a whole JSON reply is parsed and told to `onText` in one piece, a web page is thrown as such;
  * undefined when the response is a stream to read.

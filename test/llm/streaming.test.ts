@@ -438,6 +438,23 @@ describe("a server that answers a stream with the whole reply", () => {
     }
   });
 
+  // Unstreamed the same page was three messages: the text quoted ("not a chat completion (got text: ...)",
+  // "not a message (got ...)") or, by the AI SDK client, an "http" error "HTTP 200: Invalid JSON response".
+  it("a web page in answer to an unstreamed request is said as such too, naming its title, by each HTTP client", async () => {
+    const page = "<!DOCTYPE html><html><head><title>My App</title></head><body><div id=root></div></body></html>";
+    const clients = [
+      openaiLlm({ model: "fake", baseURL: `${base}/v1`, apiKey: "sk-test", retryBaseMs: 5, env: {} }),
+      anthropicLlm({ model: "claude-fake", baseURL: base, apiKey: "sk-ant-test", retryBaseMs: 5, env: {} }),
+      aiSdkLlm({ model: createOpenAICompatible({ name: "fake", baseURL: `${base}/v1`, apiKey: "sk-test" }).chatModel("m"), retryBaseMs: 5 }),
+    ];
+    for (const client of clients) {
+      script = [{ page }, { page }, { page }, { page }];
+      received = [];
+      const e = await failure(client.complete({ messages }));
+      expect([client.name, e.kind, received.length, e.message]).toEqual([client.name, "malformed", 1, `${client.name}: the server answered with a web page, not the API (is the base URL right?): My App (an HTML page)`]);
+    }
+  });
+
   // The AI SDK's provider reads the body as events itself, so the reply is lost to it: it is
   // asked for again unstreamed, and the client's later requests are sent unstreamed at once.
   it("by the AI SDK client: asked again unstreamed once, then not streamed any more", async () => {
