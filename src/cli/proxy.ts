@@ -66,10 +66,11 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
     io.stderr.write(`ptc proxy: --port must be a port number, got ${values.port}\n`);
     return 2;
   }
-  const drainTimeout = values["drain-timeout"] === undefined ? undefined : Number(values["drain-timeout"]);
+  // Digits only, as --port: Number("") is 0, which cut in-flight requests at once.
+  const drainTimeout = values["drain-timeout"] === undefined ? undefined : /^\d+$/.test(values["drain-timeout"]) ? Number(values["drain-timeout"]) : NaN;
   // Past the longest timer Node keeps, setTimeout fires after 1 ms: in-flight requests were cut at once.
   if (drainTimeout !== undefined && !(Number.isInteger(drainTimeout) && drainTimeout >= 0 && drainTimeout <= MAX_TIMER_MS)) {
-    io.stderr.write(`ptc proxy: --drain-timeout must be a number of milliseconds from 0 to ${MAX_TIMER_MS}, got ${values["drain-timeout"]}\n`);
+    io.stderr.write(`ptc proxy: --drain-timeout must be a number of milliseconds from 0 to ${MAX_TIMER_MS}, got ${JSON.stringify(values["drain-timeout"])}\n`);
     return 2;
   }
   if (values.upstream !== undefined && !/^https?:\/\/[^/]/.test(values.upstream)) {
