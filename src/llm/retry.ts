@@ -180,7 +180,23 @@ export function streamError(name: string, body: unknown, where = "the stream"): 
   const code = inner.code;
   const kind =
     typeof code === "number" && code >= 400 && code < 600 ? statusKind(code) : /rate_limit/.test(`${type} ${String(code)}`) ? "rate_limit" : REQUEST_FAULTS.has(type) ? "http" : "server";
-  return new LlmError(kind, `${name}: error in ${where}: ${type === "" ? "" : `${type}: `}${message}`);
+  return new LlmError(kind, `${name}: error in ${where}: ${type === "" ? "" : `${type}: `}${quoted(message)}`);
+}
+
+/** The most of a server's text an error quotes: its message goes on to the run's ending, trace, events and every retry line. */
+const MAX_QUOTED = 1_000;
+
+/**
+ * A server's text as an error quotes it: whole when short, else its start and its length. Cut
+ * at a space: a key quoted across the cut would be left in part, which no mask finds.
+ */
+function quoted(text: string): string {
+  if (text.length <= MAX_QUOTED) return text;
+  const space = text.slice(0, MAX_QUOTED + 1).search(/\s\S*$/);
+  let end = space > 0 ? space : MAX_QUOTED;
+  // Half an emoji is no text.
+  if (/[\uD800-\uDBFF]/.test(text[end - 1])) end--;
+  return `${text.slice(0, end)}… (${text.length.toLocaleString("en-US")} characters in all)`;
 }
 
 
@@ -254,7 +270,7 @@ export function statusError(name: string, status: number, message: string, heade
   const retryAfter = headers ? retryAfterMs((name) => headers.get(name)) : undefined;
   // The SDKs' messages start with the status already ("500 Internal error"): say it once.
   const body = message.startsWith(`${status} `) ? message.slice(String(status).length + 1) : message;
-  const text = htmlSummary(body) ?? body;
+  const text = htmlSummary(body) ?? quoted(body);
   return new LlmError(kind, `${name}: HTTP ${status}: ${text}`, { status, ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }) });
 }
 

@@ -234,6 +234,26 @@ describe("openaiLlm: retries", () => {
     expect(e.message).toBe("openai:fake-model: HTTP 503: 503 Service Temporarily Unavailable nginx (an HTML page) (after 2 attempts)");
   });
 
+  // The SDKs quote a body that is no JSON whole, and a JSON error's message as long as it is: the
+  // message goes on to the run's ending, its trace and events, and every retry line at a terminal.
+  it("quotes the start of a huge error body, not all of it, cut where no key quoted in it is halved", async () => {
+    const words = "upstream failed ".repeat(62_500);
+    script = [
+      { raw: words, contentType: "text/plain", status: 502 },
+      // The key the client sent, quoted across the 1,000th character.
+      { status: 400, body: { error: { message: `bad request: ${"x".repeat(980)} sk-secret-0123456789abcdef ${"y".repeat(999_000)}` } } },
+    ];
+    const retries: RetryInfo[] = [];
+    const e = await failure(client({ maxRetries: 0, onRetry: (r) => retries.push(r) }).complete({ messages }));
+    expect(e.kind).toBe("server");
+    expect(e.message.length).toBeLessThan(1_100);
+    expect(e.message).toMatch(/^openai:fake-model: HTTP 502: upstream failed upstream failed .*upstream… \(1,000,000 characters in all\)$/);
+    const bad = await failure(client({ maxRetries: 0, apiKey: "sk-secret-0123456789abcdef" }).complete({ messages }));
+    expect(bad.kind).toBe("http");
+    expect(bad.message).toMatch(/^openai:fake-model: HTTP 400: bad request: x{980}… \(1,000,0\d\d characters in all\)$/);
+    expect(bad.message).not.toContain("sk-");
+  });
+
   it("masks the API key a server quotes in its error body, in the error, its retries and a run's trace and events", async () => {
     const apiKey = "sk-live-quoted-0123456789";
     const body = { error: { message: `Incorrect API key provided: ${apiKey}` } };
