@@ -195,7 +195,9 @@ function toLlmError(e: unknown, signal: AbortSignal, name: string): LlmError {
     if (failure !== undefined) return streamError(name, failure, "the reply");
     // A web page where the reply was due (the provider's "Invalid JSON response"), said as the HTTP clients say it.
     if (e.statusCode < 300 && answeredPage(e.responseHeaders?.["content-type"])) return webPageError(name, e.responseBody);
-    return statusError(name, e.statusCode, e.message, e.responseHeaders ? new Headers(e.responseHeaders) : undefined);
+    // The provider's message for a page is the status text alone ("Bad Gateway"): the page itself says more, as the HTTP clients quote it.
+    const page = answeredPage(e.responseHeaders?.["content-type"]) && e.responseBody?.trim() ? e.responseBody : undefined;
+    return statusError(name, e.statusCode, page ?? e.message, e.responseHeaders ? new Headers(e.responseHeaders) : undefined);
   }
   // The AI Gateway's own errors (a model named by a string goes through it) carry the status.
   if (typeof e === "object" && e !== null && GATEWAY_ERROR in e) {

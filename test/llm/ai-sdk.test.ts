@@ -12,7 +12,7 @@ import type { RetryInfo } from "../../src/llm/retry.js";
 import { localServer } from "../support/local-server.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 
-type Behaviour = { reply: string; usage?: Record<string, unknown> } | { stream: string[] } | { status: number; headers?: Record<string, string>; body?: unknown } | { hang: true };
+type Behaviour = { reply: string; usage?: Record<string, unknown> } | { stream: string[] } | { status: number; headers?: Record<string, string>; body?: unknown } | { status: number; page: string } | { hang: true };
 
 let baseURL: string;
 let script: Behaviour[] = [];
@@ -28,6 +28,8 @@ function handle(req: IncomingMessage, res: ServerResponse, text: string): void {
     // No usage chunk: the server was not asked for one (stream_options), as providers made without includeUsage.
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 0, model: "fake-served", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
     res.writeHead(200, { "content-type": "text/event-stream" }).end([...b.stream.map((p) => chunk({ content: p })), chunk({}, "stop"), "data: [DONE]\n\n"].join(""));
+  } else if ("page" in b) {
+    res.writeHead(b.status, { "content-type": "text/html; charset=utf-8" }).end(b.page);
   } else if ("status" in b) {
     res.writeHead(b.status, { "content-type": "application/json", ...b.headers }).end(JSON.stringify(b.body ?? { error: { message: `fake failure ${b.status}` } }));
   }
@@ -81,6 +83,13 @@ describe("aiSdkLlm over a real provider and a fake server", () => {
       { role: "assistant", tool_calls: [{ id: "call_1", type: "function", function: { name: "weather", arguments: '{"city":"Oslo"}' } }] },
       { role: "tool", tool_call_id: "call_1", content: "rain" },
     ]);
+  });
+
+  // As the OpenAI and Anthropic clients say it: the provider's message is the status text alone ("Bad Gateway").
+  it("says what a gateway's HTML error page is (its title)", async () => {
+    script = [{ status: 502, page: "<!doctype html><html><head><title>example.com | 502: Bad gateway</title></head><body><h1>Bad gateway</h1></body></html>" }];
+    const e = await failure(aiSdkLlm({ model: provider().chatModel("m"), maxRetries: 0 }).complete({ messages }));
+    expect([e.kind, e.message]).toEqual(["server", "ai-sdk:fake.chat:m: HTTP 502: example.com | 502: Bad gateway (an HTML page)"]);
   });
 
   it("does not retry a 401 and names the status", async () => {
