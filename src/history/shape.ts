@@ -3,7 +3,7 @@
 // their elements, maps with their keys and the types of their values. Element shapes come
 // from all elements (up to a bound), not the first: `:score float|integer` when scores are
 // mixed, `:note string|nil` when some records lack it.
-import { isMap, isSet, Keyword, keywordText, printSample, quoteString, typeName, type Value, Vec } from "../lisp/index.js";
+import { isMap, isSet, Keyword, keywordText, printSample, quoteString, standInType, typeName, type Value, Vec } from "../lisp/index.js";
 
 /** Keys of a map shown in a shape; more are summarized as `...`. */
 const SHAPE_KEYS = 8;
@@ -25,6 +25,9 @@ export function isShownWhole(v: Value): boolean {
  * scalars are type names and collections below depth 2 only their type.
  */
 export function valueShape(v: Value, depth = 0): string {
+  // A hidden part (read back from a recorded value's EDN): its stand-in, deeper the type it names.
+  const hidden = typeof v === "string" ? standInType(v) : undefined;
+  if (hidden !== undefined) return depth === 0 ? quoteString(v as string) : hidden;
   if (depth === 0 && isShownWhole(v)) return scalarText(v);
   if (depth === 0 && typeof v === "string") return `string[${v.length}]`;
   if (v instanceof Vec || isSet(v)) {
@@ -101,7 +104,7 @@ function variants(shapes: readonly string[]): string {
 
 function keyText(k: Value): string {
   if (k instanceof Keyword) return keywordText(k.name);
-  if (typeof k === "string") return quoteString(k.length > SHAPE_STRING ? k.slice(0, SHAPE_STRING) + "..." : k);
+  if (typeof k === "string") return quoteString(k.length > SHAPE_STRING && standInType(k) === undefined ? k.slice(0, SHAPE_STRING) + "..." : k);
   return isShownWhole(k) ? scalarText(k) : typeName(k);
 }
 

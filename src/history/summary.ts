@@ -8,7 +8,7 @@
 import { renderOutput, seenPrints } from "../trace/feedback.js";
 import { recordKeys, typeLabel } from "../trace/record.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "../trace/trace.js";
-import { cutPoint, type Form, isMap, isSet, keyword, LFloat, LMap, LSet, printSample, quoteString, read, toLisp, type Value, Vec } from "../lisp/index.js";
+import { cutPoint, type Form, isMap, isSet, keyword, LFloat, LMap, LSet, printSample, quoteString, read, readableStandIns, toLisp, type Value, Vec } from "../lisp/index.js";
 import { splitThinking } from "../llm/thinking.js";
 import { elementShape, keyShape, SHAPE_STRING, valueShape } from "./shape.js";
 
@@ -241,7 +241,7 @@ export function definitionSample(d: DefinitionTrace, options: SummaryOptions): s
  */
 export function ednValue(edn: string): Value | undefined {
   try {
-    const forms = read(edn, 256);
+    const forms = read(readableStandIns(edn), 256);
     return forms.length === 1 ? formValue(forms[0]) : undefined;
   } catch {
     return undefined;

@@ -69,6 +69,25 @@ export function showStandIns(text: string): string {
   return text.replace(STAND_IN, (_m, a: string | undefined, b: string | undefined) => `<${a ?? b ?? ""}>`).replace(/\uE000/g, "<").replace(/\uE001/g, ">");
 }
 
+// A shown stand-in outside a string literal, or a string literal (left as it is).
+const SHOWN_IN_EDN = /"(?:[^"\\]|\\.)*"|<(hidden [a-z]+ (?:derived )?from [^<>"]*)>/g;
+
+/**
+ * EDN as a trace records it (stand-ins shown) with each stand-in written back as the string it was
+ * printed from, so that it reads back as data (a summary's sample, keys and shape of a value
+ * holding hidden parts) and prints as a stand-in again. Strings that merely read like one stay.
+ */
+export function readableStandIns(edn: string): string {
+  if (!SHOWN_STAND_IN.test(edn)) return edn;
+  return edn.replace(SHOWN_IN_EDN, (m, text: string | undefined) => (text === undefined ? m : `"${STAND_IN_OPEN}${text}${STAND_IN_CLOSE}"`));
+}
+
+/** The type a stand-in string names (`integer` for a hidden integer), or undefined for any other string. */
+export function standInType(s: string): string | undefined {
+  if (!s.startsWith(STAND_IN_OPEN)) return undefined;
+  return /^\uE000hidden ([a-z]+) /.exec(s)?.[1];
+}
+
 /** Every string in plain data with its stand-ins shown; the same object back when none held one. */
 export function showStandInsIn<T>(x: T, depth = 0): T {
   if (typeof x === "string") return showStandIns(x) as T;

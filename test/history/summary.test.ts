@@ -6,6 +6,7 @@ import type { DefinitionTrace, ToolCallTrace, Turn } from "../../src/trace/trace
 import { definitionLine, definitionSample, ednValue, noteLine, renderSummary, resultShape, toolLine, type SummaryOptions } from "../../src/history/summary.js";
 import { toLisp } from "../../src/lisp/interop.js";
 import { prStr } from "../../src/lisp/printer.js";
+import { showStandIns } from "../../src/lisp/marks.js";
 import { LMap, type Value } from "../../src/lisp/values.js";
 
 /** A map with string keys, as a program builds with (into {} ...) from strings. */
@@ -117,6 +118,23 @@ describe("definition lines", () => {
   it("falls back to the recorded sample when the value had no EDN", () => {
     const d: DefinitionTrace = { name: "big", kind: "value", type: "vector", size: 100000, sample: "[1 2 3 ...]" };
     expect(definitionSample(d, opts)).toBe("[1 2 3 ...]");
+  });
+
+  // A value computed from hidden context is recorded with stand-ins in its EDN
+  // (`<hidden string from data/_tok>`), which did not read back as data: its line fell back to
+  // the recorded sample, with the "(8 items, showing first 3)" note, a stand-in cut inside a
+  // quoted string, no record keys past the cut, and no shape once its output was dropped.
+  it("reads a value holding hidden parts back with its stand-ins: record keys, shapes, no note", async () => {
+    const program = '(def recs (vec (for [i (range 8)] {:id i :tok data/_tok :name (str "item-number-" i) :region "north" :score 1.5})))';
+    const result = await evaluate(program, { ctx: { _tok: "K7Z2Q9-B3M8X4-W5R2" } });
+    expect(result.ok).toBe(true);
+    const [d] = new Recorder().evaluation(result).definitions;
+    const sample = showStandIns(definitionLine(d, false, "sample", opts));
+    expect(sample).toMatch(/^; Defined: recs = vector\[8\], sample: \[\{:id <hidden integer derived from data\/_tok> .*, keys: :id :tok :name :region :score$/);
+    expect(sample).not.toContain("showing first");
+    expect(showStandIns(definitionLine(d, false, "shape", opts))).toBe("; Defined: recs = vector[8] of {:id integer, :tok string, :name string, :region string, :score float}");
+    // Text in the data that merely reads like a stand-in is a string.
+    expect(prStr(ednValue('["<hidden string from data/_x>" <hidden integer from data/_y>]') as never)).toBe('["<hidden string from data/_x>" "\uE000hidden integer from data/_y\uE001"]');
   });
 
   it("reads EDN data back, and refuses anything that is not data", () => {
