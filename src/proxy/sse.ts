@@ -56,7 +56,8 @@ function eventJson(text: string): unknown {
     const value = line.slice(line[5] === " " ? 6 : 5);
     data = data === undefined ? value : `${data}\n${value}`;
   }
-  if (data === undefined || !data.startsWith("{")) return undefined;
+  // JSON may start after whitespace (a second space, an empty first data line): clients parse it.
+  if (data === undefined || !data.trimStart().startsWith("{")) return undefined;
   try {
     return JSON.parse(data);
   } catch {

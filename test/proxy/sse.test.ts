@@ -88,4 +88,12 @@ describe("SseTap", () => {
     expect(split.push(Buffer.from(event)).toString()).toBe(event);
     expect(split.usage).toBeUndefined();
   });
+  it("reads a usage event whose JSON starts after more than the one space the field's colon may take", () => {
+    // "data:  {" is the JSON text " {...}" to a client, which parses it; the tap skipped it, so the
+    // usage-only chunk it asked for reached the client and the reply's usage went uncounted.
+    const tap = new SseTap(true);
+    const event = `data:  ${JSON.stringify({ choices: [], usage: { prompt_tokens: 4, completion_tokens: 1 } })}\n\n`;
+    expect(tap.push(Buffer.from(event)).toString()).toBe("");
+    expect(tap.usage).toEqual({ promptTokens: 4, completionTokens: 1 });
+  });
 });
