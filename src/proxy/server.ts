@@ -88,7 +88,7 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   // budget, and charged when its stream reports no usage.
   const json = String(req.headers["content-type"] ?? "").includes("json");
   let counted: Promise<number> | undefined;
-  const bodyTokens = () => (counted ??= json ? requestTokens(body, req, config.maxBodyBytes) : Promise.resolve(0));
+  const bodyTokens = () => (counted ??= requestTokens(body, req, config.maxBodyBytes, json));
   // Reserved before it goes upstream, as a chat request's prompt is: the check on arrival charges
   // nothing, so requests sent together would all pass it. A request without a body costs nothing to reserve.
   let reservation = 0;
@@ -154,12 +154,25 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
 }
 
 /**
- * The tokens of a request body as text (decoded when the client compressed it; none when it
- * cannot be), counted in pieces: a body of megabytes does not hold up every other request.
+ * The tokens of a JSON request body as text (decoded when the client compressed it; none when it
+ * cannot be, or is not JSON), counted in pieces: a body of megabytes does not hold up every other
+ * request. A body is JSON by its content type, or by its first character when the type says
+ * otherwise or nothing: servers such as vLLM's parse a body sent without a type as JSON, so the
+ * header is no way past a budget.
  */
-async function requestTokens(body: Buffer, req: IncomingMessage, limit: number): Promise<number> {
+async function requestTokens(body: Buffer, req: IncomingMessage, limit: number, json: boolean): Promise<number> {
   const decoded = await decodeBody(body, req.headers["content-encoding"], limit);
-  return decoded.ok ? countTokensYielding(decoded.body.toString("utf8")) : 0;
+  if (!decoded.ok || !(json || startsJson(decoded.body))) return 0;
+  return countTokensYielding(decoded.body.toString("utf8"));
+}
+
+/** Whether a body's first character after any whitespace opens a JSON object or array. */
+function startsJson(body: Buffer): boolean {
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return c === 123 || c === 91;
+  }
+  return false;
 }
 
 // The route each response is counted under, set as the request is routed (default "rejected": a bad path).

@@ -570,6 +570,25 @@ describe("proxy tenancy", () => {
     }
   });
 
+  it("counts a JSON request forwarded untouched as JSON whatever its content type says (servers that parse it without one)", async () => {
+    r = await rig({ config: { tenancy: { virtualKeys: { untyped: { keyHash: hashKey("ptc-vk-untyped"), tokenBudget: 1_000_000 } } } } });
+    // Legacy completions streamed without include_usage: the stream reports none, so the request is charged, counted.
+    const legacy = JSON.stringify({ model: "fake-model", prompt: "a prompt of some length ".repeat(20), stream: true });
+    let spent = 0;
+    for (const type of [undefined, "text/plain"]) {
+      // A byte body: fetch sets no content type of its own.
+      const res = await fetch(`${r.proxy.url}/v1/echo`, { method: "POST", headers: { authorization: "Bearer ptc-vk-untyped", "x-echo-type": "text/event-stream", ...(type === undefined ? {} : { "content-type": type }) }, body: Buffer.from(legacy) });
+      expect(await res.text()).toBe(legacy);
+      // Before: 0 (a FastAPI server such as vLLM parses a body without content type as JSON: a way past the budget).
+      await expect.poll(() => r?.proxy.context.tenants.spentBy("untyped"), { message: String(type) }).toBe(spent + countTokens(legacy));
+      spent += countTokens(legacy);
+    }
+    // A body that is not JSON (an audio upload) still reserves 1 token and is charged nothing for it.
+    const audio = await fetch(`${r.proxy.url}/v1/echo`, { method: "POST", headers: { authorization: "Bearer ptc-vk-untyped", "content-type": "audio/wav", "x-echo-type": "text/event-stream" }, body: Buffer.from("RIFF....WAVEfmt ") });
+    await audio.arrayBuffer();
+    await expect.poll(() => r?.proxy.context.tenants.spentBy("untyped")).toBe(spent);
+  });
+
   it("issues a virtual key through the admin API, keeping only its hash", async () => {
     r = await rig({ proxy: { adminToken: "admin" }, config: {} });
     const res = await fetch(`${r.proxy.url}/ext/context_compaction/keys`, { method: "POST", headers: { authorization: "Bearer admin", "content-type": "application/json" }, body: JSON.stringify({ name: "ci", upstreamKey: "sk-up-ci", requestsPerMinute: 100 }) });
