@@ -47,7 +47,10 @@ export class Upstream {
         settle({ ok: false, kind: "timeout", message: `the upstream sent nothing for ${timeoutMs} ms`, delivered: req.writableFinished });
         req.destroy();
       });
-      req.on("error", (e) => settle({ ok: false, kind: "unreachable", message: `cannot reach the upstream at ${url.origin}: ${e.message}`, delivered: req.writableFinished }));
+      // A kept-alive connection reset before any reply is, far more often than not, one the upstream
+      // closed as idle just as this request went out: it never read it, so it counts as not
+      // delivered and is retried (Node's advice for `reusedSocket`). A new connection's reset is not.
+      req.on("error", (e) => settle({ ok: false, kind: "unreachable", message: `cannot reach the upstream at ${url.origin}: ${e.message}`, delivered: req.writableFinished && !(req.reusedSocket && (e as NodeJS.ErrnoException).code === "ECONNRESET") }));
       req.on("response", (response) => settle({ ok: true, response, startedAt }));
       req.end(body);
     });

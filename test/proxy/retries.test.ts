@@ -2,6 +2,8 @@
 // upstream sends is honoured (and one too long is passed to the client instead of waited for),
 // then the fallback upstream takes over. The waits are recorded, not slept: nothing here depends
 // on the machine's speed.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { hashKey } from "../../src/proxy/tenancy.js";
@@ -111,5 +113,36 @@ describe("proxy retries and fallback", () => {
     const res = await fetch(`${r.proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: paths[0][1] });
     expect(res.status).toBe(502);
     expect(r.proxy.context.metrics.get("ptc_proxy_upstream_retries_total")).toBe(2);
+  });
+  it("sends again a request whose kept-alive connection the upstream had closed (the idle-close race), once, on a new one", async () => {
+    // The upstream answers the first request on a connection and drops the connection when a second
+    // one arrives on it, as a server closing an idle keep-alive connection just as a request is
+    // sent does: it never read that request. Before, that request failed with a 502.
+    const seen = new WeakMap<object, number>();
+    let connections = 0;
+    const server = http.createServer((req, res) => {
+      const n = (seen.get(req.socket) ?? 0) + 1;
+      seen.set(req.socket, n);
+      if (n === 1) connections++;
+      if (n > 1) return void req.socket.destroy();
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, message: { role: "assistant", content: "fine" }, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } }));
+      });
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    try {
+      r = await rig({ proxy: { upstream: `http://127.0.0.1:${(server.address() as AddressInfo).port}` } });
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`${r.proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", messages }) });
+        expect(res.status, `request ${i + 1}`).toBe(200);
+      }
+      expect(connections).toBe(2);
+      expect(r.proxy.context.metrics.get("ptc_proxy_upstream_retries_total")).toBe(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((done) => server.close(done));
+    }
   });
 });
