@@ -49,7 +49,7 @@ export interface ToolDefinition<I extends ToolInput = ToolInput, O extends z.Zod
    * `output` schema its return type is checked against the schema at compile time as well.
    */
   run: (args: z.output<I>, signal: AbortSignal, ctx: ToolRunContext) => ToolResult<O>;
-  /** Per-call timeout in ms (default: the run's `toolTimeoutMs`). `Infinity` for none. */
+  /** Per-call timeout in ms (default: the run's `toolTimeoutMs`), shared by the call's checks and its run. `Infinity` for none. */
   timeoutMs?: number;
   /** Calls allowed per run (all turns together). Default: unlimited. */
   maxCalls?: number;
@@ -105,6 +105,12 @@ export interface ToolSessionOptions {
   scope: RunScope;
   /** The run's approvals, when any tool may need one. */
   gate?: ApprovalGate;
+}
+
+/** A call's time limit: its timeout, and when it passes (performance.now; Infinity for none). */
+interface CallLimit {
+  readonly timeoutMs: number;
+  readonly due: number;
 }
 
 // A failure the program sees as `tool/x failed: <message>`.
@@ -207,7 +213,10 @@ export class ToolSession {
 
   private async checked(name: string, t: Tool, raw: Record<string, unknown>, signal: AbortSignal, call: ToolCallInfo, gate: ApprovalGate | undefined, index: number): Promise<unknown> {
     if (signal.aborted) throw new ToolFailure("aborted");
-    const parsed = await this.bounded(t, () => t.input.safeParseAsync(ownOnly(raw)), signal);
+    // One time limit for the whole call: its checks and its run share it.
+    const timeoutMs = t.timeoutMs ?? this.options.defaultTimeoutMs;
+    const limit: CallLimit = { timeoutMs, due: timeoutMs <= MAX_TIMER_MS ? performance.now() + timeoutMs : Infinity };
+    const parsed = await this.bounded(limit, () => t.input.safeParseAsync(ownOnly(raw)), signal);
     if (!parsed.success) throw new ToolFailure(shortMessage(`invalid arguments: ${describeIssues(parsed.error, raw).join("; ")}`));
     // Counted after the check's await, with nothing awaited between reading and counting: calls
     // made at once (pmap) each see the others'.
@@ -219,7 +228,7 @@ export class ToolSession {
     let args = parsed.data;
     if (gate !== undefined) {
       const needs = t.needsApproval as NeedsApproval<Record<string, unknown>> | undefined;
-      const ask = typeof needs === "function" ? (a: Record<string, unknown>) => this.bounded(t, () => needs(a), signal) : needs;
+      const ask = typeof needs === "function" ? (a: Record<string, unknown>) => this.bounded(limit, () => needs(a), signal) : needs;
       const verdict = await gate.verdict(index, ask, args, { name, input: t.input, hidden: call.hidden });
       if (verdict.kind === "hold") return verdict.until;
       if (verdict.kind === "reject") throw new Refusal(verdict.message);
@@ -229,18 +238,18 @@ export class ToolSession {
       }
       if (verdict.args !== undefined) {
         const given = keptHidden(verdict.args, verdict.shown, raw, call.hidden);
-        const edited = await this.bounded(t, () => t.input.safeParseAsync(ownOnly(given)), signal);
+        const edited = await this.bounded(limit, () => t.input.safeParseAsync(ownOnly(given)), signal);
         if (!edited.success) throw new Refusal(`invalid arguments from the host: ${describeIssues(edited.error, verdict.args).join("; ")}`);
         args = edited.data;
       }
     }
-    const { value: result } = await this.withTimeout(t, (s) => boxed(t.run(args, s, { name, scope: this.options.scope, hidden: call.hidden, hideResult: call.hideResult })), signal);
+    const { value: result } = await this.withTimeout(limit, (s) => boxed(t.run(args, s, { name, scope: this.options.scope, hidden: call.hidden, hideResult: call.hideResult })), signal);
     // Returned from here it is resolved as a promise's value, which reads its `then`: a result
     // that cannot be read (a revoked Proxy) fails here in our words, not the host's.
     if (!readable(result)) throw new ToolFailure("the tool returned an object that cannot be read (reading it threw)");
     if (t.output === undefined || t.checkOutput === false) return result;
     const output = t.output;
-    const checked = await this.bounded(t, () => output.safeParseAsync(result), signal);
+    const checked = await this.bounded(limit, () => output.safeParseAsync(result), signal);
     if (!checked.success) throw new ToolFailure(shortMessage(`the tool returned a result that does not match its declared output: ${describeIssues(checked.error, result).join("; ")}`));
     return checked.data;
   }
@@ -248,16 +257,16 @@ export class ToolSession {
   // The host's own checks of a call (an async refinement of its arguments or result, an approval
   // predicate) are bounded by the call's timeout and the run's signal too: one that never settles
   // cannot hold the run.
-  private async bounded<T>(t: Tool, check: () => T | Promise<T>, signal: AbortSignal): Promise<T> {
-    return (await this.withTimeout(t, async () => ({ value: await check() }), signal)).value as T;
+  private async bounded<T>(limit: CallLimit, check: () => T | Promise<T>, signal: AbortSignal): Promise<T> {
+    return (await this.withTimeout(limit, async () => ({ value: await check() }), signal)).value as T;
   }
 
   // Races the call against its timeout and the run's signal, so a tool that ignores its
   // signal can never hold the run; the tool's own signal fires in both cases.
-  private withTimeout(t: Tool, run: (signal: AbortSignal) => { value: unknown } | Promise<{ value: unknown }>, outer: AbortSignal): Promise<{ value: unknown }> {
+  private withTimeout(limit: CallLimit, run: (signal: AbortSignal) => { value: unknown } | Promise<{ value: unknown }>, outer: AbortSignal): Promise<{ value: unknown }> {
     // The run may have been aborted while the call's arguments or approval were checked: it must not start then.
     if (outer.aborted) return Promise.reject(new ToolFailure("aborted"));
-    const timeoutMs = t.timeoutMs ?? this.options.defaultTimeoutMs;
+    const { timeoutMs, due } = limit;
     const ac = new AbortController();
     return new Promise<{ value: unknown }>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -270,13 +279,13 @@ export class ToolSession {
         ac.abort();
         reject(new ToolFailure("aborted"));
       });
-      if (timeoutMs <= MAX_TIMER_MS) {
+      if (due !== Infinity) {
         timer = setTimeout(() => {
           finish();
           ac.abort();
           // The program sees tool_timeout; the call is abandoned and a late result ignored.
           reject(new ToolTimeout(timeoutMs));
-        }, timeoutMs);
+        }, Math.max(0, due - performance.now()));
       }
       Promise.resolve()
         .then(() => run(ac.signal))

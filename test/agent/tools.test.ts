@@ -254,6 +254,18 @@ describe("ToolSession", () => {
     expect(r.ok && r.value).toBe("tool_timeout");
   });
 
+  // The timeout is the call's: each of its steps got the whole of it anew, so a 200 ms call whose
+  // argument check, run and result check took 150 ms each answered after 450 ms.
+  it("bounds a call's checks and run together by its one timeout", async () => {
+    const ran: string[] = [];
+    const slow = <T,>(v: T): Promise<T> => new Promise((resolve) => setTimeout(() => resolve(v), 150));
+    const to = z.string().refine(() => slow(true));
+    const output = z.string().refine(() => slow(true));
+    const send = tool({ description: "Sends.", input: z.object({ to }), output, timeoutMs: 200, run: ({ to }) => (ran.push(to), slow("sent")) });
+    const r = await evaluate('(try (tool/send {:to "a"}) (catch e (:kind e)))', { tools: session({ send }).specs(false), limits: { timeoutMs: 60_000 } });
+    expect(r.ok && r.value).toBe("tool_timeout");
+  });
+
   it("serves a wide fan-out with one abort listener on the run's signal, removed when the calls settle", async () => {
     const gate: Array<() => void> = [];
     const held = tool({ description: "Waits for the gate.", input: z.object({ i: z.number() }), run: ({ i }) => new Promise((resolve) => gate.push(() => resolve(i))) });
