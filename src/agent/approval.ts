@@ -90,7 +90,8 @@ export class ApprovalGate {
 
   async verdict(index: number, needs: NeedsApproval<Record<string, unknown>> | undefined, args: Record<string, unknown>, call: { name: string; input: ToolInput; hidden: readonly string[] }): Promise<Verdict> {
     const setup = this.setup;
-    if (setup === null) return needs === undefined || needs === false ? { kind: "run" } : { kind: "reject", message: REFUSED };
+    // A nested run cannot pause, so a call that needs approval is refused; one its check clears runs.
+    if (setup === null) return (await needsApproval(needs, args)) ? { kind: "reject", message: REFUSED } : { kind: "run" };
     // Turns replayed whole answer from their records (resume's Replay), as they ran when saved.
     if (this.turn <= setup.replayedTurns) return { kind: "run" };
     // The request a decision answers: the call's place in the turn, or in the paused turn the

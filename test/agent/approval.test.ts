@@ -411,6 +411,21 @@ describe("tool approvals: refusals", () => {
     expect(w.sent).toEqual([]);
   });
 
+  // A check answering "no approval needed" (mail inside the company) refused every call of the
+  // nested agent all the same: only calls that need approval are refused there.
+  it("runs, in an agent called as a tool, a call its check clears, and refuses one it does not", async () => {
+    const sent: string[] = [];
+    const send = tool({ description: "Sends.", input: z.object({ to: z.string() }), needsApproval: async ({ to }) => !to.endsWith("@example.com"), run: ({ to }) => (sent.push(to), "sent") });
+    const mailer = SubAgent.create({ prompt: "Mail {{who}}.", tools: { send }, maxTurns: 1 });
+    const outer = SubAgent.create({ prompt: "Delegate.", tools: { mailer: SubAgent.asTool(mailer) }, maxTurns: 1 });
+    const program = '(return [(tool/mailer {:who "bob@example.com"}) (try (tool/mailer {:who "eve@partner.org"}) (catch e (ex-message e)))])';
+    const llm = scriptedLlm([code(program), code("(return (tool/send {:to data/who}))"), code("(return (tool/send {:to data/who}))")]);
+    const step = await SubAgent.run(outer, { llm, isolation: "none" });
+    expect(step.ok, JSON.stringify(step.fail)).toBe(true);
+    expect(step.value).toEqual(["sent", expect.stringMatching(/tool\/send failed: needs the host's approval, which only a top-level run can ask for/)]);
+    expect(sent).toEqual(["bob@example.com"]);
+  });
+
   it("asks when a synchronous check says so, and when the check throws", async () => {
     const runs: number[] = [];
     const tools = {

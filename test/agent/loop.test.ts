@@ -717,6 +717,12 @@ describe("nested agents", () => {
     expect(JSON.stringify(step.trace)).toContain("nested_runs_exceeded: the run may start at most 5 nested agent runs in all (maxNestedRuns)");
   });
 
+  it("refuses a maxNestedRuns that is not a non-negative integer", async () => {
+    expect(() => SubAgent.create({ prompt: "x", maxNestedRuns: 1.5 })).toThrow(new AgentDefinitionError("maxNestedRuns must be a non-negative integer, got 1.5"));
+    const step = await SubAgent.run(SubAgent.create({ prompt: "x" }), { llm: scriptedLlm([]), maxNestedRuns: -1 });
+    expect(step.fail).toEqual({ reason: "invalid_input", message: "maxNestedRuns must be a non-negative integer, got -1" });
+  });
+
   it("starts at most 50 nested runs by default", async () => {
     const { agent, llm } = fanOut(8);
     // 8 + 64 wanted at once over two levels.
