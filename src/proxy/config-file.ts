@@ -156,11 +156,13 @@ function load(file: string | undefined, overrides: Record<string, unknown>): Loa
     } catch (e) {
       return { ok: false, error: `the config file ${file} is not valid JSON: ${jsonSyntaxError(text, e)}` };
     }
+    // Else the command line's settings replaced it whole (mergeConfig), and the defaults ran without a word.
+    if (raw !== null && (typeof raw !== "object" || Array.isArray(raw))) return { ok: false, error: `the config file ${file} must hold a JSON object of settings, not ${Array.isArray(raw) ? "an array" : `a ${typeof raw}`}` };
   }
   const parsed = parseConfig(mergeConfig(raw, overrides));
   if (!parsed.ok) return { ok: false, error: `invalid configuration${file === undefined ? "" : ` in ${file}`}:\n${parsed.error}` };
-  // Anything but an object fails the schema, but null, which stands for no settings.
-  return { ...parsed, raw: typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {} };
+  // An object, or null: no settings.
+  return { ...parsed, raw: (raw ?? {}) as Record<string, unknown> };
 }
 
 /**

@@ -113,3 +113,25 @@ describe("a config file that is a symbolic link", () => {
     config.close();
   });
 });
+
+describe("a config file that holds no JSON object", () => {
+  // Its settings were replaced by the command line's: an array, a string or a number was taken
+  // for no settings at all, and the proxy ran on the defaults without a word.
+  it.each(['[{"upstream": "http://127.0.0.1:1111/v1"}]', '"x"', "42", "true"])("is refused at start: %s", (text) => {
+    const file = join(tempDir(), "config.json");
+    writeFileSync(file, text);
+    const opened = ConfigFile.open(file, { upstream: "http://127.0.0.1:2222/v1" });
+    expect(opened.ok).toBe(false);
+    if (!opened.ok) expect(opened.error).toMatch(/must hold a JSON object/);
+  });
+  it("is refused on reload, keeping the running settings", () => {
+    const file = join(tempDir(), "config.json");
+    writeFileSync(file, JSON.stringify({ idleTtlSeconds: 42 }));
+    const opened = ConfigFile.open(file, { upstream: "http://127.0.0.1:2222/v1" });
+    if (!opened.ok) throw new Error(opened.error);
+    writeFileSync(file, "[]");
+    expect(opened.value.reload().ok).toBe(false);
+    expect(opened.value.current.idleTtlSeconds).toBe(42);
+    opened.value.close();
+  });
+});
