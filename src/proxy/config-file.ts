@@ -16,6 +16,8 @@ export class ConfigFile {
   private seen: string | undefined;
   // The file's own settings as last loaded or written, without the command line's over them.
   private fileRaw: Record<string, unknown>;
+  // Why the file's text as last read does not load (an edit in progress), while it does not.
+  private rejected: string | undefined;
 
   /**
    * @param file the config file (optional: without one, updates live in memory only)
@@ -57,6 +59,8 @@ export class ConfigFile {
       // Beside the file a link names: proxies given two links to one file share its lock.
       locked = await withLockFile(`${resolved(this.file)}.lock`, () => {
         this.sync();
+        // Written over, an edit that does not load yet lost every other change in it.
+        if (this.rejected !== undefined) return { ok: false, error: `${this.rejected}\nfix the file first: an update would write the running settings over it` };
         return this.apply(patch, refuse);
       });
     } catch (e) {
@@ -86,6 +90,7 @@ export class ConfigFile {
       if (written !== undefined) return { ok: false, error: written };
       this.seen = text;
       this.fileRaw = kept;
+      this.rejected = undefined;
     }
     this.overrides = overrides;
     this.value = parsed.value;
@@ -100,6 +105,7 @@ export class ConfigFile {
       this.value = loaded.value;
       this.fileRaw = loaded.raw;
     }
+    this.rejected = loaded.ok ? undefined : loaded.error;
     this.onReload(loaded);
     return loaded;
   }

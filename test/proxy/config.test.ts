@@ -135,3 +135,26 @@ describe("a config file that holds no JSON object", () => {
     opened.value.close();
   });
 });
+
+describe("an update while the config file holds an edit that does not load", () => {
+  // The edit (a trailing comma) was rejected on reload, as it should be, and then the update wrote
+  // the running settings over it: every other change in the edit was lost without a word.
+  it("is refused with the file's problem, and the edit is left as it is", async () => {
+    const file = join(tempDir(), "config.json");
+    writeFileSync(file, "{}\n");
+    const opened = ConfigFile.open(file);
+    if (!opened.ok) throw new Error(opened.error);
+    const edit = '{ "idleTtlSeconds": 42, "keepMessages": false, }';
+    writeFileSync(file, edit);
+    expect(opened.value.sync()).toBe(false);
+    const updated = await opened.value.update({ compaction: { maxSummaryCalls: 3 } });
+    expect(updated.ok).toBe(false);
+    if (!updated.ok) expect(updated.error).toMatch(/not valid JSON/);
+    expect(readFileSync(file, "utf8")).toBe(edit);
+    // Once the edit is fixed, updates go through again, over it.
+    writeFileSync(file, edit.replace(", }", " }"));
+    expect((await opened.value.update({ compaction: { maxSummaryCalls: 3 } })).ok).toBe(true);
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ idleTtlSeconds: 42, keepMessages: false, compaction: { maxSummaryCalls: 3 } });
+    opened.value.close();
+  });
+});
