@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { defaultStrategies } from "../history/registry.js";
 import { MAX_TIMER_MS } from "../lisp/index.js";
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "../json/depth.js";
 
 /** Headers that carry a conversation id, in the order they are consulted (see docs/proxy.md). */
 export const DEFAULT_IDENTITY_HEADERS = ["x-conversation-id", "x-claude-code-session-id", "session-id", "session_id", "x-session-id", "x-session-affinity"];
@@ -153,6 +154,9 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** Validates a whole configuration (file contents, or defaults merged with an update). */
 export function parseConfig(raw: unknown): Parsed<ProxyConfig> {
+  // The schema recurses once per level (a strategy's options take any JSON): thousands of levels
+  // overflowed the stack, and an edit of the config file killed the proxy from its watcher.
+  if (nestedDeeperThan(raw)) return { ok: false, error: `the settings nest more than ${MAX_JSON_DEPTH} levels deep` };
   const r = configSchema.safeParse(raw ?? {});
   return r.success ? { ok: true, value: r.data } : { ok: false, error: z.prettifyError(r.error) };
 }

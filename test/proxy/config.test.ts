@@ -158,3 +158,29 @@ describe("an update while the config file holds an edit that does not load", () 
     opened.value.close();
   });
 });
+
+describe("settings nested thousands of levels deep", () => {
+  // Validating a strategy's options recursed once per level: a config file edited to hold such a
+  // value threw RangeError out of the file watcher's timer (the proxy process died), at start it
+  // reached the user as "RangeError: Maximum call stack size exceeded", and in an update as
+  // "cannot lock the config file".
+  const deep = (levels: number) => `{"compaction":{"strategy":{"name":"usage-ratio","options":{"x":${"[".repeat(levels)}${"]".repeat(levels)}}}}}`;
+  it("are refused by the schema with the reason", () => {
+    const parsed = parseConfig(JSON.parse(deep(20_000)));
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.error).toMatch(/nest more than \d+ levels/);
+  });
+  it("in an edit of the file are rejected on reload, the running settings kept", async () => {
+    const file = join(tempDir(), "config.json");
+    writeFileSync(file, JSON.stringify({ idleTtlSeconds: 42 }));
+    const opened = ConfigFile.open(file);
+    if (!opened.ok) throw new Error(opened.error);
+    writeFileSync(file, deep(20_000));
+    expect(opened.value.sync()).toBe(false);
+    expect(opened.value.current.idleTtlSeconds).toBe(42);
+    const updated = await opened.value.update(JSON.parse(deep(20_000)));
+    expect(updated.ok).toBe(false);
+    if (!updated.ok) expect(updated.error).toMatch(/nest more than \d+ levels/);
+    opened.value.close();
+  });
+});
