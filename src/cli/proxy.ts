@@ -80,6 +80,11 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
   }
   let adminToken = values["admin-token"] ?? process.env.PTC_PROXY_ADMIN_TOKEN;
   const tokenFile = values["admin-token-file"] ?? process.env.PTC_PROXY_ADMIN_TOKEN_FILE;
+  // Else the admin routes would be off without a word (--admin-token "$TOKEN" with the variable unset).
+  if (values["admin-token"] === "") {
+    io.stderr.write("ptc proxy: --admin-token is empty\n");
+    return 2;
+  }
   if (values["admin-token"] !== undefined) io.stderr.write("ptc proxy: warning: --admin-token is visible to other users in the process list; prefer --admin-token-file or PTC_PROXY_ADMIN_TOKEN\n");
   else if (tokenFile !== undefined) {
     try {
