@@ -51,6 +51,10 @@ describe("proxy admin, health and state", () => {
     expect((await admin(guarded, "config", { compaction: { enabled: false } }, { "x-admin-token": "nope" })).status).toBe(401);
     expect(guarded.proxy.context.config.current.compaction.enabled).toBe(true);
     expect((await admin(guarded, "status", undefined, { "x-admin-token": "admin-secret" })).status).toBe(200);
+    // x-admin-token beside a client's own Authorization (an SDK sends its key on every call): before, 401.
+    expect((await admin(guarded, "status", undefined, { authorization: "Bearer sk-client-key", "x-admin-token": "admin-secret" })).status).toBe(200);
+    expect((await admin(guarded, "status", undefined, { authorization: "Bearer admin-secret", "x-admin-token": "nope" })).status).toBe(200);
+    expect((await admin(guarded, "status", undefined, { authorization: "Bearer sk-client-key", "x-admin-token": "nope" })).status).toBe(401);
   });
 
   it("answers health, readiness and Prometheus metrics", async () => {
