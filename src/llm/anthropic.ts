@@ -4,7 +4,7 @@
 // say the history stays stable, and on the last message (the next request's prefix).
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
-import { isObjectArg, mustBe, requestProblem } from "./args.js";
+import { baseUrlProblem, isObjectArg, mustBe, requestProblem } from "./args.js";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
 import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
@@ -43,6 +43,8 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
   if (!apiKey) throw new LlmError("config", "anthropicLlm: no API key (pass { apiKey } or set ANTHROPIC_API_KEY)");
   const maxTokens = options.maxTokens ?? 4096;
   if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new LlmError("config", `anthropicLlm: maxTokens must be a positive integer, got ${maxTokens}`);
+  const badUrl = baseUrlProblem("anthropicLlm", baseURL);
+  if (badUrl !== undefined) throw new LlmError("config", badUrl);
   const retry = retrySettings("anthropicLlm", options);
   const name = `anthropic:${model}`;
   // authToken null: a stray ANTHROPIC_AUTH_TOKEN in the environment must not ride along; baseURL

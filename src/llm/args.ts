@@ -1,6 +1,7 @@
 // The first look at what a host passes to a public function: an untyped or careless host's
 // null, number, JSON text or revoked Proxy gets an error naming the function and the argument,
 // not the engine's "Cannot read properties of null (reading 'turns')" from somewhere inside.
+import { maskSecrets } from "./retry.js";
 
 /** What `x` is, in a few words ("null", "a number", "a string of 12 characters", "an array"), never quoting it. */
 export function kindOf(x: unknown): string {
@@ -30,6 +31,25 @@ export function isObjectArg(x: unknown): x is object {
 /** Whether `x` is an array that can be read. */
 export function isArrayArg(x: unknown): x is unknown[] {
   return isObjectArg(x) && Array.isArray(x);
+}
+
+/**
+ * Why `url` cannot be an HTTP client's base URL, as `who`'s config error says it, or undefined
+ * (none given is the provider's own). Without its scheme, "localhost:11434/v1" reads as a URL of
+ * scheme "localhost:" that no request reaches, failing as a connection error after every retry.
+ * A password in it is not quoted.
+ */
+export function baseUrlProblem(who: string, url: unknown): string | undefined {
+  if (url === undefined || url === "") return undefined;
+  if (typeof url !== "string") return mustBe(`${who}: baseURL`, "an http:// or https:// URL", url);
+  let protocol: string;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    protocol = "";
+  }
+  if (protocol === "http:" || protocol === "https:") return undefined;
+  return `${who}: the base URL must be an http:// or https:// URL such as http://localhost:11434/v1, got ${JSON.stringify(maskSecrets(url, []))}`;
 }
 
 /** The problem with an argument, as an error says it: "`arg` must be `what`, got a number". */

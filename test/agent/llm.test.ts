@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { llmFailure as failure } from "../support/llm.js";
-import { openaiLlm, recordingLlm, replayLlm, type ChatMessage, type OpenAiLlmOptions, type RetryInfo } from "../../src/llm/index.js";
+import { LlmError, openaiLlm, recordingLlm, replayLlm, type ChatMessage, type OpenAiLlmOptions, type RetryInfo } from "../../src/llm/index.js";
 import { localServer } from "../support/local-server.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { anthropicLlm } from "../../src/llm/anthropic.js";
@@ -163,6 +163,34 @@ describe("openaiLlm: requests and replies", () => {
     expect(() => openaiLlm({ env: {}, model: "m", baseURL, timeoutMs: 0 })).toThrow(/timeoutMs must be a positive number/);
     expect(() => openaiLlm({ env: {}, model: "m", baseURL, maxRetries: -1 })).toThrow(/maxRetries must be a non-negative number/);
     expect(received).toHaveLength(0);
+  });
+
+  // Without its scheme, "localhost:11434/v1" reads as a URL of scheme "localhost:": each request
+  // failed as "cannot reach the server (Connection error.)" after every retry, and one that does
+  // not parse as "malformed: unexpected failure reading the reply (Invalid URL)".
+  it("refuses a base URL that is no http(s) URL before any request, in both HTTP clients, without quoting a password in it", () => {
+    const rows: Array<[string, string]> = [
+      ["localhost:11434/v1", '"localhost:11434/v1"'],
+      ["127.0.0.1:11434/v1", '"127.0.0.1:11434/v1"'],
+      ["ftp://example.com/v1", '"ftp://example.com/v1"'],
+      ["http://user:secret-pw@bad host/v1", '"http://[redacted]@bad host/v1"'],
+    ];
+    for (const [url, shown] of rows) {
+      for (const [who, make] of [
+        ["openaiLlm", () => openaiLlm({ env: {}, model: "m", baseURL: url })],
+        ["openaiLlm", () => openaiLlm({ env: { OPENAI_BASE_URL: url }, model: "m" })],
+        ["anthropicLlm", () => anthropicLlm({ env: {}, model: "m", apiKey: "k", baseURL: url })],
+      ] as const) {
+        let error: unknown;
+        try {
+          make();
+        } catch (e) {
+          error = e;
+        }
+        expect(error).toBeInstanceOf(LlmError);
+        expect([(error as LlmError).kind, (error as LlmError).message]).toEqual(["config", `${who}: the base URL must be an http:// or https:// URL such as http://localhost:11434/v1, got ${shown}`]);
+      }
+    }
   });
 
   it("works without a key against a server that needs none", async () => {
