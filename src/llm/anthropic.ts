@@ -4,7 +4,7 @@
 // say the history stays stable, and on the last message (the next request's prefix).
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
-import { baseUrlProblem, isObjectArg, mustBe, requestProblem } from "./args.js";
+import { baseUrlProblem, isObjectArg, mustBe, requestProblem, samplingProblem } from "./args.js";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
 import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
@@ -42,7 +42,8 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
   if (!model) throw new LlmError("config", "anthropicLlm: no model given (pass { model } or set ANTHROPIC_MODEL)");
   if (!apiKey) throw new LlmError("config", "anthropicLlm: no API key (pass { apiKey } or set ANTHROPIC_API_KEY)");
   const maxTokens = options.maxTokens ?? 4096;
-  if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new LlmError("config", `anthropicLlm: maxTokens must be a positive integer, got ${maxTokens}`);
+  const badSampling = samplingProblem("anthropicLlm", maxTokens, options.temperature);
+  if (badSampling !== undefined) throw new LlmError("config", badSampling);
   const badUrl = baseUrlProblem("anthropicLlm", baseURL);
   if (badUrl !== undefined) throw new LlmError("config", badUrl);
   const retry = retrySettings("anthropicLlm", options);

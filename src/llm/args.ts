@@ -52,6 +52,18 @@ export function baseUrlProblem(who: string, url: unknown): string | undefined {
   return `${who}: the base URL must be an http:// or https:// URL such as http://localhost:11434/v1, got ${JSON.stringify(maskSecrets(url, []))}`;
 }
 
+/**
+ * Why an HTTP client's sampling options cannot be sent, as `who`'s config error says it, or
+ * undefined: a max_tokens the server refuses at the first request, or a temperature that JSON
+ * writes as null (NaN), which the server reads as its default.
+ */
+export function samplingProblem(who: string, maxTokens: unknown, temperature: unknown): string | undefined {
+  const shown = (x: unknown): string => (typeof x === "string" ? JSON.stringify(x) : String(x));
+  if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && (maxTokens as number) >= 1)) return `${who}: maxTokens must be a positive integer, got ${shown(maxTokens)}`;
+  if (temperature !== undefined && !(typeof temperature === "number" && Number.isFinite(temperature))) return `${who}: temperature must be a finite number, got ${shown(temperature)}`;
+  return undefined;
+}
+
 /** The problem with an argument, as an error says it: "`arg` must be `what`, got a number". */
 export function mustBe(arg: string, what: string, x: unknown): string {
   return `${arg} must be ${what}, got ${kindOf(x)}`;

@@ -1,7 +1,7 @@
 // An `Llm` over any OpenAI-compatible chat-completions server, on the official `openai`
 // package, with the retries of retry.ts.
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
-import { baseUrlProblem, isObjectArg, mustBe, requestProblem } from "./args.js";
+import { baseUrlProblem, isObjectArg, mustBe, requestProblem, samplingProblem } from "./args.js";
 import { LlmError } from "./errors.js";
 import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
 import { withSdkEnv } from "./sdk-env.js";
@@ -58,6 +58,8 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
   const apiKey = options.apiKey ?? env.OPENAI_API_KEY;
   if (!model) throw new LlmError("config", "openaiLlm: no model given (pass { model } or set OPENAI_MODEL)");
   if (!apiKey && !baseURL) throw new LlmError("config", "openaiLlm: no API key (pass { apiKey } or set OPENAI_API_KEY), and no baseURL of a server that needs none");
+  const badSampling = samplingProblem("openaiLlm", options.maxTokens, options.temperature);
+  if (badSampling !== undefined) throw new LlmError("config", badSampling);
   const badUrl = baseUrlProblem("openaiLlm", baseURL);
   if (badUrl !== undefined) throw new LlmError("config", badUrl);
   const retry = retrySettings("openaiLlm", options);

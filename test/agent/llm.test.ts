@@ -165,6 +165,23 @@ describe("openaiLlm: requests and replies", () => {
     expect(received).toHaveLength(0);
   });
 
+  // Sent as they were, max_tokens -1 or 1.5 came back as the server's 400 at the first request, and
+  // a temperature of NaN went as null (JSON has no NaN), the server's default taken unsaid.
+  it("refuses a bad maxTokens or temperature before any request, in both HTTP clients", () => {
+    const rows: Array<[Record<string, unknown>, string]> = [
+      [{ maxTokens: -1 }, "maxTokens must be a positive integer, got -1"],
+      [{ maxTokens: 1.5 }, "maxTokens must be a positive integer, got 1.5"],
+      [{ maxTokens: "100" }, 'maxTokens must be a positive integer, got "100"'],
+      [{ temperature: Number.NaN }, "temperature must be a finite number, got NaN"],
+      [{ temperature: "0.2" }, 'temperature must be a finite number, got "0.2"'],
+    ];
+    for (const [options, message] of rows) {
+      expect(() => openaiLlm({ env: {}, model: "m", baseURL, ...options })).toThrow(`openaiLlm: ${message}`);
+      expect(() => anthropicLlm({ env: {}, model: "m", apiKey: "k", ...options })).toThrow(`anthropicLlm: ${message}`);
+    }
+    expect(received).toHaveLength(0);
+  });
+
   // Without its scheme, "localhost:11434/v1" reads as a URL of scheme "localhost:": each request
   // failed as "cannot reach the server (Connection error.)" after every retry, and one that does
   // not parse as "malformed: unexpected failure reading the reply (Invalid URL)".
