@@ -480,6 +480,11 @@ describe("ptc trace show", () => {
     expect(bad.err).toMatch(/--max-turns expects a positive whole number/);
     const both = await capture(() => runTraceCommand(["show", file, "--turn", "2", "--messages", "--compressed"]));
     expect(both.code).toBe(2);
+    // Without --compressed the turn budget shapes nothing: it was ignored unsaid, the run printed as if it were not given.
+    const alone = await capture(() => runTraceCommand(["show", file, "--max-turns", "20"]));
+    expect(alone.code).toBe(2);
+    expect(alone.err).toBe("ptc trace show: --max-turns applies to --compressed (the turn budget the compressed prompt is built for)\n");
+    expect(alone.out).toBe("");
   });
 
   it("prints usage for no arguments or an unknown subcommand", async () => {

@@ -30,7 +30,7 @@ const MAX_PRINT_LINES = 30;
 const MAX_TOOL_CALLS = 12;
 const MAX_INLINE = 120;
 
-const USAGE = `usage: ptc trace show FILE [--turn N] [--messages | --compressed] [--full]
+const USAGE = `usage: ptc trace show FILE [--turn N] [--messages | --compressed [--max-turns N]] [--full]
 
   FILE            a saved run or a bare trace as JSON (ptc demo --trace-out FILE writes one)
   --turn N        only turn N, with the model's raw reply
@@ -250,6 +250,10 @@ export async function runTraceCommand(args: string[]): Promise<number> {
   if (turnNumber === null || maxTurns === null) return 2;
   if (values.messages && turnNumber === undefined) {
     process.stderr.write("ptc trace show: --messages needs --turn N (the turn whose messages to print)\n");
+    return 2;
+  }
+  if (maxTurns !== undefined && !values.compressed) {
+    process.stderr.write("ptc trace show: --max-turns applies to --compressed (the turn budget the compressed prompt is built for)\n");
     return 2;
   }
   if (values.messages && values.compressed) {
