@@ -227,6 +227,11 @@ export function excerpt(source: string, line: number, column: number, firstLine 
 
 /** Renders an error the way the CLI and the agent feedback show it. */
 export function formatError(info: ErrorInfo): string {
+  // Public: a host may pass an ok result's error (undefined) or anything else.
+  if (typeof info !== "object" || info === null || typeof info.kind !== "string" || typeof info.message !== "string") {
+    const got = info === null ? "null" : typeof info === "object" ? "an object without them" : typeof info;
+    throw new TypeError(`formatError: error must be an EvalResult's error (with kind and message), got ${got}`);
+  }
   const where = info.line !== undefined ? ` (line ${info.line}, column ${info.column})` : "";
   let out = `${info.kind}: ${info.message}${where}`;
   if (info.excerpt) out += "\n" + info.excerpt;

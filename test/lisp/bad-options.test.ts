@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { evaluate, type EvaluateOptions } from "../../src/lisp/evaluate.js";
+import { formatError } from "../../src/lisp/errors.js";
 
 function revoked(): object {
   const { proxy, revoke } = Proxy.revocable({}, {});
@@ -34,5 +35,20 @@ describe("evaluate given input of the wrong type", () => {
     const result = await evaluate(source as string, options as EvaluateOptions);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.error).toMatchObject({ kind: "value_error", message });
+  });
+});
+
+// formatError is public: a host that passes what is not an EvalResult's error (the result itself
+// when it is ok, so no error) got "Cannot read properties of null (reading 'line')", or for a
+// number the text "undefined: undefined".
+describe("formatError given what is not an error", () => {
+  it.each([
+    ["null", null, "got null"],
+    ["undefined (an ok result's error)", undefined, "got undefined"],
+    ["a number", 42, "got number"],
+    ["a string", "oops", "got string"],
+    ["an object without kind and message", {}, "got an object without them"],
+  ])("%s", (_what, value, got) => {
+    expect(() => formatError(value as never)).toThrow(new TypeError(`formatError: error must be an EvalResult's error (with kind and message), ${got}`));
   });
 });
