@@ -1,7 +1,7 @@
 // The traps a new user fell into on the command line: a command started without what it needs
 // (it must refuse with exit 2 and its usage, never run half-configured), and a file handed to
 // the wrong command (it must name the command that reads it).
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -169,6 +169,31 @@ describe("an empty output name is refused before the work", () => {
     const r = await ptc(args);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain(message);
+    expect(r.stdout).toBe("");
+  });
+});
+
+describe("an output folder that takes no new file is refused before the work", () => {
+  // A folder of another user, or a read-only file system: the run went ahead (with a live model,
+  // paid for) and failed at its last step with "cannot write ... (EACCES)", exit 1. Root passes
+  // every permission, so for root the folder is one the kernel refuses (sysfs).
+  const closed = (): string => {
+    if (process.getuid?.() === 0) return "/sys";
+    const folder = join(dir, "closed");
+    mkdirSync(folder, { recursive: true });
+    chmodSync(folder, 0o555);
+    return folder;
+  };
+  it.each([
+    [(f: string) => ["demo", "--trace-out", join(f, "t.json")], "ptc demo: cannot write --trace-out "],
+    [(f: string) => ["compare", file("chats.jsonl"), "--json", join(f, "r.json")], "ptc compare: cannot write --json "],
+    [(f: string) => ["view", file("run.json"), "--out", join(f, "p.html")], "ptc view: cannot write --out "],
+  ])("%#", async (args, message) => {
+    const folder = closed();
+    const r = await ptc(args(folder));
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`${message}${join(folder, "")}`);
+    expect(r.stderr).toMatch(/does not take new files \((EACCES|EROFS|EPERM)\)/);
     expect(r.stdout).toBe("");
   });
 });

@@ -1,9 +1,9 @@
 // Output a command makes: files, checked before the work that fills them, so a run is not
 // spent to fail at its last step; and text from files and models, made safe for a terminal.
-import { chmodSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from "node:fs";
+import { chmodSync, closeSync, openSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 
-/** Why `file` cannot be written (no name, its folder is missing, or it is a folder), or undefined. */
+/** Why `file` cannot be written (no name, its folder is missing or takes no new file, or it is a folder), or undefined. */
 export function unwritable(file: string): string | undefined {
   // An unset variable (--json "$OUT") names nothing; resolve("") would pass for the folder itself.
   if (file === "") return "the file name is empty";
@@ -11,7 +11,20 @@ export function unwritable(file: string): string | undefined {
   const folder = statSync(dir, { throwIfNoEntry: false });
   if (folder === undefined) return `the folder ${dir} does not exist`;
   if (!folder.isDirectory()) return `${dir} is not a folder`;
-  if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) return "it is a folder";
+  const existing = statSync(file, { throwIfNoEntry: false });
+  if (existing?.isDirectory()) return "it is a folder";
+  // A FIFO or device is written in place (replacing), and opening one here could block.
+  if (existing !== undefined && !existing.isFile()) return undefined;
+  // The file is written beside its target and renamed into place, so that folder must take a
+  // new file. Tried, not asked: access() says yes to root where the file system refuses.
+  const folderOfTarget = existing === undefined ? dir : dirname(realpathSync(file));
+  const probe = join(folderOfTarget, `.${basename(file)}.${process.pid}.probe`);
+  try {
+    closeSync(openSync(probe, "w"));
+    rmSync(probe, { force: true });
+  } catch (e) {
+    return `the folder ${folderOfTarget} does not take new files (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+  }
   return undefined;
 }
 
