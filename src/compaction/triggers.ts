@@ -33,6 +33,8 @@ const triggerSchemas = {
       summaryTokens: z.number().int().min(1).default(600),
       /** Whether the summary costs an LLM call (false for the extractive summarizer). */
       summaryCall: z.boolean().default(true),
+      /** The model the summary call goes to, which prices it (by default the conversation's). */
+      summaryModel: z.string().min(1).optional(),
     })
     .strict(),
 } as const;
@@ -103,12 +105,13 @@ export function createTrigger(spec: TriggerSpec): Trigger {
     case "cost-payback": {
       const o = parsed.data as z.output<(typeof triggerSchemas)["cost-payback"]>;
       const fixed = o.price ? providerPrice(o.price.input, o.price.output, o.price.provider) : undefined;
-      return { name, options, shouldCompact: (c, tokens) => costDecision(c, tokens, fixed ?? modelPrice(c.model), o) };
+      const summary = o.summaryModel === undefined ? undefined : modelPrice(o.summaryModel);
+      return { name, options, shouldCompact: (c, tokens) => costDecision(c, tokens, fixed ?? modelPrice(c.model), o, summary) };
     }
   }
 }
 
-function costDecision(c: Conversation, tokens: number, price: ModelPrice, o: z.output<(typeof triggerSchemas)["cost-payback"]>) {
+function costDecision(c: Conversation, tokens: number, price: ModelPrice, o: z.output<(typeof triggerSchemas)["cost-payback"]>, summaryPrice: ModelPrice = price) {
   const messages = c.messages;
   const task = taskIndex(messages);
   if (task < 0) return decide(false, "no task yet");
@@ -134,7 +137,7 @@ function costDecision(c: Conversation, tokens: number, price: ModelPrice, o: z.o
     rewrittenTokens: o.summaryTokens + tail,
     summaryInputTokens: o.summaryCall ? replaced : 0,
     summaryOutputTokens: o.summaryCall ? o.summaryTokens : 0,
-  });
+  }, summaryPrice);
   return decide(p.pays, `saving $${p.saving.toFixed(6)} over ${remainingTurns} turns ${p.pays ? ">" : "<="} cost $${p.cost.toFixed(6)} (summary call and cache rewrite)`);
 }
 

@@ -536,6 +536,25 @@ describe("cost model and cost-trigger", () => {
     expect(pays.stats.tokensOut).toBeLessThan(pays.stats.tokensIn);
   });
 
+  // The summary call was priced at the conversation's model whatever summaryModel said, and charged
+  // to offline summaries that make none: on tau-bench (20, gpt-4o-mini) with claude-opus-4-1
+  // summarizing, cost-trigger cost 8.27x full; a facts summary never fired where it pays.
+  it("prices the summary call at its own model, and charges none to an offline summarizer", async () => {
+    const messages = chat(12);
+    const compacts = async (options: Record<string, Json>) => {
+      const r = await compact(messages, { name: "cost-trigger", options: { remainingTurns: 10, summaryMaxTokens: 100, ...options } }, { model: "gpt-4o-mini" });
+      return r.stats.tokensOut < r.stats.tokensIn;
+    };
+    expect(await compacts({})).toBe(true);
+    expect(await compacts({ summaryModel: "claude-opus-4-1" })).toBe(false);
+    expect(await compacts({ summaryModel: "gpt-4o-mini" })).toBe(true);
+    // One turn left: a paid summary does not pay back, a free one does (its rewrite alone is paid).
+    expect(await compacts({ remainingTurns: 1 })).toBe(false);
+    expect(await compacts({ remainingTurns: 1, summarizer: "facts" })).toBe(true);
+    expect(await compacts({ remainingTurns: 1, summarizer: "copy" })).toBe(true);
+    expect(createTrigger({ name: "cost-payback", options: { summaryModel: "gpt-4o" } }).options).toMatchObject({ summaryModel: "gpt-4o" });
+  });
+
   it("a message-count trigger counts the messages sent, so it folds again only when the prompt is over the count again", async () => {
     // On the stored messages it fired on every request once the conversation passed the count: a summary call per request.
     for (const name of ["rolling-summary", "mask-then-summarize"]) {

@@ -30,6 +30,9 @@ export const costTriggerStrategy: StrategyDefinition<z.output<typeof schema>> = 
         keepLast: options.keepLast,
         remainingTurns: options.remainingTurns,
         summaryTokens: options.summaryMaxTokens,
+        // The summary is paid at its own model's prices, and not at all by an offline summarizer.
+        summaryCall: !["facts", "copy", "extractive"].includes(options.summarizer),
+        ...(options.summaryModel === undefined ? {} : { summaryModel: options.summaryModel }),
         ...(options.price === undefined ? {} : { price: options.price }),
       },
     });
