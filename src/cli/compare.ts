@@ -48,7 +48,9 @@ out. Two floors are always measured: the system prompt with the last message, an
                     per message, the older baseline)
   --summarizer-llm MODEL
                     summaries by MODEL at OPENAI_BASE_URL (any OpenAI-compatible server;
-                    OPENAI_API_KEY); their calls and tokens are added to each strategy's cost
+                    OPENAI_API_KEY); their calls and tokens are added to each strategy's cost,
+                    and each summarizing strategy gets summaryModel=MODEL (cost-trigger prices
+                    its summary call by it)
   --caches          also price every strategy under a token-prefix cache, a breakpoint cache
                     (with its write premium, at the strategy's declared breakpoints) and no cache,
                     with the transcripts on which each strategy compacted at all
@@ -80,11 +82,18 @@ function checkModels(models: readonly string[]): void {
   for (const m of models) if (lookupPrice(m) === undefined) throw new Error(`unknown model "${m}" (known: ${Object.keys(DEFAULT_PRICES).join(", ")})`);
 }
 
-/** Sets the summarizer of every strategy that summarizes (one the user gave explicitly is kept). */
-function withSummarizer(specs: StrategySpec[], summarizer: string | undefined): StrategySpec[] {
+/**
+ * Sets the summarizer of every strategy that summarizes (one the user gave explicitly is kept),
+ * and with a model its summaryModel too: cost-trigger prices the summary call by it, and without
+ * it decided as if the conversation's model summarized.
+ */
+function withSummarizer(specs: StrategySpec[], summarizer: string | undefined, summaryModel?: string): StrategySpec[] {
   if (summarizer === undefined) return specs;
   const summarizing = new Set(defaultStrategies.list().filter((s) => "summarizer" in s.defaults).map((s) => s.name));
-  return specs.map((s) => (summarizing.has(s.name) && s.options?.summarizer === undefined ? { name: s.name, options: { ...s.options, summarizer } } : s));
+  return specs.map((s) => {
+    if (!summarizing.has(s.name) || s.options?.summarizer !== undefined) return s;
+    return { name: s.name, options: { ...s.options, summarizer, ...(summaryModel === undefined || s.options?.summaryModel !== undefined ? {} : { summaryModel }) } };
+  });
 }
 
 /** The first --strategy that names one given before it, however spelled (strategyKey), with that one. */
@@ -241,7 +250,7 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     checkModels(models);
     if (values.summarizer !== undefined && !["facts", "copy"].includes(values.summarizer)) throw new Error(`--summarizer takes facts or copy, got "${values.summarizer}"`);
     if (values.summarizer !== undefined && llmModel !== undefined) throw new Error("give --summarizer or --summarizer-llm, not both");
-    strategies = withSummarizer((values.strategy ?? allStrategies()).map(parseStrategy), llmModel === undefined ? values.summarizer : "llm");
+    strategies = withSummarizer((values.strategy ?? allStrategies()).map(parseStrategy), llmModel === undefined ? values.summarizer : "llm", llmModel);
     transcripts = files.flatMap((f, i) => {
       // Read twice, a file's conversations would count twice in every total and average.
       if (namesOneOf(f, files.slice(0, i))) throw new Error(`${f} is given twice: its conversations would be counted twice`);

@@ -649,7 +649,7 @@ describe("ptc compare reports that stand alone", () => {
       };
       expect(withLlm.meta.summarizer).toBe("llm:gpt-4o-mini");
       const row = withLlm.rows[1];
-      expect(row.strategy).toBe("rolling-summary:summarizer=llm");
+      expect(row.strategy).toBe("rolling-summary:summarizer=llm,summaryModel=gpt-4o-mini");
       expect(upstream.summaryCalls).toBeGreaterThan(0);
       expect(row.totals.llmCalls).toBe(upstream.summaryCalls);
       expect(row.totals.llmTokens).toBeGreaterThan(0);
@@ -665,6 +665,26 @@ describe("ptc compare reports that stand alone", () => {
       expect(r.stdout).toMatch(/^corpus: .*; summarizer: llm:llama3-local \(not in the price table: its calls are priced at \$1\/\$4 per M input\/output tokens\)\n/);
     });
 
+    // The strategies were told to summarize through a model but not which one: cost-trigger priced
+    // the summary call at the conversation's model, so a dearer summarizer made it fire where the
+    // call costs more than it saves.
+    it("tells the strategies the summary model, so cost-trigger prices its call by it", async () => {
+      vi.stubEnv("OPENAI_BASE_URL", upstream.url);
+      vi.stubEnv("OPENAI_API_KEY", "sk-local");
+      const run = async (summarizer: string) => {
+        const r = await cli([file, "--model", "gpt-4o-mini", "--strategy", "cost-trigger:remainingTurns=30", "--summarizer-llm", summarizer, "--json", "-"]);
+        expect(r.code).toBe(0);
+        return (JSON.parse(r.stdout) as { rows: Array<{ strategy: string; costRatio: number; totals: { llmCalls: number } }> }).rows[1];
+      };
+      const cheap = await run("gpt-4o-mini");
+      expect(cheap.strategy).toBe("cost-trigger:remainingTurns=30,summarizer=llm,summaryModel=gpt-4o-mini");
+      expect(cheap.totals.llmCalls).toBeGreaterThan(0);
+      expect(cheap.costRatio).toBeLessThan(1);
+      const dear = await run("claude-opus-4-1");
+      expect(dear.totals.llmCalls).toBe(0);
+      expect(dear.costRatio).toBeLessThanOrEqual(1);
+    });
+
     it("with --caches, the cache table summarizes through the same server", async () => {
       // The cache table was run without the model client: every summary strategy threw
       // 'summarizer "llm" needs an llm' and the command failed after the main table was measured.
@@ -675,7 +695,7 @@ describe("ptc compare reports that stand alone", () => {
       expect(r.stderr).not.toMatch(/needs an llm/);
       expect(r.code).toBe(0);
       const report = JSON.parse(r.stdout) as { rows: Array<{ totals: { llmCalls: number } }>; caches: { rows: Array<{ strategy: string; llmCalls: number }> } };
-      expect(report.caches.rows[1].strategy).toBe("rolling-summary:summarizer=llm");
+      expect(report.caches.rows[1].strategy).toBe("rolling-summary:summarizer=llm,summaryModel=gpt-4o-mini");
       expect(report.caches.rows[1].llmCalls).toBe(report.rows[1].totals.llmCalls);
       expect(upstream.summaryCalls).toBeGreaterThan(before);
     });
