@@ -1,6 +1,6 @@
 // Regular expressions run on RE2 (re2js): matching time is linear in the input, so no
 // pattern can backtrack catastrophically. Backreferences and lookaround are not supported.
-import { RE2JS } from "re2js";
+import { type Matcher, RE2JS } from "re2js";
 import { LispError } from "./errors.js";
 import { chargeIfRunning, took } from "./runtime.js";
 import { Regex } from "./values.js";
@@ -8,7 +8,13 @@ import { Regex } from "./values.js";
 export function compileRegex(source: string): Regex {
   const re2 = re2Source(source);
   try {
-    return new Regex(source, RE2JS.compile(re2));
+    const whole = RE2JS.compile(re2.whole);
+    if (re2.ends.length === 0) return new Regex(source, { whole, search: null, ends: [], groups: [] });
+    const search = RE2JS.compile(re2.search);
+    // The pattern's group i is group groups[i] of the search program, which has the ends too.
+    const groups = [0];
+    for (let g = 1; g <= search.groupCount(); g++) if (!re2.ends.includes(g)) groups.push(g);
+    return new Regex(source, { whole, search, ends: re2.ends, groups });
   } catch (e) {
     // Quoted as written: the . this file spells as a class reads as a . again.
     const detail = (e instanceof Error ? e.message : String(e)).replaceAll(JAVA_DOT, ".");
@@ -46,20 +52,26 @@ const HEX4 = /^[0-9a-fA-F]{4}$/;
  * A Java pattern as RE2 reads it: the escapes Java spells its own way rewritten to RE2's
  * (\uXXXX, a surrogate pair of them being one character, to \x{...}; \p{Alpha} and \P{Alpha}
  * to [[:alpha:]] and [^[:alpha:]], [:alpha:] and [:^alpha:] inside a class; . outside (?s) to a
- * class of every character but Java's line terminators, where RE2's . stops only at \n). Refused
+ * class of every character but Java's line terminators, where RE2's . stops only at \n; for
+ * searches, a $ that ends an alternative to one that also takes a last line terminator, or in
+ * (?m) any, which the search gives back: see JavaMatcher). Refused
  * (regex_error), because RE2 would match other text without a word: a class holding an
  * unescaped [ (not a POSIX [:name:]) or &&, Java's nested classes and intersections, which RE2
  * reads as literal characters (so [a-z&&[^b]] would match nothing a Java reader expects); and
  * the flag U, Java's Unicode classes, which RE2 reads as making every repetition lazy.
  */
-function re2Source(source: string): string {
-  if (source.indexOf("[") < 0 && source.indexOf("\\") < 0 && source.indexOf("(?") < 0 && source.indexOf(".") < 0) return source;
-  let out = "";
-  let copied = 0;
+function re2Source(source: string): Rewritten {
+  if (source.indexOf("[") < 0 && source.indexOf("\\") < 0 && source.indexOf("(?") < 0 && source.indexOf(".") < 0 && source.indexOf("$") < 0) {
+    return { whole: source, search: source, ends: [] };
+  }
+  // Each rewrite: [at, length, text, whether only the search program has it].
+  const edits: Array<[number, number, string, boolean]> = [];
+  const ends: number[] = [];
+  let captures = 0;
   let inClass = false;
-  // Whether . matches every character ((?s)) here, and what it was outside each open group.
-  let dotAll = false;
-  const outer: boolean[] = [];
+  // The flags s (. matches every character) and m (^ and $ at lines) here, as bits, and what they were outside each open group.
+  let mode = 0;
+  const outer: number[] = [];
   for (let i = 0; i < source.length; i++) {
     const c = source[i];
     if (c === "\\") {
@@ -97,27 +109,35 @@ function re2Source(source: string): string {
         i++;
         continue;
       }
-      out += source.slice(copied, i) + written;
-      copied = i + length;
-      i = copied - 1;
+      edits.push([i, length, written, false]);
+      i += length - 1;
     } else if (!inClass) {
       if (c === "(" && source[i + 1] === "?" && unicodeClassFlag(source, i + 2)) {
         throw new LispError("regex_error", `invalid regex #"${source}": the flag (?U) is Java's Unicode classes, which RE2 reads as making every repetition lazy`, undefined, "drop the U and name Unicode classes directly: \\p{L} for letters, \\p{N} for digits, [\\p{L}\\p{N}_] for word characters");
       }
       if (c === "(") {
         const flags = source[i + 1] === "?" ? /^[a-zA-Z]*(?:-[a-zA-Z]*)?([):])/.exec(source.slice(i + 2, i + 20)) : null;
-        if (flags?.[1] !== ")") outer.push(dotAll);
-        if (flags !== null) dotAll = setsDotAll(flags[0], dotAll);
+        if (flags?.[1] !== ")") outer.push(mode);
+        if (flags !== null) mode = setsFlags(flags[0], mode);
+        else if (source[i + 1] !== "?" || source[i + 2] === "P" || (source[i + 2] === "<" && source[i + 3] !== "=" && source[i + 3] !== "!")) captures++;
         continue;
       }
       if (c === ")") {
-        dotAll = outer.pop() ?? dotAll;
+        mode = outer.pop() ?? mode;
         continue;
       }
-      if (c === "." && !dotAll) {
+      if (c === "." && (mode & DOT_ALL) === 0) {
         // RE2's . stops only at \n; Java's at every line terminator, so CRLF text's \r is never matched.
-        out += source.slice(copied, i) + JAVA_DOT;
-        copied = i + 1;
+        edits.push([i, 1, JAVA_DOT, false]);
+        continue;
+      }
+      if (c === "$" && endsAlternative(source, i + 1)) {
+        // Java's $ is also true before a last line terminator ((?m): before any), where RE2's is
+        // only at the end ((?m): only before \n). A search takes the terminator in a group of its
+        // own and gives it back (JavaMatcher); a whole match (re-matches) must end at the end anyway.
+        captures++;
+        ends.push(captures);
+        edits.push([i, 1, (mode & MULTI_LINE) === 0 ? `(${JAVA_EOL})?\\z` : `(?:(${JAVA_EOL})|\\z)`, true]);
         continue;
       }
       if (c !== "[") continue;
@@ -135,18 +155,55 @@ function re2Source(source: string): string {
       throw nestedClass(source);
     }
   }
+  const whole = applyEdits(source, edits, false);
+  return { whole, search: ends.length === 0 ? whole : applyEdits(source, edits, true), ends };
+}
+
+/** A Java pattern rewritten for RE2: for whole matches, for searches, and the groups of `search` that hold a line terminator a $ took. */
+interface Rewritten {
+  whole: string;
+  search: string;
+  ends: number[];
+}
+
+function applyEdits(source: string, edits: ReadonlyArray<[number, number, string, boolean]>, search: boolean): string {
+  let out = "";
+  let copied = 0;
+  for (const [at, length, text, searchOnly] of edits) {
+    if (searchOnly && !search) continue;
+    out += source.slice(copied, at) + text;
+    copied = at + length;
+  }
   return copied === 0 ? source : out + source.slice(copied);
 }
+
+/** Whether what follows a $ at `from` is only the ends of groups, then another alternative or the end of the pattern: no match goes on past it. */
+function endsAlternative(source: string, from: number): boolean {
+  let j = from;
+  while (source[j] === ")") j++;
+  return j === source.length || source[j] === "|";
+}
+
+/** Java's line terminators, \r\n first as one. */
+const JAVA_EOL = "\\r\\n|[\\n\\r\\x{85}\\x{2028}\\x{2029}]";
 
 /** Java's . outside (?s): any character but its line terminators. */
 const JAVA_DOT = "[^\\n\\r\\x{85}\\x{2028}\\x{2029}]";
 
-/** Whether . matches every character after the flags of a group (?flags) or (?flags:...), read as written ("is-m:"). */
-function setsDotAll(flags: string, before: boolean): boolean {
+const DOT_ALL = 1;
+const MULTI_LINE = 2;
+
+/** The flags s and m (as bits) after the flags of a group (?flags) or (?flags:...), read as written ("is-m:"). */
+function setsFlags(flags: string, before: number): number {
   const off = flags.indexOf("-");
-  if (off >= 0 && flags.indexOf("s", off) >= 0) return false;
   const on = off >= 0 ? flags.slice(0, off) : flags;
-  return on.includes("s") ? true : before;
+  const cleared = off >= 0 ? flags.slice(off) : "";
+  let mode = before;
+  if (on.includes("s")) mode |= DOT_ALL;
+  if (on.includes("m")) mode |= MULTI_LINE;
+  if (cleared.includes("s")) mode &= ~DOT_ALL;
+  if (cleared.includes("m")) mode &= ~MULTI_LINE;
+  return mode;
 }
 
 function nestedClass(source: string): LispError {
@@ -161,8 +218,89 @@ function unicodeClassFlag(source: string, from: number): boolean {
   return u && (source[i] === ")" || source[i] === ":");
 }
 
+/** A regex's programs: `whole` for whole matches; `search`, when a $ ends an alternative, for searches, its groups `ends` holding the terminator a $ took. */
+interface Programs {
+  whole: RE2JS;
+  search: RE2JS | null;
+  ends: number[];
+  groups: number[];
+}
+
+/** The program for whole matches (re-matches), and for a regex's groups and size. */
 export function compiled(r: Regex): RE2JS {
-  return r.compiled as RE2JS;
+  return (r.compiled as Programs).whole;
+}
+
+/** What the regex functions search with: RE2's matcher, or a JavaMatcher when a $ needs Java's meaning. */
+export interface Finder {
+  find(): boolean;
+  start(): number;
+  end(): number;
+  group(i: number): string | null;
+  groupCount(): number;
+}
+
+/** A matcher searching `s` for `r`, its $ true before a last line terminator as in Java. */
+export function finder(r: Regex, s: string): Finder {
+  const p = r.compiled as Programs;
+  return p.search === null ? p.whole.matcher(s) : new JavaMatcher(p.search.matcher(s), s, p.ends, p.groups);
+}
+
+/**
+ * A search whose final $ took a line terminator (in one of `ends`, groups the pattern does not
+ * have): each match gives it back, ending before it, with the pattern's own groups renumbered
+ * past the added ones and cut at the new end. The next search starts at that end, or past the
+ * terminator after an empty match.
+ */
+class JavaMatcher implements Finder {
+  private next = 0;
+  private cut = 0;
+  constructor(
+    private readonly m: Matcher,
+    private readonly s: string,
+    private readonly ends: readonly number[],
+    /** The pattern's group i is group groups[i] of the search program. */
+    private readonly groups: readonly number[],
+  ) {}
+
+  find(): boolean {
+    const m = this.m;
+    if (this.next > this.s.length || !m.find(this.next)) return false;
+    const start = m.start(0);
+    const end = m.end(0);
+    this.cut = end;
+    for (const g of this.ends) {
+      if (m.start(g) >= 0 && m.end(g) === end) {
+        this.cut = m.start(g);
+        break;
+      }
+    }
+    if (this.cut > start) this.next = this.cut;
+    // Empty once the terminator is given back: on past it, as a $ inside a \r\n is never true.
+    else if (end > start) this.next = end;
+    // Past an empty match by one character, a surrogate pair being one.
+    else this.next = end + ((this.s.codePointAt(end) ?? 0) > 0xffff ? 2 : 1);
+    return true;
+  }
+
+  start(): number {
+    return this.m.start(0);
+  }
+
+  end(): number {
+    return this.cut;
+  }
+
+  groupCount(): number {
+    return this.groups.length - 1;
+  }
+
+  group(i: number): string | null {
+    const g = this.groups[i];
+    const start = this.m.start(g);
+    if (start < 0) return null;
+    return this.s.slice(start, Math.min(this.m.end(g), this.cut));
+  }
 }
 
 // Programs often pass the same pattern string on every iteration (extract in a map over
@@ -176,7 +314,7 @@ const cache = new Map<string, Regex>();
 let cachedInstructions = 0;
 
 /** Instructions of a regex's compiled program: what compiling it and each character of a scan may cost. */
-export const sizeOf = (re: Regex): number => compiled(re).programSize();
+export const sizeOf = (re: Regex): number => ((re.compiled as Programs).search ?? compiled(re)).programSize();
 
 /**
  * The compiled regex for a pattern built at run time, rejecting patterns longer than

@@ -33,6 +33,16 @@ describe("re-find, re-matches, re-seq", () => {
     ['(re-find (re-pattern #"a+") "baa")', '"aa"'],
   ]);
 
+  it("reads $ as Java does: also before a last line terminator, and (?m)$ before any (\\r\\n too)", async () => {
+    // Text from a tool or a file ends with a newline: RE2's $ matched only at the very end.
+    expect(await value('[(re-find #"\\d+$" "total 123\n") (re-find #"(\\d+)$" "x 12\r\n") (re-find #"a$" "a\n\n") (re-find #"^$" "\n") (re-find #"a$|(b)" "xa\n") (re-find #"(?s).*$" "ab\n")]')).toBe('["123" ["12" "12"] nil "" ["a" nil] "ab\\n"]');
+    expect(await value('[(re-seq #"(?m)^\\w+$" "ab\r\ncd\r\nef") (re-find #"(?m)^b$" "a\r\nb\r\n") (re-seq #"(?m)\\w+$" "a\u2028b\rc")]')).toBe('[["ab" "cd" "ef"] "b" ["a" "b" "c"]]');
+    // Replacing, splitting and counting matches see the same places Java's $ does.
+    expect(await value('[(clojure.string/replace "a\nb\n" #"$" "X") (clojure.string/replace "a\r\nb" #"(?m)$" "X") (re-split #"\\d$" "a1\n") (re-seq #"$" "🍎\n") (clojure.string/replace "v1\n" #"(?<d>\\d)$" "[${d}]")]')).toBe('["a\\nbX\\nX" "aX\\r\\nbX" ["a" "\\n"] ["" ""] "v[1]\\n"]');
+    // A whole match still ends at the end: the terminator is not part of "a".
+    expect(await value('[(re-matches #"a$" "a\n") (re-matches #"a\n$" "a\n") (re-find #"[$]" "a$") (re-find #"a$b|a$" "ab\n")]')).toBe('[nil "a\\n" "$" nil]');
+  });
+
   it("reads . as Java does: any character but a line terminator (\\r, \\u0085, \\u2028, \\u2029 too), unless (?s)", async () => {
     // CRLF text: a capture up to the end of the line kept the \r RE2's . matches.
     expect(await value('[(re-find #"Name: (.*)" "Name: Bo\r\nAge: 3") (re-seq #"a.b" "a\rb a\u2028b a\u0085b a\u2029b axb") (re-find #"a[.]b" "a.b") (re-find #"a\\.b" "a.b axb")]')).toBe('[["Name: Bo" "Bo"] ["axb"] "a.b" "a.b"]');

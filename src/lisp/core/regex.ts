@@ -1,10 +1,9 @@
 // Regular expressions: re-find, re-matches, re-seq and friends, plus the scanning helpers
 // the string functions share (split and replace with a regex). Patterns run on RE2, so
 // matching is linear in the input; the pattern and input sizes are limited here.
-import type { Matcher } from "re2js";
 import { LispError, typeErr } from "../errors.js";
 import { call1 } from "../fn.js";
-import { compiled, regexFromString } from "../regex.js";
+import { compiled, finder, type Finder, regexFromString, sizeOf } from "../regex.js";
 import { charge, checkCollectionSize, checkStringLength, limitError, run, tick } from "../runtime.js";
 import { Fn, LFloat, Regex, type Value } from "../values.js";
 import { Vec } from "../vector.js";
@@ -35,7 +34,7 @@ export function regexInput(who: string, re: Regex, x: Value): string {
   if (x.length > max) {
     throw limitError("regex_limit_exceeded", `${who}: a regex may scan at most ${max} characters, got a string of ${x.length}`, "split the text first (split-lines, subs) and match the pieces");
   }
-  const size = compiled(re).programSize();
+  const size = sizeOf(re);
   const cost = (x.length + 1) * size;
   if (cost > run.fuel) {
     const left = Math.max(0, run.fuel);
@@ -52,7 +51,7 @@ export function regexInput(who: string, re: Regex, x: Value): string {
 }
 
 /** The current match as Clojure shows it: the matched text, or [whole g1 g2 ...] with groups. */
-function matchValue(m: Matcher, groups: number): Value {
+function matchValue(m: Finder, groups: number): Value {
   if (groups === 0) return m.group(0);
   const out = new Array<Value>(groups + 1);
   for (let i = 0; i <= groups; i++) out[i] = m.group(i);
@@ -66,12 +65,12 @@ function grow(out: unknown[]): void {
 }
 
 function findFirst(re: Regex, s: string): Value {
-  const m = compiled(re).matcher(s);
+  const m = finder(re, s);
   return m.find() ? matchValue(m, m.groupCount()) : null;
 }
 
 function allMatches(re: Regex, s: string): Value[] {
-  const m = compiled(re).matcher(s);
+  const m = finder(re, s);
   const groups = m.groupCount();
   const out: Value[] = [];
   while (m.find()) {
@@ -88,7 +87,7 @@ function allMatches(re: Regex, s: string): Value[] {
  * the number of pieces; the last one holds the rest of the text.
  */
 export function regexSplit(re: Regex, s: string, limit: number, dropTrailing: boolean): string[] {
-  const m = compiled(re).matcher(s);
+  const m = finder(re, s);
   const out: string[] = [];
   let last = 0;
   while ((limit <= 0 || out.length < limit - 1) && m.find()) {
@@ -154,7 +153,7 @@ function parseTemplate(rep: string, groups: number, named: Record<string, number
 /** Replaces the first or every match with a template string or the result of (f match). */
 export function regexReplace(who: string, re: Regex, s: string, rep: Value, all: boolean): string {
   const pattern = compiled(re);
-  const m = pattern.matcher(s);
+  const m = finder(re, s);
   const groups = m.groupCount();
   let template: Template | null = null;
   if (typeof rep === "string") template = parseTemplate(rep, groups, pattern.namedGroups());
@@ -191,7 +190,7 @@ function extract(who: string, pattern: Value, s: Value, group: Value): Value {
   const re = toRegex(who, pattern);
   const text = regexInput(who, re, s);
   const g = groupIndex(who, group);
-  const m = compiled(re).matcher(text);
+  const m = finder(re, text);
   if (!m.find() || g < 0 || g > m.groupCount()) return null;
   return m.group(g);
 }
