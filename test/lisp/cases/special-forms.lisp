@@ -28,6 +28,12 @@
 ;=> 2
 (case 7 (1 2 3) :low (7 8) :high :none)
 ;=> :high
+;; A vector key matches an equal vector, as in Clojure; a list groups keys, so a vector of them is one key.
+(let [f (fn [x] (case x [1 2] :pair [:a [nil "s"]] :nested ([3] [4]) :listed :none))]
+  [(f [1 2]) (f (vec (map inc [0 1]))) (f [:a [nil "s"]]) (f [4]) (f [1]) (f 1)])
+;=> [:pair :pair :nested :listed :none :none]
+(case [1] [1] :a [1] :b)
+;!! invalid_form: duplicate case key
 (case :z :a 1)
 ;!! value_error: no clause
 (case 1 y 1)

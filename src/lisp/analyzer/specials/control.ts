@@ -1,6 +1,7 @@
 // if, if-not, when, when-not, cond, condp, case, do, and, or, comment.
 import { describeForm, type Form } from "../../forms.js";
 import { keyword, LFloat, LMap, type Value } from "../../values.js";
+import { Vec } from "../../vector.js";
 import { notTail, type Analyzer, type Ctx, type ListForm } from "../analyze.js";
 import { hiddenName } from "../destructure.js";
 import type { Node } from "../nodes.js";
@@ -130,14 +131,17 @@ function caseKey(a: Analyzer, f: Form): Value {
       return keyword(f.name);
     case "symbol":
       throw a.error("invalid_form", `case keys must be literals; ${f.name} is a symbol`, f, "use keywords, strings or numbers, e.g. (case x :a 1 :b 2 :default)");
+    case "vector":
+      // A vector of literals matches an equal vector, as in Clojure.
+      return Vec.fromArray(f.items.map((item) => caseKey(a, item)));
     default:
-      throw a.error("invalid_form", `unsupported case key ${describeForm(f)}`, f, "use keywords, strings or numbers; group several keys in a list: (case x (1 2) :low :high)");
+      throw a.error("invalid_form", `unsupported case key ${describeForm(f)}`, f, "use keywords, strings, numbers or vectors of them; group several keys in a list: (case x (1 2) :low :high)");
   }
 }
 
 export const case_: SpecialForm = {
   syntax: "(case expr key1 result1 (key2 key3) result2 ... default?)",
-  doc: "Constant-time dispatch on literal keys; a list groups several keys. Without a default, no match is an error.",
+  doc: "Constant-time dispatch on literal keys (a vector of literals matches an equal vector); a list groups several keys. Without a default, no match is an error.",
   examples: [['(case :b :a 1 :b 2 3)', "2"]],
   analyze: (a, form, ctx) => {
     const args = form.items.slice(1);
