@@ -136,10 +136,46 @@ export function keepSorted(who: string, before: Value, after: Value): Value {
   if (after === before) return after;
   const cmp = sortOrder(before);
   if (cmp === undefined) return after;
+  if (stillSorted(before as LMap | LSet, after, cmp)) {
+    if (cmp !== compare) orders.set(after as LMap | LSet, cmp);
+    return after;
+  }
   // What `before` held comes first, so of two the order calls equal the held one stays.
   if (isMap(after)) return sortedMapBy(who, heldFirst([...after.entries()], (p) => (before as LMap).has(p[0])), cmp);
   if (isSet(after)) return sortedSetBy(who, heldFirst(after.toArray(), (x) => (before as LSet).has(x)), cmp);
   return after;
+}
+
+/**
+ * Whether `after`, made from a large sorted `before` by an immutable operation, is in order as it
+ * is, so a loop of assoc or conj is not a sort of everything at each step: OrderedMap and
+ * OrderedSet keep their keys' places and add new ones at the end, so `after` is in order when it
+ * has no new keys, or when its new keys, the last ones, ascend past every held one.
+ */
+function stillSorted(before: LMap | LSet, after: Value, cmp: Cmp): boolean {
+  if (before.size <= ORDERED_UP_TO || !isOrdered(after) || (!isMap(after) && !isSet(after)) || after.size <= ORDERED_UP_TO) return false;
+  // The builtins of KEEPS_ORDER either only add and change keys or only remove them: no more
+  // keys than before means held keys only.
+  if (after.size <= before.size) return true;
+  const added = after.size - before.size;
+  if (added > ORDERED_UP_TO) return false;
+  const fresh: Value[] = [];
+  for (const k of after.keySeq().reverse()) {
+    if (fresh.length === added) break;
+    if (before.has(k)) return false;
+    fresh.push(k);
+  }
+  // The last held key, by a reverse iterator: keySeq().last() walks every key.
+  let prev: Value = null;
+  for (const k of before.keySeq().reverse()) {
+    prev = k;
+    break;
+  }
+  for (let i = fresh.length - 1; i >= 0; i--) {
+    if (cmp(prev, fresh[i]) >= 0) return false;
+    prev = fresh[i];
+  }
+  return true;
 }
 
 function heldFirst<T>(xs: T[], held: (x: T) => boolean): T[] {
