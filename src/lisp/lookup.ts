@@ -18,11 +18,11 @@ function find(coll: Value, key: Value, dflt: Value): Value {
   if (isMap(coll)) {
     let v = coll.get(key, MISSING);
     if (v !== MISSING) return v;
-    const held = heldKey(coll, key);
-    if (held !== undefined) return coll.get(held) as Value;
     if (key instanceof Keyword) v = coll.get(key.name, MISSING);
     else if (typeof key === "string") v = coll.get(keyword(key), MISSING);
-    return v === MISSING ? dflt : v;
+    if (v !== MISSING) return v;
+    const held = heldKey(coll, key);
+    return held === undefined ? dflt : (coll.get(held) as Value);
   }
   if (coll instanceof Vec) {
     const i = asIndex(key);
@@ -43,10 +43,8 @@ function find(coll: Value, key: Value, dflt: Value): Value {
 export function hasKey(coll: Value, key: Value): boolean {
   if (isMap(coll)) {
     if (coll.has(key)) return true;
-    if (heldKey(coll, key) !== undefined) return true;
-    if (key instanceof Keyword) return coll.has(key.name);
-    if (typeof key === "string") return coll.has(keyword(key));
-    return false;
+    if (key instanceof Keyword ? coll.has(key.name) : typeof key === "string" && coll.has(keyword(key))) return true;
+    return heldKey(coll, key) !== undefined;
   }
   if (coll instanceof Vec || typeof coll === "string") {
     const i = asIndex(key);

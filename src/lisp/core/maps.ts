@@ -33,15 +33,13 @@ function notAMap(who: string, x: Value, hint?: string): LispError {
 /** The key a map actually holds for `k` under the keyword/string fallback, or `k` itself. */
 export function actualKey(m: LMap, k: Value): Value {
   if (m.has(k)) return k;
-  const held = heldKey(m, k);
-  if (held !== undefined) return held;
   if (k instanceof Keyword) {
     if (m.has(k.name)) return k.name;
   } else if (typeof k === "string") {
     const kw = keyword(k);
     if (m.has(kw)) return kw;
   }
-  return k;
+  return heldKey(m, k) ?? k;
 }
 
 function get(coll: Value, k: Value, dflt: Value): Value {

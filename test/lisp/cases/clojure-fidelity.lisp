@@ -145,6 +145,10 @@
 (let [s (apply sorted-set-by #(compare (quot %1 10) (quot %2 10)) (range 0 200 10))]
   [(get s 57) (contains? s 205) (count (disj s 41 42 199))])
 ;=> [50 false 18]
+;; Host data's string keys still find keyword keys first, before the comparator is asked.
+(let [m (into (sorted-map-by (fn [a b] (compare a b))) (map vector [:a :b :c :d :e :f :g :h :i :j] (range 10)))]
+  [(get m "c") (contains? m "j") (count (dissoc m "a"))])
+;=> [2 true 9]
 (array-map :b 1 :a 2)
 ;=> {:b 1 :a 2}
 (with-out-str (println "a" 1) (print "b") (prn :c))
