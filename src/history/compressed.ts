@@ -15,7 +15,7 @@ import { promptsLeft } from "./prompts-left.js";
 import { providerPrice, readMultiplier, writeMultiplier, type ModelPrice } from "../compaction/prices.js";
 import { definitionLine, type Detail, isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
 import { countTokens, TOKENS_PER_MESSAGE } from "../compaction/tokens.js";
-import { freeNames } from "../lisp/index.js";
+import { freeNames, showStandIns } from "../lisp/index.js";
 import { resolveViewOptions, type FullReason, type PromptView, type TurnPlace, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
 
 /** How one turn is rendered in the compressed view. */
@@ -713,10 +713,13 @@ export const compressedView: PromptView = (input, rawOptions) => {
         // feedback, the one message the next prompt does not keep as written. Keeping the turn as
         // written instead rewrote the prompt from it when it was summarized a prompt later.
         const tail = i === last && !options.strictPrefix ? tailOf(turn, counted(turn, summary), shortFeedback, ownMessages && promptsLeft(input.maxTurns, last + 1) > 1, legend) : plan.code === true ? functionSources(turn) : "";
-        const text = tail === "" || ownMessages ? summary.text : `${summary.text}\n${tail}`;
+        // The records hold hidden values' stand-ins unshown (tool arguments and results): shown
+        // here, so that the view is the prompt as sent wherever it is rebuilt from a trace.
+        const text = showStandIns(tail === "" || ownMessages ? summary.text : `${summary.text}\n${tail}`);
         places.push({ turn: turn.number, message: messages.length, start: run.length, text });
         run += text;
-        runFeedback = tail === "" || !ownMessages ? shortFeedback : shortFeedback === undefined ? tail : `${shortFeedback}\n\n${tail}`;
+        const after = tail === "" || !ownMessages ? shortFeedback : shortFeedback === undefined ? tail : `${shortFeedback}\n\n${tail}`;
+        runFeedback = after === undefined ? undefined : showStandIns(after);
         if (tail !== "" && ownMessages && i === last) tailed = true;
         if (ownMessages || shortFeedback === undefined || shortFeedback !== renderTurnLine(turn.number + 1, info)) flush();
         continue;
@@ -727,7 +730,7 @@ export const compressedView: PromptView = (input, rawOptions) => {
     const feedback = withLearned(keptFeedback(input, turn, plan, i === last, options), learnedLines(turn, plan, summaryOptions));
     places.push({ turn: turn.number, message: messages.length, start: 0, text: turn.reply });
     messages.push({ role: "assistant", content: turn.reply });
-    if (feedback !== undefined) messages.push({ role: "user", content: feedback });
+    if (feedback !== undefined) messages.push({ role: "user", content: showStandIns(feedback) });
   }
   flush();
   if (!ownMessages) return { messages, stats, turns: places };

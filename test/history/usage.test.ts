@@ -11,6 +11,7 @@ import { compressedView } from "../../src/history/compressed.js";
 import { fullView } from "../../src/history/full.js";
 import { sharedPrefix } from "../../src/compaction/measure.js";
 import { compressionReport } from "../../src/history/stats.js";
+import { renderComparison } from "../../src/history/compare.js";
 import { promptTokens } from "../../src/compaction/tokens.js";
 import { defaultViewOptions } from "../../src/history/view.js";
 
@@ -66,6 +67,33 @@ describe("trace settings", () => {
       const input = { system: step.trace.system, task: step.trace.task, turns: step.turns.slice(0, turn.number - 1), maxTurns: s.maxTurns, toolsWithdrawn: s.toolsWithdrawn, maxPrintChars: s.maxPrintChars };
       expect(fullView(input, s.view).messages).toEqual(turn.messages);
     }
+  });
+});
+
+// The records hold hidden values' stand-ins unshown (tool arguments and results, a failed turn's
+// feedback listing its calls); the loop showed them only in what it sent. Rebuilt from the trace,
+// both views held `"\uE000hidden string ...\uE001"` where the prompt had `<hidden string ...>`:
+// compressionReport's tokens differed from step.usage.compression (2,684 against 2,676 on turn 2),
+// and `ptc trace show --compressed` printed private-use characters.
+describe("a run with hidden context, rebuilt from its trace", () => {
+  const echo = tool({ description: "Echoes its argument.", input: z.object({ v: z.string() }), run: ({ v }) => ({ got: v, n: 1 }) });
+  const prose = "I will look at the data carefully and decide what to do next with the results that come back. ".repeat(3);
+  const programs = ['(def r (tool/echo {:v (str "Bearer " data/_tok)}))\n(def r2 (tool/echo {:v data/_tok}))\n(println "done")', '(tool/echo {:v data/_tok})\n(nth [] 3)', ...[1, 2, 3, 4, 5].map((k) => `(println ${k})`), "(return 1)"];
+  it.each([true, false])("sends what the views rebuild, and the report's figures are the run's (compressed: %s)", async (compressHistory) => {
+    const hidden = SubAgent.create({ prompt: "Echo the token.", tools: { echo }, maxTurns: programs.length });
+    const step = await SubAgent.run(hidden, { llm: scriptedLlm(programs.map((p) => clj(prose, p))), context: { _tok: "K7Z2Q9-B3M8X4-W5R2" }, compressHistory });
+    expect(step.ok).toBe(true);
+    const s = step.trace.settings as NonNullable<RunTrace["settings"]>;
+    for (const turn of step.trace.turns) {
+      const input = { system: step.trace.system, task: step.trace.task, turns: step.trace.turns.slice(0, turn.number - 1), maxTurns: s.maxTurns, toolsWithdrawn: s.toolsWithdrawn, maxPrintChars: s.maxPrintChars };
+      expect(compressedView(input, s.view).messages).toEqual(turn.messages);
+    }
+    expect(step.trace.turns.some((t) => t.messages.some((m) => /<hidden string (derived )?from data\/_tok>/.test(m.content)))).toBe(true);
+    if (compressHistory) {
+      expect(step.trace.turns.at(-1)?.view?.turnsCompressed).toBeGreaterThan(0);
+      expect(compressionReport(step.trace, s, s.view, s.model).prompts).toEqual(step.usage.compression.perTurn);
+    }
+    expect(renderComparison(step.trace)).not.toMatch(/[\uE000\uE001]/);
   });
 });
 
