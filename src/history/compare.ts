@@ -9,6 +9,7 @@ import { compressionReport, type RunSettings } from "./stats.js";
 import { lookupPrice } from "../compaction/prices.js";
 import { countTokens, messageTokens, promptTokens, TOKENS_PER_MESSAGE } from "../compaction/tokens.js";
 import { resolveViewOptions, type View, type ViewOptions } from "./view.js";
+import { cutPoint } from "../lisp/index.js";
 
 export interface CompareOptions {
   /** The turn whose prompt is shown (1-based); default: the prompt after the last turn. */
@@ -127,15 +128,23 @@ function percent(full: number, view: number): string {
   return full === 0 ? "0%" : `${Math.round((1 - view / full) * 100)}%`;
 }
 
+// Cuts never split a surrogate pair (cutPoint): half an emoji prints as a replacement character.
 function clip(line: string, width: number): string {
-  return line.length > width ? line.slice(0, width - 3) + "..." : line;
+  return line.length > width ? line.slice(0, cutPoint(line, width - 3)) + "..." : line;
 }
 
 function wrap(text: string, width: number): string[] {
   const out: string[] = [];
   for (const line of text.split("\n")) {
     if (line.length <= width) out.push(line);
-    else for (let i = 0; i < line.length; i += width) out.push(line.slice(i, i + width));
+    else {
+      for (let i = 0; i < line.length; ) {
+        // At least one whole character per row, however narrow the column.
+        const end = Math.max(cutPoint(line, Math.min(line.length, i + width)), i + (line.codePointAt(i) as number > 0xffff ? 2 : 1));
+        out.push(line.slice(i, end));
+        i = end;
+      }
+    }
   }
   return out;
 }

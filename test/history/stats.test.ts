@@ -141,6 +141,16 @@ describe("side-by-side comparison", () => {
     expect(renderComparison(trace, run, on, { width: 120 })).toContain("kept full: cost");
   });
 
+  // Lines were wrapped and clipped by UTF-16 code unit: a cut inside an emoji printed half of its
+  // surrogate pair, which a terminal shows as a replacement character (and JSON output rejects).
+  it("never cuts a line inside an emoji", () => {
+    const emoji = "😀".repeat(150);
+    const turns = [{ ...trace.turns[0], reply: `x${emoji}` }, ...trace.turns.slice(1)];
+    const text = renderComparison({ ...trace, task: `y${emoji}`, turns }, run, on, { width: 81 });
+    expect(text).toContain("😀😀");
+    expect(text).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+  });
+
   it("shows the prompt of a chosen turn", () => {
     const text = renderComparison({ ...trace, settings: { ...run, maxPrintChars: 4000, view: on } }, undefined, undefined, { turn: 2 });
     expect(text).toMatch(/^Prompt for turn 2:/);
