@@ -107,7 +107,7 @@ export interface ToolSessionOptions {
   gate?: ApprovalGate;
 }
 
-/** A call's time limit: its timeout, and when it passes (performance.now; Infinity for none). */
+/** A call's time limit: its timeout, and when it passes (Date.now, the clock of the run's deadline; Infinity for none). */
 interface CallLimit {
   readonly timeoutMs: number;
   readonly due: number;
@@ -215,7 +215,7 @@ export class ToolSession {
     if (signal.aborted) throw new ToolFailure("aborted");
     // One time limit for the whole call: its checks and its run share it.
     const timeoutMs = t.timeoutMs ?? this.options.defaultTimeoutMs;
-    const limit: CallLimit = { timeoutMs, due: timeoutMs <= MAX_TIMER_MS ? performance.now() + timeoutMs : Infinity };
+    const limit: CallLimit = { timeoutMs, due: timeoutMs <= MAX_TIMER_MS ? Date.now() + timeoutMs : Infinity };
     const parsed = await this.bounded(limit, () => t.input.safeParseAsync(ownOnly(raw)), signal);
     if (!parsed.success) throw new ToolFailure(shortMessage(`invalid arguments: ${describeIssues(parsed.error, raw).join("; ")}`));
     // Counted after the check's await, with nothing awaited between reading and counting: calls
@@ -285,7 +285,7 @@ export class ToolSession {
           ac.abort();
           // The program sees tool_timeout; the call is abandoned and a late result ignored.
           reject(new ToolTimeout(timeoutMs));
-        }, Math.max(0, due - performance.now()));
+        }, Math.max(0, due - Date.now()));
       }
       Promise.resolve()
         .then(() => run(ac.signal))
