@@ -17,6 +17,7 @@ import { evaluate } from "../../src/lisp/evaluate.js";
 import { ContextReader } from "../../src/lisp/interop.js";
 import { resolveLimits } from "../../src/lisp/limits.js";
 import { virtualClock } from "../support/run.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
 
 const search = tool({
   description: "Searches product reviews.",
@@ -234,6 +235,22 @@ describe("task message and context", () => {
     const r = expandMission("Look at {{slow}}", { slow: slow.value }, new ContextReader(resolveLimits({ timeoutMs: 100 }), clock.now));
     expect(!r.ok && r.message).toContain("took longer than the time limit of 100 ms (timeoutMs)");
     expect(slow.reads()).toBeLessThanOrEqual(200);
+  });
+
+  // Each use of a placeholder writes its value again: 600 uses of a 1M-character string built a
+  // 600M-character mission, past what V8 can hold, and the run ended with internal_error
+  // "Invalid string length". The filled mission is text crossing out, within maxBoundaryChars.
+  it("refuses a mission whose filled placeholders are over maxBoundaryChars, counting each use", async () => {
+    const reader = (): ContextReader => new ContextReader(resolveLimits({ maxBoundaryChars: 1000 }));
+    expect(expandMission("Read {{x}}", { x: "a".repeat(600) }, reader())).toEqual({ ok: true, text: "Read " + "a".repeat(600) });
+    const twice = expandMission("Read {{x}}, then {{x}} again", { x: "a".repeat(600) }, reader());
+    expect(twice).toEqual({ ok: false, message: "the prompt with its {{placeholders}} filled is 1218 characters, over the limit of 1000 (maxBoundaryChars)" });
+    // A run refuses it before any LLM call, under its own limits.
+    const llm = scriptedLlm(["(return 1)"]);
+    const agent = SubAgent.create({ prompt: "{{x}} {{x}}", maxTurns: 1, limits: { maxBoundaryChars: 1000 } });
+    const step = await SubAgent.run(agent, { llm, context: { x: "x".repeat(600) } });
+    expect(!step.ok && [step.fail.reason, step.fail.message]).toEqual(["invalid_input", "the prompt with its {{placeholders}} filled is 1201 characters, over the limit of 1000 (maxBoundaryChars)"]);
+    expect(llm.requests).toHaveLength(0);
   });
 
   it("refuses a placeholder that is missing or names a hidden key", () => {

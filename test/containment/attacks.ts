@@ -211,6 +211,17 @@ export const ATTACKS: Attack[] = [
       return step.ok ? { ok: true, value: step.value } : { ok: false, kind: step.fail.reason, message: step.fail.message };
     },
   },
+  {
+    // 600 x 1M characters is past the longest string V8 can build: refused before it is built.
+    name: "a long context string filling a placeholder used 600 times",
+    expect: { kinds: ["invalid_input"], message: /is 600000600 characters, over the limit of 20000000 \(maxBoundaryChars\)/ },
+    modes: ["agent"],
+    async run() {
+      const agent = SubAgent.create({ prompt: "{{x}} ".repeat(600), maxTurns: 1 });
+      const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(return 1)")]), context: { x: "x".repeat(1_000_000) } });
+      return step.ok ? { ok: true, value: step.value } : { ok: false, kind: step.fail.reason, message: step.fail.message };
+    },
+  },
   program("dag of a hidden value printed", "(println (reduce (fn [v _] [v v]) data/_tok (range 40)))", { kinds: BOUNDED }, { ctx: { _tok: "secret-token-123" } }),
   {
     name: "dag of a hidden value in agent memory",

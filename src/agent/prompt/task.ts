@@ -45,6 +45,12 @@ export function expandMission(prompt: string, context: Readonly<Record<string, u
   } catch (e) {
     return { ok: false, message: `a context value used in the prompt cannot be shown: ${(e as { message?: string }).message ?? String(e)}` };
   }
+  // Each use writes its value again: counted before the text is built, as it would go out, so a
+  // value used many times cannot build a mission past what the host can hold.
+  let length = prompt.length;
+  for (const m of prompt.matchAll(PLACEHOLDER)) length += (shown.get(m[1]) as string).length - m[0].length;
+  const max = reader.limits.maxBoundaryChars;
+  if (length > max) return { ok: false, message: `the prompt with its {{placeholders}} filled is ${length} characters, over the limit of ${max} (maxBoundaryChars)` };
   return { ok: true, text: prompt.replace(PLACEHOLDER, (_, key: string) => shown.get(key) as string) };
 }
 
