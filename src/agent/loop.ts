@@ -8,7 +8,7 @@ import { defaultViewOptions, resolveViewOptions, type ViewInput, type ViewOption
 import { createMeter, outputTokens, requestPrice, type Meter, type Prompt } from "../compaction/measure.js";
 import { lookupPrice, type ModelPrice } from "../compaction/prices.js";
 import type { Json } from "../compaction/types.js";
-import { ABORTED, ContextReader, isAbortSignal, defaultLimits, type ErrorInfo, MAX_TIMER_MS, evaluate, type Limits, type Marks, type Memory, print, resolveLimits, showStandIns, showStandInsIn, toHost, type ToolCallRecord, unlessAborted, type Value } from "../lisp/index.js";
+import { ABORTED, ContextReader, isAbortSignal, readableContext, UNLISTED_CONTEXT, defaultLimits, type ErrorInfo, MAX_TIMER_MS, evaluate, type Limits, type Marks, type Memory, print, resolveLimits, showStandIns, showStandInsIn, toHost, type ToolCallRecord, unlessAborted, type Value } from "../lisp/index.js";
 import { cacheMarks } from "../llm/messages.js";
 import type { Llm, LlmUsage } from "../llm/types.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
@@ -142,6 +142,8 @@ class AgentRun {
   private failDetails: unknown = undefined;
   /** Who watches the run live (events, spans); null when nobody does. */
   readonly observer: RunObserver | null;
+  /** The run's context as prepare() read it (a Proxy's keys listed once). */
+  private context: Readonly<Record<string, unknown>> = {};
 
   constructor(
     private readonly agent: Agent,
@@ -275,8 +277,10 @@ class AgentRun {
       const callback = this.run[key] as unknown;
       if (callback !== undefined && typeof callback !== "function") return `${key} must be a function, got ${callback === null ? "null" : typeof callback}`;
     }
-    const context = this.run.context ?? {};
-    if (!isPlainObject(context)) return "context must be a plain object of key → data";
+    if (!isPlainObject(this.run.context ?? {})) return "context must be a plain object of key → data";
+    const context = readableContext(this.run.context ?? {});
+    if (context === null) return `context must be a plain object of key → data, got ${UNLISTED_CONTEXT}`;
+    this.context = context;
     if (this.options.llm === undefined) return "no llm: pass { llm } to SubAgent.run (or set it on the agent)";
     if (this.run.deadlineMs !== undefined && !positiveNumber(this.run.deadlineMs)) return `deadlineMs must be a positive number, got ${String(this.run.deadlineMs)}`;
     if (this.run.tokenBudget !== undefined && !positiveNumber(this.run.tokenBudget)) return `tokenBudget must be a positive number, got ${String(this.run.tokenBudget)}`;
@@ -443,7 +447,7 @@ class AgentRun {
     observer?.programStart(n, program);
     const result = await evaluate(program, {
       ...(observer === null ? {} : { onPrint: (line: string) => observer.print(n, line), onToolCall: (call: ToolCallRecord, done: boolean) => observer.toolCall(n, call, done) }),
-      ctx: this.run.context ?? {},
+      ctx: this.context,
       tools: this.session.specs(withdrawn),
       memory: this.memory,
       limits,

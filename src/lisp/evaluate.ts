@@ -12,7 +12,7 @@ import { isAbortSignal } from "./abort.js";
 import { abortedError, isStackOverflow, LIMIT_KINDS, limitRecord, LispError, ours, stackOverflow, thrownMessage, toErrorInfo, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
-import { boxed, Budget, contextValue, Converted, isLispValue, readTimeout, toHost, toLisp } from "./interop.js";
+import { boxed, Budget, contextValue, Converted, isLispValue, readableContext, readTimeout, toHost, toLisp, UNLISTED_CONTEXT } from "./interop.js";
 import { contextJsonTimeout, parseContextJson } from "./context-json.js";
 import { MAX_TIMER_MS, resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
@@ -271,9 +271,13 @@ const isLimit = (e: unknown): e is LispError => e instanceof LispError && (LIMIT
 
 /** Evaluates a PTC-Lisp program. Never throws: every failure is an `{ ok: false }` result. */
 export function evaluate(source: string, options: EvaluateOptions = {}): Promise<EvalResult> {
+  const refused = (message: string): Promise<EvalResult> => Promise.resolve({ ok: false, error: toErrorInfo(new LispError("value_error", message), ""), prints: [], memory: EMPTY_MEMORY, toolCalls: [], stats: { fuelUsed: 0, durationMs: 0 } });
   const wrong = wrongInput(source, options);
-  if (wrong !== null) return Promise.resolve({ ok: false, error: toErrorInfo(new LispError("value_error", wrong), ""), prints: [], memory: EMPTY_MEMORY, toolCalls: [], stats: { fuelUsed: 0, durationMs: 0 } });
-  return evaluateWith(source, options, null);
+  if (wrong !== null) return refused(wrong);
+  if (options.ctx === undefined) return evaluateWith(source, options, null);
+  const ctx = readableContext(options.ctx);
+  if (ctx === null) return refused(`ctx must be an object of key → data, got ${UNLISTED_CONTEXT}`);
+  return evaluateWith(source, ctx === options.ctx ? options : { ...options, ctx }, null);
 }
 
 /** What is of the wrong type in a host's call (an untyped caller's), which would otherwise fail deep inside as a raw TypeError. */

@@ -11,6 +11,7 @@
 // levels each holding the previous one twice are refused in a few hundred steps), the clock is read every 4,096
 // values, and a collection's size is read and checked against maxCollectionSize before any of
 // it is copied, so a sparse `new Array(1e9)` or a Proxy whose length lies is refused at once.
+import { types } from "node:util";
 import { Map as IMap, Set as ISet } from "ptc-immutable";
 import { LispError, ours } from "./errors.js";
 import { isFieldName, isHiddenKey } from "./hidden-names.js";
@@ -350,6 +351,27 @@ export function contextValue(ctx: Readonly<Record<string, unknown>>, key: string
     // A context of our own making (ctxJson's, read lazily) refuses its values with our errors.
     if (ours(e) !== null) throw e;
     throw refusal(`data/${key}`, new Refused("a getter that throws", []));
+  }
+}
+
+/** What a context is said to be when readableContext refuses it. */
+export const UNLISTED_CONTEXT = "one whose keys cannot be listed (listing them threw)";
+
+/**
+ * A context whose keys are read through host code (a Proxy's ownKeys and getOwnPropertyDescriptor
+ * traps) as a plain object: its keys listed once, here, and each value still read through it when
+ * data/key is. Null when listing them throws: the trap's message may quote a secret, and every
+ * later reader (hidden keys, the prompt, the worker's copy) would meet the throw again. A
+ * context that is not a Proxy is returned as it is.
+ */
+export function readableContext(ctx: object): Record<string, unknown> | null {
+  if (!types.isProxy(ctx)) return ctx as Record<string, unknown>;
+  try {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(ctx)) Object.defineProperty(out, k, { enumerable: true, configurable: true, get: () => (ctx as Record<string, unknown>)[k] });
+    return out;
+  } catch {
+    return null;
   }
 }
 

@@ -252,6 +252,12 @@ export const ATTACKS: Attack[] = [
   ctxAttack("ctx Proxy whose ownKeys throws", "data/x", { x: new Proxy({}, { ownKeys: () => { throw new TypeError("trap says no"); } }) }, TYPE),
   ctxAttack("ctx revoked Proxy", "data/x", { x: (() => { const p = Proxy.revocable({}, {}); p.revoke(); return p.proxy; })() }, TYPE),
   ctxAttack("ctx Proxy whose getPrototypeOf throws", "data/x", { x: new Proxy({}, { getPrototypeOf: () => { throw new Error("proto trap"); } }) }, TYPE),
+  // The context itself a Proxy: its keys are listed before any program runs (hidden keys, the
+  // prompt, the worker's copy), and a trap that threw there escaped evaluate with its own message.
+  program("ctx that is a Proxy whose ownKeys throws", "data/a", { kinds: ["value_error"], message: /keys cannot be listed/ }, { ctx: new Proxy({ a: 1 }, { ownKeys: () => { throw new Error("trap says sk-secret"); } }) }),
+  program("ctx that is a Proxy whose getOwnPropertyDescriptor throws", "1", { kinds: ["value_error"], message: /keys cannot be listed/ }, { ctx: new Proxy({ a: 1 }, { getOwnPropertyDescriptor: () => { throw new Error("trap says sk-secret"); } }) }),
+  program("ctx that is a Proxy listing a non-string key", "1", { kinds: ["value_error"], message: /keys cannot be listed/ }, { ctx: new Proxy({ a: 1 }, { ownKeys: () => [1 as never] }) }),
+  program("ctx that is a readable Proxy", "(+ data/a data/b)", { value: 3 }, { ctx: new Proxy({ a: 1 }, { ownKeys: () => ["a", "b"], getOwnPropertyDescriptor: () => ({ value: 0, enumerable: true, configurable: true }), get: (_t, k) => (k === "a" ? 1 : 2) }) }),
   ctxAttack("ctx DAG of host objects", "(count data/x)", { x: (() => { let o: unknown = {}; for (let i = 0; i < 40; i++) o = { a: o, b: o }; return o; })() }, { kinds: ["collection_too_large", "fuel_exhausted", "timeout"] }),
   toolAttack("tool sparse 1e9 array", () => new Array(1e9), { kinds: ["collection_too_large"] }),
   toolAttack("tool array-like Proxy 2^32-1", () => lyingArray(2 ** 32 - 1), { kinds: ["collection_too_large"] }),

@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import { evaluate, print } from "../../src/lisp/evaluate.js";
 import { LispError } from "../../src/lisp/errors.js";
 import { edn, failure } from "../support/run.js";
+import { SubAgent } from "../../src/agent/subagent.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
 
 const HOST_NAMES = ["constructor", "__proto__", "prototype", "toString", "valueOf", "hasOwnProperty", "globalThis", "process", "require", "eval", "Function", "Object", "window", "this", "js/process", "js/globalThis"];
 
@@ -92,6 +94,23 @@ describe("security: host objects", () => {
     expect(print({ when: new Date(0), xs: new Set([1]) })).toBe('{:when "1970-01-01T00:00:00.000Z" :xs #{1}}');
     const reduced = await evaluate("(reduced 1)");
     expect(print(reduced.ok ? reduced.lisp : null)).toMatch(/1/);
+  });
+
+  // Listing a Proxy context's keys runs its traps: a throw there escaped evaluate (which never
+  // throws) with the trap's own message, and ended an agent run with it.
+  it("a context that is a Proxy whose keys cannot be listed is refused in our words, in every mode and by an agent", async () => {
+    const traps: ProxyHandler<Record<string, unknown>>[] = [{ ownKeys: () => { throw new Error("trap says sk-secret"); } }, { getOwnPropertyDescriptor: () => { throw new Error("trap says sk-secret"); } }];
+    for (const handler of traps) {
+      for (const isolation of ["none", "worker"] as const) {
+        const r = await evaluate("1", { ctx: new Proxy({ a: 1 }, handler), isolation });
+        expect(!r.ok && [r.error.kind, r.error.message]).toEqual(["value_error", "ctx must be an object of key → data, got one whose keys cannot be listed (listing them threw)"]);
+      }
+      const step = await SubAgent.run(SubAgent.create({ prompt: "p", maxTurns: 1 }), { llm: scriptedLlm(["(return 1)"]), context: new Proxy({ a: 1 }, handler) });
+      expect(!step.ok && [step.fail.reason, step.fail.message]).toEqual(["invalid_input", "context must be a plain object of key → data, got one whose keys cannot be listed (listing them threw)"]);
+    }
+    // A Proxy whose keys can be listed is read as before, each value through its get trap.
+    const lazy = new Proxy({}, { ownKeys: () => ["a", "b"], getOwnPropertyDescriptor: () => ({ value: 0, enumerable: true, configurable: true }), get: (_t, k) => (k === "a" ? 1 : 2) });
+    expect(await edn("(+ data/a data/b)", { ctx: lazy })).toBe("3");
   });
 
   it("errors never carry host stack traces", async () => {
