@@ -271,13 +271,28 @@ const isLimit = (e: unknown): e is LispError => e instanceof LispError && (LIMIT
 
 /** Evaluates a PTC-Lisp program. Never throws: every failure is an `{ ok: false }` result. */
 export function evaluate(source: string, options: EvaluateOptions = {}): Promise<EvalResult> {
-  const refused = (message: string): Promise<EvalResult> => Promise.resolve({ ok: false, error: toErrorInfo(new LispError("value_error", message), ""), prints: [], memory: EMPTY_MEMORY, toolCalls: [], stats: { fuelUsed: 0, durationMs: 0 } });
-  const wrong = wrongInput(source, options);
-  if (wrong !== null) return refused(wrong);
-  if (options.ctx === undefined) return evaluateWith(source, options, null);
-  const ctx = readableContext(options.ctx);
-  if (ctx === null) return refused(`ctx must be an object of key → data, got ${UNLISTED_CONTEXT}`);
-  return evaluateWith(source, ctx === options.ctx ? options : { ...options, ctx }, null);
+  const refused = (error: ErrorInfo): EvalResult => ({ ok: false, error, prints: [], memory: givenMemory(options), toolCalls: [], stats: { fuelUsed: 0, durationMs: 0 } });
+  // The host's own options are host code too (a getter, a Proxy, a clock or an iterator that
+  // throws): what throws from them is a failed result, as every other failure is.
+  const escaped = (e: unknown): EvalResult => refused(describeFailure(e, ""));
+  try {
+    const wrong = wrongInput(source, options);
+    if (wrong !== null) return Promise.resolve(refused(toErrorInfo(new LispError("value_error", wrong), "")));
+    const ctx = options.ctx === undefined ? undefined : readableContext(options.ctx);
+    if (ctx === null) return Promise.resolve(refused(toErrorInfo(new LispError("value_error", `ctx must be an object of key → data, got ${UNLISTED_CONTEXT}`), "")));
+    return evaluateWith(source, ctx === options.ctx ? options : { ...options, ctx }, null).catch(escaped);
+  } catch (e) {
+    return Promise.resolve(escaped(e));
+  }
+}
+
+/** The memory a failed evaluation gives back: the caller's, when it can be read as one. */
+function givenMemory(options: EvaluateOptions): Memory {
+  try {
+    return options.memory instanceof Map ? options.memory : EMPTY_MEMORY;
+  } catch {
+    return EMPTY_MEMORY;
+  }
 }
 
 /** What is of the wrong type in a host's call (an untyped caller's), which would otherwise fail deep inside as a raw TypeError. */

@@ -1,7 +1,8 @@
 // No host object is reachable from a program: JS globals, prototypes, constructors and
 // Function are not names, not keys, not methods. Each attempt fails with our own error.
 import { describe, expect, it } from "vitest";
-import { evaluate, print } from "../../src/lisp/evaluate.js";
+import { types } from "node:util";
+import { evaluate, print, type EvaluateOptions } from "../../src/lisp/evaluate.js";
 import { LispError } from "../../src/lisp/errors.js";
 import { edn, failure } from "../support/run.js";
 import { SubAgent } from "../../src/agent/subagent.js";
@@ -135,4 +136,34 @@ describe("security: host objects", () => {
       expect(JSON.stringify(r)).not.toMatch(/TypeError|\.js:\d+/);
     }
   });
+});
+
+// evaluate never throws: its options are host code too, and a throw from one (a getter, a
+// Proxy, a clock, a Map's iterator) rejected evaluate's promise with the host's Error.
+describe("security: options that throw", () => {
+  const boom = (): never => {
+    throw new Error("host boom");
+  };
+  class ThrowingMemory extends Map<string, never> {
+    override *[Symbol.iterator](): MapIterator<[string, never]> {
+      yield boom();
+    }
+  }
+  const cases: Array<[string, () => EvaluateOptions]> = [
+    ["a getter for ctx", () => Object.defineProperty({}, "ctx", { enumerable: true, get: boom })],
+    ["options that are a throwing Proxy", () => new Proxy({}, { get: boom })],
+    ["a clock that throws", () => ({ clock: boom })],
+    ["memory whose iteration throws", () => ({ memory: new ThrowingMemory() })],
+    ["a signal that is a throwing Proxy", () => ({ signal: new Proxy(new AbortController().signal, { get: boom }) })],
+  ];
+  for (const [what, options] of cases) {
+    it(`${what} gives a failed result, in process and in a worker`, async () => {
+      for (const isolation of ["none", "worker"] as const) {
+        const given = options();
+        // A throwing Proxy cannot take the mode: it runs as it is.
+        const r = await evaluate("1", types.isProxy(given) ? given : Object.defineProperty(given, "isolation", { value: isolation, enumerable: true }));
+        expect(!r.ok && [r.error.kind, r.error.message]).toEqual(["internal_error", "internal error: host boom"]);
+      }
+    });
+  }
 });
