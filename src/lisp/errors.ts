@@ -121,6 +121,15 @@ export function thrownMessage(e: unknown): string {
   }
 }
 
+// A tool's message is host text, and a host may throw megabytes (an HTTP body quoted whole): it
+// is cut as a thrown message is (core/exceptions.ts), once what it echoes of hidden values is hidden.
+const MAX_TOOL_MESSAGE = 1000;
+
+/** A tool's failure message as the program and the record keep it: cut past 1,000 characters (cutting again leaves it as it is). */
+export function toolMessage(text: string): string {
+  return text.length <= MAX_TOOL_MESSAGE + 1 ? text : text.slice(0, cutPoint(text, MAX_TOOL_MESSAGE)) + "…";
+}
+
 /** Attaches a position to an error that does not have one yet (the innermost position wins). */
 export function withLoc<E>(e: E, loc: SourceLoc | undefined): E | LispError {
   // The host stack overflowing (hashing, comparing or walking data nested deeper than it) is

@@ -9,7 +9,7 @@ import { Analyzer, type AnalyzeEnv } from "./analyzer/analyze.js";
 import "./core/index.js";
 import { compile } from "./compile.js";
 import { isAbortSignal } from "./abort.js";
-import { abortedError, isStackOverflow, LIMIT_KINDS, limitRecord, LispError, ours, stackOverflow, thrownMessage, toErrorInfo, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
+import { abortedError, isStackOverflow, LIMIT_KINDS, limitRecord, LispError, ours, stackOverflow, thrownMessage, toErrorInfo, toolMessage, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
 import { boxed, Budget, contextValue, Converted, isLispValue, readableContext, readTimeout, toHost, toLisp, UNLISTED_CONTEXT } from "./interop.js";
@@ -482,7 +482,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
             const e = ours(thrown);
             const message = e instanceof ToolTimeout ? `no answer within ${e.ms} ms` : thrownMessage(thrown);
             // A tool's message may quote a hidden argument back.
-            record.error = marks === null ? message : marks.hideEchoes(args, marks.hideText(message, true));
+            record.error = toolMessage(marks === null ? message : marks.hideEchoes(args, marks.hideText(message, true)));
             if (isLimit(e)) Object.assign(record, limitRecord(e));
             record.durationMs = now() - t0;
             onToolCall?.(record, true);

@@ -289,6 +289,18 @@ export const ATTACKS: Attack[] = [
     expect: { kinds: ["tool_error"] },
     run: (limits, mode) => run("(tool/t)", { limits, tools: { t: () => Promise.reject(new Proxy({}, { get: () => { throw new Error("trap"); }, getPrototypeOf: () => { throw new Error("trap"); } })) } }, mode),
   },
+  // A host may throw megabytes (an HTTP body quoted whole): the program, the record and the error keep 1,000 characters of it.
+  {
+    name: "tool throws a 10M-character message",
+    expect: { kinds: ["tool_error"], message: /^tool\/t failed: m{1,1000}…$/ },
+    run: (limits, mode) => run("(tool/t)", { limits, tools: { t: () => { throw new Error("m".repeat(10_000_000)); } } }, mode),
+  },
+  {
+    name: "tool throws a 10M-character message, caught",
+    expect: { value: 1016 },
+    modes: ["none", "worker"],
+    run: (limits, mode) => run("(try (tool/t) (catch e (count (ex-message e))))", { limits, tools: { t: () => { throw new Error("m".repeat(10_000_000)); } } }, mode),
+  },
   // Strings share too: one string reached many times is copied each time it is written across a
   // thread (structured clone does not share strings) or as JSON. 3,000 x 1M characters is 3 GB.
   program("a long string shared in the result", `(let [s ${LONG}] (vec (repeat 3000 s)))`, { kinds: ["string_too_large"], message: /maxBoundaryChars/ }),

@@ -4,7 +4,7 @@
 // ends the worker at once, and so does a program still running past its time limit (with a
 // margin for the interpreter's own check to fire first). A worker that runs out of heap or
 // crashes fails that run only; the pool starts another.
-import { abortedError, isLimitKind, limitRecord, limitThrown, LispError, ours, thrownMessage, toErrorInfo, ToolTimeout, type ErrorInfo } from "../errors.js";
+import { abortedError, isLimitKind, limitRecord, limitThrown, LispError, ours, thrownMessage, toErrorInfo, toolMessage, ToolTimeout, type ErrorInfo } from "../errors.js";
 import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, MemoryEntry, ToolCallRecord, ToolSpec } from "../evaluate.js";
 import { ABORTED, unlessAborted } from "../abort.js";
 import { boxed, Budget, ContextReader, contextValue, toHost, toLisp } from "../interop.js";
@@ -205,7 +205,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                   return;
                 }
                 // A tool quoting a hidden argument back: the host's record shows it as the program's does.
-                record.error = m.shown === undefined ? thrownMessage(e) : hideArgs(thrownMessage(e), m.args, m.shown);
+                record.error = toolMessage(m.shown === undefined ? thrownMessage(e) : hideArgs(thrownMessage(e), m.args, m.shown));
                 const halted = own instanceof LispError && own.kind === "aborted" ? { halted: true as const } : {};
                 // A replayed call whose result ran into a limit (resume) meets the limit again, as in-process.
                 const limit = limitThrown(e);
