@@ -63,6 +63,12 @@ function asTool<O extends z.ZodType | undefined>(agent: Agent<O>, given: AsToolO
   // An untyped host may pass null for no options, as run's options may be.
   const opts = given ?? {};
   const input = opts.input ?? z.object(Object.fromEntries(placeholders(agent.prompt).map((k) => [k, z.string()])));
+  // An argument holding hidden context is passed as `_key`: a `_key` argument beside `key` would take its place.
+  const keys = input instanceof z.ZodObject ? Object.keys(input.shape) : [];
+  const clash = keys.find((k) => hiddenName(k) !== k && keys.includes(hiddenName(k)));
+  if (clash !== undefined) {
+    throw new AgentDefinitionError(`SubAgent.asTool input has both ${clash} and ${hiddenName(clash)}: a hidden ${clash} is passed to the nested agent as ${hiddenName(clash)}, so rename one`);
+  }
   const description = opts.description ?? agent.description ?? `A sub-agent for: ${agent.prompt.trim().split("\n")[0]}`;
   const run = async (args: Record<string, unknown>, signal: AbortSignal, ctx: ToolRunContext): Promise<unknown> => {
     const scope = ctx.scope;

@@ -95,4 +95,13 @@ describe("a nested agent given hidden context", () => {
     expect(llm.requests[1].messages.map((m) => m.content).join("\n")).toContain("Check the token visible-123.");
     expect(llm.requests[2].messages.at(-1)?.content).toContain("Output:\n11\n");
   });
+
+  it("refuses an input with both key and _key, where a hidden key's value would be overwritten", () => {
+    const child = SubAgent.create({ prompt: "Check the token {{token}}.", maxTurns: 1 });
+    for (const input of [z.object({ token: z.unknown(), _token: z.unknown() }), z.object({ _token: z.unknown(), token: z.unknown() })]) {
+      expect(() => SubAgent.asTool(child, { description: "Checks a token.", input })).toThrow("SubAgent.asTool input has both token and _token");
+    }
+    // A key that is hidden already is passed under its own name: no clash.
+    expect(() => SubAgent.asTool(child, { description: "Checks a token.", input: z.object({ token: z.unknown(), __token: z.unknown() }) })).not.toThrow();
+  });
 });
