@@ -57,6 +57,12 @@ function stream<O extends z.ZodType | undefined>(agent: Agent<O>, options: RunOp
   return Object.assign(queue.iterable, { step });
 }
 
+/** A nested run's value, or its failure as the tool's error. */
+function outcome(step: Step): unknown {
+  if (!step.ok) throw new Error(`${step.fail.reason}: ${step.fail.message}`);
+  return step.value;
+}
+
 /** Offers an agent to other agents as a tool. The nested run inherits the caller's options (llm, limits...) unless the agent sets its own. */
 function asTool<O extends z.ZodType | undefined>(agent: Agent<O>, given: AsToolOptions = {}): Tool<z.ZodObject, O> {
   if (!isAgent(agent)) throw new AgentDefinitionError("SubAgent.asTool expects an agent made by SubAgent.create");
@@ -70,7 +76,9 @@ function asTool<O extends z.ZodType | undefined>(agent: Agent<O>, given: AsToolO
     throw new AgentDefinitionError(`SubAgent.asTool input has both ${clash} and ${hiddenName(clash)}: a hidden ${clash} is passed to the nested agent as ${hiddenName(clash)}, so rename one`);
   }
   const description = opts.description ?? agent.description ?? `A sub-agent for: ${agent.prompt.trim().split("\n")[0]}`;
-  const run = async (args: Record<string, unknown>, signal: AbortSignal, ctx: ToolRunContext): Promise<unknown> => {
+  const run = async (args: Record<string, unknown>, signal: AbortSignal, ctx?: ToolRunContext): Promise<unknown> => {
+    // Called by a host rather than by an agent's program: there is no caller to inherit from, so it is a run of its own.
+    if (ctx?.scope === undefined) return outcome(await runTop(agent as Agent, { context: args, signal }));
     const scope = ctx.scope;
     const maxDepth = scope.options.maxDepth ?? DEFAULTS.maxDepth;
     if (scope.depth + 1 > maxDepth) throw new Error(`max_depth_exceeded: agents may nest at most ${maxDepth} levels deep`);
@@ -87,9 +95,8 @@ function asTool<O extends z.ZodType | undefined>(agent: Agent<O>, given: AsToolO
     const step = await running;
     // A failure's message shows hidden values as stand-ins already (loop.ts, failed); an answer
     // the nested run computed from hidden arguments is hidden from the caller's model too.
-    if (!step.ok) throw new Error(`${step.fail.reason}: ${step.fail.message}`);
-    if (hidden.length > 0 && hiddenOutcome(step.trace) !== undefined) ctx.hideResult();
-    return step.value;
+    if (step.ok && hidden.length > 0 && hiddenOutcome(step.trace) !== undefined) ctx.hideResult();
+    return outcome(step);
   };
   // The output type is only known as a schema here, so the run returns unknown.
   return tool<z.ZodObject, z.ZodType | undefined>({

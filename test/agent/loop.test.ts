@@ -615,6 +615,16 @@ describe("nested agents", () => {
     expect(llm.requests).toHaveLength(1);
   });
 
+  it("runs on its own when a host calls the tool's run directly, without a calling run", async () => {
+    const own = scriptedLlm([code("(return {:score (count data/product)})")]);
+    const child = SubAgent.create({ prompt: "Rate {{product}}", output: z.object({ score: z.number() }), llm: own, maxTurns: 1 });
+    const run = SubAgent.asTool(child).run as (args: Record<string, unknown>, signal: AbortSignal) => Promise<unknown>;
+    await expect(run({ product: "Laptop" }, new AbortController().signal)).resolves.toEqual({ score: 6 });
+    // Without an llm of its own the failure says what is missing, as SubAgent.run does.
+    const bare = SubAgent.asTool(SubAgent.create({ prompt: "Rate {{product}}" })).run as typeof run;
+    await expect(bare({ product: "Laptop" }, new AbortController().signal)).rejects.toThrow(/^invalid_input: no llm/);
+  });
+
   it("hands the parent the nested run's parsed value, described by its output type", async () => {
     const scorer = SubAgent.create({ prompt: "Score {{product}}", output: z.object({ score: z.number() }).transform((o) => o.score * 2), maxTurns: 1 });
     const parent = SubAgent.create({ prompt: "Go", tools: { score: SubAgent.asTool(scorer) } });
