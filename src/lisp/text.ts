@@ -33,3 +33,36 @@ export function charCount(s: string): number {
   return n;
 }
 
+
+/**
+ * Java's Character.isWhitespace for a UTF-16 code unit, as clojure.string's trim and blank? use
+ * it: unlike JS's trim it keeps the no-break spaces U+00A0, U+2007, U+202F and U+FEFF, and
+ * counts U+001C-U+001F.
+ */
+function isWhitespace(c: number): boolean {
+  if (c <= 0x20) return (c >= 0x09 && c <= 0x0d) || c >= 0x1c;
+  return c >= 0x1680 && (c === 0x1680 || (c >= 0x2000 && c <= 0x200a && c !== 0x2007) || c === 0x2028 || c === 0x2029 || c === 0x205f || c === 0x3000);
+}
+
+/** Java's String.trim removes every code unit up to U+0020. */
+const upToSpace = (c: number): boolean => c <= 0x20;
+
+function trimmed(s: string, start: boolean, end: boolean, drop: (c: number) => boolean): string {
+  let i = 0;
+  let j = s.length;
+  if (start) while (i < j && drop(s.charCodeAt(i))) i++;
+  if (end) while (j > i && drop(s.charCodeAt(j - 1))) j--;
+  return i === 0 && j === s.length ? s : s.slice(i, j);
+}
+
+/** s without leading (`start`) and trailing (`end`) whitespace, as clojure.string/trim, triml and trimr. */
+export const trimWhitespace = (s: string, start = true, end = true): string => trimmed(s, start, end, isWhitespace);
+
+/** s as Java's String.trim gives it (the `.trim` method). */
+export const javaTrim = (s: string): string => trimmed(s, true, true, upToSpace);
+
+/** True if s is empty or only whitespace, as clojure.string/blank?. */
+export function isBlank(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (!isWhitespace(s.charCodeAt(i))) return false;
+  return true;
+}

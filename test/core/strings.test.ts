@@ -166,6 +166,16 @@ describe("trim, case and predicates", () => {
     ['(str/blank? nil)', "true"],
     ['(str/blank? " \\t\\n")', "true"],
     ['(str/blank? "x")', "false"],
+    // As Java's Character/isWhitespace: the no-break spaces U+00A0, U+2007, U+202F (and U+FEFF)
+    // are not whitespace; U+001C-U+001F, U+2028 and U+3000 are.
+    ['(= (trim "\u00a0a\u2007") "\u00a0a\u2007")', "true"],
+    ['(= (str/triml "\u202fa ") "\u202fa ")', "true"],
+    ['(= (str/trimr " a\ufeff") " a\ufeff")', "true"],
+    ['(= (trim "\u001fa\u2028\u3000") "a")', "true"],
+    ['(str/blank? "\u00a0")', "false"],
+    ['(str/blank? "\u001c\u2029 ")', "true"],
+    // Java's String.trim removes every character up to U+0020, and nothing else.
+    ['(= (.trim "\u0000\u0001a\u2028\u00a0") "a\u2028\u00a0")', "true"],
     ['(clojure.string/reverse "a🍎b")', '"b🍎a"'],
     ['(reverse "ab")', '["b" "a"]'],
   ]);

@@ -7,7 +7,7 @@ import { LispError, typeErr } from "../errors.js";
 import { regexFromString } from "../regex.js";
 import { equals } from "../equality.js";
 import { charge, run } from "../runtime.js";
-import { chars, charCount, isSimpleText } from "../text.js";
+import { chars, charCount, isSimpleText, javaTrim } from "../text.js";
 import { LFloat, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe } from "./args.js";
@@ -225,7 +225,7 @@ export const METHODS: BuiltinDef[] = [
   },
   { name: ".toUpperCase", area: "interop", arity: [1, 1], params: "[s]", doc: "s in upper case.", examples: [['(.toUpperCase "abc")', '"ABC"']], fn: stringMethod(".toUpperCase", (s) => cased(s, true)) },
   { name: ".toLowerCase", area: "interop", arity: [1, 1], params: "[s]", doc: "s in lower case.", examples: [['(.toLowerCase "ABC")', '"abc"']], fn: stringMethod(".toLowerCase", (s) => cased(s, false)) },
-  { name: ".trim", area: "interop", arity: [1, 1], params: "[s]", doc: "s without leading and trailing whitespace.", examples: [['(.trim "  a ")', '"a"']], fn: stringMethod(".trim", (s) => s.trim()) },
+  { name: ".trim", area: "interop", arity: [1, 1], params: "[s]", doc: "s without leading and trailing whitespace.", examples: [['(.trim "  a ")', '"a"']], fn: stringMethod(".trim", javaTrim) },
   { name: ".startsWith", area: "interop", arity: [2, 2], params: "[s prefix]", doc: "True if s begins with prefix.", examples: [['(.startsWith "hello" "he")', "true"]], fn: stringTest(".startsWith", (s, x) => s.startsWith(x)) },
   { name: ".endsWith", area: "interop", arity: [2, 2], params: "[s suffix]", doc: "True if s ends with suffix.", examples: [['(.endsWith "hello" "lo")', "true"]], fn: stringTest(".endsWith", (s, x) => s.endsWith(x)) },
   { name: ".contains", area: "interop", arity: [2, 2], params: "[s sub]", doc: "True if s contains sub.", examples: [['(.contains "hello" "ell")', "true"]], fn: stringTest(".contains", (s, x) => s.includes(x)) },

@@ -6,7 +6,7 @@ import { LispError, typeErr } from "../errors.js";
 import { call1, callValue, NativeFn } from "../fn.js";
 import { builtFrom, charge, checkCollectionSize, checkStringLength, run, runMarks, took } from "../runtime.js";
 import { seqArray } from "../seq.js";
-import { charCount, chars, isSimpleText } from "../text.js";
+import { charCount, chars, isBlank, isSimpleText, trimWhitespace } from "../text.js";
 import { Fn, Keyword, keyword, LFloat, mkFloat, Regex, type Value, isMap, isSet } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe, strPart, strValue } from "./args.js";
@@ -633,9 +633,9 @@ export const STRINGS: BuiltinDef[] = [
     ns: STR_NS,
     fn: textFn("split-lines", splitLines),
   },
-  { name: "trim", area: "strings", arity: [1, 1], params: "[s]", doc: "s without leading and trailing whitespace.", examples: [['(trim "  hi \\n")', '"hi"']], ns: STR_NS, fn: textFn("trim", (s) => s.trim()) },
-  { name: "triml", area: "strings", arity: [1, 1], params: "[s]", doc: "s without leading whitespace.", examples: [['(clojure.string/triml "  hi ")', '"hi "']], ns: STR_NS, unqualified: false, fn: textFn("triml", (s) => s.trimStart()) },
-  { name: "trimr", area: "strings", arity: [1, 1], params: "[s]", doc: "s without trailing whitespace.", examples: [['(str/trimr "  hi ")', '"  hi"']], ns: STR_NS, unqualified: false, fn: textFn("trimr", (s) => s.trimEnd()) },
+  { name: "trim", area: "strings", arity: [1, 1], params: "[s]", doc: "s without leading and trailing whitespace.", examples: [['(trim "  hi \\n")', '"hi"']], ns: STR_NS, fn: textFn("trim", (s) => trimWhitespace(s)) },
+  { name: "triml", area: "strings", arity: [1, 1], params: "[s]", doc: "s without leading whitespace.", examples: [['(clojure.string/triml "  hi ")', '"hi "']], ns: STR_NS, unqualified: false, fn: textFn("triml", (s) => trimWhitespace(s, true, false)) },
+  { name: "trimr", area: "strings", arity: [1, 1], params: "[s]", doc: "s without trailing whitespace.", examples: [['(str/trimr "  hi ")', '"  hi"']], ns: STR_NS, unqualified: false, fn: textFn("trimr", (s) => trimWhitespace(s, false, true)) },
   {
     name: "replace",
     area: "strings",
@@ -751,7 +751,7 @@ export const STRINGS: BuiltinDef[] = [
       if (a[0] === null) return true;
       const s = expectText("blank?", a[0], "a string or nil");
       chargeScan(s.length);
-      return s.trim() === "";
+      return isBlank(s);
     },
   },
   {
