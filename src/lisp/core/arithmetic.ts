@@ -167,6 +167,9 @@ const ROUNDING_DOC = "To an integer: floor down, ceil up, round to nearest (halv
 function roundingFn(name: "floor" | "ceil" | "round" | "Math/round" | "trunc") {
   return (x: Value): Value => {
     const n = expectNumber(name, x);
+    // Java's Math.round, which Math/round promises, gives 0 for NaN and Long/MAX_VALUE (past our
+    // integers: an overflow, as for 1e20) for an infinity; the others keep a non-finite value.
+    if (name === "Math/round") return Number.isNaN(n) ? 0 : rounding(name, n);
     if (!Number.isFinite(n)) return x;
     return rounding(name, n);
   };

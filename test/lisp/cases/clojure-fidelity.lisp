@@ -310,6 +310,9 @@
 ;; negative half toward zero; PTC-Lisp's own round takes halves away from zero.
 [(Math/round -2.5) (Math/round 2.5) (Math/round -0.5) (Math/round -2.6) (round -1.5) (round 1.5) (round -2.4)]
 ;=> [-2 3 0 -3 -2 2 -2]
+;; Java's Math.round of NaN is 0 (an integer, as its doc promises), not NaN.
+[(Math/round ##NaN) (Math/round (- ##Inf ##Inf))]
+;=> [0 0]
 ;; max and min return the later of equal numbers, as Clojure's do ((max 2 2.0) is 2.0).
 [(max 2 2.0) (max 2.0 2) (min 1 1.0) (min 1.0 1 3) (max 1 3 3.0 2) (max ##NaN 1) (max 1 ##NaN)]
 ;=> [2.0 2 1.0 1 3.0 ##NaN ##NaN]

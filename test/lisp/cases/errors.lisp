@@ -90,3 +90,8 @@ data/missing
 ;!! arithmetic_error: integer overflow in inc
 (dec -9007199254740991)
 ;!! arithmetic_error: integer overflow in dec
+;; Java's Math.round of an infinity is Long/MAX_VALUE, past the integers PTC-Lisp has, as 1e20's is.
+(Math/round ##Inf)
+;!! arithmetic_error: integer overflow in Math/round
+(Math/round ##-Inf)
+;!! arithmetic_error: integer overflow in Math/round
