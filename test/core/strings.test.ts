@@ -373,6 +373,9 @@ describe("name, keyword and parsing", () => {
     ['(parse-double "-0.5")', "-0.5"],
     ['(parse-double "1e3")', "1000.0"],
     ['(parse-double ".5")', "0.5"],
+    // Java's Double/valueOf trims every character up to U+0020, control characters too.
+    ['(parse-double "\u00011.5f\u001f")', "1.5"],
+    ['(parse-double "\u0000-2e1\u0002")', "-20.0"],
     ['(parse-double "5.")', "5.0"],
     ['(parse-double " 2.5 ")', "2.5"],
     ['(parse-double "+Infinity")', "##Inf"],

@@ -6,7 +6,7 @@ import { LispError, typeErr } from "../errors.js";
 import { call1, callValue, NativeFn } from "../fn.js";
 import { builtFrom, charge, checkCollectionSize, checkStringLength, run, runMarks, took } from "../runtime.js";
 import { seqArray } from "../seq.js";
-import { charCount, chars, isBlank, isSimpleText, trimWhitespace } from "../text.js";
+import { charCount, chars, isBlank, isSimpleText, javaTrim, trimWhitespace } from "../text.js";
 import { Fn, Keyword, keyword, LFloat, mkFloat, Regex, type Value, isMap, isSet } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe, strPart, strValue } from "./args.js";
@@ -539,7 +539,8 @@ const parseIntValue = parseLongAs("parse-int");
 function parseDouble(x: Value): Value {
   const text = parseInput("parse-double", x);
   if (!DOUBLE.test(text)) return null;
-  return mkFloat(Number(text.trim().replace(/[fFdD]$/, "")));
+  // Trimmed as the grammar allows, as Double/valueOf does: every character up to U+0020.
+  return mkFloat(Number(javaTrim(text).replace(/[fFdD]$/, "")));
 }
 
 /** Java's Integer/parseInt and Long/parseLong: like parse-long, but bad text is an error. */
