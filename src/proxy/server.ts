@@ -175,6 +175,9 @@ function startsJson(body: Buffer): boolean {
   return false;
 }
 
+// The store error /readyz last logged, per proxy.
+const reportedStoreErrors = new WeakMap<ProxyContext, string>();
+
 // The route each response is counted under, set as the request is routed (default "rejected": a bad path).
 const routes = new WeakMap<ServerResponse, string>();
 
@@ -195,7 +198,13 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
     // A draining proxy is alive but not ready: balancers stop sending it work and nothing is cut.
     if (ctx.life.draining) return sendJson(res, 503, { status: "draining" });
     const ready = ctx.store.open;
-    const store = ready ? "open" : ctx.store.writeError === undefined ? "closed" : `write failing: ${ctx.store.writeError}`;
+    const error = ctx.store.writeError;
+    // Open to anyone: the store's own message (a database's names its host, port and user) goes to the log, once per message.
+    if (error !== undefined && reportedStoreErrors.get(ctx) !== error) {
+      reportedStoreErrors.set(ctx, error);
+      ctx.log({ event: "store_not_ready", error });
+    }
+    const store = ready ? "open" : error === undefined ? "closed" : "write failing";
     return sendJson(res, ready ? 200 : 503, { status: ready ? "ready" : "not ready", store, config: "valid" });
   }
   if (method === "GET" && path === "/metrics") {
@@ -205,7 +214,7 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
         res.writeHead(200, { "content-type": "text/plain; version=0.0.4", "content-length": Buffer.byteLength(body) });
         res.end(body);
       },
-      (e: unknown) => sendError(res, 503, `the store does not answer: ${e instanceof Error ? e.message : String(e)}`, "server_error", "store_unavailable"),
+      (e: unknown) => sendStoreUnavailable(res, ctx.log, e),
     );
   }
   routes.set(res, "rejected");

@@ -162,7 +162,12 @@ describe.skipIf(pgAdmin === undefined)("proxy replicas on PostgreSQL", { timeout
     expect(r.logs.some((l) => l.event === "internal_error")).toBe(false);
     const ready = await fetch(`${r.proxy.url}/readyz`);
     expect(ready.status).toBe(503);
-    expect(((await ready.json()) as { store: string }).store).toMatch(/write failing: .*database/);
+    expect(((await ready.json()) as { store: string }).store).toBe("write failing");
+    expect(r.logs.some((l) => l.event === "store_not_ready" && /database/.test(String(l.error)))).toBe(true);
+    // Nor does /metrics, open too, quote the database's error.
+    const metrics = await fetch(`${r.proxy.url}/metrics`);
+    expect(metrics.status).toBe(503);
+    expect(await metrics.text()).not.toMatch(/database/);
     expect(r.logs.some((l) => l.event === "store_error")).toBe(true);
   });
 
