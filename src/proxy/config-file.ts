@@ -3,7 +3,7 @@
 // either the old settings or the new ones, never a mix. Updates are validated whole before
 // anything changes and written atomically (temporary file, then rename); edits to the file
 // are picked up without a restart, and a bad edit keeps the running settings.
-import { existsSync, realpathSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { mergeConfig, parseConfig, type Parsed, type ProxyConfig } from "./config.js";
 import { withLockFile } from "./lock.js";
 import { jsonSyntaxError } from "../json/json-error.js";
@@ -18,6 +18,8 @@ export class ConfigFile {
   private fileRaw: Record<string, unknown>;
   // Why the file's text as last read does not load (an edit in progress), while it does not.
   private rejected: string | undefined;
+  // The file's inode, size and times when syncIfChanged last read it.
+  private stamp: string | undefined;
 
   /**
    * @param file the config file (optional: without one, updates live in memory only)
@@ -124,6 +126,21 @@ export class ConfigFile {
     return this.reload().ok;
   }
 
+  /**
+   * sync() for the request path, where anyone can send an unknown virtual key: reads the file only
+   * when its inode, size or times changed since this last read it (each such request read the whole
+   * file). Another proxy's update renames a new file into place, so a key it issued is still seen
+   * at once; an edit in place that keeps all of them (within one clock tick) waits for the poll.
+   */
+  syncIfChanged(): boolean {
+    if (this.file === undefined) return false;
+    // Taken before the read: a change after it differs from the stamp, and is read next time.
+    const stamp = fileStamp(this.file);
+    if (stamp === undefined || stamp === this.stamp) return false;
+    this.stamp = stamp;
+    return this.sync();
+  }
+
   /** Reloads when the file's text changes (read by polling: editors that replace the file are seen too). */
   watch(intervalMs = 1000): void {
     if (this.file === undefined || this.timer !== undefined) return;
@@ -146,6 +163,16 @@ function readConfigText(file: string): { text: string; error?: undefined } | { t
     return { text: readText(file, file) };
   } catch (e) {
     return { error: `cannot read the config file ${file}${e instanceof TextInputError ? `: ${e.message}` : ""}` };
+  }
+}
+
+/** What changes when a file is replaced or written (inode, size, times), or undefined when it cannot be looked at (missing: most likely being replaced). */
+function fileStamp(file: string): string | undefined {
+  try {
+    const s = statSync(file, { bigint: true, throwIfNoEntry: false });
+    return s === undefined ? undefined : `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+  } catch {
+    return undefined;
   }
 }
 

@@ -243,7 +243,7 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
     try {
       who = await ctx.tenants.resolve(ctx.config.current, req.headers);
       // A key another proxy sharing the config file issued since this one last read it works at once.
-      if (!who.ok && who.code === "invalid_virtual_key" && ctx.config.sync()) who = await ctx.tenants.resolve(ctx.config.current, req.headers);
+      if (!who.ok && who.code === "invalid_virtual_key" && ctx.config.syncIfChanged()) who = await ctx.tenants.resolve(ctx.config.current, req.headers);
     } catch (e) {
       // A budgeted virtual key's spend is read from the store.
       return sendStoreUnavailable(res, ctx.log, e);
