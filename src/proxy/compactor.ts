@@ -46,6 +46,18 @@ export interface RunOptions {
   readonly dryRun?: boolean;
 }
 
+/** The strategies that summarize, and so take a summaryModel. */
+const SUMMARIZING = new Set(defaultStrategies.list().filter((s) => "summarizer" in s.defaults).map((s) => s.name));
+
+/**
+ * The spec with the configured summarizer model as its summaryModel (unless it names one): cost-trigger
+ * prices its summary call by it, and without it decided as if the request's model summarized.
+ */
+function withSummaryModel(spec: Spec, model: string | undefined): Spec {
+  if (model === undefined || !SUMMARIZING.has(spec.name) || spec.options.summaryModel !== undefined) return spec;
+  return { name: spec.name, options: { ...spec.options, summaryModel: model } };
+}
+
 /** Refuses every call: a projection with it shows the stored summary and makes no new one. */
 const refusing: Llm = { name: "none", complete: () => Promise.reject(new Error("no summary calls past the deadline")) };
 
@@ -95,7 +107,7 @@ export class Compactor {
   /** The strategy a conversation runs with now, with its learned window and calibration applied. */
   spec(config: ProxyConfig, record: ConversationRecord, model: string | undefined, reserved: number): Spec {
     const settings = config.conversations[record.conversation];
-    const base = settings?.strategy ?? config.compaction.strategy;
+    const base = withSummaryModel(settings?.strategy ?? config.compaction.strategy, config.compaction.summarizer.model);
     if (base.name !== "usage-ratio") return { name: base.name, options: base.options };
     const options: Record<string, Json> = { ...base.options, contextLimits: { ...config.compaction.contextLimits, ...(base.options.contextLimits as Record<string, Json> | undefined) } };
     if (settings?.threshold !== undefined) options.threshold = settings.threshold;

@@ -354,3 +354,17 @@ describe("proxy compaction", () => {
     expect(await r.proxy.context.store.longestPrefix(prefixHashes(longConversation(30) as ChatMessage[], tenantOf("sk-client-key")))).toBeUndefined();
   });
 });
+
+describe("cost-trigger with a configured summarizer model", () => {
+  // The strategy weighs the summary call against what it saves: it priced the call at the request's
+  // model, never hearing of compaction.summarizer.model. A summary by claude-opus-4-1 of a
+  // gpt-4o-mini conversation was made as if it cost gpt-4o-mini's prices.
+  it.each([
+    ["claude-opus-4-1", 0],
+    ["gpt-4o-mini", 1],
+  ])("prices the summary call at the summarizer's model (%s: %i summary calls)", async (model, calls) => {
+    r = await rig({ config: { compaction: { strategy: { name: "cost-trigger", options: { remainingTurns: 30 } }, summarizer: { model } } } });
+    await r.client.chat.completions.create({ model: "gpt-4o-mini", messages: longConversation(30) }, { headers: { "x-conversation-id": "priced" } });
+    expect(r.upstream.summaryCalls).toBe(calls);
+  });
+});
