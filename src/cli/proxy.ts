@@ -1,4 +1,5 @@
 // `ptc proxy`: runs the compaction proxy until SIGINT or SIGTERM.
+import { existsSync } from "node:fs";
 import { MAX_TIMER_MS } from "../lisp/index.js";
 import { redactUrl } from "../proxy/config.js";
 import { jsonLogger } from "../proxy/log.js";
@@ -120,7 +121,9 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
   }
   if (proxy.context.config.current.upstream === undefined) {
     await proxy.close();
-    return usageFailure("proxy", new UsageError(`no upstream: ${values.config} names none; give --upstream URL or add "upstream" to it`), io, USAGE);
+    // A mistyped path is said as such, not as a file that names no upstream.
+    const why = values.config !== undefined && !existsSync(values.config) ? `the config file ${values.config} does not exist; give --upstream URL or the path of a file that names one` : `${values.config} names none; give --upstream URL or add "upstream" to it`;
+    return usageFailure("proxy", new UsageError(`no upstream: ${why}`), io, USAGE);
   }
   io.stdout.write(`ptc proxy: listening on ${proxy.url}/v1 -> ${redactUrl(proxy.context.config.current.upstream) ?? "(no upstream)"}\n`);
   await (stop ??

@@ -1,7 +1,7 @@
 // `ptc proxy`: an OpenAI-compatible server in front of an upstream one. Chat completions are
 // compacted per conversation before forwarding; every other path, header and body goes through
 // untouched. Health, readiness and metrics are open; the admin plane needs a token.
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
@@ -284,6 +284,8 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   });
   if (!opened.ok) throw new ProxyStartError(opened.error);
   const config = opened.value;
+  // Runs on the defaults until an admin update writes the file: said, since a mistyped path looks the same.
+  if (options.configFile !== undefined && !existsSync(options.configFile)) logger({ event: "config_file_missing", file: options.configFile, note: "running on the defaults; the first admin update creates the file" });
   let store: ConversationStore;
   const db = options.db ?? (options.stateDir === undefined ? ":memory:" : join(options.stateDir, "proxy.db"));
   try {

@@ -73,6 +73,24 @@ describe("ptc proxy", () => {
     expect(bad.err.join("")).toContain("maxBodyBytes");
   });
 
+  // A mistyped --config path ran on the defaults without a word beside --upstream, and without it
+  // was refused as "typo.json names none", as if the file were there.
+  it("refuses a --config file that does not exist when it would name the only upstream", async () => {
+    const a = io();
+    const missing = join(tempDir(), "typo.json");
+    expect(await runProxyCommand(["--config", missing, "--port", "0", "--db", ":memory:"], a.io, Promise.resolve())).toBe(2);
+    expect(a.err.join("")).toContain(`ptc proxy: no upstream: the config file ${missing} does not exist`);
+    expect(a.out.join("")).not.toContain("listening");
+  });
+
+  it("says so when it starts with a --config file that does not exist (the first admin update creates it)", async () => {
+    const a = io();
+    const missing = join(tempDir(), "typo.json");
+    expect(await runProxyCommand(["--upstream", "http://127.0.0.1:9/v1", "--config", missing, "--port", "0", "--db", ":memory:"], a.io, Promise.resolve())).toBe(0);
+    const line = a.err.join("").split("\n").find((l) => l.includes('"event":"config_file_missing"'));
+    expect(line === undefined ? undefined : JSON.parse(line)).toMatchObject({ event: "config_file_missing", file: missing });
+  });
+
   it("serves until stopped", async () => {
     const upstream = await startFakeUpstream();
     const a = io();
