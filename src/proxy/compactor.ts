@@ -9,6 +9,7 @@
 import { compact } from "../compaction/compact.js";
 import { contextLimit, toolTokens } from "../compaction/models.js";
 import { messagesMediaTokens } from "../compaction/tokens.js";
+import { lookupPrice } from "../compaction/prices.js";
 import { defaultStrategies } from "../history/registry.js";
 import type { CompactionResult, Json, Strategy } from "../compaction/types.js";
 import type { ChatMessage, Llm } from "../llm/types.js";
@@ -51,10 +52,12 @@ const SUMMARIZING = new Set(defaultStrategies.list().filter((s) => "summarizer" 
 
 /**
  * The spec with the configured summarizer model as its summaryModel (unless it names one): cost-trigger
- * prices its summary call by it, and without it decided as if the request's model summarized.
+ * prices its summary call by it, and without it decided as if the request's model summarized. A
+ * model no price table knows (a local one) is left out: priced at the mid-range fallback, a free
+ * local summary weighed more than the request's own model's.
  */
 function withSummaryModel(spec: Spec, model: string | undefined): Spec {
-  if (model === undefined || !SUMMARIZING.has(spec.name) || spec.options.summaryModel !== undefined) return spec;
+  if (model === undefined || !SUMMARIZING.has(spec.name) || spec.options.summaryModel !== undefined || lookupPrice(model) === undefined) return spec;
   return { name: spec.name, options: { ...spec.options, summaryModel: model } };
 }
 

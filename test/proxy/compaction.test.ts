@@ -362,8 +362,10 @@ describe("cost-trigger with a configured summarizer model", () => {
   it.each([
     ["claude-opus-4-1", 0],
     ["gpt-4o-mini", 1],
+    // A model no price table knows (a local one) is priced as the request's, as before, not at the mid-range fallback.
+    ["qwen2.5:7b", 1],
   ])("prices the summary call at the summarizer's model (%s: %i summary calls)", async (model, calls) => {
-    r = await rig({ config: { compaction: { strategy: { name: "cost-trigger", options: { remainingTurns: 30 } }, summarizer: { model } } } });
+    r = await rig({ config: { compaction: { strategy: { name: "cost-trigger", options: { remainingTurns: 4 } }, summarizer: { model } } } });
     await r.client.chat.completions.create({ model: "gpt-4o-mini", messages: longConversation(30) }, { headers: { "x-conversation-id": "priced" } });
     expect(r.upstream.summaryCalls).toBe(calls);
   });
