@@ -200,7 +200,9 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
     const ready = ctx.store.open;
     const error = ctx.store.writeError;
     // Open to anyone: the store's own message (a database's names its host, port and user) goes to the log, once per message.
-    if (error !== undefined && reportedStoreErrors.get(ctx) !== error) {
+    // Forgotten once writes succeed again, so the same failure coming back is logged again.
+    if (error === undefined) reportedStoreErrors.delete(ctx);
+    else if (reportedStoreErrors.get(ctx) !== error) {
       reportedStoreErrors.set(ctx, error);
       ctx.log({ event: "store_not_ready", error });
     }

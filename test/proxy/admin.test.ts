@@ -379,6 +379,13 @@ describe("proxy admin, health and state", () => {
     other.close();
     await second.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "y" }] }, { headers: { "x-conversation-id": "w" } });
     await expect.poll(async () => (await fetch(`${second.proxy.url}/readyz`)).status).toBe(200);
+    // The same failure coming back after a recovery is logged again.
+    const again = new Database(db);
+    again.exec("DROP TABLE conversations");
+    again.close();
+    await second.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "z" }] }, { headers: { "x-conversation-id": "w" } });
+    await expect.poll(async () => (await fetch(`${second.proxy.url}/readyz`)).status).toBe(503);
+    expect(second.logs.filter((l) => l.event === "store_not_ready")).toHaveLength(2);
   });
   it("shows and compacts a conversation stored by the first version, before tenancy (no tenant, conversation or prefix list in its record)", async () => {
     const db = join(tempDir(), "old.db");
