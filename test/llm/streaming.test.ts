@@ -422,36 +422,25 @@ describe("a server that answers a stream with the whole reply", () => {
   });
 
   // A base URL that points at a web site (a web app's port, /v1 left off) answers 200 with a page.
-  it("a web page, not the API, is said as such at once, not retried as a stream cut short, by each HTTP client", async () => {
+  // Streamed, it was retried as a stream cut short; unstreamed it was three messages: the text quoted
+  // ("not a chat completion (got text: ...)", "not a message (got ...)") or, by the AI SDK client,
+  // an "http" error "HTTP 200: Invalid JSON response".
+  it("a web page, not the API, is said as such at once, streamed or not, by each HTTP client", async () => {
     const page = "<!DOCTYPE html><html><head><title>My App</title></head><body><div id=root></div></body></html>";
     const clients = [
       openaiLlm({ model: "fake", baseURL: `${base}/v1`, apiKey: "sk-test", retryBaseMs: 5, env: {} }),
       anthropicLlm({ model: "claude-fake", baseURL: base, apiKey: "sk-ant-test", retryBaseMs: 5, env: {} }),
       aiSdkLlm({ model: createOpenAICompatible({ name: "fake", baseURL: `${base}/v1`, apiKey: "sk-test" }).chatModel("m"), retryBaseMs: 5 }),
     ];
-    for (const client of clients) {
-      script = [{ page }, { page }, { page }, { page }];
-      received = [];
-      const e = await failure(client.complete({ messages, onText: () => undefined }));
-      expect([client.name, e.kind, received.length]).toEqual([client.name, "malformed", 1]);
-      expect(e.message).toMatch(/answered with a web page, not the API \(is the base URL right\?\)/);
-    }
-  });
-
-  // Unstreamed the same page was three messages: the text quoted ("not a chat completion (got text: ...)",
-  // "not a message (got ...)") or, by the AI SDK client, an "http" error "HTTP 200: Invalid JSON response".
-  it("a web page in answer to an unstreamed request is said as such too, naming its title, by each HTTP client", async () => {
-    const page = "<!DOCTYPE html><html><head><title>My App</title></head><body><div id=root></div></body></html>";
-    const clients = [
-      openaiLlm({ model: "fake", baseURL: `${base}/v1`, apiKey: "sk-test", retryBaseMs: 5, env: {} }),
-      anthropicLlm({ model: "claude-fake", baseURL: base, apiKey: "sk-ant-test", retryBaseMs: 5, env: {} }),
-      aiSdkLlm({ model: createOpenAICompatible({ name: "fake", baseURL: `${base}/v1`, apiKey: "sk-test" }).chatModel("m"), retryBaseMs: 5 }),
-    ];
-    for (const client of clients) {
-      script = [{ page }, { page }, { page }, { page }];
-      received = [];
-      const e = await failure(client.complete({ messages }));
-      expect([client.name, e.kind, received.length, e.message]).toEqual([client.name, "malformed", 1, `${client.name}: the server answered with a web page, not the API (is the base URL right?): My App (an HTML page)`]);
+    for (const streamed of [true, false]) {
+      for (const client of clients) {
+        script = [{ page }, { page }, { page }, { page }];
+        received = [];
+        const e = await failure(client.complete(streamed ? { messages, onText: () => undefined } : { messages }));
+        expect([streamed, client.name, e.kind, received.length]).toEqual([streamed, client.name, "malformed", 1]);
+        expect(e.message).toMatch(/answered with a web page, not the API \(is the base URL right\?\)/);
+        if (!streamed) expect(e.message).toBe(`${client.name}: the server answered with a web page, not the API (is the base URL right?): My App (an HTML page)`);
+      }
     }
   });
 
