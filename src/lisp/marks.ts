@@ -43,6 +43,12 @@ export interface Origin {
    * spelling they cannot be told from the data's own keys, so the next evaluation is told which.
    */
   readonly keywords?: readonly string[];
+  /**
+   * A kept value's short strings and small numbers that were hidden when it was kept (marked, or
+   * held by a collection read from hidden context, or by a function): the next evaluation marks
+   * only these again, not a page size of 7 kept beside a token. Absent: all of them are taken to be.
+   */
+  readonly smalls?: ReadonlyArray<string | number>;
 }
 
 /** A stand-in is written between these private-use characters until it is shown (`showStandIns`). */
@@ -493,9 +499,9 @@ export class Marks {
    * as pieces of it; with `all`, its small numbers and keywords too (a marked value kept from an
    * earlier evaluation, where which of them were marked is not kept).
    */
-  private pieces(v: Value, o: Origin, depth: number, all = false, seen?: Map<object, number>): void {
+  private pieces(v: Value, o: Origin, depth: number, all = false, seen?: Map<object, number>, only?: ReadonlySet<string | number>): void {
     if (typeof v === "string" || (all && typeof v === "number")) {
-      if (small(v)) this.pin(v, o);
+      if (small(v) && (only === undefined || only.has(v))) this.pin(v, o);
       return;
     }
     if (v === null || typeof v !== "object" || depth > 64 || --this.budget < 0) return;
@@ -517,7 +523,7 @@ export class Marks {
     if (at !== undefined && at <= depth) return;
     (seen ??= new Map()).set(v, depth);
     const kids = children(v);
-    if (kids !== null) for (const x of kids) this.pieces(x, o, depth + 1, all, seen);
+    if (kids !== null) for (const x of kids) this.pieces(x, o, depth + 1, all, seen, only);
   }
 
   /** The mark of a value or of anything it holds (functions: what they close over). */
@@ -923,25 +929,36 @@ export class Marks {
   /** The origin to keep with a value defined from `o`: with the field-name keywords it holds that are marked (`Origin.keywords`). */
   kept(v: Value, o: Origin): Origin {
     const names = new Set<string>();
-    // Closures included: a kept function may hand back a keyword it closes over.
-    eachPart(
-      v,
-      (x) => {
-        if (x instanceof Keyword && isFieldName(x.name) && this.objs.has(x)) names.add(x.name);
-      },
-      true,
-    );
-    if (names.size > 0) return { path: o.path, root: o.root, derived: o.derived, keywords: [...names] };
-    return o.keywords === undefined ? o : { path: o.path, root: o.root, derived: o.derived };
+    const smalls = new Set<string | number>();
+    let budget = WALK_BUDGET;
+    // Closures included: a kept function may hand back a keyword or a small value it closes over,
+    // and which of those were hidden is not followed inside it: all are taken to be.
+    const walk = (x: Value, hidden: boolean, depth: number): void => {
+      if (--budget < 0 || x === null || typeof x === "boolean") return;
+      if (x instanceof Keyword) {
+        if (isFieldName(x.name) && this.objs.has(x)) names.add(x.name);
+      } else if (typeof x !== "object") {
+        if (small(x) && (hidden || this.prims.has(x))) smalls.add(x);
+      } else if (depth <= 64) {
+        const own = this.objs.get(x);
+        const inside = hidden || x instanceof Closure || (own !== undefined && !own.derived);
+        const kids = children(x);
+        if (kids !== null) for (const k of kids) walk(k, inside, depth + 1);
+      }
+    };
+    walk(v, false, 0);
+    const base = { path: o.path, root: o.root, derived: o.derived };
+    // Only a derived value's small values are told apart when restored; past the walk's budget
+    // which were hidden is not known: all are taken to be.
+    return { ...base, ...(names.size > 0 ? { keywords: [...names] } : {}), ...(o.derived && budget >= 0 ? { smalls: [...smalls] } : {}) };
   }
 
   /** Marks a value kept in memory as it was marked when defined (`Origin` saved with it), spending `budget` as `hidden` does. */
   restore(v: Value, o: Origin, budget?: Budget): void {
     if (small(v)) this.pin(v, o);
     else if (o.derived) {
-      // Whether its short strings were pieces of a hidden string is not kept: taken to be.
       this.derive(v, o);
-      this.pieces(v, o, 0, true);
+      this.pieces(v, o, 0, true, undefined, o.smalls === undefined ? undefined : new Set(o.smalls));
     }
     else if (o.path === o.root) this.hidden(o.root.slice("data/".length), v, budget);
     else this.place(v, o.path, o.root, budget);

@@ -343,6 +343,25 @@ describe("small values computed from hidden ones", () => {
     const shown = await SubAgent.run(SubAgent.create({ prompt: "Show it.", maxTurns: 3 }), { llm: scriptedLlm([programs[0], "(println hdr)", "(return 1)"].map(code)), context: { _creds: { token: TOKEN } } });
     expect(shown.turns[1].prints).toEqual(["{:auth <hidden string derived from data/_creds> :id <hidden integer derived from data/_creds> :ok true}"]);
   });
+
+  // The same for a kept value's small numbers and short strings: restored, every one was marked
+  // again, so a page size of 7 kept beside a token hid each row of the context's own data holding
+  // a 7 (and the whole result a builtin made of them). Only those hidden when kept are marked again.
+  it("kept to a later turn: a small number kept beside a hidden one does not hide the context's own data", async () => {
+    const rows = [{ id: 101, name: "ann", qty: 7 }, { id: 102, name: "bob", qty: 3 }];
+    const programs = [
+      '(def headers {:authorization (str "Bearer " (:token data/_creds)) :page-size 7})\n(def v {:c data/_card})\n(def p {:auth (str "B " (:token data/_creds)) :two (subs (:token data/_creds) 0 2)})',
+      "(println (take 2 data/rows))",
+      "(println (:cvv (:c v)) (:two p) (:page-size headers))",
+      "(return :done)",
+    ];
+    const agent = SubAgent.create({ prompt: "List the rows.", maxTurns: programs.length });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _creds: { token: TOKEN }, _card: { cvv: 123 }, rows } });
+    expect(step.ok).toBe(true);
+    expect(step.turns[1].prints).toEqual(['[{:id 101 :name "ann" :qty 7} {:id 102 :name "bob" :qty 3}]']);
+    // What was hidden when kept stays hidden: a hidden card's CVV, two characters of the token.
+    expect(step.turns[2].prints).toEqual(["<hidden integer derived from data/_card> <hidden string derived from data/_creds> 7"]);
+  });
 });
 
 describe("tools that send hidden values back", () => {
