@@ -16,6 +16,7 @@
 import { Builtin, type BuiltinDef } from "./core/registry.js";
 import { isFieldName, isHiddenKey } from "./hidden-names.js";
 import { formatFloat, quoteString, regexText } from "./printer.js";
+import { STAND_IN_CLOSE, STAND_IN_OPEN } from "./stand-in.js";
 import type { EvaluateOptions, Memory } from "./evaluate.js";
 import type { Budget } from "./interop.js";
 import { chargeIfRunning, run, runMarks } from "./runtime.js";
@@ -52,8 +53,7 @@ export interface Origin {
 }
 
 /** A stand-in is written between these private-use characters until it is shown (`showStandIns`). */
-export const STAND_IN_OPEN = "\uE000";
-export const STAND_IN_CLOSE = "\uE001";
+export { STAND_IN_CLOSE, STAND_IN_OPEN };
 
 /** The text a marked value is shown as, for a value of type `type`. */
 export function standIn(type: string, o: Origin): string {

@@ -3,6 +3,7 @@
 import { Map as IMap, Set as ISet } from "ptc-immutable";
 import { LispError } from "./errors.js";
 import { cutPoint } from "./cuts.js";
+import { isStandIn } from "./stand-in.js";
 import { Fn, Keyword, LFloat, Reduced, Regex, Var, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 
@@ -82,6 +83,15 @@ class Writer {
     return this.hard ? Infinity : this.maxChars - this.len;
   }
 
+  /** Cuts the output here, before a part that must be written whole or not at all (a stand-in). */
+  stop(): void {
+    if (this.cut) return;
+    const last = this.parts[this.parts.length - 1] ?? "";
+    this.parts.push(last.endsWith("...") ? "" : "...", ...this.closers.slice().reverse());
+    this.len = this.maxChars;
+    this.cut = true;
+  }
+
   write(s: string): boolean {
     if (this.cut) return false;
     if (this.len + s.length > this.maxChars) {
@@ -89,10 +99,7 @@ class Writer {
       const room = this.maxChars - this.len;
       // An ellipsis being written already says "cut": do not write a second one.
       if (room > 0 && s !== "...") this.parts.push(s.slice(0, cutPoint(s, room)));
-      const last = this.parts[this.parts.length - 1] ?? "";
-      this.parts.push(last.endsWith("...") ? "" : "...", ...this.closers.slice().reverse());
-      this.len = this.maxChars;
-      this.cut = true;
+      this.stop();
       return false;
     }
     this.parts.push(s);
@@ -159,6 +166,11 @@ function printValue(v: Value, c: Ctx, depth: number, top: boolean): void {
       return;
     case "string": {
       const text = c.readably || !top ? quoteString(v) : v;
+      // A stand-in cut short would read as an ordinary string (`"<hidden string from da..."`).
+      if (text.length > w.room && isStandIn(v)) {
+        w.stop();
+        return;
+      }
       // A long string in a sample is cut inside its quotes, so the preview stays well formed.
       if (text.length > w.room && w.room >= 8 && text.startsWith('"')) {
         const kept = quoteString(v.slice(0, cutPoint(v, w.room - 5)));

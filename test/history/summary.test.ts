@@ -137,6 +137,16 @@ describe("definition lines", () => {
     expect(prStr(ednValue('["<hidden string from data/_x>" <hidden integer from data/_y>]') as never)).toBe('["<hidden string from data/_x>" "\uE000hidden integer from data/_y\uE001"]');
   });
 
+  // A sample cut inside a stand-in showed `:tok "<hidden string from da..."`, which reads as an
+  // ordinary string of the data's: a stand-in is written whole or cut off before it.
+  it("cuts a sample before a stand-in that does not fit, never inside it", async () => {
+    const result = await evaluate('(def cfg {:name "alpha-service-endpoint" :region "north" :tok data/_tok :x 1})', { ctx: { _tok: "K7Z2Q9-B3M8X4-W5R2" } });
+    expect(result.ok).toBe(true);
+    const [d] = new Recorder().evaluation(result).definitions;
+    expect(showStandIns(definitionLine(d, false, "sample", opts))).toBe('; Defined: cfg = map[4], sample: {:name "alpha-service-endpoint" :region "north" :tok ...}, keys: :name :region :tok :x');
+    expect(showStandIns(definitionLine(d, false, "sample", { ...opts, sampleChars: 200 }))).toContain(":tok <hidden string from data/_tok> ...}");
+  });
+
   it("reads EDN data back, and refuses anything that is not data", () => {
     const v = { a: [1, 2.5, "x", null, true], b: { c: "d" } };
     expect(prStr(ednValue(prStr(toLisp(v))) as never)).toBe(prStr(toLisp(v)));
