@@ -260,6 +260,11 @@ describe("task message and context", () => {
     expect(hidden.ok).toBe(false);
     expect(!hidden.ok && hidden.message).toContain("hidden from prompts");
     expect(!hidden.ok && hidden.message).not.toContain("secret\"");
+    // A dotted path is suggested as PTC-Lisp reads it: data/_creds.crm names a key of its own.
+    const dotted = expandMission("Use {{_creds.crm.token}}", { _creds: { crm: { token: "secret" } } });
+    expect(!dotted.ok && dotted.message).toContain("read it in the program as (get-in data/_creds [:crm :token])");
+    const spelled = expandMission("Use {{_creds.crm}}", { "_creds.crm": "secret" });
+    expect(!spelled.ok && spelled.message).toContain("read it in the program as data/_creds.crm");
   });
 });
 

@@ -1,6 +1,6 @@
 // The first user message: the run's visible input data and the mission, whose
 // {{placeholders}} are filled from the context. Hidden (`_`) keys never appear in it.
-import { ContextReader, contextValue, defaultLimits } from "../../lisp/index.js";
+import { ContextReader, contextValue, defaultLimits, keywordText } from "../../lisp/index.js";
 import { renderTurnLine } from "../../trace/feedback.js";
 import type { RecordOptions } from "../../trace/record.js";
 import { contextLines, isHiddenKey } from "./context.js";
@@ -28,11 +28,22 @@ export function hiddenName(key: string): string {
   return isHiddenKey(key) ? key : `_${key}`;
 }
 
+/**
+ * How a program reads a placeholder's key: `data/_token`; a dotted path into a key
+ * (`_creds.crm.token`, when no key is spelled so) as `(get-in data/_creds [:crm :token])`, since
+ * `data/_creds.crm` names a key of its own.
+ */
+function readingOf(key: string, context: Readonly<Record<string, unknown>>): string {
+  const [root, ...path] = key.split(".");
+  if (path.length === 0 || root === "" || path.includes("") || Object.hasOwn(context, key)) return `data/${key}`;
+  return `(get-in data/${root} [${path.map((p) => (/^\d+$/.test(p) ? p : keywordText(p))).join(" ")}])`;
+}
+
 /** Fills {{key}} from the context: strings as they are, other values as EDN, read by `reader` (the run's limits and clock). */
 export function expandMission(prompt: string, context: Readonly<Record<string, unknown>>, reader = new ContextReader(defaultLimits)): MissionResult {
   const keys = placeholders(prompt);
   for (const key of keys) {
-    if (isHiddenKey(key)) return { ok: false, message: `the prompt uses {{${key}}}, but context keys starting with _ are hidden from prompts; read it in the program as data/${key}` };
+    if (isHiddenKey(key)) return { ok: false, message: `the prompt uses {{${key}}}, but context keys starting with _ are hidden from prompts; read it in the program as ${readingOf(key, context)}` };
   }
   const shown = new Map<string, string>();
   try {
