@@ -13,7 +13,7 @@ import { summaryLegend, viewSystem } from "./legend.js";
 import { payback } from "../compaction/payback.js";
 import { promptsLeft } from "./prompts-left.js";
 import { providerPrice, readMultiplier, writeMultiplier, type ModelPrice } from "../compaction/prices.js";
-import { definitionLine, type Detail, isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
+import { definitionLine, type Detail, isSmall, isWhole, learnedLines, noteLine, renderSummary, type RenderedSummary, type SummaryOptions } from "./summary.js";
 import { countTokens, TOKENS_PER_MESSAGE } from "../compaction/tokens.js";
 import { freeNames, showStandIns } from "../lisp/index.js";
 import { resolveViewOptions, type FullReason, type PromptView, type TurnPlace, type ViewInput, type ViewOptions, type ViewStats } from "./view.js";
@@ -149,7 +149,11 @@ function markReads(input: ViewInput, plans: TurnPlan[], { cutAt, before }: Strea
         // A program that defines the name supersedes the earlier definition, read or not.
         if (def === undefined || def.shown || turn.definitions.some((d) => d.name === name)) continue;
         def.shown = true;
-        if (cutAt(j + 1) > before[def.turn]) (reads[j] ??= []).push(def.d);
+        const dropped = cutAt(j + 1);
+        // All its output gone, a small collection's own summary line shows its whole value
+        // (definitionShape): a `; Read:` line would show it twice.
+        if (dropped >= before[def.turn] + seenOf(turns[def.turn], input.maxPrintChars).lines && isSmall(def.d) && plans[def.turn].full === null) continue;
+        if (dropped > before[def.turn]) (reads[j] ??= []).push(def.d);
         else ((plans[def.turn].read ??= new Set()) as Set<string>).add(name);
       }
     }

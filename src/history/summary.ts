@@ -184,7 +184,7 @@ export function isWhole(d: DefinitionTrace): boolean {
  * A collection whose whole EDN fits in SMALL_EDN characters: its sample is the whole value,
  * also where a larger one would show its shape (`{:attempts 3 :delay 10}`, not `{:attempts integer ...}`).
  */
-function isSmall(d: DefinitionTrace): boolean {
+export function isSmall(d: DefinitionTrace): boolean {
   return d.kind === "value" && COLLECTION_TYPES.has(d.type) && d.edn !== undefined && d.edn.length <= SMALL_EDN;
 }
 

@@ -98,6 +98,21 @@ describe("facts later turns used", () => {
     expect(prompt(trace, READ + 1, opts, 40)).toMatch(/; Function: vip\? \[c\]\n; Read: vip = vector\[6\], sample: \["VIP-/);
   });
 
+  // A small collection's own line shows its whole value once its turn's output is all dropped
+  // (its shape is its sample): a reader's `; Read:` line showed the same value a second time.
+  it("a small collection read after its output is dropped is shown once, by its own line", async () => {
+    const trace = await run([
+      reply("Look.", '(def best (mapv :id (take 2 (sort-by :total > data/orders))))\n(println "best" best)'),
+      ...Array.from({ length: 10 }, (_, k) => reply("Page.", page(k))),
+      reply("Count.", "(println (count best))"),
+      reply("Page.", page(11)),
+      reply("Done.", "(return 1)"),
+    ]);
+    const text = prompt(trace, 13, options(), 40);
+    expect(text).toMatch(/; Defined: best = vector\[2\], sample: \[\d+ \d+\]/);
+    expect(text).not.toContain("; Read: best");
+  });
+
   it("a definition nothing read keeps only its shape once its output is dropped", async () => {
     const trace = await run([
       reply("Look.", `(def spare {:cities ["Lima" "Perth" "Dakar"] :status "open" :min-total 100 :label "spare list nobody reads"})\n(println "spare" spare)`),
