@@ -914,10 +914,14 @@ const counted = (turn: Turn, summary: RenderedSummary): string => (isSilent(turn
 // depends on changes (a definition superseded, println lines dropped, other options).
 const summaries = new WeakMap<Turn, { key: string; summary: RenderedSummary }>();
 
-/** What a turn's summary depends on besides the turn and its teaching. */
-function summaryKey(plan: TurnPlan, options: SummaryOptions): string {
+/**
+ * What a turn's summary depends on besides the turn and its teaching. Each name is tagged with
+ * its set (`s:`, `a:`, `r:`, `R:`): a name may hold a colon (`r:y`), so an untagged one could read
+ * as another set's. Exported for tests.
+ */
+export function summaryKey(plan: TurnPlan, options: SummaryOptions): string {
   let key = `${plan.printsShown}/${options.sampleItems}/${options.sampleChars}/${options.toolCallsPerTurn}/${options.maxPrintChars}`;
-  if (plan.superseded !== undefined) for (const name of plan.superseded) key += "/" + name;
+  if (plan.superseded !== undefined) for (const name of plan.superseded) key += "/s:" + name;
   if (plan.redefines !== undefined) for (const name of plan.redefines) key += "/a:" + name;
   if (plan.read !== undefined) for (const name of plan.read) key += "/r:" + name;
   if (plan.reads !== undefined) for (const d of plan.reads) key += "/R:" + d.name;

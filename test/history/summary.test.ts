@@ -4,6 +4,7 @@ import { Recorder } from "../../src/trace/record.js";
 import { evaluate } from "../../src/lisp/evaluate.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "../../src/trace/trace.js";
 import { definitionLine, definitionSample, ednValue, noteLine, renderSummary, resultShape, toolLine, type SummaryOptions } from "../../src/history/summary.js";
+import { summaryKey, type TurnPlan } from "../../src/history/compressed.js";
 import { toLisp } from "../../src/lisp/interop.js";
 import { prStr } from "../../src/lisp/printer.js";
 import { showStandIns } from "../../src/lisp/marks.js";
@@ -145,6 +146,18 @@ describe("definition lines", () => {
     const [d] = new Recorder().evaluation(result).definitions;
     expect(showStandIns(definitionLine(d, false, "sample", opts))).toBe('; Defined: cfg = map[4], sample: {:name "alpha-service-endpoint" :region "north" :tok ...}, keys: :name :region :tok :x');
     expect(showStandIns(definitionLine(d, false, "sample", { ...opts, sampleChars: 200 }))).toContain(":tok <hidden string from data/_tok> ...}");
+  });
+
+  // A turn's summary is memoized under a key naming the plan's sets. A superseded name was written
+  // untagged, so a turn defining both `r:y` and `y` had one key for "r:y redefined later" and for
+  // "y read by a later program": two different summaries, one served for the other.
+  it("memoizes a summary under a key no other plan of the turn shares", () => {
+    const t = turn({ prints: ["1"], definitions: [data("r:y", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), data("y", [11, 12, 13, 14, 15, 16, 17, 18, 19, 20])] });
+    const plan = (p: Partial<TurnPlan>): TurnPlan => ({ full: null, printsShown: 0, superseded: undefined, redefines: undefined, read: undefined, reads: undefined, ...p });
+    const superseded = plan({ superseded: new Set(["r:y"]) });
+    const read = plan({ read: new Set(["y"]) });
+    expect(renderSummary(t, superseded, opts).text).not.toBe(renderSummary(t, read, opts).text);
+    expect(summaryKey(superseded, opts)).not.toBe(summaryKey(read, opts));
   });
 
   it("reads EDN data back, and refuses anything that is not data", () => {
