@@ -3,6 +3,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runCli } from "../../src/cli/commands.js";
 import { efficiency, parseVerdict, PERSONAS, renderExperiment, runConversation, runExperiment, SCENARIOS, scriptedRoles } from "../../src/harness/experiment.js";
@@ -25,6 +26,28 @@ describe("the judge's verdict", () => {
 });
 
 describe("offline experiment", () => {
+  // docs/compaction.md's table is what the experiment measures: it said 42.4% / 2.11 for
+  // rolling-summary and 56.2% / 2.27 for cost-trigger long after both measured 41.2% / 2.05 and 55.0% / 2.22.
+  it("measures offline the figures docs/compaction.md shows, row by row", async () => {
+    const doc = readFileSync(new URL("../../docs/compaction.md", import.meta.url), "utf8");
+    const table = doc.slice(doc.indexOf("| strategy | token reduction | goal success | efficiency | compacted in |"));
+    const specs: Record<string, string | { name: string; options: Record<string, unknown> }> = {
+      full: "full",
+      "sliding-window, 3 turns": { name: "sliding-window", options: { turns: 3 } },
+      "rolling-summary": "rolling-summary",
+      "goal-boundary": "goal-boundary",
+      "cost-trigger": "cost-trigger",
+      "observation-masking": "observation-masking",
+      "mask-then-summarize, 1,500-token budget": { name: "mask-then-summarize", options: { trigger: { name: "token-threshold", options: { maxTokens: 1500 } } } },
+    };
+    const shown = table.split("\n").slice(2).filter((l) => l.startsWith("| ")).map((l) => l.split("|").slice(1, -1).map((c) => c.trim()));
+    expect(shown.map((r) => r[0])).toEqual(Object.keys(specs));
+    const rows = await runExperiment(Object.values(specs), scriptedRoles);
+    const percent = (x: number): string => (x === 0 ? "0%" : x === 1 ? "100%" : `${(100 * x).toFixed(1)}%`);
+    const measured = rows.map((r, i) => [shown[i][0], percent(r.reduction), percent(r.gsr), r.efficiency === 0 ? "0" : r.efficiency.toFixed(2), r.acted === 0 ? "-" : `${r.acted}/${r.conversations}`]);
+    expect(measured).toEqual(shown);
+  });
+
   it("full history meets every goal; a one-turn window forgets the details and fails goals", async () => {
     const [scenario, persona] = [SCENARIOS[3], PERSONAS[0]];
     const full = await runConversation(scenario, persona, "full", scriptedRoles(scenario, persona));
