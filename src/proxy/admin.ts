@@ -59,7 +59,7 @@ function summary(ctx: ProxyContext, r: ConversationRecord) {
 }
 
 async function jsonBody(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Promise<unknown> {
-  const raw = await readBody(req, ctx.config.current.maxBodyBytes);
+  const raw = await readBody(req, res, ctx.config.current.maxBodyBytes, ctx.config.current.requestBodyTimeoutMs);
   if (raw === null) return undefined;
   if (raw === undefined) {
     sendError(res, 413, "the request body is too large", "invalid_request_error", "body_too_large");

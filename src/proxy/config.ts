@@ -89,6 +89,8 @@ export const configSchema = z
       .default({ attempts: 2, baseDelayMs: 250, maxDelayMs: 20_000 }),
     /** On SIGTERM/SIGINT, how long in-flight requests and streams may take to finish before they are cut. */
     drainTimeoutMs: timerMs(0).default(30_000),
+    /** How long a request body may take to arrive after its headers: past it, 408 and the connection closed. */
+    requestBodyTimeoutMs: timerMs(1).default(60_000),
     /** Largest request body accepted, on any path. */
     maxBodyBytes: z.number().int().min(1024).default(32 * 1024 * 1024),
     compaction: z

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { pipeline, type Readable, type Transform } from "node:stream";
 import zlib from "node:zlib";
 import type { ConfigFile } from "./config-file.js";
+import { sendError } from "./errors.js";
 import type { Compactor } from "./compactor.js";
 import type { Llm } from "../llm/types.js";
 import type { Logger } from "./log.js";
@@ -37,22 +38,40 @@ export interface ProxyContext {
 
 /**
  * The request body, undefined when it is larger than `limit` bytes (the caller answers 413), or
- * null when the client went away before sending all of it (nobody is left to answer).
+ * null when there is nobody left to answer: the client went away before sending all of it, or it
+ * did not send all of it within `timeoutMs` (answered here: 408, and the connection closed, since
+ * the rest of the body is never read). Without that bound, a client that sent headers and part of
+ * a body held its connection and an in-flight slot until Node's 300 s request timeout.
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined | null> {
+export function readBody(req: IncomingMessage, res: ServerResponse, limit: number, timeoutMs: number): Promise<Buffer | undefined | null> {
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) return Promise.resolve(undefined);
   return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
     let size = 0;
     let over = false;
+    const timer = setTimeout(() => {
+      chunks = [];
+      over = true;
+      res.setHeader("connection", "close");
+      sendError(res, 408, `the request body did not arrive within ${timeoutMs} ms`, "invalid_request_error", "request_body_timeout");
+      res.on("finish", () => req.destroy());
+      resolve(null);
+    }, timeoutMs);
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) over = true;
-      else chunks.push(chunk);
+      if (!over) chunks.push(chunk);
     });
-    req.on("end", () => resolve(over ? undefined : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    req.on("error", () => resolve(null));
+    req.on("end", () => {
+      clearTimeout(timer);
+      resolve(over ? undefined : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    });
+    req.on("close", () => clearTimeout(timer));
+    req.on("error", () => {
+      clearTimeout(timer);
+      resolve(null);
+    });
   });
 }
 

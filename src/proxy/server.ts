@@ -232,7 +232,7 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
     return sendError(res, 400, `request paths must stay under /v1; ${JSON.stringify(path)} does not`, "invalid_request_error", "invalid_path");
   }
   const target = path + normalized.query;
-  return readBody(req, ctx.config.current.maxBodyBytes).then(async (body) => {
+  return readBody(req, res, ctx.config.current.maxBodyBytes, ctx.config.current.requestBodyTimeoutMs).then(async (body) => {
     if (body === null) return;
     if (body === undefined) {
       // The rest of the body is not read: close the connection rather than drain it.

@@ -295,6 +295,30 @@ describe("proxy errors", () => {
     expect(r.upstream.requests).toHaveLength(0);
   });
 
+  it("answers a request body that does not arrive within requestBodyTimeoutMs with 408 and frees its slot", async () => {
+    r = await rig({ proxy: { adminToken: "admin" }, config: { requestBodyTimeoutMs: 200 } });
+    for (const [path, auth, framing] of [
+      ["/v1/chat/completions", "", "Transfer-Encoding: chunked\r\n\r\n9\r\n{\"model\":\r\n"],
+      ["/v1/embeddings", "", "Content-Length: 1000\r\n\r\n{\"input\":"],
+      ["/ext/context_compaction/config", "Authorization: Bearer admin\r\n", "Content-Length: 1000\r\n\r\n{\"a\":"],
+    ]) {
+      const socket = connect(r.proxy.port, "127.0.0.1");
+      let got = "";
+      socket.on("data", (d: Buffer) => (got += d.toString("latin1")));
+      const closed = new Promise((resolve) => socket.on("close", resolve));
+      await new Promise((resolve) => socket.on("connect", resolve));
+      // Headers and part of the body, then nothing: before, the slot was held until Node's 300 s requestTimeout.
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\n${framing}`);
+      await closed;
+      expect(got.slice(0, got.indexOf("\r\n"))).toBe("HTTP/1.1 408 Request Timeout");
+      expect(got).toContain('"code":"request_body_timeout"');
+      await expect.poll(() => r?.proxy.context.life.inFlight).toBe(0);
+    }
+    expect(r.upstream.requests).toHaveLength(0);
+    // The proxy still serves the next request.
+    expect((await ask(r.client)).choices[0].message.content).toContain("hi");
+  }, 20_000);
+
   // A client that goes away while the upstream is slow to answer (before its headers) or while the
   // body is read (headers, then nothing): nothing is wrong with the upstream. Before, the first
   // counted it unreachable, the second an upstream timeout.
