@@ -174,7 +174,7 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, alive: (
     if (stop === undefined || stop === null || droppedConnection(e) === undefined) throw e;
   }
   // A stream cut short ends like a whole one; only the stop reason tells them apart.
-  if (stop === undefined || stop === null) throw new LlmError("connection", `${name}: the stream ended before the reply was complete`);
+  if (stop === undefined || stop === null) throw new LlmError("connection", `${name}: the stream ended before the reply was complete`, { delivered: true });
   return { content: [{ type: "text", text }], model, stop_reason: stop, usage };
 }
 

@@ -36,6 +36,12 @@ export interface LlmErrorDetails {
    * a reasoning model that spent its output limit thinking): the call was billed all the same.
    */
   usage?: LlmUsage;
+  /**
+   * The server had begun its reply when the connection was lost, so it had the whole request
+   * (and may have billed it). Unset when that is unknown: a connection that failed before any
+   * reply may have failed before, during or after the request went out.
+   */
+  delivered?: boolean;
 }
 
 export class LlmError extends Error {

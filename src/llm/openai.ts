@@ -154,7 +154,7 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, alive: (
     if (finish === null || droppedConnection(e) === undefined) throw e;
   }
   // A stream cut short ends like a whole one; only the finish reason tells them apart.
-  if (finish === null) throw new LlmError("connection", `${name}: the stream ended before the reply was complete`);
+  if (finish === null) throw new LlmError("connection", `${name}: the stream ended before the reply was complete`, { delivered: true });
   out.choices = [{ message: { content, ...(refusal ? { refusal } : {}) }, finish_reason: finish }];
   return out;
 }

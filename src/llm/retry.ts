@@ -159,7 +159,7 @@ export function droppedConnection(e: unknown): string | undefined {
 
 /** A reply lost with its connection: retryable, as the server may well answer the next attempt in full. */
 export function lostReply(name: string, why: string): LlmError {
-  return new LlmError("connection", `${name}: the connection was lost before the reply was complete (${why})`);
+  return new LlmError("connection", `${name}: the connection was lost before the reply was complete (${why})`, { delivered: true });
 }
 
 /** Error types of a stream's error event that the same request would meet again. */

@@ -99,9 +99,10 @@ export function summarizerLlm(ctx: ProxyContext, config: ProxyConfig, model: str
             return reply;
           },
           (e: unknown) => {
-            // A server that answered unusably, or took the prompt and never answered in time, may
-            // have billed it: charged as a chat request's is. Any other failure gives it back.
-            settle(e instanceof LlmError && (e.kind === "malformed" || e.kind === "timeout") ? prompt : 0, reserved);
+            // A server that answered unusably, took the prompt and never answered in time, or began
+            // a reply it did not finish, may have billed it: charged as a chat request's is. Any
+            // other failure gives it back.
+            settle(e instanceof LlmError && (e.kind === "malformed" || e.kind === "timeout" || e.details.delivered === true) ? prompt : 0, reserved);
             throw e;
           },
         );

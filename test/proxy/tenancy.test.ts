@@ -342,7 +342,7 @@ describe("proxy tenancy", () => {
     expect(await r.proxy.context.tenants.spentBy("summed")).toBeGreaterThanOrEqual(chat + summaryTokens);
   });
 
-  it("charges a virtual key for a summary call whose server answered but not with a usable reply, or never in time", async () => {
+  it("charges a virtual key for a summary call whose server answered but not with a usable reply, dropped its reply midway, or never answered in time", async () => {
     // A summarizer that reads the whole prompt, then answers 200 with what no client can parse, or nothing at all.
     let mode = "garbled";
     let calls = 0;
@@ -353,6 +353,11 @@ describe("proxy tenancy", () => {
         if (mode === "garbled") {
           res.writeHead(200, { "content-type": "application/json" });
           res.end("<html>overloaded</html>");
+        } else if (mode === "cut") {
+          // Starts its reply, then drops the connection: a load balancer's idle cut, a crash.
+          res.writeHead(200, { "content-type": "application/json", "content-length": "10000" });
+          res.write('{"id":"x","choices":[');
+          setImmediate(() => res.destroy());
         }
       });
     });
@@ -361,7 +366,7 @@ describe("proxy tenancy", () => {
       const summarizer = { baseURL: `http://127.0.0.1:${(bad.address() as AddressInfo).port}/v1`, timeoutMs: 300 };
       r = await rig({ config: { compaction: { ...SMALL.compaction, summarizer }, tenancy: { virtualKeys: { failing: { keyHash: hashKey("ptc-vk-failing"), tokenBudget: 10_000_000 } } } } });
       let total = 0;
-      for (const tag of ["g", "t"]) {
+      for (const [tag, next] of [["g", "cut"], ["c", "hang"], ["t", "hang"]]) {
         const before = calls;
         const reply = await ask(client(r, "ptc-vk-failing"), longConversation(30, 80, tag), `failing-${tag}`);
         expect(calls, mode).toBeGreaterThan(before);
@@ -369,7 +374,7 @@ describe("proxy tenancy", () => {
         // Before: only the reply's own usage, the summary's reservation given back though the server had its prompt.
         await expect.poll(() => r?.proxy.context.tenants.spentBy("failing"), { message: mode }).toBeGreaterThan(total + 1000);
         total = (await r.proxy.context.tenants.spentBy("failing")) ?? 0;
-        mode = "hang";
+        mode = next;
       }
     } finally {
       await r?.close();
