@@ -341,13 +341,21 @@ function notContext(ctx: unknown): string | null {
  */
 export async function evaluateWith(source: string, options: EvaluateOptions, sink: { line: (line: string) => void; check: () => void; read?: () => void } | null): Promise<EvalResult> {
   if (options.isolation !== undefined && options.isolation !== "none") return isolated(source, options, options.isolation);
-  const now = options.clock ?? defaultClock;
+  const now = options.clock === undefined ? defaultClock : checkedClock(options.clock);
   const started = now();
   const given = options.memory ?? EMPTY_MEMORY;
   let memory = given;
   const toolCalls: ToolCallRecord[] = [];
   let fuelUsed = 0;
-  const stats = (): EvalStats => ({ fuelUsed, durationMs: now() - started });
+  let durationMs = 0;
+  const stats = (): EvalStats => {
+    try {
+      durationMs = now() - started;
+    } catch {
+      // A clock that failed mid-run: the run's result says so; its duration is the last one read.
+    }
+    return { fuelUsed, durationMs };
+  };
   let limits: Limits | null = null;
   // Context given as text is read first, and the time that takes is the run's.
   let ctx = options.ctx;
@@ -786,6 +794,20 @@ function success(result: Value, outcome: Outcome, state: RunState, memory: Memor
   // The result crosses out within what the run had left: its fuel, its clock, the size limit.
   const value = toHost(result, state.limits.maxNestingDepth, runBudget(state));
   return { ok: true, value, lisp: result, outcome, prints, memory: next, defs, toolCalls, stats };
+}
+
+/**
+ * A host's clock whose every reading is checked: one that is not a finite number (NaN, text,
+ * undefined, Infinity) makes each comparison with a deadline false, which would leave the run
+ * with no time limit at all; it stops the run instead (internal_error, which no try catches).
+ */
+function checkedClock(clock: () => number): () => number {
+  return () => {
+    const t: unknown = clock();
+    if (typeof t === "number" && Number.isFinite(t)) return t;
+    const got = typeof t === "number" ? String(t) : t === null ? "null" : typeof t;
+    throw new LispError("internal_error", `the host's clock returned ${got}, not a finite number of milliseconds: the time limit cannot be kept`);
+  };
 }
 
 function describeFailure(e: unknown, source: string): ErrorInfo {

@@ -52,3 +52,39 @@ describe("formatError given what is not an error", () => {
     expect(() => formatError(value as never)).toThrow(new TypeError(`formatError: error must be an EvalResult's error (with kind and message), ${got}`));
   });
 });
+
+// A clock reading that is not a finite number made every deadline comparison false: the run
+// went on with no time limit (NaN, text, undefined, Infinity ran 300,000 iterations past a
+// 100 ms limit the same clock counting normally stops at once). Now the run stops, whatever
+// the program catches.
+describe("evaluate given a clock that reads what is not a finite number", () => {
+  const source = "(try (loop [i 0] (if (< i 300000) (recur (inc i)) i)) (catch e :caught))";
+  const limits = { timeoutMs: 100, maxFuel: 1e9, maxLoopIterations: 1e9 };
+  const badClock = (reading: unknown, goodReadings: number): (() => number) => {
+    let n = 0;
+    return () => (n++ < goodReadings ? n : reading) as number;
+  };
+  it.each([
+    ["NaN", NaN, "NaN"],
+    ["text", "5", "string"],
+    ["undefined", undefined, "undefined"],
+    ["Infinity", Infinity, "Infinity"],
+    ["null", null, "null"],
+  ])("%s from the first reading, or once the program runs", async (_what, reading, got) => {
+    for (const good of [0, 3]) {
+      const result = await evaluate(source, { clock: badClock(reading, good), limits });
+      expect(result.ok).toBe(false);
+      if (!result.ok) {
+        expect(result.error).toMatchObject({ kind: "internal_error", message: `the host's clock returned ${got}, not a finite number of milliseconds: the time limit cannot be kept` });
+        expect(Number.isFinite(result.stats.durationMs)).toBe(true);
+      }
+    }
+  });
+
+  it("a clock that counts normally still times the same program out", async () => {
+    let t = 0;
+    const result = await evaluate(source, { clock: () => (t += 1000), limits });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.kind).toBe("timeout");
+  });
+});
