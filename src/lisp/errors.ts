@@ -100,6 +100,15 @@ export class LispError {
   }
 }
 
+/**
+ * What host code (a getter, a Proxy trap) threw while the host's input `what` was read: our own
+ * error as it is, anything else named without its message, which is host text that may quote a
+ * secret.
+ */
+export function unreadable(e: unknown, what: string): LispError {
+  return e instanceof LispError ? e : new LispError("value_error", `${what} could not be read (reading it threw)`);
+}
+
 export function abortedError(): LispError {
   return new LispError("aborted", "the evaluation was aborted by the host");
 }

@@ -9,7 +9,7 @@ import { Analyzer, type AnalyzeEnv } from "./analyzer/analyze.js";
 import "./core/index.js";
 import { compile } from "./compile.js";
 import { isAbortSignal } from "./abort.js";
-import { abortedError, isStackOverflow, LIMIT_KINDS, limitRecord, LispError, ours, stackOverflow, thrownMessage, toErrorInfo, toolMessage, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
+import { abortedError, isStackOverflow, LIMIT_KINDS, limitRecord, LispError, ours, stackOverflow, thrownMessage, toErrorInfo, toolMessage, unreadable, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
 import { boxed, Budget, contextValue, Converted, isLispValue, readableContext, readTimeout, toHost, toLisp, UNLISTED_CONTEXT } from "./interop.js";
@@ -192,19 +192,34 @@ function normalizeTools(tools: EvaluateOptions["tools"]): Map<string, ToolSpec> 
   const out = new Map<string, ToolSpec>();
   if (tools === undefined) return out;
   if (typeof tools !== "object" || tools === null) throw new LispError("value_error", "tools must be an object of name → function or { run }");
-  for (const [name, t] of Object.entries(tools)) {
-    const spec = typeof t === "function" ? { run: t } : t;
-    const bad = (why: string): never => {
-      throw new LispError("value_error", `tool/${name} ${why}`);
-    };
-    if (typeof spec !== "object" || spec === null) bad("must be a function or a { run } object");
-    if (typeof spec.run !== "function") bad("has no run function");
-    if (spec.params !== undefined && !(Array.isArray(spec.params) && spec.params.every((p) => typeof p === "string"))) bad("params must be an array of parameter names");
-    if (spec.timeoutMs !== undefined && !(typeof spec.timeoutMs === "number" && spec.timeoutMs > 0)) bad(`timeoutMs must be a positive number, got ${String(spec.timeoutMs)}`);
-    if (spec.maxCalls !== undefined && !(Number.isInteger(spec.maxCalls) && spec.maxCalls > 0)) bad(`maxCalls must be a positive integer, got ${String(spec.maxCalls)}`);
-    out.set(name, spec);
+  let entries: [string, ToolFn | ToolSpec][];
+  try {
+    entries = Object.entries(tools);
+  } catch (e) {
+    throw unreadable(e, "tools");
+  }
+  for (const [name, t] of entries) {
+    try {
+      out.set(name, toolSpec(name, t));
+    } catch (e) {
+      throw unreadable(e, `tool/${name}`);
+    }
   }
   return out;
+}
+
+/** One tool of `tools`, checked. */
+function toolSpec(name: string, t: ToolFn | ToolSpec): ToolSpec {
+  const spec = typeof t === "function" ? { run: t } : t;
+  const bad = (why: string): never => {
+    throw new LispError("value_error", `tool/${name} ${why}`);
+  };
+  if (typeof spec !== "object" || spec === null) bad("must be a function or a { run } object");
+  if (typeof spec.run !== "function") bad("has no run function");
+  if (spec.params !== undefined && !(Array.isArray(spec.params) && spec.params.every((p) => typeof p === "string"))) bad("params must be an array of parameter names");
+  if (spec.timeoutMs !== undefined && !(typeof spec.timeoutMs === "number" && spec.timeoutMs > 0)) bad(`timeoutMs must be a positive number, got ${String(spec.timeoutMs)}`);
+  if (spec.maxCalls !== undefined && !(Number.isInteger(spec.maxCalls) && spec.maxCalls > 0)) bad(`maxCalls must be a positive integer, got ${String(spec.maxCalls)}`);
+  return spec;
 }
 
 /** A budget for a walk inside the run: its fuel and clock; `commit` charges what it spent. */
@@ -276,14 +291,39 @@ export function evaluate(source: string, options: EvaluateOptions = {}): Promise
   // throws): what throws from them is a failed result, as every other failure is.
   const escaped = (e: unknown): EvalResult => refused(describeFailure(e, ""));
   try {
-    const wrong = wrongInput(source, options);
+    const given = readOptions(options);
+    if (typeof given === "string") return Promise.resolve(refused(toErrorInfo(new LispError("value_error", given), "")));
+    const wrong = wrongInput(source, given);
     if (wrong !== null) return Promise.resolve(refused(toErrorInfo(new LispError("value_error", wrong), "")));
-    const ctx = options.ctx === undefined ? undefined : readableContext(options.ctx);
+    const ctx = given.ctx === undefined ? undefined : readableContext(given.ctx);
     if (ctx === null) return Promise.resolve(refused(toErrorInfo(new LispError("value_error", `ctx must be an object of key → data, got ${UNLISTED_CONTEXT}`), "")));
-    return evaluateWith(source, ctx === options.ctx ? options : { ...options, ctx }, null).catch(escaped);
+    return evaluateWith(source, ctx === given.ctx ? given : { ...given, ctx }, null).catch(escaped);
   } catch (e) {
     return Promise.resolve(escaped(e));
   }
+}
+
+// Every option evaluate reads (the type makes the list complete).
+const OPTION_NAMES = Object.keys({ ctx: 0, ctxJson: 0, tools: 0, memory: 0, limits: 0, signal: 0, toolTimeoutMs: 0, clock: 0, isolation: 0, onPrint: 0, onToolCall: 0 } satisfies Record<keyof EvaluateOptions, 0>) as (keyof EvaluateOptions)[];
+
+/**
+ * The host's options as a plain object, each read once, here: a getter or a Proxy trap that
+ * throws is named, without its message (host text, which may quote a secret). What is not an
+ * object is returned as it is, for wrongInput to name.
+ */
+function readOptions(options: EvaluateOptions): EvaluateOptions | string {
+  if (typeof options !== "object" || options === null) return options;
+  const out: Record<string, unknown> = {};
+  for (const name of OPTION_NAMES) {
+    let value: unknown;
+    try {
+      value = options[name];
+    } catch {
+      return `options.${name} could not be read (reading it threw)`;
+    }
+    if (value !== undefined) out[name] = value;
+  }
+  return out as EvaluateOptions;
 }
 
 /** The memory a failed evaluation gives back: the caller's, when it can be read as one. */

@@ -1,6 +1,6 @@
 // The sandbox's resource limits. Every limit is enforced inside the interpreter,
 // deterministically (except the wall clock), and each has its own error kind.
-import { LispError } from "./errors.js";
+import { LispError, unreadable } from "./errors.js";
 
 export interface Limits {
   /** Wall-clock budget for evaluating one program (tool waits excluded), in ms. */
@@ -64,7 +64,13 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
 export function resolveLimits(overrides?: Partial<Limits>): Limits {
   const out: Limits = { ...defaultLimits };
   if (!overrides) return out;
-  for (const [key, value] of Object.entries(overrides)) {
+  let entries: [string, unknown][];
+  try {
+    entries = Object.entries(overrides);
+  } catch (e) {
+    throw unreadable(e, "limits");
+  }
+  for (const [key, value] of entries) {
     if (!Object.prototype.hasOwnProperty.call(defaultLimits, key)) {
       throw new LispError("value_error", `unknown limit '${key}'; known limits: ${Object.keys(defaultLimits).join(", ")}`);
     }

@@ -88,3 +88,30 @@ describe("evaluate given a clock that reads what is not a finite number", () => 
     if (!result.ok) expect(result.error.kind).toBe("timeout");
   });
 });
+
+// Host code among the options (a getter, a Proxy trap) that threw gave internal_error quoting the
+// host's message ("internal error: sk-secret ..."); the option is now named, its message left out.
+describe("evaluate given options whose reading throws", () => {
+  const boom = () => {
+    throw new Error("sk-secret-7f3a");
+  };
+  const getter = (o: object, key: string): object => Object.defineProperty(o, key, { get: boom, enumerable: true });
+  it.each([
+    ["tools whose keys cannot be listed", { tools: new Proxy({}, { ownKeys: boom }) }, "tools"],
+    ["a tool behind a getter", { tools: getter({}, "t") }, "tools"],
+    ["a tool whose run is a getter", { tools: { t: getter({}, "run") } }, "tool/t"],
+    ["a tool whose run is a getter, in a worker", { tools: { t: getter({}, "run") }, isolation: "worker" }, "tool/t"],
+    ["limits with a getter", { limits: getter({}, "timeoutMs") }, "limits"],
+    ["limits whose keys cannot be listed", { limits: new Proxy({}, { ownKeys: boom }) }, "limits"],
+    ["isolation with a getter", { isolation: getter({ mode: "worker" }, "maxHeapMb") }, "isolation"],
+    ["an isolation option behind a getter", getter({}, "isolation"), "options.isolation"],
+    ["options that are a throwing Proxy", new Proxy({}, { get: boom }), "options.ctx"],
+  ])("%s", async (_what, options, named) => {
+    const result = await evaluate("1", options as EvaluateOptions);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.error).toMatchObject({ kind: "value_error", message: `${named} could not be read (reading it threw)` });
+      expect(JSON.stringify(result)).not.toContain("sk-secret");
+    }
+  });
+});

@@ -1,7 +1,7 @@
 // How a program is isolated from its host: in the host's own thread ("none"), or in a worker
 // thread with a hard heap cap that abort and timeout end at once ("worker").
 import { z } from "zod";
-import { LispError } from "../errors.js";
+import { LispError, unreadable } from "../errors.js";
 
 export const IsolationOptions = z
   .object({
@@ -16,7 +16,12 @@ export type Isolation = "none" | "worker" | z.input<typeof IsolationOptions>;
 export type ResolvedIsolation = z.output<typeof IsolationOptions>;
 
 export function resolveIsolation(i: Isolation): ResolvedIsolation {
-  const parsed = IsolationOptions.safeParse(typeof i === "string" ? { mode: i } : i);
+  let parsed: ReturnType<typeof IsolationOptions.safeParse>;
+  try {
+    parsed = IsolationOptions.safeParse(typeof i === "string" ? { mode: i } : i);
+  } catch (e) {
+    throw unreadable(e, "isolation");
+  }
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   throw new LispError("value_error", `isolation${issue.path.length > 0 ? "." + issue.path.join(".") : ""}: ${issue.message}`, undefined, 'use "none", "worker" or { mode: "worker", maxHeapMb: 512 }');
