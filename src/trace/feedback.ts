@@ -115,6 +115,62 @@ const MAX_CALLS_LISTED = 10;
 const MAX_ARGS_CHARS = 120;
 
 /**
+ * JSON.stringify(v), or its first `max` + 1 characters or more when it is longer: the writer
+ * stops once past `max`, so arguments of millions of characters cost what the line shows.
+ * Undefined where JSON.stringify gives undefined.
+ */
+function jsonPrefix(v: unknown, max: number): string | undefined {
+  let out = "";
+  // Whether x writes nothing (an object's member is then left out; an array's is null).
+  const absent = (x: unknown): boolean => x === undefined || typeof x === "function" || typeof x === "symbol";
+  const write = (x: unknown): void => {
+    // Past max, what follows is never shown: the caller only learns the text is longer.
+    if (out.length > max) return;
+    if (typeof x === "string") {
+      // A long string is quoted as far as is needed (each character is one or more of the
+      // text), never splitting a surrogate pair, which would be escaped.
+      const need = max + 2 - out.length;
+      out += JSON.stringify(x.length > need ? x.slice(0, cutPoint(x, need)) : x);
+      return;
+    }
+    if (typeof x !== "object" || x === null || typeof (x as { toJSON?: unknown }).toJSON === "function") {
+      out += JSON.stringify(x) ?? "null";
+      return;
+    }
+    const proto: unknown = Object.getPrototypeOf(x);
+    if (Array.isArray(x)) {
+      out += "[";
+      for (let i = 0; i < x.length && out.length <= max; i++) {
+        if (i > 0) out += ",";
+        const item: unknown = x[i];
+        if (absent(item)) out += "null";
+        else write(item);
+      }
+      out += "]";
+    } else if (proto === Object.prototype || proto === null) {
+      out += "{";
+      let first = true;
+      for (const key of Object.keys(x)) {
+        if (out.length > max) break;
+        const value: unknown = (x as Record<string, unknown>)[key];
+        if (absent(value)) continue;
+        if (!first) out += ",";
+        first = false;
+        write(key);
+        out += ":";
+        write(value);
+      }
+      out += "}";
+    } else {
+      out += JSON.stringify(x) ?? "null";
+    }
+  };
+  if (absent(v)) return undefined;
+  write(v);
+  return out;
+}
+
+/**
  * The tool calls a failed program made before its error: their effects (an email sent, a
  * record written) happened, so a retry must not repeat them blindly.
  */
@@ -122,7 +178,7 @@ export function renderCompletedCalls(turn: Turn): string {
   const done = turn.toolCalls.filter((c) => c.error === undefined);
   if (done.length === 0) return "";
   const lines = done.slice(0, MAX_CALLS_LISTED).map((c) => {
-    const args = JSON.stringify(c.args ?? {}) ?? "{}";
+    const args = jsonPrefix(c.args ?? {}, MAX_ARGS_CHARS) ?? "{}";
     return `  tool/${c.name} ${args.length > MAX_ARGS_CHARS ? args.slice(0, cutPoint(args, MAX_ARGS_CHARS - 1)) + "…" : args}`;
   });
   if (done.length > MAX_CALLS_LISTED) lines.push(`  … and ${done.length - MAX_CALLS_LISTED} more`);
