@@ -174,6 +174,21 @@ const reader = (maxNestingDepth: number): ContextReader => new ContextReader(res
 describe("task message and context", () => {
   const sample = { sampleItems: 3, sampleChars: 80 };
 
+  // A 1M-character key was written whole into the prompt (data/kkkk..., 1,000,005 characters of
+  // line), though no program can name it (sources are capped at 200,000 characters); a long
+  // unnamable key was quoted whole too. Both are now one short line.
+  it("describes a key no program can be long enough to name in one short line", () => {
+    const long = "k".repeat(1_000_000);
+    const lines = contextLines({ [long]: 1, ["a b ".repeat(1000)]: 2, ok: 3 }, sample, reader(256));
+    expect(lines).toEqual([
+      `; context key "${"k".repeat(40)}…" (1000000 characters) cannot be read: data/ and the key are longer than a program may be (200000 characters)`,
+      `; context key "${"a b ".repeat(10)}…" (4000 characters) cannot be read: it is not a valid name after data/`,
+      "data/ok ; integer, sample: 3",
+    ]);
+    const fits = "k".repeat(200_000 - 5);
+    expect(contextLines({ [fits]: 1 }, sample, reader(256))[0]).toBe(`data/${fits} ; integer, sample: 1`);
+  });
+
   it("shows each visible context key with its type, size and a sample", () => {
     const lines = contextLines({ products: [{ name: "Laptop", price: 1200 }, { name: "Mouse", price: 25 }], limit: 5, query: "laptops" }, sample, reader(256));
     expect(lines).toEqual([

@@ -1,9 +1,16 @@
 // Context keys → prompt lines: `data/products ; vector[7], sample: [{:name "Laptop" ...} ...]`.
 // Keys starting with `_` are readable by programs but never shown to the LLM.
-import { type ContextReader, contextValue, isHiddenKey, isSymbolName } from "../../lisp/index.js";
+import { type ContextReader, contextValue, cutPoint, isHiddenKey, isSymbolName } from "../../lisp/index.js";
 import { describeValue, recordKeys, typeLabel, type RecordOptions } from "../../trace/record.js";
 
 export { isHiddenKey };
+
+// A key longer than this is quoted by its start and its length: the rest tells the model nothing.
+const KEY_SHOWN = 40;
+
+function quotedKey(key: string): string {
+  return key.length <= KEY_SHOWN ? JSON.stringify(key) : `${JSON.stringify(key.slice(0, cutPoint(key, KEY_SHOWN)) + "…")} (${key.length} characters)`;
+}
 
 /**
  * One line per visible context key, in the context's key order, each read by `reader` (the run's
@@ -11,10 +18,16 @@ export { isHiddenKey };
  */
 export function contextLines(context: Readonly<Record<string, unknown>>, opts: Pick<RecordOptions, "sampleItems" | "sampleChars">, reader: ContextReader): string[] {
   const lines: string[] = [];
+  // data/key must fit in a program's source, or no program can read the key.
+  const { maxSourceChars } = reader.limits;
   for (const key of Object.keys(context)) {
     if (isHiddenKey(key)) continue;
+    if (key.length + "data/".length > maxSourceChars) {
+      lines.push(`; context key ${quotedKey(key)} cannot be read: data/ and the key are longer than a program may be (${maxSourceChars} characters)`);
+      continue;
+    }
     if (!isSymbolName(key)) {
-      lines.push(`; context key ${JSON.stringify(key)} cannot be read: it is not a valid name after data/`);
+      lines.push(`; context key ${quotedKey(key)} cannot be read: it is not a valid name after data/`);
       continue;
     }
     const value = reader.value(key, contextValue(context, key));
