@@ -33,6 +33,9 @@ interface Cut {
  */
 export function parseContextJson(text: string, ctx: object | undefined, limits: Pick<Limits, "maxCollectionSize">, check: () => void): Record<string, unknown> {
   if (ctx !== undefined) throw new LispError("value_error", "give either ctx or ctxJson, not both");
+  // A byte order mark opens text saved by some editors; JSON read from a file drops it when the
+  // bytes are decoded (src/json/text-input.ts), and text given as a string is read the same.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const cuts = scan(text, limits.maxCollectionSize, check);
   let kept = text;
   if (cuts.length > 0) {

@@ -94,7 +94,8 @@ export interface EvaluateOptions {
   /**
    * The context as JSON text of an object, instead of `ctx`: parsed as the run's first work,
    * within its time limit (in the worker mode, inside the worker, where the hard stop can end a
-   * parse that takes too long). Text that is not a JSON object fails the run with `value_error`.
+   * parse that takes too long). Text that is not a JSON object fails the run with `value_error`;
+   * a byte order mark opening it is dropped, as when a file's bytes are decoded.
    */
   ctxJson?: string;
   tools?: Readonly<Record<string, ToolFn | ToolSpec>>;
