@@ -4,8 +4,8 @@
 import { messageText, toolCallText } from "../llm/messages.js";
 import type { ChatMessage } from "../llm/types.js";
 import { modelPrice, readMultiplier, writeMultiplier, type CacheModel, type ModelPrice, type PriceTable } from "./prices.js";
-import { countTokens, messageTokens, nameTokens, promptTokens, tokenize, TOKENS_PER_MESSAGE } from "./tokens.js";
-import { toolTokens } from "./models.js";
+import { countTokens, messageTokens, nameTokens, promptTokens, promptTokensYielding, tokenize, TOKENS_PER_MESSAGE } from "./tokens.js";
+import { toolTokens, toolTokensYielding } from "./models.js";
 
 /** A prompt as sent: its messages, the tool schemas sent with them, and (breakpoint caches) where its breakpoints sit. */
 export interface Prompt {
@@ -28,6 +28,12 @@ const isMessages = (p: PromptLike): p is readonly ChatMessage[] => Array.isArray
 export function inputTokens(prompt: PromptLike): number {
   const p = asPrompt(prompt);
   return promptTokens(p.messages) + toolTokens(p.tools);
+}
+
+/** inputTokens for a prompt of megabytes counted while a server serves others: the same count, with turns of the event loop between its pieces. */
+export async function inputTokensYielding(prompt: PromptLike): Promise<number> {
+  const p = asPrompt(prompt);
+  return (await promptTokensYielding(p.messages)) + (await toolTokensYielding(p.tools));
 }
 
 /** Output tokens of a reply (its text and tool calls), as the local measure counts them when the provider reports none. */

@@ -1,7 +1,7 @@
 // Context limits of current models and the prompt-budget estimate, for usage-ratio triggers and
 // the proxy. Limits are total context windows in tokens, matched by longest name prefix;
 // callers override them, and an unknown model gets a conservative fallback.
-import { countTokens, promptTokens } from "./tokens.js";
+import { countTokens, countTokensYielding, promptTokens } from "./tokens.js";
 import type { Conversation } from "./types.js";
 
 /** Context windows by model-name prefix (provider-published figures, late 2025). */
@@ -53,6 +53,17 @@ export function toolTokens(tools: readonly unknown[] | undefined): number {
   let n = toolTokenCache.get(tools);
   if (n === undefined) {
     n = countTokens(JSON.stringify(tools));
+    toolTokenCache.set(tools, n);
+  }
+  return n;
+}
+
+/** toolTokens counted by countTokensYielding (schemas of megabytes), kept as toolTokens keeps its count. */
+export async function toolTokensYielding(tools: readonly unknown[] | undefined): Promise<number> {
+  if (tools === undefined || tools.length === 0) return 0;
+  let n = toolTokenCache.get(tools);
+  if (n === undefined) {
+    n = await countTokensYielding(JSON.stringify(tools));
     toolTokenCache.set(tools, n);
   }
   return n;

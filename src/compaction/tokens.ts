@@ -146,14 +146,50 @@ export const nameTokens = (name: string): number => 1 + countTokens(name);
 export function messageTokens(m: ChatMessage): number {
   let n = perMessage.get(m);
   if (n === undefined) {
-    const c = m.content;
-    n = TOKENS_PER_MESSAGE + countTokens(messageText(m));
-    if (Array.isArray(c)) n += mediaTokens(c);
     const calls = toolCallText(m);
-    if (calls !== "") n += countTokens(calls);
-    if (m.name) n += nameTokens(m.name);
-    n += audioReplyTokens(m);
+    n = TOKENS_PER_MESSAGE + countTokens(messageText(m)) + (calls === "" ? 0 : countTokens(calls)) + nonTextTokens(m);
     perMessage.set(m, n);
+  }
+  return n;
+}
+
+/** A message's tokens besides its text and tool calls: media parts, name, audio reply. */
+function nonTextTokens(m: ChatMessage): number {
+  let n = Array.isArray(m.content) ? mediaTokens(m.content) : 0;
+  if (m.name) n += nameTokens(m.name);
+  return n + audioReplyTokens(m);
+}
+
+/**
+ * promptTokens for a prompt of megabytes that a server counts while it serves others: a long
+ * text is counted by countTokensYielding, and short messages a turn of the event loop apart every
+ * YIELD_CHARS characters. Each count is kept per message, as messageTokens keeps it, so counting
+ * the same messages again (a compaction, a charge) is free.
+ */
+export async function promptTokensYielding(messages: readonly ChatMessage[]): Promise<number> {
+  if (!isArrayArg(messages)) throw new TypeError(mustBe("promptTokensYielding: messages", "an array of chat messages", messages));
+  let n = TOKENS_PER_REPLY;
+  let since = 0;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (!isObjectArg(m)) throw new TypeError(mustBe(`promptTokensYielding: messages[${i}]`, "a chat message", m));
+    let k = perMessage.get(m);
+    if (k === undefined) {
+      const text = messageText(m);
+      const calls = toolCallText(m);
+      if (text.length > YIELD_CHARS || calls.length > YIELD_CHARS) {
+        k = TOKENS_PER_MESSAGE + (await countTokensYielding(text)) + (await countTokensYielding(calls)) + nonTextTokens(m);
+        perMessage.set(m, k);
+      } else {
+        k = messageTokens(m);
+        since += text.length + calls.length;
+        if (since > YIELD_CHARS) {
+          since = 0;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
+      }
+    }
+    n += k;
   }
   return n;
 }

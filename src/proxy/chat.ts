@@ -16,7 +16,7 @@ import { isContextLengthError, sendError, sendStoreUnavailable, streamErrorEvent
 import { explicitIdentity, prefixHashes, prefixIdentity, scopedKey, type Identity } from "./identity.js";
 import { hiddenKeys, maskKeys, upstreamAuth, type Tenant } from "./tenancy.js";
 import { messagesUsage, parseMessagesRequest, type AnthropicRequest } from "./anthropic.js";
-import { clientPromptTokens, parseChatRequest, serializeBody, type ChatRequest, type ParsedRequest } from "./request.js";
+import { clientPromptTokensYielding, parseChatRequest, serializeBody, type ChatRequest, type ParsedRequest } from "./request.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./responses.js";
 import { sendWithRetries } from "./retry.js";
 import { SseTap, type StreamUsage } from "./sse.js";
@@ -206,7 +206,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   let reservation = 0;
   // Resolves once the conversation is written: a reply ends after that, so the next request, on
   // whichever replica, sees it.
-  const finish = (usage: { promptTokens: number; completionTokens: number } | undefined, answered = false): Promise<void> => {
+  const finish = async (usage: { promptTokens: number; completionTokens: number } | undefined, answered = false): Promise<void> => {
     const total = performance.now() - started;
     if (upstreamMs > 0) {
       ctx.metrics.observe("ptc_proxy_upstream_seconds", upstreamMs);
@@ -220,7 +220,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
       // No usage reported (an upstream that sends none, or a stream cut before its usage chunk): the prompt is
       // counted by the one measure (issue 18), apart from reported tokens, and charged, so leaving a stream
       // early is no way around a budget.
-      used = clientPromptTokens(outcome.messages, request.tools);
+      used = await clientPromptTokensYielding(outcome.messages, request.tools);
       ctx.metrics.inc("ptc_proxy_estimated_prompt_tokens_total", "", used);
     }
     // Settles the reservation: a request that never reached the upstream gives it back.
@@ -235,7 +235,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   if (clientGone.signal.aborted) return finish(undefined);
   let budget: Awaited<ReturnType<typeof ctx.tenants.reserve>>;
   try {
-    budget = await ctx.tenants.reserve(config, tenant, () => outcome.estimatedTokens || clientPromptTokens(outcome.messages, request.tools));
+    budget = await ctx.tenants.reserve(config, tenant, () => outcome.estimatedTokens || clientPromptTokensYielding(outcome.messages, request.tools));
   } catch (e) {
     sendStoreUnavailable(res, ctx.log, e, tenant.id);
     return finish(undefined);
@@ -254,7 +254,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     errorText = await readText(result.response);
     if (isContextLengthError(result.response.statusCode, errorText) && config.compaction.enabled && config.conversations[record.conversation]?.disabled !== true) {
       // The window is smaller than the estimate thought: learn it, compact to fit, try once more.
-      const sent = outcome.estimatedTokens || clientPromptTokens(outcome.messages, request.tools);
+      const sent = outcome.estimatedTokens || (await clientPromptTokensYielding(outcome.messages, request.tools));
       // What the prompt alone may take (the reserved output is added back per request).
       record.learnedLimit = Math.min(record.learnedLimit ?? Infinity, Math.max(1, sent - 1));
       const t = performance.now();

@@ -16,6 +16,7 @@ import type { ChatMessage, Llm } from "../llm/types.js";
 import type { ProxyConfig } from "./config.js";
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
+import { clientPromptTokensYielding } from "./request.js";
 import type { ConversationRecord, ConversationStore } from "./store.js";
 
 export interface CompactionInput {
@@ -157,6 +158,9 @@ export class Compactor {
       const threshold = (spec.options.threshold ?? configured.options.threshold) as number;
       if (!holds && input.bodyBytes + messagesMediaTokens(input.messages) + reserved < threshold * (spec.options.contextLimit as number)) return unchanged(input.messages);
     }
+    // The strategy counts the messages in one go: counted first with turns of the event loop
+    // between pieces (the counts are kept per message), a body of megabytes holds up no other request.
+    await clientPromptTokensYielding(input.messages, input.tools);
     const max = config.compaction.maxSummaryCalls;
     // A dry run's record is a copy, and a request with no conversation (source "none") keeps nothing.
     const kept = options.dryRun !== true && record.source !== "none";

@@ -2,7 +2,7 @@
 // reason, and the parts of it the token budget needs. Returns a reason instead of throwing.
 import { randomBytes } from "node:crypto";
 import { forCompaction } from "../compaction/compact.js";
-import { inputTokens } from "../compaction/measure.js";
+import { inputTokens, inputTokensYielding } from "../compaction/measure.js";
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../json/depth.js";
 import { whereInvalid } from "../json/text-input.js";
 import { messageText } from "../llm/messages.js";
@@ -194,5 +194,16 @@ export function parseChatRequest(raw: Buffer): ParsedRequest {
 
 /** A client's prompt (messages and tool schemas) counted by the one measure, as the compaction library sees it. */
 export function clientPromptTokens(messages: ChatMessage[], tools: readonly unknown[] | undefined): number {
-  return inputTokens({ messages: forCompaction(messages).messages, ...(tools === undefined ? {} : { tools }) });
+  return inputTokens(clientPrompt(messages, tools));
 }
+
+/**
+ * clientPromptTokens on the request path: a body of megabytes is counted with turns of the event
+ * loop between its pieces (8 MB of text in one count held every other request for over half a
+ * second), and the counts are kept per message, so the compaction and the charge count it no more.
+ */
+export function clientPromptTokensYielding(messages: ChatMessage[], tools: readonly unknown[] | undefined): Promise<number> {
+  return inputTokensYielding(clientPrompt(messages, tools));
+}
+
+const clientPrompt = (messages: ChatMessage[], tools: readonly unknown[] | undefined) => ({ messages: forCompaction(messages).messages, ...(tools === undefined ? {} : { tools }) });

@@ -7,7 +7,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import { compact } from "../../src/compaction/compact.js";
-import { AUDIO_REPLY_TOKENS, countedParts, countTokens, countTokensYielding, FILE_PAGE_TOKENS, imageSize, messagesMediaTokens, messageTokens, promptTokens, tokenize } from "../../src/compaction/tokens.js";
+import { AUDIO_REPLY_TOKENS, countedParts, countTokens, countTokensYielding, FILE_PAGE_TOKENS, imageSize, messagesMediaTokens, messageTokens, promptTokens, promptTokensYielding, tokenize } from "../../src/compaction/tokens.js";
 import { outputTokens } from "../../src/compaction/measure.js";
 import { messageText } from "../../src/llm/messages.js";
 import type { ChatMessage, ContentPart } from "../../src/llm/types.js";
@@ -260,6 +260,24 @@ describe("countTokensYielding", () => {
       // One turn at least per 64 K characters: before, one count held the loop for the whole text.
       expect(turns).toBeGreaterThanOrEqual(Math.floor(text.length / 65_536) - 1);
     }
+    // A prompt: a long message, a long tool call and many short messages; each count is kept per message.
+    const long = { role: "user" as const, content: prose };
+    const call = { role: "assistant" as const, content: null, tool_calls: [{ id: "c", type: "function" as const, function: { name: "f", arguments: prose } }] };
+    const short = Array.from({ length: 20_000 }, (_, i) => ({ role: "user" as const, content: `short ${i} message` }));
+    const copy = (ms: ChatMessage[]) => ms.map((m) => ({ ...m }));
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const messages: ChatMessage[] = [long, call, ...short];
+    const yielded = await promptTokensYielding(messages);
+    ticking = false;
+    expect(yielded).toBe(promptTokens(copy(messages)));
+    expect(turns).toBeGreaterThanOrEqual(Math.floor((prose.length * 2) / 65_536));
+    expect(messageTokens(long)).toBe(messageTokens({ ...long }));
     // A blob without a place to cut is cut where it stands, a few tokens off per 64 K characters.
     const blob = Buffer.alloc(3_000_000, 7).toString("base64");
     expect(Math.abs((await countTokensYielding(blob)) - countTokens(blob))).toBeLessThan(100);

@@ -329,6 +329,62 @@ describe("proxy tenancy", () => {
     expect(await tenants.spentBy("rag")).toBeGreaterThan(kept + 300);
   });
 
+  it("counts a prompt of megabytes with turns of the event loop between its pieces: a budgeted key's reservation on the chat, messages and responses routes, and the count before a compaction", async () => {
+    // Distinct words, about 2 MB: some 30 pieces of 64 K characters.
+    const text = (tag: string) => Array.from({ length: 200_000 }, (_, i) => `${tag}${i} x`).join(" ");
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    /** Turns of the event loop between the first call of the store's `from` and the next call of its `to`. */
+    const between = (from: string, to: string) => {
+      const store = r?.proxy.context.store as unknown as Record<string, (...args: unknown[]) => unknown>;
+      const marks = { from: -1, to: -1 };
+      for (const [name, mark] of [[from, "from"], [to, "to"]] as const) {
+        const real = store[name].bind(store);
+        store[name] = (...args: unknown[]) => {
+          if (marks[mark] === -1 && (mark === "from" || marks.from !== -1)) marks[mark] = turns;
+          return real(...args);
+        };
+      }
+      return () => {
+        const n = marks.to - marks.from;
+        marks.from = marks.to = -1;
+        return n;
+      };
+    };
+    try {
+      r = await rig({ config: { compaction: { enabled: false }, tenancy: { virtualKeys: { big: { keyHash: hashKey("ptc-vk-big"), tokenBudget: 1e12 } } } } });
+      // From the budget check on arrival (the spend read) to the reservation, the prompt is counted.
+      const counted = between("spent", "reserve");
+      const bodies: Record<string, unknown> = {
+        "chat/completions": { model: "fake-model", messages: [{ role: "user", content: text("c") }] },
+        messages: { model: "fake-model", max_tokens: 10, messages: [{ role: "user", content: text("m") }] },
+        responses: { model: "fake-model", input: [{ role: "user", content: text("r") }] },
+      };
+      const seen: Record<string, boolean> = {};
+      for (const [path, body] of Object.entries(bodies)) {
+        const res = await fetch(`${r.proxy.url}/v1/${path}`, { method: "POST", headers: { authorization: "Bearer ptc-vk-big", "content-type": "application/json" }, body: JSON.stringify(body) });
+        await res.arrayBuffer();
+        expect(res.status).toBe(200);
+        seen[path] = counted() >= 20;
+      }
+      // Before: 0 turns on each, the whole prompt counted in one go.
+      expect(seen).toEqual({ "chat/completions": true, messages: true, responses: true });
+      await r.close();
+      // A compaction counts the messages too: from the conversation's lookup to the compaction's lock.
+      r = await rig();
+      const compacted = between("get", "locked");
+      await r.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: text("k") }] }, { headers: { "x-conversation-id": "huge" } });
+      expect(compacted()).toBeGreaterThanOrEqual(20);
+    } finally {
+      ticking = false;
+    }
+  });
+
   it("charges a virtual key for the summary calls made compacting its conversations", async () => {
     r = await rig({ config: { ...SMALL, tenancy: { virtualKeys: { summed: { keyHash: hashKey("ptc-vk-summed"), tokenBudget: 1_000_000 } } } } });
     const reply = await ask(client(r, "ptc-vk-summed"), longConversation(30), "sum");
