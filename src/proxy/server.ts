@@ -318,6 +318,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   let onIdle: (() => void) | undefined;
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    boundRequests();
     ctx.life.inFlight++;
     // Every request is counted once, when it ends, with the status it got ("none": cut before any).
     // On finish when there is one: that is before the client can read the end and scrape /metrics.
@@ -343,6 +344,14 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     }
   };
   const server: Server = createServer(handle);
+  // Node's own bound on a whole request (requestTimeout, 300 s, checked every 30 s) cut a body that
+  // requestBodyTimeoutMs allows longer, and bounds the bodies of paths that never read theirs: it
+  // follows the option (the headers' time, then the body's), set again as each request comes, since
+  // the option can change while the proxy runs.
+  const boundRequests = () => {
+    server.requestTimeout = server.headersTimeout + config.current.requestBodyTimeoutMs;
+  };
+  boundRequests();
   // A client that waits for 100-continue is told 413 before it sends a body announced over the
   // limit (Node's default answer, 100, had it send all of it, to be refused after).
   server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {

@@ -319,6 +319,22 @@ describe("proxy errors", () => {
     expect((await ask(r.client)).choices[0].message.content).toContain("hi");
   }, 20_000);
 
+  it("lets Node's own request timeout follow requestBodyTimeoutMs, so a body allowed longer than 300 s is not cut by Node first", async () => {
+    r = await rig({ proxy: { adminToken: "admin" }, config: { requestBodyTimeoutMs: 600_000 } });
+    const port = r.proxy.port;
+    // The proxy's own server, found among the process's handles.
+    const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
+    const server = handles.find((h): h is http.Server => h instanceof http.Server && (h.address() as AddressInfo | null)?.port === port);
+    expect(server).toBeDefined();
+    // Before: 300,000, Node's default, which cut a body still within the proxy's 600,000 ms.
+    expect(server?.requestTimeout).toBe((server?.headersTimeout ?? 0) + 600_000);
+    // An update applies from the next request on.
+    const update = await fetch(`${r.proxy.url}/ext/context_compaction/config`, { method: "POST", headers: { authorization: "Bearer admin", "content-type": "application/json" }, body: JSON.stringify({ requestBodyTimeoutMs: 2000 }) });
+    expect(update.status).toBe(200);
+    await ask(r.client);
+    expect(server?.requestTimeout).toBe((server?.headersTimeout ?? 0) + 2000);
+  });
+
   // A client that goes away while the upstream is slow to answer (before its headers) or while the
   // body is read (headers, then nothing): nothing is wrong with the upstream. Before, the first
   // counted it unreachable, the second an upstream timeout.
