@@ -87,8 +87,17 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   // A JSON request (embeddings, legacy completions) is counted as text, once: reserved against a
   // budget, and charged when its stream reports no usage.
   const json = String(req.headers["content-type"] ?? "").includes("json");
+  // A virtual key's spend counts the body as the client wrote it: one compressed in a coding this
+  // Node cannot undo (zstd before Node 22.15), corrupt, or inflating past maxBodyBytes would count
+  // nothing, and the upstream may read it all the same. Refused as a chat body is.
+  let text = body;
+  if (tenant.virtualKey !== undefined && body.length > 0 && req.headers["content-encoding"] !== undefined) {
+    const decoded = await decodeBody(body, req.headers["content-encoding"], config.maxBodyBytes);
+    if (!decoded.ok) return sendError(res, decoded.status, decoded.message, "invalid_request_error", decoded.code);
+    text = decoded.body;
+  }
   let counted: Promise<number> | undefined;
-  const bodyTokens = () => (counted ??= requestTokens(body, req, config.maxBodyBytes, json));
+  const bodyTokens = () => (counted ??= requestTokens(text, json));
   // Reserved before it goes upstream, as a chat request's prompt is: the check on arrival charges
   // nothing, so requests sent together would all pass it. A request without a body costs nothing to reserve.
   let reservation = 0;
@@ -154,16 +163,14 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
 }
 
 /**
- * The tokens of a JSON request body as text (decoded when the client compressed it; none when it
- * cannot be, or is not JSON), counted in pieces: a body of megabytes does not hold up every other
- * request. A body is JSON by its content type, or by its first character when the type says
- * otherwise or nothing: servers such as vLLM's parse a body sent without a type as JSON, so the
- * header is no way past a budget.
+ * The tokens of a JSON request body (decoded) as text (none when it is not JSON), counted in
+ * pieces: a body of megabytes does not hold up every other request. A body is JSON by its content
+ * type, or by its first character when the type says otherwise or nothing: servers such as vLLM's
+ * parse a body sent without a type as JSON, so the header is no way past a budget.
  */
-async function requestTokens(body: Buffer, req: IncomingMessage, limit: number, json: boolean): Promise<number> {
-  const decoded = await decodeBody(body, req.headers["content-encoding"], limit);
-  if (!decoded.ok || !(json || startsJson(decoded.body))) return 0;
-  return countTokensYielding(decoded.body.toString("utf8"));
+async function requestTokens(body: Buffer, json: boolean): Promise<number> {
+  if (!(json || startsJson(body))) return 0;
+  return countTokensYielding(body.toString("utf8"));
 }
 
 /** Whether a body's first character after any whitespace opens a JSON object or array. */

@@ -5,7 +5,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
+import zlib, { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
@@ -629,6 +629,36 @@ describe("proxy tenancy", () => {
       r = undefined;
       await new Promise((resolve) => big.close(resolve));
     }
+  });
+
+  it("refuses a virtual key's body forwarded untouched that it cannot decode to count (a coding this Node lacks, corrupt, inflating past maxBodyBytes), and forwards another client's as it came", async () => {
+    r = await rig({ config: { maxBodyBytes: 4096, tenancy: { virtualKeys: { packed: { keyHash: hashKey("ptc-vk-packed"), tokenBudget: 1_000_000 } } } } });
+    const json = JSON.stringify({ model: "fake-model", input: "some words to embed ".repeat(20), stream: true });
+    const send = (auth: string, encoding: string, body: Buffer) => fetch(`${r?.proxy.url}/v1/echo`, { method: "POST", headers: { authorization: `Bearer ${auth}`, "content-type": "application/json", "content-encoding": encoding, "x-echo-type": "text/event-stream" }, body });
+    // zstd where this Node's zlib has none (before 22.15), and a coding no Node has.
+    const unknown = ["compress", ...("zstdDecompress" in zlib ? [] : ["zstd"])];
+    const cases: Array<[string, Buffer, number, string]> = [
+      ...unknown.map((c): [string, Buffer, number, string] => [c, Buffer.from(json), 415, "unsupported_content_encoding"]),
+      ["gzip", Buffer.from("not gzip at all"), 400, "invalid_content_encoding"],
+      ["gzip", gzipSync(" ".repeat(100_000)), 413, "body_too_large"],
+    ];
+    for (const [encoding, body, status, code] of cases) {
+      const res = await send("ptc-vk-packed", encoding, body);
+      const text = await res.text();
+      // Before: forwarded, reserving 1 token and charging 0 (nothing could be counted).
+      expect({ encoding, status: res.status }).toEqual({ encoding, status });
+      expect(text).toContain(`"code":"${code}"`);
+    }
+    expect(r.upstream.requests).toHaveLength(0);
+    // A body it can decode is forwarded as it came and counted decoded.
+    const gz = await send("ptc-vk-packed", "gzip", gzipSync(json));
+    expect(gz.status).toBe(200);
+    await gz.arrayBuffer();
+    await expect.poll(() => r?.proxy.context.tenants.spentBy("packed")).toBe(countTokens(json));
+    // Another client's body is no one's spend: forwarded untouched, whatever its coding.
+    const plain = await send("sk-client-key", "compress", Buffer.from(json));
+    expect(plain.status).toBe(200);
+    expect(await plain.text()).toBe(json);
   });
 
   it("counts a JSON request forwarded untouched as JSON whatever its content type says (servers that parse it without one)", async () => {
