@@ -138,7 +138,8 @@ async function compactNow(ctx: ProxyContext, req: IncomingMessage, res: ServerRe
   // Summaries use the configured key, or the key of the conversation's own virtual key, never another
   // tenant's; they are charged to that virtual key, as its own requests' summaries are.
   const name = record.tenant.startsWith("vk-") ? record.tenant.slice(3) : undefined;
-  const vk = name === undefined ? undefined : config.tenancy.virtualKeys[name];
+  // Own keys only: a removed key named toString would be read from Object.prototype as one that exists.
+  const vk = name === undefined || !Object.hasOwn(config.tenancy.virtualKeys, name) ? undefined : config.tenancy.virtualKeys[name];
   const outcome = await ctx.compactor.run(config, record, { messages, model: record.model, tools: request.tools, maxTokens: request.maxTokens, bodyBytes: 0 }, () => summarizerLlm(ctx, config, record.model, vk?.upstreamKey, vk === undefined ? undefined : name), { force: true, noDeadline: true, dryRun });
   const report = {
     conversation: record.id,

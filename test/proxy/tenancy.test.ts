@@ -693,6 +693,25 @@ describe("proxy tenancy", () => {
     expect(again.status).toBe(409);
   });
 
+  it("charges no removed virtual key for an admin compact of its conversation, whatever its name (toString, constructor as plain)", async () => {
+    r = await rig({ proxy: { adminToken: "admin" }, config: { compaction: { strategy: { name: "usage-ratio", options: {} }, contextLimits: { "fake-model": 1_000_000 } } } });
+    const post = (path: string, body: unknown) => fetch(`${r?.proxy.url}/ext/context_compaction/${path}`, { method: "POST", headers: { authorization: "Bearer admin", "content-type": "application/json" }, body: JSON.stringify(body) });
+    const spent: Record<string, number> = {};
+    for (const name of ["plain", "toString", "constructor"]) {
+      const { key } = (await (await post("keys", { name })).json()) as { key: string };
+      await ask(client(r, key), longConversation(30, 80, name), `conv-${name}`);
+      const before = await r.proxy.context.tenants.spentBy(name);
+      expect((await post("config", { tenancy: { virtualKeys: { [name]: null } } })).status).toBe(200);
+      const calls = r.upstream.summaryCalls;
+      const compacted = await post("compact", { conversation: `conv-${name}` });
+      expect(((await compacted.json()) as { compacted: boolean }).compacted).toBe(true);
+      expect(r.upstream.summaryCalls).toBe(calls + 1);
+      spent[name] = (await r.proxy.context.tenants.spentBy(name)) - before;
+    }
+    // Before: toString and constructor were read from Object.prototype as keys that still exist, and charged the summary.
+    expect(spent).toEqual({ plain: 0, toString: 0, constructor: 0 });
+  });
+
   it("issues a virtual key whose name is also an Object.prototype member (constructor), and refuses __proto__ as a name", async () => {
     r = await rig({ proxy: { adminToken: "admin" }, config: {} });
     const issue = (name: string) => fetch(`${r?.proxy.url}/ext/context_compaction/keys`, { method: "POST", headers: { authorization: "Bearer admin" }, body: JSON.stringify({ name, upstreamKey: `sk-up-${name}` }) });
