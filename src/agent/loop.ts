@@ -20,7 +20,7 @@ import { systemOf } from "./definition.js";
 import { AgentDefinitionError, describeIssues, errorText, shortIssues, shortMessage, type AgentFailure, type FailReason } from "./errors.js";
 import { extractProgram } from "./extract.js";
 import { buildPrompt, type BuiltPrompt, historyStrategy, strategySpec, type HistoryStrategy } from "./history.js";
-import { checkInheritable, DEFAULTS, isPlainObject, mergeOptions, nestedOptions, pickInheritable, positiveNumber } from "./options.js";
+import { checkInheritable, DEFAULTS, isPlainObject, mergeOptions, nestedOptions, pickInheritable, positiveNumber, readRunOptions } from "./options.js";
 import { TRACE_VERSION } from "../trace/serialize.js";
 import { expandMission, taskMessage } from "./prompt/task.js";
 import { showHidden } from "../trace/redact.js";
@@ -152,6 +152,8 @@ class AgentRun {
     depth: number,
     parent: RunScope | null,
     approvals: ApprovalSetup | undefined,
+    /** Why the run's options could not be read, if they could not: `prepare` ends the run with it. */
+    private readonly unread: string | null = null,
   ) {
     const settled = withClientCache(options);
     this.viewOptions = tryViewOptions(settled);
@@ -265,6 +267,7 @@ class AgentRun {
 
   /** Validates the run's input and builds the task message; returns a problem, or null. */
   private prepare(): string | null {
+    if (this.unread !== null) return this.unread;
     try {
       checkInheritable(pickInheritable(this.run), (m) => {
         throw new AgentDefinitionError(m);
@@ -622,11 +625,14 @@ class AgentRun {
   }
 }
 
-export async function runAgent(agent: Agent, run: RunOptions, parent: RunScope | null, approvals?: ApprovalSetup): Promise<Step> {
+export async function runAgent(agent: Agent, given: RunOptions, parent: RunScope | null, approvals?: ApprovalSetup): Promise<Step> {
+  // Options that cannot be read end the run with invalid_input; it is set up without them.
+  const read = readRunOptions(given);
+  const run = typeof read === "string" ? {} : read;
   // mergeOptions takes only the inheritable keys, so the run's own options (context, signal...) stay out.
   const merged = mergeOptions(parent?.options, agent.options, run);
   const options = parent === null ? merged : nestedOptions(merged, parent.options);
-  const agentRun = new AgentRun(agent, options, run, parent === null ? 0 : parent.depth + 1, parent, approvals);
+  const agentRun = new AgentRun(agent, options, run, parent === null ? 0 : parent.depth + 1, parent, approvals, typeof read === "string" ? read : null);
   const step = await agentRun.execute();
   agentRun.observer?.runEnd(step);
   // An onStep that is not a function has ended the run with invalid_input.

@@ -4,7 +4,7 @@ import { checkViewOptions } from "../trace/view-settings.js";
 import { resolveIsolation, resolveLimits } from "../lisp/index.js";
 import { historyStrategy } from "./history.js";
 import { isTracerOption } from "./telemetry.js";
-import type { InheritableOptions } from "./types.js";
+import type { InheritableOptions, RunOptions } from "./types.js";
 
 export const DEFAULTS = {
   maxTurns: 5,
@@ -63,6 +63,31 @@ export function pickInheritable(o: InheritableOptions): InheritableOptions {
   const out: InheritableOptions = {};
   for (const k of INHERITABLE_KEYS) if (o[k] !== undefined) (out as Record<string, unknown>)[k] = o[k];
   return out;
+}
+
+// Every option a run reads (the type makes the list complete).
+const RUN_OPTION_NAMES = Object.keys({
+  llm: 0, limits: 0, compressHistory: 0, printlnHistoryLimit: 0, view: 0, toolTimeoutMs: 0, maxDepth: 0, maxNestedRuns: 0, maxPrintChars: 0, ednBudget: 0, history: 0, historyLlm: 0, isolation: 0, tracer: 0,
+  context: 0, signal: 0, deadlineMs: 0, tokenBudget: 0, onTurn: 0, onEvent: 0, onStep: 0,
+} satisfies Record<keyof RunOptions, 0>) as (keyof RunOptions)[];
+
+/**
+ * A run's options as a plain object, each read once, here, with `limits` and `view` (merged key
+ * by key) copied: a getter or Proxy trap that throws is named, without its message (host text,
+ * which may quote a secret), rather than reject `run` or end it quoting that text.
+ */
+export function readRunOptions(options: RunOptions): RunOptions | string {
+  const out: Record<string, unknown> = {};
+  for (const name of RUN_OPTION_NAMES) {
+    try {
+      let value: unknown = options[name];
+      if ((name === "limits" || name === "view") && typeof value === "object" && value !== null && !Array.isArray(value)) value = { ...value };
+      if (value !== undefined) out[name] = value;
+    } catch {
+      return `options.${name} could not be read (reading it threw)`;
+    }
+  }
+  return out as RunOptions;
 }
 
 /** Later layers win; `limits` and `view` merge key by key. */

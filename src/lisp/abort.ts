@@ -7,7 +7,12 @@
  */
 export function isAbortSignal(x: unknown): x is AbortSignal {
   const s = x as Partial<AbortSignal> | null;
-  return typeof s === "object" && s !== null && typeof s.aborted === "boolean" && typeof s.addEventListener === "function" && typeof s.removeEventListener === "function";
+  try {
+    return typeof s === "object" && s !== null && typeof s.aborted === "boolean" && typeof s.addEventListener === "function" && typeof s.removeEventListener === "function";
+  } catch {
+    // A Proxy whose trap throws (its text is the host's): not one that can be listened to.
+    return false;
+  }
 }
 
 /** What `unlessAborted` resolves to when the signal fires first. */

@@ -351,10 +351,15 @@ function wrongInput(source: unknown, options: unknown): string | null {
   if (memory !== undefined && !(memory instanceof Map)) return `memory must be a Map of definitions (an EvalResult's memory), got ${type(memory)}`;
   if (memory !== undefined) {
     // Host data put in by hand would read as #unknown (a host function, in a worker, fail to be sent): only a value a run made is one.
-    for (const [name, entry] of memory as Map<unknown, unknown>) {
-      const value = typeof entry === "object" && entry !== null ? (entry as { value?: unknown }).value : undefined;
-      const lisp = value === null || typeof value === "boolean" || typeof value === "number" || typeof value === "string" || (typeof value === "object" && isLispValue(value));
-      if (!lisp) return `memory entry ${JSON.stringify(String(name))} is not a definition from an EvalResult's memory (or restoreMemory's)`;
+    try {
+      for (const [name, entry] of memory as Map<unknown, unknown>) {
+        const value = typeof entry === "object" && entry !== null ? (entry as { value?: unknown }).value : undefined;
+        const lisp = value === null || typeof value === "boolean" || typeof value === "number" || typeof value === "string" || (typeof value === "object" && isLispValue(value));
+        if (!lisp) return `memory entry ${JSON.stringify(String(name))} is not a definition from an EvalResult's memory (or restoreMemory's)`;
+      }
+    } catch {
+      // A Map subclass whose iterator (or an entry's getter) throws: named, without the host's text.
+      return "options.memory could not be read (reading it threw)";
     }
   }
   if (clock !== undefined && typeof clock !== "function") return `clock must be a function returning milliseconds, got ${type(clock)}`;
@@ -844,7 +849,13 @@ function success(result: Value, outcome: Outcome, state: RunState, memory: Memor
  */
 function checkedClock(clock: () => number): () => number {
   return () => {
-    const t: unknown = clock();
+    let t: unknown;
+    try {
+      t = clock();
+    } catch {
+      // Named without its message: host text, which may quote a secret.
+      throw new LispError("internal_error", "the host's clock threw: the time limit cannot be kept");
+    }
     if (typeof t === "number" && Number.isFinite(t)) return t;
     const got = typeof t === "number" ? String(t) : t === null ? "null" : typeof t;
     throw new LispError("internal_error", `the host's clock returned ${got}, not a finite number of milliseconds: the time limit cannot be kept`);

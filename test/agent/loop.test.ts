@@ -1079,6 +1079,35 @@ describe("run options of the wrong type", () => {
   });
 });
 
+// Run options are host code: a getter or Proxy trap that throws while the run reads them made
+// SubAgent.run reject with the host's Error (or end with internal_error quoting it), and host
+// text may hold a secret. Each is now invalid_input naming the option, without the host's text.
+describe("run options that throw when read", () => {
+  const boom = (): never => {
+    throw new Error("sk-secret");
+  };
+  const getter = (name: string): RunOptions => Object.defineProperty({}, name, { get: boom, enumerable: true }) as RunOptions;
+  const trap = new Proxy({}, { get: boom, ownKeys: boom, getOwnPropertyDescriptor: boom });
+  it.each<[string, () => RunOptions, string]>([
+    ["a limits getter", () => getter("limits"), "options.limits could not be read (reading it threw)"],
+    ["a deadlineMs getter", () => getter("deadlineMs"), "options.deadlineMs could not be read (reading it threw)"],
+    ["a tokenBudget getter", () => getter("tokenBudget"), "options.tokenBudget could not be read (reading it threw)"],
+    ["an onTurn getter", () => getter("onTurn"), "options.onTurn could not be read (reading it threw)"],
+    ["a context getter", () => getter("context"), "options.context could not be read (reading it threw)"],
+    ["options that are a throwing Proxy", () => trap as RunOptions, "options.llm could not be read (reading it threw)"],
+    ["limits that are a throwing Proxy", () => ({ limits: trap }) as RunOptions, "options.limits could not be read (reading it threw)"],
+    ["a view whose getter throws", () => ({ view: Object.defineProperty({}, "sampleItems", { get: boom, enumerable: true }) }) as RunOptions, "options.view could not be read (reading it threw)"],
+    ["a signal that is a throwing Proxy", () => ({ signal: new Proxy(new AbortController().signal, { get: boom }) }), "signal must be an AbortSignal"],
+  ])("%s ends the run with invalid_input, no host text", async (_, options, message) => {
+    const llm = scriptedLlm([code("(return 1)")]);
+    const agent = SubAgent.create({ prompt: "Add up.", llm, isolation: "none" });
+    const step = await SubAgent.run(agent, options());
+    expect(step.fail).toEqual({ reason: "invalid_input", message });
+    expect(JSON.stringify(step)).not.toContain("sk-secret");
+    expect(llm.requests).toHaveLength(0);
+  });
+});
+
 describe("a failed program's side effects", () => {
   it("feedback lists the tool calls that completed before the error, so a retry does not repeat them", async () => {
     const sent: string[] = [];
