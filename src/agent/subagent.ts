@@ -2,6 +2,8 @@
 // create (definition.ts), run (the loop, loop.ts), asTool and resume.
 import { z } from "zod";
 import { hiddenName, hidePlaceholders, placeholders } from "./prompt/task.js";
+import { quotedKey } from "./prompt/context.js";
+import { isSymbolName } from "../lisp/index.js";
 import { create, isAgent } from "./definition.js";
 import { kindOf } from "../llm/args.js";
 import { AgentDefinitionError } from "./errors.js";
@@ -71,6 +73,10 @@ function asTool<O extends z.ZodType | undefined>(agent: Agent<O>, given: AsToolO
   const input = opts.input ?? z.object(Object.fromEntries(placeholders(agent.prompt).map((k) => [k, z.string()])));
   // An argument holding hidden context is passed as `_key`: a `_key` argument beside `key` would take its place.
   const keys = input instanceof z.ZodObject ? Object.keys(input.shape) : [];
+  const unnamed = keys.find((k) => !isSymbolName(k));
+  if (unnamed !== undefined) {
+    throw new AgentDefinitionError(`SubAgent.asTool input key ${quotedKey(unnamed)} is not a name a program can read as data/<key>; rename it (a name such as product-id: no spaces, brackets or quotes, not starting with a digit)`);
+  }
   const clash = keys.find((k) => hiddenName(k) !== k && keys.includes(hiddenName(k)));
   if (clash !== undefined) {
     throw new AgentDefinitionError(`SubAgent.asTool input has both ${clash} and ${hiddenName(clash)}: a hidden ${clash} is passed to the nested agent as ${hiddenName(clash)}, so rename one`);

@@ -585,6 +585,21 @@ describe("nested agents", () => {
     description: "Rates one product from 0 to 5.",
   });
 
+  // The input's keys become the nested run's context keys: one that is not a name after data/
+  // could never be read by the nested agent's programs (its prompt says "cannot be read").
+  it.each([
+    ["bad key", 'SubAgent.asTool input key "bad key" is not a name a program can read as data/<key>; rename it (a name such as product-id: no spaces, brackets or quotes, not starting with a digit)'],
+    ["", 'SubAgent.asTool input key "" is not a name a program can read as data/<key>; rename it (a name such as product-id: no spaces, brackets or quotes, not starting with a digit)'],
+    ["1st", 'SubAgent.asTool input key "1st" is not a name a program can read as data/<key>; rename it (a name such as product-id: no spaces, brackets or quotes, not starting with a digit)'],
+    ["k".repeat(1_000_000) + " ", 'SubAgent.asTool input key "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk…" (1000001 characters) is not a name a program can read as data/<key>; rename it (a name such as product-id: no spaces, brackets or quotes, not starting with a digit)'],
+  ])("refuses an input key %# that no program could read", (key, message) => {
+    expect(() => SubAgent.asTool(rate, { input: z.object({ [key]: z.string() }) })).toThrow(new AgentDefinitionError(message));
+  });
+
+  it("accepts input keys a program reads as data/<key>", () => {
+    expect(SubAgent.asTool(rate, { input: z.object({ product: z.string(), "a/b": z.string(), "in-stock?": z.boolean() }) }).input.shape).toHaveProperty("in-stock?");
+  });
+
   it("runs an agent as a tool, inheriting the llm, recording its trace and usage", async () => {
     const parent = SubAgent.create({ prompt: "Rate the laptop", tools: { rate: SubAgent.asTool(rate) }, maxTurns: 3 });
     const llm = scriptedLlm([

@@ -8,7 +8,8 @@ export { isHiddenKey };
 // A key longer than this is quoted by its start and its length: the rest tells the model nothing.
 const KEY_SHOWN = 40;
 
-function quotedKey(key: string): string {
+/** A key as messages quote it: whole, or past KEY_SHOWN characters by its start and its length. */
+export function quotedKey(key: string): string {
   return key.length <= KEY_SHOWN ? JSON.stringify(key) : `${JSON.stringify(key.slice(0, cutPoint(key, KEY_SHOWN)) + "…")} (${key.length} characters)`;
 }
 
