@@ -9,6 +9,14 @@ export function cutPoint(s: string, at: number): number {
   return c >= 0xd800 && c <= 0xdbff ? at - 1 : at;
 }
 
+// A name longer than this is shown by its start and its length: the rest tells the model nothing.
+const NAME_SHOWN = 40;
+
+/** A name (a context key, a tool's) as a message shows it, written by `write`: whole, or past NAME_SHOWN characters by its start and its length. */
+export function shownName(name: string, write: (s: string) => string = (s) => s): string {
+  return name.length <= NAME_SHOWN ? write(name) : `${write(name.slice(0, cutPoint(name, NAME_SHOWN)) + "…")} (${name.length} characters)`;
+}
+
 /** Where to start the last part of `s` at `from` or just after, without splitting a surrogate pair (`cutPoint` for a tail). */
 export function tailPoint(s: string, from: number): number {
   if (from <= 0 || from >= s.length) return Math.max(0, Math.min(from, s.length));

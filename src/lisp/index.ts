@@ -24,7 +24,7 @@ export { againOptions } from "./define-again.js";
 export { Vec } from "./vector.js";
 export { boxed, Budget, ContextReader, contextValue, readableContext, toHost, toLisp, UNLISTED_CONTEXT } from "./interop.js";
 export { contextJsonProblem, parseContextJson } from "./context-json.js";
-export { cutPoint, tailPoint, wellFormed } from "./cuts.js";
+export { cutPoint, shownName, tailPoint, wellFormed } from "./cuts.js";
 export { ABORTED, isAbortSignal, unlessAborted } from "./abort.js";
 export { read, isSymbolName } from "./reader.js";
 export { freeNames } from "./reads.js";

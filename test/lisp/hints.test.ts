@@ -54,6 +54,42 @@ describe("context keys that are not names", () => {
     }
   });
 
+  // The hint goes into the model's feedback: a context of a 1,000,000-character key, or of
+  // thousands of keys, made a hint of 2,000,089 characters (every key whole, twice).
+  it("are listed within bounds however long or many they are", async () => {
+    const big = "k".repeat(1_000_000);
+    const ctx: Record<string, number> = { [big]: 1, [big + "2"]: 2, [big + " x"]: 3 };
+    for (let i = 0; i < 1000; i++) ctx[`key${i}`] = i;
+    const r = await evaluate("data/key10000", { ctx, isolation: "none" });
+    expect(!r.ok && r.error.kind).toBe("unbound_var");
+    const hint = (!r.ok && r.error.hint) || "";
+    expect(hint.length).toBeLessThan(2000);
+    expect(hint).toContain("did you mean data/key100? ");
+    expect(hint).toContain(`available: data/${"k".repeat(40)}… (1000000 characters), data/${"k".repeat(40)}… (1000001 characters), data/key0, data/key1,`);
+    expect(hint).toContain("(+972 more)");
+    expect(hint).toContain(`keys no program can name (the host must rename them): "${"k".repeat(40)}…" (1000002 characters)`);
+  });
+
+  it("lists tools within bounds however many there are", async () => {
+    const tools = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`t${i}-${"x".repeat(100)}`, () => i]));
+    const r = await evaluate("(tool/nope)", { tools, isolation: "none" });
+    const hint = (!r.ok && r.error.hint) || "";
+    expect(hint.startsWith(`available tools: tool/t0-${"x".repeat(37)}… (103 characters), `)).toBe(true);
+    expect(hint).toContain("(+470 more)");
+    expect(hint.length).toBeLessThan(2000);
+  });
+
+  // Edit distance over two names of 99,990 characters that differ in their last one was a
+  // full table of 10^10 cells, in the analyzer, before the program's time limit runs (16 s
+  // measured for 40,000 characters): the suggestion needs only the cells near the diagonal.
+  it("suggests a near name of any length without comparing it whole against the other", async () => {
+    const a = "k".repeat(99_990);
+    const b = "k".repeat(99_989) + "j";
+    const r = await evaluate(`(let [${a} 1] ${b})`, { isolation: "none" });
+    expect(!r.ok && r.error.kind).toBe("unbound_var");
+    expect(!r.ok && r.error.hint?.startsWith("did you mean `k")).toBe(true);
+  }, 60_000);
+
   it("are described as unreadable in the task message", () => {
     const lines = contextLines({ "a b": 1, ok: 2 }, { sampleItems: 3, sampleChars: 80 }, new ContextReader(resolveLimits({ maxNestingDepth: 64 })));
     expect(lines[0]).toBe('; context key "a b" cannot be read: it is not a valid name after data/');

@@ -1,16 +1,13 @@
 // Context keys → prompt lines: `data/products ; vector[7], sample: [{:name "Laptop" ...} ...]`.
 // Keys starting with `_` are readable by programs but never shown to the LLM.
-import { type ContextReader, contextValue, cutPoint, isHiddenKey, isSymbolName } from "../../lisp/index.js";
+import { type ContextReader, contextValue, isHiddenKey, isSymbolName, shownName } from "../../lisp/index.js";
 import { describeValue, recordKeys, typeLabel, type RecordOptions } from "../../trace/record.js";
 
 export { isHiddenKey };
 
-// A key longer than this is quoted by its start and its length: the rest tells the model nothing.
-const KEY_SHOWN = 40;
-
-/** A key as messages quote it: whole, or past KEY_SHOWN characters by its start and its length. */
+/** A key as messages quote it: whole, or when long by its start and its length. */
 export function quotedKey(key: string): string {
-  return key.length <= KEY_SHOWN ? JSON.stringify(key) : `${JSON.stringify(key.slice(0, cutPoint(key, KEY_SHOWN)) + "…")} (${key.length} characters)`;
+  return shownName(key, JSON.stringify);
 }
 
 /**

@@ -9,6 +9,7 @@ import { Vec } from "../vector.js";
 import { compileRegex, sizeOf } from "../regex.js";
 import { isSymbolName } from "../reader.js";
 import { suggest } from "./suggest.js";
+import { shownName } from "../cuts.js";
 import type { LocalRef, Node } from "./nodes.js";
 import { FnScope, Scope } from "./scope.js";
 import { SPECIAL_FORMS } from "./specials/index.js";
@@ -71,6 +72,16 @@ const CONSTANTS: Record<string, Value> = {
   "Integer/MAX_VALUE": 2147483647,
   "Integer/MIN_VALUE": -2147483648,
 };
+
+// Names a hint lists: the hint is fed back to the model, so neither a host's thousands of
+// context keys nor one key of a million characters may make it long.
+const NAMES_LISTED = 30;
+
+/** Up to NAMES_LISTED names, each as `write` shows it and cut by shownName, then how many more there are. */
+function listNames(names: readonly string[], write: (name: string) => string): string {
+  const shown = names.slice(0, NAMES_LISTED).map((n) => shownName(n, write)).join(", ");
+  return names.length > NAMES_LISTED ? `${shown} (+${names.length - NAMES_LISTED} more)` : shown;
+}
 
 export class Analyzer {
   constructor(readonly env: AnalyzeEnv) {}
@@ -247,13 +258,13 @@ export class Analyzer {
         const keys = all.filter(isSymbolName);
         const unnamable = all.filter((k) => !isSymbolName(k));
         const near = suggest(name, keys);
-        const listed = keys.length === 0 ? "" : `available: ${keys.map((k) => "data/" + k).join(", ")}`;
-        const others = unnamable.length === 0 ? "" : `${listed ? "; " : ""}keys no program can name (the host must rename them): ${unnamable.map((k) => JSON.stringify(k)).join(", ")}`;
+        const listed = keys.length === 0 ? "" : `available: ${listNames(keys, (k) => "data/" + k)}`;
+        const others = unnamable.length === 0 ? "" : `${listed ? "; " : ""}keys no program can name (the host must rename them): ${listNames(unnamable, JSON.stringify)}`;
         throw this.error(
           "unbound_var",
           `data/${name} is not in the context`,
           loc,
-          all.length === 0 ? "no context data was provided" : `${near.length ? `did you mean data/${near[0]}? ` : ""}${listed}${others}`,
+          all.length === 0 ? "no context data was provided" : `${near.length ? `did you mean ${shownName("data/" + near[0])}? ` : ""}${listed}${others}`,
         );
       }
       return { op: "data", key: name, loc };
@@ -282,7 +293,7 @@ export class Analyzer {
       "unknown_tool",
       `unknown tool: tool/${name}`,
       loc,
-      names.length === 0 ? "no tools are available to this program" : `${near.length ? `did you mean tool/${near[0]}? ` : ""}available tools: ${names.map((n) => "tool/" + n).join(", ")}`,
+      names.length === 0 ? "no tools are available to this program" : `${near.length ? `did you mean ${shownName("tool/" + near[0])}? ` : ""}available tools: ${listNames(names, (n) => "tool/" + n)}`,
     );
   }
 
