@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { StrategySpec } from "../../src/compaction/registry.js";
 import { CACHE_MODELS, compareUnderCaches, FAR_MESSAGES, renderCacheTable, type CacheRow } from "../../src/harness/cache-models.js";
 import { loadTranscripts, type Transcript } from "../../src/harness/transcript.js";
+import { percentText, ratioText } from "../../src/harness/compare.js";
 import { codingSessions } from "./sets.js";
 
 const MASKING: StrategySpec = { name: "observation-masking" };
@@ -43,8 +44,8 @@ function verdict(rows: CacheRow[]): string {
   const h = row(rows, label(HYBRID));
   const parts = [row(rows, label(MASKING)), row(rows, label(ROLLING))];
   const lines = parts.map((p) => {
-    const costs = Object.keys(CACHE_MODELS).map((m) => `${m} ${h.costRatio[m].toFixed(3)}x vs ${p.costRatio[m].toFixed(3)}x${h.costRatio[m] <= p.costRatio[m] ? "" : " (dearer)"}`);
-    const far = h.farRetention === null || p.farRetention === null ? "no far facts" : `far facts ${(h.farRetention * 100).toFixed(1)}% vs ${(p.farRetention * 100).toFixed(1)}%${h.farRetention >= p.farRetention ? "" : " (fewer)"}`;
+    const costs = Object.keys(CACHE_MODELS).map((m) => `${m} ${ratioText(h.costRatio[m])} vs ${ratioText(p.costRatio[m])}${h.costRatio[m] <= p.costRatio[m] ? "" : " (dearer)"}`);
+    const far = h.farRetention === null || p.farRetention === null ? "no far facts" : `far facts ${percentText(h.farRetention)} vs ${percentText(p.farRetention)}${h.farRetention >= p.farRetention ? "" : " (fewer)"}`;
     return `  hybrid vs ${p.strategy}: ${costs.join(", ")}; ${far}`;
   });
   return lines.join("\n");

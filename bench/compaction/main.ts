@@ -7,7 +7,7 @@ import { compact } from "../../src/compaction/compact.js";
 import type { StrategySpec } from "../../src/compaction/registry.js";
 import { domainGoalDetector, heuristicGoalDetector } from "../../src/compaction/goals.js";
 import { defaultStrategies } from "../../src/history/registry.js";
-import { compareStrategies, renderTable, type CompareReport, type StrategyRow } from "../../src/harness/compare.js";
+import { compareStrategies, percentText, renderTable, type CompareReport, type StrategyRow } from "../../src/harness/compare.js";
 import { scoreDetector } from "../../src/harness/goals.js";
 import { loadTranscripts, type Transcript } from "../../src/harness/transcript.js";
 import { codingSessions, multiGoalChats, ptcSessions } from "./sets.js";
@@ -59,7 +59,7 @@ function agent(): StrategySpec[] {
 
 const MODELS = ["gpt-4o", "claude-sonnet-4"];
 
-const pct = (x: number | null): string => (x === null ? "-" : `${(x * 100).toFixed(1)}%`);
+const pct = (x: number | null): string => (x === null ? "-" : percentText(x));
 const summarizing = (r: StrategyRow): boolean => r.kind === "strategy" && r.triggered && !r.strategy.startsWith("sliding-window") && r.strategy !== "full" && !/summarizer=copy/.test(r.strategy);
 
 /**

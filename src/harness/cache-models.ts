@@ -6,7 +6,7 @@
 import { DEFAULT_PRICES, NO_CACHE, type ModelPrice } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import type { Llm } from "../llm/types.js";
-import { specLabel } from "./compare.js";
+import { percentText, ratioText, specLabel } from "./compare.js";
 import { measure } from "./measure.js";
 import type { Transcript } from "./transcript.js";
 
@@ -120,7 +120,7 @@ export async function compareUnderCaches(transcripts: readonly Transcript[], str
   return { transcripts: transcripts.length, models: names, rows };
 }
 
-const pct = (x: number | null): string => (x === null ? "-" : `${(x * 100).toFixed(1)}%`);
+const pct = (x: number | null): string => (x === null ? "-" : percentText(x));
 
 /** The report as a terminal table: tokens, cost against full under each cache model, retention, and where a strategy never fired. */
 export function renderCacheTable(r: CacheReport): string {
@@ -129,7 +129,7 @@ export function renderCacheTable(r: CacheReport): string {
     row.strategy,
     row.inputTokens.toLocaleString("en-US"),
     pct(row.reduction),
-    ...r.models.map((m) => `${(row.costRatio[m] ?? 1).toFixed(3)}x`),
+    ...r.models.map((m) => ratioText(row.costRatio[m] ?? 1)),
     pct(row.retention),
     `${pct(row.farRetention)} of ${row.farNeeded}`,
     (row.strategy === "full" ? "-" : row.fired === 0 ? "never" : `${row.fired}/${r.transcripts}`) + (row.failed > 0 ? `, summaries failed in ${row.failed}/${r.transcripts}` : ""),

@@ -7,7 +7,7 @@
 // judge checks the answers, so goal success measures what a strategy keeps.
 import { compact } from "../compaction/compact.js";
 import { compactionStrategies, type StrategySpec } from "../compaction/registry.js";
-import { checkStrategies, specLabel } from "./compare.js";
+import { checkStrategies, percentText, specLabel } from "./compare.js";
 import { promptTokens } from "../compaction/tokens.js";
 import type { Json } from "../compaction/types.js";
 import { messageText } from "../llm/messages.js";
@@ -291,7 +291,7 @@ export async function runExperiment(strategies: ReadonlyArray<StrategySpec | str
 export function renderExperiment(rows: readonly ExperimentRow[]): string {
   const head = ["strategy", "conversations", "token reduction", "goal success", "accuracy drop", "efficiency", "acted"];
   const base = (r: ExperimentRow): boolean => r.strategy === "full";
-  const cells = rows.map((r) => [r.strategy, String(r.conversations), `${(r.reduction * 100).toFixed(1)}%`, `${(r.gsr * 100).toFixed(1)}%`, `${(r.accuracyDrop * 100).toFixed(1)} pt`, r.efficiency.toFixed(2), base(r) ? "-" : r.acted === 0 ? "never" : `${r.acted}/${r.conversations}`]);
+  const cells = rows.map((r) => [r.strategy, String(r.conversations), percentText(r.reduction), percentText(r.gsr), `${percentText(r.accuracyDrop).slice(0, -1)} pt`, r.efficiency.toFixed(2), base(r) ? "-" : r.acted === 0 ? "never" : `${r.acted}/${r.conversations}`]);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   const line = (c: string[]) => c.map((x, i) => (i === 0 ? x.padEnd(widths[i]) : x.padStart(widths[i]))).join("  ");
   const idle = rows.filter((r) => !base(r) && r.acted === 0).map((r) => `${r.strategy} never compacted: its trigger was not reached in these conversations, so its row measures nothing.`);

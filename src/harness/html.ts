@@ -1,6 +1,6 @@
 // The comparison as one self-contained HTML page: no scripts, no network, charts drawn here as
 // inline SVG. People would rather look at these than read the table.
-import { describeReport, failureNotes, idleLabel, type CompareReport, type StrategyRow } from "./compare.js";
+import { describeReport, failureNotes, idleLabel, percentText, ratioText, type CompareReport, type StrategyRow } from "./compare.js";
 
 const COLORS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f", "#bab0ac"];
 const W = 680;
@@ -8,7 +8,7 @@ const H = 280;
 const PAD = 48;
 
 const esc = (s: string): string => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+const pct = percentText;
 const color = (i: number): string => COLORS[i % COLORS.length];
 
 function frame(xLabel: string, yLabel: string): string {
@@ -50,7 +50,7 @@ function costRetention(rows: readonly StrategyRow[]): string {
   const dots = rows.map((r, i) =>
     r.retention === null
       ? ""
-      : `<circle cx="${x(r.costRatio).toFixed(1)}" cy="${y(r.retention).toFixed(1)}" r="6" fill="${color(i)}"><title>${esc(r.strategy)}: cost ${r.costRatio.toFixed(3)}x full, retention ${pct(r.retention)}</title></circle><text class="label" x="${(x(r.costRatio) + 8).toFixed(1)}" y="${(y(r.retention) - 6 - (i % 3) * 9).toFixed(1)}">${i + 1}</text>`,
+      : `<circle cx="${x(r.costRatio).toFixed(1)}" cy="${y(r.retention).toFixed(1)}" r="6" fill="${color(i)}"><title>${esc(r.strategy)}: cost ${ratioText(r.costRatio)} full, retention ${pct(r.retention)}</title></circle><text class="label" x="${(x(r.costRatio) + 8).toFixed(1)}" y="${(y(r.retention) - 6 - (i % 3) * 9).toFixed(1)}">${i + 1}</text>`,
   );
   const full = `<line x1="${x(1).toFixed(1)}" y1="${PAD / 2}" x2="${x(1).toFixed(1)}" y2="${H - PAD}" class="ref"/>`;
   return `<h2>Cost against retention</h2><p>Left of the dashed line a strategy costs less than sending everything; higher keeps more of the facts later replies need.</p><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="cost against retention">${frame(`cost vs full (${minC.toFixed(2)}x to ${maxC.toFixed(2)}x)`, `retention (${pct(minR)} to 100%)`)}${full}${dots.join("")}</svg>${legend(rows)}`;
@@ -85,7 +85,7 @@ export function renderHtml(report: CompareReport, title = "Compaction strategies
         r.totals.inputTokens.toLocaleString("en-US"),
         pct(r.reduction),
         r.totals.peakPrompt.toLocaleString("en-US"),
-        ...r.costRatios.map((c) => `${c.toFixed(3)}x`),
+        ...r.costRatios.map(ratioText),
         String(r.totals.rewrites),
         idle ?? or(r.retention),
         ...(idle !== undefined ? ["", "", "", "", ""] : [or(d.near), or(d.mid), or(d.far), or(d.beyond6), or(r.shortRetention)]),
