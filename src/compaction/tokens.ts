@@ -1,6 +1,7 @@
 // Token counts with a real BPE tokenizer (o200k_base, the GPT-4o/GPT-5 family encoding),
 // so compression statistics and the benchmark report tokens, not characters/4. Chat
 // framing follows OpenAI's accounting: a few tokens per message, a few to prime the reply.
+import { constants as zlibConstants, inflateSync } from "node:zlib";
 import { countTokens as bpeCount, encode } from "gpt-tokenizer";
 import { isArrayArg, isObjectArg, mustBe } from "../llm/args.js";
 import { messageText, toolCallText } from "../llm/messages.js";
@@ -209,13 +210,14 @@ const ANTHROPIC_IMAGE_MAX = 1600;
 /** Assumed width and height of an image whose size is unknown. */
 const UNKNOWN_SIDE = 1024;
 
-// Files and spoken replies whose size is not read. A PDF is billed by its pages (Anthropic: 1,500
-// to 3,000 tokens of text a page, plus the page as an image; OpenAI likewise sends each page's
-// text and image), which only reading the whole file would tell: a file counts as one page at
-// the low end of that range. An assistant's earlier audio reply sent back by its id is billed as
-// input sound whose length the id does not tell: it counts as 10 seconds (10 tokens a second).
+// Files and spoken replies. A PDF is billed by its pages (Anthropic: 1,500 to 3,000 tokens of
+// text a page, plus the page as an image; OpenAI likewise sends each page's text and image): a
+// page counts at the low end of that range. A PDF sent as data counts its page objects; one sent
+// by id or URL, or whose pages cannot be found, counts as one page. An assistant's earlier audio
+// reply sent back by its id is billed as input sound whose length the id does not tell: it counts
+// as 10 seconds (10 tokens a second).
 
-/** Tokens of a file part (a PDF): one page, its length unknown. */
+/** Tokens of one page of a file part (a PDF). */
 export const FILE_PAGE_TOKENS = 1_500;
 /** Tokens of an assistant's audio reply given by id: 10 seconds of sound. */
 export const AUDIO_REPLY_TOKENS = 100;
@@ -273,20 +275,77 @@ function partTokens(p: ContentPart, unknown: number): number {
       return typeof data === "string" ? audioTokens(data) : 0;
     }
     case "file":
+      // Chat completions { file: { file_data | file_id } }.
+      return unknown === 1 ? 0 : fileTokens(field(p.file, "file_data"));
     case "input_file":
-      // Chat completions { file: { file_data | file_id } }, Responses { file_data | file_id | file_url }.
-      return unknown === 1 ? 0 : FILE_PAGE_TOKENS;
+      // Responses { file_data | file_id | file_url }.
+      return unknown === 1 ? 0 : fileTokens(p.file_data);
     case "document": {
       // Anthropic: a plain-text document (source "text", or "content" blocks) is billed as its
       // text, whose size is known (so the least count holds it too); a PDF as a file.
       const kind = field(p.source, "type");
       if (kind === "text") return documentText(field(p.source, "data"));
       if (kind === "content") return documentBlocks(field(p.source, "content"), unknown);
-      return unknown === 1 ? 0 : FILE_PAGE_TOKENS;
+      return unknown === 1 ? 0 : fileTokens(kind === "base64" ? field(p.source, "data") : undefined);
     }
     default:
       return 0;
   }
+}
+
+/** Tokens of a file given as base64 data (a data URL or bare): its PDF pages, at least one. */
+function fileTokens(data: unknown): number {
+  if (typeof data !== "string") return FILE_PAGE_TOKENS;
+  const from = data.startsWith("data:") ? data.indexOf(",") + 1 : 0;
+  return FILE_PAGE_TOKENS * Math.max(1, pdfPages(Buffer.from(from === 0 ? data : data.slice(from), "base64")));
+}
+
+const PAGE = Buffer.from("/Page");
+const TYPE = Buffer.from("/Type");
+const OBJECT_STREAM = Buffer.from("/ObjStm");
+const STREAM = Buffer.from("stream");
+// What the object streams of one file may inflate to, in all: a few pages' worth of objects per
+// kilobyte, while a deflate bomb stops here.
+const INFLATED_LIMIT = 1 << 24;
+
+const isPdfSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 12 || c === 13 || c === 0;
+const isNameChar = (c: number | undefined): boolean => c !== undefined && ((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57));
+
+/** The page objects (`/Type /Page`, not `/Pages`) of a PDF's bytes, those packed in deflated object streams (PDF 1.5) too; 0 for no PDF. */
+export function pdfPages(bytes: Buffer): number {
+  if (bytes.subarray(0, 1024 + 5).indexOf("%PDF-") < 0) return 0;
+  let pages = pageObjects(bytes);
+  let inflated = 0;
+  for (let at = bytes.indexOf(OBJECT_STREAM); at >= 0 && inflated < INFLATED_LIMIT; at = bytes.indexOf(OBJECT_STREAM, at + 1)) {
+    // The stream's data follows its dictionary's "stream" keyword and one end of line.
+    let s = bytes.indexOf(STREAM, at);
+    if (s < 0) break;
+    s += STREAM.length;
+    if (bytes[s] === 13) s++;
+    if (bytes[s] === 10) s++;
+    const end = bytes.indexOf("endstream", s);
+    try {
+      const objects = inflateSync(bytes.subarray(s, end < 0 ? bytes.length : end), { maxOutputLength: INFLATED_LIMIT - inflated, finishFlush: zlibConstants.Z_SYNC_FLUSH });
+      inflated += objects.length;
+      pages += pageObjects(objects);
+    } catch {
+      // Not deflated, damaged, or past the limit: its pages are not counted.
+    }
+    at = Math.max(at, s);
+  }
+  return pages;
+}
+
+/** The `/Type /Page` entries of PDF objects in plain bytes. */
+function pageObjects(bytes: Buffer): number {
+  let n = 0;
+  for (let at = bytes.indexOf(PAGE); at >= 0; at = bytes.indexOf(PAGE, at + PAGE.length)) {
+    if (isNameChar(bytes[at + PAGE.length])) continue;
+    let k = at - 1;
+    while (k >= 0 && isPdfSpace(bytes[k])) k--;
+    if (k >= TYPE.length - 1 && bytes.subarray(k - TYPE.length + 1, k + 1).equals(TYPE)) n++;
+  }
+  return n;
 }
 
 const documentText = (data: unknown): number => (typeof data === "string" ? countTokens(data) : 0);

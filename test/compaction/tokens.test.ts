@@ -5,6 +5,7 @@
 // line without a break"; here, what is counted.
 import v8 from "node:v8";
 import vm from "node:vm";
+import { deflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { compact } from "../../src/compaction/compact.js";
 import { AUDIO_REPLY_TOKENS, countedParts, countTokens, countTokensYielding, FILE_PAGE_TOKENS, imageSize, messagesMediaTokens, messageTokens, promptTokens, promptTokensYielding, tokenize } from "../../src/compaction/tokens.js";
@@ -206,6 +207,33 @@ describe("files and audio replies are not free", () => {
     expect(withFile - bare).toBe(FILE_PAGE_TOKENS);
   });
 
+  // Every file counted as one page whatever it held: a 40-page PDF sent as file_data cost
+  // 1,500 tokens in a budget or a cost comparison, where the provider bills 40 pages.
+  it.each([
+    ["with its pages in plain objects", false],
+    ["with its pages in a compressed object stream (PDF 1.5)", true],
+  ])("a PDF sent as data counts one page per page it holds, %s", (_label, packed) => {
+    const data = pdfOf(40, packed);
+    const shapes: ContentPart[] = [
+      { type: "file", file: { filename: "a.pdf", file_data: `data:application/pdf;base64,${data}` } },
+      { type: "input_file", file_data: `data:application/pdf;base64,${data}`, filename: "a.pdf" },
+      { type: "document", source: { type: "base64", media_type: "application/pdf", data } },
+    ];
+    for (const part of shapes) {
+      const withFile = promptTokens([{ role: "user", content: [{ type: "text", text: "Summarize this." }, part] }]);
+      expect(withFile - bare).toBe(40 * FILE_PAGE_TOKENS);
+    }
+  });
+
+  it("a file that is no PDF, or an object stream that inflates past its bound, counts as one page", () => {
+    const text = Buffer.from("just some notes, /Type /Page\n".repeat(20)).toString("base64");
+    const bomb = Buffer.concat([Buffer.from("%PDF-1.5\n1 0 obj\n<< /Type /ObjStm /Filter /FlateDecode >>\nstream\n"), deflateSync(Buffer.alloc(1 << 25, 32)), Buffer.from("\nendstream\nendobj\n")]).toString("base64");
+    for (const data of [text, bomb]) {
+      const withFile = promptTokens([{ role: "user", content: [{ type: "text", text: "Summarize this." }, { type: "input_file", file_data: data }] }]);
+      expect(withFile - bare).toBe(FILE_PAGE_TOKENS);
+    }
+  });
+
   // A plain-text document was said to count as its text, but nothing counted it (its text is in
   // source.data, not a part's text): a 2,601-token report counted 0, a one-page PDF 1,500.
   it("an Anthropic plain-text document counts as its text, in either source shape, at the least too", () => {
@@ -283,3 +311,22 @@ describe("countTokensYielding", () => {
     expect(Math.abs((await countTokensYielding(blob)) - countTokens(blob))).toBeLessThan(100);
   });
 });
+
+/** A PDF of `pages` empty pages as base64, its page objects written plainly or packed into a deflated object stream. */
+function pdfOf(pages: number, packed: boolean): string {
+  const kids = Array.from({ length: pages }, (_, i) => `${i + 3} 0 R`).join(" ");
+  const pageObjects = Array.from({ length: pages }, (_, i) => `${i + 3} 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>\nendobj\n`).join("");
+  const head = `%PDF-1.5\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n`;
+  if (!packed) return Buffer.from(`${head}2 0 obj\n<< /Type /Pages /Kids [${kids}] /Count ${pages} >>\nendobj\n${pageObjects}trailer\n<< /Root 1 0 R >>\n%%EOF\n`).toString("base64");
+  const bodies = [`<< /Type /Pages /Kids [${kids}] /Count ${pages} >>`, ...Array.from({ length: pages }, () => "<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]>>")];
+  let offset = 0;
+  const index = bodies.map((b, i) => {
+    const entry = `${i + 2} ${offset}`;
+    offset += b.length + 1;
+    return entry;
+  });
+  const table = `${index.join(" ")} `;
+  const stream = deflateSync(Buffer.from(table + bodies.join("\n")));
+  const objStm = Buffer.concat([Buffer.from(`${pages + 3} 0 obj\n<< /Type /ObjStm /N ${bodies.length} /First ${table.length} /Filter /FlateDecode /Length ${stream.length} >>\nstream\n`), stream, Buffer.from("\nendstream\nendobj\n")]);
+  return Buffer.concat([Buffer.from(head), objStm, Buffer.from("trailer\n<< /Root 1 0 R >>\n%%EOF\n")]).toString("base64");
+}
