@@ -212,6 +212,26 @@ describe("facts summarizer", () => {
     expect(text).toContain("TR0757");
   });
 
+  it("keeps every identifier of a listed tool result (a user's reservations) before plain values, not only the first", () => {
+    // τ-bench: get_user_details lists the reservations the agent then opens one by one; the list's
+    // later entries ranked as plain words, so a tight budget kept "OI5L9G" and dropped the other
+    // six, which later turns need, while it kept a street address and a zip code.
+    const reservations = ["OI5L9G", "AQLBTL", "KA7I60", "I57WUD", "OBUT9V", "4BMN53", "Q0ZF0J"];
+    const details = { name: { first_name: "Sofia", last_name: "Kim" }, address: { address1: "825 Laurel Lane", address2: "Suite 595", city: "Houston", country: "USA", province: "TX", zip: "77243" }, membership: "silver", reservations };
+    const messages: ChatMessage[] = [
+      { role: "user", content: "Please look at my upcoming trips, my id is sofia_kim_7287." },
+      { role: "assistant", content: "", tool_calls: [{ id: "u", type: "function", function: { name: "get_user_details", arguments: JSON.stringify({ user_id: "sofia_kim_7287" }) } }] },
+      { role: "tool", tool_call_id: "u", content: JSON.stringify(details) },
+    ];
+    const text = factsSummary({ messages, maxTokens: 64 });
+    expect(countTokens(text)).toBeLessThanOrEqual(64);
+    for (const r of reservations) expect(text).toContain(r);
+    // Later entries of a list still go first when they are not identifiers (search results beyond the first offer).
+    const offers = factsSummary({ messages: [...messages.slice(0, 2), { role: "tool", tool_call_id: "u", content: JSON.stringify({ ref: "QX77Z", hotels: ["Acorn Guest House", "Alpha-Milton", "Bridge Guest House", "Home From Home", "Worth House", "Avalon"] }) }], maxTokens: 30 });
+    expect(offers).toContain("QX77Z");
+    expect(offers).not.toContain("Avalon");
+  });
+
   it("keeps an identifier whose letters and digits a dash joins (a ticket, a flight, a model) whole", () => {
     // It was cut at the dash ("PROJ-" a plain word, "1234" a number), so the reference was in no summary whole.
     const values = (text: string) => textFacts(text).filter((f) => f.rank >= 3).map((f) => f.text);

@@ -219,18 +219,25 @@ function errorLines(text: string, limit = 3): Item[] {
 /**
  * Scalar values of parsed JSON (keys dropped: the values are what later turns repeat). In a list
  * of results the first is what an agent usually offers; the others rank as plain words, so a
- * tight budget drops them first.
+ * tight budget drops them first, except identifiers: a list of ids (a user's reservations, a
+ * trip's flights) is what the next calls open one by one, and each is needed exactly.
  */
 function jsonFacts(value: unknown, out: Item[], rank: Rank = Rank.Value, depth = 0): void {
   if (depth > 8) return;
+  // The rank of a value found at this rank: Value ranks it by its kind; a later list entry (Word) keeps an identifier's rank.
+  const at = (found: Rank): Rank => (rank === Rank.Value ? found : rank === Rank.Word && found === Rank.Id ? Rank.Id : (Math.min(found, rank) as Rank));
   if (typeof value === "string") {
     if (value.trim() === "") return;
     // Short values are names, dates, counts; long ones (addresses, descriptions) are rarely repeated.
-    if (value.length <= 30) out.push({ text: value.trim(), rank: rank === Rank.Value ? valueRank(value.trim()) : rank });
+    if (value.length <= 30) out.push({ text: value.trim(), rank: rank === Rank.Value || rank === Rank.Word ? at(valueRank(value.trim())) : rank });
     else if (value.length <= 60) out.push({ text: value.trim(), rank: Rank.Word });
-    else for (const f of textFacts(value)) out.push({ ...f, rank: rank === Rank.Value ? f.rank : (Math.min(f.rank, rank) as Rank) });
+    else for (const f of textFacts(value)) out.push({ ...f, rank: at(f.rank) });
   } else if (typeof value === "number") out.push({ text: String(value), rank });
-  else if (Array.isArray(value)) value.forEach((v, n) => jsonFacts(v, out, n === 0 ? rank : Rank.Word, depth + 1));
+  else if (Array.isArray(value)) {
+    // A list whose first entry is an identifier is a list of ids ("AQLBTL" after "OI5L9G" is one too, though it has no digit).
+    const ids = rank === Rank.Value && typeof value[0] === "string" && valueRank(value[0].trim()) === Rank.Id;
+    value.forEach((v, n) => jsonFacts(v, out, n === 0 ? rank : ids && typeof v === "string" && !/\s/.test(v.trim()) ? Rank.Id : Rank.Word, depth + 1));
+  }
   else if (typeof value === "object" && value !== null) for (const v of Object.values(value)) jsonFacts(v, out, rank, depth + 1);
 }
 
