@@ -9,6 +9,7 @@ import { createMeter, outputTokens, requestPrice, type Meter, type Prompt } from
 import { lookupPrice, type ModelPrice } from "../compaction/prices.js";
 import type { Json } from "../compaction/types.js";
 import { ABORTED, ContextReader, isAbortSignal, readableContext, UNLISTED_CONTEXT, defaultLimits, type ErrorInfo, MAX_TIMER_MS, evaluate, type Limits, type Marks, type Memory, print, resolveLimits, showStandIns, showStandInsIn, toHost, type ToolCallRecord, unlessAborted, type Value } from "../lisp/index.js";
+import { isTokenCount } from "../llm/args.js";
 import { cacheMarks } from "../llm/messages.js";
 import type { Llm, LlmUsage } from "../llm/types.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
@@ -50,11 +51,9 @@ function tokenCount(n: unknown): number {
   return typeof n === "number" && Number.isFinite(n) && n > 0 ? n : 0;
 }
 
-const isCount = (n: unknown): boolean => typeof n === "number" && Number.isFinite(n) && n >= 0;
-
 /** The client's usage when it holds the prompt's and the reply's token counts; else none (the turn is measured). */
 function reportedUsage(usage: LlmUsage | undefined): LlmUsage | undefined {
-  return isCount(usage?.inputTokens) && isCount(usage?.outputTokens) ? usage : undefined;
+  return isTokenCount(usage?.inputTokens) && isTokenCount(usage?.outputTokens) ? usage : undefined;
 }
 
 /** The call's value, or the signal's reason thrown as soon as it aborts (the call is left to settle unheard). */

@@ -6,7 +6,7 @@ import { messageText } from "../llm/messages.js";
 import type { ChatMessage } from "../llm/types.js";
 import { cutMiddle, transcript } from "./messages.js";
 import { fill, template } from "../llm/templates.js";
-import { countTokens } from "./tokens.js";
+import { counted } from "./tokens.js";
 import type { CompactionContext } from "./types.js";
 
 export interface GoalDecision {
@@ -162,12 +162,12 @@ export function llmGoalDetector(options: LlmDetectorOptions = {}): GoalDetector 
       });
       try {
         const r = await llm.complete({ messages: [{ role: "user", content: prompt }], maxOutputTokens: 5, ...(options.model === undefined ? {} : { model: options.model }), ...(context.signal === undefined ? {} : { signal: context.signal }) });
-        return { newGoal: /^\W*new\b/i.test(r.content), llmCalls: 1, inputTokens: r.usage?.inputTokens ?? countTokens(prompt), outputTokens: r.usage?.outputTokens ?? countTokens(r.content) };
+        return { newGoal: /^\W*new\b/i.test(r.content), llmCalls: 1, inputTokens: counted(r.usage?.inputTokens, prompt), outputTokens: counted(r.usage?.outputTokens, r.content) };
       } catch (e) {
         if (context.signal?.aborted) throw e;
         // A reply the provider billed but that held no text: its reported usage, not the prompt alone.
         const paid = e instanceof LlmError ? e.details.usage : undefined;
-        return { newGoal: false, llmCalls: 1, inputTokens: paid?.inputTokens ?? countTokens(prompt), outputTokens: paid?.outputTokens ?? 0 };
+        return { newGoal: false, llmCalls: 1, inputTokens: counted(paid?.inputTokens, prompt), outputTokens: counted(paid?.outputTokens, "") };
       }
     },
   };

@@ -3,7 +3,7 @@
 // framing follows OpenAI's accounting: a few tokens per message, a few to prime the reply.
 import { constants as zlibConstants, inflateSync } from "node:zlib";
 import { countTokens as bpeCount, encode } from "gpt-tokenizer";
-import { isArrayArg, isObjectArg, mustBe } from "../llm/args.js";
+import { isArrayArg, isObjectArg, isTokenCount, mustBe } from "../llm/args.js";
 import { messageText, toolCallText } from "../llm/messages.js";
 import type { ChatMessage, ContentPart } from "../llm/types.js";
 
@@ -92,6 +92,9 @@ export function countTokens(text: string): number {
   }
   return n;
 }
+
+/** A client's reported token figure when it is a count, else the tokens of `text` (what the call sent or got). */
+export const counted = (reported: unknown, text: string): number => (isTokenCount(reported) ? reported : countTokens(text));
 
 // What countTokensYielding counts between two turns of the event loop (a few ms), and how far past
 // that it looks for a cut the pre-tokenizer makes too.

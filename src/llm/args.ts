@@ -23,6 +23,9 @@ function readable(x: object): boolean {
   }
 }
 
+/** Whether a client's reported token figure is a count (finite, not negative): a custom client's NaN, -5 or "120" is none. */
+export const isTokenCount = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n) && n >= 0;
+
 /** Whether `x` is an object that can be read (not null, not a revoked Proxy). */
 export function isObjectArg(x: unknown): x is object {
   return typeof x === "object" && x !== null && readable(x);

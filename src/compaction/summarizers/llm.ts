@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { abortError, LlmError } from "../../llm/errors.js";
 import { transcript } from "../messages.js";
 import { fill, template as promptTemplate } from "../../llm/templates.js";
-import { countTokens } from "../tokens.js";
+import { counted } from "../tokens.js";
 import type { CompactionContext, Summarizer, SummaryRequest, SummaryResult } from "../types.js";
 import { summaryProblem } from "./validate.js";
 
@@ -101,10 +101,10 @@ export function llmSummarizer(options: LlmSummarizerOptions = {}): Summarizer {
       ).catch((e: unknown) => {
         // A reply with no text (a reasoning model that spent its output limit thinking) was billed as it reports.
         const paid = e instanceof LlmError ? e.details.usage : undefined;
-        throw paid === undefined ? e : Object.assign(e as LlmError, { spend: { calls: 1, inputTokens: paid.inputTokens, outputTokens: paid.outputTokens } });
+        throw paid === undefined ? e : Object.assign(e as LlmError, { spend: { calls: 1, inputTokens: counted(paid.inputTokens, prompt), outputTokens: counted(paid.outputTokens, "") } });
       });
-      const inputTokens = response.usage?.inputTokens ?? countTokens(prompt);
-      const outputTokens = response.usage?.outputTokens ?? countTokens(response.content);
+      const inputTokens = counted(response.usage?.inputTokens, prompt);
+      const outputTokens = counted(response.usage?.outputTokens, response.content);
       let text: string;
       try {
         text = parseReply(response.content);
