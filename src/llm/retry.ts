@@ -188,17 +188,20 @@ const MAX_QUOTED = 1_000;
 
 /**
  * A server's text as an error quotes it: whole when short, else its start and its length. Cut
- * at a space: a key quoted across the cut would be left in part, which no mask finds.
+ * before the word the cut would halve (a space, a comma, a quote ends one): a key quoted across
+ * the cut would be left in part, which no mask finds, as would a token (a JWT) that fills the
+ * whole start, so none of such a start is quoted. Nor is half an escape (`\u00e9`) or half an emoji.
  */
 function quoted(text: string): string {
   if (text.length <= MAX_QUOTED) return text;
-  const space = text.slice(0, MAX_QUOTED + 1).search(/\s\S*$/);
-  let end = space > 0 ? space : MAX_QUOTED;
-  // Half an emoji is no text.
-  if (/[\uD800-\uDBFF]/.test(text[end - 1])) end--;
+  const word = /[^\w.~+/=-][\w.~+/=-]*$/.exec(text.slice(0, MAX_QUOTED + 1));
+  let end = word === null ? 0 : word.index;
+  if (end > 0 && /[\uD800-\uDBFF]/.test(text[end - 1])) end--;
+  // A backslash left last would escape the ellipsis: it is the start of an escape the cut halved.
+  const slashes = /\\*$/.exec(text.slice(0, end))?.[0].length ?? 0;
+  if (slashes % 2 === 1) end--;
   return `${text.slice(0, end)}… (${text.length.toLocaleString("en-US")} characters in all)`;
 }
-
 
 /** An SDK's own timeout, set past the attempt's so that the attempt's controller always fires first. */
 export function sdkBackstopMs(timeoutMs: number): number {

@@ -299,6 +299,24 @@ describe("openaiLlm: retries", () => {
     expect(bad.message).not.toContain("sk-");
   });
 
+  // A compact JSON body, or a token-like text, has no space to cut at: the cut goes before the
+  // word it would halve (a key of no provider's shape is masked only whole) and before an escape.
+  it("cuts a long error text with no space in its first 1,000 characters before a word or escape, never through it", async () => {
+    const apiKey = "proxy-token-0123456789abcdefghij";
+    script = [
+      { status: 401, body: { error: { message: `invalid_key:${"x".repeat(985)},${apiKey},${"y".repeat(5_000)}` } } },
+      { raw: `${"z".repeat(998)}\\u00e9${"w".repeat(5_000)}`, contentType: "text/plain", status: 400 },
+      { raw: "a".repeat(5_000), contentType: "text/plain", status: 400 },
+    ];
+    const keyed = await failure(client({ maxRetries: 0, apiKey }).complete({ messages }));
+    expect(keyed.message).toBe(`openai:fake-model: HTTP 401: invalid_key:${"x".repeat(985)}… (6,031 characters in all)`);
+    const escaped = await failure(client({ maxRetries: 0 }).complete({ messages }));
+    expect(escaped.message).toBe(`openai:fake-model: HTTP 400: ${"z".repeat(998)}… (6,004 characters in all)`);
+    // One word of 5,000 characters (a token, a blob): none of it, which may be a secret.
+    const blob = await failure(client({ maxRetries: 0 }).complete({ messages }));
+    expect(blob.message).toBe("openai:fake-model: HTTP 400: … (5,000 characters in all)");
+  });
+
   it("masks the API key a server quotes in its error body, in the error, its retries and a run's trace and events", async () => {
     const apiKey = "sk-live-quoted-0123456789";
     const body = { error: { message: `Incorrect API key provided: ${apiKey}` } };
