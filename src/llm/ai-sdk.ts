@@ -3,7 +3,7 @@
 // the other HTTP clients. Cache breakpoints travel as Anthropic's message-level provider
 // option, which other providers ignore.
 import { APICallError, generateText, InvalidResponseDataError, streamText, type LanguageModel, type LanguageModelUsage, type ModelMessage, type SystemModelMessage } from "ai";
-import { isObjectArg, mustBe, requestProblem } from "./args.js";
+import { isArrayArg, isObjectArg, mustBe, requestProblem } from "./args.js";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
 import { answeredPage, answeredWhole } from "./stream.js";
@@ -16,6 +16,12 @@ export interface AiSdkLlmOptions extends RetryOptions {
   temperature?: number;
   /** Upper bound on reply tokens. */
   maxTokens?: number;
+  /**
+   * Texts no error may quote, shown as [api key]: the key of a model wrapped in middleware
+   * (`wrapLanguageModel`), whose headers are out of reach, when it has no provider's shape
+   * (a company gateway's token). The key of an unwrapped AI SDK provider is masked without it.
+   */
+  secrets?: readonly string[];
 }
 
 const CACHE = { anthropic: { cacheControl: { type: "ephemeral" } } } as const;
@@ -28,6 +34,8 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
     throw new LlmError("config", "aiSdkLlm: no model given (pass { model } with an AI SDK language model)");
   }
   const retry = retrySettings("aiSdkLlm", options);
+  const secrets = options.secrets ?? [];
+  if (!isArrayArg(secrets) || !secrets.every((k) => typeof k === "string")) throw new LlmError("config", mustBe("aiSdkLlm: secrets", "a list of texts (the keys no error may quote)", secrets));
   const id = typeof model === "string" ? model : `${model.provider}:${model.modelId}`;
   const name = `ai-sdk:${id}`;
   // The server answered a streamed request with a whole JSON reply (it does not stream).
@@ -107,7 +115,7 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
         try {
           return await send(signal, n, alive);
         } catch (e) {
-          throw masked(toLlmError(e, signal, name), await credentials(model));
+          throw masked(toLlmError(e, signal, name), [...secrets, ...(await credentials(model))]);
         }
       };
       return withRetries(name, retry, request, attempt, (e, signal) => toLlmError(e, signal, name));

@@ -159,6 +159,33 @@ describe("aiSdkLlm over a real provider and a fake server", () => {
     }
   });
 
+  // A key of no provider's shape (a company gateway's token) cannot be read from a wrapped model
+  // nor known by its shape: the host names it, and no error, retry line, trace or event quotes it.
+  it("masks the secrets the host names, of any shape, quoted in the errors of a wrapped model", async () => {
+    const apiKey = "corp-gateway-token-0123456789abcdef";
+    const model = wrapLanguageModel({ model: createOpenAICompatible({ name: "fake", baseURL, apiKey }).chatModel("m"), middleware: extractReasoningMiddleware({ tagName: "think" }) });
+    for (const onText of [undefined, () => {}]) {
+      const body = { error: { message: `Unknown key ${apiKey} (check the key)` } };
+      script = [{ status: 500, body }, { status: 401, body }];
+      const retries: RetryInfo[] = [];
+      const e = await failure(aiSdkLlm({ model, secrets: [apiKey], retryBaseMs: 1, maxRetries: 1, onRetry: (i) => retries.push(i) }).complete({ messages, ...(onText === undefined ? {} : { onText }) }));
+      expect(e.message).toBe("ai-sdk:fake.chat:m: HTTP 401: Unknown key [api key] (check the key) (after 2 attempts)");
+      expect(retries.map((i) => i.error.message)).toEqual(["ai-sdk:fake.chat:m: HTTP 500: Unknown key [api key] (check the key)"]);
+    }
+    script = [{ status: 401, body: { error: { message: `Unknown key ${apiKey}` } } }];
+    const events: unknown[] = [];
+    const step = await SubAgent.run(SubAgent.create({ prompt: "Say hi" }), { llm: aiSdkLlm({ model, secrets: [apiKey] }), onEvent: (ev) => events.push(ev) });
+    expect(step.ok).toBe(false);
+    expect(JSON.stringify([step, events])).toContain("[api key]");
+    expect(JSON.stringify([step, events])).not.toContain(apiKey);
+  });
+
+  it("refuses secrets that are not a list of texts", () => {
+    for (const secrets of ["corp-gateway-token-0123456789", [42], {}]) {
+      expect(() => aiSdkLlm({ model: provider().chatModel("m"), secrets: secrets as unknown as string[] })).toThrow(/aiSdkLlm: secrets must be a list of texts \(the keys no error may quote\), got /);
+    }
+  });
+
   // The AI Gateway's provider gives its headers as a promise: the key is read from it when a call fails.
   it("masks the AI Gateway's key, of any shape, quoted in its error", async () => {
     const apiKey = "my-gateway-secret-0123456789";
