@@ -435,6 +435,21 @@ describe("ptc trace show", () => {
     expect(last.out).toMatch(/\nPrompt for turn 5: /);
   });
 
+  // --full asks for every line uncut: the comparison cut the system prompt to 6 lines and
+  // clipped long lines at the width all the same, unsaid.
+  it("shows every line of the comparison uncut with --full", async () => {
+    const cut = await capture(() => runTraceCommand(["show", file, "--compressed"]));
+    expect(cut.out).toMatch(/^\.\.\. \(\d+ more lines, same in both views\)$/m);
+    const { code, out } = await capture(() => runTraceCommand(["show", file, "--compressed", "--full"]));
+    expect(code).toBe(0);
+    expect(out).not.toMatch(/^\.\.\. \(\d+ (more )?lines, same in both views\)$/m);
+    expect(out).not.toMatch(/\.\.\.$/m);
+    // Each line of the system prompt and the task, in a column 78 characters wide where the views differ.
+    for (const line of `${trace.system}\n${trace.task}`.split("\n")) {
+      if (line.length <= 78) expect(out).toContain(line);
+    }
+  });
+
   it("rebuilds the compressed view with the settings the trace recorded, and says where they came from", async () => {
     const settings = trace.settings as NonNullable<RunTrace["settings"]>;
     expect(settings).toEqual({ maxTurns: recovery.maxTurns, toolsWithdrawn: true, maxPrintChars: 4000, model: "scripted:recovery", view: { ...defaultViewOptions }, strategy: { name: "full", options: {} } });

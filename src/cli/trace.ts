@@ -39,7 +39,8 @@ const USAGE = `usage: ptc trace show FILE [--turn N] [--messages | --compressed 
                   else of the turn after the last), then the compression figures per prompt
   --max-turns N   the run's turn budget for --compressed (default: the trace's recorded
                   settings, else read from the task message)
-  --full          every output line and tool call, uncut
+  --full          every output line and tool call, uncut (with --compressed: every line
+                  of every message, long lines wrapped)
 `;
 
 const fmt = (n: number): string => n.toLocaleString("en-US");
@@ -287,7 +288,7 @@ export async function runTraceCommand(args: string[]): Promise<number> {
     const { settings } = checked;
     const run: RunSettings = settings === undefined ? { maxTurns: maxTurns ?? turnBudget(trace) } : { maxTurns: maxTurns ?? settings.maxTurns, toolsWithdrawn: settings.toolsWithdrawn, maxPrintChars: settings.maxPrintChars };
     const view = resolveViewOptions(settings?.view);
-    process.stdout.write(shown(`${settingsLine(run, view, settings !== undefined, maxTurns !== undefined)}\n${renderComparison(trace, run, view, turnNumber === undefined ? {} : { turn: turnNumber })}\n`));
+    process.stdout.write(shown(`${settingsLine(run, view, settings !== undefined, maxTurns !== undefined)}\n${renderComparison(trace, run, view, { ...(turnNumber === undefined ? {} : { turn: turnNumber }), full: values.full ?? false })}\n`));
     return 0;
   }
   const options: RenderOptions = { full: values.full ?? false };

@@ -18,6 +18,8 @@ export interface CompareOptions {
   width?: number;
   /** Lines shown of a message both views share (the system prompt, the task); default 6. */
   sharedLines?: number;
+  /** Every line of every message, long ones wrapped rather than cut (`ptc trace show --full`); sharedLines is then ignored. */
+  full?: boolean;
 }
 
 const DEFAULT_WIDTH = 160;
@@ -50,13 +52,13 @@ export function renderComparison(trace: Pick<RunTrace, "system" | "task" | "turn
     out.push(rule(`${row.role}${turn === undefined ? "" : ` (turn ${turn})`}${turn !== undefined && row.role === "assistant" && kept.has(turn) ? ` kept full: ${kept.get(turn)}` : ""}`, a, b, width));
     if (a.content === b.content) {
       const lines = a.content.split("\n");
-      const shown = turn === undefined ? (compare.sharedLines ?? 6) : lines.length;
-      for (const line of lines.slice(0, shown)) out.push(clip(line, width));
+      const shown = turn === undefined && !compare.full ? (compare.sharedLines ?? 6) : lines.length;
+      for (const line of lines.slice(0, shown)) out.push(...(compare.full ? wrap(line, width) : [clip(line, width)]));
       if (lines.length > shown) out.push(`... (${lines.length - shown} more lines, same in both views)`);
       continue;
     }
     // The system prompts differ only in each view's part on earlier turns: shown alone.
-    const d = turn === undefined ? differingLines(a.content, b.content) : { head: 0, tail: 0, a: a.content, b: b.content };
+    const d = turn === undefined && !compare.full ? differingLines(a.content, b.content) : { head: 0, tail: 0, a: a.content, b: b.content };
     if (d.head > 0) out.push(`... (${d.head} lines, same in both views)`);
     const left = wrap(d.a, col);
     const right = b.content === "" ? ["(turn line left out between summaries)"] : wrap(d.b, col);
