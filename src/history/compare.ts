@@ -9,7 +9,6 @@ import { compressionReport, type RunSettings } from "./stats.js";
 import { lookupPrice } from "../compaction/prices.js";
 import { countTokens, messageTokens, promptTokens, TOKENS_PER_MESSAGE } from "../compaction/tokens.js";
 import { resolveViewOptions, type View, type ViewOptions } from "./view.js";
-import { cutPoint } from "../lisp/index.js";
 
 export interface CompareOptions {
   /** The turn whose prompt is shown (1-based); default: the prompt after the last turn. */
@@ -62,7 +61,7 @@ export function renderComparison(trace: Pick<RunTrace, "system" | "task" | "turn
     if (d.head > 0) out.push(`... (${d.head} lines, same in both views)`);
     const left = wrap(d.a, col);
     const right = b.content === "" ? ["(turn line left out between summaries)"] : wrap(d.b, col);
-    for (let k = 0; k < Math.max(left.length, right.length); k++) out.push((left[k] ?? "").padEnd(col) + GUTTER + (right[k] ?? ""));
+    for (let k = 0; k < Math.max(left.length, right.length); k++) out.push(pad(left[k] ?? "", col) + GUTTER + (right[k] ?? ""));
     if (d.tail > 0) out.push(`... (${d.tail} more lines, same in both views)`);
   }
   out.push("", figures(trace, settings, view));
@@ -130,19 +129,55 @@ function percent(full: number, view: number): string {
   return full === 0 ? "0%" : `${Math.round((1 - view / full) * 100)}%`;
 }
 
-// Cuts never split a surrogate pair (cutPoint): half an emoji prints as a replacement character.
+// Widths are a terminal's columns, not UTF-16 units: a CJK character or an emoji takes two, a
+// combining mark none. Counted as units, a row of CJK text filled twice its column and pushed
+// the gutter and the other view off to the right. Cuts never split a character.
+const WIDE = /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uA960-\uA97F\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{1F300}-\u{1F64F}\u{1F900}-\u{1F9FF}\u{20000}-\u{3FFFD}]|\p{Emoji_Presentation}/u;
+const ZERO_WIDTH = /[\p{Mn}\p{Me}]|\u200B|\u200D|\u2060|\uFEFF/u;
+// Plain text (ASCII and the like): its width is its length, and it is cut by length as before.
+const NARROW = /^[^\u0300-\u{10FFFF}]*$/u;
+
+function charWidth(c: string): number {
+  return WIDE.test(c) ? 2 : ZERO_WIDTH.test(c) ? 0 : 1;
+}
+
+function columns(line: string): number {
+  if (NARROW.test(line)) return line.length;
+  let n = 0;
+  for (const c of line) n += charWidth(c);
+  return n;
+}
+
+/** The longest start of `line` (from `from`) that fits in `width` columns: at least one character. */
+function fit(line: string, from: number, width: number): number {
+  if (NARROW.test(line)) return Math.min(line.length, from + Math.max(1, width));
+  let used = 0;
+  let i = from;
+  while (i < line.length) {
+    const c = String.fromCodePoint(line.codePointAt(i) as number);
+    const w = charWidth(c);
+    if (used + w > width && i > from) break;
+    used += w;
+    i += c.length;
+  }
+  return i;
+}
+
+function pad(line: string, width: number): string {
+  return line + " ".repeat(Math.max(0, width - columns(line)));
+}
+
 function clip(line: string, width: number): string {
-  return line.length > width ? line.slice(0, cutPoint(line, width - 3)) + "..." : line;
+  return columns(line) > width ? line.slice(0, fit(line, 0, width - 3)) + "..." : line;
 }
 
 function wrap(text: string, width: number): string[] {
   const out: string[] = [];
   for (const line of text.split("\n")) {
-    if (line.length <= width) out.push(line);
+    if (columns(line) <= width) out.push(line);
     else {
       for (let i = 0; i < line.length; ) {
-        // At least one whole character per row, however narrow the column.
-        const end = Math.max(cutPoint(line, Math.min(line.length, i + width)), i + (line.codePointAt(i) as number > 0xffff ? 2 : 1));
+        const end = fit(line, i, width);
         out.push(line.slice(i, end));
         i = end;
       }

@@ -151,6 +151,25 @@ describe("side-by-side comparison", () => {
     expect(text).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
   });
 
+  // A terminal gives a CJK character or an emoji two columns: counted as one, each row of such
+  // text filled twice its share and pushed the gutter and the other column off to the right.
+  it("keeps the columns aligned with double-width text (CJK, emoji) and combining marks", () => {
+    const columns = (line: string) => [...line].reduce((n, c) => n + (/[\u4E00-\u9FFF]|\p{Emoji_Presentation}/u.test(c) ? 2 : /\p{Mn}/u.test(c) ? 0 : 1), 0);
+    const wide = `x${"漢字".repeat(60)}😀😀${"e\u0301".repeat(70)}`;
+    const turns = [{ ...trace.turns[0], reply: `${wide}\n(def a 1)` }, ...trace.turns.slice(1)];
+    const width = 100;
+    const text = renderComparison({ ...trace, task: `Task ${"表".repeat(80)}`, turns }, run, on, { width });
+    const lines = text.split("\n");
+    for (const line of lines) expect(columns(line)).toBeLessThanOrEqual(width);
+    const col = Math.floor((width - 3) / 2);
+    const from = lines.findIndex((l) => l.startsWith("-- assistant (turn 1)"));
+    const rows = lines.slice(from + 1, lines.indexOf("", from));
+    expect(rows.length).toBeGreaterThan(3);
+    for (const row of rows) expect(columns(row.slice(0, row.indexOf(" | ")))).toBe(col);
+    expect(rows.map((r) => r.slice(0, r.indexOf(" | ")).trimEnd()).join("")).toBe(`${wide}(def a 1)`);
+    expect(text).toContain(`Task ${"表".repeat(46)}...`);
+  });
+
   it("shows the prompt of a chosen turn", () => {
     const text = renderComparison({ ...trace, settings: { ...run, maxPrintChars: 4000, view: on } }, undefined, undefined, { turn: 2 });
     expect(text).toMatch(/^Prompt for turn 2:/);
