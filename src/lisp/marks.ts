@@ -210,9 +210,10 @@ export function hideQuoted(text: string, found: Array<[string, string]>, anyCase
 const fold = (t: string, anyCase: boolean): string => (anyCase && t.toLowerCase().length === t.length ? t.toLowerCase() : t);
 
 /**
- * Hidden texts indexed by their first QUOTED_MIN characters, so a message is searched in one
- * pass over it however many values are hidden (a program catching errors in a loop asks for
- * every one of them). Each is tagged with what stands for it: its stand-in, or its origin.
+ * Hidden texts indexed by their first `head` characters (QUOTED_MIN unless told), so a message is
+ * searched in one pass over it however many values are hidden (a program catching errors in a
+ * loop asks for every one of them). Each is tagged with what stands for it: its stand-in, or its
+ * origin. A text shorter than `head` is never found.
  */
 export class QuoteIndex<T = string> {
   private readonly heads = new Map<string, Array<[string, T]>>();
@@ -220,6 +221,7 @@ export class QuoteIndex<T = string> {
   constructor(
     found: Array<[string, T]>,
     private readonly anyCase: boolean,
+    private readonly head = QUOTED_MIN,
   ) {
     for (const [quoted, shown] of found) this.add(quoted, shown);
   }
@@ -231,7 +233,8 @@ export class QuoteIndex<T = string> {
   }
 
   private insert(s: string, shown: T): void {
-    const head = s.slice(0, QUOTED_MIN);
+    if (s.length < this.head) return;
+    const head = s.slice(0, this.head);
     const list = this.heads.get(head);
     if (list === undefined) return void this.heads.set(head, [[s, shown]]);
     // Longer values first, so one that holds another is replaced whole; after those as long (the
@@ -252,7 +255,7 @@ export class QuoteIndex<T = string> {
     let out = "";
     let from = 0;
     let i = 0;
-    while (i + QUOTED_MIN <= text.length) {
+    while (i + this.head <= text.length) {
       const hit = this.match(text, low, i);
       if (hit === null) {
         i++;
@@ -261,7 +264,7 @@ export class QuoteIndex<T = string> {
       // A hidden text starting inside this one may reach past it (`"K7Z2Q9-`, a piece with the
       // quote before it, then the whole token): the stretch they cover together is hidden.
       let end = hit.end;
-      for (let j = i + 1; j < end && j + QUOTED_MIN <= text.length; j++) {
+      for (let j = i + 1; j < end && j + this.head <= text.length; j++) {
         const next = this.match(text, low, j);
         if (next !== null && next.end > end) end = next.end;
       }
@@ -271,23 +274,23 @@ export class QuoteIndex<T = string> {
     return from === 0 ? text : out + text.slice(from);
   }
 
-  /** The tag of a hidden text that `text` quotes cut short (`…`, `...`) after `min` or more of its characters. */
-  cutQuote(text: string, min: number): T | undefined {
-    if (this.heads.size === 0 || (!text.includes("…") && !text.includes("..."))) return undefined;
+  /** The tag of the first hidden text that `text` quotes, whole or cut short (`…`, `...`) after at least `head` of its characters. */
+  quote(text: string): T | undefined {
+    if (this.heads.size === 0) return undefined;
     const low = fold(text, this.anyCase);
-    for (let i = 0; i + QUOTED_MIN <= text.length; i++) {
+    for (let i = 0; i + this.head <= text.length; i++) {
       const hit = this.match(text, low, i);
-      if (hit !== null && hit.cut && hit.kept >= min) return hit.shown;
+      if (hit !== null) return hit.shown;
     }
     return undefined;
   }
 
   /** The hidden value quoted at `i`: its tag, where the quote ends (past its `…` or `...` when cut short) and how much of it is kept. */
   private match(text: string, low: string, i: number): { shown: T; end: number; kept: number; cut: boolean } | null {
-    const list = this.heads.get(low.slice(i, i + QUOTED_MIN));
+    const list = this.heads.get(low.slice(i, i + this.head));
     if (list === undefined) return null;
     for (const [s, shown] of list) {
-      let n = QUOTED_MIN;
+      let n = this.head;
       while (n < s.length && low[i + n] === s[n]) n++;
       const cut = n === s.length ? 0 : text[i + n] === "…" ? 1 : text.startsWith("...", i + n) ? 3 : -1;
       if (cut >= 0) return { shown, end: i + n + cut, kept: n, cut: cut > 0 };
@@ -813,18 +816,25 @@ export class Marks {
       }
     };
     collect(args, undefined, 0);
-    const quoted: Array<[string, Origin]> = [];
-    for (const [v, o] of this.prims) if (typeof v === "string" && v.length >= ECHO_MIN) quoted.push([v.toLowerCase(), o]);
-    // Quotes cut short (`token K7Z2Q9-B3M8… rejected`), as a tool's error message is searched for them.
-    let cuts: QuoteIndex<Origin> | null = null;
-    const cutQuote = (text: string): Origin | undefined => (cuts ??= new QuoteIndex(quoted, true)).cutQuote(text, ECHO_MIN);
+    // Quotes of a marked string, whole or cut short (`token K7Z2Q9-B3M8… rejected`, as a tool's
+    // error message is searched for them), and compact forms: each looked up by its first
+    // ECHO_MIN characters at every place in the text, so a result is searched in one pass however
+    // many strings are marked (compared one by one, 16,000 of them against 16,000 rows took 10 s).
+    let quotes: QuoteIndex<Origin> | null = null;
+    const quoted = (): QuoteIndex<Origin> => {
+      if (quotes !== null) return quotes;
+      const found: Array<[string, Origin]> = [];
+      for (const [v, o] of this.prims) if (typeof v === "string" && v.length >= ECHO_MIN) found.push([v.toLowerCase(), o]);
+      return (quotes = new QuoteIndex(found, true, ECHO_MIN));
+    };
+    const compacts = compact.length === 0 ? null : new QuoteIndex(compact, false, ECHO_MIN);
     const echo = (text: string): Origin | undefined => {
       if (text.length < QUOTED_MIN) return undefined;
       const low = text.toLowerCase();
-      const o = given.get(low) ?? (text.length >= ECHO_MIN ? (quoted.find(([q]) => low.includes(q))?.[1] ?? cutQuote(text)) : undefined);
-      if (o !== undefined || compact.length === 0) return o;
+      const o = given.get(low) ?? (text.length >= ECHO_MIN ? quoted().quote(low) : undefined);
+      if (o !== undefined || compacts === null) return o;
       const c = compactText(text);
-      return c.length >= ECHO_MIN ? compact.find(([q]) => c.includes(q))?.[1] : undefined;
+      return c.length >= ECHO_MIN ? compacts.quote(c) : undefined;
     };
     eachPart(result, (x) => {
       if (x instanceof Keyword) {

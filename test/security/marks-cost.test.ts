@@ -135,3 +135,35 @@ describe("marking hidden context is the run's work (adversary)", () => {
     expect(!stopped.ok && stopped.error.kind).toBe("fuel_exhausted");
   });
 });
+
+describe("a tool's result searched for echoes in proportion to its size (adversary)", () => {
+  // A tool given a hidden value has its result searched for echoes of it. Each string of the
+  // result was compared with every marked string of 8+ characters (and, for the hidden values it
+  // was given, every compact form) one by one: a hidden list of 16,000 emails and a result of
+  // 16,000 rows took 10 s of host time under a 1 s limit, uncharged and unchecked. The scans
+  // are counted (not timed): doubling both must about double them.
+  const emails = (n: number): string[] => Array.from({ length: n }, (_, i) => `user${i}.someone@example${i % 97}.com`);
+  const rowsOf = (n: number, echo: string): unknown[] => [...Array.from({ length: n }, (_, i) => `row ${i} of the answer, nothing secret in it ${i}`), `sent to ${echo} today`, echo.replace(/[.@]/g, " ").toUpperCase()];
+
+  async function scans(given: string, n: number): Promise<{ count: number; prints: string[] }> {
+    const list = emails(n);
+    const tools = { look: { run: () => rowsOf(n, list[7]) } };
+    const includes = vi.spyOn(String.prototype, "includes");
+    const r = await evaluate(`(def r (tool/look {:q ${given}}))\n(println (nth r 3) (nth r ${n}) (nth r ${n + 1}))`, { ctx: { _emails: list }, tools, isolation: "none", limits: { timeoutMs: 600_000 } });
+    const count = includes.mock.calls.length;
+    includes.mockRestore();
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    return { count, prints: r.ok ? r.prints.map(showStandIns) : [] };
+  }
+
+  it.each([
+    ["one hidden string given, many marked", "(nth data/_emails 7)"],
+    ["every hidden string given", "data/_emails"],
+  ])("%s", async (_name, given) => {
+    const small = await scans(given, 1_000);
+    const large = await scans(given, 2_000);
+    // The echoes are still found: quoted inside a longer string, and rewritten (case, separators).
+    for (const { prints } of [small, large]) expect(prints[0]).toMatch(/ <hidden string derived from data\/_emails> <hidden string derived from data\/_emails>$/);
+    expect(large.count / Math.max(small.count, 1)).toBeLessThan(2.5);
+  }, 120_000);
+});
