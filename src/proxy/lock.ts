@@ -1,7 +1,8 @@
 // Between processes on one host (two proxies on the default state directory): whether a lock's
 // holder still runs, and a lock file held around a short synchronous read-change-write.
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
+import { basename, dirname, join } from "node:path";
 
 export const HOST = hostname();
 
@@ -74,28 +75,50 @@ function release(path: string): void {
   unlinkSync(path);
 }
 
-/**
- * Removes the lock file `path` if it is still abandoned, checked again holding `path.reap`. Two
- * processes that found it abandoned each unlinked it: the later one removed the lock the earlier
- * had just taken in its place, took it too, and both held it (the earlier's release then failed).
- */
-function reap(path: string): void {
-  const guard = `${path}.reap`;
-  if (!take(guard)) {
-    // Another process is taking it over; a guard left by an ended one goes, for the next round.
-    if (abandoned(guard)) {
-      try {
-        unlinkSync(guard);
-      } catch {
-        // Gone already.
-      }
-    }
-    return;
-  }
+/** Whether the takeover file `file` of process `who` (`<host>.<pid>`) may be its process's, taking over now. */
+function reaping(file: string, who: string): boolean {
+  const dot = who.lastIndexOf(".");
+  const pid = who.slice(dot + 1);
+  // An ended process of this host: no longer taking over anything.
+  if (who.slice(0, dot) === HOST && /^\d+$/.test(pid) && !alive(Number(pid))) return false;
+  // Held for a moment only: one older than any takeover was left (another host's, or a reused pid).
   try {
+    return Date.now() - statSync(file).mtimeMs <= STALE_MS;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Removes the lock file `path` if it is still abandoned; false when another process is doing so
+ * (the caller waits and looks again). Two processes that found it abandoned each unlinked it: the
+ * later one removed the lock the earlier had just taken in its place, and both held it. So each
+ * first creates a takeover file of its own (`<lock>.reap.<host>.<pid>`: who it is is in the name,
+ * so a process killed at any point leaves nothing that reads as another's), then looks for
+ * another's: it goes on only if there is none, so of two that look at once at most one goes on.
+ * A shared guard file did the same, but one left by a killed process could only be removed by
+ * name, racing its next holder, and one killed before writing its pid in it was waited for 10 s
+ * in a loop that never yielded.
+ */
+function reap(path: string): boolean {
+  const dir = dirname(path);
+  const prefix = `${basename(path)}.reap.`;
+  const mine = `${path}.reap.${HOST}.${process.pid}`;
+  // One left by an earlier process with this pid is this process's name: made anew.
+  rmSync(mine, { force: true });
+  closeSync(openSync(mine, "wx", 0o600));
+  try {
+    for (const name of readdirSync(dir)) {
+      if (!name.startsWith(prefix) || name === basename(mine)) continue;
+      const file = join(dir, name);
+      if (reaping(file, name.slice(prefix.length))) return false;
+      // Its own name, which no running process uses: removing it takes nothing from another.
+      rmSync(file, { force: true });
+    }
     if (abandoned(path)) unlinkSync(path);
+    return true;
   } finally {
-    release(guard);
+    rmSync(mine, { force: true });
   }
 }
 
@@ -103,8 +126,8 @@ function reap(path: string): void {
  * Runs `fn` holding the lock file `path` (created exclusively), waiting up to LOCK_WAIT_MS for
  * another holder and taking over one left by an ended process of this host. Undefined when the
  * lock could not be had: the caller reports it. `fn` runs synchronously, so the lock is never held
- * across a wait; the wait for another process's lock does not block the event loop (requests and
- * streams stalled for up to 2 s behind an admin update).
+ * across a wait; the wait for another process's lock (or takeover) does not block the event loop
+ * (requests and streams stalled for up to 2 s behind an admin update).
  */
 export async function withLockFile<T>(path: string, fn: () => T): Promise<{ value: T } | undefined> {
   const deadline = Date.now() + LOCK_WAIT_MS;
@@ -116,10 +139,7 @@ export async function withLockFile<T>(path: string, fn: () => T): Promise<{ valu
         release(path);
       }
     }
-    if (abandoned(path)) {
-      reap(path);
-      continue;
-    }
+    if (abandoned(path) && reap(path)) continue;
     if (Date.now() >= deadline) return undefined;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

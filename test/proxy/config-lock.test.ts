@@ -183,3 +183,92 @@ describe("a virtual key issued under a name another proxy sharing the config fil
     }
   });
 });
+
+describe("the takeover of a lock file left by an ended process, while another process is taking it over", () => {
+  // The other process: a real one, running withLockFile on the same lock with fs hooked. "kill"
+  // ends it (SIGKILL) right after it created its takeover file, before anything was written in it;
+  // "pause" holds it right before it removes the abandoned lock until `release` exists.
+  const other = (dir: string, lock: string, mode: "kill" | "pause") => {
+    const script = join(dir, `${mode}.mts`);
+    const release = join(dir, "release");
+    fs.writeFileSync(
+      script,
+      `import fs from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
+const realOpen = fs.openSync, realUnlink = fs.unlinkSync;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+fs.openSync = (path, ...rest) => {
+  const fd = realOpen(path, ...rest);
+  if (${JSON.stringify(mode)} === "kill" && String(path).startsWith(${JSON.stringify(`${lock}.reap`)})) process.kill(process.pid, "SIGKILL");
+  return fd;
+};
+fs.unlinkSync = (path) => {
+  if (${JSON.stringify(mode)} === "pause" && path === ${JSON.stringify(lock)}) {
+    fs.writeFileSync(${JSON.stringify(join(dir, "reaping"))}, "");
+    const deadline = Date.now() + 60_000;
+    while (!fs.existsSync(${JSON.stringify(release)}) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
+  }
+  realUnlink(path);
+};
+syncBuiltinESMExports();
+const { withLockFile } = await import(${JSON.stringify(resolve("src/proxy/lock.ts"))});
+const got = await withLockFile(${JSON.stringify(lock)}, () => {});
+process.stdout.write(got === undefined ? "refused" : "held");
+`,
+    );
+    const child = spawn(process.execPath, ["--import", "tsx", script], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (out += c.toString()));
+    const ended = new Promise<{ out: string; signal: NodeJS.Signals | null }>((done) => child.once("close", (_code, signal) => done({ out, signal })));
+    return { ended, release };
+  };
+
+  it("is done at once after that process was killed in the middle of it", async () => {
+    const dir = tempDir();
+    const lock = join(dir, "config.json.lock");
+    const ended = spawnSync(process.execPath, ["-e", ""]).pid;
+    fs.writeFileSync(lock, `${hostname()}\n${ended}\n`);
+    expect((await other(dir, lock, "kill").ended).signal).toBe("SIGKILL");
+    let reads = 0;
+    afterRead = (path) => {
+      if (path === lock) reads++;
+    };
+    const got = await withLockFile(lock, () => "mine");
+    afterRead = undefined;
+    // Before: its empty takeover file was waited for (10 s, the stale age of a file naming no
+    // process) in a loop that never yielded: the event loop blocked, the lock read ~10^6 times.
+    expect(got).toEqual({ value: "mine" });
+    expect(reads).toBeLessThan(10);
+    expect(fs.readdirSync(dir).filter((f) => f.startsWith("config.json.lock"))).toEqual([]);
+  }, 60_000);
+
+  it("is waited for without blocking this process, and left to that process", async () => {
+    const dir = tempDir();
+    const lock = join(dir, "config.json.lock");
+    const ended = spawnSync(process.execPath, ["-e", ""]).pid;
+    fs.writeFileSync(lock, `${hostname()}\n${ended}\n`);
+    const taker = other(dir, lock, "pause");
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    const deadline = Date.now() + 60_000;
+    while (!fs.existsSync(join(dir, "reaping")) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
+    // A safety net for the code before: it looked again in a loop that never yielded, so the other
+    // process is let go after this many looks (~never when this process waits as it should).
+    let reads = 0;
+    afterRead = (path) => {
+      if (path === lock && ++reads === 100_000) fs.writeFileSync(taker.release, "");
+    };
+    let turns = 0;
+    const timer = setInterval(() => turns++, 1);
+    const got = await withLockFile(lock, () => "mine");
+    clearInterval(timer);
+    afterRead = undefined;
+    fs.writeFileSync(taker.release, "");
+    const { out } = await taker.ended;
+    // Before: 100,000 looks with no turn of the event loop between them.
+    expect(reads).toBeLessThan(100_000);
+    expect(turns).toBeGreaterThan(0);
+    expect({ got, out }).toEqual({ got: undefined, out: "held" });
+    expect(fs.readdirSync(dir).filter((f) => f.startsWith("config.json.lock"))).toEqual([]);
+  }, 120_000);
+});
