@@ -19,7 +19,7 @@ export function alive(pid: number): boolean {
 
 /** How long a lock file holder is waited for: its holders keep it for one small file write. */
 const LOCK_WAIT_MS = 2000;
-/** A lock file whose holder cannot be checked (another host's, or none written in it yet) is left alone this long. */
+/** A lock file whose holder cannot be checked (another host's, none written in it yet, or a pid that runs) is left alone this long. */
 const STALE_MS = 10_000;
 
 /**
@@ -38,15 +38,16 @@ function abandoned(path: string): boolean {
     return false;
   }
   const [host, pid] = text.split("\n");
-  // Another host's process (a shared mount) cannot be asked: its lock is taken once far older than any write.
-  if (host !== HOST || !/^\d+$/.test(pid ?? "")) {
-    try {
-      return Date.now() - statSync(path).mtimeMs > STALE_MS;
-    } catch {
-      return false;
-    }
+  if (host === HOST && /^\d+$/.test(pid ?? "")) {
+    if (Number(pid) === process.pid ? !HELD.has(path) : !alive(Number(pid))) return true;
   }
-  return Number(pid) === process.pid ? !HELD.has(path) : !alive(Number(pid));
+  // Another host's process (a shared mount) cannot be asked, and a running pid of this host may be
+  // a reused one: such a lock is taken once far older than any write.
+  try {
+    return Date.now() - statSync(path).mtimeMs > STALE_MS;
+  } catch {
+    return false;
+  }
 }
 
 /** Creates the lock file `path` exclusively, naming this process; false when another has it. */

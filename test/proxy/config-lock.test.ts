@@ -98,6 +98,24 @@ describe("config file shared by two processes", () => {
   });
 });
 
+describe("a lock file of this host naming a process that runs, older than any update", () => {
+  // Its holder was killed and its pid is now another process's (pids are reused, in a container
+  // soon): the docs say a lock 10 s old is taken over, but one naming a running pid never was.
+  it("is taken over", async () => {
+    const file = join(tempDir(), "config.json");
+    fs.writeFileSync(file, "{}\n");
+    const opened = ConfigFile.open(file);
+    if (!opened.ok) throw new Error(opened.error);
+    fs.writeFileSync(`${file}.lock`, `${hostname()}\n${process.ppid}\n`);
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(`${file}.lock`, old, old);
+    // Before: { ok: false, error: "... being updated by another process" }, at every update.
+    expect(await opened.value.update({ compaction: { maxSummaryCalls: 3 } })).toMatchObject({ ok: true });
+    expect(fs.existsSync(`${file}.lock`)).toBe(false);
+    opened.value.close();
+  });
+});
+
 describe("a lock file left by an ended process, found so by two processes at once", () => {
   // Each checked it was abandoned and then unlinked it: the later one removed the lock the earlier
   // had just taken in its place, took it too, and both ran their read-change-write at once.
