@@ -28,23 +28,31 @@ const STALE_MS = 10_000;
  */
 const HELD = new Set<string>();
 
-/** Whether the lock file at `path` was left by a process that no longer holds it (false when it is gone). */
-function abandoned(path: string): boolean {
+/**
+ * Who holds the lock file at `path`: "gone" (free), "ended" (a process of this host that no
+ * longer runs, or this pid's earlier process), else "unknown" (another host's, none written in
+ * it yet, or a pid that runs, perhaps a reused one): judged by its age (reap).
+ */
+function holder(path: string): "gone" | "ended" | "unknown" {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch {
-    // Gone already: free.
-    return false;
+    return "gone";
   }
   const [host, pid] = text.split("\n");
-  if (host === HOST && /^\d+$/.test(pid ?? "")) {
-    if (Number(pid) === process.pid ? !HELD.has(path) : !alive(Number(pid))) return true;
-  }
-  // Another host's process (a shared mount) cannot be asked, and a running pid of this host may be
-  // a reused one: such a lock is taken once far older than any write.
+  if (host !== HOST || !/^\d+$/.test(pid ?? "")) return "unknown";
+  return (Number(pid) === process.pid ? !HELD.has(path) : !alive(Number(pid))) ? "ended" : "unknown";
+}
+
+/**
+ * Whether the file at `path` is older than STALE_MS at `now`, a time read off the same filesystem
+ * (a file just written there): a shared mount's file times are its server's, and a host whose
+ * clock differs from it by a minute took a fresh lock as stale, or an abandoned one as fresh.
+ */
+function stale(path: string, now: number): boolean {
   try {
-    return Date.now() - statSync(path).mtimeMs > STALE_MS;
+    return now - statSync(path).mtimeMs > STALE_MS;
   } catch {
     return false;
   }
@@ -77,22 +85,19 @@ function release(path: string): void {
 }
 
 /** Whether the takeover file `file` of process `who` (`<host>.<pid>`) may be its process's, taking over now. */
-function reaping(file: string, who: string): boolean {
+function reaping(file: string, who: string, now: number): boolean {
   const dot = who.lastIndexOf(".");
   const pid = who.slice(dot + 1);
   // An ended process of this host: no longer taking over anything.
   if (who.slice(0, dot) === HOST && /^\d+$/.test(pid) && !alive(Number(pid))) return false;
   // Held for a moment only: one older than any takeover was left (another host's, or a reused pid).
-  try {
-    return Date.now() - statSync(file).mtimeMs <= STALE_MS;
-  } catch {
-    return false;
-  }
+  return !stale(file, now);
 }
 
 /**
- * Removes the lock file `path` if it is still abandoned; false when another process is doing so
- * (the caller waits and looks again). Two processes that found it abandoned each unlinked it: the
+ * Removes the lock file `path` if it is abandoned (its holder ended, or it is older than any
+ * write); false while it is held, or another process is taking it over (the caller waits and
+ * looks again). Two processes that found it abandoned each unlinked it: the
  * later one removed the lock the earlier had just taken in its place, and both held it. So each
  * first creates a takeover file of its own (`<lock>.reap.<host>.<pid>`: who it is is in the name,
  * so a process killed at any point leaves nothing that reads as another's), then looks for
@@ -109,14 +114,18 @@ function reap(path: string): boolean {
   rmSync(mine, { force: true });
   closeSync(openSync(mine, "wx", 0o600));
   try {
+    // The filesystem's time now, which every age here is measured against.
+    const now = statSync(mine).mtimeMs;
     for (const name of readdirSync(dir)) {
       if (!name.startsWith(prefix) || name === basename(mine)) continue;
       const file = join(dir, name);
-      if (reaping(file, name.slice(prefix.length))) return false;
+      if (reaping(file, name.slice(prefix.length), now)) return false;
       // Its own name, which no running process uses: removing it takes nothing from another.
       rmSync(file, { force: true });
     }
-    if (abandoned(path)) unlinkSync(path);
+    const who = holder(path);
+    if (who === "unknown" && !stale(path, now)) return false;
+    if (who !== "gone") unlinkSync(path);
     return true;
   } finally {
     rmSync(mine, { force: true });
@@ -125,7 +134,8 @@ function reap(path: string): boolean {
 
 /**
  * Runs `fn` holding the lock file `path` (created exclusively), waiting up to LOCK_WAIT_MS for
- * another holder and taking over one left by an ended process of this host. Undefined when the
+ * another holder and taking over one left by an ended process of this host, or one older than any
+ * write (a reused pid's, another host's on a shared mount). Undefined when the
  * lock could not be had: the caller reports it. `fn` runs synchronously, so the lock is never held
  * across a wait; the wait for another process's lock (or takeover) does not block the event loop
  * (requests and streams stalled for up to 2 s behind an admin update).
@@ -140,7 +150,8 @@ export async function withLockFile<T>(path: string, fn: () => T): Promise<{ valu
         release(path);
       }
     }
-    if (abandoned(path) && reap(path)) continue;
+    // A lock whose holder runs is looked at in reap too: its age can only be read there.
+    if (holder(path) !== "gone" && reap(path)) continue;
     if (Date.now() >= deadline) return undefined;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

@@ -116,6 +116,33 @@ describe("a lock file of this host naming a process that runs, older than any up
   });
 });
 
+describe("a lock file of another host on a shared mount, seen from a host whose clock differs from the mount's", () => {
+  // Its age was this host's clock minus the file's time, which the file server sets: a clock a
+  // minute behind kept an abandoned lock for 70 s, and one a minute ahead took a fresh one at once.
+  const rows = [
+    { clock: "a minute behind", skewMs: -60_000, writtenAgoMs: 20_000, expected: { ok: true } },
+    { clock: "a minute ahead", skewMs: 60_000, writtenAgoMs: 0, expected: { ok: false } },
+  ];
+  it.each(rows)("is judged by the mount's clock (this host's $clock)", async ({ skewMs, writtenAgoMs, expected }) => {
+    const file = join(tempDir(), "config.json");
+    fs.writeFileSync(file, "{}\n");
+    const opened = ConfigFile.open(file);
+    if (!opened.ok) throw new Error(opened.error);
+    fs.writeFileSync(`${file}.lock`, "other-host\n4242\n");
+    const written = new Date(Date.now() - writtenAgoMs);
+    fs.utimesSync(`${file}.lock`, written, written);
+    const now = Date.now.bind(Date);
+    const skewed = vi.spyOn(Date, "now").mockImplementation(() => now() + skewMs);
+    try {
+      // Before: refused (its age read as -40 s), and taken over at once (read as 60 s).
+      expect(await opened.value.update({ compaction: { maxSummaryCalls: 3 } })).toMatchObject(expected);
+    } finally {
+      skewed.mockRestore();
+      opened.value.close();
+    }
+  });
+});
+
 describe("a lock file left by an ended process, found so by two processes at once", () => {
   // Each checked it was abandoned and then unlinked it: the later one removed the lock the earlier
   // had just taken in its place, took it too, and both ran their read-change-write at once.
