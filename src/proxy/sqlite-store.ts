@@ -174,7 +174,10 @@ export class SqliteStore implements ConversationStore {
     if (stored === undefined) {
       // Expired by the other process: forgotten here too, unless this one has a change to write.
       this.bases.delete(id);
-      if (!this.dirty.has(id)) this.records.delete(id);
+      if (this.dirty.has(id)) return;
+      this.records.delete(id);
+      // With its index entries (the file's went with it): else they stayed in memory for good.
+      for (const hash of mine?.indexed ?? []) if (this.prefixes.get(hash) === id) this.prefixes.delete(hash);
       return;
     }
     const theirs = readRecord(stored) as unknown as Record<string, unknown>;

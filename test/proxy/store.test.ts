@@ -621,6 +621,26 @@ describe("conversation store: two processes on one sqlite file", () => {
     await Promise.all([a.close(), b.close(), reopened.close()]);
   });
 
+  it("forgets the prefix entries of conversations the other process expired, as it forgets their records", async () => {
+    const where = join(tempDir(), "s.db");
+    const a = await openStore(where);
+    const b = await openStore(where);
+    for (let i = 0; i < 1000; i++) {
+      const r = record(`idle-${i}`);
+      r.indexed.push(`h-${i}`);
+      await a.put(r);
+      await a.addPrefix(`h-${i}`, r.id);
+    }
+    await a.flush();
+    // b's expiry runs first (each process runs its own every minute): a finds nothing left to delete.
+    expect(await b.expire(5000)).toBe(1000);
+    expect(await a.expire(5000)).toBe(0);
+    expect(await a.count()).toBe(0);
+    // Before: 1000 entries held for good, growing with every conversation the other process expired.
+    expect((a as unknown as { prefixes: Map<string, string> }).prefixes.size).toBe(0);
+    await Promise.all([a.close(), b.close()]);
+  });
+
   it("finds a conversation by the prefix another process indexed", async () => {
     const where = join(tempDir(), "s.db");
     const a = await openStore(where);
