@@ -9,6 +9,7 @@ import { lookup } from "../lookup.js";
 import { isSeqable } from "../seq.js";
 import { charge, checkCollectionSize, limitError, run, tick, took } from "../runtime.js";
 import { EMPTY_MAP, EMPTY_VEC, Fn, isFloat, Keyword, LFloat, LMap, mkFloat, num, Reduced, truthy, type Value, isMap, isSet } from "../values.js";
+import { prStr } from "../printer.js";
 import { Vec } from "../vector.js";
 import { countArg, describe, expectFn, items, ordered } from "./args.js";
 import { Builtin, type BuiltinDef } from "./registry.js";
@@ -292,6 +293,7 @@ function range(args: Value[]): Value {
     throw new LispError("value_error", "range with step 0 would never end", undefined, "use (repeat n x) for n copies of a value");
   }
   const span = Math.ceil((end - start) / step);
+  if (Number.isNaN(span)) return nanRange(args, start, end, step);
   const n = span > 0 ? span : 0;
   checkCollectionSize(n);
   charge(n);
@@ -307,6 +309,23 @@ function range(args: Value[]): Value {
   // The running sum may land one step beyond the estimate n, hence the bound n + 1.
   for (let x = start + step; (step > 0 ? x < end : x > end) && out.length <= n; x += step) out.push(mkFloat(x));
   return Vec.fromArray(out);
+}
+
+/**
+ * A range whose count cannot be worked out: a NaN among its numbers, or infinite bounds and
+ * step. As Clojure's Range: empty when its start is already past the end by the step's sign (a
+ * NaN step counting as negative; (range end) unless end is positive); else its elements go on
+ * while short of the end, and from the second on they are NaN or infinite and stop changing, so
+ * it is [start] when the second is past the end and otherwise never ends: refused, as
+ * (range 0 ##Inf) is, not an empty vector.
+ */
+function nanRange(args: Value[], start: number, end: number, step: number): Value {
+  // Only a NaN end gets here with one argument: not positive.
+  if (args.length === 1) return EMPTY_VEC;
+  const past = (x: number): boolean => (step > 0 ? x >= end : x <= end);
+  if (past(start)) return EMPTY_VEC;
+  if (start === start && end === end && past(start + step)) return Vec.fromArray([args[0]]);
+  throw limitError("collection_too_large", `(range ${args.map((a) => prStr(a)).join(" ")}) never ends: its elements stop changing short of the end`, "check the bounds and the step with NaN? first");
 }
 
 function repeat(args: Value[]): Value {

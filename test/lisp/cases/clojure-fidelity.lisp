@@ -316,3 +316,20 @@
 ;; max and min return the later of equal numbers, as Clojure's do ((max 2 2.0) is 2.0).
 [(max 2 2.0) (max 2.0 2) (min 1 1.0) (min 1.0 1 3) (max 1 3 3.0 2) (max ##NaN 1) (max 1 ##NaN)]
 ;=> [2.0 2 1.0 1 3.0 ##NaN ##NaN]
+;; A range whose bounds or step are NaN follows Clojure's Range: empty when its start is already
+;; past the end by the step's sign (a NaN step counts as negative), else a sequence that never
+;; ends, refused as (range 0 ##Inf) is, not an empty vector.
+[(range ##NaN) (range 0 10 ##NaN) (range ##Inf ##Inf) (range ##-Inf ##-Inf -1) (range 0 ##Inf ##Inf) (range 2.5 ##-Inf ##-Inf)]
+;=> [[] [] [] [] [0] [2.5]]
+(range 5 ##NaN -1)
+;!! collection_too_large: never ends
+(range ##NaN 0 -1)
+;!! collection_too_large: never ends
+(range 0 ##NaN)
+;!! collection_too_large: never ends
+(range ##NaN 10)
+;!! collection_too_large: never ends
+(range 10 0 ##NaN)
+;!! collection_too_large: never ends
+(range 1 ##NaN 0.5)
+;!! collection_too_large: never ends
