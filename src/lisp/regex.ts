@@ -9,12 +9,12 @@ export function compileRegex(source: string): Regex {
   const re2 = re2Source(source);
   try {
     const whole = RE2JS.compile(re2.whole);
-    if (re2.ends.length === 0) return new Regex(source, { whole, search: null, ends: [], groups: [] });
+    if (re2.ends.length === 0 && re2.starts.length === 0) return new Regex(source, { whole, search: null, ends: [], starts: [], groups: [] });
     const search = RE2JS.compile(re2.search);
-    // The pattern's group i is group groups[i] of the search program, which has the ends too.
+    // The pattern's group i is group groups[i] of the search program, which has the added groups too.
     const groups = [0];
-    for (let g = 1; g <= search.groupCount(); g++) if (!re2.ends.includes(g)) groups.push(g);
-    return new Regex(source, { whole, search, ends: re2.ends, groups });
+    for (let g = 1; g <= search.groupCount(); g++) if (!re2.ends.includes(g) && !re2.starts.includes(g)) groups.push(g);
+    return new Regex(source, { whole, search, ends: re2.ends, starts: re2.starts, groups });
   } catch (e) {
     // Quoted as written: the . this file spells as a class reads as a . again.
     const detail = (e instanceof Error ? e.message : String(e)).replaceAll(JAVA_DOT, ".");
@@ -62,11 +62,12 @@ const HEX4 = /^[0-9a-fA-F]{4}$/;
  */
 function re2Source(source: string): Rewritten {
   if (source.indexOf("[") < 0 && source.indexOf("\\") < 0 && source.indexOf("(?") < 0 && source.indexOf(".") < 0 && source.indexOf("$") < 0) {
-    return { whole: source, search: source, ends: [] };
+    return { whole: source, search: source, ends: [], starts: [] };
   }
   // Each rewrite: [at, length, text, whether only the search program has it].
   const edits: Array<[number, number, string, boolean]> = [];
   const ends: number[] = [];
+  const starts: number[] = [];
   let captures = 0;
   let inClass = false;
   // The flags s (. matches every character) and m (^ and $ at lines) here, as bits, and what they were outside each open group.
@@ -140,6 +141,14 @@ function re2Source(source: string): Rewritten {
         edits.push([i, 1, (mode & MULTI_LINE) === 0 ? `(${JAVA_EOL})?\\z` : `(?:(${JAVA_EOL})|\\z)`, true]);
         continue;
       }
+      if (c === "^" && (mode & MULTI_LINE) !== 0) {
+        // Java's (?m)^ is never true at the very end, where RE2's is after a last \n: a search
+        // marks where it was true with an empty group, and a match that had it at the end is none.
+        captures++;
+        starts.push(captures);
+        edits.push([i, 1, "^()", true]);
+        continue;
+      }
       if (c !== "[") continue;
       inClass = true;
       // A ] first in the class (after an optional ^) is a literal.
@@ -156,14 +165,15 @@ function re2Source(source: string): Rewritten {
     }
   }
   const whole = applyEdits(source, edits, false);
-  return { whole, search: ends.length === 0 ? whole : applyEdits(source, edits, true), ends };
+  return { whole, search: ends.length === 0 && starts.length === 0 ? whole : applyEdits(source, edits, true), ends, starts };
 }
 
-/** A Java pattern rewritten for RE2: for whole matches, for searches, and the groups of `search` that hold a line terminator a $ took. */
+/** A Java pattern rewritten for RE2: for whole matches, for searches, the groups of `search` that hold a line terminator a $ took, and the empty groups that mark where a (?m)^ was true. */
 interface Rewritten {
   whole: string;
   search: string;
   ends: number[];
+  starts: number[];
 }
 
 function applyEdits(source: string, edits: ReadonlyArray<[number, number, string, boolean]>, search: boolean): string {
@@ -218,11 +228,12 @@ function unicodeClassFlag(source: string, from: number): boolean {
   return u && (source[i] === ")" || source[i] === ":");
 }
 
-/** A regex's programs: `whole` for whole matches; `search`, when a $ ends an alternative, for searches, its groups `ends` holding the terminator a $ took. */
+/** A regex's programs: `whole` for whole matches; `search`, when a $ ends an alternative or (?m) has a ^, for searches, its groups `ends` holding the terminator a $ took and `starts` marking a ^. */
 interface Programs {
   whole: RE2JS;
   search: RE2JS | null;
   ends: number[];
+  starts: number[];
   groups: number[];
 }
 
@@ -243,29 +254,47 @@ export interface Finder {
 /** A matcher searching `s` for `r`, its $ true before a last line terminator as in Java. */
 export function finder(r: Regex, s: string): Finder {
   const p = r.compiled as Programs;
-  return p.search === null ? p.whole.matcher(s) : new JavaMatcher(p.search.matcher(s), s, p.ends, p.groups);
+  return p.search === null ? p.whole.matcher(s) : new JavaMatcher(p.search.matcher(s), s, p, p.search.programSize());
 }
 
 /**
  * A search whose final $ took a line terminator (in one of `ends`, groups the pattern does not
  * have): each match gives it back, ending before it, with the pattern's own groups renumbered
  * past the added ones and cut at the new end. The next search starts at that end, or past the
- * terminator after an empty match.
+ * terminator after an empty match. A match whose (?m)^ was true only at the very end (one of
+ * `starts`, empty groups the pattern does not have, set there) is none, as in Java: the search
+ * goes on from its next character. (Another way through the pattern from the same place is not
+ * tried: RE2 gives one.)
  */
 class JavaMatcher implements Finder {
   private next = 0;
   private cut = 0;
+  private readonly ends: readonly number[];
+  private readonly starts: readonly number[];
+  /** The pattern's group i is group groups[i] of the search program. */
+  private readonly groups: readonly number[];
   constructor(
     private readonly m: Matcher,
     private readonly s: string,
-    private readonly ends: readonly number[],
-    /** The pattern's group i is group groups[i] of the search program. */
-    private readonly groups: readonly number[],
-  ) {}
+    programs: Programs,
+    /** Instructions of the search program: what each character of a search again costs. */
+    private readonly size: number,
+  ) {
+    this.ends = programs.ends;
+    this.starts = programs.starts;
+    this.groups = programs.groups;
+  }
 
   find(): boolean {
     const m = this.m;
-    if (this.next > this.s.length || !m.find(this.next)) return false;
+    const length = this.s.length;
+    for (;;) {
+      if (this.next > length || !m.find(this.next)) return false;
+      if (!this.starts.some((g) => m.start(g) === length)) break;
+      // Each search again scans what is left: charged, so no pattern can make them quadratic unseen.
+      this.next = m.start(0) + ((this.s.codePointAt(m.start(0)) ?? 0) > 0xffff ? 2 : 1);
+      chargeIfRunning(Math.max(0, length - this.next) * this.size);
+    }
     const start = m.start(0);
     const end = m.end(0);
     this.cut = end;

@@ -43,6 +43,13 @@ describe("re-find, re-matches, re-seq", () => {
     expect(await value('[(re-matches #"a$" "a\n") (re-matches #"a\n$" "a\n") (re-find #"[$]" "a$") (re-find #"a$b|a$" "ab\n")]')).toBe('[nil "a\\n" "$" nil]');
   });
 
+  it("reads (?m)^ as Java does: never at the very end, even after a last newline", async () => {
+    // Prefixing each line, or taking each line, saw one more empty line after the last newline.
+    expect(await value('[(re-seq #"(?m)^.*$" "a\nb\n") (clojure.string/replace "a\nb\n" #"(?m)^" "> ") (re-find #"(?m)^" "") (re-seq #"(?m)^" "a\n") (re-seq #"(?m)^\\s*$" "a\n\nb\n")]')).toBe('[["a" "b"] "> a\\n> b\\n" nil [""] [""]]');
+    // Before the end it is as before; a match that reaches ^ only at the end is no match.
+    expect(await value('[(re-find #"(?m)x\n^" "x\n") (re-seq #"(?m)^(\\w)" "ab\ncd") (clojure.string/split "a\nb\n" #"(?m)^") (re-find #"(?m)(^|b)$" "ab\n") (re-seq #"[^a]" "ba\n")]')).toBe('[nil [["a" "a"] ["c" "c"]] ["a\\n" "b\\n"] ["b" "b"] ["b" "\\n"]]');
+  });
+
   it("reads . as Java does: any character but a line terminator (\\r, \\u0085, \\u2028, \\u2029 too), unless (?s)", async () => {
     // CRLF text: a capture up to the end of the line kept the \r RE2's . matches.
     expect(await value('[(re-find #"Name: (.*)" "Name: Bo\r\nAge: 3") (re-seq #"a.b" "a\rb a\u2028b a\u0085b a\u2029b axb") (re-find #"a[.]b" "a.b") (re-find #"a\\.b" "a.b axb")]')).toBe('[["Name: Bo" "Bo"] ["axb"] "a.b" "a.b"]');
