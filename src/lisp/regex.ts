@@ -9,12 +9,12 @@ export function compileRegex(source: string): Regex {
   const re2 = re2Source(source);
   try {
     const whole = RE2JS.compile(re2.whole);
-    if (re2.ends.length === 0 && re2.starts.length === 0) return new Regex(source, { whole, search: null, ends: [], starts: [], groups: [] });
+    if (re2.ends.length === 0 && re2.starts.length === 0) return new Regex(source, { whole, search: null, ends: [], starts: [], breaks: [], groups: [] });
     const search = RE2JS.compile(re2.search);
     // The pattern's group i is group groups[i] of the search program, which has the added groups too.
     const groups = [0];
-    for (let g = 1; g <= search.groupCount(); g++) if (!re2.ends.includes(g) && !re2.starts.includes(g)) groups.push(g);
-    return new Regex(source, { whole, search, ends: re2.ends, starts: re2.starts, groups });
+    for (let g = 1; g <= search.groupCount(); g++) if (!re2.ends.includes(g) && !re2.starts.includes(g) && !re2.breaks.includes(g)) groups.push(g);
+    return new Regex(source, { whole, search, ends: re2.ends, starts: re2.starts, breaks: re2.breaks, groups });
   } catch (e) {
     // Quoted as written: the . this file spells as a class reads as a . again.
     const detail = (e instanceof Error ? e.message : String(e)).replaceAll(JAVA_DOT, ".");
@@ -62,12 +62,13 @@ const HEX4 = /^[0-9a-fA-F]{4}$/;
  */
 function re2Source(source: string): Rewritten {
   if (source.indexOf("[") < 0 && source.indexOf("\\") < 0 && source.indexOf("(?") < 0 && source.indexOf(".") < 0 && source.indexOf("$") < 0) {
-    return { whole: source, search: source, ends: [], starts: [] };
+    return { whole: source, search: source, ends: [], starts: [], breaks: [] };
   }
   // Each rewrite: [at, length, text, whether only the search program has it].
   const edits: Array<[number, number, string, boolean]> = [];
   const ends: number[] = [];
   const starts: number[] = [];
+  const breaks: number[] = [];
   let captures = 0;
   let inClass = false;
   // The flags s (. matches every character) and m (^ and $ at lines) here, as bits, and what they were outside each open group.
@@ -144,9 +145,11 @@ function re2Source(source: string): Rewritten {
       if (c === "^" && (mode & MULTI_LINE) !== 0) {
         // Java's (?m)^ is never true at the very end, where RE2's is after a last \n: a search
         // marks where it was true with an empty group, and a match that had it at the end is none.
-        captures++;
-        starts.push(captures);
-        edits.push([i, 1, "^()", true]);
+        // Java's is also true after a \r (not inside \r\n), \u0085, \u2028 or \u2029, where
+        // RE2's is not: a search may take that terminator in a group and give it back (JavaMatcher).
+        starts.push(++captures);
+        breaks.push(++captures);
+        edits.push([i, 1, `(?:^()|(${JAVA_BREAK}))`, true]);
         continue;
       }
       if (c !== "[") continue;
@@ -165,15 +168,16 @@ function re2Source(source: string): Rewritten {
     }
   }
   const whole = applyEdits(source, edits, false);
-  return { whole, search: ends.length === 0 && starts.length === 0 ? whole : applyEdits(source, edits, true), ends, starts };
+  return { whole, search: ends.length === 0 && starts.length === 0 ? whole : applyEdits(source, edits, true), ends, starts, breaks };
 }
 
-/** A Java pattern rewritten for RE2: for whole matches, for searches, the groups of `search` that hold a line terminator a $ took, and the empty groups that mark where a (?m)^ was true. */
+/** A Java pattern rewritten for RE2: for whole matches, for searches, the groups of `search` that hold a line terminator a $ took, the empty groups that mark where a (?m)^ was true, and those holding the terminator a (?m)^ follows where RE2's is not true. */
 interface Rewritten {
   whole: string;
   search: string;
   ends: number[];
   starts: number[];
+  breaks: number[];
 }
 
 function applyEdits(source: string, edits: ReadonlyArray<[number, number, string, boolean]>, search: boolean): string {
@@ -196,6 +200,9 @@ function endsAlternative(source: string, from: number): boolean {
 
 /** Java's line terminators, \r\n first as one. */
 const JAVA_EOL = "\\r\\n|[\\n\\r\\x{85}\\x{2028}\\x{2029}]";
+
+/** Java's line terminators after which its (?m)^ is true and RE2's is not. */
+const JAVA_BREAK = "[\\r\\x{85}\\x{2028}\\x{2029}]";
 
 /** Java's . outside (?s): any character but its line terminators. */
 const JAVA_DOT = "[^\\n\\r\\x{85}\\x{2028}\\x{2029}]";
@@ -228,12 +235,13 @@ function unicodeClassFlag(source: string, from: number): boolean {
   return u && (source[i] === ")" || source[i] === ":");
 }
 
-/** A regex's programs: `whole` for whole matches; `search`, when a $ ends an alternative or (?m) has a ^, for searches, its groups `ends` holding the terminator a $ took and `starts` marking a ^. */
+/** A regex's programs: `whole` for whole matches; `search`, when a $ ends an alternative or (?m) has a ^, for searches, its groups `ends` holding the terminator a $ took, `starts` marking a ^ and `breaks` holding the terminator before a ^. */
 interface Programs {
   whole: RE2JS;
   search: RE2JS | null;
   ends: number[];
   starts: number[];
+  breaks: number[];
   groups: number[];
 }
 
@@ -263,14 +271,19 @@ export function finder(r: Regex, s: string): Finder {
  * past the added ones and cut at the new end. The next search starts at that end, or past the
  * terminator after an empty match. A match whose (?m)^ was true only at the very end (one of
  * `starts`, empty groups the pattern does not have, set there) is none, as in Java: the search
- * goes on from its next character. (Another way through the pattern from the same place is not
- * tried: RE2 gives one.)
+ * goes on from its next character. A match that begins with a terminator taken for a (?m)^ (one
+ * of `breaks`) begins after it, unless that is the end or inside a \r\n; taken anywhere else it
+ * is no match either. (Another way through the pattern from the same place is not tried: RE2
+ * gives one. And a ^ right after the terminator a match took is missed: the next search starts
+ * past it.)
  */
 class JavaMatcher implements Finder {
   private next = 0;
+  private begin = 0;
   private cut = 0;
   private readonly ends: readonly number[];
   private readonly starts: readonly number[];
+  private readonly breaks: readonly number[];
   /** The pattern's group i is group groups[i] of the search program. */
   private readonly groups: readonly number[];
   constructor(
@@ -282,6 +295,7 @@ class JavaMatcher implements Finder {
   ) {
     this.ends = programs.ends;
     this.starts = programs.starts;
+    this.breaks = programs.breaks;
     this.groups = programs.groups;
   }
 
@@ -290,12 +304,14 @@ class JavaMatcher implements Finder {
     const length = this.s.length;
     for (;;) {
       if (this.next > length || !m.find(this.next)) return false;
-      if (!this.starts.some((g) => m.start(g) === length)) break;
-      // Each search again scans what is left: charged, so no pattern can make them quadratic unseen.
+      this.begin = this.lineStart();
+      if (this.begin >= 0) break;
+      // The search again scans the refused match's text once more: charged, so no pattern can
+      // make them quadratic unseen ((?m)a*\n^ over a line of a's refuses a match at each a).
+      chargeIfRunning((m.end(0) - m.start(0)) * this.size);
       this.next = m.start(0) + ((this.s.codePointAt(m.start(0)) ?? 0) > 0xffff ? 2 : 1);
-      chargeIfRunning(Math.max(0, length - this.next) * this.size);
     }
-    const start = m.start(0);
+    const start = this.begin;
     const end = m.end(0);
     this.cut = end;
     for (const g of this.ends) {
@@ -312,8 +328,23 @@ class JavaMatcher implements Finder {
     return true;
   }
 
+  /** Where the match found begins as Java's would, past a terminator taken for a ^; -1 when Java's ^ is not true where it was taken. */
+  private lineStart(): number {
+    const m = this.m;
+    const s = this.s;
+    if (this.starts.some((g) => m.start(g) === s.length)) return -1;
+    const at = m.start(0);
+    for (const g of this.breaks) {
+      const taken = m.start(g);
+      if (taken < 0) continue;
+      const after = m.end(g);
+      return taken !== at || after === s.length || (s[taken] === "\r" && s[after] === "\n") ? -1 : after;
+    }
+    return at;
+  }
+
   start(): number {
-    return this.m.start(0);
+    return this.begin;
   }
 
   end(): number {
@@ -328,7 +359,8 @@ class JavaMatcher implements Finder {
     const g = this.groups[i];
     const start = this.m.start(g);
     if (start < 0) return null;
-    return this.s.slice(start, Math.min(this.m.end(g), this.cut));
+    // A group that held the terminator taken for a ^ begins after it, as the match does.
+    return this.s.slice(Math.max(start, this.begin), Math.min(this.m.end(g), this.cut));
   }
 }
 

@@ -50,6 +50,13 @@ describe("re-find, re-matches, re-seq", () => {
     expect(await value('[(re-find #"(?m)x\n^" "x\n") (re-seq #"(?m)^(\\w)" "ab\ncd") (clojure.string/split "a\nb\n" #"(?m)^") (re-find #"(?m)(^|b)$" "ab\n") (re-seq #"[^a]" "ba\n")]')).toBe('[nil [["a" "a"] ["c" "c"]] ["a\\n" "b\\n"] ["b" "b"] ["b" "\\n"]]');
   });
 
+  it("reads (?m)^ as Java does after each line terminator: \\r, \\u0085, \\u2028 and \\u2029 too, not inside \\r\\n", async () => {
+    // Text with old Mac line ends or Unicode line separators was one line to RE2's ^.
+    expect(await value('[(re-seq #"(?m)^\\w" "a\rb\u2028c\u2029d\u0085e\r\nf") (clojure.string/replace "a\rb" #"(?m)^" "> ") (re-seq #"(?m)^(\\w+)$" "ab\rcd") (re-seq #"(?m)^" "a\rb") (re-find #"(?m)^" "a\r")]')).toBe('[["a" "b" "c" "d" "e" "f"] "> a\\r> b" [["ab" "ab"] ["cd" "cd"]] ["" ""] ""]');
+    // A group around the ^ holds no terminator; between \r and \n is no line start.
+    expect(await value('[(re-find #"(?m)(^b)" "a\u2028b") (re-find #"(?m)^\n" "a\r\nb") (re-find #"(?m)x^b" "x\rb") (re-seq #"(?m)^\\w+$" "ab\u2029cd\u0085")]')).toBe('[["b" "b"] nil nil ["ab" "cd"]]');
+  });
+
   it("reads . as Java does: any character but a line terminator (\\r, \\u0085, \\u2028, \\u2029 too), unless (?s)", async () => {
     // CRLF text: a capture up to the end of the line kept the \r RE2's . matches.
     expect(await value('[(re-find #"Name: (.*)" "Name: Bo\r\nAge: 3") (re-seq #"a.b" "a\rb a\u2028b a\u0085b a\u2029b axb") (re-find #"a[.]b" "a.b") (re-find #"a\\.b" "a.b axb")]')).toBe('[["Name: Bo" "Bo"] ["axb"] "a.b" "a.b"]');
