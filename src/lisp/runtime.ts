@@ -314,6 +314,12 @@ export function fuelExhausted(limits: Pick<Limits, "maxFuel">): LispError {
   );
 }
 
+/** The clock and abort checks of the run in progress now, if there is one: for a native loop whose steps cost more than a tick's. */
+export function checkClockIfRunning(): void {
+  const r = run as RunState | undefined;
+  if (r !== undefined && !r.stopped) checkClock(r);
+}
+
 function checkClock(r: RunState): void {
   if (r.now() > r.deadline) throw timeoutError(r.limits.timeoutMs);
   if (r.signal?.aborted) throw abortedError();

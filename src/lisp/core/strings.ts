@@ -6,14 +6,12 @@ import { LispError, typeErr } from "../errors.js";
 import { call1, callValue, NativeFn } from "../fn.js";
 import { builtFrom, charge, checkCollectionSize, checkStringLength, run, runMarks, took } from "../runtime.js";
 import { seqArray } from "../seq.js";
-import { charCount, chars, isBlank, isSimpleText, javaTrim, trimWhitespace } from "../text.js";
+import { charCount, chars, graphemes, isBlank, isSimpleText, javaTrim, trimWhitespace } from "../text.js";
 import { Fn, Keyword, keyword, LFloat, mkFloat, Regex, type Value, isMap, isSet } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe, strPart, strValue } from "./args.js";
 import { regexInput, regexReplace, regexSplit } from "./regex.js";
 import type { BuiltinDef } from "./registry.js";
-
-const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
 /**
  * Fuel for native string scans: one unit per 64 characters. A builtin's native loop is
@@ -29,7 +27,7 @@ export function charOffset(s: string, index: number): number {
   if (index <= 0) return 0;
   if (isSimpleText(s)) return Math.min(index, s.length);
   let i = 0;
-  for (const seg of segmenter.segment(s)) {
+  for (const seg of graphemes(s)) {
     if (i === index) return seg.index;
     i++;
   }
@@ -40,7 +38,7 @@ export function charOffset(s: string, index: number): number {
 function charIndex(s: string, offset: number): number {
   if (isSimpleText(s)) return offset;
   let n = 0;
-  for (const seg of segmenter.segment(s)) {
+  for (const seg of graphemes(s)) {
     if (seg.index >= offset) break;
     n++;
   }

@@ -1,0 +1,45 @@
+// Strings are read as grapheme clusters; V8's segmenter slows with the length of its text, so
+// src/lisp/text.ts segments a long text in pieces. The pieces must give the segmenter's own
+// answer, and a long text must reach the run's clock while it is read.
+import { describe, expect, it } from "vitest";
+import { evaluate, print } from "../../src/lisp/evaluate.js";
+import { graphemes } from "../../src/lisp/text.js";
+import { virtualClock } from "../support/run.js";
+
+const whole = (s: string): Array<[string, number]> => Array.from(new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(s), (x) => [x.segment, x.index]);
+
+// Characters around every rule of UAX #29 that could join across a cut: CR LF, combining marks,
+// ZWJ emoji sequences (© and ® are emoji too), regional indicator pairs, Hangul jamo, Prepend.
+const PARTS = ["a", "b", " ", "\r", "\n", "\r\n", "\u0301", "\u200d", "©", "®", "👨", "\u{1f1eb}", "\u{1f1f7}", "\u1100", "\u1161", "\u11a8", "가", "\u0600", "\u{110bd}", "é", "中", "\t", "\u0903", "\u{1f3fd}"];
+
+function mixed(seed: number, length: number): string {
+  let x = seed;
+  let s = "";
+  while (s.length < length) {
+    x = (x * 1103515245 + 12345) & 0x7fffffff;
+    s += PARTS[x % PARTS.length];
+  }
+  return s;
+}
+
+describe("graphemes", () => {
+  it("gives the segmenter's graphemes and offsets for texts longer than a piece", () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const s = mixed(seed, 300 + seed * 37);
+      expect(Array.from(graphemes(s), (g) => [g.segment, g.index])).toEqual(whole(s));
+    }
+    const crlf = "ab\r\n".repeat(500);
+    expect(Array.from(graphemes(crlf)).length).toBe(1_500);
+  });
+
+  it("lets the run's clock stop a count of a long CRLF text", async () => {
+    // One (count s) of 120,000 characters read the whole text in one segmenter pass (8.5 s) without a
+    // clock check; now the clock is read after each piece: with a clock that moves 1 ms a read, 50 ms stop it.
+    const text = "ab\r\n".repeat(30_000);
+    const clock = virtualClock(1);
+    const r = await evaluate("(count data/text)", { ctx: { text }, clock: clock.now, limits: { timeoutMs: 50 } });
+    expect(r.ok ? print(r.lisp) : r.error.kind).toBe("timeout");
+    const counted = await evaluate("[(count data/text) (count (seq data/text)) (subs data/text 89998)]", { ctx: { text }, clock: () => 0 });
+    expect(counted.ok && print(counted.lisp)).toBe('[90000 90000 "b\\r\\n"]');
+  });
+});
