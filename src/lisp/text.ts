@@ -14,15 +14,25 @@ const PIECE = 256;
 const PREPEND = /[\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u0d4e]/;
 
 /**
- * Whether a grapheme boundary is certain between s[i - 1] and s[i]: the right one is below U+0300
- * (never Extend, ZWJ or a spacing mark) and not © or ® (emoji a ZWJ before them joins), not the
- * LF of a CR LF, and the left one is not Prepend nor half of a surrogate pair.
+ * Whether a grapheme boundary is certain between s[i - 1] and s[i]: the right one never joins what
+ * is before it (below U+0300 but the emoji © and ® a ZWJ joins, kana, CJK ideographs, Hangul
+ * syllables), it is not the LF of a CR LF nor a syllable after a leading jamo, and the left one is
+ * not Prepend nor half of a surrogate pair.
  */
 function certainBoundary(s: string, i: number): boolean {
   const right = s.charCodeAt(i);
-  if (right >= 0x300 || right === 0xa9 || right === 0xae) return false;
+  const syllable = right >= 0xac00 && right <= 0xd7a3;
+  const alone =
+    (right < 0x300 && right !== 0xa9 && right !== 0xae) ||
+    (right >= 0x3041 && right <= 0x3096) ||
+    (right >= 0x30a1 && right <= 0x30fa) ||
+    (right >= 0x3400 && right <= 0x4dbf) ||
+    (right >= 0x4e00 && right <= 0x9fff) ||
+    syllable;
+  if (!alone) return false;
   const left = s.charCodeAt(i - 1);
   if (left === 0x0d && right === 0x0a) return false;
+  if (syllable && ((left >= 0x1100 && left <= 0x115f) || (left >= 0xa960 && left <= 0xa97c))) return false;
   return !(left >= 0xd800 && left <= 0xdfff) && !PREPEND.test(s[i - 1]);
 }
 

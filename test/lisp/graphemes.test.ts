@@ -9,8 +9,9 @@ import { virtualClock } from "../support/run.js";
 const whole = (s: string): Array<[string, number]> => Array.from(new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(s), (x) => [x.segment, x.index]);
 
 // Characters around every rule of UAX #29 that could join across a cut: CR LF, combining marks,
-// ZWJ emoji sequences (© and ® are emoji too), regional indicator pairs, Hangul jamo, Prepend.
-const PARTS = ["a", "b", " ", "\r", "\n", "\r\n", "\u0301", "\u200d", "©", "®", "👨", "\u{1f1eb}", "\u{1f1f7}", "\u1100", "\u1161", "\u11a8", "가", "\u0600", "\u{110bd}", "é", "中", "\t", "\u0903", "\u{1f3fd}"];
+// ZWJ emoji sequences (© and ® are emoji too), regional indicator pairs, Hangul jamo before
+// syllables, Prepend, kana with a combining voicing mark.
+const PARTS = ["a", "b", " ", "\r", "\n", "\r\n", "\u0301", "\u200d", "©", "®", "👨", "\u{1f1eb}", "\u{1f1f7}", "\u1100", "\u1161", "\u11a8", "가", "\u0600", "\u{110bd}", "é", "中", "\t", "\u0903", "\u{1f3fd}", "あ", "ア", "\u3099", "\ua960", "\u1100가", "각"];
 
 function mixed(seed: number, length: number): string {
   let x = seed;
@@ -30,6 +31,7 @@ describe("graphemes", () => {
     }
     const crlf = "ab\r\n".repeat(500);
     expect(Array.from(graphemes(crlf)).length).toBe(1_500);
+    for (const text of ["中文字".repeat(400), "가\u1100각".repeat(300), "あ\u3099".repeat(400)]) expect(Array.from(graphemes(text), (g) => [g.segment, g.index])).toEqual(whole(text));
   });
 
   it("lets the run's clock stop a count of a long CRLF text", async () => {
