@@ -6,6 +6,7 @@ import { messageText } from "../llm/messages.js";
 import type { ChatMessage } from "../llm/types.js";
 import { cutMiddle, transcript } from "./messages.js";
 import { fill, template } from "../llm/templates.js";
+import { boundedCall } from "./summarizers/llm.js";
 import { counted } from "./tokens.js";
 import type { CompactionContext } from "./types.js";
 
@@ -141,7 +142,12 @@ export interface LlmDetectorOptions {
   readonly model?: string;
   /** Messages before the new one shown to the detector. Default 10. */
   readonly recent?: number;
+  /** Most milliseconds one call may take, like a summary call's (then the goal continues). Default 120,000. */
+  readonly timeoutMs?: number;
 }
+
+/** Most milliseconds one detector call takes by default (summaryTimeoutMs' default). */
+const DETECTOR_TIMEOUT_MS = 120_000;
 
 /** Characters of the new user message the LLM detector is shown at most (its start and its end). */
 const NEW_MESSAGE_CHARS = 2000;
@@ -161,10 +167,11 @@ export function llmGoalDetector(options: LlmDetectorOptions = {}): GoalDetector 
         message: cutMiddle(messageText(messages[index]), NEW_MESSAGE_CHARS),
       });
       try {
-        const r = await llm.complete({ messages: [{ role: "user", content: prompt }], maxOutputTokens: 5, ...(options.model === undefined ? {} : { model: options.model }), ...(context.signal === undefined ? {} : { signal: context.signal }) });
+        // Bounded as a summary call is: a client that never answers must not hold compact() for ever.
+        const r = await boundedCall((signal) => llm.complete({ messages: [{ role: "user", content: prompt }], maxOutputTokens: 5, ...(options.model === undefined ? {} : { model: options.model }), signal }), options.timeoutMs ?? DETECTOR_TIMEOUT_MS, context.signal, "goal detector");
         return { newGoal: /^\W*new\b/i.test(r.content), llmCalls: 1, inputTokens: counted(r.usage?.inputTokens, prompt), outputTokens: counted(r.usage?.outputTokens, r.content) };
       } catch (e) {
-        if (context.signal?.aborted) throw e;
+        if (context.signal?.aborted === true) throw e;
         // A reply the provider billed but that held no text: its reported usage, not the prompt alone.
         const paid = e instanceof LlmError ? e.details.usage : undefined;
         return { newGoal: false, llmCalls: 1, inputTokens: counted(paid?.inputTokens, prompt), outputTokens: counted(paid?.outputTokens, "") };

@@ -34,3 +34,22 @@ describe("the LLM summary's time bound", () => {
     await expect(pending).rejects.toThrow(/abort/i);
   }, 20_000);
 });
+
+describe("the LLM goal detector's time bound", () => {
+  // It asked with no bound of its own: a client that never answers held goal-boundary's compact() for ever.
+  const silent: Llm = { name: "silent", complete: () => new Promise(() => undefined) };
+
+  it("gives up after summaryTimeoutMs, and the goal continues as on any detector error", async () => {
+    const messages = chat(8);
+    const r = await compact(messages, { name: "goal-boundary", options: { detector: "llm", summarizer: "facts", summaryTimeoutMs: 20 } }, { llm: silent });
+    expect(r.messages).toEqual(messages);
+    expect(r.events.some((e) => e.kind === "goal_boundary")).toBe(false);
+  }, 20_000);
+
+  it("stops at the caller's abort even when the client ignores it", async () => {
+    const ctl = new AbortController();
+    const pending = compact(chat(8), { name: "goal-boundary", options: { detector: "llm" } }, { llm: silent, signal: ctl.signal });
+    ctl.abort();
+    await expect(pending).rejects.toThrow(/abort/i);
+  }, 20_000);
+});

@@ -88,7 +88,7 @@ export const goalBoundaryStrategy: StrategyDefinition<z.output<typeof schema>> =
     const engine = new SummaryEngine(options);
     const heuristic = heuristicGoalDetector({ overlap: options.overlap });
     const domain = domainGoalDetector();
-    const llmDetector = llmGoalDetector(options.summaryModel === undefined ? {} : { model: options.summaryModel });
+    const llmDetector = llmGoalDetector({ timeoutMs: options.summaryTimeoutMs, ...(options.summaryModel === undefined ? {} : { model: options.summaryModel }) });
     const trigger = options.trigger ? createTrigger(options.trigger) : undefined;
     return {
       name: "goal-boundary",

@@ -28,8 +28,8 @@ export interface LlmSummarizerOptions {
  * The client's answer, or an LlmError once `timeoutMs` pass ("timeout") or the caller aborts
  * ("aborted"), whether or not the client listens to the signal it is given (it fires too).
  */
-async function boundedCall<T>(call: (signal: AbortSignal) => Promise<T>, timeoutMs: number, caller: AbortSignal | undefined): Promise<T> {
-  if (caller?.aborted === true) throw abortError(caller, "summarizer");
+export async function boundedCall<T>(call: (signal: AbortSignal) => Promise<T>, timeoutMs: number, caller: AbortSignal | undefined, who = "summarizer"): Promise<T> {
+  if (caller?.aborted === true) throw abortError(caller, who);
   const ctl = new AbortController();
   let onAbort: (() => void) | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -38,9 +38,9 @@ async function boundedCall<T>(call: (signal: AbortSignal) => Promise<T>, timeout
       ctl.abort(e);
       reject(e);
     };
-    timer = setTimeout(() => stop(new LlmError("timeout", `summarizer: no reply within ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(() => stop(new LlmError("timeout", `${who}: no reply within ${timeoutMs} ms`)), timeoutMs);
     if (caller !== undefined) {
-      onAbort = () => stop(abortError(caller, "summarizer"));
+      onAbort = () => stop(abortError(caller, who));
       caller.addEventListener("abort", onAbort, { once: true });
     }
   });
