@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { StrategySpec } from "../../src/compaction/registry.js";
 import { CACHE_MODELS, compareUnderCaches, FAR_MESSAGES, renderCacheTable, type CacheRow } from "../../src/harness/cache-models.js";
 import { loadTranscripts, type Transcript } from "../../src/harness/transcript.js";
-import { percentText, ratioText } from "../../src/harness/compare.js";
+import { percentText, ratioText } from "../../src/compaction/figures.js";
 import { codingSessions } from "./sets.js";
 
 const MASKING: StrategySpec = { name: "observation-masking" };

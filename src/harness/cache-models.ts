@@ -6,7 +6,8 @@
 import { DEFAULT_PRICES, NO_CACHE, type ModelPrice } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import type { Llm } from "../llm/types.js";
-import { percentText, ratioText, specLabel } from "./compare.js";
+import { percentText, ratioText } from "../compaction/figures.js";
+import { specLabel } from "./compare.js";
 import { measure } from "./measure.js";
 import type { Transcript } from "./transcript.js";
 

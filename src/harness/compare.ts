@@ -1,6 +1,7 @@
 // Strategies side by side over a set of transcripts: totals per strategy, with the reduction
 // against sending every message (the `full` baseline, always measured) and the share of probe
 // facts still in the prompts that need them.
+import { percentText, ratioText } from "../compaction/figures.js";
 import { modelPrice, type ModelPrice, type PriceTable } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import { defaultStrategies } from "../history/registry.js";
@@ -169,22 +170,6 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
     longest: longest === null ? null : { id: longest.id, series },
   };
 }
-
-/**
- * `x` with `digits` decimals, or more where those would round it onto one of `edges` it is not
- * (a figure that differs from parity or from all/none must read as differing), up to 9.
- */
-function decimals(x: number, digits: number, edges: readonly number[]): string {
-  let text = x.toFixed(digits);
-  for (let d = digits + 1; d <= 9 && !edges.includes(x) && edges.includes(Number(text)); d++) text = x.toFixed(d);
-  return text;
-}
-
-/** A ratio to full as a report prints it: "0.962x"; 0.9995 reads "0.9995x" (a saving), 1.0004 "1.0004x" (a loss), never "1.000x". */
-export const ratioText = (x: number): string => `${decimals(x, 3, [1])}x`;
-
-/** A share as a report prints it: "42.3%"; 2,499 of 2,500 reads "99.96%" and a saving of 0.004% reads so, never "100.0%" or "0.0%". */
-export const percentText = (x: number): string => `${decimals(x * 100, 1, [0, 100])}%`;
 
 const pct = percentText;
 const pctOr = (x: number | null): string => (x === null ? "-" : pct(x));

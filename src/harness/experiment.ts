@@ -7,7 +7,8 @@
 // judge checks the answers, so goal success measures what a strategy keeps.
 import { compact } from "../compaction/compact.js";
 import { compactionStrategies, type StrategySpec } from "../compaction/registry.js";
-import { checkStrategies, percentText, specLabel } from "./compare.js";
+import { percentText } from "../compaction/figures.js";
+import { checkStrategies, specLabel } from "./compare.js";
 import { promptTokens } from "../compaction/tokens.js";
 import type { Json } from "../compaction/types.js";
 import { messageText } from "../llm/messages.js";

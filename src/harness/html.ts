@@ -1,6 +1,7 @@
 // The comparison as one self-contained HTML page: no scripts, no network, charts drawn here as
 // inline SVG. People would rather look at these than read the table.
-import { describeReport, failureNotes, idleLabel, percentText, ratioText, type CompareReport, type StrategyRow } from "./compare.js";
+import { percentText, ratioText } from "../compaction/figures.js";
+import { describeReport, failureNotes, idleLabel, type CompareReport, type StrategyRow } from "./compare.js";
 
 const COLORS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f", "#bab0ac"];
 const W = 680;

@@ -2,7 +2,8 @@
 // loss) printed as "1.000x", or 2,499 of 2,500 facts kept printed as "100.0%", would tell a reader
 // that a strategy changed nothing where it did.
 import { describe, expect, it } from "vitest";
-import { compareStrategies, percentText, ratioText, renderTable, type CompareReport } from "../../src/harness/compare.js";
+import { percentText, ratioText } from "../../src/compaction/figures.js";
+import { compareStrategies, renderTable, type CompareReport } from "../../src/harness/compare.js";
 import { renderCacheTable, type CacheReport } from "../../src/harness/cache-models.js";
 import { renderHtml } from "../../src/harness/html.js";
 import type { Transcript } from "../../src/harness/transcript.js";

@@ -2,6 +2,7 @@
 // sent, the sent prompt split into cached and uncached parts, compaction events marked),
 // output tokens per turn, and the compare report's bars, scatter and per-request lines.
 import type { ChartPoint, ReportRow, ReportView } from "../model.js";
+import { percentText, ratioText } from "../../compaction/figures.js";
 import { fmt, h, s } from "./dom.js";
 
 const W = 720;
@@ -130,7 +131,7 @@ export function strategyBars(rows: readonly ReportRow[]): HTMLElement {
   const xAt = (i: number) => L + step * (i + 0.5);
   const y = (v: number) => T + plotH - (v / max) * plotH;
   const els = axes(max, "input tokens, all requests", rows.map((_, i) => String(i + 1)), xAt);
-  rows.forEach((r, i) => els.push(s("rect", { x: xAt(i) - step * 0.3, y: y(bar(r.inputTokens)), width: step * 0.6, height: y(0) - y(bar(r.inputTokens)), fill: color(i), class: "bar" }, s("title", null, `${r.strategy}: ${fmt(r.inputTokens)} tokens, ${(r.reduction * 100).toFixed(1)}% fewer than full`))));
+  rows.forEach((r, i) => els.push(s("rect", { x: xAt(i) - step * 0.3, y: y(bar(r.inputTokens)), width: step * 0.6, height: y(0) - y(bar(r.inputTokens)), fill: color(i), class: "bar" }, s("title", null, `${r.strategy}: ${fmt(r.inputTokens)} tokens, ${percentText(r.reduction)} fewer than full`))));
   return h("figure", { class: "chart-box", "data-chart": "strategy-bars" }, svgRoot("input tokens per strategy", els), strategyLegend(rows.map((r) => r.strategy), true));
 }
 
@@ -165,7 +166,7 @@ export function costRetention(rows: readonly ReportRow[]): HTMLElement | null {
     s("text", { x: 4, y: 12, class: "label" }, `retention (${(minR * 100).toFixed(0)}% to 100%)`),
   ];
   rows.forEach((r, i) => {
-    if (r.retention !== null) els.push(s("circle", { cx: x(r.costRatio), cy: y(r.retention), r: 6, fill: color(i), class: "point" }, s("title", null, `${r.strategy}: cost ${r.costRatio.toFixed(3)}x, retention ${(r.retention * 100).toFixed(1)}%`)));
+    if (r.retention !== null) els.push(s("circle", { cx: x(r.costRatio), cy: y(r.retention), r: 6, fill: color(i), class: "point" }, s("title", null, `${r.strategy}: cost ${ratioText(r.costRatio)}, retention ${percentText(r.retention)}`)));
   });
   return h("figure", { class: "chart-box", "data-chart": "cost-retention" }, svgRoot("cost against retention", els), strategyLegend(rows.map((r) => r.strategy)));
 }

@@ -1,0 +1,21 @@
+// Report figures as the harness's tables, its HTML page and the viewer print them. A figure is
+// never rounded onto parity, all or none when it is not there: a cost ratio of 0.9995 printed as
+// "1.000x" told a reader a strategy saved nothing, and 1.0004 that it lost nothing. No imports:
+// the viewer's browser bundle takes this file as it is.
+
+/**
+ * `x` with `digits` decimals, or more where those would round it onto one of `edges` it is not
+ * (a figure that differs from parity or from all/none must read as differing), up to 9.
+ */
+function decimals(x: number, digits: number, edges: readonly number[]): string {
+  let text = x.toFixed(digits);
+  for (let d = digits + 1; d <= 9 && !edges.includes(x) && edges.includes(Number(text)); d++) text = x.toFixed(d);
+  return text;
+}
+
+/** A ratio to full as a report prints it: "0.962x"; 0.9995 reads "0.9995x" (a saving), 1.0004 "1.0004x" (a loss), never "1.000x". */
+export const ratioText = (x: number): string => `${decimals(x, 3, [1])}x`;
+
+/** A share as a report prints it: "42.3%"; 2,499 of 2,500 reads "99.96%" and a saving of 0.004% reads so, never "100.0%" or "0.0%". */
+export const percentText = (x: number): string => `${decimals(x * 100, 1, [0, 100])}%`;
+
