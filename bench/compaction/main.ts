@@ -9,7 +9,7 @@ import { domainGoalDetector, heuristicGoalDetector } from "../../src/compaction/
 import { defaultStrategies } from "../../src/history/registry.js";
 import { percentText } from "../../src/compaction/figures.js";
 import { compareStrategies, renderTable, type CompareReport, type StrategyRow } from "../../src/harness/compare.js";
-import { scoreDetector } from "../../src/harness/goals.js";
+import { detectorLine, scoreDetector } from "../../src/harness/goals.js";
 import { loadTranscripts, type Transcript } from "../../src/harness/transcript.js";
 import { codingSessions, multiGoalChats, ptcSessions } from "./sets.js";
 import { agentLoops } from "./agent-loops.js";
@@ -91,7 +91,7 @@ function verdict(r: CompareReport): string {
 
 function detectors(transcripts: readonly Transcript[]): Promise<string> {
   return Promise.all([scoreDetector(domainGoalDetector(), transcripts), scoreDetector(heuristicGoalDetector(), transcripts)]).then(([d, h]) =>
-    [d, h].map((s, k) => `goal boundaries, ${k === 0 ? "domain" : "heuristic (old)"} detector: precision ${(s.precision * 100).toFixed(1)}%, recall ${(s.recall * 100).toFixed(1)}% (${s.truePositives} found, ${s.falsePositives} false, ${s.falseNegatives} missed)`).join("\n"),
+    [d, h].map((s, k) => detectorLine(k === 0 ? "domain" : "heuristic (old)", s)).join("\n"),
   );
 }
 

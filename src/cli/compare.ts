@@ -9,7 +9,7 @@ import type { Json } from "../compaction/types.js";
 import { compareStrategies, renderTable, strategyKey, type CompareReport } from "../harness/compare.js";
 import { compareUnderCaches, FAR_MESSAGES, renderCacheTable } from "../harness/cache-models.js";
 import { PERSONAS, renderExperiment, runExperiment, SCENARIOS, scriptedRoles, type Persona, type Roles, type Scenario } from "../harness/experiment.js";
-import { scoreDetector } from "../harness/goals.js";
+import { detectorLine, scoreDetector } from "../harness/goals.js";
 import { renderHtml } from "../harness/html.js";
 import { domainGoalDetector } from "../compaction/goals.js";
 import { LlmError } from "../llm/errors.js";
@@ -304,7 +304,7 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     report.meta = { corpus: files, summarizer: llmModel === undefined ? (values.summarizer ?? "facts") : `llm:${llmModel}${unpriced}`, date: new Date().toISOString(), version: version(), runMs: performance.now() - started };
     // Labelled corpora (goal starts) also score the offline goal detector against the labels.
     const goals = transcripts.some((t) => t.goals !== undefined && t.goals.length > 1) ? await scoreDetector(domainGoalDetector(), transcripts) : undefined;
-    const goalLine = goals === undefined ? "" : `goal boundaries, domain detector: precision ${(goals.precision * 100).toFixed(1)}%, recall ${(goals.recall * 100).toFixed(1)}% (${goals.truePositives} found, ${goals.falsePositives} false, ${goals.falseNegatives} missed)\n`;
+    const goalLine = goals === undefined ? "" : `${detectorLine("domain", goals)}\n`;
     const caches = values.caches === true ? await compareUnderCaches(transcripts, strategies, { model: models[0], ...summarizing }) : undefined;
     const json = JSON.stringify({ ...report, ...(goals === undefined ? {} : { goalDetector: goals }), ...(caches === undefined ? {} : { caches }) }, null, 2) + "\n";
     if (toStdout) io.stdout.write(json);

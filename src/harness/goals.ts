@@ -1,6 +1,7 @@
 // How well a goal detector finds where a conversation turns to a new goal, against the labelled
 // corpora (MultiWOZ, SGD): every user message after the first is a decision; the labelled goal
 // starts (all but the first) are the positives.
+import { percentText } from "../compaction/figures.js";
 import type { GoalDetector } from "../compaction/goals.js";
 import type { Transcript } from "./transcript.js";
 
@@ -8,8 +9,10 @@ export interface DetectorScore {
   truePositives: number;
   falsePositives: number;
   falseNegatives: number;
-  precision: number;
-  recall: number;
+  /** Null when the detector claimed no boundary (no claim was right or wrong), not 0. */
+  precision: number | null;
+  /** Null when the labels hold no boundary to find. */
+  recall: number | null;
 }
 
 export async function scoreDetector(detector: GoalDetector, transcripts: readonly Transcript[]): Promise<DetectorScore> {
@@ -32,5 +35,12 @@ export async function scoreDetector(detector: GoalDetector, transcripts: readonl
       if (said) goalStart = i;
     }
   }
-  return { truePositives: tp, falsePositives: fp, falseNegatives: fn, precision: tp + fp === 0 ? 0 : tp / (tp + fp), recall: tp + fn === 0 ? 0 : tp / (tp + fn) };
+  return { truePositives: tp, falsePositives: fp, falseNegatives: fn, precision: tp + fp === 0 ? null : tp / (tp + fp), recall: tp + fn === 0 ? null : tp / (tp + fn) };
+}
+
+/** The score as the reports print it. */
+export function detectorLine(name: string, s: DetectorScore): string {
+  const precision = s.precision === null ? "- (no boundary claimed)" : percentText(s.precision);
+  const recall = s.recall === null ? "- (no labelled boundary)" : percentText(s.recall);
+  return `goal boundaries, ${name} detector: precision ${precision}, recall ${recall} (${s.truePositives} found, ${s.falsePositives} false, ${s.falseNegatives} missed)`;
 }

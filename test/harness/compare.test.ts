@@ -13,6 +13,7 @@ import { promptTokens } from "../../src/compaction/tokens.js";
 import { runCli } from "../../src/cli/commands.js";
 import { compareStrategies, renderTable } from "../../src/harness/compare.js";
 import { renderHtml } from "../../src/harness/html.js";
+import { percentText } from "../../src/compaction/figures.js";
 import type { Llm } from "../../src/llm/types.js";
 import { measure, probePattern } from "../../src/harness/measure.js";
 import { parseTranscripts, type Transcript } from "../../src/harness/transcript.js";
@@ -342,11 +343,12 @@ describe("ptc compare", () => {
     const labelled = join(dir, "goals.jsonl");
     writeFileSync(labelled, `${JSON.stringify({ ...booking, goals: [{ start: 1, label: "booking" }, { start: 5, label: "party" }] })}\n`);
     const r = await cli([labelled, "--strategy", "full"]);
-    expect(r.stdout).toMatch(/\ngoal boundaries, domain detector: precision \d+\.\d%, recall \d+\.\d% \(\d+ found, \d+ false, \d+ missed\)\n$/);
+    // "Zed." and "4 of us." name no domain: the detector claims no boundary, so it has no precision (it printed 0.0%).
+    expect(r.stdout).toMatch(/\ngoal boundaries, domain detector: precision - \(no boundary claimed\), recall 0\.0% \(0 found, 0 false, 1 missed\)\n$/);
     // The JSON report carries the same precision and recall.
-    const json = JSON.parse((await cli([labelled, "--strategy", "full", "--json", "-"])).stdout) as { goalDetector: { precision: number; recall: number; truePositives: number } };
-    expect(json.goalDetector).toMatchObject({ precision: expect.any(Number), recall: expect.any(Number), truePositives: expect.any(Number) });
-    expect(r.stdout).toContain(`precision ${(json.goalDetector.precision * 100).toFixed(1)}%, recall ${(json.goalDetector.recall * 100).toFixed(1)}%`);
+    const json = JSON.parse((await cli([labelled, "--strategy", "full", "--json", "-"])).stdout) as { goalDetector: { precision: number | null; recall: number; truePositives: number } };
+    expect(json.goalDetector).toMatchObject({ precision: null, recall: 0, truePositives: 0 });
+    expect(r.stdout).toContain(`recall ${percentText(json.goalDetector.recall)}`);
   });
 
   it("refuses a strategy's bad options before replaying anything", async () => {
@@ -548,6 +550,19 @@ describe("goal detector scoring", () => {
     const said = new Set([3, 5]);
     const detector = { name: "fixed", usesLlm: false, isNewGoal: async (_m: unknown, i: number) => ({ newGoal: said.has(i), llmCalls: 0, inputTokens: 0, outputTokens: 0 }) };
     expect(await scoreDetector(detector, [chat])).toEqual({ truePositives: 1, falsePositives: 1, falseNegatives: 1, precision: 0.5, recall: 0.5 });
+  });
+
+  it("has no precision for a detector that claimed no boundary, and no recall without labelled ones: not 0%", async () => {
+    // A detector that never says "new goal" made no false claim: its precision read 0.0%, as if every claim were wrong.
+    const { detectorLine, scoreDetector } = await import("../../src/harness/goals.js");
+    const never = { name: "never", usesLlm: false, isNewGoal: async () => ({ newGoal: false, llmCalls: 0, inputTokens: 0, outputTokens: 0 }) };
+    const chat: Transcript = { id: "g", messages: [{ role: "user", content: "hotel" }, { role: "assistant", content: "ok" }, { role: "user", content: "taxi" }], goals: [{ start: 0, label: "hotel" }, { start: 2, label: "taxi" }] };
+    const score = await scoreDetector(never, [chat]);
+    expect(score).toEqual({ truePositives: 0, falsePositives: 0, falseNegatives: 1, precision: null, recall: 0 });
+    expect(detectorLine("domain", score)).toBe("goal boundaries, domain detector: precision - (no boundary claimed), recall 0.0% (0 found, 0 false, 1 missed)");
+    const oneGoal: Transcript = { ...chat, goals: [{ start: 0, label: "hotel" }] };
+    const always = { ...never, isNewGoal: async () => ({ newGoal: true, llmCalls: 0, inputTokens: 0, outputTokens: 0 }) };
+    expect(detectorLine("domain", await scoreDetector(always, [oneGoal]))).toBe("goal boundaries, domain detector: precision 0.0%, recall - (no labelled boundary) (0 found, 1 false, 0 missed)");
   });
 });
 
