@@ -365,8 +365,14 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     expect(shown).toBeLessThan(100);
     expect(await full.locator(".msg").first().getAttribute("data-index")).toBe("0");
     expect(await full.locator(".msg").last().getAttribute("data-index")).toBe(String(2 * 249 + 1));
+    // Find in page sees the messages not opened yet (the browser opens a closed details where it finds a match).
+    expect(await page.evaluate(`window.find('(println "step 17")')`)).toBe(true);
+    expect(await page.evaluate(`window.find('step 30"')`)).toBe(true);
+    expect(shown).toBe(await full.locator(".msg").count());
     await full.locator("details.earlier > summary").click();
     await expect.poll(() => full.locator(".msg").count()).toBe(2 + 2 * 249);
+    // Once built, the messages stand in for the plain text that was there for find: once each.
+    expect((await full.locator("details.earlier").textContent())?.split('(println "step 17")').length).toBe(2);
     const order = await full.locator(".msg").evaluateAll((ms) => ms.map((m) => Number(m.getAttribute("data-index"))));
     expect(order).toEqual(Array.from({ length: 2 + 2 * 249 }, (_, i) => i));
   });

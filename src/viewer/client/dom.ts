@@ -94,14 +94,18 @@ export function size(text: string): string {
 
 /**
  * A closed `details` whose content is built when it is first opened: a long run's prompt holds
- * hundreds of messages, which built at every step made each key press take a second.
+ * hundreds of messages, which built at every step made each key press take a second. Until
+ * then it holds `texts` (what the content shows) as plain text, one element: find in page looks
+ * into a closed details (and opens it at a match), but not into what is not built.
  */
-export function lazyDetails(attrs: Attrs | null, summary: string, build: () => Child[]): HTMLDetailsElement {
-  const el = h("details", attrs, h("summary", null, summary));
+export function lazyDetails(attrs: Attrs | null, summary: string, build: () => Child[], texts: readonly string[] = []): HTMLDetailsElement {
+  const plain = texts.length === 0 ? null : h("pre", { class: "lazy-text" }, texts.map((t, i) => (i === 0 ? t : `\n${t}`)));
+  const el = h("details", attrs, h("summary", null, summary), plain);
   let built = false;
   el.addEventListener("toggle", () => {
     if (!el.open || built) return;
     built = true;
+    plain?.remove();
     append(el, build());
   });
   return el;

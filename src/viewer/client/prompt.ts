@@ -32,9 +32,10 @@ const TAIL = 20;
 const MIN_HIDDEN = 10;
 
 /** The messages [from, to) of a long list, behind a summary that builds them when opened. */
-function earlier(from: number, to: number, tokens: number, build: (i: number) => HTMLElement): HTMLElement {
+function earlier(texts: readonly string[], list: readonly MessageRef[], from: number, to: number, build: (i: number) => HTMLElement): HTMLElement {
   const n = to - from;
-  return lazyDetails({ class: "earlier", "data-from": from + 1, "data-to": to }, `${fmt(n)} earlier messages, #${from + 1} to #${to} (${fmt(tokens)} tokens): show`, () => Array.from({ length: n }, (_, k) => build(from + k)));
+  const hiddenTexts = list.slice(from, to).map((m) => texts[m.text] ?? "");
+  return lazyDetails({ class: "earlier", "data-from": from + 1, "data-to": to }, `${fmt(n)} earlier messages, #${from + 1} to #${to} (${fmt(tokensOf(list, [from, to]))} tokens): show`, () => Array.from({ length: n }, (_, k) => build(from + k)), hiddenTexts);
 }
 
 /** Where a list of `n` messages hides its middle: [from, to), or null when it is short enough to show whole. `limit` caps what may be hidden. */
@@ -61,13 +62,13 @@ function sentColumn(texts: readonly string[], p: PromptView, l: Lists): HTMLElem
     if (p.prefix !== null && i === p.prefix.messages) {
       items.push(h("div", { class: "cache-break" }, `prefix cache breaks here: ${fmt(p.prefix.tokens)} tokens (${p.prefix.messages} message${p.prefix.messages === 1 ? "" : "s"}) could be served from the cache`));
     }
-    if (gap !== null && i === gap[0]) items.push(earlier(gap[0], gap[1], tokensOf(l.sent, gap), (k) => message(texts, l.sent[k], k, "cached")));
+    if (gap !== null && i === gap[0]) items.push(earlier(texts, l.sent, gap[0], gap[1], (k) => message(texts, l.sent[k], k, "cached")));
     if (gap === null || i < gap[0] || i >= gap[1]) items.push(message(texts, m, i, change, change === "changed" && p.prefix ? p.prefix.chars - cachedChars : 0));
     if (change === "cached") cachedChars += (texts[m.text] ?? "").length;
   });
   if (p.prefix !== null && p.prefix.messages === l.sent.length) items.push(h("div", { class: "cache-break whole" }, "the whole prompt repeats the previous one"));
   if (l.dropped.length > 0) {
-    items.push(lazyDetails({ class: "dropped" }, `${l.dropped.length} message${l.dropped.length === 1 ? "" : "s"} of the previous prompt no longer sent (${fmt(l.dropped.reduce((n, m) => n + m.tokens, 0))} tokens)`, () => l.dropped.map((m, i) => message(texts, m, i))));
+    items.push(lazyDetails({ class: "dropped" }, `${l.dropped.length} message${l.dropped.length === 1 ? "" : "s"} of the previous prompt no longer sent (${fmt(l.dropped.reduce((n, m) => n + m.tokens, 0))} tokens)`, () => l.dropped.map((m, i) => message(texts, m, i)), l.dropped.map((m) => texts[m.text] ?? "")));
   }
   const same = l.sent.length === l.full.length && l.sent.every((m, i) => m.text === l.full[i].text);
   return h(
@@ -88,7 +89,7 @@ function keptLine(p: PromptView): HTMLElement | null {
 function fullColumn(texts: readonly string[], p: PromptView, l: Lists): HTMLElement {
   const gap = hidden(l.full.length);
   const shown = (from: number, to: number) => l.full.slice(from, to).map((m, k) => message(texts, m, from + k));
-  const items = gap === null ? shown(0, l.full.length) : [...shown(0, gap[0]), earlier(gap[0], gap[1], tokensOf(l.full, gap), (k) => message(texts, l.full[k], k)), ...shown(gap[1], l.full.length)];
+  const items = gap === null ? shown(0, l.full.length) : [...shown(0, gap[0]), earlier(texts, l.full, gap[0], gap[1], (k) => message(texts, l.full[k], k)), ...shown(gap[1], l.full.length)];
   return h("section", { class: "prompt-col", "data-view": "full" }, h("h4", null, `Full history: ${fmt(p.fullTokens)} tokens, ${l.full.length} messages`), items);
 }
 
