@@ -24,3 +24,13 @@ export function withSdkEnv<T>(env: Env, names: readonly string[], make: () => T)
     for (const [name, value] of saved) set(name, value);
   }
 }
+
+/**
+ * The SDK's log level: off unless the env names one (`OPENAI_LOG=debug`, read by the SDK). At
+ * its default the SDK writes an event it cannot parse to the console, raw: the server's text (a
+ * key it echoes, a terminal escape) on the host's stderr, past every mask and terminal guard,
+ * beside the error the client throws, which says it.
+ */
+export function sdkLogLevel(named: string | undefined): { logLevel?: "off" } {
+  return named === undefined || named === "" ? { logLevel: "off" } : {};
+}

@@ -4,7 +4,7 @@
 // OpenAI-compatible provider. Real HTTP, real SDKs; the request and the stream's shape checked.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { llmFailure as failure } from "../support/llm.js";
 import { aiSdkLlm } from "../../src/llm/ai-sdk.js";
 import { anthropicLlm } from "../../src/llm/anthropic.js";
@@ -165,6 +165,29 @@ describe("openaiLlm streaming", () => {
     const e = await failure(client().complete({ messages, onText: () => undefined }));
     expect(e.kind).toBe("malformed");
     expect(e.message).toContain("no text content");
+  });
+});
+
+// The SDKs write an event they cannot parse to the console, raw, before they throw: a server's
+// text (an echoed key, a terminal's escape that sets the clipboard) on the host's stderr, which
+// no mask or terminal guard sees. The error the client throws says it; nothing else is written.
+describe("an event that is not JSON", () => {
+  const hostile = "{not json \u001b]52;c;cGF5bG9hZA==\u0007 sk-echoed-0123456789abcdef}";
+  it("is an error of the client, written to no console, by each SDK client", async () => {
+    const written: unknown[][] = [];
+    const spies = (["error", "warn", "log", "info", "debug"] as const).map((k) => vi.spyOn(console, k).mockImplementation((...a: unknown[]) => void written.push(a)));
+    try {
+      script = [{ events: [{ data: hostile }] }];
+      const o = await failure(openaiLlm({ model: "fake", baseURL: `${base}/v1`, apiKey: "sk-test", maxRetries: 0, env: {} }).complete({ messages, onText: () => undefined }));
+      expect(o.kind).toBe("malformed");
+      script = [{ events: [{ event: "message_start", data: hostile }] }];
+      const a = await failure(anthropicLlm({ model: "claude-fake", baseURL: base, apiKey: "sk-ant-test", maxRetries: 0, env: {} }).complete({ messages, onText: () => undefined }));
+      expect(a.kind).toBe("malformed");
+      for (const e of [o, a]) expect(e.message).not.toContain("\u001b");
+    } finally {
+      for (const s of spies) s.mockRestore();
+    }
+    expect(written).toEqual([]);
   });
 });
 
