@@ -7,7 +7,7 @@ import { isArrayArg, isObjectArg, mustBe, requestProblem } from "./args.js";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
 import { answeredPage, answeredWhole } from "./stream.js";
-import { droppedConnection, lostReply, maskClientSecrets, refusedHeader, retrySettings, statusError, streamError, webPageError, withRetries, type RetryOptions } from "./retry.js";
+import { droppedConnection, lostReply, maskClientSecrets, oversizedHeaders, refusedHeader, retrySettings, statusError, streamError, webPageError, withRetries, type RetryOptions } from "./retry.js";
 import type { ChatMessage, Llm, LlmRequest, LlmResponse, LlmUsage } from "./types.js";
 
 export interface AiSdkLlmOptions extends RetryOptions {
@@ -191,6 +191,8 @@ function toLlmError(e: unknown, signal: AbortSignal, name: string): LlmError {
   // Our controller fired: its reason says whether it was the timeout or the caller.
   if (signal.aborted && signal.reason instanceof LlmError) return signal.reason;
   if (signal.aborted) return new LlmError("aborted", `${name}: request aborted`);
+  const oversized = oversizedHeaders(name, e);
+  if (oversized !== undefined) return oversized;
   // A provider wraps a body cut mid-way as a failure "to process successful response" of status 200.
   const dropped = droppedConnection(e);
   if (dropped !== undefined) return lostReply(name, dropped);

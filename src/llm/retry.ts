@@ -113,6 +113,8 @@ function toSdkError(e: unknown, signal: AbortSignal, name: string, sdk: SdkError
   // first: the Anthropic SDK ends a stream quietly when it fires, which reads as a stream cut short.
   if (signal.aborted && signal.reason instanceof LlmError) return signal.reason;
   if (e instanceof LlmError) return e;
+  const oversized = oversizedHeaders(name, e);
+  if (oversized !== undefined) return oversized;
   if (e instanceof sdk.ConnectionTimeout) return new LlmError("timeout", `${name}: the server did not answer in time`);
   if (e instanceof sdk.UserAbort) return new LlmError("aborted", `${name}: request aborted`);
   if (e instanceof sdk.Connection) return new LlmError("connection", `${name}: cannot reach the server (${e.message})`);
@@ -136,6 +138,19 @@ export function refusedHeader(name: string, e: unknown): LlmError | undefined {
     if (c instanceof TypeError && /is an invalid header (value|name)/.test(c.message)) {
       return new LlmError("config", `${name}: the API key (or another header of the request) cannot be sent as a header: it holds a line break or another control character`);
     }
+  }
+  return undefined;
+}
+
+/**
+ * A reply whose headers are larger than Node.js reads (16 KB by default), or undefined: fetch
+ * (undici) fails with "fetch failed", which the SDKs call a connection error, though the server
+ * answered, and would answer the same again.
+ */
+export function oversizedHeaders(name: string, e: unknown): LlmError | undefined {
+  let c: unknown = e;
+  for (let depth = 0; c instanceof Error && depth < 4; depth++, c = c.cause) {
+    if ((c as { code?: unknown }).code === "UND_ERR_HEADERS_OVERFLOW") return new LlmError("malformed", `${name}: the reply's headers are larger than Node.js reads (--max-http-header-size)`);
   }
   return undefined;
 }

@@ -10,6 +10,8 @@ import { LlmError, openaiLlm, recordingLlm, replayLlm, type ChatMessage, type Op
 import { localServer } from "../support/local-server.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { anthropicLlm } from "../../src/llm/anthropic.js";
+import { aiSdkLlm } from "../../src/llm/ai-sdk.js";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 
 /** What the fake server does with one request. */
 type Behaviour =
@@ -354,6 +356,31 @@ describe("openaiLlm: retries", () => {
       }
     } finally {
       await new Promise<void>((resolve) => echo.close(() => resolve()));
+    }
+  });
+
+  // Node reads at most 16 KB of headers: a reply past that (a proxy's cookies) was "cannot reach
+  // the server", retried as a connection error, though the server answered and would again.
+  it("says a reply whose headers are larger than Node reads is such, not a server it cannot reach, and does not retry it", async () => {
+    let hits = 0;
+    const big = createServer((req, res) => {
+      hits++;
+      req.resume();
+      res.writeHead(200, { "content-type": "application/json", "set-cookie": "a".repeat(70_000) }).end("{}");
+    });
+    await new Promise<void>((resolve) => big.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(big.address() as AddressInfo).port}`;
+    try {
+      const aiSdk = aiSdkLlm({ model: createOpenAICompatible({ name: "fake", baseURL: `${url}/v1`, apiKey: "sk-test" }).chatModel("m"), maxRetries: 2, retryBaseMs: 1 });
+      for (const llm of [openaiLlm({ model: "m", baseURL: `${url}/v1`, apiKey: "sk-test", maxRetries: 2, retryBaseMs: 1, env: {} }), anthropicLlm({ model: "m", baseURL: url, apiKey: "sk-test", maxRetries: 2, retryBaseMs: 1, env: {} }), aiSdk]) {
+        hits = 0;
+        const e = await failure(llm.complete({ messages }));
+        expect(e.kind).toBe("malformed");
+        expect(e.message).toMatch(/: the reply's headers are larger than Node\.js reads \(--max-http-header-size\)$/);
+        expect(hits).toBe(1);
+      }
+    } finally {
+      await new Promise<void>((resolve) => big.close(() => resolve()));
     }
   });
 
