@@ -329,7 +329,9 @@ export function retryAfterMs(header: (name: string) => string | null | undefined
   if (raw === null || raw === undefined) return undefined;
   const seconds = delay(raw);
   if (seconds !== undefined) return Math.min(seconds * 1000, Number.MAX_SAFE_INTEGER);
-  const date = /[a-z]/i.test(raw) ? Date.parse(raw) : Number.NaN;
+  // Each form of HTTP date has a time of day; Date.parse reads much else as a day of 2001 ("May 5",
+  // "x 5"), a wait of 0 that would send every retry at once.
+  const date = /[a-z]/i.test(raw) && /\b\d{2}:\d{2}:\d{2}\b/.test(raw) ? Date.parse(raw) : Number.NaN;
   return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
 }
 

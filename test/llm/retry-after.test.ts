@@ -26,6 +26,14 @@ const cases: Array<[Record<string, string>, number | undefined]> = [
   [{ "retry-after": "Infinity" }, undefined],
   [{ "retry-after-ms": "" }, undefined],
   [{}, undefined],
+  // The other two date forms HTTP allows (RFC 850, asctime).
+  [{ "retry-after": "Wednesday, 25-Nov-26 12:00:20 GMT" }, 20_000],
+  [{ "retry-after": "Wed Nov 25 12:00:30 2026" }, 30_000],
+  // Text that is no HTTP date, which Date.parse reads all the same as a day of 2001 (a wait of
+  // 0: every retry at once, with no backoff), or as the time now: no request to wait.
+  [{ "retry-after": "x 5" }, undefined],
+  [{ "retry-after": "May 5" }, undefined],
+  [{ "retry-after": "Mon 1" }, undefined],
 ];
 
 describe("retry-after", () => {
