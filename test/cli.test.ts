@@ -84,6 +84,21 @@ describe.concurrent("ptc eval", () => {
     expect(r.stdout).toBe("42\n");
   });
 
+  // Node ends a stream over a folder at once, with no error: `ptc eval - < dir` ran an empty program, printed nil and exited 0.
+  it("refuses a folder as standard input with -", async () => {
+    const fd = openSync(tmp, "r");
+    try {
+      let stdout = "";
+      let stderr = "";
+      const io = { stdin: Object.assign(Readable.from([]), { fd }), stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } };
+      expect(await runCli(["eval", "-"], io)).toBe(2);
+      expect(stdout).toBe("");
+      expect(stderr).toMatch(/^ptc eval: standard input is a folder, not a program\n/);
+    } finally {
+      closeSync(fd);
+    }
+  });
+
   it("passes --ctx as data/ keys, keywordizing object keys", async () => {
     const r = await ptc(["eval", "-e", "data/order", "--ctx", '{"order": {"id": 7, "total": 2.5, "tags": ["a"]}}']);
     expect(r.code).toBe(0);

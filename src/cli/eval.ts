@@ -1,6 +1,7 @@
 // `ptc eval`: runs one PTC-Lisp program from an argument, a file or stdin and prints the
 // result. Exit codes: 0 for a value, 1 when the program failed (an error or `(fail ...)`),
 // 2 when the command line itself is wrong (so scripts can tell the two apart).
+import { fstatSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { readStreamText, readText, TextInputError } from "../json/text-input.js";
 import { forStream } from "./output.js";
@@ -121,11 +122,22 @@ function readInput(path: string, what: string): string {
 }
 
 async function readStdin(stream: NodeJS.ReadableStream): Promise<string> {
+  // Node ends a stream over a folder at once, with no error: `ptc eval - < dir` read as an empty program.
+  const fd = (stream as { fd?: unknown }).fd;
+  if (typeof fd === "number" && isFolder(fd)) throw new UsageError("standard input is a folder, not a program");
   try {
     return await readStreamText(stream as AsyncIterable<Buffer | string>, "standard input");
   } catch (e) {
     if (e instanceof TextInputError) throw new UsageError(e.message);
     throw e;
+  }
+}
+
+function isFolder(fd: number): boolean {
+  try {
+    return fstatSync(fd).isDirectory();
+  } catch {
+    return false;
   }
 }
 
