@@ -216,47 +216,62 @@ const fold = (t: string, anyCase: boolean): string => (anyCase && t.toLowerCase(
  * origin. A text shorter than `head` is never found.
  */
 export class QuoteIndex<T = string> {
-  private readonly heads = new Map<string, Array<[string, T]>>();
+  private readonly heads = new Map<string, Bucket<T>>();
+  private added = 0;
 
   constructor(
     found: Array<[string, T]>,
     private readonly anyCase: boolean,
     private readonly head = QUOTED_MIN,
   ) {
-    for (const [quoted, shown] of found) this.add(quoted, shown);
+    // Indexed together: each bucket sorted once, not each text put in its place in turn.
+    for (const [quoted, shown] of found) this.put(quoted, shown, true);
+    for (const b of this.heads.values()) {
+      b.sorted.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[2] - y[2]));
+      if (b.sorted.length > SCANNED) for (const e of b.sorted) indexed(b, e);
+    }
   }
 
   /** Indexes a hidden text; in any case (a tool's message) reversed too, from ECHO_MIN characters: a tool may send an argument back reversed. */
   add(quoted: string, shown: T): void {
-    this.insert(fold(quoted, this.anyCase), shown);
-    if (this.anyCase && quoted.length >= ECHO_MIN) this.insert(fold(reversed(quoted), true), shown);
+    this.put(quoted, shown, false);
   }
 
-  private insert(s: string, shown: T): void {
+  private put(quoted: string, shown: T, bulk: boolean): void {
+    this.insert(fold(quoted, this.anyCase), shown, bulk);
+    if (this.anyCase && quoted.length >= ECHO_MIN) this.insert(fold(reversed(quoted), true), shown, bulk);
+  }
+
+  private insert(s: string, shown: T, bulk: boolean): void {
     if (s.length < this.head) return;
     const head = s.slice(0, this.head);
-    const list = this.heads.get(head);
-    if (list === undefined) return void this.heads.set(head, [[s, shown]]);
-    // Longer values first, so one that holds another is replaced whole; after those as long (the
-    // place found by halving: many values share a head, "user", "http", and a scan made it quadratic).
+    let b = this.heads.get(head);
+    if (b === undefined) this.heads.set(head, (b = { sorted: [] }));
+    const entry: Entry<T> = [s, shown, this.added++];
+    if (bulk) return void b.sorted.push(entry);
+    // In text order, the place found by halving (many values share a head, "user", "http").
     let lo = 0;
-    let hi = list.length;
+    let hi = b.sorted.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (list[mid][0].length >= s.length) lo = mid + 1;
+      if (b.sorted[mid][0] <= s) lo = mid + 1;
       else hi = mid;
     }
-    list.splice(lo, 0, [s, shown]);
+    b.sorted.splice(lo, 0, entry);
+    if (b.exact !== undefined) indexed(b, entry);
+    else if (b.sorted.length > SCANNED) for (const e of b.sorted) indexed(b, e);
+    b.cuts?.clear();
   }
 
   hide(this: QuoteIndex<string>, text: string): string {
     if (this.heads.size === 0) return text;
     const low = fold(text, this.anyCase);
+    const dots = ellipses(text);
     let out = "";
     let from = 0;
     let i = 0;
     while (i + this.head <= text.length) {
-      const hit = this.match(text, low, i);
+      const hit = this.match(text, low, i, dots);
       if (hit === null) {
         i++;
         continue;
@@ -265,7 +280,7 @@ export class QuoteIndex<T = string> {
       // quote before it, then the whole token): the stretch they cover together is hidden.
       let end = hit.end;
       for (let j = i + 1; j < end && j + this.head <= text.length; j++) {
-        const next = this.match(text, low, j);
+        const next = this.match(text, low, j, dots);
         if (next !== null && next.end > end) end = next.end;
       }
       out += text.slice(from, i) + hit.shown;
@@ -278,25 +293,148 @@ export class QuoteIndex<T = string> {
   quote(text: string): T | undefined {
     if (this.heads.size === 0) return undefined;
     const low = fold(text, this.anyCase);
+    const dots = ellipses(text);
     for (let i = 0; i + this.head <= text.length; i++) {
-      const hit = this.match(text, low, i);
+      const hit = this.match(text, low, i, dots);
       if (hit !== null) return hit.shown;
     }
     return undefined;
   }
 
-  /** The hidden value quoted at `i`: its tag, where the quote ends (past its `…` or `...` when cut short) and how much of it is kept. */
-  private match(text: string, low: string, i: number): { shown: T; end: number; kept: number; cut: boolean } | null {
-    const list = this.heads.get(low.slice(i, i + this.head));
-    if (list === undefined) return null;
-    for (const [s, shown] of list) {
-      let n = this.head;
-      while (n < s.length && low[i + n] === s[n]) n++;
-      const cut = n === s.length ? 0 : text[i + n] === "…" ? 1 : text.startsWith("...", i + n) ? 3 : -1;
-      if (cut >= 0) return { shown, end: i + n + cut, kept: n, cut: cut > 0 };
+  /**
+   * The hidden value quoted at `i`: its tag, where the quote ends (past its `…` or `...` when cut
+   * short) and how much of it is kept. Of the texts quoted there, whole or cut short, the longest
+   * (the first indexed of those as long), so one that holds another is replaced whole. Texts that
+   * share their first characters are not compared one by one (16,000 ids `customer-1...` made
+   * every `customer-` in a text 16,000 comparisons): a whole quote is looked up for each length
+   * the bucket holds, a cut one in the sorted bucket, at the ellipses within reach (`dots`).
+   */
+  private match(text: string, low: string, i: number, dots: readonly number[]): { shown: T; end: number; kept: number; cut: boolean } | null {
+    const b = this.heads.get(low.slice(i, i + this.head));
+    if (b === undefined) return null;
+    if (b.exact === undefined) return scanned(b.sorted, text, low, i, this.head);
+    let best: Entry<T> | undefined;
+    let kept = 0;
+    let cut = 0;
+    for (const n of b.lengths ?? []) {
+      if (i + n > low.length) continue;
+      const e = b.exact.get(low.slice(i, i + n));
+      if (e !== undefined) {
+        best = e;
+        kept = n;
+        break;
+      }
     }
-    return null;
+    const reach = i + (b.lengths?.[0] ?? 0);
+    for (let k = firstAtLeast(dots, i + this.head); k < dots.length && dots[k] < reach; k++) {
+      const p = dots[k];
+      const e = cutAt(b, low.slice(i, p), low[p]);
+      if (e !== undefined && (best === undefined || before(e, best))) {
+        best = e;
+        kept = p - i;
+        cut = text[p] === "…" ? 1 : 3;
+      }
+    }
+    return best === undefined ? null : { shown: best[1], end: i + kept + cut, kept, cut: cut > 0 };
   }
+}
+
+/** Buckets of up to this many texts are scanned; larger ones are indexed by text and length. */
+const SCANNED = 8;
+
+/** Whether `a` is preferred over `b` where both are quoted: the longer, else the first indexed. */
+const before = <T>(a: Entry<T>, b: Entry<T>): boolean => a[0].length > b[0].length || (a[0].length === b[0].length && a[2] < b[2]);
+
+/** A small bucket's quote at `i`: each text compared in turn. */
+function scanned<T>(texts: ReadonlyArray<Entry<T>>, text: string, low: string, i: number, head: number): { shown: T; end: number; kept: number; cut: boolean } | null {
+  let best: { shown: T; end: number; kept: number; cut: boolean } | null = null;
+  let chosen: Entry<T> | undefined;
+  for (const e of texts) {
+    const s = e[0];
+    let n = head;
+    while (n < s.length && low[i + n] === s[n]) n++;
+    const cut = n === s.length ? 0 : text[i + n] === "…" ? 1 : text.startsWith("...", i + n) ? 3 : -1;
+    if (cut >= 0 && (chosen === undefined || before(e, chosen))) {
+      chosen = e;
+      best = { shown: e[1], end: i + n + cut, kept: n, cut: cut > 0 };
+    }
+  }
+  return best;
+}
+
+/** Adds a text to a large bucket's indexes. */
+function indexed<T>(b: Bucket<T>, e: Entry<T>): void {
+  b.exact ??= new Map();
+  b.lengths ??= [];
+  b.cuts ??= new Map();
+  // The first of equal texts wins, as it does where a bucket is scanned.
+  const had = b.exact.get(e[0]);
+  if (had === undefined || e[2] < had[2]) b.exact.set(e[0], e);
+  if (!b.lengths.includes(e[0].length)) b.lengths.splice(firstBelow(b.lengths, e[0].length), 0, e[0].length);
+}
+
+/** An indexed text: as searched for (folded), its tag, and the order it was indexed in. */
+type Entry<T> = [string, T, number];
+
+/** The texts of one head in text order; once there are more than SCANNED, also by text, their lengths (longest first) and the cut quotes looked up so far. */
+interface Bucket<T> {
+  sorted: Array<Entry<T>>;
+  exact?: Map<string, Entry<T>>;
+  lengths?: number[];
+  cuts?: Map<string, Entry<T> | null>;
+}
+
+/**
+ * The longest text (the first indexed of those as long) that begins with `prefix` and goes on
+ * with another character than `next` (the ellipsis's own, where the quote stops): a quote cut
+ * short after `prefix`. Remembered per prefix: prefixes as long cover parts of the bucket apart,
+ * so all such look-ups together read each text at most once per length.
+ */
+function cutAt<T>(b: Bucket<T>, prefix: string, next: string): Entry<T> | undefined {
+  const key = prefix + next;
+  const known = b.cuts?.get(key);
+  if (known !== undefined) return known ?? undefined;
+  let lo = 0;
+  let hi = b.sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (b.sorted[mid][0] < prefix) lo = mid + 1;
+    else hi = mid;
+  }
+  let best: Entry<T> | undefined;
+  for (let k = lo; k < b.sorted.length && b.sorted[k][0].startsWith(prefix); k++) {
+    const e = b.sorted[k];
+    if (e[0].length > prefix.length && e[0][prefix.length] !== next && (best === undefined || before(e, best))) best = e;
+  }
+  b.cuts?.set(key, best ?? null);
+  return best;
+}
+
+/** Where `…` or `...` begins in `text`, in order. */
+function ellipses(text: string): number[] {
+  const at: number[] = [];
+  if (!text.includes("…") && !text.includes("...")) return at;
+  for (let p = 0; p < text.length; p++) if (text[p] === "…" || text.startsWith("...", p)) at.push(p);
+  return at;
+}
+
+/** The first index of ascending `xs` holding `x` or more. */
+function firstAtLeast(xs: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (xs[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The first index of descending `xs` holding less than `x`. */
+function firstBelow(xs: readonly number[], x: number): number {
+  let k = 0;
+  while (k < xs.length && xs[k] >= x) k++;
+  return k;
 }
 
 /** The mark of a value too deep, or made past too much marking, to tell whether it holds a marked one. */

@@ -167,3 +167,45 @@ describe("a tool's result searched for echoes in proportion to its size (adversa
     expect(large.count / Math.max(small.count, 1)).toBeLessThan(2.5);
   }, 120_000);
 });
+
+describe("hidden strings that share their first characters are searched in proportion to the text (adversary)", () => {
+  // Ids like customer-100000 ... customer-115999 share their first characters, the key of the
+  // index the searches for quotes of hidden values use. Each place in a text that begins the same
+  // way was compared with every id sharing it: a tool given one of 16,000 hidden ids answering
+  // 16,000 rows `customer-3xxxxx ok` took 8.5 s of host time, and so would an error message per
+  // row. The comparisons are counted (every id passed over asked whether "..." follows): doubling
+  // the ids and the rows must about double them.
+  const ids = (n: number): string[] => Array.from({ length: n }, (_, i) => `customer-${100_000 + i}`);
+
+  async function counted(program: string, n: number, tools?: Record<string, { run: () => unknown }>): Promise<{ count: number; prints: string[] }> {
+    const startsWith = vi.spyOn(String.prototype, "startsWith");
+    const r = await evaluate(program, { ctx: { _ids: ids(n) }, ...(tools === undefined ? {} : { tools }), isolation: "none", limits: { timeoutMs: 600_000 } });
+    const count = startsWith.mock.calls.length;
+    startsWith.mockRestore();
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    return { count, prints: r.ok ? r.prints.map(showStandIns) : [] };
+  }
+
+  it("a tool's result", async () => {
+    const run = (n: number) => {
+      const rows = [...Array.from({ length: n }, (_, i) => `customer-${300_000 + i} ok`), `customer-${100_007} ok`, `CUSTOMER-${100_00}… unknown`];
+      return counted(`(def r (tool/look {:q (nth data/_ids 7)}))\n(println (nth r 3) (nth r ${n}) (nth r ${n + 1}))`, n, { look: { run: () => rows } });
+    };
+    const small = await run(1_000);
+    const large = await run(2_000);
+    for (const { prints } of [small, large]) expect(prints[0]).toMatch(/^customer-300003 ok <hidden string derived from data\/_ids> <hidden string derived from data\/_ids>$/);
+    expect(large.count / Math.max(small.count, 1)).toBeLessThan(2.5);
+  }, 120_000);
+
+  it("error messages", async () => {
+    const run = (n: number) =>
+      counted(`(def up (mapv clojure.string/upper-case data/_ids))\n(def msgs (mapv (fn [i] (try (+ 1 (str "CUSTOMER-" (+ 300000 i))) (catch e (ex-message e)))) (range ${n})))\n(println (nth msgs 3))\n(println (try (+ 1 (nth up 7)) (catch e (ex-message e))))`, n);
+    const small = await run(1_000);
+    const large = await run(2_000);
+    for (const { prints } of [small, large]) {
+      expect(prints[0]).toContain("CUSTOMER-300003");
+      expect(prints[1]).toContain("<hidden string derived from data/_ids>");
+    }
+    expect(large.count / Math.max(small.count, 1)).toBeLessThan(2.5);
+  }, 120_000);
+});
