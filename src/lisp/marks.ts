@@ -224,31 +224,46 @@ export class QuoteIndex<T = string> {
     private readonly anyCase: boolean,
     private readonly head = QUOTED_MIN,
   ) {
-    // Indexed together: each bucket sorted once, not each text put in its place in turn.
-    for (const [quoted, shown] of found) this.put(quoted, shown, true);
-    for (const b of this.heads.values()) {
+    this.addAll(found);
+  }
+
+  /** Indexes many texts together: each bucket they go to is sorted once, not each text put in its place in turn. */
+  addAll(found: ReadonlyArray<readonly [string, T]>): void {
+    const touched = new Set<Bucket<T>>();
+    for (const [quoted, shown] of found) this.put(quoted, shown, touched);
+    for (const b of touched) {
       b.sorted.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[2] - y[2]));
-      if (b.sorted.length > SCANNED) for (const e of b.sorted) indexed(b, e);
+      if (b.sorted.length > SCANNED) {
+        b.exact = undefined;
+        b.lengths = undefined;
+        b.cuts = undefined;
+        for (const e of b.sorted) indexed(b, e);
+      }
     }
   }
 
   /** Indexes a hidden text; in any case (a tool's message) reversed too, from ECHO_MIN characters: a tool may send an argument back reversed. */
   add(quoted: string, shown: T): void {
-    this.put(quoted, shown, false);
+    this.put(quoted, shown);
   }
 
-  private put(quoted: string, shown: T, bulk: boolean): void {
+  /** Indexes a text in its place, or, with `bulk`, at the end of its bucket, which is noted there to be sorted. */
+  private put(quoted: string, shown: T, bulk?: Set<Bucket<T>>): void {
     this.insert(fold(quoted, this.anyCase), shown, bulk);
     if (this.anyCase && quoted.length >= ECHO_MIN) this.insert(fold(reversed(quoted), true), shown, bulk);
   }
 
-  private insert(s: string, shown: T, bulk: boolean): void {
+  private insert(s: string, shown: T, bulk: Set<Bucket<T>> | undefined): void {
     if (s.length < this.head) return;
     const head = s.slice(0, this.head);
     let b = this.heads.get(head);
     if (b === undefined) this.heads.set(head, (b = { sorted: [] }));
     const entry: Entry<T> = [s, shown, this.added++];
-    if (bulk) return void b.sorted.push(entry);
+    if (bulk !== undefined) {
+      b.sorted.push(entry);
+      bulk.add(b);
+      return;
+    }
     // In text order, the place found by halving (many values share a head, "user", "http").
     let lo = 0;
     let hi = b.sorted.length;
@@ -462,6 +477,9 @@ export class Marks {
   private readonly holds = new WeakMap<object, Origin | null>();
   /** The numbers of marked floats (marked by identity), for messages that quote them. */
   private readonly floats = new Map<number, Origin>();
+  /** Marked strings of ECHO_MIN+ characters, in the order they were marked, and how many of them `echoes` indexes. */
+  private readonly echoTexts: string[] = [];
+  private echoes: { seen: number; index: QuoteIndex<string> } | undefined;
   /** What error messages are searched for, as written and in any case (`messageIndex`). */
   private readonly indexes: Array<MessageIndex | undefined> = [];
   /** Hidden collections whose small values are marked: the program has taken something out of them. */
@@ -541,7 +559,10 @@ export class Marks {
    * towards hiding.
    */
   private setPrim(v: string | number, o: Origin): void {
-    if (typeof v === "number" && !this.prims.has(v)) this.numbers++;
+    if (!this.prims.has(v)) {
+      if (typeof v === "number") this.numbers++;
+      else if (v.length >= ECHO_MIN) this.echoTexts.push(v);
+    }
     this.prims.set(v, o);
   }
 
@@ -958,18 +979,16 @@ export class Marks {
     // error message is searched for them), and compact forms: each looked up by its first
     // ECHO_MIN characters at every place in the text, so a result is searched in one pass however
     // many strings are marked (compared one by one, 16,000 of them against 16,000 rows took 10 s).
-    let quotes: QuoteIndex<Origin> | null = null;
-    const quoted = (): QuoteIndex<Origin> => {
-      if (quotes !== null) return quotes;
-      const found: Array<[string, Origin]> = [];
-      for (const [v, o] of this.prims) if (typeof v === "string" && v.length >= ECHO_MIN) found.push([v.toLowerCase(), o]);
-      return (quotes = new QuoteIndex(found, true, ECHO_MIN));
-    };
+    // The index is the evaluation's, brought up to date with what was marked since the last
+    // call: a fan-out of calls does not index every marked string again for each.
+    let quotes: QuoteIndex<string> | null = null;
+    const quoted = (): QuoteIndex<string> => (quotes ??= this.echoIndex());
     const compacts = compact.length === 0 ? null : new QuoteIndex(compact, false, ECHO_MIN);
     const echo = (text: string): Origin | undefined => {
       if (text.length < QUOTED_MIN) return undefined;
       const low = text.toLowerCase();
-      const o = given.get(low) ?? (text.length >= ECHO_MIN ? quoted().quote(low) : undefined);
+      const q = text.length >= ECHO_MIN ? quoted().quote(low) : undefined;
+      const o = given.get(low) ?? (q === undefined ? undefined : this.prims.get(q));
       if (o !== undefined || compacts === null) return o;
       const c = compactText(text);
       return c.length >= ECHO_MIN ? compacts.quote(c) : undefined;
@@ -986,6 +1005,17 @@ export class Marks {
       const o = echo(String(x));
       if (o !== undefined && (typeof x === "string" || markable(x))) this.setPrim(x, derivedOf(o));
     });
+  }
+
+  /** Marked strings of ECHO_MIN+ characters in lower case, each tagged with itself (its origin is looked up when found). */
+  private echoIndex(): QuoteIndex<string> {
+    const ix = (this.echoes ??= { seen: 0, index: new QuoteIndex<string>([], true, ECHO_MIN) });
+    // Marked values are only ever added: only the new ones are indexed.
+    if (ix.seen < this.echoTexts.length) {
+      ix.index.addAll(this.echoTexts.slice(ix.seen).map((v) => [v.toLowerCase(), v] as const));
+      ix.seen = this.echoTexts.length;
+    }
+    return ix.index;
   }
 
   /** A tool's message with the hidden arguments it sends back rewritten as stand-ins (`hideRewritten`). */

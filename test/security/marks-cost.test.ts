@@ -209,3 +209,27 @@ describe("hidden strings that share their first characters are searched in propo
     expect(large.count / Math.max(small.count, 1)).toBeLessThan(2.5);
   }, 120_000);
 });
+
+describe("a fan-out of tool calls given hidden values indexes what is marked once (adversary)", () => {
+  // Each call given a hidden value had its result searched against every marked string, listed
+  // (and lower-cased) again for each call: 2,000 calls over 16,000 hidden emails took 249 s.
+  // The index is the evaluation's now, brought up to date with what was marked since. Counted
+  // (not timed): twice the calls over twice the strings must be about twice the work.
+  async function lowered(n: number): Promise<number> {
+    const emails = Array.from({ length: n * 10 }, (_, i) => `user${i}.someone@example${i % 97}.com`);
+    const tools = { look: { run: () => ({ status: "delivered fine", id: "order-12345678" }) } };
+    const lower = vi.spyOn(String.prototype, "toLowerCase");
+    const r = await evaluate(`(def r (mapv (fn [i] (tool/look {:q (nth data/_emails i)})) (range ${n})))\n(println (:status (first r)))`, { ctx: { _emails: emails }, tools, isolation: "none", limits: { timeoutMs: 600_000, maxToolCalls: 10_000 } });
+    const count = lower.mock.calls.length;
+    lower.mockRestore();
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    expect(r.ok && r.prints).toEqual(["delivered fine"]);
+    return count;
+  }
+
+  it("twice the calls over twice the hidden strings, about twice the work", async () => {
+    const small = await lowered(100);
+    const large = await lowered(200);
+    expect(large / Math.max(small, 1)).toBeLessThan(2.5);
+  }, 120_000);
+});
