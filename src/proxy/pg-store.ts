@@ -95,6 +95,12 @@ export class PostgresStore implements ConversationStore {
   // The version and text each record object was read at (records are the callers' own objects).
   private readonly bases = new WeakMap<ConversationRecord, Base>();
   private closed = false;
+  /**
+   * Connections waiting for a lock another replica holds. The wait has no timeout (it lasts as long
+   * as the holder's summary), so closing cuts them: the pool's end waited for them, and a drain past
+   * its timeout never ended while the other replica held the lock.
+   */
+  private readonly waiting = new Set<PoolClient>();
   writeError: string | undefined;
 
   private constructor(
@@ -289,7 +295,13 @@ export class PostgresStore implements ConversationStore {
     // Another replica holds it: wait for it on a connection of its own.
     return withClient(this.locks, async (held) => {
       try {
-        await held.client.query("SELECT pg_advisory_lock($1, hashtext($2))", [LOCK_SPACE, id]);
+        if (this.closed) throw new Error("the conversation store is closed");
+        this.waiting.add(held.client);
+        try {
+          await held.client.query("SELECT pg_advisory_lock($1, hashtext($2))", [LOCK_SPACE, id]);
+        } finally {
+          this.waiting.delete(held.client);
+        }
         return await fn();
       } finally {
         // A connection that cannot unlock is dropped: the server releases its locks when it goes.
@@ -339,6 +351,8 @@ export class PostgresStore implements ConversationStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // Cut: its query fails, and the connection is dropped at release (its unlock fails too).
+    for (const client of this.waiting) void client.end().catch(() => {});
     await Promise.all([this.pool.end(), this.locks.end(), this.session.end()]);
   }
 }

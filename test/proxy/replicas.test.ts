@@ -7,12 +7,15 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI from "openai";
+import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
+import { explicitIdentity } from "../../src/proxy/identity.js";
+import type { ChatMessage } from "../../src/llm/types.js";
 import { openStore } from "../../src/proxy/store.js";
-import { hashKey } from "../../src/proxy/tenancy.js";
+import { hashKey, tenantOf } from "../../src/proxy/tenancy.js";
 import { startFakeUpstream, type FakeUpstream } from "../support/fake-openai.js";
 import { freshDatabase, postgresUrl } from "../support/postgres.js";
-import { longConversation, rig, stored, tempDir } from "./setup.js";
+import { longConversation, manualDeadline, rig, stored, tempDir } from "./setup.js";
 
 const pgAdmin = postgresUrl();
 const ROOT = join(import.meta.dirname, "../..");
@@ -219,3 +222,32 @@ describe("two proxies on one SQLite file", { timeout: 60_000 }, () => {
   });
 });
 
+
+describe.skipIf(pgAdmin === undefined)("a replica drained while a compaction waits for another replica's compaction lock", { timeout: 120_000 }, () => {
+  // The wait is a query on a connection of its own (pg_advisory_lock, no timeout): closing the
+  // store waited for that connection, so a drain past its timeout never ended, nor the process.
+  it("ends at its drain timeout, the wait cut", async () => {
+    const db = await freshDatabase(pgAdmin as string);
+    cleanups.push(db.drop);
+    const clock = manualDeadline();
+    const r = await rig({ proxy: { db: db.url, wait: clock.wait }, config: SMALL });
+    cleanups.push(() => r.upstream.close());
+    const history = longConversation(30);
+    // The other replica: holds the conversation's lock, as one running its summary does.
+    const id = explicitIdentity(tenantOf("sk-client-key"), { "x-conversation-id": "held" }, {}, ["x-conversation-id"], [], history as ChatMessage[]);
+    const holder = new pg.Client({ connectionString: db.url });
+    await holder.connect();
+    cleanups.push(() => holder.end());
+    await holder.query("SELECT pg_advisory_lock(7369827, hashtext($1))", [id?.key]);
+    const reply = r.client.chat.completions.create({ model: "fake-model", messages: history }, { headers: { "x-conversation-id": "held" } });
+    await expect.poll(async () => (await holder.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0].n, { timeout: 60_000 }).toBe(1);
+    // Its deadline passes: the request goes out with no summary, the compaction still waiting.
+    clock.pass();
+    expect((await reply).choices[0].message.content).toContain("final question a");
+    let safety: NodeJS.Timeout | undefined;
+    const drained = await Promise.race([r.proxy.drain(50), new Promise<string>((resolve) => (safety = setTimeout(() => resolve("still draining after 30 s"), 30_000)))]);
+    clearTimeout(safety);
+    // Before: "still draining after 30 s" (and for as long as the other replica held the lock).
+    expect(drained).toBe(false);
+  });
+});
