@@ -113,7 +113,9 @@ export class Tenants {
     const now = this.now();
     const rate = perMinute / 60_000;
     const b = this.buckets.get(name) ?? { tokens: perMinute, at: now };
-    b.tokens = Math.min(perMinute, b.tokens + (now - b.at) * rate);
+    // A clock stepped back (an NTP correction) refills nothing, and takes nothing either: an hour back
+    // read as 3,600 requests made, refusing the key for that hour.
+    b.tokens = Math.min(perMinute, b.tokens + Math.max(0, now - b.at) * rate);
     b.at = now;
     this.buckets.set(name, b);
     if (b.tokens < 1) return (1 - b.tokens) / rate;

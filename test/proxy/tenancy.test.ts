@@ -245,6 +245,21 @@ describe("proxy tenancy", () => {
     expect(metrics).not.toContain("sk-");
   });
 
+  it("keeps a virtual key's request rate when the clock steps back (an NTP correction)", async () => {
+    let now = 10_000_000;
+    r = await rig({ proxy: { now: () => now }, config: { tenancy: { virtualKeys: { steady: { keyHash: hashKey("ptc-vk-steady"), requestsPerMinute: 60 } } } } });
+    const vk = client(r, "ptc-vk-steady");
+    await vk.models.list();
+    now -= 3_600_000;
+    // Before: 429 rate_limited with retry-after 3542 (the hour back taken as 3,600 requests made),
+    // and every request refused for that hour.
+    const after = await vk.models
+      .list()
+      .then(() => "ok")
+      .catch((e: unknown) => `${(e as InstanceType<typeof OpenAI.APIError>).status} retry-after ${(e as InstanceType<typeof OpenAI.APIError>).headers?.get("retry-after")}`);
+    expect(after).toBe("ok");
+  });
+
   it("holds a virtual key's budget against requests sent together: each reserves its prompt before it goes upstream", async () => {
     r = await rig({ config: { tenancy: { virtualKeys: { burst: { keyHash: hashKey("ptc-vk-burst"), tokenBudget: 1000 } } } } });
     const c = client(r, "ptc-vk-burst");
