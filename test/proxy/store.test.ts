@@ -514,6 +514,60 @@ describe("conversation store: sqlite file that stops taking writes (a full disk)
 
 // Two proxies on one SQLite file (two on the default state directory, as the spend already
 // promises): each holds records in memory, so each must notice what the other wrote to the file.
+describe("conversation store: sqlite file with very many idle conversations", () => {
+  // Deleted in one synchronous transaction: 100,000 took 2.7 s (measured once), the event loop
+  // blocked meanwhile (every request and stream of the proxy stalled), and another process on the
+  // file waited as long for its writes (SQLITE_BUSY past 5 s).
+  it("expires them in batches, letting the event loop run between them, and keeps a conversation used meanwhile", async () => {
+    const where = join(tempDir(), "s.db");
+    const store = await openStore(where);
+    const n = 5000;
+    for (let i = 0; i < n; i++) {
+      const r = record(`idle-${i}`);
+      r.indexed.push(`h-${i}`);
+      await store.put(r, JSON.stringify({ messages: [i] }));
+      await store.addPrefix(`h-${i}`, r.id);
+    }
+    await store.flush();
+    const statements = (store as unknown as { statements: { deleteIdle: { run(id: string, bound: number): { changes: number } } } }).statements;
+    const deleteIdle = statements.deleteIdle;
+    let sinceTurn = 0;
+    let most = 0;
+    statements.deleteIdle = {
+      run(id, bound) {
+        most = Math.max(most, ++sinceTurn);
+        return deleteIdle.run(id, bound);
+      },
+    };
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      sinceTurn = 0;
+      turns++;
+      // The last conversation is used again (a request wrote it) once the expiry is under way.
+      if (turns === 2) {
+        const last = { ...record(`idle-${n - 1}`), updatedAt: 9000 };
+        void store.put(last, JSON.stringify({ messages: ["again"] }));
+      }
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const expired = await store.expire(5000);
+    ticking = false;
+    expect(expired).toBe(n - 1);
+    // Before: 5000 deletions with no turn of the event loop between them.
+    expect(most).toBeLessThanOrEqual(1000);
+    await store.flush();
+    expect(await store.count()).toBe(1);
+    expect(await store.body(`t:idle-${n - 1}`)).toBe(JSON.stringify({ messages: ["again"] }));
+    expect((store as unknown as { prefixes: Map<string, string> }).prefixes.size).toBe(1);
+    await store.close();
+    const reopened = await openStore(where);
+    expect((await reopened.list()).map((c) => c.id)).toEqual([`t:idle-${n - 1}`]);
+    await reopened.close();
+  });
+});
+
 describe("conversation store: two processes on one sqlite file", () => {
   it("serves a conversation alternately from both without losing either's summary, count or new conversations", async () => {
     const where = join(tempDir(), "s.db");
