@@ -695,6 +695,36 @@ describe("conversation store: two processes on one sqlite file", () => {
     await Promise.all([a.close(), b.close()]);
   });
 
+  it("counts the conversations (each /metrics scrape) without reading every record back from the file", async () => {
+    const where = join(tempDir(), "s.db");
+    const a = await openStore(where);
+    const b = await openStore(where);
+    for (let i = 0; i < 300; i++) await a.put(record(`c-${i}`));
+    await a.flush();
+    await b.put(record("own"));
+    const statements = (b as unknown as { statements: { records: { all(): { id: string; record: string }[] } } }).statements;
+    const all = statements.records;
+    let read = 0;
+    statements.records = {
+      all() {
+        const rows = all.all();
+        read += rows.length;
+        return rows;
+      },
+    };
+    // a keeps writing (one conversation): b's copy of every record may be stale.
+    const one = (await a.get("t:c-1"))!;
+    one.messageCount = 5;
+    await a.put(one);
+    await a.flush();
+    expect(await b.count()).toBe(301);
+    await a.expire(5000);
+    expect(await b.count()).toBe(0);
+    // Before: 301 records read and parsed for the first count (4 s a scrape at 100,000 conversations with 2 KB summaries, measured once).
+    expect(read).toBe(0);
+    await Promise.all([a.close(), b.close()]);
+  });
+
   it("finds a conversation by the prefix another process indexed", async () => {
     const where = join(tempDir(), "s.db");
     const a = await openStore(where);
