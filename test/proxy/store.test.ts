@@ -725,6 +725,36 @@ describe("conversation store: two processes on one sqlite file", () => {
     await Promise.all([a.close(), b.close()]);
   });
 
+  it("expires (every minute) without reading every record back from the file", async () => {
+    const where = join(tempDir(), "s.db");
+    const a = await openStore(where);
+    const b = await openStore(where);
+    for (let i = 0; i < 300; i++) await a.put(record(`c-${i}`, 1000 + i));
+    await a.flush();
+    expect(await b.count()).toBe(300);
+    const statements = (b as unknown as { statements: { records: { all(): { id: string; record: string }[] } } }).statements;
+    const all = statements.records;
+    let read = 0;
+    statements.records = {
+      all() {
+        const rows = all.all();
+        read += rows.length;
+        return rows;
+      },
+    };
+    const one = (await a.get("t:c-1"))!;
+    one.messageCount = 5;
+    await a.put(one);
+    await a.flush();
+    expect(await b.expire(1100)).toBe(100);
+    // Before: all 300 read and compared (4 s a minute at 100,000 conversations with 2 KB summaries).
+    expect(read).toBe(0);
+    expect(await b.count()).toBe(200);
+    expect(await b.get("t:c-1")).toBeUndefined();
+    expect((await b.get("t:c-100"))?.updatedAt).toBe(1100);
+    await Promise.all([a.close(), b.close()]);
+  });
+
   it("finds a conversation by the prefix another process indexed", async () => {
     const where = join(tempDir(), "s.db");
     const a = await openStore(where);
