@@ -3,7 +3,7 @@
 // either the old settings or the new ones, never a mix. Updates are validated whole before
 // anything changes and written atomically (temporary file, then rename); edits to the file
 // are picked up without a restart, and a bad edit keeps the running settings.
-import { existsSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { mergeConfig, parseConfig, type Parsed, type ProxyConfig } from "./config.js";
 import { withLockFile } from "./lock.js";
 import { jsonSyntaxError } from "../json/json-error.js";
@@ -221,6 +221,8 @@ function writeAtomic(named: string, text: string): string | undefined {
     renameSync(tmp, file);
     return undefined;
   } catch (e) {
+    // Written in part (a full disk) or not renamed: a copy of the settings, secrets and all, left behind at every failed update.
+    rmSync(tmp, { force: true });
     return `cannot write the config file ${named}: ${(e as Error).message}`;
   }
 }

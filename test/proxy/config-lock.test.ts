@@ -98,6 +98,26 @@ describe("config file shared by two processes", () => {
   });
 });
 
+describe("a config update whose file cannot be replaced", () => {
+  // The temporary file written for the rename was left behind at every failed update, each a copy
+  // of the settings (the summarizer's key among them).
+  it("leaves no temporary file behind", async () => {
+    const dir = tempDir();
+    const file = join(dir, "config.json");
+    fs.writeFileSync(file, "{}\n");
+    const opened = ConfigFile.open(file);
+    if (!opened.ok) throw new Error(opened.error);
+    beforeRename = () => {
+      throw Object.assign(new Error("EXDEV: cross-device link not permitted"), { code: "EXDEV" });
+    };
+    const result = await opened.value.update({ compaction: { summarizer: { apiKey: "sk-summary-secret" } } });
+    opened.value.close();
+    expect(result).toMatchObject({ ok: false, error: expect.stringMatching(/cannot write the config file/) as unknown });
+    // Before: ["config.json", "config.json.<pid>.<time>.tmp"].
+    expect(fs.readdirSync(dir)).toEqual(["config.json"]);
+  });
+});
+
 describe("a lock file of this host naming a process that runs, older than any update", () => {
   // Its holder was killed and its pid is now another process's (pids are reused, in a container
   // soon): the docs say a lock 10 s old is taken over, but one naming a running pid never was.
