@@ -71,7 +71,9 @@ function take(path: string): boolean {
   try {
     writeSync(fd, `${HOST}\n${process.pid}\n`);
   } catch (e) {
-    release(path);
+    // Just created, and with nothing (or part) of this process's name in it: removed by name.
+    HELD.delete(path);
+    rmSync(path, { force: true });
     throw e;
   } finally {
     closeSync(fd);
@@ -79,9 +81,20 @@ function take(path: string): boolean {
   return true;
 }
 
+/**
+ * Removes the lock file `path` if it is still this process's: one that stalled past STALE_MS may
+ * have been taken over, and unlinking by name removed the new holder's lock while it held it.
+ */
 function release(path: string): void {
   HELD.delete(path);
-  unlinkSync(path);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    // Taken over and let go already.
+    return;
+  }
+  if (text === `${HOST}\n${process.pid}\n`) unlinkSync(path);
 }
 
 /** Whether the takeover file `file` of process `who` (`<host>.<pid>`) may be its process's, taking over now. */

@@ -163,6 +163,52 @@ describe("a lock file of another host on a shared mount, seen from a host whose 
   });
 });
 
+describe("a holder that stalled past the stale age while another process took its lock over", () => {
+  // Its release unlinked the lock by name: the other process's, which it still held.
+  it("leaves the other's lock in place", async () => {
+    const dir = tempDir();
+    const lock = join(dir, "config.json.lock");
+    const inside = join(dir, "inside");
+    const release = join(dir, "release");
+    const script = join(dir, "holder.mts");
+    fs.writeFileSync(
+      script,
+      `import { existsSync, writeFileSync } from "node:fs";
+import { withLockFile } from ${JSON.stringify(resolve("src/proxy/lock.ts"))};
+const pause = new Int32Array(new SharedArrayBuffer(4));
+const got = await withLockFile(${JSON.stringify(lock)}, () => {
+  writeFileSync(${JSON.stringify(inside)}, "");
+  const deadline = Date.now() + 60_000;
+  while (!existsSync(${JSON.stringify(release)}) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
+});
+process.stdout.write(got === undefined ? "refused" : "held");
+`,
+    );
+    let child: ReturnType<typeof spawn> | undefined;
+    const got = await withLockFile(lock, () => {
+      // This holder stalls (its lock's time a minute back, as after a minute's stall), and the other takes over.
+      const old = new Date(Date.now() - 60_000);
+      fs.utimesSync(lock, old, old);
+      child = spawn(process.execPath, ["--import", "tsx", script], { stdio: ["ignore", "pipe", "pipe"] });
+      const pause = new Int32Array(new SharedArrayBuffer(4));
+      const deadline = Date.now() + 60_000;
+      while (!fs.existsSync(inside) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
+      return fs.existsSync(inside);
+    });
+    const after = fs.existsSync(lock) ? fs.readFileSync(lock, "utf8") : "(removed)";
+    fs.writeFileSync(release, "");
+    let out = "";
+    child!.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+    child!.stderr!.on("data", (c: Buffer) => (out += c.toString()));
+    await new Promise((done) => child!.once("close", done));
+    expect(got).toEqual({ value: true });
+    // Before: "(removed)", while the other process held it.
+    expect(after).toBe(`${hostname()}\n${child!.pid}\n`);
+    expect(out).toBe("held");
+    expect(fs.existsSync(lock)).toBe(false);
+  }, 120_000);
+});
+
 describe("a lock file left by an ended process, found so by two processes at once", () => {
   // Each checked it was abandoned and then unlinked it: the later one removed the lock the earlier
   // had just taken in its place, took it too, and both ran their read-change-write at once.
