@@ -107,11 +107,13 @@ const CUT_WINDOW = 4096;
  * whole count held every other request for its length (8 MB: over half a second). A piece ends
  * before a space that follows a non-space, where the tokenizer's pre-tokenizer ends a piece too,
  * so the total is countTokens'; only in a run of CUT_WINDOW characters without such a place (a
- * blob) is it cut where it stands, a token or two off.
+ * blob) is it cut where it stands, a token or two off. `cache` false: a text counted once and never
+ * again (a request body) is not cached even when short, where it would push out texts counted
+ * again and again (a conversation's messages).
  */
-export async function countTokensYielding(text: string): Promise<number> {
+export async function countTokensYielding(text: string, cache = true): Promise<number> {
   if (typeof text !== "string") throw new TypeError(mustBe("countTokensYielding: text", "a string", text));
-  if (text.length <= YIELD_CHARS) return countTokens(text);
+  if (text.length <= YIELD_CHARS) return cache ? countTokens(text) : uncachedCount(text);
   let n = 0;
   for (let from = 0; from < text.length; ) {
     let to = from + YIELD_CHARS;

@@ -170,7 +170,8 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
  */
 async function requestTokens(body: Buffer, json: boolean): Promise<number> {
   if (!(json || startsJson(body))) return 0;
-  return countTokensYielding(body.toString("utf8"));
+  // Not cached: no other request has this body, and 128 bodies of 64 K would push every message out.
+  return countTokensYielding(body.toString("utf8"), false);
 }
 
 /** Whether a body's first character after any whitespace opens a JSON object or array. */
