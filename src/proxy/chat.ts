@@ -202,6 +202,10 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   // The body goes out decoded: the client's content-encoding no longer describes it.
   const headers = { "accept-encoding": "identity", "content-encoding": "", ...upstreamAuth(tenant) };
   let upstreamMs = 0;
+  // The prompt as the budget counts it: what the compaction left, or the request's whole input when
+  // it got none (its estimate, of no messages, is then no estimate of the prompt).
+  const promptTokens = (o: CompactionOutcome) => clientPromptTokensYielding(o.changed ? o.messages : (request.uncompacted ?? o.messages), request.tools);
+  const estimatedTokens = (o: CompactionOutcome) => (request.uncompacted === undefined ? o.estimatedTokens : 0) || promptTokens(o);
   // Tokens reserved against the virtual key's budget before forwarding, settled by finish.
   let reservation = 0;
   // Resolves once the conversation is written: a reply ends after that, so the next request, on
@@ -220,7 +224,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
       // No usage reported (an upstream that sends none, or a stream cut before its usage chunk): the prompt is
       // counted by the one measure (issue 18), apart from reported tokens, and charged, so leaving a stream
       // early is no way around a budget.
-      used = await clientPromptTokensYielding(outcome.messages, request.tools);
+      used = await promptTokens(outcome);
       ctx.metrics.inc("ptc_proxy_estimated_prompt_tokens_total", "", used);
     }
     // Settles the reservation: a request that never reached the upstream gives it back.
@@ -235,7 +239,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   if (clientGone.signal.aborted) return finish(undefined);
   let budget: Awaited<ReturnType<typeof ctx.tenants.reserve>>;
   try {
-    budget = await ctx.tenants.reserve(config, tenant, () => outcome.estimatedTokens || clientPromptTokensYielding(outcome.messages, request.tools));
+    budget = await ctx.tenants.reserve(config, tenant, () => estimatedTokens(outcome));
   } catch (e) {
     sendStoreUnavailable(res, ctx.log, e, tenant.id);
     return finish(undefined);
@@ -254,7 +258,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     errorText = await readText(result.response);
     if (isContextLengthError(result.response.statusCode, errorText) && config.compaction.enabled && config.conversations[record.conversation]?.disabled !== true) {
       // The window is smaller than the estimate thought: learn it, compact to fit, try once more.
-      const sent = outcome.estimatedTokens || (await clientPromptTokensYielding(outcome.messages, request.tools));
+      const sent = await estimatedTokens(outcome);
       // What the prompt alone may take (the reserved output is added back per request).
       record.learnedLimit = Math.min(record.learnedLimit ?? Infinity, Math.max(1, sent - 1));
       const t = performance.now();

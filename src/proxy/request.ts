@@ -16,6 +16,11 @@ export interface ChatRequest {
   readonly stream: boolean;
   /** max_completion_tokens or max_tokens, when the client set one. */
   readonly maxTokens: number | undefined;
+  /**
+   * The messages sent, as the budget counts them, when `messages` (what the compaction gets) is
+   * empty though the request is not: a Responses input given as a string, or continuing a stored response.
+   */
+  readonly uncompacted?: ChatMessage[];
 }
 
 const ROLES = new Set(["system", "developer", "user", "assistant", "tool", "function"]);

@@ -107,5 +107,5 @@ export function parseResponsesRequest(raw: Buffer): ParsedRequest & ({ ok: false
   const max = typeof b.max_output_tokens === "number" ? b.max_output_tokens : undefined;
   // With previous_response_id the upstream holds the history: nothing the proxy sends can shrink it.
   const compactable = typeof b.previous_response_id !== "string" && Array.isArray(b.input);
-  return { ok: true, request: { body: b, messages: compactable ? messages : [], model: b.model, tools: Array.isArray(b.tools) ? b.tools : undefined, stream: b.stream === true, maxTokens: max, restore } };
+  return { ok: true, request: { body: b, messages: compactable ? messages : [], ...(compactable ? {} : { uncompacted: messages }), model: b.model, tools: Array.isArray(b.tools) ? b.tools : undefined, stream: b.stream === true, maxTokens: max, restore } };
 }

@@ -400,6 +400,31 @@ describe("proxy tenancy", () => {
     }
   });
 
+  it("reserves a Responses request's input against the budget when it is not compacted: a string input, or one continuing a stored response", async () => {
+    r = await rig({ config: { tenancy: { virtualKeys: { resp: { keyHash: hashKey("ptc-vk-resp"), tokenBudget: 1_000_000 } } } } });
+    const store = r.proxy.context.store as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const reserved: number[] = [];
+    const reserve = store.reserve.bind(store);
+    store.reserve = (name: unknown, tokens: unknown, budget: unknown) => {
+      reserved.push(tokens as number);
+      return reserve(name, tokens, budget);
+    };
+    const input = "a long question about the billing service ".repeat(100);
+    const bodies = [
+      { model: "fake-model", input },
+      { model: "fake-model", input: [{ role: "user", content: input }], previous_response_id: "resp_0" },
+      { model: "fake-model", input: [{ role: "user", content: input }] },
+    ];
+    for (const body of bodies) {
+      const res = await fetch(`${r.proxy.url}/v1/responses`, { method: "POST", headers: { authorization: "Bearer ptc-vk-resp", "content-type": "application/json" }, body: JSON.stringify(body) });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    }
+    // Before: 3 tokens for the first two (an empty prompt), so requests sent together passed the budget whatever their input.
+    const least = countTokens(input);
+    expect(reserved.map((n) => n > least)).toEqual([true, true, true]);
+  });
+
   it("charges a virtual key for the summary calls made compacting its conversations", async () => {
     r = await rig({ config: { ...SMALL, tenancy: { virtualKeys: { summed: { keyHash: hashKey("ptc-vk-summed"), tokenBudget: 1_000_000 } } } } });
     const reply = await ask(client(r, "ptc-vk-summed"), longConversation(30), "sum");
