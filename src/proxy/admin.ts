@@ -13,6 +13,7 @@ import { readBody, sendJson, type ProxyContext } from "./context.js";
 import { sendError, sendStoreUnavailable } from "./errors.js";
 import type { ConversationRecord } from "./store.js";
 import { hashKey, issueVirtualKey } from "./tenancy.js";
+import { jsonSyntaxError } from "../json/json-error.js";
 
 export const ADMIN_PREFIX = "/ext/context_compaction/";
 
@@ -70,10 +71,11 @@ async function jsonBody(ctx: ProxyContext, req: IncomingMessage, res: ServerResp
     sendError(res, 400, decoded.error, "invalid_request_error", "invalid_json");
     return undefined;
   }
+  const text = raw.length === 0 ? "{}" : decoded.text;
   try {
-    return JSON.parse(raw.length === 0 ? "{}" : decoded.text);
+    return JSON.parse(text);
   } catch (e) {
-    sendError(res, 400, `the request body is not valid JSON (${(e as Error).message})`, "invalid_request_error", "invalid_json");
+    sendError(res, 400, `the request body is not valid JSON (${jsonSyntaxError(text, e)})`, "invalid_request_error", "invalid_json");
     return undefined;
   }
 }

@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { forCompaction } from "../compaction/compact.js";
 import { inputTokens, inputTokensYielding } from "../compaction/measure.js";
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../json/depth.js";
+import { jsonSyntaxError } from "../json/json-error.js";
 import { whereInvalid } from "../json/text-input.js";
 import { messageText } from "../llm/messages.js";
 import type { ChatMessage, ToolCall } from "../llm/types.js";
@@ -52,7 +53,7 @@ export function parseJsonObject(raw: Buffer): { ok: true; body: Record<string, u
   try {
     body = JSON.parse(text);
   } catch (e) {
-    return { ok: false, error: `the request body is not valid JSON (${(e as Error).message})` };
+    return { ok: false, error: `the request body is not valid JSON (${jsonSyntaxError(text, e)})` };
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) return { ok: false, error: "the request body must be a JSON object" };
   if (nestedDeeperThan(body)) return { ok: false, error: `the request body is nested deeper than ${MAX_JSON_DEPTH} levels` };

@@ -162,6 +162,9 @@ describe("proxy errors", () => {
     const post = (body: string) => fetch(`${r?.proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body });
     const cases: [string, string][] = [
       ["{not json", "not valid JSON"],
+      // Where, by line and column (before: "at position 57", or the body quoted around the token).
+      ['{\n "model": "m",\n "messages": [ {"role": "user", "content": "hi" x}]\n}', "not valid JSON (Expected ',' or '}' after property value at line 3, column 49)"],
+      ['{"model":"m","messages": [}', "not valid JSON (Unexpected token '}' at line 1, column 27)"],
       ["[1,2]", "must be a JSON object"],
       ['{"model":"m"}', "'messages' must be a non-empty array"],
       ['{"model":"m","messages":[{"role":"robot","content":"x"}]}', "messages[0].role must be one of"],
