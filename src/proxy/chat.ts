@@ -359,7 +359,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
 /** After the reply: what the usage taught, the prefix index, and the record, written through. */
 async function remember(ctx: ProxyContext, config: ProxyConfig, record: ConversationRecord, api: ChatApi, request: ChatRequest, hashes: string[] | undefined, outcome: CompactionOutcome, raw: Buffer, reserved: number, usage: { promptTokens: number; completionTokens: number } | undefined): Promise<void> {
   const window = ctx.compactor.window(config, record, request.model, reserved);
-  const truncated = learnFromUsage(record, config, { messages: outcome.messages, tools: request.tools, bodyBytes: raw.length, estimatedTokens: outcome.estimatedTokens, reserved, window }, usage?.promptTokens);
+  const truncated = await learnFromUsage(record, config, { messages: outcome.messages, tools: request.tools, bodyBytes: raw.length, estimatedTokens: outcome.estimatedTokens, reserved, window }, usage?.promptTokens);
   if (truncated) ctx.metrics.inc("ptc_proxy_upstream_truncation_total");
   record.updatedAt = ctx.now();
   record.messageCount = request.messages.length;

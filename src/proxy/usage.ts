@@ -5,7 +5,7 @@
 import { messagesMediaTokens } from "../compaction/tokens.js";
 import type { ChatMessage } from "../llm/types.js";
 import type { ProxyConfig } from "./config.js";
-import { clientPromptTokens } from "./request.js";
+import { clientPromptTokensYielding } from "./request.js";
 import type { ConversationRecord } from "./store.js";
 
 const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
@@ -22,15 +22,16 @@ export interface Sent {
 }
 
 /** Updates the record from the usage the upstream reported for what was sent. Returns true when it cut the prompt. */
-export function learnFromUsage(record: ConversationRecord, config: ProxyConfig, sent: Sent, promptTokens: number | undefined): boolean {
+export async function learnFromUsage(record: ConversationRecord, config: ProxyConfig, sent: Sent, promptTokens: number | undefined): Promise<boolean> {
   let estimate = sent.estimatedTokens;
   if (promptTokens === undefined) {
     if (estimate > 0) record.usageRatio = (estimate * record.calibration + sent.reserved) / sent.window;
     record.estimatedTokens = estimate;
     return false;
   }
-  // Fewer than one token per 8 bytes of body is suspicious enough to count exactly (after the reply was sent).
-  if (estimate === 0 && promptTokens * 8 < sent.bodyBytes) estimate = clientPromptTokens(sent.messages, sent.tools);
+  // Fewer than one token per 8 bytes of body is suspicious enough to count exactly: with turns of
+  // the event loop, since a body of megabytes (one an upstream cut) takes long to count.
+  if (estimate === 0 && promptTokens * 8 < sent.bodyBytes) estimate = await clientPromptTokensYielding(sent.messages, sent.tools);
   record.estimatedTokens = estimate;
   record.reportedTokens = promptTokens;
   // Images of unknown size were assumed 1024 x 1024; a smaller one billed less is no cut.

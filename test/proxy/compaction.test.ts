@@ -158,6 +158,40 @@ describe("proxy compaction", () => {
     expect(calls).toEqual([1, 1, 2, 2, 2, 3, 3]);
   });
 
+  it("counts a prompt of megabytes that an upstream cut with turns of the event loop between its pieces", async () => {
+    r = await rig({ upstream: { promptTokens: () => 400 }, config: { compaction: { strategy: { name: "usage-ratio", options: {} }, contextLimits: { "fake-model": 100_000_000 } } } });
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    // From the reply's end (its time observed) to the record's write, the prompt is counted, the upstream having reported 400 tokens for 2 MB.
+    const marks: number[] = [];
+    const metrics = r.proxy.context.metrics;
+    const observe = metrics.observe.bind(metrics);
+    metrics.observe = (name, ms) => {
+      if (name === "ptc_proxy_upstream_seconds") marks.push(turns);
+      observe(name, ms);
+    };
+    const store = r.proxy.context.store;
+    const put = store.put.bind(store);
+    store.put = (...args) => {
+      if (marks.length === 1) marks.push(turns);
+      return put(...args);
+    };
+    try {
+      const text = Array.from({ length: 200_000 }, (_, i) => `w${i} x`).join(" ");
+      await send(r, [{ role: "user", content: text }], "cut-big");
+    } finally {
+      ticking = false;
+    }
+    expect((await stored(r.proxy.context.store, "cut-big"))?.truncated).toBe(true);
+    // Before: 0, the whole prompt counted in one go.
+    expect(marks[1] - marks[0]).toBeGreaterThanOrEqual(20);
+  });
+
   it("detects an upstream that silently cuts the prompt and compacts to the window it really has", async () => {
     r = await rig({ upstream: { promptTokens: () => 400 }, config: { compaction: { strategy: { name: "usage-ratio", options: {} }, contextLimits: { "fake-model": 1_000_000 }, reserveOutputTokens: 100 } } });
     const history = longConversation(30);
