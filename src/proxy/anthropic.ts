@@ -9,7 +9,7 @@
 import { messageText } from "../llm/messages.js";
 import type { ChatMessage, ContentPart, ToolCall } from "../llm/types.js";
 import type { ChatRequest, ParsedRequest } from "./request.js";
-import { mergedInto, notAnObject, parseJsonObject } from "./request.js";
+import { asText, mergedInto, notAnObject, parseJsonObject } from "./request.js";
 
 type Block = { type?: unknown; text?: unknown; id?: unknown; name?: unknown; input?: unknown; tool_use_id?: unknown; content?: unknown; cache_control?: unknown; source?: { type?: unknown; data?: unknown; content?: unknown } | null };
 type AnthropicMessage = { role: "user" | "assistant"; content: string | Block[] };
@@ -18,13 +18,15 @@ type AnthropicMessage = { role: "user" | "assistant"; content: string | Block[] 
 const MAX_BREAKPOINTS = 4;
 
 function blockText(b: Block): string {
+  // A document's blocks are not checked as a message's are.
+  if (typeof b !== "object" || b === null) return "";
   if (b.type === "text" && typeof b.text === "string") return b.text;
-  if (b.type === "tool_use") return `[tool call ${String(b.name)}] ${JSON.stringify(b.input ?? {})}`;
+  if (b.type === "tool_use") return `[tool call ${asText(b.name)}] ${JSON.stringify(b.input ?? {})}`;
   if (b.type === "tool_result") return typeof b.content === "string" ? b.content : Array.isArray(b.content) ? (b.content as Block[]).map(blockText).join("\n") : "";
   // A plain-text document is its text (a PDF's cost is not known without reading it whole).
   if (b.type === "document" && b.source?.type === "text" && typeof b.source.data === "string") return b.source.data;
   if (b.type === "document" && b.source?.type === "content" && Array.isArray(b.source.content)) return (b.source.content as Block[]).map(blockText).join("\n");
-  return `[${String(b.type)}]`;
+  return `[${asText(b.type)}]`;
 }
 
 /** The path of the first block (or block inside a tool result) that is not an object. */
@@ -66,11 +68,11 @@ function toChat(m: AnthropicMessage): ChatMessage[] {
   if (m.role === "assistant" && uses.length > 0) {
     // The calls' input is in tool_calls, where the measure and the summarizers read it: not again in the text.
     const text = m.content.filter((b) => b.type !== "tool_use").map(blockText).join("\n");
-    return [{ role: "assistant", content: withImages(text, m.content), tool_calls: uses.map((b) => ({ id: String(b.id), type: "function" as const, function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) } })) }];
+    return [{ role: "assistant", content: withImages(text, m.content), tool_calls: uses.map((b) => ({ id: asText(b.id), type: "function" as const, function: { name: asText(b.name), arguments: JSON.stringify(b.input ?? {}) } })) }];
   }
   const results = m.role === "user" ? m.content.filter((b) => b.type === "tool_result") : [];
   if (results.length === 0) return [{ role: m.role, content: withImages(m.content.map(blockText).join("\n"), m.content) }];
-  const tool: ChatMessage = { role: "tool", content: withImages(results.map(blockText).join("\n"), results), tool_call_id: String(results[0].tool_use_id) };
+  const tool: ChatMessage = { role: "tool", content: withImages(results.map(blockText).join("\n"), results), tool_call_id: asText(results[0].tool_use_id) };
   const rest = m.content.filter((b) => b.type !== "tool_result");
   return rest.length === 0 ? [tool] : [tool, { role: "user", content: withImages(rest.map(blockText).join("\n"), rest) }];
 }
@@ -80,7 +82,7 @@ function toolUseIds(m: unknown): string[] {
   const content = (m as Partial<AnthropicMessage> | undefined)?.content;
   if ((m as Partial<AnthropicMessage> | undefined)?.role !== "assistant" || !Array.isArray(content)) return [];
   const ids: string[] = [];
-  for (const b of content) if (b.type === "tool_use") ids.push(String(b.id));
+  for (const b of content) if (b.type === "tool_use") ids.push(asText(b.id));
   return ids;
 }
 
@@ -108,7 +110,7 @@ export function parseMessagesRequest(raw: Buffer): ParsedRequest & ({ ok: false 
   // The two chat messages of a user turn of tool results and more: which turn, and which half.
   const halves = new Map<ChatMessage, { whole: AnthropicMessage; results: boolean }>();
   const messages: ChatMessage[] = [];
-  const badSystem = Array.isArray(b.system) ? notAnObject(b.system, "system") : undefined;
+  const badSystem = Array.isArray(b.system) ? badBlock(b.system, "system") : undefined;
   if (badSystem !== undefined) return { ok: false, error: `${badSystem} must be a content block (an object)`, param: badSystem };
   if (typeof b.system === "string" || Array.isArray(b.system)) {
     messages.push({ role: "system", content: typeof b.system === "string" ? b.system : (b.system as Block[]).map(blockText).join("\n") });

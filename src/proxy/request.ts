@@ -145,6 +145,19 @@ export function serializeBody(value: unknown, body: Record<string, unknown>): st
 }
 
 const isObject = (v: unknown): boolean => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The first of `fields` of `o` (when it is an object) set to something other than a string, as `prefix` + its name. */
+function notText(o: unknown, fields: readonly string[], prefix = ""): string | undefined {
+  if (typeof o !== "object" || o === null || Array.isArray(o)) return undefined;
+  const bad = fields.find((f) => (o as Record<string, unknown>)[f] !== undefined && typeof (o as Record<string, unknown>)[f] !== "string");
+  return bad === undefined ? undefined : prefix + bad;
+}
+
+/**
+ * A client's value where text is needed (an id, a name): a string as it is, anything else as JSON.
+ * String() fails on an object whose toString is not a function ({"toString": 1}), a 500.
+ */
+export const asText = (v: unknown): string => (typeof v === "string" ? v : typeof v === "object" && v !== null ? JSON.stringify(v) : String(v));
 const isObjectArray = (v: unknown): v is unknown[] => Array.isArray(v) && v.every(isObject);
 
 /** The path of the first element of `list` that is not an object, or undefined when all are. */
@@ -184,6 +197,14 @@ export function parseChatRequest(raw: Buffer): ParsedRequest {
     if (part !== undefined) return { ok: false, error: `${part} must be a content part (an object)`, param: part };
     const calls = (m as { tool_calls?: unknown }).tool_calls;
     if (calls !== undefined && calls !== null && !isObjectArray(calls)) return { ok: false, error: `messages[${i}].tool_calls must be an array of objects`, param: `messages[${i}].tool_calls` };
+    // Counted as text: one of another type (an object whose toString is a number) failed as a 500.
+    const name = (m as { name?: unknown }).name;
+    if (name !== undefined && name !== null && typeof name !== "string") return { ok: false, error: `messages[${i}].name must be a string`, param: `messages[${i}].name` };
+    for (let j = 0; Array.isArray(calls) && j < calls.length; j++) {
+      const call = calls[j] as Record<string, unknown>;
+      const field = notText(call, ["id", "type"]) ?? notText(call.function, ["name", "arguments"], "function.") ?? notText(call.custom, ["name"], "custom.");
+      if (field !== undefined) return { ok: false, error: `messages[${i}].tool_calls[${j}].${field} must be a string`, param: `messages[${i}].tool_calls[${j}].${field}` };
+    }
   }
   if (b.model !== undefined && typeof b.model !== "string") return { ok: false, error: "'model' must be a string", param: "model" };
   if (b.tools !== undefined && !Array.isArray(b.tools)) return { ok: false, error: "'tools' must be an array", param: "tools" };

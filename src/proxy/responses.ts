@@ -8,12 +8,12 @@
 import { messageText } from "../llm/messages.js";
 import type { ChatMessage, ContentPart, ToolCall } from "../llm/types.js";
 import type { ChatRequest, ParsedRequest } from "./request.js";
-import { mergedInto, notAnObject, parseJsonObject } from "./request.js";
+import { asText, mergedInto, notAnObject, parseJsonObject } from "./request.js";
 
 type Item = { type?: unknown; role?: unknown; content?: unknown; call_id?: unknown; name?: unknown; arguments?: unknown; output?: unknown };
 
 const partText = (c: unknown): string =>
-  typeof c === "string" ? c : Array.isArray(c) ? (c as { text?: unknown; type?: unknown }[]).map((p) => (typeof p.text === "string" ? p.text : `[${String(p.type)}]`)).join("\n") : "";
+  typeof c === "string" ? c : Array.isArray(c) ? (c as { text?: unknown; type?: unknown }[]).map((p) => (typeof p.text === "string" ? p.text : `[${asText(p.type)}]`)).join("\n") : "";
 
 /**
  * The item's text, with its images after it as parts (the measure counts an image by its size,
@@ -74,11 +74,11 @@ export function parseResponsesRequest(raw: Buffer): ParsedRequest & ({ ok: false
       const calls = group.filter((c) => c.type === "function_call");
       const thought = group.filter((c) => c.type === "reasoning");
       reasoning = thought.map((r) => JSON.stringify(r)).join("\n");
-      chat = { role: "assistant", content: reasoning === "" ? null : reasoning, tool_calls: calls.map((c) => ({ id: String(c.call_id), type: "function" as const, function: { name: String(c.name), arguments: String(c.arguments ?? "") } })) };
+      chat = { role: "assistant", content: reasoning === "" ? null : reasoning, tool_calls: calls.map((c) => ({ id: asText(c.call_id), type: "function" as const, function: { name: asText(c.name), arguments: asText(c.arguments ?? "") } })) };
     } else if (head.type !== "reasoning" && reasoning !== "") {
       chat = { role: "assistant", content: `${reasoning}\n${partText(head.content)}` };
     } else if (item.type === "function_call_output") {
-      chat = { role: "tool", content: withImages(item.output), tool_call_id: String(item.call_id) };
+      chat = { role: "tool", content: withImages(item.output), tool_call_id: asText(item.call_id) };
     } else if (item.role === "user" || item.role === "assistant" || item.role === "system" || item.role === "developer") {
       chat = { role: item.role === "developer" ? "system" : item.role, content: withImages(item.content) };
     } else {

@@ -181,6 +181,34 @@ describe("proxy errors", () => {
     expect(r.upstream.requests).toHaveLength(0);
   });
 
+  it("answers a body whose names, ids or blocks are of the wrong type with 400 or as usual, never 500, in every API", async () => {
+    // A compaction counts and converts every message: the last one makes the prompt worth compacting.
+    r = await rig({ config: { compaction: { contextLimits: { "fake-model": 300 }, reserveOutputTokens: 10 } } });
+    const go = { role: "user", content: "go ".repeat(300) };
+    const odd = { toString: 1 };
+    const call = (c: Record<string, unknown>) => ({ model: "fake-model", messages: [{ role: "user", content: "x" }, { role: "assistant", content: null, tool_calls: [c] }, { role: "tool", tool_call_id: "a", content: "r" }, go] });
+    const cases: Array<[string, unknown, number, string]> = [
+      ["chat/completions", { model: "fake-model", messages: [{ role: "user", content: "hi", name: [] }, go] }, 400, "messages[0].name must be a string"],
+      ["chat/completions", { model: "fake-model", messages: [{ role: "user", content: "hi", name: odd }, go] }, 400, "messages[0].name must be a string"],
+      ["chat/completions", call({ id: "a", type: "function", function: { name: "f", arguments: odd } }), 400, "messages[1].tool_calls[0].function.arguments must be a string"],
+      ["chat/completions", call({ id: odd, type: "custom", custom: { name: "f", input: "x" } }), 400, "messages[1].tool_calls[0].id must be a string"],
+      ["chat/completions", call({ id: "a", type: "custom", custom: { name: odd, input: "x" } }), 400, "messages[1].tool_calls[0].custom.name must be a string"],
+      ["messages", { model: "fake-model", max_tokens: 5, system: [{ type: "tool_result", content: [null] }], messages: [{ role: "user", content: "hi" }] }, 400, "system[0].content[0] must be a content block"],
+      ["messages", { model: "fake-model", max_tokens: 5, messages: [{ role: "user", content: [{ type: "document", source: { type: "content", content: [null, 5] } }] }, go] }, 200, ""],
+      ["messages", { model: "fake-model", max_tokens: 5, messages: [{ role: "assistant", content: [{ type: "tool_use", id: odd, name: odd, input: {} }] }, { role: "user", content: [{ type: "tool_result", tool_use_id: odd, content: "r" }] }, go] }, 200, ""],
+      ["responses", { model: "fake-model", input: [{ type: "function_call", call_id: odd, name: odd, arguments: odd }, { type: "function_call_output", call_id: odd, output: "x" }, go] }, 200, ""],
+      ["responses", { model: "fake-model", input: [{ role: "user", content: [{ type: odd }] }, go] }, 200, ""],
+    ];
+    for (const [path, body, status, reason] of cases) {
+      const res = await fetch(`${r.proxy.url}/v1/${path}`, { method: "POST", headers: { "content-type": "application/json", "x-conversation-id": "odd" }, body: JSON.stringify(body) });
+      const text = await res.text();
+      // Before: 500 internal_error ("countTokens: text must be a string", "Cannot convert object to primitive value", "Cannot read properties of null").
+      expect({ path, status: res.status }).toEqual({ path, status });
+      expect(text).toContain(reason);
+    }
+    expect(r.logs.filter((l) => l.event === "internal_error")).toEqual([]);
+  });
+
   it("refuses a body that is not UTF-8 with 400 saying where, in every API (a rewritten body carried U+FFFD in its place)", async () => {
     r = await rig();
     const latin1 = (json: string) => Buffer.from(json.replace("Zurich", "Z\xfcrich"), "latin1");
