@@ -130,6 +130,8 @@ class AgentRun {
   private pendingNested: Array<Promise<NestedRunTrace>> = [];
   /** Nested runs started under this run, at any depth: `maxNestedRuns` bounds them. */
   private nestedStarted = 0;
+  /** The size of the tool results this run and its nested runs keep: `maxToolResultSize` bounds it. */
+  private toolResultsKept = 0;
   private stopReason: Interruption | null = null;
   /** Present when a tool may need approval (a nested run's refuses such calls). */
   private readonly gate: ApprovalGate | undefined;
@@ -171,6 +173,8 @@ class AgentRun {
       admitNested: () => this.admitNested(),
       addNested: (name, step) => this.addNested(name, step),
       parentSpan: () => this.observer?.parent(),
+      toolResultsFull: () => this.toolResultsFull(),
+      keepToolResult: (size) => this.keepToolResult(size),
     };
     const asks = approvals?.paused !== undefined || Object.values(agent.tools).some((t) => t.needsApproval !== undefined && t.needsApproval !== false);
     this.gate = asks ? new ApprovalGate(parent === null && approvals !== undefined ? approvals : null) : undefined;
@@ -226,6 +230,18 @@ class AgentRun {
     const above = this.parent?.admitNested();
     if (above === undefined) this.nestedStarted++;
     return above;
+  }
+
+  /** Why no more tool results may be kept, when this run or one above it has kept `maxToolResultSize`. */
+  private toolResultsFull(): string | undefined {
+    const limit = this.options.maxToolResultSize ?? DEFAULTS.maxToolResultSize;
+    if (this.toolResultsKept > limit) return `the run has kept ${this.toolResultsKept} of tool results (characters plus one per value), more than maxToolResultSize (${limit}); use the results you already have`;
+    return this.parent?.toolResultsFull?.();
+  }
+
+  private keepToolResult(size: number): void {
+    this.toolResultsKept += size;
+    this.parent?.keepToolResult?.(size);
   }
 
   /** A nested run started (its usage is charged as it goes); runAgent never rejects. */
@@ -448,7 +464,12 @@ class AgentRun {
     this.gate?.beginTurn(n);
     observer?.programStart(n, program);
     const result = await evaluate(program, {
-      ...(observer === null ? {} : { onPrint: (line: string) => observer.print(n, line), onToolCall: (call: ToolCallRecord, done: boolean) => observer.toolCall(n, call, done) }),
+      ...(observer === null ? {} : { onPrint: (line: string) => observer.print(n, line) }),
+      onToolCall: (call: ToolCallRecord, done: boolean) => {
+        // Each result the trace will keep, counted as it arrives: the next call may be refused.
+        if (done && call.size !== undefined) this.keepToolResult(call.size);
+        observer?.toolCall(n, call, done);
+      },
       ctx: this.context,
       tools: this.session.specs(withdrawn),
       memory: this.memory,

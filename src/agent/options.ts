@@ -11,6 +11,7 @@ export const DEFAULTS = {
   toolTimeoutMs: 30_000,
   maxDepth: 3,
   maxNestedRuns: 50,
+  maxToolResultSize: 100_000_000,
   isolation: "worker",
 } as const;
 
@@ -44,7 +45,7 @@ export function checkInheritable(o: InheritableOptions, fail: (message: string) 
     }
   }
   if (o.printlnHistoryLimit !== undefined && !(Number.isInteger(o.printlnHistoryLimit) && o.printlnHistoryLimit >= 0)) fail(`printlnHistoryLimit must be a non-negative integer, got ${String(o.printlnHistoryLimit)}`);
-  for (const key of ["toolTimeoutMs", "maxPrintChars", "ednBudget"] as const) {
+  for (const key of ["toolTimeoutMs", "maxPrintChars", "ednBudget", "maxToolResultSize"] as const) {
     if (o[key] !== undefined && !positiveNumber(o[key])) fail(`${key} must be a positive number, got ${String(o[key])}`);
   }
   for (const key of ["maxDepth", "maxNestedRuns"] as const) {
@@ -57,7 +58,7 @@ export function checkInheritable(o: InheritableOptions, fail: (message: string) 
   }
 }
 
-const INHERITABLE_KEYS = ["llm", "limits", "compressHistory", "printlnHistoryLimit", "view", "toolTimeoutMs", "maxDepth", "maxNestedRuns", "maxPrintChars", "ednBudget", "history", "historyLlm", "isolation", "tracer"] as const;
+const INHERITABLE_KEYS = ["llm", "limits", "compressHistory", "printlnHistoryLimit", "view", "toolTimeoutMs", "maxDepth", "maxNestedRuns", "maxToolResultSize", "maxPrintChars", "ednBudget", "history", "historyLlm", "isolation", "tracer"] as const;
 
 export function pickInheritable(o: InheritableOptions): InheritableOptions {
   const out: InheritableOptions = {};
@@ -67,7 +68,7 @@ export function pickInheritable(o: InheritableOptions): InheritableOptions {
 
 // Every option a run reads (the type makes the list complete).
 const RUN_OPTION_NAMES = Object.keys({
-  llm: 0, limits: 0, compressHistory: 0, printlnHistoryLimit: 0, view: 0, toolTimeoutMs: 0, maxDepth: 0, maxNestedRuns: 0, maxPrintChars: 0, ednBudget: 0, history: 0, historyLlm: 0, isolation: 0, tracer: 0,
+  llm: 0, limits: 0, compressHistory: 0, printlnHistoryLimit: 0, view: 0, toolTimeoutMs: 0, maxDepth: 0, maxNestedRuns: 0, maxToolResultSize: 0, maxPrintChars: 0, ednBudget: 0, history: 0, historyLlm: 0, isolation: 0, tracer: 0,
   context: 0, signal: 0, deadlineMs: 0, tokenBudget: 0, onTurn: 0, onEvent: 0, onStep: 0,
 } satisfies Record<keyof RunOptions, 0>) as (keyof RunOptions)[];
 

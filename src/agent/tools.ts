@@ -218,6 +218,9 @@ export class ToolSession {
     const limit: CallLimit = { timeoutMs, due: timeoutMs <= MAX_TIMER_MS ? Date.now() + timeoutMs : Infinity };
     const parsed = await this.bounded(limit, () => t.input.safeParseAsync(ownOnly(raw)), signal);
     if (!parsed.success) throw new ToolFailure(shortMessage(`invalid arguments: ${describeIssues(parsed.error, raw).join("; ")}`));
+    // The trace keeps every result: past the run's bound, no more are fetched.
+    const full = this.options.scope.toolResultsFull?.();
+    if (full !== undefined) throw new ToolFailure(full);
     // Counted after the check's await, with nothing awaited between reading and counting: calls
     // made at once (pmap) each see the others'.
     const used = this.callCount(name);

@@ -36,6 +36,13 @@ export interface InheritableOptions {
    * nested agent's own bounds its subtree and may lower its callers' limit, never raise it.
    */
   maxNestedRuns?: number;
+  /**
+   * Size of the tool results a run keeps in its trace, its nested runs' included: characters of
+   * their strings plus one per value, as they crossed in. Default 100,000,000. Past it, a call
+   * fails with tool_error, so a run cannot hold more than the host's memory. A nested agent's
+   * own bounds its subtree; its callers' still bound it.
+   */
+  maxToolResultSize?: number;
   /** Characters of println output shown in feedback. Default 4000. */
   maxPrintChars?: number;
   /** Largest EDN recorded whole for a definition or a turn's value. Default 4096. */
@@ -194,6 +201,10 @@ export interface RunScope {
   addNested(tool: string, step: Promise<Step>): void;
   /** The span a nested run's spans hang under (the calling program's evaluation), when the run exports spans. */
   parentSpan?(): unknown;
+  /** Why a tool call is refused because the run (or one above it) has kept `maxToolResultSize` of tool results, if it is. */
+  toolResultsFull?(): string | undefined;
+  /** Counts a tool result's size (ToolCallRecord.size) against this run's `maxToolResultSize` and its callers'. */
+  keepToolResult?(size: number): void;
 }
 
 /** Options of SubAgent.asTool. */

@@ -12,7 +12,7 @@ import { isAbortSignal } from "./abort.js";
 import { abortedError, isStackOverflow, LIMIT_KINDS, limitRecord, LispError, ours, stackOverflow, thrownMessage, toErrorInfo, toolMessage, unreadable, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
-import { boxed, Budget, contextValue, Converted, isLispValue, readableContext, readTimeout, toHost, toLisp, UNLISTED_CONTEXT } from "./interop.js";
+import { boxed, Budget, contextValue, Converted, crossedSize, isLispValue, readableContext, readTimeout, toHost, toLisp, UNLISTED_CONTEXT } from "./interop.js";
 import { contextJsonTimeout, parseContextJson } from "./context-json.js";
 import { MAX_TIMER_MS, resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
@@ -85,6 +85,8 @@ export interface ToolCallRecord {
   errorKind?: string;
   /** That limit's hint. */
   errorHint?: string;
+  /** The result's size as it crossed in: characters of its strings plus one per value (what `maxBoundaryChars` and `maxBoundaryValues` count). */
+  size?: number;
   durationMs: number;
 }
 
@@ -518,7 +520,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
       let resultHidden = false;
       const call: ToolCallInfo = { hidden: shown === hostArgs ? [] : hiddenKeys(shown), hideResult: () => void (resultHidden = true) };
       return settle(spec, hostArgs, call, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
-        .then((answer) => convertResult(state, answer.value, name))
+        .then((answer) => convertResult(state, answer.value, name, record))
         .then(
           (value) => {
             // A tool's result is not computed from its arguments by the interpreter; only a
@@ -614,7 +616,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
  * A tool's result as a value. It arrives while the run waits, so the conversion gets the time
  * the run had left when it began to wait, and the time it takes is counted against the run.
  */
-function convertResult(state: RunState, raw: unknown, name: string): Value {
+function convertResult(state: RunState, raw: unknown, name: string, record: ToolCallRecord): Value {
   if (Converted.is(raw)) {
     state.fuel -= raw.steps;
     state.deadline -= raw.ms;
@@ -624,7 +626,9 @@ function convertResult(state: RunState, raw: unknown, name: string): Value {
   const t0 = performance.now();
   const budget = runBudget(state, t0 + Math.max(0, state.deadline - state.lastActive));
   try {
-    return toLisp(raw, state.limits.maxNestingDepth, 0, `the result of tool/${name}`, budget);
+    const value = toLisp(raw, state.limits.maxNestingDepth, 0, `the result of tool/${name}`, budget);
+    record.size = crossedSize(budget);
+    return value;
   } finally {
     budget.commit();
     state.deadline -= performance.now() - t0;

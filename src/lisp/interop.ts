@@ -89,6 +89,11 @@ export class Budget {
  * A tool result already converted on the other side of a thread boundary (the isolated mode's
  * host), with what converting it cost there: the run is charged the same as for its own conversion.
  */
+/** What a walk's data spent of its boundary limits: characters of its strings plus one per value. */
+export function crossedSize(b: Budget): number {
+  return b.limits.maxBoundaryValues - b.room + (b.limits.maxBoundaryChars - b.chars);
+}
+
 export class Converted {
   constructor(
     readonly value: Value,

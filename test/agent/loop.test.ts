@@ -1094,6 +1094,49 @@ describe("run options of the wrong type", () => {
   });
 });
 
+// Every tool result is kept in the trace for the whole run: 100 calls returning 8 MB each ran a
+// 1 GB heap out of memory, whatever the time limit. maxToolResultSize bounds what a run (with
+// its nested runs) keeps; scaled down here.
+describe("maxToolResultSize", () => {
+  const big = (calls: { n: number }) =>
+    tool({
+      description: "Big.",
+      input: z.object({}),
+      run: () => {
+        calls.n++;
+        return "x".repeat(999);
+      },
+    });
+  for (const isolation of ["none", "worker"] as const) {
+    it(`refuses calls once the run has kept that much of tool results (${isolation})`, async () => {
+      const calls = { n: 0 };
+      const llm = scriptedLlm([code("(dotimes [i 4] (tool/big {}))"), code("(tool/big {})\n(tool/big {})"), code("(return 1)")]);
+      const agent = SubAgent.create({ prompt: "Fetch.", llm, tools: { big: big(calls) }, maxTurns: 3, isolation, maxToolResultSize: 4500 });
+      const step = await SubAgent.run(agent, {});
+      // 1,000 a result (999 characters and the string): the fifth call passes the bound, the sixth is refused.
+      expect(calls.n).toBe(5);
+      expect(step.turns[1].error).toMatchObject({ kind: "tool_error", message: "tool/big failed: the run has kept 5000 of tool results (characters plus one per value), more than maxToolResultSize (4500); use the results you already have" });
+      expect(step.ok && step.value).toBe(1);
+    });
+  }
+
+  it("bounds nested runs by their callers' limit", async () => {
+    const calls = { n: 0 };
+    const child = SubAgent.create({ prompt: "Fetch.", tools: { big: big(calls) }, maxTurns: 1, output: z.number() });
+    const llm = scriptedLlm([code("(dotimes [i 3] (tool/fetch {}))"), code("(dotimes [i 3] (tool/big {}))\n(return 1)"), code("(dotimes [i 3] (tool/big {}))\n(return 1)"), code("(return 2)")]);
+    const parent = SubAgent.create({ prompt: "Go.", tools: { fetch: SubAgent.asTool(child, { input: z.object({}) }) }, maxTurns: 2, isolation: "none", maxToolResultSize: 4500 });
+    const step = await SubAgent.run(parent, { llm });
+    // The first nested run keeps 3,000; the second passes 4,500 at its second call and is refused its third.
+    expect(calls.n).toBe(5);
+    expect(step.turns[0].error?.message).toContain("more than maxToolResultSize (4500)");
+  });
+
+  it("is a positive number", async () => {
+    const step = await SubAgent.run(SubAgent.create({ prompt: "Go." }), { llm: scriptedLlm([]), maxToolResultSize: 0 });
+    expect(step.fail).toEqual({ reason: "invalid_input", message: "maxToolResultSize must be a positive number, got 0" });
+  });
+});
+
 // Run options are host code: a getter or Proxy trap that throws while the run reads them made
 // SubAgent.run reject with the host's Error (or end with internal_error quoting it), and host
 // text may hold a secret. Each is now invalid_input naming the option, without the host's text.

@@ -7,7 +7,7 @@
 import { abortedError, isLimitKind, limitRecord, limitThrown, LispError, ours, thrownMessage, toErrorInfo, toolMessage, ToolTimeout, type ErrorInfo } from "../errors.js";
 import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, MemoryEntry, ToolCallRecord, ToolSpec } from "../evaluate.js";
 import { ABORTED, unlessAborted } from "../abort.js";
-import { boxed, Budget, ContextReader, contextValue, toHost, toLisp } from "../interop.js";
+import { boxed, Budget, ContextReader, contextValue, crossedSize, toHost, toLisp } from "../interop.js";
 import { MAX_TIMER_MS, resolveLimits, type Limits } from "../limits.js";
 import { hiddenKeys, hideQuoted, hideRewritten, Marks, meetsHidden, QUOTED_MIN, quotedForms, STAND_IN_OPEN } from "../marks.js";
 import { OutputBuffer } from "../output.js";
@@ -181,6 +181,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                 let value;
                 try {
                   const lisp = toLisp(raw, limits.maxNestingDepth, 0, `the result of tool/${m.name}`, b);
+                  record.size = crossedSize(b);
                   value = new WireWriter(false).write(lisp);
                   answered?.set(record, lisp);
                 } catch (e) {
