@@ -218,9 +218,10 @@ export class ToolSession {
     const limit: CallLimit = { timeoutMs, due: timeoutMs <= MAX_TIMER_MS ? Date.now() + timeoutMs : Infinity };
     const parsed = await this.bounded(limit, () => t.input.safeParseAsync(ownOnly(raw)), signal);
     if (!parsed.success) throw new ToolFailure(shortMessage(`invalid arguments: ${describeIssues(parsed.error, raw).join("; ")}`));
-    // The trace keeps every result: past the run's bound, no more are fetched.
+    // The trace keeps every call: past the run's bound, the program stops (a limit, which no try
+    // catches), so a program catching the refusal cannot keep adding refused calls' arguments.
     const full = this.options.scope.toolResultsFull?.();
-    if (full !== undefined) throw new ToolFailure(full);
+    if (full !== undefined) throw recordedLimit("tool_limit_exceeded", full, "return or fail with the results you already have") ?? new ToolFailure(full);
     // Counted after the check's await, with nothing awaited between reading and counting: calls
     // made at once (pmap) each see the others'.
     const used = this.callCount(name);

@@ -37,10 +37,10 @@ export interface InheritableOptions {
    */
   maxNestedRuns?: number;
   /**
-   * Size of the tool results a run keeps in its trace, its nested runs' included: characters of
-   * their strings plus one per value, as they crossed in. Default 100,000,000. Past it, a call
-   * fails with tool_error, so a run cannot hold more than the host's memory. A nested agent's
-   * own bounds its subtree; its callers' still bound it.
+   * Size of the tool calls (arguments and results) a run keeps in its trace, its nested runs'
+   * included: characters of their strings plus one per value, as they crossed. Default
+   * 100,000,000. Past it, a call stops the program with tool_limit_exceeded, so a run cannot
+   * hold more than the host's memory. A nested agent's own bounds its subtree; its callers' still bound it.
    */
   maxToolResultSize?: number;
   /** Characters of println output shown in feedback. Default 4000. */

@@ -85,7 +85,7 @@ export interface ToolCallRecord {
   errorKind?: string;
   /** That limit's hint. */
   errorHint?: string;
-  /** The result's size as it crossed in: characters of its strings plus one per value (what `maxBoundaryChars` and `maxBoundaryValues` count). */
+  /** The size of the arguments as they crossed out and of the result as it crossed in: characters of their strings plus one per value (what `maxBoundaryChars` and `maxBoundaryValues` count). */
   size?: number;
   durationMs: number;
 }
@@ -513,7 +513,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
       // What the trace and the model see: marked arguments as stand-ins; the tool gets the values.
       // The second walk is bounded like the first but not charged: it is the host's bookkeeping.
       const shown = marks === null || marks.isEmpty ? hostArgs : toolArgs(name, marks.hide(args), spec, runBudget(state));
-      const record: ToolCallRecord = { name, args: shown, durationMs: 0 };
+      const record: ToolCallRecord = { name, args: shown, size: crossedSize(out), durationMs: 0 };
       toolCalls.push(record);
       onToolCall?.(record, false);
       const t0 = now();
@@ -627,7 +627,7 @@ function convertResult(state: RunState, raw: unknown, name: string, record: Tool
   const budget = runBudget(state, t0 + Math.max(0, state.deadline - state.lastActive));
   try {
     const value = toLisp(raw, state.limits.maxNestingDepth, 0, `the result of tool/${name}`, budget);
-    record.size = crossedSize(budget);
+    record.size = (record.size ?? 0) + crossedSize(budget);
     return value;
   } finally {
     budget.commit();

@@ -1094,9 +1094,9 @@ describe("run options of the wrong type", () => {
   });
 });
 
-// Every tool result is kept in the trace for the whole run: 100 calls returning 8 MB each ran a
-// 1 GB heap out of memory, whatever the time limit. maxToolResultSize bounds what a run (with
-// its nested runs) keeps; scaled down here.
+// Every tool call's arguments and result are kept in the trace for the whole run: 100 calls
+// returning 8 MB each ran a 1 GB heap out of memory, whatever the time limit. maxToolResultSize
+// bounds what a run (with its nested runs) keeps; scaled down here.
 describe("maxToolResultSize", () => {
   const big = (calls: { n: number }) =>
     tool({
@@ -1115,8 +1115,33 @@ describe("maxToolResultSize", () => {
       const step = await SubAgent.run(agent, {});
       // 1,000 a result (999 characters and the string): the fifth call passes the bound, the sixth is refused.
       expect(calls.n).toBe(5);
-      expect(step.turns[1].error).toMatchObject({ kind: "tool_error", message: "tool/big failed: the run has kept 5000 of tool results (characters plus one per value), more than maxToolResultSize (4500); use the results you already have" });
+      expect(step.turns[1].error).toMatchObject({ kind: "tool_limit_exceeded", message: "the run has kept 5000 of tool results (characters plus one per value), more than maxToolResultSize (4500); use the results you already have" });
       expect(step.ok && step.value).toBe(1);
+    });
+  }
+
+  // A program's arguments are kept as well (a worker's arrive flattened: 78 calls of 19 MB each
+  // held 1,537 MB of the host's heap after three turns, measured).
+  for (const isolation of ["none", "worker"] as const) {
+    it(`counts the arguments the trace keeps (${isolation})`, async () => {
+      const calls = { n: 0 };
+      const put = tool({
+        description: "Put.",
+        input: z.object({ s: z.string() }),
+        run: () => {
+          calls.n++;
+          return null;
+        },
+      });
+      // A program catching the refusal cannot go on adding refused calls' arguments: a limit stops it.
+      const llm = scriptedLlm([code('(dotimes [i 10] (try (tool/put {:s (str (apply str (repeat 999 "x")) i)}) (catch e nil)))'), code("(return 1)")]);
+      const agent = SubAgent.create({ prompt: "Put.", llm, tools: { put }, maxTurns: 2, isolation, maxToolResultSize: 4500 });
+      const step = await SubAgent.run(agent, {});
+      // About 1,000 a call (the 1,000-character argument, its key and map, the nil): the sixth is refused.
+      expect(calls.n).toBe(5);
+      expect(step.turns[0].error?.kind).toBe("tool_limit_exceeded");
+      expect(step.turns[0].toolCalls).toHaveLength(6);
+      expect(step.turns[0].error?.message).toMatch(/^the run has kept \d+ of tool results .*more than maxToolResultSize \(4500\)/);
     });
   }
 

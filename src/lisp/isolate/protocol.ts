@@ -106,7 +106,7 @@ export type FromWorker =
   | { type: "ready" }
   | { type: "need-memory" }
   /** `shown`: the arguments as the call's record shows them (marked values as stand-ins), when they differ. */
-  | { type: "call"; call: number; name: string; args: Record<string, unknown>; shown?: Record<string, unknown> }
+  | { type: "call"; call: number; name: string; args: Record<string, unknown>; shown?: Record<string, unknown>; size?: number }
   /** Lines the program printed since the last such message, so they outlive a worker that is ended. */
   | { type: "print"; lines: string[] }
   | { type: "cancel"; call: number }

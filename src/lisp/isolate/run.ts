@@ -163,7 +163,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
           if (inflight.size === 0) pause();
           inflight.set(m.call, ac);
           // The record shows the arguments as the program's own record does (marked values as stand-ins); the tool gets the values.
-          const record: ToolCallRecord = { name: m.name, args: m.shown ?? m.args, durationMs: 0 };
+          const record: ToolCallRecord = { name: m.name, args: m.shown ?? m.args, durationMs: 0, ...(m.size === undefined ? {} : { size: m.size }) };
           if (m.shown !== undefined) standIns = true;
           calls.push(record);
           onToolCall?.(record, false);
@@ -181,7 +181,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                 let value;
                 try {
                   const lisp = toLisp(raw, limits.maxNestingDepth, 0, `the result of tool/${m.name}`, b);
-                  record.size = crossedSize(b);
+                  record.size = (record.size ?? 0) + crossedSize(b);
                   value = new WireWriter(false).write(lisp);
                   answered?.set(record, lisp);
                 } catch (e) {

@@ -55,7 +55,10 @@ const records: ToolCallRecord[] = [];
 
 function callHost(name: string, args: Record<string, unknown>, signal: AbortSignal, info: ToolCallInfo | undefined): Promise<unknown> {
   const call = nextCall++;
-  const shown = records.shift()?.args as Record<string, unknown> | undefined;
+  const record = records.shift();
+  const shown = record?.args as Record<string, unknown> | undefined;
+  // The arguments' size as they crossed out, which the host's record counts as the evaluator's does.
+  const size = record?.size === undefined ? {} : { size: record.size };
   // The evaluator stopped waiting (the call's timeout, or the run ended): the host's tool is told.
   const onAbort = (): void => {
     if (pending.delete(call)) send({ type: "cancel", call });
@@ -63,7 +66,7 @@ function callHost(name: string, args: Record<string, unknown>, signal: AbortSign
   signal.addEventListener("abort", onAbort, { once: true });
   return new Promise<Answer>((resolve, reject) => {
     pending.set(call, { resolve, reject });
-    send(shown !== undefined && shown !== args ? { type: "call", call, name, args, shown } : { type: "call", call, name, args });
+    send(shown !== undefined && shown !== args ? { type: "call", call, name, args, shown, ...size } : { type: "call", call, name, args, ...size });
   })
     .finally(() => signal.removeEventListener("abort", onAbort))
     .then((a) => {
