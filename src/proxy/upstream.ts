@@ -24,7 +24,9 @@ export class Upstream {
   send(base: URL, method: string, path: string, clientHeaders: IncomingHttpHeaders, body: Buffer, timeoutMs: number, extra: Record<string, string> = {}, signal?: AbortSignal): Promise<UpstreamResult> {
     const url = upstreamUrl(base, path);
     const headers: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(clientHeaders)) if (v !== undefined && !HOP.has(k)) headers[k] = v;
+    // The client's Connection header names more headers of its own hop (RFC 9110 §7.6.1): those stay here too.
+    const named = clientHeaders.connection === undefined ? undefined : new Set(clientHeaders.connection.split(",").map((h) => h.trim().toLowerCase()));
+    for (const [k, v] of Object.entries(clientHeaders)) if (v !== undefined && !HOP.has(k) && named?.has(k) !== true) headers[k] = v;
     // An empty value removes the header (a virtual key without an upstream key sends none).
     for (const [k, v] of Object.entries(extra)) {
       if (v === "") delete headers[k];

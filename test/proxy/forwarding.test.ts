@@ -1,6 +1,7 @@
 // Forwarding through the proxy as an app sees it: the official client, chat completions with and
 // without streaming, models, other paths and headers untouched, SSE byte for byte.
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
+import http from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { rig, type Rig } from "./setup.js";
 
@@ -92,6 +93,22 @@ describe("proxy forwarding", () => {
     expect(res.headers.get("x-upstream")).toBe("fake");
     expect(Buffer.from(await res.arrayBuffer())).toEqual(bytes);
     expect(r.upstream.requests.at(-1)?.headers["x-custom"]).toBe("kept");
+  });
+
+  it("keeps the headers a client's Connection header names to its own hop, as it keeps Connection", async () => {
+    r = await rig();
+    await new Promise<void>((resolve, reject) => {
+      const req = http.request(`${r?.proxy.url}/v1/models`, { headers: { connection: "keep-alive, X-Hop", "x-hop": "for the proxy only", "x-end": "for the upstream" } }, (res) => {
+        res.resume();
+        res.on("end", resolve);
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    const headers = r.upstream.requests.at(-1)?.headers;
+    // Before: x-hop went upstream.
+    expect(headers?.["x-hop"]).toBeUndefined();
+    expect(headers?.["x-end"]).toBe("for the upstream");
   });
 
   it("streams chunk by chunk, byte for byte, when the client asked for usage itself", async () => {
