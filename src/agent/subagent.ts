@@ -10,7 +10,7 @@ import { AgentDefinitionError } from "./errors.js";
 import { hiddenOutcome } from "../trace/redact.js";
 import { eventQueue, type AgentEvent, type AgentStream } from "./events.js";
 import { runAgent } from "./loop.js";
-import { DEFAULTS } from "./options.js";
+import { DEFAULTS, readRunOptions } from "./options.js";
 import { resumeRun, saveRun, type ResumeOptions } from "./resume.js";
 import { type RunState } from "../trace/run-state.js";
 import { tool, type Tool, type ToolRunContext } from "./tools.js";
@@ -45,13 +45,18 @@ async function runTop<O extends z.ZodType | undefined>(agent: Agent<O>, options:
  */
 function stream<O extends z.ZodType | undefined>(agent: Agent<O>, options: RunOptions = {}): AgentStream<Step<OutputOf<O>>> {
   const queue = eventQueue();
-  const own = options?.onEvent;
+  // Read once, as run reads them: options that throw when read end the run with invalid_input
+  // (the step says which) rather than throw the host's error from here, and an onEvent that is
+  // not a function is refused as run refuses it.
+  const read = readRunOptions(options ?? {});
+  const own = typeof read === "string" ? undefined : read.onEvent;
   // The host's listener's result is handed on, so the run handles a promise it returns (unheard).
   const onEvent = (e: AgentEvent): unknown => {
     queue.push(e);
     return own?.(e);
   };
-  const step = runTop(agent, { ...options, onEvent });
+  const refused = typeof read === "string" || (own !== undefined && typeof own !== "function");
+  const step = runTop(agent, refused ? options : { ...read, onEvent });
   step.then(
     () => queue.end(),
     (e: unknown) => queue.fail(e),

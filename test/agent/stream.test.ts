@@ -275,3 +275,26 @@ describe("hidden context never appears in events (adversary)", () => {
     expect(step.turns[0].prints[2]).toBe("failed: tool/crm failed: token <hidden string from data/_creds :token> rejected");
   });
 });
+
+// stream spread its options to add its own listener: a getter or Proxy trap that threw made
+// stream() itself throw the host's error (sk-secret) before any step, and an onEvent that is
+// not a function was wrapped, so the run took it and every event threw inside.
+describe("SubAgent.stream with options it cannot use", () => {
+  const boom = (): never => {
+    throw new Error("sk-secret");
+  };
+  it.each<[string, () => unknown, string]>([
+    ["a limits getter", () => Object.defineProperty({}, "limits", { get: boom, enumerable: true }), "options.limits could not be read (reading it threw)"],
+    ["a throwing Proxy", () => new Proxy({}, { get: boom, ownKeys: boom }), "options.llm could not be read (reading it threw)"],
+    ["an onEvent that is not a function", () => ({ onEvent: "log" }), "onEvent must be a function, got string"],
+  ])("%s ends the step with invalid_input", async (_, options, message) => {
+    const llm = scriptedLlm(REPLIES);
+    const stream = SubAgent.stream(SubAgent.create({ prompt: "Add up.", llm, isolation: "none" }), options() as never);
+    const events: string[] = [];
+    for await (const e of stream) events.push(e.type);
+    const step = await stream.step;
+    expect(step.fail).toEqual({ reason: "invalid_input", message });
+    expect(JSON.stringify(step)).not.toContain("sk-secret");
+    expect(llm.requests).toHaveLength(0);
+  });
+});
