@@ -81,6 +81,52 @@ export function charCount(s: string): number {
   return n;
 }
 
+const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
+
+/** Code units the segmenter is given at a time (doubled while one character is longer). */
+const WINDOW = 256;
+
+/**
+ * The characters (grapheme clusters) of `s` with their code-unit offsets, as
+ * `Intl.Segmenter` gives them, but read a window at a time: V8's segmenter spends time
+ * proportional to the whole string on each character it yields (500,000 accented letters
+ * took hours), so it only ever sees WINDOW code units. Each window's last character may be
+ * cut by the window's end and is read again at the start of the next; a cluster's boundaries
+ * depend on nothing before the previous boundary and one code point after, so starting again
+ * at a boundary gives the same characters as the whole string.
+ */
+export function* graphemes(s: string): Generator<{ segment: string; index: number }> {
+  let start = 0;
+  let size = WINDOW;
+  while (start < s.length) {
+    let end = start + size;
+    // Never between the halves of a pair: the code point after a boundary decides it (a flag's
+    // second half cut off would leave its first one a character of its own).
+    if (end < s.length && isHigh(s.charCodeAt(end - 1)) && isLow(s.charCodeAt(end))) end++;
+    let last: Intl.SegmentData | undefined;
+    let yielded = false;
+    for (const seg of segmenter.segment(end >= s.length ? s.slice(start) : s.slice(start, end))) {
+      if (last !== undefined) {
+        yield { segment: last.segment, index: start + last.index };
+        yielded = true;
+      }
+      last = seg;
+    }
+    if (last === undefined) return;
+    if (end >= s.length) {
+      yield { segment: last.segment, index: start + last.index };
+      return;
+    }
+    // One character filled the window: look further before giving it.
+    if (!yielded) size *= 2;
+    else {
+      start += last.index;
+      size = WINDOW;
+    }
+  }
+}
+
 
 /**
  * Java's Character.isWhitespace for a UTF-16 code unit, as clojure.string's trim and blank? use

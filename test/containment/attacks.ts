@@ -45,6 +45,8 @@ const MAP_DAG = "(reduce (fn [m i] {:l m :r m}) {} (range 26))";
 const BOUNDED = ["fuel_exhausted", "timeout", "collection_too_large", "string_too_large"];
 /** A string of 1,000,000 characters (maxStringLength under the defaults). */
 const LONG = '(apply str (repeat 1000 (apply str (repeat 1000 "x"))))';
+/** 1,000,000 code units: 499,990 letters with a combining accent each, then 20 x's. */
+const COMBINING = "e\u0301".repeat(499_990) + "x".repeat(20);
 
 const code = (s: string): string => "```clojure\n" + s + "\n```";
 
@@ -238,6 +240,13 @@ export const ATTACKS: Attack[] = [
   // for each, and indexing them scanned every value with the same head, so an error in a run that
   // read 180,000 of them ran for minutes after the run had ended.
   bigCtxAttack("an error after reading many hidden strings with one head", '(do (count data/_a) (count data/_b) (+ 1 "a"))', () => ({ _a: users(0), _b: users(90_000) }), { kinds: ["type_error"], message: /\+ expects numbers/ }),
+  // Text with a combining mark in every character: Intl.Segmenter takes time proportional to the
+  // whole string for each character it yields, so reading the characters of 1M code units was one
+  // native loop of hours that no limit could stop in process.
+  // Splitting it into characters builds a collection of 500,010: over the catalogue's maxCollectionSize.
+  ...([["(count data/s)", 500_010], ["(subs data/s 499990)", "x".repeat(20)], ['(clojure.string/index-of data/s "x")', 499_990], ["(count (seq data/s))", 500_010], ["(last data/s)", "x"]] as const).map(([source, value]) =>
+    ctxAttack(`the characters of 1M code units of combining text: ${source}`, source, { s: COMBINING }, { value, kinds: ["collection_too_large"] }),
+  ),
   program("deep printing is an error", "(str (reduce (fn [m _] [m]) [] (range 300)))", { kinds: ["nesting_too_deep"] }),
   program("deep pr-str is an error", "(pr-str (reduce (fn [m _] {:a m}) {} (range 300)))", { kinds: ["nesting_too_deep"] }),
 

@@ -1,9 +1,11 @@
 // Strings: str, subs, join, split, the clojure.string functions, format and parsing,
 // including grapheme indexing, argument errors and the string/collection limits.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { edn as value, errorOf as failure, cases } from "../support/run.js";
 import { fixedHalfUp } from "../../src/lisp/core/strings.js";
 import { evaluate, print } from "../../src/lisp/evaluate.js";
+import { graphemes } from "../../src/lisp/text.js";
 
 describe("str", () => {
   cases([
@@ -420,4 +422,33 @@ describe("printed strings holding half of a surrogate pair", () => {
     expect(again.ok && again.value).toBe(true);
     expect(print(["a\udfff"])).toBe('["a\\udfff"]');
   });
+});
+
+describe("characters of long text are read a window at a time", () => {
+  // V8's segmenter spends time proportional to the whole string on each character it yields, so
+  // the interpreter gives it a window at a time: the characters must be those of the whole string.
+  const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+  // Pieces whose clusters reach past one code unit: combining marks, CR LF, flags (regional
+  // indicator pairs), emoji ZWJ sequences, Hangul syllables, a prepended mark, a conjunct, lone surrogates.
+  const pieces = ["e", "\u0301", "\r", "\n", "\u{1F1FA}", "\u{1F1F8}", "\u200d", "\u{1F468}", "\uFE0F", "\u1100", "\u1161", "\u11A8", "\u0600", "\u0915", "\u094d", "\ud800", "\udc00", " ", "\u0903", "\u{1F3FB}", "\u{E0061}", "\u0E33", "\uAC00", "\uAC01", "\u0D4E"];
+  const same = (s: string): void => expect(Array.from(graphemes(s))).toEqual(Array.from(segmenter.segment(s), ({ segment, index }) => ({ segment, index })));
+  it("gives the whole string's characters and offsets, across window ends", () => {
+    // A flag whose second half ends the first window: cut there, the first half was a character of its own.
+    same("e".repeat(253) + "\u{1F1FA}\u{1F1F8}x");
+    // A lone half before a pair, ending the window: the pair after it is cut, not the lone half.
+    same("e".repeat(255) + "\ud800\u{E0061}x");
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 1_500 }), fc.integer({ min: 0, max: 600 }), (xs, long) => {
+        // Sometimes one character longer than a window: a letter with hundreds of marks.
+        same(xs.join("") + "a" + "\u0301".repeat(long) + xs.slice(0, 50).join(""));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("counts, indexes and cuts 1M code units of accented text", async () => {
+    const s = "e\u0301".repeat(499_990) + "x".repeat(20);
+    const r = await evaluate('[(count data/s) (subs data/s 499990) (clojure.string/index-of data/s "x") (last data/s) (nth data/s 3)]', { ctx: { s }, limits: { timeoutMs: 600_000 } });
+    expect(r.ok && r.value).toEqual([500_010, "x".repeat(20), 499_990, "x", "e\u0301"]);
+  }, 120_000);
 });
