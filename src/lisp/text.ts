@@ -4,54 +4,6 @@ import { chargeRead, checkClockIfRunning } from "./runtime.js";
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
-// V8's segmenter takes longer for each segment the longer its text is: (count s) of 120,000
-// characters of CRLF text took 8.5 s in one call. So a text is segmented in pieces of about
-// this many code units, cut only where a grapheme boundary is certain, and the run's clock is
-// checked after each piece and every PIECE segments within one.
-const PIECE = 256;
-
-// Grapheme_Cluster_Break=Prepend in the BMP: such a character joins the one after it.
-const PREPEND = /[\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u0d4e]/;
-
-/**
- * Whether a grapheme boundary is certain between s[i - 1] and s[i]: the right one never joins what
- * is before it (below U+0300 but the emoji © and ® a ZWJ joins, kana, CJK ideographs, Hangul
- * syllables), it is not the LF of a CR LF nor a syllable after a leading jamo, and the left one is
- * not Prepend nor half of a surrogate pair.
- */
-function certainBoundary(s: string, i: number): boolean {
-  const right = s.charCodeAt(i);
-  const syllable = right >= 0xac00 && right <= 0xd7a3;
-  const alone =
-    (right < 0x300 && right !== 0xa9 && right !== 0xae) ||
-    (right >= 0x3041 && right <= 0x3096) ||
-    (right >= 0x30a1 && right <= 0x30fa) ||
-    (right >= 0x3400 && right <= 0x4dbf) ||
-    (right >= 0x4e00 && right <= 0x9fff) ||
-    syllable;
-  if (!alone) return false;
-  const left = s.charCodeAt(i - 1);
-  if (left === 0x0d && right === 0x0a) return false;
-  if (syllable && ((left >= 0x1100 && left <= 0x115f) || (left >= 0xa960 && left <= 0xa97c))) return false;
-  return !(left >= 0xd800 && left <= 0xdfff) && !PREPEND.test(s[i - 1]);
-}
-
-/** The graphemes of `s` and the code-unit offset each starts at, segmented piece by piece. */
-export function* graphemes(s: string): Generator<{ segment: string; index: number }> {
-  let from = 0;
-  while (from < s.length) {
-    let to = Math.min(s.length, from + PIECE);
-    while (to < s.length && !certainBoundary(s, to)) to++;
-    let n = 0;
-    for (const seg of segmenter.segment(s.slice(from, to))) {
-      if ((++n & (PIECE - 1)) === 0) checkClockIfRunning();
-      yield { segment: seg.segment, index: from + seg.index };
-    }
-    checkClockIfRunning();
-    from = to;
-  }
-}
-
 // Below U+0300 every code unit is a whole character, except CR, which joins a following LF
 // into one grapheme: strings with CR take the segmenter path so counts stay consistent.
 // eslint-disable-next-line no-control-regex
@@ -94,7 +46,8 @@ const WINDOW = 256;
  * took hours), so it only ever sees WINDOW code units. Each window's last character may be
  * cut by the window's end and is read again at the start of the next; a cluster's boundaries
  * depend on nothing before the previous boundary and one code point after, so starting again
- * at a boundary gives the same characters as the whole string.
+ * at a boundary gives the same characters as the whole string. The run's clock is checked after
+ * each window (a text of a million characters is read in thousands of them).
  */
 export function* graphemes(s: string): Generator<{ segment: string; index: number }> {
   let start = 0;
@@ -113,6 +66,7 @@ export function* graphemes(s: string): Generator<{ segment: string; index: numbe
       }
       last = seg;
     }
+    checkClockIfRunning();
     if (last === undefined) return;
     if (end >= s.length) {
       yield { segment: last.segment, index: start + last.index };
@@ -126,7 +80,6 @@ export function* graphemes(s: string): Generator<{ segment: string; index: numbe
     }
   }
 }
-
 
 /**
  * Java's Character.isWhitespace for a UTF-16 code unit, as clojure.string's trim and blank? use
