@@ -34,6 +34,22 @@ describe("str", () => {
     expect((await failure('(str (vec (range 900)) "x")', { limits: { maxStringLength: 1000 } })).kind).toBe("string_too_large");
   });
 
+  // A keyword's text is its name and a colon, and (keyword ns name) joins two strings: (str
+  // (keyword s s)) was twice the limit, and doing it again doubled it each time, 268M characters
+  // and internal_error "Invalid string length" after 28 rounds from "a".
+  it("keeps a keyword's name and its text within the limit", async () => {
+    const limits = { maxStringLength: 1000 };
+    const s = '(apply str (repeat 1000 "a"))';
+    for (const src of [`(keyword ${s} ${s})`, `(keyword "a" ${s})`, `(str (keyword ${s}))`, `(str (keyword "a" (subs ${s} 2)))`, '(loop [s "a" i 0] (if (< i 40) (recur (str (keyword s s)) (inc i)) (count s)))']) {
+      const e = await failure(src, { limits });
+      expect(e.kind, src).toBe("string_too_large");
+      // Refused at the first string past the limit, never one made of it.
+      expect(Number(/^a string of (\d+) characters exceeds the limit of 1000$/.exec(e.message)?.[1]), src).toBeLessThanOrEqual(2_001);
+    }
+    expect(await value(`(count (str (keyword (subs ${s} 1))))`, { limits })).toBe("1000");
+    expect(await value(`(count (str (keyword "a" (subs ${s} 3))))`, { limits })).toBe("1000");
+  });
+
   it("stays within the limit when the result fits", async () => {
     expect(await value('(count (apply str (repeat 500 "xx")))', { limits: { maxStringLength: 1000 } })).toBe("1000");
   });

@@ -100,9 +100,13 @@ export function strPart(v: Value, room: number): string {
   if (typeof v === "number") return Number.isInteger(v) ? String(v) : floatText(v);
   if (v instanceof LFloat) return floatText(v.v);
   if (typeof v === "boolean") return v ? "true" : "false";
-  if (v instanceof Keyword) return ":" + v.name;
-  if (v instanceof Regex) return v.source;
   const limits = run.limits;
+  if (v instanceof Keyword) {
+    // The colon makes a name at the limit one character longer than any string may be.
+    if (v.name.length >= room) checkStringLength(limits.maxStringLength - room + v.name.length + 1);
+    return ":" + v.name;
+  }
+  if (v instanceof Regex) return v.source;
   try {
     const s = printChecked(v, false, Math.max(0, room), limits.maxNestingDepth, tick);
     charge(s.length >>> 4);

@@ -487,6 +487,8 @@ function namespace(x: Value): Value {
 function toKeyword2(ns: Value, n: Value): Value {
   if (ns === null) return toKeyword(n);
   const text = `${expectText("keyword", ns, "a namespace string")}/${expectText("keyword", n, "a name string")}`;
+  // A name the program builds from two strings: its text (str, a key's name) must fit the limit too.
+  checkStringLength(text.length);
   chargeScan(text.length);
   return keyword(text);
 }
