@@ -154,7 +154,9 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, alive: (
   try {
     for await (const raw of stream) {
       alive();
-      const e = (raw ?? {}) as { type?: unknown; message?: { model?: unknown; usage?: Record<string, unknown> }; delta?: { type?: unknown; text?: unknown; stop_reason?: unknown }; usage?: Record<string, unknown> };
+      // JSON that is no event (null, a list, a number) is the server's garbage, which asking again repeats: not a stream cut short.
+      if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new LlmError("malformed", `${name}: the stream holds an event that is not a message event: ${String(JSON.stringify(raw)).slice(0, 80)}`);
+      const e = raw as { type?: unknown; message?: { model?: unknown; usage?: Record<string, unknown> }; delta?: { type?: unknown; text?: unknown; stop_reason?: unknown }; usage?: Record<string, unknown> };
       if (e.type === "message_start") {
         model = e.message?.model;
         // None stays none, as in a whole reply: zero tokens would pass any token budget.

@@ -133,7 +133,10 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, alive: (
   try {
     for await (const raw of stream) {
       alive();
-      const chunk = (raw ?? {}) as CompletionShape;
+      // JSON that is no chunk (null, a list, choices that are no list) is the server's garbage,
+      // which asking again repeats: not a stream cut short.
+      if (!isChunk(raw)) throw new LlmError("malformed", `${name}: the stream holds an event that is not a chat completion chunk: ${String(JSON.stringify(raw)).slice(0, 80)}`);
+      const chunk = raw;
       if (typeof chunk.model === "string") out.model = chunk.model;
       if (chunk.usage) out.usage = chunk.usage;
       // The first choice's pieces only, as a whole reply's first choice: a server answering with several interleaves them.
@@ -157,6 +160,13 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, alive: (
   if (finish === null) throw new LlmError("connection", `${name}: the stream ended before the reply was complete`, { delivered: true });
   out.choices = [{ message: { content, ...(refusal ? { refusal } : {}) }, finish_reason: finish }];
   return out;
+}
+
+/** Whether a stream's event is a chunk: an object whose choices are a list, or left out or null in the usage chunk. */
+function isChunk(raw: unknown): raw is CompletionShape {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return false;
+  const { choices, usage } = raw as CompletionShape;
+  return choices === undefined || Array.isArray(choices) || (choices === null && typeof usage === "object" && usage !== null);
 }
 
 /** A stream's piece of the first choice: index 0, or no index at all (a server that sends one choice may leave it out). */

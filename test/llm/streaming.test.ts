@@ -522,3 +522,35 @@ describe("offline clients", () => {
     expect(r.content).toBe(reply);
   });
 });
+
+// An event that is JSON but no event of the API (null, a list, choices null): a server's garbage,
+// which asking again repeats. It read as a stream cut short (connection, retried, paid for again).
+describe("an event that is JSON but no event", () => {
+  it("is malformed, not retried, by each client", async () => {
+    const s = chatStream(["(count x)"]);
+    const provider = createOpenAICompatible({ name: "fake", baseURL: `${base}/v1`, apiKey: "sk-fake", includeUsage: true });
+    const openai = [openaiLlm({ model: "fake", baseURL: `${base}/v1`, apiKey: "sk-test", retryBaseMs: 5, env: {} }), aiSdkLlm({ model: provider.chatModel("m"), retryBaseMs: 5 })];
+    const results: unknown[] = [];
+    for (const junk of [null, [1, 2], 5, "\"text\"", { choices: null }, { choices: "x" }]) {
+      for (const client of openai) {
+        script = [{ events: [s.events[0], { data: junk }, { data: "[DONE]" }] }, s, s, s];
+        received = [];
+        const e = await client.complete({ messages, onText: () => undefined }).then(() => ({ kind: "none" }), (e: { kind?: string; message?: string }) => e);
+        results.push([client.name, junk, e.kind, received.length]);
+      }
+    }
+    const start = { type: "message_start", message: { id: "m1", type: "message", role: "assistant", model: "claude-fake", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } };
+    const anthropic = anthropicLlm({ model: "claude-fake", baseURL: base, apiKey: "sk-ant-test", retryBaseMs: 5, env: {} });
+    const stop = [
+      { event: "message_delta", data: { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 2 } } },
+      { event: "message_stop", data: { type: "message_stop" } },
+    ];
+    for (const [event, junk] of [["message_start", null], ["message_start", [1, 2]], ["message_delta", null], ["content_block_delta", 5]] as const) {
+      script = [{ events: [...(event === "message_start" ? [] : [{ event: "message_start", data: start }]), { event, data: junk }, { event: "message_stop", data: { type: "message_stop" } }] }, { events: [{ event: "message_start", data: start }, { event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "(count x)" } } }, ...stop] }];
+      received = [];
+      const e = await anthropic.complete({ messages, onText: () => undefined }).then(() => ({ kind: "none" }), (e: { kind?: string; message?: string }) => e);
+      results.push([anthropic.name, junk, e.kind, received.length]);
+    }
+    expect(results).toEqual(results.map((r) => [(r as unknown[])[0], (r as unknown[])[1], "malformed", 1]));
+  });
+});
