@@ -378,11 +378,26 @@ describe("ptc compare's summarizer when its server does not answer", () => {
 
 describe("an input without an end (/dev/zero)", () => {
   it.skipIf(!existsSync("/dev/zero"))("is read no further than the most a string holds and refused as too large (it was read until memory ran out)", async () => {
-    for (const args of [["eval", "/dev/zero"], ["trace", "show", "/dev/zero"], ["demo", "--replay", "/dev/zero"]]) {
+    for (const args of [["trace", "show", "/dev/zero"], ["demo", "--replay", "/dev/zero"]]) {
       const r = await ptc(args);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`/dev/zero is too large to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
     }
+  });
+  // A program is at most maxSourceChars characters (3 bytes each at most in UTF-8): reading half a gigabyte to refuse it was memory and time for nothing.
+  it("as a program on standard input (ptc eval - < /dev/zero), read no further than a program may be, and refused with exit 2", async () => {
+    let read = 0;
+    const zeros = new Readable({ read() { read += 1 << 16; this.push(Buffer.alloc(1 << 16)); } });
+    let stderr = "";
+    const code = await runCli(["eval", "-"], { stdin: zeros, stdout: { write: () => true }, stderr: { write: (s: string) => (stderr += s) } });
+    expect([code, stderr.split("\n")[0]]).toEqual([2, "ptc eval: standard input is too large to run as a program (more than 600003 bytes; the limit is maxSourceChars=200000 characters)"]);
+    expect(read).toBeLessThan(1 << 20);
+    const raised = await runCli(["eval", "--limit", "maxSourceChars=10", "-"], { stdin: Readable.from(["(+ 1 2 3 4 5 6 7)"]), stdout: { write: () => true }, stderr: { write: () => true } });
+    expect(raised).toBe(1);
+  });
+  it.skipIf(!existsSync("/dev/zero"))("as a program file (ptc eval /dev/zero), likewise", async () => {
+    const r = await ptc(["eval", "/dev/zero"]);
+    expect([r.code, r.stderr.split("\n")[0]]).toEqual([2, "ptc eval: /dev/zero is too large to run as a program (more than 600003 bytes; the limit is maxSourceChars=200000 characters)"]);
   });
   it.skipIf(!existsSync("/dev/zero"))("as ptc proxy's admin token file (it was read until the process died of std::bad_alloc)", async () => {
     const r = await ptc(["proxy", "--upstream", "http://127.0.0.1:1/v1", "--port", "0", "--db", ":memory:", "--admin-token-file", "/dev/zero"]);
@@ -419,17 +434,6 @@ describe("an input without an end (/dev/zero)", () => {
     expect(stdout).toBe("#'a\n");
     expect(stderr).toMatch(/^source_too_large: the program is 100\d characters long, over the limit of 1000\n/);
     expect(stderr).toContain("ptc repl: the entry was still open after 100");
-  });
-
-  it("on standard input too (ptc eval - < /dev/zero)", async () => {
-    const chunk = Buffer.alloc(1 << 20);
-    const zeros = Readable.from((function* () {
-      for (;;) yield chunk;
-    })());
-    let stderr = "";
-    const code = await runCli(["eval", "-"], { stdin: zeros, stdout: { write: () => true }, stderr: { write: (s: string) => (stderr += s) } });
-    expect(code).toBe(2);
-    expect(stderr).toContain(`standard input is too large to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
   });
 });
 

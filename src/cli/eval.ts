@@ -3,7 +3,7 @@
 // 2 when the command line itself is wrong (so scripts can tell the two apart).
 import { fstatSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { readStreamText, readText, TextInputError } from "../json/text-input.js";
+import { type ReadLimit, readStreamText, readText, TextInputError } from "../json/text-input.js";
 import { forStream } from "./output.js";
 import { contextJsonProblem, defaultLimits, type EvalResult, evaluate, formatError, isMap, isSet, type Limits, parseContextJson, print, printSample, showStandIns, type Value, Vec } from "../lisp/index.js";
 
@@ -111,9 +111,9 @@ export function parseLimits(flags: readonly string[] | undefined): Partial<Limit
 }
 
 // Input that is not UTF-8 (or too large for text) is a mistake in the command's input: exit 2, as for a missing file.
-function readInput(path: string, what: string): string {
+function readInput(path: string, what: string, limit?: ReadLimit): string {
   try {
-    return readText(path, what === "file" ? path : `${what} ${path}`);
+    return readText(path, what === "file" ? path : `${what} ${path}`, limit);
   } catch (e) {
     if (e instanceof TextInputError) throw new UsageError(e.message);
     const code = (e as NodeJS.ErrnoException).code;
@@ -121,12 +121,22 @@ function readInput(path: string, what: string): string {
   }
 }
 
-async function readStdin(stream: NodeJS.ReadableStream): Promise<string> {
+/**
+ * The most bytes a program's text may have: maxSourceChars characters of three bytes (UTF-8's
+ * most for one UTF-16 unit) and a byte-order mark. Past it the evaluator refuses the program
+ * anyway; reading on (< /dev/zero, up to the most a string holds) would only cost memory and time.
+ */
+function programLimit(limits: Partial<Limits>): ReadLimit {
+  const chars = limits.maxSourceChars ?? defaultLimits.maxSourceChars;
+  return { bytes: 3 * chars + 3, what: "run as a program", why: `the limit is maxSourceChars=${chars} characters` };
+}
+
+async function readStdin(stream: NodeJS.ReadableStream, limit: ReadLimit): Promise<string> {
   // Node ends a stream over a folder at once, with no error: `ptc eval - < dir` read as an empty program.
   const fd = (stream as { fd?: unknown }).fd;
   if (typeof fd === "number" && isFolder(fd)) throw new UsageError("standard input is a folder, not a program");
   try {
-    return await readStreamText(stream as AsyncIterable<Buffer | string>, "standard input");
+    return await readStreamText(stream as AsyncIterable<Buffer | string>, "standard input", limit);
   } catch (e) {
     if (e instanceof TextInputError) throw new UsageError(e.message);
     throw e;
@@ -198,7 +208,7 @@ export async function runEvalCommand(args: string[], io: Io = processIo()): Prom
     const isolation = parseIsolation(values.isolation);
     const ctx = ctxText(values.ctx, values["ctx-file"]);
     const file = positionals[0];
-    const source = values.expr?.[0] ?? (file === "-" ? await readStdin(io.stdin) : readInput(file, "file"));
+    const source = values.expr?.[0] ?? (file === "-" ? await readStdin(io.stdin, programLimit(limits)) : readInput(file, "file", programLimit(limits)));
     // The context goes as text, parsed as the run's first work (in the worker by default), so
     // one too big to read within the time limit ends the run instead of stalling this thread.
     const result = await evaluate(source, ctx === undefined ? { limits, isolation } : { ctxJson: ctx.text, limits, isolation });

@@ -11,11 +11,14 @@ export class TextInputError extends Error {
   override readonly name = "TextInputError";
 }
 
-/** The most bytes an input may have, and what it is too large for (in the error's words). */
+/** The most bytes an input may have, what it is too large for (in the error's words), and where the bound comes from. */
 export interface ReadLimit {
   bytes: number;
   what: string;
+  why?: string;
 }
+
+const tooLarge = (name: string, max: number, limit: ReadLimit): TextInputError => new TextInputError(`${name} is too large to ${limit.what} (more than ${max} bytes${limit.why === undefined ? "" : `; ${limit.why}`})`);
 
 const AS_TEXT: ReadLimit = { bytes: constants.MAX_STRING_LENGTH, what: "read as text" };
 
@@ -36,7 +39,7 @@ export function readText(path: string, name: string, limit: ReadLimit = AS_TEXT)
     let length = 0;
     for (;;) {
       if (length === buffer.length) {
-        if (length > max) throw new TextInputError(`${name} is too large to ${limit.what} (more than ${max} bytes)`);
+        if (length > max) throw tooLarge(name, max, limit);
         const grown = Buffer.allocUnsafe(Math.min(max + 1, length * 2));
         buffer.copy(grown, 0, 0, length);
         buffer = grown;
@@ -51,15 +54,16 @@ export function readText(path: string, name: string, limit: ReadLimit = AS_TEXT)
   }
 }
 
-/** The text of a whole stream (standard input), as decodeText reads it; refused once past the most a string holds (< /dev/zero has no end). */
-export async function readStreamText(stream: AsyncIterable<Buffer | string>, name: string): Promise<string> {
+/** The text of a whole stream (standard input), as decodeText reads it; refused once past `limit` (by default the most a string holds: < /dev/zero has no end). */
+export async function readStreamText(stream: AsyncIterable<Buffer | string>, name: string, limit: ReadLimit = AS_TEXT): Promise<string> {
+  const max = Math.min(limit.bytes, constants.MAX_STRING_LENGTH);
   const chunks: Buffer[] = [];
   let length = 0;
   for await (const chunk of stream) {
     const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
     chunks.push(bytes);
     length += bytes.length;
-    if (length > constants.MAX_STRING_LENGTH) throw new TextInputError(`${name} is too large to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
+    if (length > max) throw tooLarge(name, max, limit);
   }
   return decodeText(Buffer.concat(chunks), name);
 }
