@@ -45,6 +45,34 @@ export function jsonSyntaxError(text: string, e: unknown): string {
   return p.line === undefined ? p.reason : `${p.reason} at line ${p.line}, column ${p.column}`;
 }
 
+// A literal that overflows a double has a three-digit exponent or, with at most 99, over 209
+// digits before it: text with neither (nearly all) is not searched.
+const MAYBE_OVERFLOW = /[eE]\+?\d{3}|\d{210}/;
+
+/**
+ * Where in `text` (JSON that parsed) a number too large for a double is (JSON.parse reads it as
+ * Infinity, which JSON cannot write), as "reason at line L, column C"; undefined when none is.
+ */
+export function overflowingNumber(text: string): string | undefined {
+  if (!MAYBE_OVERFLOW.test(text)) return undefined;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      // Just past the string's closing quote, one not escaped.
+      for (i++; i < text.length && text.charCodeAt(i) !== 34; i++) if (text.charCodeAt(i) === 92 /* \ */) i++;
+    } else if (c === 45 /* - */ || (c >= 48 && c <= 57)) {
+      let end = i + 1;
+      while (end < text.length && /[\d.eE+-]/.test(text[end])) end++;
+      if (!Number.isFinite(Number(text.slice(i, end)))) {
+        const p = place("a number too large for a double (JSON has no infinity)", text, i);
+        return `${p.reason} at line ${p.line}, column ${p.column}`;
+      }
+      i = end - 1;
+    }
+  }
+  return undefined;
+}
+
 function place(reason: string, text: string, offset: number): JsonSyntaxProblem {
   const at = Math.max(0, Math.min(offset, text.length));
   const lineStart = at === 0 ? 0 : text.lastIndexOf("\n", at - 1) + 1;

@@ -8,7 +8,7 @@
 // limit is cut out of the text before it is parsed, and reading that data/ key fails with
 // `collection_too_large`, as it would in process; only text within the limits is parsed.
 import { LispError } from "./errors.js";
-import { jsonSyntaxError } from "../json/json-error.js";
+import { jsonSyntaxError, overflowingNumber } from "../json/json-error.js";
 import type { Limits } from "./limits.js";
 import { limitError } from "./runtime.js";
 
@@ -56,6 +56,8 @@ export function parseContextJson(text: string, ctx: object | undefined, limits: 
     if (cuts.length > 0) return parseContextJson(text, undefined, { maxCollectionSize: Infinity }, check);
     throw new LispError("value_error", `${SUBJECT} is not valid JSON: ${jsonSyntaxError(kept, e)}`);
   }
+  const overflow = overflowingNumber(text);
+  if (overflow !== undefined) throw new LispError("value_error", `${SUBJECT} is not valid JSON: ${overflow}`);
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     const got = Array.isArray(parsed) ? "an array" : JSON.stringify(parsed).slice(0, 80);
     throw new LispError("value_error", `${SUBJECT} must be a JSON object such as {"orders": [...]}, got ${got}`);

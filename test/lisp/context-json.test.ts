@@ -111,6 +111,21 @@ describe("ctxJson", () => {
     expect(contextJsonProblem({ kind: "value_error", message: "count takes a collection" })).toBeNull();
   });
 
+  // JSON has no infinity: a number past the largest double read as ##Inf, silently (1e999, or 400 digits).
+  it("refuses a number too large for a double, and says where, in process, in a worker and from ptc eval", async () => {
+    for (const isolation of ["none", "worker"] as const) {
+      const r = await evaluate("data/x", { ctxJson: '{"s": "1e999 in a string", "ok": [1e308, 1e-999, 12e-400],\n "x": [1, -1e999]}', isolation });
+      expect([isolation, !r.ok && r.error.kind, !r.ok && r.error.message]).toEqual([isolation, "value_error", "ctxJson is not valid JSON: a number too large for a double (JSON has no infinity) at line 2, column 11"]);
+    }
+    const digits = await evaluate("data/x", { ctxJson: `{"x": ${"9".repeat(400)}}` });
+    expect(!digits.ok && digits.error.message).toBe("ctxJson is not valid JSON: a number too large for a double (JSON has no infinity) at line 1, column 7");
+    const fine = await evaluate("[data/a data/b]", { ctxJson: '{"a": 1.7976931348623157e308, "b": 1e-999}' });
+    expect(fine.ok && fine.value).toEqual([1.7976931348623157e308, 0]);
+    let stderr = "";
+    const code = await runEvalCommand(["--ctx", '{"x": 1e999}', "-e", "data/x"], { stdin: new PassThrough(), stdout: { write: () => true }, stderr: { write: (s: string) => (stderr += s) } });
+    expect([code, stderr.split("\n")[0]]).toEqual([2, "ptc eval: --ctx is not valid JSON: a number too large for a double (JSON has no infinity) at line 1, column 7"]);
+  });
+
   // Text opening with a byte order mark (a file saved by some editors, read by the host as a
   // string) failed with V8's own words and no place: "Unexpected token '\ufeff'". The mark is
   // dropped as it is when a file's bytes are decoded; anywhere else U+FEFF is a character.
