@@ -435,6 +435,24 @@ describe("ptc trace show", () => {
     expect(last.out).toMatch(/\nPrompt for turn 5: /);
   });
 
+  // Control characters are written out (ESC as \x1B) after the layout measured them as one
+  // column each: every row holding one was 3 columns wider and pushed the gutter off its place.
+  it("keeps the gutter in place on rows holding control characters (written out for the terminal)", async () => {
+    const noisy = "\u001b[31mred\u001b[0m and a bell \u0007, \u202Eflipped";
+    const f = join(dir, "controls.json");
+    writeFileSync(f, traceToJson({ ...trace, turns: [{ ...trace.turns[0], reply: `${noisy.repeat(8)}\n(def a 1)` }, ...trace.turns.slice(1)] }));
+    const { code, out } = await capture(() => runTraceCommand(["show", f, "--compressed", "--turn", "2"]));
+    expect(code).toBe(0);
+    // eslint-disable-next-line no-control-regex
+    expect(out).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u202E]/);
+    const lines = out.split("\n");
+    const from = lines.findIndex((l) => l.startsWith("-- assistant (turn 1)"));
+    const rows = lines.slice(from + 1, lines.indexOf("", from));
+    expect(rows.join("")).toContain("\\x1B[31mred");
+    expect(rows.length).toBeGreaterThan(3);
+    expect(new Set(rows.map((r) => r.indexOf(" | ")))).toEqual(new Set([Math.floor((160 - 3) / 2)]));
+  });
+
   // --full asks for every line uncut: the comparison cut the system prompt to 6 lines and
   // clipped long lines at the width all the same, unsaid.
   it("shows every line of the comparison uncut with --full", async () => {

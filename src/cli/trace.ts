@@ -288,7 +288,9 @@ export async function runTraceCommand(args: string[]): Promise<number> {
     const { settings } = checked;
     const run: RunSettings = settings === undefined ? { maxTurns: maxTurns ?? turnBudget(trace) } : { maxTurns: maxTurns ?? settings.maxTurns, toolsWithdrawn: settings.toolsWithdrawn, maxPrintChars: settings.maxPrintChars };
     const view = resolveViewOptions(settings?.view);
-    process.stdout.write(shown(`${settingsLine(run, view, settings !== undefined, maxTurns !== undefined)}\n${renderComparison(trace, run, view, { ...(turnNumber === undefined ? {} : { turn: turnNumber }), full: values.full ?? false })}\n`));
+    // The prompts' text is shown as the layout measures it; the rest is the layout's own.
+    const comparison = renderComparison(trace, run, view, { ...(turnNumber === undefined ? {} : { turn: turnNumber }), full: values.full ?? false, show: shown });
+    process.stdout.write(`${shown(settingsLine(run, view, settings !== undefined, maxTurns !== undefined))}\n${comparison}\n`);
     return 0;
   }
   const options: RenderOptions = { full: values.full ?? false };

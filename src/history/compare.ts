@@ -19,6 +19,11 @@ export interface CompareOptions {
   sharedLines?: number;
   /** Every line of every message, long ones wrapped rather than cut (`ptc trace show --full`); sharedLines is then ignored. */
   full?: boolean;
+  /**
+   * How a terminal will be shown the prompts' text (control characters written out as `\x1B`):
+   * applied before the layout, which measures what is shown. Default: as it is.
+   */
+  show?: (text: string) => string;
 }
 
 const DEFAULT_WIDTH = 160;
@@ -49,15 +54,16 @@ export function renderComparison(trace: Pick<RunTrace, "system" | "task" | "turn
     out.push("");
     const { a, b, turn } = row;
     out.push(rule(`${row.role}${turn === undefined ? "" : ` (turn ${turn})`}${turn !== undefined && row.role === "assistant" && kept.has(turn) ? ` kept full: ${kept.get(turn)}` : ""}`, a, b, width));
+    const show = compare.show ?? ((text: string) => text);
     if (a.content === b.content) {
-      const lines = a.content.split("\n");
+      const lines = show(a.content).split("\n");
       const shown = turn === undefined && !compare.full ? (compare.sharedLines ?? 6) : lines.length;
       for (const line of lines.slice(0, shown)) out.push(...(compare.full ? wrap(line, width) : [clip(line, width)]));
       if (lines.length > shown) out.push(`... (${lines.length - shown} more lines, same in both views)`);
       continue;
     }
     // The system prompts differ only in each view's part on earlier turns: shown alone.
-    const d = turn === undefined && !compare.full ? differingLines(a.content, b.content) : { head: 0, tail: 0, a: a.content, b: b.content };
+    const d = turn === undefined && !compare.full ? differingLines(show(a.content), show(b.content)) : { head: 0, tail: 0, a: show(a.content), b: show(b.content) };
     if (d.head > 0) out.push(`... (${d.head} lines, same in both views)`);
     const left = wrap(d.a, col);
     const right = b.content === "" ? ["(turn line left out between summaries)"] : wrap(d.b, col);
