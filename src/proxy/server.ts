@@ -21,7 +21,7 @@ import { normalizePath, underV1 } from "./paths.js";
 import { MissingDriverError } from "./driver.js";
 import { isPostgresUrl, openStore, type ConversationStore } from "./store.js";
 import { isObjectArg, mustBe } from "../llm/args.js";
-import { hiddenKeys, maskKeys, Tenants, upstreamAuth, type Tenant, type TenantResult } from "./tenancy.js";
+import { hiddenKeys, maskKeys, repeatedCredential, Tenants, upstreamAuth, type Tenant, type TenantResult } from "./tenancy.js";
 import { MAX_ERROR_BYTES, readBuffer, responseHeaders, Upstream, upstreamBase } from "./upstream.js";
 
 export interface ProxyOptions {
@@ -249,6 +249,8 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
       res.on("finish", () => req.destroy());
       return;
     }
+    const repeated = repeatedCredential(req.rawHeaders);
+    if (repeated !== undefined) return sendError(res, 400, `the request sends the ${repeated} header more than once: send one credential`, "invalid_request_error", "repeated_credential");
     let who: TenantResult;
     try {
       who = await ctx.tenants.resolve(ctx.config.current, req.headers);

@@ -31,6 +31,28 @@ export function credential(headers: IncomingHttpHeaders): string | undefined {
   return typeof k === "string" && k.length > 0 ? k : undefined;
 }
 
+/**
+ * The credential header a request sends more than once, or undefined. Node keeps the first
+ * Authorization and joins repeated x-api-key values with ", ", so such a request would become a
+ * tenant of its own, its choice of key made silently: it is refused instead. Read from the raw
+ * headers (names only, each compared once its length matches), which the joined ones hide.
+ */
+export function repeatedCredential(rawHeaders: readonly string[]): string | undefined {
+  let auth = false;
+  let key = false;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i];
+    if (name.length === 13 && name.toLowerCase() === "authorization") {
+      if (auth) return "authorization";
+      auth = true;
+    } else if (name.length === 9 && name.toLowerCase() === "x-api-key") {
+      if (key) return "x-api-key";
+      key = true;
+    }
+  }
+  return undefined;
+}
+
 export const hashKey = (key: string): string => createHash("sha256").update(key).digest("hex");
 
 /** The tenant of a plain (not virtual) credential. */

@@ -2,7 +2,7 @@
 // client A's id (or resending A's messages) starts its own conversation and cannot read, change
 // or reset A's state; summaries go out with the configured key or the conversation's own
 // tenant's key; virtual keys carry their own upstream key, token budget and request rate.
-import { createServer } from "node:http";
+import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import zlib, { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
@@ -767,5 +767,52 @@ describe("proxy tenancy", () => {
     const proto = await issue("__proto__");
     expect(proto.status).toBe(400);
     expect(await proto.text()).toContain("__proto__");
+  });
+  it("refuses a request that repeats its credential header (two x-api-key, two Authorization) with 400 before any tenant or budget lookup, on the chat path and forwarded ones", async () => {
+    r = await rig({ config: { tenancy: { virtualKeys: { spent: { keyHash: hashKey("ptc-vk-spent"), upstreamKey: "sk-up-spent", tokenBudget: 1 } } } } });
+    const x = r;
+    const url = new URL(x.proxy.url);
+    const send = (path: string, headers: Record<string, string | string[]>) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const q = request({ host: url.hostname, port: url.port, path, method: "POST", headers: { "content-type": "application/json", ...headers } }, (res) => {
+          let body = "";
+          res.on("data", (c: Buffer) => (body += c.toString()));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        q.on("error", reject);
+        q.end(JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "hi" }], input: "hi" }));
+      });
+    // The virtual key's budget is used up: a raw key next to it must not get around that.
+    expect((await send("/v1/chat/completions", { authorization: "Bearer ptc-vk-spent" })).status).toBe(200);
+    expect((await send("/v1/chat/completions", { authorization: "Bearer ptc-vk-spent" })).status).toBe(429);
+    const resolve = x.proxy.context.tenants.resolve.bind(x.proxy.context.tenants);
+    let lookups = 0;
+    x.proxy.context.tenants.resolve = (...args) => {
+      lookups++;
+      return resolve(...args);
+    };
+    const sent = x.upstream.requests.length;
+    const repeats: [string, Record<string, string[]>][] = [
+      // Before: a tenant of its own keyed "sk-a, sk-b", sent upstream as that (Node joins x-api-key).
+      ["x-api-key", { "x-api-key": ["sk-a", "sk-b"] }],
+      ["x-api-key", { "x-api-key": ["sk-a", "ptc-vk-spent"] }],
+      // Before: the first kept and the second dropped without a word (Node keeps one Authorization).
+      ["authorization", { authorization: ["Bearer sk-a", "Bearer sk-b"] }],
+      ["authorization", { authorization: ["Bearer sk-a", "Bearer ptc-vk-spent"] }],
+      ["authorization", { authorization: ["Bearer ptc-vk-spent", "Bearer sk-a"] }],
+    ];
+    for (const path of ["/v1/chat/completions", "/v1/embeddings"]) {
+      for (const [name, headers] of repeats) {
+        const res = await send(path, headers);
+        expect(res.status, `${path} ${JSON.stringify(headers)}`).toBe(400);
+        const error = (JSON.parse(res.body) as { error: { code: string; message: string } }).error;
+        expect(error.code).toBe("repeated_credential");
+        expect(error.message).toContain(name);
+      }
+    }
+    expect(lookups).toBe(0);
+    expect(x.upstream.requests.length).toBe(sent);
+    // One of each is not a repeat: answered as before.
+    expect((await send("/v1/chat/completions", { authorization: "Bearer sk-a", "x-api-key": "sk-a" })).status).toBe(200);
   });
 });
