@@ -9,7 +9,7 @@ import { parseRequest, summarizerLlm } from "./chat.js";
 import type { AnthropicRequest } from "./anthropic.js";
 import { bodyText, type ChatRequest } from "./request.js";
 import type { ResponsesRequest } from "./responses.js";
-import { readBody, sendJson, type ProxyContext } from "./context.js";
+import { readBody, sendJson, sendTooLarge, type ProxyContext } from "./context.js";
 import { sendError, sendStoreUnavailable } from "./errors.js";
 import type { ConversationRecord } from "./store.js";
 import { hashKey, issueVirtualKey } from "./tenancy.js";
@@ -60,12 +60,10 @@ function summary(ctx: ProxyContext, r: ConversationRecord) {
 }
 
 async function jsonBody(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Promise<unknown> {
-  const raw = await readBody(req, res, ctx.config.current.maxBodyBytes, ctx.config.current.requestBodyTimeoutMs);
+  const limit = ctx.config.current.maxBodyBytes;
+  const raw = await readBody(req, res, limit, ctx.config.current.requestBodyTimeoutMs);
   if (raw === null) return undefined;
-  if (raw === undefined) {
-    sendError(res, 413, "the request body is too large", "invalid_request_error", "body_too_large");
-    return undefined;
-  }
+  if (raw === undefined) return sendTooLarge(req, res, limit);
   const decoded = bodyText(raw);
   if (!decoded.ok) {
     sendError(res, 400, decoded.error, "invalid_request_error", "invalid_json");

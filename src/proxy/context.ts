@@ -75,6 +75,16 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limit: numbe
   });
 }
 
+/**
+ * Answers 413 for a body `readBody` found over `limit`, and closes the connection: the rest of
+ * the body (a gigabyte announced) is never read, where a kept-alive connection would drain it.
+ */
+export function sendTooLarge(req: IncomingMessage, res: ServerResponse, limit: number): void {
+  res.setHeader("connection", "close");
+  sendError(res, 413, `the request body is larger than the limit of ${limit} bytes`, "invalid_request_error", "body_too_large");
+  res.on("finish", () => req.destroy());
+}
+
 type Inflate = (buf: Buffer, options: zlib.ZlibOptions & zlib.BrotliOptions, done: (e: Error | null, out: Buffer) => void) => void;
 // zstd (what Codex sends) where this Node's zlib has it (22.15 and later).
 const zstd = (zlib as unknown as { zstdDecompress?: Inflate }).zstdDecompress;

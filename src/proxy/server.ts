@@ -12,7 +12,7 @@ import { ConfigFile } from "./config-file.js";
 import { redactUrl } from "./config.js";
 import { Compactor } from "./compactor.js";
 import { countTokensYielding } from "../compaction/tokens.js";
-import { decodeBody, readBody, sendJson, type ProxyContext } from "./context.js";
+import { decodeBody, readBody, sendJson, sendTooLarge, type ProxyContext } from "./context.js";
 import { sendError, sendStoreUnavailable, upstreamErrorBody } from "./errors.js";
 import { jsonLogger, type Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
@@ -242,13 +242,7 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
   const target = path + normalized.query;
   return readBody(req, res, ctx.config.current.maxBodyBytes, ctx.config.current.requestBodyTimeoutMs).then(async (body) => {
     if (body === null) return;
-    if (body === undefined) {
-      // The rest of the body is not read: close the connection rather than drain it.
-      res.setHeader("connection", "close");
-      sendError(res, 413, `the request body is larger than the limit of ${ctx.config.current.maxBodyBytes} bytes`, "invalid_request_error", "body_too_large");
-      res.on("finish", () => req.destroy());
-      return;
-    }
+    if (body === undefined) return sendTooLarge(req, res, ctx.config.current.maxBodyBytes);
     const repeated = repeatedCredential(req.rawHeaders);
     if (repeated !== undefined) return sendError(res, 400, `the request sends the ${repeated} header more than once: send one credential`, "invalid_request_error", "repeated_credential");
     let who: TenantResult;

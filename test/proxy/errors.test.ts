@@ -310,6 +310,24 @@ describe("proxy errors", () => {
     expect(await firstLine(100)).toBe("HTTP/1.1 100 Continue");
   });
 
+  it("closes the connection after a 413 for a body over the limit, on /v1 and the admin routes alike, rather than read the rest", async () => {
+    r = await rig({ proxy: { adminToken: "admin" }, config: { maxBodyBytes: 4096 } });
+    for (const path of ["/v1/chat/completions", "/ext/context_compaction/config", "/ext/context_compaction/keys"]) {
+      const socket = connect(r.proxy.port, "127.0.0.1");
+      let got = "";
+      socket.on("data", (d: Buffer) => (got += d.toString("latin1")));
+      const closed = new Promise((resolve) => socket.on("close", resolve));
+      // Announced over the limit, and none of it sent: the proxy must not wait for it.
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer admin\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n`);
+      await expect.poll(() => got.includes("\r\n\r\n")).toBe(true);
+      expect(got.slice(0, got.indexOf("\r\n")), path).toBe("HTTP/1.1 413 Payload Too Large");
+      // Before: the admin routes answered keep-alive and went on reading the gigabyte announced.
+      expect(got.toLowerCase(), path).toContain("\r\nconnection: close\r\n");
+      await closed;
+      expect(got, path).toContain("larger than the limit of 4096 bytes");
+    }
+  });
+
   it("takes a client that leaves in the middle of its request body for what it is, not an internal error", async () => {
     r = await rig({ proxy: { adminToken: "admin" } });
     for (const [path, auth] of [["/v1/chat/completions", ""], ["/ext/context_compaction/config", "Authorization: Bearer admin\r\n"]]) {
