@@ -37,7 +37,7 @@ export interface ProxyContext {
 }
 
 /**
- * The request body, undefined when it is larger than `limit` bytes (the caller answers 413), or
+ * The request body, undefined as soon as it is larger than `limit` bytes (the caller answers 413), or
  * null when there is nobody left to answer: the client went away before sending all of it, or it
  * did not send all of it within `timeoutMs` (answered here: 408, and the connection closed, since
  * the rest of the body is never read). Without that bound, a client that sent headers and part of
@@ -59,13 +59,18 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limit: numbe
       resolve(null);
     }, timeoutMs);
     req.on("data", (chunk: Buffer) => {
+      if (over) return;
       size += chunk.length;
-      if (size > limit) over = true;
-      if (!over) chunks.push(chunk);
+      if (size <= limit) return void chunks.push(chunk);
+      // Refused now, not when the body ends: a chunked one has no length to refuse it by, and may never end.
+      over = true;
+      chunks = [];
+      clearTimeout(timer);
+      resolve(undefined);
     });
     req.on("end", () => {
       clearTimeout(timer);
-      resolve(over ? undefined : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+      if (!over) resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     });
     req.on("close", () => clearTimeout(timer));
     req.on("error", () => {

@@ -328,6 +328,23 @@ describe("proxy errors", () => {
     }
   });
 
+  it("answers a chunked body with 413 as soon as it passes the limit, not when it ends (or at requestBodyTimeoutMs when it never does)", async () => {
+    r = await rig({ proxy: { adminToken: "admin" }, config: { maxBodyBytes: 4096, requestBodyTimeoutMs: 600_000 } });
+    for (const path of ["/v1/chat/completions", "/v1/embeddings", "/ext/context_compaction/config"]) {
+      const socket = connect(r.proxy.port, "127.0.0.1");
+      let got = "";
+      socket.on("data", (d: Buffer) => (got += d.toString("latin1")));
+      const closed = new Promise((resolve) => socket.on("close", resolve));
+      // 10,000 bytes in one chunk, and no last chunk: the body never ends.
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer admin\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2710\r\n${"x".repeat(10_000)}\r\n`);
+      // Before: nothing until the body timeout (here ten minutes; the test's own timeout is the safety net).
+      await expect.poll(() => got.includes("\r\n\r\n"), { timeout: 20_000 }).toBe(true);
+      expect(got.slice(0, got.indexOf("\r\n")), path).toBe("HTTP/1.1 413 Payload Too Large");
+      await closed;
+    }
+    expect(r.upstream.requests).toHaveLength(0);
+  }, 60_000);
+
   it("takes a client that leaves in the middle of its request body for what it is, not an internal error", async () => {
     r = await rig({ proxy: { adminToken: "admin" } });
     for (const [path, auth] of [["/v1/chat/completions", ""], ["/ext/context_compaction/config", "Authorization: Bearer admin\r\n"]]) {
