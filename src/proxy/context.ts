@@ -53,9 +53,7 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limit: numbe
     const timer = setTimeout(() => {
       chunks = [];
       over = true;
-      res.setHeader("connection", "close");
-      sendError(res, 408, `the request body did not arrive within ${timeoutMs} ms`, "invalid_request_error", "request_body_timeout");
-      res.on("finish", () => req.destroy());
+      sendErrorAndClose(req, res, 408, `the request body did not arrive within ${timeoutMs} ms`, "request_body_timeout");
       resolve(null);
     }, timeoutMs);
     req.on("data", (chunk: Buffer) => {
@@ -81,13 +79,30 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limit: numbe
 }
 
 /**
- * Answers 413 for a body `readBody` found over `limit`, and closes the connection: the rest of
- * the body (a gigabyte announced) is never read, where a kept-alive connection would drain it.
+ * Answers an error for a request whose body is not (all) read, and closes the connection: the
+ * rest of the body (a gigabyte announced) is never read, where a kept-alive connection would drain it.
  */
-export function sendTooLarge(req: IncomingMessage, res: ServerResponse, limit: number): void {
+export function sendErrorAndClose(req: IncomingMessage, res: ServerResponse, status: number, message: string, code: string): void {
   res.setHeader("connection", "close");
-  sendError(res, 413, `the request body is larger than the limit of ${limit} bytes`, "invalid_request_error", "body_too_large");
+  sendError(res, status, message, "invalid_request_error", code);
   res.on("finish", () => req.destroy());
+}
+
+/** Answers 413 for a body `readBody` found over `limit`. */
+export const sendTooLarge = (req: IncomingMessage, res: ServerResponse, limit: number): void => sendErrorAndClose(req, res, 413, `the request body is larger than the limit of ${limit} bytes`, "body_too_large");
+
+/**
+ * The first transfer coding of a request that is neither chunked nor identity, or undefined.
+ * Node undoes only chunked: the body of "gzip, chunked" would be read, and forwarded without its
+ * coding, as gzip bytes (RFC 9112 6.1: such a request is answered 501).
+ */
+export function unsupportedTransferCoding(te: string | undefined): string | undefined {
+  if (te === undefined) return undefined;
+  for (const part of te.split(",")) {
+    const coding = part.trim().toLowerCase();
+    if (coding !== "chunked" && coding !== "identity") return coding;
+  }
+  return undefined;
 }
 
 type Inflate = (buf: Buffer, options: zlib.ZlibOptions & zlib.BrotliOptions, done: (e: Error | null, out: Buffer) => void) => void;

@@ -12,7 +12,7 @@ import { ConfigFile } from "./config-file.js";
 import { redactUrl } from "./config.js";
 import { Compactor } from "./compactor.js";
 import { countTokensYielding } from "../compaction/tokens.js";
-import { decodeBody, readBody, sendJson, sendTooLarge, type ProxyContext } from "./context.js";
+import { decodeBody, readBody, sendErrorAndClose, sendJson, sendTooLarge, unsupportedTransferCoding, type ProxyContext } from "./context.js";
 import { sendError, sendStoreUnavailable, upstreamErrorBody } from "./errors.js";
 import { jsonLogger, type Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
@@ -231,6 +231,10 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
   if (ctx.life.draining) {
     res.setHeader("connection", "close");
     return sendError(res, 503, "the proxy is shutting down: retry on another instance", "server_error", "draining", { "retry-after": "1" });
+  }
+  const coding = unsupportedTransferCoding(req.headers["transfer-encoding"]);
+  if (coding !== undefined) {
+    return sendErrorAndClose(req, res, 501, `the request's transfer-encoding ${JSON.stringify(coding)} is not supported: send the body chunked or with a content-length (a content-encoding such as gzip is supported)`, "unsupported_transfer_encoding");
   }
   if (path.startsWith(ADMIN_PREFIX)) {
     routes.set(res, "admin");

@@ -345,6 +345,35 @@ describe("proxy errors", () => {
     expect(r.upstream.requests).toHaveLength(0);
   }, 60_000);
 
+  it("refuses a body sent with a transfer coding other than chunked (gzip, chunked) with 501, rather than forward its coded bytes as the body", async () => {
+    r = await rig({ proxy: { adminToken: "admin" } });
+    const json = JSON.stringify({ model: "fake-model", input: "hello", messages: [{ role: "user", content: "hello" }] });
+    const gz = gzipSync(json);
+    for (const path of ["/v1/embeddings", "/v1/chat/completions", "/ext/context_compaction/config"]) {
+      const socket = connect(r.proxy.port, "127.0.0.1");
+      let got = "";
+      socket.on("data", (d: Buffer) => (got += d.toString("latin1")));
+      const closed = new Promise((resolve) => socket.on("close", resolve));
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer admin\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n`);
+      socket.write(Buffer.concat([Buffer.from(`${gz.length.toString(16)}\r\n`), gz, Buffer.from("\r\n0\r\n\r\n")]));
+      await closed;
+      // Before: the gzip bytes went upstream as the body, with no coding said (404 from the fake), a 400 "not valid JSON" on chat.
+      expect(got.slice(0, got.indexOf("\r\n")), path).toBe("HTTP/1.1 501 Not Implemented");
+      expect(got, path).toContain('"code":"unsupported_transfer_encoding"');
+    }
+    expect(r.upstream.requests).toHaveLength(0);
+    // chunked alone (and identity before it) is read as ever.
+    for (const te of ["chunked", "identity, chunked"]) {
+      const socket = connect(r.proxy.port, "127.0.0.1");
+      let got = "";
+      socket.on("data", (d: Buffer) => (got += d.toString("latin1")));
+      const closed = new Promise((resolve) => socket.on("close", resolve));
+      socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: ${te}\r\n\r\n${Buffer.byteLength(json).toString(16)}\r\n${json}\r\n0\r\n\r\n`);
+      await closed;
+      expect(got.slice(0, got.indexOf("\r\n")), te).toBe("HTTP/1.1 200 OK");
+    }
+  });
+
   it("takes a client that leaves in the middle of its request body for what it is, not an internal error", async () => {
     r = await rig({ proxy: { adminToken: "admin" } });
     for (const [path, auth] of [["/v1/chat/completions", ""], ["/ext/context_compaction/config", "Authorization: Bearer admin\r\n"]]) {
