@@ -8,6 +8,11 @@ import { maskKeys } from "./tenancy.js";
 // Per-hop headers (RFC 9110 §7.6.1) and those the proxy sets itself.
 const HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length"]);
 
+/** The headers a Connection header names as of its own hop (RFC 9110 §7.6.1), which stay on that hop as Connection does; undefined without one. */
+function hopNamed(connection: string | undefined): Set<string> | undefined {
+  return connection === undefined ? undefined : new Set(connection.split(",").map((h) => h.trim().toLowerCase()));
+}
+
 export type UpstreamResult =
   | { ok: true; response: IncomingMessage; startedAt: number }
   /** `delivered`: the whole request had gone out before the failure (the upstream may have worked on it, and billed it). */
@@ -24,8 +29,7 @@ export class Upstream {
   send(base: URL, method: string, path: string, clientHeaders: IncomingHttpHeaders, body: Buffer, timeoutMs: number, extra: Record<string, string> = {}, signal?: AbortSignal): Promise<UpstreamResult> {
     const url = upstreamUrl(base, path);
     const headers: Record<string, string | string[]> = {};
-    // The client's Connection header names more headers of its own hop (RFC 9110 §7.6.1): those stay here too.
-    const named = clientHeaders.connection === undefined ? undefined : new Set(clientHeaders.connection.split(",").map((h) => h.trim().toLowerCase()));
+    const named = hopNamed(clientHeaders.connection);
     for (const [k, v] of Object.entries(clientHeaders)) if (v !== undefined && !HOP.has(k) && named?.has(k) !== true) headers[k] = v;
     // An empty value removes the header (a virtual key without an upstream key sends none).
     for (const [k, v] of Object.entries(extra)) {
@@ -81,13 +85,15 @@ export function upstreamUrl(base: URL, path: string): URL {
 }
 
 /**
- * Response headers to pass back: all but the per-hop ones (and the length, when the body changes),
- * with the keys the client never gave the proxy (tenancy's hiddenKeys) masked.
+ * Response headers to pass back: all but the per-hop ones, those the upstream's Connection names
+ * included (and the length, when the body changes), with the keys the client never gave the proxy
+ * (tenancy's hiddenKeys) masked.
  */
 export function responseHeaders(headers: IncomingHttpHeaders, keepLength: boolean, hidden: readonly string[]): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
+  const named = hopNamed(headers.connection);
   for (const [k, v] of Object.entries(headers)) {
-    if (v === undefined || (HOP.has(k) && !(keepLength && k === "content-length"))) continue;
+    if (v === undefined || (HOP.has(k) && !(keepLength && k === "content-length")) || named?.has(k) === true) continue;
     out[k] = hidden.length === 0 ? v : typeof v === "string" ? maskKeys(v, hidden) : v.map((x) => maskKeys(x, hidden));
   }
   return out;

@@ -111,6 +111,31 @@ describe("proxy forwarding", () => {
     expect(headers?.["x-end"]).toBe("for the upstream");
   });
 
+  it("keeps the headers the upstream's Connection header names to its own hop, on forwarded paths and chat", async () => {
+    const upstream = http.createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        const body = JSON.stringify(req.url === "/v1/chat/completions" ? { id: "c", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }] } : { data: [] });
+        res.writeHead(200, { connection: "keep-alive, X-Upstream-Hop", "x-upstream-hop": "for the proxy only", "x-end": "for the client", "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+        res.end(body);
+      });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    try {
+      r = await rig({ proxy: { upstream: `http://127.0.0.1:${(upstream.address() as { port: number }).port}` } });
+      for (const [method, path] of [["GET", "/v1/models"], ["POST", "/v1/chat/completions"]]) {
+        const res = await fetch(`${r.proxy.url}${path}`, { method, headers: { "content-type": "application/json" }, ...(method === "POST" ? { body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }) } : {}) });
+        await res.text();
+        expect(res.status, path).toBe(200);
+        // Before: x-upstream-hop reached the client.
+        expect(res.headers.get("x-upstream-hop"), path).toBeNull();
+        expect(res.headers.get("x-end"), path).toBe("for the client");
+      }
+    } finally {
+      await new Promise((resolve) => upstream.close(resolve));
+    }
+  });
+
   it("streams chunk by chunk, byte for byte, when the client asked for usage itself", async () => {
     r = await rig();
     const body = { model: "fake-model", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "stream me a few words" }] };
