@@ -123,6 +123,17 @@ describe("a file given to the wrong command names the right one", () => {
     expect(report.stderr).toContain(`ptc view ${file("report.json")} shows it`);
   });
 
+  it("ptc compare warns of a tool result without its call, naming file and line, and compares the conversation as recorded", async () => {
+    const ok = { id: "ok", messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }] };
+    const orphan = { id: "orphan", messages: [{ role: "user", content: "do it" }, { role: "tool", tool_call_id: "x1", content: "stray" }, { role: "assistant", content: "done" }] };
+    writeFileSync(file("orphan.jsonl"), `${JSON.stringify(ok)}\n${JSON.stringify(orphan)}\n`);
+    const run = await ptc(["compare", file("orphan.jsonl"), "--strategy", "sliding-window"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`ptc compare: warning: ${file("orphan.jsonl")}:2: message 1: tool result without its call: OpenAI's and Anthropic's APIs reject a prompt with it (compared as recorded)`);
+    expect(run.stderr).not.toContain("orphan.jsonl:1:");
+    expect(run.stdout).toContain("2 transcripts");
+  });
+
   it("ptc compare refuses an output it cannot write before it runs, and a file without transcripts, with exit 2", async () => {
     writeFileSync(file("empty.jsonl"), "");
     writeFileSync(file("one.jsonl"), '{"id":"a","messages":[{"role":"tool","content":"x"}]}\n');

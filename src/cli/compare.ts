@@ -266,6 +266,8 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
       return parseTranscripts(text, f, limit);
     });
     if (transcripts.length === 0) throw new Error(`no transcripts in ${files.join(", ")}: nothing to compare`);
+    // Kept and compared as recorded, but said: a strict provider would refuse these prompts.
+    for (const t of transcripts) for (const p of t.problems ?? []) io.stderr.write(forTerminal(`ptc compare: warning: ${p}\n`));
     // "-" is standard output, not a file of that name; the two reports there would run into each other.
     if (values.json === "-" && values.html === "-") throw new Error("--json - and --html - both name standard output: give one of them a file");
     const json = values.json === "-" ? undefined : values.json;

@@ -19,7 +19,7 @@ export { countTokens, messageTokens, promptTokens, TOKENS_PER_MESSAGE, TOKENS_PE
 export { compact, checkMessages, type CompactOptions } from "./compact.js";
 export { createStrategy, listStrategies, StrategyRegistry, compactionStrategies, type StrategySpec, type StrategyInfo } from "./registry.js";
 export type { StrategyDefinition } from "./registry-types.js";
-export { taskIndex, isUnitStart, turnStarts, spliceSummary, roleOrderProblems, transcript, isAnswered, mergeRuns, type TurnUnit } from "./messages.js";
+export { taskIndex, isUnitStart, turnStarts, spliceSummary, roleOrderProblems, toolPairingProblems, transcript, isAnswered, mergeRuns, type TurnUnit } from "./messages.js";
 export { finish, type LlmSpend } from "./result.js";
 export { estimatePromptTokens, budgetUsage, contextLimit, toolTokens, CONTEXT_LIMITS, FALLBACK_CONTEXT_LIMIT, type BudgetUsage } from "./models.js";
 export { payback, type PaybackInput, type Payback } from "./payback.js";

@@ -80,19 +80,33 @@ export function spliceSummary(messages: readonly ChatMessage[], task: number, cu
  * tool calls left without results before the next message.
  */
 export function roleOrderProblems(messages: readonly ChatMessage[]): string[] {
-  const problems: string[] = [];
+  return orderProblems(messages).map((p) => p.text);
+}
+
+/**
+ * The tool pairing problems among roleOrderProblems (a result without its call, calls left without
+ * results), with the index of the message each is found at: a recorded conversation that has one
+ * is rejected whole by OpenAI's and Anthropic's APIs, whatever a strategy does with the rest.
+ */
+export function toolPairingProblems(messages: readonly ChatMessage[]): Array<{ index: number; text: string }> {
+  return orderProblems(messages).filter((p) => p.tool);
+}
+
+function orderProblems(messages: readonly ChatMessage[]): Array<{ index: number; text: string; tool: boolean }> {
+  const problems: Array<{ index: number; text: string; tool: boolean }> = [];
+  const add = (index: number, text: string, tool: boolean): void => void problems.push({ index, text: `message ${index}: ${text}`, tool });
   let prev: ChatMessage["role"] | null = null;
   let pending = new Set<string>();
   messages.forEach((m, i) => {
     if (m.role === "system") return;
     if (m.role === "tool") {
-      if (m.tool_call_id === undefined || !pending.delete(m.tool_call_id)) problems.push(`message ${i}: tool result without its call`);
+      if (m.tool_call_id === undefined || !pending.delete(m.tool_call_id)) add(i, "tool result without its call", true);
       prev = "tool";
       return;
     }
-    if (pending.size > 0) problems.push(`message ${i}: tool calls of an earlier message have no results`);
-    if (prev === null && m.role !== "user") problems.push(`message ${i}: the first turn is not a user message`);
-    if (prev === m.role) problems.push(`message ${i}: two ${m.role} messages in a row`);
+    if (pending.size > 0) add(i, "tool calls of an earlier message have no results", true);
+    if (prev === null && m.role !== "user") add(i, "the first turn is not a user message", false);
+    if (prev === m.role) add(i, `two ${m.role} messages in a row`, false);
     prev = m.role;
     pending = new Set((m.tool_calls ?? []).map((c) => c.id));
   });

@@ -10,6 +10,7 @@ import { runTranscript } from "./run-transcript.js";
 import { jsonSyntaxProblem } from "../json/json-error.js";
 import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeepAt } from "../json/depth.js";
 import { messageProblem } from "../compaction/compact.js";
+import { toolPairingProblems } from "../compaction/messages.js";
 import { mustBe } from "../llm/args.js";
 
 // A message is what compact() takes (its one check, messageProblem); exported conversations
@@ -48,6 +49,12 @@ export interface Transcript {
   probes?: Probe[];
   /** Structured records behind the prompt for message j (PTC-Lisp turn records), for strategies that read them. */
   recordsAt?: (j: number) => unknown;
+  /**
+   * Data problems found on reading, each as "file:line: message i: ...": a tool result without its
+   * call, or calls left without results. The conversation is kept as recorded (full is what was
+   * sent), but OpenAI's and Anthropic's APIs would reject such a prompt.
+   */
+  problems?: string[];
 }
 
 export class TranscriptError extends Error {
@@ -81,7 +88,8 @@ export function parseTranscripts(text: string, where: string, limit = Infinity):
     const t = withTrace(checked.data, `${where}:${i + 1}`);
     const problem = annotationProblem(t);
     if (problem !== undefined) throw new TranscriptError(`${where}:${i + 1}: ${problem}`);
-    out.push(t);
+    const pairing = toolPairingProblems(t.messages);
+    out.push(pairing.length === 0 ? t : { ...t, problems: pairing.map((p) => `${where}:${i + 1}: ${p.text}: OpenAI's and Anthropic's APIs reject a prompt with it (compared as recorded)`) });
   }
   return out;
 }

@@ -260,6 +260,22 @@ describe("transcripts", () => {
     expect(parseTranscripts(`${good}\n${good}\n${good}`, "t.jsonl", 2)).toHaveLength(2);
   });
 
+  it("notes tool results without their call and calls without results, per file and line, and keeps the conversation", () => {
+    const call = { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "ls", arguments: "{}" } }] };
+    const lines = [
+      booking,
+      { id: "orphan", messages: [{ role: "user", content: "go" }, { role: "tool", tool_call_id: "zz", content: "x" }, { role: "assistant", content: "ok" }] },
+      { id: "unanswered", messages: [{ role: "user", content: "go" }, call, { role: "user", content: "and?" }, { role: "assistant", content: "ok" }] },
+    ];
+    const ts = parseTranscripts(lines.map((l) => JSON.stringify(l)).join("\n"), "t.jsonl");
+    expect(ts.map((t) => t.messages.length)).toEqual(lines.map((l) => l.messages.length));
+    expect(ts.map((t) => t.problems)).toEqual([
+      undefined,
+      ["t.jsonl:2: message 1: tool result without its call: OpenAI's and Anthropic's APIs reject a prompt with it (compared as recorded)"],
+      ["t.jsonl:3: message 2: tool calls of an earlier message have no results: OpenAI's and Anthropic's APIs reject a prompt with it (compared as recorded)"],
+    ]);
+  });
+
   it("refuses a line nested too deeply to measure, with its line and column, instead of crashing the run", async () => {
     // 20,000 levels in a field compact() keeps and never reads: the reader took it, and the rolling
     // summary's fingerprint (JSON.stringify) then overflowed the stack, a host stack trace.
