@@ -19,3 +19,6 @@ export const ratioText = (x: number): string => `${decimals(x, 3, [1])}x`;
 /** A share as a report prints it: "42.3%"; 2,499 of 2,500 reads "99.96%" and a saving of 0.004% reads so, never "100.0%" or "0.0%". */
 export const percentText = (x: number): string => `${decimals(x * 100, 1, [0, 100])}%`;
 
+
+/** Dollars as a report prints them: "$0.0123"; a non-zero cost never reads "$0.0000" ($0.00004 reads "$0.00004"). */
+export const dollarsText = (x: number): string => `$${decimals(x, 4, [0])}`;

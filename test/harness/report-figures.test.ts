@@ -2,7 +2,7 @@
 // loss) printed as "1.000x", or 2,499 of 2,500 facts kept printed as "100.0%", would tell a reader
 // that a strategy changed nothing where it did.
 import { describe, expect, it } from "vitest";
-import { percentText, ratioText } from "../../src/compaction/figures.js";
+import { dollarsText, percentText, ratioText } from "../../src/compaction/figures.js";
 import { compareStrategies, renderTable, type CompareReport } from "../../src/harness/compare.js";
 import { renderCacheTable, type CacheReport } from "../../src/harness/cache-models.js";
 import { renderHtml } from "../../src/harness/html.js";
@@ -40,6 +40,16 @@ describe("report figures", () => {
     [0.4231, "42.3%"],
   ])("a share of %s reads %s, never rounded onto 0% or 100%", (x, text) => {
     expect(percentText(x)).toBe(text);
+  });
+
+  it.each([
+    [0.00004, "$0.00004"],
+    [0.000000004, "$0.000000004"],
+    [0, "$0.0000"],
+    [0.01234, "$0.0123"],
+    [1.5, "$1.5000"],
+  ])("a cost of %s reads %s, never rounded onto $0", (x, text) => {
+    expect(dollarsText(x)).toBe(text);
   });
 
   it("the table, the HTML page and the cache table show a 0.9995 saving and a 1.0004 loss as such", async () => {

@@ -239,6 +239,8 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     expect(await page.locator("table.strategies tbody tr td:first-child").allTextContents()).toEqual(["full", "sliding-window:turns=2", "rolling-summary", "baseline:system+last", "baseline:system+task+last"]);
     // Never rounded onto parity: a 0.9995 ratio is a saving.
     expect(await page.locator("table.strategies tbody tr:nth-child(3) td:nth-child(5)").textContent()).toBe("0.9995x");
+    // Never rounded onto zero: $0.00004 is a cost.
+    expect(await page.locator("table.strategies tbody tr:nth-child(4) td:nth-child(6)").textContent()).toBe("$0.00004");
     expect(await page.locator("[data-chart=strategy-bars] rect.bar").count()).toBe(5);
     expect(await page.locator("[data-chart=cost-retention] circle.point").count()).toBe(5);
     const lines = await page.locator("[data-chart=requests] polyline.series").evaluateAll((ps) => ps.map((p) => (p.getAttribute("points") ?? "").trim().split(/\s+/).length));

@@ -61,6 +61,8 @@ export async function compareReportJson(): Promise<string> {
   }) as never, { models: ["gpt-4o"] });
   // A saving of 0.05%: it printed as "1.000x", no saving at all.
   report.rows[2].costRatio = 0.9995;
+  // $0.00004 (a 16-token prompt at $2.5 per M): it printed as "$0.0000", as if free.
+  report.rows[3].totals.cost = 0.00004;
   return JSON.stringify(report, null, 2);
 }
 

@@ -1,5 +1,6 @@
 // A run: its header (task, outcome, totals), the charts, a strip of turns, and the selected
 // turn in detail (program, error, output, tool calls, definitions, value, prompt).
+import { dollarsText } from "../../compaction/figures.js";
 import type { PageData, RunView, ToolCallView, TurnView } from "../model.js";
 import { outputChart, promptChart, selectChartTurn } from "./charts.js";
 import { baseName, block, fmt, h, ms } from "./dom.js";
@@ -44,7 +45,7 @@ function header(run: RunView, ctx: RunContext): HTMLElement {
       stat("input tokens", fmt(t.inputTokens)),
       stat("cached", fmt(t.cachedTokens)),
       stat("output tokens", fmt(t.outputTokens)),
-      t.cost !== null ? stat(`cost (${run.priceModel ?? "?"} list prices)`, `$${t.cost.toFixed(4)}`) : stat("cost", run.priceModel === null ? "unknown: the trace records no model" : `unknown: no price for model ${run.priceModel}`),
+      t.cost !== null ? stat(`cost (${run.priceModel ?? "?"} list prices)`, dollarsText(t.cost)) : stat("cost", run.priceModel === null ? "unknown: the trace records no model" : `unknown: no price for model ${run.priceModel}`),
       stat("tool calls", String(t.toolCalls)),
       stat("model time", ms(t.llmMs)),
       stat("program time", ms(t.execMs)),
@@ -107,7 +108,7 @@ function turnDetail(run: RunView, t: TurnView, ctx: RunContext): HTMLElement {
   return h(
     "article",
     { class: `turn${t.failed ? " failed" : ""}`, id: "turn", "data-turn": t.number },
-    h("h3", { class: "turn-title" }, `Turn ${t.number} of ${run.turns.length}: `, h("span", { class: `status status-${t.status}` }, STATUS[t.status]), h("span", { class: "muted" }, ` · ${fmt(u.inputTokens)} in (${fmt(u.cachedTokens)} cached) / ${fmt(u.outputTokens)} out${u.cost === undefined ? "" : ` · $${u.cost.toFixed(4)}`} (${SOURCE[u.source ?? "recorded"]}) · model ${ms(u.llmMs)} · program ${ms(u.execMs)}`)),
+    h("h3", { class: "turn-title" }, `Turn ${t.number} of ${run.turns.length}: `, h("span", { class: `status status-${t.status}` }, STATUS[t.status]), h("span", { class: "muted" }, ` · ${fmt(u.inputTokens)} in (${fmt(u.cachedTokens)} cached) / ${fmt(u.outputTokens)} out${u.cost === undefined ? "" : ` · ${dollarsText(u.cost)}`} (${SOURCE[u.source ?? "recorded"]}) · model ${ms(u.llmMs)} · program ${ms(u.execMs)}`)),
     t.notes.length > 0 ? h("p", { class: "muted" }, `Repaired before running: ${t.notes.join("; ")}`) : null,
     errorBox(t),
     t.program !== null ? h("section", null, h("h4", null, "Program"), block(t.program, "program", (p) => highlight(p, t.error?.line))) : h("section", null, h("h4", null, "Reply (no program found)"), block(t.reply ?? "", "reply")),
