@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { StrategySpec } from "../../src/compaction/registry.js";
 import { CACHE_MODELS, compareUnderCaches, FAR_MESSAGES, renderCacheTable, type CacheRow } from "../../src/harness/cache-models.js";
 import { loadTranscripts, type Transcript } from "../../src/harness/transcript.js";
-import { percentText, ratioText } from "../../src/compaction/figures.js";
+import { costRatioText, percentText } from "../../src/compaction/figures.js";
 import { codingSessions } from "./sets.js";
 
 const MASKING: StrategySpec = { name: "observation-masking" };
@@ -44,7 +44,7 @@ function verdict(rows: CacheRow[]): string {
   const h = row(rows, label(HYBRID));
   const parts = [row(rows, label(MASKING)), row(rows, label(ROLLING))];
   const lines = parts.map((p) => {
-    const costs = Object.keys(CACHE_MODELS).map((m) => `${m} ${ratioText(h.costRatio[m])} vs ${ratioText(p.costRatio[m])}${h.costRatio[m] <= p.costRatio[m] ? "" : " (dearer)"}`);
+    const costs = Object.keys(CACHE_MODELS).map((m) => `${m} ${costRatioText(h.costRatio[m], h.cost[m])} vs ${costRatioText(p.costRatio[m], p.cost[m])}${h.cost[m] <= p.cost[m] ? "" : " (dearer)"}`);
     const far = h.farRetention === null || p.farRetention === null ? "no far facts" : `far facts ${percentText(h.farRetention)} vs ${percentText(p.farRetention)}${h.farRetention >= p.farRetention ? "" : " (fewer)"}`;
     return `  hybrid vs ${p.strategy}: ${costs.join(", ")}; ${far}`;
   });

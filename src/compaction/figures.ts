@@ -22,3 +22,12 @@ export const percentText = (x: number): string => `${decimals(x * 100, 1, [0, 10
 
 /** Dollars as a report prints them: "$0.0123"; a non-zero cost never reads "$0.0000" ($0.00004 reads "$0.00004"). */
 export const dollarsText = (x: number): string => `$${decimals(x, 4, [0])}`;
+
+/**
+ * A cost against full's: 1 when both are nothing, null when full cost nothing and this did not
+ * (a free conversation model with paid summary calls), which no ratio can say.
+ */
+export const costRatio = (cost: number, fullCost: number): number | null => (fullCost === 0 ? (cost === 0 ? 1 : null) : cost / fullCost);
+
+/** A cost ratio as a report prints it, or where there is none the cost itself: "$0.0059 vs $0", never "1.000x". */
+export const costRatioText = (ratio: number | null, cost: number): string => (ratio === null ? `${dollarsText(cost)} vs $0` : ratioText(ratio));

@@ -6,7 +6,7 @@
 import { DEFAULT_PRICES, NO_CACHE, type ModelPrice } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import type { Llm } from "../llm/types.js";
-import { percentText, ratioText } from "../compaction/figures.js";
+import { costRatio, costRatioText, percentText } from "../compaction/figures.js";
 import { specLabel } from "./compare.js";
 import { measure } from "./measure.js";
 import type { Transcript } from "./transcript.js";
@@ -36,7 +36,7 @@ export interface CacheRow {
   reduction: number;
   /** Dollars per cache model (requests and the compaction's own calls), and the ratio to full's. */
   cost: Record<string, number>;
-  costRatio: Record<string, number>;
+  costRatio: Record<string, number | null>;
   /** Probe facts kept where needed, all and far ones (null without probes). */
   retention: number | null;
   farRetention: number | null;
@@ -116,7 +116,7 @@ export async function compareUnderCaches(transcripts: readonly Transcript[], str
   const full = rows[specs.findIndex((s) => (typeof s === "string" ? s : s.name) === "full")];
   for (const row of rows) {
     row.reduction = full.inputTokens === 0 ? 0 : 1 - row.inputTokens / full.inputTokens;
-    row.costRatio = Object.fromEntries(names.map((n) => [n, full.cost[n] === 0 ? 1 : row.cost[n] / full.cost[n]]));
+    row.costRatio = Object.fromEntries(names.map((n) => [n, costRatio(row.cost[n], full.cost[n])]));
   }
   return { transcripts: transcripts.length, models: names, rows };
 }
@@ -130,7 +130,7 @@ export function renderCacheTable(r: CacheReport): string {
     row.strategy,
     row.inputTokens.toLocaleString("en-US"),
     pct(row.reduction),
-    ...r.models.map((m) => ratioText(row.costRatio[m] ?? 1)),
+    ...r.models.map((m) => costRatioText(row.costRatio[m] === undefined ? 1 : row.costRatio[m], row.cost[m] ?? 0)),
     pct(row.retention),
     `${pct(row.farRetention)} of ${row.farNeeded}`,
     (row.strategy === "full" ? "-" : row.fired === 0 ? "never" : `${row.fired}/${r.transcripts}`) + (row.failed > 0 ? `, summaries failed in ${row.failed}/${r.transcripts}` : ""),

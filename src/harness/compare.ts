@@ -1,7 +1,7 @@
 // Strategies side by side over a set of transcripts: totals per strategy, with the reduction
 // against sending every message (the `full` baseline, always measured) and the share of probe
 // facts still in the prompts that need them.
-import { percentText, ratioText } from "../compaction/figures.js";
+import { costRatio, costRatioText, percentText } from "../compaction/figures.js";
 import { modelPrice, type ModelPrice, type PriceTable } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import { defaultStrategies } from "../history/registry.js";
@@ -16,10 +16,10 @@ export interface StrategyRow {
   totals: Metrics;
   /** 1 - inputTokens / full inputTokens. */
   reduction: number;
-  /** Cost relative to full under the first price model (1 = the same). */
-  costRatio: number;
+  /** Cost relative to full under the first price model (1 = the same); null when full cost nothing and this did not. */
+  costRatio: number | null;
   /** The same under each price model of the report, in order. */
-  costRatios: number[];
+  costRatios: Array<number | null>;
   /** "baseline" rows are the floor (system + last message, system + task + last message), not strategies. */
   kind: "strategy" | "baseline";
   /** Whether the strategy ever sent less than the whole conversation; a row that never did measures nothing. */
@@ -154,9 +154,9 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
       triggered: totals[i].compacted > 0,
       totals: totals[i],
       reduction: full.inputTokens === 0 ? 0 : 1 - totals[i].inputTokens / full.inputTokens,
-      costRatio: full.cost === 0 ? 1 : totals[i].cost / full.cost,
+      costRatio: costRatio(totals[i].cost, full.cost),
       // One per price model, whether or not a request was measured (a transcript may hold none).
-      costRatios: options.models.map((_, k) => ((full.costs[k] ?? 0) === 0 ? 1 : (totals[i].costs[k] ?? 0) / full.costs[k])),
+      costRatios: options.models.map((_, k) => costRatio(totals[i].costs[k] ?? 0, full.costs[k] ?? 0)),
       retention: ratio(totals[i].probesKept, totals[i].probesNeeded),
       retentionByDistance: {
         near: ratio(totals[i].nearKept, totals[i].nearNeeded),
@@ -228,7 +228,7 @@ export function renderTable(r: CompareReport): string {
       row.totals.inputTokens.toLocaleString("en-US"),
       pct(row.reduction),
       row.totals.peakPrompt.toLocaleString("en-US"),
-      ...row.costRatios.map(ratioText),
+      ...row.costRatios.map((x, k) => costRatioText(x, row.totals.costs[k] ?? 0)),
       String(row.totals.rewrites),
       idle ?? pctOr(row.retention),
       idle === undefined ? pctOr(d.near) : "",

@@ -1,6 +1,6 @@
 // The comparison as one self-contained HTML page: no scripts, no network, charts drawn here as
 // inline SVG. People would rather look at these than read the table.
-import { percentText, ratioText } from "../compaction/figures.js";
+import { costRatioText, percentText, ratioText } from "../compaction/figures.js";
 import { describeReport, failureNotes, idleLabel, type CompareReport, type StrategyRow } from "./compare.js";
 
 const COLORS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f", "#bab0ac"];
@@ -40,16 +40,17 @@ function tokensBars(rows: readonly StrategyRow[]): string {
 
 /** Cost against full (lower is better) and retention (higher is better), one point per strategy. */
 function costRetention(rows: readonly StrategyRow[]): string {
-  const withRetention = rows.filter((r) => r.retention !== null);
+  // A row without a cost ratio (full cost nothing, it did not) has no place on the cost axis.
+  const withRetention = rows.filter((r): r is StrategyRow & { retention: number; costRatio: number } => r.retention !== null && r.costRatio !== null);
   if (withRetention.length === 0) return "<p>No probe facts in these transcripts: no retention chart.</p>";
   // A little room around the extremes, so no point sits on an axis or the frame's edge.
-  const minC = Math.min(0.9, ...rows.map((r) => r.costRatio)) - 0.03;
-  const maxC = Math.max(1.1, ...rows.map((r) => r.costRatio)) + 0.03;
-  const minR = Math.max(0, Math.min(0.9, ...withRetention.map((r) => r.retention as number)) - 0.03);
+  const minC = Math.min(0.9, ...withRetention.map((r) => r.costRatio)) - 0.03;
+  const maxC = Math.max(1.1, ...withRetention.map((r) => r.costRatio)) + 0.03;
+  const minR = Math.max(0, Math.min(0.9, ...withRetention.map((r) => r.retention)) - 0.03);
   const x = (c: number): number => PAD + ((c - minC) / (maxC - minC)) * (W - 1.5 * PAD);
   const y = (v: number): number => H - PAD - ((v - minR) / (1.01 - minR)) * (H - 1.5 * PAD);
   const dots = rows.map((r, i) =>
-    r.retention === null
+    r.retention === null || r.costRatio === null
       ? ""
       : `<circle cx="${x(r.costRatio).toFixed(1)}" cy="${y(r.retention).toFixed(1)}" r="6" fill="${color(i)}"><title>${esc(r.strategy)}: cost ${ratioText(r.costRatio)} full, retention ${pct(r.retention)}</title></circle><text class="label" x="${(x(r.costRatio) + 8).toFixed(1)}" y="${(y(r.retention) - 6 - (i % 3) * 9).toFixed(1)}">${i + 1}</text>`,
   );
@@ -86,7 +87,7 @@ export function renderHtml(report: CompareReport, title = "Compaction strategies
         r.totals.inputTokens.toLocaleString("en-US"),
         pct(r.reduction),
         r.totals.peakPrompt.toLocaleString("en-US"),
-        ...r.costRatios.map(ratioText),
+        ...r.costRatios.map((x, k) => costRatioText(x, r.totals.costs[k] ?? 0)),
         String(r.totals.rewrites),
         idle ?? or(r.retention),
         ...(idle !== undefined ? ["", "", "", "", ""] : [or(d.near), or(d.mid), or(d.far), or(d.beyond6), or(r.shortRetention)]),

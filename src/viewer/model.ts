@@ -188,7 +188,8 @@ export interface ReportRow {
   inputTokens: number;
   reduction: number;
   peakPrompt: number;
-  costRatio: number;
+  /** Null when full cost nothing and this row did not. */
+  costRatio: number | null;
   cost: number;
   cacheBreaks: number;
   retention: number | null;

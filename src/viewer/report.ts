@@ -27,7 +27,7 @@ export const compareReportSchema = z.looseObject({
         options: z.record(z.string(), z.unknown()).optional(),
         totals: metrics,
         reduction: z.number(),
-        costRatio: z.number(),
+        costRatio: z.number().nullable(),
         retention: z.number().nullable(),
         perTranscript: z.array(z.looseObject({ id: z.string(), metrics })),
       }),

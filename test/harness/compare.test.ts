@@ -198,7 +198,7 @@ describe("compareStrategies", () => {
     expect(r.rows[1].totals.costs).toEqual(alone.rows[1].totals.costs);
     expect(r.rows[1].costRatios).toEqual(alone.rows[1].costRatios);
     expect(r.rows[1].costRatios[0]).toBeLessThan(1);
-    expect(r.rows[1].costRatios[0]).toBeCloseTo(r.rows[1].costRatio, 12);
+    expect(r.rows[1].costRatios[0]).toBeCloseTo(r.rows[1].costRatio as number, 12);
   });
 });
 

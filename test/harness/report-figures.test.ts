@@ -2,11 +2,13 @@
 // loss) printed as "1.000x", or 2,499 of 2,500 facts kept printed as "100.0%", would tell a reader
 // that a strategy changed nothing where it did.
 import { describe, expect, it } from "vitest";
-import { dollarsText, percentText, ratioText } from "../../src/compaction/figures.js";
+import { costRatioText, dollarsText, percentText, ratioText } from "../../src/compaction/figures.js";
 import { compareStrategies, renderTable, type CompareReport } from "../../src/harness/compare.js";
 import { renderCacheTable, type CacheReport } from "../../src/harness/cache-models.js";
 import { renderHtml } from "../../src/harness/html.js";
 import type { Transcript } from "../../src/harness/transcript.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
+import { readViewerInput } from "../../src/viewer/input.js";
 
 const chat: Transcript = {
   id: "chat",
@@ -74,6 +76,33 @@ describe("report figures", () => {
       rows: [{ strategy: "observation-masking", inputTokens: 10, reduction: 0.00004, cost: { "token-prefix": 1 }, costRatio: { "token-prefix": 1.0004 }, retention: 2499 / 2500, farRetention: null, farNeeded: 0, llmCalls: 0, fired: 1, failed: 0 }],
     };
     expect(renderCacheTable(caches)).toMatch(/observation-masking .* 0\.004% .* 1\.0004x .* 99\.96%/);
+  });
+});
+
+describe("a conversation model that costs nothing", () => {
+  it("a strategy that paid for summary calls shows its cost, not 1.000x against full's $0", async () => {
+    const messages: Transcript["messages"] = [{ role: "system", content: "You help." }];
+    for (let i = 0; i < 8; i++) messages.push({ role: "user", content: `Question ${i} about booking ${1000 + i}, please answer fully.` }, { role: "assistant", content: `Answer ${i}: booking ${1000 + i} is confirmed for ${i + 2} people.` });
+    const llm = scriptedLlm(Array.from({ length: 50 }, () => ({ content: "summary", usage: { inputTokens: 5000, outputTokens: 400, cachedTokens: 0 } })));
+    const r = await compareStrategies([{ id: "c", messages }], [{ name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 1 } }], {
+      models: ["free"],
+      prices: { free: { input: 0, output: 0, cache: { kind: "none" } } },
+      llm,
+      summaryModel: "gpt-4o-mini",
+    });
+    const [full, rolling] = r.rows;
+    expect(full.totals.cost).toBe(0);
+    expect(rolling.totals.llmCalls).toBeGreaterThan(0);
+    expect(rolling.totals.cost).toBeGreaterThan(0);
+    // No ratio says "paid something against nothing"; two free rows cost the same.
+    expect([full.costRatio, rolling.costRatio, rolling.costRatios[0], r.rows[2].costRatio]).toEqual([1, null, null, 1]);
+    const paid = costRatioText(null, rolling.totals.cost);
+    expect(paid).toBe(`${dollarsText(rolling.totals.cost)} vs $0`);
+    expect(renderTable(r)).toMatch(new RegExp(`\\nrolling-summary\\S* .* ${paid.replace(/[$.]/g, "\\$&")} `));
+    expect(renderTable(r)).not.toMatch(/\nrolling-summary\S* .* 1\.000x /);
+    expect(renderHtml(r)).toContain(`<td>${paid}</td>`);
+    // The viewer reads such a report.
+    expect(readViewerInput("report.json", JSON.stringify(r))).toBeDefined();
   });
 });
 

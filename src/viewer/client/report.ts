@@ -1,5 +1,5 @@
 // A `ptc compare` report: the per-strategy table, its charts, and the per-transcript figures.
-import { dollarsText, percentText, ratioText } from "../../compaction/figures.js";
+import { costRatioText, dollarsText, percentText } from "../../compaction/figures.js";
 import { expandRuns, type ReportView, type SideBySide } from "../model.js";
 import { costRetention, requestLines, strategyBars } from "./charts.js";
 import { baseName, block, fmt, h } from "./dom.js";
@@ -50,7 +50,7 @@ export function selectRequest(view: HTMLElement, r: ReportView, texts: readonly 
 export function renderReport(r: ReportView, texts: readonly string[] = [], request = 1, go: (hash: string) => void = () => {}): HTMLElement {
   const main = table(
     ["strategy", "input tokens", "reduction", "peak prompt", "cost vs full", "cost", "cache breaks", "retention", "llm calls", "ms"],
-    r.rows.map((row) => [h("code", null, row.strategy), fmt(row.inputTokens), pct(row.reduction), fmt(row.peakPrompt), ratioText(row.costRatio), dollarsText(row.cost), String(row.cacheBreaks), row.retention === null ? "-" : pct(row.retention), String(row.llmCalls), fmt(row.compactionMs)]),
+    r.rows.map((row) => [h("code", null, row.strategy), fmt(row.inputTokens), pct(row.reduction), fmt(row.peakPrompt), costRatioText(row.costRatio, row.cost), dollarsText(row.cost), String(row.cacheBreaks), row.retention === null ? "-" : pct(row.retention), String(row.llmCalls), fmt(row.compactionMs)]),
     "strategies",
   );
   const ids = r.rows[0]?.perTranscript.map((p) => p.id) ?? [];
