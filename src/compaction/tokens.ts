@@ -316,10 +316,16 @@ const INFLATED_LIMIT = 1 << 24;
 const isPdfSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 12 || c === 13 || c === 0;
 const isNameChar = (c: number | undefined): boolean => c !== undefined && ((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57));
 
-/** The page objects (`/Type /Page`, not `/Pages`) of a PDF's bytes, those packed in deflated object streams (PDF 1.5) too; 0 for no PDF. */
+/**
+ * The page objects (`/Type /Page`, not `/Pages`) of a PDF's bytes, those packed in deflated object
+ * streams (PDF 1.5) too; 0 for no PDF. An object is counted by its number, as its last definition
+ * says: a file saved with incremental updates appends each rewritten page again, one page still.
+ */
 export function pdfPages(bytes: Buffer): number {
   if (bytes.subarray(0, 1024 + 5).indexOf("%PDF-") < 0) return 0;
-  let pages = pageObjects(bytes);
+  // Each object number's last definition: where it stands in the file and whether it is a page.
+  const defined = new Map<number, Definition>();
+  let loose = pageObjects(bytes, objectHeaders(bytes), undefined, defined);
   let inflated = 0;
   for (let at = bytes.indexOf(OBJECT_STREAM); at >= 0 && inflated < INFLATED_LIMIT; at = bytes.indexOf(OBJECT_STREAM, at + 1)) {
     // The stream's data follows its dictionary's "stream" keyword and one end of line.
@@ -332,25 +338,119 @@ export function pdfPages(bytes: Buffer): number {
     try {
       const objects = inflateSync(bytes.subarray(s, end < 0 ? bytes.length : end), { maxOutputLength: INFLATED_LIMIT - inflated, finishFlush: zlibConstants.Z_SYNC_FLUSH });
       inflated += objects.length;
-      pages += pageObjects(objects);
+      // Its objects stand where the stream does: before the definitions of a later update.
+      loose += pageObjects(objects, streamHeaders(objects), s, defined);
     } catch {
       // Not deflated, damaged, or past the limit: its pages are not counted.
     }
     at = Math.max(at, s);
   }
+  let pages = loose;
+  for (const d of defined.values()) if (d.page) pages++;
   return pages;
 }
 
-/** The `/Type /Page` entries of PDF objects in plain bytes. */
-function pageObjects(bytes: Buffer): number {
-  let n = 0;
+interface Definition {
+  at: number;
+  page: boolean;
+}
+
+/** Object headers in order: where each starts, and its number. */
+interface Headers {
+  at: number[];
+  number: number[];
+}
+
+const OBJ = Buffer.from("obj");
+const isDigit = (c: number | undefined): boolean => c !== undefined && c >= 48 && c <= 57;
+// An object number has at most 10 digits (the cross-reference table's width): longer runs are no header.
+const MAX_DIGITS = 10;
+
+/** Where each `N G obj` header starts in plain bytes, with N, in order. Each walk back stops at the previous "obj", so the scan is linear. */
+function objectHeaders(bytes: Buffer): Headers {
+  const headers: Headers = { at: [], number: [] };
+  let floor = 0;
+  for (let at = bytes.indexOf(OBJ); at >= 0; at = bytes.indexOf(OBJ, at + OBJ.length)) {
+    const from = floor;
+    floor = at + OBJ.length;
+    if (isNameChar(bytes[at + OBJ.length])) continue;
+    // Back over spaces, the generation, spaces, and the number.
+    let k = at - 1;
+    if (k < from || !isPdfSpace(bytes[k])) continue;
+    while (k >= from && isPdfSpace(bytes[k])) k--;
+    const gen = k;
+    while (k >= from && gen - k <= MAX_DIGITS && isDigit(bytes[k])) k--;
+    if (k === gen || gen - k > MAX_DIGITS || k < from || !isPdfSpace(bytes[k])) continue;
+    while (k >= from && isPdfSpace(bytes[k])) k--;
+    const last = k;
+    let number = 0;
+    for (let scale = 1; k >= from && last - k <= MAX_DIGITS && isDigit(bytes[k]); k--, scale *= 10) number += (bytes[k] - 48) * scale;
+    if (k === last || last - k > MAX_DIGITS || isNameChar(bytes[k])) continue;
+    headers.at.push(k + 1);
+    headers.number.push(number);
+  }
+  return headers;
+}
+
+/** An object stream's objects: its leading pairs of numbers (object number, offset after the pairs), in order. */
+function streamHeaders(objects: Buffer): Headers {
+  const ints: number[] = [];
+  let k = 0;
+  for (;;) {
+    while (k < objects.length && isPdfSpace(objects[k])) k++;
+    const s = k;
+    while (k < objects.length && k - s <= MAX_DIGITS && isDigit(objects[k])) k++;
+    if (k === s || k - s > MAX_DIGITS) break;
+    ints.push(Number(objects.toString("latin1", s, k)));
+  }
+  // The objects follow the pairs (at /First, where the pairs end when the first offset is 0).
+  const first = k;
+  const headers: Headers = { at: [], number: [] };
+  for (let i = 0; i + 1 < ints.length; i += 2) {
+    const at = first + ints[i + 1];
+    // Offsets out of order or past the end are no table this reader understands: its pages count loose.
+    if (at > objects.length || (i > 0 && at < headers.at[headers.at.length - 1])) return { at: [], number: [] };
+    headers.at.push(at);
+    headers.number.push(ints[i]);
+  }
+  return headers;
+}
+
+/**
+ * The `/Type /Page` entries of PDF objects in `bytes`: every one of `headers` defines its number in
+ * `defined` unless a definition later in the file is there already, a page when such an entry falls
+ * within it; the count of entries before any header is returned. The objects of an object stream
+ * stand where the stream does (`streamAt`), in their order.
+ */
+function pageObjects(bytes: Buffer, headers: Headers, streamAt: number | undefined, defined: Map<number, Definition>): number {
+  let loose = 0;
+  let h = -1;
+  let hPage = false;
+  const close = (): void => {
+    if (h < 0) return;
+    const at = streamAt ?? headers.at[h];
+    const before = defined.get(headers.number[h]);
+    if (before === undefined || before.at <= at) defined.set(headers.number[h], { at, page: hPage });
+  };
   for (let at = bytes.indexOf(PAGE); at >= 0; at = bytes.indexOf(PAGE, at + PAGE.length)) {
     if (isNameChar(bytes[at + PAGE.length])) continue;
     let k = at - 1;
     while (k >= 0 && isPdfSpace(bytes[k])) k--;
-    if (k >= TYPE.length - 1 && bytes.subarray(k - TYPE.length + 1, k + 1).equals(TYPE)) n++;
+    if (!(k >= TYPE.length - 1 && bytes.subarray(k - TYPE.length + 1, k + 1).equals(TYPE))) continue;
+    while (h + 1 < headers.at.length && headers.at[h + 1] <= at) {
+      close();
+      h++;
+      hPage = false;
+    }
+    if (h < 0) loose++;
+    else hPage = true;
   }
-  return n;
+  close();
+  for (h++; h < headers.at.length; h++) {
+    hPage = false;
+    close();
+  }
+  return loose;
 }
 
 const documentText = (data: unknown): number => (typeof data === "string" ? countTokens(data) : 0);

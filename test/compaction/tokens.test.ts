@@ -225,6 +225,24 @@ describe("files and audio replies are not free", () => {
     }
   });
 
+  // A PDF saved with incremental updates appends each rewritten object again under its number:
+  // a 3-page file whose pages were annotated and saved twice counted 9 pages, the provider bills 3.
+  it.each([
+    ["plain objects", false],
+    ["objects in compressed object streams", true],
+  ])("a PDF saved with incremental updates counts each page object once, by its number (%s)", (_label, packed) => {
+    const base = Buffer.from(pdfOf(3, packed), "base64");
+    const update = (note: string): string =>
+      packed
+        ? objectStream(10 + note.length, [3, 4, 5].map((n) => [n, `<</Type/Page/Parent 2 0 R/Annots [] /Contents (${note})>>`]))
+        : [3, 4, 5].map((n) => `${n} 0 obj\n<< /Type /Page /Parent 2 0 R /Contents (${note}) >>\nendobj\n`).join("") + "trailer\n<< /Root 1 0 R >>\n%%EOF\n";
+    // A page replaced by a non-page object in an update is no page any more; a new page counts.
+    const last = "5 0 obj\n<< /Type /XObject >>\nendobj\n9 0 obj\n<< /Type /Page /Parent 2 0 R >>\nendobj\n%%EOF\n";
+    const saved = Buffer.concat([base, Buffer.from(update("first"), "latin1"), Buffer.from(update("second"), "latin1"), Buffer.from(last)]).toString("base64");
+    const withFile = promptTokens([{ role: "user", content: [{ type: "text", text: "Summarize this." }, { type: "input_file", file_data: saved, filename: "a.pdf" }] }]);
+    expect(withFile - bare).toBe(3 * FILE_PAGE_TOKENS);
+  });
+
   it("a file that is no PDF, or an object stream that inflates past its bound, counts as one page", () => {
     const text = Buffer.from("just some notes, /Type /Page\n".repeat(20)).toString("base64");
     const bomb = Buffer.concat([Buffer.from("%PDF-1.5\n1 0 obj\n<< /Type /ObjStm /Filter /FlateDecode >>\nstream\n"), deflateSync(Buffer.alloc(1 << 25, 32)), Buffer.from("\nendstream\nendobj\n")]).toString("base64");
@@ -311,6 +329,18 @@ describe("countTokensYielding", () => {
     expect(Math.abs((await countTokensYielding(blob)) - countTokens(blob))).toBeLessThan(100);
   });
 });
+
+/** An incremental update's object stream (object `number`) holding the given objects. */
+function objectStream(number: number, objects: Array<[number, string]>): string {
+  let offset = 0;
+  const table = `${objects.map(([n, body]) => {
+    const entry = `${n} ${offset}`;
+    offset += body.length + 1;
+    return entry;
+  }).join(" ")} `;
+  const stream = deflateSync(Buffer.from(table + objects.map(([, b]) => b).join("\n")));
+  return Buffer.concat([Buffer.from(`${number} 0 obj\n<< /Type /ObjStm /N ${objects.length} /First ${table.length} /Filter /FlateDecode /Length ${stream.length} >>\nstream\n`), stream, Buffer.from("\nendstream\nendobj\n%%EOF\n")]).toString("latin1");
+}
 
 /** A PDF of `pages` empty pages as base64, its page objects written plainly or packed into a deflated object stream. */
 function pdfOf(pages: number, packed: boolean): string {
