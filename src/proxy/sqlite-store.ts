@@ -43,6 +43,11 @@ const LEASE_POLL_MS = 50;
  * every restart).
  */
 const OWNERS = new Set<string>();
+/** How long a statement waits for another connection's write lock before failing with SQLITE_BUSY (better-sqlite3's default). */
+const BUSY_TIMEOUT_MS = 5_000;
+
+/** SQLITE_BUSY and its extended codes: the file is locked by another connection, not unwritable. */
+const busy = (e: unknown): boolean => typeof (e as { code?: unknown } | null)?.code === "string" && (e as { code: string }).code.startsWith("SQLITE_BUSY");
 
 export class SqliteStore implements ConversationStore {
   private readonly db: Database.Database;
@@ -78,7 +83,7 @@ export class SqliteStore implements ConversationStore {
       chmodSync(file, 0o600);
     }
     const Sqlite = loadSqlite();
-    this.db = new Sqlite(file);
+    this.db = new Sqlite(file, { timeout: BUSY_TIMEOUT_MS });
     this.db.pragma("journal_mode = WAL");
     // A crash may lose the last write, never corrupt the file: the right trade for a cache of summaries.
     this.db.pragma("synchronous = NORMAL");
@@ -399,7 +404,8 @@ export class SqliteStore implements ConversationStore {
    * every LEASE_POLL_MS; one whose holder died (a process of this host that no longer runs) or
    * stopped renewing it is taken over. The holder's writes are committed before it lets go, so
    * the next holder starts from its summary. A file that takes no writes (a full disk) runs `fn`
-   * unlocked, as requests go on from memory meanwhile.
+   * unlocked, as requests go on from memory meanwhile; one that another connection keeps locked
+   * past the busy timeout rejects, and the compaction is skipped.
    */
   async locked<T>(id: string, fn: () => Promise<T>): Promise<T> {
     for (;;) {
@@ -440,7 +446,11 @@ export class SqliteStore implements ConversationStore {
       if (holder === undefined || holder.host !== HOST || (holder.pid === process.pid ? OWNERS.has(holder.owner) : alive(holder.pid))) return false;
       this.statements.unlease.run(id, holder.owner);
       return take();
-    } catch {
+    } catch (e) {
+      // Another connection held the file's write lock through the whole busy timeout (a long
+      // transaction, a backup): it may be a proxy that takes this lease next, so running unlocked
+      // could pay for a second summary call, and waiting would block the event loop a busy timeout per look.
+      if (busy(e)) throw new Error(`the conversation store's SQLite file stayed locked by another connection for ${BUSY_TIMEOUT_MS} ms: compaction skipped`);
       // The file takes no writes (a full disk): compactions go on unlocked, as requests go on from memory.
       return true;
     }

@@ -190,3 +190,26 @@ describe("clients on one conversation at once", { timeout: 60_000 }, () => {
     expect(x.logs.some((l) => l.event === "store_error")).toBe(true);
   });
 });
+
+describe("conversation store: a SQLite file another connection keeps locked past the busy timeout", { timeout: 60_000 }, () => {
+  it("skips the compaction with an error instead of running it without the lease", async () => {
+    const db = join(tempDir(), "s.db");
+    const store = await openStore(db);
+    cleanups.push(() => store.close());
+    // Another process's long write transaction (a backup, a sqlite3 shell left in BEGIN IMMEDIATE).
+    const other = new (loadSqlite())(db);
+    other.exec("BEGIN IMMEDIATE");
+    let ran = false;
+    // Before: SQLITE_BUSY was taken for a full disk and fn ran unlocked, so the other process
+    // could take the lease meanwhile and both make a summary call for one conversation.
+    const busy = store.locked("t:busy", async () => {
+      ran = true;
+    });
+    await expect(busy).rejects.toThrow(/locked by another connection/);
+    expect(ran).toBe(false);
+    other.exec("ROLLBACK");
+    other.close();
+    // The file free again, the lease is taken as usual.
+    expect(await store.locked("t:busy", async () => "mine")).toBe("mine");
+  });
+});
