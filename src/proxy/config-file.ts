@@ -3,7 +3,8 @@
 // either the old settings or the new ones, never a mix. Updates are validated whole before
 // anything changes and written atomically (temporary file, then rename); edits to the file
 // are picked up without a restart, and a bad edit keeps the running settings.
-import { existsSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, openSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { mergeConfig, parseConfig, type Parsed, type ProxyConfig } from "./config.js";
 import { withLockFile } from "./lock.js";
 import { jsonSyntaxError } from "../json/json-error.js";
@@ -211,18 +212,42 @@ function resolved(file: string): string {
   }
 }
 
-/** Writes through a temporary file and a rename, so a reader never sees half a file. Returns an error message or undefined. */
+/**
+ * Writes through a temporary file and a rename, so a reader never sees half a file, and syncs it
+ * to the disk before answering: an update may be a virtual key its client now holds, which a power
+ * loss must not take back (nor leave an empty file renamed over the settings). Returns an error message or undefined.
+ */
 function writeAtomic(named: string, text: string): string | undefined {
   const file = resolved(named);
   const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
   try {
     // The file may hold the summarizer's key: readable by its owner only.
-    writeFileSync(tmp, text, { mode: 0o600 });
+    const fd = openSync(tmp, "w", 0o600);
+    try {
+      writeFileSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, file);
-    return undefined;
   } catch (e) {
     // Written in part (a full disk) or not renamed: a copy of the settings, secrets and all, left behind at every failed update.
     rmSync(tmp, { force: true });
     return `cannot write the config file ${named}: ${(e as Error).message}`;
+  }
+  syncDirectory(dirname(file));
+  return undefined;
+}
+
+/** Makes a rename in `dir` durable. Best effort: some systems cannot open or sync a directory (Windows), and the file is in place already. */
+function syncDirectory(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, "r");
+    fsyncSync(fd);
+  } catch {
+    // The rename stands; only its durability across a power loss is not assured here.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

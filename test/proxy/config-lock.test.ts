@@ -16,6 +16,9 @@ import { tempDir } from "./setup.js";
 let beforeRename: (() => void) | undefined;
 let afterRead: ((path: fs.PathOrFileDescriptor) => void) | undefined;
 let beforeOpen: ((path: fs.PathLike) => void) | undefined;
+/** While set, the paths synced and renamed, in order: "fsync <path>", "rename <to>". */
+let durability: string[] | undefined;
+const openedPaths = new Map<number, string>();
 vi.mock("node:fs", async (importOriginal) => {
   const real = await importOriginal<typeof import("node:fs")>();
   return {
@@ -23,8 +26,14 @@ vi.mock("node:fs", async (importOriginal) => {
     openSync: ((path: fs.PathLike, ...rest: unknown[]) => {
       const hook = beforeOpen;
       hook?.(path);
-      return (real.openSync as (...a: unknown[]) => number)(path, ...rest);
+      const fd = (real.openSync as (...a: unknown[]) => number)(path, ...rest);
+      openedPaths.set(fd, String(path));
+      return fd;
     }) as typeof fs.openSync,
+    fsyncSync: (fd: number) => {
+      durability?.push(`fsync ${openedPaths.get(fd) ?? fd}`);
+      real.fsyncSync(fd);
+    },
     readFileSync: ((path: fs.PathOrFileDescriptor, options?: unknown) => {
       const text = real.readFileSync(path, options as BufferEncoding);
       const hook = afterRead;
@@ -36,6 +45,7 @@ vi.mock("node:fs", async (importOriginal) => {
       beforeRename = undefined;
       hook?.();
       real.renameSync(from, to);
+      durability?.push(`rename ${String(to)}`);
     },
   };
 });
@@ -382,4 +392,26 @@ process.stdout.write(got === undefined ? "refused" : "held");
     expect({ got, out }).toEqual({ got: undefined, out: "held" });
     expect(fs.readdirSync(dir).filter((f) => f.startsWith("config.json.lock"))).toEqual([]);
   }, 120_000);
+});
+
+describe("a config update (a virtual key issued, its client given the key)", () => {
+  it("is on the disk before it is answered: the new file's data synced before its rename, the directory after", async () => {
+    const dir = fs.realpathSync(tempDir());
+    const file = join(dir, "config.json");
+    fs.writeFileSync(file, "{}\n");
+    const opened = ConfigFile.open(file);
+    if (!opened.ok) throw new Error(opened.error);
+    durability = [];
+    try {
+      expect((await opened.value.update({ keepMessages: false })).ok).toBe(true);
+      const ops = durability.filter((op) => !op.endsWith(".lock"));
+      // Before: only the rename; after power loss the update (a key its client holds) could be gone.
+      expect(ops).toHaveLength(3);
+      expect(ops[0].startsWith(`fsync ${file}.`) && ops[0].endsWith(".tmp")).toBe(true);
+      expect(ops.slice(1)).toEqual([`rename ${file}`, `fsync ${dir}`]);
+    } finally {
+      durability = undefined;
+      opened.value.close();
+    }
+  });
 });
