@@ -188,6 +188,8 @@ const reportedStoreErrors = new WeakMap<ProxyContext, string>();
 
 // The route each response is counted under, set as the request is routed (default "rejected": a bad path).
 const routes = new WeakMap<ServerResponse, string>();
+/** How long a close waits, once no connection is left, for handlers still writing their requests' records and charges. */
+const HANDLERS_GRACE_MS = 10_000;
 
 function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Promise<void> | void {
   const started = performance.now();
@@ -324,6 +326,9 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     sleep: options.sleep ?? ((ms, signal) => wait(ms, signal ?? new AbortController().signal)),
   };
   let onIdle: (() => void) | undefined;
+  // Handlers still running: a reply cut or sent ends its response before its request's record
+  // and charge are written, and the store must outlive those writes.
+  const handlers = new Set<Promise<void>>();
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     boundRequests();
@@ -344,11 +349,13 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     });
     const done = route(ctx, req, res);
     if (done !== undefined) {
-      done.catch((e: unknown) => {
+      const settled = done.catch((e: unknown) => {
         // A bug, not an expected failure: answer 500 without the stack, and log it.
         logger({ event: "internal_error", error: e instanceof Error ? e.message : String(e) });
         sendError(res, 500, "internal proxy error", "server_error", "internal_error");
       });
+      handlers.add(settled);
+      void settled.finally(() => handlers.delete(settled));
     }
   };
   const server: Server = createServer(handle);
@@ -402,7 +409,15 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
       config.close();
       ctx.compactor.close();
       server.close(() => {
-        void store.close().then(resolve, resolve);
+        // Bounded: a handler stuck on the store itself (another process's lease) must not hold the close.
+        let grace: NodeJS.Timeout | undefined;
+        const finished = new Promise<void>((done) => (grace = setTimeout(done, HANDLERS_GRACE_MS)));
+        void Promise.race([Promise.allSettled(handlers), finished])
+          .then(() => {
+            clearTimeout(grace);
+            return store.close();
+          })
+          .then(resolve, resolve);
       });
       server.closeAllConnections();
       upstream.close();
