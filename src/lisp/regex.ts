@@ -54,7 +54,8 @@ const HEX4 = /^[0-9a-fA-F]{4}$/;
  * to [[:alpha:]] and [^[:alpha:]], [:alpha:] and [:^alpha:] inside a class; . outside (?s) to a
  * class of every character but Java's line terminators, where RE2's . stops only at \n; for
  * searches, a $ that ends an alternative to one that also takes a last line terminator, or in
- * (?m) any, which the search gives back: see JavaMatcher). Refused
+ * (?m) any, which the search gives back: see JavaMatcher; under (?i) without Java's u, which RE2
+ * does not know, characters and classes RE2 would fold beyond ASCII to case-sensitive groups). Refused
  * (regex_error), because RE2 would match other text without a word: a class holding an
  * unescaped [ (not a POSIX [:name:]) or &&, Java's nested classes and intersections, which RE2
  * reads as literal characters (so [a-z&&[^b]] would match nothing a Java reader expects); and
@@ -71,7 +72,7 @@ function re2Source(source: string): Rewritten {
   const breaks: number[] = [];
   let captures = 0;
   let inClass = false;
-  // The flags s (. matches every character) and m (^ and $ at lines) here, as bits, and what they were outside each open group.
+  // The flags s (. matches every character), m (^ and $ at lines), i and u (case) here, as bits, and what they were outside each open group.
   let mode = 0;
   const outer: number[] = [];
   for (let i = 0; i < source.length; i++) {
@@ -98,6 +99,7 @@ function re2Source(source: string): Rewritten {
           }
         }
         written = `\\x{${code.toString(16)}}`;
+        if (!inClass && (mode & ASCII_CASE) === CASE_INSENSITIVE && foldsBeyondAscii(code)) written = `(?-i:${caseVariants(String.fromCodePoint(code))})`;
       } else if ((next === "p" || next === "P") && source[i + 2] === "{") {
         const close = source.indexOf("}", i + 3);
         const name = close < 0 ? "" : source.slice(i + 3, close);
@@ -119,9 +121,17 @@ function re2Source(source: string): Rewritten {
       }
       if (c === "(") {
         const flags = source[i + 1] === "?" ? /^[a-zA-Z]*(?:-[a-zA-Z]*)?([):])/.exec(source.slice(i + 2, i + 20)) : null;
-        if (flags?.[1] !== ")") outer.push(mode);
-        if (flags !== null) mode = setsFlags(flags[0], mode);
-        else if (source[i + 1] !== "?" || source[i + 2] === "P" || (source[i + 2] === "<" && source[i + 3] !== "=" && source[i + 3] !== "!")) captures++;
+        if (flags === null) {
+          outer.push(mode);
+          if (source[i + 1] !== "?" || source[i + 2] === "P" || (source[i + 2] === "<" && source[i + 3] !== "=" && source[i + 3] !== "!")) captures++;
+          continue;
+        }
+        // (?flags) holds for the rest of the enclosing group, (?flags:...) for its own group.
+        if (flags[1] === ":") outer.push(mode);
+        mode = setsFlags(flags[0], mode);
+        // RE2 has no u (Java's UNICODE_CASE): this file does it (foldsBeyondAscii), and RE2 gets the rest.
+        if (flags[0].includes("u")) edits.push([i, 2 + flags[0].length, withoutU(flags[0]), false]);
+        i += 1 + flags[0].length;
         continue;
       }
       if (c === ")") {
@@ -152,7 +162,23 @@ function re2Source(source: string): Rewritten {
         edits.push([i, 1, `(?:^()|(${JAVA_BREAK}))`, true]);
         continue;
       }
-      if (c !== "[") continue;
+      if (c !== "[") {
+        if ((mode & ASCII_CASE) === CASE_INSENSITIVE) {
+          const code = source.codePointAt(i) as number;
+          if (foldsBeyondAscii(code)) {
+            const length = code > 0xffff ? 2 : 1;
+            edits.push([i, length, `(?-i:${caseVariants(source.slice(i, i + length))})`, false]);
+            i += length - 1;
+          }
+        }
+        continue;
+      }
+      const folded = (mode & ASCII_CASE) === CASE_INSENSITIVE ? asciiCaseClass(source, i) : null;
+      if (folded !== null) {
+        edits.push([i, folded.end + 1 - i, folded.text, false]);
+        i = folded.end;
+        continue;
+      }
       inClass = true;
       // A ] first in the class (after an optional ^) is a literal.
       if (source[i + 1] === "^") i++;
@@ -209,8 +235,73 @@ const JAVA_DOT = "[^\\n\\r\\x{85}\\x{2028}\\x{2029}]";
 
 const DOT_ALL = 1;
 const MULTI_LINE = 2;
+const CASE_INSENSITIVE = 4;
+const UNICODE_CASE = 8;
+const ASCII_CASE = CASE_INSENSITIVE | UNICODE_CASE;
 
-/** The flags s and m (as bits) after the flags of a group (?flags) or (?flags:...), read as written ("is-m:"). */
+/**
+ * Whether RE2's (?i), which folds Unicode case, would match more for this character than Java's
+ * (?i) without u, which folds only ASCII letters: any cased character beyond ASCII, and k and s,
+ * which RE2 also matches with the Kelvin sign and the long s.
+ */
+function foldsBeyondAscii(code: number): boolean {
+  if (code < 0x80) return KS.includes(code);
+  const c = String.fromCodePoint(code);
+  return c.toLowerCase() !== c || c.toUpperCase() !== c;
+}
+
+/** The character as Java's ASCII-only (?i) matches it, for a case-sensitive group: k and s with their other case. */
+function caseVariants(c: string): string {
+  return c.length === 1 && c.charCodeAt(0) < 0x80 ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c;
+}
+
+/** K, S, k and s: RE2's (?i) also matches them with the Kelvin sign and the long s. */
+const KS = [0x4b, 0x53, 0x6b, 0x73];
+
+/**
+ * A class at `at` (its [) as Java's ASCII-only (?i) reads it, for RE2, which would fold it with
+ * Unicode case: case-sensitive, with the other case of its ASCII letters added. Null when RE2's
+ * folding gives the same (only ASCII, no k or s), and for classes with escapes, POSIX names or a
+ * leading ] or -, which keep RE2's folding.
+ */
+function asciiCaseClass(source: string, at: number): { end: number; text: string } | null {
+  let j = at + 1;
+  const not = source[j] === "^" ? "^" : "";
+  j += not.length;
+  const start = j;
+  if (source[j] === "]" || source[j] === "-") return null;
+  let extra = "";
+  let differs = false;
+  while (j < source.length && source[j] !== "]") {
+    if (source[j] === "\\" || source[j] === "[" || source[j] === "&") return null;
+    const lo = source.codePointAt(j) as number;
+    j += lo > 0xffff ? 2 : 1;
+    let hi = lo;
+    if (source[j] === "-" && j + 1 < source.length && source[j + 1] !== "]") {
+      if (source[j + 1] === "\\" || source[j + 1] === "[") return null;
+      hi = source.codePointAt(j + 1) as number;
+      j += hi > 0xffff ? 3 : 2;
+    }
+    differs ||= hi >= 0x80 || KS.some((c) => lo <= c && c <= hi);
+    for (const [from, to, shift] of [[0x61, 0x7a, -0x20], [0x41, 0x5a, 0x20]]) {
+      const a = Math.max(lo, from);
+      const b = Math.min(hi, to);
+      if (a <= b) extra += `${String.fromCharCode(a + shift)}-${String.fromCharCode(b + shift)}`;
+    }
+  }
+  if (j >= source.length || !differs) return null;
+  return { end: j, text: `(?-i:[${not}${extra}${source.slice(start, j)}])` };
+}
+
+/** A flag group ("(?iu)", "(?u:") without Java's u, which RE2 does not know; nothing for (?u) alone. */
+function withoutU(flags: string): string {
+  const end = flags[flags.length - 1];
+  const [on, off = ""] = flags.slice(0, -1).replaceAll("u", "").split("-");
+  const text = on + (off === "" ? "" : `-${off}`);
+  return text === "" && end === ")" ? "" : `(?${text}${end}`;
+}
+
+/** The flags s, m, i and u (as bits) after the flags of a group (?flags) or (?flags:...), read as written ("is-m:"). */
 function setsFlags(flags: string, before: number): number {
   const off = flags.indexOf("-");
   const on = off >= 0 ? flags.slice(0, off) : flags;
@@ -220,6 +311,10 @@ function setsFlags(flags: string, before: number): number {
   if (on.includes("m")) mode |= MULTI_LINE;
   if (cleared.includes("s")) mode &= ~DOT_ALL;
   if (cleared.includes("m")) mode &= ~MULTI_LINE;
+  if (on.includes("i")) mode |= CASE_INSENSITIVE;
+  if (on.includes("u")) mode |= UNICODE_CASE;
+  if (cleared.includes("i")) mode &= ~CASE_INSENSITIVE;
+  if (cleared.includes("u")) mode &= ~UNICODE_CASE;
   return mode;
 }
 

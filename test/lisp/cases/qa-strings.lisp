@@ -148,6 +148,48 @@
 ;=> "hello"
 (re-find #"(?i)error" "An ERROR occurred")
 ;=> "ERROR"
+; Java's (?i) folds ASCII letters only; (?u) adds Unicode case, which RE2 would fold always.
+(re-find #"(?i)σ" "Σ")
+;=> nil
+(re-find #"(?iu)σ" "Σ")
+;=> "Σ"
+(re-find #"(?u)(?i)é+" "ÉéÉ")
+;=> "ÉéÉ"
+(re-find #"(?i)Straße" "STRASSE STRAẞE STRAßE")
+;=> "STRAßE"
+(re-find #"(?i)\u03c3" "Σσ")
+;=> "σ"
+(re-find #"(?i)k" "\u212aK")
+;=> "K"
+(re-find #"(?iu)k" "\u212aK")
+;=> "K"
+(re-find #"(?i)(x(?u:é))" "XÉ")
+;=> ["XÉ" "XÉ"]
+(re-find #"(?iu)a(?-u:é)" "AÉ Aé")
+;=> "Aé"
+(re-find #"(?i)(?-i:a)b" "Ab aB")
+;=> "aB"
+(re-find #"(?i)😀+x" "😀😀X")
+;=> "😀😀X"
+(re-find #"(?i)[σ]" "Σσ")
+;=> "σ"
+(re-find #"(?i)[^σ]" "σΣ")
+;=> "Σ"
+(re-find #"(?i)[a-z]+" "\u212aAbc")
+;=> "Abc"
+(re-find #"(?i)[^a-c]+" "ABCdDk")
+;=> "dDk"
+(re-find #"(?i)[α-ω]+" "ΑΒγδ")
+;=> "γδ"
+(re-find #"(?iu)[α-ω]+" "ΑΒγδ")
+;=> "ΑΒγδ"
+(re-find #"(?i)[x-]+" "X-x")
+;=> "X-x"
+(re-find #"(?i:[é]+)" "ÉÉé")
+;=> "é"
+; A flag group inside a group holds to that group's end.
+(re-find #"(a(?s).)." "a\nb")
+;=> ["a\nb" "a\n"]
 (count (re-seq #"\w+" "the quick brown fox"))
 ;=> 4
 (->> (str/split "the cat the dog the end" #" ") frequencies (sort-by val >) first key)
