@@ -3,7 +3,7 @@
 // often arrives with string keys while programs use keywords.
 import { heldKey } from "./core/sorted.js";
 import { took } from "./runtime.js";
-import { charCount, chars, isSimpleText } from "./text.js";
+import { charAt, charCount } from "./text.js";
 import { asIndex, Keyword, keyword, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
 
@@ -32,9 +32,7 @@ function find(coll: Value, key: Value, dflt: Value): Value {
   if (typeof coll === "string") {
     const i = asIndex(key);
     if (i === null || i < 0) return dflt;
-    if (isSimpleText(coll)) return i < coll.length ? coll[i] : dflt;
-    const cs = chars(coll);
-    return i < cs.length ? cs[i] : dflt;
+    return charAt(coll, i) ?? dflt;
   }
   return dflt;
 }

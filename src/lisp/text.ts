@@ -25,6 +25,15 @@ export function chars(s: string): string[] {
   return Array.from(graphemes(s), (x) => x.segment);
 }
 
+/** Character (grapheme) `index` of `s`, or undefined past its end: reads only up to that character. */
+export function charAt(s: string, index: number): string | undefined {
+  scan(s);
+  if (SIMPLE.test(s)) return index < s.length ? s[index] : undefined;
+  let n = 0;
+  for (const g of graphemes(s)) if (n++ === index) return g.segment;
+  return undefined;
+}
+
 export function charCount(s: string): number {
   scan(s);
   if (SIMPLE.test(s)) return s.length;

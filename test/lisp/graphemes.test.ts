@@ -34,6 +34,31 @@ describe("graphemes", () => {
     for (const text of ["中文字".repeat(400), "가\u1100각".repeat(300), "あ\u3099".repeat(400)]) expect(Array.from(graphemes(text), (g) => [g.segment, g.index])).toEqual(whole(text));
   });
 
+  it("reads a long text only up to the character nth and get ask for", async () => {
+    // (nth s i) and (get s i) split the whole text into characters on every call: 2,000 of them over
+    // 120,000 units of Cyrillic ran past a 5 s limit. Counted here: the units handed to the segmenter.
+    const text = "\u{1f600}\u043f".repeat(60_000);
+    const segment = Intl.Segmenter.prototype.segment;
+    let read = 0;
+    Intl.Segmenter.prototype.segment = function (this: Intl.Segmenter, input: string) {
+      read += input.length;
+      return segment.call(this, input);
+    };
+    try {
+      const r = await evaluate("[(nth data/text 3) (get data/text 4) (nth data/text 179999 :none) (get data/text -1 :none)]", { ctx: { text } });
+      expect(r.ok && print(r.lisp)).toBe('["\u043f" "\u{1f600}" :none :none]');
+      // An index past the end reads the text twice: to look for it, and to count for the message.
+      expect(read).toBeLessThan(text.length * 2 + 1_000);
+      read = 0;
+      await evaluate("[(nth data/text 3) (get data/text 4)]", { ctx: { text } });
+      expect(read).toBeLessThan(600);
+    } finally {
+      Intl.Segmenter.prototype.segment = segment;
+    }
+    const out = await evaluate("(nth data/text 120000)", { ctx: { text } });
+    expect(out.ok ? print(out.lisp) : out.error.message).toContain("out of bounds for a string of 120000 elements");
+  });
+
   it("lets the run's clock stop a count of a long CRLF text", async () => {
     // One (count s) of 120,000 characters read the whole text in one segmenter pass (8.5 s) without a
     // clock check; now the clock is read after each piece: with a clock that moves 1 ms a read, 50 ms stop it.

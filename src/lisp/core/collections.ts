@@ -5,7 +5,7 @@
 import { LispError, typeErr } from "../errors.js";
 import { hasKey } from "../lookup.js";
 import { charge, checkCollectionSize, tick } from "../runtime.js";
-import { charCount, chars } from "../text.js";
+import { charAt, charCount, chars } from "../text.js";
 import { asIndex, EMPTY_MAP, EMPTY_SET, EMPTY_VEC, Fn, Keyword, truthy, type LMap, type Value, isMap, isSet } from "../values.js";
 import { call1 } from "../fn.js";
 import { Vec } from "../vector.js";
@@ -48,9 +48,9 @@ function nthOf(who: string, coll: Value, index: Value, dflt: Value | undefined):
     if (i >= 0 && i < coll.size) return coll.get(i) as Value;
     size = coll.size;
   } else if (typeof coll === "string") {
-    const cs = chars(coll);
-    if (i >= 0 && i < cs.length) return cs[i];
-    size = cs.length;
+    const c = i >= 0 ? charAt(coll, i) : undefined;
+    if (c !== undefined) return c;
+    size = charCount(coll);
   } else if (coll === null) {
     return dflt ?? null;
   } else if (isSet(coll)) {
