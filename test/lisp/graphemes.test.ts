@@ -47,8 +47,9 @@ describe("graphemes", () => {
     try {
       const r = await evaluate("[(nth data/text 3) (get data/text 4) (nth data/text 179999 :none) (get data/text -1 :none)]", { ctx: { text } });
       expect(r.ok && print(r.lisp)).toBe('["\u043f" "\u{1f600}" :none :none]');
-      // An index past the end reads the text twice: to look for it, and to count for the message.
-      expect(read).toBeLessThan(text.length * 2 + 1_000);
+      // An index past the end reads the text twice: to look for it, and to count for the message
+      // (each 256-unit window's last character is read again at the start of the next: a few %).
+      expect(read).toBeLessThan(text.length * 2.1);
       read = 0;
       await evaluate("[(nth data/text 3) (get data/text 4)]", { ctx: { text } });
       expect(read).toBeLessThan(600);
