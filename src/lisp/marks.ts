@@ -477,6 +477,12 @@ export class Marks {
   private readonly holds = new WeakMap<object, Origin | null>();
   /** The numbers of marked floats (marked by identity), for messages that quote them. */
   private readonly floats = new Map<number, Origin>();
+  /**
+   * `prims`' and `floats`' keys in the order first marked: `messageIndex` indexes the ones marked
+   * since it last looked without walking the others again (per caught error, that was quadratic).
+   */
+  private readonly primOrder: Array<string | number> = [];
+  private readonly floatOrder: number[] = [];
   /** Marked strings of ECHO_MIN+ characters, in the order they were marked, and how many of them `echoes` indexes. */
   private readonly echoTexts: string[] = [];
   private echoes: { seen: number; index: QuoteIndex<string> } | undefined;
@@ -518,7 +524,7 @@ export class Marks {
     }
     if (this.objs.has(v)) return;
     this.objs.set(v, o);
-    if (v instanceof LFloat) this.floats.set(v.v, o);
+    if (v instanceof LFloat) this.markFloat(v.v, o);
     this.empty = false;
     if (v instanceof Vec) {
       let i = 0;
@@ -532,6 +538,11 @@ export class Marks {
     } else if (isSet(v)) {
       for (const x of v) this.place(x, path, root, budget);
     }
+  }
+
+  private markFloat(f: number, o: Origin): void {
+    if (!this.floats.has(f)) this.floatOrder.push(f);
+    this.floats.set(f, o);
   }
 
   /** Marks a hidden map's key that is not a field name (`:alice@example.com`) with the map's place, its name by value too, for messages that quote it. */
@@ -560,6 +571,7 @@ export class Marks {
    */
   private setPrim(v: string | number, o: Origin): void {
     if (!this.prims.has(v)) {
+      this.primOrder.push(v);
       if (typeof v === "number") this.numbers++;
       else if (v.length >= ECHO_MIN) this.echoTexts.push(v);
     }
@@ -729,7 +741,7 @@ export class Marks {
     if (this.objs.has(v) || (depth > 0 && v instanceof Keyword && isFieldName(v.name) && !this.prims.has(v.name) && !(o.keywords?.includes(v.name) ?? false))) return;
     if (v instanceof Keyword || v instanceof Regex) return this.named(v, o);
     this.objs.set(v, o);
-    if (v instanceof LFloat) this.floats.set(v.v, o);
+    if (v instanceof LFloat) this.markFloat(v.v, o);
     this.empty = false;
     if (depth > 64 || --this.budget < 0) return;
     const kids = children(v);
@@ -1061,32 +1073,28 @@ export class Marks {
       ix = { prims: 0, floats: 0, quoted: new Map(), numbers: new Map(), floatNumbers: new Map(), long: new QuoteIndex([], anyCase) };
       this.indexes[anyCase ? 1 : 0] = ix;
     }
-    // Marked values are only ever added (Maps keep their order): only the new ones are indexed.
-    let k = 0;
-    if (ix.prims < this.prims.size) {
-      for (const [v, o] of this.prims) {
-        if (k++ < ix.prims) continue;
-        const shown = standIn(typeof v === "number" ? "number" : "string", o);
-        const s = String(v);
-        if (s.length >= QUOTED_MIN) {
-          for (const q of quotedForms(s)) ix.long.add(q, shown);
-        } else if (typeof v === "string") {
-          ix.quoted.set(JSON.stringify(v), shown);
-        } else {
-          ix.numbers.set(s, shown);
-        }
-        // A float is quoted as the printer writes it, which is not always JS's text (5e-7 prints as 5.0E-7).
-        if (typeof v === "number" && Number.isFinite(v) && !Number.isInteger(v)) {
-          const printed = formatFloat(v);
-          if (printed !== s) ix.long.add(printed, shown);
-        }
+    // Marked values are only ever added: only the new ones are indexed.
+    for (; ix.prims < this.primOrder.length; ix.prims++) {
+      const v = this.primOrder[ix.prims];
+      const o = this.prims.get(v) as Origin;
+      const shown = standIn(typeof v === "number" ? "number" : "string", o);
+      const s = String(v);
+      if (s.length >= QUOTED_MIN) {
+        for (const q of quotedForms(s)) ix.long.add(q, shown);
+      } else if (typeof v === "string") {
+        ix.quoted.set(JSON.stringify(v), shown);
+      } else {
+        ix.numbers.set(s, shown);
       }
-      ix.prims = this.prims.size;
+      // A float is quoted as the printer writes it, which is not always JS's text (5e-7 prints as 5.0E-7).
+      if (typeof v === "number" && Number.isFinite(v) && !Number.isInteger(v)) {
+        const printed = formatFloat(v);
+        if (printed !== s) ix.long.add(printed, shown);
+      }
     }
-    k = 0;
-    if (ix.floats < this.floats.size) {
-      for (const [f, o] of this.floats) if (k++ >= ix.floats) ix.floatNumbers.set(String(f), standIn("number", o));
-      ix.floats = this.floats.size;
+    for (; ix.floats < this.floatOrder.length; ix.floats++) {
+      const f = this.floatOrder[ix.floats];
+      ix.floatNumbers.set(String(f), standIn("number", this.floats.get(f) as Origin));
     }
     return ix;
   }
