@@ -912,9 +912,11 @@ export class Marks {
    * 2^40 leaves from 40 vectors) is hidden once and its copy reused, so the result shares as the value does.
    */
   hide(v: Value, inside?: Origin, depth = 0, done?: Map<Origin | undefined, Map<object, Value>>): Value {
-    if (this.empty || v === null || typeof v === "boolean") return v;
+    if (this.empty) return v;
     const own = this.originOf(v) ?? inside;
-    if (typeof v !== "object" || v instanceof LFloat || v instanceof Keyword) {
+    // A boolean or nil has no mark of its own (too common to mark by value: every predicate gives
+    // one), but inside a marked collection it is one of its parts, shown hidden like the others.
+    if (v === null || typeof v !== "object" || v instanceof LFloat || v instanceof Keyword) {
       if (own === undefined) return v;
       if (v instanceof Keyword && inside !== undefined && this.originOf(v) === undefined) return v;
       return standIn(typeName(v), own);

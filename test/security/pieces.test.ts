@@ -341,7 +341,7 @@ describe("small values computed from hidden ones", () => {
     expect(step.turns.slice(1, 4).map((t) => t.prints)).toEqual([['["ann" "bob"]'], ['[{:id 102 :name "bob" :city "Lima"}]'], ["{:id 5 :ok true} 101"]]);
     // The kept value itself still shows its hidden part as a stand-in.
     const shown = await SubAgent.run(SubAgent.create({ prompt: "Show it.", maxTurns: 3 }), { llm: scriptedLlm([programs[0], "(println hdr)", "(return 1)"].map(code)), context: { _creds: { token: TOKEN } } });
-    expect(shown.turns[1].prints).toEqual(["{:auth <hidden string derived from data/_creds> :id <hidden integer derived from data/_creds> :ok true}"]);
+    expect(shown.turns[1].prints).toEqual(["{:auth <hidden string derived from data/_creds> :id <hidden integer derived from data/_creds> :ok <hidden boolean derived from data/_creds>}"]);
   });
 
   // The same for a kept value's small numbers and short strings: restored, every one was marked
@@ -427,5 +427,26 @@ describe("past the marking budget", () => {
     for (const f of fragments([TOKEN])) expect(out, out).not.toContain(f);
     expect(out).not.toContain("600000");
     expect(out).toContain("<hidden string derived from hidden context>");
+  });
+});
+
+// Booleans and nil have no identity, so a printed hidden map showed them as they are beside its
+// other parts' stand-ins. One read whole, or taken out, still shows as itself: marked by value it
+// would hide every true and false the evaluation prints.
+describe("booleans and nil of hidden context", () => {
+  const ctx = { _flags: { beta: true, internal: false, n: 1, z: null }, _flag: true, _tok: "secret-token", _list: [] };
+  const ROWS: Array<[string, string]> = [
+    ["(println data/_flags)", "{:beta <hidden boolean from data/_flags> :internal <hidden boolean from data/_flags> :n <hidden integer from data/_flags> :z <hidden nil from data/_flags>}"],
+    ["(println [data/_flags] (vals data/_flags))", "[{:beta <hidden boolean from data/_flags> :internal <hidden boolean from data/_flags> :n <hidden integer from data/_flags> :z <hidden nil from data/_flags>}] [<hidden boolean derived from data/_flags> <hidden boolean derived from data/_flags> <hidden integer derived from data/_flags> <hidden nil derived from data/_flags>]"],
+    // Text merely equal to a hidden flag is untouched: the program's own true and false.
+    ["(println (if data/_flag [true false nil] :off) (:beta {:beta true}))", "[true false nil] true"],
+    ['(println (= data/_tok "x") (empty? data/_list))', "false true"],
+  ];
+  it.each(ROWS)("%s", async (program, shown) => {
+    for (const isolation of ["none", "worker"] as const) {
+      const r = await evaluate(program, { ctx, isolation });
+      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+      expect(showStandIns(r.prints.join("\n"))).toBe(shown);
+    }
   });
 });

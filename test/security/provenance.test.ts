@@ -300,6 +300,7 @@ describe("provenance: nothing derived from hidden context reaches a prompt", () 
       '(def rows [{:year 2024 :env "test" :name "name"} {:year 2025 :env "prod" :name "tenant name"}])\n(println rows)\n(println "test name 2024")',
       '(println (tool/lookup {:token "test" :q "name"}))',
       "(println (count rows))",
+      "(println [true false nil 0 1] (= 1 1) (empty? rows))",
       "(return :done)",
     ];
     for (const compressHistory of [false, true]) {
@@ -310,7 +311,7 @@ describe("provenance: nothing derived from hidden context reaches a prompt", () 
         return step.messages.map((p) => p.map((m) => m.content));
       };
       const plain = await run({ what: "data/orders", orders: [1, 2] });
-      const hidden = await run({ what: "data/orders", orders: [1, 2], _year: 2024, _env: "test", _tenant: "name", _code: "data" });
+      const hidden = await run({ what: "data/orders", orders: [1, 2], _year: 2024, _env: "test", _tenant: "name", _code: "data", _flag: true, _off: false, _none: null, _one: 1, _flags: { beta: true, n: 0 } });
       expect(hidden).toEqual(plain);
     }
   });
