@@ -475,7 +475,10 @@ export class SqliteStore implements ConversationStore {
     try {
       // What could not be written yet counts against the budget, and is written with this.
       row = this.statements.reserve.get(virtualKey, tokens + pending, budget - pending);
-    } catch {
+    } catch (e) {
+      // Another connection holds the write lock (another proxy on the file may be charging this key
+      // meanwhile): the last count seen is no bound, so the request is refused (503 store_unavailable).
+      if (busy(e)) throw new Error(`the conversation store's SQLite file stayed locked by another connection for ${BUSY_TIMEOUT_MS} ms: the virtual key's budget cannot be checked`);
       // The file takes no writes (a full disk): the last count seen holds the budget here, and the
       // reservation is written with the key's next charge (which reports the failure).
       if ((this.spend.get(virtualKey) ?? 0) + pending >= budget) return false;

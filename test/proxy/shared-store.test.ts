@@ -213,3 +213,23 @@ describe("conversation store: a SQLite file another connection keeps locked past
     expect(await store.locked("t:busy", async () => "mine")).toBe("mine");
   });
 });
+
+describe("virtual key budget: a SQLite file another connection keeps locked past the busy timeout", { timeout: 60_000 }, () => {
+  it("refuses to reserve (the request is answered store_unavailable) instead of passing on a stale spend", async () => {
+    const db = join(tempDir(), "s.db");
+    const store = await openStore(db);
+    cleanups.push(() => store.close());
+    expect(await store.reserve("small", 10, 100)).toBe(true);
+    // Another proxy on the file spends the rest of the budget, then its connection keeps the write lock.
+    const other = new (loadSqlite())(db);
+    other.prepare("UPDATE spend SET tokens = 100 WHERE name = ?").run("small");
+    other.exec("BEGIN IMMEDIATE");
+    // Before: SQLITE_BUSY was taken for a full disk and the reservation passed against the spend
+    // last seen here (10 of 100), so the key went over its budget.
+    await expect(store.reserve("small", 10, 100)).rejects.toThrow(/locked/);
+    other.exec("ROLLBACK");
+    other.close();
+    expect(await store.reserve("small", 10, 100)).toBe(false);
+    expect(await store.spent("small")).toBe(100);
+  });
+});
