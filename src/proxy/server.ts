@@ -261,7 +261,7 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
       return sendStoreUnavailable(res, ctx.log, e);
     }
     if (!who.ok) {
-      return sendError(res, who.status, who.message, who.status === 401 ? "authentication_error" : "rate_limit_error", who.code, who.retryAfterSeconds === undefined ? {} : { "retry-after": String(who.retryAfterSeconds) });
+      return sendError(res, who.status, who.message, who.status === 401 ? "authentication_error" : who.status === 400 ? "invalid_request_error" : "rate_limit_error", who.code, who.retryAfterSeconds === undefined ? {} : { "retry-after": String(who.retryAfterSeconds) });
     }
     const api = method !== "POST" ? undefined : path === "/v1/chat/completions" ? "chat" : path === "/v1/messages" ? "messages" : path === "/v1/responses" ? "responses" : undefined;
     routes.set(res, api ?? "other");

@@ -32,6 +32,26 @@ export function credential(headers: IncomingHttpHeaders): string | undefined {
 }
 
 /**
+ * Why a request that carries a virtual key cannot be taken as that key's, or undefined. One beside
+ * a different credential in the other header is ambiguous: taking the tenant from either would
+ * charge the other or send the virtual key upstream (a non-virtual tenant's headers go as they
+ * are). One in Authorization under another scheme than Bearer is not read as a credential, and
+ * would go upstream too.
+ */
+export function virtualKeyConflict(headers: IncomingHttpHeaders): (TenantResult & { ok: false }) | undefined {
+  const auth = typeof headers.authorization === "string" && headers.authorization.length > 0 ? headers.authorization : undefined;
+  const k = headers["x-api-key"];
+  const key = typeof k === "string" && k.length > 0 ? k : undefined;
+  const bearer = auth !== undefined && /^bearer /i.test(auth) ? auth.slice(7).trim() : undefined;
+  if (!(bearer?.startsWith(VIRTUAL_KEY_PREFIX) || key?.startsWith(VIRTUAL_KEY_PREFIX) || (bearer === undefined && auth?.includes(VIRTUAL_KEY_PREFIX)))) return undefined;
+  if (auth !== undefined && key !== undefined && bearer !== key) {
+    return { ok: false, status: 400, message: "the request carries a virtual key and a different credential (Authorization and x-api-key): send one", code: "ambiguous_credential" };
+  }
+  if (auth !== undefined && bearer === undefined) return { ok: false, status: 401, message: "a virtual key goes in Authorization: Bearer or in x-api-key", code: "invalid_virtual_key" };
+  return undefined;
+}
+
+/**
  * The credential header a request sends more than once, or undefined. Node keeps the first
  * Authorization and joins repeated x-api-key values with ", ", so such a request would become a
  * tenant of its own, its choice of key made silently: it is refused instead. Read from the raw
@@ -86,6 +106,8 @@ export class Tenants {
 
   /** The request's tenant, or why it is refused (unknown virtual key, rate or budget exceeded). */
   async resolve(config: ProxyConfig, headers: IncomingHttpHeaders): Promise<TenantResult> {
+    const conflict = virtualKeyConflict(headers);
+    if (conflict !== undefined) return conflict;
     const cred = credential(headers);
     const name = cred === undefined ? undefined : virtualKeyName(config, cred);
     if (name === undefined) {

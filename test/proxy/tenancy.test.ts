@@ -815,4 +815,51 @@ describe("proxy tenancy", () => {
     // One of each is not a repeat: answered as before.
     expect((await send("/v1/chat/completions", { authorization: "Bearer sk-a", "x-api-key": "sk-a" })).status).toBe(200);
   });
+  it("never forwards a virtual key upstream: one in either credential header is the tenant, and one beside a different credential is refused 400 ambiguous_credential", async () => {
+    r = await rig({ config: { tenancy: { virtualKeys: { small: { keyHash: hashKey("ptc-vk-small"), upstreamKey: "sk-up-small", tokenBudget: 1_000_000 } } } } });
+    const x = r;
+    const url = new URL(x.proxy.url);
+    const send = (path: string, headers: Record<string, string>) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const q = request({ host: url.hostname, port: url.port, path, method: "POST", headers: { "content-type": "application/json", ...headers } }, (res) => {
+          let body = "";
+          res.on("data", (c: Buffer) => (body += c.toString()));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        q.on("error", reject);
+        q.end(JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "hi" }], input: "hi" }));
+      });
+    const leaked = () => x.upstream.requests.filter((q) => JSON.stringify(q.headers).includes("ptc-vk-"));
+    const spent = () => x.proxy.context.store.spent("small");
+    const sent = x.upstream.requests.length;
+    // Before: 200, the tenant taken from Authorization (sk-a) and ptc-vk-small sent upstream in x-api-key.
+    const ambiguous: Record<string, string>[] = [
+      { authorization: "Bearer sk-a", "x-api-key": "ptc-vk-small" },
+      { "x-api-key": "ptc-vk-small", authorization: "Bearer sk-a" },
+      { authorization: "Bearer ptc-vk-small", "x-api-key": "sk-a" },
+      { "x-api-key": "sk-a", authorization: "Bearer ptc-vk-small" },
+      // Not a bearer credential, still a virtual key beside another.
+      { authorization: "ptc-vk-small", "x-api-key": "sk-a" },
+      { authorization: "Basic dXNlcjpwdw==", "x-api-key": "ptc-vk-small" },
+    ];
+    for (const path of ["/v1/chat/completions", "/v1/embeddings"]) {
+      for (const headers of ambiguous) {
+        const res = await send(path, headers);
+        expect(res.status, `${path} ${JSON.stringify(headers)}`).toBe(400);
+        expect((JSON.parse(res.body) as { error: { code: string; type: string } }).error).toMatchObject({ code: "ambiguous_credential", type: "invalid_request_error" });
+      }
+    }
+    expect(x.upstream.requests.length).toBe(sent);
+    expect(await spent()).toBe(0);
+    // A virtual key in x-api-key alone, or the same key in both headers: charged to it, its upstream key sent instead.
+    for (const headers of [{ "x-api-key": "ptc-vk-small" }, { authorization: "Bearer ptc-vk-small", "x-api-key": "ptc-vk-small" }] as Record<string, string>[]) {
+      const before = await spent();
+      expect((await send("/v1/chat/completions", headers)).status, JSON.stringify(headers)).toBe(200);
+      expect(await spent()).toBeGreaterThan(before);
+      expect(x.upstream.requests.at(-1)?.headers.authorization).toBe("Bearer sk-up-small");
+    }
+    // A virtual key under another scheme is no credential the proxy reads: refused, not forwarded as the anonymous tenant's.
+    expect((await send("/v1/chat/completions", { authorization: "Token ptc-vk-small" })).status).toBe(401);
+    expect(leaked()).toEqual([]);
+  });
 });
