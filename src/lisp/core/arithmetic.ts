@@ -9,7 +9,7 @@ import type { BuiltinDef } from "./registry.js";
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
-function overflow(op: string): LispError {
+export function overflow(op: string): LispError {
   return new LispError("arithmetic_error", `integer overflow in ${op} (integers are limited to ±${MAX})`, undefined, "use floats for very large numbers, e.g. (* 1.0 x y)");
 }
 

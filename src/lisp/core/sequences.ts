@@ -11,6 +11,7 @@ import { charge, checkCollectionSize, limitError, run, tick, took } from "../run
 import { EMPTY_MAP, EMPTY_VEC, Fn, isFloat, Keyword, LFloat, LMap, mkFloat, num, Reduced, truthy, type Value, isMap, isSet } from "../values.js";
 import { prStr } from "../printer.js";
 import { Vec } from "../vector.js";
+import { overflow } from "./arithmetic.js";
 import { countArg, describe, expectFn, items, ordered } from "./args.js";
 import { Builtin, type BuiltinDef } from "./registry.js";
 
@@ -300,14 +301,24 @@ function range(args: Value[]): Value {
   // As in Clojure, the elements take the type of start and step, not of end: (range (/ n 2))
   // counts in integers. A float start or step adds up step by step, as Clojure does.
   if (!(nums.length > 1 && isFloat(args[0])) && !(nums.length > 2 && isFloat(args[2]))) {
+    // Integers past ±2^53 would repeat or skip: an overflow, as in (+ 9007199254740991 1).
+    if (n > 0 && !Number.isSafeInteger(start + (n - 1) * step)) throw overflow("range");
     const out = new Array<Value>(n);
     for (let i = 0; i < n; i++) out[i] = start + i * step;
     return Vec.fromArray(out);
   }
-  const out: Value[] = [];
-  if (n > 0) out.push(args[0]);
-  // The running sum may land one step beyond the estimate n, hence the bound n + 1.
-  for (let x = start + step; (step > 0 ? x < end : x > end) && out.length <= n; x += step) out.push(mkFloat(x));
+  if (n === 0) return EMPTY_VEC;
+  const out: Value[] = [args[0]];
+  // Each element is the previous plus the step, rounded: past 2^53 that may move by less than
+  // the step (more elements than n) or not at all (a range that never ends, as in Clojure).
+  for (let prev = start, x = start + step; step > 0 ? x < end : x > end; prev = x, x += step) {
+    if (x === prev) throw limitError("collection_too_large", `(range ${args.map((a) => prStr(a)).join(" ")}) never ends: its elements stop changing at ${prStr(mkFloat(x))}, short of the end`, "past 2^53 floats are more than 1 apart: use a larger step");
+    if (out.length >= n) {
+      checkCollectionSize(out.length + 1);
+      charge(1);
+    }
+    out.push(mkFloat(x));
+  }
   return Vec.fromArray(out);
 }
 

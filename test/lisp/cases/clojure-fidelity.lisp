@@ -333,3 +333,23 @@
 ;!! collection_too_large: never ends
 (range 1 ##NaN 0.5)
 ;!! collection_too_large: never ends
+;; Past 2^53 a float step smaller than half the gap between floats leaves the element where it
+;; is: Clojure's range then never ends; refused, not 11 copies of 1e16.
+(range 1e16 (+ 1e16 10))
+;!! collection_too_large: never ends
+(for [x (range 1e16 (+ 1e16 4))] x)
+;!! collection_too_large: never ends
+(range 1 1e17 1e-10)
+;!! collection_too_large
+;; Where the elements do move, each is the sum of the one before and the step, as Clojure adds
+;; them: 1e16 + 2.9 rounds to 1e16 + 2, so there are 14 elements short of 1e16 + 28, not the 11
+;; that the count estimated from the step, ceil(28 / 2.9) + 1, allowed.
+[(count (range 1e16 (+ 1e16 29) 2.9)) (last (range 1e16 (+ 1e16 29) 2.9)) (count (range 1e16 (+ 1e16 10) 2)) (range 1e16 (+ 1e16 10) 3)]
+;=> [14 1.0000000000000026E16 5 [1.0E16 1.0000000000000004E16 1.0000000000000008E16]]
+;; Integer elements past ±2^53 overflow, as (+ 9007199254740991 1) does, not repeat or skip.
+(range 9007199254740985 9.007199254740995e15)
+;!! arithmetic_error: integer overflow in range
+(range -9007199254740990 -9.007199254740995e15 -1)
+;!! arithmetic_error: integer overflow in range
+[(last (range 9007199254740985 9.007199254740992e15)) (count (range 9007199254740985 9.007199254740992e15))]
+;=> [9007199254740991 7]
