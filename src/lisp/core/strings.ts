@@ -359,7 +359,11 @@ function numberArg(conv: string, v: Value, integral: boolean): number {
     if (integral && !Number.isInteger(v)) throw formatErr(`%${conv} expects an integer, got ${describe(v)}`, "use %.0f or %.2f for floats, or round the value first with (round x)");
     return v;
   }
-  if (v instanceof LFloat) return v.v;
+  if (v instanceof LFloat) {
+    // A float with an integer's value passes ((/ 10 2) is 5.0); past ±2^53 it is no exact integer.
+    if (integral && !Number.isSafeInteger(v.v)) throw formatErr(`%${conv} expects an integer, got ${describe(v)}`, "use %.0f for large floats");
+    return v.v;
+  }
   throw formatErr(`%${conv} expects a number, got ${describe(v)}`, hint);
 }
 
@@ -369,6 +373,27 @@ function signed(spec: Spec, neg: boolean, body: string): string {
     return sign + body.padStart(spec.width - sign.length, "0");
   }
   return sign + body;
+}
+
+// The flags each conversion takes, as Java's Formatter (for a long or a double) allows them.
+const FLAGS_FOR: Record<string, string> = { s: "-", S: "-", d: "-+ 0,", x: "-0", X: "-0", f: "-+ 0,", e: "-+ 0", E: "-+ 0", n: "", "%": "-" };
+
+/** Refuses what Java's Formatter refuses in a directive's flags, width and precision, rather than ignore it. */
+function checkSpec(spec: Spec, fmt: string, text: string): void {
+  const { flags, conv } = spec;
+  // Quoted only when refused: a part of a hidden format string is hidden too.
+  const directive = (): Value => took(fmt, "%" + text);
+  for (let i = 0; i < flags.length; i++) {
+    const f = flags[i];
+    const named = f === " " ? "space" : f;
+    if (flags.indexOf(f, i + 1) >= 0) throw formatErr(`the flag ${named} appears twice in ${directive()}`);
+    if (!FLAGS_FOR[conv].includes(f)) throw formatErr(`the flag ${named} does not apply to %${conv} (in ${directive()})`);
+    if ((f === "-" || f === "0") && spec.width === 0) throw formatErr(`the flag ${f} in ${directive()} needs a width, e.g. %${f}5${conv}`);
+  }
+  if (flags.includes("-") && flags.includes("0")) throw formatErr(`the flags - and 0 in ${directive()} cannot go together: - pads with spaces on the right`);
+  if (flags.includes("+") && flags.includes(" ")) throw formatErr(`the flags + and space in ${directive()} cannot go together`);
+  if (spec.precision >= 0 && "dxXn%".includes(conv)) throw formatErr(`a precision such as .${spec.precision} does not apply to %${conv} (in ${directive()})`);
+  if (conv === "n" && spec.width > 0) throw formatErr(`%n takes no width (in ${directive()})`);
 }
 
 function formatOne(spec: Spec, v: Value): string {
@@ -442,6 +467,7 @@ function format(args: Value[]): string {
     const flag = /[#(]/.exec(m[1]);
     if (flag !== null) throw formatErr(`the flag ${flag[0]} in ${took(fmt, "%" + m[0])} is not supported`);
     const spec: Spec = { flags: m[1], width: m[2] === undefined ? 0 : Number(m[2]), precision: m[3] === undefined ? -1 : Number(m[3]), conv: m[4] };
+    checkSpec(spec, fmt, m[0]);
     i = DIRECTIVE.lastIndex;
     if (spec.width > max) checkStringLength(spec.width);
     let piece: string;
@@ -771,7 +797,7 @@ export const STRINGS: BuiltinDef[] = [
     area: "strings",
     arity: [1, Infinity],
     params: "[fmt & args]",
-    doc: "Java-style format, a safe subset: %s %d %f %.2f %e %x %n %% with flags - 0 + , and width.",
+    doc: "Java-style format, a safe subset: %s %d %f %.2f %e %x %n %% with flags - 0 + , and width; a value, flag or precision Java would refuse for a directive is refused (value_error).",
     examples: [
       ['(format "%s has %d items" "cart" 3)', '"cart has 3 items"'],
       ['(format "%.2f" 2.345)', '"2.35"'],

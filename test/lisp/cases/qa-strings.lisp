@@ -304,6 +304,43 @@
 ;!! value_error: %.2f
 (format "%.1f" 2)
 ;=> "2.0"
+;; Java's Formatter refuses a directive its value or its flags do not fit; so does format,
+;; rather than print something else. A float with an integer's value passes %d ((/ 10 2) is
+;; 5.0), but past ±2^53 or not finite it is no integer: no "1e+300" or "Infinity" for %d.
+(format "%d" 1e300)
+;!! value_error: %d expects an integer, got float
+(format "%d" ##Inf)
+;!! value_error: %d expects an integer, got float
+(format "%x" -1e20)
+;!! value_error: %x expects an integer, got float
+[(format "%d" 9007199254740991.0) (format "%d|%x" (/ 10 2) 255.0) (format "%-5d|%05d|%5%|%-3%|" 5 -4)]
+;=> ["9007199254740991" "5|ff" "5    |-0004|    %|%  |"]
+(format "%-d" 5)
+;!! value_error: the flag - in %-d needs a width
+(format "%0d" 5)
+;!! value_error: the flag 0 in %0d needs a width
+(format "%-s" "a")
+;!! value_error: needs a width
+(format "%-05d" 5)
+;!! value_error: the flags - and 0
+(format "%+ d" 5)
+;!! value_error: the flags + and space
+(format "%--5d" 5)
+;!! value_error: the flag - appears twice
+(format "%.2d" 5)
+;!! value_error: a precision such as .2 does not apply to %d
+(format "%.1x" 5)
+;!! value_error: precision
+(format "%+s" "a")
+;!! value_error: the flag + does not apply to %s
+(format "%05s" "a")
+;!! value_error: the flag 0 does not apply to %s
+(format "%,x" 255)
+;!! value_error: the flag , does not apply to %x
+(format "%,e" 1.5)
+;!! value_error: the flag , does not apply to %e
+(format "%5n")
+;!! value_error: %n takes no width
 (format "%8.3f|" 3.14159)
 ;=> "   3.142|"
 (Double/parseDouble "1.5")
