@@ -24,6 +24,7 @@ import { notStep } from "./saved-run.js";
 import { AgentDefinitionError, describeIssues, errorText } from "./errors.js";
 import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type HistoryStrategy } from "./history.js";
 import { runAgent } from "./loop.js";
+import { readRunOptions } from "./options.js";
 import { hiddenOutcome, showHidden } from "../trace/redact.js";
 import { heldResult, holdResult, replayAnswer } from "../trace/record.js";
 import type { Agent, RunOptions, Step } from "./types.js";
@@ -197,10 +198,10 @@ export interface ResumeOptions extends RunOptions {
  */
 export async function resumeRun(agent: Agent, savedState: RunState, resumeOptions: ResumeOptions = {}): Promise<Step> {
   if (!isAgent(agent)) throw new AgentDefinitionError("SubAgent.resume expects an agent made by SubAgent.create");
-  const notState = notRunState(savedState as unknown, "resume");
-  if (notState !== null) throw new ResumeError(notState);
-  const { approvals: decisions, ...options } = resumeOptions ?? {};
-  const state = savedState;
+  const state = readState(savedState);
+  const read = readRunOptions(resumeOptions ?? {}, ["approvals"]);
+  if (typeof read === "string") throw new ResumeError(`resume: ${read}`);
+  const { approvals: decisions, ...options } = read;
   if (state.outcome.ok) throw new ResumeError("the saved run already returned a value; there is nothing to resume");
   if (state.outcome.reason === "failed") throw new ResumeError(`the saved run ended with (fail ...): ${state.outcome.message}`);
   const saved = state.trace.turns;
@@ -261,6 +262,28 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
     if (before !== undefined) step.turns[i].nested = approvals.paused?.turn === i + 1 || cut === i + 1 ? [...before, ...(step.turns[i].nested ?? [])] : before;
   }
   return step;
+}
+
+/**
+ * The state with its top level and the objects under it read once, here: a getter or Proxy trap
+ * that throws is refused without its message (host text, which may quote a secret).
+ */
+function readState(given: unknown): RunState {
+  let wrong: string | null;
+  try {
+    wrong = notRunState(given, "resume");
+    if (wrong === null) {
+      const state: Record<string, unknown> = { ...(given as RunState) };
+      for (const key of ["trace", "outcome", "view", "history", "paused"]) {
+        const part = state[key];
+        if (typeof part === "object" && part !== null && !Array.isArray(part)) state[key] = { ...part };
+      }
+      return state as unknown as RunState;
+    }
+  } catch {
+    throw new ResumeError("resume: the saved state could not be read (reading it threw)");
+  }
+  throw new ResumeError(wrong);
 }
 
 /** Whether a run that ended for `reason` ended in `last` cut short (see cutTurn). */

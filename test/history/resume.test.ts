@@ -595,6 +595,34 @@ describe("resume given what is not a run state", () => {
     await expect(SubAgent.resume(agent, given(text) as never, { llm: scriptedLlm([]) })).rejects.toThrow(new ResumeError(message));
   });
 
+  // Host code: a getter or Proxy trap that throws while resume reads its options or the state
+  // rejected with the host's own Error (its text may quote a secret). Read once, as run reads them.
+  const boom = (): never => {
+    throw new Error("sk-secret");
+  };
+  const getter = <T extends object>(o: T, name: string): T => Object.defineProperty({ ...o }, name, { get: boom, enumerable: true });
+  const trap = (o: object): never => new Proxy(o, { get: boom, ownKeys: boom, getOwnPropertyDescriptor: boom }) as never;
+  const unreadable = "resume: the saved state could not be read (reading it threw)";
+  it.each<[string, (state: RunState, llm: ReturnType<typeof scriptedLlm>) => [RunState, object], string]>([
+    ["an llm getter", (state) => [state, getter({}, "llm")], "resume: options.llm could not be read (reading it threw)"],
+    ["an approvals getter", (state, llm) => [state, getter({ llm }, "approvals")], "resume: options.approvals could not be read (reading it threw)"],
+    ["options that are a throwing Proxy", (state) => [state, trap({})], "resume: options.llm could not be read (reading it threw)"],
+    ["a view getter in the options", (state, llm) => [state, { llm, view: getter({}, "sampleItems") }], "resume: options.view could not be read (reading it threw)"],
+    ["a state that is a throwing Proxy", (state, llm) => [trap(state), { llm }], unreadable],
+    ["a state whose outcome getter throws", (state, llm) => [getter(state, "outcome"), { llm }], unreadable],
+    ["a state whose view getter throws", (state, llm) => [getter(state, "view"), { llm }], unreadable],
+    ["a state whose history getter throws", (state, llm) => [getter(state, "history"), { llm }], unreadable],
+    ["a state whose trace's system getter throws", (state, llm) => [{ ...state, trace: getter(state.trace, "system") }, { llm }], unreadable],
+  ])("%s rejects with a ResumeError without the host's text", async (_what, given, message) => {
+    const first = SubAgent.create({ prompt: "Count.", maxTurns: 1 });
+    const stopped = await SubAgent.run(first, { llm: scriptedLlm([clj("Start.", "(def a 1)")]), isolation: "none" });
+    const llm = scriptedLlm([clj("Done.", "(return a)")]);
+    const [state, options] = given(saveRun(stopped, first), llm);
+    const agent = SubAgent.create({ prompt: "Count.", maxTurns: 3, isolation: "none" });
+    await expect(SubAgent.resume(agent, state, options as never)).rejects.toThrow(new ResumeError(message));
+    expect(llm.requests).toHaveLength(0);
+  });
+
   it("takes no options when the agent has its llm", async () => {
     const agent = SubAgent.create({ prompt: "Count.", maxTurns: 3, isolation: "none", llm: scriptedLlm([clj("Done.", "(return a)")]) });
     // The first run's script ends after one turn: the run stops with llm_error, to be resumed.
