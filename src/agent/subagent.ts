@@ -2,7 +2,7 @@
 // create (definition.ts), run (the loop, loop.ts), asTool and resume.
 import { z } from "zod";
 import { hiddenName, hidePlaceholders, placeholders } from "./prompt/task.js";
-import { quotedKey } from "./prompt/context.js";
+import { quotedKey, tooLongToName } from "./prompt/context.js";
 import { isSymbolName } from "../lisp/index.js";
 import { create, isAgent } from "./definition.js";
 import { kindOf } from "../llm/args.js";
@@ -81,6 +81,13 @@ function asTool<O extends z.ZodType | undefined>(agent: Agent<O>, given: AsToolO
   const unnamed = keys.find((k) => !isSymbolName(k));
   if (unnamed !== undefined) {
     throw new AgentDefinitionError(`SubAgent.asTool input key ${quotedKey(unnamed)} is not a name a program can read as data/<key>; rename it (a name such as product-id: no spaces, brackets or quotes, not starting with a digit)`);
+  }
+  // The nested run's limit is the agent's own when it sets one; inherited, it is the caller's
+  // (which may raise it), known only when the call is made, where the prompt says the key cannot be read.
+  const maxSourceChars = agent.options.limits?.maxSourceChars;
+  const long = maxSourceChars === undefined ? undefined : keys.find((k) => tooLongToName(k, maxSourceChars));
+  if (long !== undefined) {
+    throw new AgentDefinitionError(`SubAgent.asTool input key ${quotedKey(long)} is longer than a program may name as data/<key> under the agent's limits.maxSourceChars (${String(maxSourceChars)}); shorten it`);
   }
   const clash = keys.find((k) => hiddenName(k) !== k && keys.includes(hiddenName(k)));
   if (clash !== undefined) {

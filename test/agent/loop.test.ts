@@ -596,6 +596,18 @@ describe("nested agents", () => {
     expect(() => SubAgent.asTool(rate, { input: z.object({ [key]: z.string() }) })).toThrow(new AgentDefinitionError(message));
   });
 
+  // data/<key> must fit in a program (maxSourceChars): a longer key could never be read. The
+  // agent's own limit is the nested run's; an inherited one is the caller's, unknown here.
+  it("refuses an input key longer than the agent's own maxSourceChars lets a program name", () => {
+    const small = SubAgent.create({ prompt: "Echo.", maxTurns: 1, limits: { maxSourceChars: 1000 } });
+    expect(() => SubAgent.asTool(small, { input: z.object({ ["k".repeat(996)]: z.string() }) })).toThrow(
+      new AgentDefinitionError('SubAgent.asTool input key "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk…" (996 characters) is longer than a program may name as data/<key> under the agent\'s limits.maxSourceChars (1000); shorten it'),
+    );
+    expect(SubAgent.asTool(small, { input: z.object({ ["k".repeat(995)]: z.string() }) }).input.shape).toHaveProperty("k".repeat(995));
+    // Inherited, the limit is the caller's (which may raise it): the key is not refused here.
+    expect(SubAgent.asTool(rate, { input: z.object({ ["k".repeat(250_000)]: z.string() }) }).input.shape).toHaveProperty("k".repeat(250_000));
+  });
+
   it("accepts input keys a program reads as data/<key>", () => {
     expect(SubAgent.asTool(rate, { input: z.object({ product: z.string(), "a/b": z.string(), "in-stock?": z.boolean() }) }).input.shape).toHaveProperty("in-stock?");
   });

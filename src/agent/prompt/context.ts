@@ -10,6 +10,11 @@ export function quotedKey(key: string): string {
   return shownName(key, JSON.stringify);
 }
 
+/** Whether `data/<key>` is longer than a program may be: no program can then read the key. */
+export function tooLongToName(key: string, maxSourceChars: number): boolean {
+  return key.length + "data/".length > maxSourceChars;
+}
+
 /**
  * One line per visible context key, in the context's key order, each read by `reader` (the run's
  * limits and clock). Throws a LispError for data that cannot cross (cyclic, too deep, too big, too slow).
@@ -20,7 +25,7 @@ export function contextLines(context: Readonly<Record<string, unknown>>, opts: P
   const { maxSourceChars } = reader.limits;
   for (const key of Object.keys(context)) {
     if (isHiddenKey(key)) continue;
-    if (key.length + "data/".length > maxSourceChars) {
+    if (tooLongToName(key, maxSourceChars)) {
       lines.push(`; context key ${quotedKey(key)} cannot be read: data/ and the key are longer than a program may be (${maxSourceChars} characters)`);
       continue;
     }
