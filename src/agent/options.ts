@@ -76,14 +76,14 @@ const RUN_OPTION_NAMES = Object.keys({
  * A run's options as a plain object, each read once, here, with `limits` and `view` (merged key
  * by key) copied: a getter or Proxy trap that throws is named, without its message (host text,
  * which may quote a secret), rather than reject `run` or end it quoting that text. `extra` names
- * options of a caller's own (resume's `approvals`), read the same way.
+ * records of a caller's own (resume's `approvals`), read and copied the same way.
  */
 export function readRunOptions<T extends RunOptions>(options: T, extra: ReadonlyArray<Exclude<keyof T, keyof RunOptions>> = []): T | string {
   const out: Record<string, unknown> = {};
   for (const name of [...RUN_OPTION_NAMES, ...extra] as Array<keyof T & string>) {
     try {
       let value: unknown = options[name];
-      if ((name === "limits" || name === "view") && typeof value === "object" && value !== null && !Array.isArray(value)) value = { ...value };
+      if ((name === "limits" || name === "view" || extra.includes(name as never)) && typeof value === "object" && value !== null && !Array.isArray(value)) value = { ...value };
       if (value !== undefined) out[name] = value;
     } catch {
       return `options.${String(name)} could not be read (reading it threw)`;

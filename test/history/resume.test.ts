@@ -607,6 +607,7 @@ describe("resume given what is not a run state", () => {
     ["an llm getter", (state) => [state, getter({}, "llm")], "resume: options.llm could not be read (reading it threw)"],
     ["an approvals getter", (state, llm) => [state, getter({ llm }, "approvals")], "resume: options.approvals could not be read (reading it threw)"],
     ["options that are a throwing Proxy", (state) => [state, trap({})], "resume: options.llm could not be read (reading it threw)"],
+    ["approvals that are a throwing Proxy", (state, llm) => [state, { llm, approvals: trap({}) }], "resume: options.approvals could not be read (reading it threw)"],
     ["a view getter in the options", (state, llm) => [state, { llm, view: getter({}, "sampleItems") }], "resume: options.view could not be read (reading it threw)"],
     ["a state that is a throwing Proxy", (state, llm) => [trap(state), { llm }], unreadable],
     ["a state whose outcome getter throws", (state, llm) => [getter(state, "outcome"), { llm }], unreadable],
