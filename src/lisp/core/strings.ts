@@ -797,7 +797,7 @@ export const STRINGS: BuiltinDef[] = [
     area: "strings",
     arity: [1, Infinity],
     params: "[fmt & args]",
-    doc: "Java-style format, a safe subset: %s %d %f %.2f %e %x %n %% with flags - 0 + , and width; a value, flag or precision Java would refuse for a directive is refused (value_error).",
+    doc: "Java-style format, a safe subset: %s %d %f %.2f %e %x %n %% with flags - 0 + , and width.",
     examples: [
       ['(format "%s has %d items" "cart" 3)', '"cart has 3 items"'],
       ['(format "%.2f" 2.345)', '"2.35"'],
