@@ -12,6 +12,7 @@ import { AUDIO_REPLY_TOKENS, countedParts, countTokens, countTokensYielding, FIL
 import { outputTokens } from "../../src/compaction/measure.js";
 import { messageText } from "../../src/llm/messages.js";
 import type { ChatMessage, ContentPart } from "../../src/llm/types.js";
+import { loopTurns } from "../support/loop-turns.js";
 
 /** The longest run of characters that are all space or all not. */
 function longestRun(text: string): number {
@@ -293,36 +294,24 @@ describe("countTokensYielding", () => {
     const prose = Array.from({ length: 40_000 }, (_, i) => `word${i % 977}, it's ${i}\n  more  text`).join(" ");
     const texts = [prose, `${"-".repeat(3_000)} ${prose}`, "😀 ".repeat(200_000), `${"=".repeat(600)} x`.repeat(400)];
     for (const text of texts) {
-      let turns = 0;
-      let ticking = true;
-      const tick = () => {
-        turns++;
-        if (ticking) setImmediate(tick);
-      };
-      setImmediate(tick);
+      const loop = loopTurns();
       const n = await countTokensYielding(text);
-      ticking = false;
+      loop.stop();
       expect(n).toBe(countTokens(text));
       // One turn at least per 64 K characters: before, one count held the loop for the whole text.
-      expect(turns).toBeGreaterThanOrEqual(Math.floor(text.length / 65_536) - 1);
+      expect(loop.count()).toBeGreaterThanOrEqual(Math.floor(text.length / 65_536) - 1);
     }
     // A prompt: a long message, a long tool call and many short messages; each count is kept per message.
     const long = { role: "user" as const, content: prose };
     const call = { role: "assistant" as const, content: null, tool_calls: [{ id: "c", type: "function" as const, function: { name: "f", arguments: prose } }] };
     const short = Array.from({ length: 20_000 }, (_, i) => ({ role: "user" as const, content: `short ${i} message` }));
     const copy = (ms: ChatMessage[]) => ms.map((m) => ({ ...m }));
-    let turns = 0;
-    let ticking = true;
-    const tick = () => {
-      turns++;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
+    const loop = loopTurns();
     const messages: ChatMessage[] = [long, call, ...short];
     const yielded = await promptTokensYielding(messages);
-    ticking = false;
+    loop.stop();
     expect(yielded).toBe(promptTokens(copy(messages)));
-    expect(turns).toBeGreaterThanOrEqual(Math.floor((prose.length * 2) / 65_536));
+    expect(loop.count()).toBeGreaterThanOrEqual(Math.floor((prose.length * 2) / 65_536));
     expect(messageTokens(long)).toBe(messageTokens({ ...long }));
     // A blob without a place to cut is cut where it stands, a few tokens off per 64 K characters.
     const blob = Buffer.alloc(3_000_000, 7).toString("base64");

@@ -12,6 +12,7 @@ import type { ConversationRecord } from "../../src/proxy/store.js";
 import { tenantOf } from "../../src/proxy/tenancy.js";
 import { startProxy } from "../../src/proxy/index.js";
 import { longConversation, never, rig, stored, type Rig, key, tempDir } from "./setup.js";
+import { loopTurns } from "../support/loop-turns.js";
 
 let r: Rig | undefined;
 afterEach(async () => {
@@ -160,32 +161,26 @@ describe("proxy compaction", () => {
 
   it("counts a prompt of megabytes that an upstream cut with turns of the event loop between its pieces", async () => {
     r = await rig({ upstream: { promptTokens: () => 400 }, config: { compaction: { strategy: { name: "usage-ratio", options: {} }, contextLimits: { "fake-model": 100_000_000 } } } });
-    let turns = 0;
-    let ticking = true;
-    const tick = () => {
-      turns++;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
+    const loop = loopTurns();
     // From the reply's end (its time observed) to the record's write, the prompt is counted, the upstream having reported 400 tokens for 2 MB.
     const marks: number[] = [];
     const metrics = r.proxy.context.metrics;
     const observe = metrics.observe.bind(metrics);
     metrics.observe = (name, ms) => {
-      if (name === "ptc_proxy_upstream_seconds") marks.push(turns);
+      if (name === "ptc_proxy_upstream_seconds") marks.push(loop.count());
       observe(name, ms);
     };
     const store = r.proxy.context.store;
     const put = store.put.bind(store);
     store.put = (...args) => {
-      if (marks.length === 1) marks.push(turns);
+      if (marks.length === 1) marks.push(loop.count());
       return put(...args);
     };
     try {
       const text = Array.from({ length: 200_000 }, (_, i) => `w${i} x`).join(" ");
       await send(r, [{ role: "user", content: text }], "cut-big");
     } finally {
-      ticking = false;
+      loop.stop();
     }
     expect((await stored(r.proxy.context.store, "cut-big"))?.truncated).toBe(true);
     // Before: 0, the whole prompt counted in one go.

@@ -15,6 +15,7 @@ import { clientPromptTokens } from "../../src/proxy/request.js";
 import { hashKey } from "../../src/proxy/tenancy.js";
 import { defaultPromptTokens, startFakeUpstream, type FakeUpstream } from "../support/fake-openai.js";
 import { longConversation, never, rig, startSummarizer, stored, tempDir, type Rig } from "./setup.js";
+import { loopTurns } from "../support/loop-turns.js";
 
 let r: Rig | undefined;
 let fallback: FakeUpstream | undefined;
@@ -347,13 +348,7 @@ describe("proxy tenancy", () => {
   it("counts a prompt of megabytes with turns of the event loop between its pieces: a budgeted key's reservation on the chat, messages and responses routes, and the count before a compaction", async () => {
     // Distinct words, about 2 MB: some 30 pieces of 64 K characters.
     const text = (tag: string) => Array.from({ length: 200_000 }, (_, i) => `${tag}${i} x`).join(" ");
-    let turns = 0;
-    let ticking = true;
-    const tick = () => {
-      turns++;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
+    const loop = loopTurns();
     /** Turns of the event loop between the first call of the store's `from` and the next call of its `to`. */
     const between = (from: string, to: string) => {
       const store = r?.proxy.context.store as unknown as Record<string, (...args: unknown[]) => unknown>;
@@ -361,7 +356,7 @@ describe("proxy tenancy", () => {
       for (const [name, mark] of [[from, "from"], [to, "to"]] as const) {
         const real = store[name].bind(store);
         store[name] = (...args: unknown[]) => {
-          if (marks[mark] === -1 && (mark === "from" || marks.from !== -1)) marks[mark] = turns;
+          if (marks[mark] === -1 && (mark === "from" || marks.from !== -1)) marks[mark] = loop.count();
           return real(...args);
         };
       }
@@ -396,7 +391,7 @@ describe("proxy tenancy", () => {
       await r.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: text("k") }] }, { headers: { "x-conversation-id": "huge" } });
       expect(compacted()).toBeGreaterThanOrEqual(20);
     } finally {
-      ticking = false;
+      loop.stop();
     }
   });
 
