@@ -78,17 +78,19 @@ function uncachedCount(text: string): number {
 export function countTokens(text: string): number {
   if (typeof text !== "string") throw new TypeError(mustBe("countTokens: text", "a string", text));
   if (text.length === 0) return 0;
-  let n = cache.get(text);
-  if (n === undefined) {
-    n = uncachedCount(text);
-    if (text.length <= CACHE_CHARS) {
-      if (cache.size >= CACHE_LIMIT || cachedChars + text.length > CACHE_CHARS) {
-        cache.clear();
-        cachedChars = 0;
-      }
-      cache.set(text, n);
-      cachedChars += text.length;
+  const n = cache.get(text);
+  return n === undefined ? remember(text, uncachedCount(text)) : n;
+}
+
+/** Keeps a text's count for the next request that sends it again (a conversation resends its history); returns it. */
+function remember(text: string, n: number): number {
+  if (text.length <= CACHE_CHARS) {
+    if (cache.size >= CACHE_LIMIT || cachedChars + text.length > CACHE_CHARS) {
+      cache.clear();
+      cachedChars = 0;
     }
+    cache.set(text, n);
+    cachedChars += text.length;
   }
   return n;
 }
@@ -107,13 +109,17 @@ const CUT_WINDOW = 4096;
  * whole count held every other request for its length (8 MB: over half a second). A piece ends
  * before a space that follows a non-space, where the tokenizer's pre-tokenizer ends a piece too,
  * so the total is countTokens'; only in a run of CUT_WINDOW characters without such a place (a
- * blob) is it cut where it stands, a token or two off. `cache` false: a text counted once and never
- * again (a request body) is not cached even when short, where it would push out texts counted
- * again and again (a conversation's messages).
+ * blob) is it cut where it stands, a token or two off. The count is kept as countTokens keeps one
+ * (a blob's, a token or two off, as the message counts made from it are), so a long text a
+ * conversation sends on every request is counted once. `keep` false: a text counted once and never again (a request body) is not cached even
+ * when short, where it would push out texts counted again and again (a conversation's messages).
  */
-export async function countTokensYielding(text: string, cache = true): Promise<number> {
+export async function countTokensYielding(text: string, keep = true): Promise<number> {
   if (typeof text !== "string") throw new TypeError(mustBe("countTokensYielding: text", "a string", text));
-  if (text.length <= YIELD_CHARS) return cache ? countTokens(text) : uncachedCount(text);
+  if (text.length <= YIELD_CHARS) return keep ? countTokens(text) : uncachedCount(text);
+  // A long text a conversation sends again on every request (a pasted document) is counted once.
+  const known = keep ? cache.get(text) : undefined;
+  if (known !== undefined) return known;
   let n = 0;
   for (let from = 0; from < text.length; ) {
     let to = from + YIELD_CHARS;
@@ -129,7 +135,7 @@ export async function countTokensYielding(text: string, cache = true): Promise<n
     from = to;
     if (from < text.length) await new Promise<void>((resolve) => setImmediate(resolve));
   }
-  return n;
+  return keep ? remember(text, n) : n;
 }
 
 /** Token ids of a text (for measuring shared prefixes token by token), cut as countTokens cuts it. */

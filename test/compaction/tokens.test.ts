@@ -295,15 +295,17 @@ describe("countTokensYielding", () => {
     const texts = [prose, `${"-".repeat(3_000)} ${prose}`, "😀 ".repeat(200_000), `${"=".repeat(600)} x`.repeat(400)];
     for (const text of texts) {
       const loop = loopTurns();
-      const n = await countTokensYielding(text);
+      // Not kept (false): countTokens below counts the text itself rather than read this count back.
+      const n = await countTokensYielding(text, false);
       loop.stop();
       expect(n).toBe(countTokens(text));
       // One turn at least per 64 K characters: before, one count held the loop for the whole text.
       expect(loop.count()).toBeGreaterThanOrEqual(Math.floor(text.length / 65_536) - 1);
     }
     // A prompt: a long message, a long tool call and many short messages; each count is kept per message.
-    const long = { role: "user" as const, content: prose };
-    const call = { role: "assistant" as const, content: null, tool_calls: [{ id: "c", type: "function" as const, function: { name: "f", arguments: prose } }] };
+    // Texts not counted above (a count is kept by text, and a kept one takes no turn).
+    const long = { role: "user" as const, content: `W${prose.slice(1)}` };
+    const call = { role: "assistant" as const, content: null, tool_calls: [{ id: "c", type: "function" as const, function: { name: "f", arguments: `X${prose.slice(1)}` } }] };
     const short = Array.from({ length: 20_000 }, (_, i) => ({ role: "user" as const, content: `short ${i} message` }));
     const copy = (ms: ChatMessage[]) => ms.map((m) => ({ ...m }));
     const loop = loopTurns();
@@ -315,7 +317,25 @@ describe("countTokensYielding", () => {
     expect(messageTokens(long)).toBe(messageTokens({ ...long }));
     // A blob without a place to cut is cut where it stands, a few tokens off per 64 K characters.
     const blob = Buffer.alloc(3_000_000, 7).toString("base64");
-    expect(Math.abs((await countTokensYielding(blob)) - countTokens(blob))).toBeLessThan(100);
+    expect(Math.abs((await countTokensYielding(blob, false)) - countTokens(blob))).toBeLessThan(100);
+  });
+
+  it("counts a long text a conversation sends again only once, as countTokens does", async () => {
+    // The proxy counts a request's messages with it: a document pasted early in a conversation came
+    // back on every request and was counted whole each time (100 KB: about 2 ms a request).
+    const words = Array.from({ length: 30_000 }, (_, i) => `line ${i} of the pasted report`).join(" ");
+    // A blob too (a base64 image in a message), whose pieces are cut where they stand.
+    for (const doc of [words, Buffer.alloc(300_000, 7).toString("base64")]) {
+      const first = loopTurns();
+      const n = await countTokensYielding(doc);
+      first.stop();
+      expect(first.count()).toBeGreaterThanOrEqual(Math.floor(doc.length / 65_536) - 1);
+      const again = loopTurns();
+      // The same text as a new string, as the next request's parsed body holds it.
+      expect(await countTokensYielding(JSON.parse(JSON.stringify(doc)) as string)).toBe(n);
+      again.stop();
+      expect(again.count()).toBe(0);
+    }
   });
 });
 
