@@ -177,23 +177,7 @@ describe("a holder that stalled past the stale age while another process took it
   // Its release unlinked the lock by name: the other process's, which it still held.
   it("leaves the other's lock in place", async () => {
     const dir = tempDir();
-    const lock = join(dir, "config.json.lock");
-    const inside = join(dir, "inside");
-    const release = join(dir, "release");
-    const script = join(dir, "holder.mts");
-    fs.writeFileSync(
-      script,
-      `import { existsSync, writeFileSync } from "node:fs";
-import { withLockFile } from ${JSON.stringify(resolve("src/proxy/lock.ts"))};
-const pause = new Int32Array(new SharedArrayBuffer(4));
-const got = await withLockFile(${JSON.stringify(lock)}, () => {
-  writeFileSync(${JSON.stringify(inside)}, "");
-  const deadline = Date.now() + 60_000;
-  while (!existsSync(${JSON.stringify(release)}) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
-});
-process.stdout.write(got === undefined ? "refused" : "held");
-`,
-    );
+    const { lock, inside, release, script } = holderScript(dir);
     let child: ReturnType<typeof spawn> | undefined;
     const got = await withLockFile(lock, () => {
       // This holder stalls (its lock's time a minute back, as after a minute's stall), and the other takes over.
@@ -224,24 +208,8 @@ describe("a lock file left by an ended process, found so by two processes at onc
   // had just taken in its place, took it too, and both ran their read-change-write at once.
   it("is taken over by one of them only", async () => {
     const dir = tempDir();
-    const lock = join(dir, "config.json.lock");
-    const inside = join(dir, "inside");
-    const release = join(dir, "release");
-    const script = join(dir, "holder.mts");
     // The other process: takes the lock, says so, and holds it until told to let go.
-    fs.writeFileSync(
-      script,
-      `import { existsSync, writeFileSync } from "node:fs";
-import { withLockFile } from ${JSON.stringify(resolve("src/proxy/lock.ts"))};
-const pause = new Int32Array(new SharedArrayBuffer(4));
-const got = await withLockFile(${JSON.stringify(lock)}, () => {
-  writeFileSync(${JSON.stringify(inside)}, "");
-  const deadline = Date.now() + 60_000;
-  while (!existsSync(${JSON.stringify(release)}) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
-});
-process.stdout.write(got === undefined ? "refused" : "held");
-`,
-    );
+    const { lock, inside, release, script } = holderScript(dir);
     const ended = spawnSync(process.execPath, ["-e", ""]).pid;
     fs.writeFileSync(lock, `${hostname()}\n${ended}\n`);
     let child: ReturnType<typeof spawn> | undefined;
@@ -415,3 +383,28 @@ describe("a config update (a virtual key issued, its client given the key)", () 
     }
   });
 });
+
+/**
+ * A script for another process that takes the lock `<dir>/config.json.lock`, writes `inside` once
+ * it holds it, holds it until `release` exists, then prints "held" (or "refused").
+ */
+function holderScript(dir: string): { lock: string; inside: string; release: string; script: string } {
+  const lock = join(dir, "config.json.lock");
+  const inside = join(dir, "inside");
+  const release = join(dir, "release");
+  const script = join(dir, "holder.mts");
+  fs.writeFileSync(
+    script,
+    `import { existsSync, writeFileSync } from "node:fs";
+import { withLockFile } from ${JSON.stringify(resolve("src/proxy/lock.ts"))};
+const pause = new Int32Array(new SharedArrayBuffer(4));
+const got = await withLockFile(${JSON.stringify(lock)}, () => {
+  writeFileSync(${JSON.stringify(inside)}, "");
+  const deadline = Date.now() + 60_000;
+  while (!existsSync(${JSON.stringify(release)}) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
+});
+process.stdout.write(got === undefined ? "refused" : "held");
+`,
+  );
+  return { lock, inside, release, script };
+}

@@ -766,17 +766,7 @@ describe("proxy tenancy", () => {
   it("refuses a request that repeats its credential header (two x-api-key, two Authorization) with 400 before any tenant or budget lookup, on the chat path and forwarded ones", async () => {
     r = await rig({ config: { tenancy: { virtualKeys: { spent: { keyHash: hashKey("ptc-vk-spent"), upstreamKey: "sk-up-spent", tokenBudget: 1 } } } } });
     const x = r;
-    const url = new URL(x.proxy.url);
-    const send = (path: string, headers: Record<string, string | string[]>) =>
-      new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const q = request({ host: url.hostname, port: url.port, path, method: "POST", headers: { "content-type": "application/json", ...headers } }, (res) => {
-          let body = "";
-          res.on("data", (c: Buffer) => (body += c.toString()));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-        });
-        q.on("error", reject);
-        q.end(JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "hi" }], input: "hi" }));
-      });
+    const send = (path: string, headers: Record<string, string | string[]>) => postHi(x.proxy.url, path, headers);
     // The virtual key's budget is used up: a raw key next to it must not get around that.
     expect((await send("/v1/chat/completions", { authorization: "Bearer ptc-vk-spent" })).status).toBe(200);
     expect((await send("/v1/chat/completions", { authorization: "Bearer ptc-vk-spent" })).status).toBe(429);
@@ -813,17 +803,7 @@ describe("proxy tenancy", () => {
   it("never forwards a virtual key upstream: one in either credential header is the tenant, and one beside a different credential is refused 400 ambiguous_credential", async () => {
     r = await rig({ config: { tenancy: { virtualKeys: { small: { keyHash: hashKey("ptc-vk-small"), upstreamKey: "sk-up-small", tokenBudget: 1_000_000 } } } } });
     const x = r;
-    const url = new URL(x.proxy.url);
-    const send = (path: string, headers: Record<string, string>) =>
-      new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const q = request({ host: url.hostname, port: url.port, path, method: "POST", headers: { "content-type": "application/json", ...headers } }, (res) => {
-          let body = "";
-          res.on("data", (c: Buffer) => (body += c.toString()));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-        });
-        q.on("error", reject);
-        q.end(JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "hi" }], input: "hi" }));
-      });
+    const send = (path: string, headers: Record<string, string>) => postHi(x.proxy.url, path, headers);
     const leaked = () => x.upstream.requests.filter((q) => JSON.stringify(q.headers).includes("ptc-vk-"));
     const spent = () => x.proxy.context.store.spent("small");
     const sent = x.upstream.requests.length;
@@ -858,3 +838,20 @@ describe("proxy tenancy", () => {
     expect(leaked()).toEqual([]);
   });
 });
+
+/**
+ * POSTs a one-message chat body (with an `input` too, for the embeddings path) to the proxy with
+ * exactly these headers: node:http, as fetch would join or refuse a repeated header.
+ */
+function postHi(proxyUrl: string, path: string, headers: Record<string, string | string[]>): Promise<{ status: number; body: string }> {
+  const url = new URL(proxyUrl);
+  return new Promise((resolve, reject) => {
+    const q = request({ host: url.hostname, port: url.port, path, method: "POST", headers: { "content-type": "application/json", ...headers } }, (res) => {
+      let body = "";
+      res.on("data", (c: Buffer) => (body += c.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    q.on("error", reject);
+    q.end(JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "hi" }], input: "hi" }));
+  });
+}
