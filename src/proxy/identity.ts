@@ -45,6 +45,23 @@ export function explicitIdentity(tenant: string, headers: IncomingHttpHeaders, b
 }
 
 /**
+ * The first of `names` (lowercase) the raw headers carry more than once, or undefined. Node joins a
+ * repeated custom header into one "a, b" value: an id neither conversation has, or a way to reach
+ * one by adding a header to a request that names another.
+ */
+export function repeatedIdentityHeader(rawHeaders: readonly string[], names: readonly string[]): string | undefined {
+  if (names.length === 0) return undefined;
+  let seen: string[] | undefined;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i].toLowerCase();
+    if (!names.includes(name)) continue;
+    if (seen?.includes(name)) return name;
+    (seen ??= []).push(name);
+  }
+  return undefined;
+}
+
+/**
  * The head of a history: its first user message (the task). Not the system messages, which apps
  * fill with the date or retrieved context; a task that changes changes every summary's
  * fingerprint anyway, so a record of its own costs no summary that could have been reused.

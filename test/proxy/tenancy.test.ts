@@ -800,6 +800,33 @@ describe("proxy tenancy", () => {
     // One of each is not a repeat: answered as before.
     expect((await send("/v1/chat/completions", { authorization: "Bearer sk-a", "x-api-key": "sk-a" })).status).toBe(200);
   });
+  it("refuses a chat request that repeats an identity header (two x-conversation-id, two session-id) with 400 repeated_conversation_id, on every chat API, and sends nothing upstream", async () => {
+    r = await rig({ config: { identity: { headers: ["x-conversation-id", "X-My-Session"] } } });
+    const x = r;
+    const sent = x.upstream.requests.length;
+    const repeats: [string, Record<string, string[]>][] = [
+      // Before: 200, one conversation "conv-a, conv-b" that neither client named (Node joins the values).
+      ["x-conversation-id", { "x-conversation-id": ["conv-a", "conv-b"] }],
+      ["x-conversation-id", { "x-conversation-id": ["conv-a", "conv-a"] }],
+      // A configured name is matched whatever its case.
+      ["x-my-session", { "x-my-session": ["s1", "s2"] }],
+    ];
+    for (const path of ["/v1/chat/completions", "/v1/messages", "/v1/responses"]) {
+      for (const [name, headers] of repeats) {
+        const res = await postHi(x.proxy.url, path, { ...headers, "x-api-key": "sk-a", "anthropic-version": "2023-06-01" });
+        expect(res.status, `${path} ${JSON.stringify(headers)}`).toBe(400);
+        const error = (JSON.parse(res.body) as { error: { code: string; message: string } }).error;
+        expect(error.code).toBe("repeated_conversation_id");
+        expect(error.message).toContain(name);
+      }
+    }
+    expect(x.upstream.requests.length).toBe(sent);
+    expect(await x.proxy.context.store.count()).toBe(0);
+    // One of each is no repeat, and a header the identity does not read may repeat.
+    const one = await postHi(x.proxy.url, "/v1/chat/completions", { "x-conversation-id": "conv-a", "x-my-session": "s1", "x-other": ["1", "2"] });
+    expect(one.status).toBe(200);
+    expect((await x.proxy.context.store.list()).map((c) => c.conversation)).toEqual(["conv-a"]);
+  });
   it("never forwards a virtual key upstream: one in either credential header is the tenant, and one beside a different credential is refused 400 ambiguous_credential", async () => {
     r = await rig({ config: { tenancy: { virtualKeys: { small: { keyHash: hashKey("ptc-vk-small"), upstreamKey: "sk-up-small", tokenBudget: 1_000_000 } } } } });
     const x = r;
