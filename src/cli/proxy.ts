@@ -8,7 +8,7 @@ import { ProxyStartError, startProxy } from "../proxy/server.js";
 import { parseOptions, usageFailure, UsageError, type Io } from "./eval.js";
 import { readText, TextInputError } from "../json/text-input.js";
 
-const USAGE = `usage: ptc proxy --upstream URL [--port 8787] [--host 127.0.0.1] [--config FILE] [--state-dir DIR | --db FILE|URL] [--admin-token-file FILE] [--drain-timeout MS]
+const USAGE = `usage: ptc proxy --upstream URL [--port 8787] [--host 127.0.0.1] [--config FILE] [--state-dir DIR | --db FILE|URL] [--admin-token-file FILE] [--drain-timeout MS] [--allowed-host NAME]...
 
 An OpenAI-compatible server that forwards to URL (an OpenAI-compatible base URL, e.g.
 http://127.0.0.1:11434/v1) and compacts each conversation before it would overflow the model's
@@ -17,6 +17,9 @@ context. Point any OpenAI client at http://HOST:PORT/v1 instead of the upstream.
   --upstream URL       where requests go (or "upstream" in the config file)
   --port N             default 8787 (0: any free port)
   --host H             default 127.0.0.1; anything else exposes the clients' keys to the network
+  --allowed-host NAME  a Host name to answer besides IP addresses and localhost (repeatable; ".example.com":
+                       it and its subdomains; "*": any), e.g. the name a load balancer forwards; others
+                       get 403, as would a page rebinding its own name to this address
   --config FILE        JSON settings (docs/proxy.md); rewritten by admin updates, reloaded when edited
   --state-dir DIR      where state is kept, created 0700 (default $XDG_STATE_HOME/ptc or ~/.local/state/ptc)
   --db FILE            SQLite file for conversation state instead (":memory:" keeps none), created 0600
@@ -41,6 +44,7 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
         upstream: { type: "string" },
         port: { type: "string" },
         host: { type: "string" },
+        "allowed-host": { type: "string", multiple: true },
         config: { type: "string" },
         db: { type: "string" },
         "admin-token": { type: "string" },
@@ -107,6 +111,7 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
       ...(values.upstream === undefined ? {} : { upstream: values.upstream }),
       port,
       host: values.host ?? "127.0.0.1",
+      allowedHosts: values["allowed-host"] ?? [],
       ...(values.config === undefined ? {} : { configFile: values.config }),
       ...(values.db === undefined ? { stateDir: values["state-dir"] ?? defaultStateDir(process.env) } : { db: values.db }),
       adminToken,

@@ -7,6 +7,7 @@ import zlib from "node:zlib";
 import type { ConfigFile } from "./config-file.js";
 import { sendError } from "./errors.js";
 import type { Compactor } from "./compactor.js";
+import type { HostPolicy } from "./hosts.js";
 import type { Llm } from "../llm/types.js";
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
@@ -34,6 +35,8 @@ export interface ProxyContext {
    * once (a reasoning model's temperature) is not asked again on every summary.
    */
   readonly summarizers: Map<string, Llm>;
+  /** The Host names and browser origins answered (hosts.ts). */
+  readonly hosts: HostPolicy;
 }
 
 /**

@@ -14,6 +14,7 @@ import { Compactor } from "./compactor.js";
 import { countTokensYielding } from "../compaction/tokens.js";
 import { decodeBody, readBody, sendErrorAndClose, sendJson, sendTooLarge, unsupportedTransferCoding, type ProxyContext } from "./context.js";
 import { sendError, sendStoreUnavailable, upstreamErrorBody } from "./errors.js";
+import { hostAllowed, hostPolicy, originAllowed } from "./hosts.js";
 import { jsonLogger, type Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
 import { sendWithRetries } from "./retry.js";
@@ -29,6 +30,12 @@ export interface ProxyOptions {
   readonly upstream?: string;
   /** Default 127.0.0.1: the proxy forwards credentials, so it listens on loopback unless told otherwise. */
   readonly host?: string;
+  /**
+   * Host names answered besides IP addresses, localhost, *.localhost and `host` (".example.com": it
+   * and its subdomains; "*": any), for the Host header and for the Origin of a browser request
+   * that changes state or reads admin data. Others get 403: a page could reach the proxy by DNS rebinding.
+   */
+  readonly allowedHosts?: readonly string[];
   /** Default 8787; 0 picks a free port. */
   readonly port?: number;
   /** JSON config file: read at start, rewritten by API updates, reloaded when edited. */
@@ -193,6 +200,9 @@ const HANDLERS_GRACE_MS = 10_000;
 
 function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Promise<void> | void {
   const started = performance.now();
+  if (!hostAllowed(ctx.hosts, req.headers.host)) {
+    return sendError(res, 403, `the Host ${JSON.stringify(req.headers.host)} is not one this proxy answers (an IP address, localhost, or a name given with --allowed-host): a page could reach the proxy by rebinding its own name`, "invalid_request_error", "host_not_allowed");
+  }
   const normalized = normalizePath(req.url ?? "/");
   if (!normalized.ok) {
     return sendError(res, 400, `request paths must stay under /v1: ${normalized.reason}`, "invalid_request_error", "invalid_path");
@@ -230,6 +240,11 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
     );
   }
   routes.set(res, "rejected");
+  // A browser sends Origin; a page elsewhere may read, as any page may, but not change state or reach the admin routes.
+  const origin = req.headers.origin;
+  if (origin !== undefined && (path.startsWith(ADMIN_PREFIX) || (!probe && method !== "OPTIONS")) && !originAllowed(ctx.hosts, origin)) {
+    return sendError(res, 403, `requests from pages on ${JSON.stringify(origin)} are refused (pages on localhost or a name given with --allowed-host are answered)`, "invalid_request_error", "origin_not_allowed");
+  }
   if (ctx.life.draining) {
     res.setHeader("connection", "close");
     return sendError(res, 503, "the proxy is shutting down: retry on another instance", "server_error", "draining", { "retry-after": "1" });
@@ -308,6 +323,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     if (e instanceof MissingDriverError) throw new ProxyStartError(e.message);
     throw new ProxyStartError(`cannot open the state database ${isPostgresUrl(db) ? redactUrl(db) : db}: ${(e as Error).message}`);
   }
+  const host = options.host ?? "127.0.0.1";
   const metrics = new Metrics();
   const upstream = new Upstream();
   const now = options.now ?? Date.now;
@@ -324,6 +340,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     life: { draining: false, inFlight: 0 },
     summarizers: new Map(),
     sleep: options.sleep ?? ((ms, signal) => wait(ms, signal ?? new AbortController().signal)),
+    hosts: hostPolicy(options.allowedHosts ?? [], host),
   };
   let onIdle: (() => void) | undefined;
   // Handlers still running: a reply cut or sent ends its response before its request's record
@@ -386,7 +403,6 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   timer.unref();
   config.watch(options.watchIntervalMs);
 
-  const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     const failed = (e: Error) => {
       // Nothing listens: let go of the store (its connections would keep the process alive) and the config watcher.

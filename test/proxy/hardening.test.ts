@@ -34,6 +34,22 @@ function raw(url: string, method: string, path: string, headers: Record<string, 
   });
 }
 
+/** A request with exactly these headers (Host and Origin included) and an optional body. */
+function sendAs(url: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: u.hostname, port: u.port, method, path, headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers } }, (res) => {
+      let text = "";
+      res.on("data", (c: Buffer) => (text += c.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+const code = (body: string): unknown => (JSON.parse(body) as { error?: { code?: string } }).error?.code;
+
 function io() {
   const out: string[] = [];
   const err: string[] = [];
@@ -106,6 +122,74 @@ describe("proxy hardening", () => {
     expect(r.upstream.requests.at(-1)?.path).toBe("/v1/models");
     await raw(r.proxy.url, "GET", "/v1/./x/../echo?x=1");
     expect(r.upstream.requests.at(-1)?.path).toBe("/v1/echo?x=1");
+  });
+
+  it("refuses a Host that is no IP address, localhost or allowed name (DNS rebinding), and a foreign Origin on admin routes and state-changing requests", async () => {
+    r = await rig({ proxy: { adminToken: "admin" } });
+    const x = r;
+    const port = x.proxy.port;
+    const chat = JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "hi" }] });
+    const admin = { authorization: "Bearer admin" };
+    // Before: 200 on each, a page on evil.example rebound to 127.0.0.1 drove the proxy from a victim's browser.
+    for (const host of [`evil.example:${port}`, "evil.example", `127.0.0.1.evil.example:${port}`, `localhost.evil.example:${port}`]) {
+      const posted = await sendAs(x.proxy.url, "POST", "/v1/chat/completions", { host }, chat);
+      expect(posted.status, host).toBe(403);
+      expect(code(posted.body)).toBe("host_not_allowed");
+      expect(posted.body).toContain("--allowed-host");
+      expect((await sendAs(x.proxy.url, "GET", "/ext/context_compaction/status", { host, ...admin })).status, host).toBe(403);
+      expect((await sendAs(x.proxy.url, "GET", "/metrics", { host })).status, host).toBe(403);
+      expect((await sendAs(x.proxy.url, "GET", "/v1/models", { host })).status, host).toBe(403);
+    }
+    // Before: 200, a form or fetch from another site's page (no preflight for text/plain) reached the chat and admin routes.
+    for (const origin of ["https://evil.example", "null", "http://192.168.1.9:8080"]) {
+      const posted = await sendAs(x.proxy.url, "POST", "/v1/chat/completions", { origin, "content-type": "text/plain" }, chat);
+      expect(posted.status, origin).toBe(403);
+      expect(code(posted.body)).toBe("origin_not_allowed");
+      expect((await sendAs(x.proxy.url, "GET", "/ext/context_compaction/status", { origin, ...admin })).status, origin).toBe(403);
+    }
+    expect(x.upstream.requests).toHaveLength(0);
+    expect(await x.proxy.context.store.count()).toBe(0);
+    // Names that cannot be rebound, and pages served from this machine, are answered as before.
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`, `app.localhost:${port}`, "10.1.2.3", `[fe80::1]:${port}`]) {
+      expect((await sendAs(x.proxy.url, "POST", "/v1/chat/completions", { host, "x-conversation-id": "c" }, chat)).status, host).toBe(200);
+    }
+    for (const origin of [`http://localhost:3000`, "http://127.0.0.1:5173", "http://[::1]:8080", "https://app.localhost"]) {
+      expect((await sendAs(x.proxy.url, "POST", "/v1/chat/completions", { origin, "x-conversation-id": "c" }, chat)).status, origin).toBe(200);
+      expect((await sendAs(x.proxy.url, "GET", "/ext/context_compaction/status", { origin, ...admin })).status, origin).toBe(200);
+    }
+    // A foreign page may still read what any page could (a GET forwarded upstream answers with the upstream's CORS).
+    expect((await sendAs(x.proxy.url, "GET", "/v1/models", { origin: "https://evil.example" })).status).toBe(200);
+    await x.close();
+    r = undefined;
+    // Named hosts are allowed by option, for the Host and the Origin; "*" allows any.
+    r = await rig({ proxy: { adminToken: "admin", allowedHosts: ["Proxy.Internal", ".corp.example"] } });
+    const y = r;
+    expect((await sendAs(y.proxy.url, "POST", "/v1/chat/completions", { host: "proxy.internal:443", origin: "https://proxy.internal" }, chat)).status).toBe(200);
+    expect((await sendAs(y.proxy.url, "POST", "/v1/chat/completions", { host: "llm.corp.example", origin: "https://ui.corp.example" }, chat)).status).toBe(200);
+    expect((await sendAs(y.proxy.url, "POST", "/v1/chat/completions", { host: "corp.example.evil.example" }, chat)).status).toBe(403);
+    expect((await sendAs(y.proxy.url, "POST", "/v1/chat/completions", { origin: "https://evil.example" }, chat)).status).toBe(403);
+    await y.close();
+    r = await rig({ proxy: { allowedHosts: ["*"] } });
+    expect((await sendAs(r.proxy.url, "POST", "/v1/chat/completions", { host: "evil.example", origin: "https://evil.example" }, chat)).status).toBe(200);
+  });
+
+  it("takes allowed Host names from --allowed-host", async () => {
+    const upstream = await startFakeUpstream();
+    const a = io();
+    let stop = () => {};
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    const run = runProxyCommand(["--upstream", upstream.url, "--port", "0", "--db", ":memory:", "--allowed-host", "proxy.internal", "--allowed-host", ".corp.example"], a.io, stopped);
+    try {
+      await expect.poll(() => a.out.join(""), { timeout: 10_000 }).toContain("listening on");
+      const base = (/listening on (\S+)/.exec(a.out.join(""))?.[1] ?? "").replace(/\/v1$/, "");
+      for (const [host, status] of [["proxy.internal", 200], ["a.corp.example:8787", 200], ["evil.example", 403]] as const) {
+        expect((await sendAs(base, "GET", "/healthz", { host })).status, host).toBe(status);
+      }
+    } finally {
+      stop();
+      expect(await run).toBe(0);
+      await upstream.close();
+    }
   });
 
   it("reads the admin token from a file or the environment", async () => {
