@@ -61,6 +61,18 @@ export function hostAllowed(policy: HostPolicy, header: string | undefined): boo
   return isIP(name) !== 0 || isLocalhost(name) || listed(policy, name);
 }
 
+/** Whether the raw headers carry Host more than once (RFC 9112 3.2: answered 400). Node keeps the first, where another hop may read the last. */
+export function repeatedHost(rawHeaders: readonly string[]): boolean {
+  let seen = false;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i];
+    if (name.length !== 4 || name.toLowerCase() !== "host") continue;
+    if (seen) return true;
+    seen = true;
+  }
+  return false;
+}
+
 /**
  * Whether a browser request from `origin` may reach a route that changes state or reads admin
  * data: a page on this machine (localhost, a loopback address) or on a listed name. "null"

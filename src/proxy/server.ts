@@ -14,7 +14,7 @@ import { Compactor } from "./compactor.js";
 import { countTokensYielding } from "../compaction/tokens.js";
 import { decodeBody, readBody, sendErrorAndClose, sendJson, sendTooLarge, unsupportedTransferCoding, type ProxyContext } from "./context.js";
 import { sendError, sendStoreUnavailable, upstreamErrorBody } from "./errors.js";
-import { hostAllowed, hostPolicy, originAllowed } from "./hosts.js";
+import { hostAllowed, hostPolicy, originAllowed, repeatedHost } from "./hosts.js";
 import { jsonLogger, type Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
 import { sendWithRetries } from "./retry.js";
@@ -200,6 +200,7 @@ const HANDLERS_GRACE_MS = 10_000;
 
 function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Promise<void> | void {
   const started = performance.now();
+  if (repeatedHost(req.rawHeaders)) return sendError(res, 400, "the request sends the Host header more than once: send one", "invalid_request_error", "repeated_host");
   if (!hostAllowed(ctx.hosts, req.headers.host)) {
     return sendError(res, 403, `the Host ${JSON.stringify(req.headers.host)} is not one this proxy answers (an IP address, localhost, or a name given with --allowed-host): a page could reach the proxy by rebinding its own name`, "invalid_request_error", "host_not_allowed");
   }

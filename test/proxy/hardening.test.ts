@@ -4,6 +4,7 @@
 // admin paths are matched after normalization; the admin token can come from a file or the environment.
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import http from "node:http";
+import net from "node:net";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
@@ -171,6 +172,28 @@ describe("proxy hardening", () => {
     await y.close();
     r = await rig({ proxy: { allowedHosts: ["*"] } });
     expect((await sendAs(r.proxy.url, "POST", "/v1/chat/completions", { host: "evil.example", origin: "https://evil.example" }, chat)).status).toBe(200);
+  });
+
+  it("refuses a request with more than one Host header with 400 (RFC 9112 3.2), whichever comes first", async () => {
+    r = await rig();
+    const x = r;
+    const ask = (hosts: string[]) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const s = net.connect(x.proxy.port, "127.0.0.1");
+        let out = "";
+        s.on("data", (d: Buffer) => (out += d.toString()));
+        s.on("error", reject);
+        s.on("close", () => resolve({ status: Number(out.split(" ")[1]), body: out.slice(out.indexOf("\r\n\r\n") + 4) }));
+        s.write(`GET /v1/models HTTP/1.1\r\n${hosts.map((h) => `Host: ${h}\r\n`).join("")}Connection: close\r\n\r\n`);
+      });
+    // Before: 200, the first kept; a front proxy routing by the last one saw another request than this one answered.
+    for (const hosts of [["127.0.0.1", "evil.example"], ["127.0.0.1", "127.0.0.1"], ["localhost", "127.0.0.1"]]) {
+      const res = await ask(hosts);
+      expect(res.status, hosts.join(" ")).toBe(400);
+      expect(code(res.body)).toBe("repeated_host");
+    }
+    expect(x.upstream.requests).toHaveLength(0);
+    expect((await ask(["127.0.0.1"])).status).toBe(200);
   });
 
   it("takes allowed Host names from --allowed-host", async () => {
