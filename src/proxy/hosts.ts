@@ -22,7 +22,9 @@ export function hostPolicy(allowed: readonly string[], listenHost: string): Host
   const suffixes: string[] = [];
   let any = false;
   for (const entry of [...allowed, listenHost]) {
-    const name = stripDot(entry.trim().toLowerCase());
+    // Written as a Host header is ("name:8787", "[fd00::1]:8787"), it names the host; a bare IPv6 address is one.
+    const trimmed = entry.trim();
+    const name = isIP(trimmed) === 6 ? trimmed.toLowerCase() : hostName(trimmed);
     if (name === "*") any = true;
     else if (name.startsWith(".")) {
       names.add(name.slice(1));

@@ -170,6 +170,13 @@ describe("proxy hardening", () => {
     expect((await sendAs(y.proxy.url, "POST", "/v1/chat/completions", { host: "corp.example.evil.example" }, chat)).status).toBe(403);
     expect((await sendAs(y.proxy.url, "POST", "/v1/chat/completions", { origin: "https://evil.example" }, chat)).status).toBe(403);
     await y.close();
+    // An entry written as a Host header is (with its port, an IPv6 address in brackets) names the host.
+    r = await rig({ proxy: { allowedHosts: ["llm.example:8787", "[fd00::1]:8787", "fd00::2"] } });
+    const z = r;
+    for (const host of ["llm.example:8787", "llm.example", "[fd00::1]:8787", "[fd00::2]:8787"]) {
+      expect((await sendAs(z.proxy.url, "POST", "/v1/chat/completions", { host, origin: `http://${host}` }, chat)).status, host).toBe(200);
+    }
+    await z.close();
     r = await rig({ proxy: { allowedHosts: ["*"] } });
     expect((await sendAs(r.proxy.url, "POST", "/v1/chat/completions", { host: "evil.example", origin: "https://evil.example" }, chat)).status).toBe(200);
   });
