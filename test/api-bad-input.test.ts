@@ -60,6 +60,9 @@ const ROWS: ReadonlyArray<{ call: string; run: (x: unknown) => unknown; names: s
   { call: "compareStrategies(transcripts)", run: (x) => compareStrategies(x as never, [], { models: [] } as never), names: "compareStrategies: transcripts" },
   { call: "compareStrategies(transcripts, strategies, options)", run: (x) => compareStrategies([], [], x as never), names: "compareStrategies: options" },
   { call: "startProxy(options)", run: (x) => startProxy(x as never), names: "startProxy: options", optional: true },
+  // Before: a string was spread into one-letter names, a revoked Proxy threw the engine's "Cannot perform 'IsArray'".
+  { call: "startProxy({ allowedHosts })", run: (x) => startProxy({ port: 0, allowedHosts: x } as never), names: "startProxy: options.allowedHosts", optional: true },
+  { call: "startProxy({ allowedHosts: [x] })", run: (x) => startProxy({ port: 0, allowedHosts: ["proxy.internal", x] } as never), names: "startProxy: options.allowedHosts" },
 ];
 
 /** The engine's words for a bad read, which must not reach the host. */
@@ -69,7 +72,7 @@ describe("a public function given the wrong thing says which argument and what i
   for (const row of ROWS) {
     for (const [label, value, got] of row.optional ? BAD : [UNDEFINED, ...BAD]) {
       // A huge string where a string is wanted is no bad value.
-      if (label === "a huge string" && ["countTokens(text)", "replayLlm(source)", "recordingLlm(inner, file)", "loadTranscripts(file)"].includes(row.call)) continue;
+      if (label === "a huge string" && ["countTokens(text)", "replayLlm(source)", "recordingLlm(inner, file)", "loadTranscripts(file)", "startProxy({ allowedHosts: [x] })"].includes(row.call)) continue;
       it(`${row.call} with ${label}`, async () => {
         let error: unknown;
         try {

@@ -291,6 +291,22 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
   });
 }
 
+/** options.allowedHosts, copied (a host's array may change after), or why it is none. */
+function hostNames(v: unknown): readonly string[] {
+  if (v === undefined) return [];
+  let bad: unknown = v;
+  try {
+    if (Array.isArray(v)) {
+      const at = v.findIndex((h) => typeof h !== "string");
+      if (at === -1) return [...(v as string[])];
+      bad = v[at];
+    }
+  } catch {
+    // A revoked Proxy: said below as what it is.
+  }
+  throw new ProxyStartError(mustBe("startProxy: options.allowedHosts", "an array of host names", bad));
+}
+
 /** The real clock's wait: resolves after `ms`, or at once when the work it races is done. */
 function wait(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -306,6 +322,7 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
 export async function startProxy(options: ProxyOptions = {}): Promise<RunningProxy> {
   // A number or null from an untyped host would start a proxy on every default, or fail inside.
   if (!isObjectArg(options)) throw new ProxyStartError(mustBe("startProxy: options", "an options object", options));
+  const allowedHosts = hostNames(options.allowedHosts);
   const logger = options.logger ?? jsonLogger((line) => process.stderr.write(line));
   const opened = ConfigFile.open(options.configFile, options.upstream === undefined ? {} : { upstream: options.upstream }, (r) => {
     logger(r.ok ? { event: "config_reloaded" } : { event: "config_reload_rejected", error: r.error });
@@ -341,7 +358,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     life: { draining: false, inFlight: 0 },
     summarizers: new Map(),
     sleep: options.sleep ?? ((ms, signal) => wait(ms, signal ?? new AbortController().signal)),
-    hosts: hostPolicy(options.allowedHosts ?? [], host),
+    hosts: hostPolicy(allowedHosts, host),
   };
   let onIdle: (() => void) | undefined;
   // Handlers still running: a reply cut or sent ends its response before its request's record
