@@ -294,7 +294,7 @@ describe("proxy errors", () => {
 
   it("answers a body announced over the limit with 413 before the client sends it, when the client waits for 100-continue", async () => {
     r = await rig({ config: { maxBodyBytes: 4096 } });
-    const head = (length: number) => `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: ${length}\r\n\r\n`;
+    const head = (length: number) => `POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: ${length}\r\n\r\n`;
     const firstLine = async (length: number) => {
       const socket = connect(r?.proxy.port ?? 0, "127.0.0.1");
       let got = "";
@@ -318,7 +318,7 @@ describe("proxy errors", () => {
       socket.on("data", (d: Buffer) => (got += d.toString("latin1")));
       const closed = new Promise((resolve) => socket.on("close", resolve));
       // Announced over the limit, and none of it sent: the proxy must not wait for it.
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer admin\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n`);
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer admin\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n`);
       await expect.poll(() => got.includes("\r\n\r\n")).toBe(true);
       expect(got.slice(0, got.indexOf("\r\n")), path).toBe("HTTP/1.1 413 Payload Too Large");
       // Before: the admin routes answered keep-alive and went on reading the gigabyte announced.
@@ -336,7 +336,7 @@ describe("proxy errors", () => {
       socket.on("data", (d: Buffer) => (got += d.toString("latin1")));
       const closed = new Promise((resolve) => socket.on("close", resolve));
       // 10,000 bytes in one chunk, and no last chunk: the body never ends.
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer admin\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2710\r\n${"x".repeat(10_000)}\r\n`);
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer admin\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2710\r\n${"x".repeat(10_000)}\r\n`);
       // Before: nothing until the body timeout (here ten minutes; the test's own timeout is the safety net).
       await expect.poll(() => got.includes("\r\n\r\n"), { timeout: 20_000 }).toBe(true);
       expect(got.slice(0, got.indexOf("\r\n")), path).toBe("HTTP/1.1 413 Payload Too Large");
@@ -354,7 +354,7 @@ describe("proxy errors", () => {
       let got = "";
       socket.on("data", (d: Buffer) => (got += d.toString("latin1")));
       const closed = new Promise((resolve) => socket.on("close", resolve));
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer admin\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n`);
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer admin\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n`);
       socket.write(Buffer.concat([Buffer.from(`${gz.length.toString(16)}\r\n`), gz, Buffer.from("\r\n0\r\n\r\n")]));
       await closed;
       // Before: the gzip bytes went upstream as the body, with no coding said (404 from the fake), a 400 "not valid JSON" on chat.
@@ -368,7 +368,7 @@ describe("proxy errors", () => {
       let got = "";
       socket.on("data", (d: Buffer) => (got += d.toString("latin1")));
       const closed = new Promise((resolve) => socket.on("close", resolve));
-      socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: ${te}\r\n\r\n${Buffer.byteLength(json).toString(16)}\r\n${json}\r\n0\r\n\r\n`);
+      socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: ${te}\r\n\r\n${Buffer.byteLength(json).toString(16)}\r\n${json}\r\n0\r\n\r\n`);
       await closed;
       expect(got.slice(0, got.indexOf("\r\n")), te).toBe("HTTP/1.1 200 OK");
     }
@@ -379,7 +379,7 @@ describe("proxy errors", () => {
     for (const [path, auth] of [["/v1/chat/completions", ""], ["/ext/context_compaction/config", "Authorization: Bearer admin\r\n"]]) {
       const socket = connect(r.proxy.port, "127.0.0.1");
       await new Promise((resolve) => socket.on("connect", resolve));
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"model":`);
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"model":`);
       await expect.poll(() => r?.proxy.context.life.inFlight).toBe(1);
       socket.destroy();
       await expect.poll(() => r?.proxy.context.life.inFlight).toBe(0);
@@ -403,7 +403,7 @@ describe("proxy errors", () => {
       const closed = new Promise((resolve) => socket.on("close", resolve));
       await new Promise((resolve) => socket.on("connect", resolve));
       // Headers and part of the body, then nothing: before, the slot was held until Node's 300 s requestTimeout.
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\n${framing}`);
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Type: application/json\r\n${framing}`);
       await closed;
       expect(got.slice(0, got.indexOf("\r\n"))).toBe("HTTP/1.1 408 Request Timeout");
       expect(got).toContain('"code":"request_body_timeout"');
