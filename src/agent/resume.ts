@@ -30,7 +30,7 @@ import { heldResult, holdResult, replayAnswer } from "../trace/record.js";
 import type { Agent, RunOptions, Step } from "./types.js";
 import { claimRecord, ownOnly, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
 import type { ToolCallTrace, Turn } from "../trace/trace.js";
-import { approvalDecisionSchema, notRunState, ResumeError, RUN_STATE_FORMAT, RUN_STATE_VERSION, type RunState, type SavedDefinition, savedMemorySchema } from "../trace/run-state.js";
+import { approvalDecisionSchema, readRunState, ResumeError, RUN_STATE_FORMAT, RUN_STATE_VERSION, type RunState, type SavedDefinition, savedMemorySchema } from "../trace/run-state.js";
 
 /** Settings that shaped the saved prompts and feedback (the agent's, merged with the run's). */
 export interface SaveOptions {
@@ -198,7 +198,7 @@ export interface ResumeOptions extends RunOptions {
  */
 export async function resumeRun(agent: Agent, savedState: RunState, resumeOptions: ResumeOptions = {}): Promise<Step> {
   if (!isAgent(agent)) throw new AgentDefinitionError("SubAgent.resume expects an agent made by SubAgent.create");
-  const state = readState(savedState);
+  const state = readRunState(savedState, "resume");
   const read = readRunOptions(resumeOptions ?? {}, ["approvals"]);
   if (typeof read === "string") throw new ResumeError(`resume: ${read}`);
   const { approvals: decisions, ...options } = read;
@@ -262,28 +262,6 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
     if (before !== undefined) step.turns[i].nested = approvals.paused?.turn === i + 1 || cut === i + 1 ? [...before, ...(step.turns[i].nested ?? [])] : before;
   }
   return step;
-}
-
-/**
- * The state with its top level and the objects under it read once, here: a getter or Proxy trap
- * that throws is refused without its message (host text, which may quote a secret).
- */
-function readState(given: unknown): RunState {
-  let wrong: string | null;
-  try {
-    wrong = notRunState(given, "resume");
-    if (wrong === null) {
-      const state: Record<string, unknown> = { ...(given as RunState) };
-      for (const key of ["trace", "outcome", "view", "history", "paused"]) {
-        const part = state[key];
-        if (typeof part === "object" && part !== null && !Array.isArray(part)) state[key] = { ...part };
-      }
-      return state as unknown as RunState;
-    }
-  } catch {
-    throw new ResumeError("resume: the saved state could not be read (reading it threw)");
-  }
-  throw new ResumeError(wrong);
 }
 
 /** Whether a run that ended for `reason` ended in `last` cut short (see cutTurn). */

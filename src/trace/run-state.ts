@@ -149,6 +149,28 @@ export function runStateToJson(state: RunState, indent?: number): string {
   return JSON.stringify({ ...rest, trace: encodeTrace(trace) }, numberReplacer, indent);
 }
 
+/**
+ * A state a host hands over as an object (saveRun's, a paused step's, or one it edited), read as
+ * its file is read: written in runStateToJson's form and read back by runStateFromJson, so every
+ * part is plain data the reader checked, and a malformed one is named by its place. A getter or
+ * Proxy trap that throws is refused without its message (host text, which may quote a secret).
+ */
+export function readRunState(x: unknown, who: string): RunState {
+  let wrong: string | null;
+  let text = "";
+  try {
+    wrong = notRunState(x, who);
+    if (wrong === null) {
+      const { trace, ...rest } = x as RunState;
+      text = JSON.stringify({ ...rest, trace: encodeTrace(trace) }, numberReplacer);
+    }
+  } catch {
+    throw new ResumeError(`${who}: the saved state could not be read (reading it threw)`);
+  }
+  if (wrong !== null) throw new ResumeError(wrong);
+  return runStateFromJson(text);
+}
+
 /** Reads a state written by runStateToJson; throws ResumeError saying what is wrong and where. */
 export function runStateFromJson(text: string): RunState {
   let raw: unknown;

@@ -126,21 +126,26 @@ type Message = { role: string; content: string };
 function sharedPrefix(a: readonly Message[], b: readonly Message[]): number {
   const n = Math.min(a.length, b.length);
   let k = 0;
-  while (k < n && a[k].role === b[k].role && a[k].content === b[k].content) k++;
+  while (k < n && a[k]?.role === b[k]?.role && a[k]?.content === b[k]?.content) k++;
   return k;
 }
 
 /** The trace with each turn's messages written as a reuse marker plus the new messages. */
 export function encodeTrace(trace: RunTrace): unknown {
+  // A host's hand-edited trace (resume writes the state it is given) is written as it is where
+  // it is malformed: the reader then names the place.
+  if (!isRecord(trace) || !Array.isArray(trace.turns)) return trace;
   let previous: readonly Message[] = [
     { role: "system", content: trace.system },
     { role: "user", content: trace.task },
   ];
-  const turns = trace.turns.map((t) => {
-    const k = sharedPrefix(previous, t.messages);
-    previous = t.messages;
-    const encoded: Record<string, unknown> = { ...t, messages: k > 0 ? [{ [REUSE_TAG]: k }, ...t.messages.slice(k)] : t.messages };
-    if (t.nested) encoded.nested = t.nested.map((n) => ({ ...n, trace: encodeTrace(n.trace) }));
+  const turns = trace.turns.map((t: unknown) => {
+    if (!isRecord(t) || !Array.isArray(t.messages)) return t;
+    const messages = t.messages as Message[];
+    const k = sharedPrefix(previous, messages);
+    previous = messages;
+    const encoded: Record<string, unknown> = { ...t, messages: k > 0 ? [{ [REUSE_TAG]: k }, ...messages.slice(k)] : messages };
+    if (Array.isArray(t.nested)) encoded.nested = t.nested.map((n: unknown) => (isRecord(n) ? { ...n, trace: encodeTrace(n.trace as RunTrace) } : n));
     return encoded;
   });
   return { ...trace, turns };

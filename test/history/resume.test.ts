@@ -614,6 +614,12 @@ describe("resume given what is not a run state", () => {
     ["a state whose view getter throws", (state, llm) => [getter(state, "view"), { llm }], unreadable],
     ["a state whose history getter throws", (state, llm) => [getter(state, "history"), { llm }], unreadable],
     ["a state whose trace's system getter throws", (state, llm) => [{ ...state, trace: getter(state.trace, "system") }, { llm }], unreadable],
+    // Deeper down, where the replay read them: the reply was quoted as llm_error "LLM request failed on turn 1: sk-secret".
+    ["a state whose turn's reply getter throws", (state, llm) => [{ ...state, trace: { ...state.trace, turns: [getter(state.trace.turns[0], "reply")] } }, { llm }], unreadable],
+    ["a state whose turn's usage getter throws", (state, llm) => [{ ...state, trace: { ...state.trace, turns: [getter(state.trace.turns[0], "usage")] } }, { llm }], unreadable],
+    ["a state whose turns are a throwing Proxy", (state, llm) => [{ ...state, trace: { ...state.trace, turns: trap(state.trace.turns) } }, { llm }], unreadable],
+    ["a state whose tool call's result getter throws", (state, llm) => [{ ...state, trace: { ...state.trace, turns: [{ ...state.trace.turns[0], toolCalls: [getter({ name: "look", args: {}, durationMs: 1 } as never, "result")] }] } }, { llm }], unreadable],
+    ["a state whose held result getter throws", (state, llm) => [{ ...state, hiddenResults: [getter({ turn: 1, call: 0 } as never, "result")] }, { llm }], unreadable],
   ])("%s rejects with a ResumeError without the host's text", async (_what, given, message) => {
     const first = SubAgent.create({ prompt: "Count.", maxTurns: 1 });
     const stopped = await SubAgent.run(first, { llm: scriptedLlm([clj("Start.", "(def a 1)")]), isolation: "none" });
@@ -621,6 +627,26 @@ describe("resume given what is not a run state", () => {
     const [state, options] = given(saveRun(stopped, first), llm);
     const agent = SubAgent.create({ prompt: "Count.", maxTurns: 3, isolation: "none" });
     await expect(SubAgent.resume(agent, state, options as never)).rejects.toThrow(new ResumeError(message));
+    expect(llm.requests).toHaveLength(0);
+  });
+
+  // A state edited in memory is read as its file is: a malformed part is named by its place,
+  // where the replay failed on it (a raw TypeError, or llm_error quoting what it met).
+  it.each<[string, (state: RunState) => void, string]>([
+    ["a turn that is null", (s) => void ((s.trace.turns as unknown[])[0] = null), "at turns.0: Invalid input: expected object, received null"],
+    ["a system prompt that is a number", (s) => void ((s.trace as { system: unknown }).system = 5), "at system: Invalid input: expected string, received number"],
+    ["a reply that is a number", (s) => void ((s.trace.turns[0] as { reply: unknown }).reply = 5), "at turns.0.reply: Invalid input: expected string, received number"],
+    ["a turn without its tool calls", (s) => void delete (s.trace.turns[0] as { toolCalls?: unknown }).toolCalls, "at turns.0.toolCalls: Invalid input: expected array, received undefined"],
+    ["a turn whose messages are not a list", (s) => void ((s.trace.turns[0] as { messages: unknown }).messages = "hi"), "at turns.0.messages: Invalid input: expected array, received string"],
+    ["a nested run that is null", (s) => void ((s.trace.turns[0] as { nested?: unknown }).nested = [null]), "at turns.0.nested.0: Invalid input: expected object, received null"],
+  ])("a state holding %s rejects with a ResumeError naming the place", async (_what, edit, place) => {
+    const first = SubAgent.create({ prompt: "Count.", maxTurns: 1 });
+    const stopped = await SubAgent.run(first, { llm: scriptedLlm([clj("Start.", "(def a 1)")]), isolation: "none" });
+    const state = saveRun(stopped, first);
+    edit(state);
+    const llm = scriptedLlm([clj("Done.", "(return a)")]);
+    const agent = SubAgent.create({ prompt: "Count.", maxTurns: 3, isolation: "none" });
+    await expect(SubAgent.resume(agent, state, { llm })).rejects.toThrow(new ResumeError(`not a ptc-lisp run state: not a ptc-lisp trace: ${place}`));
     expect(llm.requests).toHaveLength(0);
   });
 
