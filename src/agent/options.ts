@@ -83,7 +83,8 @@ export function readRunOptions<T extends RunOptions>(options: T, extra: Readonly
   for (const name of [...RUN_OPTION_NAMES, ...extra] as Array<keyof T & string>) {
     try {
       let value: unknown = options[name];
-      if ((name === "limits" || name === "view" || extra.includes(name as never)) && typeof value === "object" && value !== null && !Array.isArray(value)) value = { ...value };
+      // Only plain objects: another (a Map, a class instance) is left for the option's check to refuse, not read as {}.
+      if ((name === "limits" || name === "view" || extra.includes(name as never)) && isPlainObject(value)) value = { ...value };
       if (value !== undefined) out[name] = value;
     } catch {
       return `options.${String(name)} could not be read (reading it threw)`;

@@ -24,7 +24,7 @@ import { notStep } from "./saved-run.js";
 import { AgentDefinitionError, describeIssues, errorText } from "./errors.js";
 import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type HistoryStrategy } from "./history.js";
 import { runAgent } from "./loop.js";
-import { readRunOptions } from "./options.js";
+import { isPlainObject, readRunOptions } from "./options.js";
 import { hiddenOutcome, showHidden } from "../trace/redact.js";
 import { heldResult, holdResult, replayAnswer } from "../trace/record.js";
 import type { Agent, RunOptions, Step } from "./types.js";
@@ -202,6 +202,11 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
   const read = readRunOptions(resumeOptions ?? {}, ["approvals"]);
   if (typeof read === "string") throw new ResumeError(`resume: ${read}`);
   const { approvals: decisions, ...options } = read;
+  // A Map or a list of decisions was read as no decisions (copied as {}), null threw a TypeError.
+  if (decisions !== undefined && !isPlainObject(decisions)) {
+    const expected = 'an object of decisions by request id ({ "turn-2-call-1": { approved: true } })';
+    throw new ResumeError(`resume: ${(decisions as unknown) instanceof Map ? `options.approvals must be ${expected}, got a Map: pass Object.fromEntries(map)` : mustBe("options.approvals", expected, decisions)}`);
+  }
   if (state.outcome.ok) throw new ResumeError("the saved run already returned a value; there is nothing to resume");
   if (state.outcome.reason === "failed") throw new ResumeError(`the saved run ended with (fail ...): ${state.outcome.message}`);
   const saved = state.trace.turns;
@@ -347,7 +352,13 @@ async function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<
     const given = earlier.get(id);
     if (given !== undefined) throw new ResumeError(`resume: ${id} was decided (${given.approved ? "approved" : "rejected"}) at an earlier resume, and the decision stands; the saved run waits for ${paused.approvals.map((a) => `${a.id} (tool/${a.tool})`).join(", ")}`);
     if (request === undefined) throw new ResumeError(`resume: no call waits for approval under the id "${id}"; the saved run waits for ${paused.approvals.map((a) => `${a.id} (tool/${a.tool})`).join(", ")}`);
-    const checked = approvalDecisionSchema.safeParse(decisions[id]);
+    let checked: ReturnType<typeof approvalDecisionSchema.safeParse>;
+    try {
+      checked = approvalDecisionSchema.safeParse(decisions[id]);
+    } catch {
+      // A getter or Proxy trap of the host's: its text may quote a secret.
+      throw new ResumeError(`resume: the decision for ${id} could not be read (reading it threw)`);
+    }
     if (!checked.success) throw new ResumeError(`resume: the decision for ${id} must be { approved: true, args? } or { approved: false, reason? }`);
     const decision = checked.data as ApprovalDecision;
     const t = agent.tools[request.tool] as Tool | undefined;

@@ -230,6 +230,32 @@ describe("tool approvals: refusals", () => {
     expect(w.sent).toEqual([]);
   });
 
+  // Host code: a decision read through a throwing getter or trap rejected with the host's own
+  // Error (its text may quote a secret); approvals of the wrong kind were read as no decisions
+  // (the run paused again: a Map, a number) or threw a TypeError (null).
+  const boom = (): never => {
+    throw new Error("sk-secret");
+  };
+  const unreadable = "resume: the decision for turn-1-call-1 could not be read (reading it threw)";
+  const wrongKind = (got: string) => `resume: options.approvals must be an object of decisions by request id ({ "turn-2-call-1": { approved: true } }), got ${got}`;
+  it.each<[string, unknown, string]>([
+    ["a decision whose approved getter throws", { "turn-1-call-1": Object.defineProperty({}, "approved", { get: boom, enumerable: true }) }, unreadable],
+    ["a decision whose reason getter throws", { "turn-1-call-1": Object.defineProperty({ approved: false }, "reason", { get: boom, enumerable: true }) }, unreadable],
+    ["a decision that is a throwing Proxy", { "turn-1-call-1": new Proxy({ approved: true }, { get: boom }) }, unreadable],
+    ["edited arguments whose getter throws", { "turn-1-call-1": { approved: true, args: Object.defineProperty({}, "to", { get: boom, enumerable: true }) } }, unreadable],
+    ["edited arguments that are a throwing Proxy", { "turn-1-call-1": { approved: true, args: new Proxy({}, { ownKeys: boom }) } }, unreadable],
+    ["approvals that are null", null, wrongKind("null")],
+    ["approvals that are a Map", new Map([["turn-1-call-1", { approved: true }]]), 'resume: options.approvals must be an object of decisions by request id ({ "turn-2-call-1": { approved: true } }), got a Map: pass Object.fromEntries(map)'],
+    ["approvals that are a number", 1, wrongKind("a number")],
+    ["approvals that are a list", [{ approved: true }], wrongKind("an array")],
+  ])("refuses %s with a clear ResumeError, running nothing", async (_what, approvals, message) => {
+    const { w, state } = await paused();
+    const llm = scriptedLlm([code("(return 1)")]);
+    await expect(SubAgent.resume(w.agent, state, { llm, approvals: approvals as never })).rejects.toThrow(new ResumeError(message));
+    expect(w.sent).toEqual([]);
+    expect(llm.requests).toHaveLength(0);
+  });
+
   it("refuses a paused state whose requests were stripped", async () => {
     const { w, state } = await paused();
     const { paused: _, ...stripped } = state;
