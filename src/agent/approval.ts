@@ -8,7 +8,7 @@ import { abortedError, type ToolCallRecord } from "../lisp/index.js";
 import type { ToolCallTrace } from "../trace/trace.js";
 import type { ApprovalDecision, Paused, RunState } from "../trace/run-state.js";
 import { claimRecord, type ToolInput } from "./tools.js";
-import type { Step } from "./types.js";
+import type { Step, UsageTotals } from "./types.js";
 
 export type { ApprovalDecision };
 
@@ -20,11 +20,13 @@ export interface PausedStep extends Paused {
   state: RunState;
 }
 
-/** What a top-level run knows about approvals: how a paused run is saved; when resumed, the decisions, the turns replayed whole, and the paused turn's records. */
+/** What a top-level run knows about approvals: how a paused run is saved; when resumed, the decisions, the turns replayed whole (and their nested runs' spending), and the paused turn's records. */
 export interface ApprovalSetup {
   save: (step: Step) => RunState;
   decisions: ReadonlyMap<string, ApprovalDecision>;
   replayedTurns: number;
+  /** What the saved turns' nested runs spent (resume): they ran, so the resumed run counts them against its limits and reports them, as the saved run did. */
+  replayedNested?: Readonly<UsageTotals & { runs: number }>;
   paused?: { turn: number; calls: readonly ToolCallTrace[]; held: ReadonlySet<number> };
 }
 

@@ -179,6 +179,12 @@ class AgentRun {
     const asks = approvals?.paused !== undefined || Object.values(agent.tools).some((t) => t.needsApproval !== undefined && t.needsApproval !== false);
     this.gate = asks ? new ApprovalGate(parent === null && approvals !== undefined ? approvals : null) : undefined;
     this.approvals = approvals;
+    const replayed = approvals?.replayedNested;
+    if (replayed !== undefined) {
+      addUsage(this.nested, replayed);
+      this.nested.runs += replayed.runs;
+      this.nestedStarted += replayed.runs;
+    }
     this.session = new ToolSession(agent.tools, { defaultTimeoutMs: options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs, scope: this.scope, ...(this.gate === undefined ? {} : { gate: this.gate }) });
     this.withdraws = this.session.size > 0 && agent.maxTurns > 1;
     this.maxPrintChars = options.maxPrintChars ?? DEFAULT_MAX_PRINT_CHARS;

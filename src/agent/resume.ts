@@ -27,7 +27,7 @@ import { runAgent } from "./loop.js";
 import { isPlainObject, readRunOptions } from "./options.js";
 import { hiddenOutcome, showHidden } from "../trace/redact.js";
 import { heldResult, holdResult, replayAnswer } from "../trace/record.js";
-import type { Agent, RunOptions, Step } from "./types.js";
+import type { Agent, RunOptions, Step, UsageTotals } from "./types.js";
 import { claimRecord, ownOnly, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
 import type { ToolCallTrace, Turn } from "../trace/trace.js";
 import { approvalDecisionSchema, readRunState, ResumeError, RUN_STATE_FORMAT, RUN_STATE_VERSION, type RunState, type SavedDefinition, savedMemorySchema } from "../trace/run-state.js";
@@ -331,7 +331,7 @@ async function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<
     if (saved.at(-1)?.status === "paused") throw new ResumeError("not a ptc-lisp run state: its last turn paused for approval, but it holds no requests");
     if (ids.length > 0) throw new ResumeError(`resume: the saved run is not waiting for approval, so the decision for "${ids[0]}" applies to nothing`);
     // A cut turn's calls that run again live are asked for approval as in any live turn.
-    return { save, decisions: new Map(), replayedTurns: saved.length - (cut === 0 ? 0 : 1) };
+    return { save, decisions: new Map(), replayedTurns: saved.length - (cut === 0 ? 0 : 1), replayedNested: nestedSpending(saved) };
   }
   const last = saved.at(-1);
   if (last === undefined || last.status !== "paused" || paused.approvals.some((a) => a.turn !== last.number)) throw new ResumeError("not a ptc-lisp run state: it is paused for approval but its last turn is not the paused one");
@@ -369,7 +369,35 @@ async function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<
     }
     out.set(id, decision);
   }
-  return { save, decisions: out, replayedTurns: saved.length - 1, paused: { turn: last.number, calls: last.toolCalls, held: new Set(paused.held) } };
+  return { save, decisions: out, replayedTurns: saved.length - 1, replayedNested: nestedSpending(saved), paused: { turn: last.number, calls: last.toolCalls, held: new Set(paused.held) } };
+}
+
+/**
+ * What the saved turns' nested runs (at any depth) spent: one LLM request per turn with its
+ * tokens, and their summaries. Replayed calls answer from their records and start no run, yet
+ * these runs happened: a resumed run counts them as the saved run did (maxNestedRuns, tokenBudget,
+ * usage.nested), or each resume could start maxNestedRuns more and report a fraction of the spend.
+ */
+function nestedSpending(turns: readonly Turn[]): UsageTotals & { runs: number } {
+  const out = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmRequests: 0, runs: 0 };
+  const pending = turns.flatMap((t) => t.nested ?? []);
+  for (let run = pending.pop(); run !== undefined; run = pending.pop()) {
+    out.runs++;
+    for (const t of run.trace.turns) {
+      out.inputTokens += t.usage.inputTokens;
+      out.outputTokens += t.usage.outputTokens;
+      out.cachedTokens += t.usage.cachedTokens;
+      out.llmRequests++;
+      const summaries = t.compaction?.stats;
+      if (summaries !== undefined) {
+        out.inputTokens += summaries.llmInputTokens;
+        out.outputTokens += summaries.llmOutputTokens;
+        out.llmRequests += summaries.llmCalls;
+      }
+      pending.push(...(t.nested ?? []));
+    }
+  }
+  return out;
 }
 
 const cut = (s: string): string => JSON.stringify(s.length > 80 ? `${s.slice(0, 79)}…` : s);

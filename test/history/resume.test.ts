@@ -3,6 +3,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { scriptedLlm } from "../../src/llm/scripted.js";
+import type { Llm } from "../../src/llm/types.js";
 import { restoreMemory, resumeRun, saveMemory, saveRun, stateView } from "../../src/agent/resume.js";
 import { ResumeError, runStateFromJson, runStateToJson, type RunState } from "../../src/trace/run-state.js";
 import { SubAgent } from "../../src/agent/subagent.js";
@@ -763,5 +764,60 @@ describe("resume explains what differs", () => {
     expect(used).toEqual([token]);
     expect(step.trace.turns.slice(0, 2).map((t) => t.feedback)).toEqual(stopped.trace.turns.map((t) => t.feedback));
     expect(JSON.stringify(step.trace)).not.toContain(token);
+  });
+});
+
+// The saved turns' nested runs ran: replayed calls answer from their records and start none, so
+// a resumed run counted none of them (each resume could start maxNestedRuns more, and its usage
+// left out what they spent). It counts them as the straight run does.
+describe("resume counts the saved turns' nested runs", () => {
+  const leaf = SubAgent.create({ prompt: "Echo {{x}}.", maxTurns: 1, isolation: "none" });
+  const top = SubAgent.create({ prompt: "Use the helper.", tools: { helper: SubAgent.asTool(leaf) }, maxTurns: 4, isolation: "none" });
+  const calls = (xs: string[]): string => xs.map((x) => `(def r${x} (tool/helper {:x "${x}"}))`).join("\n");
+  const replies = [clj("Three.", calls(["1", "2", "3"])), clj("Three more.", calls(["4", "5", "6"])), clj("Done.", "(return 1)")];
+  /** Top-level turns from `script` (then a failure, to stop the run), each nested run's turn with its own reply; 100 + 10 tokens a request. */
+  function llm(script: string[]) {
+    const seen = { top: 0, leaf: 0 };
+    const client: Llm = {
+      name: "fake",
+      complete: (request) => {
+        const isTop = (request.messages[1]?.content as string).includes("Use the helper.");
+        const content = isTop ? script[seen.top++] : (seen.leaf++, clj("Echo.", '(return "leaf")'));
+        if (content === undefined) return Promise.reject(new Error("no more replies"));
+        return Promise.resolve({ content, usage: { inputTokens: 100, outputTokens: 10, cachedTokens: 0 } });
+      },
+    };
+    return { client, seen };
+  }
+
+  it("counts them against maxNestedRuns and in usage.nested", async () => {
+    const straight = llm(replies);
+    const whole = await SubAgent.run(top, { llm: straight.client, maxNestedRuns: 4 });
+    expect(whole.ok ? whole.value : whole.fail.message).toBe(1);
+    expect(straight.seen.leaf).toBe(4);
+    expect(whole.turns[1].error?.message).toContain("nested_runs_exceeded");
+
+    const first = llm(replies.slice(0, 1));
+    const stopped = await SubAgent.run(top, { llm: first.client, maxNestedRuns: 4 });
+    expect(stopped.fail?.reason).toBe("llm_error");
+    const state = runStateFromJson(runStateToJson(saveRun(stopped, top)));
+    const rest = llm(replies.slice(1));
+    const step = await resumeRun(top, state, { llm: rest.client, maxNestedRuns: 4 });
+    expect(step.ok ? step.value : step.fail.message).toBe(1);
+    // Before: 3 more nested runs (6 in all, none refused), usage.nested { runs: 3, inputTokens: 300 }.
+    expect(first.seen.leaf + rest.seen.leaf).toBe(4);
+    expect(step.turns[1].error?.message).toContain("nested_runs_exceeded");
+    expect(step.usage.nested).toEqual(whole.usage.nested);
+    expect(step.usage.nested).toMatchObject({ runs: 4, inputTokens: 400, outputTokens: 40, llmRequests: 4 });
+  });
+
+  it("counts what they spent against the tokenBudget", async () => {
+    // The saved turn: 110 tokens of its own and 330 of nested runs; a budget of 500 is spent by the next request.
+    const stopped = await SubAgent.run(top, { llm: llm(replies.slice(0, 1)).client });
+    const state = runStateFromJson(runStateToJson(saveRun(stopped, top)));
+    const rest = llm(replies.slice(1));
+    const step = await resumeRun(top, state, { llm: rest.client, tokenBudget: 500 });
+    expect(step.fail?.reason).toBe("token_budget_exceeded");
+    expect(rest.seen).toEqual({ top: 1, leaf: 0 });
   });
 });
