@@ -11,6 +11,7 @@ import type { Json } from "../compaction/types.js";
 import { compressedView } from "../history/compressed.js";
 import { fullView } from "../history/full.js";
 import { resolveViewOptions } from "../trace/view-settings.js";
+import { maxPrintCharsSchema } from "../trace/serialize.js";
 import type { View, ViewOptions } from "../history/view.js";
 import { againOptions, evaluate, type EvaluateOptions, holdsFunction, type Memory, type MemoryEntry, ours, print, type Value } from "../lisp/index.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
@@ -84,10 +85,14 @@ function printable(v: Value): string | undefined {
  * are the ones the run recorded in its trace; `options` overrides them (and stands in for
  * them for a trace written without settings).
  */
-export function saveRun(step: Step, agent: Agent, options: SaveOptions = {}): RunState {
+export function saveRun(step: Step, agent: Agent, given: SaveOptions = {}): RunState {
   const wrong = notStep(step);
   if (wrong !== null) throw new ResumeError(`saveRun expects a Step (what SubAgent.run resolves to), ${wrong}`);
   if (!isAgent(agent)) throw new AgentDefinitionError("saveRun expects an agent made by SubAgent.create");
+  // An untyped host may pass null for no options, as resume's may be.
+  const options = given ?? {};
+  // Checked as the state's reader checks it: a state it refuses could never be resumed.
+  if (options.maxPrintChars !== undefined && !maxPrintCharsSchema.safeParse(options.maxPrintChars).success) throw new TypeError(`maxPrintChars must be a positive number, got ${typeof options.maxPrintChars === "string" ? JSON.stringify(options.maxPrintChars) : String(options.maxPrintChars)}`);
   const trace = step.trace;
   const recorded = trace.settings;
   const view = resolveViewOptions(recorded === undefined ? agent.options : recorded.view, options);

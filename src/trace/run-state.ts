@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { Json } from "../compaction/types.js";
 import type { Origin } from "../lisp/index.js";
 import { jsonSyntaxError } from "../json/json-error.js";
-import { encodeTrace, numberReplacer, numberReviver, traceFromJson, unsavable } from "./serialize.js";
+import { encodeTrace, maxPrintCharsSchema, numberReplacer, numberReviver, traceFromJson, unsavable } from "./serialize.js";
 import type { RunTrace } from "./trace.js";
 import { isObjectArg, kindOf } from "../llm/args.js";
 import { viewOptionsSchema, type ViewOptions } from "./view-settings.js";
@@ -110,7 +110,7 @@ const runStateSchema = z.object({
   maxTurns: z.number().int().positive(),
   view: viewOptionsSchema,
   toolsWithdrawn: z.boolean(),
-  maxPrintChars: z.number().positive(),
+  maxPrintChars: maxPrintCharsSchema,
   outcome: z.union([z.object({ ok: z.literal(true), value: z.unknown().optional() }), z.object({ ok: z.literal(false), reason: z.string(), message: z.string() })]),
   trace: z.unknown(),
   memory: savedMemorySchema,

@@ -87,11 +87,14 @@ const turn = z.looseObject({
   },
 });
 
+/** A run's maxPrintChars as saved: a run takes Infinity (no cap), which the files write tagged. */
+export const maxPrintCharsSchema = z.union([z.number().positive(), z.literal(Infinity)]);
+
 /** A run's settings (TraceSettings): what every reader of a trace builds its views and prices from. */
 export const settingsSchema = z.object({
   maxTurns: z.number().int().positive(),
   toolsWithdrawn: z.boolean(),
-  maxPrintChars: z.number().positive(),
+  maxPrintChars: maxPrintCharsSchema,
   view: viewOptionsSchema,
   model: z.string().optional(),
   strategy: z.looseObject({ name: z.string(), options: z.record(z.string(), z.unknown()) }).optional(),

@@ -6,6 +6,7 @@ import { scriptedLlm } from "../../src/llm/scripted.js";
 import type { Llm } from "../../src/llm/types.js";
 import { restoreMemory, resumeRun, saveMemory, saveRun, stateView } from "../../src/agent/resume.js";
 import { ResumeError, runStateFromJson, runStateToJson, type RunState } from "../../src/trace/run-state.js";
+import { traceFromJson, traceToJson } from "../../src/trace/serialize.js";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { compressedView } from "../../src/history/compressed.js";
@@ -189,6 +190,31 @@ describe("run state", () => {
     expect(saved.find((d) => d.name === "big")?.edn).toBeUndefined();
     expect(saved.find((d) => d.name === "small")?.edn).toBe("1");
     await expect(restoreMemory(saved)).rejects.toThrow(/cannot restore big: its value was not saved \(it prints to more than/);
+  });
+});
+
+// A print cap a run takes must be one its saved files read back: maxPrintChars Infinity (no cap)
+// ran, but its trace and state were refused ('at maxPrintChars: expected number, received
+// Infinity'), and saveRun wrote a state with a cap of -5 that no resume could read.
+describe("the print cap as saved", () => {
+  it("reads back a run with maxPrintChars Infinity, its trace and its state, and resumes it", async () => {
+    const agent = SubAgent.create({ prompt: "Count.", maxTurns: 3, isolation: "none" });
+    const stopped = await SubAgent.run(agent, { llm: scriptedLlm([clj("Start.", '(def a 1)\n(println (apply str (repeat 5000 "x")))')]), maxPrintChars: Infinity });
+    expect(stopped.fail?.reason).toBe("llm_error");
+    expect(stopped.trace.settings?.maxPrintChars).toBe(Infinity);
+    expect(traceFromJson(traceToJson(stopped.trace)).settings?.maxPrintChars).toBe(Infinity);
+    const state = runStateFromJson(runStateToJson(saveRun(stopped, agent)));
+    expect(state.maxPrintChars).toBe(Infinity);
+    const step = await resumeRun(agent, state, { llm: scriptedLlm([clj("Done.", "(return a)")]) });
+    expect(step.ok ? step.value : step.fail.message).toBe(1);
+  });
+
+  it.each([[-5, "-5"], [Number.NaN, "NaN"], ["x", '"x"']])("saveRun refuses maxPrintChars %s rather than save a state no resume reads", async (cap, shown) => {
+    const agent = SubAgent.create({ prompt: "Count.", maxTurns: 3, isolation: "none" });
+    const stopped = await SubAgent.run(agent, { llm: scriptedLlm([clj("Start.", "(def a 1)")]) });
+    expect(() => saveRun(stopped, agent, { maxPrintChars: cap as number })).toThrow(new TypeError(`maxPrintChars must be a positive number, got ${shown}`));
+    // No options at all (null from an untyped host) is the run's own settings.
+    expect(runStateFromJson(runStateToJson(saveRun(stopped, agent, null as never))).maxPrintChars).toBe(4000);
   });
 });
 
