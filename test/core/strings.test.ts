@@ -336,14 +336,14 @@ describe("format", () => {
       ['(format "%d" 1.5)', /%d expects an integer, got float 1.5/],
       ['(format "%d" "5")', /%d expects a number, got string/],
       ['(format "%s %s" 1)', /more directives than the 1 value given/],
-      ['(format "%q" 1)', /unsupported directive %q/],
+      ['(format "%q" 1)', /unsupported directive "%q"/],
       ['(format "%1$s" 1)', /argument positions/],
       ['(format "50%")', /cannot read the directive/],
       ['(format "%tY" 1)', /unsupported directive/],
       // Java's ( and # flags, which would change the text ("(5)", "0xff"), are refused, not ignored.
-      ['(format "%(d" -5)', /the flag \( in %\(d is not supported/],
-      ['(format "%(,.2f" -1234.5)', /the flag \( in %\(,\.2f is not supported/],
-      ['(format "%#x" 255)', /the flag # in %#x is not supported/],
+      ['(format "%(d" -5)', /the flag \( in "%\(d" is not supported/],
+      ['(format "%(,.2f" -1234.5)', /the flag \( in "%\(,\.2f" is not supported/],
+      ['(format "%#x" 255)', /the flag # in "%#x" is not supported/],
     ];
     for (const [src, msg] of cases2) {
       const e = await failure(src);

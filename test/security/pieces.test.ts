@@ -225,7 +225,7 @@ describe.each(["none", "worker"] as const)("errors quoting an index rounded from
 });
 
 // A regex or format error quotes the part of its pattern it could not read (RE2's "missing
-// closing ]: `[mQ8sLd2`", "unsupported directive %-08.3Zp"): a part of a hidden pattern is as
+// closing ]: `[mQ8sLd2`", "unsupported directive \"%-08.3Zp\""): a part of a hidden pattern is as
 // hidden as the pattern, in the worker too.
 describe.each(["none", "worker"] as const)("errors quoting a part of a hidden pattern (isolation %s)", (isolation) => {
   const ctx = { _p: { re: "Hv4Y[mQ8sLd2", named: "Jn5T(?P<Ux7w-Rq>b", fmt: "Gc3R %-08.3Zp4Rm", flag: "Lp2W %(08.3dTy", pos: "Mz4Q %12$sKv" } };
@@ -241,6 +241,24 @@ describe.each(["none", "worker"] as const)("errors quoting a part of a hidden pa
     const r = await evaluate(program, { ctx, isolation });
     const text = showStandIns(r.ok ? r.prints.join("\n") : `${r.error.message}\n${r.error.hint ?? ""}`);
     for (const f of fragments(Object.values(ctx._p))) expect(text, text).not.toContain(f);
+    expect(text).toContain("<hidden");
+  });
+});
+
+// A format directive built from a piece of a hidden string is short ("%Z", "%.48d"): a refusal
+// that quotes it, or the precision it read from it, bare would show the piece in clear, and a
+// loop over the string would spell it out one refusal at a time.
+describe.each(["none", "worker"] as const)("format refusals quoting a short piece of a hidden string (isolation %s)", (isolation) => {
+  it.each([
+    '(doseq [i (range 6)] (println (try (format (str "%" (subs (:tok data/_p) i (inc i))) 1) (catch e (ex-message e)))))',
+    '(doseq [i (range 6)] (println (try (format (str "%-" (subs (:tok data/_p) i (inc i))) 1) (catch e (ex-message e)))))',
+    '(println (try (format (str "%." (subs (str (:pin data/_p)) 0 2) "d") 1) (catch e (ex-message e))))',
+    '(println (try (format (str "%." (subs (str (:pin data/_p)) 1 3) "x") 1) (catch e (ex-message e))))',
+  ])("%s", async (program) => {
+    const r = await evaluate(program, { ctx: { _p: { tok: "KZQBMW", pin: 4821 } }, isolation });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const text = showStandIns(r.prints.join("\n"));
+    expect(text, text).not.toMatch(/%-?[KZQBMW]|\.48|\.82/);
     expect(text).toContain("<hidden");
   });
 });

@@ -381,8 +381,7 @@ const FLAGS_FOR: Record<string, string> = { s: "-", S: "-", d: "-+ 0,", x: "-0",
 /** Refuses what Java's Formatter refuses in a directive's flags, width and precision, rather than ignore it. */
 function checkSpec(spec: Spec, fmt: string, text: string): void {
   const { flags, conv } = spec;
-  // Quoted only when refused: a part of a hidden format string is hidden too.
-  const directive = (): Value => took(fmt, "%" + text);
+  const directive = (): string => quotedDirective(fmt, "%" + text);
   for (let i = 0; i < flags.length; i++) {
     const f = flags[i];
     const named = f === " " ? "space" : f;
@@ -392,8 +391,17 @@ function checkSpec(spec: Spec, fmt: string, text: string): void {
   }
   if (flags.includes("-") && flags.includes("0")) throw formatErr(`the flags - and 0 in ${directive()} cannot go together: - pads with spaces on the right`);
   if (flags.includes("+") && flags.includes(" ")) throw formatErr(`the flags + and space in ${directive()} cannot go together`);
-  if (spec.precision >= 0 && "dxXn%".includes(conv)) throw formatErr(`a precision such as .${spec.precision} does not apply to %${conv} (in ${directive()})`);
+  if (spec.precision >= 0 && "dxXn%".includes(conv)) throw formatErr(`a precision does not apply to %${conv} (in ${directive()})`);
   if (conv === "n" && spec.width > 0) throw formatErr(`%n takes no width (in ${directive()})`);
+}
+
+/**
+ * A directive of `fmt` as a refusal quotes it, in quotes: taken from the format string, so a part
+ * of a hidden one is hidden too, and quoted, so that one too short to be looked for bare ("%Z")
+ * is found. Nothing else read from the format string (a precision) is quoted on its own.
+ */
+function quotedDirective(fmt: string, directive: string): string {
+  return JSON.stringify(took(fmt, directive));
 }
 
 function formatOne(spec: Spec, v: Value): string {
@@ -457,15 +465,14 @@ function format(args: Value[]): string {
     out += fmt.slice(i, pct);
     DIRECTIVE.lastIndex = pct + 1;
     const m = DIRECTIVE.exec(fmt);
-    // The refusals quote a part of the format string: a part of a hidden one is hidden too.
     if (m === null || !"sSdfeExXn%".includes(m[4])) {
-      const shown = JSON.stringify(took(fmt, fmt.slice(pct, pct + 6)));
+      const shown = quotedDirective(fmt, fmt.slice(pct, pct + 6));
       if (/^%\d+\$/.test(fmt.slice(pct))) throw formatErr(`argument positions such as ${shown} are not supported`, "pass the values in the order the directives use them");
-      throw formatErr(m === null ? `cannot read the directive at ${shown}` : `unsupported directive ${took(fmt, "%" + m[0])}`);
+      throw formatErr(m === null ? `cannot read the directive at ${shown}` : `unsupported directive ${quotedDirective(fmt, "%" + m[0])}`);
     }
     // Java's ( and # flags change the text ("(5)", "0xff"): refused rather than ignored.
     const flag = /[#(]/.exec(m[1]);
-    if (flag !== null) throw formatErr(`the flag ${flag[0]} in ${took(fmt, "%" + m[0])} is not supported`);
+    if (flag !== null) throw formatErr(`the flag ${flag[0]} in ${quotedDirective(fmt, "%" + m[0])} is not supported`);
     const spec: Spec = { flags: m[1], width: m[2] === undefined ? 0 : Number(m[2]), precision: m[3] === undefined ? -1 : Number(m[3]), conv: m[4] };
     checkSpec(spec, fmt, m[0]);
     i = DIRECTIVE.lastIndex;

@@ -316,9 +316,9 @@
 [(format "%d" 9007199254740991.0) (format "%d|%x" (/ 10 2) 255.0) (format "%-5d|%05d|%5%|%-3%|" 5 -4)]
 ;=> ["9007199254740991" "5|ff" "5    |-0004|    %|%  |"]
 (format "%-d" 5)
-;!! value_error: the flag - in %-d needs a width
+;!! value_error: the flag - in "%-d" needs a width
 (format "%0d" 5)
-;!! value_error: the flag 0 in %0d needs a width
+;!! value_error: the flag 0 in "%0d" needs a width
 (format "%-s" "a")
 ;!! value_error: needs a width
 (format "%-05d" 5)
@@ -328,7 +328,7 @@
 (format "%--5d" 5)
 ;!! value_error: the flag - appears twice
 (format "%.2d" 5)
-;!! value_error: a precision such as .2 does not apply to %d
+;!! value_error: a precision does not apply to %d (in "%.2d")
 (format "%.1x" 5)
 ;!! value_error: precision
 (format "%+s" "a")
