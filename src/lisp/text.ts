@@ -1,6 +1,6 @@
 // Characters of a string as PTC-Lisp sees them: grapheme clusters (so "é" or an emoji
 // counts as one character), with a fast path for text without combining marks or surrogates.
-import { chargeRead, checkClockIfRunning } from "./runtime.js";
+import { chargeIfRunning, chargeRead, checkClockIfRunning } from "./runtime.js";
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
@@ -55,8 +55,9 @@ const WINDOW = 256;
  * took hours), so it only ever sees WINDOW code units. Each window's last character may be
  * cut by the window's end and is read again at the start of the next; a cluster's boundaries
  * depend on nothing before the previous boundary and one code point after, so starting again
- * at a boundary gives the same characters as the whole string. The run's clock is checked after
- * each window (a text of a million characters is read in thousands of them).
+ * at a boundary gives the same characters as the whole string. Each window is charged a unit of
+ * fuel per code unit, and the run's clock is checked after it (a text of a million characters is
+ * read in thousands of them).
  */
 export function* graphemes(s: string): Generator<{ segment: string; index: number }> {
   let start = 0;
@@ -68,7 +69,11 @@ export function* graphemes(s: string): Generator<{ segment: string; index: numbe
     if (end < s.length && isHigh(s.charCodeAt(end - 1)) && isLow(s.charCodeAt(end))) end++;
     let last: Intl.SegmentData | undefined;
     let yielded = false;
-    for (const seg of segmenter.segment(end >= s.length ? s.slice(start) : s.slice(start, end))) {
+    const piece = end >= s.length ? s.slice(start) : s.slice(start, end);
+    // The segmenter spends hundreds of evaluation steps' time on each unit: a unit of fuel each,
+    // where a scan of plain text is charged one per 64.
+    chargeIfRunning(piece.length);
+    for (const seg of segmenter.segment(piece)) {
       if (last !== undefined) {
         yield { segment: last.segment, index: start + last.index };
         yielded = true;

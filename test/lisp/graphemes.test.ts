@@ -60,6 +60,32 @@ describe("graphemes", () => {
     expect(out.ok ? print(out.lisp) : out.error.message).toContain("out of bounds for a string of 120000 elements");
   });
 
+  it("charges every unit the segmenter reads", async () => {
+    // The segmenter spends hundreds of times an evaluation step on each unit it reads, and a
+    // count was charged as a scan (one unit of fuel per 64): 20 counts of 400,000 units of
+    // accented letters gave it 8,000,000 units for 125,021 fuel. Each unit read costs one now.
+    const text = "e\u0301".repeat(200_000);
+    const segment = Intl.Segmenter.prototype.segment;
+    let read = 0;
+    Intl.Segmenter.prototype.segment = function (this: Intl.Segmenter, input: string) {
+      read += input.length;
+      return segment.call(this, input);
+    };
+    try {
+      const r = await evaluate("(dotimes [_ 20] (count data/text))", { ctx: { text }, clock: () => 0, limits: { maxFuel: 1e9 } });
+      expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+      expect(read).toBeGreaterThanOrEqual(20 * text.length);
+      expect(r.ok && r.stats.fuelUsed).toBeGreaterThanOrEqual(read);
+      // A budget of 2,000,000 stops the same loop before the segmenter has read 2,000,000 units.
+      read = 0;
+      const stopped = await evaluate("(dotimes [_ 100] (count data/text))", { ctx: { text }, clock: () => 0, limits: { maxFuel: 2_000_000 } });
+      expect(stopped.ok ? "ok" : stopped.error.kind).toBe("fuel_exhausted");
+      expect(read).toBeLessThanOrEqual(2_000_000);
+    } finally {
+      Intl.Segmenter.prototype.segment = segment;
+    }
+  });
+
   it("lets the run's clock stop a count of a long CRLF text", async () => {
     // One (count s) of 120,000 characters read the whole text in one segmenter pass (8.5 s) without a
     // clock check; now the clock is read after each piece: with a clock that moves 1 ms a read, 50 ms stop it.
