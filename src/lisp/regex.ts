@@ -368,9 +368,10 @@ export function finder(r: Regex, s: string): Finder {
  * `starts`, empty groups the pattern does not have, set there) is none, as in Java: the search
  * goes on from its next character. A match that begins with a terminator taken for a (?m)^ (one
  * of `breaks`) begins after it, unless that is the end or inside a \r\n; taken anywhere else it
- * is no match either. (Another way through the pattern from the same place is not tried: RE2
- * gives one. And a ^ right after the terminator a match took is missed: the next search starts
- * past it.)
+ * is no match either; a search right after such a terminator starts at it (search). (Another
+ * way through the pattern from the same place is not tried: RE2 gives one, so (?m)\r|^b over
+ * "\rb" misses the "b" Java finds after the "\r", and (?m)^ over "\r\rb" the line start at 1,
+ * where RE2's own ^ at 0 is taken first.)
  */
 class JavaMatcher implements Finder {
   private next = 0;
@@ -398,13 +399,14 @@ class JavaMatcher implements Finder {
     const m = this.m;
     const length = this.s.length;
     for (;;) {
-      if (this.next > length || !m.find(this.next)) return false;
+      if (this.next > length || !this.search()) return false;
       this.begin = this.lineStart();
       if (this.begin >= 0) break;
       // The search again scans the refused match's text once more: charged, so no pattern can
       // make them quadratic unseen ((?m)a*\n^ over a line of a's refuses a match at each a).
       chargeIfRunning((m.end(0) - m.start(0)) * this.size);
-      this.next = m.start(0) + ((this.s.codePointAt(m.start(0)) ?? 0) > 0xffff ? 2 : 1);
+      const at = Math.max(m.start(0), this.next);
+      this.next = at + ((this.s.codePointAt(at) ?? 0) > 0xffff ? 2 : 1);
     }
     const start = this.begin;
     const end = m.end(0);
@@ -421,6 +423,26 @@ class JavaMatcher implements Finder {
     // Past an empty match by one character, a surrogate pair being one.
     else this.next = end + ((this.s.codePointAt(end) ?? 0) > 0xffff ? 2 : 1);
     return true;
+  }
+
+  /**
+   * Finds the next match from `next`. Right after a terminator RE2's ^ does not know (after an
+   * empty match, or one that took it), Java's (?m)^ is true at `next`: the search starts at the
+   * terminator, so that a ^ can take it, and a match from there that does not is searched again
+   * from `next`.
+   */
+  private search(): boolean {
+    const m = this.m;
+    const s = this.s;
+    const from = this.next;
+    if (this.breaks.length > 0 && from > 0 && from < s.length) {
+      const c = s.charCodeAt(from - 1);
+      if ((c === 0x0d && s.charCodeAt(from) !== 0x0a) || c === 0x85 || c === 0x2028 || c === 0x2029) {
+        if (!m.find(from - 1)) return false;
+        if (m.start(0) >= from || this.breaks.some((g) => m.start(g) === from - 1)) return true;
+      }
+    }
+    return m.find(from);
   }
 
   /** Where the match found begins as Java's would, past a terminator taken for a ^; -1 when Java's ^ is not true where it was taken. */

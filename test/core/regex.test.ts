@@ -57,6 +57,13 @@ describe("re-find, re-matches, re-seq", () => {
     expect(await value('[(re-find #"(?m)(^b)" "a\u2028b") (re-find #"(?m)^\n" "a\r\nb") (re-find #"(?m)x^b" "x\rb") (re-seq #"(?m)^\\w+$" "ab\u2029cd\u0085")]')).toBe('[["b" "b"] nil nil ["ab" "cd"]]');
   });
 
+  it("reads (?m)^ as Java does right after a terminator the last match ended before or took", async () => {
+    // After an empty match the search went on one character later, past the \r a ^ there follows.
+    expect(await value('[(re-seq #"(?m)^" "a\r\rb") (clojure.string/replace "a\r\rb" #"(?m)^" "> ") (re-seq #"(?m)^\\w*" "a\u2028\u2028b") (re-seq #"(?m)^$" "a\r\r\rb")]')).toBe('[["" "" ""] "> a\\r> \\r> b" ["a" "" "b"] ["" ""]]');
+    // After a match that took the terminator, the ^ after it is true.
+    expect(await value('[(re-seq #"(?m)\r\r|^\\w" "a\r\rb") (clojure.string/split "a\u0085\u0085b" #"(?m)^") (re-seq #"(?m)^" "a\r\n\r\nb")]')).toBe('[["a" "\\r\\r" "b"] ["a\u0085" "\u0085" "b"] ["" "" ""]]');
+  });
+
   it("reads . as Java does: any character but a line terminator (\\r, \\u0085, \\u2028, \\u2029 too), unless (?s)", async () => {
     // CRLF text: a capture up to the end of the line kept the \r RE2's . matches.
     expect(await value('[(re-find #"Name: (.*)" "Name: Bo\r\nAge: 3") (re-seq #"a.b" "a\rb a\u2028b a\u0085b a\u2029b axb") (re-find #"a[.]b" "a.b") (re-find #"a\\.b" "a.b axb")]')).toBe('[["Name: Bo" "Bo"] ["axb"] "a.b" "a.b"]');
