@@ -88,18 +88,16 @@ function re2Source(source: string): Rewritten {
       }
       let written: string | null = null;
       let length = 0;
-      if (next === "u" && HEX4.test(source.slice(i + 2, i + 6))) {
-        let code = parseInt(source.slice(i + 2, i + 6), 16);
-        length = 6;
-        if (code >= 0xd800 && code <= 0xdbff && source[i + 6] === "\\" && source[i + 7] === "u" && HEX4.test(source.slice(i + 8, i + 12))) {
-          const low = parseInt(source.slice(i + 8, i + 12), 16);
-          if (low >= 0xdc00 && low <= 0xdfff) {
-            code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
-            length = 12;
-          }
-        }
-        written = `\\x{${code.toString(16)}}`;
-        if (!inClass && (mode & ASCII_CASE) === CASE_INSENSITIVE && foldsBeyondAscii(code)) written = `(?-i:${caseVariants(String.fromCodePoint(code))})`;
+      const ascii = !inClass && (mode & ASCII_CASE) === CASE_INSENSITIVE;
+      const literal = escapedCharacter(source, i);
+      if (literal !== null) {
+        length = literal.length;
+        if (ascii && foldsBeyondAscii(literal.code)) written = `(?-i:${caseVariants(String.fromCodePoint(literal.code))})`;
+        else if (next === "u") written = hexEscape(literal.code);
+      } else if (!inClass && (mode & CASE_INSENSITIVE) !== 0 && (next === "w" || next === "W")) {
+        // Java's \w is [a-zA-Z_0-9] under (?i) and (?iu) too; RE2's (?i)\w also takes the long s and the Kelvin sign.
+        written = `(?-i:\\${next})`;
+        length = 2;
       } else if ((next === "p" || next === "P") && source[i + 2] === "{") {
         const close = source.indexOf("}", i + 3);
         const name = close < 0 ? "" : source.slice(i + 3, close);
@@ -110,7 +108,7 @@ function re2Source(source: string): Rewritten {
         }
       }
       if (written === null) {
-        i++;
+        i += Math.max(1, length - 1);
         continue;
       }
       edits.push([i, length, written, false]);
@@ -255,32 +253,87 @@ function caseVariants(c: string): string {
   return c.length === 1 && c.charCodeAt(0) < 0x80 ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c;
 }
 
+/** A character written as an escape at `at` (\uhhhh, a surrogate pair of them, \xhh or \x{h...}), with the escape's length; null for any other. */
+function escapedCharacter(source: string, at: number): { code: number; length: number } | null {
+  const next = source[at + 1];
+  if (next === "u" && HEX4.test(source.slice(at + 2, at + 6))) {
+    const code = parseInt(source.slice(at + 2, at + 6), 16);
+    if (code >= 0xd800 && code <= 0xdbff && source[at + 6] === "\\" && source[at + 7] === "u" && HEX4.test(source.slice(at + 8, at + 12))) {
+      const low = parseInt(source.slice(at + 8, at + 12), 16);
+      if (low >= 0xdc00 && low <= 0xdfff) return { code: 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00), length: 12 };
+    }
+    return { code, length: 6 };
+  }
+  if (next !== "x") return null;
+  const hex = source[at + 2] === "{" ? /^\{([0-9a-fA-F]{1,6})\}/.exec(source.slice(at + 2, at + 11)) : /^([0-9a-fA-F]{2})/.exec(source.slice(at + 2, at + 4));
+  if (hex === null) return null;
+  const code = parseInt(hex[1], 16);
+  return code > 0x10ffff ? null : { code, length: 2 + hex[0].length };
+}
+
+const hexEscape = (code: number): string => `\\x{${code.toString(16)}}`;
+
+/** The characters \t, \n, \r, \f and \a stand for, as written escaped in a class. */
+const CONTROL_ESCAPES: Readonly<Record<string, number>> = { t: 9, n: 10, r: 13, f: 12, a: 7 };
+
+/**
+ * An item of a class at `at` that asciiCaseClass can rewrite: a character (as written, or an
+ * escape for one, then written as RE2 reads it) with its code, or a class escape (\d, \w...),
+ * whose code is -1; null for anything else (a POSIX name, \p{...}, a nested class).
+ */
+function classItem(source: string, at: number): { code: number; end: number; text: string } | null {
+  const c = source[at];
+  if (c === "[" || c === "&") return null;
+  if (c !== "\\") {
+    const code = source.codePointAt(at) as number;
+    const end = at + (code > 0xffff ? 2 : 1);
+    return { code, end, text: source.slice(at, end) };
+  }
+  const next = source[at + 1] ?? "";
+  const literal = escapedCharacter(source, at);
+  if (literal !== null) return { code: literal.code, end: at + literal.length, text: hexEscape(literal.code) };
+  if ("dDsSwW".includes(next)) return { code: -1, end: at + 2, text: source.slice(at, at + 2) };
+  if (Object.hasOwn(CONTROL_ESCAPES, next)) return { code: CONTROL_ESCAPES[next], end: at + 2, text: source.slice(at, at + 2) };
+  // An escaped punctuation character is itself.
+  if (/^[!-/:-@[-`{-~]$/.test(next)) return { code: next.charCodeAt(0), end: at + 2, text: source.slice(at, at + 2) };
+  return null;
+}
+
 /** K, S, k and s: RE2's (?i) also matches them with the Kelvin sign and the long s. */
 const KS = [0x4b, 0x53, 0x6b, 0x73];
 
 /**
  * A class at `at` (its [) as Java's ASCII-only (?i) reads it, for RE2, which would fold it with
- * Unicode case: case-sensitive, with the other case of its ASCII letters added. Null when RE2's
- * folding gives the same (only ASCII, no k or s), and for classes with escapes, POSIX names or a
- * leading ] or -, which keep RE2's folding.
+ * Unicode case: case-sensitive, with the other case of its ASCII letters added (\w and the other
+ * class escapes are the same either way in Java). Null when RE2's folding gives the same (only
+ * ASCII, no k or s), and for classes with POSIX names, \p{...} or a leading ] or -, which keep
+ * RE2's folding.
  */
 function asciiCaseClass(source: string, at: number): { end: number; text: string } | null {
   let j = at + 1;
   const not = source[j] === "^" ? "^" : "";
   j += not.length;
-  const start = j;
   if (source[j] === "]" || source[j] === "-") return null;
   let extra = "";
+  let body = "";
   let differs = false;
   while (j < source.length && source[j] !== "]") {
-    if (source[j] === "\\" || source[j] === "[" || source[j] === "&") return null;
-    const lo = source.codePointAt(j) as number;
-    j += lo > 0xffff ? 2 : 1;
+    const item = classItem(source, j);
+    if (item === null) return null;
+    j = item.end;
+    body += item.text;
+    if (item.code < 0) {
+      differs ||= item.text === "\\w" || item.text === "\\W";
+      continue;
+    }
+    const lo = item.code;
     let hi = lo;
     if (source[j] === "-" && j + 1 < source.length && source[j + 1] !== "]") {
-      if (source[j + 1] === "\\" || source[j + 1] === "[") return null;
-      hi = source.codePointAt(j + 1) as number;
-      j += hi > 0xffff ? 3 : 2;
+      const upper = classItem(source, j + 1);
+      if (upper === null || upper.code < 0) return null;
+      hi = upper.code;
+      j = upper.end;
+      body += `-${upper.text}`;
     }
     differs ||= hi >= 0x80 || KS.some((c) => lo <= c && c <= hi);
     for (const [from, to, shift] of [[0x61, 0x7a, -0x20], [0x41, 0x5a, 0x20]]) {
@@ -290,7 +343,7 @@ function asciiCaseClass(source: string, at: number): { end: number; text: string
     }
   }
   if (j >= source.length || !differs) return null;
-  return { end: j, text: `(?-i:[${not}${extra}${source.slice(start, j)}])` };
+  return { end: j, text: `(?-i:[${not}${extra}${body}])` };
 }
 
 /** A flag group ("(?iu)", "(?u:") without Java's u, which RE2 does not know; nothing for (?u) alone. */

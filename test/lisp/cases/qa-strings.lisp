@@ -187,6 +187,14 @@
 ;=> "X-x"
 (re-find #"(?i:[é]+)" "ÉÉé")
 ;=> "é"
+; Escapes too, in a class or not: \w is [a-zA-Z_0-9] (no long s, no Kelvin sign), and a
+; character written \xhh, \x{h...} or \uhhhh folds only if it is an ASCII letter.
+[(re-find #"(?i)\w" "\u017f\u212a") (re-find #"(?i)[\w]" "\u017f\u212a") (re-find #"(?i)[\w.-]+" "\u212aAb-c.") (re-find #"(?iu)\w+" "\u017fab")]
+;=> [nil nil "Ab-c." "ab"]
+[(re-find #"(?i)\x{e0}" "\u00c0") (re-find #"(?i)\xe0" "\u00c0\u00e0") (re-find #"(?i)[\x{e0}]" "\u00c0") (re-find #"(?i)[\u00e0-\u00e5]+" "\u00c0\u00e1")]
+;=> [nil "à" nil "á"]
+[(re-find #"(?i)[\x41-\x43]+" "abcd") (re-find #"(?i)\x6b+" "\u212akK") (re-find #"(?i)[\.k]+" "\u212a.kK") (re-find #"(?i)[^\d\x{e0}]+" "\u00e0\u00c0\u212a1")]
+;=> ["abc" "kK" ".kK" "ÀK"]
 ; A flag group inside a group holds to that group's end.
 (re-find #"(a(?s).)." "a\nb")
 ;=> ["a\nb" "a\n"]
