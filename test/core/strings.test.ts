@@ -325,6 +325,10 @@ describe("format", () => {
     ['(format "%04x" 10)', '"000a"'],
     ['(format "%e" 12345.678)', '"1.234568e+04"'],
     ['(format "%.2e" 0.000123)', '"1.23e-04"'],
+    // Rounded half up from the shortest decimal form, as %f and Java's Formatter round: 1.005 is
+    // 1.00499999999999989... in binary, which toExponential rounds down.
+    ['[(format "%.2e" 1.005) (format "%.3e" 1.0005) (format "%.1e" 9.95) (format "%.0e" 9.5) (format "%.1E" -0.15) (format "%.3e" 0.0)]', '["1.01e+00" "1.001e+00" "1.0e+01" "1e+01" "-1.5E-01" "0.000e+00"]'],
+    ['(count (format "%.120e" 1.0))', "126"],
     ['(format "%d" (/ 10 2))', '"5"'],
     ['(format "%f" ##Inf)', '"Infinity"'],
     ['(format "100%% done%n")', '"100% done\\n"'],

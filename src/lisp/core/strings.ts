@@ -353,6 +353,21 @@ export function fixedHalfUp(x: number, p: number): string {
   return (neg ? "-" : "") + s;
 }
 
+/** |x| as %.pe writes it before the sign: p+1 digits rounded half-up from its shortest decimal form, as Java prints them. */
+function scientificHalfUp(x: number, p: number): string {
+  const [mant, expText] = Math.abs(x).toExponential().split("e");
+  let digits = mant.replace(".", "");
+  let exp = Number(expText);
+  if (digits.length > p + 1) {
+    const rounded = (BigInt(digits.slice(0, p + 1)) + (digits.charCodeAt(p + 1) >= 0x35 ? 1n : 0n)).toString();
+    // 9.95 to one decimal is 10.0: one more power of ten.
+    if (rounded.length > p + 1) exp++;
+    digits = rounded.slice(0, p + 1);
+  } else digits = digits.padEnd(p + 1, "0");
+  const e = String(Math.abs(exp)).padStart(2, "0");
+  return digits[0] + (p > 0 ? "." + digits.slice(1) : "") + (exp < 0 ? "e-" : "e+") + e;
+}
+
 function numberArg(conv: string, v: Value, integral: boolean): number {
   const hint = typeof v === "string" ? "turn text into a number first with parse-long or parse-double" : v === null ? NIL_HINT : undefined;
   if (typeof v === "number") {
@@ -432,9 +447,7 @@ function formatOne(spec: Spec, v: Value): string {
         const dot = body.indexOf(".");
         return signed(spec, neg, dot < 0 ? groupThousands(body) : groupThousands(body.slice(0, dot)) + body.slice(dot));
       }
-      const [m, e] = Math.abs(x).toExponential(Math.min(p, 100)).split("e");
-      const exp = (e.startsWith("-") ? "-" : "+") + e.replace(/^[+-]/, "").padStart(2, "0");
-      const out = signed(spec, x < 0 || Object.is(x, -0), m + "e" + exp);
+      const out = signed(spec, x < 0 || Object.is(x, -0), scientificHalfUp(x, p));
       return spec.conv === "E" ? out.toUpperCase() : out;
     }
     case "x":
