@@ -115,7 +115,7 @@ function split(args: Value[]): Value {
   const pattern = expectText(who, args[1], "a regex pattern string");
   const limit = args.length > 2 ? intArg(who, args[2], "limit") : 0;
   const re = regexFromString(pattern, run.limits.maxRegexPatternLength, who);
-  return Vec.fromArray<Value>(regexSplit(re, regexInput(who, re, s), limit, limit === 0));
+  return Vec.fromArray<Value>(regexSplit(re, regexInput(who, re, s), limit, true));
 }
 
 // ---------------------------------------------------------------------------------------

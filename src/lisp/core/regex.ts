@@ -81,26 +81,27 @@ function allMatches(re: Regex, s: string): Value[] {
 }
 
 /**
- * Splits around the matches, keeping empty pieces (as the reference does) unless
- * `dropTrailing` asks for Java's String.split behaviour. An empty match at either end
- * never yields an empty piece, so #"" splits into characters. A positive `limit` caps
- * the number of pieces; the last one holds the rest of the text.
+ * Splits around the matches. With `java`, as Java's Pattern.split (clojure.string/split,
+ * .split): an empty match at the start makes no piece, one at the end leaves an empty last
+ * piece, and a `limit` of 0 drops the trailing empty pieces. Without (re-split), every empty
+ * piece is kept except that an empty match at either end makes none, so #"" splits into
+ * characters. A positive `limit` caps the number of pieces; the last one holds the rest of the text.
  */
-export function regexSplit(re: Regex, s: string, limit: number, dropTrailing: boolean): string[] {
+export function regexSplit(re: Regex, s: string, limit: number, java: boolean): string[] {
   const m = finder(re, s);
   const out: string[] = [];
   let last = 0;
   while ((limit <= 0 || out.length < limit - 1) && m.find()) {
     const start = m.start();
     const end = m.end();
-    if (start === end && (end === 0 || start === s.length)) continue;
+    if (start === end && (end === 0 || (!java && start === s.length))) continue;
     grow(out);
     out.push(s.slice(last, start));
     last = end;
   }
   out.push(s.slice(last));
   // Java returns a text without any match whole, even when it is empty.
-  if (dropTrailing && out.length > 1) while (out.length > 0 && out[out.length - 1] === "") out.pop();
+  if (java && limit === 0 && out.length > 1) while (out.length > 0 && out[out.length - 1] === "") out.pop();
   return out;
 }
 

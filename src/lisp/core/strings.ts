@@ -157,7 +157,7 @@ function split(args: Value[]): Value {
   let parts: string[];
   if (sep instanceof Regex) {
     regexInput("split", sep, s);
-    parts = regexSplit(sep, s, limit, limit === 0);
+    parts = regexSplit(sep, s, limit, true);
   } else if (typeof sep === "string") {
     chargeScan(s.length);
     parts = splitLiteral(s, sep, limit);

@@ -13,6 +13,10 @@
 ;=> [""]
 (str/split "a,," #"," -1)
 ;=> ["a" "" ""]
+;; As Java's Pattern.split: only an empty match at the start makes no piece; one at the end
+;; leaves an empty last piece, which a limit of 0 drops.
+[(str/split "abc" #"" -1) (str/split "ab" #"$" -1) (str/split "ab\n" #"$" -1) (str/split "a1" #"\d*" -1) (.split "ab" "$" -1) (str/split "abc" #"" 2) (str/split "abc" #"") (str/split "" #"" -1)]
+;=> [["a" "b" "c" ""] ["ab" ""] ["ab" "\n" ""] ["a" "" ""] ["ab" ""] ["a" "bc"] ["a" "b" "c"] [""]]
 (str/split "a b  c" #"\s+")
 ;=> ["a" "b" "c"]
 (str/split "k=v=w" #"=" 2)
