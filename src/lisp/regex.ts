@@ -79,10 +79,16 @@ function re2Source(source: string): Rewritten {
     const c = source[i];
     if (c === "\\") {
       const next = source[i + 1];
-      // \Q...\E quotes its text.
+      // \Q...\E quotes its text. RE2 reads it outside a class only, and folds its letters with
+      // Unicode case: written out as escaped characters where that differs from Java.
       if (next === "Q") {
         const end = source.indexOf("\\E", i + 2);
         if (end < 0) break;
+        const quoted = source.slice(i + 2, end);
+        const ascii = !inClass && (mode & ASCII_CASE) === CASE_INSENSITIVE;
+        if (inClass || (ascii && Array.from(quoted).some((c) => foldsBeyondAscii(c.codePointAt(0) as number)))) {
+          edits.push([i, end + 2 - i, quotedText(quoted, ascii), false]);
+        }
         i = end + 1;
         continue;
       }
@@ -273,6 +279,8 @@ function escapedCharacter(source: string, at: number): { code: number; length: n
 
 const hexEscape = (code: number): string => `\\x{${code.toString(16)}}`;
 
+const ASCII_PUNCTUATION = /^[!-/:-@[-`{-~]$/;
+
 /** The characters \t, \n, \r, \f and \a stand for, as written escaped in a class. */
 const CONTROL_ESCAPES: Readonly<Record<string, number>> = { t: 9, n: 10, r: 13, f: 12, a: 7 };
 
@@ -295,8 +303,18 @@ function classItem(source: string, at: number): { code: number; end: number; tex
   if ("dDsSwW".includes(next)) return { code: -1, end: at + 2, text: source.slice(at, at + 2) };
   if (Object.hasOwn(CONTROL_ESCAPES, next)) return { code: CONTROL_ESCAPES[next], end: at + 2, text: source.slice(at, at + 2) };
   // An escaped punctuation character is itself.
-  if (/^[!-/:-@[-`{-~]$/.test(next)) return { code: next.charCodeAt(0), end: at + 2, text: source.slice(at, at + 2) };
+  if (ASCII_PUNCTUATION.test(next)) return { code: next.charCodeAt(0), end: at + 2, text: source.slice(at, at + 2) };
   return null;
+}
+
+/** Text quoted with \Q...\E as characters RE2 reads literally, in a class or not: ASCII punctuation escaped, and under Java's ASCII-only (?i) (`ascii`) a character RE2 would fold further in a case-sensitive group. */
+function quotedText(text: string, ascii: boolean): string {
+  let out = "";
+  for (const c of text) {
+    if (ascii && foldsBeyondAscii(c.codePointAt(0) as number)) out += `(?-i:${caseVariants(c)})`;
+    else out += ASCII_PUNCTUATION.test(c) ? `\\${c}` : c;
+  }
+  return out;
 }
 
 /** K, S, k and s: RE2's (?i) also matches them with the Kelvin sign and the long s. */

@@ -199,6 +199,9 @@
 ;=> [nil "à" nil "á"]
 [(re-find #"(?i)[\x41-\x43]+" "abcd") (re-find #"(?i)\x6b+" "\u212akK") (re-find #"(?i)[\.k]+" "\u212a.kK") (re-find #"(?i)[^\d\x{e0}]+" "\u00e0\u00c0\u212a1")]
 ;=> ["abc" "kK" ".kK" "ÀK"]
+;; \Q...\E quotes in a class too, and its letters fold as others do.
+[(re-find #"[\Q]\E]+" "a]]b") (re-find #"[\Q^a-\E]+" "x-^a-b") (re-find #"(?i)\Qé\E" "Éé") (re-find #"(?i)\Qa.k\E" "A.\u212a A.K") (re-find #"\Q(?i)\E" "(?i)")]
+;=> ["]]" "-^a-" "é" "A.K" "(?i)"]
 ; A flag group inside a group holds to that group's end.
 (re-find #"(a(?s).)." "a\nb")
 ;=> ["a\nb" "a\n"]
