@@ -1106,6 +1106,18 @@ export class Marks {
     return [...this.prims];
   }
 
+  /** How many strings and numbers have been marked so far: `primitivesFrom` takes up from there. */
+  get primitiveCount(): number {
+    return this.primOrder.length;
+  }
+
+  /** The marks of the strings and numbers marked after the first `from`, in the order they were marked: what another thread has not been told yet. */
+  primitivesFrom(from: number): Array<[string | number, Origin]> {
+    const out: Array<[string | number, Origin]> = [];
+    for (let i = from; i < this.primOrder.length; i++) out.push([this.primOrder[i], this.prims.get(this.primOrder[i]) as Origin]);
+    return out;
+  }
+
   /** Gives a value the mark it had on the other side of a thread boundary. */
   carry(v: Value, o: Origin): void {
     if (v === null || typeof v === "boolean") return;

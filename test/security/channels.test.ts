@@ -42,6 +42,14 @@ function tools(): Record<string, ReturnType<typeof tool>> {
       throw new Error(`wrong password ${password} (${[...password].reverse().join("")})`);
     },
   });
+  // A host's tool that holds the secret itself and quotes it failing, though it was not given it.
+  const session = tool({
+    description: "Opens a session.",
+    input: z.object({ user: z.string() }),
+    run: () => {
+      throw new Error(`session for ${TOKEN} expired`);
+    },
+  });
   const send = tool({
     description: "Sends a message.",
     input: z.object({ to: z.string(), body: z.unknown() }),
@@ -50,14 +58,14 @@ function tools(): Record<string, ReturnType<typeof tool>> {
   });
   const child = SubAgent.create({ prompt: "Check the token {{token}}.", maxTurns: 2 });
   const checker = SubAgent.asTool(child, { description: "Checks a token.", input: z.object({ token: z.unknown() }) });
-  return { lookup, login, send, checker };
+  return { lookup, login, session, send, checker };
 }
 
 const TURNS = [
   // Derive and print.
   '(def tok (:token data/_creds))\n(def rev (clojure.string/reverse tok))\n(def up (clojure.string/upper-case (str "Bearer " tok)))\n(println tok rev up)\n(println (pr-str data/_creds))',
   // Tools: an echo, a failure quoting the argument, a nested agent.
-  '(def r (tool/lookup {:token (subs tok 0 14) :q "acme"}))\n(println (:echoed r))\n(println (try (tool/login {:user "ann" :password (:password data/_creds)}) (catch e (ex-message e))))\n(println (tool/checker {:token tok}))',
+  '(def r (tool/lookup {:token (subs tok 0 14) :q "acme"}))\n(println (:echoed r))\n(println (try (tool/login {:user "ann" :password (:password data/_creds)}) (catch e (ex-message e))))\n(println (try (tool/session {:user "ann"}) (catch e (ex-message e))))\n(println (tool/checker {:token tok}))',
   // Errors: thrown with data, uncaught.
   '(throw (ex-info (str "bad token " rev) {:tok tok :why (subs up 0 12)}))',
   // A call waiting for approval, its body computed from hidden context.
@@ -137,6 +145,20 @@ describe.each(["none", "worker"] as const)("hidden context in every channel but 
     const r = await run(final, { isolation });
     expect(r.step.turns.length).toBe(4);
     expectNoLeaks(await channels(r));
+  });
+
+  // An aborted worker's run is recorded from the host's own records of its calls.
+  it("a run aborted after a tool's failure quoted a hidden value", async () => {
+    const abort = new AbortController();
+    const stop = tool({ description: "Stops.", input: z.object({}), run: () => (abort.abort(), null) });
+    const programs = ['(def tok (:token data/_creds))\n(println (try (tool/session {:user "ann"}) (catch e (ex-message e))))\n(tool/stop {})'];
+    const agent = SubAgent.create({ prompt: "Check the customer.", tools: { ...tools(), stop }, maxTurns: 2 });
+    const events: AgentEvent[] = [];
+    const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _creds: { token: TOKEN } }, signal: abort.signal, isolation, onEvent: (e) => events.push(e) });
+    expect(step.ok ? null : step.fail.reason).toBe("aborted");
+    const failed = events.find((e) => e.type === "tool-result" && e.name === "session");
+    expect(failed?.type === "tool-result" && failed.error).toBe("session for <hidden string from data/_creds :token> expired");
+    expectNoLeaks({ trace: JSON.stringify(step.trace), runToJson: runToJson(step, 2), events: JSON.stringify(events.map((e) => (e.type === "run-finish" ? null : e))) });
   });
 });
 

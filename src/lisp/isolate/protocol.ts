@@ -105,8 +105,13 @@ export interface DoneMessage {
 export type FromWorker =
   | { type: "ready" }
   | { type: "need-memory" }
-  /** `shown`: the arguments as the call's record shows them (marked values as stand-ins), when they differ. */
-  | { type: "call"; call: number; name: string; args: Record<string, unknown>; shown?: Record<string, unknown>; size?: number }
+  /**
+   * `shown`: the arguments as the call's record shows them (marked values as stand-ins), when they
+   * differ. `marks`: the strings and numbers the run marked since its previous call, when any: the
+   * host's record of the call hides the hidden values a tool's error message quotes with them, as
+   * the run's own record does.
+   */
+  | { type: "call"; call: number; name: string; args: Record<string, unknown>; shown?: Record<string, unknown>; size?: number; marks?: Array<[string | number, Origin]> }
   /** Lines the program printed since the last such message, so they outlive a worker that is ended. */
   | { type: "print"; lines: string[] }
   | { type: "cancel"; call: number }

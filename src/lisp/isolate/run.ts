@@ -92,6 +92,14 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
 
   const onToolCall = quietly(options.onToolCall);
   const onPrint = whileWhole(out, quietly(options.onPrint));
+  // The strings and numbers the worker's run has marked, told with each call: a tool's error
+  // message is hidden with them as the run's own record of the call hides it (Marks.hideText),
+  // for the events heard while it runs and the records kept if its worker is ended.
+  let marked: Marks | null = null;
+  const shownError = (text: string, args: Record<string, unknown>, shown: Record<string, unknown> | undefined): string => {
+    const hidden = marked === null ? text : marked.hideText(text, true);
+    return shown === undefined ? hidden : hideArgs(hidden, args, shown);
+  };
   return new Promise<EvalResult>((resolve) => {
     let settled = false;
     const inflight = new Map<number, AbortController>();
@@ -165,6 +173,10 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
           // The record shows the arguments as the program's own record does (marked values as stand-ins); the tool gets the values.
           const record: ToolCallRecord = { name: m.name, args: m.shown ?? m.args, durationMs: 0, ...(m.size === undefined ? {} : { size: m.size }) };
           if (m.shown !== undefined) standIns = true;
+          if (m.marks !== undefined) {
+            marked ??= new Marks();
+            for (const [v, o] of m.marks) marked.carry(v, o);
+          }
           calls.push(record);
           onToolCall?.(record, false);
           const t0 = performance.now();
@@ -188,7 +200,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                   spent += performance.now() - c0;
                   const refused = dataError(e);
                   // A refused result's path can quote a hidden argument the tool echoed (a key).
-                  record.error = m.shown === undefined ? refused.message : hideArgs(refused.message, m.args, m.shown);
+                  record.error = shownError(refused.message, m.args, m.shown);
                   if (isLimitKind(refused.kind)) Object.assign(record, limitRecord(refused));
                   w.post({ type: "answer", call: m.call, refused });
                   return;
@@ -205,8 +217,8 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                   if (!settled && !ac.signal.aborted) w.post({ type: "answer", call: m.call, error: record.error, timeoutMs: own.ms });
                   return;
                 }
-                // A tool quoting a hidden argument back: the host's record shows it as the program's does.
-                record.error = toolMessage(m.shown === undefined ? thrownMessage(e) : hideArgs(thrownMessage(e), m.args, m.shown));
+                // A tool quoting a hidden value (an argument sent back): the host's record shows it as the program's does.
+                record.error = toolMessage(shownError(thrownMessage(e), m.args, m.shown));
                 const halted = own instanceof LispError && own.kind === "aborted" ? { halted: true as const } : {};
                 // A replayed call whose result ran into a limit (resume) meets the limit again, as in-process.
                 const limit = limitThrown(e);

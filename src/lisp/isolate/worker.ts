@@ -8,6 +8,8 @@ import { Converted } from "../interop.js";
 import { againOptions, defineAgain, type Entry } from "../define-again.js";
 import { parseContextJson } from "../context-json.js";
 import { resolveLimits } from "../limits.js";
+import { Marks, type Origin } from "../marks.js";
+import { runMarks } from "../runtime.js";
 import { WireReader, WireWriter, type Wire } from "../wire.js";
 import type { AnswerMessage, CtxEntry, DoneMessage, FromWorker, MemoryEntryWire, RunMessage, ToWorker } from "./protocol.js";
 
@@ -50,15 +52,20 @@ function answer(m: AnswerMessage): void {
 }
 
 // The records of the calls the run is about to make, in order: the evaluator makes a record,
-// then calls the tool, so each call takes the oldest (its arguments as the record shows them).
-const records: ToolCallRecord[] = [];
+// then calls the tool, so each call takes the oldest (its arguments as the record shows them),
+// with the strings and numbers the run marked since the call before, which the host is told.
+const records: Array<{ record: ToolCallRecord; marks?: Array<[string | number, Origin]> }> = [];
+// How many of the run's marked strings and numbers the host has been told of.
+let told = 0;
 
 function callHost(name: string, args: Record<string, unknown>, signal: AbortSignal, info: ToolCallInfo | undefined): Promise<unknown> {
   const call = nextCall++;
-  const record = records.shift();
+  const made = records.shift();
+  const record = made?.record;
   const shown = record?.args as Record<string, unknown> | undefined;
   // The arguments' size as they crossed out, which the host's record counts as the evaluator's does.
   const size = record?.size === undefined ? {} : { size: record.size };
+  const marks = made?.marks === undefined ? {} : { marks: made.marks };
   // The evaluator stopped waiting (the call's timeout, or the run ended): the host's tool is told.
   const onAbort = (): void => {
     if (pending.delete(call)) send({ type: "cancel", call });
@@ -66,7 +73,7 @@ function callHost(name: string, args: Record<string, unknown>, signal: AbortSign
   signal.addEventListener("abort", onAbort, { once: true });
   return new Promise<Answer>((resolve, reject) => {
     pending.set(call, { resolve, reject });
-    send(shown !== undefined && shown !== args ? { type: "call", call, name, args, shown, ...size } : { type: "call", call, name, args, ...size });
+    send(shown !== undefined && shown !== args ? { type: "call", call, name, args, shown, ...size, ...marks } : { type: "call", call, name, args, ...size, ...marks });
   })
     .finally(() => signal.removeEventListener("abort", onAbort))
     .then((a) => {
@@ -168,7 +175,14 @@ async function start(m: RunMessage): Promise<void> {
   const printer = new Printer();
   const onToolCall = (record: ToolCallRecord, done: boolean): void => {
     if (done) return;
-    records.push(record);
+    // Made while the program runs: the run's marks are the current ones.
+    const marks = runMarks();
+    if (marks instanceof Marks && marks.primitiveCount > told) {
+      records.push({ record, marks: marks.primitivesFrom(told) });
+      told = marks.primitiveCount;
+    } else {
+      records.push({ record });
+    }
     // A call is made while the program waits: what it printed so far goes first.
     printer.flush();
   };
@@ -177,6 +191,7 @@ async function start(m: RunMessage): Promise<void> {
   if (ctx !== undefined) options.ctx = ctx;
   if (m.ctxJson !== undefined) options.ctxJson = m.ctxJson;
   records.length = 0;
+  told = 0;
   send({ type: "running", running: true });
   const r = await evaluateWith(m.source, options, { line: printer.line, check: printer.check, read: () => send({ type: "read" }) });
   // Every line reaches the host as a print message before the result, so its listener hears them all.
