@@ -753,6 +753,8 @@ export class Marks {
     this.objs.set(v, o);
     const text = v instanceof Keyword ? v.name : v.source;
     if (markable(text) && !this.prims.has(text)) this.setPrim(text, o);
+    // A short one too: a message quotes it where the printed value would show a stand-in.
+    else if (small(text)) this.pin(text, o);
     this.empty = false;
   }
 
@@ -1047,8 +1049,8 @@ export class Marks {
    * Text the interpreter wrote (an error message) with every marked string or number it quotes,
    * whole or cut short (`…`, `...`), as written or escaped (`\"`, `\n`), in any case with
    * `anyCase` (a tool's message), replaced by its stand-in. A string too short to search for
-   * bare is replaced where it is quoted (`"K7Z"`), a small number where it stands alone
-   * (`index 123`).
+   * bare is replaced where it is quoted (`"K7Z"`) or names a keyword (`:K7Z`), a small number
+   * where it stands alone (`index 123`).
    */
   hideText(text: string, anyCase = false): string {
     if (this.empty) return text;
@@ -1060,7 +1062,14 @@ export class Marks {
     // ends with the quote `"["`), which would then go unrecognized. The short quotes and numbers
     // after it are looked for outside stand-ins only, which name places (`data/_users 12 :pin`).
     const long = ix.long.hide(text);
-    const short = (t: string): string => t.replace(SHORT_QUOTE, (q) => ix.quoted.get(q) ?? q).replace(NUMBER, (n) => ix.numbers.get(n) ?? ix.floatNumbers.get(String(Number(n))) ?? n);
+    const short = (t: string): string =>
+      t
+        .replace(SHORT_QUOTE, (q) => ix.quoted.get(q) ?? q)
+        .replace(NUMBER, (n) => ix.numbers.get(n) ?? ix.floatNumbers.get(String(Number(n))) ?? n)
+        .replace(SHORT_KEYWORD, (k, name: string) => {
+          const shown = ix.keywords.get(name);
+          return shown === undefined ? k : ":" + shown;
+        });
     if (!long.includes(STAND_IN_OPEN)) return short(long);
     return long
       .split(STAND_INS)
@@ -1072,7 +1081,7 @@ export class Marks {
   private messageIndex(anyCase: boolean): MessageIndex {
     let ix = this.indexes[anyCase ? 1 : 0];
     if (ix === undefined) {
-      ix = { prims: 0, floats: 0, quoted: new Map(), numbers: new Map(), floatNumbers: new Map(), long: new QuoteIndex([], anyCase) };
+      ix = { prims: 0, floats: 0, quoted: new Map(), keywords: new Map(), numbers: new Map(), floatNumbers: new Map(), long: new QuoteIndex([], anyCase) };
       this.indexes[anyCase ? 1 : 0] = ix;
     }
     // Marked values are only ever added: only the new ones are indexed.
@@ -1085,6 +1094,7 @@ export class Marks {
         for (const q of quotedForms(s)) ix.long.add(q, shown);
       } else if (typeof v === "string") {
         ix.quoted.set(JSON.stringify(v), shown);
+        ix.keywords.set(v, shown);
       } else {
         ix.numbers.set(s, shown);
       }
@@ -1258,6 +1268,11 @@ function reversed(text: string): string {
 
 /** A string of up to 3 characters as a message quotes it (`"K7Z"`). */
 const SHORT_QUOTE = /"(?:[^"\\]|\\.){1,3}"/g;
+/**
+ * A keyword of up to 3 characters as a message prints it (`:K7Z`, a key made of a piece of a
+ * hidden string): its name, where no other character of a keyword's name is next to it.
+ */
+const SHORT_KEYWORD = /(?<![\w*+!\-?<>=/.&%$|':#\u00A0-\uFFFF]):([\w*+!\-?<>=/.&%$|'#\u00A0-\uFFFF][\w*+!\-?<>=/.&%$|':#\u00A0-\uFFFF]{0,2})(?![\w*+!\-?<>=/.&%$|':#\u00A0-\uFFFF])/g;
 /** A stand-in, kept whole when text is split around it. */
 const STAND_INS = /(\uE000[^\uE000\uE001]*\uE001)/;
 /** A number standing alone in a message (`index 123`, `1.0E21`, not `1234` or `v1.23`); a float is looked up by its value (`3750.0` as 3750). */
@@ -1270,6 +1285,8 @@ interface MessageIndex {
   floats: number;
   /** Strings under QUOTED_MIN characters, quoted. */
   quoted: Map<string, string>;
+  /** The same strings as keywords' names (`:K7`). */
+  keywords: Map<string, string>;
   /** Small numbers as written. */
   numbers: Map<string, string>;
   /** Marked floats' numbers as written. */

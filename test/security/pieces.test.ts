@@ -43,6 +43,9 @@ const PIECES = [
   "(run! print (into [] (comp (map (fn [_] tok)) cat) [1]))",
   "(run! print (sequence (mapcat (fn [_] (subs tok 1))) [1]))",
   "(run! print (rest (tree-seq vector? (fn [_] tok) [1])))",
+  // Keywords made of pieces, read back out of the error messages that quote them (`keyword :K7Z`).
+  '(doseq [i (range 0 18 3)] (try (count (keyword (subs tok i (+ i 3)))) (catch e (print (last (clojure.string/split (clojure.string/lower-case (ex-message e)) #":"))))))',
+  '(doseq [i (range 0 18 2)] (try (+ 1 {(keyword (subs tok i (+ i 2))) 1}) (catch e (print (second (re-find #"\\{:(.*) 1\\}" (clojure.string/lower-case (ex-message e))))))))',
 ];
 
 describe("pieces of a hidden string stay hidden", () => {
