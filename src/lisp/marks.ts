@@ -1094,6 +1094,7 @@ export class Marks {
         for (const q of quotedForms(s)) ix.long.add(q, shown);
       } else if (typeof v === "string") {
         ix.quoted.set(JSON.stringify(v), shown);
+        ix.quoted.set("`" + v + "`", shown);
         ix.keywords.set(v, shown);
       } else {
         ix.numbers.set(s, shown);
@@ -1266,8 +1267,8 @@ function reversed(text: string): string {
   return [...text].reverse().join("");
 }
 
-/** A string of up to 3 characters as a message quotes it (`"K7Z"`). */
-const SHORT_QUOTE = /"(?:[^"\\]|\\.){1,3}"/g;
+/** A string of up to 3 characters as a message quotes it (`"K7Z"`, or RE2's `` `[K7` ``). */
+const SHORT_QUOTE = /"(?:[^"\\]|\\.){1,3}"|`[^`]{1,3}`/g;
 /**
  * A keyword of up to 3 characters as a message prints it (`:K7Z`, a key made of a piece of a
  * hidden string): its name, where no other character of a keyword's name is next to it.
@@ -1283,7 +1284,7 @@ interface MessageIndex {
   /** How many of the marked strings and numbers, and of the marked floats, it holds. */
   prims: number;
   floats: number;
-  /** Strings under QUOTED_MIN characters, quoted. */
+  /** Strings under QUOTED_MIN characters, quoted (`"K7"`, `` `K7` ``). */
   quoted: Map<string, string>;
   /** The same strings as keywords' names (`:K7`). */
   keywords: Map<string, string>;

@@ -46,6 +46,9 @@ const PIECES = [
   // Keywords made of pieces, read back out of the error messages that quote them (`keyword :K7Z`).
   '(doseq [i (range 0 18 3)] (try (count (keyword (subs tok i (+ i 3)))) (catch e (print (last (clojure.string/split (clojure.string/lower-case (ex-message e)) #":"))))))',
   '(doseq [i (range 0 18 2)] (try (+ 1 {(keyword (subs tok i (+ i 2))) 1}) (catch e (print (second (re-find #"\\{:(.*) 1\\}" (clojure.string/lower-case (ex-message e))))))))',
+  // Pieces an error message quotes bare (an assert's message) or between backticks (the part of a regex RE2 could not read).
+  '(doseq [i (range 0 18 3)] (try (assert false (subs tok i (+ i 3))) (catch e (print (subs (clojure.string/lower-case (ex-message e)) 15)))))',
+  '(doseq [i (range 0 18 2)] (try (re-pattern (str "[" (subs tok i (+ i 2)))) (catch e (print (clojure.string/replace (last (clojure.string/split (clojure.string/lower-case (ex-message e)) #"\\]: ")) #"[`\\[]" "")))))',
 ];
 
 describe("pieces of a hidden string stay hidden", () => {

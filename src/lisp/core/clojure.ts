@@ -3,7 +3,7 @@
 // assert. Each behaves as its Clojure namesake (on 64-bit longs for the bit operations).
 import { LispError, typeErr } from "../errors.js";
 import { call1, callValue } from "../fn.js";
-import { builtFrom, charge, checkCollectionSize, checkStringLength, runMarks, tick } from "../runtime.js";
+import { builtFrom, charge, checkCollectionSize, checkStringLength, runMarks, shownMessage, tick } from "../runtime.js";
 import { chars } from "../text.js";
 import { Fn, isInteger, isNumber, type Value } from "../values.js";
 import { Vec } from "../vector.js";
@@ -117,7 +117,8 @@ function repeatedly(args: Value[]): Value {
 function assert(args: Value[]): Value {
   const x = args[0];
   if (x !== null && x !== false) return null;
-  const message = args.length === 2 ? `Assert failed: ${strValue(args[1])}` : "Assert failed";
+  // The message is the program's value, bare after the prefix: one from hidden context (however short) shows as its stand-in.
+  const message = args.length === 2 ? `Assert failed: ${shownMessage(strValue(args[1]))}` : "Assert failed";
   throw new LispError("exception", message, undefined, "an (assert ...) found its condition false; catch it with (catch AssertionError e ...) or fix the data");
 }
 
