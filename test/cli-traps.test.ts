@@ -132,6 +132,10 @@ describe("a file given to the wrong command names the right one", () => {
     expect(run.stderr).toContain(`ptc compare: warning: ${file("orphan.jsonl")}:2: message 1: tool result without its call: OpenAI's and Anthropic's APIs reject a prompt with it (compared as recorded)`);
     expect(run.stderr).not.toContain("orphan.jsonl:1:");
     expect(run.stdout).toContain("2 transcripts");
+    expect(run.stdout).toContain(`\ndata problems in 1 of 2 transcripts (compared as recorded):\n  ${file("orphan.jsonl")}:2: message 1: tool result without its call`);
+    // The JSON report says it too, not only the terminal.
+    const json = await ptc(["compare", file("orphan.jsonl"), "--strategy", "sliding-window", "--json", "-"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ transcripts: 2, dataProblems: [{ id: "orphan", problems: [expect.stringContaining(`${file("orphan.jsonl")}:2: message 1: tool result without its call`)] }] });
   });
 
   it("ptc compare refuses an output it cannot write before it runs, and a file without transcripts, with exit 2", async () => {

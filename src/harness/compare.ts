@@ -53,6 +53,12 @@ export interface CompareReport {
   transcripts: number;
   messages: number;
   rows: StrategyRow[];
+  /**
+   * The transcripts measured as recorded though a strict provider would reject them (a tool
+   * result without its call, calls left without results: `Transcript.problems`), so a report
+   * read on its own says which of its conversations no API would have taken.
+   */
+  dataProblems: Array<{ id: string; problems: string[] }>;
   /** Every strategy's requests on the longest transcript (the charts' line plot). */
   longest: { id: string; series: Array<{ strategy: string; points: RequestPoint[] }> } | null;
 }
@@ -167,6 +173,7 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
       shortRetention: ratio(totals[i].shortKept, totals[i].shortNeeded),
       perTranscript: each[i],
     })),
+    dataProblems: transcripts.flatMap((t) => (t.problems !== undefined && t.problems.length > 0 ? [{ id: t.id, problems: [...t.problems] }] : [])),
     longest: longest === null ? null : { id: longest.id, series },
   };
 }
@@ -189,6 +196,13 @@ export function failureNotes(r: CompareReport): string[] {
   return r.rows
     .filter((row) => row.totals.summaryFailures > 0)
     .map((row) => `${row.strategy}: a summary failed at ${row.totals.summaryFailures} requests in ${row.perTranscript.filter((p) => p.metrics.summaryFailures > 0).length} of ${r.transcripts} transcripts; those prompts went out without it`);
+}
+
+/** The data problems of a report, a count line then one indented line each; none when it has none. */
+export function dataProblemLines(r: CompareReport): string[] {
+  const problems = r.dataProblems ?? [];
+  if (problems.length === 0) return [];
+  return [`data problems in ${problems.length} of ${r.transcripts} transcripts (compared as recorded):`, ...problems.flatMap((t) => t.problems.map((p) => `  ${p}`))];
 }
 
 /** A price model in words: list prices and cache rules. */
@@ -247,5 +261,5 @@ export function renderTable(r: CompareReport): string {
     f.probesNeeded + f.shortNeeded + f.taskStated === 0
       ? "no probe facts"
       : `probe needs: ${f.probesNeeded} counted (≤6 back ${f.nearNeeded}, 7-20 ${f.midNeeded}, >20 ${f.farNeeded}), ${f.shortNeeded} short values apart, ${f.taskStated} left out because the task states them; a value counts only outside the system prompt`;
-  return [...describeReport(r), `${r.transcripts} transcripts, ${r.messages.toLocaleString("en-US")} messages; ${probes}`, line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), ...failureNotes(r)].join("\n");
+  return [...describeReport(r), `${r.transcripts} transcripts, ${r.messages.toLocaleString("en-US")} messages; ${probes}`, line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), ...failureNotes(r), ...dataProblemLines(r)].join("\n");
 }

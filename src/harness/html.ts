@@ -1,7 +1,7 @@
 // The comparison as one self-contained HTML page: no scripts, no network, charts drawn here as
 // inline SVG. People would rather look at these than read the table.
 import { costRatioText, percentText, ratioText } from "../compaction/figures.js";
-import { describeReport, failureNotes, idleLabel, type CompareReport, type StrategyRow } from "./compare.js";
+import { dataProblemLines, describeReport, failureNotes, idleLabel, type CompareReport, type StrategyRow } from "./compare.js";
 
 const COLORS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f", "#bab0ac"];
 const W = 680;
@@ -113,6 +113,7 @@ svg{width:100%;height:auto}svg text{fill:var(--fg);font-size:12px}.axis{stroke:v
 ${describeReport(report).map((l) => `<p>${esc(l)}</p>`).join("\n")}
 <table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join("")}</tr></thead><tbody>${rows}</tbody></table>
 ${failureNotes(report).map((l) => `<p>${esc(l)}</p>`).join("\n")}
+${dataProblemLines(report).map((l, i) => (i === 0 ? `<p>${esc(l)}</p>` : `<p><code>${esc(l.trim())}</code></p>`)).join("\n")}
 ${tokensBars(report.rows)}
 ${costRetention(report.rows)}
 ${perRequest(report)}

@@ -276,6 +276,36 @@ describe("transcripts", () => {
     ]);
   });
 
+  it("puts the data problems of the transcripts measured in the report itself: the table, the JSON and the HTML", async () => {
+    // They went to standard error only: a --json or --html report covered conversations no
+    // provider would take without a word about it.
+    const call = { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "ls", arguments: "{}" } }] };
+    const lines = [
+      booking,
+      { id: "orphan", messages: [{ role: "user", content: "go" }, { role: "tool", tool_call_id: "zz", content: "x" }, { role: "assistant", content: "ok" }] },
+      { id: "unanswered", messages: [{ role: "user", content: "go" }, call, { role: "user", content: "and?" }, { role: "assistant", content: "ok" }] },
+    ];
+    const ts = parseTranscripts(lines.map((l) => JSON.stringify(l)).join("\n"), "t<1>.jsonl");
+    const report = await compareStrategies(ts, ["sliding-window"], { models });
+    expect(report.transcripts).toBe(3);
+    expect(report.dataProblems).toEqual([
+      { id: "orphan", problems: ts[1].problems },
+      { id: "unanswered", problems: ts[2].problems },
+    ]);
+    const table = renderTable(report);
+    expect(table).toContain("data problems in 2 of 3 transcripts (compared as recorded):");
+    for (const p of [...(ts[1].problems ?? []), ...(ts[2].problems ?? [])]) {
+      expect(table).toContain(`\n  ${p}`);
+      expect(renderHtml(report)).toContain(p.replace("<", "&lt;").replace(">", "&gt;"));
+    }
+    expect(renderHtml(report)).toContain("data problems in 2 of 3 transcripts (compared as recorded):");
+    // A clean corpus says nothing of them.
+    const clean = await compareStrategies([booking], ["sliding-window"], { models });
+    expect(clean.dataProblems).toEqual([]);
+    expect(renderTable(clean)).not.toContain("data problems");
+    expect(renderHtml(clean)).not.toContain("data problems");
+  });
+
   it("refuses a line nested too deeply to measure, with its line and column, instead of crashing the run", async () => {
     // 20,000 levels in a field compact() keeps and never reads: the reader took it, and the rolling
     // summary's fingerprint (JSON.stringify) then overflowed the stack, a host stack trace.
