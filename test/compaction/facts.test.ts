@@ -68,6 +68,27 @@ describe("facts summarizer", () => {
     expect(text).toMatch(/pytest tests\/test_parser\.py; ->; FAILED/);
   });
 
+  it("ends no call line in a bare arrow when every fact of its result was dropped or is said later", () => {
+    // The result's values are repeated by the reply after it (latest mention wins) or cut by the
+    // budget: the line kept "called find_train; Cambridge; Friday; ->", an arrow pointing at nothing.
+    const messages: ChatMessage[] = [
+      { role: "user", content: "Find me a train to Cambridge on Friday" },
+      { role: "assistant", content: "", tool_calls: [{ id: "c1", type: "function", function: { name: "find_train", arguments: JSON.stringify({ to: "Cambridge", day: "Friday" }) } }] },
+      { role: "tool", tool_call_id: "c1", content: JSON.stringify({ trains: [{ id: "TR0757", leaves: "09:15" }] }) },
+      { role: "assistant", content: "TR0757 leaves at 09:15." },
+      { role: "user", content: "Book it" },
+    ];
+    for (const maxTokens of [16, 30, 100]) {
+      const text = factsSummary({ messages, maxTokens });
+      expect(text).toContain("called find_train; Cambridge; Friday");
+      for (const line of text.split("\n")) expect(line).not.toMatch(/->\s*$/);
+      // Read back as a previous summary and folded again, the call's arguments stay its arguments.
+      const again = factsSummary({ messages: [{ role: "user", content: "And a taxi" }], previous: text, maxTokens: 100 });
+      expect(again).toContain("called find_train; Cambridge; Friday");
+      for (const line of again.split("\n")) expect(line).not.toMatch(/->\s*$/);
+    }
+  });
+
   it("keeps commands, the error line, paths and function names of tool output, not its first lines, within its budget", () => {
     const replaced = promptTokens(coding);
     const budget = Math.floor(replaced * 0.2);

@@ -368,6 +368,8 @@ function classify(text: string): Rank {
 function render(l: Line): string {
   const specific = l.items.filter((f) => f.rank > Rank.Word).map((f) => f.text);
   const plain = l.items.filter((f) => f.rank === Rank.Word).map((f) => f.text);
+  // A result whose facts were all dropped or are said later leaves its arrow pointing at nothing.
+  if (plain.length === 0 && specific[specific.length - 1] === ARROW.text) specific.pop();
   return `${l.head}${l.head === "" ? "" : " "}${specific.join("; ")}${plain.length === 0 ? "" : ` | ${plain.join("; ")}`}`;
 }
 
