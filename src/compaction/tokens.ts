@@ -351,9 +351,69 @@ export function pdfPages(bytes: Buffer): number {
     }
     at = Math.max(at, s);
   }
+  freeObjects(bytes, defined);
   let pages = loose;
   for (const d of defined.values()) if (d.page) pages++;
   return pages;
+}
+
+const XREF = Buffer.from("xref");
+const TRAILER = Buffer.from("trailer");
+const XREF_STREAM = Buffer.from("/XRefStm");
+
+/** The unsigned integer after `cursor.k` and the spaces there (the cursor moved past it), or undefined (the cursor past the spaces). */
+function uintAt(bytes: Buffer, cursor: { k: number }): number | undefined {
+  let k = cursor.k;
+  while (k < bytes.length && isPdfSpace(bytes[k])) k++;
+  let n = 0;
+  const s = k;
+  for (; k < bytes.length && k - s <= MAX_DIGITS && isDigit(bytes[k]); k++) n = n * 10 + bytes[k] - 48;
+  cursor.k = k;
+  return k === s || k - s > MAX_DIGITS ? undefined : n;
+}
+
+const startsWith = (bytes: Buffer, k: number, word: Buffer): boolean => {
+  for (let i = 0; i < word.length; i++) if (bytes[k + i] !== word[i]) return false;
+  return true;
+};
+
+/**
+ * Marks the objects a cross-reference table frees ("f" entries) as no page, where the table stands
+ * after their last definition: an update that deletes a page leaves the page's object in the file
+ * and frees its number. A table whose trailer names a cross-reference stream (a hybrid file) frees
+ * nothing: its free entries may stand for objects packed in object streams.
+ */
+function freeObjects(bytes: Buffer, defined: Map<number, Definition>): void {
+  const cursor = { k: 0 };
+  for (let at = bytes.indexOf(XREF); at >= 0; at = bytes.indexOf(XREF, at + XREF.length)) {
+    // "startxref" ends with it; a table's keyword stands alone.
+    if (isNameChar(bytes[at - 1]) || !isPdfSpace(bytes[at + XREF.length])) continue;
+    let freed: number[] | undefined;
+    cursor.k = at + XREF.length;
+    // Subsections: "first count", then count entries of "offset generation n|f".
+    for (let first = uintAt(bytes, cursor); first !== undefined; first = uintAt(bytes, cursor)) {
+      const count = uintAt(bytes, cursor);
+      if (count === undefined) break;
+      let n = 0;
+      for (; n < count && uintAt(bytes, cursor) !== undefined && uintAt(bytes, cursor) !== undefined; n++) {
+        while (cursor.k < bytes.length && isPdfSpace(bytes[cursor.k])) cursor.k++;
+        const kind = bytes[cursor.k++];
+        if (kind === 102) (freed ??= []).push(first + n);
+        else if (kind !== 110) break;
+      }
+      if (n < count) break;
+    }
+    // A table is read only where its trailer follows it (up to the next keyword, "startxref"):
+    // each search then stops where the next table's starts, so the scan stays linear.
+    const k = cursor.k;
+    if (freed === undefined || !startsWith(bytes, k, TRAILER)) continue;
+    const next = bytes.indexOf(XREF, k);
+    if (bytes.subarray(k, next < 0 ? bytes.length : next).includes(XREF_STREAM)) continue;
+    for (const number of freed) {
+      const before = defined.get(number);
+      if (before !== undefined && before.at <= at) defined.set(number, { at, page: false });
+    }
+  }
 }
 
 interface Definition {

@@ -244,6 +244,23 @@ describe("files and audio replies are not free", () => {
     expect(withFile - bare).toBe(3 * FILE_PAGE_TOKENS);
   });
 
+  // A page deleted by an incremental update stays in the file; the update's cross-reference table
+  // marks its number free ("f"), and the page tree no longer lists it: a 4-page file with one
+  // page deleted counted 4 pages, the provider bills 3.
+  it("a PDF whose update frees a page in its cross-reference table does not count that page; a number used again after it does", () => {
+    const base = Buffer.from(pdfOf(4, false), "base64").toString("latin1");
+    const deletion = (xref: string): string => `2 0 obj\n<< /Type /Pages /Kids [3 0 R 4 0 R 5 0 R] /Count 3 >>\nendobj\n${xref}trailer\n<< /Root 1 0 R /Size 7 /Prev 9 >>\nstartxref\n${base.length}\n%%EOF\n`;
+    // One subsection per entry, then one for a run of entries (object 6 freed among 5 and 6), with "\r\n" ends as some writers put them.
+    const tables = ["xref\n0 1\n0000000000 65535 f \n2 1\n0000000123 00000 n \n6 1\n0000000000 00001 f \n", "xref\r\n0 1\r\n0000000000 65535 f\r\n2 1\r\n0000000123 00000 n\r\n5 2\r\n0000000234 00000 n\r\n0000000000 00001 f\r\n"];
+    const pages = (pdf: string): number => (promptTokens([{ role: "user", content: [{ type: "text", text: "Summarize this." }, { type: "input_file", file_data: Buffer.from(pdf, "latin1").toString("base64") }] }]) - bare) / FILE_PAGE_TOKENS;
+    for (const xref of tables) expect(pages(base + deletion(xref))).toBe(3);
+    // A later update that writes object 6 as a page again brings it back.
+    expect(pages(base + deletion(tables[0]) + "6 1 obj\n<< /Type /Page /Parent 2 0 R >>\nendobj\n%%EOF\n")).toBe(4);
+    // "startxref" is no table, and a table whose trailer points to a cross-reference stream
+    // (a hybrid file, whose free entries stand for objects in object streams) frees nothing.
+    expect(pages(base + deletion(tables[0]).replace("/Prev 9", "/Prev 9 /XRefStm 77"))).toBe(4);
+  });
+
   it("a file that is no PDF, or an object stream that inflates past its bound, counts as one page", () => {
     const text = Buffer.from("just some notes, /Type /Page\n".repeat(20)).toString("base64");
     const bomb = Buffer.concat([Buffer.from("%PDF-1.5\n1 0 obj\n<< /Type /ObjStm /Filter /FlateDecode >>\nstream\n"), deflateSync(Buffer.alloc(1 << 25, 32)), Buffer.from("\nendstream\nendobj\n")]).toString("base64");
