@@ -18,7 +18,8 @@ import type { NestedRunTrace, TraceSettings, Turn, TurnStatus } from "../trace/t
 import { ApprovalGate, type ApprovalSetup } from "./approval.js";
 import type { Paused } from "../trace/run-state.js";
 import { systemOf } from "./definition.js";
-import { AgentDefinitionError, describeIssues, errorText, shortIssues, shortMessage, type AgentFailure, type FailReason } from "./errors.js";
+import { AgentDefinitionError, describeIssues, shortIssues, shortMessage, type AgentFailure, type FailReason } from "./errors.js";
+import { errorText } from "../llm/errors.js";
 import { extractProgram } from "./extract.js";
 import { buildPrompt, type BuiltPrompt, historyStrategy, strategySpec, type HistoryStrategy } from "./history.js";
 import { checkInheritable, DEFAULTS, isPlainObject, mergeOptions, nestedOptions, pickInheritable, positiveNumber, readRunOptions } from "./options.js";

@@ -7,7 +7,8 @@ import { boxed, limitThrown, MAX_TIMER_MS, ours, recordedLimit, type ToolCallInf
 import { maskSecrets } from "../llm/retry.js";
 import { isObjectArg, kindOf } from "../llm/args.js";
 import type { ApprovalGate, NeedsApproval } from "./approval.js";
-import { AgentDefinitionError, describeIssues, errorText, shortMessage } from "./errors.js";
+import { AgentDefinitionError, describeIssues, shortMessage } from "./errors.js";
+import { errorText } from "../llm/errors.js";
 import { unwritable } from "./prompt/shape.js";
 import type { RunScope } from "./types.js";
 import type { ToolCallTrace } from "../trace/trace.js";

@@ -93,3 +93,28 @@ export function sleep(ms: number, signal: AbortSignal | undefined, who: string):
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
+
+/**
+ * What a thrown value says. A host may throw anything: an Error whose message getter throws, an
+ * object String() cannot convert, an object with a message (as some API clients throw), an Error
+ * with no message (its name says what it was; an AggregateError's inner errors say more).
+ * `unread` stands for a value that says nothing (null, a symbol, an object without a message);
+ * without it such a value is String()'d.
+ */
+export function errorText(e: unknown, unread?: string): string {
+  try {
+    if (e instanceof Error) return e.message !== "" ? String(e.message) : emptyError(e);
+    const message = typeof e === "object" && e !== null ? (e as { message?: unknown }).message : undefined;
+    if (typeof message === "string" && message !== "") return message;
+    if (unread !== undefined && !["string", "number", "bigint", "boolean"].includes(typeof e)) return unread;
+    return String(e);
+  } catch {
+    return unread ?? "a thrown value that cannot be read";
+  }
+}
+
+/** An Error without a message: its name, and what a few of an AggregateError's errors say. */
+function emptyError(e: Error): string {
+  const inner = e instanceof AggregateError && Array.isArray(e.errors) ? e.errors.slice(0, 3).map((x: unknown) => errorText(x, "")).filter((m) => m !== "") : [];
+  return inner.length > 0 ? `${String(e.name)}: ${inner.join("; ")}` : String(e.name);
+}

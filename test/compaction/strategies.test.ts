@@ -202,6 +202,18 @@ describe("rolling-summary", () => {
     }
   });
 
+  it("counts a summarizer that rejects with a value that cannot be read as a failed summary, not the host's TypeError", async () => {
+    // String() of these threw out of compact(): "Cannot convert object to primitive value", or the
+    // value's own error (with whatever it quoted).
+    const unreadable = [Object.create(null) as object, { toString: () => { throw new Error("sk-secret"); } }, new Proxy({}, { get: () => { throw new Error("sk-secret"); } })];
+    for (const reason of unreadable) {
+      const llm = { name: "odd", complete: () => Promise.reject(reason as Error) };
+      const r = await compact(chat(8), { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 1 } }, { llm });
+      expect(r.messages).toEqual(chat(8));
+      expect(r.events.filter((e) => e.kind === "summary_failed").map((e) => e.detail)).toEqual(["llm summary failed: a thrown value that cannot be read", "llm summary failed: a thrown value that cannot be read"]);
+    }
+  });
+
   it("rejects a summary that names a variable that does not exist (code template)", async () => {
     const llm = scriptedLlm([summaryReply("computed `totals` from `orders`"), summaryReply("computed `orders`")]);
     const r = await compact(chat(5), { name: "rolling-summary", options: { template: "code" } }, { llm, records: { knownNames: ["orders"] } });

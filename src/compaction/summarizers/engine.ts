@@ -4,7 +4,7 @@
 // broken summarizer costs a few calls, not one per request. The breaker lives in the
 // strategy's state, so it survives a restart like everything else.
 import { z } from "zod";
-import { MAX_TIMER_MS } from "../../llm/errors.js";
+import { errorText, MAX_TIMER_MS } from "../../llm/errors.js";
 import { addSpend, type LlmSpend } from "../result.js";
 import type { CompactionContext, CompactionEvent, Summarizer, SummaryRequest } from "../types.js";
 import { extractiveSummarizer } from "./extractive.js";
@@ -67,6 +67,15 @@ export interface SummaryOutcome {
   failed: boolean;
 }
 
+/** What a failed summary call paid, as the LLM summarizer attaches it to its error; undefined when the error cannot be read. */
+function spendOf(e: unknown): LlmSpend | undefined {
+  try {
+    return (e as { spend?: LlmSpend } | null | undefined)?.spend;
+  } catch {
+    return undefined;
+  }
+}
+
 export class SummaryEngine {
   private readonly llm: Summarizer;
 
@@ -122,10 +131,11 @@ export class SummaryEngine {
           // Not a failure for the breaker, but no summary can be made now: callers stop as on one.
           return { text: undefined, breaker, failed: true };
         }
-        // A client may reject with nothing at all (`reject()`): that is a failure too, not a crash.
-        const paid = (e as { spend?: LlmSpend } | null | undefined)?.spend;
+        // A client may reject with anything (nothing at all, an object String() cannot convert, a
+        // Proxy that throws when read): that is a failed summary too, not a crash.
+        const paid = spendOf(e);
         if (paid) addSpend(spend, paid);
-        events.push({ kind: "summary_failed", messageIndex, detail: `${summarizer.name} summary failed: ${e instanceof Error ? e.message : String(e)}` });
+        events.push({ kind: "summary_failed", messageIndex, detail: `${summarizer.name} summary failed: ${errorText(e)}` });
       }
     }
     const failures = breaker.failures + 1;
