@@ -309,13 +309,14 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     const goalLine = goals === undefined ? "" : `${detectorLine("domain", goals)}\n`;
     const caches = values.caches === true ? await compareUnderCaches(transcripts, strategies, { model: models[0], ...summarizing }) : undefined;
     const json = JSON.stringify({ ...report, ...(goals === undefined ? {} : { goalDetector: goals }), ...(caches === undefined ? {} : { caches }) }, null, 2) + "\n";
+    const html = (): string => renderHtml(report, undefined, { ...(goals === undefined ? {} : { goalDetector: { name: "domain", score: goals } }), ...(caches === undefined ? {} : { caches }) });
     if (toStdout) io.stdout.write(json);
-    else if (htmlToStdout) io.stdout.write(renderHtml(report));
+    else if (htmlToStdout) io.stdout.write(html());
     else {
       io.stdout.write(renderTable(report) + "\n" + goalLine);
       if (caches !== undefined) io.stdout.write(`\nCost against full under each cache model (the one measure; far facts: last mentioned ${FAR_MESSAGES}+ messages earlier):\n${renderCacheTable(caches)}\n`);
     }
-    const written = [values.json !== undefined && !toStdout ? write(values.json, json, io) : true, values.html !== undefined && !htmlToStdout ? write(values.html, renderHtml(report), io) : true];
+    const written = [values.json !== undefined && !toStdout ? write(values.json, json, io) : true, values.html !== undefined && !htmlToStdout ? write(values.html, html(), io) : true];
     return written.every(Boolean) ? 0 : 1;
   } catch (e) {
     if (e instanceof TranscriptError) {

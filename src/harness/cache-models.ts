@@ -123,8 +123,8 @@ export async function compareUnderCaches(transcripts: readonly Transcript[], str
 
 const pct = (x: number | null): string => (x === null ? "-" : percentText(x));
 
-/** The report as a terminal table: tokens, cost against full under each cache model, retention, and where a strategy never fired. */
-export function renderCacheTable(r: CacheReport): string {
+/** The report's table as cells, a header and a row per strategy: the terminal's and the HTML page's. */
+export function cacheTableCells(r: CacheReport): { head: string[]; rows: string[][] } {
   const head = ["strategy", "input tokens", "reduction", ...r.models.map((m) => `cost ${m}`), "retention", "far facts", "fired"];
   const rows = r.rows.map((row) => [
     row.strategy,
@@ -135,6 +135,12 @@ export function renderCacheTable(r: CacheReport): string {
     `${pct(row.farRetention)} of ${row.farNeeded}`,
     (row.strategy === "full" ? "-" : row.fired === 0 ? "never" : `${row.fired}/${r.transcripts}`) + (row.failed > 0 ? `, summaries failed in ${row.failed}/${r.transcripts}` : ""),
   ]);
+  return { head, rows };
+}
+
+/** The report as a terminal table: tokens, cost against full under each cache model, retention, and where a strategy never fired. */
+export function renderCacheTable(r: CacheReport): string {
+  const { head, rows } = cacheTableCells(r);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
   return [line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");

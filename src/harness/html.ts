@@ -1,7 +1,9 @@
 // The comparison as one self-contained HTML page: no scripts, no network, charts drawn here as
 // inline SVG. People would rather look at these than read the table.
 import { costRatioText, percentText, ratioText } from "../compaction/figures.js";
+import { cacheTableCells, FAR_MESSAGES, type CacheReport } from "./cache-models.js";
 import { dataProblemLines, describeReport, failureNotes, idleLabel, type CompareReport, type StrategyRow } from "./compare.js";
+import { detectorLine, type DetectorScore } from "./goals.js";
 
 const COLORS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f", "#bab0ac"];
 const W = 680;
@@ -74,8 +76,21 @@ function perRequest(report: CompareReport): string {
   return `<h2>Prompt tokens per request: ${esc(longest.id)}</h2><p>The longest transcript; dots mark where a strategy's prompt no longer starts with the previous one (the prefix cache breaks).</p><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="prompt tokens per request">${frame(`request (1 to ${n})`, `prompt tokens (max ${max.toLocaleString("en-US")})`)}${lines.join("")}</svg>${legend(report.rows)}`;
 }
 
-/** The report as one HTML page: the table, then the charts. */
-export function renderHtml(report: CompareReport, title = "Compaction strategies compared"): string {
+/** What a run measured besides the strategies' table, which the page shows when given. */
+export interface HtmlExtras {
+  /** A goal detector's name and score against the labels (labelled corpora). */
+  goalDetector?: { name: string; score: DetectorScore };
+  /** The cost of every strategy under each cache model (`--caches`). */
+  caches?: CacheReport;
+}
+
+function cachesSection(caches: CacheReport): string {
+  const { head, rows } = cacheTableCells(caches);
+  return `<h2>Cost against full under each cache model</h2><p>The one measure; far facts: last mentioned ${FAR_MESSAGES}+ messages earlier.</p><table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join("")}</tr></thead><tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("")}</tbody></table>`;
+}
+
+/** The report as one HTML page: the table, the goal detector's score and the cache models' table when measured, then the charts. */
+export function renderHtml(report: CompareReport, title = "Compaction strategies compared", extras: HtmlExtras = {}): string {
   const head = ["strategy", "input tokens", "reduction", "peak prompt", ...report.models.map((m) => `cost ${m.model}`), "cache breaks", "retention", "≤6 back", "7-20", ">20", ">6", "short", "llm calls"];
   const or = (x: number | null): string => (x === null ? "-" : pct(x));
   const rows = report.rows
@@ -114,6 +129,8 @@ ${describeReport(report).map((l) => `<p>${esc(l)}</p>`).join("\n")}
 <table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join("")}</tr></thead><tbody>${rows}</tbody></table>
 ${failureNotes(report).map((l) => `<p>${esc(l)}</p>`).join("\n")}
 ${dataProblemLines(report).map((l, i) => (i === 0 ? `<p>${esc(l)}</p>` : `<p><code>${esc(l.trim())}</code></p>`)).join("\n")}
+${extras.goalDetector === undefined ? "" : `<p>${esc(detectorLine(extras.goalDetector.name, extras.goalDetector.score))}</p>`}
+${extras.caches === undefined ? "" : cachesSection(extras.caches)}
 ${tokensBars(report.rows)}
 ${costRetention(report.rows)}
 ${perRequest(report)}

@@ -447,6 +447,23 @@ describe("ptc compare", () => {
     expect(report.caches.rows.map((row) => [row.strategy, row.fired])).toEqual([["full", 0], ["sliding-window:turns=1", 1], ["observation-masking", 0]]);
   });
 
+  it("puts the cache models' table and the goal detector's score in the HTML report too, not only in the table and the JSON", async () => {
+    // With --html - the table is not printed: the --caches run (a replay per strategy and cache
+    // model) and the detector's score were measured and then shown nowhere.
+    const labelled = join(dir, "goals-html.jsonl");
+    writeFileSync(labelled, `${JSON.stringify({ ...booking, goals: [{ start: 1, label: "booking" }, { start: 5, label: "party" }] })}\n`);
+    const r = await cli([labelled, "--strategy", "sliding-window:turns=1", "--caches", "--html", "-"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("<h2>Cost against full under each cache model</h2>");
+    expect(r.stdout).toMatch(/<th>cost token-prefix<\/th><th>cost breakpoint<\/th><th>cost none<\/th>/);
+    expect(r.stdout).toMatch(/<tr><td>sliding-window:turns=1<\/td><td>[\d,]+<\/td><td>[\d.]+%<\/td><td>[\d.]+x<\/td>/);
+    expect(r.stdout).toContain("<p>goal boundaries, domain detector: precision - (no boundary claimed), recall 0.0% (0 found, 0 false, 1 missed)</p>");
+    // Without them, the page has neither.
+    const plain = await cli([file, "--strategy", "sliding-window:turns=1", "--html", "-"]);
+    expect(plain.stdout).not.toContain("each cache model");
+    expect(plain.stdout).not.toContain("goal boundaries");
+  });
+
   it("refuses a --json or --html that names a transcript file or the other report, which would be overwritten", async () => {
     const corpus = join(dir, "keep.jsonl");
     writeFileSync(corpus, `${JSON.stringify(booking)}\n`);
