@@ -77,9 +77,12 @@ const EXPERIMENT_STRATEGIES: StrategySpec[] = [
 /** Every registered strategy but full (always measured), with its defaults. */
 const allStrategies = (): string[] => defaultStrategies.list().map((s) => s.name).filter((n) => n !== "full");
 
-/** A model the price table does not know would be priced by a guess: refuse it and list the known ones. */
+/** A model the price table does not know would be priced by a guess: refuse it and list the known ones. One given twice would be priced twice into two columns of one name. */
 function checkModels(models: readonly string[]): void {
-  for (const m of models) if (lookupPrice(m) === undefined) throw new Error(`unknown model "${m}" (known: ${Object.keys(DEFAULT_PRICES).join(", ")})`);
+  for (const [i, m] of models.entries()) {
+    if (lookupPrice(m) === undefined) throw new Error(`unknown model "${m}" (known: ${Object.keys(DEFAULT_PRICES).join(", ")})`);
+    if (models.indexOf(m) < i) throw new Error(`--model ${m} is given twice: its costs would be shown twice`);
+  }
 }
 
 /**

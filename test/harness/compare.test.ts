@@ -655,6 +655,13 @@ describe("ptc compare reports that stand alone", () => {
     expect(r.stderr).toMatch(/unknown model "gpt-9-ultra" \(known: .*gpt-4o.*claude-sonnet-4/);
   });
 
+  it("refuses a price model given twice, which made two identical cost columns of one name", async () => {
+    const r = await cli([file, "--strategy", "sliding-window", "--model", "gpt-4o", "--model", "claude-sonnet-4", "--model", "gpt-4o", "--json", "-"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("ptc compare: --model gpt-4o is given twice: its costs would be shown twice\n");
+    expect(r.stdout).toBe("");
+  });
+
   it("writes JSON to standard output with --json -, with what was measured, and progress to stderr", async () => {
     const r = await cli([file, "--strategy", "rolling-summary", "--json", "-"]);
     expect(r.code).toBe(0);
