@@ -9,12 +9,17 @@ export function cutPoint(s: string, at: number): number {
   return c >= 0xd800 && c <= 0xdbff ? at - 1 : at;
 }
 
+/** `s` whole, or past `at` code units its start (never half a surrogate pair) and `…`: a value quoted in a message. */
+export function clipped(s: string, at: number): string {
+  return s.length <= at ? s : s.slice(0, cutPoint(s, at)) + "…";
+}
+
 // A name longer than this is shown by its start and its length: the rest tells the model nothing.
 const NAME_SHOWN = 40;
 
 /** A name (a context key, a tool's) as a message shows it, written by `write`: whole, or past NAME_SHOWN characters by its start and its length. */
 export function shownName(name: string, write: (s: string) => string = (s) => s): string {
-  return name.length <= NAME_SHOWN ? write(name) : `${write(name.slice(0, cutPoint(name, NAME_SHOWN)) + "…")} (${name.length} characters)`;
+  return name.length <= NAME_SHOWN ? write(name) : `${write(clipped(name, NAME_SHOWN))} (${name.length} characters)`;
 }
 
 /** Where to start the last part of `s` at `from` or just after, without splitting a surrogate pair (`cutPoint` for a tail). */

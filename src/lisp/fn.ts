@@ -3,6 +3,7 @@
 // then parameters, then locals), so calling one allocates exactly one array.
 import type { FnArityNode } from "./analyzer/nodes.js";
 import { heldKey } from "./core/sorted.js";
+import { clipped } from "./cuts.js";
 import { LispError, typeErr, type SourceLoc } from "./errors.js";
 import { chargeLoop, depthExceeded, returned, run, slowCheck, took } from "./runtime.js";
 import { after, fromSync, isPending, syncCall, type Maybe } from "./suspend.js";
@@ -278,7 +279,7 @@ export class NativeFn extends Fn {
 function notCallable(f: Value): LispError {
   const t = typeName(f);
   const article = /^[aeiou]/.test(t) ? "an" : "a";
-  const shown = typeof f === "string" ? ` ${JSON.stringify(f.length > 20 ? f.slice(0, 20) + "…" : f)}` : typeof f === "number" || typeof f === "boolean" ? ` ${String(f)}` : "";
+  const shown = typeof f === "string" ? ` ${JSON.stringify(clipped(f, 20))}` : typeof f === "number" || typeof f === "boolean" ? ` ${String(f)}` : "";
   return new LispError(
     "not_callable",
     `${article} ${t}${shown} is not a function and cannot be called`,
@@ -295,7 +296,7 @@ export function callValue(f: Value, args: Value[]): Value {
   const n = args.length;
   if (f instanceof Keyword) {
     if (n === 1 || n === 2) return lookup(args[0], f, n === 2 ? args[1] : null);
-    throw new LispError("arity_error", `keyword :${f.name} used as a function expects 1 or 2 arguments (a map and an optional default), got ${n}`);
+    throw new LispError("arity_error", `keyword :${clipped(f.name, 40)} used as a function expects 1 or 2 arguments (a map and an optional default), got ${n}`);
   }
   if (isMap(f)) {
     if (n === 1 || n === 2) return lookup(f, args[0], n === 2 ? args[1] : null);

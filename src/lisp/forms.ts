@@ -1,4 +1,5 @@
 // Forms: what the reader produces. Plain data with source locations, nothing evaluated.
+import { clipped } from "./cuts.js";
 import type { SourceLoc } from "./errors.js";
 
 export type Form =
@@ -38,7 +39,7 @@ export function describeForm(f: Form): string {
     case "float":
       return f.text ?? String(f.value);
     case "string":
-      return JSON.stringify(f.value.length > 30 ? f.value.slice(0, 30) + "…" : f.value);
+      return JSON.stringify(clipped(f.value, 30));
     case "char":
       return "\\" + f.value;
     case "keyword":

@@ -21,6 +21,8 @@ const PROGRAMS = [
   // A hidden piece that starts with the quote before the value and ends inside it (`"K7Z2Q9-`).
   "(let [s (subs (pr-str [tok]) 1 9)] (merge tok {}))",
   "(let [s (subs (pr-str [tok]) 1 9) t (subs tok 5 12)] (merge (str tok tok) {}))",
+  // A keyword longer than a message quotes: cut short, still a stand-in.
+  "(inc (keyword (str tok tok tok)))",
   // A caught error's message, as the program reads it.
   '(let [s (clojure.string/reverse (pr-str [tok]))] (last s) (println (try (take s [1]) (catch Exception e (ex-message e)))))',
 ];

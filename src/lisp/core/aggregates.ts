@@ -5,6 +5,7 @@
 // max-by/min-by take a collection, while Clojure's max-key/min-key take the items as
 // arguments; each one's errors point to the other, since they are easily confused.
 import { compare, equals, hashValue } from "../equality.js";
+import { clipped } from "../cuts.js";
 import { LispError, typeErr } from "../errors.js";
 import { call1 } from "../fn.js";
 import { lookup } from "../lookup.js";
@@ -178,7 +179,7 @@ function extremeKey(who: "max-key" | "min-key", sign: 1 | -1, args: Value[]): Va
   if (args.length === 2 && (args[1] instanceof Vec || isSet(args[1])) && (f instanceof Keyword || typeof f === "string")) {
     throw typeErr(
       `${who} compares its arguments, but got a single collection ${describe(args[1])}`,
-      `to pick from a collection use (${other} ${f instanceof Keyword ? ":" + f.name : JSON.stringify(f)} coll) or (apply ${who} f coll)`,
+      `to pick from a collection use (${other} ${f instanceof Keyword ? ":" + clipped(f.name, 40) : JSON.stringify(clipped(f, 40))} coll) or (apply ${who} f coll)`,
     );
   }
   charge(args.length - 1);

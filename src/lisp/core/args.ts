@@ -3,6 +3,7 @@
 import { typeErr, type LispError } from "../errors.js";
 import { builtFrom, charge, checkCollectionSize, checkStringLength, run, tick } from "../runtime.js";
 import { entries, isSeqable } from "../seq.js";
+import { clipped } from "../cuts.js";
 import { chars } from "../text.js";
 import { Fn, Keyword, LFloat, Regex, type Value, typeName, isMap, isSet } from "../values.js";
 import { Vec } from "../vector.js";
@@ -12,8 +13,10 @@ import { formatFloat, printChecked, PrintOverflow, printSample, prStr } from "..
 export function describe(v: Value): string {
   const t = typeName(v);
   if (v === null) return "nil";
-  if (typeof v === "string") return `string ${JSON.stringify(v.length > 24 ? v.slice(0, 24) + "…" : v)}`;
-  if (typeof v === "number" || typeof v === "boolean" || v instanceof LFloat || v instanceof Keyword) return `${t} ${prStr(v)}`;
+  if (typeof v === "string") return `string ${JSON.stringify(clipped(v, 24))}`;
+  // A keyword is as long as the text it was made from: a long name by its start.
+  if (v instanceof Keyword) return `${t} :${clipped(v.name, 40)}`;
+  if (typeof v === "number" || typeof v === "boolean" || v instanceof LFloat) return `${t} ${prStr(v)}`;
   // A bounded preview: describing a huge collection must not print all of it.
   if (v instanceof Vec || isMap(v) || isSet(v)) return `${t} ${printSample(v, { maxItems: 4, maxChars: 40 }).text}`;
   return t;

@@ -8,6 +8,7 @@ import { chars } from "../text.js";
 import { Fn, isInteger, isNumber, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { countArg, describe, expectFn, strValue } from "./args.js";
+import { clip } from "./exceptions.js";
 import type { BuiltinDef } from "./registry.js";
 import { sortOrder } from "./sorted.js";
 
@@ -117,8 +118,9 @@ function repeatedly(args: Value[]): Value {
 function assert(args: Value[]): Value {
   const x = args[0];
   if (x !== null && x !== false) return null;
-  // The message is the program's value, bare after the prefix: one from hidden context (however short) shows as its stand-in.
-  const message = args.length === 2 ? `Assert failed: ${shownMessage(strValue(args[1]))}` : "Assert failed";
+  // The program's own message, bare after the prefix (one from hidden context, however short, as
+  // its stand-in), cut as a thrown one is.
+  const message = args.length === 2 ? `Assert failed: ${clip(shownMessage(strValue(args[1])))}` : "Assert failed";
   throw new LispError("exception", message, undefined, "an (assert ...) found its condition false; catch it with (catch AssertionError e ...) or fix the data");
 }
 

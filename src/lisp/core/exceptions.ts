@@ -3,6 +3,7 @@
 // its data is what (catch e ...) exposes as (:data e) and (ex-data e). Whatever is thrown,
 // the kind stays "exception": a program cannot raise a limit error (or any other kind) by
 // throwing a map that looks like one, and limit errors never reach a catch at all.
+import { clipped } from "../cuts.js";
 import { LispError, typeErr } from "../errors.js";
 import { printSample } from "../printer.js";
 import { EMPTY_MAP, isMap, keyword, Keyword, LMap, type Value } from "../values.js";
@@ -36,8 +37,9 @@ function exInfo(args: Value[]): Value {
 const MESSAGE_MAX = 1000;
 const PREVIEW_MAX = 200;
 
-function clip(s: string): string {
-  return s.length > MESSAGE_MAX ? s.slice(0, MESSAGE_MAX) + "…" : s;
+/** A message a program gives an error (thrown, or an assert's), as the error carries it. */
+export function clip(s: string): string {
+  return clipped(s, MESSAGE_MAX);
 }
 
 function messageOf(x: Value): string | null {

@@ -3,6 +3,7 @@
 // They follow Java's conventions (-1 when not found, errors for bad indices), but count
 // in characters (graphemes) like every other string function. There are no host
 // objects: a date is its ISO-8601 string ("2024-01-15T10:30:00.000Z").
+import { clipped } from "../cuts.js";
 import { LispError, typeErr } from "../errors.js";
 import { regexFromString } from "../regex.js";
 import { equals } from "../equality.js";
@@ -176,7 +177,7 @@ function dateMs(who: string, x: Value): number {
     throw typeErr(`${who} expects a date (an ISO-8601 string), got ${describe(x)}`, typeof x === "number" ? "that is already a time in ms; (java.util.Date. ms) turns it into a date" : DATE_HINT);
   }
   const t = parseDate(x);
-  if (Number.isNaN(t)) throw new LispError("value_error", `${who} cannot read ${JSON.stringify(x.length > 40 ? x.slice(0, 40) + "…" : x)} as a date`, undefined, DATE_HINT);
+  if (Number.isNaN(t)) throw new LispError("value_error", `${who} cannot read ${JSON.stringify(clipped(x, 40))} as a date`, undefined, DATE_HINT);
   return t;
 }
 

@@ -2,6 +2,7 @@
 // Strings are indexed by grapheme (what a reader calls a character), so positions from
 // index-of agree with subs and count for accented text and emoji; text made only of
 // code points below U+0300 takes the plain code-unit fast path.
+import { clipped } from "../cuts.js";
 import { LispError, typeErr } from "../errors.js";
 import { call1, callValue, NativeFn } from "../fn.js";
 import { builtFrom, charge, checkCollectionSize, checkStringLength, run, runMarks, took } from "../runtime.js";
@@ -115,7 +116,7 @@ function joinSeparator(sep: Value, coll: Value): string {
   if (sep instanceof Vec || isMap(sep) || isSet(sep)) {
     throw typeErr(
       `join expects (join separator coll), got ${describe(sep)} as the separator`,
-      typeof coll === "string" ? `the separator comes first: (join ${JSON.stringify(coll)} coll)` : "the separator comes first, e.g. (join \", \" coll)",
+      typeof coll === "string" ? `the separator comes first: (join ${JSON.stringify(clipped(coll, 24))} coll)` : "the separator comes first, e.g. (join \", \" coll)",
     );
   }
   return strValue(sep);
@@ -573,7 +574,7 @@ function parseLongAs(who: string) {
     if (!LONG.test(text)) return null;
     const n = Number(text);
     if (!Number.isSafeInteger(n)) {
-      throw new LispError("arithmetic_error", `${who}: ${x} is outside the integer range ±${Number.MAX_SAFE_INTEGER}`, undefined, "use parse-double for very large numbers, or keep ids as strings");
+      throw new LispError("arithmetic_error", `${who}: ${clipped(text, 40)} is outside the integer range ±${Number.MAX_SAFE_INTEGER}`, undefined, "use parse-double for very large numbers, or keep ids as strings");
     }
     return n === 0 ? 0 : n;
   };
