@@ -12,7 +12,7 @@ import { intrinsic1, intrinsic2 } from "./intrinsics.js";
 import { hasKey, lookup } from "./lookup.js";
 import { capturedText, chargeLoop, checkCollectionSize, run, shownMessage, took, type Captured, type Cell, type GlobalEnv } from "./runtime.js";
 import { located } from "./suspend.js";
-import { entries, seqArray } from "./seq.js";
+import { entries, isSeqable, seqArray } from "./seq.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
 import { chars } from "./text.js";
 import { Fn, isNumber, Keyword, keyword, num, truthy, typeName, Var, type LMap, type Value, isMap, isSet } from "./values.js";
@@ -648,12 +648,9 @@ export function whereMaker(path: Value[], cmp: string | null): (target: Value) =
       case "includes":
         test = (v) => {
           if (typeof v === "string") return typeof target === "string" ? v.includes(target) : target instanceof Keyword && v.includes(target.name);
-          if (v === null || typeof v !== "object") return false;
-          try {
-            return seqArray(v, "where").some((x) => looseEquals(x, target));
-          } catch {
-            return false;
-          }
+          // A field that is no collection has no match; a limit met while searching one stops the run.
+          if (v === null || !isSeqable(v)) return false;
+          return seqArray(v, "where").some((x) => looseEquals(x, target));
         };
         break;
       case "in":

@@ -95,6 +95,22 @@ describe("limit errors", () => {
     expect(f.kind).toBe("fuel_exhausted");
   });
 
+  // (where :t includes x) read a field it cannot search as false by catching whatever went wrong:
+  // the budget running out inside its comparisons too, so the program went on with a wrong answer.
+  it("are not taken by where's includes for a field it cannot search", async () => {
+    const ctx = { rows: [{ t: Array.from({ length: 3_000 }, (_, i) => ({ a: i })) }] };
+    const src = "(count (filter (where :t includes {:a 2999}) data/rows))";
+    const full = await evaluate(src, { ctx });
+    expect(full.ok && full.value).toBe(1);
+    const used = full.stats.fuelUsed;
+    for (const maxFuel of [Math.floor(used / 2), used - 1]) {
+      const r = await evaluate(src, { ctx, limits: { maxFuel } });
+      expect(!r.ok && r.error.kind, `maxFuel ${maxFuel} of ${used}`).toBe("fuel_exhausted");
+    }
+    // A field that is no collection is still no match.
+    expect(await ok("(count (filter (where :t includes 1) [{:t 5} {:t :k} {:t inc} {:t #\"a\"} {:t [1]}]))")).toBe("1");
+  });
+
   it("skip finally blocks", async () => {
     const r = await evaluate('(try (loop [] (recur)) (finally (println "cleanup")))', { limits: { maxLoopIterations: 1_000 } });
     expect(r.ok).toBe(false);
