@@ -5,8 +5,14 @@ import { LispError } from "./errors.js";
 import { chargeIfRunning, took } from "./runtime.js";
 import { Regex } from "./values.js";
 
-export function compileRegex(source: string): Regex {
+/**
+ * Compiles a Java pattern for RE2. `spend` is told first what compiling costs beyond the program's
+ * instructions (see `Rewritten.work`): a caller charges it, so a limit stops a compile that would
+ * run long before it starts, since nothing reads the clock inside RE2.
+ */
+export function compileRegex(source: string, spend?: (work: number) => void): Regex {
   const re2 = re2Source(source);
+  if (re2.work > 0) spend?.(re2.work);
   try {
     const whole = RE2JS.compile(re2.whole);
     if (re2.ends.length === 0 && re2.starts.length === 0) return new Regex(source, { whole, search: null, ends: [], starts: [], breaks: [], groups: [] });
@@ -63,7 +69,7 @@ const HEX4 = /^[0-9a-fA-F]{4}$/;
  */
 function re2Source(source: string): Rewritten {
   if (source.indexOf("[") < 0 && source.indexOf("\\") < 0 && source.indexOf("(?") < 0 && source.indexOf(".") < 0 && source.indexOf("$") < 0) {
-    return { whole: source, search: source, ends: [], starts: [], breaks: [] };
+    return { whole: source, search: source, ends: [], starts: [], breaks: [], work: 0 };
   }
   // Each rewrite: [at, length, text, whether only the search program has it].
   const edits: Array<[number, number, string, boolean]> = [];
@@ -71,6 +77,7 @@ function re2Source(source: string): Rewritten {
   const starts: number[] = [];
   const breaks: number[] = [];
   let captures = 0;
+  let work = 0;
   let inClass = false;
   // The flags s (. matches every character), m (^ and $ at lines), i and u (case) here, as bits, and what they were outside each open group.
   let mode = 0;
@@ -111,7 +118,11 @@ function re2Source(source: string): Rewritten {
           const not = next === "P" ? "^" : "";
           written = inClass ? `[:${not}${POSIX[name]}:]` : `[${not}[:${POSIX[name]}:]]`;
           length = close + 1 - i;
+        } else {
+          work += UNICODE_TABLE_WORK;
         }
+      } else if (next === "p" || next === "P") {
+        work += UNICODE_TABLE_WORK;
       }
       if (written === null) {
         i += Math.max(1, length - 1);
@@ -183,6 +194,7 @@ function re2Source(source: string): Rewritten {
         i = folded.end;
         continue;
       }
+      if ((mode & CASE_INSENSITIVE) !== 0) work += foldWork(source, i);
       inClass = true;
       // A ] first in the class (after an optional ^) is a literal.
       if (source[i + 1] === "^") i++;
@@ -198,7 +210,9 @@ function re2Source(source: string): Rewritten {
     }
   }
   const whole = applyEdits(source, edits, false);
-  return { whole, search: ends.length === 0 && starts.length === 0 ? whole : applyEdits(source, edits, true), ends, starts, breaks };
+  const same = ends.length === 0 && starts.length === 0;
+  // A search program of its own is compiled too, with the same classes.
+  return { whole, search: same ? whole : applyEdits(source, edits, true), ends, starts, breaks, work: same ? work : 2 * work };
 }
 
 /** A Java pattern rewritten for RE2: for whole matches, for searches, the groups of `search` that hold a line terminator a $ took, the empty groups that mark where a (?m)^ was true, and those holding the terminator a (?m)^ follows where RE2's is not true. */
@@ -208,6 +222,11 @@ interface Rewritten {
   ends: number[];
   starts: number[];
   breaks: number[];
+  /**
+   * What compiling the programs costs beyond their instructions, in units of about 0.1 µs: the
+   * characters of the classes RE2 folds one at a time (`foldWork`), and a table for each Unicode class.
+   */
+  work: number;
 }
 
 function applyEdits(source: string, edits: ReadonlyArray<[number, number, string, boolean]>, search: boolean): string {
@@ -362,6 +381,81 @@ function asciiCaseClass(source: string, at: number): { end: number; text: string
   }
   if (j >= source.length || !differs) return null;
   return { end: j, text: `(?-i:[${not}${extra}${body}])` };
+}
+
+// A Unicode class (\p{L}, \PL, \p{Greek}) is a table RE2 copies, sorts and, under (?i), merges with
+// its case variants: up to about 100 µs each.
+const UNICODE_TABLE_WORK = 1_000;
+
+// The characters re2js folds case for (its Unicode.MIN_FOLD and MAX_FOLD): a class range under
+// (?i) is folded one character at a time over the part of it in this span, unless it covers all of it.
+const MIN_FOLD = 0x41;
+const MAX_FOLD = 0x1e943;
+
+/**
+ * The characters RE2 folds one at a time for the class at `at` (its [) under (?i): the part of
+ * each range (a-z, \x{100}-\x{FFFF}) inside the fold span. Class escapes (\w, \p{L}) and POSIX
+ * names are tables, not ranges; a single character is one.
+ */
+function foldWork(source: string, at: number): number {
+  let j = at + 1;
+  if (source[j] === "^") j++;
+  let work = 0;
+  let first = true;
+  while (j < source.length && (source[j] !== "]" || first)) {
+    first = false;
+    const lo = classRune(source, j);
+    j = lo.next;
+    if (lo.code < 0 || source[j] !== "-" || j + 1 >= source.length || source[j + 1] === "]") {
+      work++;
+      continue;
+    }
+    const hi = classRune(source, j + 1);
+    j = hi.next;
+    if (hi.code < 0 || (lo.code <= MIN_FOLD && hi.code >= MAX_FOLD)) continue;
+    work += Math.max(0, Math.min(hi.code, MAX_FOLD) - Math.max(lo.code, MIN_FOLD) + 1);
+  }
+  return work;
+}
+
+const ESCAPED: Readonly<Record<string, number>> = { t: 9, n: 10, r: 13, f: 12, a: 7, e: 27 };
+
+/** The character a class item at `at` stands for (-1 for a class escape or a POSIX name), and where the next item starts. */
+function classRune(source: string, at: number): { code: number; next: number } {
+  if (source.startsWith("[:", at)) {
+    const end = source.indexOf(":]", at + 2);
+    return { code: -1, next: end < 0 ? source.length : end + 2 };
+  }
+  if (source[at] !== "\\") {
+    const code = source.codePointAt(at) as number;
+    return { code, next: at + (code > 0xffff ? 2 : 1) };
+  }
+  const e = source[at + 1] ?? "";
+  const hex = (from: number, to: number): { code: number; next: number } => ({ code: parseInt(source.slice(from, to), 16) || 0, next: to });
+  if (e === "x" && source[at + 2] === "{") {
+    const close = source.indexOf("}", at + 3);
+    return close < 0 ? { code: -1, next: source.length } : { ...hex(at + 3, close), next: close + 1 };
+  }
+  if (e === "x") return hex(at + 2, at + 4);
+  if (e === "u" && HEX4.test(source.slice(at + 2, at + 6))) {
+    const high = parseInt(source.slice(at + 2, at + 6), 16);
+    const low = source.startsWith("\\u", at + 6) && HEX4.test(source.slice(at + 8, at + 12)) ? parseInt(source.slice(at + 8, at + 12), 16) : -1;
+    if (high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff) return { code: 0x10000 + ((high - 0xd800) << 10) + (low - 0xdc00), next: at + 12 };
+    return { code: high, next: at + 6 };
+  }
+  if (e === "p" || e === "P") {
+    const close = source[at + 2] === "{" ? source.indexOf("}", at + 3) : at + 2;
+    return { code: -1, next: close < 0 ? source.length : close + 1 };
+  }
+  if (/^[dDwWsShHvV]$/.test(e)) return { code: -1, next: at + 2 };
+  if (e === "0") {
+    const digits = /^[0-7]{1,3}/.exec(source.slice(at + 2, at + 5))?.[0] ?? "";
+    return { code: parseInt(digits || "0", 8), next: at + 2 + digits.length };
+  }
+  if (e === "c") return { code: (source.charCodeAt(at + 2) || 0) ^ 64, next: at + 3 };
+  if (Object.hasOwn(ESCAPED, e)) return { code: ESCAPED[e], next: at + 2 };
+  const code = source.codePointAt(at + 1) ?? 0;
+  return { code, next: at + 1 + (code > 0xffff ? 2 : 1) };
 }
 
 /** A flag group ("(?iu)", "(?u:") without Java's u, which RE2 does not know; nothing for (?u) alone. */
@@ -584,7 +678,7 @@ export function regexFromString(source: string, maxLength: number, who: string):
     cache.set(source, hit);
     return hit;
   }
-  const re = compileRegex(source);
+  const re = compileRegex(source, chargeIfRunning);
   const size = sizeOf(re);
   // Compiling takes time in proportion to the program, in one call: charged so that a loop of
   // compiles reaches the run's clock.

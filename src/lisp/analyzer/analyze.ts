@@ -151,22 +151,27 @@ export class Analyzer {
     return { op: "do", body, loc };
   }
 
-  /** Instructions of the regex literals compiled since the clock was last read. */
+  /** Work of the regex literals compiled since the clock was last read. */
   private regexWork = 0;
+
+  private spendOnRegex(work: number): void {
+    this.regexWork += work;
+    if (this.regexWork >= REGEX_CHECK) {
+      this.regexWork = 0;
+      this.env.checkClock?.();
+    }
+  }
 
   private regex(source: string, loc: SourceLoc): Value {
     if (source.length > this.env.maxRegexPatternLength) {
       throw new LispError("regex_limit_exceeded", `regex pattern of ${source.length} characters exceeds the limit of ${this.env.maxRegexPatternLength}`, loc, undefined, "analysis");
     }
     try {
-      const re = compileRegex(source);
-      // The clock is read once per REGEX_CHECK instructions compiled: the literals of ordinary
-      // programs (tens of instructions each) read it never, a few huge ones at each.
-      this.regexWork += sizeOf(re);
-      if (this.regexWork >= REGEX_CHECK) {
-        this.regexWork = 0;
-        this.env.checkClock?.();
-      }
+      // The clock is read once per REGEX_CHECK units of work compiled (instructions, and before
+      // RE2 starts, the classes it folds and the Unicode tables it builds): the literals of
+      // ordinary programs (tens of instructions each) read it never, a few huge ones at each.
+      const re = compileRegex(source, (work) => this.spendOnRegex(work));
+      this.spendOnRegex(sizeOf(re));
       return re;
     } catch (e) {
       if (e instanceof LispError) {
