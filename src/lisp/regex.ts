@@ -120,9 +120,16 @@ function re2Source(source: string): Rewritten {
           length = close + 1 - i;
         } else {
           work += UNICODE_TABLE_WORK;
+          // The name is RE2's to read, not letters for (?i) to fold.
+          if (close >= 0) {
+            i = close;
+            continue;
+          }
         }
       } else if (next === "p" || next === "P") {
         work += UNICODE_TABLE_WORK;
+        i += 2;
+        continue;
       }
       if (written === null) {
         i += Math.max(1, length - 1);
@@ -138,7 +145,12 @@ function re2Source(source: string): Rewritten {
         const flags = source[i + 1] === "?" ? /^[a-zA-Z]*(?:-[a-zA-Z]*)?([):])/.exec(source.slice(i + 2, i + 20)) : null;
         if (flags === null) {
           outer.push(mode);
-          if (source[i + 1] !== "?" || source[i + 2] === "P" || (source[i + 2] === "<" && source[i + 3] !== "=" && source[i + 3] !== "!")) captures++;
+          if (source[i + 1] !== "?" || source[i + 2] === "P" || (source[i + 2] === "<" && source[i + 3] !== "=" && source[i + 3] !== "!")) {
+            captures++;
+            // A group's name (?<name> or (?P<name> is not letters for (?i) to fold.
+            const name = /^\?P?<[A-Za-z_][A-Za-z0-9_]*>/.exec(source.slice(i + 1, i + 200));
+            if (name !== null) i += name[0].length;
+          }
           continue;
         }
         // (?flags) holds for the rest of the enclosing group, (?flags:...) for its own group.

@@ -99,6 +99,17 @@ describe("re-find, re-matches, re-seq", () => {
     expect(await value('[(re-find #"(?<U>a)" "a") (re-find #"[(?U)]+" "U?") (re-find #"\\Q(?U)\\E" "(?U)") (re-find #"(?i)u+" "UU")]')).toBe('[["a" "a"] "U?" "(?U)" "UU"]');
   });
 
+  it("under (?i), a Unicode class's name and a group's name are names, not letters to fold", async () => {
+    // Java's (?i) folds ASCII only, so the k and s of a pattern were given their other case for
+    // RE2 (which would add the Kelvin sign and the long s): inside \\p{Greek} or (?<sk>...) too,
+    // which RE2 then refused (`\\p{Gree(?-i:[kK])}`).
+    expect(
+      await value('[(re-find #"(?i)\\p{S}" "a+") (re-find #"(?i)\\p{Greek}+" "abγδ") (re-find #"(?i)\\pS" "a+") (re-find #"(?i)\\P{Sk}+" "ab") (re-find #"(?i)(?<sk>k)" "K") (re-find #"(?i)(?P<ks>s)" "S") (re-find #"(?i)k\\p{Ps}" "K(")]'),
+    ).toBe('["+" "γδ" "+" "ab" ["K" "K"] ["S" "S"] "K("]');
+    // The letters around them still fold as Java's do: k but not the Kelvin sign.
+    expect(await value('[(re-find #"(?i)\\p{Greek}k" "γK") (re-find #"(?i)(?<s>k)" "\u212A")]')).toBe('["γK" nil]');
+  });
+
   it("runs pathological patterns in linear time", async () => {
     const r = await evaluate('(re-find #"(a+)+$" data/s)', { ctx: { s: "a".repeat(50_000) + "b" } });
     expect(r.ok).toBe(true);
