@@ -43,8 +43,20 @@ const LEASE_POLL_MS = 50;
  * every restart).
  */
 const OWNERS = new Set<string>();
-/** How long a statement waits for another connection's write lock before failing with SQLITE_BUSY (better-sqlite3's default). */
+/**
+ * How long a write keeps trying while another connection holds the file's write lock (another
+ * proxy's commit, a sqlite3 shell left in BEGIN IMMEDIATE) before it fails with SQLITE_BUSY.
+ */
 const BUSY_TIMEOUT_MS = 5_000;
+/**
+ * How long one try waits for the lock. SQLite waits inside the statement, so the event loop stops
+ * meanwhile: with the whole BUSY_TIMEOUT_MS there, every request, stream and /healthz of the proxy
+ * stalled 5 s per write. Short, with the event loop running between tries (BUSY_PAUSE_MS apart).
+ */
+const BUSY_WAIT_MS = 5;
+const BUSY_PAUSE_MS = 20;
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** SQLITE_BUSY and its extended codes: the file is locked by another connection, not unwritable. */
 const busy = (e: unknown): boolean => typeof (e as { code?: unknown } | null)?.code === "string" && (e as { code: string }).code.startsWith("SQLITE_BUSY");
@@ -72,6 +84,9 @@ export class SqliteStore implements ConversationStore {
   // Records and request bodies waiting for the next flush; the latest body per conversation wins.
   private readonly dirty = new Map<string, string | undefined>();
   private flushing: NodeJS.Immediate | undefined;
+  /** Since when pending writes have met another connection's lock (they are tried again on `retry`); undefined: they have not. */
+  private busySince: number | undefined;
+  private retry: NodeJS.Timeout | undefined;
   /** Why the last write failed (disk full, file removed...): readiness reports it until a write succeeds. */
   writeError: string | undefined;
 
@@ -83,6 +98,7 @@ export class SqliteStore implements ConversationStore {
       chmodSync(file, 0o600);
     }
     const Sqlite = loadSqlite();
+    // Opened once, at start: waiting there for another connection's lock stalls no request.
     this.db = new Sqlite(file, { timeout: BUSY_TIMEOUT_MS });
     this.db.pragma("journal_mode = WAL");
     // A crash may lose the last write, never corrupt the file: the right trade for a cache of summaries.
@@ -133,6 +149,26 @@ export class SqliteStore implements ConversationStore {
     }
     for (const row of this.db.prepare<[], { hash: string; id: string }>("SELECT hash, id FROM prefixes").all()) this.prefixes.set(row.hash, row.id);
     for (const row of this.db.prepare<[], { name: string; tokens: number }>("SELECT name, tokens FROM spend").all()) this.spend.set(row.name, row.tokens);
+    this.db.pragma(`busy_timeout = ${BUSY_WAIT_MS}`);
+  }
+
+  /**
+   * Runs `fn` (statements that write), trying again while another connection holds the file's
+   * write lock, the event loop running between tries, for up to BUSY_TIMEOUT_MS; then its last
+   * SQLITE_BUSY is thrown. An unlocked file runs `fn` once, at once.
+   */
+  private async retrying<T>(fn: () => T): Promise<T> {
+    let deadline: number | undefined;
+    for (;;) {
+      try {
+        return fn();
+      } catch (e) {
+        if (!busy(e)) throw e;
+        deadline ??= Date.now() + BUSY_TIMEOUT_MS;
+        if (Date.now() >= deadline) throw e;
+      }
+      await pause(BUSY_PAUSE_MS);
+    }
   }
 
   readonly kind = "sqlite";
@@ -224,14 +260,28 @@ export class SqliteStore implements ConversationStore {
 
   flush(): Promise<void> {
     this.write();
-    return DONE;
+    return this.busySince === undefined ? DONE : this.settle();
+  }
+
+  /** Resolves once pending writes are written, or failed (writeError), another connection's lock waited out. */
+  private async settle(): Promise<void> {
+    this.write();
+    while (this.busySince !== undefined && !this.closed) {
+      await pause(BUSY_PAUSE_MS);
+      this.write();
+    }
   }
 
   /** Writes every pending change in one transaction. A failed write is kept for the next try and reported by `open`. */
   private write(): void {
     if (this.flushing !== undefined) clearImmediate(this.flushing);
     this.flushing = undefined;
-    if (this.dirty.size === 0 || this.closed) return;
+    clearTimeout(this.retry);
+    this.retry = undefined;
+    if (this.dirty.size === 0 || this.closed) {
+      this.busySince = undefined;
+      return;
+    }
     const written: [string, string][] = [];
     try {
       // Immediate: holding the write lock, another process's last commit is what the merge sees.
@@ -250,6 +300,16 @@ export class SqliteStore implements ConversationStore {
         })
         .immediate();
     } catch (e) {
+      if (busy(e)) {
+        const now = Date.now();
+        this.busySince ??= now;
+        // Another connection's lock: tried again shortly, everything pending kept, the event loop running meanwhile.
+        if (now - this.busySince < BUSY_TIMEOUT_MS) {
+          this.retry = setTimeout(() => this.write(), BUSY_PAUSE_MS);
+          return;
+        }
+      }
+      this.busySince = undefined;
       // Requests go on from memory meanwhile. The records are kept for the next try (they are in
       // memory anyway); the bodies are not: held until the disk takes writes again, every
       // conversation's last request would pile up in memory. Its next request brings a new one.
@@ -263,14 +323,15 @@ export class SqliteStore implements ConversationStore {
       this.current?.add(id);
     }
     this.dirty.clear();
+    this.busySince = undefined;
     this.writeError = undefined;
   }
 
   // Async, as every method that touches the file: a failing statement (a full disk, another
   // process's lock) rejects, where a throw would escape a caller's .then and end the process.
   async body(id: string): Promise<string | undefined> {
-    this.write();
-    return this.statements.messages.get(id)?.messages;
+    // One not written yet (another connection holds the lock, or a write failed) is the latest.
+    return this.dirty.get(id) ?? this.statements.messages.get(id)?.messages;
   }
 
   async longestPrefix(hashes: readonly string[]): Promise<PrefixHit | undefined> {
@@ -300,7 +361,7 @@ export class SqliteStore implements ConversationStore {
   async addPrefix(hash: string, id: string): Promise<void> {
     if (this.prefixes.get(hash) === id && !this.shared) return;
     // Written first: an entry that failed to reach the file is not taken as written, and the next add retries it.
-    this.statements.addPrefix.run(hash, id);
+    await this.retrying(() => this.statements.addPrefix.run(hash, id));
     this.prefixes.set(hash, id);
   }
 
@@ -308,7 +369,7 @@ export class SqliteStore implements ConversationStore {
     const held = this.prefixes.get(hash) === id;
     if (!held && !this.shared) return;
     // Deleted from the file first, for the same reason as addPrefix.
-    this.statements.removePrefix.run(hash, id);
+    await this.retrying(() => this.statements.removePrefix.run(hash, id));
     if (held) this.prefixes.delete(hash);
   }
 
@@ -375,17 +436,18 @@ export class SqliteStore implements ConversationStore {
       if (start > 0) await new Promise((resolve) => setImmediate(resolve));
       if (this.closed) break;
       // A conversation used meanwhile is written first: its new time keeps it (deleteIdle checks).
-      this.write();
+      await this.settle();
       const deleted: string[] = [];
-      this.db
-        .transaction(() => {
+      await this.retrying(() =>
+        this.db.transaction(() => {
+          deleted.length = 0;
           for (const [id, bound] of stale.slice(start, start + EXPIRE_BATCH)) {
             if (this.statements.deleteIdle.run(id, bound).changes === 0) continue;
             for (const s of this.statements.delete) s.run(id);
             deleted.push(id);
           }
-        })
-        .immediate();
+        }).immediate(),
+      );
       // Forgotten once committed: a failed batch leaves them in the file.
       for (const id of deleted) {
         gone.add(id);
@@ -410,7 +472,8 @@ export class SqliteStore implements ConversationStore {
   async locked<T>(id: string, fn: () => Promise<T>): Promise<T> {
     for (;;) {
       if (this.closed) throw new Error("the conversation store is closed");
-      if (this.lease(id)) break;
+      const taken = this.lease(id);
+      if (typeof taken === "boolean" ? taken : await taken) break;
       await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
     }
     const renew = setInterval(() => {
@@ -425,9 +488,9 @@ export class SqliteStore implements ConversationStore {
       return await fn();
     } finally {
       clearInterval(renew);
-      this.write();
+      await this.settle();
       try {
-        if (!this.closed) this.statements.unlease.run(id, this.owner);
+        if (!this.closed) await this.retrying(() => this.statements.unlease.run(id, this.owner));
       } catch {
         // Left in the file: it runs out after LEASE_MS, or is taken over once this process has ended.
       }
@@ -435,46 +498,65 @@ export class SqliteStore implements ConversationStore {
   }
 
   /** Takes the lease of `id` when free, run out, or held by a process of this host that has ended; false while another holds it. */
-  private lease(id: string): boolean {
+  private lease(id: string): boolean | Promise<boolean> {
+    // Tried at the call (a free lease is taken before locked returns); again, yielding, only while another connection holds the file's lock.
+    try {
+      return this.leaseOnce(id);
+    } catch (e) {
+      if (!busy(e)) return true;
+    }
+    return this.retrying(() => this.leaseOnce(id)).catch((e: unknown) => {
+      // Another connection held the file's write lock through the whole busy timeout (a long
+      // transaction, a backup): it may be a proxy that takes this lease next, so running unlocked
+      // could pay for a second summary call.
+      if (busy(e)) throw new Error(`the conversation store's SQLite file stayed locked by another connection for ${BUSY_TIMEOUT_MS} ms: compaction skipped`);
+      // The file takes no writes (a full disk): compactions go on unlocked, as requests go on from memory.
+      return true;
+    });
+  }
+
+  private leaseOnce(id: string): boolean {
     const take = () => {
       const now = Date.now();
       return this.statements.lease.get(id, this.owner, HOST, process.pid, now + LEASE_MS, now) !== undefined;
     };
-    try {
-      if (take()) return true;
-      const holder = this.statements.holder.get(id);
-      if (holder === undefined || holder.host !== HOST || (holder.pid === process.pid ? OWNERS.has(holder.owner) : alive(holder.pid))) return false;
-      this.statements.unlease.run(id, holder.owner);
-      return take();
-    } catch (e) {
-      // Another connection held the file's write lock through the whole busy timeout (a long
-      // transaction, a backup): it may be a proxy that takes this lease next, so running unlocked
-      // could pay for a second summary call, and waiting would block the event loop a busy timeout per look.
-      if (busy(e)) throw new Error(`the conversation store's SQLite file stayed locked by another connection for ${BUSY_TIMEOUT_MS} ms: compaction skipped`);
-      // The file takes no writes (a full disk): compactions go on unlocked, as requests go on from memory.
-      return true;
-    }
+    if (take()) return true;
+    const holder = this.statements.holder.get(id);
+    if (holder === undefined || holder.host !== HOST || (holder.pid === process.pid ? OWNERS.has(holder.owner) : alive(holder.pid))) return false;
+    this.statements.unlease.run(id, holder.owner);
+    return take();
   }
 
   async addSpend(virtualKey: string, tokens: number): Promise<void> {
-    const adding = tokens + (this.unwritten.get(virtualKey) ?? 0);
+    let adding = tokens;
     let row: { tokens: number } | undefined;
     try {
-      row = this.statements.addSpend.get(virtualKey, adding);
+      // What could not be written yet is read at each try: another charge of the key may write it while this one waits for the lock.
+      row = await this.retrying(() => {
+        adding = tokens + (this.unwritten.get(virtualKey) ?? 0);
+        const written = this.statements.addSpend.get(virtualKey, adding);
+        this.unwritten.delete(virtualKey);
+        return written;
+      });
     } catch (e) {
       this.unwritten.set(virtualKey, adding);
       throw e;
     }
-    this.unwritten.delete(virtualKey);
     if (row !== undefined) this.spend.set(virtualKey, row.tokens);
   }
 
   async reserve(virtualKey: string, tokens: number, budget: number): Promise<boolean> {
-    const pending = this.unwritten.get(virtualKey) ?? 0;
+    let pending = 0;
     let row: { tokens: number } | undefined;
     try {
-      // What could not be written yet counts against the budget, and is written with this.
-      row = this.statements.reserve.get(virtualKey, tokens + pending, budget - pending);
+      // What could not be written yet counts against the budget, and is written with this (read
+      // at each try, as addSpend reads it).
+      row = await this.retrying(() => {
+        pending = this.unwritten.get(virtualKey) ?? 0;
+        const written = this.statements.reserve.get(virtualKey, tokens + pending, budget - pending);
+        if (written !== undefined) this.unwritten.delete(virtualKey);
+        return written;
+      });
     } catch (e) {
       // Another connection holds the write lock (another proxy on the file may be charging this key
       // meanwhile): the last count seen is no bound, so the request is refused (503 store_unavailable).
@@ -486,7 +568,6 @@ export class SqliteStore implements ConversationStore {
       return true;
     }
     if (row === undefined) return false;
-    this.unwritten.delete(virtualKey);
     this.spend.set(virtualKey, row.tokens);
     return true;
   }
@@ -504,7 +585,13 @@ export class SqliteStore implements ConversationStore {
   close(): Promise<void> {
     if (this.closed) return DONE;
     this.write();
+    return this.busySince === undefined ? this.shut() : this.settle().then(() => this.shut());
+  }
+
+  private shut(): Promise<void> {
+    if (this.closed) return DONE;
     this.closed = true;
+    clearTimeout(this.retry);
     OWNERS.delete(this.owner);
     try {
       // A compaction still running (cut by the close) lets go of its lease for the other processes.

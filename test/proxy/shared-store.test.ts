@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadSqlite } from "../../src/proxy/sqlite-store.js";
 import { openStore, type ConversationStore } from "../../src/proxy/store.js";
+import { loopTurns } from "../support/loop-turns.js";
 import { longConversation, manualDeadline, rig, startSummarizer, stored, tempDir, type Rig, type Summarizer } from "./setup.js";
 
 const ROOT = join(import.meta.dirname, "../..");
@@ -231,5 +232,59 @@ describe("virtual key budget: a SQLite file another connection keeps locked past
     other.close();
     expect(await store.reserve("small", 10, 100)).toBe(false);
     expect(await store.spent("small")).toBe(100);
+  });
+});
+
+describe("a SQLite file another process holds the write lock of for a while", { timeout: 60_000 }, () => {
+  /** Another process in a write transaction (a second proxy's long commit, a sqlite3 shell in BEGIN IMMEDIATE) until `release`. */
+  async function lockHolder(db: string) {
+    const script = `const db = new (require("better-sqlite3"))(${JSON.stringify(db)});
+db.exec("BEGIN IMMEDIATE");
+process.stdout.write("held\\n");
+process.stdin.once("data", () => { db.exec("COMMIT"); db.close(); process.exit(0); });`;
+    const child = spawn(process.execPath, ["-e", script], { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
+    const ended = new Promise((resolve) => child.once("exit", resolve));
+    cleanups.push(async () => {
+      child.kill();
+      await ended;
+    });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    await expect.poll(() => out, { timeout: 30_000 }).toContain("held");
+    return {
+      release: async () => {
+        child.stdin.write("go\n");
+        await ended;
+      },
+    };
+  }
+
+  it("keeps the event loop turning while its writes wait for the lock, and makes them once it is free", async () => {
+    const db = join(tempDir(), "s.db");
+    const store = await openStore(db);
+    cleanups.push(() => store.close());
+    const holder = await lockHolder(db);
+    const turns = loopTurns();
+    const record = { id: "t:c", tenant: "t", conversation: "c", source: "header", createdAt: 1, updatedAt: 1, messageCount: 1, strategy: "", state: null, compactions: 0, failures: 0, flagged: false, usageRatio: 0, estimatedTokens: 0, calibration: 1, truncated: false, lastHash: "", lastLength: 0, indexed: [] };
+    // Before: each write waited for the lock inside the event loop (better-sqlite3's 5 s busy
+    // timeout), so no other request, stream or /healthz was served meanwhile, and then failed
+    // with SQLITE_BUSY (the request body of the put was dropped).
+    const writes: Promise<unknown>[] = [store.addPrefix("h-c", "t:c"), store.reserve("k", 10, 100), store.addSpend("k", 5), store.put(record, "body").then(() => store.flush()), store.locked("t:c", async () => "ran")];
+    let settled = 0;
+    for (const w of writes) void w.then(() => settled++, () => settled++);
+    await expect.poll(() => turns.count(), { timeout: 30_000 }).toBeGreaterThan(200);
+    expect(settled).toBe(0);
+    await holder.release();
+    const results = await Promise.all(writes);
+    turns.stop();
+    expect(results[1]).toBe(true);
+    expect(results[4]).toBe("ran");
+    expect(store.writeError).toBeUndefined();
+    expect(await store.spent("k")).toBe(15);
+    const reopened = await openStore(db);
+    cleanups.push(() => reopened.close());
+    expect(await reopened.body("t:c")).toBe("body");
+    expect(await reopened.longestPrefix(["h-c"])).toEqual({ index: 0, id: "t:c" });
+    expect(await reopened.spent("k")).toBe(15);
   });
 });
