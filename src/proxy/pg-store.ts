@@ -59,6 +59,23 @@ const EXPIRE = `DELETE FROM ptc_conversations WHERE updated_at < $1 OR id IN (
   SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY left(id, -$3::int) ORDER BY updated_at DESC) AS n FROM ptc_conversations WHERE id ~ $2) t WHERE n > $4
 ) RETURNING id`;
 
+// Checked and added in one statement; the conflicting row is locked before the condition is read,
+// so replicas reserving at once take turns. Its transaction id tells later whether it committed.
+const RESERVE = "INSERT INTO ptc_spend (name, tokens) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET tokens = ptc_spend.tokens + excluded.tokens WHERE ptc_spend.tokens < $3 RETURNING txid_current()::text AS xid";
+
+/**
+ * A reservation whose commit was sent but not answered (the connection cut meanwhile), and whose
+ * outcome the server could not tell yet: its request was refused, so it is given back once the
+ * server says it committed. `xid` undefined: known committed, the give-back not written yet.
+ */
+interface Unsettled {
+  xid: string | undefined;
+  readonly virtualKey: string;
+  readonly tokens: number;
+}
+/** Unsettled reservations kept at most: past it the oldest is left charged (a budget errs on the safe side). */
+const MAX_UNSETTLED = 1000;
+
 /** The version a record was read at and its stored text: the base of a merge. */
 interface Base {
   version: number;
@@ -101,6 +118,8 @@ export class PostgresStore implements ConversationStore {
    * its timeout never ended while the other replica held the lock.
    */
   private readonly waiting = new Set<PoolClient>();
+  private readonly unsettled: Unsettled[] = [];
+  private settling = false;
   writeError: string | undefined;
 
   private constructor(
@@ -332,13 +351,94 @@ export class PostgresStore implements ConversationStore {
     await this.query("INSERT INTO ptc_spend (name, tokens) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET tokens = ptc_spend.tokens + excluded.tokens", [virtualKey, tokens]);
   }
 
+  /**
+   * In a transaction of its own, so a commit whose answer is lost (the connection cut as it
+   * committed) can be told from one that never happened: in one statement, the request was
+   * refused (503) while the key stayed charged its tokens for good.
+   */
   async reserve(virtualKey: string, tokens: number, budget: number): Promise<boolean> {
-    // The conflicting row is locked before the condition is read: replicas reserving at once take turns.
-    const rows = await this.query("INSERT INTO ptc_spend (name, tokens) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET tokens = ptc_spend.tokens + excluded.tokens WHERE ptc_spend.tokens < $3 RETURNING tokens", [virtualKey, tokens, budget]);
-    return rows.length > 0;
+    if (this.unsettled.length > 0) void this.settle();
+    let xid: string | undefined;
+    try {
+      const taken = await withClient(this.pool, async (held) => {
+        const { client } = held;
+        try {
+          await client.query("BEGIN");
+          const rows = (await client.query<{ xid: string }>(RESERVE, [virtualKey, tokens, budget])).rows;
+          if (rows.length === 0) {
+            await client.query("ROLLBACK");
+            return false;
+          }
+          xid = rows[0].xid;
+          await client.query("COMMIT");
+          return true;
+        } catch (e) {
+          // Dropped, not handed on: the server rolls back what it had not committed when it goes.
+          held.broken ??= asError(e);
+          throw e;
+        }
+      });
+      this.writeError = undefined;
+      return taken;
+    } catch (e) {
+      this.writeError = e instanceof Error ? e.message : String(e);
+      // Cut before its commit was sent: nothing was charged.
+      if (xid === undefined) throw e;
+      const status = await this.status(xid).catch(() => undefined);
+      if (status === "committed") {
+        this.writeError = undefined;
+        return true;
+      }
+      if (status !== "aborted" && status !== null) this.keep({ xid, virtualKey, tokens });
+      throw e;
+    }
+  }
+
+  /** What the server says of a transaction: "committed", "aborted", "in progress", or null when too old to tell. */
+  private async status(xid: string): Promise<string | null> {
+    const rows = await this.query<{ status: string | null }>("SELECT txid_status($1::bigint) AS status", [xid]);
+    return rows[0].status;
+  }
+
+  private keep(reservation: Unsettled): void {
+    if (this.unsettled.length >= MAX_UNSETTLED) this.unsettled.shift();
+    this.unsettled.push(reservation);
+  }
+
+  /**
+   * Gives back the unsettled reservations that committed; those the server cannot tell of yet are
+   * kept. One run at a time, beside the requests (which do not wait for it), and it stops at the
+   * first failure: a database that does not answer is tried again at the next reservation or read
+   * of a spend, not once per reservation kept.
+   */
+  private async settle(): Promise<void> {
+    if (this.settling) return;
+    this.settling = true;
+    const pending = this.unsettled.splice(0);
+    try {
+      while (pending.length > 0) {
+        const r = pending[0];
+        if (r.xid !== undefined) {
+          const status = await this.status(r.xid);
+          if (status !== "committed") {
+            pending.shift();
+            if (status === "in progress") this.keep(r);
+            continue;
+          }
+          r.xid = undefined;
+        }
+        await this.addSpend(r.virtualKey, -r.tokens);
+        pending.shift();
+      }
+    } catch {
+      for (const r of pending) this.keep(r);
+    } finally {
+      this.settling = false;
+    }
   }
 
   async spent(virtualKey: string): Promise<number> {
+    if (this.unsettled.length > 0) void this.settle();
     const rows = await this.query<{ tokens: number }>("SELECT tokens FROM ptc_spend WHERE name = $1", [virtualKey]);
     return rows[0]?.tokens ?? 0;
   }

@@ -798,6 +798,96 @@ describe.skipIf(pgAdmin === undefined)("conversation store: a PostgreSQL server 
   });
 });
 
+// The commit of a reservation reached the server, its answer never reached the proxy (the
+// connection cut by a failover, a balancer, an administrator): the request was answered 503
+// store_unavailable, and the key stayed charged the tokens of a request that never went out.
+describe.skipIf(pgAdmin === undefined)("virtual key budget: a PostgreSQL connection cut as a reservation commits", () => {
+  /**
+   * A relay in front of the database that, once armed, drops the first answer that ends a
+   * transaction (ReadyForQuery, idle: after the commit) on the connection that sent a
+   * reservation, and cuts that connection; while `down`, it cuts every new connection.
+   */
+  async function cuttingRelay(url: string) {
+    const target = new URL(url);
+    const COMMITTED = Buffer.from([0x5a, 0, 0, 0, 5, 0x49]);
+    const state = { armed: false, cut: 0, down: false };
+    const sockets: Socket[] = [];
+    const relay = createServer((client) => {
+      if (state.down) return client.destroy();
+      const server = connect(Number(target.port || 5432), target.hostname);
+      sockets.push(client, server);
+      let mine = false;
+      client.on("data", (d) => {
+        if (state.armed && d.includes("ptc_spend.tokens <")) mine = true;
+        server.write(d);
+      });
+      server.on("data", (d) => {
+        if (mine && d.includes(COMMITTED)) {
+          state.armed = mine = false;
+          state.cut++;
+          client.destroy();
+          server.destroy();
+          return;
+        }
+        client.write(d);
+      });
+      client.on("error", () => server.destroy());
+      server.on("error", () => client.destroy());
+    });
+    await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
+    const via = new URL(url);
+    via.hostname = "127.0.0.1";
+    via.port = String((relay.address() as { port: number }).port);
+    return {
+      url: via.href,
+      state,
+      async close() {
+        for (const s of sockets) s.destroy();
+        await new Promise((resolve) => relay.close(resolve));
+      },
+    };
+  }
+
+  it("charges the key exactly when the reservation is taken", async () => {
+    const db = await freshDatabase(pgAdmin as string);
+    dropped.push(db.drop);
+    const relay = await cuttingRelay(db.url);
+    const store = await PostgresStore.open(relay.url);
+    const direct = await PostgresStore.open(db.url);
+    expect(await store.reserve("team", 10, 100)).toBe(true);
+    relay.state.armed = true;
+    const taken = await store.reserve("team", 30, 100).catch(() => false);
+    expect(relay.state.cut).toBe(1);
+    // Before: false (503 to the client) with 40 charged: the 30 of a request never sent were lost for good.
+    expect({ taken, spent: await direct.spent("team") }).toEqual({ taken, spent: taken ? 40 : 10 });
+    expect(taken).toBe(true);
+    await Promise.all([store.close(), direct.close()]);
+    await relay.close();
+  });
+
+  it("gives the reservation back once the database can tell it committed, when it could not at once", async () => {
+    const db = await freshDatabase(pgAdmin as string);
+    dropped.push(db.drop);
+    const relay = await cuttingRelay(db.url);
+    const store = await PostgresStore.open(relay.url);
+    const direct = await PostgresStore.open(db.url);
+    expect(await store.reserve("team", 10, 100)).toBe(true);
+    relay.state.armed = true;
+    relay.state.down = true;
+    await expect(store.reserve("team", 30, 100)).rejects.toThrow();
+    expect(relay.state.cut).toBe(1);
+    expect(await direct.spent("team")).toBe(40);
+    relay.state.down = false;
+    await store.spent("team");
+    // Before: 40 for good.
+    await expect.poll(() => direct.spent("team"), { timeout: 20_000 }).toBe(10);
+    expect(await store.reserve("team", 90, 100)).toBe(true);
+    expect(await direct.spent("team")).toBe(100);
+    await Promise.all([store.close(), direct.close()]);
+    await relay.close();
+  });
+});
+
 describe("three-way merge of a record", () => {
   it("keeps each side's changes, adds counters, takes the later time, and mine on a clash", () => {
     const base = { id: "x", compactions: 1, updatedAt: 10, a: 1, b: 1, c: 1, gone: 1 };
