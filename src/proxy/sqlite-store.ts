@@ -11,7 +11,8 @@
 // module, so it is an optional peer dependency, loaded when a store opens: only proxy users should
 // have to build it.
 import { randomUUID } from "node:crypto";
-import { chmodSync, closeSync, openSync } from "node:fs";
+import { chmodSync, closeSync, openSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import type Database from "better-sqlite3";
 import { loadDriver } from "./driver.js";
 import { alive, HOST } from "./lock.js";
@@ -89,6 +90,9 @@ export class SqliteStore implements ConversationStore {
   private retry: NodeJS.Timeout | undefined;
   /** Why the last write failed (disk full, file removed...): readiness reports it until a write succeeds. */
   writeError: string | undefined;
+  /** The file opened at `file` (undefined in memory): writes go to it even once the path names another, or none. */
+  private readonly opened: { readonly dev: number; readonly ino: number } | undefined;
+  private readonly file: string;
 
   /** Opens (creating if needed) the database at `file`; ":memory:" for a store that does not persist. */
   constructor(file: string) {
@@ -100,6 +104,9 @@ export class SqliteStore implements ConversationStore {
     const Sqlite = loadSqlite();
     // Opened once, at start: waiting there for another connection's lock stalls no request.
     this.db = new Sqlite(file, { timeout: BUSY_TIMEOUT_MS });
+    // The path as opened, whatever the working directory later.
+    this.file = resolve(file);
+    this.opened = file === ":memory:" ? undefined : statSync(file);
     this.db.pragma("journal_mode = WAL");
     // A crash may lose the last write, never corrupt the file: the right trade for a cache of summaries.
     this.db.pragma("synchronous = NORMAL");
@@ -284,6 +291,8 @@ export class SqliteStore implements ConversationStore {
     }
     const written: [string, string][] = [];
     try {
+      // Written there, they would be lost at the next start, and another proxy opening the path would share nothing with this one.
+      if (this.moved()) throw new Error(`the store file ${this.file} was removed or replaced while the proxy ran: nothing more is written to it (restart the proxy to open the file now at that path)`);
       // Immediate: holding the write lock, another process's last commit is what the merge sees.
       this.db
         .transaction(() => {
@@ -325,6 +334,13 @@ export class SqliteStore implements ConversationStore {
     this.dirty.clear();
     this.busySince = undefined;
     this.writeError = undefined;
+  }
+
+  /** The store's path names no file any more, or another than the one opened (a state directory cleaned, a backup restored over it). */
+  private moved(): boolean {
+    if (this.opened === undefined) return false;
+    const now = statSync(this.file, { throwIfNoEntry: false });
+    return now === undefined || now.ino !== this.opened.ino || now.dev !== this.opened.dev;
   }
 
   // Async, as every method that touches the file: a failing statement (a full disk, another

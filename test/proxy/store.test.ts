@@ -4,6 +4,7 @@
 // between processes) runs against PostgreSQL with two store instances, as two replicas would be.
 import { randomBytes } from "node:crypto";
 import { createServer, connect, type Socket } from "node:net";
+import { renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -524,6 +525,38 @@ describe("conversation store: sqlite file that stops taking writes (a full disk)
     const reopened = await openStore(where);
     expect((await reopened.list()).map((r) => r.conversation)).toContain("c99");
     await reopened.close();
+  });
+});
+
+describe("conversation store: sqlite file removed or replaced while the store is open", () => {
+  // A state directory cleaned, or a backup restored over the file, while the proxy runs: SQLite
+  // goes on writing to the file it opened, which no path names any more. Every write after it
+  // was lost at the next start (and a second proxy started on the path shared nothing with this
+  // one, virtual keys' spend included) while /readyz answered ready.
+  it.each([
+    ["removed", (where: string) => ["", "-wal", "-shm"].forEach((s) => rmSync(where + s, { force: true }))],
+    [
+      "replaced",
+      (where: string) => {
+        const fresh = `${where}.new`;
+        new Database(fresh).close();
+        renameSync(fresh, where);
+      },
+    ],
+  ] as const)("reports its writes failing once the file is %s", async (_, change) => {
+    const where = join(tempDir(), "s.db");
+    const store = await openStore(where);
+    await store.put(record("before"), JSON.stringify({ messages: [] }));
+    await store.flush();
+    expect(store.open).toBe(true);
+    change(where);
+    await store.put(record("after"), JSON.stringify({ messages: [] }));
+    await store.flush();
+    expect(store.writeError).toMatch(/removed or replaced/);
+    expect(store.open).toBe(false);
+    // Requests go on from memory meanwhile.
+    expect((await store.get("t:after"))?.conversation).toBe("after");
+    await store.close();
   });
 });
 
