@@ -522,6 +522,8 @@ export class SqliteStore implements ConversationStore {
       if (!busy(e)) return true;
     }
     return this.retrying(() => this.leaseOnce(id)).catch((e: unknown) => {
+      // Closed while it waited: its statements fail as a full disk's would, but nothing is to run now.
+      if (this.closed) throw new Error("the conversation store is closed");
       // Another connection held the file's write lock through the whole busy timeout (a long
       // transaction, a backup): it may be a proxy that takes this lease next, so running unlocked
       // could pay for a second summary call.

@@ -288,3 +288,21 @@ process.stdin.once("data", () => { db.exec("COMMIT"); db.close(); process.exit(0
     expect(await reopened.spent("k")).toBe(15);
   });
 });
+
+describe("conversation store: closed while a compaction waits for another connection's lock on the SQLite file", () => {
+  it("does not run the compaction once the store is closed", async () => {
+    const db = join(tempDir(), "s.db");
+    const store = await openStore(db);
+    const other = new (loadSqlite())(db);
+    other.exec("BEGIN IMMEDIATE");
+    let ran = false;
+    const waiting = store.locked("t:c", async () => {
+      ran = true;
+    });
+    await store.close();
+    other.exec("ROLLBACK");
+    other.close();
+    await expect(waiting).rejects.toThrow(/closed/);
+    expect(ran).toBe(false);
+  });
+});
