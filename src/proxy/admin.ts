@@ -17,6 +17,14 @@ import { jsonSyntaxError } from "../json/json-error.js";
 
 export const ADMIN_PREFIX = "/ext/context_compaction/";
 
+/**
+ * Conversations one status answer lists unless `limit` says otherwise, and the most it may ask:
+ * every conversation in one answer was every record read and sent at once (100,000 of them
+ * with a shared store).
+ */
+const STATUS_PAGE = 1000;
+const STATUS_PAGE_MAX = 10_000;
+
 const digest = (s: string) => createHash("sha256").update(s).digest();
 
 function authorized(ctx: ProxyContext, req: IncomingMessage): boolean {
@@ -95,13 +103,19 @@ export async function handleAdmin(ctx: ProxyContext, req: IncomingMessage, res: 
   }
   if (route === "status" && method === "GET") {
     const config = ctx.config.current;
-    return ctx.store.list().then(
+    const query = new URL(req.url ?? "", "http://proxy").searchParams;
+    const given = query.get("limit");
+    const limit = given === null ? STATUS_PAGE : /^[0-9]{1,6}$/.test(given) ? Number(given) : 0;
+    if (limit < 1 || limit > STATUS_PAGE_MAX) return sendError(res, 400, `'limit' must be a whole number from 1 to ${STATUS_PAGE_MAX}`, "invalid_request_error", "invalid_request", {}, "limit");
+    return ctx.store.list({ after: query.get("after") ?? undefined, limit }).then(
       (records) =>
         sendJson(res, 200, {
           enabled: config.compaction.enabled,
           strategy: config.compaction.strategy,
           upstream: redactUrl(config.upstream) ?? null,
           conversations: records.map((r) => summary(ctx, r)),
+          // The `after` of the next page; null on the last.
+          next: records.length === limit ? records[records.length - 1].id : null,
         }),
       (e: unknown) => sendStoreUnavailable(res, ctx.log, e),
     );

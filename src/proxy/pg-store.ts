@@ -14,7 +14,7 @@ import type { ClientBase, Pool, PoolClient } from "pg";
 import { loadDriver } from "./driver.js";
 import { HEAD_LENGTH, HEAD_SUFFIX, HEADS_PER_ID } from "./heads.js";
 import { assign, mergeRecords, readRecord } from "./merge.js";
-import type { ConversationRecord, ConversationStore, PrefixHit } from "./store.js";
+import type { ConversationRecord, ConversationStore, ListPage, PrefixHit } from "./store.js";
 
 type PgModule = typeof import("pg");
 
@@ -265,8 +265,11 @@ export class PostgresStore implements ConversationStore {
     await this.query("DELETE FROM ptc_prefixes WHERE hash = $1 AND id = $2", [hash, id]);
   }
 
-  async list(): Promise<ConversationRecord[]> {
-    const rows = await this.query<{ version: number; record: string }>("SELECT version, record FROM ptc_conversations ORDER BY id", []);
+  async list(page?: ListPage): Promise<ConversationRecord[]> {
+    const rows =
+      page === undefined
+        ? await this.query<{ version: number; record: string }>("SELECT version, record FROM ptc_conversations ORDER BY id", [])
+        : await this.query<{ version: number; record: string }>("SELECT version, record FROM ptc_conversations WHERE id > $1 ORDER BY id LIMIT $2", [page.after ?? "", page.limit]);
     return rows.map((row) => {
       const record = readRecord(row.record);
       this.bases.set(record, { version: row.version, json: row.record });

@@ -18,7 +18,7 @@ import { loadDriver } from "./driver.js";
 import { alive, HOST } from "./lock.js";
 import { HEAD_LENGTH, HEAD_SUFFIX, HEADS_PER_ID } from "./heads.js";
 import { assign, mergeRecords, readRecord } from "./merge.js";
-import type { ConversationRecord, ConversationStore, PrefixHit } from "./store.js";
+import type { ConversationRecord, ConversationStore, ListPage, PrefixHit } from "./store.js";
 
 type SqliteModule = typeof Database;
 
@@ -389,9 +389,14 @@ export class SqliteStore implements ConversationStore {
     if (held) this.prefixes.delete(hash);
   }
 
-  async list(): Promise<ConversationRecord[]> {
+  async list(page?: ListPage): Promise<ConversationRecord[]> {
     this.syncAll();
-    return [...this.records.values()];
+    if (page === undefined) return [...this.records.values()];
+    const ids: string[] = [];
+    for (const id of this.records.keys()) if (page.after === undefined || id > page.after) ids.push(id);
+    // Ordered as `>` compares (UTF-16 code units), so a page goes on where the last one ended.
+    ids.sort();
+    return ids.slice(0, page.limit).map((id) => this.records.get(id) as ConversationRecord);
   }
 
   /**

@@ -55,6 +55,12 @@ export interface ConversationRecord {
   indexed: string[];
 }
 
+/** A page of `list`: records in id order after `after` (not included), at most `limit`. */
+export interface ListPage {
+  readonly after?: string;
+  readonly limit: number;
+}
+
 /** A prefix-index hit: the position in the hashes given, and the conversation that sent that prefix. */
 export interface PrefixHit {
   readonly index: number;
@@ -84,7 +90,8 @@ export interface ConversationStore {
   addPrefix(hash: string, id: string): Promise<void>;
   /** Drops `hash` from the index if it still points at conversation `id`. */
   removePrefix(hash: string, id: string): Promise<void>;
-  list(): Promise<ConversationRecord[]>;
+  /** Every record (in no set order), or one page of them. */
+  list(page?: ListPage): Promise<ConversationRecord[]>;
   count(): Promise<number>;
   /**
    * Deletes conversations not updated since `before` (ms since epoch), and under each client-given

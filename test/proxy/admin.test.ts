@@ -7,7 +7,9 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigFile } from "../../src/proxy/config-file.js";
+import { newRecord } from "../../src/proxy/chat.js";
 import { startProxy } from "../../src/proxy/index.js";
+import { openStore } from "../../src/proxy/store.js";
 import { fragments } from "../support/hidden.js";
 import { longConversation, rig, stored, tempDir, type Rig, key } from "./setup.js";
 
@@ -237,6 +239,34 @@ describe("proxy admin, health and state", () => {
 
     expect((await admin(x, "compact", { conversation: "nope" })).status).toBe(404);
     expect((await admin(x, "compact", {})).status).toBe(400);
+  });
+
+  it("lists status a page at a time, in id order, so one call does not carry every conversation", async () => {
+    const db = join(tempDir(), "proxy.db");
+    const filler = await openStore(db);
+    const n = 2500;
+    for (let i = 0; i < n; i++) await filler.put(newRecord({ key: `t:c${i}`, id: `c${i}`, source: "header:x-conversation-id" }, "t", Date.now(), undefined));
+    await filler.close();
+    const x = await start({ proxy: { db } });
+    // Before: all 2,500 in one answer (with 100,000 conversations, one answer of every record), no "next".
+    const first = await admin(x, "status");
+    expect((first.json.conversations as unknown[]).length).toBe(1000);
+    const seen: string[] = [];
+    let page = first;
+    for (;;) {
+      seen.push(...(page.json.conversations as { id: string }[]).map((c) => c.id));
+      if (page.json.next === null) break;
+      page = await admin(x, `status?limit=1000&after=${encodeURIComponent(page.json.next as string)}`);
+    }
+    expect(seen).toHaveLength(n);
+    expect(new Set(seen).size).toBe(n);
+    expect(seen).toEqual([...seen].sort());
+    expect(((await admin(x, "status?limit=3")).json.conversations as unknown[]).length).toBe(3);
+    for (const bad of ["0", "-1", "1.5", "abc", "100001"]) {
+      const r = await admin(x, `status?limit=${bad}`);
+      expect(r.status).toBe(400);
+      expect(JSON.stringify(r.json)).toMatch(/limit/);
+    }
   });
 
   it("compacts on demand a conversation of the Anthropic messages or Responses API, so its next request goes out compacted", async () => {

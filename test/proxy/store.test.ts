@@ -69,6 +69,21 @@ describe.each(backends.filter((b) => b.name !== "postgres" || pgAdmin !== undefi
     return { store: await openStore(at), where: at };
   };
 
+  it("lists a page at a time in id order, each going on after the last", async () => {
+    const { store } = await open();
+    for (const id of ["d", "a", "c", "e", "b"]) await store.put(record(id));
+    const pages: string[][] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = (await store.list({ after, limit: 2 })).map((r) => r.id);
+      if (page.length === 0) break;
+      pages.push(page);
+      after = page[page.length - 1];
+    }
+    expect(pages).toEqual([["t:a", "t:b"], ["t:c", "t:d"], ["t:e"]]);
+    await store.close();
+  });
+
   it("keeps records, message bodies and counts, and reads them back after a reopen", async () => {
     const { store, where } = await open();
     expect(store.kind).toBe(backend.shared ? "postgres" : "sqlite");
