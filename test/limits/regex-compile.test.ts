@@ -1,16 +1,16 @@
 // Compiling a regex costs more than its instructions where RE2 builds big character classes:
-// under (?i) it folds a class's range one character at a time (re2js: every character from
+// under (?iu) it folds a class's range one character at a time (re2js: every character from
 // U+0041 to U+1E943 it covers, with their case variants), and a Unicode class (\p{L}) is a table
-// of hundreds of ranges. (re-pattern "(?i)[B-\x{1E942}]...") with 60 such classes was 62 units of
+// of hundreds of ranges. (re-pattern "(?iu)[B-\x{1E942}]...") with 60 such classes was 62 units of
 // fuel for half a second of compiling, with no clock read in it: ten of them ran 6 s under a
 // 1,000 ms limit. That work is charged before RE2 compiles, so the budget and the clock stop it.
 import { describe, expect, it } from "vitest";
 import { evaluate } from "../../src/lisp/evaluate.js";
 import { virtualClock } from "../support/run.js";
 
-// Every character of [B-\x{1E942}] is one RE2 folds under (?i): 125,185 of them (U+0042 to U+1E942).
+// Every character of [B-\x{1E942}] is one RE2 folds under (?iu) (Unicode case, as Java's UNICODE_CASE): 125,185 of them (U+0042 to U+1E942).
 const WIDE = "[B-\\\\x{1E942}]";
-const folded = (n: number): string => `(str "(?i)" (apply str (repeat ${n} "${WIDE}")))`;
+const folded = (n: number): string => `(str "(?iu)" (apply str (repeat ${n} "${WIDE}")))`;
 
 describe("limits: compiling a regex", () => {
   it("a class RE2 folds a character at a time is charged for each character", async () => {
@@ -19,8 +19,8 @@ describe("limits: compiling a regex", () => {
     expect(one.stats.fuelUsed).toBeGreaterThan(125_000);
     const many = await evaluate(`(re-pattern ${folded(60)})`, { limits: { maxFuel: 1_000_000 } });
     expect(!many.ok && many.error.kind).toBe("fuel_exhausted");
-    // Ranges RE2 does not fold one by one: outside (?i), ASCII-only under Java's (?i), the whole fold range.
-    for (const cheap of ['"[B-\\\\x{1E942}]"', '"(?i)[a-z]"', '"(?i)[\\\\x{0}-\\\\x{10FFFF}]"']) {
+    // Ranges RE2 does not fold one by one: outside (?i), under Java's (?i) (ASCII only), the whole fold range.
+    for (const cheap of ['"[B-\\\\x{1E942}]"', '"(?i)[B-\\\\x{1E942}]"', '"(?i)[a-z]"', '"(?i)[\\\\x{0}-\\\\x{10FFFF}]"']) {
       const r = await evaluate(`(re-pattern ${cheap})`);
       expect(r.ok && r.stats.fuelUsed, cheap).toBeLessThan(1_000);
     }
@@ -39,7 +39,7 @@ describe("limits: compiling a regex", () => {
   });
 
   it("so do regex literals, while the program is analyzed", async () => {
-    const literal = `#"(?i)${"[B-\\x{1E942}]".repeat(20)}`;
+    const literal = `#"(?iu)${"[B-\\x{1E942}]".repeat(20)}`;
     const src = "[" + Array.from({ length: 10 }, (_, i) => `\n${literal}${i}"`).join(" ") + "]";
     const clock = virtualClock(1);
     const r = await evaluate(src, { clock: clock.now, limits: { timeoutMs: 3 } });
