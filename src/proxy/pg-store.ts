@@ -127,6 +127,14 @@ export class PostgresStore implements ConversationStore {
     private readonly locks: Pool,
     /** One connection, never closed while idle: the session that holds the locks taken without waiting. */
     private readonly session: Pool,
+    /**
+     * Starts a reservation's transaction. Its row stays locked until the commit: a replica that stops
+     * in between (frozen, or cut off without the server noticing, for hours with TCP keepalive's
+     * defaults) would hold every other replica's reservation for that key. The server ends a
+     * session left idle in it after half the store's timeout, so the others' waits outlast it. In the same round trip as BEGIN, and
+     * SET LOCAL, not a startup parameter, which a pooler such as PgBouncer refuses.
+     */
+    private readonly begin: string,
   ) {}
 
   /**
@@ -171,7 +179,7 @@ export class PostgresStore implements ConversationStore {
       await Promise.all([pool.end(), locks.end(), session.end()]);
       throw e;
     }
-    return new PostgresStore(pool, locks, session);
+    return new PostgresStore(pool, locks, session, `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1, Math.floor(timeoutMs / 2))}`);
   }
 
   get open(): boolean {
@@ -366,7 +374,7 @@ export class PostgresStore implements ConversationStore {
       const taken = await withClient(this.pool, async (held) => {
         const { client } = held;
         try {
-          await client.query("BEGIN");
+          await client.query(this.begin);
           const rows = (await client.query<{ xid: string }>(RESERVE, [virtualKey, tokens, budget])).rows;
           if (rows.length === 0) {
             await client.query("ROLLBACK");

@@ -853,23 +853,32 @@ describe.skipIf(pgAdmin === undefined)("virtual key budget: a PostgreSQL connect
   /**
    * A relay in front of the database that, once armed, drops the first answer that ends a
    * transaction (ReadyForQuery, idle: after the commit) on the connection that sent a
-   * reservation, and cuts that connection; while `down`, it cuts every new connection.
+   * reservation, and cuts that connection; while `down`, it cuts every new connection. Once
+   * `freeze` is set, the next connection that commits a reservation passes nothing more either
+   * way from its COMMIT on (its replica stopped, or the network between them).
    */
   async function cuttingRelay(url: string) {
     const target = new URL(url);
     const COMMITTED = Buffer.from([0x5a, 0, 0, 0, 5, 0x49]);
-    const state = { armed: false, cut: 0, down: false };
+    const state = { armed: false, cut: 0, down: false, freeze: false, frozen: 0 };
     const sockets: Socket[] = [];
     const relay = createServer((client) => {
       if (state.down) return client.destroy();
       const server = connect(Number(target.port || 5432), target.hostname);
       sockets.push(client, server);
       let mine = false;
+      let frozen = false;
       client.on("data", (d) => {
         if (state.armed && d.includes("ptc_spend.tokens <")) mine = true;
-        server.write(d);
+        if (state.freeze && d.includes("COMMIT")) {
+          state.freeze = false;
+          state.frozen++;
+          frozen = true;
+        }
+        if (!frozen) server.write(d);
       });
       server.on("data", (d) => {
+        if (frozen) return;
         if (mine && d.includes(COMMITTED)) {
           state.armed = mine = false;
           state.cut++;
@@ -911,6 +920,25 @@ describe.skipIf(pgAdmin === undefined)("virtual key budget: a PostgreSQL connect
     expect(taken).toBe(true);
     await Promise.all([store.close(), direct.close()]);
     await relay.close();
+  });
+
+  it("does not leave the key locked for the others when a replica stops between its reservation and its commit", async () => {
+    const db = await freshDatabase(pgAdmin as string);
+    dropped.push(db.drop);
+    const relay = await cuttingRelay(db.url);
+    const stopped = await PostgresStore.open(relay.url, 1000);
+    const other = await PostgresStore.open(db.url, 20_000);
+    expect(await stopped.reserve("team", 10, 100)).toBe(true);
+    relay.state.freeze = true;
+    const lost = stopped.reserve("team", 10, 100).catch(() => "failed");
+    await expect.poll(() => relay.state.frozen).toBe(1);
+    // Before: the row stayed locked by the stopped replica's open transaction (until the server
+    // noticed the dead connection: hours, with TCP keepalive's defaults), so this timed out.
+    expect(await other.reserve("team", 10, 100)).toBe(true);
+    expect(await other.spent("team")).toBe(20);
+    await Promise.all([other.close(), relay.close()]);
+    expect(await lost).toBe("failed");
+    await stopped.close();
   });
 
   it("gives the reservation back once the database can tell it committed, when it could not at once", async () => {
