@@ -10,7 +10,7 @@
 // another replica holds is waited for on a connection of a pool of its own, so replicas waiting
 // for locks never starve ordinary queries.
 // `pg` is pure JavaScript but only replicas need it, so it is an optional peer dependency too.
-import type { ClientBase, Pool, PoolClient } from "pg";
+import type { ClientBase, Pool, PoolClient, QueryResult } from "pg";
 import { loadDriver } from "./driver.js";
 import { HEAD_LENGTH, HEAD_SUFFIX, HEADS_PER_ID } from "./heads.js";
 import { assign, mergeRecords, readRecord } from "./merge.js";
@@ -59,9 +59,14 @@ const EXPIRE = `DELETE FROM ptc_conversations WHERE updated_at < $1 OR id IN (
   SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY left(id, -$3::int) ORDER BY updated_at DESC) AS n FROM ptc_conversations WHERE id ~ $2) t WHERE n > $4
 ) RETURNING id`;
 
-// Checked and added in one statement; the conflicting row is locked before the condition is read,
-// so replicas reserving at once take turns. Its transaction id tells later whether it committed.
-const RESERVE = "INSERT INTO ptc_spend (name, tokens) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET tokens = ptc_spend.tokens + excluded.tokens WHERE ptc_spend.tokens < $3 RETURNING txid_current()::text AS xid";
+/**
+ * Checked and added in one statement; the conflicting row is locked before the condition is read,
+ * so replicas reserving at once take turns. Its transaction id tells later whether it committed.
+ * Sent with the statements that open its transaction, in one round trip: so it is written out
+ * (the name quoted as a literal; numbers print as nothing but a number).
+ */
+const reserveStatement = (escape: (s: string) => string, name: string, tokens: number, budget: number): string =>
+  `INSERT INTO ptc_spend (name, tokens) VALUES (${escape(name)}, ${Number(tokens)}) ON CONFLICT (name) DO UPDATE SET tokens = ptc_spend.tokens + excluded.tokens WHERE ptc_spend.tokens < ${Number(budget)} RETURNING txid_current()::text AS xid`;
 
 /**
  * A reservation whose commit was sent but not answered (the connection cut meanwhile), and whose
@@ -374,8 +379,9 @@ export class PostgresStore implements ConversationStore {
       const taken = await withClient(this.pool, async (held) => {
         const { client } = held;
         try {
-          await client.query(this.begin);
-          const rows = (await client.query<{ xid: string }>(RESERVE, [virtualKey, tokens, budget])).rows;
+          // BEGIN, SET LOCAL, the reservation: three results.
+          const results = (await client.query(`${this.begin}; ${reserveStatement((t) => client.escapeLiteral(t), virtualKey, tokens, budget)}`)) as unknown as QueryResult<{ xid: string }>[];
+          const rows = results[2].rows;
           if (rows.length === 0) {
             await client.query("ROLLBACK");
             return false;

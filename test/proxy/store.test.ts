@@ -918,6 +918,11 @@ describe.skipIf(pgAdmin === undefined)("virtual key budget: a PostgreSQL connect
     // Before: false (503 to the client) with 40 charged: the 30 of a request never sent were lost for good.
     expect({ taken, spent: await direct.spent("team") }).toEqual({ taken, spent: taken ? 40 : 10 });
     expect(taken).toBe(true);
+    // The name goes into the statement as a literal: any name is one name.
+    const odd = "it's \\ 'odd'; DROP TABLE ptc_spend; --";
+    expect(await store.reserve(odd, 5, 100)).toBe(true);
+    expect(await direct.spent(odd)).toBe(5);
+    expect(await direct.spent("team")).toBe(40);
     await Promise.all([store.close(), direct.close()]);
     await relay.close();
   });
