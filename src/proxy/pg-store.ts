@@ -124,7 +124,8 @@ export class PostgresStore implements ConversationStore {
    */
   private readonly waiting = new Set<PoolClient>();
   private readonly unsettled: Unsettled[] = [];
-  private settling = false;
+  /** The settle under way, if any. */
+  private settling: Promise<void> | undefined;
   writeError: string | undefined;
 
   private constructor(
@@ -428,9 +429,14 @@ export class PostgresStore implements ConversationStore {
    * first failure: a database that does not answer is tried again at the next reservation or read
    * of a spend, not once per reservation kept.
    */
-  private async settle(): Promise<void> {
-    if (this.settling) return;
-    this.settling = true;
+  private settle(): Promise<void> {
+    this.settling ??= this.settleAll().finally(() => {
+      this.settling = undefined;
+    });
+    return this.settling;
+  }
+
+  private async settleAll(): Promise<void> {
     const pending = this.unsettled.splice(0);
     try {
       while (pending.length > 0) {
@@ -449,8 +455,6 @@ export class PostgresStore implements ConversationStore {
       }
     } catch {
       for (const r of pending) this.keep(r);
-    } finally {
-      this.settling = false;
     }
   }
 
@@ -467,6 +471,9 @@ export class PostgresStore implements ConversationStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    // Given back now, or never: they are kept in this process only.
+    await this.settling;
+    if (this.unsettled.length > 0) await this.settle();
     this.closed = true;
     // Cut: its query fails, and the connection is dropped at release (its unlock fails too).
     for (const client of this.waiting) void client.end().catch(() => {});

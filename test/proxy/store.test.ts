@@ -971,6 +971,24 @@ describe.skipIf(pgAdmin === undefined)("virtual key budget: a PostgreSQL connect
     await stopped.close();
   });
 
+  it("gives such a reservation back as the store closes (a replica stopped once the database answers again)", async () => {
+    const db = await freshDatabase(pgAdmin as string);
+    dropped.push(db.drop);
+    const relay = await cuttingRelay(db.url);
+    const store = await PostgresStore.open(relay.url);
+    const direct = await PostgresStore.open(db.url);
+    expect(await store.reserve("team", 10, 100)).toBe(true);
+    relay.state.armed = true;
+    relay.state.down = true;
+    await expect(store.reserve("team", 30, 100)).rejects.toThrow();
+    relay.state.down = false;
+    await store.close();
+    // Before: 40, the reservation forgotten with the store.
+    expect(await direct.spent("team")).toBe(10);
+    await direct.close();
+    await relay.close();
+  });
+
   it("gives the reservation back once the database can tell it committed, when it could not at once", async () => {
     const db = await freshDatabase(pgAdmin as string);
     dropped.push(db.drop);
