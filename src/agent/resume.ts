@@ -215,6 +215,8 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
   }
   if (state.outcome.ok) throw new ResumeError("the saved run already returned a value; there is nothing to resume");
   if (state.outcome.reason === "failed") throw new ResumeError(`the saved run ended with (fail ...): ${state.outcome.message}`);
+  // Its options were refused before its task was built: no turn to replay, no task to check one against.
+  if (state.outcome.reason === "invalid_input") throw new ResumeError(`the saved run ended before its first turn (invalid_input: ${state.outcome.message}); there is nothing to resume: run the agent again`);
   const saved = state.trace.turns;
   const cut = cutTurn(state);
   for (const { turn, call, result, whole } of state.hiddenResults ?? []) {
@@ -253,6 +255,8 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
   // step holds fewer turns than the state (the paused one cut), so a state saved from it would
   // run the rest again live (the paused turn's calls that had run before the pause too).
   const pausedUntouched = approvals.paused !== undefined && replay.reached === saved.length && !replay.pausedTurnRan;
+  // Options the run refuses end it before anything ran, with no turn: saved, that step would lose the saved turns.
+  if (!step.ok && step.fail.reason === "invalid_input") throw new ResumeError(`resume: ${step.fail.message}; nothing ran, and the saved state is still the one to resume`);
   if (!step.ok && saved.length > 0 && (replay.reached <= whole || pausedUntouched)) {
     const reason = step.fail.reason;
     if (reason === "token_budget_exceeded") {

@@ -677,6 +677,35 @@ describe("resume given what is not a run state", () => {
     expect(llm.requests).toHaveLength(0);
   });
 
+  // Options the run refuses: resume resolved with an invalid_input step holding no turn, and
+  // saving that step, the usual next step, lost the saved turns (every later resume then failed,
+  // 'the task message differs from the saved run's: saved ""').
+  it.each<[string, object, string]>([
+    ["a negative deadline", { deadlineMs: -1 }, "deadlineMs must be a positive number, got -1"],
+    ["an onTurn that is not a function", { onTurn: 5 }, "onTurn must be a function, got number"],
+    ["a context that is not a map", { context: 5 }, "context must be a plain object of key → data"],
+  ])("refuses %s in its options, the saved state still the one to resume", async (_what, bad, message) => {
+    const agent = SubAgent.create({ prompt: "Count.", maxTurns: 3, isolation: "none" });
+    const stopped = await SubAgent.run(agent, { llm: scriptedLlm([clj("Start.", "(def a 1)")]) });
+    const state = saveRun(stopped, agent);
+    const llm = scriptedLlm([clj("Done.", "(return a)")]);
+    await expect(SubAgent.resume(agent, state, { llm, ...bad })).rejects.toThrow(new ResumeError(`resume: ${message}; nothing ran, and the saved state is still the one to resume`));
+    expect(llm.requests).toHaveLength(0);
+    const step = await SubAgent.resume(agent, state, { llm });
+    expect(step.ok ? step.value : step.fail.message).toBe(1);
+  });
+
+  it("refuses a state saved from a run whose options were refused: it has no turn and no task", async () => {
+    const agent = SubAgent.create({ prompt: "Count.", maxTurns: 3, isolation: "none" });
+    const refused = await SubAgent.run(agent, { llm: scriptedLlm([]), deadlineMs: -1 });
+    expect(refused.fail?.reason).toBe("invalid_input");
+    const llm = scriptedLlm([clj("Done.", "(return 1)")]);
+    await expect(SubAgent.resume(agent, saveRun(refused, agent), { llm })).rejects.toThrow(
+      new ResumeError("the saved run ended before its first turn (invalid_input: deadlineMs must be a positive number, got -1); there is nothing to resume: run the agent again"),
+    );
+    expect(llm.requests).toHaveLength(0);
+  });
+
   it("takes no options when the agent has its llm", async () => {
     const agent = SubAgent.create({ prompt: "Count.", maxTurns: 3, isolation: "none", llm: scriptedLlm([clj("Done.", "(return a)")]) });
     // The first run's script ends after one turn: the run stops with llm_error, to be resumed.
