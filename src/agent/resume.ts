@@ -250,7 +250,7 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
     ...(agent.description !== undefined ? { description: agent.description } : {}),
   });
   const step = await runAgent(replaying as Agent, { ...run, llm: replay.llm, historyLlm: replay.summarizer(run.historyLlm ?? agent.options.historyLlm) }, null, approvals);
-  // Stopped (abort, deadline, a token budget the saved turns' tokens spend) before the turns saved
+  // Stopped (abort, deadline, a token budget the saved turns' tokens spend, an onTurn hook that threw) before the turns saved
   // whole were replayed, or in the paused turn before a held call ran: nothing ran live, and the
   // step holds fewer turns than the state (the paused one cut), so a state saved from it would
   // run the rest again live (the paused turn's calls that had run before the pause too).
@@ -264,6 +264,9 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
     }
     if (reason === "aborted" || reason === "deadline_exceeded") {
       throw new ResumeError(`resume: the run was ${reason === "aborted" ? "aborted" : "past its deadline"} before its saved turns were replayed; nothing ran, and the saved state is still the one to resume`);
+    }
+    if (reason === "internal_error") {
+      throw new ResumeError(`resume: the run ended before its saved turns were replayed (${step.fail.message}); nothing ran, and the saved state is still the one to resume`);
     }
   }
   // The cut turn cut again: its record holds the calls this attempt reached; the saved calls it

@@ -492,6 +492,23 @@ describe("resumeRun", () => {
     expect(done.value).toEqual({ gold: 162.75, silver: 80 });
   });
 
+  it("refuses, rather than give a step short of the saved turns, a resume whose onTurn hook threw while replaying", async () => {
+    const { calls, make, replies, context } = setup();
+    const stopped = await SubAgent.run(make(3), { llm: scriptedLlm(replies.slice(0, 3)), context });
+    const state = runStateToJson(saveRun(stopped, make(3)));
+    const llm = { name: "live", complete: () => Promise.reject(new Error("no live turn expected")) };
+    const onTurn = (): void => {
+      throw new Error("hook broke");
+    };
+    // Before: an internal_error step holding turn 1 of 3; saved, the next resume ran turns 2 and 3 live (their tools again).
+    await expect(SubAgent.resume(make(6), runStateFromJson(state), { llm, context, onTurn })).rejects.toThrow(
+      new ResumeError("resume: the run ended before its saved turns were replayed (internal error: hook broke); nothing ran, and the saved state is still the one to resume"),
+    );
+    expect(calls).toEqual(["acme", "globex", "nobody"]);
+    const done = await SubAgent.resume(make(6), runStateFromJson(state), { llm: scriptedLlm(replies.slice(3)), context });
+    expect(done.value).toEqual({ gold: 162.75, silver: 80 });
+  });
+
   it("is SubAgent.resume, and carries the saved run's prompt settings over", async () => {
     const { calls, make, replies, context } = setup();
     const first = make(3);
