@@ -1,6 +1,7 @@
 // Agent options: defaults, validation, and how the layers (defaults, a calling agent, the
 // agent's own, the run's) merge.
 import { checkViewOptions } from "../trace/view-settings.js";
+import { kindOf } from "../llm/args.js";
 import { resolveIsolation, resolveLimits } from "../lisp/index.js";
 import { historyStrategy } from "./history.js";
 import { isTracerOption } from "./telemetry.js";
@@ -31,6 +32,8 @@ export function checkInheritable(o: InheritableOptions, fail: (message: string) 
   if (o.llm !== undefined && (typeof o.llm !== "object" || o.llm === null || typeof o.llm.complete !== "function")) fail("llm must implement complete(request)");
   if (o.tracer !== undefined && !isTracerOption(o.tracer)) fail('tracer must be an OpenTelemetry Tracer (with startSpan) or "global"');
   if (o.limits !== undefined) {
+    // A Map (or a class instance) would be read as no limits at all: every default kept, silently.
+    if (!isPlainObject(o.limits)) fail(`limits must be an object of limits ({ timeoutMs: 5000 }), got ${(o.limits as unknown) instanceof Map ? "a Map" : kindOf(o.limits)}`);
     try {
       resolveLimits(o.limits);
     } catch (e) {

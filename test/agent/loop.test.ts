@@ -530,6 +530,9 @@ describe("endings", () => {
     [{ limits: { timeoutMs: -1 } }, "timeoutMs"],
     [{ limits: { bogus: 1 } as never }, "unknown limit"],
     [{ view: { sampleItems: -1 } }, "view.sampleItems: Too small"],
+    // Copied as {} before they were checked, a Map of limits or of view options was no options at all: every default, silently.
+    [{ limits: new Map([["maxCollectionSize", 3]]) as never }, "limits must be an object of limits ({ timeoutMs: 5000 }), got a Map"],
+    [{ view: new Map([["sampleItems", 2]]) as never }, "view must be an object of prompt-view options"],
     [{ view: { colour: "red" } as never }, "unknown view option 'colour'"],
     [{ context: { loop: null as unknown } }, ""],
     // The run's own limits bound the prompt's reading of the context, not the defaults.
