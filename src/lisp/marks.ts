@@ -1093,7 +1093,8 @@ export class Marks {
       if (s.length >= QUOTED_MIN) {
         for (const q of quotedForms(s)) ix.long.add(q, shown);
       } else if (typeof v === "string") {
-        ix.quoted.set(JSON.stringify(v), shown);
+        // In quotes as JSON, the printer or a regex literal (#"\d") writes it, in backticks, or as a keyword's name.
+        for (const q of quotedForms(v)) ix.quoted.set(`"${q}"`, shown);
         ix.quoted.set("`" + v + "`", shown);
         ix.keywords.set(v, shown);
       } else {

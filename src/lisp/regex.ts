@@ -23,12 +23,17 @@ export function compileRegex(source: string, spend?: (work: number) => void): Re
     return new Regex(source, { whole, search, ends: re2.ends, starts: re2.starts, breaks: re2.breaks, groups });
   } catch (e) {
     // Quoted as written: the . this file spells as a class reads as a . again.
-    const detail = (e instanceof Error ? e.message : String(e)).replaceAll(JAVA_DOT, ".");
-    // RE2 quotes the part it could not read (`[mQ8sLd2`): a part of a hidden pattern is hidden too.
+    let detail = (e instanceof Error ? e.message : String(e)).replaceAll(JAVA_DOT, ".");
+    // RE2 quotes the part it could not read (`[mQ8sLd2`): a part of a hidden pattern is hidden
+    // too, and quoted as the pattern is, in double quotes, where one too short to be looked for
+    // bare ("[Z") is found.
     const quote = detail.indexOf("`");
-    if (quote >= 0 && detail.endsWith("`")) took(source, detail.slice(quote + 1, -1));
+    if (quote >= 0 && detail.endsWith("`")) {
+      const part = took(source, detail.slice(quote + 1, -1)) as string;
+      detail = `${detail.slice(0, quote)}"${part}"`;
+    }
     // RE2 says "invalid character class range" for a \p{...} it does not know: name what it knows.
-    const hint = /`\\[pP]/.test(detail)
+    const hint = /"\\[pP]/.test(detail)
       ? "RE2 knows Unicode categories and scripts (\\p{L}, \\p{Lu}, \\p{N}, \\p{P}, \\p{Greek}) and the POSIX classes (\\p{Alpha}, \\p{Punct}), not Java's \\p{Is...}, \\p{In...} or \\p{java...}"
       : "regexes use RE2 syntax: no backreferences (\\1) or lookaround ((?=...), (?!...))";
     throw new LispError("regex_error", `invalid regex #"${source}": ${detail}`, undefined, hint);

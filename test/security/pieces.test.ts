@@ -254,6 +254,23 @@ describe.each(["none", "worker"] as const)("errors quoting a part of a hidden pa
 // A format directive built from a piece of a hidden string is short ("%Z", "%.48d"): a refusal
 // that quotes it, or the precision it read from it, bare would show the piece in clear, and a
 // loop over the string would spell it out one refusal at a time.
+// So is a short regex built from a piece of a hidden string: the error quotes it (#"\Z") and
+// the part RE2 could not read ("\Z", "[Z", "(?Z") with a backslash or in RE2's backticks.
+describe.each(["none", "worker"] as const)("regex errors quoting a short piece of a hidden string (isolation %s)", (isolation) => {
+  it.each([
+    '(doseq [i (range 6)] (println (try (re-pattern (str "\\\\" (subs (:tok data/_p) i (inc i)))) (catch e (ex-message e)))))',
+    '(doseq [i (range 6)] (println (try (re-pattern (str "[" (subs (:tok data/_p) i (inc i)))) (catch e (ex-message e)))))',
+    '(doseq [i (range 6)] (println (try (re-find (str "(?" (subs (:tok data/_p) i (inc i)) ")") "") (catch e (ex-message e)))))',
+    '(doseq [i (range 0 6 2)] (println (try (re-pattern (str "\\\\" (subs (:tok data/_p) i (+ i 2)))) (catch e (ex-message e)))))',
+  ])("%s", async (program) => {
+    const r = await evaluate(program, { ctx: { _p: { tok: "KZQBMW" } }, isolation });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const text = showStandIns(r.prints.join("\n"));
+    expect(text, text).not.toMatch(/(\\|\[|\(\?)[KZQBMW]/);
+    expect(text).toContain("<hidden");
+  });
+});
+
 describe.each(["none", "worker"] as const)("format refusals quoting a short piece of a hidden string (isolation %s)", (isolation) => {
   it.each([
     '(doseq [i (range 6)] (println (try (format (str "%" (subs (:tok data/_p) i (inc i))) 1) (catch e (ex-message e)))))',
