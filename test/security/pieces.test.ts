@@ -271,6 +271,21 @@ describe.each(["none", "worker"] as const)("regex errors quoting a short piece o
   });
 });
 
+// And a replacement string's group, named or numbered, read from a hidden one.
+describe.each(["none", "worker"] as const)("replacement errors quoting a group read from a hidden string (isolation %s)", (isolation) => {
+  it.each([
+    '(println (try (clojure.string/replace "a" #"a" (str "${" (subs (:tok data/_p) 0 3) "}")) (catch e (ex-message e))))',
+    '(println (try (clojure.string/replace "a" #"(?<x>a)" (str "x${" (subs (:tok data/_p) 1 3) "}")) (catch e (ex-message e))))',
+    '(println (try (clojure.string/replace-first "a" #"a" (str "$" (subs (str (:pin data/_p)) 0 1))) (catch e (ex-message e))))',
+  ])("%s", async (program) => {
+    const r = await evaluate(program, { ctx: { _p: { tok: "KZQBMW", pin: 4821 } }, isolation });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const text = showStandIns(r.prints.join("\n"));
+    expect(text, text).not.toMatch(/KZQ|ZQ|group 4/);
+    expect(text).toContain("<hidden");
+  });
+});
+
 describe.each(["none", "worker"] as const)("format refusals quoting a short piece of a hidden string (isolation %s)", (isolation) => {
   it.each([
     '(doseq [i (range 6)] (println (try (format (str "%" (subs (:tok data/_p) i (inc i))) 1) (catch e (ex-message e)))))',

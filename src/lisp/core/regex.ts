@@ -4,7 +4,7 @@
 import { LispError, typeErr } from "../errors.js";
 import { call1 } from "../fn.js";
 import { compiled, finder, type Finder, regexFromString, sizeOf } from "../regex.js";
-import { charge, checkCollectionSize, checkStringLength, limitError, run, tick } from "../runtime.js";
+import { charge, checkCollectionSize, checkStringLength, limitError, run, tick, took } from "../runtime.js";
 import { Fn, LFloat, Regex, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe, strValue } from "./args.js";
@@ -113,6 +113,11 @@ function replacementError(rep: string, detail: string): LispError {
   return new LispError("regex_error", `invalid replacement ${JSON.stringify(rep)}: ${detail}`, undefined, "refer to groups as $1 or ${name}; write \\\\$ for a literal dollar sign");
 }
 
+/** A part of a replacement string as an error quotes it: taken from it (a part of a hidden one is hidden too) and in quotes, where one too short to be looked for bare is found. */
+function quotedPart(rep: string, part: string): string {
+  return JSON.stringify(took(rep, part));
+}
+
 function parseTemplate(rep: string, groups: number, named: Record<string, number>): Template {
   const parts: Template = [];
   let text = "";
@@ -132,7 +137,7 @@ function parseTemplate(rep: string, groups: number, named: Record<string, number
       const close = rep.indexOf("}", i + 2);
       if (close < 0) throw replacementError(rep, "${ is not closed");
       const name = rep.slice(i + 2, close);
-      if (!Object.hasOwn(named, name)) throw replacementError(rep, `the regex has no group named ${name}`);
+      if (!Object.hasOwn(named, name)) throw replacementError(rep, `the regex has no group named ${quotedPart(rep, name)}`);
       group = named[name];
       i = close;
     } else {
@@ -140,7 +145,7 @@ function parseTemplate(rep: string, groups: number, named: Record<string, number
       if (j >= rep.length || rep[j] < "0" || rep[j] > "9") throw replacementError(rep, "$ must be followed by a group number or {name}");
       group = rep.charCodeAt(j++) - 48;
       while (j < rep.length && rep[j] >= "0" && rep[j] <= "9" && group * 10 + rep.charCodeAt(j) - 48 <= groups) group = group * 10 + rep.charCodeAt(j++) - 48;
-      if (group > groups) throw replacementError(rep, `the regex has no group ${group} (it has ${groups})`);
+      if (group > groups) throw replacementError(rep, `the regex has no group ${quotedPart(rep, rep.slice(i, j))} (it has ${groups})`);
       i = j - 1;
     }
     if (text !== "") parts.push(text);
