@@ -2,7 +2,7 @@
 // pattern can backtrack catastrophically. Backreferences and lookaround are not supported.
 import { type Matcher, RE2JS } from "re2js";
 import { LispError } from "./errors.js";
-import { chargeIfRunning, took } from "./runtime.js";
+import { chargeIfRunning, checkClockIfRunning, took } from "./runtime.js";
 import { Regex } from "./values.js";
 
 /**
@@ -539,7 +539,59 @@ export interface Finder {
 /** A matcher searching `s` for `r`, its $ true before a last line terminator as in Java. */
 export function finder(r: Regex, s: string): Finder {
   const p = r.compiled as Programs;
-  return p.search === null ? p.whole.matcher(s) : new JavaMatcher(p.search.matcher(s), s, p, p.search.programSize());
+  return p.search === null ? new ClockedMatcher(p.whole.matcher(s), s, p.whole.programSize()) : new JavaMatcher(p.search.matcher(s), s, p, p.search.programSize());
+}
+
+/**
+ * Text times instructions that searches may step through before the run's clock is read. A
+ * search may scan past the match it gives, to the end of the text, for a longer or an earlier
+ * one (#"\r(?:[^!]*X)?|b" over "b\rb\r...", where each "\r" found tries the rest for an X), so
+ * a scan charged once for the whole text can take time in proportion to its square; counting
+ * each search as scanning to the end reads the clock often enough to stop it.
+ */
+const SCAN_CLOCK = 1 << 24;
+
+/** The scanning a search from `from` may do, counted; the clock read when it adds up to SCAN_CLOCK. */
+function scanned(counter: { pending: number }, length: number, from: number, size: number): void {
+  counter.pending += (length - from) * size;
+  if (counter.pending >= SCAN_CLOCK) {
+    counter.pending = 0;
+    checkClockIfRunning();
+  }
+}
+
+/** RE2's matcher, with the run's clock read as its searches add up (scanned). */
+class ClockedMatcher implements Finder {
+  pending = 0;
+  private last = 0;
+  constructor(
+    private readonly m: Matcher,
+    private readonly s: string,
+    private readonly size: number,
+  ) {}
+
+  find(): boolean {
+    scanned(this, this.s.length, this.last, this.size);
+    if (!this.m.find()) return false;
+    this.last = this.m.end(0);
+    return true;
+  }
+
+  start(): number {
+    return this.m.start(0);
+  }
+
+  end(): number {
+    return this.m.end(0);
+  }
+
+  group(i: number): string | null {
+    return this.m.group(i);
+  }
+
+  groupCount(): number {
+    return this.m.groupCount();
+  }
 }
 
 /**
@@ -556,6 +608,7 @@ export function finder(r: Regex, s: string): Finder {
  * where RE2's own ^ at 0 is taken first.)
  */
 class JavaMatcher implements Finder {
+  pending = 0;
   private next = 0;
   private begin = 0;
   private cut = 0;
@@ -620,10 +673,12 @@ class JavaMatcher implements Finder {
     if (this.breaks.length > 0 && from > 0 && from < s.length) {
       const c = s.charCodeAt(from - 1);
       if ((c === 0x0d && s.charCodeAt(from) !== 0x0a) || c === 0x85 || c === 0x2028 || c === 0x2029) {
+        scanned(this, s.length, from - 1, this.size);
         if (!m.find(from - 1)) return false;
         if (m.start(0) >= from || this.breaks.some((g) => m.start(g) === from - 1)) return true;
       }
     }
+    scanned(this, s.length, from, this.size);
     return m.find(from);
   }
 

@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { edn as value, errorOf as failure, cases, virtualClock } from "../support/run.js";
 import { evaluate, print } from "../../src/lisp/evaluate.js";
+import { RE2JS } from "re2js";
 import { regexFromString } from "../../src/lisp/regex.js";
 
 describe("re-find, re-matches, re-seq", () => {
@@ -210,6 +211,31 @@ describe("limits", () => {
     expect(r.stats.fuelUsed).toBeLessThan(200 * 6_000);
     const done = await evaluate('(let [p (apply str (repeat 3 "(?:a?){999}"))] (dotimes [i 3] (re-pattern (str "y" i p))))');
     expect(done.ok && done.stats.fuelUsed).toBeGreaterThan(3 * 6_000);
+  });
+
+  it("reads the clock while searches scan past their matches", async () => {
+    // Each "\r" found makes RE2 try the rest of the text for an X: every search scans to the end,
+    // so a scan charged once for the text took 44.6 s over 40,000 characters, and the clock was
+    // read once per 4,096 matches. Counted here: the searches run before a 5 ms limit stops them.
+    const matcher = RE2JS.compile("a").matcher("");
+    const proto = Object.getPrototypeOf(matcher) as { find: (...args: unknown[]) => boolean };
+    const find = proto.find;
+    let finds = 0;
+    proto.find = function (this: unknown, ...args: unknown[]) {
+      finds++;
+      return find.apply(this, args);
+    };
+    try {
+      const text = "b\r".repeat(10_000);
+      for (const pattern of ["\\r(?:[^!]*X)?|b", "b\\r|\\r[^!]*X|(?m)^q"]) {
+        finds = 0;
+        const r = await evaluate(`(count (re-seq (re-pattern data/p) data/text))`, { ctx: { text, p: pattern }, clock: virtualClock(1).now, limits: { timeoutMs: 5 } });
+        expect(r.ok || r.error.kind).toBe("timeout");
+        expect(finds).toBeLessThan(4_096);
+      }
+    } finally {
+      proto.find = find;
+    }
   });
 
   it("caches patterns by the size of their compiled programs, not only their number", () => {
