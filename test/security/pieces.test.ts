@@ -271,6 +271,20 @@ describe.each(["none", "worker"] as const)("regex errors quoting a short piece o
   });
 });
 
+// An error describes a keyword by its name (keyword :KZ): one made of a short piece of a hidden string is hidden too.
+describe.each(["none", "worker"] as const)("errors describing a keyword made of a short piece of a hidden string (isolation %s)", (isolation) => {
+  it.each([
+    '(doseq [i (range 0 6 2)] (println (try (inc (keyword (subs (:tok data/_p) i (+ i 2)))) (catch e (ex-message e)))))',
+    '(doseq [i (range 6)] (println (try (re-find #"a" (keyword (subs (:tok data/_p) i (inc i)))) (catch e (ex-message e)))))',
+  ])("%s", async (program) => {
+    const r = await evaluate(program, { ctx: { _p: { tok: "KZQBMW" } }, isolation });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const text = showStandIns(r.prints.join("\n"));
+    expect(text, text).not.toMatch(/:[KZQBMW]/);
+    expect(text).toContain("<hidden");
+  });
+});
+
 // And a replacement string's group, named or numbered, read from a hidden one.
 describe.each(["none", "worker"] as const)("replacement errors quoting a group read from a hidden string (isolation %s)", (isolation) => {
   it.each([
