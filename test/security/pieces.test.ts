@@ -51,7 +51,24 @@ const PIECES = [
   '(doseq [i (range 0 18 2)] (try (re-pattern (str "[" (subs tok i (+ i 2)))) (catch e (print (clojure.string/replace (last (clojure.string/split (clojure.string/lower-case (ex-message e)) #"\\]: ")) #"[`\\[]" "")))))',
 ];
 
+// Each prints a letters-only token rebuilt from single characters that error messages quote
+// (lower-cased, so a digit would equal its marked piece): a regex's source as written (`#"\K"`),
+// a replacement's group name.
+const LETTERS = "KJMHGYLNRT";
+const QUOTED = [
+  '(doseq [i (range 10)] (try (re-pattern (str "\\\\" (subs tok i (inc i)))) (catch e (print (-> (ex-message e) clojure.string/lower-case (subs 15) (clojure.string/split #": ") first (clojure.string/replace "\\"" "") (clojure.string/replace "\\\\" ""))))))',
+  '(doseq [i (range 10)] (try (clojure.string/replace "x" #"x" (str "${" (subs tok i (inc i)) "}")) (catch e (print (clojure.string/replace (last (clojure.string/split (clojure.string/lower-case (ex-message e)) #"named ")) "\\"" "")))))',
+];
+
 describe("pieces of a hidden string stay hidden", () => {
+  it.each(QUOTED)("%s", async (program) => {
+    const r = await evaluate(`(def tok (get-in data/_creds [:crm :token]))\n${program}`, { ctx: { _creds: { crm: { token: LETTERS } } }, isolation: "none" });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const out = showStandIns(r.prints.join("\n"));
+    for (const f of fragments([LETTERS])) expect(out, out).not.toContain(f);
+    expect(out).toContain("<hidden string");
+  });
+
   it.each(PIECES)("%s", async (program) => {
     const r = await evaluate(`(def tok (get-in data/_creds [:crm :token]))\n${program}`, { ctx: { _creds: { crm: { token: TOKEN } } }, isolation: "none" });
     expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
@@ -116,6 +133,15 @@ const SMALL = [
 ];
 
 describe("small hidden values stay hidden once taken out", () => {
+  it("a digit of a hidden string read as a replacement's group number", async () => {
+    const program = '(doseq [i (range 4)] (try (clojure.string/replace "x" #"x" (str "$" (subs data/_code i (inc i)))) (catch e (print (ex-message e)))))';
+    const r = await evaluate(program, { ctx: { _code: "9876" }, isolation: "none" });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const out = showStandIns(r.prints.join("\n"));
+    expect(out, out).not.toMatch(/[6-9]/);
+    expect(out).toContain("the regex has no group <hidden string derived from data/_code> (it has 0)");
+  });
+
   it.each(SMALL)("%s", async (program) => {
     const card = { cvv: 123, pin: 42, code: "Q7" };
     const r = await evaluate(program, { ctx: { _card: card, _wallet: { card }, _pin: 42, _code: "4243" }, isolation: "none" });
