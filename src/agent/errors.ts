@@ -73,13 +73,14 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
 
 /**
  * One line per zod issue, each naming its field: `missing :query (expected string)`,
- * `:limit: expected number, received string`. `input` is what was validated.
+ * `:limit: expected number, received string`. `input` is what was validated; `shown` gives an
+ * issue's message as it is shown, told the value it is about (which a host's message may quote).
  */
-export function describeIssues(error: z.ZodError, input: unknown): string[] {
+export function describeIssues(error: z.ZodError, input: unknown, shown: (message: string, at: unknown) => string = (m) => m): string[] {
   const lines: string[] = [];
   for (const issue of error.issues.slice(0, MAX_ISSUES)) {
     const where = fieldPath(issue.path);
-    const message = issue.message.replace(/^Invalid input: /, "");
+    const message = shown(issue.message, valueAt(input, issue.path)).replace(/^Invalid input: /, "");
     if (issue.code === "invalid_type" && issue.path.length > 0 && valueAt(input, issue.path) === undefined) {
       // zod's own message says "received undefined"; a host's own (z.string({ error })) is kept.
       const own = message === issue.message;

@@ -535,7 +535,7 @@ class AgentRun {
         this.returned = parsed.data === checked ? value : parsed.data;
         return "returned";
       }
-      message = `the (return ...) value does not match the expected output:\n- ${describeIssues(parsed.error, value).join("\n- ")}`;
+      message = `the (return ...) value does not match the expected output:\n- ${describeIssues(parsed.error, value, marks === undefined ? undefined : (m, at) => marks.hideBareIn(m, at)).join("\n- ")}`;
     } catch (e) {
       // A host's transform or refinement that throws (instead of adding an issue) fails the check
       // as an issue would: the run goes on, and its message, which may quote the value, is hidden below.

@@ -1067,14 +1067,45 @@ export class Marks {
         .replace(SHORT_QUOTE, (q) => ix.quoted.get(q) ?? q)
         .replace(NUMBER, (n) => ix.numbers.get(n) ?? ix.floatNumbers.get(String(Number(n))) ?? n)
         .replace(SHORT_KEYWORD, (k, name: string) => {
-          const shown = ix.keywords.get(name);
-          return shown === undefined ? k : ":" + shown;
+          const bare = name.endsWith(":") ? name.slice(0, -1) : name;
+          const shown = bare.length < QUOTED_MIN ? ix.keywords.get(bare) : undefined;
+          return shown === undefined ? k : ":" + shown + name.slice(bare.length);
         });
     if (!long.includes(STAND_IN_OPEN)) return short(long);
     return long
       .split(STAND_INS)
       .map((part, i) => (i % 2 === 1 ? part : short(part)))
       .join("");
+  }
+
+  /**
+   * A message about `at` (plain data: the value an output check's issue is about) with each marked
+   * string of fewer than QUOTED_MIN characters it holds replaced, in any case, where the message
+   * has it bare between characters other than letters and digits (a host's own message,
+   * `not allowed: K7`). Too short to be looked for in any text, it is looked for in text about it.
+   */
+  hideBareIn(text: string, at: unknown): string {
+    if (this.empty) return text;
+    const found = new Map<string, string>();
+    let budget = WALK_BUDGET;
+    const walk = (x: unknown, depth: number): void => {
+      if (--budget < 0 || depth > 64) return;
+      if (typeof x === "string") {
+        const o = x.length < QUOTED_MIN ? this.prims.get(x) : undefined;
+        if (o !== undefined) found.set(x.toLowerCase(), standIn("string", o));
+      } else if (Array.isArray(x)) {
+        for (const v of x) walk(v, depth + 1);
+      } else if (x !== null && typeof x === "object") {
+        for (const v of Object.values(x)) walk(v, depth + 1);
+      }
+    };
+    walk(at, 0);
+    let out = text;
+    for (const [low, shown] of found) {
+      const bare = new RegExp(`(?<![\\p{L}\\p{N}])${low.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}(?![\\p{L}\\p{N}])`, "giu");
+      out = out.replace(bare, () => shown);
+    }
+    return out;
   }
 
   /** What `hideText` looks for, brought up to date with what has been marked since it last looked. */
@@ -1272,9 +1303,10 @@ function reversed(text: string): string {
 const SHORT_QUOTE = /"(?:[^"\\]|\\.){1,3}"|`[^`]{1,3}`/g;
 /**
  * A keyword of up to 3 characters as a message prints it (`:K7Z`, a key made of a piece of a
- * hidden string): its name, where no other character of a keyword's name is next to it.
+ * hidden string): its name, where no other character of a keyword's name is next to it, or only
+ * a colon (a path before its issue, `:K7Z: expected number`).
  */
-const SHORT_KEYWORD = /(?<![\w*+!\-?<>=/.&%$|':#\u00A0-\uFFFF]):([\w*+!\-?<>=/.&%$|'#\u00A0-\uFFFF][\w*+!\-?<>=/.&%$|':#\u00A0-\uFFFF]{0,2})(?![\w*+!\-?<>=/.&%$|':#\u00A0-\uFFFF])/g;
+const SHORT_KEYWORD = /(?<![\w*+!\-?<>=/.&%$|':#\u00A0-\uFFFF]):([\w*+!\-?<>=/.&%$|'#\u00A0-\uFFFF][\w*+!\-?<>=/.&%$|':#\u00A0-\uFFFF]{0,3})(?![\w*+!\-?<>=/.&%$|':#\u00A0-\uFFFF])/g;
 /** A stand-in, kept whole when text is split around it. */
 const STAND_INS = /(\uE000[^\uE000\uE001]*\uE001)/;
 /** A number standing alone in a message (`index 123`, `1.0E21`, not `1234` or `v1.23`); a float is looked up by its value (`3750.0` as 3750). */

@@ -83,6 +83,26 @@ describe("the output check's message shows no hidden key or input", () => {
   });
 });
 
+// Pieces of 1-3 characters are too short to be found by value in any text: a key on an issue's
+// path (`:ᚦ: expected number`) and a host's message quoting the input bare (`bad ᚦ`) are looked
+// for where they are. Runes, so that any character of them found is a leak.
+describe.each([1, 2, 3])("the output check's message shows no piece of %i characters", (n) => {
+  it("as a key on an issue's path, or quoted by a host's message", async () => {
+    const RUNES = "ᚠᚢᚦᚨᚱᚲᚷᚹ";
+    const output = z.object({ m: z.record(z.string(), z.number()), s: z.string().refine((v) => v === "x", { error: (iss) => `bad ${String(iss.input)}` }) });
+    const programs = [`(def p (subs data/_runes 2 ${2 + n}))\n(return {:m {(keyword p) "x"} :s p})`, "(return {:m {} :s \"x\"})"];
+    for (const compressHistory of VIEWS) {
+      const llm = scriptedLlm(programs.map(code));
+      const agent = SubAgent.create({ prompt: "Check it.", maxTurns: 2, output });
+      const step = await SubAgent.run(agent, { llm, context: { _runes: RUNES }, compressHistory });
+      expect(step.ok).toBe(true);
+      const fed = llm.requests[1].messages.map((m) => m.content).join("\n");
+      expect(fed).toContain("- [:m :<hidden string derived from data/_runes>]: expected number, received string\n- :s: bad <hidden string derived from data/_runes>");
+      for (const text of [fed, traceToJson(step.trace)]) expect(text).not.toMatch(/[\u16A0-\u16FF]/);
+    }
+  });
+});
+
 describe("keys of a hidden map stay hidden", () => {
   const PROGRAMS = [
     "(println data/_users)",
