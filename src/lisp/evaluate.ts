@@ -537,8 +537,8 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
           (thrown: unknown) => {
             const e = ours(thrown);
             const message = e instanceof ToolTimeout ? `no answer within ${e.ms} ms` : thrownMessage(thrown);
-            // A tool's message may quote a hidden argument back.
-            record.error = toolMessage(marks === null ? message : marks.hideEchoes(args, marks.hideText(message, true)));
+            // A tool's message may quote a hidden argument back, however short (`cvv 737 wrong`).
+            record.error = toolMessage(marks === null ? message : marks.hideBareIn(marks.hideEchoes(args, marks.hideText(message, true)), hostArgs));
             if (isLimit(e)) Object.assign(record, limitRecord(e));
             record.durationMs = now() - t0;
             onToolCall?.(record, true);

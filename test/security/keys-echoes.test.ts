@@ -103,6 +103,28 @@ describe.each([1, 2, 3])("the output check's message shows no piece of %i charac
   });
 });
 
+describe.each(["none", "worker"] as const)("a tool's error quoting its short hidden arguments bare (isolation %s)", (isolation) => {
+  it("shows them as stand-ins in the prompt, the trace and the events", async () => {
+    const charge = tool({
+      description: "Charges a card.",
+      input: z.object({ cvv: z.string(), code: z.string() }),
+      run: ({ cvv, code }) => {
+        throw new Error(`declined: cvv ${cvv} (code ${code}) wrong`);
+      },
+    });
+    const programs = ["(println (try (tool/charge {:cvv (:cvv data/_card) :code (:code data/_card)}) (catch e (ex-message e))))", "(return :done)"];
+    const events: unknown[] = [];
+    const agent = SubAgent.create({ prompt: "Charge the card.", tools: { charge }, maxTurns: 2 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _card: { cvv: "737", code: "Q7" } }, isolation, onEvent: (e) => void events.push(e) });
+    expect(step.ok).toBe(true);
+    expect(step.trace.turns[0].prints).toEqual(["tool/charge failed: declined: cvv <hidden string from data/_card :cvv> (code <hidden string from data/_card :code>) wrong"]);
+    for (const text of [step.messages.flat().map((m) => m.content).join("\n"), traceToJson(step.trace), JSON.stringify(events)]) {
+      // Numbers in the host's records are timings and token counts: a 737 among their digits is no leak.
+      expect(text.replace(/":-?[\d.e+-]+/g, '":0')).not.toMatch(/737|Q7/);
+    }
+  });
+});
+
 describe("keys of a hidden map stay hidden", () => {
   const PROGRAMS = [
     "(println data/_users)",

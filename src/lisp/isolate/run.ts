@@ -98,7 +98,8 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   let marked: Marks | null = null;
   const shownError = (text: string, args: Record<string, unknown>, shown: Record<string, unknown> | undefined): string => {
     const hidden = marked === null ? text : marked.hideText(text, true);
-    return shown === undefined ? hidden : hideArgs(hidden, args, shown);
+    const rewritten = shown === undefined ? hidden : hideArgs(hidden, args, shown);
+    return marked === null ? rewritten : marked.hideBareIn(rewritten, args);
   };
   return new Promise<EvalResult>((resolve) => {
     let settled = false;
