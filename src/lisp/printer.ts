@@ -165,20 +165,24 @@ function printValue(v: Value, c: Ctx, depth: number, top: boolean): void {
       w.write(formatNumber(v));
       return;
     case "string": {
-      const text = c.readably || !top ? quoteString(v) : v;
-      // A stand-in cut short would read as an ordinary string (`"<hidden string from da..."`).
-      if (text.length > w.room && isStandIn(v)) {
-        w.stop();
-        return;
+      const quoted = c.readably || !top;
+      // Quoting reads every character: a sample never quotes a string it has no room to show whole.
+      const text = !quoted ? v : v.length + 2 > w.room ? null : quoteString(v);
+      if (text === null || text.length > w.room) {
+        // A stand-in cut short would read as an ordinary string (`"<hidden string from da..."`).
+        if (isStandIn(v)) {
+          w.stop();
+          return;
+        }
+        // A long string in a sample is cut inside its quotes, so the preview stays well formed.
+        if (w.room >= 8 && (text === null || text.startsWith('"'))) {
+          const kept = quoteString(v.slice(0, cutPoint(v, w.room - 5)));
+          w.write(kept.slice(0, cutPoint(kept, Math.min(kept.length - 1, w.room - 4))) + '..."');
+          c.itemsCut = true;
+          return;
+        }
       }
-      // A long string in a sample is cut inside its quotes, so the preview stays well formed.
-      if (text.length > w.room && w.room >= 8 && text.startsWith('"')) {
-        const kept = quoteString(v.slice(0, cutPoint(v, w.room - 5)));
-        w.write(kept.slice(0, cutPoint(kept, Math.min(kept.length - 1, w.room - 4))) + '..."');
-        c.itemsCut = true;
-        return;
-      }
-      w.write(text);
+      w.write(text ?? quoteString(v.slice(0, cutPoint(v, w.room))));
       return;
     }
   }
@@ -187,7 +191,9 @@ function printValue(v: Value, c: Ctx, depth: number, top: boolean): void {
     return;
   }
   if (v instanceof Keyword) {
-    w.write(c.keywordCalls === true ? keywordText(v.name) : ":" + v.name);
+    // A sample shows no more of a long name than it has room for, and reads no more of it either.
+    const name = v.name.length > w.room ? v.name.slice(0, cutPoint(v.name, w.room)) : v.name;
+    w.write(c.keywordCalls === true ? keywordText(name) : ":" + name);
     return;
   }
   if (v instanceof Vec || isMap(v) || isSet(v)) {
