@@ -6,6 +6,7 @@
 import { clipped } from "../cuts.js";
 import { LispError, typeErr } from "../errors.js";
 import { printSample } from "../printer.js";
+import { chargeRead } from "../runtime.js";
 import { EMPTY_MAP, isMap, keyword, Keyword, LMap, type Value } from "../values.js";
 import { describe } from "./args.js";
 import type { BuiltinDef } from "./registry.js";
@@ -39,6 +40,9 @@ const PREVIEW_MAX = 200;
 
 /** A message a program gives an error (thrown, or an assert's), as the error carries it. */
 export function clip(s: string): string {
+  if (s.length <= MESSAGE_MAX) return s;
+  // Cutting one built by concatenation ((str s "!"), "Assert failed: " and the value) copies all of it first.
+  chargeRead(s.length);
   return clipped(s, MESSAGE_MAX);
 }
 
