@@ -348,6 +348,7 @@ export function pdfPages(bytes: Buffer): number {
     at = Math.max(at, s);
   }
   freeObjects(bytes, defined);
+  freeStreamObjects(bytes, defined, budget, endOf);
   let pages = loose;
   for (const d of defined.values()) if (d.page) pages++;
   return pages;
@@ -410,6 +411,92 @@ function freeObjects(bytes: Buffer, defined: Map<number, Definition>): void {
       if (before !== undefined && before.at <= at) defined.set(number, { at, page: false });
     }
   }
+}
+
+const XREF_TYPE = Buffer.from("/XRef");
+// How far around a cross-reference stream's /Type its dictionary is looked for.
+const DICTIONARY_WINDOW = 4096;
+
+/**
+ * The objects a cross-reference stream (PDF 1.5; the form an update takes in a file with object
+ * streams) frees, its entries of type 0, marked as no page where the stream stands after their
+ * last definition, as freeObjects does for a table. Its data is inflated within `budget` bytes in
+ * all, its PNG predictor undone; a stream this reader cannot decode frees nothing.
+ */
+function freeStreamObjects(bytes: Buffer, defined: Map<number, Definition>, budget: { left: number }, endOf: (from: number) => number): void {
+  for (let at = bytes.indexOf(XREF_TYPE); at >= 0 && budget.left > 0; at = bytes.indexOf(XREF_TYPE, at + XREF_TYPE.length)) {
+    if (isNameChar(bytes[at + XREF_TYPE.length])) continue;
+    let k = at - 1;
+    while (k >= 0 && isPdfSpace(bytes[k])) k--;
+    if (!(k >= TYPE.length - 1 && startsWith(bytes, k - TYPE.length + 1, TYPE))) continue;
+    // Reading the dictionary is charged as an inflation is: a file of many bare ones is read a few thousand times at most.
+    budget.left -= INFLATE_COST;
+    const stream = bytes.subarray(at, at + DICTIONARY_WINDOW).indexOf(STREAM);
+    if (stream < 0) continue;
+    const from = Math.max(0, at - DICTIONARY_WINDOW);
+    const opened = bytes.subarray(from, at).lastIndexOf(OBJ);
+    const dict = bytes.toString("latin1", opened < 0 ? from : from + opened, at + stream);
+    const widths = /\/W\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s*\]/.exec(dict)?.slice(1).map(Number);
+    const filter = /\/Filter\s*\[?\s*\/(\w+)/.exec(dict)?.[1];
+    if (widths === undefined || widths.some((w) => w > 8) || widths[0] + widths[1] + widths[2] === 0 || (filter !== undefined && filter !== "FlateDecode")) continue;
+    let s = at + stream + STREAM.length;
+    if (bytes[s] === 13) s++;
+    if (bytes[s] === 10) s++;
+    const end = endOf(s);
+    const stored = bytes.subarray(s, end < 0 ? bytes.length : end);
+    let data = filter === undefined ? stored : inflateWithin(stored, budget);
+    if (data === undefined) continue;
+    const predictor = Number(/\/Predictor\s+(\d+)/.exec(dict)?.[1] ?? 1);
+    const size = widths[0] + widths[1] + widths[2];
+    if (predictor >= 10) {
+      const rows = unpredict(data, Number(/\/Columns\s+(\d+)/.exec(dict)?.[1] ?? 1));
+      if (rows === undefined) continue;
+      data = rows;
+    } else if (predictor !== 1) continue;
+    const index = /\/Index\s*\[([\d\s]*)\]/.exec(dict)?.[1].trim().split(/\s+/).map(Number) ?? [0, Number(/\/Size\s+(\d+)/.exec(dict)?.[1] ?? 0)];
+    const field = (offset: number, width: number): number => {
+      let v = 0;
+      for (let i = 0; i < width; i++) v = v * 256 + data[offset + i];
+      return v;
+    };
+    let offset = 0;
+    for (let i = 0; i + 1 < index.length; i += 2) {
+      for (let n = 0; n < index[i + 1] && offset + size <= data.length; n++, offset += size) {
+        // A type field of width 0 means type 1 (in use).
+        if ((widths[0] === 0 ? 1 : field(offset, widths[0])) !== 0) continue;
+        const before = defined.get(index[i] + n);
+        if (before !== undefined && before.at <= at) defined.set(index[i] + n, { at, page: false });
+      }
+    }
+    at = Math.max(at, s);
+  }
+}
+
+/** Rows filtered by PNG predictors (one byte per sample), each `columns` bytes after its filter-type byte, decoded; undefined for an unknown filter type. */
+function unpredict(data: Buffer, columns: number): Buffer | undefined {
+  const rows = Math.floor(data.length / (columns + 1));
+  const out = Buffer.alloc(rows * columns);
+  for (let r = 0; r < rows; r++) {
+    const type = data[r * (columns + 1)];
+    for (let c = 0; c < columns; c++) {
+      const x = data[r * (columns + 1) + 1 + c];
+      const left = c > 0 ? out[r * columns + c - 1] : 0;
+      const up = r > 0 ? out[(r - 1) * columns + c] : 0;
+      const upLeft = r > 0 && c > 0 ? out[(r - 1) * columns + c - 1] : 0;
+      let predicted: number;
+      if (type === 0) predicted = 0;
+      else if (type === 1) predicted = left;
+      else if (type === 2) predicted = up;
+      else if (type === 3) predicted = (left + up) >> 1;
+      else if (type === 4) {
+        const p = left + up - upLeft;
+        const [pa, pb, pc] = [Math.abs(p - left), Math.abs(p - up), Math.abs(p - upLeft)];
+        predicted = pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft;
+      } else return undefined;
+      out[r * columns + c] = (x + predicted) & 255;
+    }
+  }
+  return out;
 }
 
 // Each inflation is charged this much of the budget besides what it gives: the call itself (a

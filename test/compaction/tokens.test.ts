@@ -261,6 +261,30 @@ describe("files and audio replies are not free", () => {
     expect(pages(base + deletion(tables[0]).replace("/Prev 9", "/Prev 9 /XRefStm 77"))).toBe(4);
   });
 
+  // A file with object streams records an update in a cross-reference stream, whose type-0
+  // entries free a number as a table's "f" entries do: the deleted page counted still.
+  it.each([
+    ["plain", false, false],
+    ["deflated", true, false],
+    ["deflated, rows PNG-predicted (Up), without /Index", true, true],
+  ])("a PDF whose update frees a page in a cross-reference stream (%s) does not count that page", (_label, deflated, predicted) => {
+    const base = Buffer.from(pdfOf(4, false), "base64");
+    // Entries of 1 + 2 + 1 bytes: type, offset (or next free number), generation.
+    const entries = predicted
+      ? [[0, 0, 0, 255], [1, 0, 9, 0], [1, 0, 40, 0], [1, 0, 90, 0], [1, 0, 140, 0], [1, 0, 190, 0], [0, 0, 0, 1], [1, 1, 20, 0]]
+      : [[1, 1, 4, 0], [0, 0, 0, 1]];
+    const rows = predicted ? entries.flatMap((e, r) => [2, ...e.map((b, c) => (b - (r === 0 ? 0 : entries[r - 1][c]) + 256) & 255)]) : entries.flat();
+    const raw = Buffer.from(rows);
+    const data = deflated ? deflateSync(raw) : raw;
+    const dict = `/Type /XRef /W [1 2 1] /Size 8 ${predicted ? "/DecodeParms << /Columns 4 /Predictor 12 >>" : "/Index [2 1 6 1]"} ${deflated ? "/Filter /FlateDecode " : ""}/Root 1 0 R /Prev 9 /Length ${data.length}`;
+    const update = Buffer.concat([Buffer.from(`2 0 obj\n<< /Type /Pages /Kids [3 0 R 4 0 R 5 0 R] /Count 3 >>\nendobj\n7 0 obj\n<< ${dict} >>\nstream\n`), data, Buffer.from(`\nendstream\nendobj\nstartxref\n${base.length}\n%%EOF\n`)]);
+    const pages = (pdf: Buffer): number => (promptTokens([{ role: "user", content: [{ type: "text", text: "Summarize this." }, { type: "input_file", file_data: pdf.toString("base64") }] }]) - bare) / FILE_PAGE_TOKENS;
+    expect(pages(Buffer.concat([base, update]))).toBe(3);
+    expect(pages(Buffer.concat([base, update, Buffer.from("6 1 obj\n<< /Type /Page /Parent 2 0 R >>\nendobj\n%%EOF\n")]))).toBe(4);
+    // Entries of no width frees nothing (and is not read a billion times over).
+    expect(pages(Buffer.concat([base, Buffer.from("8 0 obj\n<< /Type /XRef /W [0 0 0] /Size 999999999 >>\nstream\nabc\nendstream\nendobj\n")]))).toBe(4);
+  });
+
   it("a file that is no PDF, or an object stream that inflates past its bound, counts as one page", () => {
     const text = Buffer.from("just some notes, /Type /Page\n".repeat(20)).toString("base64");
     const bomb = Buffer.concat([Buffer.from("%PDF-1.5\n1 0 obj\n<< /Type /ObjStm /Filter /FlateDecode >>\nstream\n"), deflateSync(Buffer.alloc(1 << 25, 32)), Buffer.from("\nendstream\nendobj\n")]).toString("base64");
