@@ -100,6 +100,17 @@ describe.each([1, 2, 3])("the output check's message shows no piece of %i charac
       expect(fed).toContain("- [:m :<hidden string derived from data/_runes>]: expected number, received string\n- :s: bad <hidden string derived from data/_runes>");
       for (const text of [fed, traceToJson(step.trace)]) expect(text).not.toMatch(/[\u16A0-\u16FF]/);
     }
+ 
+    // A key at the top: the path is followed by the issue's colon (`:ᚦ: expected number`).
+    for (const compressHistory of VIEWS) {
+      const llm = scriptedLlm([`(return {(keyword (subs data/_runes 2 ${2 + n})) "x"})`, "(return {})"].map(code));
+      const agent = SubAgent.create({ prompt: "Check it.", maxTurns: 2, output: z.record(z.string(), z.number()) });
+      const step = await SubAgent.run(agent, { llm, context: { _runes: RUNES }, compressHistory });
+      expect(step.ok).toBe(true);
+      const fed = llm.requests[1].messages.map((m) => m.content).join("\n");
+      expect(fed).toContain("- :<hidden string derived from data/_runes>: expected number, received string");
+      for (const text of [fed, traceToJson(step.trace)]) expect(text).not.toMatch(/[\u16A0-\u16FF]/);
+    }
   });
 });
 
