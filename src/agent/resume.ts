@@ -255,6 +255,9 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
   // step holds fewer turns than the state (the paused one cut), so a state saved from it would
   // run the rest again live (the paused turn's calls that had run before the pause too).
   const pausedUntouched = approvals.paused !== undefined && replay.reached === saved.length && !replay.pausedTurnRan;
+  // A replay that did not reproduce the saved run ends it before the saved turns are all in the
+  // step: saved, that step would run the rest again live (with the context that differs).
+  if (!step.ok && replay.mismatch !== undefined && step.turns.length < saved.length) throw new ResumeError(`${replay.mismatch}; nothing ran, and the saved state is still the one to resume`);
   // Options the run refuses end it before anything ran, with no turn: saved, that step would lose the saved turns.
   if (!step.ok && step.fail.reason === "invalid_input") throw new ResumeError(`resume: ${step.fail.message}; nothing ran, and the saved state is still the one to resume`);
   if (!step.ok && saved.length > 0 && (replay.reached <= whole || pausedUntouched)) {
@@ -477,6 +480,8 @@ class Replay {
   pausedTurnRan = false;
   /** Per replayed turn, the places of its recorded calls answered so far. */
   private readonly answered = new Map<number, Set<number>>();
+  /** Why a replayed prompt was not the saved run's, once one was not: the run ends there. */
+  mismatch: string | undefined = undefined;
   /** Set when a replayed turn called a tool with other arguments than the saved run. */
   private diverged: string | undefined = undefined;
   /** The prompts the saved turns' records give under the resumed run's settings, built one by one as the checks ask. */
@@ -527,7 +532,12 @@ class Replay {
   private async complete(request: LlmRequest): Promise<LlmResponse> {
     if (this.isLive) return this.liveLlm.complete(request);
     const n = request.turn ?? 1;
-    await this.check(request, n);
+    try {
+      await this.check(request, n);
+    } catch (e) {
+      this.mismatch ??= errorText(e);
+      throw e;
+    }
     this.reached = Math.max(this.reached, n);
     if (n > this.saved.length) {
       this.isLive = true;

@@ -103,10 +103,8 @@ describe("resuming a run with a history strategy", () => {
       const prompt = state.trace.turns[2].messages;
       prompt[2] = { ...prompt[2], content: prompt[2].content + " " };
       const live = scriptedLlm(PROGRAMS.slice(3));
-      const resumed = await resumeRun(agent, state, { llm: live });
       // The replay stops at that prompt, before any live turn is spent.
-      expect(resumed.fail?.reason).toBe("llm_error");
-      expect(resumed.fail?.message).toMatch(/resume: replaying turn 2 did not reproduce the saved run: message 3 of prompt 3 differs/);
+      await expect(resumeRun(agent, state, { llm: live })).rejects.toThrow(/resume: replaying turn 2 did not reproduce the saved run: message 3 of prompt 3 differs/);
       expect(live.requests).toHaveLength(0);
     }
   });

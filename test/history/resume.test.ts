@@ -537,10 +537,11 @@ describe("resumeRun", () => {
     const stopped = await SubAgent.run(agent, { llm: scriptedLlm(replies.slice(0, 3)), context });
     const state = saveRun(stopped, agent);
     const live = scriptedLlm(replies.slice(3));
-    const step = await resumeRun(make(6), state, { llm: live, context: { orders: orders.slice(1) } });
-    expect(step.ok).toBe(false);
-    expect(step.fail?.message).toMatch(/resume: the task message differs/);
+    // Before: an llm_error step holding no turn, which, saved, ran every saved turn again live.
+    await expect(resumeRun(make(6), state, { llm: live, context: { orders: orders.slice(1) } })).rejects.toThrow(/^resume: the task message differs.*; nothing ran, and the saved state is still the one to resume$/);
     expect(live.requests).toHaveLength(0);
+    // Saved as it was, the state resumes with the saved run's context.
+    expect((await resumeRun(make(6), state, { llm: scriptedLlm(replies.slice(3)), context })).value).toEqual({ gold: 162.75, silver: 80 });
   });
 
   it("refuses a changed context the task message does not show, when a replayed tool call's arguments differ", async () => {
@@ -558,9 +559,7 @@ describe("resumeRun", () => {
     const same = await SubAgent.resume(agent, state, { llm: scriptedLlm([code("(return p)")]), context: { items: items("sku-40") } });
     expect(same.value).toEqual({ sku: "sku-40", price: 6 });
     const live = scriptedLlm([code("(return p)")]);
-    const step = await SubAgent.resume(agent, state, { llm: live, context: { items: items("sku-forty") } });
-    expect(step.ok).toBe(false);
-    expect(step.fail?.message).toMatch(/resume: replaying turn 1, tool\/price is called with a different :sku than in the saved run/);
+    await expect(SubAgent.resume(agent, state, { llm: live, context: { items: items("sku-forty") } })).rejects.toThrow(/resume: replaying turn 1, tool\/price is called with a different :sku than in the saved run/);
     expect(live.requests).toHaveLength(0);
     expect(calls).toEqual(["sku-40"]);
   });
@@ -583,9 +582,7 @@ describe("resumeRun", () => {
     const state = saveRun(stopped, agent);
     state.trace.turns[0].prints = ["something else"];
     state.trace.turns[0].feedback = "tampered";
-    const step = await resumeRun(make(6), state, { llm: scriptedLlm(replies.slice(3)), context });
-    expect(step.ok).toBe(false);
-    expect(step.fail?.message).toMatch(/replaying turn 1 did not reproduce/);
+    await expect(resumeRun(make(6), state, { llm: scriptedLlm(replies.slice(3)), context })).rejects.toThrow(/replaying turn 1 did not reproduce/);
   });
 
   it("refuses runs that ended, and agents without turns left", async () => {
@@ -763,8 +760,7 @@ describe("resume explains what differs", () => {
     expect(llm.requests[0].messages[0].content).toContain("# Working over several turns");
     expect(step.trace.system).toBe(llm.requests[0].messages[0].content);
     const fewerTools = SubAgent.create({ prompt: "Total order value per customer tier", tools: {}, output: z.record(z.string(), z.number()), maxTurns: 4 });
-    const changedTools = await SubAgent.resume(fewerTools, state, { llm: scriptedLlm(replies.slice(1)), context, isolation: "none" });
-    expect(changedTools.fail?.message).toMatch(/the system prompt differs from the saved run's \(different tools/);
+    await expect(SubAgent.resume(fewerTools, state, { llm: scriptedLlm(replies.slice(1)), context, isolation: "none" })).rejects.toThrow(/the system prompt differs from the saved run's \(different tools/);
   });
 
   it("prices the replayed turns as the saved run did, cache writes included", async () => {
@@ -789,21 +785,23 @@ describe("resume explains what differs", () => {
     const state = saveRun(stopped, agent);
     const live = () => scriptedLlm(replies.slice(3));
     const context2 = { orders: orders.slice(1) };
-    const changedContext = await SubAgent.resume(make(6), state, { llm: live(), context: context2 });
-    expect(changedContext.fail?.message).toMatch(/the context \(input data\) differs, saved ".*" \/ now ".*"/);
-    expect(changedContext.fail?.message).not.toMatch(/mission differs/);
+    const refusal = (p: Promise<unknown>): Promise<string> => p.then(() => "resolved", (e: unknown) => (e instanceof ResumeError ? e.message : String(e)));
+    const changedContext = await refusal(SubAgent.resume(make(6), state, { llm: live(), context: context2 }));
+    expect(changedContext).toMatch(/the context \(input data\) differs, saved ".*" \/ now ".*"/);
+    expect(changedContext).not.toMatch(/mission differs/);
     const otherMission = SubAgent.create({ prompt: "Total order value per customer", tools: make(6).tools, output: z.record(z.string(), z.number()), maxTurns: 6 });
-    const changedMission = await SubAgent.resume(otherMission, state, { llm: live(), context });
-    expect(changedMission.fail?.message).toMatch(/the mission differs, saved "Total order value per customer tier" \/ now "Total order value per customer"/);
-    expect(changedMission.fail?.message).not.toMatch(/context/);
+    const changedMission = await refusal(SubAgent.resume(otherMission, state, { llm: live(), context }));
+    expect(changedMission).toMatch(/the mission differs, saved "Total order value per customer tier" \/ now "Total order value per customer"/);
+    expect(changedMission).not.toMatch(/context/);
     const fewerTools = SubAgent.create({ prompt: "Total order value per customer tier", tools: {}, output: z.record(z.string(), z.number()), maxTurns: 6 });
-    const changedTools = await SubAgent.resume(fewerTools, state, { llm: live(), context });
-    expect(changedTools.fail?.message).toMatch(/the system prompt differs from the saved run's \(different tools/);
+    expect(await refusal(SubAgent.resume(fewerTools, state, { llm: live(), context }))).toMatch(/the system prompt differs from the saved run's \(different tools/);
     // A tool that answers differently now is caught where the saved turn stops replaying.
     const tampered = structuredClone(state);
     tampered.trace.turns[1].toolCalls[0].result = { id: "acme", tier: "bronze", since: 2019 };
+    // Found at the first live prompt, the step holds every saved turn: it ends with llm_error.
     const replayed = await SubAgent.resume(make(6), tampered, { llm: live(), context });
-    expect(replayed.fail?.message).toMatch(/replaying turn \d did not reproduce the saved run: .*: its feedback differs, saved ".*" \/ now ".*"/);
+    expect(replayed.turns).toHaveLength(3);
+    expect(replayed.fail?.message).toMatch(/replaying turn 3 did not reproduce the saved run: .*: its feedback differs, saved ".*" \/ now ".*"/);
   });
 
   it("replays a saved tool timeout as a timeout: the program meets tool_timeout again, and the run resumes", async () => {
