@@ -13,7 +13,7 @@ import type { ProxyConfig } from "./config.js";
 import type { CompactionOutcome } from "./compactor.js";
 import { decodeBody, decodedStream, inflateStages, type ProxyContext } from "./context.js";
 import { isContextLengthError, sendError, sendStoreUnavailable, streamErrorEvent, upstreamErrorBody } from "./errors.js";
-import { explicitIdentity, prefixHashes, prefixIdentity, repeatedIdentityHeader, scopedKey, type Identity } from "./identity.js";
+import { explicitIdentity, MAX_ID_LENGTH, overlongIdentityHeader, prefixHashes, prefixIdentity, repeatedIdentityHeader, scopedKey, type Identity } from "./identity.js";
 import { hiddenKeys, maskKeys, upstreamAuth, type Tenant } from "./tenancy.js";
 import { messagesUsage, parseMessagesRequest, type AnthropicRequest } from "./anthropic.js";
 import { clientPromptTokensYielding, parseChatRequest, serializeBody, type ChatRequest, type ParsedRequest } from "./request.js";
@@ -164,6 +164,8 @@ export function parseRequest(api: ChatApi, raw: Buffer): ParsedRequest {
 export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, raw: Buffer, started: number, tenant: Tenant, target: string, api: ChatApi = "chat"): Promise<void> {
   const repeated = repeatedIdentityHeader(req.rawHeaders, ctx.config.current.identity.headers);
   if (repeated !== undefined) return sendError(res, 400, `the request sends the ${repeated} header more than once: send one conversation id`, "invalid_request_error", "repeated_conversation_id");
+  const overlong = overlongIdentityHeader(req.headers, ctx.config.current.identity.headers);
+  if (overlong !== undefined) return sendError(res, 400, `the ${overlong.name} header is ${overlong.length} characters long: a conversation id has at most ${MAX_ID_LENGTH}`, "invalid_request_error", "invalid_conversation_id");
   const parsed = parseRequest(api, raw);
   if (!parsed.ok) return sendError(res, 400, parsed.error, "invalid_request_error", "invalid_request", {}, parsed.param ?? null);
   const request = parsed.request;

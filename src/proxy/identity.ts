@@ -29,17 +29,21 @@ export interface Identity {
 
 export const scopedKey = (tenant: string, id: string): string => `${tenant}:${id}`;
 
+/** The longest id taken from a request (it is stored, indexed and echoed in a header). */
+export const MAX_ID_LENGTH = 256;
+
 /** An id from the request itself, or undefined when it carries none; its record is the one of the messages' head (see headKey). */
 export function explicitIdentity(tenant: string, headers: IncomingHttpHeaders, body: Record<string, unknown>, headerNames: readonly string[], fields: readonly string[], messages: readonly ChatMessage[]): Identity | undefined {
   const named = (id: string, source: string): Identity => ({ key: headKey(scopedKey(tenant, id), headHash(messages)), id, source, legacy: scopedKey(tenant, id) });
   for (const name of headerNames) {
     const v = headers[name];
     const id = Array.isArray(v) ? v[0] : v;
-    if (typeof id === "string" && id.length > 0 && id.length <= 256) return named(id, `header:${name}`);
+    if (typeof id === "string" && id.length > 0 && id.length <= MAX_ID_LENGTH) return named(id, `header:${name}`);
   }
   for (const field of fields) {
     const v = body[field];
-    if (typeof v === "string" && v.length > 0 && v.length <= 256) return named(v, `body:${field}`);
+    // A body field is the client's own (an app's `user`), not an id sent for the proxy: a long one is no id.
+    if (typeof v === "string" && v.length > 0 && v.length <= MAX_ID_LENGTH) return named(v, `body:${field}`);
   }
   return undefined;
 }
@@ -57,6 +61,20 @@ export function repeatedIdentityHeader(rawHeaders: readonly string[], names: rea
     if (!names.includes(name)) continue;
     if (seen?.includes(name)) return name;
     (seen ??= []).push(name);
+  }
+  return undefined;
+}
+
+/**
+ * The first of `names` whose value is longer than MAX_ID_LENGTH, with its length, or undefined. A
+ * header is sent for the proxy to name the conversation: skipping it would attach the request to
+ * one the client did not name (by prefix, or by the next header).
+ */
+export function overlongIdentityHeader(headers: IncomingHttpHeaders, names: readonly string[]): { name: string; length: number } | undefined {
+  for (const name of names) {
+    const v = headers[name];
+    const id = Array.isArray(v) ? v[0] : v;
+    if (typeof id === "string" && id.length > MAX_ID_LENGTH) return { name, length: id.length };
   }
   return undefined;
 }

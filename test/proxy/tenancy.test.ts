@@ -827,6 +827,35 @@ describe("proxy tenancy", () => {
     expect(one.status).toBe(200);
     expect((await x.proxy.context.store.list()).map((c) => c.conversation)).toEqual(["conv-a"]);
   });
+  it("refuses a chat request whose identity header is over 256 characters with 400 invalid_conversation_id, on every chat API, and sends nothing upstream", async () => {
+    r = await rig({ config: { identity: { headers: ["x-conversation-id", "X-My-Session"] } } });
+    const x = r;
+    const sent = x.upstream.requests.length;
+    const long = "c".repeat(257);
+    // Before: 200 with x-ptc-conversation-source "new": the id named was dropped without a word and
+    // the request matched by prefix (or by the next header, a conversation the client did not name).
+    const cases: [string, Record<string, string>][] = [
+      ["x-conversation-id", { "x-conversation-id": long }],
+      ["x-conversation-id", { "x-conversation-id": long, "x-my-session": "s1" }],
+      ["x-my-session", { "x-my-session": long }],
+    ];
+    for (const path of ["/v1/chat/completions", "/v1/messages", "/v1/responses"]) {
+      for (const [name, headers] of cases) {
+        const res = await postHi(x.proxy.url, path, { ...headers, "x-api-key": "sk-a", "anthropic-version": "2023-06-01" });
+        expect(res.status, `${path} ${name}`).toBe(400);
+        const error = (JSON.parse(res.body) as { error: { code: string; message: string } }).error;
+        expect(error.code).toBe("invalid_conversation_id");
+        expect(error.message).toContain(name);
+        expect(error.message).toContain("257");
+      }
+    }
+    expect(x.upstream.requests.length).toBe(sent);
+    expect(await x.proxy.context.store.count()).toBe(0);
+    // 256 characters is an id.
+    const ok = await postHi(x.proxy.url, "/v1/chat/completions", { "x-conversation-id": "c".repeat(256) });
+    expect(ok.status).toBe(200);
+    expect((await x.proxy.context.store.list()).map((c) => c.conversation)).toEqual(["c".repeat(256)]);
+  });
   it("never forwards a virtual key upstream: one in either credential header is the tenant, and one beside a different credential is refused 400 ambiguous_credential", async () => {
     r = await rig({ config: { tenancy: { virtualKeys: { small: { keyHash: hashKey("ptc-vk-small"), upstreamKey: "sk-up-small", tokenBudget: 1_000_000 } } } } });
     const x = r;
