@@ -1,7 +1,7 @@
 // Reading a chat-completions request: the checks that turn a malformed body into a 400 with a
 // reason, and the parts of it the token budget needs. Returns a reason instead of throwing.
 import { randomBytes } from "node:crypto";
-import { forCompaction } from "../compaction/compact.js";
+import { forCompaction, messageProblem } from "../compaction/compact.js";
 import { inputTokens, inputTokensYielding } from "../compaction/measure.js";
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../json/depth.js";
 import { jsonSyntaxError } from "../json/json-error.js";
@@ -204,6 +204,13 @@ export function parseChatRequest(raw: Buffer): ParsedRequest {
       const call = calls[j] as Record<string, unknown>;
       const field = notText(call, ["id", "type"]) ?? notText(call.function, ["name", "arguments"], "function.") ?? notText(call.custom, ["name"], "custom.");
       if (field !== undefined) return { ok: false, error: `messages[${i}].tool_calls[${j}].${field} must be a string`, param: `messages[${i}].tool_calls[${j}].${field}` };
+    }
+    // Whatever else the compaction cannot take (a tool call without a function name or arguments)
+    // would fail it on every request, each going upstream uncompacted: the client's error.
+    const problem = messageProblem(m);
+    if (problem !== undefined) {
+      const param = `messages[${i}]${problem.field === "" ? "" : `.${problem.field.replace(/\.(\d+)/g, "[$1]")}`}`;
+      return { ok: false, error: `messages[${i}] ${problem.problem}`, param };
     }
   }
   if (b.model !== undefined && typeof b.model !== "string") return { ok: false, error: "'model' must be a string", param: "model" };

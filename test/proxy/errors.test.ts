@@ -193,6 +193,12 @@ describe("proxy errors", () => {
       ["chat/completions", call({ id: "a", type: "function", function: { name: "f", arguments: odd } }), 400, "messages[1].tool_calls[0].function.arguments must be a string"],
       ["chat/completions", call({ id: odd, type: "custom", custom: { name: "f", input: "x" } }), 400, "messages[1].tool_calls[0].id must be a string"],
       ["chat/completions", call({ id: "a", type: "custom", custom: { name: odd, input: "x" } }), 400, "messages[1].tool_calls[0].custom.name must be a string"],
+      // Before: 200, forwarded uncompacted on every request, each logging a compaction failure ("has a tool call (0) without a function name").
+      ["chat/completions", call({ id: "a", type: "function", function: { arguments: "{}" } }), 400, "messages[1] has a tool call (0) without a function name"],
+      ["chat/completions", call({ id: "a", type: "function", function: { name: "f" } }), 400, "messages[1] has a tool call (0) without a function name and arguments string"],
+      ["chat/completions", call({ id: "a", type: "function" }), 400, "messages[1] has a tool call (0) without a function name"],
+      ["chat/completions", call({ id: "a", type: "function", function: null }), 400, "messages[1] has a tool call (0) without a function name"],
+      ["chat/completions", call({ id: "a", type: "custom", custom: { input: "x" } }), 400, "messages[1] has a tool call (0) without a function name"],
       ["messages", { model: "fake-model", max_tokens: 5, system: [{ type: "tool_result", content: [null] }], messages: [{ role: "user", content: "hi" }] }, 400, "system[0].content[0] must be a content block"],
       ["messages", { model: "fake-model", max_tokens: 5, messages: [{ role: "user", content: [{ type: "document", source: { type: "content", content: [null, 5] } }] }, go] }, 200, ""],
       ["messages", { model: "fake-model", max_tokens: 5, messages: [{ role: "assistant", content: [{ type: "tool_use", id: odd, name: odd, input: {} }] }, { role: "user", content: [{ type: "tool_result", tool_use_id: odd, content: "r" }] }, go] }, 200, ""],
@@ -207,6 +213,7 @@ describe("proxy errors", () => {
       expect(text).toContain(reason);
     }
     expect(r.logs.filter((l) => l.event === "internal_error")).toEqual([]);
+    expect(r.logs.filter((l) => l.event === "compaction_error").map((l) => l.error)).toEqual([]);
   });
 
   it("refuses a body that is not UTF-8 with 400 saying where, in every API (a rewritten body carried U+FFFD in its place)", async () => {
