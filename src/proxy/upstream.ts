@@ -5,8 +5,9 @@ import https from "node:https";
 import type { ProxyConfig } from "./config.js";
 import { maskKeys } from "./tenancy.js";
 
-// Per-hop headers (RFC 9110 §7.6.1) and those the proxy sets itself.
-const HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length"]);
+// Per-hop headers (RFC 9110 §7.6.1) and those the proxy sets itself. Expect too: the proxy has read
+// the whole body before it sends (RFC 9110 §10.1.1), so nothing on its hop waits for a 100.
+const HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length", "expect"]);
 
 /** The headers a Connection header names as of its own hop (RFC 9110 §7.6.1), which stay on that hop as Connection does; undefined without one. */
 function hopNamed(connection: string | undefined): Set<string> | undefined {
