@@ -5,7 +5,7 @@
 import { clipped } from "../cuts.js";
 import { LispError, typeErr } from "../errors.js";
 import { call1, callValue, NativeFn } from "../fn.js";
-import { builtFrom, charge, checkCollectionSize, checkStringLength, run, runMarks, took } from "../runtime.js";
+import { builtFrom, charge, chargeRead, checkCollectionSize, checkStringLength, run, runMarks, took } from "../runtime.js";
 import { seqArray } from "../seq.js";
 import { charCount, chars, graphemes, isBlank, isSimpleText, javaTrim, trimWhitespace } from "../text.js";
 import { Fn, Keyword, keyword, LFloat, mkFloat, Regex, type Value, isMap, isSet } from "../values.js";
@@ -73,6 +73,10 @@ function expectIndex(who: string, x: Value, what: string): number {
 // ---------------------------------------------------------------------------------------
 // str
 
+// Joining is free in V8 (a rope of the parts) until something reads a character of the result,
+// which copies all of it, however little it reads ((first (str s i)), a message quoting it): str
+// and join pay for the length they make, as a read.
+
 function str(args: Value[]): string {
   charge(args.length);
   const max = run.limits.maxStringLength;
@@ -82,6 +86,7 @@ function str(args: Value[]): string {
     out += typeof a === "string" ? a : strPart(a, max - out.length);
     if (out.length > max) checkStringLength(out.length);
   }
+  chargeRead(out.length);
   return out;
 }
 
@@ -90,6 +95,7 @@ function str2(a: Value, b: Value): string {
   const left = strPart(a, max);
   const out = left + strPart(b, max - left.length);
   if (out.length > max) checkStringLength(out.length);
+  chargeRead(out.length);
   return out;
 }
 
@@ -134,6 +140,8 @@ function join(args: Value[]): string {
     out += typeof x === "string" ? x : strPart(x, max - out.length);
     if (out.length > max) checkStringLength(out.length);
   }
+  // A rope, as str's: paid for as a read.
+  chargeRead(out.length);
   return out;
 }
 
