@@ -14,7 +14,7 @@ import { Vec } from "../vector.js";
 import { describe, isCallable } from "./args.js";
 import type { BuiltinDef } from "./registry.js";
 import { comparator } from "./sequences.js";
-import { heldKey, ORDERED_UP_TO, sortedMapBy } from "./sorted.js";
+import { heldKey, keepSorted, ORDERED_UP_TO, sortedMapBy } from "./sorted.js";
 
 // immutable's Map and Set keep insertion order only up to this many entries (then hash order).
 
@@ -448,9 +448,12 @@ function renameKeys(m: Value, kmap: Value): Value {
   charge(kmap.size);
   const olds: Value[] = [];
   for (const old of kmap.keys()) if (hasKey(m, old)) olds.push(actualKey(m, old));
-  return withoutKeys(m, olds).withMutations((out) => {
+  // A dissoc then an assoc, as in Clojure, each kept sorted on its own: keepSorted tells a
+  // result still in order from one only adding or only removing keys.
+  const rest = keepSorted("rename-keys", m, withoutKeys(m, olds)) as LMap;
+  return keepSorted("rename-keys", rest, rest.withMutations((out) => {
     for (const [old, nk] of kmap) if (hasKey(m, old)) out.set(nk, lookup(m, old, null));
-  });
+  }));
 }
 
 function mapInvert(m: Value): Value {

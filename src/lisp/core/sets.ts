@@ -98,8 +98,8 @@ function union(args: Value[]): Value {
   }
   if (total === 0) return base;
   charge(total);
-  // Adding into the first set (rather than the largest) keeps its order, which reads naturally,
-  // and an ordered (sorted-set) first argument keeps the order of what is added.
+  // Adding into the first set (rather than the largest) keeps its order, which reads naturally;
+  // a sorted first set gives a sorted result (the registry wraps union with keepingSortedOrder).
   return base.withMutations((out) => {
     for (const part of parts) {
       for (const x of part) out.add(x);

@@ -190,8 +190,14 @@ function heldFirst<T>(xs: T[], held: (x: T) => boolean): T[] {
   return xs;
 }
 
-/** Builtins whose result is their collection argument changed: sorted in, sorted out. */
-const KEEPS_ORDER: Readonly<Record<string, number>> = { assoc: 0, "assoc-in": 0, update: 0, "update-in": 0, dissoc: 0, merge: 0, "merge-with": 1, conj: 0, into: 0, disj: 0, empty: 0 };
+/**
+ * Builtins whose result is their collection argument changed: sorted in, sorted out. The
+ * clojure.set operations build on their first set, as Clojure's conj and disj onto it do.
+ */
+const KEEPS_ORDER: Readonly<Record<string, number>> = {
+  assoc: 0, "assoc-in": 0, update: 0, "update-in": 0, dissoc: 0, merge: 0, "merge-with": 1, conj: 0, into: 0, disj: 0, empty: 0,
+  union: 0, intersection: 0, difference: 0, select: 1,
+};
 
 /** Wraps a builtin so a sorted collection argument gives a sorted result. */
 export function keepingSortedOrder(def: BuiltinDef): BuiltinDef {

@@ -353,3 +353,19 @@
 ;!! arithmetic_error: integer overflow in range
 [(last (range 9007199254740985 9.007199254740992e15)) (count (range 9007199254740985 9.007199254740992e15))]
 ;=> [9007199254740991 7]
+;; The clojure.set operations and rename-keys build on their first set or map, so a sorted one
+;; gives a sorted result, as in Clojure; later additions land in their place.
+(clojure.set/union (sorted-set 3 1) #{2})
+;=> #{1 2 3}
+(first (clojure.set/union (apply sorted-set (range 20)) #{-1}))
+;=> -1
+(conj (clojure.set/difference (sorted-set-by > 3 1 2) #{2}) 2)
+;=> #{3 2 1}
+(conj (clojure.set/intersection (sorted-set-by > 3 1 2) #{1 3}) 2)
+;=> #{3 2 1}
+(conj (clojure.set/select odd? (sorted-set-by > 3 1 2)) 2)
+;=> #{3 2 1}
+(assoc (clojure.set/rename-keys (sorted-map :a 1 :b 2) {:a :z}) :c 3)
+;=> {:b 2 :c 3 :z 1}
+(first (clojure.set/rename-keys (apply sorted-map (range 40)) {38 -1}))
+;=> [-1 39]
