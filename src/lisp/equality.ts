@@ -328,6 +328,9 @@ export function compare(a: Value, b: Value): number {
   }
 }
 
+/** compare's order reversed: what > and >= order by. */
+export const compareDescending = (a: Value, b: Value): number => compare(b, a);
+
 const compareText = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
 
 // As Clojure orders keywords: a plain one before a qualified one, then by namespace, then by

@@ -302,6 +302,27 @@ describe("zipmap, hash-map, sorted-map, rename-keys, map-invert", () => {
     expect(e.error.message).toMatch(/^sorted-map: /);
   });
 
+  it("a key of the wrong type names the builtin that added it, at any size; a bad comparator names itself once", async () => {
+    const sortHint = "sorted collections need keys of one comparable type (numbers, strings or keywords)";
+    for (const [src, who] of [
+      ['(conj (apply sorted-set (range 20)) "x")', "conj"],
+      ['(into (apply sorted-set (range 20)) ["x"])', "into"],
+      ['(assoc (apply sorted-map-by > (range 40)) "x" 1)', "assoc"],
+      ['(conj (sorted-set-by > 1 2) "x")', "conj"],
+    ] as const) {
+      const e = (await failure(src)).error;
+      expect(e.kind, src).toBe("type_error");
+      expect(e.message, src).toMatch(new RegExp(`^${who}: cannot compare `));
+      expect(e.hint, src).toBe(sortHint);
+      expect([e.line, e.column], src).toEqual([1, 1]);
+    }
+    const bad = (await failure('(sorted-set-by (fn [a b] "x") 1 2 3)')).error;
+    expect(bad.message).toBe('sorted-set-by: the comparator must return a number or a boolean, got string "x"');
+    expect(bad.hint).toBe("use compare, or a function like (fn [a b] (< a b))");
+    // A lookup by > finds what = finds, as with sorted-set: a key of another type is absent.
+    expect(await edn('[(get (sorted-set-by > 1 2) "x") (contains? (apply sorted-map-by > (range 40)) "x") (disj (sorted-set-by > 1 2) "x") (dissoc (sorted-map-by > 1 2) "x")]')).toBe("[nil false #{2 1} {1 2}]");
+  });
+
   it("rename-keys renames present keys only, also qualified", async () => {
     expect(await edn("(rename-keys {:a 1 :b 2} {:a :b :b :a})")).toBe("{:b 1 :a 2}");
     expect(await edn("(clojure.set/rename-keys {:a 1} {:z :y})")).toBe("{:a 1}");

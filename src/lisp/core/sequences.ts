@@ -2,7 +2,7 @@
 // infinite sequences). The hot paths (map, filter, reduce over a vector with a user fn)
 // materialise the input once with toArray(), reuse that array for the result where they
 // can, and call functions through call1/call2 so no argument arrays are allocated.
-import { chargeHash, compare, equals } from "../equality.js";
+import { chargeHash, compare, compareDescending, equals } from "../equality.js";
 import { LispError, typeErr } from "../errors.js";
 import { call2, callValue } from "../fn.js";
 import { lookup } from "../lookup.js";
@@ -645,7 +645,7 @@ function reverse(coll: Value): Value {
 export type Cmp = (a: Value, b: Value) => number;
 
 const ascending: Cmp = compare;
-const descending: Cmp = (a, b) => compare(b, a);
+const descending: Cmp = compareDescending;
 
 function comparatorResult(who: string, r: Value): number | null {
   if (typeof r === "number") return r;

@@ -4,7 +4,7 @@
 // by identity. Large ones are OrderedMap/OrderedSet (only sorted-* make those), small ones plain
 // maps and sets that hash like any other (see sortedMapOf), marked in a weak table.
 import { isOrdered, OrderedMap, OrderedSet } from "ptc-immutable";
-import { compare } from "../equality.js";
+import { compare, compareDescending } from "../equality.js";
 import { LispError, typeErr } from "../errors.js";
 import { charge, tick } from "../runtime.js";
 import { EMPTY_MAP, isMap, isSet, LMap, LSet, type Value } from "../values.js";
@@ -15,6 +15,19 @@ import type { Cmp } from "./sequences.js";
 export const ORDERED_UP_TO = 8;
 
 const orders = new WeakMap<object, Cmp>();
+
+/** Whether an order is compare's, either way round: one that = agrees with. */
+const byCompare = (cmp: Cmp): boolean => cmp === compare || cmp === compareDescending;
+
+const KEY_TYPES_HINT = "sorted collections need keys of one comparable type (numbers, strings or keywords)";
+
+/**
+ * A failure of `cmp` while `who` placed keys: compare's refusal of keys of two types names
+ * `who`; a comparator of the program's own reports its errors itself, at its own position.
+ */
+function orderFailure(who: string, cmp: Cmp, e: unknown): unknown {
+  return e instanceof LispError && e.kind === "type_error" && byCompare(cmp) ? typeErr(`${who}: ${e.message}`, KEY_TYPES_HINT) : e;
+}
 
 /** The order of a sorted map or set, or undefined for any other value. Cheap for large plain maps. */
 export function sortOrder(x: Value): Cmp | undefined {
@@ -34,7 +47,7 @@ const heldKeys = new WeakMap<object, Value[]>();
  */
 export function heldKey(coll: LMap | LSet, key: Value): Value | undefined {
   const cmp = sortOrder(coll);
-  if (cmp === undefined || cmp === compare || coll.size === 0) return undefined;
+  if (cmp === undefined || byCompare(cmp) || coll.size === 0) return undefined;
   let ks = heldKeys.get(coll);
   if (ks === undefined) {
     charge(coll.size);
@@ -86,8 +99,7 @@ function sorting<T>(who: string, xs: T[], key: (x: T) => Value, cmp: Cmp, join: 
     xs.length = n;
     return xs;
   } catch (e) {
-    if (e instanceof LispError && e.kind === "type_error") throw typeErr(`${who}: ${e.message}`, "sorted collections need keys of one comparable type (numbers, strings or keywords)");
-    throw e;
+    throw orderFailure(who, cmp, e);
   }
 }
 
@@ -136,7 +148,7 @@ export function keepSorted(who: string, before: Value, after: Value): Value {
   if (after === before) return after;
   const cmp = sortOrder(before);
   if (cmp === undefined) return after;
-  if (stillSorted(before as LMap | LSet, after, cmp)) {
+  if (stillSorted(who, before as LMap | LSet, after, cmp)) {
     if (cmp !== compare) orders.set(after as LMap | LSet, cmp);
     return after;
   }
@@ -152,7 +164,7 @@ export function keepSorted(who: string, before: Value, after: Value): Value {
  * OrderedSet keep their keys' places and add new ones at the end, so `after` is in order when it
  * has no new keys, or when its new keys, the last ones, ascend past every held one.
  */
-function stillSorted(before: LMap | LSet, after: Value, cmp: Cmp): boolean {
+function stillSorted(who: string, before: LMap | LSet, after: Value, cmp: Cmp): boolean {
   if (before.size <= ORDERED_UP_TO || !isOrdered(after) || (!isMap(after) && !isSet(after)) || after.size <= ORDERED_UP_TO) return false;
   // The builtins of KEEPS_ORDER either only add and change keys or only remove them: no more
   // keys than before means held keys only.
@@ -171,9 +183,13 @@ function stillSorted(before: LMap | LSet, after: Value, cmp: Cmp): boolean {
     prev = k;
     break;
   }
-  for (let i = fresh.length - 1; i >= 0; i--) {
-    if (cmp(prev, fresh[i]) >= 0) return false;
-    prev = fresh[i];
+  try {
+    for (let i = fresh.length - 1; i >= 0; i--) {
+      if (cmp(prev, fresh[i]) >= 0) return false;
+      prev = fresh[i];
+    }
+  } catch (e) {
+    throw orderFailure(who, cmp, e);
   }
   return true;
 }
