@@ -1,6 +1,7 @@
 // An `Llm` over any OpenAI-compatible chat-completions server, on the official `openai`
 // package, with the retries of retry.ts.
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { Stream } from "openai/core/streaming";
 import { baseUrlProblem, isObjectArg, mustBe, requestProblem, samplingProblem } from "./args.js";
 import { LlmError } from "./errors.js";
 import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
@@ -97,10 +98,12 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
           const { data, response } = await client.chat.completions.create(body(), { signal }).withResponse();
           return wholeReply(data, response, name, (reply) => parseCompletion(reply, name, wanted));
         }
-        const { data: stream, response } = await client.chat.completions.create({ ...body(), stream: true, stream_options: { include_usage: true } }, { signal }).withResponse();
+        const response = await client.chat.completions.create({ ...body(), stream: true, stream_options: { include_usage: true } }, { signal }).asResponse();
         const whole = await unstreamedReply(response, name, (reply) => parseCompletion(reply, name, wanted), (text) => onText(text, attempt));
         if (whole !== undefined) return whole;
-        return parseCompletion(await readStream(stream, name, alive, (delta) => onText(delta, attempt)), name, wanted);
+        const watched = watchForDone(response);
+        const stream = Stream.fromSSEResponse<unknown>(watched.response, new AbortController(), client);
+        return parseCompletion(await readStream(stream, name, alive, (delta) => onText(delta, attempt), watched.done), name, wanted);
       };
       const send = async (signal: AbortSignal, attempt: number, alive: () => void): Promise<LlmResponse> => {
         try {
@@ -125,7 +128,7 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
  * `onText` as it comes, and put back together in the shape of a whole completion (usage from the
  * final chunk `include_usage` asks for).
  */
-async function readStream(stream: AsyncIterable<unknown>, name: string, alive: () => void, onText: (delta: string) => void): Promise<CompletionShape> {
+async function readStream(stream: AsyncIterable<unknown>, name: string, alive: () => void, onText: (delta: string) => void, done: () => boolean): Promise<CompletionShape> {
   let content = "";
   let refusal = "";
   let finish: unknown = null;
@@ -154,12 +157,39 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, alive: (
   } catch (e) {
     // Dropped after the finish reason (before the usage chunk or [DONE]): the reply is whole and
     // paid for, and asking again would pay for it twice.
-    if (finish === null || droppedConnection(e) === undefined) throw e;
+    if ((finish === null && !done()) || droppedConnection(e) === undefined) throw e;
   }
-  // A stream cut short ends like a whole one; only the finish reason tells them apart.
-  if (finish === null) throw new LlmError("connection", `${name}: the stream ended before the reply was complete`, { delivered: true });
+  // A stream cut short ends like a whole one; only the finish reason, or the [DONE] of a server
+  // that sends none, tells them apart.
+  if (finish === null && !done()) throw new LlmError("connection", `${name}: the stream ended before the reply was complete`, { delivered: true });
   out.choices = [{ message: { content, ...(refusal ? { refusal } : {}) }, finish_reason: finish }];
   return out;
+}
+
+/** The longest tail of one piece of the body that a [DONE] line split across two pieces can start in. */
+const DONE_CARRY = "\ndata: [DONE]".length;
+
+/**
+ * The streamed `response` passed on as it is, and whether a `data: [DONE]` line went by in it: the
+ * SDK's stream swallows it, and only it tells a whole reply from a cut one where the server leaves
+ * every finish_reason null. Only line starts count: JSON in an event escapes its line breaks.
+ */
+function watchForDone(response: Response): { response: Response; done: () => boolean } {
+  let seen = false;
+  let tail = "\n";
+  const decoder = new TextDecoder();
+  const watcher = new TransformStream<Uint8Array, Uint8Array>({
+    transform(piece, out) {
+      if (!seen) {
+        const text = tail + decoder.decode(piece, { stream: true });
+        seen = /[\r\n]data: ?\[DONE\]/.test(text);
+        tail = text.slice(-DONE_CARRY);
+      }
+      out.enqueue(piece);
+    },
+  });
+  const body = response.body === null ? null : response.body.pipeThrough(watcher);
+  return { response: new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers }), done: () => seen };
 }
 
 /** Whether a stream's event is a chunk: an object whose choices are a list, or left out or null in the usage chunk. */

@@ -115,6 +115,18 @@ describe("openaiLlm streaming", () => {
     expect(r.content).toBe("(count x)");
   });
 
+  // Some OpenAI-compatible servers leave finish_reason null in every chunk: [DONE] is the server's
+  // own word that the reply is whole, where a body that ends without it may be a cut.
+  it("takes a stream that ends with [DONE] but no finish reason as whole, and retries one that ends without either", async () => {
+    const noFinish = chatStream(["(count", " x)"]).events.filter((e) => (e.data as { choices?: Array<{ finish_reason?: unknown }> }).choices?.[0]?.finish_reason !== "stop");
+    script = [{ events: noFinish }];
+    const r = await client().complete({ messages, onText: () => undefined });
+    expect([received.length, r.content, r.usage?.outputTokens, r.truncated]).toEqual([1, "(count x)", 5, undefined]);
+    received = [];
+    script = [{ events: noFinish.slice(0, -2) }, chatStream(["(other)"])];
+    expect([(await client().complete({ messages, onText: () => undefined })).content, received.length]).toEqual(["(other)", 2]);
+  });
+
   it("retries a server error that arrives in the stream, and rate-limits one that says so", async () => {
     const broken = (error: Record<string, unknown>): Sse => ({ events: [...chatStream(["(cou"]).events.slice(0, 2), { data: { error } }] });
     script = [broken({ message: "The server had an error while processing your request.", type: "server_error" }), broken({ message: "Rate limit reached", type: "rate_limit_exceeded" }), chatStream(["(count x)"])];
