@@ -173,6 +173,8 @@ const DONE_CARRY = "\ndata: [DONE]".length;
  * The streamed `response` passed on as it is, and whether a `data: [DONE]` line went by in it: the
  * SDK's stream swallows it, and only it tells a whole reply from a cut one where the server leaves
  * every finish_reason null. Only line starts count: JSON in an event escapes its line breaks.
+ * The body ends at the piece that holds it: nothing may follow, and a server that holds the
+ * connection open after it would keep the reply waiting for the attempt's timeout.
  */
 function watchForDone(response: Response): { response: Response; done: () => boolean } {
   let seen = false;
@@ -186,6 +188,7 @@ function watchForDone(response: Response): { response: Response; done: () => boo
         tail = text.slice(-DONE_CARRY);
       }
       out.enqueue(piece);
+      if (seen) out.terminate();
     },
   });
   const body = response.body === null ? null : response.body.pipeThrough(watcher);

@@ -127,6 +127,18 @@ describe("openaiLlm streaming", () => {
     expect([(await client().complete({ messages, onText: () => undefined })).content, received.length]).toEqual(["(other)", 2]);
   });
 
+  // Nothing can follow [DONE]: a server that holds the connection open after it would otherwise
+  // keep the reply waiting for the attempt's timeout (120 s by default), then end it there.
+  it("takes the reply at [DONE] from a server that holds the connection open after it, with or without a finish reason", async () => {
+    for (const finish of [true, false]) {
+      const events = chatStream(["(count", " x)"]).events.filter((e) => finish || (e.data as { choices?: Array<{ finish_reason?: unknown }> }).choices?.[0]?.finish_reason !== "stop");
+      script = [{ events, hold: true }];
+      received = [];
+      const r = await openaiLlm({ model: "fake", baseURL: `${base}/v1`, apiKey: "sk-test", timeoutMs: 600_000, env: {} }).complete({ messages, onText: () => undefined });
+      expect([finish, received.length, r.content]).toEqual([finish, 1, "(count x)"]);
+    }
+  }, 30_000);
+
   it("retries a server error that arrives in the stream, and rate-limits one that says so", async () => {
     const broken = (error: Record<string, unknown>): Sse => ({ events: [...chatStream(["(cou"]).events.slice(0, 2), { data: { error } }] });
     script = [broken({ message: "The server had an error while processing your request.", type: "server_error" }), broken({ message: "Rate limit reached", type: "rate_limit_exceeded" }), chatStream(["(count x)"])];
