@@ -417,14 +417,26 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
       (e: unknown) => logger({ event: "store_error", error: e instanceof Error ? e.message : String(e) }),
     );
   await expire();
-  const timer = setInterval(expire, Math.min(60_000, config.current.idleTtlSeconds * 100));
-  timer.unref();
+  // The next run is timed from the end of the last: a slow one (each batch may wait out another
+  // process's lock on the file) overlapped the next ones, 11 at once after a second at 100 ms apart.
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => void expire().finally(schedule), Math.min(60_000, config.current.idleTtlSeconds * 100));
+    timer.unref();
+  };
+  const stopExpiry = () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+  schedule();
   config.watch(options.watchIntervalMs);
 
   await new Promise<void>((resolve, reject) => {
     const failed = (e: Error) => {
       // Nothing listens: let go of the store (its connections would keep the process alive) and the config watcher.
-      clearInterval(timer);
+      stopExpiry();
       config.close();
       ctx.compactor.close();
       void store.close().finally(() => reject(e));
@@ -439,7 +451,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   logger({ event: "listening", host, port, upstream: redactUrl(config.current.upstream), admin: ctx.adminToken !== undefined });
   const close = () =>
     new Promise<void>((resolve) => {
-      clearInterval(timer);
+      stopExpiry();
       config.close();
       ctx.compactor.close();
       server.close(() => {
