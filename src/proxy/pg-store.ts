@@ -67,18 +67,24 @@ const EXPIRE = `DELETE FROM ptc_conversations WHERE updated_at < $1 OR id IN (
  */
 const reserveStatement = (escape: (s: string) => string, name: string, tokens: number, budget: number): string =>
   `INSERT INTO ptc_spend (name, tokens) VALUES (${escape(name)}, ${Number(tokens)}) ON CONFLICT (name) DO UPDATE SET tokens = ptc_spend.tokens + excluded.tokens WHERE ptc_spend.tokens < ${Number(budget)} RETURNING txid_current()::text AS xid`;
+/** A charge, in a transaction of its own for the same reason (reserveStatement). */
+const chargeStatement = (escape: (s: string) => string, name: string, tokens: number): string =>
+  `INSERT INTO ptc_spend (name, tokens) VALUES (${escape(name)}, ${Number(tokens)}) ON CONFLICT (name) DO UPDATE SET tokens = ptc_spend.tokens + excluded.tokens RETURNING txid_current()::text AS xid`;
 
 /**
- * A reservation whose commit was sent but not answered (the connection cut meanwhile), and whose
- * outcome the server could not tell yet: its request was refused, so it is given back once the
- * server says it committed. `xid` undefined: known committed, the give-back not written yet.
+ * A change of spend whose outcome the server could not tell at once, to be written once it can:
+ * a reservation whose commit went unanswered (its request was refused) is given back (`tokens`
+ * negative) if it committed; a charge that failed (a database blip) is written if it did not.
+ * `xid` undefined: `tokens` is to be added now.
  */
 interface Unsettled {
   xid: string | undefined;
+  /** The outcome of `xid` that calls for adding `tokens`. */
+  readonly addIf: "committed" | "aborted";
   readonly virtualKey: string;
   readonly tokens: number;
 }
-/** Unsettled reservations kept at most: past it the oldest is left charged (a budget errs on the safe side). */
+/** Unsettled changes kept at most: past it the oldest is dropped (a reservation left charged, a charge lost). */
 const MAX_UNSETTLED = 1000;
 
 /** The version a record was read at and its stored text: the base of a merge. */
@@ -364,7 +370,47 @@ export class PostgresStore implements ConversationStore {
     });
   }
 
+  /**
+   * A charge that fails (a database blip once the upstream answered) is written once the database
+   * answers again: only logged, the key kept its reservation instead of what the upstream
+   * reported. In a transaction of its own, as a reservation is, so one whose commit went
+   * unanswered is written once, not twice.
+   */
   async addSpend(virtualKey: string, tokens: number): Promise<void> {
+    if (this.unsettled.length > 0) void this.settle();
+    let xid: string | undefined;
+    try {
+      await withClient(this.pool, async (held) => {
+        const { client } = held;
+        try {
+          const results = (await client.query(`${this.begin}; ${chargeStatement((t) => client.escapeLiteral(t), virtualKey, tokens)}`)) as unknown as QueryResult<{ xid: string }>[];
+          xid = results[2].rows[0].xid;
+          await client.query("COMMIT");
+        } catch (e) {
+          held.broken ??= asError(e);
+          throw e;
+        }
+      });
+      this.writeError = undefined;
+    } catch (e) {
+      this.writeError = e instanceof Error ? e.message : String(e);
+      // Cut before its commit was sent: nothing was charged.
+      if (xid === undefined) {
+        this.keep({ xid: undefined, addIf: "aborted", virtualKey, tokens });
+        throw e;
+      }
+      const status = await this.status(xid).catch(() => undefined);
+      if (status === "committed") {
+        this.writeError = undefined;
+        return;
+      }
+      if (status !== null) this.keep({ xid: status === "aborted" ? undefined : xid, addIf: "aborted", virtualKey, tokens });
+      throw e;
+    }
+  }
+
+  /** Adds to a key's spend in one statement: a settlement's write, kept again by settleAll when it fails. */
+  private async add(virtualKey: string, tokens: number): Promise<void> {
     await this.query("INSERT INTO ptc_spend (name, tokens) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET tokens = ptc_spend.tokens + excluded.tokens", [virtualKey, tokens]);
   }
 
@@ -407,7 +453,7 @@ export class PostgresStore implements ConversationStore {
         this.writeError = undefined;
         return true;
       }
-      if (status !== "aborted" && status !== null) this.keep({ xid, virtualKey, tokens });
+      if (status !== "aborted" && status !== null) this.keep({ xid, addIf: "committed", virtualKey, tokens: -tokens });
       throw e;
     }
   }
@@ -424,8 +470,8 @@ export class PostgresStore implements ConversationStore {
   }
 
   /**
-   * Gives back the unsettled reservations that committed; those the server cannot tell of yet are
-   * kept. One run at a time, beside the requests (which do not wait for it), and it stops at the
+   * Gives back the unsettled reservations that committed and writes the charges that did not;
+   * those the server cannot tell of yet are kept. One run at a time, beside the requests (which do not wait for it), and it stops at the
    * first failure: a database that does not answer is tried again at the next reservation or read
    * of a spend, not once per reservation kept.
    */
@@ -443,14 +489,14 @@ export class PostgresStore implements ConversationStore {
         const r = pending[0];
         if (r.xid !== undefined) {
           const status = await this.status(r.xid);
-          if (status !== "committed") {
+          if (status !== r.addIf) {
             pending.shift();
             if (status === "in progress") this.keep(r);
             continue;
           }
           r.xid = undefined;
         }
-        await this.addSpend(r.virtualKey, -r.tokens);
+        await this.add(r.virtualKey, r.tokens);
         pending.shift();
       }
     } catch {

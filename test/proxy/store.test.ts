@@ -885,7 +885,8 @@ describe.skipIf(pgAdmin === undefined)("virtual key budget: a PostgreSQL connect
   async function cuttingRelay(url: string) {
     const target = new URL(url);
     const COMMITTED = Buffer.from([0x5a, 0, 0, 0, 5, 0x49]);
-    const state = { armed: false, cut: 0, down: false, freeze: false, frozen: 0 };
+    // `match`: what marks the connection whose commit is cut (the reservation's statement by default).
+    const state = { armed: false, cut: 0, down: false, freeze: false, frozen: 0, match: "ptc_spend.tokens <" };
     const sockets: Socket[] = [];
     const relay = createServer((client) => {
       if (state.down) return client.destroy();
@@ -894,7 +895,7 @@ describe.skipIf(pgAdmin === undefined)("virtual key budget: a PostgreSQL connect
       let mine = false;
       let frozen = false;
       client.on("data", (d) => {
-        if (state.armed && d.includes("ptc_spend.tokens <")) mine = true;
+        if (state.armed && d.includes(state.match)) mine = true;
         if (state.freeze && d.includes("COMMIT")) {
           state.freeze = false;
           state.frozen++;
@@ -923,6 +924,10 @@ describe.skipIf(pgAdmin === undefined)("virtual key budget: a PostgreSQL connect
     return {
       url: via.href,
       state,
+      /** Cuts every connection open now (a database restart, a failover). */
+      cutAll() {
+        for (const s of sockets.splice(0)) s.destroy();
+      },
       async close() {
         for (const s of sockets) s.destroy();
         await new Promise((resolve) => relay.close(resolve));
@@ -1008,6 +1013,75 @@ describe.skipIf(pgAdmin === undefined)("virtual key budget: a PostgreSQL connect
     expect(await store.reserve("team", 90, 100)).toBe(true);
     expect(await direct.spent("team")).toBe(100);
     await Promise.all([store.close(), direct.close()]);
+    await relay.close();
+  });
+
+  // The final charge of a request (what the upstream reported, less its reservation) met a
+  // database blip: it was only logged, and the key kept its reservation for good.
+  it("charges a request's usage once the database answers again, when the charge met a blip", async () => {
+    const db = await freshDatabase(pgAdmin as string);
+    dropped.push(db.drop);
+    const relay = await cuttingRelay(db.url);
+    const store = await PostgresStore.open(relay.url);
+    const direct = await PostgresStore.open(db.url);
+    expect(await store.reserve("team", 10, 1000)).toBe(true);
+    relay.state.down = true;
+    relay.cutAll();
+    await expect(store.addSpend("team", 500)).rejects.toThrow();
+    expect(await direct.spent("team")).toBe(10);
+    relay.state.down = false;
+    await store.spent("team");
+    // Before: 10 for good, the 500 tokens of a long completion never charged.
+    await expect.poll(() => direct.spent("team"), { timeout: 20_000 }).toBe(510);
+    // Charged once: later settlements add nothing.
+    await store.spent("team");
+    expect(await store.reserve("team", 1, 1000)).toBe(true);
+    expect(await direct.spent("team")).toBe(511);
+    await Promise.all([store.close(), direct.close()]);
+    await relay.close();
+  });
+
+  it("charges once a charge whose commit was answered to nobody, whether the database tells at once or later", async () => {
+    const db = await freshDatabase(pgAdmin as string);
+    dropped.push(db.drop);
+    const relay = await cuttingRelay(db.url);
+    const store = await PostgresStore.open(relay.url);
+    const direct = await PostgresStore.open(db.url);
+    expect(await store.reserve("team", 10, 1000)).toBe(true);
+    relay.state.match = "ptc_spend.tokens + excluded";
+    relay.state.armed = true;
+    await store.addSpend("team", 100).catch(() => {});
+    expect(relay.state.cut).toBe(1);
+    expect(await direct.spent("team")).toBe(110);
+    // A connection in the pool again, for the next charge to go out on while no new one can open.
+    await store.spent("team");
+    relay.state.armed = true;
+    relay.state.down = true;
+    await expect(store.addSpend("team", 100)).rejects.toThrow();
+    expect(relay.state.cut).toBe(2);
+    relay.state.down = false;
+    await store.spent("team");
+    expect(await store.reserve("team", 1, 1000)).toBe(true);
+    await store.close();
+    expect(await direct.spent("team")).toBe(211);
+    await direct.close();
+    await relay.close();
+  });
+
+  it("charges at close a charge that met a blip, once the database answers", async () => {
+    const db = await freshDatabase(pgAdmin as string);
+    dropped.push(db.drop);
+    const relay = await cuttingRelay(db.url);
+    const store = await PostgresStore.open(relay.url);
+    const direct = await PostgresStore.open(db.url);
+    expect(await store.reserve("team", 10, 1000)).toBe(true);
+    relay.state.down = true;
+    relay.cutAll();
+    await expect(store.addSpend("team", 500)).rejects.toThrow();
+    relay.state.down = false;
+    await store.close();
+    expect(await direct.spent("team")).toBe(510);
+    await direct.close();
     await relay.close();
   });
 });
