@@ -51,7 +51,11 @@ const SCHEMA = `
 
 // A record and its request body in one round trip; the body is written only with the record.
 const WITH_BODY = "m AS (INSERT INTO ptc_messages (id, messages) SELECT $1, $4::text FROM w WHERE $4::text IS NOT NULL ON CONFLICT (id) DO UPDATE SET messages = excluded.messages)";
-const INSERT_RECORD = `WITH w AS (INSERT INTO ptc_conversations (id, version, updated_at, record) VALUES ($1, 1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING version), ${WITH_BODY} SELECT version FROM w`;
+// A record created again after expiry deleted it (with its index entries) while a request of it
+// ran: its older prefixes are indexed again, else an edited turn forking from one of them started
+// a conversation of its own, without the summary. A hash another conversation took since stays its.
+const REINDEX = "p AS (INSERT INTO ptc_prefixes (hash, id) SELECT h, $1 FROM w, unnest($5::text[]) AS h ON CONFLICT (hash) DO NOTHING)";
+const INSERT_RECORD = `WITH w AS (INSERT INTO ptc_conversations (id, version, updated_at, record) VALUES ($1, 1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING version), ${WITH_BODY}, ${REINDEX} SELECT version FROM w`;
 const UPDATE_RECORD = `WITH w AS (UPDATE ptc_conversations SET version = version + 1, updated_at = $2, record = $3 WHERE id = $1 AND version = $5 RETURNING version), ${WITH_BODY} SELECT version FROM w`;
 
 // Idle records, and under each client-given id the least recently updated heads beyond the bound.
@@ -247,7 +251,7 @@ export class PostgresStore implements ConversationStore {
       const json = JSON.stringify(record);
       const written =
         base === undefined
-          ? await this.query<{ version: number }>(INSERT_RECORD, [record.id, record.updatedAt, json, body ?? null])
+          ? await this.query<{ version: number }>(INSERT_RECORD, [record.id, record.updatedAt, json, body ?? null, record.indexed])
           : await this.query<{ version: number }>(UPDATE_RECORD, [record.id, record.updatedAt, json, body ?? null, base.version]);
       if (written.length === 1) {
         this.bases.set(record, { version: written[0].version, json });

@@ -126,6 +126,7 @@ export class SqliteStore implements ConversationStore {
       messages: this.db.prepare<[string], { messages: string }>("SELECT messages FROM messages WHERE id = ?"),
       addPrefix: this.db.prepare("INSERT INTO prefixes (hash, id) VALUES (?, ?) ON CONFLICT(hash) DO UPDATE SET id = excluded.id"),
       removePrefix: this.db.prepare("DELETE FROM prefixes WHERE hash = ? AND id = ?"),
+      reindex: this.db.prepare("INSERT INTO prefixes (hash, id) VALUES (?, ?) ON CONFLICT(hash) DO NOTHING"),
       addSpend: this.db.prepare<[string, number], { tokens: number }>("INSERT INTO spend (name, tokens) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET tokens = tokens + excluded.tokens RETURNING tokens"),
       // Checked and added in one statement: another process on the file may be reserving at once.
       reserve: this.db.prepare<[string, number, number], { tokens: number }>("INSERT INTO spend (name, tokens) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET tokens = spend.tokens + excluded.tokens WHERE spend.tokens < ? RETURNING tokens"),
@@ -291,6 +292,7 @@ export class SqliteStore implements ConversationStore {
       return;
     }
     const written: [string, string][] = [];
+    const reindexed: ConversationRecord[] = [];
     try {
       // Written there, they would be lost at the next start, and another proxy opening the path would share nothing with this one.
       if (this.moved()) throw new Error(`the store file ${this.file} was removed or replaced while the proxy ran: nothing more is written to it (restart the proxy to open the file now at that path)`);
@@ -303,6 +305,14 @@ export class SqliteStore implements ConversationStore {
             const record = this.records.get(id);
             if (record === undefined) continue;
             const text = JSON.stringify(record);
+            // Not in the file: new, or expired (with its index entries) while a request of it ran.
+            // Its older prefixes are indexed again, else an edited turn forking from one of them
+            // started a conversation of its own, without the summary. A hash another conversation
+            // took since stays its.
+            if (!this.bases.has(id) && record.indexed.length > 0) {
+              for (const hash of record.indexed) this.statements.reindex.run(hash, id);
+              reindexed.push(record);
+            }
             this.statements.put.run(id, record.updatedAt, text);
             if (body !== undefined) this.statements.putMessages.run(id, body);
             written.push([id, text]);
@@ -327,6 +337,7 @@ export class SqliteStore implements ConversationStore {
       for (const id of this.dirty.keys()) this.dirty.set(id, undefined);
       return;
     }
+    for (const record of reindexed) for (const hash of record.indexed) if (!this.prefixes.has(hash)) this.prefixes.set(hash, record.id);
     // Bases move only once committed: a failed write leaves the file at the old ones.
     for (const [id, text] of written) {
       this.bases.set(id, text);
@@ -502,7 +513,8 @@ export class SqliteStore implements ConversationStore {
         this.bases.delete(id);
       }
     }
-    for (const [hash, id] of this.prefixes) if (gone.has(id)) this.prefixes.delete(hash);
+    // Not those of one written back meanwhile (see write).
+    for (const [hash, id] of this.prefixes) if (gone.has(id) && !this.records.has(id)) this.prefixes.delete(hash);
     return gone.size;
   }
 

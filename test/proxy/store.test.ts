@@ -135,6 +135,38 @@ describe.each(backends.filter((b) => b.name !== "postgres" || pgAdmin !== undefi
     await store.close();
   });
 
+  it("re-indexes every prefix of a conversation expired while one of its requests ran, when that request writes it back", async () => {
+    const { store } = await open();
+    // Three requests matched by prefix, each indexing its last hash (as remember does).
+    const r = record("run", 1000);
+    for (const h of ["h1", "h2", "h3"]) {
+      r.indexed.push(h);
+      await store.addPrefix(h, r.id);
+    }
+    r.lastHash = "h3";
+    r.lastLength = 3;
+    await store.put(r);
+    await store.flush();
+    // A fourth request reads it, then expiry deletes it (idle since 1000) while the request runs.
+    const running = (await store.get(r.id)) as ConversationRecord;
+    expect(await store.expire(2000)).toBe(1);
+    // Meanwhile a new conversation sent the first request's messages again, and took its hash.
+    await store.addPrefix("h1", "t:other");
+    // The request ends: remember() indexes its own hash and writes the record back.
+    running.updatedAt = 3000;
+    running.lastHash = "h4";
+    running.lastLength = 4;
+    running.indexed.push("h4");
+    await Promise.all([store.addPrefix("h4", running.id), store.put(running)]);
+    await store.flush();
+    // An edited turn that forks from the second request still finds the conversation (and its summary).
+    expect(await store.longestPrefix(["h1", "h2", "x3"])).toEqual({ index: 1, id: r.id });
+    expect(await store.longestPrefix(["h1", "h2", "h3", "h4"])).toEqual({ index: 3, id: r.id });
+    // A hash another conversation took meanwhile stays that conversation's.
+    expect(await store.longestPrefix(["h1", "x2"])).toEqual({ index: 0, id: "t:other" });
+    await store.close();
+  });
+
   it("keeps the most recently updated heads under one client id, and every other conversation", async () => {
     const { store } = await open();
     const head = (id: string, i: number) => headKey(`t:${id}`, `h${String(i).padStart(HEAD_LENGTH - 1, "0")}`);
