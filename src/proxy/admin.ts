@@ -186,10 +186,10 @@ async function compactNow(ctx: ProxyContext, req: IncomingMessage, res: ServerRe
  * A conversation by store key, or by the client's id when only one tenant has it: the history last
  * sent under it (an id keeps one record per history, see headKey).
  */
-async function find(ctx: ProxyContext, id: string): Promise<ConversationRecord | undefined> {
+export async function find(ctx: ProxyContext, id: string): Promise<ConversationRecord | undefined> {
   const exact = await ctx.store.get(id);
   if (exact !== undefined) return exact;
-  const matches = (await ctx.store.list()).filter((r) => r.conversation === id);
+  const matches = await ctx.store.named(id);
   if (matches.some((r) => r.tenant !== matches[0].tenant)) return undefined;
   return matches.reduce<ConversationRecord | undefined>((latest, r) => (latest === undefined || r.updatedAt > latest.updatedAt ? r : latest), undefined);
 }

@@ -48,6 +48,10 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS ptc_prefixes_id ON ptc_prefixes (id);
   CREATE TABLE IF NOT EXISTS ptc_spend (name TEXT PRIMARY KEY, tokens BIGINT NOT NULL);
 `;
+/** A client's conversation id (admin compact), found without reading every record; NAMED's WHERE must match its expression. */
+const NAMED_INDEX = "ptc_conversations_named";
+const CREATE_NAMED = `CREATE INDEX IF NOT EXISTS ${NAMED_INDEX} ON ptc_conversations ((record::json ->> 'conversation'))`;
+const NAMED = "SELECT version, record FROM ptc_conversations WHERE record::json ->> 'conversation' = $1";
 
 // A record and its request body in one round trip; the body is written only with the record.
 const WITH_BODY = "m AS (INSERT INTO ptc_messages (id, messages) SELECT $1, $4::text FROM w WHERE $4::text IS NOT NULL ON CONFLICT (id) DO UPDATE SET messages = excluded.messages)";
@@ -185,6 +189,15 @@ export class PostgresStore implements ConversationStore {
           // the tables exist, and a user with only reads and writes must be able to start a replica.
           const missing = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM unnest($1::text[]) AS t(name) WHERE to_regclass(t.name) IS NULL", [TABLES]);
           if (missing.rows[0].n > 0) await client.query(SCHEMA);
+          // Added to databases made before it by a user that may create it; one that may not (only
+          // reads and writes) still starts, and the server scans for a conversation id instead.
+          if ((await client.query<{ n: number }>("SELECT count(*)::int AS n WHERE to_regclass($1) IS NULL", [NAMED_INDEX])).rows[0].n > 0) {
+            await client.query("SAVEPOINT named");
+            await client.query(CREATE_NAMED).then(
+              () => client.query("RELEASE SAVEPOINT named"),
+              () => client.query("ROLLBACK TO SAVEPOINT named"),
+            );
+          }
           await client.query("COMMIT");
         } catch (e) {
           await client.query("ROLLBACK").catch(() => {});
@@ -287,6 +300,14 @@ export class PostgresStore implements ConversationStore {
 
   async removePrefix(hash: string, id: string): Promise<void> {
     await this.query("DELETE FROM ptc_prefixes WHERE hash = $1 AND id = $2", [hash, id]);
+  }
+
+  async named(conversation: string): Promise<ConversationRecord[]> {
+    return (await this.query<{ version: number; record: string }>(NAMED, [conversation])).map((row) => {
+      const record = readRecord(row.record);
+      this.bases.set(record, { version: row.version, json: row.record });
+      return record;
+    });
   }
 
   async list(page?: ListPage): Promise<ConversationRecord[]> {

@@ -114,6 +114,8 @@ export class SqliteStore implements ConversationStore {
       CREATE TABLE IF NOT EXISTS conversations (id TEXT PRIMARY KEY, updated_at INTEGER NOT NULL, record TEXT NOT NULL);
       -- Expiry's reads (idle ids, every id's time) from the index alone, not the records' pages.
       CREATE INDEX IF NOT EXISTS conversations_times ON conversations (updated_at, id);
+      -- A client's conversation id (admin compact) found without reading every record.
+      CREATE INDEX IF NOT EXISTS conversations_named ON conversations (json_extract(record, '$.conversation'));
       CREATE TABLE IF NOT EXISTS messages (id TEXT PRIMARY KEY, messages TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS prefixes (hash TEXT PRIMARY KEY, id TEXT NOT NULL);
       CREATE INDEX IF NOT EXISTS prefixes_id ON prefixes (id);
@@ -133,6 +135,7 @@ export class SqliteStore implements ConversationStore {
       spent: this.db.prepare<[string], { tokens: number }>("SELECT tokens FROM spend WHERE name = ?"),
       record: this.db.prepare<[string], { record: string }>("SELECT record FROM conversations WHERE id = ?"),
       records: this.db.prepare<[], { id: string; record: string }>("SELECT id, record FROM conversations"),
+      named: this.db.prepare<[string], { id: string; record: string }>("SELECT id, record FROM conversations WHERE json_extract(record, '$.conversation') = ?"),
       count: this.db.prepare<[], number>("SELECT count(*) FROM conversations").pluck(),
       ids: this.db.prepare<[], string>("SELECT id FROM conversations").pluck(),
       times: this.db.prepare<[], { id: string; updated_at: number }>("SELECT id, updated_at FROM conversations"),
@@ -399,6 +402,33 @@ export class SqliteStore implements ConversationStore {
     // Deleted from the file first, for the same reason as addPrefix.
     await this.retrying(() => this.statements.removePrefix.run(hash, id));
     if (held) this.prefixes.delete(hash);
+  }
+
+  async named(conversation: string): Promise<ConversationRecord[]> {
+    this.write();
+    let rows: { id: string; record: string }[] | undefined;
+    try {
+      this.others();
+      // Another process writes the file: its conversations are there (see list).
+      if (this.shared) rows = this.statements.named.all(conversation);
+    } catch {
+      // Unreadable: what is in memory is the answer meanwhile (see sync).
+    }
+    if (rows === undefined) return [...this.records.values()].filter((r) => r.conversation === conversation);
+    const ids = new Set<string>();
+    for (const row of rows) {
+      this.reconcile(row.id, row.record);
+      this.current?.add(row.id);
+      ids.add(row.id);
+    }
+    // Written here but not yet to the file (a failed write).
+    for (const id of this.dirty.keys()) if (this.records.get(id)?.conversation === conversation) ids.add(id);
+    const records: ConversationRecord[] = [];
+    for (const id of ids) {
+      const record = this.records.get(id);
+      if (record !== undefined) records.push(record);
+    }
+    return records;
   }
 
   async list(page?: ListPage): Promise<ConversationRecord[]> {

@@ -90,6 +90,11 @@ export interface ConversationStore {
   addPrefix(hash: string, id: string): Promise<void>;
   /** Drops `hash` from the index if it still points at conversation `id`. */
   removePrefix(hash: string, id: string): Promise<void>;
+  /**
+   * The records of a client's conversation id, under every tenant and head (in no set order): read
+   * by an index, not by reading every record (admin `compact` names a conversation by it).
+   */
+  named(conversation: string): Promise<ConversationRecord[]>;
   /** Every record (in no set order), or one page of them. */
   list(page?: ListPage): Promise<ConversationRecord[]>;
   count(): Promise<number>;

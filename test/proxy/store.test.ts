@@ -12,6 +12,8 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { newRecord } from "../../src/proxy/chat.js";
+import { find } from "../../src/proxy/admin.js";
+import type { ProxyContext } from "../../src/proxy/context.js";
 import { mergeRecords } from "../../src/proxy/merge.js";
 import { PostgresStore } from "../../src/proxy/pg-store.js";
 import { HEAD_LENGTH, headKey, HEADS_PER_ID } from "../../src/proxy/heads.js";
@@ -58,6 +60,34 @@ function recordsRead(store: ConversationStore): () => number {
       return rows;
     },
   };
+  return () => read;
+}
+
+/** How many record rows a store reads from now on: from PostgreSQL, or from a SQLite file (its record-reading statements). */
+function rowsRead(store: ConversationStore): () => number {
+  let read = 0;
+  if (store.kind === "postgres") {
+    const pool = (store as unknown as { pool: { query(...args: unknown[]): Promise<{ rows?: { record?: unknown }[] }> } }).pool;
+    const query = pool.query.bind(pool);
+    pool.query = async (...args: unknown[]) => {
+      const result = await query(...args);
+      read += result.rows?.filter((r) => r.record !== undefined).length ?? 0;
+      return result;
+    };
+    return () => read;
+  }
+  const statements = (store as unknown as { statements: Record<string, { all(...args: unknown[]): unknown[] }> }).statements;
+  for (const name of ["records", "named"]) {
+    const real = statements[name];
+    if (real === undefined) continue;
+    statements[name] = {
+      all(...args: unknown[]) {
+        const rows = real.all(...args);
+        read += rows.length;
+        return rows;
+      },
+    };
+  }
   return () => read;
 }
 
@@ -164,6 +194,38 @@ describe.each(backends.filter((b) => b.name !== "postgres" || pgAdmin !== undefi
     expect(await store.longestPrefix(["h1", "h2", "h3", "h4"])).toEqual({ index: 3, id: r.id });
     // A hash another conversation took meanwhile stays that conversation's.
     expect(await store.longestPrefix(["h1", "x2"])).toEqual({ index: 0, id: "t:other" });
+    await store.close();
+  });
+
+  it("finds the records of a client's conversation id (admin compact) by an index, reading no other record", async () => {
+    const { store, where } = await open();
+    for (let i = 0; i < 200; i++) await store.put(record(`c${i}`));
+    const heads = [{ ...record("ops", 2000), id: "t:ops#aaaaaaaaaaaa" }, { ...record("ops", 3000), id: "t:ops#bbbbbbbbbbbb" }];
+    for (const r of heads) await store.put(r);
+    await store.flush();
+    // Another process on the SQLite file writes too (then records are read from the file, as replicas read theirs).
+    const other = backend.shared || where === ":memory:" ? undefined : await openStore(where);
+    await other?.put(record("z"));
+    await other?.close();
+    const read = rowsRead(store);
+    const found = await find({ store } as unknown as ProxyContext, "ops");
+    expect(found?.id).toBe("t:ops#bbbbbbbbbbbb");
+    // Before: every record, 203 rows, at each call.
+    expect(read()).toBeLessThanOrEqual(heads.length);
+    if (backend.shared) {
+      // By the index, once the table is large enough for the planner to prefer it.
+      const client = new pg.Client({ connectionString: where });
+      await client.connect();
+      await client.query("SET enable_seqscan = off");
+      const plan = await client.query<{ "QUERY PLAN": string }>("EXPLAIN SELECT version, record FROM ptc_conversations WHERE record::json ->> 'conversation' = 'ops'");
+      await client.end();
+      expect(plan.rows.map((r) => r["QUERY PLAN"]).join("\n")).toContain("ptc_conversations_named");
+    } else if (where !== ":memory:") {
+      const db = new Database(where, { readonly: true });
+      const plan = db.prepare("EXPLAIN QUERY PLAN SELECT id, record FROM conversations WHERE json_extract(record, '$.conversation') = 'ops'").all() as { detail: string }[];
+      db.close();
+      expect(plan.map((r) => r.detail).join("\n")).toContain("conversations_named");
+    }
     await store.close();
   });
 
