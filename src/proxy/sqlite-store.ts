@@ -530,6 +530,8 @@ export class SqliteStore implements ConversationStore {
         this.db.transaction(() => {
           deleted.length = 0;
           for (const [id, bound] of stale.slice(start, start + EXPIRE_BATCH)) {
+            // Used since, its newer version still waiting to be written (writes fail): deleted, it was lost.
+            if (this.dirty.has(id) && (this.records.get(id)?.updatedAt ?? 0) >= bound) continue;
             if (this.statements.deleteIdle.run(id, bound).changes === 0) continue;
             for (const s of this.statements.delete) s.run(id);
             deleted.push(id);

@@ -573,6 +573,37 @@ describe("conversation store: sqlite file whose tables fail", () => {
 });
 
 describe("conversation store: sqlite file that stops taking writes (a full disk)", () => {
+  it("keeps a conversation used since its last write when expiry runs while writes fail", async () => {
+    const where = join(tempDir(), "s.db");
+    const store = await openStore(where);
+    const r = record("busy", 1000);
+    r.state = { summary: "S", covered: 4 };
+    await store.put(r);
+    await store.flush();
+    // Hook: the record write fails (a full disk) while the conversation goes on from memory.
+    const statements = (store as unknown as { statements: Record<"put", { run(...args: unknown[]): unknown }> }).statements;
+    const real = statements.put;
+    statements.put = {
+      run() {
+        throw new Error("database or disk is full");
+      },
+    };
+    r.updatedAt = 5000;
+    await store.put(r);
+    await store.flush();
+    expect(store.writeError).toMatch(/disk is full/);
+    // Idle by the file's time (1000), not by the newer version waiting to be written (5000).
+    expect(await store.expire(2000)).toBe(0);
+    statements.put = real;
+    await store.flush();
+    expect(store.writeError).toBeUndefined();
+    expect((await store.get("t:busy"))?.state).toEqual({ summary: "S", covered: 4 });
+    await store.close();
+    const reopened = await openStore(where);
+    expect((await reopened.get("t:busy"))?.updatedAt).toBe(5000);
+    await reopened.close();
+  });
+
   it("writes a prefix entry whose first write failed when it is added again", async () => {
     const where = join(tempDir(), "s.db");
     const store = await openStore(where);
