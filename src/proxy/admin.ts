@@ -69,7 +69,7 @@ function summary(ctx: ProxyContext, r: ConversationRecord) {
 
 async function jsonBody(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Promise<unknown> {
   const limit = ctx.config.current.maxBodyBytes;
-  const raw = await readBody(req, res, limit, ctx.config.current.requestBodyTimeoutMs);
+  const raw = await readBody(req, res, limit, ctx.config.current.requestBodyTimeoutMs, ctx.bodies);
   if (raw === null) return undefined;
   if (raw === undefined) return sendTooLarge(req, res, limit);
   const decoded = bodyText(raw);

@@ -93,6 +93,8 @@ export const configSchema = z
     requestBodyTimeoutMs: timerMs(1).default(60_000),
     /** Largest request body accepted, on any path. */
     maxBodyBytes: z.number().int().min(1024).default(32 * 1024 * 1024),
+    /** Largest total of request bodies held at once (as read, and again decoded): past it, 503 with retry-after. */
+    maxInFlightBodyBytes: z.number().int().min(1024).default(128 * 1024 * 1024),
     compaction: z
       .object({
         enabled: z.boolean().default(true),

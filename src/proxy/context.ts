@@ -37,18 +37,77 @@ export interface ProxyContext {
   readonly summarizers: Map<string, Llm>;
   /** The Host names and browser origins answered (hosts.ts). */
   readonly hosts: HostPolicy;
+  /** Bytes of request bodies held by requests in flight, against maxInFlightBodyBytes. */
+  readonly bodies: BodyBudget;
+}
+
+/**
+ * The bytes of request bodies the proxy holds, as read and again decoded, against a total
+ * (maxInFlightBodyBytes): maxBodyBytes bounds each body only, and 16 concurrent bodies of 30 MB
+ * took well over 1 GB of heap once parsed. A request's bytes are given back when its response
+ * closes: answered, refused, or the client gone. A request is always let in while no other holds
+ * any, so a body within maxBodyBytes is never refused for the total alone.
+ */
+export class BodyBudget {
+  used = 0;
+  private readonly held = new WeakMap<ServerResponse, number>();
+  constructor(private readonly max: () => number) {}
+
+  get limit(): number {
+    return this.max();
+  }
+
+  /** Whether a request holding nothing yet would be let in with `n` bytes. */
+  fits(n: number): boolean {
+    return this.used === 0 || this.used + n <= this.limit;
+  }
+
+  /** Takes `n` bytes for the request of `res`; false (nothing taken) when that would pass the total while other requests hold bytes. */
+  take(res: ServerResponse, n: number): boolean {
+    const own = this.held.get(res) ?? 0;
+    if (this.used > own && this.used + n > this.limit) return false;
+    // Nothing to give back to: the close that would has already happened.
+    if (res.closed) return true;
+    if (own === 0) {
+      res.once("close", () => {
+        this.used -= this.held.get(res) ?? 0;
+        this.held.delete(res);
+      });
+    }
+    this.used += n;
+    this.held.set(res, own + n);
+    return true;
+  }
+}
+
+/**
+ * Answers 503 with retry-after for a request whose body would pass the total held
+ * (BodyBudget), and closes the connection: the rest of its body is not read.
+ */
+export function sendBodiesBusy(req: IncomingMessage, res: ServerResponse, budget: BodyBudget): void {
+  res.setHeader("connection", "close");
+  sendError(res, 503, `the proxy holds as many request bodies as it may at once (maxInFlightBodyBytes, ${budget.limit} bytes): retry shortly`, "server_error", "body_budget_exceeded", { "retry-after": "1" });
+  res.on("finish", () => req.destroy());
 }
 
 /**
  * The request body, undefined as soon as it is larger than `limit` bytes (the caller answers 413), or
  * null when there is nobody left to answer: the client went away before sending all of it, or it
  * did not send all of it within `timeoutMs` (answered here: 408, and the connection closed, since
- * the rest of the body is never read). Without that bound, a client that sent headers and part of
- * a body held its connection and an in-flight slot until Node's 300 s request timeout.
+ * the rest of the body is never read), or `budget` could not hold it (answered here: 503). Without
+ * the time bound, a client that sent headers and part of a body held its connection and an
+ * in-flight slot until Node's 300 s request timeout.
  */
-export function readBody(req: IncomingMessage, res: ServerResponse, limit: number, timeoutMs: number): Promise<Buffer | undefined | null> {
+export function readBody(req: IncomingMessage, res: ServerResponse, limit: number, timeoutMs: number, budget: BodyBudget): Promise<Buffer | undefined | null> {
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) return Promise.resolve(undefined);
+  // A declared length is taken before any of it is read, so a slow sender holds what it will need
+  // from the start; a chunked body is taken chunk by chunk.
+  const chunked = !(declared > 0);
+  if (!chunked && !budget.take(res, declared)) {
+    sendBodiesBusy(req, res, budget);
+    return Promise.resolve(null);
+  }
   return new Promise((resolve) => {
     let chunks: Buffer[] = [];
     let size = 0;
@@ -62,7 +121,16 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limit: numbe
     req.on("data", (chunk: Buffer) => {
       if (over) return;
       size += chunk.length;
-      if (size <= limit) return void chunks.push(chunk);
+      if (size <= limit) {
+        if (chunked && !budget.take(res, chunk.length)) {
+          over = true;
+          chunks = [];
+          clearTimeout(timer);
+          sendBodiesBusy(req, res, budget);
+          return resolve(null);
+        }
+        return void chunks.push(chunk);
+      }
       // Refused now, not when the body ends: a chunked one has no length to refuse it by, and may never end.
       over = true;
       chunks = [];

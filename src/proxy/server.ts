@@ -12,7 +12,7 @@ import { ConfigFile } from "./config-file.js";
 import { redactUrl } from "./config.js";
 import { Compactor } from "./compactor.js";
 import { countTokensYielding } from "../compaction/tokens.js";
-import { decodeBody, readBody, sendErrorAndClose, sendJson, sendTooLarge, unsupportedTransferCoding, type ProxyContext } from "./context.js";
+import { BodyBudget, decodeBody, readBody, sendBodiesBusy, sendErrorAndClose, sendJson, sendTooLarge, unsupportedTransferCoding, type ProxyContext } from "./context.js";
 import { sendError, sendStoreUnavailable, upstreamErrorBody } from "./errors.js";
 import { hostAllowed, hostPolicy, originAllowed, repeatedHost } from "./hosts.js";
 import { jsonLogger, type Logger } from "./log.js";
@@ -101,6 +101,7 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   if (tenant.virtualKey !== undefined && body.length > 0 && req.headers["content-encoding"] !== undefined) {
     const decoded = await decodeBody(body, req.headers["content-encoding"], config.maxBodyBytes);
     if (!decoded.ok) return sendError(res, decoded.status, decoded.message, "invalid_request_error", decoded.code);
+    if (!ctx.bodies.take(res, decoded.body.length)) return sendBodiesBusy(req, res, ctx.bodies);
     text = decoded.body;
   }
   let counted: Promise<number> | undefined;
@@ -262,7 +263,7 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
     return sendError(res, 400, `request paths must stay under /v1; ${JSON.stringify(path)} does not`, "invalid_request_error", "invalid_path");
   }
   const target = path + normalized.query;
-  return readBody(req, res, ctx.config.current.maxBodyBytes, ctx.config.current.requestBodyTimeoutMs).then(async (body) => {
+  return readBody(req, res, ctx.config.current.maxBodyBytes, ctx.config.current.requestBodyTimeoutMs, ctx.bodies).then(async (body) => {
     if (body === null) return;
     if (body === undefined) return sendTooLarge(req, res, ctx.config.current.maxBodyBytes);
     const repeated = repeatedCredential(req.rawHeaders);
@@ -285,6 +286,8 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
       // The proxy reads and rewrites these bodies, so it takes them decoded (and sends them on so).
       const decoded = await decodeBody(body, req.headers["content-encoding"], ctx.config.current.maxBodyBytes);
       if (!decoded.ok) return sendError(res, decoded.status, decoded.message, "invalid_request_error", decoded.code);
+      // The decoded body is held beside the raw one.
+      if (decoded.body !== body && !ctx.bodies.take(res, decoded.body.length)) return sendBodiesBusy(req, res, ctx.bodies);
       return handleChat(ctx, req, res, decoded.body, started, who.tenant, target, api);
     }
     return passthrough(ctx, req, res, body, started, who.tenant, target);
@@ -357,6 +360,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     tenants: new Tenants(now, store),
     life: { draining: false, inFlight: 0 },
     summarizers: new Map(),
+    bodies: new BodyBudget(() => config.current.maxInFlightBodyBytes),
     sleep: options.sleep ?? ((ms, signal) => wait(ms, signal ?? new AbortController().signal)),
     hosts: hostPolicy(allowedHosts, host),
   };
@@ -402,10 +406,11 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     server.requestTimeout = server.headersTimeout + config.current.requestBodyTimeoutMs;
   };
   boundRequests();
-  // A client that waits for 100-continue is told 413 before it sends a body announced over the
-  // limit (Node's default answer, 100, had it send all of it, to be refused after).
+  // A client that waits for 100-continue is told 413 (or 503, past maxInFlightBodyBytes) before it
+  // sends a body announced over the limit (Node's default answer, 100, had it send all of it, to be refused after).
   server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
-    if (!(Number(req.headers["content-length"]) > config.current.maxBodyBytes)) res.writeContinue();
+    const declared = Number(req.headers["content-length"]);
+    if (!(declared > config.current.maxBodyBytes) && !(declared > 0 && !ctx.bodies.fits(declared))) res.writeContinue();
     handle(req, res);
   });
   server.keepAliveTimeout = 65_000;
