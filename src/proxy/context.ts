@@ -176,37 +176,58 @@ export function unsupportedTransferCoding(te: string | undefined): string | unde
   return undefined;
 }
 
-type Inflate = (buf: Buffer, options: zlib.ZlibOptions & zlib.BrotliOptions, done: (e: Error | null, out: Buffer) => void) => void;
 // zstd (what Codex sends) where this Node's zlib has it (22.15 and later).
-const zstd = (zlib as unknown as { zstdDecompress?: Inflate }).zstdDecompress;
-const INFLATE: Record<string, Inflate> = { gzip: zlib.gunzip, "x-gzip": zlib.gunzip, deflate: zlib.inflate, br: zlib.brotliDecompress, ...(zstd === undefined ? {} : { zstd }) };
+const zstd = (zlib as unknown as { createZstdDecompress?: () => Transform }).createZstdDecompress;
+const INFLATE_STREAM: Record<string, () => Transform> = { gzip: zlib.createGunzip, "x-gzip": zlib.createGunzip, deflate: zlib.createInflate, br: zlib.createBrotliDecompress };
+const INFLATE: Record<string, () => Transform> = { ...INFLATE_STREAM, ...(zstd === undefined ? {} : { zstd }) };
 
-export type DecodedBody = { ok: true; body: Buffer } | { ok: false; status: 400 | 413 | 415; message: string; code: string };
+export type DecodedBody = { ok: true; body: Buffer } | { ok: false; status: 400 | 413 | 415 | 503; message: string; code: string };
 
 /**
  * A request body as the client wrote it before its `content-encoding` (codings undone last to
  * first), inflated to at most `limit` bytes: a small compressed body cannot grow past the limit.
+ * Each decoded piece is offered to `take` as it comes out, and decoding stops (503) at the first it
+ * refuses: a body of 32 KB that inflates to 32 MB is held back by a BodyBudget before it is
+ * allocated, not after, so many such bodies at once cannot pass the budget.
  */
-export async function decodeBody(body: Buffer, encoding: string | string[] | undefined, limit: number): Promise<DecodedBody> {
+export function decodeBody(body: Buffer, encoding: string | string[] | undefined, limit: number, take: (n: number) => boolean = () => true): Promise<DecodedBody> {
   const codings = String(encoding ?? "")
     .split(",")
     .map((c) => c.trim().toLowerCase())
-    .filter((c) => c !== "" && c !== "identity");
-  let out = body;
-  for (const coding of codings.reverse()) {
-    const inflate = INFLATE[coding] as Inflate | undefined;
-    if (inflate === undefined) return { ok: false, status: 415, message: `the request body's content-encoding ${JSON.stringify(coding)} is not supported (use ${Object.keys(INFLATE).join(", ")} or none)`, code: "unsupported_content_encoding" };
-    try {
-      out = await new Promise<Buffer>((resolve, reject) => inflate(out, { maxOutputLength: limit }, (e, b) => (e === null ? resolve(b) : reject(e))));
-    } catch (e) {
-      if ((e as { code?: unknown }).code === "ERR_BUFFER_TOO_LARGE") return { ok: false, status: 413, message: `the request body is larger than the limit of ${limit} bytes once decoded`, code: "body_too_large" };
-      return { ok: false, status: 400, message: `the request body is not valid ${coding} (${(e as Error).message})`, code: "invalid_content_encoding" };
-    }
+    .filter((c) => c !== "" && c !== "identity")
+    .reverse();
+  const stages: Transform[] = [];
+  for (const coding of codings) {
+    const inflate = INFLATE[coding] as (() => Transform) | undefined;
+    if (inflate === undefined) return Promise.resolve({ ok: false, status: 415, message: `the request body's content-encoding ${JSON.stringify(coding)} is not supported (use ${Object.keys(INFLATE).join(", ")} or none)`, code: "unsupported_content_encoding" });
+    stages.push(inflate());
   }
-  return { ok: true, body: out };
+  const last = stages.at(-1);
+  if (last === undefined) return Promise.resolve({ ok: true, body });
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (result: DecodedBody) => {
+      if (done) return;
+      done = true;
+      for (const stage of stages) stage.destroy();
+      resolve(result);
+    };
+    stages.forEach((stage, i) => {
+      stage.on("error", (e) => finish({ ok: false, status: 400, message: `the request body is not valid ${codings[i]} (${e.message})`, code: "invalid_content_encoding" }));
+      if (i + 1 < stages.length) stage.pipe(stages[i + 1]);
+    });
+    last.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) return finish({ ok: false, status: 413, message: `the request body is larger than the limit of ${limit} bytes once decoded`, code: "body_too_large" });
+      if (!take(chunk.length)) return finish({ ok: false, status: 503, message: "the request body does not fit in what the proxy may hold at once once decoded", code: "body_budget_exceeded" });
+      chunks.push(chunk);
+    });
+    last.on("end", () => finish({ ok: true, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) }));
+    stages[0].end(body);
+  });
 }
-
-const INFLATE_STREAM: Record<string, () => Transform> = { gzip: zlib.createGunzip, "x-gzip": zlib.createGunzip, deflate: zlib.createInflate, br: zlib.createBrotliDecompress };
 
 /** The inflaters that undo a `content-encoding`, last coding first, or undefined when it has none or one this Node cannot undo. */
 export function inflateStages(encoding: string | string[] | undefined): Transform[] | undefined {

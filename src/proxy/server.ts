@@ -99,9 +99,8 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   // nothing, and the upstream may read it all the same. Refused as a chat body is.
   let text = body;
   if (tenant.virtualKey !== undefined && body.length > 0 && req.headers["content-encoding"] !== undefined) {
-    const decoded = await decodeBody(body, req.headers["content-encoding"], config.maxBodyBytes);
-    if (!decoded.ok) return sendError(res, decoded.status, decoded.message, "invalid_request_error", decoded.code);
-    if (!ctx.bodies.take(res, decoded.body.length)) return sendBodiesBusy(req, res, ctx.bodies);
+    const decoded = await decodeBody(body, req.headers["content-encoding"], config.maxBodyBytes, (n) => ctx.bodies.take(res, n));
+    if (!decoded.ok) return decoded.status === 503 ? sendBodiesBusy(req, res, ctx.bodies) : sendError(res, decoded.status, decoded.message, "invalid_request_error", decoded.code);
     text = decoded.body;
   }
   let counted: Promise<number> | undefined;
@@ -284,10 +283,9 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
     routes.set(res, api ?? "other");
     if (api !== undefined) {
       // The proxy reads and rewrites these bodies, so it takes them decoded (and sends them on so).
-      const decoded = await decodeBody(body, req.headers["content-encoding"], ctx.config.current.maxBodyBytes);
-      if (!decoded.ok) return sendError(res, decoded.status, decoded.message, "invalid_request_error", decoded.code);
-      // The decoded body is held beside the raw one.
-      if (decoded.body !== body && !ctx.bodies.take(res, decoded.body.length)) return sendBodiesBusy(req, res, ctx.bodies);
+      // Taken from the budget as it is decoded: the decoded body is held beside the raw one.
+      const decoded = await decodeBody(body, req.headers["content-encoding"], ctx.config.current.maxBodyBytes, (n) => ctx.bodies.take(res, n));
+      if (!decoded.ok) return decoded.status === 503 ? sendBodiesBusy(req, res, ctx.bodies) : sendError(res, decoded.status, decoded.message, "invalid_request_error", decoded.code);
       return handleChat(ctx, req, res, decoded.body, started, who.tenant, target, api);
     }
     return passthrough(ctx, req, res, body, started, who.tenant, target);

@@ -4,6 +4,7 @@
 import { connect, type Socket } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
+import { decodeBody } from "../../src/proxy/context.js";
 import { rig, type Rig } from "./setup.js";
 
 let r: Rig | undefined;
@@ -94,6 +95,38 @@ describe("maxInFlightBodyBytes", () => {
     r.upstream.release();
     expect((await held).status).toBe(200);
     await expect.poll(() => bodies.used).toBe(0);
+  });
+
+  it("stops decoding a compressed body at the first piece the budget refuses, before the rest is inflated", async () => {
+    // 32 KB of gzip that inflates to 32 MB: before, all 32 MB were allocated and only then counted.
+    const bomb = gzipSync(Buffer.alloc(32 * 1024 * 1024));
+    let offered = 0;
+    const decoded = await decodeBody(bomb, "gzip", 64 * 1024 * 1024, (n) => (offered += n) <= 100_000);
+    expect(decoded).toMatchObject({ ok: false, status: 503, code: "body_budget_exceeded" });
+    expect(offered).toBeGreaterThan(100_000);
+    expect(offered).toBeLessThan(200_000);
+    // Within the budget, the body comes out whole; through two codings too.
+    const text = chatBody(50_000);
+    expect(await decodeBody(gzipSync(gzipSync(text)), "gzip, gzip", 65_536, () => true)).toEqual({ ok: true, body: Buffer.from(text) });
+    expect(await decodeBody(gzipSync(text), "gzip", 40_000)).toMatchObject({ ok: false, status: 413, code: "body_too_large" });
+    expect(await decodeBody(Buffer.from("not gzip"), "gzip", 40_000)).toMatchObject({ ok: false, status: 400, code: "invalid_content_encoding" });
+    expect(await decodeBody(gzipSync(text).subarray(0, 100), "gzip", 65_536)).toMatchObject({ ok: false, status: 400, code: "invalid_content_encoding" });
+  });
+
+  it("refuses a compressed body that inflates past what is left with 503 while another holds bytes, not after inflating it whole", async () => {
+    r = await rig({ config: { maxBodyBytes: 65_536, maxInFlightBodyBytes: 10_000 } });
+    const bodies = r.proxy.context.bodies;
+    const a = open(r.proxy.port, "Content-Length: 8000\r\nConnection: close\r\n");
+    a.socket.write("{");
+    await expect.poll(() => bodies.used).toBe(8000);
+    // Inflates past maxBodyBytes: decoded whole first, it was refused 413; the budget stops it first now.
+    const bomb = await fetch(`${r.proxy.url}/v1/chat/completions`, { method: "POST", headers: { authorization: "Bearer sk-client-key", "content-type": "application/json", "content-encoding": "gzip" }, body: gzipSync(Buffer.alloc(1024 * 1024)) });
+    expect(bomb.status).toBe(503);
+    expect(((await bomb.json()) as { error: { code: string } }).error.code).toBe("body_budget_exceeded");
+    await expect.poll(() => bodies.used).toBe(8000);
+    a.socket.destroy();
+    await expect.poll(() => bodies.used).toBe(0);
+    expect(r.upstream.requests).toHaveLength(0);
   });
 
   it("tells a client waiting for 100-continue 503, not to send a body the total cannot hold", async () => {
