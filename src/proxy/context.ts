@@ -101,10 +101,11 @@ export function sendBodiesBusy(req: IncomingMessage, res: ServerResponse, budget
 export function readBody(req: IncomingMessage, res: ServerResponse, limit: number, timeoutMs: number, budget: BodyBudget): Promise<Buffer | undefined | null> {
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) return Promise.resolve(undefined);
-  // A declared length is taken before any of it is read, so a slow sender holds what it will need
-  // from the start; a chunked body is taken chunk by chunk.
-  const chunked = !(declared > 0);
-  if (!chunked && !budget.take(res, declared)) {
+  // Refused before any of it is read when its declared length does not fit now; then taken as it
+  // arrives, so a slow sender holds only what it sent: taking a declared 32 MB at once let four
+  // connections that sent a byte each hold the whole total (and every other body out) for
+  // requestBodyTimeoutMs.
+  if (declared > 0 && !budget.fits(declared)) {
     sendBodiesBusy(req, res, budget);
     return Promise.resolve(null);
   }
@@ -122,7 +123,7 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limit: numbe
       if (over) return;
       size += chunk.length;
       if (size <= limit) {
-        if (chunked && !budget.take(res, chunk.length)) {
+        if (!budget.take(res, chunk.length)) {
           over = true;
           chunks = [];
           clearTimeout(timer);

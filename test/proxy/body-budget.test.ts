@@ -39,33 +39,33 @@ describe("maxInFlightBodyBytes", () => {
     r = await rig({ config: { maxBodyBytes: 65_536, maxInFlightBodyBytes: 10_000 } });
     const bodies = r.proxy.context.bodies;
     const port = r.proxy.port;
-    // Two slow senders announce 4,000 bytes each and send 100: both are held from the start.
+    // Two slow senders announce 4,000 bytes each and send 3,000: what they sent is held, not what they announced.
     const body = chatBody(4000);
     const a = open(port, "Content-Length: 4000\r\nConnection: close\r\n");
-    a.socket.write(body.slice(0, 100));
-    await expect.poll(() => bodies.used).toBe(4000);
+    a.socket.write(body.slice(0, 3000));
+    await expect.poll(() => bodies.used).toBe(3000);
     const b = open(port, "Content-Length: 4000\r\nConnection: close\r\n");
-    b.socket.write(body.slice(0, 100));
-    await expect.poll(() => bodies.used).toBe(8000);
-    // A third would pass 10,000: refused before its body is read, and the connection closed.
-    const c = open(port, "Content-Length: 4000\r\n");
+    b.socket.write(body.slice(0, 3000));
+    await expect.poll(() => bodies.used).toBe(6000);
+    // A third announcing 4,500 would pass 10,000: refused before its body is read, and the connection closed.
+    const c = open(port, "Content-Length: 4500\r\n");
     const refused = await c.reply;
     expect(statusLine(refused)).toBe("HTTP/1.1 503 Service Unavailable");
     expect(refused.toLowerCase()).toContain("retry-after: 1");
     expect(refused).toContain('"code":"body_budget_exceeded"');
-    expect(bodies.used).toBe(8000);
-    // A chunked body is taken chunk by chunk: the first fits, the second does not.
+    expect(bodies.used).toBe(6000);
+    // A chunked body is taken as it arrives: the first chunk fits, the second passes the total.
     const d = open(port, "Transfer-Encoding: chunked\r\n");
     d.socket.write(chunk("y".repeat(1500)));
-    await expect.poll(() => bodies.used).toBe(9500);
-    d.socket.write(chunk("y".repeat(1500)));
+    await expect.poll(() => bodies.used).toBe(7500);
+    d.socket.write(chunk("y".repeat(3000)));
     expect(statusLine(await d.reply)).toBe("HTTP/1.1 503 Service Unavailable");
-    await expect.poll(() => bodies.used).toBe(8000);
+    await expect.poll(() => bodies.used).toBe(6000);
     // A client that leaves gives its bytes back.
     a.socket.destroy();
-    await expect.poll(() => bodies.used).toBe(4000);
+    await expect.poll(() => bodies.used).toBe(3000);
     // One that finishes is answered, and gives its bytes back when its reply ends.
-    b.socket.write(body.slice(100));
+    b.socket.write(body.slice(3000));
     expect(statusLine(await b.reply)).toBe("HTTP/1.1 200 OK");
     await expect.poll(() => bodies.used).toBe(0);
     expect(r.upstream.requests).toHaveLength(1);
@@ -75,6 +75,19 @@ describe("maxInFlightBodyBytes", () => {
     await big.text();
     await expect.poll(() => bodies.used).toBe(0);
     expect(r.proxy.context.life.inFlight).toBe(0);
+  });
+
+  it("does not let slow senders that announced much and sent little shut other requests out", async () => {
+    r = await rig({ config: { maxBodyBytes: 65_536, maxInFlightBodyBytes: 10_000 } });
+    const bodies = r.proxy.context.bodies;
+    const slow = [1, 2, 3, 4].map(() => open(r?.proxy.port ?? 0, "Content-Length: 4000\r\nConnection: close\r\n"));
+    for (const s of slow) s.socket.write("{");
+    await expect.poll(() => bodies.used).toBe(4);
+    const ordinary = await fetch(`${r.proxy.url}/v1/chat/completions`, { method: "POST", headers: { authorization: "Bearer sk-client-key", "content-type": "application/json" }, body: chatBody(3000) });
+    expect(ordinary.status).toBe(200);
+    await ordinary.text();
+    for (const s of slow) s.socket.destroy();
+    await expect.poll(() => bodies.used).toBe(0);
   });
 
   it("counts a compressed body twice, as sent and decoded, while the request is in flight", async () => {
@@ -116,8 +129,8 @@ describe("maxInFlightBodyBytes", () => {
   it("refuses a compressed body that inflates past what is left with 503 while another holds bytes, not after inflating it whole", async () => {
     r = await rig({ config: { maxBodyBytes: 65_536, maxInFlightBodyBytes: 10_000 } });
     const bodies = r.proxy.context.bodies;
-    const a = open(r.proxy.port, "Content-Length: 8000\r\nConnection: close\r\n");
-    a.socket.write("{");
+    const a = open(r.proxy.port, "Content-Length: 9000\r\nConnection: close\r\n");
+    a.socket.write("x".repeat(8000));
     await expect.poll(() => bodies.used).toBe(8000);
     // Inflates past maxBodyBytes: decoded whole first, it was refused 413; the budget stops it first now.
     const bomb = await fetch(`${r.proxy.url}/v1/chat/completions`, { method: "POST", headers: { authorization: "Bearer sk-client-key", "content-type": "application/json", "content-encoding": "gzip" }, body: gzipSync(Buffer.alloc(1024 * 1024)) });
@@ -132,8 +145,8 @@ describe("maxInFlightBodyBytes", () => {
   it("tells a client waiting for 100-continue 503, not to send a body the total cannot hold", async () => {
     r = await rig({ config: { maxBodyBytes: 65_536, maxInFlightBodyBytes: 10_000 } });
     const bodies = r.proxy.context.bodies;
-    const a = open(r.proxy.port, "Content-Length: 8000\r\nConnection: close\r\n");
-    a.socket.write("{");
+    const a = open(r.proxy.port, "Content-Length: 9000\r\nConnection: close\r\n");
+    a.socket.write("x".repeat(8000));
     await expect.poll(() => bodies.used).toBe(8000);
     const b = open(r.proxy.port, "Content-Length: 4000\r\nExpect: 100-continue\r\n");
     const reply = await b.reply;
