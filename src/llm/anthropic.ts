@@ -168,6 +168,11 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, alive: (
         stop = e.delta?.stop_reason;
         // Its usage figures are cumulative: they replace the start's where given.
         if (typeof e.usage === "object" && e.usage !== null) usage = { ...(usage ?? {}), ...Object.fromEntries(Object.entries(e.usage).filter(([, v]) => v !== null && v !== undefined)) };
+      } else if (e.type === "message_stop") {
+        // Nothing follows it: the SDK reads on until the body ends, so a server that holds the
+        // connection open would keep the reply waiting for the stall timer. Leaving the loop
+        // cancels the response.
+        break;
       }
     }
   } catch (e) {

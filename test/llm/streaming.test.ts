@@ -291,6 +291,14 @@ describe("anthropicLlm streaming", () => {
     expect(retries).toEqual([]);
   });
 
+  // Nothing follows message_stop: a server that holds the connection open after it kept the
+  // reply waiting for the stall timer, which then failed the attempt and asked again.
+  it("takes the reply at message_stop from a server that holds the connection open after it", async () => {
+    script = [{ ...stream(["(return", " 42)"]), hold: true }, stream(["(other)"])];
+    const r = await anthropicLlm({ model: "claude-fake", baseURL: base, apiKey: "sk-ant-test", timeoutMs: 600_000, env: {} }).complete({ messages, onText: () => undefined });
+    expect([received.length, r.content, r.usage?.outputTokens]).toEqual([1, "(return 42)", 9]);
+  }, 30_000);
+
   it("does not retry a stream's error event for a bad request, and names no HTTP status it never had", async () => {
     const s = stream([]);
     script = [{ events: [...s.events.slice(0, 2), { event: "error", data: { type: "error", error: { type: "invalid_request_error", message: "prompt is too long" } } }] }];
