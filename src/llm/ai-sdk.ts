@@ -6,7 +6,7 @@ import { APICallError, generateText, InvalidResponseDataError, streamText, type 
 import { isArrayArg, isObjectArg, mustBe, requestProblem } from "./args.js";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
-import { answeredPage, answeredWhole } from "./stream.js";
+import { answeredPage, answeredWhole, watchForDone } from "./stream.js";
 import { droppedConnection, lostReply, maskClientSecrets, oversizedHeaders, refusedHeader, retrySettings, statusError, streamError, webPageError, withRetries, type RetryOptions } from "./retry.js";
 import type { ChatMessage, Llm, LlmRequest, LlmResponse, LlmUsage } from "./types.js";
 
@@ -71,7 +71,8 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
           return r;
         }
         // Errors come as parts of the stream and are handled below; the default onError would also log them.
-        const result = streamText({ ...call, abortSignal: signal, onError: () => undefined });
+        const watched = watchedModel(model);
+        const result = streamText({ ...call, model: watched.model, abortSignal: signal, onError: () => undefined });
         let text = "";
         let finish = "unknown";
         let rawFinish: string | undefined;
@@ -121,6 +122,32 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
       return withRetries(name, retry, request, attempt, (e, signal) => toLlmError(e, signal, name));
     },
   };
+}
+
+/**
+ * `model` with its provider's fetch ending each event stream at `data: [DONE]` (watchForDone),
+ * and whether the last one held it: an OpenAI-compatible provider gives its finish part only
+ * when the body ends, so a server that holds the connection open after [DONE] kept the reply
+ * waiting until the stall timer failed the attempt, and the reply was asked for (and paid for)
+ * again. The AI SDK's providers keep their fetch in `config`; a model kept otherwise (wrapped in
+ * middleware, a gateway's string) is passed on as it is.
+ */
+function watchedModel(model: LanguageModel): { model: LanguageModel; done: () => boolean } {
+  let done = () => false;
+  const config = typeof model === "object" ? (model as { config?: unknown }).config : undefined;
+  if (typeof config !== "object" || config === null) return { model, done: () => done() };
+  const inner = (config as { fetch?: unknown }).fetch;
+  // Read at each call, as the provider does, so a fetch the host swaps in later still applies.
+  const send: typeof fetch = typeof inner === "function" ? (inner as typeof fetch) : (...args) => globalThis.fetch(...args);
+  const watching = async (...args: Parameters<typeof fetch>): Promise<Response> => {
+    const response = await send(...args);
+    const type = response.headers.get("content-type");
+    if (!response.ok || answeredWhole(type) || answeredPage(type)) return response;
+    const watched = watchForDone(response);
+    done = watched.done;
+    return watched.response;
+  };
+  return { model: Object.create(model as object, { config: { value: { ...config, fetch: watching } } }) as LanguageModel, done: () => done() };
 }
 
 /**

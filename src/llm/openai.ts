@@ -6,7 +6,7 @@ import { baseUrlProblem, isObjectArg, mustBe, requestProblem, samplingProblem } 
 import { LlmError } from "./errors.js";
 import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
 import { sdkLogLevel, withSdkEnv } from "./sdk-env.js";
-import { unstreamedReply, wholeReply } from "./stream.js";
+import { unstreamedReply, watchForDone, wholeReply } from "./stream.js";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { Llm, LlmResponse, LlmUsage } from "./types.js";
 
@@ -164,35 +164,6 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, alive: (
   if (finish === null && !done()) throw new LlmError("connection", `${name}: the stream ended before the reply was complete`, { delivered: true });
   out.choices = [{ message: { content, ...(refusal ? { refusal } : {}) }, finish_reason: finish }];
   return out;
-}
-
-/** The longest tail of one piece of the body that a [DONE] line split across two pieces can start in. */
-const DONE_CARRY = "\ndata: [DONE]".length;
-
-/**
- * The streamed `response` passed on as it is, and whether a `data: [DONE]` line went by in it: the
- * SDK's stream swallows it, and only it tells a whole reply from a cut one where the server leaves
- * every finish_reason null. Only line starts count: JSON in an event escapes its line breaks.
- * The body ends at the piece that holds it: nothing may follow, and a server that holds the
- * connection open after it would keep the reply waiting for the attempt's timeout.
- */
-function watchForDone(response: Response): { response: Response; done: () => boolean } {
-  let seen = false;
-  let tail = "\n";
-  const decoder = new TextDecoder();
-  const watcher = new TransformStream<Uint8Array, Uint8Array>({
-    transform(piece, out) {
-      if (!seen) {
-        const text = tail + decoder.decode(piece, { stream: true });
-        seen = /[\r\n]data: ?\[DONE\]/.test(text);
-        tail = text.slice(-DONE_CARRY);
-      }
-      out.enqueue(piece);
-      if (seen) out.terminate();
-    },
-  });
-  const body = response.body === null ? null : response.body.pipeThrough(watcher);
-  return { response: new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers }), done: () => seen };
 }
 
 /** Whether a stream's event is a chunk: an object whose choices are a list, or left out or null in the usage chunk. */

@@ -311,6 +311,16 @@ describe("anthropicLlm streaming", () => {
 });
 
 describe("aiSdkLlm streaming", () => {
+  // The provider ends its stream (and gives the finish part) only when the body ends: a server
+  // that holds the connection open after [DONE] kept the reply waiting for the stall timer, which
+  // then failed the attempt and asked again, paying for the reply once more.
+  it("takes the reply at [DONE] from a server that holds the connection open after it", async () => {
+    script = [{ ...chatStream(["(+ 1", " 2)"], { prompt_tokens: 20, completion_tokens: 3 }), hold: true }, chatStream(["(other)"])];
+    const provider = createOpenAICompatible({ name: "fake", baseURL: `${base}/v1`, apiKey: "sk-fake", includeUsage: true });
+    const r = await aiSdkLlm({ model: provider.chatModel("fake-model"), timeoutMs: 600_000 }).complete({ messages, onText: () => undefined });
+    expect([received.length, r.content, r.usage?.outputTokens]).toEqual([1, "(+ 1 2)", 3]);
+  }, 30_000);
+
   it("streams through streamText: deltas as they come, usage from the finish part", async () => {
     script = [chatStream(["(+ 1", " 2)"], { prompt_tokens: 20, completion_tokens: 3 })];
     const provider = createOpenAICompatible({ name: "fake", baseURL: `${base}/v1`, apiKey: "sk-fake", includeUsage: true });
