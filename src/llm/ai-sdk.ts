@@ -89,6 +89,8 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
             text += part.text;
             onText(part.text, attempt);
           } else if (part.type === "error") {
+            // [DONE] is the server's word that the reply is whole, where it leaves every finish_reason null.
+            if (watched.done() && unfinished(part.error)) continue;
             if (text !== "") throw part.error;
             failure ??= { error: part.error };
           } else if (part.type === "abort") throw signal.aborted ? signal.reason : new LlmError("aborted", `${name}: request aborted`);
@@ -223,8 +225,7 @@ function toLlmError(e: unknown, signal: AbortSignal, name: string): LlmError {
   // A provider wraps a body cut mid-way as a failure "to process successful response" of status 200.
   const dropped = droppedConnection(e);
   if (dropped !== undefined) return lostReply(name, dropped);
-  // The OpenAI-compatible provider's word for a stream that ended cleanly before its finish reason.
-  if (InvalidResponseDataError.isInstance(e) && e.message.includes("without a finish reason")) return lostReply(name, "the stream ended before its finish reason");
+  if (unfinished(e)) return lostReply(name, "the stream ended before its finish reason");
   if (APICallError.isInstance(e)) {
     if (e.statusCode === undefined) return new LlmError("connection", `${name}: cannot reach the server (${e.message})`);
     // A gateway that commits its 200 before the provider runs (OpenRouter) sends a later failure in the body.
@@ -253,6 +254,11 @@ function toLlmError(e: unknown, signal: AbortSignal, name: string): LlmError {
   // A provider hands a stream's error chunk over as the chunk's error body, not an Error.
   if (!(e instanceof Error)) return streamError(name, e);
   return new LlmError("malformed", `${name}: unexpected failure (${e.message})`);
+}
+
+/** The OpenAI-compatible provider's word for a stream that ended cleanly before its finish reason. */
+function unfinished(e: unknown): boolean {
+  return InvalidResponseDataError.isInstance(e) && e.message.includes("without a finish reason");
 }
 
 /** A terminal's colour escape. */

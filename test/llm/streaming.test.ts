@@ -332,6 +332,20 @@ describe("aiSdkLlm streaming", () => {
     expect(r.usage).toMatchObject({ inputTokens: 20, outputTokens: 3 });
   });
 
+  // The provider calls a stream without a finish reason cut short, [DONE] or not; a server that
+  // leaves every finish_reason null but ends with [DONE] was asked 4 times and the run failed.
+  it("takes a stream that ends with [DONE] but no finish reason as whole, and retries one that ends without either", async () => {
+    const noFinish = chatStream(["(count", " x)"]).events.filter((e) => (e.data as { choices?: Array<{ finish_reason?: unknown }> }).choices?.[0]?.finish_reason !== "stop");
+    const provider = createOpenAICompatible({ name: "fake", baseURL: `${base}/v1`, apiKey: "sk-fake", includeUsage: true });
+    const llm = aiSdkLlm({ model: provider.chatModel("fake-model"), retryBaseMs: 5 });
+    script = [{ events: noFinish }];
+    const r = await llm.complete({ messages, onText: () => undefined });
+    expect([received.length, r.content, r.usage?.outputTokens, r.truncated]).toEqual([1, "(count x)", 5, undefined]);
+    received = [];
+    script = [{ events: noFinish.slice(0, -2) }, chatStream(["(other)"])];
+    expect([(await llm.complete({ messages, onText: () => undefined })).content, received.length]).toEqual(["(other)", 2]);
+  });
+
   it("retries a stream that fails with a server error, as the plain path does", async () => {
     script = [{ status: 503 }, chatStream(["(inc 1)"])];
     const provider = createOpenAICompatible({ name: "fake", baseURL: `${base}/v1`, apiKey: "sk-fake" });
