@@ -31,3 +31,53 @@ export const costRatio = (cost: number, fullCost: number): number | null => (ful
 
 /** A cost ratio as a report prints it, or where there is none the cost itself: "$0.0059 vs $0", never "1.000x". */
 export const costRatioText = (ratio: number | null, cost: number): string => (ratio === null ? `${dollarsText(cost)} vs $0` : ratioText(ratio));
+
+/**
+ * A probe is a far fact at a request when its last mention before that request is at least this
+ * many messages back (about five agent steps): only a strategy that keeps old messages' content
+ * can answer it. A minimal stand-in for the harness's per-distance retention (issue 21), which
+ * replaces it when it lands.
+ */
+export const FAR_MESSAGES = 10;
+
+/** The cost of every strategy under each cache model (`ptc compare --caches`), as its table reads it. */
+export interface CacheTable {
+  transcripts: number;
+  models: readonly string[];
+  rows: ReadonlyArray<{
+    strategy: string;
+    inputTokens: number;
+    reduction: number;
+    cost: Readonly<Record<string, number>>;
+    costRatio: Readonly<Record<string, number | null>>;
+    retention: number | null;
+    farRetention: number | null;
+    farNeeded: number;
+    fired: number;
+    failed: number;
+  }>;
+}
+
+const pctOrNone = (x: number | null): string => (x === null ? "-" : percentText(x));
+
+/** The cache models' table as cells, a header and a row per strategy: the terminal's, the HTML page's and the viewer's. */
+export function cacheTableCells(r: CacheTable): { head: string[]; rows: string[][] } {
+  const head = ["strategy", "input tokens", "reduction", ...r.models.map((m) => `cost ${m}`), "retention", "far facts", "fired"];
+  const rows = r.rows.map((row) => [
+    row.strategy,
+    row.inputTokens.toLocaleString("en-US"),
+    pctOrNone(row.reduction),
+    ...r.models.map((m) => costRatioText(row.costRatio[m] === undefined ? 1 : row.costRatio[m], row.cost[m] ?? 0)),
+    pctOrNone(row.retention),
+    `${pctOrNone(row.farRetention)} of ${row.farNeeded}`,
+    (row.strategy === "full" ? "-" : row.fired === 0 ? "never" : `${row.fired}/${r.transcripts}`) + (row.failed > 0 ? `, summaries failed in ${row.failed}/${r.transcripts}` : ""),
+  ]);
+  return { head, rows };
+}
+
+/** A report's data problems, a count line then one indented line each; none when it has none. */
+export function dataProblemLines(r: { transcripts: number; dataProblems?: ReadonlyArray<{ problems: readonly string[] }> }): string[] {
+  const problems = r.dataProblems ?? [];
+  if (problems.length === 0) return [];
+  return [`data problems in ${problems.length} of ${r.transcripts} transcripts (compared as recorded):`, ...problems.flatMap((t) => t.problems.map((p) => `  ${p}`))];
+}

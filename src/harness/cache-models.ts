@@ -6,10 +6,12 @@
 import { DEFAULT_PRICES, NO_CACHE, type ModelPrice } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import type { Llm } from "../llm/types.js";
-import { costRatio, costRatioText, percentText } from "../compaction/figures.js";
+import { cacheTableCells, costRatio, FAR_MESSAGES } from "../compaction/figures.js";
 import { specLabel } from "./compare.js";
 import { measure } from "./measure.js";
 import type { Transcript } from "./transcript.js";
+
+export { cacheTableCells, FAR_MESSAGES };
 
 /** The three ways a provider bills a prompt, each with a real model's list prices from the one price table. */
 export const CACHE_MODELS: Readonly<Record<string, ModelPrice>> = {
@@ -20,14 +22,6 @@ export const CACHE_MODELS: Readonly<Record<string, ModelPrice>> = {
   /** Every input token at the list price (gpt-5's). */
   none: { ...DEFAULT_PRICES["gpt-5"], cache: NO_CACHE },
 };
-
-/**
- * A probe is a far fact at a request when its last mention before that request is at least this
- * many messages back (about five agent steps): only a strategy that keeps old messages' content
- * can answer it. A minimal stand-in for the harness's per-distance retention (issue 21), which
- * replaces it when it lands.
- */
-export const FAR_MESSAGES = 10;
 
 export interface CacheRow {
   strategy: string;
@@ -119,23 +113,6 @@ export async function compareUnderCaches(transcripts: readonly Transcript[], str
     row.costRatio = Object.fromEntries(names.map((n) => [n, costRatio(row.cost[n], full.cost[n])]));
   }
   return { transcripts: transcripts.length, models: names, rows };
-}
-
-const pct = (x: number | null): string => (x === null ? "-" : percentText(x));
-
-/** The report's table as cells, a header and a row per strategy: the terminal's and the HTML page's. */
-export function cacheTableCells(r: CacheReport): { head: string[]; rows: string[][] } {
-  const head = ["strategy", "input tokens", "reduction", ...r.models.map((m) => `cost ${m}`), "retention", "far facts", "fired"];
-  const rows = r.rows.map((row) => [
-    row.strategy,
-    row.inputTokens.toLocaleString("en-US"),
-    pct(row.reduction),
-    ...r.models.map((m) => costRatioText(row.costRatio[m] === undefined ? 1 : row.costRatio[m], row.cost[m] ?? 0)),
-    pct(row.retention),
-    `${pct(row.farRetention)} of ${row.farNeeded}`,
-    (row.strategy === "full" ? "-" : row.fired === 0 ? "never" : `${row.fired}/${r.transcripts}`) + (row.failed > 0 ? `, summaries failed in ${row.failed}/${r.transcripts}` : ""),
-  ]);
-  return { head, rows };
 }
 
 /** The report as a terminal table: tokens, cost against full under each cache model, retention, and where a strategy never fired. */

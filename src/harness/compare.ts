@@ -1,7 +1,7 @@
 // Strategies side by side over a set of transcripts: totals per strategy, with the reduction
 // against sending every message (the `full` baseline, always measured) and the share of probe
 // facts still in the prompts that need them.
-import { costRatio, costRatioText, percentText } from "../compaction/figures.js";
+import { costRatio, costRatioText, dataProblemLines, percentText } from "../compaction/figures.js";
 import { modelPrice, type ModelPrice, type PriceTable } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import { defaultStrategies } from "../history/registry.js";
@@ -9,6 +9,8 @@ import { isArrayArg, isObjectArg, mustBe } from "../llm/args.js";
 import type { Llm } from "../llm/types.js";
 import { addMetrics, BASELINES, emptyMetrics, isBaseline, measure, type Baseline, type Metrics, type RequestPoint } from "./measure.js";
 import type { Transcript } from "./transcript.js";
+
+export { dataProblemLines };
 
 export interface StrategyRow {
   strategy: string;
@@ -196,13 +198,6 @@ export function failureNotes(r: CompareReport): string[] {
   return r.rows
     .filter((row) => row.totals.summaryFailures > 0)
     .map((row) => `${row.strategy}: a summary failed at ${row.totals.summaryFailures} requests in ${row.perTranscript.filter((p) => p.metrics.summaryFailures > 0).length} of ${r.transcripts} transcripts; those prompts went out without it`);
-}
-
-/** The data problems of a report, a count line then one indented line each; none when it has none. */
-export function dataProblemLines(r: CompareReport): string[] {
-  const problems = r.dataProblems ?? [];
-  if (problems.length === 0) return [];
-  return [`data problems in ${problems.length} of ${r.transcripts} transcripts (compared as recorded):`, ...problems.flatMap((t) => t.problems.map((p) => `  ${p}`))];
 }
 
 /** A price model in words: list prices and cache rules. */

@@ -3,6 +3,7 @@
 // (consecutive prompts repeat most of their messages, the system prompt above all); prompts
 // list their messages as runs of message numbers, so a run's page grows with its turns, not
 // with their square.
+import type { CacheTable } from "../compaction/figures.js";
 import type { TurnStatus } from "../trace/trace.js";
 
 export const PAGE_DATA_VERSION = 2;
@@ -205,6 +206,10 @@ export interface ReportView {
   messages: number;
   rows: ReportRow[];
   longest: { id: string; series: Array<{ strategy: string; tokens: number[]; breaks: number[] }> } | null;
+  /** The transcripts compared as recorded though a strict provider would reject them. */
+  dataProblems?: Array<{ id: string; problems: string[] }>;
+  /** The cost of every strategy under each cache model (`ptc compare --caches`). */
+  caches?: CacheTable;
   /** One transcript's prompts under two strategies, when the report came with its transcripts. */
   sideBySide?: SideBySide;
   /** Why transcripts given with the report are not shown side by side. */

@@ -33,6 +33,28 @@ export const compareReportSchema = z.looseObject({
       }),
     )
     .min(1),
+  // Written by later versions of `ptc compare`: optional, so an older report still opens.
+  dataProblems: z.array(z.looseObject({ id: z.string(), problems: z.array(z.string()) })).optional(),
+  caches: z
+    .looseObject({
+      transcripts: z.number().int().nonnegative(),
+      models: z.array(z.string()),
+      rows: z.array(
+        z.looseObject({
+          strategy: z.string(),
+          inputTokens: z.number(),
+          reduction: z.number(),
+          cost: z.record(z.string(), z.number()),
+          costRatio: z.record(z.string(), z.number().nullable()),
+          retention: z.number().nullable(),
+          farRetention: z.number().nullable(),
+          farNeeded: z.number(),
+          fired: z.number(),
+          failed: z.number(),
+        }),
+      ),
+    })
+    .optional(),
   longest: z
     .looseObject({
       id: z.string(),
@@ -75,5 +97,7 @@ export function projectReport(report: CompareReportJson, file: string, id: strin
             breaks: s.points.flatMap((p, i) => (p.cacheBreak ? [i] : [])),
           })),
         };
-  return { id, file, transcripts: report.transcripts, messages: report.messages, rows, longest };
+  const dataProblems = (report.dataProblems ?? []).map((p) => ({ id: p.id, problems: p.problems }));
+  const caches = report.caches === undefined ? undefined : { transcripts: report.caches.transcripts, models: report.caches.models, rows: report.caches.rows.map((r) => ({ strategy: r.strategy, inputTokens: r.inputTokens, reduction: r.reduction, cost: r.cost, costRatio: r.costRatio, retention: r.retention, farRetention: r.farRetention, farNeeded: r.farNeeded, fired: r.fired, failed: r.failed })) };
+  return { id, file, transcripts: report.transcripts, messages: report.messages, rows, longest, ...(dataProblems.length > 0 ? { dataProblems } : {}), ...(caches === undefined ? {} : { caches }) };
 }

@@ -245,6 +245,11 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     expect(await page.locator("[data-chart=cost-retention] circle.point").count()).toBe(5);
     const lines = await page.locator("[data-chart=requests] polyline.series").evaluateAll((ps) => ps.map((p) => (p.getAttribute("points") ?? "").trim().split(/\s+/).length));
     expect(lines).toEqual([14, 14, 14, 14, 14]);
+    // The transcripts no API would have taken, and the cost under each cache model (--caches).
+    expect(await page.locator(".data-problems").textContent()).toMatch(/^data problems in 1 of 3 transcripts \(compared as recorded\):.*chats\.jsonl:2: message 3: a tool result without its call/);
+    expect(await page.locator("table.caches thead th").allTextContents()).toEqual(["strategy", "input tokens", "reduction", "cost token-prefix", "cost breakpoint", "cost none", "retention", "far facts", "fired"]);
+    expect(await page.locator("table.caches tbody tr td:first-child").allTextContents()).toEqual(["full", "sliding-window:turns=2", "rolling-summary"]);
+    expect(await page.locator("table.caches tbody tr:first-child td:nth-child(4)").textContent()).toBe("1.000x");
     await shot(page, "viewer-report.png");
   });
 

@@ -6,7 +6,9 @@ import { runToJson } from "../../src/agent/saved-run.js";
 import { SubAgent, type RunOptions } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
+import { compareUnderCaches } from "../../src/harness/cache-models.js";
 import { compareStrategies } from "../../src/harness/compare.js";
+import type { Transcript } from "../../src/harness/transcript.js";
 import { assistant, sys, user } from "../compaction/conversations.js";
 
 /** The saved-run JSON of an example run. */
@@ -52,18 +54,24 @@ export function chats() {
 
 export const chatsJsonl = (): string => chats().map((c) => JSON.stringify(c)).join("\n") + "\n";
 
-/** A `ptc compare --json` report over the chats. */
+/**
+ * A `ptc compare --caches --json` report over the chats, one of them with a data problem as the
+ * transcript reader notes it.
+ */
 export async function compareReportJson(): Promise<string> {
-  const transcripts = chats();
-  const report = await compareStrategies(transcripts, ["sliding-window:turns=2", "rolling-summary"].map((s) => {
+  const transcripts: Transcript[] = chats();
+  transcripts[1] = { ...transcripts[1], problems: ["chats.jsonl:2: message 3: a tool result without its call: OpenAI's and Anthropic's APIs reject a prompt with it (compared as recorded)"] };
+  const strategies = ["sliding-window:turns=2", "rolling-summary"].map((s) => {
     const [name, opt] = s.split(":");
     return opt === undefined ? name : { name, options: { turns: Number(opt.split("=")[1]) } };
-  }) as never, { models: ["gpt-4o"] });
+  }) as never;
+  const report = await compareStrategies(transcripts, strategies, { models: ["gpt-4o"] });
+  const caches = await compareUnderCaches(transcripts, strategies, { model: "gpt-4o" });
   // A saving of 0.05%: it printed as "1.000x", no saving at all.
   report.rows[2].costRatio = 0.9995;
   // $0.00004 (a 16-token prompt at $2.5 per M): it printed as "$0.0000", as if free.
   report.rows[3].totals.cost = 0.00004;
-  return JSON.stringify(report, null, 2);
+  return JSON.stringify({ ...report, caches }, null, 2);
 }
 
 /**

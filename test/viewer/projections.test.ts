@@ -300,6 +300,18 @@ describe("compare reports", () => {
     expect(r.longest?.series[0].tokens).toHaveLength(14);
     expect(r.rows.every((row) => row.retention !== null)).toBe(true);
   });
+
+  // `ptc compare --json` writes the transcripts no API would have taken and, with --caches, the
+  // cost under each cache model; the page showed neither.
+  it("projects the report's data problems and its table under each cache model", async () => {
+    const json = await compareReportJson();
+    const raw = JSON.parse(json) as { dataProblems: unknown; caches: { models: string[]; rows: Array<{ strategy: string; inputTokens: number }> } };
+    const r = (await page([["report.json", json]])).reports[0];
+    expect(r.dataProblems).toEqual(raw.dataProblems);
+    expect(r.dataProblems?.map((p) => p.id)).toEqual(["chat-2"]);
+    expect(r.caches?.models).toEqual(["token-prefix", "breakpoint", "none"]);
+    expect(r.caches?.rows.map((row) => [row.strategy, row.inputTokens])).toEqual(raw.caches.rows.map((row) => [row.strategy, row.inputTokens]));
+  });
 });
 
 describe("one transcript under two strategies", () => {

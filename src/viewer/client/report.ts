@@ -1,5 +1,5 @@
 // A `ptc compare` report: the per-strategy table, its charts, and the per-transcript figures.
-import { costRatioText, dollarsText, percentText } from "../../compaction/figures.js";
+import { cacheTableCells, costRatioText, dataProblemLines, dollarsText, FAR_MESSAGES, percentText, type CacheTable } from "../../compaction/figures.js";
 import { expandRuns, type ReportView, type SideBySide } from "../model.js";
 import { costRetention, requestLines, strategyBars } from "./charts.js";
 import { baseName, block, fmt, h } from "./dom.js";
@@ -47,12 +47,19 @@ export function selectRequest(view: HTMLElement, r: ReportView, texts: readonly 
   if (r.sideBySide) view.querySelector("#side-by-side")?.replaceWith(sideBySide(r, r.sideBySide, texts, request, go));
 }
 
+/** The cost of every strategy under each cache model (`ptc compare --caches`), as the harness's page shows it. */
+function cachesSection(caches: CacheTable): HTMLElement {
+  const { head, rows } = cacheTableCells(caches);
+  return h("section", { class: "caches-box" }, h("h3", null, "Cost against full under each cache model"), h("p", { class: "muted" }, `The one measure; far facts: last mentioned ${FAR_MESSAGES}+ messages earlier.`), table(head, rows.map(([strategy, ...cells]) => [h("code", null, strategy), ...cells]), "caches"));
+}
+
 export function renderReport(r: ReportView, texts: readonly string[] = [], request = 1, go: (hash: string) => void = () => {}): HTMLElement {
   const main = table(
     ["strategy", "input tokens", "reduction", "peak prompt", "cost vs full", "cost", "cache breaks", "retention", "llm calls", "ms"],
     r.rows.map((row) => [h("code", null, row.strategy), fmt(row.inputTokens), pct(row.reduction), fmt(row.peakPrompt), costRatioText(row.costRatio, row.cost), dollarsText(row.cost), String(row.cacheBreaks), row.retention === null ? "-" : pct(row.retention), String(row.llmCalls), fmt(row.compactionMs)]),
     "strategies",
   );
+  const problems = dataProblemLines(r);
   const ids = r.rows[0]?.perTranscript.map((p) => p.id) ?? [];
   const perTranscript = table(
     ["transcript", ...r.rows.map((row) => row.strategy)],
@@ -67,6 +74,8 @@ export function renderReport(r: ReportView, texts: readonly string[] = [], reque
     { class: "report", "data-report": r.id },
     h("header", { class: "run-head" }, h("h2", null, "Compaction report ", h("code", null, r.id), h("span", { class: "muted", title: r.file }, ` ${baseName(r.file)}`)), h("p", { class: "muted" }, `${r.transcripts} transcripts, ${fmt(r.messages)} messages; every request replayed under each strategy.`)),
     main,
+    problems.length > 0 ? h("div", { class: "notice data-problems" }, h("p", null, problems[0]), problems.slice(1).map((l) => h("p", null, h("code", null, l.trim())))) : null,
+    r.caches ? cachesSection(r.caches) : null,
     h("div", { class: "charts" }, h("h3", null, "Input tokens over all requests"), strategyBars(r.rows), costRetention(r.rows) ? h("h3", null, "Cost against retention") : null, costRetention(r.rows), r.longest ? h("h3", null, `Prompt tokens per request: ${r.longest.id}`) : null, r.longest ? requestLines(r.longest) : null),
     r.sideBySide ? sideBySide(r, r.sideBySide, texts, request, go) : null,
     r.note ? h("p", { class: "notice" }, r.note) : null,
