@@ -3,7 +3,7 @@
 import { appendFile, mkdir, open, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { isObjectArg, mustBe, requestProblem } from "./args.js";
-import { LlmError, type LlmErrorKind } from "./errors.js";
+import { errorText, LlmError, type LlmErrorKind } from "./errors.js";
 import { messageText } from "./messages.js";
 import type { Llm, LlmResponse, TextMessage } from "./types.js";
 
@@ -55,7 +55,7 @@ export function recordingLlm(inner: Llm, file: string, options: RecordingOptions
     const next = queue.then(prepare).then(() => append(line));
     queue = next.catch(() => undefined);
     return next.catch((e: unknown) => {
-      throw new LlmError("config", `recorder: cannot write ${file} (${e instanceof Error ? e.message : String(e)})`);
+      throw new LlmError("config", `recorder: cannot write ${file} (${errorText(e)})`);
     });
   };
 
@@ -76,7 +76,8 @@ export function recordingLlm(inner: Llm, file: string, options: RecordingOptions
       try {
         response = await inner.complete(request);
       } catch (e) {
-        const error = { kind: e instanceof LlmError ? e.kind : ("unknown" as const), message: e instanceof Error ? e.message : String(e) };
+        // A client may reject with anything, some of which String() cannot convert (errorText reads it safely).
+        const error = { kind: e instanceof LlmError ? e.kind : ("unknown" as const), message: errorText(e) };
         // A failed write must not hide the failure being recorded: report both.
         const unwritten = await write({ request: recorded, error, ms: Math.round(performance.now() - started) }).then(
           () => undefined,

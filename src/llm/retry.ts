@@ -3,7 +3,7 @@
 // attempt (body included) with one timeout that also follows the caller's AbortSignal: for a
 // streamed reply, the wait for the server (before its first event and between two), so a healthy
 // long stream is not cut and paid for again.
-import { abortError, LlmError, MAX_TIMER_MS, sleep } from "./errors.js";
+import { abortError, errorText, LlmError, MAX_TIMER_MS, sleep } from "./errors.js";
 import type { LlmRequest, LlmResponse } from "./types.js";
 
 export interface RetryInfo {
@@ -124,7 +124,7 @@ function toSdkError(e: unknown, signal: AbortSignal, name: string, sdk: SdkError
   if (e instanceof SyntaxError) return new LlmError("malformed", `${name}: the reply is not valid JSON (${e.message})`);
   const dropped = droppedConnection(e);
   if (dropped !== undefined) return lostReply(name, dropped);
-  return new LlmError("malformed", `${name}: unexpected failure reading the reply (${e instanceof Error ? e.message : String(e)})`);
+  return new LlmError("malformed", `${name}: unexpected failure reading the reply (${errorText(e)})`);
 }
 
 /**

@@ -216,6 +216,22 @@ describe("recordingLlm and replayLlm", () => {
     expect(e.message).toBe("(replayed) flaky: HTTP 429: slow down");
   });
 
+  // A client may reject with anything: String() of an object without a prototype, of one whose
+  // toString throws, or of a Proxy that throws when read threw a TypeError from the recorder,
+  // which then neither recorded the call nor let the client's own failure through.
+  it("records a call that failed with a value String() cannot convert, and rethrows that value", async () => {
+    const unreadable: unknown[] = [Object.create(null), { toString: () => { throw new Error("no"); } }, new Proxy({}, { get: () => { throw new Error("no"); } })];
+    for (const [n, thrown] of unreadable.entries()) {
+      const file = join(dir, `unreadable-${n}.jsonl`);
+      const rec = recordingLlm({ name: "odd", complete: () => Promise.reject(thrown) }, file, { fresh: true });
+      // Boxed: a Proxy a promise resolves with is read for a `then`.
+      const [caught] = await rec.complete({ messages: [task] }).then(() => ["resolved"], (e: unknown) => [e]);
+      expect(caught === thrown).toBe(true);
+      const [line] = loadRecording(file);
+      expect(line.error).toEqual({ kind: "unknown", message: "a thrown value that cannot be read" });
+    }
+  });
+
   it("reports a recording it cannot write, keeping the original failure", async () => {
     const blocker = join(dir, "blocker");
     writeFileSync(blocker, "a file, not a directory");

@@ -184,6 +184,20 @@ describe("openaiLlm streaming", () => {
     expect([r.content, r.truncated]).toEqual(["(count x)", true]);
   });
 
+  // An onText that throws a value String() cannot convert (an object without a prototype, one
+  // whose toString throws) escaped the client as a raw TypeError with no kind.
+  it("fails with an LlmError when onText throws a value String() cannot convert", async () => {
+    const said = { kind: "", message: "" };
+    script = [chatStream(["(count", " x)"])];
+    const plain = await failure(client().complete({ messages, onText: () => { throw new Error("viewer closed"); } }));
+    Object.assign(said, { kind: plain.kind, message: plain.message });
+    for (const thrown of [Object.create(null) as unknown, { toString: () => { throw new Error("no"); } }]) {
+      script = [chatStream(["(count", " x)"])];
+      const e = await failure(client().complete({ messages, onText: () => { throw thrown; } }));
+      expect([e.kind, e.message]).toEqual([said.kind, said.message.replace("viewer closed", "a thrown value that cannot be read")]);
+    }
+  });
+
   it("fails as malformed when the stream holds no text", async () => {
     script = [chatStream([])];
     const e = await failure(client().complete({ messages, onText: () => undefined }));
