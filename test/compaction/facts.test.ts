@@ -119,6 +119,25 @@ describe("facts summarizer", () => {
     expect(countTokens(factsSummary({ messages: listing(numbers), maxTokens: 300 }))).toBeLessThanOrEqual(300);
   });
 
+  // A run of words with no stop word was one item, however long: "alpha beta " 300,000 times
+  // made one of 3.3 MB, rendered and tokenized at every step of the budget's search and then
+  // dropped whole, so the message summarized to nothing. A run is cut at a value's length now.
+  it("cuts a run of content words with no stop word into items of bounded length, and keeps some of it", () => {
+    const cases: Array<[ChatMessage[], string]> = [
+      [[{ role: "user", content: "alpha beta ".repeat(300_000) }, { role: "assistant", content: "ok" }], "alpha beta alpha beta"],
+      [[{ role: "assistant", content: "", tool_calls: [{ id: "a", type: "function", function: { name: "f", arguments: "y ".repeat(1_000_000) } }] }, { role: "tool", tool_call_id: "a", content: "done" }], "y y y y"],
+      [[{ role: "user", content: `${"q".repeat(1_000_000)} then see TR0757` }, { role: "assistant", content: "ok" }], "TR0757"],
+    ];
+    for (const [messages, kept] of cases) {
+      tokenized.chars = 0;
+      const text = factsSummary({ messages, maxTokens: 200 });
+      expect(text).toContain(kept);
+      expect(countTokens(text)).toBeLessThanOrEqual(200);
+      expect(tokenized.chars).toBeLessThan(20_000);
+    }
+    expect(Math.max(...textFacts("alpha beta ".repeat(1_000)).map((f) => f.text.length))).toBeLessThanOrEqual(256);
+  });
+
   // A search for error words that backtracks over every position of a line is quadratic in it:
   // this 100,000-character line took 10 s (a megabyte, a quarter of an hour, blocking the proxy);
   // read in one pass it takes milliseconds, far inside the test's timeout.

@@ -156,6 +156,7 @@ export function textFacts(text: string): Item[] {
   const out: Item[] = [];
   let i = 0;
   let run: string[] = [];
+  let runChars = 0;
   let runCapital = false;
   let runAtSentenceStart = false;
   const endRun = (): void => {
@@ -163,6 +164,7 @@ export function textFacts(text: string): Item[] {
     const capitals = run.filter((w, k) => /^\p{Lu}/u.test(w) && !(k === 0 && runAtSentenceStart && !/^\p{Lu}{2,}$/u.test(w))).length;
     if (run.length > 0) out.push({ text: run.join(" "), rank: runCapital && capitals > 0 ? Rank.Value : Rank.Word });
     run = [];
+    runChars = 0;
     runCapital = false;
   };
   while (i < text.length) {
@@ -186,19 +188,28 @@ export function textFacts(text: string): Item[] {
         const joiner = JOINERS.has(lower) || (capitalized && run.length > 0 && TITLE_JOINERS.has(lower));
         const joins = joiner && (run.length > 0 || capitalized) && /^\s+\p{Lu}/u.test(text.slice(i + word.length, i + word.length + 3));
         if (STOP.has(lower) && !joins) endRun();
+        // A "word" longer than any value (a blob of letters) is no content word: kept, it was one
+        // item of megabytes that no budget could take, rendered and counted again at every step.
+        else if (word.length > MAX_VALUE) endRun();
         else {
+          // A run with no stop word ends before it passes MAX_VALUE characters: "alpha beta " 300,000
+          // times was one item of 3.3 MB, past any budget, so the message summarized to nothing.
+          if (runChars + word.length > MAX_VALUE) endRun();
           // A run with a capitalized word is a name (a place, a venue, a person): a value.
           if (/^\p{Lu}/u.test(word)) runCapital = true;
           if (run.length === 0) runAtSentenceStart = /(?:^|[.!?:\n]\s*)$/.test(text.slice(Math.max(0, i - 3), i));
           run.push(word);
+          runChars += word.length + 1;
         }
         i += word.length;
         continue;
       }
     }
     // "&" inside a name joins it ("Express & Suites"); other punctuation ends a phrase.
-    if (c === "&" && runCapital && /^&\s+\p{Lu}/u.test(text.slice(i, i + 3))) run.push("&");
-    else if (c !== " " && !/[\w]/.test(c)) endRun();
+    if (c === "&" && runCapital && /^&\s+\p{Lu}/u.test(text.slice(i, i + 3))) {
+      run.push("&");
+      runChars += 2;
+    } else if (c !== " " && !/[\w]/.test(c)) endRun();
     i++;
   }
   endRun();
