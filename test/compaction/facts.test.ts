@@ -4,7 +4,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { countTokens, promptTokens } from "../../src/compaction/tokens.js";
 import { extractiveSummary } from "../../src/compaction/summarizers/extractive.js";
-import { factsSummary, textFacts } from "../../src/compaction/summarizers/facts.js";
+import { factsSummarizer, factsSummary, textFacts } from "../../src/compaction/summarizers/facts.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 
 // Counts the characters the summarizer has tokenized, so its work is measured without a clock.
@@ -136,6 +136,35 @@ describe("facts summarizer", () => {
       expect(tokenized.chars).toBeLessThan(20_000);
     }
     expect(Math.max(...textFacts("alpha beta ".repeat(1_000)).map((f) => f.text.length))).toBeLessThanOrEqual(256);
+  });
+
+  // The proxy summarizes a request body of up to 32 MB while it serves other requests: summarize
+  // read it all in one synchronous stretch (about 0.15 to 0.5 s per MB), and no other request,
+  // timer or deadline ran until it was done. It now gives the event loop a turn every 64K
+  // characters (or values) read, and says what factsSummary says.
+  it("gives the event loop a turn every 64K characters or values while it summarizes megabytes", async () => {
+    const prose = "the quick brown fox jumps over the lazy dog, see src/a.ts and TR0757\n".repeat(30_000);
+    const values = JSON.stringify({ results: Array.from({ length: 200_000 }, (_, i) => `v${i}`) });
+    const cases: Array<[ChatMessage[], number]> = [
+      [listing(prose), prose.length],
+      [listing(values), 200_000],
+      [[{ role: "user", content: prose }, { role: "assistant", content: "ok" }], prose.length],
+      [[{ role: "assistant", content: "", tool_calls: [{ id: "a", type: "function", function: { name: "f", arguments: JSON.stringify({ q: prose }) } }] }], prose.length],
+    ];
+    for (const [messages, work] of cases) {
+      let turns = 0;
+      let running = true;
+      const tick = (): void => {
+        if (!running) return;
+        turns++;
+        setImmediate(tick);
+      };
+      setImmediate(tick);
+      const result = await factsSummarizer.summarize({ messages, maxTokens: 300 }, {});
+      running = false;
+      expect(result.text).toBe(factsSummary({ messages, maxTokens: 300 }));
+      expect(turns).toBeGreaterThanOrEqual(Math.floor(work / 65_536) - 1);
+    }
   });
 
   // A search for error words that backtracks over every position of a line is quadratic in it:

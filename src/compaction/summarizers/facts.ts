@@ -151,10 +151,42 @@ const TITLE_JOINERS = new Set(["by", "at", "on", "in", "for", "with", "to", "a",
 const ERROR_LINE = /(?:\b\w*(?:Error|Exception)\b|\b(?:error|exception|traceback|failed|failure|fail:|assert(?:ion)?|not found|no such|denied|refused|invalid|cannot|can't|unable|warning)\b)/i;
 const WORD = new RegExp(`[${CJK}]+|(?![${CJK}])\\p{L}(?:(?![${CJK}])[\\p{L}'&-])*`, "uy");
 
+// The summary is built by generators that pause (yield) after about this many characters read or
+// values visited: the proxy's summary (factsSummarizer.summarize) gives the event loop a turn at
+// each pause, as countTokensYielding does, where a request body of 32 MB held every other
+// request for seconds; factsSummary runs them through without pausing.
+const YIELD_WORK = 1 << 16;
+
+type Steps<T = void> = Generator<void, T>;
+
+/** A generator's result, run through without pausing. */
+function finish<T>(steps: Steps<T>): T {
+  let r = steps.next();
+  while (r.done !== true) r = steps.next();
+  return r.value;
+}
+
+/** A generator's result, with a turn of the event loop at each pause. */
+async function finishYielding<T>(steps: Steps<T>): Promise<T> {
+  let r = steps.next();
+  while (r.done !== true) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    r = steps.next();
+  }
+  return r.value;
+}
+
 /** The facts of a text: specific values, runs of capitalized names, and runs of content words. */
 export function textFacts(text: string): Item[] {
   const out: Item[] = [];
+  finish(scanText(text, out));
+  return out;
+}
+
+/** textFacts, appended to `out`, pausing every YIELD_WORK characters. */
+function* scanText(text: string, out: Item[]): Steps {
   let i = 0;
+  let pause = YIELD_WORK;
   let run: string[] = [];
   let runChars = 0;
   let runCapital = false;
@@ -168,6 +200,10 @@ export function textFacts(text: string): Item[] {
     runCapital = false;
   };
   while (i < text.length) {
+    if (i >= pause) {
+      yield;
+      pause = i + YIELD_WORK;
+    }
     const c = text[i];
     const boundary = i === 0 || !/[\w]/.test(text[i - 1]);
     if (boundary) {
@@ -213,7 +249,6 @@ export function textFacts(text: string): Item[] {
     i++;
   }
   endRun();
-  return out;
 }
 
 /** Error lines of a tool output, at most `limit` (the first ones and the last, where the exception usually is). */
@@ -233,23 +268,43 @@ function errorLines(text: string, limit = 3): Item[] {
  * tight budget drops them first, except identifiers: a list of ids (a user's reservations, a
  * trip's flights) is what the next calls open one by one, and each is needed exactly.
  */
-function jsonFacts(value: unknown, out: Item[], rank: Rank = Rank.Value, depth = 0): void {
-  if (depth > 8) return;
-  // The rank of a value found at this rank: Value ranks it by its kind; a later list entry (Word) keeps an identifier's rank.
-  const at = (found: Rank): Rank => (rank === Rank.Value ? found : rank === Rank.Word && found === Rank.Id ? Rank.Id : (Math.min(found, rank) as Rank));
-  if (typeof value === "string") {
-    if (value.trim() === "") return;
-    // Short values are names, dates, counts; long ones (addresses, descriptions) are rarely repeated.
-    if (value.length <= 30) out.push({ text: value.trim(), rank: rank === Rank.Value || rank === Rank.Word ? at(valueRank(value.trim())) : rank });
-    else if (value.length <= 60) out.push({ text: value.trim(), rank: Rank.Word });
-    else for (const f of textFacts(value)) out.push({ ...f, rank: at(f.rank) });
-  } else if (typeof value === "number") out.push({ text: String(value), rank });
-  else if (Array.isArray(value)) {
-    // A list whose first entry is an identifier is a list of ids ("AQLBTL" after "OI5L9G" is one too, though it has no digit).
-    const ids = rank === Rank.Value && typeof value[0] === "string" && valueRank(value[0].trim()) === Rank.Id;
-    value.forEach((v, n) => jsonFacts(v, out, n === 0 ? rank : ids && typeof v === "string" && !/\s/.test(v.trim()) ? Rank.Id : Rank.Word, depth + 1));
+function* jsonFacts(root: unknown, out: Item[]): Steps {
+  // Depth first with a stack of its own, in the order a recursion would visit: a pause can come anywhere.
+  const stack: Array<{ value: unknown; rank: Rank; depth: number }> = [{ value: root, rank: Rank.Value, depth: 0 }];
+  let visited = 0;
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (++visited % YIELD_WORK === 0) yield;
+    const { value, rank, depth } = next;
+    if (depth > 8) continue;
+    // The rank of a value found at this rank: Value ranks it by its kind; a later list entry (Word) keeps an identifier's rank.
+    const at = (found: Rank): Rank => (rank === Rank.Value ? found : rank === Rank.Word && found === Rank.Id ? Rank.Id : (Math.min(found, rank) as Rank));
+    if (typeof value === "string") {
+      if (value.trim() === "") continue;
+      // Short values are names, dates, counts; long ones (addresses, descriptions) are rarely repeated.
+      if (value.length <= 30) out.push({ text: value.trim(), rank: rank === Rank.Value || rank === Rank.Word ? at(valueRank(value.trim())) : rank });
+      else if (value.length <= 60) out.push({ text: value.trim(), rank: Rank.Word });
+      else {
+        const found: Item[] = [];
+        yield* scanText(value, found);
+        // Ranked in place (the items are this scan's own): a copy of each was a long stretch without a pause.
+        for (const f of found) {
+          f.rank = at(f.rank);
+          out.push(f);
+        }
+      }
+    } else if (typeof value === "number") out.push({ text: String(value), rank });
+    else if (Array.isArray(value)) {
+      // A list whose first entry is an identifier is a list of ids ("AQLBTL" after "OI5L9G" is one too, though it has no digit).
+      const ids = rank === Rank.Value && typeof value[0] === "string" && valueRank(value[0].trim()) === Rank.Id;
+      for (let n = value.length - 1; n >= 0; n--) {
+        const v: unknown = value[n];
+        stack.push({ value: v, rank: n === 0 ? rank : ids && typeof v === "string" && !/\s/.test(v.trim()) ? Rank.Id : Rank.Word, depth: depth + 1 });
+      }
+    } else if (typeof value === "object" && value !== null) {
+      const values = Object.values(value);
+      for (let n = values.length - 1; n >= 0; n--) stack.push({ value: values[n], rank, depth: depth + 1 });
+    }
   }
-  else if (typeof value === "object" && value !== null) for (const v of Object.values(value)) jsonFacts(v, out, rank, depth + 1);
 }
 
 function parseJson(text: string): unknown {
@@ -263,58 +318,72 @@ function parseJson(text: string): unknown {
 }
 
 /** A tool output's facts: JSON values, or error lines plus the values in the text, plus its size. */
-function outputFacts(text: string): Item[] {
+function* outputFacts(text: string): Steps<Item[]> {
   const json = parseJson(text);
   if (json !== undefined) {
     const out: Item[] = [];
-    jsonFacts(json, out);
+    yield* jsonFacts(json, out);
     return out;
   }
   const lines = text.split("\n").length;
+  const found: Item[] = [];
+  yield* scanText(text, found);
   // Paths in output (a listing, a traceback) are what later commands use; other names there
   // (variables of a printed file) rank as plain words.
-  const values = textFacts(text)
+  const values = found
     .filter((f) => f.rank >= Rank.Value)
-    .map((f) => (/[/\\]|\.[a-z]{1,5}$/i.test(f.text) ? f : { ...f, rank: Rank.Word }));
+    .map((f) => {
+      if (!/[/\\]|\.[a-z]{1,5}$/i.test(f.text)) f.rank = Rank.Word;
+      return f;
+    });
   const out = [...errorLines(text), ...values];
   if (lines > 3) out.push({ text: `(${lines} lines)`, rank: Rank.Word });
   return out.length === 0 ? [{ text: text.trim() === "" ? "(empty)" : "ok", rank: Rank.Word }] : out;
 }
 
 /** A tool call as `name(arg values)`: the arguments' values are the facts. */
-function callFacts(name: string, args: string): Item[] {
+function* callFacts(name: string, args: string): Steps<Item[]> {
   const json = parseJson(args);
   const out: Item[] = [{ text: name, rank: Rank.Vital, structural: true }];
   const args_: Item[] = [];
-  if (json === undefined) for (const f of textFacts(args)) args_.push(f);
+  if (json === undefined) yield* scanText(args, args_);
   else if (typeof json === "object" && json !== null && !Array.isArray(json)) {
     for (const [k, v] of Object.entries(json)) {
       // A command is kept whole up to a line: it is what was run.
       if (typeof v === "string" && (k === "command" || k === "cmd")) args_.push({ text: headOf(v.split("\n")[0], 160), rank: Rank.Vital });
-      else jsonFacts(v, args_);
+      else yield* jsonFacts(v, args_);
     }
   }
   // What a call was made with is what the next calls repeat (ids, dates, paths): it outranks what came back.
-  for (const a of args_) out.push({ ...a, rank: Rank.Vital });
+  for (const a of args_) {
+    a.rank = Rank.Vital;
+    out.push(a);
+  }
   return out;
 }
 
 const ARROW: Item = { text: "->", rank: Rank.Vital, structural: true };
 
-function linesOf(messages: readonly ChatMessage[]): Line[] {
+function* linesOf(messages: readonly ChatMessage[]): Steps<Line[]> {
   const lines: Line[] = [];
   // Tool messages read with the call they answer; the others get a line of their own.
   const paired = new Set<ChatMessage>();
-  messages.forEach((m, i) => {
+  for (const [i, m] of messages.entries()) {
     const text = messageText(m);
     if (m.role === "user") {
       const open = !isAnswered(messages, i);
-      const items = textFacts(text);
+      const items: Item[] = [];
+      yield* scanText(text, items);
       // An open request is what the next turns must act on: its words are vital.
       // What the user states (a name, a time, a date) is what they will expect back: it ranks with identifiers.
-      lines.push({ head: open ? "user [open]:" : "user:", items: items.map((f) => ({ ...f, rank: open ? Rank.Vital : f.rank === Rank.Value ? Rank.Id : f.rank })), sticky: open });
+      for (const f of items) f.rank = open ? Rank.Vital : f.rank === Rank.Value ? Rank.Id : f.rank;
+      lines.push({ head: open ? "user [open]:" : "user:", items, sticky: open });
     } else if (m.role === "assistant") {
-      if (text.trim() !== "") lines.push({ head: "assistant:", items: textFacts(text), sticky: false });
+      if (text.trim() !== "") {
+        const items: Item[] = [];
+        yield* scanText(text, items);
+        lines.push({ head: "assistant:", items, sticky: false });
+      }
       // A call's result is among the tool messages right after it: some servers number calls per
       // reply ("call_0" every turn), so an id names a call only within its own batch.
       const results = new Map<string, ChatMessage>();
@@ -328,18 +397,18 @@ function linesOf(messages: readonly ChatMessage[]): Line[] {
         const answer = results.get(c.id);
         if (answer !== undefined) paired.add(answer);
         const result = answer === undefined ? undefined : messageText(answer);
-        const items = callFacts(c.function.name, c.function.arguments);
+        const items = yield* callFacts(c.function.name, c.function.arguments);
         // Appended one by one: a huge output has more facts than a call may take as arguments.
         if (result !== undefined) {
           items.push(ARROW);
-          for (const f of outputFacts(result)) items.push(f);
+          for (const f of yield* outputFacts(result)) items.push(f);
         }
         lines.push({ head: "called", items, sticky: false });
       }
     } else if (m.role === "tool" && !paired.has(m)) {
-      lines.push({ head: "tool:", items: outputFacts(text), sticky: false });
+      lines.push({ head: "tool:", items: yield* outputFacts(text), sticky: false });
     }
-  });
+  }
   return lines;
 }
 
@@ -386,17 +455,33 @@ function render(l: Line): string {
 
 /** The facts summary of a request, within `maxTokens`. */
 export function factsSummary(request: SummaryRequest): string {
-  const lines = [...(request.previous ? previousLines(request.previous) : []), ...linesOf(request.messages)];
+  return finish(summaryOf(request));
+}
+
+/** factsSummary with a turn of the event loop every YIELD_WORK characters or items (the proxy's path). */
+export function factsSummaryYielding(request: SummaryRequest): Promise<string> {
+  return finishYielding(summaryOf(request));
+}
+
+function* summaryOf(request: SummaryRequest): Steps<string> {
+  const lines = [...(request.previous ? previousLines(request.previous) : []), ...(yield* linesOf(request.messages))];
   // Latest mention wins: walk newest first and drop what a later line already says.
   const seen = new Set<string>();
+  let walked = 0;
   for (let k = lines.length - 1; k >= 0; k--) {
-    lines[k].items = lines[k].items.filter((f) => {
-      if (f.structural === true) return true;
+    const kept: Item[] = [];
+    for (const f of lines[k].items) {
+      if (++walked % YIELD_WORK === 0) yield;
+      if (f.structural === true) {
+        kept.push(f);
+        continue;
+      }
       const key = f.text.toLowerCase();
-      if (seen.has(key)) return false;
+      if (seen.has(key)) continue;
       seen.add(key);
-      return true;
-    });
+      kept.push(f);
+    }
+    lines[k].items = kept;
   }
   // Past the budget's count of one rank's items in one line, an item can never be kept (the
   // items before it in its line, dropped after it, would already fill the budget): a huge tool
@@ -482,5 +567,5 @@ export function factsSummary(request: SummaryRequest): string {
 export const factsSummarizer: Summarizer = {
   name: "facts",
   usesLlm: false,
-  summarize: (request: SummaryRequest): Promise<SummaryResult> => Promise.resolve({ text: factsSummary(request), llmCalls: 0, inputTokens: 0, outputTokens: 0 }),
+  summarize: async (request: SummaryRequest): Promise<SummaryResult> => ({ text: await factsSummaryYielding(request), llmCalls: 0, inputTokens: 0, outputTokens: 0 }),
 };
