@@ -1063,12 +1063,18 @@ describe.skipIf(pgAdmin === undefined)("virtual key budget: a PostgreSQL connect
     };
   }
 
-  it("charges the key exactly when the reservation is taken", async () => {
+  /** A fresh database behind a cutting relay: a store through the relay, and one straight to the database. */
+  async function relayed() {
     const db = await freshDatabase(pgAdmin as string);
     dropped.push(db.drop);
     const relay = await cuttingRelay(db.url);
     const store = await PostgresStore.open(relay.url);
     const direct = await PostgresStore.open(db.url);
+    return { relay, store, direct };
+  }
+
+  it("charges the key exactly when the reservation is taken", async () => {
+    const { relay, store, direct } = await relayed();
     expect(await store.reserve("team", 10, 100)).toBe(true);
     relay.state.armed = true;
     const taken = await store.reserve("team", 30, 100).catch(() => false);
@@ -1105,11 +1111,7 @@ describe.skipIf(pgAdmin === undefined)("virtual key budget: a PostgreSQL connect
   });
 
   it("gives such a reservation back as the store closes (a replica stopped once the database answers again)", async () => {
-    const db = await freshDatabase(pgAdmin as string);
-    dropped.push(db.drop);
-    const relay = await cuttingRelay(db.url);
-    const store = await PostgresStore.open(relay.url);
-    const direct = await PostgresStore.open(db.url);
+    const { relay, store, direct } = await relayed();
     expect(await store.reserve("team", 10, 100)).toBe(true);
     relay.state.armed = true;
     relay.state.down = true;
@@ -1123,11 +1125,7 @@ describe.skipIf(pgAdmin === undefined)("virtual key budget: a PostgreSQL connect
   });
 
   it("gives the reservation back once the database can tell it committed, when it could not at once", async () => {
-    const db = await freshDatabase(pgAdmin as string);
-    dropped.push(db.drop);
-    const relay = await cuttingRelay(db.url);
-    const store = await PostgresStore.open(relay.url);
-    const direct = await PostgresStore.open(db.url);
+    const { relay, store, direct } = await relayed();
     expect(await store.reserve("team", 10, 100)).toBe(true);
     relay.state.armed = true;
     relay.state.down = true;
@@ -1147,11 +1145,7 @@ describe.skipIf(pgAdmin === undefined)("virtual key budget: a PostgreSQL connect
   // The final charge of a request (what the upstream reported, less its reservation) met a
   // database blip: it was only logged, and the key kept its reservation for good.
   it("charges a request's usage once the database answers again, when the charge met a blip", async () => {
-    const db = await freshDatabase(pgAdmin as string);
-    dropped.push(db.drop);
-    const relay = await cuttingRelay(db.url);
-    const store = await PostgresStore.open(relay.url);
-    const direct = await PostgresStore.open(db.url);
+    const { relay, store, direct } = await relayed();
     expect(await store.reserve("team", 10, 1000)).toBe(true);
     relay.state.down = true;
     relay.cutAll();
@@ -1170,11 +1164,7 @@ describe.skipIf(pgAdmin === undefined)("virtual key budget: a PostgreSQL connect
   });
 
   it("charges once a charge whose commit was answered to nobody, whether the database tells at once or later", async () => {
-    const db = await freshDatabase(pgAdmin as string);
-    dropped.push(db.drop);
-    const relay = await cuttingRelay(db.url);
-    const store = await PostgresStore.open(relay.url);
-    const direct = await PostgresStore.open(db.url);
+    const { relay, store, direct } = await relayed();
     expect(await store.reserve("team", 10, 1000)).toBe(true);
     relay.state.match = "ptc_spend.tokens + excluded";
     relay.state.armed = true;
@@ -1197,11 +1187,7 @@ describe.skipIf(pgAdmin === undefined)("virtual key budget: a PostgreSQL connect
   });
 
   it("charges at close a charge that met a blip, once the database answers", async () => {
-    const db = await freshDatabase(pgAdmin as string);
-    dropped.push(db.drop);
-    const relay = await cuttingRelay(db.url);
-    const store = await PostgresStore.open(relay.url);
-    const direct = await PostgresStore.open(db.url);
+    const { relay, store, direct } = await relayed();
     expect(await store.reserve("team", 10, 1000)).toBe(true);
     relay.state.down = true;
     relay.cutAll();
