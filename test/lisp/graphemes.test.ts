@@ -23,6 +23,17 @@ function mixed(seed: number, length: number): string {
   return s;
 }
 
+/** Counts the units handed to the segmenter (what a grapheme read costs) until restore(). */
+function spySegmenter(): { read: number; restore(): void } {
+  const segment = Intl.Segmenter.prototype.segment;
+  const spy = { read: 0, restore: () => void (Intl.Segmenter.prototype.segment = segment) };
+  Intl.Segmenter.prototype.segment = function (this: Intl.Segmenter, input: string) {
+    spy.read += input.length;
+    return segment.call(this, input);
+  };
+  return spy;
+}
+
 describe("graphemes", () => {
   it("gives the segmenter's graphemes and offsets for texts longer than a piece", () => {
     for (let seed = 1; seed <= 40; seed++) {
@@ -38,23 +49,18 @@ describe("graphemes", () => {
     // (nth s i) and (get s i) split the whole text into characters on every call: 2,000 of them over
     // 120,000 units of Cyrillic ran past a 5 s limit. Counted here: the units handed to the segmenter.
     const text = "\u{1f600}\u043f".repeat(60_000);
-    const segment = Intl.Segmenter.prototype.segment;
-    let read = 0;
-    Intl.Segmenter.prototype.segment = function (this: Intl.Segmenter, input: string) {
-      read += input.length;
-      return segment.call(this, input);
-    };
+    const spy = spySegmenter();
     try {
       const r = await evaluate("[(nth data/text 3) (get data/text 4) (nth data/text 179999 :none) (get data/text -1 :none)]", { ctx: { text } });
       expect(r.ok && print(r.lisp)).toBe('["\u043f" "\u{1f600}" :none :none]');
       // An index past the end reads the text twice: to look for it, and to count for the message
       // (each 256-unit window's last character is read again at the start of the next: a few %).
-      expect(read).toBeLessThan(text.length * 2.1);
-      read = 0;
+      expect(spy.read).toBeLessThan(text.length * 2.1);
+      spy.read = 0;
       await evaluate("[(nth data/text 3) (get data/text 4)]", { ctx: { text } });
-      expect(read).toBeLessThan(600);
+      expect(spy.read).toBeLessThan(600);
     } finally {
-      Intl.Segmenter.prototype.segment = segment;
+      spy.restore();
     }
     const out = await evaluate("(nth data/text 120000)", { ctx: { text } });
     expect(out.ok ? print(out.lisp) : out.error.message).toContain("out of bounds for a string of 120000 elements");
@@ -65,24 +71,19 @@ describe("graphemes", () => {
     // count was charged as a scan (one unit of fuel per 64): 20 counts of 400,000 units of
     // accented letters gave it 8,000,000 units for 125,021 fuel. Each unit read costs one now.
     const text = "e\u0301".repeat(200_000);
-    const segment = Intl.Segmenter.prototype.segment;
-    let read = 0;
-    Intl.Segmenter.prototype.segment = function (this: Intl.Segmenter, input: string) {
-      read += input.length;
-      return segment.call(this, input);
-    };
+    const spy = spySegmenter();
     try {
       const r = await evaluate("(dotimes [_ 20] (count data/text))", { ctx: { text }, clock: () => 0, limits: { maxFuel: 1e9 } });
       expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
-      expect(read).toBeGreaterThanOrEqual(20 * text.length);
-      expect(r.ok && r.stats.fuelUsed).toBeGreaterThanOrEqual(read);
+      expect(spy.read).toBeGreaterThanOrEqual(20 * text.length);
+      expect(r.ok && r.stats.fuelUsed).toBeGreaterThanOrEqual(spy.read);
       // A budget of 2,000,000 stops the same loop before the segmenter has read 2,000,000 units.
-      read = 0;
+      spy.read = 0;
       const stopped = await evaluate("(dotimes [_ 100] (count data/text))", { ctx: { text }, clock: () => 0, limits: { maxFuel: 2_000_000 } });
       expect(stopped.ok ? "ok" : stopped.error.kind).toBe("fuel_exhausted");
-      expect(read).toBeLessThanOrEqual(2_000_000);
+      expect(spy.read).toBeLessThanOrEqual(2_000_000);
     } finally {
-      Intl.Segmenter.prototype.segment = segment;
+      spy.restore();
     }
   });
 
