@@ -182,6 +182,15 @@ const zstd = (zlib as unknown as { createZstdDecompress?: () => Transform }).cre
 const INFLATE_STREAM: Record<string, () => Transform> = { gzip: zlib.createGunzip, "x-gzip": zlib.createGunzip, deflate: zlib.createInflate, br: zlib.createBrotliDecompress };
 const INFLATE: Record<string, () => Transform> = { ...INFLATE_STREAM, ...(zstd === undefined ? {} : { zstd }) };
 
+/** The codings of a `content-encoding` header, lowercase, in the order they are undone (last first). */
+function contentCodings(encoding: string | string[] | undefined): string[] {
+  return String(encoding ?? "")
+    .split(",")
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== "" && c !== "identity")
+    .reverse();
+}
+
 export type DecodedBody = { ok: true; body: Buffer } | { ok: false; status: 400 | 413 | 415 | 503; message: string; code: string };
 
 /**
@@ -192,11 +201,7 @@ export type DecodedBody = { ok: true; body: Buffer } | { ok: false; status: 400 
  * allocated, not after, so many such bodies at once cannot pass the budget.
  */
 export function decodeBody(body: Buffer, encoding: string | string[] | undefined, limit: number, take: (n: number) => boolean = () => true): Promise<DecodedBody> {
-  const codings = String(encoding ?? "")
-    .split(",")
-    .map((c) => c.trim().toLowerCase())
-    .filter((c) => c !== "" && c !== "identity")
-    .reverse();
+  const codings = contentCodings(encoding);
   const stages: Transform[] = [];
   for (const coding of codings) {
     const inflate = INFLATE[coding] as (() => Transform) | undefined;
@@ -232,11 +237,7 @@ export function decodeBody(body: Buffer, encoding: string | string[] | undefined
 
 /** The inflaters that undo a `content-encoding`, last coding first, or undefined when it has none or one this Node cannot undo. */
 export function inflateStages(encoding: string | string[] | undefined): Transform[] | undefined {
-  const codings = String(encoding ?? "")
-    .split(",")
-    .map((c) => c.trim().toLowerCase())
-    .filter((c) => c !== "" && c !== "identity")
-    .reverse();
+  const codings = contentCodings(encoding);
   if (codings.length === 0 || !codings.every((c) => c in INFLATE_STREAM)) return undefined;
   return codings.map((c) => INFLATE_STREAM[c]());
 }
