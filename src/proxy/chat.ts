@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import type { ChatMessage, Llm } from "../llm/types.js";
-import { LlmError } from "../llm/errors.js";
+import { errorText, LlmError } from "../llm/errors.js";
 import { openaiLlm } from "../llm/openai.js";
 import { inputTokens } from "../compaction/measure.js";
 import { SummaryRefused } from "../compaction/summarizers/engine.js";
@@ -86,7 +86,7 @@ export function summarizerLlm(ctx: ProxyContext, config: ProxyConfig, model: str
       }
       if (virtualKey === undefined) return llm.complete(request);
       const client = llm;
-      const settle = (tokens: number, reserved: number) => ctx.tenants.charge(virtualKey, tokens, reserved)?.catch((e: unknown) => ctx.log({ event: "store_error", tenant: `vk-${virtualKey}`, error: e instanceof Error ? e.message : String(e) }));
+      const settle = (tokens: number, reserved: number) => ctx.tenants.charge(virtualKey, tokens, reserved)?.catch((e: unknown) => ctx.log({ event: "store_error", tenant: `vk-${virtualKey}`, error: errorText(e) }));
       // Its prompt is reserved against the key's budget before it goes out, as a request's is:
       // requests of one key sent together would otherwise each make a summary call past it.
       const prompt = inputTokens({ messages: request.messages });
@@ -144,7 +144,7 @@ export async function resolveConversation(ctx: ProxyContext, config: ProxyConfig
     if (identity.source !== "none") {
       await ctx.store.put(record);
       // An index the file cannot take now (a full disk) costs only that early match: remember() writes it again.
-      if (last !== undefined) await ctx.store.addPrefix(last, record.id).catch((e: unknown) => ctx.log({ event: "store_error", conversation: created.conversation, tenant: tenant.id, error: e instanceof Error ? e.message : String(e) }));
+      if (last !== undefined) await ctx.store.addPrefix(last, record.id).catch((e: unknown) => ctx.log({ event: "store_error", conversation: created.conversation, tenant: tenant.id, error: errorText(e) }));
     }
   }
   return { record, identity, hashes };
@@ -235,7 +235,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     const charged = ctx.tenants.charge(tenant.virtualKey, used, reservation);
     return Promise.all([charged, remember(ctx, config, record, api, request, hashes, outcome, raw, reserved, usage)]).then(undefined, (e: unknown) => {
       // The reply stands; the record is written again by the conversation's next request.
-      ctx.log({ event: "store_error", conversation: record.conversation, tenant: record.tenant, error: e instanceof Error ? e.message : String(e) });
+      ctx.log({ event: "store_error", conversation: record.conversation, tenant: record.tenant, error: errorText(e) });
     });
   };
   // Nobody is waiting for the reply: nothing is sent, but the compaction and the request are
@@ -257,10 +257,10 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   let attempt = await sendWithRetries(ctx, config, "POST", target, req.headers, bodyFor(outcome), headers, clientGone.signal);
   let result: UpstreamResult = attempt.result;
   let attempts = attempt.attempts;
-  let errorText: string | undefined;
+  let upstreamText: string | undefined;
   if (result.ok && result.response.statusCode !== undefined && result.response.statusCode >= 400) {
-    errorText = await readText(result.response);
-    if (isContextLengthError(result.response.statusCode, errorText) && config.compaction.enabled && config.conversations[record.conversation]?.disabled !== true) {
+    upstreamText = await readText(result.response);
+    if (isContextLengthError(result.response.statusCode, upstreamText) && config.compaction.enabled && config.conversations[record.conversation]?.disabled !== true) {
       // The window is smaller than the estimate thought: learn it, compact to fit, try once more.
       const sent = await estimatedTokens(outcome);
       // What the prompt alone may take (the reserved output is added back per request).
@@ -271,11 +271,11 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
       if (retry.changed) {
         ctx.metrics.inc("ptc_proxy_context_retries_total");
         outcome = retry;
-        errorText = undefined;
+        upstreamText = undefined;
         attempt = await sendWithRetries(ctx, config, "POST", target, req.headers, bodyFor(outcome), headers, clientGone.signal);
         result = attempt.result;
         attempts += attempt.attempts;
-        if (result.ok && (result.response.statusCode ?? 500) >= 400) errorText = await readText(result.response);
+        if (result.ok && (result.response.statusCode ?? 500) >= 400) upstreamText = await readText(result.response);
       } else {
         record.flagged = true;
         record.lastError = "the upstream's context is exceeded and nothing is left to compact";
@@ -296,10 +296,10 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   const response = result.response;
   const status = response.statusCode ?? 502;
   const hidden = hiddenKeys(tenant, config);
-  if (errorText !== undefined) {
+  if (upstreamText !== undefined) {
     upstreamMs = performance.now() - result.startedAt;
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="status"');
-    const body = maskKeys(upstreamErrorBody(status, errorText), hidden);
+    const body = maskKeys(upstreamErrorBody(status, upstreamText), hidden);
     res.writeHead(status, { ...decodedHeaders(response, hidden), ...echo, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) });
     res.end(body);
     return finish(undefined);

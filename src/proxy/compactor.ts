@@ -18,6 +18,7 @@ import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
 import { clientPromptTokensYielding } from "./request.js";
 import type { ConversationRecord, ConversationStore } from "./store.js";
+import { errorText } from "../llm/errors.js";
 
 export interface CompactionInput {
   readonly messages: ChatMessage[];
@@ -188,7 +189,7 @@ export class Compactor {
         })
         .catch((e: unknown): CompactionOutcome => {
           // The store failed (the database is unreachable): the request goes out as the client sent it.
-          this.log({ event: "store_error", conversation: record.conversation, tenant: record.tenant, error: e instanceof Error ? e.message : String(e) });
+          this.log({ event: "store_error", conversation: record.conversation, tenant: record.tenant, error: errorText(e) });
           return unchanged(mine.messages);
         });
     });
@@ -237,7 +238,7 @@ export class Compactor {
     } catch (e) {
       // A strategy that cannot run on these messages: send them as they are and say why.
       record.flagged = true;
-      record.lastError = `compaction failed: ${e instanceof Error ? e.message : String(e)}`;
+      record.lastError = `compaction failed: ${errorText(e)}`;
       this.metrics.inc("ptc_proxy_compactions_total", 'outcome="failed"');
       this.log({ event: "compaction_error", conversation: record.conversation, tenant: record.tenant, strategy: spec.name, error: record.lastError });
       return unchanged(input.messages);

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { defaultStrategies } from "../history/registry.js";
 import { MAX_TIMER_MS } from "../lisp/index.js";
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../json/depth.js";
+import { errorText } from "../llm/errors.js";
 
 /** Headers that carry a conversation id, in the order they are consulted (see docs/proxy.md). */
 export const DEFAULT_IDENTITY_HEADERS = ["x-conversation-id", "x-claude-code-session-id", "session-id", "session_id", "x-session-id", "x-session-affinity"];
@@ -39,7 +40,7 @@ const strategySpec = z
     try {
       defaultStrategies.create(spec);
     } catch (e) {
-      ctx.addIssue({ code: "custom", message: e instanceof Error ? e.message : String(e) });
+      ctx.addIssue({ code: "custom", message: errorText(e) });
     }
   });
 

@@ -2,6 +2,7 @@
 // official SDK raises a proper APIError with the status and message instead of a parse failure.
 import type { ServerResponse } from "node:http";
 import type { Logger } from "./log.js";
+import { errorText } from "../llm/errors.js";
 
 export type ErrorType = "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "rate_limit_error" | "upstream_error" | "server_error";
 
@@ -33,7 +34,7 @@ export function sendError(res: ServerResponse, status: number, message: string, 
  * retry-after, so a balancer retries elsewhere rather than the request going on without its state.
  */
 export function sendStoreUnavailable(res: ServerResponse, log: Logger, e: unknown, tenant?: string): void {
-  log({ event: "store_error", tenant, error: e instanceof Error ? e.message : String(e) });
+  log({ event: "store_error", tenant, error: errorText(e) });
   sendError(res, 503, "the proxy's state store does not answer", "server_error", "store_unavailable", { "retry-after": "1" });
 }
 

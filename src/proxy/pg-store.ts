@@ -15,6 +15,7 @@ import { loadDriver } from "./driver.js";
 import { HEAD_LENGTH, HEAD_SUFFIX, HEADS_PER_ID } from "./heads.js";
 import { assign, mergeRecords, readRecord } from "./merge.js";
 import type { ConversationRecord, ConversationStore, ListPage, PrefixHit } from "./store.js";
+import { errorText } from "../llm/errors.js";
 
 type PgModule = typeof import("pg");
 
@@ -222,7 +223,7 @@ export class PostgresStore implements ConversationStore {
       this.writeError = undefined;
       return result.rows;
     } catch (e) {
-      this.writeError = e instanceof Error ? e.message : String(e);
+      this.writeError = errorText(e);
       throw e;
     }
   }
@@ -418,7 +419,7 @@ export class PostgresStore implements ConversationStore {
       });
       this.writeError = undefined;
     } catch (e) {
-      this.writeError = e instanceof Error ? e.message : String(e);
+      this.writeError = errorText(e);
       // Cut before its commit was sent: nothing was charged.
       if (xid === undefined) {
         this.keep({ xid: undefined, addIf: "aborted", virtualKey, tokens });
@@ -470,7 +471,7 @@ export class PostgresStore implements ConversationStore {
       this.writeError = undefined;
       return taken;
     } catch (e) {
-      this.writeError = e instanceof Error ? e.message : String(e);
+      this.writeError = errorText(e);
       // Cut before its commit was sent: nothing was charged.
       if (xid === undefined) throw e;
       const status = await this.status(xid).catch(() => undefined);

@@ -24,6 +24,7 @@ import { isPostgresUrl, openStore, type ConversationStore } from "./store.js";
 import { isObjectArg, mustBe } from "../llm/args.js";
 import { hiddenKeys, maskKeys, repeatedCredential, Tenants, upstreamAuth, type Tenant, type TenantResult } from "./tenancy.js";
 import { MAX_ERROR_BYTES, readBuffer, responseHeaders, Upstream, upstreamBase } from "./upstream.js";
+import { errorText } from "../llm/errors.js";
 
 export interface ProxyOptions {
   /** Upstream base URL; overrides the config file's. */
@@ -120,7 +121,7 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   }
   const settle = (tokens: number) =>
     ctx.tenants.charge(tenant.virtualKey, tokens, reservation)?.catch((e: unknown) => {
-      ctx.log({ event: "store_error", tenant: tenant.id, error: e instanceof Error ? e.message : String(e) });
+      ctx.log({ event: "store_error", tenant: tenant.id, error: errorText(e) });
     });
   const { result, attempts } = await sendWithRetries(ctx, config, req.method ?? "GET", target, req.headers, body, upstreamAuth(tenant), clientGone.signal);
   // A request the client left while the upstream had it whole keeps its reservation: leaving before the reply is no way around a budget.
@@ -388,7 +389,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     if (done !== undefined) {
       const settled = done.catch((e: unknown) => {
         // A bug, not an expected failure: answer 500 without the stack, and log it.
-        logger({ event: "internal_error", error: e instanceof Error ? e.message : String(e) });
+        logger({ event: "internal_error", error: errorText(e) });
         sendError(res, 500, "internal proxy error", "server_error", "internal_error");
       });
       handlers.add(settled);
@@ -417,7 +418,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
       (n) => {
         if (n > 0) logger({ event: "conversations_expired", count: n });
       },
-      (e: unknown) => logger({ event: "store_error", error: e instanceof Error ? e.message : String(e) }),
+      (e: unknown) => logger({ event: "store_error", error: errorText(e) }),
     );
   await expire();
   // The next run is timed from the end of the last: a slow one (each batch may wait out another

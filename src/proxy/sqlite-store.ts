@@ -19,6 +19,7 @@ import { alive, HOST } from "./lock.js";
 import { HEAD_LENGTH, HEAD_SUFFIX, HEADS_PER_ID } from "./heads.js";
 import { assign, mergeRecords, readRecord } from "./merge.js";
 import type { ConversationRecord, ConversationStore, ListPage, PrefixHit } from "./store.js";
+import { errorText } from "../llm/errors.js";
 
 type SqliteModule = typeof Database;
 
@@ -336,7 +337,7 @@ export class SqliteStore implements ConversationStore {
       // Requests go on from memory meanwhile. The records are kept for the next try (they are in
       // memory anyway); the bodies are not: held until the disk takes writes again, every
       // conversation's last request would pile up in memory. Its next request brings a new one.
-      this.writeError = e instanceof Error ? e.message : String(e);
+      this.writeError = errorText(e);
       for (const id of this.dirty.keys()) this.dirty.set(id, undefined);
       return;
     }
