@@ -2,6 +2,7 @@
 // so compression statistics and the benchmark report tokens, not characters/4. Chat
 // framing follows OpenAI's accounting: a few tokens per message, a few to prime the reply.
 import { constants as zlibConstants, inflateSync } from "node:zlib";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { countTokens as bpeCount, encode } from "gpt-tokenizer";
 import { isArrayArg, isObjectArg, isTokenCount, mustBe } from "../llm/args.js";
 import { messageText, toolCallText } from "../llm/messages.js";
@@ -133,7 +134,7 @@ export async function countTokensYielding(text: string, keep = true): Promise<nu
     }
     n += uncachedCount(text.slice(from, to));
     from = to;
-    if (from < text.length) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (from < text.length) await nextTurn();
   }
   return keep ? remember(text, n) : n;
 }
@@ -197,7 +198,7 @@ export async function promptTokensYielding(messages: readonly ChatMessage[]): Pr
         since += text.length + calls.length;
         if (since > YIELD_CHARS) {
           since = 0;
-          await new Promise<void>((resolve) => setImmediate(resolve));
+          await nextTurn();
         }
       }
     }

@@ -13,6 +13,7 @@
 import { randomUUID } from "node:crypto";
 import { chmodSync, closeSync, openSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import { setImmediate as nextTurn, setTimeout as pause } from "node:timers/promises";
 import type Database from "better-sqlite3";
 import { loadDriver } from "./driver.js";
 import { alive, HOST } from "./lock.js";
@@ -58,7 +59,6 @@ const BUSY_TIMEOUT_MS = 5_000;
 const BUSY_WAIT_MS = 5;
 const BUSY_PAUSE_MS = 20;
 
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** SQLITE_BUSY and its extended codes: the file is locked by another connection, not unwritable. */
 const busy = (e: unknown): boolean => typeof (e as { code?: unknown } | null)?.code === "string" && (e as { code: string }).code.startsWith("SQLITE_BUSY");
@@ -522,7 +522,7 @@ export class SqliteStore implements ConversationStore {
     // In batches, the event loop running between them: in one transaction, 100,000 idle
     // conversations held up every request for 2.7 s, and another process's writes as long.
     for (let start = 0; start < stale.length; start += EXPIRE_BATCH) {
-      if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+      if (start > 0) await nextTurn();
       if (this.closed) break;
       // A conversation used meanwhile is written first: its new time keeps it (deleteIdle checks).
       await this.settle();
@@ -566,7 +566,7 @@ export class SqliteStore implements ConversationStore {
       if (this.closed) throw new Error("the conversation store is closed");
       const taken = this.lease(id);
       if (typeof taken === "boolean" ? taken : await taken) break;
-      await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
+      await pause(LEASE_POLL_MS);
     }
     const renew = setInterval(() => {
       try {

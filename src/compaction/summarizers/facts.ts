@@ -6,6 +6,7 @@
 // budget is kept by dropping the least specific items first (plain words before identifiers
 // before errors and open requests), oldest first within a rank.
 import { messageText } from "../../llm/messages.js";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { ChatMessage } from "../../llm/types.js";
 import { headOf, isAnswered } from "../messages.js";
 import { countTokens } from "../tokens.js";
@@ -170,7 +171,7 @@ function finish<T>(steps: Steps<T>): T {
 async function finishYielding<T>(steps: Steps<T>): Promise<T> {
   let r = steps.next();
   while (r.done !== true) {
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextTurn();
     r = steps.next();
   }
   return r.value;
