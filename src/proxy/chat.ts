@@ -194,6 +194,8 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   });
   const compactStart = performance.now();
   let outcome: CompactionOutcome = await ctx.compactor.run(config, record, input, llm);
+  // A compaction past the deadline holds the request's messages after its reply: its body stays counted.
+  if (outcome.background !== undefined) ctx.bodies.keep(res, outcome.background);
   let compactMs = performance.now() - compactStart;
   // Ask for usage in streams only when the client left it unset, and then hide it from the client.
   const streamOptions = request.body.stream_options as { include_usage?: unknown } | null | undefined;
@@ -267,6 +269,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
       record.learnedLimit = Math.min(record.learnedLimit ?? Infinity, Math.max(1, sent - 1));
       const t = performance.now();
       const retry = await ctx.compactor.run(config, record, input, llm, { force: true });
+      if (retry.background !== undefined) ctx.bodies.keep(res, retry.background);
       compactMs += performance.now() - t;
       if (retry.changed) {
         ctx.metrics.inc("ptc_proxy_context_retries_total");

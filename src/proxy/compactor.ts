@@ -36,6 +36,11 @@ export interface CompactionOutcome {
   /** Local estimate of the prompt as sent (0 when the cheap bound showed it was far from any limit). */
   readonly estimatedTokens: number;
   readonly result?: CompactionResult;
+  /**
+   * Set when the compaction goes on past the deadline: settles once it no longer holds the
+   * request's messages (it ended, or gave way to a newer request's before it started).
+   */
+  readonly background?: Promise<void>;
 }
 
 type Spec = { name: string; options: Record<string, Json> };
@@ -80,6 +85,10 @@ interface Waiting {
   llm: (() => Llm | undefined) | undefined;
   /** Its request went out past the deadline. */
   gone: boolean;
+  /** It has started: its closure holds the request's messages until it ends. */
+  started: boolean;
+  /** Settles `background` when it is dropped before it started. */
+  freed?: () => void;
 }
 
 /** The outcome that sends the client's messages as they came. */
@@ -88,6 +97,7 @@ const unchanged = (messages: ChatMessage[]): CompactionOutcome => ({ messages, c
 function drop(job: Waiting): void {
   job.input = undefined;
   job.llm = undefined;
+  job.freed?.();
 }
 
 export class Compactor {
@@ -166,7 +176,7 @@ export class Compactor {
     // A dry run's record is a copy, and a request with no conversation (source "none") keeps nothing.
     const kept = options.dryRun !== true && record.source !== "none";
     // A preview supersedes nothing: only real compactions take the conversation's waiting place.
-    const job: Waiting = { input, llm, gone: false };
+    const job: Waiting = { input, llm, gone: false, started: false };
     if (options.dryRun !== true) {
       const before = this.waiting.get(record.id);
       if (before?.gone === true) drop(before);
@@ -179,6 +189,7 @@ export class Compactor {
       // Its request went out past the deadline, and a newer request's compaction waits behind
       // it: that one compacts newer messages, and this one would only add a summary call.
       if (mine === undefined || summarizer === undefined) return Promise.resolve(undefined);
+      job.started = true;
       return this.store
         .locked(record.id, async () => {
           // Another replica may have compacted while this one waited: start from its summary.
@@ -203,10 +214,22 @@ export class Compactor {
     // its turn it holds none of the request's messages (a hanging summarizer queues one per request).
     // (One already started keeps what it needs in its own closure: dropping it then frees nothing and harms nothing.)
     job.gone = true;
-    if (this.waiting.get(record.id) !== job) drop(job);
+    // What still holds the request's messages, for the caller to count (its body budget): the
+    // compaction until it ends, or, while it waits its turn, until it ends or gives way.
+    let background: Promise<void> | undefined;
+    if (this.waiting.get(record.id) === job) {
+      background = new Promise<void>((resolve) => {
+        job.freed = resolve;
+        void work.then(() => resolve());
+      });
+    } else {
+      if (job.started) background = work.then(() => undefined);
+      drop(job);
+    }
     this.metrics.inc("ptc_proxy_compaction_deadline_total");
     this.log({ event: "compaction_deadline", conversation: record.conversation, tenant: record.tenant, deadlineMs: config.compaction.deadlineMs });
-    return this.lastGood(record, input, spec, reserved);
+    const outcome = await this.lastGood(record, input, spec, reserved);
+    return background === undefined ? outcome : { ...outcome, background };
   }
 
   /** The messages with the stored summary applied and no new summary made (the state it returns is not kept). */

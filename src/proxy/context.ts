@@ -41,16 +41,25 @@ export interface ProxyContext {
   readonly bodies: BodyBudget;
 }
 
+/** A request's bytes in a BodyBudget, and how many things still hold them (its response, work that outlives it). */
+interface Holding {
+  bytes: number;
+  holders: number;
+  /** Its response is one of the holders (from its first bytes until it closes). */
+  response: boolean;
+}
+
 /**
  * The bytes of request bodies the proxy holds, as read and again decoded, against a total
  * (maxInFlightBodyBytes): maxBodyBytes bounds each body only, and 16 concurrent bodies of 30 MB
- * took well over 1 GB of heap once parsed. A request's bytes are given back when its response
- * closes: answered, refused, or the client gone. A request is always let in while no other holds
- * any, so a body within maxBodyBytes is never refused for the total alone.
+ * took well over 1 GB of heap once parsed. A request's bytes are given back once its response has
+ * closed (answered, refused, or the client gone) and nothing `keep` named still holds them: its
+ * handler, a compaction that goes on past the deadline. A request is always let in while no other
+ * holds any, so a body within maxBodyBytes is never refused for the total alone.
  */
 export class BodyBudget {
   used = 0;
-  private readonly held = new WeakMap<ServerResponse, number>();
+  private readonly held = new WeakMap<ServerResponse, Holding>();
   constructor(private readonly max: () => number) {}
 
   get limit(): number {
@@ -64,19 +73,39 @@ export class BodyBudget {
 
   /** Takes `n` bytes for the request of `res`; false (nothing taken) when that would pass the total while other requests hold bytes. */
   take(res: ServerResponse, n: number): boolean {
-    const own = this.held.get(res) ?? 0;
-    if (this.used > own && this.used + n > this.limit) return false;
-    // Nothing to give back to: the close that would has already happened.
-    if (res.closed) return true;
-    if (own === 0) {
-      res.once("close", () => {
-        this.used -= this.held.get(res) ?? 0;
-        this.held.delete(res);
-      });
+    let h = this.held.get(res);
+    if (this.used > (h?.bytes ?? 0) && this.used + n > this.limit) return false;
+    if (h === undefined) this.held.set(res, (h = { bytes: 0, holders: 0, response: false }));
+    if (!h.response && !res.closed) {
+      const holding = h;
+      holding.response = true;
+      holding.holders++;
+      res.once("close", () => this.release(holding));
     }
+    // Nothing to give back to: the response has closed and nothing else holds the request.
+    if (h.holders === 0) return true;
     this.used += n;
-    this.held.set(res, own + n);
+    h.bytes += n;
     return true;
+  }
+
+  /**
+   * Keeps the bytes of `res`'s request counted until `until` settles, whether or not its response
+   * has closed by then: work that outlives the reply (a compaction past the deadline, a handler
+   * still writing its record) holds the body in memory all the same. Counted again when they were
+   * given back already.
+   */
+  keep(res: ServerResponse, until: Promise<unknown>): void {
+    let h = this.held.get(res);
+    if (h === undefined) this.held.set(res, (h = { bytes: 0, holders: 0, response: false }));
+    if (h.holders++ === 0) this.used += h.bytes;
+    const holding = h;
+    const release = () => this.release(holding);
+    void until.then(release, release);
+  }
+
+  private release(h: Holding): void {
+    if (--h.holders === 0) this.used -= h.bytes;
   }
 }
 

@@ -394,6 +394,9 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
       });
       handlers.add(settled);
       void settled.finally(() => handlers.delete(settled));
+      // The handler holds the request's body until it ends, its response closed or not (a client
+      // that left while its request compacts): counted until then.
+      ctx.bodies.keep(res, settled);
     }
   };
   const server: Server = createServer(handle);

@@ -207,3 +207,74 @@ describe("proxy compaction deadline", () => {
     expect(counts[0]).toBeGreaterThanOrEqual(1);
   });
 });
+
+describe("the body budget of a compaction that outlives its request", () => {
+  const SUMMARY = (url: string) => ({ compaction: { ...SMALL, summarizer: { baseURL: url, apiKey: "sk-sum" } } });
+
+  it("keeps a request's body counted in maxInFlightBodyBytes while its compaction goes on past the deadline", async () => {
+    summarizer = await startSummarizer("hold");
+    const clock = manualDeadline();
+    r = await rig({ proxy: { wait: clock.wait }, config: { maxInFlightBodyBytes: 1_000_000, ...SUMMARY(summarizer.url) } });
+    const bodies = r.proxy.context.bodies;
+    const history = longConversation(30);
+    const size = Buffer.byteLength(JSON.stringify({ model: "fake-model", messages: history }));
+    const pending = send(r, history, "outlives");
+    await expect.poll(() => clock.pending, { timeout: 5000 }).toBe(1);
+    clock.pass();
+    await pending;
+    await expect.poll(() => r?.proxy.context.life.inFlight, { timeout: 5000 }).toBe(0);
+    // The reply has gone; the summary call still holds the request's messages. Before: 0 here, and
+    // any number of such requests (one per conversation) held their bodies past the total.
+    expect(bodies.used).toBe(size);
+    summarizer.release();
+    await r.proxy.context.compactor.idle();
+    await expect.poll(() => bodies.used, { timeout: 5000 }).toBe(0);
+  });
+
+  it("gives back the body of a compaction waiting its turn once a newer request's replaces it", async () => {
+    summarizer = await startSummarizer("hold");
+    const clock = manualDeadline();
+    r = await rig({ proxy: { wait: clock.wait }, config: { maxInFlightBodyBytes: 10_000_000, ...SUMMARY(summarizer.url) } });
+    const bodies = r.proxy.context.bodies;
+    const base = longConversation(30);
+    const sizes: number[] = [];
+    for (let k = 0; k < 3; k++) {
+      const messages: OpenAI.ChatCompletionMessageParam[] = [...base, { role: "assistant", content: "ok" }, ...longConversation(10 * k, 80, "z").slice(3), { role: "user", content: `next ${k}` }];
+      sizes.push(Buffer.byteLength(JSON.stringify({ model: "fake-model", messages })));
+      const pending = send(r, messages, "queued");
+      await expect.poll(() => clock.pending, { timeout: 5000 }).toBe(1);
+      clock.pass();
+      await pending;
+      await expect.poll(() => r?.proxy.context.life.inFlight, { timeout: 5000 }).toBe(0);
+    }
+    // The first compaction runs, the third waits behind it; the second gave way and holds nothing.
+    expect(bodies.used).toBe(sizes[0] + sizes[2]);
+    summarizer.release();
+    await r.proxy.context.compactor.idle();
+    await expect.poll(() => bodies.used, { timeout: 5000 }).toBe(0);
+  });
+
+  it("keeps the body of a client that left during its compaction counted until the compaction ends", async () => {
+    summarizer = await startSummarizer("hold");
+    const clock = manualDeadline();
+    r = await rig({ proxy: { wait: clock.wait }, config: { maxInFlightBodyBytes: 1_000_000, ...SUMMARY(summarizer.url) } });
+    const bodies = r.proxy.context.bodies;
+    const history = longConversation(30);
+    const size = Buffer.byteLength(JSON.stringify({ model: "fake-model", messages: history }));
+    const gone = new AbortController();
+    const pending = r.client.chat.completions.create({ model: "fake-model", messages: history }, { headers: { "x-conversation-id": "left-early" }, signal: gone.signal });
+    await expect.poll(() => summarizer?.calls, { timeout: 5000 }).toBe(1);
+    gone.abort();
+    await expect(pending).rejects.toThrow();
+    await expect.poll(() => r?.proxy.context.life.inFlight, { timeout: 5000 }).toBe(0);
+    expect(bodies.used).toBe(size);
+    // A second body from another conversation does not fit beside it.
+    const refused = await fetch(`${r.proxy.url}/v1/chat/completions`, { method: "POST", headers: { authorization: "Bearer sk-client-key", "content-type": "application/json", "x-conversation-id": "second" }, body: JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "x".repeat(990_000) }] }) });
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("body_budget_exceeded");
+    clock.pass();
+    summarizer.release();
+    await r.proxy.context.compactor.idle();
+    await expect.poll(() => bodies.used, { timeout: 5000 }).toBe(0);
+  });
+});
