@@ -399,11 +399,20 @@ export class PostgresStore implements ConversationStore {
   /**
    * A charge that fails (a database blip once the upstream answered) is written once the database
    * answers again: only logged, the key kept its reservation instead of what the upstream
-   * reported. In a transaction of its own, as a reservation is, so one whose commit went
-   * unanswered is written once, not twice.
+   * reported.
    */
   async addSpend(virtualKey: string, tokens: number): Promise<void> {
     if (this.unsettled.length > 0) void this.settle();
+    await this.write(virtualKey, tokens);
+  }
+
+  /**
+   * Adds `tokens` to a key's spend in a transaction of its own, as a reservation is, so one whose
+   * commit went unanswered is written once, not twice. When it fails, what is left to do is kept
+   * (unsettled) and the error thrown: a charge, and a settlement's own write (a reservation given
+   * back), whose answer a second blip cut, credited the key twice.
+   */
+  private async write(virtualKey: string, tokens: number): Promise<void> {
     let xid: string | undefined;
     try {
       await withClient(this.pool, async (held) => {
@@ -433,11 +442,6 @@ export class PostgresStore implements ConversationStore {
       if (status !== null) this.keep({ xid: status === "aborted" ? undefined : xid, addIf: "aborted", virtualKey, tokens });
       throw e;
     }
-  }
-
-  /** Adds to a key's spend in one statement: a settlement's write, kept again by settleAll when it fails. */
-  private async add(virtualKey: string, tokens: number): Promise<void> {
-    await this.query("INSERT INTO ptc_spend (name, tokens) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET tokens = ptc_spend.tokens + excluded.tokens", [virtualKey, tokens]);
   }
 
   /**
@@ -510,23 +514,27 @@ export class PostgresStore implements ConversationStore {
 
   private async settleAll(): Promise<void> {
     const pending = this.unsettled.splice(0);
-    try {
-      while (pending.length > 0) {
-        const r = pending[0];
+    for (let i = 0; i < pending.length; i++) {
+      const r = pending[i];
+      try {
         if (r.xid !== undefined) {
           const status = await this.status(r.xid);
           if (status !== r.addIf) {
-            pending.shift();
             if (status === "in progress") this.keep(r);
             continue;
           }
-          r.xid = undefined;
         }
-        await this.add(r.virtualKey, r.tokens);
-        pending.shift();
+      } catch {
+        for (const rest of pending.slice(i)) this.keep(rest);
+        return;
       }
-    } catch {
-      for (const r of pending) this.keep(r);
+      try {
+        await this.write(r.virtualKey, r.tokens);
+      } catch {
+        // write kept what is left of this one.
+        for (const rest of pending.slice(i + 1)) this.keep(rest);
+        return;
+      }
     }
   }
 

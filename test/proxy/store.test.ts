@@ -1186,6 +1186,32 @@ describe.skipIf(pgAdmin === undefined)("virtual key budget: a PostgreSQL connect
     await relay.close();
   });
 
+  // Two failures in a row: the reservation's commit went unanswered (kept to be given back), then
+  // so did the commit of that give-back. Written in one bare statement, it was kept and written
+  // again: the key was credited twice.
+  it("gives a reservation back once when the commit of its give-back is answered to nobody too", async () => {
+    const { relay, store, direct } = await relayed();
+    expect(await store.reserve("team", 10, 100)).toBe(true);
+    relay.state.armed = true;
+    relay.state.down = true;
+    await expect(store.reserve("team", 30, 100)).rejects.toThrow();
+    expect(await direct.spent("team")).toBe(40);
+    relay.state.down = false;
+    // The give-back goes out with the next read of a spend; its commit's answer is cut.
+    relay.state.match = "ptc_spend.tokens + excluded";
+    relay.state.armed = true;
+    await store.spent("team");
+    await expect.poll(() => relay.state.cut, { timeout: 20_000 }).toBe(2);
+    // Later settlements (each read, reservation and the close) add nothing more. Before: -20.
+    await expect.poll(() => direct.spent("team"), { timeout: 20_000 }).toBe(10);
+    await store.spent("team");
+    expect(await store.reserve("team", 1, 100)).toBe(true);
+    await store.close();
+    expect(await direct.spent("team")).toBe(11);
+    await direct.close();
+    await relay.close();
+  });
+
   it("charges at close a charge that met a blip, once the database answers", async () => {
     const { relay, store, direct } = await relayed();
     expect(await store.reserve("team", 10, 1000)).toBe(true);
