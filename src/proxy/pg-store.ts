@@ -91,9 +91,12 @@ interface Unsettled {
   /** The outcome of `xid` that calls for adding `tokens`. */
   readonly addIf: "committed" | "aborted";
   readonly virtualKey: string;
-  readonly tokens: number;
+  tokens: number;
 }
-/** Unsettled changes kept at most: past it the oldest is dropped (a reservation left charged, a charge lost). */
+/**
+ * Unsettled changes kept at most: past it the oldest is dropped (a reservation left charged, a
+ * charge lost). Those to add now are summed per key, so only outcomes still unknown count toward it.
+ */
 const MAX_UNSETTLED = 1000;
 
 /** The version a record was read at and its stored text: the base of a merge. */
@@ -494,9 +497,17 @@ export class PostgresStore implements ConversationStore {
     return rows[0].status;
   }
 
-  private keep(reservation: Unsettled): void {
+  private keep(change: Unsettled): void {
+    // A long outage ends many requests: one entry per key to add, not one per request, so none is dropped.
+    if (change.xid === undefined) {
+      const same = this.unsettled.find((u) => u.xid === undefined && u.virtualKey === change.virtualKey);
+      if (same !== undefined) {
+        same.tokens += change.tokens;
+        return;
+      }
+    }
     if (this.unsettled.length >= MAX_UNSETTLED) this.unsettled.shift();
-    this.unsettled.push(reservation);
+    this.unsettled.push(change);
   }
 
   /**

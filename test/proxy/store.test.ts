@@ -1212,6 +1212,24 @@ describe.skipIf(pgAdmin === undefined)("virtual key budget: a PostgreSQL connect
     await relay.close();
   });
 
+  it("keeps every charge that met an outage, however many requests ended during it", async () => {
+    const { relay, store, direct } = await relayed();
+    expect(await store.reserve("team", 10, 100_000)).toBe(true);
+    relay.state.down = true;
+    relay.cutAll();
+    // 1,200 requests end while the database does not answer, 100 at a time.
+    for (let k = 0; k < 12; k++) {
+      const failed = await Promise.all(Array.from({ length: 100 }, () => store.addSpend("team", 1).then(() => false, () => true)));
+      expect(failed.every(Boolean)).toBe(true);
+    }
+    relay.state.down = false;
+    await store.close();
+    // Before: 1,010, the oldest 200 charges dropped past the 1,000 kept.
+    expect(await direct.spent("team")).toBe(1210);
+    await direct.close();
+    await relay.close();
+  });
+
   it("charges at close a charge that met a blip, once the database answers", async () => {
     const { relay, store, direct } = await relayed();
     expect(await store.reserve("team", 10, 1000)).toBe(true);
