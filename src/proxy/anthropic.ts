@@ -29,14 +29,21 @@ function blockText(b: Block): string {
   return `[${asText(b.type)}]`;
 }
 
-/** The path of the first block (or block inside a tool result) that is not an object. */
-function badBlock(blocks: unknown[], path: string): string | undefined {
+/**
+ * Why the blocks cannot be read, by the path at fault: a block (or a block inside a tool result)
+ * that is not an object, or a tool block without its tool's name or ids as strings, which would
+ * become the tool "undefined" in the compaction's calls and summary.
+ */
+function badBlock(blocks: unknown[], path: string): { param: string; error: string } | undefined {
   const bad = notAnObject(blocks, path);
-  if (bad !== undefined) return bad;
+  if (bad !== undefined) return { param: bad, error: `${bad} must be a content block (an object)` };
   for (let j = 0; j < blocks.length; j++) {
-    const inner = (blocks[j] as Block).content;
+    const b = blocks[j] as Block;
+    const inner = b.content;
     const nested = Array.isArray(inner) ? notAnObject(inner, `${path}[${j}].content`) : undefined;
-    if (nested !== undefined) return nested;
+    if (nested !== undefined) return { param: nested, error: `${nested} must be a content block (an object)` };
+    const field = b.type === "tool_use" ? (typeof b.id !== "string" ? "id" : typeof b.name !== "string" ? "name" : undefined) : b.type === "tool_result" && typeof b.tool_use_id !== "string" ? "tool_use_id" : undefined;
+    if (field !== undefined) return { param: `${path}[${j}].${field}`, error: `${path}[${j}].${field} must be a string (a ${String(b.type)} block's)` };
   }
   return undefined;
 }
@@ -111,7 +118,7 @@ export function parseMessagesRequest(raw: Buffer): ParsedRequest & ({ ok: false 
   const halves = new Map<ChatMessage, { whole: AnthropicMessage; results: boolean }>();
   const messages: ChatMessage[] = [];
   const badSystem = Array.isArray(b.system) ? badBlock(b.system, "system") : undefined;
-  if (badSystem !== undefined) return { ok: false, error: `${badSystem} must be a content block (an object)`, param: badSystem };
+  if (badSystem !== undefined) return { ok: false, ...badSystem };
   if (typeof b.system === "string" || Array.isArray(b.system)) {
     messages.push({ role: "system", content: typeof b.system === "string" ? b.system : (b.system as Block[]).map(blockText).join("\n") });
   }
@@ -120,7 +127,7 @@ export function parseMessagesRequest(raw: Buffer): ParsedRequest & ({ ok: false 
     if (typeof m !== "object" || m === null || (m.role !== "user" && m.role !== "assistant")) return { ok: false, error: `messages[${i}].role must be user or assistant`, param: `messages[${i}].role` };
     if (!(typeof m.content === "string" || Array.isArray(m.content))) return { ok: false, error: `messages[${i}].content must be a string or an array of blocks`, param: `messages[${i}].content` };
     const bad = Array.isArray(m.content) ? badBlock(m.content, `messages[${i}].content`) : undefined;
-    if (bad !== undefined) return { ok: false, error: `${bad} must be a content block (an object)`, param: bad };
+    if (bad !== undefined) return { ok: false, ...bad };
     const chats = toChat(m as AnthropicMessage);
     if (chats.length === 2) {
       halves.set(chats[0], { whole: m as AnthropicMessage, results: true });

@@ -53,6 +53,9 @@ export function parseResponsesRequest(raw: Buffer): ParsedRequest & ({ ok: false
     if (typeof item !== "object" || item === null) return { ok: false, error: `input[${i}] must be an object`, param: `input[${i}]` };
     const bad = Array.isArray(item.content) ? notAnObject(item.content, `input[${i}].content`) : Array.isArray(item.output) ? notAnObject(item.output, `input[${i}].output`) : undefined;
     if (bad !== undefined) return { ok: false, error: `${bad} must be a content part (an object)`, param: bad };
+    // Else read as the tool "undefined" (and its call paired with any output missing its id too).
+    const field = item.type === "function_call" ? (typeof item.call_id !== "string" ? "call_id" : typeof item.name !== "string" ? "name" : item.arguments !== undefined && typeof item.arguments !== "string" ? "arguments" : undefined) : item.type === "function_call_output" && typeof item.call_id !== "string" ? "call_id" : undefined;
+    if (field !== undefined) return { ok: false, error: `input[${i}].${field} must be a string (a ${String(item.type)} item's)`, param: `input[${i}].${field}` };
   }
   for (let i = 0; i < items.length; i++) {
     const item = items[i];

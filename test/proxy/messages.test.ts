@@ -273,3 +273,23 @@ describe("proxy /v1/messages", () => {
     expect((e as Error).message).toContain("upstream stream broke off");
   });
 });
+
+describe("proxy /v1/messages: tool blocks without their name or ids", () => {
+  // Read with asText, a missing name became the tool name "undefined" in the compaction's tool
+  // calls and in the summarizer's prompt ("[tool call undefined]"); the chat route answers 400.
+  const post = (x: Rig, messages: unknown[]) => fetch(`${x.proxy.url}/v1/messages`, { method: "POST", headers: { "x-api-key": "sk-client-key", "content-type": "application/json" }, body: JSON.stringify({ model: "claude-test", max_tokens: 100, messages }) });
+  it.each([
+    ["a tool_use without a name", [{ type: "tool_use", id: "t1", input: {} }], { type: "tool_result", tool_use_id: "t1", content: "ok" }, "messages[1].content[0].name"],
+    ["a tool_use whose name is not a string", [{ type: "tool_use", id: "t1", name: 7, input: {} }], { type: "tool_result", tool_use_id: "t1", content: "ok" }, "messages[1].content[0].name"],
+    ["a tool_use without an id", [{ type: "text", text: "running" }, { type: "tool_use", name: "bash", input: {} }], { type: "tool_result", tool_use_id: "t1", content: "ok" }, "messages[1].content[1].id"],
+    ["a tool_result without its tool_use_id", [{ type: "tool_use", id: "t1", name: "bash", input: {} }], { type: "tool_result", content: "ok" }, "messages[2].content[0].tool_use_id"],
+  ])("answers 400 naming the field for %s, and forwards nothing", async (_what, call, result, param) => {
+    r = await rig({ config: SMALL });
+    const res = await post(r, [{ role: "user", content: "go" }, { role: "assistant", content: call }, { role: "user", content: [result] }]);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { code: string; param: string; message: string } };
+    expect(body.error).toMatchObject({ code: "invalid_request", param });
+    expect(body.error.message).toContain(param);
+    expect(sentMessages(r)).toHaveLength(0);
+  });
+});

@@ -164,3 +164,21 @@ describe("proxy /v1/responses", () => {
     expect(r.upstream.summaryCalls).toBe(0);
   });
 });
+
+describe("proxy /v1/responses: function calls without their name or ids", () => {
+  // Read with asText, a missing name became the tool name "undefined" in the compaction's tool calls.
+  it.each([
+    ["a function_call without a name", [{ type: "function_call", call_id: "c1", arguments: "{}" }, { type: "function_call_output", call_id: "c1", output: "ok" }], "input[1].name"],
+    ["a function_call without a call_id", [{ type: "function_call", name: "bash", arguments: "{}" }, { type: "function_call_output", call_id: "c1", output: "ok" }], "input[1].call_id"],
+    ["a function_call whose arguments are not a string", [{ type: "function_call", call_id: "c1", name: "bash", arguments: { a: 1 } }, { type: "function_call_output", call_id: "c1", output: "ok" }], "input[1].arguments"],
+    ["a function_call_output without a call_id", [{ type: "function_call", call_id: "c1", name: "bash", arguments: "{}" }, { type: "function_call_output", output: "ok" }], "input[2].call_id"],
+  ])("answers 400 naming the field for %s, and forwards nothing", async (_what, items, param) => {
+    r = await rig();
+    const res = await fetch(`${r.proxy.url}/v1/responses`, { method: "POST", headers: { authorization: "Bearer sk-client-key", "content-type": "application/json" }, body: JSON.stringify({ model: "fake-model", input: [{ role: "user", content: "go" }, ...items] }) });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { code: string; param: string; message: string } };
+    expect(body.error).toMatchObject({ code: "invalid_request", param });
+    expect(body.error.message).toContain(param);
+    expect(r.upstream.requests).toHaveLength(0);
+  });
+});
