@@ -28,13 +28,15 @@ const HELP: Record<string, string> = {
   ptc_proxy_upstream_truncation_total: "Responses whose reported prompt tokens were far below the estimate (the upstream cut the prompt).",
   ptc_proxy_upstream_errors_total: "Upstream failures by kind: unreachable, timeout, malformed, status.",
   ptc_proxy_conversations: "Conversations currently stored.",
+  ptc_proxy_body_bytes_in_flight: "Bytes of request bodies held now (as read, and again decoded), against maxInFlightBodyBytes.",
+  ptc_proxy_body_bytes_limit: "maxInFlightBodyBytes: past it, requests are refused with 503 body_budget_exceeded.",
   ptc_proxy_tokens_total: "Tokens the upstream reported, by model and kind (prompt, completion).",
   ptc_proxy_estimated_prompt_tokens_total: "Prompt tokens of answered requests whose upstream reported no usage, counted locally.",
   ptc_proxy_tenant_tokens_total: "Tokens the upstream reported, by tenant (a credential hash or a virtual key's name) and kind.",
   ptc_proxy_compaction_deadline_total: "Requests sent without waiting for a compaction that passed the deadline (it finishes in the background).",
 };
 
-const TYPES: Record<string, string> = { ptc_proxy_upstream_seconds: "histogram", ptc_proxy_overhead_seconds: "histogram", ptc_proxy_compaction_seconds: "histogram", ptc_proxy_conversations: "gauge" };
+const TYPES: Record<string, string> = { ptc_proxy_upstream_seconds: "histogram", ptc_proxy_overhead_seconds: "histogram", ptc_proxy_compaction_seconds: "histogram", ptc_proxy_conversations: "gauge", ptc_proxy_body_bytes_in_flight: "gauge", ptc_proxy_body_bytes_limit: "gauge" };
 
 /**
  * Model names kept as label values. The name is the client's, and an upstream that serves any

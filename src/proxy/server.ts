@@ -234,7 +234,7 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
   if (method === "GET" && path === "/metrics") {
     return ctx.store.count().then(
       (n) => {
-        const body = ctx.metrics.render({ ptc_proxy_conversations: n });
+        const body = ctx.metrics.render({ ptc_proxy_conversations: n, ptc_proxy_body_bytes_in_flight: ctx.bodies.used, ptc_proxy_body_bytes_limit: ctx.bodies.limit });
         res.writeHead(200, { "content-type": "text/plain; version=0.0.4", "content-length": Buffer.byteLength(body) });
         res.end(body);
       },

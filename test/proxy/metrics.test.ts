@@ -142,3 +142,21 @@ describe("proxy metrics", () => {
     expect(sample(text, "ptc_proxy_overhead_seconds_count")).toBe(3);
   });
 });
+
+describe("proxy metrics: request bodies held", () => {
+  // maxInFlightBodyBytes refuses requests with 503 past its total, and docs/proxy.md asks for it to
+  // be sized to the proxy's memory: without a gauge of what is held, neither could be seen.
+  it("reports the bytes of request bodies held against maxInFlightBodyBytes, and the total", async () => {
+    r = await rig({ config: { maxInFlightBodyBytes: 5_000_000 } });
+    const body = JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "x".repeat(10_000) }] });
+    const held = fetch(`${r.proxy.url}/v1/chat/completions`, { method: "POST", headers: { authorization: "Bearer sk-client-key", "content-type": "application/json", "x-fake-mode": "hold" }, body });
+    await expect.poll(() => r?.upstream.held).toBe(1);
+    const text = await scrape(r);
+    expect(sample(text, "ptc_proxy_body_bytes_in_flight")).toBe(Buffer.byteLength(body));
+    expect(sample(text, "ptc_proxy_body_bytes_limit")).toBe(5_000_000);
+    expect(text).toContain("# TYPE ptc_proxy_body_bytes_in_flight gauge");
+    r.upstream.release();
+    expect((await held).status).toBe(200);
+    await expect.poll(async () => sample(await scrape(r as Rig), "ptc_proxy_body_bytes_in_flight")).toBe(0);
+  });
+});
