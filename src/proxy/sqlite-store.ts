@@ -622,31 +622,30 @@ export class SqliteStore implements ConversationStore {
   }
 
   async addSpend(virtualKey: string, tokens: number): Promise<void> {
-    let adding = tokens;
     let row: { tokens: number } | undefined;
     try {
       // What could not be written yet is read at each try: another charge of the key may write it while this one waits for the lock.
       row = await this.retrying(() => {
-        adding = tokens + (this.unwritten.get(virtualKey) ?? 0);
-        const written = this.statements.addSpend.get(virtualKey, adding);
+        const written = this.statements.addSpend.get(virtualKey, tokens + (this.unwritten.get(virtualKey) ?? 0));
         this.unwritten.delete(virtualKey);
         return written;
       });
     } catch (e) {
-      this.unwritten.set(virtualKey, adding);
+      // Added to what is unwritten now, not set to what this one read: another charge that failed
+      // since (requests ending together) read the same count, and is in it.
+      this.unwritten.set(virtualKey, (this.unwritten.get(virtualKey) ?? 0) + tokens);
       throw e;
     }
     if (row !== undefined) this.spend.set(virtualKey, row.tokens);
   }
 
   async reserve(virtualKey: string, tokens: number, budget: number): Promise<boolean> {
-    let pending = 0;
     let row: { tokens: number } | undefined;
     try {
       // What could not be written yet counts against the budget, and is written with this (read
       // at each try, as addSpend reads it).
       row = await this.retrying(() => {
-        pending = this.unwritten.get(virtualKey) ?? 0;
+        const pending = this.unwritten.get(virtualKey) ?? 0;
         const written = this.statements.reserve.get(virtualKey, tokens + pending, budget - pending);
         if (written !== undefined) this.unwritten.delete(virtualKey);
         return written;
@@ -656,7 +655,9 @@ export class SqliteStore implements ConversationStore {
       // meanwhile): the last count seen is no bound, so the request is refused (503 store_unavailable).
       if (busy(e)) throw new Error(`the conversation store's SQLite file stayed locked by another connection for ${BUSY_TIMEOUT_MS} ms: the virtual key's budget cannot be checked`);
       // The file takes no writes (a full disk): the last count seen holds the budget here, and the
-      // reservation is written with the key's next charge (which reports the failure).
+      // reservation is written with the key's next charge (which reports the failure). What is
+      // unwritten is read now: another reservation that failed since is in it.
+      const pending = this.unwritten.get(virtualKey) ?? 0;
       if ((this.spend.get(virtualKey) ?? 0) + pending >= budget) return false;
       this.unwritten.set(virtualKey, pending + tokens);
       return true;

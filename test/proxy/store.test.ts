@@ -607,6 +607,37 @@ describe("conversation store: sqlite file that stops taking writes (a full disk)
     await reopened.close();
   });
 
+  // Each failed charge set the key's unwritten tokens to what it had read plus its own: two that
+  // failed in one turn of the event loop (requests ending together) both read the same count,
+  // and the second set it over the first's.
+  it("keeps every charge and reservation that met a full disk together, to be written when it takes writes again", async () => {
+    const where = join(tempDir(), "s.db");
+    const store = await openStore(where);
+    expect(await store.reserve("team", 10, 1000)).toBe(true);
+    const statements = (store as unknown as { statements: Record<"addSpend" | "reserve", { get(...args: unknown[]): unknown }> }).statements;
+    const real = { addSpend: statements.addSpend, reserve: statements.reserve };
+    const full = {
+      get() {
+        throw new Error("database or disk is full");
+      },
+    };
+    statements.addSpend = full;
+    statements.reserve = full;
+    const charges = await Promise.all([store.addSpend("team", 100).catch(() => "failed"), store.addSpend("team", 200).catch(() => "failed")]);
+    expect(charges).toEqual(["failed", "failed"]);
+    // Two reservations: both within the budget as counted here, both counted.
+    expect(await Promise.all([store.reserve("team", 40, 1000), store.reserve("team", 50, 1000)])).toEqual([true, true]);
+    // Before: 260 (the 100 and the 40 lost).
+    expect(await store.spent("team")).toBe(400);
+    statements.addSpend = real.addSpend;
+    statements.reserve = real.reserve;
+    expect(await store.reserve("team", 1, 1000)).toBe(true);
+    await store.close();
+    const reopened = await openStore(where);
+    expect(await reopened.spent("team")).toBe(401);
+    await reopened.close();
+  });
+
   it("writes a prefix entry whose first write failed when it is added again", async () => {
     const where = join(tempDir(), "s.db");
     const store = await openStore(where);
