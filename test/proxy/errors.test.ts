@@ -201,8 +201,8 @@ describe("proxy errors", () => {
       ["chat/completions", call({ id: "a", type: "custom", custom: { input: "x" } }), 400, "messages[1] has a tool call (0) without a function name"],
       ["messages", { model: "fake-model", max_tokens: 5, system: [{ type: "tool_result", content: [null] }], messages: [{ role: "user", content: "hi" }] }, 400, "system[0].content[0] must be a content block"],
       ["messages", { model: "fake-model", max_tokens: 5, messages: [{ role: "user", content: [{ type: "document", source: { type: "content", content: [null, 5] } }] }, go] }, 200, ""],
-      ["messages", { model: "fake-model", max_tokens: 5, messages: [{ role: "assistant", content: [{ type: "tool_use", id: odd, name: odd, input: {} }] }, { role: "user", content: [{ type: "tool_result", tool_use_id: odd, content: "r" }] }, go] }, 200, ""],
-      ["responses", { model: "fake-model", input: [{ type: "function_call", call_id: odd, name: odd, arguments: odd }, { type: "function_call_output", call_id: odd, output: "x" }, go] }, 200, ""],
+      ["messages", { model: "fake-model", max_tokens: 5, messages: [{ role: "assistant", content: [{ type: "tool_use", id: odd, name: odd, input: {} }] }, { role: "user", content: [{ type: "tool_result", tool_use_id: odd, content: "r" }] }, go] }, 400, "messages[0].content[0].id must be a string"],
+      ["responses", { model: "fake-model", input: [{ type: "function_call", call_id: odd, name: odd, arguments: odd }, { type: "function_call_output", call_id: odd, output: "x" }, go] }, 400, "input[0].call_id must be a string"],
       ["responses", { model: "fake-model", input: [{ role: "user", content: [{ type: odd }] }, go] }, 200, ""],
     ];
     for (const [path, body, status, reason] of cases) {
