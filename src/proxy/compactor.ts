@@ -52,6 +52,8 @@ export interface RunOptions {
   readonly noDeadline?: boolean;
   /** A preview: counted and logged apart from real compactions (its record is a copy the caller drops). */
   readonly dryRun?: boolean;
+  /** What is left of the request's deadline (compaction.deadlineMs by default): a second compaction of one request waits no longer. */
+  readonly deadlineMs?: number;
 }
 
 /** The strategies that summarize, and so take a summaryModel. */
@@ -207,7 +209,8 @@ export class Compactor {
     // Only a compaction whose request went out (below) is ever skipped.
     if (options.noDeadline === true) return (await work) ?? unchanged(input.messages);
     const settled = new AbortController();
-    const first = await Promise.race([work, this.wait(config.compaction.deadlineMs, settled.signal).then(() => undefined)]);
+    const deadlineMs = options.deadlineMs ?? config.compaction.deadlineMs;
+    const first = await Promise.race([work, this.wait(deadlineMs, settled.signal).then(() => undefined)]);
     settled.abort();
     if (first !== undefined) return first;
     // Nobody waits for this compaction now: a newer one waiting behind it replaces it, and until
@@ -227,7 +230,7 @@ export class Compactor {
       drop(job);
     }
     this.metrics.inc("ptc_proxy_compaction_deadline_total");
-    this.log({ event: "compaction_deadline", conversation: record.conversation, tenant: record.tenant, deadlineMs: config.compaction.deadlineMs });
+    this.log({ event: "compaction_deadline", conversation: record.conversation, tenant: record.tenant, deadlineMs });
     const outcome = await this.lastGood(record, input, spec, reserved);
     return background === undefined ? outcome : { ...outcome, background };
   }

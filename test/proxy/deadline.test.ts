@@ -182,6 +182,32 @@ describe("proxy compaction deadline", () => {
     expect((chats(r)[0].body?.messages as Msg[]).length).toBeLessThan(history.length);
   });
 
+  it("counts the first compaction's wait in the deadline of the compaction a context-length error forces", async () => {
+    summarizer = await startSummarizer("hold");
+    const clock = manualDeadline();
+    const waits: number[] = [];
+    const wait = (ms: number, signal: AbortSignal) => {
+      waits.push(ms);
+      return clock.wait(ms, signal);
+    };
+    // The upstream refuses the uncompacted prompt; the summary hangs past the deadline.
+    r = await rig({ upstream: { contextTokens: 1500 }, proxy: { wait }, config: { compaction: { ...SMALL, deadlineMs: 40, summarizer: { baseURL: summarizer.url, apiKey: "sk-sum" } } } });
+    const started = performance.now();
+    const pending = send(r, longConversation(30), "twice").catch((e: unknown) => e);
+    await expect.poll(() => clock.pending, { timeout: 5000 }).toBe(1);
+    // The deadline has passed by the wall clock too before the test lets it pass.
+    while (performance.now() - started < 50) await new Promise((resolve) => setTimeout(resolve, 10));
+    clock.pass();
+    // The forced compaction waits behind the hanging one: with nothing of the deadline left, not
+    // for a whole deadline more. Before: a second wait of 40 ms (twice the promised bound).
+    await expect.poll(() => waits.length, { timeout: 5000 }).toBe(2);
+    expect(waits).toEqual([40, 0]);
+    clock.pass();
+    await pending;
+    summarizer.release();
+    await r.proxy.context.compactor.idle();
+  });
+
   it("caps the summary calls of one compaction, retries included", async () => {
     summarizer = await startSummarizer("fail");
     r = await rig({ config: { compaction: { ...SMALL, maxSummaryCalls: 2, strategy: { name: "usage-ratio", options: { maxAttempts: 5 } }, summarizer: { baseURL: summarizer.url, apiKey: "sk-sum" } } } });
