@@ -89,9 +89,14 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   // A client that goes away cancels its upstream request, waiting or streaming: the upstream stops
   // working for nobody, and its connection is not held until the upstream timeout.
   const clientGone = new AbortController();
-  res.on("close", () => {
-    if (!res.writableFinished) clientGone.abort();
-  });
+  // One listener for both (pipeline adds seven of its own: past ten, Node writes a warning, plain
+  // text on the JSON log, for every forwarded request).
+  const closed = new Promise<void>((resolve) =>
+    res.on("close", () => {
+      if (!res.writableFinished) clientGone.abort();
+      resolve();
+    }),
+  );
   // A JSON request (embeddings, legacy completions) is counted as text, once: reserved against a
   // budget, and charged when its stream reports no usage.
   const json = String(req.headers["content-type"] ?? "").includes("json");
@@ -157,7 +162,7 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   pipeline(result.response, res, (e) => {
     if (e && !clientGone.signal.aborted) ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="stream_cut"');
   });
-  await new Promise<void>((resolve) => res.on("close", resolve));
+  await closed;
   ctx.metrics.observe("ptc_proxy_upstream_seconds", performance.now() - started);
   const used = await usage;
   if (tenant.virtualKey === undefined) return;

@@ -239,3 +239,27 @@ describe("proxy forwarding", () => {
     expect(r.proxy.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
 });
+
+describe("proxy forwarding: its log stays JSON lines", () => {
+  // Each forwarded request with a body put 11 close listeners on its response, so Node wrote a
+  // MaxListenersExceededWarning (two lines of plain text) to stderr for every one: an embeddings
+  // client flooded the JSON log.
+  it("writes no process warning for requests forwarded untouched, with a body or without", async () => {
+    r = await rig();
+    const warnings: string[] = [];
+    const heard = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on("warning", heard);
+    try {
+      for (const [method, path, body] of [["GET", "/v1/models", undefined], ["POST", "/v1/embeddings", JSON.stringify({ model: "m", input: "hi" })], ["POST", "/v1/completions", JSON.stringify({ model: "m", prompt: "hi", stream: true })]] as const) {
+        const res = await fetch(`${r.proxy.url}${path}`, { method, headers: { authorization: "Bearer sk-client-key", "content-type": "application/json" }, body });
+        await res.text();
+      }
+      // A warning is emitted on the next tick of the listener that passed the bound, long before the reply ended.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", heard);
+    }
+    expect(warnings).toEqual([]);
+    expect(r.upstream.requests.map((q) => q.path)).toEqual(["/v1/models", "/v1/embeddings", "/v1/completions"]);
+  });
+});
