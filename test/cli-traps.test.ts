@@ -58,6 +58,26 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+// Number() reads much that is no count: "1e3" as 1000, "0x10" as 16, "1.0" as 1, " 2" as 2, so
+// --turn 0x10 showed turn 16 and --runs 1e2 ran a hundred times.
+describe("a count on the command line is digits only", () => {
+  it.each([
+    [["trace", "show", "RUN", "--turn", "1e0"], "--turn"],
+    [["trace", "show", "RUN", "--turn", "0x1"], "--turn"],
+    [["trace", "show", "RUN", "--turn", "1.0"], "--turn"],
+    [["trace", "show", "RUN", "--turn", " 1"], "--turn"],
+    [["trace", "show", "RUN", "--compressed", "--max-turns", "2e1"], "--max-turns"],
+    [["compare", "CHATS", "--limit", "1e0"], "--limit"],
+    [["compare", "--experiment", "--runs", "0x1"], "--runs"],
+    [["demo", "--live", "--timeout", "1e4"], "--timeout"],
+  ])("ptc %j refuses %s with exit 2", async (args, flag) => {
+    const r = await ptc(args.map((a) => (a === "RUN" ? file("run.json") : a === "CHATS" ? file("chats.jsonl") : a)));
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(flag);
+    expect(r.stderr).toMatch(/whole number/);
+  });
+});
+
 describe("a command without what it needs refuses with exit 2 and its usage", () => {
   it.each([
     [["eval"], "usage: ptc eval"],

@@ -19,7 +19,7 @@ import { runTranscript } from "../harness/run-transcript.js";
 import { parseTranscripts, TranscriptError, type Transcript } from "../harness/transcript.js";
 import { parseRun } from "./trace.js";
 import { fileKind, whatReads } from "./file-kind.js";
-import { parseOptions, type Io } from "./eval.js";
+import { parseOptions, wholeNumber, type Io } from "./eval.js";
 import { version } from "./version.js";
 import { forTerminal, namesOneOf, unwritable, writeOutput } from "./output.js";
 import { readText, TextInputError } from "../json/text-input.js";
@@ -238,7 +238,7 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     io.stderr.write(`ptc compare: give at least one transcript file\n${USAGE}`);
     return 2;
   }
-  const limit = values.limit === undefined ? Infinity : Number(values.limit);
+  const limit = values.limit === undefined ? Infinity : wholeNumber(values.limit);
   if (values.limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) {
     io.stderr.write(`ptc compare: --limit takes a whole number of at least 1, got "${values.limit}"\n`);
     return 2;
@@ -373,7 +373,7 @@ function write(file: string, text: string, io: Io): boolean {
 }
 
 async function runExperimentCommand(values: { strategy?: string[]; runs?: string; live?: boolean; model?: string; json?: string }, io: Io): Promise<number> {
-  const runs = values.runs === undefined ? 1 : Number(values.runs);
+  const runs = values.runs === undefined ? 1 : wholeNumber(values.runs);
   if (!(Number.isInteger(runs) && runs >= 1)) {
     io.stderr.write(`ptc compare: --runs takes a whole number of at least 1, got "${values.runs}"\n`);
     return 2;

@@ -11,7 +11,7 @@ import type { Llm } from "../llm/types.js";
 import { runToJson } from "../agent/saved-run.js";
 import type { AgentEvent } from "../agent/events.js";
 import { liveHint, liveLlm } from "./live-llm.js";
-import { parseOptions } from "./eval.js";
+import { parseOptions, wholeNumber } from "./eval.js";
 import { readText, TextInputError } from "../json/text-input.js";
 import { forTerminal, namesOneOf, replacing, unwritable, writeOutput, type Replacement } from "./output.js";
 import { renderRunHead, renderTokens, renderTurn } from "./trace.js";
@@ -183,7 +183,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   }
   let timeoutMs: number | undefined;
   if (values.timeout !== undefined) {
-    timeoutMs = Number(values.timeout);
+    timeoutMs = wholeNumber(values.timeout);
     if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
       process.stderr.write(`ptc demo: --timeout takes a whole number of milliseconds above 0, got ${JSON.stringify(values.timeout)}\n`);
       return 2;

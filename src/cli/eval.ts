@@ -36,6 +36,14 @@ export function parseOptions<T extends ParseArgsConfig>(config: T): ReturnType<t
   return parseArgs(config);
 }
 
+/**
+ * A count or port given on the command line, or NaN: digits only. Number() reads much that is no
+ * count ("1e3" as 1000, "0x10" as 16, "1.0" as 1, " 2" as 2, "" as 0), so --turn 0x10 showed turn 16.
+ */
+export function wholeNumber(raw: string): number {
+  return /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+}
+
 export const EVAL_USAGE = `Usage: ptc eval [options] (-e SOURCE | FILE | -)
 
 Runs a PTC-Lisp program and prints its result as EDN on stdout.

@@ -5,7 +5,7 @@ import { redactUrl } from "../proxy/config.js";
 import { jsonLogger } from "../proxy/log.js";
 import { defaultStateDir } from "../proxy/paths.js";
 import { ProxyStartError, startProxy } from "../proxy/server.js";
-import { parseOptions, usageFailure, UsageError, type Io } from "./eval.js";
+import { parseOptions, usageFailure, UsageError, wholeNumber, type Io } from "./eval.js";
 import { readText, TextInputError } from "../json/text-input.js";
 
 const USAGE = `usage: ptc proxy --upstream URL [--port 8787] [--host 127.0.0.1] [--config FILE] [--state-dir DIR | --db FILE|URL] [--admin-token-file FILE] [--drain-timeout MS] [--allowed-host NAME]...
@@ -66,13 +66,13 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
     return usageFailure("proxy", e, io, USAGE);
   }
   // Digits only: Number("") is 0, any free port, which no client of a chosen port finds.
-  const port = values.port === undefined ? 8787 : /^\d+$/.test(values.port) ? Number(values.port) : NaN;
+  const port = values.port === undefined ? 8787 : wholeNumber(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     io.stderr.write(`ptc proxy: --port must be a port number, got ${values.port}\n`);
     return 2;
   }
   // Digits only, as --port: Number("") is 0, which cut in-flight requests at once.
-  const drainTimeout = values["drain-timeout"] === undefined ? undefined : /^\d+$/.test(values["drain-timeout"]) ? Number(values["drain-timeout"]) : NaN;
+  const drainTimeout = values["drain-timeout"] === undefined ? undefined : wholeNumber(values["drain-timeout"]);
   // Past the longest timer Node keeps, setTimeout fires after 1 ms: in-flight requests were cut at once.
   if (drainTimeout !== undefined && !(Number.isInteger(drainTimeout) && drainTimeout >= 0 && drainTimeout <= MAX_TIMER_MS)) {
     io.stderr.write(`ptc proxy: --drain-timeout must be a number of milliseconds from 0 to ${MAX_TIMER_MS}, got ${JSON.stringify(values["drain-timeout"])}\n`);

@@ -10,7 +10,7 @@ import { ResumeError } from "../trace/run-state.js";
 import { fileKind, whatReads, type FileKind } from "./file-kind.js";
 import { readText, TextInputError } from "../json/text-input.js";
 import { forTerminal } from "./output.js";
-import { parseOptions } from "./eval.js";
+import { parseOptions, wholeNumber } from "./eval.js";
 import type { SavedRunFile } from "../trace/saved-run.js";
 import { TraceFormatError } from "../trace/serialize.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
@@ -193,8 +193,8 @@ export function parseRun(text: string, file: string, kind: FileKind = fileKind(t
 /** A flag's positive integer; undefined when absent, null (after saying why) when malformed. */
 function positiveInt(raw: string | undefined, flag: string): number | undefined | null {
   if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (Number.isInteger(n) && n >= 1) return n;
+  const n = wholeNumber(raw);
+  if (Number.isSafeInteger(n) && n >= 1) return n;
   process.stderr.write(`ptc trace show: ${flag} expects a positive whole number, got "${raw}"\n`);
   return null;
 }

@@ -7,7 +7,7 @@ import { buildPageData } from "../viewer/data.js";
 import { MAX_INPUT_BYTES, readViewerInput, ViewerInputError, type ViewerInput } from "../viewer/input.js";
 import { contentSecurityPolicy, renderPage, ViewerAssetsError } from "../viewer/page.js";
 import { isLoopback, serveViewer } from "../viewer/server.js";
-import { parseOptions, usageFailure, UsageError, type Io } from "./eval.js";
+import { parseOptions, usageFailure, UsageError, wholeNumber, type Io } from "./eval.js";
 import { forTerminal, namesOneOf, unwritable, writeOutput } from "./output.js";
 import { readText, TextInputError } from "../json/text-input.js";
 
@@ -56,7 +56,7 @@ export function readInputs(files: readonly string[]): ViewerInput[] {
 function port(raw: string | undefined): number {
   if (raw === undefined) return 0;
   // Digits only: Number("") is 0, any free port, which no client of a chosen port finds.
-  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  const n = wholeNumber(raw);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--port expects a port number from 0 to 65535, got "${raw}"`);
   return n;
 }
