@@ -7,7 +7,7 @@ import { isArrayArg, isObjectArg, mustBe, requestProblem } from "./args.js";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
 import { answeredPage, answeredWhole, watchForDone } from "./stream.js";
-import { droppedConnection, lostReply, maskClientSecrets, oversizedHeaders, refusedHeader, retrySettings, statusError, streamError, webPageError, withRetries, type RetryOptions } from "./retry.js";
+import { cappedFetch, droppedConnection, lostReply, maskClientSecrets, oversizedHeaders, refusedHeader, retrySettings, statusError, streamError, webPageError, withRetries, type RetryOptions } from "./retry.js";
 import type { ChatMessage, Llm, LlmRequest, LlmResponse, LlmUsage } from "./types.js";
 
 export interface AiSdkLlmOptions extends RetryOptions {
@@ -60,7 +60,7 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
       };
       const onText = request.onText;
       const whole = async (signal: AbortSignal): Promise<LlmResponse> => {
-        const result = await generateText({ ...call, abortSignal: signal });
+        const result = await generateText({ ...call, model: watchedModel(model, name, retry.maxReplyBytes).model, abortSignal: signal });
         return reply(name, result.text, result.finishReason, result.rawFinishReason, result.usage, result.response.modelId);
       };
       const send = async (signal: AbortSignal, attempt: number, alive: () => void): Promise<LlmResponse> => {
@@ -71,7 +71,7 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
           return r;
         }
         // Errors come as parts of the stream and are handled below; the default onError would also log them.
-        const watched = watchedModel(model);
+        const watched = watchedModel(model, name, retry.maxReplyBytes);
         const result = streamText({ ...call, model: watched.model, abortSignal: signal, onError: () => undefined });
         let text = "";
         let finish = "unknown";
@@ -131,16 +131,17 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
  * and whether the last one held it: an OpenAI-compatible provider gives its finish part only
  * when the body ends, so a server that holds the connection open after [DONE] kept the reply
  * waiting until the stall timer failed the attempt, and the reply was asked for (and paid for)
- * again. The AI SDK's providers keep their fetch in `config`; a model kept otherwise (wrapped in
- * middleware, a gateway's string) is passed on as it is.
+ * again. Each body is cut at `maxReplyBytes` too (cappedFetch). The AI SDK's providers keep their
+ * fetch in `config`; a model kept otherwise (wrapped in middleware, a gateway's string) is passed
+ * on as it is.
  */
-function watchedModel(model: LanguageModel): { model: LanguageModel; done: () => boolean } {
+function watchedModel(model: LanguageModel, name: string, maxReplyBytes: number): { model: LanguageModel; done: () => boolean } {
   let done = () => false;
   const config = typeof model === "object" ? (model as { config?: unknown }).config : undefined;
   if (typeof config !== "object" || config === null) return { model, done: () => done() };
   const inner = (config as { fetch?: unknown }).fetch;
   // Read at each call, as the provider does, so a fetch the host swaps in later still applies.
-  const send: typeof fetch = typeof inner === "function" ? (inner as typeof fetch) : (...args) => globalThis.fetch(...args);
+  const send = cappedFetch(name, maxReplyBytes, () => (typeof inner === "function" ? (inner as typeof fetch) : globalThis.fetch));
   const watching = async (...args: Parameters<typeof fetch>): Promise<Response> => {
     const response = await send(...args);
     const type = response.headers.get("content-type");
@@ -216,7 +217,8 @@ function parseJson(text: string): unknown {
 
 /** Maps whatever the AI SDK threw to an LlmError with a kind. */
 function toLlmError(e: unknown, signal: AbortSignal, name: string): LlmError {
-  if (e instanceof LlmError) return e;
+  // Ours, or one our fetch raised (a reply past maxReplyBytes), which the provider wraps as its cause.
+  for (let c: unknown = e, depth = 0; c instanceof Error && depth < 4; depth++, c = c.cause) if (c instanceof LlmError) return c;
   // Our controller fired: its reason says whether it was the timeout or the caller.
   if (signal.aborted && signal.reason instanceof LlmError) return signal.reason;
   if (signal.aborted) return new LlmError("aborted", `${name}: request aborted`);

@@ -7,7 +7,7 @@ import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic
 import { baseUrlProblem, isObjectArg, mustBe, requestProblem, samplingProblem } from "./args.js";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
-import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
+import { cappedFetch, droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
 import { sdkLogLevel, withSdkEnv } from "./sdk-env.js";
 import { unstreamedReply, wholeReply } from "./stream.js";
 import type { ChatMessage, Llm, LlmResponse } from "./types.js";
@@ -51,7 +51,7 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
   // authToken null: a stray ANTHROPIC_AUTH_TOKEN in the environment must not ride along; baseURL
   // null: the SDK would read ANTHROPIC_BASE_URL from process.env, whatever `env` says.
   // The attempt's own controller (withRetries) bounds each attempt; the SDK's timeout is a backstop past it.
-  const client = withSdkEnv(env, ["ANTHROPIC_CUSTOM_HEADERS", "ANTHROPIC_LOG"], () => new Anthropic({ apiKey, authToken: null, baseURL: baseURL || null, maxRetries: 0, timeout: sdkBackstopMs(retry.timeoutMs), ...sdkLogLevel(env.ANTHROPIC_LOG) }));
+  const client = withSdkEnv(env, ["ANTHROPIC_CUSTOM_HEADERS", "ANTHROPIC_LOG"], () => new Anthropic({ apiKey, authToken: null, baseURL: baseURL || null, maxRetries: 0, timeout: sdkBackstopMs(retry.timeoutMs), fetch: cappedFetch(name, retry.maxReplyBytes), ...sdkLogLevel(env.ANTHROPIC_LOG) }));
   const cache = options.cache ?? true;
 
   return {

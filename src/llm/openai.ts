@@ -4,7 +4,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import { Stream } from "openai/core/streaming";
 import { baseUrlProblem, isObjectArg, mustBe, requestProblem, samplingProblem } from "./args.js";
 import { LlmError } from "./errors.js";
-import { droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
+import { cappedFetch, droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
 import { sdkLogLevel, withSdkEnv } from "./sdk-env.js";
 import { unstreamedReply, watchForDone, wholeReply } from "./stream.js";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
@@ -70,7 +70,7 @@ export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
   // when both fire together a body cut by the SDK reads as a connection error, not a timeout.
   // The SDK reads process.env for an option left undefined, whatever `env` says: null leaves it unread.
   const account = { baseURL: baseURL ?? null, organization: env.OPENAI_ORG_ID ?? null, project: env.OPENAI_PROJECT_ID ?? null };
-  const client = withSdkEnv(env, ["OPENAI_CUSTOM_HEADERS", "OPENAI_LOG"], () => new OpenAI({ apiKey: apiKey || "unused", ...account, maxRetries: 0, timeout: sdkBackstopMs(retry.timeoutMs), ...sdkLogLevel(env.OPENAI_LOG) }));
+  const client = withSdkEnv(env, ["OPENAI_CUSTOM_HEADERS", "OPENAI_LOG"], () => new OpenAI({ apiKey: apiKey || "unused", ...account, maxRetries: 0, timeout: sdkBackstopMs(retry.timeoutMs), fetch: cappedFetch(name, retry.maxReplyBytes), ...sdkLogLevel(env.OPENAI_LOG) }));
   // The parameters the server refused for a model (400 naming the param, code unsupported_...),
   // left out of that model's later requests: OpenAI's reasoning models (o-series, gpt-5) take
   // `max_completion_tokens` for `max_tokens`, which other OpenAI-compatible servers may not know,

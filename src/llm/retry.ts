@@ -28,6 +28,12 @@ export interface RetryOptions {
   retryMaxMs?: number;
   /** Called before each retry wait (logging, tests); what it throws is ignored. */
   onRetry?: (info: RetryInfo) => void;
+  /**
+   * Most bytes of one reply's body, streamed or whole: past it the attempt fails as `malformed`,
+   * not retried, and the connection is closed. Default 64 MiB, far past what a model's output
+   * limit lets it write, event framing included.
+   */
+  maxReplyBytes?: number;
 }
 
 export interface RetrySettings {
@@ -36,16 +42,43 @@ export interface RetrySettings {
   retryBaseMs: number;
   retryMaxMs: number;
   onRetry?: (info: RetryInfo) => void;
+  maxReplyBytes: number;
 }
+
+/** maxReplyBytes' default: 64 MiB. */
+export const MAX_REPLY_BYTES = 64 * 1024 * 1024;
 
 /** The retry options with their defaults, checked; a bad one is a `config` LlmError naming `who`. */
 export function retrySettings(who: string, o: Partial<RetrySettings>): RetrySettings {
-  const s: RetrySettings = { maxRetries: o.maxRetries ?? 3, timeoutMs: o.timeoutMs ?? 120_000, retryBaseMs: o.retryBaseMs ?? 500, retryMaxMs: o.retryMaxMs ?? 30_000, ...(o.onRetry ? { onRetry: o.onRetry } : {}) };
+  const s: RetrySettings = { maxRetries: o.maxRetries ?? 3, timeoutMs: o.timeoutMs ?? 120_000, retryBaseMs: o.retryBaseMs ?? 500, retryMaxMs: o.retryMaxMs ?? 30_000, ...(o.onRetry ? { onRetry: o.onRetry } : {}), maxReplyBytes: o.maxReplyBytes ?? MAX_REPLY_BYTES };
   for (const [k, v] of [["maxRetries", s.maxRetries], ["retryBaseMs", s.retryBaseMs], ["retryMaxMs", s.retryMaxMs]] as const) {
     if (!Number.isFinite(v) || v < 0) throw new LlmError("config", `${who}: ${k} must be a non-negative number, got ${v}`);
   }
   if (!Number.isFinite(s.timeoutMs) || s.timeoutMs <= 0) throw new LlmError("config", `${who}: timeoutMs must be a positive number, got ${s.timeoutMs}`);
+  if (!Number.isSafeInteger(s.maxReplyBytes) || s.maxReplyBytes <= 0) throw new LlmError("config", `${who}: maxReplyBytes must be a positive whole number, got ${s.maxReplyBytes}`);
   return s;
+}
+
+/**
+ * `send` (a fetch) with each response's body cut at `max` bytes: a server that keeps sending
+ * (a runaway stream, an endless body) would otherwise have the whole of it held in memory.
+ * Past the cap the body fails with a `malformed` LlmError, which the reader throws, and the
+ * connection is closed. Called per request, so a fetch swapped in later still applies.
+ */
+export function cappedFetch(name: string, max: number, send: () => typeof fetch = () => globalThis.fetch): typeof fetch {
+  return async (...args) => {
+    const response = await send()(...args);
+    if (response.body === null) return response;
+    let bytes = 0;
+    const counter = new TransformStream<Uint8Array, Uint8Array>({
+      transform(piece, out) {
+        bytes += piece.byteLength;
+        if (bytes > max) out.error(new LlmError("malformed", `${name}: the reply is larger than maxReplyBytes (${max} bytes); the rest was not read`));
+        else out.enqueue(piece);
+      },
+    });
+    return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
 }
 
 type ErrorClass = abstract new (...args: never[]) => Error;
