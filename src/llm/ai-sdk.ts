@@ -61,7 +61,7 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
       const onText = request.onText;
       const whole = async (signal: AbortSignal): Promise<LlmResponse> => {
         const result = await generateText({ ...call, model: watchedModel(model, name, retry.maxReplyBytes).model, abortSignal: signal });
-        return reply(name, result.text, result.finishReason, result.rawFinishReason, result.usage, result.response.modelId);
+        return reply(name, result.text, result.finishReason, result.rawFinishReason, usageOf(result.usage), result.response.modelId);
       };
       const send = async (signal: AbortSignal, attempt: number, alive: () => void): Promise<LlmResponse> => {
         if (onText === undefined) return whole(signal);
@@ -72,7 +72,9 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
         }
         // Errors come as parts of the stream and are handled below; the default onError would also log them.
         const watched = watchedModel(model, name, retry.maxReplyBytes);
-        const result = streamText({ ...call, model: watched.model, abortSignal: signal, onError: () => undefined });
+        // Raw chunks: the provider gives its finish and usage only when the body ends (readWire).
+        const result = streamText({ ...call, model: watched.model, abortSignal: signal, includeRawChunks: true, onError: () => undefined });
+        const wire: WireEnd = {};
         let text = "";
         let finish = "unknown";
         let rawFinish: string | undefined;
@@ -81,26 +83,37 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
         // whole JSON reply reads as an event stream cut before its first event.
         let failure: { error: unknown } | undefined;
         let contentType: string | undefined;
-        for await (const part of result.fullStream) {
-          // The AI SDK's own `start` comes before anything from the server.
-          if (part.type !== "start") alive();
-          if (part.type === "text-delta") {
-            if (failure !== undefined) throw failure.error;
-            text += part.text;
-            onText(part.text, attempt);
-          } else if (part.type === "error") {
-            // [DONE] is the server's word that the reply is whole, where it leaves every finish_reason null.
-            if (watched.done() && unfinished(part.error)) continue;
-            if (text !== "") throw part.error;
-            failure ??= { error: part.error };
-          } else if (part.type === "abort") throw signal.aborted ? signal.reason : new LlmError("aborted", `${name}: request aborted`);
-          else if (part.type === "finish-step") contentType = part.response.headers?.["content-type"];
-          else if (part.type === "finish") {
-            finish = part.finishReason;
-            rawFinish = part.rawFinishReason;
-            usage = part.totalUsage;
+        // Dropped after the finish reason (before the body's end): the reply is whole and paid
+        // for, and asking again would pay for it twice.
+        const paidFor = (e: unknown): boolean => wire.finish !== undefined && text !== "" && droppedConnection(e) !== undefined;
+        let cut = false;
+        try {
+          for await (const part of result.fullStream) {
+            // The AI SDK's own `start` comes before anything from the server.
+            if (part.type !== "start") alive();
+            if (part.type === "raw") readWire(part.rawValue, wire);
+            else if (part.type === "text-delta") {
+              if (failure !== undefined) throw failure.error;
+              text += part.text;
+              onText(part.text, attempt);
+            } else if (part.type === "error") {
+              // [DONE] is the server's word that the reply is whole, where it leaves every finish_reason null.
+              if (watched.done() && unfinished(part.error)) continue;
+              if ((cut = paidFor(part.error))) break;
+              if (text !== "") throw part.error;
+              failure ??= { error: part.error };
+            } else if (part.type === "abort") throw signal.aborted ? signal.reason : new LlmError("aborted", `${name}: request aborted`);
+            else if (part.type === "finish-step") contentType = part.response.headers?.["content-type"];
+            else if (part.type === "finish") {
+              finish = part.finishReason;
+              rawFinish = part.rawFinishReason;
+              usage = part.totalUsage;
+            }
           }
+        } catch (e) {
+          if (!(cut = paidFor(e))) throw e;
         }
+        if (cut) return reply(name, text, wire.finish ?? "stop", undefined, wireUsage(wire), wire.model ?? (typeof model === "string" ? model : model.modelId));
         if (text === "" && answeredPage(contentType)) throw webPageError(name, undefined);
         if (text === "" && answeredWhole(contentType)) {
           // The provider parsed the reply away as events: asked again unstreamed, this time and
@@ -111,7 +124,7 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
           return r;
         }
         if (failure !== undefined) throw failure.error;
-        return reply(name, text, finish, rawFinish, usage, (await result.response).modelId);
+        return reply(name, text, finish, rawFinish, usageOf(usage), (await result.response).modelId);
       };
       // Mapped here, where the key can be awaited (the AI Gateway's headers are a promise).
       const attempt = async (signal: AbortSignal, n: number, alive: () => void): Promise<LlmResponse> => {
@@ -153,16 +166,54 @@ function watchedModel(model: LanguageModel, name: string, maxReplyBytes: number)
   return { model: Object.create(model as object, { config: { value: { ...config, fetch: watching } } }) as LanguageModel, done: () => done() };
 }
 
+/** What the server's own chunks said of the reply's end, read as they pass (readWire). */
+interface WireEnd {
+  /** The finish reason as the AI SDK names it ("stop", "length"), once a chunk gave one. */
+  finish?: string;
+  model?: string;
+  input?: number;
+  output?: number;
+  cached?: number;
+}
+
+const count = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+
+/**
+ * Reads one raw chunk in the wire shape of OpenAI's chat completions (a choice's finish_reason,
+ * the usage chunk): the OpenAI-compatible provider keeps both until the body ends, so a
+ * connection dropped after them lost a reply that is whole and paid for. A gateway's finish
+ * reason "error" is no end.
+ */
+function readWire(raw: unknown, wire: WireEnd): void {
+  if (typeof raw !== "object" || raw === null) return;
+  const c = raw as { model?: unknown; choices?: unknown; usage?: Record<string, unknown> | null };
+  if (typeof c.model === "string" && c.model !== "") wire.model = c.model;
+  if (Array.isArray(c.choices)) {
+    const reason = (c.choices[0] as { finish_reason?: unknown } | undefined)?.finish_reason;
+    if (typeof reason === "string" && reason !== "" && reason !== "error") wire.finish = reason === "length" ? "length" : "stop";
+    if (typeof c.usage === "object" && c.usage !== null) {
+      wire.input = count(c.usage.prompt_tokens);
+      wire.output = count(c.usage.completion_tokens);
+      wire.cached = count((c.usage.prompt_tokens_details as { cached_tokens?: unknown } | null | undefined)?.cached_tokens);
+    }
+  }
+}
+
+/** The usage the wire gave, when it gave both counts (as usageOf). */
+function wireUsage(w: WireEnd): LlmUsage | undefined {
+  if (w.input === undefined || w.output === undefined) return undefined;
+  return { inputTokens: w.input, outputTokens: w.output, cachedTokens: w.cached ?? 0 };
+}
+
 /**
  * The reply as an LlmResponse: text required, usage with the cache reads and writes the provider
  * reports. A provider that reports no token counts (a stream not asked for usage) gives no usage,
  * so the agent measures the prompt itself rather than count zero tokens.
  */
-function reply(name: string, text: string, finishReason: string, rawFinishReason: string | undefined, u: LanguageModelUsage | undefined, modelId: string): LlmResponse {
+function reply(name: string, text: string, finishReason: string, rawFinishReason: string | undefined, usage: LlmUsage | undefined, modelId: string): LlmResponse {
   // A gateway (OpenRouter) ends a choice whose upstream failed half-way with "error", which the
   // providers map to "other": the text is half a reply, and the OpenAI client retries it.
   if (rawFinishReason === "error") throw new LlmError("server", `${name}: error in the reply: it ended with finish reason "error"`);
-  const usage = usageOf(u);
   if (text.trim() === "") throw new LlmError("malformed", `${name}: the reply has no text content (finish reason: ${finishReason})`, usage ? { usage } : {});
   return { ...(finishReason === "length" ? { truncated: true } : {}), content: text, ...(usage ? { usage } : {}), model: modelId };
 }

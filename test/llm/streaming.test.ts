@@ -453,13 +453,15 @@ describe("a connection dropped by a proxy or load balancer", () => {
 
   // The server has charged for the whole reply: asking again would pay for it twice.
   it("after the whole reply was read (finish reason and usage, no [DONE] or message_stop) takes it, without asking again", async () => {
-    for (const [name, client, stream] of clients(() => undefined).slice(0, 2)) {
+    // aiSdkLlm's provider gives its finish and usage only when the body ends: a drop after them
+    // was asked again, 4 times in all, and the run failed.
+    for (const [name, client, stream] of clients(() => undefined)) {
       for (const drop of ["fin", "reset"] as const) {
         const whole = stream(["(count", " x)"]).events;
         script = [{ events: whole.slice(0, -1), drop }, stream(["(other)"])];
         received = [];
         const r = await client.complete({ messages, onText: () => undefined });
-        expect([name, drop, received.length, r.content, r.usage?.outputTokens]).toEqual([name, drop, 1, "(count x)", name === "openai" ? 5 : 9]);
+        expect([name, drop, received.length, r.content, r.usage?.outputTokens, r.truncated]).toEqual([name, drop, 1, "(count x)", name === "anthropic" ? 9 : 5, undefined]);
       }
     }
   });
