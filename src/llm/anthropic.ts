@@ -7,7 +7,7 @@ import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic
 import { baseUrlProblem, isObjectArg, mustBe, requestProblem, samplingProblem } from "./args.js";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
-import { cappedFetch, droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
+import { cappedFetch, droppedConnection, quoted, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
 import { sdkLogLevel, withSdkEnv } from "./sdk-env.js";
 import { unstreamedReply, wholeReply } from "./stream.js";
 import type { ChatMessage, Llm, LlmResponse } from "./types.js";
@@ -155,7 +155,7 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, alive: (
     for await (const raw of stream) {
       alive();
       // JSON that is no event (null, a list, a number) is the server's garbage, which asking again repeats: not a stream cut short.
-      if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new LlmError("malformed", `${name}: the stream holds an event that is not a message event: ${String(JSON.stringify(raw)).slice(0, 80)}`);
+      if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new LlmError("malformed", `${name}: the stream holds an event that is not a message event: ${quoted(String(JSON.stringify(raw)), 80)}`);
       const e = raw as { type?: unknown; message?: { model?: unknown; usage?: Record<string, unknown> }; delta?: { type?: unknown; text?: unknown; stop_reason?: unknown }; usage?: Record<string, unknown> };
       if (e.type === "message_start") {
         model = e.message?.model;
@@ -190,7 +190,7 @@ const CUT: ReadonlySet<unknown> = new Set(["max_tokens", "model_context_window_e
 
 /** Checks the reply is a message with text, and maps its usage (cache reads and writes included); `asked` names the model when the reply does not. */
 function parseReply(raw: unknown, name: string, asked: string): LlmResponse {
-  if (typeof raw !== "object" || raw === null) throw new LlmError("malformed", `${name}: the reply is not a message (got ${String(raw).slice(0, 80)})`);
+  if (typeof raw !== "object" || raw === null) throw new LlmError("malformed", `${name}: the reply is not a message (got ${quoted(String(raw), 80)})`);
   const r = raw as { type?: unknown; error?: unknown; content?: unknown; model?: unknown; stop_reason?: unknown; usage?: Record<string, unknown> | null };
   // A gateway that commits its 200 before the upstream fails sends the API's error in the body.
   if (r.type === "error" && typeof r.error === "object" && r.error !== null) throw streamError(name, r, "the reply");

@@ -4,7 +4,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import { Stream } from "openai/core/streaming";
 import { baseUrlProblem, isObjectArg, mustBe, requestProblem, samplingProblem } from "./args.js";
 import { LlmError } from "./errors.js";
-import { cappedFetch, droppedConnection, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
+import { cappedFetch, droppedConnection, quoted, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
 import { sdkLogLevel, withSdkEnv } from "./sdk-env.js";
 import { unstreamedReply, watchForDone, wholeReply } from "./stream.js";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
@@ -138,7 +138,7 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, alive: (
       alive();
       // JSON that is no chunk (null, a list, choices that are no list) is the server's garbage,
       // which asking again repeats: not a stream cut short.
-      if (!isChunk(raw)) throw new LlmError("malformed", `${name}: the stream holds an event that is not a chat completion chunk: ${String(JSON.stringify(raw)).slice(0, 80)}`);
+      if (!isChunk(raw)) throw new LlmError("malformed", `${name}: the stream holds an event that is not a chat completion chunk: ${quoted(String(JSON.stringify(raw)), 80)}`);
       const chunk = raw;
       if (typeof chunk.model === "string") out.model = chunk.model;
       if (chunk.usage) out.usage = chunk.usage;
@@ -197,7 +197,7 @@ function replyText(content: unknown): string | undefined {
 /** Checks the reply is a chat completion with text, and maps its usage; `asked` names the model when the reply does not. */
 function parseCompletion(raw: unknown, name: string, asked: string): LlmResponse {
   if (typeof raw !== "object" || raw === null) {
-    throw new LlmError("malformed", `${name}: the reply is not a chat completion (got ${typeof raw === "string" ? `text: ${JSON.stringify(raw.slice(0, 80))}` : String(raw)})`);
+    throw new LlmError("malformed", `${name}: the reply is not a chat completion (got ${typeof raw === "string" ? `text: ${quoted(JSON.stringify(raw), 80)}` : String(raw)})`);
   }
   const c = raw as CompletionShape;
   if (typeof c.error === "object" && c.error !== null) throw streamError(name, c, "the reply");

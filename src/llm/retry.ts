@@ -235,14 +235,14 @@ export function streamError(name: string, body: unknown, where = "the stream"): 
 const MAX_QUOTED = 1_000;
 
 /**
- * A server's text as an error quotes it: whole when short, else its start and its length. Cut
+ * A server's text as an error quotes it: whole when short (up to `max`), else its start and its length. Cut
  * before the word the cut would halve (a space, a comma, a quote ends one): a key quoted across
  * the cut would be left in part, which no mask finds, as would a token (a JWT) that fills the
  * whole start, so none of such a start is quoted. Nor is half an escape (`\u00e9`) or half an emoji.
  */
-function quoted(text: string): string {
-  if (text.length <= MAX_QUOTED) return text;
-  const word = /[^\w.~+/=-][\w.~+/=-]*$/.exec(text.slice(0, MAX_QUOTED + 1));
+export function quoted(text: string, max = MAX_QUOTED): string {
+  if (text.length <= max) return text;
+  const word = /[^\w.~+/=-][\w.~+/=-]*$/.exec(text.slice(0, max + 1));
   let end = word === null ? 0 : word.index;
   if (end > 0 && /[\uD800-\uDBFF]/.test(text[end - 1])) end--;
   // A backslash left last would escape the ellipsis: it is the start of an escape the cut halved.

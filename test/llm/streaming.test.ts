@@ -11,7 +11,7 @@ import { anthropicLlm } from "../../src/llm/anthropic.js";
 import { openaiLlm } from "../../src/llm/openai.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import type { RetryInfo } from "../../src/llm/retry.js";
-import type { ChatMessage } from "../../src/llm/types.js";
+import type { ChatMessage, Llm } from "../../src/llm/types.js";
 import { localServer } from "../support/local-server.js";
 
 /**
@@ -624,5 +624,29 @@ describe("an event that is JSON but no event", () => {
       results.push([anthropic.name, junk, e.kind, received.length]);
     }
     expect(results).toEqual(results.map((r) => [(r as unknown[])[0], (r as unknown[])[1], "malformed", 1]));
+  });
+});
+
+// The quote of a reply that is no completion was cut at 80 characters wherever they ended: a
+// key the server echoed across the cut was left in part ("sk-proj-0123"), which no mask finds.
+describe("a reply that is no completion, quoted in the error", () => {
+  it("is cut before a word the cut would halve, by each client, streamed or not", async () => {
+    const key = "sk-proj-0123456789abcdefghijKLMNOPQRSTUVWXYZ";
+    const echo = `${"p ".repeat(34)}${key} and more`;
+    const openai = openaiLlm({ model: "fake", baseURL: `${base}/v1`, apiKey: key, maxRetries: 0, env: {} });
+    const anthropic = anthropicLlm({ model: "claude-fake", baseURL: base, apiKey: key, maxRetries: 0, env: {} });
+    const cases: Array<[Llm, Behaviour, boolean]> = [
+      [openai, { events: [{ data: [echo] }] }, true],
+      [openai, { whole: echo }, false],
+      [anthropic, { events: [{ event: "message_start", data: [echo] }] }, true],
+      [anthropic, { whole: echo }, false],
+    ];
+    for (const [client, behaviour, streamed] of cases) {
+      script = [behaviour];
+      const e = await failure(client.complete({ messages, ...(streamed ? { onText: () => undefined } : {}) }));
+      expect([client.name, streamed, e.kind]).toEqual([client.name, streamed, "malformed"]);
+      expect(e.message).toContain("p p p");
+      expect(e.message).not.toContain(key.slice(0, 10));
+    }
   });
 });
