@@ -8,7 +8,7 @@ import { baseUrlProblem, isObjectArg, mustBe, requestProblem, samplingProblem } 
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
 import { cappedFetch, droppedConnection, quoted, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
-import { sdkLogLevel, withSdkEnv } from "./sdk-env.js";
+import { sdkLogLevel, warnOncePerModel, withSdkEnv } from "./sdk-env.js";
 import { unstreamedReply, wholeReply } from "./stream.js";
 import type { ChatMessage, Llm, LlmResponse } from "./types.js";
 
@@ -53,6 +53,7 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
   // The attempt's own controller (withRetries) bounds each attempt; the SDK's timeout is a backstop past it.
   const client = withSdkEnv(env, ["ANTHROPIC_CUSTOM_HEADERS", "ANTHROPIC_LOG"], () => new Anthropic({ apiKey, authToken: null, baseURL: baseURL || null, maxRetries: 0, timeout: sdkBackstopMs(retry.timeoutMs), fetch: cappedFetch(name, retry.maxReplyBytes), ...sdkLogLevel(env.ANTHROPIC_LOG) }));
   const cache = options.cache ?? true;
+  const once = warnOncePerModel();
 
   return {
     name,
@@ -72,10 +73,10 @@ export function anthropicLlm(options: AnthropicLlmOptions = {}): Llm {
       const onText = request.onText;
       const send = async (signal: AbortSignal, attempt: number, alive: () => void) => {
         if (onText === undefined) {
-          const { data, response } = await client.messages.create(body, { signal }).withResponse();
+          const { data, response } = await once(asked, () => client.messages.create(body, { signal })).withResponse();
           return wholeReply(data, response, name, (reply) => parseReply(reply, name, asked));
         }
-        const { data: stream, response } = await client.messages.create({ ...body, stream: true }, { signal }).withResponse();
+        const { data: stream, response } = await once(asked, () => client.messages.create({ ...body, stream: true }, { signal })).withResponse();
         const whole = await unstreamedReply(response, name, (reply) => parseReply(reply, name, asked), (text) => onText(text, attempt));
         if (whole !== undefined) return whole;
         return parseReply(await readStream(stream, name, alive, (delta) => onText(delta, attempt)), name, asked);

@@ -34,3 +34,26 @@ export function withSdkEnv<T>(env: Env, names: readonly string[], make: () => T)
 export function sdkLogLevel(named: string | undefined): { logLevel?: "off" } {
   return named === undefined || named === "" ? { logLevel: "off" } : {};
 }
+
+/**
+ * Runs an SDK call, letting the console warnings it writes synchronously through only the first
+ * time for `model`: the Anthropic SDK warns at every request for a model it lists as deprecated
+ * (claude-sonnet-4-5 among them), two lines on the host's stderr each turn of a run. The swap
+ * is synchronous, so nothing else runs while console.warn is replaced.
+ */
+export function warnOncePerModel(): <T>(model: string, call: () => T) => T {
+  const warned = new Set<string>();
+  return (model, call) => {
+    if (!warned.has(model)) {
+      warned.add(model);
+      return call();
+    }
+    const warn = console.warn;
+    console.warn = () => undefined;
+    try {
+      return call();
+    } finally {
+      console.warn = warn;
+    }
+  };
+}

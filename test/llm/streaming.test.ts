@@ -650,3 +650,23 @@ describe("a reply that is no completion, quoted in the error", () => {
     }
   });
 });
+
+// The Anthropic SDK warns on the console at each request for a model it lists as deprecated
+// (claude-sonnet-4-5, the model the docs suggest): two lines on the host's stderr every turn.
+describe("the Anthropic SDK's deprecation warning", () => {
+  it("reaches the console once per model a client asks, not at every request", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    try {
+      const reply = (model: string) => ({ whole: { id: "m1", type: "message", role: "assistant", model, content: [{ type: "text", text: "(count x)" }], stop_reason: "end_turn", usage: { input_tokens: 4, output_tokens: 9 } } });
+      const client = anthropicLlm({ model: "claude-sonnet-4-5", baseURL: base, apiKey: "sk-ant-test", maxRetries: 0, env: {} });
+      script = [reply("claude-sonnet-4-5"), reply("claude-sonnet-4-5"), reply("claude-sonnet-4-5"), reply("claude-opus-4-5"), reply("claude-opus-4-5")];
+      for (const model of [undefined, undefined, undefined, "claude-opus-4-5", "claude-opus-4-5"]) {
+        expect((await client.complete({ messages, ...(model === undefined ? {} : { model }) })).content).toBe("(count x)");
+      }
+      expect(received).toHaveLength(5);
+      expect(warn.mock.calls.map((c) => String(c[0]).split("'")[1])).toEqual(["claude-sonnet-4-5", "claude-opus-4-5"]);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+});
