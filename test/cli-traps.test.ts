@@ -446,15 +446,17 @@ describe("an input without an end (/dev/zero)", () => {
     expect(r.stderr).toContain(`ptc proxy: cannot read the config file /dev/zero: /dev/zero is too large to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
     expect(r.stdout).not.toContain("listening");
   }, 60_000);
-  it("as a line without an end on ptc repl's input (ptc repl < /dev/zero)", async () => {
-    const chunk = Buffer.alloc(1 << 20);
-    const zeros = Readable.from((function* () {
-      for (;;) yield chunk;
-    })());
+  // A line past the longest program can never run, as for ptc eval -: it was read to half a gigabyte (730 MB resident, 3 s) to be refused.
+  it("as a line without an end on ptc repl's input (ptc repl < /dev/zero), read no further than a program may be", async () => {
+    let read = 0;
+    const zeros = new Readable({ read() { read += 1 << 16; this.push(Buffer.alloc(1 << 16)); } });
     let stderr = "";
     const code = await runCli(["repl"], { stdin: zeros, stdout: { write: () => true }, stderr: { write: (s: string) => (stderr += s) } });
     expect(code).toBe(2);
-    expect(stderr).toContain(`ptc repl: standard input line 1 is too long to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
+    expect(stderr).toBe("ptc repl: standard input line 1 is too long to run as a program (more than 600003 bytes; the limit is maxSourceChars=200000 characters)\n");
+    expect(read).toBeLessThan(1 << 20);
+    const raised = await runCli(["repl", "--limit", "maxSourceChars=10"], { stdin: Readable.from(["(+ 1 2 3 4 5 6 7 8 9 10 11 12 13 14)\n"]), stdout: { write: () => true }, stderr: { write: (s: string) => (stderr = s) } });
+    expect([raised, stderr]).toEqual([2, "ptc repl: standard input line 1 is too long to run as a program (more than 33 bytes; the limit is maxSourceChars=10 characters)\n"]);
   });
 
   it("as an entry of ptc repl's input that never closes (yes '(' | ptc repl): it ends once past maxSourceChars", async () => {

@@ -134,7 +134,7 @@ function readInput(path: string, what: string, limit?: ReadLimit): string {
  * most for one UTF-16 unit) and a byte-order mark. Past it the evaluator refuses the program
  * anyway; reading on (< /dev/zero, up to the most a string holds) would only cost memory and time.
  */
-function programLimit(limits: Partial<Limits>): ReadLimit {
+export function programLimit(limits: Partial<Limits>): ReadLimit {
   const chars = limits.maxSourceChars ?? defaultLimits.maxSourceChars;
   return { bytes: 3 * chars + 3, what: "run as a program", why: `the limit is maxSourceChars=${chars} characters` };
 }

@@ -5,7 +5,7 @@ import { createInterface } from "node:readline";
 import { defaultLimits, evaluate, excerpt, IN_EARLIER_PROGRAM, relocate, type ErrorInfo, type Memory } from "../lisp/index.js";
 import { textLines, TextInputError } from "../json/text-input.js";
 import { forStream } from "./output.js";
-import { loadCtx, parseIsolation, parseLimits, parseOptions, processIo, report, SANDBOX_OPTIONS, usageFailure, type Io } from "./eval.js";
+import { loadCtx, parseIsolation, parseLimits, parseOptions, processIo, programLimit, report, SANDBOX_OPTIONS, usageFailure, type Io } from "./eval.js";
 
 export const REPL_USAGE = `Usage: ptc repl [--ctx JSON | --ctx-file FILE] [--limit NAME=N ...] [--isolation worker|none]
 
@@ -118,7 +118,8 @@ export async function runReplCommand(args: string[], io: Io = processIo()): Prom
   const interactive = (io.stdin as { isTTY?: boolean }).isTTY === true;
   // A script piped in is read as ptc eval reads a file: strictly UTF-8, never with characters replaced.
   const rl = interactive ? createInterface({ input: io.stdin, output: io.stdout as NodeJS.WritableStream, terminal: true }) : undefined;
-  const lines = rl ?? textLines(io.stdin as AsyncIterable<Buffer | string>, "standard input");
+  // A line longer than a program may be can never run (as for ptc eval -).
+  const lines = rl ?? textLines(io.stdin as AsyncIterable<Buffer | string>, "standard input", programLimit(limits));
   let memory: Memory = new Map();
   let buffer = "";
   const prompt = (): void => {

@@ -95,9 +95,12 @@ const decodes = (bytes: Uint8Array, stream: boolean): boolean => {
  * The lines of a stream as they come (split at a newline, a carriage return before it dropped),
  * each decoded strictly: a TextInputError names the first bad byte by its line and column in the
  * whole input, as decodeText does. For input read line by line (ptc repl), which decodeText
- * would make wait for its end.
+ * would make wait for its end. A line past `limit` (by default the most a string holds) is refused
+ * as soon as it is: one without an end (< /dev/zero) would otherwise be kept until memory ran out.
  */
-export async function* textLines(stream: AsyncIterable<Buffer | string>, name: string): AsyncGenerator<string> {
+export async function* textLines(stream: AsyncIterable<Buffer | string>, name: string, limit: ReadLimit = AS_TEXT): AsyncGenerator<string> {
+  const max = Math.min(limit.bytes, constants.MAX_STRING_LENGTH);
+  const tooLong = (): TextInputError => new TextInputError(`${name} line ${line} is too long to ${limit.what} (more than ${max} bytes${limit.why === undefined ? "" : `; ${limit.why}`})`);
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let line = 1;
@@ -115,6 +118,7 @@ export async function* textLines(stream: AsyncIterable<Buffer | string>, name: s
     const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
     let from = 0;
     for (let nl = bytes.indexOf(0x0a); nl >= 0; nl = bytes.indexOf(0x0a, from)) {
+      if (pendingBytes + nl - from > max) throw tooLong();
       pending.push(bytes.subarray(from, nl));
       yield decode(Buffer.concat(pending));
       pending = [];
@@ -124,8 +128,7 @@ export async function* textLines(stream: AsyncIterable<Buffer | string>, name: s
     if (from < bytes.length) {
       pending.push(bytes.subarray(from));
       pendingBytes += bytes.length - from;
-      // A line without an end (< /dev/zero) is refused once it cannot be a string, not kept until memory runs out.
-      if (pendingBytes > constants.MAX_STRING_LENGTH) throw new TextInputError(`${name} line ${line} is too long to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
+      if (pendingBytes > max) throw tooLong();
     }
   }
   if (pending.length > 0) yield decode(Buffer.concat(pending));
