@@ -83,9 +83,10 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
         // whole JSON reply reads as an event stream cut before its first event.
         let failure: { error: unknown } | undefined;
         let contentType: string | undefined;
-        // Dropped after the finish reason (before the body's end): the reply is whole and paid
-        // for, and asking again would pay for it twice.
-        const paidFor = (e: unknown): boolean => wire.finish !== undefined && text !== "" && droppedConnection(e) !== undefined;
+        // Dropped, or stalled past the timeout, after the finish reason (before the body's end):
+        // the reply is whole and paid for, and asking again would pay for it twice.
+        const stalled = (): boolean => signal.aborted && signal.reason instanceof LlmError && signal.reason.kind === "timeout";
+        const paidFor = (e: unknown): boolean => wire.finish !== undefined && text !== "" && (droppedConnection(e) !== undefined || stalled());
         let cut = false;
         try {
           for await (const part of result.fullStream) {
@@ -102,7 +103,10 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
               if ((cut = paidFor(part.error))) break;
               if (text !== "") throw part.error;
               failure ??= { error: part.error };
-            } else if (part.type === "abort") throw signal.aborted ? signal.reason : new LlmError("aborted", `${name}: request aborted`);
+            } else if (part.type === "abort") {
+              if ((cut = paidFor(signal.reason))) break;
+              throw signal.aborted ? signal.reason : new LlmError("aborted", `${name}: request aborted`);
+            }
             else if (part.type === "finish-step") contentType = part.response.headers?.["content-type"];
             else if (part.type === "finish") {
               finish = part.finishReason;

@@ -4,6 +4,7 @@
 // between them: the clock, not the machine's speed, decides what outlasts the timeout.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { wrapLanguageModel } from "ai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { llmFailure as failure } from "../support/llm.js";
 import { aiSdkLlm } from "../../src/llm/ai-sdk.js";
@@ -147,6 +148,47 @@ describe("a streamed reply and the client's timeoutMs", () => {
         [["(count", 1], [" data", 1], ["(count x)", 2]],
       ]);
     }
+  });
+
+  // The finish reason and the usage came, then nothing (no [DONE] or message_stop), the connection
+  // held open: the reply is whole and paid for. aiSdkLlm, whose provider gives its finish part
+  // only when the body ends, failed the attempt and asked again (2 requests); openaiLlm took it.
+  it("a stream that stalls after its finish reason is taken at the timeout, in one request", async () => {
+    const retries: RetryInfo[] = [];
+    for (const [name, llm, stream] of clients(retries)) {
+      const held = stream(PIECES);
+      // Its last burst, less the end-of-stream markers: the server holds the connection open after the rest.
+      held[held.length - 1] = held[held.length - 1].filter((e) => !e.includes("[DONE]") && !e.includes("message_stop"));
+      script = [held, stream(["(count x)"])];
+      requests = 0;
+      retries.length = 0;
+      let told = 0;
+      const reply = llm.complete({ messages, onText: () => void (told++, next()) });
+      while (told < PIECES.length) await new Promise((resolve) => setImmediate(resolve));
+      // The last burst, the finish, is on its way: the client has had time to read it when the timeout passes.
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+      vi.advanceTimersByTime(TIMEOUT);
+      const r = await reply;
+      expect([name, requests, retries.map((i) => i.error.kind), r.content]).toEqual([name, 1, [], "(count data/orders)"]);
+    }
+  });
+
+  // A model wrapped in middleware keeps its provider's fetch out of reach, so no [DONE] watcher
+  // ends the body: a server holding the connection open after [DONE] failed every attempt.
+  it("aiSdkLlm over a model wrapped in middleware takes the reply at the timeout after [DONE], in one request", async () => {
+    const retries: RetryInfo[] = [];
+    const provider = createOpenAICompatible({ name: "fake", baseURL: `${base}/v1`, apiKey: "sk-fake", includeUsage: true });
+    const onRetry = (i: RetryInfo) => void retries.push(i);
+    const llm = aiSdkLlm({ model: wrapLanguageModel({ model: provider.chatModel("fake"), middleware: {} }), timeoutMs: TIMEOUT, maxRetries: 1, retryBaseMs: 0, onRetry });
+    // An empty last burst, never sent: the connection stays open after [DONE].
+    script = [[...chatStream(PIECES), []], chatStream(["(count x)"])];
+    let told = 0;
+    const reply = llm.complete({ messages, onText: () => void (told++, next()) });
+    while (told < PIECES.length) await new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    vi.advanceTimersByTime(TIMEOUT);
+    const r = await reply;
+    expect([requests, retries.map((i) => i.error.kind), r.content, r.usage?.outputTokens]).toEqual([1, [], "(count data/orders)", 4]);
   });
 
   it("a stream whose first event never comes times out as a reply that never came", async () => {
