@@ -179,7 +179,7 @@ describe("a streamed reply and the client's timeoutMs", () => {
     const retries: RetryInfo[] = [];
     const provider = createOpenAICompatible({ name: "fake", baseURL: `${base}/v1`, apiKey: "sk-fake", includeUsage: true });
     const onRetry = (i: RetryInfo) => void retries.push(i);
-    const llm = aiSdkLlm({ model: wrapLanguageModel({ model: provider.chatModel("fake"), middleware: {} }), timeoutMs: TIMEOUT, maxRetries: 1, retryBaseMs: 0, onRetry });
+    const llm = aiSdkLlm({ model: wrapLanguageModel({ model: provider.chatModel("fake"), middleware: { specificationVersion: "v3" } }), timeoutMs: TIMEOUT, maxRetries: 1, retryBaseMs: 0, onRetry });
     // An empty last burst, never sent: the connection stays open after [DONE].
     script = [[...chatStream(PIECES), []], chatStream(["(count x)"])];
     let told = 0;
