@@ -205,6 +205,35 @@ export interface ResumeOptions extends RunOptions {
 export async function resumeRun(agent: Agent, savedState: RunState, resumeOptions: ResumeOptions = {}): Promise<Step> {
   if (!isAgent(agent)) throw new AgentDefinitionError("SubAgent.resume expects an agent made by SubAgent.create");
   const state = readRunState(savedState, "resume");
+  // Only a paused state's approved calls are one-time: another state may be resumed again (with a larger budget, another context).
+  if (state.paused === undefined) return (await resumeState(agent, state, resumeOptions)).step;
+  // Claimed before the first await, so a second resume of the same object started meanwhile sees it.
+  const claim = resumed.get(savedState);
+  if (claim !== undefined) throw new ResumeError(claim === "running" ? RESUMING : RESUMED);
+  resumed.set(savedState, "running");
+  let ran = false;
+  try {
+    const out = await resumeState(agent, state, resumeOptions);
+    ran = out.ran;
+    return out.step;
+  } finally {
+    // A resume that ran none of the paused turn's calls (refused, rejected, a changed context) leaves the state to resume.
+    if (ran) resumed.set(savedState, "done");
+    else resumed.delete(savedState);
+  }
+}
+
+/**
+ * The paused states resumed, or being resumed. A resume runs the calls the host approved; a
+ * second resume of the same state would run them again (a payment approved once, paid twice), so
+ * once one of them ran, the state is spent: what ran is in the step that resume gave.
+ */
+const resumed = new WeakMap<object, "running" | "done">();
+const RESUMING = "resume: this paused state is being resumed already: a second resume would run its approved calls again; wait for the first and continue from the step it gives";
+const RESUMED = "resume: this paused state was resumed already, and its approved calls ran then: continue from the step that resume gave (step.paused.state, or saveRun(step, agent))";
+
+/** The resume itself: its step, and whether a call of the paused turn ran live. */
+async function resumeState(agent: Agent, state: RunState, resumeOptions: ResumeOptions): Promise<{ step: Step; ran: boolean }> {
   const read = readRunOptions(resumeOptions ?? {}, ["approvals"]);
   if (typeof read === "string") throw new ResumeError(`resume: ${read}`);
   const { approvals: decisions, ...options } = read;
@@ -282,7 +311,7 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
     const before = saved[i].nested;
     if (before !== undefined) step.turns[i].nested = approvals.paused?.turn === i + 1 || cut === i + 1 ? [...before, ...(step.turns[i].nested ?? [])] : before;
   }
-  return step;
+  return { step, ran: replay.pausedTurnRan };
 }
 
 /** Whether a run that ended for `reason` ended in `last` cut short (see cutTurn). */

@@ -334,6 +334,31 @@ describe("tool approvals: refusals", () => {
     expect(w.sent).toEqual([]);
   });
 
+  // Both resumes of one paused state ran the approved call: a payment approved once was paid
+  // twice by two concurrent resumes, and a third time by a later one.
+  it("runs an approved call once when the same paused state is resumed twice, at once or one after the other", async () => {
+    const { w, state } = await paused();
+    const approvals = { "turn-1-call-1": { approved: true } } as const;
+    const [first, second] = await Promise.allSettled([SubAgent.resume(w.agent, state, { llm: scriptedLlm([]), approvals }), SubAgent.resume(w.agent, state, { llm: scriptedLlm([]), approvals })]);
+    expect(first.status === "fulfilled" && first.value.value).toBe("wiped");
+    expect(second.status === "rejected" && second.reason).toEqual(new ResumeError("resume: this paused state is being resumed already: a second resume would run its approved calls again; wait for the first and continue from the step it gives"));
+    const llm = scriptedLlm([code("(return 1)")]);
+    await expect(SubAgent.resume(w.agent, state, { llm, approvals })).rejects.toThrow(
+      new ResumeError("resume: this paused state was resumed already, and its approved calls ran then: continue from the step that resume gave (step.paused.state, or saveRun(step, agent))"),
+    );
+    expect(w.sent).toEqual([{ to: "wipe", body: "" }]);
+    expect(llm.requests).toHaveLength(0);
+  });
+
+  it("leaves a paused state to resume again when its resume ran none of its calls (left undecided, or refused)", async () => {
+    const { w, state } = await paused();
+    expect((await SubAgent.resume(w.agent, state, { llm: scriptedLlm([]) })).paused?.approvals.map((a) => a.id)).toEqual(["turn-1-call-1"]);
+    await expect(SubAgent.resume(w.agent, state, { llm: scriptedLlm([]), approvals: { "turn-1-call-1": { approved: "yes" } as never } })).rejects.toThrow("must be { approved: true, args? }");
+    const done = await SubAgent.resume(w.agent, state, { llm: scriptedLlm([]), approvals: { "turn-1-call-1": { approved: true } } });
+    expect(done.value).toBe("wiped");
+    expect(w.sent).toEqual([{ to: "wipe", body: "" }]);
+  });
+
   it("applies the host's decision even when the tool's check no longer asks for approval by the time the run resumes", async () => {
     const trusted = new Set<string>();
     const sent: string[] = [];
