@@ -26,7 +26,7 @@ import { AgentDefinitionError, describeIssues } from "./errors.js";
 import { errorText } from "../llm/errors.js";
 import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type HistoryStrategy } from "./history.js";
 import { runAgent } from "./loop.js";
-import { isPlainObject, readRunOptions } from "./options.js";
+import { checkInheritable, isPlainObject, pickInheritable, readRunOptions } from "./options.js";
 import { hiddenOutcome, showHidden } from "../trace/redact.js";
 import { heldResult, holdResult, replayAnswer } from "../trace/record.js";
 import type { Agent, RunOptions, Step, UsageTotals } from "./types.js";
@@ -237,6 +237,10 @@ async function resumeState(agent: Agent, state: RunState, resumeOptions: ResumeO
   const read = readRunOptions(resumeOptions ?? {}, ["approvals"]);
   if (typeof read === "string") throw new ResumeError(`resume: ${read}`);
   const { approvals: decisions, ...options } = read;
+  // Checked before they are merged with the saved settings: a view that is not an object (a Map, a number, null) spread into them was read as no view options.
+  checkInheritable(pickInheritable(options), (message) => {
+    throw new ResumeError(`resume: ${message}; nothing ran, and the saved state is still the one to resume`);
+  });
   // A Map or a list of decisions was read as no decisions (copied as {}), null threw a TypeError.
   if (decisions !== undefined && !isPlainObject(decisions)) {
     const expected = 'an object of decisions by request id ({ "turn-2-call-1": { approved: true } })';

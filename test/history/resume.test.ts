@@ -698,6 +698,10 @@ describe("resume given what is not a run state", () => {
     ["a negative deadline", { deadlineMs: -1 }, "deadlineMs must be a positive number, got -1"],
     ["an onTurn that is not a function", { onTurn: 5 }, "onTurn must be a function, got number"],
     ["a context that is not a map", { context: 5 }, "context must be a plain object of key → data"],
+    // Merged into the saved view settings by spreading: a Map or a number was read as no view options, a string as "unknown view option '0'".
+    ["a view that is a Map", { view: new Map([["keepLatestFull", 1]]) }, "view must be an object of prompt-view options"],
+    ["a view that is a number", { view: 5 }, "view must be an object of prompt-view options"],
+    ["a view that is a string", { view: "compressed" }, "view must be an object of prompt-view options"],
   ])("refuses %s in its options, the saved state still the one to resume", async (_what, bad, message) => {
     const agent = SubAgent.create({ prompt: "Count.", maxTurns: 3, isolation: "none" });
     const stopped = await SubAgent.run(agent, { llm: scriptedLlm([clj("Start.", "(def a 1)")]) });
