@@ -25,8 +25,8 @@ export interface ApprovalSetup {
   save: (step: Step) => RunState;
   decisions: ReadonlyMap<string, ApprovalDecision>;
   replayedTurns: number;
-  /** What the saved turns' nested runs spent (resume): they ran, so the resumed run counts them against its limits and reports them, as the saved run did. */
-  replayedNested?: Readonly<UsageTotals & { runs: number }>;
+  /** What the saved turns' nested runs spent (resume), and the size of the tool calls they kept: they ran, so the resumed run counts them against its limits and reports them, as the saved run did. */
+  replayedNested?: Readonly<UsageTotals & { runs: number; kept: number }>;
   paused?: { turn: number; calls: readonly ToolCallTrace[]; held: ReadonlySet<number> };
 }
 

@@ -185,6 +185,7 @@ class AgentRun {
       addUsage(this.nested, replayed);
       this.nested.runs += replayed.runs;
       this.nestedStarted += replayed.runs;
+      this.toolResultsKept += replayed.kept;
     }
     this.session = new ToolSession(agent.tools, { defaultTimeoutMs: options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs, scope: this.scope, ...(this.gate === undefined ? {} : { gate: this.gate }) });
     this.withdraws = this.session.size > 0 && agent.maxTurns > 1;

@@ -423,12 +423,13 @@ async function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<
 
 /**
  * What the saved turns' nested runs (at any depth) spent: one LLM request per turn with its
- * tokens, and their summaries. Replayed calls answer from their records and start no run, yet
- * these runs happened: a resumed run counts them as the saved run did (maxNestedRuns, tokenBudget,
- * usage.nested), or each resume could start maxNestedRuns more and report a fraction of the spend.
+ * tokens, and their summaries; and the size of their tool calls. Replayed calls answer from their
+ * records and start no run, yet these runs happened: a resumed run counts them as the saved run did
+ * (maxNestedRuns, tokenBudget, maxToolResultSize, usage.nested), or each resume could start
+ * maxNestedRuns more, keep maxToolResultSize more, and report a fraction of the spend.
  */
-function nestedSpending(turns: readonly Turn[]): UsageTotals & { runs: number } {
-  const out = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmRequests: 0, runs: 0 };
+function nestedSpending(turns: readonly Turn[]): UsageTotals & { runs: number; kept: number } {
+  const out = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, llmRequests: 0, runs: 0, kept: 0 };
   const pending = turns.flatMap((t) => t.nested ?? []);
   for (let run = pending.pop(); run !== undefined; run = pending.pop()) {
     out.runs++;
@@ -437,6 +438,7 @@ function nestedSpending(turns: readonly Turn[]): UsageTotals & { runs: number } 
       out.outputTokens += t.usage.outputTokens;
       out.cachedTokens += t.usage.cachedTokens;
       out.llmRequests++;
+      for (const c of t.toolCalls) out.kept += c.size ?? 0;
       const summaries = t.compaction?.stats;
       if (summaries !== undefined) {
         out.inputTokens += summaries.llmInputTokens;

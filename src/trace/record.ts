@@ -184,6 +184,7 @@ function callTrace(c: ToolCallRecord, holder: string | undefined, hiding: { limi
   if (c.error !== undefined) out.error = c.error;
   if (c.errorKind !== undefined) out.errorKind = c.errorKind;
   if (c.errorHint !== undefined) out.errorHint = c.errorHint;
+  if (c.size !== undefined) out.size = c.size;
   out.durationMs = c.durationMs;
   if (hiding !== undefined && c.value !== undefined && holdsStandInIn(c.result)) {
     try {

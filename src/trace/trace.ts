@@ -30,6 +30,8 @@ export interface ToolCallTrace {
   errorKind?: string;
   /** That limit's hint. */
   errorHint?: string;
+  /** What the call's arguments and result counted against `maxToolResultSize` (ToolCallRecord.size): a resumed run counts its nested runs' calls, which it does not run again. */
+  size?: number;
   durationMs: number;
 }
 

@@ -894,4 +894,27 @@ describe("resume counts the saved turns' nested runs", () => {
     expect(step.fail?.reason).toBe("token_budget_exceeded");
     expect(rest.seen).toEqual({ top: 1, leaf: 0 });
   });
+
+  // The saved turn's nested run kept 3,000 of tool results, not counted by the resumed run:
+  // resumed, a second nested run made all 3 of its calls (6 in all, none refused) where the
+  // run made without a stop refuses the sixth.
+  it.each(["none", "worker"] as const)("counts the tool results they kept against maxToolResultSize (isolation %s)", async (isolation) => {
+    const calls = { n: 0 };
+    const big = tool({ description: "Big.", input: z.object({}), run: () => (calls.n++, "x".repeat(999)) });
+    const child = SubAgent.create({ prompt: "Fetch.", tools: { big }, maxTurns: 1, output: z.number() });
+    const parent = (maxTurns: number) => SubAgent.create({ prompt: "Go.", tools: { fetch: SubAgent.asTool(child, { input: z.object({}) }) }, maxTurns, isolation, maxToolResultSize: 4500 });
+    const script = [clj("Fetch.", "(tool/fetch {})"), clj("Three.", "(dotimes [i 3] (tool/big {}))\n(return 1)"), clj("Again.", "(tool/fetch {})"), clj("Three.", "(dotimes [i 3] (tool/big {}))\n(return 1)"), clj("Done.", "(return 2)")];
+    const whole = await SubAgent.run(parent(3), { llm: scriptedLlm(script) });
+    expect(calls.n).toBe(5);
+    expect(whole.turns[1].error?.message).toContain("more than maxToolResultSize (4500)");
+
+    calls.n = 0;
+    const stopped = await SubAgent.run(parent(1), { llm: scriptedLlm(script.slice(0, 2)) });
+    expect(stopped.fail?.reason).toBe("max_turns_exceeded");
+    const state = runStateFromJson(runStateToJson(saveRun(stopped, parent(1))));
+    const step = await resumeRun(parent(3), state, { llm: scriptedLlm(script.slice(2)) });
+    expect(calls.n).toBe(5);
+    expect(step.turns[1].error?.message).toBe(whole.turns[1].error?.message);
+    expect(step.ok ? step.value : step.fail.message).toBe(2);
+  });
 });

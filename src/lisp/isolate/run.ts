@@ -236,7 +236,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
           return;
         }
         case "done":
-          finish(result(m, memory, w, started), true);
+          finish(result(m, memory, w, started, calls), true);
           return;
       }
     };
@@ -303,13 +303,16 @@ function memoryEntries(memory: Memory): MemoryEntryWire[] {
   return out;
 }
 
-function result(m: DoneMessage, memory: Memory, w: PoolWorker, started: number): EvalResult {
+/** `calls`: the host's records of the calls, in the order made, as the worker's are: the size each counted (arguments and result) is the host's. */
+function result(m: DoneMessage, memory: Memory, w: PoolWorker, started: number, calls: readonly ToolCallRecord[]): EvalResult {
   const marks = m.marks === undefined ? null : new Marks();
   for (const [v, o] of m.marks ?? []) marks?.carry(v, o);
   const reader = new WireReader("it lives in the worker thread that ran the program", marks);
   const values = m.values.map((v) => reader.read(v));
-  const toolCalls = m.calls.map((c) => {
+  const toolCalls = m.calls.map((c, i) => {
     const r: ToolCallRecord = { name: c.name, args: c.args, durationMs: c.durationMs };
+    const size = calls[i]?.name === c.name ? calls[i].size : undefined;
+    if (size !== undefined) r.size = size;
     if (c.result !== undefined) r.result = c.result;
     if (c.value !== undefined) r.value = values[c.value];
     if (c.error !== undefined) r.error = c.error;
