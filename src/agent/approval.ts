@@ -28,6 +28,8 @@ export interface ApprovalSetup {
   /** What the saved turns' nested runs spent (resume), and the size of the tool calls they kept: they ran, so the resumed run counts them against its limits and reports them, as the saved run did. */
   replayedNested?: Readonly<UsageTotals & { runs: number; kept: number }>;
   paused?: { turn: number; calls: readonly ToolCallTrace[]; held: ReadonlySet<number> };
+  /** The turn an abort or the deadline cut (resume): its calls that had finished ran already, approved or cleared then, and are answered from their records. */
+  cut?: { turn: number; calls: readonly ToolCallTrace[]; finished: ReadonlySet<number> };
 }
 
 /** A request's id: its turn and its call's place among the turn's calls. */
@@ -96,6 +98,12 @@ export class ApprovalGate {
     if (setup === null) return (await needsApproval(needs, args)) ? { kind: "reject", message: REFUSED } : { kind: "run" };
     // Turns replayed whole answer from their records (resume's Replay), as they ran when saved.
     if (this.turn <= setup.replayedTurns) return { kind: "run" };
+    // A call of the cut turn that had finished is not asked about again: approved once, it ran; asked again, a yes ran it twice.
+    const cut = setup.cut;
+    if (cut !== undefined && this.turn === cut.turn) {
+      const { index: at } = await claimRecord(cut.calls, this.claimed, call.name, call.input, args, call.hidden);
+      if (at !== undefined && cut.finished.has(at)) return { kind: "run" };
+    }
     // The request a decision answers: the call's place in the turn, or in the paused turn the
     // place of its record (by tool and arguments, as the replay matches: parallel branches
     // may call in another order); a call the saved run did not make has no decision yet.

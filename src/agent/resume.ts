@@ -380,7 +380,9 @@ async function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<
     if (saved.at(-1)?.status === "paused") throw new ResumeError("not a ptc-lisp run state: its last turn paused for approval, but it holds no requests");
     if (ids.length > 0) throw new ResumeError(`resume: the saved run is not waiting for approval, so the decision for "${ids[0]}" applies to nothing`);
     // A cut turn's calls that run again live are asked for approval as in any live turn.
-    return { save, decisions: new Map(), replayedTurns: saved.length - (cut === 0 ? 0 : 1), replayedNested: nestedSpending(saved) };
+    const calls = cut === 0 ? [] : saved[cut - 1].toolCalls;
+    const finishedCalls = new Set(calls.flatMap((c, i) => (finished(c) ? [i] : [])));
+    return { save, decisions: new Map(), replayedTurns: saved.length - (cut === 0 ? 0 : 1), replayedNested: nestedSpending(saved), ...(cut === 0 ? {} : { cut: { turn: cut, calls, finished: finishedCalls } }) };
   }
   const last = saved.at(-1);
   if (last === undefined || last.status !== "paused" || paused.approvals.some((a) => a.turn !== last.number)) throw new ResumeError("not a ptc-lisp run state: it is paused for approval but its last turn is not the paused one");

@@ -212,6 +212,22 @@ describe.each<Isolation>(["worker", "none"])("tool approvals (isolation %s)", (i
     expect(step.turns[0].error?.message).toContain("tool/send failed: rejected by the host");
     expect(w.sent.map((s) => s.to).sort()).toEqual(["p@out.org", "q@example.com"]);
   });
+
+  // An abort just after the approved call ran cut the paused turn; resuming that step asked for
+  // approval of the call again, and a yes ran it a second time (2 emails for 1 approval).
+  it("does not ask again for an approved call that ran before an abort cut its turn, nor run it again", async () => {
+    const w = world();
+    const step = await SubAgent.run(w.agent, { llm: scriptedLlm([code('(def r (tool/send {:to "boss@corp.org" :body "hi"}))\n(println "sent")')]), isolation });
+    const ctl = new AbortController();
+    const onEvent = (e: { type: string }): void => void (e.type === "tool-result" && ctl.abort());
+    const cut = await SubAgent.resume(w.agent, saveRun(step, w.agent), { llm: scriptedLlm([]), isolation, signal: ctl.signal, onEvent, approvals: { "turn-1-call-1": { approved: true } } });
+    expect(cut.fail?.reason).toBe("aborted");
+    expect(w.sent).toHaveLength(1);
+    const done = await SubAgent.resume(w.agent, saveRun(cut, w.agent), { llm: scriptedLlm([code("(return (:id r))")]), isolation });
+    expect(done.paused?.approvals).toBeUndefined();
+    expect(done.ok && done.value).toBe(1);
+    expect(w.sent).toEqual([{ to: "boss@corp.org", body: "hi" }]);
+  });
 });
 
 describe("tool approvals: refusals", () => {
