@@ -261,6 +261,10 @@ async function resumeState(agent: Agent, state: RunState, resumeOptions: ResumeO
   // The turns saved whole; a paused or cut turn runs again.
   const whole = saved.length - (state.paused === undefined && cut === 0 ? 0 : 1);
   if (whole >= agent.maxTurns) throw new ResumeError(`the saved run used ${saved.length} of the agent's ${agent.maxTurns} turns; resume with an agent that allows more`);
+  // The paused turn runs again; as the final turn its tools are withdrawn, and the calls it paused on (approved or not) would fail instead of running.
+  if (state.paused !== undefined && saved.length >= agent.maxTurns && withdraws(agent)) {
+    throw new ResumeError(`the saved run paused in turn ${saved.length}, which is the final turn of the agent's ${agent.maxTurns}, where its tools are withdrawn: the calls waiting for approval could not run; resume with an agent that allows more turns`);
+  }
   const live = options.llm ?? agent.options.llm;
   if (live === undefined) throw new ResumeError("no llm: pass { llm } to serve the turns after the saved ones");
   // The saved run's prompt settings and history strategy carry over unless the options say otherwise.

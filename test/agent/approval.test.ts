@@ -401,6 +401,24 @@ describe("tool approvals: refusals", () => {
     expect(other.sent).toEqual([]);
   });
 
+  // Resumed into an agent whose final turn is the paused one, the approved call met withdrawn
+  // tools: it never ran, and the run ended with max_turns_exceeded after the host's yes.
+  it("refuses a resume whose agent's final turn would be the paused one, its tools withdrawn there", async () => {
+    const w = world();
+    const step = await SubAgent.run(w.agent, { llm: scriptedLlm([code("(def a 1)"), code("(return (tool/wipe))")]), isolation: "none" });
+    expect(step.paused?.approvals.map((a) => a.id)).toEqual(["turn-2-call-1"]);
+    const shorter = SubAgent.create({ prompt: "Mail people.", tools: w.tools, maxTurns: 2 });
+    const llm = scriptedLlm([code("(return 1)")]);
+    await expect(SubAgent.resume(shorter, saveRun(step, w.agent), { llm, isolation: "none", approvals: { "turn-2-call-1": { approved: true } } })).rejects.toThrow(
+      new ResumeError("the saved run paused in turn 2, which is the final turn of the agent's 2, where its tools are withdrawn: the calls waiting for approval could not run; resume with an agent that allows more turns"),
+    );
+    expect(llm.requests).toHaveLength(0);
+    const longer = SubAgent.create({ prompt: "Mail people.", tools: w.tools, maxTurns: 3 });
+    const done = await SubAgent.resume(longer, saveRun(step, w.agent), { llm, isolation: "none", approvals: { "turn-2-call-1": { approved: true } } });
+    expect(done.ok && done.value).toBe("wiped");
+    expect(w.sent).toEqual([{ to: "wipe", body: "" }]);
+  });
+
   it("refuses decisions for a run that is not paused", async () => {
     const w = world();
     const step = await SubAgent.run(w.agent, { llm: scriptedLlm([code("(def a 1)")]), maxTurns: 4 } as never);
