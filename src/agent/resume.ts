@@ -207,10 +207,11 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
   const state = readRunState(savedState, "resume");
   // Only a paused state's approved calls are one-time: another state may be resumed again (with a larger budget, another context).
   if (state.paused === undefined) return (await resumeState(agent, state, resumeOptions)).step;
-  // Claimed before the first await, so a second resume of the same object started meanwhile sees it.
-  const claim = resumed.get(savedState);
+  // Claimed before the first await, so a second resume of the same pause started meanwhile sees it.
+  const key = pauseOf(savedState);
+  const claim = resumed.get(key);
   if (claim !== undefined) throw new ResumeError(claim === "running" ? RESUMING : RESUMED);
-  resumed.set(savedState, "running");
+  resumed.set(key, "running");
   let ran = false;
   try {
     const out = await resumeState(agent, state, resumeOptions);
@@ -218,13 +219,24 @@ export async function resumeRun(agent: Agent, savedState: RunState, resumeOption
     return out.step;
   } finally {
     // A resume that ran none of the paused turn's calls (refused, rejected, a changed context) leaves the state to resume.
-    if (ran) resumed.set(savedState, "done");
-    else resumed.delete(savedState);
+    if (ran) resumed.set(key, "done");
+    else resumed.delete(key);
+  }
+}
+
+/** What identifies a pause in memory: its step's trace, which step.paused.state and every saveRun(step) of the step share. */
+function pauseOf(state: RunState): object {
+  try {
+    const trace: unknown = state.trace;
+    return typeof trace === "object" && trace !== null ? trace : state;
+  } catch {
+    // Read once already by readRunState: a getter that throws now keeps the state itself as the key.
+    return state;
   }
 }
 
 /**
- * The paused states resumed, or being resumed. A resume runs the calls the host approved; a
+ * The pauses resumed, or being resumed (by pauseOf). A resume runs the calls the host approved; a
  * second resume of the same state would run them again (a payment approved once, paid twice), so
  * once one of them ran, the state is spent: what ran is in the step that resume gave.
  */

@@ -234,7 +234,7 @@ describe("tool approvals: refusals", () => {
   async function paused() {
     const w = world();
     const step = await SubAgent.run(w.agent, { llm: scriptedLlm([code("(return (tool/wipe))")]), isolation: "none" });
-    return { w, state: saveRun(step, w.agent) };
+    return { w, step, state: saveRun(step, w.agent) };
   }
 
   it("refuses an unknown request id, naming the ones that wait", async () => {
@@ -353,15 +353,16 @@ describe("tool approvals: refusals", () => {
   // Both resumes of one paused state ran the approved call: a payment approved once was paid
   // twice by two concurrent resumes, and a third time by a later one.
   it("runs an approved call once when the same paused state is resumed twice, at once or one after the other", async () => {
-    const { w, state } = await paused();
+    const { w, state, step } = await paused();
     const approvals = { "turn-1-call-1": { approved: true } } as const;
     const [first, second] = await Promise.allSettled([SubAgent.resume(w.agent, state, { llm: scriptedLlm([]), approvals }), SubAgent.resume(w.agent, state, { llm: scriptedLlm([]), approvals })]);
     expect(first.status === "fulfilled" && first.value.value).toBe("wiped");
     expect(second.status === "rejected" && second.reason).toEqual(new ResumeError("resume: this paused state is being resumed already: a second resume would run its approved calls again; wait for the first and continue from the step it gives"));
     const llm = scriptedLlm([code("(return 1)")]);
-    await expect(SubAgent.resume(w.agent, state, { llm, approvals })).rejects.toThrow(
-      new ResumeError("resume: this paused state was resumed already, and its approved calls ran then: continue from the step that resume gave (step.paused.state, or saveRun(step, agent))"),
-    );
+    const spent = new ResumeError("resume: this paused state was resumed already, and its approved calls ran then: continue from the step that resume gave (step.paused.state, or saveRun(step, agent))");
+    await expect(SubAgent.resume(w.agent, state, { llm, approvals })).rejects.toThrow(spent);
+    // The same pause saved again from its step (saveRun makes a new object each time).
+    await expect(SubAgent.resume(w.agent, saveRun(step, w.agent), { llm, approvals })).rejects.toThrow(spent);
     expect(w.sent).toEqual([{ to: "wipe", body: "" }]);
     expect(llm.requests).toHaveLength(0);
   });
