@@ -230,8 +230,9 @@ const node = (): TrieNode => ({ children: new Map(), written: false });
  * whole steps. Breakpoint caches serve the longest prefix ending at a message boundary where an
  * earlier request of the session wrote an entry, found at a breakpoint of this prompt or up to
  * `lookback` boundaries before one; each breakpoint whose prefix reaches `minTokens` writes an
- * entry, and the tokens from the hit to the last new entry are billed as written. Entries are
- * assumed not to expire within a session.
+ * entry, and the tokens from the hit to the last new entry are billed as written. Their prefixes
+ * read the system messages first, wherever they sit (Anthropic's `system`). Entries are assumed
+ * not to expire within a session.
  */
 export function createMeter(price: ModelPrice | string | undefined, table?: PriceTable): Meter {
   const model: ModelPrice = typeof price === "object" ? price : modelPrice(price, table);
@@ -240,7 +241,9 @@ export function createMeter(price: ModelPrice | string | undefined, table?: Pric
   let previous: Prompt | undefined;
 
   const breakpointCache = (p: Prompt, cache: Extract<CacheModel, { kind: "breakpoint" }>): { cached: number; written: number } => {
-    const marks = breakpointsOf(p, cache.maxBreakpoints);
+    const order = systemFirst(p.messages);
+    // Marks as positions in the order the provider caches the messages in.
+    const marks = order === undefined ? breakpointsOf(p, cache.maxBreakpoints) : positionsIn(order, breakpointsOf(p, cache.maxBreakpoints));
     if (marks.length === 0) return { cached: 0, written: 0 };
     const key = toolsKey(p.tools);
     let at: TrieNode = roots.get(key) ?? node();
@@ -250,7 +253,7 @@ export function createMeter(price: ModelPrice | string | undefined, table?: Pric
     const cumulative: number[] = [];
     let tokens = toolTokens(p.tools);
     for (let i = 0; i <= last; i++) {
-      const m = p.messages[i];
+      const m = p.messages[order === undefined ? i : order[i]];
       const k = messageKey(m);
       const child: TrieNode = at.children.get(k) ?? node();
       at.children.set(k, child);
@@ -305,6 +308,36 @@ export function createMeter(price: ModelPrice | string | undefined, table?: Pric
       return { tokens, shared, cacheBreak, cachedTokens: cached, writtenTokens: written, outputTokens, cost };
     },
   };
+}
+
+/**
+ * The message indices in the order a breakpoint cache reads them, or undefined when that is the
+ * prompt's own order (the common case, nothing allocated): Anthropic's Messages API takes every
+ * system message as its `system` blocks (anthropicLlm), which precede all messages in what it
+ * caches, so a system message that joins mid-conversation changes the prefix of the messages
+ * before it.
+ */
+function systemFirst(messages: readonly ChatMessage[]): number[] | undefined {
+  let other = false;
+  let moved = false;
+  for (const m of messages) {
+    if (m.role !== "system") other = true;
+    else if (other) {
+      moved = true;
+      break;
+    }
+  }
+  if (!moved) return undefined;
+  const order: number[] = [];
+  for (const [i, m] of messages.entries()) if (m.role === "system") order.push(i);
+  for (const [i, m] of messages.entries()) if (m.role !== "system") order.push(i);
+  return order;
+}
+
+/** Where the messages at `indices` sit in `order`, sorted. */
+function positionsIn(order: readonly number[], indices: readonly number[]): number[] {
+  const at = new Map(order.map((i, k) => [i, k]));
+  return indices.map((i) => at.get(i) as number).sort((x, y) => x - y);
 }
 
 /** A prompt's breakpoints, sorted and checked: whole message indices, distinct, at most `max`. */

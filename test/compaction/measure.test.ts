@@ -188,6 +188,28 @@ describe("breakpoint caches (Anthropic style)", () => {
     expect(() => createMeter(anthropic).add({ messages: turn1, breakpoints: [7] })).toThrow(/not the index/);
   });
 
+  it("read system messages first, wherever they sit, as the Messages API's system blocks precede every message", () => {
+    // A system message that joins mid-conversation (new rules, a summary before a tool step) goes
+    // into `system`, ahead of the earlier messages: the entry written after them no longer matches.
+    const question = sized("user", 2000, "q");
+    const first: ChatMessage[] = [system, question];
+    const rules = msg("system", "new rules: answer in French");
+    const second: ChatMessage[] = [system, question, msg("assistant", "first answer"), rules, msg("user", "second question")];
+    const third: ChatMessage[] = [...second, msg("assistant", "second answer"), msg("user", "third question")];
+    // Marked as anthropicLlm marks them: the end of the leading system prompt and the last message.
+    const { prompts } = measureSession([{ messages: first, breakpoints: [0, 1] }, { messages: second, breakpoints: [0, 4] }, { messages: third, breakpoints: [0, 6] }], anthropic);
+    const tokensOf = (ms: ChatMessage[]): number => ms.reduce((n, m) => n + messageTokens(m), 0);
+    // Only the system prompt's entry (written at its end by the first request) still heads the prompt.
+    expect(prompts[1].cachedTokens).toBe(messageTokens(system));
+    expect(prompts[1].writtenTokens).toBe(tokensOf(second) - messageTokens(system));
+    // The next request reads all of the previous one: system blocks, then the messages in order.
+    expect(prompts[2].cachedTokens).toBe(tokensOf(second));
+    expect(prompts[2].writtenTokens).toBe(tokensOf(third) - tokensOf(second));
+    // A breakpoint on the joining system message marks the end of the system blocks.
+    const marked = measureSession([{ messages: first, breakpoints: [0, 1] }, { messages: second, breakpoints: [3, 4] }], anthropic).prompts[1];
+    expect(marked.writtenTokens).toBe(tokensOf(second) - messageTokens(system));
+  });
+
   it("never serve more than the prompt, and the cost is never above the uncached cost plus the write premium", () => {
     fc.assert(
       fc.property(fc.array(messages, { minLength: 1, maxLength: 5 }), (session) => {
