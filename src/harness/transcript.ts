@@ -64,6 +64,9 @@ export class TranscriptError extends Error {
 /** Parses JSONL text; `limit` keeps the first N conversations. */
 export function parseTranscripts(text: string, where: string, limit = Infinity): Transcript[] {
   const out: Transcript[] = [];
+  // Conversation id -> its line: one given twice counted twice in every total, and the report's
+  // per-transcript rows and the viewer (which finds a report's transcript by id) could not tell them apart.
+  const lineOf = new Map<string, number>();
   const lines = text.split("\n");
   for (let i = 0; i < lines.length && out.length < limit; i++) {
     const line = lines[i].trim();
@@ -85,6 +88,9 @@ export function parseTranscripts(text: string, where: string, limit = Infinity):
       const issue = checked.error.issues[0];
       throw new TranscriptError(`${where}:${i + 1}: at ${issue.path.join(".") || "(top level)"}: ${issue.message}`);
     }
+    const first = lineOf.get(checked.data.id);
+    if (first !== undefined) throw new TranscriptError(`${where}:${i + 1}: at id: ${JSON.stringify(checked.data.id)} is also the id of line ${first}: give each conversation its own id`);
+    lineOf.set(checked.data.id, i + 1);
     const t = withTrace(checked.data, `${where}:${i + 1}`);
     const problem = annotationProblem(t);
     if (problem !== undefined) throw new TranscriptError(`${where}:${i + 1}: ${problem}`);

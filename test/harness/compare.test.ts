@@ -257,7 +257,16 @@ describe("transcripts", () => {
     const good = JSON.stringify(booking);
     expect(() => parseTranscripts(`${good}\n{oops`, "t.jsonl")).toThrow(/^t\.jsonl:2:2: not valid JSON/);
     expect(() => parseTranscripts(`${good}\n\n${JSON.stringify({ id: "x", messages: [{ role: "robot", content: "hi" }] })}`, "t.jsonl")).toThrow(/^t\.jsonl:3: at messages\.0\.role/);
-    expect(parseTranscripts(`${good}\n${good}\n${good}`, "t.jsonl", 2)).toHaveLength(2);
+    const numbered = [1, 2, 3].map((k) => JSON.stringify({ ...booking, id: `b${k}` })).join("\n");
+    expect(parseTranscripts(numbered, "t.jsonl", 2)).toHaveLength(2);
+  });
+
+  it("refuses a conversation id given twice in a file, which counted it twice in every total and left its report rows and the viewer's pick ambiguous", () => {
+    const good = JSON.stringify(booking);
+    const other = JSON.stringify({ ...booking, id: "other" });
+    expect(() => parseTranscripts(`${good}\n${other}\n\n${good}`, "t.jsonl")).toThrow(`t.jsonl:4: at id: "${booking.id}" is also the id of line 1`);
+    // A limit that stops before the second is not a duplicate read.
+    expect(parseTranscripts(`${good}\n${other}\n${good}`, "t.jsonl", 2).map((t) => t.id)).toEqual([booking.id, "other"]);
   });
 
   it("notes tool results without their call and calls without results, per file and line, and keeps the conversation", () => {
@@ -356,7 +365,7 @@ describe("transcripts", () => {
   it("refuses a probe that points outside its conversation or needs a value before it is said, which would be silently uncounted or scored against every strategy", () => {
     const line = (probe: object): string => JSON.stringify({ ...booking, probes: [probe] });
     const probe = booking.probes?.[0] as object;
-    expect(() => parseTranscripts(`${JSON.stringify(booking)}\n${line({ ...probe, introduced_at: 40 })}`, "t.jsonl")).toThrow(/^t\.jsonl:2: at probes\.0\.introduced_at: 40 is not the index of one of the 7 messages$/);
+    expect(() => parseTranscripts(`${JSON.stringify({ ...booking, id: "first" })}\n${line({ ...probe, introduced_at: 40 })}`, "t.jsonl")).toThrow(/^t\.jsonl:2: at probes\.0\.introduced_at: 40 is not the index of one of the 7 messages$/);
     expect(() => parseTranscripts(line({ ...probe, needed_at: [6, 99] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at probes\.0\.needed_at\.1: 99 is not the index of one of the 7 messages$/);
     expect(() => parseTranscripts(line({ ...probe, needed_at: [2] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at probes\.0\.needed_at\.0: a value is needed only after it is introduced \(at 3\)$/);
     expect(() => parseTranscripts(line({ ...probe, mentions: [3, 70] }), "t.jsonl")).toThrow(/^t\.jsonl:1: at probes\.0\.mentions\.1: 70 is not the index/);
