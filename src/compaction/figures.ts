@@ -33,6 +33,17 @@ export const costRatio = (cost: number, fullCost: number): number | null => (ful
 export const costRatioText = (ratio: number | null, cost: number): string => (ratio === null ? `${dollarsText(cost)} vs $0` : ratioText(ratio));
 
 /**
+ * What a compare row that never sent less than everything shows instead of its retention (which
+ * would read 100%, measuring nothing), or undefined for a row that did, full and the floors: its
+ * trigger never fired, or it fired and every summary failed. A row without `triggered` (a report
+ * written before it) gets none.
+ */
+export function idleText(row: { readonly strategy: string; readonly kind?: string; readonly triggered?: boolean; readonly summaryFailures?: number }): string | undefined {
+  if (row.kind !== "strategy" || row.triggered !== false || row.strategy === "full") return undefined;
+  return (row.summaryFailures ?? 0) > 0 ? "summaries failed" : "never triggered";
+}
+
+/**
  * A probe is a far fact at a request when its last mention before that request is at least this
  * many messages back (about five agent steps): only a strategy that keeps old messages' content
  * can answer it. A minimal stand-in for the harness's per-distance retention (issue 21), which

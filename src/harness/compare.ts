@@ -1,7 +1,7 @@
 // Strategies side by side over a set of transcripts: totals per strategy, with the reduction
 // against sending every message (the `full` baseline, always measured) and the share of probe
 // facts still in the prompts that need them.
-import { costRatio, costRatioText, dataProblemLines, percentText } from "../compaction/figures.js";
+import { costRatio, costRatioText, dataProblemLines, idleText, percentText } from "../compaction/figures.js";
 import { modelPrice, type ModelPrice, type PriceTable } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import { defaultStrategies } from "../history/registry.js";
@@ -183,14 +183,9 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
 const pct = percentText;
 const pctOr = (x: number | null): string => (x === null ? "-" : pct(x));
 
-/**
- * What a strategy row that never sent less than everything shows instead of its retention (which
- * would read 100%, measuring nothing), or undefined for a row that did: its trigger never fired,
- * or it fired and every summary failed.
- */
+/** What a strategy row that never sent less than everything shows instead of its retention (idleText). */
 export function idleLabel(row: StrategyRow): string | undefined {
-  if (row.kind !== "strategy" || row.triggered || nameOf(row.strategy) === "full") return undefined;
-  return row.totals.summaryFailures > 0 ? "summaries failed" : "never triggered";
+  return idleText({ strategy: row.strategy, kind: row.kind, triggered: row.triggered, summaryFailures: row.totals.summaryFailures });
 }
 
 /** One line per strategy whose summaries failed somewhere: at how many requests, in how many transcripts. */

@@ -194,6 +194,8 @@ export interface ReportRow {
   cost: number;
   cacheBreaks: number;
   retention: number | null;
+  /** Shown instead of the retention of a strategy that never sent less than everything ("never triggered", "summaries failed"). */
+  idle?: string;
   llmCalls: number;
   compactionMs: number;
   perTranscript: Array<{ id: string; inputTokens: number; peakPrompt: number; cacheBreaks: number; retention: number | null }>;

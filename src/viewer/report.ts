@@ -2,6 +2,7 @@
 // harness writes (the viewer sits beside the harness, not above it, so it states the shape
 // itself) and projected to the page's table and chart series.
 import { z } from "zod";
+import { idleText } from "../compaction/figures.js";
 import type { ReportRow, ReportView } from "./model.js";
 
 const metrics = z.looseObject({
@@ -15,6 +16,8 @@ const metrics = z.looseObject({
   compactionMs: z.number(),
   probesNeeded: z.number(),
   probesKept: z.number(),
+  // Written by later versions of `ptc compare`, as `kind` and `triggered` below.
+  summaryFailures: z.number().optional(),
 });
 
 export const compareReportSchema = z.looseObject({
@@ -29,6 +32,8 @@ export const compareReportSchema = z.looseObject({
         reduction: z.number(),
         costRatio: z.number().nullable(),
         retention: z.number().nullable(),
+        kind: z.string().optional(),
+        triggered: z.boolean().optional(),
         perTranscript: z.array(z.looseObject({ id: z.string(), metrics })),
       }),
     )
@@ -72,9 +77,16 @@ export function looksLikeReport(raw: unknown): boolean {
 
 const retention = (needed: number, kept: number): number | null => (needed === 0 ? null : kept / needed);
 
+/** A row's idle text (idleText, as the text and HTML reports show it), as a field when it has one. */
+function idleOf(r: CompareReportJson["rows"][number]): { idle?: string } {
+  const idle = idleText({ strategy: r.strategy, ...(r.kind === undefined ? {} : { kind: r.kind }), ...(r.triggered === undefined ? {} : { triggered: r.triggered }), ...(r.totals.summaryFailures === undefined ? {} : { summaryFailures: r.totals.summaryFailures }) });
+  return idle === undefined ? {} : { idle };
+}
+
 export function projectReport(report: CompareReportJson, file: string, id: string): ReportView {
   const rows: ReportRow[] = report.rows.map((r) => ({
     strategy: r.strategy,
+    ...idleOf(r),
     inputTokens: r.totals.inputTokens,
     reduction: r.reduction,
     peakPrompt: r.totals.peakPrompt,

@@ -10,7 +10,8 @@ import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runViewCommand } from "../../src/cli/view.js";
-import { chatsJsonl, compareReportJson, emojiRewriteTraceJson, hostileTraceJson, longRunTraceJson, pausedRunJson, savedExample, wideRunJson } from "./fixtures.js";
+import { compareStrategies } from "../../src/harness/compare.js";
+import { chats, chatsJsonl, compareReportJson, emojiRewriteTraceJson, hostileTraceJson, longRunTraceJson, pausedRunJson, savedExample, wideRunJson } from "./fixtures.js";
 
 const CHROMIUM = process.env.PTC_CHROMIUM ?? "/usr/bin/chromium";
 const missing = !existsSync(CHROMIUM);
@@ -251,6 +252,16 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     expect(await page.locator("table.caches tbody tr td:first-child").allTextContents()).toEqual(["full", "sliding-window:turns=2", "rolling-summary"]);
     expect(await page.locator("table.caches tbody tr:first-child td:nth-child(4)").textContent()).toBe("1.000x");
     await shot(page, "viewer-report.png");
+  });
+
+  it("says never triggered in the retention column of a strategy that never compacted, as the text and HTML reports do, not 100.0%", async () => {
+    writeFileSync(join(dir, "idle.json"), JSON.stringify(await compareStrategies(chats(), ["recap"], { models: ["gpt-4o"] })));
+    const idleFile = join(dir, "idle.html");
+    expect(await runViewCommand([join(dir, "idle.json"), "--out", idleFile], silent)).toBe(0);
+    const page = await open("c1", pathToFileURL(idleFile).href);
+    const recap = page.locator("table.strategies tbody tr:nth-child(2) td");
+    expect(await recap.first().textContent()).toBe("recap");
+    expect(await recap.nth(7).textContent()).toBe("never triggered");
   });
 
   it("shows one transcript under two strategies side by side, request by request", async () => {

@@ -13,7 +13,7 @@ import { expandRuns, type MessageRef, type MessageRuns, type PageData, type RunV
 import { embedJson, renderPage } from "../../src/viewer/page.js";
 import { messageChanges } from "../../src/viewer/prompt.js";
 import { placeholderValues, scrubber } from "../../src/viewer/scrub.js";
-import { compareStrategies } from "../../src/harness/compare.js";
+import { compareStrategies, idleLabel } from "../../src/harness/compare.js";
 import { parseTranscripts } from "../../src/harness/transcript.js";
 import { assistant, sys, user } from "../compaction/conversations.js";
 import { chats, compareReportJson, savedExample } from "./fixtures.js";
@@ -299,6 +299,19 @@ describe("compare reports", () => {
     expect(r.longest?.id).toBe("chat-3");
     expect(r.longest?.series[0].tokens).toHaveLength(14);
     expect(r.rows.every((row) => row.retention !== null)).toBe(true);
+  });
+
+  // The text and HTML reports say "never triggered" where such a row's retention would read 100%
+  // (it sent everything, so it kept everything: it measured nothing); the page showed 100.0%.
+  it("says a strategy that never compacted never triggered, as the text and HTML reports do, instead of its retention", async () => {
+    const report = await compareStrategies(chats(), ["recap", "sliding-window"], { models: ["gpt-4o"] });
+    const r = (await page([["report.json", JSON.stringify(report)]])).reports[0];
+    const raw = report.rows.find((row) => row.strategy === "recap");
+    expect(raw?.triggered).toBe(false);
+    expect(raw?.retention).toBe(1);
+    expect(r.rows.map((row) => [row.strategy, row.idle])).toEqual(report.rows.map((row) => [row.strategy, idleLabel(row)]));
+    expect(r.rows.find((row) => row.strategy === "recap")?.idle).toBe("never triggered");
+    expect(r.rows.find((row) => row.strategy === "sliding-window")?.idle).toBeUndefined();
   });
 
   // `ptc compare --json` writes the transcripts no API would have taken and, with --caches, the

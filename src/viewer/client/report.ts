@@ -56,7 +56,7 @@ function cachesSection(caches: CacheTable): HTMLElement {
 export function renderReport(r: ReportView, texts: readonly string[] = [], request = 1, go: (hash: string) => void = () => {}): HTMLElement {
   const main = table(
     ["strategy", "input tokens", "reduction", "peak prompt", "cost vs full", "cost", "cache breaks", "retention", "llm calls", "ms"],
-    r.rows.map((row) => [h("code", null, row.strategy), fmt(row.inputTokens), pct(row.reduction), fmt(row.peakPrompt), costRatioText(row.costRatio, row.cost), dollarsText(row.cost), String(row.cacheBreaks), row.retention === null ? "-" : pct(row.retention), String(row.llmCalls), fmt(row.compactionMs)]),
+    r.rows.map((row) => [h("code", null, row.strategy), fmt(row.inputTokens), pct(row.reduction), fmt(row.peakPrompt), costRatioText(row.costRatio, row.cost), dollarsText(row.cost), String(row.cacheBreaks), row.idle ?? (row.retention === null ? "-" : pct(row.retention)), String(row.llmCalls), fmt(row.compactionMs)]),
     "strategies",
   );
   const problems = dataProblemLines(r);
