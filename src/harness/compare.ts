@@ -218,6 +218,14 @@ export function describeReport(r: CompareReport): string[] {
   return lines;
 }
 
+/** What the retention columns counted (full's probe needs, which every row shares), for the text and the HTML. */
+export function probeNeedsText(r: CompareReport): string {
+  const f = r.rows[0].totals;
+  return f.probesNeeded + f.shortNeeded + f.taskStated === 0
+    ? "no probe facts"
+    : `probe needs: ${f.probesNeeded} counted (≤6 back ${f.nearNeeded}, 7-20 ${f.midNeeded}, >20 ${f.farNeeded}), ${f.shortNeeded} short values apart, ${f.taskStated} left out because the task states them; a value counts only outside the system prompt`;
+}
+
 /** The report as a terminal table. */
 export function renderTable(r: CompareReport): string {
   if (!isObjectArg(r)) throw new TypeError(mustBe("renderTable: report", "a CompareReport (compareStrategies' result)", r));
@@ -246,10 +254,5 @@ export function renderTable(r: CompareReport): string {
   });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
-  const f = r.rows[0].totals;
-  const probes =
-    f.probesNeeded + f.shortNeeded + f.taskStated === 0
-      ? "no probe facts"
-      : `probe needs: ${f.probesNeeded} counted (≤6 back ${f.nearNeeded}, 7-20 ${f.midNeeded}, >20 ${f.farNeeded}), ${f.shortNeeded} short values apart, ${f.taskStated} left out because the task states them; a value counts only outside the system prompt`;
-  return [...describeReport(r), `${r.transcripts} transcripts, ${r.messages.toLocaleString("en-US")} messages; ${probes}`, line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), ...failureNotes(r), ...dataProblemLines(r)].join("\n");
+  return [...describeReport(r), `${r.transcripts} transcripts, ${r.messages.toLocaleString("en-US")} messages; ${probeNeedsText(r)}`, line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), ...failureNotes(r), ...dataProblemLines(r)].join("\n");
 }

@@ -164,6 +164,9 @@ describe("compareStrategies", () => {
     expect(window.retention).toBe(0);
     expect(window.costRatio).toBeCloseTo(window.totals.cost / full.totals.cost, 10);
     expect(renderTable(r)).toMatch(/^price model gpt-4o: \$2\.5\/\$10 per M input\/output tokens, token-prefix cache \(reads 0\.5x, from 1024 tokens in steps of 128\)\n2 transcripts, 14 messages; probe needs: 2 counted \(≤6 back 2, 7-20 0, >20 0\), 0 short values apart, 0 left out because the task states them.*\nstrategy +input tokens/);
+    // The HTML report says what the probes counted too: the table's retention means nothing without it.
+    const needs = /probe needs: [^\n]*/.exec(renderTable(r))?.[0] ?? "no probe needs line";
+    expect(renderHtml(r)).toContain(needs.replace(/>/g, "&gt;"));
     // Per transcript too, adding up to the totals.
     expect(window.perTranscript.map((p) => p.id)).toEqual(["booking", "booking"]);
     expect(window.perTranscript[0].metrics.inputTokens * 2).toBe(window.totals.inputTokens);
