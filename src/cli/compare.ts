@@ -254,6 +254,9 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     if (values.summarizer !== undefined && !["facts", "copy"].includes(values.summarizer)) throw new Error(`--summarizer takes facts or copy, got "${values.summarizer}"`);
     if (values.summarizer !== undefined && llmModel !== undefined) throw new Error("give --summarizer or --summarizer-llm, not both");
     strategies = withSummarizer((values.strategy ?? allStrategies()).map(parseStrategy), llmModel === undefined ? values.summarizer : "llm", llmModel);
+    // Conversation id -> the file it came from: an id names its rows in the report and finds the
+    // conversation in ptc view, so two conversations of one id could not be told apart.
+    const origin = new Map<string, string>();
     transcripts = files.flatMap((f, i) => {
       // Read twice, a file's conversations would count twice in every total and average.
       if (namesOneOf(f, files.slice(0, i))) throw new Error(`${f} is given twice: its conversations would be counted twice`);
@@ -261,12 +264,20 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
       const kind = fileKind(text);
       // A saved PTC-Lisp run (ptc demo --trace-out, SubAgent's runToJson, a run state) is one transcript with its turn records.
       if (kind === "run" || kind === "trace" || kind === "run-state") {
-        const run = runTranscript(basename(f), parseRun(text, f, kind).trace);
+        // Named by its file name, or by the path as given where an earlier file's name took it (runs/a/run.json, runs/b/run.json).
+        const run = runTranscript(origin.has(basename(f)) ? f : basename(f), parseRun(text, f, kind).trace);
         if (run === undefined) throw new Error(`${f}: the run has no turns to compare`);
+        if (origin.has(run.id)) throw new Error(`${f}: conversation id ${JSON.stringify(run.id)} is also the id of a conversation in ${origin.get(run.id)}: give each conversation its own id`);
+        origin.set(run.id, f);
         return [run];
       }
       if (kind !== "transcripts" && kind !== "other") throw new Error(`${whatReads(kind, f)}, not ptc compare (which reads transcripts: JSON lines of {"messages": [...]}, or a saved PTC-Lisp run)`);
-      return parseTranscripts(text, f, limit);
+      const read = parseTranscripts(text, f, limit);
+      for (const t of read) {
+        if (origin.has(t.id)) throw new Error(`${f}: conversation id ${JSON.stringify(t.id)} is also the id of a conversation in ${origin.get(t.id)}: give each conversation its own id`);
+      }
+      for (const t of read) origin.set(t.id, f);
+      return read;
     });
     if (transcripts.length === 0) throw new Error(`no transcripts in ${files.join(", ")}: nothing to compare`);
     // Kept and compared as recorded, but said: a strict provider would refuse these prompts.

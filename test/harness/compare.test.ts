@@ -1,6 +1,6 @@
 // The harness: transcripts read with line-numbered errors, probe matching as the corpora README
 // defines it, per-request metrics checked against hand-built conversations, and `ptc compare`.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -576,6 +576,26 @@ describe("ptc compare on PTC-Lisp runs", () => {
       expect(row(report, "interpreter-summaries")?.totals.compacted).toBeGreaterThan(0);
       expect(row(report, "interpreter-summaries")?.reduction).toBeGreaterThan(0);
     }
+  });
+
+  it("names two saved runs of one file name apart, and refuses a conversation id an earlier file has, which the report's rows and ptc view could not tell apart", async () => {
+    const step = await runExample(findExample("exploration") as Example);
+    const runs = [join(dir, "a"), join(dir, "b")].map((d) => {
+      mkdirSync(d, { recursive: true });
+      writeFileSync(join(d, "run.json"), runToJson(step));
+      return join(d, "run.json");
+    });
+    const r = await cli([...runs, "--strategy", "sliding-window", "--json", "-"]);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as { rows: Array<{ perTranscript: Array<{ id: string }> }> };
+    expect(report.rows[0].perTranscript.map((p) => p.id)).toEqual(["run.json", runs[1]]);
+    const again = join(dir, "again.jsonl");
+    writeFileSync(again, JSON.stringify(booking) + "\n");
+    const first = join(dir, "first.jsonl");
+    writeFileSync(first, JSON.stringify({ ...booking, id: "other" }) + "\n" + JSON.stringify(booking) + "\n");
+    const twice = await cli([first, again]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain(`ptc compare: ${again}: conversation id "booking" is also the id of a conversation in ${first}: give each conversation its own id`);
   });
 
   it("measures it on JSON lines that carry a run's trace, and refuses messages that are not the trace's history", async () => {
