@@ -74,6 +74,8 @@ export interface CompareOptions {
   summaryModel?: string;
   /** Called after each transcript of each strategy (progress). */
   onProgress?: (done: number, total: number) => void;
+  /** Where strategies given by name are found (default: every shipped strategy). */
+  registry?: StrategyRegistry;
 }
 
 type Measured = StrategySpec | string | Baseline;
@@ -120,7 +122,7 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
   if (!isArrayArg(transcripts)) throw new TypeError(mustBe("compareStrategies: transcripts", "an array of transcripts (loadTranscripts' result)", transcripts));
   if (!isArrayArg(strategies)) throw new TypeError(mustBe("compareStrategies: strategies", "an array of strategy names or specs", strategies));
   if (!isObjectArg(options)) throw new TypeError(mustBe("compareStrategies: options", "an object of options ({ models })", options));
-  await checkStrategies(strategies, options.llm);
+  await checkStrategies(strategies, options.llm, options.registry);
   const specs: Measured[] = [...(strategies.some((s) => nameOf(s) === "full") ? [] : ["full"]), ...strategies, ...BASELINES];
   const total = specs.length * transcripts.length;
   let done = 0;
@@ -140,6 +142,7 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
         ...(options.prices === undefined ? {} : { prices: options.prices }),
         ...(options.summaryModel === undefined ? {} : { summaryModel: options.summaryModel }),
         ...(options.llm === undefined ? {} : { llm: options.llm }),
+        ...(options.registry === undefined ? {} : { registry: options.registry }),
         ...(onRequest ? { onRequest } : {}),
       });
       addMetrics(sum, m);

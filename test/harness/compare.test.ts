@@ -12,6 +12,9 @@ import { modelPrice } from "../../src/compaction/prices.js";
 import { promptTokens } from "../../src/compaction/tokens.js";
 import { runCli } from "../../src/cli/commands.js";
 import { compareStrategies, renderTable } from "../../src/harness/compare.js";
+import { defaultStrategies } from "../../src/history/registry.js";
+import { pureStrategy } from "../../src/compaction/strategies/pure.js";
+import { z } from "zod";
 import { renderHtml } from "../../src/harness/html.js";
 import { percentText } from "../../src/compaction/figures.js";
 import type { Llm } from "../../src/llm/types.js";
@@ -170,6 +173,17 @@ describe("compareStrategies", () => {
     // Per transcript too, adding up to the totals.
     expect(window.perTranscript.map((p) => p.id)).toEqual(["booking", "booking"]);
     expect(window.perTranscript[0].metrics.inputTokens * 2).toBe(window.totals.inputTokens);
+  });
+
+  it("compares a strategy of the caller's own registry, as measure and compareUnderCaches do", async () => {
+    const registry = defaultStrategies.with(
+      pureStrategy({ name: "drop-middle", description: "test only", schema: z.object({}).strict(), rewrite: (stored) => (stored.length > 4 ? { messages: [...stored.slice(0, 2), ...stored.slice(-2)] } : null) }),
+    );
+    const r = await compareStrategies([booking], ["drop-middle"], { models, registry });
+    const mine = r.rows.find((row) => row.strategy === "drop-middle");
+    expect(mine?.triggered).toBe(true);
+    expect(mine?.totals).toEqual(await measure(booking, "drop-middle", { models, model: models[0], registry }).then((m) => ({ ...m, compactionMs: mine?.totals.compactionMs })));
+    await expect(compareStrategies([booking], ["drop-middle"], { models })).rejects.toThrow(/unknown strategy "drop-middle"/);
   });
 
   it("refuses an unknown strategy or a bad option before measuring any, not after the strategies before it ran", async () => {
