@@ -16,6 +16,7 @@ import { LlmError } from "../llm/errors.js";
 import { openaiLlm } from "../llm/openai.js";
 import type { Llm } from "../llm/types.js";
 import { runTranscript } from "../harness/run-transcript.js";
+import { StrategyFailure } from "../harness/measure.js";
 import { parseTranscripts, TranscriptError, type Transcript } from "../harness/transcript.js";
 import { parseRun } from "./trace.js";
 import { fileKind, whatReads } from "./file-kind.js";
@@ -336,6 +337,11 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     if (e instanceof TranscriptError) {
       io.stderr.write(`ptc compare: ${e.message}\n`);
       return 2;
+    }
+    // A strategy that threw on a transcript: said with the transcript and request, not as a stack trace.
+    if (e instanceof StrategyFailure) {
+      io.stderr.write(forTerminal(`ptc compare: ${e.message}\n`));
+      return 1;
     }
     // A strategy's options are checked when it is first built: a bad one is a usage error.
     const message = (e as Error).message ?? String(e);

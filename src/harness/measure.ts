@@ -308,21 +308,45 @@ async function replay(t: Transcript, spec: StrategySpec | string | Baseline, reg
     const stored = t.messages.slice(0, j);
     const started = performance.now();
     const records = t.recordsAt?.(j);
-    const result =
-      strategy === undefined
-        ? undefined
-        : await compact(stored, strategy, {
-            ...(state === undefined ? {} : { state }),
-            ...(records === undefined ? {} : { records }),
-            ...(options.llm === undefined ? {} : { llm: options.llm }),
-            ...(options.model === undefined ? {} : { model: options.model }),
-          });
+    let result: CompactionResult | undefined;
+    try {
+      result =
+        strategy === undefined
+          ? undefined
+          : await compact(stored, strategy, {
+              ...(state === undefined ? {} : { state }),
+              ...(records === undefined ? {} : { records }),
+              ...(options.llm === undefined ? {} : { llm: options.llm }),
+              ...(options.model === undefined ? {} : { model: options.model }),
+            });
+    } catch (e) {
+      throw new StrategyFailure(`strategy ${strategy?.name ?? "?"} failed on transcript ${t.id} at the request for message ${j}: ${thrownText(e)}`, { cause: e });
+    }
     if (into !== undefined) into.compactionMs += performance.now() - started;
     state = result?.state;
     const sent = shown(result === undefined ? baselinePrompt(spec as Baseline, stored) : result.messages);
     // Marked as the Anthropic client marks them: the system prompt's end, the strategy's marks, the last message.
     const marks = strategy?.cacheBreakpoints?.(sent);
     each(j, shown(stored), sent, result, { messages: sent, breakpoints: [...cacheMarks({ messages: sent, ...(marks === undefined ? {} : { cacheBreakpoints: marks }) })] });
+  }
+}
+
+/**
+ * A strategy threw while a transcript was replayed: which one, on which transcript, at which
+ * request, and what it threw (the thrown value is the cause). Without them a run over a corpus
+ * stopped with the strategy's bare error ("Cannot read properties of undefined") and no way to
+ * find the conversation that provoked it.
+ */
+export class StrategyFailure extends Error {
+  override readonly name = "StrategyFailure";
+}
+
+/** A thrown value as text, whatever it is (an Error whose message getter throws, an object String() cannot convert). */
+function thrownText(e: unknown): string {
+  try {
+    return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  } catch {
+    return "a thrown value that cannot be read";
   }
 }
 

@@ -18,7 +18,8 @@ import { z } from "zod";
 import { renderHtml } from "../../src/harness/html.js";
 import { percentText } from "../../src/compaction/figures.js";
 import type { Llm } from "../../src/llm/types.js";
-import { measure, probePattern } from "../../src/harness/measure.js";
+import { measure, probePattern, StrategyFailure } from "../../src/harness/measure.js";
+import { messageText } from "../../src/llm/messages.js";
 import { parseTranscripts, type Transcript } from "../../src/harness/transcript.js";
 import { saveRun } from "../../src/agent/resume.js";
 import { runStateToJson } from "../../src/trace/run-state.js";
@@ -184,6 +185,24 @@ describe("compareStrategies", () => {
     expect(mine?.triggered).toBe(true);
     expect(mine?.totals).toEqual(await measure(booking, "drop-middle", { models, model: models[0], registry }).then((m) => ({ ...m, compactionMs: mine?.totals.compactionMs })));
     await expect(compareStrategies([booking], ["drop-middle"], { models })).rejects.toThrow(/unknown strategy "drop-middle"/);
+  });
+
+  it("says which strategy failed on which transcript and request when one throws, not only what it threw", async () => {
+    const registry = defaultStrategies.with(
+      pureStrategy({
+        name: "fragile",
+        description: "test only",
+        schema: z.object({}).strict(),
+        rewrite: (stored) => {
+          if (stored.some((m) => messageText(m).includes("Zed"))) throw new TypeError("Cannot read properties of undefined (reading 'x')");
+          return null;
+        },
+      }),
+    );
+    const calm: Transcript = { id: "calm", messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }] };
+    await expect(compareStrategies([calm, booking], ["fragile"], { models, registry })).rejects.toThrow(
+      new StrategyFailure("strategy fragile failed on transcript booking at the request for message 4: TypeError: Cannot read properties of undefined (reading 'x')"),
+    );
   });
 
   it("refuses an unknown strategy or a bad option before measuring any, not after the strategies before it ran", async () => {
