@@ -42,8 +42,10 @@ function tokensBars(rows: readonly StrategyRow[]): string {
 
 /** Cost against full (lower is better) and retention (higher is better), one point per strategy. */
 function costRetention(rows: readonly StrategyRow[]): string {
-  // A row without a cost ratio (full cost nothing, it did not) has no place on the cost axis.
-  const withRetention = rows.filter((r): r is StrategyRow & { retention: number; costRatio: number } => r.retention !== null && r.costRatio !== null);
+  // A row without a cost ratio (full cost nothing, it did not) has no place on the cost axis, and
+  // one that never compacted none on the retention axis (its 100% measured nothing, as the table says).
+  const plotted = (r: StrategyRow): r is StrategyRow & { retention: number; costRatio: number } => r.retention !== null && r.costRatio !== null && idleLabel(r) === undefined;
+  const withRetention = rows.filter(plotted);
   if (withRetention.length === 0) return "<p>No probe facts in these transcripts: no retention chart.</p>";
   // A little room around the extremes, so no point sits on an axis or the frame's edge.
   const minC = Math.min(0.9, ...withRetention.map((r) => r.costRatio)) - 0.03;
@@ -52,7 +54,7 @@ function costRetention(rows: readonly StrategyRow[]): string {
   const x = (c: number): number => PAD + ((c - minC) / (maxC - minC)) * (W - 1.5 * PAD);
   const y = (v: number): number => H - PAD - ((v - minR) / (1.01 - minR)) * (H - 1.5 * PAD);
   const dots = rows.map((r, i) =>
-    r.retention === null || r.costRatio === null
+    !plotted(r)
       ? ""
       : `<circle cx="${x(r.costRatio).toFixed(1)}" cy="${y(r.retention).toFixed(1)}" r="6" fill="${color(i)}"><title>${esc(r.strategy)}: cost ${ratioText(r.costRatio)} full, retention ${pct(r.retention)}</title></circle><text class="label" x="${(x(r.costRatio) + 8).toFixed(1)}" y="${(y(r.retention) - 6 - (i % 3) * 9).toFixed(1)}">${i + 1}</text>`,
   );

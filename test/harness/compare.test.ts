@@ -150,6 +150,10 @@ describe("strict, stratified retention", () => {
     expect(r.rows[1].triggered).toBe(false);
     expect(renderTable(r)).toMatch(/\nsliding-window:turns=50 .*never triggered/);
     expect(r.rows[1].retentionByDistance.beyond6).toBe(r.rows[0].retentionByDistance.beyond6);
+    // Nor does the HTML page plot it at 100% retention in the cost-against-retention chart.
+    const html = renderHtml(r);
+    expect(html).toContain("<title>full: cost 1.000x full, retention");
+    expect(html).not.toContain("<title>sliding-window:turns=50: cost");
   });
 });
 

@@ -262,6 +262,10 @@ describe.skipIf(missing)("ptc view in Chromium", () => {
     const recap = page.locator("table.strategies tbody tr:nth-child(2) td");
     expect(await recap.first().textContent()).toBe("recap");
     expect(await recap.nth(7).textContent()).toBe("never triggered");
+    // Nor is it plotted at 100% retention.
+    const points = await page.locator("[data-chart=cost-retention] circle.point title").allTextContents();
+    expect(points.some((p) => p.startsWith("full: "))).toBe(true);
+    expect(points.filter((p) => p.startsWith("recap: "))).toEqual([]);
   });
 
   it("shows one transcript under two strategies side by side, request by request", async () => {

@@ -150,8 +150,10 @@ function strategyLegend(names: readonly string[], numbered = false): HTMLElement
 
 /** Cost against full (x) and probe retention (y), one point per strategy. */
 export function costRetention(rows: readonly ReportRow[]): HTMLElement | null {
-  // A row without a cost ratio (full cost nothing, it did not) has no place on the cost axis.
-  const withR = rows.filter((r): r is ReportRow & { retention: number; costRatio: number } => r.retention !== null && r.costRatio !== null);
+  // A row without a cost ratio (full cost nothing, it did not) has no place on the cost axis, and
+  // one that never compacted none on the retention axis (its 100% measured nothing, as the table says).
+  const plotted = (r: ReportRow): r is ReportRow & { retention: number; costRatio: number } => r.retention !== null && r.costRatio !== null && r.idle === undefined;
+  const withR = rows.filter(plotted);
   if (withR.length === 0) return null;
   const minC = Math.min(0.9, ...withR.map((r) => r.costRatio)) - 0.05;
   const maxC = Math.max(1.1, ...withR.map((r) => r.costRatio)) + 0.05;
@@ -167,7 +169,7 @@ export function costRetention(rows: readonly ReportRow[]): HTMLElement | null {
     s("text", { x: 4, y: 12, class: "label" }, `retention (${(minR * 100).toFixed(0)}% to 100%)`),
   ];
   rows.forEach((r, i) => {
-    if (r.retention !== null && r.costRatio !== null) els.push(s("circle", { cx: x(r.costRatio), cy: y(r.retention), r: 6, fill: color(i), class: "point" }, s("title", null, `${r.strategy}: cost ${ratioText(r.costRatio)}, retention ${percentText(r.retention)}`)));
+    if (plotted(r)) els.push(s("circle", { cx: x(r.costRatio), cy: y(r.retention), r: 6, fill: color(i), class: "point" }, s("title", null, `${r.strategy}: cost ${ratioText(r.costRatio)}, retention ${percentText(r.retention)}`)));
   });
   return h("figure", { class: "chart-box", "data-chart": "cost-retention" }, svgRoot("cost against retention", els), strategyLegend(rows.map((r) => r.strategy)));
 }
