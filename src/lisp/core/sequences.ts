@@ -650,8 +650,13 @@ const descending: Cmp = compareDescending;
 function comparatorResult(who: string, r: Value): number | null {
   if (typeof r === "number") return r;
   if (r instanceof LFloat) return r.v;
-  if (typeof r === "boolean" || r === null) return null;
-  throw typeErr(`${who}: the comparator must return a number or a boolean, got ${describe(r)}`, "use compare, or a function like (fn [a b] (< a b))");
+  if (typeof r === "boolean") return null;
+  // nil is refused, as Clojure's AFunction.compare refuses it: read as false it made every
+  // element equal, so a sorted set kept only its first element.
+  throw typeErr(
+    `${who}: the comparator must return a number or a boolean, got ${describe(r)}`,
+    r === null ? "wrap a predicate that may return nil in boolean: (fn [a b] (boolean ...))" : "use compare, or a function like (fn [a b] (< a b))",
+  );
 }
 
 /**
