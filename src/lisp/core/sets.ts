@@ -9,7 +9,7 @@ import { EMPTY_SET, isMap, isSet, LSet, truthy, type Value } from "../values.js"
 import { Vec } from "../vector.js";
 import { describe, isCallable } from "./args.js";
 import { comparator } from "./sequences.js";
-import { heldKey, ORDERED_UP_TO, sortedSetBy } from "./sorted.js";
+import { heldKey, intersectionBase, ORDERED_UP_TO, sortedSetBy, unionBase } from "./sorted.js";
 import type { BuiltinDef } from "./registry.js";
 
 function setOf(x: Value): Value {
@@ -86,20 +86,23 @@ function setArgs(who: string, args: Value[]): LSet[] {
 
 function union(args: Value[]): Value {
   if (args.length === 0) return EMPTY_SET;
-  const base = setArg("union", args[0], 1);
+  // Adding into the first set keeps its order, which reads naturally; into the largest when
+  // Clojure builds on that one and it is sorted, so the result is sorted as Clojure's is (the
+  // registry wraps union with keepingSortedOrder, which asks unionBase the same).
+  const at = unionBase(args);
+  const base = setArg("union", args[at], at + 1);
   // Vectors are added as they are (not turned into sets first) so their order survives.
-  const parts = new Array<LSet | Vec<Value>>(args.length - 1);
+  const parts: Array<LSet | Vec<Value>> = [];
   let total = 0;
-  for (let i = 1; i < args.length; i++) {
+  for (let i = 0; i < args.length; i++) {
+    if (i === at) continue;
     const x = args[i];
     const part = x instanceof Vec ? x : setArg("union", x, i + 1);
-    parts[i - 1] = part;
+    parts.push(part);
     total += part.size;
   }
   if (total === 0) return base;
   charge(total);
-  // Adding into the first set (rather than the largest) keeps its order, which reads naturally;
-  // a sorted first set gives a sorted result (the registry wraps union with keepingSortedOrder).
   return base.withMutations((out) => {
     for (const part of parts) {
       for (const x of part) out.add(x);
@@ -110,12 +113,14 @@ function union(args: Value[]): Value {
 
 function intersection(args: Value[]): Value {
   const sets = setArgs("intersection", args);
-  const first = sets[0];
-  if (sets.length === 1) return first;
-  // Filtering the first set (rather than the smallest) keeps its order, which reads naturally.
-  charge(first.size * (sets.length - 1));
-  return first.filter((x) => {
-    for (let i = 1; i < sets.length; i++) if (!sets[i].has(x)) return false;
+  if (sets.length === 1) return sets[0];
+  // Filtering the first set keeps its order, which reads naturally; the smallest when Clojure
+  // keeps that one and it is sorted (see union).
+  const at = intersectionBase(args);
+  const base = sets[at];
+  charge(base.size * (sets.length - 1));
+  return base.filter((x) => {
+    for (let i = 0; i < sets.length; i++) if (i !== at && !sets[i].has(x)) return false;
     return true;
   });
 }

@@ -248,24 +248,47 @@ function heldFirst<T>(xs: T[], held: (x: T) => boolean): T[] {
   return xs;
 }
 
+/** How many elements a clojure.set operation's argument holds, as Clojure's count reads it. */
+const setCount = (x: Value): number => (x !== null && typeof x === "object" && "size" in x && typeof x.size === "number" ? x.size : 0);
+
 /**
- * Builtins whose result is their collection argument changed: sorted in, sorted out. The
- * clojure.set operations build on their first set, as Clojure's conj and disj onto it do.
+ * The argument a clojure.set operation builds on: the one Clojure builds on when that is sorted,
+ * so its order is kept wherever it stands, else the first, whose order reads naturally. Clojure's
+ * union builds on the largest set and intersection on the smallest; of two the same size the
+ * first, of three or more the last (its bubble-max-key).
  */
-const KEEPS_ORDER: Readonly<Record<string, number>> = {
+function setBase(args: readonly Value[], sign: 1 | -1): number {
+  let at = 0;
+  if (args.length === 2) at = sign * setCount(args[1]) > sign * setCount(args[0]) ? 1 : 0;
+  else for (let i = 1; i < args.length; i++) if (sign * setCount(args[i]) >= sign * setCount(args[at])) at = i;
+  return at > 0 && sortOrder(args[at]) !== undefined ? at : 0;
+}
+
+/** The argument clojure.set/union adds the others into. */
+export const unionBase = (args: readonly Value[]): number => setBase(args, 1);
+
+/** The argument clojure.set/intersection keeps the shared elements of. */
+export const intersectionBase = (args: readonly Value[]): number => setBase(args, -1);
+
+/**
+ * Builtins whose result is their collection argument changed: sorted in, sorted out, given as
+ * the argument's position or how to find it. The clojure.set operations build on the set
+ * Clojure's conj and disj build on.
+ */
+const KEEPS_ORDER: Readonly<Record<string, number | ((args: readonly Value[]) => number)>> = {
   assoc: 0, "assoc-in": 0, update: 0, "update-in": 0, dissoc: 0, merge: 0, "merge-with": 1, conj: 0, into: 0, disj: 0, empty: 0,
-  union: 0, intersection: 0, difference: 0, select: 1,
+  union: unionBase, intersection: intersectionBase, difference: 0, select: 1,
 };
 
 /** Wraps a builtin so a sorted collection argument gives a sorted result. */
 export function keepingSortedOrder(def: BuiltinDef): BuiltinDef {
-  const at = Object.hasOwn(KEEPS_ORDER, def.name) ? KEEPS_ORDER[def.name] : undefined;
-  if (at === undefined) return def;
+  const where = Object.hasOwn(KEEPS_ORDER, def.name) ? KEEPS_ORDER[def.name] : undefined;
+  if (where === undefined) return def;
   const { fn, f1, f2 } = def;
   return {
     ...def,
-    fn: (a) => keepSorted(def.name, a[at], fn(a)),
+    fn: (a) => keepSorted(def.name, a[typeof where === "number" ? where : where(a)], fn(a)),
     ...(f1 ? { f1: (x: Value) => keepSorted(def.name, x, f1(x)) } : {}),
-    ...(f2 ? { f2: (x: Value, y: Value) => keepSorted(def.name, at === 0 ? x : y, f2(x, y)) } : {}),
+    ...(f2 ? { f2: (x: Value, y: Value) => keepSorted(def.name, (typeof where === "number" ? where : where([x, y])) === 0 ? x : y, f2(x, y)) } : {}),
   };
 }
