@@ -1,5 +1,5 @@
 // clojure.core functions a model reaches for that the other areas had not covered: integer
-// predicates, the bit-* family, rseq, parse-boolean, clojure.string/escape, repeatedly and
+// predicates, the bit-* family, rseq, subseq, rsubseq, parse-boolean, clojure.string/escape, repeatedly and
 // assert. Each behaves as its Clojure namesake (on 64-bit longs for the bit operations).
 import { LispError, typeErr } from "../errors.js";
 import { call1, callValue } from "../fn.js";
@@ -10,7 +10,7 @@ import { Vec } from "../vector.js";
 import { countArg, describe, expectFn, strValue } from "./args.js";
 import { clip } from "./exceptions.js";
 import type { BuiltinDef } from "./registry.js";
-import { sortOrder } from "./sorted.js";
+import { sortOrder, subseq } from "./sorted.js";
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
@@ -162,6 +162,24 @@ export const CLOJURE_EXTRAS: BuiltinDef[] = [
   shift("bit-flip", (a, n) => a ^ (1n << n), "x with bit n flipped.", ["(bit-flip 8 3)", "0"]),
   { name: "bit-test", area: "arithmetic", arity: [2, 2], params: "[x n]", doc: "True if bit n of x is set.", examples: [["(bit-test 8 3)", "true"]], fn: (a) => ((intArg("bit-test", a[0]) >> bitIndex("bit-test", a[1])) & 1n) === 1n },
   { name: "rseq", area: "collections", arity: [1, 1], params: "[coll]", doc: "The elements of a vector or sorted collection in reverse, or nil when empty.", examples: [["(rseq [1 2 3])", "[3 2 1]"], ["(rseq [])", "nil"]], fn: (a) => rseq(a[0]), f1: rseq },
+  {
+    name: "subseq",
+    area: "collections",
+    arity: [3, 5],
+    params: "[sc test key] [sc start-test start-key end-test end-key]",
+    doc: "The elements (entries of a map) of sorted collection sc whose keys its order places as the tests say (<, <=, > or >=; start > or >=, end < or <=), or nil when none.",
+    examples: [["(subseq (sorted-set 1 2 3 4) > 2)", "[3 4]"], ["(subseq (sorted-map :a 1 :b 2 :c 3) >= :b < :c)", "[[:b 2]]"]],
+    fn: (a) => subseq("subseq", a),
+  },
+  {
+    name: "rsubseq",
+    area: "collections",
+    arity: [3, 5],
+    params: "[sc test key] [sc start-test start-key end-test end-key]",
+    doc: "subseq in reverse order.",
+    examples: [["(rsubseq (sorted-set 1 2 3 4) < 3)", "[2 1]"], ["(rsubseq (sorted-set 1 2 3 4) > 1 <= 3)", "[3 2]"]],
+    fn: (a) => subseq("rsubseq", a),
+  },
   { name: "parse-boolean", area: "strings", arity: [1, 1], params: "[s]", doc: 'true for "true", false for "false", nil for any other string.', examples: [['(parse-boolean "true")', "true"], ['(parse-boolean "yes")', "nil"]], fn: (a) => parseBoolean(a[0]), f1: parseBoolean },
   {
     name: "escape",

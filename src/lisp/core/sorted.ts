@@ -8,7 +8,9 @@ import { compare, compareDescending } from "../equality.js";
 import { LispError, typeErr } from "../errors.js";
 import { charge, tick } from "../runtime.js";
 import { EMPTY_MAP, isMap, isSet, LMap, LSet, type Value } from "../values.js";
-import type { BuiltinDef } from "./registry.js";
+import { Vec } from "../vector.js";
+import { describe } from "./args.js";
+import { Builtin, type BuiltinDef } from "./registry.js";
 import type { Cmp } from "./sequences.js";
 
 /** Sorted collections up to this size are plain maps and sets (insertion-ordered while small). */
@@ -37,8 +39,19 @@ export function sortOrder(x: Value): Cmp | undefined {
   return orders.get(x);
 }
 
-// The keys of a sorted collection with its own order, in that order, made on its first lookup miss.
+// The keys of a sorted collection in its order, made (and charged) on its first need: a lookup
+// miss in one with its own order, a subseq. Later ones are binary searches.
 const heldKeys = new WeakMap<object, Value[]>();
+
+function keysInOrder(coll: LMap | LSet): Value[] {
+  let ks = heldKeys.get(coll);
+  if (ks === undefined) {
+    charge(coll.size);
+    ks = isMap(coll) ? [...coll.keys()] : coll.toArray();
+    heldKeys.set(coll, ks);
+  }
+  return ks;
+}
 
 /**
  * The key a map or set sorted by its own comparator holds where the comparator places `key`,
@@ -48,12 +61,7 @@ const heldKeys = new WeakMap<object, Value[]>();
 export function heldKey(coll: LMap | LSet, key: Value): Value | undefined {
   const cmp = sortOrder(coll);
   if (cmp === undefined || byCompare(cmp) || coll.size === 0) return undefined;
-  let ks = heldKeys.get(coll);
-  if (ks === undefined) {
-    charge(coll.size);
-    ks = isMap(coll) ? [...coll.keys()] : coll.toArray();
-    heldKeys.set(coll, ks);
-  }
+  const ks = keysInOrder(coll);
   let lo = 0;
   let hi = ks.length - 1;
   while (lo <= hi) {
@@ -291,4 +299,71 @@ export function keepingSortedOrder(def: BuiltinDef): BuiltinDef {
     ...(f1 ? { f1: (x: Value) => keepSorted(def.name, x, f1(x)) } : {}),
     ...(f2 ? { f2: (x: Value, y: Value) => keepSorted(def.name, (typeof where === "number" ? where : where([x, y])) === 0 ? x : y, f2(x, y)) } : {}),
   };
+}
+
+type Test = "<" | "<=" | ">" | ">=";
+
+/** A subseq test: one of the builtins `allowed`, by which Clojure's subseq also tells them apart. */
+function boundTest(who: string, t: Value, allowed: readonly Test[], role: string): Test {
+  if (t instanceof Builtin && (allowed as readonly string[]).includes(t.name)) return t.name as Test;
+  const names = allowed.length === 4 ? "<, <=, > or >=" : allowed.join(" or ");
+  throw typeErr(`${who} expects ${names} as its ${role}, got ${describe(t)}`, `(${who} sc > start-key < end-key), or (${who} sc >= key)`);
+}
+
+/** The first index of ks, in `cmp` order, whose key comes after `key` (`after`) or not before it. */
+function bound(ks: readonly Value[], key: Value, cmp: Cmp, after: boolean): number {
+  charge(Math.ceil(Math.log2(ks.length + 1)));
+  let lo = 0;
+  let hi = ks.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = cmp(ks[mid], key);
+    if (after ? c <= 0 : c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Clojure's (subseq sc test key) and (subseq sc start-test start-key end-test end-key), and
+ * rsubseq their reverse: the elements (entries of a map) whose keys sc's own order places as
+ * the tests say, or nil when there are none. A binary search over sc's keys, so a loop of
+ * them over one collection pays its size once.
+ */
+export function subseq(who: "subseq" | "rsubseq", args: readonly Value[]): Value {
+  const sc = args[0];
+  const cmp = sortOrder(sc);
+  if (cmp === undefined) throw typeErr(`${who} expects a sorted collection, got ${describe(sc)}`, "make one with sorted-set or sorted-map; filter any other collection");
+  if (args.length === 4) throw typeErr(`${who} expects a test and a key, or a start test and key and an end test and key`, `(${who} sc > start-key < end-key), or (${who} sc >= key)`);
+  const coll = sc as LMap | LSet;
+  let lo = 0;
+  let hi = coll.size;
+  let ks: Value[] = [];
+  try {
+    if (args.length === 3) {
+      const t = boundTest(who, args[1], ["<", "<=", ">", ">="], "test");
+      if (coll.size === 0) return null;
+      ks = keysInOrder(coll);
+      if (t === ">" || t === ">=") lo = bound(ks, args[2], cmp, t === ">");
+      else hi = bound(ks, args[2], cmp, t === "<=");
+    } else {
+      const start = boundTest(who, args[1], [">", ">="], "start test");
+      const end = boundTest(who, args[3], ["<", "<="], "end test");
+      if (coll.size === 0) return null;
+      ks = keysInOrder(coll);
+      lo = bound(ks, args[2], cmp, start === ">");
+      hi = bound(ks, args[4], cmp, end === "<=");
+    }
+  } catch (e) {
+    throw orderFailure(who, cmp, e);
+  }
+  if (hi <= lo) return null;
+  charge(hi - lo);
+  const out = new Array<Value>(hi - lo);
+  const m = isMap(coll) ? coll : null;
+  for (let i = lo; i < hi; i++) {
+    tick(i);
+    out[who === "subseq" ? i - lo : hi - 1 - i] = m === null ? ks[i] : Vec.of<Value>(ks[i], m.get(ks[i]) as Value);
+  }
+  return Vec.fromArray(out);
 }

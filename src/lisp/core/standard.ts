@@ -15,7 +15,7 @@ export const STANDARD_CLOJURE: ReadonlySet<string> = new Set([
   "reductions", "take", "drop", "take-while", "drop-while", "take-last", "drop-last", "split-at", "split-with", "take-nth",
   "distinct", "dedupe", "concat", "flatten", "interleave", "interpose", "partition", "partition-all", "partition-by",
   "reverse", "sort", "sort-by", "group-by", "frequencies", "some", "every?", "not-any?", "not-every?", "doall", "dorun", "run!",
-  "rseq", "transduce", "sequence", "eduction", "completing", "cat", "reduced", "reduced?", "unreduced", "ensure-reduced",
+  "rseq", "subseq", "rsubseq", "transduce", "sequence", "eduction", "completing", "cat", "reduced", "reduced?", "unreduced", "ensure-reduced",
   // maps and sets
   "get", "get-in", "assoc", "assoc-in", "update", "update-in", "dissoc", "merge", "merge-with", "select-keys", "keys", "vals",
   "key", "val", "update-vals", "update-keys", "zipmap", "hash-map", "rename-keys", "map-invert", "set", "hash-set", "disj",

@@ -36,3 +36,43 @@
 ;=> #{1 2 3}
 (clojure.set/intersection #{3 1 2} #{1 2})
 ;=> #{1 2}
+;; subseq and rsubseq: the elements (entries of a map) whose key the collection's own order
+;; places against the key as the test says; nil when none.
+(let [s (sorted-set 1 2 3 4 5)]
+  [(subseq s > 2) (subseq s >= 2) (subseq s < 3) (subseq s <= 3) (subseq s > 1 < 5) (subseq s >= 2 <= 4)])
+;=> [[3 4 5] [2 3 4 5] [1 2] [1 2 3] [2 3 4] [2 3 4]]
+(let [s (sorted-set 1 2 3 4 5)]
+  [(rsubseq s < 3) (rsubseq s >= 4) (rsubseq s > 1 < 5) (rsubseq s >= 2 <= 4)])
+;=> [[2 1] [5 4] [4 3 2] [4 3 2]]
+(let [s (sorted-set 1 3 5 7)]
+  [(subseq s >= 4) (subseq s < 4) (subseq s > 7) (subseq s > 3 < 5) (rsubseq s < 1) (subseq (sorted-set) > 1)])
+;=> [[5 7] [1 3] nil nil nil nil]
+(subseq (sorted-map :a 1 :b 2 :c 3) > :a)
+;=> [[:b 2] [:c 3]]
+(rsubseq (apply sorted-map (range 40)) < 6)
+;=> [[4 5] [2 3] [0 1]]
+(subseq (apply sorted-set (range 100)) >= 95)
+;=> [95 96 97 98 99]
+(subseq (disj (apply sorted-set (range 20)) 5 6) > 3 < 9)
+;=> [4 7 8]
+;; By the collection's comparator, as Clojure: > 3 in a descending set is what comes after 3.
+(subseq (sorted-set-by > 1 2 3 4 5) > 3)
+;=> [2 1]
+(rsubseq (into (sorted-map-by >) (map vector (range 12) (range 12))) >= 9)
+;=> [[0 0] [1 1] [2 2] [3 3] [4 4] [5 5] [6 6] [7 7] [8 8] [9 9]]
+(let [by-len (fn [a b] (compare (count a) (count b)))
+      s (sorted-set-by by-len "a" "bb" "ccc" "dddd")]
+  [(subseq s >= "xx") (rsubseq s < "xxx") (subseq s > "x" <= "yyy")])
+;=> [["bb" "ccc" "dddd"] ["bb" "a"] ["bb" "ccc"]]
+(subseq {:a 1} > :a)
+;!! type_error: subseq expects a sorted collection, got map
+(subseq (sorted-set 1 2) = 1)
+;!! type_error: subseq expects <, <=, > or >= as its test
+(subseq (sorted-set 1 2) < 5 > 1)
+;!! type_error: subseq expects > or >= as its start test
+(rsubseq (sorted-set 1 2) > 0 >= 5)
+;!! type_error: rsubseq expects < or <= as its end test
+(let [s (sorted-set 1 2 3)]
+  (subseq s > "a"))
+;!! type_error: subseq: cannot compare
+;@ 2:3

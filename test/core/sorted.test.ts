@@ -1,0 +1,31 @@
+// subseq and rsubseq pay for the keys they search once per collection and for what they return.
+import { describe, expect, it } from "vitest";
+import { evaluate } from "../../src/lisp/evaluate.js";
+import { stillClock } from "../support/run.js";
+
+const N = 100_000;
+const limits = { maxFuel: 1e9, maxLoopIterations: 1e7 };
+
+async function fuel(source: string): Promise<number> {
+  const r = await evaluate(source, { clock: stillClock, limits });
+  expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+  return r.stats.fuelUsed;
+}
+
+describe("subseq fuel", () => {
+  it("a loop of subseq over one large collection searches it, not walks it, each time", async () => {
+    const setup = `(def s (apply sorted-set (range ${N})))`;
+    const base = await fuel(`${setup} (reduce + 0 (range 2000))`);
+    const loop = await fuel(`${setup} (reduce (fn [acc i] (+ acc (first (subseq s >= (* i 50) < (inc (* i 50)))))) 0 (range 2000))`);
+    // One copy of the keys (N) and a few dozen steps per call; a walk per call would be 2,000 N.
+    expect(loop - base).toBeGreaterThanOrEqual(N);
+    expect(loop - base).toBeLessThan(N + 2000 * 100);
+  });
+
+  it("charges the elements it returns", async () => {
+    const setup = `(def m (apply sorted-map (range ${2 * N})))`;
+    const one = await fuel(`${setup} (count (subseq m >= 0 < 2))`);
+    const all = await fuel(`${setup} (count (rsubseq m >= 0))`);
+    expect(all - one).toBeGreaterThanOrEqual(N - 100);
+  });
+});
