@@ -295,9 +295,14 @@ function mergeWith(args: Value[]): Value {
     }
     charge(m.size);
     const target: LMap = acc;
-    acc = target.withMutations((mm) => {
-      for (const [k, v] of m) mm.set(k, mm.has(k) ? call2(f, mm.get(k) as Value, v) : v);
-    });
+    // Kept sorted after each map, so a map sorted by its own comparator finds the next map's
+    // keys as contains? and get do: as the key that comparator places there.
+    acc = keepSorted("merge-with", target, target.withMutations((mm) => {
+      for (const [k, v] of m) {
+        const at = mm.has(k) ? k : (heldKey(target, k) ?? k);
+        mm.set(at, mm.has(at) ? call2(f, mm.get(at) as Value, v) : v);
+      }
+    })) as LMap;
     checkCollectionSize(acc.size);
   }
   return acc;
@@ -318,7 +323,8 @@ function selectKeys(m: Value, ks: Value): Value {
   const wanted = keyList("select-keys", ks, m);
   charge(wanted.length);
   return EMPTY_MAP.withMutations((out) => {
-    for (const k of wanted) if (hasKey(m, k)) out.set(k, lookup(m, k, null));
+    // Under the key the map holds when its own comparator found it (Clojure's find gives that).
+    for (const k of wanted) if (hasKey(m, k)) out.set(isMap(m) && !m.has(k) ? (heldKey(m, k) ?? k) : k, lookup(m, k, null));
   });
 }
 

@@ -76,3 +76,14 @@
   (subseq s > "a"))
 ;!! type_error: subseq: cannot compare
 ;@ 2:3
+;; merge-with and select-keys find a key of a map sorted by its own comparator as get and
+;; contains? do (Clojure's merge-with asks contains? and get, select-keys find).
+(let [by-len (fn [a b] (compare (count a) (count b)))]
+  (merge-with + (sorted-map-by by-len "aa" 1 "b" 2) {"cc" 5} {"d" 10}))
+;=> {"b" 12 "aa" 6}
+(merge-with + (apply sorted-map-by #(compare (quot %1 10) (quot %2 10)) (range 0 100 5)) {57 100})
+;=> {0 5 10 15 20 25 30 35 40 45 50 155 60 65 70 75 80 85 90 95}
+(select-keys (sorted-map-by (fn [a b] (compare (count a) (count b))) "aa" 1 "b" 2) ["cc" "xyz"])
+;=> {"aa" 1}
+(select-keys (apply sorted-map-by #(compare (quot %1 10) (quot %2 10)) (range 0 200 5)) [57 3])
+;=> {50 55 0 5}
