@@ -9,7 +9,8 @@ import { EMPTY_SET, isMap, isSet, LSet, truthy, type Value } from "../values.js"
 import { Vec } from "../vector.js";
 import { describe, isCallable } from "./args.js";
 import { comparator } from "./sequences.js";
-import { heldKey, intersectionBase, ORDERED_UP_TO, sortedSetBy, unionBase } from "./sorted.js";
+import { hasKey } from "../lookup.js";
+import { heldKey, intersectionBase, keepSorted, ORDERED_UP_TO, sortedSetBy, sortOrder, unionBase } from "./sorted.js";
 import type { BuiltinDef } from "./registry.js";
 
 function setOf(x: Value): Value {
@@ -119,8 +120,9 @@ function intersection(args: Value[]): Value {
   const at = intersectionBase(args);
   const base = sets[at];
   charge(base.size * (sets.length - 1));
+  // hasKey finds an element of a set sorted by its own comparator by that comparator, as contains? does.
   return base.filter((x) => {
-    for (let i = 0; i < sets.length; i++) if (i !== at && !sets[i].has(x)) return false;
+    for (let i = 0; i < sets.length; i++) if (i !== at && !hasKey(sets[i], x)) return false;
     return true;
   });
 }
@@ -130,13 +132,17 @@ function difference(args: Value[]): Value {
   let out = sets[0];
   for (let i = 1; i < sets.length && out.size > 0; i++) {
     const other = sets[i];
+    const from = out;
+    // As Clojure's disj and contains?: a set sorted by its own comparator finds elements by it,
+    // and stays sorted from one argument to the next so it still does.
     if (other.size <= out.size) {
       charge(other.size);
-      out = withoutElements(out, other);
+      out = withoutElements(out, sortOrder(from) === undefined ? other : other.map((x) => (from.has(x) ? x : (heldKey(from, x) ?? x))));
     } else {
       charge(out.size);
-      out = out.filter((x) => !other.has(x));
+      out = out.filter((x) => !hasKey(other, x));
     }
+    out = keepSorted("difference", from, out) as LSet;
   }
   return out;
 }

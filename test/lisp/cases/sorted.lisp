@@ -87,3 +87,12 @@
 ;=> {"aa" 1}
 (select-keys (apply sorted-map-by #(compare (quot %1 10) (quot %2 10)) (range 0 200 5)) [57 3])
 ;=> {50 55 0 5}
+;; difference and intersection find elements of a set sorted by its own comparator as disj
+;; and contains? do.
+(let [by-len (fn [a b] (compare (count a) (count b)))
+      s (sorted-set-by by-len "aa" "b" "eee")]
+  [(clojure.set/difference s #{"cc"}) (clojure.set/difference s ["x"] #{"yyy"}) (clojure.set/difference #{"cc" "q"} s)
+   (clojure.set/intersection #{"cc" "zzzz"} s) (clojure.set/intersection #{"cc" "zzzz"} s #{"cc"})])
+;=> [#{"b" "eee"} #{"aa"} #{} #{"cc"} #{"cc"}]
+(clojure.set/difference (apply sorted-set-by #(compare (quot %1 10) (quot %2 10)) (range 0 200 10)) #{57 3})
+;=> #{10 20 30 40 60 70 80 90 100 110 120 130 140 150 160 170 180 190}
