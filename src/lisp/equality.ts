@@ -7,8 +7,8 @@
 // holding the same vector twice, 26 levels deep, is 2^26 leaves but 26 distinct nodes) then
 // compare in time proportional to their distinct nodes, not to the leaves they unfold into.
 import { hash as ihash, is, Map as IMap, OrderedMap, Set as ISet } from "ptc-immutable";
-import { typeErr } from "./errors.js";
-import { charge, chargeIfRunning, chargeRead, tickIfRunning } from "./runtime.js";
+import { LispError, typeErr } from "./errors.js";
+import { charge, chargeIfRunning, chargeRead, nestingLimit, tickIfRunning } from "./runtime.js";
 import { Keyword, LFloat, type Value, typeName, isMap, isSet } from "./values.js";
 import { setElementHash, setKeyEquality, Vec } from "./vector.js";
 
@@ -78,6 +78,9 @@ function collEquals(a: Value, b: Value, asKeys: boolean): boolean {
   const hy = knownHash(y);
   if (hx !== undefined && hy !== undefined && hx !== hy) return false;
   if (proved !== null && proved.get(x)?.has(y) === true) return true;
+  // `active` is how many collections enclose this one: data deeper than the nesting limit stops
+  // here with the limit's error, not at whatever depth the host's stack gives out.
+  if (active >= nestingLimit()) throw tooDeep("compared");
   active++;
   let same: boolean;
   try {
@@ -98,6 +101,10 @@ function collEquals(a: Value, b: Value, asKeys: boolean): boolean {
     s.add(y);
   }
   return same;
+}
+
+function tooDeep(what: string): LispError {
+  return new LispError("nesting_too_deep", `data nested deeper than ${nestingLimit()} levels cannot be ${what}`, undefined, "work on a part of it (get-in), or keep data shallower");
 }
 
 function vecEquals(a: Vec<Value>, b: Vec<Value>, asKeys: boolean): boolean {
@@ -250,23 +257,36 @@ IMap.prototype.remove = IMap.prototype.delete = function (this: IMap<unknown, un
 const immutableMapHash = IMap.prototype.hashCode;
 const immutableSetHash = ISet.prototype.hashCode;
 const vecHash = Vec.prototype.hashCode;
-IMap.prototype.hashCode = function (this: IMap<unknown, unknown>): number {
-  if (knownHash(this) === undefined) {
-    chargeIfRunning(this.size);
-    this.forEach((v, k) => void (chargeHash(k), chargeHash(v)));
+// Collections whose hash is being computed, one inside another: a hash reads every level, so data
+// deeper than the nesting limit stops with its error instead of overflowing the host's stack.
+let hashing = 0;
+
+function nestedHash(x: object, hashOf: () => number): number {
+  if (hashing >= nestingLimit()) throw tooDeep("hashed (used as a key, a set element or by hash)");
+  hashing++;
+  try {
+    return hashOf.call(x);
+  } finally {
+    hashing--;
   }
-  return immutableMapHash.call(this);
+}
+
+IMap.prototype.hashCode = function (this: IMap<unknown, unknown>): number {
+  if (knownHash(this) !== undefined) return immutableMapHash.call(this);
+  chargeIfRunning(this.size);
+  this.forEach((v, k) => void (chargeHash(k), chargeHash(v)));
+  return nestedHash(this, immutableMapHash);
 };
 ISet.prototype.hashCode = function (this: ISet<unknown>): number {
-  if (knownHash(this) === undefined) {
-    chargeIfRunning(this.size);
-    this.forEach((x) => chargeHash(x));
-  }
-  return immutableSetHash.call(this);
+  if (knownHash(this) !== undefined) return immutableSetHash.call(this);
+  chargeIfRunning(this.size);
+  this.forEach((x) => chargeHash(x));
+  return nestedHash(this, immutableSetHash);
 };
 Vec.prototype.hashCode = function (this: Vec<unknown>): number {
-  if (this.knownHash() === undefined) chargeIfRunning(this.size);
-  return vecHash.call(this);
+  if (this.knownHash() !== undefined) return vecHash.call(this);
+  chargeIfRunning(this.size);
+  return nestedHash(this, vecHash);
 };
 
 export function hashValue(v: unknown): number {
@@ -288,6 +308,11 @@ function rank(v: Value): number {
 
 /** Total order for sort/compare: nil < booleans < numbers < strings < keywords < vectors. */
 export function compare(a: Value, b: Value): number {
+  return compareAt(a, b, 0);
+}
+
+/** `compare` of values `depth` collections down: deeper than the nesting limit is its error, never the host stack's. */
+function compareAt(a: Value, b: Value, depth: number): number {
   if (typeof a === "number" && typeof b === "number") return a < b ? -1 : a > b ? 1 : a === b ? 0 : compareNaN(a, b);
   const ra = rank(a);
   const rb = rank(b);
@@ -316,11 +341,12 @@ export function compare(a: Value, b: Value): number {
       const x = a as Vec<Value>;
       const y = b as Vec<Value>;
       if (x.size !== y.size) return x.size - y.size;
+      if (depth >= nestingLimit()) throw tooDeep("compared");
       charge(x.size);
       const xs = x.toArray();
       const ys = y.toArray();
       for (let i = 0; i < xs.length; i++) {
-        const c = compare(xs[i], ys[i]);
+        const c = compareAt(xs[i], ys[i], depth + 1);
         if (c !== 0) return c;
       }
       return 0;

@@ -60,6 +60,12 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   maxSourceForms: 100_000,
 });
 
+/**
+ * Deeper than this, a walk of a value on the host's stack (printing, comparing, hashing) could
+ * overflow it: walks stop here whatever maxNestingDepth says, and outside a run too.
+ */
+export const STACK_SAFE_DEPTH = 1_000;
+
 /** Merges overrides onto the defaults, rejecting anything that is not a positive number. */
 export function resolveLimits(overrides?: Partial<Limits>): Limits {
   const out: Limits = { ...defaultLimits };

@@ -2,6 +2,7 @@
 // (at most N items per collection and M characters overall, saying what was cut).
 import { Map as IMap, Set as ISet } from "ptc-immutable";
 import { LispError } from "./errors.js";
+import { STACK_SAFE_DEPTH } from "./limits.js";
 import { cutPoint } from "./cuts.js";
 import { isStandIn } from "./stand-in.js";
 import { Fn, Keyword, LFloat, Reduced, Regex, Var, type Value, isMap, isSet } from "./values.js";
@@ -253,9 +254,6 @@ function printColl(v: Vec<Value> | IMap<Value, Value> | ISet<Value>, c: Ctx, dep
   }
   w.close();
 }
-
-// Deeper than this, printing would risk the host's stack: even an unbounded print stops here.
-const STACK_SAFE_DEPTH = 1_000;
 
 /** pr-str: readable EDN, whole (an error past STACK_SAFE_DEPTH); use `printChecked` for values a program built. */
 export function prStr(v: Value): string {

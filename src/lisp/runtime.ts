@@ -5,7 +5,7 @@
 import { abortedError, LispError, withLoc, type LimitKind, type SourceLoc } from "./errors.js";
 import type { FnArityNode } from "./analyzer/nodes.js";
 import type { AsyncCode } from "./fn.js";
-import type { Limits } from "./limits.js";
+import { STACK_SAFE_DEPTH, type Limits } from "./limits.js";
 import type { Origin } from "./marks.js";
 import { OutputBuffer } from "./output.js";
 import type { Value } from "./values.js";
@@ -353,6 +353,12 @@ export function depthExceeded(): LispError {
     `function calls nested deeper than ${run.limits.maxCallDepth}`,
     "use loop/recur (or reduce) instead of deep recursion",
   );
+}
+
+/** How deep a walk of a value (comparing, hashing) may nest: the run's maxNestingDepth, never past what the host stack takes. */
+export function nestingLimit(): number {
+  const r = run as RunState | undefined;
+  return r === undefined || r.stopped ? STACK_SAFE_DEPTH : Math.min(r.limits.maxNestingDepth, STACK_SAFE_DEPTH);
 }
 
 export function checkCollectionSize(n: number): void {

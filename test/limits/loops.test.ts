@@ -39,9 +39,9 @@ describe("limits: loops and recursion", () => {
     expect(e.error.kind).toBe("depth_exceeded");
   });
 
-  it("data too deep for the host stack to hash fails with depth_exceeded at the call that hashed it", async () => {
+  it("data too deep for the host stack to hash fails at the nesting limit, at the call that hashed it", async () => {
     const e = await failure("(let [v (reduce (fn [a _] [a]) [] (range 500000))]\n  (hash-set v 1 2 3 4 5 6 7 8 9))", { limits: { timeoutMs: 60_000 } });
-    expect(e.error.kind).toBe("depth_exceeded");
+    expect(e.error.kind).toBe("nesting_too_deep");
     expect([e.error.line, e.error.column]).toEqual([2, 3]);
   });
 

@@ -1,0 +1,51 @@
+// Data nested deeper than maxNestingDepth, met by the host-side walks of a value (equality,
+// hashing, ordering): each stops with nesting_too_deep at the limit, in process and in the worker
+// mode alike, and never at whatever depth the host's stack gives out (a RangeError, or a
+// depth_exceeded that only some stacks reach). Data at exactly the limit still works.
+import { describe, expect, it } from "vitest";
+import { evaluate, type EvalResult } from "../../src/lisp/evaluate.js";
+import { defaultLimits } from "../../src/lisp/limits.js";
+
+const LIMIT = defaultLimits.maxNestingDepth;
+
+/** A vector `levels` vectors deep, its innermost made at run time (no two builds share a part). */
+const nested = (levels: number): string => `(loop [i 1 v (vector 0)] (if (< i ${levels}) (recur (inc i) [v]) v))`;
+
+// Each operation meets two separately built values `d` and `e`.
+const OPERATIONS: Array<[name: string, expr: string, what: string]> = [
+  ["=", "(= d e)", "compared"],
+  ["not=", "(not= d e)", "compared"],
+  ["= inside maps", "(= {:k (first d)} {:k (first e)})", "compared"],
+  ["hash-set", "(count (hash-set d))", "hashed"],
+  ["conj onto a set", "(count (conj #{} d e))", "hashed"],
+  ["map key", "(count (assoc {} d 1 e 2))", "hashed"],
+  ["distinct", "(count (distinct [d e]))", "hashed"],
+  ["frequencies", "(count (frequencies [d e]))", "hashed"],
+  ["group-by", "(count (group-by identity [d e]))", "hashed"],
+  ["compare", "(compare d e)", "compared"],
+  ["sort", "(count (sort [d e]))", "compared"],
+];
+
+const program = (levels: number, expr: string): string => `(let [d ${nested(levels)}\n      e ${nested(levels)}]\n  ${expr})`;
+
+for (const isolation of ["none", "worker"] as const) {
+  describe(`deep data, isolation ${isolation}`, () => {
+    const run = (source: string): Promise<EvalResult> => evaluate(source, { isolation, limits: { timeoutMs: 30_000 } });
+
+    it.each(OPERATIONS)(`%s works on data exactly ${LIMIT} levels deep`, async (_name, expr) => {
+      const r = await run(program(LIMIT, expr));
+      expect(r.ok ? "ok" : r.error).toBe("ok");
+    });
+
+    for (const levels of [LIMIT + 1, 10_000]) {
+      it.each(OPERATIONS)(`%s on data ${levels} levels deep is nesting_too_deep at the form`, async (_name, expr, what) => {
+        const r = await run(program(levels, expr));
+        expect(r.ok).toBe(false);
+        if (r.ok) return;
+        expect(r.error.kind).toBe("nesting_too_deep");
+        expect(r.error.message).toContain(`data nested deeper than ${LIMIT} levels cannot be ${what}`);
+        expect(r.error.line).toBe(3);
+      });
+    }
+  });
+}
