@@ -68,6 +68,14 @@ export class RemoteFn extends Fn {
 // Sorted in a custom order on the other side: readable, but not sendable back as data.
 const foreignOrder = new WeakSet<object>();
 
+/**
+ * Collections nested deeper than this are not sent: the writer, structured clone (two objects a
+ * level, and a host thread that cannot read a message drops it) and the reader all recurse, and
+ * 1,000 levels already overflowed the reading thread's stack. A fixed bound, so it does not
+ * depend on the stacks of the threads.
+ */
+export const MAX_WIRE_DEPTH = 500;
+
 /** Strings and keyword names this long or longer are written once per message. */
 const SHARED_FROM = 256;
 
@@ -88,9 +96,14 @@ export class WireWriter {
   ) {}
 
   write(v: Value): Wire {
+    return this.writeAt(v, 0);
+  }
+
+  /** `v`, `depth` collections down (see MAX_WIRE_DEPTH). */
+  private writeAt(v: Value, depth: number): Wire {
     if (typeof v === "string") return v.length < SHARED_FROM ? v : this.string(v);
     if (v === null || typeof v !== "object") return v;
-    const w = this.node(v);
+    const w = this.node(v, depth);
     if (this.marks !== null && w.t !== "@") {
       const o = this.marks.originOf(v);
       if (o !== undefined) w.h = o;
@@ -98,7 +111,7 @@ export class WireWriter {
     return w;
   }
 
-  private node(v: Value & object): WireNode {
+  private node(v: Value & object, depth: number): WireNode {
     if (v instanceof Keyword && v.name.length < SHARED_FROM) return { t: "k", n: v.name };
     if (v instanceof LFloat) return { t: "f", v: v.v };
     const at = this.seen.get(v instanceof Keyword ? this.sameKeyword(v) : v);
@@ -107,19 +120,22 @@ export class WireWriter {
       this.note(this.sameKeyword(v));
       return { t: "k", n: v.name, r: 1 };
     }
+    if (depth >= MAX_WIRE_DEPTH && (v instanceof Vec || isMap(v) || isSet(v) || v instanceof Reduced)) {
+      throw new LispError("nesting_too_deep", `data nested deeper than ${MAX_WIRE_DEPTH} levels cannot cross between the worker thread and its host`, undefined, "keep data shallower, or run with isolation \"none\"");
+    }
     if (v instanceof Vec) {
       this.note(v);
       const items = v.toArray();
       const x = new Array<Wire>(items.length);
-      for (let i = 0; i < items.length; i++) x[i] = this.write(items[i]);
+      for (let i = 0; i < items.length; i++) x[i] = this.writeAt(items[i], depth + 1);
       return { t: "v", x };
     }
     if (isMap(v) || isSet(v)) {
       const o = this.order(v);
       this.note(v);
       const x: Wire[] = [];
-      if (isMap(v)) for (const [k, e] of v) x.push(this.write(k), this.write(e));
-      else for (const e of v) x.push(this.write(e));
+      if (isMap(v)) for (const [k, e] of v) x.push(this.writeAt(k, depth + 1), this.writeAt(e, depth + 1));
+      else for (const e of v) x.push(this.writeAt(e, depth + 1));
       const node: { t: "m" | "s"; x: Wire[]; o?: 1 | 2 } = { t: isMap(v) ? "m" : "s", x };
       if (o !== 0) node.o = o;
       return node;
@@ -132,7 +148,7 @@ export class WireWriter {
     }
     if (v instanceof Regex) return { t: "re", p: v.source };
     if (v instanceof Var) return { t: "var", n: v.name };
-    if (v instanceof Reduced) return { t: "red", x: this.write(v.value) };
+    if (v instanceof Reduced) return { t: "red", x: this.writeAt(v.value, depth + 1) };
     throw new Unencodable("an unknown value");
   }
 

@@ -49,3 +49,26 @@ for (const isolation of ["none", "worker"] as const) {
     }
   });
 }
+
+// A definition crosses from the worker to its host (and back, as memory, to the next run's
+// worker) by recursion in wire.ts, structured clone and the reader: bounded at a fixed depth,
+// whatever the stacks of the two threads, with an error, never a run that does not end.
+describe("deep data defined in the worker mode", () => {
+  const define = (levels: number): Promise<EvalResult> => evaluate(`(def d ${nested(levels)})\n(count d)`, { isolation: "worker", limits: { timeoutMs: 30_000 } });
+
+  it("a definition 500 levels deep crosses, and the next run reads it", async () => {
+    const r = await define(500);
+    expect(r.ok ? r.value : r.error).toBe(1);
+    if (!r.ok) return;
+    const again = await evaluate("(count (first (first d)))", { isolation: "worker", memory: r.memory });
+    expect(again.ok ? again.value : again.error).toBe(1);
+  });
+
+  it.each([501, 1_000, 10_000])("a definition %d levels deep fails with nesting_too_deep", async (levels) => {
+    const r = await define(levels);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error.kind).toBe("nesting_too_deep");
+    expect(r.error.message).toContain("cannot cross between the worker thread and its host");
+  });
+});

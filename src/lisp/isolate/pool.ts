@@ -49,11 +49,18 @@ export class PoolWorker {
     thread.on("message", (m: FromWorker) => this.listener?.(m));
     let error: Error | null = null;
     thread.on("error", (e) => (error = e));
+    // A message this thread cannot read (one nested past its stack) is dropped, and the run
+    // waiting for it would never end: the worker is ended instead, and the run fails.
+    let unreadable = false;
+    thread.on("messageerror", () => {
+      unreadable = true;
+      void thread.terminate();
+    });
     thread.once("exit", () => {
       this.alive = false;
       this.pool.dropped(this);
       const out = (error as { code?: string } | null)?.code === "ERR_WORKER_OUT_OF_MEMORY";
-      this.onExit?.(out ? "out_of_memory" : error !== null ? "crashed" : "terminated");
+      this.onExit?.(out ? "out_of_memory" : unreadable ? "unreadable" : error !== null ? "crashed" : "terminated");
     });
   }
 
@@ -62,7 +69,7 @@ export class PoolWorker {
   }
 }
 
-export type ExitReason = "out_of_memory" | "crashed" | "terminated";
+export type ExitReason = "out_of_memory" | "unreadable" | "crashed" | "terminated";
 
 /**
  * Workers are started on demand, never waited for: a program waiting on a tool holds its

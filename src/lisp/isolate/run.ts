@@ -260,6 +260,7 @@ function lost(why: ExitReason, maxHeapMb: number): ErrorInfo {
   if (why === "out_of_memory") {
     return toErrorInfo(new LispError("memory_exceeded", `the program used more than its ${maxHeapMb} MB of memory`, undefined, "build smaller values: process the data in parts, or keep only what you need"));
   }
+  if (why === "unreadable") return internal(new Error("a message from the program's worker thread could not be read"));
   return internal(new Error("the program's worker thread stopped unexpectedly"));
 }
 

@@ -200,8 +200,8 @@ async function start(m: RunMessage): Promise<void> {
   try {
     send(done(r));
   } catch (e) {
-    // A value nested past the stack's depth cannot be written; the run fails rather than the worker.
-    const error = e instanceof RangeError ? new LispError("nesting_too_deep", "a value the program made is nested too deeply to leave its worker thread", undefined, "keep data shallow") : new LispError("internal_error", `internal error: ${e instanceof Error ? e.message : String(e)}`);
+    // A value nested past what crosses (wire.ts), or past what structured clone takes, cannot be sent; the run fails rather than the worker.
+    const error = e instanceof LispError ? e : e instanceof RangeError ? new LispError("nesting_too_deep", "a value the program made is nested too deeply to leave its worker thread", undefined, "keep data shallow") : new LispError("internal_error", `internal error: ${e instanceof Error ? e.message : String(e)}`);
     send({ type: "done", ok: false, error: toErrorInfo(error), values: [], defs: [], calls: [], prints: r.prints, fuelUsed: r.stats.fuelUsed, memory: 0 });
   }
   for (const p of pending.values()) p.reject(new Error("the evaluation has ended"));
