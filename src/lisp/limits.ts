@@ -66,7 +66,7 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
  */
 export const STACK_SAFE_DEPTH = 1_000;
 
-/** Merges overrides onto the defaults, rejecting anything that is not a positive number. */
+/** Merges overrides onto the defaults, rejecting anything that is not a positive number (maxNestingDepth is at most STACK_SAFE_DEPTH). */
 export function resolveLimits(overrides?: Partial<Limits>): Limits {
   const out: Limits = { ...defaultLimits };
   if (!overrides) return out;
@@ -84,7 +84,9 @@ export function resolveLimits(overrides?: Partial<Limits>): Limits {
     if (typeof value !== "number" || !(value > 0)) {
       throw new LispError("value_error", `limit '${key}' must be a positive number, got ${String(value)}`);
     }
-    out[key as keyof Limits] = value;
+    // Every walk of nested data recurses on the host's stack: a higher nesting limit would let
+    // the stack overflow first, with no clear error.
+    out[key as keyof Limits] = key === "maxNestingDepth" ? Math.min(value, STACK_SAFE_DEPTH) : value;
   }
   return out;
 }

@@ -3,7 +3,7 @@
 // mode alike, and never at whatever depth the host's stack gives out (a RangeError, or a
 // depth_exceeded that only some stacks reach). Data at exactly the limit still works.
 import { describe, expect, it } from "vitest";
-import { evaluate, type EvalResult } from "../../src/lisp/evaluate.js";
+import { evaluate, type EvaluateOptions, type EvalResult } from "../../src/lisp/evaluate.js";
 import { defaultLimits } from "../../src/lisp/limits.js";
 
 const LIMIT = defaultLimits.maxNestingDepth;
@@ -70,5 +70,34 @@ describe("deep data defined in the worker mode", () => {
     if (r.ok) return;
     expect(r.error.kind).toBe("nesting_too_deep");
     expect(r.error.message).toContain("cannot cross between the worker thread and its host");
+  });
+});
+
+// A host may raise maxNestingDepth, but never past what the host's stack takes: the walks that
+// convert, print and compare data stop at 1,000 levels with the limit's error, instead of a stack
+// overflow reported as something else (a context "that cannot be read (reading it threw)").
+describe("maxNestingDepth set past the host stack", () => {
+  const limits = { maxNestingDepth: 100_000, timeoutMs: 30_000 };
+  let deep: unknown = [];
+  for (let i = 0; i < 10_000; i++) deep = [deep];
+  const ROWS: Array<[name: string, source: string, options: EvaluateOptions]> = [
+    ["a context value", "(count data/x)", { ctx: { x: deep } }],
+    ["the result", nested(10_000), {}],
+    ["a tool's arguments", `(tool/f {:x ${nested(10_000)}})`, { tools: { f: () => 1 } }],
+    ["a tool's result", "(count (tool/f))", { tools: { f: () => deep } }],
+  ];
+
+  for (const isolation of ["none", "worker"] as const) {
+    it.each(ROWS)(`%s 10,000 levels deep is nesting_too_deep at 1,000 (isolation ${isolation})`, async (_name, source, options) => {
+      const r = await evaluate(source, { ...options, isolation, limits });
+      const error = r.ok ? null : r.error;
+      expect(error?.kind === "tool_error" ? error.message : error?.kind).toMatch(/nesting_too_deep|nested deeper than 1000 levels/);
+      expect(error?.message).toContain("nested deeper than 1000 levels");
+    });
+  }
+
+  it("data 1,000 levels deep still crosses in and out", async () => {
+    const r = await evaluate("data/x", { ctx: { x: JSON.parse("[".repeat(1_000) + "]".repeat(1_000)) }, limits });
+    expect(r.ok ? JSON.stringify(r.value).length : r.error).toBe(2_000);
   });
 });
