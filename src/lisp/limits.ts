@@ -62,9 +62,10 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
 
 /**
  * Deeper than this, a walk of a value on the host's stack (printing, comparing, hashing) could
- * overflow it: walks stop here whatever maxNestingDepth says, and outside a run too.
+ * overflow it: walks stop here whatever maxNestingDepth says, and outside a run too. Comparing
+ * maps keyed by maps, the deepest walk per level, overflowed the main thread's stack near 1,000.
  */
-export const STACK_SAFE_DEPTH = 1_000;
+export const STACK_SAFE_DEPTH = 500;
 
 /** Merges overrides onto the defaults, rejecting anything that is not a positive number (maxNestingDepth is at most STACK_SAFE_DEPTH). */
 export function resolveLimits(overrides?: Partial<Limits>): Limits {

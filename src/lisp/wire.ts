@@ -9,6 +9,7 @@ import { OrderedMap, OrderedSet } from "ptc-immutable";
 import { markSorted, sortOrder } from "./core/sorted.js";
 import { compare } from "./equality.js";
 import { LispError } from "./errors.js";
+import { STACK_SAFE_DEPTH } from "./limits.js";
 import type { Marks, Origin } from "./marks.js";
 import { compileRegex } from "./regex.js";
 import { Fn, Keyword, keyword, LFloat, LMap, LSet, Reduced, Regex, Var, type Value, isMap, isSet } from "./values.js";
@@ -68,14 +69,6 @@ export class RemoteFn extends Fn {
 // Sorted in a custom order on the other side: readable, but not sendable back as data.
 const foreignOrder = new WeakSet<object>();
 
-/**
- * Collections nested deeper than this are not sent: the writer, structured clone (two objects a
- * level, and a host thread that cannot read a message drops it) and the reader all recurse, and
- * 1,000 levels already overflowed the reading thread's stack. A fixed bound, so it does not
- * depend on the stacks of the threads.
- */
-export const MAX_WIRE_DEPTH = 500;
-
 /** Strings and keyword names this long or longer are written once per message. */
 const SHARED_FROM = 256;
 
@@ -99,7 +92,11 @@ export class WireWriter {
     return this.writeAt(v, 0);
   }
 
-  /** `v`, `depth` collections down (see MAX_WIRE_DEPTH). */
+  /**
+   * `v`, `depth` collections down. The writer, structured clone (two objects a level; a thread
+   * that cannot read a message drops it) and the reader all recurse: past STACK_SAFE_DEPTH, a
+   * fixed bound whatever the threads' stacks, a value is not sent.
+   */
   private writeAt(v: Value, depth: number): Wire {
     if (typeof v === "string") return v.length < SHARED_FROM ? v : this.string(v);
     if (v === null || typeof v !== "object") return v;
@@ -120,8 +117,8 @@ export class WireWriter {
       this.note(this.sameKeyword(v));
       return { t: "k", n: v.name, r: 1 };
     }
-    if (depth >= MAX_WIRE_DEPTH && (v instanceof Vec || isMap(v) || isSet(v) || v instanceof Reduced)) {
-      throw new LispError("nesting_too_deep", `data nested deeper than ${MAX_WIRE_DEPTH} levels cannot cross between the worker thread and its host`, undefined, "keep data shallower, or run with isolation \"none\"");
+    if (depth >= STACK_SAFE_DEPTH && (v instanceof Vec || isMap(v) || isSet(v) || v instanceof Reduced)) {
+      throw new LispError("nesting_too_deep", `data nested deeper than ${STACK_SAFE_DEPTH} levels cannot cross between the worker thread and its host`, undefined, "keep data shallower, or run with isolation \"none\"");
     }
     if (v instanceof Vec) {
       this.note(v);

@@ -4,7 +4,7 @@
 // depth_exceeded that only some stacks reach). Data at exactly the limit still works.
 import { describe, expect, it } from "vitest";
 import { evaluate, type EvaluateOptions, type EvalResult } from "../../src/lisp/evaluate.js";
-import { defaultLimits } from "../../src/lisp/limits.js";
+import { defaultLimits, STACK_SAFE_DEPTH } from "../../src/lisp/limits.js";
 
 const LIMIT = defaultLimits.maxNestingDepth;
 
@@ -25,6 +25,9 @@ const OPERATIONS: Array<[name: string, expr: string, what: string]> = [
   ["compare", "(compare d e)", "compared"],
   ["sort", "(count (sort [d e]))", "compared"],
 ];
+
+/** A map `levels` maps deep, each level keyed (and valued) by the one below: the deepest host recursion per level, through immutable's lookups. */
+const nestedMaps = (levels: number): string => `(loop [i 1 v {:k (vector 0)}] (if (< i ${levels}) (recur (inc i) {v v}) v))`;
 
 const program = (levels: number, expr: string): string => `(let [d ${nested(levels)}\n      e ${nested(levels)}]\n  ${expr})`;
 
@@ -56,15 +59,15 @@ for (const isolation of ["none", "worker"] as const) {
 describe("deep data defined in the worker mode", () => {
   const define = (levels: number): Promise<EvalResult> => evaluate(`(def d ${nested(levels)})\n(count d)`, { isolation: "worker", limits: { timeoutMs: 30_000 } });
 
-  it("a definition 500 levels deep crosses, and the next run reads it", async () => {
-    const r = await define(500);
+  it(`a definition ${STACK_SAFE_DEPTH} levels deep crosses, and the next run reads it`, async () => {
+    const r = await define(STACK_SAFE_DEPTH);
     expect(r.ok ? r.value : r.error).toBe(1);
     if (!r.ok) return;
     const again = await evaluate("(count (first (first d)))", { isolation: "worker", memory: r.memory });
     expect(again.ok ? again.value : again.error).toBe(1);
   });
 
-  it.each([501, 1_000, 10_000])("a definition %d levels deep fails with nesting_too_deep", async (levels) => {
+  it.each([STACK_SAFE_DEPTH + 1, 1_000, 10_000])("a definition %d levels deep fails with nesting_too_deep", async (levels) => {
     const r = await define(levels);
     expect(r.ok).toBe(false);
     if (r.ok) return;
@@ -74,7 +77,7 @@ describe("deep data defined in the worker mode", () => {
 });
 
 // A host may raise maxNestingDepth, but never past what the host's stack takes: the walks that
-// convert, print and compare data stop at 1,000 levels with the limit's error, instead of a stack
+// convert, print and compare data stop at STACK_SAFE_DEPTH levels with the limit's error, instead of a stack
 // overflow reported as something else (a context "that cannot be read (reading it threw)").
 describe("maxNestingDepth set past the host stack", () => {
   const limits = { maxNestingDepth: 100_000, timeoutMs: 30_000 };
@@ -85,19 +88,21 @@ describe("maxNestingDepth set past the host stack", () => {
     ["the result", nested(10_000), {}],
     ["a tool's arguments", `(tool/f {:x ${nested(10_000)}})`, { tools: { f: () => 1 } }],
     ["a tool's result", "(count (tool/f))", { tools: { f: () => deep } }],
+    ["= of maps keyed by maps", `(= ${nestedMaps(10_000)} ${nestedMaps(10_000)})`, {}],
+    ["a set of maps keyed by maps", `(count (hash-set ${nestedMaps(10_000)} ${nestedMaps(10_000)}))`, {}],
   ];
 
   for (const isolation of ["none", "worker"] as const) {
-    it.each(ROWS)(`%s 10,000 levels deep is nesting_too_deep at 1,000 (isolation ${isolation})`, async (_name, source, options) => {
+    it.each(ROWS)(`%s 10,000 levels deep is nesting_too_deep at ${STACK_SAFE_DEPTH} (isolation ${isolation})`, async (_name, source, options) => {
       const r = await evaluate(source, { ...options, isolation, limits });
       const error = r.ok ? null : r.error;
-      expect(error?.kind === "tool_error" ? error.message : error?.kind).toMatch(/nesting_too_deep|nested deeper than 1000 levels/);
-      expect(error?.message).toContain("nested deeper than 1000 levels");
+      expect(error?.kind === "tool_error" ? error.message : error?.kind).toMatch(new RegExp(`nesting_too_deep|nested deeper than ${STACK_SAFE_DEPTH} levels`));
+      expect(error?.message).toContain(`nested deeper than ${STACK_SAFE_DEPTH} levels`);
     });
   }
 
-  it("data 1,000 levels deep still crosses in and out", async () => {
-    const r = await evaluate("data/x", { ctx: { x: JSON.parse("[".repeat(1_000) + "]".repeat(1_000)) }, limits });
-    expect(r.ok ? JSON.stringify(r.value).length : r.error).toBe(2_000);
+  it(`data ${STACK_SAFE_DEPTH} levels deep still crosses in and out`, async () => {
+    const r = await evaluate("data/x", { ctx: { x: JSON.parse("[".repeat(STACK_SAFE_DEPTH) + "]".repeat(STACK_SAFE_DEPTH)) }, limits });
+    expect(r.ok ? JSON.stringify(r.value).length : r.error).toBe(2 * STACK_SAFE_DEPTH);
   });
 });
