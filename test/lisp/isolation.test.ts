@@ -448,6 +448,28 @@ describe("isolated mode: context and memory", () => {
     expect(v !== null && typeof v === "object" && "get" in v && v.get(0) === v.get(1)).toBe(true);
   });
 
+  // The worker's stack writes deeper than the host's reads back: such a message was dropped
+  // unheard (a messageerror) and the run waited for ever, its clock paused once the program ended.
+  // Where reading back gives out depends on the host's stack: each depth ends, as the value or
+  // as nesting_too_deep, and the deepest fails.
+  it("a value nested deeper than the host can read back fails its run (nesting_too_deep), in a definition and in a tool call's arguments", async () => {
+    const outcomes: string[] = [];
+    for (const depth of [1000, 1800, 2500, 4000]) {
+      const def = await evaluate(`(println "before") (def deep (reduce (fn [m _] [m]) [] (range ${depth}))) (count deep)`, worker());
+      expect(def.prints).toEqual(["before"]);
+      const calls: unknown[] = [];
+      const tools = { t: () => (calls.push(1), 1) };
+      const call = await evaluate(`(tool/t {:a (reduce (fn [m _] [m]) [] (range ${depth}))})`, worker({ tools, limits: { maxNestingDepth: 100_000 } }));
+      expect(calls).toEqual(call.ok ? [1] : []);
+      outcomes.push(def.ok ? print(def.lisp) : def.error.kind, call.ok ? print(call.lisp) : call.error.kind);
+    }
+    for (const o of outcomes) expect(["1", "nesting_too_deep"]).toContain(o);
+    expect(outcomes.slice(-2)).toEqual(["nesting_too_deep", "nesting_too_deep"]);
+    // The pool still serves runs.
+    const next = await evaluate("(+ 1 2)", worker());
+    expect(next.ok && print(next.lisp)).toBe("3");
+  });
+
   it("a long string crosses once however often it is reached, in a definition and in the message itself", async () => {
     // 2,000 references to one 100,000-character string: 200 MB if every reference were copied.
     const r = await evaluate('(def v (let [s (apply str (repeat 100000 "x"))] (vec (repeat 2000 s)))) (count v)', worker());

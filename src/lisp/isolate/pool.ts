@@ -30,6 +30,8 @@ export class PoolWorker {
   /** Whatever listens to this worker's messages and its exit while it runs a program. */
   listener: ((m: FromWorker) => void) | null = null;
   onExit: ((why: ExitReason) => void) | null = null;
+  /** A message from this worker that could not be read back (a value nested past what the host's stack rebuilds). */
+  onUnreadable: ((e: unknown) => void) | null = null;
   readonly ready: Promise<void>;
 
   constructor(
@@ -47,20 +49,15 @@ export class PoolWorker {
     });
     this.ready.catch(() => undefined);
     thread.on("message", (m: FromWorker) => this.listener?.(m));
+    // Unheard, such a message would leave its run waiting for ever.
+    thread.on("messageerror", (e) => this.onUnreadable?.(e));
     let error: Error | null = null;
     thread.on("error", (e) => (error = e));
-    // A message this thread cannot read (one nested past its stack) is dropped, and the run
-    // waiting for it would never end: the worker is ended instead, and the run fails.
-    let unreadable = false;
-    thread.on("messageerror", () => {
-      unreadable = true;
-      void thread.terminate();
-    });
     thread.once("exit", () => {
       this.alive = false;
       this.pool.dropped(this);
       const out = (error as { code?: string } | null)?.code === "ERR_WORKER_OUT_OF_MEMORY";
-      this.onExit?.(out ? "out_of_memory" : unreadable ? "unreadable" : error !== null ? "crashed" : "terminated");
+      this.onExit?.(out ? "out_of_memory" : error !== null ? "crashed" : "terminated");
     });
   }
 
@@ -69,7 +66,7 @@ export class PoolWorker {
   }
 }
 
-export type ExitReason = "out_of_memory" | "unreadable" | "crashed" | "terminated";
+export type ExitReason = "out_of_memory" | "crashed" | "terminated";
 
 /**
  * Workers are started on demand, never waited for: a program waiting on a tool holds its
@@ -104,6 +101,7 @@ export class WorkerPool {
   release(w: PoolWorker): void {
     w.listener = null;
     w.onExit = null;
+    w.onUnreadable = null;
     if (!w.alive) return;
     if (this.idle.length >= this.keepIdle) {
       // One too many idle, not a run's worker ended: no reason to keep spares.
@@ -123,6 +121,7 @@ export class WorkerPool {
   terminate(w: PoolWorker): void {
     w.listener = null;
     w.onExit = null;
+    w.onUnreadable = null;
     w.alive = false;
     void w.thread.terminate();
   }

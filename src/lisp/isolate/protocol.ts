@@ -1,9 +1,14 @@
 // The messages between the host and a worker running one program at a time. Everything here
 // is structured-clone-safe: values travel as Wire, tool arguments and results as plain data.
-import type { ErrorInfo } from "../errors.js";
+import { LispError, type ErrorInfo } from "../errors.js";
 import type { Limits } from "../limits.js";
 import type { Origin } from "../marks.js";
 import type { Wire } from "../wire.js";
+
+/** A value too deeply nested to cross between the threads: a stack overflow writing or reading its message. */
+export function tooDeepToCross(): LispError {
+  return new LispError("nesting_too_deep", "a value the program made is nested too deeply to leave its worker thread", undefined, "keep data shallow");
+}
 
 /** A tool as the worker knows it: its name and call rules; the code stays on the host. */
 export interface ToolInfo {

@@ -16,7 +16,7 @@ import { contextJsonTimeout } from "../context-json.js";
 import type { Value } from "../values.js";
 import { WireReader, WireWriter } from "../wire.js";
 import { poolFor, type ExitReason, type PoolWorker } from "./pool.js";
-import type { CtxEntry, DataError, DoneMessage, FromWorker, MemoryEntryWire, RunMessage, ToolInfo } from "./protocol.js";
+import { tooDeepToCross, type CtxEntry, type DataError, type DoneMessage, type FromWorker, type MemoryEntryWire, type RunMessage, type ToolInfo } from "./protocol.js";
 
 const EMPTY_MEMORY: Memory = new Map();
 
@@ -141,6 +141,9 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
     };
 
     w.onExit = (why: ExitReason) => finish(failure(lost(why, maxHeapMb)), false);
+    // A message the host cannot read back (a value nested deeper than its stack rebuilds, though
+    // the worker's could write it) fails the run; the worker, which waits on it, is ended.
+    w.onUnreadable = (e: unknown) => finish(failure(e instanceof RangeError ? toErrorInfo(tooDeepToCross()) : internal(e)), false);
     w.listener = (m: FromWorker) => {
       if (settled) return;
       switch (m.type) {
@@ -260,7 +263,6 @@ function lost(why: ExitReason, maxHeapMb: number): ErrorInfo {
   if (why === "out_of_memory") {
     return toErrorInfo(new LispError("memory_exceeded", `the program used more than its ${maxHeapMb} MB of memory`, undefined, "build smaller values: process the data in parts, or keep only what you need"));
   }
-  if (why === "unreadable") return internal(new Error("a message from the program's worker thread could not be read"));
   return internal(new Error("the program's worker thread stopped unexpectedly"));
 }
 

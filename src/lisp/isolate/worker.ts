@@ -11,7 +11,7 @@ import { resolveLimits } from "../limits.js";
 import { Marks, type Origin } from "../marks.js";
 import { runMarks } from "../runtime.js";
 import { WireReader, WireWriter, type Wire } from "../wire.js";
-import type { AnswerMessage, CtxEntry, DoneMessage, FromWorker, MemoryEntryWire, RunMessage, ToWorker } from "./protocol.js";
+import { tooDeepToCross, type AnswerMessage, type CtxEntry, type DoneMessage, type FromWorker, type MemoryEntryWire, type RunMessage, type ToWorker } from "./protocol.js";
 
 const port = parentPort;
 if (port === null) throw new Error("the isolated evaluator must run in a worker thread");
@@ -201,7 +201,7 @@ async function start(m: RunMessage): Promise<void> {
     send(done(r));
   } catch (e) {
     // A value nested past what crosses (wire.ts), or past what structured clone takes, cannot be sent; the run fails rather than the worker.
-    const error = e instanceof LispError ? e : e instanceof RangeError ? new LispError("nesting_too_deep", "a value the program made is nested too deeply to leave its worker thread", undefined, "keep data shallow") : new LispError("internal_error", `internal error: ${e instanceof Error ? e.message : String(e)}`);
+    const error = e instanceof LispError ? e : e instanceof RangeError ? tooDeepToCross() : new LispError("internal_error", `internal error: ${e instanceof Error ? e.message : String(e)}`);
     send({ type: "done", ok: false, error: toErrorInfo(error), values: [], defs: [], calls: [], prints: r.prints, fuelUsed: r.stats.fuelUsed, memory: 0 });
   }
   for (const p of pending.values()) p.reject(new Error("the evaluation has ended"));
