@@ -4,11 +4,12 @@
 // No assertion here depends on how fast the machine is: waits are on events, and the only
 // time bounds are generous fractions of limits set far away.
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { evaluate, print, type EvaluateOptions, type EvalResult, type ToolFn } from "../../src/lisp/evaluate.js";
 import { Fn, keyword } from "../../src/lisp/values.js";
 import { Vec } from "../../src/lisp/vector.js";
 import { WireReader, WireWriter } from "../../src/lisp/wire.js";
+import { PoolWorker } from "../../src/lisp/isolate/pool.js";
 import { showStandIns } from "../../src/lisp/marks.js";
 import { form, program } from "../property/arbitraries.js";
 import { caseFiles } from "../support/cases.js";
@@ -468,6 +469,28 @@ describe("isolated mode: context and memory", () => {
     // The pool still serves runs.
     const next = await evaluate("(+ 1 2)", worker());
     expect(next.ok && print(next.lisp)).toBe("3");
+  });
+
+  // Posting the answer threw on the host's stack (a result nested deeper than it copies, under a
+  // raised maxNestingDepth; where depends on the host's stack, so the overflow is made here), in a
+  // promise callback nobody awaited: the host's process ended with an uncaught RangeError.
+  it("a tool's result the host cannot post to the worker fails the call (nesting_too_deep); the host's process goes on", async () => {
+    const post = PoolWorker.prototype.post;
+    const spy = vi.spyOn(PoolWorker.prototype, "post").mockImplementation(function (this: PoolWorker, m) {
+      if (m.type === "answer" && m.value !== undefined) throw new RangeError("Maximum call stack size exceeded");
+      post.call(this, m);
+    });
+    try {
+      // As a result past maxNestingDepth does in process: a limit, which no try catches.
+      const r = await evaluate('(println "before") (try (tool/t) (catch e (println "caught")))', worker({ tools: { t: () => [[1]] } }));
+      expect(r.ok ? "ok" : [r.error.kind, r.error.message]).toEqual(["nesting_too_deep", "the result of tool/t is nested too deeply to reach the program's worker thread"]);
+      expect(r.prints).toEqual(["before"]);
+      expect(r.toolCalls.map((c) => c.error)).toEqual(["the result of tool/t is nested too deeply to reach the program's worker thread"]);
+    } finally {
+      spy.mockRestore();
+    }
+    const next = await evaluate("(count (tool/t))", worker({ tools: { t: () => [[1]] } }));
+    expect(next.ok && print(next.lisp)).toBe("1");
   });
 
   it("a long string crosses once however often it is reached, in a definition and in the message itself", async () => {

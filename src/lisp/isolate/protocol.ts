@@ -6,8 +6,8 @@ import type { Origin } from "../marks.js";
 import type { Wire } from "../wire.js";
 
 /** A value too deeply nested to cross between the threads: a stack overflow writing or reading its message. */
-export function tooDeepToCross(): LispError {
-  return new LispError("nesting_too_deep", "a value the program made is nested too deeply to leave its worker thread", undefined, "keep data shallow");
+export function tooDeepToCross(message = "a value the program made is nested too deeply to leave its worker thread"): LispError {
+  return new LispError("nesting_too_deep", message, undefined, "keep data shallow");
 }
 
 /** A tool as the worker knows it: its name and call rules; the code stays on the host. */

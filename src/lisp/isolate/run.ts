@@ -194,24 +194,32 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                 // and charged to it, so a refused value fails the same way.
                 const c0 = performance.now();
                 const b = new Budget(limits, limits.maxFuel, c0 + Math.max(0, limits.timeoutMs - spent), () => performance.now());
-                let value;
-                try {
-                  const lisp = toLisp(raw, limits.maxNestingDepth, 0, `the result of tool/${m.name}`, b);
-                  record.size = (record.size ?? 0) + crossedSize(b);
-                  value = new WireWriter(false).write(lisp);
-                  answered?.set(record, lisp);
-                } catch (e) {
-                  spent += performance.now() - c0;
+                const refuse = (e: unknown): void => {
                   const refused = dataError(e);
                   // A refused result's path can quote a hidden argument the tool echoed (a key).
                   record.error = shownError(refused.message, m.args, m.shown);
                   if (isLimitKind(refused.kind)) Object.assign(record, limitRecord(refused));
                   w.post({ type: "answer", call: m.call, refused });
-                  return;
+                };
+                let value;
+                let lisp;
+                try {
+                  lisp = toLisp(raw, limits.maxNestingDepth, 0, `the result of tool/${m.name}`, b);
+                  record.size = (record.size ?? 0) + crossedSize(b);
+                  value = new WireWriter(false).write(lisp);
+                } catch (e) {
+                  spent += performance.now() - c0;
+                  return refuse(e);
                 }
                 const ms = performance.now() - c0;
                 spent += ms;
-                w.post({ type: "answer", call: m.call, value, cost: { steps: limits.maxFuel - b.fuel, ms }, ...(resultHidden ? { hidden: true as const } : {}) });
+                try {
+                  w.post({ type: "answer", call: m.call, value, cost: { steps: limits.maxFuel - b.fuel, ms }, ...(resultHidden ? { hidden: true as const } : {}) });
+                } catch (e) {
+                  // Deeper than the host's stack copies (a raised maxNestingDepth): thrown here, it ended the host's process.
+                  return refuse(e instanceof RangeError ? tooDeepToCross(`the result of tool/${m.name} is nested too deeply to reach the program's worker thread`) : e);
+                }
+                answered?.set(record, lisp);
               },
               (e: unknown) => {
                 // Safe on anything a tool throws (a Proxy whose traps throw).
