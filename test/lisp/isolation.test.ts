@@ -471,6 +471,18 @@ describe("isolated mode: context and memory", () => {
     expect(next.ok && print(next.lisp)).toBe("3");
   });
 
+  // The worker's own stack gives out writing the result: it reported the error with no tool calls
+  // (a send done, and the feedback no longer said so) and no marks (its stand-ins left unshown).
+  it("a run whose value the worker cannot write keeps its tool calls and its marks", async () => {
+    const sent: unknown[] = [];
+    const r = await evaluate('(println (:t data/_c)) (tool/send {:to "bob"}) (def deep (reduce (fn [m _] [m]) [] (range 10000)))', worker({ ctx: { _c: { t: "K7Z2Q9-B3M8X4-W5R2" } }, tools: { send: (a) => (sent.push(a), "sent") } }));
+    expect(r.ok ? "ok" : r.error.kind).toBe("nesting_too_deep");
+    expect(sent).toEqual([{ to: "bob" }]);
+    expect(r.toolCalls.map((c) => [c.name, c.args, c.result])).toEqual([["send", { to: "bob" }, "sent"]]);
+    expect(r.marks).toBeDefined();
+    expect(r.prints.map(showStandIns)).toEqual(["<hidden string from data/_c :t>"]);
+  });
+
   // Posting the answer threw on the host's stack (a result nested deeper than it copies, under a
   // raised maxNestingDepth; where depends on the host's stack, so the overflow is made here), in a
   // promise callback nobody awaited: the host's process ended with an uncaught RangeError.

@@ -11,7 +11,7 @@ import { resolveLimits } from "../limits.js";
 import { Marks, type Origin } from "../marks.js";
 import { runMarks } from "../runtime.js";
 import { WireReader, WireWriter, type Wire } from "../wire.js";
-import { tooDeepToCross, type AnswerMessage, type CtxEntry, type DoneMessage, type FromWorker, type MemoryEntryWire, type RunMessage, type ToWorker } from "./protocol.js";
+import { tooDeepToCross, type AnswerMessage, type CallRecordWire, type CtxEntry, type DoneMessage, type FromWorker, type MemoryEntryWire, type RunMessage, type ToWorker } from "./protocol.js";
 
 const port = parentPort;
 if (port === null) throw new Error("the isolated evaluator must run in a worker thread");
@@ -202,7 +202,15 @@ async function start(m: RunMessage): Promise<void> {
   } catch (e) {
     // A value nested past what crosses (wire.ts), or past what structured clone takes, cannot be sent; the run fails rather than the worker.
     const error = e instanceof LispError ? e : e instanceof RangeError ? tooDeepToCross() : new LispError("internal_error", `internal error: ${e instanceof Error ? e.message : String(e)}`);
-    send({ type: "done", ok: false, error: toErrorInfo(error), values: [], defs: [], calls: [], prints: r.prints, fuelUsed: r.stats.fuelUsed, memory: 0 });
+    const failed: DoneMessage = { type: "done", ok: false, error: toErrorInfo(error), values: [], defs: [], calls: [], prints: r.prints, fuelUsed: r.stats.fuelUsed, memory: 0 };
+    // The calls the program made (their effects are done: the feedback says so) and the marks
+    // that show its printed stand-ins, without the values that could not be written.
+    if (r.marks !== undefined) failed.marks = r.marks.primitives();
+    try {
+      send({ ...failed, calls: r.toolCalls.map((c) => callWire(c)) });
+    } catch {
+      send(failed);
+    }
   }
   for (const p of pending.values()) p.reject(new Error("the evaluation has ended"));
   pending.clear();
@@ -228,6 +236,11 @@ function done(r: EvalResult): DoneMessage {
   } else {
     out.error = r.error;
   }
-  for (const c of r.toolCalls) out.calls.push({ name: c.name, args: c.args, result: c.result, error: c.error, errorKind: c.errorKind, errorHint: c.errorHint, durationMs: c.durationMs, value: c.value === undefined ? undefined : slot(c.value) });
+  for (const c of r.toolCalls) out.calls.push(callWire(c, c.value === undefined ? undefined : slot(c.value)));
   return out;
+}
+
+/** A call's record as sent: plain data, and the slot of the value the program received, when written. */
+function callWire(c: ToolCallRecord, value?: number): CallRecordWire {
+  return { name: c.name, args: c.args, result: c.result, error: c.error, errorKind: c.errorKind, errorHint: c.errorHint, durationMs: c.durationMs, value };
 }
