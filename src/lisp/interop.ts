@@ -13,7 +13,7 @@
 // it is copied, so a sparse `new Array(1e9)` or a Proxy whose length lies is refused at once.
 import { types } from "node:util";
 import { Map as IMap, Set as ISet } from "ptc-immutable";
-import { LispError, ours } from "./errors.js";
+import { isStackOverflow, LispError, ours } from "./errors.js";
 import { isFieldName, isHiddenKey } from "./hidden-names.js";
 import { defaultLimits, type Limits } from "./limits.js";
 import { cutPoint } from "./cuts.js";
@@ -245,6 +245,9 @@ class Inbound {
       return value;
     } catch (e) {
       if (isOurs(e)) throw e;
+      // Deeper than the host's stack reads (under a raised maxNestingDepth): said as such, not as
+      // the object it gave out at, whose path alone is thousands of characters.
+      if (isStackOverflow(e)) throw new LispError("nesting_too_deep", `${this.where} is nested too deeply to cross into the program`, undefined, "give programs shallower data");
       // A revoked Proxy, a trap or getter that throws, a toJSON that fails: not data.
       throw this.refuse("an object that cannot be read (reading it threw)");
     } finally {

@@ -160,6 +160,22 @@ describe("limits on source and host data", () => {
     }
   });
 
+  // Past the host's own stack, the read's overflow was refused where it struck as "an object that
+  // cannot be read (reading it threw)", a catchable tool_error whose 1,000-character message was
+  // that object's path of [0]s, cut before it said why.
+  it("data nested deeper than the host's stack reads, under a raised maxNestingDepth, is nesting_too_deep with a short message", async () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    const limits = { maxNestingDepth: 1_000_000 };
+    for (const isolation of ["none", "worker"] as const) {
+      for (const run of [() => evaluate("(count data/x)", { ctx: { x: deep }, limits, isolation }), () => evaluate("(try (count (tool/t)) (catch e :caught))", { tools: { t: () => deep }, limits, isolation })]) {
+        const r = await run();
+        expect(r.ok ? r.value : r.error.kind).toBe("nesting_too_deep");
+        expect(!r.ok && r.error.message).toMatch(/^(data\/x|the result of tool\/t) is nested too deeply to cross into the program/);
+      }
+    }
+  });
+
   it("a shared part met again deeper down is nested as deep as it unfolds: the depth limit holds", async () => {
     // Each layer wraps the one before in 250 objects, and the root meets every layer first near
     // the top: unfolded, layer k is 250 × k deep, though no walk from the root below a layer's
