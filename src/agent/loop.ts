@@ -19,7 +19,7 @@ import { ApprovalGate, type ApprovalSetup } from "./approval.js";
 import type { Paused } from "../trace/run-state.js";
 import { systemOf } from "./definition.js";
 import { AgentDefinitionError, describeIssues, shortIssues, shortMessage, type AgentFailure, type FailReason } from "./errors.js";
-import { errorText } from "../llm/errors.js";
+import { errorText, LlmError } from "../llm/errors.js";
 import { extractProgram } from "./extract.js";
 import { buildPrompt, type BuiltPrompt, historyStrategy, strategySpec, type HistoryStrategy } from "./history.js";
 import { checkInheritable, DEFAULTS, isPlainObject, mergeOptions, nestedOptions, pickInheritable, positiveNumber, readRunOptions } from "./options.js";
@@ -450,7 +450,10 @@ class AgentRun {
     } catch (e) {
       this.llmMs += performance.now() - t0;
       this.llmError = `LLM request failed on turn ${n}: ${errorText(e)}`;
-      observer?.llmEnd(n, { usage: undefined, model: undefined, errorKind: errorKind(e) });
+      // A reply the provider billed but the run cannot use (no text) still spent its tokens.
+      const billed = e instanceof LlmError ? reportedUsage(e.details.usage) : undefined;
+      if (billed !== undefined) this.spent({ inputTokens: billed.inputTokens, outputTokens: billed.outputTokens, cachedTokens: isTokenCount(billed.cachedTokens) ? billed.cachedTokens : 0, llmRequests: 0 });
+      observer?.llmEnd(n, { usage: billed, model: undefined, errorKind: errorKind(e) });
       return null;
     }
     const llmMs = performance.now() - t0;

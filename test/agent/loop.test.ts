@@ -5,6 +5,7 @@ import { AgentDefinitionError } from "../../src/agent/errors.js";
 import { renderFeedback, renderPrints } from "../../src/trace/feedback.js";
 import { scriptedLlm, type ScriptedReply } from "../../src/llm/scripted.js";
 import type { Llm } from "../../src/llm/types.js";
+import { LlmError } from "../../src/llm/errors.js";
 import { messageText } from "../../src/llm/messages.js";
 import { SubAgent, type AgentDefinition, type RunOptions } from "../../src/agent/subagent.js";
 import { tool } from "../../src/agent/tools.js";
@@ -92,6 +93,19 @@ describe("a successful run", () => {
     expect(m3[5].content).toContain("Turn 3 of 5.");
     expect(step.messages).toEqual(step.turns.map((t) => t.messages));
     expect(llm.requests.map((r) => r.messages)).toEqual(step.messages);
+  });
+
+  // A reply with no text (a reasoning model that spent its output limit thinking) fails the run,
+  // but the provider billed it: its usage travels on the LlmError and was dropped, 0 tokens.
+  it("counts the usage a failed request was billed for", async () => {
+    const billed = { inputTokens: 1000, outputTokens: 4000, cachedTokens: 200 };
+    const fails: Llm = { name: "billed", complete: () => Promise.reject(new LlmError("malformed", "billed: the reply has no text content (finish_reason: length)", { usage: billed })) };
+    const unbilled: Llm = { name: "unbilled", complete: () => Promise.reject(new LlmError("http", "unbilled: 500")) };
+    const agent = SubAgent.create({ prompt: "Count the orders.", maxTurns: 3 });
+    const a = await SubAgent.run(agent, { llm: fails });
+    expect([a.ok, a.usage.inputTokens, a.usage.outputTokens, a.usage.cachedTokens, a.usage.llmRequests]).toEqual([false, 1000, 4000, 200, 1]);
+    const b = await SubAgent.run(agent, { llm: unbilled });
+    expect([b.ok, b.usage.inputTokens, b.usage.outputTokens, b.usage.llmRequests]).toEqual([false, 0, 0, 1]);
   });
 
   it("keeps the system prompt and task byte-identical across turns", async () => {
