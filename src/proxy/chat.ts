@@ -90,7 +90,13 @@ export function summarizerLlm(ctx: ProxyContext, config: ProxyConfig, model: str
       // Its prompt is reserved against the key's budget before it goes out, as a request's is:
       // requests of one key sent together would otherwise each make a summary call past it.
       const prompt = inputTokens({ messages: request.messages });
-      return ctx.tenants.reserveFor(config, virtualKey, () => prompt).then((reserved) => {
+      // A store that cannot reserve (the database unreachable) refuses the call as a spent budget
+      // does: the summarizer did not fail, so the blip must neither be retried nor open the breaker.
+      const reserving = ctx.tenants.reserveFor(config, virtualKey, () => prompt).catch((e: unknown) => {
+        ctx.log({ event: "store_error", tenant: `vk-${virtualKey}`, error: errorText(e) });
+        throw new SummaryRefused(`the token budget of virtual key "${virtualKey}" could not be checked (the state store failed)`);
+      });
+      return reserving.then((reserved) => {
         if (typeof reserved !== "number") throw new SummaryRefused(reserved.message);
         return client.complete(request).then(
           (reply) => {

@@ -531,6 +531,35 @@ describe("proxy tenancy", () => {
     expect(r.upstream.summaryCalls).toBe(1);
   });
 
+  it("does not count a summary whose budget reservation the store failed to make as a failed summary: the breaker stays closed, and summaries resume once the store answers", async () => {
+    r = await rig({ proxy: { adminToken: "adm" }, config: { ...SMALL, compaction: { ...SMALL.compaction, enabled: false }, tenancy: { virtualKeys: { blip: { keyHash: hashKey("ptc-vk-blip"), tokenBudget: 10_000_000 } } } } });
+    const config = r.proxy.context.config;
+    await ask(client(r, "ptc-vk-blip"), longConversation(30, 80, "blip"), "blip");
+    expect((await config.update({ compaction: { enabled: true } })).ok).toBe(true);
+    const store = r.proxy.context.store as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const reserve = store.reserve.bind(store);
+    store.reserve = () => Promise.reject(new Error("connection terminated unexpectedly"));
+    const compactNow = async () => {
+      const res = await fetch(`${r!.proxy.url}/ext/context_compaction/compact`, { method: "POST", headers: { authorization: "Bearer adm", "content-type": "application/json" }, body: JSON.stringify({ conversation: "blip" }) });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { compacted: boolean; events: { kind: string; detail?: string }[] };
+    };
+    for (let i = 0; i < 4; i++) {
+      const report = await compactNow();
+      expect(report.compacted).toBe(false);
+      // Before: "summary_failed" (the store's blip as the summarizer's failure), then "circuit_open" from the third on.
+      expect(report.events.map((e) => e.kind)).toEqual(["skipped"]);
+    }
+    expect(r.upstream.summaryCalls).toBe(0);
+    expect(r.logs.some((e) => e.event === "store_error" && String(e.error).includes("connection terminated"))).toBe(true);
+    const record = (await r.proxy.context.store.list()).find((x) => x.conversation === "blip");
+    expect(record?.failures).toBe(0);
+    store.reserve = reserve;
+    // Before: the open breaker skipped the summary for 5 more compactions after the store came back.
+    expect((await compactNow()).compacted).toBe(true);
+    expect(r.upstream.summaryCalls).toBe(1);
+  });
+
   it("takes a chat path spelled with percent-encoded letters as the chat path, so a stream without usage is still charged", async () => {
     r = await rig({ config: { tenancy: { virtualKeys: { spelled: { keyHash: hashKey("ptc-vk-spelled"), tokenBudget: 1_000_000 } } } } });
     // The upstream decodes the path (ASGI servers such as vLLM and LiteLLM do), so this is its chat route.
