@@ -34,6 +34,7 @@ const HELP: Record<string, string> = {
   ptc_proxy_estimated_prompt_tokens_total: "Prompt tokens of answered requests whose upstream reported no usage, counted locally.",
   ptc_proxy_tenant_tokens_total: "Tokens the upstream reported, by tenant (a credential hash or a virtual key's name) and kind.",
   ptc_proxy_compaction_deadline_total: "Requests sent without waiting for a compaction that passed the deadline (it finishes in the background).",
+  ptc_proxy_spend_changes_lost_total: "Virtual key spend changes given up on unsettled (PostgreSQL: over 1000 transactions of unknown outcome): each leaves a key's spend off by its tokens.",
 };
 
 const TYPES: Record<string, string> = { ptc_proxy_upstream_seconds: "histogram", ptc_proxy_overhead_seconds: "histogram", ptc_proxy_compaction_seconds: "histogram", ptc_proxy_conversations: "gauge", ptc_proxy_body_bytes_in_flight: "gauge", ptc_proxy_body_bytes_limit: "gauge" };

@@ -14,7 +14,7 @@ import type { ClientBase, Pool, PoolClient, QueryResult } from "pg";
 import { loadDriver } from "./driver.js";
 import { HEAD_LENGTH, HEAD_SUFFIX, HEADS_PER_ID } from "./heads.js";
 import { assign, mergeRecords, readRecord } from "./merge.js";
-import type { ConversationRecord, ConversationStore, ListPage, PrefixHit } from "./store.js";
+import type { ConversationRecord, ConversationStore, ListPage, LostChange, PrefixHit } from "./store.js";
 import { errorText } from "../llm/errors.js";
 
 type PgModule = typeof import("pg");
@@ -145,6 +145,8 @@ export class PostgresStore implements ConversationStore {
   /** The settle under way, if any. */
   private settling: Promise<void> | undefined;
   writeError: string | undefined;
+  /** Told of each unsettled change dropped past MAX_UNSETTLED: a virtual key's spend is then off by its tokens. */
+  onLost: ((change: LostChange) => void) | undefined;
 
   private constructor(
     private readonly pool: Pool,
@@ -506,7 +508,10 @@ export class PostgresStore implements ConversationStore {
         return;
       }
     }
-    if (this.unsettled.length >= MAX_UNSETTLED) this.unsettled.shift();
+    if (this.unsettled.length >= MAX_UNSETTLED) {
+      const lost = this.unsettled.shift() as Unsettled;
+      this.onLost?.({ virtualKey: lost.virtualKey, tokens: lost.tokens, addIf: lost.addIf });
+    }
     this.unsettled.push(change);
   }
 

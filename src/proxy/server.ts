@@ -350,6 +350,11 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   }
   const host = options.host ?? "127.0.0.1";
   const metrics = new Metrics();
+  // A virtual key's spend is off by these tokens from now on: said, not dropped in silence.
+  store.onLost = (change) => {
+    metrics.inc("ptc_proxy_spend_changes_lost_total");
+    logger({ event: "spend_change_lost", tenant: `vk-${change.virtualKey}`, tokens: change.tokens, addIf: change.addIf });
+  };
   const upstream = new Upstream();
   const now = options.now ?? Date.now;
   const ctx: ProxyContext = {

@@ -116,11 +116,23 @@ export interface ConversationStore {
   spent(virtualKey: string): Promise<number>;
   /** Writes pending changes now. */
   flush(): Promise<void>;
+  /**
+   * Told of a spend change given up on (PostgreSQL: its transaction's outcome still unknown when
+   * too many others were), so the operator learns the key's spend is off by its tokens.
+   */
+  onLost?: ((change: LostChange) => void) | undefined;
   /** Open and writing: false once closed, or while writes fail. */
   readonly open: boolean;
   /** Why writes fail, while they do. */
   readonly writeError: string | undefined;
   close(): Promise<void>;
+}
+
+/** A spend change dropped unsettled: `tokens` were to be added to the key's spend had its transaction `addIf`. */
+export interface LostChange {
+  readonly virtualKey: string;
+  readonly tokens: number;
+  readonly addIf: "committed" | "aborted";
 }
 
 /** A PostgreSQL connection string selects the shared backend; anything else is a SQLite file. */

@@ -28,6 +28,14 @@ const sum = (text: string, name: string): number =>
     .reduce((a, l) => a + Number(l.split(" ").at(-1)), 0);
 
 describe("proxy metrics", () => {
+  it("counts and logs a virtual key's spend change the store gave up on", async () => {
+    r = await rig();
+    r.proxy.context.store.onLost?.({ virtualKey: "team-a", tokens: 1234, addIf: "aborted" });
+    // Before: the PostgreSQL store dropped the change with no log line and no metric.
+    expect(await scrape(r)).toMatch(/^ptc_proxy_spend_changes_lost_total 1$/m);
+    expect(r.logs).toContainEqual({ event: "spend_change_lost", tenant: "vk-team-a", tokens: 1234, addIf: "aborted" });
+  });
+
   // The model is the client's name for it: an upstream that serves any name must not let each new one add series.
   it("keeps a bounded number of model names as labels, counting the rest as other, totals unchanged", () => {
     const m = new Metrics();

@@ -1033,6 +1033,22 @@ describe.skipIf(pgAdmin === undefined)("conversation store: a PostgreSQL server 
 // The commit of a reservation reached the server, its answer never reached the proxy (the
 // connection cut by a failover, a balancer, an administrator): the request was answered 503
 // store_unavailable, and the key stayed charged the tokens of a request that never went out.
+describe.skipIf(pgAdmin === undefined)("virtual key budget: more spend changes of unknown outcome than the store keeps", () => {
+  it("tells the operator of each one dropped: the key, the tokens and whether they were to be added on commit or on abort", async () => {
+    const db = await freshDatabase(pgAdmin as string);
+    dropped.push(db.drop);
+    const store = await PostgresStore.open(db.url);
+    const lost: { virtualKey: string; tokens: number; addIf: string }[] = [];
+    store.onLost = (change) => lost.push(change);
+    const keep = (store as unknown as { keep(change: { xid: string; addIf: "committed" | "aborted"; virtualKey: string; tokens: number }): void }).keep.bind(store);
+    // Each change's transaction outcome is unknown (its commit's answer was lost in an outage).
+    for (let i = 0; i < 1001; i++) keep({ xid: String(1_000_000 + i), addIf: "aborted", virtualKey: `vk-${i}`, tokens: 10 + i });
+    // Before: the oldest was dropped with no call, no log and no metric.
+    expect(lost).toEqual([{ virtualKey: "vk-0", tokens: 10, addIf: "aborted" }]);
+    await store.close();
+  });
+});
+
 describe.skipIf(pgAdmin === undefined)("virtual key budget: a PostgreSQL connection cut as a reservation commits", () => {
   /**
    * A relay in front of the database that, once armed, drops the first answer that ends a
