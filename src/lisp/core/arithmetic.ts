@@ -290,7 +290,9 @@ export const ARITHMETIC: BuiltinDef[] = [
     fn: (a) => roundingFn("Math/round")(a[0]),
     f1: roundingFn("Math/round"),
   },
-  { name: "int", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "x truncated to an integer.", aliases: ["long"], examples: [["(int 3.7)", "3"]], fn: (a) => toInt("int")(a[0]), f1: toInt("int") },
+  { name: "int", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "x truncated to an integer.", examples: [["(int 3.7)", "3"]], fn: (a) => toInt("int")(a[0]), f1: toInt("int") },
+  // Its own entry, not an alias of int, so its errors name what the program wrote.
+  { name: "long", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "x truncated to an integer.", examples: [["(long -3.7)", "-3"]], fn: (a) => toInt("long")(a[0]), f1: toInt("long") },
   { name: "double", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "x as a float.", examples: [["(double 5)", "5.0"]], fn: (a) => toFloat("double")(a[0]), f1: toFloat("double") },
   { name: "float", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "x as a float.", examples: [["(float 5)", "5.0"]], fn: (a) => toFloat("float")(a[0]), f1: toFloat("float") },
   { name: "sqrt", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "Square root, a float.", examples: [["(sqrt 16)", "4.0"]], ns: ["Math"], fn: (a) => math1("sqrt", Math.sqrt)(a[0]) },

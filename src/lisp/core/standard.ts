@@ -4,7 +4,7 @@
 // on everything that is PTC-Lisp's own. A test checks every name here is registered.
 export const STANDARD_CLOJURE: ReadonlySet<string> = new Set([
   // arithmetic and comparison
-  "+", "-", "*", "quot", "rem", "mod", "inc", "dec", "abs", "max", "min", "int", "double", "float",
+  "+", "-", "*", "quot", "rem", "mod", "inc", "dec", "abs", "max", "min", "int", "long", "double", "float",
   "zero?", "pos?", "neg?", "even?", "odd?", "=", "not=", "==", "<", ">", "<=", ">=", "compare", "not", "boolean",
   "bit-and", "bit-or", "bit-xor", "bit-not", "bit-and-not", "bit-shift-left", "bit-shift-right", "unsigned-bit-shift-right",
   "bit-test", "bit-set", "bit-clear", "bit-flip",

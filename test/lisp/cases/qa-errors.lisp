@@ -13,6 +13,10 @@
 ;@ 2:3
 (int "42")
 ;!! type_error: (parse-long s)
+(long "42")
+;!! type_error: long expects a number, got string "42"
+(long 1 2)
+;!! arity_error: long expects 1 argument, got 2
 (double "1.5")
 ;!! type_error: (parse-double s)
 (+ 1 (:missing {:a 1}))
