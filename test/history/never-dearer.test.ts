@@ -272,6 +272,19 @@ describe("compressed history is never dearer than full history", () => {
     expect(stepAveraged(trace, 10)).toBeLessThan(1);
   }, 60_000);
 
+  // The same session with the system prompt padded by 0-200 tokens: the breakpoint ratio stays
+  // 0.988-0.989x at every size and the step-averaged token-prefix one 0.985-0.987x, while on one
+  // task length the token-prefix ratio swings 0.951-1.021x with where the steps fall.
+  it("a note under a breakpoint cache: the promise does not depend on the system prompt's size", async () => {
+    const programs = [`(def acc (vec (take 2 data/orders)))\n(def cities (distinct (map :city data/orders)))\n(println "cities" (count cities) "rows" (count data/orders))`, ...Array.from({ length: 8 }, (_, k) => `(def acc (vec (take ${((k + 1) % 5) + 1} (drop ${k + 1} data/orders))))`)];
+    const trace = await ordersRun(programs, 10);
+    for (let pad = 0; pad <= 200; pad++) {
+      const padded = { ...trace, system: trace.system + " x".repeat(pad) };
+      expect(ratio(padded, "breakpoint"), `pad ${pad}, breakpoint`).toBeLessThan(1);
+      if (pad % 8 === 0) expect(stepAveraged(padded, 10), `pad ${pad}, token-prefix`).toBeLessThan(1);
+    }
+  }, 120_000);
+
   // One name refined every turn without printing, its records' keys shown (the sample would not
   // fit in the turn). Leaving the previous turn's line out was priced as saving the sample line,
   // not the shorter keys line the summary shows, and, under a breakpoint cache, without the legend

@@ -1,0 +1,43 @@
+// A billed LLM failure (LlmError details.usage) counts in the run's totals and its budget.
+import { describe, expect, it } from "vitest";
+import { SubAgent } from "../../src/agent/subagent.js";
+import { LlmError } from "../../src/llm/errors.js";
+import type { Llm } from "../../src/llm/types.js";
+
+const code = (body: string): string => "```clojure\n" + body + "\n```";
+
+/** First reply a program, then a billed reply with no text. */
+function billedLlm(): Llm {
+  let n = 0;
+  return {
+    name: "scripted",
+    async complete() {
+      n++;
+      if (n === 1) return { content: code("(println 1)"), usage: { inputTokens: 100, outputTokens: 10, cachedTokens: 0 } };
+      throw new LlmError("malformed", "the reply has no text content", { usage: { inputTokens: 1000, outputTokens: 4000, cachedTokens: 0 } });
+    },
+  };
+}
+
+describe("billed LLM failures", () => {
+  it("count the tokens the provider reported in the step's totals", async () => {
+    const step = await SubAgent.run(SubAgent.create({ prompt: "x", maxTurns: 3 }), { llm: billedLlm() });
+    expect(step.ok ? null : step.fail.reason).toBe("llm_error");
+    expect([step.usage.inputTokens, step.usage.outputTokens, step.usage.totalTokens, step.usage.llmRequests]).toEqual([1100, 4010, 5110, 2]);
+  });
+
+  it("are charged to a calling run's nested totals", async () => {
+    const inner = SubAgent.create({ prompt: "inner", maxTurns: 3, llm: billedLlm() });
+    let n = 0;
+    const outerLlm: Llm = {
+      name: "scripted",
+      async complete() {
+        n++;
+        return { content: code(n === 1 ? "(def r (tool/inner {}))" : "(return 1)"), usage: { inputTokens: 1, outputTokens: 1, cachedTokens: 0 } };
+      },
+    };
+    const outer = SubAgent.create({ prompt: "outer", maxTurns: 3, tools: { inner: SubAgent.asTool(inner, { description: "inner" }) } });
+    const step = await SubAgent.run(outer, { llm: outerLlm });
+    expect([step.usage.nested.inputTokens, step.usage.nested.outputTokens]).toEqual([1100, 4010]);
+  });
+});
