@@ -166,6 +166,11 @@ describe("trim, case and predicates", () => {
     ['(trim "  a b \\n\\t")', '"a b"'],
     ['(clojure.string/triml "  a ")', '"a "'],
     ['(str/trimr "  a ")', '"  a"'],
+    // trim-newline drops only trailing \n and \r, as Clojure's: not spaces, not leading ones.
+    ['(str/trim-newline "a \\n\\r\\n")', '"a "'],
+    ['(clojure.string/trim-newline "\\na\\rb\\n")', '"\\na\\rb"'],
+    ['(str/trim-newline "\\n\\r")', '""'],
+    ['(str/trim-newline "a\\t")', '"a\\t"'],
     ['(upcase "abc")', '"ABC"'],
     ['(upper-case "straße")', '"STRASSE"'],
     ['(downcase "ÀB")', '"àb"'],

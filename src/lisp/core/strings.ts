@@ -308,6 +308,13 @@ function textFn(who: string, f: (s: string) => Value): BuiltinDef["fn"] {
   };
 }
 
+/** s without trailing newlines and carriage returns, as clojure.string/trim-newline. */
+function trimNewline(s: string): string {
+  let j = s.length;
+  while (j > 0 && (s.charCodeAt(j - 1) === 10 || s.charCodeAt(j - 1) === 13)) j--;
+  return j === s.length ? s : s.slice(0, j);
+}
+
 function capitalize(s: string): string {
   if (s === "") return s;
   const first = isSimpleText(s) ? 1 : charOffset(s, 1);
@@ -692,6 +699,17 @@ export const STRINGS: BuiltinDef[] = [
   { name: "trim", area: "strings", arity: [1, 1], params: "[s]", doc: "s without leading and trailing whitespace.", examples: [['(trim "  hi \\n")', '"hi"']], ns: STR_NS, fn: textFn("trim", (s) => trimWhitespace(s)) },
   { name: "triml", area: "strings", arity: [1, 1], params: "[s]", doc: "s without leading whitespace.", examples: [['(clojure.string/triml "  hi ")', '"hi "']], ns: STR_NS, unqualified: false, fn: textFn("triml", (s) => trimWhitespace(s, true, false)) },
   { name: "trimr", area: "strings", arity: [1, 1], params: "[s]", doc: "s without trailing whitespace.", examples: [['(str/trimr "  hi ")', '"  hi"']], ns: STR_NS, unqualified: false, fn: textFn("trimr", (s) => trimWhitespace(s, false, true)) },
+  {
+    name: "trim-newline",
+    area: "strings",
+    arity: [1, 1],
+    params: "[s]",
+    doc: "s without its trailing \\n and \\r characters.",
+    examples: [['(str/trim-newline "hi\\r\\n")', '"hi"']],
+    ns: STR_NS,
+    unqualified: false,
+    fn: textFn("trim-newline", trimNewline),
+  },
   {
     name: "replace",
     area: "strings",
