@@ -142,7 +142,7 @@ const SELECTORS = new Set(["get", "get-in", "first", "second", "last", "nth", "p
 /** Builtins that read a number out of a string: a small one read from a marked string is a piece of it. */
 const PARSERS = new Set(["parse-long", "parse-int", "parse-double", "extract-int", "parseInt", "parseLong", "parseDouble"]);
 /** Builtins whose output a model sees: marked arguments are shown as stand-ins. */
-const SINKS = new Set(["println", "print", "prn"]);
+const SINKS = new Set(["println", "print", "prn", "pr"]);
 
 /** Nodes one evaluation may visit marking derived collections; past it, every value it shows is hidden. */
 const WALK_BUDGET = 1_000_000;

@@ -493,6 +493,7 @@ describe.each(["none", "worker"] as const)("text printed into with-out-str (isol
   it.each([
     ['(with-out-str (print "Bearer" (:token data/_creds)))', `Bearer ${TOKEN}`],
     ['(with-out-str (prn {:t (:token data/_creds)}))', `{:t "${TOKEN}"}\n`],
+    ['(with-out-str (pr {:t (:token data/_creds)}))', `{:t "${TOKEN}"}`],
     ["(with-out-str (doseq [c (:token data/_creds)] (print c)))", TOKEN],
     ["(with-out-str (print (:pin data/_creds)))", "42"],
   ])("%s: the tool gets the text, the model a stand-in", async (body, text) => {
@@ -509,6 +510,17 @@ describe.each(["none", "worker"] as const)("text printed into with-out-str (isol
     expect(out, out).not.toMatch(/\b42\b/);
     // (The token rebuilt whole is the token itself, shown as read.)
     expect(out).toMatch(/^<hidden string (derived )?from data\/_creds( :token)?> <hidden string derived from data\/_creds>\n/);
+  });
+});
+
+// pr is prn without the newline: a sink like it, so a hidden value it prints is a stand-in.
+describe.each(["none", "worker"] as const)("pr of a hidden value (isolation %s)", (isolation) => {
+  it("shows a stand-in, not the value", async () => {
+    const r = await evaluate('(pr (:token data/_creds) "x")\n(prn)', { ctx: { _creds: { token: TOKEN } }, isolation });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const out = showStandIns(r.prints.join("\n"));
+    for (const f of fragments([TOKEN])) expect(out, out).not.toContain(f);
+    expect(out).toMatch(/^<hidden string from data\/_creds :token> "x"/);
   });
 });
 

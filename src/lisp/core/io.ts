@@ -79,6 +79,7 @@ export const IO: BuiltinDef[] = [
   { name: "println", area: "io", arity: [0, Infinity], params: "[& xs]", doc: "Prints the values separated by spaces, then a newline; the output is what you see next turn.", examples: [['(println "total:" 42)', "nil"]], fn: (a) => emit(joined(a, false), true) },
   { name: "print", area: "io", arity: [0, Infinity], params: "[& xs]", doc: "Like println without the newline.", examples: [['(with-out-str (print "a" 1) (print "b"))', '"a 1b"']], fn: (a) => emit(joined(a, false), false) },
   { name: "prn", area: "io", arity: [0, Infinity], params: "[& xs]", doc: "Prints the values readably (strings quoted), then a newline.", examples: [['(with-out-str (prn "a" 1))', '"\\"a\\" 1\\n"']], fn: (a) => emit(joined(a, true), true) },
+  { name: "pr", area: "io", arity: [0, Infinity], params: "[& xs]", doc: "Like prn without the newline.", examples: [['(with-out-str (pr "a" 1))', '"\\"a\\" 1"']], fn: (a) => emit(joined(a, true), false) },
   { name: "pr-str", area: "io", arity: [0, Infinity], params: "[& xs]", doc: "The values printed readably (EDN), as a string.", examples: [['(pr-str "a" :b [1])', '"\\"a\\" :b [1]"']], fn: (a) => joined(a, true) },
   { name: "prn-str", area: "io", arity: [0, Infinity], params: "[& xs]", doc: "Like pr-str with a trailing newline.", examples: [['(prn-str "a" [1])', '"\\"a\\" [1]\\n"']], fn: (a) => joined(a, true) + "\n" },
 ];

@@ -33,7 +33,7 @@ export const STANDARD_CLOJURE: ReadonlySet<string> = new Set([
   "max-key", "min-key",
   // trees and output
   "walk", "prewalk", "postwalk", "keywordize-keys", "stringify-keys", "prewalk-replace", "postwalk-replace", "tree-seq",
-  "println", "print", "prn", "pr-str", "prn-str",
+  "println", "print", "prn", "pr", "pr-str", "prn-str",
 ]);
 
 /** Special forms that work as in Clojure (for and doseq are eager; both take :let :when :while). */

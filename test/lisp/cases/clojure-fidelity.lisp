@@ -153,6 +153,8 @@
 ;=> {:b 1 :a 2}
 (with-out-str (println "a" 1) (print "b") (prn :c))
 ;=> "a 1\nb:c\n"
+(with-out-str (pr "a" 1 nil) (pr) (pr :b))
+;=> "\"a\" 1 nil:b"
 (do (println "kept") (count (with-out-str (println "not kept"))))
 ;>> kept
 ;=> 9
