@@ -161,6 +161,22 @@ describe("split and split-lines", () => {
   });
 });
 
+// char turns a code point into its one-character string (characters are strings here), so
+// (char (+ 97 i)) builds letters as in Clojure; a value no character has is a value_error.
+describe("char", () => {
+  cases([
+    ["(char 97)", '"a"'],
+    ["(apply str (map #(char (+ 97 %)) (range 3)))", '"abc"'],
+    ["(char 127822)", '"🍎"'],
+    ["(= (char 10) \\newline)", "true"],
+  ]);
+
+  it("refuses what is not a code point", async () => {
+    for (const src of ["(char -1)", "(char 1114112)", "(char 55296)"]) expect((await failure(src)).kind, src).toBe("value_error");
+    for (const src of ['(char "a")', "(char nil)", "(char 97.5)"]) expect((await failure(src)).kind, src).toBe("type_error");
+  });
+});
+
 describe("trim, case and predicates", () => {
   cases([
     ['(trim "  a b \\n\\t")', '"a b"'],

@@ -22,7 +22,7 @@ export const STANDARD_CLOJURE: ReadonlySet<string> = new Set([
   "union", "intersection", "difference", "subset?", "superset?", "select", "sorted-map", "sorted-map-by", "sorted-set",
   "sorted-set-by", "array-map",
   // strings and regex
-  "str", "subs", "join", "split", "split-lines", "upper-case", "lower-case", "trim", "triml", "trimr", "trim-newline", "replace-first", "capitalize", "starts-with?", "ends-with?",
+  "str", "subs", "join", "split", "split-lines", "upper-case", "lower-case", "trim", "triml", "trimr", "trim-newline", "char", "replace-first", "capitalize", "starts-with?", "ends-with?",
   "includes?", "index-of", "last-index-of", "blank?", "name", "namespace", "keyword", "parse-long", "parse-double", "parse-boolean", "escape",
   "re-pattern", "re-find", "re-matches", "re-seq",
   // functions and predicates

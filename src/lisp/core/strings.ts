@@ -315,6 +315,14 @@ function trimNewline(s: string): string {
   return j === s.length ? s : s.slice(0, j);
 }
 
+/** The one-character string of a code point, as (char n): characters are strings here. */
+function charOf(x: Value): string {
+  if (typeof x !== "number" || !Number.isInteger(x)) throw typeErr(`char expects an integer code point, got ${describe(x)}`, x === null ? NIL_HINT : undefined);
+  // A lone surrogate is half a character: text made of it could not be shown or sent as it is.
+  if (x < 0 || x > 0x10ffff || (x >= 0xd800 && x <= 0xdfff)) throw new LispError("value_error", `char: ${x} is not a character's code point`);
+  return String.fromCodePoint(x);
+}
+
 function capitalize(s: string): string {
   if (s === "") return s;
   const first = isSimpleText(s) ? 1 : charOffset(s, 1);
@@ -699,6 +707,7 @@ export const STRINGS: BuiltinDef[] = [
   { name: "trim", area: "strings", arity: [1, 1], params: "[s]", doc: "s without leading and trailing whitespace.", examples: [['(trim "  hi \\n")', '"hi"']], ns: STR_NS, fn: textFn("trim", (s) => trimWhitespace(s)) },
   { name: "triml", area: "strings", arity: [1, 1], params: "[s]", doc: "s without leading whitespace.", examples: [['(clojure.string/triml "  hi ")', '"hi "']], ns: STR_NS, unqualified: false, fn: textFn("triml", (s) => trimWhitespace(s, true, false)) },
   { name: "trimr", area: "strings", arity: [1, 1], params: "[s]", doc: "s without trailing whitespace.", examples: [['(str/trimr "  hi ")', '"  hi"']], ns: STR_NS, unqualified: false, fn: textFn("trimr", (s) => trimWhitespace(s, false, true)) },
+  { name: "char", area: "strings", arity: [1, 1], params: "[n]", doc: "The character (a one-character string) with code point n.", examples: [["(char 97)", '"a"']], fn: (a) => charOf(a[0]) },
   {
     name: "trim-newline",
     area: "strings",
