@@ -7,7 +7,7 @@
 // holding the same vector twice, 26 levels deep, is 2^26 leaves but 26 distinct nodes) then
 // compare in time proportional to their distinct nodes, not to the leaves they unfold into.
 import { hash as ihash, is, Map as IMap, OrderedMap, Set as ISet } from "ptc-immutable";
-import { LispError, typeErr } from "./errors.js";
+import { type LispError, nestedTooDeep, typeErr } from "./errors.js";
 import { charge, chargeIfRunning, chargeRead, nestingLimit, tickIfRunning } from "./runtime.js";
 import { Keyword, LFloat, type Value, typeName, isMap, isSet } from "./values.js";
 import { setElementHash, setKeyEquality, Vec } from "./vector.js";
@@ -104,7 +104,7 @@ function collEquals(a: Value, b: Value, asKeys: boolean): boolean {
 }
 
 function tooDeep(what: string): LispError {
-  return new LispError("nesting_too_deep", `data nested deeper than ${nestingLimit()} levels cannot be ${what}`, undefined, "work on a part of it (get-in), or keep data shallower");
+  return nestedTooDeep(nestingLimit(), `be ${what}`, "work on a part of it (get-in), or keep data shallower");
 }
 
 function vecEquals(a: Vec<Value>, b: Vec<Value>, asKeys: boolean): boolean {

@@ -162,6 +162,11 @@ export function aboutSource(message: string): string {
   return head + "…" + message.slice(tailPoint(message, message.length - 99));
 }
 
+/** Data past a nesting bound: what a walk of it (printing, comparing, crossing) `cannot` do at `limit` levels. */
+export function nestedTooDeep(limit: number, cannot: string, hint?: string): LispError {
+  return new LispError("nesting_too_deep", `data nested deeper than ${limit} levels cannot ${cannot}`, undefined, hint);
+}
+
 export function isStackOverflow(e: unknown): boolean {
   return e instanceof RangeError && /call stack/i.test(e.message);
 }

@@ -13,7 +13,7 @@
 // it is copied, so a sparse `new Array(1e9)` or a Proxy whose length lies is refused at once.
 import { types } from "node:util";
 import { Map as IMap, Set as ISet } from "ptc-immutable";
-import { isStackOverflow, LispError, ours } from "./errors.js";
+import { isStackOverflow, LispError, nestedTooDeep, ours } from "./errors.js";
 import { isFieldName, isHiddenKey } from "./hidden-names.js";
 import { defaultLimits, type Limits } from "./limits.js";
 import { cutPoint } from "./cuts.js";
@@ -127,7 +127,7 @@ export function boxed(r: unknown): { value: unknown } | Promise<{ value: unknown
 }
 
 function tooDeep(maxDepth: number, direction: "into" | "out of"): LispError {
-  return new LispError("nesting_too_deep", `data nested deeper than ${maxDepth} levels cannot cross ${direction} the program`);
+  return nestedTooDeep(maxDepth, `cross ${direction} the program`);
 }
 
 /** Something that is not plain data, and where it was. */

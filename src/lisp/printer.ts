@@ -1,7 +1,7 @@
 // EDN printing with Clojure's `pr-str` and `str` rules, plus a bounded sample printer
 // (at most N items per collection and M characters overall, saying what was cut).
 import { Map as IMap, Set as ISet } from "ptc-immutable";
-import { LispError } from "./errors.js";
+import { nestedTooDeep } from "./errors.js";
 import { STACK_SAFE_DEPTH } from "./limits.js";
 import { cutPoint } from "./cuts.js";
 import { isStandIn } from "./stand-in.js";
@@ -199,7 +199,7 @@ function printValue(v: Value, c: Ctx, depth: number, top: boolean): void {
   }
   if (v instanceof Vec || isMap(v) || isSet(v)) {
     if (depth >= c.maxDepth) {
-      if (c.deepIsError) throw new LispError("nesting_too_deep", `data nested deeper than ${c.maxDepth} levels cannot be printed`, undefined, "print a part of it (get-in), or keep data shallower");
+      if (c.deepIsError) throw nestedTooDeep(c.maxDepth, "be printed", "print a part of it (get-in), or keep data shallower");
       w.write("...");
       c.itemsCut = true;
       return;

@@ -8,7 +8,7 @@
 import { OrderedMap, OrderedSet } from "ptc-immutable";
 import { markSorted, sortOrder } from "./core/sorted.js";
 import { compare } from "./equality.js";
-import { LispError } from "./errors.js";
+import { LispError, nestedTooDeep } from "./errors.js";
 import { STACK_SAFE_DEPTH } from "./limits.js";
 import type { Marks, Origin } from "./marks.js";
 import { compileRegex } from "./regex.js";
@@ -118,7 +118,7 @@ export class WireWriter {
       return { t: "k", n: v.name, r: 1 };
     }
     if (depth >= STACK_SAFE_DEPTH && (v instanceof Vec || isMap(v) || isSet(v) || v instanceof Reduced)) {
-      throw new LispError("nesting_too_deep", `data nested deeper than ${STACK_SAFE_DEPTH} levels cannot cross between the worker thread and its host`, undefined, "keep data shallower, or run with isolation \"none\"");
+      throw nestedTooDeep(STACK_SAFE_DEPTH, "cross between the worker thread and its host", 'keep data shallower, or run with isolation "none"');
     }
     if (v instanceof Vec) {
       this.note(v);
