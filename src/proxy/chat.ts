@@ -274,8 +274,10 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
       // What the prompt alone may take (the reserved output is added back per request).
       record.learnedLimit = Math.min(record.learnedLimit ?? Infinity, Math.max(1, sent - 1));
       const t = performance.now();
-      // Within what is left of the request's deadline: the first compaction may have waited it all.
-      const retry = await ctx.compactor.run(config, record, input, llm, { force: true, deadlineMs: Math.max(0, config.compaction.deadlineMs - compactMs) });
+      // Within what is left of the request's deadline: none when the first compaction waited it all
+      // (told by the compactor, whose deadline clock may not be the wall clock compactMs reads).
+      const left = outcome.deadlinePassed === true ? 0 : Math.max(0, config.compaction.deadlineMs - compactMs);
+      const retry = await ctx.compactor.run(config, record, input, llm, { force: true, deadlineMs: left });
       if (retry.background !== undefined) ctx.bodies.keep(res, retry.background);
       compactMs += performance.now() - t;
       if (retry.changed) {

@@ -41,6 +41,8 @@ export interface CompactionOutcome {
    * request's messages (it ended, or gave way to a newer request's before it started).
    */
   readonly background?: Promise<void>;
+  /** The request's deadline passed before the compaction ended: nothing of it is left for another. */
+  readonly deadlinePassed?: true;
 }
 
 type Spec = { name: string; options: Record<string, Json> };
@@ -232,7 +234,7 @@ export class Compactor {
     this.metrics.inc("ptc_proxy_compaction_deadline_total");
     this.log({ event: "compaction_deadline", conversation: record.conversation, tenant: record.tenant, deadlineMs });
     const outcome = await this.lastGood(record, input, spec, reserved);
-    return background === undefined ? outcome : { ...outcome, background };
+    return { ...outcome, deadlinePassed: true, ...(background === undefined ? {} : { background }) };
   }
 
   /** The messages with the stored summary applied and no new summary made (the state it returns is not kept). */
