@@ -7,7 +7,7 @@ import { isArrayArg, isObjectArg, mustBe, requestProblem } from "./args.js";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
 import { answeredPage, answeredWhole, watchForDone } from "./stream.js";
-import { cappedFetch, droppedConnection, lostReply, maskClientSecrets, oversizedHeaders, refusedHeader, retrySettings, statusError, streamError, webPageError, withRetries, type RetryOptions } from "./retry.js";
+import { cappedFetch, droppedConnection, lostReply, maskClientSecrets, oversizedHeaders, oversizedReply, refusedHeader, retrySettings, statusError, streamError, webPageError, withRetries, type RetryOptions } from "./retry.js";
 import type { ChatMessage, Llm, LlmRequest, LlmResponse, LlmUsage } from "./types.js";
 
 export interface AiSdkLlmOptions extends RetryOptions {
@@ -73,7 +73,9 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
         // Errors come as parts of the stream and are handled below; the default onError would also log them.
         const watched = watchedModel(model, name, retry.maxReplyBytes);
         // Raw chunks: the provider gives its finish and usage only when the body ends (readWire).
-        const result = streamText({ ...call, model: watched.model, abortSignal: signal, includeRawChunks: true, onError: () => undefined });
+        // Leaving the loop does not stop the AI SDK reading the body: an oversized reply aborts it.
+        const oversized = new AbortController();
+        const result = streamText({ ...call, model: watched.model, abortSignal: AbortSignal.any([signal, oversized.signal]), includeRawChunks: true, onError: () => undefined });
         const wire: WireEnd = {};
         let text = "";
         let finish = "unknown";
@@ -88,10 +90,20 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
         const stalled = (): boolean => signal.aborted && signal.reason instanceof LlmError && signal.reason.kind === "timeout";
         const paidFor = (e: unknown): boolean => wire.finish !== undefined && text !== "" && (droppedConnection(e) !== undefined || stalled());
         let cut = false;
+        // What the stream held so far, in UTF-16 units (each at least one byte of the body): the
+        // cap where the provider's fetch is out of reach (a model wrapped in middleware, or named
+        // by a string), whose endless reply the AI SDK would otherwise gather whole.
+        let held = 0;
         try {
           for await (const part of result.fullStream) {
             // The AI SDK's own `start` comes before anything from the server.
             if (part.type !== "start") alive();
+            const piece = part.type === "text-delta" || part.type === "reasoning-delta" ? part.text : part.type === "tool-input-delta" ? part.delta : "";
+            if ((held += piece.length) > retry.maxReplyBytes) {
+              const error = oversizedReply(name, retry.maxReplyBytes);
+              oversized.abort(error);
+              throw error;
+            }
             if (part.type === "raw") readWire(part.rawValue, wire);
             else if (part.type === "text-delta") {
               if (failure !== undefined) throw failure.error;

@@ -73,12 +73,17 @@ export function cappedFetch(name: string, max: number, send: () => typeof fetch 
     const counter = new TransformStream<Uint8Array, Uint8Array>({
       transform(piece, out) {
         bytes += piece.byteLength;
-        if (bytes > max) out.error(new LlmError("malformed", `${name}: the reply is larger than maxReplyBytes (${max} bytes); the rest was not read`));
+        if (bytes > max) out.error(oversizedReply(name, max));
         else out.enqueue(piece);
       },
     });
     return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });
   };
+}
+
+/** A reply past `maxReplyBytes`: the one error for it, whether its body's bytes or its stream's text were counted. */
+export function oversizedReply(name: string, max: number): LlmError {
+  return new LlmError("malformed", `${name}: the reply is larger than maxReplyBytes (${max} bytes); the rest was not read`);
 }
 
 type ErrorClass = abstract new (...args: never[]) => Error;

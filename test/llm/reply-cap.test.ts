@@ -5,6 +5,7 @@
 // client without the cap reads a reply of megabytes instead of failing.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { extractReasoningMiddleware, wrapLanguageModel } from "ai";
 import { describe, expect, it } from "vitest";
 import { llmFailure as failure } from "../support/llm.js";
 import { aiSdkLlm } from "../../src/llm/ai-sdk.js";
@@ -86,6 +87,9 @@ const clients: Array<[string, () => Llm]> = [
   ["aiSdkLlm", () => aiSdkLlm({ model: createOpenAICompatible({ name: "fake", baseURL: `${base}/v1`, apiKey: "k" }).chatModel("fake"), ...options })],
 ];
 
+/** A model wrapped in middleware keeps its provider's fetch out of reach: its stream is counted instead. */
+const wrapped = (): Llm => aiSdkLlm({ model: wrapLanguageModel({ model: createOpenAICompatible({ name: "fake", baseURL: `${base}/v1`, apiKey: "k" }).chatModel("fake"), middleware: extractReasoningMiddleware({ tagName: "think" }) }), ...options });
+
 describe("a reply larger than maxReplyBytes", () => {
   for (const [who, make] of clients) {
     for (const streamed of [true, false]) {
@@ -101,6 +105,16 @@ describe("a reply larger than maxReplyBytes", () => {
       });
     }
   }
+
+  it("aiSdkLlm over a model wrapped in middleware (streamed) fails as malformed at the cap, once, and hangs up", async () => {
+    let told = 0;
+    const e = await failure(wrapped().complete({ messages: [{ role: "user", content: "hi" }], onText: (d: string) => void (told += d.length) }));
+    expect(e.kind, e.message).toBe("malformed");
+    expect(e.message).toContain(`the reply is larger than maxReplyBytes (${CAP} bytes)`);
+    expect(requests).toBe(1);
+    expect(told).toBeLessThanOrEqual(CAP);
+    await expect.poll(() => closedEarly).toBe(true);
+  });
 
   it("defaults to 64 MiB and refuses a cap that is no positive whole number", () => {
     expect(retrySettings("t", {}).maxReplyBytes).toBe(MAX_REPLY_BYTES);
