@@ -4,6 +4,7 @@
 // option, which other providers ignore.
 import { APICallError, generateText, InvalidResponseDataError, streamText, type LanguageModel, type LanguageModelUsage, type ModelMessage, type SystemModelMessage } from "ai";
 import { isArrayArg, isObjectArg, mustBe, requestProblem } from "./args.js";
+import { cutShort, mergedUsage, messageUsage } from "./anthropic.js";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
 import { answeredPage, answeredWhole, watchForDone } from "./stream.js";
@@ -129,7 +130,7 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
         } catch (e) {
           if (!(cut = paidFor(e))) throw e;
         }
-        if (cut) return reply(name, text, wire.finish ?? "stop", undefined, wireUsage(wire), wire.model ?? (typeof model === "string" ? model : model.modelId));
+        if (cut) return reply(name, text, wire.finish ?? "stop", undefined, wire.usage, wire.model ?? (typeof model === "string" ? model : model.modelId));
         if (text === "" && answeredPage(contentType)) throw webPageError(name, undefined);
         if (text === "" && answeredWhole(contentType)) {
           // The provider parsed the reply away as events: asked again unstreamed, this time and
@@ -187,38 +188,51 @@ interface WireEnd {
   /** The finish reason as the AI SDK names it ("stop", "length"), once a chunk gave one. */
   finish?: string;
   model?: string;
-  input?: number;
-  output?: number;
-  cached?: number;
+  /** The usage, once the chunks gave both token counts (as usageOf). */
+  usage?: LlmUsage;
+  /** Anthropic's usage figures as its events gave them so far. */
+  anthropic?: Record<string, unknown> | null;
 }
 
 const count = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 
 /**
  * Reads one raw chunk in the wire shape of OpenAI's chat completions (a choice's finish_reason,
- * the usage chunk): the OpenAI-compatible provider keeps both until the body ends, so a
- * connection dropped after them lost a reply that is whole and paid for. A gateway's finish
- * reason "error" is no end.
+ * the usage chunk) or of Anthropic's Messages API (`message_start`'s model and usage,
+ * `message_delta`'s stop reason and usage): a provider may keep the finish until the body ends
+ * (the OpenAI-compatible one) or until `message_stop` (Anthropic's), so a connection dropped, or
+ * held open, after them lost a reply that is whole and paid for. A gateway's finish reason
+ * "error" is no end.
  */
 function readWire(raw: unknown, wire: WireEnd): void {
   if (typeof raw !== "object" || raw === null) return;
-  const c = raw as { model?: unknown; choices?: unknown; usage?: Record<string, unknown> | null };
+  const c = raw as { type?: unknown; model?: unknown; choices?: unknown; usage?: Record<string, unknown> | null; message?: { model?: unknown; usage?: unknown } | null; delta?: { stop_reason?: unknown } | null };
+  if (c.type === "message_start" || c.type === "message_delta") return readMessageEvent(c, wire);
   if (typeof c.model === "string" && c.model !== "") wire.model = c.model;
   if (Array.isArray(c.choices)) {
     const reason = (c.choices[0] as { finish_reason?: unknown } | undefined)?.finish_reason;
     if (typeof reason === "string" && reason !== "" && reason !== "error") wire.finish = reason === "length" ? "length" : "stop";
     if (typeof c.usage === "object" && c.usage !== null) {
-      wire.input = count(c.usage.prompt_tokens);
-      wire.output = count(c.usage.completion_tokens);
-      wire.cached = count((c.usage.prompt_tokens_details as { cached_tokens?: unknown } | null | undefined)?.cached_tokens);
+      const input = count(c.usage.prompt_tokens);
+      const output = count(c.usage.completion_tokens);
+      const cached = count((c.usage.prompt_tokens_details as { cached_tokens?: unknown } | null | undefined)?.cached_tokens);
+      wire.usage = input === undefined || output === undefined ? undefined : { inputTokens: input, outputTokens: output, cachedTokens: cached ?? 0 };
     }
   }
 }
 
-/** The usage the wire gave, when it gave both counts (as usageOf). */
-function wireUsage(w: WireEnd): LlmUsage | undefined {
-  if (w.input === undefined || w.output === undefined) return undefined;
-  return { inputTokens: w.input, outputTokens: w.output, cachedTokens: w.cached ?? 0 };
+/** An Anthropic `message_start` or `message_delta` event, read as anthropicLlm reads them. */
+function readMessageEvent(e: { type?: unknown; usage?: unknown; message?: { model?: unknown; usage?: unknown } | null; delta?: { stop_reason?: unknown } | null }, wire: WireEnd): void {
+  const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+  if (e.type === "message_start") {
+    if (typeof e.message?.model === "string" && e.message.model !== "") wire.model = e.message.model;
+    if (isRecord(e.message?.usage)) wire.anthropic = { ...e.message.usage };
+  } else {
+    const reason = e.delta?.stop_reason;
+    if (typeof reason === "string" && reason !== "") wire.finish = cutShort(reason) ? "length" : "stop";
+    if (isRecord(e.usage)) wire.anthropic = mergedUsage(wire.anthropic ?? null, e.usage);
+  }
+  if (isRecord(wire.anthropic)) wire.usage = messageUsage(wire.anthropic);
 }
 
 /**

@@ -10,7 +10,7 @@ import { cacheMarks, messageText } from "./messages.js";
 import { cappedFetch, droppedConnection, quoted, retrySettings, sdkBackstopMs, sdkError, streamError, withRetries, type RetryOptions, type SdkErrors } from "./retry.js";
 import { sdkLogLevel, warnOncePerModel, withSdkEnv } from "./sdk-env.js";
 import { unstreamedReply, wholeReply } from "./stream.js";
-import type { ChatMessage, Llm, LlmResponse } from "./types.js";
+import type { ChatMessage, Llm, LlmResponse, LlmUsage } from "./types.js";
 
 const SDK_ERRORS: SdkErrors = { ConnectionTimeout: APIConnectionTimeoutError, UserAbort: APIUserAbortError, Connection: APIConnectionError, Api: APIError };
 
@@ -167,8 +167,7 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, alive: (
         onText(e.delta.text);
       } else if (e.type === "message_delta") {
         stop = e.delta?.stop_reason;
-        // Its usage figures are cumulative: they replace the start's where given.
-        if (typeof e.usage === "object" && e.usage !== null) usage = { ...(usage ?? {}), ...Object.fromEntries(Object.entries(e.usage).filter(([, v]) => v !== null && v !== undefined)) };
+        if (typeof e.usage === "object" && e.usage !== null) usage = mergedUsage(usage, e.usage);
       } else if (e.type === "message_stop") {
         // Nothing follows it: the SDK reads on until the body ends, so a server that holds the
         // connection open would keep the reply waiting for the stall timer. Leaving the loop
@@ -189,6 +188,26 @@ async function readStream(stream: AsyncIterable<unknown>, name: string, alive: (
 /** Stop reasons of a reply cut before its end: the output limit, or (Sonnet 4.5 and later) the context window filled. */
 const CUT: ReadonlySet<unknown> = new Set(["max_tokens", "model_context_window_exceeded"]);
 
+/** Whether a Messages API stop reason says the reply was cut before its end (CUT). */
+export function cutShort(stopReason: unknown): boolean {
+  return CUT.has(stopReason);
+}
+
+/** A `message_delta` event's usage over what came before: its figures are cumulative, and replace the earlier ones where given. */
+export function mergedUsage(before: Record<string, unknown> | null, delta: Record<string, unknown>): Record<string, unknown> {
+  return { ...(before ?? {}), ...Object.fromEntries(Object.entries(delta).filter(([, v]) => v !== null && v !== undefined)) };
+}
+
+/** A Messages API usage as the project counts it: Anthropic's input_tokens leaves out the cached part; the project's inputTokens is the whole prompt. */
+export function messageUsage(u: Record<string, unknown>): LlmUsage {
+  return {
+    inputTokens: num(u.input_tokens) + num(u.cache_read_input_tokens) + num(u.cache_creation_input_tokens),
+    outputTokens: num(u.output_tokens),
+    cachedTokens: num(u.cache_read_input_tokens),
+    cacheWriteTokens: num(u.cache_creation_input_tokens),
+  };
+}
+
 /** Checks the reply is a message with text, and maps its usage (cache reads and writes included); `asked` names the model when the reply does not. */
 function parseReply(raw: unknown, name: string, asked: string): LlmResponse {
   if (typeof raw !== "object" || raw === null) throw new LlmError("malformed", `${name}: the reply is not a message (got ${quoted(String(raw), 80)})`);
@@ -200,17 +219,8 @@ function parseReply(raw: unknown, name: string, asked: string): LlmResponse {
     .filter((b): b is { type: "text"; text: string } => typeof b === "object" && b !== null && (b as { type?: unknown }).type === "text" && typeof (b as { text?: unknown }).text === "string")
     .map((b) => b.text)
     .join("");
-  const u = r.usage;
-  // Anthropic's input_tokens leaves out the cached part; the project's inputTokens is the whole prompt.
-  const usage = u
-    ? {
-        inputTokens: num(u.input_tokens) + num(u.cache_read_input_tokens) + num(u.cache_creation_input_tokens),
-        outputTokens: num(u.output_tokens),
-        cachedTokens: num(u.cache_read_input_tokens),
-        cacheWriteTokens: num(u.cache_creation_input_tokens),
-      }
-    : undefined;
+  const usage = r.usage ? messageUsage(r.usage) : undefined;
   if (text.trim() === "") throw new LlmError("malformed", `${name}: the reply has no text content (stop_reason: ${String(r.stop_reason ?? "none")})`, usage ? { usage } : {});
-  return { content: text, ...(usage ? { usage } : {}), model: typeof r.model === "string" && r.model !== "" ? r.model : asked, ...(CUT.has(r.stop_reason) ? { truncated: true } : {}) };
+  return { content: text, ...(usage ? { usage } : {}), model: typeof r.model === "string" && r.model !== "" ? r.model : asked, ...(cutShort(r.stop_reason) ? { truncated: true } : {}) };
 }
 

@@ -328,3 +328,41 @@ describe("aiSdkLlm: what the model receives", () => {
     expect(marked).toEqual([3, 4, 5, 7]);
   });
 });
+
+/** A model stream of these parts that then fails as a connection dropped under it (undici's "terminated"). */
+/** A part of a model's stream, as the mock model takes them. */
+type StreamPart = Awaited<ReturnType<MockLanguageModelV3["doStream"]>>["stream"] extends ReadableStream<infer P> ? P : never;
+
+function droppedAfter(parts: unknown[]): MockLanguageModelV3 {
+  const dropped = new TypeError("terminated", { cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }) });
+  return new MockLanguageModelV3({
+    provider: "anthropic.messages",
+    modelId: "claude-fake",
+    doStream: async () => {
+      const left = [...parts];
+      return { stream: new ReadableStream<StreamPart>({ pull: (c) => (left.length > 0 ? c.enqueue(left.shift() as StreamPart) : c.error(dropped)) }) };
+    },
+  });
+}
+
+describe("aiSdkLlm: an Anthropic provider's stream (its raw chunks are Messages API events)", () => {
+  const start = { type: "message_start", message: { id: "m1", type: "message", role: "assistant", model: "claude-served", content: [], stop_reason: null, usage: { input_tokens: 7, cache_read_input_tokens: 20, cache_creation_input_tokens: 3, output_tokens: 1 } } };
+  const text = [{ type: "stream-start", warnings: [] }, { type: "raw", rawValue: start }, { type: "text-start", id: "0" }, { type: "text-delta", id: "0", delta: "(+ 1 2)" }, { type: "text-end", id: "0" }];
+
+  // The provider gives its finish part at message_stop: a connection dropped after message_delta
+  // lost a reply that was whole and paid for, and asking again paid for it twice.
+  it("takes a reply dropped after its stop reason (message_delta), with its usage, in one request", async () => {
+    for (const [reason, truncated] of [["end_turn", false], ["max_tokens", true]] as const) {
+      const model = droppedAfter([...text, { type: "raw", rawValue: { type: "message_delta", delta: { stop_reason: reason, stop_sequence: null }, usage: { output_tokens: 5 } } }]);
+      const retries: RetryInfo[] = [];
+      const r = await aiSdkLlm({ model, maxRetries: 1, retryBaseMs: 0, onRetry: (i) => void retries.push(i) }).complete({ messages, onText: () => undefined });
+      expect([model.doStreamCalls.length, retries.length, r]).toEqual([1, 0, { content: "(+ 1 2)", usage: { inputTokens: 30, outputTokens: 5, cachedTokens: 20, cacheWriteTokens: 3 }, model: "claude-served", ...(truncated ? { truncated } : {}) }]);
+    }
+  });
+
+  it("retries a reply dropped before its stop reason", async () => {
+    const model = droppedAfter(text);
+    const e = await failure(aiSdkLlm({ model, maxRetries: 1, retryBaseMs: 0 }).complete({ messages, onText: () => undefined }));
+    expect([model.doStreamCalls.length, e.kind, e.message]).toEqual([2, "connection", "ai-sdk:anthropic.messages:claude-fake: the connection was lost before the reply was complete (other side closed) (after 2 attempts)"]);
+  });
+});
