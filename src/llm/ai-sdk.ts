@@ -318,7 +318,7 @@ function toLlmError(e: unknown, signal: AbortSignal, name: string): LlmError {
     if (e.statusCode < 300 && answeredPage(e.responseHeaders?.["content-type"])) return webPageError(name, e.responseBody);
     // The provider's message for a page is the status text alone ("Bad Gateway"): the page itself says more, as the HTTP clients quote it.
     const page = answeredPage(e.responseHeaders?.["content-type"]) && e.responseBody?.trim() ? e.responseBody : undefined;
-    return statusError(name, e.statusCode, page ?? e.message, e.responseHeaders ? new Headers(e.responseHeaders) : undefined);
+    return statusError(name, e.statusCode, page ?? e.message, e.responseHeaders ? new Headers(e.responseHeaders) : undefined, bodyError(e.responseBody));
   }
   // The AI Gateway's own errors (a model named by a string goes through it) carry the status.
   if (typeof e === "object" && e !== null && GATEWAY_ERROR in e) {

@@ -15,7 +15,7 @@ export interface RetryInfo {
 
 /** The retry options every HTTP client takes, as its users write them (defaults in `retrySettings`). */
 export interface RetryOptions {
-  /** Retries after the first attempt for 429, 5xx, timeouts and connection failures. Default 3. */
+  /** Retries after the first attempt for 429 (not one for a used-up quota), 5xx, timeouts and connection failures. Default 3. */
   maxRetries?: number;
   /**
    * Bound on one attempt, reading the reply included; for a streamed reply (`onText`), on the wait
@@ -156,7 +156,7 @@ function toSdkError(e: unknown, signal: AbortSignal, name: string, sdk: SdkError
   if (e instanceof sdk.ConnectionTimeout) return new LlmError("timeout", `${name}: the server did not answer in time`);
   if (e instanceof sdk.UserAbort) return new LlmError("aborted", `${name}: request aborted`);
   if (e instanceof sdk.Connection) return new LlmError("connection", `${name}: cannot reach the server (${e.message})`);
-  if (e instanceof sdk.Api) return e.status === undefined ? streamError(name, e.error) : statusError(name, e.status, e.message, e.headers);
+  if (e instanceof sdk.Api) return e.status === undefined ? streamError(name, e.error) : statusError(name, e.status, e.message, e.headers, e.error);
   const header = refusedHeader(name, e);
   if (header !== undefined) return header;
   if (e instanceof SyntaxError) return new LlmError("malformed", `${name}: the reply is not valid JSON (${e.message})`);
@@ -232,7 +232,7 @@ export function streamError(name: string, body: unknown, where = "the stream"): 
   const message = typeof inner.message === "string" ? inner.message : typeof body === "string" ? body : JSON.stringify(body);
   const code = inner.code;
   const kind =
-    typeof code === "number" && code >= 400 && code < 600 ? statusKind(code) : /rate_limit/.test(`${type} ${String(code)}`) ? "rate_limit" : REQUEST_FAULTS.has(type) ? "http" : "server";
+    quotaUsedUp(inner) ? "http" : typeof code === "number" && code >= 400 && code < 600 ? statusKind(code) : /rate_limit/.test(`${type} ${String(code)}`) ? "rate_limit" : REQUEST_FAULTS.has(type) ? "http" : "server";
   return new LlmError(kind, `${name}: error in ${where}: ${type === "" ? "" : `${type}: `}${quoted(message)}`);
 }
 
@@ -320,14 +320,28 @@ function withAttempts(e: LlmError, attempts: number): LlmError {
   return new LlmError(e.kind, `${e.message} (after ${attempts} attempts)`, { ...e.details, attempts });
 }
 
-/** An HTTP error status as an LlmError: 429 is `rate_limit`, 5xx and 408 `server`, the rest `http`. */
-export function statusError(name: string, status: number, message: string, headers: Headers | undefined): LlmError {
-  const kind = statusKind(status);
+/**
+ * An HTTP error status as an LlmError: 429 is `rate_limit`, 5xx and 408 `server`, the rest `http`;
+ * but a 429 whose `errorBody` (the error body, or its `error` object) says the account's quota is used
+ * up (OpenAI's `insufficient_quota`: no credits, the spending limit reached) is `http`, not
+ * retried: no wait helps.
+ */
+export function statusError(name: string, status: number, message: string, headers: Headers | undefined, errorBody?: unknown): LlmError {
+  const kind = status === 429 && quotaUsedUp(errorBody) ? "http" : statusKind(status);
   const retryAfter = headers ? retryAfterMs((name) => headers.get(name)) : undefined;
   // The SDKs' messages start with the status already ("500 Internal error"): say it once.
   const body = message.startsWith(`${status} `) ? message.slice(String(status).length + 1) : message;
   const text = htmlSummary(body) ?? quoted(body);
   return new LlmError(kind, `${name}: HTTP ${status}: ${text}`, { status, ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }) });
+}
+
+/** Whether an error body, or its `error` object, is OpenAI's used-up quota (by its code or type). */
+function quotaUsedUp(body: unknown): boolean {
+  const said = (v: unknown): boolean => {
+    const e = (typeof v === "object" && v !== null ? v : {}) as { code?: unknown; type?: unknown };
+    return e.code === "insufficient_quota" || e.type === "insufficient_quota";
+  };
+  return said(body) || said((body as { error?: unknown } | null | undefined)?.error);
 }
 
 function statusKind(status: number): "rate_limit" | "server" | "http" {

@@ -233,6 +233,25 @@ describe("openaiLlm: retries", () => {
     expect(retries[0].error.kind).toBe("rate_limit");
   });
 
+  // OpenAI answers a used-up quota (no credits, the monthly limit reached) with a 429 of its own
+  // code: no wait helps, and retrying it as a rate limit only delayed the failure.
+  const QUOTA = { error: { message: "You exceeded your current quota, please check your plan and billing details.", type: "insufficient_quota", param: null, code: "insufficient_quota" } };
+
+  it("does not retry a 429 for a used-up quota (insufficient_quota), streamed or not", async () => {
+    for (const streamed of [false, true]) {
+      script = [{ status: 429, body: QUOTA }, { reply: "never sent" }];
+      received = [];
+      const e = await failure(client().complete({ messages, ...(streamed ? { onText: () => undefined } : {}) }));
+      expect([received.length, e.kind, e.details.status, e.message]).toEqual([1, "http", 429, `openai:fake-model: HTTP 429: ${QUOTA.error.message}`]);
+    }
+  });
+
+  it("does not retry a used-up quota a gateway sends in a 200's body", async () => {
+    script = [{ json: QUOTA }, { reply: "never sent" }];
+    const e = await failure(client().complete({ messages }));
+    expect([received.length, e.kind, e.message]).toEqual([1, "http", `openai:fake-model: error in the reply: insufficient_quota: ${QUOTA.error.message}`]);
+  });
+
   it("reads retry-after in seconds, and fails at once when it exceeds the cap", async () => {
     script = [{ status: 429, headers: { "retry-after": "30" } }, { reply: "never sent" }];
     const e = await failure(client({ retryMaxMs: 1000 }).complete({ messages }));

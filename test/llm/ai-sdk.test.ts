@@ -217,6 +217,13 @@ describe("aiSdkLlm over a real provider and a fake server", () => {
     expect(retries.map((i) => [i.error.kind, i.error.message])).toEqual([["rate_limit", "ai-sdk:fake.chat:m: error in the reply: Rate limit exceeded: free-models-per-min"]]);
   });
 
+  it("does not retry a 429 for a used-up quota (insufficient_quota)", async () => {
+    const quota = { error: { message: "You exceeded your current quota, please check your plan and billing details.", type: "insufficient_quota", param: null, code: "insufficient_quota" } };
+    script = [{ status: 429, body: quota }, { reply: "never sent" }];
+    const e = await failure(aiSdkLlm({ model: provider().chatModel("m"), retryBaseMs: 1 }).complete({ messages }));
+    expect([received.length, e.kind, e.details.status, e.message]).toEqual([1, "http", 429, `ai-sdk:fake.chat:m: HTTP 429: ${quota.error.message}`]);
+  });
+
   it("retries a 429 after retry-after-ms and a 5xx, then succeeds", async () => {
     script = [{ status: 429, headers: { "retry-after-ms": "12" } }, { status: 502 }, { reply: "ok" }];
     const retries: RetryInfo[] = [];
