@@ -201,9 +201,6 @@ function parseCompletion(raw: unknown, name: string, asked: string): LlmResponse
   }
   const c = raw as CompletionShape;
   if (typeof c.error === "object" && c.error !== null) throw streamError(name, c, "the reply");
-  if (!Array.isArray(c.choices) || c.choices.length === 0) throw new LlmError("malformed", `${name}: the reply has no choices`);
-  const choice = c.choices[0] as { message?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown; error?: unknown } | null;
-  if (choice?.finish_reason === "error") throw streamError(name, choice.error ?? c, "the reply");
   const u = c.usage;
   const usage: LlmUsage | undefined = u
     ? {
@@ -212,6 +209,10 @@ function parseCompletion(raw: unknown, name: string, asked: string): LlmResponse
         cachedTokens: num(u.prompt_tokens_details?.cached_tokens) || num(u.prompt_cache_hit_tokens),
       }
     : undefined;
+  // Answered with no choice, the prompt was still read and billed.
+  if (!Array.isArray(c.choices) || c.choices.length === 0) throw new LlmError("malformed", `${name}: the reply has no choices`, usage ? { usage } : {});
+  const choice = c.choices[0] as { message?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown; error?: unknown } | null;
+  if (choice?.finish_reason === "error") throw streamError(name, choice.error ?? c, "the reply");
   const content = replyText(choice?.message?.content);
   if (content === undefined || content.trim() === "") {
     const refusal = choice?.message?.refusal;

@@ -502,6 +502,16 @@ describe("openaiLlm: malformed replies", () => {
     expect(e.message).toMatch(/no choices/);
   });
 
+  // The prompt was read and billed: the run's totals count it, as for a reply with no text.
+  it("keeps the usage of a reply with no choices, streamed or not", async () => {
+    const usage = { prompt_tokens: 900, completion_tokens: 0 };
+    for (const streamed of [false, true]) {
+      script = [{ json: { id: "x", object: "chat.completion", choices: [], usage } }];
+      const e = await failure(client().complete({ messages, ...(streamed ? { onText: () => undefined } : {}) }));
+      expect([e.kind, e.message, e.details.usage]).toEqual(["malformed", "openai:fake-model: the reply has no choices", { inputTokens: 900, outputTokens: 0, cachedTokens: 0 }]);
+    }
+  });
+
   // OpenRouter commits its 200 before the provider runs: a later failure rides the body, at the top
   // or in the choice (finish_reason "error"), its code the status it would have had.
   it("reads an error sent in a 200's body: says it, retries what a retry can help, and not a bad request", async () => {
