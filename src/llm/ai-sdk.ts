@@ -3,7 +3,7 @@
 // the other HTTP clients. Cache breakpoints travel as Anthropic's message-level provider
 // option, which other providers ignore.
 import { APICallError, generateText, InvalidResponseDataError, streamText, type LanguageModel, type LanguageModelUsage, type ModelMessage, type SystemModelMessage } from "ai";
-import { isArrayArg, isObjectArg, mustBe, requestProblem } from "./args.js";
+import { isArrayArg, isObjectArg, mustBe, requestProblem, samplingProblem } from "./args.js";
 import { cutShort, mergedUsage, messageUsage } from "./anthropic.js";
 import { LlmError } from "./errors.js";
 import { cacheMarks, messageText } from "./messages.js";
@@ -34,6 +34,8 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
   if (model === undefined || model === null || (typeof model !== "string" && typeof model !== "object")) {
     throw new LlmError("config", "aiSdkLlm: no model given (pass { model } with an AI SDK language model)");
   }
+  const badSampling = samplingProblem("aiSdkLlm", options.maxTokens, options.temperature);
+  if (badSampling !== undefined) throw new LlmError("config", badSampling);
   const retry = retrySettings("aiSdkLlm", options);
   const secrets = options.secrets ?? [];
   if (!isArrayArg(secrets) || !secrets.every((k) => typeof k === "string")) throw new LlmError("config", mustBe("aiSdkLlm: secrets", "a list of texts (the keys no error may quote)", secrets));

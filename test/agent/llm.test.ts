@@ -169,7 +169,9 @@ describe("openaiLlm: requests and replies", () => {
 
   // Sent as they were, max_tokens -1 or 1.5 came back as the server's 400 at the first request, and
   // a temperature of NaN went as null (JSON has no NaN), the server's default taken unsaid.
-  it("refuses a bad maxTokens or temperature before any request, in both HTTP clients", () => {
+  // aiSdkLlm sent NaN on (the server's default taken unsaid) and failed the rest at every call, as a
+  // "malformed" reply the server never gave.
+  it("refuses a bad maxTokens or temperature before any request, in every HTTP client", () => {
     const rows: Array<[Record<string, unknown>, string]> = [
       [{ maxTokens: -1 }, "maxTokens must be a positive integer, got -1"],
       [{ maxTokens: 1.5 }, "maxTokens must be a positive integer, got 1.5"],
@@ -180,6 +182,7 @@ describe("openaiLlm: requests and replies", () => {
     for (const [options, message] of rows) {
       expect(() => openaiLlm({ env: {}, model: "m", baseURL, ...options })).toThrow(`openaiLlm: ${message}`);
       expect(() => anthropicLlm({ env: {}, model: "m", apiKey: "k", ...options })).toThrow(`anthropicLlm: ${message}`);
+      expect(() => aiSdkLlm({ model: createOpenAICompatible({ name: "fake", baseURL }).chatModel("m"), ...options })).toThrow(new LlmError("config", `aiSdkLlm: ${message}`));
     }
     expect(received).toHaveLength(0);
   });
