@@ -383,8 +383,18 @@ export function retryAfterMs(header: (name: string) => string | null | undefined
   if (seconds !== undefined) return Math.min(seconds * 1000, Number.MAX_SAFE_INTEGER);
   // Each form of HTTP date has a time of day; Date.parse reads much else as a day of 2001 ("May 5",
   // "x 5"), a wait of 0 that would send every retry at once.
-  const date = /[a-z]/i.test(raw) && /\b\d{2}:\d{2}:\d{2}\b/.test(raw) ? Date.parse(raw) : Number.NaN;
+  const date = /[a-z]/i.test(raw) && /\b\d{2}:\d{2}:\d{2}\b/.test(raw) ? httpDate(raw) : Number.NaN;
   return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
+}
+
+/**
+ * A date's time, read as GMT where it names no zone: every HTTP date is in GMT, the asctime form's
+ * too ("Wed Nov 25 12:00:30 2026"), which Date.parse would read in the host's time zone, hours off.
+ */
+function httpDate(raw: string): number {
+  const zoned = /\b(?:GMT|UTC?)\b|[+-]\d{2}:?\d{2}\s*$/i.test(raw);
+  const gmt = zoned ? Number.NaN : Date.parse(`${raw} GMT`);
+  return Number.isFinite(gmt) ? gmt : Date.parse(raw);
 }
 
 /**

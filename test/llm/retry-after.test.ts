@@ -43,6 +43,21 @@ describe("retry-after", () => {
     expect(upstreamRetryAfter(headers, NOW)).toBe(want);
   });
 
+  // HTTP dates are in GMT, the asctime form's too, which names no zone: Date.parse read it in the
+  // host's time zone, hours off (a wait of 30 s read as 5 h, beyond any cap, in New York).
+  it.each(["America/New_York", "Asia/Tokyo", "UTC"])("reads each date form as GMT in the time zone %s", (zone) => {
+    const saved = process.env.TZ;
+    process.env.TZ = zone;
+    try {
+      for (const date of ["Wed, 25 Nov 2026 12:00:30 GMT", "Wednesday, 25-Nov-26 12:00:30 GMT", "Wed Nov 25 12:00:30 2026", "Wed Nov 25 12:00:30 2026 GMT", "Wed, 25 Nov 2026 21:00:30 +0900"]) {
+        expect([date, retryAfterMs((name) => (name === "retry-after" ? date : undefined), NOW)]).toEqual([date, 30_000]);
+      }
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
+  });
+
   it("an LLM client's HTTP error carries it", () => {
     const e = statusError("fake", 429, "slow down", new Headers({ "retry-after": "12abc" }));
     expect(e.details.retryAfterMs).toBeUndefined();
