@@ -653,7 +653,8 @@ describe.each<Isolation>(["worker", "none"])("tool approvals: a decision is give
         run: ({ to }) => (sent.push(to), to),
       }),
     };
-    const agent = SubAgent.create({ prompt: "Send.", tools, maxTurns: 3 });
+    // A raised time limit: B's computing must not outlast the 1 s default on a loaded machine.
+    const agent = SubAgent.create({ prompt: "Send.", tools, maxTurns: 3, limits: { timeoutMs: 600_000 } });
     // B's branch waits for a call, then computes (fuel, no timer) before its own: in a worker the
     // host meanwhile sees A's call wait with nothing else in flight, and pauses the resumed turn.
     const program = '(return (pmap (fn [x] (if (= x "b") (do (tool/lookup {:x x}) (reduce + (range 200000)) (tool/send {:to "B"})) (tool/send {:to "A"}))) ["a" "b"]))';

@@ -63,7 +63,8 @@ async function randomRun(seed: number, budget = 1): Promise<RunTrace> {
     replies.push((prose === "" ? "" : prose + "\n\n") + "```clojure\n" + parts.join("\n") + "\n```");
   }
   replies.push("```clojure\n(return 1)\n```");
-  const agent = SubAgent.create({ prompt: "Look through the rows.", maxTurns: Math.round(turns * budget) });
+  // A raised time limit: on a loaded machine a turn must not fail by the clock and change the run.
+  const agent = SubAgent.create({ prompt: "Look through the rows.", maxTurns: Math.round(turns * budget), limits: { timeoutMs: 600_000 } });
   return (await SubAgent.run(agent, { llm: scriptedLlm(replies), context: { rows } })).trace;
 }
 

@@ -7,13 +7,14 @@
 // characters).
 import { describe, expect, it } from "vitest";
 import { evaluate } from "../../src/lisp/evaluate.js";
-import { virtualClock } from "../support/run.js";
+import { stillClock, virtualClock } from "../support/run.js";
 
 const N = 999_990;
 const BIND = `s (apply str (repeat ${N} "a"))`;
 
 async function fuel(body: string): Promise<number> {
-  const r = await evaluate(`(let [${BIND}] ${body} nil)`);
+  // A still clock: a loaded machine must not stop the run early and shrink its fuel.
+  const r = await evaluate(`(let [${BIND}] ${body} nil)`, { clock: stillClock });
   expect(r.ok, body).toBe(true);
   return r.stats.fuelUsed;
 }
