@@ -339,7 +339,14 @@ class AgentRun {
       const told = () => ({ turn: structuredClone(turn), maxTurns, totals: { ...this.totals }, compression: structuredClone(this.latestView) });
       // Observers first: an onTurn that throws ends the run, and the turn it was told is in the trace.
       this.observer?.turnEnd(told());
-      if (this.run.onTurn !== undefined) unheard(this.run.onTurn(told()));
+      if (this.run.onTurn !== undefined) {
+        try {
+          unheard(this.run.onTurn(told()));
+        } catch {
+          // The host's text stays out: the failure is kept in the saved state, the trace's export and the viewer, and a host's error may quote its secrets.
+          return this.failure("internal_error", "internal error: the onTurn hook threw (its message is left out of the run's record: a host's text may hold secrets)");
+        }
+      }
       if (ending !== null) return ending;
     }
   }

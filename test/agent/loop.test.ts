@@ -11,6 +11,8 @@ import { SubAgent, type AgentDefinition, type RunOptions } from "../../src/agent
 import { tool } from "../../src/agent/tools.js";
 import { evaluate } from "../../src/lisp/evaluate.js";
 import type { Turn } from "../../src/trace/trace.js";
+import { saveRun } from "../../src/agent/resume.js";
+import { runStateToJson } from "../../src/trace/run-state.js";
 
 const code = (body: string): string => "```clojure\n" + body + "\n```";
 
@@ -1002,17 +1004,21 @@ describe("onTurn and onStep", () => {
     expect(step.trace.turns[0].toolCalls.map((c) => c.args)).toEqual([{ n: 1 }]);
   });
 
-  it("ends the run with internal_error when onTurn throws", async () => {
+  // The host's text went into the failure ("internal error: logger down sk-host-secret"), which
+  // the saved state, the trace's export and the viewer keep: a host's error may quote its secrets.
+  it.each(["none", "worker"] as const)("ends the run with internal_error when onTurn throws, naming the hook without its text (isolation %s)", async (isolation) => {
     const agent = SubAgent.create({ prompt: "Add up." });
     const step = await SubAgent.run(agent, {
       llm: scriptedLlm([code("(def a 1)"), code("(return a)")]),
+      isolation,
       onTurn: () => {
-        throw new Error("logger down");
+        throw new Error("logger down sk-host-secret");
       },
     });
     expect(step.ok).toBe(false);
-    expect(step.fail?.reason).toBe("internal_error");
-    expect(step.fail?.message).toContain("logger down");
+    expect(step.fail).toEqual({ reason: "internal_error", message: "internal error: the onTurn hook threw (its message is left out of the run's record: a host's text may hold secrets)" });
+    expect(step.turns).toHaveLength(1);
+    expect(runStateToJson(saveRun(step, agent))).not.toContain("sk-host-secret");
   });
 
   // An onStep that threw made SubAgent.run reject with the host's error (and SubAgent.stream's step and its
@@ -1065,7 +1071,7 @@ describe("onTurn and onStep", () => {
         throw thrown();
       },
     });
-    expect(step.fail).toEqual({ reason: "internal_error", message: "internal error: a thrown value that cannot be read" });
+    expect(step.fail).toEqual({ reason: "internal_error", message: "internal error: the onTurn hook threw (its message is left out of the run's record: a host's text may hold secrets)" });
   });
 });
 

@@ -502,7 +502,7 @@ describe("resumeRun", () => {
     };
     // Before: an internal_error step holding turn 1 of 3; saved, the next resume ran turns 2 and 3 live (their tools again).
     await expect(SubAgent.resume(make(6), runStateFromJson(state), { llm, context, onTurn })).rejects.toThrow(
-      new ResumeError("resume: the run ended before its saved turns were replayed (internal error: hook broke); nothing ran, and the saved state is still the one to resume"),
+      new ResumeError("resume: the run ended before its saved turns were replayed (internal error: the onTurn hook threw (its message is left out of the run's record: a host's text may hold secrets)); nothing ran, and the saved state is still the one to resume"),
     );
     expect(calls).toEqual(["acme", "globex", "nobody"]);
     const done = await SubAgent.resume(make(6), runStateFromJson(state), { llm: scriptedLlm(replies.slice(3)), context });
