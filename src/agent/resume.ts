@@ -28,7 +28,7 @@ import { buildPrompt, historyStrategy, recordedSummarizer, strategySpec, type Hi
 import { runAgent } from "./loop.js";
 import { checkInheritable, isPlainObject, pickInheritable, readRunOptions } from "./options.js";
 import { hiddenOutcome, showHidden } from "../trace/redact.js";
-import { heldResult, holdResult, replayAnswer } from "../trace/record.js";
+import { askedArgs, heldResult, holdResult, replayAnswer } from "../trace/record.js";
 import type { Agent, RunOptions, Step, UsageTotals } from "./types.js";
 import { claimRecord, ownOnly, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
 import type { ToolCallTrace, Turn } from "../trace/trace.js";
@@ -347,7 +347,7 @@ const finished = (c: ToolCallTrace): boolean => c.result !== undefined || (c.err
 
 /** The saved calls that had finished and that `now` does not hold finished (one for one, by tool and recorded arguments). */
 function unreached(saved: readonly ToolCallTrace[], now: readonly ToolCallTrace[]): ToolCallTrace[] {
-  const key = (c: ToolCallTrace): string => `${c.name} ${JSON.stringify(c.args)}`;
+  const key = (c: ToolCallTrace): string => `${c.name} ${JSON.stringify(askedArgs(c))}`;
   const made = new Map<string, number>();
   for (const c of now) if (finished(c)) made.set(key(c), (made.get(key(c)) ?? 0) + 1);
   return saved.filter((c) => {
@@ -704,7 +704,7 @@ class Replay {
     if (call === undefined && differs === undefined) throw new Error(`resume: turn ${turn} calls tool/${name} more often than the saved run did`);
     if (call === undefined) throw this.diverge(turn, name, differs as string);
     if (call.error !== undefined) throw recordedFailure(call.error, call.errorKind, call.errorHint);
-    return replayAnswer(call, ctx.hideResult);
+    return replayAnswer(call, ctx);
   }
 
   /**
@@ -717,7 +717,7 @@ class Replay {
     if (call === undefined && differs !== undefined) throw this.diverge(turn, name, differs);
     if (call === undefined || !finished(call)) return t.run(args, signal, this.live(ctx));
     if (call.error !== undefined) throw recordedFailure(call.error, call.errorKind, call.errorHint);
-    return replayAnswer(call, ctx.hideResult);
+    return replayAnswer(call, ctx);
   }
 
   /** The turn's first unclaimed record of this call (claimRecord), or where the nearest record's arguments differ. */

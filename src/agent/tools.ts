@@ -12,7 +12,7 @@ import { errorText } from "../llm/errors.js";
 import { unwritable } from "./prompt/shape.js";
 import type { RunScope } from "./types.js";
 import type { ToolCallTrace } from "../trace/trace.js";
-import { replayAnswer } from "../trace/record.js";
+import { askedArgs, replayAnswer } from "../trace/record.js";
 
 /** The zod object a tool's argument map is validated with. */
 export type ToolInput = z.ZodObject;
@@ -34,6 +34,8 @@ export interface ToolRunContext {
   readonly hidden: readonly string[];
   /** Says the result is computed from the hidden arguments (a nested agent's answer): the caller then hides it as derived from them. */
   hideResult(): void;
+  /** The runtime's (a replayed call that had run with the host's edited arguments says so again): a tool does not call it. */
+  ranWith?(args: Record<string, unknown>): void;
 }
 
 export interface ToolDefinition<I extends ToolInput = ToolInput, O extends z.ZodType | undefined = z.ZodType | undefined> {
@@ -239,16 +241,18 @@ export class ToolSession {
       if (verdict.kind === "reject") throw new Refusal(verdict.message);
       if (verdict.kind === "recorded") {
         if (verdict.call.error !== undefined) throw recordedFailure(verdict.call.error, verdict.call.errorKind, verdict.call.errorHint);
-        return replayAnswer(verdict.call, call.hideResult);
+        return replayAnswer(verdict.call, call);
       }
       if (verdict.args !== undefined) {
         const given = keptHidden(verdict.args, verdict.shown, raw, call.hidden);
         const edited = await this.bounded(limit, () => t.input.safeParseAsync(ownOnly(given)), signal);
         if (!edited.success) throw new Refusal(`invalid arguments from the host: ${describeIssues(edited.error, verdict.args).join("; ")}`);
         args = edited.data;
+        // The record shows what ran (the edit as the host gave it: a hidden value it gave back is the stand-in it was shown).
+        call.ranWith?.(verdict.args);
       }
     }
-    const { value: result } = await this.withTimeout(limit, (s) => boxed(t.run(args, s, { name, scope: this.options.scope, hidden: call.hidden, hideResult: call.hideResult })), signal);
+    const { value: result } = await this.withTimeout(limit, (s) => boxed(t.run(args, s, { name, scope: this.options.scope, hidden: call.hidden, hideResult: call.hideResult, ranWith: call.ranWith })), signal);
     // Returned from here it is resolved as a promise's value, which reads its `then`: a result
     // that cannot be read (a revoked Proxy) fails here in our words, not the host's.
     if (!readable(result)) throw new ToolFailure("the tool returned an object that cannot be read (reading it threw)");
@@ -391,7 +395,7 @@ export async function claimRecord(
   let differs: string | undefined;
   for (let i = 0; i < calls.length; i++) {
     if (calls[i].name !== name || claimed.has(i)) continue;
-    const d = await differingArgument(input, calls[i].args, args, hidden);
+    const d = await differingArgument(input, askedArgs(calls[i]), args, hidden);
     // Claimed with nothing awaited after the check, so calls made at once never share a record.
     if (d === undefined && !claimed.has(i)) {
       claimed.add(i);

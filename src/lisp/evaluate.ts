@@ -12,7 +12,7 @@ import { isAbortSignal } from "./abort.js";
 import { abortedError, isStackOverflow, LIMIT_KINDS, limitRecord, LispError, ours, stackOverflow, thrownMessage, toErrorInfo, toolMessage, unreadable, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
-import { boxed, Budget, contextValue, Converted, crossedSize, isLispValue, readableContext, readTimeout, toHost, toLisp, UNLISTED_CONTEXT } from "./interop.js";
+import { boxed, Budget, contextValue, Converted, crossedSize, isLispValue, ranWith, readableContext, readTimeout, toHost, toLisp, UNLISTED_CONTEXT } from "./interop.js";
 import { contextJsonTimeout, parseContextJson } from "./context-json.js";
 import { MAX_TIMER_MS, resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
@@ -43,6 +43,11 @@ export interface ToolCallInfo {
    * answer): the result is then hidden as derived from them.
    */
   hideResult(): void;
+  /**
+   * Tells the record that the host ran the tool with these arguments, not the program's (an
+   * approval that edited them): the record shows them as `args` and keeps the program's as `asked`.
+   */
+  ranWith?(args: Record<string, unknown>): void;
 }
 
 export interface ToolSpec {
@@ -76,7 +81,10 @@ export interface Definition {
 
 export interface ToolCallRecord {
   name: string;
+  /** The arguments the tool ran with (hidden values as stand-ins). */
   args: unknown;
+  /** The program's arguments, when the host ran the tool with others (`ToolCallInfo.ranWith`). */
+  asked?: unknown;
   result?: unknown;
   /** The result as the program received it: a definition holding this very value holds the whole result. */
   value?: Value;
@@ -518,7 +526,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
       onToolCall?.(record, false);
       const t0 = now();
       let resultHidden = false;
-      const call: ToolCallInfo = { hidden: shown === hostArgs ? [] : hiddenKeys(shown), hideResult: () => void (resultHidden = true) };
+      const call: ToolCallInfo = { hidden: shown === hostArgs ? [] : hiddenKeys(shown), hideResult: () => void (resultHidden = true), ranWith: (given) => ranWith(record, given) };
       return settle(spec, hostArgs, call, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
         .then((answer) => convertResult(state, answer.value, name, record))
         .then(

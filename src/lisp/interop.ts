@@ -21,6 +21,7 @@ import { printChecked, printSample, PrintOverflow, quoteString } from "./printer
 import { defaultClock, fuelExhausted, limitError, timeoutError } from "./runtime.js";
 import { Fn, Keyword, keyword, LFloat, Reduced, Regex, Var, type LMap, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
+import type { ToolCallRecord } from "./evaluate.js";
 
 type BudgetLimits = Pick<Limits, "maxFuel" | "timeoutMs" | "maxCollectionSize" | "maxBoundaryValues" | "maxBoundaryChars" | "maxNestingDepth" | "maxStringLength">;
 
@@ -89,6 +90,17 @@ export class Budget {
  * A tool result already converted on the other side of a thread boundary (the isolated mode's
  * host), with what converting it cost there: the run is charged the same as for its own conversion.
  */
+/** The record of a call the host ran with other arguments than the program's (`ToolCallInfo.ranWith`): they are what ran, the program's kept apart. */
+export function ranWith(record: ToolCallRecord, given: Record<string, unknown>): void {
+  if (!Object.hasOwn(record, "asked")) record.asked = record.args;
+  // The record's own copy: the host's object may change after the call.
+  try {
+    record.args = structuredClone(given);
+  } catch {
+    record.args = { ...given };
+  }
+}
+
 /** What a walk's data spent of its boundary limits: characters of its strings plus one per value. */
 export function crossedSize(b: Budget): number {
   return b.limits.maxBoundaryValues - b.room + (b.limits.maxBoundaryChars - b.chars);

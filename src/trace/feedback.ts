@@ -2,7 +2,7 @@
 // (line:column, caret excerpt, hint), the names now in memory, and where the run stands.
 // Pure, so prompt views can re-render it (the compressed view leaves the prints out).
 import { cutPoint, type ErrorInfo } from "../lisp/index.js";
-import type { Turn } from "./trace.js";
+import type { ToolCallTrace, Turn } from "./trace.js";
 
 export interface FeedbackInfo {
   maxTurns: number;
@@ -177,12 +177,24 @@ function jsonPrefix(v: unknown, max: number): string | undefined {
 export function renderCompletedCalls(turn: Turn): string {
   const done = turn.toolCalls.filter((c) => c.error === undefined);
   if (done.length === 0) return "";
-  const lines = done.slice(0, MAX_CALLS_LISTED).map((c) => {
+  return `These tool calls completed before the error (their effects are not undone; do not repeat them unless you mean to):\n${callLines(done)}`;
+}
+
+/** The calls the host approved with edited arguments: the program's result came from these, not from the calls as written. */
+function renderEditedCalls(turn: Turn): string {
+  const edited = turn.toolCalls.filter((c) => Object.hasOwn(c, "asked"));
+  if (edited.length === 0) return "";
+  return `Note: the host approved ${edited.length === 1 ? "this tool call" : "these tool calls"} with other arguments than your program gave, and ${edited.length === 1 ? "it" : "they"} ran with these:\n${callLines(edited)}`;
+}
+
+/** One line per call, `tool/name {args}`, each cut to MAX_ARGS_CHARS, at most MAX_CALLS_LISTED. */
+function callLines(calls: readonly ToolCallTrace[]): string {
+  const lines = calls.slice(0, MAX_CALLS_LISTED).map((c) => {
     const args = jsonPrefix(c.args ?? {}, MAX_ARGS_CHARS) ?? "{}";
     return `  tool/${c.name} ${args.length > MAX_ARGS_CHARS ? args.slice(0, cutPoint(args, MAX_ARGS_CHARS - 1)) + "…" : args}`;
   });
-  if (done.length > MAX_CALLS_LISTED) lines.push(`  … and ${done.length - MAX_CALLS_LISTED} more`);
-  return `These tool calls completed before the error (their effects are not undone; do not repeat them unless you mean to):\n${lines.join("\n")}`;
+  if (calls.length > MAX_CALLS_LISTED) lines.push(`  … and ${calls.length - MAX_CALLS_LISTED} more`);
+  return lines.join("\n");
 }
 
 /** The feedback message after `turn`. */
@@ -191,6 +203,8 @@ export function renderFeedback(turn: Turn, info: FeedbackInfo, opts: FeedbackOpt
   // Else the model reads the cut as its own syntax error ("add the missing ')'") and writes as much again.
   if (turn.truncated === true) parts.push("Note: your reply was cut off at the output limit (max tokens), so only what came before the cut was read. Write a shorter reply: less in one program, and little prose.");
   if (turn.notes && turn.notes.length > 0) parts.push(`Note: your program was repaired before it ran: ${turn.notes.join("; ")}.`);
+  const edited = renderEditedCalls(turn);
+  if (edited !== "") parts.push(edited);
   if (opts.prints) {
     if (turn.prints.length > 0) parts.push(renderOutput(seenPrints(turn.prints, opts.maxPrintChars), opts.printsShown));
     else if (turn.status === "ok") parts.push("No output: only println output is shown to you, not the program's value.");

@@ -146,11 +146,22 @@ export function heldResult(call: ToolCallTrace): HeldResult | undefined {
   return heldResults.get(call);
 }
 
-/** What a replayed call answers: the result the program had, as recorded (exactly, when its plain JSON loses sets or map keys) or as held (then hidden whole again, through `hideResult`, if it was). */
-export function replayAnswer(call: ToolCallTrace, hideResult: () => void): unknown {
+/** The arguments a call's program made (what a resumed run matches its calls against): the record's, unless the host ran it with others. */
+export function askedArgs(call: ToolCallTrace): unknown {
+  return Object.hasOwn(call, "asked") ? call.asked : call.args;
+}
+
+/**
+ * What a replayed call answers: the result the program had, as recorded (exactly, when its plain
+ * JSON loses sets or map keys) or as held (then hidden whole again, through `hideResult`, if it
+ * was). A call that ran with the host's edited arguments says so again (`ranWith`): its new record
+ * must not show the program's as what ran.
+ */
+export function replayAnswer(call: ToolCallTrace, info: { hideResult(): void; ranWith?(args: Record<string, unknown>): void }): unknown {
+  if (Object.hasOwn(call, "asked") && typeof call.args === "object" && call.args !== null) info.ranWith?.(call.args as Record<string, unknown>);
   const held = heldResults.get(call);
   if (held === undefined) return call.exact !== undefined ? call.exact : call.result;
-  if (held.whole) hideResult();
+  if (held.whole) info.hideResult();
   return held.result;
 }
 
@@ -178,6 +189,7 @@ function exactOf(v: Value): unknown {
 /** A tool call as the trace keeps it: plain data, with the name of the definition holding its result. */
 function callTrace(c: ToolCallRecord, holder: string | undefined, hiding: { limits: Limits; marks: Marks } | undefined): ToolCallTrace {
   const out = { name: c.name, args: c.args } as ToolCallTrace;
+  if (Object.hasOwn(c, "asked")) out.asked = c.asked;
   if (c.result !== undefined) out.result = c.result;
   if (c.result !== undefined && c.value !== undefined && !holdsStandInIn(c.result) && lossy(c.value, 0)) out.exact = exactOf(c.value);
   if (holder !== undefined) out.holder = holder;

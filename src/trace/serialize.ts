@@ -34,7 +34,7 @@ const errorInfo = z.looseObject({
   trace: z.array(z.string()).optional(),
 });
 
-const toolCall = z.looseObject({ name: z.string(), args: z.unknown(), result: z.unknown().optional(), holder: z.string().optional(), error: z.string().optional(), errorKind: z.string().optional(), errorHint: z.string().optional(), size: z.number().nonnegative().optional(), durationMs: z.number() });
+const toolCall = z.looseObject({ name: z.string(), args: z.unknown(), asked: z.unknown().optional(), result: z.unknown().optional(), holder: z.string().optional(), error: z.string().optional(), errorKind: z.string().optional(), errorHint: z.string().optional(), size: z.number().nonnegative().optional(), durationMs: z.number() });
 
 const definition = z.looseObject({
   name: z.string(),

@@ -14,8 +14,10 @@ export interface TraceMessage {
 
 export interface ToolCallTrace {
   name: string;
-  /** Arguments as the tool received them (plain JSON). */
+  /** Arguments as the tool received them (plain JSON; hidden values as stand-ins). */
   args: unknown;
+  /** The program's arguments, when the tool ran with others: the host approved the call with edited arguments (`args`). A resumed run matches its calls against these. */
+  asked?: unknown;
   /** The result as plain JSON, when the call succeeded. */
   result?: unknown;
   /**

@@ -168,6 +168,31 @@ describe.each<Isolation>(["worker", "none"])("tool approvals (isolation %s)", (i
     expect(w.sent).toEqual([{ to: "hr@corp.org", body: "raise?" }]);
   });
 
+  // The tool ran with the host's edit, but the trace, the events and the model's feedback said the
+  // program's arguments ran ({"to":"a@x.org"} for a call sent to b@x.org), and so did the record a later resume rebuilt.
+  it("records an edited call with the arguments it ran with, keeps the program's as asked, and tells the model", async () => {
+    const sent: string[] = [];
+    const send = tool({ description: "Sends.", input: z.object({ to: z.string() }), needsApproval: true, run: ({ to }) => (sent.push(to), `sent to ${to}`) });
+    const agent = SubAgent.create({ prompt: "Send.", tools: { send }, maxTurns: 4 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(def r (tool/send {:to "a@x.org"}))')]), isolation });
+    const llm = scriptedLlm([code('(def s (tool/send {:to "c@x.org"}))')]);
+    const results: unknown[] = [];
+    const onEvent = (e: { type: string; args?: unknown }): void => void (e.type === "tool-result" && results.push(e.args));
+    const second = await SubAgent.resume(agent, runStateFromJson(json(step, agent)), { llm, isolation, onEvent, approvals: { "turn-1-call-1": { approved: true, args: { to: "b@x.org" } } } });
+    expect(sent).toEqual(["b@x.org"]);
+    expect(second.turns[0].toolCalls).toMatchObject([{ name: "send", args: { to: "b@x.org" }, asked: { to: "a@x.org" }, result: "sent to b@x.org" }]);
+    expect(results[0]).toEqual({ to: "b@x.org" });
+    const told = llm.requests[0].messages.at(-1)?.content;
+    expect(told).toContain('with other arguments than your program gave, and it ran with these:\n  tool/send {"to":"b@x.org"}');
+    expect(told).not.toContain("a@x.org");
+    // Resumed again, the edited turn is replayed from its record: it still says what ran, and nothing runs twice.
+    const done = await SubAgent.resume(agent, runStateFromJson(json(second, agent)), { llm: scriptedLlm([code("(return [r s])")]), isolation, approvals: { "turn-2-call-1": { approved: true } } });
+    expect(done.value).toEqual(["sent to b@x.org", "sent to c@x.org"]);
+    expect(sent).toEqual(["b@x.org", "c@x.org"]);
+    expect(done.turns[0].toolCalls).toMatchObject([{ args: { to: "b@x.org" }, asked: { to: "a@x.org" } }]);
+    expect(done.turns[1].toolCalls[0]).not.toHaveProperty("asked");
+  });
+
   it("checks edited arguments with a tool's asynchronous refinement, and refuses an edit its transform throws on", async () => {
     const sent: unknown[] = [];
     const known = new Set(["ann@corp.org", "bob@corp.org"]);

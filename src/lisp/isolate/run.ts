@@ -7,7 +7,7 @@
 import { abortedError, isLimitKind, limitRecord, limitThrown, LispError, ours, thrownMessage, toErrorInfo, toolMessage, ToolTimeout, type ErrorInfo } from "../errors.js";
 import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, MemoryEntry, ToolCallRecord, ToolSpec } from "../evaluate.js";
 import { ABORTED, unlessAborted } from "../abort.js";
-import { boxed, Budget, ContextReader, contextValue, crossedSize, toHost, toLisp } from "../interop.js";
+import { boxed, Budget, ContextReader, contextValue, crossedSize, ranWith, toHost, toLisp } from "../interop.js";
 import { MAX_TIMER_MS, resolveLimits, type Limits } from "../limits.js";
 import { hiddenKeys, hideQuoted, hideRewritten, Marks, meetsHidden, QUOTED_MIN, quotedForms, STAND_IN_OPEN } from "../marks.js";
 import { OutputBuffer } from "../output.js";
@@ -186,7 +186,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
           const t0 = performance.now();
           let resultHidden = false;
           Promise.resolve()
-            .then(() => boxed(spec.run(m.args, ac.signal, { hidden: m.shown === undefined ? [] : hiddenKeys(m.shown), hideResult: () => void (resultHidden = true) })))
+            .then(() => boxed(spec.run(m.args, ac.signal, { hidden: m.shown === undefined ? [] : hiddenKeys(m.shown), hideResult: () => void (resultHidden = true), ranWith: (given) => ranWith(record, given) })))
             .then(
               ({ value: raw }) => {
                 if (settled || ac.signal.aborted) return;
@@ -322,8 +322,10 @@ function result(m: DoneMessage, memory: Memory, w: PoolWorker, started: number, 
   const values = m.values.map((v) => reader.read(v));
   const toolCalls = m.calls.map((c, i) => {
     const r: ToolCallRecord = { name: c.name, args: c.args, durationMs: c.durationMs };
-    const size = calls[i]?.name === c.name ? calls[i].size : undefined;
-    if (size !== undefined) r.size = size;
+    const host = calls[i]?.name === c.name ? calls[i] : undefined;
+    if (host?.size !== undefined) r.size = host.size;
+    // The host ran the call with other arguments (an edited approval): its record says so, the worker's cannot.
+    if (host !== undefined && Object.hasOwn(host, "asked")) Object.assign(r, { args: host.args, asked: host.asked });
     if (c.result !== undefined) r.result = c.result;
     if (c.value !== undefined) r.value = values[c.value];
     if (c.error !== undefined) r.error = c.error;
