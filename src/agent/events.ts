@@ -5,26 +5,26 @@
 // Hidden context never appears: printed lines, tool arguments and errors show hidden values as
 // the prompts do, as stand-ins (`<hidden string from data/_creds :token>`).
 import { showStandIns, showStandInsIn, type ToolCallRecord } from "../lisp/index.js";
-import { unheard, type RunObserver } from "./observer.js";
+import { unheard, type Replayed, type RunObserver } from "./observer.js";
 import type { Step, TurnEvent } from "./types.js";
 
 /** What a run reports as it goes, in order. Every event but the last names its turn. */
 export type AgentEvent =
   /** A turn began: its prompt is built and goes to the model. */
-  | { type: "turn-start"; turn: number }
+  | { type: "turn-start"; turn: number; replayed?: true }
   /**
    * A piece of the model's reply. `attempt` counts the client's retries from 1: a piece of a
    * higher attempt starts the reply over. Clients that cannot stream give the reply in one piece.
    */
-  | { type: "text-delta"; turn: number; delta: string; attempt: number }
+  | { type: "text-delta"; turn: number; delta: string; attempt: number; replayed?: true }
   /** The reply held a program, about to run. */
-  | { type: "program"; turn: number; program: string }
+  | { type: "program"; turn: number; program: string; replayed?: true }
   /** The program called a tool (arguments as the trace records them). `id` pairs it with its result. */
-  | { type: "tool-call"; turn: number; id: number; name: string; args: unknown }
+  | { type: "tool-call"; turn: number; id: number; name: string; args: unknown; replayed?: true }
   /** A tool call ended: its duration, and its error if it failed. */
-  | { type: "tool-result"; turn: number; id: number; name: string; args: unknown; durationMs: number; error?: string }
+  | { type: "tool-result"; turn: number; id: number; name: string; args: unknown; durationMs: number; error?: string; replayed?: true }
   /** A line the program printed, as it printed it (until the output limit cuts in). */
-  | { type: "print"; turn: number; line: string }
+  | { type: "print"; turn: number; line: string; replayed?: true }
   /** A turn ended: its record as the trace keeps it, with the run's totals so far. */
   | ({ type: "turn-finish" } & TurnEvent)
   /** The run ended: the same Step `SubAgent.run` resolves to. */
@@ -41,27 +41,34 @@ export function eventObserver(listener: (event: AgentEvent) => void): RunObserve
   };
   const ids = new WeakMap<ToolCallRecord, number>();
   let next = 0;
+  // What of the current turn retells the saved run (a resumed run): its reply, or all of it.
+  let replayed: Replayed | undefined;
+  const reply = (): { replayed?: true } => (replayed === undefined ? {} : { replayed: true });
+  const program = (): { replayed?: true } => (replayed === "turn" ? { replayed: true } : {});
   return {
     runStart: () => undefined,
-    turnStart: (turn) => emit({ type: "turn-start", turn }),
+    turnStart: (turn, prompt) => {
+      replayed = prompt.replayed;
+      emit({ type: "turn-start", turn, ...reply() });
+    },
     llmStart: () => undefined,
-    text: (turn, delta, attempt) => emit({ type: "text-delta", turn, delta, attempt }),
+    text: (turn, delta, attempt) => emit({ type: "text-delta", turn, delta, attempt, ...reply() }),
     llmEnd: () => undefined,
-    programStart: (turn, program) => emit({ type: "program", turn, program }),
+    programStart: (turn, text) => emit({ type: "program", turn, program: text, ...program() }),
     toolCall(turn, call, done) {
       // The reader's own copy: the call's record (the trace's, which resume matches calls against) is not its to edit.
       const args = structuredClone(showStandInsIn(call.args));
       if (!done) {
         const id = ++next;
         ids.set(call, id);
-        emit({ type: "tool-call", turn, id, name: call.name, args });
+        emit({ type: "tool-call", turn, id, name: call.name, args, ...program() });
         return;
       }
-      const end: AgentEvent = { type: "tool-result", turn, id: ids.get(call) ?? 0, name: call.name, args, durationMs: call.durationMs };
+      const end: AgentEvent = { type: "tool-result", turn, id: ids.get(call) ?? 0, name: call.name, args, durationMs: call.durationMs, ...program() };
       if (call.error !== undefined) end.error = showStandIns(call.error);
       emit(end);
     },
-    print: (turn, line) => emit({ type: "print", turn, line: showStandIns(line) }),
+    print: (turn, line) => emit({ type: "print", turn, line: showStandIns(line), ...program() }),
     programEnd: () => undefined,
     turnEnd: (event) => emit({ type: "turn-finish", ...event }),
     runEnd: (step) => emit({ type: "run-finish", step }),

@@ -28,9 +28,9 @@ import { expandMission, taskMessage } from "./prompt/task.js";
 import { showHidden } from "../trace/redact.js";
 import { ownOnly, ToolSession } from "./tools.js";
 import { eventObserver } from "./events.js";
-import { observers, unheard, type RunObserver } from "./observer.js";
+import { observers, unheard, type Replayed, type RunObserver } from "./observer.js";
 import { isTracerOption, telemetryObserver } from "./telemetry.js";
-import type { Agent, CompressionUsage, InheritableOptions, RunOptions, RunScope, Step, StepBase, UsageTotals } from "./types.js";
+import type { Agent, CompressionUsage, InheritableOptions, RunOptions, RunScope, Step, StepBase, TurnEvent, UsageTotals } from "./types.js";
 
 /** Why the run's internal controller fired. */
 class Stop {
@@ -336,7 +336,8 @@ class AgentRun {
       if (ending === null) turn.feedback = renderFeedback(turn, { maxTurns, toolsWithdrawn: this.withdraws }, { prints: true, maxPrintChars: this.maxPrintChars });
       // Each hook gets its own copy of the record: the next prompt and the trace are built from
       // this one, so a host editing what it was told must not rewrite the conversation.
-      const told = () => ({ turn: structuredClone(turn), maxTurns, totals: { ...this.totals }, compression: structuredClone(this.latestView) });
+      const replayed = this.replayed(n);
+      const told = (): TurnEvent => ({ turn: structuredClone(turn), maxTurns, totals: { ...this.totals }, compression: structuredClone(this.latestView), ...(replayed === undefined ? {} : { replayed }) });
       // Observers first: an onTurn that throws ends the run, and the turn it was told is in the trace.
       this.observer?.turnEnd(told());
       if (this.run.onTurn !== undefined) {
@@ -349,6 +350,14 @@ class AgentRun {
       }
       if (ending !== null) return ending;
     }
+  }
+
+  /** What of turn `n` retells the saved run, in a resumed run (see Replayed). */
+  private replayed(n: number): Replayed | undefined {
+    const a = this.approvals;
+    if (a === undefined) return undefined;
+    if (n <= a.replayedTurns) return "turn";
+    return n === a.paused?.turn || n === a.cut?.turn ? "reply" : undefined;
   }
 
   /** Charges what the summarizer spent building a prompt to the run (and its callers); true when it spent the budget, so the prompt is not sent. */
@@ -419,7 +428,8 @@ class AgentRun {
     const view = { messages: showHidden(built.messages), stats: built.view };
     this.noteView(view.stats);
     const observer = this.observer;
-    observer?.turnStart(n, { messages: view.messages.length, view: view.stats, compaction: built.compaction.stats });
+    const replayed = this.replayed(n);
+    observer?.turnStart(n, { messages: view.messages.length, view: view.stats, compaction: built.compaction.stats, ...(replayed === undefined ? {} : { replayed }) });
     if (this.compressing()) {
       const m = measureView(input, view, this.prompts, built.full);
       this.measured.push(m.stats);

@@ -12,7 +12,16 @@ export interface PromptInfo {
   readonly messages: number;
   readonly view: ViewStats;
   readonly compaction: TurnCompaction["stats"];
+  /** Set in a resumed run (`TurnEvent.replayed`): the turn retells the saved run's, whole or its reply. */
+  readonly replayed?: Replayed;
 }
+
+/**
+ * What of a turn a resumed run retells from the saved run: "turn", all of it (its reply stands
+ * in for the LLM, its records for the tools: nothing runs again); "reply", its reply only (the
+ * paused or cut turn: its program runs again, its calls that had not run now live).
+ */
+export type Replayed = "turn" | "reply";
 
 export interface LlmCallInfo {
   /** The client's name (`openai:gpt-5-mini`, `anthropic:…`, `scripted`). */

@@ -11,7 +11,7 @@
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from "@opentelemetry/api";
 import type { ToolCallRecord } from "../lisp/index.js";
 import type { LlmUsage } from "../llm/types.js";
-import type { RunObserver } from "./observer.js";
+import type { Replayed, RunObserver } from "./observer.js";
 import { recordedTimeoutMs } from "./tools.js";
 
 /** The `tracer` option: a Tracer, or "global" for the globally registered provider's. */
@@ -59,6 +59,11 @@ export function telemetryObserver(option: TracerOption, llmName: string, depth: 
   let evaluation: Span | undefined;
   const tools = new WeakMap<ToolCallRecord, Span>();
   let calls = 0;
+  // What of the current turn retells the saved run (a resumed run): its spans say so, and a
+  // replayed chat carries no tokens, which the saved run's spans counted already.
+  let replayed: Replayed | undefined;
+  const again = (): Attributes => (replayed === undefined ? {} : { "ptc.replayed": true });
+  const ranAgain = (): Attributes => (replayed === "turn" ? { "ptc.replayed": true } : {});
   const under = (span: Span | undefined) => (span === undefined ? root : trace.setSpan(root, span));
 
   return unfailing({
@@ -70,6 +75,7 @@ export function telemetryObserver(option: TracerOption, llmName: string, depth: 
       );
     },
     turnStart(n, prompt) {
+      replayed = prompt.replayed;
       const c = prompt.compaction;
       const v = prompt.view;
       turn = tracer.startSpan(
@@ -88,6 +94,7 @@ export function telemetryObserver(option: TracerOption, llmName: string, depth: 
             "ptc.view.println_shown": v.printlnShown,
             "ptc.view.println_dropped": v.printlnDropped,
             "ptc.view.tool_calls_shown": v.toolCallsShown,
+            ...(replayed === undefined ? {} : { "ptc.replayed": replayed }),
           },
         },
         under(run),
@@ -96,21 +103,21 @@ export function telemetryObserver(option: TracerOption, llmName: string, depth: 
     llmStart(n) {
       chat = tracer.startSpan(
         model === undefined ? "chat" : `chat ${model}`,
-        { kind: SpanKind.CLIENT, attributes: { "gen_ai.operation.name": "chat", "gen_ai.provider.name": provider, ...(model === undefined ? {} : { "gen_ai.request.model": model }), "ptc.turn": n } },
+        { kind: SpanKind.CLIENT, attributes: { "gen_ai.operation.name": "chat", "gen_ai.provider.name": provider, ...(model === undefined ? {} : { "gen_ai.request.model": model }), "ptc.turn": n, ...again() } },
         under(turn),
       );
     },
     text: null,
     llmEnd(_n, end) {
       if (chat === undefined) return;
-      if (end.usage !== undefined) chat.setAttributes(usageAttributes(end.usage));
+      if (end.usage !== undefined && replayed === undefined) chat.setAttributes(usageAttributes(end.usage));
       if (end.model !== undefined) chat.setAttribute("gen_ai.response.model", end.model);
       if (end.errorKind !== undefined) failed(chat, end.errorKind);
       chat.end();
       chat = undefined;
     },
     programStart(n, program) {
-      evaluation = tracer.startSpan("ptc.evaluate", { attributes: { "ptc.turn": n, "ptc.program.chars": program.length } }, under(turn));
+      evaluation = tracer.startSpan("ptc.evaluate", { attributes: { "ptc.turn": n, "ptc.program.chars": program.length, ...ranAgain() } }, under(turn));
     },
     toolCall(_n, call, done) {
       if (!done) {
@@ -119,7 +126,7 @@ export function telemetryObserver(option: TracerOption, llmName: string, depth: 
           call,
           tracer.startSpan(
             `execute_tool ${call.name}`,
-            { attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.name, "gen_ai.tool.type": "function", "gen_ai.tool.call.id": String(id) } },
+            { attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.name, "gen_ai.tool.type": "function", "gen_ai.tool.call.id": String(id), ...ranAgain() } },
             under(evaluation ?? turn),
           ),
         );

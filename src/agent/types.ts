@@ -14,6 +14,7 @@ import type { AgentFailure } from "./errors.js";
 import type { AgentEvent } from "./events.js";
 import type { TracerOption } from "./telemetry.js";
 import type { Tool } from "./tools.js";
+import type { Replayed } from "./observer.js";
 
 /** Options a nested agent inherits from the run that calls it, unless it sets its own. */
 export interface InheritableOptions {
@@ -129,6 +130,8 @@ export interface TurnEvent {
   readonly totals: Readonly<UsageTotals>;
   /** The stats of the view that built this turn's prompt (null before any prompt). */
   readonly compression: ViewStats | null;
+  /** In a resumed run, what of this turn the saved run did (see Replayed): its usage was counted then. Absent for a live turn. */
+  readonly replayed?: Replayed;
 }
 
 export interface UsageTotals {

@@ -253,3 +253,57 @@ describe("hidden context is never exported (adversary)", () => {
     expect([kind("slow"), kind("flaky")]).toEqual(["tool_timeout", "tool_error"]);
   });
 });
+
+// A resume replays the saved turns: their events and spans came again as if they ran, so a
+// dashboard counting tool calls or summing chat tokens counted the saved run's twice.
+describe("a resumed run's replayed turns", () => {
+  it("are told with replayed on their events, TurnEvents and spans, and their chat spans carry no tokens", async () => {
+    const { saveRun } = await import("../../src/agent/resume.js");
+    const { runStateFromJson, runStateToJson } = await import("../../src/trace/run-state.js");
+    const send = tool({ description: "Sends.", input: z.object({ to: z.string() }), needsApproval: true, run: ({ to }) => `sent ${to}` });
+    const agent = SubAgent.create({ prompt: "Go.", tools: { lookup, send }, maxTurns: 4 });
+    const usage = { inputTokens: 900, outputTokens: 20, cachedTokens: 0 };
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([{ content: code('(def a (tool/lookup {:product "pen"}))'), usage }, { content: code('(def b (tool/send {:to "x"}))'), usage }]), isolation: "none" });
+    const { exporter, provider } = setup();
+    const events: string[] = [];
+    const turns: string[] = [];
+    const done = await SubAgent.resume(agent, runStateFromJson(runStateToJson(saveRun(step, agent))), {
+      llm: scriptedLlm([{ content: code("(return [a b])"), usage }]),
+      isolation: "none",
+      tracer: provider.getTracer("test"),
+      approvals: { "turn-2-call-1": { approved: true } },
+      onEvent: (e) => void (e.type !== "text-delta" && e.type !== "run-finish" && events.push(`${e.type} ${e.type === "turn-finish" ? e.turn.number : e.turn}${e.replayed === undefined ? "" : ` ${String(e.replayed)}`}`)),
+      onTurn: (t) => void turns.push(`${t.turn.number} ${t.replayed ?? "live"}`),
+    });
+    expect(done.value).toEqual([{ price: 3 }, "sent x"]);
+    expect(events).toEqual([
+      "turn-start 1 true",
+      "program 1 true",
+      "tool-call 1 true",
+      "tool-result 1 true",
+      "turn-finish 1 turn",
+      // The paused turn's reply is the saved run's; its program runs again, its approved call live.
+      "turn-start 2 true",
+      "program 2",
+      "tool-call 2",
+      "tool-result 2",
+      "turn-finish 2 reply",
+      "turn-start 3",
+      "program 3",
+      "turn-finish 3",
+    ]);
+    expect(turns).toEqual(["1 turn", "2 reply", "3 live"]);
+    const spans = exporter.getFinishedSpans();
+    const chats = spans.filter((s) => s.name.startsWith("chat"));
+    expect(chats.map((s) => [s.attributes["ptc.turn"], s.attributes["ptc.replayed"], s.attributes["gen_ai.usage.input_tokens"] !== undefined])).toEqual([
+      [1, true, false],
+      [2, true, false],
+      [3, undefined, true],
+    ]);
+    const tools = spans.filter((s) => s.name.startsWith("execute_tool"));
+    expect(tools.map((s) => [s.name, s.attributes["ptc.replayed"]])).toEqual([
+      ["execute_tool lookup", true],
+      ["execute_tool send", undefined],
+    ]);
+  });
+});
