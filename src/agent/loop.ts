@@ -14,7 +14,7 @@ import { cacheMarks } from "../llm/messages.js";
 import type { Llm, LlmUsage } from "../llm/types.js";
 import { DEFAULT_MAX_PRINT_CHARS, renderFeedback } from "../trace/feedback.js";
 import { defaultRecordOptions, Recorder } from "../trace/record.js";
-import type { NestedRunTrace, TraceSettings, Turn, TurnStatus } from "../trace/trace.js";
+import type { FailedRequest, NestedRunTrace, TraceSettings, Turn, TurnStatus } from "../trace/trace.js";
 import { ApprovalGate, type ApprovalSetup } from "./approval.js";
 import type { Paused } from "../trace/run-state.js";
 import { systemOf } from "./definition.js";
@@ -139,6 +139,8 @@ class AgentRun {
   private paused: Paused | null = null;
   private readonly approvals: ApprovalSetup | undefined;
   private llmError = "";
+  /** The billed request the run ended at (RunTrace.failedRequest). */
+  private failedRequest: FailedRequest | undefined;
   private returned: unknown = undefined;
   private failMessage = "";
   private failDetails: unknown = undefined;
@@ -469,7 +471,11 @@ class AgentRun {
       this.llmError = `LLM request failed on turn ${n}: ${errorText(e)}`;
       // A reply the provider billed but the run cannot use (no text) still spent its tokens.
       const billed = e instanceof LlmError ? reportedUsage(e.details.usage) : undefined;
-      if (billed !== undefined) this.spent({ inputTokens: billed.inputTokens, outputTokens: billed.outputTokens, cachedTokens: isTokenCount(billed.cachedTokens) ? billed.cachedTokens : 0, llmRequests: 0 });
+      if (billed !== undefined) {
+        const cachedTokens = isTokenCount(billed.cachedTokens) ? billed.cachedTokens : 0;
+        this.spent({ inputTokens: billed.inputTokens, outputTokens: billed.outputTokens, cachedTokens, llmRequests: 0 });
+        this.failedRequest = { turn: n, inputTokens: billed.inputTokens, outputTokens: billed.outputTokens, cachedTokens, error: (e as LlmError).kind };
+      }
       observer?.llmEnd(n, { usage: billed, model: undefined, errorKind: errorKind(e) });
       return null;
     }
@@ -636,7 +642,7 @@ class AgentRun {
     const { inputTokens, outputTokens, cachedTokens, llmRequests } = this.totals;
     return {
       turns,
-      trace: { version: TRACE_VERSION, system: this.system, task: this.task, turns, settings: this.settings() },
+      trace: { version: TRACE_VERSION, system: this.system, task: this.task, turns, settings: this.settings(), ...(this.failedRequest === undefined ? {} : { failedRequest: { ...this.failedRequest } }) },
       memory: this.memory,
       messages: turns.map((t) => t.messages),
       usage: {

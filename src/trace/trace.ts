@@ -150,6 +150,22 @@ export interface RunTrace {
   turns: Turn[];
   /** What the run's prompts were built with, so a stored trace can rebuild either view. */
   settings?: TraceSettings;
+  /**
+   * The LLM request the run ended at, when it failed after the provider billed it (LlmError
+   * details.usage): its turn has no record, yet its tokens count in the step's usage, so the
+   * trace's totals add them.
+   */
+  failedRequest?: FailedRequest;
+}
+
+/** A billed LLM request that failed (see RunTrace.failedRequest). */
+export interface FailedRequest {
+  turn: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  /** The LlmError's kind. */
+  error: string;
 }
 
 /** The run settings prompt views depend on besides the turns. */

@@ -103,6 +103,15 @@ function totalsOf(trace: RunTrace, saved?: SavedRunFile): Totals {
     const cost = turnCost(turn, model);
     t.cost = t.cost === null || cost === undefined ? null : t.cost + cost;
   }
+  // A billed request the run ended at has no turn, but its tokens were spent (as the step counts them).
+  const failed = trace.failedRequest;
+  if (failed !== undefined) {
+    t.inputTokens += failed.inputTokens;
+    t.outputTokens += failed.outputTokens;
+    t.cachedTokens += failed.cachedTokens;
+    const price = model === null ? undefined : lookupPrice(model);
+    t.cost = t.cost === null || price === undefined ? null : t.cost + requestPrice(price, failed);
+  }
   const duration = (saved?.usage as { durationMs?: unknown } | undefined)?.durationMs;
   if (typeof duration === "number") t.durationMs = duration;
   return t;

@@ -3,6 +3,10 @@ import { describe, expect, it } from "vitest";
 import { SubAgent } from "../../src/agent/subagent.js";
 import { LlmError } from "../../src/llm/errors.js";
 import type { Llm } from "../../src/llm/types.js";
+import { runTotals } from "../../src/cli/trace.js";
+import { traceFromJson, traceToJson } from "../../src/trace/serialize.js";
+import { projectRun } from "../../src/viewer/run.js";
+import { TextTable } from "../../src/viewer/texts.js";
 
 const code = (body: string): string => "```clojure\n" + body + "\n```";
 
@@ -24,6 +28,18 @@ describe("billed LLM failures", () => {
     const step = await SubAgent.run(SubAgent.create({ prompt: "x", maxTurns: 3 }), { llm: billedLlm() });
     expect(step.ok ? null : step.fail.reason).toBe("llm_error");
     expect([step.usage.inputTokens, step.usage.outputTokens, step.usage.totalTokens, step.usage.llmRequests]).toEqual([1100, 4010, 5110, 2]);
+  });
+
+  // The step counted the failed request's 1000/4000 tokens, but the trace kept no record of it:
+  // `ptc trace show` and the viewer, which sum the trace, said 100 in / 10 out.
+  it("are in the trace, so its totals (ptc trace show, the viewer) match the step's", async () => {
+    const step = await SubAgent.run(SubAgent.create({ prompt: "x", maxTurns: 3 }), { llm: billedLlm() });
+    expect(step.trace.failedRequest).toEqual({ turn: 2, inputTokens: 1000, outputTokens: 4000, cachedTokens: 0, error: "malformed" });
+    const trace = traceFromJson(traceToJson(step.trace));
+    const shown = runTotals(trace);
+    expect([shown.inputTokens, shown.outputTokens]).toEqual([step.usage.inputTokens, step.usage.outputTokens]);
+    const viewed = projectRun({ trace }, "run.json", "r1", new TextTable(), []).totals;
+    expect([viewed.inputTokens, viewed.outputTokens]).toEqual([1100, 4010]);
   });
 
   it("are charged to a calling run's nested totals", async () => {
