@@ -58,7 +58,9 @@ export function renderTokens(u: { inputTokens: number; outputTokens: number; cac
 
 function renderToolCall(c: ToolCallTrace): string {
   const outcome = c.error !== undefined ? `error: ${c.error}` : `→ ${json(c.result)}`;
-  return `${c.name} ${cut(json(c.args), MAX_INLINE)} ${cut(outcome, MAX_INLINE)} (${Math.round(c.durationMs)} ms)`;
+  // A call the host approved with edited arguments ran with `args`; the program's are shown beside them.
+  const edited = Object.hasOwn(c, "asked") ? ` (edited by the host; the program asked ${cut(json(c.asked), MAX_INLINE)})` : "";
+  return `${c.name} ${cut(json(c.args), MAX_INLINE)}${edited} ${cut(outcome, MAX_INLINE)} (${Math.round(c.durationMs)} ms)`;
 }
 
 function renderDefinition(d: DefinitionTrace): string {

@@ -75,8 +75,10 @@ export interface ErrorView {
 
 export interface ToolCallView {
   name: string;
-  /** Pretty JSON of the arguments. */
+  /** Pretty JSON of the arguments (the call ran with). */
   args: string;
+  /** Pretty JSON of the program's arguments, when the host approved the call with edited ones (`args`). */
+  asked?: string;
   /** The result's shape (`vector[3] of map{id, name}`), or "error". */
   shape: string;
   /** Pretty JSON of the result, when the call succeeded. */

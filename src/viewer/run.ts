@@ -59,6 +59,7 @@ function definitionView(d: DefinitionTrace): DefinitionView {
 
 function toolCallView(c: ToolCallTrace): ToolCallView {
   const out: ToolCallView = { name: c.name, args: prettyJson(c.args), shape: c.error !== undefined ? "error" : resultShape(c.result, SHAPE_CHARS), durationMs: c.durationMs };
+  if (Object.hasOwn(c, "asked")) out.asked = prettyJson(c.asked);
   if (c.error !== undefined) out.error = c.error;
   else out.result = prettyJson(c.result);
   return out;

@@ -12,6 +12,9 @@ import { AgentDefinitionError } from "../../src/agent/errors.js";
 import type { ApprovalDecision } from "../../src/agent/approval.js";
 import type { Isolation } from "../../src/lisp/isolate/options.js";
 import { answersBFirst } from "../support/reorder.js";
+import { renderTurn } from "../../src/cli/trace.js";
+import { projectRun } from "../../src/viewer/run.js";
+import { TextTable } from "../../src/viewer/texts.js";
 
 const code = (src: string): string => `Next step.\n\n\`\`\`clojure\n${src}\n\`\`\``;
 
@@ -191,6 +194,10 @@ describe.each<Isolation>(["worker", "none"])("tool approvals (isolation %s)", (i
     expect(sent).toEqual(["b@x.org", "c@x.org"]);
     expect(done.turns[0].toolCalls).toMatchObject([{ args: { to: "b@x.org" }, asked: { to: "a@x.org" } }]);
     expect(done.turns[1].toolCalls[0]).not.toHaveProperty("asked");
+    // `ptc trace show` and the viewer show what ran, and what the program asked beside it.
+    expect(renderTurn(done.turns[0])).toContain('send {"to":"b@x.org"} (edited by the host; the program asked {"to":"a@x.org"}) → "sent to b@x.org"');
+    const viewed = projectRun({ trace: done.trace }, "run.json", "r1", new TextTable(), []);
+    expect(viewed.turns[0].toolCalls[0]).toMatchObject({ args: '{\n  "to": "b@x.org"\n}', asked: '{\n  "to": "a@x.org"\n}' });
   });
 
   it("checks edited arguments with a tool's asynchronous refinement, and refuses an edit its transform throws on", async () => {

@@ -84,7 +84,13 @@ function toolCall(c: ToolCallView, i: number, ctx: RunContext): HTMLElement {
       h("span", { class: "muted" }, ms(c.durationMs)),
       c.nested ? h("a", { class: "nested-link", href: `#${c.nested.run}`, onclick: (e: Event) => (e.preventDefault(), ctx.go(c.nested?.run ?? "")) }, `open nested run ${c.nested.run} (${c.nested.ok ? "answered" : "no answer"})`) : null,
     ),
-    h("div", { class: "tool-io" }, h("div", null, h("h5", null, "arguments"), block(c.args, "arguments")), c.result !== undefined ? h("div", null, h("h5", null, "result"), block(c.result, "result")) : null),
+    h(
+      "div",
+      { class: "tool-io" },
+      h("div", null, h("h5", null, c.asked === undefined ? "arguments" : "arguments (edited by the host)"), block(c.args, "arguments")),
+      c.asked !== undefined ? h("div", null, h("h5", null, "the program asked"), block(c.asked, "the program's arguments")) : null,
+      c.result !== undefined ? h("div", null, h("h5", null, "result"), block(c.result, "result")) : null,
+    ),
   );
 }
 
