@@ -5,7 +5,7 @@
 // from its start, its calls that had run answered from their records and the held ones run
 // live under the host's decisions. Only pure computation runs twice: no tool call, no LLM call.
 import { abortedError, type ToolCallRecord } from "../lisp/index.js";
-import type { ToolCallTrace } from "../trace/trace.js";
+import type { FailedRequest, ToolCallTrace } from "../trace/trace.js";
 import type { ApprovalDecision, Paused, RunState } from "../trace/run-state.js";
 import { claimRecord, type ToolInput } from "./tools.js";
 import type { Step, UsageTotals } from "./types.js";
@@ -28,6 +28,8 @@ export interface ApprovalSetup {
   /** What the saved turns' nested runs spent (resume), and the size of the tool calls they kept: they ran, so the resumed run counts them against its limits and reports them, as the saved run did. */
   replayedNested?: Readonly<UsageTotals & { runs: number; kept: number }>;
   paused?: { turn: number; calls: readonly ToolCallTrace[]; held: ReadonlySet<number> };
+  /** The saved run's billed LLM requests that failed (resume; RunTrace.failedRequests). */
+  failedRequests?: readonly FailedRequest[];
   /** The turn an abort or the deadline cut (resume): its calls that had finished ran already, approved or cleared then, and are answered from their records. */
   cut?: { turn: number; calls: readonly ToolCallTrace[]; finished: ReadonlySet<number> };
 }

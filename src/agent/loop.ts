@@ -139,8 +139,8 @@ class AgentRun {
   private paused: Paused | null = null;
   private readonly approvals: ApprovalSetup | undefined;
   private llmError = "";
-  /** The billed request the run ended at (RunTrace.failedRequest). */
-  private failedRequest: FailedRequest | undefined;
+  /** Billed requests that failed (RunTrace.failedRequests): a resumed run's saved ones, then the one it may end at. */
+  private readonly failedRequests: FailedRequest[] = [];
   private returned: unknown = undefined;
   private failMessage = "";
   private failDetails: unknown = undefined;
@@ -188,6 +188,11 @@ class AgentRun {
       this.nested.runs += replayed.runs;
       this.nestedStarted += replayed.runs;
       this.toolResultsKept += replayed.kept;
+    }
+    // The saved run's billed failures were spent as its turns were: the resumed run counts them (usage, tokenBudget) and keeps them in its trace.
+    for (const r of approvals?.failedRequests ?? []) {
+      this.failedRequests.push({ ...r });
+      addUsage(this.totals, { inputTokens: r.inputTokens, outputTokens: r.outputTokens, cachedTokens: r.cachedTokens, llmRequests: 1 });
     }
     this.session = new ToolSession(agent.tools, { defaultTimeoutMs: options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs, scope: this.scope, ...(this.gate === undefined ? {} : { gate: this.gate }) });
     this.withdraws = this.session.size > 0 && agent.maxTurns > 1;
@@ -474,7 +479,7 @@ class AgentRun {
       if (billed !== undefined) {
         const cachedTokens = isTokenCount(billed.cachedTokens) ? billed.cachedTokens : 0;
         this.spent({ inputTokens: billed.inputTokens, outputTokens: billed.outputTokens, cachedTokens, llmRequests: 0 });
-        this.failedRequest = { turn: n, inputTokens: billed.inputTokens, outputTokens: billed.outputTokens, cachedTokens, error: (e as LlmError).kind };
+        this.failedRequests.push({ turn: n, inputTokens: billed.inputTokens, outputTokens: billed.outputTokens, cachedTokens, error: (e as LlmError).kind });
       }
       observer?.llmEnd(n, { usage: billed, model: undefined, errorKind: errorKind(e) });
       return null;
@@ -642,7 +647,7 @@ class AgentRun {
     const { inputTokens, outputTokens, cachedTokens, llmRequests } = this.totals;
     return {
       turns,
-      trace: { version: TRACE_VERSION, system: this.system, task: this.task, turns, settings: this.settings(), ...(this.failedRequest === undefined ? {} : { failedRequest: { ...this.failedRequest } }) },
+      trace: { version: TRACE_VERSION, system: this.system, task: this.task, turns, settings: this.settings(), ...(this.failedRequests.length === 0 ? {} : { failedRequests: this.failedRequests.map((r) => ({ ...r })) }) },
       memory: this.memory,
       messages: turns.map((t) => t.messages),
       usage: {

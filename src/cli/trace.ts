@@ -125,9 +125,8 @@ export function runTotals(trace: RunTrace) {
     t.execMs += turn.usage.execMs;
     t.toolCalls += turn.toolCalls.length;
   }
-  // A billed request the run ended at has no turn, but its tokens were spent (as the step counts them).
-  const failed = trace.failedRequest;
-  if (failed !== undefined) {
+  // A billed request that failed has no turn, but its tokens were spent (as the step counts them).
+  for (const failed of trace.failedRequests ?? []) {
     t.inputTokens += failed.inputTokens;
     t.outputTokens += failed.outputTokens;
     t.cachedTokens += failed.cachedTokens;

@@ -114,7 +114,7 @@ export const runTrace = z.looseObject({
   task: z.string(),
   turns,
   settings: settingsSchema.optional(),
-  failedRequest: z.object({ turn: z.number().int().positive(), inputTokens: z.number().nonnegative(), outputTokens: z.number().nonnegative(), cachedTokens: z.number().nonnegative(), error: z.string() }).optional(),
+  failedRequests: z.array(z.object({ turn: z.number().int().positive(), inputTokens: z.number().nonnegative(), outputTokens: z.number().nonnegative(), cachedTokens: z.number().nonnegative(), error: z.string() })).optional(),
 });
 
 const NUMBER_TAG = "$ptc:number";

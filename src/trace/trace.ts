@@ -151,14 +151,14 @@ export interface RunTrace {
   /** What the run's prompts were built with, so a stored trace can rebuild either view. */
   settings?: TraceSettings;
   /**
-   * The LLM request the run ended at, when it failed after the provider billed it (LlmError
-   * details.usage): its turn has no record, yet its tokens count in the step's usage, so the
-   * trace's totals add them.
+   * LLM requests that failed after the provider billed them (LlmError details.usage), the one
+   * the run ended at and, in a resumed run, the saved run's: their turns have no record, yet
+   * their tokens count in the step's usage, so the trace's totals add them.
    */
-  failedRequest?: FailedRequest;
+  failedRequests?: FailedRequest[];
 }
 
-/** A billed LLM request that failed (see RunTrace.failedRequest). */
+/** A billed LLM request that failed (see RunTrace.failedRequests). */
 export interface FailedRequest {
   turn: number;
   inputTokens: number;

@@ -104,9 +104,8 @@ function totalsOf(trace: RunTrace, saved?: SavedRunFile): Totals {
     const cost = turnCost(turn, model);
     t.cost = t.cost === null || cost === undefined ? null : t.cost + cost;
   }
-  // A billed request the run ended at has no turn, but its tokens were spent (as the step counts them).
-  const failed = trace.failedRequest;
-  if (failed !== undefined) {
+  // A billed request that failed has no turn, but its tokens were spent (as the step counts them).
+  for (const failed of trace.failedRequests ?? []) {
     t.inputTokens += failed.inputTokens;
     t.outputTokens += failed.outputTokens;
     t.cachedTokens += failed.cachedTokens;

@@ -4,6 +4,9 @@ import { SubAgent } from "../../src/agent/subagent.js";
 import { LlmError } from "../../src/llm/errors.js";
 import type { Llm } from "../../src/llm/types.js";
 import { runTotals } from "../../src/cli/trace.js";
+import { saveRun } from "../../src/agent/resume.js";
+import { runStateFromJson, runStateToJson } from "../../src/trace/run-state.js";
+import { scriptedLlm } from "../../src/llm/scripted.js";
 import { traceFromJson, traceToJson } from "../../src/trace/serialize.js";
 import { projectRun } from "../../src/viewer/run.js";
 import { TextTable } from "../../src/viewer/texts.js";
@@ -34,12 +37,25 @@ describe("billed LLM failures", () => {
   // `ptc trace show` and the viewer, which sum the trace, said 100 in / 10 out.
   it("are in the trace, so its totals (ptc trace show, the viewer) match the step's", async () => {
     const step = await SubAgent.run(SubAgent.create({ prompt: "x", maxTurns: 3 }), { llm: billedLlm() });
-    expect(step.trace.failedRequest).toEqual({ turn: 2, inputTokens: 1000, outputTokens: 4000, cachedTokens: 0, error: "malformed" });
+    expect(step.trace.failedRequests).toEqual([{ turn: 2, inputTokens: 1000, outputTokens: 4000, cachedTokens: 0, error: "malformed" }]);
     const trace = traceFromJson(traceToJson(step.trace));
     const shown = runTotals(trace);
     expect([shown.inputTokens, shown.outputTokens]).toEqual([step.usage.inputTokens, step.usage.outputTokens]);
     const viewed = projectRun({ trace }, "run.json", "r1", new TextTable(), []).totals;
     expect([viewed.inputTokens, viewed.outputTokens]).toEqual([1100, 4010]);
+  });
+
+  // Resumed, the run reported 200 in / 20 out over 2 requests: the saved run's billed failure (1000/4000) was gone from its usage and trace.
+  it("stay counted, and in the trace, when the run is resumed", async () => {
+    const agent = SubAgent.create({ prompt: "x", maxTurns: 3 });
+    const step = await SubAgent.run(agent, { llm: billedLlm() });
+    const live = scriptedLlm([{ content: code("(return 2)"), usage: { inputTokens: 100, outputTokens: 10, cachedTokens: 0 } }]);
+    const done = await SubAgent.resume(agent, runStateFromJson(runStateToJson(saveRun(step, agent))), { llm: live });
+    expect(done.value).toBe(2);
+    expect([done.usage.inputTokens, done.usage.outputTokens, done.usage.llmRequests]).toEqual([1200, 4020, 3]);
+    expect(done.trace.failedRequests).toEqual(step.trace.failedRequests);
+    const shown = runTotals(done.trace);
+    expect([shown.inputTokens, shown.outputTokens]).toEqual([1200, 4020]);
   });
 
   it("are charged to a calling run's nested totals", async () => {
