@@ -2,7 +2,7 @@
 // OpenAI-compatible server, recorded and replayed, and its trace read back turn by turn.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -18,6 +18,7 @@ import { renderTurn, runTraceCommand } from "../src/cli/trace.js";
 import { turnBudget } from "../src/history/settings.js";
 import { renderComparison } from "../src/history/compare.js";
 import { defaultViewOptions } from "../src/history/view.js";
+import { MAX_INPUT_BYTES } from "../src/viewer/input.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ptc-cli-trace-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -387,6 +388,10 @@ describe("ptc trace show", () => {
       [write("no-usage.json", JSON.stringify({ ...trace, turns: [{ ...trace.turns[0], usage: undefined }] })), /no-usage\.json: not a ptc-lisp trace: at turns\.0\.usage/],
       [write("bad-run.json", JSON.stringify({ version: 1, trace })), /bad-run\.json: not a saved ptc-lisp run/],
     ];
+    // ptc view's limit: up to the longest string (512 MB) a run of small JSON values took minutes and past 7 GB of memory to parse.
+    const big = write("big.json", "");
+    truncateSync(big, MAX_INPUT_BYTES + 1);
+    cases.push([big, new RegExp(`big\\.json is too large to show \\(more than ${MAX_INPUT_BYTES} bytes\\)`)]);
     for (const [f, message] of cases) {
       const r = await capture(() => runTraceCommand(["show", f]));
       // Bad input, as for ptc eval.

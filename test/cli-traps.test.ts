@@ -18,6 +18,7 @@ import { runStateToJson } from "../src/trace/run-state.js";
 import { SubAgent } from "../src/agent/subagent.js";
 import { scriptedLlm } from "../src/llm/scripted.js";
 import { chatsJsonl, compareReportJson, savedExample } from "./viewer/fixtures.js";
+import { MAX_INPUT_BYTES } from "../src/viewer/input.js";
 
 interface Run {
   code: number;
@@ -413,10 +414,10 @@ describe("ptc compare's summarizer when its server does not answer", () => {
 
 describe("an input without an end (/dev/zero)", () => {
   it.skipIf(!existsSync("/dev/zero"))("is read no further than the most a string holds and refused as too large (it was read until memory ran out)", async () => {
-    for (const args of [["trace", "show", "/dev/zero"], ["demo", "--replay", "/dev/zero"]]) {
-      const r = await ptc(args);
+    for (const [args, what, max] of [[["trace", "show", "/dev/zero"], "show", MAX_INPUT_BYTES], [["demo", "--replay", "/dev/zero"], "read as text", constants.MAX_STRING_LENGTH]] as const) {
+      const r = await ptc([...args]);
       expect(r.code).toBe(2);
-      expect(r.stderr).toContain(`/dev/zero is too large to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
+      expect(r.stderr).toContain(`/dev/zero is too large to ${what} (more than ${max} bytes)`);
     }
   });
   // A program is at most maxSourceChars characters (3 bytes each at most in UTF-8): reading half a gigabyte to refuse it was memory and time for nothing.

@@ -5,7 +5,7 @@ import { quoteString, showStandIns } from "../lisp/index.js";
 import { jsonSyntaxError } from "../json/json-error.js";
 import { renderError } from "../trace/feedback.js";
 import { prettyJson, type RunSource } from "../viewer/run.js";
-import { runSourceOf } from "../viewer/input.js";
+import { inputLimit, runSourceOf } from "../viewer/input.js";
 import { ResumeError } from "../trace/run-state.js";
 import { fileKind, whatReads, type FileKind } from "./file-kind.js";
 import { readText, TextInputError } from "../json/text-input.js";
@@ -32,7 +32,8 @@ const MAX_INLINE = 120;
 
 const USAGE = `usage: ptc trace show FILE [--turn N] [--messages | --compressed [--max-turns N]] [--full]
 
-  FILE            a saved run or a bare trace as JSON (ptc demo --trace-out FILE writes one)
+  FILE            a saved run or a bare trace as JSON (ptc demo --trace-out FILE writes one),
+                  at most 64 MB (as for ptc view)
   --turn N        only turn N, with the model's raw reply
   --messages      with --turn: the messages the LLM was sent for that turn
   --compressed    the full and the compressed prompt side by side (of turn N with --turn,
@@ -173,7 +174,7 @@ export class TraceFileError extends Error {
 export function loadRun(file: string): RunSource {
   let text: string;
   try {
-    text = readText(file, file);
+    text = readText(file, file, inputLimit("show"));
   } catch (e) {
     if (e instanceof TextInputError) throw new TraceFileError(e.message);
     throw new TraceFileError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);

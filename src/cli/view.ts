@@ -1,10 +1,9 @@
 // `ptc view FILE...`: the web viewer for agent runs (saved runs and traces) and `ptc compare
 // --json` reports. Serves one page on a loopback address, or writes it to a file with --out.
-import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { parseTranscripts, TranscriptError } from "../harness/transcript.js";
 import { buildPageData } from "../viewer/data.js";
-import { MAX_INPUT_BYTES, readViewerInput, ViewerInputError, type ViewerInput } from "../viewer/input.js";
+import { inputLimit, readViewerInput, ViewerInputError, type ViewerInput } from "../viewer/input.js";
 import { contentSecurityPolicy, renderPage, ViewerAssetsError } from "../viewer/page.js";
 import { isLoopback, serveViewer } from "../viewer/server.js";
 import { parseOptions, usageFailure, UsageError, wholeNumber, type Io } from "./eval.js";
@@ -29,16 +28,9 @@ saved most).
 /** Reads and checks every file; a problem with any is reported and nothing is shown. */
 export function readInputs(files: readonly string[]): ViewerInput[] {
   return files.map((file) => {
-    let size: number;
-    try {
-      size = statSync(file).size;
-    } catch (e) {
-      throw new ViewerInputError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-    }
-    if (size > MAX_INPUT_BYTES) throw new ViewerInputError(`${file} is too large to view (${size} bytes; the limit is ${MAX_INPUT_BYTES})`);
     let text: string;
     try {
-      text = readText(file, file, { bytes: MAX_INPUT_BYTES, what: "view" });
+      text = readText(file, file, inputLimit("view"));
     } catch (e) {
       if (e instanceof TextInputError) throw new ViewerInputError(e.message);
       throw new ViewerInputError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);

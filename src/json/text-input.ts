@@ -35,6 +35,8 @@ export function readText(path: string, name: string, limit: ReadLimit = AS_TEXT)
   try {
     // A regular file's size is known: one buffer. Anything else grows as it is read.
     const stat = fstatSync(fd);
+    // Refused before reading any of it: a regular file's size is all there is to check.
+    if (stat.isFile() && stat.size > max) throw tooLarge(name, max, limit);
     let buffer = Buffer.allocUnsafe(Math.min(max + 1, stat.isFile() && stat.size > 0 ? stat.size + 1 : 1 << 16));
     let length = 0;
     for (;;) {

@@ -8,9 +8,17 @@ import { compareReportSchema, looksLikeReport, type CompareReportJson } from "./
 import type { RunSource } from "./run.js";
 import type { ReplayTranscript } from "./sidebyside.js";
 import { jsonSyntaxError } from "../json/json-error.js";
+import type { ReadLimit } from "../json/text-input.js";
 
-/** Larger files are refused: a page holding them would not load usefully. */
+/**
+ * Larger files are refused, by ptc view and ptc trace show alike: a page holding them would not
+ * load usefully, and a run's parsed values take many times its JSON's bytes (400 MB of small
+ * values took minutes and past 7 GB of memory to parse).
+ */
 export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
+
+/** How a command reads a file it shows (a run, a report, transcripts), `what` it does with it in its error's words. */
+export const inputLimit = (what: string): ReadLimit => ({ bytes: MAX_INPUT_BYTES, what });
 
 export class ViewerInputError extends Error {
   override readonly name = "ViewerInputError";
