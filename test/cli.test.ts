@@ -119,6 +119,16 @@ describe.concurrent("ptc eval", () => {
     expect(r.stderr).toBe("note\n");
   });
 
+  // JSON.stringify writes them as null: [(/ 1.0 0) 1] printed [null,1] with exit 0.
+  it("refuses with --json a result holding a number JSON cannot write (Infinity, NaN) instead of printing null", async () => {
+    for (const [source, where] of [["[(/ 1.0 0) 1]", "Infinity at [0]"], ["{:a {:b ##NaN}}", "NaN at .a.b"], ["(/ -1.0 0)", "-Infinity"]]) {
+      const r = await ptc(["eval", "--json", "--isolation", "none", "-e", source]);
+      expect([r.code, r.stdout, r.stderr]).toEqual([1, "", `ptc eval: the result holds ${where}, which JSON cannot write: run without --json to print it\n`]);
+    }
+    const edn = await ptc(["eval", "--isolation", "none", "-e", "[(/ 1.0 0) 1]"]);
+    expect([edn.code, edn.stdout]).toEqual([0, "[##Inf 1]\n"]);
+  });
+
   it("shows hidden context (_ keys) as stand-ins in println output and errors, and the value as it is", async () => {
     const ctx = ["--ctx", '{"_tok": "K7Z2Q9-B3M8X4"}'];
     const r = await ptc(["eval", "-e", '(println data/_tok) (str data/_tok "!")', ...ctx]);

@@ -56,10 +56,12 @@ Runs a PTC-Lisp program and prints its result as EDN on stdout.
       --limit NAME=N    override a sandbox limit, e.g. --limit timeoutMs=5000 (repeatable)
       --isolation MODE  worker (default): run the program in a worker thread with a hard
                         heap cap; none: in this process (faster start, no hard stop)
-      --json            print the result as JSON (println output then goes to stderr)
+      --json            print the result as JSON (println output then goes to stderr); a
+                        result holding Infinity or NaN, which JSON cannot write, fails
   -h, --help            show this help
 
-Exit status: 0 on a value, 1 when the program fails (error or (fail ...)), 2 on a usage error.
+Exit status: 0 on a value, 1 when the program fails (error or (fail ...)) or its result cannot
+be written as --json asks, 2 on a usage error.
 Errors are printed on stderr as "<kind>: <message> (line L, column C)" with the source line.
 `;
 
@@ -175,6 +177,40 @@ function previewOf(v: Value, preview: Preview): string {
 }
 
 /**
+ * The first number in `value` (plain JSON) that JSON cannot write, and where (`Infinity at
+ * .a[0]`): JSON.stringify would write it as null. Walked without recursion, as the data may be
+ * nested as deep as a program's limits allow; the place is spelled only for the one found.
+ */
+function nonFiniteAt(value: unknown): string | undefined {
+  interface Place {
+    v: unknown;
+    key: string | number | undefined;
+    up: Place | undefined;
+  }
+  const spell = (p: Place): string => {
+    let path = "";
+    for (let at: Place | undefined = p; at?.key !== undefined; at = at.up) {
+      const k = at.key;
+      path = `${typeof k === "number" ? `[${k}]` : /^[A-Za-z_][\w-]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`}${path}`;
+    }
+    return path;
+  };
+  const stack: Place[] = [{ v: value, key: undefined, up: undefined }];
+  for (let p = stack.pop(); p !== undefined; p = stack.pop()) {
+    const v = p.v;
+    if (typeof v === "number" && !Number.isFinite(v)) return p.key === undefined ? String(v) : `${String(v)} at ${spell(p)}`;
+    if (typeof v !== "object" || v === null) continue;
+    // Pushed last to first, so the first place in the printed order is the one named.
+    if (Array.isArray(v)) for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], key: i, up: p });
+    else {
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--) stack.push({ v: (v as Record<string, unknown>)[keys[i]], key: keys[i], up: p });
+    }
+  }
+  return undefined;
+}
+
+/**
  * Writes what a program printed and its result. Shared with the REPL so both show results
  * the same way. Returns the exit code.
  */
@@ -185,6 +221,13 @@ export function report(r: EvalResult, io: Io, json = false, preview?: Preview): 
   if (!r.ok) {
     io.stderr.write(forStream(io.stderr, showStandIns(formatError(r.error)) + "\n"));
     return 1;
+  }
+  if (json) {
+    const unwritable = nonFiniteAt(r.value);
+    if (unwritable !== undefined) {
+      io.stderr.write(`ptc eval: the result holds ${unwritable}, which JSON cannot write: run without --json to print it\n`);
+      return 1;
+    }
   }
   const text = json ? JSON.stringify(r.value ?? null) : preview ? previewOf(r.lisp, preview) : print(r.lisp);
   // Printed and JSON text escape C0 controls but not C1 (CSI, U+009B, starts the same sequences as ESC [).
