@@ -19,6 +19,10 @@ import { turnBudget } from "../src/history/settings.js";
 import { renderComparison } from "../src/history/compare.js";
 import { defaultViewOptions } from "../src/history/view.js";
 import { MAX_INPUT_BYTES } from "../src/viewer/input.js";
+import { olderTrace } from "./viewer/fixtures.js";
+import { SubAgent } from "../src/agent/subagent.js";
+import { tool } from "../src/agent/tools.js";
+import { z } from "zod";
 
 const dir = mkdtempSync(join(tmpdir(), "ptc-cli-trace-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -398,6 +402,28 @@ describe("ptc trace show", () => {
       expect(r.code).toBe(2);
       expect(r.err).toMatch(message);
     }
+  });
+
+  // The viewer replaced them by their place; ptc trace show printed the token 4 times (tool call, output, definition, value).
+  it("shows no hidden context value an older trace kept, as the viewer does: its place instead", async () => {
+    const secret = "sk-live-7f3a9c2e11";
+    const lookup = tool({ description: "Looks a customer up.", input: z.object({ token: z.string() }), run: async ({ token }) => ({ echoed: token }) });
+    const code = (body: string) => "```clojure\n" + body + "\n```";
+    const agent = SubAgent.create({ prompt: "Find the customer.", tools: { lookup }, maxTurns: 3 });
+    const step = await SubAgent.run(agent, {
+      llm: scriptedLlm([code('(def r (tool/lookup {:token data/_token}))\n(println "got" (:echoed r))'), code('(println (str "token=" data/_token))'), code("(return :done)")]),
+      context: { _token: secret },
+    });
+    const f = join(dir, "older.json");
+    writeFileSync(f, olderTrace(runToJson(step), { _token: secret }));
+    expect(readFileSync(f, "utf8")).toContain(secret);
+    for (const args of [[], ["--turn", "1"], ["--turn", "2"], ["--compressed"], ["--full"]]) {
+      const { code: exit, out } = await capture(() => runTraceCommand(["show", f, ...args]));
+      expect(exit).toBe(0);
+      expect(out).not.toContain(secret);
+    }
+    const { out } = await capture(() => runTraceCommand(["show", f, "--turn", "1"]));
+    expect(out).toContain('lookup {"token":<hidden string from data/_token>}');
   });
 
   it("reads a bare trace as well as a saved run", async () => {

@@ -1,11 +1,12 @@
 // `ptc trace show FILE`: a run, turn by turn (program, tool calls, output, definitions,
 // errors, tokens); `--turn N` for one turn with the model's raw reply, `--messages` for
 // exactly what the LLM was sent. The renderers are pure and also print the demo's turns.
-import { quoteString, showStandIns } from "../lisp/index.js";
+import { quoteString } from "../lisp/index.js";
 import { jsonSyntaxError } from "../json/json-error.js";
 import { renderError } from "../trace/feedback.js";
 import { prettyJson, type RunSource } from "../viewer/run.js";
 import { inputLimit, runSourceOf } from "../viewer/input.js";
+import { findHiddenValues, scrubber } from "../viewer/scrub.js";
 import { ResumeError } from "../trace/run-state.js";
 import { fileKind, whatReads, type FileKind } from "./file-kind.js";
 import { readText, TextInputError } from "../json/text-input.js";
@@ -49,8 +50,15 @@ const indent = (text: string, pad = "  "): string => text.replace(/^/gm, pad);
 const cut = (s: string, max = MAX_INLINE): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 
 const json = (v: unknown): string => prettyJson(v, 0);
-/** A rendering as printed: hidden values as stand-ins, and the file's text (a model's reply, a tool's output) safe for a terminal. */
-const shown = (text: string): string => forTerminal(showStandIns(text));
+/**
+ * How a run's renderings are printed: hidden values as stand-ins, those an older trace kept
+ * replaced by their place as the viewer shows them (scrubber), and the file's text (a model's
+ * reply, a tool's output) safe for a terminal.
+ */
+const shownFor = (trace: RunTrace): ((text: string) => string) => {
+  const scrub = scrubber(findHiddenValues(trace));
+  return (text) => forTerminal(scrub(text));
+};
 
 /** `12,345 in (8,000 cached) / 456 out`. */
 export function renderTokens(u: { inputTokens: number; outputTokens: number; cachedTokens: number }): string {
@@ -280,6 +288,7 @@ export async function runTraceCommand(args: string[]): Promise<number> {
     return 2;
   }
   const { trace, saved } = loaded;
+  const shown = shownFor(trace);
   if (values.compressed) {
     if (turnNumber !== undefined && turnNumber > trace.turns.length + 1) {
       process.stderr.write(`ptc trace show: no prompt for turn ${turnNumber} (the run has ${trace.turns.length} turns)\n`);

@@ -143,3 +143,18 @@ export function hostileTraceJson(): string {
   };
   return JSON.stringify({ version: 2, system: system.content, task: `Task: ${hostile}`, turns: [turn] });
 }
+
+/**
+ * A run as traces written before the agent scrubbed its records held it: the prompts scrubbed,
+ * but the hidden values in the turns' output, tool calls, definitions, errors and feedback.
+ */
+export function olderTrace(json: string, values: Record<string, string>): string {
+  const saved = JSON.parse(json) as { trace: { turns: Array<Record<string, unknown>> } };
+  const unscrub = (text: string): string => Object.entries(values).reduce((t, [key, value]) => t.split(`data/${key}`).join(value), text);
+  for (const turn of saved.trace.turns) {
+    for (const field of ["prints", "toolCalls", "definitions", "memory", "error", "value", "feedback"]) {
+      if (turn[field] !== undefined) turn[field] = JSON.parse(unscrub(JSON.stringify(turn[field])));
+    }
+  }
+  return JSON.stringify(saved);
+}

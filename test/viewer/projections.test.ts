@@ -16,7 +16,7 @@ import { placeholderValues, scrubber } from "../../src/viewer/scrub.js";
 import { compareStrategies, idleLabel } from "../../src/harness/compare.js";
 import { parseTranscripts } from "../../src/harness/transcript.js";
 import { assistant, sys, user } from "../compaction/conversations.js";
-import { chats, compareReportJson, savedExample } from "./fixtures.js";
+import { chats, compareReportJson, olderTrace, savedExample } from "./fixtures.js";
 
 const page = (files: Array<[string, string]>): Promise<PageData> => buildPageData(files.map(([name, text]) => readViewerInput(name, text)));
 const text = (data: PageData, i: number): string => data.texts[i];
@@ -126,21 +126,6 @@ describe("run projection", () => {
     expect(messageChanges([m("a"), m("b")], [m("a"), m("z")], 1, 1)).toEqual(["new"]);
   });
 });
-
-/**
- * A run as traces written before the agent scrubbed its records held it: the prompts scrubbed,
- * but the hidden values in the turns' output, tool calls, definitions, errors and feedback.
- */
-function olderTrace(json: string, values: Record<string, string>): string {
-  const saved = JSON.parse(json) as { trace: { turns: Array<Record<string, unknown>> } };
-  const unscrub = (text: string): string => Object.entries(values).reduce((t, [key, value]) => t.split(`data/${key}`).join(value), text);
-  for (const turn of saved.trace.turns) {
-    for (const field of ["prints", "toolCalls", "definitions", "memory", "error", "value", "feedback"]) {
-      if (turn[field] !== undefined) turn[field] = JSON.parse(unscrub(JSON.stringify(turn[field])));
-    }
-  }
-  return JSON.stringify(saved);
-}
 
 describe("hidden context values", () => {
   const lookup = tool({ description: "Looks a customer up.", input: z.object({ token: z.string() }), run: async ({ token }) => ({ echoed: token }) });
