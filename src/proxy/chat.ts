@@ -11,11 +11,12 @@ import { inputTokens } from "../compaction/measure.js";
 import { SummaryRefused } from "../compaction/summarizers/engine.js";
 import type { ProxyConfig } from "./config.js";
 import type { CompactionOutcome } from "./compactor.js";
-import { decodeBody, decodedStream, inflateStages, type ProxyContext } from "./context.js";
+import { decodeBody, decodedStream, type ProxyContext } from "./context.js";
 import { isContextLengthError, sendError, sendStoreUnavailable, streamErrorEvent, upstreamErrorBody } from "./errors.js";
 import { explicitIdentity, MAX_ID_LENGTH, overlongIdentityHeader, prefixHashes, prefixIdentity, repeatedIdentityHeader, scopedKey, type Identity } from "./identity.js";
 import { hiddenKeys, maskKeys, upstreamAuth, type Tenant } from "./tenancy.js";
-import { messagesUsage, parseMessagesRequest, type AnthropicRequest } from "./anthropic.js";
+import { parseMessagesRequest, type AnthropicRequest } from "./anthropic.js";
+import { ReplyUsage, usageOf } from "./reply-usage.js";
 import { clientPromptTokensYielding, parseChatRequest, serializeBody, type ChatRequest, type ParsedRequest } from "./request.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./responses.js";
 import { sendWithRetries } from "./retry.js";
@@ -342,7 +343,25 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     res.end(ended);
     return;
   }
-  const read = await readDecoded(response, MAX_REPLY_BYTES);
+  // Held whole only within maxInFlightBodyBytes, beside the request bodies: 6 replies of 42 MB at
+  // once took 413 MB under a total of 1 MiB.
+  const read = await readDecoded(response, MAX_REPLY_BYTES, (n) => ctx.bodies.takeReply(res, n));
+  if (read?.refused === true) {
+    // Past what the proxy may hold: passed on as it comes, as the upstream sent it (not checked
+    // for being JSON), its usage read as it passes.
+    const tap = new ReplyUsage(response.headers);
+    res.writeHead(status, { ...responseHeaders(response.headers, true, hidden), ...echo });
+    const last = await passOn(read.body, response, read.ended === true, res, tap);
+    upstreamMs = performance.now() - result.startedAt;
+    if (last === undefined) {
+      if (!clientGone.signal.aborted) ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="stream_cut"');
+      return finish(tap.cut(), true);
+    }
+    const usage = await tap.end();
+    await finish(usage === "unread" ? undefined : usage, true);
+    res.end(last);
+    return;
+  }
   upstreamMs = performance.now() - result.startedAt;
   if (read?.cut === true) {
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="too_large"');
@@ -402,8 +421,7 @@ async function remember(ctx: ProxyContext, config: ProxyConfig, record: Conversa
 
 /**
  * Usage of a whole (non-streamed) reply, undefined when it has none, "malformed" when it is not a
- * JSON object. OpenAI's shape (chat, completions, embeddings: prompt_tokens) or Anthropic's and
- * the Responses API's (input_tokens).
+ * JSON object.
  */
 function completionUsage(body: Buffer): StreamUsage | undefined | "malformed" {
   let parsed: unknown;
@@ -413,61 +431,22 @@ function completionUsage(body: Buffer): StreamUsage | undefined | "malformed" {
     return "malformed";
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return "malformed";
-  const u = (parsed as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null }).usage;
-  if (typeof u !== "object" || u === null || typeof u.prompt_tokens !== "number") return messagesUsage(parsed);
-  return { promptTokens: u.prompt_tokens, completionTokens: typeof u.completion_tokens === "number" ? u.completion_tokens : 0 };
+  return usageOf(parsed);
 }
 
 /**
- * The usage a forwarded reply reports, read as it passes (the caller pipes it): from its usage
- * event when it is a stream, else from the whole body (decoded: the client's accept-encoding
- * went upstream) when that is at most `limit` bytes; "unread" for a longer one.
+ * The usage a forwarded reply reports, read as it passes (the caller pipes it), holding none of
+ * it: from its usage event when it is a stream, else from its JSON body's `usage`; "unread" for one
+ * in a coding this Node cannot undo.
  */
-export function replyUsage(response: IncomingMessage, limit: number): Promise<StreamUsage | undefined | "unread"> {
-  const tap = String(response.headers["content-type"] ?? "").includes("text/event-stream") ? new SseTap(false) : undefined;
-  // A compressed stream is read for its usage through inflaters of its own; the client gets its bytes as they came.
-  const stages = tap === undefined ? undefined : inflateStages(response.headers["content-encoding"]);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  response.on("data", (c: Buffer) => {
-    if (stages !== undefined) stages[0].write(c);
-    else if (tap !== undefined) tap.push(c);
-    else if ((size += c.length) <= limit) chunks.push(c);
-  });
+export function replyUsage(response: IncomingMessage): Promise<StreamUsage | undefined | "unread"> {
+  const tap = new ReplyUsage(response.headers);
+  response.on("data", (c: Buffer) => tap.push(c));
   return new Promise((resolve) => {
-    let inflated: Promise<void> | undefined;
-    if (stages !== undefined && tap !== undefined) {
-      for (let i = 1; i < stages.length; i++) stages[i - 1].pipe(stages[i]);
-      const last = stages[stages.length - 1];
-      last.on("data", (c: Buffer) => tap.push(c));
-      // A stream that does not inflate counts what it reported before the bad bytes.
-      inflated = new Promise((done) => {
-        last.on("end", done);
-        for (const s of stages) s.on("error", () => done());
-      });
-    }
-    response.on("end", () => {
-      if (tap !== undefined) {
-        stages?.[0].end();
-        void (inflated ?? Promise.resolve()).then(() => {
-          tap.end();
-          resolve(tap.usage);
-        });
-        return;
-      }
-      if (size > limit) return resolve("unread");
-      void decodeBody(Buffer.concat(chunks), response.headers["content-encoding"], limit).then((body) => {
-        // One that inflates past the limit (or cannot be inflated) is as unread as a long one.
-        if (!body.ok) return resolve("unread");
-        const usage = completionUsage(body.body);
-        resolve(usage === "malformed" ? undefined : usage);
-      });
-    });
+    response.on("end", () => void tap.end().then(resolve));
     // Cut off: what a stream reported before it broke still counts.
     response.on("close", () => {
-      if (response.complete) return;
-      resolve(tap?.usage);
-      for (const s of stages ?? []) s.destroy();
+      if (!response.complete) resolve(tap.cut());
     });
   });
 }
@@ -477,12 +456,53 @@ export function replyUsage(response: IncomingMessage, limit: number): Promise<St
  * identity, but an upstream may compress all the same (its bytes were quoted as a malformed reply,
  * or sent as plain text under content-encoding: gzip). One that does not decode comes as it is.
  */
-async function readDecoded(response: IncomingMessage, limit: number): Promise<{ body: Buffer; cut: boolean } | undefined> {
-  const read = await readBuffer(response, limit);
+async function readDecoded(response: IncomingMessage, limit: number, take?: (n: number) => boolean): Promise<{ body: Buffer; cut: boolean; refused?: true; ended?: true } | undefined> {
+  const read = await readBuffer(response, limit, take);
   const encoding = response.headers["content-encoding"];
-  if (read === undefined || read.cut || encoding === undefined) return read;
-  const decoded = await decodeBody(read.body, encoding, limit);
+  if (read === undefined || read.cut || read.refused === true || encoding === undefined) return read;
+  const decoded = await decodeBody(read.body, encoding, limit, take);
+  // Read whole, but its decoded copy does not fit beside it: it goes on as it came.
+  if (!decoded.ok && decoded.status === 503) return { body: read.body, cut: false, refused: true, ended: true };
   return decoded.ok ? { body: decoded.body, cut: false } : { body: read.body, cut: decoded.status === 413 };
+}
+
+/**
+ * Passes a reply on as it comes, `head` (what was read of it already) first, its bytes as the
+ * upstream sent them, each piece read for its usage by `tap`. Resolves with its last piece, held
+ * back for the caller to send once the conversation is written, or undefined when the upstream
+ * broke off or the client went away (the reply is cut then).
+ */
+function passOn(head: Buffer, response: IncomingMessage, ended: boolean, res: ServerResponse, tap: ReplyUsage): Promise<Buffer | undefined> {
+  tap.push(head);
+  if (ended) return Promise.resolve(head);
+  let held = head;
+  return new Promise((resolve) => {
+    let done = false;
+    const stop = (last: Buffer | undefined) => {
+      if (done) return;
+      done = true;
+      if (last === undefined) res.destroy();
+      resolve(last);
+    };
+    response.on("data", (c: Buffer) => {
+      tap.push(c);
+      const out = held;
+      held = c;
+      if (!res.write(out)) {
+        response.pause();
+        res.once("drain", () => response.resume());
+      }
+    });
+    response.on("end", () => stop(held));
+    response.on("error", () => stop(undefined));
+    response.on("aborted", () => stop(undefined));
+    res.on("close", () => {
+      if (done) return;
+      response.destroy();
+      stop(undefined);
+    });
+    response.resume();
+  });
 }
 
 async function readText(response: IncomingMessage): Promise<string> {

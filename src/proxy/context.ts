@@ -37,7 +37,7 @@ export interface ProxyContext {
   readonly summarizers: Map<string, Llm>;
   /** The Host names and browser origins answered (hosts.ts). */
   readonly hosts: HostPolicy;
-  /** Bytes of request bodies held by requests in flight, against maxInFlightBodyBytes. */
+  /** Bytes of request bodies (and whole replies read before answering) held by requests in flight, against maxInFlightBodyBytes. */
   readonly bodies: BodyBudget;
 }
 
@@ -60,6 +60,8 @@ interface Holding {
 export class BodyBudget {
   used = 0;
   private readonly held = new WeakMap<ServerResponse, Holding>();
+  /** Bytes of replies read whole, by the response they are for. */
+  private readonly replies = new WeakMap<ServerResponse, number>();
   constructor(private readonly max: () => number) {}
 
   get limit(): number {
@@ -86,6 +88,27 @@ export class BodyBudget {
     if (h.holders === 0) return true;
     this.used += n;
     h.bytes += n;
+    return true;
+  }
+
+  /**
+   * Takes `n` bytes of the reply read whole for `res` (a chat completion read before it is
+   * answered), as `take` does, but apart from its request's body: given back when `res` closes,
+   * whatever outlives the reply (a compaction past the deadline holds the body, not the reply).
+   */
+  takeReply(res: ServerResponse, n: number): boolean {
+    const own = (this.held.get(res)?.bytes ?? 0) + (this.replies.get(res) ?? 0);
+    if (this.used > own && this.used + n > this.limit) return false;
+    if (res.closed) return true;
+    const had = this.replies.get(res);
+    if (had === undefined) {
+      res.once("close", () => {
+        this.used -= this.replies.get(res) ?? 0;
+        this.replies.delete(res);
+      });
+    }
+    this.replies.set(res, (had ?? 0) + n);
+    this.used += n;
     return true;
   }
 

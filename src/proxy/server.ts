@@ -156,7 +156,7 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   }
   res.writeHead(status, { ...responseHeaders(result.response.headers, true, hidden), ...(attempts > 1 ? { [ATTEMPTS_HEADER]: String(attempts) } : {}) });
   // A virtual key's budget counts what the upstream reports on every path (embeddings, legacy completions), not only on chat.
-  const usage = tenant.virtualKey === undefined ? undefined : replyUsage(result.response, config.maxBodyBytes);
+  const usage = tenant.virtualKey === undefined ? undefined : replyUsage(result.response);
   // pipeline, not pipe: an upstream that breaks off in the middle of its reply cuts the client's
   // too (pipe left it open, the client waiting for an end that never came).
   pipeline(result.response, res, (e) => {

@@ -113,23 +113,41 @@ export const MAX_ERROR_BYTES = 1 << 20;
 /**
  * The whole body, or undefined when the upstream connection broke first. Past `limit` bytes the
  * rest is not read (the upstream connection is dropped): the first `limit` bytes come back, `cut`.
+ * Each piece is offered to `take` (a BodyBudget's) as it comes; at the first it refuses, reading
+ * stops with the response paused, and what was read comes back `refused`, for the caller to pass
+ * on with the rest.
  */
-export function readBuffer(response: IncomingMessage, limit: number): Promise<{ body: Buffer; cut: boolean } | undefined> {
+export function readBuffer(response: IncomingMessage, limit: number, take: (n: number) => boolean = () => true): Promise<{ body: Buffer; cut: boolean; refused?: true } | undefined> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const stop = () => {
+      response.off("data", onData);
+      response.off("end", onEnd);
+      response.off("error", onBroken);
+      response.off("aborted", onBroken);
+    };
     const onData = (c: Buffer) => {
       size += c.length;
-      if (size <= limit) return void chunks.push(c);
-      chunks.push(c.subarray(0, c.length - (size - limit)));
-      response.off("data", onData);
-      resolve({ body: Buffer.concat(chunks), cut: true });
-      response.destroy();
+      if (size > limit) {
+        chunks.push(c.subarray(0, c.length - (size - limit)));
+        stop();
+        resolve({ body: Buffer.concat(chunks), cut: true });
+        response.destroy();
+        return;
+      }
+      chunks.push(c);
+      if (take(c.length)) return;
+      response.pause();
+      stop();
+      resolve({ body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), cut: false, refused: true });
     };
+    const onEnd = () => resolve({ body: Buffer.concat(chunks), cut: false });
+    const onBroken = () => resolve(undefined);
     response.on("data", onData);
-    response.on("end", () => resolve({ body: Buffer.concat(chunks), cut: false }));
-    response.on("error", () => resolve(undefined));
-    response.on("aborted", () => resolve(undefined));
+    response.on("end", onEnd);
+    response.on("error", onBroken);
+    response.on("aborted", onBroken);
   });
 }
 

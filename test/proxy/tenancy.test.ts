@@ -664,15 +664,16 @@ describe("proxy tenancy", () => {
     }
   });
 
-  it("charges a virtual key its request for a whole reply forwarded untouched too large to read for its usage (a big embeddings batch)", async () => {
-    // An embeddings reply of 2 MB, past the 1 MB the proxy reads whole, its usage at the end.
+  it("charges a virtual key the usage of a whole reply forwarded untouched however long (a big embeddings batch), and its request when the reply's coding cannot be undone", async () => {
+    // An embeddings reply of 2 MB, past maxBodyBytes (1 MB), its usage at the end.
     const big = createServer((req, res) => {
       req.resume();
       req.on("end", () => {
         const reply = JSON.stringify({ object: "list", data: [{ object: "embedding", index: 0, embedding: Array.from({ length: 200_000 }, (_, i) => i / 7) }], usage: { prompt_tokens: 900, total_tokens: 900 } });
-        // Compressed when asked: 2 MB that inflate past the limit from well under it.
-        const sent = req.headers["x-zip"] === "1" ? gzipSync(reply) : Buffer.from(reply);
-        res.writeHead(200, { "content-type": "application/json", "content-length": sent.length, ...(req.headers["x-zip"] === "1" ? { "content-encoding": "gzip" } : {}) });
+        // Compressed when asked: 2 MB that inflate past the limit from well under it; or in a coding no Node undoes.
+        const zip = String(req.headers["x-zip"] ?? "") || undefined;
+        const sent = zip === "gzip" ? gzipSync(reply) : Buffer.from(reply);
+        res.writeHead(200, { "content-type": "application/json", "content-length": sent.length, ...(zip === undefined ? {} : { "content-encoding": zip }) });
         res.end(sent);
       });
     });
@@ -683,11 +684,14 @@ describe("proxy tenancy", () => {
       const res = await fetch(`${r.proxy.url}/v1/embeddings`, { method: "POST", headers: { authorization: "Bearer ptc-vk-batch", "content-type": "application/json" }, body });
       expect(res.status).toBe(200);
       expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(1 << 20);
-      // Before: 0, the reservation given back, whatever the batch cost upstream.
-      await expect.poll(() => r?.proxy.context.tenants.spentBy("batch")).toBe(countTokens(body));
-      const zipped = await fetch(`${r.proxy.url}/v1/embeddings`, { method: "POST", headers: { authorization: "Bearer ptc-vk-batch", "content-type": "application/json", "x-zip": "1" }, body });
+      // Read as it passed, not held whole: what the upstream reported (before: the request's body counted as text).
+      await expect.poll(() => r?.proxy.context.tenants.spentBy("batch")).toBe(900);
+      const zipped = await fetch(`${r.proxy.url}/v1/embeddings`, { method: "POST", headers: { authorization: "Bearer ptc-vk-batch", "content-type": "application/json", "x-zip": "gzip" }, body });
       expect((await zipped.arrayBuffer()).byteLength).toBeGreaterThan(1 << 20);
-      await expect.poll(() => r?.proxy.context.tenants.spentBy("batch")).toBe(2 * countTokens(body));
+      await expect.poll(() => r?.proxy.context.tenants.spentBy("batch")).toBe(1800);
+      const unknown = await fetch(`${r.proxy.url}/v1/embeddings`, { method: "POST", headers: { authorization: "Bearer ptc-vk-batch", "content-type": "application/json", "accept-encoding": "identity", "x-zip": "x-unknown" }, body });
+      await unknown.arrayBuffer();
+      await expect.poll(() => r?.proxy.context.tenants.spentBy("batch")).toBe(1800 + countTokens(body));
     } finally {
       await r?.close();
       r = undefined;

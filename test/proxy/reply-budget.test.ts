@@ -1,0 +1,117 @@
+// Whole replies the proxy reads before answering (a chat completion, a message, a response without
+// streaming) count against maxInFlightBodyBytes as request bodies do: 6 concurrent 42 MB replies
+// under a 1 MiB total were all held whole at once (413 MB of growth). One the total cannot hold is
+// passed on as it arrives instead, its usage still read. What is held is read from the proxy's own
+// count and the bytes the clients got while the upstream still holds back each reply's last byte.
+import { createServer, request, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { startProxy, type RunningProxy } from "../../src/proxy/index.js";
+import { hashKey } from "../../src/proxy/tenancy.js";
+import { JsonUsageScan } from "../../src/proxy/reply-usage.js";
+import { tempDir } from "./setup.js";
+import { join } from "node:path";
+import { writeFileSync } from "node:fs";
+
+let proxy: RunningProxy | undefined;
+let upstream: Server | undefined;
+afterEach(async () => {
+  await proxy?.close();
+  const server = upstream;
+  if (server !== undefined) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+  proxy = undefined;
+  upstream = undefined;
+});
+
+/** A chat completion of `size` bytes whose usage comes after its long content. */
+function completion(size: number): string {
+  const head = '{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"';
+  const tail = '"},"finish_reason":"stop"}],"usage":{"prompt_tokens":7,"completion_tokens":11,"total_tokens":18}}';
+  return head + "x".repeat(size - head.length - tail.length) + tail;
+}
+
+describe("replies read whole count against maxInFlightBodyBytes", () => {
+  it("passes on as they arrive the replies the total cannot hold, reads their usage, and holds at most the total", async () => {
+    const size = 4 << 20;
+    const body = completion(size);
+    const waiting: ServerResponse[] = [];
+    upstream = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "application/json", "content-length": String(size) });
+        // All but the last byte: no reply can end until the test lets it.
+        res.write(body.slice(0, -1));
+        waiting.push(res);
+      });
+    });
+    await new Promise<void>((resolve) => upstream?.listen(0, "127.0.0.1", resolve));
+    const dir = tempDir();
+    const configFile = join(dir, "config.json");
+    const limit = 1 << 20;
+    writeFileSync(configFile, JSON.stringify({ maxInFlightBodyBytes: limit, tenancy: { virtualKeys: { big: { keyHash: hashKey("ptc-vk-big"), tokenBudget: 1_000_000 } } } }));
+    proxy = await startProxy({ upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, port: 0, configFile, logger: () => {} });
+    const port = proxy.port;
+    const clients = 3;
+    const received = Array.from({ length: clients }, () => 0);
+    const texts: Array<Promise<{ status: number; text: string }>> = [];
+    for (let i = 0; i < clients; i++) {
+      texts.push(
+        new Promise((resolve, reject) => {
+          const req = request({ host: "127.0.0.1", port, method: "POST", path: "/v1/chat/completions", headers: { authorization: "Bearer ptc-vk-big", "content-type": "application/json", "x-conversation-id": `c${i}` } }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (c: Buffer) => {
+              received[i] += c.length;
+              chunks.push(c);
+            });
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+          });
+          req.on("error", reject);
+          req.end(JSON.stringify({ model: "m", messages: [{ role: "user", content: `hi ${i}` }] }));
+        }),
+      );
+    }
+    await expect.poll(() => waiting.length, { timeout: 20_000 }).toBe(clients);
+    // Each reply is held back by one byte upstream: what the clients have not got yet, the proxy holds.
+    // Before: every client got nothing while the proxy held all three whole (12 MB against a total of 1 MiB).
+    const sent = clients * (size - 1);
+    await expect.poll(() => received.reduce((a, b) => a + b, 0), { timeout: 20_000, interval: 20 }).toBeGreaterThanOrEqual(sent - limit - clients * (256 << 10));
+    expect(proxy.context.bodies.used).toBeLessThanOrEqual(limit + (256 << 10));
+    for (const res of waiting) res.end(body.slice(-1));
+    const replies = await Promise.all(texts);
+    for (const reply of replies) {
+      expect(reply.status).toBe(200);
+      expect(reply.text).toBe(body);
+    }
+    // Their usage was read as they passed: 18 tokens each, not the prompt estimate.
+    await expect.poll(() => proxy?.context.tenants.spentBy("big"), { timeout: 5000 }).toBe(clients * 18);
+    expect(proxy.context.bodies.used).toBe(0);
+  });
+});
+
+describe("JsonUsageScan: the usage of a JSON reply read in pieces", () => {
+  const usage = { prompt_tokens: 7, completion_tokens: 11 };
+  const rows: Array<[string, string, { promptTokens: number; completionTokens: number } | undefined]> = [
+    ["chat completion", JSON.stringify({ id: "c", choices: [{ message: { content: 'a "usage": {"prompt_tokens": 1} \\ }' } }], usage }), { promptTokens: 7, completionTokens: 11 }],
+    ["usage first, nested usage after", JSON.stringify({ usage, output: [{ usage: { prompt_tokens: 1 } }] }), { promptTokens: 7, completionTokens: 11 }],
+    ["anthropic message", JSON.stringify({ content: [{ type: "text", text: "}{" }], usage: { input_tokens: 5, cache_read_input_tokens: 2, output_tokens: 3 } }), { promptTokens: 7, completionTokens: 3 }],
+    ["the last usage wins, as in JSON.parse", '{"usage":{"prompt_tokens":1},"x":[1,{"a":"\\"usage\\":"}],"usage" : {"prompt_tokens":2,"completion_tokens":3}}', { promptTokens: 2, completionTokens: 3 }],
+    ["a name that only ends in usage", '{"\\"usage":{"prompt_tokens":1},"xusage":{"prompt_tokens":1}}', undefined],
+    ["none", JSON.stringify({ data: [{ embedding: [0.1, -2e-3] }] }), undefined],
+    ["not an object", JSON.stringify([{ usage }]), undefined],
+    ["cut before its end", JSON.stringify({ usage, choices: [] }).slice(0, -1), undefined],
+    ["something after its end", `${JSON.stringify({ usage })} x`, undefined],
+  ];
+  for (const [name, text, expected] of rows) {
+    it(`${name}: whole, and a byte at a time`, () => {
+      const bytes = Buffer.from(text);
+      for (const step of [bytes.length, 1, 3]) {
+        const scan = new JsonUsageScan();
+        for (let i = 0; i < bytes.length; i += step) scan.push(bytes.subarray(i, i + step));
+        expect(scan.usage()).toEqual(expected);
+      }
+    });
+  }
+});
