@@ -5,6 +5,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { Transform } from "node:stream";
 import { messagesUsage } from "./anthropic.js";
 import { inflateStages } from "./context.js";
+import { JsonUsageScan } from "./json-usage.js";
 import { SseTap, type StreamUsage } from "./sse.js";
 
 /**
@@ -15,125 +16,6 @@ export function usageOf(parsed: object): StreamUsage | undefined {
   const u = (parsed as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null }).usage;
   if (typeof u !== "object" || u === null || typeof u.prompt_tokens !== "number") return messagesUsage(parsed);
   return { promptTokens: u.prompt_tokens, completionTokens: typeof u.completion_tokens === "number" ? u.completion_tokens : 0 };
-}
-
-// A usage object longer than this is no usage: not kept.
-const MAX_USAGE_BYTES = 64 << 10;
-const QUOTE = 34;
-const BACKSLASH = 92;
-
-/**
- * Finds the top-level `usage` member of a JSON object read in pieces: strings are skipped by
- * search, and only that member's bytes are kept. Its usage is read only when the object ended
- * well (as JSON.parse of the whole would have it; the last `usage` wins, as there).
- */
-export class JsonUsageScan {
-  private depth = 0;
-  private inString = false;
-  private escaped = false;
-  /** The next string at depth 1 is a member name. */
-  private nameNext = false;
-  /** The member name being read (at most a few bytes), or undefined when no name is. */
-  private name: string | undefined;
-  private lastName = "";
-  /** The bytes of the `usage` value being read, or undefined. */
-  private value: Buffer[] | undefined;
-  private valueBytes = 0;
-  private found: Buffer | undefined;
-  private bad = false;
-  private closed = false;
-
-  push(chunk: Buffer): void {
-    if (this.bad) return;
-    let from = this.value === undefined ? -1 : 0;
-    let quote = -2;
-    let backslash = -2;
-    const n = chunk.length;
-    for (let i = 0; i < n; i++) {
-      if (this.inString) {
-        if (this.escaped) {
-          this.escaped = false;
-          if (this.name !== undefined) this.name = "\\";
-          continue;
-        }
-        // Search to the next quote or backslash, each found once per chunk.
-        if (quote !== -1 && quote < i) quote = chunk.indexOf(QUOTE, i);
-        if (backslash !== -1 && backslash < i) backslash = chunk.indexOf(BACKSLASH, i);
-        const at = backslash !== -1 && (quote === -1 || backslash < quote) ? backslash : quote;
-        const end = at === -1 ? n : at;
-        // A name is kept only as far as it could still be "usage": a long one is not copied whole.
-        if (this.name !== undefined && this.name.length <= 8) this.name += chunk.toString("latin1", i, Math.min(end, i + 9));
-        if (at === -1) break;
-        i = at;
-        if (at === backslash) this.escaped = true;
-        else {
-          this.inString = false;
-          if (this.name !== undefined) {
-            this.lastName = this.name;
-            this.name = undefined;
-          }
-        }
-        continue;
-      }
-      const c = chunk[i];
-      if (c === 32 || c === 10 || c === 13 || c === 9) continue;
-      if (this.closed || (this.depth === 0 && c !== 123)) {
-        this.bad = true;
-        return;
-      }
-      if (c === QUOTE) {
-        this.inString = true;
-        if (this.depth === 1 && this.nameNext) {
-          this.name = "";
-          this.nameNext = false;
-        }
-      } else if (c === 123 || c === 91) {
-        if (++this.depth === 1) this.nameNext = true;
-      } else if (c === 125 || c === 93) {
-        if (this.depth === 1) {
-          from = this.endValue(chunk, from, i);
-          this.closed = true;
-        }
-        this.depth--;
-      } else if (this.depth === 1 && c === 44) {
-        from = this.endValue(chunk, from, i);
-        this.nameNext = true;
-      } else if (this.depth === 1 && c === 58 && this.lastName === "usage" && this.value === undefined) {
-        this.value = [];
-        this.valueBytes = 0;
-        from = i + 1;
-      }
-    }
-    if (this.value !== undefined && from !== -1) this.keep(chunk.subarray(from));
-  }
-
-  /** The usage, once the object has ended. */
-  usage(): StreamUsage | undefined {
-    if (this.bad || !this.closed || this.found === undefined) return undefined;
-    try {
-      const parsed: unknown = JSON.parse(`{"usage":${this.found.toString("utf8")}}`);
-      return usageOf(parsed as object);
-    } catch {
-      return undefined;
-    }
-  }
-
-  private keep(part: Buffer): void {
-    if (this.value === undefined) return;
-    this.valueBytes += part.length;
-    // Copied: a slice would hold the whole read chunk.
-    if (this.valueBytes <= MAX_USAGE_BYTES) this.value.push(Buffer.from(part));
-  }
-
-  /** Ends the `usage` value being read at `at` (if one is); the next chunk position to keep from. */
-  private endValue(chunk: Buffer, from: number, at: number): number {
-    this.lastName = "";
-    if (this.value === undefined) return from;
-    this.keep(chunk.subarray(from, at));
-    this.found = this.valueBytes <= MAX_USAGE_BYTES ? Buffer.concat(this.value) : undefined;
-    this.value = undefined;
-    return -1;
-  }
 }
 
 /**
@@ -180,7 +62,14 @@ export class ReplyUsage {
     this.stages?.[0].end();
     await this.inflated;
     this.sse?.end();
-    return this.sse?.usage ?? this.json?.usage();
+    if (this.sse !== undefined) return this.sse.usage;
+    const json = this.json?.usageJson();
+    if (json === undefined) return undefined;
+    try {
+      return usageOf(JSON.parse(json) as object);
+    } catch {
+      return undefined;
+    }
   }
 
   /** The reply was cut: what a stream reported before it broke (a JSON body cut reports nothing). */

@@ -4,6 +4,8 @@
 // as it arrives; only an incomplete event at the end of a read is held back, so a stream the
 // upstream breaks off inside an event never hands the client half an event.
 
+import { SseEventUsageScan } from "./json-usage.js";
+
 export interface StreamUsage {
   promptTokens: number;
   completionTokens: number;
@@ -12,9 +14,10 @@ export interface StreamUsage {
 const USAGE = Buffer.from('"usage"');
 // An event longer than this is not a usage chunk worth holding back: it passes as it is.
 const MAX_PENDING = 1 << 20;
-// Such an event is still read for its usage up to this size (a Responses reply's last event
-// carries its whole output, generated images included, and its usage after them).
-const MAX_EVENT = 32 << 20;
+// Such an event is still read for its usage, as it passes (a Responses reply's last event carries
+// its whole output, generated images included, and its usage after them): keeping it whole for
+// that held up to 32 MiB per stream outside any budget. Where its usage may be besides the top level:
+const USAGE_PARENTS = ["response", "message"];
 
 /**
  * A finder of event ends in `buf`: each call gives the end of the next event at or after `from`
@@ -68,9 +71,13 @@ function eventJson(text: string): unknown {
 export class SseTap {
   usage: StreamUsage | undefined;
   private pending: Buffer = Buffer.alloc(0);
-  // The part of an over-long event already passed on, kept to read its usage once it ends; null past MAX_EVENT.
-  private passed: Buffer[] | null | undefined;
-  private passedBytes = 0;
+  // An over-long event already on its way to the client, scanned for its usage as it passes.
+  private scan: SseEventUsageScan | undefined;
+
+  /** Bytes of the stream the tap holds now: an unfinished event held back (an over-long one is scanned as it passes, not kept). */
+  get heldBytes(): number {
+    return this.pending.length;
+  }
 
   /** @param strip drop usage-only chunks (the client did not ask for them) */
   constructor(private readonly strip: boolean) {}
@@ -85,11 +92,10 @@ export class SseTap {
     let usageAt = buf.indexOf(USAGE);
     const nextBoundary = boundaries(buf);
     for (let end = nextBoundary(0); end !== -1; end = nextBoundary(start)) {
-      if (start === 0 && this.passed !== undefined) {
+      if (start === 0 && this.scan !== undefined) {
         // The end of an over-long event: already on its way to the client, read here for its usage only.
-        const head = this.passed;
-        this.passed = undefined;
-        if (head !== null && end + this.passedBytes <= MAX_EVENT && ((usageAt !== -1 && usageAt < end) || head.some((b) => b.includes(USAGE)))) this.usageOnly(Buffer.concat([...head, buf.subarray(0, end)]).toString("utf8"));
+        this.scan.push(buf.subarray(0, end));
+        this.overlongUsage();
         start = end;
         continue;
       }
@@ -104,16 +110,8 @@ export class SseTap {
     // An over-long unterminated event is not held back any further.
     const held = buf.length - start > MAX_PENDING ? buf.length : start;
     if (held === buf.length && held > start) {
-      if (start > 0 || this.passed === undefined) {
-        this.passedBytes = 0;
-        this.passed = [];
-      }
-      this.passedBytes += buf.length - start;
-      // Appended, not copied: an event of megabytes arrives in many reads.
-      if (this.passed !== null) {
-        if (this.passedBytes > MAX_EVENT) this.passed = null;
-        else this.passed.push(Buffer.from(buf.subarray(start)));
-      }
+      if (start > 0 || this.scan === undefined) this.scan = new SseEventUsageScan(USAGE_PARENTS);
+      this.scan.push(buf.subarray(start));
     }
     this.pending = held < buf.length ? Buffer.from(buf.subarray(held)) : Buffer.alloc(0);
     if (out === undefined) return buf.subarray(0, held);
@@ -125,8 +123,17 @@ export class SseTap {
   end(): Buffer {
     const rest = this.pending;
     this.pending = Buffer.alloc(0);
+    // An over-long last event the stream ended without its blank line.
+    if (this.scan !== undefined) this.overlongUsage();
     if (rest.length > 0 && rest.includes(USAGE)) this.usageOnly(rest.toString("utf8"));
     return rest;
+  }
+
+  /** Records the usage of the over-long event scanned, which has ended. */
+  private overlongUsage(): void {
+    const json = this.scan?.json.usageJson();
+    this.scan = undefined;
+    if (json !== undefined) this.usageOnly(`data: ${json}`);
   }
 
   /** Records the usage an event carries; true when the event is nothing but usage. */

@@ -8,7 +8,8 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { startProxy, type RunningProxy } from "../../src/proxy/index.js";
 import { hashKey } from "../../src/proxy/tenancy.js";
-import { JsonUsageScan } from "../../src/proxy/reply-usage.js";
+import { JsonUsageScan } from "../../src/proxy/json-usage.js";
+import { usageOf } from "../../src/proxy/reply-usage.js";
 import { tempDir } from "./setup.js";
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
@@ -91,7 +92,7 @@ describe("replies read whole count against maxInFlightBodyBytes", () => {
   });
 });
 
-describe("JsonUsageScan: the usage of a JSON reply read in pieces", () => {
+describe("JsonUsageScan: the usage of a JSON reply read in pieces (top level, or in `response`)", () => {
   const usage = { prompt_tokens: 7, completion_tokens: 11 };
   const rows: Array<[string, string, { promptTokens: number; completionTokens: number } | undefined]> = [
     ["chat completion", JSON.stringify({ id: "c", choices: [{ message: { content: 'a "usage": {"prompt_tokens": 1} \\ }' } }], usage }), { promptTokens: 7, completionTokens: 11 }],
@@ -99,6 +100,8 @@ describe("JsonUsageScan: the usage of a JSON reply read in pieces", () => {
     ["anthropic message", JSON.stringify({ content: [{ type: "text", text: "}{" }], usage: { input_tokens: 5, cache_read_input_tokens: 2, output_tokens: 3 } }), { promptTokens: 7, completionTokens: 3 }],
     ["the last usage wins, as in JSON.parse", '{"usage":{"prompt_tokens":1},"x":[1,{"a":"\\"usage\\":"}],"usage" : {"prompt_tokens":2,"completion_tokens":3}}', { promptTokens: 2, completionTokens: 3 }],
     ["a name that only ends in usage", '{"\\"usage":{"prompt_tokens":1},"xusage":{"prompt_tokens":1}}', undefined],
+    ["in a parent", JSON.stringify({ response: { output: [{ usage: { prompt_tokens: 1 } }], usage: { input_tokens: 4, output_tokens: 2 } } }), { promptTokens: 4, completionTokens: 2 }],
+    ["in a member not a parent", JSON.stringify({ other: { usage } }), undefined],
     ["none", JSON.stringify({ data: [{ embedding: [0.1, -2e-3] }] }), undefined],
     ["not an object", JSON.stringify([{ usage }]), undefined],
     ["cut before its end", JSON.stringify({ usage, choices: [] }).slice(0, -1), undefined],
@@ -108,9 +111,11 @@ describe("JsonUsageScan: the usage of a JSON reply read in pieces", () => {
     it(`${name}: whole, and a byte at a time`, () => {
       const bytes = Buffer.from(text);
       for (const step of [bytes.length, 1, 3]) {
-        const scan = new JsonUsageScan();
+        const scan = new JsonUsageScan(["response"]);
         for (let i = 0; i < bytes.length; i += step) scan.push(bytes.subarray(i, i + step));
-        expect(scan.usage()).toEqual(expected);
+        const json = scan.usageJson();
+        const parsed = json === undefined ? undefined : (JSON.parse(json) as { response?: object });
+        expect(parsed === undefined ? undefined : usageOf(parsed.response ?? parsed)).toEqual(expected);
       }
     });
   }

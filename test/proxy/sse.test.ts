@@ -97,3 +97,31 @@ describe("SseTap", () => {
     expect(tap.usage).toEqual({ promptTokens: 4, completionTokens: 1 });
   });
 });
+
+describe("SseTap: an over-long event is read for its usage without being kept", () => {
+  // A Responses stream's response.completed carries its whole output (generated images) before its
+  // usage: the tap kept a copy of up to 32 MiB of such an event per stream, outside any budget.
+  const piece = Buffer.alloc(64 << 10, "x".charCodeAt(0));
+  const rows: Array<[string, string, string, { promptTokens: number; completionTokens: number }]> = [
+    ["responses", 'event: response.completed\ndata: {"type":"response.completed","response":{"id":"r","output":[{"type":"message","content":"', '"}],"usage":{"input_tokens":5,"output_tokens":9}}}\n\n', { promptTokens: 5, completionTokens: 9 }],
+    ["chat", 'data: {"id":"c","choices":[{"delta":{"content":"', '"}}],"usage":{"prompt_tokens":3,"completion_tokens":4}}\r\n\r\n', { promptTokens: 3, completionTokens: 4 }],
+    ["anthropic", 'event: message_start\ndata: {"type":"message_start","message":{"id":"m","content":[],"usage":{"input_tokens":6,"output_tokens":1},"x":"', '"}}\n\n', { promptTokens: 6, completionTokens: 1 }],
+  ];
+  for (const [name, head, tail, usage] of rows) {
+    it(`${name}: 24 MiB event, at most a few MiB kept`, () => {
+      const tap = new SseTap(false);
+      let passed = tap.push(Buffer.from(head)).length;
+      let peak = 0;
+      for (let i = 0; i < 384; i++) {
+        passed += tap.push(piece).length;
+        peak = Math.max(peak, tap.heldBytes);
+      }
+      passed += tap.push(Buffer.from(tail)).length + tap.end().length;
+      expect(passed).toBe(head.length + 384 * piece.length + tail.length);
+      expect(tap.usage).toEqual(usage);
+      // Before: a copy of all of it passed so far was kept until the event ended (10 to 31 MB
+      // measured after a collection, fed 4 to 24 MiB); now an unfinished event up to 1 MiB.
+      expect(peak).toBeLessThanOrEqual((1 << 20) + piece.length);
+    });
+  }
+});
