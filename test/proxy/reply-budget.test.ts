@@ -13,6 +13,7 @@ import { usageOf } from "../../src/proxy/reply-usage.js";
 import { tempDir } from "./setup.js";
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
+import { gunzipSync, gzipSync } from "node:zlib";
 
 let proxy: RunningProxy | undefined;
 let upstream: Server | undefined;
@@ -88,6 +89,46 @@ describe("replies read whole count against maxInFlightBodyBytes", () => {
     }
     // Their usage was read as they passed: 18 tokens each, not the prompt estimate.
     await expect.poll(() => proxy?.context.tenants.spentBy("big"), { timeout: 5000 }).toBe(clients * 18);
+    expect(proxy.context.bodies.used).toBe(0);
+  });
+});
+
+describe("replies read whole and decoded count against maxInFlightBodyBytes", () => {
+  it("passes on as the upstream sent it a compressed reply whose decoded copy the total cannot hold, and reads its usage", async () => {
+    const size = 4 << 20;
+    const body = completion(size);
+    const zipped = gzipSync(body);
+    upstream = createServer((req, res) => {
+      req.resume();
+      // Compressed though the proxy asks for identity, as some servers do.
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip", "content-length": String(zipped.length) });
+        res.end(zipped);
+      });
+    });
+    await new Promise<void>((resolve) => upstream?.listen(0, "127.0.0.1", resolve));
+    const configFile = join(tempDir(), "config.json");
+    writeFileSync(configFile, JSON.stringify({ maxInFlightBodyBytes: 1 << 20, tenancy: { virtualKeys: { zip: { keyHash: hashKey("ptc-vk-zip"), tokenBudget: 1_000_000 } } } }));
+    proxy = await startProxy({ upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, port: 0, configFile, logger: () => {} });
+    const port = proxy.port;
+    const replies = await Promise.all(
+      [0, 1, 2].map(
+        (i) =>
+          new Promise<{ encoding: string | undefined; body: Buffer }>((resolve, reject) => {
+            const req = request({ host: "127.0.0.1", port, method: "POST", path: "/v1/chat/completions", headers: { authorization: "Bearer ptc-vk-zip", "content-type": "application/json", "x-conversation-id": `z${i}` } }, (res) => {
+              const chunks: Buffer[] = [];
+              res.on("data", (c: Buffer) => chunks.push(c));
+              res.on("end", () => resolve({ encoding: res.headers["content-encoding"], body: Buffer.concat(chunks) }));
+            });
+            req.on("error", reject);
+            req.end(JSON.stringify({ model: "m", messages: [{ role: "user", content: `hi ${i}` }] }));
+          }),
+      ),
+    );
+    // Each arrives whole, decoded by the proxy when its copy fitted, else as the upstream sent it.
+    for (const reply of replies) expect((reply.encoding === "gzip" ? gunzipSync(reply.body) : reply.body).toString("utf8")).toBe(body);
+    expect(replies.some((reply) => reply.encoding === "gzip")).toBe(true);
+    await expect.poll(() => proxy?.context.tenants.spentBy("zip"), { timeout: 5000 }).toBe(3 * 18);
     expect(proxy.context.bodies.used).toBe(0);
   });
 });
