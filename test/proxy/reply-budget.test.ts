@@ -7,6 +7,7 @@ import { createServer, request, type Server, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { startProxy, type RunningProxy } from "../../src/proxy/index.js";
+import { openStore } from "../../src/proxy/store.js";
 import { hashKey } from "../../src/proxy/tenancy.js";
 import { JsonUsageScan } from "../../src/proxy/json-usage.js";
 import { usageOf } from "../../src/proxy/reply-usage.js";
@@ -90,6 +91,61 @@ describe("replies read whole count against maxInFlightBodyBytes", () => {
     // Their usage was read as they passed: 18 tokens each, not the prompt estimate.
     await expect.poll(() => proxy?.context.tenants.spentBy("big"), { timeout: 5000 }).toBe(clients * 18);
     expect(proxy.context.bodies.used).toBe(0);
+  });
+});
+
+describe("a reply passed on as it comes, left by its client", () => {
+  it("cuts the upstream's reply and charges the prompt", async () => {
+    const size = 4 << 20;
+    const body = completion(size);
+    const waiting: ServerResponse[] = [];
+    let abandoned = 0;
+    upstream = createServer((req, res) => {
+      req.resume();
+      res.on("close", () => {
+        if (!res.writableFinished) abandoned++;
+      });
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "application/json", "content-length": String(size) });
+        res.write(body.slice(0, -1));
+        waiting.push(res);
+      });
+    });
+    await new Promise<void>((resolve) => upstream?.listen(0, "127.0.0.1", resolve));
+    const dir = tempDir();
+    const db = join(dir, "proxy.db");
+    const configFile = join(dir, "config.json");
+    writeFileSync(configFile, JSON.stringify({ maxInFlightBodyBytes: 1 << 20, tenancy: { virtualKeys: { left: { keyHash: hashKey("ptc-vk-left"), tokenBudget: 1_000_000 } } } }));
+    proxy = await startProxy({ upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, port: 0, configFile, db, logger: () => {} });
+    const port = proxy.port;
+    const received = [0, 0];
+    const requests = [0, 1].map((i) => {
+      const req = request({ host: "127.0.0.1", port, method: "POST", path: "/v1/chat/completions", headers: { authorization: "Bearer ptc-vk-left", "content-type": "application/json", "x-conversation-id": `l${i}` } }, (res) => {
+        res.on("data", (c: Buffer) => (received[i] += c.length));
+        res.on("error", () => {});
+      });
+      req.on("error", () => {});
+      req.end(JSON.stringify({ model: "m", messages: [{ role: "user", content: `hi ${i}` }] }));
+      return req;
+    });
+    await expect.poll(() => waiting.length, { timeout: 20_000 }).toBe(2);
+    // One of the two is passed on as it comes (the total cannot hold both): its client leaves midway.
+    await expect.poll(() => Math.max(...received), { timeout: 20_000 }).toBeGreaterThan(0);
+    const leaver = received[0] > 0 ? 0 : 1;
+    requests[leaver].destroy();
+    await expect.poll(() => abandoned, { timeout: 20_000 }).toBe(1);
+    for (const res of waiting) if (!res.destroyed) res.end(body.slice(-1));
+    await expect.poll(() => proxy?.context.life.inFlight, { timeout: 20_000 }).toBe(0);
+    // Closing waits for the handlers' charges; the spend is read back from the file, reservations settled.
+    await proxy.close();
+    proxy = undefined;
+    const store = await openStore(db);
+    try {
+      // The other reported 18 tokens; the one left is charged its prompt (its usage never came), not nothing.
+      expect(await store.spent("left")).toBeGreaterThan(18);
+    } finally {
+      await store.close();
+    }
   });
 });
 
