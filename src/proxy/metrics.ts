@@ -26,7 +26,7 @@ const HELP: Record<string, string> = {
   ptc_proxy_compaction_tokens_after_total: "Prompt tokens after the compactions that succeeded.",
   ptc_proxy_context_retries_total: "Requests retried once after compacting, on an upstream context-length error.",
   ptc_proxy_upstream_truncation_total: "Responses whose reported prompt tokens were far below the estimate (the upstream cut the prompt).",
-  ptc_proxy_upstream_errors_total: "Upstream failures by kind: unreachable, timeout, malformed, status.",
+  ptc_proxy_upstream_errors_total: "Upstream failures by kind: unreachable, timeout, malformed, status, stream_cut, too_large.",
   ptc_proxy_conversations: "Conversations currently stored.",
   ptc_proxy_body_bytes_in_flight: "Bytes of request bodies held now (as read, and again decoded), against maxInFlightBodyBytes.",
   ptc_proxy_body_bytes_limit: "maxInFlightBodyBytes: past it, requests are refused with 503 body_budget_exceeded.",
