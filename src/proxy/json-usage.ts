@@ -129,9 +129,11 @@ export class JsonUsageScan {
     this.lastName = "";
     if (this.value === undefined || this.valueDepth !== this.depth) return from;
     this.keep(chunk.subarray(from, at));
-    const text = this.valueBytes <= MAX_USAGE_BYTES ? Buffer.concat(this.value).toString("utf8") : undefined;
-    if (this.depth === 1) this.top = text === undefined ? undefined : `{"usage":${text}}`;
-    else this.nested = text === undefined ? undefined : `{${JSON.stringify(this.parent)}:{"usage":${text}}}`;
+    // `"usage": null` (every chunk of an OpenAI stream but the last) is no usage, as `??` reads it.
+    const raw = this.valueBytes <= MAX_USAGE_BYTES ? Buffer.concat(this.value).toString("utf8").trim() : undefined;
+    const text = raw === "null" ? undefined : raw;
+    if (text !== undefined && this.depth === 1) this.top = `{"usage":${text}}`;
+    else if (text !== undefined) this.nested = `{${JSON.stringify(this.parent)}:{"usage":${text}}}`;
     this.value = undefined;
     return -1;
   }

@@ -198,6 +198,7 @@ describe("JsonUsageScan: the usage of a JSON reply read in pieces (top level, or
     ["the last usage wins, as in JSON.parse", '{"usage":{"prompt_tokens":1},"x":[1,{"a":"\\"usage\\":"}],"usage" : {"prompt_tokens":2,"completion_tokens":3}}', { promptTokens: 2, completionTokens: 3 }],
     ["a name that only ends in usage", '{"\\"usage":{"prompt_tokens":1},"xusage":{"prompt_tokens":1}}', undefined],
     ["in a parent", JSON.stringify({ response: { output: [{ usage: { prompt_tokens: 1 } }], usage: { input_tokens: 4, output_tokens: 2 } } }), { promptTokens: 4, completionTokens: 2 }],
+    ["a null usage beside one in a parent", JSON.stringify({ usage: null, response: { usage: { input_tokens: 4, output_tokens: 2 } } }), { promptTokens: 4, completionTokens: 2 }],
     ["in a member not a parent", JSON.stringify({ other: { usage } }), undefined],
     ["none", JSON.stringify({ data: [{ embedding: [0.1, -2e-3] }] }), undefined],
     ["not an object", JSON.stringify([{ usage }]), undefined],
