@@ -240,6 +240,23 @@ function heldKey(m: IMap<unknown, unknown>, k: unknown): unknown {
   return k;
 }
 
+/**
+ * The key `coll` (a map, or a set's elements) holds that is = to `k`, which it holds: what a
+ * lookup gives back, so (#{1} 1.0) and (find {1 :a} 1.0) give the 1 held, as conj and assoc
+ * keep it. Only a key that can be = to one printed otherwise costs a walk.
+ */
+export function storedKey(coll: IMap<unknown, unknown> | ISet<unknown>, k: unknown): unknown {
+  if (!canDiffer(k)) return k;
+  const m = isSet(coll as Value) ? (coll as unknown as { _map: IMap<unknown, unknown> })._map : (coll as IMap<unknown, unknown>);
+  if (m instanceof OrderedMap) {
+    const { _map: index, _list: list } = m as unknown as { _map: IMap<unknown, number>; _list: { get(i: number): [unknown, unknown] } };
+    const i = index.get(k);
+    return i === undefined ? k : list.get(i)[0];
+  }
+  const other = otherZero(k);
+  return heldKey(m, other === undefined ? k : zeroKey(m, k, other));
+}
+
 function bitCount(x: number): number {
   let n = 0;
   for (let y = x; y !== 0; y &= y - 1) n++;

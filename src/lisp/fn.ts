@@ -1,6 +1,7 @@
 // Function values and the call protocol. A user function is a Closure over a compiled
 // template: its arities' bodies are closures over a flat frame (captured values first,
 // then parameters, then locals), so calling one allocates exactly one array.
+import { storedKey } from "./equality.js";
 import type { FnArityNode } from "./analyzer/nodes.js";
 import { heldKey } from "./core/sorted.js";
 import { clipped } from "./cuts.js";
@@ -303,7 +304,7 @@ export function callValue(f: Value, args: Value[]): Value {
     throw new LispError("arity_error", `a map used as a function expects 1 or 2 arguments, got ${n}`);
   }
   if (isSet(f)) {
-    if (n === 1) return f.has(args[0]) ? args[0] : (heldKey(f, args[0]) ?? null);
+    if (n === 1) return f.has(args[0]) ? (storedKey(f, args[0]) as Value) : (heldKey(f, args[0]) ?? null);
     throw new LispError("arity_error", `a set used as a function expects 1 argument, got ${n}`);
   }
   if (f instanceof Vec) {

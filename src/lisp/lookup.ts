@@ -1,6 +1,7 @@
 // Key lookup shared by `get`, keyword and map invocation, and destructuring.
 // Keyword and string keys fall back to each other (exact type first), because host data
 // often arrives with string keys while programs use keywords.
+import { storedKey } from "./equality.js";
 import { heldKey } from "./core/sorted.js";
 import { took } from "./runtime.js";
 import { charAt, charCount } from "./text.js";
@@ -28,7 +29,7 @@ function find(coll: Value, key: Value, dflt: Value): Value {
     const i = asIndex(key);
     return i !== null && i >= 0 && i < coll.size ? (coll.get(i) as Value) : dflt;
   }
-  if (isSet(coll)) return coll.has(key) ? key : (heldKey(coll, key) ?? dflt);
+  if (isSet(coll)) return coll.has(key) ? (storedKey(coll, key) as Value) : (heldKey(coll, key) ?? dflt);
   if (typeof coll === "string") {
     const i = asIndex(key);
     if (i === null || i < 0) return dflt;

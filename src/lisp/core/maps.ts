@@ -3,6 +3,7 @@
 // (exact type first) because host data arrives with string keys while programs use keywords;
 // updates that read through that fallback write back to the key they found, so
 // `(update m :n inc)` on `{"n" 1}` changes the existing entry instead of adding a second one.
+import { storedKey } from "../equality.js";
 import { LispError, typeErr } from "../errors.js";
 import { call1, call2, callValue } from "../fn.js";
 import { hasKey, lookup } from "../lookup.js";
@@ -32,7 +33,7 @@ function notAMap(who: string, x: Value, hint?: string): LispError {
 
 /** The key a map actually holds for `k` under the keyword/string fallback, or `k` itself. */
 export function actualKey(m: LMap, k: Value): Value {
-  if (m.has(k)) return k;
+  if (m.has(k)) return storedKey(m, k) as Value;
   if (k instanceof Keyword) {
     if (m.has(k.name)) return k.name;
   } else if (typeof k === "string") {
@@ -324,7 +325,7 @@ function selectKeys(m: Value, ks: Value): Value {
   charge(wanted.length);
   return EMPTY_MAP.withMutations((out) => {
     // Under the key the map holds when its own comparator found it (Clojure's find gives that).
-    for (const k of wanted) if (hasKey(m, k)) out.set(isMap(m) && !m.has(k) ? (heldKey(m, k) ?? k) : k, lookup(m, k, null));
+    for (const k of wanted) if (hasKey(m, k)) out.set(isMap(m) ? (m.has(k) ? (storedKey(m, k) as Value) : (heldKey(m, k) ?? k)) : k, lookup(m, k, null));
   });
 }
 

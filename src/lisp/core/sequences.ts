@@ -21,8 +21,8 @@ type Unary = (x: Value) => Value;
 function unary(who: string, f: Value): Unary {
   if (f instanceof Fn) return (x) => f.call1(x);
   if (f instanceof Keyword) return (x) => lookup(x, f, null);
-  if (isMap(f)) return (x) => lookup(f, x, null);
-  if (isSet(f)) return (x) => (f.has(x) ? x : null);
+  // A set gives the element it holds, found by its own comparator when sorted by one.
+  if (isMap(f) || isSet(f)) return (x) => lookup(f, x, null);
   // A vector (the only other callable) indexes. Anything else is a type error when it is first
   // called, as in Clojure: (every? 1 []) is true, since nothing ever calls 1.
   return (x) => callValue(expectFn(who, f), [x]);

@@ -271,6 +271,17 @@
 ;=> nil
 (some float? (keys (assoc (apply sorted-map (range 40)) 6.0 :x)))
 ;=> nil
+;; A lookup by a key = to one held gives the one held, as Clojure's find and set lookup do: the
+;; caller's 1.0 came back for the 1 a set or map held.
+[(#{1} 1.0) (get #{1} 1.0) (find {1 :a} 1.0) (select-keys {1 :a} [1.0]) (#{0.0} 0) (find {0 :a} 0.0) (#{[1]} [1.0])]
+;=> [1 1 [1 :a] {1 :a} 0.0 [0 :a] [1]]
+[(get (set (range 40)) 7.0) (find (zipmap (range 40) (range 40)) 7.0) ((apply sorted-set (range 20)) 7.0) (find (apply sorted-map (range 40)) 6.0) ((sorted-set 1 2) 1.0)]
+;=> [7 [7 7] 7 [6 7] 1]
+[(some #{1} [1.0]) (keep #{[1]} [[1.0]]) (map {1 :a} [1.0])]
+;=> [1 [[1]] [:a]]
+;; A set sorted by its own comparator, used as a predicate, finds by that comparator as when called.
+(let [s (sorted-set-by (fn [a b] (compare (count a) (count b))) "ab")] [(filter s ["xy" "abc"]) (some s ["xy"]) (s "xy")])
+;=> [["xy"] "ab" "ab"]
 ;; A fractional size or step counts as Clojure's take and drop count it, rounded up: / always
 ;; makes a float here, so (partition-all (/ (count xs) 2) xs) splits 5 items in two halves.
 (take-nth 2.5 [1 2 3 4 5 6 7])
