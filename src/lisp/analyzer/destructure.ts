@@ -129,14 +129,16 @@ function bindMap(a: Analyzer, items: Form[], loc: SourceLoc, init: Node, scope: 
   for (let k = 0; k < items.length; k += 2) {
     const key = items[k];
     const val = items[k + 1];
-    if (key.type === "keyword" && (key.name === "keys" || key.name === "strs" || key.name === "syms")) {
+    // {:keys [a]}, and Clojure's {:ns/keys [a]}, which reads :ns/a (a name with its own namespace keeps it).
+    const ns = key.type === "keyword" && /^[^/]+\/(keys|syms)$/.test(key.name) ? key.name.slice(0, key.name.lastIndexOf("/")) : null;
+    if (key.type === "keyword" && (key.name === "keys" || key.name === "strs" || key.name === "syms" || ns !== null)) {
       if (val.type !== "vector") throw a.error("invalid_form", `:${key.name} must be followed by a vector of names`, key, `e.g. {:${key.name} [a b]}`);
       for (const n of val.items) {
         const name = n.type === "keyword" ? n.name : isSym(n) ? n.name : null;
         if (name === null) throw a.error("invalid_form", `:${key.name} names must be symbols`, n);
         const bare = name.includes("/") ? name.slice(name.indexOf("/") + 1) : name;
         const target: Form = { type: "symbol", name: bare, loc: n.loc };
-        fromKey(target, key.name === "strs" ? bare : keyword(name), n);
+        fromKey(target, key.name === "strs" ? bare : keyword(ns === null || name.includes("/") ? name : `${ns}/${name}`), n);
       }
       continue;
     }

@@ -40,6 +40,13 @@
 (defn opts [a & {:keys [limit sort] :or {limit 10}}] [a limit sort])
 [(opts 1) (opts 1 :sort :asc) (opts 1 :limit 3 :sort :desc)]
 ;=> [[1 10 nil] [1 10 :asc] [1 3 :desc]]
+;; Clojure's namespaced :keys: {:ns/keys [a]} reads :ns/a, a name with its own namespace keeps it.
+(let [{:user/keys [id name] :order/keys [total] :keys [x/y] :or {total 0}} {:user/id 7 :user/name "Al" :x/y 3}] [id name total y])
+;=> [7 "Al" 0 3]
+(let [{:a/keys [b c/d]} {:a/b 1 :c/d 2 :a/d 3}] [b d])
+;=> [1 2]
+(let [{:a/keys b} {}] b)
+;!! invalid_form: :a/keys must be followed by a vector of names
 ((fn [& {:keys [k]}] k) :k)
 ;!! destructure_error
 ;; Odd keyword arguments name the key left without a value (Clojure: "No value supplied for key").
