@@ -24,6 +24,19 @@
 ;=> :big
 (condp = 9 1 :one)
 ;!! value_error: no clause
+;; Clojure's test :>> f: f gets what (pred test expr) returned; clauses of both kinds mix.
+(condp some [1 2 3] #{0 6} :>> inc #{4 5} :>> dec #{1 2} :>> #(+ % 3))
+;=> 4
+(condp re-find "ab12" #"x" :x #"\d+" :>> parse-long :none)
+;=> 12
+(condp some [7] #{0 6} :>> inc :none)
+;=> :none
+(condp some [7] #{0 6} :>> inc)
+;!! value_error: no clause
+(loop [i 0] (condp some [i] #{3} :>> identity (recur (inc i))))
+;=> 3
+(condp = 1 1 :>>)
+;!! invalid_form: :>> must be followed by a function
 (case "b" "a" 1 "b" 2 3)
 ;=> 2
 (case 7 (1 2 3) :low (7 8) :high :none)

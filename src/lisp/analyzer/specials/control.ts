@@ -81,8 +81,8 @@ export const cond: SpecialForm = {
 
 export const condp: SpecialForm = {
   syntax: "(condp pred expr test1 result1 ... default?)",
-  doc: "The result for the first test where (pred test expr) is truthy; the default (or an error) otherwise.",
-  examples: [["(condp = 2 1 :one 2 :two :many)", ":two"]],
+  doc: "The result for the first test where (pred test expr) is truthy; test :>> f gives (f that truth); the default (or an error) otherwise.",
+  examples: [["(condp = 2 1 :one 2 :two :many)", ":two"], ["(condp some [1 2] #{3} :>> inc #{2} :>> dec)", "1"]],
   analyze: (a, form, ctx) => {
     const args = form.items.slice(1);
     if (args.length < 2) throw a.error("invalid_form", "expected (condp pred expr test result ... default?)", form);
@@ -92,23 +92,39 @@ export const condp: SpecialForm = {
     const exprRef = scope.declare(hiddenName("expr"));
     const pred = a.analyze(args[0], notTail(ctx));
     const expr = a.analyze(args[1], notTail(ctx));
-    const clauses = args.slice(2);
-    if (clauses.some((c) => c.type === "keyword" && c.name === ">>")) throw a.error("invalid_form", "condp :>> is not supported", form, "call the function in the result expression instead");
+    // Clauses read left to right as Clojure's do: test result, or test :>> f; one form left is the default.
+    const clauses: Array<{ test: Form; result: Form; arrow: boolean }> = [];
+    let rest = args.slice(2);
+    while (rest.length >= 2) {
+      const arrow = rest[1].type === "keyword" && rest[1].name === ">>";
+      if (arrow && rest.length < 3) throw a.error("invalid_form", "condp :>> must be followed by a function", rest[1], "(condp pred expr test :>> f ...)");
+      clauses.push({ test: rest[0], result: rest[arrow ? 2 : 1], arrow });
+      rest = rest.slice(arrow ? 3 : 2);
+    }
     const bodyCtx: Ctx = { scope, tail: ctx.tail, recur: ctx.recur };
     let node: Node;
-    if (clauses.length % 2 === 1) {
-      node = a.analyze(clauses[clauses.length - 1], bodyCtx);
+    if (rest.length === 1) {
+      node = a.analyze(rest[0], bodyCtx);
     } else {
       node = { op: "builtin-call", builtin: a.builtin("%no-match"), args: [{ op: "const", value: "condp", loc: form.loc }, { op: "local", ref: exprRef, name: "", loc: form.loc }], loc: form.loc };
     }
-    for (let i = clauses.length - (clauses.length % 2 === 1 ? 3 : 2); i >= 0; i -= 2) {
+    for (let i = clauses.length - 1; i >= 0; i--) {
+      const { test: testForm, result, arrow } = clauses[i];
+      const loc = testForm.loc;
       const test: Node = {
         op: "call",
-        fn: { op: "local", ref: predRef, name: "", loc: clauses[i].loc },
-        args: [a.analyze(clauses[i], inner), { op: "local", ref: exprRef, name: "", loc: clauses[i].loc }],
-        loc: clauses[i].loc,
+        fn: { op: "local", ref: predRef, name: "", loc },
+        args: [a.analyze(testForm, inner), { op: "local", ref: exprRef, name: "", loc }],
+        loc,
       };
-      node = { op: "if", test, then: a.analyze(clauses[i + 1], bodyCtx), else: node, loc: clauses[i].loc };
+      if (!arrow) {
+        node = { op: "if", test, then: a.analyze(result, bodyCtx), else: node, loc };
+        continue;
+      }
+      const hitRef = scope.declare(hiddenName("hit"));
+      const hit: Node = { op: "local", ref: hitRef, name: "", loc };
+      const then: Node = { op: "call", fn: a.analyze(result, inner), args: [hit], loc: result.loc };
+      node = { op: "let", binds: [{ target: hitRef, init: test }], body: { op: "if", test: hit, then, else: node, loc }, loc };
     }
     return { op: "let", binds: [{ target: predRef, init: pred }, { target: exprRef, init: expr }], body: node, loc: form.loc };
   },
