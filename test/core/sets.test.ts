@@ -140,4 +140,16 @@ describe("limits", () => {
     const e = await failure("(intersection data/big data/big)", { ctx: { big }, limits: { maxFuel: 1_000 } });
     expect(e.error.kind).toBe("fuel_exhausted");
   });
+
+  it("intersection walks its smallest set, as Clojure does, not a large first one", async () => {
+    // 200 intersections of a 30,000-element set with a one-element set: 6M elements walked when
+    // the first set is filtered, a few hundred when the small one is.
+    const big = Array.from({ length: 30_000 }, (_, i) => i);
+    const opts = { ctx: { big }, limits: { maxFuel: 1_000_000 } };
+    expect(await edn("(let [s (set data/big)] (count (filter (fn [i] (seq (intersection s #{i}))) (range 0 60000 300))))", opts)).toBe("100");
+    expect(await edn("(let [s (set data/big)] (intersection s #{7 40000} (set (range 5 10))))", opts)).toBe("#{7}");
+    // The element kept is the one the first set holds, as when it is walked.
+    expect(await edn("(let [s (set data/big)] (intersection s #{7.0}))", opts)).toBe("#{7}");
+    expect(await edn("(let [s (apply sorted-set-by > (range 20))] (intersection s #{3.0 50}))", opts)).toBe("#{3}");
+  });
 });

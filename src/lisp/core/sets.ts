@@ -9,6 +9,7 @@ import { EMPTY_SET, isMap, isSet, LSet, truthy, type Value } from "../values.js"
 import { Vec } from "../vector.js";
 import { describe, isCallable } from "./args.js";
 import { comparator } from "./sequences.js";
+import { storedKey } from "../equality.js";
 import { hasKey } from "../lookup.js";
 import { heldKey, intersectionBase, keepSorted, ORDERED_UP_TO, sortedSetBy, sortOrder, unionBase } from "./sorted.js";
 import type { BuiltinDef } from "./registry.js";
@@ -119,11 +120,26 @@ function intersection(args: Value[]): Value {
   // keeps that one and it is sorted (see union).
   const at = intersectionBase(args);
   const base = sets[at];
-  charge(base.size * (sets.length - 1));
+  let least = at;
+  for (let i = 0; i < sets.length; i++) if (sets[i].size < sets[least].size) least = i;
   // hasKey finds an element of a set sorted by its own comparator by that comparator, as contains? does.
-  return base.filter((x) => {
-    for (let i = 0; i < sets.length; i++) if (i !== at && !hasKey(sets[i], x)) return false;
-    return true;
+  if (least === at || base.size <= ORDERED_UP_TO) {
+    charge(base.size * (sets.length - 1));
+    return base.filter((x) => {
+      for (let i = 0; i < sets.length; i++) if (i !== at && !hasKey(sets[i], x)) return false;
+      return true;
+    });
+  }
+  // A large base is not walked for what a small set holds (Clojure walks the smallest too): the
+  // shared elements are looked up in it, and kept as it holds them.
+  const from = sets[least];
+  charge(from.size * (sets.length - 1));
+  return EMPTY_SET.withMutations((out) => {
+    for (const x of from) {
+      let shared = true;
+      for (let i = 0; i < sets.length && shared; i++) if (i !== least && !hasKey(sets[i], x)) shared = false;
+      if (shared) out.add(base.has(x) ? (storedKey(base, x) as Value) : (heldKey(base, x) ?? x));
+    }
   });
 }
 
