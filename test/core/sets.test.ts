@@ -141,6 +141,18 @@ describe("limits", () => {
     expect(e.error.kind).toBe("fuel_exhausted");
   });
 
+  it("union adds into its largest set, as Clojure does, not into a small first one", async () => {
+    // 200 unions of a one-element set with a 30,000-element one: 6M elements added when the
+    // first set is built on, 200 when the large one is.
+    const big = Array.from({ length: 30_000 }, (_, i) => i);
+    const opts = { ctx: { big }, limits: { maxFuel: 1_000_000 } };
+    expect(await edn("(count (reduce (fn [acc i] (union #{i} acc)) (set data/big) (range 30000 30200)))", opts)).toBe("30200");
+    expect(await edn("(count (union [1 -1] #{-2} (set data/big) #{-3} [-3 -4]))", opts)).toBe("30004");
+    // An element = to one held keeps the earliest argument's, as when the first set is built on.
+    expect(await edn("(let [u (union #{7.0} #{7} (set data/big) #{8.0})] [(count u) (some float? u) (contains? (set (filter float? u)) 7.0)])", opts)).toBe("[30000 true true]");
+    expect(await edn("(let [u (union #{7} #{7.0} (set data/big))] (some float? u))", opts)).toBe("nil");
+  });
+
   it("intersection walks its smallest set, as Clojure does, not a large first one", async () => {
     // 200 intersections of a 30,000-element set with a one-element set: 6M elements walked when
     // the first set is filtered, a few hundred when the small one is.

@@ -91,7 +91,17 @@ function union(args: Value[]): Value {
   // Adding into the first set keeps its order, which reads naturally; into the largest when
   // Clojure builds on that one and it is sorted, so the result is sorted as Clojure's is (the
   // registry wraps union with keepingSortedOrder, which asks unionBase the same).
-  const at = unionBase(args);
+  let at = unionBase(args);
+  // A set past the small-set size iterates in hash order whatever it was built from, so a larger
+  // one than the base is built on instead, as Clojure does: a small first set is not rebuilt
+  // from a large one at each call.
+  if (sortOrder(args[at]) === undefined) {
+    let size = args[at] instanceof Vec || isSet(args[at]) ? (args[at] as Vec<Value> | LSet).size : 0;
+    for (let i = 0; i < args.length; i++) {
+      const x = args[i];
+      if (isSet(x) && x.size > ORDERED_UP_TO && x.size > size) [at, size] = [i, x.size];
+    }
+  }
   const base = setArg("union", args[at], at + 1);
   // Vectors are added as they are (not turned into sets first) so their order survives.
   const parts: Array<LSet | Vec<Value>> = [];
@@ -106,8 +116,18 @@ function union(args: Value[]): Value {
   if (total === 0) return base;
   charge(total);
   return base.withMutations((out) => {
-    for (const part of parts) {
-      for (const x of part) out.add(x);
+    // An element = to one held keeps the earliest argument's: those before the base replace
+    // what they meet, the last first, so the first argument's stays.
+    for (let j = at - 1; j >= 0; j--) {
+      const xs = parts[j] instanceof Vec ? parts[j].toArray() : [...parts[j]];
+      for (let k = xs.length - 1; k >= 0; k--) {
+        if (out.has(xs[k])) out.remove(xs[k]);
+        out.add(xs[k]);
+      }
+      checkCollectionSize(out.size);
+    }
+    for (let j = at; j < parts.length; j++) {
+      for (const x of parts[j]) out.add(x);
       checkCollectionSize(out.size);
     }
   });
