@@ -6,7 +6,7 @@
 // the run and remembers the pairs it has proved equal: values that share structure (a vector
 // holding the same vector twice, 26 levels deep, is 2^26 leaves but 26 distinct nodes) then
 // compare in time proportional to their distinct nodes, not to the leaves they unfold into.
-import { hash as ihash, is, Map as IMap, OrderedMap, Set as ISet } from "ptc-immutable";
+import { hash as ihash, is, isOrdered, Map as IMap, OrderedMap, Set as ISet } from "ptc-immutable";
 import { type LispError, nestedTooDeep, typeErr } from "./errors.js";
 import { charge, chargeIfRunning, chargeRead, nestingLimit, tickIfRunning } from "./runtime.js";
 import { Keyword, LFloat, type Value, typeName, isMap, isSet } from "./values.js";
@@ -288,17 +288,29 @@ function nestedHash(x: object, hashOf: () => number): number {
   }
 }
 
+// A large sorted map or set is an OrderedMap or OrderedSet, which immutable hashes by its order:
+// it is hashed as the = hash map or set is (Clojure's hash ignores order), or once both were
+// hashed (= m sorted-m) turned false and the two stayed apart as keys and set elements.
+function unorderedMapHash(this: IMap<unknown, unknown>): number {
+  return ((this as { __hash?: number }).__hash = immutableMapHash.call(IMap(this)));
+}
+function unorderedSetHash(this: ISet<unknown>): number {
+  return ((this as { __hash?: number }).__hash = immutableSetHash.call(ISet(this)));
+}
+
 IMap.prototype.hashCode = function (this: IMap<unknown, unknown>): number {
-  if (knownHash(this) !== undefined) return immutableMapHash.call(this);
+  const known = knownHash(this);
+  if (known !== undefined) return known;
   chargeIfRunning(this.size);
   this.forEach((v, k) => void (chargeHash(k), chargeHash(v)));
-  return nestedHash(this, immutableMapHash);
+  return nestedHash(this, isOrdered(this) ? unorderedMapHash : immutableMapHash);
 };
 ISet.prototype.hashCode = function (this: ISet<unknown>): number {
-  if (knownHash(this) !== undefined) return immutableSetHash.call(this);
+  const known = knownHash(this);
+  if (known !== undefined) return known;
   chargeIfRunning(this.size);
   this.forEach((x) => chargeHash(x));
-  return nestedHash(this, immutableSetHash);
+  return nestedHash(this, isOrdered(this) ? unorderedSetHash : immutableSetHash);
 };
 Vec.prototype.hashCode = function (this: Vec<unknown>): number {
   if (this.knownHash() !== undefined) return vecHash.call(this);

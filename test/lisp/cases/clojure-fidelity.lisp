@@ -279,6 +279,14 @@
 ;=> [7 [7 7] 7 [6 7] 1]
 [(some #{1} [1.0]) (keep #{[1]} [[1.0]]) (map {1 :a} [1.0])]
 ;=> [1 [[1]] [:a]]
+;; A large sorted set or map hashes as the = hash set or map does (Clojure's hash ignores order):
+;; once hashed, (= s ss) turned false and both stayed apart in a set or as keys.
+(let [s (set (range 20)) ss (apply sorted-set (range 20)) rs (apply sorted-set-by > (range 20)) probe (set (range 10))]
+  [(contains? probe s) (contains? probe ss) (contains? probe rs) (= s ss) (= ss rs) (count (set [s ss rs])) (contains? (set (cons ss (range 10))) s) (get (zipmap [rs 1 2 3 4 5 6 7 8 9] (range 10)) s)])
+;=> [false false false true true 1 true 0]
+(let [m (zipmap (range 20) (range 20)) sm (into (sorted-map) m) probe (set (range 10))]
+  [(contains? probe m) (contains? probe sm) (= m sm) (count (distinct [m sm])) (frequencies [[m] [sm]])])
+;=> [false false true 1 {[{0 0 1 1 2 2 3 3 4 4 5 5 6 6 7 7 8 8 9 9 10 10 11 11 12 12 13 13 14 14 15 15 16 16 17 17 18 18 19 19}] 2}]
 ;; A set sorted by its own comparator, used as a predicate, finds by that comparator as when called.
 (let [s (sorted-set-by (fn [a b] (compare (count a) (count b))) "ab")] [(filter s ["xy" "abc"]) (some s ["xy"]) (s "xy")])
 ;=> [["xy"] "ab" "ab"]
