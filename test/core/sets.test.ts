@@ -151,6 +151,9 @@ describe("limits", () => {
     // An element = to one held keeps the earliest argument's, as when the first set is built on.
     expect(await edn("(let [u (union #{7.0} #{7} (set data/big) #{8.0})] [(count u) (some float? u) (contains? (set (filter float? u)) 7.0)])", opts)).toBe("[30000 true true]");
     expect(await edn("(let [u (union #{7} #{7.0} (set data/big))] (some float? u))", opts)).toBe("nil");
+    // A large sorted set is not built on unless it is the base union keeps sorted: the result is
+    // then the hash set it was, in the same order.
+    expect(await edn("(let [u (union #{100} (apply sorted-set-by > (range 20)) (set (range 20 40)))] [(count u) (= (vec (conj u -5)) (vec (set (conj (range 40) 100 -5))))])")).toBe("[41 true]");
   });
 
   it("intersection walks its smallest set, as Clojure does, not a large first one", async () => {

@@ -99,7 +99,7 @@ function union(args: Value[]): Value {
     let size = args[at] instanceof Vec || isSet(args[at]) ? (args[at] as Vec<Value> | LSet).size : 0;
     for (let i = 0; i < args.length; i++) {
       const x = args[i];
-      if (isSet(x) && x.size > ORDERED_UP_TO && x.size > size) [at, size] = [i, x.size];
+      if (isSet(x) && x.size > ORDERED_UP_TO && x.size > size && sortOrder(x) === undefined) [at, size] = [i, x.size];
     }
   }
   const base = setArg("union", args[at], at + 1);
