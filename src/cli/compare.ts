@@ -16,7 +16,6 @@ import { LlmError } from "../llm/errors.js";
 import { openaiLlm } from "../llm/openai.js";
 import type { Llm } from "../llm/types.js";
 import { runTranscript } from "../harness/run-transcript.js";
-import { StrategyFailure } from "../harness/measure.js";
 import { parseTranscripts, TranscriptError, type Transcript } from "../harness/transcript.js";
 import { parseRun } from "./trace.js";
 import { fileKind, whatReads } from "./file-kind.js";
@@ -332,16 +331,14 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
       if (caches !== undefined) io.stdout.write(`\nCost against full under each cache model (the one measure; far facts: last mentioned ${FAR_MESSAGES}+ messages earlier):\n${renderCacheTable(caches)}\n`);
     }
     const written = [values.json !== undefined && !toStdout ? write(values.json, json, io) : true, values.html !== undefined && !htmlToStdout ? write(values.html, html(), io) : true];
-    return written.every(Boolean) ? 0 : 1;
+    // A strategy that failed on some transcripts is reported with them, the rest measured; the run still failed.
+    const failed = report.rows.reduce((n, r) => n + r.failures.length, 0) + (caches?.rows.reduce((n, r) => n + r.failures.length, 0) ?? 0);
+    if (failed > 0) io.stderr.write(`ptc compare: ${failed} strategy run${failed === 1 ? "" : "s"} on a transcript failed (listed in the report${caches === undefined ? "" : "s"}); the other figures leave them out\n`);
+    return written.every(Boolean) && failed === 0 ? 0 : 1;
   } catch (e) {
     if (e instanceof TranscriptError) {
       io.stderr.write(`ptc compare: ${e.message}\n`);
       return 2;
-    }
-    // A strategy that threw on a transcript: said with the transcript and request, not as a stack trace.
-    if (e instanceof StrategyFailure) {
-      io.stderr.write(forTerminal(`ptc compare: ${e.message}\n`));
-      return 1;
     }
     // A strategy's options are checked when it is first built: a bad one is a usage error.
     const message = (e as Error).message ?? String(e);

@@ -66,6 +66,8 @@ export interface CacheTable {
     farNeeded: number;
     fired: number;
     failed: number;
+    /** Transcripts the strategy itself failed on (absent in reports written before it). */
+    failures?: ReadonlyArray<{ id: string; message: string }>;
   }>;
 }
 
@@ -81,7 +83,7 @@ export function cacheTableCells(r: CacheTable): { head: string[]; rows: string[]
     ...r.models.map((m) => costRatioText(row.costRatio[m] === undefined ? 1 : row.costRatio[m], row.cost[m] ?? 0)),
     pctOrNone(row.retention),
     `${pctOrNone(row.farRetention)} of ${row.farNeeded}`,
-    (row.strategy === "full" ? "-" : row.fired === 0 ? "never" : `${row.fired}/${r.transcripts}`) + (row.failed > 0 ? `, summaries failed in ${row.failed}/${r.transcripts}` : ""),
+    (row.strategy === "full" ? "-" : row.fired === 0 ? "never" : `${row.fired}/${r.transcripts}`) + (row.failed > 0 ? `, summaries failed in ${row.failed}/${r.transcripts}` : "") + ((row.failures?.length ?? 0) > 0 ? `, failed on ${row.failures?.length}/${r.transcripts} (left out)` : ""),
   ]);
   return { head, rows };
 }
@@ -91,4 +93,16 @@ export function dataProblemLines(r: { transcripts: number; dataProblems?: Readon
   const problems = r.dataProblems ?? [];
   if (problems.length === 0) return [];
   return [`data problems in ${problems.length} of ${r.transcripts} transcripts (compared as recorded):`, ...problems.flatMap((t) => t.problems.map((p) => `  ${p}`))];
+}
+
+/**
+ * A report's strategies that failed on some transcripts, a line each then one indented line per
+ * failure (which request, what it threw); none when none failed. A report written before
+ * `failures` has none.
+ */
+export function failureLines(r: { transcripts: number; rows: ReadonlyArray<{ strategy: string; failures?: ReadonlyArray<{ message: string }> }> }): string[] {
+  return r.rows.flatMap((row) => {
+    const failures = row.failures ?? [];
+    return failures.length === 0 ? [] : [`${row.strategy} failed on ${failures.length} of ${r.transcripts} transcripts (its figures, and full's they are compared with, leave them out):`, ...failures.map((f) => `  ${f.message}`)];
+  });
 }

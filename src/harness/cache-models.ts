@@ -8,7 +8,7 @@ import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import type { Llm } from "../llm/types.js";
 import { cacheTableCells, costRatio, FAR_MESSAGES } from "../compaction/figures.js";
 import { specLabel } from "./compare.js";
-import { measure } from "./measure.js";
+import { measure, StrategyFailure } from "./measure.js";
 import type { Transcript } from "./transcript.js";
 
 export { cacheTableCells, FAR_MESSAGES };
@@ -40,6 +40,8 @@ export interface CacheRow {
   fired: number;
   /** Transcripts on which a summary failed (the prompts there went out without it). */
   failed: number;
+  /** Transcripts on which the strategy itself failed (threw, or no result within timeoutMs): every figure of the row, and full's it is compared with, leaves them out. */
+  failures: Array<{ id: string; message: string }>;
 }
 
 export interface CacheReport {
@@ -57,16 +59,77 @@ export interface CacheCompareOptions {
   model?: string;
   /** Where strategies given by name are found (default: every shipped strategy). */
   registry?: StrategyRegistry;
+  /** Most milliseconds one compaction call may take (measure's default); past it that strategy fails on that transcript. */
+  timeoutMs?: number;
+}
+
+/** One transcript's figures under one strategy, kept apart until every row is measured (each row is compared with full on the transcripts both were measured on). */
+interface Cell {
+  cost: number[];
+  inputTokens: number;
+  needed: number;
+  kept: number;
+  farNeeded: number;
+  farKept: number;
+  llmCalls: number;
+  compacted: boolean;
+  summaryFailed: boolean;
 }
 
 export async function compareUnderCaches(transcripts: readonly Transcript[], strategies: ReadonlyArray<StrategySpec | string>, options: CacheCompareOptions = {}): Promise<CacheReport> {
   const models = options.models ?? CACHE_MODELS;
   const names = Object.keys(models);
   const specs = strategies.some((s) => (typeof s === "string" ? s : s.name) === "full") ? [...strategies] : ["full", ...strategies];
-  const rows: CacheRow[] = [];
+  const cells: Array<Array<Cell | { failed: string }>> = [];
   for (const spec of specs) {
+    const row: Array<Cell | { failed: string }> = [];
+    for (const t of transcripts) {
+      const cell: Cell = { cost: [], inputTokens: 0, needed: 0, kept: 0, farNeeded: 0, farKept: 0, llmCalls: 0, compacted: false, summaryFailed: false };
+      try {
+        // Priced by measure, one meter per cache model: a strategy laid out for its client's cache
+        // (the interpreter strategy) runs once per kind of cache, with its own breakpoints.
+        const metrics = await measure(t, spec, {
+          models: names,
+          prices: models,
+          ...(options.model === undefined ? {} : { model: options.model }),
+          ...(options.llm === undefined ? {} : { llm: options.llm }),
+          ...(options.summaryModel === undefined ? {} : { summaryModel: options.summaryModel }),
+          ...(options.registry === undefined ? {} : { registry: options.registry }),
+          ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+          onPrompt(p) {
+            cell.llmCalls += p.stats?.llmCalls ?? 0;
+            if (p.events?.some((e) => e.kind === "compacted") === true) cell.compacted = true;
+            // Judged by the measure, as the compare table counts them; 1-2 character values apart there, left out here.
+            for (const probe of p.probes) {
+              if (probe.band === "short") continue;
+              cell.needed++;
+              if (probe.kept) cell.kept++;
+              if (probe.distance >= FAR_MESSAGES) {
+                cell.farNeeded++;
+                if (probe.kept) cell.farKept++;
+              }
+            }
+          },
+        });
+        cell.cost = names.map((_, k) => metrics.costs[k] ?? 0);
+        cell.inputTokens = metrics.inputTokens;
+        cell.summaryFailed = metrics.summaryFailures > 0;
+        row.push(cell);
+      } catch (e) {
+        // One strategy failing on one conversation ends that cell, not the run.
+        if (!(e instanceof StrategyFailure)) throw e;
+        row.push({ failed: e.message });
+      }
+    }
+    cells.push(row);
+  }
+  const fullAt = specs.findIndex((s) => (typeof s === "string" ? s : s.name) === "full");
+  const measured = (c: Cell | { failed: string }): c is Cell => !("failed" in c);
+  const rows = specs.map((spec, i): CacheRow => {
     const cost: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
+    const fullCost: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
     let inputTokens = 0;
+    let fullTokens = 0;
     let needed = 0;
     let kept = 0;
     let farNeeded = 0;
@@ -74,44 +137,40 @@ export async function compareUnderCaches(transcripts: readonly Transcript[], str
     let llmCalls = 0;
     let fired = 0;
     let failed = 0;
-    for (const t of transcripts) {
-      let compacted = false;
-      // Priced by measure, one meter per cache model: a strategy laid out for its client's cache
-      // (the interpreter strategy) runs once per kind of cache, with its own breakpoints.
-      const metrics = await measure(t, spec, {
-        models: names,
-        prices: models,
-        ...(options.model === undefined ? {} : { model: options.model }),
-        ...(options.llm === undefined ? {} : { llm: options.llm }),
-        ...(options.summaryModel === undefined ? {} : { summaryModel: options.summaryModel }),
-        ...(options.registry === undefined ? {} : { registry: options.registry }),
-        onPrompt(p) {
-          llmCalls += p.stats?.llmCalls ?? 0;
-          if (p.events?.some((e) => e.kind === "compacted") === true) compacted = true;
-          // Judged by the measure, as the compare table counts them; 1-2 character values apart there, left out here.
-          for (const probe of p.probes) {
-            if (probe.band === "short") continue;
-            needed++;
-            if (probe.kept) kept++;
-            if (probe.distance >= FAR_MESSAGES) {
-              farNeeded++;
-              if (probe.kept) farKept++;
-            }
-          }
-        },
+    const failures: CacheRow["failures"] = [];
+    cells[i].forEach((c, k) => {
+      const full = cells[fullAt][k];
+      if (!measured(c)) failures.push({ id: transcripts[k].id, message: c.failed });
+      if (!measured(c) || !measured(full)) return;
+      names.forEach((n, m) => {
+        cost[n] += c.cost[m];
+        fullCost[n] += full.cost[m];
       });
-      names.forEach((n, k) => (cost[n] += metrics.costs[k] ?? 0));
-      inputTokens += metrics.inputTokens;
-      if (compacted) fired++;
-      if (metrics.summaryFailures > 0) failed++;
-    }
-    rows.push({ strategy: specLabel(spec), inputTokens, reduction: 0, cost, costRatio: {}, retention: needed === 0 ? null : kept / needed, farRetention: farNeeded === 0 ? null : farKept / farNeeded, farNeeded, llmCalls, fired, failed });
-  }
-  const full = rows[specs.findIndex((s) => (typeof s === "string" ? s : s.name) === "full")];
-  for (const row of rows) {
-    row.reduction = full.inputTokens === 0 ? 0 : 1 - row.inputTokens / full.inputTokens;
-    row.costRatio = Object.fromEntries(names.map((n) => [n, costRatio(row.cost[n], full.cost[n])]));
-  }
+      inputTokens += c.inputTokens;
+      fullTokens += full.inputTokens;
+      needed += c.needed;
+      kept += c.kept;
+      farNeeded += c.farNeeded;
+      farKept += c.farKept;
+      llmCalls += c.llmCalls;
+      if (c.compacted) fired++;
+      if (c.summaryFailed) failed++;
+    });
+    return {
+      strategy: specLabel(spec),
+      inputTokens,
+      reduction: fullTokens === 0 ? 0 : 1 - inputTokens / fullTokens,
+      cost,
+      costRatio: Object.fromEntries(names.map((n) => [n, costRatio(cost[n], fullCost[n])])),
+      retention: needed === 0 ? null : kept / needed,
+      farRetention: farNeeded === 0 ? null : farKept / farNeeded,
+      farNeeded,
+      llmCalls,
+      fired,
+      failed,
+      failures,
+    };
+  });
   return { transcripts: transcripts.length, models: names, rows };
 }
 

@@ -1,16 +1,17 @@
 // Strategies side by side over a set of transcripts: totals per strategy, with the reduction
 // against sending every message (the `full` baseline, always measured) and the share of probe
 // facts still in the prompts that need them.
-import { costRatio, costRatioText, dataProblemLines, idleText, percentText } from "../compaction/figures.js";
+import { costRatio, costRatioText, dataProblemLines, failureLines, idleText, percentText } from "../compaction/figures.js";
 import { modelPrice, type ModelPrice, type PriceTable } from "../compaction/prices.js";
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import { defaultStrategies } from "../history/registry.js";
 import { isArrayArg, isObjectArg, mustBe } from "../llm/args.js";
 import type { Llm } from "../llm/types.js";
-import { addMetrics, BASELINES, emptyMetrics, isBaseline, measure, type Baseline, type Metrics, type RequestPoint } from "./measure.js";
+import { boundedCall } from "../compaction/summarizers/llm.js";
+import { addMetrics, BASELINES, checkTimeout, emptyMetrics, isBaseline, measure, STRATEGY_TIMEOUT_MS, StrategyFailure, type Baseline, type Metrics, type RequestPoint } from "./measure.js";
 import type { Transcript } from "./transcript.js";
 
-export { dataProblemLines };
+export { dataProblemLines, failureLines };
 
 export interface StrategyRow {
   strategy: string;
@@ -32,8 +33,14 @@ export interface StrategyRow {
   retentionByDistance: { near: number | null; mid: number | null; far: number | null; beyond6: number | null };
   /** Retention of 1–2 character values, apart. */
   shortRetention: number | null;
-  /** The same figures per transcript. */
-  perTranscript: Array<{ id: string; metrics: Metrics }>;
+  /**
+   * The transcripts on which the strategy failed (threw, or gave no result within `timeoutMs`),
+   * each with the request and what it threw. Its figures leave them out, and so do full's it is
+   * compared with; the other strategies are measured on every transcript.
+   */
+  failures: Array<{ id: string; message: string }>;
+  /** The same figures per transcript; a failed one has none (empty metrics) and says why. */
+  perTranscript: Array<{ id: string; metrics: Metrics; failed?: string }>;
 }
 
 /** What a report measured, so it stands alone. */
@@ -76,6 +83,8 @@ export interface CompareOptions {
   onProgress?: (done: number, total: number) => void;
   /** Where strategies given by name are found (default: every shipped strategy). */
   registry?: StrategyRegistry;
+  /** Most milliseconds one compaction call may take (default STRATEGY_TIMEOUT_MS); past it that strategy fails on that transcript. */
+  timeoutMs?: number;
 }
 
 type Measured = StrategySpec | string | Baseline;
@@ -111,10 +120,11 @@ const optionsOf = (s: Measured): Record<string, unknown> => (typeof s === "strin
  * message without it, which makes no call and fails only there). Found when its turn came, the
  * strategies before it had run over every transcript, a summarizer's model paid.
  */
-export async function checkStrategies(strategies: ReadonlyArray<StrategySpec | string>, llm: Llm | undefined, registry: StrategyRegistry = defaultStrategies): Promise<void> {
+export async function checkStrategies(strategies: ReadonlyArray<StrategySpec | string>, llm: Llm | undefined, registry: StrategyRegistry = defaultStrategies, timeoutMs = STRATEGY_TIMEOUT_MS): Promise<void> {
   for (const s of strategies) {
     const built = registry.create(s);
-    if (llm === undefined) await built.project({ messages: [{ role: "user", content: "?" }] }, built.initialState(), {});
+    // Bounded as every call the replay makes is: a strategy that never settles must not hold the run here either.
+    if (llm === undefined) await boundedCall(async (signal) => built.project({ messages: [{ role: "user", content: "?" }] }, built.initialState(), { signal }), timeoutMs, undefined, `strategy ${built.name}`);
   }
 }
 
@@ -122,62 +132,86 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
   if (!isArrayArg(transcripts)) throw new TypeError(mustBe("compareStrategies: transcripts", "an array of transcripts (loadTranscripts' result)", transcripts));
   if (!isArrayArg(strategies)) throw new TypeError(mustBe("compareStrategies: strategies", "an array of strategy names or specs", strategies));
   if (!isObjectArg(options)) throw new TypeError(mustBe("compareStrategies: options", "an object of options ({ models })", options));
-  await checkStrategies(strategies, options.llm, options.registry);
+  checkTimeout(options.timeoutMs);
+  await checkStrategies(strategies, options.llm, options.registry, options.timeoutMs);
   const specs: Measured[] = [...(strategies.some((s) => nameOf(s) === "full") ? [] : ["full"]), ...strategies, ...BASELINES];
   const total = specs.length * transcripts.length;
   let done = 0;
-  const totals: Metrics[] = [];
-  const each: Array<Array<{ id: string; metrics: Metrics }>> = [];
+  const each: Array<Array<{ id: string; metrics: Metrics; failed?: string }>> = [];
   const longest = transcripts.reduce<Transcript | null>((a, t) => (a === null || t.messages.length > a.messages.length ? t : a), null);
   const series: Array<{ strategy: string; points: RequestPoint[] }> = [];
   for (const spec of specs) {
-    const sum = emptyMetrics();
-    const points: RequestPoint[] = [];
-    const per: Array<{ id: string; metrics: Metrics }> = [];
+    let points: RequestPoint[] = [];
+    const per: Array<{ id: string; metrics: Metrics; failed?: string }> = [];
     for (const t of transcripts) {
       const onRequest = t === longest ? (p: RequestPoint) => void points.push(p) : undefined;
-      const m = await measure(t, spec, {
-        models: options.models,
-        model: options.models[0],
-        ...(options.prices === undefined ? {} : { prices: options.prices }),
-        ...(options.summaryModel === undefined ? {} : { summaryModel: options.summaryModel }),
-        ...(options.llm === undefined ? {} : { llm: options.llm }),
-        ...(options.registry === undefined ? {} : { registry: options.registry }),
-        ...(onRequest ? { onRequest } : {}),
-      });
-      addMetrics(sum, m);
-      per.push({ id: t.id, metrics: m });
+      try {
+        per.push({
+          id: t.id,
+          metrics: await measure(t, spec, {
+            models: options.models,
+            model: options.models[0],
+            ...(options.prices === undefined ? {} : { prices: options.prices }),
+            ...(options.summaryModel === undefined ? {} : { summaryModel: options.summaryModel }),
+            ...(options.llm === undefined ? {} : { llm: options.llm }),
+            ...(options.registry === undefined ? {} : { registry: options.registry }),
+            ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+            ...(onRequest ? { onRequest } : {}),
+          }),
+        });
+      } catch (e) {
+        // One strategy failing on one conversation ends that cell, not the run: the rest (summaries paid for) is kept.
+        if (!(e instanceof StrategyFailure)) throw e;
+        per.push({ id: t.id, metrics: { ...emptyMetrics(), costs: options.models.map(() => 0) }, failed: e.message });
+        if (t === longest) points = [];
+      }
       options.onProgress?.(++done, total);
     }
-    totals.push(sum);
     each.push(per);
     series.push({ strategy: specLabel(spec), points });
   }
-  const full = totals[specs.findIndex((s) => nameOf(s) === "full")];
+  const fullAt = specs.findIndex((s) => nameOf(s) === "full");
+  const fullFailed = new Set(each[fullAt].flatMap((p) => (p.failed === undefined ? [] : [p.id])));
+  // Each row over the transcripts it and full were measured on, and full over the same ones: a
+  // ratio to full's figures on other conversations would say nothing.
+  const sums = each.map((per) => {
+    const row = emptyMetrics();
+    const full = emptyMetrics();
+    per.forEach((p, k) => {
+      if (p.failed !== undefined || fullFailed.has(p.id)) return;
+      addMetrics(row, p.metrics);
+      addMetrics(full, each[fullAt][k].metrics);
+    });
+    return { row, full };
+  });
   return {
     models: options.models.map((model) => ({ model, price: modelPrice(model, options.prices) })),
     transcripts: transcripts.length,
     messages: transcripts.reduce((n, t) => n + t.messages.length, 0),
-    rows: specs.map((spec, i) => ({
-      strategy: specLabel(spec),
-      options: optionsOf(spec),
-      kind: isBaseline(spec) ? "baseline" : "strategy",
-      triggered: totals[i].compacted > 0,
-      totals: totals[i],
-      reduction: full.inputTokens === 0 ? 0 : 1 - totals[i].inputTokens / full.inputTokens,
-      costRatio: costRatio(totals[i].cost, full.cost),
-      // One per price model, whether or not a request was measured (a transcript may hold none).
-      costRatios: options.models.map((_, k) => costRatio(totals[i].costs[k] ?? 0, full.costs[k] ?? 0)),
-      retention: ratio(totals[i].probesKept, totals[i].probesNeeded),
-      retentionByDistance: {
-        near: ratio(totals[i].nearKept, totals[i].nearNeeded),
-        mid: ratio(totals[i].midKept, totals[i].midNeeded),
-        far: ratio(totals[i].farKept, totals[i].farNeeded),
-        beyond6: ratio(totals[i].midKept + totals[i].farKept, totals[i].midNeeded + totals[i].farNeeded),
-      },
-      shortRetention: ratio(totals[i].shortKept, totals[i].shortNeeded),
-      perTranscript: each[i],
-    })),
+    rows: specs.map((spec, i) => {
+      const { row: totals, full } = sums[i];
+      return {
+        strategy: specLabel(spec),
+        options: optionsOf(spec),
+        kind: isBaseline(spec) ? "baseline" : "strategy",
+        triggered: totals.compacted > 0,
+        totals,
+        reduction: full.inputTokens === 0 ? 0 : 1 - totals.inputTokens / full.inputTokens,
+        costRatio: costRatio(totals.cost, full.cost),
+        // One per price model, whether or not a request was measured (a transcript may hold none).
+        costRatios: options.models.map((_, k) => costRatio(totals.costs[k] ?? 0, full.costs[k] ?? 0)),
+        retention: ratio(totals.probesKept, totals.probesNeeded),
+        retentionByDistance: {
+          near: ratio(totals.nearKept, totals.nearNeeded),
+          mid: ratio(totals.midKept, totals.midNeeded),
+          far: ratio(totals.farKept, totals.farNeeded),
+          beyond6: ratio(totals.midKept + totals.farKept, totals.midNeeded + totals.farNeeded),
+        },
+        shortRetention: ratio(totals.shortKept, totals.shortNeeded),
+        failures: each[i].flatMap((p) => (p.failed === undefined ? [] : [{ id: p.id, message: p.failed }])),
+        perTranscript: each[i],
+      };
+    }),
     dataProblems: transcripts.flatMap((t) => (t.problems !== undefined && t.problems.length > 0 ? [{ id: t.id, problems: [...t.problems] }] : [])),
     longest: longest === null ? null : { id: longest.id, series },
   };
@@ -257,5 +291,5 @@ export function renderTable(r: CompareReport): string {
   });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
-  return [...describeReport(r), `${r.transcripts} transcripts, ${r.messages.toLocaleString("en-US")} messages; ${probeNeedsText(r)}`, line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), ...failureNotes(r), ...dataProblemLines(r)].join("\n");
+  return [...describeReport(r), `${r.transcripts} transcripts, ${r.messages.toLocaleString("en-US")} messages; ${probeNeedsText(r)}`, line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), ...failureLines(r), ...failureNotes(r), ...dataProblemLines(r)].join("\n");
 }

@@ -2,7 +2,7 @@
 // inline SVG. People would rather look at these than read the table.
 import { costRatioText, percentText, ratioText } from "../compaction/figures.js";
 import { cacheTableCells, FAR_MESSAGES, type CacheReport } from "./cache-models.js";
-import { dataProblemLines, describeReport, failureNotes, idleLabel, probeNeedsText, type CompareReport, type StrategyRow } from "./compare.js";
+import { dataProblemLines, describeReport, failureLines, failureNotes, idleLabel, probeNeedsText, type CompareReport, type StrategyRow } from "./compare.js";
 import { detectorLine, type DetectorScore } from "./goals.js";
 
 const COLORS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f", "#bab0ac"];
@@ -129,6 +129,7 @@ svg{width:100%;height:auto}svg text{fill:var(--fg);font-size:12px}.axis{stroke:v
 <p>${report.transcripts} transcripts, ${report.messages.toLocaleString("en-US")} messages; every request replayed under each strategy; ${esc(probeNeedsText(report))}.</p>
 ${describeReport(report).map((l) => `<p>${esc(l)}</p>`).join("\n")}
 <table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join("")}</tr></thead><tbody>${rows}</tbody></table>
+${failureLines(report).map((l) => (l.startsWith("  ") ? `<p><code>${esc(l.trim())}</code></p>` : `<p>${esc(l)}</p>`)).join("\n")}
 ${failureNotes(report).map((l) => `<p>${esc(l)}</p>`).join("\n")}
 ${dataProblemLines(report).map((l, i) => (i === 0 ? `<p>${esc(l)}</p>` : `<p><code>${esc(l.trim())}</code></p>`)).join("\n")}
 ${extras.goalDetector === undefined ? "" : `<p>${esc(detectorLine(extras.goalDetector.name, extras.goalDetector.score))}</p>`}

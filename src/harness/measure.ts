@@ -8,9 +8,12 @@ import { lookupPrice, modelPrice, type ModelPrice, type PriceTable } from "../co
 import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import { taskIndex } from "../compaction/messages.js";
 import { defaultStrategies } from "../history/registry.js";
+import { boundedCall } from "../compaction/summarizers/llm.js";
 import { promptTokens } from "../compaction/tokens.js";
 import type { CompactionResult, Json } from "../compaction/types.js";
 import { forClientCache } from "../history/strategy.js";
+import { mustBe } from "../llm/args.js";
+import { MAX_TIMER_MS } from "../llm/errors.js";
 import { cacheMarks, messageText, toolCallText } from "../llm/messages.js";
 import type { ChatMessage, Llm, TextMessage } from "../llm/types.js";
 import { showHidden } from "../trace/redact.js";
@@ -225,6 +228,12 @@ export interface MeasureOptions {
   onRequest?: (point: RequestPoint) => void;
   /** Where strategies given by name are found (default: every shipped strategy). */
   registry?: StrategyRegistry;
+  /**
+   * Most milliseconds one compaction call may take (default STRATEGY_TIMEOUT_MS): past it the
+   * call's signal fires and it fails as a StrategyFailure, so a strategy that never settles ends
+   * its transcript, not the run.
+   */
+  timeoutMs?: number;
   /** Receives each request as sent (the recorded reply's index, the prompt, the reply's tokens, the compaction's events and statistics), for pricing under other cache models. */
   onPrompt?: (prompt: SentPrompt) => void;
 }
@@ -242,8 +251,17 @@ export interface SentPrompt {
   readonly probes: readonly ProbeOutcome[];
 }
 
+/** A compaction call's deadline by default: several summary calls' (120 s each) with room to spare. */
+export const STRATEGY_TIMEOUT_MS = 600_000;
+
+/** A deadline setTimeout can keep: past MAX_TIMER_MS it fires at once, failing every call. */
+export function checkTimeout(ms: unknown): void {
+  if (ms !== undefined && !(Number.isInteger(ms) && (ms as number) >= 1 && (ms as number) <= MAX_TIMER_MS)) throw new TypeError(mustBe("compaction harness: timeoutMs", `a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`, ms));
+}
+
 /** The metrics of one transcript under one strategy. */
 export async function measure(t: Transcript, spec: StrategySpec | string | Baseline, options: MeasureOptions): Promise<Metrics> {
+  checkTimeout(options.timeoutMs);
   const registry = options.registry ?? defaultStrategies;
   const m = emptyMetrics();
   // One cost per price model even when the transcript has no request: summed into totals, a
@@ -313,12 +331,19 @@ async function replay(t: Transcript, spec: StrategySpec | string | Baseline, reg
       result =
         strategy === undefined
           ? undefined
-          : await compact(stored, strategy, {
-              ...(state === undefined ? {} : { state }),
-              ...(records === undefined ? {} : { records }),
-              ...(options.llm === undefined ? {} : { llm: options.llm }),
-              ...(options.model === undefined ? {} : { model: options.model }),
-            });
+          : await boundedCall(
+              (signal) =>
+                compact(stored, strategy, {
+                  ...(state === undefined ? {} : { state }),
+                  ...(records === undefined ? {} : { records }),
+                  ...(options.llm === undefined ? {} : { llm: options.llm }),
+                  ...(options.model === undefined ? {} : { model: options.model }),
+                  signal,
+                }),
+              options.timeoutMs ?? STRATEGY_TIMEOUT_MS,
+              undefined,
+              `strategy ${strategy.name}`,
+            );
     } catch (e) {
       throw new StrategyFailure(`strategy ${strategy?.name ?? "?"} failed on transcript ${t.id} at the request for message ${j}: ${thrownText(e)}`, { cause: e });
     }

@@ -200,7 +200,8 @@ export interface ReportRow {
   idle?: string;
   llmCalls: number;
   compactionMs: number;
-  perTranscript: Array<{ id: string; inputTokens: number; peakPrompt: number; cacheBreaks: number; retention: number | null }>;
+  /** `failed` where the strategy failed on the transcript (its figures there are none). */
+  perTranscript: Array<{ id: string; inputTokens: number; peakPrompt: number; cacheBreaks: number; retention: number | null; failed?: true }>;
 }
 
 export interface ReportView {
@@ -212,6 +213,8 @@ export interface ReportView {
   longest: { id: string; series: Array<{ strategy: string; tokens: number[]; breaks: number[] }> } | null;
   /** The transcripts compared as recorded though a strict provider would reject them. */
   dataProblems?: Array<{ id: string; problems: string[] }>;
+  /** The strategies that failed on some transcripts, as the text report lists them (failureLines). */
+  failures?: string[];
   /** The cost of every strategy under each cache model (`ptc compare --caches`). */
   caches?: CacheTable;
   /** One transcript's prompts under two strategies, when the report came with its transcripts. */

@@ -2,7 +2,7 @@
 // harness writes (the viewer sits beside the harness, not above it, so it states the shape
 // itself) and projected to the page's table and chart series.
 import { z } from "zod";
-import { idleText } from "../compaction/figures.js";
+import { failureLines, idleText } from "../compaction/figures.js";
 import type { ReportRow, ReportView } from "./model.js";
 
 const metrics = z.looseObject({
@@ -34,7 +34,9 @@ export const compareReportSchema = z.looseObject({
         retention: z.number().nullable(),
         kind: z.string().optional(),
         triggered: z.boolean().optional(),
-        perTranscript: z.array(z.looseObject({ id: z.string(), metrics })),
+        perTranscript: z.array(z.looseObject({ id: z.string(), metrics, failed: z.string().optional() })),
+        // Written by later versions of `ptc compare`.
+        failures: z.array(z.looseObject({ id: z.string(), message: z.string() })).optional(),
       }),
     )
     .min(1),
@@ -96,7 +98,7 @@ export function projectReport(report: CompareReportJson, file: string, id: strin
     retention: r.retention,
     llmCalls: r.totals.llmCalls,
     compactionMs: r.totals.compactionMs,
-    perTranscript: r.perTranscript.map((p) => ({ id: p.id, inputTokens: p.metrics.inputTokens, peakPrompt: p.metrics.peakPrompt, cacheBreaks: p.metrics.rewrites, retention: retention(p.metrics.probesNeeded, p.metrics.probesKept) })),
+    perTranscript: r.perTranscript.map((p) => ({ id: p.id, inputTokens: p.metrics.inputTokens, peakPrompt: p.metrics.peakPrompt, cacheBreaks: p.metrics.rewrites, retention: retention(p.metrics.probesNeeded, p.metrics.probesKept), ...(p.failed === undefined ? {} : { failed: true as const }) })),
   }));
   const longest =
     report.longest === null
@@ -111,5 +113,6 @@ export function projectReport(report: CompareReportJson, file: string, id: strin
         };
   const dataProblems = (report.dataProblems ?? []).map((p) => ({ id: p.id, problems: p.problems }));
   const caches = report.caches === undefined ? undefined : { transcripts: report.caches.transcripts, models: report.caches.models, rows: report.caches.rows.map((r) => ({ strategy: r.strategy, inputTokens: r.inputTokens, reduction: r.reduction, cost: r.cost, costRatio: r.costRatio, retention: r.retention, farRetention: r.farRetention, farNeeded: r.farNeeded, fired: r.fired, failed: r.failed })) };
-  return { id, file, transcripts: report.transcripts, messages: report.messages, rows, longest, ...(dataProblems.length > 0 ? { dataProblems } : {}), ...(caches === undefined ? {} : { caches }) };
+  const failures = failureLines(report);
+  return { id, file, transcripts: report.transcripts, messages: report.messages, rows, longest, ...(dataProblems.length > 0 ? { dataProblems } : {}), ...(failures.length > 0 ? { failures } : {}), ...(caches === undefined ? {} : { caches }) };
 }

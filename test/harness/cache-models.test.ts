@@ -3,6 +3,10 @@
 // cache, saves exactly what it removes without a cache, and the breakpoints it declares hold;
 // far facts only in old tool output are what masking gives up.
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { pureStrategy } from "../../src/compaction/strategies/pure.js";
+import { defaultStrategies } from "../../src/history/registry.js";
+import { messageText } from "../../src/llm/messages.js";
 import { createStrategy } from "../../src/compaction/registry.js";
 import { DEFAULT_PRICES, NO_CACHE } from "../../src/compaction/prices.js";
 import { compareUnderCaches, CACHE_MODELS, renderCacheTable } from "../../src/harness/cache-models.js";
@@ -64,6 +68,29 @@ describe("compareUnderCaches", () => {
     const r = await compareUnderCaches(runs, [{ name: "rolling-summary", options: { unit: "step", summarizer: "llm" } }], { llm: down });
     expect(r.rows[1]).toMatchObject({ fired: 0, failed: 2 });
     expect(renderCacheTable(r)).toMatch(/\nrolling-summary:unit=step,summarizer=llm .* never, summaries failed in 2\/2\n?/);
+  });
+
+  it("measures the rest when a strategy throws on one transcript, and compares its row with full on the others", async () => {
+    // A throw stopped the --caches table, after the main table had been measured, losing both.
+    const registry = defaultStrategies.with(
+      pureStrategy({
+        name: "fragile",
+        description: "test only",
+        schema: z.object({}).strict(),
+        rewrite: (stored) => {
+          if (stored.some((m) => messageText(m).includes("header_b"))) throw new TypeError("boom");
+          return null;
+        },
+      }),
+    );
+    const r = await compareUnderCaches(runs, ["fragile", "observation-masking"], { registry });
+    const [full, fragile, masking] = r.rows;
+    expect(fragile.failures).toEqual([{ id: "b", message: expect.stringMatching(/^strategy fragile failed on transcript b at the request for message \d+: TypeError: boom$/) as string }]);
+    expect([full.failures, masking.failures]).toEqual([[], []]);
+    const alone = await compareUnderCaches([runs[0]], ["fragile"], { registry });
+    expect(fragile).toEqual({ ...alone.rows[1], failures: fragile.failures });
+    expect(masking).toEqual((await compareUnderCaches(runs, ["observation-masking"])).rows[1]);
+    expect(renderCacheTable(r)).toMatch(/\nfragile .* never, failed on 1\/2 \(left out\)\n/);
   });
 
   it("a strategy that sent everything never fired, in both tables (recap on runs without recap lines)", async () => {

@@ -18,7 +18,7 @@ import { z } from "zod";
 import { renderHtml } from "../../src/harness/html.js";
 import { percentText } from "../../src/compaction/figures.js";
 import type { Llm } from "../../src/llm/types.js";
-import { measure, probePattern, StrategyFailure } from "../../src/harness/measure.js";
+import { measure, probePattern } from "../../src/harness/measure.js";
 import { messageText } from "../../src/llm/messages.js";
 import { parseTranscripts, type Transcript } from "../../src/harness/transcript.js";
 import { saveRun } from "../../src/agent/resume.js";
@@ -191,7 +191,8 @@ describe("compareStrategies", () => {
     await expect(compareStrategies([booking], ["drop-middle"], { models })).rejects.toThrow(/unknown strategy "drop-middle"/);
   });
 
-  it("says which strategy failed on which transcript and request when one throws, not only what it threw", async () => {
+  it("measures the other strategies and transcripts when one throws, and names the failed cell with its transcript and request", async () => {
+    // A throw stopped the whole run: every other strategy's figures (summaries paid) were lost.
     const registry = defaultStrategies.with(
       pureStrategy({
         name: "fragile",
@@ -199,14 +200,67 @@ describe("compareStrategies", () => {
         schema: z.object({}).strict(),
         rewrite: (stored) => {
           if (stored.some((m) => messageText(m).includes("Zed"))) throw new TypeError("Cannot read properties of undefined (reading 'x')");
-          return null;
+          return stored.length > 2 ? { messages: stored.slice(-1) } : null;
         },
       }),
     );
-    const calm: Transcript = { id: "calm", messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }] };
-    await expect(compareStrategies([calm, booking], ["fragile"], { models, registry })).rejects.toThrow(
-      new StrategyFailure("strategy fragile failed on transcript booking at the request for message 4: TypeError: Cannot read properties of undefined (reading 'x')"),
-    );
+    const calm: Transcript = { id: "calm", messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }, { role: "user", content: "and?" }, { role: "assistant", content: "that is all" }] };
+    const window = { name: "sliding-window", options: { turns: 1 } };
+    const r = await compareStrategies([calm, booking], ["fragile", window], { models, registry });
+    const [full, fragile, win] = r.rows;
+    const message = "strategy fragile failed on transcript booking at the request for message 4: TypeError: Cannot read properties of undefined (reading 'x')";
+    expect(fragile.failures).toEqual([{ id: "booking", message }]);
+    expect(fragile.perTranscript.map((p) => [p.id, p.failed])).toEqual([["calm", undefined], ["booking", message]]);
+    // Its figures are calm's alone, and compared with full's on calm alone.
+    const calmAlone = await compareStrategies([calm], ["fragile"], { models, registry });
+    expect(fragile.totals).toEqual({ ...calmAlone.rows[1].totals, compactionMs: fragile.totals.compactionMs });
+    expect(fragile.reduction).toBeCloseTo(calmAlone.rows[1].reduction, 12);
+    expect(fragile.costRatio).toBeCloseTo(calmAlone.rows[1].costRatio as number, 12);
+    // The rest is whole.
+    const whole = await compareStrategies([calm, booking], [window], { models });
+    expect([full.failures, win.failures]).toEqual([[], []]);
+    expect(win.totals).toEqual({ ...whole.rows[1].totals, compactionMs: win.totals.compactionMs });
+    expect(full.totals).toEqual({ ...whole.rows[0].totals, compactionMs: full.totals.compactionMs });
+    expect(renderTable(r)).toContain(`fragile failed on 1 of 2 transcripts (its figures, and full's they are compared with, leave them out):\n  ${message}`);
+    expect(renderHtml(r)).toContain("fragile failed on 1 of 2 transcripts");
+  });
+
+  it("gives up on a strategy call that never settles after timeoutMs, and goes on with the rest", async () => {
+    // A project() that never settled held compareStrategies for ever.
+    let asked = 0;
+    let signal: AbortSignal | undefined;
+    const registry = defaultStrategies.with({
+      name: "stuck",
+      description: "test only",
+      schema: z.object({}).strict(),
+      defaults: {},
+      create: () => ({
+        name: "stuck",
+        initialState: () => null,
+        project: (c: { messages: readonly unknown[] }, _state: unknown, context: { signal?: AbortSignal }) => {
+          if (c.messages.length <= 1) return Promise.resolve({ messages: c.messages, state: null, events: [], stats: { llmCalls: 0, llmInputTokens: 0, llmOutputTokens: 0 } });
+          asked++;
+          signal = context.signal;
+          return new Promise<never>(() => {});
+        },
+      }),
+    } as unknown as Parameters<typeof defaultStrategies.with>[0]);
+    vi.useFakeTimers();
+    try {
+      const run = compareStrategies([booking], ["stuck", "sliding-window"], { models, registry, timeoutMs: 1000 });
+      await vi.advanceTimersByTimeAsync(1000);
+      const r = await run;
+      expect(asked).toBe(1);
+      // Told to stop, in case it listens.
+      expect(signal?.aborted).toBe(true);
+      expect(r.rows[1].failures).toEqual([{ id: "booking", message: "strategy stuck failed on transcript booking at the request for message 2: LlmError: strategy stuck: no reply within 1000 ms" }]);
+      expect(r.rows[2].failures).toEqual([]);
+      expect(r.rows[2].totals.requests).toBe(3);
+    } finally {
+      vi.useRealTimers();
+    }
+    // A deadline setTimeout cannot keep would fire at once and fail every call.
+    await expect(compareStrategies([booking], ["sliding-window"], { models, timeoutMs: 2 ** 31 })).rejects.toThrow(/^compaction harness: timeoutMs must be a whole number of milliseconds from 1 to 2147483647, got /);
   });
 
   it("refuses an unknown strategy or a bad option before measuring any, not after the strategies before it ran", async () => {

@@ -73,7 +73,7 @@ describe("report figures", () => {
     const caches: CacheReport = {
       transcripts: 1,
       models: ["token-prefix"],
-      rows: [{ strategy: "observation-masking", inputTokens: 10, reduction: 0.00004, cost: { "token-prefix": 1 }, costRatio: { "token-prefix": 1.0004 }, retention: 2499 / 2500, farRetention: null, farNeeded: 0, llmCalls: 0, fired: 1, failed: 0 }],
+      rows: [{ strategy: "observation-masking", inputTokens: 10, reduction: 0.00004, cost: { "token-prefix": 1 }, costRatio: { "token-prefix": 1.0004 }, retention: 2499 / 2500, farRetention: null, farNeeded: 0, llmCalls: 0, fired: 1, failed: 0, failures: [] }],
     };
     expect(renderCacheTable(caches)).toMatch(/observation-masking .* 0\.004% .* 1\.0004x .* 99\.96%/);
   });

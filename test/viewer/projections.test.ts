@@ -13,7 +13,9 @@ import { expandRuns, type MessageRef, type MessageRuns, type PageData, type RunV
 import { embedJson, renderPage } from "../../src/viewer/page.js";
 import { messageChanges } from "../../src/viewer/prompt.js";
 import { placeholderValues, scrubber } from "../../src/viewer/scrub.js";
-import { compareStrategies, idleLabel } from "../../src/harness/compare.js";
+import { compareStrategies, failureLines, idleLabel } from "../../src/harness/compare.js";
+import { pureStrategy } from "../../src/compaction/strategies/pure.js";
+import { defaultStrategies } from "../../src/history/registry.js";
 import { parseTranscripts } from "../../src/harness/transcript.js";
 import { assistant, sys, user } from "../compaction/conversations.js";
 import { chats, compareReportJson, olderTrace, savedExample } from "./fixtures.js";
@@ -297,6 +299,29 @@ describe("compare reports", () => {
     expect(r.rows.map((row) => [row.strategy, row.idle])).toEqual(report.rows.map((row) => [row.strategy, idleLabel(row)]));
     expect(r.rows.find((row) => row.strategy === "recap")?.idle).toBe("never triggered");
     expect(r.rows.find((row) => row.strategy === "sliding-window")?.idle).toBeUndefined();
+  });
+
+  // A strategy that failed on a transcript is left out there, and the report lists it: the page
+  // showed its empty figures as 0 tokens, with nothing to say it had failed.
+  it("shows where a strategy failed, as the text report lists it, instead of its empty figures", async () => {
+    const registry = defaultStrategies.with(
+      pureStrategy({
+        name: "fragile",
+        description: "test only",
+        schema: z.object({}).strict(),
+        rewrite: (stored) => {
+          if (stored.length > 3) throw new TypeError("boom");
+          return null;
+        },
+      }),
+    );
+    const short = { id: "short", messages: [user("hi"), assistant("hello")] };
+    const report = await compareStrategies([short, ...chats()], ["fragile"], { models: ["gpt-4o"], registry });
+    const r = (await page([["report.json", JSON.stringify(report)]])).reports[0];
+    expect(r.failures).toEqual(failureLines(report));
+    expect(r.failures?.[0]).toBe("fragile failed on 3 of 4 transcripts (its figures, and full's they are compared with, leave them out):");
+    expect(r.rows[1].perTranscript.map((p) => [p.id, p.failed])).toEqual([["short", undefined], ["chat-1", true], ["chat-2", true], ["chat-3", true]]);
+    expect(r.rows[0].perTranscript.every((p) => p.failed === undefined)).toBe(true);
   });
 
   // `ptc compare --json` writes the transcripts no API would have taken and, with --caches, the
