@@ -100,7 +100,8 @@ function orderProblems(messages: readonly ChatMessage[]): Array<{ index: number;
   messages.forEach((m, i) => {
     if (m.role === "system") return;
     if (m.role === "tool") {
-      if (m.tool_call_id === undefined || !pending.delete(m.tool_call_id)) add(i, "tool result without its call", true);
+      // Only a string id pairs a result with its call (the APIs' rule): null or 5 on both sides is no pairing.
+      if (typeof m.tool_call_id !== "string" || !pending.delete(m.tool_call_id)) add(i, "tool result without its call", true);
       prev = "tool";
       return;
     }

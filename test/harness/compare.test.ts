@@ -379,6 +379,22 @@ describe("transcripts", () => {
     ]);
   });
 
+  it("notes a call and its result paired by an id that is no string (null, a number): no API takes them", () => {
+    // null === null and 5 === 5 paired them, so the report said nothing of a conversation every
+    // provider refuses (a tool_call_id must be the call's string id); absent ids were noted.
+    const paired = (id: unknown) => ({
+      id: `id-${String(id)}`,
+      messages: [{ role: "user", content: "go" }, { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "ls", arguments: "{}" } }] }, { role: "tool", tool_call_id: id, content: "x" }, { role: "assistant", content: "ok" }],
+    });
+    const ts = parseTranscripts([paired(null), paired(5), paired("c1")].map((l) => JSON.stringify(l)).join("\n"), "t.jsonl");
+    const problem = (line: number, text: string) => `t.jsonl:${line}: ${text}: OpenAI's and Anthropic's APIs reject a prompt with it (compared as recorded)`;
+    expect(ts.map((t) => t.problems)).toEqual([
+      [problem(1, "message 2: tool result without its call"), problem(1, "message 3: tool calls of an earlier message have no results")],
+      [problem(2, "message 2: tool result without its call"), problem(2, "message 3: tool calls of an earlier message have no results")],
+      undefined,
+    ]);
+  });
+
   it("puts the data problems of the transcripts measured in the report itself: the table, the JSON and the HTML", async () => {
     // They went to standard error only: a --json or --html report covered conversations no
     // provider would take without a word about it.
