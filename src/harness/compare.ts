@@ -121,8 +121,14 @@ const optionsOf = (s: Measured): Record<string, unknown> => (typeof s === "strin
  * strategies before it had run over every transcript, a summarizer's model paid.
  */
 export async function checkStrategies(strategies: ReadonlyArray<StrategySpec | string>, llm: Llm | undefined, registry: StrategyRegistry = defaultStrategies, timeoutMs = STRATEGY_TIMEOUT_MS): Promise<void> {
+  // Measured twice, one strategy made two rows of one name, which the viewer finds rows by.
+  const seen = new Map<string, StrategySpec | string>();
   for (const s of strategies) {
     const built = registry.create(s);
+    const key = strategyKey(s);
+    const first = seen.get(key);
+    if (first !== undefined) throw new Error(`compaction: strategy ${specLabel(s)} is given twice${specLabel(first) === specLabel(s) ? "" : ` (as ${specLabel(first)})`}: it would be measured twice`);
+    seen.set(key, s);
     // Bounded as every call the replay makes is: a strategy that never settles must not hold the run here either.
     if (llm === undefined) await boundedCall(async (signal) => built.project({ messages: [{ role: "user", content: "?" }] }, built.initialState(), { signal }), timeoutMs, undefined, `strategy ${built.name}`);
   }

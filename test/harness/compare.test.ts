@@ -16,6 +16,7 @@ import { defaultStrategies } from "../../src/history/registry.js";
 import { pureStrategy } from "../../src/compaction/strategies/pure.js";
 import { z } from "zod";
 import { renderHtml } from "../../src/harness/html.js";
+import { compareUnderCaches } from "../../src/harness/cache-models.js";
 import { percentText } from "../../src/compaction/figures.js";
 import type { Llm } from "../../src/llm/types.js";
 import { measure, probePattern } from "../../src/harness/measure.js";
@@ -261,6 +262,17 @@ describe("compareStrategies", () => {
     }
     // A deadline setTimeout cannot keep would fire at once and fail every call.
     await expect(compareStrategies([booking], ["sliding-window"], { models, timeoutMs: 2 ** 31 })).rejects.toThrow(/^compaction harness: timeoutMs must be a whole number of milliseconds from 1 to 2147483647, got /);
+  });
+
+  it("refuses a strategy given twice, however spelled, before measuring any: it made two rows of one name", async () => {
+    // ptc compare refused it, the library made rows ["sliding-window", "sliding-window", ...] and ["full", "recap", "recap"].
+    const message = /^compaction: strategy sliding-window is given twice: it would be measured twice$/;
+    let progress = 0;
+    await expect(compareStrategies([booking], ["sliding-window", { name: "sliding-window", options: {} }], { models, onProgress: () => progress++ })).rejects.toThrow(message);
+    expect(progress).toBe(0);
+    await expect(compareStrategies([booking], ["full", "full"], { models })).rejects.toThrow(/^compaction: strategy full is given twice/);
+    await expect(compareStrategies([booking], [{ name: "sliding-window", options: { turns: 3 } }, { name: "sliding-window", options: { turns: 3.0 } }], { models })).rejects.toThrow(/^compaction: strategy sliding-window:turns=3 is given twice/);
+    await expect(compareUnderCaches([booking], ["recap", "recap"])).rejects.toThrow(/^compaction: strategy recap is given twice/);
   });
 
   it("refuses an unknown strategy or a bad option before measuring any, not after the strategies before it ran", async () => {
