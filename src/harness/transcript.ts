@@ -1,13 +1,13 @@
 // Transcripts for the harness: one conversation per JSONL line (messages, optional goal labels
 // and probe facts), in the format of ../shared/corpora (see its README). Every line is checked;
 // a bad one is reported with its line number.
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { traceFromJson, TraceFormatError } from "../trace/serialize.js";
 import type { ChatMessage } from "../llm/types.js";
 import type { RunTrace } from "../trace/trace.js";
 import { runTranscript } from "./run-transcript.js";
 import { jsonSyntaxProblem } from "../json/json-error.js";
+import { readText, TextInputError } from "../json/text-input.js";
 import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeepAt } from "../json/depth.js";
 import { messageProblem } from "../compaction/compact.js";
 import { toolPairingProblems } from "../compaction/messages.js";
@@ -183,8 +183,10 @@ export function loadTranscripts(file: string, limit = Infinity): Transcript[] {
   if (typeof file !== "string") throw new TypeError(mustBe("loadTranscripts: file", "a file name", file));
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    // Decoded strictly, as ptc compare reads it: "utf8" put U+FFFD in place of each bad byte, measured unseen.
+    text = readText(file, file);
   } catch (e) {
+    if (e instanceof TextInputError) throw new TranscriptError(e.message);
     throw new TranscriptError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
   return parseTranscripts(text, file, limit);

@@ -21,7 +21,7 @@ import { percentText } from "../../src/compaction/figures.js";
 import type { Llm } from "../../src/llm/types.js";
 import { measure, probePattern } from "../../src/harness/measure.js";
 import { messageText } from "../../src/llm/messages.js";
-import { parseTranscripts, type Transcript } from "../../src/harness/transcript.js";
+import { loadTranscripts, parseTranscripts, TranscriptError, type Transcript } from "../../src/harness/transcript.js";
 import { saveRun } from "../../src/agent/resume.js";
 import { runStateToJson } from "../../src/trace/run-state.js";
 import { runToJson } from "../../src/agent/saved-run.js";
@@ -359,6 +359,19 @@ describe("a summarizer billed for a reply with no text", () => {
 });
 
 describe("transcripts", () => {
+  it("loadTranscripts refuses a file that is not UTF-8, with the byte and where it is, as ptc compare does", () => {
+    // Read with readFileSync(file, "utf8"), a Latin-1 "café" reached every prompt and probe as "caf\uFFFD", measured without a word.
+    const dir = mkdtempSync(join(tmpdir(), "ptc-transcripts-"));
+    const file = join(dir, "latin1.jsonl");
+    const line = JSON.stringify({ id: "a", messages: [{ role: "user", content: "un café" }, { role: "assistant", content: "ok" }] });
+    writeFileSync(file, Buffer.concat([Buffer.from(`${JSON.stringify(booking)}\n`), Buffer.from(line, "latin1")]));
+    expect(() => loadTranscripts(file)).toThrow(TranscriptError);
+    expect(() => loadTranscripts(file)).toThrow(`${file} is not UTF-8 text: byte 0xE9 at line 2, column ${line.indexOf("é") + 1} (save it as UTF-8)`);
+    // A byte-order mark is no character of the first line.
+    writeFileSync(file, `\uFEFF${line}\n`);
+    expect(loadTranscripts(file).map((t) => messageText(t.messages[0]))).toEqual(["un café"]);
+  });
+
   it("reports a bad line with its number and what is wrong", () => {
     const good = JSON.stringify(booking);
     expect(() => parseTranscripts(`${good}\n{oops`, "t.jsonl")).toThrow(/^t\.jsonl:2:2: not valid JSON/);
