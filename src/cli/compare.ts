@@ -327,7 +327,8 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     if (toStdout) io.stdout.write(json);
     else if (htmlToStdout) io.stdout.write(html());
     else {
-      io.stdout.write(renderTable(report) + "\n" + goalLine);
+      // Failure lines quote transcript ids and what a strategy threw: no control characters reach the terminal.
+      io.stdout.write(forTerminal(renderTable(report)) + "\n" + goalLine);
       if (caches !== undefined) io.stdout.write(`\nCost against full under each cache model (the one measure; far facts: last mentioned ${FAR_MESSAGES}+ messages earlier):\n${renderCacheTable(caches)}\n`);
     }
     const written = [values.json !== undefined && !toStdout ? write(values.json, json, io) : true, values.html !== undefined && !htmlToStdout ? write(values.html, html(), io) : true];
