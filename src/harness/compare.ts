@@ -263,7 +263,8 @@ export function describeReport(r: CompareReport): string[] {
 
 /** What the retention columns counted (full's probe needs, which every row shares), for the text and the HTML. */
 export function probeNeedsText(r: CompareReport): string {
-  const f = r.rows[0].totals;
+  // Full's row wherever it is listed: a strategy listed before it may have failed on some transcripts, and counted fewer needs.
+  const f = (r.rows.find((row) => row.strategy === "full") ?? r.rows[0]).totals;
   return f.probesNeeded + f.shortNeeded + f.taskStated === 0
     ? "no probe facts"
     : `probe needs: ${f.probesNeeded} counted (≤6 back ${f.nearNeeded}, 7-20 ${f.midNeeded}, >20 ${f.farNeeded}), ${f.shortNeeded} short values apart, ${f.taskStated} left out because the task states them; a value counts only outside the system prompt`;

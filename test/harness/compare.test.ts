@@ -11,7 +11,7 @@ import { openaiLlm } from "../../src/llm/openai.js";
 import { modelPrice } from "../../src/compaction/prices.js";
 import { promptTokens } from "../../src/compaction/tokens.js";
 import { runCli } from "../../src/cli/commands.js";
-import { compareStrategies, renderTable } from "../../src/harness/compare.js";
+import { compareStrategies, probeNeedsText, renderTable } from "../../src/harness/compare.js";
 import { defaultStrategies } from "../../src/history/registry.js";
 import { pureStrategy } from "../../src/compaction/strategies/pure.js";
 import { z } from "zod";
@@ -223,6 +223,11 @@ describe("compareStrategies", () => {
     expect(win.totals).toEqual({ ...whole.rows[1].totals, compactionMs: win.totals.compactionMs });
     expect(full.totals).toEqual({ ...whole.rows[0].totals, compactionMs: full.totals.compactionMs });
     expect(renderTable(r)).toContain(`fragile failed on 1 of 2 transcripts (its figures, and full's they are compared with, leave them out):\n  ${message}`);
+    // The probe needs the report states are full's, wherever full is listed.
+    const fullLast = await compareStrategies([calm, booking], ["fragile", "full"], { models, registry });
+    expect(fullLast.rows.map((row) => row.strategy).slice(0, 2)).toEqual(["fragile", "full"]);
+    expect(probeNeedsText(fullLast)).toBe(probeNeedsText(r));
+    expect(probeNeedsText(r)).toMatch(/^probe needs: 1 counted/);
     expect(renderHtml(r)).toContain("fragile failed on 1 of 2 transcripts");
   });
 
