@@ -229,9 +229,9 @@ export interface MeasureOptions {
   /** Where strategies given by name are found (default: every shipped strategy). */
   registry?: StrategyRegistry;
   /**
-   * Most milliseconds one compaction call may take (default STRATEGY_TIMEOUT_MS): past it the
-   * call's signal fires and it fails as a StrategyFailure, so a strategy that never settles ends
-   * its transcript, not the run.
+   * Most milliseconds one compaction call may take (default STRATEGY_TIMEOUT_MS, or more for a
+   * strategy whose summary calls may take longer): past it the call's signal fires and it fails
+   * as a StrategyFailure, so a strategy that never settles ends its transcript, not the run.
    */
   timeoutMs?: number;
   /** Receives each request as sent (the recorded reply's index, the prompt, the reply's tokens, the compaction's events and statistics), for pricing under other cache models. */
@@ -253,6 +253,21 @@ export interface SentPrompt {
 
 /** A compaction call's deadline by default: several summary calls' (120 s each) with room to spare. */
 export const STRATEGY_TIMEOUT_MS = 600_000;
+
+/**
+ * The deadline of one compaction call under `spec`: `given`, else STRATEGY_TIMEOUT_MS, or longer
+ * for a strategy whose own bounded calls may take longer (its summary attempts and a goal
+ * detector's call, each up to its summaryTimeoutMs): a slow summarizer it was told to wait for
+ * must not fail here first.
+ */
+function deadlineOf(spec: StrategySpec | string, registry: StrategyRegistry, given: number | undefined): number {
+  if (given !== undefined) return given;
+  const name = typeof spec === "string" ? spec : spec.name;
+  const o: Record<string, unknown> = { ...registry.list().find((s) => s.name === name)?.defaults, ...(typeof spec === "string" ? {} : spec.options) };
+  const each = o.summaryTimeoutMs;
+  const attempts = o.maxAttempts;
+  return typeof each === "number" && typeof attempts === "number" ? Math.min(MAX_TIMER_MS, Math.max(STRATEGY_TIMEOUT_MS, (attempts + 2) * each)) : STRATEGY_TIMEOUT_MS;
+}
 
 /** A deadline setTimeout can keep: past MAX_TIMER_MS it fires at once, failing every call. */
 export function checkTimeout(ms: unknown): void {
@@ -317,6 +332,7 @@ export async function measure(t: Transcript, spec: StrategySpec | string | Basel
  */
 async function replay(t: Transcript, spec: StrategySpec | string | Baseline, registry: StrategyRegistry, options: MeasureOptions, each: (j: number, stored: readonly ChatMessage[], sent: readonly ChatMessage[], result: CompactionResult | undefined, prompt: Prompt) => void, into?: Metrics): Promise<void> {
   const strategy = isBaseline(spec) ? undefined : registry.create(spec);
+  const deadline = isBaseline(spec) ? 0 : deadlineOf(spec, registry, options.timeoutMs);
   // A PTC-Lisp run's turn records hold hidden values' stand-ins unshown (a failed turn's feedback
   // lists its calls' arguments); the agent shows them in every prompt it sends, and so is priced.
   const shown = t.recordsAt === undefined ? (ms: ChatMessage[]) => ms : (ms: ChatMessage[]) => (ms.every((m) => typeof m.content === "string") ? showHidden(ms as TextMessage[]) : ms);
@@ -340,7 +356,7 @@ async function replay(t: Transcript, spec: StrategySpec | string | Baseline, reg
                   ...(options.model === undefined ? {} : { model: options.model }),
                   signal,
                 }),
-              options.timeoutMs ?? STRATEGY_TIMEOUT_MS,
+              deadline,
               undefined,
               `strategy ${strategy.name}`,
             );

@@ -269,6 +269,24 @@ describe("compareStrategies", () => {
     await expect(compareStrategies([booking], ["sliding-window"], { models, timeoutMs: 2 ** 31 })).rejects.toThrow(/^compaction harness: timeoutMs must be a whole number of milliseconds from 1 to 2147483647, got /);
   });
 
+  it("gives a summarizing strategy the time its own summary calls may take: the deadline is no shorter than its summaryTimeoutMs allows", async () => {
+    // A slow local summarizer, summaryTimeoutMs 900 s, answering in 700 s: the harness's 600 s
+    // deadline failed a call its strategy was configured to wait for.
+    const slow: Llm = { name: "slow", complete: () => new Promise((resolve) => setTimeout(() => resolve({ content: JSON.stringify({ ConversationSummary: "The name is Zed." }) }), 700_000)) };
+    const spec = { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 1, summarizer: "llm", summaryTimeoutMs: 900_000 } };
+    vi.useFakeTimers();
+    try {
+      const run = compareStrategies([booking], [spec], { models, llm: slow });
+      await vi.advanceTimersByTimeAsync(700_000);
+      const r = await run;
+      expect(r.rows[1].failures).toEqual([]);
+      expect(r.rows[1].totals.llmCalls).toBe(1);
+      expect(r.rows[1].totals.summaryFailures).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("refuses a strategy given twice, however spelled, before measuring any: it made two rows of one name", async () => {
     // ptc compare refused it, the library made rows ["sliding-window", "sliding-window", ...] and ["full", "recap", "recap"].
     const message = /^compaction: strategy sliding-window is given twice: it would be measured twice$/;
