@@ -59,6 +59,10 @@ const ROWS: ReadonlyArray<{ call: string; run: (x: unknown) => unknown; names: s
   { call: "loadTranscripts(file)", run: (x) => loadTranscripts(x as never), names: "loadTranscripts: file" },
   { call: "compareStrategies(transcripts)", run: (x) => compareStrategies(x as never, [], { models: [] } as never), names: "compareStrategies: transcripts" },
   { call: "compareStrategies(transcripts, strategies, options)", run: (x) => compareStrategies([], [], x as never), names: "compareStrategies: options" },
+  // Before: "options.models.map is not a function", "Cannot read properties of undefined (reading '0')".
+  { call: "compareStrategies({ models })", run: (x) => compareStrategies([], [], { models: x } as never), names: "compareStrategies: options.models" },
+  { call: "compareStrategies({ models: [x] })", run: (x) => compareStrategies([], [], { models: ["gpt-4o", x] } as never), names: "compareStrategies: options.models[1]" },
+  { call: "compareStrategies({ onProgress })", run: (x) => compareStrategies([{ id: "t", messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "yo" }] }], [], { models: ["gpt-4o"], onProgress: x } as never), names: "compareStrategies: options.onProgress", optional: true },
   { call: "startProxy(options)", run: (x) => startProxy(x as never), names: "startProxy: options", optional: true },
   // Before: a string was spread into one-letter names, a revoked Proxy threw the engine's "Cannot perform 'IsArray'".
   { call: "startProxy({ allowedHosts })", run: (x) => startProxy({ port: 0, allowedHosts: x } as never), names: "startProxy: options.allowedHosts", optional: true },
@@ -72,7 +76,7 @@ describe("a public function given the wrong thing says which argument and what i
   for (const row of ROWS) {
     for (const [label, value, got] of row.optional ? BAD : [UNDEFINED, ...BAD]) {
       // A huge string where a string is wanted is no bad value.
-      if (label === "a huge string" && ["countTokens(text)", "replayLlm(source)", "recordingLlm(inner, file)", "loadTranscripts(file)", "startProxy({ allowedHosts: [x] })"].includes(row.call)) continue;
+      if (label === "a huge string" && ["countTokens(text)", "replayLlm(source)", "recordingLlm(inner, file)", "loadTranscripts(file)", "startProxy({ allowedHosts: [x] })", "compareStrategies({ models: [x] })"].includes(row.call)) continue;
       it(`${row.call} with ${label}`, async () => {
         let error: unknown;
         try {
@@ -92,6 +96,11 @@ describe("a public function given the wrong thing says which argument and what i
   // readFileSync takes a number for a file descriptor: 0 is standard input, which a server's never closes.
   it("loadTranscripts(0) does not read standard input", () => {
     expect(() => loadTranscripts(0 as never)).toThrow("loadTranscripts: file must be a file name, got a number");
+  });
+
+  it("compareStrategies refuses an empty list of price models, instead of blaming a strategy", async () => {
+    // Before: "compaction: strategy must be a strategy, its name or { name, options }, got undefined".
+    await expect(compareStrategies([], ["recap"], { models: [] })).rejects.toThrow("compareStrategies: options.models must be a non-empty array of model names, got an empty array");
   });
 
   it("modelPrice names its argument when it is not a model name", () => {

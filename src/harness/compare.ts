@@ -134,10 +134,21 @@ export async function checkStrategies(strategies: ReadonlyArray<StrategySpec | s
   }
 }
 
+/** The price models as the report needs them: at least one (the conversations' model), each a name. */
+function checkModels(models: unknown): void {
+  if (!isArrayArg(models)) throw new TypeError(mustBe("compareStrategies: options.models", "a non-empty array of model names", models));
+  if (models.length === 0) throw new TypeError("compareStrategies: options.models must be a non-empty array of model names, got an empty array");
+  models.forEach((m: unknown, i) => {
+    if (typeof m !== "string") throw new TypeError(mustBe(`compareStrategies: options.models[${i}]`, "a model name", m));
+  });
+}
+
 export async function compareStrategies(transcripts: readonly Transcript[], strategies: ReadonlyArray<StrategySpec | string>, options: CompareOptions): Promise<CompareReport> {
   if (!isArrayArg(transcripts)) throw new TypeError(mustBe("compareStrategies: transcripts", "an array of transcripts (loadTranscripts' result)", transcripts));
   if (!isArrayArg(strategies)) throw new TypeError(mustBe("compareStrategies: strategies", "an array of strategy names or specs", strategies));
   if (!isObjectArg(options)) throw new TypeError(mustBe("compareStrategies: options", "an object of options ({ models })", options));
+  checkModels(options.models);
+  if (options.onProgress !== undefined && typeof options.onProgress !== "function") throw new TypeError(mustBe("compareStrategies: options.onProgress", "a function", options.onProgress));
   checkTimeout(options.timeoutMs);
   await checkStrategies(strategies, options.llm, options.registry, options.timeoutMs);
   const specs: Measured[] = [...(strategies.some((s) => nameOf(s) === "full") ? [] : ["full"]), ...strategies, ...BASELINES];
