@@ -59,6 +59,9 @@ const ROWS: ReadonlyArray<{ call: string; run: (x: unknown) => unknown; names: s
   { call: "loadTranscripts(file)", run: (x) => loadTranscripts(x as never), names: "loadTranscripts: file" },
   { call: "compareStrategies(transcripts)", run: (x) => compareStrategies(x as never, [], { models: [] } as never), names: "compareStrategies: transcripts" },
   { call: "compareStrategies(transcripts, strategies, options)", run: (x) => compareStrategies([], [], x as never), names: "compareStrategies: options" },
+  // Before: "Cannot read properties of null (reading 'id')", "messages.findIndex is not a function".
+  { call: "compareStrategies([transcript])", run: (x) => compareStrategies([x as never], [], { models: ["gpt-4o"] }), names: "compareStrategies: transcripts[0]" },
+  { call: "compareStrategies([{ messages }])", run: (x) => compareStrategies([{ id: "t", messages: x as never }], [], { models: ["gpt-4o"] }), names: "compareStrategies: transcripts[0].messages" },
   // Before: "options.models.map is not a function", "Cannot read properties of undefined (reading '0')".
   { call: "compareStrategies({ models })", run: (x) => compareStrategies([], [], { models: x } as never), names: "compareStrategies: options.models" },
   { call: "compareStrategies({ models: [x] })", run: (x) => compareStrategies([], [], { models: ["gpt-4o", x] } as never), names: "compareStrategies: options.models[1]" },
@@ -96,6 +99,16 @@ describe("a public function given the wrong thing says which argument and what i
   // readFileSync takes a number for a file descriptor: 0 is standard input, which a server's never closes.
   it("loadTranscripts(0) does not read standard input", () => {
     expect(() => loadTranscripts(0 as never)).toThrow("loadTranscripts: file must be a file name, got a number");
+  });
+
+  it("compareStrategies names the transcript and message that is not one, and an id given twice", async () => {
+    const hi = { role: "user", content: "hi" } as const;
+    await expect(compareStrategies([{ id: "a", messages: [hi, { role: "assistant", content: 5 as never }] }], [], { models: ["gpt-4o"] })).rejects.toThrow(
+      "compareStrategies: transcripts[0].messages[1] has content of type number (expected a string, null or content parts)",
+    );
+    await expect(compareStrategies([{ id: 5 as never, messages: [hi] }], [], { models: ["gpt-4o"] })).rejects.toThrow("compareStrategies: transcripts[0].id must be a string, got a number");
+    // Counted twice in every total, its rows could not be told apart (loadTranscripts refuses it).
+    await expect(compareStrategies([{ id: "a", messages: [hi] }, { id: "a", messages: [hi] }], [], { models: ["gpt-4o"] })).rejects.toThrow('compareStrategies: transcripts[1].id "a" is also the id of transcripts[0]: give each conversation its own id');
   });
 
   it("compareStrategies refuses an empty list of price models, instead of blaming a strategy", async () => {

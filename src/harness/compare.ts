@@ -7,6 +7,7 @@ import type { StrategyRegistry, StrategySpec } from "../compaction/registry.js";
 import { defaultStrategies } from "../history/registry.js";
 import { isArrayArg, isObjectArg, mustBe } from "../llm/args.js";
 import type { Llm } from "../llm/types.js";
+import { messageProblem } from "../compaction/compact.js";
 import { boundedCall } from "../compaction/summarizers/llm.js";
 import { addMetrics, BASELINES, checkTimeout, emptyMetrics, isBaseline, measure, STRATEGY_TIMEOUT_MS, StrategyFailure, type Baseline, type Metrics, type RequestPoint } from "./measure.js";
 import type { Transcript } from "./transcript.js";
@@ -134,6 +135,29 @@ export async function checkStrategies(strategies: ReadonlyArray<StrategySpec | s
   }
 }
 
+/**
+ * Transcripts as the replay needs them (what loadTranscripts checks of a file's lines): objects
+ * with an id of their own and messages compact() takes. Unchecked, a bad one failed deep inside a
+ * strategy or the measure with the engine's words, and an id given twice counted twice.
+ */
+function checkTranscripts(transcripts: readonly unknown[]): void {
+  const seen = new Map<string, number>();
+  transcripts.forEach((t: unknown, i) => {
+    const at = `compareStrategies: transcripts[${i}]`;
+    if (!isObjectArg(t) || Array.isArray(t)) throw new TypeError(mustBe(at, "a transcript ({ id, messages })", t));
+    const { id, messages } = t as { id?: unknown; messages?: unknown };
+    if (typeof id !== "string") throw new TypeError(mustBe(`${at}.id`, "a string", id));
+    const first = seen.get(id);
+    if (first !== undefined) throw new TypeError(`${at}.id ${JSON.stringify(id)} is also the id of transcripts[${first}]: give each conversation its own id`);
+    seen.set(id, i);
+    if (!isArrayArg(messages)) throw new TypeError(mustBe(`${at}.messages`, "an array of chat messages", messages));
+    messages.forEach((m: unknown, k) => {
+      const p = messageProblem(m);
+      if (p !== undefined) throw new TypeError(`${at}.messages[${k}] ${p.problem}`);
+    });
+  });
+}
+
 /** The price models as the report needs them: at least one (the conversations' model), each a name. */
 function checkModels(models: unknown): void {
   if (!isArrayArg(models)) throw new TypeError(mustBe("compareStrategies: options.models", "a non-empty array of model names", models));
@@ -147,6 +171,7 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
   if (!isArrayArg(transcripts)) throw new TypeError(mustBe("compareStrategies: transcripts", "an array of transcripts (loadTranscripts' result)", transcripts));
   if (!isArrayArg(strategies)) throw new TypeError(mustBe("compareStrategies: strategies", "an array of strategy names or specs", strategies));
   if (!isObjectArg(options)) throw new TypeError(mustBe("compareStrategies: options", "an object of options ({ models })", options));
+  checkTranscripts(transcripts);
   checkModels(options.models);
   if (options.onProgress !== undefined && typeof options.onProgress !== "function") throw new TypeError(mustBe("compareStrategies: options.onProgress", "a function", options.onProgress));
   checkTimeout(options.timeoutMs);

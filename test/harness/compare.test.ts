@@ -160,7 +160,7 @@ describe("strict, stratified retention", () => {
 
 describe("compareStrategies", () => {
   it("always measures full as the baseline, and reports reduction, cost ratio and retention against it", async () => {
-    const r = await compareStrategies([booking, booking], [{ name: "sliding-window", options: { turns: 1 } }], { models });
+    const r = await compareStrategies([booking, { ...booking, id: "booking-2" }], [{ name: "sliding-window", options: { turns: 1 } }], { models });
     expect(r.rows.map((row) => row.strategy)).toEqual(["full", "sliding-window:turns=1", "baseline:system+last", "baseline:system+task+last"]);
     const [full, window, last, taskLast] = r.rows;
     expect([last.kind, taskLast.kind, window.kind]).toEqual(["baseline", "baseline", "strategy"]);
@@ -177,7 +177,7 @@ describe("compareStrategies", () => {
     const needs = /probe needs: [^\n]*/.exec(renderTable(r))?.[0] ?? "no probe needs line";
     expect(renderHtml(r)).toContain(needs.replace(/>/g, "&gt;"));
     // Per transcript too, adding up to the totals.
-    expect(window.perTranscript.map((p) => p.id)).toEqual(["booking", "booking"]);
+    expect(window.perTranscript.map((p) => p.id)).toEqual(["booking", "booking-2"]);
     expect(window.perTranscript[0].metrics.inputTokens * 2).toBe(window.totals.inputTokens);
   });
 
@@ -337,7 +337,7 @@ describe("a summarizer that fails", () => {
     let attempts = 0;
     const down: Llm = { name: "down", complete: () => Promise.reject(new Error(`connect ECONNREFUSED (${++attempts})`)) };
     const spec = { name: "rolling-summary", options: { roundsToCompress: 1, roundsToRetain: 1 } };
-    const r = await compareStrategies([booking, booking], [spec], { models, llm: down });
+    const r = await compareStrategies([booking, { ...booking, id: "booking-2" }], [spec], { models, llm: down });
     const row = r.rows[1];
     expect(attempts).toBeGreaterThan(0);
     expect(row.triggered).toBe(false);
