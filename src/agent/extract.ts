@@ -126,6 +126,22 @@ const INVISIBLE = /[\u200B-\u200F\u2060-\u2064\uFEFF\u00AD\u202A-\u202E]/;
 const ODD_SPACE = /[\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]/;
 
 /**
+ * A zero-width joiner or non-joiner between two non-ASCII, non-space characters in a string is
+ * data: it builds an emoji sequence ("👨‍👩‍👧" is one character, three without it) or spells a
+ * Persian or Indic word. Next to ASCII, a space or a quote it only makes equal-looking strings
+ * differ, so it is still removed there.
+ */
+function joins(source: string, i: number): boolean {
+  const c = source.charCodeAt(i);
+  if (c !== 0x200c && c !== 0x200d) return false;
+  return joinable(source[i - 1]) && joinable(source[i + 1]);
+}
+
+function joinable(c: string | undefined): boolean {
+  return c !== undefined && c.charCodeAt(0) > 0x7f && !/\s/.test(c) && !INVISIBLE.test(c) && !SMART_DOUBLE.includes(c) && !SMART_SINGLE.includes(c);
+}
+
+/**
  * Maps smart quotes used as delimiters to ASCII quotes and removes invisible characters,
  * leaving string contents and comments alone (except invisible characters, never meant).
  * A string opened with a smart quote may hold ASCII quotes; they are escaped.
@@ -138,7 +154,7 @@ export function sanitizeProgram(source: string): { text: string; notes: string[]
   let mode: "code" | "string" | "smart-string" | "comment" = "code";
   for (let i = 0; i < source.length; i++) {
     const c = source[i];
-    if (INVISIBLE.test(c)) {
+    if (INVISIBLE.test(c) && !(mode !== "code" && mode !== "comment" && joins(source, i))) {
       invisible++;
       continue;
     }

@@ -140,6 +140,22 @@ describe("sanitizeProgram", () => {
     expect(sanitizeProgram('(str "a\u00A0b")').text).toBe('(str "a\u00A0b")');
   });
 
+  it("keeps a joiner that joins two non-ASCII characters inside a string (an emoji sequence, a Persian word)", async () => {
+    const family = "\u{1F468}\u200D\u{1F469}\u200D\u{1F467}";
+    const src = `(str "${family}" (count "${family}") "\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645" \u201C\u2764\uFE0F\u200D\u{1F525}\u201D)`;
+    const r = sanitizeProgram(src);
+    expect(r.text).toBe(src.replace(/[\u201C\u201D]/g, '"'));
+    expect(r.notes).toEqual(["replaced 2 smart quotes with ASCII quotes"]);
+    const run = await evaluate(r.text);
+    expect(run.ok && run.value).toBe(`${family}1\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645\u2764\uFE0F\u200D\u{1F525}`);
+  });
+
+  it("still removes a joiner next to ASCII, a space or a string's end, and outside strings", () => {
+    const r = sanitizeProgram('(= "admin\u200D" "a\u200Cb" "\u00E9\u200D " x\u200D\u00E9 \u201C\u00E9\u200D\u201D) ; \u00E9\u200D\u00E9');
+    expect(r.text).toBe('(= "admin" "ab" "\u00E9 " x\u00E9 "\u00E9") ; \u00E9\u00E9');
+    expect(r.notes).toEqual(["replaced 2 smart quotes with ASCII quotes", "removed 6 invisible characters"]);
+  });
+
   it("feeds its notes through extractProgram", () => {
     const r = extractProgram(fence("clojure", "(println \u2018x)"));
     expect(r.ok && r.notes).toEqual(["replaced 1 smart quote with ASCII quotes"]);
