@@ -311,7 +311,7 @@ export function callValue(f: Value, args: Value[]): Value {
     if (n === 1) {
       const i = asIndex(args[0]);
       if (i === null) throw typeErr(`a vector used as a function expects an integer index, got ${describeIndex(args[0])}`, "vectors are indexed by position; use a map for named keys");
-      if (i >= 0 && i < f.size) return took(f, f.get(i) as Value);
+      if (i >= 0 && i < f.size) return took(f, f.get(i) as Value, args[0]);
       throw new LispError("index_out_of_bounds", `index ${i} is out of bounds for a vector of ${f.size}`);
     }
     throw new LispError("arity_error", `a vector used as a function expects 1 argument, got ${n}`);

@@ -12,7 +12,7 @@ import { Vec } from "./vector.js";
 const MISSING = Symbol("missing") as unknown as Value;
 
 export function lookup(coll: Value, key: Value, dflt: Value): Value {
-  return took(coll, find(coll, key, dflt));
+  return took(coll, find(coll, key, dflt), key);
 }
 
 function find(coll: Value, key: Value, dflt: Value): Value {

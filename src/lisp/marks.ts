@@ -583,9 +583,20 @@ export class Marks {
     this.empty = false;
   }
 
-  /** Told of a value the program took out of another without a builtin (runtime.ts `took`). */
-  took(from: Value, part: Value): void {
+  /**
+   * Told of a value the program took out of another without a builtin (runtime.ts `took`), by
+   * `key` when it was looked up by one: what a table holds under a hidden key (a character of a
+   * token, a keyword made of one, a digit read from one) tells the key, as `(get t c)` does.
+   */
+  took(from: Value, part: Value, key?: Value): void {
     if (this.empty || from === null || typeof from === "boolean") return;
+    if (key !== undefined && key !== null && typeof key !== "boolean" && part !== null && typeof part !== "boolean" && this.originOf(part) === undefined) {
+      const o = this.find(key);
+      if (o !== undefined) {
+        if (small(part)) this.pin(part, derivedOf(o));
+        else this.derive(part, o);
+      }
+    }
     if (typeof from === "object") {
       this.open(from);
     } else if (typeof from === "string" && typeof part === "string") {
@@ -783,7 +794,8 @@ export class Marks {
   private after(name: string, args: Value[], r: Value): Value {
     if (this.empty || r === null || typeof r === "boolean") return r;
     if (typeof r !== "object" && !markable(r)) return small(r) ? this.afterSmall(name, args, r) : r;
-    if (SELECTORS.has(name) && !args.some((a) => typeof a === "string" && this.originOf(a) !== undefined)) return r;
+    // An element keeps its own mark, unless a marked string was cut or a marked index chose it.
+    if (SELECTORS.has(name) && !args.some((a, i) => (typeof a === "string" || (i === 1 && typeof a === "number")) && this.originOf(a) !== undefined)) return r;
     if (this.originOf(r) !== undefined) return r;
     let closure = false;
     for (const a of args) {

@@ -76,7 +76,8 @@ export const CHECK_INTERVAL = 10_000;
  * builtin (a key's value, an element a loop or a pattern binds, a character).
  */
 export interface Taking {
-  took(from: Value, part: Value): void;
+  /** `key`: what `part` was looked up by, when it was (a value kept under a hidden key tells that key). */
+  took(from: Value, part: Value, key?: Value): void;
   /** What a function made by a builtin (partial, constantly, memoize, ...) returned: computed from it when it holds hidden values. */
   returned(f: Value, r: Value): void;
   /** `part` kept inside `holder` (memoize's cache): the holder then holds a mark `part` holds, which is returned for the holder to keep with it. */
@@ -206,9 +207,9 @@ export function runMarks(): Taking | null {
   return (run as RunState | undefined)?.marks ?? null;
 }
 
-/** `part`, taken out of `from` by the program, told to the run's marks (when a run with marks is in progress). */
-export function took(from: Value, part: Value): Value {
-  runMarks()?.took(from, part);
+/** `part`, taken out of `from` by the program (looked up by `key`), told to the run's marks (when a run with marks is in progress). */
+export function took(from: Value, part: Value, key?: Value): Value {
+  runMarks()?.took(from, part, key);
   return part;
 }
 

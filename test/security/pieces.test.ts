@@ -132,6 +132,37 @@ const SMALL = [
   "(println (extract-int #\"(\\d\\d)\" data/_code))",
 ];
 
+// Each prints what a table holds under a key taken from the token (a character, a keyword made
+// of one, a digit read from one): the words it prints spell the token as surely as its characters.
+const WORDS = '(def words (mapv #(str "word" %) (range 40)))\n(def alpha (map str "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-"))\n(def t (zipmap alpha words))\n(def kt (zipmap (map keyword alpha) words))';
+const LOOKUPS = [
+  "(doseq [c tok] (print (t c)))",
+  "(doseq [c tok] (print ({\"K\" \"word10\" \"7\" \"word33\"} c)))",
+  "(println (loop [i 0 acc []] (if (< i (count tok)) (recur (inc i) (conj acc (t (nth tok i)))) acc)))",
+  "(doseq [c tok] (print (kt (keyword c))))",
+  "(doseq [c tok] (print ((keyword c) kt)))",
+  "(doseq [c tok] (print (get kt (keyword c))))",
+  "(doseq [c tok] (when-let [d (parse-long c)] (print (words d))))",
+  "(doseq [c tok] (when-let [d (parse-long c)] (print (nth words d))))",
+  "(doseq [c tok] (when-let [d (parse-long c)] (print (get words d))))",
+  "(println (mapv #(get-in {:k kt} [:k (keyword %)]) (vec tok)))",
+];
+
+describe("a value looked up by a key taken from a hidden string is hidden", () => {
+  it.each(LOOKUPS)("%s", async (program) => {
+    const r = await evaluate(`(def tok (get-in data/_creds [:crm :token]))\n${WORDS}\n${program}`, { ctx: { _creds: { crm: { token: TOKEN } } }, isolation: "none" });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const out = showStandIns(r.prints.join("\n"));
+    expect(out).not.toMatch(/word\d/);
+    expect(out).toContain("<hidden string");
+  });
+
+  it("a key not taken from hidden context looks up a value shown as it is", async () => {
+    const r = await evaluate(`(def tok (get-in data/_creds [:crm :token]))\n${WORDS}\n(println (count tok) (t "K") (kt :K) (words 7) (:K kt))`, { ctx: { _creds: { crm: { token: TOKEN } } }, isolation: "none" });
+    expect(r.ok && showStandIns(r.prints.join("\n"))).toBe("18 word10 word10 word7 word10");
+  });
+});
+
 describe("small hidden values stay hidden once taken out", () => {
   it("a digit of a hidden string read as a replacement's group number", async () => {
     const program = '(doseq [i (range 4)] (try (clojure.string/replace "x" #"x" (str "$" (subs data/_code i (inc i)))) (catch e (print (ex-message e)))))';
