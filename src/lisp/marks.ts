@@ -141,6 +141,8 @@ export function hiddenKeys(shown: Record<string, unknown>): string[] {
 const SELECTORS = new Set(["get", "get-in", "first", "second", "last", "nth", "peek", "ffirst", "fnext", "val", "key"]);
 /** Builtins that read a number out of a string: a small one read from a marked string is a piece of it. */
 const PARSERS = new Set(["parse-long", "parse-int", "parse-double", "extract-int", "parseInt", "parseLong", "parseDouble"]);
+/** Builtins that find text in text: where a marked piece is in public text tells the piece ((nth alpha i) spells it back). */
+const SEARCHES = new Set(["index-of", "last-index-of", ".indexOf", ".lastIndexOf"]);
 /** Builtins whose output a model sees: marked arguments are shown as stand-ins. */
 const SINKS = new Set(["println", "print", "prn", "pr"]);
 
@@ -825,6 +827,12 @@ export class Marks {
   private afterSmall(name: string, args: Value[], r: string | number): Value {
     if (typeof r === "number" && this.numbers === 0 && plainNumbers(args)) return r;
     if (this.prims.has(r)) return r;
+    // Where text was found is marked by what was looked for, not by where it was looked (a position, as a count is).
+    if (SEARCHES.has(name) && typeof r === "number") {
+      const o = this.find(args[1]);
+      if (o !== undefined) this.pin(r, derivedOf(o));
+      return r;
+    }
     const parse = PARSERS.has(name);
     for (const a of args) {
       if (a === null || typeof a === "boolean") continue;
