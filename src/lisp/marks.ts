@@ -143,6 +143,8 @@ const SELECTORS = new Set(["get", "get-in", "first", "second", "last", "nth", "p
 const PARSERS = new Set(["parse-long", "parse-int", "parse-double", "extract-int", "parseInt", "parseLong", "parseDouble"]);
 /** Builtins that find text in text: where a marked piece is in public text tells the piece ((nth alpha i) spells it back). */
 const SEARCHES = new Set(["index-of", "last-index-of", ".indexOf", ".lastIndexOf"]);
+/** Builtins that tell a value's size or type, never what it holds: not marked, however large. */
+const SHAPE_ONLY = new Set(["count", "type"]);
 /** Builtins whose output a model sees: marked arguments are shown as stand-ins. */
 const SINKS = new Set(["println", "print", "prn", "pr"]);
 
@@ -794,7 +796,8 @@ export class Marks {
 
   /** A builtin's result, marked when it was computed from a marked argument. */
   private after(name: string, args: Value[], r: Value): Value {
-    if (this.empty || r === null || typeof r === "boolean") return r;
+    if (this.empty || r === null || typeof r === "boolean" || SHAPE_ONLY.has(name)) return r;
+    if (SEARCHES.has(name) && typeof r === "number") return this.found(args[1], r);
     if (typeof r !== "object" && !markable(r)) return small(r) ? this.afterSmall(name, args, r) : r;
     // An element keeps its own mark, unless a marked string was cut or a marked index chose it.
     if (SELECTORS.has(name) && !args.some((a, i) => (typeof a === "string" || (i === 1 && typeof a === "number")) && this.originOf(a) !== undefined)) return r;
@@ -817,28 +820,32 @@ export class Marks {
     return r;
   }
 
+  /** Where text was found, marked by what was looked for, not by where it was looked (a position, as a count is). */
+  private found(needle: Value, r: number): Value {
+    const o = this.find(needle);
+    if (o !== undefined) {
+      if (small(r)) this.pin(r, derivedOf(o));
+      else this.derive(r, o);
+    }
+    return r;
+  }
+
   /**
    * A small result computed from a marked value is marked: a piece of a marked string (a
    * character, a cut of two, a number read from it), the text of a marked number, a number
    * computed from one, a string or number computed from a collection holding one (joined
-   * characters, a sum). Not marked: a count, or a position or length of a marked string; and an
-   * element a selector takes out keeps its own mark.
+   * characters, a sum). Not marked: a position or length of a marked string (counts and
+   * searches are decided in `after`); and an element a selector takes out keeps its own mark.
    */
   private afterSmall(name: string, args: Value[], r: string | number): Value {
     if (typeof r === "number" && this.numbers === 0 && plainNumbers(args)) return r;
     if (this.prims.has(r)) return r;
-    // Where text was found is marked by what was looked for, not by where it was looked (a position, as a count is).
-    if (SEARCHES.has(name) && typeof r === "number") {
-      const o = this.find(args[1]);
-      if (o !== undefined) this.pin(r, derivedOf(o));
-      return r;
-    }
     const parse = PARSERS.has(name);
     for (const a of args) {
       if (a === null || typeof a === "boolean") continue;
       let o: Origin | undefined;
       if (typeof a === "object") {
-        if (!SELECTORS.has(name) && name !== "count") o = this.find(a);
+        if (!SELECTORS.has(name)) o = this.find(a);
       } else if (typeof r === "string" || typeof a === "number" || parse) {
         o = this.prims.get(a);
       }

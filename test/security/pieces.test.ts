@@ -456,6 +456,18 @@ describe("small values computed from hidden ones", () => {
     expect(r.ok && r.prints).toEqual(["3 4 18"]);
   });
 
+  it("counts, types and positions of public text stay shown at any size; a hidden needle's position does not", async () => {
+    const program = [
+      '(def big (str (apply str (repeat 1200 "x")) (:token data/_creds)))',
+      "(println (count big) (count (vec (repeat 1500 (:token data/_creds)))) (type (:token data/_creds)) (type data/_creds))",
+      '(println (clojure.string/index-of big "-") (.lastIndexOf big "-"))',
+      '(println (.indexOf (str (apply str (repeat 1200 "y")) "K7") (subs (:token data/_creds) 0 2)))',
+    ].join("\n");
+    const r = await evaluate(program, { ctx, isolation: "none" });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    expect(r.ok && r.prints.map(showStandIns)).toEqual(["1218 1500 :string :map", "1206 1213", "<hidden integer derived from data/_creds>"]);
+  });
+
   it("kept to a later turn: small hidden numbers in a collection, keywords made from pieces, a float", async () => {
     const programs = [
       "(def v [(:pin data/_creds) (:cvv data/_creds)])\n(def w (mapv inc v))\n(def tok (:token data/_creds))\n(def ks (mapv #(keyword (subs tok % (+ % 2))) (range 0 18 2)))\n(def f (double (:cvv data/_creds)))",
