@@ -143,9 +143,11 @@ const KEYWORD_NAME = /^[a-zA-Z0-9*+!\-_?<>=/.&%$|'#\u00A0-\uFFFF][a-zA-Z0-9*+!\-
 
 /**
  * A keyword as a preview shows it: `:name`, or `(keyword "Order ID")` when `:Order ID` would read
- * as another keyword and a symbol (JSON keys become keywords whatever they hold).
+ * as another keyword and a symbol (JSON keys become keywords whatever they hold). A hidden key,
+ * recorded as its stand-in (a tool call's arguments), is the stand-in: it names its type already.
  */
 export function keywordText(name: string): string {
+  if (isStandIn(name)) return name;
   return KEYWORD_NAME.test(name) ? ":" + name : `(keyword ${quoteString(name)})`;
 }
 

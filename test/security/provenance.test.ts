@@ -139,6 +139,17 @@ describe("provenance: nothing derived from hidden context reaches a prompt", () 
     expect(JSON.stringify(step.trace)).not.toContain("K7Z2");
   });
 
+  it("a hidden keyword key in a summary's tool call or sample shows as its stand-in, not as a call that makes a keyword of it", async () => {
+    const pad = Array.from({ length: 12 }, () => ";; a long comment line that makes the program worth summarizing, so its summary is what later prompts show").join("\n");
+    const programs = [`${pad}\n(def r (tool/lookup {:token "x" (keyword (subs data/_tok 0 6)) 1}))\n(def m {(keyword (subs data/_tok 0 6)) 1})`, `${pad}\n(println "next")`, "(return :done)"];
+    const agent = SubAgent.create({ prompt: "Find the customer.", tools: { lookup }, maxTurns: 3 });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _tok: "K7Z2Q9-B3M8X4" }, compressHistory: true });
+    const last = step.messages[2].map((m) => m.content).join("\n");
+    expect(last).toContain('; Tool: lookup {:token "x" <hidden keyword derived from data/_tok> 1} -> r');
+    expect(last).toContain("{<hidden keyword derived from data/_tok> 1}");
+    expect(last).not.toContain("(keyword <hidden");
+  });
+
   it("a tool's result is not hidden unless it echoes a hidden string", async () => {
     const programs = ['(def r (tool/lookup {:token data/_tok :q "acme"}))\n(println (:q r) (:echoed r) (:rows r))', "(return :done)"];
     const agent = SubAgent.create({ prompt: "Find the customer.", tools: { lookup }, maxTurns: 2 });
