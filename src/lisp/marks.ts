@@ -143,6 +143,13 @@ const SELECTORS = new Set(["get", "get-in", "first", "second", "last", "nth", "p
 const PARSERS = new Set(["parse-long", "parse-int", "parse-double", "extract-int", "parseInt", "parseLong", "parseDouble"]);
 /** Builtins that find text in text: where a marked piece is in public text tells the piece ((nth alpha i) spells it back). */
 const SEARCHES = new Set(["index-of", "last-index-of", ".indexOf", ".lastIndexOf"]);
+/**
+ * Builtins that build a collection of their arguments' own values, computing none: each keeps its
+ * own mark, and the public ones beside a hidden one stay shown ((assoc req :token tok) hid the
+ * region beside it, and every equal string in the evaluation). Not when an argument is a marked
+ * collection: its entries, copied in, include booleans and nils that are hidden only by it.
+ */
+const STRUCTURAL = new Set(["assoc", "assoc-in", "dissoc", "merge", "conj", "select-keys", "hash-map", "vector"]);
 /** Builtins that tell a value's size or type, never what it holds: not marked, however large. */
 const SHAPE_ONLY = new Set(["count", "type"]);
 /** Builtins whose output a model sees: marked arguments are shown as stand-ins. */
@@ -802,6 +809,7 @@ export class Marks {
     // An element keeps its own mark, unless a marked string was cut or a marked index chose it.
     if (SELECTORS.has(name) && !args.some((a, i) => (typeof a === "string" || (i === 1 && typeof a === "number")) && this.originOf(a) !== undefined)) return r;
     if (this.originOf(r) !== undefined) return r;
+    if (STRUCTURAL.has(name) && !args.some((a) => (a instanceof Vec || isMap(a) || isSet(a)) && this.originOf(a) !== undefined)) return r;
     let closure = false;
     for (const a of args) {
       if (a instanceof Fn && !(a instanceof Builtin)) closure = true;

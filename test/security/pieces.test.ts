@@ -456,6 +456,32 @@ describe("small values computed from hidden ones", () => {
     expect(r.ok && r.prints).toEqual(["3 4 18"]);
   });
 
+  it.each([
+    '(def req (assoc {:region "eu-west-1" :page 2} :token (:token data/_creds)))',
+    '(def req (merge {:region "eu-west-1" :page 2} {:token (:token data/_creds)}))',
+    '(def req (conj {:region "eu-west-1" :page 2} [:token (:token data/_creds)]))',
+    '(def req (assoc-in {:region "eu-west-1" :page 2} [:auth :token] (:token data/_creds)))',
+    '(def req (select-keys (assoc {:region "eu-west-1" :page 2} :token (:token data/_creds)) [:region :page :token]))',
+    '(def req (dissoc (hash-map :region "eu-west-1" :page 2 :token (:token data/_creds) :x 1) :x))',
+    '(def req (conj ["eu-west-1" 2] (:token data/_creds)))',
+  ])("a collection built around a hidden value hides it, not its public neighbours: %s", async (program) => {
+    const r = await evaluate(`${program}\n(println req)\n(println (get req :region (first req)) (get req :page (second req)) "eu-west-1")`, { ctx, isolation: "none" });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const out = showStandIns(r.prints.join("\n"));
+    for (const f of fragments([TOKEN])) expect(out, out).not.toContain(f);
+    expect(out).toContain("<hidden string from data/_creds :token>");
+    expect(out.split("\n")[1]).toBe("eu-west-1 2 eu-west-1");
+    expect(out).not.toContain("derived");
+  });
+
+  it("a collection built from a hidden collection's entries stays hidden whole (its flags and nils have no mark of their own)", async () => {
+    const r = await evaluate('(println (merge {:region "eu"} data/_flags) (conj {:region "eu"} data/_flags) (into {:region "eu"} data/_flags))', { ctx: { _flags: { beta: true, z: null } }, isolation: "none" });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const out = showStandIns(r.prints.join("\n"));
+    expect(out, out).not.toMatch(/:beta true|:z nil/);
+    expect(out.match(/:beta <hidden boolean/g)).toHaveLength(3);
+  });
+
   it("counts, types and positions of public text stay shown at any size; a hidden needle's position does not", async () => {
     const program = [
       '(def big (str (apply str (repeat 1200 "x")) (:token data/_creds)))',
