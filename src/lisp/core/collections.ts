@@ -4,7 +4,7 @@
 // rather than an arbitrary element; sorting or converting first makes the order explicit.
 import { LispError, typeErr } from "../errors.js";
 import { hasKey } from "../lookup.js";
-import { charge, checkCollectionSize, tick } from "../runtime.js";
+import { charge, checkCollectionSize, tick, took } from "../runtime.js";
 import { charAt, charCount, chars } from "../text.js";
 import { asIndex, EMPTY_MAP, EMPTY_SET, EMPTY_VEC, Fn, Keyword, truthy, type LMap, type Value, isMap, isSet } from "../values.js";
 import { call1 } from "../fn.js";
@@ -269,9 +269,10 @@ function contains(coll: Value, key: Value): boolean {
 }
 
 /** The [k v] entry of a map, with the same keyword/string key fallback as get. */
+// The value an entry holds is looked up by the key, told to the marks as a lookup's is (took).
 function mapEntry(m: LMap, k: Value): Value {
   const found = actualKey(m, k);
-  return m.has(found) ? Vec.of<Value>(found, m.get(found) as Value) : null;
+  return m.has(found) ? Vec.of<Value>(found, took(m, m.get(found) as Value, k)) : null;
 }
 
 function find(a: Value, b: Value): Value {
@@ -281,7 +282,7 @@ function find(a: Value, b: Value): Value {
   if (isMap(a)) return mapEntry(a, b);
   if (a instanceof Vec) {
     const i = asIndex(b);
-    return i !== null && i >= 0 && i < a.size ? Vec.of<Value>(i, a.get(i) as Value) : null;
+    return i !== null && i >= 0 && i < a.size ? Vec.of<Value>(i, took(a, a.get(i) as Value, b)) : null;
   }
   const pred = expectFn("find", a);
   const xs = items("find", b);
