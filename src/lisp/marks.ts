@@ -670,15 +670,20 @@ export class Marks {
     return found === undefined ? undefined : this.kept(v, this.originOf(v) ?? { ...found, path: found.root, derived: true });
   }
 
-  /** Marks the small values of a hidden collection (read from context, not derived), each with its place. */
+  /**
+   * Marks the small values of a hidden collection (read from context), each with its place, and
+   * of a derived vector or set: which of its values come first was computed from hidden context
+   * ((first (drop d xs)) tells d). Not a derived map's: a record's fields are what it holds, not
+   * what chose it, and pinning them would hide every equal number in the evaluation.
+   */
   private open(v: object, depth = 0): void {
     if (this.opened.has(v) || depth > 64) return;
     const o = this.objs.get(v);
-    if (o === undefined || o.derived) return;
+    if (o === undefined || (o.derived && !(v instanceof Vec || isSet(v)))) return;
     this.opened.add(v);
     const each = (x: Value, path: string): void => {
       if (x !== null && typeof x === "object") this.open(x, depth + 1);
-      else if (small(x)) this.pin(x, { path, root: o.root, derived: false });
+      else if (small(x)) this.pin(x, o.derived ? o : { path, root: o.root, derived: false });
     };
     if (v instanceof Vec) {
       let i = 0;

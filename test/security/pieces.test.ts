@@ -187,6 +187,22 @@ describe("a value looked up by a key taken from a hidden string is hidden", () =
     expect(out).toContain("<hidden integer");
   });
 
+  // A cut of public numbers that a digit of the token placed: its first value is the digit plus 10.
+  it.each([
+    "(print (first (drop d s)) \"\")",
+    "(print (first (subvec s d)) \"\")",
+    "(print (last (take (inc d) s)) \"\")",
+    "(print (get (vec (drop d s)) 0) \"\")",
+    "(let [[x] (drop d s)] (print x \"\"))",
+    "(doseq [x (take 1 (drop d s))] (print x \"\"))",
+  ])("a small value taken out of a collection a hidden number cut: %s", async (program) => {
+    const r = await evaluate(`(def tok (get-in data/_creds [:crm :token]))\n(def s (vec (range 10 50)))\n(doseq [c tok] (when-let [d (parse-long c)] ${program}))`, { ctx: { _creds: { crm: { token: TOKEN } } }, isolation: "none" });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const out = showStandIns(r.prints.join("\n"));
+    expect(out, out).not.toMatch(/\d/);
+    expect(out).toContain("<hidden integer");
+  });
+
   it("where public text is in a hidden string stays shown (a position, as a count is)", async () => {
     const r = await evaluate(`(def tok (get-in data/_creds [:crm :token]))\n(println (clojure.string/index-of tok "-") (.lastIndexOf tok "-") (count tok))`, { ctx: { _creds: { crm: { token: TOKEN } } }, isolation: "none" });
     expect(r.ok && showStandIns(r.prints.join("\n"))).toBe("6 13 18");
