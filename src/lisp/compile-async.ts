@@ -3,9 +3,8 @@
 // a node chains on a child's result only when it is a promise, and goes on from where it was
 // (the loop index, the clause, the argument), so nothing runs twice. Subtrees that cannot wait
 // (no call of a function, tool or builtin that calls back) keep the synchronous closures.
-import { Map as IMap, Set as ISet } from "ptc-immutable";
 import type { Bind, FnArityNode, ForClause, Node } from "./analyzer/nodes.js";
-import { asMap, asSeq, CATCHABLE, dotimesCount, forItems, compile, compileBinds, compileFn, errorValue, letfnPatches, runsFinally, slot, startTool, whereMaker } from "./compile.js";
+import { asMap, asSeq, CATCHABLE, dotimesCount, forItems, compile, compileBinds, compileFn, errorValue, letfnPatches, mapLiteral, runsFinally, setLiteral, slot, startTool, whereMaker } from "./compile.js";
 import { LispError, withLoc, type SourceLoc } from "./errors.js";
 import type { BuiltinDef } from "./core/registry.js";
 import { callAsync, callAsync1, callAsync2, Closure, RECUR, type AsyncCode, type Frame } from "./fn.js";
@@ -218,16 +217,13 @@ export function compileAsync(node: Node): AsyncCode {
     }
     case "set": {
       const items = node.items.map(compileAsync);
-      return (fr) => all(items, fr, (vals) => ISet<Value>(vals));
+      const loc = node.loc;
+      return (fr) => all(items, fr, (vals) => setLiteral(vals, loc));
     }
     case "map": {
       const items = node.items.map(compileAsync);
-      return (fr) =>
-        all(items, fr, (vals) =>
-          IMap<Value, Value>().withMutations((m) => {
-            for (let i = 0; i < vals.length; i += 2) m.set(vals[i], vals[i + 1]);
-          }),
-        );
+      const loc = node.loc;
+      return (fr) => all(items, fr, (vals) => mapLiteral(vals, loc));
     }
     case "and":
     case "or": {

@@ -109,14 +109,13 @@ export function compile(node: Node): Code {
     }
     case "set": {
       const items = node.items.map(compile);
-      return (fr) => ISet<Value>(items.map((c) => c(fr)));
+      const loc = node.loc;
+      return (fr) => setLiteral(items.map((c) => c(fr)), loc);
     }
     case "map": {
       const items = node.items.map(compile);
-      return (fr) =>
-        IMap<Value, Value>().withMutations((m) => {
-          for (let i = 0; i < items.length; i += 2) m.set(items[i](fr), items[i + 1](fr));
-        });
+      const loc = node.loc;
+      return (fr) => mapLiteral(items.map((c) => c(fr)), loc);
     }
     case "and": {
       const items = node.items.map(compile);
@@ -180,6 +179,27 @@ export function compile(node: Node): Code {
       return compileTry(node);
     case "destructure":
       return compileDestructure(node);
+  }
+}
+
+// A literal's keys are hashed as it is built, which can fail (a key nested past the limit):
+// the error is placed at the literal, as it is at a builtin call that hashes.
+export function setLiteral(vals: Value[], loc: SourceLoc): Value {
+  try {
+    return ISet<Value>(vals);
+  } catch (e) {
+    throw withLoc(e, loc);
+  }
+}
+
+/** A map literal of its evaluated keys and values, alternating; placed as setLiteral is. */
+export function mapLiteral(vals: Value[], loc: SourceLoc): Value {
+  try {
+    return IMap<Value, Value>().withMutations((m) => {
+      for (let i = 0; i < vals.length; i += 2) m.set(vals[i], vals[i + 1]);
+    });
+  } catch (e) {
+    throw withLoc(e, loc);
   }
 }
 

@@ -24,6 +24,8 @@ const OPERATIONS: Array<[name: string, expr: string, what: string]> = [
   ["group-by", "(count (group-by identity [d e]))", "hashed"],
   ["compare", "(compare d e)", "compared"],
   ["sort", "(count (sort [d e]))", "compared"],
+  ["a set literal", "(count #{d e})", "hashed"],
+  ["a map literal", "(count {d 1 e 2})", "hashed"],
 ];
 
 /** A map `levels` maps deep, each level keyed (and valued) by the one below: the deepest host recursion per level, through immutable's lookups. */
@@ -52,6 +54,16 @@ for (const isolation of ["none", "worker"] as const) {
     }
   });
 }
+
+// A program that can wait for a tool is compiled another way: its literals are placed the same.
+describe("deep data in the literals of a program that calls a tool", () => {
+  const LITERALS = OPERATIONS.filter(([name]) => name.endsWith("literal"));
+  it.each(LITERALS)(`%s on data ${LIMIT + 1} levels deep is nesting_too_deep at the form`, async (_name, expr, what) => {
+    const source = program(LIMIT + 1, expr).replace("(let [", "(let [t (tool/t) ");
+    const r = await evaluate(source, { tools: { t: () => 1 }, limits: { timeoutMs: 30_000 } });
+    expect(r.ok ? "ok" : [r.error.kind, r.error.message, r.error.line]).toEqual(["nesting_too_deep", `data nested deeper than ${LIMIT} levels cannot be ${what} (used as a key, a set element or by hash)`, 3]);
+  });
+});
 
 // A definition crosses from the worker to its host (and back, as memory, to the next run's
 // worker) by recursion in wire.ts, structured clone and the reader: bounded at a fixed depth,
