@@ -199,3 +199,22 @@ describe("a vector made per element of a big input looks at the clock as it goes
     expect((await reads(`(let [x data/x] ${call} nil)`)) - setup).toBeGreaterThanOrEqual(n / 8_192);
   });
 });
+
+// Printing walks every element: it was charged per 16 characters of what it wrote, so
+// collections that print short ((vec (repeat n [])), 3 characters each; a shared-structure
+// tree of []s) paid for one element in five, and a loop of such prints outran its fuel.
+describe("printing a collection charges each element it prints", () => {
+  const n = 4_096;
+  const empties = `x (vec (repeat ${n} []))`;
+  // 2^13 - 1 vectors below the root, each printed as "[]" or the brackets around two others.
+  const dag = "x (reduce (fn [m _] [m m]) [] (range 12))";
+  const calls = ["(str x)", "(pr-str x)", "(prn-str x)", "(println x)", "(print x)", "(with-out-str (prn x))", '(format "%s" x)', '(clojure.string/join "," [x])', "(str [x] x)"];
+  it.each(calls)("%s", async (call) => {
+    for (const [bind, elements] of [[empties, n], [dag, 2 ** 13 - 2]] as const) {
+      const setup = await evaluate(`(let [${bind}] nil)`, { limits: BIG });
+      const full = await evaluate(`(let [${bind}] ${call} nil)`, { limits: BIG });
+      expect(full.ok, call).toBe(true);
+      expect(full.stats.fuelUsed - setup.stats.fuelUsed, `${call} over ${bind}`).toBeGreaterThanOrEqual(elements);
+    }
+  });
+});

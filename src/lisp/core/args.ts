@@ -110,12 +110,29 @@ export function strPart(v: Value, room: number): string {
     return ":" + v.name;
   }
   if (v instanceof Regex) return v.source;
+  return printCharged(v, false, room);
+}
+
+/**
+ * A collection printed whole within `room` characters (str, pr-str, println and the builtins that
+ * show a value as text), charged for each element it printed and each 16 characters it wrote:
+ * charged by text alone, (vec (repeat n [])) paid for one element in five.
+ */
+export function printCharged(v: Value, readably: boolean, room: number): string {
+  const limits = run.limits;
+  let items = 0;
   try {
-    const s = printChecked(v, false, Math.max(0, room), limits.maxNestingDepth, tick);
-    charge(s.length >>> 4);
+    const s = printChecked(v, readably, Math.max(0, room), limits.maxNestingDepth, (i) => {
+      items = i + 1;
+      tick(i);
+    });
+    charge(Math.max(items, s.length >>> 4));
     return s;
   } catch (e) {
-    if (e instanceof PrintOverflow) checkStringLength(limits.maxStringLength - room + e.length);
+    if (e instanceof PrintOverflow) {
+      charge(items);
+      checkStringLength(limits.maxStringLength - room + e.length);
+    }
     throw e;
   }
 }

@@ -1,24 +1,15 @@
 // Output: println and friends write to the run's bounded output buffer, which the agent
 // turns into feedback. pr-str returns the printed text instead.
-import { PrintOverflow, printChecked } from "../printer.js";
 import { tailPoint } from "../cuts.js";
-import { charge, checkStringLength, output, run, tick, type RunState } from "../runtime.js";
+import { checkStringLength, output, run, type RunState } from "../runtime.js";
 import type { Value } from "../values.js";
+import { printCharged } from "./args.js";
 import type { BuiltinDef } from "./registry.js";
 
 /** Prints one value the way println shows it: strings raw, nil as "nil", data as EDN. */
 function display(v: Value, readably: boolean): string {
   if (v === null) return "nil";
-  const limits = run.limits;
-  try {
-    // Charged as str charges a printed collection: per 16 characters of text.
-    const s = printChecked(v, readably, limits.maxStringLength, limits.maxNestingDepth, tick);
-    charge(s.length >>> 4);
-    return s;
-  } catch (e) {
-    if (e instanceof PrintOverflow) checkStringLength(e.length);
-    throw e;
-  }
+  return printCharged(v, readably, run.limits.maxStringLength);
 }
 
 function joined(args: Value[], readably: boolean): string {
