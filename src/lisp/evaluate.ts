@@ -564,8 +564,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
         );
     },
   };
-  const state: RunState = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, program.suspendable ? compileArityAsync : null, now);
-  state.deadline -= readMs;
+  const state: RunState = new RunState(limits, envFrom(memory), tools.size > 0 ? toolHost : null, data, options.signal, program.suspendable ? compileArityAsync : null, now, started);
   if (restoring !== undefined) state.fuel -= limits.maxFuel - restoring.fuel;
   state.marks = marks;
   state.onLine = sink?.line ?? whileWhole(state.out, quietly(options.onPrint));
@@ -726,6 +725,8 @@ function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], dat
     throw new LispError("source_too_large", `the program is ${source.length} characters long, over the limit of ${limits.maxSourceChars}`, undefined, "pass large data through the context (data/...) or a tool, not as a literal in the program", "read");
   }
   const forms = read(source, limits.maxNestingDepth, limits.maxSourceForms);
+  // A program within the source limits can take a second to read: that is the run's time.
+  checkClock();
   const globals = new Set<string>(memory.keys());
   collectDefs(forms, globals);
   const analyzer = new Analyzer({
@@ -743,6 +744,7 @@ function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], dat
   // through a function kept in memory) is compiled to wait for one.
   const suspendable = hasTools && (analyzed.some((a, i) => expanding(forms[i], () => usesTools(a.node))) || holdsFunctions(memory));
   const forms2 = analyzed.map(({ node, scope }, i) => ({ code: expanding(forms[i], () => (suspendable ? compileAsync(node) : compile(node))), frameSize: scope.captures.length + scope.slotCount }));
+  checkClock();
   return { forms: forms2, suspendable };
 }
 

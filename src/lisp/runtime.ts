@@ -163,10 +163,12 @@ export class RunState {
     readonly compileArity: ((a: FnArityNode) => AsyncCode) | null = null,
     /** The monotonic clock (ms) the time limit reads. */
     readonly now: () => number = defaultClock,
+    /** When the run started (read from `now`): reading and compiling the program count towards its time. */
+    started: number = now(),
   ) {
     this.fuel = limits.maxFuel;
     this.checkAt = Math.max(0, limits.maxFuel - CHECK_INTERVAL);
-    this.deadline = now() + limits.timeoutMs;
+    this.deadline = started + limits.timeoutMs;
     this.loopsLeft = limits.maxLoopIterations;
     this.out = new OutputBuffer(limits.maxOutputChars);
     this.suspendable = compileArity !== null;

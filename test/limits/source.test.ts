@@ -102,3 +102,25 @@ describe("limits: regex literals", () => {
     expect(await edn(`(count [#"${pattern}" #"${pattern}b"])`)).toBe("2");
   });
 });
+
+// Reading, analysing and compiling a program within maxSourceChars took 0.5-1.4 s on the loaded
+// project machine ([1 1 1 ...], 99,000 numbers): in process that time was outside timeoutMs (a
+// run of timeoutMs 20 ended ok after a second), while the worker mode's hard stop, which counts
+// from the start, ended the same run with timeout. A clock that has moved on by the time the
+// source is read stands for such a read.
+describe("time spent reading a program", () => {
+  const afterRead = (ms: number): (() => number) => {
+    let first = true;
+    return () => {
+      if (!first) return ms;
+      first = false;
+      return 0;
+    };
+  };
+  it.each(["[1 2 3]", "(+ 1 2)", "(loop [i 0] (if (< i 100) (recur (inc i)) i))"])("counts towards timeoutMs: %s", async (source) => {
+    const slow = await evaluate(source, { clock: afterRead(500), limits: { timeoutMs: 100 } });
+    expect(slow.ok ? "ok" : slow.error.kind).toBe("timeout");
+    const quick = await evaluate(source, { clock: afterRead(50), limits: { timeoutMs: 100 } });
+    expect(quick.ok ? "ok" : quick.error.kind).toBe("ok");
+  });
+});
