@@ -335,8 +335,8 @@ export function statusError(name: string, status: number, message: string, heade
   return new LlmError(kind, `${name}: HTTP ${status}: ${text}`, { status, ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }) });
 }
 
-/** Whether an error body, or its `error` object, is OpenAI's used-up quota (by its code or type). */
-function quotaUsedUp(body: unknown): boolean {
+/** Whether an error body, or its `error` object, is OpenAI's used-up quota (by its code or type): the one reading, for the LLM clients and the proxy. */
+export function quotaUsedUp(body: unknown): boolean {
   const said = (v: unknown): boolean => {
     const e = (typeof v === "object" && v !== null ? v : {}) as { code?: unknown; type?: unknown };
     return e.code === "insufficient_quota" || e.type === "insufficient_quota";

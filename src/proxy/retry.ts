@@ -3,12 +3,14 @@
 // `retry-after-ms` the upstream sends takes precedence, up to maxDelayMs; longer than that, the
 // answer goes to the client as it is), then the optional fallback upstream is tried the same way.
 // Nothing has reached the client until a reply is taken, so a retry can never duplicate bytes; a
-// timeout is not retried (it already waited upstreamTimeoutMs).
+// timeout is not retried (it already waited upstreamTimeoutMs), nor is a 429 that says the
+// account's quota is used up (OpenAI's insufficient_quota): no wait helps, only the fallback can.
 import type { IncomingHttpHeaders } from "node:http";
 import type { ProxyConfig } from "./config.js";
 import type { ProxyContext } from "./context.js";
-import { discard, upstreamBase, type UpstreamResult } from "./upstream.js";
-import { retryAfterMs } from "../llm/retry.js";
+import { decodeBody } from "./context.js";
+import { discard, MAX_ERROR_BYTES, readBuffer, replayed, upstreamBase, type UpstreamResult } from "./upstream.js";
+import { quotaUsedUp, retryAfterMs } from "../llm/retry.js";
 
 // 429 and every 5xx, as the OpenAI and Anthropic SDKs retry them: Anthropic answers 529 when overloaded, CDNs 520-524.
 const retryable = (status: number): boolean => status === 429 || status >= 500;
@@ -41,7 +43,9 @@ export async function sendWithRetries(ctx: ProxyContext, config: ProxyConfig, me
     const auth: Record<string, string> = t > 0 && policy.fallbackApiKey !== undefined ? { authorization: `Bearer ${policy.fallbackApiKey}`, "x-api-key": policy.fallbackApiKey } : {};
     for (let i = 0; ; i++) {
       attempts++;
-      const result = await ctx.upstream.send(targets[t], method, path, headers, body, config.upstreamTimeoutMs, { ...extra, ...auth }, signal);
+      let result = await ctx.upstream.send(targets[t], method, path, headers, body, config.upstreamTimeoutMs, { ...extra, ...auth }, signal);
+      let quota = false;
+      if (result.ok && result.response.statusCode === 429) ({ result, quota } = await quotaReply(result));
       // A request the upstream had whole before its connection broke is not sent again, here or to
       // the fallback: it may have worked on it, and billed it (the caller charges it so).
       const failed = result.ok ? retryable(result.response.statusCode ?? 502) : result.kind === "unreachable" && !result.delivered;
@@ -49,7 +53,7 @@ export async function sendWithRetries(ctx: ProxyContext, config: ProxyConfig, me
       if (!failed || signal?.aborted === true) return { result, attempts, fallback: t > 0 };
       const asked = result.ok ? upstreamRetryAfter(result.response.headers, ctx.now()) : undefined;
       const delay = asked ?? Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** i);
-      const again = i < policy.attempts && delay <= policy.maxDelayMs;
+      const again = !quota && i < policy.attempts && delay <= policy.maxDelayMs;
       if (!again && last) return { result, attempts, fallback: t > 0 };
       // This reply is dropped: its body is read and discarded so the connection can be reused.
       if (result.ok) discard(result.response);
@@ -59,6 +63,29 @@ export async function sendWithRetries(ctx: ProxyContext, config: ProxyConfig, me
     }
     ctx.metrics.inc("ptc_proxy_upstream_fallbacks_total");
   }
+}
+
+/**
+ * A 429 with its body read (up to MAX_ERROR_BYTES, as a caller reads an error) to tell a used-up
+ * quota from a rate limit; the reply comes back as a copy that gives the same bytes again.
+ */
+async function quotaReply(result: Extract<UpstreamResult, { ok: true }>): Promise<{ result: UpstreamResult; quota: boolean }> {
+  const { response } = result;
+  const read = await readBuffer(response, MAX_ERROR_BYTES);
+  let quota = false;
+  if (read !== undefined) {
+    const decoded = await decodeBody(read.body, response.headers["content-encoding"], MAX_ERROR_BYTES);
+    const text = decoded.ok ? decoded.body.toString("utf8") : "";
+    // Parsed only when it may say so: an ordinary rate limit's body is not.
+    if (text.includes("insufficient_quota")) {
+      try {
+        quota = quotaUsedUp(JSON.parse(text));
+      } catch {
+        // Not JSON: not OpenAI's error body.
+      }
+    }
+  }
+  return { result: { ...result, response: replayed(response, read?.body) }, quota };
 }
 
 /** What the upstream asked to wait, in ms (Node keeps the first of repeated `retry-after` headers, so a value is a string). */

@@ -1,7 +1,8 @@
 // Sending a request to the upstream with node:http, keeping the bytes as they are. One keep-alive
 // agent per proxy; a socket idle for `timeoutMs` (no byte either way) fails the request.
-import http, { type IncomingHttpHeaders, type IncomingMessage } from "node:http";
+import http, { IncomingMessage, type IncomingHttpHeaders } from "node:http";
 import https from "node:https";
+import { Socket } from "node:net";
 import type { ProxyConfig } from "./config.js";
 import { maskKeys } from "./tenancy.js";
 
@@ -161,4 +162,21 @@ export function discard(response: IncomingMessage): void {
     if ((size += c.length) > MAX_ERROR_BYTES) response.destroy();
   });
   response.resume();
+}
+
+/**
+ * A reply whose body was read already (`body`, undefined when its connection broke first), as an
+ * IncomingMessage that gives that body again: for a reply looked into before it is passed on.
+ */
+export function replayed(response: IncomingMessage, body: Buffer | undefined): IncomingMessage {
+  // A socket never connected: the copy reads nothing from the network, and destroying it closes nothing shared.
+  const copy = new IncomingMessage(new Socket());
+  copy.statusCode = response.statusCode;
+  copy.statusMessage = response.statusMessage;
+  copy.headers = response.headers;
+  copy.rawHeaders = response.rawHeaders;
+  if (body !== undefined && body.length > 0) copy.push(body);
+  copy.push(null);
+  copy.complete = body !== undefined;
+  return copy;
 }

@@ -53,6 +53,50 @@ describe("proxy retries and fallback", () => {
     expect(chats(r.upstream)).toHaveLength(1);
   });
 
+  it("does not retry a 429 whose body says the quota is used up (insufficient_quota), on any path: it goes to the fallback, else to the client as it came", async () => {
+    const body = { error: { message: "You exceeded your current quota, please check your plan and billing details.", type: "insufficient_quota", param: null, code: "insufficient_quota" } };
+    const text = JSON.stringify(body);
+    const seen: string[] = [];
+    const server = http.createServer((req, res) => {
+      seen.push(req.url ?? "");
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(429, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+        res.end(text);
+      });
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const slept: number[] = [];
+    try {
+      r = await rig({ proxy: { upstream: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, sleep: async (ms) => void slept.push(ms) } });
+      for (const [path, request] of [
+        ["/v1/chat/completions", { model: "fake-model", messages }],
+        ["/v1/chat/completions", { model: "fake-model", messages, stream: true }],
+        ["/v1/embeddings", { model: "fake-embed", input: "a passage" }],
+      ] as const) {
+        const res = await fetch(`${r.proxy.url}${path}`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer sk-client-key" }, body: JSON.stringify(request) });
+        expect(res.status, path).toBe(429);
+        expect(await res.json(), path).toEqual(body);
+      }
+      // Before: 3 requests and 2 waits (250 + 500 ms) each, for an answer no wait changes.
+      expect(seen).toHaveLength(3);
+      expect(slept).toEqual([]);
+      expect(r.proxy.context.metrics.get("ptc_proxy_upstream_retries_total")).toBe(0);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((done) => server.close(done));
+    }
+    await r.close();
+    // A fallback upstream (another account, its own key) is tried at once.
+    fallback = await startFakeUpstream();
+    r = await rig({ upstream: { failFirst: { count: 100, status: 429, body } }, proxy: { sleep: async (ms) => void slept.push(ms) }, config: { retries: { fallbackUpstream: fallback.url, fallbackApiKey: "sk-fallback" } } });
+    const reply = await r.client.chat.completions.create({ model: "fake-model", messages }).withResponse();
+    expect(reply.data.choices[0].message.content).toBe("reply to hello (1 messages)");
+    expect(chats(r.upstream)).toHaveLength(1);
+    expect(chats(fallback)).toHaveLength(1);
+    expect(slept).toEqual([]);
+  });
+
   it("retries every 5xx, such as Anthropic's 529 overloaded and a CDN's 520", async () => {
     for (const status of [529, 520]) {
       r = await rig({ upstream: { failFirst: { count: 1, status } } });

@@ -23,7 +23,7 @@ export interface FakeUpstreamOptions {
   /** What the summarizer prompt is answered with; default a valid short summary. */
   summary?: (prompt: string) => string;
   /** The first `count` chat requests get this status (and headers), as an overloaded server answers. */
-  failFirst?: { count: number; status: number; headers?: Record<string, string> };
+  failFirst?: { count: number; status: number; headers?: Record<string, string>; body?: unknown };
   /** Keep every request (tests); off in the benchmark. */
   record?: boolean;
 }
@@ -197,7 +197,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       }
       if (options.failFirst !== undefined && failed < options.failFirst.count && !isSummaryPrompt(messages)) {
         failed++;
-        const text = JSON.stringify({ error: { message: "overloaded, try again", type: "server_error", code: null } });
+        const text = JSON.stringify(options.failFirst.body ?? { error: { message: "overloaded, try again", type: "server_error", code: null } });
         res.writeHead(options.failFirst.status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...options.failFirst.headers });
         return res.end(text);
       }
