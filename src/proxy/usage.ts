@@ -27,6 +27,8 @@ export async function learnFromUsage(record: ConversationRecord, config: ProxyCo
   if (promptTokens === undefined) {
     if (estimate > 0) record.usageRatio = (estimate * record.calibration + sent.reserved) / sent.window;
     record.estimatedTokens = estimate;
+    // No count came for this prompt (a stream left before its usage): an earlier request's would read as this one's.
+    delete record.reportedTokens;
     return false;
   }
   // Fewer than one token per 8 bytes of body is suspicious enough to count exactly: with turns of

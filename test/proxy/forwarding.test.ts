@@ -3,7 +3,7 @@
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import http from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { rig, type Rig } from "./setup.js";
+import { rig, stored, type Rig } from "./setup.js";
 
 let r: Rig | undefined;
 afterEach(async () => {
@@ -183,6 +183,24 @@ describe("proxy forwarding", () => {
     expect(proxied.text.endsWith("data: [DONE]\n\n")).toBe(true);
     // The usage it read is in the conversation's record.
     expect((await r.proxy.context.store.list()).find((c) => c.tenant === "anon" && c.conversation === "stream-1")?.reportedTokens).toBeGreaterThan(0);
+  });
+
+  it("keeps no upstream count of an earlier request beside the estimate of a stream left before its usage", async () => {
+    r = await rig();
+    const first = await r.client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "hello" }] }, { headers: { "x-conversation-id": "left-1" } });
+    const reported = (await stored(r.proxy.context.store, "left-1"))?.reportedTokens;
+    expect(reported).toBe(first.usage?.prompt_tokens);
+    // The same conversation, a much longer prompt, streamed: the client leaves after the first chunk.
+    const gone = new AbortController();
+    const stream = await r.client.chat.completions.create({ model: "fake-model", stream: true, messages: [{ role: "user", content: "hello" }, { role: "assistant", content: "hi" }, { role: "user", content: "more words ".repeat(200) }] }, { headers: { "x-conversation-id": "left-1", "x-fake-mode": "hold" }, signal: gone.signal });
+    await stream[Symbol.asyncIterator]().next();
+    gone.abort();
+    await expect.poll(() => r?.upstream.abandoned).toBe(1);
+    await expect.poll(async () => (await stored((r as Rig).proxy.context.store, "left-1"))?.messageCount).toBe(3);
+    const record = await stored(r.proxy.context.store, "left-1");
+    expect(record?.estimatedTokens).toBeGreaterThan(200);
+    // Before: reportedTokens still said the first request's count (a handful), beside this estimate.
+    expect(record?.reportedTokens).toBeUndefined();
   });
 
   it("keeps integers past 2^53 exact in a body it rewrites (usage asked for, messages compacted), in the client's fields and in kept messages", async () => {
