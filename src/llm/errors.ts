@@ -9,7 +9,7 @@ export type LlmErrorKind =
   | "rate_limit"
   /** HTTP 5xx (or a server's error inside a stream or a 200's body) after the retries ran out. */
   | "server"
-  /** Any other HTTP error status (400, 401, 404 ...; a 429 for a used-up quota, OpenAI's insufficient_quota), or a stream's error for a bad request: not retried. */
+  /** Any other HTTP error status (400, 401, 404 ...; a 429 for a used-up quota, OpenAI's insufficient_quota; any status the server says `x-should-retry: false` of), or a stream's error for a bad request: not retried. */
   | "http"
   /** The server could not be reached, or the connection was lost before the reply was complete. */
   | "connection"

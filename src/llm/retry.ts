@@ -15,7 +15,7 @@ export interface RetryInfo {
 
 /** The retry options every HTTP client takes, as its users write them (defaults in `retrySettings`). */
 export interface RetryOptions {
-  /** Retries after the first attempt for 429 (not one for a used-up quota), 5xx, timeouts and connection failures. Default 3. */
+  /** Retries after the first attempt for 429 (not one for a used-up quota), 5xx, timeouts and connection failures (none for a reply saying `x-should-retry: false`). Default 3. */
   maxRetries?: number;
   /**
    * Bound on one attempt, reading the reply included; for a streamed reply (`onText`), on the wait
@@ -323,11 +323,12 @@ function withAttempts(e: LlmError, attempts: number): LlmError {
 /**
  * An HTTP error status as an LlmError: 429 is `rate_limit`, 5xx and 408 `server`, the rest `http`;
  * but a 429 whose `errorBody` (the error body, or its `error` object) says the account's quota is used
- * up (OpenAI's `insufficient_quota`: no credits, the spending limit reached) is `http`, not
- * retried: no wait helps.
+ * up (OpenAI's `insufficient_quota`: no credits, the spending limit reached), and any answer whose
+ * server says `x-should-retry: false` (as the SDKs honour it; ptc's proxy for a used-up token
+ * budget), is `http`, not retried: no wait helps.
  */
 export function statusError(name: string, status: number, message: string, headers: Headers | undefined, errorBody?: unknown): LlmError {
-  const kind = status === 429 && quotaUsedUp(errorBody) ? "http" : statusKind(status);
+  const kind = (status === 429 && quotaUsedUp(errorBody)) || headers?.get("x-should-retry") === "false" ? "http" : statusKind(status);
   const retryAfter = headers ? retryAfterMs((name) => headers.get(name)) : undefined;
   // The SDKs' messages start with the status already ("500 Internal error"): say it once.
   const body = message.startsWith(`${status} `) ? message.slice(String(status).length + 1) : message;

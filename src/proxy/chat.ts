@@ -14,7 +14,7 @@ import type { CompactionOutcome } from "./compactor.js";
 import { decodeBody, decodedStream, type ProxyContext } from "./context.js";
 import { isContextLengthError, sendError, sendStoreUnavailable, streamErrorEvent, upstreamErrorBody } from "./errors.js";
 import { explicitIdentity, MAX_ID_LENGTH, overlongIdentityHeader, prefixHashes, prefixIdentity, repeatedIdentityHeader, scopedKey, type Identity } from "./identity.js";
-import { hiddenKeys, maskKeys, upstreamAuth, type Tenant } from "./tenancy.js";
+import { hiddenKeys, maskKeys, refusalHeaders, upstreamAuth, type Tenant } from "./tenancy.js";
 import { parseMessagesRequest, type AnthropicRequest } from "./anthropic.js";
 import { ReplyUsage, usageOf } from "./reply-usage.js";
 import { clientPromptTokensYielding, parseChatRequest, serializeBody, type ChatRequest, type ParsedRequest } from "./request.js";
@@ -258,7 +258,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     return finish(undefined);
   }
   if (typeof budget !== "number") {
-    sendError(res, budget.status, budget.message, "rate_limit_error", budget.code, echo);
+    sendError(res, budget.status, budget.message, "rate_limit_error", budget.code, { ...echo, ...refusalHeaders(budget) });
     return finish(undefined);
   }
   reservation = budget;

@@ -4,7 +4,8 @@
 // answer goes to the client as it is), then the optional fallback upstream is tried the same way.
 // Nothing has reached the client until a reply is taken, so a retry can never duplicate bytes; a
 // timeout is not retried (it already waited upstreamTimeoutMs), nor is a 429 that says the
-// account's quota is used up (OpenAI's insufficient_quota): no wait helps, only the fallback can.
+// account's quota is used up (OpenAI's insufficient_quota), nor a reply that says
+// `x-should-retry: false`: no wait helps, only the fallback can.
 import type { IncomingHttpHeaders } from "node:http";
 import type { ProxyConfig } from "./config.js";
 import type { ProxyContext } from "./context.js";
@@ -44,8 +45,9 @@ export async function sendWithRetries(ctx: ProxyContext, config: ProxyConfig, me
     for (let i = 0; ; i++) {
       attempts++;
       let result = await ctx.upstream.send(targets[t], method, path, headers, body, config.upstreamTimeoutMs, { ...extra, ...auth }, signal);
-      let quota = false;
-      if (result.ok && result.response.statusCode === 429) ({ result, quota } = await quotaReply(result));
+      // Not to be sent again to this upstream: it says so (x-should-retry, as the SDKs read it), or a 429 says the quota is used up.
+      let quota = result.ok && result.response.headers["x-should-retry"] === "false";
+      if (result.ok && !quota && result.response.statusCode === 429) ({ result, quota } = await quotaReply(result));
       // A request the upstream had whole before its connection broke is not sent again, here or to
       // the fallback: it may have worked on it, and billed it (the caller charges it so).
       const failed = result.ok ? retryable(result.response.statusCode ?? 502) : result.kind === "unreachable" && !result.delivered;

@@ -22,7 +22,7 @@ import { normalizePath, underV1 } from "./paths.js";
 import { MissingDriverError } from "./driver.js";
 import { isPostgresUrl, openStore, type ConversationStore } from "./store.js";
 import { isObjectArg, mustBe } from "../llm/args.js";
-import { hiddenKeys, maskKeys, repeatedCredential, Tenants, upstreamAuth, type Tenant, type TenantResult } from "./tenancy.js";
+import { hiddenKeys, maskKeys, refusalHeaders, repeatedCredential, Tenants, upstreamAuth, type Tenant, type TenantResult } from "./tenancy.js";
 import { MAX_ERROR_BYTES, readBuffer, responseHeaders, Upstream, upstreamBase } from "./upstream.js";
 import { errorText } from "../llm/errors.js";
 
@@ -121,7 +121,7 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
     } catch (e) {
       return sendStoreUnavailable(res, ctx.log, e, tenant.id);
     }
-    if (typeof budget !== "number") return sendError(res, budget.status, budget.message, "rate_limit_error", budget.code);
+    if (typeof budget !== "number") return sendError(res, budget.status, budget.message, "rate_limit_error", budget.code, refusalHeaders(budget));
     reservation = budget;
   }
   const settle = (tokens: number) =>
@@ -283,7 +283,7 @@ function route(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse): Pr
       return sendStoreUnavailable(res, ctx.log, e);
     }
     if (!who.ok) {
-      return sendError(res, who.status, who.message, who.status === 401 ? "authentication_error" : who.status === 400 ? "invalid_request_error" : "rate_limit_error", who.code, who.retryAfterSeconds === undefined ? {} : { "retry-after": String(who.retryAfterSeconds) });
+      return sendError(res, who.status, who.message, who.status === 401 ? "authentication_error" : who.status === 400 ? "invalid_request_error" : "rate_limit_error", who.code, refusalHeaders(who));
     }
     const api = method !== "POST" ? undefined : path === "/v1/chat/completions" ? "chat" : path === "/v1/messages" ? "messages" : path === "/v1/responses" ? "responses" : undefined;
     routes.set(res, api ?? "other");

@@ -21,7 +21,18 @@ export interface Tenant {
   readonly virtualKey?: string;
 }
 
-export type TenantResult = { ok: true; tenant: Tenant } | { ok: false; status: number; message: string; code: string; retryAfterSeconds?: number };
+/** `final`: no wait changes the answer (a used-up budget), so no client should retry it (refusalHeaders). */
+export type TenantResult = { ok: true; tenant: Tenant } | { ok: false; status: number; message: string; code: string; retryAfterSeconds?: number; final?: true };
+
+/**
+ * The headers of a refusal: when to come back (a request rate), or `x-should-retry: false` for one
+ * that no wait changes (a used-up budget), which the OpenAI and Anthropic SDKs and ptc's LLM
+ * clients honour: a 429 is otherwise retried as a rate limit, each refusal sent again and again.
+ */
+export function refusalHeaders(r: TenantResult & { ok: false }): Record<string, string> {
+  if (r.final === true) return { "x-should-retry": "false" };
+  return r.retryAfterSeconds === undefined ? {} : { "retry-after": String(r.retryAfterSeconds) };
+}
 
 /** The client's credential: `Authorization: Bearer` (OpenAI clients) or `x-api-key` (Anthropic clients). */
 export function credential(headers: IncomingHttpHeaders): string | undefined {
@@ -168,7 +179,7 @@ export class Tenants {
   }
 }
 
-const overBudget = (name: string, budget: number): TenantResult & { ok: false } => ({ ok: false, status: 429, message: `the token budget of virtual key "${name}" (${budget} tokens) is used up`, code: "budget_exceeded" });
+const overBudget = (name: string, budget: number): TenantResult & { ok: false } => ({ ok: false, status: 429, message: `the token budget of virtual key "${name}" (${budget} tokens) is used up`, code: "budget_exceeded", final: true });
 
 /** Headers to send upstream for this tenant: a virtual key is replaced by its upstream key. */
 export function upstreamAuth(tenant: Tenant): Record<string, string> {

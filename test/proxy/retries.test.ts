@@ -97,6 +97,14 @@ describe("proxy retries and fallback", () => {
     expect(slept).toEqual([]);
   });
 
+  it("does not send again a reply whose upstream says x-should-retry: false (another ptc proxy's used-up budget), as the SDKs do not", async () => {
+    r = await rig({ upstream: { failFirst: { count: 100, status: 429, headers: { "x-should-retry": "false" } } } });
+    const e = (await r.client.chat.completions.create({ model: "fake-model", messages }).catch((err: unknown) => err)) as InstanceType<typeof OpenAI.APIError>;
+    expect(e.status).toBe(429);
+    // Before: 3 requests.
+    expect(chats(r.upstream)).toHaveLength(1);
+  });
+
   it("retries every 5xx, such as Anthropic's 529 overloaded and a CDN's 520", async () => {
     for (const status of [529, 520]) {
       r = await rig({ upstream: { failFirst: { count: 1, status } } });

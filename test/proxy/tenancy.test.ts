@@ -10,6 +10,8 @@ import Database from "better-sqlite3";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { countTokens } from "../../src/compaction/tokens.js";
+import { LlmError } from "../../src/llm/errors.js";
+import { openaiLlm } from "../../src/llm/openai.js";
 import { startProxy } from "../../src/proxy/index.js";
 import { clientPromptTokens } from "../../src/proxy/request.js";
 import { hashKey } from "../../src/proxy/tenancy.js";
@@ -244,6 +246,37 @@ describe("proxy tenancy", () => {
     const metrics = await (await fetch(`${r.proxy.url}/metrics`)).text();
     expect(metrics).toMatch(/ptc_proxy_tenant_tokens_total\{tenant="vk-team1",kind="prompt"\} \d+/);
     expect(metrics).not.toContain("sk-");
+  });
+
+  it("tells clients not to retry a used-up budget (x-should-retry: false), which no wait restores: the SDKs and ptc's own client send it once", async () => {
+    r = await rig({ config: { tenancy: { virtualKeys: { spent: { keyHash: hashKey("ptc-vk-spent"), tokenBudget: 50 } } } } });
+    await ask(client(r, "ptc-vk-spent"), longConversation(2));
+    let sent = 0;
+    const counting: typeof fetch = (...args) => {
+      sent++;
+      return fetch(...args);
+    };
+    // As an app has it: the SDK's default retries.
+    const sdk = new OpenAI({ baseURL: `${r.proxy.url}/v1`, apiKey: "ptc-vk-spent", maxRetries: 2, timeout: 5000, fetch: counting });
+    for (const call of [() => ask(sdk, [{ role: "user", content: "more" }]), () => sdk.embeddings.create({ model: "fake-embed", input: "a passage" })]) {
+      sent = 0;
+      const e = (await call().catch((err: unknown) => err)) as InstanceType<typeof OpenAI.APIError>;
+      expect(e.status).toBe(429);
+      expect((e.error as { code?: string }).code).toBe("budget_exceeded");
+      expect(e.headers?.get("x-should-retry")).toBe("false");
+      // Before: 3 requests (and 2 back-off waits) for the one refusal.
+      expect(sent).toBe(1);
+    }
+    // ptc's own client (an agent run through the proxy) does not retry it either.
+    const refused = () => (r as Rig).proxy.context.metrics.get("ptc_proxy_requests_total", 'route="rejected",status="4xx"');
+    const before = refused();
+    const retried: number[] = [];
+    const llm = openaiLlm({ model: "fake-model", baseURL: `${r.proxy.url}/v1`, apiKey: "ptc-vk-spent", env: {}, maxRetries: 2, retryBaseMs: 1, onRetry: (i) => void retried.push(i.attempt) });
+    const failure = (await llm.complete({ messages: [{ role: "user", content: "more" }] }).catch((err: unknown) => err)) as LlmError;
+    expect(failure).toBeInstanceOf(LlmError);
+    expect(failure.kind).toBe("http");
+    expect(retried).toEqual([]);
+    await expect.poll(refused).toBe(before + 1);
   });
 
   it("keeps a virtual key's request rate when the clock steps back (an NTP correction)", async () => {
