@@ -395,6 +395,20 @@ describe.concurrent("ptc", () => {
     expect(e.stdout).toMatch(/^Usage: ptc eval/);
   });
 
+  it("answers ptc help COMMAND with that command's help, as ptc COMMAND --help does", async () => {
+    // demo and trace write to the process's own streams, which this in-process runner does not catch.
+    for (const cmd of ["eval", "repl", "compare", "view", "proxy", "reference"]) {
+      const viaHelp = await ptc(["help", cmd]);
+      const viaFlag = await ptc([cmd, "--help"]);
+      expect(viaHelp).toEqual(viaFlag);
+      expect(viaHelp.code).toBe(0);
+      expect(viaHelp.stdout).toMatch(new RegExp(`^usage: ptc ${cmd}`, "i"));
+    }
+    const unknown = await ptc(["help", "evl"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown command 'evl'/);
+  });
+
   it("rejects unknown commands and no command with exit 2", async () => {
     const r = await ptc(["evl"]);
     expect(r.code).toBe(2);

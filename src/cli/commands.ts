@@ -71,8 +71,15 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
   const [first, ...rest] = argv;
   if (first !== undefined && Object.hasOwn(COMMANDS, first)) return COMMANDS[first](rest, io);
   if (first === "help") {
-    io.stdout.write(USAGE);
-    return 0;
+    // `ptc help CMD` is the same request as `ptc CMD --help`.
+    if (rest.length === 0) {
+      io.stdout.write(USAGE);
+      return 0;
+    }
+    const [cmd] = rest;
+    if (rest.length === 1 && Object.hasOwn(COMMANDS, cmd)) return COMMANDS[cmd](["--help"], io);
+    io.stderr.write(`ptc help: unknown command '${rest.join(" ")}'; the commands are ${Object.keys(COMMANDS).join(", ")}\n`);
+    return 2;
   }
   if (first === undefined) {
     io.stderr.write(USAGE);
