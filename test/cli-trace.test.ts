@@ -377,6 +377,10 @@ describe("ptc trace show", () => {
     const bad = await capture(() => runTraceCommand(["show", file, "--turn", "two"]));
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/--turn expects a positive whole number/);
+    // A whole number past what a count can hold is too large, not "no whole number".
+    const huge = await capture(() => runTraceCommand(["show", file, "--turn", "99999999999999999"]));
+    expect(huge.code).toBe(2);
+    expect(huge.err).toBe('ptc trace show: --turn 99999999999999999 is too large (at most 9007199254740991)\n');
   });
 
   it("explains files it cannot use", async () => {
@@ -513,7 +517,15 @@ describe("ptc trace show", () => {
     const bare = join(dir, "bare.json");
     writeFileSync(bare, traceToJson({ ...trace, settings: undefined }));
     const old = await capture(() => runTraceCommand(["show", bare, "--compressed", "--max-turns", "7"]));
-    expect(old.out).toMatch(/^Settings defaults \(the trace records none\): 7 turns, printlnHistoryLimit 15/);
+    // A budget from --max-turns is the flag's, not the trace's; one turn is singular.
+    const flagged = await capture(() => runTraceCommand(["show", f, "--compressed", "--max-turns", "9"]));
+    expect(flagged.out).toMatch(/^Settings recorded in the trace: 9 turns \(from --max-turns\), printlnHistoryLimit 1 /);
+    expect(old.out).toMatch(/^Settings defaults \(the trace records none\): 7 turns \(from --max-turns\), /);
+    const one = join(dir, "one.json");
+    writeFileSync(one, traceToJson({ ...trace, turns: trace.turns.slice(0, 1), settings: { ...tight, maxTurns: 1 } }));
+    const single = await capture(() => runTraceCommand(["show", one, "--compressed"]));
+    expect(single.code).toBe(0);
+    expect(single.out).toMatch(/^Settings recorded in the trace: 1 turn, printlnHistoryLimit/);
     const broken = join(dir, "broken.json");
     writeFileSync(broken, traceToJson({ ...trace, settings: { ...settings, view: { ...settings.view, sampleItems: -2 } } }));
     const bad = await capture(() => runTraceCommand(["show", broken, "--compressed"]));

@@ -212,7 +212,8 @@ function positiveInt(raw: string | undefined, flag: string): number | undefined 
   if (raw === undefined) return undefined;
   const n = wholeNumber(raw);
   if (Number.isSafeInteger(n) && n >= 1) return n;
-  process.stderr.write(`ptc trace show: ${flag} expects a positive whole number, got "${raw}"\n`);
+  if (n > Number.MAX_SAFE_INTEGER) process.stderr.write(`ptc trace show: ${flag} ${raw} is too large (at most ${Number.MAX_SAFE_INTEGER})\n`);
+  else process.stderr.write(`ptc trace show: ${flag} expects a positive whole number, got "${raw}"\n`);
   return null;
 }
 
@@ -222,7 +223,8 @@ function settingsLine(run: RunSettings, view: ResolvedViewOptions, recorded: boo
   const source = recorded ? "recorded in the trace" : `defaults (the trace records none${budgetGiven ? "" : "; turn budget read from the task message"})`;
   const strict = view.strictPrefix ? `, strict prefix (payback within ${view.paybackPrompts} prompts)` : "";
   const timing = view.keepLatestFull ? ", latest turn kept in full (keepLatestFull)" : "";
-  return `Settings ${source}: ${run.maxTurns} turns${timing}, printlnHistoryLimit ${view.printlnHistoryLimit} / ${view.printlnHistoryTokens} tokens (dropped past ${view.dropAfterTokens}), errorContextTurns ${view.errorContextTurns}, errorWindowTurns ${view.errorWindowTurns}, samples ${view.sampleItems} items / ${view.sampleChars} chars${strict}`;
+  const budget = `${run.maxTurns} turn${run.maxTurns === 1 ? "" : "s"}${budgetGiven ? " (from --max-turns)" : ""}`;
+  return `Settings ${source}: ${budget}${timing}, printlnHistoryLimit ${view.printlnHistoryLimit} / ${view.printlnHistoryTokens} tokens (dropped past ${view.dropAfterTokens}), errorContextTurns ${view.errorContextTurns}, errorWindowTurns ${view.errorWindowTurns}, samples ${view.sampleItems} items / ${view.sampleChars} chars${strict}`;
 }
 
 /** `ptc trace show FILE [--turn N] [--messages | --compressed] [--max-turns N] [--full]`. Returns the exit code. */
@@ -291,7 +293,7 @@ export async function runTraceCommand(args: string[]): Promise<number> {
   const shown = shownFor(trace);
   if (values.compressed) {
     if (turnNumber !== undefined && turnNumber > trace.turns.length + 1) {
-      process.stderr.write(`ptc trace show: no prompt for turn ${turnNumber} (the run has ${trace.turns.length} turns)\n`);
+      process.stderr.write(`ptc trace show: no prompt for turn ${turnNumber} (the run has ${trace.turns.length} turn${trace.turns.length === 1 ? "" : "s"})\n`);
       return 2;
     }
     if (maxTurns !== undefined && maxTurns < trace.turns.length) {
