@@ -129,6 +129,19 @@ describe.concurrent("ptc eval", () => {
     expect([edn.code, edn.stdout]).toEqual([0, "[##Inf 1]\n"]);
   });
 
+  // JSON has string keys only: {:a 1 "a" 2} printed {"a":2}, one value lost with exit 0.
+  it("refuses with --json a map whose keys are one JSON key (:a and \"a\", 1 and \"1\") instead of dropping one", async () => {
+    for (const [source, keys] of [['{:a 1 "a" 2}', ':a and "a", which are both "a"'], ['[{1 :x "1" :y}]', '1 and "1", which are both "1"']]) {
+      for (const isolation of ["none", "worker"]) {
+        const r = await ptc(["eval", "--json", "--isolation", isolation, "-e", source]);
+        expect([r.code, r.stdout]).toEqual([1, ""]);
+        expect(r.stderr).toBe(`ptc eval: the result cannot be written as JSON: a map crossing out of the program has the keys ${keys} for the host; run without --json to print it\n`);
+      }
+    }
+    const edn = await ptc(["eval", "--isolation", "none", "-e", '{:a 1 "a" 2}']);
+    expect([edn.code, edn.stdout]).toEqual([0, '{:a 1 "a" 2}\n']);
+  });
+
   it("shows hidden context (_ keys) as stand-ins in println output and errors, and the value as it is", async () => {
     const ctx = ["--ctx", '{"_tok": "K7Z2Q9-B3M8X4"}'];
     const r = await ptc(["eval", "-e", '(println data/_tok) (str data/_tok "!")', ...ctx]);

@@ -5,7 +5,7 @@ import { fstatSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { type ReadLimit, readStreamText, readText, TextInputError } from "../json/text-input.js";
 import { forStream } from "./output.js";
-import { contextJsonProblem, defaultLimits, type EvalResult, evaluate, formatError, isMap, isSet, type Limits, parseContextJson, print, printSample, showStandIns, type Value, Vec } from "../lisp/index.js";
+import { Budget, contextJsonProblem, defaultLimits, type EvalResult, evaluate, formatError, isMap, isSet, type Limits, ours, parseContextJson, print, printSample, showStandIns, toHost, type Value, Vec } from "../lisp/index.js";
 
 /** Where a command writes; the CLI passes the process streams, tests can pass buffers. */
 export interface Io {
@@ -57,7 +57,8 @@ Runs a PTC-Lisp program and prints its result as EDN on stdout.
       --isolation MODE  worker (default): run the program in a worker thread with a hard
                         heap cap; none: in this process (faster start, no hard stop)
       --json            print the result as JSON (println output then goes to stderr); a
-                        result holding Infinity or NaN, which JSON cannot write, fails
+                        result JSON cannot write fails: one holding Infinity or NaN, or a
+                        map with keys that are one JSON key (:a and "a")
   -h, --help            show this help
 
 Exit status: 0 on a value, 1 when the program fails (error or (fail ...)) or its result cannot
@@ -210,6 +211,8 @@ function nonFiniteAt(value: unknown): string | undefined {
   return undefined;
 }
 
+const UNBOUNDED: Limits = { ...defaultLimits, maxFuel: Infinity, maxBoundaryValues: Infinity, maxBoundaryChars: Infinity, maxStringLength: Infinity, maxNestingDepth: Infinity };
+
 /**
  * Writes what a program printed and its result. Shared with the REPL so both show results
  * the same way. Returns the exit code.
@@ -222,14 +225,26 @@ export function report(r: EvalResult, io: Io, json = false, preview?: Preview): 
     io.stderr.write(forStream(io.stderr, showStandIns(formatError(r.error)) + "\n"));
     return 1;
   }
+  let plain = r.value;
   if (json) {
-    const unwritable = nonFiniteAt(r.value);
+    // JSON keys are strings: converted as a tool's arguments are, so two keys that become one
+    // (:a and "a") fail instead of one value silently replacing the other. The result already
+    // crossed within the run's limits once, so this walk needs none of its own.
+    try {
+      plain = toHost(r.lisp, Infinity, new Budget(UNBOUNDED), true);
+    } catch (e) {
+      const lisp = ours(e);
+      if (lisp === null || !("message" in lisp)) throw e;
+      io.stderr.write(`ptc eval: the result cannot be written as JSON: ${lisp.message}; run without --json to print it\n`);
+      return 1;
+    }
+    const unwritable = nonFiniteAt(plain);
     if (unwritable !== undefined) {
       io.stderr.write(`ptc eval: the result holds ${unwritable}, which JSON cannot write: run without --json to print it\n`);
       return 1;
     }
   }
-  const text = json ? JSON.stringify(r.value ?? null) : preview ? previewOf(r.lisp, preview) : print(r.lisp);
+  const text = json ? JSON.stringify(plain ?? null) : preview ? previewOf(r.lisp, preview) : print(r.lisp);
   // Printed and JSON text escape C0 controls but not C1 (CSI, U+009B, starts the same sequences as ESC [).
   if (r.outcome === "fail") {
     io.stderr.write(forStream(io.stderr, `fail: ${text}\n`));
