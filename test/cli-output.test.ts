@@ -3,11 +3,13 @@
 // leave the file as it was, never half a page in place of the good one. The limit is a real
 // one: the built bin runs under `ulimit -f`, so its writes fail with EFBIG past that size.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../src/cli/commands.js";
 import { chatsJsonl } from "./viewer/fixtures.js";
 import { outcome, type Outcome } from "./support/process.js";
 
@@ -60,5 +62,38 @@ describe("an output file whose write fails halfway", () => {
     expect(r.code).toBe(0);
     expect(readFileSync(target, "utf8")).toContain("<html");
     expect(statSync(target).mode & 0o777).toBe(0o600);
+  });
+});
+
+// A page or report holds what its inputs hold: written with the default mode (0644 under the
+// usual umask), a private trace's or transcript's content became readable by every user.
+describe("an output file made from private inputs", () => {
+  const silent = { stdin: Readable.from([]), stdout: { write: () => true }, stderr: { write: () => true } };
+  const others = (file: string) => statSync(file).mode & 0o077;
+
+  it.each([
+    ["view --out", "run.json", (input: string) => ["view", input, "--out", "page.html"], "page.html"],
+    ["compare --html", "chats.jsonl", (input: string) => ["compare", input, "--strategy", "sliding-window:turns=3", "--html", "page.html"], "page.html"],
+    ["compare --json", "chats.jsonl", (input: string) => ["compare", input, "--strategy", "sliding-window:turns=3", "--json", "report.json"], "report.json"],
+  ])("ptc %s is no more readable by others than its input", { timeout: 180_000 }, async (_name, source, args, out) => {
+    const sub = mkdtempSync(join(dir, "private-"));
+    const input = join(sub, source);
+    writeFileSync(input, readFileSync(join(dir, source)), { mode: 0o600 });
+    chmodSync(input, 0o600);
+    const target = join(sub, out);
+    expect(await runCli(args(input).map((a) => (a === out ? target : a)), silent)).toBe(0);
+    expect(others(target)).toBe(0);
+    // One already there, readable by others, is made private too, not kept as it was.
+    writeFileSync(target, GOOD);
+    chmodSync(target, 0o644);
+    expect(await runCli(args(input).map((a) => (a === out ? target : a)), silent)).toBe(0);
+    expect(statSync(target).mode & 0o777).toBe(0o600);
+    // A public input leaves the mode as a new file gets it.
+    const control = join(sub, "control");
+    writeFileSync(control, "");
+    chmodSync(input, 0o644);
+    rmSync(target);
+    expect(await runCli(args(input).map((a) => (a === out ? target : a)), silent)).toBe(0);
+    expect(statSync(target).mode & 0o777).toBe(statSync(control).mode & 0o777);
   });
 });

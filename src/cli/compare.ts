@@ -331,7 +331,7 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
       io.stdout.write(forTerminal(renderTable(report)) + "\n" + goalLine);
       if (caches !== undefined) io.stdout.write(`\nCost against full under each cache model (the one measure; far facts: last mentioned ${FAR_MESSAGES}+ messages earlier):\n${renderCacheTable(caches)}\n`);
     }
-    const written = [values.json !== undefined && !toStdout ? write(values.json, json, io) : true, values.html !== undefined && !htmlToStdout ? write(values.html, html(), io) : true];
+    const written = [values.json !== undefined && !toStdout ? write(values.json, json, io, files) : true, values.html !== undefined && !htmlToStdout ? write(values.html, html(), io, files) : true];
     // A strategy that failed on some transcripts is reported with them, the rest measured; the run still failed.
     const failed = report.rows.reduce((n, r) => n + r.failures.length, 0) + (caches?.rows.reduce((n, r) => n + r.failures.length, 0) ?? 0);
     if (failed > 0) io.stderr.write(`ptc compare: ${failed} strategy run${failed === 1 ? "" : "s"} on a transcript failed (listed in the report${caches === undefined ? "" : "s"}); the other figures leave them out\n`);
@@ -377,9 +377,9 @@ export function stopsWhenUnanswered(llm: Llm, io: Pick<Io, "stderr">): Llm {
 }
 
 /** Writes an output file; says why it could not (a folder made read-only during the run), without a stack trace. */
-function write(file: string, text: string, io: Io): boolean {
+function write(file: string, text: string, io: Io, readFrom: readonly string[] = []): boolean {
   try {
-    writeOutput(file, text);
+    writeOutput(file, text, readFrom);
     return true;
   } catch (e) {
     io.stderr.write(`ptc compare: cannot write ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`);

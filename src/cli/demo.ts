@@ -307,7 +307,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   if (values["trace-out"] !== undefined) {
     const file = values["trace-out"];
     try {
-      writeOutput(file, `${runToJson(step, 2)}\n`);
+      writeOutput(file, `${runToJson(step, 2)}\n`, values.replay === undefined ? [] : [values.replay]);
       out.write(`Trace written to ${file} (ptc trace show ${file})\n`);
     } catch (e) {
       process.stderr.write(`ptc demo: cannot write the trace to ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`);

@@ -61,27 +61,34 @@ export interface Replacement {
  * halfway (a full disk, a kill) leaves the previous file whole instead of half of the new one.
  * The new file keeps the old one's permissions (a trace made private stays so) and a symbolic
  * link is written through; a FIFO or device (/dev/stdout) is written in place, as it cannot be replaced.
+ * It is no more readable by group or others than any of `readFrom`, the files its content
+ * comes from: a page made from a private trace holds what the trace holds.
  */
-export function replacing(file: string): Replacement {
+export function replacing(file: string, readFrom: readonly string[] = []): Replacement & { readonly mode: number } {
   const old = statOf(file);
-  if (old !== undefined && !old.isFile()) return { path: file, commit: () => undefined, abandon: () => undefined };
+  if (old !== undefined && !old.isFile()) return { path: file, mode: 0o666, commit: () => undefined, abandon: () => undefined };
   const target = old === undefined ? file : realpathSync(file);
   const path = join(dirname(target), `.${basename(target)}.${process.pid}.tmp`);
+  // The owner's bits stay as they are; group and others keep only what every input grants them.
+  const shared = readFrom.reduce((bits, f) => bits & (statOf(f)?.mode ?? 0o777), 0o777) | ~0o077;
+  const mode = (old === undefined ? 0o666 : old.mode & 0o7777) & shared;
   return {
     path,
+    // Given when the temporary file is made, so the content is never readable more widely meanwhile.
+    mode,
     commit() {
-      if (old !== undefined) chmodSync(path, old.mode & 0o7777);
+      if (old !== undefined) chmodSync(path, mode);
       renameSync(path, target);
     },
     abandon: () => rmSync(path, { force: true }),
   };
 }
 
-/** Writes `text` to `file` through `replacing`: all of it, or (throwing) none of it. */
-export function writeOutput(file: string, text: string): void {
-  const r = replacing(file);
+/** Writes `text` to `file` through `replacing` (made from the files `readFrom`): all of it, or (throwing) none of it. */
+export function writeOutput(file: string, text: string, readFrom: readonly string[] = []): void {
+  const r = replacing(file, readFrom);
   try {
-    writeFileSync(r.path, text);
+    writeFileSync(r.path, text, { mode: r.mode });
     r.commit();
   } catch (e) {
     r.abandon();

@@ -113,7 +113,7 @@ export async function runViewCommand(args: string[], io: Io, stopped: () => Prom
   }
   if (values.out !== undefined) {
     try {
-      writeOutput(values.out, page);
+      writeOutput(values.out, page, files);
     } catch (e) {
       // The command line was right and the page made: its loss is a failed run (exit 1), as for ptc compare and ptc demo.
       io.stderr.write(`ptc view: cannot write ${values.out} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`);
