@@ -23,6 +23,7 @@ import { parseOptions, wholeNumber, type Io } from "./eval.js";
 import { version } from "./version.js";
 import { forTerminal, namesOneOf, unwritable, writeOutput } from "./output.js";
 import { readText, TextInputError } from "../json/text-input.js";
+import { inputLimit } from "../viewer/input.js";
 
 const USAGE = `usage: ptc compare FILE... [--strategy NAME[:key=value,...]]... [--limit N] [--model M]... [--summarizer facts|copy | --summarizer-llm MODEL] [--caches] [--json FILE|-] [--html FILE|-]
        ptc compare --experiment [--live [--model M]] [--strategy ...]... [--runs N] [--json FILE|-]
@@ -166,7 +167,7 @@ function topLevelParts(text: string): string[] {
 /** A file's text, read once: its kind is told from it and it is parsed from it. */
 function readInput(file: string): string {
   try {
-    return readText(file, file);
+    return readText(file, file, inputLimit("compare"));
   } catch (e) {
     if (e instanceof TextInputError) throw e;
     throw new TranscriptError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);

@@ -1,6 +1,6 @@
 // The harness: transcripts read with line-numbered errors, probe matching as the corpora README
 // defines it, per-request metrics checked against hand-built conversations, and `ptc compare`.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -11,6 +11,7 @@ import { openaiLlm } from "../../src/llm/openai.js";
 import { modelPrice } from "../../src/compaction/prices.js";
 import { promptTokens } from "../../src/compaction/tokens.js";
 import { runCli } from "../../src/cli/commands.js";
+import { MAX_INPUT_BYTES } from "../../src/viewer/input.js";
 import { compareStrategies, probeNeedsText, renderTable } from "../../src/harness/compare.js";
 import { defaultStrategies } from "../../src/history/registry.js";
 import { pureStrategy } from "../../src/compaction/strategies/pure.js";
@@ -562,6 +563,16 @@ describe("ptc compare", () => {
     const json = JSON.parse((await cli([labelled, "--strategy", "full", "--json", "-"])).stdout) as { goalDetector: { precision: number | null; recall: number; truePositives: number } };
     expect(json.goalDetector).toMatchObject({ precision: null, recall: 0, truePositives: 0 });
     expect(r.stdout).toContain(`recall ${percentText(json.goalDetector.recall)}`);
+  });
+
+  // Read up to 512 MB and parsed whole before its kind was known; view and trace show refuse past MAX_INPUT_BYTES.
+  it("refuses a file past the input limit ptc view and ptc trace show keep, before reading it", async () => {
+    const big = join(dir, "big.jsonl");
+    writeFileSync(big, `${JSON.stringify(booking)}\n`);
+    truncateSync(big, MAX_INPUT_BYTES + 1);
+    const r = await cli([big, "--strategy", "full"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`ptc compare: ${big} is too large to compare (more than ${MAX_INPUT_BYTES} bytes)\n`);
   });
 
   it("refuses a strategy's bad options before replaying anything", async () => {
