@@ -244,12 +244,12 @@ export class ToolSession {
         return replayAnswer(verdict.call, call);
       }
       if (verdict.args !== undefined) {
-        const given = keptHidden(verdict.args, verdict.shown, raw, call.hidden);
+        const given = swapHidden(verdict.args, verdict.shown, raw, call.hidden);
         const edited = await this.bounded(limit, () => t.input.safeParseAsync(ownOnly(given)), signal);
         if (!edited.success) throw new Refusal(`invalid arguments from the host: ${describeIssues(edited.error, verdict.args).join("; ")}`);
         args = edited.data;
-        // The record shows what ran (the edit as the host gave it: a hidden value it gave back is the stand-in it was shown).
-        call.ranWith?.(verdict.args);
+        // The record shows what ran, hidden values as the stand-ins the host was shown (whichever it gave back).
+        call.ranWith?.(swapHidden(verdict.args, raw, verdict.shown, call.hidden));
       }
     }
     const { value: result } = await this.withTimeout(limit, (s) => boxed(t.run(args, s, { name, scope: this.options.scope, hidden: call.hidden, hideResult: call.hideResult, ranWith: call.ranWith })), signal);
@@ -318,18 +318,20 @@ export class ToolSession {
 }
 
 /**
- * The host's edited arguments, with each argument holding hidden context that it gave back as
- * the request showed it (its stand-ins) taken as the call's own value: a form that sends every
- * argument back, one of them changed, must not hand the tool the stand-in text.
+ * The host's edited arguments with each argument holding hidden context that the host gave as
+ * `from` has it taken as `to` has it. From the request's stand-ins to the call's own values: a
+ * form that sends every argument back, one of them changed, must not hand the tool the stand-in
+ * text. From the call's own values to the stand-ins: a host that put the real hidden value back
+ * must not put it in the trace, the events or the model's feedback.
  */
-function keptHidden(edited: Record<string, unknown>, shown: unknown, raw: Record<string, unknown>, hidden: readonly string[]): Record<string, unknown> {
-  if (hidden.length === 0 || typeof shown !== "object" || shown === null || typeof edited !== "object" || edited === null) return edited;
+function swapHidden(edited: Record<string, unknown>, from: unknown, to: unknown, hidden: readonly string[]): Record<string, unknown> {
+  if (hidden.length === 0 || typeof from !== "object" || from === null || typeof to !== "object" || to === null || typeof edited !== "object" || edited === null) return edited;
   let out = edited;
   for (const k of hidden) {
-    if (!Object.hasOwn(edited, k) || !Object.hasOwn(shown, k) || !Object.hasOwn(raw, k)) continue;
-    if (!isDeepStrictEqual(edited[k], (shown as Record<string, unknown>)[k])) continue;
+    if (!Object.hasOwn(edited, k) || !Object.hasOwn(from, k) || !Object.hasOwn(to, k)) continue;
+    if (!isDeepStrictEqual(edited[k], (from as Record<string, unknown>)[k])) continue;
     if (out === edited) out = { ...edited };
-    out[k] = raw[k];
+    out[k] = (to as Record<string, unknown>)[k];
   }
   return out;
 }

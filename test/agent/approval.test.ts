@@ -200,6 +200,24 @@ describe.each<Isolation>(["worker", "none"])("tool approvals (isolation %s)", (i
     expect(viewed.turns[0].toolCalls[0]).toMatchObject({ args: '{\n  "to": "b@x.org"\n}', asked: '{\n  "to": "a@x.org"\n}' });
   });
 
+  // A host that approved with the real hidden value put back (not the stand-in it was shown) had
+  // it written in the record, the tool-result event and the model's feedback.
+  it("records an edit that gives back a hidden value as its stand-in, and runs the tool with the value", async () => {
+    const keys: string[] = [];
+    const send = tool({ description: "Sends.", input: z.object({ to: z.string(), key: z.string() }), needsApproval: true, run: ({ key }) => (keys.push(key), "sent") });
+    const agent = SubAgent.create({ prompt: "Send.", tools: { send }, maxTurns: 4 });
+    const context = { _key: "sk-SECRET-123" };
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(def r (tool/send {:to "a" :key data/_key}))')]), context, isolation });
+    const events: unknown[] = [];
+    const llm = scriptedLlm([code("(return r)")]);
+    const approvals = { "turn-1-call-1": { approved: true, args: { to: "b", key: "sk-SECRET-123" } } };
+    const done = await SubAgent.resume(agent, runStateFromJson(json(step, agent)), { llm, context, isolation, onEvent: (e) => events.push(e), approvals });
+    expect(done.value).toBe("sent");
+    expect(keys).toEqual(["sk-SECRET-123"]);
+    expect(done.turns[0].toolCalls[0].args).toEqual({ to: "b", key: expect.stringContaining("hidden string from data/_key") });
+    for (const seen of [json(done, agent), JSON.stringify(llm.requests), JSON.stringify(events)]) expect(seen).not.toContain("sk-SECRET");
+  });
+
   it("checks edited arguments with a tool's asynchronous refinement, and refuses an edit its transform throws on", async () => {
     const sent: unknown[] = [];
     const known = new Set(["ann@corp.org", "bob@corp.org"]);
