@@ -424,10 +424,12 @@ class AgentRun {
           }),
         this.controller.signal,
       );
-    } catch (e) {
+    } catch {
       // Stopped (abort, deadline): the run ends as such, not as an internal error.
       if (this.stopReason !== null) return null;
-      throw e;
+      // The host's text stays out (a host's strategy or its summarizer may quote a secret): the
+      // failure is kept in the saved state, the trace's export and the viewer.
+      throw new Error(`the history strategy "${String(this.strategy?.name)}" threw building the prompt of turn ${n} (its message is left out of the run's record: a host's text may hold secrets)`);
     }
     this.strategyState = built.compaction.state;
     if (this.chargeSummaries(built.compaction.stats)) return null;

@@ -516,6 +516,20 @@ describe("endings", () => {
     expect(asked).toBe(1);
   });
 
+  // A host strategy whose project() threw put its text in the failure ("internal error: db password
+  // hunter2"), which the saved state and the trace's exports keep.
+  it("ends with internal_error naming the history strategy, without the host's text, when its project() throws", async () => {
+    const agent = SubAgent.create({ prompt: "Go." });
+    const project = (): never => {
+      throw new Error("db password hunter2");
+    };
+    const history = { name: "mine", options: {}, usesLlm: false, initialState: () => null, project } as unknown as RunOptions["history"];
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(return 1)")]), history });
+    expect(step.fail?.reason).toBe("internal_error");
+    expect(step.fail?.message).toMatch(/^internal error: the history strategy "mine" threw building the prompt of turn 1 \(its message is left out/);
+    expect(runStateToJson(saveRun(step, agent))).not.toContain("hunter2");
+  });
+
   it("ends with aborted when the signal fires while the output schema's async refinement never settles", async () => {
     const ac = new AbortController();
     const output = z.number().refine(() => (ac.abort(), new Promise<boolean>(() => undefined)));
