@@ -3,9 +3,6 @@
 // cache, saves exactly what it removes without a cache, and the breakpoints it declares hold;
 // far facts only in old tool output are what masking gives up.
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { pureStrategy } from "../../src/compaction/strategies/pure.js";
-import { defaultStrategies } from "../../src/history/registry.js";
 import { messageText } from "../../src/llm/messages.js";
 import { createStrategy } from "../../src/compaction/registry.js";
 import { DEFAULT_PRICES, NO_CACHE } from "../../src/compaction/prices.js";
@@ -13,6 +10,7 @@ import { compareUnderCaches, CACHE_MODELS, renderCacheTable } from "../../src/ha
 import { compareStrategies } from "../../src/harness/compare.js";
 import type { Transcript } from "../../src/harness/transcript.js";
 import type { ChatMessage, Llm } from "../../src/llm/types.js";
+import { withFragile } from "../support/strategies.js";
 
 /** A coding run of `steps` bash calls with 60-line outputs; step 1's output names the file the last call edits. */
 function codingRun(id: string, steps: number): Transcript {
@@ -72,17 +70,10 @@ describe("compareUnderCaches", () => {
 
   it("measures the rest when a strategy throws on one transcript, and compares its row with full on the others", async () => {
     // A throw stopped the --caches table, after the main table had been measured, losing both.
-    const registry = defaultStrategies.with(
-      pureStrategy({
-        name: "fragile",
-        description: "test only",
-        schema: z.object({}).strict(),
-        rewrite: (stored) => {
-          if (stored.some((m) => messageText(m).includes("header_b"))) throw new TypeError("boom");
-          return null;
-        },
-      }),
-    );
+    const registry = withFragile((stored) => {
+      if (stored.some((m) => messageText(m).includes("header_b"))) throw new TypeError("boom");
+      return null;
+    });
     const r = await compareUnderCaches(runs, ["fragile", "observation-masking"], { registry });
     const [full, fragile, masking] = r.rows;
     expect(fragile.failures).toEqual([{ id: "b", message: expect.stringMatching(/^strategy fragile failed on transcript b at the request for message \d+: TypeError: boom$/) as string }]);

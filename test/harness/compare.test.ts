@@ -29,6 +29,7 @@ import { runToJson } from "../../src/agent/saved-run.js";
 import { traceToJson } from "../../src/trace/serialize.js";
 import { findExample, type Example } from "../../examples/index.js";
 import { exampleAgent, runExample } from "../../examples/run.js";
+import { withFragile } from "../support/strategies.js";
 
 const models = ["gpt-4o"];
 
@@ -195,17 +196,10 @@ describe("compareStrategies", () => {
 
   it("measures the other strategies and transcripts when one throws, and names the failed cell with its transcript and request", async () => {
     // A throw stopped the whole run: every other strategy's figures (summaries paid) were lost.
-    const registry = defaultStrategies.with(
-      pureStrategy({
-        name: "fragile",
-        description: "test only",
-        schema: z.object({}).strict(),
-        rewrite: (stored) => {
-          if (stored.some((m) => messageText(m).includes("Zed"))) throw new TypeError("Cannot read properties of undefined (reading 'x')");
-          return stored.length > 2 ? { messages: stored.slice(-1) } : null;
-        },
-      }),
-    );
+    const registry = withFragile((stored) => {
+      if (stored.some((m) => messageText(m).includes("Zed"))) throw new TypeError("Cannot read properties of undefined (reading 'x')");
+      return stored.length > 2 ? { messages: stored.slice(-1) } : null;
+    });
     const calm: Transcript = { id: "calm", messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }, { role: "user", content: "and?" }, { role: "assistant", content: "that is all" }] };
     const window = { name: "sliding-window", options: { turns: 1 } };
     const r = await compareStrategies([calm, booking], ["fragile", window], { models, registry });

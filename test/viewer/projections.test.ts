@@ -14,11 +14,10 @@ import { embedJson, renderPage } from "../../src/viewer/page.js";
 import { messageChanges } from "../../src/viewer/prompt.js";
 import { placeholderValues, scrubber } from "../../src/viewer/scrub.js";
 import { compareStrategies, failureLines, idleLabel } from "../../src/harness/compare.js";
-import { pureStrategy } from "../../src/compaction/strategies/pure.js";
-import { defaultStrategies } from "../../src/history/registry.js";
 import { parseTranscripts } from "../../src/harness/transcript.js";
 import { assistant, sys, user } from "../compaction/conversations.js";
 import { chats, compareReportJson, olderTrace, savedExample } from "./fixtures.js";
+import { withFragile } from "../support/strategies.js";
 
 const page = (files: Array<[string, string]>): Promise<PageData> => buildPageData(files.map(([name, text]) => readViewerInput(name, text)));
 const text = (data: PageData, i: number): string => data.texts[i];
@@ -304,17 +303,10 @@ describe("compare reports", () => {
   // A strategy that failed on a transcript is left out there, and the report lists it: the page
   // showed its empty figures as 0 tokens, with nothing to say it had failed.
   it("shows where a strategy failed, as the text report lists it, instead of its empty figures", async () => {
-    const registry = defaultStrategies.with(
-      pureStrategy({
-        name: "fragile",
-        description: "test only",
-        schema: z.object({}).strict(),
-        rewrite: (stored) => {
-          if (stored.length > 3) throw new TypeError("boom");
-          return null;
-        },
-      }),
-    );
+    const registry = withFragile((stored) => {
+      if (stored.length > 3) throw new TypeError("boom");
+      return null;
+    });
     const short = { id: "short", messages: [user("hi"), assistant("hello")] };
     const report = await compareStrategies([short, ...chats()], ["fragile"], { models: ["gpt-4o"], registry });
     const r = (await page([["report.json", JSON.stringify(report)]])).reports[0];
