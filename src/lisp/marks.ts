@@ -155,6 +155,17 @@ const SHAPE_ONLY = new Set(["count", "type"]);
 /** Builtins whose output a model sees: marked arguments are shown as stand-ins. */
 const SINKS = new Set(["println", "print", "prn", "pr"]);
 
+// A builtin's roles above as bits, found once when it is wrapped (Marks.builtin): a call then
+// reads no set (every builtin call of a run with hidden context goes through `after`).
+const SELECTOR = 1;
+const PARSER = 2;
+const SEARCH = 4;
+const BUILDS = 8;
+const SHAPE = 16;
+function roleOf(name: string): number {
+  return (SELECTORS.has(name) ? SELECTOR : 0) | (PARSERS.has(name) ? PARSER : 0) | (SEARCHES.has(name) ? SEARCH : 0) | (STRUCTURAL.has(name) ? BUILDS : 0) | (SHAPE_ONLY.has(name) ? SHAPE : 0);
+}
+
 /** Nodes one evaluation may visit marking derived collections; past it, every value it shows is hidden. */
 const WALK_BUDGET = 1_000_000;
 
@@ -807,14 +818,14 @@ export class Marks {
   }
 
   /** A builtin's result, marked when it was computed from a marked argument. */
-  private after(name: string, args: Value[], r: Value): Value {
-    if (this.empty || r === null || typeof r === "boolean" || SHAPE_ONLY.has(name)) return r;
-    if (SEARCHES.has(name) && typeof r === "number") return this.found(args[1], r);
-    if (typeof r !== "object" && !markable(r)) return small(r) ? this.afterSmall(name, args, r) : r;
+  private after(role: number, args: Value[], r: Value): Value {
+    if (this.empty || r === null || typeof r === "boolean" || (role & SHAPE) !== 0) return r;
+    if ((role & SEARCH) !== 0 && typeof r === "number") return this.found(args[1], r);
+    if (typeof r !== "object" && !markable(r)) return small(r) ? this.afterSmall(role, args, r) : r;
     // An element keeps its own mark, unless a marked string was cut or a marked index chose it.
-    if (SELECTORS.has(name) && !args.some((a, i) => (typeof a === "string" || (i === 1 && typeof a === "number")) && this.originOf(a) !== undefined)) return r;
+    if ((role & SELECTOR) !== 0 && !args.some((a, i) => (typeof a === "string" || (i === 1 && typeof a === "number")) && this.originOf(a) !== undefined)) return r;
     if (this.originOf(r) !== undefined) return r;
-    if (STRUCTURAL.has(name) && !args.some((a) => (a instanceof Vec || isMap(a) || isSet(a)) && this.originOf(a) !== undefined)) return r;
+    if ((role & BUILDS) !== 0 && !args.some((a) => (a instanceof Vec || isMap(a) || isSet(a)) && this.originOf(a) !== undefined)) return r;
     let closure = false;
     for (const a of args) {
       if (a instanceof Fn && !(a instanceof Builtin)) closure = true;
@@ -850,15 +861,15 @@ export class Marks {
    * characters, a sum). Not marked: a position or length of a marked string (counts and
    * searches are decided in `after`); and an element a selector takes out keeps its own mark.
    */
-  private afterSmall(name: string, args: Value[], r: string | number): Value {
+  private afterSmall(role: number, args: Value[], r: string | number): Value {
     if (typeof r === "number" && this.numbers === 0 && plainNumbers(args)) return r;
     if (this.prims.has(r)) return r;
-    const parse = PARSERS.has(name);
+    const parse = (role & PARSER) !== 0;
     for (const a of args) {
       if (a === null || typeof a === "boolean") continue;
       let o: Origin | undefined;
       if (typeof a === "object") {
-        if (!SELECTORS.has(name)) o = this.find(a);
+        if ((role & SELECTOR) === 0) o = this.find(a);
       } else if (typeof r === "string" || typeof a === "number" || parse) {
         o = this.prims.get(a);
       }
@@ -884,6 +895,7 @@ export class Marks {
     const fn = d.fn;
     const { f1, f2 } = d;
     const fast = !INLINED.has(name);
+    const role = roleOf(name);
     const def: BuiltinDef = SINKS.has(name)
       ? {
           ...d,
@@ -906,7 +918,7 @@ export class Marks {
             fast && f1 !== undefined
               ? (a) => {
                   const m = current();
-                  return m === null ? f1(a) : m.after(name, [a], f1(m.opening(a)));
+                  return m === null ? f1(a) : m.after(role, [a], f1(m.opening(a)));
                 }
               : undefined,
           f2:
@@ -916,14 +928,14 @@ export class Marks {
                   if (m === null) return f2(a, b);
                   const args = [a, b];
                   m.handing(args);
-                  return m.after(name, args, f2(m.opening(a), m.opening(b)));
+                  return m.after(role, args, f2(m.opening(a), m.opening(b)));
                 }
               : undefined,
           fn: (args) => {
             const m = current();
             if (m === null) return fn(args);
             m.before(args);
-            return m.after(name, args, fn(args));
+            return m.after(role, args, fn(args));
           },
           suspendable:
             d.suspendable === undefined
@@ -933,7 +945,7 @@ export class Marks {
                   if (m === null) return (d.suspendable as NonNullable<BuiltinDef["suspendable"]>)(args);
                   m.before(args);
                   const r = (d.suspendable as NonNullable<BuiltinDef["suspendable"]>)(args);
-                  return r instanceof Promise ? r.then((x) => m.after(name, args, x)) : m.after(name, args, r);
+                  return r instanceof Promise ? r.then((x) => m.after(role, args, x)) : m.after(role, args, r);
                 },
         };
     w = new Builtin(def);
