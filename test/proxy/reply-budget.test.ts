@@ -3,7 +3,7 @@
 // under a 1 MiB total were all held whole at once (413 MB of growth). One the total cannot hold is
 // passed on as it arrives instead, its usage still read. What is held is read from the proxy's own
 // count and the bytes the clients got while the upstream still holds back each reply's last byte.
-import { createServer, request, type Server, type ServerResponse } from "node:http";
+import { createServer, request, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { startProxy, type RunningProxy } from "../../src/proxy/index.js";
@@ -36,27 +36,42 @@ function completion(size: number): string {
   return head + "x".repeat(size - head.length - tail.length) + tail;
 }
 
+/**
+ * An upstream answering every request with `body` (a JSON reply of `size` bytes) but its last byte,
+ * each response pushed to `waiting` for the test to end.
+ */
+function holdingBack(body: string, size: number, waiting: ServerResponse[]): RequestListener {
+  return (req, res) => {
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": String(size) });
+      // All but the last byte: no reply can end until the test lets it.
+      res.write(body.slice(0, -1));
+      waiting.push(res);
+    });
+  };
+}
+
+/** Starts `answer` as the upstream and a proxy before it (maxInFlightBodyBytes `limit`, virtual key ptc-vk-`key`). */
+async function start(answer: RequestListener, key: string, limit: number, db?: string): Promise<RunningProxy> {
+  const server = createServer(answer);
+  upstream = server;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const configFile = join(tempDir(), "config.json");
+  writeFileSync(configFile, JSON.stringify({ maxInFlightBodyBytes: limit, tenancy: { virtualKeys: { [key]: { keyHash: hashKey(`ptc-vk-${key}`), tokenBudget: 1_000_000 } } } }));
+  const started = await startProxy({ upstream: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, port: 0, configFile, ...(db === undefined ? {} : { db }), logger: () => {} });
+  proxy = started;
+  return started;
+}
+
 describe("replies read whole count against maxInFlightBodyBytes", () => {
   it("passes on as they arrive the replies the total cannot hold, reads their usage, and holds at most the total", async () => {
     const size = 4 << 20;
     const body = completion(size);
     const waiting: ServerResponse[] = [];
-    upstream = createServer((req, res) => {
-      req.resume();
-      req.on("end", () => {
-        res.writeHead(200, { "content-type": "application/json", "content-length": String(size) });
-        // All but the last byte: no reply can end until the test lets it.
-        res.write(body.slice(0, -1));
-        waiting.push(res);
-      });
-    });
-    await new Promise<void>((resolve) => upstream?.listen(0, "127.0.0.1", resolve));
-    const dir = tempDir();
-    const configFile = join(dir, "config.json");
     const limit = 1 << 20;
-    writeFileSync(configFile, JSON.stringify({ maxInFlightBodyBytes: limit, tenancy: { virtualKeys: { big: { keyHash: hashKey("ptc-vk-big"), tokenBudget: 1_000_000 } } } }));
-    proxy = await startProxy({ upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, port: 0, configFile, logger: () => {} });
-    const port = proxy.port;
+    const running = await start(holdingBack(body, size, waiting), "big", limit);
+    const port = running.port;
     const clients = 3;
     const received = Array.from({ length: clients }, () => 0);
     const texts: Array<Promise<{ status: number; text: string }>> = [];
@@ -81,7 +96,7 @@ describe("replies read whole count against maxInFlightBodyBytes", () => {
     // Before: every client got nothing while the proxy held all three whole (12 MB against a total of 1 MiB).
     const sent = clients * (size - 1);
     await expect.poll(() => received.reduce((a, b) => a + b, 0), { timeout: 20_000, interval: 20 }).toBeGreaterThanOrEqual(sent - limit - clients * (256 << 10));
-    expect(proxy.context.bodies.used).toBeLessThanOrEqual(limit + (256 << 10));
+    expect(running.context.bodies.used).toBeLessThanOrEqual(limit + (256 << 10));
     for (const res of waiting) res.end(body.slice(-1));
     const replies = await Promise.all(texts);
     for (const reply of replies) {
@@ -89,8 +104,8 @@ describe("replies read whole count against maxInFlightBodyBytes", () => {
       expect(reply.text).toBe(body);
     }
     // Their usage was read as they passed: 18 tokens each, not the prompt estimate.
-    await expect.poll(() => proxy?.context.tenants.spentBy("big"), { timeout: 5000 }).toBe(clients * 18);
-    expect(proxy.context.bodies.used).toBe(0);
+    await expect.poll(() => running.context.tenants.spentBy("big"), { timeout: 5000 }).toBe(clients * 18);
+    expect(running.context.bodies.used).toBe(0);
   });
 });
 
@@ -100,24 +115,20 @@ describe("a reply passed on as it comes, left by its client", () => {
     const body = completion(size);
     const waiting: ServerResponse[] = [];
     let abandoned = 0;
-    upstream = createServer((req, res) => {
-      req.resume();
-      res.on("close", () => {
-        if (!res.writableFinished) abandoned++;
-      });
-      req.on("end", () => {
-        res.writeHead(200, { "content-type": "application/json", "content-length": String(size) });
-        res.write(body.slice(0, -1));
-        waiting.push(res);
-      });
-    });
-    await new Promise<void>((resolve) => upstream?.listen(0, "127.0.0.1", resolve));
-    const dir = tempDir();
-    const db = join(dir, "proxy.db");
-    const configFile = join(dir, "config.json");
-    writeFileSync(configFile, JSON.stringify({ maxInFlightBodyBytes: 1 << 20, tenancy: { virtualKeys: { left: { keyHash: hashKey("ptc-vk-left"), tokenBudget: 1_000_000 } } } }));
-    proxy = await startProxy({ upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, port: 0, configFile, db, logger: () => {} });
-    const port = proxy.port;
+    const hold = holdingBack(body, size, waiting);
+    const db = join(tempDir(), "proxy.db");
+    const running = await start(
+      (req, res) => {
+        res.on("close", () => {
+          if (!res.writableFinished) abandoned++;
+        });
+        hold(req, res);
+      },
+      "left",
+      1 << 20,
+      db,
+    );
+    const port = running.port;
     const received = [0, 0];
     const requests = [0, 1].map((i) => {
       const req = request({ host: "127.0.0.1", port, method: "POST", path: "/v1/chat/completions", headers: { authorization: "Bearer ptc-vk-left", "content-type": "application/json", "x-conversation-id": `l${i}` } }, (res) => {
@@ -135,9 +146,9 @@ describe("a reply passed on as it comes, left by its client", () => {
     requests[leaver].destroy();
     await expect.poll(() => abandoned, { timeout: 20_000 }).toBe(1);
     for (const res of waiting) if (!res.destroyed) res.end(body.slice(-1));
-    await expect.poll(() => proxy?.context.life.inFlight, { timeout: 20_000 }).toBe(0);
+    await expect.poll(() => running.context.life.inFlight, { timeout: 20_000 }).toBe(0);
     // Closing waits for the handlers' charges; the spend is read back from the file, reservations settled.
-    await proxy.close();
+    await running.close();
     proxy = undefined;
     const store = await openStore(db);
     try {
@@ -154,19 +165,19 @@ describe("replies read whole and decoded count against maxInFlightBodyBytes", ()
     const size = 4 << 20;
     const body = completion(size);
     const zipped = gzipSync(body);
-    upstream = createServer((req, res) => {
-      req.resume();
-      // Compressed though the proxy asks for identity, as some servers do.
-      req.on("end", () => {
-        res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip", "content-length": String(zipped.length) });
-        res.end(zipped);
-      });
-    });
-    await new Promise<void>((resolve) => upstream?.listen(0, "127.0.0.1", resolve));
-    const configFile = join(tempDir(), "config.json");
-    writeFileSync(configFile, JSON.stringify({ maxInFlightBodyBytes: 1 << 20, tenancy: { virtualKeys: { zip: { keyHash: hashKey("ptc-vk-zip"), tokenBudget: 1_000_000 } } } }));
-    proxy = await startProxy({ upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, port: 0, configFile, logger: () => {} });
-    const port = proxy.port;
+    const running = await start(
+      (req, res) => {
+        req.resume();
+        // Compressed though the proxy asks for identity, as some servers do.
+        req.on("end", () => {
+          res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip", "content-length": String(zipped.length) });
+          res.end(zipped);
+        });
+      },
+      "zip",
+      1 << 20,
+    );
+    const port = running.port;
     const replies = await Promise.all(
       [0, 1, 2].map(
         (i) =>
@@ -184,8 +195,8 @@ describe("replies read whole and decoded count against maxInFlightBodyBytes", ()
     // Each arrives whole, decoded by the proxy when its copy fitted, else as the upstream sent it.
     for (const reply of replies) expect((reply.encoding === "gzip" ? gunzipSync(reply.body) : reply.body).toString("utf8")).toBe(body);
     expect(replies.some((reply) => reply.encoding === "gzip")).toBe(true);
-    await expect.poll(() => proxy?.context.tenants.spentBy("zip"), { timeout: 5000 }).toBe(3 * 18);
-    expect(proxy.context.bodies.used).toBe(0);
+    await expect.poll(() => running.context.tenants.spentBy("zip"), { timeout: 5000 }).toBe(3 * 18);
+    expect(running.context.bodies.used).toBe(0);
   });
 });
 

@@ -31,6 +31,12 @@ afterEach(async () => {
 const SMALL = { compaction: { contextLimits: { "fake-model": 3000 }, reserveOutputTokens: 200 } };
 type Msg = { role: string; content: string | null };
 const isSummary = (q: { body?: Record<string, unknown> }) => JSON.stringify(q.body).includes("ConversationSummary");
+/** Asks the proxy (admin token "adm") to compact `conversation` now: its report. */
+async function compactReport(x: Rig, conversation: string): Promise<{ compacted: boolean; events: { kind: string; detail?: string }[] }> {
+  const res = await fetch(`${x.proxy.url}/ext/context_compaction/compact`, { method: "POST", headers: { authorization: "Bearer adm", "content-type": "application/json" }, body: JSON.stringify({ conversation }) });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { compacted: boolean; events: { kind: string; detail?: string }[] };
+}
 /** Whether the upstream's reply (its headers) has reached the proxy since this was called. */
 function whenAnswered(x: Rig): () => boolean {
   const upstream = x.proxy.context.upstream;
@@ -543,11 +549,7 @@ describe("proxy tenancy", () => {
     // Sent whole while compaction is off: its ~15k tokens use up the budget of 50.
     await ask(client(r, "ptc-vk-tight"), longConversation(30, 80, "tight"), "tight");
     expect((await config.update({ compaction: { enabled: true } })).ok).toBe(true);
-    const compactNow = async () => {
-      const res = await fetch(`${r!.proxy.url}/ext/context_compaction/compact`, { method: "POST", headers: { authorization: "Bearer adm", "content-type": "application/json" }, body: JSON.stringify({ conversation: "tight" }) });
-      expect(res.status).toBe(200);
-      return (await res.json()) as { compacted: boolean; events: { kind: string; detail?: string }[] };
-    };
+    const compactNow = () => compactReport(r as Rig, "tight");
     for (let i = 0; i < 4; i++) {
       const report = await compactNow();
       expect(report.compacted).toBe(false);
@@ -572,11 +574,7 @@ describe("proxy tenancy", () => {
     const store = r.proxy.context.store as unknown as Record<string, (...args: unknown[]) => unknown>;
     const reserve = store.reserve.bind(store);
     store.reserve = () => Promise.reject(new Error("connection terminated unexpectedly"));
-    const compactNow = async () => {
-      const res = await fetch(`${r!.proxy.url}/ext/context_compaction/compact`, { method: "POST", headers: { authorization: "Bearer adm", "content-type": "application/json" }, body: JSON.stringify({ conversation: "blip" }) });
-      expect(res.status).toBe(200);
-      return (await res.json()) as { compacted: boolean; events: { kind: string; detail?: string }[] };
-    };
+    const compactNow = () => compactReport(r as Rig, "blip");
     for (let i = 0; i < 4; i++) {
       const report = await compactNow();
       expect(report.compacted).toBe(false);
