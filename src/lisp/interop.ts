@@ -86,10 +86,6 @@ export class Budget {
   }
 }
 
-/**
- * A tool result already converted on the other side of a thread boundary (the isolated mode's
- * host), with what converting it cost there: the run is charged the same as for its own conversion.
- */
 /** The record of a call the host ran with other arguments than the program's (`ToolCallInfo.ranWith`): they are what ran, the program's kept apart. */
 export function ranWith(record: ToolCallRecord, given: Record<string, unknown>): void {
   if (!Object.hasOwn(record, "asked")) record.asked = record.args;
@@ -106,6 +102,10 @@ export function crossedSize(b: Budget): number {
   return b.limits.maxBoundaryValues - b.room + (b.limits.maxBoundaryChars - b.chars);
 }
 
+/**
+ * A tool result already converted on the other side of a thread boundary (the isolated mode's
+ * host), with what converting it cost there: the run is charged the same as for its own conversion.
+ */
 export class Converted {
   constructor(
     readonly value: Value,
