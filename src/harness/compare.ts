@@ -122,6 +122,8 @@ const optionsOf = (s: Measured): Record<string, unknown> => (typeof s === "strin
  * strategies before it had run over every transcript, a summarizer's model paid.
  */
 export async function checkStrategies(strategies: ReadonlyArray<StrategySpec | string>, llm: Llm | undefined, registry: StrategyRegistry = defaultStrategies, timeoutMs = STRATEGY_TIMEOUT_MS): Promise<void> {
+  // Checked here, before the first bounded call, for every entry that compares (compareStrategies, compareUnderCaches).
+  checkTimeout(timeoutMs);
   // Measured twice, one strategy made two rows of one name, which the viewer finds rows by.
   const seen = new Map<string, StrategySpec | string>();
   for (const s of strategies) {
@@ -174,7 +176,6 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
   checkTranscripts(transcripts);
   checkModels(options.models);
   if (options.onProgress !== undefined && typeof options.onProgress !== "function") throw new TypeError(mustBe("compareStrategies: options.onProgress", "a function", options.onProgress));
-  checkTimeout(options.timeoutMs);
   await checkStrategies(strategies, options.llm, options.registry, options.timeoutMs);
   const specs: Measured[] = [...(strategies.some((s) => nameOf(s) === "full") ? [] : ["full"]), ...strategies, ...BASELINES];
   const total = specs.length * transcripts.length;

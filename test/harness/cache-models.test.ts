@@ -120,6 +120,12 @@ describe("compareUnderCaches", () => {
     expect(both.rows.map((r) => r.retention)).toEqual(table.rows.slice(0, 2).map((r) => r.retention));
   });
 
+  it("refuses a timeoutMs no timer can keep before measuring anything, as compareStrategies does", async () => {
+    for (const timeoutMs of [0, -5, 1.5, 2 ** 31]) {
+      await expect(compareUnderCaches(runs, ["observation-masking"], { timeoutMs })).rejects.toThrow(/^compaction harness: timeoutMs must be a whole number of milliseconds from 1 to 2147483647, got /);
+    }
+  });
+
   it("says when a strategy never fired", async () => {
     const r = await compareUnderCaches([codingRun("c", 3)], ["observation-masking"], { models: { none: { input: 1, output: 1, cache: NO_CACHE } } });
     expect(r.rows[1].fired).toBe(0);
