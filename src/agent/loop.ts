@@ -32,6 +32,15 @@ import { observers, unheard, type Replayed, type RunObserver } from "./observer.
 import { isTracerOption, telemetryObserver } from "./telemetry.js";
 import type { Agent, CompressionUsage, InheritableOptions, RunOptions, RunScope, Step, StepBase, TurnEvent, UsageTotals } from "./types.js";
 
+/**
+ * The failure of a host's callback as the run records it: named, its own message left out (the
+ * failure is kept in the saved state, the trace's export and the viewer, and a host's text may
+ * quote its secrets).
+ */
+function hostThrew(who: string, doing = ""): string {
+  return `${who} threw${doing} (its message is left out of the run's record: a host's text may hold secrets)`;
+}
+
 /** Why the run's internal controller fired. */
 class Stop {
   constructor(readonly reason: Interruption) {}
@@ -351,8 +360,7 @@ class AgentRun {
         try {
           unheard(this.run.onTurn(told()));
         } catch {
-          // The host's text stays out: the failure is kept in the saved state, the trace's export and the viewer, and a host's error may quote its secrets.
-          return this.failure("internal_error", "internal error: the onTurn hook threw (its message is left out of the run's record: a host's text may hold secrets)");
+          return this.failure("internal_error", `internal error: ${hostThrew("the onTurn hook")}`);
         }
       }
       if (ending !== null) return ending;
@@ -427,9 +435,8 @@ class AgentRun {
     } catch {
       // Stopped (abort, deadline): the run ends as such, not as an internal error.
       if (this.stopReason !== null) return null;
-      // The host's text stays out (a host's strategy or its summarizer may quote a secret): the
-      // failure is kept in the saved state, the trace's export and the viewer.
-      throw new Error(`the history strategy "${String(this.strategy?.name)}" threw building the prompt of turn ${n} (its message is left out of the run's record: a host's text may hold secrets)`);
+      // A host's strategy or its summarizer may quote a secret.
+      throw new Error(hostThrew(`the history strategy "${String(this.strategy?.name)}"`, ` building the prompt of turn ${n}`));
     }
     this.strategyState = built.compaction.state;
     if (this.chargeSummaries(built.compaction.stats)) return null;
