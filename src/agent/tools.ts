@@ -318,22 +318,62 @@ export class ToolSession {
 }
 
 /**
- * The host's edited arguments with each argument holding hidden context that the host gave as
- * `from` has it taken as `to` has it. From the request's stand-ins to the call's own values: a
- * form that sends every argument back, one of them changed, must not hand the tool the stand-in
- * text. From the call's own values to the stand-ins: a host that put the real hidden value back
- * must not put it in the trace, the events or the model's feedback.
+ * The host's edited arguments with every value that `from` holds where `to` differs (a hidden
+ * value and its stand-in) given as `to` has it, wherever in the edit it stands: the host may
+ * change a field beside it in a nested map, or move it to another argument. From the request's
+ * stand-ins to the call's own values: a form that sends every argument back, one of them changed,
+ * must not hand the tool the stand-in text. From the call's own values to the stand-ins: a host
+ * that put the real hidden value back must not put it in the trace, the events or the model's
+ * feedback.
  */
 function swapHidden(edited: Record<string, unknown>, from: unknown, to: unknown, hidden: readonly string[]): Record<string, unknown> {
-  if (hidden.length === 0 || typeof from !== "object" || from === null || typeof to !== "object" || to === null || typeof edited !== "object" || edited === null) return edited;
-  let out = edited;
-  for (const k of hidden) {
-    if (!Object.hasOwn(edited, k) || !Object.hasOwn(from, k) || !Object.hasOwn(to, k)) continue;
-    if (!isDeepStrictEqual(edited[k], (from as Record<string, unknown>)[k])) continue;
-    if (out === edited) out = { ...edited };
-    out[k] = (to as Record<string, unknown>)[k];
+  if (hidden.length === 0) return edited;
+  const pairs: Array<[unknown, unknown]> = [];
+  differing(from, to, pairs, 0);
+  return pairs.length === 0 ? edited : (swapped(edited, pairs, 0) as Record<string, unknown>);
+}
+
+/** Deeper than hiding goes (Marks.hide): a value there is compared whole. */
+const MAX_SWAP_DEPTH = 64;
+
+/** The places where `a` and `b`, the same arguments as two sides hold them, differ: [a's, b's] each. */
+function differing(a: unknown, b: unknown, out: Array<[unknown, unknown]>, depth: number): void {
+  if (Object.is(a, b)) return;
+  if (depth < MAX_SWAP_DEPTH && isPlainData(a) && isPlainData(b) && Array.isArray(a) === Array.isArray(b)) {
+    for (const k of Object.keys(b)) if (Object.hasOwn(a, k)) differing((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], out, depth + 1);
+    return;
   }
-  return out;
+  if (!isDeepStrictEqual(a, b)) out.push([a, b]);
+}
+
+/** `v` with each value equal to a pair's first given as its second; what holds none is returned as it is. */
+function swapped(v: unknown, pairs: ReadonlyArray<[unknown, unknown]>, depth: number): unknown {
+  for (const [a, b] of pairs) if (isDeepStrictEqual(v, a)) return b;
+  if (depth >= MAX_SWAP_DEPTH || !isPlainData(v)) return v;
+  if (Array.isArray(v)) {
+    let out: unknown[] | null = null;
+    v.forEach((x: unknown, i) => {
+      const y = swapped(x, pairs, depth + 1);
+      if (y !== x) (out ??= v.slice())[i] = y;
+    });
+    return out ?? v;
+  }
+  // Entries, made an object at the end: assigning a key "__proto__" would set the prototype instead.
+  const entries = Object.entries(v);
+  let changed = false;
+  for (const e of entries) {
+    const y = swapped(e[1], pairs, depth + 1);
+    if (y !== e[1]) [e[1], changed] = [y, true];
+  }
+  return changed ? Object.fromEntries(entries) : v;
+}
+
+/** An array or a plain object (what arguments are made of), not a class instance. */
+function isPlainData(v: unknown): v is object {
+  if (typeof v !== "object" || v === null) return false;
+  if (Array.isArray(v)) return true;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
 }
 
 /** How the interpreter records a call that timed out (src/lisp/evaluate.ts, src/lisp/isolate/run.ts). */
