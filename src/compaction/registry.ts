@@ -90,7 +90,22 @@ const MAX_NAME = 100;
 
 /** An instance as it is, or a name or spec built from `registry`. */
 export function resolveStrategy(strategy: Strategy | StrategySpec | string, registry: StrategyRegistry = compactionStrategies): Strategy {
-  return isStrategy(strategy) ? strategy : registry.create(strategy);
+  if (!isStrategy(strategy)) return registry.create(strategy);
+  checkInstance(strategy);
+  return strategy;
+}
+
+/**
+ * A host's strategy object, checked before any use: one without a name ran, and the trace and
+ * saved state recording it could not be read back; one without initialState failed mid-run.
+ */
+function checkInstance(s: Strategy): void {
+  const name: unknown = s.name;
+  if (typeof name !== "string" || name === "") throw new TypeError(mustBe("compaction: a strategy object's name", "a non-empty string", name));
+  const who = `compaction: strategy "${name.length > MAX_NAME ? `${name.slice(0, MAX_NAME)}…` : name}"`;
+  if (typeof s.initialState !== "function") throw new TypeError(mustBe(`${who}: initialState`, "a function", s.initialState));
+  const options: unknown = s.options;
+  if (options !== undefined && (!isObjectArg(options) || Array.isArray(options))) throw new TypeError(mustBe(`${who}: options`, "an object of its option values", options));
 }
 
 /** Whether `x` is a built strategy (it projects), not a name or a spec. */

@@ -93,3 +93,32 @@ describe("a bad history option given to run", () => {
     expect(step.fail?.message).toMatch(/^history: compaction: invalid options for strategy "sliding-window"/);
   });
 });
+
+// A strategy object is the host's code: one missing a name ran, and its trace and saved state
+// could not be read back (`at trace.settings.strategy.name`); one missing initialState ended
+// the run mid-way with internal_error. Both are refused up front, naming what is missing.
+describe("a custom strategy object that is not whole", () => {
+  const project = async (c: { messages: unknown[] }, state: unknown) => ({ messages: c.messages, state, stats: { durationMs: 0 }, events: [] });
+  const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+    ["without a name", { options: {}, usesLlm: false, initialState: () => null, project }, /^history: compaction: a strategy object's name must be a non-empty string, got undefined$/],
+    ["with an empty name", { name: "", options: {}, usesLlm: false, initialState: () => null, project }, /^history: compaction: a strategy object's name must be a non-empty string, got a string of 0 characters$/],
+    ["without initialState", { name: "mine", options: {}, usesLlm: false, project }, /^history: compaction: strategy "mine": initialState must be a function, got undefined$/],
+    ["with options that are not an object", { name: "mine", options: 5, usesLlm: false, initialState: () => null, project }, /^history: compaction: strategy "mine": options must be an object of its option values, got a number$/],
+  ];
+  it.each(cases)("%s is refused by create, and by run with invalid_input", async (_, history, message) => {
+    expect(() => SubAgent.create({ prompt: "Add up.", history: history as never })).toThrow(message);
+    const agent = SubAgent.create({ prompt: "Add up." });
+    const llm = scriptedLlm([code("(return 1)")]);
+    const step = await SubAgent.run(agent, { llm, history: history as never, isolation: "none" });
+    expect(step.fail?.reason).toBe("invalid_input");
+    expect(step.fail?.message).toMatch(message);
+    expect(llm.requests).toHaveLength(0);
+  });
+
+  it("whole, runs and its trace reads back", async () => {
+    const agent = SubAgent.create({ prompt: "Add up." });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(return 1)")]), history: { name: "mine", usesLlm: false, initialState: () => null, project } as never, isolation: "none" });
+    expect(step.value).toBe(1);
+    expect(runFromJson(runToJson(step)).trace.settings?.strategy).toEqual({ name: "mine", options: {} });
+  });
+});
