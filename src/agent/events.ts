@@ -45,6 +45,8 @@ export function eventObserver(listener: (event: AgentEvent) => void): RunObserve
   let replayed: Replayed | undefined;
   const reply = (): { replayed?: true } => (replayed === undefined ? {} : { replayed: true });
   const program = (): { replayed?: true } => (replayed === "turn" ? { replayed: true } : {});
+  // A call of a resumed turn answered from the saved run's record did not run again.
+  const again = (c: ToolCallRecord): { replayed?: true } => (replayed === "turn" || c.replayed === true ? { replayed: true } : {});
   return {
     runStart: () => undefined,
     turnStart: (turn, prompt) => {
@@ -61,10 +63,10 @@ export function eventObserver(listener: (event: AgentEvent) => void): RunObserve
       if (!done) {
         const id = ++next;
         ids.set(call, id);
-        emit({ type: "tool-call", turn, id, name: call.name, args, ...program() });
+        emit({ type: "tool-call", turn, id, name: call.name, args, ...again(call) });
         return;
       }
-      const end: AgentEvent = { type: "tool-result", turn, id: ids.get(call) ?? 0, name: call.name, args, durationMs: call.durationMs, ...program() };
+      const end: AgentEvent = { type: "tool-result", turn, id: ids.get(call) ?? 0, name: call.name, args, durationMs: call.durationMs, ...again(call) };
       if (call.error !== undefined) end.error = showStandIns(call.error);
       emit(end);
     },

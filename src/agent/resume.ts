@@ -30,7 +30,7 @@ import { checkInheritable, isPlainObject, pickInheritable, readRunOptions } from
 import { hiddenOutcome, showHidden } from "../trace/redact.js";
 import { askedArgs, heldResult, holdResult, replayAnswer } from "../trace/record.js";
 import type { Agent, RunOptions, Step, UsageTotals } from "./types.js";
-import { claimRecord, ownOnly, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
+import { answersItself, claimRecord, ownOnly, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
 import type { ToolCallTrace, Turn } from "../trace/trace.js";
 import { approvalDecisionSchema, readRunState, ResumeError, RUN_STATE_FORMAT, RUN_STATE_VERSION, type RunState, type SavedDefinition, savedMemorySchema } from "../trace/run-state.js";
 
@@ -673,26 +673,29 @@ class Replay {
   tools(tools: Readonly<Record<string, Tool>>): Record<string, Tool> {
     const out: Record<string, Tool> = {};
     for (const [name, t] of Object.entries(tools)) {
-      out[name] = tool({
-        ...t,
-        run: (args, signal, ctx) => {
-          if (this.isLive) return t.run(args, signal, this.live(ctx));
-          if (this.current === this.cutTurn) return this.cutCall(name, t, args, signal, ctx);
-          if (this.current !== this.pausedTurn) return this.recorded(name, t, args, ctx);
-          this.pausedTurnRan = true;
-          return t.run(args, signal, this.live(ctx));
-        },
-      });
+      out[name] = answersItself(
+        tool({
+          ...t,
+          run: (args, signal, ctx) => {
+            if (this.isLive) return t.run(args, signal, this.live(ctx));
+            if (this.current === this.cutTurn) return this.cutCall(name, t, args, signal, ctx);
+            if (this.current !== this.pausedTurn) return this.recorded(name, t, args, ctx);
+            this.pausedTurnRan = true;
+            return t.run(args, signal, this.live(ctx));
+          },
+        }),
+      );
     }
     return out;
   }
 
   /**
-   * A live call's context. An agent it starts (SubAgent.asTool) inherits the caller's models: the
+   * A live call's context, the call told as live. An agent it starts (SubAgent.asTool) inherits the caller's models: the
    * live ones, not the replay's, which would take its prompts for the saved run's (the paused
    * turn's calls run live before the replay hands over).
    */
   private live(ctx: ToolRunContext): ToolRunContext {
+    ctx.answering?.("live");
     const options = { ...ctx.scope.options, llm: this.liveLlm, historyLlm: this.options.historyLlm ?? this.agent.options.historyLlm };
     return { ...ctx, scope: { ...ctx.scope, options } };
   }
@@ -703,6 +706,7 @@ class Replay {
     const { call, differs } = await this.claim(turn, name, t, args, ctx.hidden);
     if (call === undefined && differs === undefined) throw new Error(`resume: turn ${turn} calls tool/${name} more often than the saved run did`);
     if (call === undefined) throw this.diverge(turn, name, differs as string);
+    ctx.answering?.("replayed");
     if (call.error !== undefined) throw recordedFailure(call.error, call.errorKind, call.errorHint);
     return replayAnswer(call, ctx);
   }
@@ -716,6 +720,7 @@ class Replay {
     const { call, differs } = await this.claim(turn, name, t, args, ctx.hidden);
     if (call === undefined && differs !== undefined) throw this.diverge(turn, name, differs);
     if (call === undefined || !finished(call)) return t.run(args, signal, this.live(ctx));
+    ctx.answering?.("replayed");
     if (call.error !== undefined) throw recordedFailure(call.error, call.errorKind, call.errorHint);
     return replayAnswer(call, ctx);
   }

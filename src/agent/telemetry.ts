@@ -126,7 +126,7 @@ export function telemetryObserver(option: TracerOption, llmName: string, depth: 
           call,
           tracer.startSpan(
             `execute_tool ${call.name}`,
-            { attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.name, "gen_ai.tool.type": "function", "gen_ai.tool.call.id": String(id), ...ranAgain() } },
+            { attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.name, "gen_ai.tool.type": "function", "gen_ai.tool.call.id": String(id), ...(call.replayed === true ? { "ptc.replayed": true } : ranAgain()) } },
             under(evaluation ?? turn),
           ),
         );

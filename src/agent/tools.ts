@@ -3,7 +3,7 @@
 // names the failing field, per-call timeouts, per-run call caps, abort, and withdrawal.
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
-import { boxed, limitThrown, MAX_TIMER_MS, ours, recordedLimit, type ToolCallInfo, type ToolSpec, ToolTimeout } from "../lisp/index.js";
+import { boxed, type CallAnswer, limitThrown, MAX_TIMER_MS, ours, recordedLimit, type ToolCallInfo, type ToolSpec, ToolTimeout } from "../lisp/index.js";
 import { maskSecrets } from "../llm/retry.js";
 import { isObjectArg, kindOf } from "../llm/args.js";
 import type { ApprovalGate, NeedsApproval } from "./approval.js";
@@ -36,6 +36,18 @@ export interface ToolRunContext {
   hideResult(): void;
   /** The runtime's (a replayed call that had run with the host's edited arguments says so again): a tool does not call it. */
   ranWith?(args: Record<string, unknown>): void;
+  /** The runtime's, for a tool that answers its calls itself (`answersItself`: resume's replay): how it answers this one. A tool does not call it. */
+  answering?(how: CallAnswer): void;
+}
+
+// Tools that say how they answer each call (ToolRunContext.answering): resume's replay, which
+// answers a saved call from its record. The session says `live` for the others as they run.
+const selfAnswering = new WeakSet<Tool>();
+
+/** Marks `t` as answering its calls itself, telling each one's answer through `ctx.answering`. */
+export function answersItself<T extends Tool>(t: T): T {
+  selfAnswering.add(t);
+  return t;
 }
 
 export interface ToolDefinition<I extends ToolInput = ToolInput, O extends z.ZodType | undefined = z.ZodType | undefined> {
@@ -172,7 +184,9 @@ export class ToolSession {
     this.closed = {};
     for (const [name, t] of Object.entries(tools)) {
       const params = Object.keys(t.input.shape);
-      this.open[name] = { params, run: (args, signal, call) => this.call(name, t, args, signal, call ?? NO_CALL_INFO) };
+      // Each call is reported once the session knows how it is answered: a call answered from a
+      // saved record is told as replayed, and one held for approval is not told (it did not run).
+      this.open[name] = { params, reportsAnswer: true, run: (args, signal, call) => this.call(name, t, args, signal, call ?? NO_CALL_INFO) };
       this.closed[name] = {
         params,
         run: () => {
@@ -237,9 +251,13 @@ export class ToolSession {
       const needs = t.needsApproval as NeedsApproval<Record<string, unknown>> | undefined;
       const ask = typeof needs === "function" ? (a: Record<string, unknown>) => this.bounded(limit, () => needs(a), signal) : needs;
       const verdict = await gate.verdict(index, ask, args, { name, input: t.input, hidden: call.hidden });
-      if (verdict.kind === "hold") return verdict.until;
+      if (verdict.kind === "hold") {
+        call.answering?.("held");
+        return verdict.until;
+      }
       if (verdict.kind === "reject") throw new Refusal(verdict.message);
       if (verdict.kind === "recorded") {
+        call.answering?.("replayed");
         if (verdict.call.error !== undefined) throw recordedFailure(verdict.call.error, verdict.call.errorKind, verdict.call.errorHint);
         return replayAnswer(verdict.call, call);
       }
@@ -252,7 +270,10 @@ export class ToolSession {
         call.ranWith?.(swapHidden(verdict.args, raw, verdict.shown, call.hidden));
       }
     }
-    const { value: result } = await this.withTimeout(limit, (s) => boxed(t.run(args, s, { name, scope: this.options.scope, hidden: call.hidden, hideResult: call.hideResult, ranWith: call.ranWith })), signal);
+    const answering = selfAnswering.has(t) ? call.answering : undefined;
+    if (answering === undefined) call.answering?.("live");
+    const ctx: ToolRunContext = { name, scope: this.options.scope, hidden: call.hidden, hideResult: call.hideResult, ranWith: call.ranWith, ...(answering === undefined ? {} : { answering }) };
+    const { value: result } = await this.withTimeout(limit, (s) => boxed(t.run(args, s, ctx)), signal);
     // Returned from here it is resolved as a promise's value, which reads its `then`: a result
     // that cannot be read (a revoked Proxy) fails here in our words, not the host's.
     if (!readable(result)) throw new ToolFailure("the tool returned an object that cannot be read (reading it threw)");

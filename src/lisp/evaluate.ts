@@ -12,7 +12,7 @@ import { isAbortSignal } from "./abort.js";
 import { abortedError, isStackOverflow, LIMIT_KINDS, limitRecord, LispError, ours, stackOverflow, thrownMessage, toErrorInfo, toolMessage, unreadable, type ErrorInfo, type SourceLoc, ToolTimeout } from "./errors.js";
 import type { AsyncCode } from "./fn.js";
 import type { Form } from "./forms.js";
-import { boxed, Budget, contextValue, Converted, crossedSize, isLispValue, ranWith, readableContext, readTimeout, toHost, toLisp, UNLISTED_CONTEXT } from "./interop.js";
+import { boxed, Budget, contextValue, Converted, crossedSize, HELD_CALL, isLispValue, ranWith, readableContext, reporter, readTimeout, toHost, toLisp, UNLISTED_CONTEXT } from "./interop.js";
 import { contextJsonTimeout, parseContextJson } from "./context-json.js";
 import { MAX_TIMER_MS, resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
@@ -48,7 +48,17 @@ export interface ToolCallInfo {
    * approval that edited them): the record shows them as `args` and keeps the program's as `asked`.
    */
   ranWith?(args: Record<string, unknown>): void;
+  /**
+   * Given to a spec that `reportsAnswer`: the spec says how it answers this call before the
+   * call is reported (`onToolCall`): `live` (it runs), `replayed` (answered from a saved run's
+   * record: the record says so, and nothing runs again) or `held` (the host holds it: it does not
+   * run, the evaluation is about to be stopped, and the call is never reported).
+   */
+  answering?(how: CallAnswer): void;
 }
+
+/** How a host answers a call (`ToolCallInfo.answering`). */
+export type CallAnswer = "live" | "replayed" | "held";
 
 export interface ToolSpec {
   run: ToolFn;
@@ -58,6 +68,8 @@ export interface ToolSpec {
   timeoutMs?: number;
   /** Calls of this tool one program may make (default: unlimited, within `maxToolCalls`). */
   maxCalls?: number;
+  /** The spec tells each call's answer (`ToolCallInfo.answering`) before the call is reported; one it never tells is reported when it ends. */
+  reportsAnswer?: boolean;
 }
 
 export interface MemoryEntry {
@@ -96,6 +108,10 @@ export interface ToolCallRecord {
   /** The size of the arguments as they crossed out and of the result as it crossed in: characters of their strings plus one per value (what `maxBoundaryChars` and `maxBoundaryValues` count). */
   size?: number;
   durationMs: number;
+  /** Answered from a saved run's record (`ToolCallInfo.answering`): the tool did not run again. */
+  replayed?: true;
+  /** Held by the host (`ToolCallInfo.answering`): the call did not run, and was not reported. */
+  held?: true;
 }
 
 export interface EvaluateOptions {
@@ -523,10 +539,10 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
       const shown = marks === null || marks.isEmpty ? hostArgs : toolArgs(name, marks.hide(args), spec, runBudget(state));
       const record: ToolCallRecord = { name, args: shown, size: crossedSize(out), durationMs: 0 };
       toolCalls.push(record);
-      onToolCall?.(record, false);
+      const report = reporter(record, spec, onToolCall);
       const t0 = now();
       let resultHidden = false;
-      const call: ToolCallInfo = { hidden: shown === hostArgs ? [] : hiddenKeys(shown), hideResult: () => void (resultHidden = true), ranWith: (given) => ranWith(record, given) };
+      const call: ToolCallInfo = { hidden: shown === hostArgs ? [] : hiddenKeys(shown), hideResult: () => void (resultHidden = true), ranWith: (given) => ranWith(record, given), ...(report.answering === undefined ? {} : { answering: report.answering }) };
       return settle(spec, hostArgs, call, halting(), spec.timeoutMs ?? options.toolTimeoutMs)
         .then((answer) => convertResult(state, answer.value, name, record))
         .then(
@@ -539,17 +555,17 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
             record.result = toHost(marks === null ? value : marks.hide(value), limits.maxNestingDepth, new Budget(limits));
             record.value = value;
             record.durationMs = now() - t0;
-            onToolCall?.(record, true);
+            report.end();
             return value;
           },
           (thrown: unknown) => {
             const e = ours(thrown);
             const message = e instanceof ToolTimeout ? `no answer within ${e.ms} ms` : thrownMessage(thrown);
             // A tool's message may quote a hidden argument back, however short (`cvv 737 wrong`).
-            record.error = toolMessage(marks === null ? message : marks.hideBareIn(marks.hideEchoes(args, marks.hideText(message, true)), hostArgs));
+            record.error = record.held === true ? HELD_CALL : toolMessage(marks === null ? message : marks.hideBareIn(marks.hideEchoes(args, marks.hideText(message, true)), hostArgs));
             if (isLimit(e)) Object.assign(record, limitRecord(e));
             record.durationMs = now() - t0;
-            onToolCall?.(record, true);
+            report.end();
             if (options.signal?.aborted) throw abortedError();
             // The host stopped the program at this call (a run pausing for approval): no try catches it.
             if (e instanceof LispError && e.kind === "aborted") throw e;

@@ -13,6 +13,7 @@ export type {
   MemoryEntry,
   Definition,
   ToolFn,
+  CallAnswer,
   ToolCallInfo,
   ToolSpec,
   ToolCallRecord,

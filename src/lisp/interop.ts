@@ -21,7 +21,7 @@ import { printChecked, printSample, PrintOverflow, quoteString } from "./printer
 import { defaultClock, fuelExhausted, limitError, timeoutError } from "./runtime.js";
 import { Fn, Keyword, keyword, LFloat, Reduced, Regex, Var, type LMap, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
-import type { ToolCallRecord } from "./evaluate.js";
+import type { CallAnswer, ToolCallRecord, ToolSpec } from "./evaluate.js";
 
 type BudgetLimits = Pick<Limits, "maxFuel" | "timeoutMs" | "maxCollectionSize" | "maxBoundaryValues" | "maxBoundaryChars" | "maxNestingDepth" | "maxStringLength">;
 
@@ -95,6 +95,41 @@ export function ranWith(record: ToolCallRecord, given: Record<string, unknown>):
   } catch {
     record.args = { ...given };
   }
+}
+
+/** What the record of a call the host held says (`ToolCallInfo.answering`): it never ran, so it did not fail either. */
+export const HELD_CALL = "held by the host: the call waits for approval and did not run";
+
+/**
+ * When a call is reported (`onToolCall`): at once, or for a spec that `reportsAnswer` once it
+ * tells how it answers (at the latest when the call ends); a held call never.
+ */
+export function reporter(record: ToolCallRecord, spec: ToolSpec, onToolCall: ((call: ToolCallRecord, done: boolean) => void) | null | undefined): { answering?: (how: CallAnswer) => void; end(): void } {
+  if (spec.reportsAnswer !== true) {
+    onToolCall?.(record, false);
+    return { end: () => onToolCall?.(record, true) };
+  }
+  let told = false;
+  const start = (): void => {
+    if (told) return;
+    told = true;
+    onToolCall?.(record, false);
+  };
+  return {
+    answering(how) {
+      if (told || record.held === true) return;
+      if (how === "held") record.held = true;
+      else {
+        if (how === "replayed") record.replayed = true;
+        start();
+      }
+    },
+    end() {
+      if (record.held === true) return;
+      start();
+      onToolCall?.(record, true);
+    },
+  };
 }
 
 /** What a walk's data spent of its boundary limits: characters of its strings plus one per value. */

@@ -11,6 +11,7 @@ import { tool } from "../../src/agent/tools.js";
 import { AgentDefinitionError } from "../../src/agent/errors.js";
 import type { ApprovalDecision } from "../../src/agent/approval.js";
 import type { Isolation } from "../../src/lisp/isolate/options.js";
+import type { AgentEvent } from "../../src/agent/events.js";
 import { answersBFirst } from "../support/reorder.js";
 import { renderTurn } from "../../src/cli/trace.js";
 import { projectRun } from "../../src/viewer/run.js";
@@ -842,5 +843,42 @@ describe.each<Isolation>(["worker", "none"])("resuming past a tool result holdin
     expect(done.fail).toBeUndefined();
     expect(done.turns[0].prints).toEqual(printed);
     expect(done.value).toEqual(["wiped", [1, 2], "seven"]);
+  });
+});
+
+// The events of a paused turn and of its resume: a call answered from the saved run's record
+// was told as if it ran again (no `replayed`), and a held call as a failed one ("the evaluation
+// was aborted by the host"), so a host counting calls, or failures, from events counted wrong.
+describe.each<Isolation>(["worker", "none"])("the events of held and replayed calls (isolation %s)", (isolation) => {
+  const told = (into: string[]) => (e: AgentEvent): void => {
+    if (e.type === "tool-call" || e.type === "tool-result") into.push(`${e.type} ${e.name}${e.replayed === true ? " replayed" : ""}${e.type === "tool-result" && e.error !== undefined ? ` error: ${e.error}` : ""}`);
+  };
+
+  it("tells a held call not at all, and a call answered from its record as replayed", async () => {
+    const w = world();
+    const paused: string[] = [];
+    const step = await SubAgent.run(w.agent, { llm: scriptedLlm([code('(def a (tool/lookup {:name "ann"}))\n(tool/wipe)\n(return a)')]), isolation, onEvent: told(paused) });
+    expect(step.fail?.reason).toBe("approval_required");
+    expect(paused).toEqual(["tool-call lookup", "tool-result lookup"]);
+    // The trace's record of the held call says it was held, not that it failed.
+    expect(step.turns[0].toolCalls.map((c) => [c.name, c.error])).toEqual([["lookup", undefined], ["wipe", "held by the host: the call waits for approval and did not run"]]);
+    const resumed: string[] = [];
+    const done = await SubAgent.resume(w.agent, saveRun(step, w.agent), { llm: scriptedLlm([]), isolation, onEvent: told(resumed), approvals: { "turn-1-call-2": { approved: true } } });
+    expect(done.value).toBe("ann@example.com");
+    expect(resumed).toEqual(["tool-call lookup replayed", "tool-result lookup replayed", "tool-call wipe", "tool-result wipe"]);
+    expect(w.looked).toEqual(["ann"]);
+  });
+
+  it("tells the calls of a cut turn that finished before the cut as replayed when its resume answers them from their records", async () => {
+    const w = world();
+    const ctl = new AbortController();
+    const onEvent = (e: AgentEvent): void => void (e.type === "tool-result" && ctl.abort());
+    const cut = await SubAgent.run(w.agent, { llm: scriptedLlm([code('(def a (tool/lookup {:name "ann"}))\n(def b (tool/lookup {:name "bob"}))\n(return [a b])')]), isolation, signal: ctl.signal, onEvent });
+    expect(cut.fail?.reason).toBe("aborted");
+    const resumed: string[] = [];
+    const done = await SubAgent.resume(w.agent, saveRun(cut, w.agent), { llm: scriptedLlm([]), isolation, onEvent: told(resumed) });
+    expect(done.value).toEqual(["ann@example.com", "bob@example.com"]);
+    expect(resumed).toEqual(["tool-call lookup replayed", "tool-result lookup replayed", "tool-call lookup", "tool-result lookup"]);
+    expect(w.looked).toEqual(["ann", "bob"]);
   });
 });

@@ -306,4 +306,22 @@ describe("a resumed run's replayed turns", () => {
       ["execute_tool send", undefined],
     ]);
   });
+
+  it("tell a call of the paused turn answered from its record as replayed, and the held call not at all", async () => {
+    const { saveRun } = await import("../../src/agent/resume.js");
+    const send = tool({ description: "Sends.", input: z.object({ to: z.string() }), needsApproval: true, run: ({ to }) => `sent ${to}` });
+    const agent = SubAgent.create({ prompt: "Go.", tools: { lookup, send }, maxTurns: 3 });
+    const paused = setup();
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(def a (tool/lookup {:product "pen"}))\n(return [a (tool/send {:to "x"})])')]), isolation: "none", tracer: paused.provider.getTracer("test") });
+    expect(step.fail?.reason).toBe("approval_required");
+    expect(paused.exporter.getFinishedSpans().filter((s) => s.name.startsWith("execute_tool")).map((s) => s.name)).toEqual(["execute_tool lookup"]);
+    const { exporter, provider } = setup();
+    const done = await SubAgent.resume(agent, saveRun(step, agent), { llm: scriptedLlm([]), isolation: "none", tracer: provider.getTracer("test"), approvals: { "turn-1-call-2": { approved: true } } });
+    expect(done.value).toEqual([{ price: 3 }, "sent x"]);
+    const tools = exporter.getFinishedSpans().filter((s) => s.name.startsWith("execute_tool"));
+    expect(tools.map((s) => [s.name, s.attributes["ptc.replayed"]])).toEqual([
+      ["execute_tool lookup", true],
+      ["execute_tool send", undefined],
+    ]);
+  });
 });

@@ -7,7 +7,7 @@
 import { abortedError, isLimitKind, limitRecord, limitThrown, LispError, ours, thrownMessage, toErrorInfo, toolMessage, ToolTimeout, type ErrorInfo } from "../errors.js";
 import type { Definition, EvalFailure, EvaluateOptions, EvalResult, Memory, MemoryEntry, ToolCallRecord, ToolSpec } from "../evaluate.js";
 import { ABORTED, unlessAborted } from "../abort.js";
-import { boxed, Budget, ContextReader, contextValue, crossedSize, ranWith, toHost, toLisp } from "../interop.js";
+import { boxed, Budget, ContextReader, contextValue, crossedSize, HELD_CALL, ranWith, reporter, toHost, toLisp } from "../interop.js";
 import { MAX_TIMER_MS, resolveLimits, type Limits } from "../limits.js";
 import { hiddenKeys, hideQuoted, hideRewritten, Marks, meetsHidden, QUOTED_MIN, quotedForms, STAND_IN_OPEN } from "../marks.js";
 import { OutputBuffer } from "../output.js";
@@ -182,11 +182,12 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
             for (const [v, o] of m.marks) marked.carry(v, o);
           }
           calls.push(record);
-          onToolCall?.(record, false);
+          const report = reporter(record, spec, onToolCall);
           const t0 = performance.now();
           let resultHidden = false;
+          const info = { hidden: m.shown === undefined ? [] : hiddenKeys(m.shown), hideResult: () => void (resultHidden = true), ranWith: (given: Record<string, unknown>) => ranWith(record, given), ...(report.answering === undefined ? {} : { answering: report.answering }) };
           Promise.resolve()
-            .then(() => boxed(spec.run(m.args, ac.signal, { hidden: m.shown === undefined ? [] : hiddenKeys(m.shown), hideResult: () => void (resultHidden = true), ranWith: (given) => ranWith(record, given) })))
+            .then(() => boxed(spec.run(m.args, ac.signal, info)))
             .then(
               ({ value: raw }) => {
                 if (settled || ac.signal.aborted) return;
@@ -230,7 +231,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
                   return;
                 }
                 // A tool quoting a hidden value (an argument sent back): the host's record shows it as the program's does.
-                record.error = toolMessage(shownError(thrownMessage(e), m.args, m.shown));
+                record.error = record.held === true ? HELD_CALL : toolMessage(shownError(thrownMessage(e), m.args, m.shown));
                 const halted = own instanceof LispError && own.kind === "aborted" ? { halted: true as const } : {};
                 // A replayed call whose result ran into a limit (resume) meets the limit again, as in-process.
                 const limit = limitThrown(e);
@@ -241,7 +242,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
             )
             .finally(() => {
               record.durationMs = performance.now() - t0;
-              onToolCall?.(record, true);
+              report.end();
               callEnded(m.call);
             });
           return;
@@ -331,6 +332,9 @@ function result(m: DoneMessage, memory: Memory, w: PoolWorker, started: number, 
     if (c.error !== undefined) r.error = c.error;
     if (c.errorKind !== undefined) r.errorKind = c.errorKind;
     if (c.errorHint !== undefined) r.errorHint = c.errorHint;
+    // How the host answered it, which the worker's record cannot know.
+    if (host?.held === true) Object.assign(r, { held: true, error: host.error });
+    if (host?.replayed === true) r.replayed = true;
     return r;
   });
   const stats = { fuelUsed: m.fuelUsed, durationMs: performance.now() - started };
