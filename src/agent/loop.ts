@@ -538,7 +538,9 @@ class AgentRun {
       this.memory = result.memory;
       status = result.outcome === "return" ? await this.validate(result.value, record, result.marks) : result.outcome === "fail" ? this.failed(result.value, result.lisp, result.marks) : "ok";
     }
-    this.paused = this.gate?.pausedAt(result.toolCalls) ?? null;
+    // An abort or the deadline that stopped the turn while a call waited (its approval check
+    // pending) cut it: the run ends interrupted, and its resume asks again, as for any cut turn.
+    this.paused = this.stopReason === null ? (this.gate?.pausedAt(result.toolCalls) ?? null) : null;
     if (this.paused !== null) status = "paused";
     const turn: Turn = { ...base, program, status, ...record };
     if (extraction.notes.length > 0) turn.notes = extraction.notes;

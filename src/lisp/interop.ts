@@ -118,7 +118,8 @@ export function reporter(record: ToolCallRecord, spec: ToolSpec, onToolCall: ((c
   return {
     answering(how) {
       if (told || record.held === true) return;
-      if (how === "held") record.held = true;
+      // Said at once: a cut that ends the evaluation before the hold's rejection lands still finds it held.
+      if (how === "held") Object.assign(record, { held: true, error: HELD_CALL });
       else {
         if (how === "replayed") record.replayed = true;
         start();

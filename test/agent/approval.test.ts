@@ -882,3 +882,25 @@ describe.each<Isolation>(["worker", "none"])("the events of held and replayed ca
     expect(w.looked).toEqual(["ann", "bob"]);
   });
 });
+
+// An abort while a call's needsApproval check was pending held the call as if the host were to
+// be asked: the turn was recorded as paused, the step aborted without requests, and its saved
+// state was refused by resume ("its last turn paused for approval, but it holds no requests").
+describe.each<Isolation>(["worker", "none"])("an abort while a call waits on its approval check (isolation %s)", (isolation) => {
+  it("cuts the turn as any abort does, and its resume asks for the approval again, running the call once", async () => {
+    const ctl = new AbortController();
+    const ran: string[] = [];
+    const make = (needsApproval: () => boolean | Promise<boolean>) =>
+      SubAgent.create({ prompt: "Go.", maxTurns: 3, tools: { send: tool({ description: "Sends.", input: z.object({ to: z.string() }), needsApproval, run: ({ to }) => (ran.push(to), "sent") }) } });
+    const hanging = make(() => (ctl.abort(), new Promise<boolean>(() => undefined)));
+    const step = await SubAgent.run(hanging, { llm: scriptedLlm([code('(return (tool/send {:to "x"}))')]), isolation, signal: ctl.signal });
+    expect(step.fail?.reason).toBe("aborted");
+    expect(step.turns.map((t) => t.status)).toEqual(["error"]);
+    const agent = make(() => true);
+    const paused = await SubAgent.resume(agent, saveRun(step, hanging), { llm: scriptedLlm([]), isolation });
+    expect(paused.paused?.approvals).toEqual([{ id: "turn-1-call-1", turn: 1, tool: "send", args: { to: "x" } }]);
+    const done = await SubAgent.resume(agent, saveRun(paused, agent), { llm: scriptedLlm([]), isolation, approvals: { "turn-1-call-1": { approved: true } } });
+    expect(done.value).toBe("sent");
+    expect(ran).toEqual(["x"]);
+  });
+});
