@@ -26,7 +26,7 @@ import { checkInheritable, DEFAULTS, isPlainObject, mergeOptions, nestedOptions,
 import { TRACE_VERSION } from "../trace/serialize.js";
 import { expandMission, taskMessage } from "./prompt/task.js";
 import { showHidden } from "../trace/redact.js";
-import { ownOnly, ToolSession } from "./tools.js";
+import { parseOwn, ToolSession } from "./tools.js";
 import { eventObserver } from "./events.js";
 import { observers, unheard, type Replayed, type RunObserver } from "./observer.js";
 import { isTracerOption, telemetryObserver } from "./telemetry.js";
@@ -571,11 +571,9 @@ class AgentRun {
     try {
       // Async: a host's schema may refine or transform asynchronously.
       // Raced against the run's signal: a refinement that never settles must not hold the run past its abort or deadline.
-      const checked = ownOnly(value);
-      const parsed = await abortable(() => schema.safeParseAsync(checked), this.controller.signal);
+      const parsed = await abortable(() => parseOwn(schema, value), this.controller.signal);
       if (parsed.success) {
-        // A schema that passes its input through (z.any()) gives the host the value, prototype and all.
-        this.returned = parsed.data === checked ? value : parsed.data;
+        this.returned = parsed.data;
         return "returned";
       }
       message = `the (return ...) value does not match the expected output:\n- ${describeIssues(parsed.error, value, marks === undefined ? undefined : (m, at) => marks.hideBareIn(m, at)).join("\n- ")}`;

@@ -30,7 +30,7 @@ import { checkInheritable, isPlainObject, pickInheritable, readRunOptions } from
 import { hiddenOutcome, showHidden } from "../trace/redact.js";
 import { askedArgs, heldResult, holdResult, replayAnswer } from "../trace/record.js";
 import type { Agent, RunOptions, Step, UsageTotals } from "./types.js";
-import { answersItself, claimRecord, ownOnly, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
+import { answersItself, claimRecord, parseOwn, recordedFailure, tool, type Tool, type ToolRunContext } from "./tools.js";
 import type { ToolCallTrace, Turn } from "../trace/trace.js";
 import { approvalDecisionSchema, readRunState, ResumeError, RUN_STATE_FORMAT, RUN_STATE_VERSION, type RunState, type SavedDefinition, savedMemorySchema } from "../trace/run-state.js";
 
@@ -379,7 +379,7 @@ function cutTurn(state: RunState): number {
 /** What is wrong with a host's edited arguments, checked as the tool session checks a call's (asynchronously: a schema may refine so), or undefined. */
 async function argumentProblem(t: Tool, args: Record<string, unknown>): Promise<string | undefined> {
   try {
-    const edited = await t.input.safeParseAsync(ownOnly(args));
+    const edited = await parseOwn(t.input, args);
     return edited.success ? undefined : describeIssues(edited.error, args).join("; ");
   } catch (e) {
     // A transform that throws instead of adding an issue.

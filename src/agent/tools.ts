@@ -136,13 +136,49 @@ class ToolFailure extends Error {}
 class Refusal extends ToolFailure {}
 
 /**
- * A plain object (a program's argument map or returned map) without its prototype, for a zod
- * check: zod reads each key of an object schema from it, and an optional `constructor` or
- * `toString` left out read as Object.prototype's function, failing the check. Anything else as is.
+ * A value checked by a zod schema (a program's argument map or returned value, a host's edit)
+ * with each plain object in it, at any depth, read as one without its prototype: zod reads each
+ * key of an object schema from it, and an optional `constructor` or `toString` left out read as
+ * Object.prototype's function, failing the check. The parsed data holds plain objects again
+ * (a schema that passes a value through gives the host the value, prototype and all).
  */
-export function ownOnly<T>(value: T): T {
-  if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) return value;
-  return Object.assign(Object.create(null) as T & object, value);
+export async function parseOwn<S extends z.ZodType>(schema: S, value: unknown): Promise<z.ZodSafeParseResult<z.output<S>>> {
+  const copies = new Map<object, object>();
+  const checked = ownCopy(value, copies, 0);
+  const parsed = await schema.safeParseAsync(checked);
+  if (parsed.success && copies.size > 0) parsed.data = (parsed.data === checked ? value : withPrototypes(parsed.data, new Set(copies.values()), new Set(), 0)) as z.output<S>;
+  return parsed;
+}
+
+/** Deeper than any value a program can make (its maxNestingDepth); a host's edit deeper still is checked as it is there. */
+const MAX_OWN_DEPTH = 512;
+
+function ownCopy(x: unknown, copies: Map<object, object>, depth: number): unknown {
+  if (typeof x !== "object" || x === null || depth > MAX_OWN_DEPTH) return x;
+  const known = copies.get(x);
+  if (known !== undefined) return known;
+  if (Array.isArray(x)) {
+    const out: unknown[] = [];
+    copies.set(x, out);
+    for (const v of x) out.push(ownCopy(v, copies, depth + 1));
+    return out;
+  }
+  if (Object.getPrototypeOf(x) !== Object.prototype) return x;
+  const out = Object.create(null) as Record<string, unknown>;
+  copies.set(x, out);
+  for (const [k, v] of Object.entries(x)) out[k] = ownCopy(v, copies, depth + 1);
+  return out;
+}
+
+/** Gives the prototype back to the copies (`ownCopy`) a schema passed through into its data. */
+function withPrototypes(x: unknown, copies: ReadonlySet<object>, seen: Set<object>, depth: number): unknown {
+  if (typeof x !== "object" || x === null || depth > MAX_OWN_DEPTH || seen.has(x)) return x;
+  seen.add(x);
+  const proto: unknown = Object.getPrototypeOf(x);
+  if (proto !== null && proto !== Object.prototype && proto !== Array.prototype) return x;
+  if (copies.has(x) && proto === null) Object.setPrototypeOf(x, Object.prototype);
+  for (const v of Object.values(x)) withPrototypes(v, copies, seen, depth + 1);
+  return x;
 }
 
 /** The messages of refusals, as a trace records them: a replayed refusal must give its place back too. */
@@ -233,7 +269,7 @@ export class ToolSession {
     // One time limit for the whole call: its checks and its run share it.
     const timeoutMs = t.timeoutMs ?? this.options.defaultTimeoutMs;
     const limit: CallLimit = { timeoutMs, due: timeoutMs <= MAX_TIMER_MS ? Date.now() + timeoutMs : Infinity };
-    const parsed = await this.bounded(limit, () => t.input.safeParseAsync(ownOnly(raw)), signal);
+    const parsed = await this.bounded(limit, () => parseOwn(t.input, raw), signal);
     if (!parsed.success) throw new ToolFailure(shortMessage(`invalid arguments: ${describeIssues(parsed.error, raw).join("; ")}`));
     // The trace keeps every call: past the run's bound, the program stops (a limit, which no try
     // catches), so a program catching the refusal cannot keep adding refused calls' arguments.
@@ -263,7 +299,7 @@ export class ToolSession {
       }
       if (verdict.args !== undefined) {
         const given = swapHidden(verdict.args, verdict.shown, raw, call.hidden);
-        const edited = await this.bounded(limit, () => t.input.safeParseAsync(ownOnly(given)), signal);
+        const edited = await this.bounded(limit, () => parseOwn(t.input, given), signal);
         if (!edited.success) throw new Refusal(`invalid arguments from the host: ${describeIssues(edited.error, verdict.args).join("; ")}`);
         args = edited.data;
         // The record shows what ran, hidden values as the stand-ins the host was shown (whichever it gave back).
@@ -432,7 +468,7 @@ export async function differingArgument(input: ToolInput, recorded: unknown, arg
   const was = typeof recorded === "object" && recorded !== null ? (recorded as Record<string, unknown>) : {};
   for (const [key, schema] of Object.entries(input.shape)) {
     if (hidden.includes(key) || !Object.hasOwn(was, key)) continue;
-    const parsed = await (schema as z.ZodType).safeParseAsync(was[key]);
+    const parsed = await parseOwn(schema as z.ZodType, was[key]);
     if (!parsed.success || !isDeepStrictEqual(parsed.data, args[key])) return key;
   }
   return undefined;

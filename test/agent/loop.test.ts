@@ -1111,6 +1111,17 @@ describe("the output check", () => {
     expect(step.value).toEqual({ total: 1 });
   });
 
+  // Only the top-level map was read without its prototype: a nested map without the optional
+  // key failed ("missing [:a :constructor] (expected string)"), which no program could fix.
+  it("takes a nested map without an optional key named like an Object.prototype member, and gives the host plain objects", async () => {
+    const output = z.object({ a: z.object({ constructor: z.string().optional(), b: z.number() }), rows: z.array(z.object({ toString: z.string().optional() })), raw: z.any() });
+    const agent = SubAgent.create({ prompt: "Add up.", maxTurns: 1, output });
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(return {:a {:b 1} :rows [{}] :raw {:x {:y 1}}})")]), isolation: "none" });
+    expect(step.value).toEqual({ a: { b: 1 }, rows: [{}], raw: { x: { y: 1 } } });
+    const value = step.value as { raw: { x: object } };
+    expect([Object.getPrototypeOf(value.raw), Object.getPrototypeOf(value.raw.x)]).toEqual([Object.prototype, Object.prototype]);
+  });
+
   it("names a few of a returned map's unknown keys, not every one: 20,000 extra keys made a 369,159-character feedback, 500 keys 3,500", async () => {
     const agent = SubAgent.create({ prompt: "Add up.", maxTurns: 2, output: z.strictObject({ total: z.number() }) });
     const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(return (into {:total 1} (map (fn [i] [(keyword (str "k" i)) i]) (range 500))))'), code("(return {:total 1})")]), isolation: "none", limits: { timeoutMs: 60_000 } });

@@ -115,6 +115,29 @@ describe("ToolSession", () => {
     expect(r.ok && r.value).toBe("q");
   });
 
+  it("leaves out an optional key named like an Object.prototype member in a nested argument map, and gives the tool plain objects", async () => {
+    const f = tool({
+      description: "x",
+      input: z.object({ opts: z.object({ valueOf: z.number().optional(), n: z.number() }), rows: z.array(z.object({ constructor: z.string().optional() })), raw: z.any() }),
+      run: (args) => [args.opts.n, args.rows.length, Object.getPrototypeOf(args.raw) === Object.prototype && Object.getPrototypeOf(args.raw.x) === Object.prototype],
+    });
+    const r = await evaluate("(tool/f {:opts {:n 1} :rows [{}] :raw {:x {:y 1}}})", { tools: session({ f }).specs(false) });
+    expect(r.ok ? [...(r.value as Iterable<unknown>)] : r.error.message).toEqual([1, 1, true]);
+  });
+
+  it("replays, on resume, a saved call whose nested argument map left out such a key", async () => {
+    const { saveRun } = await import("../../src/agent/resume.js");
+    const { SubAgent } = await import("../../src/agent/subagent.js");
+    const { scriptedLlm } = await import("../../src/llm/scripted.js");
+    const f = tool({ description: "x", input: z.object({ opts: z.object({ valueOf: z.number().optional(), n: z.number() }) }), run: ({ opts }) => opts.n });
+    const wipe = tool({ description: "Deletes.", needsApproval: true, run: () => "wiped" });
+    const agent = SubAgent.create({ prompt: "Go.", tools: { f, wipe }, maxTurns: 3 });
+    const fence = (src: string): string => "```clojure\n" + src + "\n```";
+    const step = await SubAgent.run(agent, { llm: scriptedLlm([fence("(def a (tool/f {:opts {:n 1}}))"), fence("(return [a (tool/wipe)])")]), isolation: "none" });
+    const done = await SubAgent.resume(agent, saveRun(step, agent), { llm: scriptedLlm([]), isolation: "none", approvals: { "turn-2-call-1": { approved: true } } });
+    expect(done.value).toEqual([1, "wiped"]);
+  });
+
   it("records calls with plain-data arguments and results, errors and durations", async () => {
     const boom = tool({ description: "Fails.", run: () => Promise.reject(new Error("backend down")) });
     const r = await evaluate('(def a (tool/search "x")) (try (tool/boom) (catch e (:message e)))', { tools: session({ search, boom }).specs(false) });
