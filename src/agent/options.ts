@@ -47,6 +47,8 @@ export function checkInheritable(o: InheritableOptions, fail: (message: string) 
       fail((e as { message?: string }).message ?? "invalid isolation");
     }
   }
+  // Read as `=== true`: anything else ran with the full history, silently.
+  if (o.compressHistory !== undefined && typeof o.compressHistory !== "boolean") fail(`compressHistory must be true or false, got ${kindOf(o.compressHistory)}`);
   if (o.printlnHistoryLimit !== undefined && !(Number.isInteger(o.printlnHistoryLimit) && o.printlnHistoryLimit >= 0)) fail(`printlnHistoryLimit must be a non-negative integer, got ${String(o.printlnHistoryLimit)}`);
   for (const key of ["toolTimeoutMs", "maxPrintChars", "ednBudget", "maxToolResultSize"] as const) {
     if (o[key] !== undefined && !positiveNumber(o[key])) fail(`${key} must be a positive number, got ${String(o[key])}`);

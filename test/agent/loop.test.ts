@@ -787,6 +787,21 @@ describe("nested agents", () => {
     expect(JSON.stringify(step.trace)).toContain("nested_runs_exceeded: the run may start at most 5 nested agent runs in all (maxNestedRuns)");
   });
 
+  // view.compressHistory was checked as a boolean, the top-level shorthand not: "true" from an
+  // environment variable built every prompt with the full history, silently.
+  it.each([
+    ["true", "a string of 4 characters"],
+    [1, "a number"],
+    [null, "null"],
+  ])("refuses a compressHistory of %j, which ran with the full history", async (value, got) => {
+    const message = `compressHistory must be true or false, got ${got}`;
+    expect(() => SubAgent.create({ prompt: "x", compressHistory: value as never })).toThrow(new AgentDefinitionError(message));
+    const llm = scriptedLlm([code("(return 1)")]);
+    const step = await SubAgent.run(SubAgent.create({ prompt: "x" }), { llm, compressHistory: value as never });
+    expect(step.fail).toEqual({ reason: "invalid_input", message });
+    expect(llm.requests).toHaveLength(0);
+  });
+
   it("refuses a maxNestedRuns that is not a non-negative integer", async () => {
     expect(() => SubAgent.create({ prompt: "x", maxNestedRuns: 1.5 })).toThrow(new AgentDefinitionError("maxNestedRuns must be a non-negative integer, got 1.5"));
     const step = await SubAgent.run(SubAgent.create({ prompt: "x" }), { llm: scriptedLlm([]), maxNestedRuns: -1 });
