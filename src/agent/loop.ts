@@ -536,7 +536,7 @@ class AgentRun {
     let status: TurnStatus = "error";
     if (result.ok) {
       this.memory = result.memory;
-      status = result.outcome === "return" ? await this.validate(result.value, record, result.marks) : result.outcome === "fail" ? this.failed(result.value, result.lisp, result.marks) : "ok";
+      status = result.outcome === "return" ? await this.validate(result.value, result.lisp, record, result.marks) : result.outcome === "fail" ? this.failed(result.value, result.lisp, result.marks) : "ok";
     }
     // An abort or the deadline that stopped the turn while a call waited (its approval check
     // pending) cut it: the run ends interrupted, and its resume asks again, as for any cut turn.
@@ -559,7 +559,7 @@ class AgentRun {
     return { limits, deadlineCut: left < own };
   }
 
-  private async validate(value: unknown, record: { error?: ErrorInfo }, marks: Marks | undefined): Promise<TurnStatus> {
+  private async validate(value: unknown, lisp: Value, record: { error?: ErrorInfo }, marks: Marks | undefined): Promise<TurnStatus> {
     const schema = this.agent.output;
     if (schema === undefined) {
       this.returned = value;
@@ -584,10 +584,10 @@ class AgentRun {
       message = this.stopReason !== null ? `the output check was stopped: ${INTERRUPTED[this.stopReason]}` : `the output check failed on the (return ...) value: ${errorText(e)}`;
       thrown = true;
     }
-    // The issues name the value's keys and may quote it (a host's own message): hidden ones are
-    // stand-ins. Then cut as a tool's error is, after hiding, so that no cut leaves a piece of a
-    // hidden value unrecognized.
-    const shown = (thrown ? shortMessage : shortIssues)(marks === undefined ? message : showStandIns(marks.hideText(message, true)));
+    // The issues name the value's keys and may quote it (a host's own message), rewritten too, as
+    // a tool's message may quote its arguments: hidden ones are stand-ins. Then cut as a tool's
+    // error is, after hiding, so that no cut leaves a piece of a hidden value unrecognized.
+    const shown = (thrown ? shortMessage : shortIssues)(marks === undefined ? message : showStandIns(marks.hideEchoes(lisp, marks.hideText(message, true))));
     // A check the abort or the deadline stopped gave no verdict: the turn was cut short, as a
     // program stopped so is (resume runs it again rather than replay a verdict it never had).
     record.error = stopped ? { kind: "aborted", phase: "runtime", message: shown } : { kind: "value_error", phase: "runtime", message: shown, hint: "fix the value so it has the shape under Expected output, then return it again" };

@@ -72,11 +72,14 @@ describe("the output check's message shows no hidden key or input", () => {
     ["a cut of a hidden string on the path", z.object({ m: z.record(z.string(), z.object({ v: z.number() })) }), `(return {:m {(subs ${T} 0 13) {:v "bad"}}})`],
     ["a host's message that quotes the input", z.object({ email: z.string().refine((v) => v.endsWith("@corp.example"), { error: (iss) => `not a corp address: ${String(iss.input)}` }) }), `(return {:email ${E}})`],
     ["keys grouped from hidden values", z.record(z.string(), z.array(z.number())), `(return (group-by :email [{:email ${E} :n 1}]))`],
+    // A tool's message sending its argument back rewritten was hidden, the output check's not.
+    ["a host's message that quotes the input with other separators", z.object({ card: z.string().refine(() => false, { error: (iss) => `card ${String(iss.input).replace(/ /g, "-")} declined` }) }), "(return {:card (:card data/_creds)})"],
+    ["a transform that throws quoting the input URL-encoded", z.object({ email: z.string().transform((v) => { throw new Error(`no mailbox ${encodeURIComponent(v)}`); }) }), `(return {:email ${E}})`],
   ];
   it.each(CASES)("%s", async (_name, output, program) => {
     for (const compressHistory of VIEWS) {
       const seen = await run([program, "(return {:n 1})"], { output, compressHistory });
-      expect(seen.prompts).toContain("does not match the expected output");
+      expect(seen.prompts).toMatch(/does not match the expected output|the output check failed/);
       expectClean(seen.prompts, "prompts");
       expectClean(seen.host, "trace and saved run");
     }
