@@ -193,7 +193,8 @@ export class ApprovalGate {
     const place = (i: number): number => (placeOf === null ? i : placeOf[i]);
     const approvals = this.waiting.map((i) => {
       const at = place(i);
-      return { id: approvalId(this.turn, at), turn: this.turn, tool: records[at]?.name ?? "?", args: records[at]?.args ?? null };
+      // The host's own copy: the record is the saved run's, which resume matches the calls against.
+      return { id: approvalId(this.turn, at), turn: this.turn, tool: records[at]?.name ?? "?", args: structuredClone(records[at]?.args ?? null) };
     });
     const paused: Paused = { approvals, held: [...this.held.keys()].map(place).sort((a, b) => a - b) };
     // A decided call held because the turn paused before it reached the gate (a parallel branch

@@ -904,3 +904,19 @@ describe.each<Isolation>(["worker", "none"])("an abort while a call waits on its
     expect(ran).toEqual(["x"]);
   });
 });
+
+// A request's args were the paused turn's trace record itself: a host that changed them (to show
+// or to normalize them) changed the saved run, and the approved call was refused on resume as
+// "called with a different :to than in the saved run", the model told so, and nothing sent.
+describe("a paused run's requests", () => {
+  it("are the host's own copies: changing one changes neither the saved run nor what the approved call runs with", async () => {
+    const w = world();
+    const step = await SubAgent.run(w.agent, { llm: scriptedLlm([code('(return (:id (tool/send {:to "boss@corp.org" :body "hi"})))')]), isolation: "none" });
+    const [request] = step.paused?.approvals ?? [];
+    (request.args as { to: string }).to = "someone@else.org";
+    expect(step.paused?.state.trace.turns[0].toolCalls[0].args).toEqual({ to: "boss@corp.org", body: "hi" });
+    const done = await SubAgent.resume(w.agent, step.paused?.state as RunState, { llm: scriptedLlm([]), isolation: "none", approvals: { [request.id]: { approved: true } } });
+    expect(done.value).toBe(1);
+    expect(w.sent).toEqual([{ to: "boss@corp.org", body: "hi" }]);
+  });
+});
