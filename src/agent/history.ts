@@ -4,6 +4,7 @@
 // turn records beside it. The loop and resume's replay check both build prompts here, so a
 // replayed prompt is built exactly as the original was.
 import { isStrategy, resolveStrategy, type StrategySpec } from "../compaction/registry.js";
+import { jsonProblem } from "../compaction/result.js";
 import type { CompactionResult, Json, Strategy } from "../compaction/types.js";
 import { fullView } from "../history/full.js";
 import { defaultStrategies } from "../history/registry.js";
@@ -47,6 +48,11 @@ function isViewStats(x: unknown): x is ViewStats {
   return typeof r === "object" && r !== null && typeof r.turnsCompressed === "number" && Array.isArray(r.turnsFull);
 }
 
+/** A strategy whose projection gave a state that is not JSON: the message names where (`state.seen is a Map`), never the state's values. */
+export class StrategyStateError extends Error {
+  override readonly name = "StrategyStateError";
+}
+
 export interface BuiltPrompt {
   messages: TextMessage[];
   /** The full-history view the strategy projected (what the prompt is measured against). */
@@ -81,6 +87,9 @@ export async function buildPrompt(input: ViewInput, viewOptions: ViewOptions, st
     const sent = wellFormed(text);
     return sent === m.content ? m : { ...m, content: sent };
   }) as TextMessage[];
+  // Kept in the trace and the saved state as JSON, which are read back checked.
+  const notJson = jsonProblem(result.state);
+  if (notJson !== null) throw new StrategyStateError(notJson);
   const { durationMs: _wallTime, ...stats } = result.stats;
   const compaction: TurnCompaction = { stats, events: [...result.events], state: result.state };
   if (calls.length > 0) compaction.calls = calls;

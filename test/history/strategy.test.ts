@@ -115,6 +115,30 @@ describe("a custom strategy object that is not whole", () => {
     expect(llm.requests).toHaveLength(0);
   });
 
+  // Its state is kept in the trace and the saved state as JSON: a Map, a function or NaN there
+  // ran on, and the saved state then could not be read back ("at history.state: Invalid input");
+  // a cycle made runToJson throw JSON.stringify's bare TypeError.
+  const cyclic = (): unknown => {
+    const a: Record<string, unknown> = {};
+    a.self = a;
+    return { a };
+  };
+  it.each<[string, () => unknown, string]>([
+    ["a Map", () => ({ seen: new Map([[1, 2]]) }), "state.seen is a Map"],
+    ["a function", () => [1, () => 2], "state.1 is a function"],
+    ["NaN", () => ({ n: NaN }), "state.n is NaN"],
+    ["a cycle", cyclic, "state.a.self is a cycle (it contains itself)"],
+    ["undefined", () => undefined, "state is undefined"],
+  ])("whose project gives a state holding %s ends the run with internal_error naming where, before the model is asked", async (_, state, where) => {
+    const agent = SubAgent.create({ prompt: "Add up." });
+    const llm = scriptedLlm([code("(return 1)")]);
+    const history = { name: "mine", usesLlm: false, initialState: () => null, project: async (c: { messages: unknown[] }) => ({ messages: c.messages, state: state(), stats: { durationMs: 0 }, events: [] }) };
+    const step = await SubAgent.run(agent, { llm, history: history as never, isolation: "none" });
+    expect(step.fail).toEqual({ reason: "internal_error", message: `internal error: the history strategy "mine" gave a state that is not JSON building the prompt of turn 1 (${where}): a saved run could not be read back` });
+    expect(llm.requests).toHaveLength(0);
+    expect(() => runFromJson(runToJson(step))).not.toThrow();
+  });
+
   it("whole, runs and its trace reads back", async () => {
     const agent = SubAgent.create({ prompt: "Add up." });
     const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(return 1)")]), history: { name: "mine", usesLlm: false, initialState: () => null, project } as never, isolation: "none" });
