@@ -48,9 +48,28 @@ function isViewStats(x: unknown): x is ViewStats {
   return typeof r === "object" && r !== null && typeof r.turnsCompressed === "number" && Array.isArray(r.turnsFull);
 }
 
-/** A strategy whose projection gave a state that is not JSON: the message names where (`state.seen is a Map`), never the state's values. */
-export class StrategyStateError extends Error {
-  override readonly name = "StrategyStateError";
+/**
+ * A projection the run cannot send or keep: messages that are not a prompt (the trace holds
+ * system, user and assistant text, and is read back checked), or a state that is not JSON. The
+ * message says what and where (`a state that is not JSON (state.seen is a Map)`), never the text or the values.
+ */
+export class StrategyResultError extends Error {
+  override readonly name = "StrategyResultError";
+}
+
+const PROMPT_ROLES = new Set(["system", "user", "assistant"]);
+
+/** What makes `messages` no prompt, or null. */
+function promptProblem(messages: unknown): string | null {
+  if (!Array.isArray(messages)) return "messages that are not a list";
+  if (messages.length === 0) return "no messages";
+  for (const [i, m] of messages.entries()) {
+    if (typeof m !== "object" || m === null) return `message ${i + 1} that is not an object`;
+    const { role, content } = m as { role?: unknown; content?: unknown };
+    if (typeof role !== "string" || !PROMPT_ROLES.has(role)) return `message ${i + 1} with role ${typeof role === "string" ? JSON.stringify(role.slice(0, 40)) : typeof role} (a prompt holds system, user and assistant messages)`;
+    if (!(typeof content === "string" || content === null || Array.isArray(content))) return `message ${i + 1} with content of type ${typeof content} (expected text)`;
+  }
+  return null;
 }
 
 export interface BuiltPrompt {
@@ -79,6 +98,8 @@ export async function buildPrompt(input: ViewInput, viewOptions: ViewOptions, st
     context.state === undefined ? strategy.initialState() : context.state,
     { ...(llm === undefined ? {} : { llm }), ...(context.signal === undefined ? {} : { signal: context.signal }) },
   );
+  const wrong = promptProblem(result.messages);
+  if (wrong !== null) throw new StrategyResultError(wrong);
   // Strategies keep the stored messages' text; summaries they add are text too. Host text may hold
   // half of a surrogate pair (a printed title cut inside an emoji, a tool's error, the mission's
   // {{placeholder}}): the model gets a replacement character, as a provider's JSON parser refuses it raw.
@@ -89,7 +110,7 @@ export async function buildPrompt(input: ViewInput, viewOptions: ViewOptions, st
   }) as TextMessage[];
   // Kept in the trace and the saved state as JSON, which are read back checked.
   const notJson = jsonProblem(result.state);
-  if (notJson !== null) throw new StrategyStateError(notJson);
+  if (notJson !== null) throw new StrategyResultError(`a state that is not JSON (${notJson})`);
   const { durationMs: _wallTime, ...stats } = result.stats;
   const compaction: TurnCompaction = { stats, events: [...result.events], state: result.state };
   if (calls.length > 0) compaction.calls = calls;

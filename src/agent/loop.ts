@@ -21,7 +21,7 @@ import { systemOf } from "./definition.js";
 import { AgentDefinitionError, describeIssues, shortIssues, shortMessage, type AgentFailure, type FailReason } from "./errors.js";
 import { errorText, LlmError } from "../llm/errors.js";
 import { extractProgram } from "./extract.js";
-import { buildPrompt, type BuiltPrompt, historyStrategy, strategySpec, StrategyStateError, type HistoryStrategy } from "./history.js";
+import { buildPrompt, type BuiltPrompt, historyStrategy, strategySpec, StrategyResultError, type HistoryStrategy } from "./history.js";
 import { checkInheritable, DEFAULTS, isPlainObject, mergeOptions, nestedOptions, pickInheritable, positiveNumber, readRunOptions } from "./options.js";
 import { TRACE_VERSION } from "../trace/serialize.js";
 import { expandMission, taskMessage } from "./prompt/task.js";
@@ -436,7 +436,7 @@ class AgentRun {
       // Stopped (abort, deadline): the run ends as such, not as an internal error.
       if (this.stopReason !== null) return null;
       const strategy = `the history strategy "${String(this.strategy?.name)}"`;
-      if (e instanceof StrategyStateError) throw new Error(`${strategy} gave a state that is not JSON building the prompt of turn ${n} (${e.message}): a saved run could not be read back`);
+      if (e instanceof StrategyResultError) throw new Error(`${strategy} gave ${e.message} building the prompt of turn ${n}`);
       // A host's strategy or its summarizer may quote a secret.
       throw new Error(hostThrew(strategy, ` building the prompt of turn ${n}`));
     }

@@ -134,9 +134,27 @@ describe("a custom strategy object that is not whole", () => {
     const llm = scriptedLlm([code("(return 1)")]);
     const history = { name: "mine", usesLlm: false, initialState: () => null, project: async (c: { messages: unknown[] }) => ({ messages: c.messages, state: state(), stats: { durationMs: 0 }, events: [] }) };
     const step = await SubAgent.run(agent, { llm, history: history as never, isolation: "none" });
-    expect(step.fail).toEqual({ reason: "internal_error", message: `internal error: the history strategy "mine" gave a state that is not JSON building the prompt of turn 1 (${where}): a saved run could not be read back` });
+    expect(step.fail).toEqual({ reason: "internal_error", message: `internal error: the history strategy "mine" gave a state that is not JSON (${where}) building the prompt of turn 1` });
     expect(llm.requests).toHaveLength(0);
     expect(() => runFromJson(runToJson(step))).not.toThrow();
+  });
+
+  // A prompt message of another role ran (sent to the model as is), and the run's trace could not be
+  // read back ("at trace.turns.0.messages.1.role"); content that is not text failed as "the
+  // strategy threw", which it had not.
+  it.each<[string, (m: unknown[]) => unknown, string]>([
+    ["a message of another role", (m) => [...m, { role: "wizard", content: "x" }], `message 3 with role "wizard" (a prompt holds system, user and assistant messages)`],
+    ["a message whose content is a number", (m) => [...m.slice(0, -1), { role: "user", content: 5 }], "message 2 with content of type number (expected text)"],
+    ["a message that is null", (m) => [...m, null], "message 3 that is not an object"],
+    ["no messages", () => [], "no messages"],
+    ["messages that are not a list", () => "hello", "messages that are not a list"],
+  ])("whose project gives %s ends the run with internal_error saying so, before the model is asked", async (_, messages, what) => {
+    const agent = SubAgent.create({ prompt: "Add up." });
+    const llm = scriptedLlm([code("(return 1)")]);
+    const history = { name: "mine", usesLlm: false, initialState: () => null, project: async (c: { messages: unknown[] }) => ({ messages: messages(c.messages), state: null, stats: { durationMs: 0 }, events: [] }) };
+    const step = await SubAgent.run(agent, { llm, history: history as never, isolation: "none" });
+    expect(step.fail).toEqual({ reason: "internal_error", message: `internal error: the history strategy "mine" gave ${what} building the prompt of turn 1` });
+    expect(llm.requests).toHaveLength(0);
   });
 
   it("whole, runs and its trace reads back", async () => {
