@@ -117,6 +117,18 @@ export async function buildPrompt(input: ViewInput, viewOptions: ViewOptions, st
   return { messages, full: full.messages, view: isViewStats(result.details) ? result.details : noViewStats(), compaction };
 }
 
+/**
+ * Where the strategy says its prompt stays stable (`Strategy.cacheBreakpoints`), for clients that
+ * mark a cache: what it throws is rethrown, and a result that is not a list is a StrategyResultError.
+ */
+export function cacheBreakpointsOf(strategy: Pick<HistoryStrategy, "cacheBreakpoints">, messages: readonly TextMessage[]): number[] | undefined {
+  const marks: unknown = strategy.cacheBreakpoints?.(messages);
+  if (marks === undefined) return undefined;
+  // Indices that are no message's are left out where the marks are placed (cacheMarks).
+  if (!Array.isArray(marks)) throw new StrategyResultError("cache breakpoints that are not a list of message indices");
+  return marks as number[];
+}
+
 /** The summarizer, with each reply noted (for the trace). */
 function noting(llm: Llm, calls: string[]): Llm {
   return {

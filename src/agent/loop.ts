@@ -21,7 +21,7 @@ import { systemOf } from "./definition.js";
 import { AgentDefinitionError, describeIssues, shortIssues, shortMessage, type AgentFailure, type FailReason } from "./errors.js";
 import { errorText, LlmError } from "../llm/errors.js";
 import { extractProgram } from "./extract.js";
-import { buildPrompt, type BuiltPrompt, historyStrategy, strategySpec, StrategyResultError, type HistoryStrategy } from "./history.js";
+import { buildPrompt, type BuiltPrompt, cacheBreakpointsOf, historyStrategy, strategySpec, StrategyResultError, type HistoryStrategy } from "./history.js";
 import { checkInheritable, DEFAULTS, isPlainObject, mergeOptions, nestedOptions, pickInheritable, positiveNumber, readRunOptions } from "./options.js";
 import { TRACE_VERSION } from "../trace/serialize.js";
 import { expandMission, taskMessage } from "./prompt/task.js";
@@ -435,16 +435,20 @@ class AgentRun {
     } catch (e) {
       // Stopped (abort, deadline): the run ends as such, not as an internal error.
       if (this.stopReason !== null) return null;
-      const strategy = `the history strategy "${String(this.strategy?.name)}"`;
-      if (e instanceof StrategyResultError) throw new Error(`${strategy} gave ${e.message} building the prompt of turn ${n}`);
-      // A host's strategy or its summarizer may quote a secret.
-      throw new Error(hostThrew(strategy, ` building the prompt of turn ${n}`));
+      throw this.strategyFailed(e, `building the prompt of turn ${n}`);
     }
     this.strategyState = built.compaction.state;
     if (this.chargeSummaries(built.compaction.stats)) return null;
     // Hidden values are stand-ins in the records already (the interpreter marks them); here they are shown unquoted.
     const view = { messages: showHidden(built.messages), stats: built.view };
     this.noteView(view.stats);
+    let marks: number[] | undefined;
+    try {
+      // Where the strategy's prompt stays stable, for clients with explicit cache breakpoints.
+      marks = cacheBreakpointsOf(this.strategy as HistoryStrategy, view.messages);
+    } catch (e) {
+      throw this.strategyFailed(e, `marking the prompt of turn ${n} for the cache`);
+    }
     const observer = this.observer;
     const replayed = this.replayed(n);
     observer?.turnStart(n, { messages: view.messages.length, view: view.stats, compaction: built.compaction.stats, ...(replayed === undefined ? {} : { replayed }) });
@@ -459,14 +463,11 @@ class AgentRun {
     let content: string;
     let usage: LlmUsage | undefined;
     let model: string;
-    let marks: number[] | undefined;
     let truncated = false;
     observer?.llmStart(n, { llm: llm.name });
     const text = observer?.text ?? null;
     let streamed = false;
     try {
-      // Where the strategy's prompt stays stable, for clients with explicit cache breakpoints.
-      marks = this.strategy?.cacheBreakpoints?.(view.messages);
       if (this.compressing() && this.prompts !== undefined) this.sent.push({ pair: this.prompts, marks });
       // A client that ignores the signal may still stream after the run abandoned its request
       // (even after the run ended): that text is not the run's, as its late reply is not.
@@ -549,6 +550,12 @@ class AgentRun {
     // A nested run the program left behind (an abort stopped it mid-call) ends as its signal fired.
     if (this.pendingNested.length > 0) turn.nested = await Promise.all(this.pendingNested);
     return turn;
+  }
+
+  /** The run's ending when its history strategy failed `doing` something: what it gave wrong is said, what it threw is not (a host's text may quote a secret). */
+  private strategyFailed(e: unknown, doing: string): Error {
+    const strategy = `the history strategy "${String(this.strategy?.name)}"`;
+    return new Error(e instanceof StrategyResultError ? `${strategy} gave ${e.message} ${doing}` : hostThrew(strategy, ` ${doing}`));
   }
 
   /** The program's limits, with the time limit cut to what is left of the deadline (and whether it was cut). */

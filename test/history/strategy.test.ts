@@ -157,6 +157,22 @@ describe("a custom strategy object that is not whole", () => {
     expect(llm.requests).toHaveLength(0);
   });
 
+  // Its cache marks were taken inside the LLM call: one that threw ended the run with llm_error
+  // quoting the host's text ("LLM request failed on turn 1: boom sk-live-SECRET"), and a number
+  // for a list made SubAgent.run reject with a bare TypeError under a model priced with a
+  // breakpoint cache.
+  it.each<[string, () => unknown, string]>([
+    ["throws", () => { throw new Error("boom sk-live-SECRET"); }, 'the history strategy "mine" threw marking the prompt of turn 1 for the cache (its message is left out of the run\'s record: a host\'s text may hold secrets)'],
+    ["gives a number", () => 5, 'the history strategy "mine" gave cache breakpoints that are not a list of message indices marking the prompt of turn 1 for the cache'],
+  ])("whose cacheBreakpoints %s ends the run with internal_error, before the model is asked", async (_, cacheBreakpoints, message) => {
+    const agent = SubAgent.create({ prompt: "Add up." });
+    const llm = scriptedLlm([{ content: code("(return 1)"), model: "claude-sonnet-4-5" }]);
+    const history = { name: "mine", usesLlm: false, initialState: () => null, project: async (c: { messages: unknown[] }, state: null) => ({ messages: c.messages, state, stats: { durationMs: 0 }, events: [] }), cacheBreakpoints };
+    const step = await SubAgent.run(agent, { llm, history: history as never, isolation: "none" });
+    expect(step.fail).toEqual({ reason: "internal_error", message: `internal error: ${message}` });
+    expect(llm.requests).toHaveLength(0);
+  });
+
   it("whole, runs and its trace reads back", async () => {
     const agent = SubAgent.create({ prompt: "Add up." });
     const step = await SubAgent.run(agent, { llm: scriptedLlm([code("(return 1)")]), history: { name: "mine", usesLlm: false, initialState: () => null, project } as never, isolation: "none" });
