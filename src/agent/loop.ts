@@ -360,7 +360,9 @@ class AgentRun {
         try {
           unheard(this.run.onTurn(told()));
         } catch {
-          return this.failure("internal_error", `internal error: ${hostThrew("the onTurn hook")}`);
+          const failed = this.failure("internal_error", `internal error: ${hostThrew("the onTurn hook")}`);
+          // A pause stands: its calls still wait, and the run resumes from this step as from any paused one.
+          return this.paused !== null && turn.status === "paused" ? this.holding(failed, this.paused) : failed;
         }
       }
       if (ending !== null) return ending;
@@ -405,7 +407,11 @@ class AgentRun {
 
   private pause(paused: Paused): Step {
     const which = paused.approvals.map((a) => `tool/${a.tool} (${a.id})`).join(", ");
-    const step = this.failure("approval_required", `the run is waiting for the host's approval of ${which}`);
+    return this.holding(this.failure("approval_required", `the run is waiting for the host's approval of ${which}`), paused);
+  }
+
+  /** `step` with the pause it ends at, and the run saved there. */
+  private holding(step: Step, paused: Paused): Step {
     step.paused = { ...paused, state: undefined as never };
     step.paused.state = (this.approvals as ApprovalSetup).save(step);
     return step;

@@ -920,3 +920,19 @@ describe("a paused run's requests", () => {
     expect(w.sent).toEqual([{ to: "boss@corp.org", body: "hi" }]);
   });
 });
+
+// An onTurn hook that threw on the paused turn ended the run with internal_error and no
+// requests, and the saved state was refused ("its last turn paused for approval, but it holds no
+// requests"): the call waiting for approval could never run.
+describe("an onTurn hook that throws on the paused turn", () => {
+  it("ends the run with internal_error that still holds the requests, and the run resumes from it", async () => {
+    const w = world();
+    const step = await SubAgent.run(w.agent, { llm: scriptedLlm([code('(return (:id (tool/send {:to "boss@corp.org" :body "hi"})))')]), isolation: "none", onTurn: () => { throw new Error("hook broke"); } });
+    expect(step.fail?.reason).toBe("internal_error");
+    expect(step.fail?.message).not.toContain("hook broke");
+    expect(step.paused?.approvals.map((a) => a.id)).toEqual(["turn-1-call-1"]);
+    const done = await SubAgent.resume(w.agent, runStateFromJson(json(step, w.agent)), { llm: scriptedLlm([]), isolation: "none", approvals: { "turn-1-call-1": { approved: true } } });
+    expect(done.value).toBe(1);
+    expect(w.sent).toEqual([{ to: "boss@corp.org", body: "hi" }]);
+  });
+});
