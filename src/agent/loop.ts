@@ -502,7 +502,9 @@ class AgentRun {
       observer?.llmEnd(n, { usage: billed, model: undefined, errorKind: errorKind(e) });
       return null;
     }
-    const llmMs = performance.now() - t0;
+    // A replayed reply waited for the saved run's model, not the replay's: its record keeps that wait.
+    const saved = this.replayed(n) === undefined ? undefined : this.approvals?.savedTimes?.[n - 1];
+    const llmMs = saved?.llmMs ?? performance.now() - t0;
     this.llmMs += llmMs;
     // Counts a client left out (or garbled) would count as zero and let the token budget pass.
     const tokens = this.usageOf(model, view.messages, marks, content, reportedUsage(usage));
@@ -534,7 +536,8 @@ class AgentRun {
       signal: this.controller.signal,
       isolation: this.options.isolation ?? DEFAULTS.isolation,
     });
-    base.usage.execMs = performance.now() - t1;
+    // A turn replayed whole ran its program as the saved run did; the replay's own time is not the turn's.
+    base.usage.execMs = saved !== undefined && this.replayed(n) === "turn" ? saved.execMs : performance.now() - t1;
     observer?.programEnd(n, { ok: result.ok, fuelUsed: result.stats.fuelUsed, ...(result.ok ? {} : { error: result.error }) });
     this.execMs += base.usage.execMs;
     // A program stopped by a time limit that was the deadline's cut has met the deadline.

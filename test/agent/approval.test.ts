@@ -936,3 +936,20 @@ describe("an onTurn hook that throws on the paused turn", () => {
     expect(w.sent).toEqual([{ to: "boss@corp.org", body: "hi" }]);
   });
 });
+
+// The replayed turns' records took the replay's timings (about 0 ms) for the saved run's: a run
+// whose two saved turns waited 204 and 200 ms for the model reported llm 0 and 0 ms for them
+// once resumed, and the step's usage.llmMs only the live turn's.
+describe("a resumed run's timings", () => {
+  it("keep the saved turns' llmMs (and execMs of the turns replayed whole), and the step's usage sums them", async () => {
+    const w = world();
+    const step = await SubAgent.run(w.agent, { llm: scriptedLlm([code('(def a (tool/lookup {:name "ann"}))'), code('(def r (tool/send {:to "boss@corp.org" :body "hi"}))')]), isolation: "none" });
+    const done = await SubAgent.resume(w.agent, runStateFromJson(json(step, w.agent)), { llm: scriptedLlm([code("(return (:id r))")]), isolation: "none", approvals: { "turn-2-call-1": { approved: true } } });
+    expect(done.value).toBe(1);
+    const [one, two] = step.turns.map((t) => t.usage);
+    expect([done.turns[0].usage.llmMs, done.turns[0].usage.execMs, done.turns[1].usage.llmMs]).toEqual([one.llmMs, one.execMs, two.llmMs]);
+    const sum = (key: "llmMs" | "execMs") => done.turns.reduce((a, t) => a + t.usage[key], 0);
+    expect(done.usage.llmMs).toBeCloseTo(sum("llmMs"), 6);
+    expect(done.usage.execMs).toBeCloseTo(sum("execMs"), 6);
+  });
+});
