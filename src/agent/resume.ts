@@ -709,7 +709,7 @@ class Replay {
     const { call, differs } = await this.claim(turn, name, t, args, ctx.hidden);
     if (call === undefined && differs === undefined) throw new Error(`resume: turn ${turn} calls tool/${name} more often than the saved run did`);
     if (call === undefined) throw this.diverge(turn, name, differs as string);
-    ctx.answering?.("replayed");
+    ctx.answering?.("replayed", call.durationMs);
     if (call.error !== undefined) throw recordedFailure(call.error, call.errorKind, call.errorHint);
     return replayAnswer(call, ctx);
   }
@@ -723,7 +723,7 @@ class Replay {
     const { call, differs } = await this.claim(turn, name, t, args, ctx.hidden);
     if (call === undefined && differs !== undefined) throw this.diverge(turn, name, differs);
     if (call === undefined || !finished(call)) return t.run(args, signal, this.live(ctx));
-    ctx.answering?.("replayed");
+    ctx.answering?.("replayed", call.durationMs);
     if (call.error !== undefined) throw recordedFailure(call.error, call.errorKind, call.errorHint);
     return replayAnswer(call, ctx);
   }

@@ -37,7 +37,7 @@ export interface ToolRunContext {
   /** The runtime's (a replayed call that had run with the host's edited arguments says so again): a tool does not call it. */
   ranWith?(args: Record<string, unknown>): void;
   /** The runtime's, for a tool that answers its calls itself (`answersItself`: resume's replay): how it answers this one. A tool does not call it. */
-  answering?(how: CallAnswer): void;
+  answering?(how: CallAnswer, durationMs?: number): void;
 }
 
 // Tools that say how they answer each call (ToolRunContext.answering): resume's replay, which
@@ -293,7 +293,7 @@ export class ToolSession {
       }
       if (verdict.kind === "reject") throw new Refusal(verdict.message);
       if (verdict.kind === "recorded") {
-        call.answering?.("replayed");
+        call.answering?.("replayed", verdict.call.durationMs);
         if (verdict.call.error !== undefined) throw recordedFailure(verdict.call.error, verdict.call.errorKind, verdict.call.errorHint);
         return replayAnswer(verdict.call, call);
       }

@@ -52,9 +52,10 @@ export interface ToolCallInfo {
    * Given to a spec that `reportsAnswer`: the spec says how it answers this call before the
    * call is reported (`onToolCall`): `live` (it runs), `replayed` (answered from a saved run's
    * record: the record says so, and nothing runs again) or `held` (the host holds it: it does not
-   * run, the evaluation is about to be stopped, and the call is never reported).
+   * run, the evaluation is about to be stopped, and the call is never reported). A replayed call
+   * may give the saved record's `durationMs`, which its record then keeps.
    */
-  answering?(how: CallAnswer): void;
+  answering?(how: CallAnswer, durationMs?: number): void;
 }
 
 /** How a host answers a call (`ToolCallInfo.answering`). */

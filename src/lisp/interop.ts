@@ -21,7 +21,7 @@ import { printChecked, printSample, PrintOverflow, quoteString } from "./printer
 import { defaultClock, fuelExhausted, limitError, timeoutError } from "./runtime.js";
 import { Fn, Keyword, keyword, LFloat, Reduced, Regex, Var, type LMap, type Value, isMap, isSet } from "./values.js";
 import { Vec } from "./vector.js";
-import type { CallAnswer, ToolCallRecord, ToolSpec } from "./evaluate.js";
+import type { ToolCallInfo, ToolCallRecord, ToolSpec } from "./evaluate.js";
 
 type BudgetLimits = Pick<Limits, "maxFuel" | "timeoutMs" | "maxCollectionSize" | "maxBoundaryValues" | "maxBoundaryChars" | "maxNestingDepth" | "maxStringLength">;
 
@@ -104,29 +104,35 @@ export const HELD_CALL = "held by the host: the call waits for approval and did 
  * When a call is reported (`onToolCall`): at once, or for a spec that `reportsAnswer` once it
  * tells how it answers (at the latest when the call ends); a held call never.
  */
-export function reporter(record: ToolCallRecord, spec: ToolSpec, onToolCall: ((call: ToolCallRecord, done: boolean) => void) | null | undefined): { answering?: (how: CallAnswer) => void; end(): void } {
+export function reporter(record: ToolCallRecord, spec: ToolSpec, onToolCall: ((call: ToolCallRecord, done: boolean) => void) | null | undefined): { answering?: NonNullable<ToolCallInfo["answering"]>; end(): void } {
   if (spec.reportsAnswer !== true) {
     onToolCall?.(record, false);
     return { end: () => onToolCall?.(record, true) };
   }
   let told = false;
+  // A replayed call's duration is the saved run's: the replay answers at once.
+  let recordedMs: number | undefined;
   const start = (): void => {
     if (told) return;
     told = true;
     onToolCall?.(record, false);
   };
   return {
-    answering(how) {
+    answering(how, durationMs) {
       if (told || record.held === true) return;
       // Said at once: a cut that ends the evaluation before the hold's rejection lands still finds it held.
       if (how === "held") Object.assign(record, { held: true, error: HELD_CALL });
       else {
-        if (how === "replayed") record.replayed = true;
+        if (how === "replayed") {
+          record.replayed = true;
+          recordedMs = durationMs;
+        }
         start();
       }
     },
     end() {
       if (record.held === true) return;
+      if (recordedMs !== undefined) record.durationMs = recordedMs;
       start();
       onToolCall?.(record, true);
     },

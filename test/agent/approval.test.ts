@@ -952,4 +952,16 @@ describe("a resumed run's timings", () => {
     expect(done.usage.llmMs).toBeCloseTo(sum("llmMs"), 6);
     expect(done.usage.execMs).toBeCloseTo(sum("execMs"), 6);
   });
+
+  it.each<Isolation>(["worker", "none"])("keep the saved durations of the calls answered from their records (isolation %s)", async (isolation) => {
+    const w = world();
+    const program = '(def a (tool/lookup {:name "ann"}))\n(def b (tool/lookup {:name "bob"}))';
+    const step = await SubAgent.run(w.agent, { llm: scriptedLlm([code(program), code(`${program}\n(def r (tool/send {:to "boss@corp.org" :body "hi"}))`)]), isolation });
+    const durations: number[] = [];
+    const done = await SubAgent.resume(w.agent, runStateFromJson(json(step, w.agent)), { llm: scriptedLlm([code("(return (:id r))")]), isolation, approvals: { "turn-2-call-3": { approved: true } }, onEvent: (e) => void (e.type === "tool-result" && e.replayed === true && durations.push(e.durationMs)) });
+    expect(done.value).toBe(1);
+    const saved = step.turns.flatMap((t) => t.toolCalls.filter((c) => c.name === "lookup").map((c) => c.durationMs));
+    expect(done.turns.flatMap((t) => t.toolCalls.filter((c) => c.name === "lookup").map((c) => c.durationMs))).toEqual(saved);
+    expect(durations).toEqual(saved);
+  });
 });

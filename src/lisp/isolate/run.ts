@@ -334,7 +334,7 @@ function result(m: DoneMessage, memory: Memory, w: PoolWorker, started: number, 
     if (c.errorHint !== undefined) r.errorHint = c.errorHint;
     // How the host answered it, which the worker's record cannot know.
     if (host?.held === true) Object.assign(r, { held: true, error: host.error });
-    if (host?.replayed === true) r.replayed = true;
+    if (host?.replayed === true) Object.assign(r, { replayed: true, durationMs: host.durationMs });
     return r;
   });
   const stats = { fuelUsed: m.fuelUsed, durationMs: performance.now() - started };
