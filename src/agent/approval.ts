@@ -188,6 +188,11 @@ export class ApprovalGate {
     this.placeOf = placeOf;
   }
 
+  /** After the turn's evaluation: whether calls of it wait for the host (it paused, unless the run was stopped). */
+  get holding(): boolean {
+    return this.waiting.length > 0;
+  }
+
   /** After the turn's evaluation (and `arrange`): where it paused (null if it did not), with the requests as the trace shows them. */
   pausedAt(records: readonly ToolCallRecord[]): Paused | null {
     if (this.waiting.length === 0) return null;

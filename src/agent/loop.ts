@@ -538,7 +538,10 @@ class AgentRun {
     });
     // A turn replayed whole ran its program as the saved run did; the replay's own time is not the turn's.
     base.usage.execMs = saved !== undefined && this.replayed(n) === "turn" ? saved.execMs : performance.now() - t1;
-    observer?.programEnd(n, { ok: result.ok, fuelUsed: result.stats.fuelUsed, ...(result.ok ? {} : { error: result.error }) });
+    // An abort or the deadline that stopped the turn while a call waited (its approval check
+    // pending) cut it: the run ends interrupted, and its resume asks again, as for any cut turn.
+    const pausing = this.stopReason === null && this.gate?.holding === true;
+    observer?.programEnd(n, { ok: result.ok, fuelUsed: result.stats.fuelUsed, ...(result.ok ? {} : { error: result.error }), ...(pausing ? { paused: true as const } : {}) });
     this.execMs += base.usage.execMs;
     // A program stopped by a time limit that was the deadline's cut has met the deadline.
     if (!result.ok && result.error.kind === "timeout" && deadlineCut) this.stop("deadline_exceeded");
@@ -550,9 +553,7 @@ class AgentRun {
       this.memory = result.memory;
       status = result.outcome === "return" ? await this.validate(result.value, result.lisp, record, result.marks) : result.outcome === "fail" ? this.failed(result.value, result.lisp, result.marks) : "ok";
     }
-    // An abort or the deadline that stopped the turn while a call waited (its approval check
-    // pending) cut it: the run ends interrupted, and its resume asks again, as for any cut turn.
-    this.paused = this.stopReason === null ? (this.gate?.pausedAt(result.toolCalls) ?? null) : null;
+    this.paused = pausing ? (this.gate?.pausedAt(result.toolCalls) ?? null) : null;
     if (this.paused !== null) status = "paused";
     const turn: Turn = { ...base, program, status, ...record };
     if (extraction.notes.length > 0) turn.notes = extraction.notes;

@@ -38,6 +38,8 @@ export interface LlmCallEnd {
 export interface ProgramEnd {
   readonly ok: boolean;
   readonly error?: ErrorInfo;
+  /** Stopped because its calls wait for the host's approval (its error is that stop, not a failure). */
+  readonly paused?: true;
   readonly fuelUsed: number;
 }
 

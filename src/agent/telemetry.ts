@@ -141,14 +141,16 @@ export function telemetryObserver(option: TracerOption, llmName: string, depth: 
     programEnd(_n, end) {
       if (evaluation === undefined) return;
       evaluation.setAttribute("ptc.fuel_used", end.fuelUsed);
-      if (end.error !== undefined) failed(evaluation, end.error.kind);
+      // A program stopped for the host's approval did not fail.
+      if (end.paused === true) evaluation.setAttribute("ptc.paused", true);
+      else if (end.error !== undefined) failed(evaluation, end.error.kind);
       evaluation.end();
       evaluation = undefined;
     },
     turnEnd({ turn: t }) {
       if (turn === undefined) return;
       turn.setAttribute("ptc.turn.status", t.status);
-      if (t.error !== undefined && t.status !== "ok") turn.setAttribute("error.type", t.error.kind);
+      if (t.error !== undefined && t.status !== "ok" && t.status !== "paused") turn.setAttribute("error.type", t.error.kind);
       turn.end();
       turn = undefined;
     },

@@ -1,6 +1,6 @@
 // OpenTelemetry export: a run's spans in an in-memory exporter, their tree, names and GenAI
 // attributes, and hidden context in no attribute of any span.
-import { context, trace, type Span, type Tracer } from "@opentelemetry/api";
+import { context, SpanStatusCode, trace, type Span, type Tracer } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -315,6 +315,10 @@ describe("a resumed run's replayed turns", () => {
     const step = await SubAgent.run(agent, { llm: scriptedLlm([code('(def a (tool/lookup {:product "pen"}))\n(return [a (tool/send {:to "x"})])')]), isolation: "none", tracer: paused.provider.getTracer("test") });
     expect(step.fail?.reason).toBe("approval_required");
     expect(paused.exporter.getFinishedSpans().filter((s) => s.name.startsWith("execute_tool")).map((s) => s.name)).toEqual(["execute_tool lookup"]);
+    // A program stopped for approval did not fail: its span is no error, and says it paused.
+    const evaluation = paused.exporter.getFinishedSpans().find((s) => s.name === "ptc.evaluate");
+    const turn = paused.exporter.getFinishedSpans().find((s) => s.name === "ptc.turn");
+    expect([evaluation?.status.code, evaluation?.attributes["error.type"], evaluation?.attributes["ptc.paused"], turn?.attributes["error.type"], turn?.attributes["ptc.turn.status"]]).toEqual([SpanStatusCode.UNSET, undefined, true, undefined, "paused"]);
     const { exporter, provider } = setup();
     const done = await SubAgent.resume(agent, saveRun(step, agent), { llm: scriptedLlm([]), isolation: "none", tracer: provider.getTracer("test"), approvals: { "turn-1-call-2": { approved: true } } });
     expect(done.value).toEqual([{ price: 3 }, "sent x"]);
