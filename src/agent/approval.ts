@@ -28,8 +28,12 @@ export interface ApprovalSetup {
   /** What the saved turns' nested runs spent (resume), and the size of the tool calls they kept: they ran, so the resumed run counts them against its limits and reports them, as the saved run did. */
   replayedNested?: Readonly<UsageTotals & { runs: number; kept: number }>;
   paused?: { turn: number; calls: readonly ToolCallTrace[]; held: ReadonlySet<number> };
-  /** The saved turns' timings (resume): a replayed turn's record keeps the saved run's model wait, and, replayed whole, its program's time. */
-  savedTimes?: ReadonlyArray<{ llmMs: number; execMs: number }>;
+  /**
+   * What of the saved turns a replay retells (resume): their timings (a replayed turn's record
+   * keeps the saved run's model wait, and, replayed whole, its program's time) and how many lines
+   * each printed (a paused or cut turn prints those again).
+   */
+  savedTurns?: ReadonlyArray<{ llmMs: number; execMs: number; prints: number }>;
   /** The saved run's billed LLM requests that failed (resume; RunTrace.failedRequests). */
   failedRequests?: readonly FailedRequest[];
   /** The turn an abort or the deadline cut (resume): its calls that had finished ran already, approved or cleared then, and are answered from their records. */

@@ -43,6 +43,8 @@ export function eventObserver(listener: (event: AgentEvent) => void): RunObserve
   let next = 0;
   // What of the current turn retells the saved run (a resumed run): its reply, or all of it.
   let replayed: Replayed | undefined;
+  // Lines of a resumed paused or cut turn still to come that the saved run printed (and told) already.
+  let printedBefore = 0;
   const reply = (): { replayed?: true } => (replayed === undefined ? {} : { replayed: true });
   const program = (): { replayed?: true } => (replayed === "turn" ? { replayed: true } : {});
   // A call of a resumed turn answered from the saved run's record did not run again.
@@ -51,6 +53,7 @@ export function eventObserver(listener: (event: AgentEvent) => void): RunObserve
     runStart: () => undefined,
     turnStart: (turn, prompt) => {
       replayed = prompt.replayed;
+      printedBefore = prompt.replayedPrints ?? 0;
       emit({ type: "turn-start", turn, ...reply() });
     },
     llmStart: () => undefined,
@@ -70,7 +73,7 @@ export function eventObserver(listener: (event: AgentEvent) => void): RunObserve
       if (call.error !== undefined) end.error = showStandIns(call.error);
       emit(end);
     },
-    print: (turn, line) => emit({ type: "print", turn, line: showStandIns(line), ...program() }),
+    print: (turn, line) => emit({ type: "print", turn, line: showStandIns(line), ...(printedBefore-- > 0 ? { replayed: true as const } : program()) }),
     programEnd: () => undefined,
     turnEnd: (event) => emit({ type: "turn-finish", ...event }),
     runEnd: (step) => emit({ type: "run-finish", step }),

@@ -457,7 +457,8 @@ class AgentRun {
     }
     const observer = this.observer;
     const replayed = this.replayed(n);
-    observer?.turnStart(n, { messages: view.messages.length, view: view.stats, compaction: built.compaction.stats, ...(replayed === undefined ? {} : { replayed }) });
+    const replayedPrints = replayed === "reply" ? this.approvals?.savedTurns?.[n - 1]?.prints : undefined;
+    observer?.turnStart(n, { messages: view.messages.length, view: view.stats, compaction: built.compaction.stats, ...(replayed === undefined ? {} : { replayed }), ...(replayedPrints === undefined ? {} : { replayedPrints }) });
     if (this.compressing()) {
       const m = measureView(input, view, this.prompts, built.full);
       this.measured.push(m.stats);
@@ -503,7 +504,7 @@ class AgentRun {
       return null;
     }
     // A replayed reply waited for the saved run's model, not the replay's: its record keeps that wait.
-    const saved = this.replayed(n) === undefined ? undefined : this.approvals?.savedTimes?.[n - 1];
+    const saved = this.replayed(n) === undefined ? undefined : this.approvals?.savedTurns?.[n - 1];
     const llmMs = saved?.llmMs ?? performance.now() - t0;
     this.llmMs += llmMs;
     // Counts a client left out (or garbled) would count as zero and let the token budget pass.

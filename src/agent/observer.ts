@@ -14,6 +14,8 @@ export interface PromptInfo {
   readonly compaction: TurnCompaction["stats"];
   /** Set in a resumed run (`TurnEvent.replayed`): the turn retells the saved run's, whole or its reply. */
   readonly replayed?: Replayed;
+  /** With `replayed` "reply": the lines the saved turn printed, which its program prints again first. */
+  readonly replayedPrints?: number;
 }
 
 /**

@@ -387,7 +387,7 @@ async function argumentProblem(t: Tool, args: Record<string, unknown>): Promise<
   }
 }
 
-const savedTimes = (turns: readonly Turn[]): Array<{ llmMs: number; execMs: number }> => turns.map((t) => ({ llmMs: t.usage.llmMs, execMs: t.usage.execMs }));
+const savedTurns = (turns: readonly Turn[]): Array<{ llmMs: number; execMs: number; prints: number }> => turns.map((t) => ({ llmMs: t.usage.llmMs, execMs: t.usage.execMs, prints: t.prints.length }));
 
 /** The approvals of a resumed run: every decision checked against the requests and the tools' schemas before anything runs. */
 async function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<Record<string, ApprovalDecision>> = {}, cut = 0): Promise<ApprovalSetup> {
@@ -401,7 +401,7 @@ async function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<
     // A cut turn's calls that run again live are asked for approval as in any live turn.
     const calls = cut === 0 ? [] : saved[cut - 1].toolCalls;
     const finishedCalls = new Set(calls.flatMap((c, i) => (finished(c) ? [i] : [])));
-    return { save, decisions: new Map(), replayedTurns: saved.length - (cut === 0 ? 0 : 1), replayedNested: nestedSpending(saved), savedTimes: savedTimes(saved), failedRequests: state.trace.failedRequests ?? [], ...(cut === 0 ? {} : { cut: { turn: cut, calls, finished: finishedCalls } }) };
+    return { save, decisions: new Map(), replayedTurns: saved.length - (cut === 0 ? 0 : 1), replayedNested: nestedSpending(saved), savedTurns: savedTurns(saved), failedRequests: state.trace.failedRequests ?? [], ...(cut === 0 ? {} : { cut: { turn: cut, calls, finished: finishedCalls } }) };
   }
   const last = saved.at(-1);
   if (last === undefined || last.status !== "paused" || paused.approvals.some((a) => a.turn !== last.number)) throw new ResumeError("not a ptc-lisp run state: it is paused for approval but its last turn is not the paused one");
@@ -439,7 +439,7 @@ async function approvalSetup(agent: Agent, state: RunState, decisions: Readonly<
     }
     out.set(id, decision);
   }
-  return { save, decisions: out, replayedTurns: saved.length - 1, replayedNested: nestedSpending(saved), savedTimes: savedTimes(saved), failedRequests: state.trace.failedRequests ?? [], paused: { turn: last.number, calls: last.toolCalls, held: new Set(paused.held) } };
+  return { save, decisions: out, replayedTurns: saved.length - 1, replayedNested: nestedSpending(saved), savedTurns: savedTurns(saved), failedRequests: state.trace.failedRequests ?? [], paused: { turn: last.number, calls: last.toolCalls, held: new Set(paused.held) } };
 }
 
 /**

@@ -869,6 +869,18 @@ describe.each<Isolation>(["worker", "none"])("the events of held and replayed ca
     expect(w.looked).toEqual(["ann"]);
   });
 
+  it("tells the lines the paused turn printed before it paused as replayed when its resume prints them again", async () => {
+    const w = world();
+    const lines = (into: string[]) => (e: AgentEvent): void => void (e.type === "print" && into.push(`${e.line}${e.replayed === true ? " replayed" : ""}`));
+    const paused: string[] = [];
+    const step = await SubAgent.run(w.agent, { llm: scriptedLlm([code('(println "sending")\n(println "now")\n(tool/wipe)\n(println "wiped")\n(return 1)')]), isolation, onEvent: lines(paused) });
+    expect(paused).toEqual(["sending", "now"]);
+    const resumed: string[] = [];
+    const done = await SubAgent.resume(w.agent, saveRun(step, w.agent), { llm: scriptedLlm([]), isolation, onEvent: lines(resumed), approvals: { "turn-1-call-1": { approved: true } } });
+    expect(done.value).toBe(1);
+    expect(resumed).toEqual(["sending replayed", "now replayed", "wiped"]);
+  });
+
   it("tells the calls of a cut turn that finished before the cut as replayed when its resume answers them from their records", async () => {
     const w = world();
     const ctl = new AbortController();
