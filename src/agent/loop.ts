@@ -539,13 +539,13 @@ class AgentRun {
     });
     // A turn replayed whole ran its program as the saved run did; the replay's own time is not the turn's.
     base.usage.execMs = saved !== undefined && this.replayed(n) === "turn" ? saved.execMs : performance.now() - t1;
+    // A program stopped by a time limit that was the deadline's cut has met the deadline.
+    if (!result.ok && result.error.kind === "timeout" && deadlineCut) this.stop("deadline_exceeded");
     // An abort or the deadline that stopped the turn while a call waited (its approval check
     // pending) cut it: the run ends interrupted, and its resume asks again, as for any cut turn.
     const pausing = this.stopReason === null && this.gate?.holding === true;
     observer?.programEnd(n, { ok: result.ok, fuelUsed: result.stats.fuelUsed, ...(result.ok ? {} : { error: result.error }), ...(pausing ? { paused: true as const } : {}) });
     this.execMs += base.usage.execMs;
-    // A program stopped by a time limit that was the deadline's cut has met the deadline.
-    if (!result.ok && result.error.kind === "timeout" && deadlineCut) this.stop("deadline_exceeded");
     // A resumed paused turn records its calls in the saved run's order, where its requests' ids point.
     this.gate?.arrange(result.toolCalls);
     const record = this.recorder.evaluation(result, result.marks === undefined ? undefined : resolveLimits(limits));
