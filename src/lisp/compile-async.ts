@@ -260,17 +260,19 @@ export function compileAsync(node: Node): AsyncCode {
       return (fr) => all(args, fr, (vals) => startTool(name, vals, loc));
     }
     case "return": {
+      const { loc } = node;
       const value = compileAsync(node.value);
       return (fr) =>
         andThen(value(fr), (v) => {
-          throw new ReturnSignal(v);
+          throw new ReturnSignal(v, loc);
         });
     }
     case "fail": {
+      const { loc } = node;
       const value = compileAsync(node.value);
       return (fr) =>
         andThen(value(fr), (v) => {
-          throw new FailSignal(v);
+          throw new FailSignal(v, loc);
         });
     }
     case "for":

@@ -158,15 +158,17 @@ export function compile(node: Node): Code {
       return () => fn;
     }
     case "return": {
+      const { loc } = node;
       const value = compile(node.value);
       return (fr) => {
-        throw new ReturnSignal(value(fr));
+        throw new ReturnSignal(value(fr), loc);
       };
     }
     case "fail": {
+      const { loc } = node;
       const value = compile(node.value);
       return (fr) => {
-        throw new FailSignal(value(fr));
+        throw new FailSignal(value(fr), loc);
       };
     }
     case "for":

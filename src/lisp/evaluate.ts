@@ -201,6 +201,7 @@ const EMPTY_MEMORY: Memory = new Map();
 interface CompiledForm {
   code: AsyncCode;
   frameSize: number;
+  loc: SourceLoc;
 }
 
 function collectDefs(forms: Form[], into: Set<string>): void {
@@ -589,10 +590,13 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
 
   let outcome: Outcome = "value";
   let result: Value = null;
+  // Where the result was made, for an error in its crossing out.
+  let resultLoc: SourceLoc | undefined;
   let error: unknown = null;
   const prev = activate(state);
   try {
     for (const f of program.forms) {
+      resultLoc = f.loc;
       const v = f.code(new Array(f.frameSize));
       if (!isPending(v)) {
         result = v;
@@ -607,9 +611,11 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
     if (e instanceof ReturnSignal) {
       outcome = "return";
       result = e.value;
+      resultLoc = e.loc;
     } else if (e instanceof FailSignal) {
       outcome = "fail";
       result = e.value;
+      resultLoc = e.loc;
     } else {
       error = e;
     }
@@ -632,7 +638,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
     if (marks !== null) ok.marks = marks;
     return ok;
   } catch (e) {
-    return failure(e, prints);
+    return failure(e instanceof LispError && e.loc === undefined ? Object.assign(e, { loc: resultLoc }) : e, prints);
   }
 }
 
@@ -760,7 +766,7 @@ function prepare(source: string, memory: Memory, tools: AnalyzeEnv["tools"], dat
   // Pure programs keep the synchronous closures; only one that can reach a tool (directly, or
   // through a function kept in memory) is compiled to wait for one.
   const suspendable = hasTools && (analyzed.some((a, i) => expanding(forms[i], () => usesTools(a.node))) || holdsFunctions(memory));
-  const forms2 = analyzed.map(({ node, scope }, i) => ({ code: expanding(forms[i], () => (suspendable ? compileAsync(node) : compile(node))), frameSize: scope.captures.length + scope.slotCount }));
+  const forms2 = analyzed.map(({ node, scope }, i) => ({ code: expanding(forms[i], () => (suspendable ? compileAsync(node) : compile(node))), frameSize: scope.captures.length + scope.slotCount, loc: forms[i].loc }));
   checkClock();
   return { forms: forms2, suspendable };
 }

@@ -95,3 +95,20 @@ data/missing
 ;!! arithmetic_error: integer overflow in Math/round
 (Math/round ##-Inf)
 ;!! arithmetic_error: integer overflow in Math/round
+
+;; A result too deep to cross out of the program is placed: at the return or fail that gave
+;; it, else at the last form.
+(def deep (reduce (fn [a _] [a]) 1 (range 600)))
+(if (vector? deep) (return deep) 0)
+;!! nesting_too_deep
+;@ 2:20
+(def deep (reduce (fn [a _] [a]) 1 (range 600)))
+(when deep
+  (fail deep))
+;!! nesting_too_deep
+;@ 3:3
+(def deep (reduce (fn [a _] [a]) 1 (range 600)))
+(count deep)
+(identity deep)
+;!! nesting_too_deep
+;@ 3:1
