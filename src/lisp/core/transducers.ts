@@ -17,6 +17,8 @@ import { Builtin, type BuiltinDef } from "./registry.js";
 export interface Rf {
   step(acc: Value, x: Value): Value;
   done(acc: Value): Value;
+  /** A step of one element from each of several collections: only map's and mapcat's take one. */
+  stepMany?(acc: Value, xs: Value[]): Value;
 }
 
 type Xf = (rf: Rf) => Rf;
@@ -74,10 +76,9 @@ function run(xf: Xf, rf: Rf, init: Value, xs: Value[]): Value {
   return r.done(acc);
 }
 
-/** The elements the pipeline produces from xs, in order. */
-export function transformAll(who: string, xform: Value, xs: Value[]): Value[] {
-  const out: Value[] = [];
-  const collect: Rf = {
+/** A reducing function that pushes every element onto out. */
+function collecting(out: Value[]): Rf {
+  return {
     step(acc, x) {
       out.push(x);
       checkCollectionSize(out.length);
@@ -85,7 +86,39 @@ export function transformAll(who: string, xform: Value, xs: Value[]): Value[] {
     },
     done: (acc) => acc,
   };
-  run(xformOf(who, xform), collect, null, xs);
+}
+
+/** The elements the pipeline produces from xs, in order. */
+export function transformAll(who: string, xform: Value, xs: Value[]): Value[] {
+  const out: Value[] = [];
+  run(xformOf(who, xform), collecting(out), null, xs);
+  return out;
+}
+
+/**
+ * Clojure's (sequence xform coll & colls): the pipeline's first step takes the elements at each
+ * position of the collections, up to the shortest, as map's and mapcat's transducers do.
+ */
+function transformMany(xform: Value, colls: Value[][]): Value[] {
+  const out: Value[] = [];
+  const r = xformOf("sequence", xform)(collecting(out));
+  const many = r.stepMany;
+  if (many === undefined) {
+    throw new LispError("arity_error", `sequence over ${colls.length} collections gives its transducer one element from each at a time, and (${(xform as Transducer).name} ...) takes one element at a time`, undefined, "start the transducer with (map f) or (mapcat f), whose f takes one argument per collection");
+  }
+  let n = Infinity;
+  for (const c of colls) n = Math.min(n, c.length);
+  charge(n * colls.length);
+  let acc: Value = null;
+  for (let i = 0; i < n; i++) {
+    tick(i);
+    acc = many(
+      acc,
+      colls.map((c) => c[i]),
+    );
+    if (acc instanceof Reduced) break;
+  }
+  r.done(unwrap(acc));
   return out;
 }
 
@@ -93,7 +126,7 @@ export function transformAll(who: string, xform: Value, xs: Value[]): Value[] {
 
 const mapXf =
   (f: Value): Xf =>
-  (rf) => ({ step: (a, x) => rf.step(a, call1(f, x)), done: rf.done });
+  (rf) => ({ step: (a, x) => rf.step(a, call1(f, x)), stepMany: (a, xs) => rf.step(a, callValue(f, xs)), done: rf.done });
 
 const filterXf =
   (p: Value, keep: boolean): Xf =>
@@ -135,7 +168,7 @@ function stepAll(who: string, rf: Rf, a: Value, coll: Value): Value {
 
 const mapcatXf =
   (f: Value): Xf =>
-  (rf) => ({ step: (a, x) => stepAll("mapcat", rf, a, call1(f, x)), done: rf.done });
+  (rf) => ({ step: (a, x) => stepAll("mapcat", rf, a, call1(f, x)), stepMany: (a, xs) => stepAll("mapcat", rf, a, callValue(f, xs)), done: rf.done });
 
 const catXf: Xf = (rf) => ({ step: (a, x) => stepAll("cat", rf, a, x), done: rf.done });
 
@@ -364,6 +397,7 @@ function transduce(args: Value[]): Value {
 
 function sequence(args: Value[]): Value {
   if (args.length === 1) return Vec.fromArray(ordered("sequence", args[0]));
+  if (args.length > 2) return Vec.fromArray(transformMany(args[0], args.slice(1).map((c) => items("sequence", c))));
   return Vec.fromArray(transformAll("sequence", args[0], items("sequence", args[1])));
 }
 
@@ -423,7 +457,7 @@ export const TRANSDUCERS: BuiltinDef[] = [
     ],
     transduce,
   ),
-  d("sequence", [1, 2], "[coll] [xform coll]", "The elements of coll (after the transducer xform), as a vector.", [["(sequence (comp (filter odd?) (map inc)) [1 2 3])", "[2 4]"], ["(sequence #{})", "[]"]], sequence),
+  d("sequence", [1, Infinity], "[coll] [xform coll & colls]", "The elements of coll (after the transducer xform; several colls feed it in step), as a vector.", [["(sequence (comp (filter odd?) (map inc)) [1 2 3])", "[2 4]"], ["(sequence #{})", "[]"], ["(sequence (map +) [1 2] [3 4])", "[4 6]"]], sequence),
   d("eduction", [1, Infinity], "[xform* coll]", "The elements of coll after the transducers, as a vector (eager).", [["(eduction (filter even?) (map inc) [1 2 3 4])", "[3 5]"]], eduction),
   d("completing", [1, 2], "[f] [f cf]", "f with a completion step: identity, or cf.", [["(transduce (map inc) (completing conj) [] [1 2])", "[2 3]"]], completing),
   d("reduced", [1, 1], "[x]", "Wraps x so that reduce (and transduce) stop and return x.", [["(reduce (fn [acc x] (if (> acc 5) (reduced acc) (+ acc x))) [1 2 3 4 5])", "6"]], (a) => new Reduced(a[0])),

@@ -100,3 +100,21 @@
 ;=> "3"
 (transduce (filter odd?) (completing conj count) [] [1 2 3])
 ;=> 2
+;; sequence over several collections gives the first transducer their elements in step, as
+;; Clojure's map and mapcat transducers take them, stopping at the shortest.
+(sequence (map +) [1 2] [3 4])
+;=> [4 6]
+(sequence (map vector) [1 2 3] [:a :b] ["x" "y" "z"])
+;=> [[1 :a "x"] [2 :b "y"]]
+(sequence (comp (map +) (filter odd?)) [1 2 3] [2 2 2])
+;=> [3 5]
+(sequence (mapcat vector) [1 2] [3 4])
+;=> [1 3 2 4]
+(sequence (comp (map +) (take 1)) [1 2] [3 4])
+;=> [4]
+(sequence (map +) [1 2] [])
+;=> []
+(sequence (filter odd?) [1 2] [3 4])
+;!! arity_error: (filter ...) takes one element at a time
+(sequence (map +) [1 2] 5)
+;!! type_error
