@@ -319,7 +319,7 @@ function keyList(who: string, ks: Value, m: Value): Value[] {
   );
 }
 
-function selectKeys(m: Value, ks: Value): Value {
+export function selectKeys(m: Value, ks: Value): Value {
   if (!isMap(m) && m !== null && !(m instanceof Vec)) throw notAMap("select-keys", m, threadedLast("select-keys", m, ks));
   const wanted = keyList("select-keys", ks, m);
   charge(wanted.length);
@@ -448,7 +448,7 @@ export function sortedMapOf(who: string, pairs: [Value, Value][]): LMap {
   return sortedMapBy(who, pairs);
 }
 
-function renameKeys(m: Value, kmap: Value): Value {
+export function renameKeys(m: Value, kmap: Value): Value {
   if (m === null) return null;
   if (!isMap(m)) throw notAMap("rename-keys", m);
   if (!isMap(kmap)) throw typeErr(`rename-keys expects a map of old key to new key as its second argument, got ${describe(kmap)}`, "(rename-keys m {:old :new})");
@@ -463,7 +463,7 @@ function renameKeys(m: Value, kmap: Value): Value {
   }));
 }
 
-function mapInvert(m: Value): Value {
+export function mapInvert(m: Value): Value {
   if (m === null) return EMPTY_MAP;
   if (!isMap(m)) throw notAMap("map-invert", m);
   charge(m.size);

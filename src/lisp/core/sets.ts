@@ -5,12 +5,13 @@ import { typeErr } from "../errors.js";
 import { call1 } from "../fn.js";
 import { charge, checkCollectionSize, tick } from "../runtime.js";
 import { seqArray } from "../seq.js";
-import { EMPTY_SET, isMap, isSet, LSet, truthy, type Value } from "../values.js";
+import { EMPTY_MAP, EMPTY_SET, isMap, isSet, LMap, LSet, truthy, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe, isCallable } from "./args.js";
 import { comparator } from "./sequences.js";
 import { storedKey } from "../equality.js";
-import { hasKey } from "../lookup.js";
+import { hasKey, lookup } from "../lookup.js";
+import { mapInvert, renameKeys, selectKeys } from "./maps.js";
 import { heldKey, intersectionBase, keepSorted, ORDERED_UP_TO, sortedSetBy, sortOrder, unionBase } from "./sorted.js";
 import type { BuiltinDef } from "./registry.js";
 
@@ -202,6 +203,70 @@ function select(pred: Value, s: Value): Value {
   return xs.filter((x) => truthy(call1(pred, x)));
 }
 
+// ---- clojure.set's relational functions: a relation is a set (or vector) of maps ----
+
+/** The maps of a relation argument, as a set. */
+function relation(who: string, x: Value, pos: number): LSet {
+  const rel = setArg(who, x, pos);
+  for (const m of rel) if (!isMap(m)) throw typeErr(`${who} expects maps in its relation (argument ${pos}), got ${describe(m)}`, "a relation is a set or vector of maps, e.g. #{{:id 1 :name \"a\"}}");
+  return rel;
+}
+
+/** (index xrel ks): each (select-keys x ks) to the set of the maps x that give it. */
+function index(rel: LSet, ks: Value): LMap {
+  charge(rel.size);
+  return EMPTY_MAP.withMutations((out) => {
+    let i = 0;
+    for (const x of rel) {
+      tick(i++);
+      const k = selectKeys(x, ks);
+      out.set(k, ((out.get(k) as LSet | undefined) ?? EMPTY_SET).add(x));
+    }
+  });
+}
+
+/**
+ * Clojure's join: the merged pairs of maps that agree on the keys both relations' first maps
+ * have (the natural join), or on km's keys of xrel and their values' keys of yrel. The smaller
+ * relation is indexed; the larger one's map wins where both have a key, as in Clojure.
+ */
+function join(args: Value[]): Value {
+  const who = "clojure.set/join";
+  const xrel = relation(who, args[0], 1);
+  const yrel = relation(who, args[1], 2);
+  let km: LMap | null = null;
+  if (args.length === 3) {
+    if (!isMap(args[2])) throw typeErr(`${who} expects a map of xrel key to yrel key as its third argument, got ${describe(args[2])}`, "(clojure.set/join xrel yrel {:id :user-id})");
+    km = args[2];
+  }
+  if (km === null && (xrel.size === 0 || yrel.size === 0)) return EMPTY_SET;
+  const smallFirst = xrel.size <= yrel.size;
+  const [r, s] = smallFirst ? [xrel, yrel] : [yrel, xrel];
+  let k: LMap;
+  if (km !== null) k = smallFirst ? (mapInvert(km) as LMap) : km;
+  else {
+    const shared = (xrel.first() as LMap).keySeq().filter((key) => hasKey(yrel.first() as LMap, key));
+    k = EMPTY_MAP.withMutations((m) => shared.forEach((key) => void m.set(key, key)));
+  }
+  const idx = index(r, Vec.fromArray([...k.values()]));
+  const wanted = Vec.fromArray([...k.keys()]);
+  charge(s.size);
+  let n = 0;
+  return EMPTY_SET.withMutations((out) => {
+    let i = 0;
+    for (const x of s) {
+      tick(i++);
+      const found = lookup(idx, renameKeys(selectKeys(x, wanted), k), null);
+      if (found === null) continue;
+      charge((found as LSet).size);
+      for (const y of found as LSet) {
+        out.add((y as LMap).merge(x as LMap));
+        checkCollectionSize(++n);
+      }
+    }
+  });
+}
+
 export const SETS: BuiltinDef[] = [
   {
     name: "set",
@@ -321,5 +386,49 @@ export const SETS: BuiltinDef[] = [
     ns: ["clojure.set"],
     fn: (a) => select(a[0], a[1]),
     f2: select,
+  },
+  {
+    name: "index",
+    area: "sets",
+    arity: [2, 2],
+    params: "[xrel ks]",
+    doc: "A map from each (select-keys x ks) to the set of the maps x in xrel that give it.",
+    examples: [["(clojure.set/index [{:a 1 :b 2} {:a 1 :b 3}] [:a])", "{{:a 1} #{{:a 1 :b 2} {:a 1 :b 3}}}"]],
+    ns: ["clojure.set"],
+    unqualified: false,
+    fn: (a) => index(relation("clojure.set/index", a[0], 1), a[1]),
+  },
+  {
+    name: "project",
+    area: "sets",
+    arity: [2, 2],
+    params: "[xrel ks]",
+    doc: "The set of (select-keys x ks) for each map x in xrel.",
+    examples: [["(clojure.set/project [{:a 1 :b 2}] [:a])", "#{{:a 1}}"]],
+    ns: ["clojure.set"],
+    unqualified: false,
+    fn: (a) => relation("clojure.set/project", a[0], 1).map((x) => selectKeys(x, a[1])),
+  },
+  {
+    name: "rename",
+    area: "sets",
+    arity: [2, 2],
+    params: "[xrel kmap]",
+    doc: "The set of (rename-keys x kmap) for each map x in xrel.",
+    examples: [["(clojure.set/rename #{{:a 1}} {:a :b})", "#{{:b 1}}"]],
+    ns: ["clojure.set"],
+    unqualified: false,
+    fn: (a) => relation("clojure.set/rename", a[0], 1).map((x) => renameKeys(x, a[1])),
+  },
+  {
+    name: "join",
+    area: "sets",
+    arity: [2, 3],
+    params: "[xrel yrel] [xrel yrel km]",
+    doc: "The maps of xrel merged with those of yrel that agree on their shared keys (or on km: xrel key to yrel key).",
+    examples: [["(clojure.set/join [{:id 1 :a 2}] [{:id 1 :b 3}])", "#{{:id 1 :a 2 :b 3}}"]],
+    ns: ["clojure.set"],
+    unqualified: false,
+    fn: join,
   },
 ];

@@ -19,7 +19,7 @@ export const STANDARD_CLOJURE: ReadonlySet<string> = new Set([
   // maps and sets
   "get", "get-in", "assoc", "assoc-in", "update", "update-in", "dissoc", "merge", "merge-with", "select-keys", "keys", "vals",
   "key", "val", "update-vals", "update-keys", "zipmap", "hash-map", "rename-keys", "map-invert", "set", "hash-set", "disj",
-  "union", "intersection", "difference", "subset?", "superset?", "select", "sorted-map", "sorted-map-by", "sorted-set",
+  "union", "intersection", "difference", "subset?", "superset?", "select", "index", "project", "rename", "sorted-map", "sorted-map-by", "sorted-set",
   "sorted-set-by", "array-map",
   // strings and regex
   "str", "subs", "join", "split", "split-lines", "upper-case", "lower-case", "trim", "triml", "trimr", "trim-newline", "char", "replace-first", "capitalize", "starts-with?", "ends-with?",

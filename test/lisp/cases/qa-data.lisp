@@ -304,3 +304,22 @@
 ;=> 2
 (median [1 2 3 4])
 ;=> 2.5
+;; clojure.set's relational functions, over sets or vectors of maps.
+(clojure.set/index #{{:a 1 :b 2} {:a 1 :b 3} {:a 2 :b 4}} [:a])
+;=> {{:a 1} #{{:a 1 :b 2} {:a 1 :b 3}} {:a 2} #{{:a 2 :b 4}}}
+(set/project [{:id 1 :name "x" :age 3} {:id 2 :name "y" :age 4}] [:id :name])
+;=> #{{:id 1 :name "x"} {:id 2 :name "y"}}
+(set/rename #{{:a 1 :b 2}} {:a :x})
+;=> #{{:b 2 :x 1}}
+(set/join [{:id 1 :name "ann"} {:id 2 :name "bob"}] [{:id 1 :total 10} {:id 1 :total 5} {:id 3 :total 7}])
+;=> #{{:id 1 :name "ann" :total 10} {:id 1 :name "ann" :total 5}}
+(set/join [{:id 1 :name "ann"} {:id 2 :name "bob"}] [{:user 2 :total 10}] {:id :user})
+;=> #{{:user 2 :total 10 :id 2 :name "bob"}}
+(set/join [{:user 2 :total 10} {:user 2 :total 3}] [{:id 2 :name "bob"}] {:user :id})
+;=> #{{:id 2 :name "bob" :user 2 :total 10} {:id 2 :name "bob" :user 2 :total 3}}
+(set/join #{} #{{:a 1}})
+;=> #{}
+(set/index [1 2] [:a])
+;!! type_error: set/index expects maps
+(set/join [{:a 1}] 5)
+;!! type_error
