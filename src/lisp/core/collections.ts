@@ -236,6 +236,15 @@ function cons(x: Value, coll: Value): Value {
   return Vec.fromArray(xs);
 }
 
+/** (list* x ... coll): the xs followed by coll's elements; nil when there are none, as (seq ...) is. */
+function listStar(a: Value[]): Value {
+  const xs = items("list*", a[a.length - 1]);
+  charge(xs.length + a.length - 1);
+  checkCollectionSize(xs.length + a.length - 1);
+  if (xs.length + a.length === 1) return null;
+  return Vec.fromArray(a.length === 1 ? xs : [...a.slice(0, -1), ...xs]);
+}
+
 function vec(x: Value): Value {
   if (x instanceof Vec) return x;
   const xs = items("vec", x);
@@ -414,6 +423,15 @@ export const COLLECTIONS: BuiltinDef[] = [
     examples: [["(cons 0 [1 2])", "[0 1 2]"]],
     fn: (a) => cons(a[0], a[1]),
     f2: cons,
+  },
+  {
+    name: "list*",
+    area: "collections",
+    arity: [1, Infinity],
+    params: "[& xs coll]",
+    doc: "A vector of the xs followed by the elements of coll (nil when empty).",
+    examples: [["(list* 1 2 [3 4])", "[1 2 3 4]"], ["(list* nil)", "nil"]],
+    fn: listStar,
   },
   {
     name: "into",

@@ -61,6 +61,8 @@ export const PREDICATES: BuiltinDef[] = [
   pred("string?", (x) => typeof x === "string", "True for strings (a char is a one-character string).", [['(string? "a")', "true"]]),
   pred("char?", isChar, "True for a one-character string (chars are strings).", [["(char? \\a)", "true"], ['(char? "ab")', "false"]]),
   pred("keyword?", (x) => x instanceof Keyword, "True for keywords.", [["(keyword? :a)", "true"], ['(keyword? "a")', "false"]]),
+  pred("simple-keyword?", (x) => x instanceof Keyword && x.nsEnd() < 0, "True for keywords without a namespace.", [["(simple-keyword? :a)", "true"], ["(simple-keyword? :a/b)", "false"]]),
+  pred("qualified-keyword?", (x) => x instanceof Keyword && x.nsEnd() >= 0, "True for keywords with a namespace.", [["(qualified-keyword? :a/b)", "true"], ["(qualified-keyword? :a)", "false"]]),
   pred("vector?", (x) => x instanceof Vec, "True for vectors.", [["(vector? [1])", "true"]]),
   pred("map?", isMap, "True for maps.", [["(map? {:a 1})", "true"], ["(map? [])", "false"]]),
   pred("set?", isSet, "True for sets.", [["(set? #{1})", "true"]]),

@@ -964,7 +964,7 @@ export const SEQUENCES: BuiltinDef[] = [
   d("drop-while", [2, 2], "[pred coll]", "The elements from the first one for which pred is falsy.", [["(drop-while pos? [2 1 0 3])", "[0 3]"]], { fn: (a) => dropWhile(a[0], a[1]), f2: dropWhile }),
   d("take-last", [2, 2], "[n coll]", "The last n elements.", [["(take-last 2 [1 2 3])", "[2 3]"]], { fn: (a) => takeLast(a[0], a[1]), f2: takeLast }),
   d("drop-last", [1, 2], "[coll] [n coll]", "All but the last n (default 1) elements.", [["(drop-last [1 2 3])", "[1 2]"], ["(drop-last 2 [1 2 3])", "[1]"]], { fn: dropLast, f1: (c) => dropLast([c]), f2: (n, c) => dropLast([n, c]) }),
-  d("split-at", [2, 2], "[n coll]", "[(take n coll) (drop n coll)].", [["(split-at 2 [1 2 3])", "[[1 2] [3]]"]], { fn: (a) => splitAt(a[0], a[1]), f2: splitAt }),
+  { ...d("split-at", [2, 2], "[n coll]", "[(take n coll) (drop n coll)].", [["(split-at 2 [1 2 3])", "[[1 2] [3]]"]], { fn: (a) => splitAt(a[0], a[1]), f2: splitAt }), aliases: ["splitv-at"] },
   d("split-with", [2, 2], "[pred coll]", "[(take-while pred coll) (drop-while pred coll)].", [["(split-with odd? [1 3 4 5])", "[[1 3] [4 5]]"]], { fn: (a) => splitWith(a[0], a[1]), f2: splitWith }),
   d("take-nth", [2, 2], "[n coll]", "Every n-th element, starting with the first.", [["(take-nth 2 [1 2 3 4 5])", "[1 3 5]"]], { fn: (a) => takeNth(a[0], a[1]), f2: takeNth }),
   d("distinct", [1, 1], "[coll]", "The elements without duplicates, in first-seen order.", [["(distinct [1 2 1 3])", "[1 2 3]"]], { fn: (a) => distinct(a[0]), f1: distinct }),
@@ -976,9 +976,10 @@ export const SEQUENCES: BuiltinDef[] = [
   }),
   d("interleave", [0, Infinity], "[& colls]", "The first element of each collection, then the second of each, ...; stops at the shortest.", [["(interleave [1 2] [:a :b])", "[1 :a 2 :b]"]], { fn: interleave }),
   d("interpose", [2, 2], "[sep coll]", "The elements with sep between each two.", [['(interpose ", " ["a" "b"])', '["a" ", " "b"]']], { fn: (a) => interpose(a[0], a[1]), f2: interpose }),
-  d(
-    "partition",
-    [2, 4],
+  {
+    ...d(
+      "partition",
+      [2, 4],
     "[n coll] [n step coll] [n step pad coll]",
     "Chunks of n elements, each starting step (default n) after the previous; an incomplete last chunk is dropped unless pad fills it.",
     [
@@ -986,8 +987,10 @@ export const SEQUENCES: BuiltinDef[] = [
       ["(partition 2 1 [1 2 3])", "[[1 2] [2 3]]"],
     ],
     { fn: (a) => partitionWith("partition", a, false) },
-  ),
-  d("partition-all", [2, 3], "[n coll] [n step coll]", "Like partition, but keeps the incomplete chunks at the end.", [["(partition-all 2 [1 2 3])", "[[1 2] [3]]"]], { fn: (a) => partitionWith("partition-all", a, true) }),
+    ),
+    aliases: ["partitionv"],
+  },
+  { ...d("partition-all", [2, 3], "[n coll] [n step coll]", "Like partition, but keeps the incomplete chunks at the end.", [["(partition-all 2 [1 2 3])", "[[1 2] [3]]"]], { fn: (a) => partitionWith("partition-all", a, true) }), aliases: ["partitionv-all"] },
   d("partition-by", [2, 2], "[f coll]", "Splits coll into runs of consecutive elements for which (f x) is the same.", [["(partition-by odd? [1 3 2 4 5])", "[[1 3] [2 4] [5]]"]], { fn: (a) => partitionBy(a[0], a[1]), f2: partitionBy }),
   d("reverse", [1, 1], "[coll]", "The elements in reverse order, as a vector (characters for a string).", [["(reverse [1 2 3])", "[3 2 1]"]], { fn: (a) => reverse(a[0]), f1: reverse }),
   d(

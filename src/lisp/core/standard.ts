@@ -10,7 +10,7 @@ export const STANDARD_CLOJURE: ReadonlySet<string> = new Set([
   "bit-test", "bit-set", "bit-clear", "bit-flip",
   // collections and sequences
   "count", "empty?", "not-empty", "seq", "first", "second", "last", "nth", "rest", "next", "butlast", "ffirst", "fnext",
-  "nfirst", "nnext", "nthrest", "nthnext", "peek", "pop", "conj", "cons", "into", "vec", "vector", "empty", "subvec", "contains?",
+  "nfirst", "nnext", "nthrest", "nthnext", "peek", "pop", "conj", "cons", "list*", "into", "vec", "vector", "empty", "subvec", "contains?",
   "map", "mapv", "map-indexed", "mapcat", "filter", "filterv", "remove", "keep", "keep-indexed", "reduce", "reduce-kv",
   "reductions", "take", "drop", "take-while", "drop-while", "take-last", "drop-last", "split-at", "split-with", "take-nth",
   "distinct", "dedupe", "concat", "flatten", "interleave", "interpose", "partition", "partition-all", "partition-by",
@@ -28,7 +28,7 @@ export const STANDARD_CLOJURE: ReadonlySet<string> = new Set([
   // functions and predicates
   "identity", "constantly", "comp", "partial", "juxt", "complement", "fnil", "some-fn", "every-pred", "apply", "memoize",
   "ex-info", "ex-message", "ex-data", "nil?", "some?", "true?", "false?", "boolean?", "number?", "integer?", "float?",
-  "string?", "keyword?", "vector?", "map?", "set?", "coll?", "sequential?", "fn?", "ifn?", "any?", "distinct?", "identical?",
+  "string?", "keyword?", "simple-keyword?", "qualified-keyword?", "vector?", "map?", "set?", "coll?", "sequential?", "fn?", "ifn?", "any?", "distinct?", "identical?",
   "NaN?", "pos-int?", "neg-int?", "nat-int?", "repeatedly", "assert",
   "max-key", "min-key",
   // trees and output

@@ -390,3 +390,27 @@
 ;=> {:b 2 :c 3 :z 1}
 (first (clojure.set/rename-keys (apply sorted-map (range 40)) {38 -1}))
 ;=> [-1 39]
+;; Clojure names a model writes: keyword predicates by namespace, list*, the v-suffixed
+;; partition and split functions of Clojure 1.12 (results are vectors anyway).
+(mapv simple-keyword? [:a :a/b "a" nil])
+;=> [true false false false]
+(mapv qualified-keyword? [:a :a/b "a/b" nil])
+;=> [false true false false]
+(list* 1 2 [3 4])
+;=> [1 2 3 4]
+(list* [1 2])
+;=> [1 2]
+(list* nil)
+;=> nil
+(list* 1 nil)
+;=> [1]
+(apply list* 1 [[2]])
+;=> [1 2]
+(list* 1 2)
+;!! type_error
+(partitionv 2 [1 2 3 4 5])
+;=> [[1 2] [3 4]]
+(partitionv-all 2 [1 2 3])
+;=> [[1 2] [3]]
+(splitv-at 1 [1 2 3])
+;=> [[1] [2 3]]
