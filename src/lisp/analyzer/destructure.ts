@@ -52,6 +52,15 @@ export function bindPattern(a: Analyzer, pattern: Form, init: Node, scope: Scope
 }
 
 function bindVector(a: Analyzer, items: Form[], loc: SourceLoc, init: Node, scope: Scope, out: Bind[]): void {
+  // :as names the value given (a string stays a string), not its elements: that value gets a
+  // slot of its own, only when a pattern has :as.
+  let given: LocalRef | null = null;
+  if (items.some((f) => f.type === "keyword" && f.name === "as")) {
+    const ref = scope.declare(hiddenName("as"));
+    out.push({ target: ref, init });
+    init = local(ref, loc);
+    given = ref;
+  }
   const src = scope.declare(hiddenName("v"));
   out.push({ target: src, init: { op: "destructure", kind: "seq", init, loc } });
   let index = 0;
@@ -72,7 +81,7 @@ function bindVector(a: Analyzer, items: Form[], loc: SourceLoc, init: Node, scop
     if (item.type === "keyword" && item.name === "as") {
       const name = items[k + 1];
       if (!isSym(name)) throw a.error("invalid_form", ":as must be followed by a name", item);
-      bindPattern(a, name, local(src, name.loc), scope, out);
+      bindPattern(a, name, local(given ?? src, name.loc), scope, out);
       k++;
       continue;
     }

@@ -85,3 +85,16 @@
 ;=> 1
 (let [{:keys [m] :as m} {:m 5}] m)
 ;=> 5
+;; :as in a vector pattern binds the value given, as Clojure does, not its elements.
+(let [[a :as all] "xy"] [a all])
+;=> ["x" "xy"]
+((fn [[c :as s]] (str (upper-case c) (subs s 1))) "hello")
+;=> "Hello"
+(loop [[a & r :as all] "ab" n 0] (if (< n 1) (recur all (inc n)) [a r all]))
+;=> ["a" ["b"] "ab"]
+(let [[[k v] :as m] {:a 1}] [k v m])
+;=> [:a 1 {:a 1}]
+(let [[a :as all] nil] [a all])
+;=> [nil nil]
+(let [[a :as all] [1 2]] all)
+;=> [1 2]
