@@ -274,8 +274,11 @@ export const ARITHMETIC: BuiltinDef[] = [
   { name: "abs", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "Absolute value.", examples: [["(abs -5)", "5"]], ns: ["Math"], fn: (a) => abs(a[0]), f1: abs },
   { name: "max", area: "arithmetic", arity: [0, Infinity], params: "[x & more]", doc: "The largest number.", examples: [["(max 1 5 3)", "5"]], ns: ["Math"], fn: extremum("max") },
   { name: "min", area: "arithmetic", arity: [0, Infinity], params: "[x & more]", doc: "The smallest number.", examples: [["(min 1 5 3)", "1"]], ns: ["Math"], fn: extremum("min") },
-  { name: "floor", area: "arithmetic", arity: [1, 1], params: "[x]", doc: ROUNDING_DOC, examples: [["(floor 3.7)", "3"]], ns: ["Math"], fn: (a) => roundingFn("floor")(a[0]), f1: roundingFn("floor") },
-  { name: "ceil", area: "arithmetic", arity: [1, 1], params: "[x]", doc: ROUNDING_DOC, examples: [["(ceil 3.2)", "4"]], ns: ["Math"], fn: (a) => roundingFn("ceil")(a[0]), f1: roundingFn("ceil") },
+  { name: "floor", area: "arithmetic", arity: [1, 1], params: "[x]", doc: ROUNDING_DOC, examples: [["(floor 3.7)", "3"]], fn: (a) => roundingFn("floor")(a[0]), f1: roundingFn("floor") },
+  { name: "ceil", area: "arithmetic", arity: [1, 1], params: "[x]", doc: ROUNDING_DOC, examples: [["(ceil 3.2)", "4"]], fn: (a) => roundingFn("ceil")(a[0]), f1: roundingFn("ceil") },
+  // Java's Math.floor and Math.ceil give a double, as a program writing Math/ expects.
+  { name: "floor", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "Java's Math.floor: a float.", examples: [["(Math/floor 3.7)", "3.0"]], ns: ["Math"], unqualified: false, fn: (a) => math1("Math/floor", Math.floor)(a[0]) },
+  { name: "ceil", area: "arithmetic", arity: [1, 1], params: "[x]", doc: "Java's Math.ceil: a float.", examples: [["(Math/ceil 3.2)", "4.0"]], ns: ["Math"], unqualified: false, fn: (a) => math1("Math/ceil", Math.ceil)(a[0]) },
   { name: "round", area: "arithmetic", arity: [1, 1], params: "[x]", doc: ROUNDING_DOC, examples: [["(round 3.5)", "4"]], fn: (a) => roundingFn("round")(a[0]), f1: roundingFn("round") },
   { name: "trunc", area: "arithmetic", arity: [1, 1], params: "[x]", doc: ROUNDING_DOC, examples: [["(trunc -3.7)", "-3"]], fn: (a) => roundingFn("trunc")(a[0]), f1: roundingFn("trunc") },
   {

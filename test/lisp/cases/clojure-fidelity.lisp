@@ -414,3 +414,22 @@
 ;=> [[1 2] [3]]
 (splitv-at 1 [1 2 3])
 ;=> [[1] [2 3]]
+;; Math/floor and Math/ceil are Java's: a double, whatever the argument (floor and ceil give integers).
+(Math/floor 2.5)
+;=> 2.0
+(Math/ceil 2.1)
+;=> 3.0
+(Math/floor -2.5)
+;=> -3.0
+(Math/ceil 5)
+;=> 5.0
+(Math/floor ##NaN)
+;=> ##NaN
+(Math/ceil -0.5)
+;=> -0.0
+(Math/floor 1e300)
+;=> 1.0E300
+(floor 2.5)
+;=> 2
+(Math/floor "2")
+;!! type_error
