@@ -613,14 +613,37 @@ function parseDouble(x: Value): Value {
   return mkFloat(Number(javaTrim(text).replace(/[fFdD]$/, "")));
 }
 
-/** Java's Integer/parseInt and Long/parseLong: like parse-long, but bad text is an error. */
+/** Java's Integer/parseInt and Long/parseLong: like parse-long, but bad text is an error; Java's radix (2 to 36) too. */
 function javaParseLong(who: string) {
   const parse = parseLongAs(who);
-  return (x: Value): Value => {
+  return (x: Value, radix: Value = 10): Value => {
+    if (radix !== 10) return parseRadix(who, x, radix);
     const r = parse(x);
     if (r !== null) return r;
     throw new LispError("value_error", `${who} cannot read an integer from ${describe(x)}`, undefined, "parse-long returns nil instead of failing: (or (parse-long s) 0)");
   };
+}
+
+/** Java's parse with a radix: an optional sign, then digits 0-9 and letters (either case) below the radix. */
+function parseRadix(who: string, x: Value, radix: Value): Value {
+  if (typeof radix !== "number" || !Number.isInteger(radix)) throw typeErr(`${who} expects an integer radix, got ${describe(radix)}`);
+  if (radix < 2 || radix > 36) throw new LispError("value_error", `${who}: radix ${radix} is out of range (2 to 36)`);
+  const text = parseInput(who, x);
+  const sign = text[0] === "-" || text[0] === "+" ? 1 : 0;
+  let n = 0;
+  for (let i = sign; i < text.length; i++) {
+    const d = parseInt(text[i], 36);
+    if (!(d < radix)) n = NaN;
+    else n = n * radix + d;
+    if (Number.isNaN(n)) break;
+    if (n > Number.MAX_SAFE_INTEGER) {
+      throw new LispError("arithmetic_error", `${who}: ${clipped(text, 40)} in base ${radix} is outside the integer range ±${Number.MAX_SAFE_INTEGER}`, undefined, "keep ids as strings");
+    }
+  }
+  if (text.length === sign || Number.isNaN(n)) {
+    throw new LispError("value_error", `${who} cannot read an integer in base ${radix} from ${describe(x)}`, undefined, `digits below ${radix}, e.g. (${who} "ff" 16)`);
+  }
+  return text[0] === "-" && n !== 0 ? -n : n;
 }
 
 const integerParseInt = javaParseLong("Integer/parseInt");
@@ -943,24 +966,24 @@ export const STRINGS: BuiltinDef[] = [
   {
     name: "parseInt",
     area: "strings",
-    arity: [1, 1],
-    params: "[s]",
+    arity: [1, 2],
+    params: "[s] [s radix]",
     doc: "Java's Integer/parseInt: the integer written in s; unlike parse-long, text that is not an integer is an error.",
-    examples: [['(Integer/parseInt "42")', "42"]],
+    examples: [['(Integer/parseInt "42")', "42"], ['(Integer/parseInt "ff" 16)', "255"]],
     ns: ["Integer"],
     unqualified: false,
-    fn: (a) => integerParseInt(a[0]),
+    fn: (a) => integerParseInt(a[0], a[1]),
   },
   {
     name: "parseLong",
     area: "strings",
-    arity: [1, 1],
-    params: "[s]",
+    arity: [1, 2],
+    params: "[s] [s radix]",
     doc: "Java's Long/parseLong: the integer written in s; unlike parse-long, text that is not an integer is an error.",
-    examples: [['(Long/parseLong "-7")', "-7"]],
+    examples: [['(Long/parseLong "-7")', "-7"], ['(Long/parseLong "-101" 2)', "-5"]],
     ns: ["Long"],
     unqualified: false,
-    fn: (a) => longParseLong(a[0]),
+    fn: (a) => longParseLong(a[0], a[1]),
   },
   {
     name: "parseDouble",

@@ -433,3 +433,24 @@
 ;=> 2
 (Math/floor "2")
 ;!! type_error
+;; Integer/parseInt and Long/parseLong take Java's radix too.
+(Integer/parseInt "ff" 16)
+;=> 255
+(Long/parseLong "-101" 2)
+;=> -5
+(Integer/parseInt "Zz" 36)
+;=> 1295
+(Integer/parseInt "+7" 8)
+;=> 7
+(Integer/parseInt "19" 8)
+;!! value_error: Integer/parseInt cannot read an integer in base 8 from string "19"
+(Integer/parseInt "ff" 37)
+;!! value_error: radix
+(Integer/parseInt "ff" 1.5)
+;!! type_error
+(Long/parseLong "zzzzzzzzzzzzz" 36)
+;!! arithmetic_error
+(try (Integer/parseInt "-" 16) (catch NumberFormatException e :nfe))
+;=> :nfe
+(Integer/parseInt "ff" nil)
+;!! type_error: integer radix
