@@ -104,7 +104,7 @@ function transformMany(xform: Value, colls: Value[][]): Value[] {
   const r = xformOf("sequence", xform)(collecting(out));
   const many = r.stepMany;
   if (many === undefined) {
-    throw new LispError("arity_error", `sequence over ${colls.length} collections gives its transducer one element from each at a time, and (${(xform as Transducer).name} ...) takes one element at a time`, undefined, "start the transducer with (map f) or (mapcat f), whose f takes one argument per collection");
+    throw new LispError("arity_error", `sequence over ${colls.length} collections gives its transducer one element from each at a time, and ${xform instanceof Transducer ? `(${xform.name} ...)` : "cat"} takes one element at a time`, undefined, "start the transducer with (map f) or (mapcat f), whose f takes one argument per collection");
   }
   let n = Infinity;
   for (const c of colls) n = Math.min(n, c.length);

@@ -118,3 +118,5 @@
 ;!! arity_error: (filter ...) takes one element at a time
 (sequence (map +) [1 2] 5)
 ;!! type_error
+(sequence cat [[1]] [[2]])
+;!! arity_error: and cat takes one element at a time
