@@ -9,7 +9,8 @@
 import { hash as ihash, is, isOrdered, Map as IMap, OrderedMap, Set as ISet } from "ptc-immutable";
 import { type LispError, nestedTooDeep, typeErr } from "./errors.js";
 import { charge, chargeIfRunning, chargeRead, nestingLimit, tickIfRunning } from "./runtime.js";
-import { Keyword, LFloat, type Value, typeName, isMap, isSet } from "./values.js";
+import { entriesOf } from "./sorted-map.js";
+import { Keyword, LFloat, type LMap, type Value, typeName, isMap, isSet } from "./values.js";
 import { setElementHash, setKeyEquality, Vec } from "./vector.js";
 
 // After this many collection nodes in one comparison, equal pairs are remembered: small
@@ -247,7 +248,7 @@ function heldKey(m: IMap<unknown, unknown>, k: unknown): unknown {
  */
 export function storedKey(coll: IMap<unknown, unknown> | ISet<unknown>, k: unknown): unknown {
   if (!canDiffer(k)) return k;
-  const m = isSet(coll as Value) ? (coll as unknown as { _map: IMap<unknown, unknown> })._map : (coll as IMap<unknown, unknown>);
+  const m = entriesOf((isSet(coll as Value) ? (coll as unknown as { _map: IMap<unknown, unknown> })._map : coll) as LMap) as IMap<unknown, unknown>;
   if (m instanceof OrderedMap) {
     const { _map: index, _list: list } = m as unknown as { _map: IMap<unknown, number>; _list: { get(i: number): [unknown, unknown] } };
     const i = index.get(k);

@@ -1,12 +1,15 @@
 // Sorted maps and sets stay sorted, as in Clojure: assoc, conj, merge, into, update, dissoc,
 // disj and empty on one give a sorted result. A sorted collection is an immutable map or set whose
 // iteration order is its sort order; which ones are sorted, and by what, is recorded here,
-// by identity. Large ones are OrderedMap/OrderedSet (only sorted-* make those), small ones plain
-// maps and sets that hash like any other (see sortedMapOf), marked in a weak table.
+// by identity. Large ones are sorted tree maps (sorted-map.ts; a set wraps one), which place each
+// key they are given, or an OrderedMap/OrderedSet already in order (one that crossed between
+// threads, or a filter's result), made a tree when a key would fall out of order; small ones are
+// plain maps and sets that hash like any other (see sortedMapOf), marked in a weak table.
 import { isOrdered, OrderedMap, OrderedSet } from "ptc-immutable";
 import { compare, compareDescending } from "../equality.js";
 import { LispError, typeErr } from "../errors.js";
 import { charge, tick } from "../runtime.js";
+import { treeHeldKey, treeMapOf, treeOrder, treeSetOf } from "../sorted-map.js";
 import { EMPTY_MAP, isMap, isSet, LMap, LSet, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe } from "./args.js";
@@ -21,6 +24,9 @@ const orders = new WeakMap<object, Cmp>();
 /** Whether an order is compare's, either way round: one that = agrees with. */
 const byCompare = (cmp: Cmp): boolean => cmp === compare || cmp === compareDescending;
 
+/** How compare's refusal of two types begins (equality.ts), told from the builtin's own type errors. */
+const COMPARE_REFUSAL = "cannot compare ";
+
 const KEY_TYPES_HINT = "sorted collections need keys of one comparable type (numbers, strings or keywords)";
 
 /**
@@ -34,7 +40,7 @@ function orderFailure(who: string, cmp: Cmp, e: unknown): unknown {
 /** The order of a sorted map or set, or undefined for any other value. Cheap for large plain maps. */
 export function sortOrder(x: Value): Cmp | undefined {
   if (x === null || typeof x !== "object") return undefined;
-  if (isOrdered(x)) return orders.get(x) ?? compare;
+  if (isOrdered(x)) return treeOrder(x as LMap | LSet) ?? orders.get(x) ?? compare;
   if ((!isMap(x) && !isSet(x)) || x.size > ORDERED_UP_TO) return undefined;
   return orders.get(x);
 }
@@ -61,6 +67,7 @@ function keysInOrder(coll: LMap | LSet): Value[] {
 export function heldKey(coll: LMap | LSet, key: Value): Value | undefined {
   const cmp = sortOrder(coll);
   if (cmp === undefined || byCompare(cmp) || coll.size === 0) return undefined;
+  if (treeOrder(coll) !== undefined) return treeHeldKey(coll, key);
   const ks = keysInOrder(coll);
   let lo = 0;
   let hi = ks.length - 1;
@@ -119,7 +126,11 @@ const freshEmptyMap = (): LMap => OrderedMap<Value, Value>([[null, null]]).remov
 export function sortedMapBy(who: string, pairs: [Value, Value][], cmp: Cmp = compare): LMap {
   // A key the order finds held keeps its place and takes the later value, as assoc does.
   sorting(who, pairs, (p) => p[0], cmp, (kept, later): [Value, Value] => [kept[0], later[1]]);
-  const small = pairs.length > 0 && pairs.length <= ORDERED_UP_TO;
+  if (pairs.length > ORDERED_UP_TO) {
+    charge(pairs.length);
+    return treeMapOf(pairs, cmp);
+  }
+  const small = pairs.length > 0;
   const base: LMap = small ? EMPTY_MAP : cmp === compare ? OrderedMap<Value, Value>() : freshEmptyMap();
   const out = base.withMutations((m) => {
     for (let i = 0; i < pairs.length; i++) {
@@ -138,7 +149,11 @@ const freshEmptySet = (): LSet => (OrderedSet<Value>() as unknown as { __make(ma
 /** A sorted set of distinct elements in `cmp` order. */
 export function sortedSetBy(who: string, xs: Value[], cmp: Cmp = compare): LSet {
   sorting(who, xs, (x) => x, cmp);
-  const small = xs.length > 0 && xs.length <= ORDERED_UP_TO;
+  if (xs.length > ORDERED_UP_TO) {
+    charge(xs.length);
+    return treeSetOf(xs, cmp);
+  }
+  const small = xs.length > 0;
   const out = small
     ? LSet<Value>(xs)
     : (xs.length === 0 && cmp !== compare ? freshEmptySet() : OrderedSet<Value>()).withMutations((s) => {
@@ -156,6 +171,8 @@ export function keepSorted(who: string, before: Value, after: Value): Value {
   if (after === before) return after;
   const cmp = sortOrder(before);
   if (cmp === undefined) return after;
+  // A large tree map or set stays in order through every change.
+  if ((isMap(after) || isSet(after)) && after.size > ORDERED_UP_TO && treeOrder(after) !== undefined) return after;
   if (stillSorted(who, before as LMap | LSet, after, cmp)) {
     const held = after as LMap | LSet;
     const out = held.size < (before as LMap | LSet).size ? withoutEdgeGaps(held, cmp) : held;
@@ -216,7 +233,7 @@ type Entries = { readonly size: number; get(i: number): unknown };
  * walk of all the keys taken before, n²/4 steps that no fuel paid for. The rebuild is charged.
  */
 function withoutEdgeGaps(x: LMap | LSet, cmp: Cmp): LMap | LSet {
-  if (!isOrdered(x) || x.size <= ORDERED_UP_TO) return x;
+  if (!isOrdered(x) || x.size <= ORDERED_UP_TO || treeOrder(x) !== undefined) return x;
   const list = (isMap(x) ? (x as unknown as { _list: Entries })._list : (x as unknown as { _map: { _list: Entries } })._map._list);
   if (list.size - x.size < EDGE_GAPS || (gapRun(list, 0, 1) < EDGE_GAPS && gapRun(list, list.size - 1, -1) < EDGE_GAPS)) return x;
   charge(x.size);
@@ -293,11 +310,24 @@ export function keepingSortedOrder(def: BuiltinDef): BuiltinDef {
   const where = Object.hasOwn(KEEPS_ORDER, def.name) ? KEEPS_ORDER[def.name] : undefined;
   if (where === undefined) return def;
   const { fn, f1, f2 } = def;
+  // A tree map or set places keys as the builtin adds them: compare's refusal of two types
+  // names the builtin, as a sort's does.
+  const placing = (base: Value, make: () => Value): Value => {
+    try {
+      return keepSorted(def.name, base, make());
+    } catch (e) {
+      const cmp = base !== null && typeof base === "object" && (isMap(base) || isSet(base)) ? treeOrder(base) : undefined;
+      throw cmp === undefined || !(e instanceof LispError && e.message.startsWith(COMPARE_REFUSAL)) ? e : orderFailure(def.name, cmp, e);
+    }
+  };
   return {
     ...def,
-    fn: (a) => keepSorted(def.name, a[typeof where === "number" ? where : where(a)], fn(a)),
-    ...(f1 ? { f1: (x: Value) => keepSorted(def.name, x, f1(x)) } : {}),
-    ...(f2 ? { f2: (x: Value, y: Value) => keepSorted(def.name, (typeof where === "number" ? where : where([x, y])) === 0 ? x : y, f2(x, y)) } : {}),
+    fn: (a) => {
+      const base = a[typeof where === "number" ? where : where(a)];
+      return placing(base, () => fn(a));
+    },
+    ...(f1 ? { f1: (x: Value) => placing(x, () => f1(x)) } : {}),
+    ...(f2 ? { f2: (x: Value, y: Value) => placing((typeof where === "number" ? where : where([x, y])) === 0 ? x : y, () => f2(x, y)) } : {}),
   };
 }
 
