@@ -252,6 +252,12 @@ export class Recorder {
     } else {
       const full = printSample(v, { maxItems: Infinity, maxChars: this.options.ednBudget, maxDepth: Infinity });
       if (!full.truncated) d.edn = showStandIns(full.text);
+      else {
+        // Too big to keep whole: summaries have no EDN to read back and show this sample, so it is
+        // theirs: no "(N items ...)" note (the type says the size) and every record key past the cut.
+        const sample = printSample(v, { maxItems: this.options.sampleItems, maxChars: this.options.sampleChars, note: false }).text;
+        d.sample = showStandIns(sample + recordKeys(v, sample));
+      }
     }
     if (entry.source !== undefined) d.source = entry.source;
     this.cache.set(entry, d);

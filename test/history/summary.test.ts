@@ -121,6 +121,21 @@ describe("definition lines", () => {
     expect(definitionSample(d, opts)).toBe("[1 2 3 ...]");
   });
 
+  // A value whose EDN passes the trace's budget (4,096 characters: 80 rows of a tool's result)
+  // has no EDN to read back, and its line used the sample as recorded: with the "(80 items,
+  // showing first 3)" note and no record keys past the cut, so :qty, :price and :note were in no
+  // line of the prompt, whether the line showed a sample or (its output dropped) a shape.
+  it("records every record key with the sample of a value too big for its EDN", () => {
+    const rows = Array.from({ length: 80 }, (_, i) => ({ id: i, sku: `SKU-${1000 + i}`, city: ["Oslo", "Lima"][i % 2], qty: i % 13, price: (i * 37) % 500, note: `note ${i}` }));
+    const d = data("rows", rows);
+    expect(d.edn).toBeUndefined();
+    for (const detail of ["sample", "shape"] as const) {
+      const line = definitionLine(d, false, detail, opts);
+      expect(line, detail).toMatch(/^; Defined: rows = vector\[80\], sample: \[\{:id 0 :sku "SKU-1000" .*\], keys: :id :sku :city :qty :price :note$/);
+      expect(line, detail).not.toContain("showing first");
+    }
+  });
+
   // A value computed from hidden context is recorded with stand-ins in its EDN
   // (`<hidden string from data/_tok>`), which did not read back as data: its line fell back to
   // the recorded sample, with the "(8 items, showing first 3)" note, a stand-in cut inside a
