@@ -8,7 +8,7 @@
 import { renderOutput, seenPrints } from "../trace/feedback.js";
 import { recordKeys, typeLabel } from "../trace/record.js";
 import type { DefinitionTrace, ToolCallTrace, Turn } from "../trace/trace.js";
-import { cutPoint, type Form, isMap, isSet, keyword, LFloat, LMap, LSet, printSample, quoteString, read, readableStandIns, toLisp, type Value, Vec } from "../lisp/index.js";
+import { cutPoint, type Form, isMap, isSet, keyword, keywordText, LFloat, LMap, LSet, printSample, quoteString, read, readableStandIns, toLisp, type Value, Vec } from "../lisp/index.js";
 import { splitThinking } from "../llm/thinking.js";
 import { elementShape, keyShape, SHAPE_STRING, valueShape } from "./shape.js";
 
@@ -418,7 +418,8 @@ function mergedArgs(args: readonly unknown[], options: SummaryOptions): string {
   for (const a of args) for (const k of Object.keys(a as object)) if (!keys.includes(k)) keys.push(k);
   if (keys.length === 0) return "";
   const valueOptions = { ...options, sampleChars: Math.max(10, Math.floor(options.sampleChars / 2)) };
-  const parts = keys.map((k) => `:${k} ${variants(args.map((a) => argsText((a as Record<string, unknown>)[k] ?? null, valueOptions) || "nil"))}`);
+  // Keys as a sample of one call's arguments writes them (`(keyword "Order ID")`: see keywordText).
+  const parts = keys.map((k) => `${keywordText(k)} ${variants(args.map((a) => argsText((a as Record<string, unknown>)[k] ?? null, valueOptions) || "nil"))}`);
   return `{${parts.join(" ")}}`;
 }
 

@@ -248,6 +248,15 @@ describe("turn summaries", () => {
     expect(r.toolCallsListed).toBe(4);
   });
 
+  // A JSON key the reader cannot read as a keyword: one call's line wrote it as the call that
+  // makes it, the merged line of several calls wrote `:${key}` raw, `{:Order ID 1|2 :a b "x"}`,
+  // which reads as the keys :Order and :a beside the symbols ID and b.
+  it("writes an argument key the reader cannot read as a keyword the same way on a merged line", () => {
+    const calls: ToolCallTrace[] = [1, 2].map((id) => ({ name: "lookup", args: { "Order ID": id, "a b": "x" }, result: 5, durationMs: 1 }));
+    expect(renderSummary(turn({ toolCalls: calls.slice(0, 1) }), { printsShown: 0 }, opts).text).toBe('; Tool: lookup {(keyword "Order ID") 1 (keyword "a b") "x"} -> 5');
+    expect(renderSummary(turn({ toolCalls: calls }), { printsShown: 0 }, opts).text).toBe('; Tool: lookup x2 {(keyword "Order ID") 1|2 (keyword "a b") "x"} -> 5');
+  });
+
   it("lists tool call groups up to the limit and counts the rest by tool", () => {
     const calls: ToolCallTrace[] = Array.from({ length: 14 }, (_, i) => ({ name: i % 2 === 0 ? "fetch" : "lookup", args: { id: i }, result: i % 3 === 0 ? i : "x".repeat(i), durationMs: 1 }));
     const r = renderSummary(turn({ toolCalls: calls }), { printsShown: 0 }, { ...opts, toolCallsPerTurn: 4 });
