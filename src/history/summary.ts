@@ -209,6 +209,8 @@ function definitionShape(d: DefinitionTrace, options: SummaryOptions): string {
   else if (isMap(v)) text = v.size === 0 ? "" : " " + keyShape(v, 0);
   // A long string says its size: its text is what the model printed, and can print again.
   else text = d.type === "string" ? "" : ", sample: " + definitionSample(d, options);
+  // A shape lists a few keys and counts the rest: every record key is named, as under a sample.
+  if (v !== undefined && !isSmall(d)) text += recordKeys(v, text);
   shapeCache.set(d, text);
   return text;
 }

@@ -136,6 +136,21 @@ describe("definition lines", () => {
     }
   });
 
+  // A shape lists eight keys with their types and counts the rest (`... 4 more`): once the output
+  // of a turn that printed records of twelve keys was dropped, four of them were in no line of
+  // the prompt, though the model had seen them and writes its code against them.
+  it("names every record key on a shape line that lists only some of them", () => {
+    const keys = Array.from({ length: 12 }, (_, i) => `attr-${i}`);
+    const rows = Array.from({ length: 10 }, (_, r) => Object.fromEntries(keys.map((k, i) => [k, r * i])));
+    const line = definitionLine(data("w", rows), false, "shape", opts);
+    expect(line).toMatch(/^; Defined: w = vector\[10\] of \{:attr-0 integer, .*, \.\.\. 4 more\}, keys: /);
+    expect(line.split(", keys: ")[1].split(" ").sort()).toEqual(keys.map((k) => `:${k}`).sort());
+    const byRegion = data("by-region", Object.fromEntries(["north", "south"].map((r) => [r, Object.fromEntries(keys.map((k, i) => [k, i]))])));
+    expect(definitionLine(byRegion, false, "shape", opts).split(", values' keys: ")[1].split(" ").sort()).toEqual(keys.map((k) => `:${k}`).sort());
+    // Every key shown already: nothing added.
+    expect(definitionLine(data("few", rows.map((r) => ({ a: r["attr-1"], b: 1 }))), false, "shape", opts)).toBe("; Defined: few = vector[10] of {:a integer, :b integer}");
+  });
+
   // A value computed from hidden context is recorded with stand-ins in its EDN
   // (`<hidden string from data/_tok>`), which did not read back as data: its line fell back to
   // the recorded sample, with the "(8 items, showing first 3)" note, a stand-in cut inside a
