@@ -16,7 +16,7 @@ import { boxed, Budget, contextValue, Converted, crossedSize, HELD_CALL, isLispV
 import { contextJsonTimeout, parseContextJson } from "./context-json.js";
 import { MAX_TIMER_MS, resolveLimits, type Limits } from "./limits.js";
 import { read } from "./reader.js";
-import { activate, defaultClock, fuelExhausted, GlobalEnv, output, quietly, run as current, RunState, timeoutError, whileWhole, type DataHost, type ToolHost } from "./runtime.js";
+import { activate, defaultClock, fuelExhausted, fuelUsed as spentBy, GlobalEnv, output, quietly, run as current, RunState, timeoutError, whileWhole, type DataHost, type ToolHost } from "./runtime.js";
 import { compileArityAsync, compileAsync, usesTools } from "./compile-async.js";
 import { isPending, Suspend } from "./suspend.js";
 import { FailSignal, ReturnSignal } from "./signals.js";
@@ -409,11 +409,12 @@ function notContext(ctx: unknown): string | null {
 /**
  * `evaluate`, telling `sink.line` each line of output as it is written (stand-ins in place),
  * past the output limit too, in place of `options.onPrint`, and `sink.check` at each check of
- * the clock: the isolated mode's worker sends the lines to the host (in batches it sends from
- * the checks while the program computes), so what a program printed survives the worker being ended;
+ * the clock with the fuel used so far: the isolated mode's worker sends the lines to the host (in
+ * batches it sends from the checks while the program computes) and shares the fuel with it, so
+ * what a program printed and spent survives the worker being ended;
  * and `sink.read` once the context text (`ctxJson`) is read, so the host's hard stop can say which it ended.
  */
-export async function evaluateWith(source: string, options: EvaluateOptions, sink: { line: (line: string) => void; check: () => void; read?: () => void } | null): Promise<EvalResult> {
+export async function evaluateWith(source: string, options: EvaluateOptions, sink: { line: (line: string) => void; check: (fuelUsed: number) => void; read?: () => void } | null): Promise<EvalResult> {
   if (options.isolation !== undefined && options.isolation !== "none") return isolated(source, options, options.isolation);
   const now = options.clock === undefined ? defaultClock : checkedClock(options.clock);
   const started = now();
@@ -628,7 +629,7 @@ export async function evaluateWith(source: string, options: EvaluateOptions, sin
       made.abort();
     }
     activate(prev);
-    fuelUsed = limits.maxFuel - Math.max(0, state.fuel);
+    fuelUsed = spentBy(state);
   }
   if (state.pendingLine !== "") output(state, state.pendingLine, state.pendingElided);
   const prints = state.out.snapshot().lines;

@@ -123,10 +123,11 @@ export class RunState {
    */
   onLine: ((line: string) => void) | null = null;
   /**
-   * Told at each check of the clock (the isolated mode's worker: lines it holds for a batch go
-   * to the host there, since its timers cannot fire while the program computes).
+   * Told at each check of the clock, with the fuel used so far (the isolated mode's worker: lines
+   * it holds for a batch go to the host there, since its timers cannot fire while the program
+   * computes, and the fuel is where the host reads it if it ends the worker).
    */
-  onCheck: (() => void) | null = null;
+  onCheck: ((fuelUsed: number) => void) | null = null;
   /** Where println writes inside (with-out-str ...) instead of the output, innermost first. */
   captured: Captured | null = null;
   /** Whether the program was compiled in the suspendable mode (it can reach a tool). */
@@ -243,6 +244,11 @@ export function shownMessage(text: string): string {
   return runMarks()?.hideText(text) ?? text;
 }
 
+/** The fuel a run has used so far (its count may dip below zero just before the limit fires). */
+export function fuelUsed(r: RunState): number {
+  return r.limits.maxFuel - Math.max(0, r.fuel);
+}
+
 /** Makes `s` the current state and returns the previous one (to restore afterwards). */
 export function activate(s: RunState): RunState {
   const prev = run;
@@ -326,7 +332,7 @@ export function checkClockIfRunning(): void {
 function checkClock(r: RunState): void {
   if (r.now() > r.deadline) throw timeoutError(r.limits.timeoutMs);
   if (r.signal?.aborted) throw abortedError();
-  r.onCheck?.();
+  r.onCheck?.(fuelUsed(r));
 }
 
 /** The time limit's error, however it was noticed (here, or by the host ending a worker). */

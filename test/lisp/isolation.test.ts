@@ -81,6 +81,8 @@ describe("isolated mode: preemption", () => {
     const r = await evaluate('(loop [v [] i 0] (recur (conj v (str "item-" i)) (inc i)))', { isolation, limits });
     expect(r.ok ? "ok" : r.error.kind).toBe("memory_exceeded");
     expect(r.ok ? "" : r.error.message).toContain("64 MB");
+    // Hundreds of thousands of steps were spent before the heap ran out: the result counts them.
+    expect(r.stats.fuelUsed).toBeGreaterThan(100_000);
     const next = await evaluate("(reduce + (range 10))", { isolation });
     expect(next.ok && print(next.lisp)).toBe("45");
   });
@@ -96,6 +98,22 @@ describe("isolated mode: preemption", () => {
 });
 
 describe("isolated mode: what a killed worker leaves", () => {
+  it("the fuel spent before an abort is in the result's stats, as in process", async () => {
+    const work = "(dotimes [i 30000] (str i))";
+    const before = await evaluate(work, { limits: SPIN_LIMITS });
+    expect(before.ok).toBe(true);
+    for (const isolation of ["none", "worker"] as const) {
+      const { started, tool } = starter();
+      const ac = new AbortController();
+      const pending = evaluate(`${work} (tool/started) (loop [i 0] (recur (inc i)))`, { isolation, tools: { started: tool }, limits: SPIN_LIMITS, signal: ac.signal });
+      await started;
+      ac.abort();
+      const r = await pending;
+      expect(r.ok ? "ok" : r.error.kind).toBe("aborted");
+      expect(r.stats.fuelUsed, isolation).toBeGreaterThanOrEqual(before.stats.fuelUsed);
+    }
+  });
+
   it("lines printed before an abort are in the result", async () => {
     const { started, tool } = starter();
     const ac = new AbortController();

@@ -1,5 +1,6 @@
 // The messages between the host and a worker running one program at a time. Everything here
 // is structured-clone-safe: values travel as Wire, tool arguments and results as plain data.
+// (A run's fuel counter is shared memory, which the clone shares rather than copies.)
 import { LispError, type ErrorInfo } from "../errors.js";
 import type { Limits } from "../limits.js";
 import type { Origin } from "../marks.js";
@@ -48,6 +49,11 @@ export interface RunMessage {
   memory: { kept: number } | { entries: MemoryEntryWire[] };
   limits?: Partial<Limits>;
   toolTimeoutMs?: number;
+  /**
+   * One number over shared memory (not copied): the fuel the run has used, as of its last check
+   * of the clock or tool call, which the host reports if it ends the worker.
+   */
+  fuel: Float64Array;
 }
 
 export interface MemoryMessage {

@@ -32,6 +32,8 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
   const started = performance.now();
   const memory = options.memory ?? EMPTY_MEMORY;
   const calls: ToolCallRecord[] = [];
+  // The fuel the worker has used, as it last wrote it: what a run whose worker is ended spent.
+  const fuel = new Float64Array(new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT));
   // Whether a call's arguments came with marked values shown as stand-ins.
   let standIns = false;
   // What the program printed, as the worker sends it: a run whose worker is ended keeps it.
@@ -51,7 +53,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
       }
     }
     const prints = printed?.snapshot().lines ?? [];
-    const out: EvalFailure = { ok: false, error, prints, memory, toolCalls: calls, stats: { fuelUsed: 0, durationMs: performance.now() - started } };
+    const out: EvalFailure = { ok: false, error, prints, memory, toolCalls: calls, stats: { fuelUsed: fuel[0], durationMs: performance.now() - started } };
     // Stand-ins in what was printed or passed are shown as such by whoever reads the marks.
     if (prints.some((l) => l.includes(STAND_IN_OPEN)) || standIns) out.marks = new Marks();
     return out;
@@ -253,7 +255,7 @@ export async function evaluateIsolated(source: string, options: EvaluateOptions,
       }
     };
     signal?.addEventListener("abort", onAbort, { once: true });
-    const run: RunMessage = { type: "run", source, ctx, tools: infos, memory: sent, limits: options.limits, toolTimeoutMs: options.toolTimeoutMs };
+    const run: RunMessage = { type: "run", source, ctx, tools: infos, memory: sent, limits: options.limits, toolTimeoutMs: options.toolTimeoutMs, fuel };
     if (options.ctxJson !== undefined) {
       // Context given as text goes as text, and the worker parses it: the hard stop counts from
       // here, so copying a large text across (a native call on each side) is the run's time too.

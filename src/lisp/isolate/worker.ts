@@ -9,7 +9,7 @@ import { againOptions, defineAgain, type Entry } from "../define-again.js";
 import { parseContextJson } from "../context-json.js";
 import { resolveLimits } from "../limits.js";
 import { Marks, type Origin } from "../marks.js";
-import { runMarks } from "../runtime.js";
+import { fuelUsed, run, runMarks } from "../runtime.js";
 import { WireReader, WireWriter, type Wire } from "../wire.js";
 import { tooDeepToCross, type AnswerMessage, type CallRecordWire, type CtxEntry, type DoneMessage, type FromWorker, type MemoryEntryWire, type RunMessage, type ToWorker } from "./protocol.js";
 
@@ -175,6 +175,8 @@ async function start(m: RunMessage): Promise<void> {
   const printer = new Printer();
   const onToolCall = (record: ToolCallRecord, done: boolean): void => {
     if (done) return;
+    // The host may end the run while it waits on this call (an abort): it reports this much.
+    m.fuel[0] = fuelUsed(run);
     // Made while the program runs: the run's marks are the current ones.
     const marks = runMarks();
     if (marks instanceof Marks && marks.primitiveCount > told) {
@@ -193,7 +195,7 @@ async function start(m: RunMessage): Promise<void> {
   records.length = 0;
   told = 0;
   send({ type: "running", running: true });
-  const r = await evaluateWith(m.source, options, { line: printer.line, check: printer.check, read: () => send({ type: "read" }) });
+  const r = await evaluateWith(m.source, options, { line: printer.line, check: (used) => ((m.fuel[0] = used), printer.check()), read: () => send({ type: "read" }) });
   // Every line reaches the host as a print message before the result, so its listener hears them all.
   printer.flush();
   send({ type: "running", running: false });
