@@ -5,9 +5,9 @@ import { LispError, unreadable } from "./errors.js";
 export interface Limits {
   /** Wall-clock budget for evaluating one program (tool waits excluded), in ms. */
   timeoutMs: number;
-  /** Evaluation steps: one per function call and loop iteration, plus one per element a builtin touches. */
+  /** Evaluation steps: one per function call and loop iteration, plus one per element a builtin touches (at most 2^53-1). */
   maxFuel: number;
-  /** Total `recur` iterations (loop, fn recursion through recur, dotimes/doseq/for steps). */
+  /** Total `recur` iterations (loop, fn recursion through recur, dotimes/doseq/for steps; at most 2^53-1). */
   maxLoopIterations: number;
   /** Nested function calls (our own counter; the host stack is never the limit). */
   maxCallDepth: number;
@@ -67,7 +67,14 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
  */
 export const STACK_SAFE_DEPTH = 500;
 
-/** Merges overrides onto the defaults, rejecting anything that is not a positive number (maxNestingDepth is at most STACK_SAFE_DEPTH). */
+/**
+ * Budgets counted down one step at a time: past 2^53 a double no longer changes by one, so the
+ * count would never reach the checkpoint that reads the clock and the abort signal (Infinity and
+ * 1e17 ran an endless loop with no time limit). Capped there: years of steps, still a budget.
+ */
+const COUNTED: ReadonlySet<string> = new Set(["maxFuel", "maxLoopIterations"]);
+
+/** Merges overrides onto the defaults, rejecting anything that is not a positive number (maxNestingDepth is at most STACK_SAFE_DEPTH, the step budgets at most 2^53-1). */
 export function resolveLimits(overrides?: Partial<Limits>): Limits {
   const out: Limits = { ...defaultLimits };
   if (!overrides) return out;
@@ -87,7 +94,7 @@ export function resolveLimits(overrides?: Partial<Limits>): Limits {
     }
     // Every walk of nested data recurses on the host's stack: a higher nesting limit would let
     // the stack overflow first, with no clear error.
-    out[key as keyof Limits] = key === "maxNestingDepth" ? Math.min(value, STACK_SAFE_DEPTH) : value;
+    out[key as keyof Limits] = key === "maxNestingDepth" ? Math.min(value, STACK_SAFE_DEPTH) : COUNTED.has(key) ? Math.min(value, Number.MAX_SAFE_INTEGER) : value;
   }
   return out;
 }

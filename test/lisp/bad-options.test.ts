@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { evaluate, type EvaluateOptions } from "../../src/lisp/evaluate.js";
 import { formatError } from "../../src/lisp/errors.js";
+import { resolveLimits } from "../../src/lisp/limits.js";
 
 function revoked(): object {
   const { proxy, revoke } = Proxy.revocable({}, {});
@@ -86,6 +87,24 @@ describe("evaluate given a clock that reads what is not a finite number", () => 
     const result = await evaluate(source, { clock: () => (t += 1000), limits });
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.error.kind).toBe("timeout");
+  });
+});
+
+// A fuel budget a double cannot count down by one (past 2^53: 1e17, Infinity) never reached the
+// checkpoint that reads the clock and the abort signal: a program ran with no time limit at all
+// (an endless loop under timeoutMs 500 hung the host's thread). The budget is now counted exactly.
+describe("evaluate given a fuel budget past what a double counts one by one", () => {
+  const source = "(loop [i 0] (if (< i 1000000) (recur (inc i)) i))";
+  it.each([1e17, 2 ** 60, Infinity])("maxFuel %d still times the program out, its fuel a count", async (maxFuel) => {
+    // One ms a reading: the checkpoints (every 10,000 steps) reach 50 long before the loop ends.
+    let t = 0;
+    const result = await evaluate(source, { clock: () => ++t, limits: { timeoutMs: 50, maxFuel, maxLoopIterations: 1e9 } });
+    expect(result.ok ? "ok" : result.error.kind).toBe("timeout");
+    expect(Number.isSafeInteger(result.stats.fuelUsed)).toBe(true);
+  });
+
+  it("the budget is the largest a double counts exactly", () => {
+    expect(resolveLimits({ maxFuel: Infinity, maxLoopIterations: 1e300 })).toMatchObject({ maxFuel: Number.MAX_SAFE_INTEGER, maxLoopIterations: Number.MAX_SAFE_INTEGER });
   });
 });
 
