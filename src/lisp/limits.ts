@@ -1,5 +1,6 @@
 // The sandbox's resource limits. Every limit is enforced inside the interpreter,
 // deterministically (except the wall clock), and each has its own error kind.
+import { constants } from "node:buffer";
 import { LispError, unreadable } from "./errors.js";
 
 export interface Limits {
@@ -24,7 +25,7 @@ export interface Limits {
    * every occurrence.
    */
   maxBoundaryChars: number;
-  /** Characters in any one string a program builds. */
+  /** Characters in any one string a program builds (at most the engine's longest string, 2^29-24 in V8). */
   maxStringLength: number;
   /** Total characters of `println` output kept (head and tail, with a marker between; an empty line counts one). */
   maxOutputChars: number;
@@ -74,7 +75,17 @@ export const STACK_SAFE_DEPTH = 500;
  */
 const COUNTED: ReadonlySet<string> = new Set(["maxFuel", "maxLoopIterations"]);
 
-/** Merges overrides onto the defaults, rejecting anything that is not a positive number (maxNestingDepth is at most STACK_SAFE_DEPTH, the step budgets at most 2^53-1). */
+/**
+ * The most a limit may be: past these the engine, not the limit, would stop the program (a
+ * walk overflowing the stack, a string longer than V8 makes: a RangeError with no position).
+ */
+function ceiling(key: string): number {
+  if (key === "maxNestingDepth") return STACK_SAFE_DEPTH;
+  if (key === "maxStringLength") return constants.MAX_STRING_LENGTH;
+  return COUNTED.has(key) ? Number.MAX_SAFE_INTEGER : Infinity;
+}
+
+/** Merges overrides onto the defaults, rejecting anything that is not a positive number, each at most its `ceiling`. */
 export function resolveLimits(overrides?: Partial<Limits>): Limits {
   const out: Limits = { ...defaultLimits };
   if (!overrides) return out;
@@ -92,9 +103,7 @@ export function resolveLimits(overrides?: Partial<Limits>): Limits {
     if (typeof value !== "number" || !(value > 0)) {
       throw new LispError("value_error", `limit '${key}' must be a positive number, got ${String(value)}`);
     }
-    // Every walk of nested data recurses on the host's stack: a higher nesting limit would let
-    // the stack overflow first, with no clear error.
-    out[key as keyof Limits] = key === "maxNestingDepth" ? Math.min(value, STACK_SAFE_DEPTH) : COUNTED.has(key) ? Math.min(value, Number.MAX_SAFE_INTEGER) : value;
+    out[key as keyof Limits] = Math.min(value, ceiling(key));
   }
   return out;
 }

@@ -380,6 +380,15 @@ export function checkCollectionSize(n: number): void {
   }
 }
 
+/**
+ * `a + b`, a string a program builds, checked before it is joined: past the engine's longest
+ * string the join itself throws a RangeError, with no position, before any check after it.
+ */
+export function joinChecked(a: string, b: string): string {
+  if (a.length + b.length > run.limits.maxStringLength) checkStringLength(a.length + b.length);
+  return a + b;
+}
+
 export function checkStringLength(n: number): void {
   if (n > run.limits.maxStringLength) {
     throw limitError(

@@ -1,3 +1,4 @@
+import { constants } from "node:buffer";
 import { describe, expect, it } from "vitest";
 import { evaluate, type EvaluateOptions } from "../../src/lisp/evaluate.js";
 import { formatError } from "../../src/lisp/errors.js";
@@ -105,6 +106,32 @@ describe("evaluate given a fuel budget past what a double counts one by one", ()
 
   it("the budget is the largest a double counts exactly", () => {
     expect(resolveLimits({ maxFuel: Infinity, maxLoopIterations: 1e300 })).toMatchObject({ maxFuel: Number.MAX_SAFE_INTEGER, maxLoopIterations: Number.MAX_SAFE_INTEGER });
+  });
+});
+
+// A string limit past the longest string the engine makes (2^29-24 characters in V8) let a
+// program reach the engine's own RangeError: internal_error "Invalid string length", with no
+// position. The limit is now at most that length, so the program's own check says where.
+describe("evaluate given a string limit past the engine's longest string", () => {
+  it.each([2e9, Infinity])("maxStringLength %d: doubling a string fails with string_too_large where it is built", async (maxStringLength) => {
+    const result = await evaluate('(loop [s "x"] (recur (str s s)))', { limits: { maxStringLength, timeoutMs: 60_000 } });
+    expect(result.ok ? "ok" : [result.error.kind, result.error.line, result.error.column]).toEqual(["string_too_large", 1, 22]);
+  });
+
+  // Three strings of 2^28 characters (ropes: cheap) joined past the engine's longest string.
+  const big = '(loop [s "x" i 0] (if (< i 28) (recur (str s s) (inc i)) s))';
+  it.each([
+    ["str", "(str b b b)"],
+    ["join", '(clojure.string/join "," [b b])'],
+    ["format", '(format "%s%s%s" b b b)'],
+    ["replace-first", '(clojure.string/replace-first (str b "q") "q" b)'],
+  ])("%s past the engine's longest string fails with string_too_large where it is called", async (_what, call) => {
+    const result = await evaluate(`(let [b ${big}]\n${call})`, { limits: { maxStringLength: Infinity, timeoutMs: 60_000 } });
+    expect(result.ok ? "ok" : [result.error.kind, result.error.line]).toEqual(["string_too_large", 2]);
+  });
+
+  it("the limit is the engine's longest string", () => {
+    expect(resolveLimits({ maxStringLength: Infinity }).maxStringLength).toBe(constants.MAX_STRING_LENGTH);
   });
 });
 

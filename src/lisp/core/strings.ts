@@ -5,7 +5,7 @@
 import { clipped } from "../cuts.js";
 import { LispError, typeErr } from "../errors.js";
 import { call1, callValue, NativeFn } from "../fn.js";
-import { builtFrom, charge, chargeRead, checkCollectionSize, checkStringLength, run, runMarks, took } from "../runtime.js";
+import { builtFrom, charge, chargeRead, checkCollectionSize, checkStringLength, joinChecked, run, runMarks, took } from "../runtime.js";
 import { seqArray } from "../seq.js";
 import { charCount, chars, graphemes, isBlank, isSimpleText, javaTrim, trimWhitespace } from "../text.js";
 import { Fn, Keyword, keyword, LFloat, mkFloat, Regex, type Value, isMap, isSet } from "../values.js";
@@ -83,8 +83,7 @@ function str(args: Value[]): string {
   let out = "";
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
-    out += typeof a === "string" ? a : strPart(a, max - out.length);
-    if (out.length > max) checkStringLength(out.length);
+    out = joinChecked(out, typeof a === "string" ? a : strPart(a, max - out.length));
   }
   chargeRead(out.length);
   return out;
@@ -93,8 +92,7 @@ function str(args: Value[]): string {
 function str2(a: Value, b: Value): string {
   const max = run.limits.maxStringLength;
   const left = strPart(a, max);
-  const out = left + strPart(b, max - left.length);
-  if (out.length > max) checkStringLength(out.length);
+  const out = joinChecked(left, strPart(b, max - left.length));
   chargeRead(out.length);
   return out;
 }
@@ -135,10 +133,9 @@ function join(args: Value[]): string {
   const max = run.limits.maxStringLength;
   let out = "";
   for (let i = 0; i < items.length; i++) {
-    if (i > 0) out += sep;
+    if (i > 0) out = joinChecked(out, sep);
     const x = items[i];
-    out += typeof x === "string" ? x : strPart(x, max - out.length);
-    if (out.length > max) checkStringLength(out.length);
+    out = joinChecked(out, typeof x === "string" ? x : strPart(x, max - out.length));
   }
   // A rope, as str's: paid for as a read.
   chargeRead(out.length);
@@ -213,7 +210,7 @@ function replaceLiteral(who: string, s: string, match: string, rep: Value, all: 
   }
   if (!all) {
     const i = s.indexOf(match);
-    return i < 0 ? s : s.slice(0, i) + r + s.slice(i + match.length);
+    return i < 0 ? s : joinChecked(joinChecked(s.slice(0, i), r), s.slice(i + match.length));
   }
   const parts = s.split(match);
   checkStringLength(s.length + (parts.length - 1) * (r.length - match.length));
@@ -496,10 +493,10 @@ function format(args: Value[]): string {
   while (i < fmt.length) {
     const pct = fmt.indexOf("%", i);
     if (pct < 0) {
-      out += fmt.slice(i);
+      out = joinChecked(out, fmt.slice(i));
       break;
     }
-    out += fmt.slice(i, pct);
+    out = joinChecked(out, fmt.slice(i, pct));
     DIRECTIVE.lastIndex = pct + 1;
     const m = DIRECTIVE.exec(fmt);
     if (m === null || !"sSdfeExXn%".includes(m[4])) {
@@ -525,8 +522,7 @@ function format(args: Value[]): string {
     }
     const shortBy = spec.width - (isSimpleText(piece) ? piece.length : charCount(piece));
     if (shortBy > 0) piece = spec.flags.includes("-") ? piece + " ".repeat(shortBy) : " ".repeat(shortBy) + piece;
-    out += piece;
-    if (out.length > max) checkStringLength(out.length);
+    out = joinChecked(out, piece);
   }
   // Values spliced in (a long %s) are text written, charged as str charges printed text.
   charge(out.length >>> 4);
