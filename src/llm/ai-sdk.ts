@@ -150,7 +150,7 @@ export function aiSdkLlm(options: AiSdkLlmOptions): Llm {
         try {
           return await send(signal, n, alive);
         } catch (e) {
-          throw masked(toLlmError(e, signal, name), [...secrets, ...(await credentials(model))]);
+          throw masked(toLlmError(e, signal, name), [...secrets, ...(await credentials(model, signal))]);
         }
       };
       return withRetries(name, retry, request, attempt, (e, signal) => toLlmError(e, signal, name));
@@ -373,17 +373,27 @@ const AUTH_HEADERS: ReadonlySet<string> = new Set(["authorization", "x-api-key",
  * (the model's `config.headers()`, a promise for the AI Gateway's), none where a model keeps them
  * elsewhere (a model wrapped in middleware: maskSecrets knows its key by its shape only): a
  * server or gateway may quote the key it refused, and the message goes on to the run's ending,
- * trace and events.
+ * trace and events. Read under the attempt's `signal` (its timeout, the caller's abort): a
+ * headers promise that never settles (a credential callback stuck on its token service) reads as
+ * none once it fires, and the keys of a provider's shape are still masked (maskClientSecrets).
  */
-async function credentials(model: LanguageModel): Promise<string[]> {
+async function credentials(model: LanguageModel, signal: AbortSignal): Promise<string[]> {
   const headers = typeof model === "object" ? (model as { config?: { headers?: unknown } }).config?.headers : undefined;
   if (typeof headers !== "function") return [];
   let values: unknown;
+  let onAbort = () => {};
+  const given = new Promise<undefined>((resolve) => {
+    onAbort = () => resolve(undefined);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
   try {
-    values = await (headers as () => unknown)();
+    values = await Promise.race([(headers as () => unknown)(), given]);
   } catch {
     // A provider with no key throws (or rejects) here; its request has failed for that already.
     return [];
+  } finally {
+    signal.removeEventListener("abort", onAbort);
   }
   if (typeof values !== "object" || values === null) return [];
   const keys: string[] = [];

@@ -137,6 +137,23 @@ describe("aiSdkLlm over a real provider and a fake server", () => {
     }
   });
 
+  // The key to mask is read from the provider's headers once the call has failed: a headers
+  // promise that never settles (a credential callback stuck on its token service) held the run
+  // past the attempt's timeout and the caller's abort, for ever.
+  it("bounds the read of a failed call's credentials by the attempt's timeout and the caller's abort", async () => {
+    const failing = () => {
+      const model = new MockLanguageModelV3({ provider: "stuck", modelId: "m", doGenerate: () => Promise.reject(new Error("upstream refused")) });
+      return Object.assign(model, { config: { headers: () => new Promise<never>(() => {}) } });
+    };
+    const timedOut = await failure(aiSdkLlm({ model: failing(), maxRetries: 0, timeoutMs: 50 }).complete({ messages }));
+    expect([timedOut.kind, timedOut.message]).toEqual(["malformed", "ai-sdk:stuck:m: unexpected failure (upstream refused)"]);
+    const caller = new AbortController();
+    const pending = aiSdkLlm({ model: failing(), maxRetries: 0 }).complete({ messages, signal: caller.signal });
+    setImmediate(() => caller.abort());
+    const aborted = await failure(pending);
+    expect([aborted.kind, aborted.message]).toEqual(["malformed", "ai-sdk:stuck:m: unexpected failure (upstream refused)"]);
+  }, 20_000);
+
   // A wrapped model (middleware such as extractReasoningMiddleware, for a model that thinks in
   // <think> tags) keeps its provider's headers out of reach: the key is not known to mask.
   it("masks a bearer token a gateway quotes in its error for a wrapped model, whose key it cannot read", async () => {
