@@ -139,7 +139,8 @@ function parseArguments(text: string): Record<string, unknown> {
   }
 }
 
-const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+const isCount = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+const num = (v: unknown): number => (isCount(v) ? v : 0);
 
 /**
  * A streamed message read to its end, each event told to `alive` and each text delta to `onText`
@@ -198,8 +199,13 @@ export function mergedUsage(before: Record<string, unknown> | null, delta: Recor
   return { ...(before ?? {}), ...Object.fromEntries(Object.entries(delta).filter(([, v]) => v !== null && v !== undefined)) };
 }
 
-/** A Messages API usage as the project counts it: Anthropic's input_tokens leaves out the cached part; the project's inputTokens is the whole prompt. */
-export function messageUsage(u: Record<string, unknown>): LlmUsage {
+/**
+ * A Messages API usage as the project counts it: Anthropic's input_tokens leaves out the cached
+ * part; the project's inputTokens is the whole prompt. Undefined when it leaves out the input or
+ * the output tokens (a gateway's): a count not known is not 0, which would pass any token budget.
+ */
+export function messageUsage(u: Record<string, unknown>): LlmUsage | undefined {
+  if (!isCount(u.input_tokens) || !isCount(u.output_tokens)) return undefined;
   return {
     inputTokens: num(u.input_tokens) + num(u.cache_read_input_tokens) + num(u.cache_creation_input_tokens),
     outputTokens: num(u.output_tokens),
@@ -219,7 +225,7 @@ function parseReply(raw: unknown, name: string, asked: string): LlmResponse {
     .filter((b): b is { type: "text"; text: string } => typeof b === "object" && b !== null && (b as { type?: unknown }).type === "text" && typeof (b as { text?: unknown }).text === "string")
     .map((b) => b.text)
     .join("");
-  const usage = r.usage ? messageUsage(r.usage) : undefined;
+  const usage = typeof r.usage === "object" && r.usage !== null ? messageUsage(r.usage) : undefined;
   if (text.trim() === "") throw new LlmError("malformed", `${name}: the reply has no text content (stop_reason: ${String(r.stop_reason ?? "none")})`, usage ? { usage } : {});
   return { content: text, ...(usage ? { usage } : {}), model: typeof r.model === "string" && r.model !== "" ? r.model : asked, ...(cutShort(r.stop_reason) ? { truncated: true } : {}) };
 }

@@ -48,7 +48,8 @@ interface CompletionShape {
   } | null;
 }
 
-const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+const isCount = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+const num = (v: unknown): number => (isCount(v) ? v : 0);
 
 /** Creates a client for an OpenAI-compatible server. Throws a `config` LlmError when no model is given. */
 export function openaiLlm(options: OpenAiLlmOptions = {}): Llm {
@@ -202,13 +203,15 @@ function parseCompletion(raw: unknown, name: string, asked: string): LlmResponse
   const c = raw as CompletionShape;
   if (typeof c.error === "object" && c.error !== null) throw streamError(name, c, "the reply");
   const u = c.usage;
-  const usage: LlmUsage | undefined = u
-    ? {
-        inputTokens: num(u.prompt_tokens),
-        outputTokens: num(u.completion_tokens),
-        cachedTokens: num(u.prompt_tokens_details?.cached_tokens) || num(u.prompt_cache_hit_tokens),
-      }
-    : undefined;
+  // A count left out is not known, not 0, which would pass any token budget: no usage then.
+  const usage: LlmUsage | undefined =
+    u && isCount(u.prompt_tokens) && isCount(u.completion_tokens)
+      ? {
+          inputTokens: u.prompt_tokens,
+          outputTokens: u.completion_tokens,
+          cachedTokens: num(u.prompt_tokens_details?.cached_tokens) || num(u.prompt_cache_hit_tokens),
+        }
+      : undefined;
   // Answered with no choice, the prompt was still read and billed.
   if (!Array.isArray(c.choices) || c.choices.length === 0) throw new LlmError("malformed", `${name}: the reply has no choices`, usage ? { usage } : {});
   const choice = c.choices[0] as { message?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown; error?: unknown } | null;

@@ -170,6 +170,13 @@ describe("anthropicLlm: usage and replies", () => {
     expect((await client().complete({ messages: conversation(0) })).usage).toEqual({ inputTokens: 20, outputTokens: 7, cachedTokens: 0, cacheWriteTokens: 0 });
   });
 
+  // A count left out is not known, not 0: zero input tokens would pass any token budget and cost nothing.
+  it("reports no usage when the reply's usage leaves out the input or the output tokens", async () => {
+    script = [{ reply: "a", usage: { output_tokens: 7 } }, { reply: "b", usage: { input_tokens: 20, cache_read_input_tokens: 5 } }];
+    expect((await client().complete({ messages: conversation(0) })).usage).toBeUndefined();
+    expect((await client().complete({ messages: conversation(0) })).usage).toBeUndefined();
+  });
+
   // A gateway in front of the API may commit its 200 before the upstream fails, and send the API's error in the body.
   it("reads an error sent in a 200's body as the API's error: retries an overload, not a bad request", async () => {
     const retries: RetryInfo[] = [];

@@ -100,6 +100,13 @@ describe("openaiLlm streaming", () => {
     expect(r).toEqual({ content: "(count data/orders)", usage: { inputTokens: 12, outputTokens: 5, cachedTokens: 8 }, model: "fake-served" });
   });
 
+  // A count left out is not known, not 0: zero prompt tokens would pass any token budget and cost nothing.
+  it("reports no usage when the usage chunk leaves out the prompt or the completion tokens", async () => {
+    script = [chatStream(["(+ 1 2)"], { completion_tokens: 5 }), chatStream(["(+ 1 2)"], { prompt_tokens: 12 })];
+    expect(await client().complete({ messages, onText: () => undefined })).toEqual({ content: "(+ 1 2)", model: "fake-served" });
+    expect(await client().complete({ messages, onText: () => undefined })).toEqual({ content: "(+ 1 2)", model: "fake-served" });
+  });
+
   it("sends no stream field without onText (the plain path is unchanged)", async () => {
     script = [{ status: 400 }];
     await failure(client().complete({ messages }));
@@ -265,6 +272,20 @@ describe("anthropicLlm streaming", () => {
       return { ...e, data: { ...data, message } };
     });
     script = [{ events: bare }];
+    const r = await client().complete({ messages, onText: () => undefined });
+    expect(r).toEqual({ content: "(return 42)", model: "claude-fake-2026" });
+  });
+
+  // A gateway whose message_start carries no usage, message_delta the output tokens alone: the
+  // prompt's size is not known, and 0 input tokens would pass any token budget and cost nothing.
+  it("reports no usage for a stream that gives the output tokens alone", async () => {
+    const events = stream(["(return 42)"]).events.map((e) => {
+      const data = e.data as { type: string; message?: Record<string, unknown> };
+      if (data.type !== "message_start" || data.message === undefined) return e;
+      const { usage: _, ...message } = data.message;
+      return { ...e, data: { ...data, message } };
+    });
+    script = [{ events }];
     const r = await client().complete({ messages, onText: () => undefined });
     expect(r).toEqual({ content: "(return 42)", model: "claude-fake-2026" });
   });
