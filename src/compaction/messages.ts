@@ -76,16 +76,16 @@ export function spliceSummary(messages: readonly ChatMessage[], task: number, cu
 
 /**
  * Role-order problems a strict provider would reject: a first turn not from the user, two user
- * or two assistant messages in a row (system messages aside), a tool result without its call,
- * tool calls left without results before the next message.
+ * or two assistant messages in a row (system messages aside), a tool result without its call or
+ * given twice, two calls of a message with one id, tool calls left without results before the next message.
  */
 export function roleOrderProblems(messages: readonly ChatMessage[]): string[] {
   return orderProblems(messages).map((p) => p.text);
 }
 
 /**
- * The tool pairing problems among roleOrderProblems (a result without its call, calls left without
- * results), with the index of the message each is found at: a recorded conversation that has one
+ * The tool pairing problems among roleOrderProblems (a result without its call or given twice,
+ * an id two calls share, calls left without results), with the index of the message each is found at: a recorded conversation that has one
  * is rejected whole by OpenAI's and Anthropic's APIs, whatever a strategy does with the rest.
  */
 export function toolPairingProblems(messages: readonly ChatMessage[]): Array<{ index: number; text: string }> {
@@ -96,12 +96,22 @@ function orderProblems(messages: readonly ChatMessage[]): Array<{ index: number;
   const problems: Array<{ index: number; text: string; tool: boolean }> = [];
   const add = (index: number, text: string, tool: boolean): void => void problems.push({ index, text: `message ${index}: ${text}`, tool });
   let prev: ChatMessage["role"] | null = null;
-  let pending = new Set<string>();
+  // The ids of the last message's calls not answered yet, and those answered: a result given
+  // twice, or an id two calls share, is said as such, not as a result without its call.
+  let pending = new Map<string, number>();
+  let answered = new Set<string>();
   messages.forEach((m, i) => {
     if (m.role === "system") return;
     if (m.role === "tool") {
       // Only a string id pairs a result with its call (the APIs' rule): null or 5 on both sides is no pairing.
-      if (typeof m.tool_call_id !== "string" || !pending.delete(m.tool_call_id)) add(i, "tool result without its call", true);
+      const id = typeof m.tool_call_id === "string" ? m.tool_call_id : undefined;
+      const left = id === undefined ? undefined : pending.get(id);
+      if (id === undefined || left === undefined) add(i, id !== undefined && answered.has(id) ? `a second result for the tool call ${JSON.stringify(id)}` : "tool result without its call", true);
+      else {
+        if (left > 1) pending.set(id, left - 1);
+        else pending.delete(id);
+        answered.add(id);
+      }
       prev = "tool";
       return;
     }
@@ -109,7 +119,13 @@ function orderProblems(messages: readonly ChatMessage[]): Array<{ index: number;
     if (prev === null && m.role !== "user") add(i, "the first turn is not a user message", false);
     if (prev === m.role) add(i, `two ${m.role} messages in a row`, false);
     prev = m.role;
-    pending = new Set((m.tool_calls ?? []).map((c) => c.id));
+    pending = new Map();
+    answered = new Set();
+    for (const c of m.tool_calls ?? []) {
+      const given = pending.get(c.id) ?? 0;
+      if (given === 1) add(i, `two tool calls have the id ${JSON.stringify(c.id)}`, true);
+      pending.set(c.id, given + 1);
+    }
   });
   return problems;
 }

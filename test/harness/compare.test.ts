@@ -438,6 +438,19 @@ describe("transcripts", () => {
     ]);
   });
 
+  it("notes a tool call id given twice as a duplicate, not as a result without its call", () => {
+    // Two calls of one message with the same id, each answered: the second result read as
+    // "without its call", which sent the reader looking for a missing call.
+    const call = (id: string) => ({ id, type: "function", function: { name: "ls", arguments: "{}" } });
+    const lines = [
+      { id: "twice-called", messages: [{ role: "user", content: "go" }, { role: "assistant", content: null, tool_calls: [call("c1"), call("c1")] }, { role: "tool", tool_call_id: "c1", content: "x" }, { role: "tool", tool_call_id: "c1", content: "y" }, { role: "assistant", content: "ok" }] },
+      { id: "twice-answered", messages: [{ role: "user", content: "go" }, { role: "assistant", content: null, tool_calls: [call("c1")] }, { role: "tool", tool_call_id: "c1", content: "x" }, { role: "tool", tool_call_id: "c1", content: "y" }, { role: "assistant", content: "ok" }] },
+    ];
+    const ts = parseTranscripts(lines.map((l) => JSON.stringify(l)).join("\n"), "t.jsonl");
+    const problem = (line: number, text: string) => `t.jsonl:${line}: ${text}: OpenAI's and Anthropic's APIs reject a prompt with it (compared as recorded)`;
+    expect(ts.map((t) => t.problems)).toEqual([[problem(1, 'message 1: two tool calls have the id "c1"')], [problem(2, 'message 3: a second result for the tool call "c1"')]]);
+  });
+
   it("puts the data problems of the transcripts measured in the report itself: the table, the JSON and the HTML", async () => {
     // They went to standard error only: a --json or --html report covered conversations no
     // provider would take without a word about it.
