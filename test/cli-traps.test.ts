@@ -174,10 +174,11 @@ describe("a file given to the wrong command names the right one", () => {
       expect(r.stderr).toContain(`ptc compare: ${message}`);
       expect(r.stdout).toBe("");
     }
-    // A transcript holding no request to measure gives a table of zeros, not a crash.
+    // A transcript holding no request to measure is refused as having nothing to compare, not a
+    // crash, nor a table of zeros whose 1.000x reads as "no saving".
     const one = await ptc(["compare", file("one.jsonl")]);
-    expect(one.code, one.stderr).toBe(0);
-    expect(one.stdout).toContain("1.000x");
+    expect([one.code, one.stdout]).toEqual([2, ""]);
+    expect(one.stderr).toContain(`ptc compare: ${file("one.jsonl")}: nothing to compare: none of the 1 transcripts has an assistant reply after its first message`);
   });
 
   it("a run state saved for resuming is shown by trace show and view, not refused", async () => {

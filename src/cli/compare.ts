@@ -6,7 +6,7 @@ import { DEFAULT_PRICES, FALLBACK_MODEL_PRICE, lookupPrice } from "../compaction
 import type { StrategySpec } from "../compaction/registry.js";
 import { defaultStrategies } from "../history/registry.js";
 import type { Json } from "../compaction/types.js";
-import { compareStrategies, renderTable, strategyKey, type CompareReport } from "../harness/compare.js";
+import { checkMeasurable, compareStrategies, renderTable, strategyKey, type CompareReport } from "../harness/compare.js";
 import { compareUnderCaches, FAR_MESSAGES, renderCacheTable } from "../harness/cache-models.js";
 import { PERSONAS, renderExperiment, runExperiment, SCENARIOS, scriptedRoles, type Persona, type Roles, type Scenario } from "../harness/experiment.js";
 import { detectorLine, scoreDetector } from "../harness/goals.js";
@@ -281,6 +281,7 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
       return read;
     });
     if (transcripts.length === 0) throw new Error(`no transcripts in ${files.join(", ")}: nothing to compare`);
+    checkMeasurable(transcripts, files.join(", "));
     // Kept and compared as recorded, but said: a strict provider would refuse these prompts.
     for (const t of transcripts) for (const p of t.problems ?? []) io.stderr.write(forTerminal(`ptc compare: warning: ${p}\n`));
     // "-" is standard output, not a file of that name; the two reports there would run into each other.

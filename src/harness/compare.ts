@@ -10,7 +10,7 @@ import type { Llm } from "../llm/types.js";
 import { messageProblem } from "../compaction/compact.js";
 import { boundedCall } from "../compaction/summarizers/llm.js";
 import { addMetrics, BASELINES, checkTimeout, emptyMetrics, isBaseline, measure, STRATEGY_TIMEOUT_MS, StrategyFailure, type Baseline, type Metrics, type RequestPoint } from "./measure.js";
-import type { Transcript } from "./transcript.js";
+import { nextReply, type Transcript } from "./transcript.js";
 
 export { dataProblemLines, failureLines };
 
@@ -160,6 +160,17 @@ function checkTranscripts(transcripts: readonly unknown[]): void {
   });
 }
 
+/**
+ * Refuses transcripts none of which holds a request (an assistant reply after its first message,
+ * the prompts a strategy is measured on): nothing would be replayed, and every row would read
+ * 0% reduction and cost 1x, "no saving", of a comparison that measured nothing.
+ */
+export function checkMeasurable(transcripts: readonly Transcript[], who: string): void {
+  if (!transcripts.some((t) => nextReply(t.messages, 1) >= 0)) {
+    throw new Error(`${who}: nothing to compare: none of the ${transcripts.length} transcripts has an assistant reply after its first message (the requests a strategy is measured on)`);
+  }
+}
+
 /** The price models as the report needs them: at least one (the conversations' model), each a name. */
 function checkModels(models: unknown): void {
   if (!isArrayArg(models)) throw new TypeError(mustBe("compareStrategies: options.models", "a non-empty array of model names", models));
@@ -175,6 +186,7 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
   if (!isObjectArg(options)) throw new TypeError(mustBe("compareStrategies: options", "an object of options ({ models })", options));
   checkTranscripts(transcripts);
   checkModels(options.models);
+  checkMeasurable(transcripts, "compareStrategies");
   if (options.onProgress !== undefined && typeof options.onProgress !== "function") throw new TypeError(mustBe("compareStrategies: options.onProgress", "a function", options.onProgress));
   await checkStrategies(strategies, options.llm, options.registry, options.timeoutMs);
   const specs: Measured[] = [...(strategies.some((s) => nameOf(s) === "full") ? [] : ["full"]), ...strategies, ...BASELINES];

@@ -438,6 +438,21 @@ describe("transcripts", () => {
     ]);
   });
 
+  // No transcript holds a reply after its first message: no request was replayed, and every row
+  // read 0.0% reduction and cost 1.000x, "no saving", of a comparison that measured nothing.
+  it("refuses transcripts none of which has a request to measure, rather than report no saving", async () => {
+    const [unanswered] = parseTranscripts(JSON.stringify({ id: "q", messages: [{ role: "system", content: "s" }, { role: "user", content: "hello there" }] }), "q.jsonl");
+    const nothing = /nothing to compare: none of the 1 transcripts has an assistant reply after its first message/;
+    await expect(compareStrategies([unanswered], ["recap"], { models: ["gpt-4o"] })).rejects.toThrow(nothing);
+    await expect(compareUnderCaches([unanswered], ["recap"])).rejects.toThrow(nothing);
+    const dir = mkdtempSync(join(tmpdir(), "ptc-nothing-"));
+    writeFileSync(join(dir, "q.jsonl"), `${JSON.stringify({ id: "q", messages: [{ role: "user", content: "hello there" }] })}\n`);
+    let stdout = "";
+    let stderr = "";
+    const code = await runCli(["compare", join(dir, "q.jsonl")], { stdin: Readable.from([""]), stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) } });
+    expect([code, stdout, stderr]).toEqual([2, "", `ptc compare: ${join(dir, "q.jsonl")}: nothing to compare: none of the 1 transcripts has an assistant reply after its first message (the requests a strategy is measured on)\n`]);
+  });
+
   it("notes a tool call id given twice as a duplicate, not as a result without its call", () => {
     // Two calls of one message with the same id, each answered: the second result read as
     // "without its call", which sent the reader looking for a missing call.
