@@ -2,6 +2,7 @@
 // file, a mocked object) with the wrong thing: each says which function and which argument, and
 // what it got, instead of the engine's "Cannot read properties of null" from somewhere inside.
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { loadTranscripts, SubAgent, tool, saveMemory, systemPrompt, traceToJson, runToJson, compact, compareStrategies, pureStrategy, StrategyRegistry, compressionReport, countTokens, messageText, startProxy, modelPrice, openaiLlm, anthropicLlm, aiSdkLlm, promptTokens, recordingLlm, renderTable, replayLlm, scriptedLlm } from "../src/index.js";
 
 const { proxy: revoked, revoke } = Proxy.revocable({}, {});
@@ -66,6 +67,8 @@ const ROWS: ReadonlyArray<{ call: string; run: (x: unknown) => unknown; names: s
   { call: "compareStrategies({ models })", run: (x) => compareStrategies([], [], { models: x } as never), names: "compareStrategies: options.models" },
   { call: "compareStrategies({ models: [x] })", run: (x) => compareStrategies([], [], { models: ["gpt-4o", x] } as never), names: "compareStrategies: options.models[1]" },
   { call: "compareStrategies({ onProgress })", run: (x) => compareStrategies([{ id: "t", messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "yo" }] }], [], { models: ["gpt-4o"], onProgress: x } as never), names: "compareStrategies: options.onProgress", optional: true },
+  // Before: "registry.create is not a function", "Cannot read properties of null (reading 'create')".
+  { call: "compareStrategies({ registry })", run: (x) => compareStrategies([{ id: "t", messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "yo" }] }], ["full"], { models: ["gpt-4o"], registry: x } as never), names: "compareStrategies: options.registry", optional: true },
   { call: "startProxy(options)", run: (x) => startProxy(x as never), names: "startProxy: options", optional: true },
   // Before: a string was spread into one-letter names, a revoked Proxy threw the engine's "Cannot perform 'IsArray'".
   { call: "startProxy({ allowedHosts })", run: (x) => startProxy({ port: 0, allowedHosts: x } as never), names: "startProxy: options.allowedHosts", optional: true },
@@ -109,6 +112,16 @@ describe("a public function given the wrong thing says which argument and what i
     await expect(compareStrategies([{ id: 5 as never, messages: [hi] }], [], { models: ["gpt-4o"] })).rejects.toThrow("compareStrategies: transcripts[0].id must be a string, got a number");
     // Counted twice in every total, its rows could not be told apart (loadTranscripts refuses it).
     await expect(compareStrategies([{ id: "a", messages: [hi] }, { id: "a", messages: [hi] }], [], { models: ["gpt-4o"] })).rejects.toThrow('compareStrategies: transcripts[1].id "a" is also the id of transcripts[0]: give each conversation its own id');
+  });
+
+  it("compareStrategies refuses a registry that is no StrategyRegistry, and a definition whose create gives no strategy", async () => {
+    const t = { id: "t", messages: [{ role: "user" as const, content: "hi" }, { role: "assistant" as const, content: "yo" }] };
+    // Before: "registry.create is not a function", then "built.initialState is not a function".
+    await expect(compareStrategies([t], ["full"], { models: ["gpt-4o"], registry: { create: () => ({}) } as never })).rejects.toThrow("compareStrategies: options.registry must be a StrategyRegistry (defaultStrategies.with(...) adds yours), got an object");
+    for (const built of [5, {}, { name: "odd", initialState: () => null }]) {
+      const registry = new StrategyRegistry([{ name: "odd", description: "a definition gone wrong", usesLlm: false, schema: z.object({}), create: () => built as never }]);
+      await expect(compareStrategies([t], ["odd"], { models: ["gpt-4o"], registry })).rejects.toThrow(/^compaction: strategy "odd": what its definition's create gave must be a strategy \(with initialState and project\), got /);
+    }
   });
 
   it("compareStrategies refuses an empty list of price models, instead of blaming a strategy", async () => {

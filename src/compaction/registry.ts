@@ -73,7 +73,12 @@ export class StrategyRegistry {
     if (definition === undefined) throw new Error(`compaction: unknown strategy "${String(name)}" (known: ${this.names().join(", ")})`);
     const parsed = definition.schema.safeParse(options ?? {});
     if (!parsed.success) throw new Error(`compaction: invalid options for strategy "${name}":\n${z.prettifyError(parsed.error)}`);
-    return definition.create(parsed.data) as Strategy;
+    const built: unknown = definition.create(parsed.data);
+    // A host's definition gone wrong failed later, at the first call, with the engine's "initialState is not a function".
+    if (!isObjectArg(built) || typeof (built as Strategy).initialState !== "function" || typeof (built as Strategy).project !== "function") {
+      throw new TypeError(mustBe(`compaction: strategy "${name}": what its definition's create gave`, "a strategy (with initialState and project)", built));
+    }
+    return built as Strategy;
   }
 
   /** Every strategy with its description, whether it calls a model, and its defaults. */

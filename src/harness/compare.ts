@@ -187,6 +187,11 @@ export async function compareStrategies(transcripts: readonly Transcript[], stra
   checkTranscripts(transcripts);
   checkModels(options.models);
   checkMeasurable(transcripts, "compareStrategies");
+  // Read by its methods, not instanceof: a registry from another copy of the package is one too.
+  const registry = options.registry as unknown;
+  if (registry !== undefined && !(isObjectArg(registry) && typeof (registry as StrategyRegistry).create === "function" && typeof (registry as StrategyRegistry).list === "function")) {
+    throw new TypeError(mustBe("compareStrategies: options.registry", "a StrategyRegistry (defaultStrategies.with(...) adds yours)", registry));
+  }
   if (options.onProgress !== undefined && typeof options.onProgress !== "function") throw new TypeError(mustBe("compareStrategies: options.onProgress", "a function", options.onProgress));
   await checkStrategies(strategies, options.llm, options.registry, options.timeoutMs);
   const specs: Measured[] = [...(strategies.some((s) => nameOf(s) === "full") ? [] : ["full"]), ...strategies, ...BASELINES];
