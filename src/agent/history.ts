@@ -13,7 +13,7 @@ import { mergeViewOptions } from "../trace/view-settings.js";
 import type { ViewInput, ViewOptions, ViewStats } from "../history/view.js";
 import { wellFormed } from "../lisp/index.js";
 import { messageText } from "../llm/messages.js";
-import type { Llm, LlmRequest, LlmResponse, TextMessage } from "../llm/types.js";
+import type { ChatMessage, Llm, LlmRequest, LlmResponse, TextMessage } from "../llm/types.js";
 import type { TurnCompaction } from "../trace/trace.js";
 import type { InheritableOptions } from "./types.js";
 
@@ -121,7 +121,7 @@ export async function buildPrompt(input: ViewInput, viewOptions: ViewOptions, st
  * Where the strategy says its prompt stays stable (`Strategy.cacheBreakpoints`), for clients that
  * mark a cache: what it throws is rethrown, and a result that is not a list is a StrategyResultError.
  */
-export function cacheBreakpointsOf(strategy: Pick<HistoryStrategy, "cacheBreakpoints">, messages: readonly TextMessage[]): number[] | undefined {
+export function cacheBreakpointsOf(strategy: Pick<Strategy, "cacheBreakpoints">, messages: readonly ChatMessage[]): number[] | undefined {
   const marks: unknown = strategy.cacheBreakpoints?.(messages);
   if (marks === undefined) return undefined;
   // Indices that are no message's are left out where the marks are placed (cacheMarks).

@@ -2,6 +2,7 @@
 // is the strategy's projection of messages[0..j-1], its state carried from the request before,
 // as an app or the proxy would send it. Measures tokens, cost under a prefix cache, cache breaks,
 // what the compaction itself spent, and whether each probe fact is still in the prompt that needs it.
+import { cacheBreakpointsOf } from "../agent/history.js";
 import { compact } from "../compaction/compact.js";
 import { createMeter, outputTokens, requestPrice, type Prompt } from "../compaction/measure.js";
 import { lookupPrice, modelPrice, type ModelPrice, type PriceTable } from "../compaction/prices.js";
@@ -10,7 +11,7 @@ import { taskIndex } from "../compaction/messages.js";
 import { defaultStrategies } from "../history/registry.js";
 import { boundedCall } from "../compaction/summarizers/llm.js";
 import { promptTokens } from "../compaction/tokens.js";
-import type { CompactionResult, Json } from "../compaction/types.js";
+import type { CompactionResult, Json, Strategy } from "../compaction/types.js";
 import { forClientCache } from "../history/strategy.js";
 import { mustBe } from "../llm/args.js";
 import { MAX_TIMER_MS } from "../llm/errors.js";
@@ -361,15 +362,25 @@ async function replay(t: Transcript, spec: StrategySpec | string | Baseline, reg
               `strategy ${strategy.name}`,
             );
     } catch (e) {
-      throw new StrategyFailure(`strategy ${strategy?.name ?? "?"} failed on transcript ${t.id} at the request for message ${j}: ${thrownText(e)}`, { cause: e });
+      throw failedAt(strategy, t, j, e);
     }
     if (into !== undefined) into.compactionMs += performance.now() - started;
     state = result?.state;
     const sent = shown(result === undefined ? baselinePrompt(spec as Baseline, stored) : result.messages);
     // Marked as the Anthropic client marks them: the system prompt's end, the strategy's marks, the last message.
-    const marks = strategy?.cacheBreakpoints?.(sent);
+    let marks: number[] | undefined;
+    try {
+      marks = strategy === undefined ? undefined : cacheBreakpointsOf(strategy, sent);
+    } catch (e) {
+      throw failedAt(strategy, t, j, e);
+    }
     each(j, shown(stored), sent, result, { messages: sent, breakpoints: [...cacheMarks({ messages: sent, ...(marks === undefined ? {} : { cacheBreakpoints: marks }) })] });
   }
+}
+
+/** A strategy's throw at the request for message `j` of `t`, named (see StrategyFailure). */
+function failedAt(strategy: Strategy | undefined, t: Transcript, j: number, e: unknown): StrategyFailure {
+  return new StrategyFailure(`strategy ${strategy?.name ?? "?"} failed on transcript ${t.id} at the request for message ${j}: ${thrownText(e)}`, { cause: e });
 }
 
 /**

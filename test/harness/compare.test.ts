@@ -226,6 +226,28 @@ describe("compareStrategies", () => {
     expect(renderHtml(r)).toContain("fragile failed on 1 of 2 transcripts");
   });
 
+  it("fails the cell of a strategy whose cache breakpoints throw or are no list, and goes on with the rest", async () => {
+    // Its cacheBreakpoints ran outside the strategy's guard: the first throw ended the whole compare
+    // with the host's own error, and a number for a list made cacheMarks throw a bare TypeError.
+    for (const [marks, cause] of [
+      [() => { throw new Error("boom"); }, "Error: boom"],
+      [() => 5, "StrategyResultError: cache breakpoints that are not a list of message indices"],
+    ] as const) {
+      const base = defaultStrategies.create({ name: "sliding-window", options: { turns: 1 } });
+      const registry = defaultStrategies.with({
+        name: "marked",
+        description: "test only",
+        schema: z.object({}).strict(),
+        defaults: {},
+        create: () => ({ ...base, name: "marked", cacheBreakpoints: marks }),
+      } as unknown as Parameters<typeof defaultStrategies.with>[0]);
+      const r = await compareStrategies([booking], ["marked", "sliding-window"], { models, registry });
+      expect(r.rows[1].failures).toEqual([{ id: "booking", message: `strategy marked failed on transcript booking at the request for message 2: ${cause}` }]);
+      expect(r.rows[2].failures).toEqual([]);
+      expect(r.rows[2].totals.requests).toBe(3);
+    }
+  });
+
   it("gives up on a strategy call that never settles after timeoutMs, and goes on with the rest", async () => {
     // A project() that never settled held compareStrategies for ever.
     let asked = 0;
