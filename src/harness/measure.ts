@@ -164,7 +164,9 @@ function probeNeeds(t: Transcript, m: Metrics): Map<number, Need[]> {
       for (const i of mentions) if (i < j && i > last) last = i;
       const distance = j - last;
       const band: Band = p.value.length < SHORT_VALUE ? "short" : distance <= NEAR_MAX ? "near" : distance <= MID_MAX ? "mid" : "far";
-      needs.set(j, [...(needs.get(j) ?? []), { re, band, distance }]);
+      const list = needs.get(j);
+      if (list === undefined) needs.set(j, [{ re, band, distance }]);
+      else list.push({ re, band, distance });
     }
   }
   return needs;
