@@ -42,7 +42,7 @@ describe("ptc demo --live with ANTHROPIC_API_KEY", () => {
     vi.stubEnv("ANTHROPIC_API_KEY", "sk-ant-local");
     vi.stubEnv("ANTHROPIC_BASE_URL", origin);
     vi.stubEnv("ANTHROPIC_MODEL", "");
-    const { code, out } = await capture(() => runDemoCommand(["reviews", "--live", "--model", "claude-fake"]));
+    const { code, out } = await capture((io) => runDemoCommand(["reviews", "--live", "--model", "claude-fake"], io));
     expect(code).toBe(0);
     expect(out).toContain("LLM: anthropic:claude-fake (live)");
     expect(bodies).toHaveLength(3);
@@ -64,7 +64,7 @@ describe("ptc demo --live with ANTHROPIC_API_KEY", () => {
       for (const extra of [[], ["--record", join(dir, "rec.jsonl")]]) {
         next = 0;
         const trace = join(dir, "run.json");
-        const { code } = await capture(() => runDemoCommand(["reviews", "--live", "--compress", "--trace-out", trace, ...extra]));
+        const { code } = await capture((io) => runDemoCommand(["reviews", "--live", "--compress", "--trace-out", trace, ...extra], io));
         expect(code).toBe(0);
         const saved = JSON.parse(readFileSync(trace, "utf8")) as { trace: { settings?: { view?: { cacheModel?: string } } } };
         expect(saved.trace.settings?.view?.cacheModel, extra.join(" ")).toBe("breakpoint");
@@ -77,7 +77,7 @@ describe("ptc demo --live with ANTHROPIC_API_KEY", () => {
   it("says to set ANTHROPIC_MODEL when the key is there but no model", async () => {
     vi.stubEnv("ANTHROPIC_API_KEY", "sk-ant-local");
     vi.stubEnv("ANTHROPIC_MODEL", "");
-    const { code, err } = await capture(() => runDemoCommand(["--live"]));
+    const { code, err } = await capture((io) => runDemoCommand(["--live"], io));
     expect(code).toBe(2);
     expect(err).toMatch(/anthropicLlm: no model given/);
     expect(err).toMatch(/Set ANTHROPIC_MODEL/);

@@ -9,7 +9,7 @@ const reviews = findExample("reviews") as Example;
 
 describe("ptc demo --stream", () => {
   it("shows each reply as it is written, the tool calls and the printed lines, on stderr", async () => {
-    const streamed = await capture(() => runDemoCommand(["reviews", "--stream"]));
+    const streamed = await capture((io) => runDemoCommand(["reviews", "--stream"], io));
     expect(streamed.code).toBe(0);
     const err = streamed.err;
     expect(err).toContain("── turn 1 (live) ──\n");
@@ -22,7 +22,7 @@ describe("ptc demo --stream", () => {
     expect(err).toMatch(/\n\| .+\n/);
     expect(err.match(/── turn \d+ \(live\) ──/g)).toHaveLength(reviews.replies.length);
 
-    const plain = await capture(() => runDemoCommand(["reviews"]));
+    const plain = await capture((io) => runDemoCommand(["reviews"], io));
     expect(plain.err).toBe("");
     const timeless = (s: string) => s.replace(/[\d,]+(\.\d+)? ?ms/g, "N ms");
     expect(timeless(streamed.out)).toBe(timeless(plain.out));

@@ -33,7 +33,7 @@ const recovery = findExample("recovery") as Example;
 
 describe("ptc demo", () => {
   it("runs the first example offline and shows the turns, the answer and the token use", async () => {
-    const { code, out } = await capture(() => runDemoCommand([]));
+    const { code, out } = await capture((io) => runDemoCommand([], io));
     expect(code).toBe(0);
     expect(out).toContain(`Example: ${reviews.name}: ${reviews.title}`);
     expect(out).toContain("(offline, scripted replies)");
@@ -47,7 +47,7 @@ describe("ptc demo", () => {
   });
 
   it("shows the failing turn's error and the recovery", async () => {
-    const { code, out } = await capture(() => runDemoCommand(["recovery"]));
+    const { code, out } = await capture((io) => runDemoCommand(["recovery"], io));
     expect(code).toBe(0);
     expect(out).toMatch(/── Turn 2: error/);
     expect(out).toMatch(/Error at line 2, column \d+: type_error: \+ expects numbers/);
@@ -55,20 +55,20 @@ describe("ptc demo", () => {
   });
 
   it("lists the examples", async () => {
-    const { code, out } = await capture(() => runDemoCommand(["--list"]));
+    const { code, out } = await capture((io) => runDemoCommand(["--list"], io));
     expect(code).toBe(0);
     for (const e of examples) expect(out).toContain(`${e.name}`);
     expect(out).toContain(`${examples.length > 0 ? examples[0].title : ""}`);
   });
 
   it("rejects an unknown example, unknown flags, and contradictory flags", async () => {
-    const unknown = await capture(() => runDemoCommand(["nope"]));
+    const unknown = await capture((io) => runDemoCommand(["nope"], io));
     expect(unknown.code).toBe(2);
     expect(unknown.err).toContain(`no example "nope". Examples: ${examples.map((e) => e.name).join(", ")}`);
-    const flag = await capture(() => runDemoCommand(["--bogus"]));
+    const flag = await capture((io) => runDemoCommand(["--bogus"], io));
     expect(flag.code).toBe(2);
     expect(flag.err).toMatch(/Unknown option '--bogus'/);
-    const both = await capture(() => runDemoCommand(["--live", "--replay", "x.jsonl"]));
+    const both = await capture((io) => runDemoCommand(["--live", "--replay", "x.jsonl"], io));
     expect(both.code).toBe(2);
     expect(both.err).toMatch(/exclude each other/);
   });
@@ -78,7 +78,7 @@ describe("ptc demo", () => {
     vi.stubEnv("OPENAI_API_KEY", "");
     vi.stubEnv("OPENAI_BASE_URL", "");
     vi.stubEnv("ANTHROPIC_API_KEY", "");
-    const { code, err } = await capture(() => runDemoCommand(["--live"]));
+    const { code, err } = await capture((io) => runDemoCommand(["--live"], io));
     expect(code).toBe(2);
     expect(err).toMatch(/no model given/);
     expect(err).toMatch(/Set OPENAI_BASE_URL .*OPENAI_API_KEY and OPENAI_MODEL/);
@@ -86,11 +86,11 @@ describe("ptc demo", () => {
 
   it("records a run and replays it to the same answer", async () => {
     const file = join(dir, "reviews.jsonl");
-    const rec = await capture(() => runDemoCommand(["reviews", "--record", file]));
+    const rec = await capture((io) => runDemoCommand(["reviews", "--record", file], io));
     expect(rec.code).toBe(0);
     expect(rec.out).toContain(`Recording written to ${file}`);
     expect(readFileSync(file, "utf8").trim().split("\n")).toHaveLength(reviews.replies.length);
-    const rep = await capture(() => runDemoCommand(["reviews", "--replay", file]));
+    const rep = await capture((io) => runDemoCommand(["reviews", "--replay", file], io));
     expect(rep.code).toBe(0);
     expect(rep.out).toContain(`(replaying ${file})`);
     expect(rep.out).toContain("Matches the expected answer.");
@@ -101,11 +101,11 @@ describe("ptc demo", () => {
 
   it("prints a replay hint that works, --compress included", async () => {
     const file = join(dir, "compressed.jsonl");
-    const rec = await capture(() => runDemoCommand(["reviews", "--compress", "--record", file]));
+    const rec = await capture((io) => runDemoCommand(["reviews", "--compress", "--record", file], io));
     expect(rec.code).toBe(0);
     const hint = /replay it with ptc demo (.*)\)\n/.exec(rec.out)?.[1];
     expect(hint).toBe(`reviews --replay ${file} --compress`);
-    const rep = await capture(() => runDemoCommand((hint as string).split(" ")));
+    const rep = await capture((io) => runDemoCommand((hint as string).split(" "), io));
     expect(rep.code).toBe(0);
     expect(rep.out).toContain("Matches the expected answer.");
   });
@@ -113,30 +113,30 @@ describe("ptc demo", () => {
   it("checks --record and --trace-out paths before running anything", async () => {
     for (const flag of ["--record", "--trace-out"]) {
       const file = join(dir, "no-such-folder", "out.json");
-      const r = await capture(() => runDemoCommand(["reviews", flag, file]));
+      const r = await capture((io) => runDemoCommand(["reviews", flag, file], io));
       expect(r.code).toBe(2);
       expect(r.err).toContain(`cannot write ${flag} ${file}: the folder ${join(dir, "no-such-folder")} does not exist`);
       // Nothing ran: no header, no turns, no "Recording written".
       expect(r.out).toBe("");
-      const folder = await capture(() => runDemoCommand(["reviews", flag, dir]));
+      const folder = await capture((io) => runDemoCommand(["reviews", flag, dir], io));
       expect(folder.code).toBe(2);
       expect(folder.err).toContain("it is a folder");
     }
   });
 
   it("checks --timeout", async () => {
-    const notLive = await capture(() => runDemoCommand(["--timeout", "100"]));
+    const notLive = await capture((io) => runDemoCommand(["--timeout", "100"], io));
     expect(notLive.code).toBe(2);
     expect(notLive.err).toContain("--timeout applies to --live runs only");
-    const bad = await capture(() => runDemoCommand(["--live", "--timeout", "soon"]));
+    const bad = await capture((io) => runDemoCommand(["--live", "--timeout", "soon"], io));
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('--timeout takes a whole number of milliseconds above 0, got "soon"');
   });
 
   it("fails with a clear message when a replay does not match the example", async () => {
     const file = join(dir, "other.jsonl");
-    await capture(() => runDemoCommand(["expenses", "--record", file]));
-    const { code, out } = await capture(() => runDemoCommand(["reviews", "--replay", file]));
+    await capture((io) => runDemoCommand(["expenses", "--record", file], io));
+    const { code, out } = await capture((io) => runDemoCommand(["reviews", "--replay", file], io));
     expect(code).toBe(1);
     expect(out).toMatch(/No answer: llm_error: .*request 1 differs from the recording/);
   });
@@ -193,7 +193,7 @@ describe("ptc demo --live against an OpenAI-compatible server", () => {
     vi.stubEnv("OPENAI_API_KEY", "sk-local");
     vi.stubEnv("ANTHROPIC_API_KEY", "");
     vi.stubEnv("OPENAI_MODEL", "");
-    const { code, out, err } = await capture(() => runDemoCommand(["reviews", "--live", "--model", "fake-live"]));
+    const { code, out, err } = await capture((io) => runDemoCommand(["reviews", "--live", "--model", "fake-live"], io));
     expect(code).toBe(0);
     expect(out).toContain("LLM: openai:fake-live (live)");
     expect(err).toContain("… turn 1: waiting for openai:fake-live");
@@ -212,7 +212,7 @@ describe("ptc demo --live against an OpenAI-compatible server", () => {
     bodies.length = 0;
     next = 0;
     failures = 1;
-    const { code, out, err } = await capture(() => runDemoCommand(["reviews", "--live", "--timeout", "5000"]));
+    const { code, out, err } = await capture((io) => runDemoCommand(["reviews", "--live", "--timeout", "5000"], io));
     expect(failures).toBe(0);
     // One retry line, with the status said once.
     expect(err).toMatch(/… openai:fake-live: HTTP 500: fake overload; retrying in \d+\.\d s \(retry 1\)\n/);
@@ -231,7 +231,7 @@ describe("ptc demo --live against an OpenAI-compatible server", () => {
     failures = 1;
     failure = "\u001b]0;pwned\u0007\u001b[2Jover\u202Eload";
     try {
-      const { code, err } = await capture(() => runDemoCommand(["reviews", "--live", "--timeout", "5000"]));
+      const { code, err } = await capture((io) => runDemoCommand(["reviews", "--live", "--timeout", "5000"], io));
       expect(code).toBe(0);
       expect(err).toContain("HTTP 500: \\x1B]0;pwned\\x07\\x1B[2Jover\\u202Eload; retrying in");
       // eslint-disable-next-line no-control-regex
@@ -249,7 +249,7 @@ describe("ptc demo --live against an OpenAI-compatible server", () => {
     hang = "SIGINT";
     const f = join(dir, "aborted.json");
     const listeners = process.listenerCount("SIGINT");
-    const { code, out } = await capture(() => runDemoCommand(["reviews", "--live", "--trace-out", f]));
+    const { code, out } = await capture((io) => runDemoCommand(["reviews", "--live", "--trace-out", f], io));
     hang = false;
     expect(code).toBe(1);
     expect(out).toMatch(/No answer: aborted/);
@@ -266,7 +266,7 @@ describe("ptc demo --live against an OpenAI-compatible server", () => {
     const folder = mkdtempSync(join(dir, "term-"));
     const [f, rec] = [join(folder, "terminated.json"), join(folder, "terminated.jsonl")];
     const listeners = process.listenerCount("SIGTERM");
-    const { code, out, err } = await capture(() => runDemoCommand(["reviews", "--live", "--trace-out", f, "--record", rec]));
+    const { code, out, err } = await capture((io) => runDemoCommand(["reviews", "--live", "--trace-out", f, "--record", rec], io));
     expect(err).not.toMatch(/cannot write/);
     hang = false;
     expect(out).toMatch(/No answer: aborted/);
@@ -286,13 +286,13 @@ describe("ptc trace show", () => {
   let trace: RunTrace;
   beforeAll(async () => {
     file = join(dir, "recovery.json");
-    const { code } = await capture(() => runDemoCommand(["recovery", "--trace-out", file]));
+    const { code } = await capture((io) => runDemoCommand(["recovery", "--trace-out", file], io));
     expect(code).toBe(0);
     trace = runFromJson(readFileSync(file, "utf8")).trace;
   });
 
   it("prints the run turn by turn: programs, tool calls, output, errors, definitions and tokens", async () => {
-    const { code, out } = await capture(() => runTraceCommand(["show", file]));
+    const { code, out } = await capture((io) => runTraceCommand(["show", file], io));
     expect(code).toBe(0);
     expect(out).toContain("Task:\n  # ");
     expect(out).toContain(`Turns: ${trace.turns.length} · returned {:orders 9`);
@@ -321,7 +321,7 @@ describe("ptc trace show", () => {
     const hostile = join(dir, "hostile.json");
     writeFileSync(hostile, JSON.stringify(saved));
     for (const args of [[], ["--turn", "1"], ["--turn", "2", "--messages"]]) {
-      const { code, out } = await capture(() => runTraceCommand(["show", hostile, ...args]));
+      const { code, out } = await capture((io) => runTraceCommand(["show", hostile, ...args], io));
       expect(code).toBe(0);
       expect([...out].filter((c) => c !== "\n" && c !== "\t" && (c < " " || (c >= "\u007f" && c <= "\u009f")))).toEqual([]);
       expect(out).toContain("\\x1B]0;pwned\\x07\\x1B[2Jgone\\x0D");
@@ -339,16 +339,16 @@ describe("ptc trace show", () => {
     const hostile = join(dir, "bidi.json");
     writeFileSync(hostile, JSON.stringify(saved));
     for (const args of [[], ["--turn", "1"], ["--turn", "1", "--messages"]]) {
-      const { code, out } = await capture(() => runTraceCommand(["show", hostile, ...args]));
+      const { code, out } = await capture((io) => runTraceCommand(["show", hostile, ...args], io));
       expect(code).toBe(0);
       expect(out).not.toMatch(/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/);
     }
-    const { out } = await capture(() => runTraceCommand(["show", hostile, "--turn", "1"]));
+    const { out } = await capture((io) => runTraceCommand(["show", hostile, "--turn", "1"], io));
     expect(out).toContain('(if admin? \\u202E"nimda"\\u202C \\u2066x\\u2069 \\u200F\\u061C)');
   });
 
   it("prints exactly the messages the LLM saw for one turn", async () => {
-    const { code, out } = await capture(() => runTraceCommand(["show", file, "--turn", "3", "--messages"]));
+    const { code, out } = await capture((io) => runTraceCommand(["show", file, "--turn", "3", "--messages"], io));
     expect(code).toBe(0);
     const messages = trace.turns[2].messages;
     expect(messages.length).toBe(6);
@@ -360,7 +360,7 @@ describe("ptc trace show", () => {
   });
 
   it("prints one turn with the raw reply and the feedback", async () => {
-    const { code, out } = await capture(() => runTraceCommand(["show", file, "--turn", "2"]));
+    const { code, out } = await capture((io) => runTraceCommand(["show", file, "--turn", "2"], io));
     expect(code).toBe(0);
     expect(out).toContain("── Turn 2: error");
     expect(out).toContain("Reply:\n  Now I'll keep the February orders");
@@ -368,17 +368,17 @@ describe("ptc trace show", () => {
   });
 
   it("rejects a missing turn, --messages without --turn, and bad turn numbers", async () => {
-    const missing = await capture(() => runTraceCommand(["show", file, "--turn", "9"]));
+    const missing = await capture((io) => runTraceCommand(["show", file, "--turn", "9"], io));
     expect(missing.code).toBe(2);
     expect(missing.err).toContain(`no turn 9 (the run has ${trace.turns.length} turns)`);
-    const noTurn = await capture(() => runTraceCommand(["show", file, "--messages"]));
+    const noTurn = await capture((io) => runTraceCommand(["show", file, "--messages"], io));
     expect(noTurn.code).toBe(2);
     expect(noTurn.err).toMatch(/--messages needs --turn N/);
-    const bad = await capture(() => runTraceCommand(["show", file, "--turn", "two"]));
+    const bad = await capture((io) => runTraceCommand(["show", file, "--turn", "two"], io));
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/--turn expects a positive whole number/);
     // A whole number past what a count can hold is too large, not "no whole number".
-    const huge = await capture(() => runTraceCommand(["show", file, "--turn", "99999999999999999"]));
+    const huge = await capture((io) => runTraceCommand(["show", file, "--turn", "99999999999999999"], io));
     expect(huge.code).toBe(2);
     expect(huge.err).toBe('ptc trace show: --turn 99999999999999999 is too large (at most 9007199254740991)\n');
   });
@@ -401,7 +401,7 @@ describe("ptc trace show", () => {
     truncateSync(big, MAX_INPUT_BYTES + 1);
     cases.push([big, new RegExp(`big\\.json is too large to show \\(more than ${MAX_INPUT_BYTES} bytes\\)`)]);
     for (const [f, message] of cases) {
-      const r = await capture(() => runTraceCommand(["show", f]));
+      const r = await capture((io) => runTraceCommand(["show", f], io));
       // Bad input, as for ptc eval.
       expect(r.code).toBe(2);
       expect(r.err).toMatch(message);
@@ -422,18 +422,18 @@ describe("ptc trace show", () => {
     writeFileSync(f, olderTrace(runToJson(step), { _token: secret }));
     expect(readFileSync(f, "utf8")).toContain(secret);
     for (const args of [[], ["--turn", "1"], ["--turn", "2"], ["--compressed"], ["--full"]]) {
-      const { code: exit, out } = await capture(() => runTraceCommand(["show", f, ...args]));
+      const { code: exit, out } = await capture((io) => runTraceCommand(["show", f, ...args], io));
       expect(exit).toBe(0);
       expect(out).not.toContain(secret);
     }
-    const { out } = await capture(() => runTraceCommand(["show", f, "--turn", "1"]));
+    const { out } = await capture((io) => runTraceCommand(["show", f, "--turn", "1"], io));
     expect(out).toContain('lookup {"token":<hidden string from data/_token>}');
   });
 
   it("reads a bare trace as well as a saved run", async () => {
     const f = join(dir, "bare.json");
     writeFileSync(f, traceToJson(trace));
-    const { code, out } = await capture(() => runTraceCommand(["show", f]));
+    const { code, out } = await capture((io) => runTraceCommand(["show", f], io));
     expect(code).toBe(0);
     expect(out).toContain(`Turns: 4 · returned {:orders 9`);
     expect(out).toContain("── Turn 4: returned");
@@ -443,17 +443,17 @@ describe("ptc trace show", () => {
     const stuck = await runExample(reviews, { llm: scriptedLlm(Array(reviews.maxTurns).fill(reviews.replies[0])) });
     const f = join(dir, "stuck.json");
     writeFileSync(f, runToJson(stuck));
-    const { code, out } = await capture(() => runTraceCommand(["show", f]));
+    const { code, out } = await capture((io) => runTraceCommand(["show", f], io));
     expect(code).toBe(0);
     expect(out).toContain(`Turns: ${reviews.maxTurns} · no answer: max_turns_exceeded`);
   });
 
   it("shows a nested agent's turns inside the turn that called it", async () => {
     const f = join(dir, "budget.json");
-    const demo = await capture(() => runDemoCommand(["budget-alert", "--trace-out", f]));
+    const demo = await capture((io) => runDemoCommand(["budget-alert", "--trace-out", f], io));
     expect(demo.code).toBe(0);
     expect(demo.out).toMatch(/^Nested agents: 1 run, [\d,]+ in \([\d,]+ cached\) \/ [\d,]+ out over 2 LLM requests$/m);
-    const { code, out } = await capture(() => runTraceCommand(["show", f]));
+    const { code, out } = await capture((io) => runTraceCommand(["show", f], io));
     expect(code).toBe(0);
     expect(out).toMatch(/── Turn 1: ok[\s\S]*Nested agent category-analyst \(answered\):\n {2}│ Turns: 2 · returned/);
     expect(out).toContain("  │   (def rows (tool/list-expenses {:month data/month}))");
@@ -461,12 +461,12 @@ describe("ptc trace show", () => {
   });
 
   it("compares the full and the compressed prompt, with the compression figures", async () => {
-    const { code, out } = await capture(() => runTraceCommand(["show", file, "--compressed", "--turn", "3"]));
+    const { code, out } = await capture((io) => runTraceCommand(["show", file, "--compressed", "--turn", "3"], io));
     expect(code).toBe(0);
     expect(out).toMatch(/^Settings recorded in the trace: 5 turns, printlnHistoryLimit 15 \/ 1000 tokens \(dropped past 500\), errorContextTurns 1, errorWindowTurns 2, samples 3 items \/ 80 chars\nPrompt for turn 3: full \d+ tokens, compressed \d+ tokens/);
     expect(out).toMatch(/^Compression per prompt$/m);
     expect(out.match(/^ +\d+ +\d+ +\d+ +-?\d+%/gm)).toHaveLength(trace.turns.length);
-    const last = await capture(() => runTraceCommand(["show", file, "--compressed"]));
+    const last = await capture((io) => runTraceCommand(["show", file, "--compressed"], io));
     expect(last.out).toMatch(/\nPrompt for turn 5: /);
   });
 
@@ -476,7 +476,7 @@ describe("ptc trace show", () => {
     const noisy = "\u001b[31mred\u001b[0m and a bell \u0007, \u202Eflipped";
     const f = join(dir, "controls.json");
     writeFileSync(f, traceToJson({ ...trace, turns: [{ ...trace.turns[0], reply: `${noisy.repeat(8)}\n(def a 1)` }, ...trace.turns.slice(1)] }));
-    const { code, out } = await capture(() => runTraceCommand(["show", f, "--compressed", "--turn", "2"]));
+    const { code, out } = await capture((io) => runTraceCommand(["show", f, "--compressed", "--turn", "2"], io));
     expect(code).toBe(0);
     // eslint-disable-next-line no-control-regex
     expect(out).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u202E]/);
@@ -491,9 +491,9 @@ describe("ptc trace show", () => {
   // --full asks for every line uncut: the comparison cut the system prompt to 6 lines and
   // clipped long lines at the width all the same, unsaid.
   it("shows every line of the comparison uncut with --full", async () => {
-    const cut = await capture(() => runTraceCommand(["show", file, "--compressed"]));
+    const cut = await capture((io) => runTraceCommand(["show", file, "--compressed"], io));
     expect(cut.out).toMatch(/^\.\.\. \(\d+ more lines, same in both views\)$/m);
-    const { code, out } = await capture(() => runTraceCommand(["show", file, "--compressed", "--full"]));
+    const { code, out } = await capture((io) => runTraceCommand(["show", file, "--compressed", "--full"], io));
     expect(code).toBe(0);
     expect(out).not.toMatch(/^\.\.\. \(\d+ (more )?lines, same in both views\)$/m);
     expect(out).not.toMatch(/\.\.\.$/m);
@@ -509,33 +509,33 @@ describe("ptc trace show", () => {
     const tight = { ...settings, view: { ...settings.view, printlnHistoryLimit: 1, errorContextTurns: 0, strictPrefix: true } };
     const f = join(dir, "tight.json");
     writeFileSync(f, traceToJson({ ...trace, settings: tight }));
-    const { code, out } = await capture(() => runTraceCommand(["show", f, "--compressed"]));
+    const { code, out } = await capture((io) => runTraceCommand(["show", f, "--compressed"], io));
     expect(code).toBe(0);
     const run = { maxTurns: tight.maxTurns, toolsWithdrawn: tight.toolsWithdrawn, maxPrintChars: tight.maxPrintChars };
     expect(out).toBe(`Settings recorded in the trace: ${recovery.maxTurns} turns, printlnHistoryLimit 1 / 1000 tokens (dropped past 500), errorContextTurns 0, errorWindowTurns 2, samples 3 items / 80 chars, strict prefix (payback within 15 prompts)\n${renderComparison(trace, run, tight.view)}\n`);
     expect(out).not.toContain(renderComparison(trace, run, defaultViewOptions));
     const bare = join(dir, "bare.json");
     writeFileSync(bare, traceToJson({ ...trace, settings: undefined }));
-    const old = await capture(() => runTraceCommand(["show", bare, "--compressed", "--max-turns", "7"]));
+    const old = await capture((io) => runTraceCommand(["show", bare, "--compressed", "--max-turns", "7"], io));
     // A budget from --max-turns is the flag's, not the trace's; one turn is singular.
-    const flagged = await capture(() => runTraceCommand(["show", f, "--compressed", "--max-turns", "9"]));
+    const flagged = await capture((io) => runTraceCommand(["show", f, "--compressed", "--max-turns", "9"], io));
     expect(flagged.out).toMatch(/^Settings recorded in the trace: 9 turns \(from --max-turns\), printlnHistoryLimit 1 /);
     expect(old.out).toMatch(/^Settings defaults \(the trace records none\): 7 turns \(from --max-turns\), /);
     const one = join(dir, "one.json");
     writeFileSync(one, traceToJson({ ...trace, turns: trace.turns.slice(0, 1), settings: { ...tight, maxTurns: 1 } }));
-    const single = await capture(() => runTraceCommand(["show", one, "--compressed"]));
+    const single = await capture((io) => runTraceCommand(["show", one, "--compressed"], io));
     expect(single.code).toBe(0);
     expect(single.out).toMatch(/^Settings recorded in the trace: 1 turn, printlnHistoryLimit/);
     const broken = join(dir, "broken.json");
     writeFileSync(broken, traceToJson({ ...trace, settings: { ...settings, view: { ...settings.view, sampleItems: -2 } } }));
-    const bad = await capture(() => runTraceCommand(["show", broken, "--compressed"]));
+    const bad = await capture((io) => runTraceCommand(["show", broken, "--compressed"], io));
     expect(bad.code).toBe(2);
     // Checked when the trace is read, so every reader (show, view, compare) refuses it alike.
     expect(bad.err).toMatch(/broken\.json: not a ptc-lisp trace: at settings\.view\.sampleItems: /);
     for (const [field, value] of [["model", null], ["strategy", null], ["strategy", { name: 1 }]] as const) {
       const odd = join(dir, "odd.json");
       writeFileSync(odd, traceToJson({ ...trace, settings: { ...settings, [field]: value } as unknown as RunTrace["settings"] }));
-      const r = await capture(() => runTraceCommand(["show", odd, "--compressed"]));
+      const r = await capture((io) => runTraceCommand(["show", odd, "--compressed"], io));
       expect(r.code).toBe(2);
       expect(r.err).toMatch(new RegExp(`odd\\.json: not a ptc-lisp trace: at settings\\.${field}`));
     }
@@ -544,30 +544,30 @@ describe("ptc trace show", () => {
   it("reads the turn budget from the task message, and checks --compressed's flags", async () => {
     expect(turnBudget(trace)).toBe(recovery.maxTurns);
     expect(turnBudget({ ...trace, task: "no turn line" })).toBe(trace.turns.length);
-    const far = await capture(() => runTraceCommand(["show", file, "--compressed", "--turn", "9"]));
+    const far = await capture((io) => runTraceCommand(["show", file, "--compressed", "--turn", "9"], io));
     expect(far.code).toBe(2);
     expect(far.err).toMatch(/no prompt for turn 9/);
-    const short = await capture(() => runTraceCommand(["show", file, "--compressed", "--max-turns", "1"]));
+    const short = await capture((io) => runTraceCommand(["show", file, "--compressed", "--max-turns", "1"], io));
     expect(short.code).toBe(2);
     expect(short.err).toContain(`--max-turns 1 is fewer than the ${trace.turns.length} turns the run took`);
     expect(short.out).toBe("");
-    const bad = await capture(() => runTraceCommand(["show", file, "--compressed", "--max-turns", "0"]));
+    const bad = await capture((io) => runTraceCommand(["show", file, "--compressed", "--max-turns", "0"], io));
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/--max-turns expects a positive whole number/);
-    const both = await capture(() => runTraceCommand(["show", file, "--turn", "2", "--messages", "--compressed"]));
+    const both = await capture((io) => runTraceCommand(["show", file, "--turn", "2", "--messages", "--compressed"], io));
     expect(both.code).toBe(2);
     // Without --compressed the turn budget shapes nothing: it was ignored unsaid, the run printed as if it were not given.
-    const alone = await capture(() => runTraceCommand(["show", file, "--max-turns", "20"]));
+    const alone = await capture((io) => runTraceCommand(["show", file, "--max-turns", "20"], io));
     expect(alone.code).toBe(2);
     expect(alone.err).toBe("ptc trace show: --max-turns applies to --compressed (the turn budget the compressed prompt is built for)\n");
     expect(alone.out).toBe("");
   });
 
   it("prints usage for no arguments or an unknown subcommand", async () => {
-    const none = await capture(() => runTraceCommand([]));
+    const none = await capture((io) => runTraceCommand([], io));
     expect(none.code).toBe(2);
     expect(none.err).toMatch(/usage: ptc trace show FILE/);
-    const other = await capture(() => runTraceCommand(["list", file]));
+    const other = await capture((io) => runTraceCommand(["list", file], io));
     expect(other.code).toBe(2);
     expect(other.err).toMatch(/unknown command "list"/);
   });

@@ -508,6 +508,49 @@ describe("ptc reference", () => {
   });
 });
 
+describe("every command writes through the Io it is given", () => {
+  // A host running the CLI in-process (as these tests do) gets all of a command's output, and
+  // none of it escapes to the process's own streams.
+  it("ptc demo and ptc trace show, their output and their errors", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ptc-cli-io-"));
+    try {
+      const stray: string[] = [];
+      const spies = [process.stdout, process.stderr].map((s) => {
+        const original = s.write.bind(s);
+        s.write = ((chunk: string) => (stray.push(String(chunk)), true)) as typeof s.write;
+        return () => void (s.write = original);
+      });
+      let runs: Record<string, Run>;
+      const file = join(dir, "run.json");
+      try {
+        runs = {
+          list: await ptc(["demo", "--list"]),
+          help: await ptc(["demo", "--help"]),
+          bad: await ptc(["demo", "nope"]),
+          demo: await ptc(["demo", "reviews", "--trace-out", file]),
+          show: await ptc(["trace", "show", file]),
+          turn: await ptc(["trace", "show", file, "--turn", "1", "--messages"]),
+          missing: await ptc(["trace", "show", join(dir, "none.json")]),
+          usage: await ptc(["trace"]),
+        };
+      } finally {
+        for (const restore of spies) restore();
+      }
+      expect(stray).toEqual([]);
+      expect(runs.list.stdout).toContain("reviews");
+      expect(runs.help.stdout).toMatch(/^usage: ptc demo/);
+      expect(runs.bad).toMatchObject({ code: 2, stderr: expect.stringContaining('no example "nope"') });
+      expect(runs.demo).toMatchObject({ code: 0, stdout: expect.stringContaining("Matches the expected answer.") });
+      expect(runs.show).toMatchObject({ code: 0, stdout: expect.stringContaining("── Turn 1:") });
+      expect(runs.turn.stdout).toMatch(/^=== message 1 of/);
+      expect(runs.missing).toMatchObject({ code: 2, stderr: expect.stringContaining("cannot read") });
+      expect(runs.usage).toMatchObject({ code: 2, stderr: expect.stringContaining("ptc trace show FILE") });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("the README's CLI examples", () => {
   // Each `# stops: KIND` comment in the README's CLI block is a claim about what happens.
   const readme = readFileSync(join(root, "README.md"), "utf8");

@@ -11,7 +11,7 @@ import type { Llm } from "../llm/types.js";
 import { runToJson } from "../agent/saved-run.js";
 import type { AgentEvent } from "../agent/events.js";
 import { liveHint, liveLlm } from "./live-llm.js";
-import { parseOptions, wholeNumber } from "./eval.js";
+import { parseOptions, wholeNumber, type Io } from "./eval.js";
 import { readText, TextInputError } from "../json/text-input.js";
 import { forTerminal, namesOneOf, replacing, unwritable, writeOutput, type Replacement } from "./output.js";
 import { renderRunHead, renderTokens, renderTurn } from "./trace.js";
@@ -113,19 +113,19 @@ const sameData = (a: unknown, b: unknown): boolean => isDeepStrictEqual(JSON.par
 const cacheModelOf = (llm: Llm): Pick<Llm, "cacheModel"> => (llm.cacheModel === undefined ? {} : { cacheModel: llm.cacheModel });
 
 /** Tells the user which turn the (slow) live model is on. */
-function announcing(llm: Llm): Llm {
+function announcing(llm: Llm, io: Pick<Io, "stderr">): Llm {
   return {
     name: llm.name,
     ...cacheModelOf(llm),
     complete(request) {
-      process.stderr.write(`… turn ${request.turn ?? "?"}: waiting for ${llm.name}\n`);
+      io.stderr.write(`… turn ${request.turn ?? "?"}: waiting for ${llm.name}\n`);
       return llm.complete(request);
     },
   };
 }
 
 /** `ptc demo [name] [--list] [--live] [--model M] [--record F] [--replay F] [--compress] [--trace-out F] [--full] [--stream]`. */
-export async function runDemoCommand(args: string[]): Promise<number> {
+export async function runDemoCommand(args: string[], io: Io): Promise<number> {
   let parsed;
   try {
     parsed = parseOptions({
@@ -146,12 +146,12 @@ export async function runDemoCommand(args: string[]): Promise<number> {
       },
     });
   } catch (e) {
-    process.stderr.write(`ptc demo: ${(e as Error).message}\n${USAGE}`);
+    io.stderr.write(`ptc demo: ${(e as Error).message}\n${USAGE}`);
     return 2;
   }
   const { values, positionals } = parsed;
   if (values.help) {
-    process.stdout.write(USAGE);
+    io.stdout.write(USAGE);
     return 0;
   }
   // Loaded on demand so other ptc commands do not pay for the examples' data.
@@ -159,25 +159,25 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   const { runExample, scriptedExampleLlm } = await import("../../examples/run.js");
   if (values.list) {
     const width = Math.max(...examples.map((e) => e.name.length));
-    process.stdout.write(examples.map((e) => `${e.name.padEnd(width)}  ${e.title} (${e.replies.length} scripted turns)\n  ${" ".repeat(width)}${e.summary}\n`).join(""));
+    io.stdout.write(examples.map((e) => `${e.name.padEnd(width)}  ${e.title} (${e.replies.length} scripted turns)\n  ${" ".repeat(width)}${e.summary}\n`).join(""));
     return 0;
   }
   if (positionals.length > 1) {
-    process.stderr.write(`ptc demo: expected at most one example name, got ${positionals.join(" ")}\n`);
+    io.stderr.write(`ptc demo: expected at most one example name, got ${positionals.join(" ")}\n`);
     return 2;
   }
   const example = positionals.length === 0 ? examples[0] : findExample(positionals[0]);
   if (!example) {
-    process.stderr.write(`ptc demo: no example "${positionals[0]}". Examples: ${examples.map((e) => e.name).join(", ")}\n`);
+    io.stderr.write(`ptc demo: no example "${positionals[0]}". Examples: ${examples.map((e) => e.name).join(", ")}\n`);
     return 2;
   }
   if (values.live && values.replay !== undefined) {
-    process.stderr.write("ptc demo: --live and --replay exclude each other (a replay needs no model)\n");
+    io.stderr.write("ptc demo: --live and --replay exclude each other (a replay needs no model)\n");
     return 2;
   }
   for (const flag of ["model", "timeout"] as const) {
     if (values[flag] !== undefined && !values.live) {
-      process.stderr.write(`ptc demo: --${flag} applies to --live runs only\n`);
+      io.stderr.write(`ptc demo: --${flag} applies to --live runs only\n`);
       return 2;
     }
   }
@@ -185,7 +185,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   if (values.timeout !== undefined) {
     timeoutMs = wholeNumber(values.timeout);
     if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
-      process.stderr.write(`ptc demo: --timeout takes a whole number of milliseconds above 0, got ${JSON.stringify(values.timeout)}\n`);
+      io.stderr.write(`ptc demo: --timeout takes a whole number of milliseconds above 0, got ${JSON.stringify(values.timeout)}\n`);
       return 2;
     }
   }
@@ -194,23 +194,23 @@ export async function runDemoCommand(args: string[]): Promise<number> {
     const file = values[flag];
     if (file === undefined) continue;
     if (file === "-") {
-      process.stderr.write(`ptc demo: --${flag} - would write into the run's turns on standard output: give a file name\n`);
+      io.stderr.write(`ptc demo: --${flag} - would write into the run's turns on standard output: give a file name\n`);
       return 2;
     }
     // Written over the recording being replayed, that recording is lost (a replay that fails
     // leaves only the part it got through).
     if (values.replay !== undefined && namesOneOf(file, [values.replay])) {
-      process.stderr.write(`ptc demo: --${flag} ${file} is the recording to replay: writing there would overwrite it\n`);
+      io.stderr.write(`ptc demo: --${flag} ${file} is the recording to replay: writing there would overwrite it\n`);
       return 2;
     }
     const problem = unwritable(file);
     if (problem !== undefined) {
-      process.stderr.write(`ptc demo: cannot write --${flag} ${file}: ${problem}\n`);
+      io.stderr.write(`ptc demo: cannot write --${flag} ${file}: ${problem}\n`);
       return 2;
     }
   }
   if (values.record !== undefined && values["trace-out"] !== undefined && namesOneOf(values.record, [values["trace-out"]])) {
-    process.stderr.write("ptc demo: --record and --trace-out name the same file: the trace would overwrite the recording\n");
+    io.stderr.write("ptc demo: --record and --trace-out name the same file: the trace would overwrite the recording\n");
     return 2;
   }
 
@@ -221,8 +221,9 @@ export async function runDemoCommand(args: string[]): Promise<number> {
         liveLlm({
           ...(values.model === undefined ? {} : { model: values.model }),
           ...(timeoutMs === undefined ? {} : { timeoutMs }),
-          onRetry: ({ attempt, delayMs, error }) => process.stderr.write(forTerminal(`… ${error.message}; retrying in ${(delayMs / 1000).toFixed(1)} s (retry ${attempt})\n`)),
+          onRetry: ({ attempt, delayMs, error }) => io.stderr.write(forTerminal(`… ${error.message}; retrying in ${(delayMs / 1000).toFixed(1)} s (retry ${attempt})\n`)),
         }),
+        io,
       );
     }
     // Read here, bounded and strictly UTF-8: a recording without an end (/dev/zero) is refused, not read until memory runs out.
@@ -231,7 +232,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   } catch (e) {
     if (!(e instanceof LlmError)) throw e;
     const hint = values.live ? `\n${liveHint()}` : "";
-    process.stderr.write(forTerminal(`ptc demo: ${e.message}${hint}\n`));
+    io.stderr.write(forTerminal(`ptc demo: ${e.message}${hint}\n`));
     return 2;
   }
   // Recorded beside the file and put in place when the run ends: a run killed halfway leaves the previous recording.
@@ -243,7 +244,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
   }
 
   // A live model's replies and its tools' output, printed: safe for a terminal.
-  const out = { write: (text: string) => process.stdout.write(forTerminal(text)) };
+  const out = { write: (text: string) => io.stdout.write(forTerminal(text)) };
   const mode = values.live ? "live" : values.replay !== undefined ? `replaying ${values.replay}` : "offline, scripted replies";
   out.write(`Example: ${example.name}: ${example.title}\n${example.summary}\nLLM: ${llm.name} (${mode})${values.compress ? " · compressed history" : ""}\nMission: ${example.prompt}\n\n`);
 
@@ -261,7 +262,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
     ...(values.compress ? { compressHistory: true } : {}),
     signal: stop.signal,
     onTurn: ({ turn }) => out.write(`${renderTurn(turn, render)}\n\n`),
-    ...(values.stream ? { onEvent: liveView((text) => process.stderr.write(forTerminal(text))) } : {}),
+    ...(values.stream ? { onEvent: liveView((text) => io.stderr.write(forTerminal(text))) } : {}),
   })
     .catch((e: unknown) => {
       recording?.abandon();
@@ -298,7 +299,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
         recording.commit();
       } catch (e) {
         recording.abandon();
-        process.stderr.write(`ptc demo: cannot write the recording to ${values.record} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`);
+        io.stderr.write(`ptc demo: cannot write the recording to ${values.record} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`);
         return 1;
       }
       out.write(`Recording written to ${values.record} (replay it with ptc demo ${example.name} --replay ${values.record}${values.compress ? " --compress" : ""})\n`);
@@ -310,7 +311,7 @@ export async function runDemoCommand(args: string[]): Promise<number> {
       writeOutput(file, `${runToJson(step, 2)}\n`, values.replay === undefined ? [] : [values.replay]);
       out.write(`Trace written to ${file} (ptc trace show ${file})\n`);
     } catch (e) {
-      process.stderr.write(`ptc demo: cannot write the trace to ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`);
+      io.stderr.write(`ptc demo: cannot write the trace to ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`);
       return 1;
     }
   }

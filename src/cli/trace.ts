@@ -11,7 +11,7 @@ import { ResumeError } from "../trace/run-state.js";
 import { fileKind, whatReads, type FileKind } from "./file-kind.js";
 import { readText, TextInputError } from "../json/text-input.js";
 import { forTerminal } from "./output.js";
-import { parseOptions, wholeNumber } from "./eval.js";
+import { parseOptions, wholeNumber, type Io } from "./eval.js";
 import type { SavedRunFile } from "../trace/saved-run.js";
 import { TraceFormatError } from "../trace/serialize.js";
 import type { DefinitionTrace, RunTrace, ToolCallTrace, Turn } from "../trace/trace.js";
@@ -208,12 +208,12 @@ export function parseRun(text: string, file: string, kind: FileKind = fileKind(t
 }
 
 /** A flag's positive integer; undefined when absent, null (after saying why) when malformed. */
-function positiveInt(raw: string | undefined, flag: string): number | undefined | null {
+function positiveInt(raw: string | undefined, flag: string, io: Pick<Io, "stderr">): number | undefined | null {
   if (raw === undefined) return undefined;
   const n = wholeNumber(raw);
   if (Number.isSafeInteger(n) && n >= 1) return n;
-  if (n > Number.MAX_SAFE_INTEGER) process.stderr.write(`ptc trace show: ${flag} ${raw} is too large (at most ${Number.MAX_SAFE_INTEGER})\n`);
-  else process.stderr.write(`ptc trace show: ${flag} expects a positive whole number, got "${raw}"\n`);
+  if (n > Number.MAX_SAFE_INTEGER) io.stderr.write(`ptc trace show: ${flag} ${raw} is too large (at most ${Number.MAX_SAFE_INTEGER})\n`);
+  else io.stderr.write(`ptc trace show: ${flag} expects a positive whole number, got "${raw}"\n`);
   return null;
 }
 
@@ -228,14 +228,14 @@ function settingsLine(run: RunSettings, view: ResolvedViewOptions, recorded: boo
 }
 
 /** `ptc trace show FILE [--turn N] [--messages | --compressed] [--max-turns N] [--full]`. Returns the exit code. */
-export async function runTraceCommand(args: string[]): Promise<number> {
+export async function runTraceCommand(args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === undefined || sub === "--help" || sub === "-h" || sub === "help") {
-    (sub === undefined ? process.stderr : process.stdout).write(USAGE);
+    (sub === undefined ? io.stderr : io.stdout).write(USAGE);
     return sub === undefined ? 2 : 0;
   }
   if (sub !== "show") {
-    process.stderr.write(`ptc trace: unknown command "${sub}"\n${USAGE}`);
+    io.stderr.write(`ptc trace: unknown command "${sub}"\n${USAGE}`);
     return 2;
   }
   let parsed;
@@ -253,31 +253,31 @@ export async function runTraceCommand(args: string[]): Promise<number> {
       },
     });
   } catch (e) {
-    process.stderr.write(`ptc trace show: ${(e as Error).message}\n${USAGE}`);
+    io.stderr.write(`ptc trace show: ${(e as Error).message}\n${USAGE}`);
     return 2;
   }
   const { values, positionals } = parsed;
   if (values.help) {
-    process.stdout.write(USAGE);
+    io.stdout.write(USAGE);
     return 0;
   }
   if (positionals.length !== 1) {
-    process.stderr.write(`ptc trace show: expected one trace file, got ${positionals.length}\n${USAGE}`);
+    io.stderr.write(`ptc trace show: expected one trace file, got ${positionals.length}\n${USAGE}`);
     return 2;
   }
-  const turnNumber = positiveInt(values.turn, "--turn");
-  const maxTurns = positiveInt(values["max-turns"], "--max-turns");
+  const turnNumber = positiveInt(values.turn, "--turn", io);
+  const maxTurns = positiveInt(values["max-turns"], "--max-turns", io);
   if (turnNumber === null || maxTurns === null) return 2;
   if (values.messages && turnNumber === undefined) {
-    process.stderr.write("ptc trace show: --messages needs --turn N (the turn whose messages to print)\n");
+    io.stderr.write("ptc trace show: --messages needs --turn N (the turn whose messages to print)\n");
     return 2;
   }
   if (maxTurns !== undefined && !values.compressed) {
-    process.stderr.write("ptc trace show: --max-turns applies to --compressed (the turn budget the compressed prompt is built for)\n");
+    io.stderr.write("ptc trace show: --max-turns applies to --compressed (the turn budget the compressed prompt is built for)\n");
     return 2;
   }
   if (values.messages && values.compressed) {
-    process.stderr.write("ptc trace show: --messages and --compressed exclude each other (--compressed shows both prompts)\n");
+    io.stderr.write("ptc trace show: --messages and --compressed exclude each other (--compressed shows both prompts)\n");
     return 2;
   }
   let loaded: RunSource;
@@ -286,23 +286,23 @@ export async function runTraceCommand(args: string[]): Promise<number> {
   } catch (e) {
     if (!(e instanceof TraceFileError)) throw e;
     // A file that cannot be read or parsed is bad input, as for `ptc eval`: exit 2.
-    process.stderr.write(forTerminal(`ptc trace show: ${e.message}\n`));
+    io.stderr.write(forTerminal(`ptc trace show: ${e.message}\n`));
     return 2;
   }
   const { trace, saved } = loaded;
   const shown = shownFor(trace);
   if (values.compressed) {
     if (turnNumber !== undefined && turnNumber > trace.turns.length + 1) {
-      process.stderr.write(`ptc trace show: no prompt for turn ${turnNumber} (the run has ${trace.turns.length} turn${trace.turns.length === 1 ? "" : "s"})\n`);
+      io.stderr.write(`ptc trace show: no prompt for turn ${turnNumber} (the run has ${trace.turns.length} turn${trace.turns.length === 1 ? "" : "s"})\n`);
       return 2;
     }
     if (maxTurns !== undefined && maxTurns < trace.turns.length) {
-      process.stderr.write(`ptc trace show: --max-turns ${maxTurns} is fewer than the ${trace.turns.length} turns the run took\n`);
+      io.stderr.write(`ptc trace show: --max-turns ${maxTurns} is fewer than the ${trace.turns.length} turns the run took\n`);
       return 2;
     }
     const checked = traceSettings(trace);
     if (!checked.ok) {
-      process.stderr.write(forTerminal(`ptc trace show: ${positionals[0]}: ${checked.message}\n`));
+      io.stderr.write(forTerminal(`ptc trace show: ${positionals[0]}: ${checked.message}\n`));
       return 2;
     }
     const { settings } = checked;
@@ -310,23 +310,23 @@ export async function runTraceCommand(args: string[]): Promise<number> {
     const view = resolveViewOptions(settings?.view);
     // The prompts' text is shown as the layout measures it; the rest is the layout's own.
     const comparison = renderComparison(trace, run, view, { ...(turnNumber === undefined ? {} : { turn: turnNumber }), full: values.full ?? false, show: shown });
-    process.stdout.write(`${shown(settingsLine(run, view, settings !== undefined, maxTurns !== undefined))}\n${comparison}\n`);
+    io.stdout.write(`${shown(settingsLine(run, view, settings !== undefined, maxTurns !== undefined))}\n${comparison}\n`);
     return 0;
   }
   const options: RenderOptions = { full: values.full ?? false };
   if (turnNumber === undefined) {
-    process.stdout.write(shown(`${renderRun(trace, options, saved)}\n`));
+    io.stdout.write(shown(`${renderRun(trace, options, saved)}\n`));
     return 0;
   }
   const turn = trace.turns.find((t) => t.number === turnNumber);
   if (!turn) {
-    process.stderr.write(`ptc trace show: no turn ${turnNumber} (the run has ${trace.turns.length} turn${trace.turns.length === 1 ? "" : "s"})\n`);
+    io.stderr.write(`ptc trace show: no turn ${turnNumber} (the run has ${trace.turns.length} turn${trace.turns.length === 1 ? "" : "s"})\n`);
     return 2;
   }
   if (values.messages) {
-    process.stdout.write(shown(`${renderMessages(turn)}\n`));
+    io.stdout.write(shown(`${renderMessages(turn)}\n`));
     return 0;
   }
-  process.stdout.write(shown(`${renderTurn(turn, { full: true })}\n\nReply:\n${indent(turn.reply.trimEnd())}\n${turn.feedback ? `\nFeedback:\n${indent(turn.feedback)}\n` : ""}`));
+  io.stdout.write(shown(`${renderTurn(turn, { full: true })}\n\nReply:\n${indent(turn.reply.trimEnd())}\n${turn.feedback ? `\nFeedback:\n${indent(turn.feedback)}\n` : ""}`));
   return 0;
 }

@@ -1,6 +1,6 @@
-// What a CLI command writes to the process's stdout and stderr while it runs, and its exit code:
-// for commands that write to the process streams directly rather than through an Io.
-import { vi } from "vitest";
+// What a CLI command writes to the Io it is given, and its exit code.
+import { Readable } from "node:stream";
+import type { Io } from "../../src/cli/eval.js";
 
 export interface Captured {
   code: number;
@@ -8,16 +8,10 @@ export interface Captured {
   err: string;
 }
 
-export async function capture(run: () => Promise<number>): Promise<Captured> {
+export async function capture(run: (io: Io) => Promise<number>): Promise<Captured> {
   let out = "";
   let err = "";
-  const o = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
-  const e = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
-  try {
-    const code = await run();
-    return { code, out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
+  const io: Io = { stdin: Readable.from([]), stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } };
+  const code = await run(io);
+  return { code, out, err };
 }
