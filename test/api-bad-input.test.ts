@@ -32,6 +32,7 @@ const ROWS: ReadonlyArray<{ call: string; run: (x: unknown) => unknown; names: s
   { call: "recordingLlm(inner)", run: (x) => recordingLlm(x as never, "/tmp/unused.jsonl"), names: "recordingLlm: inner" },
   { call: "recordingLlm(inner, file)", run: (x) => recordingLlm(llm(), x as never), names: "recordingLlm: file" },
   { call: "recordingLlm(inner, file, options)", run: (x) => recordingLlm(llm(), "/tmp/unused.jsonl", x as never), names: "recordingLlm: options", optional: true },
+  { call: "recordingLlm(inner, file, { mode })", run: (x) => recordingLlm(llm(), "/tmp/unused.jsonl", { mode: x } as never), names: "recordingLlm: options.mode", optional: true },
   { call: "scriptedLlm().complete(request)", run: (x) => llm().complete(x as never), names: "scripted: complete: request" },
   { call: "scriptedLlm().complete({ messages })", run: (x) => llm().complete({ messages: x as never }), names: "scripted: complete: request.messages" },
   { call: "scriptedLlm().complete({ messages: [m] })", run: (x) => llm().complete({ messages: [x as never] }), names: "scripted: complete: request.messages[0]" },
@@ -82,6 +83,8 @@ describe("a public function given the wrong thing says which argument and what i
   for (const row of ROWS) {
     for (const [label, value, got] of row.optional ? BAD : [UNDEFINED, ...BAD]) {
       // A huge string where a string is wanted is no bad value.
+      // 42 is a file mode (0o52).
+      if (label === "a number" && row.call === "recordingLlm(inner, file, { mode })") continue;
       if (label === "a huge string" && ["countTokens(text)", "replayLlm(source)", "recordingLlm(inner, file)", "loadTranscripts(file)", "startProxy({ allowedHosts: [x] })", "compareStrategies({ models: [x] })"].includes(row.call)) continue;
       it(`${row.call} with ${label}`, async () => {
         let error: unknown;

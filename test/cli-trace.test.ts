@@ -2,7 +2,7 @@
 // OpenAI-compatible server, recorded and replayed, and its trace read back turn by turn.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, statSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -97,6 +97,18 @@ describe("ptc demo", () => {
     const tokens = (s: string) => s.match(/^Tokens: .* over \d+ LLM requests/m)?.[0];
     expect(tokens(rec.out)).toMatch(/over 3 LLM requests$/);
     expect(tokens(rep.out)).toBe(tokens(rec.out));
+  });
+
+  it("gives a recording made from a private one no more readers than it has, as the trace beside it", async () => {
+    const replay = join(dir, "private.jsonl");
+    expect((await capture((io) => runDemoCommand(["reviews", "--record", replay], io))).code).toBe(0);
+    chmodSync(replay, 0o600);
+    const copy = join(dir, "copy.jsonl");
+    const trace = join(dir, "copy.json");
+    const r = await capture((io) => runDemoCommand(["reviews", "--replay", replay, "--record", copy, "--trace-out", trace], io));
+    expect(r.code).toBe(0);
+    expect(readFileSync(copy, "utf8")).toBe(readFileSync(replay, "utf8"));
+    expect({ record: statSync(copy).mode & 0o777, trace: statSync(trace).mode & 0o777 }).toEqual({ record: 0o600, trace: 0o600 });
   });
 
   it("prints a replay hint that works, --compress included", async () => {

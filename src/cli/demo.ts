@@ -239,8 +239,10 @@ export async function runDemoCommand(args: string[], io: Io): Promise<number> {
   let recording: Replacement | undefined;
   let recorded = async (): Promise<void> => undefined;
   if (values.record !== undefined) {
-    recording = replacing(values.record);
-    ({ llm, settled: recorded } = settling(recordingLlm(llm, recording.path, { fresh: true })));
+    // A recording replayed into it is what it holds: it gets no more readers than that one has.
+    const replacement = replacing(values.record, values.replay === undefined ? [] : [values.replay]);
+    recording = replacement;
+    ({ llm, settled: recorded } = settling(recordingLlm(llm, replacement.path, { fresh: true, mode: replacement.mode })));
   }
 
   // A live model's replies and its tools' output, printed: safe for a terminal.

@@ -21,6 +21,8 @@ export interface RecordedCall {
 export interface RecordingOptions {
   /** Empty the file before the first call instead of appending to it. Default false. */
   fresh?: boolean;
+  /** The permissions the file is created with (before the umask), e.g. 0o600 for a recording of private prompts. Default 0o666. */
+  mode?: number;
 }
 
 /**
@@ -31,6 +33,8 @@ export function recordingLlm(inner: Llm, file: string, options: RecordingOptions
   if (!isObjectArg(inner) || typeof (inner as { complete?: unknown }).complete !== "function") throw new LlmError("config", mustBe("recordingLlm: inner", "an Llm (an object with complete)", inner));
   if (typeof file !== "string" || file === "") throw new LlmError("config", mustBe("recordingLlm: file", "a file name", file));
   if (!isObjectArg(options)) throw new LlmError("config", mustBe("recordingLlm: options", "an object of options", options));
+  const { mode = 0o666 } = options;
+  if (!Number.isInteger(mode) || mode < 0 || mode > 0o7777) throw new LlmError("config", mustBe("recordingLlm: options.mode", "file permissions (an integer from 0 to 0o7777)", mode));
   // The file as this recorder left it (its size and last line): another writer (a second run
   // recording to the same file) changes it, and its lines would interleave with these into a
   // recording neither run made.
@@ -38,13 +42,13 @@ export function recordingLlm(inner: Llm, file: string, options: RecordingOptions
   let ready: Promise<void> | undefined;
   const prepare = () =>
     (ready ??= mkdir(dirname(file), { recursive: true })
-      .then(() => (options.fresh ? writeFile(file, "") : undefined))
+      .then(() => (options.fresh ? writeFile(file, "", { mode }) : undefined))
       .then(() => stat(file).then((s) => void (size = s.size), () => void (size = 0))));
   let last: Buffer | null = null;
   const append = async (line: string): Promise<void> => {
     if (!(await leftAsItWas(file, size, last))) throw new Error("it was written by something else during this recording; record each run to its own file");
     const bytes = Buffer.from(line, "utf8");
-    await appendFile(file, bytes);
+    await appendFile(file, bytes, { mode });
     size += bytes.length;
     last = bytes;
   };

@@ -1,5 +1,5 @@
 // The offline clients: scriptedLlm, the JSONL recorder, and replayLlm.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -98,6 +98,15 @@ describe("recordingLlm and replayLlm", () => {
     expect(loadRecording(file)).toHaveLength(3);
     await record(file);
     expect(loadRecording(file)).toHaveLength(2);
+  });
+
+  it("creates the file with the mode it is given, fresh or appended to", async () => {
+    for (const fresh of [true, false]) {
+      const file = join(dir, `private-${fresh}.jsonl`);
+      await recordingLlm(scriptedLlm(["(return 3)"]), file, { fresh, mode: 0o600 }).complete({ messages: [task] });
+      expect(loadRecording(file)).toHaveLength(1);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    }
   });
 
   it("of two recordings to one file at once, the one whose lines were lost fails, instead of both claiming a recording neither made", async () => {
