@@ -13,6 +13,7 @@ import type { AgentEvent } from "../agent/events.js";
 import { liveHint, liveLlm } from "./live-llm.js";
 import { parseOptions, wholeNumber, type Io } from "./eval.js";
 import { readText, TextInputError } from "../json/text-input.js";
+import { inputLimit } from "../viewer/input.js";
 import { forTerminal, namesOneOf, replacing, unwritable, writeOutput, type Replacement } from "./output.js";
 import { renderRunHead, renderTokens, renderTurn } from "./trace.js";
 
@@ -29,7 +30,7 @@ Offline by default: the model's replies come from the example's scripted transcr
   --model NAME       the model for --live (instead of ANTHROPIC_MODEL / OPENAI_MODEL)
   --timeout MS       for --live: how long one model request may take (default 120000)
   --record FILE      write every LLM request and reply to FILE (JSONL)
-  --replay FILE      take the replies from a recording instead of the script
+  --replay FILE      take the replies from a recording instead of the script (at most 64 MB)
   --compress         build prompts with the compressed history view
   --trace-out FILE   write the run's trace as JSON (read it with ptc trace show FILE)
   --full             print every output line and tool call, uncut
@@ -72,7 +73,8 @@ function liveView(write: (text: string) => void): (event: AgentEvent) => void {
 /** The text of the recording `file`, or a config LlmError saying why it cannot be read. */
 function readRecording(file: string): string {
   try {
-    return readText(file, file);
+    // As large as a run ptc trace show reads, no larger: past it a recording is refused unread, and one without an end read no further.
+    return readText(file, file, inputLimit("replay"));
   } catch (e) {
     throw new LlmError("config", `replay: ${e instanceof TextInputError ? e.message : `cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`}`);
   }

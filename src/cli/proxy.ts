@@ -6,7 +6,7 @@ import { jsonLogger } from "../proxy/log.js";
 import { defaultStateDir } from "../proxy/paths.js";
 import { ProxyStartError, startProxy } from "../proxy/server.js";
 import { parseOptions, usageFailure, UsageError, wholeNumber, type Io } from "./eval.js";
-import { readText, TextInputError } from "../json/text-input.js";
+import { type ReadLimit, readText, TextInputError } from "../json/text-input.js";
 
 const USAGE = `usage: ptc proxy --upstream URL [--port 8787] [--host 127.0.0.1] [--config FILE] [--state-dir DIR | --db FILE|URL] [--admin-token-file FILE] [--drain-timeout MS] [--allowed-host NAME]...
 
@@ -33,6 +33,9 @@ context. Point any OpenAI client at http://HOST:PORT/v1 instead of the upstream.
 Logs are JSON lines on stderr. Stop with Ctrl-C or SIGTERM: in-flight requests finish first
 (a second signal stops at once).
 `;
+
+/** A token is a line: a file past this is no token file, and one without an end (/dev/zero) is read no further. */
+const ADMIN_TOKEN_LIMIT: ReadLimit = { bytes: 64 * 1024, what: "be an admin token" };
 
 /** Runs the proxy until `stop` resolves (by default on SIGINT or SIGTERM). */
 export async function runProxyCommand(args: string[], io: Io, stop?: Promise<void>): Promise<number> {
@@ -94,7 +97,7 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
   else if (tokenFile !== undefined) {
     try {
       // Bounded and strictly UTF-8, as every input file: a token file without an end (/dev/zero) was read until the process died.
-      adminToken = readText(tokenFile, tokenFile).trim();
+      adminToken = readText(tokenFile, tokenFile, ADMIN_TOKEN_LIMIT).trim();
     } catch (e) {
       io.stderr.write(`ptc proxy: cannot read the admin token file${e instanceof TextInputError ? "" : ` ${tokenFile}`}: ${(e as Error).message}\n`);
       return 2;
