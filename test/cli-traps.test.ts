@@ -489,3 +489,48 @@ describe("a blank port (--port=\"$PORT\" with PORT unset)", () => {
     expect(proxy.stderr).toContain("--port must be a port number, got  ");
   });
 });
+
+// A name or value from the command line echoed in a diagnostic (a file name from a listing, a
+// value from a script) is text as a terminal should show it, as a file's names already were.
+describe("control characters in an argument are written out in the diagnostic that echoes it", () => {
+  const E = "\x1b]0;pwned\x07\x1b[2J\u202e";
+  const rows: string[][] = [
+    [E],
+    ["help", E],
+    ["reference", E],
+    ["eval", E],
+    ["eval", `--${E}`],
+    ["eval", "--ctx-file", E, "-e", "1"],
+    ["eval", "--limit", `${E}=1`, "-e", "1"],
+    ["eval", "--limit", `timeoutMs=${E}`, "-e", "1"],
+    ["eval", "--isolation", E, "-e", "1"],
+    ["demo", E],
+    ["demo", "a", E],
+    ["demo", "--timeout", E, "--live"],
+    ["demo", "--trace-out", join("/nonexistent", E)],
+    ["trace", E],
+    ["trace", "show", "--turn", E, "x.json"],
+    ["trace", "show", "--max-turns", E, "x.json"],
+    ["view", "--host", E, "x.json"],
+    ["view", "--port", E, "x.json"],
+    ["view", "x.json", "--out", join("/nonexistent", E)],
+    ["compare", `--${E}`],
+    ["compare", "--limit", E, "x.jsonl"],
+    ["compare", "--experiment", "--runs", E],
+    ["compare", "--experiment", "--json", join("/nonexistent", E)],
+    ["proxy", "--upstream", E],
+    ["proxy", "--upstream", "http://127.0.0.1:1/v1", "--port", E],
+    ["proxy", "--upstream", "http://127.0.0.1:1/v1", "--drain-timeout", E],
+    ["proxy", "--upstream", "http://127.0.0.1:1/v1", "--db", ":memory:", "--admin-token-file", E],
+  ];
+  for (const args of rows) {
+    it(`ptc ${JSON.stringify(args)}`, async () => {
+      const r = await ptc(args);
+      expect(r.code).toBe(2);
+      // Echoed (as forTerminal writes it, or inside a JSON string), never raw.
+      expect(r.stderr).toMatch(/(\\x1B|\\u001b)\]0;pwned.*\\u202E/);
+      // eslint-disable-next-line no-control-regex
+      expect(r.stdout + r.stderr).not.toMatch(/[\x1b\x07\u202e]/);
+    });
+  }
+});

@@ -11,6 +11,7 @@ import { runTraceCommand } from "./trace.js";
 import { runViewCommand } from "./view.js";
 import { languageReference } from "../agent/prompt/reference.js";
 import { builtinsReference } from "./reference.js";
+import { forTerminal } from "./output.js";
 
 const USAGE = `Usage: ptc <command> [options]
 
@@ -58,7 +59,7 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
       return 0;
     }
     if (args.length > 0) {
-      io.stderr.write(`ptc reference: takes no arguments but --builtins, got ${args.join(" ")}\n${REFERENCE_USAGE}`);
+      io.stderr.write(`${forTerminal(`ptc reference: takes no arguments but --builtins, got ${args.join(" ")}`)}\n${REFERENCE_USAGE}`);
       return 2;
     }
     io.stdout.write(languageReference() + "\n");
@@ -78,7 +79,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     }
     const [cmd] = rest;
     if (rest.length === 1 && Object.hasOwn(COMMANDS, cmd)) return COMMANDS[cmd](["--help"], io);
-    io.stderr.write(`ptc help: unknown command '${rest.join(" ")}'; the commands are ${Object.keys(COMMANDS).join(", ")}\n`);
+    io.stderr.write(forTerminal(`ptc help: unknown command '${rest.join(" ")}'; the commands are ${Object.keys(COMMANDS).join(", ")}\n`));
     return 2;
   }
   if (first === undefined) {
@@ -86,7 +87,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     return 2;
   }
   if (!first.startsWith("-")) {
-    io.stderr.write(`ptc: unknown command '${first}'; the commands are ${Object.keys(COMMANDS).join(", ")}\nRun 'ptc --help' for usage.\n`);
+    io.stderr.write(forTerminal(`ptc: unknown command '${first}'; the commands are ${Object.keys(COMMANDS).join(", ")}\nRun 'ptc --help' for usage.\n`));
     return 2;
   }
   try {

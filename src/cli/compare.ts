@@ -215,7 +215,7 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
     values = parsed.values;
     files = parsed.positionals;
   } catch (e) {
-    io.stderr.write(`ptc compare: ${(e as Error).message}\n${USAGE}`);
+    io.stderr.write(`ptc compare: ${forTerminal((e as Error).message)}\n${USAGE}`);
     return 2;
   }
   if (values.help) {
@@ -241,7 +241,7 @@ export async function runCompareCommand(args: string[], io: Io): Promise<number>
   }
   const limit = values.limit === undefined ? Infinity : wholeNumber(values.limit);
   if (values.limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) {
-    io.stderr.write(`ptc compare: --limit takes a whole number of at least 1, got "${values.limit}"\n`);
+    io.stderr.write(forTerminal(`ptc compare: --limit takes a whole number of at least 1, got "${values.limit}"\n`));
     return 2;
   }
   let strategies: StrategySpec[];
@@ -384,7 +384,7 @@ function write(file: string, text: string, io: Io, readFrom: readonly string[] =
     writeOutput(file, text, readFrom);
     return true;
   } catch (e) {
-    io.stderr.write(`ptc compare: cannot write ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`);
+    io.stderr.write(forTerminal(`ptc compare: cannot write ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`));
     return false;
   }
 }
@@ -392,13 +392,13 @@ function write(file: string, text: string, io: Io, readFrom: readonly string[] =
 async function runExperimentCommand(values: { strategy?: string[]; runs?: string; live?: boolean; model?: string; json?: string }, io: Io): Promise<number> {
   const runs = values.runs === undefined ? 1 : wholeNumber(values.runs);
   if (!(Number.isInteger(runs) && runs >= 1)) {
-    io.stderr.write(`ptc compare: --runs takes a whole number of at least 1, got "${values.runs}"\n`);
+    io.stderr.write(forTerminal(`ptc compare: --runs takes a whole number of at least 1, got "${values.runs}"\n`));
     return 2;
   }
   const toStdout = values.json === "-";
   const problem = values.json === undefined || toStdout ? undefined : unwritable(values.json);
   if (problem !== undefined) {
-    io.stderr.write(`ptc compare: cannot write --json ${values.json}: ${problem}\n`);
+    io.stderr.write(forTerminal(`ptc compare: cannot write --json ${values.json}: ${problem}\n`));
     return 2;
   }
   let strategies: StrategySpec[];

@@ -148,7 +148,7 @@ export async function runDemoCommand(args: string[], io: Io): Promise<number> {
       },
     });
   } catch (e) {
-    io.stderr.write(`ptc demo: ${(e as Error).message}\n${USAGE}`);
+    io.stderr.write(`ptc demo: ${forTerminal((e as Error).message)}\n${USAGE}`);
     return 2;
   }
   const { values, positionals } = parsed;
@@ -165,12 +165,12 @@ export async function runDemoCommand(args: string[], io: Io): Promise<number> {
     return 0;
   }
   if (positionals.length > 1) {
-    io.stderr.write(`ptc demo: expected at most one example name, got ${positionals.join(" ")}\n`);
+    io.stderr.write(forTerminal(`ptc demo: expected at most one example name, got ${positionals.join(" ")}\n`));
     return 2;
   }
   const example = positionals.length === 0 ? examples[0] : findExample(positionals[0]);
   if (!example) {
-    io.stderr.write(`ptc demo: no example "${positionals[0]}". Examples: ${examples.map((e) => e.name).join(", ")}\n`);
+    io.stderr.write(forTerminal(`ptc demo: no example "${positionals[0]}". Examples: ${examples.map((e) => e.name).join(", ")}\n`));
     return 2;
   }
   if (values.live && values.replay !== undefined) {
@@ -187,7 +187,7 @@ export async function runDemoCommand(args: string[], io: Io): Promise<number> {
   if (values.timeout !== undefined) {
     timeoutMs = wholeNumber(values.timeout);
     if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
-      io.stderr.write(`ptc demo: --timeout takes a whole number of milliseconds above 0, got ${JSON.stringify(values.timeout)}\n`);
+      io.stderr.write(forTerminal(`ptc demo: --timeout takes a whole number of milliseconds above 0, got ${JSON.stringify(values.timeout)}\n`));
       return 2;
     }
   }
@@ -202,12 +202,12 @@ export async function runDemoCommand(args: string[], io: Io): Promise<number> {
     // Written over the recording being replayed, that recording is lost (a replay that fails
     // leaves only the part it got through).
     if (values.replay !== undefined && namesOneOf(file, [values.replay])) {
-      io.stderr.write(`ptc demo: --${flag} ${file} is the recording to replay: writing there would overwrite it\n`);
+      io.stderr.write(forTerminal(`ptc demo: --${flag} ${file} is the recording to replay: writing there would overwrite it\n`));
       return 2;
     }
     const problem = unwritable(file);
     if (problem !== undefined) {
-      io.stderr.write(`ptc demo: cannot write --${flag} ${file}: ${problem}\n`);
+      io.stderr.write(forTerminal(`ptc demo: cannot write --${flag} ${file}: ${problem}\n`));
       return 2;
     }
   }
@@ -303,7 +303,7 @@ export async function runDemoCommand(args: string[], io: Io): Promise<number> {
         recording.commit();
       } catch (e) {
         recording.abandon();
-        io.stderr.write(`ptc demo: cannot write the recording to ${values.record} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`);
+        io.stderr.write(forTerminal(`ptc demo: cannot write the recording to ${values.record} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`));
         return 1;
       }
       out.write(`Recording written to ${values.record} (replay it with ptc demo ${example.name} --replay ${values.record}${values.compress ? " --compress" : ""})\n`);
@@ -315,7 +315,7 @@ export async function runDemoCommand(args: string[], io: Io): Promise<number> {
       writeOutput(file, `${runToJson(step, 2)}\n`, values.replay === undefined ? [] : [values.replay]);
       out.write(`Trace written to ${file} (ptc trace show ${file})\n`);
     } catch (e) {
-      io.stderr.write(`ptc demo: cannot write the trace to ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`);
+      io.stderr.write(forTerminal(`ptc demo: cannot write the trace to ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`));
       return 1;
     }
   }

@@ -4,7 +4,7 @@
 import { fstatSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { type ReadLimit, readStreamText, readText, TextInputError } from "../json/text-input.js";
-import { forStream } from "./output.js";
+import { forStream, forTerminal } from "./output.js";
 import { Budget, contextJsonProblem, defaultLimits, type EvalResult, evaluate, formatError, isMap, isSet, type Limits, ours, parseContextJson, print, printSample, showStandIns, toHost, type Value, Vec } from "../lisp/index.js";
 
 /** Where a command writes; the CLI passes the process streams, tests can pass buffers. */
@@ -294,6 +294,6 @@ export function usageFailure(command: string, e: unknown, io: Io, usage?: string
   if (!(e instanceof UsageError) && !parseArgsError) throw e;
   const name = command === "" ? "ptc" : `ptc ${command}`;
   const synopsis = usage === undefined ? "" : `${usage.split("\n\n")[0]}\n`;
-  io.stderr.write(`${name}: ${(e as Error).message}\n${synopsis}Run '${name} --help' for ${usage === undefined ? "usage" : "the options"}.\n`);
+  io.stderr.write(`${name}: ${forTerminal((e as Error).message)}\n${synopsis}Run '${name} --help' for ${usage === undefined ? "usage" : "the options"}.\n`);
   return 2;
 }

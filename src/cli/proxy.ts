@@ -7,6 +7,7 @@ import { defaultStateDir } from "../proxy/paths.js";
 import { ProxyStartError, startProxy } from "../proxy/server.js";
 import { parseOptions, usageFailure, UsageError, wholeNumber, type Io } from "./eval.js";
 import { type ReadLimit, readText, TextInputError } from "../json/text-input.js";
+import { forTerminal } from "./output.js";
 
 const USAGE = `usage: ptc proxy --upstream URL [--port 8787] [--host 127.0.0.1] [--config FILE] [--state-dir DIR | --db FILE|URL] [--admin-token-file FILE] [--drain-timeout MS] [--allowed-host NAME]...
 
@@ -71,19 +72,19 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
   // Digits only: Number("") is 0, any free port, which no client of a chosen port finds.
   const port = values.port === undefined ? 8787 : wholeNumber(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    io.stderr.write(`ptc proxy: --port must be a port number, got ${values.port}\n`);
+    io.stderr.write(forTerminal(`ptc proxy: --port must be a port number, got ${values.port}\n`));
     return 2;
   }
   // Digits only, as --port: Number("") is 0, which cut in-flight requests at once.
   const drainTimeout = values["drain-timeout"] === undefined ? undefined : wholeNumber(values["drain-timeout"]);
   // Past the longest timer Node keeps, setTimeout fires after 1 ms: in-flight requests were cut at once.
   if (drainTimeout !== undefined && !(Number.isInteger(drainTimeout) && drainTimeout >= 0 && drainTimeout <= MAX_TIMER_MS)) {
-    io.stderr.write(`ptc proxy: --drain-timeout must be a number of milliseconds from 0 to ${MAX_TIMER_MS}, got ${JSON.stringify(values["drain-timeout"])}\n`);
+    io.stderr.write(forTerminal(`ptc proxy: --drain-timeout must be a number of milliseconds from 0 to ${MAX_TIMER_MS}, got ${JSON.stringify(values["drain-timeout"])}\n`));
     return 2;
   }
   if (values.upstream !== undefined && !/^https?:\/\/[^/]/.test(values.upstream)) {
     // Credentials in it (user:key@host) are not echoed: a mistyped scheme is no reason to print a key.
-    io.stderr.write(`ptc proxy: --upstream must be an http(s) URL, got ${redactUrl(values.upstream)}\n`);
+    io.stderr.write(forTerminal(`ptc proxy: --upstream must be an http(s) URL, got ${redactUrl(values.upstream)}\n`));
     return 2;
   }
   let adminToken = values["admin-token"] ?? process.env.PTC_PROXY_ADMIN_TOKEN;
@@ -99,12 +100,12 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
       // Bounded and strictly UTF-8, as every input file: a token file without an end (/dev/zero) was read until the process died.
       adminToken = readText(tokenFile, tokenFile, ADMIN_TOKEN_LIMIT).trim();
     } catch (e) {
-      io.stderr.write(`ptc proxy: cannot read the admin token file${e instanceof TextInputError ? "" : ` ${tokenFile}`}: ${(e as Error).message}\n`);
+      io.stderr.write(forTerminal(`ptc proxy: cannot read the admin token file${e instanceof TextInputError ? "" : ` ${tokenFile}`}: ${(e as Error).message}\n`));
       return 2;
     }
     // Else the admin routes would be off without a word (a token written from an unset variable).
     if (adminToken === "") {
-      io.stderr.write(`ptc proxy: the admin token file ${tokenFile} is empty\n`);
+      io.stderr.write(forTerminal(`ptc proxy: the admin token file ${tokenFile} is empty\n`));
       return 2;
     }
   }

@@ -213,7 +213,7 @@ function positiveInt(raw: string | undefined, flag: string, io: Pick<Io, "stderr
   const n = wholeNumber(raw);
   if (Number.isSafeInteger(n) && n >= 1) return n;
   if (n > Number.MAX_SAFE_INTEGER) io.stderr.write(`ptc trace show: ${flag} ${raw} is too large (at most ${Number.MAX_SAFE_INTEGER})\n`);
-  else io.stderr.write(`ptc trace show: ${flag} expects a positive whole number, got "${raw}"\n`);
+  else io.stderr.write(forTerminal(`ptc trace show: ${flag} expects a positive whole number, got "${raw}"\n`));
   return null;
 }
 
@@ -235,7 +235,7 @@ export async function runTraceCommand(args: string[], io: Io): Promise<number> {
     return sub === undefined ? 2 : 0;
   }
   if (sub !== "show") {
-    io.stderr.write(`ptc trace: unknown command "${sub}"\n${USAGE}`);
+    io.stderr.write(`${forTerminal(`ptc trace: unknown command "${sub}"`)}\n${USAGE}`);
     return 2;
   }
   let parsed;
@@ -253,7 +253,7 @@ export async function runTraceCommand(args: string[], io: Io): Promise<number> {
       },
     });
   } catch (e) {
-    io.stderr.write(`ptc trace show: ${(e as Error).message}\n${USAGE}`);
+    io.stderr.write(`ptc trace show: ${forTerminal((e as Error).message)}\n${USAGE}`);
     return 2;
   }
   const { values, positionals } = parsed;

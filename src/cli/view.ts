@@ -116,7 +116,7 @@ export async function runViewCommand(args: string[], io: Io, stopped: () => Prom
       writeOutput(values.out, page, files);
     } catch (e) {
       // The command line was right and the page made: its loss is a failed run (exit 1), as for ptc compare and ptc demo.
-      io.stderr.write(`ptc view: cannot write ${values.out} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`);
+      io.stderr.write(forTerminal(`ptc view: cannot write ${values.out} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`));
       return 1;
     }
     io.stdout.write(`wrote ${values.out} (${(Buffer.byteLength(page) / 1024).toFixed(1)} KB)\n`);
