@@ -61,6 +61,15 @@ describe("ptc demo", () => {
     expect(out).toContain(`${examples.length > 0 ? examples[0].title : ""}`);
   });
 
+  // They were dropped unseen: --list --record out.jsonl exited 0 with no recording, --list reviews listed every example.
+  it("refuses what --list would ignore: an example name or a run's options", async () => {
+    for (const args of [["--list", "reviews"], ["--list", "--record", join(dir, "list.jsonl")], ["--list", "--live"], ["--list", "--full"], ["--list", "--trace-out", join(dir, "list.json")]]) {
+      const r = await capture((io) => runDemoCommand(args, io));
+      expect([r.code, r.out]).toEqual([2, ""]);
+      expect(r.err).toMatch(/^ptc demo: --list lists the examples and runs none: it takes no (example name|other option)/);
+    }
+  });
+
   it("rejects an unknown example, unknown flags, and contradictory flags", async () => {
     const unknown = await capture((io) => runDemoCommand(["nope"], io));
     expect(unknown.code).toBe(2);

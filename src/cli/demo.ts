@@ -160,6 +160,12 @@ export async function runDemoCommand(args: string[], io: Io): Promise<number> {
   const { examples, findExample } = await import("../../examples/index.js");
   const { runExample, scriptedExampleLlm } = await import("../../examples/run.js");
   if (values.list) {
+    // Else dropped unseen: --list --record out.jsonl ended 0 with no recording.
+    const others = Object.keys(values).filter((k) => k !== "list");
+    if (positionals.length > 0 || others.length > 0) {
+      io.stderr.write(forTerminal(`ptc demo: --list lists the examples and runs none: it takes no ${positionals.length > 0 ? `example name (got ${positionals.join(" ")})` : `other option (got --${others.join(", --")})`}\n`));
+      return 2;
+    }
     const width = Math.max(...examples.map((e) => e.name.length));
     io.stdout.write(examples.map((e) => `${e.name.padEnd(width)}  ${e.title} (${e.replies.length} scripted turns)\n  ${" ".repeat(width)}${e.summary}\n`).join(""));
     return 0;
