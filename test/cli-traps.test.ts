@@ -86,6 +86,8 @@ describe("a command without what it needs refuses with exit 2 and its usage", ()
     [["proxy", "--upstream", "http://127.0.0.1:1/v1", "--port", "0", "--db", ":memory:", "--admin-token-file", file("empty-token")], `the admin token file ${file("empty-token")} is empty`],
     // So is an empty --admin-token "$TOKEN" (the variable unset), behind a warning about ps that says nothing of it.
     [["proxy", "--upstream", "http://127.0.0.1:1/v1", "--port", "0", "--db", ":memory:", "--admin-token", ""], "--admin-token is empty"],
+    // The file was ignored without a word: its token was answered 401 while the argument's worked.
+    [["proxy", "--upstream", "http://127.0.0.1:1/v1", "--port", "0", "--db", ":memory:", "--admin-token", "a", "--admin-token-file", file("empty-token")], "give --admin-token or --admin-token-file, not both"],
     // Past the longest timer Node keeps, the drain waited 1 ms: in-flight requests were cut at once on SIGTERM.
     [["proxy", "--upstream", "http://127.0.0.1:1/v1", "--port", "0", "--db", ":memory:", "--drain-timeout", "99999999999"], '--drain-timeout must be a number of milliseconds from 0 to 2147483647, got "99999999999"'],
     // Read as Number(), an empty value (--drain-timeout "$UNSET") was 0: in-flight requests cut at once on SIGTERM.

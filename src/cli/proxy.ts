@@ -66,6 +66,8 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
     if (values.upstream === undefined && values.config === undefined) throw new UsageError("no upstream: give --upstream URL (or a --config file that names one)");
     // The state lives in one place: the other flag would be ignored unseen.
     if (values.db !== undefined && values["state-dir"] !== undefined) throw new UsageError("give --state-dir or --db, not both");
+    // Else the file was ignored without a word, and its token refused.
+    if (values["admin-token"] !== undefined && values["admin-token-file"] !== undefined) throw new UsageError("give --admin-token or --admin-token-file, not both");
   } catch (e) {
     return usageFailure("proxy", e, io, USAGE);
   }
