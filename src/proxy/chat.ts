@@ -187,6 +187,8 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     return sendStoreUnavailable(res, ctx.log, e, tenant.id);
   }
   const { record, identity, hashes } = resolved;
+  // Orders this request's turn against others on the conversation: a reply that finishes after a later request's does not undo it.
+  const arrived = ctx.now();
   // The source of this request's id: a follow-up found by prefix says so, whatever started the conversation.
   const echo: Record<string, string> = { [CONVERSATION_HEADER]: headerSafe(record.conversation), [SOURCE_HEADER]: identity.source };
   // Summaries of this conversation go out with the configured summarizer key or this tenant's own.
@@ -242,7 +244,7 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     }
     // Settles the reservation: a request that never reached the upstream gives it back.
     const charged = ctx.tenants.charge(tenant.virtualKey, used, reservation);
-    return Promise.all([charged, remember(ctx, config, record, api, request, hashes, outcome, raw, reserved, usage)]).then(undefined, (e: unknown) => {
+    return Promise.all([charged, remember(ctx, config, record, api, request, hashes, outcome, raw, reserved, usage, arrived)]).then(undefined, (e: unknown) => {
       // The reply stands; the record is written again by the conversation's next request.
       ctx.log({ event: "store_error", conversation: record.conversation, tenant: record.tenant, error: errorText(e) });
     });
@@ -391,31 +393,59 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   res.end(text);
 }
 
-/** After the reply: what the usage taught, the prefix index, and the record, written through. */
-async function remember(ctx: ProxyContext, config: ProxyConfig, record: ConversationRecord, api: ChatApi, request: ChatRequest, hashes: string[] | undefined, outcome: CompactionOutcome, raw: Buffer, reserved: number, usage: { promptTokens: number; completionTokens: number } | undefined): Promise<void> {
+/** What a reply teaches beyond its own turn (learnFromUsage): kept from a reply that finished after a later request's. */
+const LEARNED = ["calibration", "learnedLimit", "truncated", "flagged", "lastError"] as const;
+/** What learnFromUsage records of the request's own prompt: part of its turn. */
+const PROMPT_FIGURES = ["usageRatio", "estimatedTokens", "reportedTokens"] as const;
+
+/**
+ * After the reply: what the usage taught, the prefix index, and the record, written through. The
+ * turn (the TURN_FIELDS of merge.ts, and the stored body) is this request's only when no request
+ * on the conversation that arrived after it has been remembered already: two requests at once
+ * (a client's retry, an agent's parallel calls) otherwise left the record, and the body the admin
+ * `compact` reads, at whichever reply finished last, an earlier history over a later one.
+ */
+async function remember(ctx: ProxyContext, config: ProxyConfig, record: ConversationRecord, api: ChatApi, request: ChatRequest, hashes: string[] | undefined, outcome: CompactionOutcome, raw: Buffer, reserved: number, usage: { promptTokens: number; completionTokens: number } | undefined, arrived: number): Promise<void> {
   const window = ctx.compactor.window(config, record, request.model, reserved);
-  const truncated = await learnFromUsage(record, config, { messages: outcome.messages, tools: request.tools, bodyBytes: raw.length, estimatedTokens: outcome.estimatedTokens, reserved, window }, usage?.promptTokens);
+  // Learned on a copy (another request may be remembered meanwhile): what it learned is taken
+  // back, and its prompt's figures only when its turn is the latest.
+  const before = { ...record };
+  const learner = { ...record };
+  const truncated = await learnFromUsage(learner, config, { messages: outcome.messages, tools: request.tools, bodyBytes: raw.length, estimatedTokens: outcome.estimatedTokens, reserved, window }, usage?.promptTokens);
   if (truncated) ctx.metrics.inc("ptc_proxy_upstream_truncation_total");
+  const target = record as unknown as Record<string, unknown>;
+  for (const k of LEARNED) if (learner[k] !== before[k]) target[k] = learner[k];
+  const latest = arrived >= (record.turnAt ?? -Infinity);
   record.updatedAt = ctx.now();
-  record.messageCount = request.messages.length;
-  // The stored body is read with its API's parser (the admin `compact`).
-  record.api = api;
-  if (request.model !== undefined) record.model = request.model;
+  if (latest) {
+    for (const k of PROMPT_FIGURES) {
+      if (learner[k] === undefined) delete target[k];
+      else target[k] = learner[k];
+    }
+    record.turnAt = arrived;
+    record.messageCount = request.messages.length;
+    // The stored body is read with its API's parser (the admin `compact`).
+    record.api = api;
+    if (request.model !== undefined) record.model = request.model;
+  }
   // The writes touch different rows, so they go at once: the reply waits for them, and on a
   // shared store each is a round trip.
   const writes: Array<Promise<void>> = [];
   // Only requests without an explicit id are matched by prefix, so only theirs are hashed.
   if (hashes !== undefined && hashes.length > 0) {
-    record.lastHash = hashes[hashes.length - 1];
-    record.lastLength = hashes.length;
-    writes.push(ctx.store.addPrefix(record.lastHash, record.id));
+    const last = hashes[hashes.length - 1];
+    if (latest) {
+      record.lastHash = last;
+      record.lastLength = hashes.length;
+    }
+    writes.push(ctx.store.addPrefix(last, record.id));
     // Older requests stay findable (an edited or regenerated turn forks from them with the
     // summary), but only the last few: the index grows with conversations, not with requests.
-    if (!record.indexed.includes(record.lastHash)) record.indexed.push(record.lastHash);
+    if (!record.indexed.includes(last)) record.indexed.push(last);
     while (record.indexed.length > INDEXED_PER_CONVERSATION) writes.push(ctx.store.removePrefix(record.indexed.shift() as string, record.id));
   }
   // Without keepMessages only hashes, counts and the strategy's summary are kept at rest.
-  if (record.source !== "none") writes.push(ctx.store.put(record, config.keepMessages ? raw.toString("utf8") : undefined));
+  if (record.source !== "none") writes.push(ctx.store.put(record, config.keepMessages && latest ? raw.toString("utf8") : undefined));
   await Promise.all(writes);
 }
 

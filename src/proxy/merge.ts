@@ -7,17 +7,31 @@ import type { ConversationRecord } from "./store.js";
 const COUNTERS = new Set(["compactions"]);
 /** Fields that name the record: never merged. */
 const FIXED = new Set(["id", "tenant", "conversation"]);
+/**
+ * What the conversation's latest request set (its history's length and last hash, its API and
+ * model, its prompt's estimate and usage), with `turnAt`, when it arrived: taken together from the
+ * side whose request arrived later, so a slow reply to an earlier turn does not overwrite them.
+ */
+export const TURN_FIELDS: ReadonlySet<string> = new Set(["turnAt", "messageCount", "api", "model", "lastHash", "lastLength", "usageRatio", "estimatedTokens", "reportedTokens"]);
 
 /**
  * Three-way merge of one record: fields only `mine` changed since `base` take mine, fields only
  * `theirs` changed take theirs; when both changed, counters add both increments, `updatedAt` takes
- * the later, the prefix-index list takes both sides' entries (mergeIndexed), and anything else
- * takes mine (the later write, as it would without a conflict).
+ * the later, the prefix-index list takes both sides' entries (mergeIndexed), the TURN_FIELDS those
+ * of the side whose request arrived later, and anything else takes mine (the later write, as it
+ * would without a conflict).
  */
 export function mergeRecords(base: Record<string, unknown>, mine: Record<string, unknown>, theirs: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...theirs };
+  const turn = laterTurn(mine.turnAt, theirs.turnAt);
+  if (turn === "mine") {
+    for (const k of TURN_FIELDS) {
+      if (mine[k] === undefined) delete out[k];
+      else out[k] = mine[k];
+    }
+  }
   for (const k of new Set([...Object.keys(mine), ...Object.keys(base)])) {
-    if (FIXED.has(k)) continue;
+    if (FIXED.has(k) || (turn !== undefined && TURN_FIELDS.has(k))) continue;
     const m = JSON.stringify(mine[k]);
     const b = JSON.stringify(base[k]);
     if (m === b) continue;
@@ -29,6 +43,13 @@ export function mergeRecords(base: Record<string, unknown>, mine: Record<string,
     else out[k] = mine[k];
   }
   return out;
+}
+
+/** Which side's request arrived later (a record without `turnAt` is older than one with it); undefined: neither. */
+function laterTurn(mine: unknown, theirs: unknown): "mine" | "theirs" | undefined {
+  const m = typeof mine === "number" ? mine : -Infinity;
+  const t = typeof theirs === "number" ? theirs : -Infinity;
+  return m > t ? "mine" : t > m ? "theirs" : undefined;
 }
 
 /**

@@ -264,8 +264,11 @@ export class PostgresStore implements ConversationStore {
   }
 
   async put(record: ConversationRecord, body?: string): Promise<void> {
+    const turn = record.turnAt;
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(WRITE_PAUSE_MS, 2 ** attempt)));
+      // The body is the turn's: one merged under a later request's turn keeps that request's body.
+      if (record.turnAt !== turn) body = undefined;
       const base = this.bases.get(record);
       const json = JSON.stringify(record);
       const written =

@@ -243,7 +243,12 @@ export class SqliteStore implements ConversationStore {
     const theirs = readRecord(stored) as unknown as Record<string, unknown>;
     // A record never written here was just made here: the stored one started first and wins.
     if (mine === undefined) this.records.set(id, theirs as unknown as ConversationRecord);
-    else assign(mine, base === undefined ? theirs : mergeRecords(JSON.parse(base) as Record<string, unknown>, mine as unknown as Record<string, unknown>, theirs));
+    else {
+      const turn = mine.turnAt;
+      assign(mine, base === undefined ? theirs : mergeRecords(JSON.parse(base) as Record<string, unknown>, mine as unknown as Record<string, unknown>, theirs));
+      // A body waiting to be written is its turn's: under another process's later request, that request's body stays.
+      if (mine.turnAt !== turn && this.dirty.has(id)) this.dirty.set(id, undefined);
+    }
     this.bases.set(id, stored);
   }
 
@@ -304,9 +309,10 @@ export class SqliteStore implements ConversationStore {
       this.db
         .transaction(() => {
           this.others();
-          for (const [id, body] of this.dirty) {
+          for (const id of this.dirty.keys()) {
             if (this.current !== undefined && !this.current.has(id)) this.reconcile(id, this.statements.record.get(id)?.record);
             const record = this.records.get(id);
+            const body = this.dirty.get(id);
             if (record === undefined) continue;
             const text = JSON.stringify(record);
             // Not in the file: new, or expired (with its index entries) while a request of it ran.

@@ -24,6 +24,12 @@ export interface ConversationRecord {
   model?: string;
   createdAt: number;
   updatedAt: number;
+  /**
+   * When the request this record's turn fields describe (the TURN_FIELDS of merge.ts, and the stored
+   * body) arrived (ms since epoch): a slower reply to an earlier request, finishing after a later
+   * one's, leaves them as the later request set them. Absent in records written before it was kept.
+   */
+  turnAt?: number;
   /** Messages in the last request. */
   messageCount: number;
   /** The strategy whose state `state` is (reset when the strategy changes). */

@@ -10,9 +10,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadSqlite } from "../../src/proxy/sqlite-store.js";
 import { openStore, type ConversationStore } from "../../src/proxy/store.js";
 import { loopTurns } from "../support/loop-turns.js";
+import { freshDatabase, postgresUrl } from "../support/postgres.js";
 import { longConversation, manualDeadline, rig, startSummarizer, stored, tempDir, type Rig, type Summarizer } from "./setup.js";
 
 const ROOT = join(import.meta.dirname, "../..");
+const pgAdmin = postgresUrl();
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const f of cleanups.splice(0).reverse()) await f();
@@ -304,5 +306,43 @@ describe("conversation store: closed while a compaction waits for another connec
     other.close();
     await expect(waiting).rejects.toThrow(/closed/);
     expect(ran).toBe(false);
+  });
+});
+
+describe("a slow reply to an earlier turn, finishing after a later turn's", { timeout: 60_000 }, () => {
+  // One proxy, two proxies on one SQLite file, two replicas on one PostgreSQL database: turn N is
+  // held upstream on the first, turn N+1 answered on the second (the same proxy when there is one).
+  const where: { name: string; db?: () => Promise<string>; two: boolean }[] = [
+    { name: "one proxy", two: false },
+    { name: "two proxies on one SQLite file", db: async () => join(tempDir(), "proxy.db"), two: true },
+    ...(pgAdmin === undefined ? [] : [{ name: "two replicas on PostgreSQL", two: true, db: async () => {
+      const db = await freshDatabase(pgAdmin);
+      cleanups.push(db.drop);
+      return db.url;
+    } }]),
+  ];
+  it.each(where)("leaves the record and the stored body at the later turn: $name", async ({ db, two }) => {
+    // Arrival order told by a clock both proxies share, one tick per reading.
+    let tick = 1_700_000_000_000;
+    const now = () => ++tick;
+    const at = await db?.();
+    const a = await rig({ proxy: { now, ...(at === undefined ? {} : { db: at }) } });
+    cleanups.push(() => a.close());
+    const b = two ? await rig({ proxy: { now, db: at, upstream: a.upstream.url } }) : a;
+    if (two) cleanups.push(() => b.close());
+    const turnN: ReturnType<typeof longConversation> = [{ role: "user", content: "task T" }, { role: "assistant", content: "a1" }, { role: "user", content: "q2" }];
+    const turnN1: ReturnType<typeof longConversation> = [...turnN, { role: "assistant", content: "a2" }, { role: "user", content: "q3" }];
+    const slow = a.client.chat.completions.create({ model: "fake-model", messages: turnN }, { headers: { "x-conversation-id": "c1", "x-fake-mode": "hold" } });
+    await expect.poll(() => a.upstream.held, { timeout: 10_000 }).toBe(1);
+    await send(b, turnN1, "c1");
+    a.upstream.release();
+    await slow;
+    for (const x of [a, b]) {
+      const record = (await stored(x.proxy.context.store, "c1")) as NonNullable<Awaited<ReturnType<typeof stored>>>;
+      // Before: 3 and turn N's body, the later turn's lost.
+      expect(record.messageCount).toBe(5);
+      const body = JSON.parse((await x.proxy.context.store.body(record.id)) ?? "{}") as { messages?: unknown[] };
+      expect(body.messages).toEqual(turnN1);
+    }
   });
 });
