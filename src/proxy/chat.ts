@@ -330,7 +330,8 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   }
   const isStream = request.stream && String(response.headers["content-type"] ?? "").includes("text/event-stream");
   if (isStream) {
-    const tap = new SseTap(inject);
+    // What it holds back of an unfinished event counts beside the request bodies, as a whole reply does.
+    const tap = new SseTap(inject, (n) => ctx.bodies.takeReply(res, n));
     // Read decoded, as a whole reply is (the upstream may compress though asked for identity): else the tap finds no usage in it.
     const decoded = decodedStream(response, response.headers["content-encoding"]);
     res.writeHead(status, { ...(decoded === undefined ? responseHeaders(response.headers, false, hidden) : decodedHeaders(response, hidden)), ...echo });

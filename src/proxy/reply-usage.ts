@@ -33,7 +33,8 @@ export class ReplyUsage {
 
   constructor(headers: IncomingHttpHeaders) {
     const stream = String(headers["content-type"] ?? "").includes("text/event-stream");
-    this.sse = stream ? new SseTap(false) : undefined;
+    // Nothing is sent from this tap: it holds back no unfinished event, scanning each as it passes.
+    this.sse = stream ? new SseTap(false, () => false) : undefined;
     this.json = stream ? undefined : new JsonUsageScan();
     const encoding = headers["content-encoding"];
     this.stages = inflateStages(encoding);

@@ -79,8 +79,18 @@ export class SseTap {
     return this.pending.length;
   }
 
-  /** @param strip drop usage-only chunks (the client did not ask for them) */
-  constructor(private readonly strip: boolean) {}
+  /** Bytes of held-back events `hold` has taken: the most held at once so far. */
+  private counted = 0;
+
+  /**
+   * @param strip drop usage-only chunks (the client did not ask for them)
+   * @param hold takes `n` more bytes for an unfinished event held back (a BodyBudget's takeReply);
+   *   when it refuses, the event passes on unfinished, read for its usage as an over-long one is
+   */
+  constructor(
+    private readonly strip: boolean,
+    private readonly hold: (n: number) => boolean = () => true,
+  ) {}
 
   /** Takes a chunk from upstream; returns the bytes to send the client now. */
   push(chunk: Buffer): Buffer {
@@ -107,8 +117,8 @@ export class SseTap {
       }
       start = end;
     }
-    // An over-long unterminated event is not held back any further.
-    const held = buf.length - start > MAX_PENDING ? buf.length : start;
+    // An over-long unterminated event is not held back any further, nor one the budget cannot hold.
+    const held = buf.length - start > MAX_PENDING || !this.holds(buf.length - start) ? buf.length : start;
     if (held === buf.length && held > start) {
       if (start > 0 || this.scan === undefined) this.scan = new SseEventUsageScan(USAGE_PARENTS);
       this.scan.push(buf.subarray(start));
@@ -127,6 +137,14 @@ export class SseTap {
     if (this.scan !== undefined) this.overlongUsage();
     if (rest.length > 0 && rest.includes(USAGE)) this.usageOnly(rest.toString("utf8"));
     return rest;
+  }
+
+  /** Whether `n` bytes may be held back: counted against `hold` past the most held so far. */
+  private holds(n: number): boolean {
+    if (n <= this.counted) return true;
+    if (!this.hold(n - this.counted)) return false;
+    this.counted = n;
+    return true;
   }
 
   /** Records the usage of the over-long event scanned, which has ended. */

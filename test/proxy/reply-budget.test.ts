@@ -229,3 +229,52 @@ describe("JsonUsageScan: the usage of a JSON reply read in pieces (top level, or
     });
   }
 });
+
+describe("an unfinished event a stream holds back counts against maxInFlightBodyBytes", () => {
+  it("counts what each stream holds, and passes on unfinished the events the total cannot hold", async () => {
+    // Each stream sends 600 KB of an event and waits: three held back whole were 1.8 MB under a 1 MiB total, none of it counted.
+    const part = `data: {"choices":[{"delta":{"content":"${"x".repeat(600_000)}`;
+    const waiting: ServerResponse[] = [];
+    const limit = 1 << 20;
+    const running = await start(
+      (req, res) => {
+        req.resume();
+        req.on("end", () => {
+          res.writeHead(200, { "content-type": "text/event-stream" });
+          res.write(part);
+          waiting.push(res);
+        });
+      },
+      "sse",
+      limit,
+    );
+    const clients = 3;
+    const received = Array.from({ length: clients }, () => 0);
+    const done: Array<Promise<string>> = [];
+    for (let i = 0; i < clients; i++) {
+      done.push(
+        new Promise((resolve, reject) => {
+          const req = request(`${running.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer ptc-vk-sse" } }, (res) => {
+            let text = "";
+            res.on("data", (c: Buffer) => {
+              received[i] += c.length;
+              text += c.toString();
+            });
+            res.on("end", () => resolve(text));
+          });
+          req.on("error", reject);
+          req.end(JSON.stringify({ model: "m", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: `hi ${i}` }] }));
+        }),
+      );
+    }
+    await expect.poll(() => waiting.length, { timeout: 10_000 }).toBe(clients);
+    // Every byte the upstream sent is either held (and counted) or on its way to its client.
+    await expect.poll(() => running.context.bodies.used + received.reduce((a, b) => a + b, 0), { timeout: 10_000 }).toBeGreaterThanOrEqual(clients * part.length);
+    // Before: 0 held counted (only the request bodies), and every client had received nothing.
+    expect(running.context.bodies.used).toBeGreaterThanOrEqual(part.length);
+    expect(running.context.bodies.used).toBeLessThanOrEqual(limit);
+    for (const res of waiting) res.end(`"}}]}\n\ndata: {"choices":[],"usage":{"prompt_tokens":2,"completion_tokens":3}}\n\ndata: [DONE]\n\n`);
+    for (const text of await Promise.all(done)) expect(text).toBe(`${part}"}}]}\n\ndata: {"choices":[],"usage":{"prompt_tokens":2,"completion_tokens":3}}\n\ndata: [DONE]\n\n`);
+    await expect.poll(() => running.context.bodies.used, { timeout: 10_000 }).toBe(0);
+  });
+});

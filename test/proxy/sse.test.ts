@@ -1,7 +1,8 @@
 // The SSE tap on its own: whatever the chunking, the client gets the stream byte for byte, minus
 // the usage-only event when the proxy asked for usage itself, and the usage is read either way.
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { ReplyUsage } from "../../src/proxy/reply-usage.js";
 import { SseTap } from "../../src/proxy/sse.js";
 
 const chunk = (content: string, usage = false) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }], ...(usage ? { usage: null } : {}) })}`;
@@ -124,4 +125,33 @@ describe("SseTap: an over-long event is read for its usage without being kept", 
       expect(peak).toBeLessThanOrEqual((1 << 20) + piece.length);
     });
   }
+});
+
+describe("ReplyUsage: a stream passed on untouched is read for its usage without a copy of it", () => {
+  it("allocates nothing the size of an unfinished event, and reads a usage event split anywhere", () => {
+    // Measured by what is allocated, not by what the tap says it holds: before, an unfinished
+    // event (up to 1 MiB per stream) was copied and held outside any budget, though nothing is sent from it.
+    const big = `data: {"choices":[{"delta":{"content":"${"x".repeat(600_000)}"}}]}\n\n`;
+    const usage = 'data: {"choices":[],"usage":{"prompt_tokens":7,"completion_tokens":5}}\n\ndata: [DONE]\n\n';
+    const stream = Buffer.from(big + usage);
+    let largest = 0;
+    const record = <B extends Buffer>(b: B): B => {
+      largest = Math.max(largest, b.length);
+      return b;
+    };
+    const concat = Buffer.concat.bind(Buffer);
+    const from = Buffer.from.bind(Buffer) as (...args: unknown[]) => Buffer;
+    const spies = [vi.spyOn(Buffer, "concat").mockImplementation((list, n) => record(concat(list, n))), vi.spyOn(Buffer, "from").mockImplementation(((...args: unknown[]) => record(from(...args))) as typeof Buffer.from)];
+    try {
+      for (const cut of [10, big.length - 3, big.length + 20, stream.length - 12]) {
+        const tap = new ReplyUsage({ "content-type": "text/event-stream" });
+        for (let at = 0; at < cut; at += 64 << 10) tap.push(stream.subarray(at, Math.min(cut, at + (64 << 10))));
+        tap.push(stream.subarray(cut));
+        expect(tap.cut()).toEqual({ promptTokens: 7, completionTokens: 5 });
+      }
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(largest).toBeLessThan(64 << 10);
+  });
 });
