@@ -492,8 +492,10 @@ async function readDecoded(response: IncomingMessage, limit: number, take?: (n: 
   const encoding = response.headers["content-encoding"];
   if (read === undefined || read.cut || read.refused === true || encoding === undefined) return read;
   const decoded = await decodeBody(read.body, encoding, limit, take);
-  // Read whole, but its decoded copy does not fit beside it: it goes on as it came.
-  if (!decoded.ok && decoded.status === 503) return { body: read.body, cut: false, refused: true, ended: true };
+  // Read whole, but its decoded copy does not fit beside it, or it is in a coding this Node cannot
+  // undo (zstd before Node 22.15; read as not JSON, the reply the upstream made and billed was
+  // lost to a 502): it goes on as it came, its usage unread.
+  if (!decoded.ok && (decoded.status === 503 || decoded.status === 415)) return { body: read.body, cut: false, refused: true, ended: true };
   return decoded.ok ? { body: decoded.body, cut: false } : { body: read.body, cut: decoded.status === 413 };
 }
 

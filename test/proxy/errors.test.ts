@@ -3,11 +3,14 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { connect } from "node:net";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { startProxy, type RunningProxy } from "../../src/proxy/index.js";
-import { rig, type Rig } from "./setup.js";
+import { hashKey } from "../../src/proxy/tenancy.js";
+import { rig, tempDir, type Rig } from "./setup.js";
 import { MAX_REPLY_BYTES } from "../../src/proxy/upstream.js";
 
 let r: Rig | undefined;
@@ -144,6 +147,41 @@ describe("proxy errors", () => {
       expect(e.message).toContain("bad model");
     } finally {
       gzipping.close();
+    }
+  });
+
+  it("passes on as it came a whole reply in a content-encoding this Node cannot undo, charged as one whose usage is unread (it answered 502 upstream_malformed)", async () => {
+    // "compress" no Node undoes; zstd before Node 22.15 is the same case. Not JSON until decoded.
+    const bytes = Buffer.from([0x1f, 0x9d, 0x90, 0x7b, 0x22, 0x00, 0xff, 0x13]);
+    const compressing = http.createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "compress", "content-length": String(bytes.length) });
+      res.end(bytes);
+    });
+    await new Promise<void>((resolve) => compressing.listen(0, "127.0.0.1", resolve));
+    try {
+      const configFile = join(tempDir(), "config.json");
+      writeFileSync(configFile, JSON.stringify({ tenancy: { virtualKeys: { z: { keyHash: hashKey("ptc-vk-z"), tokenBudget: 1_000_000 } } } }));
+      extra = await startProxy({ upstream: `http://127.0.0.1:${(compressing.address() as AddressInfo).port}/v1`, port: 0, configFile, logger: () => {} });
+      // Read through node:http, which leaves the bytes as they came.
+      const raw = await new Promise<{ status: number; encoding: string | undefined; body: Buffer }>((resolve, reject) => {
+        const req = http.request(`${extra?.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer ptc-vk-z" } }, (r) => {
+          const chunks: Buffer[] = [];
+          r.on("data", (c: Buffer) => chunks.push(c));
+          r.on("end", () => resolve({ status: r.statusCode ?? 0, encoding: r.headers["content-encoding"], body: Buffer.concat(chunks) }));
+        });
+        req.on("error", reject);
+        req.end(JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }));
+      });
+      // Before: 502 upstream_malformed, quoting the compressed bytes: the reply the upstream made (and billed) was lost.
+      expect(raw.status).toBe(200);
+      expect(raw.encoding).toBe("compress");
+      expect(raw.body.equals(bytes)).toBe(true);
+      expect(extra.context.metrics.get("ptc_proxy_upstream_errors_total", 'kind="malformed"')).toBe(0);
+      // Charged its estimated prompt, as a reply that reports no usage is.
+      await expect.poll(() => extra?.context.tenants.spentBy("z"), { timeout: 5000 }).toBeGreaterThan(0);
+    } finally {
+      compressing.close();
     }
   });
 
