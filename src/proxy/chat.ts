@@ -496,7 +496,7 @@ async function readDecoded(response: IncomingMessage, limit: number, take?: (n: 
   // undo (zstd before Node 22.15; read as not JSON, the reply the upstream made and billed was
   // lost to a 502): it goes on as it came, its usage unread.
   if (!decoded.ok && (decoded.status === 503 || decoded.status === 415)) return { body: read.body, cut: false, refused: true, ended: true };
-  return decoded.ok ? { body: decoded.body, cut: false } : { body: read.body, cut: decoded.status === 413 };
+  return decoded.ok ? { body: decoded.body, cut: false } : { body: decoded.head ?? read.body, cut: decoded.status === 413 };
 }
 
 /**

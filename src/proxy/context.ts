@@ -243,7 +243,8 @@ function contentCodings(encoding: string | string[] | undefined): string[] {
     .reverse();
 }
 
-export type DecodedBody = { ok: true; body: Buffer } | { ok: false; status: 400 | 413 | 415 | 503; message: string; code: string };
+/** `head`, past the limit (413): what was decoded within it (an error page is shown by its start). */
+export type DecodedBody = { ok: true; body: Buffer } | { ok: false; status: 400 | 413 | 415 | 503; message: string; code: string; head?: Buffer };
 
 /**
  * A request body as the client wrote it before its `content-encoding` (codings undone last to
@@ -278,7 +279,7 @@ export function decodeBody(body: Buffer, encoding: string | string[] | undefined
     });
     last.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) return finish({ ok: false, status: 413, message: `the request body is larger than the limit of ${limit} bytes once decoded`, code: "body_too_large" });
+      if (size > limit) return finish({ ok: false, status: 413, message: `the request body is larger than the limit of ${limit} bytes once decoded`, code: "body_too_large", head: Buffer.concat([...chunks, chunk.subarray(0, chunk.length - (size - limit))]) });
       if (!take(chunk.length)) return finish({ ok: false, status: 503, message: "the request body does not fit in what the proxy may hold at once once decoded", code: "body_budget_exceeded" });
       chunks.push(chunk);
     });

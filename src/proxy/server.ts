@@ -145,8 +145,10 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   if (status >= 400 && (!jsonReply || hidden.length > 0)) {
     void settle(0);
     // The client's accept-encoding went upstream: the body is read decoded, and sent so (as empty when the upstream broke it off).
-    const decoded = await decodeBody((await readBuffer(result.response, MAX_ERROR_BYTES))?.body ?? Buffer.alloc(0), result.response.headers["content-encoding"], config.maxBodyBytes);
-    const raw = decoded.ok ? decoded.body.toString("utf8") : "";
+    // Inflated to the MiB of it that is read, as the chat routes do: 20 KB of gzip became 20 MiB (up to maxBodyBytes) of which 500 characters are shown.
+    const decoded = await decodeBody((await readBuffer(result.response, MAX_ERROR_BYTES))?.body ?? Buffer.alloc(0), result.response.headers["content-encoding"], MAX_ERROR_BYTES);
+    // A JSON error cut short is not shown: a key cut at its end would not be masked.
+    const raw = decoded.ok ? decoded.body.toString("utf8") : jsonReply ? "" : (decoded.head?.toString("utf8") ?? "");
     const text = maskKeys(jsonReply ? raw : upstreamErrorBody(status, raw), hidden);
     const headers = jsonReply ? responseHeaders(result.response.headers, false, hidden) : { "content-type": "application/json" };
     delete headers["content-encoding"];

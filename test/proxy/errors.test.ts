@@ -7,11 +7,11 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import OpenAI from "openai";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { startProxy, type RunningProxy } from "../../src/proxy/index.js";
 import { hashKey } from "../../src/proxy/tenancy.js";
 import { rig, tempDir, type Rig } from "./setup.js";
-import { MAX_REPLY_BYTES } from "../../src/proxy/upstream.js";
+import { MAX_ERROR_BYTES, MAX_REPLY_BYTES } from "../../src/proxy/upstream.js";
 
 let r: Rig | undefined;
 let extra: RunningProxy | undefined;
@@ -183,6 +183,36 @@ describe("proxy errors", () => {
     } finally {
       compressing.close();
     }
+  });
+
+  it("inflates an error page forwarded untouched no further than the MiB of an error body it reads", async () => {
+    // 20 KB of gzip that inflates to 20 MiB, of which the client is shown 500 characters.
+    const page = gzipSync(Buffer.alloc(20 << 20, "a"));
+    const failing = http.createServer((req, res) => {
+      req.resume();
+      res.writeHead(500, { "content-type": "text/html", "content-encoding": "gzip", "content-length": String(page.length) });
+      res.end(page);
+    });
+    await new Promise<void>((resolve) => failing.listen(0, "127.0.0.1", resolve));
+    let largest = 0;
+    const concat = Buffer.concat.bind(Buffer);
+    const spy = vi.spyOn(Buffer, "concat").mockImplementation((list, n) => {
+      const b = concat(list, n);
+      largest = Math.max(largest, b.length);
+      return b;
+    });
+    try {
+      extra = await startProxy({ upstream: `http://127.0.0.1:${(failing.address() as AddressInfo).port}/v1`, port: 0, logger: () => {} });
+      const res = await fetch(`${extra.url}/v1/embeddings`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer k" }, body: "{}" });
+      expect(res.status).toBe(500);
+      // Its start, as a page of any size is shown.
+      expect(((await res.json()) as { error: { message: string } }).error.message).toBe(`upstream answered HTTP 500: ${"a".repeat(500)}`);
+    } finally {
+      spy.mockRestore();
+      failing.close();
+    }
+    // Before: 20 MiB inflated (up to maxBodyBytes, 32 MiB) for each such reply, outside any budget.
+    expect(largest).toBeLessThanOrEqual(MAX_ERROR_BYTES);
   });
 
   it("answers 502 when the upstream cannot be reached", async () => {
