@@ -314,7 +314,8 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   if (upstreamText !== undefined) {
     upstreamMs = performance.now() - result.startedAt;
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="status"');
-    const body = maskKeys(upstreamErrorBody(status, upstreamText), hidden);
+    // Masked before it is cut to what is shown: else a key across the cut showed its start.
+    const body = upstreamErrorBody(status, maskKeys(upstreamText, hidden));
     res.writeHead(status, { ...decodedHeaders(response, hidden), ...echo, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) });
     res.end(body);
     return finish(undefined);

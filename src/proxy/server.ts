@@ -149,7 +149,9 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
     const decoded = await decodeBody((await readBuffer(result.response, MAX_ERROR_BYTES))?.body ?? Buffer.alloc(0), result.response.headers["content-encoding"], MAX_ERROR_BYTES);
     // A JSON error cut short is not shown: a key cut at its end would not be masked.
     const raw = decoded.ok ? decoded.body.toString("utf8") : jsonReply ? "" : (decoded.head?.toString("utf8") ?? "");
-    const text = maskKeys(jsonReply ? raw : upstreamErrorBody(status, raw), hidden);
+    // Masked before it is cut to what is shown: else a key across the cut showed its start.
+    const masked = maskKeys(raw, hidden);
+    const text = jsonReply ? masked : upstreamErrorBody(status, masked);
     const headers = jsonReply ? responseHeaders(result.response.headers, false, hidden) : { "content-type": "application/json" };
     delete headers["content-encoding"];
     res.writeHead(status, { ...headers, "content-length": Buffer.byteLength(text) });

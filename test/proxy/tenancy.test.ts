@@ -4,6 +4,7 @@
 // tenant's key; virtual keys carry their own upstream key, token budget and request rate.
 import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import zlib, { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import Database from "better-sqlite3";
@@ -651,6 +652,37 @@ describe("proxy tenancy", () => {
       // Before: the whole reply, body and headers, quoted the key the client was never given.
       expect(reply.text).not.toContain("secret-42");
       expect(reply.text).toMatch(/\[api key\]/);
+    }
+  });
+
+  it("masks an upstream key a text error quotes where the 500 characters shown of it end", async () => {
+    const key = "sk-upstream-secret-42-abcdefghijklmnop";
+    const quoting = createServer((req, res) => {
+      req.resume();
+      // The key starts 20 characters before the cut ("upstream answered HTTP 401: " comes first).
+      const page = `${"x".repeat(480)}bad key ${key}`;
+      res.writeHead(401, { "content-type": "text/plain", "content-length": String(Buffer.byteLength(page)) });
+      res.end(page);
+    });
+    await new Promise<void>((resolve) => quoting.listen(0, "127.0.0.1", resolve));
+    try {
+      const configFile = join(tempDir(), "config.json");
+      writeFileSync(configFile, JSON.stringify({ retries: { attempts: 0 }, tenancy: { virtualKeys: { team: { keyHash: hashKey("ptc-vk-team"), upstreamKey: key } } } }));
+      const proxy = await startProxy({ upstream: `http://127.0.0.1:${(quoting.address() as AddressInfo).port}/v1`, port: 0, configFile, logger: () => {} });
+      try {
+        for (const path of ["/v1/chat/completions", "/v1/embeddings"]) {
+          const res = await fetch(`${proxy.url}${path}`, { method: "POST", headers: { authorization: "Bearer ptc-vk-team", "content-type": "application/json" }, body: JSON.stringify({ model: "m", input: "hi", messages: [{ role: "user", content: "hi" }] }) });
+          const text = await res.text();
+          expect(res.status, path).toBe(401);
+          // Before: the 12 characters of the key before the cut, "sk-upstream-", reached the client.
+          expect(text, path).not.toContain("sk-upstream-");
+          expect(text, path).toContain("bad key [api key]");
+        }
+      } finally {
+        await proxy.close();
+      }
+    } finally {
+      quoting.close();
     }
   });
 
