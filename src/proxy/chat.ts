@@ -386,7 +386,9 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   const usage = completionUsage(text);
   if (usage === "malformed") {
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="malformed"');
-    sendError(res, 502, `the upstream's reply is not a JSON ${api === "chat" ? "chat completion" : api === "messages" ? "message" : "response"} (it starts with ${JSON.stringify(text.toString("utf8", 0, 60))})`, "upstream_error", "upstream_malformed", echo);
+    // Its start, with what may hold a key that starts there masked before it is cut: the upstream may quote the key it refused.
+    const start = maskKeys(text.toString("utf8", 0, 60 + Math.max(0, ...hidden.map((k) => k.length))), hidden).slice(0, 60);
+    sendError(res, 502, `the upstream's reply is not a JSON ${api === "chat" ? "chat completion" : api === "messages" ? "message" : "response"} (it starts with ${JSON.stringify(start)})`, "upstream_error", "upstream_malformed", echo);
     // It answered 200, so it had the prompt (and may have billed it).
     return finish(undefined, true);
   }

@@ -655,13 +655,13 @@ describe("proxy tenancy", () => {
     }
   });
 
-  it("masks an upstream key a text error quotes where the 500 characters shown of it end", async () => {
+  it("masks an upstream key a text error quotes where the 500 characters shown of it end, and in the start of a reply that is not JSON", async () => {
     const key = "sk-upstream-secret-42-abcdefghijklmnop";
     const quoting = createServer((req, res) => {
       req.resume();
       // The key starts 20 characters before the cut ("upstream answered HTTP 401: " comes first).
-      const page = `${"x".repeat(480)}bad key ${key}`;
-      res.writeHead(401, { "content-type": "text/plain", "content-length": String(Buffer.byteLength(page)) });
+      const page = req.headers["x-ok"] === undefined ? `${"x".repeat(480)}bad key ${key}` : `bad key ${key}`;
+      res.writeHead(req.headers["x-ok"] === undefined ? 401 : 200, { "content-type": "text/plain", "content-length": String(Buffer.byteLength(page)) });
       res.end(page);
     });
     await new Promise<void>((resolve) => quoting.listen(0, "127.0.0.1", resolve));
@@ -678,6 +678,13 @@ describe("proxy tenancy", () => {
           expect(text, path).not.toContain("sk-upstream-");
           expect(text, path).toContain("bad key [api key]");
         }
+        // A 200 that is not JSON is quoted by its first 60 characters: before, unmasked, the key's first 52.
+        const res = await fetch(`${proxy.url}/v1/chat/completions`, { method: "POST", headers: { authorization: "Bearer ptc-vk-team", "content-type": "application/json", "x-ok": "1" }, body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }) });
+        const text = await res.text();
+        expect(res.status).toBe(502);
+        expect(text).toContain("upstream_malformed");
+        expect(text).not.toContain("sk-upstream-");
+        expect(text).toContain("bad key [api key]");
       } finally {
         await proxy.close();
       }
