@@ -187,8 +187,10 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     return sendStoreUnavailable(res, ctx.log, e, tenant.id);
   }
   const { record, identity, hashes } = resolved;
-  // Orders this request's turn against others on the conversation: a reply that finishes after a later request's does not undo it.
-  const arrived = ctx.now();
+  // Orders this request's turn against others on the conversation: a reply that finishes after a
+  // later request's does not undo it. Past the turn it read (a logical clock): a request sent after
+  // another was answered comes after it, whatever the replicas' clocks say.
+  const arrived = Math.max(ctx.now(), (record.turnAt ?? -Infinity) + 1);
   // The source of this request's id: a follow-up found by prefix says so, whatever started the conversation.
   const echo: Record<string, string> = { [CONVERSATION_HEADER]: headerSafe(record.conversation), [SOURCE_HEADER]: identity.source };
   // Summaries of this conversation go out with the configured summarizer key or this tenant's own.

@@ -345,4 +345,20 @@ describe("a slow reply to an earlier turn, finishing after a later turn's", { ti
       expect(body.messages).toEqual(turnN1);
     }
   });
+  it.each(where.filter((w) => w.two))("leaves them at the later of two turns sent one after the other, from a replica whose clock is behind: $name", async ({ db }) => {
+    const at = await db?.();
+    // a's clock runs a minute ahead of b's.
+    let tick = 1_700_000_000_000;
+    const a = await rig({ proxy: { now: () => ++tick + 60_000, db: at } });
+    cleanups.push(() => a.close());
+    const b = await rig({ proxy: { now: () => ++tick, db: at, upstream: a.upstream.url } });
+    cleanups.push(() => b.close());
+    const turnN: ReturnType<typeof longConversation> = [{ role: "user", content: "task T" }, { role: "assistant", content: "a1" }, { role: "user", content: "q2" }];
+    const turnN1: ReturnType<typeof longConversation> = [...turnN, { role: "assistant", content: "a2" }, { role: "user", content: "q3" }];
+    await send(a, turnN, "c2");
+    await send(b, turnN1, "c2");
+    const record = (await stored(b.proxy.context.store, "c2")) as NonNullable<Awaited<ReturnType<typeof stored>>>;
+    expect(record.messageCount).toBe(5);
+    expect((JSON.parse((await b.proxy.context.store.body(record.id)) ?? "{}") as { messages?: unknown[] }).messages).toEqual(turnN1);
+  });
 });
