@@ -138,7 +138,7 @@ export function hiddenKeys(shown: Record<string, unknown>): string[] {
 }
 
 /** Builtins that pick an element out of a collection: the element keeps its own mark, not its siblings'. */
-const SELECTORS = new Set(["get", "get-in", "first", "second", "last", "nth", "peek", "ffirst", "fnext", "val", "key"]);
+const SELECTORS = new Set(["get", "get-in", "first", "second", "last", "nth", "peek", "ffirst", "fnext", "val", "key", "ex-message", "ex-data", ".getMessage"]);
 /** Builtins that read a number out of a string: a small one read from a marked string is a piece of it. */
 const PARSERS = new Set(["parse-long", "parse-int", "parse-double", "extract-int", "parseInt", "parseLong", "parseDouble"]);
 /** Builtins that find text in text: where a marked piece is in public text tells the piece ((nth alpha i) spells it back). */
@@ -149,7 +149,7 @@ const SEARCHES = new Set(["index-of", "last-index-of", ".indexOf", ".lastIndexOf
  * region beside it, and every equal string in the evaluation). Not when an argument is a marked
  * collection: its entries, copied in, include booleans and nils that are hidden only by it.
  */
-const STRUCTURAL = new Set(["assoc", "assoc-in", "dissoc", "merge", "conj", "select-keys", "hash-map", "vector"]);
+const STRUCTURAL = new Set(["assoc", "assoc-in", "dissoc", "merge", "conj", "select-keys", "hash-map", "vector", "ex-info", "Exception."]);
 /** Builtins that tell a value's size or type, never what it holds: not marked, however large. */
 const SHAPE_ONLY = new Set(["count", "type"]);
 /** Builtins whose output a model sees: marked arguments are shown as stand-ins. */

@@ -505,6 +505,25 @@ describe("small values computed from hidden ones", () => {
     expect(out).not.toContain("derived");
   });
 
+  it.each([
+    ['(throw (ex-info "customer not found" {:token (:token data/_creds) :page 2}))', "customer not found"],
+    ['(try (throw (ex-info "customer not found" {:token (:token data/_creds)})) (catch e (println (ex-message e) (ex-data e))))', "customer not found {:token <hidden string from data/_creds :token>}"],
+    ['(try (throw (ex-info "customer not found" {:token (:token data/_creds)})) (catch e (println (:message e) (.getMessage e))))', "customer not found customer not found"],
+    ['(println (ex-message (ex-info "customer not found" {:token (:token data/_creds)})) (ex-info "customer not found" {:token (:token data/_creds)}))', "customer not found {:message \"customer not found\" :data {:token <hidden string from data/_creds :token>}}"],
+    ['(try (throw (Exception. "customer not found" (ex-info "cause" {:t (:token data/_creds)}))) (catch e (println (ex-message e))))', "customer not found"],
+  ])("an error carrying a hidden value in its data keeps its own message shown: %s", async (program, shown) => {
+    const r = await evaluate(program, { ctx, isolation: "none" });
+    const out = showStandIns(r.ok ? r.prints.join("\n") : r.error.message);
+    for (const f of fragments([TOKEN])) expect(out, out).not.toContain(f);
+    expect(out).toBe(shown);
+  });
+
+  it("an error's message computed from a hidden value, or data that is a hidden collection, stays hidden", async () => {
+    const r = await evaluate('(try (throw (ex-info (str "bad " (:token data/_creds)) {})) (catch e (println (ex-message e))))\n(println (ex-message (ex-info "plain" data/_creds)))', { ctx, isolation: "none" });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    expect(r.ok && r.prints.map(showStandIns)).toEqual(["<hidden string derived from data/_creds>", "<hidden string derived from data/_creds>"]);
+  });
+
   it("a collection built from a hidden collection's entries stays hidden whole (its flags and nils have no mark of their own)", async () => {
     const r = await evaluate('(println (merge {:region "eu"} data/_flags) (conj {:region "eu"} data/_flags) (into {:region "eu"} data/_flags))', { ctx: { _flags: { beta: true, z: null } }, isolation: "none" });
     expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
