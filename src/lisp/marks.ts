@@ -149,7 +149,17 @@ const SEARCHES = new Set(["index-of", "last-index-of", ".indexOf", ".lastIndexOf
  * region beside it, and every equal string in the evaluation). Not when an argument is a marked
  * collection: its entries, copied in, include booleans and nils that are hidden only by it.
  */
-const STRUCTURAL = new Set(["assoc", "assoc-in", "dissoc", "merge", "conj", "select-keys", "hash-map", "vector", "ex-info", "Exception."]);
+const STRUCTURAL = new Set([
+  ...["assoc", "assoc-in", "dissoc", "merge", "conj", "select-keys", "hash-map", "array-map", "sorted-map", "vector", "into", "zipmap", "ex-info", "Exception."],
+  // The one value they replace is computed by the function they are given, whose builtins mark it.
+  ...["update", "update-in"],
+]);
+/**
+ * Of those, the ones that take a string argument apart, or run a transducer: given a marked string
+ * (its characters are pieces of it) or a transducer holding a mark (`(drop d)`, which chose the
+ * elements), the result is derived whole.
+ */
+const TAKES_APART = new Set(["into", "zipmap"]);
 /** Builtins that tell a value's size or type, never what it holds: not marked, however large. */
 const SHAPE_ONLY = new Set(["count", "type"]);
 /** Builtins whose output a model sees: marked arguments are shown as stand-ins. */
@@ -162,8 +172,16 @@ const PARSER = 2;
 const SEARCH = 4;
 const BUILDS = 8;
 const SHAPE = 16;
+const APART = 32;
 function roleOf(name: string): number {
-  return (SELECTORS.has(name) ? SELECTOR : 0) | (PARSERS.has(name) ? PARSER : 0) | (SEARCHES.has(name) ? SEARCH : 0) | (STRUCTURAL.has(name) ? BUILDS : 0) | (SHAPE_ONLY.has(name) ? SHAPE : 0);
+  return (
+    (SELECTORS.has(name) ? SELECTOR : 0) |
+    (PARSERS.has(name) ? PARSER : 0) |
+    (SEARCHES.has(name) ? SEARCH : 0) |
+    (STRUCTURAL.has(name) ? BUILDS : 0) |
+    (TAKES_APART.has(name) ? APART : 0) |
+    (SHAPE_ONLY.has(name) ? SHAPE : 0)
+  );
 }
 
 /** Nodes one evaluation may visit marking derived collections; past it, every value it shows is hidden. */
@@ -825,7 +843,7 @@ export class Marks {
     // An element keeps its own mark, unless a marked string was cut or a marked index chose it.
     if ((role & SELECTOR) !== 0 && !args.some((a, i) => (typeof a === "string" || (i === 1 && typeof a === "number")) && this.originOf(a) !== undefined)) return r;
     if (this.originOf(r) !== undefined) return r;
-    if ((role & BUILDS) !== 0 && !args.some((a) => (a instanceof Vec || isMap(a) || isSet(a)) && this.originOf(a) !== undefined)) return r;
+    if ((role & BUILDS) !== 0 && !args.some((a) => (a instanceof Vec || isMap(a) || isSet(a) || ((role & APART) !== 0 && typeof a === "string")) && this.originOf(a) !== undefined) && !((role & APART) !== 0 && args.some((a) => a instanceof Fn && this.find(a) !== undefined))) return r;
     let closure = false;
     for (const a of args) {
       if (a instanceof Fn && !(a instanceof Builtin)) closure = true;

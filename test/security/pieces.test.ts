@@ -495,6 +495,14 @@ describe("small values computed from hidden ones", () => {
     '(def req (select-keys (assoc {:region "eu-west-1" :page 2} :token (:token data/_creds)) [:region :page :token]))',
     '(def req (dissoc (hash-map :region "eu-west-1" :page 2 :token (:token data/_creds) :x 1) :x))',
     '(def req (conj ["eu-west-1" 2] (:token data/_creds)))',
+    '(def req (update {:region "eu-west-1" :page 2 :token "x"} :token (constantly (:token data/_creds))))',
+    '(def req (update-in {:region "eu-west-1" :page 2 :auth {:token "x"}} [:auth :token] (constantly (:token data/_creds))))',
+    '(def req (into {:region "eu-west-1" :page 2} [[:token (:token data/_creds)]]))',
+    '(def req (into {:region "eu-west-1" :page 2} {:token (:token data/_creds)}))',
+    '(def req (into ["eu-west-1" 2] [(:token data/_creds)]))',
+    '(def req (zipmap [:region :page :token] ["eu-west-1" 2 (:token data/_creds)]))',
+    '(def req (array-map :region "eu-west-1" :page 2 :token (:token data/_creds)))',
+    '(def req (sorted-map :region "eu-west-1" :page 2 :token (:token data/_creds)))',
   ])("a collection built around a hidden value hides it, not its public neighbours: %s", async (program) => {
     const r = await evaluate(`${program}\n(println req)\n(println (get req :region (first req)) (get req :page (second req)) "eu-west-1")`, { ctx, isolation: "none" });
     expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
@@ -522,6 +530,23 @@ describe("small values computed from hidden ones", () => {
     const r = await evaluate('(try (throw (ex-info (str "bad " (:token data/_creds)) {})) (catch e (println (ex-message e))))\n(println (ex-message (ex-info "plain" data/_creds)))', { ctx, isolation: "none" });
     expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
     expect(r.ok && r.prints.map(showStandIns)).toEqual(["<hidden string derived from data/_creds>", "<hidden string derived from data/_creds>"]);
+  });
+
+  it("a value update computes from a hidden one is hidden, its neighbours not; a hidden string taken apart by into or zipmap stays hidden", async () => {
+    const program = [
+      '(def req (update {:region "eu-west-1" :page 2 :token "x"} :token str (:token data/_creds)))',
+      '(println req (:region req) "eu-west-1")',
+      "(println (into [] (:token data/_creds)) (into #{} (:token data/_creds)) (zipmap (:token data/_creds) (range 18)) (zipmap (range 18) (:token data/_creds)))",
+      "(println (apply str (into [] (map identity) (:token data/_creds))))",
+      '(def d (parse-long (subs (:token data/_creds) 1 2)))',
+      '(println (first (into [] (drop d) ["alpha" "beta" "gamma" "delta" "epsilon" "zeta" "eta" "theta" "iota"])) (first (into [] (comp (map inc) (drop d)) (range 1000 1050))))',
+    ].join("\n");
+    const r = await evaluate(program, { ctx, isolation: "none" });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const out = showStandIns(r.prints.join("\n"));
+    for (const f of fragments([TOKEN])) expect(out, out).not.toContain(f);
+    expect(out.split("\n")[0]).toBe('{:region "eu-west-1" :page 2 :token <hidden string derived from data/_creds>} eu-west-1 eu-west-1');
+    expect(out.split("\n")[3]).toBe("<hidden string derived from data/_creds> <hidden integer derived from data/_creds>");
   });
 
   it("a collection built from a hidden collection's entries stays hidden whole (its flags and nils have no mark of their own)", async () => {
