@@ -50,6 +50,8 @@ export interface Origin {
    * only these again, not a page size of 7 kept beside a token. Absent: all of them are taken to be.
    */
   readonly smalls?: ReadonlyArray<string | number>;
+  /** Public text cut where a hidden needle, pattern or bound said: its length is a position, hidden like one. */
+  readonly cut?: boolean;
 }
 
 /** A stand-in is written between these private-use characters until it is shown (`showStandIns`). */
@@ -160,7 +162,11 @@ const STRUCTURAL = new Set([
  * elements), the result is derived whole.
  */
 const TAKES_APART = new Set(["into", "zipmap"]);
-/** Builtins that tell a value's size or type, never what it holds: not marked, however large. */
+/** Builtins that cut text where a needle, pattern or bound says: given public text and a hidden needle, what they cut is `Origin.cut`. */
+const CUTTERS = new Set(["split", ".split", "replace", "replace-first", "subs", ".substring"]);
+/** Cutters given the pattern first, the text second. */
+const PATTERN_FIRST = new Set(["re-split", "re-find", "re-seq", "re-matches", "extract"]);
+/** Builtins that tell a value's size or type, never what it holds: not marked, however large, unless it was cut by a hidden needle. */
 const SHAPE_ONLY = new Set(["count", "type"]);
 /** Builtins whose output a model sees: marked arguments are shown as stand-ins. */
 const SINKS = new Set(["println", "print", "prn", "pr"]);
@@ -173,6 +179,8 @@ const SEARCH = 4;
 const BUILDS = 8;
 const SHAPE = 16;
 const APART = 32;
+const CUTS = 64;
+const CUTS_SECOND = 128;
 function roleOf(name: string): number {
   return (
     (SELECTORS.has(name) ? SELECTOR : 0) |
@@ -180,6 +188,8 @@ function roleOf(name: string): number {
     (SEARCHES.has(name) ? SEARCH : 0) |
     (STRUCTURAL.has(name) ? BUILDS : 0) |
     (TAKES_APART.has(name) ? APART : 0) |
+    (CUTTERS.has(name) ? CUTS : 0) |
+    (PATTERN_FIRST.has(name) ? CUTS | CUTS_SECOND : 0) |
     (SHAPE_ONLY.has(name) ? SHAPE : 0)
   );
 }
@@ -837,7 +847,8 @@ export class Marks {
 
   /** A builtin's result, marked when it was computed from a marked argument. */
   private after(role: number, args: Value[], r: Value): Value {
-    if (this.empty || r === null || typeof r === "boolean" || (role & SHAPE) !== 0) return r;
+    if (this.empty || r === null || typeof r === "boolean") return r;
+    if ((role & SHAPE) !== 0) return typeof r === "number" ? this.measured(args[0], r) : r;
     if ((role & SEARCH) !== 0 && typeof r === "number") return this.found(args[1], r);
     if (typeof r !== "object" && !markable(r)) return small(r) ? this.afterSmall(role, args, r) : r;
     // An element keeps its own mark, unless a marked string was cut or a marked index chose it.
@@ -849,7 +860,7 @@ export class Marks {
       if (a instanceof Fn && !(a instanceof Builtin)) closure = true;
       const o = this.find(a);
       if (o !== undefined) {
-        this.derive(r, o);
+        this.derive(r, (role & CUTS) !== 0 && this.cutPublic(args[(role & CUTS_SECOND) !== 0 ? 1 : 0]) ? { path: o.root, root: o.root, derived: true, cut: true } : o);
         if (typeof a === "string" && typeof r === "object") this.pieces(r, derivedOf(o), 0);
         return r;
       }
@@ -859,6 +870,23 @@ export class Marks {
     // when a function other than a builtin took part: a closure, or one a builtin made of one
     // ((comp f str), (partial f 1), a transducer), may read a marked definition it does not close over.
     if (!closure && typeof r === "object") this.holds.set(r, null);
+    return r;
+  }
+
+  /** Whether text a cutter cuts is public, or public text a hidden needle cut before (a match may equal the whole text). */
+  private cutPublic(text: Value): boolean {
+    if (typeof text !== "string") return false;
+    const o = this.find(text);
+    return o === undefined || o.cut === true;
+  }
+
+  /** A size: shown, unless what was measured is public text a hidden needle cut (`Origin.cut`), whose length is where the needle is. */
+  private measured(v: Value, r: number): number {
+    const o = v === null || typeof v === "boolean" ? undefined : typeof v === "object" ? this.objs.get(v) : this.prims.get(v);
+    if (o?.cut === true) {
+      if (small(r)) this.pin(r, o);
+      else this.derive(r, o);
+    }
     return r;
   }
 

@@ -557,6 +557,30 @@ describe("small values computed from hidden ones", () => {
     expect(out.match(/:beta <hidden boolean/g)).toHaveLength(3);
   });
 
+  it.each([
+    "(count (first (clojure.string/split alpha c)))",
+    "(count (first (.split alpha c)))",
+    "(count (first (re-split (re-pattern c) alpha)))",
+    '(count (clojure.string/replace alpha (re-pattern (str c ".*")) ""))',
+    '(count (first (clojure.string/split (clojure.string/replace-first alpha c "|") #"[|]")))',
+    '(count (re-find (re-pattern (str ".*" c)) alpha))',
+    '(count (first (re-seq (re-pattern (str ".*" c)) alpha)))',
+    '(count (second (re-matches (re-pattern (str "(.*)" c ".*")) alpha)))',
+    '(count (extract (str "(.*)" c) alpha))',
+  ])("the length of public text a hidden piece cut is where the piece is, and is hidden: %s", async (measure) => {
+    const program = `(def alpha "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-")\n(doseq [c (:token data/_creds)] (print ${measure} ""))`;
+    const r = await evaluate(program, { ctx, isolation: "none" });
+    expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
+    const out = showStandIns(r.prints.join(""));
+    expect(out, out).not.toMatch(/\d+ \d+ \d+ \d+ \d+ /);
+    expect(out).toContain("<hidden integer derived from data/_creds>");
+  });
+
+  it("a hidden string's own length, and that of a cut of it at public text, stay shown", async () => {
+    const r = await evaluate('(println (count (:token data/_creds)) (count (first (clojure.string/split (:token data/_creds) #"-"))) (count (re-find #"[A-Z0-9]+" (:token data/_creds))) (count (subs (:token data/_creds) 7)))', { ctx, isolation: "none" });
+    expect(r.ok && r.prints).toEqual(["18 6 6 11"]);
+  });
+
   it("counts, types and positions of public text stay shown at any size; a hidden needle's position does not", async () => {
     const program = [
       '(def big (str (apply str (repeat 1200 "x")) (:token data/_creds)))',
