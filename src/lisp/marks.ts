@@ -860,8 +860,9 @@ export class Marks {
       if (a instanceof Fn && !(a instanceof Builtin)) closure = true;
       const o = this.find(a);
       if (o !== undefined) {
-        this.derive(r, (role & CUTS) !== 0 && this.cutPublic(args[(role & CUTS_SECOND) !== 0 ? 1 : 0]) ? { path: o.root, root: o.root, derived: true, cut: true } : o);
-        if (typeof a === "string" && typeof r === "object") this.pieces(r, derivedOf(o), 0);
+        const from = this.cutOrigin(role, args, o);
+        this.derive(r, from);
+        if (typeof a === "string" && typeof r === "object") this.pieces(r, derivedOf(from), 0);
         return r;
       }
     }
@@ -871,13 +872,6 @@ export class Marks {
     // ((comp f str), (partial f 1), a transducer), may read a marked definition it does not close over.
     if (!closure && typeof r === "object") this.holds.set(r, null);
     return r;
-  }
-
-  /** Whether text a cutter cuts is public, or public text a hidden needle cut before (a match may equal the whole text). */
-  private cutPublic(text: Value): boolean {
-    if (typeof text !== "string") return false;
-    const o = this.find(text);
-    return o === undefined || o.cut === true;
   }
 
   /** A size: shown, unless what was measured is public text a hidden needle cut (`Origin.cut`), whose length is where the needle is. */
@@ -920,11 +914,20 @@ export class Marks {
         o = this.prims.get(a);
       }
       if (o !== undefined) {
-        this.pin(r, derivedOf(o));
+        this.pin(r, derivedOf(this.cutOrigin(role, args, o)));
         return r;
       }
     }
     return r;
+  }
+
+  /** The mark of what a builtin computed from `o`: `Origin.cut` when it is a cutter that cut public text there, or text cut that way before (a match may be the whole text). */
+  private cutOrigin(role: number, args: readonly Value[], o: Origin): Origin {
+    if ((role & CUTS) === 0) return o;
+    const text = args[(role & CUTS_SECOND) !== 0 ? 1 : 0];
+    if (typeof text !== "string") return o;
+    const t = this.find(text);
+    return t === undefined || t.cut === true ? { path: o.root, root: o.root, derived: true, cut: true } : o;
   }
 
   /**

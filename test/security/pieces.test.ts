@@ -572,7 +572,7 @@ describe("small values computed from hidden ones", () => {
     const r = await evaluate(program, { ctx, isolation: "none" });
     expect(r.ok, r.ok ? "" : r.error.message).toBe(true);
     const out = showStandIns(r.prints.join(""));
-    expect(out, out).not.toMatch(/\d+ \d+ \d+ \d+ \d+ /);
+    expect(out, out).not.toMatch(/\d/);
     expect(out).toContain("<hidden integer derived from data/_creds>");
   });
 
