@@ -1274,6 +1274,7 @@ export class Marks {
   kept(v: Value, o: Origin): Origin {
     const names = new Set<string>();
     const smalls = new Set<string | number>();
+    let cut = o.cut === true;
     let budget = WALK_BUDGET;
     // Closures included: a kept function may hand back a keyword or a small value it closes over,
     // and which of those were hidden is not followed inside it: all are taken to be.
@@ -1283,15 +1284,18 @@ export class Marks {
         if (isFieldName(x.name) && this.objs.has(x)) names.add(x.name);
       } else if (typeof x !== "object") {
         if (small(x) && (hidden || this.prims.has(x))) smalls.add(x);
+        if (this.prims.get(x)?.cut === true) cut = true;
       } else if (depth <= 64) {
         const own = this.objs.get(x);
+        if (own?.cut === true) cut = true;
         const inside = hidden || x instanceof Closure || (own !== undefined && !own.derived);
         const kids = children(x);
         if (kids !== null) for (const k of kids) walk(k, inside, depth + 1);
       }
     };
     walk(v, false, 0);
-    const base = { path: o.path, root: o.root, derived: o.derived };
+    // One cut piece makes the whole kept value's lengths hidden: which parts were cut is not kept.
+    const base = { path: o.path, root: o.root, derived: o.derived, ...(cut ? { cut } : {}) };
     // Only a derived value's small values are told apart when restored; past the walk's budget
     // which were hidden is not known: all are taken to be.
     return { ...base, ...(names.size > 0 ? { keywords: [...names] } : {}), ...(o.derived && budget >= 0 ? { smalls: [...smalls] } : {}) };

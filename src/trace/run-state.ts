@@ -98,7 +98,7 @@ const savedDefinition = z.object({
   doc: z.string().optional(),
   edn: z.string().optional(),
   source: z.string().optional(),
-  hidden: z.object({ path: z.string(), root: z.string(), derived: z.boolean(), keywords: z.array(z.string()).optional(), smalls: z.array(z.union([z.string(), z.number()])).optional() }).optional(),
+  hidden: z.object({ path: z.string(), root: z.string(), derived: z.boolean(), keywords: z.array(z.string()).optional(), smalls: z.array(z.union([z.string(), z.number()])).optional(), cut: z.boolean().optional() }).optional(),
 });
 
 /** A run's memory as saved (saveMemory's result): what restoreMemory reads. */

@@ -90,6 +90,18 @@ describe("pieces of a hidden string stay hidden", () => {
     }
   });
 
+  it("public text cut at hidden characters, kept to a later turn, keeps its lengths hidden", async () => {
+    for (const isolation of ["none", "worker"] as const) {
+      const programs = ['(def alpha "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-")\n(def ps (mapv (fn [c] (first (clojure.string/split alpha c))) (:token data/_creds)))', '(doseq [p ps] (print (count p) ""))', "(return :done)"];
+      const agent = SubAgent.create({ prompt: "Find it.", maxTurns: programs.length });
+      const step = await SubAgent.run(agent, { llm: scriptedLlm(programs.map(code)), context: { _creds: { token: TOKEN } }, isolation });
+      expect(step.ok).toBe(true);
+      const printed = showStandIns(step.trace.turns[1].prints.join(""));
+      expect(printed, printed).not.toMatch(/\d/);
+      expect(printed).toContain("<hidden integer derived from data/_creds>");
+    }
+  });
+
   it("a program that takes no piece of a hidden string shows short strings as they are", async () => {
     const r = await evaluate('(def tok (:token data/_creds))\n(println (clojure.string/join "-" ["a" "b"]) (str "K" 7) (count tok))', { ctx: { _creds: { token: TOKEN } }, isolation: "none" });
     expect(r.ok).toBe(true);
