@@ -12,6 +12,8 @@ import { evaluate } from "../../src/lisp/evaluate.js";
 import { scriptedLlm } from "../../src/llm/scripted.js";
 import { fragments } from "../support/hidden.js";
 import { showStandIns } from "../../src/lisp/marks.js";
+import { resumeRun, saveRun } from "../../src/agent/resume.js";
+import { runStateFromJson, runStateToJson } from "../../src/trace/run-state.js";
 
 const code = (body: string): string => "```clojure\n" + body + "\n```";
 const TOKEN = "K7Z2Q9-B3M8X4-W5R2";
@@ -100,6 +102,16 @@ describe("pieces of a hidden string stay hidden", () => {
       expect(printed, printed).not.toMatch(/\d/);
       expect(printed).toContain("<hidden integer derived from data/_creds>");
     }
+    // Saved after the first turn and resumed: the mark is in the saved state.
+    const make = (maxTurns: number) => SubAgent.create({ prompt: "Find it.", maxTurns });
+    const first = await SubAgent.run(make(1), { llm: scriptedLlm([code('(def alpha "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-")\n(def ps (mapv (fn [c] (first (clojure.string/split alpha c))) (:token data/_creds)))')]), context: { _creds: { token: TOKEN } } });
+    const state = runStateFromJson(runStateToJson(saveRun(first, make(1))));
+    expect(state.memory.find((d) => d.name === "ps")?.hidden).toMatchObject({ cut: true });
+    const live = scriptedLlm([code('(doseq [p ps] (print (count p) ""))'), code("(return :done)")]);
+    const step = await resumeRun(make(3), state, { llm: live, context: { _creds: { token: TOKEN } } });
+    const printed = showStandIns(step.trace.turns.at(-2)?.prints.join("") ?? "");
+    expect(printed, printed).not.toMatch(/\d/);
+    expect(printed).toContain("<hidden integer derived from data/_creds>");
   });
 
   it("a program that takes no piece of a hidden string shows short strings as they are", async () => {
