@@ -385,7 +385,9 @@ describe("one transcript under two strategies", () => {
 
   it("says so when the transcript holds no request to replay (no assistant reply): no empty side by side, which the page could not draw", async () => {
     const silent = { id: "silent", messages: [sys("You are helpful."), user("Anyone there?"), user("Hello?")] };
-    const report = readViewerInput("report.json", JSON.stringify(await compareStrategies([silent], ["sliding-window"], { models: ["gpt-4o"] })));
+    // A comparison needs one request somewhere (compareStrategies refuses a set with none); the silent transcript is the one shown.
+    const answered = { id: "answered", messages: [sys("You are helpful."), user("Anyone there?"), assistant("Yes.")] };
+    const report = readViewerInput("report.json", JSON.stringify(await compareStrategies([answered, silent], ["sliding-window"], { models: ["gpt-4o"] })));
     const data = await buildPageData([report, { kind: "transcripts", name: "silent.jsonl", transcripts: [silent] }]);
     expect(data.reports[0].sideBySide).toBeUndefined();
     expect(data.reports[0].note).toBe("silent has no request to replay: no assistant reply follows its first message");
