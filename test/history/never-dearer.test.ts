@@ -239,6 +239,24 @@ describe("compressed history is never dearer than full history", () => {
     await expectRuns(randomRun, 1, 26, [5], () => 1);
   }, 120_000);
 
+  // The bet a rewrite makes on prompts to come, at its widest (measured 2026-11-28, kept as a
+  // bound, not a promise: docs/history.md, "The prompts a rewrite counts on"). Six turns that
+  // each print one wide line, with a budget of three times their turns: a println cut is priced
+  // over 8 prompts in a run that returns two prompts later. At their own budget none is dearer.
+  it("runs of wide lines that stop far short of their budget stay within the measured bet", async () => {
+    for (const chars of [500, 700, 950]) {
+      const replies = [...Array.from({ length: 6 }, (_, k) => `Looking at it.\n\n\`\`\`clojure\n(println (apply str (map #(str "w" (mod (+ % ${k * 7}) 97) " ") (range ${Math.round(chars / 4)}))))\n\`\`\``), "Done.\n\n```clojure\n(return 1)\n```"];
+      for (const factor of [1, 3]) {
+        const agent = SubAgent.create({ prompt: "Look.", maxTurns: replies.length * factor, limits: { timeoutMs: 600_000 } });
+        const trace = (await SubAgent.run(agent, { llm: scriptedLlm(replies) })).trace;
+        const budget = replies.length * factor;
+        const bound = factor === 1 ? 1 : 1.035;
+        expect(stepAveraged(trace, budget), `${chars} characters, ${factor}x, token prefix`).toBeLessThanOrEqual(bound);
+        expect(ratio(trace, "breakpoint", budget), `${chars} characters, ${factor}x, breakpoint`).toBeLessThanOrEqual(factor === 1 ? 1 : 1.025);
+      }
+    }
+  }, 120_000);
+
   // One definition refined turn after turn without printing (narrowing a filter): each prompt
   // drops the previous turn's line for it (superseded), rewriting that summary. The breakpoint
   // layout marked only the task, the message before the latest turn and the last one, so the
