@@ -136,14 +136,23 @@ export function maskClientSecrets(message: string, keys: readonly string[]): str
   return maskSecrets(message, keys).replace(KEY_SHAPES, "[api key]");
 }
 
-/** `text` with every occurrence of `key` shown as [api key]. */
-export function maskKey(text: string, key: string | undefined): string {
+/** What a masked key is shown as. */
+export const KEY_MASK = "[api key]";
+
+/** The form of `key` a server quotes, or undefined when it is too short to mask. */
+export function quotedKey(key: string | undefined): string | undefined {
   // As sent: fetch trims a header value, so a key read with a trailing newline (a secret file)
   // works, and a server quotes it without the newline.
   const sent = key?.trim();
   // A key of a few characters (a local server's placeholder) would mask ordinary words.
-  if (sent === undefined || sent.length < 8 || !text.includes(sent)) return text;
-  return text.replaceAll(sent, "[api key]");
+  return sent === undefined || sent.length < 8 ? undefined : sent;
+}
+
+/** `text` with every occurrence of `key` shown as [api key]. */
+export function maskKey(text: string, key: string | undefined): string {
+  const sent = quotedKey(key);
+  if (sent === undefined || !text.includes(sent)) return text;
+  return text.replaceAll(sent, KEY_MASK);
 }
 
 function toSdkError(e: unknown, signal: AbortSignal, name: string, sdk: SdkErrors): LlmError {

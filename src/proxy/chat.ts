@@ -14,7 +14,7 @@ import type { CompactionOutcome } from "./compactor.js";
 import { decodeBody, decodedStream, type ProxyContext } from "./context.js";
 import { isContextLengthError, sendError, sendStoreUnavailable, streamErrorEvent, upstreamErrorBody } from "./errors.js";
 import { explicitIdentity, MAX_ID_LENGTH, overlongIdentityHeader, prefixHashes, prefixIdentity, repeatedIdentityHeader, scopedKey, type Identity } from "./identity.js";
-import { hiddenKeys, maskKeys, refusalHeaders, upstreamAuth, type Tenant } from "./tenancy.js";
+import { hiddenKeys, KeyMasker, maskKeys, refusalHeaders, upstreamAuth, type Tenant } from "./tenancy.js";
 import { parseMessagesRequest, type AnthropicRequest } from "./anthropic.js";
 import { ReplyUsage, usageOf } from "./reply-usage.js";
 import { clientPromptTokensYielding, parseChatRequest, serializeBody, type ChatRequest, type ParsedRequest } from "./request.js";
@@ -339,7 +339,8 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     const decoded = decodedStream(response, response.headers["content-encoding"]);
     res.writeHead(status, { ...(decoded === undefined ? responseHeaders(response.headers, false, hidden) : decodedHeaders(response, hidden)), ...echo });
     res.flushHeaders();
-    const ended = await pipeStream(decoded ?? response, res, tap, api === "messages");
+    // A 200 stream may still quote the key it was sent with, in an error event.
+    const ended = await pipeStream(decoded ?? response, res, tap, new KeyMasker(hidden), api === "messages");
     upstreamMs = performance.now() - result.startedAt;
     if (ended === undefined) {
       if (!clientGone.signal.aborted) ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="stream_cut"');
@@ -356,8 +357,11 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     // Past what the proxy may hold: passed on as it comes, as the upstream sent it (not checked
     // for being JSON), its usage read as it passes.
     const tap = new ReplyUsage(response.headers);
-    res.writeHead(status, { ...responseHeaders(response.headers, true, hidden), ...echo });
-    const last = await passOn(read.body, response, read.ended === true, res, tap);
+    // Masked when it is read as sent (the proxy asks for identity): the masks change its length.
+    const masker = response.headers["content-encoding"] === undefined ? new KeyMasker(hidden) : undefined;
+    const masking = masker?.active === true;
+    res.writeHead(status, { ...responseHeaders(response.headers, !masking, hidden), ...echo });
+    const last = await passOn(read.body, response, read.ended === true, res, tap, masking ? masker : undefined);
     upstreamMs = performance.now() - result.startedAt;
     if (last === undefined) {
       if (!clientGone.signal.aborted) ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="stream_cut"');
@@ -394,9 +398,11 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
     // It answered 200, so it had the prompt (and may have billed it).
     return finish(undefined, true);
   }
-  res.writeHead(status, { ...decodedHeaders(response, hidden), ...echo, "content-length": String(text.length) });
+  // A 200 reply may still quote the key it was sent with (a gateway's error with status 200).
+  const shown = KeyMasker.mask(text, hidden);
+  res.writeHead(status, { ...decodedHeaders(response, hidden), ...echo, "content-length": String(shown.length) });
   await finish(usage, true);
-  res.end(text);
+  res.end(shown);
 }
 
 /** What a reply teaches beyond its own turn (learnFromUsage): kept from a reply that finished after a later request's. */
@@ -510,10 +516,11 @@ async function readDecoded(response: IncomingMessage, limit: number, take?: (n: 
  * back for the caller to send once the conversation is written, or undefined when the upstream
  * broke off or the client went away (the reply is cut then).
  */
-function passOn(head: Buffer, response: IncomingMessage, ended: boolean, res: ServerResponse, tap: ReplyUsage): Promise<Buffer | undefined> {
+function passOn(head: Buffer, response: IncomingMessage, ended: boolean, res: ServerResponse, tap: ReplyUsage, masker?: KeyMasker): Promise<Buffer | undefined> {
   tap.push(head);
-  if (ended) return Promise.resolve(head);
-  let held = head;
+  const shown = (c: Buffer) => (masker === undefined ? c : masker.push(c));
+  if (ended) return Promise.resolve(masker === undefined ? head : Buffer.concat([shown(head), masker.end()]));
+  let held = shown(head);
   return new Promise((resolve) => {
     let done = false;
     const stop = (last: Buffer | undefined) => {
@@ -525,13 +532,13 @@ function passOn(head: Buffer, response: IncomingMessage, ended: boolean, res: Se
     response.on("data", (c: Buffer) => {
       tap.push(c);
       const out = held;
-      held = c;
+      held = shown(c);
       if (!res.write(out)) {
         response.pause();
         res.once("drain", () => response.resume());
       }
     });
-    response.on("end", () => stop(held));
+    response.on("end", () => stop(masker === undefined ? held : Buffer.concat([held, masker.end()])));
     response.on("error", () => stop(undefined));
     response.on("aborted", () => stop(undefined));
     res.on("close", () => {
@@ -559,13 +566,13 @@ function decodedHeaders(response: IncomingMessage, hidden: readonly string[]): R
  * the caller to send once the conversation is written, or undefined when the upstream broke off
  * or the client went away (the reply is ended or cut then).
  */
-function pipeStream(response: Readable, res: ServerResponse, tap: SseTap, anthropic: boolean): Promise<Buffer | undefined> {
+function pipeStream(response: Readable, res: ServerResponse, tap: SseTap, masker: KeyMasker, anthropic: boolean): Promise<Buffer | undefined> {
   return new Promise((resolve) => {
     let done = false;
     const stop = (ok: boolean, clientGone = false) => {
       if (done) return;
       done = true;
-      if (ok) return resolve(tap.end());
+      if (ok) return resolve(masker.active ? Buffer.concat([masker.push(tap.end()), masker.end()]) : tap.end());
       if (clientGone) res.destroy();
       // The upstream broke off mid-stream: its unfinished event is dropped, and an error event
       // ends the stream, which the SDKs raise. The blank line closes an event passed on unfinished
@@ -574,7 +581,7 @@ function pipeStream(response: Readable, res: ServerResponse, tap: SseTap, anthro
       resolve(undefined);
     };
     response.on("data", (chunk: Buffer) => {
-      const out = tap.push(chunk);
+      const out = masker.active ? masker.push(tap.push(chunk)) : tap.push(chunk);
       if (out.length > 0 && !res.write(out)) {
         response.pause();
         res.once("drain", () => response.resume());

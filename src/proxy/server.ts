@@ -5,14 +5,14 @@ import { existsSync, mkdirSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
-import { pipeline } from "node:stream";
+import { pipeline, Transform, type Readable } from "node:stream";
 import { ADMIN_PREFIX, handleAdmin } from "./admin.js";
 import { ATTEMPTS_HEADER, handleChat, replyUsage } from "./chat.js";
 import { ConfigFile } from "./config-file.js";
 import { redactUrl } from "./config.js";
 import { Compactor } from "./compactor.js";
 import { countTokensYielding } from "../compaction/tokens.js";
-import { BodyBudget, decodeBody, readBody, sendBodiesBusy, sendErrorAndClose, sendJson, sendTooLarge, unsupportedTransferCoding, type ProxyContext } from "./context.js";
+import { BodyBudget, decodeBody, decodedStream, readBody, sendBodiesBusy, sendErrorAndClose, sendJson, sendTooLarge, unsupportedTransferCoding, type ProxyContext } from "./context.js";
 import { sendError, sendStoreUnavailable, upstreamErrorBody } from "./errors.js";
 import { hostAllowed, hostPolicy, originAllowed, repeatedHost } from "./hosts.js";
 import { jsonLogger, type Logger } from "./log.js";
@@ -22,7 +22,7 @@ import { normalizePath, underV1 } from "./paths.js";
 import { MissingDriverError } from "./driver.js";
 import { isPostgresUrl, openStore, type ConversationStore } from "./store.js";
 import { isObjectArg, mustBe } from "../llm/args.js";
-import { hiddenKeys, maskKeys, refusalHeaders, repeatedCredential, Tenants, upstreamAuth, type Tenant, type TenantResult } from "./tenancy.js";
+import { hiddenKeys, KeyMasker, maskKeys, refusalHeaders, repeatedCredential, Tenants, upstreamAuth, type Tenant, type TenantResult } from "./tenancy.js";
 import { MAX_ERROR_BYTES, readBuffer, responseHeaders, Upstream, upstreamBase } from "./upstream.js";
 import { errorText } from "../llm/errors.js";
 
@@ -128,7 +128,10 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
     ctx.tenants.charge(tenant.virtualKey, tokens, reservation)?.catch((e: unknown) => {
       ctx.log({ event: "store_error", tenant: tenant.id, error: errorText(e) });
     });
-  const { result, attempts } = await sendWithRetries(ctx, config, req.method ?? "GET", target, req.headers, body, upstreamAuth(tenant), clientGone.signal);
+  const hidden = hiddenKeys(tenant, config);
+  // A reply that may quote a key the client never gave is read to mask it: asked for as it is.
+  const extra = hidden.length === 0 ? upstreamAuth(tenant) : { ...upstreamAuth(tenant), "accept-encoding": "identity" };
+  const { result, attempts } = await sendWithRetries(ctx, config, req.method ?? "GET", target, req.headers, body, extra, clientGone.signal);
   // A request the client left while the upstream had it whole keeps its reservation: leaving before the reply is no way around a budget.
   if (clientGone.signal.aborted) return settle(result.ok || result.delivered ? reservation : 0);
   if (!result.ok) {
@@ -138,7 +141,6 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
     return sendError(res, result.kind === "timeout" ? 504 : 502, result.message, "upstream_error", result.kind === "timeout" ? "upstream_timeout" : "upstream_unreachable");
   }
   const status = result.response.statusCode ?? 502;
-  const hidden = hiddenKeys(tenant, config);
   const jsonReply = String(result.response.headers["content-type"] ?? "").includes("json");
   // Error pages (HTML from a load balancer, plain text) become OpenAI-style errors; an error that
   // may quote a key the client never gave is read to mask it.
@@ -158,14 +160,19 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
     res.end(text);
     return;
   }
-  res.writeHead(status, { ...responseHeaders(result.response.headers, true, hidden), ...(attempts > 1 ? { [ATTEMPTS_HEADER]: String(attempts) } : {}) });
+  const masked = maskedReply(req, result.response, status, hidden);
+  const headers = responseHeaders(result.response.headers, masked === undefined, hidden);
+  if (masked !== undefined && masked !== result.response) delete headers["content-encoding"];
+  res.writeHead(status, { ...headers, ...(attempts > 1 ? { [ATTEMPTS_HEADER]: String(attempts) } : {}) });
   // A virtual key's budget counts what the upstream reports on every path (embeddings, legacy completions), not only on chat.
   const usage = tenant.virtualKey === undefined ? undefined : replyUsage(result.response);
   // pipeline, not pipe: an upstream that breaks off in the middle of its reply cuts the client's
   // too (pipe left it open, the client waiting for an end that never came).
-  pipeline(result.response, res, (e) => {
+  const cut = (e: Error | null | undefined) => {
     if (e && !clientGone.signal.aborted) ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="stream_cut"');
-  });
+  };
+  if (masked === undefined) pipeline(result.response, res, cut);
+  else pipeline(masked, maskingStream(hidden), res, cut);
   await closed;
   ctx.metrics.observe("ptc_proxy_upstream_seconds", performance.now() - started);
   const used = await usage;
@@ -177,6 +184,30 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   // count) costs nothing.
   const unreported = status < 300 && (used === "unread" || (used === undefined && (!result.response.complete || String(result.response.headers["content-type"] ?? "").includes("text/event-stream"))));
   await settle(typeof used === "object" ? used.promptTokens + used.completionTokens : unreported ? await bodyTokens() : 0);
+}
+
+/**
+ * A forwarded 2xx reply's body to pass through a KeyMasker (decoded when the upstream compressed it
+ * all the same), or undefined when it has no key to mask, no body, or a coding this Node cannot undo.
+ */
+function maskedReply(req: IncomingMessage, response: IncomingMessage, status: number, hidden: readonly string[]): Readable | undefined {
+  if (!new KeyMasker(hidden).active || req.method === "HEAD" || status === 204 || status === 304) return undefined;
+  const encoding = response.headers["content-encoding"];
+  if (encoding === undefined) return response;
+  return decodedStream(response, encoding);
+}
+
+/** The bytes passing through with `hidden` masked (KeyMasker): a 200 stream may quote the key it was sent with. */
+function maskingStream(hidden: readonly string[]): Transform {
+  const masker = new KeyMasker(hidden);
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      done(null, masker.push(chunk));
+    },
+    flush(done) {
+      done(null, masker.end());
+    },
+  });
 }
 
 /**

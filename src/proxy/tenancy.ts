@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { ProxyConfig } from "./config.js";
-import { maskKey } from "../llm/retry.js";
+import { KEY_MASK, maskKey, quotedKey } from "../llm/retry.js";
 import type { ConversationStore } from "./store.js";
 
 export const VIRTUAL_KEY_PREFIX = "ptc-vk-";
@@ -205,4 +205,78 @@ export function hiddenKeys(tenant: Tenant, config: ProxyConfig): readonly string
 export function maskKeys(text: string, keys: readonly string[]): string {
   for (const key of keys) text = maskKey(text, key);
   return text;
+}
+
+const MASK_BYTES = Buffer.from(KEY_MASK);
+const NOTHING = Buffer.alloc(0);
+
+/**
+ * maskKeys for a body that passes in pieces (a stream, a reply passed on as it comes), as bytes:
+ * a key cut between two pieces is masked too. Only a piece's end that may begin a key is held
+ * back for the next piece (at most a key's length), so an event's last bytes are not delayed.
+ */
+export class KeyMasker {
+  private readonly keys: Buffer[] = [];
+  private carry = NOTHING;
+
+  constructor(keys: readonly string[]) {
+    for (const key of keys) {
+      const sent = quotedKey(key);
+      if (sent !== undefined) this.keys.push(Buffer.from(sent));
+    }
+  }
+
+  /** Whether it masks anything: without a key to mask, a caller need not pass bytes through it. */
+  get active(): boolean {
+    return this.keys.length > 0;
+  }
+
+  /** The bytes of `chunk` to send now, masked. */
+  push(chunk: Buffer): Buffer {
+    let buf = this.carry.length === 0 ? chunk : Buffer.concat([this.carry, chunk]);
+    for (const key of this.keys) buf = replaceBytes(buf, key);
+    let keep = 0;
+    for (const key of this.keys) keep = Math.max(keep, keyStartAtEnd(buf, key));
+    this.carry = keep === 0 ? NOTHING : Buffer.from(buf.subarray(buf.length - keep));
+    return keep === 0 ? buf : buf.subarray(0, buf.length - keep);
+  }
+
+  /** What is held back, at the body's end. */
+  end(): Buffer {
+    const rest = this.carry;
+    this.carry = NOTHING;
+    return rest;
+  }
+
+  /** A whole body, masked. */
+  static mask(body: Buffer, keys: readonly string[]): Buffer {
+    const masker = new KeyMasker(keys);
+    if (!masker.active) return body;
+    const head = masker.push(body);
+    const rest = masker.end();
+    return rest.length === 0 ? head : Buffer.concat([head, rest]);
+  }
+}
+
+/** `buf` with every `key` in it replaced by the mask (`buf` itself when it holds none). */
+function replaceBytes(buf: Buffer, key: Buffer): Buffer {
+  let at = buf.indexOf(key);
+  if (at === -1) return buf;
+  const parts: Buffer[] = [];
+  let from = 0;
+  while (at !== -1) {
+    parts.push(buf.subarray(from, at), MASK_BYTES);
+    from = at + key.length;
+    at = buf.indexOf(key, from);
+  }
+  parts.push(buf.subarray(from));
+  return Buffer.concat(parts);
+}
+
+/** The length of the longest end of `buf` that is the start of `key` (shorter than it), or 0. */
+function keyStartAtEnd(buf: Buffer, key: Buffer): number {
+  for (let i = Math.max(0, buf.length - key.length + 1); i < buf.length; i++) {
+    if (buf[i] === key[0] && buf.subarray(i).equals(key.subarray(0, buf.length - i))) return buf.length - i;
+  }
+  return 0;
 }

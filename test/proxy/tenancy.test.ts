@@ -15,7 +15,7 @@ import { LlmError } from "../../src/llm/errors.js";
 import { openaiLlm } from "../../src/llm/openai.js";
 import { startProxy } from "../../src/proxy/index.js";
 import { clientPromptTokens } from "../../src/proxy/request.js";
-import { hashKey } from "../../src/proxy/tenancy.js";
+import { hashKey, KeyMasker } from "../../src/proxy/tenancy.js";
 import { defaultPromptTokens, startFakeUpstream, type FakeUpstream } from "../support/fake-openai.js";
 import { longConversation, never, rig, startSummarizer, stored, tempDir, type Rig } from "./setup.js";
 import { loopTurns } from "../support/loop-turns.js";
@@ -685,6 +685,73 @@ describe("proxy tenancy", () => {
         expect(text).toContain("upstream_malformed");
         expect(text).not.toContain("sk-upstream-");
         expect(text).toContain("bad key [api key]");
+      } finally {
+        await proxy.close();
+      }
+    } finally {
+      quoting.close();
+    }
+  });
+
+  it("masks a key cut anywhere between two pieces of a stream, and holds back nothing of an event's end", () => {
+    const key = "sk-upstream-secret-42-abcdefghijklmnop";
+    const event = `data: {"error":{"message":"Incorrect API key provided: ${key}; again ${key}"}}\n\n`;
+    const whole = event.replaceAll(key, "[api key]");
+    for (let cut = 0; cut <= event.length; cut++) {
+      const masker = new KeyMasker([key, "sk-fallback-secret-42"]);
+      const first = masker.push(Buffer.from(event.slice(0, cut)));
+      const second = masker.push(Buffer.from(event.slice(cut)));
+      // Nothing held back once the event has ended: its bytes reach the client as they come.
+      expect(masker.end().length, String(cut)).toBe(0);
+      expect(Buffer.concat([first, second]).toString(), String(cut)).toBe(whole);
+    }
+  });
+
+  it("masks a virtual key's upstream key that a 200 reply quotes, streamed (whole or split across chunks) or not, on every route", async () => {
+    const key = "sk-upstream-secret-42-abcdefghijklmnop";
+    // A gateway that answers 200 and reports the refused key inside the reply: an error event in a
+    // stream (after the headers, so no status says so), or a JSON error with status 200.
+    const quoting = createServer((req, res) => {
+      req.resume();
+      const split = req.headers["x-split"] === "1";
+      if (req.headers["x-stream"] === "1") {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        const event = `data: {"error":{"message":"Incorrect API key provided: ${key}","type":"invalid_request_error"}}\n\n`;
+        if (!split) return void res.end(event);
+        // The key cut in two, in two reads of the proxy.
+        const at = event.indexOf(key) + 10;
+        res.write(event.slice(0, at));
+        setTimeout(() => res.end(event.slice(at)), 50);
+        return;
+      }
+      const body = JSON.stringify({ error: { message: `Incorrect API key provided: ${key}` } });
+      res.writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) });
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => quoting.listen(0, "127.0.0.1", resolve));
+    try {
+      const configFile = join(tempDir(), "config.json");
+      writeFileSync(configFile, JSON.stringify({ retries: { attempts: 0 }, tenancy: { virtualKeys: { team: { keyHash: hashKey("ptc-vk-team"), upstreamKey: key } } } }));
+      const proxy = await startProxy({ upstream: `http://127.0.0.1:${(quoting.address() as AddressInfo).port}/v1`, port: 0, configFile, logger: () => {} });
+      try {
+        const bodies: Record<string, Record<string, unknown>> = {
+          "/v1/chat/completions": { model: "m", messages: [{ role: "user", content: "hi" }] },
+          "/v1/messages": { model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }] },
+          "/v1/responses": { model: "m", input: [{ role: "user", content: "hi" }] },
+          "/v1/completions": { model: "m", prompt: "hi" },
+        };
+        const seen: string[] = [];
+        for (const [path, body] of Object.entries(bodies)) {
+          for (const mode of [{ stream: "0", split: "0" }, { stream: "1", split: "0" }, { stream: "1", split: "1" }]) {
+            const res = await fetch(`${proxy.url}${path}`, { method: "POST", headers: { authorization: "Bearer ptc-vk-team", "content-type": "application/json", "x-stream": mode.stream, "x-split": mode.split }, body: JSON.stringify({ ...body, ...(mode.stream === "1" ? { stream: true } : {}) }) });
+            const text = await res.text();
+            const label = `${path} ${JSON.stringify(mode)}`;
+            expect(res.status, label).toBe(200);
+            if (text.includes("secret-42") || text.includes("sk-upstream") || !text.includes("[api key]")) seen.push(label);
+          }
+        }
+        // Before: 12 of 12 replies carried the key (or, split, its two halves) to a client holding only ptc-vk-team.
+        expect(seen).toEqual([]);
       } finally {
         await proxy.close();
       }
