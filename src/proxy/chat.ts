@@ -267,12 +267,15 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   }
   reservation = budget;
 
-  let attempt = await sendWithRetries(ctx, config, "POST", target, req.headers, bodyFor(outcome), headers, clientGone.signal);
+  const hidden = hiddenKeys(tenant, config);
+  // An error body is held, counted as a whole reply is, until the reply is sent.
+  const take = (n: number) => ctx.bodies.takeReply(res, n);
+  let attempt = await sendWithRetries(ctx, config, "POST", target, req.headers, bodyFor(outcome), headers, clientGone.signal, res);
   let result: UpstreamResult = attempt.result;
   let attempts = attempt.attempts;
   let upstreamText: string | undefined;
   if (result.ok && result.response.statusCode !== undefined && result.response.statusCode >= 400) {
-    upstreamText = await readText(result.response);
+    upstreamText = (await readErrorText(result.response, hidden, take)).text;
     if (isContextLengthError(result.response.statusCode, upstreamText) && config.compaction.enabled && config.conversations[record.conversation]?.disabled !== true) {
       // The window is smaller than the estimate thought: learn it, compact to fit, try once more.
       const sent = await estimatedTokens(outcome);
@@ -289,10 +292,10 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
         ctx.metrics.inc("ptc_proxy_context_retries_total");
         outcome = retry;
         upstreamText = undefined;
-        attempt = await sendWithRetries(ctx, config, "POST", target, req.headers, bodyFor(outcome), headers, clientGone.signal);
+        attempt = await sendWithRetries(ctx, config, "POST", target, req.headers, bodyFor(outcome), headers, clientGone.signal, res);
         result = attempt.result;
         attempts += attempt.attempts;
-        if (result.ok && (result.response.statusCode ?? 500) >= 400) upstreamText = await readText(result.response);
+        if (result.ok && (result.response.statusCode ?? 500) >= 400) upstreamText = (await readErrorText(result.response, hidden, take)).text;
       } else {
         record.flagged = true;
         record.lastError = "the upstream's context is exceeded and nothing is left to compact";
@@ -312,12 +315,11 @@ export async function handleChat(ctx: ProxyContext, req: IncomingMessage, res: S
   }
   const response = result.response;
   const status = response.statusCode ?? 502;
-  const hidden = hiddenKeys(tenant, config);
   if (upstreamText !== undefined) {
     upstreamMs = performance.now() - result.startedAt;
     ctx.metrics.inc("ptc_proxy_upstream_errors_total", 'kind="status"');
-    // Masked before it is cut to what is shown: else a key across the cut showed its start.
-    const body = upstreamErrorBody(status, maskKeys(upstreamText, hidden));
+    // Masked (by readErrorText) before it is cut to what is shown: else a key across the cut showed its start.
+    const body = upstreamErrorBody(status, upstreamText);
     res.writeHead(status, { ...decodedHeaders(response, hidden), ...echo, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) });
     res.end(body);
     return finish(undefined);
@@ -550,8 +552,28 @@ function passOn(head: Buffer, response: IncomingMessage, ended: boolean, res: Se
   });
 }
 
-async function readText(response: IncomingMessage): Promise<string> {
-  return (await readDecoded(response, MAX_ERROR_BYTES))?.body.toString("utf8") ?? "";
+/**
+ * An upstream error body as text, decoded, with `hidden` masked, read up to MAX_ERROR_BYTES, each
+ * piece offered to `take` (a BodyBudget's takeReply): past what it takes, only the start read so
+ * far is kept (the rest of the reply dropped). `whole` is false for a body cut (by the limit, the
+ * budget or its connection), whose end, which may hold the start of a key, is left out.
+ */
+export async function readErrorText(response: IncomingMessage, hidden: readonly string[], take?: (n: number) => boolean): Promise<{ text: string; whole: boolean }> {
+  const read = await readBuffer(response, MAX_ERROR_BYTES, take);
+  if (read === undefined) return { text: "", whole: false };
+  if (read.refused === true) response.destroy();
+  let whole = !read.cut && read.refused !== true && response.complete;
+  let body = read.body;
+  const encoding = response.headers["content-encoding"];
+  if (encoding !== undefined) {
+    // A coded body cut short does not decode.
+    if (!whole) return { text: "", whole };
+    const decoded = await decodeBody(body, encoding, MAX_ERROR_BYTES, take);
+    whole = decoded.ok;
+    body = decoded.ok ? decoded.body : (decoded.head ?? Buffer.alloc(0));
+  }
+  // A KeyMasker keeps back an end that may start a key: what it holds back is left out.
+  return whole ? { text: maskKeys(body.toString("utf8"), hidden), whole } : { text: new KeyMasker(hidden).push(body).toString("utf8"), whole };
 }
 
 /** Reply headers for a body the proxy read whole and sends decoded. */

@@ -112,6 +112,15 @@ export class BodyBudget {
     return true;
   }
 
+  /** Gives back `n` bytes takeReply took for `res` (a reply read and dropped, such as a 429 a retry replaces). */
+  giveReply(res: ServerResponse, n: number): void {
+    const had = this.replies.get(res);
+    if (had === undefined) return;
+    const back = Math.min(had, n);
+    this.replies.set(res, had - back);
+    this.used -= back;
+  }
+
   /**
    * Keeps the bytes of `res`'s request counted until `until` settles, whether or not its response
    * has closed by then: work that outlives the reply (a compaction past the deadline, a handler

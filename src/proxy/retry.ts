@@ -6,7 +6,7 @@
 // timeout is not retried (it already waited upstreamTimeoutMs), nor is a 429 that says the
 // account's quota is used up (OpenAI's insufficient_quota), nor a reply that says
 // `x-should-retry: false`: no wait helps, only the fallback can.
-import type { IncomingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { ProxyConfig } from "./config.js";
 import type { ProxyContext } from "./context.js";
 import { decodeBody } from "./context.js";
@@ -34,7 +34,8 @@ function fallbackBase(config: ProxyConfig): URL | undefined {
   return base;
 }
 
-export async function sendWithRetries(ctx: ProxyContext, config: ProxyConfig, method: string, path: string, headers: IncomingHttpHeaders, body: Buffer, extra: Record<string, string>, signal?: AbortSignal): Promise<Sent> {
+/** `res`: the client's response, whose share of maxInFlightBodyBytes counts a 429's body read to classify it. */
+export async function sendWithRetries(ctx: ProxyContext, config: ProxyConfig, method: string, path: string, headers: IncomingHttpHeaders, body: Buffer, extra: Record<string, string>, signal?: AbortSignal, res?: ServerResponse): Promise<Sent> {
   const policy = config.retries;
   const primary = upstreamBase(config) as URL;
   const fallback = fallbackBase(config);
@@ -47,7 +48,8 @@ export async function sendWithRetries(ctx: ProxyContext, config: ProxyConfig, me
       let result = await ctx.upstream.send(targets[t], method, path, headers, body, config.upstreamTimeoutMs, { ...extra, ...auth }, signal);
       // Not to be sent again to this upstream: it says so (x-should-retry, as the SDKs read it), or a 429 says the quota is used up.
       let quota = result.ok && result.response.headers["x-should-retry"] === "false";
-      if (result.ok && !quota && result.response.statusCode === 429) ({ result, quota } = await quotaReply(result));
+      let held = 0;
+      if (result.ok && !quota && result.response.statusCode === 429) ({ result, quota, held } = await quotaReply(ctx, result, res));
       // A request the upstream had whole before its connection broke is not sent again, here or to
       // the fallback: it may have worked on it, and billed it (the caller charges it so).
       const failed = result.ok ? retryable(result.response.statusCode ?? 502) : result.kind === "unreachable" && !result.delivered;
@@ -59,6 +61,7 @@ export async function sendWithRetries(ctx: ProxyContext, config: ProxyConfig, me
       if (!again && last) return { result, attempts, fallback: t > 0 };
       // This reply is dropped: its body is read and discarded so the connection can be reused.
       if (result.ok) discard(result.response);
+      if (res !== undefined && held > 0) ctx.bodies.giveReply(res, held);
       if (!again) break;
       ctx.metrics.inc("ptc_proxy_upstream_retries_total");
       await ctx.sleep(delay, signal);
@@ -69,14 +72,24 @@ export async function sendWithRetries(ctx: ProxyContext, config: ProxyConfig, me
 
 /**
  * A 429 with its body read (up to MAX_ERROR_BYTES, as a caller reads an error) to tell a used-up
- * quota from a rate limit; the reply comes back as a copy that gives the same bytes again.
+ * quota from a rate limit; the reply comes back as a copy that gives the same bytes again. What
+ * it holds counts against maxInFlightBodyBytes as `res`'s (`held` bytes, kept while the copy is):
+ * past what the total can hold, only the start read so far is kept, the copy then cut there.
  */
-async function quotaReply(result: Extract<UpstreamResult, { ok: true }>): Promise<{ result: UpstreamResult; quota: boolean }> {
+async function quotaReply(ctx: ProxyContext, result: Extract<UpstreamResult, { ok: true }>, res: ServerResponse | undefined): Promise<{ result: UpstreamResult; quota: boolean; held: number }> {
   const { response } = result;
-  const read = await readBuffer(response, MAX_ERROR_BYTES);
+  let held = 0;
+  const take = (n: number): boolean => {
+    if (res !== undefined && !ctx.bodies.takeReply(res, n)) return false;
+    held += n;
+    return true;
+  };
+  const read = await readBuffer(response, MAX_ERROR_BYTES, take);
+  if (read?.refused === true) response.destroy();
+  const kept = held;
   let quota = false;
   if (read !== undefined) {
-    const decoded = await decodeBody(read.body, response.headers["content-encoding"], MAX_ERROR_BYTES);
+    const decoded = await decodeBody(read.body, response.headers["content-encoding"], MAX_ERROR_BYTES, take);
     const text = decoded.ok ? decoded.body.toString("utf8") : "";
     // Parsed only when it may say so: an ordinary rate limit's body is not.
     if (text.includes("insufficient_quota")) {
@@ -87,7 +100,9 @@ async function quotaReply(result: Extract<UpstreamResult, { ok: true }>): Promis
       }
     }
   }
-  return { result: { ...result, response: replayed(response, read?.body) }, quota };
+  // The decoded copy is dropped here.
+  if (res !== undefined && held > kept) ctx.bodies.giveReply(res, held - kept);
+  return { result: { ...result, response: replayed(response, read?.body, read !== undefined && read.refused !== true) }, quota, held: kept };
 }
 
 /** What the upstream asked to wait, in ms (Node keeps the first of repeated `retry-after` headers, so a value is a string). */

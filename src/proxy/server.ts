@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { pipeline, Transform, type Readable } from "node:stream";
 import { ADMIN_PREFIX, handleAdmin } from "./admin.js";
-import { ATTEMPTS_HEADER, handleChat, replyUsage } from "./chat.js";
+import { ATTEMPTS_HEADER, handleChat, readErrorText, replyUsage } from "./chat.js";
 import { ConfigFile } from "./config-file.js";
 import { redactUrl } from "./config.js";
 import { Compactor } from "./compactor.js";
@@ -22,8 +22,8 @@ import { normalizePath, underV1 } from "./paths.js";
 import { MissingDriverError } from "./driver.js";
 import { isPostgresUrl, openStore, type ConversationStore } from "./store.js";
 import { isObjectArg, mustBe } from "../llm/args.js";
-import { hiddenKeys, KeyMasker, maskKeys, refusalHeaders, repeatedCredential, Tenants, upstreamAuth, type Tenant, type TenantResult } from "./tenancy.js";
-import { MAX_ERROR_BYTES, readBuffer, responseHeaders, Upstream, upstreamBase } from "./upstream.js";
+import { hiddenKeys, KeyMasker, refusalHeaders, repeatedCredential, Tenants, upstreamAuth, type Tenant, type TenantResult } from "./tenancy.js";
+import { responseHeaders, Upstream, upstreamBase } from "./upstream.js";
 import { errorText } from "../llm/errors.js";
 
 export interface ProxyOptions {
@@ -131,7 +131,7 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
   const hidden = hiddenKeys(tenant, config);
   // A reply that may quote a key the client never gave is read to mask it: asked for as it is.
   const extra = hidden.length === 0 ? upstreamAuth(tenant) : { ...upstreamAuth(tenant), "accept-encoding": "identity" };
-  const { result, attempts } = await sendWithRetries(ctx, config, req.method ?? "GET", target, req.headers, body, extra, clientGone.signal);
+  const { result, attempts } = await sendWithRetries(ctx, config, req.method ?? "GET", target, req.headers, body, extra, clientGone.signal, res);
   // A request the client left while the upstream had it whole keeps its reservation: leaving before the reply is no way around a budget.
   if (clientGone.signal.aborted) return settle(result.ok || result.delivered ? reservation : 0);
   if (!result.ok) {
@@ -148,12 +148,10 @@ async function passthrough(ctx: ProxyContext, req: IncomingMessage, res: ServerR
     void settle(0);
     // The client's accept-encoding went upstream: the body is read decoded, and sent so (as empty when the upstream broke it off).
     // Inflated to the MiB of it that is read, as the chat routes do: 20 KB of gzip became 20 MiB (up to maxBodyBytes) of which 500 characters are shown.
-    const decoded = await decodeBody((await readBuffer(result.response, MAX_ERROR_BYTES))?.body ?? Buffer.alloc(0), result.response.headers["content-encoding"], MAX_ERROR_BYTES);
-    // A JSON error cut short is not shown: a key cut at its end would not be masked.
-    const raw = decoded.ok ? decoded.body.toString("utf8") : jsonReply ? "" : (decoded.head?.toString("utf8") ?? "");
-    // Masked before it is cut to what is shown: else a key across the cut showed its start.
-    const masked = maskKeys(raw, hidden);
-    const text = jsonReply ? masked : upstreamErrorBody(status, masked);
+    // Counted as a whole reply is: N requests at once each held an error of up to 1 MiB, twice, outside the total.
+    const read = await readErrorText(result.response, hidden, (n) => ctx.bodies.takeReply(res, n));
+    // A JSON error cut short is not shown. Masked before it is cut to what is shown: else a key across the cut showed its start.
+    const text = jsonReply ? (read.whole ? read.text : "") : upstreamErrorBody(status, read.text);
     const headers = jsonReply ? responseHeaders(result.response.headers, false, hidden) : { "content-type": "application/json" };
     delete headers["content-encoding"];
     res.writeHead(status, { ...headers, "content-length": Buffer.byteLength(text) });

@@ -168,7 +168,7 @@ export function discard(response: IncomingMessage): void {
  * A reply whose body was read already (`body`, undefined when its connection broke first), as an
  * IncomingMessage that gives that body again: for a reply looked into before it is passed on.
  */
-export function replayed(response: IncomingMessage, body: Buffer | undefined): IncomingMessage {
+export function replayed(response: IncomingMessage, body: Buffer | undefined, whole = body !== undefined): IncomingMessage {
   // A socket never connected: the copy reads nothing from the network, and destroying it closes nothing shared.
   const copy = new IncomingMessage(new Socket());
   copy.statusCode = response.statusCode;
@@ -177,6 +177,6 @@ export function replayed(response: IncomingMessage, body: Buffer | undefined): I
   copy.rawHeaders = response.rawHeaders;
   if (body !== undefined && body.length > 0) copy.push(body);
   copy.push(null);
-  copy.complete = body !== undefined;
+  copy.complete = whole;
   return copy;
 }

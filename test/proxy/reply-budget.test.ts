@@ -278,3 +278,57 @@ describe("an unfinished event a stream holds back counts against maxInFlightBody
     await expect.poll(() => running.context.bodies.used, { timeout: 10_000 }).toBe(0);
   });
 });
+
+describe("error bodies read before answering count against maxInFlightBodyBytes", () => {
+  // The upstream answers the first request of each case with an error body of almost 1 MiB whose
+  // last byte it holds back: the proxy holds what it read (to classify a 429, to mask or wrap an
+  // error page) while it waits for the rest. Every other request gets a small completion.
+  const cases = [
+    { name: "a 429 read for insufficient_quota (chat)", path: "/v1/chat/completions", status: 429, type: "application/json" },
+    { name: "a 500 error page (chat)", path: "/v1/chat/completions", status: 500, type: "text/html" },
+    { name: "a 502 error page (forwarded embeddings)", path: "/v1/embeddings", status: 502, type: "text/html" },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: a concurrent body the total cannot hold beside it is refused`, async () => {
+      const size = (1 << 20) - 64;
+      const error = c.type === "application/json" ? `{"error":{"type":"rate_limit","message":"${"x".repeat(size - 50)}"}}` : `<html>${"x".repeat(size - 6)}`;
+      const waiting: ServerResponse[] = [];
+      const server = createServer((req, res) => {
+        req.resume();
+        req.on("end", () => {
+          if (waiting.length === 0 && req.headers["x-first"] === "1") {
+            res.writeHead(c.status, { "content-type": c.type, "content-length": String(Buffer.byteLength(error)) });
+            res.write(error.slice(0, -1));
+            waiting.push(res);
+            return;
+          }
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(completion(300));
+        });
+      });
+      upstream = server;
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const configFile = join(tempDir(), "config.json");
+      writeFileSync(configFile, JSON.stringify({ maxInFlightBodyBytes: 1.5 * (1 << 20), retries: { attempts: 0 } }));
+      proxy = await startProxy({ upstream: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, port: 0, configFile, logger: () => {} });
+      const url = proxy.url;
+      const send = (body: string, first: boolean, path = "/v1/chat/completions") =>
+        fetch(`${url}${path}`, { method: "POST", headers: { authorization: "Bearer sk-client", "content-type": "application/json", ...(first ? { "x-first": "1" } : {}) }, body });
+      const first = send(JSON.stringify({ model: "m", input: "hi", messages: [{ role: "user", content: "hi" }] }), true, c.path);
+      await expect.poll(() => waiting.length, { timeout: 10_000 }).toBe(1);
+      // A body of 800 KB: beside the error body of almost 1 MiB the proxy holds, past the total of 1.5 MiB.
+      const big = JSON.stringify({ model: "m", messages: [{ role: "user", content: "y".repeat(800_000) }] });
+      // Sent once the error body is read (else it would be the error body the total refuses, cut to its start).
+      await expect.poll(() => proxy?.context.bodies.used, { timeout: 10_000 }).toBeGreaterThanOrEqual(error.length - 1);
+      // Before: answered 200 (the error body held outside the total, which the wait above never saw, so it timed out;
+      // sent regardless, each of the three cases was answered 200).
+      expect((await send(big, false)).status).toBe(503);
+      waiting[0].end(error.slice(-1));
+      const res = await first;
+      expect(res.status).toBe(c.status);
+      const text = await res.text();
+      expect(text).toContain(c.type === "application/json" ? '"rate_limit"' : "upstream answered HTTP");
+      await expect.poll(() => proxy?.context.bodies.used).toBe(0);
+    });
+  }
+});
