@@ -331,4 +331,35 @@ describe("error bodies read before answering count against maxInFlightBodyBytes"
       await expect.poll(() => proxy?.context.bodies.used).toBe(0);
     });
   }
+  it("an error body the total cannot hold is cut to its start, masked, with the upstream's status, on chat and forwarded paths", async () => {
+    const key = "sk-upstream-secret-42-abcdefghijklmnop";
+    const page = `bad key ${key} ${"x".repeat(400_000)} again ${key}`;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(401, { "content-type": "text/plain", "content-length": String(Buffer.byteLength(page)) });
+        res.end(page);
+      });
+    });
+    upstream = server;
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const configFile = join(tempDir(), "config.json");
+    writeFileSync(configFile, JSON.stringify({ maxBodyBytes: 1 << 20, maxInFlightBodyBytes: 1 << 20, retries: { attempts: 0 }, tenancy: { virtualKeys: { team: { keyHash: hashKey("ptc-vk-team"), upstreamKey: key } } } }));
+    const running = await startProxy({ upstream: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, port: 0, configFile, logger: () => {} });
+    proxy = running;
+    // A slow sender holds 900 KB of the 1 MiB total: the error bodies below fit only in part.
+    const slow = request({ host: "127.0.0.1", port: running.port, method: "POST", path: "/v1/chat/completions", headers: { authorization: "Bearer sk-other", "content-type": "application/json", "content-length": "950000" } });
+    slow.on("error", () => {});
+    slow.write("x".repeat(900_000));
+    await expect.poll(() => running.context.bodies.used, { timeout: 10_000 }).toBe(900_000);
+    for (const path of ["/v1/chat/completions", "/v1/embeddings"]) {
+      const res = await fetch(`${running.url}${path}`, { method: "POST", headers: { authorization: "Bearer ptc-vk-team", "content-type": "application/json" }, body: JSON.stringify({ model: "m", input: "hi", messages: [{ role: "user", content: "hi" }] }) });
+      const text = await res.text();
+      expect(res.status, path).toBe(401);
+      expect(text, path).toContain("upstream answered HTTP 401: bad key [api key]");
+      expect(text, path).not.toContain("sk-upstream");
+    }
+    slow.destroy();
+    await expect.poll(() => running.context.bodies.used).toBe(0);
+  });
 });
