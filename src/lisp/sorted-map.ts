@@ -3,7 +3,7 @@
 // the key falls, as in Clojure's PersistentTreeMap. It is an immutable map in every other respect
 // (merge, update, withMutations, iteration) and is ordered: it iterates in key order. A sorted set
 // is an OrderedSet around one of these.
-import { Map as IMap, OrderedMap, OrderedSet, Seq } from "ptc-immutable";
+import { Map as IMap, OrderedMap, OrderedSet } from "ptc-immutable";
 import { chargeIfRunning } from "./runtime.js";
 import type { LMap, LSet, Value } from "./values.js";
 
@@ -102,6 +102,9 @@ function walk(t: Node | null, f: (k: Value) => boolean, reverse: boolean): boole
 const steps = (size: number): number => Math.ceil(Math.log2(size + 1)) + 1;
 
 const ORDERED = "@@__IMMUTABLE_ORDERED__@@";
+// What immutable asks an __iterator for (its Iterator.KEYS and VALUES); anything else is entries.
+const ITERATE_KEYS = 0;
+const ITERATE_VALUES = 1;
 
 // The fields a sorted tree map holds, beside what an immutable Map instance has.
 interface Fields {
@@ -185,10 +188,27 @@ Object.assign(proto, {
     );
     return n;
   },
-  __iterator(this: Tree, type: number, reverse?: boolean): unknown {
-    const entries: [Value, Value][] = [];
-    walk(this._tree, (k) => (entries.push([k, this._entries.get(k) as Value]), true), false);
-    return (Seq.Keyed(entries) as unknown as { __iterator(type: number, reverse?: boolean): unknown }).__iterator(type, reverse);
+  __iterator(this: Tree, type: number, reverse?: boolean): Iterator<unknown> & Iterable<unknown> {
+    // Lazily, a key at a time: first and every for..of stopping early read only what they use.
+    const entries = this._entries;
+    const back = reverse === true;
+    const stack: Node[] = [];
+    const descend = (n: Node | null): void => {
+      for (; n !== null; n = back ? n.right : n.left) stack.push(n);
+    };
+    descend(this._tree);
+    return {
+      next(): IteratorResult<unknown> {
+        const top = stack.pop();
+        if (top === undefined) return { value: undefined, done: true };
+        descend(back ? top.left : top.right);
+        const k = top.key;
+        return { value: type === ITERATE_KEYS ? k : type === ITERATE_VALUES ? entries.get(k) : [k, entries.get(k)], done: false };
+      },
+      [Symbol.iterator]() {
+        return this;
+      },
+    };
   },
   __ensureOwner(this: Tree, ownerID: unknown): Tree {
     if (ownerID === this.__ownerID) return this;
