@@ -166,6 +166,8 @@ const TAKES_APART = new Set(["into", "zipmap"]);
 const CUTTERS = new Set(["split", ".split", "replace", "replace-first", "subs", ".substring"]);
 /** Cutters given the pattern first, the text second. */
 const PATTERN_FIRST = new Set(["re-split", "re-find", "re-seq", "re-matches", "extract"]);
+/** Builtins that cut a sorted collection at a bound: given a hidden bound, what they keep is `Origin.cut` (its size is where the bound sits). */
+const BOUNDED = new Set(["subseq", "rsubseq"]);
 /** Builtins that tell a value's size or type, never what it holds: not marked, however large, unless it was cut by a hidden needle. */
 const SHAPE_ONLY = new Set(["count", "type"]);
 /** Builtins whose output a model sees: marked arguments are shown as stand-ins. */
@@ -181,6 +183,7 @@ const SHAPE = 16;
 const APART = 32;
 const CUTS = 64;
 const CUTS_SECOND = 128;
+const BOUNDS = 256;
 function roleOf(name: string): number {
   return (
     (SELECTORS.has(name) ? SELECTOR : 0) |
@@ -190,7 +193,8 @@ function roleOf(name: string): number {
     (TAKES_APART.has(name) ? APART : 0) |
     (CUTTERS.has(name) ? CUTS : 0) |
     (PATTERN_FIRST.has(name) ? CUTS | CUTS_SECOND : 0) |
-    (SHAPE_ONLY.has(name) ? SHAPE : 0)
+    (SHAPE_ONLY.has(name) ? SHAPE : 0) |
+    (BOUNDED.has(name) ? BOUNDS : 0)
   );
 }
 
@@ -923,6 +927,10 @@ export class Marks {
 
   /** The mark of what a builtin computed from `o`: `Origin.cut` when it is a cutter that cut public text there, or text cut that way before (a match may be the whole text). */
   private cutOrigin(role: number, args: readonly Value[], o: Origin): Origin {
+    // Whether the collection is public is not asked: one holding an element equal to the hidden
+    // bound (the character of a token, in a set of the alphabet) holds its mark, and is all
+    // marked when built after it was.
+    if ((role & BOUNDS) !== 0) return args.some((a, i) => i > 0 && this.find(a) !== undefined) ? { path: o.root, root: o.root, derived: true, cut: true } : o;
     if ((role & CUTS) === 0) return o;
     const text = args[(role & CUTS_SECOND) !== 0 ? 1 : 0];
     if (typeof text !== "string") return o;

@@ -591,6 +591,13 @@ describe("small values computed from hidden ones", () => {
     '(count (first (re-seq (re-pattern (str ".*" c)) alpha)))',
     '(count (second (re-matches (re-pattern (str "(.*)" c ".*")) alpha)))',
     '(count (extract (str "(.*)" c) alpha))',
+    // A sorted collection of public text's characters, cut at a hidden one. Padded at both ends,
+    // so no count is 0 or 1, which are never marked (an empty subseq is nil, which cannot be).
+    '(count (subseq (apply sorted-set (seq (str "!#" alpha "^~"))) <= c))',
+    '(count (rsubseq (apply sorted-set (seq (str "!#" alpha "^~"))) >= c))',
+    '(count (subseq (apply sorted-set (seq (str "!#" alpha "^~"))) > "" <= c))',
+    '(count (subseq (into (sorted-map) (map vector (seq (str "!#" alpha "^~")) (range 100))) >= c))',
+    "(val (last (subseq (into (sorted-map) (map vector (seq alpha) (range 100))) <= c)))",
   ])("the length of public text a hidden piece cut is where the piece is, and is hidden: %s", async (measure) => {
     const program = `(def alpha "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-")\n(doseq [c (:token data/_creds)] (print ${measure} ""))`;
     const r = await evaluate(program, { ctx, isolation: "none" });
@@ -603,6 +610,11 @@ describe("small values computed from hidden ones", () => {
   it("a hidden string's own length, and that of a cut of it at public text, stay shown", async () => {
     const r = await evaluate('(println (count (:token data/_creds)) (count (first (clojure.string/split (:token data/_creds) #"-"))) (count (re-find #"[A-Z0-9]+" (:token data/_creds))) (count (subs (:token data/_creds) 7)))', { ctx, isolation: "none" });
     expect(r.ok && r.prints).toEqual(["18 6 6 11"]);
+  });
+
+  it("a sorted collection of a hidden string's characters cut at a public bound keeps its count shown", async () => {
+    const r = await evaluate('(let [s (apply sorted-set (seq (:token data/_creds)))] (println (count s) (count (subseq s > "6")) (count (rsubseq s <= "C"))))', { ctx, isolation: "none" });
+    expect(r.ok && r.prints).toEqual(["16 11 9"]);
   });
 
   it("counts, types and positions of public text stay shown at any size; a hidden needle's position does not", async () => {
