@@ -3,7 +3,7 @@
 // the key falls, as in Clojure's PersistentTreeMap. It is an immutable map in every other respect
 // (merge, update, withMutations, iteration) and is ordered: it iterates in key order. A sorted set
 // is an OrderedSet around one of these.
-import { Map as IMap, OrderedMap, OrderedSet } from "ptc-immutable";
+import { is, Map as IMap, OrderedMap, OrderedSet } from "ptc-immutable";
 import { chargeIfRunning } from "./runtime.js";
 import type { LMap, LSet, Value } from "./values.js";
 
@@ -54,15 +54,44 @@ function removeMin(t: Node): [Node | null, Value] {
   return [balance(t.key, left, t.right), min];
 }
 
+/** t without `key` where the order places it; t itself when it is not there. */
 function remove(t: Node | null, key: Value, cmp: Order): Node | null {
   if (t === null) return null;
   const c = cmp(key, t.key);
-  if (c < 0) return balance(t.key, remove(t.left, key, cmp), t.right);
-  if (c > 0) return balance(t.key, t.left, remove(t.right, key, cmp));
+  if (c < 0) {
+    const left = remove(t.left, key, cmp);
+    return left === t.left ? t : balance(t.key, left, t.right);
+  }
+  if (c > 0) {
+    const right = remove(t.right, key, cmp);
+    return right === t.right ? t : balance(t.key, t.left, right);
+  }
+  // Where an inconsistent order places the key, another may be held.
+  if (!is(t.key, key)) return t;
   if (t.left === null) return t.right;
   if (t.right === null) return t.left;
   const [right, min] = removeMin(t.right);
   return balance(min, t.left, right);
+}
+
+/**
+ * t without the key = to `key`, found by a walk: for an order that does not place it where it
+ * is (one that never returns 0, #(if (< %1 %2) -1 1)). The map held it, so the tree must let go.
+ */
+function removeHeld(t: Node | null, key: Value): Node | null {
+  const keys: Value[] = [];
+  let found = false;
+  walk(
+    t,
+    (k) => {
+      if (!found && is(k, key)) found = true;
+      else keys.push(k);
+      return true;
+    },
+    false,
+  );
+  chargeIfRunning(keys.length);
+  return build(keys, 0, keys.length);
 }
 
 /** The key the tree holds where `cmp` places `key`, or undefined. */
@@ -170,7 +199,8 @@ Object.assign(proto, {
   remove(this: Tree, k: Value): Tree {
     if (!this._entries.has(k)) return this;
     chargeIfRunning(steps(this.size));
-    return update(this, this._entries.remove(k), remove(this._tree, k, this._cmp));
+    const tree = remove(this._tree, k, this._cmp);
+    return update(this, this._entries.remove(k), tree === this._tree ? removeHeld(tree, k) : tree);
   },
   clear(this: Tree): Tree {
     if (this.size === 0) return this;

@@ -96,3 +96,17 @@
 ;=> [#{"b" "eee"} #{"aa"} #{} #{"cc"} #{"cc"}]
 (clojure.set/difference (apply sorted-set-by #(compare (quot %1 10) (quot %2 10)) (range 0 200 10)) #{57 3})
 ;=> #{10 20 30 40 60 70 80 90 100 110 120 130 140 150 160 170 180 190}
+;; A comparator that never returns 0 never finds a key again; dissoc and disj of a key held by =
+;; take it out of a large map or set as of a small one, and it leaves nothing behind (the large
+;; ones kept the key, with no value, beside a count one short).
+(let [m (apply sorted-map-by #(if (< %1 %2) -1 1) (range 40))
+      m2 (reduce dissoc m [2 10 38 5])]
+  [(count m2) (count (vec m2)) (keys m2) (vals m2) (assoc m2 2 :back)])
+;=> [17 17 [0 4 6 8 12 14 16 18 20 22 24 26 28 30 32 34 36] [1 5 7 9 13 15 17 19 21 23 25 27 29 31 33 35 37] {0 1 2 :back 4 5 6 7 8 9 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37}]
+(let [s (apply sorted-set-by #(if (< %1 %2) -1 1) (range 20))
+      s2 (disj s 2 19)]
+  [(count s2) (vec s2) (contains? s2 2) (conj s2 2)])
+;=> [18 [0 1 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18] false #{0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18}]
+(let [s (disj (sorted-set-by #(if (< %1 %2) -1 1) 1 2 3) 2)]
+  [(count s) (vec s)])
+;=> [2 [1 3]]
