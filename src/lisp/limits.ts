@@ -12,7 +12,7 @@ export interface Limits {
   maxLoopIterations: number;
   /** Nested function calls (our own counter; the host stack is never the limit). */
   maxCallDepth: number;
-  /** Elements in any one collection a program builds. */
+  /** Elements in any one collection a program builds (at most 2^26: V8 aborts the process on an array past 2^27). */
   maxCollectionSize: number;
   /**
    * Values in one piece of data crossing the host boundary (a ctx entry, a tool's result or
@@ -69,6 +69,13 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
 export const STACK_SAFE_DEPTH = 500;
 
 /**
+ * The most elements any array a builtin makes may hold: V8 aborts the whole process, past any
+ * catching, on an array of 2^27-2 elements ((split s "") of a 2^28-character string). Half that,
+ * so a builtin's working copy of a collection at the limit fits too.
+ */
+export const MAX_ARRAY_LENGTH = 2 ** 26;
+
+/**
  * Budgets counted down one step at a time: past 2^53 a double no longer changes by one, so the
  * count would never reach the checkpoint that reads the clock and the abort signal (Infinity and
  * 1e17 ran an endless loop with no time limit). Capped there: years of steps, still a budget.
@@ -77,11 +84,13 @@ const COUNTED: ReadonlySet<string> = new Set(["maxFuel", "maxLoopIterations"]);
 
 /**
  * The most a limit may be: past these the engine, not the limit, would stop the program (a
- * walk overflowing the stack, a string longer than V8 makes: a RangeError with no position).
+ * walk overflowing the stack, a string longer than V8 makes: a RangeError with no position; an
+ * array longer than it makes: the process aborted).
  */
 function ceiling(key: string): number {
   if (key === "maxNestingDepth") return STACK_SAFE_DEPTH;
   if (key === "maxStringLength") return constants.MAX_STRING_LENGTH;
+  if (key === "maxCollectionSize") return MAX_ARRAY_LENGTH;
   return COUNTED.has(key) ? Number.MAX_SAFE_INTEGER : Infinity;
 }
 

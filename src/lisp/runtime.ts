@@ -5,7 +5,7 @@
 import { abortedError, LispError, withLoc, type LimitKind, type SourceLoc } from "./errors.js";
 import type { FnArityNode } from "./analyzer/nodes.js";
 import type { AsyncCode } from "./fn.js";
-import { STACK_SAFE_DEPTH, type Limits } from "./limits.js";
+import { MAX_ARRAY_LENGTH, STACK_SAFE_DEPTH, type Limits } from "./limits.js";
 import type { Origin } from "./marks.js";
 import { OutputBuffer } from "./output.js";
 import type { Value } from "./values.js";
@@ -377,6 +377,16 @@ export function checkCollectionSize(n: number): void {
       `a collection of ${n} elements exceeds the limit of ${run.limits.maxCollectionSize}`,
       "work on a smaller slice of the data (take, filter first)",
     );
+  }
+}
+
+/**
+ * n elements of an array a builtin is about to make for its own use (the characters of a text it
+ * walks), checked before it is made: past MAX_ARRAY_LENGTH the engine would abort the process.
+ */
+export function checkArrayLength(n: number): void {
+  if (n > MAX_ARRAY_LENGTH) {
+    throw limitError("collection_too_large", `a collection of ${n} elements exceeds the most one array holds, ${MAX_ARRAY_LENGTH}`, "work on a smaller slice of the text (subs first)");
   }
 }
 

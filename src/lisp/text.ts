@@ -1,6 +1,7 @@
 // Characters of a string as PTC-Lisp sees them: grapheme clusters (so "é" or an emoji
 // counts as one character), with a fast path for text without combining marks or surrogates.
-import { chargeIfRunning, chargeRead, checkClockIfRunning } from "./runtime.js";
+import { MAX_ARRAY_LENGTH } from "./limits.js";
+import { chargeIfRunning, chargeRead, checkArrayLength, checkClockIfRunning } from "./runtime.js";
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
@@ -21,8 +22,35 @@ export function isSimpleText(s: string): boolean {
 
 export function chars(s: string): string[] {
   scan(s);
-  if (SIMPLE.test(s)) return s.split("");
+  const simple = SIMPLE.test(s);
+  // Split past the longest array the engine makes, the text would abort the process: counted first.
+  if (s.length > MAX_ARRAY_LENGTH) checkArrayLength(simple ? s.length : graphemeCount(s));
+  if (simple) return s.split("");
   return Array.from(graphemes(s), (x) => x.segment);
+}
+
+/** Pieces a builder joins at a time (charChunks, replace): arrays and joins of this size stay small whatever the text. */
+export const CHUNK = 8192;
+
+/**
+ * The characters of `s` a chunk of at most CHUNK at a time, for builtins that walk a text of any
+ * length (escape, reverse) without one array of all its characters.
+ */
+export function* charChunks(s: string): Generator<string[]> {
+  scan(s);
+  if (SIMPLE.test(s)) {
+    for (let i = 0; i < s.length; i += CHUNK) yield s.slice(i, i + CHUNK).split("");
+    return;
+  }
+  let chunk: string[] = [];
+  for (const g of graphemes(s)) {
+    chunk.push(g.segment);
+    if (chunk.length === CHUNK) {
+      yield chunk;
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) yield chunk;
 }
 
 /** Character (grapheme) `index` of `s`, or undefined past its end: reads only up to that character. */
@@ -36,7 +64,10 @@ export function charAt(s: string, index: number): string | undefined {
 
 export function charCount(s: string): number {
   scan(s);
-  if (SIMPLE.test(s)) return s.length;
+  return SIMPLE.test(s) ? s.length : graphemeCount(s);
+}
+
+function graphemeCount(s: string): number {
   let n = 0;
   for (const _ of graphemes(s)) n++;
   return n;

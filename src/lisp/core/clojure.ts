@@ -3,8 +3,9 @@
 // assert. Each behaves as its Clojure namesake (on 64-bit longs for the bit operations).
 import { LispError, typeErr } from "../errors.js";
 import { call1, callValue } from "../fn.js";
-import { builtFrom, charge, checkCollectionSize, checkStringLength, runMarks, shownMessage, tick } from "../runtime.js";
-import { chars } from "../text.js";
+import { MAX_ARRAY_LENGTH } from "../limits.js";
+import { builtFrom, charge, checkArrayLength, checkCollectionSize, checkStringLength, run, runMarks, shownMessage, tick } from "../runtime.js";
+import { charChunks } from "../text.js";
 import { Fn, isInteger, isNumber, type Value } from "../values.js";
 import { Vec } from "../vector.js";
 import { countArg, describe, expectFn, strValue } from "./args.js";
@@ -84,21 +85,30 @@ function parseBoolean(x: Value): Value {
 function escape(s: Value, cmap: Value): Value {
   if (typeof s !== "string") throw typeErr(`clojure.string/escape expects a string, got ${describe(s)}`);
   expectFn("clojure.string/escape", cmap);
-  const cs = chars(s);
-  charge(cs.length);
+  const max = run.limits.maxStringLength;
   // What a function returns, kept when the run follows hidden values: the result is built from it.
   const got: Value[] | null = cmap instanceof Fn && runMarks() !== null ? [] : null;
+  // A chunk of characters at a time, each chunk's text joined once: one array (or rope) of every
+  // character of a long text aborted the process or ran the heap out.
   let out = "";
-  for (let i = 0; i < cs.length; i++) {
-    const c = cs[i];
-    // A map as cmap is looked up without a charge: the loop checks the clock itself.
-    tick(i);
-    const r = call1(cmap, c);
-    got?.push(r);
-    out += r === null ? c : strValue(r);
-    if (out.length > s.length * 2) checkStringLength(out.length);
+  let i = 0;
+  for (const chunk of charChunks(s)) {
+    charge(chunk.length);
+    let part = "";
+    for (const c of chunk) {
+      // A map as cmap is looked up without a charge: the loop checks the clock itself.
+      tick(i++);
+      const r = call1(cmap, c);
+      if (got !== null) {
+        if (got.length === MAX_ARRAY_LENGTH) checkArrayLength(got.length + 1);
+        got.push(r);
+      }
+      const piece = r === null ? c : strValue(r);
+      if (out.length + part.length + piece.length > max) checkStringLength(out.length + part.length + piece.length);
+      part += piece;
+    }
+    out += part;
   }
-  checkStringLength(out.length);
   return got === null ? out : builtFrom(Vec.fromArray(got), out);
 }
 

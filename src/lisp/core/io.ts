@@ -60,10 +60,14 @@ function emit(text: string, newline: boolean): null {
 function lines(r: RunState, text: string): void {
   let elided = r.pendingElided;
   r.pendingElided = 0;
-  for (const line of text.split("\n")) {
-    output(r, line, elided);
+  // Walked, not split: split whole, a text of 2^28 newlines made an array past the engine's longest.
+  let start = 0;
+  for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", start)) {
+    output(r, text.slice(start, end), elided);
     elided = 0;
+    start = end + 1;
   }
+  output(r, text.slice(start), elided);
 }
 
 export const IO: BuiltinDef[] = [

@@ -5,9 +5,10 @@
 import { clipped } from "../cuts.js";
 import { LispError, typeErr } from "../errors.js";
 import { call1, callValue, NativeFn } from "../fn.js";
-import { builtFrom, charge, chargeRead, checkCollectionSize, checkStringLength, joinChecked, run, runMarks, took } from "../runtime.js";
+import { MAX_ARRAY_LENGTH } from "../limits.js";
+import { builtFrom, charge, chargeRead, checkArrayLength, checkCollectionSize, checkStringLength, joinChecked, run, runMarks, took } from "../runtime.js";
 import { seqArray } from "../seq.js";
-import { charCount, chars, graphemes, isBlank, isSimpleText, javaTrim, trimWhitespace } from "../text.js";
+import { CHUNK, charChunks, charCount, chars, graphemes, isBlank, isSimpleText, javaTrim, trimWhitespace } from "../text.js";
 import { Fn, Keyword, keyword, LFloat, mkFloat, Regex, type Value, isMap, isSet } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe, strPart, strValue } from "./args.js";
@@ -143,17 +144,51 @@ function join(args: Value[]): string {
 }
 
 function splitLiteral(s: string, sep: string, limit: number): string[] {
+  const max = run.limits.maxCollectionSize;
   if (sep === "") {
-    const cs = chars(s);
-    if (limit > 0 && cs.length > limit) return [...cs.slice(0, limit - 1), cs.slice(limit - 1).join("")];
-    return cs;
+    if (limit > 0) {
+      const at = charOffset(s, limit - 1);
+      if (at < s.length) {
+        checkCollectionSize(limit);
+        const head = chars(s.slice(0, at));
+        head.push(s.slice(at));
+        return head;
+      }
+    }
+    // One piece a character: counted before any is made (for plain text, its length).
+    if (s.length > max) checkCollectionSize(charCount(s));
+    return chars(s);
   }
+  // Pieces the text may hold past the limit are counted first, the engine's split then making only
+  // those kept: split whole, 2^28 separators made an array past the engine's longest, aborting the process.
+  if (limit !== 0 || Math.floor(s.length / sep.length) >= max) return splitCounted(s, sep, limit);
   const parts = s.split(sep);
-  if (limit > 0 && parts.length > limit) return [...parts.slice(0, limit - 1), parts.slice(limit - 1).join(sep)];
   // As Java's split (which Clojure's uses): without a limit, trailing empty pieces are dropped,
   // but a text with no separator at all comes back whole, even when empty.
-  if (limit === 0 && parts.length > 1) while (parts.length > 0 && parts[parts.length - 1] === "") parts.pop();
+  if (parts.length > 1) while (parts.length > 0 && parts[parts.length - 1] === "") parts.pop();
   return parts;
+}
+
+/** splitLiteral's pieces, counted (and checked against the limit) before they are made. */
+function splitCounted(s: string, sep: string, limit: number): string[] {
+  let n = 1;
+  // Pieces up to the last non-empty one: without a limit, those after it are dropped.
+  let kept = 0;
+  let start = 0;
+  for (let i = s.indexOf(sep); i >= 0 && (limit <= 0 || n < limit); i = s.indexOf(sep, start)) {
+    if (i > start) kept = n;
+    n++;
+    start = i + sep.length;
+  }
+  if (start < s.length) kept = n;
+  if (limit === 0 && n > 1) {
+    checkCollectionSize(kept);
+    return kept === 0 ? [] : s.split(sep, kept);
+  }
+  checkCollectionSize(n);
+  const head = s.split(sep, n - 1);
+  head.push(s.slice(start));
+  return head;
 }
 
 function split(args: Value[]): Value {
@@ -176,10 +211,24 @@ function split(args: Value[]): Value {
 
 function splitLines(s: string): Value {
   chargeScan(s.length);
-  const lines = s.split(/\r?\n/);
   // Trailing empty lines go as Java's split drops them, but "" is one empty line: Java gives
   // back an input it found no separator in, as split does here.
-  if (s === "") return Vec.fromArray<Value>(lines);
+  if (s === "") return Vec.fromArray<Value>([s]);
+  // The lines kept are counted before any is made when there may be more than the limit (a
+  // text of 2^28 newlines split whole made an array past the engine's longest, aborting the process).
+  let kept = 0;
+  if (s.length >= run.limits.maxCollectionSize) {
+    let n = 1;
+    let start = 0;
+    for (let i = s.indexOf("\n"); i >= 0; i = s.indexOf("\n", start)) {
+      if (i > start + (s.charCodeAt(i - 1) === 13 ? 1 : 0)) kept = n;
+      n++;
+      start = i + 1;
+    }
+    if (start < s.length) kept = n;
+    checkCollectionSize(kept);
+  }
+  const lines = kept > 0 ? s.split(/\r?\n/, kept) : s.split(/\r?\n/);
   while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
   checkCollectionSize(lines.length);
   return Vec.fromArray<Value>(lines);
@@ -212,25 +261,36 @@ function replaceLiteral(who: string, s: string, match: string, rep: Value, all: 
     const i = s.indexOf(match);
     return i < 0 ? s : joinChecked(joinChecked(s.slice(0, i), r), s.slice(i + match.length));
   }
-  const parts = s.split(match);
-  checkStringLength(s.length + (parts.length - 1) * (r.length - match.length));
-  return parts.join(r);
+  // The engine's split and join when the pieces and the result are sure to fit; otherwise the text
+  // is walked (split whole, 2^28 matches made an array past the engine's longest, aborting the process).
+  const most = Math.floor(s.length / match.length);
+  const grow = r.length - match.length;
+  if (most < run.limits.maxCollectionSize && (grow <= 0 || s.length + most * grow <= run.limits.maxStringLength)) return s.split(match).join(r);
+  return replaceWithFn(s, match, () => r, true);
 }
 
+/** s with match replaced by f()'s text, checked as it grows and joined CHUNK pieces at a time. */
 function replaceWithFn(s: string, match: string, f: () => string, all: boolean): string {
   const max = run.limits.maxStringLength;
   let out = "";
+  let parts: string[] = [];
+  let length = s.length;
   let last = 0;
   for (let i = s.indexOf(match); i >= 0; i = s.indexOf(match, last)) {
     charge(1);
-    out += s.slice(last, i) + f();
-    if (out.length > max) checkStringLength(out.length);
+    const piece = f();
+    length += piece.length - match.length;
+    if (length > max) checkStringLength(length);
+    parts.push(s.slice(last, i), piece);
+    if (parts.length >= CHUNK) {
+      out += parts.join("");
+      parts = [];
+    }
     last = i + match.length;
     if (!all) break;
   }
-  out += s.slice(last);
-  checkStringLength(out.length);
-  return out;
+  parts.push(s.slice(last));
+  return out + parts.join("");
 }
 
 function replace(who: string, all: boolean) {
@@ -247,6 +307,7 @@ function replace(who: string, all: boolean) {
       : got !== null
         ? new NativeFn("replacement", (a) => {
             const r = callValue(given, a);
+            if (got.length === MAX_ARRAY_LENGTH) checkArrayLength(got.length + 1);
             got.push(r);
             return r;
           })
@@ -303,6 +364,13 @@ function textFn(who: string, f: (s: string) => Value): BuiltinDef["fn"] {
     chargeScan(s.length);
     return f(s);
   };
+}
+
+/** s's characters in reverse order, a chunk at a time: no array of them all, whatever its length. */
+function reverseText(s: string): string {
+  const out: string[] = [];
+  for (const chunk of charChunks(s)) out.push(chunk.reverse().join(""));
+  return out.reverse().join("");
 }
 
 /** s without trailing newlines and carriage returns, as clojure.string/trim-newline. */
@@ -865,7 +933,7 @@ export const STRINGS: BuiltinDef[] = [
     examples: [['(clojure.string/reverse "abc")', '"cba"']],
     ns: STR_NS,
     unqualified: false,
-    fn: textFn("reverse", (s) => chars(s).reverse().join("")),
+    fn: textFn("reverse", reverseText),
   },
   {
     name: "format",
