@@ -12,7 +12,7 @@ export interface Limits {
   maxLoopIterations: number;
   /** Nested function calls (our own counter; the host stack is never the limit). */
   maxCallDepth: number;
-  /** Elements in any one collection a program builds (at most 2^26: V8 aborts the process on an array past 2^27). */
+  /** Elements in any one collection a program builds (at most 2^24, the most entries a JS Map or Set holds). */
   maxCollectionSize: number;
   /**
    * Values in one piece of data crossing the host boundary (a ctx entry, a tool's result or
@@ -76,6 +76,13 @@ export const STACK_SAFE_DEPTH = 500;
 export const MAX_ARRAY_LENGTH = 2 ** 26;
 
 /**
+ * The most elements a collection may hold: builtins index a collection's elements in a JS Map or
+ * Set (frequencies, distinct, group-by), which holds at most 2^24 entries and past that throws
+ * (frequencies of 2^24+1 distinct numbers failed with internal_error "Map maximum size exceeded").
+ */
+export const MAX_COLLECTION_SIZE = 2 ** 24;
+
+/**
  * Budgets counted down one step at a time: past 2^53 a double no longer changes by one, so the
  * count would never reach the checkpoint that reads the clock and the abort signal (Infinity and
  * 1e17 ran an endless loop with no time limit). Capped there: years of steps, still a budget.
@@ -90,7 +97,7 @@ const COUNTED: ReadonlySet<string> = new Set(["maxFuel", "maxLoopIterations"]);
 function ceiling(key: string): number {
   if (key === "maxNestingDepth") return STACK_SAFE_DEPTH;
   if (key === "maxStringLength") return constants.MAX_STRING_LENGTH;
-  if (key === "maxCollectionSize") return MAX_ARRAY_LENGTH;
+  if (key === "maxCollectionSize") return MAX_COLLECTION_SIZE;
   return COUNTED.has(key) ? Number.MAX_SAFE_INTEGER : Infinity;
 }
 

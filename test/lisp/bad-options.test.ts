@@ -135,6 +135,17 @@ describe("evaluate given a string limit past the engine's longest string", () =>
   });
 });
 
+// A collection limit past 2^24 let frequencies, distinct and group-by index more elements than a JS
+// Map holds: (frequencies (range 16777217)) failed after 26 s with internal_error "Map maximum size
+// exceeded". The limit is now at most 2^24, so range refuses the collection where it is built.
+describe("evaluate given a collection limit past what a JS Map holds", () => {
+  it("the limit is 2^24, and a larger collection is refused where it is built", async () => {
+    expect(resolveLimits({ maxCollectionSize: Infinity }).maxCollectionSize).toBe(2 ** 24);
+    const result = await evaluate("(count\n(frequencies (range 16777217)))", { limits: { maxCollectionSize: Infinity, timeoutMs: 120_000 } });
+    expect(result.ok ? "ok" : [result.error.kind, result.error.line]).toEqual(["collection_too_large", 2]);
+  });
+});
+
 // Host code among the options (a getter, a Proxy trap) that threw gave internal_error quoting the
 // host's message ("internal error: sk-secret ..."); the option is now named, its message left out.
 describe("evaluate given options whose reading throws", () => {
