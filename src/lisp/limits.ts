@@ -75,6 +75,9 @@ export const STACK_SAFE_DEPTH = 500;
  */
 export const MAX_ARRAY_LENGTH = 2 ** 26;
 
+/** Pieces a builder handles at a time (charChunks, replace, quoting): arrays and joins of this size stay small whatever the text. */
+export const CHUNK = 8192;
+
 /**
  * The most elements a collection may hold: builtins index a collection's elements in a JS Map or
  * Set (frequencies, distinct, group-by), which holds at most 2^24 entries and past that throws

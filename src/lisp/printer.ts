@@ -2,7 +2,7 @@
 // (at most N items per collection and M characters overall, saying what was cut).
 import { Map as IMap, Set as ISet } from "ptc-immutable";
 import { nestedTooDeep } from "./errors.js";
-import { STACK_SAFE_DEPTH } from "./limits.js";
+import { CHUNK, STACK_SAFE_DEPTH } from "./limits.js";
 import { cutPoint } from "./cuts.js";
 import { isStandIn } from "./stand-in.js";
 import { Fn, Keyword, LFloat, Reduced, Regex, Var, type Value, isMap, isSet } from "./values.js";
@@ -64,8 +64,29 @@ export function regexText(source: string): string {
 // eslint-disable-next-line no-control-regex
 const TO_ESCAPE = /["\\\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
-export function quoteString(s: string): string {
-  return '"' + s.replace(TO_ESCAPE, (c) => ESCAPES[c] ?? "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0")) + '"';
+const escaped = (s: string): string => s.replace(TO_ESCAPE, (c) => ESCAPES[c] ?? "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+
+/**
+ * s in quotes, escaped. A long text is escaped a chunk at a time: V8's replace over the whole of it
+ * kept every match in one array, and 2^27 quotes aborted the process. Past `most` characters the
+ * rest is left off: the caller refuses a text that long anyway.
+ */
+export function quoteString(s: string, most = Infinity): string {
+  if (s.length <= CHUNK) return '"' + escaped(s) + '"';
+  const parts = ['"'];
+  let length = 1;
+  for (let i = 0; i < s.length && length <= most; ) {
+    let end = Math.min(i + CHUNK, s.length);
+    // Never between the halves of a pair: each half would be escaped as a lone one.
+    const c = s.charCodeAt(end - 1);
+    if (end < s.length && c >= 0xd800 && c <= 0xdbff) end++;
+    const part = escaped(s.slice(i, end));
+    parts.push(part);
+    length += part.length;
+    i = end;
+  }
+  parts.push('"');
+  return parts.join("");
 }
 
 class Writer {
@@ -82,6 +103,11 @@ class Writer {
   /** Characters left before the cut (Infinity for hard writers, which throw instead). */
   get room(): number {
     return this.hard ? Infinity : this.maxChars - this.len;
+  }
+
+  /** Characters left before the limit, for hard writers too. */
+  get left(): number {
+    return this.maxChars - this.len;
   }
 
   /** Cuts the output here, before a part that must be written whole or not at all (a stand-in). */
@@ -170,7 +196,7 @@ function printValue(v: Value, c: Ctx, depth: number, top: boolean): void {
     case "string": {
       const quoted = c.readably || !top;
       // Quoting reads every character: a sample never quotes a string it has no room to show whole.
-      const text = !quoted ? v : v.length + 2 > w.room ? null : quoteString(v);
+      const text = !quoted ? v : v.length + 2 > w.room ? null : quoteString(v, w.left);
       if (text === null || text.length > w.room) {
         // A stand-in cut short would read as an ordinary string (`"<hidden string from da..."`).
         if (isStandIn(v)) {

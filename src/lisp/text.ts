@@ -1,6 +1,6 @@
 // Characters of a string as PTC-Lisp sees them: grapheme clusters (so "é" or an emoji
 // counts as one character), with a fast path for text without combining marks or surrogates.
-import { MAX_ARRAY_LENGTH } from "./limits.js";
+import { CHUNK, MAX_ARRAY_LENGTH } from "./limits.js";
 import { chargeIfRunning, chargeRead, checkArrayLength, checkClockIfRunning } from "./runtime.js";
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
@@ -28,9 +28,6 @@ export function chars(s: string): string[] {
   if (simple) return s.split("");
   return Array.from(graphemes(s), (x) => x.segment);
 }
-
-/** Pieces a builder joins at a time (charChunks, replace): arrays and joins of this size stay small whatever the text. */
-export const CHUNK = 8192;
 
 /**
  * The characters of `s` a chunk of at most CHUNK at a time, for builtins that walk a text of any

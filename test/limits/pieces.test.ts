@@ -6,8 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { evaluate } from "../../src/lisp/evaluate.js";
-import { MAX_ARRAY_LENGTH } from "../../src/lisp/limits.js";
-import { CHUNK } from "../../src/lisp/text.js";
+import { CHUNK, MAX_ARRAY_LENGTH } from "../../src/lisp/limits.js";
 
 /** The most pieces one String.prototype.split call made while `f` ran. */
 async function mostPieces<T>(f: () => Promise<T>): Promise<[T, number]> {
@@ -61,6 +60,22 @@ describe("builtins cutting a text count its pieces before making them", () => {
   ])("%s walks the text a chunk at a time", async (_what, call, expected) => {
     const [result, most] = await mostPieces(() => evaluate(call, { limits: { maxStringLength: 1e7, maxOutputChars: 100 } }));
     expect(outcome(result)).toEqual(expected);
+    expect(most).toBeLessThanOrEqual(CHUNK);
+  });
+
+  // A chunk ends inside each emoji's pair of halves here: neither half is escaped as a lone one.
+  it("pr-str escapes a text a chunk at a time", async () => {
+    let most = 0;
+    const original = String.prototype.replace;
+    vi.spyOn(String.prototype, "replace").mockImplementation(function (this: string, pattern: unknown, f: unknown) {
+      let n = 0;
+      const counted = typeof f === "function" ? (...a: unknown[]) => (n++, (f as (...b: unknown[]) => string)(...a)) : f;
+      const out = (original as (p: unknown, r: unknown) => string).call(this, pattern, counted);
+      most = Math.max(most, n);
+      return out;
+    } as typeof original);
+    const result = await evaluate(`(count (pr-str (str "a" (apply str (repeat ${3 * CHUNK} "\\"\\n😀")))))`, { limits: { maxStringLength: 1e7 } });
+    expect(outcome(result)).toBe(3 + 15 * CHUNK);
     expect(most).toBeLessThanOrEqual(CHUNK);
   });
 

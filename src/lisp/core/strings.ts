@@ -5,10 +5,10 @@
 import { clipped } from "../cuts.js";
 import { LispError, typeErr } from "../errors.js";
 import { call1, callValue, NativeFn } from "../fn.js";
-import { MAX_ARRAY_LENGTH } from "../limits.js";
+import { CHUNK, MAX_ARRAY_LENGTH } from "../limits.js";
 import { builtFrom, charge, chargeRead, checkArrayLength, checkCollectionSize, checkStringLength, joinChecked, run, runMarks, took } from "../runtime.js";
 import { seqArray } from "../seq.js";
-import { CHUNK, charChunks, charCount, chars, graphemes, isBlank, isSimpleText, javaTrim, trimWhitespace } from "../text.js";
+import { charChunks, charCount, chars, graphemes, isBlank, isSimpleText, javaTrim, trimWhitespace } from "../text.js";
 import { Fn, Keyword, keyword, LFloat, mkFloat, Regex, type Value, isMap, isSet } from "../values.js";
 import { Vec } from "../vector.js";
 import { describe, strPart, strValue } from "./args.js";
