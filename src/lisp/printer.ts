@@ -68,14 +68,14 @@ const escaped = (s: string): string => s.replace(TO_ESCAPE, (c) => ESCAPES[c] ??
 
 /**
  * s in quotes, escaped. A long text is escaped a chunk at a time: V8's replace over the whole of it
- * kept every match in one array, and 2^27 quotes aborted the process. Past `most` characters the
- * rest is left off: the caller refuses a text that long anyway.
+ * kept every match in one array, and 2^27 quotes aborted the process. Past `most` characters it
+ * stops with PrintOverflow (at least that many): joined, the text could pass the engine's longest.
  */
 export function quoteString(s: string, most = Infinity): string {
   if (s.length <= CHUNK) return '"' + escaped(s) + '"';
   const parts = ['"'];
   let length = 1;
-  for (let i = 0; i < s.length && length <= most; ) {
+  for (let i = 0; i < s.length; ) {
     let end = Math.min(i + CHUNK, s.length);
     // Never between the halves of a pair: each half would be escaped as a lone one.
     const c = s.charCodeAt(end - 1);
@@ -83,6 +83,7 @@ export function quoteString(s: string, most = Infinity): string {
     const part = escaped(s.slice(i, end));
     parts.push(part);
     length += part.length;
+    if (length > most) throw new PrintOverflow(length);
     i = end;
   }
   parts.push('"');
@@ -196,7 +197,7 @@ function printValue(v: Value, c: Ctx, depth: number, top: boolean): void {
     case "string": {
       const quoted = c.readably || !top;
       // Quoting reads every character: a sample never quotes a string it has no room to show whole.
-      const text = !quoted ? v : v.length + 2 > w.room ? null : quoteString(v, w.left);
+      const text = !quoted ? v : v.length + 2 > w.room ? null : quoteString(v, w.room === Infinity ? w.left : Infinity);
       if (text === null || text.length > w.room) {
         // A stand-in cut short would read as an ordinary string (`"<hidden string from da..."`).
         if (isStandIn(v)) {

@@ -79,6 +79,11 @@ describe("builtins cutting a text count its pieces before making them", () => {
     expect(most).toBeLessThanOrEqual(CHUNK);
   });
 
+  it("pr-str of a text whose escapes pass the string limit fails where it is called", async () => {
+    const result = await evaluate(`(let [q (apply str (repeat ${3 * CHUNK} "\\""))]\n(pr-str q))`, { limits: { maxStringLength: 4 * CHUNK } });
+    expect(outcome(result)).toEqual(["string_too_large", 2, 1]);
+  });
+
   it("in a worker the same split fails with the same error", async () => {
     const result = await evaluate(program('(clojure.string/split (x1024 "a,") ",")'), { limits, isolation: "worker" });
     expect(outcome(result)).toEqual(["collection_too_large", 2, 1]);
