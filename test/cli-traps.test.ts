@@ -19,6 +19,7 @@ import { SubAgent } from "../src/agent/subagent.js";
 import { scriptedLlm } from "../src/llm/scripted.js";
 import { chatsJsonl, compareReportJson, savedExample } from "./viewer/fixtures.js";
 import { MAX_INPUT_BYTES } from "../src/viewer/input.js";
+import { CONFIG_FILE_LIMIT } from "../src/proxy/config-file.js";
 
 interface Run {
   code: number;
@@ -447,12 +448,22 @@ describe("an input without an end (/dev/zero)", () => {
     expect([r.code, r.stderr]).toEqual([2, `ptc demo: replay: ${big} is too large to replay (more than ${MAX_INPUT_BYTES} bytes)\n`]);
     expect(r.stdout).toBe("");
   });
-  it.skipIf(!existsSync("/dev/zero"))("as ptc proxy's config file (it was read without bound, as the token file was)", async () => {
+  // Read to the most a string holds (536,870,888 bytes) to be refused: a config file is small.
+  it.skipIf(!existsSync("/dev/zero"))("as ptc proxy's config file, read no further than a config file may be", async () => {
     const r = await ptc(["proxy", "--upstream", "http://127.0.0.1:1/v1", "--port", "0", "--db", ":memory:", "--config", "/dev/zero"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`ptc proxy: cannot read the config file /dev/zero: /dev/zero is too large to read as text (more than ${constants.MAX_STRING_LENGTH} bytes)`);
+    expect(r.stderr).toContain(`ptc proxy: cannot read the config file /dev/zero: /dev/zero is too large to be a config file (more than ${CONFIG_FILE_LIMIT.bytes} bytes)`);
     expect(r.stdout).not.toContain("listening");
   }, 60_000);
+  it("as ptc proxy's config file that is a regular file past the limit, refused before reading it", async () => {
+    const big = join(dir, "big-config.json");
+    writeFileSync(big, "");
+    truncateSync(big, CONFIG_FILE_LIMIT.bytes + 1);
+    const r = await ptc(["proxy", "--upstream", "http://127.0.0.1:1/v1", "--port", "0", "--db", ":memory:", "--config", big]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`cannot read the config file ${big}: ${big} is too large to be a config file (more than ${CONFIG_FILE_LIMIT.bytes} bytes)`);
+    expect(r.stdout).not.toContain("listening");
+  });
   // A line past the longest program can never run, as for ptc eval -: it was read to half a gigabyte (730 MB resident, 3 s) to be refused.
   it("as a line without an end on ptc repl's input (ptc repl < /dev/zero), read no further than a program may be", async () => {
     let read = 0;

@@ -21,7 +21,7 @@ context. Point any OpenAI client at http://HOST:PORT/v1 instead of the upstream.
   --allowed-host NAME  a Host name to answer besides IP addresses and localhost (repeatable; ".example.com":
                        it and its subdomains; "*": any), e.g. the name a load balancer forwards; others
                        get 403, as would a page rebinding its own name to this address
-  --config FILE        JSON settings (docs/proxy.md); rewritten by admin updates, reloaded when edited
+  --config FILE        JSON settings (docs/proxy.md), at most 16 MiB; rewritten by admin updates, reloaded when edited
   --state-dir DIR      where state is kept, created 0700 (default $XDG_STATE_HOME/ptc or ~/.local/state/ptc)
   --db FILE            SQLite file for conversation state instead (":memory:" keeps none), created 0600
   --db postgres://...  PostgreSQL shared by replicas (docs/proxy.md "Replicas"); the password

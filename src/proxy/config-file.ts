@@ -8,7 +8,14 @@ import { dirname } from "node:path";
 import { mergeConfig, parseConfig, type Parsed, type ProxyConfig } from "./config.js";
 import { withLockFile } from "./lock.js";
 import { jsonSyntaxError } from "../json/json-error.js";
-import { readText, TextInputError } from "../json/text-input.js";
+import { type ReadLimit, readText, TextInputError } from "../json/text-input.js";
+
+/**
+ * Settings are a small JSON object; thousands of virtual keys are well under a megabyte. A file
+ * past this is no config file, and one without an end (/dev/zero) is read no further. Updates
+ * that would write past it are refused, so the proxy never writes a file it will not read back.
+ */
+export const CONFIG_FILE_LIMIT: ReadLimit = { bytes: 16 * 1024 * 1024, what: "be a config file" };
 
 export class ConfigFile {
   private value: ProxyConfig;
@@ -89,6 +96,7 @@ export class ConfigFile {
         else delete kept[k];
       }
       const text = JSON.stringify(kept, null, 2) + "\n";
+      if (Buffer.byteLength(text) > CONFIG_FILE_LIMIT.bytes) return { ok: false, error: `the settings would be too large to ${CONFIG_FILE_LIMIT.what} (more than ${CONFIG_FILE_LIMIT.bytes} bytes)` };
       const written = writeAtomic(this.file, text);
       if (written !== undefined) return { ok: false, error: written };
       this.seen = text;
@@ -156,12 +164,12 @@ export class ConfigFile {
 }
 
 /**
- * The file's text, or why it cannot be read. Bounded and strictly UTF-8, as every input file: a
- * config file without an end (/dev/zero) was read until the process died.
+ * The file's text, or why it cannot be read. Bounded (CONFIG_FILE_LIMIT) and strictly UTF-8, as
+ * every input file: a config file without an end (/dev/zero) was read to the longest string.
  */
 function readConfigText(file: string): { text: string; error?: undefined } | { text?: undefined; error: string } {
   try {
-    return { text: readText(file, file) };
+    return { text: readText(file, file, CONFIG_FILE_LIMIT) };
   } catch (e) {
     return { error: `cannot read the config file ${file}${e instanceof TextInputError ? `: ${e.message}` : ""}` };
   }

@@ -6,7 +6,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { ConfigFile } from "../../src/proxy/config-file.js";
+import { CONFIG_FILE_LIMIT, ConfigFile } from "../../src/proxy/config-file.js";
 import type { Parsed, ProxyConfig } from "../../src/proxy/config.js";
 import { withLockFile } from "../../src/proxy/lock.js";
 import { startProxy } from "../../src/proxy/index.js";
@@ -408,3 +408,19 @@ process.stdout.write(got === undefined ? "refused" : "held");
   );
   return { lock, inside, release, script };
 }
+
+describe("a config update past the size a config file may be", () => {
+  // The proxy wrote what its next start refused to read: the file is read no further than CONFIG_FILE_LIMIT.
+  it("is refused, the file and the running settings kept", async () => {
+    const file = join(tempDir(), "config.json");
+    fs.writeFileSync(file, "{}\n");
+    const opened = ConfigFile.open(file);
+    if (!opened.ok) throw new Error(opened.error);
+    const conversations = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`${i}-${"c".repeat(CONFIG_FILE_LIMIT.bytes / 100)}`, { disabled: true }]));
+    const result = await opened.value.update({ conversations });
+    opened.value.close();
+    expect(result).toEqual({ ok: false, error: `the settings would be too large to be a config file (more than ${CONFIG_FILE_LIMIT.bytes} bytes)` });
+    expect(fs.readFileSync(file, "utf8")).toBe("{}\n");
+    expect(opened.value.current.conversations).toEqual({});
+  });
+});
