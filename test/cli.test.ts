@@ -422,6 +422,20 @@ describe.concurrent("ptc", () => {
     expect(unknown.stderr).toMatch(/unknown command 'evl'/);
   });
 
+  // --help and -h before a command name were refused with exit 2 ("Unexpected argument 'eval'").
+  it("answers ptc --help COMMAND and ptc -h COMMAND as ptc help COMMAND", async () => {
+    for (const flag of ["--help", "-h"]) {
+      for (const cmd of ["eval", "proxy", "reference"]) {
+        const r = await ptc([flag, cmd]);
+        expect(r).toEqual(await ptc(["help", cmd]));
+        expect(r.code).toBe(0);
+      }
+      const unknown = await ptc([flag, "evl"]);
+      expect([unknown.code, unknown.stdout]).toEqual([2, ""]);
+      expect(unknown.stderr).toMatch(/unknown command 'evl'/);
+    }
+  });
+
   it("rejects unknown commands and no command with exit 2", async () => {
     const r = await ptc(["evl"]);
     expect(r.code).toBe(2);

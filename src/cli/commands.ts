@@ -71,8 +71,8 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
 export async function runCli(argv: string[], io: Io): Promise<number> {
   const [first, ...rest] = argv;
   if (first !== undefined && Object.hasOwn(COMMANDS, first)) return COMMANDS[first](rest, io);
-  if (first === "help") {
-    // `ptc help CMD` is the same request as `ptc CMD --help`.
+  // `ptc help CMD` and `ptc --help CMD` are the same request as `ptc CMD --help`.
+  if (first === "help" || ((first === "--help" || first === "-h") && rest.length > 0 && !rest[0].startsWith("-"))) {
     if (rest.length === 0) {
       io.stdout.write(USAGE);
       return 0;
