@@ -481,6 +481,21 @@ describe("ptc trace show", () => {
     expect(out).toMatch(/ {2}│ ── Turn 2: returned[\s\S]*── Turn 2: returned/);
   });
 
+  // The nested line wrote "over 1 LLM requests" where the run's own line says "request".
+  it("counts a nested agent's single LLM request in the singular", async () => {
+    const recording = join(dir, "budget.jsonl");
+    expect((await capture((io) => runDemoCommand(["budget-alert", "--record", recording], io))).code).toBe(0);
+    // The analyst's two programs as one reply: its run takes one request, the outer run's requests are unchanged.
+    const [outer1, nested1, nested2, outer2] = readFileSync(recording, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { response: { content: string } });
+    const program = (c: { response: { content: string } }): string => /```clojure\n([\s\S]*?)```/.exec(c.response.content)?.[1] ?? "";
+    nested1.response.content = `In one go.\n\n\`\`\`clojure\n${program(nested1)}${program(nested2)}\`\`\``;
+    const once = join(dir, "budget-once.jsonl");
+    writeFileSync(once, [outer1, nested1, outer2].map((c) => JSON.stringify(c)).join("\n") + "\n");
+    const demo = await capture((io) => runDemoCommand(["budget-alert", "--replay", once], io));
+    expect(demo.code).toBe(0);
+    expect(demo.out).toMatch(/^Nested agents: 1 run, [\d,]+ in \([\d,]+ cached\) \/ [\d,]+ out over 1 LLM request$/m);
+  });
+
   it("compares the full and the compressed prompt, with the compression figures", async () => {
     const { code, out } = await capture((io) => runTraceCommand(["show", file, "--compressed", "--turn", "3"], io));
     expect(code).toBe(0);

@@ -295,8 +295,9 @@ export async function runDemoCommand(args: string[], io: Io): Promise<number> {
     code = 1;
   }
   const u = step.usage;
-  out.write(`Tokens: ${renderTokens(u)} over ${u.llmRequests} LLM request${u.llmRequests === 1 ? "" : "s"}${values.live || values.replay !== undefined ? "" : " (estimated: about 4 characters a token)"}\n`);
-  if (u.nested.runs > 0) out.write(`Nested agents: ${u.nested.runs} run${u.nested.runs === 1 ? "" : "s"}, ${renderTokens(u.nested)} over ${u.nested.llmRequests} LLM requests\n`);
+  const requests = (n: number): string => `${n} LLM request${n === 1 ? "" : "s"}`;
+  out.write(`Tokens: ${renderTokens(u)} over ${requests(u.llmRequests)}${values.live || values.replay !== undefined ? "" : " (estimated: about 4 characters a token)"}\n`);
+  if (u.nested.runs > 0) out.write(`Nested agents: ${u.nested.runs} run${u.nested.runs === 1 ? "" : "s"}, ${renderTokens(u.nested)} over ${requests(u.nested.llmRequests)}\n`);
   if (values.record !== undefined && recording !== undefined) {
     await recorded();
     // A recorder that could not write fails the run with its own message; claim nothing then, and keep the previous recording.
