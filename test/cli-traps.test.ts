@@ -547,3 +547,23 @@ describe("control characters in an argument are written out in the diagnostic th
     });
   }
 });
+
+// An unset variable (--replay "$REC") gave "cannot read  (ENOENT)", a blank where the name goes, and --config '' started the proxy on the defaults.
+describe("an empty input file name", () => {
+  it.each([
+    [["demo", "reviews", "--replay", ""], "ptc demo: replay: the file name is empty\n"],
+    [["trace", "show", ""], "ptc trace show: the file name is empty\n"],
+    [["view", ""], "ptc view: the file name is empty\n"],
+    [["compare", ""], "ptc compare: the file name is empty\n"],
+    [["proxy", "--upstream", "http://127.0.0.1:1/v1", "--port", "0", "--db", ":memory:", "--admin-token-file", ""], "ptc proxy: cannot read the admin token file: the file name is empty\n"],
+  ])("ptc %j says the file name is empty, exit 2", async (args, stderr) => {
+    const r = await ptc(args);
+    expect([r.code, r.stderr, r.stdout]).toEqual([2, stderr, ""]);
+  });
+  it("as ptc proxy --config, refused before starting", async () => {
+    const r = await ptc(["proxy", "--upstream", "http://127.0.0.1:1/v1", "--port", "0", "--db", ":memory:", "--config", ""]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^ptc proxy: --config: the file name is empty\n/);
+    expect(r.stdout).toBe("");
+  });
+});

@@ -64,6 +64,8 @@ export async function runProxyCommand(args: string[], io: Io, stop?: Promise<voi
     }
     // Without an upstream every chat request would fail: refuse at once (a config file may name one).
     if (values.upstream === undefined && values.config === undefined) throw new UsageError("no upstream: give --upstream URL (or a --config file that names one)");
+    // Else the proxy ran on the defaults, logging a missing config file named "".
+    if (values.config === "") throw new UsageError("--config: the file name is empty");
     // The state lives in one place: the other flag would be ignored unseen.
     if (values.db !== undefined && values["state-dir"] !== undefined) throw new UsageError("give --state-dir or --db, not both");
     // Else the file was ignored without a word, and its token refused.

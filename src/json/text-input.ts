@@ -31,6 +31,8 @@ const AS_TEXT: ReadLimit = { bytes: constants.MAX_STRING_LENGTH, what: "read as 
  */
 export function readText(path: string, name: string, limit: ReadLimit = AS_TEXT): string {
   const max = Math.min(limit.bytes, constants.MAX_STRING_LENGTH);
+  // An unset variable (--replay "$REC") names nothing: said as such, not as "cannot read  (ENOENT)" with a blank for the name.
+  if (path === "") throw new TextInputError("the file name is empty");
   const fd = openSync(path, "r");
   try {
     // A regular file's size is known: one buffer. Anything else grows as it is read.
