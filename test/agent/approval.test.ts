@@ -931,6 +931,33 @@ describe("a paused run's requests", () => {
     expect(done.value).toBe(1);
     expect(w.sent).toEqual([{ to: "boss@corp.org", body: "hi" }]);
   });
+
+  // step.paused.state.trace was step.trace: a host redacting the turns it logs (step.turns, in
+  // place) redacted the saved run, and the approved call ran with the redacted address
+  // (sent to "[redacted]"); saveRun's state likewise.
+  it.each(["paused state", "saveRun"])("keep the %s apart from step.turns: a host redacting its log changes neither what resume replays nor what the approved call runs with", async (which) => {
+    const w = world();
+    const step = await SubAgent.run(w.agent, { llm: scriptedLlm([code('(def a (tool/lookup {:name "boss"}))'), code('(return (:id (tool/send {:to (str a ".org") :body "hi"})))')]), isolation: "none" });
+    const state = which === "saveRun" ? saveRun(step, w.agent) : (step.paused?.state as RunState);
+    for (const t of step.turns) {
+      t.prints = [];
+      for (const c of t.toolCalls) {
+        c.args = { redacted: true };
+        if (c.result !== undefined) c.result = "[redacted]";
+      }
+    }
+    for (const r of step.paused?.approvals ?? []) (r.args as { to: string }).to = "[redacted]";
+    expect(state.trace.turns.map((t) => t.toolCalls.map((c) => c.args))).toEqual([[{ name: "boss" }], [{ to: "boss@example.com.org", body: "hi" }]]);
+    expect(state.paused?.approvals.map((r) => r.args)).toEqual([{ to: "boss@example.com.org", body: "hi" }]);
+    const done = await SubAgent.resume(w.agent, state, { llm: scriptedLlm([]), isolation: "none", approvals: { "turn-2-call-1": { approved: true } } });
+    expect(done.value).toBe(1);
+    expect(w.sent).toEqual([{ to: "boss@example.com.org", body: "hi" }]);
+    expect(w.looked).toEqual(["boss"]);
+    // The pause is still resumed once, from either state of the step.
+    const again = await SubAgent.resume(w.agent, which === "saveRun" ? (step.paused?.state as RunState) : saveRun(step, w.agent), { llm: scriptedLlm([]), isolation: "none", approvals: { "turn-2-call-1": { approved: true } } }).catch((e: unknown) => e);
+    expect((again as Error).message).toMatch(/^resume: this paused state was resumed already/);
+    expect(w.sent).toHaveLength(1);
+  });
 });
 
 // An onTurn hook that threw on the paused turn ended the run with internal_error and no
